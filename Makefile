@@ -1,0 +1,42 @@
+# xstride developer commands. `make demo` and `make test` are the two set-up commands.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+# GPU host: CuPy is installed there, the rest travels as wheels in .whl/
+GPU_SITE := .gpu-site
+GPU_PY   := PYTHONPATH=$(CURDIR)/$(GPU_SITE):$(CURDIR) python3
+
+.PHONY: demo test test-gpu bench bench-gpu info conformance clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e ".[test]"
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(PY) -m xstride demo --backend numpy
+
+test: $(STAMP)
+	$(PY) -m pytest -q -n 2 tests
+
+info: $(STAMP)
+	$(PY) -m xstride info
+
+$(GPU_SITE): .whl
+	python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target $(GPU_SITE) .whl/*.whl
+
+# On the GPU host (no network): wheels from .whl/, CuPy from the host.
+test-gpu: $(GPU_SITE)
+	$(GPU_PY) -m xstride info
+	XSTRIDE_BACKEND=cupy $(GPU_PY) -m pytest -q -m gpu -p no:cacheprovider -n 8 tests
+
+bench: $(STAMP)
+	$(PY) benchmarks/overhead.py
+
+bench-gpu: $(GPU_SITE)
+	$(GPU_PY) benchmarks/run_all.py
+
+clean:
+	rm -rf $(VENV) $(GPU_SITE) .pytest_cache

@@ -1,0 +1,52 @@
+"""Shared test set-up: the ``gpu`` marker skips cleanly where no CUDA/HIP device answers."""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+
+import pytest
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+if not SHARED.is_dir():  # CI lays shared/ beside the clone; allow an override
+    SHARED = Path(os.environ.get("XSTRIDE_SHARED", str(SHARED)))
+
+
+@functools.lru_cache(maxsize=None)
+def gpu_reason() -> str | None:
+    """``None`` when a CuPy device answers, else the reason it does not."""
+    from xstride._backend import load_cupy
+
+    try:
+        load_cupy()
+    except RuntimeError as exc:
+        return str(exc)
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    reason = None
+    for item in items:
+        if item.get_closest_marker("gpu") is None:
+            continue
+        if reason is None:
+            reason = gpu_reason() or ""
+        if reason:
+            item.add_marker(pytest.mark.skip(reason=f"needs a GPU: {reason}"))
+
+
+@pytest.fixture
+def cp():
+    """The ``cupy`` module (only inside tests marked ``gpu``)."""
+    from xstride._backend import load_cupy
+
+    return load_cupy()
+
+
+@pytest.fixture
+def shared_dir() -> Path:
+    """``../shared`` beside the checkout; skips with a reason when it is absent."""
+    if not (SHARED / "data").is_dir():
+        pytest.skip(f"reference data folder {SHARED}/data is absent (set XSTRIDE_SHARED)")
+    return SHARED

@@ -1,0 +1,92 @@
+"""xstride: one array API namespace for NumPy and CuPy.
+
+``import xstride as xp`` gives every name of the array API standard (2025.12). A
+function that takes arrays runs on the backend of its arrays; a creation function
+(``asarray``, ``zeros``, ``arange``, ...) runs on the active backend, chosen with
+:func:`set_backend`, :func:`use_backend` or the ``XSTRIDE_BACKEND`` environment
+variable. Results are plain ``numpy.ndarray`` / ``cupy.ndarray``.
+
+Importing xstride never imports CuPy; CuPy is imported when the ``"cupy"`` backend
+is selected.
+"""
+
+from __future__ import annotations
+
+import importlib as _importlib
+import types as _types
+
+from . import _backend, _dispatch, _names
+from ._backend import get_backend, set_backend, use_backend
+from ._convert import array_namespace, get_array_module, to_device, to_numpy
+from . import _overrides  # noqa: F401  (registers xstride's own implementations)
+
+__version__ = "0.1.0"
+__array_api_version__ = _names.API_VERSION
+
+_np_ns = _backend.namespace("numpy")
+
+for _n in _names.CONSTANTS + _names.DTYPES:
+    globals()[_n] = getattr(_np_ns, _n)
+for _n in _names.CREATION:
+    globals()[_n] = _dispatch.creator(_n)
+for _n in _names.FUNCTIONS:
+    globals()[_n] = _dispatch.follower(_n)
+del _n
+
+from . import fft, linalg  # noqa: E402  (sub-namespaces, built from the same table)
+
+
+def __array_namespace_info__():
+    """Inspection namespace of the active backend (array API standard, "Inspection").
+
+    Returns the ``__array_namespace_info__()`` object of ``array_api_compat.numpy`` or
+    ``array_api_compat.cupy``, whichever backend is active.
+    """
+    return _backend.namespace(get_backend()).__array_namespace_info__()
+
+
+# xstride's own public names, resolved on first use so that importing xstride stays
+# cheap and never imports CuPy or pytest.
+_LAZY_MODULES = ("cuda", "rng", "algorithms", "layout", "views", "kernel_testing")
+_LAZY_NAMES = {
+    "as_strided": "views",
+    "sliding_window_view": "views",
+    "Layout": "layout",
+}
+
+_EXTENSIONS = (
+    "set_backend", "get_backend", "use_backend", "get_array_module", "array_namespace",
+    "to_numpy", "to_device", "__array_api_version__", "__array_namespace_info__",
+    "linalg", "fft",
+) + _LAZY_MODULES + tuple(_LAZY_NAMES)
+
+__all__ = sorted(
+    set(_names.CONSTANTS + _names.DTYPES + _names.CREATION + _names.FUNCTIONS + _EXTENSIONS)
+)
+
+
+def __getattr__(name: str):
+    if name in _LAZY_MODULES:
+        mod = _importlib.import_module(f"{__name__}.{name}")
+        globals()[name] = mod
+        return mod
+    if name in _LAZY_NAMES:
+        mod = _importlib.import_module(f"{__name__}.{_LAZY_NAMES[name]}")
+        value = getattr(mod, name)
+        globals()[name] = value
+        return value
+    # Names outside the standard that array_api_compat.numpy offers (float16,
+    # nanmean, ...): passed through, dispatched on their arguments like the rest.
+    if not name.startswith("_") and hasattr(_np_ns, name):
+        value = getattr(_np_ns, name)
+        if isinstance(value, _types.ModuleType):
+            raise AttributeError(f"module 'xstride' has no attribute {name!r}")
+        if callable(value) and not isinstance(value, type):
+            value = _dispatch.follower(name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'xstride' has no attribute {name!r}")
+
+
+def __dir__():
+    return __all__

@@ -1,0 +1,130 @@
+"""Dispatch of the standard's functions to the backend of their arguments.
+
+Each public function of the namespace is a thin wrapper made here. A wrapper for a
+function that takes arrays looks at the types of its arguments and calls the
+implementation of their backend; a wrapper for a creation function calls the one of
+the active backend. Implementations come from ``array_api_compat.numpy`` /
+``array_api_compat.cupy`` unless xstride registers its own (:func:`register`), for
+example the elementwise engine and the reductions on CuPy arrays.
+
+The fast path matters: a namespace called in inner loops must cost next to nothing.
+While CuPy has not been imported by anyone, no CuPy array can exist, so a wrapper
+calls the NumPy implementation straight away (one dict lookup in ``sys.modules``).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import sys
+
+from . import _backend
+
+__all__ = ["register", "implementation", "follower", "creator", "param_names"]
+
+# backend -> qualified name ("add", "linalg.solve") -> callable
+_tables: dict[str, dict[str, object]] = {"numpy": {}, "cupy": {}}
+_overrides: dict[str, dict[str, object]] = {"numpy": {}, "cupy": {}}
+_modules = sys.modules
+
+
+def register(qualname: str, backend: str):
+    """Decorator: make ``fn`` the implementation of ``qualname`` on ``backend``.
+
+    Parameters
+    ----------
+    qualname : str
+        A standard name, ``"add"``, or a sub-namespace name, ``"linalg.solve"``.
+    backend : {"numpy", "cupy"}
+
+    Examples
+    --------
+    >>> @register("add", "cupy")            # doctest: +SKIP
+    ... def add(x1, x2, /): ...
+    """
+    if backend not in _tables:
+        raise ValueError(f"register: unknown backend {backend!r}")
+
+    def deco(fn):
+        _overrides[backend][qualname] = fn
+        _tables[backend][qualname] = fn
+        return fn
+
+    return deco
+
+
+def _from_compat(backend: str, qualname: str):
+    ns = _backend.namespace(backend)
+    for part in qualname.split("."):
+        ns = getattr(ns, part)
+    return ns
+
+
+def implementation(backend: str, qualname: str):
+    """The callable that runs ``qualname`` on ``backend`` (an override, else compat's)."""
+    table = _tables[backend]
+    fn = table.get(qualname)
+    if fn is None:
+        fn = _overrides[backend].get(qualname) or _from_compat(backend, qualname)
+        table[qualname] = fn
+    return fn
+
+
+def param_names(fn) -> tuple[str, ...]:
+    """Names of the positional parameters of ``fn``, for error messages."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return ()
+    return tuple(
+        p.name
+        for p in sig.parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
+    )
+
+
+def _named(params, args, kwargs):
+    for i, a in enumerate(args):
+        yield (params[i] if i < len(params) else f"argument {i}"), a
+    yield from kwargs.items()
+
+
+def _finish(wrapper, reference, qualname: str, module: str):
+    functools.update_wrapper(wrapper, reference)
+    wrapper.__module__ = module
+    wrapper.__qualname__ = qualname.rsplit(".", 1)[-1]
+    return wrapper
+
+
+def follower(qualname: str, module: str = "xstride"):
+    """Wrapper for a function that takes arrays: it runs on its arguments' backend.
+
+    Mixed NumPy and CuPy arguments raise ``TypeError`` naming each of them.
+    """
+    reference = implementation("numpy", qualname)
+    params = param_names(reference)
+    np_table = _tables["numpy"]
+    modules = _modules
+
+    def wrapper(*args, **kwargs):
+        if "cupy" not in modules:  # no CuPy array can exist: NumPy, without a look
+            return np_table[qualname](*args, **kwargs)
+        backend = _backend.backend_of(qualname, _named(params, args, kwargs))
+        return implementation(backend, qualname)(*args, **kwargs)
+
+    return _finish(wrapper, reference, qualname, module)
+
+
+def creator(qualname: str, module: str = "xstride"):
+    """Wrapper for a creation function: it runs on the active backend."""
+    reference = implementation("numpy", qualname)
+    current = _backend._current
+    np_table = _tables["numpy"]
+
+    def wrapper(*args, **kwargs):
+        backend = current.get()
+        if backend == "numpy":
+            return np_table[qualname](*args, **kwargs)
+        return implementation(backend, qualname)(*args, **kwargs)
+
+    return _finish(wrapper, reference, qualname, module)

@@ -1,0 +1,49 @@
+"""One place for xstride's error messages, so their wording cannot drift.
+
+Every public function checks its arguments in a fixed order (type, dtype,
+backend/device, shape) and raises through these helpers. Tests match on the text.
+"""
+
+from __future__ import annotations
+
+__all__ = ["describe", "type_error", "value_error", "mixed_backends_error"]
+
+
+def describe(obj) -> str:
+    """Short description of an argument for an error message."""
+    shape = getattr(obj, "shape", None)
+    dtype = getattr(obj, "dtype", None)
+    if shape is not None and dtype is not None:
+        mod = type(obj).__module__.split(".")[0]
+        return f"{mod}.{type(obj).__name__}(shape={tuple(shape)}, dtype={dtype})"
+    text = repr(obj)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"{type(obj).__name__} {text}"
+
+
+def type_error(func: str, arg: str, got, allowed: str) -> TypeError:
+    """``TypeError`` naming the function, the argument, what was given and what is allowed."""
+    return TypeError(f"{func}: argument '{arg}' got {describe(got)}; expected {allowed}")
+
+
+def value_error(func: str, arg: str, message: str) -> ValueError:
+    """``ValueError`` naming the function and the argument."""
+    return ValueError(f"{func}: argument '{arg}' {message}")
+
+
+def mixed_backends_error(func: str, named: list[tuple[str, str]]) -> TypeError:
+    """``TypeError`` for a call that mixes arrays of different backends.
+
+    Parameters
+    ----------
+    func : str
+        The public function that was called.
+    named : list of (argument name, backend name)
+        Every array argument and the backend it lives on.
+    """
+    parts = ", ".join(f"{name} is {backend}" for name, backend in named)
+    return TypeError(
+        f"{func}: arrays from different backends cannot be mixed ({parts}); "
+        "move them to one backend first with xstride.to_numpy or xstride.to_device"
+    )

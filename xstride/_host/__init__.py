@@ -1,0 +1,1 @@
+"""NumPy executors for what NumPy lacks (Philox, Morton, layout walks)."""

@@ -1,0 +1,6 @@
+"""Imports the modules that register xstride's own implementations.
+
+Each module listed here calls :func:`xstride._dispatch.register` at import time for
+the functions it implements (for example the elementwise engine and the reductions
+on CuPy arrays). None of them may import CuPy at import time.
+"""

@@ -1,0 +1,10 @@
+"""``xp.cuda``: device facts, user CUDA kernels and the shipped headers.
+
+See ``docs/cuda-kernels.md`` and ``docs/cuda-headers.md``. Importing this module does
+not import CuPy.
+"""
+
+from ._kernels._compile import include_dir as cuda_include_dir
+from ._kernels._device import capabilities, device_properties, is_hip
+
+__all__ = ["is_hip", "capabilities", "device_properties", "cuda_include_dir"]

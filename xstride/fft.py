@@ -1,0 +1,10 @@
+"""The array API ``fft`` extension: each function runs on its arrays' backend.
+
+``fftfreq`` and ``rfftfreq`` create arrays and so run on the active backend.
+Implementations come from ``array_api_compat.numpy.fft`` / ``array_api_compat.cupy.fft``.
+"""
+
+from ._names import FFT as _FFT, FFT_CREATION as _FFT_CREATION
+from ._subnamespace import populate as _populate
+
+__all__ = _populate(globals(), "fft", _FFT, _FFT_CREATION)
