@@ -1,0 +1,496 @@
+"""``Layout``: the one description of a strided array that host and device code share.
+
+A layout is a shape, strides and an offset, all in **elements**, plus the item size in
+bytes. It is pure Python (no NumPy or CuPy import), immutable and hashable, so plans can
+be cached on it. Every quantity is checked to fit in a signed 64-bit integer: a shape
+whose size, or a layout whose reachable offsets, overflow int64 is refused with
+``ValueError`` rather than wrapping silently. Ranks up to :data:`MAX_NDIM` (64,
+NumPy's limit) are supported.
+
+See ``docs/layout-and-views.md``.
+"""
+
+from __future__ import annotations
+
+import operator
+import struct
+
+__all__ = ["Layout", "MAX_NDIM", "INT64_MAX", "compact_strides", "PACK_FORMAT"]
+
+#: Largest rank a layout may have (NumPy's ``NPY_MAXDIMS`` since 2.0).
+MAX_NDIM = 64
+#: Largest value of a signed 64-bit integer; sizes and offsets must stay within it.
+INT64_MAX = (1 << 63) - 1
+_INT64_MIN = -(1 << 63)
+
+
+def PACK_FORMAT(max_ndim: int = MAX_NDIM) -> str:
+    """``struct`` format of :meth:`Layout.pack` for a given capacity (little-endian).
+
+    It matches ``xstride_layout_t<MAX_NDIM>`` of ``xstride/layout.cuh``:
+    ``long long offset; int ndim; int itemsize; long long shape[N]; long long strides[N];``
+    """
+    return f"<qii{max_ndim}q{max_ndim}q"
+
+
+def _int(value, what: str) -> int:
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(
+            f"Layout: {what} must be an integer, got {type(value).__name__} {value!r}"
+        ) from None
+
+
+def _check_int64(value: int, what: str) -> int:
+    if value > INT64_MAX or value < _INT64_MIN:
+        raise ValueError(f"Layout: {what} = {value} does not fit in a signed 64-bit integer")
+    return value
+
+
+def _checked_shape(shape) -> tuple[int, ...]:
+    if isinstance(shape, int) or hasattr(shape, "__index__"):
+        shape = (shape,)
+    out = tuple(_int(n, "shape entry") for n in shape)
+    if len(out) > MAX_NDIM:
+        raise ValueError(f"Layout: rank {len(out)} exceeds the maximum of {MAX_NDIM}")
+    for n in out:
+        if n < 0:
+            raise ValueError(f"Layout: shape {out} has a negative extent {n}")
+    size = 1
+    for n in out:
+        size *= n
+    if size > INT64_MAX:
+        raise ValueError(f"Layout: shape {out} has {size} elements, which overflows int64")
+    return out
+
+
+def compact_strides(shape) -> tuple[int, ...]:
+    """C-order (row-major) strides, in elements, of a compact array of ``shape``.
+
+    Examples
+    --------
+    >>> compact_strides((2, 3, 4))
+    (12, 4, 1)
+    """
+    shape = _checked_shape(shape)
+    strides = [0] * len(shape)
+    step = 1
+    for i in range(len(shape) - 1, -1, -1):
+        strides[i] = step
+        step *= max(shape[i], 1)
+    return tuple(strides)
+
+
+class Layout:
+    """Shape, strides and offset (all in elements) and item size (bytes) of a view.
+
+    Parameters
+    ----------
+    shape : sequence of int
+        Extents, each ``>= 0``; at most 64 of them.
+    strides : sequence of int, optional
+        Element strides, one per axis, any sign. Default: C-contiguous.
+    offset : int, optional
+        Element offset of index ``(0, ..., 0)`` from the start of the buffer.
+    itemsize : int, optional
+        Bytes per element (``>= 1``), default 1.
+
+    Raises
+    ------
+    TypeError
+        A non-integer entry.
+    ValueError
+        Rank above 64, rank mismatch of shape and strides, a negative extent, a
+        non-positive itemsize, or a size, offset, or byte extent that overflows int64.
+
+    Notes
+    -----
+    Instances are immutable and hashable; the methods return new layouts. ``span()``
+    of an empty layout is the empty interval ``(offset, offset - 1)``.
+
+    Examples
+    --------
+    >>> lay = Layout((3, 4), itemsize=4)
+    >>> lay.strides
+    (4, 1)
+    >>> lay.permute((1, 0)).strides
+    (1, 4)
+    >>> lay.slice((slice(None, None, -1),)).offset
+    8
+    """
+
+    __slots__ = ("_shape", "_strides", "_offset", "_itemsize", "_hash")
+
+    def __init__(self, shape, strides=None, offset: int = 0, itemsize: int = 1):
+        shp = _checked_shape(shape)
+        if strides is None:
+            strd = compact_strides(shp)
+        else:
+            if isinstance(strides, int) or hasattr(strides, "__index__"):
+                strides = (strides,)
+            strd = tuple(_int(s, "stride") for s in strides)
+            if len(strd) != len(shp):
+                raise ValueError(
+                    f"Layout: shape {shp} has rank {len(shp)} but strides {strd} "
+                    f"have rank {len(strd)}"
+                )
+            for s in strd:
+                _check_int64(s, "a stride")
+        off = _check_int64(_int(offset, "offset"), "offset")
+        isz = _int(itemsize, "itemsize")
+        if isz < 1:
+            raise ValueError(f"Layout: itemsize must be >= 1, got {isz}")
+        object.__setattr__(self, "_shape", shp)
+        object.__setattr__(self, "_strides", strd)
+        object.__setattr__(self, "_offset", off)
+        object.__setattr__(self, "_itemsize", isz)
+        object.__setattr__(self, "_hash", None)
+        lo, hi = self.span()
+        _check_int64(lo, "the lowest reachable offset")
+        _check_int64(hi, "the highest reachable offset")
+        _check_int64(lo * isz, "the lowest reachable byte offset")
+        _check_int64((hi + 1) * isz, "the end of the highest reachable element in bytes")
+
+    # ------------------------------------------------------------------ basics
+    def __setattr__(self, name, value):
+        raise AttributeError("Layout is immutable")
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """Extents, a tuple of int."""
+        return self._shape
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """Strides in elements, a tuple of int."""
+        return self._strides
+
+    @property
+    def offset(self) -> int:
+        """Element offset of the first index from the start of the buffer."""
+        return self._offset
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element."""
+        return self._itemsize
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    @property
+    def size(self) -> int:
+        """Number of elements (product of the shape; 1 for rank 0)."""
+        n = 1
+        for e in self._shape:
+            n *= e
+        return n
+
+    @property
+    def byte_strides(self) -> tuple[int, ...]:
+        """Strides in bytes, as NumPy and CuPy report them."""
+        return tuple(s * self._itemsize for s in self._strides)
+
+    def __eq__(self, other):
+        if not isinstance(other, Layout):
+            return NotImplemented
+        return (self._shape, self._strides, self._offset, self._itemsize) == (
+            other._shape, other._strides, other._offset, other._itemsize)
+
+    def __hash__(self):
+        h = self._hash
+        if h is None:
+            h = hash((self._shape, self._strides, self._offset, self._itemsize))
+            object.__setattr__(self, "_hash", h)
+        return h
+
+    def __repr__(self):
+        return (f"Layout(shape={self._shape}, strides={self._strides}, "
+                f"offset={self._offset}, itemsize={self._itemsize})")
+
+    def replace(self, *, shape=None, strides=None, offset=None, itemsize=None) -> "Layout":
+        """A copy with some fields changed (checked like the constructor)."""
+        return Layout(
+            self._shape if shape is None else shape,
+            self._strides if strides is None and shape is None else strides,
+            self._offset if offset is None else offset,
+            self._itemsize if itemsize is None else itemsize,
+        )
+
+    # ------------------------------------------------------------------ predicates
+    compact_strides = staticmethod(compact_strides)
+
+    @property
+    def is_c_contiguous(self) -> bool:
+        """True when the strides are the C-order compact strides (size-1 axes ignored).
+
+        An empty layout is C-contiguous, as in NumPy.
+        """
+        if self.size == 0:
+            return True
+        step = 1
+        for n, s in zip(reversed(self._shape), reversed(self._strides)):
+            if n == 1:
+                continue
+            if s != step:
+                return False
+            step *= n
+        return True
+
+    @property
+    def is_dense(self) -> bool:
+        """True when the elements fill ``size`` consecutive buffer slots, one each.
+
+        That is, the layout is compact in *some* axis order; strides may be negative
+        (a reversed axis is still dense). Size-1 axes are ignored; an empty layout is
+        dense.
+        """
+        if self.size == 0:
+            return True
+        pairs = sorted((abs(s), n) for n, s in zip(self._shape, self._strides) if n != 1)
+        step = 1
+        for s, n in pairs:
+            if s != step:
+                return False
+            step *= n
+        return True
+
+    @property
+    def has_internal_overlap(self) -> bool:
+        """True when two different indices reach the same element (exact test).
+
+        A stride-0 axis of extent > 1 overlaps. Otherwise the axes are sorted by
+        ``|stride|`` and each must step past the whole extent of the smaller ones;
+        layouts that fail this sufficient test but might still be one-to-one
+        (interleaved strides such as ``(3, 2)`` with shape ``(2, 3)``) are checked
+        exactly by enumerating offsets when that is cheap (``size <= 2**20``), else
+        reported as overlapping (conservative).
+        """
+        if self.size <= 1:
+            return False
+        pairs = sorted((abs(s), n) for n, s in zip(self._shape, self._strides) if n != 1)
+        extent = 0  # highest offset reachable by the smaller axes
+        ok = True
+        for s, n in pairs:
+            if s == 0:
+                return True
+            if s <= extent:
+                ok = False
+                break
+            extent += s * (n - 1)
+        if ok:
+            return False
+        if self.size > (1 << 20):
+            return True
+        seen = {0}
+        for s, n in pairs:
+            seen = {b + k * s for b in seen for k in range(n)}
+        return len(seen) != self.size
+
+    # ------------------------------------------------------------------ transforms
+    def permute(self, axes) -> "Layout":
+        """Reorder the axes: axis ``i`` of the result is axis ``axes[i]`` of ``self``.
+
+        Raises
+        ------
+        ValueError
+            ``axes`` is not a permutation of ``range(ndim)`` (negative entries count
+            from the end).
+        """
+        nd = self.ndim
+        ax = tuple(_int(a, "axis") for a in axes)
+        norm = tuple(a + nd if a < 0 else a for a in ax)
+        if sorted(norm) != list(range(nd)):
+            raise ValueError(f"Layout.permute: {ax} is not a permutation of the {nd} axes")
+        return Layout(tuple(self._shape[a] for a in norm),
+                      tuple(self._strides[a] for a in norm), self._offset, self._itemsize)
+
+    def broadcast_to(self, shape) -> "Layout":
+        """Broadcast to ``shape`` by the array API rules (axes aligned on the right).
+
+        New leading axes and size-1 axes that grow get stride 0.
+
+        Raises
+        ------
+        ValueError
+            The shapes do not broadcast; the message names both.
+        """
+        target = _checked_shape(shape)
+        nd, td = self.ndim, len(target)
+        if td < nd:
+            raise ValueError(f"Layout.broadcast_to: cannot broadcast shape {self._shape} "
+                             f"to shape {target} (fewer dimensions)")
+        strides = [0] * (td - nd)
+        for n, s, t in zip(self._shape, self._strides, target[td - nd:]):
+            if n == t:
+                strides.append(s)
+            elif n == 1:
+                strides.append(0)
+            else:
+                raise ValueError(f"Layout.broadcast_to: cannot broadcast shape {self._shape} "
+                                 f"to shape {target}")
+        return Layout(target, tuple(strides), self._offset, self._itemsize)
+
+    def slice(self, index) -> "Layout":
+        """Basic indexing: a tuple of ``slice`` objects and ints, one per leading axis.
+
+        Python's slice rules apply, negative steps included (``slice(None, None, -1)``
+        reverses an axis). An int selects one position and drops the axis. Axes not
+        named are kept whole.
+
+        Raises
+        ------
+        IndexError
+            An int index out of range, or more indices than axes.
+        ValueError
+            A zero step.
+        """
+        if not isinstance(index, tuple):
+            index = (index,)
+        if len(index) > self.ndim:
+            raise IndexError(f"Layout.slice: {len(index)} indices for {self.ndim} axes")
+        shape, strides, off = [], [], self._offset
+        for ax, (n, s) in enumerate(zip(self._shape, self._strides)):
+            if ax >= len(index):
+                shape.append(n)
+                strides.append(s)
+                continue
+            ix = index[ax]
+            if isinstance(ix, slice):
+                if ix.step is not None and operator.index(ix.step) == 0:
+                    raise ValueError("Layout.slice: slice step cannot be zero")
+                start, stop, step = ix.indices(n)
+                length = len(range(start, stop, step))
+                if length > 0:
+                    off += start * s
+                shape.append(length)
+                strides.append(s * step)
+            else:
+                i = _int(ix, "index")
+                if not -n <= i < n:
+                    raise IndexError(f"Layout.slice: index {i} is out of range for axis {ax} "
+                                     f"of extent {n}")
+                off += (i + n if i < 0 else i) * s
+        return Layout(tuple(shape), tuple(strides), off, self._itemsize)
+
+    def squeeze(self) -> "Layout":
+        """Drop every axis of extent 1 (keeps the elements and their order)."""
+        keep = [(n, s) for n, s in zip(self._shape, self._strides) if n != 1]
+        return Layout(tuple(n for n, _ in keep), tuple(s for _, s in keep), self._offset,
+                      self._itemsize)
+
+    def coalesce(self) -> "Layout":
+        """Fewest axes that visit the same elements in the same (C) order.
+
+        Size-1 axes are dropped, then neighbouring axes ``i, i+1`` merge when
+        ``strides[i] == shape[i+1] * strides[i+1]``. Axes are never reordered. An
+        empty layout coalesces to shape ``(0,)``; a single element to shape ``()``.
+
+        Examples
+        --------
+        >>> Layout((2, 3, 4)).coalesce().shape
+        (24,)
+        >>> Layout((2, 3, 4)).permute((1, 0, 2)).coalesce().shape
+        (3, 2, 4)
+        """
+        if self.size == 0:
+            return Layout((0,), (1,), self._offset, self._itemsize)
+        shape: list[int] = []
+        strides: list[int] = []
+        for n, s in zip(self._shape, self._strides):
+            if n == 1:
+                continue
+            if shape and strides[-1] == n * s:
+                shape[-1] *= n
+                strides[-1] = s
+            else:
+                shape.append(n)
+                strides.append(s)
+        return Layout(tuple(shape), tuple(strides), self._offset, self._itemsize)
+
+    # ------------------------------------------------------------------ extent
+    def span(self) -> tuple[int, int]:
+        """Lowest and highest element offset reachable, ``(lo, hi)``, offset included.
+
+        For an empty layout the empty interval ``(offset, offset - 1)``.
+        """
+        off = self._offset
+        if self.size == 0:
+            return off, off - 1
+        lo = hi = off
+        for n, s in zip(self._shape, self._strides):
+            d = (n - 1) * s
+            if d < 0:
+                lo += d
+            else:
+                hi += d
+        return lo, hi
+
+    def byte_span(self) -> tuple[int, int]:
+        """``(first byte, one past the last byte)`` reachable; ``(o, o)`` when empty."""
+        lo, hi = self.span()
+        if hi < lo:
+            return lo * self._itemsize, lo * self._itemsize
+        return lo * self._itemsize, (hi + 1) * self._itemsize
+
+    # ------------------------------------------------------------------ device struct
+    def pack(self, max_ndim: int = MAX_NDIM) -> bytes:
+        """The layout as the fixed-size struct that kernels take by value.
+
+        The bytes are ``xstride_layout_t<max_ndim>`` of ``xstride/layout.cuh``
+        (little-endian, 8-byte aligned, ``16 + 16 * max_ndim`` bytes):
+        ``offset`` (int64), ``ndim`` (int32), ``itemsize`` (int32), ``shape[max_ndim]``
+        and ``strides[max_ndim]`` (int64, elements; unused entries are shape 1,
+        stride 0). Pass it as a ``__grid_constant__`` kernel parameter; no device
+        allocation is involved.
+
+        Raises
+        ------
+        ValueError
+            ``max_ndim`` is smaller than the rank or larger than 64.
+        """
+        max_ndim = _int(max_ndim, "max_ndim")
+        if not self.ndim <= max_ndim <= MAX_NDIM:
+            raise ValueError(f"Layout.pack: max_ndim={max_ndim} must lie in "
+                             f"[{self.ndim}, {MAX_NDIM}]")
+        pad = max_ndim - self.ndim
+        return struct.pack(PACK_FORMAT(max_ndim), self._offset, self.ndim, self._itemsize,
+                           *self._shape, *([1] * pad), *self._strides, *([0] * pad))
+
+    @classmethod
+    def unpack(cls, data: bytes, max_ndim: int = MAX_NDIM) -> "Layout":
+        """Inverse of :meth:`pack`."""
+        fields = struct.unpack(PACK_FORMAT(max_ndim), data)
+        off, nd, isz = fields[:3]
+        shape = fields[3:3 + nd]
+        strides = fields[3 + max_ndim:3 + max_ndim + nd]
+        return cls(shape, strides, off, isz)
+
+    # ------------------------------------------------------------------ arrays
+    @classmethod
+    def from_array(cls, a) -> "Layout":
+        """Layout of a NumPy or CuPy array (anything with shape, strides, itemsize).
+
+        The offset is 0: it is relative to the array's own data pointer.
+
+        Raises
+        ------
+        ValueError
+            A byte stride of an axis of extent > 1 that is not a multiple of the item
+            size (such views cannot be described in elements).
+        """
+        itemsize = int(a.itemsize)
+        shape = tuple(int(n) for n in a.shape)
+        strides = []
+        for n, bs in zip(shape, a.strides):
+            bs = int(bs)
+            if bs % itemsize:
+                if n > 1:
+                    raise ValueError(
+                        f"Layout.from_array: byte strides {tuple(a.strides)} are not "
+                        f"multiples of the item size {itemsize}")
+                bs = 0  # never stepped along; any element stride describes it
+            strides.append(bs // itemsize)
+        return cls(shape, tuple(strides), 0, itemsize)
