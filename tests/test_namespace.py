@@ -1,0 +1,142 @@
+"""The xp namespace: standard names, dispatch, conversions, info."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import subprocess
+import sys
+
+import array_api_compat.numpy as cnp
+import numpy as np
+import pytest
+
+import xstride as xp
+from xstride import _names
+
+
+def test_every_standard_name_resolves():
+    missing = [n for n in _names.CONSTANTS + _names.DTYPES + _names.CREATION + _names.FUNCTIONS
+               if not hasattr(xp, n)]
+    assert missing == []
+    assert [n for n in _names.LINALG if not hasattr(xp.linalg, n)] == []
+    assert [n for n in _names.FFT if not hasattr(xp.fft, n)] == []
+
+
+def test_dir_lists_standard_and_extensions():
+    listed = set(dir(xp))
+    for n in ("add", "sum", "linalg", "fft", "set_backend", "use_backend", "to_numpy",
+              "to_device", "get_array_module", "array_namespace", "__array_api_version__",
+              "__array_namespace_info__", "cuda", "as_strided"):
+        assert n in listed
+    assert set(xp.__all__) == listed
+
+
+def test_version_and_info():
+    assert xp.__array_api_version__ == "2025.12"
+    info = xp.__array_namespace_info__()
+    assert info.default_device() == "cpu"
+    assert info.default_dtypes()["real floating"] == np.float64
+
+
+def test_results_are_plain_numpy_and_equal_compat():
+    a = xp.asarray([[1.0, 2.0], [3.0, 4.0]])
+    assert type(a) is np.ndarray
+    np.testing.assert_array_equal(xp.add(a, a), cnp.add(a, a))
+    assert xp.sum(a) == 10.0
+    np.testing.assert_array_equal(xp.linalg.matmul(a, a), a @ a)
+    np.testing.assert_allclose(xp.fft.fft(xp.asarray([1.0, 0.0, 0.0, 0.0])), np.ones(4))
+
+
+def test_signatures_follow_the_implementation():
+    assert inspect.signature(xp.sum) == inspect.signature(cnp.sum)
+    assert xp.sum.__module__ == "xstride" and xp.sum.__name__ == "sum"
+    assert xp.linalg.solve.__module__ == "xstride.linalg"
+
+
+def test_dtypes_and_constants_are_numpy_objects():
+    assert xp.float32 is cnp.float32 and xp.bool is cnp.bool
+    assert xp.pi == np.pi and xp.newaxis is None
+
+
+def test_non_standard_compat_names_pass_through():
+    np.testing.assert_array_equal(xp.nanmean(xp.asarray([1.0, np.nan, 3.0])), 2.0)
+    with pytest.raises(AttributeError, match="no attribute 'random'"):
+        xp.random  # a module of NumPy's, not a function: not passed through
+    with pytest.raises(AttributeError, match="no attribute 'not_a_function'"):
+        xp.not_a_function
+
+
+def test_get_array_module_and_array_namespace():
+    a = np.arange(3)
+    assert xp.get_array_module(a) is np
+    assert xp.get_array_module() is np  # active backend
+    assert xp.get_array_module(a, 1.0, None) is np
+    assert xp.array_namespace(a) is cnp
+    with pytest.raises(TypeError, match=r"array_namespace: argument 'arrays\[1\]'"):
+        xp.array_namespace(a, [1, 2])
+
+
+def test_to_numpy_is_zero_copy_on_numpy():
+    a = np.arange(5.0)
+    assert xp.to_numpy(a) is a
+    assert xp.to_device(a) is a
+    np.testing.assert_array_equal(xp.to_numpy([1, 2]), np.array([1, 2]))
+
+
+def test_to_device_bad_backend():
+    with pytest.raises(ValueError, match="to_device: unknown backend 'tpu'"):
+        xp.to_device(np.zeros(1), "tpu")
+
+
+class _FakeCupyModule:
+    """Stands in for ``cupy`` in sys.modules so mixing can be tested without a GPU."""
+
+    class ndarray:  # noqa: N801 - mirrors cupy's name
+        def __init__(self, shape):
+            self.shape = shape
+            self.dtype = np.dtype("float32")
+
+
+def test_mixing_backends_raises_type_error_naming_arguments(monkeypatch):
+    fake = _FakeCupyModule()
+    monkeypatch.setitem(sys.modules, "cupy", fake)
+    d = fake.ndarray((3,))
+    h = np.ones(3, dtype=np.float32)
+    with pytest.raises(TypeError, match=r"add: .*x1 is numpy, x2 is cupy"):
+        xp.add(h, d)
+    with pytest.raises(TypeError, match=r"concat: .*arrays\[0\] is numpy, arrays\[1\] is cupy"):
+        xp.concat([h, d])
+    with pytest.raises(TypeError, match=r"get_array_module: .*numpy.*cupy"):
+        xp.get_array_module(h, d)
+    # with the stand-in loaded, NumPy-only calls still go to NumPy
+    np.testing.assert_array_equal(xp.add(h, h), 2 * h)
+
+
+def test_info_json_is_valid_with_documented_keys():
+    r = subprocess.run([sys.executable, "-m", "xstride", "info", "--json"], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    info = json.loads(r.stdout)
+    assert set(info) == {"backend", "versions", "gpu_available", "gpu_reason", "devices",
+                         "capabilities"}
+    assert info["versions"]["numpy"] == np.__version__
+    assert set(info["versions"]) >= {"python", "numpy", "array_api_compat", "cupy",
+                                     "cuda_runtime", "cuda_driver", "hip_runtime"}
+    caps = info["capabilities"]
+    assert set(caps) == {"backend", "device", "is_hip", "reason", "features"}
+    assert set(caps["features"]) >= {"warp_shuffle", "high_dim_cuda_views",
+                                     "bounds_check_views"}
+    if not info["gpu_available"]:
+        assert info["devices"] == [] and info["gpu_reason"]
+
+
+def test_info_text_without_gpu_says_so_and_exits_zero():
+    r = subprocess.run([sys.executable, "-m", "xstride", "info"], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "numpy" in r.stdout and "capabilities:" in r.stdout
+    from tests.conftest import gpu_reason
+
+    if gpu_reason() is not None:
+        assert "GPU: none (" in r.stdout
