@@ -1,0 +1,337 @@
+"""Philox4x32-10 on the host: NumPy executor for :mod:`xstride.rng`.
+
+The generator is evaluated on cache-sized chunks of the (broadcast) output, so the
+scratch memory is bounded whatever the output size, and the chunks are spread over
+a few threads (NumPy releases the GIL inside its loops). Arguments reaching this
+module are already checked by :mod:`xstride.rng`: Python ints in ``[0, 2**64)`` or
+``uint64`` arrays (``uint32`` for the raw counter words) that broadcast together.
+
+One round of the algorithm works on two lanes at once: the state words ``(x0, x2)``
+that are multiplied live in a ``(2, c)`` ``uint32`` array, their 64-bit products in a
+``(2, c)`` ``uint64`` array whose ``uint32`` view gives the low and high halves
+without any shift or mask (little-endian hosts; a shift/mask path is used otherwise).
+
+Normals use a logarithm and a sine/cosine built only from IEEE-754 ``+ - * /`` and
+``sqrt`` (each a separate NumPy ufunc, so nothing is fused), evaluated in exactly the
+order of ``random.cuh``; host and device normals are therefore bit-identical. The
+constants below are shared with that header (a test checks they agree).
+
+Source: J. K. Salmon, M. A. Moraes, R. O. Dror, D. E. Shaw, "Parallel random numbers:
+as easy as 1, 2, 3", SC'11 (Philox4x32-10: multipliers, Weyl key increments, round
+structure). The log and sin/cos are Taylor series of atanh and sin/cos after exact
+range reduction (see docs/rng.md).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+__all__ = ["words", "uniform", "uniform2", "normal", "normal2", "CHUNK", "CONSTANTS"]
+
+_U32 = np.uint32
+_U64 = np.uint64
+_M = np.array([[0xD2511F53], [0xCD9E8D57]], dtype=_U64)
+_W = (0x9E3779B9, 0xBB67AE85)
+_MASK32 = 0xFFFFFFFF
+
+#: Elements per chunk: scratch is about 56 bytes per element, ~0.5 MiB per chunk.
+CHUNK = 1 << 13
+_LITTLE = sys.byteorder == "little"
+
+# ------------------------------------------------------------------ float constants
+# Hex literals, identical to the ones in xstride/_kernels/include/xstride/random.cuh.
+CONSTANTS = {
+    "SQRT2": "0x1.6a09e667f3bcdp+0",
+    "LN2_HI": "0x1.62e42fee00000p-1",  # ln 2 with 21 low mantissa bits cleared
+    "LN2_LO": "0x1.a39ef35793c76p-33",  # ln 2 - LN2_HI
+    "PIO2": "0x1.921fb54442d18p+0",
+    # 1/(2k+1), k = 1..10 (atanh series)
+    "L1": "0x1.5555555555555p-2", "L2": "0x1.999999999999ap-3",
+    "L3": "0x1.2492492492492p-3", "L4": "0x1.c71c71c71c71cp-4",
+    "L5": "0x1.745d1745d1746p-4", "L6": "0x1.3b13b13b13b14p-4",
+    "L7": "0x1.1111111111111p-4", "L8": "0x1.e1e1e1e1e1e1ep-5",
+    "L9": "0x1.af286bca1af28p-5", "L10": "0x1.8618618618618p-5",
+    # (-1)^k/(2k+1)!, k = 1..8 (sine)
+    "S1": "-0x1.5555555555555p-3", "S2": "0x1.1111111111111p-7",
+    "S3": "-0x1.a01a01a01a01ap-13", "S4": "0x1.71de3a556c734p-19",
+    "S5": "-0x1.ae64567f544e4p-26", "S6": "0x1.6124613a86d09p-33",
+    "S7": "-0x1.ae7f3e733b81fp-41", "S8": "0x1.952c77030ad4ap-49",
+    # (-1)^k/(2k)!, k = 1..8 (cosine)
+    "C1": "-0x1.0000000000000p-1", "C2": "0x1.5555555555555p-5",
+    "C3": "-0x1.6c16c16c16c17p-10", "C4": "0x1.a01a01a01a01ap-16",
+    "C5": "-0x1.27e4fb7789f5cp-22", "C6": "0x1.1eed8eff8d898p-29",
+    "C7": "-0x1.93974a8c07c9dp-37", "C8": "0x1.ae7f3e733b81fp-45",
+}
+_C = {k: float.fromhex(v) for k, v in CONSTANTS.items()}
+_LOGC = [_C[f"L{k}"] for k in range(1, 11)]
+_SINC = [_C[f"S{k}"] for k in range(1, 9)]
+_COSC = [_C[f"C{k}"] for k in range(1, 9)]
+
+
+# ------------------------------------------------------------------ the rounds
+def _round_keys(k0, k1):
+    """Keys of rounds 0..9: ``(2, 1)`` for scalar keys, ``(2, c)`` for per-element keys."""
+    keys = []
+    if isinstance(k0, int) and isinstance(k1, int):
+        for i in range(10):
+            keys.append(np.array([[(k0 + i * _W[0]) & _MASK32],
+                                  [(k1 + i * _W[1]) & _MASK32]], dtype=_U32))
+        return keys
+    c = max(np.size(k0), np.size(k1))
+    base = np.empty((2, c), dtype=_U32)
+    base[0] = k0
+    base[1] = k1
+    for i in range(10):
+        keys.append(base + np.array([[(i * _W[0]) & _MASK32], [(i * _W[1]) & _MASK32]], _U32))
+    return keys
+
+
+def _rounds(x0, x1, x2, x3, k0, k1, c, both=True):
+    """Run the ten rounds on ``c`` counters.
+
+    ``x0..x3``, ``k0``, ``k1``: Python ints below ``2**32`` or ``uint32`` arrays of
+    length ``c``. Returns ``(P, Y, K)``: ``P`` (2, c) uint64 holds the last round's
+    products ``[M0*x0, M1*x2]``, ``Y`` the pair ``(x1, x3)`` entering that round
+    (uint32, (2, c)), ``K`` its key. The outputs are then
+    ``w0 = hi(P[1]) ^ Y[0] ^ K[0]``, ``w1 = lo(P[1])``, ``w2 = hi(P[0]) ^ Y[1] ^ K[1]``,
+    ``w3 = lo(P[0])``. With ``both=False`` the last round skips ``P[0]`` (w2, w3).
+    """
+    keys = _round_keys(k0, k1)
+    X = np.empty((2, c), dtype=_U32)
+    X[0] = x0
+    X[1] = x2
+    P = np.empty((2, c), dtype=_U64)
+    Q = np.empty((2, c), dtype=_U64)
+    Y = np.empty((2, c), dtype=_U32)
+    Y[0] = x1
+    Y[1] = x3
+    np.multiply(X, _M, out=P)
+    if _LITTLE:
+        P32 = P.view(_U32).reshape(2, c, 2)
+        Q32 = Q.view(_U32).reshape(2, c, 2)
+        # rounds 0..8: x0' = hi(p1) ^ x1 ^ k0, x2' = hi(p0) ^ x3 ^ k1, x1' = lo(p1), x3' = lo(p0)
+        np.bitwise_xor(P32[::-1, :, 1], Y, out=X)
+        X ^= keys[0]
+        for i in range(1, 9):
+            np.multiply(X, _M, out=Q)
+            np.bitwise_xor(Q32[::-1, :, 1], P32[::-1, :, 0], out=X)
+            X ^= keys[i]
+            P, Q, P32, Q32 = Q, P, Q32, P32
+        Y[...] = P32[::-1, :, 0]
+    else:  # pragma: no cover - big-endian hosts
+        for i in range(9):
+            if i:
+                np.multiply(X, _M, out=P)
+            Ynew = (P[::-1] & _MASK32).astype(_U32)
+            np.bitwise_xor((P[::-1] >> 32).astype(_U32), Y, out=X)
+            X ^= keys[i]
+            Y = Ynew
+    if both:
+        np.multiply(X, _M, out=P)
+    else:
+        np.multiply(X[1], _M[1], out=P[1])
+    return P, Y, keys[9]
+
+
+def _joined(P, Y, K, lane):
+    """``(w0 << 32) | w1`` (lane 1) or ``(w2 << 32) | w3`` (lane 0) as uint64, in place in ``P``."""
+    src, key = (1, 0) if lane == 1 else (0, 1)
+    out = P[src]
+    hi = (Y[key] ^ K[key]).astype(_U64)
+    hi <<= 32
+    out ^= hi
+    return out
+
+
+def _to_uniform(a64, out):
+    """``(a64 >> 11) * 2**-53`` into ``out`` (float64)."""
+    a64 >>= 11
+    np.multiply(a64, 2.0 ** -53, out=out, casting="unsafe")
+
+
+# ------------------------------------------------------------------ normals (IEEE only)
+def _poly(z, coeffs):
+    """Horner: ``c0 + z*(c1 + z*(... + z*c_last))``, one rounding per step."""
+    acc = np.full_like(z, coeffs[-1])
+    for c in coeffs[-2::-1]:
+        acc *= z
+        acc += c
+    return acc
+
+
+def _radius(a):
+    """``sqrt(-2 log(1 - a*2**-53))`` for uint64 ``a < 2**53``, IEEE ops only."""
+    m = (np.uint64(1 << 53) - a).astype(np.float64)  # exact: 1 <= m <= 2**53
+    f, e = np.frexp(m)  # f in [0.5, 1), exact
+    f *= 2.0
+    e = e.astype(np.float64) - 54.0  # f in [1, 2), x = f * 2**e
+    big = f > _C["SQRT2"]
+    f[big] *= 0.5
+    e[big] += 1.0
+    s = (f - 1.0) / (f + 1.0)
+    z = s * s
+    R = z * _poly(z, _LOGC)
+    t = s + s
+    lf = t + t * R
+    L = e * _C["LN2_HI"] + (lf + e * _C["LN2_LO"])
+    L *= -2.0
+    return np.sqrt(L, out=L)
+
+
+def _angle(b):
+    """``(cos, sin)`` of ``2*pi*b*2**-53`` for uint64 ``b < 2**53``, IEEE ops only.
+
+    Exact reduction: ``4*b*2**-53 = q + f`` with integer ``q`` and ``|f| <= 1/2``.
+    """
+    q = (b + np.uint64(1 << 50)) >> np.uint64(51)
+    d = b.astype(np.int64) - (q << np.uint64(51)).astype(np.int64)
+    f = d.astype(np.float64) * 2.0 ** -51
+    alpha = f * _C["PIO2"]
+    z = alpha * alpha
+    sa = alpha + (alpha * z) * _poly(z, _SINC)
+    ca = 1.0 + z * _poly(z, _COSC)
+    q &= np.uint64(3)
+    cos = np.where(q == 0, ca, np.where(q == 1, -sa, np.where(q == 2, -ca, sa)))
+    sin = np.where(q == 0, sa, np.where(q == 1, ca, np.where(q == 2, -sa, -ca)))
+    return cos, sin
+
+
+# ------------------------------------------------------------------ chunk driver
+class _Source:
+    """One argument, broadcast to the output shape, read chunk by chunk."""
+
+    def __init__(self, value, shape):
+        if isinstance(value, int):
+            self.scalar, self.flat, self.view = value, None, None
+        elif value.size == 1:
+            self.scalar, self.flat, self.view = int(value.reshape(-1)[0]), None, None
+        elif value.shape == shape and value.flags.c_contiguous:
+            self.scalar, self.flat, self.view = None, value.reshape(-1), None
+        else:  # broadcast view, never materialised in full
+            self.scalar, self.flat, self.view = None, None, np.broadcast_to(value, shape)
+
+    def chunk(self, s, e):
+        if self.scalar is not None:
+            return self.scalar
+        if self.flat is not None:
+            return self.flat[s:e]
+        return self.view.flat[s:e]
+
+
+def _split64(v):
+    """(low 32, high 32) of an int or a uint64 array."""
+    if isinstance(v, int):
+        return v & _MASK32, v >> 32
+    return v.astype(_U32), (v >> np.uint64(32)).astype(_U32)
+
+
+_pool = None
+
+
+def _threads(nchunks):
+    env = os.environ.get("XSTRIDE_NUM_THREADS")
+    limit = int(env) if env and env.isdigit() and int(env) > 0 else min(os.cpu_count() or 1, 16)
+    return max(1, min(limit, nchunks // 2))
+
+
+def _map(fn, n):
+    """Call ``fn(s, e)`` for every chunk of ``range(n)``, on a thread pool when large."""
+    starts = range(0, n, CHUNK)
+    nt = _threads(len(starts))
+    if nt == 1:
+        for s in starts:
+            fn(s, min(s + CHUNK, n))
+        return
+    global _pool
+    if _pool is None or _pool._max_workers < nt:
+        _pool = ThreadPoolExecutor(max_workers=nt, thread_name_prefix="xstride-philox")
+    step = -(-len(starts) // nt)
+
+    def run(j):
+        for s in starts[j * step:(j + 1) * step]:
+            fn(s, min(s + CHUNK, n))
+
+    for f in [_pool.submit(run, j) for j in range(nt)]:
+        f.result()
+
+
+def _drive(kind, seed, stream, counter, shape):
+    """Evaluate ``kind`` over the broadcast ``shape`` of the three uint64 arguments."""
+    srcs = [_Source(v, shape) for v in (seed, stream, counter)]
+    n = int(np.prod(shape, dtype=np.int64))
+    nout = 2 if kind in ("uniform2", "normal2") else 1
+    outs = [np.empty(shape, dtype=np.float64) for _ in range(nout)]
+    flats = [o.reshape(-1) for o in outs]
+
+    def work(s, e):
+        c = e - s
+        sd, st, ct = (src.chunk(s, e) for src in srcs)
+        k0, k1 = _split64(sd)
+        x2, x3 = _split64(st)
+        x0, x1 = _split64(ct)
+        both = kind != "uniform"
+        P, Y, K = _rounds(x0, x1, x2, x3, k0, k1, c, both=both)
+        a = _joined(P, Y, K, 1)
+        if kind == "uniform":
+            _to_uniform(a, flats[0][s:e])
+            return
+        b = _joined(P, Y, K, 0)
+        if kind == "uniform2":
+            _to_uniform(a, flats[0][s:e])
+            _to_uniform(b, flats[1][s:e])
+            return
+        r = _radius(a >> np.uint64(11))
+        cos, sin = _angle(b >> np.uint64(11))
+        np.multiply(r, cos, out=flats[0][s:e])
+        if kind == "normal2":
+            np.multiply(r, sin, out=flats[1][s:e])
+
+    if n:
+        _map(work, n)
+    return outs[0] if nout == 1 else tuple(outs)
+
+
+def uniform(seed, stream, counter, shape):
+    """Uniforms in [0, 1) from ``(w0, w1)``; arguments checked and broadcast by the caller."""
+    return _drive("uniform", seed, stream, counter, shape)
+
+
+def uniform2(seed, stream, counter, shape):
+    """Two uniforms per counter, from ``(w0, w1)`` and ``(w2, w3)``."""
+    return _drive("uniform2", seed, stream, counter, shape)
+
+
+def normal(seed, stream, counter, shape):
+    """Box–Muller ``z0 = r cos(theta)`` per counter."""
+    return _drive("normal", seed, stream, counter, shape)
+
+
+def normal2(seed, stream, counter, shape):
+    """Box–Muller ``(z0, z1) = (r cos(theta), r sin(theta))`` per counter."""
+    return _drive("normal2", seed, stream, counter, shape)
+
+
+def words(counter_words, key0, key1, shape):
+    """Raw Philox4x32-10: ``counter_words`` uint32 (..., 4) -> uint32 ``shape + (4,)``."""
+    cw = [_Source(counter_words[..., j], shape) for j in range(4)]
+    ks = [_Source(k, shape) for k in (key0, key1)]
+    n = int(np.prod(shape, dtype=np.int64))
+    out = np.empty(shape + (4,), dtype=_U32)
+    flat = out.reshape(-1, 4)
+
+    def work(s, e):
+        x = [src.chunk(s, e) for src in cw]
+        k = [src.chunk(s, e) for src in ks]
+        P, Y, K = _rounds(x[0], x[1], x[2], x[3], k[0], k[1], e - s)
+        flat[s:e, 0] = (P[1] >> np.uint64(32)).astype(_U32) ^ Y[0] ^ K[0]
+        flat[s:e, 1] = P[1].astype(_U32)
+        flat[s:e, 2] = (P[0] >> np.uint64(32)).astype(_U32) ^ Y[1] ^ K[1]
+        flat[s:e, 3] = P[0].astype(_U32)
+
+    if n:
+        _map(work, n)
+    return out
