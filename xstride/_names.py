@@ -61,6 +61,9 @@ LINALG = (
     "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer", "pinv",
     "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace", "vecdot",
     "vector_norm",
+    # eig and eigvals: tested for 2025.12 by the conformance suite, absent from the
+    # pinned stubs' __all__
+    "eig", "eigvals",
 )
 
 FFT = (

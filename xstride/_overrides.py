@@ -4,3 +4,5 @@ Each module listed here calls :func:`xstride._dispatch.register` at import time 
 the functions it implements (for example the elementwise engine and the reductions
 on CuPy arrays). None of them may import CuPy at import time.
 """
+
+from . import _fixes  # noqa: F401,E402  (conformance fixes, both backends)

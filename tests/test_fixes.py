@@ -1,0 +1,64 @@
+"""The thin overrides where array_api_compat differs from the standard (xstride/_fixes.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import xstride as xp
+
+INF, NAN = np.inf, np.nan
+
+
+def test_finfo_gives_python_floats_and_real_dtype():
+    for dt, real in ((xp.float32, np.float32), (xp.float64, np.float64),
+                     (xp.complex64, np.float32), (xp.complex128, np.float64)):
+        f = xp.finfo(dt)
+        assert all(type(v) is float for v in (f.eps, f.max, f.min, f.smallest_normal))
+        assert f.dtype == real
+        assert f.eps == float(np.finfo(real).eps) and f.bits == np.finfo(real).bits
+    assert xp.finfo(np.ones(2, dtype=np.float32)).bits == 32
+    with pytest.raises(ValueError, match="not inexact"):
+        xp.finfo(xp.int32)
+
+
+def test_floor_divide_infinities_follow_the_standard():
+    x1 = np.array([INF, INF, -INF, -INF, 1.0, -1.0, 7.0, -7.0])
+    x2 = np.array([2.0, -2.0, 2.0, -2.0, -INF, INF, 2.0, 2.0])
+    got = xp.floor_divide(x1, x2)
+    want = np.array([INF, -INF, -INF, INF, -0.0, -0.0, 3.0, -4.0])
+    np.testing.assert_array_equal(got, want)
+    assert np.signbit(got[4]) and np.signbit(got[5])
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(xp.floor_divide(np.array([7, -7]), 2), [3, -4])
+    assert xp.floor_divide(np.float32(1.0) * np.ones(2, np.float32), 2.0).dtype == np.float32
+
+
+def test_expm1_complex_special_cases():
+    z = np.array([complex(0.0, 0.0), complex(-0.0, 0.0), complex(INF, 0.0),
+                  complex(-INF, INF), complex(INF, INF), complex(-INF, NAN),
+                  complex(INF, NAN), complex(NAN, 0.0), complex(NAN, 2.0),
+                  complex(1.0, INF), complex(-INF, 0.5)])
+    got = xp.expm1(z)
+    re, im = got.real, got.imag
+    np.testing.assert_array_equal(re[:3], [0.0, 0.0, INF])
+    assert not np.signbit(re[1])  # "0 + 0j": +0 real even for a = -0
+    np.testing.assert_array_equal(im[:3], [0.0, 0.0, 0.0])
+    assert (re[3], im[3]) == (-1.0, 0.0)
+    assert np.isinf(re[4]) and np.isnan(im[4])
+    assert (re[5], im[5]) == (-1.0, 0.0)
+    assert np.isinf(re[6]) and np.isnan(im[6])
+    assert np.isnan(re[7]) and im[7] == 0.0
+    assert np.isnan(re[8]) and np.isnan(im[8])
+    assert np.isnan(re[9]) and np.isnan(im[9])
+    assert re[10] == -1.0 and im[10] == 0.0
+
+
+def test_expm1_conjugate_symmetry_and_ordinary_values():
+    z = np.array([1.0 + 2.0j, -0.5 - 0.25j, 1e-10 + 1e-10j], dtype=np.complex128)
+    np.testing.assert_allclose(xp.expm1(z), np.expm1(z), rtol=1e-15)
+    np.testing.assert_allclose(xp.expm1(np.conj(z)), np.conj(xp.expm1(z)), rtol=1e-15)
+    got = xp.expm1(np.array([complex(0.0, -0.0)]))
+    assert got.imag[0] == 0.0 and np.signbit(got.imag[0])  # conj(0 + 0j)
+    r = np.array([0.0, -0.0, 1.0])
+    np.testing.assert_array_equal(xp.expm1(r), np.expm1(r))

@@ -1,0 +1,124 @@
+"""Thin overrides where ``array_api_compat`` differs from the array API standard.
+
+Each function here is registered for both backends and written against the plain
+library module of its input (``numpy`` or ``cupy``), so one definition serves both.
+Each names the clause of the standard it restores; the conformance suite
+(``docs/conformance.md``) is the check.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _backend
+from ._dispatch import register
+
+__all__ = ["finfo_object", "finfo", "floor_divide", "expm1"]
+
+
+def _module_of(*xs):
+    return _backend.array_module(
+        _backend.backend_of("xstride", ((f"x{i}", x) for i, x in enumerate(xs)), "numpy")
+    )
+
+
+def _quiet(m):
+    """NumPy warns on inf/NaN arithmetic that the standard defines; CuPy does not."""
+    return np.errstate(all="ignore") if m is np else contextlib.nullcontext()
+
+
+@dataclass(frozen=True)
+class finfo_object:  # noqa: N801 - the standard's name for this type
+    """Machine limits of a floating-point dtype, as the standard specifies them.
+
+    ``eps``, ``max``, ``min`` and ``smallest_normal`` are Python floats (NumPy's
+    ``finfo`` gives NumPy scalars); ``dtype`` is the real dtype of the same precision
+    (``float32`` for ``complex64``).
+    """
+
+    bits: int
+    eps: float
+    max: float
+    min: float
+    smallest_normal: float
+    dtype: object
+
+
+def finfo(type, /) -> finfo_object:
+    """``finfo`` of the standard ("Data type functions"); see :class:`finfo_object`."""
+    is_dtype = isinstance(type, (builtins.type, np.dtype, str))
+    f = np.finfo(type if is_dtype else type.dtype)
+    return finfo_object(int(f.bits), float(f.eps), float(f.max), float(f.min),
+                        float(f.smallest_normal), f.dtype)
+
+
+def floor_divide(x1, x2, /):
+    """``floor_divide`` with the standard's special cases for infinite operands.
+
+    NumPy returns NaN for ``inf // finite`` and ``-1`` for ``-1 // inf``; the standard
+    asks for ``floor(x1 / x2)`` there (``±inf`` and ``±0``).
+    """
+    m = _module_of(x1, x2)
+    with _quiet(m):
+        q = m.floor_divide(x1, x2)
+        if q.dtype.kind != "f":
+            return q
+        special = (m.isinf(x1) & m.isfinite(x2)) | (m.isfinite(x1) & m.isinf(x2))
+        return m.where(special, m.floor(m.divide(x1, x2)), q)
+
+
+def expm1(x, /):
+    """``expm1`` with the standard's special cases for complex input.
+
+    Real input goes to the library unchanged. For complex ``a + bj`` the special
+    values of the standard ("expm1", complex cases) are applied on top of the
+    library's result, using ``expm1(conj(z)) == conj(expm1(z))`` for ``b < 0``.
+    """
+    m = _module_of(x)
+    if x.dtype.kind != "c":
+        return m.expm1(x)
+    with _quiet(m):
+        b_neg = m.signbit(x.imag)
+        z = m.where(b_neg, m.conj(x), x)  # upper half plane; conjugated back below
+        out = m.expm1(z)
+        a, b = z.real, z.imag
+        re, im = out.real, out.imag
+        nan = m.asarray(m.nan, dtype=a.dtype)
+        inf = m.asarray(m.inf, dtype=a.dtype)
+        fin_a, fin_b = m.isfinite(a), m.isfinite(b)
+        pinf_a, ninf_a = m.isposinf(a), m.isneginf(a)
+        nan_a, nan_b, inf_b = m.isnan(a), m.isnan(b), m.isinf(b)
+        zero_b = b == 0
+        cos_b, sin_b = m.cos(b), m.sin(b)
+        rules = (  # (mask, real, imag), in the standard's order; later rules win
+            ((a == 0) & zero_b, 0.0, 0.0),
+            (fin_a & (inf_b | nan_b), nan, nan),
+            (pinf_a & zero_b, inf, 0.0),
+            (ninf_a & fin_b, -1.0, 0.0 * sin_b),
+            (pinf_a & fin_b & ~zero_b, inf * cos_b, inf * sin_b),
+            (ninf_a & inf_b, -1.0, 0.0),
+            (pinf_a & inf_b, inf, nan),
+            (ninf_a & nan_b, -1.0, 0.0),
+            (pinf_a & nan_b, inf, nan),
+            (nan_a & zero_b, nan, 0.0),
+            (nan_a & ~zero_b, nan, nan),
+        )
+        for mask, r, i in rules:
+            re = m.where(mask, r, re)
+            im = m.where(mask, i, im)
+        im = m.where(b_neg, -im, im)
+        res = m.empty_like(x)
+        res.real = re
+        res.imag = im
+        return res
+
+
+for _backend_name in _backend.BACKENDS:
+    register("finfo", _backend_name)(finfo)
+    register("floor_divide", _backend_name)(floor_divide)
+    register("expm1", _backend_name)(expm1)
+del _backend_name
