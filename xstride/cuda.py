@@ -8,3 +8,9 @@ from ._kernels._compile import include_dir as cuda_include_dir
 from ._kernels._device import capabilities, device_properties, is_hip
 
 __all__ = ["is_hip", "capabilities", "device_properties", "cuda_include_dir"]
+
+# User kernels with checked arguments, struct values passed by value (docs/cuda-kernels.md).
+from ._kernels.cuda_kernel import CudaCompileError, CudaKernel  # noqa: E402
+from ._kernels._struct import CudaStruct  # noqa: E402
+
+__all__ += ["CudaKernel", "CudaStruct", "CudaCompileError"]
