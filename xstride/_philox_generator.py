@@ -116,13 +116,18 @@ class Philox:
                 f"backend={self.backend!r})")
 
     # -------------------------------------------------------------- counters
-    def _take(self, func, n):
-        """Counters ``counter .. counter + n - 1`` as a uint64 array; advances."""
+    def _reserve(self, func, n):
+        """First of ``n`` fresh counters; advances past them."""
         start = self.counter
         if start + n > _LIMIT:
             raise OverflowError(f"Philox.{func}: the stream is exhausted (counter {start} + "
                                 f"{n} values > 2**64)")
         self.counter = start + n
+        return start
+
+    def _take(self, func, n):
+        """Counters ``counter .. counter + n - 1`` as a uint64 array; advances."""
+        start = self._reserve(func, n)
         xp = self._xp
         return xp.arange(n, dtype=xp.uint64) + xp.uint64(start)
 
@@ -151,20 +156,22 @@ class Philox:
     # -------------------------------------------------------------- draws
     def uniform(self, shape=()):
         """Float64 uniforms in [0, 1) of ``shape``, one counter each."""
-        from .rng import philox_uniform
+        from .rng import _fill
 
         shape = _shape("Philox.uniform", shape)
-        ctr = self._take("uniform", math.prod(shape))
-        return philox_uniform(self.seed, self.stream, ctr).reshape(shape)
+        n = math.prod(shape)
+        start = self._reserve("uniform", n)
+        return _fill("uniform", self.backend, self.seed, self.stream, start, n).reshape(shape)
 
     def normal(self, shape=()):
         """Float64 standard normals of ``shape``, two per counter (Box–Muller pairs)."""
-        from .rng import philox_normal2
+        from .rng import _fill
 
         shape = _shape("Philox.normal", shape)
         n = math.prod(shape)
-        ctr = self._take("normal", (n + 1) // 2)
-        z0, z1 = philox_normal2(self.seed, self.stream, ctr)
+        m = (n + 1) // 2
+        start = self._reserve("normal", m)
+        z0, z1 = _fill("normal2", self.backend, self.seed, self.stream, start, m)
         xp = self._xp
         return xp.stack([z0, z1], axis=1).reshape(-1)[:n].reshape(shape)
 

@@ -126,6 +126,20 @@ def _dispatch(kind, func, seed, stream, counter):
     return getattr(_host, kind)(sd, st, ct, shape)
 
 
+def _fill(kind, backend, seed, stream, start, n):
+    """``kind`` for counters ``start .. start + n - 1`` (never materialised); 1-D result.
+
+    Internal entry of :class:`Philox`: ``seed``/``stream`` are checked ints and
+    ``start + n <= 2**64``.
+    """
+    args = (seed, stream, _host.Affine(start), (n,))
+    if backend == "cupy":
+        from ._kernels import philox as dev
+
+        return getattr(dev, kind)(*args)
+    return getattr(_host, kind)(*args)
+
+
 # ------------------------------------------------------------------ public functions
 def philox4x32_10(counter_words, key0, key1):
     """The Philox4x32-10 block function, four 32-bit words in, four out.

@@ -24,13 +24,14 @@ range reduction (see docs/rng.md).
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-__all__ = ["words", "uniform", "uniform2", "normal", "normal2", "CHUNK", "CONSTANTS"]
+__all__ = ["Affine", "words", "uniform", "uniform2", "normal", "normal2", "CHUNK", "CONSTANTS"]
 
 _U32 = np.uint32
 _U64 = np.uint64
@@ -38,8 +39,8 @@ _M = np.array([[0xD2511F53], [0xCD9E8D57]], dtype=_U64)
 _W = (0x9E3779B9, 0xBB67AE85)
 _MASK32 = 0xFFFFFFFF
 
-#: Elements per chunk: scratch is about 56 bytes per element, ~0.5 MiB per chunk.
-CHUNK = 1 << 13
+#: Elements per chunk: scratch is about 56 bytes per element, ~1 MiB per chunk.
+CHUNK = 1 << 14
 _LITTLE = sys.byteorder == "little"
 
 # ------------------------------------------------------------------ float constants
@@ -73,14 +74,21 @@ _COSC = [_C[f"C{k}"] for k in range(1, 9)]
 
 
 # ------------------------------------------------------------------ the rounds
+@functools.lru_cache(maxsize=64)
+def _scalar_keys(k0, k1):
+    keys = []
+    for i in range(10):
+        k = np.array([[(k0 + i * _W[0]) & _MASK32], [(k1 + i * _W[1]) & _MASK32]], dtype=_U32)
+        k.flags.writeable = False
+        keys.append(k)
+    return keys
+
+
 def _round_keys(k0, k1):
     """Keys of rounds 0..9: ``(2, 1)`` for scalar keys, ``(2, c)`` for per-element keys."""
-    keys = []
     if isinstance(k0, int) and isinstance(k1, int):
-        for i in range(10):
-            keys.append(np.array([[(k0 + i * _W[0]) & _MASK32],
-                                  [(k1 + i * _W[1]) & _MASK32]], dtype=_U32))
-        return keys
+        return _scalar_keys(k0, k1)
+    keys = []
     c = max(np.size(k0), np.size(k1))
     base = np.empty((2, c), dtype=_U32)
     base[0] = k0
@@ -201,11 +209,26 @@ def _angle(b):
 
 
 # ------------------------------------------------------------------ chunk driver
+class Affine:
+    """Counter argument ``start + i`` for flat output index ``i`` (never materialised).
+
+    Used by :class:`xstride.rng.Philox`; ``start + size`` must not pass ``2**64``.
+    """
+
+    __slots__ = ("start",)
+
+    def __init__(self, start: int):
+        self.start = int(start)
+
+
 class _Source:
     """One argument, broadcast to the output shape, read chunk by chunk."""
 
     def __init__(self, value, shape):
-        if isinstance(value, int):
+        self.start = None
+        if isinstance(value, Affine):  # counters start + flat index
+            self.scalar, self.flat, self.view, self.start = None, None, None, value.start
+        elif isinstance(value, int):
             self.scalar, self.flat, self.view = value, None, None
         elif value.size == 1:
             self.scalar, self.flat, self.view = int(value.reshape(-1)[0]), None, None
@@ -215,6 +238,8 @@ class _Source:
             self.scalar, self.flat, self.view = None, None, np.broadcast_to(value, shape)
 
     def chunk(self, s, e):
+        if self.start is not None:
+            return np.arange(s, e, dtype=_U64) + np.uint64(self.start)
         if self.scalar is not None:
             return self.scalar
         if self.flat is not None:

@@ -1,0 +1,276 @@
+"""CuPy launcher of Philox4x32-10 (device executor of :mod:`xstride.rng`).
+
+The kernels include ``xstride/random.cuh`` (the same header users get), loop over the
+output with a grid-stride loop and 64-bit indices, and read each argument in one of
+three ways, chosen on the host per argument:
+
+* ``0`` scalar: the value is passed by value (Python ints);
+* ``1`` linear: element ``i`` is ``p[i * lin]`` (a dense array of the output's shape,
+  ``lin = 1``; a size-1 array, ``lin = 0``; counter words of a dense (..., 4) array,
+  ``lin = 4``);
+* ``3`` affine: ``value + i`` (the counters of :class:`xstride.rng.Philox`);
+* ``2`` strided: the flat index is unravelled over the broadcast shape and dotted with
+  the argument's element strides (0 on broadcast axes), so broadcasting never
+  materialises a full-size copy.
+
+Arguments arrive checked and converted by :mod:`xstride.rng` (Python ints, or CuPy
+``uint64`` arrays; ``uint32`` for the raw counter words and keys).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._backend import load_cupy
+from .._host.philox import Affine
+from ._compile import raw_module
+
+__all__ = ["uniform", "uniform2", "normal", "normal2", "words", "SOURCE", "plan"]
+
+SOURCE = r"""
+#include <xstride/random.cuh>
+
+template <typename T>
+__device__ __forceinline__ unsigned long long xs_load(
+    int mode, unsigned long long v, const T* p, long long lin, long long i,
+    int ndim, const long long* dims, const long long* st)
+{
+    if (mode == 0) return v;
+    if (mode == 3) return v + (unsigned long long)i;
+    if (mode == 1) return (unsigned long long)p[i * lin];
+    long long off = 0;
+    for (int d = ndim - 1; d >= 0; --d) {
+        const long long e = dims[d];
+        const long long q = i / e;
+        off += (i - q * e) * st[d];
+        i = q;
+    }
+    return (unsigned long long)p[off];
+}
+
+#define XS_SRC(T, x) const T* p##x, unsigned long long v##x, long long l##x, int m##x
+#define XS_LOAD(x, slot) xs_load(m##x, v##x, p##x, l##x, i, ndim, geo, geo + (slot) * ndim)
+
+template <int KIND>
+__device__ __forceinline__ void xs_real(
+    double* out0, double* out1, long long n,
+    XS_SRC(unsigned long long, s), XS_SRC(unsigned long long, t),
+    XS_SRC(unsigned long long, c), int ndim, const long long* geo)
+{
+    const long long step = (long long)blockDim.x * gridDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
+        const unsigned long long seed = XS_LOAD(s, 1);
+        const unsigned long long stream = XS_LOAD(t, 2);
+        const unsigned long long counter = XS_LOAD(c, 3);
+        if (KIND == 0) {
+            out0[i] = xstride_uniform(seed, stream, counter);
+        } else if (KIND == 1) {
+            double a, b;
+            xstride_uniform2(seed, stream, counter, &a, &b);
+            out0[i] = a;
+            out1[i] = b;
+        } else if (KIND == 2) {
+            out0[i] = xstride_normal(seed, stream, counter);
+        } else {
+            double a, b;
+            xstride_normal2(seed, stream, counter, &a, &b);
+            out0[i] = a;
+            out1[i] = b;
+        }
+    }
+}
+
+#define XS_REAL_KERNEL(name, kind)                                                     \
+extern "C" __global__ void name(                                                       \
+    double* out0, double* out1, long long n,                                           \
+    XS_SRC(unsigned long long, s), XS_SRC(unsigned long long, t),                      \
+    XS_SRC(unsigned long long, c), int ndim, const long long* geo)                     \
+{                                                                                      \
+    xs_real<kind>(out0, out1, n, ps, vs, ls, ms, pt, vt, lt, mt, pc, vc, lc, mc,       \
+                  ndim, geo);                                                          \
+}
+
+XS_REAL_KERNEL(xstride_philox_uniform_k, 0)
+XS_REAL_KERNEL(xstride_philox_uniform2_k, 1)
+XS_REAL_KERNEL(xstride_philox_normal_k, 2)
+XS_REAL_KERNEL(xstride_philox_normal2_k, 3)
+
+extern "C" __global__ void xstride_philox_words_k(
+    unsigned int* out, long long n,
+    XS_SRC(unsigned int, a), XS_SRC(unsigned int, b), XS_SRC(unsigned int, c),
+    XS_SRC(unsigned int, d), XS_SRC(unsigned int, k), XS_SRC(unsigned int, j),
+    int ndim, const long long* geo)
+{
+    const long long step = (long long)blockDim.x * gridDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
+        const xstride_philox4x32_out w = xstride_philox4x32_10(
+            (unsigned int)XS_LOAD(a, 1), (unsigned int)XS_LOAD(b, 2),
+            (unsigned int)XS_LOAD(c, 3), (unsigned int)XS_LOAD(d, 4),
+            (unsigned int)XS_LOAD(k, 5), (unsigned int)XS_LOAD(j, 6));
+        out[4 * i + 0] = w.w[0];
+        out[4 * i + 1] = w.w[1];
+        out[4 * i + 2] = w.w[2];
+        out[4 * i + 3] = w.w[3];
+    }
+}
+"""
+
+_KERNELS = {
+    "uniform": "xstride_philox_uniform_k",
+    "uniform2": "xstride_philox_uniform2_k",
+    "normal": "xstride_philox_normal_k",
+    "normal2": "xstride_philox_normal2_k",
+    "words": "xstride_philox_words_k",
+}
+_BLOCK = 256
+
+
+def _bcast_strides(arr_shape, arr_strides_el, shape):
+    """Element strides of an array broadcast to ``shape`` (0 on new and size-1 axes)."""
+    nd = len(shape)
+    out = [0] * nd
+    off = nd - len(arr_shape)
+    for d, (ext, st) in enumerate(zip(arr_shape, arr_strides_el)):
+        out[off + d] = 0 if ext == 1 else st
+    return out
+
+
+def plan(sources, shape):
+    """How the kernel reads each argument.
+
+    Parameters
+    ----------
+    sources : list of int, Affine or (shape, element strides) pairs
+        Each argument: a Python int, an :class:`Affine` counter, or the shape and
+        element strides of an array that broadcasts to ``shape``.
+    shape : tuple of int
+        The output shape.
+
+    Returns
+    -------
+    modes : list of (mode, scalar value, lin)
+    geo : list of int
+        ``dims`` followed by one stride vector per argument (all zeros for
+        arguments that are not strided); empty when no argument is strided.
+    """
+    nd = len(shape)
+    compact = [0] * nd
+    acc = 1
+    for d in range(nd - 1, -1, -1):
+        compact[d] = acc
+        acc *= shape[d]
+    modes, strides, any_strided = [], [], False
+    for src in sources:
+        if isinstance(src, Affine):
+            modes.append((3, src.start, 0))
+            strides.append([0] * nd)
+            continue
+        if isinstance(src, int):
+            modes.append((0, src, 0))
+            strides.append([0] * nd)
+            continue
+        st = _bcast_strides(*src, shape)
+        lin = None
+        for d in range(nd):
+            if shape[d] == 1:
+                continue
+            ratio, rem = divmod(st[d], compact[d]) if st[d] else (0, 0)
+            if rem or (lin is not None and ratio != lin) or (st[d] == 0):
+                lin = False
+                break
+            lin = ratio
+        if lin is None:  # every axis has extent 1 (or none): one element
+            modes.append((1, 0, 0))
+            strides.append([0] * nd)
+        elif lin is False:
+            modes.append((2, 0, 0))
+            strides.append(st)
+            any_strided = True
+        else:
+            modes.append((1, 0, lin))
+            strides.append([0] * nd)
+    if not any_strided:
+        return modes, []
+    geo = list(shape)
+    for st in strides:
+        geo += st
+    return modes, geo
+
+
+def _grid(cp, n):
+    dev = cp.cuda.Device()
+    sms = dev.attributes["MultiProcessorCount"]
+    return max(1, min(-(-n // _BLOCK), sms * 16))
+
+
+def _args(cp, values, shape, ctype):
+    """Kernel arguments for the sources plus ``(ndim, geo)``."""
+    srcs = []
+    for v in values:
+        if isinstance(v, (int, Affine)):
+            srcs.append(v)
+        else:
+            srcs.append((tuple(v.shape), tuple(s // v.itemsize for s in v.strides)))
+    modes, geo = plan(srcs, shape)
+    dummy = cp.zeros(1, dtype=ctype)
+    out = []
+    for v, (mode, scalar, lin) in zip(values, modes):
+        ptr = dummy if mode in (0, 3) else v
+        out += [ptr, ctype(scalar) if ctype is np.uint32 else np.uint64(scalar),
+                np.int64(lin), np.int32(mode)]
+    # the scalar slot is unsigned long long for uint64 sources, unsigned int for uint32
+    if geo:
+        out += [np.int32(len(shape)), cp.asarray(np.array(geo, dtype=np.int64))]
+    else:
+        out += [np.int32(0), cp.zeros(1, dtype=cp.int64)]
+    return out
+
+
+def _real(kind, seed, stream, counter, shape):
+    cp = load_cupy()
+    n = math.prod(shape)
+    nout = 2 if kind in ("uniform2", "normal2") else 1
+    outs = [cp.empty(shape, dtype=cp.float64) for _ in range(nout)]
+    if n:
+        fn = raw_module(SOURCE).get_function(_KERNELS[kind])
+        args = _args(cp, [seed, stream, counter], shape, np.uint64)
+        o1 = outs[1] if nout == 2 else outs[0]
+        fn((_grid(cp, n),), (_BLOCK,), (outs[0], o1, np.int64(n), *args))
+    return outs[0] if nout == 1 else tuple(outs)
+
+
+def uniform(seed, stream, counter, shape):
+    """Device uniforms; see :func:`xstride.rng.philox_uniform`."""
+    return _real("uniform", seed, stream, counter, shape)
+
+
+def uniform2(seed, stream, counter, shape):
+    """Device uniform pairs; see :func:`xstride.rng.philox_uniform2`."""
+    return _real("uniform2", seed, stream, counter, shape)
+
+
+def normal(seed, stream, counter, shape):
+    """Device normals; see :func:`xstride.rng.philox_normal`."""
+    return _real("normal", seed, stream, counter, shape)
+
+
+def normal2(seed, stream, counter, shape):
+    """Device normal pairs; see :func:`xstride.rng.philox_normal2`."""
+    return _real("normal2", seed, stream, counter, shape)
+
+
+def words(counter_words, key0, key1, shape):
+    """Device Philox4x32-10 block function; see :func:`xstride.rng.philox4x32_10`."""
+    cp = load_cupy()
+    n = math.prod(shape)
+    out = cp.empty(shape + (4,), dtype=cp.uint32)
+    if n:
+        if isinstance(counter_words, int):  # pragma: no cover - rng passes arrays
+            counter_words = cp.full((4,), counter_words, dtype=cp.uint32)
+        cols = [counter_words[..., j] for j in range(4)]
+        fn = raw_module(SOURCE).get_function(_KERNELS["words"])
+        args = _args(cp, cols + [key0, key1], shape, np.uint32)
+        fn((_grid(cp, n),), (_BLOCK,), (out, np.int64(n), *args))
+    return out
