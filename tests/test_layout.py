@@ -1,0 +1,198 @@
+"""Layout: element strides, transforms and 64-bit checks, against NumPy's views."""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from xstride.layout import INT64_MAX, MAX_NDIM, Layout, compact_strides
+
+
+def _offsets(lay: Layout) -> np.ndarray:
+    """Every element offset of ``lay`` in C order (brute force)."""
+    idx = np.indices(lay.shape).reshape(lay.ndim, -1) if lay.ndim else np.zeros((0, 1), int)
+    return lay.offset + (np.asarray(lay.strides, dtype=np.int64)[:, None] * idx).sum(axis=0)
+
+
+def _view_offsets(base: np.ndarray, view: np.ndarray) -> np.ndarray:
+    """Element offsets (relative to base[0]) of every element of a NumPy view."""
+    lay = Layout.from_array(view)
+    start = (view.__array_interface__["data"][0] - base.__array_interface__["data"][0])
+    return _offsets(lay) + start // base.itemsize
+
+
+@st.composite
+def shapes(draw, max_rank=6, max_side=5):
+    return tuple(draw(st.lists(st.integers(0, max_side), max_size=max_rank)))
+
+
+def test_basic_fields_and_compact_strides():
+    lay = Layout((2, 3, 4), itemsize=8)
+    assert lay.strides == (12, 4, 1) and lay.offset == 0 and lay.size == 24
+    assert lay.byte_strides == (96, 32, 8)
+    assert compact_strides((2, 0, 3)) == (3, 3, 1)
+    assert Layout(()).size == 1 and Layout(()).span() == (0, 0)
+    assert lay.is_c_contiguous and lay.is_dense
+    assert not lay.permute((2, 0, 1)).is_c_contiguous and lay.permute((2, 0, 1)).is_dense
+
+
+def test_immutable_and_hashable():
+    lay = Layout((2, 3))
+    with pytest.raises(AttributeError, match="immutable"):
+        lay.shape = (3, 2)
+    assert hash(lay) == hash(Layout((2, 3), (3, 1)))
+    assert lay == Layout((2, 3), (3, 1)) and lay != Layout((2, 3), (1, 2))
+
+
+@pytest.mark.parametrize("args, match", [
+    (((2, 3), (1,)), "rank"),
+    (((2, -1),), "negative"),
+    (((1 << 40, 1 << 40),), "overflows int64"),
+    (((3,), (1 << 62,), 0, 4), "64-bit"),
+    (((2,), (1,), INT64_MAX), "64-bit"),
+    (((1,) * (MAX_NDIM + 1),), "rank 65"),
+    (((2,), (1,), 0, 0), "itemsize"),
+])
+def test_constructor_rejects(args, match):
+    with pytest.raises(ValueError, match=match):
+        Layout(*args)
+
+
+def test_constructor_type_errors():
+    with pytest.raises(TypeError, match="integer"):
+        Layout((2.5,))
+    with pytest.raises(TypeError, match="integer"):
+        Layout((2,), ("a",))
+
+
+def test_rank_64_supported():
+    lay = Layout((1,) * 62 + (2, 3))
+    assert lay.ndim == 64 and lay.coalesce().shape == (6,)
+    assert len(lay.pack()) == 16 + 16 * 64
+
+
+def test_span_negative_and_empty():
+    lay = Layout((5,), (-1,), 4)
+    assert lay.span() == (0, 4)
+    empty = Layout((3, 0), (7, -2), 5)
+    lo, hi = empty.span()
+    assert hi == lo - 1
+    assert empty.byte_span()[0] == empty.byte_span()[1]
+
+
+def test_slice_matches_numpy_examples():
+    a = np.arange(60).reshape(3, 4, 5)
+    lay = Layout.from_array(a)
+    for ix in [(slice(None, None, -1),), (slice(1, None, 2), slice(None, None, -2)),
+               (1, slice(3, 0, -1)), (slice(5, 1),), (-1, -2, slice(None, None, -3))]:
+        got = lay.slice(ix)
+        assert got.shape == a[ix].shape
+        np.testing.assert_array_equal(a.ravel()[_offsets(got)], a[ix].ravel())
+    with pytest.raises(ValueError, match="zero"):
+        lay.slice((slice(None, None, 0),))
+    with pytest.raises(IndexError, match="out of range"):
+        lay.slice((3,))
+    with pytest.raises(IndexError, match="indices"):
+        lay.slice((0, 0, 0, 0))
+
+
+def test_permute_broadcast_errors():
+    lay = Layout((2, 3))
+    with pytest.raises(ValueError, match="permutation"):
+        lay.permute((0, 0))
+    with pytest.raises(ValueError, match=r"\(2, 3\).*\(4, 3\)"):
+        lay.broadcast_to((4, 3))
+    with pytest.raises(ValueError, match="fewer"):
+        lay.broadcast_to((3,))
+    assert Layout((3,)).broadcast_to((2, 3)).strides == (0, 1)
+    assert Layout((3, 0)).broadcast_to((2, 3, 0)).size == 0
+
+
+def test_from_array_and_byte_strides():
+    a = np.arange(24, dtype=np.float32).reshape(2, 3, 4)[:, ::-1, ::2]
+    lay = Layout.from_array(a)
+    assert lay.strides == (12, -4, 2) and lay.itemsize == 4
+    rec = np.zeros(4, dtype=[("a", np.int32), ("b", np.int8)])
+    with pytest.raises(ValueError, match="multiples of the item size"):
+        Layout.from_array(rec["a"])
+    assert Layout.from_array(rec["a"][:1]).shape == (1,)  # size-1: stride unused
+
+
+def test_broadcast_to_numpy_strides_in_elements():
+    import xstride as xp
+
+    b = xp.broadcast_to(xp.arange(3), (2, 3))
+    assert Layout.from_array(b).strides == (0, 1)
+
+
+def test_pack_roundtrip_and_format():
+    lay = Layout((2, 3), (-3, 1), 3, 4)
+    data = lay.pack(max_ndim=4)
+    assert len(data) == 16 + 16 * 4
+    off, nd, isz = struct.unpack_from("<qii", data)
+    assert (off, nd, isz) == (3, 2, 4)
+    assert struct.unpack_from("<4q", data, 16) == (2, 3, 1, 1)
+    assert struct.unpack_from("<4q", data, 48) == (-3, 1, 0, 0)
+    assert Layout.unpack(data, 4) == lay
+    with pytest.raises(ValueError, match="max_ndim"):
+        lay.pack(max_ndim=1)
+
+
+def test_internal_overlap():
+    assert Layout((3,), (0,)).has_internal_overlap
+    assert not Layout((2, 3), (3, 2)).has_internal_overlap      # interleaved, one-to-one
+    assert Layout((3, 2), (1, 1)).has_internal_overlap
+    assert not Layout((4, 4), (-4, 1)).has_internal_overlap
+    assert not Layout((0, 5), (0, 0)).has_internal_overlap
+
+
+@st.composite
+def views(draw):
+    shape = draw(shapes(max_rank=4, max_side=4))
+    base = np.arange(int(np.prod(shape)), dtype=np.int16).reshape(shape)
+    lay = Layout.from_array(base)
+    view = base
+    ix = []
+    for n in shape:
+        start = draw(st.one_of(st.none(), st.integers(-n - 1, n + 1)))
+        stop = draw(st.one_of(st.none(), st.integers(-n - 1, n + 1)))
+        step = draw(st.sampled_from([None, 1, 2, -1, -2, 3]))
+        ix.append(slice(start, stop, step))
+    ix = tuple(ix)
+    view, lay = (view[ix], lay.slice(ix)) if ix else (view, lay)
+    perm = draw(st.permutations(range(len(shape))))
+    return base, view.transpose(perm), lay.permute(perm)
+
+
+@settings(max_examples=150, deadline=None)
+@given(views())
+def test_slice_permute_match_numpy(data):
+    base, view, lay = data
+    assert lay.shape == view.shape
+    if view.size:
+        np.testing.assert_array_equal(base.ravel()[_offsets(lay)], view.ravel())
+        assert (lay.offset, lay.strides) == (_view_offsets(base, view)[0],
+                                             Layout.from_array(view).strides)
+    co = lay.coalesce()
+    assert co.size == lay.size and co.ndim <= max(lay.ndim, 1)
+    if view.size:
+        np.testing.assert_array_equal(_offsets(co), _offsets(lay))
+        lo, hi = lay.span()
+        offs = _offsets(lay)
+        assert (lo, hi) == (offs.min(), offs.max())
+        dense = len(set(offs.tolist())) == lay.size and hi - lo + 1 == lay.size
+        assert lay.is_dense == dense
+        assert lay.has_internal_overlap == (len(set(offs.tolist())) != lay.size)
+    assert lay.is_c_contiguous == (view.flags.c_contiguous or view.size == 0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 64).flatmap(lambda r: st.lists(st.integers(1, 2), min_size=r, max_size=r)))
+def test_high_rank_coalesce(shape):
+    lay = Layout(tuple(shape))
+    co = lay.coalesce()
+    assert co.size == lay.size and co.ndim <= 1
+    assert lay.broadcast_to((3,) + tuple(shape)).strides[0] == 0 if len(shape) < 64 else True

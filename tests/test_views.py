@@ -1,0 +1,174 @@
+"""as_strided, sliding_window_view and copy_into on NumPy arrays (CPU)."""
+
+from __future__ import annotations
+
+import mmap
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import xstride as xp
+from xstride.layout import Layout
+
+
+def test_issue_examples():
+    np.testing.assert_array_equal(xp.as_strided(np.arange(5), (5,), (-1,), offset=4),
+                                  [4, 3, 2, 1, 0])
+    with pytest.raises(ValueError, match="outside the underlying buffer"):
+        xp.as_strided(np.arange(4), (3,), (2,))
+    np.testing.assert_array_equal(xp.as_strided(np.arange(4), (4,), (-1,), offset=3),
+                                  [3, 2, 1, 0])
+    assert Layout.from_array(xp.broadcast_to(xp.arange(3), (2, 3))).strides == (0, 1)
+    a = np.arange(5)
+    xp.subtract(a[1:], a[:-1], out=a[1:])
+    np.testing.assert_array_equal(a, [0, 1, 1, 1, 1])
+    z = xp.as_strided(np.arange(3), (0, 4), (123, -77))
+    assert z.shape == (0, 4) and xp.sum(z) == 0
+    assert xp.broadcast_to(z, (2, 0, 4)).shape == (2, 0, 4)
+
+
+def test_zero_copy_and_writeable():
+    a = np.arange(10.0)
+    v = xp.as_strided(a, (3, 3), (3, 1), offset=1)
+    v[0, 0] = -1.0
+    assert a[1] == -1.0
+    assert np.shares_memory(v, a)
+    r = xp.as_strided(np.arange(4.0)[::1].copy().__array__(), (2,), (1,))
+    assert r.flags.writeable
+    ro = np.arange(4.0)
+    ro.flags.writeable = False
+    assert not xp.as_strided(ro, (2,), (2,)).flags.writeable
+
+
+@pytest.mark.parametrize("shape, strides, offset", [
+    ((5,), (1,), 1),          # past the end
+    ((2,), (-1,), 0),         # before the start (negative stride)
+    ((2,), (1,), -1),         # negative offset before the buffer
+    ((2, 2), (3, -3), 3),
+])
+def test_out_of_buffer_rejected(shape, strides, offset):
+    with pytest.raises(ValueError, match="outside the underlying buffer"):
+        xp.as_strided(np.arange(5), shape, strides, offset=offset)
+
+
+def test_whole_base_reachable_from_a_slice():
+    base = np.arange(10)
+    v = base[4:6]
+    np.testing.assert_array_equal(xp.as_strided(v, (10,), (1,), offset=-4), base)
+    with pytest.raises(ValueError, match="outside"):
+        xp.as_strided(v, (11,), (1,), offset=-4)
+    rev = base[::-1]
+    np.testing.assert_array_equal(xp.as_strided(rev, (3,), (-2,), offset=0), [9, 7, 5])
+
+
+def test_buffer_base_objects():
+    buf = bytearray(range(16))
+    a = np.frombuffer(buf, dtype=np.uint8)[4:8]
+    np.testing.assert_array_equal(xp.as_strided(a, (16,), (1,), offset=-4), np.arange(16))
+    with pytest.raises(ValueError, match="outside"):
+        xp.as_strided(a, (17,), (1,), offset=-4)
+    with mmap.mmap(-1, 32) as m:
+        b = np.frombuffer(m, dtype=np.int32)
+        assert xp.as_strided(b[2:], (8,), (1,), offset=-2).shape == (8,)
+        del b
+
+
+@pytest.mark.parametrize("args, exc, match", [
+    (((2, 2), (1,)), ValueError, "rank"),
+    (((-1,), (1,)), ValueError, "negative"),
+    (((1 << 40, 1 << 40), (0, 0)), ValueError, "overflows"),
+    (((2,), (1 << 62,)), ValueError, "64-bit|outside"),
+    ((("a",), (1,)), TypeError, "integers"),
+])
+def test_bad_arguments(args, exc, match):
+    with pytest.raises(exc, match=match):
+        xp.as_strided(np.arange(4), *args)
+
+
+def test_not_an_array():
+    with pytest.raises(TypeError, match="numpy.ndarray or cupy.ndarray"):
+        xp.as_strided([1, 2, 3], (3,), (1,))
+    with pytest.raises(TypeError, match="numpy.ndarray or cupy.ndarray"):
+        xp.sliding_window_view((1, 2), 2)
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.data())
+def test_as_strided_matches_numpy(data):
+    n = data.draw(st.integers(1, 30))
+    base = np.arange(n, dtype=np.int32)
+    rank = data.draw(st.integers(0, 3))
+    shape = tuple(data.draw(st.lists(st.integers(0, 4), min_size=rank, max_size=rank)))
+    strides = tuple(data.draw(st.lists(st.integers(-5, 5), min_size=rank, max_size=rank)))
+    offset = data.draw(st.integers(-3, n + 3))
+    lay = Layout(shape, strides, offset, 4)
+    lo, hi = lay.span()
+    inside = lay.size == 0 or (lo >= 0 and hi < n)
+    if not inside:
+        with pytest.raises(ValueError, match="outside"):
+            xp.as_strided(base, shape, strides, offset=offset)
+        return
+    v = xp.as_strided(base, shape, strides, offset=offset)
+    assert v.shape == shape
+    if lay.size:
+        idx = np.indices(shape).reshape(rank, -1) if rank else np.zeros((0, 1), int)
+        want = base[offset + (np.asarray(strides, dtype=np.int64).reshape(rank, 1) * idx).sum(axis=0)]
+        np.testing.assert_array_equal(v.ravel(), want)
+
+
+def test_sliding_window_view_matches_numpy():
+    x = np.arange(24.0).reshape(4, 6)
+    for ws, axis in [((2, 3), None), (3, 1), ((2,), (0,)), ((2, 2), (1, -1))]:
+        got = xp.sliding_window_view(x, ws, axis)
+        want = np.lib.stride_tricks.sliding_window_view(x, ws, axis)
+        assert got.shape == want.shape and got.strides == want.strides
+        np.testing.assert_array_equal(got, want)
+        assert not got.flags.writeable and np.shares_memory(got, x)
+    assert xp.sliding_window_view(x, 2, 0, writeable=True).flags.writeable
+
+
+@pytest.mark.parametrize("ws, axis, match", [
+    (7, 1, "larger"), ((2,), None, "one entry per axis"), ((2, 2), (0,), "as many"),
+    (2, 5, "out of range"), (-1, 0, "negative"),
+])
+def test_sliding_window_errors(ws, axis, match):
+    with pytest.raises(ValueError, match=match):
+        xp.sliding_window_view(np.zeros((4, 6)), ws, axis)
+
+
+def test_copy_into_numpy():
+    d = np.zeros((3, 4))
+    xp.views.copy_into(d[::-1, ::2], np.arange(2.0))
+    np.testing.assert_array_equal(d[:, ::2], np.tile([0.0, 1.0], (3, 1)))
+    a = np.arange(6.0)
+    xp.views.copy_into(a[1:], a[:-1])
+    np.testing.assert_array_equal(a, [0, 0, 1, 2, 3, 4])
+    with pytest.raises(TypeError):
+        xp.views.copy_into(np.zeros(3, np.int8), np.ones(3))
+    with pytest.raises(ValueError, match="broadcast"):
+        xp.views.copy_into(np.zeros(3), np.ones(4))
+    with pytest.raises(ValueError, match="overlaps itself"):
+        xp.views.copy_into(xp.as_strided(np.zeros(3), (3,), (0,)), 1.0)
+
+
+def test_out_checks_numpy():
+    x = np.arange(6.0).reshape(2, 3)
+    with pytest.raises(ValueError, match="overlaps itself"):
+        xp.add(x, x, out=xp.as_strided(np.zeros(6), (2, 3), (1, 1)))
+    with pytest.raises(ValueError, match="shape"):
+        xp.add(x, x, out=np.zeros(6))
+    with pytest.raises(TypeError):
+        xp.add(x, x, out=np.zeros((2, 3), np.int32))
+    with pytest.raises(TypeError, match="numpy.ndarray"):
+        xp.add(x, x, out=[0] * 6)
+    y = x.copy()
+    xp.add(y, y.T.T, out=y)
+    np.testing.assert_array_equal(y, 2 * x)
+    s = np.arange(9.0).reshape(3, 3)
+    xp.add(s, s.T, out=s)
+    base = np.arange(9.0).reshape(3, 3)
+    np.testing.assert_array_equal(s, base + base.T)
+    w = np.zeros(3)
+    xp.where(np.array([True, False, True]), 1.0, np.arange(3.0), out=w)
+    np.testing.assert_array_equal(w, [1.0, 1.0, 1.0])

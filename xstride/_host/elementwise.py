@@ -1,0 +1,98 @@
+"""NumPy side of the elementwise functions that take xstride's ``out=`` extension.
+
+Without ``out=`` these call ``array_api_compat.numpy`` unchanged (NumPy's results,
+NumPy's speed). With ``out=`` they call the NumPy ufunc with ``out=out`` (NumPy
+already copies inputs that overlap the output, so ``add(a[1:], a[:-1], out=a[1:])``
+is NumPy's answer), after the checks the CuPy path makes too: ``out`` must be a NumPy
+array that does not overlap itself (``ValueError`` otherwise, where NumPy would
+silently write one element twice).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._dispatch import _from_compat, register
+from .._errors import type_error, value_error
+from ..layout import Layout
+
+__all__ = ["check_out", "copy_into"]
+
+_UFUNCS = ("add", "subtract", "multiply", "divide", "maximum", "minimum", "equal",
+           "not_equal", "less", "less_equal", "greater", "greater_equal", "bitwise_and",
+           "bitwise_or", "bitwise_xor", "logical_and", "logical_or", "logical_xor",
+           "negative", "positive", "abs", "square")
+_NP_NAME = {"abs": "absolute"}
+
+
+def check_out(func: str, out) -> None:
+    """``out`` must be a NumPy array that reaches each of its elements once."""
+    if not isinstance(out, np.ndarray):
+        raise type_error(func, "out", out, "a numpy.ndarray (the inputs are NumPy arrays)")
+    if out.size > 1 and (0 in out.strides or Layout.from_array(out).has_internal_overlap):
+        raise value_error(func, "out", f"overlaps itself (strides {out.strides} for shape "
+                                       f"{out.shape}); outputs must reach each element once")
+
+
+def _make(func):
+    compat = _from_compat("numpy", func)
+    uf = getattr(np, _NP_NAME.get(func, func))
+    if uf.nin == 2:
+        def impl(x1, x2, /, *, out=None):
+            if out is None:
+                return compat(x1, x2)
+            check_out(func, out)
+            _check_shape(func, out, np.broadcast_shapes(np.shape(x1), np.shape(x2)))
+            return uf(x1, x2, out=out)
+    else:
+        def impl(x, /, *, out=None):
+            if out is None:
+                return compat(x)
+            check_out(func, out)
+            _check_shape(func, out, np.shape(x))
+            return uf(x, out=out)
+    impl.__name__ = impl.__qualname__ = func
+    impl.__doc__ = compat.__doc__
+    return impl
+
+
+def _check_shape(func, out, shape):
+    if tuple(out.shape) != tuple(shape):
+        raise value_error(func, "out", f"has shape {out.shape}; expected the broadcast "
+                                       f"shape {tuple(shape)}")
+
+
+for _f in _UFUNCS:
+    register(_f, "numpy")(_make(_f))
+del _f
+
+_compat_where = _from_compat("numpy", "where")
+
+
+@register("where", "numpy")
+def where(condition, x1, x2, /, *, out=None):
+    """``where`` of the standard on NumPy arrays; ``out=`` (xstride extension)."""
+    res = _compat_where(condition, x1, x2)
+    if out is None:
+        return res
+    check_out("where", out)
+    _check_shape("where", out, np.shape(res))
+    if not np.can_cast(res.dtype, out.dtype, casting="same_kind"):
+        raise TypeError(f"where: argument 'out' has dtype {out.dtype}, but the result "
+                        f"dtype {res.dtype} cannot be cast to it (same_kind rule)")
+    np.copyto(out, res)
+    return out
+
+
+def copy_into(dst, src):
+    """NumPy: ``numpy.copyto(dst, src)`` after the self-overlap check."""
+    check_out("copy_into", dst)
+    try:
+        np.broadcast_shapes(np.shape(src), dst.shape)
+        if np.broadcast_shapes(np.shape(src), dst.shape) != dst.shape:
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"copy_into: shapes {np.shape(src)} and {dst.shape} cannot be "
+                         "broadcast together (into dst)") from None
+    np.copyto(dst, src, casting="same_kind")
+    return dst
