@@ -115,7 +115,8 @@ def morton_scales(lower, upper, levels) -> np.ndarray:
     if lo.size not in MAX_MORTON_LEVELS:
         raise value_error(func, "lower", f"must have 2 or 3 entries (one per axis); got {lo.size}")
     lv = _levels(func, levels, lo.size)
-    extent = hi - lo
+    with np.errstate(over="ignore"):
+        extent = hi - lo
     for axis in range(lo.size):
         if extent[axis] == 0.0:
             raise value_error(func, "upper", f"equals 'lower' on axis {axis} ({lo[axis]!r}); "

@@ -1,0 +1,352 @@
+"""``python -m xstride demo``: results, point files, the bunny, and every user error."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from xstride import _demo
+from xstride import algorithms as alg
+from xstride.__main__ import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_json(capsys, *argv):
+    assert main(["demo", "--json", *argv]) == 0
+    out = capsys.readouterr().out
+    return json.loads(out)
+
+
+def expected_occupancy(points, levels, k):
+    """Occupancy by an independent route: np.unique of the level-k cells."""
+    pts = np.asarray(points, dtype=np.float64)
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    hi = np.where(hi > lo, hi, lo + 1.0)
+    scale = 2.0**levels / (hi - lo)
+    cells = np.clip(np.floor((pts - lo) * scale), 0, 2**levels - 1).astype(np.int64)
+    coarse = cells >> (levels - k)
+    _, counts = np.unique(coarse, axis=0, return_counts=True)
+    return counts
+
+
+def check_result(res, points, levels=10, k=5):
+    counts = expected_occupancy(points, levels, k)
+    pts = np.asarray(points)
+    assert res["points"] == len(pts) and res["ndim"] == pts.shape[1]
+    assert res["occupied_cells"] == counts.size
+    assert res["occupancy"]["min"] == counts.min() and res["occupancy"]["max"] == counts.max()
+    assert res["occupancy"]["mean"] == pytest.approx(len(pts) / counts.size)
+    assert res["bounding_box"]["lower"] == pts.min(axis=0).astype(np.float64).tolist()
+    assert res["bounding_box"]["upper"] == pts.max(axis=0).astype(np.float64).tolist()
+    assert all(res["checks"].values())
+
+
+# --------------------------------------------------------------------- generated points
+def test_generated_points_in_process(capsys):
+    res = run_json(capsys, "--n", "5000", "--seed", "3")
+    import xstride as xp
+
+    ctr = np.arange(5000, dtype=np.uint64)[:, None]
+    pts = xp.rng.philox_uniform(3, np.arange(3, dtype=np.uint64)[None, :], ctr)
+    check_result(res, pts)
+    assert res["backend"] == "numpy" and res["level_stats"] == 5 and res["levels"] == 10
+    names = [s["name"] for s in res["stages"]]
+    assert names == ["philox positions", "bounding box", "morton keys", "sort_by_key",
+                     "cell occupancy", "reductions"]
+    assert all(s["seconds"] >= 0 for s in res["stages"])
+    assert res["total_seconds"] == pytest.approx(sum(s["seconds"] for s in res["stages"]))
+
+
+def test_reproducible_and_seed_dependent(capsys):
+    a = run_json(capsys, "--n", "3000", "--seed", "9")
+    b = run_json(capsys, "--n", "3000", "--seed", "9")
+    c = run_json(capsys, "--n", "3000", "--seed", "10")
+    assert a["bounding_box"] == b["bounding_box"] and a["occupancy"] == b["occupancy"]
+    assert a["bounding_box"] != c["bounding_box"]
+
+
+def test_levels_and_level_stats(capsys):
+    res = run_json(capsys, "--n", "4000", "--levels", "6", "--level-stats", "2")
+    assert res["cells_at_level"] == 64 and res["occupied_cells"] == 64
+    res = run_json(capsys, "--n", "10", "--levels", "3", "--level-stats", "0")
+    assert res["occupied_cells"] == 1 and res["occupancy"] == {"min": 10, "max": 10, "mean": 10.0}
+    res = run_json(capsys, "--n", "1", "--levels", "2")
+    assert res["level_stats"] == 2 and res["occupied_cells"] == 1
+
+
+def test_table_output(capsys):
+    assert main(["demo", "--n", "2000", "--backend", "NumPy"]) == 0
+    out = capsys.readouterr().out
+    for text in ("xstride demo: philox(seed=0), unit cube on numpy", "points                2,000",
+                 "occupied cells", "points per cell", "checks                passed",
+                 "sort_by_key", "total"):
+        assert text in out
+
+
+def test_subprocess_default_size_is_quick():
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "xstride", "demo", "--backend", "numpy"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    elapsed = time.perf_counter() - t0
+    assert proc.returncode == 0, proc.stderr
+    assert "points                1,000,000 (3-D)" in proc.stdout
+    assert "checks                passed" in proc.stdout
+    assert elapsed < 30  # `make demo`: a few seconds on 2 cores
+
+
+# --------------------------------------------------------------------- real data
+BUNNY_LOWER = [-0.0946899, 0.0329874, -0.0618736]  # ../shared/data/SOURCES.md (float32)
+BUNNY_UPPER = [0.0610091, 0.187321, 0.0587997]
+
+
+def test_bunny(shared_dir, capsys):
+    path = shared_dir / "data" / "bunny.ply"
+    res = run_json(capsys, "--points", str(path))
+    assert res["points"] == 35947
+    assert res["bounding_box"]["lower"] == [float(np.float32(v)) for v in BUNNY_LOWER]
+    assert res["bounding_box"]["upper"] == [float(np.float32(v)) for v in BUNNY_UPPER]
+    import plyfile
+
+    v = plyfile.PlyData.read(str(path))["vertex"].data
+    pts = np.stack([v[a].astype(np.float64) for a in "xyz"], axis=1)
+    check_result(res, pts)
+    res7 = run_json(capsys, "--points", str(path), "--levels", "12", "--level-stats", "7")
+    check_result(res7, pts, levels=12, k=7)
+
+
+def test_bunny_subprocess(shared_dir):
+    proc = subprocess.run([sys.executable, "-m", "xstride", "demo", "--points",
+                           str(shared_dir / "data" / "bunny.ply")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "points                35,947 (3-D)" in proc.stdout
+    assert "bounding box x        [-0.0946899, 0.0610091]" in proc.stdout
+
+
+# --------------------------------------------------------------------- point files
+@pytest.fixture
+def cloud():
+    rng = np.random.default_rng(5)
+    return np.round(rng.normal(size=(700, 3)), 6)
+
+
+def write_ply(path, pts, text, props=("x", "y", "z"), faces=True):
+    import plyfile
+
+    vert = np.empty(len(pts), dtype=[(p, "f4") for p in props] + [("red", "u1")])
+    for j, p in enumerate(props):
+        vert[p] = pts[:, j]
+    vert["red"] = 7
+    elements = [plyfile.PlyElement.describe(vert, "vertex")]
+    if faces:
+        face = np.empty(2, dtype=[("vertex_indices", "i4", (3,))])
+        face["vertex_indices"] = [[0, 1, 2], [1, 2, 3]]
+        elements.append(plyfile.PlyElement.describe(face, "face"))
+    plyfile.PlyData(elements, text=text).write(str(path))
+
+
+@pytest.mark.parametrize("ndim", [2, 3])
+def test_npy_file(tmp_path, capsys, cloud, ndim):
+    path = tmp_path / "pts.npy"
+    np.save(path, cloud[:, :ndim])
+    check_result(run_json(capsys, "--points", str(path)), cloud[:, :ndim])
+
+
+def test_csv_files(tmp_path, capsys, cloud):
+    plain = tmp_path / "plain.csv"
+    plain.write_text("# x, y, z\n" + "\n".join(",".join(repr(v) for v in r) for r in cloud.tolist()))
+    check_result(run_json(capsys, "--points", str(plain)), cloud)
+    header = tmp_path / "header.CSV"
+    header.write_text("id,Z,x,y\n" + "\n".join(f"{i},{r[2]!r},{r[0]!r},{r[1]!r}"
+                                                for i, r in enumerate(cloud.tolist())))
+    check_result(run_json(capsys, "--points", str(header)), cloud)
+    two = tmp_path / "two.csv"
+    two.write_text("\n".join(f"{r[0]!r}, {r[1]!r}" for r in cloud.tolist()))
+    check_result(run_json(capsys, "--points", str(two), "--levels", "32", "--level-stats", "4"),
+                 cloud[:, :2], levels=32, k=4)
+
+
+def test_xyz_files(tmp_path, capsys, cloud):
+    three = tmp_path / "a.xyz"
+    three.write_text("\n".join(" ".join(repr(v) for v in r) for r in cloud.tolist()) + "\n")
+    check_result(run_json(capsys, "--points", str(three)), cloud)
+    six = tmp_path / "normals.xyz"
+    six.write_text("\n".join("\t".join(repr(v) for v in r) + "\t0 0 1" for r in cloud.tolist()))
+    check_result(run_json(capsys, "--points", str(six)), cloud)
+    res = run_json(capsys, "--points", str(six), "--n", "100")
+    check_result(res, cloud[:100])
+
+
+@pytest.mark.parametrize("text", [True, False], ids=["ascii", "binary"])
+@pytest.mark.parametrize("faces", [True, False], ids=["faces", "vertices"])
+def test_ply_files(tmp_path, capsys, cloud, text, faces):
+    path = tmp_path / "cloud.ply"
+    write_ply(path, cloud, text, faces=faces)
+    as_f32 = cloud.astype(np.float32).astype(np.float64)
+    check_result(run_json(capsys, "--points", str(path)), as_f32)
+
+
+def test_flat_cloud_gets_a_unit_extent(tmp_path, capsys, cloud):
+    flat = cloud.copy()
+    flat[:, 2] = 0.25
+    path = tmp_path / "flat.npy"
+    np.save(path, flat)
+    res = run_json(capsys, "--points", str(path))
+    check_result(res, flat)
+    assert res["bounding_box"]["lower"][2] == res["bounding_box"]["upper"][2] == 0.25
+
+
+# --------------------------------------------------------------------- user errors
+def user_error(capsys, *argv):
+    status = main(["demo", *argv])
+    err = capsys.readouterr().err
+    assert status == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("xstride demo: error: "), err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+def test_missing_file(tmp_path, capsys):
+    assert "no such file" in user_error(capsys, "--points", str(tmp_path / "absent.ply"))
+
+
+def test_unknown_extension(tmp_path, capsys):
+    path = tmp_path / "points.las"
+    path.write_text("1 2 3\n")
+    msg = user_error(capsys, "--points", str(path))
+    assert "unknown point-file extension '.las'; known: .npy, .csv, .xyz, .ply" in msg
+
+
+@pytest.mark.parametrize("text", [True, False])
+def test_ply_without_xyz(tmp_path, capsys, cloud, text):
+    path = tmp_path / "noz.ply"
+    write_ply(path, cloud, text, props=("x", "y", "w"))
+    assert "PLY vertex element lacks the z property" in user_error(capsys, "--points", str(path))
+
+
+def test_ply_without_vertex_and_garbage(tmp_path, capsys):
+    import plyfile
+
+    el = plyfile.PlyElement.describe(np.zeros(2, dtype=[("a", "f4")]), "thing")
+    path = tmp_path / "novertex.ply"
+    plyfile.PlyData([el], text=True).write(str(path))
+    assert "no 'vertex' element" in user_error(capsys, "--points", str(path))
+    bad = tmp_path / "bad.ply"
+    bad.write_text("ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nend_header\n1\n")
+    assert "not a valid PLY file" in user_error(capsys, "--points", str(bad))
+    junk = tmp_path / "junk.ply"
+    junk.write_bytes(b"\x00\x01garbage")
+    assert "not a valid PLY file" in user_error(capsys, "--points", str(junk))
+
+
+@pytest.mark.parametrize("content, needle", [
+    ("1,2,3,4\n5,6,7,8\n", "has 4 columns; a CSV point file needs 2 or 3"),
+    ("1\n2\n", "has 1 columns"),
+    ("1,2,3\n4,5\n", "line 2 has 2 columns; expected 3"),
+    ("1,2,3\n4,x,6\n", "line 2: 'x' is not a number"),
+    ("a,b,c\n1,2,3\n", "names no x and y columns"),
+    ("# nothing\n", "holds no points"),
+    ("1,2,3\nnan,0,0\n", "point 1 has a NaN or infinite coordinate"),
+])
+def test_bad_csv(tmp_path, capsys, content, needle):
+    path = tmp_path / "bad.csv"
+    path.write_text(content)
+    assert needle in user_error(capsys, "--points", str(path))
+
+
+def test_bad_xyz_and_npy(tmp_path, capsys):
+    xyz = tmp_path / "one.xyz"
+    xyz.write_text("1\n2\n")
+    assert "has 1 column" in user_error(capsys, "--points", str(xyz))
+    npy = tmp_path / "wide.npy"
+    np.save(npy, np.zeros((5, 4)))
+    assert "shape (n, 2) or (n, 3); got (5, 4)" in user_error(capsys, "--points", str(npy))
+    obj = tmp_path / "obj.npy"
+    np.save(obj, np.array([{"a": 1}], dtype=object))
+    assert "not a plain .npy array" in user_error(capsys, "--points", str(obj))
+    strings = tmp_path / "str.npy"
+    np.save(strings, np.array([["a", "b"]]))
+    assert "expected a real" in user_error(capsys, "--points", str(strings))
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--n", "0"], "--n must be a positive number of points; got 0"),
+    (["--n", "10", "--levels", "22"], "--levels must be in 1..21 for 3-D points; got 22"),
+    (["--n", "10", "--levels", "0"], "--levels must be in 1..21"),
+    (["--n", "10", "--levels", "4", "--level-stats", "5"], "--level-stats must be in 0..4"),
+    (["--n", "10", "--seed", "-1"], "--seed must be in 0..2**64-1"),
+])
+def test_bad_option_values(capsys, argv, needle):
+    assert needle in user_error(capsys, *argv)
+
+
+def test_cupy_unavailable_is_one_line(capsys, monkeypatch):
+    import xstride._backend as backend
+
+    def fail():
+        raise RuntimeError("backend 'cupy' is unavailable: test says no")
+
+    monkeypatch.setattr(backend, "load_cupy", fail)
+    assert user_error(capsys, "--backend", "cupy", "--n", "10").endswith("test says no")
+
+
+def test_user_error_via_subprocess(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "xstride", "demo", "--points",
+                           str(tmp_path / "nope.xyz")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.strip() == f"xstride demo: error: {tmp_path / 'nope.xyz'}: no such file"
+
+
+# --------------------------------------------------------------------- progress display
+class FakeTTY(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_on_a_terminal_and_elsewhere():
+    tty = FakeTTY()
+    prog = _demo.Progress(stream=tty, after=0.0, interval=0.01)
+    prog.start("sorting")
+    prog.fraction = 0.5
+    time.sleep(0.1)
+    prog.stop()
+    text = tty.getvalue()
+    assert "\r  sorting ... " in text and "(50 %)" in text and text.endswith("\r\x1b[K")
+    pipe = io.StringIO()
+    prog = _demo.Progress(stream=pipe, after=0.0)
+    prog.start("keys")
+    time.sleep(0.05)
+    prog.stop()
+    lines = pipe.getvalue().splitlines()
+    assert lines[0].startswith("keys ... ") and lines[0].endswith("(still running)")
+    assert lines[1].startswith("keys done in ")
+    quiet = io.StringIO()
+    prog = _demo.Progress(stream=quiet, after=5.0)
+    prog.start("fast")
+    prog.stop()
+    assert quiet.getvalue() == ""
+
+
+def test_pipeline_api_reports_progress_fraction():
+    seen = []
+
+    class Spy(_demo.Progress):
+        def stop(self):
+            seen.append((self._name, self.fraction))
+            super().stop()
+
+    res = _demo.pipeline(n=3 * _demo._CHUNK // 2, levels=4, progress=Spy(stream=io.StringIO(), after=60))
+    assert ("philox positions", 1.0) in seen
+    assert res["points"] == 3 * _demo._CHUNK // 2 and all(res["checks"].values())
+    assert alg.MAX_MORTON_LEVELS[3] == 21

@@ -1,0 +1,314 @@
+"""Morton keys on the host: the issue's examples, bit layout, round trips, clipping, errors."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from xstride import algorithms as alg
+
+UNIT2 = ([0.0, 0.0], [1.0, 1.0])
+
+
+def cells_of(points, lower, upper, levels):
+    keys = alg.morton_keys(np.asarray(points, dtype=np.float64), lower, upper, levels)
+    return alg.morton_decode(keys, len(lower)).tolist()
+
+
+def reference_key(cells, levels):
+    """Bit ndim*b + a of the key is bit b of cell a (written out bit by bit)."""
+    ndim = len(cells)
+    key = 0
+    for b in range(levels):
+        for a, c in enumerate(cells):
+            key |= ((int(c) >> b) & 1) << (ndim * b + a)
+    return key
+
+
+def reference_cell(x, lo, hi, levels):
+    scale = np.float64(2.0**levels) / (np.float64(hi) - np.float64(lo))
+    c = math.floor((np.float64(x) - np.float64(lo)) * scale)
+    return min(max(c, 0), 2**levels - 1)
+
+
+# --------------------------------------------------------------------- the issue's examples
+@pytest.mark.parametrize(
+    "point, cell",
+    [
+        ((0.125, 0.0), [1, 0]),
+        ((0.999, 0.5), [7, 4]),
+        ((1.0, 1.0), [7, 7]),  # the upper corner lands in the last cell
+        ((-5.0, 7.0), [0, 7]),  # outside: the nearest face
+        ((0.25, 0.375), [2, 3]),  # exactly on cell boundaries: the upper cell
+        ((0.0, 0.0), [0, 0]),
+        ((0.124999, 0.875), [0, 7]),
+    ],
+)
+def test_issue_examples_levels3_unit_box(point, cell):
+    assert cells_of([point], *UNIT2, 3) == [cell]
+
+
+def test_issue_example_keys_have_the_documented_bits():
+    keys = alg.morton_keys(np.array([[0.125, 0.0], [0.999, 0.5], [1.0, 1.0]]), *UNIT2, 3)
+    assert keys.dtype == np.uint64
+    assert keys.tolist() == [1, 53, 63]  # (1,0) -> 0b1; (7,4) -> 0b110101; (7,7) -> 0b111111
+
+
+def test_reversed_axis():
+    # lower > upper on axis 0: x = 1 is cell 0, x = 0 is the last cell
+    got = cells_of([(1.0, 0.0), (0.875, 0.0), (0.125, 0.0), (0.0, 0.0), (2.0, 0.0), (-1.0, 0.0)],
+                   [1.0, 0.0], [0.0, 1.0], 3)
+    assert [c[0] for c in got] == [0, 1, 7, 7, 0, 7]
+    assert all(c[1] == 0 for c in got)
+
+
+def test_boundaries_go_to_the_upper_cell_3d():
+    pts = [(k / 16, (k + 1) / 16, 1.0 - k / 16) for k in range(16)]
+    got = cells_of(pts, [0, 0, 0], [1, 1, 1], 4)
+    assert got == [[k, min(k + 1, 15), 15 if k == 0 else 16 - k] for k in range(16)]
+
+
+def test_clipping_far_outside_and_on_faces():
+    pts = [(-1e300, 1e300, 0.5), (2.0, -2.0, 0.5), (1.0, 0.0, 1.0)]
+    got = cells_of(pts, [0, 0, 0], [1, 1, 1], 21)
+    top = 2**21 - 1
+    assert got == [[0, top, 2**20], [top, 0, 2**20], [top, 0, top]]
+
+
+def test_bit_layout_against_bitwise_reference():
+    rng = np.random.default_rng(7)
+    for ndim, levels in ((2, 32), (2, 5), (3, 21), (3, 9)):
+        cells = rng.integers(0, 2**levels, size=(200, ndim), dtype=np.uint64)
+        keys = alg.morton_encode(*cells.T)
+        assert keys.tolist() == [reference_key(c, levels) for c in cells]
+
+
+def test_extreme_cells_round_trip():
+    top2, top3 = 2**32 - 1, 2**21 - 1
+    assert int(alg.morton_encode(top2, 0)) == 0x5555555555555555
+    assert int(alg.morton_encode(0, top2)) == 0xAAAAAAAAAAAAAAAA
+    assert int(alg.morton_encode(top2, top2)) == 2**64 - 1
+    assert int(alg.morton_encode(top3, 0, 0)) == 0x1249249249249249
+    assert int(alg.morton_encode(0, top3, 0)) == 0x2492492492492492
+    assert int(alg.morton_encode(0, 0, top3)) == 0x4924924924924924
+    assert int(alg.morton_encode(top3, top3, top3)) == 2**63 - 1
+    c2 = np.array([[0, 0], [top2, 0], [0, top2], [top2, top2], [1, top2 - 1]], dtype=np.uint64)
+    assert (alg.morton_decode(alg.morton_encode(c2[:, 0], c2[:, 1]), 2) == c2).all()
+    c3 = np.array([[top3, 0, 0], [0, top3, 0], [0, 0, top3], [top3, top3, top3], [1, 2, top3 - 1]],
+                  dtype=np.uint64)
+    assert (alg.morton_decode(alg.morton_encode(*c3.T), 3) == c3).all()
+
+
+def test_round_trip_all_cells_of_a_1024_grid():
+    g = np.arange(2**10, dtype=np.int64)
+    ix, iy = (a.ravel() for a in np.meshgrid(g, g, indexing="ij"))
+    keys = alg.morton_encode(ix, iy)
+    assert np.unique(keys).size == 2**20 and int(keys.max()) == 2**20 - 1
+    back = alg.morton_decode(keys, 2)
+    assert back.shape == (2**20, 2)
+    assert (back[:, 0] == ix).all() and (back[:, 1] == iy).all()
+
+
+def test_round_trip_all_cells_of_a_3d_grid():
+    g = np.arange(2**6, dtype=np.int64)
+    ix, iy, iz = (a.ravel() for a in np.meshgrid(g, g, g, indexing="ij"))
+    keys = alg.morton_encode(ix, iy, iz)
+    assert np.array_equal(np.sort(keys), np.arange(2**18, dtype=np.uint64))
+    assert (alg.morton_decode(keys, 3) == np.stack([ix, iy, iz], axis=1)).all()
+
+
+def test_points_at_max_levels_hit_the_extreme_cells():
+    pts = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
+    keys = alg.morton_keys(pts, *UNIT2, 32)
+    assert keys.tolist() == [0xAAAAAAAAAAAAAAAA, 0x5555555555555555, 2**64 - 1]
+    keys3 = alg.morton_keys(np.array([[1.0, 1.0, 1.0], [0.0, 0.0, 0.0]]), [0] * 3, [1] * 3, 21)
+    assert keys3.tolist() == [2**63 - 1, 0]
+
+
+def test_dtypes_and_layouts_give_the_same_keys():
+    rng = np.random.default_rng(3)
+    pts32 = rng.uniform(-2, 3, size=(1000, 3)).astype(np.float32)
+    ref = alg.morton_keys(pts32.astype(np.float64), [-1, -1, -1], [2, 2, 2], 12)
+    assert np.array_equal(alg.morton_keys(pts32, [-1, -1, -1], [2, 2, 2], 12), ref)
+    wide = np.zeros((1000, 5), dtype=np.float64)
+    wide[:, 1:4] = pts32
+    view = wide[:, 1:4]
+    assert not view.flags.c_contiguous
+    assert np.array_equal(alg.morton_keys(view, [-1, -1, -1], [2, 2, 2], 12), ref)
+    ints = np.array([[0, 1], [3, 2]])
+    assert cells_of(ints, [0, 0], [4, 4], 2) == [[0, 1], [3, 2]]
+    assert alg.morton_keys(np.empty((0, 2)), *UNIT2, 4).shape == (0,)
+    assert alg.morton_keys([[0.5, 0.5]], (0, 0), np.array([1, 1]), 1).tolist() == [3]
+
+
+def test_chunked_host_path_matches_the_reference():
+    rng = np.random.default_rng(11)
+    pts = rng.uniform(-0.1, 1.1, size=(70_000, 2))  # more than one 65536-row chunk
+    keys = alg.morton_keys(pts, [0, 0], [1, 1], 16)
+    for i in (0, 65535, 65536, 69_999):
+        cell = [reference_cell(pts[i, a], 0, 1, 16) for a in range(2)]
+        assert int(keys[i]) == reference_key(cell, 16)
+
+
+def test_morton_scales():
+    s = alg.morton_scales([0, 0], [2, 4], 3)
+    assert s.dtype == np.float64 and s.tolist() == [4.0, 2.0]
+    assert alg.morton_scales([1, 0, 0], [0, 1, 0.5], 1).tolist() == [-2.0, 2.0, 4.0]
+
+
+# --------------------------------------------------------------------- bad input
+@pytest.mark.parametrize("shape", [(5,), (5, 1), (5, 4), (2, 3, 3), ()])
+def test_positions_of_bad_shape(shape):
+    with pytest.raises(ValueError, match=r"morton_keys: argument 'positions' must have shape \(n, 2\) or \(n, 3\)"):
+        alg.morton_keys(np.zeros(shape), [0, 0], [1, 1], 3)
+
+
+@pytest.mark.parametrize("levels, ndim", [(0, 2), (33, 2), (22, 3), (-1, 3)])
+def test_levels_out_of_range(levels, ndim):
+    with pytest.raises(ValueError, match=rf"argument 'levels' must be in 1\.\.{alg.MAX_MORTON_LEVELS[ndim]}"):
+        alg.morton_keys(np.zeros((2, ndim)), [0] * ndim, [1] * ndim, levels)
+
+
+@pytest.mark.parametrize("levels", [2.0, True, "3", None])
+def test_levels_not_an_int(levels):
+    with pytest.raises(TypeError, match="argument 'levels'"):
+        alg.morton_keys(np.zeros((2, 2)), [0, 0], [1, 1], levels)
+
+
+def test_lower_equal_upper():
+    with pytest.raises(ValueError, match="equals 'lower' on axis 1"):
+        alg.morton_keys(np.zeros((2, 3)), [0, 1, 0], [1, 1, 1], 3)
+
+
+@pytest.mark.parametrize("lower, upper", [([0, 0, 0], [1, 1]), ([0, 0], [1, 1, 1]), ([0], [1])])
+def test_mismatched_bounds(lower, upper):
+    with pytest.raises(ValueError, match="must have 2 entries|must have 3 entries|has 3 entries|has 2 entries"):
+        alg.morton_keys(np.zeros((2, 2)), lower, upper, 3)
+
+
+def test_mismatched_bounds_in_scales():
+    with pytest.raises(ValueError, match="'upper' has 3 entries but 'lower' has 2"):
+        alg.morton_scales([0, 0], [1, 1, 1], 3)
+    with pytest.raises(ValueError, match="must have 2 or 3 entries"):
+        alg.morton_scales([0] * 4, [1] * 4, 3)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_nonfinite_positions_name_the_first_bad_row(bad):
+    pts = np.zeros((100_000, 3))
+    pts[70_001, 2] = bad  # in the second chunk
+    pts[90_000, 0] = bad
+    with pytest.raises(ValueError, match=r"argument 'positions' has a NaN or infinite coordinate in row 70001 "):
+        alg.morton_keys(pts, [0, 0, 0], [1, 1, 1], 5)
+
+
+def test_nonfinite_bounds_and_overflowing_scale():
+    with pytest.raises(ValueError, match="argument 'lower' must be finite"):
+        alg.morton_keys(np.zeros((1, 2)), [np.nan, 0], [1, 1], 3)
+    with pytest.raises(ValueError, match="is not finite"):
+        alg.morton_scales([0, 0], [1e-320, 1], 21)
+    with pytest.raises(ValueError, match="is not finite"):
+        alg.morton_scales([-1e308, 0], [1e308, 1], 3)
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.complex128, object])
+def test_positions_of_bad_dtype(dtype):
+    with pytest.raises(TypeError, match="argument 'positions'.*real floating or integer"):
+        alg.morton_keys(np.zeros((2, 2), dtype=dtype), [0, 0], [1, 1], 3)
+
+
+def test_bounds_of_bad_type():
+    with pytest.raises(TypeError, match="argument 'lower'"):
+        alg.morton_keys(np.zeros((2, 2)), ["a", "b"], [1, 1], 3)
+    with pytest.raises(ValueError, match="argument 'upper' must be a sequence"):
+        alg.morton_keys(np.zeros((2, 2)), [0, 0], [[1, 1]], 3)
+
+
+def test_encode_refuses_cells_wider_than_the_limit():
+    with pytest.raises(ValueError, match=r"argument 'iy' has cell index 4294967296, wider than the 32-bit"):
+        alg.morton_encode(0, 2**32)
+    with pytest.raises(ValueError, match="argument 'iz' has cell index 2097152, wider than the 21-bit"):
+        alg.morton_encode([0, 1], [0, 1], [5, 2**21])
+    with pytest.raises(ValueError, match="wider than the 3-bit limit"):
+        alg.morton_encode([7, 8], 0, levels=3)
+    with pytest.raises(ValueError, match="outside the 64-bit range"):
+        alg.morton_encode(2**70, 0)
+    with pytest.raises(ValueError, match="wider than"):
+        alg.morton_encode(np.array([2**64 - 1], dtype=np.uint64), 0)
+
+
+def test_encode_refuses_negative_and_non_integer_cells():
+    with pytest.raises(ValueError, match="argument 'ix' has a negative cell index"):
+        alg.morton_encode([-1, 2], [0, 0])
+    with pytest.raises(TypeError, match="argument 'iy'.*integer dtype"):
+        alg.morton_encode([1], [1.0])
+    with pytest.raises(TypeError, match="argument 'ix'.*integer dtype"):
+        alg.morton_encode(np.array([True]), [1])
+    with pytest.raises(ValueError, match="does not broadcast"):
+        alg.morton_encode([1, 2], [1, 2, 3])
+    with pytest.raises(ValueError, match="argument 'levels' must be in 1..21"):
+        alg.morton_encode(1, 1, 1, levels=22)
+
+
+def test_encode_broadcasts_and_keeps_shape():
+    keys = alg.morton_encode(np.arange(4, dtype=np.uint8)[:, None], np.arange(3, dtype=np.int16))
+    assert keys.shape == (4, 3) and keys.dtype == np.uint64
+    assert keys[3, 2] == reference_key((3, 2), 2)
+    assert alg.morton_decode(keys, 2).shape == (4, 3, 2)
+
+
+def test_decode_bad_input():
+    with pytest.raises(ValueError, match="argument 'ndim' must be 2 or 3; got 4"):
+        alg.morton_decode(np.zeros(2, dtype=np.uint64), 4)
+    with pytest.raises(TypeError, match="argument 'ndim'"):
+        alg.morton_decode(np.zeros(2, dtype=np.uint64), 2.0)
+    with pytest.raises(ValueError, match="argument 'keys' has a negative key"):
+        alg.morton_decode(np.array([3, -1]), 2)
+    with pytest.raises(ValueError, match="bit 63 set"):
+        alg.morton_decode(np.array([2**63], dtype=np.uint64), 3)
+    with pytest.raises(TypeError, match="argument 'keys'.*integer dtype"):
+        alg.morton_decode(np.array([1.0]), 2)
+
+
+# --------------------------------------------------------------------- properties
+_coord = st.floats(-4.0, 4.0, allow_nan=False, allow_infinity=False)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    pts=st.lists(st.tuples(_coord, _coord, _coord), min_size=1, max_size=20),
+    lo=st.tuples(_coord, _coord, _coord),
+    ext=st.tuples(*[st.floats(0.01, 3.0) | st.floats(-3.0, -0.01)] * 3),
+    levels=st.integers(1, 21),
+)
+def test_keys_decode_to_the_clipped_floor_cell(pts, lo, ext, levels):
+    hi = [a + e for a, e in zip(lo, ext)]
+    got = cells_of(pts, list(lo), hi, levels)
+    want = [[reference_cell(p[a], lo[a], hi[a], levels) for a in range(3)] for p in pts]
+    assert got == want
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), ndim=st.sampled_from([2, 3]))
+def test_encode_decode_round_trip(data, ndim):
+    top = 2 ** alg.MAX_MORTON_LEVELS[ndim] - 1
+    cells = data.draw(st.lists(st.lists(st.integers(0, top), min_size=ndim, max_size=ndim),
+                               min_size=1, max_size=30))
+    arr = np.array(cells, dtype=np.uint64)
+    keys = alg.morton_encode(*arr.T)
+    assert keys.tolist() == [reference_key(c, alg.MAX_MORTON_LEVELS[ndim]) for c in cells]
+    assert alg.morton_decode(keys, ndim).tolist() == cells
+
+
+@settings(max_examples=40, deadline=None)
+@given(xs=st.lists(st.floats(0.0, 1.0), min_size=2, max_size=30), levels=st.integers(1, 32))
+def test_keys_are_monotonic_along_one_axis(xs, levels):
+    xs = sorted(xs)
+    pts = np.stack([np.array(xs), np.zeros(len(xs))], axis=1)
+    keys = alg.morton_keys(pts, *UNIT2, levels)
+    assert (np.diff(keys.astype(np.float64)) >= 0).all()
+    assert (keys[1:] >= keys[:-1]).all()
