@@ -174,6 +174,8 @@ def plan(sources, shape):
         st = _bcast_strides(*src, shape)
         lin = None
         for d in range(nd):
+            if not any(st):  # one element, broadcast everywhere
+                break
             if shape[d] == 1:
                 continue
             ratio, rem = divmod(st[d], compact[d]) if st[d] else (0, 0)

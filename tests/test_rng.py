@@ -1,0 +1,605 @@
+"""Philox4x32-10 on the host: known answers, edges, statistics, errors, random.cuh on gcc.
+
+The device side is in test_rng_gpu.py; here the CUDA kernel source is also compiled
+with g++ against a small shim (blockIdx/threadIdx as globals) and run on the CPU, to
+check the launcher's argument plan and the kernel's index walk without a device.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import re
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+import xstride as xp
+from xstride import rng
+from xstride._host import philox as H
+from xstride._kernels import philox as K
+from xstride._kernels._compile import include_dir
+
+U64 = np.uint64
+M32 = 0xFFFFFFFF
+EDGES = [0, 1, 2**32 - 1, 2**32, 2**32 + 1, 2**63, 2**64 - 2, 2**64 - 1,
+         0xFFFFFFFF00000000, 0x00000001FFFFFFFF, 0xDEADBEEF00000000]
+
+
+# ------------------------------------------------------------------ reference
+def ref_block(c0, c1, c2, c3, k0, k1):
+    """Philox4x32-10 on Python ints, written from the paper (independent of xstride)."""
+    x = [c0, c1, c2, c3]
+    for _ in range(10):
+        p0 = 0xD2511F53 * x[0]
+        p1 = 0xCD9E8D57 * x[2]
+        x = [(p1 >> 32) ^ x[1] ^ k0, p1 & M32, (p0 >> 32) ^ x[3] ^ k1, p0 & M32]
+        k0 = (k0 + 0x9E3779B9) & M32
+        k1 = (k1 + 0xBB67AE85) & M32
+    return x
+
+
+def ref_uniform2(seed, stream, counter):
+    w = ref_block(counter & M32, counter >> 32, stream & M32, stream >> 32, seed & M32, seed >> 32)
+    return ((((w[0] << 32) | w[1]) >> 11) * 2.0**-53, (((w[2] << 32) | w[3]) >> 11) * 2.0**-53)
+
+
+def read_kat(shared_dir):
+    rows = []
+    for line in (shared_dir / "data" / "philox4x32_10_kat.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            rows.append([int(t, 16) for t in line.split()])
+    assert len(rows) >= 3
+    return np.array(rows, dtype=U64)
+
+
+def rand_u64(rs, n):
+    return rs.integers(0, 2**64, n, dtype=U64, endpoint=False)
+
+
+def bits(a):
+    return np.ascontiguousarray(a).view(U64)
+
+
+# ------------------------------------------------------------------ known answers
+def test_kat_each_vector(shared_dir):
+    for row in read_kat(shared_dir):
+        row = [int(v) for v in row]
+        got = rng.philox4x32_10(np.array(row[:4], dtype=np.uint32), row[4], row[5])
+        assert got.dtype == np.uint32 and got.shape == (4,)
+        assert got.tolist() == row[6:]
+        assert ref_block(*row[:6]) == row[6:]
+
+
+def test_kat_batched_with_key_arrays(shared_dir):
+    kat = read_kat(shared_dir)
+    got = rng.philox4x32_10(kat[:, :4].astype(np.uint32), kat[:, 4], kat[:, 5])
+    np.testing.assert_array_equal(got, kat[:, 6:].astype(np.uint32))
+
+
+def test_kat_through_uniform_mapping(shared_dir):
+    # the last KAT as (seed, stream, counter) through the DESIGN.md mapping
+    for row in read_kat(shared_dir):
+        c = int(row[0]) | int(row[1]) << 32
+        t = int(row[2]) | int(row[3]) << 32
+        s = int(row[4]) | int(row[5]) << 32
+        w = [int(v) for v in row[6:]]
+        u0, u1 = rng.philox_uniform2(s, t, np.array([c], dtype=U64))
+        assert u0[0] == (((w[0] << 32) | w[1]) >> 11) * 2.0**-53
+        assert u1[0] == (((w[2] << 32) | w[3]) >> 11) * 2.0**-53
+
+
+# ------------------------------------------------------------------ against the reference
+def test_random_inputs_match_reference():
+    rs = np.random.default_rng(11)
+    n = 3000
+    s, t, c = rand_u64(rs, n), rand_u64(rs, n), rand_u64(rs, n)
+    u = rng.philox_uniform(s, t, c)
+    u0, u1 = rng.philox_uniform2(s, t, c)
+    np.testing.assert_array_equal(bits(u), bits(u0))
+    for i in range(0, n, 7):
+        e0, e1 = ref_uniform2(int(s[i]), int(t[i]), int(c[i]))
+        assert (u0[i], u1[i]) == (e0, e1)
+
+
+def test_edges_counter_carry_and_high_bits():
+    vals = np.array(EDGES, dtype=U64)
+    s, t, c = np.meshgrid(vals, vals, vals, indexing="ij")
+    u0, u1 = rng.philox_uniform2(s, t, c)
+    for idx in np.ndindex(s.shape):
+        assert (u0[idx], u1[idx]) == ref_uniform2(int(s[idx]), int(t[idx]), int(c[idx]))
+
+
+def test_counters_crossing_2_32_and_up_to_2_64_minus_1():
+    for start in (2**32 - 3, 2**64 - 6):
+        c = np.arange(6, dtype=U64) + U64(start)
+        u = rng.philox_uniform(7, 2**40 + 3, c)
+        for i in range(6):
+            assert u[i] == ref_uniform2(7, 2**40 + 3, start + i)[0]
+        assert len(set(u.tolist())) == 6
+
+
+def test_keys_differing_only_in_high_bits_differ():
+    c = np.arange(1000, dtype=U64)
+    a = rng.philox_uniform(5, 0, c)
+    b = rng.philox_uniform(5 | (1 << 32), 0, c)
+    d = rng.philox_uniform(5 | (1 << 63), 0, c)
+    assert (a != b).mean() > 0.99 and (a != d).mean() > 0.99 and (b != d).mean() > 0.99
+    assert b[3] == ref_uniform2(5 | (1 << 32), 0, 3)[0]
+    # streams too
+    e = rng.philox_uniform(5, 1 << 32, c)
+    assert (a != e).mean() > 0.99 and e[9] == ref_uniform2(5, 1 << 32, 9)[0]
+
+
+def test_uniform_never_one_and_max_bits():
+    out = np.empty(2)
+    H._to_uniform(np.array([2**64 - 1, 0], dtype=U64), out)
+    assert out[0] == 1.0 - 2.0**-53 and out[1] == 0.0
+
+
+# ------------------------------------------------------------------ broadcasting and layout
+def test_broadcast_shapes_and_values():
+    s = np.array([[1], [2**63 + 5], [9]], dtype=U64)  # (3, 1)
+    t = np.array([0, 1, 2**40, 2**64 - 1], dtype=U64)  # (4,)
+    u = rng.philox_uniform(s, t, 12345)
+    assert u.shape == (3, 4)
+    for i, j in np.ndindex(3, 4):
+        assert u[i, j] == ref_uniform2(int(s[i, 0]), int(t[j]), 12345)[0]
+
+
+def test_strided_views_and_dtypes_match_contiguous():
+    rs = np.random.default_rng(2)
+    c = rand_u64(rs, 4000).reshape(40, 100)
+    s = rs.integers(0, 2**31, (100, 40), dtype=np.int64).T  # transposed, signed
+    want = rng.philox_uniform(np.ascontiguousarray(s).astype(U64), 3, c)
+    np.testing.assert_array_equal(rng.philox_uniform(s, 3, c), want)
+    np.testing.assert_array_equal(rng.philox_uniform(s[:, ::-1], 3, c[:, ::-1]), want[:, ::-1])
+    small = np.arange(5, dtype=np.uint8)
+    np.testing.assert_array_equal(rng.philox_uniform(1, 2, small),
+                                  rng.philox_uniform(1, 2, small.astype(U64)))
+    assert rng.philox_uniform(1, 2, [3, 4]).tolist() == rng.philox_uniform(1, 2, small[3:]).tolist()
+
+
+def test_scalars_give_0d_on_numpy_backend():
+    with xp.use_backend("numpy"):
+        u = rng.philox_uniform(1, 2, 3)
+    assert isinstance(u, np.ndarray) and u.shape == () and u == ref_uniform2(1, 2, 3)[0]
+    assert rng.philox_uniform(np.uint64(1), np.int8(2), 3) == u
+
+
+def test_chunks_and_threads_agree(monkeypatch):
+    n = 3 * H.CHUNK + 17
+    c = np.arange(n, dtype=U64) + U64(2**32 - n // 2)
+    monkeypatch.setenv("XSTRIDE_NUM_THREADS", "1")
+    one = rng.philox_normal2(77, 5, c)
+    monkeypatch.setenv("XSTRIDE_NUM_THREADS", "2")
+    two = rng.philox_normal2(77, 5, c)
+    np.testing.assert_array_equal(bits(one[0]), bits(two[0]))
+    np.testing.assert_array_equal(bits(one[1]), bits(two[1]))
+    u = rng.philox_uniform(77, 5, c)
+    for i in (0, H.CHUNK - 1, H.CHUNK, 2 * H.CHUNK + 1, n - 1):
+        assert u[i] == ref_uniform2(77, 5, int(c[i]))[0]
+
+
+def test_empty():
+    assert rng.philox_uniform(1, 2, np.zeros((0, 3), U64)).shape == (0, 3)
+    assert rng.philox4x32_10(np.zeros((0, 4), np.uint32), 0, 0).shape == (0, 4)
+
+
+# ------------------------------------------------------------------ statistics
+def ks_stat(sorted_cdf):
+    n = sorted_cdf.size
+    i = np.arange(1, n + 1)
+    return max((i / n - sorted_cdf).max(), (sorted_cdf - (i - 1) / n).max())
+
+
+KS_1PCT = 1.6276  # asymptotic Kolmogorov distribution, P(sqrt(n) D > 1.6276) = 0.01
+
+
+def test_uniform_statistics_1e6():
+    n = 10**6
+    u = rng.philox_uniform(2026, 11, np.arange(n, dtype=U64))
+    assert u.min() >= 0.0 and u.max() < 1.0 and not (u == 1.0).any()
+    assert abs(u.mean() - 0.5) < 5 * math.sqrt(1 / 12 / n)
+    assert abs(u.var() - 1 / 12) < 5 * math.sqrt(1 / 180 / n)
+    assert ks_stat(np.sort(u)) * math.sqrt(n) < KS_1PCT
+    u0, u1 = rng.philox_uniform2(2026, 11, np.arange(n, dtype=U64))
+    assert abs(np.corrcoef(u0, u1)[0, 1]) < 5 / math.sqrt(n)
+    assert ks_stat(np.sort(u1)) * math.sqrt(n) < KS_1PCT
+
+
+def test_normal_statistics_1e6():
+    n = 10**6
+    z0, z1 = rng.philox_normal2(99, 3, np.arange(n // 2, dtype=U64))
+    z = np.concatenate([z0, z1])
+    assert abs(z.mean()) < 5 / math.sqrt(n)
+    assert abs(z.var() - 1) < 5 * math.sqrt(2 / n)
+    erf = np.frompyfunc(math.erf, 1, 1)
+    cdf = 0.5 * (1 + erf(np.sort(z) / math.sqrt(2)).astype(np.float64))
+    assert ks_stat(cdf) * math.sqrt(n) < KS_1PCT
+    assert abs(np.corrcoef(z0, z1)[0, 1]) < 5 / math.sqrt(n // 2)
+
+
+@pytest.mark.skipif(np.finfo(np.longdouble).nmant < 60, reason="needs 80-bit long double")
+def test_normal_accuracy_within_4_ulps():
+    rs = np.random.default_rng(8)
+    n = 200_000
+    s, t, c = rand_u64(rs, n), rand_u64(rs, n), rand_u64(rs, n)
+    u0, u1 = rng.philox_uniform2(s, t, c)
+    z0, z1 = rng.philox_normal2(s, t, c)
+    L = np.longdouble
+    a, b = (u0 * 2.0**53).astype(U64), (u1 * 2.0**53).astype(U64)
+    r = np.sqrt(-2 * np.log((L(2) ** 53 - a.astype(L)) / L(2) ** 53))
+    q = (b + U64(1 << 50)) >> U64(51)
+    f = (b.astype(np.int64) - (q << U64(51)).astype(np.int64)).astype(L) / L(2) ** 51
+    al = f * np.longdouble("1.57079632679489661923132169163975144")
+    ca, sa, q = np.cos(al), np.sin(al), q & U64(3)
+    cos = np.select([q == 0, q == 1, q == 2], [ca, -sa, -ca], sa)
+    sin = np.select([q == 0, q == 1, q == 2], [sa, ca, -sa], -ca)
+    for got, ref in ((z0, r * cos), (z1, r * sin)):
+        ok = ref != 0
+        ulps = np.abs((got[ok].astype(L) - ref[ok]) / np.spacing(np.abs(ref[ok].astype(np.float64))))
+        assert ulps.max() < 4.0
+        assert ulps.max() > 0  # not vacuous: the reference is not identical everywhere
+
+
+def test_normal_matches_numpy_formula_closely():
+    rs = np.random.default_rng(9)
+    s, t, c = rand_u64(rs, 10000), 4, rand_u64(rs, 10000)
+    u0, u1 = rng.philox_uniform2(s, t, c)
+    r = np.sqrt(-2 * np.log1p(-u0))
+    z0, z1 = rng.philox_normal2(s, t, c)
+    np.testing.assert_allclose(z0, r * np.cos(2 * np.pi * u1), rtol=0, atol=1e-13)
+    np.testing.assert_allclose(z1, r * np.sin(2 * np.pi * u1), rtol=0, atol=1e-13)
+    np.testing.assert_array_equal(bits(rng.philox_normal(s, t, c)), bits(z0))
+
+
+# ------------------------------------------------------------------ the generator
+def test_generator_counters_and_reproducibility():
+    g = rng.Philox(42, stream=3, backend="numpy")
+    a = g.uniform(5)
+    b = g.uniform((2, 3))
+    assert g.counter == 11
+    want = rng.philox_uniform(42, 3, np.arange(11, dtype=U64))
+    np.testing.assert_array_equal(np.concatenate([a, b.ravel()]), want)
+    g.advance(4)
+    assert g.uniform() == want.dtype.type(rng.philox_uniform(42, 3, 15))
+    h = rng.Philox(42, 3, backend="numpy").advance(15)
+    assert h.uniform(()) == rng.philox_uniform(42, 3, 15)
+    assert g.counter == 16
+
+
+def test_generator_normal_pairs():
+    g = rng.Philox(1, backend="numpy")
+    z = g.normal(5)
+    assert g.counter == 3
+    z0, z1 = rng.philox_normal2(1, 0, np.arange(3, dtype=U64))
+    np.testing.assert_array_equal(z, np.stack([z0, z1], 1).ravel()[:5])
+
+
+def test_generator_integers_small_range_unbiased_and_exact():
+    g = rng.Philox(7, backend="numpy")
+    x = g.integers(10, 13, 300_000)
+    assert x.dtype == np.int64 and x.min() == 10 and x.max() == 12
+    counts = np.bincount(x - 10)
+    assert np.abs(counts - 100_000).max() < 5 * math.sqrt(300_000 * (1 / 3) * (2 / 3))
+    # Lemire on the first values, recomputed with Python ints
+    g2 = rng.Philox(7, backend="numpy")
+    y = g2.integers(10, 13, 4)
+    for i in range(4):
+        w = ref_block(i, 0, 0, 0, 7, 0)
+        v = (w[0] << 32) | w[1]
+        assert (v * 3) % 2**64 >= (2**64 - 3) % 3
+        assert y[i] == 10 + ((v * 3) >> 64)
+
+
+def test_generator_integers_rejection_heavy_range():
+    r = 2**63 + 1  # about half of all 64-bit candidates are rejected
+    g = rng.Philox(3, backend="numpy")
+    x = g.integers(0, r, 2000)
+    assert x.dtype == np.uint64
+    assert int(x.max()) < r and g.counter > 2000  # rejections consumed extra counters
+    again = rng.Philox(3, backend="numpy").integers(0, r, 2000)
+    np.testing.assert_array_equal(x, again)
+    assert abs(float(x.astype(np.float64).mean()) / r - 0.5) < 0.05
+
+
+def test_generator_integers_full_and_negative_ranges():
+    g = rng.Philox(5, backend="numpy")
+    full = g.integers(0, 2**64, 1000)
+    assert full.dtype == np.uint64 and full.max() > 2**63
+    neg = g.integers(-5, 5, 10000)
+    assert neg.min() == -5 and neg.max() == 4
+    assert g.integers(4, shape=100).max() == 3
+    wide = g.integers(-2**63, 2**63, 100)
+    assert wide.dtype == np.int64 and wide.min() < 0 < wide.max()
+
+
+def test_generator_exhaustion():
+    g = rng.Philox(1, backend="numpy").advance(2**64 - 2)
+    assert g.uniform(2).shape == (2,)
+    with pytest.raises(OverflowError, match="exhausted"):
+        g.uniform(1)
+    with pytest.raises(OverflowError, match="passes 2\\*\\*64"):
+        rng.Philox(1, backend="numpy").advance(2**64 + 1)
+
+
+# ------------------------------------------------------------------ bad input
+FUNCS = [rng.philox_uniform, rng.philox_uniform2, rng.philox_normal, rng.philox_normal2]
+ARGS = ["seed", "stream", "counter"]
+
+
+def _call(f, arg, value):
+    kw = {"seed": 1, "stream": 2, "counter": 3, arg: value}
+    return f(kw["seed"], kw["stream"], kw["counter"])
+
+
+@pytest.mark.parametrize("f", FUNCS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("arg", ARGS)
+@pytest.mark.parametrize("value", [1.5, True, "3", None, 2j, np.float64(2.0),
+                                   np.array([1.0, 2.0]), np.array([True]), [1.5, 2.0],
+                                   [1, "a"]], ids=repr)
+def test_bad_type(f, arg, value):
+    with pytest.raises(TypeError, match=f"'{arg}'"):
+        _call(f, arg, value)
+
+
+@pytest.mark.parametrize("f", FUNCS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("arg", ARGS)
+@pytest.mark.parametrize("value", [-1, 2**64, -(2**70), np.array([3, -1]), [1, -2],
+                                   [1, 2**64], np.int64(-4)], ids=repr)
+def test_bad_value(f, arg, value):
+    with pytest.raises(ValueError, match=f"'{arg}'"):
+        _call(f, arg, value)
+
+
+def test_max_values_are_valid():
+    u = rng.philox_uniform(2**64 - 1, 2**64 - 1, [2**64 - 1])
+    assert u[0] == ref_uniform2(2**64 - 1, 2**64 - 1, 2**64 - 1)[0]
+
+
+@pytest.mark.parametrize("f", FUNCS, ids=lambda f: f.__name__)
+def test_not_broadcastable(f):
+    with pytest.raises(ValueError, match="broadcast"):
+        f(np.zeros(3, U64), 0, np.zeros(4, U64))
+
+
+def test_words_bad_input():
+    with pytest.raises(TypeError, match="'counter_words'"):
+        rng.philox4x32_10(np.zeros(4, np.float32), 0, 0)
+    with pytest.raises(TypeError, match="'counter_words'"):
+        rng.philox4x32_10(5, 0, 0)
+    with pytest.raises(ValueError, match="'counter_words'.*shape"):
+        rng.philox4x32_10(np.zeros(3, np.uint32), 0, 0)
+    with pytest.raises(ValueError, match="'counter_words'"):
+        rng.philox4x32_10(np.array([2**32, 0, 0, 0], np.uint64), 0, 0)
+    with pytest.raises(ValueError, match="'counter_words'"):
+        rng.philox4x32_10(np.array([-1, 0, 0, 0]), 0, 0)
+    with pytest.raises(ValueError, match="'key0'"):
+        rng.philox4x32_10(np.zeros(4, np.uint32), 2**32, 0)
+    with pytest.raises(ValueError, match="'key1'"):
+        rng.philox4x32_10(np.zeros(4, np.uint32), 0, -1)
+    with pytest.raises(TypeError, match="'key1'"):
+        rng.philox4x32_10(np.zeros(4, np.uint32), 0, 1.0)
+    with pytest.raises(ValueError, match="broadcast"):
+        rng.philox4x32_10(np.zeros((3, 4), np.uint32), np.zeros(2, np.uint32), 0)
+
+
+def test_generator_bad_input():
+    with pytest.raises(ValueError, match="'seed'"):
+        rng.Philox(-1)
+    with pytest.raises(TypeError, match="'seed'"):
+        rng.Philox(1.0)
+    with pytest.raises(TypeError, match="'seed'"):
+        rng.Philox(np.arange(3))
+    with pytest.raises(ValueError, match="'stream'"):
+        rng.Philox(1, 2**64)
+    with pytest.raises(ValueError, match="'backend'"):
+        rng.Philox(1, backend="torch")
+    with pytest.raises(TypeError, match="'backend'"):
+        rng.Philox(1, backend=3)
+    g = rng.Philox(1, backend="numpy")
+    with pytest.raises(ValueError, match="'shape'"):
+        g.uniform((2, -1))
+    with pytest.raises(TypeError, match="'shape'"):
+        g.normal(2.5)
+    with pytest.raises(TypeError, match="'shape'"):
+        g.uniform((2, 1.0))
+    with pytest.raises(ValueError, match="'n'"):
+        g.advance(-1)
+    with pytest.raises(TypeError, match="'n'"):
+        g.advance(1.5)
+    with pytest.raises(ValueError, match="'high'"):
+        g.integers(5, 5)
+    with pytest.raises(TypeError, match="'low'"):
+        g.integers(0.5, 5)
+    with pytest.raises(ValueError, match="'high'"):
+        g.integers(-1, 2**64)
+    assert g.counter == 0  # failed calls consume nothing
+
+
+# ------------------------------------------------------------------ random.cuh with gcc/g++
+DRIVER = r"""
+#include <xstride/random.cuh>
+#include <stdio.h>
+#include <string.h>
+static unsigned long long b(double d) { unsigned long long u; memcpy(&u, &d, 8); return u; }
+int main(void) {
+    unsigned long long s, t, c;
+    while (scanf("%llx %llx %llx", &s, &t, &c) == 3) {
+        xstride_philox4x32_out w = xstride_philox4x32_10(
+            (unsigned)c, (unsigned)(c >> 32), (unsigned)t, (unsigned)(t >> 32),
+            (unsigned)s, (unsigned)(s >> 32));
+        double u0, u1, z0, z1;
+        xstride_uniform2(s, t, c, &u0, &u1);
+        xstride_normal2(s, t, c, &z0, &z1);
+        printf("%x %x %x %x %llx %llx %llx %llx %llx %llx\n", w.w[0], w.w[1], w.w[2], w.w[3],
+               b(xstride_uniform(s, t, c)), b(u0), b(u1), b(xstride_normal(s, t, c)),
+               b(z0), b(z1));
+    }
+    return 0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def header_inputs():
+    rs = np.random.default_rng(21)
+    e = np.array(EDGES, dtype=U64)
+    s, t, c = (np.concatenate([x.ravel(), rand_u64(rs, 20000)])
+               for x in np.meshgrid(e, e, e, indexing="ij"))
+    return s, t, c
+
+
+@pytest.mark.parametrize("lang", ["c", "c++"])
+def test_random_cuh_on_host_compiler_matches_numpy(lang, tmp_path, header_inputs, shared_dir):
+    cc = shutil.which("gcc" if lang == "c" else "g++")
+    if cc is None:
+        pytest.skip(f"no {lang} compiler")
+    src = tmp_path / "drv.c"
+    src.write_text(DRIVER)
+    exe = tmp_path / "drv"
+    std = "-std=c99" if lang == "c" else "-std=c++17"
+    subprocess.run([cc, "-x", lang, std, "-O2", "-Wall", "-Wextra", "-Werror",
+                    "-ffp-contract=off", "-I", include_dir(), str(src), "-o", str(exe), "-lm"],
+                   check=True, capture_output=True)
+    kat = read_kat(shared_dir)
+    ks = (kat[:, 4] | kat[:, 5] << U64(32), kat[:, 2] | kat[:, 3] << U64(32),
+          kat[:, 0] | kat[:, 1] << U64(32))
+    s, t, c = (np.concatenate([k, x]) for k, x in zip(ks, header_inputs))
+    text = "\n".join(f"{a:x} {b:x} {d:x}" for a, b, d in zip(s.tolist(), t.tolist(), c.tolist()))
+    out = subprocess.run([str(exe)], input=text, capture_output=True, text=True, check=True)
+    got = np.array([[int(v, 16) for v in line.split()] for line in out.stdout.splitlines()],
+                   dtype=U64)
+    assert got.shape == (s.size, 10)
+    np.testing.assert_array_equal(got[: len(kat), :4], kat[:, 6:])
+    cw = np.stack([c & U64(M32), c >> U64(32), t & U64(M32), t >> U64(32)], 1).astype(np.uint32)
+    np.testing.assert_array_equal(got[:, :4], rng.philox4x32_10(cw, s & U64(M32), s >> U64(32)))
+    u0, u1 = rng.philox_uniform2(s, t, c)
+    z0, z1 = rng.philox_normal2(s, t, c)
+    for j, want in zip(range(4, 10), (u0, u0, u1, z0, z0, z1)):
+        np.testing.assert_array_equal(got[:, j], bits(want))
+
+
+def test_header_constants_match_host_table():
+    text = (include_dir() + "/xstride/random.cuh")
+    body = open(text).read()
+    for name, lit in H.CONSTANTS.items():
+        assert lit in body or lit.lstrip("-") in body, name
+    # every hex literal of the header is one of the host constants (no stray value)
+    lits = set(re.findall(r"-?0x[0-9a-f]\.[0-9a-f]+p[-+]\d+", body))
+    known = set(H.CONSTANTS.values())
+    assert lits <= known | {"0x1p-53", "0x1p-51"}, lits - known
+
+
+# ------------------------------------------------------------------ the CUDA kernel, emulated
+SHIM = r"""
+struct xs_dim3 { unsigned int x, y, z; };
+static xs_dim3 threadIdx, blockIdx, blockDim, gridDim;
+extern "C" void xs_set(unsigned bx, unsigned tx, unsigned bd, unsigned gd) {
+    blockIdx.x = bx; threadIdx.x = tx; blockDim.x = bd; gridDim.x = gd;
+}
+#define __global__
+#define __device__
+#define __forceinline__ inline
+"""
+
+
+class _NumpyAsCupy:
+    zeros = staticmethod(np.zeros)
+    asarray = staticmethod(np.asarray)
+    int64 = np.int64
+
+
+@pytest.fixture(scope="module")
+def emulated(tmp_path_factory):
+    cxx = shutil.which("g++")
+    if cxx is None:
+        pytest.skip("no C++ compiler")
+    d = tmp_path_factory.mktemp("kern")
+    (d / "k.cpp").write_text(SHIM + K.SOURCE)
+    subprocess.run([cxx, "-std=c++17", "-O1", "-fPIC", "-shared", "-ffp-contract=off",
+                    "-I", include_dir(), str(d / "k.cpp"), "-o", str(d / "k.so")],
+                   check=True, capture_output=True)
+    lib = ctypes.CDLL(str(d / "k.so"))
+
+    def to_c(a):
+        if isinstance(a, np.ndarray):
+            return ctypes.c_void_p(a.ctypes.data)
+        return {np.uint64: ctypes.c_uint64, np.int64: ctypes.c_int64, np.int32: ctypes.c_int32,
+                np.uint32: ctypes.c_uint32}[type(a)](a)
+
+    def launch(name, args, grid=3, block=5):
+        fn = getattr(lib, name)
+        cargs = [to_c(a) for a in args]
+        for bx in range(grid):
+            for tx in range(block):
+                lib.xs_set(bx, tx, block, grid)
+                fn(*cargs)
+
+    return launch
+
+
+def _run_real(launch, kind, values, shape):
+    n = math.prod(shape)
+    outs = [np.full(shape, np.nan) for _ in range(2)]
+    args = K._args(_NumpyAsCupy, values, shape, np.uint64)
+    launch(K._KERNELS[kind], [outs[0], outs[1], np.int64(n), *args])
+    return outs
+
+
+@pytest.mark.parametrize("case", ["flat", "affine", "broadcast", "reversed", "size1"])
+def test_kernel_source_emulated_on_cpu(emulated, case):
+    rs = np.random.default_rng(4)
+    c = rand_u64(rs, 60).reshape(6, 10)
+    if case == "flat":
+        vals, shape = [2**63 + 1, 2**33 + 7, c], (6, 10)
+    elif case == "affine":
+        vals, shape = [9, 4, H.Affine(2**32 - 20)], (37,)
+    elif case == "broadcast":
+        vals, shape = [rand_u64(rs, 6).reshape(6, 1), rand_u64(rs, 10), c.T.copy().T], (6, 10)
+    elif case == "reversed":
+        vals, shape = [c[::-1, ::2], 5, c[:, 1::2]], (6, 5)
+    else:
+        vals, shape = [np.array([[2**64 - 1]], U64), 0, c[0]], (1, 10)
+    for kind in ("uniform", "uniform2", "normal2"):
+        got = _run_real(emulated, kind, vals, shape)
+        want = getattr(H, kind)(*vals, shape)
+        want = want if isinstance(want, tuple) else (want,)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(bits(g), bits(w))
+    if case == "affine":
+        np.testing.assert_array_equal(
+            got[0], rng.philox_normal(9, 4, np.arange(37, dtype=U64) + U64(2**32 - 20)))
+
+
+def test_kernel_plan_modes():
+    shape = (6, 10)
+    c = np.zeros(shape, U64)
+    modes, geo = K.plan([3, H.Affine(5), ((6, 10), (10, 1))], shape)
+    assert [m[0] for m in modes] == [0, 3, 1] and modes[2][2] == 1 and geo == []
+    modes, geo = K.plan([((6, 1), (1, 1)), ((1,), (1,)), ((6, 10), (-10, -1))], shape)
+    assert [m[0] for m in modes] == [2, 1, 1] and modes[1][2] == 0 and modes[2][2] == -1
+    assert geo == [6, 10, 1, 0, 0, 0, 0, 0]
+    modes, _ = K.plan([((6, 10), (40, 4))], shape)  # counter words of a dense (..., 4)
+    assert modes[0] == (1, 0, 4)
+    del c
+
+
+def test_kernel_words_emulated(emulated, shared_dir):
+    kat = read_kat(shared_dir).astype(np.uint32)
+    rs = np.random.default_rng(6)
+    cw = np.concatenate([kat[:, :4], rs.integers(0, 2**32, (50, 4), dtype=np.uint32)])
+    k0 = np.concatenate([kat[:, 4], rs.integers(0, 2**32, 50, dtype=np.uint32)])
+    k1 = np.concatenate([kat[:, 5], rs.integers(0, 2**32, 50, dtype=np.uint32)])
+    shape = (len(cw),)
+    for words, key0, key1 in ((cw, k0, k1), (np.asfortranarray(cw), k1[::-1].copy()[::-1], 7)):
+        out = np.full(shape + (4,), 0xFFFFFFFF, np.uint32)
+        args = K._args(_NumpyAsCupy, [words[:, j] for j in range(4)] + [key0, key1], shape,
+                       np.uint32)
+        emulated(K._KERNELS["words"], [out, np.int64(len(cw)), *args])
+        np.testing.assert_array_equal(out, rng.philox4x32_10(words, key0, key1))
+        if key1 is k1:
+            np.testing.assert_array_equal(out[: len(kat)], kat[:, 6:])
