@@ -242,7 +242,9 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
         slot = xp.cumulative_sum(xp.astype(boundary, xp.int64)) - 1
         occupied = int(slot[-1]) + 1
         starts = xp.zeros(occupied + 1, dtype=xp.int64)
-        starts[xp.where(boundary, slot, occupied)] = xp.arange(npts, dtype=xp.int64)
+        # boundary i writes its index to its slot; the others to a spare last slot
+        spare = xp.full_like(slot, occupied)
+        starts[xp.where(boundary, slot, spare)] = xp.arange(npts, dtype=xp.int64)
         starts[occupied] = npts
         return starts[1:] - starts[:-1]
 

@@ -50,7 +50,7 @@ def keys(positions, lower, scales, levels: int):
         positions = cupy.ascontiguousarray(positions)
     rs, cs = (s // item for s in positions.strides)
     out = cupy.empty(n, dtype=cupy.uint64)
-    bad = cupy.full(1, np.iinfo(np.uint64).max, dtype=cupy.uint64)
+    bad = cupy.full(1, np.uint64(2**64 - 1), dtype=cupy.uint64)
     if n == 0:
         return out, -1
     suffix = "f64" if positions.dtype == cupy.float64 else "f32"
