@@ -6,3 +6,4 @@ on CuPy arrays). None of them may import CuPy at import time.
 """
 
 from . import _fixes  # noqa: F401,E402  (conformance fixes, both backends)
+import xstride._host.elementwise, xstride._kernels.elementwise  # noqa: F401,E402  (issue 3: out= on NumPy; the elementwise engine on CuPy)

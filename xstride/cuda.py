@@ -14,3 +14,8 @@ from ._kernels.cuda_kernel import CudaCompileError, CudaKernel  # noqa: E402
 from ._kernels._struct import CudaStruct  # noqa: E402
 
 __all__ += ["CudaKernel", "CudaStruct", "CudaCompileError"]
+
+# issue 3: CuPy-syntax user elementwise kernels on xstride's engine
+from ._kernels._user_elementwise import ElementwiseKernel  # noqa: E402
+
+__all__ += ["ElementwiseKernel"]

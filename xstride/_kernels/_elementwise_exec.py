@@ -1,0 +1,211 @@
+"""The CUDA executor of the elementwise engine: plan -> cached kernel -> launch.
+
+:func:`launch` takes CuPy outputs (already allocated and checked) and inputs (CuPy
+arrays or NumPy scalars of their loop type), plans the loop over their layouts
+(:mod:`xstride._elementwise_plan`), and launches the kernel of the plan's path. Every
+launch-relevant fact (shapes, strides, dtypes, pointer alignment) is part of a cache
+key, so a repeated call costs one dict lookup plus the launch: kernels are never
+recompiled per call and plans are not recomputed.
+
+Overlap rules (NumPy's answer for in-place updates): an input whose bytes overlap an
+output's bytes, and that is not element-for-element the same view as that output, is
+copied to a fresh buffer first. An output that overlaps itself is refused.
+
+Imports CuPy only when called.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from .. import _elementwise_plan as _plan
+from ..layout import Layout
+from ._compile import raw_module
+from ._elementwise_source import BLOCK, C_TYPES, UNROLL, Operand, kernel_source
+
+__all__ = ["launch", "alloc_like_inputs", "byte_range", "check_out", "ctype"]
+
+_launch_cache: dict = {}
+_INT32_LIMIT = (1 << 31) - 1
+_SMEM_LIMIT = 48 * 1024
+
+
+def ctype(dt) -> str | None:
+    """C type of a NumPy dtype in the engine, or None when the engine lacks it."""
+    return C_TYPES.get(np.dtype(dt).name)
+
+
+def byte_range(a) -> tuple[int, int]:
+    """Half-open byte range ``[lo, hi)`` that a CuPy/NumPy view reaches."""
+    if a.size == 0:
+        return (0, 0)
+    ptr = a.data.ptr if hasattr(a.data, "ptr") else a.__array_interface__["data"][0]
+    lo = hi = ptr
+    for n, s in zip(a.shape, a.strides):
+        d = (n - 1) * s
+        if d < 0:
+            lo += d
+        else:
+            hi += d
+    return lo, hi + a.itemsize
+
+
+def check_out(func: str, out, shape, dtype, cupy) -> None:
+    """Check an ``out=`` argument: type, dtype (same-kind cast), shape, self-overlap."""
+    from .._errors import type_error, value_error
+
+    if not isinstance(out, cupy.ndarray):
+        raise type_error(func, "out", out, "a cupy.ndarray (the inputs are CuPy arrays)")
+    if not np.can_cast(dtype, out.dtype, casting="same_kind"):
+        raise TypeError(f"{func}: argument 'out' has dtype {out.dtype}, but the result "
+                        f"dtype {np.dtype(dtype)} cannot be cast to it (same_kind rule)")
+    if tuple(out.shape) != tuple(shape):
+        raise value_error(func, "out", f"has shape {tuple(out.shape)}; expected the "
+                                       f"broadcast shape {tuple(shape)}")
+    if out.size > 1 and (0 in out.strides or
+                         Layout.from_array(out).has_internal_overlap):
+        raise value_error(func, "out", f"overlaps itself (strides {tuple(out.strides)} "
+                                       f"for shape {tuple(out.shape)}); outputs must "
+                                       "reach each element once")
+
+
+def _bstrides(shape, a):
+    """Byte strides of ``a`` broadcast to ``shape``."""
+    nd, ad = len(shape), a.ndim
+    out = [0] * (nd - ad)
+    for n, an, s in zip(shape[nd - ad:], a.shape, a.strides):
+        out.append(s if an == n else 0)
+    return out
+
+
+def alloc_like_inputs(cupy, shape, dtype, arrays):
+    """A new CuPy array of ``shape``/``dtype`` laid out in the inputs' axis order (K)."""
+    shape = tuple(shape)
+    order = _plan.result_axis_order(shape, [_bstrides(shape, a) for a in arrays])
+    if order == tuple(range(len(shape))):
+        return cupy.empty(shape, dtype=dtype)
+    base = cupy.empty(tuple(shape[a] for a in order), dtype=dtype)
+    inv = [0] * len(order)
+    for i, a in enumerate(order):
+        inv[a] = i
+    return base.transpose(inv)
+
+
+def _resolve_overlap(cupy, outs, ins):
+    """Copy every input that overlaps an output without being the same view."""
+    ranges = [byte_range(o) for o in outs]
+    fixed = []
+    for x in ins:
+        if isinstance(x, cupy.ndarray) and x.size:
+            rx = byte_range(x)
+            for o, ro in zip(outs, ranges):
+                if _plan.ranges_overlap(rx, ro):
+                    same = (x.data.ptr == o.data.ptr and x.dtype == o.dtype
+                            and x.shape == o.shape and x.strides == o.strides)
+                    if not same:
+                        x = x.copy()
+                        break
+        fixed.append(x)
+    return fixed
+
+
+def launch(tag: str, body: str, specs, outs, ins, *, keep_order: bool = False,
+           preamble: str = "", resolve_overlap: bool = True, index_var: bool = False):
+    """Run ``body`` elementwise over ``outs`` (CuPy arrays) and ``ins``.
+
+    Parameters
+    ----------
+    tag : str
+        Short name for the kernel (appears in the kernel name).
+    body : str
+        C++ statements assigning the outputs from the inputs (see
+        :func:`~xstride._kernels._elementwise_source.kernel_source`).
+    specs : sequence of Operand
+        Outputs first, then inputs, matching ``outs + ins``.
+    outs : list of cupy.ndarray
+        Outputs, all of one shape, checked by the caller.
+    ins : list of cupy.ndarray or NumPy scalars
+        Arrays broadcast to the output shape; scalars are passed by value.
+    """
+    cupy = sys.modules["cupy"]
+    if resolve_overlap:
+        ins = _resolve_overlap(cupy, outs, ins)
+    arrays = list(outs) + [x for x in ins if isinstance(x, cupy.ndarray)]
+    key = (tag, body, tuple(specs), keep_order, preamble, index_var,
+           tuple((a.shape, a.strides, a.dtype.char, a.data.ptr % 16) for a in arrays))
+    entry = _launch_cache.get(key)
+    if entry is None:
+        entry = _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var)
+        _launch_cache[key] = entry
+    fn, grid, block, params = entry
+    if fn is None:
+        return
+    fn(grid, block, (params, *outs, *ins))
+
+
+def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var):
+    nout = len(outs)
+    lays = [Layout.from_array(a) for a in arrays]
+    pl = _plan.make_plan(lays[:nout], lays[nout:], keep_order=keep_order)
+    if pl.kind == "tiled":
+        smem = sum(_plan.TILE * (_plan.TILE + 1) * a.itemsize
+                   for a, t in zip(arrays, pl.transposed) if t)
+        if smem > _SMEM_LIMIT:
+            pl = _plan.make_plan(lays[:nout], lays[nout:], allow_tiled=False)
+    if pl.kind == "empty":
+        return (None, None, None, None)
+    cap, packed = _plan.pack_params(pl)
+    params = np.frombuffer(packed, dtype=np.dtype((np.void, len(packed)))).copy()
+    inner = len(pl.shape) - 1
+    bcast = tuple(s[inner] == 0 for s in pl.strides)
+    vec = 1
+    if pl.kind in ("flat", "rows"):
+        vec = _vector_width(pl, arrays, bcast)
+    idx32 = pl.size <= _INT32_LIMIT
+    kind = pl.kind
+    name = f"xs_ew_{tag}_{kind}"
+    src = kernel_source(name, kind, specs, body, vec=vec, bcast=bcast if vec > 1 else (),
+                        idx32=idx32, cap=cap, trans=pl.transposed, tile=_plan.TILE,
+                        preamble=preamble, index_var=index_var)
+    fn = raw_module(src).get_function(name)
+    if kind == "tiled":
+        t = _plan.TILE
+        e0, e1 = pl.shape[inner], pl.shape[pl.tile_axis]
+        nblocks = -(-e0 // t) * -(-e1 // t) * (pl.size // (e0 * e1))
+        return fn, (min(nblocks, _INT32_LIMIT),), (t, 8), params
+    if kind == "flat":
+        total = pl.size // vec
+    else:
+        total = (pl.size // pl.shape[inner]) * (pl.shape[inner] // vec)
+    blocks = max(1, min(-(-total // (BLOCK * UNROLL)), _INT32_LIMIT))
+    return fn, (blocks,), (BLOCK,), params
+
+
+def _vector_width(pl, arrays, bcast) -> int:
+    """Largest elements-per-vector (16-byte loads) every operand's alignment permits."""
+    vec = 16 // max(a.itemsize for a in arrays)
+    inner = len(pl.shape) - 1
+    while vec > 1:
+        ok = pl.kind == "flat" or pl.shape[inner] % vec == 0
+        for k, a in enumerate(arrays):
+            if not ok:
+                break
+            if bcast[k]:
+                continue
+            nbytes = vec * a.itemsize
+            if (a.data.ptr + pl.offsets[k] * a.itemsize) % nbytes:
+                ok = False
+            elif pl.kind == "rows" and any(s % vec for s in pl.strides[k][:inner]):
+                ok = False
+        if ok:
+            return vec
+        vec //= 2
+    return 1
+
+
+def operand(name, dt, loop_dt=None, kind="in", preload=False) -> Operand:
+    """An :class:`Operand` from NumPy dtypes."""
+    c = ctype(dt)
+    return Operand(name, c, ctype(loop_dt) if loop_dt is not None else c, kind, preload)

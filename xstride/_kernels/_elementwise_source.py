@@ -1,0 +1,257 @@
+"""CUDA source generation for the elementwise engine (no CuPy import).
+
+One kernel per (path, operand types, body, vector width, index type, capacity). The
+generated source includes ``xstride/elementwise.cuh`` and is compiled through
+:func:`xstride._kernels._compile.raw_module` (cached per process). The generator is
+pure string work so it is unit-tested on the CPU and the sources are compiled with
+``nvcc`` in the offline tests.
+
+Operands are described by :class:`Operand`: outputs first, then inputs; an input is an
+array or a scalar passed by value. ``body`` is C++ that reads the inputs by name and
+assigns the outputs by name (an output declared ``preload`` starts from its current
+value, for user kernels that read their outputs).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["C_TYPES", "Operand", "kernel_source", "UNROLL", "BLOCK"]
+
+#: NumPy dtype name -> C type the engine uses for it.
+C_TYPES = {
+    "bool": "bool", "int8": "signed char", "int16": "short", "int32": "int",
+    "int64": "long long", "uint8": "unsigned char", "uint16": "unsigned short",
+    "uint32": "unsigned int", "uint64": "unsigned long long", "float32": "float",
+    "float64": "double",
+}
+#: Threads per block of the flat/rows/nd kernels, and vectors per thread.
+BLOCK = 256
+UNROLL = 4
+
+
+@dataclass(frozen=True)
+class Operand:
+    """One operand of a generated kernel.
+
+    name : C identifier the body uses.
+    ctype : storage C type (arrays) or the type of a by-value scalar.
+    ltype : C type of the value the body sees (inputs; conversion on load).
+    kind : "out", "in" (array) or "scalar".
+    preload : outputs only: read the current value before the body runs.
+    """
+
+    name: str
+    ctype: str
+    ltype: str = ""
+    kind: str = "in"
+    preload: bool = False
+
+
+def _signature(name, ops, cap, nops):
+    params = [f"const __grid_constant__ xstride_ew_params<{cap}, {nops}> p"]
+    for o in ops:
+        if o.kind == "out":
+            params.append(f"{o.ctype}* __xs_p_{o.name}")
+        elif o.kind == "in":
+            params.append(f"const {o.ctype}* __xs_p_{o.name}")
+        else:
+            params.append(f"const {o.ctype} __xs_s_{o.name}")
+    return (f'extern "C" __global__ void __launch_bounds__(BLOCK_THREADS) {name}('
+            + ", ".join(params) + ")")
+
+
+def _element_code(ops, body, val, store, indent="        "):
+    """Declarations, body and stores for one element.
+
+    ``val(k, op)`` gives the C expression of the stored value of array operand ``k``;
+    ``store(k, op, expr)`` the statement that stores ``expr`` to output ``k``.
+    """
+    lines = []
+    k = 0
+    for o in ops:
+        if o.kind == "scalar":
+            lines.append(f"const {o.ltype or o.ctype} {o.name} = ({o.ltype or o.ctype})__xs_s_{o.name};")
+            continue
+        if o.kind == "in":
+            lt = o.ltype or o.ctype
+            lines.append(f"const {lt} {o.name} = ({lt}){val(k, o)};")
+        elif o.preload:
+            lines.append(f"{o.ctype} {o.name} = {val(k, o)};")
+        else:
+            lines.append(f"{o.ctype} {o.name};")
+        k += 1
+    lines.append("{ " + body + " }")
+    k = 0
+    for o in ops:
+        if o.kind == "scalar":
+            continue
+        if o.kind == "out":
+            lines.append(store(k, o, o.name))
+        k += 1
+    return "\n".join(indent + ln for ln in lines)
+
+
+def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: tuple = (),
+                  idx32: bool = False, cap: int = 4, trans: tuple = (), tile: int = 32,
+                  preamble: str = "", index_var: bool = False) -> str:
+    """CUDA source of one elementwise kernel.
+
+    Parameters
+    ----------
+    name : str
+        ``extern "C"`` kernel name.
+    kind : {"flat", "rows", "nd", "tiled"}
+        The plan's path ("flat" and "rows"/"nd" share one loop; "tiled" has its own).
+    ops : sequence of Operand
+        Outputs first, then inputs and scalars, in the launcher's argument order.
+    body : str
+        C++ statement(s) computing the outputs from the inputs.
+    vec : int
+        Elements per vector (1 = scalar loads). With ``vec > 1`` every array operand
+        with a non-zero inner stride must be contiguous and aligned on the inner axis.
+    bcast : tuple of bool
+        Per array operand: stride 0 on the inner axis (loaded once per vector).
+    idx32 : bool
+        32-bit unsigned index arithmetic (the host checked every index fits).
+    cap : int
+        Capacity of the outer axes in the parameter struct.
+    trans : tuple of bool
+        "tiled": per array operand, whether it goes through shared memory.
+    index_var : bool
+        Declare ``i``, the linear C-order index of the element, for the body (only
+        meaningful for plans made with ``keep_order=True``).
+    """
+    arrays = [o for o in ops if o.kind != "scalar"]
+    nops = len(arrays)
+    head = ["#include <xstride/elementwise.cuh>", f"#define BLOCK_THREADS {BLOCK if kind != 'tiled' else tile * 8}",
+            preamble]
+    sig = _signature(name, ops, cap, nops)
+    ptr = {o.name: f"__xs_p_{o.name}" for o in arrays}
+    if kind == "tiled":
+        return "\n".join(head + [sig, "{", _tiled_body(ops, arrays, body, trans, tile, cap, nops), "}"])
+    idx = "unsigned int" if idx32 else "long long"
+    flat = kind == "flat"
+    v = vec
+    out = []
+    out.append(f"    typedef {idx} IDX;")
+    out.append(f"    const IDX nv = (IDX)(p.e0 / {v});")
+    out.append(f"    const IDX total = (IDX)(p.n / {v}) ;" if flat else
+               f"    const IDX total = (IDX)(p.n / p.e0) * nv;")
+    out.append(f"    const IDX step = (IDX)gridDim.x * (IDX)({BLOCK * UNROLL});")
+    out.append(f"    for (IDX base = (IDX)blockIdx.x * (IDX)({BLOCK * UNROLL}) + threadIdx.x; "
+               "base < total; base += step) {")
+    # phase 1: offsets and loads of every input for UNROLL vectors
+    out.append(f"      long long off[{UNROLL}][{nops}];")
+    out.append(f"      #pragma unroll\n      for (int u = 0; u < {UNROLL}; ++u) {{")
+    out.append(f"        const IDX vi = base + (IDX)(u * {BLOCK});")
+    out.append(f"        #pragma unroll\n        for (int k = 0; k < {nops}; ++k) off[u][k] = p.offset[k];")
+    out.append("        if (vi < total) {")
+    if flat:
+        out.append(f"          const long long col = (long long)vi * {v};")
+    else:
+        out.append("          const IDX row = vi / nv;")
+        out.append(f"          const long long col = (long long)(vi - row * nv) * {v};")
+        out.append("          xstride_ew_outer(p, row, off[u]);")
+    out.append(f"          #pragma unroll\n          for (int k = 0; k < {nops}; ++k) off[u][k] += col * p.s0[k];")
+    out.append("        }\n      }")
+    # loads into registers
+    for k, o in enumerate(arrays):
+        if o.kind == "in" or o.preload:
+            out.append(f"      xstride_vec<{o.ctype}, {v}> __xs_v{k}[{UNROLL}];")
+            out.append(f"      #pragma unroll\n      for (int u = 0; u < {UNROLL}; ++u) if (base + (IDX)(u * {BLOCK}) < total) {{")
+            if v == 1:
+                out.append(f"        __xs_v{k}[u].v[0] = {ptr[o.name]}[off[u][{k}]];")
+            elif bcast and bcast[k]:
+                out.append(f"        const {o.ctype} t = {ptr[o.name]}[off[u][{k}]];")
+                out.append(f"        #pragma unroll\n        for (int j = 0; j < {v}; ++j) __xs_v{k}[u].v[j] = t;")
+            else:
+                out.append(f"        __xs_v{k}[u] = *reinterpret_cast<const xstride_vec<{o.ctype}, {v}>*>("
+                           f"{ptr[o.name]} + off[u][{k}]);")
+            out.append("      }")
+    # phase 2: compute and store
+    for k, o in enumerate(arrays):
+        if o.kind == "out":
+            out.append(f"      xstride_vec<{o.ctype}, {v}> __xs_r{k}[{UNROLL}];")
+    out.append(f"      #pragma unroll\n      for (int u = 0; u < {UNROLL}; ++u) if (base + (IDX)(u * {BLOCK}) < total) {{")
+    out.append(f"        #pragma unroll\n        for (int j = 0; j < {v}; ++j) {{")
+    if index_var:
+        out.append(f"          const long long i = (long long)(base + (IDX)(u * {BLOCK})) * {v} + j;")
+    out.append(_element_code(ops, body, lambda k, o: f"__xs_v{k}[u].v[j]",
+                             lambda k, o, e: f"__xs_r{k}[u].v[j] = {e};", indent="          "))
+    out.append("        }")
+    for k, o in enumerate(arrays):
+        if o.kind == "out":
+            if v == 1:
+                out.append(f"        {ptr[o.name]}[off[u][{k}]] = __xs_r{k}[u].v[0];")
+            else:
+                out.append(f"        *reinterpret_cast<xstride_vec<{o.ctype}, {v}>*>({ptr[o.name]} + off[u][{k}]) = __xs_r{k}[u];")
+    out.append("      }\n    }")
+    if flat and v > 1:  # the tail of a flat zip whose length is not a multiple of vec
+        out.append("    {")
+        out.append(f"      const long long i = (long long)total * {v} + (long long)blockIdx.x * {BLOCK} + threadIdx.x;")
+        out.append("      if (i < p.n) {")
+        out.append(_element_code(
+            ops, body, lambda k, o: f"{ptr[o.name]}[p.offset[{k}] + i * p.s0[{k}]]",
+            lambda k, o, e: f"{ptr[o.name]}[p.offset[{k}] + i * p.s0[{k}]] = {e};"))
+        out.append("      }\n    }")
+    return "\n".join(head + [sig, "{", "\n".join(out), "}"])
+
+
+def _tiled_body(ops, arrays, body, trans, tile, cap, nops):
+    """Shared-memory transpose: a TILE x TILE tile of (inner axis, tile axis) per block.
+
+    Loads of a transposed operand walk the tile axis (its unit-stride axis) across a
+    warp; the compute/store phase walks the inner axis (the output's unit-stride axis).
+    Tiles are padded by one column, so both phases are free of bank conflicts for
+    4-byte elements.
+    """
+    t = tile
+    rows = 8
+    lines = []
+    for k, o in enumerate(arrays):
+        if trans[k]:
+            lines.append(f"    __shared__ {o.ctype} __xs_t{k}[{t}][{t + 1}];")
+    lines += [
+        f"    const long long tiles0 = (p.e0 + {t - 1}) / {t};",
+        f"    const long long tiles1 = (p.e1 + {t - 1}) / {t};",
+        "    const long long rest = p.n / (p.e0 * p.e1);",
+        "    const long long nblocks = tiles0 * tiles1 * rest;",
+        "    const int tx = threadIdx.x, ty = threadIdx.y;",
+        "    for (long long b = blockIdx.x; b < nblocks; b += gridDim.x) {",
+        "      const long long q = b / tiles0;",
+        f"      const long long i0b = (b - q * tiles0) * {t};",
+        "      const long long r = q / tiles1;",
+        f"      const long long i1b = (q - r * tiles1) * {t};",
+        f"      long long base[{nops}];",
+        f"      #pragma unroll\n      for (int k = 0; k < {nops}; ++k) base[k] = p.offset[k];",
+        "      xstride_ew_outer(p, r, base);",
+    ]
+    any_trans = any(trans)
+    if any_trans:
+        lines.append(f"      #pragma unroll\n      for (int u = 0; u < {t}; u += {rows}) {{")
+        lines.append("        const long long i0 = i0b + ty + u, i1 = i1b + tx;")
+        lines.append("        if (i0 < p.e0 && i1 < p.e1) {")
+        for k, o in enumerate(arrays):
+            if trans[k]:
+                lines.append(f"          __xs_t{k}[ty + u][tx] = __xs_p_{o.name}[base[{k}] + i0 * p.s0[{k}] + i1 * p.s1[{k}]];")
+        lines.append("        }\n      }")
+        lines.append("      __syncthreads();")
+    lines.append(f"      #pragma unroll\n      for (int u = 0; u < {t}; u += {rows}) {{")
+    lines.append("        const long long i0 = i0b + tx, i1 = i1b + ty + u;")
+    lines.append("        if (i0 < p.e0 && i1 < p.e1) {")
+
+    def val(k, o):
+        if trans[k]:
+            return f"__xs_t{k}[tx][ty + u]"
+        return f"__xs_p_{o.name}[base[{k}] + i0 * p.s0[{k}] + i1 * p.s1[{k}]]"
+
+    def store(k, o, e):
+        return f"__xs_p_{o.name}[base[{k}] + i0 * p.s0[{k}] + i1 * p.s1[{k}]] = {e};"
+
+    lines.append(_element_code(ops, body, val, store, indent="          "))
+    lines.append("        }\n      }")
+    if any_trans:
+        lines.append("      __syncthreads();")
+    lines.append("    }")
+    return "\n".join(lines)
