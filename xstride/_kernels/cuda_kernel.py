@@ -80,7 +80,10 @@ def _launch_function(fn, grid, block, args, shared_mem, stream):
                 fn.max_dynamic_shared_size_bytes = shared_mem
         except AttributeError:  # pragma: no cover - very old CuPy
             pass
-    fn(grid, block, args, shared_mem=shared_mem, stream=stream)
+    if stream is None:  # CuPy launches on its current stream
+        fn(grid, block, args, shared_mem=shared_mem)
+    else:
+        fn(grid, block, args, shared_mem=shared_mem, stream=stream)
 
 
 def _synchronize(stream):

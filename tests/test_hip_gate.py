@@ -1,0 +1,210 @@
+"""The HIP gate on a simulated HIP build: ``compile()`` refuses exactly the three rules
+(reduce/scan headers, views of 5+ dimensions, bounds-checked views) and accepts the
+rest; ``capabilities()`` and ``xstride.kernel_testing`` report the same table."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+import xstride.kernel_testing as kt
+from xstride._kernels import _device, _hip_rules
+from xstride._kernels import cuda_kernel as ck
+from xstride._kernels._launch import Limits
+from xstride.cuda import CudaKernel, CudaStruct
+
+HIP_PROPS = {
+    "id": 0, "name": "AMD Instinct MI250X", "arch": "gfx90a:sramecc+:xnack-",
+    "compute_capability": None, "warp_size": 64, "multiprocessors": 110,
+    "total_memory_bytes": 64 * 2**30, "max_threads_per_block": 1024,
+    "max_grid_size": [2**31 - 1, 65535, 65535], "is_hip": True,
+}
+CUDA_PROPS = dict(HIP_PROPS, name="NVIDIA H200", arch="sm_90", compute_capability="9.0",
+                  warp_size=32, is_hip=False)
+
+
+def _fake_device(monkeypatch, props):
+    builds = []
+    monkeypatch.setattr(_device, "is_hip", lambda: props["is_hip"])
+    monkeypatch.setattr(_device, "device_properties", lambda device_id=None: dict(props))
+    monkeypatch.setattr(ck, "_current_device", lambda: 0)
+    monkeypatch.setattr(ck, "_device_limits", lambda d: Limits())
+    monkeypatch.setattr(ck, "_build", lambda s, o, n: builds.append((s, o, n)) or
+                        (lambda *a, **k: None))
+    monkeypatch.delenv("XSTRIDE_CUDA_DEBUG", raising=False)
+    return SimpleNamespace(builds=builds)
+
+
+@pytest.fixture
+def hip(monkeypatch):
+    """A simulated ROCm/HIP build: is_hip() is true, device properties are AMD's."""
+    return _fake_device(monkeypatch, HIP_PROPS)
+
+
+@pytest.fixture
+def cuda(monkeypatch):
+    return _fake_device(monkeypatch, CUDA_PROPS)
+
+
+def _struct_src(ndim: int) -> str:
+    return ("#include <xstride/array_view.cuh>\n"
+            f"struct Holder {{ long long n; CArray{ndim}D<float> v; }};\n"
+            "__global__ void k(Holder h, float* out) {}\n")
+
+
+REFUSED = {
+    "reduce.cuh": ("#include <xstride/reduce.cuh>\n__global__ void k(float* x) {}",
+                   {}, "warp_shuffle", "xstride/reduce.cuh"),
+    "scan.cuh": ('#include "xstride/scan.cuh"\n__global__ void k(float* x) {}',
+                 {}, "warp_shuffle", "xstride/scan.cuh"),
+    "scan via user header": ('#include "mine.h"\n__global__ void k(float* x) {}',
+                             {"header": "#include <xstride/scan.cuh>\n"}, "warp_shuffle",
+                             "mine.h -> xstride/scan.cuh"),
+    "Array5D parameter": ("#include <xstride/array_view.cuh>\n"
+                          "__global__ void k(float* y, Array5D<float> a) {}",
+                          {}, "high_dim_cuda_views", "parameter 'a' (Array5D<float>)"),
+    "CArray16D parameter": ("#include <xstride/array_view.cuh>\n"
+                            "__global__ void k(CArray16D<const double> a) {}",
+                            {}, "high_dim_cuda_views", "16-dimensional view"),
+    "xstride_array<T, 7>": ("#include <xstride/array_view.cuh>\n"
+                            "__global__ void k(xstride_array<int, 7> a) {}",
+                            {}, "high_dim_cuda_views", "7-dimensional"),
+    "struct field CArray5D": (_struct_src(5), {}, "high_dim_cuda_views",
+                              "parameter 'h' (Holder) has a struct field with a 5-dimensional"),
+    "debug=True": ("#include <xstride/array_view.cuh>\n__global__ void k(Array1D<float> a) {}",
+                   {"debug": True}, "bounds_check_views", "-DXSTRIDE_BOUNDS_CHECK"),
+    "option -D": ("__global__ void k(float* a) {}",
+                  {"options": ("-DXSTRIDE_BOUNDS_CHECK",)}, "bounds_check_views",
+                  "-DXSTRIDE_BOUNDS_CHECK"),
+    "#define": ("#define XSTRIDE_BOUNDS_CHECK\n#include <xstride/array_view.cuh>\n"
+                "__global__ void k(Array1D<float> a) {}", {}, "bounds_check_views",
+                "defines XSTRIDE_BOUNDS_CHECK"),
+}
+
+ACCEPTED = {
+    "plain": ("__global__ void k(float* x, int n) {}", {}),
+    "Array4D + CArray4D": ("#include <xstride/array_view.cuh>\n"
+                           "__global__ void k(Array4D<float> a, CArray4D<int> b) {}", {}),
+    "struct field CArray4D": (_struct_src(4), {}),
+    "index/array_view/atomic": ("#include <xstride/index.cuh>\n#include <xstride/atomic.cuh>\n"
+                                "__global__ void k(CArray2D<float> a) {}", {}),
+    "random/morton": ("#include <xstride/random.cuh>\n#include <xstride/morton.cuh>\n"
+                      "__global__ void k(unsigned long long* keys) {}", {}),
+    "debug=False explicitly": ("#include <xstride/array_view.cuh>\n"
+                               "__global__ void k(Array1D<float> a) {}", {"debug": False}),
+    "a comment naming reduce.cuh": ("// #include <xstride/reduce.cuh>\n"
+                                    "/* Array5D<float> a */ __global__ void k(float* a) {}", {}),
+    "other -D options": ("__global__ void k(float* a) {}",
+                         {"options": ("-DXSTRIDE_BOUNDS_CHECKER=1", "-DN=5")}),
+}
+
+
+def _kernel(src, extra, tmp_path):
+    extra = dict(extra)
+    header = extra.pop("header", None)
+    if header is not None:
+        (tmp_path / "mine.h").write_text(header)
+        extra["include_dirs"] = [tmp_path]
+    return CudaKernel(src, "k", **extra)
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED))
+def test_hip_refuses(hip, tmp_path, case):
+    src, extra, feature, detail = REFUSED[case]
+    k = _kernel(src, extra, tmp_path)
+    with pytest.raises(NotImplementedError, match=f"rule '{feature}'") as info:
+        k.compile()
+    msg = str(info.value)
+    assert "CudaKernel 'k'" in msg and "HIP" in msg and detail in msg
+    assert _hip_rules.rule(feature).reason in msg
+    assert hip.builds == []
+
+
+def test_hip_gate_runs_on_zero_size_launches(hip):
+    k = CudaKernel("#include <xstride/reduce.cuh>\n__global__ void k(int n) {}", "k")
+    with pytest.raises(NotImplementedError, match="rule 'warp_shuffle'"):
+        k(3, n_threads=0)
+    assert hip.builds == []
+
+
+@pytest.mark.parametrize("case", sorted(ACCEPTED))
+def test_hip_accepts(hip, tmp_path, case):
+    src, extra = ACCEPTED[case]
+    _kernel(src, extra, tmp_path).compile()
+    assert len(hip.builds) == 1
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED) + sorted(ACCEPTED))
+def test_cuda_accepts_everything(cuda, tmp_path, case):
+    src, extra = (REFUSED[case][:2] if case in REFUSED else ACCEPTED[case])
+    _kernel(src, extra, tmp_path).compile()
+    assert len(cuda.builds) == 1
+
+
+def test_several_rules_are_all_named(hip):
+    src = "#include <xstride/reduce.cuh>\n__global__ void k(Array6D<float> a) {}"
+    with pytest.raises(NotImplementedError) as info:
+        CudaKernel(src, "k", debug=True).compile()
+    msg = str(info.value)
+    assert all(f"'{r.feature}'" in msg for r in _hip_rules.RULES)
+
+
+def test_struct_built_with_cudastruct_is_gated(hip):
+    S = CudaStruct("S", [("n", "int"), ("v", "Array5D<double>")])
+    src = "#include <xstride/array_view.cuh>\n" + S.declaration() + "\n__global__ void k(S s) {}"
+    with pytest.raises(NotImplementedError, match="high_dim_cuda_views"):
+        CudaKernel(src, "k").compile()
+
+
+def test_capabilities_report_every_rule_on_hip(hip):
+    from xstride.cuda import capabilities
+
+    caps = capabilities()
+    assert caps["backend"] == "hip" and caps["is_hip"] is True
+    assert caps["device"]["warp_size"] == 64
+    assert set(caps["features"]) == {r.feature for r in _hip_rules.RULES}
+    for r in _hip_rules.RULES:
+        assert caps["features"][r.feature] == {"available": False, "reason": r.reason}
+    assert not kt.warp_shuffle_available()
+    assert not kt.high_dim_cuda_views_available()
+    assert not kt.bounds_check_views_available()
+    mark = kt.requires_warp_shuffle
+    assert mark.mark.name == "skipif" and mark.mark.args == (True,)
+    assert "warp_shuffle" in mark.mark.kwargs["reason"] and "64 lanes" in mark.mark.kwargs["reason"]
+
+
+def test_capabilities_on_cuda(cuda):
+    from xstride.cuda import capabilities
+
+    caps = capabilities()
+    assert caps["backend"] == "cuda"
+    assert all(row == {"available": True, "reason": ""} for row in caps["features"].values())
+    assert kt.warp_shuffle_available() and kt.high_dim_cuda_views_available()
+    assert kt.bounds_check_views_available()
+    assert kt.requires_bounds_check_views.mark.args == (False,)
+
+
+def test_without_a_device_nothing_is_available(monkeypatch):
+    def no_device(device_id=None):
+        raise RuntimeError("backend 'cupy' is unavailable: no device answers")
+
+    monkeypatch.setattr(_device, "device_properties", no_device)
+    assert not kt.feature_available("warp_shuffle")
+    reason = kt.requires_high_dim_cuda_views.mark.kwargs["reason"]
+    assert "no device" in reason
+
+
+def test_kernel_testing_agrees_with_the_table():
+    for r in _hip_rules.RULES:
+        assert callable(getattr(kt, f"{r.feature}_available"))
+        assert r.marker == f"requires_{r.feature}" and r.marker in kt.__all__
+        assert r.headers or r.min_view_ndim or r.bounds_check  # every rule has a trigger
+    assert [r.feature for r in _hip_rules.RULES] == [
+        "warp_shuffle", "high_dim_cuda_views", "bounds_check_views"]
+    with pytest.raises(AttributeError, match="requires_nothing"):
+        kt.requires_nothing  # noqa: B018
+    with pytest.raises(KeyError, match="unknown feature"):
+        kt.feature_available("nothing")
+    with pytest.raises(KeyError):
+        _hip_rules.rule("nothing")
