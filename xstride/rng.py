@@ -21,7 +21,6 @@ See docs/rng.md for the conventions, guarantees and measured accuracy.
 from __future__ import annotations
 
 import math
-import operator
 
 import numpy as np
 
@@ -106,12 +105,15 @@ def _on(backend, v, dtype):
     return v.astype(dtype, copy=False)
 
 
+def _backend_of(func, named):
+    """Backend of the array arguments as given (NumPy scalars and lists do not count)."""
+    return _backend.backend_of(func, [(n, v) for n, v in named if not isinstance(v, np.generic)])
+
+
 def _prepare(func, seed, stream, counter):
-    named = []
-    for name, v in (("seed", seed), ("stream", stream), ("counter", counter)):
-        named.append((name, _check_int(func, name, v, _U64_MAX, "2**64 - 1")))
-    arrays = [(n, v) for n, v in named if not isinstance(v, (int, np.generic))]
-    backend = _backend.backend_of(func, [(n, v) for n, v in arrays if hasattr(v, "dtype")])
+    given = (("seed", seed), ("stream", stream), ("counter", counter))
+    backend = _backend_of(func, given)
+    named = [(name, _check_int(func, name, v, _U64_MAX, "2**64 - 1")) for name, v in given]
     shape = _broadcast(func, named)
     args = [_on(backend, v, np.uint64) for _, v in named]
     return backend, args, shape
@@ -181,6 +183,7 @@ def philox4x32_10(counter_words, key0, key1):
     ['0x6627e8d5', '0xe169c58d', '0xbc57ac4c', '0x9b00dbd8']
     """
     func = "philox4x32_10"
+    backend = _backend_of(func, (("counter_words", counter_words), ("key0", key0), ("key1", key1)))
     if isinstance(counter_words, (int, float, bool, np.generic)):
         raise type_error(func, "counter_words", counter_words, "an integer array of shape (..., 4)")
     cw = _check_int(func, "counter_words", counter_words, _U32_MAX, "2**32 - 1")
@@ -189,9 +192,6 @@ def philox4x32_10(counter_words, key0, key1):
                           f"must have shape (..., 4), got {tuple(cw.shape)}")
     k0 = _check_int(func, "key0", key0, _U32_MAX, "2**32 - 1")
     k1 = _check_int(func, "key1", key1, _U32_MAX, "2**32 - 1")
-    named = [("counter_words", cw), ("key0", k0), ("key1", k1)]
-    backend = _backend.backend_of(
-        func, [(n, v) for n, v in named if hasattr(v, "dtype") and not isinstance(v, np.generic)])
     shape = _broadcast(func, [("counter_words[..., 0]", cw[..., 0]), ("key0", k0), ("key1", k1)])
     cw, k0, k1 = (_on(backend, v, np.uint32) for v in (cw, k0, k1))
     if backend == "cupy":

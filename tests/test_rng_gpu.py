@@ -1,0 +1,220 @@
+"""Philox on the device: known answers and bit-identity with the host (NumPy) executor.
+
+Every comparison is bit for bit (``view(uint64)``), uniforms and normals alike. Inputs
+are fresh random 64-bit values (the seed of the input generator is printed, so a
+failure can be replayed) plus the edge values of test_rng.py.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+import xstride as xp
+from xstride import rng
+
+pytestmark = pytest.mark.gpu
+
+U64 = np.uint64
+U32 = np.uint32
+EDGES = [0, 1, 2**32 - 1, 2**32, 2**32 + 1, 2**63, 2**64 - 2, 2**64 - 1,
+         0xFFFFFFFF00000000, 0x00000001FFFFFFFF, 0xDEADBEEF00000000]
+
+
+def fresh_rng():
+    seed = int.from_bytes(os.urandom(8), "little")
+    print(f"input seed {seed:#x}")
+    return np.random.default_rng(seed)
+
+
+def rand_u64(rs, n):
+    return rs.integers(0, 2**64, n, dtype=U64, endpoint=False)
+
+
+def read_kat(shared_dir):
+    rows = [[int(t, 16) for t in line.split()]
+            for line in (shared_dir / "data" / "philox4x32_10_kat.txt").read_text().splitlines()
+            if line.strip() and not line.startswith("#")]
+    assert len(rows) >= 3
+    return np.array(rows, dtype=U64)
+
+
+def poison(cp, nbytes):
+    """Fill pool memory with NaN bytes, then free it, so fresh outputs start poisoned."""
+    a = cp.full(nbytes // 8 + 1, cp.nan)
+    cp.cuda.get_current_stream().synchronize()
+    del a
+
+
+def same_bits(cp, dev, host, what):
+    assert isinstance(dev, cp.ndarray), what
+    d = cp.asnumpy(dev)
+    assert d.shape == host.shape and d.dtype == host.dtype, what
+    bad = np.ascontiguousarray(d).view(np.uint8).reshape(d.size, -1) != \
+        np.ascontiguousarray(host).view(np.uint8).reshape(host.size, -1)
+    nbad = int(bad.any(axis=1).sum()) if d.size else 0
+    assert nbad == 0, f"{what}: {nbad} of {d.size} values differ"
+
+
+def max_ulps(a, b):
+    """Largest distance in units in the last place between two float64 arrays."""
+    x = np.ascontiguousarray(a).view(np.int64)
+    y = np.ascontiguousarray(b).view(np.int64)
+    # map the sign-magnitude bit patterns onto a monotone integer line
+    x = np.where(x < 0, np.int64(-(2**63)) - x, x)
+    y = np.where(y < 0, np.int64(-(2**63)) - y, y)
+    return int(np.abs(x - y).max()) if x.size else 0
+
+
+# ------------------------------------------------------------------ known answers
+def test_kat_on_device(cp, shared_dir):
+    kat = read_kat(shared_dir)
+    poison(cp, 1 << 20)
+    got = rng.philox4x32_10(cp.asarray(kat[:, :4].astype(U32)), cp.asarray(kat[:, 4]),
+                            cp.asarray(kat[:, 5]))
+    same_bits(cp, got, kat[:, 6:].astype(U32), "KAT batched")
+    for row in kat.tolist():
+        got = rng.philox4x32_10(cp.asarray(np.array(row[:4], U32)), row[4], row[5])
+        assert cp.asnumpy(got).tolist() == row[6:]
+    s = kat[:, 4] | kat[:, 5] << U64(32)
+    t = kat[:, 2] | kat[:, 3] << U64(32)
+    c = kat[:, 0] | kat[:, 1] << U64(32)
+    u0, u1 = rng.philox_uniform2(cp.asarray(s), cp.asarray(t), cp.asarray(c))
+    w = kat[:, 6:]
+    np.testing.assert_array_equal(cp.asnumpy(u0), ((w[:, 0] << U64(32) | w[:, 1]) >> U64(11))
+                                  .astype(np.float64) * 2.0**-53)
+    np.testing.assert_array_equal(cp.asnumpy(u1), ((w[:, 2] << U64(32) | w[:, 3]) >> U64(11))
+                                  .astype(np.float64) * 2.0**-53)
+
+
+# ------------------------------------------------------------------ bit identity
+def test_1e7_uniforms_bit_identical(cp):
+    rs = fresh_rng()
+    e = np.array(EDGES, dtype=U64)
+    grid = [g.ravel() for g in np.meshgrid(e, e, e, indexing="ij")]
+    n = 10**7
+    s, t, c = (np.concatenate([g, rand_u64(rs, n)]) for g in grid)
+    host = rng.philox_uniform(s, t, c)
+    poison(cp, host.nbytes)
+    dev = rng.philox_uniform(cp.asarray(s), cp.asarray(t), cp.asarray(c))
+    same_bits(cp, dev, host, "1e7 uniforms")
+    assert host.max() < 1.0 and host.min() >= 0.0
+
+
+def test_scalar_keys_and_counter_carries(cp):
+    rs = fresh_rng()
+    for start in (2**32 - 2**19, 2**64 - 2**20):
+        c = np.arange(2**20, dtype=U64) + U64(start)
+        for seed, stream in ((int(rand_u64(rs, 1)[0]), 2**63 + 7), (0xFFFFFFFF00000001, 0),
+                             (1, 0xFFFFFFFF00000000)):
+            host = rng.philox_uniform(seed, stream, c)
+            poison(cp, host.nbytes)
+            same_bits(cp, rng.philox_uniform(seed, stream, cp.asarray(c)), host,
+                      f"uniform start={start:#x} seed={seed:#x}")
+    # key words differing only in the high bits give different streams on the device too
+    c = cp.arange(4096, dtype=cp.uint64)
+    a, b = rng.philox_uniform(5, 0, c), rng.philox_uniform(5 | 1 << 32, 0, c)
+    assert float((a != b).mean()) > 0.99
+
+
+@pytest.mark.parametrize("kind", ["uniform2", "normal", "normal2"])
+def test_other_kinds_bit_identical(cp, kind):
+    rs = fresh_rng()
+    e = np.array(EDGES, dtype=U64)
+    grid = [g.ravel() for g in np.meshgrid(e, e, e, indexing="ij")]
+    n = 2 * 10**6
+    s, t, c = (np.concatenate([g, rand_u64(rs, n)]) for g in grid)
+    f = getattr(rng, f"philox_{kind}")
+    host = f(s, t, c)
+    poison(cp, 2 * s.size * 8)
+    dev = f(cp.asarray(s), cp.asarray(t), cp.asarray(c))
+    host = host if isinstance(host, tuple) else (host,)
+    dev = dev if isinstance(dev, tuple) else (dev,)
+    for i, (d, h) in enumerate(zip(dev, host)):
+        ulps = max_ulps(cp.asnumpy(d), h)
+        print(f"{kind}[{i}]: largest host-device difference {ulps} ulps")
+        same_bits(cp, d, h, f"{kind}[{i}]")
+
+
+def layouts(m, c, s_col, t_row, i32):
+    """The same argument layouts built on NumPy (m=np) or CuPy (m=cp)."""
+    C, S, T, I = m.asarray(c), m.asarray(s_col), m.asarray(t_row), m.asarray(i32)
+    return [
+        (S, T, C),  # (30, 1) x (100,) x (30, 100)
+        (S, 7, m.asfortranarray(C)),  # Fortran-ordered counters
+        (C[::-1, ::3], T[::3], 2**64 - 1),  # negative and step strides
+        (m.asarray(np.array([[2**63]], U64)), (T >> m.uint64(2)).astype(m.int64), C[:, ::-1]),
+        (I, np.uint8(3), m.asfortranarray(C)),  # int32 seeds, NumPy scalar stream
+    ]
+
+
+def test_broadcast_and_strided_layouts(cp):
+    rs = fresh_rng()
+    base = (rand_u64(rs, 3000).reshape(30, 100), rand_u64(rs, 30).reshape(30, 1),
+            rand_u64(rs, 100), rs.integers(0, 2**31, (30, 100), dtype=np.int32))
+    for k, (h, d) in enumerate(zip(layouts(np, *base), layouts(cp, *base))):
+        host = rng.philox_normal2(*h)
+        poison(cp, 2 * 3000 * 8)
+        dev = rng.philox_normal2(*d)
+        for i in range(2):
+            same_bits(cp, dev[i], host[i], f"layout case {k} [{i}]")
+        same_bits(cp, rng.philox_uniform(*d), rng.philox_uniform(*h), f"uniform layout {k}")
+
+
+def test_words_on_device(cp):
+    rs = fresh_rng()
+    cw = rs.integers(0, 2**32, (5000, 4), dtype=U32)
+    k0 = rs.integers(0, 2**32, 5000, dtype=U32)
+    host = rng.philox4x32_10(cw, k0, 0xFFFFFFFF)
+    dcw = cp.asarray(cw)
+    same_bits(cp, rng.philox4x32_10(dcw, cp.asarray(k0), 0xFFFFFFFF), host, "words")
+    same_bits(cp, rng.philox4x32_10(cp.asfortranarray(dcw), cp.asarray(k0), 0xFFFFFFFF), host,
+              "words, Fortran-ordered counter words")
+    host_b = rng.philox4x32_10(cw[:7, None, :], k0[None, :9], k0[:9])
+    same_bits(cp, rng.philox4x32_10(dcw[:7, None, :], cp.asarray(k0[None, :9]),
+                                    cp.asarray(k0[:9])), host_b, "words, broadcast keys")
+
+
+# ------------------------------------------------------------------ the generator
+def test_generator_same_numbers_on_both_backends(cp):
+    seed = int.from_bytes(os.urandom(8), "little")
+    print(f"generator seed {seed:#x}")
+    h = rng.Philox(seed, stream=2**40 + 1, backend="numpy")
+    d = rng.Philox(seed, stream=2**40 + 1, backend="cupy")
+    for call in (lambda g: g.uniform((1000, 3)), lambda g: g.normal(1001),
+                 lambda g: g.integers(10, 13, 5000), lambda g: g.integers(0, 2**63 + 1, 3000),
+                 lambda g: g.advance(2**32 - 5).uniform(10),
+                 lambda g: g.integers(-2**63, 2**63, 100)):
+        a, b = call(h), call(d)
+        same_bits(cp, b, a, "generator")
+        assert h.counter == d.counter
+
+
+def test_python_ints_follow_active_backend(cp):
+    with xp.use_backend("cupy"):
+        u = rng.philox_uniform(1, 2, 3)
+        v = rng.philox_uniform(1, 2, [3, 4])
+        g = rng.Philox(9)
+        assert g.backend == "cupy"
+    assert isinstance(u, cp.ndarray) and isinstance(v, cp.ndarray)
+    assert float(u) == float(rng.philox_uniform(1, 2, 3))
+    assert isinstance(rng.philox_uniform(np.uint64(1), 2, cp.arange(3, dtype=cp.uint64)),
+                      cp.ndarray)
+    assert rng.philox_uniform(1, 2, cp.zeros((0, 2), cp.uint64)).shape == (0, 2)
+
+
+def test_device_bad_input(cp):
+    with pytest.raises(TypeError, match="different backends"):
+        rng.philox_uniform(cp.arange(3, dtype=cp.uint64), 0, np.arange(3, dtype=U64))
+    with pytest.raises(TypeError, match="'counter'"):
+        rng.philox_uniform(1, 2, cp.arange(3, dtype=cp.float64))
+    with pytest.raises(ValueError, match="'stream'"):
+        rng.philox_normal(1, cp.asarray([1, -1]), 3)
+    with pytest.raises(ValueError, match="broadcast"):
+        rng.philox_uniform(cp.zeros(3, cp.uint64), 0, cp.zeros(4, cp.uint64))
+    with pytest.raises(TypeError, match="'counter_words'"):
+        rng.philox4x32_10(cp.zeros((2, 4), cp.float32), 0, 0)
+    with pytest.raises(ValueError, match="'counter_words'"):
+        rng.philox4x32_10(cp.full((2, 4), 2**32, cp.uint64), 0, 0)
