@@ -1,0 +1,253 @@
+"""CPU tests of the reduction/scan plans: axis handling, strategies, and the plans'
+index arithmetic, checked by interpreting each plan over the raw NumPy buffer (the
+same offsets the kernels compute) and comparing with NumPy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import xstride as xp
+from xstride._kernels.reductions import _finish
+from xstride._reduction_plan import (
+    normalize_axis, normalize_scan_axis, plan_reduction, plan_scan, reduction_geometry,
+)
+from xstride.layout import Layout
+
+
+# ----------------------------------------------------------------------------- axes
+def test_normalize_axis_forms():
+    assert normalize_axis("sum", None, 3) == (0, 1, 2)
+    assert normalize_axis("sum", (), 3) == ()
+    assert normalize_axis("sum", -1, 3) == (2,)
+    assert normalize_axis("sum", (2, -3), 3) == (0, 2)
+    assert normalize_axis("sum", [1], 3) == (1,)
+    assert normalize_axis("sum", np.int64(1), 3) == (1,)
+    assert normalize_axis("sum", None, 0) == ()
+
+
+@pytest.mark.parametrize("axis", [(0, 0), (1, -1), (0, 1, 0)])
+def test_normalize_axis_duplicates(axis):
+    with pytest.raises(ValueError, match="duplicate axes"):
+        normalize_axis("sum", axis, 2)
+
+
+@pytest.mark.parametrize("axis", [2, -3, (0, 5)])
+def test_normalize_axis_out_of_range(axis):
+    with pytest.raises(ValueError, match="out of range"):
+        normalize_axis("max", axis, 2)
+
+
+@pytest.mark.parametrize("axis", [1.0, "0", (0, 1.5), True, (True,)])
+def test_normalize_axis_type(axis):
+    with pytest.raises(TypeError, match="axis"):
+        normalize_axis("sum", axis, 2)
+
+
+def test_normalize_scan_axis():
+    assert normalize_scan_axis("cumulative_sum", None, 1) == 0
+    assert normalize_scan_axis("cumulative_sum", None, 0) == 0
+    assert normalize_scan_axis("cumulative_sum", -1, 3) == 2
+    with pytest.raises(ValueError, match="must be given"):
+        normalize_scan_axis("cumulative_sum", None, 2)
+    with pytest.raises(ValueError, match="out of range"):
+        normalize_scan_axis("cumulative_sum", 3, 3)
+    with pytest.raises(TypeError, match="axis"):
+        normalize_scan_axis("cumulative_sum", (0,), 3)
+    with pytest.raises(TypeError, match="axis"):
+        normalize_scan_axis("cumulative_sum", 0.0, 3)
+
+
+# ----------------------------------------------------------------------------- strategies
+def _lay(shape, itemsize=4):
+    return Layout(shape, itemsize=itemsize)
+
+
+def test_strategies_of_the_benchmark_cases():
+    lay = _lay((640, 640, 640))
+    assert plan_reduction(lay, (0, 1, 2)).strategy == "full"
+    p0 = plan_reduction(lay, (0,))
+    assert (p0.strategy, p0.kshape, p0.kstride, p0.rshape, p0.rstride) == \
+        ("outer", (409600,), (1,), (640,), (409600,))
+    p2 = plan_reduction(lay, (2,))
+    assert (p2.strategy, p2.kshape, p2.rshape, p2.rstride) == ("inner", (409600,), (640,), (1,))
+    pt = plan_reduction(lay.permute((2, 0, 1)), (0,))
+    # the transposed reduction is the contiguous inner one; output in memory order
+    assert (pt.strategy, pt.kshape, pt.kstride, pt.rstride) == ("inner", (409600,), (640,), (1,))
+    assert pt.out_order == (0, 1)
+    g = reduction_geometry(plan_reduction(lay, (0, 1, 2)), 4, 132)
+    assert g.kernel == "rows_block" and g.vec == 4 and g.nchunks * g.chunk >= 640 ** 3
+    assert g.chunk % 64 == 0
+    assert reduction_geometry(p0, 4, 132, base_address=256).vec == 4
+    assert reduction_geometry(p0, 4, 132, base_address=260).vec == 1
+    assert reduction_geometry(p2, 8, 132).kernel == "rows_warp"
+
+
+def test_trivial_strategies():
+    assert plan_reduction(_lay((3, 0)), (1,)).strategy == "identity"
+    assert plan_reduction(_lay((0, 3)), (1,)).strategy == "empty"
+    assert plan_reduction(_lay((3, 4)), ()).strategy == "copy"
+    assert plan_reduction(_lay((3, 1)), (1,)).strategy == "copy"
+    assert plan_reduction(_lay(()), ()).strategy == "copy"
+    with pytest.raises(ValueError, match="launches no kernel"):
+        reduction_geometry(plan_reduction(_lay((3, 4)), ()), 4, 132)
+
+
+def test_negative_strides_are_flipped_and_coalesced():
+    lay = _lay((8, 6)).slice((slice(None, None, -1), slice(None, None, -1)))
+    p = plan_reduction(lay, (0, 1))
+    assert p.strategy == "full" and p.rshape == (48,) and p.rstride == (1,)
+    assert p.offset == 0
+
+
+def test_scan_strategies():
+    assert plan_scan(_lay((1 << 28,)), 0, False).strategy == "lookback"
+    assert plan_scan(_lay((409600, 640)), 1, False).strategy == "rows"
+    assert plan_scan(_lay((640, 409600)), 0, False).strategy == "columns"
+    assert plan_scan(_lay((4, 1 << 20)), 0, False).strategy == "columns"
+    assert plan_scan(_lay((3, 1 << 20)), 1, False).strategy == "lookback"
+    assert plan_scan(_lay((1 << 20, 3)), 0, False).strategy == "lookback"
+    assert plan_scan(_lay((3, 0)), 1, False).strategy == "empty"
+    assert plan_scan(_lay((3, 0)), 1, True).strategy == "fill"
+    assert plan_scan(_lay((0, 5)), 1, True).strategy == "empty"
+    p = plan_scan(_lay((5, 7)), 1, True)
+    assert p.out_shape == (5, 8) and p.out_strides == (8, 1) and p.s_out == 1
+
+
+# ----------------------------------------------------------------------------- interpreters
+def _offsets(shape, strides):
+    """Element offsets of C-order flat indices over (shape, strides)."""
+    off = np.zeros((1,), dtype=np.int64)
+    for n, s in zip(shape, strides):
+        off = (off[:, None] + np.arange(n, dtype=np.int64)[None, :] * s).reshape(-1)
+    return off
+
+
+_UFUNC = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum}
+
+
+def _run_reduction_plan(base, view, axes, op, keepdims=False):
+    """Reduce ``view`` (a view of the flat array ``base``) as the kernels would."""
+    lay = Layout.from_array(view)
+    start = (view.__array_interface__["data"][0] - base.__array_interface__["data"][0])
+    lay = lay.replace(offset=start // view.itemsize)
+    plan = plan_reduction(lay, axes)
+    if plan.strategy == "empty":
+        buf = np.empty(0, dtype=view.dtype)
+    elif plan.strategy == "copy":
+        return None, plan
+    else:
+        k = _offsets(plan.kshape, plan.kstride)
+        r = _offsets(plan.rshape, plan.rstride)
+        vals = base[plan.offset + k[:, None] + r[None, :]]
+        buf = _UFUNC[op].reduce(vals, axis=1)
+    return _finish(buf, plan, view.ndim, keepdims), plan
+
+
+def _views(rng, base):
+    a = base.reshape(6, 5, 4)
+    yield a
+    yield a.transpose(2, 0, 1)
+    yield a[::-1, :, ::-2]
+    yield a[1:5, ::-1].transpose(1, 2, 0)
+    yield np.broadcast_to(a[:, :1, :], (6, 3, 4))
+    yield np.broadcast_to(base[:4].reshape(4, 1), (4, 7))
+    yield base[::7]
+    yield a[:, 2, :]
+
+
+_AXES = [None, 0, -1, (0, 1), (1, 2), (0, 2), ()]
+
+
+@pytest.mark.parametrize("op", ["sum", "max"])
+def test_reduction_plan_matches_numpy(op):
+    rng = np.random.default_rng(5)
+    base = rng.integers(-50, 50, size=120).astype(np.int64)
+    for view in _views(rng, base):
+        for axis in _AXES:
+            try:
+                axes = normalize_axis(op, axis, view.ndim)
+            except ValueError:
+                continue
+            for keepdims in (False, True):
+                got, plan = _run_reduction_plan(base, view, axes, op, keepdims)
+                if got is None:
+                    continue
+                want = getattr(np, op)(view, axis=axes, keepdims=keepdims)
+                assert got.shape == want.shape, (view.strides, axis, plan)
+                np.testing.assert_array_equal(got, want)
+
+
+def test_reduction_output_is_in_numpy_memory_order():
+    base = np.arange(24.0)
+    view = base.reshape(2, 3, 4).transpose(2, 0, 1)
+    got, _ = _run_reduction_plan(base, view, (1,), "sum")
+    want = np.sum(view, axis=1)
+    np.testing.assert_array_equal(got, want)
+    assert got.strides == want.strides
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_reduction_plan_random_layouts(data):
+    shape = data.draw(st.lists(st.integers(1, 4), min_size=1, max_size=4))
+    base = np.arange(int(np.prod(shape)) * 2, dtype=np.int64) * 3 - 7
+    a = base[::2].reshape(shape) if data.draw(st.booleans()) else base[: int(np.prod(shape))].reshape(shape)
+    perm = data.draw(st.permutations(range(len(shape))))
+    a = a.transpose(perm)
+    index = tuple(slice(None, None, data.draw(st.sampled_from([1, -1, 2, -2]))) for _ in shape)
+    a = a[index]
+    axes = tuple(sorted(data.draw(st.sets(st.integers(0, a.ndim - 1)))))
+    got, _ = _run_reduction_plan(base, a, axes, "sum", keepdims=True)
+    if got is not None:
+        np.testing.assert_array_equal(got, np.sum(a, axis=axes, keepdims=True))
+
+
+def _run_scan_plan(base, view, axis, include_initial):
+    lay = Layout.from_array(view)
+    start = (view.__array_interface__["data"][0] - base.__array_interface__["data"][0])
+    lay = lay.replace(offset=start // view.itemsize)
+    plan = plan_scan(lay, axis, include_initial)
+    size = int(np.prod(plan.out_shape))
+    buf = np.full(size, -999, dtype=np.int64)
+    init = int(include_initial)
+    if plan.strategy not in ("empty", "fill"):
+        ki = _offsets(plan.kshape, plan.kstride)
+        ko = _offsets(plan.kshape, plan.kout)
+        for i, o in zip(ki, ko):
+            vals = base[plan.offset + i + np.arange(plan.length) * plan.s_in]
+            if init:
+                buf[o] = 0
+            buf[o + (np.arange(plan.length) + init) * plan.s_out] = np.cumsum(vals)
+    elif plan.strategy == "fill":
+        buf[:] = 0
+    out = np.lib.stride_tricks.as_strided(buf, plan.out_shape,
+                                          tuple(s * 8 for s in plan.out_strides))
+    return out, plan
+
+
+@pytest.mark.parametrize("include_initial", [False, True])
+def test_scan_plan_matches_numpy(include_initial):
+    rng = np.random.default_rng(7)
+    base = rng.integers(-50, 50, size=120).astype(np.int64)
+    for view in _views(rng, base):
+        for axis in range(view.ndim):
+            got, plan = _run_scan_plan(base, view, axis, include_initial)
+            want = xp.cumulative_sum(view, axis=axis, include_initial=include_initial)
+            np.testing.assert_array_equal(got, want)
+            # every output element is written exactly once (no -999 left)
+            assert not np.any(got == -999)
+
+
+# ----------------------------------------------------------------------------- numpy side
+def test_numpy_min_max_empty_errors_name_the_axis():
+    with pytest.raises(ValueError, match="zero-size axis 1"):
+        xp.max(np.ones((3, 0)), axis=1)
+    with pytest.raises(ValueError, match="zero-size axis 0"):
+        xp.min(np.ones((0,)))
+    assert xp.max(np.ones((0, 3)), axis=1).shape == (0,)
+    assert xp.max(np.ones((0, 3)), axis=1, keepdims=True).shape == (0, 1)
+    assert np.isnan(xp.max(np.array([1.0, np.nan, 3.0])))
+    assert xp.min(np.array([4, -2, 9])) == -2

@@ -1,0 +1,112 @@
+"""Shared by the reduction and scan executors: dtype tables, kernel lookup, packing.
+
+Nothing here imports CuPy at import time.
+"""
+
+from __future__ import annotations
+
+import functools
+import struct
+from pathlib import Path
+
+import numpy as np
+
+from .._backend import load_cupy
+from ._compile import raw_module
+
+__all__ = [
+    "CTYPE", "SUPPORTED", "default_sum_dtype", "acc_dtype", "minmax_acc_dtype",
+    "kernel", "pack_struct", "capacity", "sm_count", "source",
+]
+
+_HERE = Path(__file__).resolve().parent
+
+#: C type of each dtype the kernels handle; anything else goes to CuPy.
+CTYPE = {
+    np.dtype(np.bool_): "bool",
+    np.dtype(np.int8): "signed char",
+    np.dtype(np.int16): "short",
+    np.dtype(np.int32): "int",
+    np.dtype(np.int64): "long long",
+    np.dtype(np.uint8): "unsigned char",
+    np.dtype(np.uint16): "unsigned short",
+    np.dtype(np.uint32): "unsigned",
+    np.dtype(np.uint64): "unsigned long long",
+    np.dtype(np.float32): "float",
+    np.dtype(np.float64): "double",
+}
+SUPPORTED = frozenset(CTYPE)
+
+
+def default_sum_dtype(dt: np.dtype) -> np.dtype:
+    """Result dtype of sum/prod/cumulative_* without ``dtype=`` (the standard's rule,
+    as ``array_api_compat.numpy`` applies it): bool and signed integers -> int64,
+    unsigned integers -> uint64, floating point -> itself."""
+    if dt.kind in "bi":
+        return np.dtype(np.int64)
+    if dt.kind == "u":
+        return np.dtype(np.uint64)
+    return dt
+
+
+def acc_dtype(out: np.dtype) -> np.dtype:
+    """Accumulator of sum/prod/scans for a result dtype: float64 for floating results
+    (float32 sums are carried in float64 and rounded once), int64/uint64 for
+    integers (exact modulo 2**64; narrower results wrap exactly like NumPy's)."""
+    if out.kind == "f":
+        return np.dtype(np.float64)
+    if out.kind == "u":
+        return np.dtype(np.uint64)
+    return np.dtype(np.int64)
+
+
+def minmax_acc_dtype(dt: np.dtype) -> np.dtype:
+    """Accumulator of min/max: the input type, widened to 32 bits for the shuffles."""
+    if dt.kind == "b" or (dt.kind == "i" and dt.itemsize < 4):
+        return np.dtype(np.int32)
+    if dt.kind == "u" and dt.itemsize < 4:
+        return np.dtype(np.uint32)
+    return dt
+
+
+@functools.lru_cache(maxsize=None)
+def source(name: str) -> str:
+    """Text of a kernel source file next to this module."""
+    return (_HERE / name).read_text()
+
+
+@functools.lru_cache(maxsize=None)
+def kernel(source_file: str, expression: str):
+    """The compiled ``cupy.RawKernel`` for one template instantiation."""
+    mod = raw_module(source(source_file), (), (expression,))
+    return mod.get_function(expression)
+
+
+def capacity(n: int) -> int:
+    """Descriptor capacity for ``n`` axes: 4 covers nearly every coalesced layout."""
+    return 4 if n <= 4 else 64
+
+
+def pack_struct(*groups, tail=()) -> np.ndarray:
+    """Pack groups of int64 (each padded by the caller) into a size-1 void array that
+    CuPy passes to a kernel by value."""
+    values = [int(v) for g in groups for v in g] + [int(v) for v in tail]
+    data = struct.pack(f"<{len(values)}q", *values)
+    return np.frombuffer(data, dtype=np.dtype((np.void, len(data)))).copy()
+
+
+def pad(values, cap: int, fill: int) -> tuple:
+    values = tuple(values)
+    return values + (fill,) * (cap - len(values))
+
+
+@functools.lru_cache(maxsize=None)
+def _sm_count(device_id: int) -> int:
+    cp = load_cupy()
+    return int(cp.cuda.runtime.getDeviceProperties(device_id)["multiProcessorCount"])
+
+
+def sm_count() -> int:
+    """Number of SMs of the current device."""
+    cp = load_cupy()
+    return _sm_count(cp.cuda.runtime.getDevice())

@@ -1,0 +1,281 @@
+// Reduction kernels of the xstride namespace (sum, prod, min, max and the sum of
+// squared deviations behind var/std). Launched by xstride/_kernels/reductions.py from
+// a plan of xstride/_reduction_plan.py. Compiled by NVRTC: no standard headers.
+//
+// Template parameters of every kernel:
+//   OP    0 sum, 1 prod, 2 min, 3 max, 4 sum of (x - center[k])^2
+//   Tin   element type read; Tacc accumulator type; Tout element type written
+//   NK/NR capacity of the kept/reduced axis arrays of the descriptor
+//   V     elements per vector load (1: scalar loads only)
+// Index arithmetic is 64-bit throughout. Every order of combination is fixed by the
+// launch geometry, never by timing: results are deterministic run to run.
+#include <xstride/reduce.cuh>
+
+template <int NK, int NR>
+struct xs_red_desc {
+    long long kshape[NK];
+    long long kstride[NK];
+    long long rshape[NR];
+    long long rstride[NR];
+    long long nk;
+    long long nr;
+};
+
+struct xs_prod_op {
+    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return a * b; }
+    template <typename T> static __device__ __forceinline__ T identity() { return T(1); }
+};
+
+template <int OP> struct xs_op_of { typedef xstride_sum_op type; };
+template <> struct xs_op_of<1> { typedef xs_prod_op type; };
+template <> struct xs_op_of<2> { typedef xstride_min_op type; };
+template <> struct xs_op_of<3> { typedef xstride_max_op type; };
+
+// Element offset of flat index i over (shape, stride)[0:n], last axis fastest.
+template <int N>
+__device__ __forceinline__ long long xs_offset(long long i, const long long (&shape)[N],
+                                               const long long (&stride)[N], long long n)
+{
+    if (n == 1) return i * stride[0];
+    long long off = 0;
+#pragma unroll
+    for (int d = N - 1; d >= 0; --d) {
+        if (d < n) {
+            long long s = shape[d];
+            long long q = i / s;
+            off += (i - q * s) * stride[d];
+            i = q;
+        }
+    }
+    return off;
+}
+
+template <int OP, typename Tacc, typename Tin>
+__device__ __forceinline__ Tacc xs_transform(Tin v, Tacc c)
+{
+    if constexpr (OP == 4) {
+        Tacc t = (Tacc)v - c;
+        return t * t;
+    } else {
+        return (Tacc)v;
+    }
+}
+
+// V consecutive elements from a 16-byte aligned address.
+template <typename Tin, int V>
+__device__ __forceinline__ void xs_load_vec(const Tin* p, Tin (&out)[V])
+{
+    if constexpr (V == 1) {
+        out[0] = p[0];
+    } else {
+        union { uint4 u; Tin t[V]; } w;
+        w.u = __ldg(reinterpret_cast<const uint4*>(p));
+#pragma unroll
+        for (int j = 0; j < V; ++j) out[j] = w.t[j];
+    }
+}
+
+// Fold elements [begin, end) of one row into acc; thread `t` of `nt` cooperating
+// threads takes every nt-th element (or vector). The assignment depends only on the
+// row's address and length, so the order is fixed.
+template <int OP, typename Tin, typename Tacc, int NK, int NR, int V, typename Op>
+__device__ __forceinline__ Tacc xs_fold_row(const Tin* __restrict__ p, long long begin,
+                                            long long end, unsigned t, unsigned nt,
+                                            const xs_red_desc<NK, NR>& d, Tacc c, Tacc acc, Op op)
+{
+    if (d.nr == 1 && d.rstride[0] == 1) {
+        if constexpr (V > 1) {
+            const unsigned long long addr = (unsigned long long)(p + begin);
+            long long head = (long long)(((16ull - (addr & 15ull)) & 15ull) / sizeof(Tin));
+            if ((addr % sizeof(Tin)) != 0ull) head = end - begin;   // unaligned element: scalar
+            if (head > end - begin) head = end - begin;
+            for (long long i = begin + t; i < begin + head; i += nt)
+                acc = op(acc, xs_transform<OP, Tacc>(p[i], c));
+            const long long vbeg = begin + head;
+            const long long nvec = (end - vbeg) / V;
+#pragma unroll 4
+            for (long long i = t; i < nvec; i += nt) {
+                Tin v[V];
+                xs_load_vec<Tin, V>(p + vbeg + i * V, v);
+#pragma unroll
+                for (int j = 0; j < V; ++j) acc = op(acc, xs_transform<OP, Tacc>(v[j], c));
+            }
+            for (long long i = vbeg + nvec * V + t; i < end; i += nt)
+                acc = op(acc, xs_transform<OP, Tacc>(p[i], c));
+        } else {
+#pragma unroll 4
+            for (long long i = begin + t; i < end; i += nt)
+                acc = op(acc, xs_transform<OP, Tacc>(p[i], c));
+        }
+    } else if (d.nr == 1) {
+        const long long s = d.rstride[0];
+#pragma unroll 4
+        for (long long i = begin + t; i < end; i += nt)
+            acc = op(acc, xs_transform<OP, Tacc>(p[i * s], c));
+    } else {
+        for (long long i = begin + t; i < end; i += nt)
+            acc = op(acc, xs_transform<OP, Tacc>(p[xs_offset<NR>(i, d.rshape, d.rstride, d.nr)], c));
+    }
+    return acc;
+}
+
+// One warp per output element (row); warps stride over the rows.
+template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V>
+__global__ void xs_reduce_rows_warp(const Tin* __restrict__ x, Tout* __restrict__ out,
+                                    const Tacc* __restrict__ center,
+                                    const xs_red_desc<NK, NR> d, long long nrows, long long rowlen)
+{
+    typedef typename xs_op_of<OP>::type Op;
+    Op op;
+    const unsigned lane = threadIdx.x & 31u;
+    const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
+    for (long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; row < nrows;
+         row += nwarps) {
+        const Tin* p = x + xs_offset<NK>(row, d.kshape, d.kstride, d.nk);
+        const Tacc c = OP == 4 ? center[row] : Tacc(0);
+        Tacc acc = Op::template identity<Tacc>();
+        acc = xs_fold_row<OP, Tin, Tacc, NK, NR, V>(p, 0, rowlen, lane, 32u, d, c, acc, op);
+        acc = xstride_detail_warp_reduce_full(acc, op);
+        if (lane == 0u) out[row] = (Tout)acc;
+    }
+}
+
+// One block per (row, chunk). With more than one chunk per row, each block stores
+// its partial result and the last block of the row (counted with one atomic) folds
+// the partials in chunk order.
+template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V>
+__global__ void xs_reduce_rows_block(const Tin* __restrict__ x, Tout* __restrict__ out,
+                                     const Tacc* __restrict__ center, Tacc* partials,
+                                     unsigned* counters, const xs_red_desc<NK, NR> d,
+                                     long long nrows, long long rowlen, long long chunk,
+                                     long long nchunks)
+{
+    typedef typename xs_op_of<OP>::type Op;
+    Op op;
+    __shared__ int s_last;
+    const long long w = blockIdx.x;
+    const long long row = w / nchunks;
+    const long long ch = w - row * nchunks;
+    const long long begin = ch * chunk;
+    const long long end = begin + chunk < rowlen ? begin + chunk : rowlen;
+    const Tin* p = x + xs_offset<NK>(row, d.kshape, d.kstride, d.nk);
+    const Tacc c = OP == 4 ? center[row] : Tacc(0);
+    Tacc acc = Op::template identity<Tacc>();
+    acc = xs_fold_row<OP, Tin, Tacc, NK, NR, V>(p, begin, end, threadIdx.x, blockDim.x, d, c, acc, op);
+    acc = xstride_detail_block_reduce(acc, op);
+    if (nchunks == 1) {
+        if (threadIdx.x == 0) out[row] = (Tout)acc;
+        return;
+    }
+    if (threadIdx.x == 0) {
+        partials[row * nchunks + ch] = acc;
+        __threadfence();
+        unsigned prev = atomicAdd(counters + row, 1u);
+        s_last = prev == (unsigned)(nchunks - 1);
+    }
+    __syncthreads();
+    if (!s_last) return;
+    __threadfence();
+    const volatile Tacc* vp = partials + row * nchunks;
+    Tacc a = Op::template identity<Tacc>();
+    for (long long i = threadIdx.x; i < nchunks; i += blockDim.x) a = op(a, (Tacc)vp[i]);
+    a = xstride_detail_block_reduce(a, op);
+    if (threadIdx.x == 0) {
+        out[row] = (Tout)a;
+        counters[row] = 0u;
+    }
+}
+
+// Outer (column) reduction: block = 32 x BY threads; thread (tx, ty) owns V
+// neighbouring kept columns of tile blockIdx.x and folds rows ty, ty + BY, ... of
+// chunk blockIdx.y. Rows are combined over ty in order in shared memory; chunks are
+// combined in order by the last block of the column tile.
+#define XS_COLS_BY 8
+template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V>
+__global__ void xs_reduce_cols(const Tin* __restrict__ x, Tout* __restrict__ out,
+                               const Tacc* __restrict__ center, Tacc* partials,
+                               unsigned* counters, const xs_red_desc<NK, NR> d,
+                               long long ncols, long long nred, long long chunk,
+                               long long nchunks)
+{
+    typedef typename xs_op_of<OP>::type Op;
+    Op op;
+    __shared__ Tacc sm[XS_COLS_BY][32 * V];
+    __shared__ int s_last;
+    const unsigned tx = threadIdx.x, ty = threadIdx.y;
+    const long long col0 = ((long long)blockIdx.x * 32 + tx) * V;
+    const bool active = col0 < ncols;
+    Tacc acc[V];
+    Tacc c[V];
+#pragma unroll
+    for (int j = 0; j < V; ++j) acc[j] = Op::template identity<Tacc>();
+    if (active) {
+        const long long width = ncols - col0 < V ? ncols - col0 : V;   // V > 1: always V
+#pragma unroll
+        for (int j = 0; j < V; ++j) c[j] = (OP == 4 && j < width) ? center[col0 + j] : Tacc(0);
+        const long long r0 = (long long)blockIdx.y * chunk;
+        const long long r1 = r0 + chunk < nred ? r0 + chunk : nred;
+        if constexpr (V > 1) {
+            const Tin* base = x + xs_offset<NK>(col0, d.kshape, d.kstride, d.nk);
+            if (d.nr == 1) {
+                const long long s = d.rstride[0];
+#pragma unroll 4
+                for (long long r = r0 + ty; r < r1; r += XS_COLS_BY) {
+                    Tin v[V];
+                    xs_load_vec<Tin, V>(base + r * s, v);
+#pragma unroll
+                    for (int j = 0; j < V; ++j) acc[j] = op(acc[j], xs_transform<OP, Tacc>(v[j], c[j]));
+                }
+            } else {
+                for (long long r = r0 + ty; r < r1; r += XS_COLS_BY) {
+                    Tin v[V];
+                    xs_load_vec<Tin, V>(base + xs_offset<NR>(r, d.rshape, d.rstride, d.nr), v);
+#pragma unroll
+                    for (int j = 0; j < V; ++j) acc[j] = op(acc[j], xs_transform<OP, Tacc>(v[j], c[j]));
+                }
+            }
+        } else {
+            const Tin* base = x + xs_offset<NK>(col0, d.kshape, d.kstride, d.nk);
+            if (d.nr == 1) {
+                const long long s = d.rstride[0];
+#pragma unroll 4
+                for (long long r = r0 + ty; r < r1; r += XS_COLS_BY)
+                    acc[0] = op(acc[0], xs_transform<OP, Tacc>(base[r * s], c[0]));
+            } else {
+                for (long long r = r0 + ty; r < r1; r += XS_COLS_BY)
+                    acc[0] = op(acc[0], xs_transform<OP, Tacc>(
+                        base[xs_offset<NR>(r, d.rshape, d.rstride, d.nr)], c[0]));
+            }
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < V; ++j) sm[ty][tx * V + j] = acc[j];
+    __syncthreads();
+    if (ty == 0 && active) {
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+            Tacc a = sm[0][tx * V + j];
+            for (int y = 1; y < XS_COLS_BY; ++y) a = op(a, sm[y][tx * V + j]);
+            if (nchunks == 1) out[col0 + j] = (Tout)a;
+            else partials[(long long)blockIdx.y * ncols + col0 + j] = a;
+        }
+    }
+    if (nchunks == 1) return;
+    __threadfence();
+    __syncthreads();
+    if (tx == 0 && ty == 0) {
+        unsigned prev = atomicAdd(counters + blockIdx.x, 1u);
+        s_last = prev == (unsigned)(nchunks - 1);
+    }
+    __syncthreads();
+    if (!s_last || ty != 0 || !active) return;
+    __threadfence();
+    const volatile Tacc* vp = partials;
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+        Tacc a = Op::template identity<Tacc>();
+        for (long long ch = 0; ch < nchunks; ++ch) a = op(a, (Tacc)vp[ch * ncols + col0 + j]);
+        out[col0 + j] = (Tout)a;
+    }
+    if (tx == 0) counters[blockIdx.x] = 0u;
+}

@@ -1,0 +1,309 @@
+"""CuPy executors of the namespace's reductions: sum, prod, min, max, mean, var, std.
+
+Each function follows the array API standard's signature and dtype rules (matching
+what ``array_api_compat.numpy`` returns for the same input) and runs on the kernels of
+``reductions.cu`` for any layout and any axis set, through the plan of
+:mod:`xstride._reduction_plan`. Results are deterministic run to run: the order in
+which values are combined is fixed by the plan and the device's SM count, never by
+timing (no floating-point atomics). Dtypes the kernels do not handle (float16,
+complex) and NumPy-only keywords (``out=``, ``where=``, ``initial=``) are passed to
+``array_api_compat.cupy``. See ``docs/reductions.md``.
+
+On NumPy arrays NumPy runs, except that ``min``/``max`` of an empty selection raise
+the same ``ValueError`` (naming the empty axis) on both backends.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import warnings
+
+import numpy as np
+
+from .. import _backend
+from .._dispatch import register
+from .._errors import type_error, value_error
+from .._reduction_plan import normalize_axis, plan_reduction, reduction_geometry
+from ..layout import Layout
+from . import _reduce_common as rc
+
+__all__ = ["sum", "prod", "min", "max", "mean", "var", "std", "reduce_into"]
+
+_OPS = {"sum": 0, "prod": 1, "min": 2, "max": 3, "sumsq": 4}
+_SRC = "reductions.cu"
+
+
+# ----------------------------------------------------------------------------- helpers
+def _compat(name):
+    return getattr(_backend.namespace("cupy"), name)
+
+
+def _out_dtype(func: str, dtype, default: np.dtype) -> np.dtype:
+    if dtype is None:
+        return default
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        raise type_error(func, "dtype", dtype, "a dtype of the namespace or None") from None
+
+
+def _empty_axis_error(func: str, shape, axes) -> ValueError:
+    empty = [a for a in axes if shape[a] == 0]
+    return value_error(
+        func, "x", f"of shape {tuple(shape)} has the zero-size axis {empty[0]} in the "
+                   f"reduction over axis={axes}; {func} of an empty selection has no "
+                   "identity")
+
+
+def _finish(buf, plan, ndim: int, keepdims: bool):
+    """Turn the K-ordered flat result buffer into the logical (keepdims) view."""
+    mem_shape = tuple(plan.out_shape[j] for j in plan.out_order)
+    inv = [0] * len(plan.out_order)
+    for pos, j in enumerate(plan.out_order):
+        inv[j] = pos
+    res = buf.reshape(mem_shape).transpose(inv) if inv else buf.reshape(())
+    if keepdims:
+        res = res[tuple(None if i in plan.axes else slice(None) for i in range(ndim))]
+    return res
+
+
+def reduce_into(x, plan, op: str, out_dtype: np.dtype, acc: np.dtype, center=None):
+    """Run ``plan`` (strategy inner/outer/full) on ``x``; return the flat K-ordered
+    result buffer of ``out_dtype``. ``center`` (op ``"sumsq"``) is a flat buffer of
+    ``acc`` in the same order."""
+    cp = rc.load_cupy()
+    geo = reduction_geometry(plan, x.itemsize, rc.sm_count(),
+                             x.data.ptr + plan.offset * x.itemsize)
+    nkc, nrc = rc.capacity(plan.nk), rc.capacity(plan.nr)
+    desc = rc.pack_struct(rc.pad(plan.kshape, nkc, 1), rc.pad(plan.kstride, nkc, 0),
+                          rc.pad(plan.rshape, nrc, 1), rc.pad(plan.rstride, nrc, 0),
+                          tail=(plan.nk, plan.nr))
+    tin, tacc, tout = rc.CTYPE[x.dtype], rc.CTYPE[acc], rc.CTYPE[out_dtype]
+    expr = (f"xs_reduce_{geo.kernel}<{_OPS[op]}, {tin}, {tacc}, {tout}, {nkc}, {nrc}, "
+            f"{geo.vec}>")
+    fn = rc.kernel(_SRC, expr)
+    out = cp.empty(plan.nrows, dtype=out_dtype)
+    ptr = np.uint64(x.data.ptr + plan.offset * x.itemsize)
+    cen = center if center is not None else np.uint64(0)
+    if geo.kernel == "rows_warp":
+        fn(geo.grid, geo.block, (ptr, out, cen, desc, np.int64(plan.nrows),
+                                 np.int64(plan.rowlen)))
+        return out
+    if geo.nchunks > 1:
+        partials = cp.empty(plan.nrows * geo.nchunks, dtype=acc)
+        counters = cp.zeros(plan.nrows if geo.kernel == "rows_block" else geo.grid[0],
+                            dtype=np.uint32)
+    else:
+        partials, counters = np.uint64(0), np.uint64(0)
+    fn(geo.grid, geo.block, (ptr, out, cen, partials, counters, desc, np.int64(plan.nrows),
+                             np.int64(plan.rowlen), np.int64(geo.chunk),
+                             np.int64(geo.nchunks)))
+    return out
+
+
+def _prepare(func: str, x, axis):
+    cp = rc.load_cupy()
+    if not isinstance(x, cp.ndarray):
+        raise type_error(func, "x", x, "a cupy.ndarray")
+    axes = normalize_axis(func, axis, x.ndim)
+    return axes, plan_reduction(Layout.from_array(x), axes)
+
+
+def _reduce(func: str, op: str, x, axis, keepdims: bool, out_dtype: np.dtype,
+            acc: np.dtype):
+    cp = rc.load_cupy()
+    axes, plan = _prepare(func, x, axis)
+    if plan.rowlen == 0 and op in ("min", "max"):
+        raise _empty_axis_error(func, x.shape, axes)
+    if plan.strategy == "empty":
+        buf = cp.empty(0, dtype=out_dtype)
+    elif plan.strategy == "identity":
+        buf = cp.full(plan.nrows, 1 if op == "prod" else 0, dtype=out_dtype)
+    elif plan.strategy == "copy":
+        y = cp.squeeze(x, axis=axes) if axes else x
+        return _keep(y.astype(out_dtype, copy=True), axes, x.ndim, keepdims)
+    else:
+        buf = reduce_into(x, plan, op, out_dtype, acc)
+    return _finish(buf, plan, x.ndim, keepdims)
+
+
+def _keep(res, axes, ndim, keepdims):
+    if keepdims:
+        res = res[tuple(None if i in axes else slice(None) for i in range(ndim))]
+    return res
+
+
+def _kernels_take(x, *dtypes) -> bool:
+    return all(np.dtype(d) in rc.SUPPORTED for d in (x.dtype,) + dtypes)
+
+
+# ----------------------------------------------------------------------------- cupy: sums
+@register("sum", "cupy")
+def sum(x, /, *, axis=None, dtype=None, keepdims=False, **kwargs):
+    """Sum (array API standard ``sum``) of a CuPy array on xstride's kernels.
+
+    Integers accumulate exactly in 64 bits (narrower ``dtype=`` results wrap like
+    NumPy's); float32 and float64 accumulate in float64, in a fixed order (per-thread
+    sequential runs, then warp/block trees). Empty sums are 0. See docs/reductions.md
+    for the error bound.
+    """
+    out = _out_dtype("sum", dtype, rc.default_sum_dtype(np.dtype(x.dtype)))
+    if kwargs or not _kernels_take(x, out) or out.kind == "b":
+        return _compat("sum")(x, axis=axis, dtype=dtype, keepdims=keepdims, **kwargs)
+    return _reduce("sum", "sum", x, axis, keepdims, out, rc.acc_dtype(out))
+
+
+@register("prod", "cupy")
+def prod(x, /, *, axis=None, dtype=None, keepdims=False, **kwargs):
+    """Product (array API standard ``prod``) of a CuPy array on xstride's kernels.
+
+    Same dtype rules and accumulators as :func:`sum`; empty products are 1.
+    """
+    out = _out_dtype("prod", dtype, rc.default_sum_dtype(np.dtype(x.dtype)))
+    if kwargs or not _kernels_take(x, out) or out.kind == "b":
+        return _compat("prod")(x, axis=axis, dtype=dtype, keepdims=keepdims, **kwargs)
+    return _reduce("prod", "prod", x, axis, keepdims, out, rc.acc_dtype(out))
+
+
+def _minmax(func: str, x, axis, keepdims, kwargs):
+    if kwargs or not _kernels_take(x):
+        if not kwargs and x.size == 0:
+            axes = normalize_axis(func, axis, x.ndim)
+            if math.prod(x.shape[a] for a in axes) == 0:
+                raise _empty_axis_error(func, x.shape, axes)
+        return _compat(func)(x, axis=axis, keepdims=keepdims, **kwargs)
+    dt = np.dtype(x.dtype)
+    return _reduce(func, func, x, axis, keepdims, dt, rc.minmax_acc_dtype(dt))
+
+
+@register("min", "cupy")
+def min(x, /, *, axis=None, keepdims=False, **kwargs):
+    """Minimum (array API standard ``min``) of a CuPy array on xstride's kernels.
+
+    NaN propagates. An empty selection raises ``ValueError`` naming the empty axis.
+    """
+    return _minmax("min", x, axis, keepdims, kwargs)
+
+
+@register("max", "cupy")
+def max(x, /, *, axis=None, keepdims=False, **kwargs):
+    """Maximum (array API standard ``max``) of a CuPy array on xstride's kernels.
+
+    NaN propagates. An empty selection raises ``ValueError`` naming the empty axis.
+    """
+    return _minmax("max", x, axis, keepdims, kwargs)
+
+
+# ----------------------------------------------------------------------------- cupy: moments
+def _moment_dtype(func: str, x, dtype) -> np.dtype:
+    dt = np.dtype(x.dtype)
+    default = dt if dt.kind == "f" else np.dtype(np.float64)
+    return _out_dtype(func, dtype, default)
+
+
+def _sum_and_count(func: str, x, axis):
+    """(plan, flat float64 sum buffer or None, rowlen) of ``x`` over ``axis``."""
+    cp = rc.load_cupy()
+    axes, plan = _prepare(func, x, axis)
+    f8 = np.dtype(np.float64)
+    if plan.strategy in ("empty", "identity"):
+        return axes, plan, cp.zeros(plan.nrows, dtype=f8)
+    if plan.strategy == "copy":
+        return axes, plan, None
+    return axes, plan, reduce_into(x, plan, "sum", f8, f8)
+
+
+@register("mean", "cupy")
+def mean(x, /, *, axis=None, keepdims=False, dtype=None, **kwargs):
+    """Arithmetic mean (array API standard ``mean``) of a CuPy array.
+
+    The sum is accumulated in float64 on xstride's kernels and divided once; integer
+    inputs give float64 (as NumPy). An empty selection gives NaN with NumPy's
+    ``RuntimeWarning``.
+    """
+    out = _moment_dtype("mean", x, dtype)
+    if kwargs or not _kernels_take(x, out) or out.kind != "f":
+        return _compat("mean")(x, axis=axis, keepdims=keepdims, dtype=dtype, **kwargs)
+    cp = rc.load_cupy()
+    axes, plan, s = _sum_and_count("mean", x, axis)
+    if s is None:
+        y = cp.squeeze(x, axis=axes) if axes else x
+        return _keep(y.astype(out, copy=True), axes, x.ndim, keepdims)
+    if plan.rowlen == 0 and plan.nrows > 0:
+        warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
+        buf = cp.full(plan.nrows, np.nan, dtype=out)
+    else:
+        buf = (s / plan.rowlen).astype(out, copy=False)
+    return _finish(buf, plan, x.ndim, keepdims)
+
+
+def _var(func: str, x, axis, correction, keepdims, dtype, kwargs, root: bool):
+    out = _moment_dtype(func, x, dtype)
+    if isinstance(correction, bool) or not isinstance(correction, (int, float, np.number)):
+        raise type_error(func, "correction", correction, "a real number")
+    if kwargs or not _kernels_take(x, out) or out.kind != "f":
+        if dtype is not None:
+            kwargs["dtype"] = dtype
+        f = _compat(func)
+        return f(x, axis=axis, correction=correction, keepdims=keepdims, **kwargs)
+    cp = rc.load_cupy()
+    axes, plan, s = _sum_and_count(func, x, axis)
+    n = plan.rowlen
+    dof = n - correction
+    if dof <= 0 or n == 0:
+        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=3)
+    f8 = np.dtype(np.float64)
+    if s is None:  # one element per output: zero spread
+        ss = cp.zeros(plan.nrows, dtype=f8)
+    elif n == 0 or plan.nrows == 0:
+        ss = cp.full(plan.nrows, np.nan, dtype=f8)
+    else:
+        center = s / n
+        ss = reduce_into(x, plan, "sumsq", f8, f8, center=center)
+    # NumPy divides by max(N - correction, 0): 0/0 gives NaN, x/0 gives inf
+    v = ss / float(builtins.max(dof, 0))
+    if root:
+        v = cp.sqrt(v)
+    v = v.astype(out, copy=False)
+    if s is None:
+        return _keep(v.reshape(plan.out_shape), axes, x.ndim, keepdims)
+    return _finish(v, plan, x.ndim, keepdims)
+
+
+@register("var", "cupy")
+def var(x, /, *, axis=None, correction=0.0, keepdims=False, dtype=None, **kwargs):
+    """Variance (array API standard ``var``) of a CuPy array.
+
+    Two passes on xstride's kernels, both accumulated in float64: the mean, then the
+    sum of squared deviations from it (no cancellation of a one-pass formula);
+    divided by ``max(N - correction, 0)`` as NumPy does.
+    """
+    return _var("var", x, axis, correction, keepdims, dtype, kwargs, root=False)
+
+
+@register("std", "cupy")
+def std(x, /, *, axis=None, correction=0.0, keepdims=False, dtype=None, **kwargs):
+    """Standard deviation (array API standard ``std``): the square root of :func:`var`."""
+    return _var("std", x, axis, correction, keepdims, dtype, kwargs, root=True)
+
+
+# ----------------------------------------------------------------------------- numpy: min/max
+def _np_minmax(func: str, npfunc):
+    def impl(x, /, *, axis=None, keepdims=False, **kwargs):
+        size = getattr(x, "size", None)
+        if size == 0 and "initial" not in kwargs and "where" not in kwargs:
+            axes = normalize_axis(func, axis, x.ndim)
+            if math.prod(x.shape[a] for a in axes) == 0:
+                raise _empty_axis_error(func, x.shape, axes)
+        return npfunc(x, axis=axis, keepdims=keepdims, **kwargs)
+
+    impl.__name__ = impl.__qualname__ = func
+    impl.__doc__ = (f"{func.capitalize()} of a NumPy array (array API standard ``{func}``):"
+                    f" ``numpy.{func}``, except that an empty selection raises ValueError"
+                    " naming the empty axis (the same text as on CuPy).")
+    return impl
+
+
+register("min", "numpy")(_np_minmax("min", np.min))
+register("max", "numpy")(_np_minmax("max", np.max))

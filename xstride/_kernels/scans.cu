@@ -1,0 +1,282 @@
+// Scan kernels of the xstride namespace (cumulative_sum, cumulative_prod). Launched by
+// xstride/_kernels/scans.py from a plan of xstride/_reduction_plan.py. Compiled by
+// NVRTC: no standard headers.
+//
+// Template parameters: OP (0 sum, 1 prod), Tin, Tacc (accumulator), Tout, NK (capacity
+// of the row-axis arrays of the descriptor). Rows are scanned independently; the
+// output position of element k of a row is k + init (include_initial), and position 0
+// then holds the identity. Index arithmetic is 64-bit. Every combination order is fixed
+// by the data layout alone: results are deterministic run to run.
+#include <xstride/scan.cuh>
+
+template <int NK>
+struct xs_scan_desc {
+    long long kshape[NK];
+    long long kstride[NK];
+    long long kout[NK];
+    long long nk;
+    long long s_in;
+    long long s_out;
+    long long init;
+};
+
+struct xs_prod_op {
+    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return a * b; }
+    template <typename T> static __device__ __forceinline__ T identity() { return T(1); }
+};
+template <int OP> struct xs_scan_op { typedef xstride_sum_op type; };
+template <> struct xs_scan_op<1> { typedef xs_prod_op type; };
+
+template <int N>
+__device__ __forceinline__ long long xs_offset(long long i, const long long (&shape)[N],
+                                               const long long (&stride)[N], long long n)
+{
+    if (n == 1) return i * stride[0];
+    long long off = 0;
+#pragma unroll
+    for (int d = N - 1; d >= 0; --d) {
+        if (d < n) {
+            long long s = shape[d];
+            long long q = i / s;
+            off += (i - q * s) * stride[d];
+            i = q;
+        }
+    }
+    return off;
+}
+
+__device__ __forceinline__ bool xs_aligned16(const void* p)
+{
+    return (((unsigned long long)p) & 15ull) == 0ull;
+}
+
+// N consecutive elements (N * sizeof(T) a multiple of 16) from / to 16-byte aligned
+// addresses, through 128-bit accesses.
+template <typename T, int N, typename Tacc>
+__device__ __forceinline__ void xs_load_items(const T* p, Tacc (&v)[N])
+{
+    constexpr int PER = 16 / sizeof(T);
+#pragma unroll
+    for (int b = 0; b < N / PER; ++b) {
+        union { uint4 u; T t[PER]; } w;
+        w.u = __ldg(reinterpret_cast<const uint4*>(p) + b);
+#pragma unroll
+        for (int j = 0; j < PER; ++j) v[b * PER + j] = (Tacc)w.t[j];
+    }
+}
+
+template <typename T, int N>
+__device__ __forceinline__ void xs_store_items(T* q, const T (&v)[N])
+{
+    constexpr int PER = 16 / sizeof(T);
+#pragma unroll
+    for (int b = 0; b < N / PER; ++b) {
+        union { uint4 u; T t[PER]; } w;
+#pragma unroll
+        for (int j = 0; j < PER; ++j) w.t[j] = v[b * PER + j];
+        reinterpret_cast<uint4*>(q)[b] = w.u;
+    }
+}
+
+template <typename T>
+__device__ __forceinline__ constexpr bool xs_vector_type()
+{
+    return sizeof(T) == 4 || sizeof(T) == 8;
+}
+
+// Load N elements k0..k0+N-1 of a row (identity past `len`), as Tacc.
+template <typename Tin, typename Tacc, int N, typename Op>
+__device__ __forceinline__ void xs_load_row(const Tin* __restrict__ p, long long k0, long long len,
+                                            long long s, Tacc (&v)[N])
+{
+    if constexpr (xs_vector_type<Tin>() && (N * sizeof(Tin)) % 16 == 0) {
+        if (s == 1 && k0 + N <= len && xs_aligned16(p + k0)) {
+            xs_load_items<Tin, N, Tacc>(p + k0, v);
+            return;
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < N; ++j)
+        v[j] = k0 + j < len ? (Tacc)p[(k0 + j) * s] : Op::template identity<Tacc>();
+}
+
+// Store out[j] = op(pre, v[j]) for the elements k0+j < len.
+template <typename Tout, typename Tacc, int N, typename Op>
+__device__ __forceinline__ void xs_store_row(Tout* __restrict__ q, long long k0, long long len,
+                                             long long s, Tacc pre, const Tacc (&v)[N], Op op)
+{
+    if constexpr (xs_vector_type<Tout>() && (N * sizeof(Tout)) % 16 == 0) {
+        if (s == 1 && k0 + N <= len && xs_aligned16(q + k0)) {
+            Tout o[N];
+#pragma unroll
+            for (int j = 0; j < N; ++j) o[j] = (Tout)op(pre, v[j]);
+            xs_store_items<Tout, N>(q + k0, o);
+            return;
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < N; ++j)
+        if (k0 + j < len) q[(k0 + j) * s] = (Tout)op(pre, v[j]);
+}
+
+// One thread per row; neighbouring threads take neighbouring rows (the innermost row
+// axis), so each step of the sequential scan reads and writes coalesced.
+template <int OP, typename Tin, typename Tacc, typename Tout, int NK>
+__global__ void xs_scan_columns(const Tin* __restrict__ x, Tout* __restrict__ out,
+                                const xs_scan_desc<NK> d, long long nrows, long long len)
+{
+    typedef typename xs_scan_op<OP>::type Op;
+    Op op;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long row = (long long)blockIdx.x * blockDim.x + threadIdx.x; row < nrows;
+         row += stride) {
+        const Tin* p = x + xs_offset<NK>(row, d.kshape, d.kstride, d.nk);
+        Tout* q = out + xs_offset<NK>(row, d.kshape, d.kout, d.nk);
+        if (d.init) q[0] = (Tout)Op::template identity<Tacc>();
+        q += d.init * d.s_out;
+        Tacc acc = Op::template identity<Tacc>();
+#pragma unroll 4
+        for (long long k = 0; k < len; ++k) {
+            acc = op(acc, (Tacc)p[k * d.s_in]);
+            q[k * d.s_out] = (Tout)acc;
+        }
+    }
+}
+
+// One warp per row: steps of 32 lanes x 4 elements, a warp scan of the lanes' sums,
+// and a carry from step to step.
+template <int OP, typename Tin, typename Tacc, typename Tout, int NK>
+__global__ void xs_scan_rows(const Tin* __restrict__ x, Tout* __restrict__ out,
+                             const xs_scan_desc<NK> d, long long nrows, long long len)
+{
+    typedef typename xs_scan_op<OP>::type Op;
+    Op op;
+    const unsigned lane = threadIdx.x & 31u;
+    const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
+    for (long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; row < nrows;
+         row += nwarps) {
+        const Tin* p = x + xs_offset<NK>(row, d.kshape, d.kstride, d.nk);
+        Tout* q = out + xs_offset<NK>(row, d.kshape, d.kout, d.nk);
+        if (d.init && lane == 0u) q[0] = (Tout)Op::template identity<Tacc>();
+        q += d.init * d.s_out;
+        Tacc carry = Op::template identity<Tacc>();
+        Tacc v[4], nxt[4];
+        xs_load_row<Tin, Tacc, 4, Op>(p, lane * 4, len, d.s_in, nxt);
+        for (long long base = 0; base < len; base += 128) {
+            const long long k0 = base + lane * 4;
+#pragma unroll
+            for (int j = 0; j < 4; ++j) v[j] = nxt[j];
+            if (base + 128 < len)   // prefetch the next step before the shuffles
+                xs_load_row<Tin, Tacc, 4, Op>(p, k0 + 128, len, d.s_in, nxt);
+#pragma unroll
+            for (int j = 1; j < 4; ++j) v[j] = op(v[j - 1], v[j]);
+            Tacc incl = xstride_detail_warp_scan_first(v[3], 32u, op);
+            Tacc lex = xstride_detail_warp_shift(incl, XSTRIDE_FULL_WARP_MASK, op);
+            Tacc wtot = __shfl_sync(XSTRIDE_FULL_WARP_MASK, incl, 31);
+            xs_store_row<Tout, Tacc, 4>(q, k0, len, d.s_out, op(carry, lex), v, op);
+            carry = op(carry, wtot);
+        }
+    }
+}
+
+// Single-pass scan with decoupled look-back (Merrill & Garland, NVR-2016-002): tiles
+// of 256 threads x 16 elements taken in launch order (atomic tile counter), each
+// publishing its aggregate (flag 1) and then its inclusive prefix (flag 2).
+//
+// Determinism: every inclusive prefix is defined as P[i] = op(P[i-1], A[i]). The
+// look-back finds the nearest predecessor j with P[j] published and folds the
+// aggregates A[j+1..i-1] onto it ONE AT A TIME, in tile order; each step reproduces
+// P[j+1], P[j+2], ... exactly, so P[i-1] has the same bits whichever j the timing
+// picked. (A tree over the window, as in CUB, would make float results depend on
+// timing.)
+#define XS_TILE_THREADS 256
+#define XS_TILE_ITEMS 16
+template <int OP, typename Tin, typename Tacc, typename Tout, int NK>
+__global__ void __launch_bounds__(XS_TILE_THREADS)
+xs_scan_lookback(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_scan_desc<NK> d,
+                 long long len, long long tiles_per_row, unsigned long long* tile_counter,
+                 int* flags, Tacc* aggs, Tacc* incls)
+{
+    typedef typename xs_scan_op<OP>::type Op;
+    Op op;
+    __shared__ long long s_tile;
+    __shared__ Tacc s_prefix;
+    if (threadIdx.x == 0) s_tile = (long long)atomicAdd(tile_counter, 1ull);
+    __syncthreads();
+    const long long tile = s_tile;
+    const long long row = tile / tiles_per_row;
+    const long long t = tile - row * tiles_per_row;
+    const long long row_first = tile - t;
+    const Tin* p = x + xs_offset<NK>(row, d.kshape, d.kstride, d.nk);
+    Tout* q = out + xs_offset<NK>(row, d.kshape, d.kout, d.nk);
+    if (d.init && t == 0 && threadIdx.x == 0) q[0] = (Tout)Op::template identity<Tacc>();
+    q += d.init * d.s_out;
+
+    const long long k0 = t * (XS_TILE_THREADS * XS_TILE_ITEMS) + (long long)threadIdx.x * XS_TILE_ITEMS;
+    Tacc v[XS_TILE_ITEMS];
+    xs_load_row<Tin, Tacc, XS_TILE_ITEMS, Op>(p, k0, len, d.s_in, v);
+#pragma unroll
+    for (int j = 1; j < XS_TILE_ITEMS; ++j) v[j] = op(v[j - 1], v[j]);
+    Tacc agg;
+    const Tacc texcl = xstride_detail_block_scan(v[XS_TILE_ITEMS - 1], true, &agg, op);
+
+    if (threadIdx.x < 32) {
+        const unsigned lane = threadIdx.x;
+        volatile int* vflags = flags;
+        const volatile Tacc* vaggs = aggs;
+        const volatile Tacc* vincls = incls;
+        Tacc prefix = Op::template identity<Tacc>();
+        if (t == 0) {
+            if (lane == 0) {
+                incls[tile] = agg;
+                __threadfence();
+                vflags[tile] = 2;
+            }
+        } else {
+            if (lane == 0) {
+                aggs[tile] = agg;
+                __threadfence();
+                vflags[tile] = 1;
+            }
+            long long top = tile - 1;
+            while (true) {
+                const long long pj = top - (long long)lane;
+                int f;
+                do {
+                    f = pj >= row_first ? vflags[pj] : 2;
+                } while (__any_sync(XSTRIDE_FULL_WARP_MASK, f == 0));
+                __threadfence();
+                const unsigned pm = __ballot_sync(XSTRIDE_FULL_WARP_MASK, f == 2);
+                if (pm) {
+                    const int pl = __ffs(pm) - 1;
+                    const Tacc val = pj >= row_first ? (f == 2 ? (Tacc)vincls[pj] : (Tacc)vaggs[pj])
+                                                     : Op::template identity<Tacc>();
+                    Tacc acc = __shfl_sync(XSTRIDE_FULL_WARP_MASK, val, pl);
+                    for (int l = pl - 1; l >= 0; --l)
+                        acc = op(acc, __shfl_sync(XSTRIDE_FULL_WARP_MASK, val, l));
+                    // acc == P[top]; fold the windows already passed, in tile order
+                    for (long long b = top + 1; b < tile; b += 32) {
+                        const long long jj = b + (long long)lane;
+                        const Tacc a = jj < tile ? (Tacc)vaggs[jj] : Op::template identity<Tacc>();
+                        const int cnt = tile - b < 32 ? (int)(tile - b) : 32;
+                        for (int l = 0; l < cnt; ++l)
+                            acc = op(acc, __shfl_sync(XSTRIDE_FULL_WARP_MASK, a, l));
+                    }
+                    prefix = acc;
+                    break;
+                }
+                top -= 32;
+            }
+            if (lane == 0) {
+                incls[tile] = op(prefix, agg);
+                __threadfence();
+                vflags[tile] = 2;
+            }
+        }
+        if (lane == 0) s_prefix = prefix;
+    }
+    __syncthreads();
+    const Tacc pre = t == 0 && threadIdx.x == 0 ? Op::template identity<Tacc>()
+                                                : op(s_prefix, texcl);
+    xs_store_row<Tout, Tacc, XS_TILE_ITEMS>(q, k0, len, d.s_out, pre, v, op);
+}
