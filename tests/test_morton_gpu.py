@@ -93,12 +93,18 @@ def test_device_encode_decode_match_host(poisoned):
 
 # --------------------------------------------------------------------- sort
 def check_sort(cp, keys_host, *values_host):
+    """Public sort_by_key (CuPy argsort path) and the opt-in radix sort vs the host."""
+    from xstride._kernels import sort as dev
+
     want = alg.sort_by_key(keys_host, *values_host)
-    got = alg.sort_by_key(cp.asarray(keys_host), *[cp.asarray(v) for v in values_host])
-    assert len(got) == len(want)
-    assert got[0].dtype == keys_host.dtype and got[1].dtype == cp.int64
-    for g, w in zip(got, want):
-        np.testing.assert_array_equal(cp.asnumpy(g), w)
+    dev_keys = cp.asarray(keys_host)
+    dev_vals = [cp.asarray(v) for v in values_host]
+    for got in (alg.sort_by_key(dev_keys, *dev_vals),
+                dev.sort_by_key(dev_keys, dev_vals, method="radix")):
+        assert len(got) == len(want)
+        assert got[0].dtype == keys_host.dtype and got[1].dtype == cp.int64
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(cp.asnumpy(g), w)
 
 
 @pytest.mark.parametrize("dtype", INT_DTYPES)

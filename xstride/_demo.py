@@ -230,7 +230,9 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
     box_upper = np.where(upper > lower, upper, lower + 1.0)
 
     # 3. keys, 4. sort (positions carried along)
-    keys = stages.run("morton keys", lambda: alg.morton_keys(pos, lower, box_upper, levels))
+    # bounds as Python floats: host parameters for either backend
+    keys = stages.run("morton keys", lambda: alg.morton_keys(pos, lower.tolist(),
+                                                             box_upper.tolist(), levels))
     sorted_keys, order, sorted_pos = stages.run("sort_by_key", lambda: alg.sort_by_key(keys, pos))
 
     # 5. occupancy at level k_level: boundaries where the cell changes, slots by a scan

@@ -348,11 +348,11 @@ def sort_by_key(keys, *values):
 
     Notes
     -----
-    NumPy: ``argsort(kind="stable")``. CuPy: an LSD radix sort (``radix_sort.cu``,
-    8 bits per pass) over only the low bits in which the keys differ
-    (``bit_length(min ^ max)``), so ``levels``-level Morton keys cost
-    ``ceil(ndim * levels / 8)`` passes; it stays on the device except for the 16 bytes of
-    the minimum and maximum key. See ``docs/morton.md``.
+    NumPy: ``argsort(kind="stable")``. CuPy: CuPy's ``argsort`` (Thrust's stable
+    ``stable_sort_by_key``, a radix sort) and gathers, all on the device. xstride's own
+    LSD radix sort over only the bits in which the keys differ
+    (``xstride._kernels.sort``, ``method="radix"``) is correct but measured slower, so
+    it is not used here; see ``docs/morton.md``.
     """
     func = "sort_by_key"
     named = [("keys", keys)] + [(f"values[{i}]", v) for i, v in enumerate(values)]
