@@ -28,6 +28,9 @@ from ._elementwise_source import BLOCK, C_TYPES, UNROLL, Operand, kernel_source
 __all__ = ["launch", "alloc_like_inputs", "byte_range", "check_out", "ctype"]
 
 _launch_cache: dict = {}
+#: Path of the most recent launch ("flat", "rows", "tiled", "nd", "empty"): for tests
+#: and the benchmark.
+last_kind: str | None = None
 _INT32_LIMIT = (1 << 31) - 1
 _SMEM_LIMIT = 48 * 1024
 
@@ -139,7 +142,9 @@ def launch(tag: str, body: str, specs, outs, ins, *, keep_order: bool = False,
     if entry is None:
         entry = _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var)
         _launch_cache[key] = entry
-    fn, grid, block, params = entry
+    fn, grid, block, params, kind = entry
+    global last_kind
+    last_kind = kind
     if fn is None:
         return
     fn(grid, block, (params, *outs, *ins))
@@ -155,7 +160,7 @@ def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var):
         if smem > _SMEM_LIMIT:
             pl = _plan.make_plan(lays[:nout], lays[nout:], allow_tiled=False)
     if pl.kind == "empty":
-        return (None, None, None, None)
+        return (None, None, None, None, "empty")
     cap, packed = _plan.pack_params(pl)
     params = np.frombuffer(packed, dtype=np.dtype((np.void, len(packed)))).copy()
     inner = len(pl.shape) - 1
@@ -174,13 +179,13 @@ def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var):
         t = _plan.TILE
         e0, e1 = pl.shape[inner], pl.shape[pl.tile_axis]
         nblocks = -(-e0 // t) * -(-e1 // t) * (pl.size // (e0 * e1))
-        return fn, (min(nblocks, _INT32_LIMIT),), (t, 8), params
+        return fn, (min(nblocks, _INT32_LIMIT),), (t, 8), params, kind
     if kind == "flat":
         total = pl.size // vec
     else:
         total = (pl.size // pl.shape[inner]) * (pl.shape[inner] // vec)
     blocks = max(1, min(-(-total // (BLOCK * UNROLL)), _INT32_LIMIT))
-    return fn, (blocks,), (BLOCK,), params
+    return fn, (blocks,), (BLOCK,), params, kind
 
 
 def _vector_width(pl, arrays, bcast) -> int:

@@ -65,30 +65,32 @@ def _element_code(ops, body, val, store, indent="        "):
     """Declarations, body and stores for one element.
 
     ``val(k, op)`` gives the C expression of the stored value of array operand ``k``;
-    ``store(k, op, expr)`` the statement that stores ``expr`` to output ``k``.
+    ``store(k, op, expr)`` the statement that stores ``expr`` to output ``k``. Values
+    are first read into ``__xs_``-prefixed temporaries, and the user's names are
+    declared in an inner scope, so a user name (``p``, ``u``, ``base``...) can never
+    capture the kernel's own variables.
     """
-    lines = []
+    pre, decl, post, stores = [], [], [], []
     k = 0
     for o in ops:
+        lt = o.ltype or o.ctype
         if o.kind == "scalar":
-            lines.append(f"const {o.ltype or o.ctype} {o.name} = ({o.ltype or o.ctype})__xs_s_{o.name};")
+            decl.append(f"const {lt} {o.name} = ({lt})__xs_s_{o.name};")
             continue
         if o.kind == "in":
-            lt = o.ltype or o.ctype
-            lines.append(f"const {lt} {o.name} = ({lt}){val(k, o)};")
-        elif o.preload:
-            lines.append(f"{o.ctype} {o.name} = {val(k, o)};")
+            pre.append(f"const {lt} __xs_e{k} = ({lt}){val(k, o)};")
+            decl.append(f"const {lt} {o.name} = __xs_e{k};")
         else:
-            lines.append(f"{o.ctype} {o.name};")
+            if o.preload:
+                pre.append(f"{o.ctype} __xs_e{k} = {val(k, o)};")
+            else:
+                pre.append(f"{o.ctype} __xs_e{k};")
+            decl.append(f"{o.ctype} {o.name} = __xs_e{k};" if o.preload else f"{o.ctype} {o.name};")
+            post.append(f"__xs_e{k} = {o.name};")
+            stores.append(store(k, o, f"__xs_e{k}"))
         k += 1
-    lines.append("{ " + body + " }")
-    k = 0
-    for o in ops:
-        if o.kind == "scalar":
-            continue
-        if o.kind == "out":
-            lines.append(store(k, o, o.name))
-        k += 1
+    lines = pre + ["{"] + ["  " + d for d in decl] + ["  { " + body + " }"] + \
+        ["  " + p for p in post] + ["}"] + stores
     return "\n".join(indent + ln for ln in lines)
 
 
@@ -135,9 +137,11 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
     v = vec
     out = []
     out.append(f"    typedef {idx} IDX;")
-    out.append(f"    const IDX nv = (IDX)(p.e0 / {v});")
-    out.append(f"    const IDX total = (IDX)(p.n / {v}) ;" if flat else
-               f"    const IDX total = (IDX)(p.n / p.e0) * nv;")
+    if flat:
+        out.append(f"    const IDX total = (IDX)(p.n / {v});")
+    else:
+        out.append(f"    const IDX nv = (IDX)(p.e0 / {v});")
+        out.append("    const IDX total = (IDX)(p.n / p.e0) * nv;")
     out.append(f"    const IDX step = (IDX)gridDim.x * (IDX)({BLOCK * UNROLL});")
     out.append(f"    for (IDX base = (IDX)blockIdx.x * (IDX)({BLOCK * UNROLL}) + threadIdx.x; "
                "base < total; base += step) {")
@@ -228,6 +232,20 @@ def _tiled_body(ops, arrays, body, trans, tile, cap, nops):
         "      xstride_ew_outer(p, r, base);",
     ]
     any_trans = any(trans)
+    per = t // rows
+    # direct operands (inputs read in the output's order, preloaded outputs) are
+    # fetched into registers before the barrier, so their latency overlaps the tile loads
+    direct = [k for k, o in enumerate(arrays) if not trans[k] and (o.kind == "in" or o.preload)]
+    for k in direct:
+        lines.append(f"      {arrays[k].ctype} __xs_d{k}[{per}];")
+    if direct:
+        lines.append(f"      #pragma unroll\n      for (int u = 0; u < {t}; u += {rows}) {{")
+        lines.append("        const long long i0 = i0b + tx, i1 = i1b + ty + u;")
+        lines.append("        if (i0 < p.e0 && i1 < p.e1) {")
+        for k in direct:
+            lines.append(f"          __xs_d{k}[u / {rows}] = __xs_p_{arrays[k].name}"
+                         f"[base[{k}] + i0 * p.s0[{k}] + i1 * p.s1[{k}]];")
+        lines.append("        }\n      }")
     if any_trans:
         lines.append(f"      #pragma unroll\n      for (int u = 0; u < {t}; u += {rows}) {{")
         lines.append("        const long long i0 = i0b + ty + u, i1 = i1b + tx;")
@@ -244,6 +262,8 @@ def _tiled_body(ops, arrays, body, trans, tile, cap, nops):
     def val(k, o):
         if trans[k]:
             return f"__xs_t{k}[tx][ty + u]"
+        if k in direct:
+            return f"__xs_d{k}[u / {rows}]"
         return f"__xs_p_{o.name}[base[{k}] + i0 * p.s0[{k}] + i1 * p.s1[{k}]]"
 
     def store(k, o, e):

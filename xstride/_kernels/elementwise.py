@@ -57,6 +57,7 @@ OPS = {
 _NP_UFUNC = {"abs": "absolute", "bitwise_invert": "invert"}
 _NAMES = "abcdefgh"
 _resolve_cache: dict = {}
+_spec_cache: dict = {}
 
 
 def _cupy():
@@ -64,9 +65,9 @@ def _cupy():
 
 
 def _scalar_kind(v):
-    """dtype-or-type for ``resolve_dtypes`` (Python scalars are weak), or None."""
+    """``type(v)`` for a Python scalar (bool, int, float, complex), else None."""
     if isinstance(v, bool):
-        return np.dtype(bool)
+        return bool
     if isinstance(v, (int, float, complex)):
         return type(v)
     return None
@@ -91,7 +92,9 @@ def _resolve(func, kinds):
     if r is None:
         uf = getattr(np, _NP_UFUNC.get(func, func))
         try:
-            r = uf.resolve_dtypes(kinds + (None,))
+            # Python int/float/complex are weak (NEP 50); a Python bool is bool
+            r = uf.resolve_dtypes(tuple(np.dtype(bool) if k is bool else k for k in kinds)
+                                  + (None,))
         except TypeError as exc:
             shown = ", ".join(str(k if isinstance(k, np.dtype) else k.__name__) for k in kinds)
             raise TypeError(f"{func}: no loop for dtypes ({shown}): {exc}") from None
@@ -136,21 +139,26 @@ def ufunc_call(func: str, args: tuple, out=None):
             shape = broadcast_shapes(*(a.shape for a in arrays), func=func)
             break
     rdt = loop[-1]
-    if out is None:
+    fresh = out is None
+    if fresh:
         out = _ex.alloc_like_inputs(cupy, shape, rdt, arrays)
     else:
         _ex.check_out(func, out, shape, rdt, cupy)
-    specs = [_ex.operand("r", out.dtype, kind="out")]
-    ins = []
-    for i, (a, ldt) in enumerate(zip(args, loop[:nin])):
-        if isinstance(a, cupy.ndarray):
-            specs.append(_ex.operand(_NAMES[i], a.dtype, ldt))
-            ins.append(a)
-        else:
-            specs.append(_ex.operand(_NAMES[i], ldt, ldt, kind="scalar"))
-            ins.append(_scalar_to(a, ldt))
-    body = "r = (" + _ex.ctype(out.dtype) + ")(" + expr.format(*_NAMES[:nin]) + ");"
-    _ex.launch(func, body, specs, [out], ins)
+    ckey = (func, kinds, out.dtype)
+    cached = _spec_cache.get(ckey)
+    if cached is None:
+        specs = [_ex.operand("r", out.dtype, kind="out")]
+        for i, (k, ldt) in enumerate(zip(kinds, loop[:nin])):
+            if isinstance(k, np.dtype):
+                specs.append(_ex.operand(_NAMES[i], k, ldt))
+            else:
+                specs.append(_ex.operand(_NAMES[i], ldt, ldt, kind="scalar"))
+        body = "r = (" + _ex.ctype(out.dtype) + ")(" + expr.format(*_NAMES[:nin]) + ");"
+        cached = _spec_cache[ckey] = (tuple(specs), body)
+    specs, body = cached
+    ins = [a if isinstance(a, cupy.ndarray) else _scalar_to(a, ldt)
+           for a, ldt in zip(args, loop[:nin])]
+    _ex.launch(func, body, specs, [out], ins, resolve_overlap=not fresh)
     return out
 
 
@@ -158,7 +166,7 @@ def _where_dtype(kinds, values):
     key = ("where", kinds)
     r = _resolve_cache.get(key)
     if r is None:
-        dummies = [v if not isinstance(k, np.dtype) or isinstance(v, bool) else np.empty((), k)
+        dummies = [v if not isinstance(k, np.dtype) else np.empty((), k)
                    for k, v in zip(kinds, values)]
         r = np.where(True, dummies[0], dummies[1]).dtype
         _resolve_cache[key] = r
@@ -236,7 +244,7 @@ def copy_into(dst, src):
         if k is None:
             raise type_error("copy_into", "src", src, "a cupy.ndarray or a Python scalar")
         # a Python scalar is weak (NEP 50): it takes dst's dtype when NumPy would
-        sdt = np.result_type(dst.dtype, src)
+        sdt = np.dtype(bool) if k is bool else np.result_type(dst.dtype, src)
     if not np.can_cast(sdt, dst.dtype, casting="same_kind"):
         raise TypeError(f"copy_into: cannot cast {np.dtype(sdt)} to {dst.dtype} "
                         "(same_kind rule)")

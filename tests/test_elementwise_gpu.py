@@ -1,0 +1,316 @@
+"""The CUDA elementwise engine and CuPy views against NumPy on the same data (H200)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import xstride as xp
+from xstride.layout import Layout
+
+pytestmark = pytest.mark.gpu
+
+
+def _rand(shape, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    dt = np.dtype(dtype)
+    if dt == np.bool_:
+        return rng.random(shape) < 0.5
+    if dt.kind in "iu":
+        lo, hi = (0, 100) if dt.kind == "u" else (-50, 50)
+        return rng.integers(lo, hi, size=shape).astype(dt)
+    return rng.standard_normal(shape).astype(dt)
+
+
+def _kind():
+    from xstride._kernels import _elementwise_exec
+
+    return _elementwise_exec.last_kind
+
+
+# ---------------------------------------------------------------- views on CuPy
+def test_issue_examples_cupy(cp):
+    a5 = cp.arange(5)
+    np.testing.assert_array_equal(xp.as_strided(a5, (5,), (-1,), offset=4).get(), [4, 3, 2, 1, 0])
+    with pytest.raises(ValueError, match="outside the underlying buffer"):
+        xp.as_strided(cp.arange(4), (3,), (2,))
+    np.testing.assert_array_equal(xp.as_strided(cp.arange(4), (4,), (-1,), offset=3).get(),
+                                  [3, 2, 1, 0])
+    assert Layout.from_array(xp.broadcast_to(cp.arange(3), (2, 3))).strides == (0, 1)
+    a = cp.arange(5)
+    xp.subtract(a[1:], a[:-1], out=a[1:])
+    np.testing.assert_array_equal(a.get(), [0, 1, 1, 1, 1])
+    z = xp.as_strided(cp.arange(3.0), (0, 4), (5, -9))
+    assert z.shape == (0, 4) and float(xp.sum(z)) == 0.0
+    assert xp.add(z, cp.ones(4)).shape == (0, 4)
+
+
+def test_as_strided_cupy_bounds_and_zero_copy(cp):
+    base = cp.arange(10.0)
+    v = base[4:6]
+    full = xp.as_strided(v, (10,), (1,), offset=-4)
+    np.testing.assert_array_equal(full.get(), np.arange(10.0))
+    full[0] = -1.0
+    assert float(base[0]) == -1.0
+    for shape, strides, off in [((11,), (1,), -4), ((2,), (-1,), -4), ((3,), (3,), 1)]:
+        with pytest.raises(ValueError, match="outside"):
+            xp.as_strided(v, shape, strides, offset=off)
+    w = xp.sliding_window_view(cp.arange(6.0), 3)
+    np.testing.assert_array_equal(w.get(), np.lib.stride_tricks.sliding_window_view(
+        np.arange(6.0), 3))
+
+
+# ---------------------------------------------------------------- fast paths
+N0, N1, N2 = 37, 66, 35  # odd sides: partial tiles and misaligned rows
+
+
+@pytest.mark.parametrize("case, kind", [
+    ("contig", "flat"), ("same_perm", "flat"), ("x_plus_yT", "tiled"),
+    ("two_perms", "tiled"), ("row", "rows"), ("slice_scalar", "rows"),
+    ("reverse", "nd"), ("strided_out", "nd"),
+])
+def test_fast_paths_match_numpy(cp, case, kind):
+    x = _rand((N0, N1, N2), np.float32, 1)
+    y = _rand((N0, N1, N2), np.float32, 2)
+    gx, gy = cp.asarray(x), cp.asarray(y)
+    if case == "contig":
+        got, want = xp.add(gx, gy), x + y
+    elif case == "same_perm":
+        got, want = xp.add(gx.transpose(2, 0, 1), gy.transpose(2, 0, 1)), \
+            x.transpose(2, 0, 1) + y.transpose(2, 0, 1)
+    elif case == "x_plus_yT":
+        y2 = _rand((N1, N2, N0), np.float32, 3)
+        got, want = xp.add(gx, cp.asarray(y2).transpose(2, 0, 1)), x + y2.transpose(2, 0, 1)
+    elif case == "two_perms":
+        y2 = _rand((N1, N2, N0), np.float32, 3)
+        got = xp.subtract(gx.transpose(2, 0, 1), cp.asarray(y2).transpose(1, 2, 0))
+        want = x.transpose(2, 0, 1) - y2.transpose(1, 2, 0)
+    elif case == "row":
+        r = _rand((N2,), np.float32, 4)
+        got, want = xp.add(gx, cp.asarray(r)), x + r
+    elif case == "slice_scalar":
+        got, want = xp.multiply(gx[:, ::2, :], 2), x[:, ::2, :] * 2
+    elif case == "reverse":
+        got, want = xp.maximum(gx, gy[::-1, :, ::-1]), np.maximum(x, y[::-1, :, ::-1])
+    else:
+        out = cp.full((N0, N1, 2 * N2), cp.nan, dtype=cp.float32)
+        got = xp.add(gx, gy, out=out[:, :, ::2])
+        want = x + y
+        assert cp.isnan(out[:, :, 1::2]).all()
+    assert _kind() == kind
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got.get(), want)
+
+
+def test_in_place_transposed_and_overlap(cp):
+    x = _rand((40, 33, 50), np.float32, 5)
+    y = _rand((50, 33, 40), np.float32, 6)
+    gx = cp.asarray(x)
+    res = xp.add(gx, cp.asarray(y).transpose(2, 1, 0), out=gx)
+    assert res is gx and _kind() == "tiled"
+    np.testing.assert_array_equal(gx.get(), x + y.transpose(2, 1, 0))
+    s = _rand((70, 70), np.float64, 7)
+    gs = cp.asarray(s)
+    xp.add(gs, gs.T, out=gs)
+    np.testing.assert_array_equal(gs.get(), s + s.T)
+    a = _rand((1000,), np.int64, 8)
+    ga = cp.asarray(a)
+    xp.add(ga[1:], ga[:-1], out=ga[1:])
+    a[1:] += a[:-1].copy()
+    np.testing.assert_array_equal(ga.get(), a)
+    b = _rand((1000,), np.float32, 9)
+    gb = cp.asarray(b)
+    xp.multiply(gb[:-3], gb[3:], out=gb[3:])
+    b[3:] = b[:-3] * b[3:]
+    np.testing.assert_array_equal(gb.get(), b)
+
+
+def test_bad_inputs(cp):
+    gx = cp.asarray(_rand((4, 5), np.float32))
+    with pytest.raises(ValueError, match=r"\(4, 5\) and \(4,\)"):
+        xp.add(gx, cp.ones(4, cp.float32))
+    with pytest.raises(TypeError, match="no loop|not supported"):
+        xp.subtract(cp.ones(3, bool), cp.ones(3, bool))
+    with pytest.raises(TypeError, match="same_kind"):
+        xp.add(gx, gx, out=cp.zeros((4, 5), cp.int32))
+    with pytest.raises(ValueError, match="shape"):
+        xp.add(gx, gx, out=cp.zeros((5, 4), cp.float32))
+    with pytest.raises(TypeError, match="different backends|cupy.ndarray"):
+        xp.add(gx, gx, out=np.zeros((4, 5), np.float32))
+    with pytest.raises(ValueError, match="overlaps itself"):
+        xp.add(gx[0], gx[0], out=xp.as_strided(cp.zeros(5, cp.float32), (5,), (0,)))
+    with pytest.raises(ValueError, match="overlaps itself"):
+        xp.add(gx, gx, out=xp.as_strided(cp.zeros(20, cp.float32), (4, 5), (1, 1)))
+    with pytest.raises(TypeError, match="Python scalar"):
+        xp.add(gx, [1, 2])
+    with pytest.raises(OverflowError):
+        xp.add(cp.arange(3, dtype=cp.uint8), 300)
+
+
+# ---------------------------------------------------------------- dtypes
+_BINARY = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "equal",
+           "not_equal", "less", "less_equal", "greater", "greater_equal", "bitwise_and",
+           "bitwise_or", "bitwise_xor", "logical_and", "logical_or", "logical_xor"]
+_PAIRS = [("float32", "float64"), ("int8", "uint8"), ("int64", "uint64"), ("bool", "bool"),
+          ("int32", "float32")]
+
+
+@pytest.mark.parametrize("op", _BINARY)
+@pytest.mark.parametrize("pair", _PAIRS, ids=lambda p: f"{p[0]}-{p[1]}")
+def test_binary_dtypes_match_numpy(cp, op, pair):
+    a = _rand((7, 9), pair[0], 11)
+    b = _rand((9,), pair[1], 12)
+    if pair[1] == "float64":
+        b[::3] = np.nan
+    np_fn = getattr(np, {"abs": "absolute"}.get(op, op))
+    try:
+        with np.errstate(all="ignore"):
+            want = np_fn(a, b)
+    except TypeError:
+        with pytest.raises(TypeError):
+            getattr(xp, op)(cp.asarray(a), cp.asarray(b))
+        return
+    got = getattr(xp, op)(cp.asarray(a), cp.asarray(b))
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got.get(), want)
+
+
+@pytest.mark.parametrize("op", ["add", "multiply", "less", "maximum", "divide"])
+@pytest.mark.parametrize("scalar", [3, -2.5, True])
+def test_python_scalars_are_weak(cp, op, scalar):
+    for dt in ("int16", "float32", "uint8"):
+        a = _rand((5, 6), dt, 13)
+        np_fn = getattr(np, op)
+        try:
+            want = np_fn(a, scalar)
+        except (TypeError, OverflowError) as exc:
+            with pytest.raises(type(exc)):
+                getattr(xp, op)(cp.asarray(a), scalar)
+            continue
+        got = getattr(xp, op)(cp.asarray(a), scalar)
+        got2 = getattr(xp, op)(scalar, cp.asarray(a))
+        assert got.dtype == want.dtype, (dt, scalar)
+        np.testing.assert_array_equal(got.get(), want)
+        np.testing.assert_array_equal(got2.get(), np_fn(scalar, a))
+
+
+@pytest.mark.parametrize("op", ["negative", "positive", "abs", "square"])
+def test_unary(cp, op):
+    for dt in ("int8", "float32", "float64", "uint16"):
+        a = _rand((6, 5), dt, 14)
+        want = getattr(np, {"abs": "absolute"}.get(op, op))(a)
+        got = getattr(xp, op)(cp.asarray(a).T)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got.get(), want.T)
+
+
+def test_where_astype_copy_into(cp):
+    c = _rand((8, 9), bool, 15)
+    x = _rand((8, 9), np.float32, 16)
+    y = _rand((9,), np.float64, 17)
+    got = xp.where(cp.asarray(c), cp.asarray(x), cp.asarray(y))
+    want = np.where(c, x, y)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got.get(), want)
+    np.testing.assert_array_equal(xp.where(cp.asarray(c), cp.asarray(x), 0.5).get(),
+                                  np.where(c, x, np.float32(0.5)))
+    t = xp.astype(cp.asarray(x).T, np.int16)
+    assert t.dtype == np.int16
+    np.testing.assert_array_equal(t.get(), x.T.astype(np.int16))
+    np.testing.assert_array_equal(xp.astype(cp.asarray(x), np.bool_).get(), x.astype(bool))
+    gx = cp.asarray(x)
+    assert xp.astype(gx, cp.float32, copy=False) is gx
+    d = cp.full((9, 16), cp.nan, cp.float64)
+    xp.views.copy_into(d[::-1, ::2], cp.asarray(x).T)
+    dn = np.full((9, 16), np.nan)
+    dn[::-1, ::2] = x.T
+    np.testing.assert_array_equal(d.get(), dn)
+    xp.views.copy_into(d, 2)
+    assert float(d.min()) == float(d.max()) == 2.0
+    with pytest.raises(TypeError, match="same_kind"):
+        xp.views.copy_into(cp.zeros(3, cp.int8), cp.ones(3))
+    with pytest.raises(ValueError, match="broadcast"):
+        xp.views.copy_into(cp.zeros(3), cp.ones(4))
+    a = cp.arange(10.0)
+    xp.views.copy_into(a[2:], a[:-2])
+    np.testing.assert_array_equal(a.get(), [0, 1, 0, 1, 2, 3, 4, 5, 6, 7])
+
+
+# ---------------------------------------------------------------- properties
+@st.composite
+def strided(draw):
+    rank = draw(st.integers(0, 4))
+    shape = tuple(draw(st.lists(st.integers(0, 9), min_size=rank, max_size=rank)))
+    perm = draw(st.permutations(range(rank)))
+    steps = tuple(draw(st.sampled_from([1, 1, 2, -1, -3])) for _ in range(rank))
+    bshape = tuple(draw(st.sampled_from([n, 1])) if n else n for n in shape)
+    lead = draw(st.integers(0, 1))
+    return shape, perm, steps, bshape, lead
+
+
+def _make_view(cp, shape, perm, steps, seed):
+    big = [abs(s) * n for s, n in zip(steps, shape)]
+    host = _rand(tuple(big), np.float32, seed)
+    v = host[tuple(slice(None, None, s) for s in steps)] if shape else host
+    v = v[tuple(slice(0, n) for n in shape)] if shape else v
+    dev = cp.asarray(host)
+    dv = dev[tuple(slice(None, None, s) for s in steps)] if shape else dev
+    dv = dv[tuple(slice(0, n) for n in shape)] if shape else dv
+    return (v.transpose(perm), dv.transpose(perm)) if perm else (v, dv)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(strided())
+def test_random_layouts_match_numpy(cp, case):
+    shape, perm, steps, bshape, lead = case
+    a, ga = _make_view(cp, shape, perm, steps, 21)
+    b = _rand(tuple(bshape[i] for i in perm) if perm else bshape, np.float32, 22)
+    b = b.reshape((1,) * lead + b.shape)
+    want = a - b
+    got = xp.subtract(ga, cp.asarray(b))
+    np.testing.assert_array_equal(got.get(), want)
+    out = cp.full(want.shape, cp.nan, cp.float32)
+    xp.subtract(ga, cp.asarray(b), out=out)
+    np.testing.assert_array_equal(out.get(), want)
+
+
+def test_rank_64_and_64bit_index(cp):
+    shape = (1,) * 60 + (3, 4, 2, 5)
+    x = _rand(shape, np.float64, 30)
+    axes = tuple(range(60)) + (63, 61, 62, 60)
+    got = xp.add(cp.asarray(x).transpose(axes), 1.0)
+    np.testing.assert_array_equal(got.get(), x.transpose(axes) + 1.0)
+    n = (1 << 31) + 77
+    big = cp.zeros(n, dtype=cp.int8)
+    big[-5:] = 3
+    res = xp.add(big, 1)
+    assert _kind() == "flat"
+    assert int(res[0]) == 1 and int(res[-1]) == 4 and int(res[n // 2]) == 1
+    del big, res
+
+
+# ---------------------------------------------------------------- ElementwiseKernel
+def test_user_elementwise_kernel(cp):
+    k = xp.cuda.ElementwiseKernel("T x, T y", "T z", "z = (x - y) * (x - y)", "sqdiff")
+    x = _rand((6, 7), np.float32, 40)
+    y = _rand((7,), np.float32, 41)
+    got = k(cp.asarray(x).T.T, cp.asarray(y))
+    np.testing.assert_allclose(got.get(), (x - y) ** 2, rtol=1e-6)
+    idx = xp.cuda.ElementwiseKernel("T x", "int64 z", "z = i", "index")
+    np.testing.assert_array_equal(idx(cp.asarray(x).T).get(), np.arange(42).reshape(7, 6))
+    acc = xp.cuda.ElementwiseKernel("float32 x", "float32 z", "z += x", "acc")
+    z = cp.asarray(_rand((6, 7), np.float32, 42))
+    z0 = z.get()
+    acc(cp.asarray(x), z)
+    np.testing.assert_array_equal(z.get(), z0 + x)
+    two = xp.cuda.ElementwiseKernel("T x, float64 s", "T a, float64 b", "a = x * 2; b = x + s", "two")
+    ga, gb = two(cp.asarray(x), 0.5)
+    np.testing.assert_array_equal(ga.get(), x * 2)
+    np.testing.assert_allclose(gb.get(), x.astype(np.float64) + 0.5)
+    with pytest.raises(NotImplementedError, match="raw"):
+        xp.cuda.ElementwiseKernel("raw T x", "T z", "z = x[i]", "r")
+    with pytest.raises(TypeError, match="placeholder"):
+        k(cp.asarray(x), cp.asarray(x.astype(np.float64)))
+    with pytest.raises(TypeError, match="inputs"):
+        k(cp.asarray(x))
