@@ -1,0 +1,383 @@
+"""GPU tests of the namespace's reductions and scans on CuPy arrays, against NumPy.
+
+Integers must match exactly. Floating-point sums must lie within the bound stated in
+docs/reductions.md:  |s_hat - s| <= (ceil(n/4) + 64) * 2**-53 * sum|x|  (+ 2**-24 |s|
+when the result is float32), n = elements per output.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import array_api_compat.numpy as cnp
+import numpy as np
+import pytest
+
+import xstride as xp
+
+pytestmark = pytest.mark.gpu
+
+_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+           "float32", "float64"]
+
+
+@pytest.fixture(autouse=True)
+def _poison_pool(cp):
+    """Fill pooled device memory with 0xFF so that a result element the kernels forget
+    to write shows up as NaN / -1 / max instead of a lucky zero."""
+    junk = cp.full(1 << 25, 0xFF, dtype=cp.uint8)
+    del junk
+    yield
+
+
+def _random(rng, shape, dtype):
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return rng.random(shape) < 0.5
+    if dt.kind == "f":
+        return (rng.standard_normal(shape) * 3 + 0.5).astype(dt)
+    info = np.iinfo(dt)
+    return rng.integers(max(info.min, -100), min(info.max, 100), size=shape, dtype=dt)
+
+
+def _assert_sum_close(got, host, axis, keepdims=False):
+    """Float sum within the stated bound of the exact (long double) sum."""
+    got = np.asarray(got, dtype=np.longdouble)
+    wide = host.astype(np.longdouble)
+    exact = np.sum(wide, axis=axis, keepdims=keepdims)
+    absum = np.sum(np.abs(wide), axis=axis, keepdims=keepdims)
+    n = host.size // max(exact.size, 1) if host.size else 0
+    bound = (math.ceil(n / 4) + 64) * 2.0 ** -53 * absum
+    if host.dtype == np.float32:
+        bound = bound + 2.0 ** -24 * np.abs(exact)
+    assert got.shape == exact.shape
+    assert np.all(np.abs(got - exact) <= bound), float(np.max(np.abs(got - exact) - bound))
+
+
+def _views(cp, base_host):
+    """(name, host view, device view) of awkward layouts over one buffer."""
+    dev = cp.asarray(base_host)
+    a, d = base_host.reshape(12, 10, 8), dev.reshape(12, 10, 8)
+    yield "c", a, d
+    yield "transposed", a.transpose(2, 0, 1), d.transpose(2, 0, 1)
+    yield "negsteps", a[::-1, 1:9, ::-3], d[::-1, 1:9, ::-3]
+    yield "mixed", a[2:11, ::-2].transpose(1, 2, 0), d[2:11, ::-2].transpose(1, 2, 0)
+    yield "broadcast", np.broadcast_to(a[:, :1, :], (12, 5, 8)), cp.broadcast_to(d[:, :1, :], (12, 5, 8))
+    yield "strided1d", base_host[3::7], dev[3::7]
+    yield "offset_col", a[:, 3, 1:], d[:, 3, 1:]
+
+
+_AXES = [None, 0, -1, (0, 1), (1, 2), (0, 2), ()]
+
+
+# ----------------------------------------------------------------------------- dtypes
+@pytest.mark.parametrize("dtype", _DTYPES)
+def test_sum_dtype_rules_and_values(cp, dtype):
+    rng = np.random.default_rng(1)
+    host = _random(rng, (37, 129), dtype)
+    x = cp.asarray(host)
+    for axis in (None, 1):
+        got = xp.sum(x, axis=axis)
+        want = cnp.sum(host, axis=axis)
+        assert got.dtype == want.dtype, (dtype, got.dtype, want.dtype)
+        if want.dtype.kind == "f":
+            _assert_sum_close(cp.asnumpy(got), host, axis)
+        else:
+            np.testing.assert_array_equal(cp.asnumpy(got), want)
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+def test_min_max_dtypes(cp, dtype):
+    rng = np.random.default_rng(2)
+    host = _random(rng, (33, 70), dtype)
+    x = cp.asarray(host)
+    for f in ("min", "max"):
+        for axis in (None, 0):
+            got = getattr(xp, f)(x, axis=axis)
+            want = getattr(cnp, f)(host, axis=axis)
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(cp.asnumpy(got), want)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int32", "uint64", "float64"])
+def test_prod(cp, dtype):
+    rng = np.random.default_rng(3)
+    if dtype == "float64":
+        host = 1 + 0.01 * rng.standard_normal((20, 300))
+    else:
+        host = rng.integers(-3 if dtype[0] == "i" else 0, 4, size=(20, 300)).astype(dtype)
+    x = cp.asarray(host)
+    for axis in (None, 0, 1):
+        got = cp.asnumpy(xp.prod(x, axis=axis))
+        want = cnp.prod(host, axis=axis)
+        assert got.dtype == want.dtype
+        if want.dtype.kind == "f":
+            np.testing.assert_allclose(got, want, rtol=1e-12)
+        else:
+            np.testing.assert_array_equal(got, want)   # wraps modulo 2**64 like NumPy
+
+
+def test_sum_with_dtype_argument(cp):
+    host = np.arange(-300, 300, dtype=np.int16).reshape(20, 30)
+    x = cp.asarray(host)
+    for dt in (np.int8, np.uint16, np.float32, np.float64, np.int64):
+        got = xp.sum(x, axis=0, dtype=dt)
+        want = cnp.sum(host, axis=0, dtype=dt)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(cp.asnumpy(got), want)
+
+
+# ----------------------------------------------------------------------------- layouts
+@pytest.mark.parametrize("dtype", ["int64", "float64"])
+def test_sum_and_max_over_awkward_layouts(cp, dtype):
+    rng = np.random.default_rng(4)
+    base = _random(rng, 960, dtype)
+    for name, h, d in _views(cp, base):
+        for axis in _AXES:
+            if axis not in (None, ()) and max(np.atleast_1d(axis)) >= h.ndim:
+                continue
+            if isinstance(axis, int) and axis >= h.ndim:
+                continue
+            for keepdims in (False, True):
+                got = xp.sum(d, axis=axis, keepdims=keepdims)
+                assert got.shape == np.sum(h, axis=axis, keepdims=keepdims).shape
+                if dtype == "int64":
+                    np.testing.assert_array_equal(cp.asnumpy(got), np.sum(h, axis=axis, keepdims=keepdims))
+                else:
+                    _assert_sum_close(cp.asnumpy(got), h, axis, keepdims)
+                gm = xp.max(d, axis=axis, keepdims=keepdims)
+                np.testing.assert_array_equal(cp.asnumpy(gm), np.max(h, axis=axis, keepdims=keepdims),
+                                              err_msg=f"{name} {axis}")
+
+
+@pytest.mark.parametrize("shape,axis", [
+    ((1000, 3), 0),            # outer, few columns: reduced range split over blocks
+    ((3, 200000), 1),          # inner, few long rows: rows split over blocks
+    ((2000000,), None),        # full
+    ((64, 5000, 2), (0, 1)),   # outer, multi-axis reduced group
+    ((50, 7, 3000), (0, 2)),   # inner rows over a non-coalescable reduced pair
+    ((4096, 513), 0),          # outer with scalar loads (odd column count)
+])
+def test_large_strategies(cp, shape, axis):
+    rng = np.random.default_rng(6)
+    host = rng.standard_normal(shape)
+    x = cp.asarray(host)
+    _assert_sum_close(cp.asnumpy(xp.sum(x, axis=axis)), host, axis)
+    np.testing.assert_array_equal(cp.asnumpy(xp.min(x, axis=axis)), np.min(host, axis=axis))
+    ih = rng.integers(-1000, 1000, size=shape)
+    np.testing.assert_array_equal(cp.asnumpy(xp.sum(cp.asarray(ih), axis=axis)), np.sum(ih, axis=axis))
+    fh = host.astype(np.float32)      # 4-wide vector loads where the layout allows
+    _assert_sum_close(cp.asnumpy(xp.sum(cp.asarray(fh), axis=axis)), fh, axis)
+
+
+def test_deterministic_run_to_run(cp):
+    rng = np.random.default_rng(7)
+    x = cp.asarray(rng.standard_normal(3_000_001).astype(np.float32) * 1e3)
+    y = cp.asarray(rng.standard_normal((300_000, 3)))
+    a = [cp.asnumpy(xp.sum(x)) for _ in range(3)]
+    b = [cp.asnumpy(xp.sum(y, axis=0)) for _ in range(3)]
+    c = [cp.asnumpy(xp.cumulative_sum(y[:, 0])) for _ in range(3)]
+    for r in a[1:]:
+        assert r.tobytes() == a[0].tobytes()
+    for r in b[1:]:
+        assert r.tobytes() == b[0].tobytes()
+    for r in c[1:]:
+        assert r.tobytes() == c[0].tobytes()
+
+
+# ----------------------------------------------------------------------------- moments
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
+def test_mean_var_std(cp, dtype):
+    rng = np.random.default_rng(8)
+    host = _random(rng, (40, 50, 6), dtype)
+    x = cp.asarray(host).transpose(1, 2, 0)
+    h = host.transpose(1, 2, 0)
+    rtol = 1e-5 if dtype == "float32" else 1e-11
+    for axis in (None, 0, (1, 2), 2):
+        for keepdims in (False, True):
+            got = xp.mean(x, axis=axis, keepdims=keepdims)
+            want = cnp.mean(h, axis=axis, keepdims=keepdims)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            np.testing.assert_allclose(cp.asnumpy(got), want, rtol=rtol, atol=1e-12)
+            for corr in (0.0, 1):
+                for f in ("var", "std"):
+                    got = getattr(xp, f)(x, axis=axis, correction=corr, keepdims=keepdims)
+                    want = getattr(cnp, f)(h, axis=axis, correction=corr, keepdims=keepdims)
+                    assert got.dtype == want.dtype and got.shape == want.shape
+                    np.testing.assert_allclose(cp.asnumpy(got), want, rtol=rtol)
+
+
+def test_var_is_two_pass_accurate(cp):
+    host = 1e8 + np.arange(1000, dtype=np.float64) % 7   # a one-pass formula cancels
+    got = float(xp.var(cp.asarray(host)))
+    assert got == pytest.approx(np.var(host), rel=1e-9)
+
+
+# ----------------------------------------------------------------------------- edges
+def test_empty_and_trivial(cp):
+    z = cp.zeros((3, 0, 4), dtype=cp.float32)
+    np.testing.assert_array_equal(cp.asnumpy(xp.sum(z, axis=1)), np.zeros((3, 4)))
+    np.testing.assert_array_equal(cp.asnumpy(xp.prod(z, axis=1)), np.ones((3, 4)))
+    assert xp.sum(z).dtype == cp.float32 and float(xp.sum(z)) == 0.0
+    assert int(xp.prod(cp.zeros((0,), dtype=cp.int8))) == 1
+    assert xp.sum(z, axis=(0, 2)).shape == (0,)
+    assert xp.max(z, axis=(0, 2)).shape == (0,)
+    with pytest.raises(ValueError, match="zero-size axis 1"):
+        xp.max(z, axis=1)
+    with pytest.raises(ValueError, match="zero-size axis 1"):
+        xp.min(z)
+    with pytest.raises(ValueError, match="zero-size axis 0"):
+        xp.min(cp.zeros((0,), dtype=cp.complex64))
+    x = cp.asarray(np.arange(12, dtype=np.int8).reshape(3, 4))
+    r = xp.sum(x, axis=())
+    assert r.dtype == cp.int64 and r.shape == (3, 4)
+    np.testing.assert_array_equal(cp.asnumpy(r), np.arange(12).reshape(3, 4))
+    assert xp.max(x, axis=()).dtype == cp.int8
+    assert int(xp.sum(cp.asarray(np.int32(5)))) == 5
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        m = xp.mean(cp.zeros((2, 0)), axis=1)
+    assert np.isnan(cp.asnumpy(m)).all() and m.shape == (2,) and w
+
+
+def test_nan_propagates(cp):
+    for shape, axis in [((5000,), None), ((40, 300), 1), ((300, 40), 0), ((3, 100000), 1)]:
+        host = np.random.default_rng(9).standard_normal(shape)
+        host.flat[host.size // 2 + 1] = np.nan
+        x = cp.asarray(host)
+        for f in ("sum", "min", "max"):
+            np.testing.assert_array_equal(cp.asnumpy(getattr(xp, f)(x, axis=axis)),
+                                          getattr(np, f)(host, axis=axis))
+
+
+def test_bad_arguments(cp):
+    x = cp.ones((2, 3))
+    with pytest.raises(ValueError, match="duplicate axes"):
+        xp.sum(x, axis=(0, -2))
+    with pytest.raises(ValueError, match="out of range"):
+        xp.max(x, axis=2)
+    with pytest.raises(TypeError, match="axis"):
+        xp.sum(x, axis=1.0)
+    with pytest.raises(TypeError, match="dtype"):
+        xp.sum(x, dtype="not a dtype")
+    with pytest.raises(TypeError, match="correction"):
+        xp.var(x, correction="1")
+    with pytest.raises(ValueError, match="must be given"):
+        xp.cumulative_sum(x)
+    with pytest.raises(TypeError, match="include_initial"):
+        xp.cumulative_sum(x, axis=0, include_initial="yes")
+    with pytest.raises(ValueError, match="out of range"):
+        xp.cumulative_prod(x, axis=-3)
+
+
+def test_more_than_2_31_elements(cp):
+    n = 2**31 + 77
+    x = cp.ones(n, dtype=cp.int8)
+    x[2**31 + 5] = 9
+    x[-1] = 3
+    assert int(xp.sum(x)) == n - 2 + 9 + 3
+    assert int(xp.max(x)) == 9
+    assert int(xp.max(x[2**31 + 6:])) == 3
+    c = xp.cumulative_sum(x)
+    assert c.dtype == cp.int64
+    idx = cp.asarray([0, 2**31 - 1, 2**31, 2**31 + 4, 2**31 + 5, n - 1])
+    got = cp.asnumpy(c[idx]).tolist()
+    assert got == [1, 2**31, 2**31 + 1, 2**31 + 5, 2**31 + 6 + 8, n - 2 + 9 + 3]
+    del c
+
+
+# ----------------------------------------------------------------------------- scans
+@pytest.mark.parametrize("dtype", ["int64", "float64"])
+@pytest.mark.parametrize("include_initial", [False, True])
+def test_cumulative_sum_awkward_layouts(cp, dtype, include_initial):
+    rng = np.random.default_rng(10)
+    base = _random(rng, 960, dtype)
+    for name, h, d in _views(cp, base):
+        for axis in range(h.ndim):
+            got = xp.cumulative_sum(d, axis=axis, include_initial=include_initial)
+            want = cnp.cumulative_sum(h, axis=axis, include_initial=include_initial)
+            assert got.shape == want.shape and got.dtype == want.dtype
+            if dtype == "int64":
+                np.testing.assert_array_equal(cp.asnumpy(got), want, err_msg=name)
+            else:
+                np.testing.assert_allclose(cp.asnumpy(got), want, rtol=1e-12, atol=1e-12,
+                                           err_msg=name)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int32", "float32"])
+def test_scan_dtype_rules(cp, dtype):
+    rng = np.random.default_rng(11)
+    host = _random(rng, (6, 70), dtype)
+    for f in ("cumulative_sum", "cumulative_prod"):
+        h = host if f == "cumulative_sum" or dtype == "bool" else (host % 3 if dtype != "float32" else host)
+        got = getattr(xp, f)(cp.asarray(h), axis=1)
+        want = getattr(cnp, f)(h, axis=1)
+        assert got.dtype == want.dtype
+        if want.dtype.kind == "f":
+            np.testing.assert_allclose(cp.asnumpy(got), want, rtol=2e-5)
+        else:
+            np.testing.assert_array_equal(cp.asnumpy(got), want)
+
+
+@pytest.mark.parametrize("shape,axis", [
+    ((3_000_017,), 0),          # lookback, ragged last tile
+    ((3, 1_000_003), 1),        # lookback per row
+    ((200_001, 3), 0),          # lookback over a strided axis
+    ((5000, 640), 1),           # rows
+    ((640, 5000), 0),           # columns
+])
+@pytest.mark.parametrize("include_initial", [False, True])
+def test_scan_strategies(cp, shape, axis, include_initial):
+    rng = np.random.default_rng(12)
+    ih = rng.integers(-1000, 1000, size=shape)
+    got = xp.cumulative_sum(cp.asarray(ih), axis=axis, include_initial=include_initial)
+    np.testing.assert_array_equal(
+        cp.asnumpy(got), cnp.cumulative_sum(ih, axis=axis, include_initial=include_initial))
+    fh = rng.standard_normal(shape).astype(np.float32)
+    got = cp.asnumpy(xp.cumulative_sum(cp.asarray(fh), axis=axis)).astype(np.longdouble)
+    exact = np.cumsum(fh.astype(np.longdouble), axis=axis)
+    absum = np.cumsum(np.abs(fh).astype(np.longdouble), axis=axis)
+    n = shape[axis]
+    bound = (math.ceil(n / 4) + 64) * 2.0 ** -53 * absum + 2.0 ** -24 * np.abs(exact)
+    assert np.all(np.abs(got - exact) <= bound)
+
+
+def test_cumulative_prod_values(cp):
+    rng = np.random.default_rng(13)
+    host = 1 + 1e-3 * rng.standard_normal((7, 20000))
+    got = cp.asnumpy(xp.cumulative_prod(cp.asarray(host), axis=1, include_initial=True))
+    np.testing.assert_allclose(got, cnp.cumulative_prod(host, axis=1, include_initial=True),
+                               rtol=1e-11)
+    ih = rng.integers(-3, 4, size=(2, 100000))
+    np.testing.assert_array_equal(cp.asnumpy(xp.cumulative_prod(cp.asarray(ih), axis=1)),
+                                  np.cumprod(ih, axis=1))
+
+
+def test_scan_1_next_to_1e20_is_exact(cp):
+    """include_initial shifts the inclusive scan: the value before 1e20 stays exactly
+    1 (forming it as inclusive - x would give 1e20 - 1e20 = 0)."""
+    n = 3 * 4096 + 5
+    for pos in (0, 4095, 8190, 20):       # in a tile, across tile boundaries, short row
+        host = np.zeros(n if pos != 20 else 50)
+        host[pos], host[pos + 1] = 1.0, 1e20
+        for x in (cp.asarray(host), cp.asarray(host.reshape(1, -1))):
+            got = cp.asnumpy(xp.cumulative_sum(x, axis=-1, include_initial=True)).reshape(-1)
+            incl = cp.asnumpy(xp.cumulative_sum(x, axis=-1)).reshape(-1)
+            assert got[0] == 0.0
+            assert got[pos + 1] == 1.0, pos
+            assert got[pos + 2] == 1e20
+            assert got[1:].tobytes() == incl.tobytes()
+
+
+def test_scan_empty_and_0d(cp):
+    z = cp.zeros((3, 0), dtype=cp.int32)
+    r = xp.cumulative_sum(z, axis=1, include_initial=True)
+    assert r.shape == (3, 1) and r.dtype == cp.int64
+    np.testing.assert_array_equal(cp.asnumpy(r), np.zeros((3, 1)))
+    r = xp.cumulative_prod(z, axis=1, include_initial=True)
+    np.testing.assert_array_equal(cp.asnumpy(r), np.ones((3, 1)))
+    assert xp.cumulative_sum(z, axis=1).shape == (3, 0)
+    assert xp.cumulative_sum(cp.zeros((0, 4)), axis=1).shape == (0, 4)
+    r = xp.cumulative_sum(cp.asarray(np.float64(2.5)))
+    np.testing.assert_array_equal(cp.asnumpy(r), cnp.cumulative_sum(np.float64(2.5)))
