@@ -8,6 +8,7 @@ failure can be replayed) plus the edge values of test_rng.py.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -33,10 +34,22 @@ def rand_u64(rs, n):
     return rs.integers(0, 2**64, n, dtype=U64, endpoint=False)
 
 
-def read_kat(shared_dir):
+# The three vectors of ../shared/data/philox4x32_10_kat.txt (Random123 kat_vectors),
+# used when that folder does not travel to the device machine.
+KAT_INLINE = """
+00000000 00000000 00000000 00000000 00000000 00000000 6627e8d5 e169c58d bc57ac4c 9b00dbd8
+ffffffff ffffffff ffffffff ffffffff ffffffff ffffffff 408f276d 41c83b0e a20bc7c6 6d5451fd
+243f6a88 85a308d3 13198a2e 03707344 a4093822 299f31d0 d16cfe09 94fdcceb 5001e420 24126ea1
+"""
+
+
+@pytest.fixture
+def kat():
+    path = Path(os.environ.get("XSTRIDE_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+    path = path / "data" / "philox4x32_10_kat.txt"
+    text = path.read_text() if path.is_file() else KAT_INLINE
     rows = [[int(t, 16) for t in line.split()]
-            for line in (shared_dir / "data" / "philox4x32_10_kat.txt").read_text().splitlines()
-            if line.strip() and not line.startswith("#")]
+            for line in text.splitlines() if line.strip() and not line.startswith("#")]
     assert len(rows) >= 3
     return np.array(rows, dtype=U64)
 
@@ -69,8 +82,7 @@ def max_ulps(a, b):
 
 
 # ------------------------------------------------------------------ known answers
-def test_kat_on_device(cp, shared_dir):
-    kat = read_kat(shared_dir)
+def test_kat_on_device(cp, kat):
     poison(cp, 1 << 20)
     got = rng.philox4x32_10(cp.asarray(kat[:, :4].astype(U32)), cp.asarray(kat[:, 4]),
                             cp.asarray(kat[:, 5]))
