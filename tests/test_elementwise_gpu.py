@@ -314,3 +314,27 @@ def test_user_elementwise_kernel(cp):
         k(cp.asarray(x), cp.asarray(x.astype(np.float64)))
     with pytest.raises(TypeError, match="inputs"):
         k(cp.asarray(x))
+
+
+@pytest.mark.parametrize("tile, order", [(32, "01r"), (32, "0r1"), (64, "01r"), (64, "0r1")])
+def test_tiled_variants(cp, tile, order):
+    from xstride._kernels import _elementwise_exec as ex
+
+    saved = ex.tile_override, ex.tile_order
+    ex.tile_override, ex.tile_order = tile, order
+    ex._launch_cache.clear()
+    try:
+        x = _rand((70, 3, 130), np.float32, 50)
+        y = _rand((130, 3, 70), np.float32, 51)
+        got = xp.add(cp.asarray(x), cp.asarray(y).transpose(2, 1, 0))
+        assert _kind() == "tiled"
+        np.testing.assert_array_equal(got.get(), x + y.transpose(2, 1, 0))
+        d = _rand((65, 97), np.float64, 52)
+        gd = cp.asarray(d)
+        xp.subtract(gd[:, :65], gd[:, :65].T, out=gd[:, :65])
+        want = d.copy()
+        want[:, :65] = d[:, :65] - d[:, :65].T
+        np.testing.assert_array_equal(gd.get(), want)
+    finally:
+        ex.tile_override, ex.tile_order = saved
+        ex._launch_cache.clear()

@@ -5,7 +5,10 @@ The buffer a view may reach is the whole underlying allocation:
 - NumPy: follow ``a.base`` to the last ndarray; if that one's base is a buffer object
   (``bytes``, ``mmap``, ``memoryview``...), the buffer's extent, else the bytes the
   owning array itself reaches.
-- CuPy: the allocation behind the memory pointer, ``a.data.mem`` (``ptr``, ``size``).
+- CuPy: follow ``a.base`` to the array that owns the memory and take the bytes it
+  reaches, clipped to the allocation behind the memory pointer (``a.data.mem``). The
+  allocation alone is not enough: CuPy's memory pool rounds sizes up (to 512 bytes),
+  so ``as_strided(cupy.arange(4), (3,), (2,))`` would otherwise pass.
 
 A view is accepted when every element it can reach lies inside that range (its
 :meth:`~xstride.layout.Layout.byte_span`, negative strides included).
@@ -37,8 +40,13 @@ def _np_ptr(a) -> int:
 def buffer_range(a) -> tuple[int, int]:
     """``[lo, hi)`` absolute byte addresses of the allocation behind array ``a``."""
     if backend_of_array(a) == "cupy":
+        owner = a
+        while owner.base is not None and backend_of_array(owner.base) == "cupy":
+            owner = owner.base
         mem = a.data.mem
-        return mem.ptr, mem.ptr + mem.size
+        olo, ohi = Layout.from_array(owner).byte_span()
+        optr = owner.data.ptr
+        return max(mem.ptr, optr + olo), min(mem.ptr + mem.size, optr + ohi)
     owner = a
     while isinstance(owner.base, np.ndarray):
         owner = owner.base

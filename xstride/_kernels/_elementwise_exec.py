@@ -31,6 +31,12 @@ _launch_cache: dict = {}
 #: Path of the most recent launch ("flat", "rows", "tiled", "nd", "empty"): for tests
 #: and the benchmark.
 last_kind: str | None = None
+#: Side of the tiled path's tile; None = 64 for items of at most 4 bytes, else 32
+#: (the benchmark compares both; clear ``_launch_cache`` after changing it).
+tile_override: int | None = None
+#: Block walk order of the tiled path ("0r1" or "01r"); see _elementwise_source.
+tile_order = "0r1"
+_order_cache: dict = {}
 _INT32_LIMIT = (1 << 31) - 1
 _SMEM_LIMIT = 48 * 1024
 
@@ -86,7 +92,12 @@ def _bstrides(shape, a):
 def alloc_like_inputs(cupy, shape, dtype, arrays):
     """A new CuPy array of ``shape``/``dtype`` laid out in the inputs' axis order (K)."""
     shape = tuple(shape)
-    order = _plan.result_axis_order(shape, [_bstrides(shape, a) for a in arrays])
+    key = (shape, tuple((a.shape, a.strides) for a in arrays))
+    order = _order_cache.get(key)
+    if order is None:
+        order = _plan.result_axis_order(shape, [_bstrides(shape, a) for a in arrays])
+        if len(_order_cache) < 4096:
+            _order_cache[key] = order
     if order == tuple(range(len(shape))):
         return cupy.empty(shape, dtype=dtype)
     base = cupy.empty(tuple(shape[a] for a in order), dtype=dtype)
@@ -154,9 +165,9 @@ def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var):
     nout = len(outs)
     lays = [Layout.from_array(a) for a in arrays]
     pl = _plan.make_plan(lays[:nout], lays[nout:], keep_order=keep_order)
+    tile = tile_override or (64 if max(a.itemsize for a in arrays) <= 4 else 32)
     if pl.kind == "tiled":
-        smem = sum(_plan.TILE * (_plan.TILE + 1) * a.itemsize
-                   for a, t in zip(arrays, pl.transposed) if t)
+        smem = sum(tile * (tile + 1) * a.itemsize for a, t in zip(arrays, pl.transposed) if t)
         if smem > _SMEM_LIMIT:
             pl = _plan.make_plan(lays[:nout], lays[nout:], allow_tiled=False)
     if pl.kind == "empty":
@@ -172,14 +183,14 @@ def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var):
     kind = pl.kind
     name = f"xs_ew_{tag}_{kind}"
     src = kernel_source(name, kind, specs, body, vec=vec, bcast=bcast if vec > 1 else (),
-                        idx32=idx32, cap=cap, trans=pl.transposed, tile=_plan.TILE,
-                        preamble=preamble, index_var=index_var)
+                        idx32=idx32, cap=cap, trans=pl.transposed, tile=tile,
+                        preamble=preamble, index_var=index_var, order=tile_order)
     fn = raw_module(src).get_function(name)
     if kind == "tiled":
-        t = _plan.TILE
+        t = tile
         e0, e1 = pl.shape[inner], pl.shape[pl.tile_axis]
         nblocks = -(-e0 // t) * -(-e1 // t) * (pl.size // (e0 * e1))
-        return fn, (min(nblocks, _INT32_LIMIT),), (t, 8), params, kind
+        return fn, (min(nblocks, _INT32_LIMIT),), (32, 8), params, kind
     if kind == "flat":
         total = pl.size // vec
     else:

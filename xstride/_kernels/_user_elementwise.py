@@ -197,7 +197,7 @@ class ElementwiseKernel:
                 specs.append(_ex.operand(pname, ldt, ldt, kind="scalar"))
                 kins.append(np.asarray(a).astype(ldt)[()])
         typedefs = "".join(f"typedef {_ex.ctype(d)} {t};\n" for t, d in sorted(bound.items()))
-        body = self.operation
+        body = self.operation.rstrip().rstrip(";") + ";"  # CuPy accepts it without ';'
         _ex.launch(self.name, body, specs, outs, kins, keep_order=self._uses_i,
                    preamble=typedefs + self.preamble, index_var=self._uses_i)
         if len(outs) == 1 and not self._return_tuple:

@@ -44,13 +44,18 @@ struct alignas(sizeof(T) * V) xstride_vec {
 template <int CAP, int NOPS, typename IDX>
 __device__ __forceinline__ void xstride_ew_outer(const xstride_ew_params<CAP, NOPS>& p,
                                                  IDX row, long long* off) {
-    for (int d = (int)p.ndim - 1; d >= 0; --d) {
+    // axes ndim-1 .. 1 by division; axis 0 takes what is left (row < shape[0])
+    for (int d = (int)p.ndim - 1; d >= 1; --d) {
         const IDX n = (IDX)p.shape[d];
         const IDX q = row / n;
         const long long c = (long long)(row - q * n);
         row = q;
 #pragma unroll
         for (int k = 0; k < NOPS; ++k) off[k] += c * p.strides[k][d];
+    }
+    if (p.ndim > 0) {
+#pragma unroll
+        for (int k = 0; k < NOPS; ++k) off[k] += (long long)row * p.strides[k][0];
     }
 }
 
