@@ -31,8 +31,9 @@ _launch_cache: dict = {}
 #: Path of the most recent launch ("flat", "rows", "tiled", "nd", "empty"): for tests
 #: and the benchmark.
 last_kind: str | None = None
-#: Side of the tiled path's tile; None = 64 for items of at most 4 bytes, else 32
-#: (the benchmark compares both; clear ``_launch_cache`` after changing it).
+#: Side of the tiled path's tile; None = 32 (measured on the H200 on 2026-11-30:
+#: 32x32 tiles gave 0.53 of copy, 64x64 gave 0.48; benchmarks/elementwise.py sweeps
+#: both). Clear ``_launch_cache`` after changing it.
 tile_override: int | None = None
 #: Block walk order of the tiled path ("0r1" or "01r"); see _elementwise_source.
 tile_order = "0r1"
@@ -165,7 +166,7 @@ def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var):
     nout = len(outs)
     lays = [Layout.from_array(a) for a in arrays]
     pl = _plan.make_plan(lays[:nout], lays[nout:], keep_order=keep_order)
-    tile = tile_override or (64 if max(a.itemsize for a in arrays) <= 4 else 32)
+    tile = tile_override or 32
     if pl.kind == "tiled":
         smem = sum(tile * (tile + 1) * a.itemsize for a, t in zip(arrays, pl.transposed) if t)
         if smem > _SMEM_LIMIT:
