@@ -18,7 +18,7 @@ def test_finfo_gives_python_floats_and_real_dtype():
         assert f.dtype == real
         assert f.eps == float(np.finfo(real).eps) and f.bits == np.finfo(real).bits
     assert xp.finfo(np.ones(2, dtype=np.float32)).bits == 32
-    with pytest.raises(ValueError, match="not inexact"):
+    with pytest.raises(ValueError, match="finfo: argument 'type' is int32; expected a real"):
         xp.finfo(xp.int32)
 
 
@@ -62,3 +62,20 @@ def test_expm1_conjugate_symmetry_and_ordinary_values():
     assert got.imag[0] == 0.0 and np.signbit(got.imag[0])  # conj(0 + 0j)
     r = np.array([0.0, -0.0, 1.0])
     np.testing.assert_array_equal(xp.expm1(r), np.expm1(r))
+
+
+def test_remainder_infinite_divisor_takes_sign_of_divisor():
+    from xstride._fixes import remainder
+
+    x1 = np.array([3.0, 3.0, -3.0, -3.0, 5.5])
+    x2 = np.array([INF, -INF, INF, -INF, 2.0])
+    np.testing.assert_array_equal(remainder(x1, x2), [3.0, -INF, INF, -3.0, 1.5])
+    np.testing.assert_array_equal(remainder(x1, x2), np.remainder(x1, x2))
+    np.testing.assert_array_equal(remainder(np.array([7, -7]), 3), [1, 2])
+
+
+def test_negative_zero_detection():
+    from xstride._fixes import _has_negative_zero
+
+    assert _has_negative_zero(-0.0) and _has_negative_zero(complex(1.0, -0.0))
+    assert not _has_negative_zero(0.0) and not _has_negative_zero(0) and not _has_negative_zero(-1.0)

@@ -51,6 +51,7 @@ _LAZY_MODULES = ("cuda", "rng", "algorithms", "layout", "views", "kernel_testing
 _LAZY_NAMES = {
     "as_strided": "views",
     "sliding_window_view": "views",
+    "copy_into": "views",
     "Layout": "layout",
 }
 

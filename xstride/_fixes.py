@@ -16,8 +16,9 @@ import numpy as np
 
 from . import _backend
 from ._dispatch import register
+from ._errors import value_error
 
-__all__ = ["finfo_object", "finfo", "floor_divide", "expm1"]
+__all__ = ["finfo_object", "finfo", "floor_divide", "expm1", "remainder", "full", "full_like"]
 
 
 def _module_of(*xs):
@@ -51,7 +52,11 @@ class finfo_object:  # noqa: N801 - the standard's name for this type
 def finfo(type, /) -> finfo_object:
     """``finfo`` of the standard ("Data type functions"); see :class:`finfo_object`."""
     is_dtype = isinstance(type, (builtins.type, np.dtype, str))
-    f = np.finfo(type if is_dtype else type.dtype)
+    dt = np.dtype(type if is_dtype else type.dtype)
+    if dt.kind not in "fc":
+        raise value_error("finfo", "type", f"is {dt}; expected a real or complex "
+                          "floating-point dtype or array")
+    f = np.finfo(dt)
     return finfo_object(int(f.bits), float(f.eps), float(f.max), float(f.min),
                         float(f.smallest_normal), f.dtype)
 
@@ -117,8 +122,55 @@ def expm1(x, /):
         return res
 
 
+def remainder(x1, x2, /):
+    """``remainder`` with the standard's cases for a finite ``x1`` and infinite ``x2``.
+
+    The result has the sign of ``x2``: ``x1`` when the signs agree, else ``x2``
+    (Python's ``%``). NumPy does this already; CuPy returns NaN. Registered for CuPy.
+    """
+    m = _module_of(x1, x2)
+    r = m.remainder(x1, x2)
+    if r.dtype.kind != "f":
+        return r
+    special = m.isfinite(x1) & m.isinf(x2) & (x1 != 0)
+    keep_x1 = m.signbit(x1) == m.signbit(x2)
+    return m.where(special, m.where(keep_x1, x1, x2), r)
+
+
+def _has_negative_zero(value) -> bool:
+    if isinstance(value, complex):
+        return _has_negative_zero(value.real) or _has_negative_zero(value.imag)
+    return isinstance(value, float) and value == 0.0 and np.signbit(value)
+
+
+def _restore_negative_zero(out, fill_value):
+    # CuPy fills with cudaMemset when the value compares equal to 0, which writes +0
+    # for -0.0. Copying from a device scalar keeps the bits.
+    if _has_negative_zero(fill_value):
+        m = _backend.array_module("cupy")
+        out[...] = m.asarray(fill_value, dtype=out.dtype)
+    return out
+
+
+def full(shape, fill_value, *, dtype=None, device=None):
+    """``full`` on CuPy, keeping the sign of a ``-0.0`` fill value."""
+    impl = _backend.namespace("cupy").full
+    return _restore_negative_zero(impl(shape, fill_value, dtype=dtype, device=device),
+                                  fill_value)
+
+
+def full_like(x, /, fill_value, *, dtype=None, device=None):
+    """``full_like`` on CuPy, keeping the sign of a ``-0.0`` fill value."""
+    impl = _backend.namespace("cupy").full_like
+    return _restore_negative_zero(impl(x, fill_value, dtype=dtype, device=device),
+                                  fill_value)
+
+
 for _backend_name in _backend.BACKENDS:
     register("finfo", _backend_name)(finfo)
     register("floor_divide", _backend_name)(floor_divide)
     register("expm1", _backend_name)(expm1)
 del _backend_name
+register("remainder", "cupy")(remainder)
+register("full", "cupy")(full)
+register("full_like", "cupy")(full_like)

@@ -1,0 +1,37 @@
+"""The conformance overrides on CuPy arrays."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import xstride as xp
+
+pytestmark = pytest.mark.gpu
+
+
+def test_full_keeps_negative_zero(cp):
+    with xp.use_backend("cupy"):
+        a = xp.full((3,), -0.0)
+        assert type(a) is cp.ndarray
+        assert bool(cp.all(cp.signbit(a)))
+        b = xp.full_like(a, -0.0, dtype=xp.float32)
+        assert b.dtype == np.float32 and bool(cp.all(cp.signbit(b)))
+        c = xp.full((2,), complex(-0.0, -0.0))
+        assert bool(cp.all(cp.signbit(c.real))) and bool(cp.all(cp.signbit(c.imag)))
+        np.testing.assert_array_equal(xp.to_numpy(xp.full((2, 2), 7.5)), np.full((2, 2), 7.5))
+
+
+def test_special_cases_on_device(cp):
+    x1 = cp.asarray([np.inf, -np.inf, 1.0, -1.0, 3.0, -3.0])
+    x2 = cp.asarray([2.0, 2.0, -np.inf, np.inf, -np.inf, np.inf])
+    np.testing.assert_array_equal(xp.to_numpy(xp.floor_divide(x1, x2)),
+                                  [np.inf, -np.inf, -0.0, -0.0, -0.0, -0.0])
+    np.testing.assert_array_equal(xp.to_numpy(xp.remainder(x1[2:], x2[2:])),
+                                  [-np.inf, np.inf, -np.inf, np.inf])
+    z = cp.asarray([complex(np.inf, 0.0), complex(np.nan, 0.0), complex(-0.0, 0.0)])
+    got = xp.to_numpy(xp.expm1(z))
+    assert got[0] == complex(np.inf, 0.0)
+    assert np.isnan(got[1].real) and got[1].imag == 0.0
+    assert got[2] == 0 and not np.signbit(got[2].real)
+    assert type(xp.finfo(xp.float32).eps) is float
