@@ -20,6 +20,8 @@ from _common import copy_ceiling, header, print_table, time_gpu
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=640, help="edge of the cube (default 640)")
+    ap.add_argument("--sweep", action="store_true",
+                    help="also time the launch-tuning variants (xstride._kernels._reduce_common.TUNING)")
     args = ap.parse_args()
 
     import cupy as cp
@@ -65,6 +67,40 @@ def main() -> None:
         del a, b
     print_table(["case", "xstride ms", "xstride / copy", "CuPy ms", "CuPy / copy",
                  "ratio (CuPy/xstride)", "max rel diff"], table)
+    if args.sweep:
+        sweep(cases, nbytes, copy)
+
+
+def sweep(cases, nbytes, copy) -> None:
+    """Time each case under the tuning variants that affect it (same run, same data)."""
+    import cupy as cp
+
+    from xstride._kernels import _reduce_common as rc
+
+    default = dict(rc.TUNING)
+    variants = {
+        "sum(x)": [("rows_block", v) for v in (1, 6, 8)],
+        "max(x)": [("rows_block", v) for v in (1, 8)],
+        "sum(x, axis=0)": [("cols", v) for v in (1, 6, 8)],
+        "sum(x, axis=2)": [("rows_warp", v) for v in (1, 6, 8)],
+        "cumulative_sum(flat)": [("lookback_q", v) for v in (1, 2, 4)],
+    }
+    rows = []
+    for name, passes, ours, theirs in cases:
+        key = name if name in variants else ("rows" if name.startswith("cumulative_sum(rows") else None)
+        todo = variants.get(name, [("scan_rows", v) for v in (1, 4, 6)] if key == "rows" else [])
+        ref = ours()
+        for knob, value in todo:
+            rc.TUNING.update(default)
+            rc.TUNING[knob] = value
+            got = ours()
+            same = bool(cp.all((got == ref) | (cp.isnan(got) & cp.isnan(ref))))
+            t = time_gpu(ours)
+            rows.append((name, f"{knob}={value}", f"{t * 1e3:.3f}",
+                         f"{passes * nbytes / t / 1e9 / copy:.2f}", "yes" if same else "NO"))
+        rc.TUNING.update(default)
+    print()
+    print_table(["case", "variant", "ms", "fraction of copy", "bit-identical to default"], rows)
 
 
 if __name__ == "__main__":

@@ -287,11 +287,14 @@ def _vec_width(itemsize: int) -> int:
 
 
 def reduction_geometry(plan: ReductionPlan, itemsize: int, sm_count: int,
-                       base_address: int = 0) -> ReductionGeometry:
+                       base_address: int = 0, resident: int = 8) -> ReductionGeometry:
     """Choose kernel, grid and splitting for ``plan`` on a device of ``sm_count`` SMs.
 
     ``base_address`` is the byte address of the input's first element of row 0
-    (for the alignment test of vector loads in the outer strategy).
+    (for the alignment test of vector loads in the outer strategy). ``resident`` is
+    the number of blocks of the chosen kernel that fit on one SM: a split reduction
+    launches about one full wave, ``sm_count * resident`` blocks, so that no SM
+    idles through a partial last wave.
     """
     sm = max(int(sm_count), 1)
     if plan.strategy in ("inner", "full"):
@@ -301,7 +304,7 @@ def reduction_geometry(plan: ReductionPlan, itemsize: int, sm_count: int,
             blocks = min(-(-plan.nrows // warps_per_block), 32 * sm)
             return ReductionGeometry("rows_warp", (blocks,), (BLOCK_THREADS,), vec, 1,
                                      plan.rowlen)
-        target = 8 * sm
+        target = max(int(resident), 1) * sm
         nchunks = max(1, min(-(-target // plan.nrows), -(-plan.rowlen // 4096), 65535))
         chunk = -(-plan.rowlen // nchunks)
         chunk = -(-chunk // 64) * 64  # keep chunk starts 16-byte aligned
@@ -318,7 +321,15 @@ def reduction_geometry(plan: ReductionPlan, itemsize: int, sm_count: int,
             vec = vec if ok else 1
         tiles = -(-plan.nrows // (32 * vec))
         max_chunks = max(1, plan.rowlen // (OUTER_ROWS * 16))
-        nchunks = max(1, min(-(-8 * sm // tiles), max_chunks, 65535))
+        wave = max(int(resident), 1) * sm
+        first = max(1, min(-(-wave // tiles), max_chunks, 65535))
+        # a few more chunks can fill the last wave: pick the split that wastes least
+        nchunks, best = first, -1.0
+        for n in range(first, min(max_chunks, 65535, 4 * first) + 1):
+            blocks = tiles * n
+            score = blocks / (wave * -(-blocks // wave)) - 0.01 * (n - first)
+            if score > best:
+                nchunks, best = n, score
         chunk = -(-plan.rowlen // nchunks)
         nchunks = -(-plan.rowlen // chunk)
         return ReductionGeometry("cols", (tiles, nchunks), (32, OUTER_ROWS), vec, nchunks,

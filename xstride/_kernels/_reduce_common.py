@@ -16,8 +16,13 @@ from ._compile import raw_module
 
 __all__ = [
     "CTYPE", "SUPPORTED", "default_sum_dtype", "acc_dtype", "minmax_acc_dtype",
-    "kernel", "pack_struct", "capacity", "sm_count", "source",
+    "kernel", "pack_struct", "capacity", "sm_count", "source", "resident_blocks", "kernel_resident", "TUNING",
 ]
+
+#: Launch tuning (minimum resident blocks per SM given to ``__launch_bounds__``, and
+#: the look-back window of the scan in warps of 32 tiles). Chosen from ptxas register
+#: counts (no spills in the hot loops) and the H200 benchmark; see docs/reductions.md.
+TUNING = {"rows_warp": 6, "rows_block": 1, "cols": 6, "scan_rows": 4, "lookback_q": 4}
 
 _HERE = Path(__file__).resolve().parent
 
@@ -104,6 +109,28 @@ def pad(values, cap: int, fill: int) -> tuple:
 def _sm_count(device_id: int) -> int:
     cp = load_cupy()
     return int(cp.cuda.runtime.getDeviceProperties(device_id)["multiProcessorCount"])
+
+
+def resident_blocks(fn, threads: int) -> int:
+    """Blocks of ``threads`` threads of kernel ``fn`` that fit on one SM at once (from
+    its register and static shared memory use; 4 if CuPy cannot say)."""
+    try:
+        regs = int(fn.num_regs)
+        smem = int(fn.shared_size_bytes)
+    except Exception:  # attribute missing in this CuPy: a safe middle value
+        return 4
+    warps = -(-threads // 32)
+    regs_per_warp = -(-max(regs, 1) * 32 // 256) * 256
+    by_regs = 65536 // (regs_per_warp * warps)
+    by_threads = 2048 // threads
+    by_smem = (227 * 1024) // (smem + 1024)
+    return max(1, min(by_regs, by_threads, by_smem, 32))
+
+
+@functools.lru_cache(maxsize=None)
+def kernel_resident(source_file: str, expression: str, threads: int) -> int:
+    """:func:`resident_blocks` of one compiled instantiation, cached."""
+    return resident_blocks(kernel(source_file, expression), threads)
 
 
 def sm_count() -> int:

@@ -7,6 +7,7 @@
 //   Tin   element type read; Tacc accumulator type; Tout element type written
 //   NK/NR capacity of the kept/reduced axis arrays of the descriptor
 //   V     elements per vector load (1: scalar loads only)
+//   MINB  minimum resident blocks per SM asked of the compiler (__launch_bounds__)
 // Index arithmetic is 64-bit throughout. Every order of combination is fixed by the
 // launch geometry, never by timing: results are deterministic run to run.
 #include <xstride/reduce.cuh>
@@ -120,8 +121,8 @@ __device__ __forceinline__ Tacc xs_fold_row(const Tin* __restrict__ p, long long
 }
 
 // One warp per output element (row); warps stride over the rows.
-template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V>
-__global__ void xs_reduce_rows_warp(const Tin* __restrict__ x, Tout* __restrict__ out,
+template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V, int MINB>
+__global__ void __launch_bounds__(256, MINB) xs_reduce_rows_warp(const Tin* __restrict__ x, Tout* __restrict__ out,
                                     const Tacc* __restrict__ center,
                                     const xs_red_desc<NK, NR> d, long long nrows, long long rowlen)
 {
@@ -143,8 +144,8 @@ __global__ void xs_reduce_rows_warp(const Tin* __restrict__ x, Tout* __restrict_
 // One block per (row, chunk). With more than one chunk per row, each block stores
 // its partial result and the last block of the row (counted with one atomic) folds
 // the partials in chunk order.
-template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V>
-__global__ void xs_reduce_rows_block(const Tin* __restrict__ x, Tout* __restrict__ out,
+template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V, int MINB>
+__global__ void __launch_bounds__(256, MINB) xs_reduce_rows_block(const Tin* __restrict__ x, Tout* __restrict__ out,
                                      const Tacc* __restrict__ center, Tacc* partials,
                                      unsigned* counters, const xs_red_desc<NK, NR> d,
                                      long long nrows, long long rowlen, long long chunk,
@@ -191,8 +192,8 @@ __global__ void xs_reduce_rows_block(const Tin* __restrict__ x, Tout* __restrict
 // chunk blockIdx.y. Rows are combined over ty in order in shared memory; chunks are
 // combined in order by the last block of the column tile.
 #define XS_COLS_BY 8
-template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V>
-__global__ void xs_reduce_cols(const Tin* __restrict__ x, Tout* __restrict__ out,
+template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V, int MINB>
+__global__ void __launch_bounds__(256, MINB) xs_reduce_cols(const Tin* __restrict__ x, Tout* __restrict__ out,
                                const Tacc* __restrict__ center, Tacc* partials,
                                unsigned* counters, const xs_red_desc<NK, NR> d,
                                long long ncols, long long nred, long long chunk,

@@ -73,16 +73,20 @@ def reduce_into(x, plan, op: str, out_dtype: np.dtype, acc: np.dtype, center=Non
     result buffer of ``out_dtype``. ``center`` (op ``"sumsq"``) is a flat buffer of
     ``acc`` in the same order."""
     cp = rc.load_cupy()
-    geo = reduction_geometry(plan, x.itemsize, rc.sm_count(),
-                             x.data.ptr + plan.offset * x.itemsize)
+    base = x.data.ptr + plan.offset * x.itemsize
+    geo = reduction_geometry(plan, x.itemsize, rc.sm_count(), base)
     nkc, nrc = rc.capacity(plan.nk), rc.capacity(plan.nr)
     desc = rc.pack_struct(rc.pad(plan.kshape, nkc, 1), rc.pad(plan.kstride, nkc, 0),
                           rc.pad(plan.rshape, nrc, 1), rc.pad(plan.rstride, nrc, 0),
                           tail=(plan.nk, plan.nr))
     tin, tacc, tout = rc.CTYPE[x.dtype], rc.CTYPE[acc], rc.CTYPE[out_dtype]
     expr = (f"xs_reduce_{geo.kernel}<{_OPS[op]}, {tin}, {tacc}, {tout}, {nkc}, {nrc}, "
-            f"{geo.vec}>")
+            f"{geo.vec}, {rc.TUNING[geo.kernel]}>")
     fn = rc.kernel(_SRC, expr)
+    if geo.kernel != "rows_warp":
+        threads = geo.block[0] * (geo.block[1] if len(geo.block) > 1 else 1)
+        geo = reduction_geometry(plan, x.itemsize, rc.sm_count(), base,
+                                 resident=rc.kernel_resident(_SRC, expr, threads))
     out = cp.empty(plan.nrows, dtype=out_dtype)
     ptr = np.uint64(x.data.ptr + plan.offset * x.itemsize)
     cen = center if center is not None else np.uint64(0)

@@ -145,8 +145,8 @@ __global__ void xs_scan_columns(const Tin* __restrict__ x, Tout* __restrict__ ou
 
 // One warp per row: steps of 32 lanes x 4 elements, a warp scan of the lanes' sums,
 // and a carry from step to step.
-template <int OP, typename Tin, typename Tacc, typename Tout, int NK>
-__global__ void xs_scan_rows(const Tin* __restrict__ x, Tout* __restrict__ out,
+template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int MINB>
+__global__ void __launch_bounds__(256, MINB) xs_scan_rows(const Tin* __restrict__ x, Tout* __restrict__ out,
                              const xs_scan_desc<NK> d, long long nrows, long long len)
 {
     typedef typename xs_scan_op<OP>::type Op;
@@ -181,18 +181,32 @@ __global__ void xs_scan_rows(const Tin* __restrict__ x, Tout* __restrict__ out,
 
 // Single-pass scan with decoupled look-back (Merrill & Garland, NVR-2016-002): tiles
 // of 256 threads x 16 elements taken in launch order (atomic tile counter), each
-// publishing its aggregate (flag 1) and then its inclusive prefix (flag 2).
+// publishing its aggregate (flag 1) and then its inclusive prefix (flag 2). Warp 0
+// inspects 32*Q predecessors per round (Q flags per lane, loaded together).
 //
 // Determinism: every inclusive prefix is defined as P[i] = op(P[i-1], A[i]). The
 // look-back finds the nearest predecessor j with P[j] published and folds the
-// aggregates A[j+1..i-1] onto it ONE AT A TIME, in tile order; each step reproduces
-// P[j+1], P[j+2], ... exactly, so P[i-1] has the same bits whichever j the timing
-// picked. (A tree over the window, as in CUB, would make float results depend on
-// timing.)
+// aggregates A[j+1..i-1] onto it ONE AT A TIME, in tile order (lane 0, from shared
+// memory); each step reproduces P[j+1], P[j+2], ... exactly, so P[i-1] has the same
+// bits whichever j the timing picked. (A tree over the window, as in CUB, would make
+// float results depend on timing.)
 #define XS_TILE_THREADS 256
 #define XS_TILE_ITEMS 16
-template <int OP, typename Tin, typename Tacc, typename Tout, int NK>
-__global__ void __launch_bounds__(XS_TILE_THREADS)
+
+__device__ __forceinline__ int xs_ld_acquire(const int* p)
+{
+    int v;
+    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+__device__ __forceinline__ void xs_st_release(int* p, int v)
+{
+    asm volatile("st.release.gpu.global.b32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
+}
+
+template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int Q>
+__global__ void __launch_bounds__(XS_TILE_THREADS, 3)
 xs_scan_lookback(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_scan_desc<NK> d,
                  long long len, long long tiles_per_row, unsigned long long* tile_counter,
                  int* flags, Tacc* aggs, Tacc* incls)
@@ -201,6 +215,7 @@ xs_scan_lookback(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_sca
     Op op;
     __shared__ long long s_tile;
     __shared__ Tacc s_prefix;
+    __shared__ Tacc s_win[32 * Q + 1];   // s_win[k]: value of tile (window top + 1 - k)
     if (threadIdx.x == 0) s_tile = (long long)atomicAdd(tile_counter, 1ull);
     __syncthreads();
     const long long tile = s_tile;
@@ -222,55 +237,83 @@ xs_scan_lookback(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_sca
 
     if (threadIdx.x < 32) {
         const unsigned lane = threadIdx.x;
-        volatile int* vflags = flags;
         const volatile Tacc* vaggs = aggs;
         const volatile Tacc* vincls = incls;
         Tacc prefix = Op::template identity<Tacc>();
         if (t == 0) {
             if (lane == 0) {
                 incls[tile] = agg;
-                __threadfence();
-                vflags[tile] = 2;
+                xs_st_release(flags + tile, 2);
             }
         } else {
             if (lane == 0) {
                 aggs[tile] = agg;
-                __threadfence();
-                vflags[tile] = 1;
+                xs_st_release(flags + tile, 1);
             }
-            long long top = tile - 1;
+            long long top = tile - 1;          // newest tile of the current window
             while (true) {
-                const long long pj = top - (long long)lane;
-                int f;
-                do {
-                    f = pj >= row_first ? vflags[pj] : 2;
-                } while (__any_sync(XSTRIDE_FULL_WARP_MASK, f == 0));
-                __threadfence();
-                const unsigned pm = __ballot_sync(XSTRIDE_FULL_WARP_MASK, f == 2);
-                if (pm) {
-                    const int pl = __ffs(pm) - 1;
-                    const Tacc val = pj >= row_first ? (f == 2 ? (Tacc)vincls[pj] : (Tacc)vaggs[pj])
-                                                     : Op::template identity<Tacc>();
-                    Tacc acc = __shfl_sync(XSTRIDE_FULL_WARP_MASK, val, pl);
-                    for (int l = pl - 1; l >= 0; --l)
-                        acc = op(acc, __shfl_sync(XSTRIDE_FULL_WARP_MASK, val, l));
-                    // acc == P[top]; fold the windows already passed, in tile order
-                    for (long long b = top + 1; b < tile; b += 32) {
-                        const long long jj = b + (long long)lane;
-                        const Tacc a = jj < tile ? (Tacc)vaggs[jj] : Op::template identity<Tacc>();
-                        const int cnt = tile - b < 32 ? (int)(tile - b) : 32;
-                        for (int l = 0; l < cnt; ++l)
-                            acc = op(acc, __shfl_sync(XSTRIDE_FULL_WARP_MASK, a, l));
+                int f[Q];
+#pragma unroll
+                for (int u = 0; u < Q; ++u) {
+                    const long long pj = top - (long long)(lane + 32 * u);
+                    f[u] = pj >= row_first ? xs_ld_acquire(flags + pj) : 2;
+                }
+                while (true) {
+                    bool waiting = false;
+#pragma unroll
+                    for (int u = 0; u < Q; ++u) waiting |= f[u] == 0;
+                    if (!__any_sync(XSTRIDE_FULL_WARP_MASK, waiting)) break;
+#pragma unroll
+                    for (int u = 0; u < Q; ++u) {
+                        const long long pj = top - (long long)(lane + 32 * u);
+                        if (f[u] == 0) f[u] = xs_ld_acquire(flags + pj);
                     }
-                    prefix = acc;
+                }
+                // distance (1-based, within the window) of the nearest published prefix
+                int dp = 0;
+#pragma unroll
+                for (int u = Q - 1; u >= 0; --u) {
+                    const unsigned pm = __ballot_sync(XSTRIDE_FULL_WARP_MASK, f[u] == 2);
+                    if (pm) dp = 1 + (__ffs(pm) - 1) + 32 * u;
+                }
+#pragma unroll
+                for (int u = 0; u < Q; ++u) {
+                    const int k = 1 + (int)lane + 32 * u;
+                    const long long pj = top + 1 - k;
+                    if (dp != 0 && k <= dp)
+                        s_win[k] = pj < row_first ? Op::template identity<Tacc>()
+                                 : (f[u] == 2 ? (Tacc)vincls[pj] : (Tacc)vaggs[pj]);
+                }
+                __syncwarp();
+                if (dp != 0) {
+                    if (lane == 0) {
+                        Tacc acc = s_win[dp];
+                        for (int k = dp - 1; k >= 1; --k) acc = op(acc, s_win[k]);
+                        prefix = acc;              // == P[top]
+                    }
+                    // fold the windows already passed (tiles top+1 .. tile-1), in order
+                    if (top + 1 < tile) __threadfence();   // their flags were acquired by other lanes
+                    for (long long b = top + 1; b < tile; b += 32 * Q) {
+                        __syncwarp();
+#pragma unroll
+                        for (int u = 0; u < Q; ++u) {
+                            const long long jj = b + (long long)(lane + 32 * u);
+                            if (jj < tile) s_win[1 + lane + 32 * u] = (Tacc)vaggs[jj];
+                        }
+                        __syncwarp();
+                        if (lane == 0) {
+                            const int cnt = tile - b < 32 * Q ? (int)(tile - b) : 32 * Q;
+                            for (int k = 1; k <= cnt; ++k) prefix = op(prefix, s_win[k]);
+                        }
+                    }
                     break;
                 }
-                top -= 32;
+                __syncwarp();
+                top -= 32 * Q;
             }
             if (lane == 0) {
                 incls[tile] = op(prefix, agg);
-                __threadfence();
-                vflags[tile] = 2;
+                xs_st_release(flags + tile, 2);
             }
         }
         if (lane == 0) s_prefix = prefix;

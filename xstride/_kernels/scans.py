@@ -66,7 +66,13 @@ def scan(func: str, op: str, x, axis, dtype, include_initial):
                           rc.pad(plan.kout, cap, 0),
                           tail=(plan.nk, plan.s_in, plan.s_out, int(plan.include_initial)))
     tin, tacc, tout = rc.CTYPE[np.dtype(x.dtype)], rc.CTYPE[acc], rc.CTYPE[out_dt]
-    expr = f"xs_scan_{plan.strategy}<{_OPS[op]}, {tin}, {tacc}, {tout}, {cap}>"
+    expr = f"xs_scan_{plan.strategy}<{_OPS[op]}, {tin}, {tacc}, {tout}, {cap}"
+    if plan.strategy == "lookback":
+        expr += f", {rc.TUNING['lookback_q']}>"
+    elif plan.strategy == "rows":
+        expr += f", {rc.TUNING['scan_rows']}>"
+    else:
+        expr += ">"
     fn = rc.kernel(_SRC, expr)
     ptr = np.uint64(x.data.ptr + plan.offset * x.itemsize)
     optr = np.uint64(buf.data.ptr)
