@@ -321,15 +321,10 @@ def reduction_geometry(plan: ReductionPlan, itemsize: int, sm_count: int,
             vec = vec if ok else 1
         tiles = -(-plan.nrows // (32 * vec))
         max_chunks = max(1, plan.rowlen // (OUTER_ROWS * 16))
+        # split the reduced range only as far as needed to fill one wave: on the H200
+        # a 4-way split of 640^3 axis=0 ran at 0.57 of copy against 0.78 unsplit
         wave = max(int(resident), 1) * sm
-        first = max(1, min(-(-wave // tiles), max_chunks, 65535))
-        # a few more chunks can fill the last wave: pick the split that wastes least
-        nchunks, best = first, -1.0
-        for n in range(first, min(max_chunks, 65535, 4 * first) + 1):
-            blocks = tiles * n
-            score = blocks / (wave * -(-blocks // wave)) - 0.01 * (n - first)
-            if score > best:
-                nchunks, best = n, score
+        nchunks = max(1, min(-(-wave // tiles), max_chunks, 65535))
         chunk = -(-plan.rowlen // nchunks)
         nchunks = -(-plan.rowlen // chunk)
         return ReductionGeometry("cols", (tiles, nchunks), (32, OUTER_ROWS), vec, nchunks,
