@@ -42,13 +42,15 @@ def nvrtc_compile(source: str, arch: str, options=()) -> tuple[bool, str, str]:
         opts = [f"-arch={arch}", "-std=c++17", f"-I{include_dir()}", *options]
         res = nvrtc.nvrtcCompileProgram(prog, len(opts), [o.encode() for o in opts])
         (size,) = _check(nvrtc.nvrtcGetProgramLogSize(prog), "log size")
-        log = b" " * size
+        # A fresh buffer of at least 2 bytes: CPython shares one object for every
+        # 1-byte bytes value, and NVRTC writes into the buffer it is given.
+        log = bytes(max(size, 2))
         _check(nvrtc.nvrtcGetProgramLog(prog, log), "log")
         log = log.decode(errors="replace").rstrip("\x00 ")
         if res[0] != nvrtc.nvrtcResult.NVRTC_SUCCESS:
             return False, log, ""
         (size,) = _check(nvrtc.nvrtcGetPTXSize(prog), "ptx size")
-        ptx = b" " * size
+        ptx = bytes(max(size, 2))
         _check(nvrtc.nvrtcGetPTX(prog, ptx), "ptx")
         return True, log, ptx.decode(errors="replace")
     finally:
