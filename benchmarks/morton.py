@@ -3,7 +3,7 @@ argsort + two gathers, host keys vs a NumPy expression that only computes the ce
 
 Run: ``python benchmarks/morton.py`` (device rows need CuPy and a GPU; the host rows
 always run). Sizes: 2**26 points / keys on the device, 2**22 points on the host
-(``XSTRIDE_BENCH_HOST_N`` overrides).
+(``XSTRIDE_BENCH_HOST_N`` overrides); ``XSTRIDE_BENCH_MORTON_SORT=0`` skips the sort rows.
 """
 
 from __future__ import annotations
@@ -34,14 +34,46 @@ def device_rows(cp):
     pos = rng.random((n, 3), dtype=cp.float64)
     lo, hi = [0.0, 0.0, 0.0], [1.0, 1.0, 1.0]
 
-    def keys_row():
-        t = time_gpu(lambda: alg.morton_keys(pos, lo, hi, 21))
-        ceiling = copy_ceiling(n * 16)  # same traffic: 24 B read + 8 B written per point
-        gbs = n * 32 / t / 1e9
-        return ["device morton_keys, 2**26 x 3 float64, levels 21", f"{t * 1e3:.3f} ms",
-                f"{gbs:.0f} GB/s", f"{gbs / ceiling:.2f} of copy ({ceiling:.0f} GB/s)"]
+    from xstride._kernels import morton as kdev
 
-    _try(rows, "device morton_keys", keys_row)
+    ceiling = copy_ceiling(n * 16)  # same traffic: 24 B read + 8 B written per point
+
+    def rate(label, t):
+        gbs = n * 32 / t / 1e9
+        return [label, f"{t * 1e3:.3f} ms", f"{gbs:.0f} GB/s",
+                f"{gbs / ceiling:.2f} of copy ({ceiling:.0f} GB/s)"]
+
+    def keys_row(method):
+        def f():
+            keep = kdev.CONTIGUOUS_METHOD
+            kdev.CONTIGUOUS_METHOD = method
+            try:
+                t = time_gpu(lambda: alg.morton_keys(pos, lo, hi, 21))
+            finally:
+                kdev.CONTIGUOUS_METHOD = keep
+            mark = " (default)" if method == keep else ""
+            return rate("device morton_keys end to end (checks + kernel + 8 B NaN-flag read), "
+                        f"2**26 x 3 float64, levels 21, {method} kernel{mark}", t)
+        return f
+
+    def kernel_row(method):
+        def f():
+            out = cp.empty(n, dtype=cp.uint64)
+            bad = cp.full(1, 2**64 - 1, dtype=cp.uint64)
+            scales = alg.morton_scales(lo, hi, 21)
+            t = time_gpu(lambda: kdev.launch(pos, lo, scales, 21, out, bad, method))
+            got = cp.asnumpy(out[:1 << 20])
+            want = alg.morton_keys(cp.asnumpy(pos[:1 << 20]), lo, hi, 21)
+            tag = "" if (got == want).all() else " MISMATCH"
+            mark = " (default)" if method == kdev.CONTIGUOUS_METHOD else ""
+            return rate(f"device morton_keys kernel only, {method} kernel{mark}{tag}", t)
+        return f
+
+    _try(rows, "keys kernel rows", kernel_row("rows"))
+    _try(rows, "keys kernel strided", kernel_row("strided"))
+
+    _try(rows, "device morton_keys e2e rows", keys_row("rows"))
+    _try(rows, "device morton_keys e2e strided", keys_row("strided"))
 
     payload = cp.arange(n, dtype=cp.int64)[::-1].copy()
 
@@ -74,6 +106,8 @@ def device_rows(cp):
     def keys_at(levels):
         return alg.morton_keys(pos, lo, hi, levels)
 
+    if os.environ.get("XSTRIDE_BENCH_MORTON_SORT", "1") == "0":
+        return rows
     _try(rows, "sort morton levels 10", lambda: sort_row("Morton keys, levels 10", keys_at(10)))
     _try(rows, "sort morton levels 21", lambda: sort_row("Morton keys, levels 21", keys_at(21)))
     _try(rows, "sort random 64-bit",

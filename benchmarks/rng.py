@@ -3,9 +3,11 @@ NumPy's compiled Philox.
 
 Run: ``python benchmarks/rng.py`` (device rows need CuPy and a GPU; the host rows always
 run). Sizes: 2**28 float64 on the device, 2**24 on the host (``XSTRIDE_BENCH_HOST_N``
-overrides). Device: ``philox_uniform(seed, stream, counter)`` with a stored uint64
-counter array (8 B read + 8 B written per value) and ``Philox(seed).uniform(n)``, whose
-counters are computed in the kernel (8 B written per value, like CuPy's generator).
+overrides). Device: ``Philox(seed).uniform(n)`` / ``.normal(n)`` (two values per Philox
+block, counters computed in the kernel: 8 B written per value, like CuPy's generator),
+each compiled unroll, and the previous one-value-per-block general kernel for
+comparison; ``philox_uniform(seed, stream, counter)`` with a stored uint64 counter array
+(8 B read + 8 B written per value: memory-bound), fast and general kernel.
 """
 
 from __future__ import annotations
@@ -30,12 +32,18 @@ def _try(rows, label, fn):
 
 
 def device_rows(cp):
+    from xstride._host.philox import Affine
+    from xstride._kernels import philox as K
+
     n = 1 << 28
     rows = []
     ceiling = copy_ceiling(n * 8)
     crng = cp.random.default_rng(1)
     t_cupy = time_gpu(lambda: crng.random(n), reps=10)
     t_cupy_n = time_gpu(lambda: crng.standard_normal(n), reps=10)
+    buf = cp.empty(n, dtype=cp.float64)
+    t_fill = time_gpu(lambda: buf.fill(0.5), reps=10)
+    del buf
 
     def row(label, t, nbytes, base, base_name):
         gbs = nbytes / t / 1e9
@@ -44,33 +52,85 @@ def device_rows(cp):
 
     rows.append(row("device cupy default_rng().random, 2**28 float64", t_cupy, 8 * n, t_cupy,
                     "CuPy"))
+    rows.append(row("device cupy fill (write-only floor), 2**28 float64", t_fill, 8 * n,
+                    t_cupy, "CuPy"))
 
-    def gen_row():
+    def gen_row(kind, unroll, label, base, base_name):
+        def f():
+            seeds = [1234]
+            t = time_gpu(lambda: K.pairs(kind, seeds[0], 0, 0, n, unroll=unroll), reps=10)
+            return row(label, t, 8 * n, base, base_name)
+        return f
+
+    default_u = dict(K.PAIRS_UNROLL)
+    for (kind, unroll) in sorted(K._PAIRS):
+        if kind != "uniform":
+            continue
+        mark = " (default)" if default_u[kind] == unroll else ""
+        _try(rows, f"pairs {kind} u{unroll}",
+             gen_row(kind, unroll, f"device xstride Philox.uniform: 2 per block, unroll "
+                     f"{unroll}{mark}", t_cupy, "CuPy"))
+
+    def gen_public():
         g = rng.Philox(1234, backend="cupy")
         t = time_gpu(lambda: g.uniform(n), reps=10)
-        return row("device xstride Philox.uniform (counters in-kernel)", t, 8 * n, t_cupy,
+        return row("device xstride Philox.uniform (public call, default)", t, 8 * n, t_cupy,
                    "CuPy")
 
-    _try(rows, "device Philox.uniform", gen_row)
+    _try(rows, "device Philox.uniform", gen_public)
 
-    def arr_row():
-        ctr = cp.arange(n, dtype=cp.uint64)
-        t = time_gpu(lambda: rng.philox_uniform(1234, 0, ctr), reps=10)
-        del ctr
-        return row("device xstride philox_uniform(seed, 0, uint64 counter array)", t, 16 * n,
-                   t_cupy, "CuPy")
+    def one_per_block(fast, label):
+        def f():
+            t = time_gpu(lambda: K._real("uniform", 1234, 0, Affine(0), (n,), fast=fast),
+                         reps=10)
+            return row(label, t, 8 * n, t_cupy, "CuPy")
+        return f
 
-    _try(rows, "device philox_uniform", arr_row)
+    _try(rows, "1 per block general", one_per_block(
+        False, "before: 1 value per block, counters in-kernel, general kernel"))
+    _try(rows, "1 per block fast", one_per_block(
+        True, "1 value per block, counters in-kernel, fast kernel"))
+
+    def arr_row(fast, label):
+        def f():
+            ctr = cp.arange(n, dtype=cp.uint64)
+            t = time_gpu(lambda: K._real("uniform", 1234, 0, ctr, (n,), fast=fast), reps=10)
+            del ctr
+            return row(label, t, 16 * n, t_cupy, "CuPy")
+        return f
+
+    _try(rows, "philox_uniform array fast", arr_row(
+        True, "philox_uniform(seed, 0, uint64 counter array), fast kernel (default)"))
+    _try(rows, "philox_uniform array general", arr_row(
+        False, "before: philox_uniform(seed, 0, counter array), general kernel"))
+
     rows.append(row("device cupy default_rng().standard_normal, 2**28", t_cupy_n, 8 * n,
                     t_cupy_n, "CuPy normal"))
+    for (kind, unroll) in sorted(K._PAIRS):
+        if kind != "normal":
+            continue
+        mark = " (default)" if default_u[kind] == unroll else ""
+        _try(rows, f"pairs {kind} u{unroll}",
+             gen_row(kind, unroll, f"device xstride Philox.normal: pairs kernel, unroll "
+                     f"{unroll}{mark}", t_cupy_n, "CuPy normal"))
 
-    def normal_row():
+    def normal_public():
         g = rng.Philox(1234, backend="cupy")
         t = time_gpu(lambda: g.normal(n), reps=10)
-        return row("device xstride Philox.normal (IEEE-only log/sincos)", t, 8 * n, t_cupy_n,
+        return row("device xstride Philox.normal (public call, default)", t, 8 * n, t_cupy_n,
                    "CuPy normal")
 
-    _try(rows, "device Philox.normal", normal_row)
+    _try(rows, "device Philox.normal", normal_public)
+
+    def normal_before():
+        def f():
+            z0, z1 = K._real("normal2", 1234, 0, Affine(0), (n // 2,), fast=False)
+            return cp.stack([z0, z1], axis=1).reshape(-1)
+        t = time_gpu(f, reps=5)
+        return row("before: normal2 general kernel + interleave copy", t, 8 * n, t_cupy_n,
+                   "CuPy normal")
+
+    _try(rows, "normal before", normal_before)
     rows.append(["device copy ceiling (read + write)", "", f"{ceiling:.0f} GB/s", "1.00 of copy",
                  ""])
     return rows

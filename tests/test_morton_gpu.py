@@ -45,6 +45,42 @@ def test_device_keys_bit_identical_to_host(poisoned, ndim, dtype):
         np.testing.assert_array_equal(cp.asnumpy(got), want)
 
 
+@pytest.mark.parametrize("ndim", [2, 3])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_device_key_kernels_each_method(poisoned, ndim, dtype):
+    """Both key kernels (shared-memory row tiles, strided loads) against the host, with
+    sizes around the 512-point tile, a misaligned start (falls back to strided) and a
+    NaN/inf in a full tile and in the partial last tile."""
+    from xstride._kernels import morton as dev
+
+    cp = poisoned
+    lower, upper = [0.0, 1.0, 0.0][:ndim], [1.0, 0.0, 0.75][:ndim]
+    levels = alg.MAX_MORTON_LEVELS[ndim] - 1
+    scales = alg.morton_scales(lower, upper, levels)
+    for n in (1, 2, 511, 512, 513, 1024, 3 * 512 + 7, 200_001):
+        host_pts = points(n + ndim, n, ndim).astype(dtype) if n >= 70 else \
+            np.random.default_rng(n).uniform(-0.2, 1.2, (n, ndim)).astype(dtype)
+        want = alg.morton_keys(host_pts, lower, upper, levels)
+        d = cp.asarray(host_pts)
+        for method in ("rows", "strided"):
+            got, bad = dev.keys(d, lower, scales, levels, method=method)
+            assert bad == -1
+            np.testing.assert_array_equal(cp.asnumpy(got), want, err_msg=f"{method} n={n}")
+    base = cp.asarray(points(5, 100_001, ndim).astype(dtype))
+    shifted = base[1:]  # 16-byte misaligned for 3-D rows of either dtype
+    assert not dev._rows_ok(shifted, ndim) or ndim == 2
+    got = alg.morton_keys(shifted, lower, upper, levels)
+    np.testing.assert_array_equal(cp.asnumpy(got), alg.morton_keys(cp.asnumpy(shifted), lower,
+                                                                   upper, levels))
+    for row in (700, 100_000 - 3):
+        bad_pts = cp.asnumpy(base).copy()
+        bad_pts[row, ndim - 1] = np.inf if row % 2 else np.nan
+        bad_pts[row + 2, 0] = np.nan
+        for method in ("rows", "strided"):
+            _, first = dev.keys(cp.asarray(bad_pts), lower, scales, levels, method=method)
+            assert first == row, method
+
+
 def test_device_keys_strided_view_and_device_bounds(poisoned):
     cp = poisoned
     host = points(7, 50_000, 3)

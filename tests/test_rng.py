@@ -258,17 +258,34 @@ def test_normal_matches_numpy_formula_closely():
 
 # ------------------------------------------------------------------ the generator
 def test_generator_counters_and_reproducibility():
+    # stream definition: counter j gives values 2j (from w0, w1) and 2j + 1 (w2, w3)
     g = rng.Philox(42, stream=3, backend="numpy")
-    a = g.uniform(5)
-    b = g.uniform((2, 3))
-    assert g.counter == 11
-    want = rng.philox_uniform(42, 3, np.arange(11, dtype=U64))
-    np.testing.assert_array_equal(np.concatenate([a, b.ravel()]), want)
+    a = g.uniform(5)  # counters 0, 1, 2 (the second value of counter 2 is dropped)
+    b = g.uniform((2, 3))  # counters 3, 4, 5
+    assert g.counter == 6
+    u0, u1 = rng.philox_uniform2(42, 3, np.arange(6, dtype=U64))
+    pairs = np.stack([u0, u1], axis=1).ravel()
+    np.testing.assert_array_equal(a, pairs[:5])
+    np.testing.assert_array_equal(b.ravel(), pairs[6:])
+    for j in range(6):  # against the paper's block, element by element
+        assert (pairs[2 * j], pairs[2 * j + 1]) == ref_uniform2(42, 3, j)
     g.advance(4)
-    assert g.uniform() == want.dtype.type(rng.philox_uniform(42, 3, 15))
-    h = rng.Philox(42, 3, backend="numpy").advance(15)
-    assert h.uniform(()) == rng.philox_uniform(42, 3, 15)
-    assert g.counter == 16
+    assert g.uniform() == rng.philox_uniform(42, 3, 10)
+    assert g.counter == 11
+    h = rng.Philox(42, 3, backend="numpy").advance(10)
+    assert h.uniform(()) == rng.philox_uniform(42, 3, 10)
+    assert rng.Philox(42, 3, backend="numpy").uniform(0).shape == (0,)
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 2 * H.CHUNK + 3])
+def test_generator_uniform_pairs_any_length(n):
+    g = rng.Philox(2**64 - 1, stream=2**63 + 5, backend="numpy").advance(2**32 - 3)
+    x = g.uniform(n)
+    m = (n + 1) // 2
+    assert g.counter == 2**32 - 3 + m
+    u0, u1 = rng.philox_uniform2(2**64 - 1, 2**63 + 5, np.arange(m, dtype=U64) + U64(2**32 - 3))
+    np.testing.assert_array_equal(x, np.stack([u0, u1], axis=1).ravel()[:n])
+    assert x.min() >= 0.0 and x.max() < 1.0
 
 
 def test_generator_normal_pairs():
@@ -277,6 +294,21 @@ def test_generator_normal_pairs():
     assert g.counter == 3
     z0, z1 = rng.philox_normal2(1, 0, np.arange(3, dtype=U64))
     np.testing.assert_array_equal(z, np.stack([z0, z1], 1).ravel()[:5])
+    w = g.normal((2, 2))
+    assert g.counter == 5
+    z0, z1 = rng.philox_normal2(1, 0, np.arange(3, 5, dtype=U64))
+    np.testing.assert_array_equal(w.ravel(), np.stack([z0, z1], 1).ravel())
+
+
+def test_generator_statistics_1e6():
+    g = rng.Philox(11, backend="numpy")
+    u = g.uniform(10**6)
+    assert abs(u.mean() - 0.5) < 5 * math.sqrt(1 / 12 / 10**6)
+    assert abs(u.var() - 1 / 12) < 1e-3
+    # neighbours (the two halves of one block) are uncorrelated
+    assert abs(np.corrcoef(u[0::2], u[1::2])[0, 1]) < 5e-3
+    z = g.normal(10**6)
+    assert abs(z.mean()) < 5e-3 and abs(z.var() - 1.0) < 5e-3
 
 
 def test_generator_integers_small_range_unbiased_and_exact():
@@ -319,7 +351,8 @@ def test_generator_integers_full_and_negative_ranges():
 
 def test_generator_exhaustion():
     g = rng.Philox(1, backend="numpy").advance(2**64 - 2)
-    assert g.uniform(2).shape == (2,)
+    assert g.uniform(4).shape == (4,)  # two values per counter: the last two counters
+    assert g.counter == 2**64
     with pytest.raises(OverflowError, match="exhausted"):
         g.uniform(1)
     with pytest.raises(OverflowError, match="passes 2\\*\\*64"):
@@ -504,6 +537,9 @@ extern "C" void xs_set(unsigned bx, unsigned tx, unsigned bd, unsigned gd) {
 #define __global__
 #define __device__
 #define __forceinline__ inline
+#define __launch_bounds__(n)
+struct double2 { double x, y; };
+static inline double2 make_double2(double x, double y) { double2 r = {x, y}; return r; }
 """
 
 
@@ -573,6 +609,40 @@ def test_kernel_source_emulated_on_cpu(emulated, case):
     if case == "affine":
         np.testing.assert_array_equal(
             got[0], rng.philox_normal(9, 4, np.arange(37, dtype=U64) + U64(2**32 - 20)))
+
+
+def _run_fast(launch, name, n, seed, stream, ctr, start, nout=2, grid=3, block=5):
+    outs = [np.full(n, np.nan) for _ in range(nout)]
+    ptr = ctr if ctr is not None else outs[0]
+    launch(name, [outs[0], outs[-1], np.int64(n), np.uint64(seed), np.uint64(stream), ptr,
+                  np.uint64(start)], grid=grid, block=block)
+    return outs
+
+
+@pytest.mark.parametrize("n", [1, 2, 29, 30, 31, 200])
+def test_fast_kernels_emulated_on_cpu(emulated, n):
+    """The scalar-seed fast kernels (dense and affine counters), with grid x block x
+    unroll smaller and larger than n (so the grid-stride loop and the tails run)."""
+    rs = np.random.default_rng(n)
+    c = rand_u64(rs, n)
+    c[: min(n, 3)] = [2**64 - 1, 2**32 - 1, 0][: min(n, 3)]
+    seed, stream = 0xFFFFFFFF00000007, 2**63 + 11
+    start = 2**32 - 7
+    for kind in ("uniform", "uniform2", "normal", "normal2"):
+        want = getattr(H, kind)(seed, stream, c, (n,))
+        want_aff = getattr(H, kind)(seed, stream, H.Affine(start), (n,))
+        want = want if isinstance(want, tuple) else (want,)
+        want_aff = want_aff if isinstance(want_aff, tuple) else (want_aff,)
+        for cm, ctr, st, ref in ((1, c, 0, want), (3, None, start, want_aff)):
+            got = _run_fast(emulated, f"xstride_philox_{kind}_f{cm}", n, seed, stream, ctr, st)
+            for g, w in zip(got, ref):
+                np.testing.assert_array_equal(bits(g), bits(w), err_msg=f"{kind} cm={cm}")
+    for (kind, unroll), name in K._PAIRS.items():
+        want = H.pairs(kind, seed, stream, start, n)
+        for grid, block in ((1, 1), (3, 5)):
+            got = _run_fast(emulated, name, n, seed, stream, None, start, nout=1, grid=grid,
+                            block=block)[0]
+            np.testing.assert_array_equal(bits(got), bits(want), err_msg=name)
 
 
 def test_kernel_plan_modes():

@@ -204,6 +204,69 @@ def test_generator_same_numbers_on_both_backends(cp):
         assert h.counter == d.counter
 
 
+@pytest.mark.parametrize("kind", ["uniform", "uniform2", "normal", "normal2"])
+def test_fast_kernels_scalar_keys(cp, kind):
+    """Scalar seed and stream with dense counters (the fast kernels) against the host
+    and against the general kernel, bit for bit."""
+    from xstride._kernels import philox as K
+
+    rs = fresh_rng()
+    n = 4 * 10**6 + 3
+    c = rand_u64(rs, n)
+    c[:len(EDGES)] = EDGES
+    seed, stream = int(rand_u64(rs, 1)[0]) | 1 << 63, 0xFFFFFFFF00000001
+    f = getattr(rng, f"philox_{kind}")
+    host = f(seed, stream, c)
+    host = host if isinstance(host, tuple) else (host,)
+    dc = cp.asarray(c)
+    poison(cp, 2 * n * 8)
+    fast = f(seed, stream, dc)
+    fast = fast if isinstance(fast, tuple) else (fast,)
+    general = K._real(kind, seed, stream, dc, (n,), fast=False)
+    general = general if isinstance(general, tuple) else (general,)
+    for i, (a, b, h) in enumerate(zip(fast, general, host)):
+        same_bits(cp, a, h, f"fast {kind}[{i}]")
+        same_bits(cp, b, h, f"general {kind}[{i}]")
+    # 2-D dense counters take the fast path too; a strided view the general one
+    c2 = dc[: 2000 * 3].reshape(2000, 3)
+    for view in (c2, c2[::2, ::-1]):
+        got = f(seed, stream, view)
+        want = f(seed, stream, cp.asnumpy(view))
+        got = got if isinstance(got, tuple) else (got,)
+        want = want if isinstance(want, tuple) else (want,)
+        for a, h in zip(got, want):
+            same_bits(cp, a, h, f"{kind} 2-D counters")
+
+
+@pytest.mark.parametrize("kind", ["uniform", "normal"])
+def test_generator_pairs_every_variant(cp, kind):
+    """The generator's stream (two values per counter) on the device, every compiled
+    unroll, odd and even lengths, a start just below 2**32 and one near 2**64."""
+    from xstride._kernels import philox as K
+
+    seed = int.from_bytes(os.urandom(8), "little")
+    print(f"pairs seed {seed:#x}")
+    big = 10**7 + 1 if kind == "uniform" else 2 * 10**6 + 1
+    for unroll in sorted(u for k, u in K._PAIRS if k == kind):
+        for n, start in ((big, 2**32 - 12345), (1, 0), (2, 5), (513, 2**64 - 257),
+                         (256 * 4 * 3 + 1, 7)):
+            host = H_pairs(kind, seed, 2**40 + 3, start, n)
+            poison(cp, 8 * n + 64)
+            dev = K.pairs(kind, seed, 2**40 + 3, start, n, unroll=unroll)
+            same_bits(cp, dev, host, f"{kind} pairs unroll={unroll} n={n} start={start:#x}")
+    g = rng.Philox(seed, stream=9, backend="cupy").advance(2**32 - 3)
+    x = getattr(g, kind)((3, 1001))
+    assert g.counter == 2**32 - 3 + (3 * 1001 + 1) // 2
+    h = getattr(rng.Philox(seed, stream=9, backend="numpy").advance(2**32 - 3), kind)((3, 1001))
+    same_bits(cp, x, h, f"generator {kind} (3, 1001)")
+
+
+def H_pairs(kind, seed, stream, start, n):
+    from xstride._host import philox as H
+
+    return H.pairs(kind, seed, stream, start, n)
+
+
 def test_python_ints_follow_active_backend(cp):
     with xp.use_backend("cupy"):
         u = rng.philox_uniform(1, 2, 3)

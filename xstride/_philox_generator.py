@@ -76,18 +76,21 @@ class Philox:
 
     Notes
     -----
-    ``uniform(shape)`` uses one counter per value (value ``i`` of the call is
-    ``philox_uniform(seed, stream, counter + i)``); ``normal(shape)`` one counter per
-    two values (``z0, z1`` of :func:`philox_normal2`, interleaved); ``integers``
-    one counter per value plus one per rejected value. The same seed, stream and
-    call sequence give the same numbers on NumPy and CuPy.
+    Stream definition (docs/rng.md): ``uniform(shape)`` and ``normal(shape)`` use one
+    counter per two values, in C order: counter ``counter + j`` gives values ``2j``
+    and ``2j + 1`` of the call, the two uniforms of :func:`philox_uniform2` (from
+    ``(w0, w1)`` and ``(w2, w3)``) or the two normals ``z0, z1`` of
+    :func:`philox_normal2`; an odd count drops the last counter's second value and
+    still consumes that counter. ``integers`` uses one counter per value plus one per
+    rejected value. The same seed, stream and call sequence give the same numbers on
+    NumPy and CuPy.
 
     Examples
     --------
     >>> import xstride as xp
     >>> g = xp.rng.Philox(7, backend="numpy")
     >>> g.uniform(3).shape, g.counter
-    ((3,), 3)
+    ((3,), 2)
     """
 
     def __init__(self, seed, stream=0, *, backend=None):
@@ -155,25 +158,24 @@ class Philox:
 
     # -------------------------------------------------------------- draws
     def uniform(self, shape=()):
-        """Float64 uniforms in [0, 1) of ``shape``, one counter each."""
-        from .rng import _fill
+        """Float64 uniforms in [0, 1) of ``shape``, two per counter (see the class notes)."""
+        from .rng import _fill_pairs
 
         shape = _shape("Philox.uniform", shape)
         n = math.prod(shape)
-        start = self._reserve("uniform", n)
-        return _fill("uniform", self.backend, self.seed, self.stream, start, n).reshape(shape)
+        start = self._reserve("uniform", (n + 1) // 2)
+        return _fill_pairs("uniform", self.backend, self.seed, self.stream, start,
+                           n).reshape(shape)
 
     def normal(self, shape=()):
         """Float64 standard normals of ``shape``, two per counter (Box–Muller pairs)."""
-        from .rng import _fill
+        from .rng import _fill_pairs
 
         shape = _shape("Philox.normal", shape)
         n = math.prod(shape)
-        m = (n + 1) // 2
-        start = self._reserve("normal", m)
-        z0, z1 = _fill("normal2", self.backend, self.seed, self.stream, start, m)
-        xp = self._xp
-        return xp.stack([z0, z1], axis=1).reshape(-1)[:n].reshape(shape)
+        start = self._reserve("normal", (n + 1) // 2)
+        return _fill_pairs("normal", self.backend, self.seed, self.stream, start,
+                           n).reshape(shape)
 
     def integers(self, low, high=None, shape=()):
         """Uniform integers in ``[low, high)``, unbiased, int64 (uint64 above 2**63 - 1).

@@ -142,6 +142,16 @@ def _fill(kind, backend, seed, stream, start, n):
     return getattr(_host, kind)(*args)
 
 
+def _fill_pairs(kind, backend, seed, stream, start, n):
+    """The generator's stream (``kind`` "uniform" or "normal"): ``n`` values from
+    counters ``start .. start + ceil(n / 2) - 1``, two per counter; 1-D result."""
+    if backend == "cupy":
+        from ._kernels import philox as dev
+
+        return dev.pairs(kind, seed, stream, start, n)
+    return _host.pairs(kind, seed, stream, start, n)
+
+
 # ------------------------------------------------------------------ public functions
 def philox4x32_10(counter_words, key0, key1):
     """The Philox4x32-10 block function, four 32-bit words in, four out.

@@ -31,7 +31,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-__all__ = ["Affine", "words", "uniform", "uniform2", "normal", "normal2", "CHUNK", "CONSTANTS"]
+__all__ = ["Affine", "words", "uniform", "uniform2", "normal", "normal2", "pairs", "CHUNK",
+           "CONSTANTS"]
 
 _U32 = np.uint32
 _U64 = np.uint64
@@ -284,13 +285,19 @@ def _map(fn, n):
         f.result()
 
 
-def _drive(kind, seed, stream, counter, shape):
-    """Evaluate ``kind`` over the broadcast ``shape`` of the three uint64 arguments."""
+def _drive(kind, seed, stream, counter, shape, into=None):
+    """Evaluate ``kind`` over the broadcast ``shape`` of the three uint64 arguments.
+
+    ``into``: optional 1-D float64 views (one per output) to write instead of new arrays.
+    """
     srcs = [_Source(v, shape) for v in (seed, stream, counter)]
     n = int(np.prod(shape, dtype=np.int64))
     nout = 2 if kind in ("uniform2", "normal2") else 1
-    outs = [np.empty(shape, dtype=np.float64) for _ in range(nout)]
-    flats = [o.reshape(-1) for o in outs]
+    if into is None:
+        outs = [np.empty(shape, dtype=np.float64) for _ in range(nout)]
+        flats = [o.reshape(-1) for o in outs]
+    else:
+        outs = flats = list(into)
 
     def work(s, e):
         c = e - s
@@ -338,6 +345,23 @@ def normal(seed, stream, counter, shape):
 def normal2(seed, stream, counter, shape):
     """Box–Muller ``(z0, z1) = (r cos(theta), r sin(theta))`` per counter."""
     return _drive("normal2", seed, stream, counter, shape)
+
+
+def pairs(kind, seed, stream, start, n):
+    """The generator's stream: ``n`` values from counters ``start, start + 1, ...``.
+
+    Counter ``start + j`` gives elements ``2j`` and ``2j + 1``: for ``kind="uniform"``
+    the uniforms of ``(w0, w1)`` and ``(w2, w3)``, for ``kind="normal"`` the Box–Muller
+    pair ``(z0, z1)``; an odd ``n`` drops the second value of the last counter.
+    ``seed``/``stream`` are ints, ``start + ceil(n / 2) <= 2**64``. Returns float64 (n,).
+    """
+    m = (n + 1) // 2
+    out = np.empty(2 * m, dtype=np.float64)
+    two = out.reshape(m, 2)
+    if m:
+        _drive("uniform2" if kind == "uniform" else "normal2", seed, stream, Affine(start),
+               (m,), into=(two[:, 0], two[:, 1]))
+    return out[:n]
 
 
 def words(counter_words, key0, key1, shape):

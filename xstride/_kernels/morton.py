@@ -13,10 +13,11 @@ from pathlib import Path
 from .._backend import load_cupy
 from ._compile import raw_module
 
-__all__ = ["keys", "encode", "decode"]
+__all__ = ["keys", "launch", "encode", "decode", "CONTIGUOUS_METHOD"]
 
 _SOURCE = Path(__file__).with_name("morton.cu")
 _THREADS = 256
+_ROWS_PPT = 2  # points per thread of the rows kernel (XS_MK_PPT in morton.cu)
 _MAX_BLOCKS = 65535 * 16
 
 
@@ -33,14 +34,59 @@ def _grid(n: int) -> tuple[int]:
     return (max(1, min(_MAX_BLOCKS, (n + _THREADS - 1) // _THREADS)),)
 
 
-def keys(positions, lower, scales, levels: int):
+#: Kernel for C-contiguous, 16-byte aligned positions: ``"rows"`` (tiles staged in shared
+#: memory with 16-byte loads) or ``"strided"`` (three strided loads per point, the
+#: kernel for every other layout). Chosen by benchmarks/morton.py on the H200.
+CONTIGUOUS_METHOD = "rows"
+
+
+def _rows_ok(positions, ndim: int) -> bool:
+    item = positions.dtype.itemsize
+    return positions.flags.c_contiguous \
+        and positions.data.ptr % 16 == 0
+
+
+def launch(positions, lower, scales, levels: int, out, bad, method=None) -> None:
+    """Enqueue the key kernel (no host synchronisation): keys into ``out`` (n,) uint64,
+    the first bad row into ``bad`` (1,) uint64 (which the caller sets to 2**64 - 1).
+
+    ``positions`` is a CuPy float32/float64 (n, ndim) array whose strides are multiples
+    of its item size. ``method``: ``"rows"``, ``"strided"`` or None
+    (:data:`CONTIGUOUS_METHOD` when the rows are contiguous and aligned, else strided).
+    """
+    import numpy as np
+
+    n, ndim = positions.shape
+    if n == 0:
+        return
+    suffix = "f64" if positions.dtype.itemsize == 8 else "f32"
+    if method is None:
+        method = CONTIGUOUS_METHOD if _rows_ok(positions, ndim) else "strided"
+    elif method == "rows" and not _rows_ok(positions, ndim):
+        raise ValueError("the 'rows' kernel needs C-contiguous, 16-byte aligned positions")
+    bounds = [np.float64(v) for v in lower] + [np.float64(v) for v in scales]
+    tail = bounds + [np.int32(levels), out, bad]
+    if method == "rows":
+        kernel = _module().get_function(f"xstride_morton_rows{ndim}_{suffix}")
+        tiles = -(-n // (_THREADS * _ROWS_PPT))
+        kernel((max(1, min(_MAX_BLOCKS, tiles)),), (_THREADS,),
+               tuple([positions, np.int64(n)] + tail))
+    else:
+        item = positions.dtype.itemsize
+        rs, cs = (st // item for st in positions.strides)
+        kernel = _module().get_function(f"xstride_morton_keys{ndim}_{suffix}")
+        kernel(_grid(n), (_THREADS,), tuple([positions, np.int64(n), np.int64(rs),
+                                             np.int64(cs)] + tail))
+
+
+def keys(positions, lower, scales, levels: int, method=None):
     """Keys (n,) uint64 of a CuPy (n, ndim) float array; returns (keys, first bad row or -1).
 
     The first bad row is read back from the device (one 8-byte copy, which waits for the
-    kernel): the price of refusing NaN/inf like the host does.
+    kernel): the price of refusing NaN/inf like the host does. The flag starts as
+    2**64 - 1 by a byte memset (no fill kernel).
     """
     cupy = load_cupy()
-    import numpy as np
 
     n, ndim = positions.shape
     if positions.dtype not in (cupy.float32, cupy.float64):
@@ -48,17 +94,13 @@ def keys(positions, lower, scales, levels: int):
     item = positions.dtype.itemsize
     if any(s % item for s in positions.strides):
         positions = cupy.ascontiguousarray(positions)
-    rs, cs = (s // item for s in positions.strides)
     out = cupy.empty(n, dtype=cupy.uint64)
-    bad = cupy.full(1, np.uint64(2**64 - 1), dtype=cupy.uint64)
     if n == 0:
         return out, -1
-    suffix = "f64" if positions.dtype == cupy.float64 else "f32"
-    kernel = _module().get_function(f"xstride_morton_keys{ndim}_{suffix}")
-    args = [positions, np.int64(n), np.int64(rs), np.int64(cs)]
-    args += [np.float64(v) for v in lower] + [np.float64(v) for v in scales]
-    args += [np.int32(levels), out, bad]
-    kernel(_grid(n), (_THREADS,), tuple(args))
+    bad = cupy.empty(1, dtype=cupy.uint64)
+    cupy.cuda.runtime.memsetAsync(bad.data.ptr, 0xFF, 8,
+                                  cupy.cuda.get_current_stream().ptr)
+    launch(positions, lower, scales, levels, out, bad, method)
     first_bad = int(bad.get()[0])
     return out, (-1 if first_bad >= n else first_bad)
 

@@ -27,7 +27,7 @@ from .._backend import load_cupy
 from .._host.philox import Affine
 from ._compile import raw_module
 
-__all__ = ["uniform", "uniform2", "normal", "normal2", "words", "SOURCE", "plan"]
+__all__ = ["uniform", "uniform2", "normal", "normal2", "words", "pairs", "SOURCE", "plan"]
 
 SOURCE = r"""
 #include <xstride/random.cuh>
@@ -96,6 +96,90 @@ XS_REAL_KERNEL(xstride_philox_uniform_k, 0)
 XS_REAL_KERNEL(xstride_philox_uniform2_k, 1)
 XS_REAL_KERNEL(xstride_philox_normal_k, 2)
 XS_REAL_KERNEL(xstride_philox_normal2_k, 3)
+
+// ---- fast path: scalar seed and stream, counters dense (CM 1) or start + i (CM 3).
+// U items per thread per step: the U counter loads are issued before any block is
+// computed; the round keys are loop invariants (hoisted out of the loop).
+// KIND 0..3 as above (one counter per output element); KIND 4/5: the generator's
+// pairs, counter j gives elements 2j and 2j + 1 of out0 (uniforms from (w0, w1) and
+// (w2, w3); normals z0, z1), written as one 16-byte store (out0 16-byte aligned).
+template <int KIND, int CM, int U>
+__device__ __forceinline__ void xs_fast(
+    double* __restrict__ out0, double* __restrict__ out1, long long n,
+    unsigned long long seed, unsigned long long stream,
+    const unsigned long long* __restrict__ ctr, unsigned long long start)
+{
+    const long long items = KIND >= 4 ? (n + 1) / 2 : n;
+    const unsigned int s0 = (unsigned int)stream, s1 = (unsigned int)(stream >> 32);
+    const unsigned int k0 = (unsigned int)seed, k1 = (unsigned int)(seed >> 32);
+    const long long tile = (long long)blockDim.x * U;
+    const long long step = tile * gridDim.x;
+    for (long long base = (long long)blockIdx.x * tile + threadIdx.x; base < items;
+         base += step) {
+        unsigned long long c[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const long long i = base + (long long)u * blockDim.x;
+            if (CM == 3) {
+                c[u] = start + (unsigned long long)i;
+            } else {
+                c[u] = i < items ? ctr[i] : 0ull;
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const long long i = base + (long long)u * blockDim.x;
+            if (i < items) {
+                const xstride_philox4x32_out w = xstride_philox4x32_10(
+                    (unsigned int)c[u], (unsigned int)(c[u] >> 32), s0, s1, k0, k1);
+                const unsigned long long a = xstride_rng_bits53_(w.w[0], w.w[1]);
+                const unsigned long long b = xstride_rng_bits53_(w.w[2], w.w[3]);
+                double x, y;
+                if (KIND == 0 || KIND == 1 || KIND == 4) {
+                    x = xstride_rng_unit_(a);
+                    y = xstride_rng_unit_(b);
+                } else {
+                    double cs, sn;
+                    const double r = xstride_rng_radius_(a);
+                    xstride_rng_cossin_(b, &cs, &sn);
+                    x = XSTRIDE_RNG_MUL(r, cs);
+                    y = XSTRIDE_RNG_MUL(r, sn);
+                }
+                if (KIND == 0 || KIND == 2) {
+                    out0[i] = x;
+                } else if (KIND == 1 || KIND == 3) {
+                    out0[i] = x;
+                    out1[i] = y;
+                } else if (2 * i + 1 < n) {
+                    reinterpret_cast<double2*>(out0)[i] = make_double2(x, y);
+                } else {
+                    out0[2 * i] = x;
+                }
+            }
+        }
+    }
+}
+
+#define XS_FAST_KERNEL(name, kind, cm, u)                                              \
+extern "C" __global__ void __launch_bounds__(256) name(                                \
+    double* out0, double* out1, long long n, unsigned long long seed,                  \
+    unsigned long long stream, const unsigned long long* ctr, unsigned long long start) \
+{                                                                                      \
+    xs_fast<kind, cm, u>(out0, out1, n, seed, stream, ctr, start);                     \
+}
+
+XS_FAST_KERNEL(xstride_philox_uniform_f1, 0, 1, 4)
+XS_FAST_KERNEL(xstride_philox_uniform2_f1, 1, 1, 4)
+XS_FAST_KERNEL(xstride_philox_normal_f1, 2, 1, 2)
+XS_FAST_KERNEL(xstride_philox_normal2_f1, 3, 1, 2)
+XS_FAST_KERNEL(xstride_philox_uniform_f3, 0, 3, 4)
+XS_FAST_KERNEL(xstride_philox_uniform2_f3, 1, 3, 4)
+XS_FAST_KERNEL(xstride_philox_normal_f3, 2, 3, 2)
+XS_FAST_KERNEL(xstride_philox_normal2_f3, 3, 3, 2)
+XS_FAST_KERNEL(xstride_philox_upairs_u1, 4, 3, 1)
+XS_FAST_KERNEL(xstride_philox_upairs_u4, 4, 3, 4)
+XS_FAST_KERNEL(xstride_philox_npairs_u1, 5, 3, 1)
+XS_FAST_KERNEL(xstride_philox_npairs_u2, 5, 3, 2)
 
 extern "C" __global__ void xstride_philox_words_k(
     unsigned int* out, long long n,
@@ -207,6 +291,22 @@ def _grid(cp, n):
     return max(1, min(-(-n // _BLOCK), sms * 16))
 
 
+def _fast_grid(cp, items, unroll):
+    sms = cp.cuda.Device().attributes["MultiProcessorCount"]
+    return max(1, min(-(-items // (_BLOCK * unroll)), sms * 64))
+
+
+#: Use the fast kernels (scalar seed and stream; dense or affine counters). ``False``
+#: forces the general kernel everywhere (kept for the benchmark's before/after rows).
+FAST = True
+#: Counters per thread and loop step of the generator's pair kernels (compiled: 1, 4
+#: for uniforms; 1, 2 for normals), chosen by benchmarks/rng.py on the H200.
+PAIRS_UNROLL = {"uniform": 4, "normal": 2}
+_PAIRS = {("uniform", 1): "xstride_philox_upairs_u1", ("uniform", 4): "xstride_philox_upairs_u4",
+          ("normal", 1): "xstride_philox_npairs_u1", ("normal", 2): "xstride_philox_npairs_u2"}
+_FAST_UNROLL = {"uniform": 4, "uniform2": 4, "normal": 2, "normal2": 2}
+
+
 def _args(cp, values, shape, ctype):
     """Kernel arguments for the sources plus ``(ndim, geo)``."""
     srcs = []
@@ -230,17 +330,61 @@ def _args(cp, values, shape, ctype):
     return out
 
 
-def _real(kind, seed, stream, counter, shape):
+def _fast_counter(counter, shape):
+    """``(cm, pointer or None, start)`` when the fast kernels can read ``counter``, else None."""
+    if isinstance(counter, Affine):
+        return 3, None, counter.start
+    if isinstance(counter, int):
+        return None
+    (mode, _, lin), = plan([(tuple(counter.shape),
+                             tuple(s // counter.itemsize for s in counter.strides))], shape)[0]
+    if mode == 1 and lin == 1:
+        return 1, counter, 0
+    return None
+
+
+def _real(kind, seed, stream, counter, shape, fast=None):
     cp = load_cupy()
     n = math.prod(shape)
     nout = 2 if kind in ("uniform2", "normal2") else 1
     outs = [cp.empty(shape, dtype=cp.float64) for _ in range(nout)]
     if n:
-        fn = raw_module(SOURCE).get_function(_KERNELS[kind])
-        args = _args(cp, [seed, stream, counter], shape, np.uint64)
         o1 = outs[1] if nout == 2 else outs[0]
-        fn((_grid(cp, n),), (_BLOCK,), (outs[0], o1, np.int64(n), *args))
+        fc = None
+        if (FAST if fast is None else fast) and isinstance(seed, int) and isinstance(stream, int):
+            fc = _fast_counter(counter, shape)
+        if fc is not None:
+            cm, ptr, start = fc
+            unroll = _FAST_UNROLL[kind]
+            fn = raw_module(SOURCE).get_function(f"xstride_philox_{kind}_f{cm}")
+            if ptr is None:
+                ptr = outs[0]  # never read (CM 3)
+            fn((_fast_grid(cp, n, unroll),), (_BLOCK,),
+               (outs[0], o1, np.int64(n), np.uint64(seed), np.uint64(stream), ptr,
+                np.uint64(start)))
+        else:
+            fn = raw_module(SOURCE).get_function(_KERNELS[kind])
+            args = _args(cp, [seed, stream, counter], shape, np.uint64)
+            fn((_grid(cp, n),), (_BLOCK,), (outs[0], o1, np.int64(n), *args))
     return outs[0] if nout == 1 else tuple(outs)
+
+
+def pairs(kind, seed, stream, start, n, unroll=None):
+    """The generator's stream on the device; see :func:`xstride._host.philox.pairs`.
+
+    ``kind`` is ``"uniform"`` or ``"normal"``; ``seed``, ``stream``, ``start`` ints.
+    Returns a new float64 CuPy array (n,) (16-byte aligned: elements ``2j, 2j + 1`` of
+    counter ``start + j`` are written by one store).
+    """
+    cp = load_cupy()
+    out = cp.empty(n, dtype=cp.float64)
+    if n:
+        unroll = PAIRS_UNROLL[kind] if unroll is None else unroll
+        fn = raw_module(SOURCE).get_function(_PAIRS[kind, unroll])
+        m = (n + 1) // 2
+        fn((_fast_grid(cp, m, unroll),), (_BLOCK,),
+           (out, out, np.int64(n), np.uint64(seed), np.uint64(stream), out, np.uint64(start)))
+    return out
 
 
 def uniform(seed, stream, counter, shape):

@@ -152,8 +152,16 @@ XSTRIDE_RNG_FN int xstride_rng_bitlen_(unsigned long long m)
 XSTRIDE_RNG_FN double xstride_rng_radius_(unsigned long long a)
 {
     const unsigned long long m = (1ULL << 53) - a; /* 1 <= m <= 2^53, x = m 2^-53 */
+#if defined(__CUDA_ARCH__)
+    /* m = f 2^k read off the bits of (double)m (exact: m <= 2^53): the same f and k as
+     * the division below, without a division. */
+    const long long mb = __double_as_longlong((double)m);
+    const int k = (int)(mb >> 52) - 1023;
+    double f = __longlong_as_double((mb & 0x000FFFFFFFFFFFFFLL) | 0x3FF0000000000000LL);
+#else
     const int k = xstride_rng_bitlen_(m) - 1;
     double f = XSTRIDE_RNG_DIV((double)m, (double)(1ULL << k)); /* exact, in [1, 2) */
+#endif
     double e = (double)(k - 53);
     double s, z, p, t, lf, l;
     if (f > 0x1.6a09e667f3bcdp+0) {
