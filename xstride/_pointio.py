@@ -157,14 +157,23 @@ def _read_xyz(p: Path) -> np.ndarray:
 
 
 def _load_text(p: Path, delimiter, skip: int, columns, ncols: int, split) -> np.ndarray:
-    """NumPy's C text reader; on failure, a line-by-line pass finds the line to blame."""
+    """NumPy's C text reader; on failure, a line-by-line pass finds the line to blame.
+
+    ``np.loadtxt(usecols=...)`` ignores extra columns on later rows, so the width of
+    every data line is checked too: a ragged file is an error, not silently cut.
+    """
     try:
-        return np.loadtxt(p, dtype=np.float64, delimiter=delimiter, comments="#",
-                          skiprows=skip, usecols=columns, ndmin=2, encoding="utf-8")
+        arr = np.loadtxt(p, dtype=np.float64, delimiter=delimiter, comments="#",
+                         skiprows=skip, usecols=columns, ndmin=2, encoding="utf-8")
     except ValueError as exc:
         lines = (item for item in _data_lines(p) if item[0] > skip)
         _parse_rows(p, lines, split, columns, ncols)  # raises with the line number
         raise PointFileError(f"{p}: cannot parse: {_one_line(exc)}") from None
+    for number, text in _data_lines(p):
+        if number > skip and len(split(text)) != ncols:
+            raise PointFileError(f"{p}: line {number} has {len(split(text))} columns; "
+                                 f"expected {ncols} like the first data line")
+    return arr
 
 
 # --------------------------------------------------------------------- .ply
@@ -215,15 +224,23 @@ def _ascii_ply_vertices(p: Path):
         if not all(a in names for a in ("x", "y", "z")) or count < 1:
             return None
         columns = [names.index(a) for a in ("x", "y", "z")]
-        arr = np.loadtxt(p, dtype=np.float64, skiprows=header_lines, max_rows=count,
-                         usecols=columns, ndmin=2, comments=None, encoding="ascii")
+        # every column, so that a row with extra or missing tokens fails here
+        rows = np.loadtxt(p, dtype=np.float64, skiprows=header_lines, max_rows=count,
+                          ndmin=2, comments=None, encoding="ascii")
     except (ValueError, UnicodeDecodeError, OSError):
         return None
-    if arr.shape != (count, 3):
+    if rows.shape != (count, len(props)):
         return None
+    arr = rows[:, columns]
     for j, c in enumerate(columns):
-        arr[:, j] = arr[:, j].astype(_PLY_SCALARS[props[c][0]])
-    return arr
+        dt = np.dtype(_PLY_SCALARS[props[c][0]])
+        if dt.kind in "iu":
+            info = np.iinfo(dt)
+            col = arr[:, j]
+            if (col < info.min).any() or (col > info.max).any() or (col != np.floor(col)).any():
+                return None  # plyfile reports the bad value
+        arr[:, j] = arr[:, j].astype(dt)
+    return np.ascontiguousarray(arr)
 
 
 def _read_ply(p: Path) -> np.ndarray:
@@ -239,7 +256,7 @@ def _read_ply(p: Path) -> np.ndarray:
         data = plyfile.PlyData.read(str(p))
     except (plyfile.PlyParseError, plyfile.PlyHeaderParseError) as exc:
         raise PointFileError(f"{p}: not a valid PLY file ({_one_line(exc)})") from None
-    except (ValueError, IndexError, EOFError, UnicodeDecodeError) as exc:
+    except (ValueError, IndexError, EOFError, UnicodeDecodeError, OverflowError) as exc:
         raise PointFileError(f"{p}: not a valid PLY file ({type(exc).__name__}: "
                              f"{_one_line(exc)})") from None
     names = [e.name for e in data.elements]
