@@ -7,6 +7,7 @@ median time per call through each namespace and the difference. Target: at most
 
 from __future__ import annotations
 
+import os
 import statistics
 import timeit
 
@@ -24,7 +25,12 @@ CASES = {
 }
 
 
-def per_call(stmt: str, ns, number: int = 20000, repeat: int = 15) -> float:
+# XSTRIDE_BENCH_QUICK=1: a few iterations only (the test that the script runs)
+QUICK = os.environ.get("XSTRIDE_BENCH_QUICK") == "1"
+
+
+def per_call(stmt: str, ns, number: int = 200 if QUICK else 20000,
+             repeat: int = 3 if QUICK else 15) -> float:
     env = {"ns": ns, "a": cnp.arange(8.0), "b": cnp.ones(8), "lst": list(range(8))}
     times = timeit.repeat(stmt, globals=env, number=number, repeat=repeat)
     return statistics.median(times) / number

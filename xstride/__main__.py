@@ -1,4 +1,4 @@
-"""``python -m xstride``: ``info``, ``demo`` and ``bench`` subcommands."""
+"""python -m xstride: the info, demo and bench subcommands."""
 
 from __future__ import annotations
 

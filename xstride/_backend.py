@@ -41,7 +41,7 @@ _ENV = "XSTRIDE_BACKEND"
 def _normalize(name, *, source: str = "set_backend") -> str:
     if not isinstance(name, str):
         raise TypeError(f"{source}: backend name must be a str, got {type(name).__name__}")
-    key = name.strip().lower()
+    key = name.lower()
     if key not in BACKENDS:
         raise ValueError(
             f"{source}: unknown backend {name!r}; valid names are "
@@ -102,7 +102,7 @@ def _initial_backend() -> str:
     if raw is None or raw.strip() == "":
         return "numpy"
     try:
-        name = _normalize(raw, source=f"environment variable {_ENV}")
+        name = _normalize(raw.strip(), source=f"environment variable {_ENV}")
     except (TypeError, ValueError) as exc:
         raise ValueError(str(exc)) from None
     if name == "cupy":
@@ -153,12 +153,12 @@ def set_backend(name: str) -> None:
     _current.set(key)
 
 
-@contextlib.contextmanager
 def use_backend(name: str):
     """Context manager: select a backend inside a ``with`` block, restore it on exit.
 
-    Raises the same errors as :func:`set_backend`, before the block runs. The
-    previous selection is restored on exit, also when the block raises.
+    The name is checked when ``use_backend`` is called, with the same errors as
+    :func:`set_backend`; the previous selection is restored on exit, also when the
+    block raises.
 
     Examples
     --------
@@ -169,6 +169,11 @@ def use_backend(name: str):
     key = _normalize(name, source="use_backend")
     if key == "cupy":
         load_cupy()
+    return _selected(key)
+
+
+@contextlib.contextmanager
+def _selected(key: str):
     token = _current.set(key)
     try:
         yield key
