@@ -41,9 +41,6 @@ def device_rows(cp):
     crng = cp.random.default_rng(1)
     t_cupy = time_gpu(lambda: crng.random(n), reps=10)
     t_cupy_n = time_gpu(lambda: crng.standard_normal(n), reps=10)
-    buf = cp.empty(n, dtype=cp.float64)
-    t_fill = time_gpu(lambda: buf.fill(0.5), reps=10)
-    del buf
 
     def row(label, t, nbytes, base, base_name):
         gbs = nbytes / t / 1e9
@@ -52,8 +49,6 @@ def device_rows(cp):
 
     rows.append(row("device cupy default_rng().random, 2**28 float64", t_cupy, 8 * n, t_cupy,
                     "CuPy"))
-    rows.append(row("device cupy fill (write-only floor), 2**28 float64", t_fill, 8 * n,
-                    t_cupy, "CuPy"))
 
     def gen_row(kind, unroll, label, base, base_name):
         def f():
