@@ -172,3 +172,30 @@ def test_out_checks_numpy():
     w = np.zeros(3)
     xp.where(np.array([True, False, True]), 1.0, np.arange(3.0), out=w)
     np.testing.assert_array_equal(w, [1.0, 1.0, 1.0])
+
+
+def test_self_overlapping_numpy_view_is_read_only():
+    base = np.arange(6.0)
+    v = xp.as_strided(base, (3, 2), (1, 1))  # v[0,1] and v[1,0] are one element
+    assert not v.flags.writeable
+    np.testing.assert_array_equal(v, [[0, 1], [1, 2], [2, 3]])
+    with pytest.raises(ValueError, match="read-only"):
+        v[0, 0] = 5.0
+    w = xp.as_strided(base, (3,), (2,))  # no overlap: writeable like its base
+    assert w.flags.writeable
+    w[:] = -1.0
+    np.testing.assert_array_equal(base, [-1, 1, -1, 3, -1, 5])
+
+
+def test_copy_into_and_out_errors_name_the_function():
+    with pytest.raises(TypeError, match="copy_into: cannot copy float64 into dst of dtype int32"):
+        xp.copy_into(np.zeros(3, np.int32), np.ones(3))
+    with pytest.raises(ValueError, match="copy_into: argument 'dst' is read-only"):
+        xp.copy_into(np.frombuffer(bytes(16)), 1.0)
+    with pytest.raises(ValueError, match="add: argument 'out' is read-only"):
+        xp.add(np.ones(2), 1.0, out=np.frombuffer(bytes(16)))
+    with pytest.raises(ValueError, match=r"element strides \(1, 1\)"):
+        xp.add(np.ones((2, 2)), 1.0, out=np.lib.stride_tricks.as_strided(
+            np.zeros(4), (2, 2), (8, 8)))
+    with pytest.raises(TypeError, match="copy_into: Cannot cast scalar"):
+        xp.copy_into(np.zeros(3, np.int32), 1.5)

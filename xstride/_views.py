@@ -140,7 +140,12 @@ def as_strided(a, shape, strides, *, offset=0):
                 f"reaches elements {lo}..{hi} relative to a[0], outside the underlying buffer, "
                 f"which holds elements {(blo - ptr) // a.itemsize}.."
                 f"{(bhi - ptr) // a.itemsize - 1} relative to a[0]")
-    return make_view(a, lay)
+    view = make_view(a, lay)
+    if isinstance(view, np.ndarray) and lay.has_internal_overlap:
+        # two indices reach one element: allowed for reading only (CuPy arrays have
+        # no read-only flag; xstride's outputs refuse such views on both backends)
+        view.flags.writeable = False
+    return view
 
 
 def sliding_window_view(x, window_shape, axis=None, *, writeable=False):

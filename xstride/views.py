@@ -33,8 +33,9 @@ def as_strided(a, shape, strides, *, offset=0):
     -------
     ndarray
         A view (no copy) of the same backend and dtype as ``a``; writeable when ``a``
-        is. Views that overlap themselves are fine to read but are refused as outputs
-        of xstride's elementwise functions.
+        is, except that a NumPy view that overlaps itself (two indices, one element)
+        is returned read-only. CuPy arrays have no read-only flag: there, such views
+        are refused as outputs by xstride's elementwise functions and ``copy_into``.
 
     Raises
     ------

@@ -25,13 +25,17 @@ _UFUNCS = ("add", "subtract", "multiply", "divide", "maximum", "minimum", "equal
 _NP_NAME = {"abs": "absolute"}
 
 
-def check_out(func: str, out) -> None:
+def check_out(func: str, out, arg: str = "out") -> None:
     """``out`` must be a NumPy array that reaches each of its elements once."""
     if not isinstance(out, np.ndarray):
-        raise type_error(func, "out", out, "a numpy.ndarray (the inputs are NumPy arrays)")
+        raise type_error(func, arg, out, "a numpy.ndarray (the inputs are NumPy arrays)")
     if out.size > 1 and (0 in out.strides or Layout.from_array(out).has_internal_overlap):
-        raise value_error(func, "out", f"overlaps itself (strides {out.strides} for shape "
-                                       f"{out.shape}); outputs must reach each element once")
+        strides = tuple(s // out.itemsize for s in out.strides)
+        raise value_error(func, arg, f"overlaps itself (element strides {strides} for "
+                                       f"shape {out.shape}); outputs must reach each "
+                                       "element once")
+    if not out.flags.writeable:
+        raise value_error(func, arg, f"is read-only (shape {out.shape}, dtype {out.dtype})")
 
 
 def _make(func):
@@ -86,7 +90,7 @@ def where(condition, x1, x2, /, *, out=None):
 
 def copy_into(dst, src):
     """NumPy: ``numpy.copyto(dst, src)`` after the self-overlap check."""
-    check_out("copy_into", dst)
+    check_out("copy_into", dst, "dst")
     try:
         np.broadcast_shapes(np.shape(src), dst.shape)
         if np.broadcast_shapes(np.shape(src), dst.shape) != dst.shape:
@@ -94,5 +98,12 @@ def copy_into(dst, src):
     except ValueError:
         raise ValueError(f"copy_into: shapes {np.shape(src)} and {dst.shape} cannot be "
                          "broadcast together (into dst)") from None
-    np.copyto(dst, src, casting="same_kind")
+    src_dtype = src.dtype if isinstance(src, np.ndarray) else None
+    if src_dtype is not None and not np.can_cast(src_dtype, dst.dtype, casting="same_kind"):
+        raise TypeError(f"copy_into: cannot copy {src_dtype} into dst of dtype {dst.dtype} "
+                        "(NumPy's same_kind casting rule)")
+    try:
+        np.copyto(dst, src, casting="same_kind")
+    except TypeError as exc:  # a Python scalar that does not fit dst's kind
+        raise TypeError(f"copy_into: {exc}") from None
     return dst
