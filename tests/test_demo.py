@@ -279,7 +279,7 @@ def test_bad_xyz_and_npy(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv, needle", [
-    (["--n", "0"], "--n must be a positive number of points; got 0"),
+    (["--n", "0"], "--n must be a number of points in 1..1,099,511,627,776; got 0"),
     (["--n", "10", "--levels", "22"], "--levels must be in 1..21 for 3-D points; got 22"),
     (["--n", "10", "--levels", "0"], "--levels must be in 1..21"),
     (["--n", "10", "--levels", "4", "--level-stats", "5"], "--level-stats must be in 0..4"),

@@ -312,3 +312,17 @@ def test_keys_are_monotonic_along_one_axis(xs, levels):
     keys = alg.morton_keys(pts, *UNIT2, levels)
     assert (np.diff(keys.astype(np.float64)) >= 0).all()
     assert (keys[1:] >= keys[:-1]).all()
+
+
+def test_morton_decode_of_scalar_and_nd_keys():
+    import xstride as xp
+
+    alg = xp.algorithms
+    np.testing.assert_array_equal(alg.morton_decode(alg.morton_encode(3, 1), 2), [3, 1])
+    np.testing.assert_array_equal(alg.morton_decode(np.uint64(7), 3), [1, 1, 1])
+    np.testing.assert_array_equal(alg.morton_decode(7, 3), [1, 1, 1])
+    keys = alg.morton_encode(np.arange(6).reshape(2, 3), np.ones((2, 3), dtype=np.int64))
+    cells = alg.morton_decode(keys, 2)
+    assert cells.shape == (2, 3, 2)
+    np.testing.assert_array_equal(cells[..., 0], np.arange(6).reshape(2, 3))
+    np.testing.assert_array_equal(cells[..., 1], 1)

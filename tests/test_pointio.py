@@ -33,3 +33,18 @@ def test_well_formed_files_still_read(tmp_path):
     np.testing.assert_array_equal(read_points(tmp_path / "ok.xyz"), [[1, 2, 3], [4, 5, 6]])
     (tmp_path / "ok.ply").write_text(PLY_HEAD.format(t="uchar") + "200 2.5 3\n4 5 6\n")
     np.testing.assert_array_equal(read_points(tmp_path / "ok.ply"), [[200, 2.5, 3], [4, 5, 6]])
+
+
+
+def test_demo_refuses_absurd_point_counts_with_one_line(capsys):
+    import argparse
+
+    from xstride import _demo
+
+    parser = argparse.ArgumentParser()
+    _demo.add_arguments(parser)
+    for n in ("0", str(2**70)):
+        assert _demo.run(parser.parse_args(["--n", n])) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("xstride demo: error: --n must be a number of points in 1..")
+        assert err.count("\n") == 1

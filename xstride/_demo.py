@@ -19,6 +19,9 @@ import time
 
 import numpy as np
 
+# above this, one (n, 3) float64 array alone needs more than 24 TiB
+_MAX_POINTS = 2**40
+
 __all__ = ["add_arguments", "run", "pipeline", "DemoError", "Progress"]
 
 DEFAULT_N = 1_000_000
@@ -137,8 +140,7 @@ class _Stages:
 def _generate(xp, am, n: int, seed: int, progress: Progress | None):
     """(n, 3) float64 Philox uniforms: column a is stream a, row i is counter i.
 
-    Generated on the backend of ``am``; if the device Philox module is missing (it is
-    another module of xstride), generated on the host and copied, bit-identical.
+    Generated on the backend of ``am`` by ``xstride.rng.philox_uniform``, in chunks.
     """
     out = am.empty((n, 3), dtype=am.float64)
     for start in range(0, n, _CHUNK):
@@ -152,14 +154,7 @@ def _generate(xp, am, n: int, seed: int, progress: Progress | None):
 def _uniforms(xp, am, seed: int, start: int, stop: int):
     counters = am.arange(start, stop, dtype=am.uint64)[:, None]
     streams = am.arange(3, dtype=am.uint64)[None, :]
-    try:
-        return xp.rng.philox_uniform(seed, streams, counters)
-    except ModuleNotFoundError as exc:
-        if am is np or not (exc.name or "").startswith("xstride."):
-            raise
-    host = xp.rng.philox_uniform(seed, np.arange(3, dtype=np.uint64)[None, :],
-                                 np.arange(start, stop, dtype=np.uint64)[:, None])
-    return am.asarray(host)
+    return xp.rng.philox_uniform(seed, streams, counters)
 
 
 def pipeline(backend: str = "numpy", points=None, n=None, levels: int = DEFAULT_LEVELS,
@@ -174,8 +169,8 @@ def pipeline(backend: str = "numpy", points=None, n=None, levels: int = DEFAULT_
     import xstride as xp
     from ._pointio import PointFileError, read_points
 
-    if n is not None and n < 1:
-        raise DemoError(f"--n must be a positive number of points; got {n}")
+    if n is not None and not 1 <= n <= _MAX_POINTS:
+        raise DemoError(f"--n must be a number of points in 1..{_MAX_POINTS:,}; got {n}")
     if seed < 0 or seed >= 2**64:
         raise DemoError(f"--seed must be in 0..2**64-1; got {seed}")
     from ._backend import load_cupy
@@ -337,6 +332,10 @@ def run(args) -> int:
                           level_stats=args.level_stats, seed=args.seed, progress=progress)
     except DemoError as exc:
         print(f"xstride demo: error: {exc}", file=sys.stderr)
+        return 2
+    except MemoryError as exc:  # numpy's _ArrayMemoryError, cupy's OutOfMemoryError
+        print(f"xstride demo: error: not enough memory on {args.backend} "
+              f"({' '.join(str(exc).split())})", file=sys.stderr)
         return 2
     try:
         print(json.dumps(result, indent=2) if args.json else _table(result), flush=True)

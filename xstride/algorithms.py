@@ -312,13 +312,16 @@ def morton_decode(keys, ndim):
     if nd == 3 and arr.size and int(u.max()) >> 63:
         raise value_error(func, "keys", f"has a key with bit 63 set ({int(u.max())}); "
                                         "3-D keys have 63 bits")
+    flat = u.reshape(-1)  # the executors work on 1-D keys; 0-d keys too
     if backend == "numpy":
         from ._host import morton as host
 
-        return host.decode(u, nd)
-    from ._kernels import morton as dev
+        cells = host.decode(flat, nd)
+    else:
+        from ._kernels import morton as dev
 
-    return dev.decode(u, nd)
+        cells = dev.decode(flat, nd)
+    return cells.reshape(tuple(u.shape) + (nd,))
 
 
 # --------------------------------------------------------------------- sort
