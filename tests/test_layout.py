@@ -196,3 +196,20 @@ def test_high_rank_coalesce(shape):
     co = lay.coalesce()
     assert co.size == lay.size and co.ndim <= 1
     assert lay.broadcast_to((3,) + tuple(shape)).strides[0] == 0 if len(shape) < 64 else True
+
+
+def test_layout_bad_arguments_raise_clear_errors():
+    from xstride.layout import Layout, compact_strides
+
+    with pytest.raises(TypeError, match="Layout: shape must be an int or a sequence"):
+        Layout(None)
+    with pytest.raises(TypeError, match="Layout: shape must be an int or a sequence"):
+        compact_strides(None)
+    with pytest.raises(TypeError, match="Layout: strides must be a sequence"):
+        Layout((2,), strides="ab")
+    with pytest.raises(TypeError, match="Layout.from_array: expected a NumPy or CuPy array"):
+        Layout.from_array([1, 2])
+    lay = Layout((3, 4), (-4, -1), offset=11, itemsize=8)
+    with pytest.raises(ValueError, match="pass the max_ndim given to pack"):
+        Layout.unpack(lay.pack(4))
+    assert Layout.unpack(lay.pack(4), 4) == lay

@@ -51,6 +51,9 @@ def _check_int64(value: int, what: str) -> int:
 def _checked_shape(shape) -> tuple[int, ...]:
     if isinstance(shape, int) or hasattr(shape, "__index__"):
         shape = (shape,)
+    if not isinstance(shape, (tuple, list)):
+        raise TypeError(f"Layout: shape must be an int or a sequence of ints, got "
+                        f"{type(shape).__name__}")
     out = tuple(_int(n, "shape entry") for n in shape)
     if len(out) > MAX_NDIM:
         raise ValueError(f"Layout: rank {len(out)} exceeds the maximum of {MAX_NDIM}")
@@ -129,6 +132,9 @@ class Layout:
         else:
             if isinstance(strides, int) or hasattr(strides, "__index__"):
                 strides = (strides,)
+            if not isinstance(strides, (tuple, list)):
+                raise TypeError(f"Layout: strides must be a sequence of ints, got "
+                                f"{type(strides).__name__}")
             strd = tuple(_int(s, "stride") for s in strides)
             if len(strd) != len(shp):
                 raise ValueError(
@@ -461,8 +467,19 @@ class Layout:
 
     @classmethod
     def unpack(cls, data: bytes, max_ndim: int = MAX_NDIM) -> "Layout":
-        """Inverse of :meth:`pack`."""
-        fields = struct.unpack(PACK_FORMAT(max_ndim), data)
+        """Inverse of :meth:`pack`; ``max_ndim`` must be the one ``pack`` was given.
+
+        Raises
+        ------
+        ValueError
+            ``data`` is not the size of a struct packed with ``max_ndim``.
+        """
+        fmt = PACK_FORMAT(max_ndim)
+        if len(data) != struct.calcsize(fmt):
+            raise ValueError(f"Layout.unpack: {len(data)} bytes, but a layout packed with "
+                             f"max_ndim={max_ndim} has {struct.calcsize(fmt)}; pass the "
+                             "max_ndim given to pack()")
+        fields = struct.unpack(fmt, data)
         off, nd, isz = fields[:3]
         shape = fields[3:3 + nd]
         strides = fields[3 + max_ndim:3 + max_ndim + nd]
@@ -481,6 +498,9 @@ class Layout:
             A byte stride of an axis of extent > 1 that is not a multiple of the item
             size (such views cannot be described in elements).
         """
+        if not all(hasattr(a, k) for k in ("shape", "strides", "itemsize")):
+            raise TypeError(f"Layout.from_array: expected a NumPy or CuPy array, got "
+                            f"{type(a).__name__}")
         itemsize = int(a.itemsize)
         shape = tuple(int(n) for n in a.shape)
         strides = []
