@@ -98,7 +98,11 @@ class ElementwiseKernel:
         unknown = set(kwargs) - {"reduce_dims", "options", "no_return", "return_tuple"}
         if unknown:
             raise TypeError(f"ElementwiseKernel: unsupported options {sorted(unknown)}")
-        if not _IDENT.match(str(name)):
+        for arg, value in (("in_params", in_params), ("out_params", out_params),
+                           ("operation", operation), ("name", name), ("preamble", preamble)):
+            if not isinstance(value, str):
+                raise type_error("ElementwiseKernel", arg, value, "a str")
+        if not _IDENT.match(name):
             raise ValueError(f"ElementwiseKernel: name {name!r} is not a C identifier")
         self.in_params = _parse(in_params, "input")
         self.out_params = _parse(out_params, "output")

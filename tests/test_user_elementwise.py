@@ -1,0 +1,32 @@
+"""xp.cuda.ElementwiseKernel: construction-time argument checks (no GPU needed)."""
+
+from __future__ import annotations
+
+import pytest
+
+import xstride as xp
+
+
+@pytest.mark.parametrize("args, arg", [
+    ((1, "float32 z", "z = 1", "k"), "in_params"),
+    (("float32 x", None, "z = x", "k"), "out_params"),
+    (("float32 x", "float32 z", 3, "k"), "operation"),
+    (("float32 x", "float32 z", "z = x", None), "name"),
+])
+def test_non_string_arguments_raise_type_error(args, arg):
+    with pytest.raises(TypeError, match=f"ElementwiseKernel: argument '{arg}' got .*; expected a str"):
+        xp.cuda.ElementwiseKernel(*args)
+
+
+def test_bad_name_and_missing_output():
+    with pytest.raises(ValueError, match="is not a C identifier"):
+        xp.cuda.ElementwiseKernel("float32 x", "float32 z", "z = x", "2bad")
+    with pytest.raises(ValueError, match="at least one output parameter"):
+        xp.cuda.ElementwiseKernel("float32 x", "", "x", "k")
+
+
+def test_valid_kernel_records_its_parameters():
+    k = xp.cuda.ElementwiseKernel("float32 x, T y", "T z", "z = x + y", "axpy")
+    assert k.name == "axpy" and k.operation == "z = x + y"
+    assert [p[0] for p in k.in_params] == ["x", "y"]
+    assert [p[0] for p in k.out_params] == ["z"]
