@@ -326,3 +326,14 @@ def test_morton_decode_of_scalar_and_nd_keys():
     assert cells.shape == (2, 3, 2)
     np.testing.assert_array_equal(cells[..., 0], np.arange(6).reshape(2, 3))
     np.testing.assert_array_equal(cells[..., 1], 1)
+
+
+def test_huge_coordinates_clip_without_warnings():
+    import warnings
+
+    pos = np.array([[1e308, -1e308, 0.5]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        keys = alg.morton_keys(pos, [0.0] * 3, [1.0] * 3, 21)
+    cells = alg.morton_decode(keys, 3)
+    np.testing.assert_array_equal(cells, [[2**21 - 1, 0, 2**20]])

@@ -212,7 +212,8 @@ class Philox:
                 raise type_error(func, name, v, "an int")
         low, high = int(low), int(high)
         if low >= high:
-            raise value_error(func, "high", f"must be greater than low ({low}), got {high}")
+            raise value_error(func, "high", f"must be greater than low; got the interval "
+                                            f"[{low}, {high}), which is empty")
         if -(1 << 63) <= low and high - 1 < (1 << 63):
             dtype = np.int64
         elif low >= 0 and high - 1 < _LIMIT:

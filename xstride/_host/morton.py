@@ -80,24 +80,30 @@ def keys(positions: np.ndarray, lower: np.ndarray, scales: np.ndarray, levels: i
     max_cell = float(2**levels - 1)
     t = np.empty(min(n, _CHUNK), dtype=np.float64)
     cell = np.empty(min(n, _CHUNK), dtype=np.uint64)
-    for start in range(0, n, _CHUNK):
-        stop = min(n, start + _CHUNK)
-        m = stop - start
-        tt, cc, acc = t[:m], cell[:m], out[start:stop]
-        for a in range(ndim):
-            # Same rounding steps as xstride_morton_cell: (x - lower) then * scale.
-            np.subtract(positions[start:stop, a], lower[a], out=tt, dtype=np.float64)
-            np.multiply(tt, scales[a], out=tt)
-            np.floor(tt, out=tt)
-            np.clip(tt, 0.0, max_cell, out=tt)
-            cc[...] = tt  # exact: integral values below 2**32
-            spread(cc, ndim)
-            if a == 0:
-                acc[...] = cc
-            else:
-                np.left_shift(cc, _U(a), out=cc)
-                np.bitwise_or(acc, cc, out=acc)
+    with np.errstate(over="ignore", invalid="ignore"):  # huge |x| * scale -> ±inf, clipped
+        for start in range(0, n, _CHUNK):
+            _keys_chunk(positions, lower, scales, ndim, max_cell, start, min(n, start + _CHUNK),
+                        t, cell, out)
     return out
+
+
+def _keys_chunk(positions, lower, scales, ndim, max_cell, start, stop, t, cell, out):
+    """Keys of rows ``start:stop`` into ``out`` (``t``, ``cell``: scratch of chunk size)."""
+    m = stop - start
+    tt, cc, acc = t[:m], cell[:m], out[start:stop]
+    for a in range(ndim):
+        # Same rounding steps as xstride_morton_cell: (x - lower) then * scale.
+        np.subtract(positions[start:stop, a], lower[a], out=tt, dtype=np.float64)
+        np.multiply(tt, scales[a], out=tt)
+        np.floor(tt, out=tt)
+        np.clip(tt, 0.0, max_cell, out=tt)
+        cc[...] = tt  # exact: integral values below 2**32
+        spread(cc, ndim)
+        if a == 0:
+            acc[...] = cc
+        else:
+            np.left_shift(cc, _U(a), out=cc)
+            np.bitwise_or(acc, cc, out=acc)
 
 
 def encode(cells) -> np.ndarray:
