@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 GPU_SITE := .gpu-site
 GPU_PY   := PYTHONPATH=$(CURDIR)/$(GPU_SITE):$(CURDIR) python3
 
-.PHONY: demo test test-gpu bench bench-gpu info conformance clean
+.PHONY: demo test test-gpu bench bench-gpu conformance-gpu info clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -37,6 +37,13 @@ bench: $(STAMP)
 
 bench-gpu: $(GPU_SITE)
 	$(GPU_PY) benchmarks/run_all.py
+
+# The array API suite on the GPU host, CuPy backend. Needs the suite (with its spec
+# submodule) in .conformance/slim and the runner script in .conformance/ (both ignored;
+# docs/conformance.md says how to get them).
+conformance-gpu: $(GPU_SITE)
+	PYTHONPATH=$(CURDIR)/$(GPU_SITE):$(CURDIR) XSTRIDE_BACKEND=cupy CONFORMANCE_PYTHON=python3 \
+	  ARRAY_API_TESTS_DIR=$(CURDIR)/.conformance/slim JOBS=14 bash .conformance/conformance.sh xstride
 
 clean:
 	rm -rf $(VENV) $(GPU_SITE) .pytest_cache
