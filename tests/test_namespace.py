@@ -140,3 +140,14 @@ def test_info_text_without_gpu_says_so_and_exits_zero():
 
     if gpu_reason() is not None:
         assert "GPU: none (" in r.stdout
+
+
+def test_positional_fast_path_and_keyword_path_agree():
+    a = np.arange(6.0).reshape(2, 3)
+    out = np.empty_like(a)
+    np.testing.assert_array_equal(xp.add(a, 1.0), a + 1.0)
+    assert xp.add(a, 1.0, out=out) is out
+    np.testing.assert_array_equal(out, a + 1.0)
+    np.testing.assert_array_equal(xp.where(a > 2, a, 0.0), np.where(a > 2, a, 0.0))
+    assert xp.asarray([1, 2], dtype=xp.float32).dtype == np.float32
+    assert xp.asarray([1, 2]).dtype == np.int64

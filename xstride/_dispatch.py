@@ -25,10 +25,14 @@ __all__ = ["register", "implementation", "follower", "creator", "param_names"]
 # backend -> qualified name ("add", "linalg.solve") -> callable
 _tables: dict[str, dict[str, object]] = {"numpy": {}, "cupy": {}}
 _overrides: dict[str, dict[str, object]] = {"numpy": {}, "cupy": {}}
+# NumPy: qualified name -> callable for calls without keyword arguments. Forwarding an
+# empty ``**kwargs`` costs more than the rest of a wrapper, so the common call
+# ``xp.add(a, b)`` passes positional arguments only.
+_positional: dict[str, object] = {}
 _modules = sys.modules
 
 
-def register(qualname: str, backend: str):
+def register(qualname: str, backend: str, *, positional=None):
     """Decorator: make ``fn`` the implementation of ``qualname`` on ``backend``.
 
     Parameters
@@ -36,6 +40,10 @@ def register(qualname: str, backend: str):
     qualname : str
         A standard name, ``"add"``, or a sub-namespace name, ``"linalg.solve"``.
     backend : {"numpy", "cupy"}
+    positional : callable, optional
+        NumPy only: what to call instead of ``fn`` when a call has no keyword
+        arguments, for an override that only adds keyword handling (``out=``) to a
+        library function. Defaults to ``fn``.
 
     Examples
     --------
@@ -48,6 +56,8 @@ def register(qualname: str, backend: str):
     def deco(fn):
         _overrides[backend][qualname] = fn
         _tables[backend][qualname] = fn
+        if backend == "numpy":
+            _positional[qualname] = positional or fn
         return fn
 
     return deco
@@ -96,19 +106,29 @@ def _finish(wrapper, reference, qualname: str, module: str):
     return wrapper
 
 
+def _numpy_positional(qualname: str):
+    fn = _positional.get(qualname)
+    if fn is None:
+        fn = _positional[qualname] = implementation("numpy", qualname)
+    return fn
+
+
 def follower(qualname: str, module: str = "xstride"):
     """Wrapper for a function that takes arrays: it runs on its arguments' backend.
 
     Mixed NumPy and CuPy arguments raise ``TypeError`` naming each of them.
     """
     reference = implementation("numpy", qualname)
+    _numpy_positional(qualname)
     params = param_names(reference)
-    np_table = _tables["numpy"]
+    np_table, np_positional = _tables["numpy"], _positional
     modules = _modules
 
     def wrapper(*args, **kwargs):
         if "cupy" not in modules:  # no CuPy array can exist: NumPy, without a look
-            return np_table[qualname](*args, **kwargs)
+            if kwargs:
+                return np_table[qualname](*args, **kwargs)
+            return np_positional[qualname](*args)
         backend = _backend.backend_of(qualname, _named(params, args, kwargs))
         return implementation(backend, qualname)(*args, **kwargs)
 
@@ -118,13 +138,16 @@ def follower(qualname: str, module: str = "xstride"):
 def creator(qualname: str, module: str = "xstride"):
     """Wrapper for a creation function: it runs on the active backend."""
     reference = implementation("numpy", qualname)
+    _numpy_positional(qualname)
     current = _backend._current
-    np_table = _tables["numpy"]
+    np_table, np_positional = _tables["numpy"], _positional
 
     def wrapper(*args, **kwargs):
         backend = current.get()
         if backend == "numpy":
-            return np_table[qualname](*args, **kwargs)
+            if kwargs:
+                return np_table[qualname](*args, **kwargs)
+            return np_positional[qualname](*args)
         return implementation(backend, qualname)(*args, **kwargs)
 
     return _finish(wrapper, reference, qualname, module)

@@ -66,14 +66,14 @@ def _check_shape(func, out, shape):
                                        f"shape {tuple(shape)}")
 
 
-for _f in _UFUNCS:
-    register(_f, "numpy")(_make(_f))
+for _f in _UFUNCS:  # without out= the library function is called as it is
+    register(_f, "numpy", positional=_from_compat("numpy", _f))(_make(_f))
 del _f
 
 _compat_where = _from_compat("numpy", "where")
 
 
-@register("where", "numpy")
+@register("where", "numpy", positional=_compat_where)
 def where(condition, x1, x2, /, *, out=None):
     """``where`` of the standard on NumPy arrays; ``out=`` (xstride extension)."""
     res = _compat_where(condition, x1, x2)
