@@ -316,25 +316,81 @@ def test_user_elementwise_kernel(cp):
         k(cp.asarray(x))
 
 
-@pytest.mark.parametrize("tile, order", [(32, "01r"), (32, "0r1"), (64, "01r"), (64, "0r1")])
-def test_tiled_variants(cp, tile, order):
+def _tiled_variant_names():
     from xstride._kernels import _elementwise_exec as ex
 
-    saved = ex.tile_override, ex.tile_order
-    ex.tile_override, ex.tile_order = tile, order
+    return list(ex.TILED_VARIANTS)
+
+
+@pytest.mark.parametrize("variant", _tiled_variant_names())
+def test_tiled_variants(cp, variant):
+    """Every kernel of the tiled path (TILED_VARIANTS) against NumPy, grid loops included."""
+    from xstride._kernels import _elementwise_exec as ex
+
+    saved = ex.tiled_variant, ex._MAX_GRID_YZ
+    ex.tiled_variant = variant
     ex._launch_cache.clear()
     try:
-        x = _rand((70, 3, 130), np.float32, 50)
-        y = _rand((130, 3, 70), np.float32, 51)
-        got = xp.add(cp.asarray(x), cp.asarray(y).transpose(2, 1, 0))
-        assert _kind() == "tiled"
-        np.testing.assert_array_equal(got.get(), x + y.transpose(2, 1, 0))
-        d = _rand((65, 97), np.float64, 52)
-        gd = cp.asarray(d)
-        xp.subtract(gd[:, :65], gd[:, :65].T, out=gd[:, :65])
-        want = d.copy()
-        want[:, :65] = d[:, :65] - d[:, :65].T
-        np.testing.assert_array_equal(gd.get(), want)
+        for max_yz in (65535, 2):
+            ex._MAX_GRID_YZ = max_yz
+            ex._launch_cache.clear()
+            # 3-D, one rest axis, partial tiles
+            x = _rand((70, 3, 130), np.float32, 50)
+            y = _rand((130, 3, 70), np.float32, 51)
+            got = xp.add(cp.asarray(x), cp.asarray(y).transpose(2, 1, 0))
+            assert _kind() == "tiled"
+            np.testing.assert_array_equal(got.get(), x + y.transpose(2, 1, 0))
+            # in place, the transposed input overlapping the output (copied first)
+            d = _rand((65, 97), np.float64, 52)
+            gd = cp.asarray(d)
+            xp.subtract(gd[:, :65], gd[:, :65].T, out=gd[:, :65])
+            assert _kind() == "tiled"
+            want = d.copy()
+            want[:, :65] = d[:, :65] - d[:, :65].T
+            np.testing.assert_array_equal(gd.get(), want)
+            # two rest axes (not coalescible), 4-D
+            a = _rand((33, 3, 2, 40), np.float32, 53)
+            b = _rand((40, 2, 3, 33), np.float32, 54)
+            got = xp.multiply(cp.asarray(a), cp.asarray(b).transpose(3, 2, 1, 0))
+            assert _kind() == "tiled"
+            np.testing.assert_array_equal(got.get(), a * b.transpose(3, 2, 1, 0))
+            # two transposed inputs of mixed dtypes into a given output, full tiles
+            p_ = _rand((64, 96), np.int16, 55)
+            q_ = _rand((64, 96), np.float32, 56)
+            out = cp.full((96, 64), cp.nan, cp.float32)
+            xp.add(cp.asarray(p_).T, cp.asarray(q_).T, out=out)
+            assert _kind() == "tiled"
+            np.testing.assert_array_equal(out.get(), p_.T + q_.T)
+            # the benchmark's layouts, small: x + y.T(2,0,1) (a coalesced 2-D transpose),
+            # x.T(2,0,1) + y.T(1,2,0), x += y.T(2,1,0)
+            u = _rand((40, 36, 34), np.float32, 57)
+            v = _rand((34, 40, 36), np.float32, 58)
+            gu, gv = cp.asarray(u), cp.asarray(v)
+            np.testing.assert_array_equal(xp.add(gu, gv.transpose(1, 2, 0)).get(),
+                                          u + v.transpose(1, 2, 0))
+            assert _kind() == "tiled"
+            w = _rand((36, 34, 40), np.float32, 59)
+            got = xp.add(gu.transpose(2, 0, 1), cp.asarray(w).transpose(1, 2, 0))
+            assert _kind() == "tiled"
+            np.testing.assert_array_equal(got.get(), u.transpose(2, 0, 1) + w.transpose(1, 2, 0))
+            s_ = _rand((34, 36, 40), np.float32, 60)
+            gs = cp.asarray(u.copy())
+            xp.add(gs, cp.asarray(s_).transpose(2, 1, 0), out=gs)
+            assert _kind() == "tiled"
+            np.testing.assert_array_equal(gs.get(), u + s_.transpose(2, 1, 0))
+            # bools, and a user kernel whose output is read (preloaded)
+            m = _rand((64, 40), bool, 61)
+            n_ = _rand((40, 64), bool, 62)
+            got = xp.logical_xor(cp.asarray(m), cp.asarray(n_).T)
+            assert _kind() == "tiled"
+            np.testing.assert_array_equal(got.get(), m ^ n_.T)
+            acc = xp.cuda.ElementwiseKernel("float32 x", "float32 z", "z += x", "acc_t")
+            z0 = _rand((50, 41), np.float32, 63)
+            xs = _rand((41, 50), np.float32, 64)
+            gz = cp.asarray(z0)
+            acc(cp.asarray(xs).T, gz)
+            assert _kind() == "tiled"
+            np.testing.assert_array_equal(gz.get(), z0 + xs.T)
     finally:
-        ex.tile_override, ex.tile_order = saved
+        ex.tiled_variant, ex._MAX_GRID_YZ = saved
         ex._launch_cache.clear()

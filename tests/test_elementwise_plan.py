@@ -62,11 +62,89 @@ def _emulate(plan):
     return [base[k] + col * p["s0"][k] for k in range(len(base))]
 
 
-def _run(out_view, out_buf, out_start, ins):
-    """Compute out = sum_k (k+2) * in_k through the plan; ins: (view, buf, start)."""
+_I32 = 1 << 31
+
+
+def _emulate_walk(plan, geo):
+    """Per operand, the offsets the grid-walk tiled kernel touches (``_tiled_walk_body``).
+
+    Replays the kernel block by block: the block -> tile decomposition, the grid loops,
+    the chunks of rest indices, the transposed loads into a shared tile indexed
+    ``[ty + u][tx + h]`` and read back ``[tx + h][ty + u]``, and the bounds tests of
+    partial tiles. With ``geo.off32`` every partial sum the kernel forms must fit int32.
+    """
+    p = _unpack(plan)
+    nops = len(plan.strides)
+    t, ga = geo.tile, geo.ga
+    e0, e1 = p["e0"], p["e1"]
+    gx, gy, gz = geo.grid
+    gb = gx // ga
+    ty, tx = np.meshgrid(np.arange(8), np.arange(32), indexing="ij")
+    s0, s1 = p["s0"], p["s1"]
+    out = [[] for _ in range(nops)]
+    seen_tiles = []
+
+    def fits(*vals):
+        if geo.off32:
+            for v in vals:
+                assert np.all(np.abs(v) < _I32), "32-bit offset overflow"
+
+    for bx in range(gx):
+        a_in, b_in = bx % ga, bx // ga
+        for bz in range(gz):
+            for z in range(bz, geo.nz, gz):
+                bg, ag = divmod(z, geo.nga)
+                i0b, i1b = (ag * ga + a_in) * t, (bg * gb + b_in) * t
+                assert i0b < e0 and i1b < e1
+                lim0, lim1 = min(e0 - i0b, t), min(e1 - i1b, t)
+                td = [(i0b + tx) * s0[k] + (i1b + ty) * s1[k] for k in range(nops)]
+                tt = [(i0b + ty) * s0[k] + (i1b + tx) * s1[k] for k in range(nops)]
+                fits(*td, *tt)
+                for by in range(gy):
+                    for rc in range(by, geo.nchunks, gy):
+                        r0 = rc * geo.r
+                        for rr in range(r0, min(r0 + geo.r, geo.rest)):
+                            seen_tiles.append((i0b, i1b, rr))
+                            base = _outer(p, np.array([rr]))
+                            smem = [np.zeros((t, t + 1), np.int64) for _ in range(nops)]
+                            done = [np.zeros((t, t + 1), bool) for _ in range(nops)]
+                            for u in range(0, t, 8):
+                                for h in range(0, t, 32):
+                                    m = (ty + u < lim0) & (tx + h < lim1)
+                                    for k in range(nops):
+                                        v = base[k][0] + tt[k] + u * s0[k] + h * s1[k]
+                                        fits(base[k], v)
+                                        smem[k][(ty + u)[m], (tx + h)[m]] = v[m]
+                                        done[k][(ty + u)[m], (tx + h)[m]] = True
+                            for u in range(0, t, 8):
+                                for h in range(0, t, 32):
+                                    m = (tx + h < lim0) & (ty + u < lim1)
+                                    for k in range(nops):
+                                        if plan.transposed[k]:
+                                            v = smem[k][(tx + h)[m], (ty + u)[m]]
+                                            assert done[k][(tx + h)[m], (ty + u)[m]].all()
+                                        else:
+                                            v = (base[k][0] + td[k] + u * s1[k] + h * s0[k])[m]
+                                            fits(v)
+                                        out[k].append(v)
+    assert len(seen_tiles) == len(set(seen_tiles))
+    return [np.concatenate(o) if o else np.zeros(0, np.int64) for o in out]
+
+
+def _run(out_view, out_buf, out_start, ins, walk=None):
+    """Compute out = sum_k (k+2) * in_k through the plan; ins: (view, buf, start).
+
+    ``walk``: ``(tile, ga, gb, r, max_yz)`` replays the grid-walk tiled kernel
+    (tiled plans only) instead of the plain model.
+    """
     lays_in = [Layout.from_array(v) for v, _, _ in ins]
     plan = P.make_plan([Layout.from_array(out_view)], lays_in)
-    offs = _emulate(plan)
+    if walk is not None and plan.kind == "tiled":
+        t, ga, gb, r, max_yz = walk
+        geo = P.tiled_geometry(plan, t, ga, gb, r, max_yz=max_yz)
+        offs = _emulate_walk(plan, geo)
+    else:
+        offs = _emulate(plan)
     acc = np.zeros(len(offs[0]))
     for k, (_, buf, start) in enumerate(ins):
         acc += (k + 2) * buf[start + offs[k + 1]]
@@ -122,6 +200,106 @@ def test_plan_matches_numpy(case):
     out_buf[:] = np.nan
     _run(out_v, out_buf, out_s, ins)
     np.testing.assert_array_equal(out_v, np.broadcast_to(want, shape))
+
+
+@st.composite
+def tiled_cases(draw):
+    """An output view and inputs of which the first is permuted (often a tiled plan)."""
+    rank = draw(st.sampled_from([2, 2, 3, 3, 4]))
+    shape = tuple(draw(st.lists(st.sampled_from([1, 3, 8, 9, 32, 33, 40, 64]), min_size=rank,
+                                max_size=rank).filter(lambda s: np.prod(s) <= 20000)))
+    perm = draw(st.permutations(range(rank)).filter(lambda q: list(q) != sorted(q)))
+    steps = [draw(st.sampled_from([1, 1, 1, -1, 2])) for _ in range(rank)]
+    big = [abs(steps[a]) * shape[a] for a in perm]
+    buf = np.random.default_rng(7).standard_normal(int(np.prod(big)) + 5)
+    arr = buf[5:].reshape(big)[tuple(slice(None, None, steps[a]) for a in perm)]
+    arr = arr[tuple(slice(0, shape[a]) for a in perm)]
+    first = arr.transpose(np.argsort(perm))
+    ins = [(first, buf, _start(buf, first))]
+    ins += [draw(operand_views(shape)) for _ in range(draw(st.integers(0, 1)))]
+    if draw(st.booleans()):
+        out_buf = np.zeros(int(np.prod(shape)) + 2)
+        out_v = out_buf[2:].reshape(shape)
+        out_s = 2
+    else:
+        out_v, out_buf, out_s = draw(operand_views(shape).filter(
+            lambda t: t[0].shape == shape and not Layout.from_array(t[0]).has_internal_overlap))
+    walk = (draw(st.sampled_from([32, 32, 64])), draw(st.sampled_from([0, 1, 2, 3])),
+            draw(st.sampled_from([0, 1, 2])), draw(st.sampled_from([1, 2, 3, 8])),
+            draw(st.sampled_from([1, 2, 65535])))
+    return shape, ins, (out_v, out_buf, out_s), walk
+
+
+@settings(max_examples=60, deadline=None)
+@given(tiled_cases())
+def test_walk_kernel_model_matches_numpy(case):
+    """The grid-walk tiled kernel, replayed on the CPU, gives NumPy's answer."""
+    shape, ins, (out_v, out_buf, out_s), walk = case
+    want = sum((k + 2) * v for k, (v, _, _) in enumerate(ins))
+    out_buf[:] = np.nan
+    _run(out_v, out_buf, out_s, ins, walk=walk)
+    np.testing.assert_array_equal(out_v, np.broadcast_to(want, shape))
+
+
+_WALKS = [(32, 0, 0, 1, 65535), (32, 1, 0, 3, 2), (32, 2, 1, 2, 1), (64, 0, 1, 8, 65535)]
+
+
+@pytest.mark.parametrize("walk", _WALKS)
+@pytest.mark.parametrize("case", ["3d", "2d_full", "4d", "coalesced"])
+def test_walk_kernel_model_fixed_cases(case, walk):
+    """Fixed tiled layouts (rest axes 0, 1, 2; full and partial tiles; grid loops)."""
+    rng = np.random.default_rng(3)
+    if case == "3d":
+        a, b = rng.standard_normal((40, 9, 70)), rng.standard_normal((70, 9, 40))
+        views = [a, b.transpose(2, 1, 0)]
+    elif case == "2d_full":
+        a = rng.standard_normal((64, 64))
+        views = [a, a.T.copy().T[::-1, :]]
+    elif case == "4d":
+        a = rng.standard_normal((33, 3, 2, 40))
+        views = [a, rng.standard_normal((40, 2, 3, 33)).transpose(3, 2, 1, 0)]
+    else:
+        a = rng.standard_normal((8, 9, 40))
+        views = [rng.standard_normal((9, 40, 8)).transpose(2, 0, 1), a]
+    out_buf = np.full(views[0].size, np.nan)
+    out_v = out_buf.reshape(views[0].shape)
+    ins = []
+    for v in views:
+        base = v.base if v.base is not None else v
+        buf = base.reshape(-1)
+        ins.append((v, buf, _start(buf, v)))
+    plan = _run(out_v, out_buf, 0, ins, walk=walk)
+    assert plan.kind == "tiled"
+    assert len(plan.shape) - 2 == {"3d": 1, "2d_full": 0, "4d": 2, "coalesced": 0}[case]
+    want = sum((k + 2) * v for k, v in enumerate(views))
+    np.testing.assert_array_equal(out_v, want)
+
+
+def test_walk_geometry():
+    x = np.zeros((640, 640, 640), np.float32)
+    lay = Layout.from_array
+    plan = P.make_plan([lay(x)], [lay(x), lay(x.transpose(2, 1, 0))])
+    assert plan.kind == "tiled" and plan.shape == (640, 640, 640) and plan.tile_axis == 0
+    g = P.tiled_geometry(plan)                      # whole rows of tiles: order 0, 1, rest
+    assert (g.ga, g.gb, g.nga, g.nz, g.rest, g.nchunks) == (20, 20, 1, 1, 640, 640)
+    assert g.grid == (400, 640, 1) and g.off32
+    g = P.tiled_geometry(plan, ga=0, gb=1, r=4)     # order 0, rest, 1 and 4 rest per block
+    assert g.grid == (20, 160, 20) and (g.nga, g.nz) == (1, 20)
+    g = P.tiled_geometry(plan, ga=8, gb=3)          # largest divisors of 20 not above
+    assert (g.ga, g.gb, g.nga, g.nz) == (5, 2, 4, 40) and g.grid == (10, 640, 40)
+    assert P.tiled_geometry(plan, r=1, max_yz=7).grid == (400, 7, 1)
+    # x + y.transpose(2, 0, 1) coalesces to a 2-D transpose (640 x 409600)
+    flat = P.make_plan([lay(x)], [lay(x), lay(x.transpose(2, 0, 1))])
+    assert flat.shape == (640, 409600) and flat.tile_axis == 0
+    g = P.tiled_geometry(flat, ga=1000, gb=8)
+    assert (g.ga, g.gb, g.nga, g.nz, g.rest) == (800, 5, 16, 64, 1)
+    assert g.grid == (4000, 1, 64)
+    # 32-bit offsets only while every offset a thread forms (partial tiles too) fits
+    n = 1 << 16
+    near = P.make_plan([Layout((n, 8), (8, 1))], [Layout((n, 8), (1, n))])
+    assert near.kind == "tiled" and P.tiled_geometry(near).off32
+    far = P.make_plan([Layout((n, 8), (8, 1))], [Layout((n, 8), (1, (1 << 31) // 8))])
+    assert far.kind == "tiled" and not P.tiled_geometry(far).off32
 
 
 def test_paths_of_the_benchmark_cases():
@@ -206,8 +384,15 @@ def _variants():
     yield dict(kind="rows", vec=4, bcast=(False, True, False), idx32=True)
     yield dict(kind="rows", vec=2, idx32=False, cap=16)
     yield dict(kind="nd", cap=64)
-    yield dict(kind="tiled", trans=(False, True, False), cap=4)
-    yield dict(kind="tiled", trans=(False, True, True), cap=64)
+    yield dict(kind="tiled", trans=(False, True, False), cap=4, impl="legacy")
+    yield dict(kind="tiled", trans=(False, True, True), cap=64, impl="legacy", tile=32)
+    for ra in (0, 1, 2):
+        yield dict(kind="tiled", trans=(False, True, False), cap=4, off32=True, rest_axes=ra,
+                   minb=8)
+    yield dict(kind="tiled", trans=(False, False, True), cap=16, off32=False, rest32=False,
+               rest_axes=2)
+    yield dict(kind="tiled", trans=(False, True, True), cap=64, tile=64, off32=True,
+               rest_axes=1, minb=6)
     yield dict(kind="rows", vec=1, index_var=True)
 
 
@@ -221,6 +406,9 @@ def test_generated_sources_compile_with_nvcc(tmp_path):
     for i, v in enumerate(_variants()):
         src = kernel_source(f"k{i}", v.pop("kind"), _SPECS, "r = xstride_max(a, b) + s;", **v)
         parts.append(src)
+    pre = [Operand("z", "double", kind="out", preload=True), Operand("a", "bool", "double")]
+    parts.append(kernel_source("kpre", "tiled", pre, "z += a;", trans=(False, True), cap=4,
+                               off32=True, rest_axes=1))
     for i, src in enumerate(parts):
         f = tmp_path / f"k{i}.cu"
         f.write_text(src)

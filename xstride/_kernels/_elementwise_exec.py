@@ -31,12 +31,33 @@ _launch_cache: dict = {}
 #: Path of the most recent launch ("flat", "rows", "tiled", "nd", "empty"): for tests
 #: and the benchmark.
 last_kind: str | None = None
-#: Side of the tiled path's tile; None = 32 (measured on the H200 on 2026-11-30:
-#: 32x32 tiles gave 0.53 of copy, 64x64 gave 0.48; benchmarks/elementwise.py sweeps
-#: both). Clear ``_launch_cache`` after changing it.
-tile_override: int | None = None
-#: Block walk order of the tiled path ("0r1" or "01r"); see _elementwise_source.
-tile_order = "0r1"
+#: Kernels of the tiled path, by name. "legacy": one 32x32 tile per block, 64-bit
+#: index math, a 1-D grid in block order "0r1" (0.49-0.52 of copy on the H200 on
+#: 2026-11-30). "walk*": the grid-walk kernel (``_elementwise_source._tiled_walk_body``)
+#: with ``ga`` x ``gb`` tile groups (0 = a whole row of tiles), ``r`` rest indices per
+#: block and ``minb`` resident blocks per SM asked of the compiler
+#: (``xstride._elementwise_plan.tiled_geometry`` gives the grid).
+TILED_VARIANTS = {
+    "legacy": dict(impl="legacy", tile=32, order="0r1"),
+    "walk-a0b0": dict(impl="walk", tile=32, ga=0, gb=0, r=1, minb=8),
+    "walk-a0b0-m0": dict(impl="walk", tile=32, ga=0, gb=0, r=1, minb=0),
+    "walk-a1b0": dict(impl="walk", tile=32, ga=1, gb=0, r=1, minb=8),
+    "walk-a0b1": dict(impl="walk", tile=32, ga=0, gb=1, r=1, minb=8),
+    "walk-a128b8": dict(impl="walk", tile=32, ga=128, gb=8, r=1, minb=8),
+    "walk-a512b2": dict(impl="walk", tile=32, ga=512, gb=2, r=1, minb=8),
+    "walk-a32b32": dict(impl="walk", tile=32, ga=32, gb=32, r=1, minb=8),
+    "walk-a8b8": dict(impl="walk", tile=32, ga=8, gb=8, r=1, minb=8),
+    "walk-a4b4": dict(impl="walk", tile=32, ga=4, gb=4, r=1, minb=8),
+    "walk-a0b0-r4": dict(impl="walk", tile=32, ga=0, gb=0, r=4, minb=8),
+    "walk-a8b8-r4": dict(impl="walk", tile=32, ga=8, gb=8, r=4, minb=8),
+    "walk-a1b0-r4": dict(impl="walk", tile=32, ga=1, gb=0, r=4, minb=8),
+}
+#: Name of the tiled kernel in use (a key of TILED_VARIANTS). Clear ``_launch_cache``
+#: after changing it.
+tiled_variant = "walk-a8b8"
+#: Largest grid y/z extent the tiled kernel is launched with (CUDA allows 65535; the
+#: tests lower it to exercise the kernel's grid loops).
+_MAX_GRID_YZ = 65535
 _order_cache: dict = {}
 _INT32_LIMIT = (1 << 31) - 1
 _SMEM_LIMIT = 48 * 1024
@@ -154,22 +175,27 @@ def launch(tag: str, body: str, specs, outs, ins, *, keep_order: bool = False,
     if entry is None:
         entry = _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var)
         _launch_cache[key] = entry
-    fn, grid, block, params, kind = entry
+    fn, grid, block, args, kind = entry
     global last_kind
     last_kind = kind
     if fn is None:
         return
-    fn(grid, block, (params, *outs, *ins))
+    fn(grid, block, (*args, *outs, *ins))
 
 
 def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var):
     nout = len(outs)
     lays = [Layout.from_array(a) for a in arrays]
     pl = _plan.make_plan(lays[:nout], lays[nout:], keep_order=keep_order)
-    tile = tile_override or 32
+    tv = TILED_VARIANTS[tiled_variant]
+    tile = tv["tile"]
+    geo = None
     if pl.kind == "tiled":
         smem = sum(tile * (tile + 1) * a.itemsize for a, t in zip(arrays, pl.transposed) if t)
-        if smem > _SMEM_LIMIT:
+        if tv["impl"] == "walk":
+            geo = _plan.tiled_geometry(pl, tile, tv["ga"], tv["gb"], tv["r"],
+                                       max_yz=_MAX_GRID_YZ)
+        if smem > _SMEM_LIMIT or (tv["impl"] == "walk" and geo is None):
             pl = _plan.make_plan(lays[:nout], lays[nout:], allow_tiled=False)
     if pl.kind == "empty":
         return (None, None, None, None, "empty")
@@ -183,21 +209,48 @@ def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var):
     idx32 = pl.size <= _INT32_LIMIT
     kind = pl.kind
     name = f"xs_ew_{tag}_{kind}"
+    walk = kind == "tiled" and tv["impl"] == "walk"
+    extra = {}
+    if walk:
+        # with no rest axis the kernel still adds rest * strides[k][0] (zero padding):
+        # loop-invariant addresses would otherwise be hoisted into registers and spill
+        extra = dict(off32=geo.off32, rest32=geo.rest + geo.r < (1 << 32),
+                     rest_axes=min(max(len(pl.shape) - 2, 1), 2), minb=tv["minb"])
     src = kernel_source(name, kind, specs, body, vec=vec, bcast=bcast if vec > 1 else (),
                         idx32=idx32, cap=cap, trans=pl.transposed, tile=tile,
-                        preamble=preamble, index_var=index_var, order=tile_order)
+                        preamble=preamble, index_var=index_var, order=tv.get("order", "0r1"),
+                        impl=tv["impl"] if kind == "tiled" else "walk", **extra)
     fn = raw_module(src).get_function(name)
+    if walk and extra["minb"] and func_attribute(fn, "LOCAL_SIZE_BYTES") > 0:
+        # the register cap of minb blocks per SM made the compiler spill: drop the cap
+        extra["minb"] = 0
+        src = kernel_source(name, kind, specs, body, cap=cap, trans=pl.transposed, tile=tile,
+                            preamble=preamble, impl="walk", **extra)
+        fn = raw_module(src).get_function(name)
+    if walk:
+        args = (params, np.int64(geo.rest), np.int64(geo.nchunks), np.int32(geo.r),
+                np.int32(geo.ga), np.int32(geo.nga), np.int32(geo.nz))
+        return fn, geo.grid, (32, 8), args, kind
     if kind == "tiled":
         t = tile
         e0, e1 = pl.shape[inner], pl.shape[pl.tile_axis]
         nblocks = -(-e0 // t) * -(-e1 // t) * (pl.size // (e0 * e1))
-        return fn, (min(nblocks, _INT32_LIMIT),), (32, 8), params, kind
+        return fn, (min(nblocks, _INT32_LIMIT),), (32, 8), (params,), kind
     if kind == "flat":
         total = pl.size // vec
     else:
         total = (pl.size // pl.shape[inner]) * (pl.shape[inner] // vec)
     blocks = max(1, min(-(-total // (BLOCK * UNROLL)), _INT32_LIMIT))
-    return fn, (blocks,), (BLOCK,), params, kind
+    return fn, (blocks,), (BLOCK,), (params,), kind
+
+
+def func_attribute(fn, name: str) -> int:
+    """``CU_FUNC_ATTRIBUTE_<name>`` of a compiled CuPy function (-1 when unavailable)."""
+    try:
+        drv = sys.modules["cupy"].cuda.driver
+        return int(drv.funcGetAttribute(getattr(drv, "CU_FUNC_ATTRIBUTE_" + name), fn.ptr))
+    except Exception:  # a probe: CuPy versions differ in what they expose
+        return -1
 
 
 def _vector_width(pl, arrays, bcast) -> int:

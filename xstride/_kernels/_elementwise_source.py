@@ -48,8 +48,14 @@ class Operand:
     preload: bool = False
 
 
-def _signature(name, ops, cap, nops):
-    params = [f"const __grid_constant__ xstride_ew_params<{cap}, {nops}> p"]
+#: Extra by-value parameters of the grid-walk tiled kernel, after ``p`` (the launcher
+#: passes them in this order: int64, int64, int32, int32, int32, int32).
+WALK_ARGS = ("const long long __xs_rest", "const long long __xs_nchunks", "const int __xs_r",
+             "const int __xs_ga", "const int __xs_nga", "const int __xs_nz")
+
+
+def _signature(name, ops, cap, nops, extra=(), minb=0):
+    params = [f"const __grid_constant__ xstride_ew_params<{cap}, {nops}> p", *extra]
     for o in ops:
         if o.kind == "out":
             params.append(f"{o.ctype}* __xs_p_{o.name}")
@@ -57,7 +63,8 @@ def _signature(name, ops, cap, nops):
             params.append(f"const {o.ctype}* __xs_p_{o.name}")
         else:
             params.append(f"const {o.ctype} __xs_s_{o.name}")
-    return (f'extern "C" __global__ void __launch_bounds__(BLOCK_THREADS) {name}('
+    bounds = f"BLOCK_THREADS, {minb}" if minb else "BLOCK_THREADS"
+    return (f'extern "C" __global__ void __launch_bounds__({bounds}) {name}('
             + ", ".join(params) + ")")
 
 
@@ -95,8 +102,10 @@ def _element_code(ops, body, val, store, indent="        "):
 
 
 def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: tuple = (),
-                  idx32: bool = False, cap: int = 4, trans: tuple = (), tile: int = 64,
-                  preamble: str = "", index_var: bool = False, order: str = "0r1") -> str:
+                  idx32: bool = False, cap: int = 4, trans: tuple = (), tile: int = 32,
+                  preamble: str = "", index_var: bool = False, order: str = "0r1",
+                  impl: str = "walk", off32: bool = False, rest32: bool = True,
+                  minb: int = 0, rest_axes: int = 2) -> str:
     """CUDA source of one elementwise kernel.
 
     Parameters
@@ -123,7 +132,21 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
     tile : {32, 64}
         "tiled": side of the square tile (the block is always 32 x 8 threads).
     order : {"0r1", "01r"}
-        "tiled": block walk order (see ``_tiled_body``).
+        "tiled", ``impl="legacy"``: block walk order (see ``_tiled_body``).
+    impl : {"walk", "legacy"}
+        "tiled": the grid-walk kernel (:func:`_tiled_walk_body`, launched with
+        :data:`WALK_ARGS` and the geometry of
+        :func:`xstride._elementwise_plan.tiled_geometry`) or the one-tile-per-block
+        kernel with 64-bit index math (``_tiled_body``).
+    off32 : bool
+        "tiled", walk: 32-bit offset arithmetic (the host checked every offset fits).
+    rest32 : bool
+        "tiled", walk: the number of rest indices fits in 32 bits.
+    minb : int
+        "tiled", walk: minimum resident blocks per SM for ``__launch_bounds__``
+        (0: none); 8 caps the kernel at 32 registers.
+    rest_axes : {0, 1, 2}
+        "tiled", walk: number of rest axes (2: any number, decoded at run time).
     index_var : bool
         Declare ``i``, the linear C-order index of the element, for the body (only
         meaningful for plans made with ``keep_order=True``).
@@ -132,8 +155,12 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
     nops = len(arrays)
     head = ["#include <xstride/elementwise.cuh>", f"#define BLOCK_THREADS {BLOCK}",
             preamble]
-    sig = _signature(name, ops, cap, nops)
     ptr = {o.name: f"__xs_p_{o.name}" for o in arrays}
+    if kind == "tiled" and impl == "walk":
+        sig = _signature(name, ops, cap, nops, WALK_ARGS, minb)
+        return "\n".join(head + [sig, "{", _tiled_walk_body(ops, arrays, body, trans, tile, nops,
+                                                             off32, rest32, rest_axes), "}"])
+    sig = _signature(name, ops, cap, nops)
     if kind == "tiled":
         return "\n".join(head + [sig, "{", _tiled_body(ops, arrays, body, trans, tile, cap, nops, order), "}"])
     idx = "unsigned int" if idx32 else "long long"
@@ -296,3 +323,139 @@ def _tiled_body(ops, arrays, body, trans, tile, cap, nops, order="0r1"):
         lines.append("      __syncthreads();")
     lines.append("    }")
     return "\n".join(lines)
+
+
+def _tiled_walk_body(ops, arrays, body, trans, tile, nops, off32, rest32, rest_axes):
+    """The grid-walk tiled kernel: group-ordered tiles, a chunk of rest indices per block.
+
+    Block (x, y, z) owns one TILE x TILE tile of (inner axis, tile axis), found without
+    64-bit division (``xstride._elementwise_plan.TiledGeometry``), and walks the rest
+    indices of chunk y. For each rest index every input is loaded into registers (a
+    transposed operand along its unit-stride axis, the others along the output's);
+    the transposed values go to shared memory (rows padded by one word), and the loads
+    of the next rest index are issued before the current one is computed and stored,
+    so they overlap the stores and the barrier. Offsets are 32-bit when the host has
+    checked that they fit (``off32``); tiles inside the array skip the bounds tests.
+    The block is 32 x 8 threads; each handles ``TILE/8 * TILE/32`` elements per rest
+    index.
+    """
+    t, rows = tile, 8
+    nh = t // 32
+    per = (t // rows) * nh
+    off = "int" if off32 else "long long"
+    ridx = "unsigned int" if rest32 else "long long"
+    direct = [k for k, o in enumerate(arrays) if not trans[k] and (o.kind == "in" or o.preload)]
+    tks = [k for k in range(len(arrays)) if trans[k]]
+    L = []
+    for k in tks:
+        L.append(f"    __shared__ {arrays[k].ctype} __xs_t{k}[{t}][{t + 1}];")
+    L += [f"    typedef {off} OFF;", f"    typedef {ridx} RIDX;",
+          "    const int tx = threadIdx.x, ty = threadIdx.y;",
+          "    const unsigned int ga = (unsigned int)__xs_ga, gb = gridDim.x / ga;",
+          "    const unsigned int a_in = blockIdx.x % ga, b_in = blockIdx.x / ga;"]
+    for k in direct:
+        L.append(f"    {arrays[k].ctype} __xs_d{k}[{per}], __xs_n{k}[{per}];")
+    for k in tks:
+        L.append(f"    {arrays[k].ctype} __xs_q{k}[{per}];")
+    L += [f"    OFF nb[{nops}], cb[{nops}];",
+          "    for (unsigned int z = blockIdx.z; z < (unsigned int)__xs_nz; z += gridDim.z) {",
+          "      const unsigned int bg = z / (unsigned int)__xs_nga;",
+          "      const unsigned int ag = z - bg * (unsigned int)__xs_nga;",
+          f"      const long long i0b = (long long)(ag * ga + a_in) * {t};",
+          f"      const long long i1b = (long long)(bg * gb + b_in) * {t};",
+          f"      const int lim0 = p.e0 - i0b < {t} ? (int)(p.e0 - i0b) : {t};",
+          f"      const int lim1 = p.e1 - i1b < {t} ? (int)(p.e1 - i1b) : {t};",
+          f"      const bool full = lim0 == {t} && lim1 == {t};",
+          f"      OFF td[{nops}], tt[{nops}];",
+          f"      #pragma unroll\n      for (int k = 0; k < {nops}; ++k) {{",
+          "        td[k] = (OFF)(i0b + tx) * (OFF)p.s0[k] + (OFF)(i1b + ty) * (OFF)p.s1[k];",
+          "        tt[k] = (OFF)(i0b + ty) * (OFF)p.s0[k] + (OFF)(i1b + tx) * (OFF)p.s1[k];",
+          "      }",
+          f"      for (RIDX rc = blockIdx.y; rc < (RIDX)__xs_nchunks; rc += gridDim.y) {{",
+          "        const RIDX r0 = rc * (RIDX)__xs_r;",
+          "        const RIDX r1 = (long long)r0 + __xs_r < __xs_rest ? r0 + (RIDX)__xs_r : (RIDX)__xs_rest;",
+          "        if (full) {",
+          _walk_rest_loop(ops, arrays, body, trans, direct, tks, t, nh, rest_axes, True),
+          "        } else {",
+          _walk_rest_loop(ops, arrays, body, trans, direct, tks, t, nh, rest_axes, False),
+          "        }",
+          "      }",
+          "    }"]
+    return "\n".join(L)
+
+
+def _rest_base(rest_axes, rr, nops):
+    """Lines adding the offsets of rest index ``rr`` to ``b_`` (``rest_axes``: 0, 1 or
+    2 = any number, decoded by ``xstride_ew_outer``)."""
+    if rest_axes == 0:
+        return []
+    if rest_axes == 1:
+        return [f"  #pragma unroll\n  for (int k = 0; k < {nops}; ++k) "
+                f"b_[k] += (long long)({rr}) * p.strides[k][0];"]
+    return [f"  xstride_ew_outer(p, (RIDX)({rr}), b_);"]
+
+
+def _walk_rest_loop(ops, arrays, body, trans, direct, tks, t, nh, rest_axes, full):
+    """The loop over one chunk's rest indices (``full``: no bounds tests)."""
+    rows = 8
+    slot = f"(u / {rows}) * {nh} + h / 32"
+    gd = "true" if full else "tx + h < lim0 && ty + u < lim1"   # output-order element
+    gt = "true" if full else "ty + u < lim0 && tx + h < lim1"   # transposed element
+    loop = (f"#pragma unroll\nfor (int u = 0; u < {t}; u += {rows})\n"
+            f"#pragma unroll\nfor (int h = 0; h < {t}; h += 32)")
+    nops = len(arrays)
+
+    def load(rr):
+        out = ["{",
+               f"  long long b_[{nops}];",
+               f"  #pragma unroll\n  for (int k = 0; k < {nops}; ++k) b_[k] = p.offset[k];",
+               *_rest_base(rest_axes, rr, nops),
+               f"  #pragma unroll\n  for (int k = 0; k < {nops}; ++k) nb[k] = (OFF)b_[k];",
+               "}"]
+        if direct:
+            out += [loop + " {", f"  if ({gd}) {{"]
+            for k in direct:
+                out.append(f"    __xs_n{k}[{slot}] = __xs_p_{arrays[k].name}[nb[{k}] + td[{k}]"
+                           f" + (OFF)u * (OFF)p.s1[{k}] + (OFF)h * (OFF)p.s0[{k}]];")
+            out += ["  }", "}"]
+        if tks:
+            out += [loop + " {", f"  if ({gt}) {{"]
+            for k in tks:
+                out.append(f"    __xs_q{k}[{slot}] = __xs_p_{arrays[k].name}[nb[{k}] + tt[{k}]"
+                           f" + (OFF)u * (OFF)p.s0[{k}] + (OFF)h * (OFF)p.s1[{k}]];")
+            out += ["  }", "}"]
+        return out
+
+    L = load("r0")
+    L.append("for (RIDX rr = r0; rr < r1; ++rr) {")
+    L.append(f"  #pragma unroll\n  for (int k = 0; k < {nops}; ++k) cb[k] = nb[k];")
+    if tks:
+        L += [loop + " {", f"  if ({gt}) {{"]
+        for k in tks:
+            L.append(f"    __xs_t{k}[ty + u][tx + h] = __xs_q{k}[{slot}];")
+        L += ["  }", "}"]
+    for k in direct:
+        L.append(f"  #pragma unroll\n  for (int s = 0; s < {(t // rows) * nh}; ++s) "
+                 f"__xs_d{k}[s] = __xs_n{k}[s];")
+    if tks:
+        L.append("  __syncthreads();")
+    L.append("  if (rr + 1 < r1) {")
+    L += ["    " + ln for ln in "\n".join(load("rr + 1")).split("\n")]
+    L.append("  }")
+    L += [loop + " {", f"  if ({gd}) {{"]
+
+    def val(k, o):
+        if trans[k]:
+            return f"__xs_t{k}[tx + h][ty + u]"
+        return f"__xs_d{k}[{slot}]"
+
+    def store(k, o, e):
+        return (f"__xs_p_{o.name}[cb[{k}] + td[{k}] + (OFF)u * (OFF)p.s1[{k}]"
+                f" + (OFF)h * (OFF)p.s0[{k}]] = {e};")
+
+    L.append(_element_code(ops, body, val, store, indent="    "))
+    L += ["  }", "}"]
+    if tks:
+        L.append("  __syncthreads();")
+    L.append("}")
+    return "\n".join("          " + ln for ln in "\n".join(L).split("\n"))
