@@ -7,21 +7,25 @@ by the device-to-device copy bandwidth measured in the same run (read + write).
 reductions >= 0.85 of copy and never slower than CuPy, flat scan >= 0.75, row scans
 >= 0.60.
 
-Usage: python benchmarks/reductions.py [--n 640]
+Also printed: "back-to-back / copy" (ten calls queued between two events: the device
+time when the host keeps ahead) and "host us" (host time of one call: the GPU idles
+for it when a call starts on an idle stream, as in the timed single calls).
+
+Usage: python benchmarks/reductions.py [--n 640] [--sweep]
 """
 
 from __future__ import annotations
 
 import argparse
 
-from _common import copy_ceiling, header, print_table, time_gpu
+from _common import copy_ceiling, header, print_table, time_cpu, time_gpu
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=640, help="edge of the cube (default 640)")
     ap.add_argument("--sweep", action="store_true",
-                    help="also time the launch-tuning variants (xstride._kernels._reduce_common.TUNING)")
+                    help="also time the kernel variants (xstride._kernels._reduce_common.VARIANTS)")
     args = ap.parse_args()
 
     import cupy as cp
@@ -59,48 +63,95 @@ def main() -> None:
         scale = float(cp.max(cp.abs(b.astype(cp.float64)))) or 1.0
         t_ours = time_gpu(ours)
         t_cupy = time_gpu(theirs)
+        host = host_us(ours)
+        queued = time_queued(ours)
         moved = passes * nbytes
         f_ours = moved / t_ours / 1e9 / copy
         f_cupy = moved / t_cupy / 1e9 / copy
         table.append((name, f"{t_ours * 1e3:.3f}", f"{f_ours:.2f}", f"{t_cupy * 1e3:.3f}",
-                      f"{f_cupy:.2f}", f"{t_cupy / t_ours:.2f}", f"{err / scale:.1e}"))
+                      f"{f_cupy:.2f}", f"{t_cupy / t_ours:.2f}",
+                      f"{moved / queued / 1e9 / copy:.2f}", f"{host:.0f}", f"{err / scale:.1e}"))
         del a, b
     print_table(["case", "xstride ms", "xstride / copy", "CuPy ms", "CuPy / copy",
-                 "ratio (CuPy/xstride)", "max rel diff"], table)
+                 "ratio (CuPy/xstride)", "back-to-back / copy", "host us", "max rel diff"],
+                table)
     if args.sweep:
         sweep(cases, nbytes, copy)
 
 
+def host_us(fn, reps: int = 20) -> float:
+    """Median host microseconds of one call (launches are asynchronous: this is the
+    time the GPU waits for the host when the call starts on an idle stream)."""
+    import cupy as cp
+
+    t = time_cpu(fn, reps=reps, warmup=2)
+    cp.cuda.get_current_stream().synchronize()
+    return t * 1e6
+
+
+def time_queued(fn, calls: int = 10) -> float:
+    """Seconds per call of ``calls`` back-to-back calls between two events (the host
+    runs ahead, so this is the device time when the host is faster than the GPU)."""
+    import cupy as cp
+
+    fn()
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
+    start.record()
+    for _ in range(calls):
+        fn()
+    stop.record()
+    stop.synchronize()
+    return cp.cuda.get_elapsed_time(start, stop) / 1e3 / calls
+
+
 def sweep(cases, nbytes, copy) -> None:
-    """Time each case under the tuning variants that affect it (same run, same data)."""
+    """Time each case under the kernel variants that affect it (same run, same data);
+    prints every variant, then the best per case."""
     import cupy as cp
 
     from xstride._kernels import _reduce_common as rc
 
     default = dict(rc.TUNING)
+    red = {"rows_block": rc.VARIANTS["rows_block"], "cols": rc.VARIANTS["cols"],
+           "rows_warp": rc.VARIANTS["rows_warp"]}
+    lookback = [{"lookback": "v1"}] + [
+        {"lookback": "v2", "lookback_items": i, "lookback_minb": m}
+        for i in rc.VARIANTS["lookback_items"] for m in rc.VARIANTS["lookback_minb"]]
     variants = {
-        "sum(x)": [("rows_block", v) for v in (1, 6, 8)],
-        "max(x)": [("rows_block", v) for v in (1, 8)],
-        "sum(x, axis=0)": [("cols", v) for v in (1, 6, 8)],
-        "sum(x, axis=2)": [("rows_warp", v) for v in (1, 6, 8)],
-        "cumulative_sum(flat)": [("lookback_q", v) for v in (1, 2, 4)],
+        "sum(x)": [{"rows_block": v} for v in red["rows_block"]],
+        "max(x)": [{"rows_block": v} for v in red["rows_block"]],
+        "sum(x, axis=0)": [{"cols": v} for v in red["cols"]],
+        "sum(x, axis=2)": [{"rows_warp": v} for v in red["rows_warp"]],
+        "sum(x.transpose(2,0,1), axis=0)": [{"rows_warp": v} for v in red["rows_warp"]],
+        "cumulative_sum(flat)": lookback,
     }
-    rows = []
+    rows, best = [], []
     for name, passes, ours, theirs in cases:
-        key = name if name in variants else ("rows" if name.startswith("cumulative_sum(rows") else None)
-        todo = variants.get(name, [("scan_rows", v) for v in (1, 4, 6)] if key == "rows" else [])
+        todo = variants.get(name, [])
+        if not todo:
+            continue
         ref = ours()
-        for knob, value in todo:
+        timed = []
+        for var in todo:
+            rc.TUNING.clear()
             rc.TUNING.update(default)
-            rc.TUNING[knob] = value
+            rc.TUNING.update(var)
             got = ours()
             same = bool(cp.all((got == ref) | (cp.isnan(got) & cp.isnan(ref))))
-            t = time_gpu(ours)
-            rows.append((name, f"{knob}={value}", f"{t * 1e3:.3f}",
-                         f"{passes * nbytes / t / 1e9 / copy:.2f}", "yes" if same else "NO"))
+            t = min(time_gpu(ours), time_gpu(ours))
+            frac = passes * nbytes / t / 1e9 / copy
+            label = ", ".join(f"{k}={v}" for k, v in var.items())
+            timed.append((frac, label))
+            rows.append((name, label, f"{t * 1e3:.3f}", f"{frac:.2f}",
+                         "yes" if same else "no"))
+        rc.TUNING.clear()
         rc.TUNING.update(default)
+        frac, label = max(timed)
+        best.append((name, label, f"{frac:.2f}"))
     print()
     print_table(["case", "variant", "ms", "fraction of copy", "bit-identical to default"], rows)
+    print()
+    print_table(["case", "best variant", "fraction of copy"], best)
 
 
 if __name__ == "__main__":

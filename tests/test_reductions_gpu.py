@@ -385,3 +385,151 @@ def test_scan_empty_and_0d(cp):
     assert xp.cumulative_sum(cp.zeros((0, 4)), axis=1).shape == (0, 4)
     r = xp.cumulative_sum(cp.asarray(np.float64(2.5)))
     np.testing.assert_array_equal(cp.asnumpy(r), cnp.cumulative_sum(np.float64(2.5)))
+
+
+# ----------------------------------------------------------------------------- NaN in moments
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_moments_propagate_nan(cp, dtype):
+    """var/std/mean of NaN are NaN, as NumPy: a 0-d array, one element per output
+    (axis=()), and NaN inside longer reductions; with and without correction."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for host, axes in [(np.array(np.nan, dtype=dtype), [None, ()]),
+                           (np.array([[np.nan, 1.5], [2.0, np.inf]], dtype=dtype), [()]),
+                           (np.array(2.5, dtype=dtype), [None])]:
+            x = cp.asarray(host)
+            for axis in axes:
+                for f in ("var", "std", "mean"):
+                    for corr in ((0.0, 1) if f != "mean" else (None,)):
+                        kw = {} if corr is None else {"correction": corr}
+                        got = getattr(xp, f)(x, axis=axis, **kw)
+                        want = getattr(cnp, f)(host, axis=axis, **kw)
+                        assert got.dtype == want.dtype and got.shape == want.shape, (f, axis)
+                        np.testing.assert_array_equal(cp.asnumpy(got), want,
+                                                      err_msg=f"{f} {axis} {corr} {host}")
+        rng = np.random.default_rng(21)
+        for shape, axis in [((1000,), None), ((30, 200), 1), ((200, 30), 0), ((3, 70000), 1)]:
+            host = rng.standard_normal(shape).astype(dtype)
+            host.flat[host.size // 3] = np.nan
+            x = cp.asarray(host)
+            for f in ("var", "std", "mean"):
+                for corr in ((0.0, 1) if f != "mean" else (None,)):
+                    kw = {} if corr is None else {"correction": corr}
+                    got = cp.asnumpy(getattr(xp, f)(x, axis=axis, **kw))
+                    want = getattr(np, f)(host.astype(np.float64), axis=axis,
+                                          **({} if corr is None else {"ddof": corr}))
+                    np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=f)
+                    assert np.isnan(got).any()
+                    np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == "float32" else 1e-11)
+
+
+# ----------------------------------------------------------------------------- kernel variants
+@pytest.fixture
+def tuning():
+    """Set launch-tuning knobs for one test; restored afterwards."""
+    from xstride._kernels import _reduce_common as rc
+
+    saved = dict(rc.TUNING)
+
+    def set_(**kw):
+        rc.TUNING.update(saved)
+        rc.TUNING.update(kw)
+
+    yield set_
+    rc.TUNING.clear()
+    rc.TUNING.update(saved)
+
+
+def _reduction_variants():
+    from xstride._kernels._reduce_common import VARIANTS
+
+    return [(k, v) for k in ("rows_warp", "rows_block", "cols") for v in VARIANTS[k]]
+
+
+# (shape, axis, view) routed to each reduction kernel, with tails and odd alignments
+_ROUTES = {
+    "rows_warp": [((600, 643), 1, None), ((300, 4001), 1, "offset"), ((40, 6, 50), (0, 2), None),
+                  ((700, 40), 1, "stride")],
+    "rows_block": [((1_000_003,), None, None), ((3, 300_001), 1, "offset"),
+                   ((2, 50_000, 3), (1, 2), "stride")],
+    "cols": [((300, 2048), 0, None), ((5000, 12), 0, None), ((999, 513), 0, None),
+             ((64, 30, 256), (0, 1), "offset"), ((64, 30, 256), (0, 1), "sub")],
+}
+
+
+def _view(a, how):
+    if how == "offset":
+        return a[..., 1:]
+    if how == "stride":
+        return a[..., ::2]
+    if how == "sub":   # reduced axes that do not coalesce
+        return a[:, :29]
+    return a
+
+
+@pytest.mark.parametrize("knob,value", _reduction_variants())
+def test_reduction_variants(cp, tuning, knob, value):
+    tuning(**{knob: value})
+    rng = np.random.default_rng(31)
+    for shape, axis, how in _ROUTES[knob]:
+        base = rng.standard_normal(shape)
+        for b in (base, base.astype(np.float32)):
+            h, x = _view(b, how), _view(cp.asarray(b), how)
+            _assert_sum_close(cp.asnumpy(xp.sum(x, axis=axis)), h, axis)
+            np.testing.assert_array_equal(cp.asnumpy(xp.max(x, axis=axis)), np.max(h, axis=axis))
+            rtol = 1e-4 if h.dtype == np.float32 else 1e-10
+            np.testing.assert_allclose(cp.asnumpy(xp.var(x, axis=axis)),
+                                       np.var(h.astype(np.float64), axis=axis), rtol=rtol)
+        ib = rng.integers(-100, 100, size=shape).astype(np.int8)
+        np.testing.assert_array_equal(cp.asnumpy(xp.sum(_view(cp.asarray(ib), how), axis=axis)),
+                                      np.sum(_view(ib, how), axis=axis))
+        nan = base.copy()
+        nan.flat[nan.size // 2] = np.nan
+        got = cp.asnumpy(xp.min(_view(cp.asarray(nan), how), axis=axis))
+        want = np.min(_view(nan, how), axis=axis)
+        np.testing.assert_array_equal(got, want)   # NaN where NumPy has NaN
+        assert np.isnan(want).any() == np.isnan(got).any()
+
+
+def _scan_variants():
+    return [{"lookback": "v1"}] + [{"lookback": "v2", "lookback_items": i, "lookback_minb": m}
+                                   for i in (16, 32) for m in (3, 4)]
+
+
+@pytest.mark.parametrize("variant", _scan_variants(), ids=lambda v: "-".join(map(str, v.values())))
+def test_lookback_scan_variants(cp, tuning, variant):
+    tuning(**variant)
+    rng = np.random.default_rng(32)
+    cases = [((3_000_017,), 0, None), ((3, 1_000_003), 1, None), ((200_001, 3), 0, None),
+             ((2, 400_000), 1, "offset"), ((300_000,), 0, "stride")]
+    for shape, axis, how in cases:
+        for dt in ("int32", "int8", "float32", "float64", "bool"):
+            h0 = _random(rng, shape, dt)
+            h = _view(h0, how)
+            x = _view(cp.asarray(h0), how)
+            for ii in (False, True):
+                got = cp.asnumpy(xp.cumulative_sum(x, axis=axis, include_initial=ii))
+                want = cnp.cumulative_sum(h, axis=axis, include_initial=ii)
+                assert got.dtype == want.dtype and got.shape == want.shape
+                if want.dtype.kind != "f":
+                    np.testing.assert_array_equal(got, want, err_msg=f"{shape} {dt} {ii}")
+                    continue
+                exact = np.cumsum(h.astype(np.longdouble), axis=axis)
+                absum = np.cumsum(np.abs(h).astype(np.longdouble), axis=axis)
+                bound = (math.ceil(shape[axis] / 4) + 64) * 2.0 ** -53 * absum
+                if dt == "float32":
+                    bound = bound + 2.0 ** -24 * np.abs(exact)
+                core = got.take(np.arange(int(ii), got.shape[axis]), axis=axis).astype(np.longdouble)
+                assert np.all(np.abs(core - exact) <= bound), (shape, dt)
+    ph = 1 + 1e-3 * rng.standard_normal((2, 50_000))
+    np.testing.assert_allclose(cp.asnumpy(xp.cumulative_prod(cp.asarray(ph), axis=1)),
+                               np.cumprod(ph, axis=1), rtol=1e-11)
+    big = cp.asarray(rng.standard_normal(2_000_003))
+    runs = [cp.asnumpy(xp.cumulative_sum(big)) for _ in range(3)]
+    assert runs[1].tobytes() == runs[0].tobytes() == runs[2].tobytes()
+    n = 5 * 8192 + 3
+    for pos in (8191, 4095, 100):
+        host = np.zeros(n)
+        host[pos], host[pos + 1] = 1.0, 1e20
+        got = cp.asnumpy(xp.cumulative_sum(cp.asarray(host), include_initial=True))
+        assert got[0] == 0.0 and got[pos + 1] == 1.0 and got[pos + 2] == 1e20

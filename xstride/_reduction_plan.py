@@ -28,8 +28,9 @@ The scan axis keeps its order (scans are not commutative in position). The other
 axes become rows; the output is allocated in the input's memory order. Strategy:
 ``"rows"`` (the scan axis is the innermost: one warp per row), ``"columns"`` (another
 axis is innermost: one thread per row, neighbouring threads on neighbouring rows) or
-``"lookback"`` (long rows, too few of them to fill the device: tiles of 4096 elements
-chained by the single-pass decoupled look-back of Merrill & Garland, "Single-pass
+``"lookback"`` (long rows, too few of them to fill the device: tiles of 4096 elements,
+or 8192 for 4-byte types in the default variant, chained by the single-pass decoupled
+look-back of Merrill & Garland, "Single-pass
 Parallel Prefix Scan with Decoupled Look-back", NVIDIA NVR-2016-002).
 """
 
@@ -53,7 +54,7 @@ __all__ = [
     "TILE_ITEMS",
 ]
 
-#: Elements per tile of the look-back scan (256 threads x 16 items).
+#: Elements per tile of the original ("v1") look-back scan (256 threads x 16 items).
 TILE_ITEMS = 4096
 #: Threads per block of every reduction/scan kernel.
 BLOCK_THREADS = 256

@@ -17,12 +17,39 @@ from ._compile import raw_module
 __all__ = [
     "CTYPE", "SUPPORTED", "default_sum_dtype", "acc_dtype", "minmax_acc_dtype",
     "kernel", "pack_struct", "capacity", "sm_count", "source", "resident_blocks", "kernel_resident", "TUNING",
+    "VARIANTS",
 ]
 
-#: Launch tuning (minimum resident blocks per SM given to ``__launch_bounds__``, and
-#: the look-back window of the scan in warps of 32 tiles). Chosen from ptxas register
-#: counts (no spills in the hot loops) and the H200 benchmark; see docs/reductions.md.
-TUNING = {"rows_warp": 6, "rows_block": 1, "cols": 6, "scan_rows": 4, "lookback_q": 4}
+#: Launch tuning; see docs/reductions.md. Reduction kernels take ``(MINB, B)``:
+#: ``MINB`` the minimum resident blocks per SM given to ``__launch_bounds__`` (it caps
+#: the registers), ``B`` the loads each thread batches (issued together before any
+#: is folded; ``B = 1`` is the original one-load-in-flight loop). Chosen from ptxas
+#: register counts (no spills in the hot loops) and the H200 benchmark
+#: (``benchmarks/reductions.py --sweep``). Scans: ``scan_rows`` (MINB of the row
+#: scan); ``lookback`` ("v2": tiles by block index, warp-transposed coalesced loads,
+#: ``lookback_items`` elements per thread for 4-byte types (halved for 8-byte ones),
+#: MINB ``lookback_minb``; "v1": the original tile-counter kernel, 16 per thread);
+#: ``lookback_q`` (look-back window, in warps of 32 tiles).
+TUNING = {
+    "rows_warp": (3, 8),
+    "rows_block": (3, 8),
+    "cols": (3, 8),
+    "scan_rows": 4,
+    "lookback": "v2",
+    "lookback_items": 32,
+    "lookback_minb": 3,
+    "lookback_q": 4,
+}
+
+#: The variants each knob can take (tested on the GPU; the benchmark's --sweep).
+VARIANTS = {
+    "rows_warp": [(6, 1), (4, 4), (3, 8)],
+    "rows_block": [(1, 1), (4, 4), (3, 8)],
+    "cols": [(6, 1), (4, 4), (3, 8)],
+    "lookback": ["v1", "v2"],
+    "lookback_items": [16, 32],
+    "lookback_minb": [3, 4],
+}
 
 _HERE = Path(__file__).resolve().parent
 

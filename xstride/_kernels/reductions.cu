@@ -8,6 +8,12 @@
 //   NK/NR capacity of the kept/reduced axis arrays of the descriptor
 //   V     elements per vector load (1: scalar loads only)
 //   MINB  minimum resident blocks per SM asked of the compiler (__launch_bounds__)
+//   B     loads batched per thread: B > 1 issues B independent loads (vectors or
+//         scalars) into registers before folding any of them, so B loads per thread
+//         are in flight; B == 1 is the original loop (`#pragma unroll 4`, which the
+//         compiler splits with a loop-exit branch after each load and so keeps one
+//         load in flight). Both fold the elements of a thread in the same sequence:
+//         for the same launch geometry the results are bit-identical.
 // Index arithmetic is 64-bit throughout. Every order of combination is fixed by the
 // launch geometry, never by timing: results are deterministic run to run.
 #include <xstride/reduce.cuh>
@@ -76,10 +82,38 @@ __device__ __forceinline__ void xs_load_vec(const Tin* p, Tin (&out)[V])
     }
 }
 
+template <typename Tin, int V> struct xs_vec { Tin t[V]; };
+
+// Fold the items i = first, first + step, ... < end in that order: B loads are issued
+// (load(i, item)) before the first of them is folded (fold(item)). Full batches need
+// no bounds test; the last, partial batch tests each of its B items.
+template <int B, typename Item, typename Load, typename Fold>
+__device__ __forceinline__ void xs_batched(long long first, long long end, long long step,
+                                           Load load, Fold fold)
+{
+    long long i = first;
+    for (; i + (long long)(B - 1) * step < end; i += (long long)B * step) {
+        Item v[B];
+#pragma unroll
+        for (int k = 0; k < B; ++k) load(i + (long long)k * step, v[k]);
+#pragma unroll
+        for (int k = 0; k < B; ++k) fold(v[k]);
+    }
+    if (i < end) {
+        Item v[B];
+#pragma unroll
+        for (int k = 0; k < B; ++k)
+            if (i + (long long)k * step < end) load(i + (long long)k * step, v[k]);
+#pragma unroll
+        for (int k = 0; k < B; ++k)
+            if (i + (long long)k * step < end) fold(v[k]);
+    }
+}
+
 // Fold elements [begin, end) of one row into acc; thread `t` of `nt` cooperating
 // threads takes every nt-th element (or vector). The assignment depends only on the
 // row's address and length, so the order is fixed.
-template <int OP, typename Tin, typename Tacc, int NK, int NR, int V, typename Op>
+template <int OP, typename Tin, typename Tacc, int NK, int NR, int V, int B, typename Op>
 __device__ __forceinline__ Tacc xs_fold_row(const Tin* __restrict__ p, long long begin,
                                             long long end, unsigned t, unsigned nt,
                                             const xs_red_desc<NK, NR>& d, Tacc c, Tacc acc, Op op)
@@ -94,15 +128,29 @@ __device__ __forceinline__ Tacc xs_fold_row(const Tin* __restrict__ p, long long
                 acc = op(acc, xs_transform<OP, Tacc>(p[i], c));
             const long long vbeg = begin + head;
             const long long nvec = (end - vbeg) / V;
-#pragma unroll 4
-            for (long long i = t; i < nvec; i += nt) {
-                Tin v[V];
-                xs_load_vec<Tin, V>(p + vbeg + i * V, v);
+            if constexpr (B > 1) {
+                xs_batched<B, xs_vec<Tin, V>>(
+                    (long long)t, nvec, (long long)nt,
+                    [&](long long i, xs_vec<Tin, V>& w) { xs_load_vec<Tin, V>(p + vbeg + i * V, w.t); },
+                    [&](const xs_vec<Tin, V>& w) {
 #pragma unroll
-                for (int j = 0; j < V; ++j) acc = op(acc, xs_transform<OP, Tacc>(v[j], c));
+                        for (int j = 0; j < V; ++j) acc = op(acc, xs_transform<OP, Tacc>(w.t[j], c));
+                    });
+            } else {
+#pragma unroll 4
+                for (long long i = t; i < nvec; i += nt) {
+                    Tin v[V];
+                    xs_load_vec<Tin, V>(p + vbeg + i * V, v);
+#pragma unroll
+                    for (int j = 0; j < V; ++j) acc = op(acc, xs_transform<OP, Tacc>(v[j], c));
+                }
             }
             for (long long i = vbeg + nvec * V + t; i < end; i += nt)
                 acc = op(acc, xs_transform<OP, Tacc>(p[i], c));
+        } else if constexpr (B > 1) {
+            xs_batched<B, Tin>(begin + t, end, (long long)nt,
+                               [&](long long i, Tin& w) { w = p[i]; },
+                               [&](Tin w) { acc = op(acc, xs_transform<OP, Tacc>(w, c)); });
         } else {
 #pragma unroll 4
             for (long long i = begin + t; i < end; i += nt)
@@ -110,9 +158,21 @@ __device__ __forceinline__ Tacc xs_fold_row(const Tin* __restrict__ p, long long
         }
     } else if (d.nr == 1) {
         const long long s = d.rstride[0];
+        if constexpr (B > 1) {
+            xs_batched<B, Tin>(begin + t, end, (long long)nt,
+                               [&](long long i, Tin& w) { w = p[i * s]; },
+                               [&](Tin w) { acc = op(acc, xs_transform<OP, Tacc>(w, c)); });
+        } else {
 #pragma unroll 4
-        for (long long i = begin + t; i < end; i += nt)
-            acc = op(acc, xs_transform<OP, Tacc>(p[i * s], c));
+            for (long long i = begin + t; i < end; i += nt)
+                acc = op(acc, xs_transform<OP, Tacc>(p[i * s], c));
+        }
+    } else if constexpr (B > 1) {
+        // general reduced axes: a 64-bit division per axis and element; two loads
+        // in flight (more would spill the offset arithmetic)
+        xs_batched<2, Tin>(begin + t, end, (long long)nt,
+                           [&](long long i, Tin& w) { w = p[xs_offset<NR>(i, d.rshape, d.rstride, d.nr)]; },
+                           [&](Tin w) { acc = op(acc, xs_transform<OP, Tacc>(w, c)); });
     } else {
         for (long long i = begin + t; i < end; i += nt)
             acc = op(acc, xs_transform<OP, Tacc>(p[xs_offset<NR>(i, d.rshape, d.rstride, d.nr)], c));
@@ -121,7 +181,7 @@ __device__ __forceinline__ Tacc xs_fold_row(const Tin* __restrict__ p, long long
 }
 
 // One warp per output element (row); warps stride over the rows.
-template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V, int MINB>
+template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V, int MINB, int B>
 __global__ void __launch_bounds__(256, MINB) xs_reduce_rows_warp(const Tin* __restrict__ x, Tout* __restrict__ out,
                                     const Tacc* __restrict__ center,
                                     const xs_red_desc<NK, NR> d, long long nrows, long long rowlen)
@@ -135,7 +195,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_rows_warp(const Tin* __re
         const Tin* p = x + xs_offset<NK>(row, d.kshape, d.kstride, d.nk);
         const Tacc c = OP == 4 ? center[row] : Tacc(0);
         Tacc acc = Op::template identity<Tacc>();
-        acc = xs_fold_row<OP, Tin, Tacc, NK, NR, V>(p, 0, rowlen, lane, 32u, d, c, acc, op);
+        acc = xs_fold_row<OP, Tin, Tacc, NK, NR, V, B>(p, 0, rowlen, lane, 32u, d, c, acc, op);
         acc = xstride_detail_warp_reduce_full(acc, op);
         if (lane == 0u) out[row] = (Tout)acc;
     }
@@ -144,7 +204,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_rows_warp(const Tin* __re
 // One block per (row, chunk). With more than one chunk per row, each block stores
 // its partial result and the last block of the row (counted with one atomic) folds
 // the partials in chunk order.
-template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V, int MINB>
+template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V, int MINB, int B>
 __global__ void __launch_bounds__(256, MINB) xs_reduce_rows_block(const Tin* __restrict__ x, Tout* __restrict__ out,
                                      const Tacc* __restrict__ center, Tacc* partials,
                                      unsigned* counters, const xs_red_desc<NK, NR> d,
@@ -162,7 +222,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_rows_block(const Tin* __r
     const Tin* p = x + xs_offset<NK>(row, d.kshape, d.kstride, d.nk);
     const Tacc c = OP == 4 ? center[row] : Tacc(0);
     Tacc acc = Op::template identity<Tacc>();
-    acc = xs_fold_row<OP, Tin, Tacc, NK, NR, V>(p, begin, end, threadIdx.x, blockDim.x, d, c, acc, op);
+    acc = xs_fold_row<OP, Tin, Tacc, NK, NR, V, B>(p, begin, end, threadIdx.x, blockDim.x, d, c, acc, op);
     acc = xstride_detail_block_reduce(acc, op);
     if (nchunks == 1) {
         if (threadIdx.x == 0) out[row] = (Tout)acc;
@@ -192,7 +252,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_rows_block(const Tin* __r
 // chunk blockIdx.y. Rows are combined over ty in order in shared memory; chunks are
 // combined in order by the last block of the column tile.
 #define XS_COLS_BY 8
-template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V, int MINB>
+template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V, int MINB, int B>
 __global__ void __launch_bounds__(256, MINB) xs_reduce_cols(const Tin* __restrict__ x, Tout* __restrict__ out,
                                const Tacc* __restrict__ center, Tacc* partials,
                                unsigned* counters, const xs_red_desc<NK, NR> d,
@@ -216,7 +276,26 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_cols(const Tin* __restric
         for (int j = 0; j < V; ++j) c[j] = (OP == 4 && j < width) ? center[col0 + j] : Tacc(0);
         const long long r0 = (long long)blockIdx.y * chunk;
         const long long r1 = r0 + chunk < nred ? r0 + chunk : nred;
-        if constexpr (V > 1) {
+        if constexpr (B > 1) {
+            // B rows per thread in flight: loads of rows r, r + BY, ... r + (B-1)BY
+            // are issued before any is folded; the fold order per column is the same
+            // as the B == 1 loop below.
+            const Tin* base = x + xs_offset<NK>(col0, d.kshape, d.kstride, d.nk);
+            const long long s = d.rstride[0];
+            auto fold = [&](const xs_vec<Tin, V>& w) {
+#pragma unroll
+                for (int j = 0; j < V; ++j) acc[j] = op(acc[j], xs_transform<OP, Tacc>(w.t[j], c[j]));
+            };
+            if (d.nr == 1) {
+                xs_batched<B, xs_vec<Tin, V>>(r0 + ty, r1, (long long)XS_COLS_BY,
+                    [&](long long r, xs_vec<Tin, V>& w) { xs_load_vec<Tin, V>(base + r * s, w.t); }, fold);
+            } else {
+                xs_batched<2, xs_vec<Tin, V>>(r0 + ty, r1, (long long)XS_COLS_BY,
+                    [&](long long r, xs_vec<Tin, V>& w) {
+                        xs_load_vec<Tin, V>(base + xs_offset<NR>(r, d.rshape, d.rstride, d.nr), w.t); },
+                    fold);
+            }
+        } else if constexpr (V > 1) {
             const Tin* base = x + xs_offset<NK>(col0, d.kshape, d.kstride, d.nk);
             if (d.nr == 1) {
                 const long long s = d.rstride[0];

@@ -68,68 +68,175 @@ def _finish(buf, plan, ndim: int, keepdims: bool):
     return res
 
 
-def reduce_into(x, plan, op: str, out_dtype: np.dtype, acc: np.dtype, center=None):
-    """Run ``plan`` (strategy inner/outer/full) on ``x``; return the flat K-ordered
-    result buffer of ``out_dtype``. ``center`` (op ``"sumsq"``) is a flat buffer of
-    ``acc`` in the same order."""
-    cp = rc.load_cupy()
+class _Recipe:
+    """Everything a reduction of one (layout, axes, op, dtypes, alignment, tuning)
+    needs at launch time, computed once: the plan, the kernel, the geometry and the
+    packed descriptor (Python planning costs tens of microseconds; the GPU sits idle
+    while the host plans, so it is done once per kind of call)."""
+
+    __slots__ = ("plan", "kind", "fn", "grid", "block", "desc", "nchunks", "chunk",
+                 "ncounters", "npartials", "mem_shape", "inv", "tail")
+
+
+_RECIPES: dict = {}
+_MAX_RECIPES = 1024
+_NULL = np.uint64(0)
+
+
+def _axis_key(axis):
+    """A hashable stand-in for ``axis`` that cannot confuse 1 with 1.0 or True, or
+    None when the call is not cached (``normalize_axis`` then judges it)."""
+    if axis is None or type(axis) is int:
+        return axis
+    if type(axis) is tuple and all(type(a) is int for a in axis):
+        return axis
+    return None
+
+
+def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Recipe:
+    rec = _Recipe()
+    rec.plan = plan
+    mem_shape = tuple(plan.out_shape[j] for j in plan.out_order)
+    inv = [0] * len(plan.out_order)
+    for pos, j in enumerate(plan.out_order):
+        inv[j] = pos
+    rec.mem_shape, rec.inv = mem_shape, tuple(inv)
+    rec.kind = None
+    if plan.strategy not in ("inner", "outer", "full"):
+        return rec
     base = x.data.ptr + plan.offset * x.itemsize
     geo = reduction_geometry(plan, x.itemsize, rc.sm_count(), base)
     nkc, nrc = rc.capacity(plan.nk), rc.capacity(plan.nr)
-    desc = rc.pack_struct(rc.pad(plan.kshape, nkc, 1), rc.pad(plan.kstride, nkc, 0),
-                          rc.pad(plan.rshape, nrc, 1), rc.pad(plan.rstride, nrc, 0),
-                          tail=(plan.nk, plan.nr))
-    tin, tacc, tout = rc.CTYPE[x.dtype], rc.CTYPE[acc], rc.CTYPE[out_dtype]
+    rec.desc = rc.pack_struct(rc.pad(plan.kshape, nkc, 1), rc.pad(plan.kstride, nkc, 0),
+                              rc.pad(plan.rshape, nrc, 1), rc.pad(plan.rstride, nrc, 0),
+                              tail=(plan.nk, plan.nr))
+    tin, tacc, tout = rc.CTYPE[np.dtype(x.dtype)], rc.CTYPE[acc], rc.CTYPE[out_dtype]
+    minb, batch = rc.TUNING[geo.kernel]
     expr = (f"xs_reduce_{geo.kernel}<{_OPS[op]}, {tin}, {tacc}, {tout}, {nkc}, {nrc}, "
-            f"{geo.vec}, {rc.TUNING[geo.kernel]}>")
-    fn = rc.kernel(_SRC, expr)
+            f"{geo.vec}, {minb}, {batch}>")
+    rec.fn = rc.kernel(_SRC, expr)
     if geo.kernel != "rows_warp":
         threads = geo.block[0] * (geo.block[1] if len(geo.block) > 1 else 1)
         geo = reduction_geometry(plan, x.itemsize, rc.sm_count(), base,
                                  resident=rc.kernel_resident(_SRC, expr, threads))
-    out = cp.empty(plan.nrows, dtype=out_dtype)
-    ptr = np.uint64(x.data.ptr + plan.offset * x.itemsize)
-    cen = center if center is not None else np.uint64(0)
+    rec.kind, rec.grid, rec.block = geo.kernel, geo.grid, geo.block
+    rec.nchunks, rec.chunk = geo.nchunks, geo.chunk
     if geo.kernel == "rows_warp":
-        fn(geo.grid, geo.block, (ptr, out, cen, desc, np.int64(plan.nrows),
-                                 np.int64(plan.rowlen)))
-        return out
-    if geo.nchunks > 1:
-        partials = cp.empty(plan.nrows * geo.nchunks, dtype=acc)
-        counters = cp.zeros(plan.nrows if geo.kernel == "rows_block" else geo.grid[0],
-                            dtype=np.uint32)
+        rec.tail = (rec.desc, np.int64(plan.nrows), np.int64(plan.rowlen))
     else:
-        partials, counters = np.uint64(0), np.uint64(0)
-    fn(geo.grid, geo.block, (ptr, out, cen, partials, counters, desc, np.int64(plan.nrows),
-                             np.int64(plan.rowlen), np.int64(geo.chunk),
-                             np.int64(geo.nchunks)))
-    return out
+        rec.tail = (rec.desc, np.int64(plan.nrows), np.int64(plan.rowlen),
+                    np.int64(geo.chunk), np.int64(geo.nchunks))
+    if geo.kernel != "rows_warp" and geo.nchunks > 1:
+        rec.ncounters = plan.nrows if geo.kernel == "rows_block" else geo.grid[0]
+        rec.npartials = plan.nrows * geo.nchunks
+    else:
+        rec.ncounters = rec.npartials = 0
+    return rec
 
 
-def _prepare(func: str, x, axis):
+def _recipe(func: str, x, axis, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Recipe:
+    """The cached :class:`_Recipe` of this call (raises the argument errors of
+    :func:`normalize_axis` and a TypeError for a non-CuPy ``x``)."""
     cp = rc.load_cupy()
     if not isinstance(x, cp.ndarray):
         raise type_error(func, "x", x, "a cupy.ndarray")
+    ak = _axis_key(axis)
+    mem = x.data
+    key = (x.shape, x.strides, x.dtype, ak, op, out_dtype, acc, mem.ptr & 15,
+           mem.device_id, tuple(rc.TUNING.values()))
+    rec = _RECIPES.get(key) if ak is not None or axis is None else None
+    if rec is not None:
+        return rec
     axes = normalize_axis(func, axis, x.ndim)
-    return axes, plan_reduction(Layout.from_array(x), axes)
+    rec = _build_recipe(plan_reduction(Layout.from_array(x), axes), x, op, out_dtype, acc)
+    if ak is not None or axis is None:
+        if len(_RECIPES) >= _MAX_RECIPES:
+            _RECIPES.clear()
+        _RECIPES[key] = rec
+    return rec
+
+
+class _Workspace:
+    """Per (device, stream) scratch of the split reductions: the row counters (zero
+    between launches: every kernel resets the counters it used) and the partials.
+    Reused from call to call on one stream, whose order serializes their users."""
+
+    __slots__ = ("counters", "partials")
+
+    def __init__(self):
+        self.counters = None
+        self.partials = None
+
+
+_WORKSPACES: dict = {}
+
+
+def _workspace(cp, device_id: int, ncounters: int, npartials: int, acc: np.dtype):
+    stream = cp.cuda.get_current_stream()
+    key = (device_id, stream.ptr)
+    ws = _WORKSPACES.get(key)
+    if ws is None:
+        ws = _WORKSPACES[key] = _Workspace()
+    if ws.counters is None or ws.counters.size < ncounters:
+        ws.counters = cp.zeros(builtins.max(ncounters, 1024), dtype=np.uint32)
+    nbytes = npartials * acc.itemsize
+    if ws.partials is None or ws.partials.size < nbytes:
+        ws.partials = cp.empty(builtins.max(nbytes, 1 << 16), dtype=np.uint8)
+    return ws.counters, ws.partials
+
+
+def _launch(x, rec: _Recipe, out_dtype: np.dtype, acc: np.dtype, center=None):
+    """Run the kernel of ``rec`` on ``x``; the flat K-ordered result buffer."""
+    cp = rc.load_cupy()
+    plan = rec.plan
+    out = cp.empty(plan.nrows, dtype=out_dtype)
+    ptr = np.uint64(x.data.ptr + plan.offset * x.itemsize)
+    cen = center if center is not None else np.uint64(0)
+    if rec.kind == "rows_warp":
+        rec.fn(rec.grid, rec.block, (ptr, out, cen) + rec.tail)
+        return out
+    if rec.npartials:
+        counters, partials = _workspace(cp, x.data.device_id, rec.ncounters, rec.npartials, acc)
+    else:
+        counters = partials = _NULL
+    rec.fn(rec.grid, rec.block, (ptr, out, cen, partials, counters) + rec.tail)
+    return out
+
+
+def reduce_into(x, plan, op: str, out_dtype: np.dtype, acc: np.dtype, center=None):
+    """Run ``plan`` (strategy inner/outer/full) on ``x``; return the flat K-ordered
+    result buffer of ``out_dtype``. ``center`` (op ``"sumsq"``) is a flat buffer of
+    ``acc`` in the same order. (Uncached: the namespace functions use recipes.)"""
+    return _launch(x, _build_recipe(plan, x, op, out_dtype, acc), out_dtype, acc, center)
+
+
+def _finish_rec(buf, rec: _Recipe, ndim: int, keepdims: bool):
+    """:func:`_finish` with the recipe's precomputed memory shape and inverse order."""
+    res = buf.reshape(rec.mem_shape).transpose(rec.inv) if rec.inv else buf.reshape(())
+    if keepdims:
+        axes = rec.plan.axes
+        res = res[tuple(None if i in axes else slice(None) for i in range(ndim))]
+    return res
 
 
 def _reduce(func: str, op: str, x, axis, keepdims: bool, out_dtype: np.dtype,
             acc: np.dtype):
     cp = rc.load_cupy()
-    axes, plan = _prepare(func, x, axis)
+    rec = _recipe(func, x, axis, op, out_dtype, acc)
+    plan = rec.plan
+    if rec.kind is not None:
+        return _finish_rec(_launch(x, rec, out_dtype, acc), rec, x.ndim, keepdims)
+    axes = plan.axes
     if plan.rowlen == 0 and op in ("min", "max"):
         raise _empty_axis_error(func, x.shape, axes)
     if plan.strategy == "empty":
         buf = cp.empty(0, dtype=out_dtype)
     elif plan.strategy == "identity":
         buf = cp.full(plan.nrows, 1 if op == "prod" else 0, dtype=out_dtype)
-    elif plan.strategy == "copy":
+    else:  # copy
         y = cp.squeeze(x, axis=axes) if axes else x
         return _keep(y.astype(out_dtype, copy=True), axes, x.ndim, keepdims)
-    else:
-        buf = reduce_into(x, plan, op, out_dtype, acc)
-    return _finish(buf, plan, x.ndim, keepdims)
+    return _finish_rec(buf, rec, x.ndim, keepdims)
 
 
 def _keep(res, axes, ndim, keepdims):
@@ -207,15 +314,17 @@ def _moment_dtype(func: str, x, dtype) -> np.dtype:
 
 
 def _sum_and_count(func: str, x, axis):
-    """(plan, flat float64 sum buffer or None, rowlen) of ``x`` over ``axis``."""
+    """(axes, plan, flat float64 sum buffer or None) of ``x`` over ``axis``; None for
+    the "copy" strategy (one element per output)."""
     cp = rc.load_cupy()
-    axes, plan = _prepare(func, x, axis)
     f8 = np.dtype(np.float64)
+    rec = _recipe(func, x, axis, "sum", f8, f8)
+    plan = rec.plan
     if plan.strategy in ("empty", "identity"):
-        return axes, plan, cp.zeros(plan.nrows, dtype=f8)
+        return plan.axes, plan, cp.zeros(plan.nrows, dtype=f8)
     if plan.strategy == "copy":
-        return axes, plan, None
-    return axes, plan, reduce_into(x, plan, "sum", f8, f8)
+        return plan.axes, plan, None
+    return plan.axes, plan, _launch(x, rec, f8, f8)
 
 
 @register("mean", "cupy")
@@ -258,20 +367,23 @@ def _var(func: str, x, axis, correction, keepdims, dtype, kwargs, root: bool):
     if dof <= 0 or n == 0:
         warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=3)
     f8 = np.dtype(np.float64)
-    if s is None:  # one element per output: zero spread
-        ss = cp.zeros(plan.nrows, dtype=f8)
+    if s is None:
+        # one element per output: its deviation from itself, x - x, is 0 for finite
+        # x and NaN for NaN or inf (as NumPy's x - mean(x)), never a plain 0
+        y = (cp.squeeze(x, axis=axes) if axes else x).astype(f8)
+        ss = (y - y) * (y - y)
     elif n == 0 or plan.nrows == 0:
         ss = cp.full(plan.nrows, np.nan, dtype=f8)
     else:
         center = s / n
-        ss = reduce_into(x, plan, "sumsq", f8, f8, center=center)
+        ss = _launch(x, _recipe(func, x, axis, "sumsq", f8, f8), f8, f8, center=center)
     # NumPy divides by max(N - correction, 0): 0/0 gives NaN, x/0 gives inf
     v = ss / float(builtins.max(dof, 0))
     if root:
         v = cp.sqrt(v)
     v = v.astype(out, copy=False)
     if s is None:
-        return _keep(v.reshape(plan.out_shape), axes, x.ndim, keepdims)
+        return _keep(v, axes, x.ndim, keepdims)
     return _finish(v, plan, x.ndim, keepdims)
 
 

@@ -323,3 +323,243 @@ xs_scan_lookback(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_sca
                                                 : op(s_prefix, texcl);
     xs_store_row<Tout, Tacc, XS_TILE_ITEMS>(q, k0, len, d.s_out, pre, v, op);
 }
+
+// ----------------------------------------------------------------------------------
+// Look-back scan, version 2 (same results contract as xs_scan_lookback; the local
+// association differs, so the two are not bit-identical to each other):
+//  * tile = blockIdx.x: blocks are dispatched in index order (the assumption CUB's
+//    single-pass scan makes), so a spinning block only waits on blocks that are
+//    resident or finished, and the loads start without a tile-counter atomic;
+//  * each warp loads its segment of 32 x ITEMS elements with coalesced (16-byte
+//    vector, where aligned and full) loads, all issued before any is used, and
+//    transposes it through shared memory (one pad word per 32 elements: no bank
+//    conflicts) so that each lane holds ITEMS consecutive elements; the results go
+//    back the same way and leave with coalesced stores;
+//  * flags carry an epoch (flag = 4 * epoch + status), so the flag array is reused
+//    from launch to launch without being cleared;
+//  * the look-back folds the window in tile order exactly as xs_scan_lookback does
+//    (P[i] = P[i-1] + A[i] whichever predecessor's prefix was found): deterministic.
+// Each lane folds its elements into one running value that starts from its exclusive
+// prefix (the first element of a row starts from itself, so -0.0 stays -0.0).
+template <typename T, int V> struct xs_scan_vec { T t[V]; };
+
+__device__ __forceinline__ unsigned xs_ld_acquire_u(const unsigned* p)
+{
+    unsigned v;
+    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+__device__ __forceinline__ void xs_st_release_u(unsigned* p, unsigned v)
+{
+    asm volatile("st.release.gpu.global.b32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
+}
+
+// Status of a tile in this launch: 0 nothing yet, 1 aggregate, 2 inclusive prefix.
+__device__ __forceinline__ int xs_flag_status(const unsigned* p, unsigned epoch)
+{
+    const unsigned f = xs_ld_acquire_u(p);
+    return (f >> 2) == epoch ? (int)(f & 3u) : 0;
+}
+
+template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int ITEMS, int Q, int MINB>
+__global__ void __launch_bounds__(XS_TILE_THREADS, MINB)
+xs_scan_lookback2(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_scan_desc<NK> d,
+                  long long len, long long tiles_per_row, unsigned* flags, Tacc* aggs,
+                  Tacc* incls, unsigned epoch)
+{
+    typedef typename xs_scan_op<OP>::type Op;
+    Op op;
+    constexpr int SEG = 32 * ITEMS;                 // elements per warp
+    constexpr int PAD = SEG + SEG / 32;             // shared slots per warp
+    constexpr int ES = sizeof(Tin) > sizeof(Tout) ? (int)sizeof(Tin) : (int)sizeof(Tout);
+    __shared__ __align__(16) unsigned char s_raw[(XS_TILE_THREADS / 32) * PAD * ES];
+    __shared__ Tacc s_prefix;
+    __shared__ Tacc s_win[32 * Q + 1];
+
+    const long long tile = blockIdx.x;
+    const long long row = tile / tiles_per_row;
+    const long long t = tile - row * tiles_per_row;
+    const long long row_first = tile - t;
+    const Tin* p = x + xs_offset<NK>(row, d.kshape, d.kstride, d.nk);
+    Tout* q = out + xs_offset<NK>(row, d.kshape, d.kout, d.nk);
+    if (d.init && t == 0 && threadIdx.x == 0) q[0] = (Tout)Op::template identity<Tacc>();
+    q += d.init * d.s_out;
+    const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    const long long seg0 = t * (long long)(XS_TILE_THREADS * ITEMS) + (long long)warp * SEG;
+
+    // ---- load the warp's segment, transpose through shared memory
+    Tin* sw = reinterpret_cast<Tin*>(s_raw) + warp * PAD;
+    bool done = false;
+    if constexpr (xs_vector_type<Tin>() && (ITEMS * sizeof(Tin)) % 16 == 0) {
+        if (d.s_in == 1 && seg0 + SEG <= len && xs_aligned16(p + seg0)) {
+            constexpr int VI = 16 / sizeof(Tin);
+            constexpr int NB = ITEMS / VI;
+            union U { uint4 u; Tin t[VI]; };
+            U w[NB];
+            const uint4* src = reinterpret_cast<const uint4*>(p + seg0);
+#pragma unroll
+            for (int b = 0; b < NB; ++b) w[b].u = __ldg(src + b * 32 + lane);
+#pragma unroll
+            for (int b = 0; b < NB; ++b)
+#pragma unroll
+                for (int j = 0; j < VI; ++j) {
+                    const int e = (b * 32 + (int)lane) * VI + j;
+                    sw[e + e / 32] = w[b].t[j];
+                }
+            done = true;
+        }
+    }
+    if (!done) {
+        Tin w[ITEMS];
+#pragma unroll
+        for (int j = 0; j < ITEMS; ++j) {
+            const long long k = seg0 + j * 32 + lane;
+            w[j] = k < len ? p[k * d.s_in] : Tin(0);
+        }
+#pragma unroll
+        for (int j = 0; j < ITEMS; ++j) {
+            const int e = j * 32 + (int)lane;
+            sw[e + e / 32] = w[j];
+        }
+    }
+    __syncwarp();
+    Tin raw[ITEMS];
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j) {
+        const int e = (int)lane * ITEMS + j;
+        raw[j] = sw[e + e / 32];
+    }
+    const long long kt = seg0 + (long long)lane * ITEMS;   // row position of raw[0]
+    Tacc tot = Op::template identity<Tacc>();
+    if (kt + ITEMS <= len) {
+#pragma unroll
+        for (int j = 0; j < ITEMS; ++j) tot = op(tot, (Tacc)raw[j]);
+    } else {
+#pragma unroll
+        for (int j = 0; j < ITEMS; ++j)
+            if (kt + j < len) tot = op(tot, (Tacc)raw[j]);
+    }
+    Tacc agg;
+    const Tacc texcl = xstride_detail_block_scan(tot, true, &agg, op);
+
+    // ---- decoupled look-back (warp 0), deterministic in-order fold
+    if (threadIdx.x < 32) {
+        const volatile Tacc* vaggs = aggs;
+        const volatile Tacc* vincls = incls;
+        Tacc prefix = Op::template identity<Tacc>();
+        const unsigned e4 = epoch << 2;
+        if (t == 0) {
+            if (lane == 0) {
+                incls[tile] = agg;
+                xs_st_release_u(flags + tile, e4 | 2u);
+            }
+        } else {
+            if (lane == 0) {
+                aggs[tile] = agg;
+                xs_st_release_u(flags + tile, e4 | 1u);
+            }
+            long long top = tile - 1;
+            while (true) {
+                int f[Q];
+#pragma unroll
+                for (int u = 0; u < Q; ++u) {
+                    const long long pj = top - (long long)(lane + 32 * u);
+                    f[u] = pj >= row_first ? xs_flag_status(flags + pj, epoch) : 2;
+                }
+                while (true) {
+                    bool waiting = false;
+#pragma unroll
+                    for (int u = 0; u < Q; ++u) waiting |= f[u] == 0;
+                    if (!__any_sync(XSTRIDE_FULL_WARP_MASK, waiting)) break;
+#pragma unroll
+                    for (int u = 0; u < Q; ++u) {
+                        const long long pj = top - (long long)(lane + 32 * u);
+                        if (f[u] == 0) f[u] = xs_flag_status(flags + pj, epoch);
+                    }
+                }
+                int dp = 0;
+#pragma unroll
+                for (int u = Q - 1; u >= 0; --u) {
+                    const unsigned pm = __ballot_sync(XSTRIDE_FULL_WARP_MASK, f[u] == 2);
+                    if (pm) dp = 1 + (__ffs(pm) - 1) + 32 * u;
+                }
+#pragma unroll
+                for (int u = 0; u < Q; ++u) {
+                    const int k = 1 + (int)lane + 32 * u;
+                    const long long pj = top + 1 - k;
+                    if (dp != 0 && k <= dp)
+                        s_win[k] = pj < row_first ? Op::template identity<Tacc>()
+                                 : (f[u] == 2 ? (Tacc)vincls[pj] : (Tacc)vaggs[pj]);
+                }
+                __syncwarp();
+                if (dp != 0) {
+                    if (lane == 0) {
+                        Tacc acc = s_win[dp];
+                        for (int k = dp - 1; k >= 1; --k) acc = op(acc, s_win[k]);
+                        prefix = acc;              // == P[top]
+                    }
+                    if (top + 1 < tile) __threadfence();
+                    for (long long b = top + 1; b < tile; b += 32 * Q) {
+                        __syncwarp();
+#pragma unroll
+                        for (int u = 0; u < Q; ++u) {
+                            const long long jj = b + (long long)(lane + 32 * u);
+                            if (jj < tile) s_win[1 + lane + 32 * u] = (Tacc)vaggs[jj];
+                        }
+                        __syncwarp();
+                        if (lane == 0) {
+                            const int cnt = tile - b < 32 * Q ? (int)(tile - b) : 32 * Q;
+                            for (int k = 1; k <= cnt; ++k) prefix = op(prefix, s_win[k]);
+                        }
+                    }
+                    break;
+                }
+                __syncwarp();
+                top -= 32 * Q;
+            }
+            if (lane == 0) {
+                incls[tile] = op(prefix, agg);
+                xs_st_release_u(flags + tile, e4 | 2u);
+            }
+        }
+        if (lane == 0) s_prefix = prefix;
+    }
+    __syncthreads();
+
+    // ---- results: running value from the lane's exclusive prefix
+    const bool first = t == 0 && threadIdx.x == 0;
+    Tacc run = first ? Op::template identity<Tacc>() : op(s_prefix, texcl);
+    Tout* so = reinterpret_cast<Tout*>(s_raw) + warp * PAD;
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j) {
+        run = (first && j == 0) ? (Tacc)raw[0] : op(run, (Tacc)raw[j]);
+        const int e = (int)lane * ITEMS + j;
+        so[e + e / 32] = (Tout)run;
+    }
+    __syncwarp();
+    if constexpr (xs_vector_type<Tout>() && (ITEMS * sizeof(Tout)) % 16 == 0) {
+        if (d.s_out == 1 && seg0 + SEG <= len && xs_aligned16(q + seg0)) {
+            constexpr int VO = 16 / sizeof(Tout);
+            constexpr int NB = ITEMS / VO;
+            uint4* dst = reinterpret_cast<uint4*>(q + seg0);
+#pragma unroll
+            for (int b = 0; b < NB; ++b) {
+                union { uint4 u; Tout t[VO]; } w;
+#pragma unroll
+                for (int j = 0; j < VO; ++j) {
+                    const int e = (b * 32 + (int)lane) * VO + j;
+                    w.t[j] = so[e + e / 32];
+                }
+                dst[b * 32 + lane] = w.u;
+            }
+            return;
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j) {
+        const int e = j * 32 + (int)lane;
+        const long long k = seg0 + e;
+        if (k < len) q[k * d.s_out] = so[e + e / 32];
+    }
+}

@@ -26,6 +26,106 @@ _SRC = "scans.cu"
 _OPS = {"sum": 0, "prod": 1}
 
 
+class _Recipe:
+    """Launch data of one kind of scan call, computed once (see reductions._Recipe)."""
+
+    __slots__ = ("plan", "fn", "desc", "grid", "ntiles", "tiles_per_row", "nelems",
+                 "out_strides_bytes", "acc")
+
+
+_RECIPES: dict = {}
+_MAX_RECIPES = 512
+
+
+class _Flags:
+    """Per (device, stream) look-back state of the v2 kernel: the tile flags (reused
+    from launch to launch: a flag counts only when it carries the launch's epoch, so
+    the array is never cleared between launches) and the tile values."""
+
+    __slots__ = ("flags", "epoch", "values", "views")
+
+    def __init__(self):
+        self.flags = None
+        self.epoch = 0
+        self.values = None
+        self.views = {}
+
+
+_FLAGS: dict = {}
+_EPOCH_LIMIT = (1 << 30) - 1
+
+
+def _lookback_state(cp, device_id: int, ntiles: int, acc: np.dtype):
+    """(flags, epoch, aggregates, inclusive prefixes) for one v2 launch of ``ntiles``."""
+    key = (device_id, cp.cuda.get_current_stream().ptr)
+    st = _FLAGS.get(key)
+    if st is None:
+        st = _FLAGS[key] = _Flags()
+    if st.flags is None or st.flags.size < ntiles or st.epoch >= _EPOCH_LIMIT:
+        st.flags = cp.zeros(max(ntiles, 4096), dtype=np.uint32)
+        st.epoch = 0
+    st.epoch += 1
+    nbytes = 2 * ntiles * acc.itemsize
+    if st.values is None or st.values.size < nbytes:
+        st.values = cp.empty(max(nbytes, 1 << 16), dtype=np.uint8)
+        st.views = {}
+    views = st.views.get((ntiles, acc))
+    if views is None:
+        vals = st.values[:nbytes].view(acc)
+        views = st.views[(ntiles, acc)] = (vals[:ntiles], vals[ntiles:])
+    return st.flags, st.epoch, views[0], views[1]
+
+
+def _lookback_items(tin: np.dtype, tout: np.dtype) -> int:
+    """Elements per thread of the v2 look-back tile: the tuned count for 4-byte types,
+    capped so that a warp's transpose buffer stays within 48 KiB per block."""
+    items = int(rc.TUNING["lookback_items"])
+    widest = max(tin.itemsize, tout.itemsize)
+    return max(16, min(items, 128 // widest))
+
+
+def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Recipe:
+    rec = _Recipe()
+    acc = rc.acc_dtype(out_dt)
+    rec.acc = acc
+    plan = plan_scan(Layout.from_array(x), ax, include_initial, rc.sm_count())
+    rec.plan = plan
+    n = 1
+    for m in plan.out_shape:
+        n *= m
+    rec.nelems = n
+    rec.out_strides_bytes = tuple(s * out_dt.itemsize for s in plan.out_strides)
+    rec.fn = None
+    if plan.strategy in ("empty", "fill"):
+        return rec
+    cap = rc.capacity(plan.nk)
+    rec.desc = rc.pack_struct(rc.pad(plan.kshape, cap, 1), rc.pad(plan.kstride, cap, 0),
+                              rc.pad(plan.kout, cap, 0),
+                              tail=(plan.nk, plan.s_in, plan.s_out, int(plan.include_initial)))
+    tin, tacc, tout = rc.CTYPE[np.dtype(x.dtype)], rc.CTYPE[acc], rc.CTYPE[out_dt]
+    sm = rc.sm_count()
+    if plan.strategy == "lookback":
+        if rc.TUNING["lookback"] == "v2":
+            items = _lookback_items(np.dtype(x.dtype), out_dt)
+            expr = (f"xs_scan_lookback2<{_OPS[op]}, {tin}, {tacc}, {tout}, {cap}, {items}, "
+                    f"{rc.TUNING['lookback_q']}, {rc.TUNING['lookback_minb']}>")
+            tile = 256 * items
+        else:
+            expr = f"xs_scan_lookback<{_OPS[op]}, {tin}, {tacc}, {tout}, {cap}, {rc.TUNING['lookback_q']}>"
+            tile = TILE_ITEMS
+        rec.tiles_per_row = -(-plan.length // tile)
+        rec.ntiles = plan.nrows * rec.tiles_per_row
+        rec.grid = (rec.ntiles,)
+    elif plan.strategy == "rows":
+        expr = f"xs_scan_rows<{_OPS[op]}, {tin}, {tacc}, {tout}, {cap}, {rc.TUNING['scan_rows']}>"
+        rec.grid = (min(-(-plan.nrows // 8), 32 * sm),)
+    else:  # columns
+        expr = f"xs_scan_columns<{_OPS[op]}, {tin}, {tacc}, {tout}, {cap}>"
+        rec.grid = (min(-(-plan.nrows // 256), 32 * sm),)
+    rec.fn = rc.kernel(_SRC, expr)
+    return rec
+
+
 def scan(func: str, op: str, x, axis, dtype, include_initial):
     """Run a cumulative ``op`` of ``x`` along ``axis``; returns a new CuPy array."""
     cp = rc.load_cupy()
@@ -47,53 +147,39 @@ def scan(func: str, op: str, x, axis, dtype, include_initial):
     if x.dtype not in rc.SUPPORTED or out_dt not in rc.SUPPORTED or out_dt.kind == "b":
         f = getattr(_backend.namespace("cupy"), func)
         return f(x, axis=ax, dtype=dtype, include_initial=bool(include_initial))
-    acc = rc.acc_dtype(out_dt)
-    plan = plan_scan(Layout.from_array(x), ax, bool(include_initial), rc.sm_count())
+    init = bool(include_initial)
+    key = (x.shape, x.strides, x.dtype, ax, init, op, out_dt, x.data.device_id,
+           tuple(rc.TUNING.values()))
+    rec = _RECIPES.get(key)
+    if rec is None:
+        rec = _build(x, ax, init, op, out_dt)
+        if len(_RECIPES) >= _MAX_RECIPES:
+            _RECIPES.clear()
+        _RECIPES[key] = rec
+    plan = rec.plan
     # output buffer compact in the input's memory order, viewed in logical order
-    nbytes_elems = 1
-    for n in plan.out_shape:
-        nbytes_elems *= n
-    buf = cp.empty(nbytes_elems, dtype=out_dt)
-    out = cp.lib.stride_tricks.as_strided(
-        buf, shape=plan.out_shape, strides=tuple(s * out_dt.itemsize for s in plan.out_strides))
-    if plan.strategy == "empty":
-        return out
+    buf = cp.empty(rec.nelems, dtype=out_dt)
     if plan.strategy == "fill":
         buf.fill(1 if op == "prod" else 0)
-        return out
-    cap = rc.capacity(plan.nk)
-    desc = rc.pack_struct(rc.pad(plan.kshape, cap, 1), rc.pad(plan.kstride, cap, 0),
-                          rc.pad(plan.kout, cap, 0),
-                          tail=(plan.nk, plan.s_in, plan.s_out, int(plan.include_initial)))
-    tin, tacc, tout = rc.CTYPE[np.dtype(x.dtype)], rc.CTYPE[acc], rc.CTYPE[out_dt]
-    expr = f"xs_scan_{plan.strategy}<{_OPS[op]}, {tin}, {tacc}, {tout}, {cap}"
-    if plan.strategy == "lookback":
-        expr += f", {rc.TUNING['lookback_q']}>"
-    elif plan.strategy == "rows":
-        expr += f", {rc.TUNING['scan_rows']}>"
-    else:
-        expr += ">"
-    fn = rc.kernel(_SRC, expr)
-    ptr = np.uint64(x.data.ptr + plan.offset * x.itemsize)
-    optr = np.uint64(buf.data.ptr)
-    n, length = np.int64(plan.nrows), np.int64(plan.length)
-    sm = rc.sm_count()
-    if plan.strategy == "lookback":
-        tiles_per_row = -(-plan.length // TILE_ITEMS)
-        ntiles = plan.nrows * tiles_per_row
-        counter = cp.zeros(1, dtype=np.uint64)
-        flags = cp.zeros(ntiles, dtype=np.int32)
-        aggs = cp.empty(ntiles, dtype=acc)
-        incls = cp.empty(ntiles, dtype=acc)
-        fn((ntiles,), (256,), (ptr, optr, desc, length, np.int64(tiles_per_row), counter,
-                               flags, aggs, incls))
-    elif plan.strategy == "rows":
-        blocks = min(-(-plan.nrows // 8), 32 * sm)
-        fn((blocks,), (256,), (ptr, optr, desc, n, length))
-    else:  # columns
-        blocks = min(-(-plan.nrows // 256), 32 * sm)
-        fn((blocks,), (256,), (ptr, optr, desc, n, length))
-    return out
+    elif plan.strategy != "empty":
+        ptr = np.uint64(x.data.ptr + plan.offset * x.itemsize)
+        optr = np.uint64(buf.data.ptr)
+        length = np.int64(plan.length)
+        if plan.strategy == "lookback" and rc.TUNING["lookback"] == "v2":
+            flags, epoch, aggs, incls = _lookback_state(cp, x.data.device_id, rec.ntiles, rec.acc)
+            rec.fn(rec.grid, (256,), (ptr, optr, rec.desc, length, np.int64(rec.tiles_per_row),
+                                      flags, aggs, incls, np.uint32(epoch)))
+        elif plan.strategy == "lookback":
+            counter = cp.zeros(1, dtype=np.uint64)
+            flags = cp.zeros(rec.ntiles, dtype=np.int32)
+            aggs = cp.empty(rec.ntiles, dtype=rec.acc)
+            incls = cp.empty(rec.ntiles, dtype=rec.acc)
+            rec.fn(rec.grid, (256,), (ptr, optr, rec.desc, length, np.int64(rec.tiles_per_row),
+                                      counter, flags, aggs, incls))
+        else:
+            rec.fn(rec.grid, (256,), (ptr, optr, rec.desc, np.int64(plan.nrows), length))
+    return cp.lib.stride_tricks.as_strided(buf, shape=plan.out_shape,
+                                           strides=rec.out_strides_bytes)
 
 
 @register("cumulative_sum", "cupy")
