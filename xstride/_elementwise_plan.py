@@ -19,7 +19,8 @@ Steps (``docs/elementwise.md``):
                 dense layout, or scalars / stride-0 operands): a flat zip;
    ``"tiled"``  an input is transposed relative to the output (its unit-stride axis is
                 not the output's inner axis): 32x32 tiles of the two axes through
-                shared memory, so both the input and the output are coalesced;
+                shared memory, so both the input and the output are coalesced
+                (:func:`tiled_geometry` gives the grid of the kernel that walks them);
    ``"rows"``   otherwise, when every operand has stride 0 or 1 on the inner axis:
                 contiguous rows, the outer offsets computed once per vector;
    ``"nd"``     the general N-d walk, 64-bit index arithmetic.

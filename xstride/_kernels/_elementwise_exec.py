@@ -32,11 +32,15 @@ _launch_cache: dict = {}
 #: and the benchmark.
 last_kind: str | None = None
 #: Kernels of the tiled path, by name. "legacy": one 32x32 tile per block, 64-bit
-#: index math, a 1-D grid in block order "0r1" (0.49-0.52 of copy on the H200 on
-#: 2026-11-30). "walk*": the grid-walk kernel (``_elementwise_source._tiled_walk_body``)
-#: with ``ga`` x ``gb`` tile groups (0 = a whole row of tiles), ``r`` rest indices per
-#: block and ``minb`` resident blocks per SM asked of the compiler
-#: (``xstride._elementwise_plan.tiled_geometry`` gives the grid).
+#: index math, a 1-D grid in block order "0r1". "walk-*": the grid-walk kernel
+#: (``_elementwise_source._tiled_walk_body``) with groups of ``ga`` x ``gb`` tiles
+#: (0 = a whole row of tiles), ``r`` rest indices per block and ``minb`` resident blocks
+#: per SM asked of the compiler (``xstride._elementwise_plan.tiled_geometry`` gives the
+#: grid). Measured on the H200 on 2026-11-30 (float32 640^3, mean of the three
+#: transposed layouts of benchmarks/elementwise.py, fraction of a device copy): legacy
+#: 0.49; walk-a4b4 0.88, walk-a8b8 0.88, walk-a0b0-r4 0.88, walk-a1b0-r4 0.88,
+#: walk-a8b8-r4 0.88, walk-a0b0-m0 0.85, walk-a1b0 0.84, walk-a32b32 0.81,
+#: walk-a0b1 0.81, walk-a512b2 0.81, walk-a0b0 0.79, walk-a128b8 0.78.
 TILED_VARIANTS = {
     "legacy": dict(impl="legacy", tile=32, order="0r1"),
     "walk-a0b0": dict(impl="walk", tile=32, ga=0, gb=0, r=1, minb=8),
@@ -52,9 +56,9 @@ TILED_VARIANTS = {
     "walk-a8b8-r4": dict(impl="walk", tile=32, ga=8, gb=8, r=4, minb=8),
     "walk-a1b0-r4": dict(impl="walk", tile=32, ga=1, gb=0, r=4, minb=8),
 }
-#: Name of the tiled kernel in use (a key of TILED_VARIANTS). Clear ``_launch_cache``
-#: after changing it.
-tiled_variant = "walk-a8b8"
+#: Name of the tiled kernel in use (a key of TILED_VARIANTS; the fastest measured).
+#: Clear ``_launch_cache`` after changing it.
+tiled_variant = "walk-a4b4"
 #: Largest grid y/z extent the tiled kernel is launched with (CUDA allows 65535; the
 #: tests lower it to exercise the kernel's grid loops).
 _MAX_GRID_YZ = 65535
@@ -214,8 +218,12 @@ def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var):
     if walk:
         # with no rest axis the kernel still adds rest * strides[k][0] (zero padding):
         # loop-invariant addresses would otherwise be hoisted into registers and spill
+        # 8 blocks per SM caps the kernel at 32 registers: spill-free (ptxas, sm_90) for
+        # up to three operands of at most 4 bytes; wider kernels keep the compiler's choice
+        small = len(arrays) <= 3 and max(a.itemsize for a in arrays) <= 4
         extra = dict(off32=geo.off32, rest32=geo.rest + geo.r < (1 << 32),
-                     rest_axes=min(max(len(pl.shape) - 2, 1), 2), minb=tv["minb"])
+                     rest_axes=min(max(len(pl.shape) - 2, 1), 2),
+                     minb=tv["minb"] if small else 0)
     src = kernel_source(name, kind, specs, body, vec=vec, bcast=bcast if vec > 1 else (),
                         idx32=idx32, cap=cap, trans=pl.transposed, tile=tile,
                         preamble=preamble, index_var=index_var, order=tv.get("order", "0r1"),
@@ -246,9 +254,12 @@ def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var):
 
 def func_attribute(fn, name: str) -> int:
     """``CU_FUNC_ATTRIBUTE_<name>`` of a compiled CuPy function (-1 when unavailable)."""
+    # CUfunction_attribute values of cuda.h, for CuPy builds that do not export them
+    codes = {"LOCAL_SIZE_BYTES": 3, "NUM_REGS": 4}
     try:
         drv = sys.modules["cupy"].cuda.driver
-        return int(drv.funcGetAttribute(getattr(drv, "CU_FUNC_ATTRIBUTE_" + name), fn.ptr))
+        attr = getattr(drv, "CU_FUNC_ATTRIBUTE_" + name, codes[name])
+        return int(drv.funcGetAttribute(attr, fn.ptr))
     except Exception:  # a probe: CuPy versions differ in what they expose
         return -1
 
