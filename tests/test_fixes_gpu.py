@@ -35,3 +35,16 @@ def test_special_cases_on_device(cp):
     assert np.isnan(got[1].real) and got[1].imag == 0.0
     assert got[2] == 0 and not np.signbit(got[2].real)
     assert type(xp.finfo(xp.float32).eps) is float
+
+
+def test_asarray_of_negative_zero_scalar_keeps_sign(cp):
+    with xp.use_backend("cupy"):
+        for dtype in (xp.float32, xp.float64):
+            a = xp.asarray(-0.0, dtype=dtype)
+            assert a.shape == () and a.dtype == dtype and bool(cp.signbit(a))
+            assert bool(cp.signbit(xp.asin(a)))  # the standard: asin(-0) is -0
+        z = xp.asarray(complex(-0.0, -0.0))
+        assert bool(cp.signbit(z.real)) and bool(cp.signbit(z.imag))
+        b = xp.asarray([-0.0, 1.5])
+        assert bool(cp.signbit(b[0])) and float(b[1]) == 1.5
+        assert float(xp.asarray(2.5)) == 2.5

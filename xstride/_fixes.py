@@ -18,7 +18,8 @@ from . import _backend
 from ._dispatch import register
 from ._errors import value_error
 
-__all__ = ["finfo_object", "finfo", "floor_divide", "expm1", "remainder", "full", "full_like"]
+__all__ = ["finfo_object", "finfo", "floor_divide", "expm1", "remainder", "asarray", "full",
+           "full_like"]
 
 
 def _module_of(*xs):
@@ -144,12 +145,40 @@ def _has_negative_zero(value) -> bool:
 
 
 def _restore_negative_zero(out, fill_value):
-    # CuPy fills with cudaMemset when the value compares equal to 0, which writes +0
-    # for -0.0. Copying from a device scalar keeps the bits.
-    if _has_negative_zero(fill_value):
-        m = _backend.array_module("cupy")
-        out[...] = m.asarray(fill_value, dtype=out.dtype)
+    """Rewrite ``out`` with the exact bits of ``fill_value`` when it holds a ``-0.0``.
+
+    CuPy fills with ``cudaMemset`` whenever the value compares equal to 0, which
+    writes +0 for -0.0 (also when the value comes as a 0-d array). Filling an
+    unsigned-integer view of a fresh C-contiguous array with the value's bit pattern
+    (nonzero, so no memset) keeps the sign.
+    """
+    if not _has_negative_zero(fill_value):
+        return out
+    m = _backend.array_module("cupy")
+    dt = out.dtype
+    word = np.dtype(f"u{dt.itemsize // 2 if dt.kind == 'c' else dt.itemsize}")
+    words = np.full(1, fill_value, dtype=dt).view(word)  # 1 word, or 2 for complex
+    exact = m.empty(out.shape, dtype=dt)
+    flat = exact.reshape(-1).view(word)
+    for k in range(words.size):
+        flat[k::words.size].fill(words[k])
+    if out.flags.c_contiguous:
+        return exact
+    out[...] = exact  # an array-to-array copy keeps the bits
     return out
+
+
+def asarray(obj, /, *, dtype=None, device=None, copy=None, **kwargs):
+    """``asarray`` on CuPy, keeping the sign of a Python ``-0.0`` scalar.
+
+    CuPy builds 0-d arrays from Python scalars by filling, which loses the sign of
+    -0.0 (see :func:`_restore_negative_zero`). Sequences go through NumPy and keep it.
+    """
+    impl = _backend.namespace("cupy").asarray
+    res = impl(obj, dtype=dtype, device=device, copy=copy, **kwargs)
+    if isinstance(obj, (float, complex)):
+        return _restore_negative_zero(res, obj)
+    return res
 
 
 def full(shape, fill_value, *, dtype=None, device=None):
@@ -173,4 +202,5 @@ for _backend_name in _backend.BACKENDS:
 del _backend_name
 register("remainder", "cupy")(remainder)
 register("full", "cupy")(full)
+register("asarray", "cupy")(asarray)
 register("full_like", "cupy")(full_like)
