@@ -79,3 +79,47 @@ def test_negative_zero_detection():
 
     assert _has_negative_zero(-0.0) and _has_negative_zero(complex(1.0, -0.0))
     assert not _has_negative_zero(0.0) and not _has_negative_zero(0) and not _has_negative_zero(-1.0)
+
+
+@pytest.mark.parametrize("name, z, re_check, im_check", [
+    ("log", complex(INF, NAN), INF, "nan"),
+    ("log", complex(-INF, NAN), INF, "nan"),
+    ("log", complex(NAN, INF), INF, "nan"),
+    ("log1p", complex(-INF, NAN), INF, "nan"),
+    ("log1p", complex(NAN, -INF), INF, "nan"),
+    ("tanh", complex(0.0, INF), 0.0, "nan"),
+    ("tanh", complex(0.0, NAN), 0.0, "nan"),
+    ("acosh", complex(0.0, NAN), "nan", np.pi / 2),
+])
+def test_complex_special_values(name, z, re_check, im_check):
+    """The standard's cases, through the backend-neutral overrides (here on NumPy)."""
+    from xstride import _complex_special
+
+    got = getattr(_complex_special, name)(np.array([z, 1.0 + 0.5j]))
+    for part, check in ((got[0].real, re_check), (got[0].imag, im_check)):
+        if check == "nan":
+            assert np.isnan(part)
+        else:
+            assert abs(part) == abs(check) and (check != 0 or not np.signbit(part))
+    with np.errstate(all="ignore"):
+        np.testing.assert_allclose(got[1], getattr(np, name)(1.0 + 0.5j), rtol=1e-15)
+
+
+def test_complex_special_values_patch_a_wrong_library_result():
+    """_patch writes the standard's value over whatever the library returned."""
+    from xstride._complex_special import _patch, _tanh_rules
+
+    x = np.array([complex(0.0, INF), complex(0.0, -NAN), complex(2.0, 1.0)])
+    wrong = np.full(3, complex(7.0, 7.0))
+    got = _patch(np, x, wrong, _tanh_rules)
+    assert got[0].real == 0.0 and not np.signbit(got[0].real) and np.isnan(got[0].imag)
+    assert got[1].real == 0.0 and np.isnan(got[1].imag)
+    assert got[2] == complex(7.0, 7.0)  # not a special case: left alone
+
+
+def test_remainder_of_zero_takes_sign_of_divisor():
+    from xstride._fixes import remainder
+
+    got = remainder(np.array([0.0, -0.0, 0.0, -0.0]), np.array([-2.0, -2.0, 2.0, 2.0]))
+    np.testing.assert_array_equal(np.signbit(got), [True, True, False, False])
+    np.testing.assert_array_equal(got, np.remainder([0.0, -0.0, 0.0, -0.0], [-2.0, -2.0, 2.0, 2.0]))

@@ -48,3 +48,17 @@ def test_asarray_of_negative_zero_scalar_keeps_sign(cp):
         b = xp.asarray([-0.0, 1.5])
         assert bool(cp.signbit(b[0])) and float(b[1]) == 1.5
         assert float(xp.asarray(2.5)) == 2.5
+
+
+def test_complex_special_values_on_device(cp):
+    z = cp.asarray([complex(np.inf, np.nan), complex(np.nan, np.inf), complex(1.0, 0.5)])
+    got = xp.to_numpy(xp.log(z))
+    assert got[0].real == np.inf and np.isnan(got[0].imag)
+    assert got[1].real == np.inf and np.isnan(got[1].imag)
+    np.testing.assert_allclose(got[2], np.log(1.0 + 0.5j), rtol=1e-14)
+    t = xp.to_numpy(xp.tanh(cp.asarray([complex(0.0, np.inf), complex(0.0, np.nan)])))
+    assert np.all(t.real == 0.0) and np.all(np.isnan(t.imag))
+    a = xp.to_numpy(xp.acosh(cp.asarray([complex(0.0, np.nan)])))
+    assert np.isnan(a[0].real) and abs(a[0].imag) == np.pi / 2
+    r = xp.to_numpy(xp.remainder(cp.asarray([0.0, -0.0]), cp.asarray([-2.0, -2.0])))
+    assert np.all(np.signbit(r))

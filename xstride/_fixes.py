@@ -1,7 +1,8 @@
 """Thin overrides where ``array_api_compat`` differs from the array API standard.
 
-Each function here is registered for both backends and written against the plain
-library module of its input (``numpy`` or ``cupy``), so one definition serves both.
+Each function here is written against the plain library module of its input
+(``numpy`` or ``cupy``), so one definition serves both; it is registered for the
+backends that need it. Complex special values are in ``_complex_special.py``.
 Each names the clause of the standard it restores; the conformance suite
 (``docs/conformance.md``) is the check.
 """
@@ -18,8 +19,7 @@ from . import _backend
 from ._dispatch import register
 from ._errors import value_error
 
-__all__ = ["finfo_object", "finfo", "floor_divide", "expm1", "remainder", "asarray", "full",
-           "full_like"]
+__all__ = ["finfo_object", "finfo", "floor_divide", "remainder", "asarray", "full", "full_like"]
 
 
 def _module_of(*xs):
@@ -77,65 +77,24 @@ def floor_divide(x1, x2, /):
         return m.where(special, m.floor(m.divide(x1, x2)), q)
 
 
-def expm1(x, /):
-    """``expm1`` with the standard's special cases for complex input.
-
-    Real input goes to the library unchanged. For complex ``a + bj`` the special
-    values of the standard ("expm1", complex cases) are applied on top of the
-    library's result, using ``expm1(conj(z)) == conj(expm1(z))`` for ``b < 0``.
-    """
-    m = _module_of(x)
-    if x.dtype.kind != "c":
-        return m.expm1(x)
-    with _quiet(m):
-        b_neg = m.signbit(x.imag)
-        z = m.where(b_neg, m.conj(x), x)  # upper half plane; conjugated back below
-        out = m.expm1(z)
-        a, b = z.real, z.imag
-        re, im = out.real, out.imag
-        nan = m.asarray(m.nan, dtype=a.dtype)
-        inf = m.asarray(m.inf, dtype=a.dtype)
-        fin_a, fin_b = m.isfinite(a), m.isfinite(b)
-        pinf_a, ninf_a = m.isposinf(a), m.isneginf(a)
-        nan_a, nan_b, inf_b = m.isnan(a), m.isnan(b), m.isinf(b)
-        zero_b = b == 0
-        cos_b, sin_b = m.cos(b), m.sin(b)
-        rules = (  # (mask, real, imag), in the standard's order; later rules win
-            ((a == 0) & zero_b, 0.0, 0.0),
-            (fin_a & (inf_b | nan_b), nan, nan),
-            (pinf_a & zero_b, inf, 0.0),
-            (ninf_a & fin_b, -1.0, 0.0 * sin_b),
-            (pinf_a & fin_b & ~zero_b, inf * cos_b, inf * sin_b),
-            (ninf_a & inf_b, -1.0, 0.0),
-            (pinf_a & inf_b, inf, nan),
-            (ninf_a & nan_b, -1.0, 0.0),
-            (pinf_a & nan_b, inf, nan),
-            (nan_a & zero_b, nan, 0.0),
-            (nan_a & ~zero_b, nan, nan),
-        )
-        for mask, r, i in rules:
-            re = m.where(mask, r, re)
-            im = m.where(mask, i, im)
-        im = m.where(b_neg, -im, im)
-        res = m.empty_like(x)
-        res.real = re
-        res.imag = im
-        return res
-
-
 def remainder(x1, x2, /):
-    """``remainder`` with the standard's cases for a finite ``x1`` and infinite ``x2``.
+    """``remainder`` with the standard's cases for infinite ``x2`` and zero ``x1``.
 
-    The result has the sign of ``x2``: ``x1`` when the signs agree, else ``x2``
-    (Python's ``%``). NumPy does this already; CuPy returns NaN. Registered for CuPy.
+    The result has the sign of ``x2`` (Python's ``%``): for finite ``x1`` and infinite
+    ``x2``, ``x1`` when the signs agree, else ``x2``; for ``x1 = ±0``, a zero with the
+    sign of ``x2``. NumPy does this already; CuPy returns NaN and +0. Registered for CuPy.
     """
     m = _module_of(x1, x2)
     r = m.remainder(x1, x2)
     if r.dtype.kind != "f":
         return r
-    special = m.isfinite(x1) & m.isinf(x2) & (x1 != 0)
-    keep_x1 = m.signbit(x1) == m.signbit(x2)
-    return m.where(special, m.where(keep_x1, x1, x2), r)
+    with _quiet(m):
+        special = m.isfinite(x1) & m.isinf(x2) & (x1 != 0)
+        keep_x1 = m.signbit(x1) == m.signbit(x2)
+        r = m.where(special, m.where(keep_x1, x1, x2), r)
+        # a zero dividend gives a zero with the sign of the divisor (+0 % -2 is -0)
+        zero = (x1 == 0) & (x2 != 0) & ~m.isnan(x2)
+        return m.where(zero, m.copysign(m.zeros_like(r), x2), r)
 
 
 def _has_negative_zero(value) -> bool:
@@ -198,7 +157,6 @@ def full_like(x, /, fill_value, *, dtype=None, device=None):
 for _backend_name in _backend.BACKENDS:
     register("finfo", _backend_name)(finfo)
     register("floor_divide", _backend_name)(floor_divide)
-    register("expm1", _backend_name)(expm1)
 del _backend_name
 register("remainder", "cupy")(remainder)
 register("full", "cupy")(full)
