@@ -123,3 +123,30 @@ def test_remainder_of_zero_takes_sign_of_divisor():
     got = remainder(np.array([0.0, -0.0, 0.0, -0.0]), np.array([-2.0, -2.0, 2.0, 2.0]))
     np.testing.assert_array_equal(np.signbit(got), [True, True, False, False])
     np.testing.assert_array_equal(got, np.remainder([0.0, -0.0, 0.0, -0.0], [-2.0, -2.0, 2.0, 2.0]))
+
+
+def test_linalg_fixes_logic_with_numpy_standing_in_for_cupy(monkeypatch):
+    """The CuPy-only linalg overrides, run with NumPy in CuPy's place (shape logic)."""
+    import array_api_compat.numpy as cnp
+
+    from xstride import _linalg_fixes as lf
+
+    monkeypatch.setattr(lf._backend, "array_module", lambda name: np)
+    monkeypatch.setattr(lf, "_linalg", lambda: cnp.linalg)
+    a = np.array([[2.0, 0.0], [0.0, 3.0]], dtype=np.float32)
+    np.testing.assert_allclose(lf.solve(a, np.array([4.0, 9.0], np.float32)), [2.0, 3.0])
+    stack = np.stack([a, 2 * a])
+    y = lf.solve(stack, np.array([[4.0], [9.0]], np.float32))
+    assert y.shape == (2, 2, 1)
+    np.testing.assert_allclose(y[:, :, 0], [[2.0, 3.0], [1.0, 1.5]], rtol=1e-6)
+    e = lf.solve(np.empty((0, 0), np.float32), np.empty((0,), np.float32))
+    assert e.shape == (0,) and e.dtype == np.float32
+    e2 = lf.solve(np.empty((3, 0, 0)), np.empty((0, 2)))
+    assert e2.shape == (3, 0, 2)
+    with pytest.raises(ValueError, match=r"linalg.solve: argument 'x2' must have shape \(2,\)"):
+        lf.solve(a, np.ones(3))
+    with pytest.raises(ValueError, match=r"linalg.solve: argument 'x1' must have shape"):
+        lf.solve(np.ones((2, 3)), np.ones(2))
+    res = lf.eig(a)
+    assert res.eigenvalues.dtype == np.complex64 and res._fields == ("eigenvalues", "eigenvectors")
+    assert lf.eigvals(a.astype(np.float64)).dtype == np.complex128

@@ -62,3 +62,21 @@ def test_complex_special_values_on_device(cp):
     assert np.isnan(a[0].real) and abs(a[0].imag) == np.pi / 2
     r = xp.to_numpy(xp.remainder(cp.asarray([0.0, -0.0]), cp.asarray([-2.0, -2.0])))
     assert np.all(np.signbit(r))
+
+
+def test_linalg_fixes_on_device(cp):
+    a = cp.asarray([[2.0, 0.0], [0.0, 3.0]], dtype=cp.float32)
+    res = xp.linalg.eig(a)
+    assert res.eigenvalues.dtype == np.complex64 and res.eigenvectors.dtype == np.complex64
+    np.testing.assert_allclose(np.sort(xp.to_numpy(res.eigenvalues).real), [2.0, 3.0])
+    assert xp.linalg.eigvals(a).dtype == np.complex64
+    x = xp.linalg.solve(a, cp.asarray([4.0, 9.0], dtype=cp.float32))
+    np.testing.assert_allclose(xp.to_numpy(x), [2.0, 3.0], rtol=1e-6)
+    stack = cp.stack([a, 2 * a])
+    y = xp.linalg.solve(stack, cp.asarray([[4.0], [9.0]], dtype=cp.float32))
+    assert y.shape == (2, 2, 1)
+    np.testing.assert_allclose(xp.to_numpy(y)[:, :, 0], [[2.0, 3.0], [1.0, 1.5]], rtol=1e-6)
+    empty = xp.linalg.solve(cp.empty((0, 0), dtype=cp.float32), cp.empty((0,), dtype=cp.float32))
+    assert empty.shape == (0,) and empty.dtype == np.float32
+    with pytest.raises(ValueError, match="linalg.solve: argument 'x2'"):
+        xp.linalg.solve(a, cp.ones(3, dtype=cp.float32))

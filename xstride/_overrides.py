@@ -5,6 +5,6 @@ the functions it implements (for example the elementwise engine and the reductio
 on CuPy arrays). None of them may import CuPy at import time.
 """
 
-from . import _fixes, _complex_special  # noqa: F401,E402  (conformance fixes)
+from . import _fixes, _complex_special, _linalg_fixes  # noqa: F401,E402  (conformance fixes)
 import xstride._host.elementwise, xstride._kernels.elementwise  # noqa: F401,E402  (issue 3: out= on NumPy; the elementwise engine on CuPy)
 import xstride._kernels.reductions, xstride._kernels.scans  # noqa: F401,E402  (issue 5: reductions and scans on CuPy; min/max empty error on NumPy)
