@@ -80,3 +80,12 @@ def test_linalg_fixes_on_device(cp):
     assert empty.shape == (0,) and empty.dtype == np.float32
     with pytest.raises(ValueError, match="linalg.solve: argument 'x2'"):
         xp.linalg.solve(a, cp.ones(3, dtype=cp.float32))
+
+
+def test_from_dlpack_copy_true_copies_on_device(cp):
+    a = cp.arange(4.0)
+    b = xp.from_dlpack(a, copy=True)
+    assert type(b) is cp.ndarray and b.data.ptr != a.data.ptr
+    cp.testing.assert_array_equal(a, b)
+    c = xp.from_dlpack(a)
+    assert c.data.ptr == a.data.ptr  # no copy asked: zero-copy

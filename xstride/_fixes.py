@@ -19,7 +19,8 @@ from . import _backend
 from ._dispatch import register
 from ._errors import value_error
 
-__all__ = ["finfo_object", "finfo", "floor_divide", "remainder", "asarray", "full", "full_like"]
+__all__ = ["finfo_object", "finfo", "floor_divide", "remainder", "asarray", "from_dlpack", "full",
+           "full_like"]
 
 
 def _module_of(*xs):
@@ -140,6 +141,18 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, **kwargs):
     return res
 
 
+def from_dlpack(x, /, *, device=None, copy=None):
+    """``from_dlpack`` on CuPy: ``copy=True`` to the same device makes a device copy.
+
+    CuPy's ``__dlpack__`` refuses ``copy=True`` unless the copy goes to the host; the
+    standard asks for a copy. Import without copying, then copy on the device.
+    """
+    impl = _backend.namespace("cupy").from_dlpack
+    if copy is True and device is None:
+        return impl(x).copy()
+    return impl(x, device=device, copy=copy)
+
+
 def full(shape, fill_value, *, dtype=None, device=None):
     """``full`` on CuPy, keeping the sign of a ``-0.0`` fill value."""
     impl = _backend.namespace("cupy").full
@@ -161,4 +174,5 @@ del _backend_name
 register("remainder", "cupy")(remainder)
 register("full", "cupy")(full)
 register("asarray", "cupy")(asarray)
+register("from_dlpack", "cupy")(from_dlpack)
 register("full_like", "cupy")(full_like)
