@@ -12,9 +12,22 @@ import platform
 import statistics
 import sys
 import time
+import traceback
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+def try_row(rows, label, fn) -> None:
+    """Append ``fn()`` to ``rows``; on an exception, a row saying what failed instead.
+
+    One failing case must not hide the others: the traceback goes to stderr.
+    """
+    try:
+        rows.append(fn())
+    except Exception as exc:
+        traceback.print_exc()
+        rows.append([label, f"FAILED: {type(exc).__name__}: {exc}"[:120]])
 
 
 def time_gpu(fn, reps: int = 20, warmup: int = 3) -> float:

@@ -10,21 +10,12 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
 
 import numpy as np
 
-from _common import copy_ceiling, header, print_table, time_cpu, time_gpu
+from _common import copy_ceiling, header, print_table, time_cpu, time_gpu, try_row
 
 from xstride import algorithms as alg
-
-
-def _try(rows, label, fn):
-    try:
-        rows.append(fn())
-    except Exception as exc:  # keep the other rows; say what failed
-        traceback.print_exc()
-        rows.append([label, f"FAILED: {type(exc).__name__}: {exc}"[:120]])
 
 
 def device_rows(cp):
@@ -69,11 +60,11 @@ def device_rows(cp):
             return rate(f"device morton_keys kernel only, {method} kernel{mark}{tag}", t)
         return f
 
-    _try(rows, "keys kernel rows", kernel_row("rows"))
-    _try(rows, "keys kernel strided", kernel_row("strided"))
+    try_row(rows, "keys kernel rows", kernel_row("rows"))
+    try_row(rows, "keys kernel strided", kernel_row("strided"))
 
-    _try(rows, "device morton_keys e2e rows", keys_row("rows"))
-    _try(rows, "device morton_keys e2e strided", keys_row("strided"))
+    try_row(rows, "device morton_keys e2e rows", keys_row("rows"))
+    try_row(rows, "device morton_keys e2e strided", keys_row("strided"))
 
     payload = cp.arange(n, dtype=cp.int64)[::-1].copy()
 
@@ -108,9 +99,9 @@ def device_rows(cp):
 
     if os.environ.get("XSTRIDE_BENCH_MORTON_SORT", "1") == "0":
         return rows
-    _try(rows, "sort morton levels 10", lambda: sort_row("Morton keys, levels 10", keys_at(10)))
-    _try(rows, "sort morton levels 21", lambda: sort_row("Morton keys, levels 21", keys_at(21)))
-    _try(rows, "sort random 64-bit",
+    try_row(rows, "sort morton levels 10", lambda: sort_row("Morton keys, levels 10", keys_at(10)))
+    try_row(rows, "sort morton levels 21", lambda: sort_row("Morton keys, levels 21", keys_at(21)))
+    try_row(rows, "sort random 64-bit",
          lambda: sort_row("random 64-bit keys", rng.integers(0, 2**63, size=n, dtype=cp.int64)
                           .view(cp.uint64) * cp.uint64(2)))
     return rows

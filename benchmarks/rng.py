@@ -14,21 +14,12 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
 
 import numpy as np
 
-from _common import copy_ceiling, header, print_table, time_cpu, time_gpu
+from _common import copy_ceiling, header, print_table, time_cpu, time_gpu, try_row
 
 from xstride import rng
-
-
-def _try(rows, label, fn):
-    try:
-        rows.append(fn())
-    except Exception as exc:  # keep the other rows; say what failed
-        traceback.print_exc()
-        rows.append([label, f"FAILED: {type(exc).__name__}: {exc}"[:120]])
 
 
 def device_rows(cp):
@@ -62,7 +53,7 @@ def device_rows(cp):
         if kind != "uniform":
             continue
         mark = " (default)" if default_u[kind] == unroll else ""
-        _try(rows, f"pairs {kind} u{unroll}",
+        try_row(rows, f"pairs {kind} u{unroll}",
              gen_row(kind, unroll, f"device xstride Philox.uniform: 2 per block, unroll "
                      f"{unroll}{mark}", t_cupy, "CuPy"))
 
@@ -72,7 +63,7 @@ def device_rows(cp):
         return row("device xstride Philox.uniform (public call, default)", t, 8 * n, t_cupy,
                    "CuPy")
 
-    _try(rows, "device Philox.uniform", gen_public)
+    try_row(rows, "device Philox.uniform", gen_public)
 
     def one_per_block(fast, label):
         def f():
@@ -81,9 +72,9 @@ def device_rows(cp):
             return row(label, t, 8 * n, t_cupy, "CuPy")
         return f
 
-    _try(rows, "1 per block general", one_per_block(
+    try_row(rows, "1 per block general", one_per_block(
         False, "before: 1 value per block, counters in-kernel, general kernel"))
-    _try(rows, "1 per block fast", one_per_block(
+    try_row(rows, "1 per block fast", one_per_block(
         True, "1 value per block, counters in-kernel, fast kernel"))
 
     def arr_row(fast, label):
@@ -94,9 +85,9 @@ def device_rows(cp):
             return row(label, t, 16 * n, t_cupy, "CuPy")
         return f
 
-    _try(rows, "philox_uniform array fast", arr_row(
+    try_row(rows, "philox_uniform array fast", arr_row(
         True, "philox_uniform(seed, 0, uint64 counter array), fast kernel (default)"))
-    _try(rows, "philox_uniform array general", arr_row(
+    try_row(rows, "philox_uniform array general", arr_row(
         False, "before: philox_uniform(seed, 0, counter array), general kernel"))
 
     rows.append(row("device cupy default_rng().standard_normal, 2**28", t_cupy_n, 8 * n,
@@ -105,7 +96,7 @@ def device_rows(cp):
         if kind != "normal":
             continue
         mark = " (default)" if default_u[kind] == unroll else ""
-        _try(rows, f"pairs {kind} u{unroll}",
+        try_row(rows, f"pairs {kind} u{unroll}",
              gen_row(kind, unroll, f"device xstride Philox.normal: pairs kernel, unroll "
                      f"{unroll}{mark}", t_cupy_n, "CuPy normal"))
 
@@ -115,7 +106,7 @@ def device_rows(cp):
         return row("device xstride Philox.normal (public call, default)", t, 8 * n, t_cupy_n,
                    "CuPy normal")
 
-    _try(rows, "device Philox.normal", normal_public)
+    try_row(rows, "device Philox.normal", normal_public)
 
     def normal_before():
         def f():
@@ -125,7 +116,7 @@ def device_rows(cp):
         return row("before: normal2 general kernel + interleave copy", t, 8 * n, t_cupy_n,
                    "CuPy normal")
 
-    _try(rows, "normal before", normal_before)
+    try_row(rows, "normal before", normal_before)
     rows.append(["device copy ceiling (read + write)", "", f"{ceiling:.0f} GB/s", "1.00 of copy",
                  ""])
     return rows
