@@ -18,6 +18,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
+def cupy_or_none():
+    """The ``cupy`` module when a device answers, else ``None`` (and say why)."""
+    from xstride._backend import load_cupy
+
+    try:
+        return load_cupy()
+    except RuntimeError as exc:
+        print(f"(device rows skipped: {exc})")
+        return None
+
+
 def try_row(rows, label, fn) -> None:
     """Append ``fn()`` to ``rows``; on an exception, a row saying what failed instead.
 

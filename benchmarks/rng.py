@@ -17,7 +17,7 @@ import sys
 
 import numpy as np
 
-from _common import copy_ceiling, header, print_table, time_cpu, time_gpu, try_row
+from _common import copy_ceiling, header, print_table, time_cpu, time_gpu, try_row, cupy_or_none
 
 from xstride import rng
 
@@ -154,13 +154,7 @@ def host_rows():
 
 
 def main() -> int:
-    cupy = None
-    try:
-        from xstride._backend import load_cupy
-
-        cupy = load_cupy()
-    except RuntimeError as exc:
-        print(f"(device rows skipped: {exc})")
+    cupy = cupy_or_none()
     print(header("benchmarks/rng.py"))
     rows = device_rows(cupy) if cupy is not None else []
     rows += host_rows()
