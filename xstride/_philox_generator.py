@@ -94,7 +94,7 @@ class Philox:
     """
 
     def __init__(self, seed, stream=0, *, backend=None):
-        from .rng import _check_int
+        from ._rng_args import _check_int
 
         self.seed = _check_int("Philox", "seed", seed, _LIMIT - 1, "2**64 - 1")
         self.stream = _check_int("Philox", "stream", stream, _LIMIT - 1, "2**64 - 1")
@@ -159,7 +159,7 @@ class Philox:
     # -------------------------------------------------------------- draws
     def uniform(self, shape=()):
         """Float64 uniforms in [0, 1) of ``shape``, two per counter (see the class notes)."""
-        from .rng import _fill_pairs
+        from ._rng_args import _fill_pairs
 
         shape = _shape("Philox.uniform", shape)
         n = math.prod(shape)
@@ -169,7 +169,7 @@ class Philox:
 
     def normal(self, shape=()):
         """Float64 standard normals of ``shape``, two per counter (Box–Muller pairs)."""
-        from .rng import _fill_pairs
+        from ._rng_args import _fill_pairs
 
         shape = _shape("Philox.normal", shape)
         n = math.prod(shape)

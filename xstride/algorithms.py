@@ -17,7 +17,7 @@ import operator
 
 import numpy as np
 
-from ._backend import array_module, backend_of, backend_of_array
+from ._backend import array_module, backend_of
 from ._errors import type_error, value_error
 
 __all__ = [
@@ -29,59 +29,16 @@ __all__ = [
     "sort_by_key",
 ]
 
-#: Deepest tree level per dimension: 2-D keys hold 2 x 32 bits, 3-D keys 3 x 21 bits.
-MAX_MORTON_LEVELS = {2: 32, 3: 21}
+from ._algorithm_args import MAX_MORTON_LEVELS  # noqa: E402
+from ._algorithm_args import (  # noqa: E402
+    _levels,
+    _host_vector,
+    _as_array,
+    _integer_array,
+    _nonfinite,
+)
 
 
-# --------------------------------------------------------------------- argument checks
-def _levels(func: str, levels, ndim: int) -> int:
-    if isinstance(levels, (bool, np.bool_)):
-        raise type_error(func, "levels", levels, "an int")
-    try:
-        value = operator.index(levels)
-    except TypeError:
-        raise type_error(func, "levels", levels, "an int") from None
-    top = MAX_MORTON_LEVELS[ndim]
-    if not 1 <= value <= top:
-        raise value_error(func, "levels", f"must be in 1..{top} for {ndim}-D keys; got {value}")
-    return value
-
-
-def _host_vector(func: str, name: str, value) -> np.ndarray:
-    """A bound (lower/upper) as a float64 NumPy vector; CuPy arrays are copied to the host."""
-    if backend_of_array(value) == "cupy":
-        value = value.get()
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise type_error(func, name, value, "a sequence of 2 or 3 real numbers") from None
-    if arr.ndim != 1:
-        raise value_error(func, name, f"must be a sequence of 2 or 3 numbers; got shape {arr.shape}")
-    if not np.isfinite(arr).all():
-        raise value_error(func, name, f"must be finite; got {arr.tolist()}")
-    return arr
-
-
-def _as_array(func: str, name: str, value, backend: str):
-    xp = array_module(backend)
-    if backend_of_array(value) is not None:
-        return value
-    try:
-        return xp.asarray(value)
-    except Exception:
-        raise type_error(func, name, value, "an array") from None
-
-
-def _integer_array(func: str, name: str, value, backend: str):
-    arr = _as_array(func, name, value, backend)
-    if arr.dtype == object:
-        raise value_error(func, name, "holds integers outside the 64-bit range")
-    if arr.dtype.kind not in "iu":
-        raise type_error(func, name, arr, "an integer dtype (signed or unsigned, not bool)")
-    return arr
-
-
-# --------------------------------------------------------------------- Morton
 def morton_scales(lower, upper, levels) -> np.ndarray:
     """Cells per unit length on each axis: ``2**levels / (upper - lower)``, float64.
 
@@ -201,12 +158,6 @@ def morton_keys(positions, lower, upper, levels):
     if bad >= 0:
         raise _nonfinite(func, bad, pos[bad].get())
     return keys
-
-
-def _nonfinite(func: str, row: int, values) -> ValueError:
-    return value_error(func, "positions", f"has a NaN or infinite coordinate in row {row} "
-                                          f"({np.asarray(values).tolist()}); "
-                                          "Morton keys need finite positions")
 
 
 def morton_encode(ix, iy, iz=None, *, levels=None):
