@@ -371,7 +371,7 @@ def _tiled_walk_body(ops, arrays, body, trans, tile, nops, off32, rest32, rest_a
           "        td[k] = (OFF)(i0b + tx) * (OFF)p.s0[k] + (OFF)(i1b + ty) * (OFF)p.s1[k];",
           "        tt[k] = (OFF)(i0b + ty) * (OFF)p.s0[k] + (OFF)(i1b + tx) * (OFF)p.s1[k];",
           "      }",
-          f"      for (RIDX rc = blockIdx.y; rc < (RIDX)__xs_nchunks; rc += gridDim.y) {{",
+          "      for (RIDX rc = blockIdx.y; rc < (RIDX)__xs_nchunks; rc += gridDim.y) {",
           "        const RIDX r0 = rc * (RIDX)__xs_r;",
           "        const RIDX r1 = (long long)r0 + __xs_r < __xs_rest ? r0 + (RIDX)__xs_r : (RIDX)__xs_rest;",
           "        if (full) {",

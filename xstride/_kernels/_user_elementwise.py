@@ -12,7 +12,6 @@ Not supported (``NotImplementedError``): ``raw`` parameters, ``reduce``-style op
 from __future__ import annotations
 
 import re
-import sys
 
 import numpy as np
 

@@ -220,7 +220,7 @@ def astype(x, dtype, /, *, copy=True, device=None):
         return x.astype(dt, copy=True)
     out = _ex.alloc_like_inputs(cupy, x.shape, dt, [x])
     specs = [_ex.operand("r", dt, kind="out"), _ex.operand("a", x.dtype, dt)]
-    _ex.launch("astype", f"r = a;", specs, [out], [x], resolve_overlap=False)
+    _ex.launch("astype", "r = a;", specs, [out], [x], resolve_overlap=False)
     return out
 
 
