@@ -151,3 +151,19 @@ def test_positional_fast_path_and_keyword_path_agree():
     np.testing.assert_array_equal(xp.where(a > 2, a, 0.0), np.where(a > 2, a, 0.0))
     assert xp.asarray([1, 2], dtype=xp.float32).dtype == np.float32
     assert xp.asarray([1, 2]).dtype == np.int64
+
+
+def test_backend_by_exact_type(monkeypatch):
+    from xstride._dispatch import _backend_by_type
+
+    fake = _FakeCupyModule()
+    monkeypatch.setitem(sys.modules, "cupy", fake)
+    d, h = fake.ndarray((2,)), np.ones(2)
+    assert _backend_by_type((h, 2.0, None)) == "numpy"
+    assert _backend_by_type((d, 3)) == "cupy"
+    assert _backend_by_type((1, 2.0)) is None  # no array: the active backend decides
+    assert _backend_by_type((h, d)) is None  # mixed: the full check raises
+    assert _backend_by_type(([h],)) is None  # a sequence: the full check looks inside
+    assert _backend_by_type((np.float64(1.0), h)) is None  # NumPy scalar: full check
+    np.testing.assert_array_equal(xp.add(np.float64(1.0), h), 2 * h)
+    np.testing.assert_array_equal(xp.add(h, h), 2 * h)

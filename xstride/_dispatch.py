@@ -18,6 +18,8 @@ import functools
 import inspect
 import sys
 
+import numpy as np
+
 from . import _backend
 
 __all__ = ["register", "implementation", "follower", "creator", "param_names"]
@@ -93,6 +95,38 @@ def param_names(fn) -> tuple[str, ...]:
     )
 
 
+# Exact type -> backend, for the common call with plain arrays and Python scalars.
+# ``None`` marks types that name no backend. CuPy's array type is added once CuPy is
+# imported (checked on the way, so a user's own ``import cupy`` is seen too).
+_BY_TYPE: dict[type, str | None] = {
+    np.ndarray: "numpy", int: None, float: None, complex: None, bool: None, type(None): None,
+}
+_MISSING = object()
+
+
+def _backend_by_type(args):
+    """Backend of positional ``args`` from their exact types, or ``None`` to look closer.
+
+    ``None`` when an argument's type is not in the table (sequences, subclasses,
+    NumPy scalars...), when backends are mixed (the full check then raises), or when
+    no argument is an array.
+    """
+    found = None
+    for a in args:
+        kind = _BY_TYPE.get(type(a), _MISSING)
+        if kind is _MISSING:
+            ct = _backend.cupy_ndarray()
+            if ct is None or type(a) is not ct:
+                return None
+            _BY_TYPE[ct] = kind = "cupy"
+        if kind is not None:
+            if found is None:
+                found = kind
+            elif kind != found:
+                return None
+    return found
+
+
 def _named(params, args, kwargs):
     for i, a in enumerate(args):
         yield (params[i] if i < len(params) else f"argument {i}"), a
@@ -129,7 +163,11 @@ def follower(qualname: str, module: str = "xstride"):
             if kwargs:
                 return np_table[qualname](*args, **kwargs)
             return np_positional[qualname](*args)
-        backend = _backend.backend_of(qualname, _named(params, args, kwargs))
+        backend = None if kwargs else _backend_by_type(args)
+        if backend is None:  # keywords, sequences, other types, mixed: the full check
+            backend = _backend.backend_of(qualname, _named(params, args, kwargs))
+        if backend == "numpy" and not kwargs:
+            return np_positional[qualname](*args)
         return implementation(backend, qualname)(*args, **kwargs)
 
     return _finish(wrapper, reference, qualname, module)
