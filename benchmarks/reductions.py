@@ -11,7 +11,7 @@ Also printed: "back-to-back / copy" (ten calls queued between two events: the de
 time when the host keeps ahead) and "host us" (host time of one call: the GPU idles
 for it when a call starts on an idle stream, as in the timed single calls).
 
-Usage: python benchmarks/reductions.py [--n 640] [--sweep]
+Usage: python benchmarks/reductions.py [--n 640] [--sweep] [--only SUBSTRING]
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=640, help="edge of the cube (default 640)")
     ap.add_argument("--sweep", action="store_true",
                     help="also time the kernel variants (xstride._kernels._reduce_common.VARIANTS)")
+    ap.add_argument("--only", default="",
+                    help="time only the cases whose name contains this text (e.g. cumulative)")
     args = ap.parse_args()
 
     import cupy as cp
@@ -53,6 +55,7 @@ def main() -> None:
         (f"cumulative_sum(rows of {n}, axis=1)", 2, lambda: xp.cumulative_sum(rows, axis=1),
          lambda: cp.cumsum(rows, axis=1)),
     ]
+    cases = [c for c in cases if args.only in c[0]]
     print(header("reductions and scans, float32 %dx%dx%d" % (n, n, n)))
     print(f"copy ceiling: {copy:.0f} GB/s (read + write, {nbytes / 2**30:.2f} GiB)")
     table = []
@@ -115,7 +118,8 @@ def sweep(cases, nbytes, copy) -> None:
     red = {"rows_block": rc.VARIANTS["rows_block"], "cols": rc.VARIANTS["cols"],
            "rows_warp": rc.VARIANTS["rows_warp"]}
     lookback = [{"lookback": "v1"}] + [
-        {"lookback": "v2", "lookback_items": i, "lookback_minb": m}
+        {"lookback": v, "lookback_items": i, "lookback_minb": m}
+        for v in ("v2", "v3")
         for i in rc.VARIANTS["lookback_items"] for m in rc.VARIANTS["lookback_minb"]]
     variants = {
         "sum(x)": [{"rows_block": v} for v in red["rows_block"]],

@@ -29,16 +29,20 @@ __all__ = [
 #: scan); ``lookback`` ("v2": tiles by block index, warp-transposed coalesced loads,
 #: ``lookback_items`` elements per thread for 4-byte types (halved for 8-byte ones),
 #: MINB ``lookback_minb``; "v1": the original tile-counter kernel, 16 per thread);
-#: ``lookback_q`` (look-back window, in warps of 32 tiles).
+#: ``lookback_q`` (look-back window, in warps of 32 tiles); "v3": v2's tiles with the
+#: grouped one-round-trip look-back (``lookback_group`` tiles per group,
+#: ``lookback_window`` groups inspected per round; both at most 32).
 TUNING = {
     "rows_warp": (3, 8),
     "rows_block": (3, 8),
     "cols": (3, 8),
     "scan_rows": 4,
-    "lookback": "v2",
+    "lookback": "v3",
     "lookback_items": 32,
     "lookback_minb": 3,
     "lookback_q": 4,
+    "lookback_group": 32,
+    "lookback_window": 32,
 }
 
 #: The variants each knob can take (tested on the GPU; the benchmark's --sweep).
@@ -46,9 +50,11 @@ VARIANTS = {
     "rows_warp": [(6, 1), (4, 4), (3, 8)],
     "rows_block": [(1, 1), (4, 4), (3, 8)],
     "cols": [(6, 1), (4, 4), (3, 8)],
-    "lookback": ["v1", "v2"],
+    "lookback": ["v1", "v2", "v3"],
     "lookback_items": [16, 32],
     "lookback_minb": [3, 4],
+    "lookback_group": [32, 4],
+    "lookback_window": [32, 2],
 }
 
 _HERE = Path(__file__).resolve().parent

@@ -30,7 +30,7 @@ class _Recipe:
     """Launch data of one kind of scan call, computed once (see reductions._Recipe)."""
 
     __slots__ = ("plan", "fn", "desc", "grid", "ntiles", "tiles_per_row", "nelems",
-                 "out_strides_bytes", "acc")
+                 "out_strides_bytes", "acc", "variant", "ngroups", "groups_per_row")
 
 
 _RECIPES: dict = {}
@@ -53,6 +53,40 @@ class _Flags:
 
 _FLAGS: dict = {}
 _EPOCH_LIMIT = (1 << 30) - 1
+
+
+class _Descs:
+    """Per (device, stream) look-back state of the v3 kernel: 16-byte descriptors
+    (tag and value together) of the tiles and of the tile groups, in one zeroed buffer
+    reused from launch to launch through the epoch in each tag."""
+
+    __slots__ = ("buf", "epoch", "views")
+
+    def __init__(self):
+        self.buf = None
+        self.epoch = 0
+        self.views = {}
+
+
+_DESCS: dict = {}
+
+
+def _lookback3_state(cp, device_id: int, ntiles: int, ngroups: int):
+    """(tile descriptors, group descriptors, epoch) for one v3 launch."""
+    key = (device_id, cp.cuda.get_current_stream().ptr)
+    st = _DESCS.get(key)
+    if st is None:
+        st = _DESCS[key] = _Descs()
+    words = 2 * (ntiles + ngroups)
+    if st.buf is None or st.buf.size < words or st.epoch >= _EPOCH_LIMIT:
+        st.buf = cp.zeros(max(words, 8192), dtype=np.uint64)
+        st.epoch = 0
+        st.views = {}
+    st.epoch += 1
+    views = st.views.get((ntiles, ngroups))
+    if views is None:
+        views = st.views[(ntiles, ngroups)] = (st.buf[:2 * ntiles], st.buf[2 * ntiles:words])
+    return views[0], views[1], st.epoch
 
 
 def _lookback_state(cp, device_id: int, ntiles: int, acc: np.dtype):
@@ -104,8 +138,18 @@ def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Rec
                               tail=(plan.nk, plan.s_in, plan.s_out, int(plan.include_initial)))
     tin, tacc, tout = rc.CTYPE[np.dtype(x.dtype)], rc.CTYPE[acc], rc.CTYPE[out_dt]
     sm = rc.sm_count()
+    rec.variant = rc.TUNING["lookback"]
     if plan.strategy == "lookback":
-        if rc.TUNING["lookback"] == "v2":
+        if rec.variant == "v3":
+            items = _lookback_items(np.dtype(x.dtype), out_dt)
+            grp = int(rc.TUNING["lookback_group"])
+            expr = (f"xs_scan_lookback3<{_OPS[op]}, {tin}, {tacc}, {tout}, {cap}, {items}, "
+                    f"{rc.TUNING['lookback_minb']}, {grp}, {rc.TUNING['lookback_window']}>")
+            tile = 256 * items
+            rec.tiles_per_row = -(-plan.length // tile)
+            rec.groups_per_row = -(-rec.tiles_per_row // grp)
+            rec.ngroups = plan.nrows * rec.groups_per_row
+        elif rec.variant == "v2":
             items = _lookback_items(np.dtype(x.dtype), out_dt)
             expr = (f"xs_scan_lookback2<{_OPS[op]}, {tin}, {tacc}, {tout}, {cap}, {items}, "
                     f"{rc.TUNING['lookback_q']}, {rc.TUNING['lookback_minb']}>")
@@ -165,7 +209,12 @@ def scan(func: str, op: str, x, axis, dtype, include_initial):
         ptr = np.uint64(x.data.ptr + plan.offset * x.itemsize)
         optr = np.uint64(buf.data.ptr)
         length = np.int64(plan.length)
-        if plan.strategy == "lookback" and rc.TUNING["lookback"] == "v2":
+        if plan.strategy == "lookback" and rec.variant == "v3":
+            tdesc, gdesc, epoch = _lookback3_state(cp, x.data.device_id, rec.ntiles, rec.ngroups)
+            rec.fn(rec.grid, (256,), (ptr, optr, rec.desc, length, np.int64(rec.tiles_per_row),
+                                      np.int64(rec.groups_per_row), tdesc, gdesc,
+                                      np.uint32(epoch)))
+        elif plan.strategy == "lookback" and rec.variant == "v2":
             flags, epoch, aggs, incls = _lookback_state(cp, x.data.device_id, rec.ntiles, rec.acc)
             rec.fn(rec.grid, (256,), (ptr, optr, rec.desc, length, np.int64(rec.tiles_per_row),
                                       flags, aggs, incls, np.uint32(epoch)))
