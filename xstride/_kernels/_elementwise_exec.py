@@ -11,11 +11,26 @@ Overlap rules (NumPy's answer for in-place updates): an input whose bytes overla
 output's bytes, and that is not element-for-element the same view as that output, is
 copied to a fresh buffer first. An output that overlaps itself is refused.
 
+Two caches (``docs/elementwise.md``, "Host cost"):
+
+- ``_launch_cache``: launch key (kernel tag, body, operand specs, every array's shape,
+  strides, dtype and data pointer modulo 16, the tiled kernel variant and grid limit)
+  -> ``(function, grid, block, leading arguments, path)``.
+- ``_calls``: the whole call of a registered function (:func:`call_key`: function,
+  every argument's dtype, shape, strides and pointer modulo 16 or scalar type, the same
+  facts of ``out``) -> the launch entry plus what the call needs besides it (how to
+  allocate the output, how to convert scalars, the byte extents for the overlap test).
+  :func:`run_cached` replays it; only pointer facts are checked per call.
+
+``CACHE = False`` (or ``XSTRIDE_EW_CACHE=0`` in the environment at import) turns both
+off: every call plans, and looks the compiled module up by its source, again.
+
 Imports CuPy only when called.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
 import numpy as np
@@ -25,9 +40,26 @@ from ..layout import Layout
 from ._compile import raw_module
 from ._elementwise_source import BLOCK, C_TYPES, UNROLL, Operand, kernel_source
 
-__all__ = ["launch", "alloc_like_inputs", "byte_range", "check_out", "ctype"]
+__all__ = ["launch", "alloc_like_inputs", "byte_range", "check_out", "ctype", "call_key",
+           "run_cached", "remember", "clear_caches", "CACHE"]
 
-_launch_cache: dict = {}
+#: Cache switch: False plans every call again (``XSTRIDE_EW_CACHE=0`` at import).
+CACHE = os.environ.get("XSTRIDE_EW_CACHE", "1").strip() != "0"
+#: Bound on the entries of each cache (a full cache is emptied, then refilled).
+_CACHE_MAX = 8192
+#: call key -> _Call (see run_cached)
+_calls: dict = {}
+
+
+class _LaunchCache(dict):
+    """``dict`` of launch entries; ``clear()`` also empties the call cache built on it."""
+
+    def clear(self):
+        super().clear()
+        _calls.clear()
+
+
+_launch_cache: dict = _LaunchCache()
 #: Path of the most recent launch ("flat", "rows", "tiled", "nd", "empty"): for tests
 #: and the benchmark.
 last_kind: str | None = None
@@ -67,9 +99,28 @@ _INT32_LIMIT = (1 << 31) - 1
 _SMEM_LIMIT = 48 * 1024
 
 
+_ctype_cache: dict = {}
+
+
 def ctype(dt) -> str | None:
     """C type of a NumPy dtype in the engine, or None when the engine lacks it."""
-    return C_TYPES.get(np.dtype(dt).name)
+    try:
+        return _ctype_cache[dt]
+    except (KeyError, TypeError):  # not seen yet, or unhashable (np.dtype raises then)
+        c = C_TYPES.get(np.dtype(dt).name)
+        try:
+            if len(_ctype_cache) < 1024:
+                _ctype_cache[dt] = c
+        except TypeError:
+            pass
+        return c
+
+
+def clear_caches() -> None:
+    """Empty the launch and call caches (after changing ``tiled_variant`` etc.)."""
+    _launch_cache.clear()
+    _calls.clear()
+    _order_cache.clear()
 
 
 def byte_range(a) -> tuple[int, int]:
@@ -115,22 +166,34 @@ def _bstrides(shape, a):
     return out
 
 
-def alloc_like_inputs(cupy, shape, dtype, arrays):
-    """A new CuPy array of ``shape``/``dtype`` laid out in the inputs' axis order (K)."""
-    shape = tuple(shape)
+def _alloc_layout(shape, arrays):
+    """``(allocation shape, transpose axes or None)`` of a new output in the inputs' order."""
     key = (shape, tuple((a.shape, a.strides) for a in arrays))
-    order = _order_cache.get(key)
-    if order is None:
+    got = _order_cache.get(key)
+    if got is None:
         order = _plan.result_axis_order(shape, [_bstrides(shape, a) for a in arrays])
+        if order == tuple(range(len(shape))):
+            got = (shape, None)
+        else:
+            inv = [0] * len(order)
+            for i, a in enumerate(order):
+                inv[a] = i
+            got = (tuple(shape[a] for a in order), tuple(inv))
         if len(_order_cache) < 4096:
-            _order_cache[key] = order
-    if order == tuple(range(len(shape))):
-        return cupy.empty(shape, dtype=dtype)
-    base = cupy.empty(tuple(shape[a] for a in order), dtype=dtype)
-    inv = [0] * len(order)
-    for i, a in enumerate(order):
-        inv[a] = i
-    return base.transpose(inv)
+            _order_cache[key] = got
+    return got
+
+
+def alloc_like_inputs(cupy, shape, dtype, arrays, layout=None):
+    """A new CuPy array of ``shape``/``dtype`` laid out in the inputs' axis order (K).
+
+    ``layout``: a list that receives ``(allocation shape, transpose axes or None)``.
+    """
+    ashape, perm = got = _alloc_layout(tuple(shape), arrays)
+    if layout is not None:
+        layout.append(got)
+    base = cupy.empty(ashape, dtype=dtype)
+    return base if perm is None else base.transpose(perm)
 
 
 def _resolve_overlap(cupy, outs, ins):
@@ -168,23 +231,170 @@ def launch(tag: str, body: str, specs, outs, ins, *, keep_order: bool = False,
         Outputs, all of one shape, checked by the caller.
     ins : list of cupy.ndarray or NumPy scalars
         Arrays broadcast to the output shape; scalars are passed by value.
+
+    Returns
+    -------
+    entry : tuple
+        ``(function or None, grid, block, leading arguments, path)``, the launch entry.
+    copied : bool
+        An input overlapped an output and was copied first.
     """
     cupy = sys.modules["cupy"]
+    copied = False
     if resolve_overlap:
-        ins = _resolve_overlap(cupy, outs, ins)
+        fixed = _resolve_overlap(cupy, outs, ins)
+        copied = any(a is not b for a, b in zip(fixed, ins))
+        ins = fixed
     arrays = list(outs) + [x for x in ins if isinstance(x, cupy.ndarray)]
-    key = (tag, body, tuple(specs), keep_order, preamble, index_var,
-           tuple((a.shape, a.strides, a.dtype.char, a.data.ptr % 16) for a in arrays))
-    entry = _launch_cache.get(key)
-    if entry is None:
+    if CACHE:
+        key = (tag, body, tuple(specs), keep_order, preamble, index_var, tiled_variant,
+               _MAX_GRID_YZ,
+               tuple((a.shape, a.strides, a.dtype.char, a.data.ptr % 16) for a in arrays))
+        entry = _launch_cache.get(key)
+        if entry is None:
+            entry = _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var)
+            if len(_launch_cache) >= _CACHE_MAX:
+                _launch_cache.clear()
+            _launch_cache[key] = entry
+    else:
         entry = _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var)
-        _launch_cache[key] = entry
     fn, grid, block, args, kind = entry
     global last_kind
     last_kind = kind
-    if fn is None:
-        return
-    fn(grid, block, (*args, *outs, *ins))
+    if fn is not None:
+        fn(grid, block, (*args, *outs, *ins))
+    return entry, copied
+
+
+# ------------------------------------------------------------------ the call cache
+_SCALAR_TYPES = frozenset((bool, int, float, complex))
+
+
+def call_key(tag, args, out, nd):
+    """Cache key of a call of a registered function, or None when it is not cached.
+
+    ``tag`` names the function (and anything else its result depends on that is not
+    an argument); ``nd`` is ``cupy.ndarray``. Arrays (exactly ``nd``, not subclasses)
+    contribute dtype, shape, byte strides and ``data.ptr % 16`` (all the alignment
+    facts a plan reads: vector widths are at most 16 bytes); Python scalars their
+    type (their value is converted per call); ``out`` the same facts, or None.
+    The tiled kernel variant and grid limit are part of the key too.
+    """
+    if out is None:
+        key = [tag, tiled_variant, _MAX_GRID_YZ, None]
+    elif type(out) is nd:
+        key = [tag, tiled_variant, _MAX_GRID_YZ, out.dtype, out.shape, out.strides,
+               out.data.ptr & 15]
+    else:
+        return None
+    for v in args:
+        t = type(v)
+        if t is nd:
+            key += (v.dtype, v.shape, v.strides, v.data.ptr & 15)
+        elif t in _SCALAR_TYPES:
+            key.append(t)
+        else:
+            return None
+    return tuple(key)
+
+
+class _Call:
+    """A cached call: the launch entry and what the call does around it."""
+
+    __slots__ = ("fn", "grid", "block", "pre", "kind", "ashape", "perm", "dtype", "oalign",
+                 "olo", "ohi", "checks", "conv")
+
+
+def _rel_bytes(a):
+    """``(lo, hi)`` byte offsets of what ``a`` reaches, relative to its data pointer."""
+    lo = hi = 0
+    for n, s in zip(a.shape, a.strides):
+        d = (n - 1) * s
+        if d < 0:
+            lo += d
+        else:
+            hi += d
+    return lo, hi + a.itemsize
+
+
+def remember(key, entry, out, args, conv, alloc=None) -> None:
+    """Store the call ``key`` after a successful uncached run.
+
+    Parameters
+    ----------
+    key : tuple
+        From :func:`call_key` (not None).
+    entry : tuple
+        The launch entry :func:`launch` returned.
+    out : cupy.ndarray
+        The output the call wrote.
+    args : sequence
+        The call's arguments (arrays and Python scalars), in kernel order.
+    conv : sequence
+        Per argument: None for an array, else ``(function, dtype)`` that converts the
+        Python scalar (``function(value, dtype)``).
+    alloc : tuple, optional
+        ``(allocation shape, transpose axes or None)`` when the call allocated ``out``
+        (:func:`alloc_like_inputs`); None when ``out`` was given.
+    """
+    c = _Call()
+    c.fn, c.grid, c.block, c.pre, c.kind = entry
+    c.conv = tuple(conv) if any(cv is not None for cv in conv) else None
+    c.dtype = out.dtype
+    c.oalign = out.data.ptr & 15
+    c.olo = c.ohi = 0
+    c.checks = ()
+    if alloc is not None:
+        c.ashape, c.perm = alloc
+    else:
+        c.ashape = c.perm = None
+        if out.size:
+            c.olo, c.ohi = _rel_bytes(out)
+            checks = []
+            for i, x in enumerate(args):
+                if (c.conv is not None and c.conv[i] is not None) or not x.size:
+                    continue
+                same = (x.dtype == out.dtype and x.shape == out.shape
+                        and x.strides == out.strides)
+                checks.append((i, *_rel_bytes(x), same))
+            c.checks = tuple(checks)
+    if len(_calls) >= _CACHE_MAX:
+        _calls.clear()
+    _calls[key] = c
+
+
+def run_cached(key, args, out, cupy):
+    """Replay the cached call ``key``: the output, or None on a miss.
+
+    Per call this allocates a fresh output (and checks its pointer modulo 16), or, for
+    a given ``out``, tests every input's byte range against the output's (an input
+    that overlaps without being the same view is a miss: the uncached path copies it),
+    converts Python scalars, and launches.
+    """
+    c = _calls.get(key)
+    if c is None:
+        return None
+    if out is None:
+        out = cupy.empty(c.ashape, c.dtype)
+        if c.perm is not None:
+            out = out.transpose(c.perm)
+        if out.data.ptr & 15 != c.oalign:
+            return None
+    elif c.checks:
+        p = out.data.ptr
+        lo, hi = p + c.olo, p + c.ohi
+        for i, xlo, xhi, same in c.checks:
+            q = args[i].data.ptr
+            if q + xlo < hi and lo < q + xhi and not (same and q == p):
+                return None
+    conv = c.conv
+    if conv is not None:
+        args = [v if cv is None else cv[0](v, cv[1]) for v, cv in zip(args, conv)]
+    global last_kind
+    last_kind = c.kind
+    if c.fn is not None:
+        c.fn(c.grid, c.block, (*c.pre, out, *args))
+    return out
 
 
 def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var):

@@ -123,6 +123,13 @@ def _finish_out(func, res, out, cupy):
 def ufunc_call(func: str, args: tuple, out=None):
     """Run the standard elementwise function ``func`` on CuPy arrays / scalars."""
     cupy = _cupy()
+    key = None
+    if _ex.CACHE:
+        key = _ex.call_key(func, args, out, cupy.ndarray)
+        if key is not None:
+            got = _ex.run_cached(key, args, out, cupy)
+            if got is not None:
+                return got
     nin, expr = OPS[func]
     names = ("x1", "x2") if nin == 2 else ("x",)
     kinds = _classify(func, names, args, cupy)
@@ -140,8 +147,9 @@ def ufunc_call(func: str, args: tuple, out=None):
             break
     rdt = loop[-1]
     fresh = out is None
+    alloc = [] if fresh else None
     if fresh:
-        out = _ex.alloc_like_inputs(cupy, shape, rdt, arrays)
+        out = _ex.alloc_like_inputs(cupy, shape, rdt, arrays, alloc)
     else:
         _ex.check_out(func, out, shape, rdt, cupy)
     ckey = (func, kinds, out.dtype)
@@ -158,8 +166,17 @@ def ufunc_call(func: str, args: tuple, out=None):
     specs, body = cached
     ins = [a if isinstance(a, cupy.ndarray) else _scalar_to(a, ldt)
            for a, ldt in zip(args, loop[:nin])]
-    _ex.launch(func, body, specs, [out], ins, resolve_overlap=not fresh)
+    entry, copied = _ex.launch(func, body, specs, [out], ins, resolve_overlap=not fresh)
+    if key is not None and not copied:
+        conv = [None if isinstance(a, cupy.ndarray) else (_scalar_to, ldt)
+                for a, ldt in zip(args, loop[:nin])]
+        _ex.remember(key, entry, out, args, conv, alloc[0] if fresh else None)
     return out
+
+
+def _where_scalar(v, dt):
+    """``where``'s conversion of a Python scalar to the result dtype."""
+    return np.asarray(v).astype(dt)[()]
 
 
 def _where_dtype(kinds, values):
@@ -176,8 +193,16 @@ def _where_dtype(kinds, values):
 def where(condition, x1, x2, /, *, out=None):
     """``where`` of the standard on CuPy arrays (``out=`` is an xstride extension)."""
     cupy = _cupy()
-    kinds = _classify("where", ("condition", "x1", "x2"), (condition, x1, x2), cupy)
-    arrays = [a for a in (condition, x1, x2) if isinstance(a, cupy.ndarray)]
+    args = (condition, x1, x2)
+    key = None
+    if _ex.CACHE:
+        key = _ex.call_key("where", args, out, cupy.ndarray)
+        if key is not None:
+            got = _ex.run_cached(key, args, out, cupy)
+            if got is not None:
+                return got
+    kinds = _classify("where", ("condition", "x1", "x2"), args, cupy)
+    arrays = [a for a in args if isinstance(a, cupy.ndarray)]
     if not arrays:
         return _finish_out("where", _from_compat("cupy", "where")(condition, x1, x2), out, cupy)
     rdt = _where_dtype(kinds[1:], (x1, x2))
@@ -185,21 +210,26 @@ def where(condition, x1, x2, /, *, out=None):
             out is not None and isinstance(out, cupy.ndarray) and _ex.ctype(out.dtype) is None):
         return _finish_out("where", cupy.where(condition, x1, x2), out, cupy)
     shape = broadcast_shapes(*(a.shape for a in arrays), func="where")
+    alloc = [] if out is None else None
     if out is None:
-        out = _ex.alloc_like_inputs(cupy, shape, rdt, arrays)
+        out = _ex.alloc_like_inputs(cupy, shape, rdt, arrays, alloc)
     else:
         _ex.check_out("where", out, shape, rdt, cupy)
     specs = [_ex.operand("r", out.dtype, kind="out")]
-    ins = []
-    for i, (v, ldt) in enumerate(zip((condition, x1, x2), (np.dtype(bool), rdt, rdt))):
+    ins, conv = [], []
+    for i, (v, ldt) in enumerate(zip(args, (np.dtype(bool), rdt, rdt))):
         if isinstance(v, cupy.ndarray):
             specs.append(_ex.operand(_NAMES[i], v.dtype, ldt))
             ins.append(v)
+            conv.append(None)
         else:
             specs.append(_ex.operand(_NAMES[i], ldt, ldt, kind="scalar"))
-            ins.append(np.asarray(v).astype(ldt)[()])
+            ins.append(_where_scalar(v, ldt))
+            conv.append((_where_scalar, ldt))
     body = f"r = ({_ex.ctype(out.dtype)})(a ? b : c);"
-    _ex.launch("where", body, specs, [out], ins)
+    entry, copied = _ex.launch("where", body, specs, [out], ins)
+    if key is not None and not copied:
+        _ex.remember(key, entry, out, args, conv, alloc[0] if alloc is not None else None)
     return out
 
 
@@ -216,11 +246,21 @@ def astype(x, dtype, /, *, copy=True, device=None):
         return _from_compat("cupy", "astype")(x, dtype, copy=copy, device=device)
     if not copy and x.dtype == dt:
         return x
+    key = None
+    if _ex.CACHE:
+        key = _ex.call_key(("astype", dt), (x,), None, cupy.ndarray)
+        if key is not None:
+            got = _ex.run_cached(key, (x,), None, cupy)
+            if got is not None:
+                return got
     if _ex.ctype(dt) is None or _ex.ctype(x.dtype) is None:
         return x.astype(dt, copy=True)
-    out = _ex.alloc_like_inputs(cupy, x.shape, dt, [x])
+    alloc = []
+    out = _ex.alloc_like_inputs(cupy, x.shape, dt, [x], alloc)
     specs = [_ex.operand("r", dt, kind="out"), _ex.operand("a", x.dtype, dt)]
-    _ex.launch("astype", "r = a;", specs, [out], [x], resolve_overlap=False)
+    entry, _ = _ex.launch("astype", "r = a;", specs, [out], [x], resolve_overlap=False)
+    if key is not None:
+        _ex.remember(key, entry, out, (x,), (None,), alloc[0])
     return out
 
 
@@ -231,6 +271,11 @@ def copy_into(dst, src):
     destination give NumPy's answer (the source is read before anything is written).
     """
     cupy = _cupy()
+    key = None
+    if _ex.CACHE:
+        key = _ex.call_key("copy_into", (src,), dst, cupy.ndarray)
+        if key is not None and _ex.run_cached(key, (src,), dst, cupy) is not None:
+            return dst
     if not isinstance(dst, cupy.ndarray):
         raise type_error("copy_into", "dst", dst, "a cupy.ndarray")
     if isinstance(src, cupy.ndarray):
@@ -259,7 +304,10 @@ def copy_into(dst, src):
         specs = [_ex.operand("r", dst.dtype, kind="out"),
                  _ex.operand("a", dst.dtype, dst.dtype, kind="scalar")]
         ins = [_scalar_to(src, dst.dtype)]
-    _ex.launch("copy", "r = a;", specs, [dst], ins)
+    entry, copied = _ex.launch("copy", "r = a;", specs, [dst], ins)
+    if key is not None and not copied:
+        conv = [None] if isinstance(src, cupy.ndarray) else [(_scalar_to, dst.dtype)]
+        _ex.remember(key, entry, dst, (src,), conv)
     return dst
 
 
