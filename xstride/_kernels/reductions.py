@@ -71,16 +71,16 @@ def _finish(buf, plan, ndim: int, keepdims: bool):
 class _Recipe:
     """Everything a reduction of one (layout, axes, op, dtypes, alignment, tuning)
     needs at launch time, computed once: the plan, the kernel, the geometry and the
-    packed descriptor (Python planning costs tens of microseconds; the GPU sits idle
-    while the host plans, so it is done once per kind of call)."""
+    argument tail of the launch (Python planning costs tens of microseconds; the GPU
+    sits idle while the host plans, so it is done once per kind of call)."""
 
     __slots__ = ("plan", "kind", "fn", "grid", "block", "desc", "nchunks", "chunk",
-                 "ncounters", "npartials", "mem_shape", "inv", "tail")
+                 "ncounters", "npartials", "mem_shape", "inv", "tail", "xoff", "keep",
+                 "zero")
 
 
 _RECIPES: dict = {}
 _MAX_RECIPES = 1024
-_NULL = np.uint64(0)
 
 
 def _axis_key(axis):
@@ -91,6 +91,29 @@ def _axis_key(axis):
     if type(axis) is tuple and all(type(a) is int for a in axis):
         return axis
     return None
+
+
+def _by_value(cp, words):
+    """Kernel arguments passed by value, one per entry of ``words`` (tuples of int64
+    words), as ``(holder, args)``. With CuPy's ``CPointer`` each argument is a pointer
+    into one host buffer that ``holder`` keeps alive, so a launch converts nothing
+    (CuPy otherwise converts every NumPy scalar and builds an ``__array_interface__``
+    dict for a struct, per call); without it, NumPy values as CuPy documents them."""
+    cptr = getattr(getattr(getattr(cp, "cuda", None), "function", None), "CPointer", None)
+    if cptr is None:  # pragma: no cover - CuPy 14 (and many releases before) has it
+        args = tuple(np.int64(w[0]) if len(w) == 1 else
+                     np.frombuffer(np.array(w, dtype="<i8").tobytes(),
+                                   dtype=np.dtype((np.void, 8 * len(w)))).copy()
+                     for w in words)
+        return None, args
+    flat = [v for w in words for v in w]
+    holder = np.array(flat, dtype="<i8")
+    base = holder.ctypes.data
+    args, pos = [], 0
+    for w in words:
+        args.append(cptr(base + 8 * pos))
+        pos += len(w)
+    return holder, tuple(args)
 
 
 def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Recipe:
@@ -121,11 +144,15 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
                                  resident=rc.kernel_resident(_SRC, expr, threads))
     rec.kind, rec.grid, rec.block = geo.kernel, geo.grid, geo.block
     rec.nchunks, rec.chunk = geo.nchunks, geo.chunk
-    if geo.kernel == "rows_warp":
-        rec.tail = (rec.desc, np.int64(plan.nrows), np.int64(plan.rowlen))
-    else:
-        rec.tail = (rec.desc, np.int64(plan.nrows), np.int64(plan.rowlen),
-                    np.int64(geo.chunk), np.int64(geo.nchunks))
+    rec.xoff = plan.offset * x.itemsize
+    words = [(0,), tuple(int(v) for v in rec.desc.view("<i8")), (plan.nrows,),
+             (plan.rowlen,)]
+    if geo.kernel != "rows_warp":
+        words += [(geo.chunk,), (geo.nchunks,)]
+    rec.keep, args = _by_value(rc.load_cupy(), words)
+    # zero: the null center/partials/counters; tail: descriptor, nrows, rowlen[, chunk,
+    # nchunks] (the kernels' parameters after the pointers)
+    rec.zero, rec.tail = args[0], args[1:]
     if geo.kernel != "rows_warp" and geo.nchunks > 1:
         rec.ncounters = plan.nrows if geo.kernel == "rows_block" else geo.grid[0]
         rec.npartials = plan.nrows * geo.nchunks
@@ -171,9 +198,11 @@ class _Workspace:
 _WORKSPACES: dict = {}
 
 
-def _workspace(cp, device_id: int, ncounters: int, npartials: int, acc: np.dtype):
-    stream = cp.cuda.get_current_stream()
-    key = (device_id, stream.ptr)
+def _workspace(cp, device_id: int, ncounters: int, npartials: int, acc: np.dtype,
+               stream_ptr=None):
+    if stream_ptr is None:
+        stream_ptr = cp.cuda.get_current_stream().ptr
+    key = (device_id, stream_ptr)
     ws = _WORKSPACES.get(key)
     if ws is None:
         ws = _WORKSPACES[key] = _Workspace()
@@ -185,21 +214,30 @@ def _workspace(cp, device_id: int, ncounters: int, npartials: int, acc: np.dtype
     return ws.counters, ws.partials
 
 
+def _args(x, rec: _Recipe, out, center, ws):
+    """The launch arguments of ``rec``: the input pointer (``x.data`` itself when row
+    0 starts at ``x``'s first element), the output, then the recipe's prebuilt tail.
+    ``ws`` is the (partials, counters) pair of a split reduction, or None."""
+    mem = x.data
+    xa = mem if rec.xoff == 0 else mem.ptr + rec.xoff
+    cen = rec.zero if center is None else center.data
+    if rec.kind == "rows_warp":
+        return (xa, out.data, cen) + rec.tail
+    if ws is None:
+        return (xa, out.data, cen, rec.zero, rec.zero) + rec.tail
+    return (xa, out.data, cen) + ws + rec.tail
+
+
 def _launch(x, rec: _Recipe, out_dtype: np.dtype, acc: np.dtype, center=None):
     """Run the kernel of ``rec`` on ``x``; the flat K-ordered result buffer."""
     cp = rc.load_cupy()
-    plan = rec.plan
-    out = cp.empty(plan.nrows, dtype=out_dtype)
-    ptr = np.uint64(x.data.ptr + plan.offset * x.itemsize)
-    cen = center if center is not None else np.uint64(0)
-    if rec.kind == "rows_warp":
-        rec.fn(rec.grid, rec.block, (ptr, out, cen) + rec.tail)
-        return out
+    out = cp.empty(rec.plan.nrows, dtype=out_dtype)
+    ws = None
     if rec.npartials:
-        counters, partials = _workspace(cp, x.data.device_id, rec.ncounters, rec.npartials, acc)
-    else:
-        counters = partials = _NULL
-    rec.fn(rec.grid, rec.block, (ptr, out, cen, partials, counters) + rec.tail)
+        counters, partials = _workspace(cp, x.data.device_id, rec.ncounters,
+                                        rec.npartials, acc)
+        ws = (partials.data, counters.data)
+    rec.fn(rec.grid, rec.block, _args(x, rec, out, center, ws))
     return out
 
 
@@ -219,13 +257,126 @@ def _finish_rec(buf, rec: _Recipe, ndim: int, keepdims: bool):
     return res
 
 
+# ----------------------------------------------------------------------------- repeated calls
+class _Call:
+    """A prepared call of sum/prod/min/max that launches a kernel, for one key of
+    :func:`_repeat` (op, layout, dtype, axis, dtype=, keepdims, alignment, devices,
+    tuning): the recipe, the kernel's ``Function`` on the current device, the output's
+    allocation and how it becomes the result, and the launch arguments after the two
+    pointers (with the workspace of the last stream a split reduction ran on)."""
+
+    __slots__ = ("rec", "launch", "new", "alloc", "out_dtype", "acc", "direct", "index",
+                 "bound", "current_stream", "device_id")
+
+
+_CALLS: dict = {}
+_MAX_CALLS = 1024
+# the CuPy array type and runtime.getDevice of the prepared calls (set with them)
+_state = {"nd": None, "getdev": None}
+
+
+def _call_key(op, x, axis, dtype, keepdims, mem, dev):
+    t = rc.TUNING
+    return (op, x.shape, x.strides, x.dtype, axis, dtype, keepdims, mem.ptr & 15,
+            mem.device_id, dev, t["rows_warp"], t["rows_block"], t["cols"])
+
+
+def _cacheable(axis, keepdims) -> bool:
+    """Only keys that cannot confuse equal-comparing values of different meaning
+    (axis 1 with 1.0 or True) are cached; the rest always take the full path."""
+    if keepdims is not True and keepdims is not False:
+        return False
+    return axis is None or type(axis) is int or (
+        type(axis) is tuple and all(type(a) is int for a in axis))
+
+
+def _repeat(op, x, axis, dtype, keepdims):
+    """The result of a call prepared before with the same key, else None (a miss)."""
+    if type(x) is not _state["nd"] or not _cacheable(axis, keepdims):
+        return None
+    mem = x.data
+    try:
+        call = _CALLS.get(_call_key(op, x, axis, dtype, keepdims, mem, _state["getdev"]()))
+    except TypeError:  # an unhashable dtype=: the full path judges it
+        return None
+    if call is None:
+        return None
+    out = call.new(call.alloc, call.out_dtype)
+    rec = call.rec
+    bound = call.bound  # read once: another thread may rebind it meanwhile
+    if call.current_stream is not None:  # a split reduction: the stream's workspace
+        stream = call.current_stream().ptr
+        if stream != bound[0]:
+            bound = _rebind(call, stream)
+    call.launch(rec.grid, rec.block,
+                (mem if rec.xoff == 0 else mem.ptr + rec.xoff, out.data) + bound[1])
+    if call.direct:
+        return out
+    res = out.reshape(rec.mem_shape).transpose(rec.inv) if rec.inv else out.reshape(())
+    return res[call.index] if call.index is not None else res
+
+
+def _rebind(call: _Call, stream: int):
+    """Point ``call``'s launch tail at the workspace of ``stream``: ``(stream, tail)``,
+    stored as one attribute so that a concurrent reader sees a matching pair."""
+    rec = call.rec
+    counters, partials = _workspace(rc.load_cupy(), call.device_id, rec.ncounters,
+                                    rec.npartials, call.acc, stream)
+    bound = call.bound = (stream, (rec.zero, partials.data, counters.data) + rec.tail)
+    return bound
+
+
+def _prepare(op, x, axis, dtype, keepdims, rec: _Recipe, out_dtype, acc):
+    """Remember ``rec`` (just launched by a full-path call) under the key of this
+    call, so the next equal call goes through :func:`_repeat`."""
+    if rec.kind is None or not _cacheable(axis, keepdims):
+        return
+    cp = rc.load_cupy()
+    launch = getattr(rec.fn, "kernel", None)  # the Function on the current device
+    if launch is None:  # pragma: no cover - RawKernel.kernel exists in every CuPy 9+
+        launch = rec.fn
+    getdev = cp.cuda.runtime.getDevice
+    mem = x.data
+    try:
+        key = _call_key(op, x, axis, dtype, keepdims, mem, getdev())
+        hash(key)
+    except TypeError:
+        return
+    call = _Call()
+    call.rec, call.launch, call.out_dtype, call.acc = rec, launch, out_dtype, acc
+    call.new = cp.ndarray
+    identity = rec.inv == tuple(range(len(rec.inv)))
+    call.direct = identity and not keepdims
+    call.alloc = rec.mem_shape if call.direct else (rec.plan.nrows,)
+    axes = rec.plan.axes
+    call.index = tuple(None if i in axes else slice(None) for i in range(x.ndim)) \
+        if keepdims else None
+    # after the input and output pointers: the center (none), [partials, counters,]
+    # then the recipe's tail
+    call.device_id = mem.device_id
+    if rec.npartials:
+        call.current_stream = cp.cuda.get_current_stream
+        call.bound = (None, ())
+    else:
+        call.current_stream = None
+        zeros = (rec.zero,) if rec.kind == "rows_warp" else (rec.zero,) * 3
+        call.bound = (None, zeros + rec.tail)
+    if len(_CALLS) >= _MAX_CALLS:
+        _CALLS.clear()
+    _CALLS[key] = call
+    _state["getdev"] = getdev  # before "nd", which opens the fast path
+    _state["nd"] = type(x)
+
+
 def _reduce(func: str, op: str, x, axis, keepdims: bool, out_dtype: np.dtype,
-            acc: np.dtype):
+            acc: np.dtype, dtype=None):
     cp = rc.load_cupy()
     rec = _recipe(func, x, axis, op, out_dtype, acc)
     plan = rec.plan
     if rec.kind is not None:
-        return _finish_rec(_launch(x, rec, out_dtype, acc), rec, x.ndim, keepdims)
+        res = _finish_rec(_launch(x, rec, out_dtype, acc), rec, x.ndim, keepdims)
+        _prepare(op, x, axis, dtype, keepdims, rec, out_dtype, acc)
+        return res
     axes = plan.axes
     if plan.rowlen == 0 and op in ("min", "max"):
         raise _empty_axis_error(func, x.shape, axes)
@@ -259,10 +410,14 @@ def sum(x, /, *, axis=None, dtype=None, keepdims=False, **kwargs):
     sequential runs, then warp/block trees). Empty sums are 0. See docs/reductions.md
     for the error bound.
     """
+    if not kwargs:
+        res = _repeat("sum", x, axis, dtype, keepdims)
+        if res is not None:
+            return res
     out = _out_dtype("sum", dtype, rc.default_sum_dtype(np.dtype(x.dtype)))
     if kwargs or not _kernels_take(x, out) or out.kind == "b":
         return _compat("sum")(x, axis=axis, dtype=dtype, keepdims=keepdims, **kwargs)
-    return _reduce("sum", "sum", x, axis, keepdims, out, rc.acc_dtype(out))
+    return _reduce("sum", "sum", x, axis, keepdims, out, rc.acc_dtype(out), dtype)
 
 
 @register("prod", "cupy")
@@ -271,13 +426,21 @@ def prod(x, /, *, axis=None, dtype=None, keepdims=False, **kwargs):
 
     Same dtype rules and accumulators as :func:`sum`; empty products are 1.
     """
+    if not kwargs:
+        res = _repeat("prod", x, axis, dtype, keepdims)
+        if res is not None:
+            return res
     out = _out_dtype("prod", dtype, rc.default_sum_dtype(np.dtype(x.dtype)))
     if kwargs or not _kernels_take(x, out) or out.kind == "b":
         return _compat("prod")(x, axis=axis, dtype=dtype, keepdims=keepdims, **kwargs)
-    return _reduce("prod", "prod", x, axis, keepdims, out, rc.acc_dtype(out))
+    return _reduce("prod", "prod", x, axis, keepdims, out, rc.acc_dtype(out), dtype)
 
 
 def _minmax(func: str, x, axis, keepdims, kwargs):
+    if not kwargs:
+        res = _repeat(func, x, axis, None, keepdims)
+        if res is not None:
+            return res
     if kwargs or not _kernels_take(x):
         if not kwargs and x.size == 0:
             axes = normalize_axis(func, axis, x.ndim)
