@@ -89,3 +89,11 @@ def test_from_dlpack_copy_true_copies_on_device(cp):
     cp.testing.assert_array_equal(a, b)
     c = xp.from_dlpack(a)
     assert c.data.ptr == a.data.ptr  # no copy asked: zero-copy
+
+
+def test_from_dlpack_accepts_the_arrays_own_device(cp):
+    a = cp.arange(3.0)
+    b = xp.from_dlpack(a, device=a.device)
+    cp.testing.assert_array_equal(a, b)
+    c = xp.from_dlpack(a, device=a.device, copy=True)
+    assert c.data.ptr != a.data.ptr

@@ -144,10 +144,14 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, **kwargs):
 def from_dlpack(x, /, *, device=None, copy=None):
     """``from_dlpack`` on CuPy: ``copy=True`` to the same device makes a device copy.
 
-    CuPy's ``__dlpack__`` refuses ``copy=True`` unless the copy goes to the host; the
-    standard asks for a copy. Import without copying, then copy on the device.
+    CuPy's ``__dlpack__`` refuses ``copy=True`` unless the copy goes to the host, and
+    CuPy's ``from_dlpack`` refuses any ``device=``; the standard allows both. A
+    ``device`` equal to the array's own is dropped; ``copy=True`` imports without
+    copying, then copies on the device.
     """
     impl = _backend.namespace("cupy").from_dlpack
+    if device is not None and device == getattr(x, "device", None):
+        device = None  # CuPy refuses any device argument, even the array's own
     if copy is True and device is None:
         return impl(x).copy()
     return impl(x, device=device, copy=copy)
