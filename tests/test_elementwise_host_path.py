@@ -1,0 +1,433 @@
+"""The CuPy launch path of the elementwise engine on the CPU, with a stand-in CuPy.
+
+The call cache must launch exactly what the uncached path launches.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+
+
+# ------------------------------------------------------------------ host path, fake CuPy
+# A NumPy-backed stand-in for the parts of CuPy the launch path touches: arrays with
+# ``.data.ptr``/``.data.mem``, shape/strides/dtype, ``empty`` from a 512-byte aligned
+# arena (as CuPy's memory pool), and a RawModule whose kernels record their launches.
+# It checks that the call cache (``_elementwise_exec.run_cached``) launches exactly
+# what the uncached path launches, and it times the host path (``python -m
+# tests.test_elementwise_host_path``).
+
+class _FakePtr:
+    __slots__ = ("ptr", "mem")
+
+    def __init__(self, ptr, mem):
+        self.ptr, self.mem = ptr, mem
+
+
+class _FakeArray:
+    __slots__ = ("_a", "shape", "strides", "dtype", "size", "itemsize", "ndim", "data")
+
+    def __init__(self, a, mem=None, ptr=None):
+        self._a = a
+        self.shape, self.strides, self.dtype = a.shape, a.strides, a.dtype
+        self.size, self.itemsize, self.ndim = a.size, a.itemsize, a.ndim
+        self.data = _FakePtr(a.__array_interface__["data"][0] if ptr is None else ptr, mem)
+
+    def copy(self):
+        return _fake_wrap(np.ascontiguousarray(self._a).copy())
+
+    def transpose(self, *axes):
+        if len(axes) == 1 and not isinstance(axes[0], int):
+            axes = axes[0]
+        return _FakeArray(self._a.transpose(*axes), self.data.mem)
+
+    @property
+    def T(self):
+        return _FakeArray(self._a.T, self.data.mem)
+
+    def __getitem__(self, ix):
+        return _FakeArray(self._a[ix], self.data.mem)
+
+
+class _Arena:
+    """Bump allocator over one host buffer, 512-byte aligned like CuPy's pool."""
+
+    def __init__(self, nbytes=1 << 22):
+        raw = np.zeros(nbytes + 512, np.uint8)
+        start = (-raw.__array_interface__["data"][0]) % 512
+        self.buf = raw[start:start + nbytes]
+        self.ptr = self.buf.__array_interface__["data"][0]
+        self.pos = 0
+        self.misalign = 0  # bytes added to the next misalign_n allocations (tests)
+        self.misalign_n = 0
+
+    def empty(self, shape, dtype=np.float64):
+        dt = dtype if type(dtype) is not type else np.dtype(dtype)
+        dt = np.dtype(dt)
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        n = math.prod(shape) * dt.itemsize
+        if self.pos + n + 1024 > len(self.buf):
+            self.pos = 0
+        at = self.pos
+        if self.misalign_n:
+            at += self.misalign
+            self.misalign_n -= 1
+        self.pos = -(-(at + max(n, 1)) // 512) * 512
+        return _FakeArray(np.ndarray(shape, dt, self.buf, at), self, self.ptr + at)
+
+
+_ARENA = _Arena()
+
+
+def _fake_wrap(a):
+    """A fake device array holding a copy of ``a`` (C order, in the arena)."""
+    out = _ARENA.empty(a.shape, a.dtype)
+    out._a[...] = a
+    return out
+
+
+class _FakeKernel:
+    def __init__(self, name, source, log):
+        self.name, self.source, self.log = name, source, log
+
+    def __call__(self, grid, block, args):
+        self.log.append((self, grid, block, args))
+
+
+class _FakeCupy:
+    """The ``cupy`` module as far as the elementwise launch path is concerned."""
+
+    ndarray = _FakeArray
+
+    def __init__(self):
+        self.launches = []
+        self.cuda = type("cuda", (), {})()
+        self.cuda.runtime = type("runtime", (), {"getDeviceCount": staticmethod(lambda: 1)})()
+
+    def empty(self, shape, dtype=np.float64):
+        return _ARENA.empty(shape, dtype)
+
+    def raw_module(self, source, options=(), name_expressions=()):
+        log = self.launches
+        return type("RawModule", (), {"get_function": lambda _s, name:
+                                      _FakeKernel(name, source, log)})()
+
+
+def _install_fake_cupy():
+    """Put the fake in ``sys.modules`` and the executor; returns (fake, undo)."""
+    import sys
+
+    from xstride._kernels import _elementwise_exec as ex
+
+    fake = _FakeCupy()
+    saved = sys.modules.get("cupy"), ex.raw_module, ex.CACHE
+    sys.modules["cupy"] = fake
+    ex.raw_module = fake.raw_module
+    ex.clear_caches()
+
+    def undo():
+        mod, ex.raw_module, ex.CACHE = saved
+        if mod is None:
+            sys.modules.pop("cupy", None)
+        else:
+            sys.modules["cupy"] = mod
+        ex.clear_caches()
+
+    return fake, undo
+
+
+@pytest.fixture
+def fake_cp():
+    fake, undo = _install_fake_cupy()
+    try:
+        yield fake
+    finally:
+        undo()
+
+
+def _norm_arg(v, inputs):
+    """A comparable description of one kernel argument."""
+    if isinstance(v, _FakeArray):
+        for i, x in enumerate(inputs):
+            if v is x:
+                return ("input", i)
+        # a fresh output or a copy of an overlapping input: layout, alignment, values
+        return ("array", v.shape, v.strides, v.dtype.str, v.data.ptr % 16,
+                np.ascontiguousarray(v._a).tobytes())
+    if isinstance(v, np.ndarray):  # the packed parameter struct
+        return ("struct", v.dtype.str, v.tobytes())
+    if isinstance(v, np.generic):
+        return ("scalar", v.dtype.str, v.tobytes())
+    raise AssertionError(f"unexpected kernel argument {type(v).__name__}")
+
+
+def _norm_launch(rec, inputs, out):
+    fn, grid, block, args = rec
+    norm = []
+    for v in args:
+        if v is out:
+            norm.append(("out",))
+        else:
+            norm.append(_norm_arg(v, inputs))
+    return (fn.name, fn.source, tuple(grid), tuple(block), tuple(norm))
+
+
+def _one_call(fake, call, inputs):
+    """Run ``call()``; return (normalized launches, path, result layout)."""
+    from xstride._kernels import _elementwise_exec as ex
+
+    fake.launches.clear()
+    ex.last_kind = None
+    res = call()
+    launches = [_norm_launch(r, inputs, res) for r in fake.launches]
+    fake.launches.clear()
+    return launches, ex.last_kind, (res.shape, res.strides, res.dtype.str)
+
+
+def _buf(shape, dtype=np.float32, shift=0):
+    """A fake array of fresh random values, ``shift`` elements past a 512-byte boundary."""
+    dt = np.dtype(dtype)
+    n = int(np.prod(shape))
+    base = _ARENA.empty((n + shift,), dt)
+    base._a[...] = np.random.default_rng(n + shift).standard_normal(n + shift).astype(dt)
+    return _FakeArray(base._a[shift:].reshape(shape), _ARENA)
+
+
+def _cases(cp):
+    """(label, function of the fake module, inputs) of many layouts and functions."""
+    from xstride._kernels import elementwise as ew
+
+    i8 = np.int8
+    a = _buf((8,))
+    x = _buf((16, 16))
+    y = _buf((16, 16))
+    cube = _buf((9, 10, 11))
+    cube_t = _buf((11, 9, 10)).transpose((1, 2, 0))
+    row = _buf((16,))
+    wide = _buf((16, 32))
+    neg = _buf((24,))[::-1]
+    zero_d = _buf(())
+    empty = _buf((0, 3))
+    mis = _buf((64,), shift=1)
+    ints = _buf((16, 16), i8)
+    flags = _FakeArray(np.asarray(_buf((16, 16))._a > 0), _ARENA)
+    big = _buf((40, 3, 50))
+    big_t = _buf((50, 3, 40)).transpose((2, 1, 0))
+    out_x = _buf((16, 16))
+    out_t = _buf((16, 16)).T
+    scratch = _buf((40,))
+    def add(*v, **k):
+        return lambda: ew.ufunc_call("add", v, **k)
+
+    yt, xt, ot = y.T, x.T, out_x.T
+    wide2, neg2, neg1 = wide[:, ::2], neg[::2], neg[1::2]
+    mis1, mis2 = mis[:60], mis[4:]
+    s1, s2 = scratch[:39], scratch[1:]
+    yield "contiguous", add(a, a), [a]
+    yield "2-D", add(x, y), [x, y]
+    yield "transposed (tiled)", add(x, yt), [x, yt]
+    yield "3-D permuted (tiled)", add(cube, cube_t), [cube, cube_t]
+    yield "tiled, two rest axes", add(big, big_t), [big, big_t]
+    yield "broadcast row", add(x, row), [x, row]
+    yield "broadcast 0-d", add(x, zero_d), [x, zero_d]
+    yield "sliced", add(wide2, x), [wide2, x]
+    yield "negative strides", add(neg2, neg1), [neg2, neg1]
+    yield "0-d", add(zero_d, zero_d), [zero_d]
+    yield "empty", add(empty, empty), [empty]
+    yield "misaligned", add(mis1, mis2), [mis1, mis2]
+    yield "python float", add(x, 1.5), [x]
+    yield "python int, int8", add(ints, 3), [ints]
+    yield "mixed dtypes", add(ints, xt), [ints, xt]
+    yield "unary", lambda: ew.ufunc_call("negative", (cube_t,)), [cube_t]
+    yield "comparison", lambda: ew.ufunc_call("less", (x, yt)), [x, yt]
+    yield "out= given", add(x, y, out=out_x), [x, y, out_x]
+    yield "out= transposed", add(x, y, out=out_t), [x, y, out_t]
+    yield "in place, same view", add(out_x, yt, out=out_x), [out_x, yt]
+    yield "in place, shifted (copy)", add(s1, s2, out=s2), [s1, s2]
+    yield "in place, transposed (copy)", add(out_x, ot, out=out_x), [out_x, ot]
+    yield "where", lambda: ew.where(flags, x, yt), [flags, x, yt]
+    yield "where scalars", lambda: ew.where(flags, 2, x), [flags, x]
+    yield "where out=", lambda: ew.where(flags, x, 0.5, out=out_t), [flags, x, out_t]
+    yield "astype", lambda: ew.astype(cube_t, np.float64), [cube_t]
+    yield "astype int8", lambda: ew.astype(xt, i8), [xt]
+    yield "copy_into", lambda: ew.copy_into(out_t, y), [out_t, y]
+    yield "copy_into scalar", lambda: ew.copy_into(out_x, 7), [out_x]
+    yield "copy_into broadcast", lambda: ew.copy_into(out_x, row), [out_x, row]
+
+
+@pytest.mark.parametrize("label", [c[0] for c in _cases(_FakeCupy())])
+def test_call_cache_launches_what_the_uncached_path_launches(fake_cp, label, monkeypatch):
+    """Same kernel, grid, block and arguments with the call cache, on a hit, and without."""
+    from xstride._kernels import _elementwise_exec as ex
+
+    case = {c[0]: c for c in _cases(fake_cp)}[label]
+    _, call, inputs = case
+    prepared = []
+    real_prepare = ex._prepare
+    monkeypatch.setattr(ex, "_prepare", lambda *a: prepared.append(1) or real_prepare(*a))
+
+    ex.CACHE = False
+    ref = [_one_call(fake_cp, call, inputs) for _ in range(2)]
+    assert len(prepared) == 2                      # uncached: planned every time
+    assert ref[0] == ref[1]
+    ex.CACHE = True
+    ex.clear_caches()
+    first = _one_call(fake_cp, call, inputs)
+    n_prep = len(prepared)
+    hits = [_one_call(fake_cp, call, inputs) for _ in range(3)]
+    assert first == ref[0]
+    for h in hits:
+        assert h == ref[0]
+    launches, kind, _ = ref[0]
+    if kind == "empty":
+        assert launches == []
+    else:
+        assert len(launches) == 1 and launches[0][0].startswith("xs_ew_")
+    copies = any(a[0] == "array" for a in launches[0][4] if a != ("out",)) if launches else False
+    if "(copy)" in label:
+        assert copies                               # the overlapping input was copied
+        assert len(prepared) == n_prep              # its launch entry is still cached
+    else:
+        assert not copies
+        assert len(prepared) == n_prep              # hits: no planning at all
+        assert len(ex._calls) == 1                  # served by the call cache
+
+
+def test_call_cache_rechecks_overlap_per_call(fake_cp):
+    """Layouts that hit the cache but whose pointers now overlap take the copy path."""
+    from xstride._kernels import _elementwise_exec as ex
+    from xstride._kernels import elementwise as ew
+
+    buf = _buf((64,))
+    ex.CACHE = True
+    disjoint = (buf[0:16], buf[16:32], buf[32:48])
+    ew.ufunc_call("add", disjoint[1:], out=disjoint[0])
+    assert len(ex._calls) == 1
+    # same dtypes, shapes, strides and pointers modulo 16: the same key
+    out, x, z = buf[8:24], buf[16:32], buf[32:48]
+    assert ex.call_key("add", (x, z), out, _FakeArray) in ex._calls
+    got = _one_call(fake_cp, lambda: ew.ufunc_call("add", (x, z), out=out), [x, z])
+    ex.CACHE = False
+    want = _one_call(fake_cp, lambda: ew.ufunc_call("add", (x, z), out=out), [x, z])
+    assert got == want
+    args = got[0][0][4]
+    assert args[2][0] == "array" and args[3] == ("input", 1)  # x copied, the other not
+    # the same view in and out overlaps but needs no copy
+    ex.CACHE = True
+    v, w = buf[48:64], buf[0:16]
+    assert ex.call_key("add", (v, w), v, _FakeArray) in ex._calls
+    hit = _one_call(fake_cp, lambda: ew.ufunc_call("add", (v, w), out=v), [v, w])
+    assert hit[0][0][4][1:] == (("out",), ("out",), ("input", 1))
+
+
+def test_call_cache_rechecks_output_alignment(fake_cp):
+    """A fresh output whose pointer modulo 16 differs from the cached one is a miss."""
+    from xstride._kernels import _elementwise_exec as ex
+    from xstride._kernels import elementwise as ew
+
+    x = _buf((64,))
+    ex.CACHE = True
+    aligned = _one_call(fake_cp, lambda: ew.ufunc_call("add", (x, x)), [x])
+    assert "p.n / 4" in aligned[0][0][1]        # 4-wide vectors
+    # the cached call allocates a misaligned output: a miss; the uncached path that
+    # follows allocates again (misaligned too here) and plans for it
+    _ARENA.misalign, _ARENA.misalign_n = 4, 2
+    mis = _one_call(fake_cp, lambda: ew.ufunc_call("add", (x, x)), [x])
+    assert _ARENA.misalign_n == 0
+    ex.CACHE = False
+    _ARENA.misalign, _ARENA.misalign_n = 4, 1
+    want = _one_call(fake_cp, lambda: ew.ufunc_call("add", (x, x)), [x])
+    assert mis == want and mis[0] != aligned[0]  # another vector width: another kernel
+    assert "p.n / 4" not in mis[0][0][1]
+    ex.CACHE = True
+    assert _one_call(fake_cp, lambda: ew.ufunc_call("add", (x, x)), [x]) == aligned
+
+
+def test_call_cache_keys_and_switches(fake_cp):
+    from xstride._kernels import _elementwise_exec as ex
+    from xstride._kernels import elementwise as ew
+
+    x, y = _buf((8,)), _buf((8,))
+    k = ex.call_key("add", (x, y), None, _FakeArray)
+    assert k == ("add", ex.tiled_variant, ex._MAX_GRID_YZ, None,
+                 x.dtype, (8,), (4,), x.data.ptr % 16, y.dtype, (8,), (4,), y.data.ptr % 16)
+    assert ex.call_key("add", (x, 2), None, _FakeArray)[-1] is int
+    assert ex.call_key("add", (x, True), None, _FakeArray)[-1] is bool
+    assert ex.call_key("add", (x, np.float32(2)), None, _FakeArray) is None
+    assert ex.call_key("add", (x, y), np.zeros(8), _FakeArray) is None
+    ex.CACHE = True
+    ew.ufunc_call("add", (x, y))
+    assert len(ex._calls) == 1 and len(ex._launch_cache) == 1
+    ex._launch_cache.clear()                    # what tests/benchmarks do after a change
+    assert len(ex._calls) == 0
+    # errors are never cached: the same bad call raises every time
+    bad = _buf((3,))
+    for _ in range(2):
+        with pytest.raises(ValueError, match="cannot be broadcast"):
+            ew.ufunc_call("add", (x, bad))
+        with pytest.raises(ValueError, match="expected the broadcast shape"):
+            ew.ufunc_call("add", (x, y), out=_buf((4,)))
+        with pytest.raises(OverflowError):
+            ew.ufunc_call("add", (_FakeArray(np.zeros(4, np.int8)), 300))
+    with pytest.raises(TypeError, match="same_kind"):
+        ew.ufunc_call("add", (x, y), out=_FakeArray(np.zeros(8, np.int32)))
+    ew.ufunc_call("add", (_FakeArray(np.zeros(4, np.int8)), 3))
+    with pytest.raises(OverflowError):           # a hit converts each value again
+        ew.ufunc_call("add", (_FakeArray(np.zeros(4, np.int8)), 300))
+
+
+def test_cache_switch_from_environment():
+    import os
+    import subprocess
+    import sys
+
+    code = "from xstride._kernels import _elementwise_exec as ex; print(ex.CACHE)"
+    for val, want in (("0", "False"), ("1", "True")):
+        env = dict(os.environ, XSTRIDE_EW_CACHE=val)
+        res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, check=True)
+        assert res.stdout.strip() == want
+
+
+def host_cost(number=20000, repeat=7):
+    """Per-call host time (us, best of ``repeat``) on the fake CuPy, cache on and off."""
+    import timeit
+
+    from xstride._kernels import _elementwise_exec as ex
+    from xstride._kernels import elementwise as ew
+
+    fake, undo = _install_fake_cupy()
+    try:
+        a, b, o = _buf((8,)), _buf((8,)), _buf((8,))
+        x, y = _buf((64, 64)), _buf((64, 64))
+        flags = _FakeArray(np.asarray(a._a > 0), _ARENA)
+        cases = [("add(a, b), 8 elements", lambda: ew.ufunc_call("add", (a, b))),
+                 ("add(a, b, out=o)", lambda: ew.ufunc_call("add", (a, b), out=o)),
+                 ("add(a, 1.5)", lambda: ew.ufunc_call("add", (a, 1.5))),
+                 ("add(x, y.T), 64x64 tiled", lambda: ew.ufunc_call("add", (x, y.T))),
+                 ("where(c, a, b)", lambda: ew.where(flags, a, b)),
+                 ("astype(a, float64)", lambda: ew.astype(a, np.float64)),
+                 ("fake cupy.empty(8) alone", lambda: fake.empty((8,), np.float32))]
+        rows = []
+        for name, fn in cases:
+            t = {}
+            for on in (False, True):
+                ex.CACHE = on
+                fn()
+                fake.launches.clear()
+                best = min(timeit.repeat(fn, number=number // (10 if not on else 1),
+                                         repeat=repeat))
+                t[on] = best / (number // (10 if not on else 1)) * 1e6
+                fake.launches.clear()
+            rows.append((name, t[False], t[True]))
+        return rows
+    finally:
+        undo()
+
+
+if __name__ == "__main__":
+    for name, off, on in host_cost():
+        print(f"{name:28s} uncached {off:7.2f} us   cached {on:6.2f} us")

@@ -1,0 +1,423 @@
+"""The CuPy launch path of the reductions on the CPU, with a stand-in CuPy.
+
+First and repeated (prepared) calls must launch what the plan says.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+import sys
+import types
+
+import numpy as np
+import pytest
+
+import xstride as xp
+import xstride._kernels._reduce_common as _rc
+import xstride._kernels.reductions as _red
+from xstride._reduction_plan import normalize_axis, plan_reduction, reduction_geometry
+from xstride.layout import Layout
+
+from tests.test_reduction_plan import _offsets
+
+
+# ----------------------------------------------------------------------------- host launch path
+# A NumPy-backed stand-in for the parts of CuPy the reduction executor touches. Device
+# pointers are host addresses of NumPy buffers; a "kernel" records what it was launched
+# with (name, grid, block, the bytes of every argument) and then does what the real
+# kernel does, from those bytes alone: it reads the descriptor, gathers the input
+# through the pointer and writes the result through the output pointer. So a test sees
+# both the launch and the result, with no GPU.
+
+
+class _FakeMem:
+    __slots__ = ("ptr", "device_id", "owner")
+
+    def __init__(self, ptr, owner):
+        self.ptr, self.device_id, self.owner = ptr, 0, owner
+
+
+class FakeCupyArray:
+    """A CuPy array stand-in over a NumPy array (its buffer is the "device" memory).
+    ``FakeCupyArray(shape, dtype)`` allocates, as ``cupy.ndarray(shape, dtype)``, with
+    every byte 0xA5 unless ``poison`` is off."""
+
+    poison = True
+
+    def __init__(self, a, dtype=None):
+        if not isinstance(a, np.ndarray):
+            a = np.empty(a, dtype=np.dtype(float if dtype is None else dtype))
+            if self.poison:
+                a.reshape(-1).view(np.uint8)[...] = 0xA5
+        self._a = a
+        self.shape, self.strides, self.dtype = a.shape, a.strides, a.dtype
+        self.itemsize, self.ndim, self.size = a.itemsize, a.ndim, a.size
+        self.data = _FakeMem(a.__array_interface__["data"][0], self)
+
+    def reshape(self, shape):
+        return FakeCupyArray(self._a.reshape(shape))
+
+    def transpose(self, axes):
+        return FakeCupyArray(self._a.transpose(axes))
+
+    def __getitem__(self, index):
+        r = self._a[index]
+        return FakeCupyArray(r if isinstance(r, np.ndarray) else np.asarray(r))
+
+    def astype(self, dtype, copy=True):
+        return FakeCupyArray(self._a.astype(dtype, copy=copy))
+
+    def __truediv__(self, other):
+        return FakeCupyArray(self._a / other)
+
+    def get(self):
+        return self._a.copy()
+
+
+class FakeCPointer:
+    """``cupy.cuda.function.CPointer``: an argument passed as the bytes at ``ptr``."""
+
+    def __init__(self, p=0):
+        self.ptr = p
+
+
+def _make_fake_cupy():
+    cp = types.ModuleType("cupy")
+    cp._xstride_checked = True
+    cp.ndarray = FakeCupyArray
+    cp.empty = lambda shape, dtype=float: FakeCupyArray(shape, dtype)
+    cp.zeros = lambda shape, dtype=float: FakeCupyArray(np.zeros(shape, dtype=dtype))
+    cp.full = lambda shape, v, dtype=None: FakeCupyArray(np.full(shape, v, dtype=dtype))
+    cp.squeeze = lambda a, axis=None: FakeCupyArray(np.squeeze(a._a, axis=axis))
+    cp.sqrt = lambda a: FakeCupyArray(np.sqrt(a._a))
+    # the current device and stream (tests switch them by assigning these)
+    cp.current = types.SimpleNamespace(device=0, stream=types.SimpleNamespace(ptr=0))
+    runtime = types.SimpleNamespace(
+        getDevice=lambda: cp.current.device, getDeviceCount=lambda: 2,
+        getDeviceProperties=lambda d: {"multiProcessorCount": 132})
+    cp.cuda = types.SimpleNamespace(
+        get_current_stream=lambda device_id=-1: cp.current.stream, runtime=runtime,
+        function=types.SimpleNamespace(CPointer=FakeCPointer))
+    return cp
+
+
+def _arg_bytes(a, sizes):
+    """(bytes, array-or-None) of one kernel argument as CuPy would pass it."""
+    if isinstance(a, FakeCupyArray):
+        return a.data.ptr.to_bytes(8, "little"), a
+    if isinstance(a, _FakeMem):
+        return a.ptr.to_bytes(8, "little"), a.owner
+    if isinstance(a, FakeCPointer):
+        n = sizes.pop(0)
+        return ctypes.string_at(a.ptr, n), None
+    if isinstance(a, np.ndarray):
+        assert a.size == 1
+        return a.tobytes(), None
+    if isinstance(a, (int, np.integer)):
+        return int(a).to_bytes(8, "little", signed=int(a) < 0), None
+    raise TypeError(f"unexpected kernel argument {type(a).__name__}")
+
+
+_EXPR = re.compile(r"xs_reduce_(\w+)<(\d+), ([\w ]+), ([\w ]+), ([\w ]+), (\d+), (\d+), "
+                   r"(\d+), (\d+), (\d+)>")
+_CT = {v: k for k, v in _rc.CTYPE.items()}
+_OPF = {0: np.add, 1: np.multiply, 2: np.minimum, 3: np.maximum}
+
+
+class FakeKernel:
+    """A compiled reduction kernel: records each launch, then runs it on the host."""
+
+    execute = True  # False: record only (host timing)
+
+    def __init__(self, expr, log):
+        self.expr, self.log = expr, log
+        m = _EXPR.fullmatch(expr)
+        assert m, expr
+        self.name = m.group(1)
+        self.op = int(m.group(2))
+        self.tin, self.tacc, self.tout = (_CT[m.group(i)] for i in (3, 4, 5))
+        self.nkc, self.nrc = int(m.group(6)), int(m.group(7))
+
+    @property
+    def kernel(self):
+        return self
+
+    def __call__(self, grid, block, args, shared_mem=0, stream=None, **kwargs):
+        ndesc = 8 * (2 * self.nkc + 2 * self.nrc + 2)
+        if self.name == "rows_warp":  # x, out, center, desc, nrows, rowlen
+            sizes = [8, 8, 8, ndesc, 8, 8]
+        else:  # x, out, center, partials, counters, desc, nrows, rowlen, chunk, nchunks
+            sizes = [8, 8, 8, 8, 8, ndesc, 8, 8, 8, 8]
+        decoded = []
+        for a, n in zip(args, sizes):
+            b, arr = _arg_bytes(a, [n])
+            assert len(b) == n, (self.expr, type(a), len(b), n)
+            decoded.append((b, arr))
+        assert len(args) == len(sizes)
+        self.log.append((self.expr, tuple(grid), tuple(block), decoded))
+        if self.execute:
+            self._run(decoded)
+
+    def _run(self, decoded):
+        q = lambda b: int.from_bytes(b, "little", signed=True)  # noqa: E731
+        xptr = int.from_bytes(decoded[0][0], "little")
+        out = decoded[1][1]
+        center = int.from_bytes(decoded[2][0], "little")
+        idesc = 3 if self.name == "rows_warp" else 5
+        desc = np.frombuffer(decoded[idesc][0], np.int64)
+        c, r = self.nkc, self.nrc
+        nk, nr = int(desc[-2]), int(desc[-1])
+        kshape, kstride = desc[:nk], desc[c:c + nk]
+        rshape, rstride = desc[2 * c:2 * c + nr], desc[2 * c + r:2 * c + r + nr]
+        nrows = q(decoded[idesc + 1][0])
+        assert nrows == int(np.prod(kshape)) == out._a.size
+        k = _offsets(kshape, kstride)
+        rr = _offsets(rshape, rstride)
+        idx = k[:, None] + rr[None, :]
+        lo, hi = int(idx.min()), int(idx.max())
+        isz = self.tin.itemsize
+        raw = (ctypes.c_char * ((hi - lo + 1) * isz)).from_address(xptr + lo * isz)
+        vals = np.frombuffer(raw, self.tin)[idx - lo].astype(self.tacc)
+        if center:
+            cen = np.frombuffer((ctypes.c_char * (nrows * 8)).from_address(center),
+                                self.tacc)
+            vals = (vals - cen[:, None]) ** 2
+        res = _OPF[self.op if not center else 0].reduce(vals, axis=1)
+        flat = np.lib.stride_tricks.as_strided(
+            np.frombuffer((ctypes.c_char * (nrows * self.tout.itemsize)).from_address(
+                out.data.ptr), self.tout), (nrows,), (self.tout.itemsize,))
+        flat[...] = res.astype(self.tout)
+
+
+@pytest.fixture
+def fake_cupy(monkeypatch):
+    """Install the stand-in as ``cupy``; yields (module, launch log)."""
+    cp = _make_fake_cupy()
+    log = []
+    kernels = {}
+
+    def kernel(src, expr):
+        if expr not in kernels:
+            kernels[expr] = FakeKernel(expr, log)
+        return kernels[expr]
+
+    monkeypatch.setitem(sys.modules, "cupy", cp)
+    monkeypatch.setattr(_rc, "kernel", kernel)
+    monkeypatch.setattr(_rc, "kernel_resident", lambda src, expr, threads: 4)
+    monkeypatch.setattr(_red, "_RECIPES", {})
+    monkeypatch.setattr(_red, "_WORKSPACES", {})
+    monkeypatch.setattr(_red, "_CALLS", {})
+    monkeypatch.setattr(_red, "_state", {"nd": None, "getdev": None})
+    _rc._sm_count.cache_clear()
+    yield cp, log
+    _rc._sm_count.cache_clear()
+
+
+def _expected_launch(x, axes, op, out_dtype, acc):
+    """(expr, grid, block, descriptor + scalar tail bytes) that the plan asks for,
+    computed here from the plan and the geometry alone (resident blocks: the
+    fixture's 4; 132 SMs)."""
+    plan = plan_reduction(Layout.from_array(x), axes)
+    base = x.data.ptr + plan.offset * x.itemsize
+    geo = reduction_geometry(plan, x.itemsize, 132, base)
+    if geo.kernel != "rows_warp":
+        geo = reduction_geometry(plan, x.itemsize, 132, base, resident=4)
+    nkc, nrc = (4 if plan.nk <= 4 else 64), (4 if plan.nr <= 4 else 64)
+    pad = lambda v, n, f: tuple(v) + (f,) * (n - len(v))  # noqa: E731
+    words = (pad(plan.kshape, nkc, 1) + pad(plan.kstride, nkc, 0) + pad(plan.rshape, nrc, 1)
+             + pad(plan.rstride, nrc, 0) + (plan.nk, plan.nr, plan.nrows, plan.rowlen))
+    if geo.kernel != "rows_warp":
+        words += (geo.chunk, geo.nchunks)
+    minb, batch = _rc.TUNING[geo.kernel]
+    ops = {"sum": 0, "prod": 1, "min": 2, "max": 3}
+    expr = (f"xs_reduce_{geo.kernel}<{ops[op]}, {_rc.CTYPE[x.dtype]}, {_rc.CTYPE[acc]}, "
+            f"{_rc.CTYPE[out_dtype]}, {nkc}, {nrc}, {geo.vec}, {minb}, {batch}>")
+    xptr = (x.data.ptr + plan.offset * x.itemsize).to_bytes(8, "little")
+    return plan, expr, geo, xptr, b"".join(int(w).to_bytes(8, "little", signed=True)
+                                           for w in words)
+
+
+def _check_launch(entry, x, axes, op, out_dtype, acc, result):
+    plan, expr, geo, xptr, tail = _expected_launch(x, axes, op, out_dtype, acc)
+    got_expr, grid, block, args = entry
+    assert (got_expr, grid, block) == (expr, tuple(geo.grid), tuple(geo.block))
+    assert args[0][0] == xptr
+    # the output pointer is the result's first element (K order: its lowest address)
+    assert int.from_bytes(args[1][0], "little") == result.data.ptr
+    assert args[2][0] == bytes(8)  # no center
+    split = geo.kernel != "rows_warp" and geo.nchunks > 1
+    if geo.kernel != "rows_warp":
+        if split:
+            assert args[3][1] is not None and args[4][1] is not None  # workspace arrays
+        else:
+            assert args[3][0] == args[4][0] == bytes(8)
+    n_tail = 5 if geo.kernel != "rows_warp" else 3
+    assert b"".join(b for b, _ in args[-n_tail:]) == tail
+    return plan, split
+
+
+def _layouts():
+    rng = np.random.default_rng(11)
+    base = rng.standard_normal(3 * 4 * 5 * 6 + 7)
+    a = base[7:].reshape(3, 4, 5, 6)
+    yield "contiguous", a
+    yield "transposed", a.transpose(3, 1, 0, 2)
+    yield "negative steps", a[::-1, :, ::-2]
+    yield "sliced", a[1:, 1:3, ::2, 1:]
+    yield "offset 1-D", base[1:]          # not 16-byte aligned
+    yield "reversed 1-D", base[::-1]
+    yield "long 1-D (split)", rng.standard_normal(20000)
+    yield "2-D outer split", rng.standard_normal((3000, 4))
+
+
+_CASE_AXES = [None, 0, -1, (0, 1), (1, 2), (0, 2), (2, 0), ()]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint8, np.int64])
+def test_cached_and_uncached_launches_agree(fake_cupy, dtype):
+    """A repeated call (the prepared call) launches exactly what the first call (the
+    full planning path) launched and what the plan asks for: the same kernel, grid,
+    block and argument bytes, and gives the same result, shape and strides."""
+    cp, log = fake_cupy
+    n_launch = 0
+    for name, view in _layouts():
+        if dtype is not np.float64:
+            view = (view * 10).astype(dtype)  # a copy: same layout, other dtype
+            if name != "contiguous":
+                view = np.lib.stride_tricks.as_strided(view, view.shape, view.strides)
+        x = FakeCupyArray(view)
+        for axis in _CASE_AXES:
+            try:
+                axes = normalize_axis("sum", axis, view.ndim)
+            except ValueError:
+                continue
+            for keepdims in (False, True):
+                for op in ("sum", "max"):
+                    f = getattr(xp, op)
+                    want = getattr(np, op)(view, axis=axes, keepdims=keepdims)
+                    before = len(log)
+                    first = f(x, axis=axis, keepdims=keepdims)
+                    second = f(x, axis=axis, keepdims=keepdims)
+                    third = f(x, axis=axis, keepdims=keepdims)
+                    launches = log[before:]
+                    for r in (first, second, third):
+                        assert r.shape == want.shape and r.dtype == want.dtype
+                        if op == "max" or dtype not in (np.float32, np.float64):
+                            np.testing.assert_array_equal(r.get(), want)
+                        else:
+                            ref = np.sum(view.astype(np.float64), axis=axes,
+                                         keepdims=keepdims).astype(want.dtype)
+                            np.testing.assert_allclose(r.get(), ref, rtol=1e-6, atol=1e-6)
+                        assert r.strides == first.strides, (name, axis, keepdims)
+                    if not launches:  # copy: no kernel
+                        assert int(np.prod([view.shape[a] for a in axes])) <= 1
+                        continue
+                    assert len(launches) == 3, (name, axis, op)
+                    out = np.dtype(want.dtype)
+                    acc = _rc.acc_dtype(out) if op == "sum" else _rc.minmax_acc_dtype(out)
+                    for entry, r in zip(launches, (first, second, third)):
+                        _check_launch(entry, x, axes, op, out, acc, r)
+                    # cached vs uncached: identical bytes except the fresh output
+                    e0, e1 = launches[0], launches[1]
+                    assert e0[:3] == e1[:3]
+                    assert [b for b, _ in e0[3][2:]] == [b for b, _ in e1[3][2:]]
+                    assert e0[3][0][0] == e1[3][0][0]
+                    n_launch += 1
+    assert n_launch > 80  # not vacuous: most cases launch a kernel
+    assert len(_red._CALLS) > 40
+
+
+def test_prepared_call_hits_and_refuses_confusable_axes(fake_cupy):
+    cp, log = fake_cupy
+    x = FakeCupyArray(np.arange(24.0).reshape(4, 6))
+    xp.sum(x, axis=1)
+    assert len(_red._CALLS) == 1
+    np.testing.assert_array_equal(xp.sum(x, axis=1).get(), np.arange(24.0).reshape(4, 6).sum(1))
+    assert len(_red._CALLS) == 1  # a hit, nothing new prepared
+
+    def no_planning(*args):
+        raise AssertionError("a repeated call planned again")
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_red, "_recipe", no_planning)
+        mp.setattr(_red, "plan_reduction", no_planning)
+        np.testing.assert_array_equal(xp.sum(x, axis=1).get(), [15.0, 51.0, 87.0, 123.0])
+    for bad in (1.0, True, (True,), (1.0,)):
+        with pytest.raises(TypeError, match="axis"):
+            xp.sum(x, axis=bad)
+    with pytest.raises(ValueError, match="out of range"):
+        xp.sum(x, axis=2)
+    with pytest.raises(TypeError, match="dtype"):
+        xp.sum(x, axis=1, dtype=[1])
+    # dtype= spellings: each its own key, same result dtype
+    for dt in (np.float32, "float32", np.dtype(np.float32)):
+        r = xp.sum(x, axis=1, dtype=dt)
+        assert r.dtype == np.float32
+        np.testing.assert_array_equal(r.get(), np.arange(24.0).reshape(4, 6).sum(1))
+    # keepdims=1 works (full path, not cached under True)
+    assert xp.sum(x, axis=1, keepdims=1).shape == (4, 1)
+
+
+def test_prepared_call_follows_tuning_device_and_stream(fake_cupy, monkeypatch):
+    cp, log = fake_cupy
+    x = FakeCupyArray(np.random.default_rng(3).standard_normal(20000))
+    xp.sum(x)
+    xp.sum(x)
+    assert log[-1][0] == log[-2][0] and "rows_block" in log[-1][0]
+    ws0 = (log[-1][3][3][0], log[-1][3][4][0])  # partials, counters of stream 0
+    # another stream: another workspace
+    cp.current.stream = types.SimpleNamespace(ptr=77)
+    xp.sum(x)
+    assert (log[-1][3][3][0], log[-1][3][4][0]) != ws0
+    assert set(_red._WORKSPACES) == {(0, 0), (0, 77)}
+    cp.current.stream = types.SimpleNamespace(ptr=0)
+    xp.sum(x)
+    assert (log[-1][3][3][0], log[-1][3][4][0]) == ws0
+    # a tuning change is a new key and a new kernel
+    monkeypatch.setitem(_rc.TUNING, "rows_block", (4, 4))
+    r = xp.sum(x)
+    assert ", 4, 4>" in log[-1][0]
+    np.testing.assert_allclose(r.get(), x.get().sum(), rtol=1e-12)
+    # another current device: another key
+    n = len(_red._CALLS)
+    cp.current.device = 1
+    xp.sum(x)
+    assert len(_red._CALLS) == n + 1
+    xp.sum(x)
+    assert len(_red._CALLS) == n + 1
+
+
+def test_zero_d_and_empty_launch_nothing(fake_cupy):
+    cp, log = fake_cupy
+    z = FakeCupyArray(np.array(3.5, dtype=np.float32))
+    for _ in range(2):
+        r = xp.sum(z)
+        assert r.shape == () and r.get() == np.float32(3.5) and r.dtype == np.float32
+        r = xp.sum(z, keepdims=True)
+        assert r.shape == () and r.get() == np.float32(3.5)
+    e = FakeCupyArray(np.ones((3, 0), dtype=np.float32))
+    for _ in range(2):
+        assert xp.sum(e).get() == 0
+        assert xp.sum(e, axis=0).shape == (0,)
+        assert xp.sum(e, axis=1, keepdims=True).get().tolist() == [[0.0]] * 3
+        with pytest.raises(ValueError, match="zero-size axis 1"):
+            xp.max(e, axis=1)
+    assert log == [] and _red._CALLS == {}
+
+
+def test_moments_through_the_launch_path(fake_cupy):
+    """mean/var/std share the recipe launch (with a center for var): values as NumPy."""
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((5, 6, 7)) + 3.0
+    for view in (a, a.transpose(2, 0, 1)[:, ::-1], a[1:, :, ::3]):
+        x = FakeCupyArray(view)
+        for axis in (None, 0, (1, 2), -1):
+            for _ in range(2):
+                np.testing.assert_allclose(xp.mean(x, axis=axis).get(),
+                                           np.mean(view, axis=axis), rtol=1e-12)
+                np.testing.assert_allclose(xp.var(x, axis=axis, correction=1).get(),
+                                           np.var(view, axis=axis, ddof=1), rtol=1e-12)
+                np.testing.assert_allclose(xp.std(x, axis=axis, keepdims=True).get(),
+                                           np.std(view, axis=axis, keepdims=True),
+                                           rtol=1e-12)
