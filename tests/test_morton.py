@@ -244,7 +244,7 @@ def test_encode_refuses_cells_wider_than_the_limit():
 def test_encode_refuses_negative_and_non_integer_cells():
     with pytest.raises(ValueError, match="argument 'ix' has a negative cell index"):
         alg.morton_encode([-1, 2], [0, 0])
-    with pytest.raises(TypeError, match="argument 'iy'.*integer dtype"):
+    with pytest.raises(TypeError, match="argument 'iy'.*expected integers"):
         alg.morton_encode([1], [1.0])
     with pytest.raises(TypeError, match="argument 'ix'.*integer dtype"):
         alg.morton_encode(np.array([True]), [1])
@@ -337,3 +337,24 @@ def test_huge_coordinates_clip_without_warnings():
         keys = alg.morton_keys(pos, [0.0] * 3, [1.0] * 3, 21)
     cells = alg.morton_decode(keys, 3)
     np.testing.assert_array_equal(cells, [[2**21 - 1, 0, 2**20]])
+
+
+def test_integer_lists_are_exact_past_2_63_and_empty_lists_work():
+    keys = alg.sort_by_key([3, 2**64 - 1, 5])[0]
+    assert keys.dtype == np.uint64 and keys.tolist() == [3, 5, 2**64 - 1]
+    assert alg.sort_by_key([])[0].size == 0
+    assert alg.morton_encode([], []).size == 0
+    assert alg.morton_decode([], 2).shape == (0, 2)
+    np.testing.assert_array_equal(alg.morton_decode([2**63 - 1 + 1], 2)[0], [0, 2**31])
+    for bad in (None, [1.5], [[1, 2], [3]]):
+        with pytest.raises(TypeError, match="expected integers"):
+            alg.sort_by_key(bad)
+    with pytest.raises(ValueError, match="outside the 64-bit range"):
+        alg.sort_by_key([-1, 2**64 - 1])
+
+
+def test_scales_bounds_must_be_sequences():
+    with pytest.raises(TypeError, match="argument 'lower' got NoneType None"):
+        alg.morton_scales(None, [1, 1], 3)
+    with pytest.raises(TypeError, match="one per axis"):
+        alg.morton_scales(0, 1, 3)

@@ -673,3 +673,15 @@ def test_kernel_words_emulated(emulated, shared_dir):
         np.testing.assert_array_equal(out, rng.philox4x32_10(words, key0, key1))
         if key1 is k1:
             np.testing.assert_array_equal(out[: len(kat)], kat[:, 6:])
+
+
+def test_counter_lists_are_exact_past_2_63():
+    from xstride import rng
+
+    got = rng.philox_uniform(1, 2, [3, 2**64 - 1])
+    want = rng.philox_uniform(1, 2, np.array([3, 2**64 - 1], dtype=np.uint64))
+    np.testing.assert_array_equal(got, want)
+    with pytest.raises(ValueError, match="argument 'counter' has values outside"):
+        rng.philox_uniform(1, 2, [-1, 2**64 - 1])
+    with pytest.raises(TypeError, match="argument 'counter' got list"):
+        rng.philox_uniform(1, 2, [1.5])

@@ -8,6 +8,7 @@ import numpy as np
 
 from . import _backend
 from ._errors import type_error, value_error
+from ._intseq import integer_array
 from ._host import philox as _host
 
 _U64_MAX = (1 << 64) - 1
@@ -29,17 +30,9 @@ def _check_int(func, name, value, limit, limit_text):
         return v
     if isinstance(value, (list, tuple)):
         try:
-            arr = np.asarray(value)
-        except (ValueError, TypeError):
-            raise type_error(func, name, value, "an integer array") from None
-        if arr.dtype == object:
-            items = arr.reshape(-1).tolist()
-            if not all(isinstance(i, int) and not isinstance(i, bool) for i in items):
-                raise type_error(func, name, value, "an integer array")
-            if any(i < 0 or i > limit for i in items):
-                raise value_error(func, name, f"has values outside [0, {limit_text}]")
-            arr = np.array(items, dtype=np.uint64).reshape(arr.shape)
-        value = arr
+            value = integer_array(func, name, value)  # exact, also past 2**63
+        except ValueError:
+            raise value_error(func, name, f"has values outside [0, {limit_text}]") from None
     kind = getattr(getattr(value, "dtype", None), "kind", None)
     if kind is None or not hasattr(value, "shape"):
         raise type_error(func, name, value, "a non-negative integer or an integer array")
