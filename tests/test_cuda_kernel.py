@@ -558,3 +558,17 @@ def test_parse_signature_direct_label():
     assert sig.name == "f" and sig.params[0].name == "a"
     with pytest.raises(ValueError, match="^mine: parameter 0 \\('b'\\): unknown C type 'Foo'"):
         parse_signature("__global__ void f(Foo b) {}", "f", label="mine")
+
+
+@pytest.mark.parametrize("word", ["int", "float", "struct", "__global__", "return"])
+def test_c_keywords_cannot_name_kernels_structs_or_fields(word):
+    import xstride as xp
+
+    with pytest.raises(ValueError, match="is not a valid C identifier|is not a C identifier"):
+        xp.cuda.CudaStruct(word, [("a", "int")])
+    with pytest.raises(ValueError, match="is not a valid C identifier|is not a C identifier"):
+        xp.cuda.CudaStruct("S", [(word, "int")])
+    with pytest.raises(ValueError, match="is not a C identifier"):
+        xp.cuda.CudaKernel(f'extern "C" __global__ void {word}(float* x) {{}}', word)
+    with pytest.raises(ValueError, match="is not a C identifier"):
+        xp.cuda.ElementwiseKernel("float32 x", "float32 y", "y = x", word)

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import keyword
-import re
 
 import numpy as np
 
+from ._cnames import is_c_identifier
 from .._errors import type_error, value_error
 from ._args import pack_value
 from ._signature import CType, parse_type, struct_layout
 
 __all__ = ["CudaStruct", "CudaStructValue"]
 
-_NAME = re.compile(r"[A-Za-z_]\w*")
 _LABEL = "CudaStruct"
 
 
@@ -58,7 +56,7 @@ class CudaStruct:
     def __init__(self, name: str, fields):
         if not isinstance(name, str):
             raise type_error(_LABEL, "name", name, "a str (the C struct name)")
-        if not _NAME.fullmatch(name) or keyword.iskeyword(name):
+        if not is_c_identifier(name):
             raise value_error(_LABEL, "name", f"{name!r} is not a valid C identifier")
         label = f"CudaStruct {name!r}"
         try:
@@ -74,7 +72,7 @@ class CudaStruct:
             if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)):
                 raise type_error(label, "fields", item, "(name, C type) pairs")
             fname, ftype = item
-            if not _NAME.fullmatch(fname):
+            if not is_c_identifier(fname):
                 raise value_error(label, "fields", f"field name {fname!r} is not a valid C "
                                   "identifier")
             if any(fname == f for f, _ in parsed):

@@ -15,6 +15,7 @@ import re
 
 import numpy as np
 
+from ._cnames import is_c_identifier
 from .._elementwise_plan import broadcast_shapes
 from .._errors import type_error
 from . import _elementwise_exec as _ex
@@ -39,7 +40,7 @@ def _parse(text: str, what: str):
                 f"ElementwiseKernel: 'raw' parameters ({part!r}) are not supported by "
                 "xstride's engine; use cupy.ElementwiseKernel for them")
         words = [w for w in words if w != "const"]
-        if len(words) != 2 or not _IDENT.match(words[1]):
+        if len(words) != 2 or not is_c_identifier(words[1]):
             raise ValueError(f"ElementwiseKernel: cannot parse {what} parameter {part!r}; "
                              "expected 'TYPE NAME'")
         typ, name = words
@@ -101,7 +102,7 @@ class ElementwiseKernel:
                            ("operation", operation), ("name", name), ("preamble", preamble)):
             if not isinstance(value, str):
                 raise type_error("ElementwiseKernel", arg, value, "a str")
-        if not _IDENT.match(name):
+        if not is_c_identifier(name):
             raise ValueError(f"ElementwiseKernel: name {name!r} is not a C identifier")
         self.in_params = _parse(in_params, "input")
         self.out_params = _parse(out_params, "output")

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import numbers
 import os
-import re
 from pathlib import Path
 
 import numpy as np
 
+from ._cnames import is_c_identifier
 from .._backend import load_cupy
 from .._errors import type_error, value_error
 from . import _compile, _hip_gate
@@ -25,7 +25,6 @@ from ._signature import Param, find_structs, parse_signature
 __all__ = ["CudaKernel", "CudaCompileError", "debug_from_env"]
 
 _DEBUG_ENV = "XSTRIDE_CUDA_DEBUG"
-_IDENT = re.compile(r"[A-Za-z_]\w*")
 _BOUNDS = "-DXSTRIDE_BOUNDS_CHECK"
 
 
@@ -158,7 +157,7 @@ class CudaKernel:
                  debug=None):
         if not isinstance(name, str):
             raise type_error("CudaKernel", "name", name, "a str (the kernel's name)")
-        if not _IDENT.fullmatch(name):
+        if not is_c_identifier(name):
             raise value_error("CudaKernel", "name", f"{name!r} is not a C identifier")
         label = f"CudaKernel {name!r}"
         if not isinstance(source, str):
