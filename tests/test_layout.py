@@ -213,3 +213,22 @@ def test_layout_bad_arguments_raise_clear_errors():
     with pytest.raises(ValueError, match="pass the max_ndim given to pack"):
         Layout.unpack(lay.pack(4))
     assert Layout.unpack(lay.pack(4), 4) == lay
+
+
+def test_pack_unpack_and_permute_edges():
+    import struct
+
+    from xstride.layout import Layout
+
+    with pytest.raises(ValueError, match=r"max_ndim=0 must lie in \[1, 64\]"):
+        Layout(()).pack(0)
+    assert Layout.unpack(Layout(()).pack(1), 1) == Layout(())
+    with pytest.raises(TypeError, match="Layout.unpack: expected the bytes"):
+        Layout.unpack(None)
+    bad = struct.pack("<qii", 0, -1, 4) + bytes(16 * 64)
+    with pytest.raises(ValueError, match="the struct's ndim is -1"):
+        Layout.unpack(bad)
+    with pytest.raises(TypeError, match="Layout.permute: axes must be a sequence"):
+        Layout((2, 3)).permute(None)
+    with pytest.raises(TypeError, match="Layout.permute: axes must be a sequence"):
+        Layout((2, 3)).permute(1)

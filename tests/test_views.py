@@ -199,3 +199,8 @@ def test_copy_into_and_out_errors_name_the_function():
             np.zeros(4), (2, 2), (8, 8)))
     with pytest.raises(TypeError, match="copy_into: Cannot cast scalar"):
         xp.copy_into(np.zeros(3, np.int32), 1.5)
+
+
+def test_as_strided_takes_integer_array_shapes():
+    v = xp.as_strided(np.arange(6), np.array([2, 3]), np.array([3, 1]))
+    np.testing.assert_array_equal(v, np.arange(6).reshape(2, 3))

@@ -104,7 +104,9 @@ def _check_array(func, a):
 
 
 def _int_tuple(func, name, value):
-    if isinstance(value, int) or hasattr(value, "__index__"):
+    if isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype.kind in "iu":
+        value = value.tolist()  # NumPy's as_strided takes array shapes too
+    elif isinstance(value, int) or hasattr(value, "__index__"):
         value = (value,)
     try:
         return tuple(int(v.__index__()) if not isinstance(v, int) else v for v in value)

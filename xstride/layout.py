@@ -301,11 +301,16 @@ class Layout:
 
         Raises
         ------
+        TypeError
+            ``axes`` is not a sequence of ints.
         ValueError
             ``axes`` is not a permutation of ``range(ndim)`` (negative entries count
             from the end).
         """
         nd = self.ndim
+        if not isinstance(axes, (tuple, list)):
+            raise TypeError(f"Layout.permute: axes must be a sequence of ints, got "
+                            f"{type(axes).__name__}")
         ax = tuple(_int(a, "axis") for a in axes)
         norm = tuple(a + nd if a < 0 else a for a in ax)
         if sorted(norm) != list(range(nd)):
@@ -455,12 +460,12 @@ class Layout:
         Raises
         ------
         ValueError
-            ``max_ndim`` is smaller than the rank or larger than 64.
+            ``max_ndim`` is smaller than the rank (or than 1) or larger than 64.
         """
         max_ndim = _int(max_ndim, "max_ndim")
-        if not self.ndim <= max_ndim <= MAX_NDIM:
+        if not max(self.ndim, 1) <= max_ndim <= MAX_NDIM:  # C++ has no zero-length arrays
             raise ValueError(f"Layout.pack: max_ndim={max_ndim} must lie in "
-                             f"[{self.ndim}, {MAX_NDIM}]")
+                             f"[{max(self.ndim, 1)}, {MAX_NDIM}]")
         pad = max_ndim - self.ndim
         return struct.pack(PACK_FORMAT(max_ndim), self._offset, self.ndim, self._itemsize,
                            *self._shape, *([1] * pad), *self._strides, *([0] * pad))
@@ -471,9 +476,15 @@ class Layout:
 
         Raises
         ------
+        TypeError
+            ``data`` is not a bytes-like object.
         ValueError
-            ``data`` is not the size of a struct packed with ``max_ndim``.
+            ``data`` is not the size of a struct packed with ``max_ndim``, or its
+            ``ndim`` field is out of range.
         """
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"Layout.unpack: expected the bytes of Layout.pack(), got "
+                            f"{type(data).__name__}")
         fmt = PACK_FORMAT(max_ndim)
         if len(data) != struct.calcsize(fmt):
             raise ValueError(f"Layout.unpack: {len(data)} bytes, but a layout packed with "
@@ -481,6 +492,9 @@ class Layout:
                              "max_ndim given to pack()")
         fields = struct.unpack(fmt, data)
         off, nd, isz = fields[:3]
+        if not 0 <= nd <= max_ndim:
+            raise ValueError(f"Layout.unpack: the struct's ndim is {nd}, outside "
+                             f"[0, {max_ndim}]; not the bytes of Layout.pack({max_ndim})")
         shape = fields[3:3 + nd]
         strides = fields[3 + max_ndim:3 + max_ndim + nd]
         return cls(shape, strides, off, isz)
