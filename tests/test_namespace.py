@@ -167,3 +167,10 @@ def test_backend_by_exact_type(monkeypatch):
     assert _backend_by_type((np.float64(1.0), h)) is None  # NumPy scalar: full check
     np.testing.assert_array_equal(xp.add(np.float64(1.0), h), 2 * h)
     np.testing.assert_array_equal(xp.add(h, h), 2 * h)
+
+
+def test_to_numpy_refuses_what_is_not_array_like():
+    for bad in (None, {}, object()):
+        with pytest.raises(TypeError, match="to_numpy: argument 'a'"):
+            xp.to_numpy(bad)
+    np.testing.assert_array_equal(xp.to_numpy(3.5), np.asarray(3.5))

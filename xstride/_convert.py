@@ -42,6 +42,11 @@ def array_namespace(*arrays):
     itself is also a namespace for both and dispatches on its arguments, so code
     that wants xstride's kernels keeps calling ``xstride``.
 
+    Parameters
+    ----------
+    *arrays : numpy.ndarray or cupy.ndarray
+        With no argument, the active backend's namespace.
+
     Raises
     ------
     TypeError
@@ -54,16 +59,31 @@ def array_namespace(*arrays):
 
 
 def to_numpy(a) -> np.ndarray:
-    """Return ``a`` as a NumPy array (device to host copy for a CuPy array).
+    """Return ``a`` as a NumPy array (a device-to-host copy for a CuPy array).
 
-    Zero-copy when ``a`` is already a NumPy array. Python scalars and sequences go
-    through :func:`numpy.asarray`.
+    Parameters
+    ----------
+    a : numpy.ndarray, cupy.ndarray, Python scalar or (nested) sequence of numbers
+
+    Returns
+    -------
+    numpy.ndarray
+        ``a`` itself when it is already a NumPy array (zero-copy); same shape and
+        dtype as ``a`` for a CuPy array.
+
+    Raises
+    ------
+    TypeError
+        ``a`` is not array-like (NumPy would make an object array of it, e.g. None).
     """
     if isinstance(a, np.ndarray):
         return a
     if _backend.backend_of_array(a) == "cupy":
         return a.get()
-    return np.asarray(a)
+    out = np.asarray(a)
+    if out.dtype == object:
+        raise type_error("to_numpy", "a", a, "an array, a number or a sequence of numbers")
+    return out
 
 
 def to_device(a, backend: str | None = None):
@@ -76,8 +96,15 @@ def to_device(a, backend: str | None = None):
     a : array_like
     backend : {"numpy", "cupy"}, optional
 
+    Returns
+    -------
+    numpy.ndarray or cupy.ndarray
+        Same shape and dtype as ``a``.
+
     Raises
     ------
+    TypeError
+        ``backend`` is not a str, or ``a`` is not array-like.
     ValueError
         Unknown backend name.
     RuntimeError

@@ -124,7 +124,7 @@ class Philox:
         start = self.counter
         if start + n > _LIMIT:
             raise OverflowError(f"Philox.{func}: the stream is exhausted (counter {start} + "
-                                f"{n} values > 2**64)")
+                                f"{n} counters > 2**64)")
         self.counter = start + n
         return start
 
@@ -158,7 +158,27 @@ class Philox:
 
     # -------------------------------------------------------------- draws
     def uniform(self, shape=()):
-        """Float64 uniforms in [0, 1) of ``shape``, two per counter (see the class notes)."""
+        """Float64 uniforms in [0, 1), two per counter (see the class notes).
+
+        Parameters
+        ----------
+        shape : int or tuple of int
+            Shape of the result; ``ceil(size / 2)`` counters are used.
+
+        Returns
+        -------
+        ndarray of float64, ``shape``
+            On the generator's backend; bit-identical on NumPy and CuPy.
+
+        Raises
+        ------
+        TypeError
+            ``shape`` is not an int or a tuple of ints.
+        ValueError
+            A negative extent.
+        OverflowError
+            The stream's 2**64 counters are used up.
+        """
         from ._rng_args import _fill_pairs
 
         shape = _shape("Philox.uniform", shape)
@@ -168,7 +188,31 @@ class Philox:
                            n).reshape(shape)
 
     def normal(self, shape=()):
-        """Float64 standard normals of ``shape``, two per counter (Box–Muller pairs)."""
+        """Float64 standard normals, two per counter (Box–Muller pairs).
+
+        Box, G. E. P. and Muller, M. E. (1958), "A note on the generation of random
+        normal deviates", Ann. Math. Statist. 29(2); the log and sin/cos are xstride's
+        own, IEEE-only, so host and device give the same bits.
+
+        Parameters
+        ----------
+        shape : int or tuple of int
+            Shape of the result; ``ceil(size / 2)`` counters are used.
+
+        Returns
+        -------
+        ndarray of float64, ``shape``
+            On the generator's backend; bit-identical on NumPy and CuPy.
+
+        Raises
+        ------
+        TypeError
+            ``shape`` is not an int or a tuple of ints.
+        ValueError
+            A negative extent.
+        OverflowError
+            The stream's 2**64 counters are used up.
+        """
         from ._rng_args import _fill_pairs
 
         shape = _shape("Philox.normal", shape)
@@ -205,9 +249,11 @@ class Philox:
         from .rng import philox4x32_10
 
         func = "Philox.integers"
-        if high is None:
+        names = ("low", "high")
+        if high is None:  # integers(high): the one argument given is called low
             low, high = 0, low
-        for name, v in (("low", low), ("high", high)):
+            names = ("low", "low")
+        for name, v in zip(names, (low, high)):
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
                 raise type_error(func, name, v, "an int")
         low, high = int(low), int(high)

@@ -4,6 +4,10 @@ Each function runs on the backend of its array arguments (NumPy → ``xstride._h
 CuPy → ``xstride._kernels``). Scales are always computed on the host in float64, so
 host and device keys are bit-identical. See ``docs/morton.md``.
 
+Morton order: G. M. Morton (1966), "A computer oriented geodetic data base and a new
+technique in file sequencing", IBM Ltd., Ottawa. ``MAX_MORTON_LEVELS`` is what fits
+one uint64 key: 2 x 32 bits in 2-D, 3 x 21 bits in 3-D.
+
 Conventions (DESIGN.md, "Morton"): bit ``ndim*b + a`` of a key is bit ``b`` of the cell
 index on axis ``a`` (axis 0 in the lowest bit); ``scale = 2**levels / (upper - lower)``;
 cell = ``floor((x - lower) * scale)`` clipped to ``[0, 2**levels - 1]``: a point on a

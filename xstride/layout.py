@@ -184,6 +184,7 @@ class Layout:
 
     @property
     def ndim(self) -> int:
+        """Number of axes (0 to 64)."""
         return len(self._shape)
 
     @property

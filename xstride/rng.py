@@ -147,6 +147,8 @@ def philox_normal(seed, stream, counter):
 
     ``r = sqrt(-2 log(1 - u0))``, ``theta = 2 pi u1`` with ``(u0, u1)`` from
     :func:`philox_uniform2`. Same parameters and errors as :func:`philox_uniform`.
+    Box, G. E. P. and Muller, M. E. (1958), "A note on the generation of random
+    normal deviates", Ann. Math. Statist. 29(2), 610-611.
 
     Returns
     -------

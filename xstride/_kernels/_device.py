@@ -31,6 +31,19 @@ def _decode(value):
 def device_properties(device_id: int | None = None) -> dict:
     """Name, architecture, warp size and memory of a device (the current one by default).
 
+    Parameters
+    ----------
+    device_id : int, optional
+        CUDA/HIP device ordinal; the current device when omitted.
+
+    Returns
+    -------
+    dict
+        ``id``, ``name``, ``arch`` (``"sm_90"``, or the gfx name on HIP),
+        ``compute_capability`` (``"9.0"``; ``None`` on HIP), ``warp_size`` (threads),
+        ``multiprocessors``, ``total_memory_bytes`` (bytes), ``max_threads_per_block``,
+        ``max_grid_size`` (3 ints) and ``is_hip``.
+
     Raises
     ------
     RuntimeError
@@ -68,7 +81,11 @@ def capabilities() -> dict:
         ``backend`` ("cuda", "hip" or "none"), ``device`` (``device_properties()`` or
         ``None``), ``is_hip``, ``reason`` (why there is no device, else ``""``) and
         ``features``: ``{feature: {"available": bool, "reason": str}}``, one row per
-        rule of the HIP table.
+        rule of the HIP table (``xstride/_kernels/_hip_rules.py``):
+        ``warp_shuffle`` (``reduce.cuh``/``scan.cuh``), ``high_dim_cuda_views``
+        (views of 5 or more dimensions) and ``bounds_check_views``
+        (``XSTRIDE_BOUNDS_CHECK``). Without a device every row is unavailable with the
+        reason ``"no device"``.
     """
     try:
         props = device_properties()
