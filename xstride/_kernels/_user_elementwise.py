@@ -71,11 +71,18 @@ class ElementwiseKernel:
         Kernel name (for messages and the compiled kernel's name).
     preamble : str, optional
         C++ code placed before the kernel (helper functions).
+    **kwargs
+        CuPy's options ``reduce_dims``, ``options``, ``no_return`` and
+        ``return_tuple`` are accepted (only ``return_tuple`` changes anything: the
+        engine plans dimensions itself); any other keyword is a ``TypeError``.
 
     Raises
     ------
+    TypeError
+        A non-string parameter, or an unsupported keyword.
     ValueError
-        A parameter that does not parse, or a reserved name (``i``, ``_*``).
+        A parameter that does not parse, a name that is not a C identifier, or a
+        reserved name (``i``, ``_*``).
     NotImplementedError
         ``raw`` parameters.
 
@@ -119,6 +126,21 @@ class ElementwiseKernel:
 
     def __call__(self, *args, size=None, stream=None):
         """Run on CuPy arrays (inputs, then optionally outputs); returns the output(s).
+
+        Parameters
+        ----------
+        *args : cupy.ndarray or Python scalars
+            The inputs in ``in_params`` order, then optionally the outputs.
+        size : int, optional
+            Number of elements when no argument is an array (CuPy's meaning);
+            otherwise the broadcast shape of the arguments decides.
+        stream : cupy.cuda.Stream, optional
+            Stream to launch on (the current stream by default).
+
+        Returns
+        -------
+        cupy.ndarray or tuple of cupy.ndarray
+            The output (several outputs, or ``return_tuple=True``: a tuple).
 
         Raises
         ------

@@ -29,7 +29,17 @@ _BOUNDS = "-DXSTRIDE_BOUNDS_CHECK"
 
 
 class CudaCompileError(RuntimeError):
-    """A kernel failed to compile; ``log`` holds the compiler's log."""
+    """A kernel failed to compile.
+
+    Attributes
+    ----------
+    kernel : str
+        The kernel's name.
+    log : str
+        The compiler's (NVRTC's) log.
+    options : tuple of str
+        The options it was compiled with, ``-I`` folders included.
+    """
 
     def __init__(self, message: str, *, kernel: str, log: str, options: tuple):
         super().__init__(message)
