@@ -174,3 +174,19 @@ def test_to_numpy_refuses_what_is_not_array_like():
         with pytest.raises(TypeError, match="to_numpy: argument 'a'"):
             xp.to_numpy(bad)
     np.testing.assert_array_equal(xp.to_numpy(3.5), np.asarray(3.5))
+
+
+def test_backend_by_type_with_keyword_values(monkeypatch):
+    from xstride._dispatch import _backend_by_type
+
+    fake = _FakeCupyModule()
+    monkeypatch.setitem(sys.modules, "cupy", fake)
+    d, h = fake.ndarray((2,)), np.ones((2, 2))
+    assert _backend_by_type((d, (0, 1), np.dtype("float32"), np.float64, "C", None)) == "cupy"
+    assert _backend_by_type((h, (0,), True)) == "numpy"
+    assert _backend_by_type((h, (0, 1.5))) is None  # not a tuple of ints: full check
+    assert _backend_by_type((h, d)) is None
+    np.testing.assert_array_equal(xp.sum(h, axis=(0, 1), dtype=np.float32), np.float32(4.0))
+    np.testing.assert_array_equal(xp.sum(h, axis=0, keepdims=True), [[2.0, 2.0]])
+    with pytest.raises(TypeError, match=r"add: .*x1 is numpy, x2 is numpy, out is cupy"):
+        xp.add(h, h, out=d)

@@ -100,21 +100,26 @@ def param_names(fn) -> tuple[str, ...]:
 # imported (checked on the way, so a user's own ``import cupy`` is seen too).
 _BY_TYPE: dict[type, str | None] = {
     np.ndarray: "numpy", int: None, float: None, complex: None, bool: None, type(None): None,
+    str: None,
 }
 _MISSING = object()
 
 
 def _backend_by_type(args):
-    """Backend of positional ``args`` from their exact types, or ``None`` to look closer.
+    """Backend of ``args`` (positional and keyword values) from their exact types.
 
-    ``None`` when an argument's type is not in the table (sequences, subclasses,
-    NumPy scalars...), when backends are mixed (the full check then raises), or when
-    no argument is an array.
+    Returns ``None`` to ask for the full check: an argument's type is not in the
+    table (sequences, subclasses, NumPy scalars...), backends are mixed (the full
+    check then raises), or no argument is an array. Dtypes, dtype classes, strings
+    and tuples of ints (``axis=(0, 1)``) name no backend.
     """
     found = None
     for a in args:
         kind = _BY_TYPE.get(type(a), _MISSING)
         if kind is _MISSING:
+            if isinstance(a, (np.dtype, type)) or (
+                    type(a) is tuple and all(type(e) is int for e in a)):
+                continue  # dtype=..., axis=(0, 1): names no backend
             ct = _backend.cupy_ndarray()
             if ct is None or type(a) is not ct:
                 return None
@@ -163,8 +168,8 @@ def follower(qualname: str, module: str = "xstride"):
             if kwargs:
                 return np_table[qualname](*args, **kwargs)
             return np_positional[qualname](*args)
-        backend = None if kwargs else _backend_by_type(args)
-        if backend is None:  # keywords, sequences, other types, mixed: the full check
+        backend = _backend_by_type(args + tuple(kwargs.values()) if kwargs else args)
+        if backend is None:  # sequences, other types, mixed, no array: the full check
             backend = _backend.backend_of(qualname, _named(params, args, kwargs))
         if backend == "numpy" and not kwargs:
             return np_positional[qualname](*args)
