@@ -190,3 +190,16 @@ def test_backend_by_type_with_keyword_values(monkeypatch):
     np.testing.assert_array_equal(xp.sum(h, axis=0, keepdims=True), [[2.0, 2.0]])
     with pytest.raises(TypeError, match=r"add: .*x1 is numpy, x2 is numpy, out is cupy"):
         xp.add(h, h, out=d)
+
+
+def test_numpy_scalars_are_weak(monkeypatch):
+    from xstride import _backend
+
+    fake = _FakeCupyModule()
+    monkeypatch.setitem(sys.modules, "cupy", fake)
+    d = fake.ndarray((2,))
+    assert _backend.backend_of("f", [("x1", d), ("x2", np.float32(2.0))]) == "cupy"
+    assert _backend.backend_of("f", [("x", np.float64(1.0))]) == "numpy"
+    assert _backend.backend_of("f", [("x", [np.int64(1), d])]) == "cupy"
+    with pytest.raises(TypeError, match="x1 is numpy, x2 is cupy"):
+        _backend.backend_of("f", [("x1", np.ones(2)), ("x2", d), ("x3", np.float32(1))])

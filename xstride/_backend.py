@@ -202,7 +202,9 @@ def backend_of(func: str, named_arrays, default: str | None = None) -> str:
         Name of the public function, for the error message.
     named_arrays : iterable of (name, value)
         Arguments to inspect; lists and tuples are searched one level deep.
-        Non-arrays (Python scalars, dtypes, None) are ignored.
+        Non-arrays (Python scalars, dtypes, None) are ignored; NumPy scalars
+        (``numpy.float64(1.0)``) count only when no argument is an array, since CuPy
+        takes them as scalars.
     default : str, optional
         Returned when no argument is an array; the active backend if omitted.
 
@@ -213,17 +215,20 @@ def backend_of(func: str, named_arrays, default: str | None = None) -> str:
         and its backend.
     """
     seen: list[tuple[str, str]] = []
+    numpy_scalar = False
     for name, value in named_arrays:
-        if isinstance(value, (list, tuple)):
-            for i, item in enumerate(value):
-                b = backend_of_array(item)
-                if b is not None:
-                    seen.append((f"{name}[{i}]", b))
-        else:
-            b = backend_of_array(value)
+        items = ((f"{name}[{i}]", v) for i, v in enumerate(value)) \
+            if isinstance(value, (list, tuple)) else ((name, value),)
+        for label, item in items:
+            if isinstance(item, np.generic):  # a scalar to CuPy too: weak, like 2.0
+                numpy_scalar = True
+                continue
+            b = backend_of_array(item)
             if b is not None:
-                seen.append((name, b))
+                seen.append((label, b))
     if not seen:
+        if numpy_scalar:
+            return "numpy"
         return default if default is not None else _current.get()
     first = seen[0][1]
     for _, b in seen[1:]:
