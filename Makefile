@@ -24,8 +24,12 @@ test: $(STAMP)
 info: $(STAMP)
 	$(PY) -m xstride info
 
-$(GPU_SITE): .whl
-	python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target $(GPU_SITE) .whl/*.whl
+# Wheels brought along in .whl/ (a GPU host without network); without .whl/ the host's
+# own packages are used.
+$(GPU_SITE):
+	mkdir -p $(GPU_SITE)
+	if [ -d .whl ]; then python3 -m pip install -q --no-index --no-deps --no-compile \
+	  --no-cache-dir --upgrade --target $(GPU_SITE) .whl/*.whl; fi
 
 # On the GPU host (no network): wheels from .whl/, CuPy from the host.
 test-gpu: $(GPU_SITE)
