@@ -192,26 +192,8 @@ class Philox:
 
         Box, G. E. P. and Muller, M. E. (1958), "A note on the generation of random
         normal deviates", Ann. Math. Statist. 29(2); the log and sin/cos are xstride's
-        own, IEEE-only, so host and device give the same bits.
-
-        Parameters
-        ----------
-        shape : int or tuple of int
-            Shape of the result; ``ceil(size / 2)`` counters are used.
-
-        Returns
-        -------
-        ndarray of float64, ``shape``
-            On the generator's backend; bit-identical on NumPy and CuPy.
-
-        Raises
-        ------
-        TypeError
-            ``shape`` is not an int or a tuple of ints.
-        ValueError
-            A negative extent.
-        OverflowError
-            The stream's 2**64 counters are used up.
+        own, IEEE-only, so host and device give the same bits. Parameters, result
+        and errors as :meth:`uniform`.
         """
         from ._rng_args import _fill_pairs
 
