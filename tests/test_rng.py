@@ -685,3 +685,14 @@ def test_counter_lists_are_exact_past_2_63():
         rng.philox_uniform(1, 2, [-1, 2**64 - 1])
     with pytest.raises(TypeError, match="argument 'counter' got list"):
         rng.philox_uniform(1, 2, [1.5])
+
+
+def test_philox_counter_is_read_only():
+    from xstride import rng
+
+    g = rng.Philox(1)
+    g.uniform(3)
+    assert g.counter == 2
+    with pytest.raises(AttributeError):
+        g.counter = -5
+    assert g.advance(10).counter == 12

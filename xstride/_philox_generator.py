@@ -112,7 +112,12 @@ class Philox:
                 raise value_error("Philox", "backend", f"must be 'numpy' or 'cupy', got {backend!r}")
         self.backend = backend
         self._xp = _backend.array_module(backend)
-        self.counter = 0
+        self._counter = 0
+
+    @property
+    def counter(self) -> int:
+        """The next unused counter (read-only: move it with :meth:`advance`)."""
+        return self._counter
 
     def __repr__(self):
         return (f"Philox(seed={self.seed}, stream={self.stream}, counter={self.counter}, "
@@ -121,11 +126,11 @@ class Philox:
     # -------------------------------------------------------------- counters
     def _reserve(self, func, n):
         """First of ``n`` fresh counters; advances past them."""
-        start = self.counter
+        start = self._counter
         if start + n > _LIMIT:
             raise OverflowError(f"Philox.{func}: the stream is exhausted (counter {start} + "
                                 f"{n} counters > 2**64)")
-        self.counter = start + n
+        self._counter = start + n
         return start
 
     def _take(self, func, n):
@@ -151,9 +156,9 @@ class Philox:
         n = int(n)
         if n < 0:
             raise value_error("Philox.advance", "n", f"must be non-negative, got {n}")
-        if self.counter + n > _LIMIT:
-            raise OverflowError(f"Philox.advance: counter {self.counter} + {n} passes 2**64")
-        self.counter += n
+        if self._counter + n > _LIMIT:
+            raise OverflowError(f"Philox.advance: counter {self._counter} + {n} passes 2**64")
+        self._counter += n
         return self
 
     # -------------------------------------------------------------- draws
