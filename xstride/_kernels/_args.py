@@ -185,7 +185,7 @@ def pack_value(ct: CType, value, label: str, arg: str, device: int | None = None
 
         if not isinstance(value, CudaStructValue):
             raise type_error(label, arg, value, f"a CudaStruct value of struct '{ct.struct}'")
-        value.struct.check_matches(ct, label, arg)
+        value.struct._check_matches(ct, label, arg)
         if device is not None:
             value.check_device(device, label, arg)
         return value.tobytes()

@@ -142,7 +142,7 @@ class CudaStruct:
             keep.append(v)
         return CudaStructValue(self, bytes(buf), tuple(keep))
 
-    def check_matches(self, ct: CType, label: str, arg: str) -> None:
+    def _check_matches(self, ct: CType, label: str, arg: str) -> None:
         """``TypeError`` unless this struct is the kernel parameter's struct type."""
         if ct.struct != self.name:
             raise TypeError(f"{label}: argument '{arg}' is a value of CudaStruct "

@@ -223,7 +223,15 @@ class CudaKernel:
 
     def compile_options(self, digest: str = "") -> tuple[str, ...]:
         """The options passed to CuPy (``-std=c++17`` and the shipped ``-I`` are added
-        by the compiler layer)."""
+        by the compiler layer).
+
+        Parameters
+        ----------
+        digest : str, optional
+            Hex SHA-256 of the included headers' contents; when given, its first 16
+            digits go into a ``-DXSTRIDE_HEADERS_SHA256`` define, so that an edited
+            header changes the options and so CuPy's compile cache key.
+        """
         shipped = _compile.include_dir()
         opts = [o for o in self.options if o not in (f"-I{shipped}",)]
         opts += [f"-I{d}" for d in self.include_dirs if str(d) != shipped]
