@@ -42,6 +42,9 @@ _MASK32 = 0xFFFFFFFF
 
 #: Elements per chunk: scratch is about 56 bytes per element, ~1 MiB per chunk.
 CHUNK = 1 << 14
+#: Elements per chunk of the compiled path (no scratch; broadcast views copy 8 B/element).
+NATIVE_CHUNK = 1 << 16
+_MASK64 = (1 << 64) - 1
 _LITTLE = sys.byteorder == "little"
 
 # ------------------------------------------------------------------ float constants
@@ -264,13 +267,13 @@ def _threads(nchunks):
     return max(1, min(limit, nchunks // 2))
 
 
-def _map(fn, n):
+def _map(fn, n, chunk=CHUNK):
     """Call ``fn(s, e)`` for every chunk of ``range(n)``, on a thread pool when large."""
-    starts = range(0, n, CHUNK)
+    starts = range(0, n, chunk)
     nt = _threads(len(starts))
     if nt == 1:
         for s in starts:
-            fn(s, min(s + CHUNK, n))
+            fn(s, min(s + chunk, n))
         return
     global _pool
     if _pool is None or _pool._max_workers < nt:
@@ -279,16 +282,64 @@ def _map(fn, n):
 
     def run(j):
         for s in starts[j * step:(j + 1) * step]:
-            fn(s, min(s + CHUNK, n))
+            fn(s, min(s + chunk, n))
 
     for f in [_pool.submit(run, j) for j in range(nt)]:
         f.result()
 
 
+# ------------------------------------------------------------------ compiled path
+def _native():
+    """The compiled loops (:mod:`._philox_native`), or ``None``: use the NumPy path."""
+    from . import _philox_native
+
+    return _philox_native.get()
+
+
+def _native_ok(src, dtype):
+    """Whether the compiled path can read ``src`` (native-order ``dtype`` arrays only)."""
+    a = src.flat if src.flat is not None else src.view
+    return a is None or a.dtype == dtype
+
+
+def _native_arg(src, s, e, keep, itemsize=8):
+    """``(address or None, element stride, base, step)`` of ``src`` over chunk ``[s, e)``."""
+    if src.start is not None:
+        return None, 0, (src.start + s) & _MASK64, 1
+    if src.scalar is not None:
+        return None, 0, src.scalar, 0
+    a = src.flat[s:e] if src.flat is not None else src.view.flat[s:e]  # view: a copy
+    keep.append(a)
+    return a.ctypes.data, a.strides[0] // itemsize, 0, 0
+
+
+def _native_drive(lib, kind, srcs, n, flats):
+    """Run ``kind`` with the compiled loops; ``False`` (nothing written) if it cannot."""
+    if not all(_native_ok(src, np.dtype(_U64)) for src in srcs):
+        return False
+    outs = []
+    for f in flats:
+        if (f.dtype != np.float64 or f.ndim != 1 or f.strides[0] % 8
+                or not f.flags.writeable):
+            return False
+        outs.append((f.ctypes.data, f.strides[0] // 8))
+
+    def work(s, e):
+        keep = []
+        args = [_native_arg(src, s, e, keep) for src in srcs]
+        lib.philox(kind, e - s, args, [(a + s * st * 8, st) for a, st in outs])
+
+    _map(work, n, NATIVE_CHUNK)
+    return True
+
+
+# ------------------------------------------------------------------ NumPy path
 def _drive(kind, seed, stream, counter, shape, into=None):
     """Evaluate ``kind`` over the broadcast ``shape`` of the three uint64 arguments.
 
     ``into``: optional 1-D float64 views (one per output) to write instead of new arrays.
+    Runs the compiled loops of :mod:`._philox_native` when they are available, else
+    (or with ``XSTRIDE_HOST_CC=none``) the NumPy ufuncs below.
     """
     srcs = [_Source(v, shape) for v in (seed, stream, counter)]
     n = int(np.prod(shape, dtype=np.int64))
@@ -298,6 +349,10 @@ def _drive(kind, seed, stream, counter, shape, into=None):
         flats = [o.reshape(-1) for o in outs]
     else:
         outs = flats = list(into)
+    if n:
+        lib = _native()
+        if lib is not None and _native_drive(lib, kind, srcs, n, flats):
+            return outs[0] if nout == 1 else tuple(outs)
 
     def work(s, e):
         c = e - s
@@ -371,6 +426,25 @@ def words(counter_words, key0, key1, shape):
     n = int(np.prod(shape, dtype=np.int64))
     out = np.empty(shape + (4,), dtype=_U32)
     flat = out.reshape(-1, 4)
+    lib = _native() if n else None
+    if lib is not None and all(_native_ok(src, np.dtype(_U32)) for src in cw + ks):
+        dense = (counter_words.shape == shape + (4,) and counter_words.flags.c_contiguous
+                 and counter_words.dtype == np.dtype(_U32))
+        base = flat.ctypes.data
+        cbase = counter_words.ctypes.data if dense else 0
+
+        def native_work(s, e):
+            keep = []
+            if dense:
+                c = [(cbase + (4 * s + j) * 4, 4, 0) for j in range(4)]
+            else:
+                c = [_native_arg(src, s, e, keep, 4) for src in cw]
+                c = [(a, st, b) for a, st, b, _ in c]
+            k = [_native_arg(src, s, e, keep, 4)[:3] for src in ks]
+            lib.words(e - s, c, k[0], k[1], base + 16 * s)
+
+        _map(native_work, n, NATIVE_CHUNK)
+        return out
 
     def work(s, e):
         x = [src.chunk(s, e) for src in cw]
