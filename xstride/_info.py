@@ -57,11 +57,14 @@ def collect() -> dict:
     array_api_compat, xstride, cupy, cuda_runtime, cuda_driver, hip_runtime; ``None``
     where absent), ``gpu_available`` (bool), ``gpu_reason`` (why not, else ``""``),
     ``devices`` (list of device property dicts) and ``capabilities``
-    (:func:`xstride.cuda.capabilities`).
+    (:func:`xstride.cuda.capabilities`, plus the feature row ``host_philox``:
+    ``available`` whether the host Philox executor runs compiled C, ``reason`` why
+    not, ``path`` e.g. ``"compiled C (gcc 12.2)"`` or ``"NumPy ufuncs (<reason>)"``).
     """
     from ._kernels._device import capabilities, device_properties
 
     caps = capabilities()
+    caps = {**caps, "features": {**caps["features"], "host_philox": _host_philox()}}
     devices = []
     if caps["device"] is not None:
         cupy = _backend.load_cupy()
@@ -74,6 +77,14 @@ def collect() -> dict:
         "devices": devices,
         "capabilities": caps,
     }
+
+
+def _host_philox() -> dict:
+    """Capability row of the host Philox executor (compiles its C loops on first use)."""
+    from ._host import _philox_native
+
+    ok, path = _philox_native.describe()
+    return {"available": ok, "reason": _philox_native.reason(), "path": path}
 
 
 def _print_table(info: dict) -> None:
@@ -91,6 +102,8 @@ def _print_table(info: dict) -> None:
     print("capabilities:")
     for feat, row in info["capabilities"]["features"].items():
         state = "yes" if row["available"] else f"no ({row['reason']})"
+        if "path" in row:  # host_philox: which executor runs, e.g. "compiled C (gcc 12.2)"
+            state = row["path"]
         print(f"  {feat:<22} {state}")
 
 

@@ -1,0 +1,291 @@
+"""The compiled host path of the Philox executor (philox_host.c + random.cuh, ctypes)
+against the NumPy ufunc path, bit for bit; fallback, cache and thread behaviour."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from tests.test_rng import read_kat
+from xstride import rng
+from xstride._host import _philox_native as N
+from xstride._host import philox as H
+
+U64 = np.uint64
+EDGE = np.array([0, 1, 2**32 - 2, 2**32 - 1, 2**32, 2**32 + 1, 2**63, 2**64 - 2, 2**64 - 1],
+                dtype=U64)
+HAVE_CC = any(shutil.which(c) for c in ("cc", "gcc", "clang"))
+needs_cc = pytest.mark.skipif(not HAVE_CC, reason="no C compiler (cc, gcc, clang) on PATH")
+
+
+@pytest.fixture(scope="session")
+def cache_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("xstride-cache")
+
+
+@pytest.fixture(autouse=True)
+def _env(monkeypatch, cache_dir):
+    monkeypatch.setenv("XSTRIDE_CACHE_DIR", str(cache_dir))
+    monkeypatch.delenv("XSTRIDE_HOST_CC", raising=False)
+    monkeypatch.delenv("XSTRIDE_NUM_THREADS", raising=False)
+
+
+@pytest.fixture
+def native_calls(monkeypatch):
+    """Counts chunk runs that really went through the C loops."""
+    calls = []
+    real = H._native_drive
+
+    def spy(*a):
+        ok = real(*a)
+        calls.append(ok)
+        return ok
+
+    monkeypatch.setattr(H, "_native_drive", spy)
+    return calls
+
+
+def both(monkeypatch, fn):
+    """``fn()`` on the compiled path and on the NumPy path."""
+    assert N.get() is not None, N.describe()
+    c = fn()
+    monkeypatch.setenv("XSTRIDE_HOST_CC", "none")
+    assert N.get() is None
+    ref = fn()
+    monkeypatch.delenv("XSTRIDE_HOST_CC")
+    return c, ref
+
+
+def same(a, b):
+    a = a if isinstance(a, tuple) else (a,)
+    b = b if isinstance(b, tuple) else (b,)
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        assert x.shape == y.shape and x.dtype == y.dtype
+        np.testing.assert_array_equal(np.ascontiguousarray(x).view(np.uint8),
+                                      np.ascontiguousarray(y).view(np.uint8))
+
+
+def rand_u64(rs, n):
+    return rs.integers(0, 2**64, n, dtype=U64, endpoint=False)
+
+
+KINDS = ("philox_uniform", "philox_uniform2", "philox_normal", "philox_normal2")
+
+
+# ------------------------------------------------------------------ C vs NumPy, bit for bit
+@needs_cc
+@pytest.mark.parametrize("func", KINDS)
+def test_scalar_keys_counter_array(func, monkeypatch, native_calls):
+    rs = np.random.default_rng()
+    ctr = np.concatenate([EDGE, rand_u64(rs, 5000), EDGE + U64(2**31)])
+    f = getattr(rng, func)
+    for seed, stream in ((0, 0), (2**64 - 1, 2**63 + 5), (int(rand_u64(rs, 1)[0]), 7)):
+        c, ref = both(monkeypatch, lambda: f(seed, stream, ctr))
+        same(c, ref)
+    assert native_calls and all(native_calls)
+
+
+@needs_cc
+@pytest.mark.parametrize("func", KINDS)
+def test_array_arguments_and_broadcasting(func, monkeypatch, native_calls):
+    rs = np.random.default_rng()
+    f = getattr(rng, func)
+    n = 3001
+    sd, st, ct = (np.concatenate([EDGE, rand_u64(rs, n - len(EDGE))]) for _ in range(3))
+    rs.shuffle(ct)
+    cases = [
+        (sd, st, ct),  # all dense
+        (sd[:7].reshape(7, 1, 1), st[:5].reshape(1, 5, 1), ct[:9].reshape(1, 1, 9)),
+        (int(sd[0]), st[:13].reshape(13, 1), ct[:11]),  # broadcast views
+        (sd[:3000:3], 2**40 + 3, ct[1::3]),  # strided (non-contiguous) full-shape arrays
+        (sd[:1], st[:1], ct[:1]),  # size-1 arrays
+        (np.asfortranarray(sd[:60].reshape(6, 10)), 0, ct[:60].reshape(6, 10)),
+        (5, 6, 2**64 - 1),  # all scalars: 0-d result
+    ]
+    for args in cases:
+        c, ref = both(monkeypatch, lambda: f(*args))
+        same(c, ref)
+    assert native_calls and all(native_calls)
+
+
+@needs_cc
+@pytest.mark.parametrize("kind", ["uniform", "normal"])
+@pytest.mark.parametrize("n", [1, 2, 7, 2 * H.NATIVE_CHUNK + 5])
+def test_generator_pairs_odd_and_even(kind, n, monkeypatch, native_calls):
+    m = (n + 1) // 2
+    for start in (0, 2**32 - 3, 2**64 - m):
+        seed, stream = 2**64 - 17, 2**33 + 1
+        c, ref = both(monkeypatch, lambda: H.pairs(kind, seed, stream, start, n))
+        same(c, ref)
+        assert c.shape == (n,)
+    assert native_calls and all(native_calls)
+
+
+@needs_cc
+def test_generator_public_calls(monkeypatch):
+    def draws():
+        g = rng.Philox(2**64 - 3, stream=9)
+        g.advance(2**32 - 5)
+        return g.uniform((3, 7)), g.normal(11), g.integers(0, 6, 50), g.uniform(1)
+
+    for a, b in zip(*both(monkeypatch, draws)):
+        same(a, b)
+
+
+@needs_cc
+@pytest.mark.parametrize("kind", ["uniform", "uniform2", "normal", "normal2"])
+def test_strided_outputs_and_affine_counters(kind, monkeypatch):
+    m = 1001
+    nout = 2 if kind.endswith("2") else 1
+
+    def run():
+        buf = np.full((m, 5), np.nan)
+        into = (buf[:, 1], buf[:, 3])[:nout]
+        H._drive(kind, 2**63 + 1, 2**32 + 2, H.Affine(2**64 - m), (m,), into=into)
+        return buf
+
+    c, ref = both(monkeypatch, run)
+    same(c, ref)
+    assert np.isnan(c[:, [0, 2, 4]]).all() and not np.isnan(c[:, 1]).any()
+    assert np.isnan(c[:, 3]).all() == (nout == 1)
+
+
+@needs_cc
+def test_threads_equal_single_thread(monkeypatch, native_calls):
+    rs = np.random.default_rng()
+    ctr = rand_u64(rs, 5 * H.NATIVE_CHUNK + 3)
+    out = {}
+    for nt in ("1", "2"):
+        monkeypatch.setenv("XSTRIDE_NUM_THREADS", nt)
+        out[nt] = (rng.philox_normal2(99, 2**40, ctr), rng.philox_uniform(7, 0, ctr),
+                   rng.Philox(3).uniform(4 * H.NATIVE_CHUNK + 1))
+    for a, b in zip(out["1"], out["2"]):
+        same(a, b)
+    monkeypatch.setenv("XSTRIDE_HOST_CC", "none")
+    same(out["2"][1], rng.philox_uniform(7, 0, ctr))
+    assert native_calls and all(native_calls[:6])
+
+
+# ------------------------------------------------------------------ words
+@needs_cc
+def test_words_known_answers_and_random(shared_dir, monkeypatch):
+    kat = read_kat(shared_dir).astype(np.uint32)
+    c, ref = both(monkeypatch, lambda: rng.philox4x32_10(kat[:, :4], kat[:, 4], kat[:, 5]))
+    np.testing.assert_array_equal(c, kat[:, 6:])
+    same(c, ref)
+    rs = np.random.default_rng()
+    cw = rs.integers(0, 2**32, (40, 30, 4), dtype=np.uint32)
+    k0 = rs.integers(0, 2**32, (40, 30), dtype=np.uint32)
+    k1 = rs.integers(0, 2**32, (30,), dtype=np.uint32)
+    cases = [(cw, k0, k1), (np.asfortranarray(cw), 0xFFFFFFFF, k1),  # strided words
+             (cw[:1, :1], k0, 5), (cw[3, 4], 1, 2),  # broadcast words, single block
+             (cw[:, :, ::-1], k0[:, :1], k1)]
+    for args in cases:
+        c, ref = both(monkeypatch, lambda: rng.philox4x32_10(*args))
+        same(c, ref)
+
+
+@needs_cc
+def test_uniform_known_answers(shared_dir, monkeypatch):
+    kat = read_kat(shared_dir)
+    seed = kat[:, 4] | kat[:, 5] << U64(32)
+    stream = kat[:, 2] | kat[:, 3] << U64(32)
+    ctr = kat[:, 0] | kat[:, 1] << U64(32)
+    c, ref = both(monkeypatch, lambda: rng.philox_uniform2(seed, stream, ctr))
+    same(c, ref)
+    want0 = ((kat[:, 6] << U64(32) | kat[:, 7]) >> U64(11)).astype(np.float64) * 2.0**-53
+    want1 = ((kat[:, 8] << U64(32) | kat[:, 9]) >> U64(11)).astype(np.float64) * 2.0**-53
+    same(c, (want0, want1))
+
+
+# ------------------------------------------------------------------ fallback, cache, info
+def test_disabled_by_env_uses_numpy(monkeypatch, native_calls):
+    monkeypatch.setenv("XSTRIDE_HOST_CC", "none")
+    assert N.get() is None
+    assert N.describe() == (False, "NumPy ufuncs (disabled by XSTRIDE_HOST_CC=none)")
+    u = rng.philox_uniform(0, 0, np.arange(3, dtype=U64))
+    assert native_calls == []  # never tried
+    # Random123 kat: counter 0, key 0 -> w0, w1 = 0x6627e8d5, 0xe169c58d
+    assert u[0] == ((0x6627E8D5 << 32 | 0xE169C58D) >> 11) * 2.0**-53
+
+
+def test_missing_compiler_falls_back(monkeypatch, tmp_path):
+    monkeypatch.setenv("XSTRIDE_HOST_CC", str(tmp_path / "no-such-cc"))
+    assert N.get() is None
+    ok, text = N.describe()
+    assert not ok and "not found" in text and "no-such-cc" in text
+    ctr = np.array([0, 2**64 - 1], dtype=U64)
+    monkeypatch.setenv("XSTRIDE_HOST_CC", "none")
+    ref = rng.philox_normal(1, 2, ctr)
+    monkeypatch.setenv("XSTRIDE_HOST_CC", str(tmp_path / "no-such-cc"))
+    same(rng.philox_normal(1, 2, ctr), ref)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="shell script compiler")
+def test_failing_compiler_falls_back(monkeypatch, tmp_path):
+    fake = tmp_path / "fakecc"
+    fake.write_text('#!/bin/sh\nif [ "$1" = --version ]; then echo "fakecc 9.1.0"; exit 0; fi\n'
+                    'echo "fakecc: error: broken on purpose" >&2; exit 3\n')
+    fake.chmod(0o755)
+    monkeypatch.setenv("XSTRIDE_HOST_CC", str(fake))
+    monkeypatch.setenv("XSTRIDE_CACHE_DIR", str(tmp_path / "cache"))
+    ok, text = N.describe()
+    assert not ok
+    assert "fakecc 9.1: compile failed (exit 3): fakecc: error: broken on purpose" in text
+    assert list((tmp_path / "cache").iterdir()) == []  # temp file removed
+    u = rng.philox_uniform(0, 0, 0)
+    assert u == ((0x6627E8D5 << 32 | 0xE169C58D) >> 11) * 2.0**-53
+
+
+@needs_cc
+def test_cache_reused_and_damaged_entry_rebuilt(monkeypatch, tmp_path):
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("XSTRIDE_CACHE_DIR", str(cache))
+    monkeypatch.setattr(N, "_states", {})
+    lib = N.get()
+    assert lib is not None and lib.path.parent == cache and "-ffp-contract=off" in lib.flags
+    assert [p.name for p in cache.iterdir()] == [lib.path.name]
+    assert "-march=native" not in lib.flags and "-ffast-math" not in lib.flags
+    runs = []
+    real = subprocess.run
+    monkeypatch.setattr(N.subprocess, "run", lambda cmd, **kw: runs.append(cmd) or real(cmd, **kw))
+    monkeypatch.setattr(N, "_states", {})
+    assert N.get() is not None
+    assert len(runs) == 1 and runs[0][1:] == ["--version"]  # no compile: loaded from cache
+    # a damaged entry (say, a truncated write by a foreign tool) is rebuilt, not trusted
+    monkeypatch.setattr(N, "_states", {})
+    monkeypatch.setenv("XSTRIDE_CACHE_DIR", str(tmp_path / "other"))
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / lib.path.name).write_bytes(b"not a shared library")
+    again = N.get()
+    assert again is not None and again.path == tmp_path / "other" / lib.path.name
+    assert again.path.stat().st_size > 1000
+    same(rng.philox_uniform(1, 2, EDGE), rng.philox_uniform(1, 2, EDGE.copy()))
+
+
+@needs_cc
+def test_info_reports_the_path(monkeypatch):
+    from xstride import _info
+
+    row = _info.collect()["capabilities"]["features"]["host_philox"]
+    assert row["available"] is True and row["reason"] == ""
+    assert row["path"].startswith("compiled C (") and N.get().compiler in row["path"]
+    monkeypatch.setenv("XSTRIDE_HOST_CC", "none")
+    row = _info.collect()["capabilities"]["features"]["host_philox"]
+    assert row == {"available": False, "reason": "disabled by XSTRIDE_HOST_CC=none",
+                   "path": "NumPy ufuncs (disabled by XSTRIDE_HOST_CC=none)"}
+
+
+def test_import_is_lazy_and_silent():
+    code = ("import sys, numpy as np, xstride as xp; xp.rng; "
+            "assert 'xstride._host._philox_native' not in sys.modules; "
+            "xp.rng.philox_uniform(1, 2, np.arange(3, dtype=np.uint64)); "
+            "assert 'xstride._host._philox_native' in sys.modules")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "XSTRIDE_HOST_CC": "none"})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "" and r.stderr == ""
