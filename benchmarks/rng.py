@@ -129,27 +129,46 @@ def host_rows():
     t_np = time_cpu(lambda: gen.random(n), reps=5)
     rows = [[f"host numpy Generator(Philox()).random, {n:,} float64", f"{t_np * 1e3:.1f} ms",
              f"{t_np / n * 1e9:.1f} ns/value", "1 thread (compiled C)", "1.00x"]]
-    threads = os.environ.get("XSTRIDE_NUM_THREADS")
-    try:
-        for label, nt in (("all threads", None), ("1 thread", "1")):
-            if nt is None:
-                os.environ.pop("XSTRIDE_NUM_THREADS", None)
-            else:
-                os.environ["XSTRIDE_NUM_THREADS"] = nt
-            t = time_cpu(lambda: rng.philox_uniform(1234, 0, ctr), reps=5)
-            rows.append([f"host xstride philox_uniform(seed, 0, counter array), {label}",
-                         f"{t * 1e3:.1f} ms", f"{t / n * 1e9:.1f} ns/value",
-                         f"{label} of {os.cpu_count()} cpus", f"{t / t_np:.2f}x NumPy time"])
-            g = rng.Philox(1234, backend="numpy")
-            t = time_cpu(lambda: g.uniform(n), reps=5)
-            rows.append([f"host xstride Philox.uniform, {label}", f"{t * 1e3:.1f} ms",
-                         f"{t / n * 1e9:.1f} ns/value", f"{label} of {os.cpu_count()} cpus",
-                         f"{t / t_np:.2f}x NumPy time"])
-    finally:
-        if threads is None:
-            os.environ.pop("XSTRIDE_NUM_THREADS", None)
+    from xstride._host import _philox_native
+
+    t_np_n = time_cpu(lambda: gen.standard_normal(n), reps=5)
+    rows.append([f"host numpy Generator(Philox()).standard_normal, {n:,}",
+                 f"{t_np_n * 1e3:.1f} ms", f"{t_np_n / n * 1e9:.1f} ns/value",
+                 "1 thread (compiled C)", "1.00x normal"])
+    saved = {k: os.environ.get(k) for k in ("XSTRIDE_NUM_THREADS", "XSTRIDE_HOST_CC")}
+
+    def put(key, value):
+        if value is None:
+            os.environ.pop(key, None)
         else:
-            os.environ["XSTRIDE_NUM_THREADS"] = threads
+            os.environ[key] = value
+
+    try:
+        # executor: compiled C loops (default when a C compiler works), NumPy ufuncs
+        for cc in (saved["XSTRIDE_HOST_CC"] if saved["XSTRIDE_HOST_CC"] != "none" else None,
+                   "none"):
+            put("XSTRIDE_HOST_CC", cc)
+            ok, path = _philox_native.describe()
+            ex = path if ok or cc == "none" else "NumPy ufuncs (C path failed)"
+            for label, nt in (("all threads", None), ("1 thread", "1")):
+                put("XSTRIDE_NUM_THREADS", nt)
+                rng.philox_uniform(1234, 0, ctr[:1000])  # builds/loads the C path first
+                t = time_cpu(lambda: rng.philox_uniform(1234, 0, ctr), reps=5)
+                rows.append([f"host xstride philox_uniform(seed, 0, counter array), {ex}, "
+                             f"{label}", f"{t * 1e3:.1f} ms", f"{t / n * 1e9:.1f} ns/value",
+                             f"{label} of {os.cpu_count()} cpus", f"{t / t_np:.2f}x NumPy time"])
+                g = rng.Philox(1234, backend="numpy")
+                t = time_cpu(lambda: g.uniform(n), reps=5)
+                rows.append([f"host xstride Philox.uniform, {ex}, {label}", f"{t * 1e3:.1f} ms",
+                             f"{t / n * 1e9:.1f} ns/value", f"{label} of {os.cpu_count()} cpus",
+                             f"{t / t_np:.2f}x NumPy time"])
+                t = time_cpu(lambda: g.normal(n), reps=3)
+                rows.append([f"host xstride Philox.normal, {ex}, {label}", f"{t * 1e3:.1f} ms",
+                             f"{t / n * 1e9:.1f} ns/value", f"{label} of {os.cpu_count()} cpus",
+                             f"{t / t_np_n:.2f}x NumPy normal time"])
+    finally:
+        for k, v in saved.items():
+            put(k, v)
     return rows
 
 
