@@ -1,8 +1,11 @@
-"""Philox4x32-10 on the host: NumPy executor for :mod:`xstride.rng`.
+"""Philox4x32-10 on the host: the executor of :mod:`xstride.rng` for NumPy arrays.
 
-The generator is evaluated on cache-sized chunks of the (broadcast) output, so the
-scratch memory is bounded whatever the output size, and the chunks are spread over
-a few threads (NumPy releases the GIL inside its loops). Arguments reaching this
+The generator is evaluated on chunks of the (broadcast) output, so the scratch memory
+is bounded whatever the output size, and the chunks are spread over a few threads.
+Each chunk runs the compiled C loops of :mod:`._philox_native` (``philox_host.c`` over
+``random.cuh``, the device's header; ctypes releases the GIL) when a C compiler
+works, else -- or with ``XSTRIDE_HOST_CC=none`` -- the NumPy ufuncs below, which are
+the reference: both give the same bits (tests/test_rng_native.py). Arguments reaching this
 module are already checked by :mod:`xstride.rng`: Python ints in ``[0, 2**64)`` or
 ``uint64`` arrays (``uint32`` for the raw counter words) that broadcast together.
 
