@@ -117,10 +117,9 @@ def sweep(cases, nbytes, copy) -> None:
     default = dict(rc.TUNING)
     red = {"rows_block": rc.VARIANTS["rows_block"], "cols": rc.VARIANTS["cols"],
            "rows_warp": rc.VARIANTS["rows_warp"]}
-    lookback = [{"lookback": "v1"}] + [
-        {"lookback": v, "lookback_items": i, "lookback_minb": m}
-        for v in ("v2", "v3")
-        for i in rc.VARIANTS["lookback_items"] for m in rc.VARIANTS["lookback_minb"]]
+    lookback = [{"lookback_items": i, "lookback_minb": m}
+                for i in rc.VARIANTS["lookback_items"] for m in rc.VARIANTS["lookback_minb"]] + [
+        {"lookback_direct": d} for d in rc.VARIANTS["lookback_direct"]]
     variants = {
         "sum(x)": [{"rows_block": v} for v in red["rows_block"]],
         "max(x)": [{"rows_block": v} for v in red["rows_block"]],

@@ -492,11 +492,12 @@ def test_reduction_variants(cp, tuning, knob, value):
 
 
 def _scan_variants():
-    return ([{"lookback": "v1"}]
-            + [{"lookback": v, "lookback_items": i, "lookback_minb": m}
-               for v in ("v2", "v3") for i in (16, 32) for m in (3, 4)]
-            + [{"lookback": "v3", "lookback_group": 4, "lookback_window": 2},
-               {"lookback": "v3", "lookback_group": 1, "lookback_window": 32}])
+    return ([{"lookback_items": i, "lookback_minb": m} for i in (16, 32) for m in (3, 4)]
+            + [{"lookback_group": 4, "lookback_window": 2},
+               {"lookback_group": 1, "lookback_window": 32}]
+            + [{"lookback_direct": d} for d in (0, 1, 4)]
+            + [{"lookback_group": 4, "lookback_window": 2, "lookback_direct": 4},
+               {"lookback_group": 1, "lookback_window": 1, "lookback_direct": 3}])
 
 
 @pytest.mark.parametrize("variant", _scan_variants(), ids=lambda v: "-".join(map(str, v.values())))
@@ -538,27 +539,27 @@ def test_lookback_scan_variants(cp, tuning, variant):
         assert got[0] == 0.0 and got[pos + 1] == 1.0 and got[pos + 2] == 1e20
 
 
-@pytest.mark.parametrize("version", ["v2", "v3"])
-def test_lookback_scan_bit_reproducible(cp, tuning, version):
+def test_lookback_scan_bit_reproducible(cp, tuning):
     """The same input scanned 5 times gives the same bits (float32 and float64, a flat
-    array of many tile groups and rows of several groups); for v3 the bits also do not
-    depend on the look-back window or the residency, which change which published
-    prefix the timing finds (only the tile and group sizes fix the association)."""
+    array of many tile groups and rows of several groups); the bits also do not
+    depend on the look-back window, the residency, or how many preceding groups a tile
+    rebuilds from their tiles' aggregates, which change which published prefix the
+    timing finds (only the tile and group sizes fix the association)."""
     rng = np.random.default_rng(33)
     arrays = [cp.asarray(rng.standard_normal(12_000_007).astype(np.float32)),
               cp.asarray(rng.standard_normal(6_000_001)),
               cp.asarray(rng.standard_normal((3, 2_500_003)).astype(np.float32))]
-    tuning(lookback=version)
+    tuning()
     for x in arrays:
         runs = [cp.asnumpy(xp.cumulative_sum(x, axis=-1)).tobytes() for _ in range(5)]
         assert all(r == runs[0] for r in runs[1:]), x.shape
-        if version != "v3":
-            continue
-        for other in ({"lookback_window": 2}, {"lookback_window": 1}, {"lookback_minb": 4}):
-            tuning(lookback=version, **other)
+        for other in ({"lookback_window": 2}, {"lookback_window": 1}, {"lookback_minb": 3},
+                      {"lookback_direct": 0}, {"lookback_direct": 4},
+                      {"lookback_direct": 1, "lookback_window": 1}):
+            tuning(**other)
             again = cp.asnumpy(xp.cumulative_sum(x, axis=-1)).tobytes()
             assert again == runs[0], (x.shape, other)
-        tuning(lookback=version)
+        tuning()
         # and it is a correct scan: within the stated bound of the exact one
         h = cp.asnumpy(x)
         got = np.frombuffer(runs[0], dtype=h.dtype).reshape(h.shape).astype(np.longdouble)
@@ -570,10 +571,10 @@ def test_lookback_scan_bit_reproducible(cp, tuning, version):
         assert np.all(np.abs(got - exact) <= bound), x.shape
 
 
-def test_lookback_v3_integers_exact_across_groups(cp, tuning):
-    """Integer scans through v3 with small groups (many group look-backs and passed
-    windows) equal NumPy exactly, including int64 wrap-around."""
-    tuning(lookback="v3", lookback_group=2, lookback_window=1)
+def test_lookback_integers_exact_across_groups(cp, tuning):
+    """Integer scans through the look-back with small groups (many group look-backs
+    and passed windows) equal NumPy exactly, including int64 wrap-around."""
+    tuning(lookback_group=2, lookback_window=1)
     rng = np.random.default_rng(34)
     h = rng.integers(-(2 ** 62), 2 ** 62, size=(2, 700_001), dtype=np.int64)
     with np.errstate(over="ignore"):

@@ -26,23 +26,22 @@ __all__ = [
 #: is folded; ``B = 1`` is the original one-load-in-flight loop). Chosen from ptxas
 #: register counts (no spills in the hot loops) and the H200 benchmark
 #: (``benchmarks/reductions.py --sweep``). Scans: ``scan_rows`` (MINB of the row
-#: scan); ``lookback`` ("v2": tiles by block index, warp-transposed coalesced loads,
-#: ``lookback_items`` elements per thread for 4-byte types (halved for 8-byte ones),
-#: MINB ``lookback_minb``; "v1": the original tile-counter kernel, 16 per thread);
-#: ``lookback_q`` (look-back window, in warps of 32 tiles); "v3": v2's tiles with the
-#: grouped one-round-trip look-back (``lookback_group`` tiles per group,
-#: ``lookback_window`` groups inspected per round; both at most 32).
+#: scan); the look-back scan (``scans.cu``): ``lookback_items`` elements per thread
+#: for 4-byte types (halved for 8-byte ones), MINB ``lookback_minb`` (4: 64 registers,
+#: no spills), ``lookback_group`` tiles per group and ``lookback_window`` groups
+#: inspected per round (both at most 32), ``lookback_direct`` groups before a tile's
+#: own whose aggregate the tile rebuilds from their tiles' aggregates (0..4). Only
+#: ``lookback_items`` and ``lookback_group`` change the bits of float results.
 TUNING = {
     "rows_warp": (3, 8),
     "rows_block": (3, 8),
     "cols": (3, 8),
     "scan_rows": 4,
-    "lookback": "v3",
     "lookback_items": 32,
-    "lookback_minb": 3,
-    "lookback_q": 4,
+    "lookback_minb": 4,
     "lookback_group": 32,
     "lookback_window": 32,
+    "lookback_direct": 2,
 }
 
 #: The variants each knob can take (tested on the GPU; the benchmark's --sweep).
@@ -50,11 +49,11 @@ VARIANTS = {
     "rows_warp": [(6, 1), (4, 4), (3, 8)],
     "rows_block": [(1, 1), (4, 4), (3, 8)],
     "cols": [(6, 1), (4, 4), (3, 8)],
-    "lookback": ["v1", "v2", "v3"],
     "lookback_items": [16, 32],
     "lookback_minb": [3, 4],
     "lookback_group": [32, 4],
     "lookback_window": [32, 2],
+    "lookback_direct": [2, 0, 1, 4],
 }
 
 _HERE = Path(__file__).resolve().parent

@@ -179,420 +179,23 @@ __global__ void __launch_bounds__(256, MINB) xs_scan_rows(const Tin* __restrict_
     }
 }
 
-// Single-pass scan with decoupled look-back (Merrill & Garland, NVR-2016-002): tiles
-// of 256 threads x 16 elements taken in launch order (atomic tile counter), each
-// publishing its aggregate (flag 1) and then its inclusive prefix (flag 2). Warp 0
-// inspects 32*Q predecessors per round (Q flags per lane, loaded together).
-//
-// Determinism: every inclusive prefix is defined as P[i] = op(P[i-1], A[i]). The
-// look-back finds the nearest predecessor j with P[j] published and folds the
-// aggregates A[j+1..i-1] onto it ONE AT A TIME, in tile order (lane 0, from shared
-// memory); each step reproduces P[j+1], P[j+2], ... exactly, so P[i-1] has the same
-// bits whichever j the timing picked. (A tree over the window, as in CUB, would make
-// float results depend on timing.)
 #define XS_TILE_THREADS 256
-#define XS_TILE_ITEMS 16
-
-__device__ __forceinline__ int xs_ld_acquire(const int* p)
-{
-    int v;
-    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-
-__device__ __forceinline__ void xs_st_release(int* p, int v)
-{
-    asm volatile("st.release.gpu.global.b32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
-}
-
-template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int Q>
-__global__ void __launch_bounds__(XS_TILE_THREADS, 3)
-xs_scan_lookback(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_scan_desc<NK> d,
-                 long long len, long long tiles_per_row, unsigned long long* tile_counter,
-                 int* flags, Tacc* aggs, Tacc* incls)
-{
-    typedef typename xs_scan_op<OP>::type Op;
-    Op op;
-    __shared__ long long s_tile;
-    __shared__ Tacc s_prefix;
-    __shared__ Tacc s_win[32 * Q + 1];   // s_win[k]: value of tile (window top + 1 - k)
-    if (threadIdx.x == 0) s_tile = (long long)atomicAdd(tile_counter, 1ull);
-    __syncthreads();
-    const long long tile = s_tile;
-    const long long row = tile / tiles_per_row;
-    const long long t = tile - row * tiles_per_row;
-    const long long row_first = tile - t;
-    const Tin* p = x + xs_offset<NK>(row, d.kshape, d.kstride, d.nk);
-    Tout* q = out + xs_offset<NK>(row, d.kshape, d.kout, d.nk);
-    if (d.init && t == 0 && threadIdx.x == 0) q[0] = (Tout)Op::template identity<Tacc>();
-    q += d.init * d.s_out;
-
-    const long long k0 = t * (XS_TILE_THREADS * XS_TILE_ITEMS) + (long long)threadIdx.x * XS_TILE_ITEMS;
-    Tacc v[XS_TILE_ITEMS];
-    xs_load_row<Tin, Tacc, XS_TILE_ITEMS, Op>(p, k0, len, d.s_in, v);
-#pragma unroll
-    for (int j = 1; j < XS_TILE_ITEMS; ++j) v[j] = op(v[j - 1], v[j]);
-    Tacc agg;
-    const Tacc texcl = xstride_detail_block_scan(v[XS_TILE_ITEMS - 1], true, &agg, op);
-
-    if (threadIdx.x < 32) {
-        const unsigned lane = threadIdx.x;
-        const volatile Tacc* vaggs = aggs;
-        const volatile Tacc* vincls = incls;
-        Tacc prefix = Op::template identity<Tacc>();
-        if (t == 0) {
-            if (lane == 0) {
-                incls[tile] = agg;
-                xs_st_release(flags + tile, 2);
-            }
-        } else {
-            if (lane == 0) {
-                aggs[tile] = agg;
-                xs_st_release(flags + tile, 1);
-            }
-            long long top = tile - 1;          // newest tile of the current window
-            while (true) {
-                int f[Q];
-#pragma unroll
-                for (int u = 0; u < Q; ++u) {
-                    const long long pj = top - (long long)(lane + 32 * u);
-                    f[u] = pj >= row_first ? xs_ld_acquire(flags + pj) : 2;
-                }
-                while (true) {
-                    bool waiting = false;
-#pragma unroll
-                    for (int u = 0; u < Q; ++u) waiting |= f[u] == 0;
-                    if (!__any_sync(XSTRIDE_FULL_WARP_MASK, waiting)) break;
-#pragma unroll
-                    for (int u = 0; u < Q; ++u) {
-                        const long long pj = top - (long long)(lane + 32 * u);
-                        if (f[u] == 0) f[u] = xs_ld_acquire(flags + pj);
-                    }
-                }
-                // distance (1-based, within the window) of the nearest published prefix
-                int dp = 0;
-#pragma unroll
-                for (int u = Q - 1; u >= 0; --u) {
-                    const unsigned pm = __ballot_sync(XSTRIDE_FULL_WARP_MASK, f[u] == 2);
-                    if (pm) dp = 1 + (__ffs(pm) - 1) + 32 * u;
-                }
-#pragma unroll
-                for (int u = 0; u < Q; ++u) {
-                    const int k = 1 + (int)lane + 32 * u;
-                    const long long pj = top + 1 - k;
-                    if (dp != 0 && k <= dp)
-                        s_win[k] = pj < row_first ? Op::template identity<Tacc>()
-                                 : (f[u] == 2 ? (Tacc)vincls[pj] : (Tacc)vaggs[pj]);
-                }
-                __syncwarp();
-                if (dp != 0) {
-                    if (lane == 0) {
-                        Tacc acc = s_win[dp];
-                        for (int k = dp - 1; k >= 1; --k) acc = op(acc, s_win[k]);
-                        prefix = acc;              // == P[top]
-                    }
-                    // fold the windows already passed (tiles top+1 .. tile-1), in order
-                    if (top + 1 < tile) __threadfence();   // their flags were acquired by other lanes
-                    for (long long b = top + 1; b < tile; b += 32 * Q) {
-                        __syncwarp();
-#pragma unroll
-                        for (int u = 0; u < Q; ++u) {
-                            const long long jj = b + (long long)(lane + 32 * u);
-                            if (jj < tile) s_win[1 + lane + 32 * u] = (Tacc)vaggs[jj];
-                        }
-                        __syncwarp();
-                        if (lane == 0) {
-                            const int cnt = tile - b < 32 * Q ? (int)(tile - b) : 32 * Q;
-                            for (int k = 1; k <= cnt; ++k) prefix = op(prefix, s_win[k]);
-                        }
-                    }
-                    break;
-                }
-                __syncwarp();
-                top -= 32 * Q;
-            }
-            if (lane == 0) {
-                incls[tile] = op(prefix, agg);
-                xs_st_release(flags + tile, 2);
-            }
-        }
-        if (lane == 0) s_prefix = prefix;
-    }
-    __syncthreads();
-    const Tacc pre = t == 0 && threadIdx.x == 0 ? Op::template identity<Tacc>()
-                                                : op(s_prefix, texcl);
-    xs_store_row<Tout, Tacc, XS_TILE_ITEMS>(q, k0, len, d.s_out, pre, v, op);
-}
 
 // ----------------------------------------------------------------------------------
-// Look-back scan, version 2 (same results contract as xs_scan_lookback; the local
-// association differs, so the two are not bit-identical to each other):
-//  * tile = blockIdx.x: blocks are dispatched in index order (the assumption CUB's
-//    single-pass scan makes), so a spinning block only waits on blocks that are
-//    resident or finished, and the loads start without a tile-counter atomic;
-//  * each warp loads its segment of 32 x ITEMS elements with coalesced (16-byte
-//    vector, where aligned and full) loads, all issued before any is used, and
-//    transposes it through shared memory (one pad word per 32 elements: no bank
-//    conflicts) so that each lane holds ITEMS consecutive elements; the results go
-//    back the same way and leave with coalesced stores;
-//  * flags carry an epoch (flag = 4 * epoch + status), so the flag array is reused
-//    from launch to launch without being cleared;
-//  * the look-back folds the window in tile order exactly as xs_scan_lookback does
-//    (P[i] = P[i-1] + A[i] whichever predecessor's prefix was found): deterministic.
-// Each lane folds its elements into one running value that starts from its exclusive
-// prefix (the first element of a row starts from itself, so -0.0 stays -0.0).
-template <typename T, int V> struct xs_scan_vec { T t[V]; };
-
-__device__ __forceinline__ unsigned xs_ld_acquire_u(const unsigned* p)
-{
-    unsigned v;
-    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-
-__device__ __forceinline__ void xs_st_release_u(unsigned* p, unsigned v)
-{
-    asm volatile("st.release.gpu.global.b32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
-}
-
-// Status of a tile in this launch: 0 nothing yet, 1 aggregate, 2 inclusive prefix.
-__device__ __forceinline__ int xs_flag_status(const unsigned* p, unsigned epoch)
-{
-    const unsigned f = xs_ld_acquire_u(p);
-    return (f >> 2) == epoch ? (int)(f & 3u) : 0;
-}
-
-// A warp's segment of 32 x ITEMS consecutive row elements (from seg0), loaded with
-// coalesced accesses (16-byte vectors, all issued before any is used, when the segment
-// is full, unit-stride and aligned) and transposed through the warp's padded shared
-// slots `sw` (one pad word per 32 elements: no bank conflicts) so that lane l gets
-// elements seg0 + l*ITEMS .. + ITEMS-1 in raw[] (0 past the row's end).
-template <typename Tin, int ITEMS>
-__device__ __forceinline__ void xs_warp_load_transposed(const Tin* __restrict__ p, long long seg0,
-                                                        long long len, long long s_in, Tin* sw,
-                                                        unsigned lane, Tin (&raw)[ITEMS])
-{
-    constexpr int SEG = 32 * ITEMS;
-    bool done = false;
-    if constexpr (xs_vector_type<Tin>() && (ITEMS * sizeof(Tin)) % 16 == 0) {
-        if (s_in == 1 && seg0 + SEG <= len && xs_aligned16(p + seg0)) {
-            constexpr int VI = 16 / sizeof(Tin);
-            constexpr int NB = ITEMS / VI;
-            union U { uint4 u; Tin t[VI]; };
-            U w[NB];
-            const uint4* src = reinterpret_cast<const uint4*>(p + seg0);
-#pragma unroll
-            for (int b = 0; b < NB; ++b) w[b].u = __ldg(src + b * 32 + lane);
-#pragma unroll
-            for (int b = 0; b < NB; ++b)
-#pragma unroll
-                for (int j = 0; j < VI; ++j) {
-                    const int e = (b * 32 + (int)lane) * VI + j;
-                    sw[e + e / 32] = w[b].t[j];
-                }
-            done = true;
-        }
-    }
-    if (!done) {
-        Tin w[ITEMS];
-#pragma unroll
-        for (int j = 0; j < ITEMS; ++j) {
-            const long long k = seg0 + j * 32 + lane;
-            w[j] = k < len ? p[k * s_in] : Tin(0);
-        }
-#pragma unroll
-        for (int j = 0; j < ITEMS; ++j) {
-            const int e = j * 32 + (int)lane;
-            sw[e + e / 32] = w[j];
-        }
-    }
-    __syncwarp();
-#pragma unroll
-    for (int j = 0; j < ITEMS; ++j) {
-        const int e = (int)lane * ITEMS + j;
-        raw[j] = sw[e + e / 32];
-    }
-}
-
-// The reverse of xs_warp_load_transposed: lane l has written its ITEMS results to the
-// padded slots `so` (then __syncwarp); they leave with coalesced stores (16-byte
-// vectors when full, unit-stride and aligned), nothing past the row's end.
-template <typename Tout, int ITEMS>
-__device__ __forceinline__ void xs_warp_store_transposed(Tout* __restrict__ q, long long seg0,
-                                                         long long len, long long s_out,
-                                                         const Tout* so, unsigned lane)
-{
-    constexpr int SEG = 32 * ITEMS;
-    if constexpr (xs_vector_type<Tout>() && (ITEMS * sizeof(Tout)) % 16 == 0) {
-        if (s_out == 1 && seg0 + SEG <= len && xs_aligned16(q + seg0)) {
-            constexpr int VO = 16 / sizeof(Tout);
-            constexpr int NB = ITEMS / VO;
-            uint4* dst = reinterpret_cast<uint4*>(q + seg0);
-#pragma unroll
-            for (int b = 0; b < NB; ++b) {
-                union { uint4 u; Tout t[VO]; } w;
-#pragma unroll
-                for (int j = 0; j < VO; ++j) {
-                    const int e = (b * 32 + (int)lane) * VO + j;
-                    w.t[j] = so[e + e / 32];
-                }
-                dst[b * 32 + lane] = w.u;
-            }
-            return;
-        }
-    }
-#pragma unroll
-    for (int j = 0; j < ITEMS; ++j) {
-        const int e = j * 32 + (int)lane;
-        const long long k = seg0 + e;
-        if (k < len) q[k * s_out] = so[e + e / 32];
-    }
-}
-
-template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int ITEMS, int Q, int MINB>
-__global__ void __launch_bounds__(XS_TILE_THREADS, MINB)
-xs_scan_lookback2(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_scan_desc<NK> d,
-                  long long len, long long tiles_per_row, unsigned* flags, Tacc* aggs,
-                  Tacc* incls, unsigned epoch)
-{
-    typedef typename xs_scan_op<OP>::type Op;
-    Op op;
-    constexpr int SEG = 32 * ITEMS;                 // elements per warp
-    constexpr int PAD = SEG + SEG / 32;             // shared slots per warp
-    constexpr int ES = sizeof(Tin) > sizeof(Tout) ? (int)sizeof(Tin) : (int)sizeof(Tout);
-    __shared__ __align__(16) unsigned char s_raw[(XS_TILE_THREADS / 32) * PAD * ES];
-    __shared__ Tacc s_prefix;
-    __shared__ Tacc s_win[32 * Q + 1];
-
-    const long long tile = blockIdx.x;
-    const long long row = tile / tiles_per_row;
-    const long long t = tile - row * tiles_per_row;
-    const long long row_first = tile - t;
-    const Tin* p = x + xs_offset<NK>(row, d.kshape, d.kstride, d.nk);
-    Tout* q = out + xs_offset<NK>(row, d.kshape, d.kout, d.nk);
-    if (d.init && t == 0 && threadIdx.x == 0) q[0] = (Tout)Op::template identity<Tacc>();
-    q += d.init * d.s_out;
-    const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
-    const long long seg0 = t * (long long)(XS_TILE_THREADS * ITEMS) + (long long)warp * SEG;
-
-    // ---- load the warp's segment, transpose through shared memory
-    Tin* sw = reinterpret_cast<Tin*>(s_raw) + warp * PAD;
-    Tin raw[ITEMS];
-    xs_warp_load_transposed<Tin, ITEMS>(p, seg0, len, d.s_in, sw, lane, raw);
-    const long long kt = seg0 + (long long)lane * ITEMS;   // row position of raw[0]
-    Tacc tot = Op::template identity<Tacc>();
-    if (kt + ITEMS <= len) {
-#pragma unroll
-        for (int j = 0; j < ITEMS; ++j) tot = op(tot, (Tacc)raw[j]);
-    } else {
-#pragma unroll
-        for (int j = 0; j < ITEMS; ++j)
-            if (kt + j < len) tot = op(tot, (Tacc)raw[j]);
-    }
-    Tacc agg;
-    const Tacc texcl = xstride_detail_block_scan(tot, true, &agg, op);
-
-    // ---- decoupled look-back (warp 0), deterministic in-order fold
-    if (threadIdx.x < 32) {
-        const volatile Tacc* vaggs = aggs;
-        const volatile Tacc* vincls = incls;
-        Tacc prefix = Op::template identity<Tacc>();
-        const unsigned e4 = epoch << 2;
-        if (t == 0) {
-            if (lane == 0) {
-                incls[tile] = agg;
-                xs_st_release_u(flags + tile, e4 | 2u);
-            }
-        } else {
-            if (lane == 0) {
-                aggs[tile] = agg;
-                xs_st_release_u(flags + tile, e4 | 1u);
-            }
-            long long top = tile - 1;
-            while (true) {
-                int f[Q];
-#pragma unroll
-                for (int u = 0; u < Q; ++u) {
-                    const long long pj = top - (long long)(lane + 32 * u);
-                    f[u] = pj >= row_first ? xs_flag_status(flags + pj, epoch) : 2;
-                }
-                while (true) {
-                    bool waiting = false;
-#pragma unroll
-                    for (int u = 0; u < Q; ++u) waiting |= f[u] == 0;
-                    if (!__any_sync(XSTRIDE_FULL_WARP_MASK, waiting)) break;
-#pragma unroll
-                    for (int u = 0; u < Q; ++u) {
-                        const long long pj = top - (long long)(lane + 32 * u);
-                        if (f[u] == 0) f[u] = xs_flag_status(flags + pj, epoch);
-                    }
-                }
-                int dp = 0;
-#pragma unroll
-                for (int u = Q - 1; u >= 0; --u) {
-                    const unsigned pm = __ballot_sync(XSTRIDE_FULL_WARP_MASK, f[u] == 2);
-                    if (pm) dp = 1 + (__ffs(pm) - 1) + 32 * u;
-                }
-#pragma unroll
-                for (int u = 0; u < Q; ++u) {
-                    const int k = 1 + (int)lane + 32 * u;
-                    const long long pj = top + 1 - k;
-                    if (dp != 0 && k <= dp)
-                        s_win[k] = pj < row_first ? Op::template identity<Tacc>()
-                                 : (f[u] == 2 ? (Tacc)vincls[pj] : (Tacc)vaggs[pj]);
-                }
-                __syncwarp();
-                if (dp != 0) {
-                    if (lane == 0) {
-                        Tacc acc = s_win[dp];
-                        for (int k = dp - 1; k >= 1; --k) acc = op(acc, s_win[k]);
-                        prefix = acc;              // == P[top]
-                    }
-                    if (top + 1 < tile) __threadfence();
-                    for (long long b = top + 1; b < tile; b += 32 * Q) {
-                        __syncwarp();
-#pragma unroll
-                        for (int u = 0; u < Q; ++u) {
-                            const long long jj = b + (long long)(lane + 32 * u);
-                            if (jj < tile) s_win[1 + lane + 32 * u] = (Tacc)vaggs[jj];
-                        }
-                        __syncwarp();
-                        if (lane == 0) {
-                            const int cnt = tile - b < 32 * Q ? (int)(tile - b) : 32 * Q;
-                            for (int k = 1; k <= cnt; ++k) prefix = op(prefix, s_win[k]);
-                        }
-                    }
-                    break;
-                }
-                __syncwarp();
-                top -= 32 * Q;
-            }
-            if (lane == 0) {
-                incls[tile] = op(prefix, agg);
-                xs_st_release_u(flags + tile, e4 | 2u);
-            }
-        }
-        if (lane == 0) s_prefix = prefix;
-    }
-    __syncthreads();
-
-    // ---- results: running value from the lane's exclusive prefix
-    const bool first = t == 0 && threadIdx.x == 0;
-    Tacc run = first ? Op::template identity<Tacc>() : op(s_prefix, texcl);
-    Tout* so = reinterpret_cast<Tout*>(s_raw) + warp * PAD;
-#pragma unroll
-    for (int j = 0; j < ITEMS; ++j) {
-        run = (first && j == 0) ? (Tacc)raw[0] : op(run, (Tacc)raw[j]);
-        const int e = (int)lane * ITEMS + j;
-        so[e + e / 32] = (Tout)run;
-    }
-    __syncwarp();
-    xs_warp_store_transposed<Tout, ITEMS>(q, seg0, len, d.s_out, so, lane);
-}
-
-// ----------------------------------------------------------------------------------
-// Look-back scan, version 3: v2's tiles and I/O, with a look-back that costs one round
-// trip to L2 and a fold of at most G + GW values, and stays deterministic.
+// Single-pass scan with decoupled look-back (Merrill & Garland, NVR-2016-002), made
+// deterministic (the third version; the first two, with one flag per tile, were
+// slower and are gone). Tiles of 256 threads x ITEMS are taken by block index:
+// blocks are dispatched in index order (the assumption CUB's single-pass scan
+// makes), so a spinning block only waits on blocks that are resident or finished.
+// The look-back costs one round trip to L2 and a fold of at most G + GW + D values.
+// The tile's input waits in shared memory (padded 16-byte chunks, see xs_seg_load),
+// not in registers, so 4 blocks fit on an SM. Each lane folds its elements into one
+// running value that starts from its exclusive prefix (the first element of a row
+// starts from itself: -0.0 stays -0.0).
+//
+// Determinism: a tree over a window of predecessors, as in CUB, would make float
+// results depend on which predecessors the timing found published. Here every value
+// is DEFINED by the data layout alone, and any route to it reproduces the same bits:
 //
 // Tiles are grouped by G (G consecutive tiles of a row; the last group of a row may be
 // shorter). With A[i] the aggregate of tile i, the values are DEFINED as
@@ -610,6 +213,12 @@ xs_scan_lookback2(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_sc
 // time in group order (lane 0, from shared memory): each step reproduces GP[k+1], ...
 // exactly, so the value does not depend on which k the timing found. Passed windows
 // (no GP among GW groups, rare) are re-read oldest first, restarting from any GP found.
+// Direct groups (D >= 1): every tile publishes A[i], and a tile also reads the A of
+// the tiles of the D groups before its own and forms their GA itself with the same
+// warp scan (the same bits as the GA their last tile publishes); the descriptors
+// then serve only groups g-1-D and older. This saves the round trip in which a
+// group's last tile turns its group's aggregates into GA: the newest groups are the
+// ones whose GA is least likely to be out yet.
 //
 // Descriptors are 16 bytes: two 64-bit words (tag << 32 | one half of the value's bits)
 // written by one st.relaxed.v2.b64 and read by one ld.relaxed.v2.b64. PTX guarantees
@@ -653,21 +262,250 @@ __device__ __forceinline__ T xs_from_bits(unsigned long long u)
     return c.t;
 }
 
+// ---- warp segments in shared memory: the segment of 32 * ITEMS elements of a warp
+// is kept as 16-byte chunks with 16 bytes of padding after every 128 bytes (chunk c at
+// byte xs_chunk_at(c)). Lanes then read and write their ITEMS consecutive elements as
+// 16-byte vectors without bank conflicts (a quarter warp touches 8 different 4-bank
+// groups), and the global loads and stores stay coalesced 16-byte vectors.
+__device__ __forceinline__ constexpr int xs_chunk_at(int c) { return (c + (c >> 3)) * 16; }
+
+template <typename T, int ITEMS>
+__device__ __forceinline__ constexpr int xs_seg_bytes()
+{
+    return xs_chunk_at(32 * ITEMS * (int)sizeof(T) / 16);
+}
+
+// Copy elements seg0 .. seg0 + 32*ITEMS - 1 of a row into the warp's chunks (0 past
+// `len`); 16-byte loads, all issued before any is stored, when the segment is full,
+// unit-stride and aligned.
+template <typename T, int ITEMS>
+__device__ __forceinline__ void xs_seg_load(const T* __restrict__ p, long long seg0, long long len,
+                                            long long s, unsigned char* sw, unsigned lane)
+{
+    constexpr int VI = 16 / (int)sizeof(T);
+    constexpr int K = ITEMS / VI;                      // chunks per lane
+    if (s == 1 && seg0 + 32 * ITEMS <= len && xs_aligned16(p + seg0)) {
+        const uint4* src = reinterpret_cast<const uint4*>(p + seg0);
+        uint4 w[K];
+#pragma unroll
+        for (int i = 0; i < K; ++i) w[i] = __ldg(src + i * 32 + lane);
+#pragma unroll
+        for (int i = 0; i < K; ++i)
+            *reinterpret_cast<uint4*>(sw + xs_chunk_at(i * 32 + (int)lane)) = w[i];
+    } else {
+        T w[ITEMS];
+#pragma unroll
+        for (int j = 0; j < ITEMS; ++j) {
+            const long long k = seg0 + j * 32 + lane;
+            w[j] = k < len ? p[k * s] : T(0);
+        }
+#pragma unroll
+        for (int j = 0; j < ITEMS; ++j) {
+            const int e = j * 32 + (int)lane;
+            *reinterpret_cast<T*>(sw + xs_chunk_at(e / VI) + (e % VI) * (int)sizeof(T)) = w[j];
+        }
+    }
+    __syncwarp();
+}
+
+// Lane l's elements l*ITEMS .. l*ITEMS + ITEMS - 1 of the segment, as 16-byte reads.
+template <typename T, int ITEMS>
+__device__ __forceinline__ void xs_seg_read(const unsigned char* sw, unsigned lane, T (&v)[ITEMS])
+{
+    constexpr int VI = 16 / (int)sizeof(T);
+    union U { uint4 u; T t[VI]; };
+#pragma unroll
+    for (int k = 0; k < ITEMS / VI; ++k) {
+        U w;
+        w.u = *reinterpret_cast<const uint4*>(sw + xs_chunk_at((int)lane * (ITEMS / VI) + k));
+#pragma unroll
+        for (int j = 0; j < VI; ++j) v[k * VI + j] = w.t[j];
+    }
+}
+
+// Store the warp's chunks to elements seg0 .. of a row (nothing past `len`): 16-byte
+// coalesced stores when full, unit-stride and aligned.
+template <typename T, int ITEMS>
+__device__ __forceinline__ void xs_seg_store(T* __restrict__ q, long long seg0, long long len,
+                                             long long s, const unsigned char* sw, unsigned lane)
+{
+    constexpr int VI = 16 / (int)sizeof(T);
+    constexpr int K = ITEMS / VI;
+    if (s == 1 && seg0 + 32 * ITEMS <= len && xs_aligned16(q + seg0)) {
+        uint4* dst = reinterpret_cast<uint4*>(q + seg0);
+#pragma unroll
+        for (int i = 0; i < K; ++i)
+            dst[i * 32 + lane] = *reinterpret_cast<const uint4*>(sw + xs_chunk_at(i * 32 + (int)lane));
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j) {
+        const int e = j * 32 + (int)lane;
+        const long long k = seg0 + e;
+        if (k < len)
+            q[k * s] = *reinterpret_cast<const T*>(sw + xs_chunk_at(e / VI) + (e % VI) * (int)sizeof(T));
+    }
+}
+
+// Pause of a spinning look-back between two polls of descriptors not yet published
+// (nanoseconds; 0: poll again at once). Polls that return at once add L2 traffic
+// that competes with the tiles' own loads and stores.
+// The exclusive prefix of one tile by the grouped look-back (described above).
+// Called by warp 0 of the tile's block (all 32 lanes); the value is meaningful in lane 0.
+// `agg` is the tile's aggregate, `s_win` 32 shared slots owned by the warp.
+template <typename Op, typename Tacc, int G, int GW, int D>
+__device__ __forceinline__ Tacc xs_lookback_prefix(
+    Op op, long long tile, long long row, long long t, long long tiles_per_row,
+    long long groups_per_row, Tacc agg, ulonglong2* tdesc, ulonglong2* gdesc, unsigned epoch,
+    Tacc* s_win)
+{
+    static_assert(D >= 0 && D <= 4, "D in 0..4");
+    const unsigned lane = threadIdx.x & 31u;
+    const Tacc ident = Op::template identity<Tacc>();
+    const long long g = t / G;
+    const int r = (int)(t - g * G);
+    const long long rest = tiles_per_row - g * G;
+    const int last = (rest < G ? (int)rest : G) - 1;
+    ulonglong2* grow = gdesc + row * groups_per_row;   // this row's group descriptors
+    const unsigned e4 = epoch << 2;
+    // every tile's aggregate: read by the later tiles of its group, and by the tiles of
+    // the D groups after it, which rebuild GA of this group themselves
+    if (lane == 0 && (D > 0 || r < last)) xs_desc_store(tdesc + tile, e4 | 1u, xs_to_bits(agg));
+
+    // issue all look-ups before waiting on any: the group's earlier aggregates (lane =
+    // position), the aggregates of the D groups before it (lane = position; their GA is
+    // formed here with the same warp scan as their last tile uses, so the same bits,
+    // one round trip sooner), and the descriptors of the GW groups before those
+    unsigned long long ab = 0ull;
+    int ast = 1;
+    if ((int)lane < r) ast = xs_desc_load(tdesc + (tile - r + lane), epoch, ab);
+    unsigned long long db[D > 0 ? D : 1];
+    int dst[D > 0 ? D : 1];
+#pragma unroll
+    for (int d = 0; d < D; ++d) {
+        db[d] = 0ull;
+        dst[d] = 1;
+        if (g - 1 - d >= 0 && (int)lane < G)
+            dst[d] = xs_desc_load(tdesc + (tile - r - (long long)(d + 1) * G + lane), epoch, db[d]);
+    }
+    const long long gd = g - D;                         // groups [0, gd) via descriptors
+    long long top = gd - 1;                             // newest group of the window
+    unsigned long long gb = 0ull;
+    int gst = 1;                                        // lanes >= GW: never a prefix
+    auto poll_group = [&](long long gi) {
+        if ((int)lane < GW) {
+            if (gi < 0) { gst = 2; gb = xs_to_bits(ident); }
+            else gst = xs_desc_load(grow + gi, epoch, gb);
+        } else {
+            gst = 1;
+        }
+    };
+    if (gd > 0) poll_group(top - (long long)lane);
+
+    // ---- the group's earlier aggregates -> S_g; the direct groups' aggregates
+    auto waiting = [&]() {
+        bool w = ast == 0;
+#pragma unroll
+        for (int d = 0; d < D; ++d) w = w || dst[d] == 0;
+        return w;
+    };
+    while (__any_sync(XSTRIDE_FULL_WARP_MASK, waiting())) {
+        if (ast == 0) ast = xs_desc_load(tdesc + (tile - r + lane), epoch, ab);
+#pragma unroll
+        for (int d = 0; d < D; ++d)
+            if (dst[d] == 0)
+                dst[d] = xs_desc_load(tdesc + (tile - r - (long long)(d + 1) * G + lane), epoch, db[d]);
+    }
+    const Tacc a = (int)lane < r ? xs_from_bits<Tacc>(ab) : ((int)lane == r ? agg : ident);
+    const Tacc sg = xstride_detail_warp_scan_first(a, 32u, op);
+    const Tacc sin = __shfl_sync(XSTRIDE_FULL_WARP_MASK, sg, r > 0 ? r - 1 : 0);   // S_g(r-1)
+    const Tacc sgr = __shfl_sync(XSTRIDE_FULL_WARP_MASK, sg, r);                   // S_g(r)
+    if (lane == 0 && r == last) {
+        if (g == 0) xs_desc_store(grow, e4 | 2u, xs_to_bits(op(ident, sgr)));
+        else xs_desc_store(grow + g, e4 | 1u, xs_to_bits(sgr));
+    }
+    Tacc ga[D > 0 ? D : 1];                              // ga[d] = GA[g - 1 - d]
+#pragma unroll
+    for (int d = 0; d < D; ++d) {
+        const Tacc v = (int)lane < G ? xs_from_bits<Tacc>(db[d]) : ident;
+        ga[d] = __shfl_sync(XSTRIDE_FULL_WARP_MASK, xstride_detail_warp_scan_first(v, 32u, op),
+                            G - 1);
+    }
+
+    // ---- GP[g-1]: nearest published group prefix + in-order fold of the aggregates
+    Tacc gprev = ident;
+    if (g > 0) {
+        while (gd > 0) {
+            unsigned pm, zm;
+            while (true) {
+                pm = __ballot_sync(XSTRIDE_FULL_WARP_MASK, gst == 2);
+                zm = __ballot_sync(XSTRIDE_FULL_WARP_MASK, gst == 0);
+                const unsigned need = pm ? ((pm & (0u - pm)) - 1u) : 0xffffffffu;
+                if ((zm & need) == 0u) break;
+                if (gst == 0) poll_group(top - (long long)lane);
+            }
+            if (pm) {
+                const int h = __ffs(pm) - 1;             // GP[top - h] published
+                s_win[lane] = xs_from_bits<Tacc>(gb);
+                __syncwarp();
+                if (lane == 0) {
+                    Tacc acc = s_win[h];
+                    for (int k = h - 1; k >= 0; --k) acc = op(acc, s_win[k]);
+                    gprev = acc;                          // == GP[top]
+                }
+                // windows passed over (groups top+1 .. gd-1), oldest first
+                for (long long b = top + 1; b < gd; b += GW) {
+                    const long long gj = b + (long long)lane;
+                    const bool in = (int)lane < GW && gj < gd;
+                    int st = 1;
+                    unsigned long long vb = 0ull;
+                    if (in) st = xs_desc_load(grow + gj, epoch, vb);
+                    while (__any_sync(XSTRIDE_FULL_WARP_MASK, st == 0))
+                        if (st == 0) st = xs_desc_load(grow + gj, epoch, vb);
+                    const unsigned qm = __ballot_sync(XSTRIDE_FULL_WARP_MASK, in && st == 2);
+                    __syncwarp();
+                    s_win[lane] = xs_from_bits<Tacc>(vb);
+                    __syncwarp();
+                    if (lane == 0) {
+                        const int cnt = gd - b < GW ? (int)(gd - b) : GW;
+                        int k0 = 0;
+                        if (qm) { k0 = 32 - __clz(qm); gprev = s_win[k0 - 1]; }
+                        for (int k = k0; k < cnt; ++k) gprev = op(gprev, s_win[k]);
+                    }
+                }
+                break;
+            }
+            top -= GW;
+            poll_group(top - (long long)lane);
+        }
+        // then the direct groups, oldest first: GP[g-1]
+        if (lane == 0) {
+#pragma unroll
+            for (int d = D - 1; d >= 0; --d)
+                if (g - 1 - d >= 0) gprev = op(gprev, ga[d]);
+        }
+        if (lane == 0 && r == last) xs_desc_store(grow + g, e4 | 2u, xs_to_bits(op(gprev, sgr)));
+    }
+    return g == 0 ? (r == 0 ? ident : sin) : (r == 0 ? gprev : op(gprev, sin));
+}
+
 template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int ITEMS, int MINB, int G,
-          int GW>
+          int GW, int D>
 __global__ void __launch_bounds__(XS_TILE_THREADS, MINB)
-xs_scan_lookback3(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_scan_desc<NK> d,
+xs_scan_lookback(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_scan_desc<NK> d,
                   long long len, long long tiles_per_row, long long groups_per_row,
                   ulonglong2* tdesc, ulonglong2* gdesc, unsigned epoch)
 {
-    static_assert(sizeof(Tacc) == 8, "look-back v3 packs 8-byte accumulators");
+    static_assert(sizeof(Tacc) == 8, "the look-back packs 8-byte accumulators");
     static_assert(G >= 1 && G <= 32 && GW >= 1 && GW <= 32, "G and GW must be in 1..32");
     typedef typename xs_scan_op<OP>::type Op;
     Op op;
+    static_assert((ITEMS * sizeof(Tin)) % 16 == 0 && (ITEMS * sizeof(Tout)) % 16 == 0,
+                  "a lane's elements fill whole 16-byte chunks");
     constexpr int SEG = 32 * ITEMS;
-    constexpr int PAD = SEG + SEG / 32;
-    constexpr int ES = sizeof(Tin) > sizeof(Tout) ? (int)sizeof(Tin) : (int)sizeof(Tout);
-    __shared__ __align__(16) unsigned char s_raw[(XS_TILE_THREADS / 32) * PAD * ES];
+    constexpr int WSB = xs_seg_bytes<Tin, ITEMS>() > xs_seg_bytes<Tout, ITEMS>()
+                            ? xs_seg_bytes<Tin, ITEMS>() : xs_seg_bytes<Tout, ITEMS>();
+    __shared__ __align__(16) unsigned char s_raw[(XS_TILE_THREADS / 32) * WSB];
     __shared__ Tacc s_prefix;
     __shared__ Tacc s_win[32];
 
@@ -681,122 +519,54 @@ xs_scan_lookback3(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_sc
     const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
     const long long seg0 = t * (long long)(XS_TILE_THREADS * ITEMS) + (long long)warp * SEG;
 
-    Tin* sw = reinterpret_cast<Tin*>(s_raw) + warp * PAD;
-    Tin raw[ITEMS];
-    xs_warp_load_transposed<Tin, ITEMS>(p, seg0, len, d.s_in, sw, lane, raw);
+    // The input stays in shared memory through the look-back (it is read twice), so no
+    // register holds it while the block waits: more blocks fit on an SM.
+    unsigned char* sw = s_raw + warp * WSB;
+    xs_seg_load<Tin, ITEMS>(p, seg0, len, d.s_in, sw, lane);
     const long long kt = seg0 + (long long)lane * ITEMS;
     Tacc tot = Op::template identity<Tacc>();
-    if (kt + ITEMS <= len) {
+    {
+        Tin raw[ITEMS];
+        xs_seg_read<Tin, ITEMS>(sw, lane, raw);
+        if (kt + ITEMS <= len) {
 #pragma unroll
-        for (int j = 0; j < ITEMS; ++j) tot = op(tot, (Tacc)raw[j]);
-    } else {
+            for (int j = 0; j < ITEMS; ++j) tot = op(tot, (Tacc)raw[j]);
+        } else {
 #pragma unroll
-        for (int j = 0; j < ITEMS; ++j)
-            if (kt + j < len) tot = op(tot, (Tacc)raw[j]);
+            for (int j = 0; j < ITEMS; ++j)
+                if (kt + j < len) tot = op(tot, (Tacc)raw[j]);
+        }
     }
     Tacc agg;
     const Tacc texcl = xstride_detail_block_scan(tot, true, &agg, op);
 
     if (threadIdx.x < 32) {
-        const Tacc ident = Op::template identity<Tacc>();
-        const long long g = t / G;
-        const int r = (int)(t - g * G);
-        const long long rest = tiles_per_row - g * G;
-        const int last = (rest < G ? (int)rest : G) - 1;
-        ulonglong2* grow = gdesc + row * groups_per_row;   // this row's group descriptors
-        const unsigned e4 = epoch << 2;
-        if (lane == 0 && r < last) xs_desc_store(tdesc + tile, e4 | 1u, xs_to_bits(agg));
-
-        // issue both look-ups before waiting on either
-        unsigned long long ab = 0ull;
-        int ast = 1;
-        if ((int)lane < r) ast = xs_desc_load(tdesc + (tile - r + lane), epoch, ab);
-        long long top = g - 1;                              // newest group of the window
-        unsigned long long gb = 0ull;
-        int gst = 1;                                        // lanes >= GW: never a prefix
-        auto poll_group = [&](long long gi) {
-            if ((int)lane < GW) {
-                if (gi < 0) { gst = 2; gb = xs_to_bits(ident); }
-                else gst = xs_desc_load(grow + gi, epoch, gb);
-            } else {
-                gst = 1;
-            }
-        };
-        if (g > 0) poll_group(top - (long long)lane);
-
-        // ---- the group's earlier aggregates -> S_g
-        while (__any_sync(XSTRIDE_FULL_WARP_MASK, ast == 0))
-            if (ast == 0) ast = xs_desc_load(tdesc + (tile - r + lane), epoch, ab);
-        const Tacc a = (int)lane < r ? xs_from_bits<Tacc>(ab) : ((int)lane == r ? agg : ident);
-        const Tacc sg = xstride_detail_warp_scan_first(a, 32u, op);
-        const Tacc sin = __shfl_sync(XSTRIDE_FULL_WARP_MASK, sg, r > 0 ? r - 1 : 0);   // S_g(r-1)
-        const Tacc sgr = __shfl_sync(XSTRIDE_FULL_WARP_MASK, sg, r);                   // S_g(r)
-        if (lane == 0 && r == last) {
-            if (g == 0) xs_desc_store(grow, e4 | 2u, xs_to_bits(op(ident, sgr)));
-            else xs_desc_store(grow + g, e4 | 1u, xs_to_bits(sgr));
-        }
-
-        // ---- GP[g-1]: nearest published group prefix + in-order fold of the aggregates
-        Tacc gprev = ident;
-        if (g > 0) {
-            while (true) {
-                unsigned pm, zm;
-                while (true) {
-                    pm = __ballot_sync(XSTRIDE_FULL_WARP_MASK, gst == 2);
-                    zm = __ballot_sync(XSTRIDE_FULL_WARP_MASK, gst == 0);
-                    const unsigned need = pm ? ((pm & (0u - pm)) - 1u) : 0xffffffffu;
-                    if ((zm & need) == 0u) break;
-                    if (gst == 0) poll_group(top - (long long)lane);
-                }
-                if (pm) {
-                    const int h = __ffs(pm) - 1;             // GP[top - h] published
-                    s_win[lane] = xs_from_bits<Tacc>(gb);
-                    __syncwarp();
-                    if (lane == 0) {
-                        Tacc acc = s_win[h];
-                        for (int k = h - 1; k >= 0; --k) acc = op(acc, s_win[k]);
-                        gprev = acc;                          // == GP[top]
-                    }
-                    // windows passed over (groups top+1 .. g-1), oldest first
-                    for (long long b = top + 1; b < g; b += GW) {
-                        const long long gj = b + (long long)lane;
-                        const bool in = (int)lane < GW && gj < g;
-                        int st = 1;
-                        unsigned long long vb = 0ull;
-                        if (in) st = xs_desc_load(grow + gj, epoch, vb);
-                        while (__any_sync(XSTRIDE_FULL_WARP_MASK, st == 0))
-                            if (st == 0) st = xs_desc_load(grow + gj, epoch, vb);
-                        const unsigned qm = __ballot_sync(XSTRIDE_FULL_WARP_MASK, in && st == 2);
-                        __syncwarp();
-                        s_win[lane] = xs_from_bits<Tacc>(vb);
-                        __syncwarp();
-                        if (lane == 0) {
-                            const int cnt = g - b < GW ? (int)(g - b) : GW;
-                            int k0 = 0;
-                            if (qm) { k0 = 32 - __clz(qm); gprev = s_win[k0 - 1]; }
-                            for (int k = k0; k < cnt; ++k) gprev = op(gprev, s_win[k]);
-                        }
-                    }
-                    break;
-                }
-                top -= GW;
-                poll_group(top - (long long)lane);
-            }
-            if (lane == 0 && r == last) xs_desc_store(grow + g, e4 | 2u, xs_to_bits(op(gprev, sgr)));
-        }
-        if (lane == 0) s_prefix = g == 0 ? (r == 0 ? ident : sin) : (r == 0 ? gprev : op(gprev, sin));
+        const Tacc pre = xs_lookback_prefix<Op, Tacc, G, GW, D>(op, tile, row, t, tiles_per_row,
+                                                              groups_per_row, agg, tdesc,
+                                                              gdesc, epoch, s_win);
+        if (lane == 0) s_prefix = pre;
     }
     __syncthreads();
 
     const bool first = t == 0 && threadIdx.x == 0;
     Tacc run = first ? Op::template identity<Tacc>() : op(s_prefix, texcl);
-    Tout* so = reinterpret_cast<Tout*>(s_raw) + warp * PAD;
+    Tin raw[ITEMS];
+    xs_seg_read<Tin, ITEMS>(sw, lane, raw);
+    __syncwarp();   // every lane has its input before any output overwrites the chunks
+    constexpr int VO = 16 / (int)sizeof(Tout);
+    union UO { uint4 u; Tout t[VO]; };
 #pragma unroll
-    for (int j = 0; j < ITEMS; ++j) {
-        run = (first && j == 0) ? (Tacc)raw[0] : op(run, (Tacc)raw[j]);
-        const int e = (int)lane * ITEMS + j;
-        so[e + e / 32] = (Tout)run;
+    for (int k = 0; k < ITEMS / VO; ++k) {
+        UO w;
+#pragma unroll
+        for (int j = 0; j < VO; ++j) {
+            const int e = k * VO + j;
+            run = (first && e == 0) ? (Tacc)raw[0] : op(run, (Tacc)raw[e]);
+            w.t[j] = (Tout)run;
+        }
+        *reinterpret_cast<uint4*>(sw + xs_chunk_at((int)lane * (ITEMS / VO) + k)) = w.u;
     }
     __syncwarp();
-    xs_warp_store_transposed<Tout, ITEMS>(q, seg0, len, d.s_out, so, lane);
+    xs_seg_store<Tout, ITEMS>(q, seg0, len, d.s_out, sw, lane);
 }
+

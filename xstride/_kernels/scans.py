@@ -16,7 +16,7 @@ import numpy as np
 from .. import _backend
 from .._dispatch import register
 from .._errors import type_error
-from .._reduction_plan import TILE_ITEMS, normalize_scan_axis, plan_scan
+from .._reduction_plan import normalize_scan_axis, plan_scan
 from ..layout import Layout
 from . import _reduce_common as rc
 
@@ -30,33 +30,16 @@ class _Recipe:
     """Launch data of one kind of scan call, computed once (see reductions._Recipe)."""
 
     __slots__ = ("plan", "fn", "desc", "grid", "ntiles", "tiles_per_row", "nelems",
-                 "out_strides_bytes", "acc", "variant", "ngroups", "groups_per_row")
+                 "out_strides_bytes", "acc", "ngroups", "groups_per_row",
+                 "c_order")
 
 
 _RECIPES: dict = {}
 _MAX_RECIPES = 512
 
 
-class _Flags:
-    """Per (device, stream) look-back state of the v2 kernel: the tile flags (reused
-    from launch to launch: a flag counts only when it carries the launch's epoch, so
-    the array is never cleared between launches) and the tile values."""
-
-    __slots__ = ("flags", "epoch", "values", "views")
-
-    def __init__(self):
-        self.flags = None
-        self.epoch = 0
-        self.values = None
-        self.views = {}
-
-
-_FLAGS: dict = {}
-_EPOCH_LIMIT = (1 << 30) - 1
-
-
 class _Descs:
-    """Per (device, stream) look-back state of the v3 kernel: 16-byte descriptors
+    """Per (device, stream) look-back state of the look-back kernel: 16-byte descriptors
     (tag and value together) of the tiles and of the tile groups, in one zeroed buffer
     reused from launch to launch through the epoch in each tag."""
 
@@ -69,10 +52,11 @@ class _Descs:
 
 
 _DESCS: dict = {}
+_EPOCH_LIMIT = (1 << 30) - 1
 
 
-def _lookback3_state(cp, device_id: int, ntiles: int, ngroups: int):
-    """(tile descriptors, group descriptors, epoch) for one v3 launch."""
+def _lookback_state(cp, device_id: int, ntiles: int, ngroups: int):
+    """(tile descriptors, group descriptors, epoch) for one look-back launch."""
     key = (device_id, cp.cuda.get_current_stream().ptr)
     st = _DESCS.get(key)
     if st is None:
@@ -89,30 +73,9 @@ def _lookback3_state(cp, device_id: int, ntiles: int, ngroups: int):
     return views[0], views[1], st.epoch
 
 
-def _lookback_state(cp, device_id: int, ntiles: int, acc: np.dtype):
-    """(flags, epoch, aggregates, inclusive prefixes) for one v2 launch of ``ntiles``."""
-    key = (device_id, cp.cuda.get_current_stream().ptr)
-    st = _FLAGS.get(key)
-    if st is None:
-        st = _FLAGS[key] = _Flags()
-    if st.flags is None or st.flags.size < ntiles or st.epoch >= _EPOCH_LIMIT:
-        st.flags = cp.zeros(max(ntiles, 4096), dtype=np.uint32)
-        st.epoch = 0
-    st.epoch += 1
-    nbytes = 2 * ntiles * acc.itemsize
-    if st.values is None or st.values.size < nbytes:
-        st.values = cp.empty(max(nbytes, 1 << 16), dtype=np.uint8)
-        st.views = {}
-    views = st.views.get((ntiles, acc))
-    if views is None:
-        vals = st.values[:nbytes].view(acc)
-        views = st.views[(ntiles, acc)] = (vals[:ntiles], vals[ntiles:])
-    return st.flags, st.epoch, views[0], views[1]
-
-
 def _lookback_items(tin: np.dtype, tout: np.dtype) -> int:
-    """Elements per thread of the v2 look-back tile: the tuned count for 4-byte types,
-    capped so that a warp's transpose buffer stays within 48 KiB per block."""
+    """Elements per thread of the look-back tile: the tuned count for 4-byte types,
+    capped so that the block's shared segments stay within 48 KiB."""
     items = int(rc.TUNING["lookback_items"])
     widest = max(tin.itemsize, tout.itemsize)
     return max(16, min(items, 128 // widest))
@@ -129,6 +92,13 @@ def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Rec
         n *= m
     rec.nelems = n
     rec.out_strides_bytes = tuple(s * out_dt.itemsize for s in plan.out_strides)
+    # the output buffer in C order already: a reshape (or the buffer itself) is the
+    # result, without as_strided's cost on every call
+    compact, acc_ = [], 1
+    for m in reversed(plan.out_shape):
+        compact.append(acc_)
+        acc_ *= m
+    rec.c_order = tuple(reversed(compact)) == tuple(plan.out_strides)
     rec.fn = None
     if plan.strategy in ("empty", "fill"):
         return rec
@@ -138,26 +108,15 @@ def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Rec
                               tail=(plan.nk, plan.s_in, plan.s_out, int(plan.include_initial)))
     tin, tacc, tout = rc.CTYPE[np.dtype(x.dtype)], rc.CTYPE[acc], rc.CTYPE[out_dt]
     sm = rc.sm_count()
-    rec.variant = rc.TUNING["lookback"]
     if plan.strategy == "lookback":
-        if rec.variant == "v3":
-            items = _lookback_items(np.dtype(x.dtype), out_dt)
-            grp = int(rc.TUNING["lookback_group"])
-            expr = (f"xs_scan_lookback3<{_OPS[op]}, {tin}, {tacc}, {tout}, {cap}, {items}, "
-                    f"{rc.TUNING['lookback_minb']}, {grp}, {rc.TUNING['lookback_window']}>")
-            tile = 256 * items
-            rec.tiles_per_row = -(-plan.length // tile)
-            rec.groups_per_row = -(-rec.tiles_per_row // grp)
-            rec.ngroups = plan.nrows * rec.groups_per_row
-        elif rec.variant == "v2":
-            items = _lookback_items(np.dtype(x.dtype), out_dt)
-            expr = (f"xs_scan_lookback2<{_OPS[op]}, {tin}, {tacc}, {tout}, {cap}, {items}, "
-                    f"{rc.TUNING['lookback_q']}, {rc.TUNING['lookback_minb']}>")
-            tile = 256 * items
-        else:
-            expr = f"xs_scan_lookback<{_OPS[op]}, {tin}, {tacc}, {tout}, {cap}, {rc.TUNING['lookback_q']}>"
-            tile = TILE_ITEMS
-        rec.tiles_per_row = -(-plan.length // tile)
+        items = _lookback_items(np.dtype(x.dtype), out_dt)
+        grp = int(rc.TUNING["lookback_group"])
+        expr = (f"xs_scan_lookback<{_OPS[op]}, {tin}, {tacc}, {tout}, {cap}, {items}, "
+                f"{rc.TUNING['lookback_minb']}, {grp}, {rc.TUNING['lookback_window']}, "
+                f"{rc.TUNING['lookback_direct']}>")
+        rec.tiles_per_row = -(-plan.length // (256 * items))
+        rec.groups_per_row = -(-rec.tiles_per_row // grp)
+        rec.ngroups = plan.nrows * rec.groups_per_row
         rec.ntiles = plan.nrows * rec.tiles_per_row
         rec.grid = (rec.ntiles,)
     elif plan.strategy == "rows":
@@ -209,24 +168,15 @@ def scan(func: str, op: str, x, axis, dtype, include_initial):
         ptr = np.uint64(x.data.ptr + plan.offset * x.itemsize)
         optr = np.uint64(buf.data.ptr)
         length = np.int64(plan.length)
-        if plan.strategy == "lookback" and rec.variant == "v3":
-            tdesc, gdesc, epoch = _lookback3_state(cp, x.data.device_id, rec.ntiles, rec.ngroups)
+        if plan.strategy == "lookback":
+            tdesc, gdesc, epoch = _lookback_state(cp, x.data.device_id, rec.ntiles, rec.ngroups)
             rec.fn(rec.grid, (256,), (ptr, optr, rec.desc, length, np.int64(rec.tiles_per_row),
                                       np.int64(rec.groups_per_row), tdesc, gdesc,
                                       np.uint32(epoch)))
-        elif plan.strategy == "lookback" and rec.variant == "v2":
-            flags, epoch, aggs, incls = _lookback_state(cp, x.data.device_id, rec.ntiles, rec.acc)
-            rec.fn(rec.grid, (256,), (ptr, optr, rec.desc, length, np.int64(rec.tiles_per_row),
-                                      flags, aggs, incls, np.uint32(epoch)))
-        elif plan.strategy == "lookback":
-            counter = cp.zeros(1, dtype=np.uint64)
-            flags = cp.zeros(rec.ntiles, dtype=np.int32)
-            aggs = cp.empty(rec.ntiles, dtype=rec.acc)
-            incls = cp.empty(rec.ntiles, dtype=rec.acc)
-            rec.fn(rec.grid, (256,), (ptr, optr, rec.desc, length, np.int64(rec.tiles_per_row),
-                                      counter, flags, aggs, incls))
         else:
             rec.fn(rec.grid, (256,), (ptr, optr, rec.desc, np.int64(plan.nrows), length))
+    if rec.c_order:
+        return buf if len(plan.out_shape) == 1 else buf.reshape(plan.out_shape)
     return cp.lib.stride_tricks.as_strided(buf, shape=plan.out_shape,
                                            strides=rec.out_strides_bytes)
 
