@@ -85,6 +85,14 @@ def device_rows(cp):
             return row(label, t, 16 * n, t_cupy, "CuPy")
         return f
 
+    def grid_row():
+        st = cp.arange(1 << 14, dtype=cp.uint64)[:, None]
+        ct = cp.arange(1 << 14, dtype=cp.uint64)
+        t = time_gpu(lambda: rng.philox_uniform(1234, st, ct), reps=10)
+        return row("philox_uniform(seed, (2**14, 1) streams, (2**14,) counters): grid kernel",
+                   t, 8 * n, t_cupy, "CuPy")
+
+    try_row(rows, "philox_uniform grid", grid_row)
     try_row(rows, "philox_uniform array fast", arr_row(
         True, "philox_uniform(seed, 0, uint64 counter array), fast kernel (default)"))
     try_row(rows, "philox_uniform array general", arr_row(

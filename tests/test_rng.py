@@ -696,3 +696,23 @@ def test_philox_counter_is_read_only():
     with pytest.raises(AttributeError):
         g.counter = -5
     assert g.advance(10).counter == 12
+
+
+def test_grid2_folds_broadcasts_to_two_axes():
+    """The device grid path: broadcast layouts that fold to rows x columns, with each
+    argument's (row, column) element strides; layouts that do not fold give None."""
+    # (R, 1) streams x (C,) counters, scalar seed
+    assert K.grid2([7, ((4, 1), (1, 1)), ((5,), (1,))], (4, 5)) == (4, 5, [None, (1, 0), (0, 1)])
+    # everything dense over (2, 3, 4): one row of 24
+    d = ((2, 3, 4), (12, 4, 1))
+    assert K.grid2([d, d, 3], (2, 3, 4)) == (1, 24, [(0, 1), (0, 1), None])
+    # (2, 1, 4) streams over a (2, 3, 4) output do not fold the middle axis away
+    assert K.grid2([1, ((2, 1, 4), (4, 4, 1)), ((2, 3, 4), (12, 4, 1))], (2, 3, 4)) is None
+    # (3, 4) counters under (2, 3, 4): rows of 12, counters repeat every row
+    assert K.grid2([1, 2, ((3, 4), (4, 1))], (2, 3, 4)) == (2, 12, [None, None, (0, 1)])
+    # size-1 axes are dropped; a reversed array keeps its negative strides
+    assert K.grid2([((1, 6), (6, -1)), 0, 0], (1, 6)) == (1, 6, [(0, -1), None, None])
+    # Affine counters are the fast kernels' business
+    assert K.grid2([1, 2, H.Affine(3)], (5,)) is None
+    # 0-d output
+    assert K.grid2([1, 2, 3], ()) == (1, 1, [None, None, None])

@@ -293,3 +293,28 @@ def test_device_bad_input(cp):
         rng.philox4x32_10(cp.zeros((2, 4), cp.float32), 0, 0)
     with pytest.raises(ValueError, match="'counter_words'"):
         rng.philox4x32_10(cp.full((2, 4), 2**32, cp.uint64), 0, 0)
+
+
+@pytest.mark.parametrize("kind", ["uniform", "uniform2", "normal", "normal2"])
+def test_grid_path_streams_by_counters(cp, kind):
+    """Broadcast arguments that fold to rows x columns (the grid kernels): per-row seeds
+    and streams against per-column counters with high bits set, a transposed counter
+    view, and a 3-D layout that does not fold (general kernel), all bit-identical to
+    the host."""
+    rs = fresh_rng()
+    f = getattr(rng, f"philox_{kind}")
+    seeds = rand_u64(rs, 300).reshape(300, 1)
+    streams = rand_u64(rs, 300).reshape(300, 1)
+    ctr = rand_u64(rs, 1000)
+    ctr2 = rand_u64(rs, 2 * 1000).reshape(1000, 2)
+    cases = [(seeds, streams, ctr), (12345, streams, ctr), (seeds, 2**64 - 1, ctr2.T[:1]),
+             (seeds[:5, :, None], streams[:2], ctr2.T)]    # (5, 2, 1000): does not fold
+    for k, (s, t, c) in enumerate(cases):
+        host = f(s, t, c)
+        poison(cp, 8 * 300 * 1000 * 2)
+        dev = f(*(cp.asarray(v) if isinstance(v, np.ndarray) else v for v in (s, t, c)))
+        if kind.endswith("2"):
+            for i in range(2):
+                same_bits(cp, dev[i], host[i], f"{kind} case {k} [{i}]")
+        else:
+            same_bits(cp, dev, host, f"{kind} case {k}")

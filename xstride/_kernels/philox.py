@@ -181,6 +181,64 @@ XS_FAST_KERNEL(xstride_philox_upairs_u4, 4, 3, 4)
 XS_FAST_KERNEL(xstride_philox_npairs_u1, 5, 3, 1)
 XS_FAST_KERNEL(xstride_philox_npairs_u2, 5, 3, 2)
 
+// ---- grid path: the broadcast output coalesced to R x C (R may be 1). Argument x is
+// the scalar v (m == 0) or p[r * rs + j * cs] (m == 1; strides 0 on broadcast axes),
+// so a (R, 1) stream and a (C,) counter are read without any index division.
+#define XS_SRC2(x) const unsigned long long* p##x, unsigned long long v##x, long long r##x, \
+    long long c##x, int m##x
+#define XS_LOAD2(x) (m##x ? p##x[r * r##x + j * c##x] : v##x)
+
+template <int KIND>
+__device__ __forceinline__ void xs_grid2(double* out0, double* out1, long long R, long long C,
+                                         XS_SRC2(s), XS_SRC2(t), XS_SRC2(c))
+{
+    constexpr int U = 4;   // columns per thread and step: their loads issue together
+    const long long step = (long long)blockDim.x * gridDim.x * U;
+    const long long rstep = (long long)blockDim.y * gridDim.y;
+    for (long long r = (long long)blockIdx.y * blockDim.y + threadIdx.y; r < R; r += rstep) {
+        for (long long j0 = (long long)blockIdx.x * blockDim.x * U + threadIdx.x; j0 < C;
+             j0 += step) {
+            unsigned long long vseed[U], vstream[U], vctr[U];
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                const long long j = j0 + (long long)u * blockDim.x < C ? j0 + (long long)u * blockDim.x : j0;
+                vseed[u] = XS_LOAD2(s);
+                vstream[u] = XS_LOAD2(t);
+                vctr[u] = XS_LOAD2(c);
+            }
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                const long long j = j0 + (long long)u * blockDim.x;
+                if (j >= C) break;
+                const long long i = r * C + j;
+                if (KIND == 0) {
+                    out0[i] = xstride_uniform(vseed[u], vstream[u], vctr[u]);
+                } else if (KIND == 1) {
+                    xstride_uniform2(vseed[u], vstream[u], vctr[u], out0 + i, out1 + i);
+                } else if (KIND == 2) {
+                    out0[i] = xstride_normal(vseed[u], vstream[u], vctr[u]);
+                } else {
+                    xstride_normal2(vseed[u], vstream[u], vctr[u], out0 + i, out1 + i);
+                }
+            }
+        }
+    }
+}
+
+#define XS_GRID2_KERNEL(name, kind)                                                    \
+extern "C" __global__ void __launch_bounds__(256) name(                                \
+    double* out0, double* out1, long long R, long long C,                               \
+    XS_SRC2(s), XS_SRC2(t), XS_SRC2(c))                                                 \
+{                                                                                      \
+    xs_grid2<kind>(out0, out1, R, C, ps, vs, rs, cs, ms, pt, vt, rt, ct, mt,            \
+                   pc, vc, rc, cc, mc);                                                \
+}
+
+XS_GRID2_KERNEL(xstride_philox_uniform_g2, 0)
+XS_GRID2_KERNEL(xstride_philox_uniform2_g2, 1)
+XS_GRID2_KERNEL(xstride_philox_normal_g2, 2)
+XS_GRID2_KERNEL(xstride_philox_normal2_g2, 3)
+
 extern "C" __global__ void xstride_philox_words_k(
     unsigned int* out, long long n,
     XS_SRC(unsigned int, a), XS_SRC(unsigned int, b), XS_SRC(unsigned int, c),
@@ -285,6 +343,40 @@ def plan(sources, shape):
     return modes, geo
 
 
+def grid2(sources, shape):
+    """The R x C view of the grid kernels, or None when the broadcast does not fold to
+    two axes.
+
+    ``sources`` as in :func:`plan` (Affine counters are not taken). Axes of extent 1
+    are dropped; neighbouring axes ``d, d + 1`` merge when every array argument has
+    ``stride[d] == stride[d + 1] * shape[d + 1]`` (broadcast axes: both 0). Returns
+    ``(R, C, [(row stride, column stride) or None per source])``.
+    """
+    if any(isinstance(s, Affine) for s in sources):
+        return None
+    arrays = [None if isinstance(s, int) else _bcast_strides(*s, shape) for s in sources]
+    axes = [d for d in range(len(shape)) if shape[d] != 1]
+    dims = [shape[d] for d in axes]
+    sts = [None if a is None else [a[d] for d in axes] for a in arrays]
+    k = len(dims) - 1
+    while k > 0:
+        if all(st is None or st[k - 1] == st[k] * dims[k] for st in sts):
+            dims[k - 1] *= dims[k]
+            del dims[k]
+            for st in sts:
+                if st is not None:
+                    del st[k - 1]
+        k -= 1
+    if len(dims) > 2:
+        return None
+    while len(dims) < 2:
+        dims.insert(0, 1)
+        for st in sts:
+            if st is not None:
+                st.insert(0, 0)
+    return dims[0], dims[1], [None if st is None else (st[0], st[1]) for st in sts]
+
+
 def _grid(cp, n):
     dev = cp.cuda.Device()
     sms = dev.attributes["MultiProcessorCount"]
@@ -354,7 +446,29 @@ def _real(kind, seed, stream, counter, shape, fast=None):
         fc = None
         if (FAST if fast is None else fast) and isinstance(seed, int) and isinstance(stream, int):
             fc = _fast_counter(counter, shape)
-        if fc is not None:
+        g2 = None
+        if fc is None and (FAST if fast is None else fast):
+            g2 = grid2([v if isinstance(v, (int, Affine)) else
+                        (tuple(v.shape), tuple(st // v.itemsize for st in v.strides))
+                        for v in (seed, stream, counter)], shape)
+        if g2 is not None:
+            R, C, sts = g2
+            args = []
+            for v, st in zip((seed, stream, counter), sts):
+                if st is None:
+                    args += [outs[0], np.uint64(v), np.int64(0), np.int64(0), np.int32(0)]
+                else:
+                    args += [v, np.uint64(0), np.int64(st[0]), np.int64(st[1]), np.int32(1)]
+            fn = raw_module(SOURCE).get_function(f"xstride_philox_{kind}_g2")
+            # a block of bx x by threads: bx covers a row's columns (4 per thread) up
+            # to 256, by rows share the block when rows are short
+            bx = min(_BLOCK, max(32, -(-C // 128) * 32))
+            by = _BLOCK // bx
+            gx = max(1, min(-(-C // (4 * bx)), 1024))
+            sms = cp.cuda.Device().attributes["MultiProcessorCount"]
+            gy = max(1, min(-(-R // by), 65535, -(-sms * 32 // gx)))
+            fn((gx, gy), (bx, by), (outs[0], o1, np.int64(R), np.int64(C), *args))
+        elif fc is not None:
             cm, ptr, start = fc
             unroll = _FAST_UNROLL[kind]
             fn = raw_module(SOURCE).get_function(f"xstride_philox_{kind}_f{cm}")
