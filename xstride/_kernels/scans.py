@@ -31,7 +31,7 @@ class _Recipe:
 
     __slots__ = ("plan", "fn", "desc", "grid", "ntiles", "tiles_per_row", "nelems",
                  "out_strides_bytes", "acc", "ngroups", "groups_per_row",
-                 "c_order")
+                 "c_order", "tail")
 
 
 _RECIPES: dict = {}
@@ -56,7 +56,8 @@ _EPOCH_LIMIT = (1 << 30) - 1
 
 
 def _lookback_state(cp, device_id: int, ntiles: int, ngroups: int):
-    """(tile descriptors, group descriptors, epoch) for one look-back launch."""
+    """(tile descriptors, group descriptors, epoch) for one look-back launch; the two
+    descriptor arrays as device addresses (``numpy.uint64``)."""
     key = (device_id, cp.cuda.get_current_stream().ptr)
     st = _DESCS.get(key)
     if st is None:
@@ -67,9 +68,10 @@ def _lookback_state(cp, device_id: int, ntiles: int, ngroups: int):
         st.epoch = 0
         st.views = {}
     st.epoch += 1
-    views = st.views.get((ntiles, ngroups))
-    if views is None:
-        views = st.views[(ntiles, ngroups)] = (st.buf[:2 * ntiles], st.buf[2 * ntiles:words])
+    views = st.views.get(ntiles)
+    if views is None:   # device addresses, passed as 64-bit values (cheaper than arrays)
+        base = st.buf.data.ptr
+        views = st.views[ntiles] = (np.uint64(base), np.uint64(base + 16 * ntiles))
     return views[0], views[1], st.epoch
 
 
@@ -119,12 +121,16 @@ def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Rec
         rec.ngroups = plan.nrows * rec.groups_per_row
         rec.ntiles = plan.nrows * rec.tiles_per_row
         rec.grid = (rec.ntiles,)
+        rec.tail = (np.int64(plan.length), np.int64(rec.tiles_per_row),
+                    np.int64(rec.groups_per_row))
     elif plan.strategy == "rows":
         expr = f"xs_scan_rows<{_OPS[op]}, {tin}, {tacc}, {tout}, {cap}, {rc.TUNING['scan_rows']}>"
         rec.grid = (min(-(-plan.nrows // 8), 32 * sm),)
     else:  # columns
         expr = f"xs_scan_columns<{_OPS[op]}, {tin}, {tacc}, {tout}, {cap}>"
         rec.grid = (min(-(-plan.nrows // 256), 32 * sm),)
+    if plan.strategy != "lookback":
+        rec.tail = (np.int64(plan.nrows), np.int64(plan.length))
     rec.fn = rc.kernel(_SRC, expr)
     return rec
 
@@ -167,14 +173,12 @@ def scan(func: str, op: str, x, axis, dtype, include_initial):
     elif plan.strategy != "empty":
         ptr = np.uint64(x.data.ptr + plan.offset * x.itemsize)
         optr = np.uint64(buf.data.ptr)
-        length = np.int64(plan.length)
         if plan.strategy == "lookback":
             tdesc, gdesc, epoch = _lookback_state(cp, x.data.device_id, rec.ntiles, rec.ngroups)
-            rec.fn(rec.grid, (256,), (ptr, optr, rec.desc, length, np.int64(rec.tiles_per_row),
-                                      np.int64(rec.groups_per_row), tdesc, gdesc,
+            rec.fn(rec.grid, (256,), (ptr, optr, rec.desc, *rec.tail, tdesc, gdesc,
                                       np.uint32(epoch)))
         else:
-            rec.fn(rec.grid, (256,), (ptr, optr, rec.desc, np.int64(plan.nrows), length))
+            rec.fn(rec.grid, (256,), (ptr, optr, rec.desc, *rec.tail))
     if rec.c_order:
         return buf if len(plan.out_shape) == 1 else buf.reshape(plan.out_shape)
     return cp.lib.stride_tricks.as_strided(buf, shape=plan.out_shape,
