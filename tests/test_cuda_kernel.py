@@ -572,3 +572,35 @@ def test_c_keywords_cannot_name_kernels_structs_or_fields(word):
         xp.cuda.CudaKernel(f'extern "C" __global__ void {word}(float* x) {{}}', word)
     with pytest.raises(ValueError, match="is not a C identifier"):
         xp.cuda.ElementwiseKernel("float32 x", "float32 y", "y = x", word)
+
+
+def test_internal_kernels_key_their_compile_on_header_contents(tmp_path, monkeypatch):
+    """xstride's own kernels pass a digest of every header they reach, so CuPy's disk
+    cache (keyed on source and options only) never serves a binary built from an
+    older header; user kernels' own digest define is left alone."""
+    import shutil
+
+    from xstride._kernels import _compile
+
+    src = "#include <xstride/scan.cuh>\n__global__ void k() {}\n"
+    opts = _compile.module_options(src, ("-DX=1",))
+    assert opts[:3] == ("-std=c++17", f"-I{_compile.include_dir()}", "-DX=1")
+    assert opts[3].startswith("-DXSTRIDE_HEADERS_SHA256=0x") and len(opts) == 4
+    # a copy of the shipped headers: editing one changes the define
+    inc = tmp_path / "include"
+    shutil.copytree(_compile.include_dir(), inc)
+    monkeypatch.setattr(_compile, "_INCLUDE", inc)
+    before = _compile.module_options(src)[-1]
+    assert before == _compile.module_options(src)[-1]
+    reduce_h = inc / "xstride" / "reduce.cuh"     # reached through scan.cuh
+    reduce_h.write_text(reduce_h.read_text() + "\n// edited\n")
+    edited = _compile.module_options(src)[-1]
+    assert edited != before
+    # a header the source does not reach does not matter
+    morton_h = inc / "xstride" / "morton.cuh"
+    morton_h.write_text(morton_h.read_text() + "\n// edited\n")
+    assert _compile.module_options(src)[-1] == edited
+    # the caller's own digest define is kept, not doubled
+    user = _compile.module_options(src, ("-DXSTRIDE_HEADERS_SHA256=0xabc",))
+    assert [o for o in user if o.startswith("-DXSTRIDE_HEADERS")] == \
+        ["-DXSTRIDE_HEADERS_SHA256=0xabc"]

@@ -17,6 +17,7 @@
 // Index arithmetic is 64-bit throughout. Every order of combination is fixed by the
 // launch geometry, never by timing: results are deterministic run to run.
 #include <xstride/reduce.cuh>
+#include <xstride/detail/namespace_kernels.cuh>
 
 template <int NK, int NR>
 struct xs_red_desc {
@@ -28,34 +29,11 @@ struct xs_red_desc {
     long long nr;
 };
 
-struct xs_prod_op {
-    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return a * b; }
-    template <typename T> static __device__ __forceinline__ T identity() { return T(1); }
-};
 
 template <int OP> struct xs_op_of { typedef xstride_sum_op type; };
 template <> struct xs_op_of<1> { typedef xs_prod_op type; };
 template <> struct xs_op_of<2> { typedef xstride_min_op type; };
 template <> struct xs_op_of<3> { typedef xstride_max_op type; };
-
-// Element offset of flat index i over (shape, stride)[0:n], last axis fastest.
-template <int N>
-__device__ __forceinline__ long long xs_offset(long long i, const long long (&shape)[N],
-                                               const long long (&stride)[N], long long n)
-{
-    if (n == 1) return i * stride[0];
-    long long off = 0;
-#pragma unroll
-    for (int d = N - 1; d >= 0; --d) {
-        if (d < n) {
-            long long s = shape[d];
-            long long q = i / s;
-            off += (i - q * s) * stride[d];
-            i = q;
-        }
-    }
-    return off;
-}
 
 template <int OP, typename Tacc, typename Tin>
 __device__ __forceinline__ Tacc xs_transform(Tin v, Tacc c)

@@ -8,6 +8,7 @@
 // then holds the identity. Index arithmetic is 64-bit. Every combination order is fixed
 // by the data layout alone: results are deterministic run to run.
 #include <xstride/scan.cuh>
+#include <xstride/detail/namespace_kernels.cuh>
 
 template <int NK>
 struct xs_scan_desc {
@@ -20,30 +21,8 @@ struct xs_scan_desc {
     long long init;
 };
 
-struct xs_prod_op {
-    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return a * b; }
-    template <typename T> static __device__ __forceinline__ T identity() { return T(1); }
-};
 template <int OP> struct xs_scan_op { typedef xstride_sum_op type; };
 template <> struct xs_scan_op<1> { typedef xs_prod_op type; };
-
-template <int N>
-__device__ __forceinline__ long long xs_offset(long long i, const long long (&shape)[N],
-                                               const long long (&stride)[N], long long n)
-{
-    if (n == 1) return i * stride[0];
-    long long off = 0;
-#pragma unroll
-    for (int d = N - 1; d >= 0; --d) {
-        if (d < n) {
-            long long s = shape[d];
-            long long q = i / s;
-            off += (i - q * s) * stride[d];
-            i = q;
-        }
-    }
-    return off;
-}
 
 __device__ __forceinline__ bool xs_aligned16(const void* p)
 {
