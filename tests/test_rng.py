@@ -716,3 +716,80 @@ def test_grid2_folds_broadcasts_to_two_axes():
     assert K.grid2([1, 2, H.Affine(3)], (5,)) is None
     # 0-d output
     assert K.grid2([1, 2, 3], ()) == (1, 1, [None, None, None])
+
+
+def _grid2_case(rs):
+    """Random output shape and three sources: ints or views (transposed, sliced with
+    steps of +-1/+-2, size-1 and missing leading axes, a real zero stride) of an
+    ``arange`` buffer, so an element's value is its index in the buffer. Returns
+    ``(shape, sources for grid2, [(view, buffer) or None])``."""
+    nd = int(rs.integers(0, 6))
+    shape = tuple(int(rs.choice([0, 1, 2, 3, 4])) if rs.random() < 0.05 else
+                  int(rs.choice([1, 1, 2, 3, 4])) for _ in range(nd))
+    srcs, views = [], []
+    for _ in range(3):
+        if rs.random() < 0.2:
+            srcs.append(int(rs.integers(0, 2**64, dtype=U64)))
+            views.append(None)
+            continue
+        k = int(rs.integers(0, nd + 1))
+        ashape = [1 if rs.random() < 0.3 else s for s in shape[nd - k:]]
+        steps = [int(rs.choice([1, 2, -1, -2])) for _ in ashape]
+        big = [s * abs(st) + int(rs.integers(0, 2)) for s, st in zip(ashape, steps)]
+        perm = rs.permutation(len(big))
+        buf = np.arange(math.prod(big), dtype=np.int64)
+        v = buf.reshape([big[p] for p in perm]).transpose(np.argsort(perm))
+        v = v[tuple(slice(None, None, st) for st in steps) + (Ellipsis,)]  # 0-d stays a view
+        v = v[tuple(slice(0, s) for s in ashape) + (Ellipsis,)]
+        if v.ndim and rs.random() < 0.1:
+            v = np.lib.stride_tricks.as_strided(v[..., :1], v.shape, v.strides[:-1] + (0,))
+        assert v.shape == tuple(ashape) and (v.size == 0 or np.shares_memory(v, buf))
+        srcs.append((v.shape, tuple(s // 8 for s in v.strides)))
+        views.append((v, buf))
+    return shape, srcs, views
+
+
+def test_grid2_brute_force_against_broadcast_views():
+    """Every fold grid2 returns addresses exactly the elements of the broadcast view, in
+    C order (checked through an ``arange`` buffer, so equal values mean equal elements);
+    and grid2 says None only when no R x C affine layout reads all sources."""
+    rs = np.random.default_rng(20261130)
+    folded = refused = 0
+    for _ in range(4000):
+        shape, srcs, views = _grid2_case(rs)
+        n = math.prod(shape)
+        got = K.grid2(srcs, shape)
+        if got is None:
+            refused += 1
+            # buffer indices of the broadcast view's elements, in C order
+            offsets = [None if w is None else np.broadcast_to(w[0], shape).reshape(-1)
+                       for w in views]
+            for R in (r for r in range(1, n + 1) if n % r == 0):
+                C = n // R
+                fits = True
+                for o in offsets:
+                    if o is None:
+                        continue
+                    g = o.reshape(R, C).astype(np.int64)
+                    rs_ = g[1, 0] - g[0, 0] if R > 1 else 0
+                    cs_ = g[0, 1] - g[0, 0] if C > 1 else 0
+                    fits &= np.array_equal(g, g[0, 0] + rs_ * np.arange(R)[:, None]
+                                           + cs_ * np.arange(C))
+                assert not fits, (shape, srcs, R, C)
+            continue
+        folded += 1
+        R, C, sts = got
+        assert R * C == n and (R >= 1 and C >= 1 or n == 0), (shape, srcs, got)
+        for w, st in zip(views, sts):
+            if w is None:
+                assert st is None
+                continue
+            v, buf = w
+            if n == 0:
+                continue
+            idx = int(v.reshape(-1)[0]) + st[0] * np.arange(R)[:, None] + st[1] * np.arange(C)
+            assert idx.min() >= 0 and idx.max() < buf.size, (shape, v.strides, got)
+            np.testing.assert_array_equal(buf[idx.reshape(-1)],
+                                          np.broadcast_to(v, shape).reshape(-1),
+                                          err_msg=f"shape {shape}, source {v.shape}, {got}")
+    assert folded > 2000 and refused > 100
