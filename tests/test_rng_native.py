@@ -289,3 +289,29 @@ def test_import_is_lazy_and_silent():
                        env={**os.environ, "XSTRIDE_HOST_CC": "none"})
     assert r.returncode == 0, r.stderr
     assert r.stdout == "" and r.stderr == ""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # fork of a threaded process
+@pytest.mark.parametrize("cc", ["", "none"])
+def test_forked_child_runs_chunks(cc, monkeypatch):
+    """A child forked after the parent used the thread pool (multiprocessing's default
+    start method on Linux) gets results, not a hang on the parent's dead workers."""
+    if cc:
+        monkeypatch.setenv("XSTRIDE_HOST_CC", cc)
+    monkeypatch.setenv("XSTRIDE_NUM_THREADS", "2")
+    ctr = np.arange(8 * H.NATIVE_CHUNK, dtype=U64)
+    want = rng.philox_uniform(1, 2, ctr)  # starts the pool
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        code = 3
+        try:
+            import signal
+
+            signal.alarm(20)
+            code = 0 if np.array_equal(rng.philox_uniform(1, 2, ctr), want) else 1
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert not os.WIFSIGNALED(status), "the child hung (killed by its alarm)"
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0

@@ -264,6 +264,17 @@ def _split64(v):
 _pool = None
 
 
+def _forget_pool():
+    """In a forked child: the parent's worker threads do not exist there (a task sent
+    to the inherited pool would wait forever), so the next :func:`_map` starts a pool."""
+    global _pool
+    _pool = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool)
+
+
 def _threads(nchunks):
     env = os.environ.get("XSTRIDE_NUM_THREADS")
     limit = int(env) if env and env.isdigit() and int(env) > 0 else min(os.cpu_count() or 1, 16)
