@@ -315,3 +315,24 @@ def test_forked_child_runs_chunks(cc, monkeypatch):
     _, status = os.waitpid(pid, 0)
     assert not os.WIFSIGNALED(status), "the child hung (killed by its alarm)"
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
+@needs_cc
+@pytest.mark.parametrize("spec", [".", "sub/dir", "~/xs-cache"])
+def test_cache_dir_relative_and_home_relative(spec, monkeypatch, tmp_path):
+    """A relative cache directory works (dlopen of a bare file name would search the
+    library path, not the working directory) and ``~`` means the home directory."""
+    work, home = tmp_path / "work", tmp_path / "home"
+    work.mkdir()
+    home.mkdir()
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XSTRIDE_CACHE_DIR", spec)
+    monkeypatch.setattr(N, "_states", {})
+    lib = N.get()
+    assert lib is not None, N.reason()
+    want = home / "xs-cache" if spec.startswith("~") else work / spec
+    assert lib.path.is_absolute() and lib.path.parent.resolve() == want.resolve()
+    assert not (work / "~").exists()
+    u = rng.philox_uniform(0, 0, np.zeros(1, U64))
+    assert u[0] == ((0x6627E8D5 << 32 | 0xE169C58D) >> 11) * 2.0**-53

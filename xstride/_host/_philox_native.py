@@ -10,7 +10,8 @@ Environment:
 
 - ``XSTRIDE_HOST_CC``: compiler to use (a name on ``PATH`` or a path); ``none``
   disables the compiled path. Default: the first of ``cc``, ``gcc``, ``clang`` found.
-- ``XSTRIDE_CACHE_DIR``: cache directory (default ``~/.cache/xstride``). The library
+- ``XSTRIDE_CACHE_DIR``: cache directory (default ``~/.cache/xstride``; ``~`` and
+  relative paths are resolved when read). The library
   name carries a hash of the C source, the header, the compiler path and version, the
   flags and the platform, so a shared cache never serves a stale or foreign build.
 
@@ -94,7 +95,10 @@ class Native:
 
 def _cache_dir() -> Path:
     env = os.environ.get("XSTRIDE_CACHE_DIR")
-    return Path(env) if env else Path.home() / ".cache" / "xstride"
+    # absolute: ctypes would hand a bare file name (XSTRIDE_CACHE_DIR=.) to dlopen,
+    # which then searches the library path instead of the working directory
+    return (Path(os.path.abspath(os.path.expanduser(env))) if env
+            else Path.home() / ".cache" / "xstride")
 
 
 def _find_compiler(spec):
