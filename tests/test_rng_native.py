@@ -336,3 +336,25 @@ def test_cache_dir_relative_and_home_relative(spec, monkeypatch, tmp_path):
     assert not (work / "~").exists()
     u = rng.philox_uniform(0, 0, np.zeros(1, U64))
     assert u[0] == ((0x6627E8D5 << 32 | 0xE169C58D) >> 11) * 2.0**-53
+
+
+def test_no_home_directory_falls_back(monkeypatch):
+    """A user without a home directory (a container's arbitrary uid, no ``HOME``) and no
+    ``XSTRIDE_CACHE_DIR``: the NumPy path with the reason, not a RuntimeError."""
+    from pathlib import Path
+
+    from xstride import _info
+
+    def no_home(cls):
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.delenv("XSTRIDE_CACHE_DIR")
+    monkeypatch.setattr(Path, "home", classmethod(no_home))
+    monkeypatch.setattr(N, "_states", {})
+    assert N.get() is None
+    assert N.reason() == ("no cache directory (Could not determine home directory.); "
+                          "set XSTRIDE_CACHE_DIR")
+    u = rng.philox_uniform(0, 0, np.zeros(2, U64))
+    assert u[1] == ((0x6627E8D5 << 32 | 0xE169C58D) >> 11) * 2.0**-53
+    row = _info.collect()["capabilities"]["features"]["host_philox"]
+    assert row["available"] is False and "XSTRIDE_CACHE_DIR" in row["reason"]

@@ -190,7 +190,10 @@ def get():
 
 def _state():
     cc_spec = os.environ.get("XSTRIDE_HOST_CC", "").strip()
-    cache = _cache_dir()
+    try:
+        cache = _cache_dir()
+    except RuntimeError as e:  # no home directory (say, a container's uid without one)
+        cache = f"no cache directory ({e}); set XSTRIDE_CACHE_DIR"
     key = (cc_spec, str(cache))
     state = _states.get(key)
     if state is None:
@@ -199,6 +202,8 @@ def _state():
             if state is None:
                 if cc_spec.lower() == "none":
                     state = "disabled by XSTRIDE_HOST_CC=none"
+                elif isinstance(cache, str):
+                    state = cache
                 else:
                     try:
                         state = _build(cc_spec, cache)
