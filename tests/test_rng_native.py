@@ -248,7 +248,7 @@ def test_cache_reused_and_damaged_entry_rebuilt(monkeypatch, tmp_path):
     monkeypatch.setattr(N, "_states", {})
     lib = N.get()
     assert lib is not None and lib.path.parent == cache and "-ffp-contract=off" in lib.flags
-    assert [p.name for p in cache.iterdir()] == [lib.path.name]
+    assert sorted(p.name for p in cache.iterdir()) == [lib.path.name, lib.path.name + ".sha256"]
     assert "-march=native" not in lib.flags and "-ffast-math" not in lib.flags
     runs = []
     real = subprocess.run
@@ -358,3 +358,24 @@ def test_no_home_directory_falls_back(monkeypatch):
     assert u[1] == ((0x6627E8D5 << 32 | 0xE169C58D) >> 11) * 2.0**-53
     row = _info.collect()["capabilities"]["features"]["host_philox"]
     assert row["available"] is False and "XSTRIDE_CACHE_DIR" in row["reason"]
+
+
+@needs_cc
+def test_cut_off_cache_entry_is_rebuilt_not_loaded(monkeypatch, tmp_path):
+    """A cache entry cut off in the middle (an interrupted copy, a crash before the data
+    reached the disk) is rebuilt: loading it would kill the process with SIGBUS."""
+    monkeypatch.setenv("XSTRIDE_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(N, "_states", {})
+    lib = N.get()
+    assert lib is not None, N.reason()
+    data = lib.path.read_bytes()
+    lib.path.write_bytes(data[: len(data) // 2])
+    code = ("import numpy as np; from xstride import rng; "
+            "from xstride._host import _philox_native as N; "
+            "assert N.get() is not None, N.reason(); "
+            "print(rng.philox_uniform(0, 0, np.zeros(1, np.uint64))[0].hex())")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, (r.returncode, r.stderr)
+    assert r.stdout.strip() == (((0x6627E8D5 << 32 | 0xE169C58D) >> 11) * 2.0**-53).hex()
+    assert lib.path.stat().st_size == len(data)  # rebuilt

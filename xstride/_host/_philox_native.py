@@ -13,7 +13,9 @@ Environment:
 - ``XSTRIDE_CACHE_DIR``: cache directory (default ``~/.cache/xstride``; ``~`` and
   relative paths are resolved when read). The library
   name carries a hash of the C source, the header, the compiler path and version, the
-  flags and the platform, so a shared cache never serves a stale or foreign build.
+  flags and the platform, so a shared cache never serves a stale or foreign build;
+  a ``.sha256`` file beside it holds the digest of its bytes, and an entry that does
+  not match (cut off, altered) is rebuilt instead of loaded.
 
 Flags: ``-O2 -fPIC -shared -ffp-contract=off -std=c99`` (plus ``-fpeel-loops`` for
 gcc); no ``-ffast-math``, no ``-march=native``: fused multiply-adds would change the
@@ -147,7 +149,8 @@ def _build(cc_spec, cache):
         key.update(part)
         key.update(b"\0")
     target = cache / f"philox_host-{key.hexdigest()[:24]}.so"
-    if target.exists():
+    digest = target.with_name(target.name + ".sha256")
+    if target.exists() and _intact(target, digest):
         try:
             return Native(ctypes.CDLL(str(target)), label, target, flags)
         except (OSError, AttributeError):
@@ -158,6 +161,7 @@ def _build(cc_spec, cache):
         os.close(fd)
     except OSError as e:
         return f"cache directory {str(cache)!r} not writable: {e}"
+    tmp_digest = None
     try:
         cmd = [cc, *flags, "-I", str(_HEADER.parent.parent), str(_SOURCE), "-o", tmp, "-lm"]
         try:
@@ -168,14 +172,30 @@ def _build(cc_spec, cache):
             err = (r.stderr or r.stdout).strip().splitlines()
             return f"{label}: compile failed (exit {r.returncode}): " + (err[0] if err else "")
         os.chmod(tmp, 0o755)  # mkstemp made it 0600; a shared cache must be readable
-        os.replace(tmp, target)  # atomic: concurrent builders write the same bytes
+        fd, tmp_digest = tempfile.mkstemp(dir=cache, prefix=".philox_host-", suffix=".sha256")
+        with os.fdopen(fd, "w") as f:
+            f.write(hashlib.sha256(Path(tmp).read_bytes()).hexdigest())
+        os.chmod(tmp_digest, 0o644)
+        os.replace(tmp_digest, digest)  # atomic: concurrent builders write the same bytes
+        os.replace(tmp, target)
     finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        for t in (tmp, tmp_digest):
+            if t is not None and os.path.exists(t):
+                os.unlink(t)
     try:
         return Native(ctypes.CDLL(str(target)), label, target, flags)
     except (OSError, AttributeError) as e:
         return f"{label}: loading {target.name} failed: {e}"
+
+
+def _intact(target: Path, digest: Path) -> bool:
+    """Whether ``target``'s bytes match the SHA-256 written beside it at build time. A
+    library cut off in the middle (an interrupted copy, a crash before the data reached
+    the disk) can kill the process with SIGBUS when loaded: such entries are rebuilt."""
+    try:
+        return hashlib.sha256(target.read_bytes()).hexdigest() == digest.read_text().strip()
+    except OSError:
+        return False
 
 
 def get():
