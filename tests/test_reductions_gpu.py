@@ -493,6 +493,7 @@ def test_reduction_variants(cp, tuning, knob, value):
 
 def _scan_variants():
     return ([{"lookback_items": i, "lookback_minb": m} for i in (16, 32) for m in (3, 4)]
+            + [{"lookback_items": 64, "lookback_minb": m} for m in (2, 3)]
             + [{"lookback_group": 4, "lookback_window": 2},
                {"lookback_group": 1, "lookback_window": 32}]
             + [{"lookback_direct": d} for d in (0, 1, 4)]

@@ -49,7 +49,7 @@ VARIANTS = {
     "rows_warp": [(6, 1), (4, 4), (3, 8)],
     "rows_block": [(1, 1), (4, 4), (3, 8)],
     "cols": [(6, 1), (4, 4), (3, 8)],
-    "lookback_items": [16, 32],
+    "lookback_items": [16, 32, 64],
     "lookback_minb": [3, 4],
     "lookback_group": [32, 4],
     "lookback_window": [32, 2],

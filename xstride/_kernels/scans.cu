@@ -287,16 +287,19 @@ __device__ __forceinline__ void xs_seg_load(const T* __restrict__ p, long long s
     __syncwarp();
 }
 
-// Lane l's elements l*ITEMS .. l*ITEMS + ITEMS - 1 of the segment, as 16-byte reads.
-template <typename T, int ITEMS>
-__device__ __forceinline__ void xs_seg_read(const unsigned char* sw, unsigned lane, T (&v)[ITEMS])
+// Lane l's elements l*ITEMS + p*P .. + P - 1 of the segment (part p of P elements),
+// as 16-byte reads.
+template <typename T, int ITEMS, int P>
+__device__ __forceinline__ void xs_seg_read(const unsigned char* sw, unsigned lane, int p,
+                                            T (&v)[P])
 {
     constexpr int VI = 16 / (int)sizeof(T);
     union U { uint4 u; T t[VI]; };
 #pragma unroll
-    for (int k = 0; k < ITEMS / VI; ++k) {
+    for (int k = 0; k < P / VI; ++k) {
         U w;
-        w.u = *reinterpret_cast<const uint4*>(sw + xs_chunk_at((int)lane * (ITEMS / VI) + k));
+        w.u = *reinterpret_cast<const uint4*>(
+            sw + xs_chunk_at((int)lane * (ITEMS / VI) + p * (P / VI) + k));
 #pragma unroll
         for (int j = 0; j < VI; ++j) v[k * VI + j] = w.t[j];
     }
@@ -484,7 +487,14 @@ xs_scan_lookback(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_sca
     constexpr int SEG = 32 * ITEMS;
     constexpr int WSB = xs_seg_bytes<Tin, ITEMS>() > xs_seg_bytes<Tout, ITEMS>()
                             ? xs_seg_bytes<Tin, ITEMS>() : xs_seg_bytes<Tout, ITEMS>();
-    __shared__ __align__(16) unsigned char s_raw[(XS_TILE_THREADS / 32) * WSB];
+    // A lane works through its elements in parts of P, so at most P inputs sit in
+    // registers. Outputs overwrite the chunks in place, part by part, which is safe
+    // only when they have the input's size; otherwise one part (ITEMS * size <= 128,
+    // see _lookback_items in scans.py).
+    constexpr bool SAME = sizeof(Tin) == sizeof(Tout);
+    constexpr int P = SAME && ITEMS * (int)sizeof(Tin) > 128 ? 128 / (int)sizeof(Tin) : ITEMS;
+    static_assert(ITEMS % P == 0 && (P * sizeof(Tin)) % 16 == 0, "whole parts of chunks");
+    extern __shared__ __align__(16) unsigned char s_raw[];   // 8 * WSB bytes (host)
     __shared__ Tacc s_prefix;
     __shared__ Tacc s_win[32];
 
@@ -504,16 +514,18 @@ xs_scan_lookback(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_sca
     xs_seg_load<Tin, ITEMS>(p, seg0, len, d.s_in, sw, lane);
     const long long kt = seg0 + (long long)lane * ITEMS;
     Tacc tot = Op::template identity<Tacc>();
-    {
-        Tin raw[ITEMS];
-        xs_seg_read<Tin, ITEMS>(sw, lane, raw);
-        if (kt + ITEMS <= len) {
 #pragma unroll
-            for (int j = 0; j < ITEMS; ++j) tot = op(tot, (Tacc)raw[j]);
+    for (int part = 0; part < ITEMS / P; ++part) {
+        Tin raw[P];
+        xs_seg_read<Tin, ITEMS, P>(sw, lane, part, raw);
+        const long long k0 = kt + part * P;
+        if (k0 + P <= len) {
+#pragma unroll
+            for (int j = 0; j < P; ++j) tot = op(tot, (Tacc)raw[j]);
         } else {
 #pragma unroll
-            for (int j = 0; j < ITEMS; ++j)
-                if (kt + j < len) tot = op(tot, (Tacc)raw[j]);
+            for (int j = 0; j < P; ++j)
+                if (k0 + j < len) tot = op(tot, (Tacc)raw[j]);
         }
     }
     Tacc agg;
@@ -529,21 +541,25 @@ xs_scan_lookback(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_sca
 
     const bool first = t == 0 && threadIdx.x == 0;
     Tacc run = first ? Op::template identity<Tacc>() : op(s_prefix, texcl);
-    Tin raw[ITEMS];
-    xs_seg_read<Tin, ITEMS>(sw, lane, raw);
-    __syncwarp();   // every lane has its input before any output overwrites the chunks
     constexpr int VO = 16 / (int)sizeof(Tout);
     union UO { uint4 u; Tout t[VO]; };
 #pragma unroll
-    for (int k = 0; k < ITEMS / VO; ++k) {
-        UO w;
+    for (int part = 0; part < ITEMS / P; ++part) {
+        Tin raw[P];
+        xs_seg_read<Tin, ITEMS, P>(sw, lane, part, raw);
+        if (!SAME) __syncwarp();   // every lane has its input before outputs overwrite it
 #pragma unroll
-        for (int j = 0; j < VO; ++j) {
-            const int e = k * VO + j;
-            run = (first && e == 0) ? (Tacc)raw[0] : op(run, (Tacc)raw[e]);
-            w.t[j] = (Tout)run;
+        for (int k = 0; k < P / VO; ++k) {
+            UO w;
+#pragma unroll
+            for (int j = 0; j < VO; ++j) {
+                const int e = k * VO + j;
+                run = (first && part == 0 && e == 0) ? (Tacc)raw[0] : op(run, (Tacc)raw[e]);
+                w.t[j] = (Tout)run;
+            }
+            *reinterpret_cast<uint4*>(
+                sw + xs_chunk_at((int)lane * (ITEMS / VO) + part * (P / VO) + k)) = w.u;
         }
-        *reinterpret_cast<uint4*>(sw + xs_chunk_at((int)lane * (ITEMS / VO) + k)) = w.u;
     }
     __syncwarp();
     xs_seg_store<Tout, ITEMS>(q, seg0, len, d.s_out, sw, lane);

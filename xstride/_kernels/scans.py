@@ -31,7 +31,7 @@ class _Recipe:
 
     __slots__ = ("plan", "fn", "desc", "grid", "ntiles", "tiles_per_row", "nelems",
                  "out_strides_bytes", "acc", "ngroups", "groups_per_row",
-                 "c_order", "tail")
+                 "c_order", "tail", "smem")
 
 
 _RECIPES: dict = {}
@@ -76,11 +76,20 @@ def _lookback_state(cp, device_id: int, ntiles: int, ngroups: int):
 
 
 def _lookback_items(tin: np.dtype, tout: np.dtype) -> int:
-    """Elements per thread of the look-back tile: the tuned count for 4-byte types,
-    capped so that the block's shared segments stay within 48 KiB."""
+    """Elements per thread of the look-back tile: the tuned count for 4-byte types
+    (halved for 8-byte ones). A lane holds at most 128 bytes of input in registers at
+    once; tiles larger than that (parts) need equal input and output sizes."""
     items = int(rc.TUNING["lookback_items"])
     widest = max(tin.itemsize, tout.itemsize)
-    return max(16, min(items, 128 // widest))
+    cap = (256 if tin.itemsize == tout.itemsize else 128) // widest
+    return max(16, min(items * 4 // widest if widest > 4 else items, cap))
+
+
+def _segment_bytes(items: int, tin: np.dtype, tout: np.dtype) -> int:
+    """Shared bytes of one warp's segment: 16-byte chunks, 16 bytes of padding after
+    every 128 (``xs_chunk_at`` in scans.cu)."""
+    chunks = 32 * items * max(tin.itemsize, tout.itemsize) // 16
+    return (chunks + chunks // 8) * 16
 
 
 def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Recipe:
@@ -123,6 +132,7 @@ def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Rec
         rec.grid = (rec.ntiles,)
         rec.tail = (np.int64(plan.length), np.int64(rec.tiles_per_row),
                     np.int64(rec.groups_per_row))
+        rec.smem = 8 * _segment_bytes(items, np.dtype(x.dtype), out_dt)
     elif plan.strategy == "rows":
         expr = f"xs_scan_rows<{_OPS[op]}, {tin}, {tacc}, {tout}, {cap}, {rc.TUNING['scan_rows']}>"
         rec.grid = (min(-(-plan.nrows // 8), 32 * sm),)
@@ -131,7 +141,10 @@ def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Rec
         rec.grid = (min(-(-plan.nrows // 256), 32 * sm),)
     if plan.strategy != "lookback":
         rec.tail = (np.int64(plan.nrows), np.int64(plan.length))
+        rec.smem = 0
     rec.fn = rc.kernel(_SRC, expr)
+    if rec.smem > 48 * 1024 and rec.fn.max_dynamic_shared_size_bytes < rec.smem:
+        rec.fn.max_dynamic_shared_size_bytes = rec.smem
     return rec
 
 
@@ -176,7 +189,7 @@ def scan(func: str, op: str, x, axis, dtype, include_initial):
         if plan.strategy == "lookback":
             tdesc, gdesc, epoch = _lookback_state(cp, x.data.device_id, rec.ntiles, rec.ngroups)
             rec.fn(rec.grid, (256,), (ptr, optr, rec.desc, *rec.tail, tdesc, gdesc,
-                                      np.uint32(epoch)))
+                                      np.uint32(epoch)), shared_mem=rec.smem)
         else:
             rec.fn(rec.grid, (256,), (ptr, optr, rec.desc, *rec.tail))
     if rec.c_order:
