@@ -379,3 +379,43 @@ def test_cut_off_cache_entry_is_rebuilt_not_loaded(monkeypatch, tmp_path):
     assert r.returncode == 0, (r.returncode, r.stderr)
     assert r.stdout.strip() == (((0x6627E8D5 << 32 | 0xE169C58D) >> 11) * 2.0**-53).hex()
     assert lib.path.stat().st_size == len(data)  # rebuilt
+
+
+@needs_cc
+def test_self_check_rejects_a_library_that_differs(monkeypatch, tmp_path):
+    """A library whose results differ from the NumPy path (a compiler that contracts
+    or reorders floating point, say) is never used: the first use checks it, the
+    NumPy path takes over and the reason says why."""
+    monkeypatch.setenv("XSTRIDE_CACHE_DIR", str(tmp_path))   # a fresh, unchecked library
+    lib = N.get()
+    assert lib is not None and not lib.checked, N.describe()
+    real = lib.philox
+
+    def off_by_one_ulp(kind, n, args, outs):
+        real(kind, n, args, outs)
+        if kind == "normal2":
+            addr, _ = outs[1]
+            v = np.ctypeslib.as_array((np.ctypeslib.ctypes.c_uint64 * n).from_address(addr))
+            v ^= U64(1)
+
+    monkeypatch.setattr(lib, "philox", off_by_one_ulp)
+    ctr = np.arange(1000, dtype=U64)
+    got = rng.philox_normal2(5, 6, ctr)
+    assert N.get() is None
+    compiled, text = N.describe()
+    assert not compiled and "differ from the reference (normal2" in text
+    monkeypatch.setenv("XSTRIDE_HOST_CC", "none")
+    same(got, rng.philox_normal2(5, 6, ctr))
+
+
+@needs_cc
+def test_self_check_passes_and_runs_once(monkeypatch, tmp_path):
+    monkeypatch.setenv("XSTRIDE_CACHE_DIR", str(tmp_path))
+    lib = N.get()
+    assert lib is not None and not lib.checked
+    calls = []
+    real = H._self_check
+    monkeypatch.setattr(H, "_self_check", lambda l: calls.append(l) or real(l))
+    for _ in range(3):
+        rng.philox_uniform(1, 2, np.arange(10, dtype=U64))
+    assert calls == [lib] and lib.checked and N.describe()[0]

@@ -38,7 +38,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-__all__ = ["FLAGS", "GCC_FLAGS", "Native", "get", "describe", "reason"]
+__all__ = ["FLAGS", "GCC_FLAGS", "Native", "get", "describe", "reason", "reject"]
 
 FLAGS = ("-O2", "-fPIC", "-shared", "-ffp-contract=off", "-std=c99")
 #: Added for gcc, whose -O2 keeps the ten Philox rounds as a loop (clang's -O2 unrolls
@@ -65,6 +65,7 @@ class Native:
         self.compiler = compiler  # e.g. "gcc 12.2"
         self.path = path
         self.flags = flags
+        self.checked = False      # set by xstride._host.philox after its self-check
         f = lib.xstride_host_philox
         f.argtypes = [ctypes.c_int, _I] + [_P, _I, _U, _U] * 3 + [_P, _I, _P, _I]
         f.restype = ctypes.c_int
@@ -231,6 +232,15 @@ def _state():
                         state = f"unexpected {type(e).__name__}: {e}"
                 _states[key] = state
     return state
+
+
+def reject(native: "Native", why: str) -> None:
+    """Stop using ``native`` in this process (the NumPy path takes over, ``why`` becomes
+    the reason reported by :func:`describe`)."""
+    with _lock:
+        for key, state in list(_states.items()):
+            if state is native:
+                _states[key] = why
 
 
 def describe() -> tuple[bool, str]:

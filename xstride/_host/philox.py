@@ -30,6 +30,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -303,11 +304,56 @@ def _map(fn, n, chunk=CHUNK):
 
 
 # ------------------------------------------------------------------ compiled path
+_check_lock = threading.Lock()
+
+
 def _native():
-    """The compiled loops (:mod:`._philox_native`), or ``None``: use the NumPy path."""
+    """The compiled loops (:mod:`._philox_native`), or ``None``: use the NumPy path.
+
+    The first time a library is used it must reproduce the NumPy path bit for bit on a
+    fixed set of inputs (uniforms, normals, raw words; counters, streams and seeds with
+    high bits set); a compiler that contracts or reorders floating-point operations
+    (fast-math defaults) or miscompiles fails the check, and the NumPy path is used
+    with the reason recorded.
+    """
     from . import _philox_native
 
-    return _philox_native.get()
+    lib = _philox_native.get()
+    if lib is None or lib.checked:
+        return lib
+    with _check_lock:
+        if not lib.checked:
+            why = _self_check(lib)
+            if why:
+                _philox_native.reject(lib, why)
+                return None
+            lib.checked = True
+    return lib
+
+
+def _self_check(lib) -> str:
+    """``""`` when ``lib`` gives the NumPy path's bits on the check inputs, else why not."""
+    m = 67
+    j = np.arange(m, dtype=_U64)
+    seed = (j * np.uint64(0x9E3779B97F4A7C15)) ^ np.uint64(0xFFFFFFFF00000000)
+    stream = j * np.uint64(0xD1B54A32D192ED03) + np.uint64(1 << 63)
+    counter = np.uint64(2**64 - 40) + j   # wraps past 2**64 - 1
+    srcs = [_Source(v, (m,)) for v in (seed, stream, counter)]
+    for kind in ("uniform", "uniform2", "normal", "normal2"):
+        nout = 2 if kind.endswith("2") else 1
+        want = _drive(kind, seed, stream, counter, (m,), native=False)
+        got = [np.full(m, np.nan) for _ in range(nout)]
+        if not _native_drive(lib, kind, srcs, m, got):
+            return f"compiled {kind} refused the self-check's inputs"
+        want = [want] if nout == 1 else list(want)
+        if any(g.view(_U64).tolist() != w.view(_U64).tolist() for g, w in zip(got, want)):
+            return f"compiled results differ from the reference ({kind}; {lib.compiler})"
+    cw = (seed[:, None] >> np.arange(0, 64, 16, dtype=_U64)).astype(_U32)
+    k0, k1 = stream.astype(_U32), (stream >> np.uint64(32)).astype(_U32)
+    if words(cw, k0, k1, (m,), native=lib).tolist() != \
+            words(cw, k0, k1, (m,), native=False).tolist():
+        return f"compiled results differ from the reference (words; {lib.compiler})"
+    return ""
 
 
 def _native_ok(src, dtype):
@@ -348,7 +394,7 @@ def _native_drive(lib, kind, srcs, n, flats):
 
 
 # ------------------------------------------------------------------ NumPy path
-def _drive(kind, seed, stream, counter, shape, into=None):
+def _drive(kind, seed, stream, counter, shape, into=None, native=True):
     """Evaluate ``kind`` over the broadcast ``shape`` of the three uint64 arguments.
 
     ``into``: optional 1-D float64 views (one per output) to write instead of new arrays.
@@ -363,7 +409,7 @@ def _drive(kind, seed, stream, counter, shape, into=None):
         flats = [o.reshape(-1) for o in outs]
     else:
         outs = flats = list(into)
-    if n:
+    if n and native:
         lib = _native()
         if lib is not None and _native_drive(lib, kind, srcs, n, flats):
             return outs[0] if nout == 1 else tuple(outs)
@@ -433,14 +479,17 @@ def pairs(kind, seed, stream, start, n):
     return out[:n]
 
 
-def words(counter_words, key0, key1, shape):
-    """Raw Philox4x32-10: ``counter_words`` uint32 (..., 4) -> uint32 ``shape + (4,)``."""
+def words(counter_words, key0, key1, shape, native=True):
+    """Raw Philox4x32-10: ``counter_words`` uint32 (..., 4) -> uint32 ``shape + (4,)``.
+
+    ``native``: ``True`` (the compiled loops when available), ``False`` (NumPy), or a
+    loaded library to use as it is (the self-check)."""
     cw = [_Source(counter_words[..., j], shape) for j in range(4)]
     ks = [_Source(k, shape) for k in (key0, key1)]
     n = int(np.prod(shape, dtype=np.int64))
     out = np.empty(shape + (4,), dtype=_U32)
     flat = out.reshape(-1, 4)
-    lib = _native() if n else None
+    lib = (_native() if native is True else (native or None)) if n else None
     if lib is not None and all(_native_ok(src, np.dtype(_U32)) for src in cw + ks):
         dense = (counter_words.shape == shape + (4,) and counter_words.flags.c_contiguous
                  and counter_words.dtype == np.dtype(_U32))
