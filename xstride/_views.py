@@ -59,8 +59,8 @@ def buffer_range(a) -> tuple[int, int]:
             olo, ohi = _np_span(owner)
             if lo <= olo and ohi <= hi:
                 return lo, hi
-        except (TypeError, ValueError, BufferError):
-            pass
+        except (TypeError, ValueError, BufferError):  # base exposes no buffer:
+            pass                                       # the owner's own span below
     return _np_span(owner)
 
 

@@ -111,7 +111,7 @@ def ctype(dt) -> str | None:
         try:
             if len(_ctype_cache) < 1024:
                 _ctype_cache[dt] = c
-        except TypeError:
+        except TypeError:  # unhashable dtype spec: answered, just not cached
             pass
         return c
 
