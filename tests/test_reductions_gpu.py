@@ -55,6 +55,29 @@ def _assert_sum_close(got, host, axis, keepdims=False):
     assert np.all(np.abs(got - exact) <= bound), float(np.max(np.abs(got - exact) - bound))
 
 
+#: float32 look-back scans sum each thread's run of at most this many elements in float32
+_RUN = 64
+
+
+def _scan_bound(h, axis):
+    """The stated bound of a float scan of host array ``h`` (docs/reductions.md): the
+    float64 part, the final rounding of a float32 result, and for float32 the float32
+    run: (_RUN + 1) * 2**-24 times the sum of |x| over the last _RUN elements, plus
+    (_RUN * 2**-24)**2 = 2**-36 times the sum of all |x| (the compensated run totals)."""
+    wide = h.astype(np.longdouble)
+    exact = np.cumsum(wide, axis=axis)
+    absum = np.cumsum(np.abs(wide), axis=axis)
+    bound = (math.ceil(h.shape[axis] / 4) + 64) * 2.0 ** -53 * absum
+    if h.dtype == np.float32:
+        n = h.shape[axis]
+        lag = np.take(absum, np.arange(n - _RUN), axis=axis)
+        zeros = np.zeros_like(np.take(absum, np.arange(min(_RUN, n)), axis=axis))
+        window = absum - np.concatenate([zeros, lag], axis=axis)
+        bound = (bound + 2.0 ** -24 * np.abs(exact) + (_RUN + 1) * 2.0 ** -24 * window
+                 + 2.0 ** -36 * absum)
+    return exact, bound
+
+
 def _views(cp, base_host):
     """(name, host view, device view) of awkward layouts over one buffer."""
     dev = cp.asarray(base_host)
@@ -340,10 +363,7 @@ def test_scan_strategies(cp, shape, axis, include_initial):
         cp.asnumpy(got), cnp.cumulative_sum(ih, axis=axis, include_initial=include_initial))
     fh = rng.standard_normal(shape).astype(np.float32)
     got = cp.asnumpy(xp.cumulative_sum(cp.asarray(fh), axis=axis)).astype(np.longdouble)
-    exact = np.cumsum(fh.astype(np.longdouble), axis=axis)
-    absum = np.cumsum(np.abs(fh).astype(np.longdouble), axis=axis)
-    n = shape[axis]
-    bound = (math.ceil(n / 4) + 64) * 2.0 ** -53 * absum + 2.0 ** -24 * np.abs(exact)
+    exact, bound = _scan_bound(fh, axis)
     assert np.all(np.abs(got - exact) <= bound)
 
 
@@ -492,11 +512,11 @@ def test_reduction_variants(cp, tuning, knob, value):
 
 
 def _scan_variants():
-    return ([{"lookback_items": i, "lookback_minb": m} for i in (16, 32) for m in (3, 4)]
+    return ([{"lookback_items": i, "lookback_minb": m} for i in (16, 32) for m in (3, 4, 5)]
             + [{"lookback_items": 64, "lookback_minb": m} for m in (2, 3)]
             + [{"lookback_group": 4, "lookback_window": 2},
                {"lookback_group": 1, "lookback_window": 32}]
-            + [{"lookback_direct": d} for d in (0, 1, 4)]
+            + [{"lookback_direct": d} for d in (0, 1, 4)] + [{"lookback_f32_run": 0}]
             + [{"lookback_group": 4, "lookback_window": 2, "lookback_direct": 4},
                {"lookback_group": 1, "lookback_window": 1, "lookback_direct": 3}])
 
@@ -519,11 +539,7 @@ def test_lookback_scan_variants(cp, tuning, variant):
                 if want.dtype.kind != "f":
                     np.testing.assert_array_equal(got, want, err_msg=f"{shape} {dt} {ii}")
                     continue
-                exact = np.cumsum(h.astype(np.longdouble), axis=axis)
-                absum = np.cumsum(np.abs(h).astype(np.longdouble), axis=axis)
-                bound = (math.ceil(shape[axis] / 4) + 64) * 2.0 ** -53 * absum
-                if dt == "float32":
-                    bound = bound + 2.0 ** -24 * np.abs(exact)
+                exact, bound = _scan_bound(h, axis)
                 core = got.take(np.arange(int(ii), got.shape[axis]), axis=axis).astype(np.longdouble)
                 assert np.all(np.abs(core - exact) <= bound), (shape, dt)
     ph = 1 + 1e-3 * rng.standard_normal((2, 50_000))
@@ -564,12 +580,33 @@ def test_lookback_scan_bit_reproducible(cp, tuning):
         # and it is a correct scan: within the stated bound of the exact one
         h = cp.asnumpy(x)
         got = np.frombuffer(runs[0], dtype=h.dtype).reshape(h.shape).astype(np.longdouble)
-        exact = np.cumsum(h.astype(np.longdouble), axis=-1)
-        absum = np.cumsum(np.abs(h).astype(np.longdouble), axis=-1)
-        bound = (math.ceil(h.shape[-1] / 4) + 64) * 2.0 ** -53 * absum
-        if h.dtype == np.float32:
-            bound = bound + 2.0 ** -24 * np.abs(exact)
+        exact, bound = _scan_bound(h, -1)
         assert np.all(np.abs(got - exact) <= bound), x.shape
+
+
+@pytest.mark.parametrize("f32_run", [1, 0])
+def test_lookback_scan_special_values(cp, tuning, f32_run):
+    """Infinities, NaN and a leading -0.0 through the look-back, with float32 runs and
+    with float64 running values: the IEEE pattern of the float64 scan of the same data
+    (inf from the first inf on, NaN once +inf meets -inf or a NaN), mid-run, at a run's
+    first element and on a tile boundary."""
+    tuning(lookback_f32_run=f32_run)
+    n = 1_000_003
+    rng = np.random.default_rng(35)
+    for pos_inf, pos_other, other in [(400_000, 700_000, -np.inf), (8192, 8192 * 3 + 17, np.nan),
+                                      (31, 900_001, -np.inf)]:
+        h = rng.standard_normal(n).astype(np.float32)
+        h[0] = -0.0
+        h[pos_inf], h[pos_other] = np.inf, other
+        got = cp.asnumpy(xp.cumulative_sum(cp.asarray(h)))
+        want = np.cumsum(h.astype(np.float64))
+        assert np.signbit(got[0]) and got[0] == 0.0
+        np.testing.assert_array_equal(np.isposinf(got), np.isposinf(want))
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        fin = np.isfinite(want)
+        exact, bound = _scan_bound(h[:pos_inf], 0)
+        assert np.all(np.abs(got[:pos_inf].astype(np.longdouble) - exact) <= bound)
+        assert fin.sum() == pos_inf
 
 
 def test_lookback_integers_exact_across_groups(cp, tuning):

@@ -27,21 +27,24 @@ __all__ = [
 #: register counts (no spills in the hot loops) and the H200 benchmark
 #: (``benchmarks/reductions.py --sweep``). Scans: ``scan_rows`` (MINB of the row
 #: scan); the look-back scan (``scans.cu``): ``lookback_items`` elements per thread
-#: for 4-byte types (halved for 8-byte ones), MINB ``lookback_minb`` (4: 64 registers,
-#: no spills), ``lookback_group`` tiles per group and ``lookback_window`` groups
+#: for 4-byte types (halved for 8-byte ones), MINB ``lookback_minb`` (5: at most 51
+#: registers), ``lookback_group`` tiles per group and ``lookback_window`` groups
 #: inspected per round (both at most 32), ``lookback_direct`` groups before a tile's
-#: own whose aggregate the tile rebuilds from their tiles' aggregates (0..4). Only
-#: ``lookback_items`` and ``lookback_group`` change the bits of float results.
+#: own whose aggregate the tile rebuilds from their tiles' aggregates (0..4),
+#: ``lookback_f32_run`` (1: float32 sums run in float32 within a thread, 0: in
+#: float64). Only ``lookback_items``, ``lookback_group`` and ``lookback_f32_run``
+#: change the bits of float results.
 TUNING = {
     "rows_warp": (3, 8),
     "rows_block": (3, 8),
     "cols": (3, 8),
     "scan_rows": 4,
     "lookback_items": 32,
-    "lookback_minb": 4,
+    "lookback_minb": 5,
     "lookback_group": 32,
     "lookback_window": 32,
-    "lookback_direct": 2,
+    "lookback_direct": 1,
+    "lookback_f32_run": 1,
 }
 
 #: The variants each knob can take (tested on the GPU; the benchmark's --sweep).
@@ -50,10 +53,11 @@ VARIANTS = {
     "rows_block": [(1, 1), (4, 4), (3, 8)],
     "cols": [(6, 1), (4, 4), (3, 8)],
     "lookback_items": [16, 32, 64],
-    "lookback_minb": [3, 4],
+    "lookback_minb": [3, 4, 5],
     "lookback_group": [32, 4],
     "lookback_window": [32, 2],
     "lookback_direct": [2, 0, 1, 4],
+    "lookback_f32_run": [1, 0],
 }
 
 _HERE = Path(__file__).resolve().parent

@@ -471,8 +471,19 @@ __device__ __forceinline__ Tacc xs_lookback_prefix(
     return g == 0 ? (r == 0 ? ident : sin) : (r == 0 ? gprev : op(gprev, sin));
 }
 
+template <typename A, typename B> struct xs_same { static constexpr bool value = false; };
+template <typename A> struct xs_same<A, A> { static constexpr bool value = true; };
+
+// Float32 runs (R = 1; float32 sums only): a thread sums its ITEMS elements in
+// float32, in order, and forms each output as phi + (plo + run) from the float64 prefix
+// P of its run split into two floats (phi = (float)P, plo = (float)(P - phi)): no
+// float32 <-> float64 conversion per element, which the SM issues at an eighth of the
+// float32 add rate. The run's total that enters the block scan is compensated, so
+// nearly exact: the block scan, the look-back and every prefix stay in float64, and a
+// run's float32 rounding reaches its own outputs only (see docs/reductions.md). The
+// first thread of a row starts from phi = plo = -0.0f, which keeps a leading -0.0.
 template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int ITEMS, int MINB, int G,
-          int GW, int D>
+          int GW, int D, int R>
 __global__ void __launch_bounds__(XS_TILE_THREADS, MINB)
 xs_scan_lookback(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_scan_desc<NK> d,
                   long long len, long long tiles_per_row, long long groups_per_row,
@@ -512,14 +523,31 @@ xs_scan_lookback(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_sca
     // register holds it while the block waits: more blocks fit on an SM.
     unsigned char* sw = s_raw + warp * WSB;
     xs_seg_load<Tin, ITEMS>(p, seg0, len, d.s_in, sw, lane);
+    constexpr bool F32 = R == 1 && OP == 0 && xs_same<Tin, float>::value
+                         && xs_same<Tout, float>::value;
     const long long kt = seg0 + (long long)lane * ITEMS;
     Tacc tot = Op::template identity<Tacc>();
+    // F32: the run's total, with its rounding errors carried in flo (TwoSum, Knuth,
+    // TAOCP vol. 2; Ogita, Rump & Oishi 2005, "Sum2"), so that it is nearly exact
+    float ftot = 0.0f, flo = 0.0f;   // element 0 past len reads as 0 (xs_seg_load)
 #pragma unroll
     for (int part = 0; part < ITEMS / P; ++part) {
         Tin raw[P];
         xs_seg_read<Tin, ITEMS, P>(sw, lane, part, raw);
         const long long k0 = kt + part * P;
-        if (k0 + P <= len) {
+        if (F32) {
+#pragma unroll
+            for (int j = 0; j < P; ++j) {
+                const float v = (float)raw[j];
+                if (part == 0 && j == 0) {
+                    ftot = v;
+                } else if (k0 + P <= len || k0 + j < len) {
+                    const float sum = ftot + v, bv = sum - ftot;
+                    flo += (ftot - (sum - bv)) + (v - bv);
+                    ftot = sum;
+                }
+            }
+        } else if (k0 + P <= len) {
 #pragma unroll
             for (int j = 0; j < P; ++j) tot = op(tot, (Tacc)raw[j]);
         } else {
@@ -528,6 +556,8 @@ xs_scan_lookback(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_sca
                 if (k0 + j < len) tot = op(tot, (Tacc)raw[j]);
         }
     }
+    if (F32)   // an infinite or NaN run: its plain float sum (flo may be NaN)
+        tot = ftot - ftot == 0.0f ? (Tacc)ftot + (Tacc)flo : (Tacc)ftot;
     Tacc agg;
     const Tacc texcl = xstride_detail_block_scan(tot, true, &agg, op);
 
@@ -541,6 +571,12 @@ xs_scan_lookback(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_sca
 
     const bool first = t == 0 && threadIdx.x == 0;
     Tacc run = first ? Op::template identity<Tacc>() : op(s_prefix, texcl);
+    float phi = -0.0f, plo = -0.0f, frun = 0.0f;   // F32
+    if (F32 && !first) {
+        const double pd = (double)run;
+        phi = (float)pd;
+        plo = (phi - phi == 0.0f) ? (float)(pd - (double)phi) : 0.0f;   // inf/NaN: phi
+    }
     constexpr int VO = 16 / (int)sizeof(Tout);
     union UO { uint4 u; Tout t[VO]; };
 #pragma unroll
@@ -554,8 +590,14 @@ xs_scan_lookback(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_sca
 #pragma unroll
             for (int j = 0; j < VO; ++j) {
                 const int e = k * VO + j;
-                run = (first && part == 0 && e == 0) ? (Tacc)raw[0] : op(run, (Tacc)raw[e]);
-                w.t[j] = (Tout)run;
+                if (F32) {
+                    const float v = (float)raw[e];
+                    frun = (part == 0 && e == 0) ? v : frun + v;
+                    w.t[j] = (Tout)(phi + (plo + frun));
+                } else {
+                    run = (first && part == 0 && e == 0) ? (Tacc)raw[0] : op(run, (Tacc)raw[e]);
+                    w.t[j] = (Tout)run;
+                }
             }
             *reinterpret_cast<uint4*>(
                 sw + xs_chunk_at((int)lane * (ITEMS / VO) + part * (P / VO) + k)) = w.u;

@@ -124,7 +124,7 @@ def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Rec
         grp = int(rc.TUNING["lookback_group"])
         expr = (f"xs_scan_lookback<{_OPS[op]}, {tin}, {tacc}, {tout}, {cap}, {items}, "
                 f"{rc.TUNING['lookback_minb']}, {grp}, {rc.TUNING['lookback_window']}, "
-                f"{rc.TUNING['lookback_direct']}>")
+                f"{rc.TUNING['lookback_direct']}, {int(rc.TUNING['lookback_f32_run'])}>")
         rec.tiles_per_row = -(-plan.length // (256 * items))
         rec.groups_per_row = -(-rec.tiles_per_row // grp)
         rec.ngroups = plan.nrows * rec.groups_per_row
