@@ -609,6 +609,28 @@ def test_lookback_scan_special_values(cp, tuning, f32_run):
         assert fin.sum() == pos_inf
 
 
+def test_scan_without_packed_launch_gives_the_same_bits(cp, monkeypatch):
+    """Where CuPy exposes no function handle, scans launch through RawKernel's call:
+    the same bits for the look-back, rows and columns strategies."""
+    from xstride._kernels import scans
+
+    rng = np.random.default_rng(36)
+    cases = [(rng.standard_normal(3_000_017).astype(np.float32), 0),
+             (rng.integers(-9, 9, size=(5000, 640)).astype(np.int32), 1),
+             (rng.standard_normal((640, 5000)), 0)]
+    monkeypatch.setattr(scans, "_RECIPES", {})
+    packed = [cp.asnumpy(xp.cumulative_sum(cp.asarray(h), axis=a)) for h, a in cases]
+    assert all(r.launch is not None for r in scans._RECIPES.values())
+    monkeypatch.setattr(scans, "_RECIPES", {})
+    monkeypatch.setattr(scans, "packed_launch", lambda *a, **k: None)
+    plain = [cp.asnumpy(xp.cumulative_sum(cp.asarray(h), axis=a)) for h, a in cases]
+    assert all(r.launch is None for r in scans._RECIPES.values())
+    for (h, a), p, q in zip(cases, packed, plain):
+        assert p.tobytes() == q.tobytes()
+        if h.dtype.kind == "i":
+            np.testing.assert_array_equal(p, np.cumsum(h, axis=a))
+
+
 def test_lookback_integers_exact_across_groups(cp, tuning):
     """Integer scans through the look-back with small groups (many group look-backs
     and passed windows) equal NumPy exactly, including int64 wrap-around."""

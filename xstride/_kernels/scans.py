@@ -19,6 +19,7 @@ from .._errors import type_error
 from .._reduction_plan import normalize_scan_axis, plan_scan
 from ..layout import Layout
 from . import _reduce_common as rc
+from ._packed_launch import i64, packed_launch, struct_bytes, u32, u64
 
 __all__ = ["cumulative_sum", "cumulative_prod", "scan"]
 
@@ -31,7 +32,7 @@ class _Recipe:
 
     __slots__ = ("plan", "fn", "desc", "grid", "ntiles", "tiles_per_row", "nelems",
                  "out_strides_bytes", "acc", "ngroups", "groups_per_row",
-                 "c_order", "tail", "smem")
+                 "c_order", "tail", "smem", "launch", "slots")
 
 
 _RECIPES: dict = {}
@@ -57,7 +58,7 @@ _EPOCH_LIMIT = (1 << 30) - 1
 
 def _lookback_state(cp, device_id: int, ntiles: int, ngroups: int):
     """(tile descriptors, group descriptors, epoch) for one look-back launch; the two
-    descriptor arrays as device addresses (``numpy.uint64``)."""
+    descriptor arrays as device addresses (int)."""
     key = (device_id, cp.cuda.get_current_stream().ptr)
     st = _DESCS.get(key)
     if st is None:
@@ -71,7 +72,7 @@ def _lookback_state(cp, device_id: int, ntiles: int, ngroups: int):
     views = st.views.get(ntiles)
     if views is None:   # device addresses, passed as 64-bit values (cheaper than arrays)
         base = st.buf.data.ptr
-        views = st.views[ntiles] = (np.uint64(base), np.uint64(base + 16 * ntiles))
+        views = st.views[ntiles] = (base, base + 16 * ntiles)
     return views[0], views[1], st.epoch
 
 
@@ -145,6 +146,11 @@ def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Rec
     rec.fn = rc.kernel(_SRC, expr)
     if rec.smem > 48 * 1024 and rec.fn.max_dynamic_shared_size_bytes < rec.smem:
         rec.fn.max_dynamic_shared_size_bytes = rec.smem
+    # the arguments packed once; a call sets the addresses (and the epoch)
+    rec.slots = (u64(), u64()) + ((u64(), u64(), u32()) if plan.strategy == "lookback" else ())
+    args = [rec.slots[0], rec.slots[1], struct_bytes(rec.desc.tobytes()),
+            *[i64(v) for v in rec.tail], *rec.slots[2:]]
+    rec.launch = packed_launch(rc.load_cupy(), rec.fn, args, rec.grid[0], 256, rec.smem)
     return rec
 
 
@@ -184,14 +190,21 @@ def scan(func: str, op: str, x, axis, dtype, include_initial):
     if plan.strategy == "fill":
         buf.fill(1 if op == "prod" else 0)
     elif plan.strategy != "empty":
-        ptr = np.uint64(x.data.ptr + plan.offset * x.itemsize)
-        optr = np.uint64(buf.data.ptr)
+        ptr = x.data.ptr + plan.offset * x.itemsize
+        optr = buf.data.ptr
         if plan.strategy == "lookback":
             tdesc, gdesc, epoch = _lookback_state(cp, x.data.device_id, rec.ntiles, rec.ngroups)
-            rec.fn(rec.grid, (256,), (ptr, optr, rec.desc, *rec.tail, tdesc, gdesc,
-                                      np.uint32(epoch)), shared_mem=rec.smem)
+            values = (ptr, optr, tdesc, gdesc, epoch)
         else:
-            rec.fn(rec.grid, (256,), (ptr, optr, rec.desc, *rec.tail))
+            values = (ptr, optr)
+        if rec.launch is not None:
+            rec.launch.launch(cp.cuda.get_current_stream().ptr, zip(rec.slots, values))
+        elif plan.strategy == "lookback":
+            rec.fn(rec.grid, (256,), (np.uint64(ptr), np.uint64(optr), rec.desc, *rec.tail,
+                                      np.uint64(tdesc), np.uint64(gdesc), np.uint32(epoch)),
+                   shared_mem=rec.smem)
+        else:
+            rec.fn(rec.grid, (256,), (np.uint64(ptr), np.uint64(optr), rec.desc, *rec.tail))
     if rec.c_order:
         return buf if len(plan.out_shape) == 1 else buf.reshape(plan.out_shape)
     return cp.lib.stride_tricks.as_strided(buf, shape=plan.out_shape,
