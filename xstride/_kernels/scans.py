@@ -3,8 +3,11 @@
 Standard signatures (``axis``, ``dtype``, ``include_initial``) and dtype rules (bool and
 integers narrower than 64 bits give int64/uint64, as ``array_api_compat.numpy``). The
 kernels of ``scans.cu`` run for any layout, through :func:`plan_scan`; the output is
-allocated in the input's memory order (as NumPy does). Float32 scans carry a float64
-running value and round each output once. Results are deterministic run to run,
+allocated in the input's memory order (as NumPy does). Float32 row and column scans
+carry a float64 running value and round each output once; the look-back scan runs
+each thread's elements in float32 from float64 prefixes, within the bound stated in
+``docs/reductions.md``. Launches go through :mod:`._packed_launch` where CuPy
+allows. Results are deterministic run to run,
 including the single-pass look-back scan (see ``scans.cu``). float16, complex and
 ``dtype=bool`` go to ``array_api_compat.cupy``. See ``docs/reductions.md``.
 """
