@@ -2,7 +2,8 @@
 
 Integers must match exactly. Floating-point sums must lie within the bound stated in
 docs/reductions.md:  |s_hat - s| <= (ceil(n/4) + 64) * 2**-53 * sum|x|  (+ 2**-24 |s|
-when the result is float32), n = elements per output.
+when the result is float32), n = elements per output; float32 look-back scans add
+the float32 run's term (``_scan_bound``).
 """
 
 from __future__ import annotations
@@ -516,7 +517,7 @@ def _scan_variants():
             + [{"lookback_items": 64, "lookback_minb": m} for m in (2, 3)]
             + [{"lookback_group": 4, "lookback_window": 2},
                {"lookback_group": 1, "lookback_window": 32}]
-            + [{"lookback_direct": d} for d in (0, 1, 4)] + [{"lookback_f32_run": 0}]
+            + [{"lookback_direct": d} for d in (0, 1, 4)] + [{"lookback_f32_run": r} for r in (0, 2)]
             + [{"lookback_group": 4, "lookback_window": 2, "lookback_direct": 4},
                {"lookback_group": 1, "lookback_window": 1, "lookback_direct": 3}])
 
@@ -584,7 +585,25 @@ def test_lookback_scan_bit_reproducible(cp, tuning):
         assert np.all(np.abs(got - exact) <= bound), x.shape
 
 
-@pytest.mark.parametrize("f32_run", [1, 0])
+@pytest.mark.parametrize("f32_run", [0, 2])
+def test_lookback_float64_outputs_keep_the_tight_bound(cp, tuning, f32_run):
+    """With float64 outputs (lookback_f32_run 0, and 2 with compensated float32 run
+    totals) a float32 scan has no run term: within the float64 bound, the final
+    rounding and (2) the compensation's 2**-36 * sum|x|."""
+    tuning(lookback_f32_run=f32_run)
+    rng = np.random.default_rng(37)
+    for h in (rng.standard_normal(3_000_017).astype(np.float32),
+              (rng.standard_normal((2, 700_001)) * 1e4 + 1).astype(np.float32)):
+        got = cp.asnumpy(xp.cumulative_sum(cp.asarray(h), axis=-1)).astype(np.longdouble)
+        wide = h.astype(np.longdouble)
+        exact = np.cumsum(wide, axis=-1)
+        absum = np.cumsum(np.abs(wide), axis=-1)
+        bound = ((math.ceil(h.shape[-1] / 4) + 64) * 2.0 ** -53 * absum
+                 + 2.0 ** -24 * np.abs(exact) + 2.0 ** -36 * absum)
+        assert np.all(np.abs(got - exact) <= bound)
+
+
+@pytest.mark.parametrize("f32_run", [1, 0, 2])
 def test_lookback_scan_special_values(cp, tuning, f32_run):
     """Infinities, NaN and a leading -0.0 through the look-back, with float32 runs and
     with float64 running values: the IEEE pattern of the float64 scan of the same data
@@ -607,6 +626,33 @@ def test_lookback_scan_special_values(cp, tuning, f32_run):
         exact, bound = _scan_bound(h[:pos_inf], 0)
         assert np.all(np.abs(got[:pos_inf].astype(np.longdouble) - exact) <= bound)
         assert fin.sum() == pos_inf
+
+
+@pytest.mark.parametrize("f32_run", [1, 0, 2])
+def test_lookback_scan_float32_range_edges(cp, tuning, f32_run):
+    """Partial sums of one thread's run that leave float32's range while the true
+    running values stay in it, and a prefix past the range that comes back: the
+    thread falls back to float64, so every mode gives the float64 scan rounded to
+    float32 (exact here: the sums are exact in float64)."""
+    tuning(lookback_f32_run=f32_run)
+    n = 1_000_000
+    big = np.float32(3e38)
+    cases = []
+    h = np.zeros(n, np.float32)
+    h[31], h[32], h[33], h[34] = -big, big, big, -big     # a run's total passes +-inf
+    cases.append(h)
+    h = np.zeros(n, np.float32)
+    h[0], h[32], h[64] = big, big, -big                   # prefix 6e38, then 3e38 again
+    cases.append(h)
+    h = np.zeros(n, np.float32)
+    h[8191], h[8192], h[8193 + 31] = big, big, -big       # across a tile boundary
+    cases.append(h)
+    for h in cases:
+        got = cp.asnumpy(xp.cumulative_sum(cp.asarray(h)))
+        with np.errstate(over="ignore"):
+            want = np.cumsum(h.astype(np.float64)).astype(np.float32)
+        np.testing.assert_array_equal(got, want)
+    assert np.isinf(want).sum() == 8193 + 31 - 8192 and np.isfinite(want[-1])
 
 
 def test_scan_without_packed_launch_gives_the_same_bits(cp, monkeypatch):

@@ -31,8 +31,8 @@ __all__ = [
 #: registers), ``lookback_group`` tiles per group and ``lookback_window`` groups
 #: inspected per round (both at most 32), ``lookback_direct`` groups before a tile's
 #: own whose aggregate the tile rebuilds from their tiles' aggregates (0..4),
-#: ``lookback_f32_run`` (1: float32 sums run in float32 within a thread, 0: in
-#: float64). Only ``lookback_items``, ``lookback_group`` and ``lookback_f32_run``
+#: ``lookback_f32_run`` (float32 sums; 1: run in float32 within a thread, 0: in
+#: float64, 2: compensated float32 run totals, float64 outputs). Only ``lookback_items``, ``lookback_group`` and ``lookback_f32_run``
 #: change the bits of float results.
 TUNING = {
     "rows_warp": (3, 8),
@@ -57,7 +57,7 @@ VARIANTS = {
     "lookback_group": [32, 4],
     "lookback_window": [32, 2],
     "lookback_direct": [2, 0, 1, 4],
-    "lookback_f32_run": [1, 0],
+    "lookback_f32_run": [1, 0, 2],
 }
 
 _HERE = Path(__file__).resolve().parent

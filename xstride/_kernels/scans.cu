@@ -305,6 +305,15 @@ __device__ __forceinline__ void xs_seg_read(const unsigned char* sw, unsigned la
     }
 }
 
+// Address of element e (0 .. ITEMS - 1) of lane `lane`'s elements in the segment.
+template <typename T, int ITEMS>
+__device__ __forceinline__ T* xs_lane_elem(unsigned char* sw, unsigned lane, int e)
+{
+    constexpr int VI = 16 / (int)sizeof(T);
+    return reinterpret_cast<T*>(sw + xs_chunk_at((int)lane * (ITEMS / VI) + e / VI)
+                                + (e % VI) * (int)sizeof(T));
+}
+
 // Store the warp's chunks to elements seg0 .. of a row (nothing past `len`): 16-byte
 // coalesced stores when full, unit-stride and aligned.
 template <typename T, int ITEMS>
@@ -482,6 +491,9 @@ template <typename A> struct xs_same<A, A> { static constexpr bool value = true;
 // nearly exact: the block scan, the look-back and every prefix stay in float64, and a
 // run's float32 rounding reaches its own outputs only (see docs/reductions.md). The
 // first thread of a row starts from phi = plo = -0.0f, which keeps a leading -0.0.
+// R = 2: the same compensated float32 totals (no conversion before the aggregate is
+// published), outputs from a float64 running value as with R = 0 (two conversions
+// per element, after the look-back): the accuracy of R = 0 at part of R = 1's speed.
 template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int ITEMS, int MINB, int G,
           int GW, int D, int R>
 __global__ void __launch_bounds__(XS_TILE_THREADS, MINB)
@@ -514,6 +526,8 @@ xs_scan_lookback(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_sca
     const long long t = tile - row * tiles_per_row;
     const Tin* p = x + xs_offset<NK>(row, d.kshape, d.kstride, d.nk);
     Tout* q = out + xs_offset<NK>(row, d.kshape, d.kout, d.nk);
+    __shared__ const Tin* s_row;   // p, for the rare float64 redo of a float32 run
+    if (R == 1 && threadIdx.x == 0) s_row = p;
     if (d.init && t == 0 && threadIdx.x == 0) q[0] = (Tout)Op::template identity<Tacc>();
     q += d.init * d.s_out;
     const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
@@ -523,11 +537,12 @@ xs_scan_lookback(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_sca
     // register holds it while the block waits: more blocks fit on an SM.
     unsigned char* sw = s_raw + warp * WSB;
     xs_seg_load<Tin, ITEMS>(p, seg0, len, d.s_in, sw, lane);
-    constexpr bool F32 = R == 1 && OP == 0 && xs_same<Tin, float>::value
-                         && xs_same<Tout, float>::value;
+    constexpr bool F32T = R >= 1 && OP == 0 && xs_same<Tin, float>::value
+                          && xs_same<Tout, float>::value;   // float32 run totals
+    constexpr bool F32 = F32T && R == 1;                      // and float32 outputs
     const long long kt = seg0 + (long long)lane * ITEMS;
     Tacc tot = Op::template identity<Tacc>();
-    // F32: the run's total, with its rounding errors carried in flo (TwoSum, Knuth,
+    // F32T: the run's total, with its rounding errors carried in flo (TwoSum, Knuth,
     // TAOCP vol. 2; Ogita, Rump & Oishi 2005, "Sum2"), so that it is nearly exact
     float ftot = 0.0f, flo = 0.0f;   // element 0 past len reads as 0 (xs_seg_load)
 #pragma unroll
@@ -535,7 +550,7 @@ xs_scan_lookback(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_sca
         Tin raw[P];
         xs_seg_read<Tin, ITEMS, P>(sw, lane, part, raw);
         const long long k0 = kt + part * P;
-        if (F32) {
+        if (F32T) {
 #pragma unroll
             for (int j = 0; j < P; ++j) {
                 const float v = (float)raw[j];
@@ -556,8 +571,20 @@ xs_scan_lookback(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_sca
                 if (k0 + j < len) tot = op(tot, (Tacc)raw[j]);
         }
     }
-    if (F32)   // an infinite or NaN run: its plain float sum (flo may be NaN)
-        tot = ftot - ftot == 0.0f ? (Tacc)ftot + (Tacc)flo : (Tacc)ftot;
+    // A run that did not stay finite (an inf or NaN among its elements, or a partial
+    // sum past float32's range while the true values may be in it) is summed again in
+    // float64, as with R = 0 (rare; one element at a time from global memory, not
+    // unrolled, which measured cheapest for the common path); its outputs are redone in
+    // float64 after the common loop below.
+    if (F32T) {
+        if (ftot - ftot == 0.0f) {
+            tot = (Tacc)ftot + (Tacc)flo;
+        } else {
+#pragma unroll 1
+            for (int e = 0; e < ITEMS; ++e)
+                if (kt + e < len) tot = op(tot, (Tacc)p[(kt + e) * d.s_in]);
+        }
+    }
     Tacc agg;
     const Tacc texcl = xstride_detail_block_scan(tot, true, &agg, op);
 
@@ -595,12 +622,29 @@ xs_scan_lookback(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_sca
                     frun = (part == 0 && e == 0) ? v : frun + v;
                     w.t[j] = (Tout)(phi + (plo + frun));
                 } else {
-                    run = (first && part == 0 && e == 0) ? (Tacc)raw[0] : op(run, (Tacc)raw[e]);
+                    run = (first && part == 0 && e == 0) ? (Tacc)raw[0]
+                                                         : op(run, (Tacc)raw[e]);
                     w.t[j] = (Tout)run;
                 }
             }
             *reinterpret_cast<uint4*>(
                 sw + xs_chunk_at((int)lane * (ITEMS / VO) + part * (P / VO) + k)) = w.u;
+        }
+    }
+    // A thread whose float32 run did not stay finite (frun went through the same
+    // partial sums as ftot, plus zeros past len), or whose prefix is past float32's
+    // range (or inf, NaN), redoes its outputs from a float64 running value, reading
+    // its input again from global memory (the chunks now hold outputs); `run` still
+    // holds its float64 prefix. Rare, and after the common loop, so that loop is
+    // scheduled as if the case did not exist.
+    if (F32 && !(frun - frun == 0.0f && phi - phi == 0.0f)) {
+        const Tin* pr = s_row;   // (from shared memory: no register holds p until here)
+#pragma unroll 1
+        for (int e = 0; e < ITEMS; ++e) {
+            const long long k = kt + e;
+            const Tacc v = k < len ? (Tacc)pr[k * d.s_in] : Tacc(0);
+            run = (first && e == 0) ? v : op(run, v);
+            *xs_lane_elem<Tout, ITEMS>(sw, lane, e) = (Tout)run;
         }
     }
     __syncwarp();
