@@ -14,6 +14,8 @@ including the single-pass look-back scan (see ``scans.cu``). float16, complex an
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from .. import _backend
@@ -57,26 +59,31 @@ class _Descs:
 
 _DESCS: dict = {}
 _EPOCH_LIMIT = (1 << 30) - 1
+# threads that share a stream (CuPy's null stream) must not get the same epoch
+_DESCS_LOCK = threading.Lock()
 
 
 def _lookback_state(cp, device_id: int, ntiles: int, ngroups: int):
-    """(tile descriptors, group descriptors, epoch) for one look-back launch; the two
-    descriptor arrays as device addresses (int)."""
+    """(tile descriptors, group descriptors, epoch) for one look-back launch on the
+    current device ``device_id`` and stream; the two descriptor arrays as device
+    addresses (int)."""
     key = (device_id, cp.cuda.get_current_stream().ptr)
-    st = _DESCS.get(key)
-    if st is None:
-        st = _DESCS[key] = _Descs()
-    words = 2 * (ntiles + ngroups)
-    if st.buf is None or st.buf.size < words or st.epoch >= _EPOCH_LIMIT:
-        st.buf = cp.zeros(max(words, 8192), dtype=np.uint64)
-        st.epoch = 0
-        st.views = {}
-    st.epoch += 1
-    views = st.views.get(ntiles)
-    if views is None:   # device addresses, passed as 64-bit values (cheaper than arrays)
-        base = st.buf.data.ptr
-        views = st.views[ntiles] = (base, base + 16 * ntiles)
-    return views[0], views[1], st.epoch
+    with _DESCS_LOCK:
+        st = _DESCS.get(key)
+        if st is None:
+            st = _DESCS[key] = _Descs()
+        words = 2 * (ntiles + ngroups)
+        if st.buf is None or st.buf.size < words or st.epoch >= _EPOCH_LIMIT:
+            st.buf = cp.zeros(max(words, 8192), dtype=np.uint64)
+            st.epoch = 0
+            st.views = {}
+        st.epoch += 1
+        epoch = st.epoch
+        views = st.views.get(ntiles)
+        if views is None:   # device addresses, passed as 64-bit values (cheaper than arrays)
+            base = st.buf.data.ptr
+            views = st.views[ntiles] = (base, base + 16 * ntiles)
+    return views[0], views[1], epoch
 
 
 def _lookback_items(tin: np.dtype, tout: np.dtype) -> int:
@@ -179,8 +186,10 @@ def scan(func: str, op: str, x, axis, dtype, include_initial):
         f = getattr(_backend.namespace("cupy"), func)
         return f(x, axis=ax, dtype=dtype, include_initial=bool(include_initial))
     init = bool(include_initial)
-    key = (x.shape, x.strides, x.dtype, ax, init, op, out_dt, x.data.device_id,
-           tuple(rc.TUNING.values()))
+    # the current device (not x's): it runs the kernel, holds the output, and the
+    # recipe's packed launch holds that device's function
+    dev = cp.cuda.runtime.getDevice()
+    key = (x.shape, x.strides, x.dtype, ax, init, op, out_dt, dev, tuple(rc.TUNING.values()))
     rec = _RECIPES.get(key)
     if rec is None:
         rec = _build(x, ax, init, op, out_dt)
@@ -196,7 +205,7 @@ def scan(func: str, op: str, x, axis, dtype, include_initial):
         ptr = x.data.ptr + plan.offset * x.itemsize
         optr = buf.data.ptr
         if plan.strategy == "lookback":
-            tdesc, gdesc, epoch = _lookback_state(cp, x.data.device_id, rec.ntiles, rec.ngroups)
+            tdesc, gdesc, epoch = _lookback_state(cp, dev, rec.ntiles, rec.ngroups)
             values = (ptr, optr, tdesc, gdesc, epoch)
         else:
             values = (ptr, optr)

@@ -1,0 +1,68 @@
+"""Host state of the look-back scan's launches (xstride/_kernels/scans.py), with a
+stand-in for the few CuPy calls it makes: descriptor buffers per (device, stream) and
+an epoch per launch that no two launches on one stream share."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import types
+
+import numpy as np
+
+from xstride._kernels import scans
+
+
+def _fake_cupy(stream_ptr=0):
+    allocations = []
+
+    def zeros(n, dtype):
+        a = np.zeros(n, dtype=dtype)
+        allocations.append(a)
+        return types.SimpleNamespace(size=a.size, data=types.SimpleNamespace(ptr=a.ctypes.data))
+
+    stream = types.SimpleNamespace(ptr=stream_ptr)
+    cuda = types.SimpleNamespace(get_current_stream=lambda: stream)
+    return types.SimpleNamespace(cuda=cuda, zeros=zeros), allocations
+
+
+def test_epochs_are_unique_across_threads_on_one_stream(monkeypatch):
+    monkeypatch.setattr(scans, "_DESCS", {})
+    cp, _ = _fake_cupy()
+    seen, lock = [], threading.Lock()
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)          # switch threads as often as CPython allows
+    try:
+        def work():
+            mine = [scans._lookback_state(cp, 0, 100, 4)[2] for _ in range(2000)]
+            with lock:
+                seen.extend(mine)
+
+        threads = [threading.Thread(target=work) for _ in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert len(seen) == 12000 and len(set(seen)) == 12000
+    assert max(seen) == 12000
+
+
+def test_buffers_per_device_and_stream_and_regrowth(monkeypatch):
+    monkeypatch.setattr(scans, "_DESCS", {})
+    cp0, allocs0 = _fake_cupy(stream_ptr=0)
+    cp7, allocs7 = _fake_cupy(stream_ptr=7)
+    t0, g0, e0 = scans._lookback_state(cp0, 0, 100, 4)
+    t1, g1, e1 = scans._lookback_state(cp0, 0, 100, 4)
+    assert (t1, g1, e1) == (t0, g0, e0 + 1) and g0 - t0 == 16 * 100
+    ts, _, es = scans._lookback_state(cp7, 0, 100, 4)     # another stream: own buffer
+    assert es == 1 and ts != t0 and len(allocs7) == 1
+    td, _, ed = scans._lookback_state(cp0, 1, 100, 4)     # another device: own buffer
+    assert ed == 1 and td != t0 and len(allocs0) == 2
+    big = scans._lookback_state(cp0, 0, 10_000, 313)      # grows: new zeroed buffer
+    assert big[2] == 1 and len(allocs0) == 3 and allocs0[-1].size >= 2 * (10_000 + 313)
+    monkeypatch.setattr(scans, "_EPOCH_LIMIT", 3)
+    for want in (2, 3, 1):                               # at the limit: fresh buffer
+        assert scans._lookback_state(cp0, 0, 10_000, 313)[2] == want
+    assert len(allocs0) == 4
