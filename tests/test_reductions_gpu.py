@@ -655,6 +655,43 @@ def test_lookback_scan_float32_range_edges(cp, tuning, f32_run):
     assert np.isinf(want).sum() == 8193 + 31 - 8192 and np.isfinite(want[-1])
 
 
+def _near_max_cases():
+    """Float32 data next to FLT_MAX that once broke the float32 runs (found in review):
+    a TwoSum step whose own difference overflows (NaN from finite data, then NaN for
+    the rest of the row), and a run whose rounding carries a true value just under
+    FLT_MAX past it (inf where the float64 scan is finite)."""
+    n = 100_000
+    fmax = np.finfo(np.float32).max
+    cases = []
+    for first in (-(2.0 ** 126 - 2.0 ** 103), -3 * 2.0 ** 103):
+        h = np.zeros(n, np.float32)
+        h[32], h[33] = first, fmax
+        cases.append(h)
+    b = np.float32(2.0 ** 103 + 2.0 ** 80)
+    total = 2.0 ** 127 + 31 * float(b)
+    h = np.zeros(n, np.float32)
+    h[0] = np.float32(np.floor((2.0 ** 128 - 6.5 * 2.0 ** 104 - total) / 2.0 ** 103) * 2.0 ** 103)
+    h[32], h[33:64], h[64] = 2.0 ** 127, b, -(2.0 ** 127)
+    cases.append(h)
+    return cases
+
+
+@pytest.mark.parametrize("f32_run", [1, 0, 2])
+def test_lookback_scan_next_to_float32_max(cp, tuning, f32_run):
+    """The IEEE pattern of the float64 scan (no NaN, no inf where it has none), and
+    finite values within the stated bound."""
+    tuning(lookback_f32_run=f32_run)
+    for h in _near_max_cases():
+        got = cp.asnumpy(xp.cumulative_sum(cp.asarray(h)))
+        with np.errstate(over="ignore"):
+            want = np.cumsum(h.astype(np.float64)).astype(np.float32)
+        assert not np.isnan(want).any() and np.isfinite(want).all()
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
+        exact, bound = _scan_bound(h, 0)
+        assert np.all(np.abs(got.astype(np.longdouble) - exact) <= bound)
+
+
 def test_scan_without_packed_launch_gives_the_same_bits(cp, monkeypatch):
     """Where CuPy exposes no function handle, scans launch through RawKernel's call:
     the same bits for the look-back, rows and columns strategies."""

@@ -572,14 +572,15 @@ xs_scan_lookback(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_sca
         }
     }
     // A run that did not stay finite (an inf or NaN among its elements, or a partial
-    // sum past float32's range while the true values may be in it) is summed again in
+    // sum past float32's range while the true values may be in it, or a TwoSum step
+    // whose own difference overflowed, next to +-FLT_MAX) is summed again in
     // float64, as with R = 0 (rare; one element at a time from global memory, not
     // unrolled, which measured cheapest for the common path); its outputs are redone in
     // float64 after the common loop below.
     if (F32T) {
-        if (ftot - ftot == 0.0f) {
-            tot = (Tacc)ftot + (Tacc)flo;
-        } else {
+        tot = (Tacc)ftot + (Tacc)flo;   // flo is NaN when a TwoSum step overflowed inside
+        if (!(tot - tot == (Tacc)0)) {
+            tot = Op::template identity<Tacc>();
 #pragma unroll 1
             for (int e = 0; e < ITEMS; ++e)
                 if (kt + e < len) tot = op(tot, (Tacc)p[(kt + e) * d.s_in]);
@@ -599,6 +600,7 @@ xs_scan_lookback(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_sca
     const bool first = t == 0 && threadIdx.x == 0;
     Tacc run = first ? Op::template identity<Tacc>() : op(s_prefix, texcl);
     float phi = -0.0f, plo = -0.0f, frun = 0.0f;   // F32
+    float omax = 0.0f;   // F32: largest |output| of the run
     if (F32 && !first) {
         const double pd = (double)run;
         phi = (float)pd;
@@ -620,7 +622,9 @@ xs_scan_lookback(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_sca
                 if (F32) {
                     const float v = (float)raw[e];
                     frun = (part == 0 && e == 0) ? v : frun + v;
-                    w.t[j] = (Tout)(phi + (plo + frun));
+                    const float o = phi + (plo + frun);
+                    omax = fmaxf(omax, fabsf(o));
+                    w.t[j] = (Tout)o;
                 } else {
                     run = (first && part == 0 && e == 0) ? (Tacc)raw[0]
                                                          : op(run, (Tacc)raw[e]);
@@ -632,12 +636,14 @@ xs_scan_lookback(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_sca
         }
     }
     // A thread whose float32 run did not stay finite (frun went through the same
-    // partial sums as ftot, plus zeros past len), or whose prefix is past float32's
-    // range (or inf, NaN), redoes its outputs from a float64 running value, reading
+    // partial sums as ftot, plus zeros past len), whose prefix is past float32's range
+    // (or inf, NaN), or one of whose outputs came out infinite (the run's rounding can
+    // carry a true value just under FLT_MAX past it), redoes its outputs from a float64
+    // running value, reading
     // its input again from global memory (the chunks now hold outputs); `run` still
     // holds its float64 prefix. Rare, and after the common loop, so that loop is
     // scheduled as if the case did not exist.
-    if (F32 && !(frun - frun == 0.0f && phi - phi == 0.0f)) {
+    if (F32 && !(frun - frun == 0.0f && phi - phi == 0.0f && omax - omax == 0.0f)) {
         const Tin* pr = s_row;   // (from shared memory: no register holds p until here)
 #pragma unroll 1
         for (int e = 0; e < ITEMS; ++e) {
