@@ -59,8 +59,10 @@ class _Descs:
 
 _DESCS: dict = {}
 _EPOCH_LIMIT = (1 << 30) - 1
-# threads that share a stream (CuPy's null stream) must not get the same epoch
-_DESCS_LOCK = threading.Lock()
+# Threads that share a stream (CuPy's null stream) must not get the same epoch, nor
+# launch with a buffer another thread has just replaced (and freed): the state and the
+# launch are taken under one re-entrant lock.
+_DESCS_LOCK = threading.RLock()
 
 
 def _lookback_state(cp, device_id: int, ntiles: int, ngroups: int):
@@ -205,16 +207,17 @@ def scan(func: str, op: str, x, axis, dtype, include_initial):
         ptr = x.data.ptr + plan.offset * x.itemsize
         optr = buf.data.ptr
         if plan.strategy == "lookback":
-            tdesc, gdesc, epoch = _lookback_state(cp, dev, rec.ntiles, rec.ngroups)
-            values = (ptr, optr, tdesc, gdesc, epoch)
-        else:
-            values = (ptr, optr)
-        if rec.launch is not None:
-            rec.launch.launch(cp.cuda.get_current_stream().ptr, zip(rec.slots, values))
-        elif plan.strategy == "lookback":
-            rec.fn(rec.grid, (256,), (np.uint64(ptr), np.uint64(optr), rec.desc, *rec.tail,
-                                      np.uint64(tdesc), np.uint64(gdesc), np.uint32(epoch)),
-                   shared_mem=rec.smem)
+            with _DESCS_LOCK:
+                tdesc, gdesc, epoch = _lookback_state(cp, dev, rec.ntiles, rec.ngroups)
+                if rec.launch is not None:
+                    rec.launch.launch(cp.cuda.get_current_stream().ptr,
+                                      zip(rec.slots, (ptr, optr, tdesc, gdesc, epoch)))
+                else:
+                    rec.fn(rec.grid, (256,), (np.uint64(ptr), np.uint64(optr), rec.desc,
+                                              *rec.tail, np.uint64(tdesc), np.uint64(gdesc),
+                                              np.uint32(epoch)), shared_mem=rec.smem)
+        elif rec.launch is not None:
+            rec.launch.launch(cp.cuda.get_current_stream().ptr, zip(rec.slots, (ptr, optr)))
         else:
             rec.fn(rec.grid, (256,), (np.uint64(ptr), np.uint64(optr), rec.desc, *rec.tail))
     if rec.c_order:
