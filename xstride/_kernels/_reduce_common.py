@@ -32,8 +32,10 @@ __all__ = [
 #: inspected per round (both at most 32), ``lookback_direct`` groups before a tile's
 #: own whose aggregate the tile rebuilds from their tiles' aggregates (0..4),
 #: ``lookback_f32_run`` (float32 sums; 1: run in float32 within a thread, 0: in
-#: float64, 2: compensated float32 run totals, float64 outputs). Only ``lookback_items``, ``lookback_group`` and ``lookback_f32_run``
-#: change the bits of float results.
+#: float64, 2: compensated float32 run totals, float64 outputs), ``lookback_threads``
+#: (threads of a tile, a multiple of 32 from 64 to 1024; set ``lookback_minb`` with
+#: it, as both fix the register cap: 65536 / (threads * minb)). Only ``lookback_items``, ``lookback_group``,
+#: ``lookback_f32_run`` and ``lookback_threads`` change the bits of float results.
 TUNING = {
     "rows_warp": (3, 8),
     "rows_block": (3, 8),
@@ -45,6 +47,7 @@ TUNING = {
     "lookback_window": 32,
     "lookback_direct": 1,
     "lookback_f32_run": 1,
+    "lookback_threads": 256,
 }
 
 #: The variants each knob can take (tested on the GPU; the benchmark's --sweep).
@@ -58,6 +61,7 @@ VARIANTS = {
     "lookback_window": [32, 2],
     "lookback_direct": [2, 0, 1, 4],
     "lookback_f32_run": [1, 0, 2],
+    "lookback_threads": [256, 128, 512],
 }
 
 _HERE = Path(__file__).resolve().parent

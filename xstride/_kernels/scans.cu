@@ -158,12 +158,10 @@ __global__ void __launch_bounds__(256, MINB) xs_scan_rows(const Tin* __restrict_
     }
 }
 
-#define XS_TILE_THREADS 256
-
 // ----------------------------------------------------------------------------------
 // Single-pass scan with decoupled look-back (Merrill & Garland, NVR-2016-002), made
 // deterministic (the third version; the first two, with one flag per tile, were
-// slower and are gone). Tiles of 256 threads x ITEMS are taken by block index:
+// slower and are gone). Tiles of THREADS threads x ITEMS are taken by block index:
 // blocks are dispatched in index order (the assumption CUB's single-pass scan
 // makes), so a spinning block only waits on blocks that are resident or finished.
 // The look-back costs one round trip to L2 and a fold of at most G + GW + D values.
@@ -338,14 +336,14 @@ __device__ __forceinline__ void xs_seg_store(T* __restrict__ q, long long seg0, 
     }
 }
 
-// Pause of a spinning look-back between two polls of descriptors not yet published
-// (nanoseconds; 0: poll again at once). Polls that return at once add L2 traffic
-// that competes with the tiles' own loads and stores.
 // The exclusive prefix of one tile by the grouped look-back (described above).
 // Called by warp 0 of the tile's block (all 32 lanes); the value is meaningful in lane 0.
 // `agg` is the tile's aggregate, `s_win` 32 shared slots owned by the warp.
+// Not inlined: its registers are then allocated apart from the kernel's element loops
+// (which stay free of spills), and only warp 0 pays for the call. Measured on the H200:
+// 0.78 -> 0.80 of a copy for the flat float32 scan (docs/reductions.md).
 template <typename Op, typename Tacc, int G, int GW, int D>
-__device__ __forceinline__ Tacc xs_lookback_prefix(
+__device__ __noinline__ Tacc xs_lookback_prefix(
     Op op, long long tile, long long row, long long t, long long tiles_per_row,
     long long groups_per_row, Tacc agg, ulonglong2* tdesc, ulonglong2* gdesc, unsigned epoch,
     Tacc* s_win)
@@ -495,13 +493,14 @@ template <typename A> struct xs_same<A, A> { static constexpr bool value = true;
 // published), outputs from a float64 running value as with R = 0 (two conversions
 // per element, after the look-back): the accuracy of R = 0 at part of R = 1's speed.
 template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int ITEMS, int MINB, int G,
-          int GW, int D, int R>
-__global__ void __launch_bounds__(XS_TILE_THREADS, MINB)
+          int GW, int D, int R, int THREADS>
+__global__ void __launch_bounds__(THREADS, MINB)
 xs_scan_lookback(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_scan_desc<NK> d,
                   long long len, long long tiles_per_row, long long groups_per_row,
                   ulonglong2* tdesc, ulonglong2* gdesc, unsigned epoch)
 {
     static_assert(sizeof(Tacc) == 8, "the look-back packs 8-byte accumulators");
+    static_assert(THREADS % 32 == 0 && THREADS >= 64 && THREADS <= 1024, "whole warps, at least two");
     static_assert(G >= 1 && G <= 32 && GW >= 1 && GW <= 32, "G and GW must be in 1..32");
     typedef typename xs_scan_op<OP>::type Op;
     Op op;
@@ -510,14 +509,15 @@ xs_scan_lookback(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_sca
     constexpr int SEG = 32 * ITEMS;
     constexpr int WSB = xs_seg_bytes<Tin, ITEMS>() > xs_seg_bytes<Tout, ITEMS>()
                             ? xs_seg_bytes<Tin, ITEMS>() : xs_seg_bytes<Tout, ITEMS>();
-    // A lane works through its elements in parts of P, so at most P inputs sit in
-    // registers. Outputs overwrite the chunks in place, part by part, which is safe
-    // only when they have the input's size; otherwise one part (ITEMS * size <= 128,
-    // see _lookback_items in scans.py).
+    // A lane works through its elements in parts of P (64 bytes), so at most P inputs
+    // sit in registers. Outputs overwrite the chunks in place, part by part, which is
+    // safe only when they have the input's size; otherwise one part (ITEMS * size <=
+    // 128, see _lookback_items in scans.py). The parts change no result: each lane
+    // folds its elements in the same order whatever P is.
     constexpr bool SAME = sizeof(Tin) == sizeof(Tout);
-    constexpr int P = SAME && ITEMS * (int)sizeof(Tin) > 128 ? 128 / (int)sizeof(Tin) : ITEMS;
+    constexpr int P = SAME && ITEMS * (int)sizeof(Tin) > 64 ? 64 / (int)sizeof(Tin) : ITEMS;
     static_assert(ITEMS % P == 0 && (P * sizeof(Tin)) % 16 == 0, "whole parts of chunks");
-    extern __shared__ __align__(16) unsigned char s_raw[];   // 8 * WSB bytes (host)
+    extern __shared__ __align__(16) unsigned char s_raw[];   // THREADS / 32 * WSB bytes (host)
     __shared__ Tacc s_prefix;
     __shared__ Tacc s_win[32];
 
@@ -531,7 +531,7 @@ xs_scan_lookback(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_sca
     if (d.init && t == 0 && threadIdx.x == 0) q[0] = (Tout)Op::template identity<Tacc>();
     q += d.init * d.s_out;
     const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
-    const long long seg0 = t * (long long)(XS_TILE_THREADS * ITEMS) + (long long)warp * SEG;
+    const long long seg0 = t * (long long)(THREADS * ITEMS) + (long long)warp * SEG;
 
     // The input stays in shared memory through the look-back (it is read twice), so no
     // register holds it while the block waits: more blocks fit on an SM.
