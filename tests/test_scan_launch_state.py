@@ -66,3 +66,34 @@ def test_buffers_per_device_and_stream_and_regrowth(monkeypatch):
     for want in (2, 3, 1):                               # at the limit: fresh buffer
         assert scans._lookback_state(cp0, 0, 10_000, 313)[2] == want
     assert len(allocs0) == 4
+
+
+def test_prepared_call_keys_take_only_unambiguous_arguments():
+    """Only arguments that cannot compare equal to a value of another meaning key a
+    prepared call (1 == True == 1.0): the rest take the checked path, which rejects
+    them or handles them."""
+    assert scans._keyable(None, None, False)
+    assert scans._keyable(-1, np.dtype(np.float64), True)
+    assert scans._keyable(0, np.float32, False)
+    assert not scans._keyable(True, None, False)      # axis True: rejected by the check
+    assert not scans._keyable(1.0, None, False)
+    assert not scans._keyable(np.int64(1), None, False)
+    assert not scans._keyable(0, None, 1)              # include_initial 1: rejected
+    assert not scans._keyable(0, None, np.bool_(True))
+    assert not scans._keyable(0, "float32", False)     # strings: the checked path
+    assert not scans._keyable(0, [np.float32], False)
+
+
+def test_repeat_misses_without_a_prepared_call(monkeypatch):
+    """Before any prepared call, or for another array type, _repeat answers None (the
+    checked path then runs)."""
+    monkeypatch.setattr(scans, "_PREPARED", {})
+    monkeypatch.setattr(scans, "_fast", {"nd": None, "getdev": None})
+    assert scans._repeat("sum", np.zeros(3), None, None, False) is None
+
+    class FakeArray:
+        shape, strides, dtype = (3,), (4,), np.dtype(np.float32)
+
+    monkeypatch.setattr(scans, "_fast", {"nd": FakeArray, "getdev": lambda: 0})
+    assert scans._repeat("sum", FakeArray(), None, None, False) is None   # no entry
+    assert scans._repeat("sum", FakeArray(), True, None, False) is None   # not keyable

@@ -37,7 +37,7 @@ class _Recipe:
 
     __slots__ = ("plan", "fn", "desc", "grid", "ntiles", "tiles_per_row", "nelems",
                  "out_strides_bytes", "acc", "ngroups", "groups_per_row",
-                 "c_order", "tail", "smem", "launch", "slots")
+                 "c_order", "tail", "smem", "launch", "slots", "threads", "out_dt", "fill")
 
 
 _RECIPES: dict = {}
@@ -65,11 +65,13 @@ _EPOCH_LIMIT = (1 << 30) - 1
 _DESCS_LOCK = threading.RLock()
 
 
-def _lookback_state(cp, device_id: int, ntiles: int, ngroups: int):
+def _lookback_state(cp, device_id: int, ntiles: int, ngroups: int, stream_ptr=None):
     """(tile descriptors, group descriptors, epoch) for one look-back launch on the
-    current device ``device_id`` and stream; the two descriptor arrays as device
-    addresses (int)."""
-    key = (device_id, cp.cuda.get_current_stream().ptr)
+    current device ``device_id`` and stream (``stream_ptr``, by default the current
+    stream's); the two descriptor arrays as device addresses (int)."""
+    if stream_ptr is None:
+        stream_ptr = cp.cuda.get_current_stream().ptr
+    key = (device_id, stream_ptr)
     with _DESCS_LOCK:
         st = _DESCS.get(key)
         if st is None:
@@ -109,6 +111,8 @@ def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Rec
     rec = _Recipe()
     acc = rc.acc_dtype(out_dt)
     rec.acc = acc
+    rec.out_dt = out_dt
+    rec.fill = 1 if op == "prod" else 0
     plan = plan_scan(Layout.from_array(x), ax, include_initial, rc.sm_count())
     rec.plan = plan
     n = 1
@@ -135,17 +139,20 @@ def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Rec
     if plan.strategy == "lookback":
         items = _lookback_items(np.dtype(x.dtype), out_dt)
         grp = int(rc.TUNING["lookback_group"])
+        threads = int(rc.TUNING["lookback_threads"])
         expr = (f"xs_scan_lookback<{_OPS[op]}, {tin}, {tacc}, {tout}, {cap}, {items}, "
                 f"{rc.TUNING['lookback_minb']}, {grp}, {rc.TUNING['lookback_window']}, "
-                f"{rc.TUNING['lookback_direct']}, {int(rc.TUNING['lookback_f32_run'])}>")
-        rec.tiles_per_row = -(-plan.length // (256 * items))
+                f"{rc.TUNING['lookback_direct']}, {int(rc.TUNING['lookback_f32_run'])}, "
+                f"{threads}>")
+        rec.threads = threads
+        rec.tiles_per_row = -(-plan.length // (threads * items))
         rec.groups_per_row = -(-rec.tiles_per_row // grp)
         rec.ngroups = plan.nrows * rec.groups_per_row
         rec.ntiles = plan.nrows * rec.tiles_per_row
         rec.grid = (rec.ntiles,)
         rec.tail = (np.int64(plan.length), np.int64(rec.tiles_per_row),
                     np.int64(rec.groups_per_row))
-        rec.smem = 8 * _segment_bytes(items, np.dtype(x.dtype), out_dt)
+        rec.smem = threads // 32 * _segment_bytes(items, np.dtype(x.dtype), out_dt)
     elif plan.strategy == "rows":
         expr = f"xs_scan_rows<{_OPS[op]}, {tin}, {tacc}, {tout}, {cap}, {rc.TUNING['scan_rows']}>"
         rec.grid = (min(-(-plan.nrows // 8), 32 * sm),)
@@ -155,6 +162,7 @@ def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Rec
     if plan.strategy != "lookback":
         rec.tail = (np.int64(plan.nrows), np.int64(plan.length))
         rec.smem = 0
+        rec.threads = 256
     rec.fn = rc.kernel(_SRC, expr)
     if rec.smem > 48 * 1024 and rec.fn.max_dynamic_shared_size_bytes < rec.smem:
         rec.fn.max_dynamic_shared_size_bytes = rec.smem
@@ -162,17 +170,21 @@ def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Rec
     rec.slots = (u64(), u64()) + ((u64(), u64(), u32()) if plan.strategy == "lookback" else ())
     args = [rec.slots[0], rec.slots[1], struct_bytes(rec.desc.tobytes()),
             *[i64(v) for v in rec.tail], *rec.slots[2:]]
-    rec.launch = packed_launch(rc.load_cupy(), rec.fn, args, rec.grid[0], 256, rec.smem)
+    rec.launch = packed_launch(rc.load_cupy(), rec.fn, args, rec.grid[0], rec.threads, rec.smem)
     return rec
 
 
 def scan(func: str, op: str, x, axis, dtype, include_initial):
     """Run a cumulative ``op`` of ``x`` along ``axis``; returns a new CuPy array."""
+    out = _repeat(op, x, axis, dtype, include_initial)
+    if out is not None:
+        return out
     cp = rc.load_cupy()
     if not isinstance(x, cp.ndarray):
         raise type_error(func, "x", x, "a cupy.ndarray")
     if not isinstance(include_initial, (bool, np.bool_)):
         raise type_error(func, "include_initial", include_initial, "a bool")
+    orig_ndim = x.ndim
     if x.ndim == 0:
         x = x.reshape(1)
     ax = normalize_scan_axis(func, axis, x.ndim)
@@ -198,32 +210,80 @@ def scan(func: str, op: str, x, axis, dtype, include_initial):
         if len(_RECIPES) >= _MAX_RECIPES:
             _RECIPES.clear()
         _RECIPES[key] = rec
+    out = _run(cp, rec, x, dev)
+    if orig_ndim:
+        _prepare(cp, op, x, axis, dtype, include_initial, dev, rec)
+    return out
+
+
+def _run(cp, rec: _Recipe, x, dev: int):
+    """Launch ``rec`` on ``x`` (current device ``dev``); the result array."""
     plan = rec.plan
     # output buffer compact in the input's memory order, viewed in logical order
-    buf = cp.empty(rec.nelems, dtype=out_dt)
+    buf = cp.ndarray((rec.nelems,), rec.out_dt)
     if plan.strategy == "fill":
-        buf.fill(1 if op == "prod" else 0)
+        buf.fill(rec.fill)
     elif plan.strategy != "empty":
         ptr = x.data.ptr + plan.offset * x.itemsize
         optr = buf.data.ptr
+        stream = cp.cuda.get_current_stream().ptr
         if plan.strategy == "lookback":
             with _DESCS_LOCK:
-                tdesc, gdesc, epoch = _lookback_state(cp, dev, rec.ntiles, rec.ngroups)
+                tdesc, gdesc, epoch = _lookback_state(cp, dev, rec.ntiles, rec.ngroups, stream)
                 if rec.launch is not None:
-                    rec.launch.launch(cp.cuda.get_current_stream().ptr,
-                                      zip(rec.slots, (ptr, optr, tdesc, gdesc, epoch)))
+                    rec.launch.launch(stream, zip(rec.slots, (ptr, optr, tdesc, gdesc, epoch)))
                 else:
-                    rec.fn(rec.grid, (256,), (np.uint64(ptr), np.uint64(optr), rec.desc,
-                                              *rec.tail, np.uint64(tdesc), np.uint64(gdesc),
-                                              np.uint32(epoch)), shared_mem=rec.smem)
+                    rec.fn(rec.grid, (rec.threads,), (np.uint64(ptr), np.uint64(optr), rec.desc,
+                                                      *rec.tail, np.uint64(tdesc), np.uint64(gdesc),
+                                                      np.uint32(epoch)), shared_mem=rec.smem)
         elif rec.launch is not None:
-            rec.launch.launch(cp.cuda.get_current_stream().ptr, zip(rec.slots, (ptr, optr)))
+            rec.launch.launch(stream, zip(rec.slots, (ptr, optr)))
         else:
-            rec.fn(rec.grid, (256,), (np.uint64(ptr), np.uint64(optr), rec.desc, *rec.tail))
+            rec.fn(rec.grid, (rec.threads,), (np.uint64(ptr), np.uint64(optr), rec.desc, *rec.tail))
     if rec.c_order:
         return buf if len(plan.out_shape) == 1 else buf.reshape(plan.out_shape)
     return cp.lib.stride_tricks.as_strided(buf, shape=plan.out_shape,
                                            strides=rec.out_strides_bytes)
+
+
+# Prepared calls: a call that repeats an earlier one (same array type, shape, strides,
+# dtype, arguments, current device and tuning) goes straight to its recipe, skipping
+# the argument checks, the dtype rules and the plan (a third of a call's host time).
+_PREPARED: dict = {}
+_MAX_PREPARED = 1024
+# the CuPy array type and runtime.getDevice (set with the first prepared call)
+_fast = {"nd": None, "getdev": None}
+
+
+def _keyable(axis, dtype, include_initial) -> bool:
+    """Arguments that cannot make two calls of different meaning compare equal (axis
+    1 and True, include_initial 1 and True); others always take the checked path."""
+    return ((axis is None or type(axis) is int) and type(include_initial) is bool
+            and (dtype is None or isinstance(dtype, np.dtype) or type(dtype) is type))
+
+
+def _prepare(cp, op, x, axis, dtype, include_initial, dev, rec: _Recipe) -> None:
+    if not _keyable(axis, dtype, include_initial):
+        return
+    key = (op, x.shape, x.strides, x.dtype, axis, dtype, include_initial, dev,
+           tuple(rc.TUNING.values()))
+    if len(_PREPARED) >= _MAX_PREPARED:
+        _PREPARED.clear()
+    _PREPARED[key] = rec
+    _fast["getdev"] = cp.cuda.runtime.getDevice   # before "nd", which opens the fast path
+    _fast["nd"] = cp.ndarray
+
+
+def _repeat(op, x, axis, dtype, include_initial):
+    """The result of a call prepared before with the same key, else None."""
+    if type(x) is not _fast["nd"] or not _keyable(axis, dtype, include_initial):
+        return None
+    dev = _fast["getdev"]()
+    rec = _PREPARED.get((op, x.shape, x.strides, x.dtype, axis, dtype, include_initial, dev,
+                         tuple(rc.TUNING.values())))
+    if rec is None:
+        return None
+    return _run(rc.load_cupy(), rec, x, dev)
 
 
 @register("cumulative_sum", "cupy")
