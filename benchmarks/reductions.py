@@ -119,7 +119,8 @@ def sweep(cases, nbytes, copy) -> None:
            "rows_warp": rc.VARIANTS["rows_warp"]}
     lookback = [{"lookback_items": i, "lookback_minb": m}
                 for i in rc.VARIANTS["lookback_items"] for m in rc.VARIANTS["lookback_minb"]] + [
-        {"lookback_direct": d} for d in rc.VARIANTS["lookback_direct"]]
+        {"lookback_direct": d} for d in rc.VARIANTS["lookback_direct"]] + [
+        {"lookback_threads": t, "lookback_minb": m} for t, m in ((128, 10), (512, 2))]
     variants = {
         "sum(x)": [{"rows_block": v} for v in red["rows_block"]],
         "max(x)": [{"rows_block": v} for v in red["rows_block"]],

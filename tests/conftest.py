@@ -50,3 +50,31 @@ def shared_dir() -> Path:
     if not (SHARED / "data").is_dir():
         pytest.skip(f"reference data folder {SHARED}/data is absent (set XSTRIDE_SHARED)")
     return SHARED
+
+
+@pytest.fixture
+def poisoned_pool(cp):
+    """Fill pooled device memory with 0xFF so that a result element the kernels forget
+    to write shows up as NaN / -1 / max instead of a lucky zero."""
+    junk = cp.full(1 << 25, 0xFF, dtype=cp.uint8)
+    del junk
+    yield
+
+
+@pytest.fixture
+def tuning():
+    """Set launch-tuning knobs (``xstride._kernels._reduce_common.TUNING``) for one
+    test: ``tuning(knob=value, ...)`` starts from the saved defaults each time; all are
+    restored afterwards."""
+    from xstride._kernels import _reduce_common as rc
+
+    saved = dict(rc.TUNING)
+
+    def set_(**kw):
+        rc.TUNING.clear()
+        rc.TUNING.update(saved)
+        rc.TUNING.update(kw)
+
+    yield set_
+    rc.TUNING.clear()
+    rc.TUNING.update(saved)
