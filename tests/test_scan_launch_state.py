@@ -82,6 +82,12 @@ def test_prepared_call_keys_take_only_unambiguous_arguments():
     assert not scans._keyable(0, None, np.bool_(True))
     assert not scans._keyable(0, "float32", False)     # strings: the checked path
     assert not scans._keyable(0, [np.float32], False)
+    assert scans._keyable(0, float, False) and scans._keyable(0, np.uint16, False)
+
+    class Named:   # np.dtype(Named) reads Named.dtype, which may change between calls
+        dtype = np.dtype(np.float32)
+
+    assert np.dtype(Named) == np.float32 and not scans._keyable(0, Named, False)
 
 
 def test_repeat_misses_without_a_prepared_call(monkeypatch):

@@ -351,11 +351,15 @@ def test_scan_without_packed_launch_gives_the_same_bits(cp, monkeypatch):
              (rng.integers(-9, 9, size=(5000, 640)).astype(np.int32), 1),
              (rng.standard_normal((640, 5000)), 0)]
     monkeypatch.setattr(scans, "_RECIPES", {})
+    monkeypatch.setattr(scans, "_PREPARED", {})
     packed = [cp.asnumpy(xp.cumulative_sum(cp.asarray(h), axis=a)) for h, a in cases]
+    assert len(scans._RECIPES) == 3
     assert all(r.launch is not None for r in scans._RECIPES.values())
     monkeypatch.setattr(scans, "_RECIPES", {})
+    monkeypatch.setattr(scans, "_PREPARED", {})
     monkeypatch.setattr(scans, "packed_launch", lambda *a, **k: None)
     plain = [cp.asnumpy(xp.cumulative_sum(cp.asarray(h), axis=a)) for h, a in cases]
+    assert len(scans._RECIPES) == 3
     assert all(r.launch is None for r in scans._RECIPES.values())
     for (h, a), p, q in zip(cases, packed, plain):
         assert p.tobytes() == q.tobytes()
@@ -390,6 +394,7 @@ def test_prepared_calls_repeat_the_checked_path(cp, tuning, monkeypatch):
     builds = []
     real_build = scans._build
     monkeypatch.setattr(scans, "_build", lambda *a: builds.append(a) or real_build(*a))
+    monkeypatch.setattr(scans, "_RECIPES", {})   # only a prepared call can skip _build
     again = cp.asnumpy(xp.cumulative_sum(x, axis=1, include_initial=True))
     assert again.tobytes() == first.tobytes() and not builds
     np.testing.assert_array_equal(first[:, 0], 0)
@@ -416,6 +421,13 @@ def test_prepared_calls_repeat_the_checked_path(cp, tuning, monkeypatch):
     assert np.all(np.abs(other.astype(np.longdouble) - exact) <= bound)
     tuning()
     assert cp.asnumpy(xp.cumulative_sum(flat)).tobytes() == ref.tobytes()
+    # the result's dtype object is the caller's, whoever built the shared recipe
+    ih = cp.asarray(rng.integers(-9, 9, size=100_000).astype(np.int32))
+    a = xp.cumulative_sum(ih, dtype=np.longlong)
+    b = xp.cumulative_sum(ih)
+    assert a.dtype == b.dtype == np.int64 and b.dtype == xp.cumulative_sum(ih).dtype
+    assert b.dtype.char == np.dtype(np.int64).char
+    np.testing.assert_array_equal(cp.asnumpy(b), np.cumsum(cp.asnumpy(ih), dtype=np.int64))
     # still rejected: include_initial 1 (== True), axis True (== 1), axis 1.0
     with pytest.raises(TypeError, match="include_initial"):
         xp.cumulative_sum(x, axis=1, include_initial=1)

@@ -33,8 +33,9 @@ __all__ = [
 #: own whose aggregate the tile rebuilds from their tiles' aggregates (0..4),
 #: ``lookback_f32_run`` (float32 sums; 1: run in float32 within a thread, 0: in
 #: float64, 2: compensated float32 run totals, float64 outputs), ``lookback_threads``
-#: (threads of a tile, a multiple of 32 from 64 to 1024; set ``lookback_minb`` with
-#: it, as both fix the register cap: 65536 / (threads * minb)). Only ``lookback_items``, ``lookback_group``,
+#: (threads of a tile: 64, 128, 256 or 512 are tested; set ``lookback_minb`` with it,
+#: as both fix the register cap, 65536 / (threads * minb), and threads * minb must
+#: stay within 2048). Only ``lookback_items``, ``lookback_group``,
 #: ``lookback_f32_run`` and ``lookback_threads`` change the bits of float results.
 TUNING = {
     "rows_warp": (3, 8),

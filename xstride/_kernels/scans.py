@@ -37,7 +37,7 @@ class _Recipe:
 
     __slots__ = ("plan", "fn", "desc", "grid", "ntiles", "tiles_per_row", "nelems",
                  "out_strides_bytes", "acc", "ngroups", "groups_per_row",
-                 "c_order", "tail", "smem", "launch", "slots", "threads", "out_dt", "fill")
+                 "c_order", "tail", "smem", "launch", "slots", "threads", "fill")
 
 
 _RECIPES: dict = {}
@@ -111,7 +111,6 @@ def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Rec
     rec = _Recipe()
     acc = rc.acc_dtype(out_dt)
     rec.acc = acc
-    rec.out_dt = out_dt
     rec.fill = 1 if op == "prod" else 0
     plan = plan_scan(Layout.from_array(x), ax, include_initial, rc.sm_count())
     rec.plan = plan
@@ -203,24 +202,26 @@ def scan(func: str, op: str, x, axis, dtype, include_initial):
     # the current device (not x's): it runs the kernel, holds the output, and the
     # recipe's packed launch holds that device's function
     dev = cp.cuda.runtime.getDevice()
-    key = (x.shape, x.strides, x.dtype, ax, init, op, out_dt, dev, tuple(rc.TUNING.values()))
+    tuned = tuple(rc.TUNING.values())
+    key = (x.shape, x.strides, x.dtype, ax, init, op, out_dt, dev, tuned)
     rec = _RECIPES.get(key)
     if rec is None:
         rec = _build(x, ax, init, op, out_dt)
         if len(_RECIPES) >= _MAX_RECIPES:
             _RECIPES.clear()
         _RECIPES[key] = rec
-    out = _run(cp, rec, x, dev)
+    out = _run(cp, rec, x, dev, out_dt)
     if orig_ndim:
-        _prepare(cp, op, x, axis, dtype, include_initial, dev, rec)
+        _prepare(cp, op, x, axis, dtype, include_initial, dev, tuned, rec, out_dt)
     return out
 
 
-def _run(cp, rec: _Recipe, x, dev: int):
-    """Launch ``rec`` on ``x`` (current device ``dev``); the result array."""
+def _run(cp, rec: _Recipe, x, dev: int, out_dt: np.dtype):
+    """Launch ``rec`` on ``x`` (current device ``dev``); the result array, of the
+    caller's ``out_dt`` (equal to the recipe's, perhaps not the same object)."""
     plan = rec.plan
     # output buffer compact in the input's memory order, viewed in logical order
-    buf = cp.ndarray((rec.nelems,), rec.out_dt)
+    buf = cp.ndarray((rec.nelems,), out_dt)
     if plan.strategy == "fill":
         buf.fill(rec.fill)
     elif plan.strategy != "empty":
@@ -255,21 +256,29 @@ _MAX_PREPARED = 1024
 _fast = {"nd": None, "getdev": None}
 
 
+# dtype= values that name one dtype for good (a class is keyed by identity, so only
+# NumPy's scalar types and the Python number types, whose meaning cannot change)
+_SCALAR_TYPES = frozenset(t for t in np.sctypeDict.values() if isinstance(t, type)) | {
+    bool, int, float, complex}
+
+
 def _keyable(axis, dtype, include_initial) -> bool:
     """Arguments that cannot make two calls of different meaning compare equal (axis
     1 and True, include_initial 1 and True); others always take the checked path."""
     return ((axis is None or type(axis) is int) and type(include_initial) is bool
-            and (dtype is None or isinstance(dtype, np.dtype) or type(dtype) is type))
+            and (dtype is None or isinstance(dtype, np.dtype)
+                 or (type(dtype) is type and dtype in _SCALAR_TYPES)))
 
 
-def _prepare(cp, op, x, axis, dtype, include_initial, dev, rec: _Recipe) -> None:
+def _prepare(cp, op, x, axis, dtype, include_initial, dev, tuned, rec: _Recipe,
+             out_dt: np.dtype) -> None:
+    """Remember ``rec`` (and the result dtype) under the key of this call."""
     if not _keyable(axis, dtype, include_initial):
         return
-    key = (op, x.shape, x.strides, x.dtype, axis, dtype, include_initial, dev,
-           tuple(rc.TUNING.values()))
+    key = (op, x.shape, x.strides, x.dtype, axis, dtype, include_initial, dev, tuned)
     if len(_PREPARED) >= _MAX_PREPARED:
         _PREPARED.clear()
-    _PREPARED[key] = rec
+    _PREPARED[key] = (rec, out_dt)
     _fast["getdev"] = cp.cuda.runtime.getDevice   # before "nd", which opens the fast path
     _fast["nd"] = cp.ndarray
 
@@ -279,11 +288,11 @@ def _repeat(op, x, axis, dtype, include_initial):
     if type(x) is not _fast["nd"] or not _keyable(axis, dtype, include_initial):
         return None
     dev = _fast["getdev"]()
-    rec = _PREPARED.get((op, x.shape, x.strides, x.dtype, axis, dtype, include_initial, dev,
+    hit = _PREPARED.get((op, x.shape, x.strides, x.dtype, axis, dtype, include_initial, dev,
                          tuple(rc.TUNING.values())))
-    if rec is None:
+    if hit is None:
         return None
-    return _run(rc.load_cupy(), rec, x, dev)
+    return _run(rc.load_cupy(), hit[0], x, dev, hit[1])
 
 
 @register("cumulative_sum", "cupy")
