@@ -1,0 +1,52 @@
+"""The scans on the NumPy backend: array_api_compat.numpy's, with the CuPy path's
+argument errors and its handling of 0-D arrays (scanned as shape (1,))."""
+
+from __future__ import annotations
+
+import array_api_compat.numpy as cnp
+import numpy as np
+import pytest
+
+import xstride as xp
+
+
+@pytest.mark.parametrize("f", ["cumulative_sum", "cumulative_prod"])
+def test_zero_d_scans_as_one_element(f):
+    x = np.asarray(np.float64(2.5))
+    got = getattr(xp, f)(x)
+    np.testing.assert_array_equal(got, np.array([2.5]))
+    got = getattr(xp, f)(x, include_initial=True)      # array_api_compat fails here
+    np.testing.assert_array_equal(got, np.array([0.0 if f == "cumulative_sum" else 1.0, 2.5]))
+    got = getattr(xp, f)(np.asarray(np.int8(3)), include_initial=True)
+    assert got.dtype == np.int64 and got.tolist() == [0 if f == "cumulative_sum" else 1, 3]
+
+
+@pytest.mark.parametrize("f", ["cumulative_sum", "cumulative_prod"])
+def test_values_and_dtypes_as_array_api_compat(f):
+    rng = np.random.default_rng(3)
+    for h in (rng.integers(-5, 5, size=(4, 7)).astype(np.int16), rng.random((3, 5)) < 0.5,
+              rng.standard_normal((2, 6)).astype(np.float32)):
+        for axis in (0, 1, -1):
+            for ii in (False, True):
+                got = getattr(xp, f)(h, axis=axis, include_initial=ii)
+                want = getattr(cnp, f)(h, axis=axis, include_initial=ii)
+                assert got.dtype == want.dtype and got.shape == want.shape
+                np.testing.assert_array_equal(got, want)
+    got = xp.cumulative_sum(np.arange(5, dtype=np.int32), dtype=np.float64)
+    assert got.dtype == np.float64 and got.tolist() == [0.0, 1.0, 3.0, 6.0, 10.0]
+
+
+def test_bad_arguments_raise_as_on_cupy():
+    x = np.ones((2, 3))
+    with pytest.raises(ValueError, match="must be given"):
+        xp.cumulative_sum(x)
+    with pytest.raises(TypeError, match="include_initial"):
+        xp.cumulative_sum(x, axis=0, include_initial="yes")
+    with pytest.raises(TypeError, match="include_initial"):
+        xp.cumulative_prod(x, axis=0, include_initial=1)
+    with pytest.raises(ValueError, match="out of range"):
+        xp.cumulative_prod(x, axis=-3)
+    with pytest.raises(TypeError, match="axis"):
+        xp.cumulative_sum(x, axis=1.0)
+    with pytest.raises(TypeError, match="axis"):
+        xp.cumulative_sum(x, axis=True)
