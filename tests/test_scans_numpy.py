@@ -19,6 +19,8 @@ def test_zero_d_scans_as_one_element(f):
     np.testing.assert_array_equal(got, np.array([0.0 if f == "cumulative_sum" else 1.0, 2.5]))
     got = getattr(xp, f)(np.asarray(np.int8(3)), include_initial=True)
     assert got.dtype == np.int64 and got.tolist() == [0 if f == "cumulative_sum" else 1, 3]
+    got = getattr(xp, f)(np.float32(1.5), include_initial=True)    # a NumPy scalar
+    assert got.dtype == np.float32 and got.tolist() == [0.0 if f == "cumulative_sum" else 1.0, 1.5]
 
 
 @pytest.mark.parametrize("f", ["cumulative_sum", "cumulative_prod"])

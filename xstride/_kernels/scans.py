@@ -320,6 +320,8 @@ def _np_scan(func: str):
     def impl(x, /, *, axis=None, dtype=None, include_initial=False):
         if not isinstance(include_initial, (bool, np.bool_)):
             raise type_error(func, "include_initial", include_initial, "a bool")
+        if isinstance(x, np.generic):
+            x = np.asarray(x)
         if isinstance(x, np.ndarray) and x.ndim == 0:
             x = x.reshape(1)
         if isinstance(x, np.ndarray):
