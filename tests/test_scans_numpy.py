@@ -52,3 +52,33 @@ def test_bad_arguments_raise_as_on_cupy():
         xp.cumulative_sum(x, axis=1.0)
     with pytest.raises(TypeError, match="axis"):
         xp.cumulative_sum(x, axis=True)
+
+
+def test_numpy_reductions_check_arguments_as_on_cupy():
+    """sum/prod/mean/var/std on NumPy arrays: array_api_compat's values, with the CuPy
+    path's argument errors (NumPy's own do not name the argument, accept
+    correction=True, and let axis=0 through on a 0-D array)."""
+    x = np.arange(12.0).reshape(3, 4)
+    np.testing.assert_array_equal(xp.sum(x, axis=-1), cnp.sum(x, axis=-1))
+    np.testing.assert_array_equal(xp.prod(x + 1, axis=(0,), keepdims=True),
+                                  cnp.prod(x + 1, axis=(0,), keepdims=True))
+    assert xp.var(x, axis=(0, 1), correction=1) == cnp.var(x, axis=(0, 1), correction=1)
+    assert xp.std(x, axis=[1]).tolist() == cnp.std(x, axis=1).tolist()
+    assert xp.mean(x, axis=()).shape == (3, 4)
+    assert xp.sum(np.array(2.5), axis=()) == 2.5
+    for f in ("sum", "prod", "mean", "var", "std"):
+        with pytest.raises(TypeError, match=f"{f}: argument 'axis'"):
+            getattr(xp, f)(x, axis=True)
+        with pytest.raises(TypeError, match="axis"):
+            getattr(xp, f)(x, axis=1.0)
+        with pytest.raises(ValueError, match="duplicate"):
+            getattr(xp, f)(x, axis=(1, -1))
+        with pytest.raises(ValueError, match="out of range"):
+            getattr(xp, f)(x, axis=2)
+        with pytest.raises(ValueError, match="out of range"):
+            getattr(xp, f)(np.array(2.5), axis=0)
+    for f in ("var", "std"):
+        for c in (True, 1 + 0j, np.complex128(1), "1", None):
+            with pytest.raises(TypeError, match=f"{f}: argument 'correction'"):
+                getattr(xp, f)(x, correction=c)
+        assert getattr(xp, f)(x, correction=np.int64(1)) == getattr(cnp, f)(x, correction=1)

@@ -7,4 +7,5 @@ on CuPy arrays). None of them may import CuPy at import time.
 
 from . import _fixes, _complex_special, _linalg_fixes  # noqa: F401,E402  (conformance fixes)
 import xstride._host.elementwise, xstride._kernels.elementwise  # noqa: F401,E402  (issue 3: out= on NumPy; the elementwise engine on CuPy)
-import xstride._kernels.reductions, xstride._kernels.scans  # noqa: F401,E402  (issue 5: reductions and scans on CuPy; min/max empty error on NumPy)
+import xstride._kernels.reductions, xstride._kernels.scans  # noqa: F401,E402  (issue 5: reductions and scans on CuPy)
+import xstride._kernels._numpy_reductions  # noqa: F401,E402  (their argument checks on NumPy)

@@ -9,8 +9,8 @@ timing (no floating-point atomics). Dtypes the kernels do not handle (float16,
 complex) and NumPy-only keywords (``out=``, ``where=``, ``initial=``) are passed to
 ``array_api_compat.cupy``. See ``docs/reductions.md``.
 
-On NumPy arrays NumPy runs, except that ``min``/``max`` of an empty selection raise
-the same ``ValueError`` (naming the empty axis) on both backends.
+On NumPy arrays ``array_api_compat.numpy`` runs, with the argument checks of this
+path (:mod:`._numpy_reductions`).
 """
 
 from __future__ import annotations
@@ -514,10 +514,16 @@ def mean(x, /, *, axis=None, keepdims=False, dtype=None, **kwargs):
     return _finish(buf, plan, x.ndim, keepdims)
 
 
+def _check_correction(func: str, correction) -> None:
+    """``correction`` must be a real number (not bool, not complex): TypeError."""
+    if isinstance(correction, (bool, np.bool_, complex, np.complexfloating)) or \
+            not isinstance(correction, (int, float, np.integer, np.floating)):
+        raise type_error(func, "correction", correction, "a real number")
+
+
 def _var(func: str, x, axis, correction, keepdims, dtype, kwargs, root: bool):
     out = _moment_dtype(func, x, dtype)
-    if isinstance(correction, bool) or not isinstance(correction, (int, float, np.number)):
-        raise type_error(func, "correction", correction, "a real number")
+    _check_correction(func, correction)
     if kwargs or not _kernels_take(x, out) or out.kind != "f":
         if dtype is not None:
             kwargs["dtype"] = dtype
@@ -565,24 +571,3 @@ def var(x, /, *, axis=None, correction=0.0, keepdims=False, dtype=None, **kwargs
 def std(x, /, *, axis=None, correction=0.0, keepdims=False, dtype=None, **kwargs):
     """Standard deviation (array API standard ``std``): the square root of :func:`var`."""
     return _var("std", x, axis, correction, keepdims, dtype, kwargs, root=True)
-
-
-# ----------------------------------------------------------------------------- numpy: min/max
-def _np_minmax(func: str, npfunc):
-    def impl(x, /, *, axis=None, keepdims=False, **kwargs):
-        size = getattr(x, "size", None)
-        if size == 0 and "initial" not in kwargs and "where" not in kwargs:
-            axes = normalize_axis(func, axis, x.ndim)
-            if math.prod(x.shape[a] for a in axes) == 0:
-                raise _empty_axis_error(func, x.shape, axes)
-        return npfunc(x, axis=axis, keepdims=keepdims, **kwargs)
-
-    impl.__name__ = impl.__qualname__ = func
-    impl.__doc__ = (f"{func.capitalize()} of a NumPy array (array API standard ``{func}``):"
-                    f" ``numpy.{func}``, except that an empty selection raises ValueError"
-                    " naming the empty axis (the same text as on CuPy).")
-    return impl
-
-
-register("min", "numpy")(_np_minmax("min", np.min))
-register("max", "numpy")(_np_minmax("max", np.max))

@@ -310,31 +310,3 @@ def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
 def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
     """Cumulative product (array API standard ``cumulative_prod``) of a CuPy array."""
     return scan("cumulative_prod", "prod", x, axis, dtype, include_initial)
-
-
-def _np_scan(func: str):
-    """The NumPy implementation of ``func``: ``array_api_compat.numpy``'s, with the
-    arguments checked as on CuPy, and a 0-D array scanned as one of shape ``(1,)``
-    (array_api_compat fails on 0-D with ``include_initial=True``)."""
-
-    def impl(x, /, *, axis=None, dtype=None, include_initial=False):
-        if not isinstance(include_initial, (bool, np.bool_)):
-            raise type_error(func, "include_initial", include_initial, "a bool")
-        if isinstance(x, np.generic):
-            x = np.asarray(x)
-        if isinstance(x, np.ndarray) and x.ndim == 0:
-            x = x.reshape(1)
-        if isinstance(x, np.ndarray):
-            axis = normalize_scan_axis(func, axis, x.ndim)
-        f = getattr(_backend.namespace("numpy"), func)
-        return f(x, axis=axis, dtype=dtype, include_initial=bool(include_initial))
-
-    impl.__name__ = impl.__qualname__ = func
-    impl.__doc__ = (f"``{func}`` of a NumPy array (array API standard): "
-                    "``array_api_compat.numpy``'s, with the argument errors of the CuPy "
-                    "path; a 0-D array is scanned as one of shape (1,), as on CuPy.")
-    return impl
-
-
-register("cumulative_sum", "numpy")(_np_scan("cumulative_sum"))
-register("cumulative_prod", "numpy")(_np_scan("cumulative_prod"))
