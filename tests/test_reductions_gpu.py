@@ -257,8 +257,11 @@ def test_bad_arguments(cp):
         xp.sum(x, axis=1.0)
     with pytest.raises(TypeError, match="dtype"):
         xp.sum(x, dtype="not a dtype")
-    with pytest.raises(TypeError, match="correction"):
-        xp.var(x, correction="1")
+    for c in ("1", True, np.bool_(True), 1 + 0j, np.complex128(1)):
+        with pytest.raises(TypeError, match="correction"):
+            xp.var(x, correction=c)
+    with pytest.raises(ValueError, match="out of range"):
+        xp.sum(cp.asarray(2.5), axis=0)
     with pytest.raises(ValueError, match="must be given"):
         xp.cumulative_sum(x)
     with pytest.raises(TypeError, match="include_initial"):
