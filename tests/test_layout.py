@@ -232,3 +232,18 @@ def test_pack_unpack_and_permute_edges():
         Layout((2, 3)).permute(None)
     with pytest.raises(TypeError, match="Layout.permute: axes must be a sequence"):
         Layout((2, 3)).permute(1)
+
+
+def test_extents_strides_and_itemsize_that_pack_cannot_hold_are_refused():
+    """An empty shape's other extents, its compact strides and the itemsize must fit
+    the packed struct (int64 extents and strides, int32 itemsize): ValueError at
+    construction, never a struct.error from pack() (found by a new-user review)."""
+    with pytest.raises(ValueError, match="shape entry"):
+        Layout((0, 2**70))
+    with pytest.raises(ValueError, match="compact stride"):
+        Layout((0, 2**62, 4))
+    with pytest.raises(ValueError, match="itemsize must be in 1..2147483647"):
+        Layout((1,), itemsize=2**31)
+    lay = Layout((0, 2**40), itemsize=2**31 - 1)
+    assert lay.size == 0 and len(lay.pack()) > 0
+    assert Layout((0, 2**62)).strides == (2**62, 1)

@@ -22,6 +22,7 @@ MAX_NDIM = 64
 #: Largest value of a signed 64-bit integer; sizes and offsets must stay within it.
 INT64_MAX = (1 << 63) - 1
 _INT64_MIN = -(1 << 63)
+_INT32_MAX = (1 << 31) - 1
 
 
 def PACK_FORMAT(max_ndim: int = MAX_NDIM) -> str:
@@ -60,6 +61,7 @@ def _checked_shape(shape) -> tuple[int, ...]:
     for n in out:
         if n < 0:
             raise ValueError(f"Layout: shape {out} has a negative extent {n}")
+        _check_int64(n, "a shape entry")   # an empty shape's other extents too
     size = 1
     for n in out:
         size *= n
@@ -129,6 +131,8 @@ class Layout:
         shp = _checked_shape(shape)
         if strides is None:
             strd = compact_strides(shp)
+            for s in strd:   # (0, 2**62, 4) has a compact stride past int64
+                _check_int64(s, "a compact stride")
         else:
             if isinstance(strides, int) or hasattr(strides, "__index__"):
                 strides = (strides,)
@@ -145,8 +149,9 @@ class Layout:
                 _check_int64(s, "a stride")
         off = _check_int64(_int(offset, "offset"), "offset")
         isz = _int(itemsize, "itemsize")
-        if isz < 1:
-            raise ValueError(f"Layout: itemsize must be >= 1, got {isz}")
+        if isz < 1 or isz > _INT32_MAX:
+            raise ValueError(f"Layout: itemsize must be in 1..{_INT32_MAX} (an int32 in "
+                             f"the packed struct), got {isz}")
         object.__setattr__(self, "_shape", shp)
         object.__setattr__(self, "_strides", strd)
         object.__setattr__(self, "_offset", off)
