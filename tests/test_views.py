@@ -204,3 +204,20 @@ def test_copy_into_and_out_errors_name_the_function():
 def test_as_strided_takes_integer_array_shapes():
     v = xp.as_strided(np.arange(6), np.array([2, 3]), np.array([3, 1]))
     np.testing.assert_array_equal(v, np.arange(6).reshape(2, 3))
+
+
+def test_sliding_window_view_of_a_structured_field():
+    """A field of a structured array has byte strides that are not whole elements: no
+    element layout describes it, so NumPy's own function makes the view (same shape,
+    strides and values; read-only unless asked). Found by a new-user review."""
+    rec = np.zeros(5, dtype=[("a", "i4"), ("b", "f8")])
+    rec["b"] = np.arange(5.0)
+    got = xp.sliding_window_view(rec["b"], 3)
+    want = np.lib.stride_tricks.sliding_window_view(rec["b"], 3)
+    assert got.shape == want.shape == (3, 3) and got.strides == want.strides
+    np.testing.assert_array_equal(got, want)
+    assert not got.flags.writeable
+    assert np.shares_memory(got, rec)
+    w = xp.sliding_window_view(rec["b"], 2, writeable=True)
+    w[0, 0] = 7.0
+    assert rec["b"][0] == 7.0

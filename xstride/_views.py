@@ -175,6 +175,15 @@ def sliding_window_view(x, window_shape, axis=None, *, writeable=False):
                                   f"{ax} is out of range for {x.ndim} axes")
             norm.append(ax % x.ndim)
         axes = tuple(norm)
+    if any(st % x.itemsize for st in x.strides):
+        # byte strides that are not whole elements (a field of a structured array):
+        # no element Layout describes x, so NumPy's own function makes the view
+        if b == "numpy":
+            return np.lib.stride_tricks.sliding_window_view(x, window, axes,
+                                                            writeable=writeable)
+        raise value_error("sliding_window_view", "x",
+                          f"has byte strides {tuple(x.strides)} that are not multiples of "
+                          f"its itemsize {x.itemsize}")
     base = Layout.from_array(x)
     shape = list(base.shape)
     for ax, w in zip(axes, window):
