@@ -247,3 +247,19 @@ def test_extents_strides_and_itemsize_that_pack_cannot_hold_are_refused():
     lay = Layout((0, 2**40), itemsize=2**31 - 1)
     assert lay.size == 0 and len(lay.pack()) > 0
     assert Layout((0, 2**62)).strides == (2**62, 1)
+
+
+def test_bools_and_non_integer_slice_parts_are_refused():
+    """True is an int to Python but never a size, stride, axis or index here (as in
+    the reductions' axis check); a float slice part gets Layout's own message."""
+    with pytest.raises(TypeError, match="shape entry must be an integer, got bool"):
+        Layout((True, 2))
+    with pytest.raises(TypeError, match="stride must be an integer, got bool"):
+        Layout((2,), (True,))
+    with pytest.raises(TypeError, match="got bool"):
+        Layout((3, 2)).permute([True, False])
+    with pytest.raises(TypeError, match="Layout: a slice bound or step must be an integer"):
+        Layout((4,)).slice(slice(0, 4, 1.5))
+    with pytest.raises(TypeError, match="Layout: a slice bound or step"):
+        Layout((4,)).slice(slice(0.5, None))
+    assert Layout((4,)).slice(slice(np.int64(1), None, np.int64(2))).shape == (2,)

@@ -221,3 +221,23 @@ def test_sliding_window_view_of_a_structured_field():
     w = xp.sliding_window_view(rec["b"], 2, writeable=True)
     w[0, 0] = 7.0
     assert rec["b"][0] == 7.0
+
+
+def test_bool_sizes_and_axes_are_refused():
+    x = np.arange(6.0)
+    with pytest.raises(TypeError, match="as_strided: argument 'shape'.*not bools"):
+        xp.as_strided(x, (True,), (1,))
+    with pytest.raises(TypeError, match="as_strided: argument 'strides'.*not bools"):
+        xp.as_strided(x, (2,), (True,))
+    with pytest.raises(TypeError, match="sliding_window_view: argument 'axis'"):
+        xp.sliding_window_view(x, 2, axis=True)
+    with pytest.raises(TypeError, match="sliding_window_view: argument 'window_shape'"):
+        xp.sliding_window_view(x, (True,))
+
+
+def test_copy_into_a_python_int_out_of_range():
+    with pytest.raises(OverflowError, match="copy_into: src 300 does not fit dst's dtype int8"):
+        xp.copy_into(np.zeros(3, np.int8), 300)
+    with pytest.raises(OverflowError, match="copy_into: src .* int64"):
+        xp.copy_into(np.zeros(3, np.int64), 2**70)
+    np.testing.assert_array_equal(xp.copy_into(np.zeros(3, np.int8), 127), [127] * 3)

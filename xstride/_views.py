@@ -109,9 +109,12 @@ def _int_tuple(func, name, value):
     elif isinstance(value, int) or hasattr(value, "__index__"):
         value = (value,)
     try:
-        return tuple(int(v.__index__()) if not isinstance(v, int) else v for v in value)
+        out = tuple(int(v.__index__()) if not isinstance(v, int) else v for v in value)
     except (TypeError, AttributeError):
         raise type_error(func, name, value, "a tuple of integers") from None
+    if any(isinstance(v, bool) for v in value):   # True is an int to Python, not a size
+        raise type_error(func, name, value, "a tuple of integers (not bools)")
+    return out
 
 
 def as_strided(a, shape, strides, *, offset=0):

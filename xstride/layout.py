@@ -35,6 +35,8 @@ def PACK_FORMAT(max_ndim: int = MAX_NDIM) -> str:
 
 
 def _int(value, what: str) -> int:
+    if isinstance(value, bool):   # an int to Python, never a size, stride or index
+        raise TypeError(f"Layout: {what} must be an integer, got bool {value!r}")
     try:
         return operator.index(value)
     except TypeError:
@@ -376,6 +378,9 @@ class Layout:
                 continue
             ix = index[ax]
             if isinstance(ix, slice):
+                for part in (ix.start, ix.stop, ix.step):
+                    if part is not None:
+                        _int(part, "a slice bound or step")   # TypeError, prefixed
                 if ix.step is not None and operator.index(ix.step) == 0:
                     raise ValueError("Layout.slice: slice step cannot be zero")
                 start, stop, step = ix.indices(n)

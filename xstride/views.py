@@ -110,6 +110,8 @@ def copy_into(dst, src):
         Mixed backends, a cast that is not ``same_kind``, or a non-array ``dst``.
     ValueError
         ``src`` does not broadcast to ``dst.shape``, or ``dst`` overlaps itself.
+    OverflowError
+        A Python integer ``src`` outside the range of ``dst``'s dtype (NumPy).
 
     Notes
     -----

@@ -106,4 +106,7 @@ def copy_into(dst, src):
         np.copyto(dst, src, casting="same_kind")
     except TypeError as exc:  # a Python scalar that does not fit dst's kind
         raise TypeError(f"copy_into: {exc}") from None
+    except OverflowError as exc:  # a Python int out of dst's range (300 into int8)
+        raise OverflowError(f"copy_into: src {src!r} does not fit dst's dtype {dst.dtype} "
+                            f"({exc})") from None
     return dst
