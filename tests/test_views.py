@@ -241,3 +241,20 @@ def test_copy_into_a_python_int_out_of_range():
     with pytest.raises(OverflowError, match="copy_into: src .* int64"):
         xp.copy_into(np.zeros(3, np.int64), 2**70)
     np.testing.assert_array_equal(xp.copy_into(np.zeros(3, np.int8), 127), [127] * 3)
+
+
+def test_a_view_of_a_view_reaches_what_its_source_reached():
+    """as_strided of one of xstride's own views is bounded by the buffer of the array
+    it came from, as for NumPy's views (x[:2] reaches all of x); found by a new-user
+    review: the holder behind xstride's views used to stop the walk."""
+    x = np.arange(10.0)
+    y = xp.as_strided(x, (2,), (1,))
+    z = xp.as_strided(y, (10,), (1,))
+    np.testing.assert_array_equal(z, x)
+    assert np.shares_memory(z, x)
+    w = xp.sliding_window_view(y, 2)
+    np.testing.assert_array_equal(xp.as_strided(w, (5, 2), (2, 1)), x.reshape(5, 2))
+    with pytest.raises(ValueError, match="outside the underlying buffer"):
+        xp.as_strided(y, (11,), (1,))
+    with pytest.raises(ValueError, match="outside the underlying buffer"):
+        xp.as_strided(xp.as_strided(x[2:], (3,), (1,)), (3,), (1,), offset=-3)

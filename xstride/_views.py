@@ -2,7 +2,8 @@
 
 The buffer a view may reach is the whole underlying allocation:
 
-- NumPy: follow ``a.base`` to the last ndarray; if that one's base is a buffer object
+- NumPy: follow ``a.base`` to the last ndarray (through the holder behind views made
+  here, so a view of a view reaches what its source reached); if that one's base is a buffer object
   (``bytes``, ``mmap``, ``memoryview``...), the buffer's extent, else the bytes the
   owning array itself reaches.
 - CuPy: follow ``a.base`` to the array that owns the memory and take the bytes it
@@ -48,8 +49,11 @@ def buffer_range(a) -> tuple[int, int]:
         optr = owner.data.ptr
         return max(mem.ptr, optr + olo), min(mem.ptr + mem.size, optr + ohi)
     owner = a
-    while isinstance(owner.base, np.ndarray):
-        owner = owner.base
+    while True:   # through ndarray bases, and through the holders of xstride's own views
+        nxt = owner.base.base if isinstance(owner.base, _Interface) else owner.base
+        if not isinstance(nxt, np.ndarray):
+            break
+        owner = nxt
     base = owner.base
     if base is not None:
         try:
