@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 def cupy_or_none():
     """The ``cupy`` module when a device answers, else ``None`` (and say why)."""
-    from xstride._backend import load_cupy
+    from xstride._backends.select import load_cupy
 
     try:
         return load_cupy()

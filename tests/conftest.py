@@ -16,7 +16,7 @@ if not SHARED.is_dir():  # CI lays shared/ beside the clone; allow an override
 @functools.lru_cache(maxsize=None)
 def gpu_reason() -> str | None:
     """``None`` when a CuPy device answers, else the reason it does not."""
-    from xstride._backend import load_cupy
+    from xstride._backends.select import load_cupy
 
     try:
         load_cupy()
@@ -39,7 +39,7 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture
 def cp():
     """The ``cupy`` module (only inside tests marked ``gpu``)."""
-    from xstride._backend import load_cupy
+    from xstride._backends.select import load_cupy
 
     return load_cupy()
 

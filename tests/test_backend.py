@@ -79,7 +79,7 @@ def test_names_with_spaces_are_refused_but_env_is_stripped():
 
 def test_selection_is_per_thread_with_stub_state():
     """Two threads hold different selections at the same time (state checked directly)."""
-    from xstride import _backend
+    from xstride._backends import select as _backend
 
     values = {}
     barrier = threading.Barrier(2)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from xstride._kernels._compile import include_dir
-from xstride._kernels.cuda_kernel import CudaKernel
+from xstride.cuda.kernel import CudaKernel
 
 try:
     from cuda.bindings import nvrtc

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 import xstride as xp
-from xstride._kernels import cuda_kernel as ck
+from xstride.cuda import kernel as ck
 from xstride._kernels._compile import include_dir
-from xstride._kernels._launch import Limits
-from xstride._kernels._signature import parse_signature, parse_type
+from xstride.cuda._launch_config import Limits
+from xstride.cuda._signature import parse_signature, parse_type
 from xstride.cuda import CudaCompileError, CudaKernel, CudaStruct
 
 BASE = 0x7F00_0000_0000

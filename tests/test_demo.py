@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from xstride import _demo
+from xstride._cli import demo as _demo
 from xstride import algorithms as alg
 from xstride.__main__ import main
 
@@ -290,7 +290,7 @@ def test_bad_option_values(capsys, argv, needle):
 
 
 def test_cupy_unavailable_is_one_line(capsys, monkeypatch):
-    import xstride._backend as backend
+    import xstride._backends.select as backend
 
     def fail():
         raise RuntimeError("backend 'cupy' is unavailable: test says no")

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from xstride import _elementwise_plan as P
+from xstride._plans import elementwise as P
 from xstride._kernels._elementwise_source import Operand, kernel_source
 from xstride.layout import Layout
 

@@ -65,7 +65,7 @@ def test_expm1_conjugate_symmetry_and_ordinary_values():
 
 
 def test_remainder_infinite_divisor_takes_sign_of_divisor():
-    from xstride._fixes import remainder
+    from xstride._backends.fixes import remainder
 
     x1 = np.array([3.0, 3.0, -3.0, -3.0, 5.5])
     x2 = np.array([INF, -INF, INF, -INF, 2.0])
@@ -75,7 +75,7 @@ def test_remainder_infinite_divisor_takes_sign_of_divisor():
 
 
 def test_negative_zero_detection():
-    from xstride._fixes import _has_negative_zero
+    from xstride._backends.fixes import _has_negative_zero
 
     assert _has_negative_zero(-0.0) and _has_negative_zero(complex(1.0, -0.0))
     assert not _has_negative_zero(0.0) and not _has_negative_zero(0) and not _has_negative_zero(-1.0)
@@ -93,7 +93,7 @@ def test_negative_zero_detection():
 ])
 def test_complex_special_values(name, z, re_check, im_check):
     """The standard's cases, through the backend-neutral overrides (here on NumPy)."""
-    from xstride import _complex_special
+    from xstride._backends import complex_special as _complex_special
 
     got = getattr(_complex_special, name)(np.array([z, 1.0 + 0.5j]))
     for part, check in ((got[0].real, re_check), (got[0].imag, im_check)):
@@ -107,7 +107,7 @@ def test_complex_special_values(name, z, re_check, im_check):
 
 def test_complex_special_values_patch_a_wrong_library_result():
     """_patch writes the standard's value over whatever the library returned."""
-    from xstride._complex_special import _patch, _tanh_rules
+    from xstride._backends.complex_special import _patch, _tanh_rules
 
     x = np.array([complex(0.0, INF), complex(0.0, -NAN), complex(2.0, 1.0)])
     wrong = np.full(3, complex(7.0, 7.0))
@@ -118,7 +118,7 @@ def test_complex_special_values_patch_a_wrong_library_result():
 
 
 def test_remainder_of_zero_takes_sign_of_divisor():
-    from xstride._fixes import remainder
+    from xstride._backends.fixes import remainder
 
     got = remainder(np.array([0.0, -0.0, 0.0, -0.0]), np.array([-2.0, -2.0, 2.0, 2.0]))
     np.testing.assert_array_equal(np.signbit(got), [True, True, False, False])
@@ -129,7 +129,7 @@ def test_linalg_fixes_logic_with_numpy_standing_in_for_cupy(monkeypatch):
     """The CuPy-only linalg overrides, run with NumPy in CuPy's place (shape logic)."""
     import array_api_compat.numpy as cnp
 
-    from xstride import _linalg_fixes as lf
+    from xstride._backends import linalg_fixes as lf
 
     monkeypatch.setattr(lf._backend, "array_module", lambda name: np)
     monkeypatch.setattr(lf, "_linalg", lambda: cnp.linalg)

@@ -9,9 +9,9 @@ from types import SimpleNamespace
 import pytest
 
 import xstride.kernel_testing as kt
-from xstride._kernels import _device, _hip_rules
-from xstride._kernels import cuda_kernel as ck
-from xstride._kernels._launch import Limits
+from xstride.cuda import _device, _hip_rules
+from xstride.cuda import kernel as ck
+from xstride.cuda._launch_config import Limits
 from xstride.cuda import CudaKernel, CudaStruct
 
 HIP_PROPS = {

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import xstride as xp
-from xstride import _names
+from xstride._core import names as _names
 
 
 def test_every_standard_name_resolves():
@@ -51,7 +51,7 @@ def test_results_are_plain_numpy_and_equal_compat():
 def test_signatures_follow_the_implementation():
     assert inspect.signature(xp.argmax) == inspect.signature(cnp.argmax)
     # xstride's NumPy override of sum carries the standard signature, the CuPy path's
-    from xstride._dispatch import implementation
+    from xstride._backends.dispatch import implementation
     from xstride._kernels import reductions
 
     sig = inspect.signature(xp.sum)
@@ -162,7 +162,7 @@ def test_positional_fast_path_and_keyword_path_agree():
 
 
 def test_backend_by_exact_type(monkeypatch):
-    from xstride._dispatch import _backend_by_type
+    from xstride._backends.dispatch import _backend_by_type
 
     fake = _FakeCupyModule()
     monkeypatch.setitem(sys.modules, "cupy", fake)
@@ -185,7 +185,7 @@ def test_to_numpy_refuses_what_is_not_array_like():
 
 
 def test_backend_by_type_with_keyword_values(monkeypatch):
-    from xstride._dispatch import _backend_by_type
+    from xstride._backends.dispatch import _backend_by_type
 
     fake = _FakeCupyModule()
     monkeypatch.setitem(sys.modules, "cupy", fake)
@@ -201,7 +201,7 @@ def test_backend_by_type_with_keyword_values(monkeypatch):
 
 
 def test_numpy_scalars_are_weak(monkeypatch):
-    from xstride import _backend
+    from xstride._backends import select as _backend
 
     fake = _FakeCupyModule()
     monkeypatch.setitem(sys.modules, "cupy", fake)

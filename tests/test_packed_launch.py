@@ -10,8 +10,7 @@ import types
 
 import pytest
 
-from xstride._kernels._packed_launch import (PackedLaunch, i64, packed_launch, struct_bytes,
-                                             u32, u64)
+from xstride._kernels._packed_launch import PackedLaunch, i64, packed_launch, struct_bytes, u32, u64
 
 
 class _Driver:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from xstride._pointio import PointFileError, read_points
+from xstride._cli.pointio import PointFileError, read_points
 
 PLY_HEAD = "ply\nformat ascii 1.0\nelement vertex 2\nproperty {t} x\nproperty float y\nproperty float z\nend_header\n"
 
@@ -39,7 +39,7 @@ def test_well_formed_files_still_read(tmp_path):
 def test_demo_refuses_absurd_point_counts_with_one_line(capsys):
     import argparse
 
-    from xstride import _demo
+    from xstride._cli import demo as _demo
 
     parser = argparse.ArgumentParser()
     _demo.add_arguments(parser)

@@ -16,7 +16,7 @@ import pytest
 import xstride as xp
 import xstride._kernels._reduce_common as _rc
 import xstride._kernels.reductions as _red
-from xstride._reduction_plan import normalize_axis, plan_reduction, reduction_geometry
+from xstride._plans.reduction import normalize_axis, plan_reduction, reduction_geometry
 from xstride.layout import Layout
 
 from tests.test_reduction_plan import _offsets

@@ -13,9 +13,7 @@ from hypothesis import strategies as st
 
 import xstride as xp
 from xstride._kernels.reductions import _finish
-from xstride._reduction_plan import (
-    normalize_axis, normalize_scan_axis, plan_reduction, plan_scan, reduction_geometry,
-)
+from xstride._plans.reduction import normalize_axis, normalize_scan_axis, plan_reduction, plan_scan, reduction_geometry
 from xstride.layout import Layout
 
 

@@ -269,7 +269,7 @@ def test_cache_reused_and_damaged_entry_rebuilt(monkeypatch, tmp_path):
 
 @needs_cc
 def test_info_reports_the_path(monkeypatch):
-    from xstride import _info
+    from xstride._cli import info as _info
 
     row = _info.collect()["capabilities"]["features"]["host_philox"]
     assert row["available"] is True and row["reason"] == ""
@@ -343,7 +343,7 @@ def test_no_home_directory_falls_back(monkeypatch):
     ``XSTRIDE_CACHE_DIR``: the NumPy path with the reason, not a RuntimeError."""
     from pathlib import Path
 
-    from xstride import _info
+    from xstride._cli import info as _info
 
     def no_home(cls):
         raise RuntimeError("Could not determine home directory.")

@@ -15,10 +15,11 @@ from __future__ import annotations
 import importlib as _importlib
 import types as _types
 
-from . import _backend, _dispatch, _names
-from ._backend import get_backend, set_backend, use_backend
-from ._convert import array_namespace, get_array_module, to_device, to_numpy
-from . import _overrides  # noqa: F401  (registers xstride's own implementations)
+from ._backends import select as _backend, dispatch as _dispatch
+from ._core import names as _names
+from ._backends.select import get_backend, set_backend, use_backend
+from ._backends.convert import array_namespace, get_array_module, to_device, to_numpy
+from ._backends import overrides as _overrides  # noqa: F401  (registers xstride's own implementations)
 
 __version__ = "0.1.0"
 __array_api_version__ = _names.API_VERSION

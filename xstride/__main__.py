@@ -13,7 +13,7 @@ def main(argv=None) -> int:
     p_info = sub.add_parser("info", help="backend, versions, devices and the capability table")
     p_info.add_argument("--json", action="store_true", help="print one JSON object")
 
-    from . import _demo
+    from ._cli import demo as _demo
 
     p_demo = sub.add_parser("demo", help="the end-to-end particle pipeline")
     _demo.add_arguments(p_demo)
@@ -23,12 +23,12 @@ def main(argv=None) -> int:
 
     args = parser.parse_args(argv)
     if args.command == "info":
-        from ._info import run as run_info
+        from ._cli.info import run as run_info
 
         return run_info(json_output=args.json)
     if args.command == "demo":
         return _demo.run(args)
-    from ._bench import run as run_bench
+    from ._cli.bench import run as run_bench
 
     return run_bench(args.names)
 

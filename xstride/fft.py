@@ -4,7 +4,7 @@
 Implementations come from ``array_api_compat.numpy.fft`` / ``array_api_compat.cupy.fft``.
 """
 
-from ._names import FFT as _FFT, FFT_CREATION as _FFT_CREATION
-from ._subnamespace import populate as _populate
+from ._core.names import FFT as _FFT, FFT_CREATION as _FFT_CREATION
+from ._backends.subnamespace import populate as _populate
 
 __all__ = _populate(globals(), "fft", _FFT, _FFT_CREATION)

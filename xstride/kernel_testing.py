@@ -27,7 +27,7 @@ Examples
 
 from __future__ import annotations
 
-from ._kernels._hip_rules import RULES
+from .cuda._hip_rules import RULES
 
 __all__ = [
     "feature_available",
@@ -43,7 +43,7 @@ _MARKERS = {r.marker: r.feature for r in RULES}
 
 
 def _row(feature: str) -> dict:
-    from ._kernels._device import capabilities
+    from .cuda._device import capabilities
 
     caps = capabilities()
     row = caps["features"][feature]

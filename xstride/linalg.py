@@ -4,7 +4,7 @@ Implementations come from ``array_api_compat.numpy.linalg`` /
 ``array_api_compat.cupy.linalg``; see the standard for signatures and semantics.
 """
 
-from ._names import LINALG as _LINALG
-from ._subnamespace import populate as _populate
+from ._core.names import LINALG as _LINALG
+from ._backends.subnamespace import populate as _populate
 
 __all__ = _populate(globals(), "linalg", _LINALG)

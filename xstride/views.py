@@ -8,8 +8,8 @@ element strides with :meth:`xstride.Layout.from_array`. See ``docs/layout-and-vi
 
 from __future__ import annotations
 
-from . import _views
-from ._backend import backend_of
+from ._backends import views as _views
+from ._backends.select import backend_of
 
 __all__ = ["as_strided", "sliding_window_view", "copy_into"]
 

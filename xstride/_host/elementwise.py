@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._dispatch import _from_compat, register
-from .._errors import type_error, value_error
+from .._backends.dispatch import _from_compat, register
+from .._core.errors import type_error, value_error
 from ..layout import Layout
 
 __all__ = ["check_out", "copy_into"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from .._backend import load_cupy
+from .._backends.select import load_cupy
 from ._includes import scan_includes
 
 __all__ = ["include_dir", "module_options", "raw_module"]

@@ -2,7 +2,7 @@
 
 :func:`launch` takes CuPy outputs (already allocated and checked) and inputs (CuPy
 arrays or NumPy scalars of their loop type), plans the loop over their layouts
-(:mod:`xstride._elementwise_plan`), and launches the kernel of the plan's path. Every
+(:mod:`xstride._plans.elementwise`), and launches the kernel of the plan's path. Every
 launch-relevant fact (shapes, strides, dtypes, pointer alignment) is part of a cache
 key, so a repeated call costs one dict lookup plus the launch: kernels are never
 recompiled per call and plans are not recomputed.
@@ -35,7 +35,7 @@ import sys
 
 import numpy as np
 
-from .. import _elementwise_plan as _plan
+from .._plans import elementwise as _plan
 from ..layout import Layout
 from ._compile import raw_module
 from ._elementwise_source import BLOCK, C_TYPES, UNROLL, Operand, kernel_source
@@ -67,7 +67,7 @@ last_kind: str | None = None
 #: index math, a 1-D grid in block order "0r1". "walk-*": the grid-walk kernel
 #: (``_elementwise_source._tiled_walk_body``) with groups of ``ga`` x ``gb`` tiles
 #: (0 = a whole row of tiles), ``r`` rest indices per block and ``minb`` resident blocks
-#: per SM asked of the compiler (``xstride._elementwise_plan.tiled_geometry`` gives the
+#: per SM asked of the compiler (``xstride._plans.elementwise.tiled_geometry`` gives the
 #: grid). Measured on the H200 on 2026-11-30 (float32 640^3, mean of the three
 #: transposed layouts of benchmarks/elementwise.py, fraction of a device copy): legacy
 #: 0.49; walk-a4b4 0.88, walk-a8b8 0.88, walk-a0b0-r4 0.88, walk-a1b0-r4 0.88,
@@ -140,7 +140,7 @@ def byte_range(a) -> tuple[int, int]:
 
 def check_out(func: str, out, shape, dtype, cupy) -> None:
     """Check an ``out=`` argument: type, dtype (same-kind cast), shape, self-overlap."""
-    from .._errors import type_error, value_error
+    from .._core.errors import type_error, value_error
 
     if not isinstance(out, cupy.ndarray):
         raise type_error(func, "out", out, "a cupy.ndarray (the inputs are CuPy arrays)")

@@ -136,7 +136,7 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
     impl : {"walk", "legacy"}
         "tiled": the grid-walk kernel (:func:`_tiled_walk_body`, launched with
         :data:`WALK_ARGS` and the geometry of
-        :func:`xstride._elementwise_plan.tiled_geometry`) or the one-tile-per-block
+        :func:`xstride._plans.elementwise.tiled_geometry`) or the one-tile-per-block
         kernel with 64-bit index math (``_tiled_body``).
     off32 : bool
         "tiled", walk: 32-bit offset arithmetic (the host checked every offset fits).
@@ -329,7 +329,7 @@ def _tiled_walk_body(ops, arrays, body, trans, tile, nops, off32, rest32, rest_a
     """The grid-walk tiled kernel: group-ordered tiles, a chunk of rest indices per block.
 
     Block (x, y, z) owns one TILE x TILE tile of (inner axis, tile axis), found without
-    64-bit division (``xstride._elementwise_plan.TiledGeometry``), and walks the rest
+    64-bit division (``xstride._plans.elementwise.TiledGeometry``), and walks the rest
     indices of chunk y. For each rest index every input is loaded into registers (a
     transposed operand along its unit-stride axis, the others along the output's);
     the transposed values go to shared memory (rows padded by one word), and the loads

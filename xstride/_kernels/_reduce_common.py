@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._backend import load_cupy
+from .._backends.select import load_cupy
 from ._compile import raw_module
 
 __all__ = [

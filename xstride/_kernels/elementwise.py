@@ -1,6 +1,6 @@
 """The standard's elementwise functions on CuPy arrays, run on xstride's engine.
 
-Registered with :func:`xstride._dispatch.register` for the ``"cupy"`` backend:
+Registered with :func:`xstride._backends.dispatch.register` for the ``"cupy"`` backend:
 ``add subtract multiply divide maximum minimum equal not_equal less less_equal greater
 greater_equal bitwise_and bitwise_or bitwise_xor logical_and logical_or logical_xor
 negative positive abs square where astype``, plus :func:`copy_into`. Each takes the
@@ -22,9 +22,9 @@ import sys
 
 import numpy as np
 
-from .._dispatch import _from_compat, register
-from .._elementwise_plan import broadcast_shapes
-from .._errors import type_error
+from .._backends.dispatch import _from_compat, register
+from .._plans.elementwise import broadcast_shapes
+from .._core.errors import type_error
 from . import _elementwise_exec as _ex
 
 __all__ = ["ufunc_call", "where", "astype", "copy_into", "OPS"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from .._backend import load_cupy
+from .._backends.select import load_cupy
 from ._compile import raw_module
 
 __all__ = ["keys", "launch", "encode", "decode", "CONTIGUOUS_METHOD"]

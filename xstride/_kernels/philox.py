@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from .._backend import load_cupy
+from .._backends.select import load_cupy
 from .._host.philox import Affine
 from ._compile import raw_module
 

@@ -3,7 +3,7 @@
 Each function follows the array API standard's signature and dtype rules (matching
 what ``array_api_compat.numpy`` returns for the same input) and runs on the kernels of
 ``reductions.cu`` for any layout and any axis set, through the plan of
-:mod:`xstride._reduction_plan`. Results are deterministic run to run: the order in
+:mod:`xstride._plans.reduction`. Results are deterministic run to run: the order in
 which values are combined is fixed by the plan and the device's SM count, never by
 timing (no floating-point atomics). Dtypes the kernels do not handle (float16,
 complex) and NumPy-only keywords (``out=``, ``where=``, ``initial=``) are passed to
@@ -21,10 +21,10 @@ import warnings
 
 import numpy as np
 
-from .. import _backend
-from .._dispatch import register
-from .._errors import type_error, value_error
-from .._reduction_plan import normalize_axis, plan_reduction, reduction_geometry
+from .._backends import select as _backend
+from .._backends.dispatch import register
+from .._core.errors import type_error, value_error
+from .._plans.reduction import normalize_axis, plan_reduction, reduction_geometry
 from ..layout import Layout
 from . import _reduce_common as rc
 

@@ -18,10 +18,10 @@ import threading
 
 import numpy as np
 
-from .. import _backend
-from .._dispatch import register
-from .._errors import type_error
-from .._reduction_plan import normalize_scan_axis, plan_scan
+from .._backends import select as _backend
+from .._backends.dispatch import register
+from .._core.errors import type_error
+from .._plans.reduction import normalize_scan_axis, plan_scan
 from ..layout import Layout
 from . import _reduce_common as rc
 from ._packed_launch import i64, packed_launch, struct_bytes, u32, u64

@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from .._backend import load_cupy
+from .._backends.select import load_cupy
 from ._compile import raw_module
 
 __all__ = ["sort_by_key", "radix_passes"]

@@ -1,0 +1,101 @@
+"""The standard's special values of complex functions, where the libraries differ.
+
+Each function calls the library (NumPy or CuPy, by its input) and then writes the
+standard's result where the input is one of its special cases ("Special cases" of
+each function in the array API standard 2025.12, complex-valued part). Real input
+goes to the library unchanged.
+
+All functions here satisfy ``f(conj(z)) == conj(f(z))``, and the standard lists its
+cases for the upper half plane (``b >= +0``); a case is matched on ``|b|`` and its
+imaginary part negated where ``b`` has its sign bit set.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .fixes import _module_of, _quiet
+from .dispatch import register
+
+__all__ = ["expm1", "log", "log1p", "tanh", "acosh"]
+
+
+def _patch(m, x, out, rules):
+    """Apply ``rules(m, a, b) -> [(mask, real, imag), ...]`` to ``out`` (later rules win)."""
+    a, b = x.real, m.abs(x.imag)
+    b_neg = m.signbit(x.imag)
+    re, im = out.real, out.imag
+    for mask, r, i in rules(m, a, b):
+        i = m.where(b_neg, -i if isinstance(i, float) else m.negative(i), i)
+        re = m.where(mask, r, re)
+        im = m.where(mask, i, im)
+    res = m.empty_like(out)
+    res.real = re
+    res.imag = im
+    return res
+
+
+def _special(name, rules):
+    def fn(x, /):
+        m = _module_of(x)
+        if x.dtype.kind != "c":
+            return getattr(m, name)(x)
+        with _quiet(m):
+            return _patch(m, x, getattr(m, name)(x), rules)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"``{name}`` of the standard; complex special values as the standard "
+                  "lists them (see the module docstring).")
+    return fn
+
+
+def _expm1_rules(m, a, b):
+    nan, inf = m.nan, m.inf
+    fin_a, fin_b = m.isfinite(a), m.isfinite(b)
+    pinf_a, ninf_a = m.isposinf(a), m.isneginf(a)
+    zero_b, inf_b, nan_b = b == 0, m.isinf(b), m.isnan(b)
+    sin_b = m.sin(b)
+    return (
+        ((a == 0) & zero_b, 0.0, 0.0),
+        (fin_a & (inf_b | nan_b), nan, nan),
+        (pinf_a & zero_b, inf, 0.0),
+        (ninf_a & fin_b, -1.0, 0.0 * sin_b),
+        (pinf_a & fin_b & ~zero_b, inf * m.cos(b), inf * sin_b),
+        (ninf_a & inf_b, -1.0, 0.0),
+        (pinf_a & inf_b, inf, nan),
+        (ninf_a & nan_b, -1.0, 0.0),
+        (pinf_a & nan_b, inf, nan),
+        (m.isnan(a) & zero_b, nan, 0.0),
+        (m.isnan(a) & ~zero_b, nan, nan),
+    )
+
+
+def _log_rules(m, a, b):
+    # log and log1p share these two cases (the others hold in both libraries)
+    return (
+        (m.isinf(a) & m.isnan(b), m.inf, m.nan),
+        (m.isnan(a) & m.isinf(b), m.inf, m.nan),
+    )
+
+
+def _tanh_rules(m, a, b):
+    pzero_a = (a == 0) & ~m.signbit(a)
+    return ((pzero_a & (m.isinf(b) | m.isnan(b)), 0.0, m.nan),)
+
+
+def _acosh_rules(m, a, b):
+    return (((a == 0) & m.isnan(b), m.nan, math.pi / 2),)
+
+
+expm1 = _special("expm1", _expm1_rules)
+log = _special("log", _log_rules)
+log1p = _special("log1p", _log_rules)
+tanh = _special("tanh", _tanh_rules)
+acosh = _special("acosh", _acosh_rules)
+
+# NumPy follows the standard already for log, log1p, tanh and acosh.
+for _backend_name in ("numpy", "cupy"):
+    register("expm1", _backend_name)(expm1)
+for _fn in (log, log1p, tanh, acosh):
+    register(_fn.__name__, "cupy")(_fn)
+del _backend_name, _fn

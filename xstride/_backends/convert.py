@@ -1,0 +1,119 @@
+"""Conversions between backends, and the lookup of a module from arrays."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import select as _backend
+from .._core.errors import type_error
+
+__all__ = ["get_array_module", "array_namespace", "to_numpy", "to_device"]
+
+
+def _named(arrays):
+    return ((f"arrays[{i}]", a) for i, a in enumerate(arrays))
+
+
+def get_array_module(*arrays):
+    """The library module of the arrays: ``numpy`` or ``cupy``.
+
+    Parameters
+    ----------
+    *arrays : numpy.ndarray or cupy.ndarray
+        Other objects (Python scalars, None) are ignored.
+
+    Returns
+    -------
+    module
+        ``numpy`` or ``cupy``; the active backend's module when no array is given.
+
+    Raises
+    ------
+    TypeError
+        NumPy and CuPy arrays are mixed.
+    """
+    return _backend.array_module(_backend.backend_of("get_array_module", _named(arrays)))
+
+
+def array_namespace(*arrays):
+    """The array API namespace of the arrays' backend.
+
+    Returns ``array_api_compat.numpy`` or ``array_api_compat.cupy``. ``xstride``
+    itself is also a namespace for both and dispatches on its arguments, so code
+    that wants xstride's kernels keeps calling ``xstride``.
+
+    Parameters
+    ----------
+    *arrays : numpy.ndarray or cupy.ndarray
+        With no argument, the active backend's namespace.
+
+    Raises
+    ------
+    TypeError
+        NumPy and CuPy arrays are mixed, or an argument is not an array.
+    """
+    for i, a in enumerate(arrays):
+        if _backend.backend_of_array(a) is None:
+            raise type_error("array_namespace", f"arrays[{i}]", a, "a numpy or cupy array")
+    return _backend.namespace(_backend.backend_of("array_namespace", _named(arrays)))
+
+
+def to_numpy(a) -> np.ndarray:
+    """Return ``a`` as a NumPy array (a device-to-host copy for a CuPy array).
+
+    Parameters
+    ----------
+    a : numpy.ndarray, cupy.ndarray, Python scalar or (nested) sequence of numbers
+
+    Returns
+    -------
+    numpy.ndarray
+        ``a`` itself when it is already a NumPy array (zero-copy); same shape and
+        dtype as ``a`` for a CuPy array.
+
+    Raises
+    ------
+    TypeError
+        ``a`` is not array-like (NumPy would make an object array of it, e.g. None).
+    """
+    if isinstance(a, np.ndarray):
+        return a
+    if _backend.backend_of_array(a) == "cupy":
+        return a.get()
+    out = np.asarray(a)
+    if out.dtype == object:
+        raise type_error("to_numpy", "a", a, "an array, a number or a sequence of numbers")
+    return out
+
+
+def to_device(a, backend: str | None = None):
+    """Return ``a`` on ``backend`` (the active backend by default).
+
+    Zero-copy when ``a`` is already there; otherwise one host-device copy.
+
+    Parameters
+    ----------
+    a : array_like
+    backend : {"numpy", "cupy"}, optional
+
+    Returns
+    -------
+    numpy.ndarray or cupy.ndarray
+        Same shape and dtype as ``a``.
+
+    Raises
+    ------
+    TypeError
+        ``backend`` is not a str, or ``a`` is not array-like.
+    ValueError
+        Unknown backend name.
+    RuntimeError
+        ``"cupy"`` requested but unavailable.
+    """
+    target = _backend.get_backend() if backend is None else _backend._normalize(
+        backend, source="to_device"
+    )
+    if target == "numpy":
+        return to_numpy(a)
+    cupy = _backend.load_cupy()
+    return cupy.asarray(a)

@@ -1,0 +1,196 @@
+"""Dispatch of the standard's functions to the backend of their arguments.
+
+Each public function of the namespace is a thin wrapper made here. A wrapper for a
+function that takes arrays looks at the types of its arguments and calls the
+implementation of their backend; a wrapper for a creation function calls the one of
+the active backend. Implementations come from ``array_api_compat.numpy`` /
+``array_api_compat.cupy`` unless xstride registers its own (:func:`register`), for
+example the elementwise engine and the reductions on CuPy arrays.
+
+The fast path matters: a namespace called in inner loops must cost next to nothing.
+While CuPy has not been imported by anyone, no CuPy array can exist, so a wrapper
+calls the NumPy implementation straight away (one dict lookup in ``sys.modules``).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import sys
+
+import numpy as np
+
+from . import select as _backend
+
+__all__ = ["register", "implementation", "follower", "creator", "param_names"]
+
+# backend -> qualified name ("add", "linalg.solve") -> callable
+_tables: dict[str, dict[str, object]] = {"numpy": {}, "cupy": {}}
+_overrides: dict[str, dict[str, object]] = {"numpy": {}, "cupy": {}}
+# NumPy: qualified name -> callable for calls without keyword arguments. Forwarding an
+# empty ``**kwargs`` costs more than the rest of a wrapper, so the common call
+# ``xp.add(a, b)`` passes positional arguments only.
+_positional: dict[str, object] = {}
+_modules = sys.modules
+
+
+def register(qualname: str, backend: str, *, positional=None):
+    """Decorator: make ``fn`` the implementation of ``qualname`` on ``backend``.
+
+    Parameters
+    ----------
+    qualname : str
+        A standard name, ``"add"``, or a sub-namespace name, ``"linalg.solve"``.
+    backend : {"numpy", "cupy"}
+    positional : callable, optional
+        NumPy only: what to call instead of ``fn`` when a call has no keyword
+        arguments, for an override that only adds keyword handling (``out=``) to a
+        library function. Defaults to ``fn``.
+
+    Examples
+    --------
+    >>> @register("add", "cupy")            # doctest: +SKIP
+    ... def add(x1, x2, /): ...
+    """
+    if backend not in _tables:
+        raise ValueError(f"register: unknown backend {backend!r}")
+
+    def deco(fn):
+        _overrides[backend][qualname] = fn
+        _tables[backend][qualname] = fn
+        if backend == "numpy":
+            _positional[qualname] = positional or fn
+        return fn
+
+    return deco
+
+
+def _from_compat(backend: str, qualname: str):
+    ns = _backend.namespace(backend)
+    for part in qualname.split("."):
+        ns = getattr(ns, part)
+    return ns
+
+
+def implementation(backend: str, qualname: str):
+    """The callable that runs ``qualname`` on ``backend`` (an override, else compat's)."""
+    table = _tables[backend]
+    fn = table.get(qualname)
+    if fn is None:
+        fn = _overrides[backend].get(qualname) or _from_compat(backend, qualname)
+        table[qualname] = fn
+    return fn
+
+
+def param_names(fn) -> tuple[str, ...]:
+    """Names of the positional parameters of ``fn``, for error messages."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return ()
+    return tuple(
+        p.name
+        for p in sig.parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
+    )
+
+
+# Exact type -> backend, for the common call with plain arrays and Python scalars.
+# ``None`` marks types that name no backend. CuPy's array type is added once CuPy is
+# imported (checked on the way, so a user's own ``import cupy`` is seen too).
+_BY_TYPE: dict[type, str | None] = {
+    np.ndarray: "numpy", int: None, float: None, complex: None, bool: None, type(None): None,
+    str: None,
+}
+_MISSING = object()
+
+
+def _backend_by_type(args):
+    """Backend of ``args`` (positional and keyword values) from their exact types.
+
+    Returns ``None`` to ask for the full check: an argument's type is not in the
+    table (sequences, subclasses, NumPy scalars...), backends are mixed (the full
+    check then raises), or no argument is an array. Dtypes, dtype classes, strings
+    and tuples of ints (``axis=(0, 1)``) name no backend.
+    """
+    found = None
+    for a in args:
+        kind = _BY_TYPE.get(type(a), _MISSING)
+        if kind is _MISSING:
+            if isinstance(a, (np.dtype, type)) or (
+                    type(a) is tuple and all(type(e) is int for e in a)):
+                continue  # dtype=..., axis=(0, 1): names no backend
+            ct = _backend.cupy_ndarray()
+            if ct is None or type(a) is not ct:
+                return None
+            _BY_TYPE[ct] = kind = "cupy"
+        if kind is not None:
+            if found is None:
+                found = kind
+            elif kind != found:
+                return None
+    return found
+
+
+def _named(params, args, kwargs):
+    for i, a in enumerate(args):
+        yield (params[i] if i < len(params) else f"argument {i}"), a
+    yield from kwargs.items()
+
+
+def _finish(wrapper, reference, qualname: str, module: str):
+    functools.update_wrapper(wrapper, reference)
+    wrapper.__module__ = module
+    wrapper.__qualname__ = qualname.rsplit(".", 1)[-1]
+    return wrapper
+
+
+def _numpy_positional(qualname: str):
+    fn = _positional.get(qualname)
+    if fn is None:
+        fn = _positional[qualname] = implementation("numpy", qualname)
+    return fn
+
+
+def follower(qualname: str, module: str = "xstride"):
+    """Wrapper for a function that takes arrays: it runs on its arguments' backend.
+
+    Mixed NumPy and CuPy arguments raise ``TypeError`` naming each of them.
+    """
+    reference = implementation("numpy", qualname)
+    _numpy_positional(qualname)
+    params = param_names(reference)
+    np_table, np_positional = _tables["numpy"], _positional
+    modules = _modules
+
+    def wrapper(*args, **kwargs):
+        if "cupy" not in modules:  # no CuPy array can exist: NumPy, without a look
+            if kwargs:
+                return np_table[qualname](*args, **kwargs)
+            return np_positional[qualname](*args)
+        backend = _backend_by_type(args + tuple(kwargs.values()) if kwargs else args)
+        if backend is None:  # sequences, other types, mixed, no array: the full check
+            backend = _backend.backend_of(qualname, _named(params, args, kwargs))
+        if backend == "numpy" and not kwargs:
+            return np_positional[qualname](*args)
+        return implementation(backend, qualname)(*args, **kwargs)
+
+    return _finish(wrapper, reference, qualname, module)
+
+
+def creator(qualname: str, module: str = "xstride"):
+    """Wrapper for a creation function: it runs on the active backend."""
+    reference = implementation("numpy", qualname)
+    _numpy_positional(qualname)
+    current = _backend._current
+    np_table, np_positional = _tables["numpy"], _positional
+
+    def wrapper(*args, **kwargs):
+        backend = current.get()
+        if backend == "numpy":
+            if kwargs:
+                return np_table[qualname](*args, **kwargs)
+            return np_positional[qualname](*args)
+        return implementation(backend, qualname)(*args, **kwargs)
+
+    return _finish(wrapper, reference, qualname, module)

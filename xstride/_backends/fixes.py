@@ -1,0 +1,182 @@
+"""Thin overrides where ``array_api_compat`` differs from the array API standard.
+
+Each function here is written against the plain library module of its input
+(``numpy`` or ``cupy``), so one definition serves both; it is registered for the
+backends that need it. Complex special values are in ``_complex_special.py``.
+Each names the clause of the standard it restores; the conformance suite
+(``docs/conformance.md``) is the check.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import select as _backend
+from .dispatch import register
+from .._core.errors import value_error
+
+__all__ = ["finfo_object", "finfo", "floor_divide", "remainder", "asarray", "from_dlpack", "full",
+           "full_like"]
+
+
+def _module_of(*xs):
+    return _backend.array_module(
+        _backend.backend_of("xstride", ((f"x{i}", x) for i, x in enumerate(xs)), "numpy")
+    )
+
+
+def _quiet(m):
+    """NumPy warns on inf/NaN arithmetic that the standard defines; CuPy does not."""
+    return np.errstate(all="ignore") if m is np else contextlib.nullcontext()
+
+
+@dataclass(frozen=True)
+class finfo_object:  # noqa: N801 - the standard's name for this type
+    """Machine limits of a floating-point dtype, as the standard specifies them.
+
+    ``eps``, ``max``, ``min`` and ``smallest_normal`` are Python floats (NumPy's
+    ``finfo`` gives NumPy scalars); ``dtype`` is the real dtype of the same precision
+    (``float32`` for ``complex64``).
+    """
+
+    bits: int
+    eps: float
+    max: float
+    min: float
+    smallest_normal: float
+    dtype: object
+
+
+def finfo(type, /) -> finfo_object:
+    """``finfo`` of the standard ("Data type functions"); see :class:`finfo_object`."""
+    is_dtype = isinstance(type, (builtins.type, np.dtype, str))
+    dt = np.dtype(type if is_dtype else type.dtype)
+    if dt.kind not in "fc":
+        raise value_error("finfo", "type", f"is {dt}; expected a real or complex "
+                          "floating-point dtype or array")
+    f = np.finfo(dt)
+    return finfo_object(int(f.bits), float(f.eps), float(f.max), float(f.min),
+                        float(f.smallest_normal), f.dtype)
+
+
+def floor_divide(x1, x2, /):
+    """``floor_divide`` with the standard's special cases for infinite operands.
+
+    NumPy returns NaN for ``inf // finite`` and ``-1`` for ``-1 // inf``; the standard
+    asks for ``floor(x1 / x2)`` there (``±inf`` and ``±0``).
+    """
+    m = _module_of(x1, x2)
+    with _quiet(m):
+        q = m.floor_divide(x1, x2)
+        if q.dtype.kind != "f":
+            return q
+        special = (m.isinf(x1) & m.isfinite(x2)) | (m.isfinite(x1) & m.isinf(x2))
+        return m.where(special, m.floor(m.divide(x1, x2)), q)
+
+
+def remainder(x1, x2, /):
+    """``remainder`` with the standard's cases for infinite ``x2`` and zero ``x1``.
+
+    The result has the sign of ``x2`` (Python's ``%``): for finite ``x1`` and infinite
+    ``x2``, ``x1`` when the signs agree, else ``x2``; for ``x1 = ±0``, a zero with the
+    sign of ``x2``. NumPy does this already; CuPy returns NaN and +0. Registered for CuPy.
+    """
+    m = _module_of(x1, x2)
+    r = m.remainder(x1, x2)
+    if r.dtype.kind != "f":
+        return r
+    with _quiet(m):
+        special = m.isfinite(x1) & m.isinf(x2) & (x1 != 0)
+        keep_x1 = m.signbit(x1) == m.signbit(x2)
+        r = m.where(special, m.where(keep_x1, x1, x2), r)
+        # a zero dividend gives a zero with the sign of the divisor (+0 % -2 is -0)
+        zero = (x1 == 0) & (x2 != 0) & ~m.isnan(x2)
+        return m.where(zero, m.copysign(m.zeros_like(r), x2), r)
+
+
+def _has_negative_zero(value) -> bool:
+    if isinstance(value, complex):
+        return _has_negative_zero(value.real) or _has_negative_zero(value.imag)
+    return isinstance(value, float) and value == 0.0 and np.signbit(value)
+
+
+def _restore_negative_zero(out, fill_value):
+    """Rewrite ``out`` with the exact bits of ``fill_value`` when it holds a ``-0.0``.
+
+    CuPy fills with ``cudaMemset`` whenever the value compares equal to 0, which
+    writes +0 for -0.0 (also when the value comes as a 0-d array). Filling an
+    unsigned-integer view of a fresh C-contiguous array with the value's bit pattern
+    (nonzero, so no memset) keeps the sign.
+    """
+    if not _has_negative_zero(fill_value):
+        return out
+    m = _backend.array_module("cupy")
+    dt = out.dtype
+    word = np.dtype(f"u{dt.itemsize // 2 if dt.kind == 'c' else dt.itemsize}")
+    words = np.full(1, fill_value, dtype=dt).view(word)  # 1 word, or 2 for complex
+    exact = m.empty(out.shape, dtype=dt)
+    flat = exact.reshape(-1).view(word)
+    for k in range(words.size):
+        flat[k::words.size].fill(words[k])
+    if out.flags.c_contiguous:
+        return exact
+    out[...] = exact  # an array-to-array copy keeps the bits
+    return out
+
+
+def asarray(obj, /, *, dtype=None, device=None, copy=None, **kwargs):
+    """``asarray`` on CuPy, keeping the sign of a Python ``-0.0`` scalar.
+
+    CuPy builds 0-d arrays from Python scalars by filling, which loses the sign of
+    -0.0 (see :func:`_restore_negative_zero`). Sequences go through NumPy and keep it.
+    """
+    impl = _backend.namespace("cupy").asarray
+    res = impl(obj, dtype=dtype, device=device, copy=copy, **kwargs)
+    if isinstance(obj, (float, complex)):
+        return _restore_negative_zero(res, obj)
+    return res
+
+
+def from_dlpack(x, /, *, device=None, copy=None):
+    """``from_dlpack`` on CuPy: ``copy=True`` to the same device makes a device copy.
+
+    CuPy's ``__dlpack__`` refuses ``copy=True`` unless the copy goes to the host, and
+    CuPy's ``from_dlpack`` refuses any ``device=``; the standard allows both. A
+    ``device`` equal to the array's own is dropped; ``copy=True`` imports without
+    copying, then copies on the device.
+    """
+    impl = _backend.namespace("cupy").from_dlpack
+    if device is not None and device == getattr(x, "device", None):
+        device = None  # CuPy refuses any device argument, even the array's own
+    if copy is True and device is None:
+        return impl(x).copy()
+    return impl(x, device=device, copy=copy)
+
+
+def full(shape, fill_value, *, dtype=None, device=None):
+    """``full`` on CuPy, keeping the sign of a ``-0.0`` fill value."""
+    impl = _backend.namespace("cupy").full
+    return _restore_negative_zero(impl(shape, fill_value, dtype=dtype, device=device),
+                                  fill_value)
+
+
+def full_like(x, /, fill_value, *, dtype=None, device=None):
+    """``full_like`` on CuPy, keeping the sign of a ``-0.0`` fill value."""
+    impl = _backend.namespace("cupy").full_like
+    return _restore_negative_zero(impl(x, fill_value, dtype=dtype, device=device),
+                                  fill_value)
+
+
+for _backend_name in _backend.BACKENDS:
+    register("finfo", _backend_name)(finfo)
+    register("floor_divide", _backend_name)(floor_divide)
+del _backend_name
+register("remainder", "cupy")(remainder)
+register("full", "cupy")(full)
+register("asarray", "cupy")(asarray)
+register("from_dlpack", "cupy")(from_dlpack)
+register("full_like", "cupy")(full_like)

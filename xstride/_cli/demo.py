@@ -1,0 +1,344 @@
+"""``python -m xstride demo``: the end-to-end particle pipeline on NumPy or CuPy.
+
+positions (Philox uniforms in the unit cube, or a point file) -> bounding box ->
+Morton keys -> ``sort_by_key`` (positions carried along) -> occupancy of the cells at
+one tree level (cell boundaries from the sorted keys, slots by a scan) -> reductions.
+Prints a table with per-stage times, or one JSON object with ``--json``. See
+``docs/demo.md``.
+
+User errors (bad file, bad option value, unavailable backend) print one line on
+stderr and return 2; anything else is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+
+import numpy as np
+
+# above this, one (n, 3) float64 array alone needs more than 24 TiB
+_MAX_POINTS = 2**40
+
+__all__ = ["add_arguments", "run", "pipeline", "DemoError", "Progress"]
+
+DEFAULT_N = 1_000_000
+DEFAULT_LEVELS = 10
+DEFAULT_LEVEL_STATS = 5
+_CHUNK = 1 << 20  # rows of positions generated per step (progress granularity)
+
+
+class DemoError(Exception):
+    """A user error: printed as one line, exit status 2."""
+
+
+def add_arguments(parser) -> None:
+    """Options of the ``demo`` subcommand (called by ``xstride.__main__``)."""
+    parser.add_argument("--backend", type=str.lower, choices=("numpy", "cupy"), default="numpy",
+                        help="array backend (default: numpy)")
+    parser.add_argument("--points", metavar="FILE", default=None,
+                        help="point file: .npy (n,2)/(n,3), .csv, .xyz or .ply "
+                             "(default: Philox uniforms in the unit cube)")
+    parser.add_argument("--n", type=int, default=None,
+                        help=f"number of generated points (default {DEFAULT_N:,}); "
+                             "with --points, use the first N points of the file")
+    parser.add_argument("--levels", type=int, default=DEFAULT_LEVELS,
+                        help=f"Morton key depth (default {DEFAULT_LEVELS}; max 32 in 2-D, 21 in 3-D)")
+    parser.add_argument("--level-stats", type=int, default=None, metavar="K",
+                        help=f"tree level of the occupancy statistics (default "
+                             f"min({DEFAULT_LEVEL_STATS}, levels))")
+    parser.add_argument("--seed", type=int, default=0, help="Philox seed (default 0)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+# --------------------------------------------------------------------- progress
+class Progress:
+    """Shows a stage on ``stream`` once it has run longer than ``after`` seconds.
+
+    On a terminal: one line rewritten in place (elapsed time, and the fraction done
+    when the stage reports it), cleared when the stage ends. Elsewhere: one line when
+    the stage passes ``after`` seconds and one when it ends.
+    """
+
+    def __init__(self, stream=None, after: float = 1.0, interval: float = 0.25):
+        self.stream = sys.stderr if stream is None else stream
+        self.after = after
+        self.interval = interval
+        self.fraction = None
+        self._name = ""
+        self._t0 = 0.0
+        self._stop = threading.Event()
+        self._thread = None
+        self._shown = False
+
+    def _tty(self) -> bool:
+        isatty = getattr(self.stream, "isatty", None)
+        return bool(isatty and isatty())
+
+    def _text(self) -> str:
+        text = f"  {self._name} ... {time.perf_counter() - self._t0:.1f} s"
+        if self.fraction is not None:
+            text += f" ({100 * self.fraction:.0f} %)"
+        return text
+
+    def _watch(self) -> None:
+        if self._stop.wait(self.after):
+            return
+        self._shown = True
+        if not self._tty():
+            print(f"{self._text().strip()} (still running)", file=self.stream, flush=True)
+            return
+        while not self._stop.is_set():
+            self.stream.write("\r" + self._text() + "\x1b[K")
+            self.stream.flush()
+            self._stop.wait(self.interval)
+
+    def start(self, name: str) -> None:
+        self._name, self._t0, self.fraction, self._shown = name, time.perf_counter(), None, False
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        if self._shown:
+            if self._tty():
+                self.stream.write("\r\x1b[K")
+            else:
+                print(f"{self._name} done in {time.perf_counter() - self._t0:.2f} s",
+                      file=self.stream, flush=True)
+            self.stream.flush()
+
+
+class _Stages:
+    """Times stages (synchronising the device at each end) and drives the progress line."""
+
+    def __init__(self, sync, progress: Progress | None):
+        self.sync = sync
+        self.progress = progress
+        self.times: list[tuple[str, float]] = []
+
+    def run(self, name: str, fn):
+        if self.progress is not None:
+            self.progress.start(name)
+        t0 = time.perf_counter()
+        try:
+            result = fn()
+            self.sync()
+        finally:
+            if self.progress is not None:
+                self.progress.stop()
+        self.times.append((name, time.perf_counter() - t0))
+        return result
+
+
+# --------------------------------------------------------------------- pipeline
+def _generate(xp, am, n: int, seed: int, progress: Progress | None):
+    """(n, 3) float64 Philox uniforms: column a is stream a, row i is counter i.
+
+    Generated on the backend of ``am`` by ``xstride.rng.philox_uniform``, in chunks.
+    """
+    out = am.empty((n, 3), dtype=am.float64)
+    for start in range(0, n, _CHUNK):
+        stop = min(n, start + _CHUNK)
+        out[start:stop] = _uniforms(xp, am, seed, start, stop)
+        if progress is not None:
+            progress.fraction = stop / n
+    return out
+
+
+def _uniforms(xp, am, seed: int, start: int, stop: int):
+    counters = am.arange(start, stop, dtype=am.uint64)[:, None]
+    streams = am.arange(3, dtype=am.uint64)[None, :]
+    return xp.rng.philox_uniform(seed, streams, counters)
+
+
+def pipeline(backend: str = "numpy", points=None, n=None, levels: int = DEFAULT_LEVELS,
+             level_stats=None, seed: int = 0, progress: Progress | None = None) -> dict:
+    """Run the demo and return its results as a dict (what ``--json`` prints).
+
+    Raises
+    ------
+    DemoError
+        Bad option values, unreadable point files, an unavailable backend.
+    """
+    import xstride as xp
+    from .pointio import PointFileError, read_points
+
+    if n is not None and not 1 <= n <= _MAX_POINTS:
+        raise DemoError(f"--n must be a number of points in 1..{_MAX_POINTS:,}; got {n}")
+    if seed < 0 or seed >= 2**64:
+        raise DemoError(f"--seed must be in 0..2**64-1; got {seed}")
+    from .._backends.select import load_cupy
+
+    if backend == "cupy":
+        try:
+            load_cupy()
+        except RuntimeError as exc:
+            raise DemoError(str(exc)) from None
+    with xp.use_backend(backend):
+        return _run(xp, backend, points, n, levels, level_stats, seed, progress,
+                    read_points, PointFileError)
+
+
+def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_points,
+         PointFileError) -> dict:
+    from .. import algorithms as alg
+    from .._backends.select import array_module
+
+    am = array_module(backend)
+    sync = (lambda: None) if backend == "numpy" else am.cuda.get_current_stream().synchronize
+    stages = _Stages(sync, progress)
+
+    # 1. positions
+    if points is not None:
+        try:
+            host = stages.run("read points", lambda: read_points(points))
+        except PointFileError as exc:
+            raise DemoError(str(exc)) from None
+        if n is not None:
+            host = host[:n]
+        pos = host if backend == "numpy" else stages.run("copy to device", lambda: am.asarray(host))
+        source = str(points)
+    else:
+        _check_levels(alg, 3, levels, level_stats)  # before spending time on positions
+        count = DEFAULT_N if n is None else n
+        pos = stages.run("philox positions", lambda: _generate(xp, am, count, seed, progress))
+        source = f"philox(seed={seed}), unit cube"
+    npts, ndim = pos.shape
+    k_level = _check_levels(alg, ndim, levels, level_stats)
+
+    if backend == "cupy":  # compile the kernels outside the timed stages
+        stages.run("compile kernels", lambda: _warm_up(alg, am, ndim, levels))
+
+    # 2. bounding box (a degenerate axis, e.g. a flat cloud, gets a unit extent)
+    def bbox():
+        lo = xp.to_numpy(xp.min(pos, axis=0)).astype(np.float64)
+        hi = xp.to_numpy(xp.max(pos, axis=0)).astype(np.float64)
+        return lo, hi
+
+    lower, upper = stages.run("bounding box", bbox)
+    box_upper = np.where(upper > lower, upper, lower + 1.0)
+
+    # 3. keys, 4. sort (positions carried along)
+    # bounds as Python floats: host parameters for either backend
+    keys = stages.run("morton keys", lambda: alg.morton_keys(pos, lower.tolist(),
+                                                             box_upper.tolist(), levels))
+    sorted_keys, order, sorted_pos = stages.run("sort_by_key", lambda: alg.sort_by_key(keys, pos))
+
+    # 5. occupancy at level k_level: boundaries where the cell changes, slots by a scan
+    def occupancy():
+        shift = am.uint64(ndim * (levels - k_level))
+        cells = sorted_keys >> shift
+        first = xp.ones(1, dtype=xp.bool)
+        boundary = xp.concat([first, cells[1:] != cells[:-1]])
+        slot = xp.cumulative_sum(xp.astype(boundary, xp.int64)) - 1
+        occupied = int(slot[-1]) + 1
+        starts = xp.zeros(occupied + 1, dtype=xp.int64)
+        # boundary i writes its index to its slot; the others to a spare last slot
+        spare = xp.full_like(slot, occupied)
+        starts[xp.where(boundary, slot, spare)] = xp.arange(npts, dtype=xp.int64)
+        starts[occupied] = npts
+        return starts[1:] - starts[:-1]
+
+    counts = stages.run("cell occupancy", occupancy)
+
+    # 6. reductions and checks
+    def reduce():
+        return {
+            "occupied": int(counts.shape[0]),
+            "min": int(xp.min(counts)),
+            "max": int(xp.max(counts)),
+            "total": int(xp.sum(counts)),
+            "sorted": bool(xp.all(sorted_keys[1:] >= sorted_keys[:-1])) if npts > 1 else True,
+            "carried": bool(xp.all(sorted_pos == pos[order])),
+        }
+
+    red = stages.run("reductions", reduce)
+    cells_total = 2 ** (ndim * k_level)
+    return {
+        "backend": backend,
+        "source": source,
+        "points": int(npts),
+        "ndim": int(ndim),
+        "levels": int(levels),
+        "level_stats": int(k_level),
+        "cells_at_level": cells_total,
+        "occupied_cells": red["occupied"],
+        "occupied_fraction": red["occupied"] / cells_total,
+        "occupancy": {"min": red["min"], "max": red["max"], "mean": npts / red["occupied"]},
+        "bounding_box": {"lower": lower.tolist(), "upper": upper.tolist()},
+        "checks": {"keys_sorted": red["sorted"], "counts_sum_to_points": red["total"] == npts,
+                   "values_follow_keys": red["carried"]},
+        "stages": [{"name": name, "seconds": t} for name, t in stages.times],
+        "total_seconds": sum(t for _, t in stages.times),
+    }
+
+
+def _check_levels(alg, ndim: int, levels: int, level_stats) -> int:
+    """The occupancy level (``--level-stats`` or its default) after checking both."""
+    top = alg.MAX_MORTON_LEVELS[ndim]
+    if not 1 <= levels <= top:
+        raise DemoError(f"--levels must be in 1..{top} for {ndim}-D points; got {levels}")
+    k_level = min(DEFAULT_LEVEL_STATS, levels) if level_stats is None else level_stats
+    if not 0 <= k_level <= levels:
+        raise DemoError(f"--level-stats must be in 0..{levels} (the --levels value); got {k_level}")
+    return k_level
+
+
+def _warm_up(alg, cupy, ndim: int, levels: int) -> None:
+    pts = cupy.linspace(0.0, 1.0, 3 * 4096).reshape(-1, 3)[:, :ndim]
+    keys = alg.morton_keys(pts, [0.0] * ndim, [1.0] * ndim, levels)
+    alg.sort_by_key(keys, pts)
+
+
+# --------------------------------------------------------------------- output
+def _table(result: dict) -> str:
+    bb = result["bounding_box"]
+    occ = result["occupancy"]
+    axes = "xyz"[: result["ndim"]]
+    lines = [
+        f"xstride demo: {result['source']} on {result['backend']}",
+        "",
+        f"  points                {result['points']:,} ({result['ndim']}-D)",
+    ]
+    for a, lo, hi in zip(axes, bb["lower"], bb["upper"]):
+        lines.append(f"  bounding box {a}        [{lo:.6g}, {hi:.6g}]")
+    lines += [
+        f"  morton levels         {result['levels']} (keys of {result['ndim'] * result['levels']} bits)",
+        f"  occupancy at level    {result['level_stats']} ({result['cells_at_level']:,} cells)",
+        f"  occupied cells        {result['occupied_cells']:,} "
+        f"({100 * result['occupied_fraction']:.3g} %)",
+        f"  points per cell       min {occ['min']:,}  max {occ['max']:,}  mean {occ['mean']:.4g}",
+        f"  checks                {'passed' if all(result['checks'].values()) else 'FAILED'}",
+        "",
+        "  stage                 seconds",
+    ]
+    for st in result["stages"]:
+        lines.append(f"  {st['name']:<20}  {st['seconds']:8.4f}")
+    lines.append(f"  {'total':<20}  {result['total_seconds']:8.4f}")
+    return "\n".join(lines)
+
+
+def run(args) -> int:
+    """Entry point of ``python -m xstride demo``; returns the exit status."""
+    progress = Progress()
+    try:
+        result = pipeline(backend=args.backend, points=args.points, n=args.n, levels=args.levels,
+                          level_stats=args.level_stats, seed=args.seed, progress=progress)
+    except DemoError as exc:
+        print(f"xstride demo: error: {exc}", file=sys.stderr)
+        return 2
+    except MemoryError as exc:  # numpy's _ArrayMemoryError, cupy's OutOfMemoryError
+        print(f"xstride demo: error: not enough memory on {args.backend} "
+              f"({' '.join(str(exc).split())})", file=sys.stderr)
+        return 2
+    try:
+        print(json.dumps(result, indent=2) if args.json else _table(result), flush=True)
+    except BrokenPipeError:  # `... | head`: the reader left; not an error of the demo
+        sys.stderr.close()
+    return 0 if all(result["checks"].values()) else 1

@@ -1,0 +1,45 @@
+"""Exact integer arrays from Python ints, for arguments that take 64-bit integers.
+
+``numpy.asarray([3, 2**64 - 1])`` is a float64 array (NumPy cannot hold both in one
+integer dtype by its default rule), which loses the values; seeds, counters and keys
+need them exact.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import type_error, value_error
+
+__all__ = ["integer_array"]
+
+
+def integer_array(func: str, name: str, value) -> np.ndarray:
+    """An exact NumPy integer array from a (nested) list/tuple of ints or an object array.
+
+    Returns int64 when every value fits, else uint64 when every value lies in
+    ``[0, 2**64 - 1]``; an empty input gives an empty int64 array of its shape.
+
+    Raises
+    ------
+    TypeError
+        An element is not an integer (float, bool, None, str, a ragged nesting).
+    ValueError
+        The values span more than one 64-bit integer type can hold.
+    """
+    arr = np.asarray(value, dtype=object)
+    if arr.size == 0:
+        return np.zeros(arr.shape, dtype=np.int64)
+    items = arr.reshape(-1).tolist()
+    for item in items:
+        if isinstance(item, (bool, np.bool_)) or not isinstance(item, (int, np.integer)):
+            raise type_error(func, name, value, "integers (a list of ints or an integer array)")
+    lo, hi = min(items), max(items)
+    if lo >= -(1 << 63) and hi < (1 << 63):
+        dtype = np.int64
+    elif lo >= 0 and hi < (1 << 64):
+        dtype = np.uint64
+    else:
+        raise value_error(func, name, "holds integers outside the 64-bit range "
+                                      f"(from {lo} to {hi})")
+    return np.array(items, dtype=dtype).reshape(arr.shape)

@@ -1,0 +1,360 @@
+"""The elementwise plan: from operand layouts to one loop description, on the host.
+
+Backend neutral (pure Python, no NumPy or CuPy). The CUDA executor
+(``xstride/_kernels/elementwise.py``) launches what the plan says; the tests check the
+plan on the CPU by replaying it over NumPy buffers (:func:`replay_offsets`).
+
+Steps (``docs/elementwise.md``):
+
+1. broadcast every input to the output shape (array API rules);
+2. drop size-1 axes, flip axes on which the first output steps backwards (so it is
+   written in ascending address order), and order the axes by the first output's
+   ``|stride|`` (largest first), ties broken by the inputs' strides;
+3. coalesce: merge neighbouring axes that are contiguous with each other in *every*
+   operand;
+4. choose the path, in order:
+
+   ``"empty"``  nothing to do (size 0);
+   ``"flat"``   one axis left and every operand has stride 0 or 1 on it (the same
+                dense layout, or scalars / stride-0 operands): a flat zip;
+   ``"tiled"``  an input is transposed relative to the output (its unit-stride axis is
+                not the output's inner axis): 32x32 tiles of the two axes through
+                shared memory, so both the input and the output are coalesced
+                (:func:`tiled_geometry` gives the grid of the kernel that walks them);
+   ``"rows"``   otherwise, when every operand has stride 0 or 1 on the inner axis:
+                contiguous rows, the outer offsets computed once per vector;
+   ``"nd"``     the general N-d walk, 64-bit index arithmetic.
+
+Operand 0..nout-1 are outputs; the rest are inputs. Offsets are in elements, relative
+to each operand's data pointer (element 0 of the view).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import struct
+
+from ..layout import Layout
+
+__all__ = ["broadcast_shapes", "Plan", "make_plan", "result_axis_order", "pack_params",
+           "replay_offsets", "TILE", "CAPS", "byte_range", "ranges_overlap",
+           "TiledGeometry", "tiled_geometry"]
+
+#: Side of the square shared-memory tile of the "tiled" path.
+TILE = 32
+#: Capacities (maximum number of outer axes) of the packed parameter struct.
+CAPS = (4, 16, 64)
+#: Minimum extent of both tile axes for the tiled path to pay off.
+_TILE_MIN = 8
+
+
+def broadcast_shapes(*shapes, func: str = "broadcast") -> tuple[int, ...]:
+    """Broadcast shapes by the array API rules.
+
+    Raises
+    ------
+    ValueError
+        The shapes do not broadcast; the message names every shape.
+    """
+    nd = max((len(s) for s in shapes), default=0)
+    out = [1] * nd
+    for s in shapes:
+        for i, n in enumerate(s):
+            j = nd - len(s) + i
+            m = out[j]
+            if m == 1:
+                out[j] = n
+            elif n != 1 and n != m:
+                text = " and ".join(str(tuple(x)) for x in shapes)
+                raise ValueError(f"{func}: shapes {text} cannot be broadcast together")
+    return tuple(out)
+
+
+def result_axis_order(shape, strides_list) -> tuple[int, ...]:
+    """Axis order (outermost first) for a new output, NumPy's ``order='K'`` in spirit.
+
+    The first operand that is not broadcast along any axis of extent > 1 decides:
+    its axes sorted by decreasing ``|stride|`` (stable, so ties keep C order). With no
+    such operand the order is C order.
+    """
+    nd = len(shape)
+    for strides in strides_list:
+        if all(s != 0 or n == 1 for n, s in zip(shape, strides)):
+            return tuple(sorted(range(nd), key=lambda a: (-abs(strides[a]) if shape[a] != 1
+                                                          else 0, a)))
+    return tuple(range(nd))
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One elementwise loop.
+
+    Attributes
+    ----------
+    kind : {"empty", "flat", "tiled", "rows", "nd"}
+    shape : tuple of int
+        Iteration shape after dropping, ordering and coalescing (innermost last).
+    strides : tuple of tuple of int
+        Per operand, the element strides over ``shape``.
+    offsets : tuple of int
+        Per operand, the element offset of iteration index 0 from its data pointer.
+    nout : int
+        Number of outputs (the first operands).
+    tile_axis : int or None
+        ``"tiled"`` only: the axis of ``shape`` that is paired with the inner axis.
+    transposed : tuple of bool
+        ``"tiled"`` only: which operands go through shared memory.
+    """
+
+    kind: str
+    shape: tuple
+    strides: tuple
+    offsets: tuple
+    nout: int = 1
+    tile_axis: int | None = None
+    transposed: tuple = ()
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for e in self.shape:
+            n *= e
+        return n
+
+
+def make_plan(outs, ins, *, keep_order: bool = False, allow_tiled: bool = True) -> Plan:
+    """Plan an elementwise loop over the layouts ``outs`` (outputs) and ``ins``.
+
+    Parameters
+    ----------
+    outs : sequence of Layout
+        Output layouts, all of the same shape (the iteration shape).
+    ins : sequence of Layout
+        Input layouts; each must broadcast to that shape.
+    keep_order : bool
+        Keep the C order of the iteration (no reordering, no tiling): for user kernels
+        that read the linear index ``i``.
+    allow_tiled : bool
+        Allow the tiled path.
+
+    Raises
+    ------
+    ValueError
+        An input that does not broadcast to the output shape (message names both).
+    """
+    shape = tuple(outs[0].shape)
+    layouts = list(outs)
+    for lay in ins:
+        if lay.shape != shape:
+            broadcast_shapes(lay.shape, shape, func="elementwise")
+            lay = lay.broadcast_to(shape)
+        layouts.append(lay)
+    nops = len(layouts)
+    offsets = [lay.offset for lay in layouts]
+    size = 1
+    for n in shape:
+        size *= n
+    if size == 0:
+        return Plan("empty", (0,), tuple((1,) for _ in range(nops)), tuple(offsets), len(outs))
+
+    # 1-2. drop size-1 axes; flip axes the first output walks backwards; order axes.
+    axes = [a for a, n in enumerate(shape) if n != 1]
+    ext = {a: shape[a] for a in axes}
+    strd = [{a: lay.strides[a] for a in axes} for lay in layouts]
+    if not keep_order:
+        for a in axes:
+            if strd[0][a] < 0:
+                n = ext[a]
+                for k in range(nops):
+                    offsets[k] += (n - 1) * strd[k][a]
+                    strd[k][a] = -strd[k][a]
+        axes.sort(key=lambda a: tuple(-abs(strd[k][a]) for k in range(nops)))
+
+    # 3. coalesce neighbours that are contiguous with each other in every operand.
+    cshape: list[int] = []
+    cstr: list[list[int]] = [[] for _ in range(nops)]
+    for a in axes:
+        n = ext[a]
+        if cshape and all(cstr[k][-1] == n * strd[k][a] for k in range(nops)):
+            cshape[-1] *= n
+            for k in range(nops):
+                cstr[k][-1] = strd[k][a]
+        else:
+            cshape.append(n)
+            for k in range(nops):
+                cstr[k].append(strd[k][a])
+    if not cshape:  # a single element
+        cshape = [1]
+        cstr = [[0] for _ in range(nops)]
+    shp = tuple(cshape)
+    strides = tuple(tuple(s) for s in cstr)
+    offs = tuple(offsets)
+    nout = len(outs)
+
+    # 4. the path.
+    inner_ok = all(s[-1] in (0, 1) for s in strides)
+    if len(shp) == 1 and inner_ok:
+        return Plan("flat", shp, strides, offs, nout)
+    if allow_tiled and not keep_order and len(shp) >= 2 and strides[0][-1] == 1:
+        tile = _tile_axis(shp, strides, nout)
+        if tile is not None:
+            ax, trans = tile
+            return Plan("tiled", shp, strides, offs, nout, ax, trans)
+    return Plan("rows" if inner_ok else "nd", shp, strides, offs, nout)
+
+
+def _tile_axis(shape, strides, nout):
+    """The axis to pair with the inner one, and which inputs are transposed, or None."""
+    inner = len(shape) - 1
+    if shape[inner] < _TILE_MIN:
+        return None
+    for k in range(nout, len(strides)):
+        s = strides[k]
+        if abs(s[inner]) <= 1:
+            continue
+        cands = [a for a in range(inner) if abs(s[a]) == 1 and shape[a] >= _TILE_MIN]
+        if cands:
+            ax = cands[0]
+            trans = tuple(k2 >= nout and abs(strides[k2][ax]) == 1 and abs(strides[k2][inner]) > 1
+                          for k2 in range(len(strides)))
+            return ax, trans
+    return None
+
+
+def _cap_for(ndim: int) -> int:
+    for c in CAPS:
+        if ndim <= c:
+            return c
+    raise ValueError(f"elementwise: {ndim} outer axes exceed the maximum of {CAPS[-1]}")
+
+
+def pack_params(plan: Plan) -> tuple[int, bytes]:
+    """``(CAP, bytes)`` of ``xstride_ew_params<CAP, NOPS>`` (``xstride/elementwise.cuh``).
+
+    For "flat", "rows" and "nd" the inner axis is the last one and the outer axes are
+    the others; for "tiled" the inner axis is the last, the tile axis is
+    ``plan.tile_axis``, and the outer ("rest") axes are the others.
+    """
+    nops = len(plan.strides)
+    shp = plan.shape
+    inner = len(shp) - 1
+    if plan.kind == "tiled":
+        t = plan.tile_axis
+        outer = [a for a in range(inner) if a != t]
+        e1 = shp[t]
+        s1 = [plan.strides[k][t] for k in range(nops)]
+    else:
+        outer = list(range(inner))
+        e1 = 1
+        s1 = [0] * nops
+    cap = _cap_for(len(outer))
+    pad = cap - len(outer)
+    fields = [plan.size, shp[inner], e1, len(outer)]
+    fields += list(plan.offsets)
+    fields += [plan.strides[k][inner] for k in range(nops)]
+    fields += s1
+    fields += [shp[a] for a in outer] + [1] * pad
+    for k in range(nops):
+        fields += [plan.strides[k][a] for a in outer] + [0] * pad
+    return cap, struct.pack(f"<{len(fields)}q", *fields)
+
+
+@dataclass(frozen=True)
+class TiledGeometry:
+    """Launch geometry of the grid-walk tiled kernel (``xstride/_kernels``, "v2").
+
+    The tiles of (inner axis, tile axis) are numbered ``(a, b)``; ``ga`` x ``gb``
+    neighbouring tiles form a group. Block ``(x, y, z)`` owns tile
+    ``a = (z % nga) * ga + x % ga``, ``b = (z // nga) * gb + x // ga`` and the chunk
+    ``y`` of ``r`` consecutive rest indices (looping by ``gridDim`` when a count exceeds
+    the grid limit). Blocks are dispatched x fastest, so the ``ga * gb`` tiles of one
+    group and one chunk are in flight together.
+
+    Attributes
+    ----------
+    grid : tuple of int
+        ``(ga * gb, min(nchunks, max_yz), min(nz, max_yz))``.
+    tile, ga, gb, nga, nz, rest, r, nchunks : int
+    off32 : bool
+        Every offset any thread forms (partial tiles included) fits in a signed 32-bit
+        int, so the kernel may use 32-bit offset arithmetic.
+    """
+
+    grid: tuple
+    tile: int
+    ga: int
+    gb: int
+    nga: int
+    nz: int
+    rest: int
+    r: int
+    nchunks: int
+    off32: bool
+
+
+def _divisor_at_most(n: int, cap: int) -> int:
+    """Largest divisor of ``n`` that is <= ``cap`` (``cap <= 0``: ``n`` itself)."""
+    if cap <= 0 or cap >= n:
+        return n
+    for d in range(cap, 0, -1):
+        if n % d == 0:
+            return d
+    return 1
+
+
+def tiled_geometry(plan: Plan, tile: int = 32, ga: int = 0, gb: int = 0, r: int = 1,
+                   max_yz: int = 65535) -> TiledGeometry | None:
+    """Geometry of the grid-walk tiled kernel for a ``"tiled"`` plan, or None.
+
+    ``ga``/``gb`` are the largest group sides wanted, in tiles (0: a whole row of
+    tiles); the sides used are the largest divisors of the tile counts not above them,
+    so every group is full. ``r`` is the number of rest indices a block walks (its
+    loads for the next one overlap the stores of the current one). None when the
+    counts do not fit the kernel's 32-bit block arithmetic (more than 2**31 groups).
+    """
+    inner = len(plan.shape) - 1
+    e0, e1 = plan.shape[inner], plan.shape[plan.tile_axis]
+    tiles0, tiles1 = -(-e0 // tile), -(-e1 // tile)
+    rest = plan.size // (e0 * e1)
+    ga = _divisor_at_most(tiles0, min(ga, 1 << 15) if ga > 0 else 1 << 15)
+    gb = _divisor_at_most(tiles1, min(gb, 1 << 15) if gb > 0 else 1 << 15)
+    nga = tiles0 // ga
+    nz = nga * (tiles1 // gb)
+    if nz >= 1 << 31:
+        return None
+    r = max(1, int(r))
+    nchunks = -(-rest // r)
+    lim = 0
+    for k in range(len(plan.strides)):
+        reach = abs(plan.offsets[k])
+        for a, (n, s) in enumerate(zip(plan.shape, plan.strides[k])):
+            reach += (n - 1 + (tile if a in (inner, plan.tile_axis) else 0)) * abs(s)
+        lim = max(lim, reach)
+    return TiledGeometry((ga * gb, min(nchunks, max_yz), min(nz, max_yz)), tile, ga, gb,
+                         nga, nz, rest, r, nchunks, lim < (1 << 31) - 1)
+
+
+def replay_offsets(plan: Plan, k: int) -> list[int]:
+    """Element offsets that operand ``k`` visits, in the plan's iteration order.
+
+    A CPU model of the kernels (C order over ``plan.shape``), used by the tests to check
+    a plan against NumPy: output offsets and input offsets at the same positions must
+    be the ones the original broadcast would pair.
+    """
+    if plan.kind == "empty":
+        return []
+    offs = [plan.offsets[k]]
+    for n, s in zip(plan.shape, plan.strides[k]):
+        offs = [o + i * s for o in offs for i in range(n)]
+    return offs
+
+
+def byte_range(ptr: int, lay: Layout) -> tuple[int, int]:
+    """``[first byte, one past the last byte)`` of a view whose element 0 is at ``ptr``."""
+    lo, hi = lay.byte_span()
+    return ptr + lo, ptr + hi
+
+
+def ranges_overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    """True when two half-open byte ranges share a byte (empty ranges never do)."""
+    return a[0] < a[1] and b[0] < b[1] and a[0] < b[1] and b[0] < a[1]

@@ -1,0 +1,329 @@
+"""``xp.algorithms``: Morton (Z-order) keys and a stable ``sort_by_key``.
+
+Each function runs on the backend of its array arguments (NumPy → ``xstride._host``,
+CuPy → ``xstride._kernels``). Scales are always computed on the host in float64, so
+host and device keys are bit-identical. See ``docs/morton.md``.
+
+Morton order: G. M. Morton (1966), "A computer oriented geodetic data base and a new
+technique in file sequencing", IBM Ltd., Ottawa. ``MAX_MORTON_LEVELS`` is what fits
+one uint64 key: 2 x 32 bits in 2-D, 3 x 21 bits in 3-D.
+
+Conventions (DESIGN.md, "Morton"): bit ``ndim*b + a`` of a key is bit ``b`` of the cell
+index on axis ``a`` (axis 0 in the lowest bit); ``scale = 2**levels / (upper - lower)``;
+cell = ``floor((x - lower) * scale)`` clipped to ``[0, 2**levels - 1]``: a point on a
+cell boundary goes to the upper cell, a point outside the box to the nearest face, and
+``lower > upper`` reverses the axis.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from .._backends.select import array_module, backend_of
+from .._core.errors import type_error, value_error
+
+__all__ = [
+    "MAX_MORTON_LEVELS",
+    "morton_scales",
+    "morton_keys",
+    "morton_encode",
+    "morton_decode",
+    "sort_by_key",
+]
+
+from ._args import MAX_MORTON_LEVELS  # noqa: E402
+from ._args import _levels, _host_vector, _as_array, _integer_array, _nonfinite
+
+
+def morton_scales(lower, upper, levels) -> np.ndarray:
+    """Cells per unit length on each axis: ``2**levels / (upper - lower)``, float64.
+
+    Parameters
+    ----------
+    lower, upper : sequence of 2 or 3 float, or array of shape (ndim,)
+        Corners of the box. ``lower > upper`` on an axis reverses that axis.
+    levels : int
+        Tree depth, 1..``MAX_MORTON_LEVELS[ndim]``.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (ndim,)
+        Always on the host (device kernels receive these values, so host and device
+        keys agree bit for bit).
+
+    Raises
+    ------
+    TypeError
+        ``levels`` is not an int; a bound is not numeric.
+    ValueError
+        Bounds of different lengths or not of length 2 or 3, non-finite bounds,
+        ``lower == upper`` on an axis, ``levels`` out of range, or an extent so small
+        that the scale overflows.
+    """
+    func = "morton_scales"
+    lo = _host_vector(func, "lower", lower)
+    hi = _host_vector(func, "upper", upper)
+    if lo.shape != hi.shape:
+        raise value_error(func, "upper", f"has {hi.size} entries but 'lower' has {lo.size}")
+    if lo.size not in MAX_MORTON_LEVELS:
+        raise value_error(func, "lower", f"must have 2 or 3 entries (one per axis); got {lo.size}")
+    lv = _levels(func, levels, lo.size)
+    with np.errstate(over="ignore"):
+        extent = hi - lo
+    for axis in range(lo.size):
+        if extent[axis] == 0.0:
+            raise value_error(func, "upper", f"equals 'lower' on axis {axis} ({lo[axis]!r}); "
+                                             "the box must have a nonzero extent on every axis")
+    with np.errstate(over="ignore", divide="ignore"):
+        scales = np.float64(2.0**lv) / extent
+    if not (np.isfinite(extent).all() and np.isfinite(scales).all()):
+        raise value_error(func, "upper", f"gives a box extent {extent.tolist()} whose scale "
+                                         "2**levels / (upper - lower) is not finite")
+    return scales
+
+
+def morton_keys(positions, lower, upper, levels):
+    """Morton (Z-order) keys of points in a box.
+
+    Parameters
+    ----------
+    positions : array of shape (n, 2) or (n, 3), real dtype
+        Points, one per row (float32/float64; integers are converted to float64).
+        NumPy or CuPy; any strides.
+    lower, upper : sequence or array of shape (ndim,)
+        The box (see :func:`morton_scales`).
+    levels : int
+        Cells per axis are ``2**levels``; 1..32 in 2-D, 1..21 in 3-D.
+
+    Returns
+    -------
+    array of uint64, shape (n,)
+        On the backend of ``positions``. Bit ``ndim*b + a`` is bit ``b`` of the cell
+        index on axis ``a``.
+
+    Raises
+    ------
+    TypeError
+        ``positions`` is not a real array (bool and complex are refused); ``levels``
+        not an int; NumPy and CuPy arrays mixed.
+    ValueError
+        ``positions`` not of shape (n, 2) or (n, 3); bounds of the wrong length;
+        ``lower == upper`` on an axis; ``levels`` out of range; a NaN or infinite
+        coordinate (the message names the first bad row). On CuPy the check reads one
+        8-byte value back from the device.
+
+    Notes
+    -----
+    Cell = ``floor((x - lower) * scale)`` clipped to ``[0, 2**levels - 1]``, the
+    subtraction and product rounded separately in float64. Points on a cell boundary
+    go to the upper cell, ``x == upper`` to the last cell, points outside the box to
+    the nearest face.
+
+    Examples
+    --------
+    >>> import xstride as xp
+    >>> xp.algorithms.morton_keys([[0.125, 0.0]], [0, 0], [1, 1], 3)
+    array([1], dtype=uint64)
+    """
+    func = "morton_keys"
+    backend = backend_of(func, [("positions", positions), ("lower", lower), ("upper", upper)])
+    pos = _as_array(func, "positions", positions, backend)
+    if pos.dtype.kind not in "fiu":
+        raise type_error(func, "positions", pos, "a real floating or integer dtype")
+    if pos.ndim != 2 or pos.shape[1] not in MAX_MORTON_LEVELS:
+        raise value_error(func, "positions", f"must have shape (n, 2) or (n, 3); got {tuple(pos.shape)}")
+    ndim = pos.shape[1]
+    lo = _host_vector(func, "lower", lower)
+    hi = _host_vector(func, "upper", upper)
+    if lo.size != ndim or hi.size != ndim:
+        raise value_error(func, "lower", f"and 'upper' must have {ndim} entries to match "
+                                         f"positions of shape {tuple(pos.shape)}; got "
+                                         f"{lo.size} and {hi.size}")
+    lv = _levels(func, levels, ndim)
+    scales = morton_scales(lo, hi, lv)
+    if backend == "numpy":
+        from .._host import morton as host
+
+        bad = host.first_nonfinite_row(pos)
+        if bad >= 0:
+            raise _nonfinite(func, bad, pos[bad])
+        return host.keys(pos, lo, scales, lv)
+    from .._kernels import morton as dev
+
+    keys, bad = dev.keys(pos, lo, scales, lv)
+    if bad >= 0:
+        raise _nonfinite(func, bad, pos[bad].get())
+    return keys
+
+
+def morton_encode(ix, iy, iz=None, *, levels=None):
+    """Morton keys of integer cell indices.
+
+    Parameters
+    ----------
+    ix, iy : array_like of int
+        Cell indices on axes 0 and 1 (broadcast together).
+    iz : array_like of int, optional
+        Cell indices on axis 2 (3-D keys); omit for 2-D keys.
+    levels : int, optional
+        Refuse cells of ``levels`` bits or more; default ``MAX_MORTON_LEVELS[ndim]``.
+
+    Returns
+    -------
+    array of uint64
+        Broadcast shape of the inputs, on their backend (the active backend when none
+        is an array).
+
+    Raises
+    ------
+    TypeError
+        A non-integer (or bool) input; NumPy and CuPy arrays mixed.
+    ValueError
+        A negative cell, or a cell of ``2**levels`` or more (a cell wider than the
+        level limit: 32 bits in 2-D, 21 bits in 3-D; nothing is truncated); shapes
+        that do not broadcast; ``levels`` out of range.
+
+    Examples
+    --------
+    >>> import xstride as xp
+    >>> xp.algorithms.morton_encode([7], [4])
+    array([53], dtype=uint64)
+    """
+    func = "morton_encode"
+    named = [("ix", ix), ("iy", iy)] + ([("iz", iz)] if iz is not None else [])
+    ndim = len(named)
+    backend = backend_of(func, named)
+    xp = array_module(backend)
+    cells = [_integer_array(func, name, value, backend) for name, value in named]
+    lv = MAX_MORTON_LEVELS[ndim] if levels is None else _levels(func, levels, ndim)
+    try:
+        cells = xp.broadcast_arrays(*cells)
+    except ValueError:
+        shapes = ", ".join(f"{n} {tuple(c.shape)}" for (n, _), c in zip(named, cells))
+        raise value_error(func, "iy", f"does not broadcast with the others ({shapes})") from None
+    for (name, _), c in zip(named, cells):
+        if c.size == 0:
+            continue
+        if c.dtype.kind == "i" and int(c.min()) < 0:
+            raise value_error(func, name, f"has a negative cell index ({int(c.min())})")
+        top = int(c.max())
+        if top >= 2**lv:
+            raise value_error(func, name, f"has cell index {top}, wider than the {lv}-bit "
+                                          f"limit of {ndim}-D keys at levels={lv} "
+                                          f"(max {2**lv - 1})")
+    if backend == "numpy":
+        from .._host import morton as host
+
+        return host.encode(cells)
+    from .._kernels import morton as dev
+
+    return dev.encode(cells)
+
+
+def morton_decode(keys, ndim):
+    """Cell indices of Morton keys (inverse of :func:`morton_encode`).
+
+    Parameters
+    ----------
+    keys : array of int, any shape
+        Keys as made by :func:`morton_keys` / :func:`morton_encode`.
+    ndim : {2, 3}
+
+    Returns
+    -------
+    array of uint64, shape ``keys.shape + (ndim,)``
+        Column ``a`` holds the cell index on axis ``a``.
+
+    Raises
+    ------
+    TypeError
+        ``keys`` not of an integer dtype; ``ndim`` not an int.
+    ValueError
+        ``ndim`` not 2 or 3; a negative key; a 3-D key with bit 63 set (3-D keys have
+        63 bits).
+    """
+    func = "morton_decode"
+    if isinstance(ndim, (bool, np.bool_)):
+        raise type_error(func, "ndim", ndim, "2 or 3")
+    try:
+        nd = operator.index(ndim)
+    except TypeError:
+        raise type_error(func, "ndim", ndim, "2 or 3") from None
+    if nd not in MAX_MORTON_LEVELS:
+        raise value_error(func, "ndim", f"must be 2 or 3; got {nd}")
+    backend = backend_of(func, [("keys", keys)])
+    arr = _integer_array(func, "keys", keys, backend)
+    if arr.size and arr.dtype.kind == "i" and int(arr.min()) < 0:
+        raise value_error(func, "keys", f"has a negative key ({int(arr.min())})")
+    u = arr.astype(np.uint64, copy=False)
+    if nd == 3 and arr.size and int(u.max()) >> 63:
+        raise value_error(func, "keys", f"has a key with bit 63 set ({int(u.max())}); "
+                                        "3-D keys have 63 bits")
+    flat = u.reshape(-1)  # the executors work on 1-D keys; 0-d keys too
+    if backend == "numpy":
+        from .._host import morton as host
+
+        cells = host.decode(flat, nd)
+    else:
+        from .._kernels import morton as dev
+
+        cells = dev.decode(flat, nd)
+    return cells.reshape(tuple(u.shape) + (nd,))
+
+
+# --------------------------------------------------------------------- sort
+def sort_by_key(keys, *values):
+    """Stable sort of integer keys, carrying any number of value arrays along.
+
+    Parameters
+    ----------
+    keys : array of shape (n,), any signed or unsigned integer dtype
+    *values : arrays of shape (n,) or (n, k), any dtype
+        Rows are reordered with the keys.
+
+    Returns
+    -------
+    tuple
+        ``(sorted_keys, order, *sorted_values)``: ``order`` is int64 (n,) with
+        ``sorted_keys == keys[order]``; equal keys keep their input order (stable).
+        All on the backend of the inputs.
+
+    Raises
+    ------
+    TypeError
+        ``keys`` not of an integer dtype (bool and floats are refused); NumPy and CuPy
+        arrays mixed.
+    ValueError
+        ``keys`` not 1-D; a value not 1-D or 2-D, or whose length differs from n.
+
+    Notes
+    -----
+    NumPy: ``argsort(kind="stable")``. CuPy: CuPy's ``argsort`` (Thrust's stable
+    ``stable_sort_by_key``, a radix sort) and gathers, all on the device. xstride's own
+    LSD radix sort over only the bits in which the keys differ
+    (``xstride._kernels.sort``, ``method="radix"``) is correct but measured slower, so
+    it is not used here; see ``docs/morton.md``.
+    """
+    func = "sort_by_key"
+    named = [("keys", keys)] + [(f"values[{i}]", v) for i, v in enumerate(values)]
+    backend = backend_of(func, named)
+    k = _integer_array(func, "keys", keys, backend)
+    if k.ndim != 1:
+        raise value_error(func, "keys", f"must be 1-D; got shape {tuple(k.shape)}")
+    n = k.shape[0]
+    vals = []
+    for name, v in named[1:]:
+        arr = _as_array(func, name, v, backend)
+        if arr.ndim not in (1, 2) or arr.shape[0] != n:
+            raise value_error(func, name, f"must have shape ({n},) or ({n}, k) to match "
+                                          f"keys of shape ({n},); got {tuple(arr.shape)}")
+        vals.append(arr)
+    if backend == "numpy":
+        from .._host import sort as host
+
+        return host.sort_by_key(k, vals)
+    from .._kernels import sort as dev
+
+    return dev.sort_by_key(k, vals)

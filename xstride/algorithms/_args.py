@@ -1,0 +1,77 @@
+"""Argument checks behind ``xstride.algorithms`` (levels, bounds, integer arrays)."""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from .._backends.select import array_module, backend_of_array
+from .._core.errors import type_error, value_error
+from .._core.intseq import integer_array
+
+#: Deepest tree level per dimension: 2-D keys hold 2 x 32 bits, 3-D keys 3 x 21 bits.
+MAX_MORTON_LEVELS = {2: 32, 3: 21}
+
+
+def _levels(func: str, levels, ndim: int) -> int:
+    if isinstance(levels, (bool, np.bool_)):
+        raise type_error(func, "levels", levels, "an int")
+    try:
+        value = operator.index(levels)
+    except TypeError:
+        raise type_error(func, "levels", levels, "an int") from None
+    top = MAX_MORTON_LEVELS[ndim]
+    if not 1 <= value <= top:
+        raise value_error(func, "levels", f"must be in 1..{top} for {ndim}-D keys; got {value}")
+    return value
+
+
+def _host_vector(func: str, name: str, value) -> np.ndarray:
+    """A bound (lower/upper) as a float64 NumPy vector; CuPy arrays are copied to the host."""
+    if backend_of_array(value) == "cupy":
+        value = value.get()
+    if value is None:
+        raise type_error(func, name, value, "a sequence of 2 or 3 real numbers")
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise type_error(func, name, value, "a sequence of 2 or 3 real numbers") from None
+    if arr.ndim == 0:
+        raise type_error(func, name, value, "a sequence of 2 or 3 real numbers, one per axis")
+    if arr.ndim != 1:
+        raise value_error(func, name, f"must be a sequence of 2 or 3 numbers; got shape {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise value_error(func, name, f"must be finite; got {arr.tolist()}")
+    return arr
+
+
+def _as_array(func: str, name: str, value, backend: str):
+    xp = array_module(backend)
+    if backend_of_array(value) is not None:
+        return value
+    try:
+        return xp.asarray(value)
+    except Exception:
+        raise type_error(func, name, value, "an array") from None
+
+
+def _integer_array(func: str, name: str, value, backend: str):
+    if value is None or isinstance(value, (list, tuple)) or (
+            isinstance(value, np.ndarray) and value.dtype == object):
+        # exact for lists mixing small ints with ints >= 2**63 (NumPy makes those
+        # float64), TypeError for None and non-integers, empty lists allowed
+        return array_module(backend).asarray(integer_array(func, name, value))
+    arr = _as_array(func, name, value, backend)
+    if arr.dtype == object:  # a Python int beyond 64 bits
+        return array_module(backend).asarray(integer_array(func, name, value))
+    if arr.dtype.kind not in "iu":
+        raise type_error(func, name, arr, "an integer dtype (signed or unsigned, not bool)")
+    return arr
+
+
+# --------------------------------------------------------------------- Morton
+def _nonfinite(func: str, row: int, values) -> ValueError:
+    return value_error(func, "positions", f"has a NaN or infinite coordinate in row {row} "
+                                          f"({np.asarray(values).tolist()}); "
+                                          "Morton keys need finite positions")

@@ -1,0 +1,197 @@
+"""Check one kernel argument against its C type and pack it into the bytes the kernel
+receives by value.
+
+Works on anything with ``__cuda_array_interface__`` (CuPy arrays, and the stand-ins of
+the CPU tests); never copies an array and never moves host memory to the device.
+Checks run in the house order: type, dtype, device, shape/layout, then value range.
+
+Packed layouts (little-endian, all fields 8 bytes except scalars):
+
+- pointer: the device address, 8 bytes;
+- ``ArrayND<T>``: address, ``shape[N]``, ``strides[N]`` in elements (``8*(1+2N)`` bytes);
+- ``CArrayND<T>``: address, ``shape[N]`` (``8*(1+N)`` bytes);
+- scalar: the value in the parameter's C type;
+- struct: a :class:`~xstride.cuda._struct.CudaStructValue`'s bytes.
+"""
+
+from __future__ import annotations
+
+import math
+import struct as _pystruct
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._core.errors import type_error, value_error
+from ._signature import CType
+
+__all__ = ["DeviceArray", "device_array", "pack_value", "c_contiguous"]
+
+
+@dataclass(frozen=True)
+class DeviceArray:
+    """What ``__cuda_array_interface__`` says about an array; strides in elements."""
+
+    ptr: int
+    shape: tuple[int, ...]
+    strides: tuple[int, ...] | None  # None: not a whole number of elements
+    byte_strides: tuple[int, ...]
+    dtype: np.dtype
+    readonly: bool
+    device: int | None
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+
+def _c_strides(shape, itemsize):
+    out, acc = [], itemsize
+    for n in reversed(shape):
+        out.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(out))
+
+
+def c_contiguous(shape, byte_strides, itemsize) -> bool:
+    """NumPy's rule: axes of extent 1 may have any stride; empty arrays are contiguous."""
+    if math.prod(shape) == 0:
+        return True
+    expected = itemsize
+    for n, s in zip(reversed(shape), reversed(byte_strides)):
+        if n != 1 and s != expected:
+            return False
+        expected *= n
+    return True
+
+
+def device_array(value) -> DeviceArray | None:
+    """The device array behind ``value``, or ``None`` if it has no CUDA array interface."""
+    try:
+        cai = value.__cuda_array_interface__
+    except AttributeError:
+        return None
+    shape = tuple(int(n) for n in cai["shape"])
+    dtype = np.dtype(cai["typestr"])
+    ptr, readonly = cai["data"]
+    bstrides = cai.get("strides")
+    bstrides = _c_strides(shape, dtype.itemsize) if bstrides is None else tuple(int(s) for s in bstrides)
+    if all(s % dtype.itemsize == 0 for s in bstrides):
+        strides = tuple(s // dtype.itemsize for s in bstrides)
+    else:
+        strides = None
+    dev = getattr(getattr(value, "device", None), "id", None)
+    return DeviceArray(int(ptr or 0), shape, strides, bstrides, dtype, bool(readonly),
+                       None if dev is None else int(dev))
+
+
+def _check_scalar(ct: CType, value, label: str, arg: str) -> bytes:
+    dt = ct.dtype
+    allowed = f"a Python or NumPy scalar for C type '{ct.text}'"
+    if hasattr(value, "__cuda_array_interface__"):
+        raise type_error(label, arg, value, allowed + " (a device array was passed where "
+                         "the kernel takes a value; read it on the device instead)")
+    if isinstance(value, np.ndarray):
+        raise type_error(label, arg, value, allowed)
+    if dt.kind == "b":
+        if not isinstance(value, (bool, np.bool_)):
+            raise type_error(label, arg, value, "a bool")
+        return np.array(bool(value), dtype=dt).tobytes()
+    if dt.kind in "iu":
+        if isinstance(value, (float, complex, np.floating, np.complexfloating)) or not \
+                isinstance(value, (int, np.integer)):
+            raise type_error(label, arg, value, f"an integer for C type '{ct.text}'")
+        v = int(value)
+        info = np.iinfo(dt)
+        if not info.min <= v <= info.max:
+            raise OverflowError(f"{label}: argument '{arg}' value {v} is out of range for "
+                                f"C type '{ct.text}' [{info.min}, {info.max}]")
+        return np.array(v, dtype=dt).tobytes()
+    if dt.kind == "f":
+        if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(
+                value, (bool, np.bool_)):
+            raise type_error(label, arg, value, f"a real number for C type '{ct.text}'")
+        v = float(value)
+        with np.errstate(over="ignore"):
+            packed = np.array(v, dtype=dt)
+        if math.isfinite(v) and not np.isfinite(packed):
+            raise OverflowError(f"{label}: argument '{arg}' value {v!r} is out of range for "
+                                f"C type '{ct.text}' (largest {float(np.finfo(dt).max)!r})")
+        return packed.tobytes()
+    if dt.kind == "c":
+        if not isinstance(value, (int, float, complex, np.number)) or isinstance(
+                value, (bool, np.bool_)):
+            raise type_error(label, arg, value, f"a number for C type '{ct.text}'")
+        return np.array(complex(value), dtype=dt).tobytes()
+    raise type_error(label, arg, value, allowed)  # pragma: no cover - no other kinds
+
+
+def _check_array(ct: CType, value, label: str, arg: str, device: int | None) -> DeviceArray:
+    what = {"pointer": "a C-contiguous device array", "view": f"a {ct.ndim}-d device array",
+            "cview": f"a C-contiguous {ct.ndim}-d device array"}[ct.kind]
+    elem = "any dtype" if ct.dtype is None else f"dtype {ct.dtype.name}"
+    allowed = f"{what} of {elem} for C type '{ct.text}'"
+    if isinstance(value, np.ndarray) or isinstance(value, np.generic):
+        raise type_error(label, arg, value, allowed + "; a NumPy array lives in host memory "
+                         "and is never copied implicitly (use xstride.to_device or "
+                         "cupy.asarray first)")
+    arr = device_array(value)
+    if arr is None:
+        raise type_error(label, arg, value, allowed + " (an object with "
+                         "__cuda_array_interface__)")
+    if ct.dtype is not None and arr.dtype != ct.dtype:
+        raise TypeError(f"{label}: argument '{arg}' has dtype {arr.dtype.name}; the kernel "
+                        f"takes '{ct.text}' (dtype {ct.dtype.name})")
+    if device is not None and arr.device is not None and arr.device != device:
+        raise value_error(label, arg, f"is on device {arr.device}; the kernel launches on "
+                          f"device {device} (arrays are never moved between devices)")
+    if ct.kind in ("view", "cview") and len(arr.shape) != ct.ndim:
+        raise TypeError(f"{label}: argument '{arg}' has {len(arr.shape)} dimensions "
+                        f"(shape {arr.shape}); the kernel takes '{ct.text}' "
+                        f"({ct.ndim} dimensions)")
+    if ct.kind in ("pointer", "cview") and not c_contiguous(arr.shape, arr.byte_strides,
+                                                            arr.dtype.itemsize):
+        raise value_error(label, arg, f"is not C-contiguous (shape {arr.shape}, byte strides "
+                          f"{arr.byte_strides}); '{ct.text}' needs a C-contiguous array: "
+                          "pass cupy.ascontiguousarray(x), or declare the parameter as "
+                          "an ArrayND<T> view")
+    if ct.kind == "view" and arr.strides is None:
+        raise value_error(label, arg, f"has byte strides {arr.byte_strides} that are not a "
+                          f"multiple of the itemsize {arr.dtype.itemsize}")
+    if arr.readonly and not ct.const:
+        raise value_error(label, arg, f"is read-only; the kernel takes '{ct.text}' (declare "
+                          "it const to pass a read-only array)")
+    return arr
+
+
+def pack_value(ct: CType, value, label: str, arg: str, device: int | None = None) -> bytes:
+    """Check ``value`` against ``ct`` and return the bytes passed by value.
+
+    Raises
+    ------
+    TypeError
+        Wrong kind of object, dtype, rank, a NumPy array for a device parameter, a
+        CudaStruct of another struct type.
+    ValueError
+        Wrong device, a non-contiguous array for a pointer or ``CArrayND``, a read-only
+        array for a non-const parameter.
+    OverflowError
+        An integer (or a finite float) outside the range of the C type.
+    """
+    if ct.kind == "scalar":
+        return _check_scalar(ct, value, label, arg)
+    if ct.kind == "struct":
+        from ._struct import CudaStructValue
+
+        if not isinstance(value, CudaStructValue):
+            raise type_error(label, arg, value, f"a CudaStruct value of struct '{ct.struct}'")
+        value.struct._check_matches(ct, label, arg)
+        if device is not None:
+            value.check_device(device, label, arg)
+        return value.tobytes()
+    arr = _check_array(ct, value, label, arg, device)
+    if ct.kind == "pointer":
+        return _pystruct.pack("<Q", arr.ptr)
+    fields = arr.shape if ct.kind == "cview" else arr.shape + arr.strides
+    return _pystruct.pack("<Q", arr.ptr) + np.asarray(fields, dtype="<i8").tobytes()
+

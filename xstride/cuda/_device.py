@@ -1,0 +1,105 @@
+"""Device facts read through CuPy: HIP or CUDA, properties, the capability table."""
+
+from __future__ import annotations
+
+import sys
+
+from .._backends.select import load_cupy
+from . import _hip_rules
+
+__all__ = ["is_hip", "device_properties", "capabilities"]
+
+
+def is_hip() -> bool:
+    """``True`` when the CuPy in use is a ROCm/HIP build.
+
+    Does not import CuPy when nobody has: without CuPy there is no HIP build to use.
+    """
+    cupy = sys.modules.get("cupy")
+    if cupy is None:
+        try:
+            cupy = load_cupy()
+        except RuntimeError:
+            return False
+    return bool(getattr(cupy.cuda.runtime, "is_hip", False))
+
+
+def _decode(value):
+    return value.decode(errors="replace") if isinstance(value, bytes) else value
+
+
+def device_properties(device_id: int | None = None) -> dict:
+    """Name, architecture, warp size and memory of a device (the current one by default).
+
+    Parameters
+    ----------
+    device_id : int, optional
+        CUDA/HIP device ordinal; the current device when omitted.
+
+    Returns
+    -------
+    dict
+        ``id``, ``name``, ``arch`` (``"sm_90"``, or the gfx name on HIP),
+        ``compute_capability`` (``"9.0"``; ``None`` on HIP), ``warp_size`` (threads),
+        ``multiprocessors``, ``total_memory_bytes`` (bytes), ``max_threads_per_block``,
+        ``max_grid_size`` (3 ints) and ``is_hip``.
+
+    Raises
+    ------
+    RuntimeError
+        CuPy or a device is unavailable (the message carries the reason).
+    """
+    cupy = load_cupy()
+    runtime = cupy.cuda.runtime
+    dev = runtime.getDevice() if device_id is None else int(device_id)
+    props = runtime.getDeviceProperties(dev)
+    hip = bool(getattr(runtime, "is_hip", False))
+    if hip:
+        arch = _decode(props.get("gcnArchName", b"")) or "unknown gfx"
+    else:
+        arch = f"sm_{props['major']}{props['minor']}"
+    return {
+        "id": dev,
+        "name": _decode(props.get("name", b"")),
+        "arch": arch,
+        "compute_capability": None if hip else f"{props['major']}.{props['minor']}",
+        "warp_size": int(props.get("warpSize", 32)),
+        "multiprocessors": int(props.get("multiProcessorCount", 0)),
+        "total_memory_bytes": int(props.get("totalGlobalMem", 0)),
+        "max_threads_per_block": int(props.get("maxThreadsPerBlock", 1024)),
+        "max_grid_size": [int(v) for v in props.get("maxGridSize", (2**31 - 1, 65535, 65535))],
+        "is_hip": hip,
+    }
+
+
+def capabilities() -> dict:
+    """The capability table: backend facts and, per feature, whether it is available.
+
+    Returns
+    -------
+    dict
+        ``backend`` ("cuda", "hip" or "none"), ``device`` (``device_properties()`` or
+        ``None``), ``is_hip``, ``reason`` (why there is no device, else ``""``) and
+        ``features``: ``{feature: {"available": bool, "reason": str}}``, one row per
+        rule of the HIP table (``xstride/_kernels/_hip_rules.py``):
+        ``warp_shuffle`` (``reduce.cuh``/``scan.cuh``), ``high_dim_cuda_views``
+        (views of 5 or more dimensions) and ``bounds_check_views``
+        (``XSTRIDE_BOUNDS_CHECK``). Without a device every row is unavailable with the
+        reason ``"no device"``.
+    """
+    try:
+        props = device_properties()
+    except RuntimeError as exc:
+        rows = {
+            r.feature: {"available": False, "reason": "no device"} for r in _hip_rules.RULES
+        }
+        return {"backend": "none", "device": None, "is_hip": False, "reason": str(exc),
+                "features": rows}
+    hip = props["is_hip"]
+    return {
+        "backend": "hip" if hip else "cuda",
+        "device": props,
+        "is_hip": hip,
+        "reason": "",
+        "features": _hip_rules.feature_rows(hip),
+    }

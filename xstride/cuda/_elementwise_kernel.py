@@ -1,0 +1,231 @@
+"""``xp.cuda.ElementwiseKernel``: CuPy's user elementwise kernels on xstride's engine.
+
+The parameter syntax is CuPy's (``"float32 x, T y"``, ``"T z"``): a type is a NumPy
+dtype name or a type placeholder (any other identifier), bound from the arguments.
+Inputs are read by value, outputs are assigned; ``i`` is the linear C-order index of
+the element (a kernel that uses it keeps the C iteration order: no axis reordering,
+no tiling). Broadcasting, the fast paths and the overlap rule are the engine's.
+
+Not supported (``NotImplementedError``): ``raw`` parameters, ``reduce``-style options.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from .._core.csource import is_c_identifier
+from .._plans.elementwise import broadcast_shapes
+from .._core.errors import type_error
+from .._kernels import _elementwise_exec as _ex
+
+__all__ = ["ElementwiseKernel"]
+
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_DTYPE_NAMES = frozenset(
+    "bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 float32 float64 "
+    "complex64 complex128".split())
+_USES_I = re.compile(r"(?<![A-Za-z0-9_.])i(?![A-Za-z0-9_])")
+
+
+def _parse(text: str, what: str):
+    params = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        words = part.split()
+        if "raw" in words:
+            raise NotImplementedError(
+                f"ElementwiseKernel: 'raw' parameters ({part!r}) are not supported by "
+                "xstride's engine; use cupy.ElementwiseKernel for them")
+        words = [w for w in words if w != "const"]
+        if len(words) != 2 or not is_c_identifier(words[1]):
+            raise ValueError(f"ElementwiseKernel: cannot parse {what} parameter {part!r}; "
+                             "expected 'TYPE NAME'")
+        typ, name = words
+        if name == "i" or name.startswith("_"):
+            raise ValueError(f"ElementwiseKernel: parameter name {name!r} is reserved")
+        if typ in _DTYPE_NAMES:
+            dt = np.dtype(typ)
+        elif _IDENT.match(typ):
+            dt = None  # a type placeholder, bound from the arguments
+        else:
+            raise ValueError(f"ElementwiseKernel: bad type {typ!r} in {part!r}")
+        params.append((name, typ, dt))
+    return params
+
+
+class ElementwiseKernel:
+    """A user elementwise kernel in CuPy's syntax, run on xstride's engine.
+
+    Parameters
+    ----------
+    in_params : str
+        Comma-separated ``"TYPE NAME"`` inputs (``TYPE`` a dtype name or a placeholder).
+    out_params : str
+        Outputs, same syntax.
+    operation : str
+        C++ statements over the names (and ``i``, the linear C-order index).
+    name : str
+        Kernel name (for messages and the compiled kernel's name).
+    preamble : str, optional
+        C++ code placed before the kernel (helper functions).
+    **kwargs
+        CuPy's options ``reduce_dims``, ``options``, ``no_return`` and
+        ``return_tuple`` are accepted (only ``return_tuple`` changes anything: the
+        engine plans dimensions itself); any other keyword is a ``TypeError``.
+
+    Raises
+    ------
+    TypeError
+        A non-string parameter, or an unsupported keyword.
+    ValueError
+        A parameter that does not parse, a name that is not a C identifier, or a
+        reserved name (``i``, ``_*``).
+    NotImplementedError
+        ``raw`` parameters.
+
+    Examples
+    --------
+    >>> k = ElementwiseKernel("T x, T y", "T z", "z = (x - y) * (x - y)", "sqdiff")  # doctest: +SKIP
+    >>> k(x, y)  # doctest: +SKIP
+
+    Notes
+    -----
+    Calling with inputs only allocates the outputs (broadcast shape, the inputs' axis
+    order); calling with inputs and outputs writes into them (outputs are read before
+    the operation runs, so ``z += x`` works). Inputs that overlap an output are copied
+    first (NumPy's answer for in-place updates). Array inputs of a concrete type that
+    differs from their dtype are converted on load.
+    """
+
+    def __init__(self, in_params, out_params, operation, name="kernel", *, preamble="",
+                 **kwargs):
+        unknown = set(kwargs) - {"reduce_dims", "options", "no_return", "return_tuple"}
+        if unknown:
+            raise TypeError(f"ElementwiseKernel: unsupported options {sorted(unknown)}")
+        for arg, value in (("in_params", in_params), ("out_params", out_params),
+                           ("operation", operation), ("name", name), ("preamble", preamble)):
+            if not isinstance(value, str):
+                raise type_error("ElementwiseKernel", arg, value, "a str")
+        if not is_c_identifier(name):
+            raise ValueError(f"ElementwiseKernel: name {name!r} is not a C identifier")
+        self.in_params = _parse(in_params, "input")
+        self.out_params = _parse(out_params, "output")
+        if not self.out_params:
+            raise ValueError("ElementwiseKernel: at least one output parameter is needed")
+        names = [p[0] for p in self.in_params + self.out_params]
+        if len(set(names)) != len(names):
+            raise ValueError(f"ElementwiseKernel: duplicate parameter names in {names}")
+        self.operation = operation
+        self.name = name
+        self.preamble = preamble
+        self._uses_i = bool(_USES_I.search(operation))
+        self._return_tuple = bool(kwargs.get("return_tuple", False))
+
+    def __call__(self, *args, size=None, stream=None):
+        """Run on CuPy arrays (inputs, then optionally outputs); returns the output(s).
+
+        Parameters
+        ----------
+        *args : cupy.ndarray or Python scalars
+            The inputs in ``in_params`` order, then optionally the outputs.
+        size : int, optional
+            Number of elements when no argument is an array (CuPy's meaning);
+            otherwise the broadcast shape of the arguments decides.
+        stream : cupy.cuda.Stream, optional
+            Stream to launch on (the current stream by default).
+
+        Returns
+        -------
+        cupy.ndarray or tuple of cupy.ndarray
+            The output (several outputs, or ``return_tuple=True``: a tuple).
+
+        Raises
+        ------
+        TypeError
+            Wrong number of arguments, a non-CuPy array, or conflicting dtypes for one
+            type placeholder.
+        ValueError
+            Shapes that do not broadcast, or an output of the wrong shape.
+        """
+        from .._backends.select import load_cupy
+
+        cupy = load_cupy()
+        nin, nout = len(self.in_params), len(self.out_params)
+        if len(args) not in (nin, nin + nout):
+            raise TypeError(f"{self.name}: takes {nin} inputs (and optionally {nout} "
+                            f"outputs), got {len(args)} arguments")
+        ins, outs = list(args[:nin]), list(args[nin:])
+        bound: dict[str, np.dtype] = {}
+
+        def bind(typ, dt, argname):
+            have = bound.get(typ)
+            if have is None:
+                bound[typ] = np.dtype(dt)
+            elif have != dt:
+                raise TypeError(f"{self.name}: type placeholder {typ} is {have} from an "
+                                f"earlier argument but {argname} has dtype {dt}")
+
+        for (pname, typ, dt), a in zip(self.in_params, ins):
+            if isinstance(a, cupy.ndarray):
+                if dt is None:
+                    bind(typ, a.dtype, pname)
+            elif isinstance(a, np.ndarray) or not isinstance(a, (bool, int, float, np.generic)):
+                raise type_error(self.name, pname, a, "a cupy.ndarray or a scalar")
+        for (pname, typ, dt), o in zip(self.out_params, outs):
+            if not isinstance(o, cupy.ndarray):
+                raise type_error(self.name, pname, o, "a cupy.ndarray")
+            if dt is None:
+                bind(typ, o.dtype, pname)
+        for (pname, typ, dt), a in zip(self.in_params, ins):
+            if dt is None and typ not in bound:
+                bound[typ] = np.asarray(a).dtype if isinstance(a, np.generic) else \
+                    np.result_type(a)
+        arrays = [a for a in ins if isinstance(a, cupy.ndarray)]
+        shapes = [a.shape for a in arrays]
+        if size is not None and not arrays and not outs:
+            shapes.append((int(size),))
+        shape = broadcast_shapes(*shapes, func=self.name) if shapes else ()
+        if outs:
+            shape = broadcast_shapes(shape, *(o.shape for o in outs), func=self.name)
+        specs, kins = [], []
+        if not outs:
+            for pname, typ, dt in self.out_params:
+                odt = dt if dt is not None else bound.get(typ)
+                if odt is None:
+                    raise TypeError(f"{self.name}: cannot infer the type {typ} of output "
+                                    f"{pname}; pass the output array")
+                outs.append(_ex.alloc_like_inputs(cupy, shape, odt, arrays))
+            preload = False
+        else:
+            for (pname, _, _), o in zip(self.out_params, outs):
+                _ex.check_out(self.name, o, shape, o.dtype, cupy)
+            preload = True
+        for (pname, typ, dt), o in zip(self.out_params, outs):
+            if _ex.ctype(o.dtype) is None:
+                raise TypeError(f"{self.name}: output {pname} has dtype {o.dtype}, which "
+                                "xstride's engine does not support")
+            specs.append(_ex.operand(pname, o.dtype, kind="out", preload=preload))
+        for (pname, typ, dt), a in zip(self.in_params, ins):
+            ldt = dt if dt is not None else bound[typ]
+            if _ex.ctype(ldt) is None:
+                raise TypeError(f"{self.name}: input {pname} has type {ldt}, which "
+                                "xstride's engine does not support")
+            if isinstance(a, cupy.ndarray):
+                if _ex.ctype(a.dtype) is None:
+                    raise TypeError(f"{self.name}: input {pname} has dtype {a.dtype}, "
+                                    "which xstride's engine does not support")
+                specs.append(_ex.operand(pname, a.dtype, ldt))
+                kins.append(a)
+            else:
+                specs.append(_ex.operand(pname, ldt, ldt, kind="scalar"))
+                kins.append(np.asarray(a).astype(ldt)[()])
+        typedefs = "".join(f"typedef {_ex.ctype(d)} {t};\n" for t, d in sorted(bound.items()))
+        body = self.operation.rstrip().rstrip(";") + ";"  # CuPy accepts it without ';'
+        _ex.launch(self.name, body, specs, outs, kins, keep_order=self._uses_i,
+                   preamble=typedefs + self.preamble, index_var=self._uses_i)
+        if len(outs) == 1 and not self._return_tuple:
+            return outs[0]
+        return tuple(outs)

@@ -1,0 +1,82 @@
+"""The HIP gate: refuse, on a HIP build, kernels that trigger a rule of ``_hip_rules``.
+
+:func:`violations` is pure (it reads the kernel's parsed signature, include graph and
+compile options); :func:`check` raises ``NotImplementedError`` for the first violation
+when the CuPy in use is a ROCm/HIP build.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from . import _device
+from .._kernels._compile import include_dir
+from ._hip_rules import RULES, HipRule
+from .._kernels._includes import IncludeGraph
+from ._signature import CType, Signature
+
+__all__ = ["violations", "check"]
+
+_BOUNDS_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+XSTRIDE_BOUNDS_CHECK\b", re.M)
+_SHIPPED = Path(include_dir()).resolve() / "xstride"
+
+
+def _max_view(ct: CType) -> int:
+    if ct.kind in ("view", "cview"):
+        return ct.ndim
+    if ct.kind == "struct":
+        return max((_max_view(f) for _, f in ct.fields or ()), default=0)
+    return 0
+
+
+def _struct_view_ndims(body: str) -> int:
+    """Largest N in ``ArrayND``/``CArrayND``/``xstride_(c)array<T, N>`` in a struct body."""
+    ns = [int(n) for n in re.findall(r"\bC?Array(\d+)D\s*<", body)]
+    ns += [int(n) for n in re.findall(r"\bxstride_c?array\s*<[^;]*?,\s*(\d+)\s*>", body)]
+    return max(ns, default=0)
+
+
+def violations(signature: Signature, graph: IncludeGraph, options, source: str,
+               struct_bodies: dict[str, str]) -> list[tuple[HipRule, str]]:
+    """Every ``(rule, what triggered it)`` of a kernel; empty when HIP may compile it."""
+    out: list[tuple[HipRule, str]] = []
+    for r in RULES:
+        if r.headers:
+            for f in graph.files:
+                if f.parent == _SHIPPED and f.name in r.headers:
+                    chain = " -> ".join(graph.chain(f))
+                    out.append((r, f"it includes xstride/{f.name} ({chain})"))
+                    break
+        if r.min_view_ndim:
+            for p in signature.params:
+                nd = _max_view(p.ctype)
+                if p.ctype.kind == "struct":
+                    nd = max(nd, _struct_view_ndims(struct_bodies.get(p.ctype.struct, "")))
+                if nd >= r.min_view_ndim:
+                    where = "takes" if p.ctype.kind != "struct" else "has a struct field with"
+                    out.append((r, f"parameter '{p.name}' ({p.ctype.text}) {where} a "
+                                   f"{nd}-dimensional view"))
+                    break
+        if r.bounds_check:
+            texts = [source] + list(graph.texts.values())
+            if any(o.replace(" ", "") in ("-DXSTRIDE_BOUNDS_CHECK", "-DXSTRIDE_BOUNDS_CHECK=1")
+                   or o.startswith("-DXSTRIDE_BOUNDS_CHECK=") for o in options):
+                out.append((r, "it is compiled with -DXSTRIDE_BOUNDS_CHECK"))
+            elif any(_BOUNDS_DEFINE.search(t) for t in texts):
+                out.append((r, "its source defines XSTRIDE_BOUNDS_CHECK"))
+    return out
+
+
+def check(label: str, signature: Signature, graph: IncludeGraph, options, source: str,
+          struct_bodies: dict[str, str]) -> None:
+    """Raise ``NotImplementedError`` on a HIP build if the kernel breaks a rule."""
+    if not _device.is_hip():
+        return
+    found = violations(signature, graph, options, source, struct_bodies)
+    if found:
+        r, why = found[0]
+        others = "".join(f"; also rule '{o.feature}' ({w})" for o, w in found[1:])
+        raise NotImplementedError(
+            f"{label} cannot be compiled on a HIP (ROCm) build: rule '{r.feature}': {why}. "
+            f"{r.reason}{others}. See xstride.cuda.capabilities()['features'].")

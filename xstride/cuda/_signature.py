@@ -1,0 +1,369 @@
+"""Parse a kernel's C signature: one :class:`CType` per parameter.
+
+:class:`xstride.cuda.CudaKernel` checks every argument against the parameter types
+read here before it launches. Understood types:
+
+- scalars passed by value: ``bool``, ``char`` / ``short`` / ``int`` / ``long`` /
+  ``long long`` with ``signed``/``unsigned``, ``float``, ``double``, ``half``/``__half``,
+  ``size_t``, ``ptrdiff_t``, ``int8_t`` ... ``uint64_t``, ``complex<float>``/
+  ``complex<double>`` (also spelled ``thrust::complex<...>``);
+- plain pointers to one of them, or ``void*`` (``const`` and ``__restrict__`` allowed,
+  ``T x[]`` means ``T* x``);
+- views ``ArrayND<T>`` / ``CArrayND<T>`` for N = 1..16 (and their template names
+  ``xstride_array<T, N>`` / ``xstride_carray<T, N>``) from ``xstride/array_view.cuh``;
+- structs declared in the source or an included header (``struct Name { ... };``),
+  passed by value from a :class:`xstride.cuda.CudaStruct`.
+
+Anything else is a ``ValueError`` naming the parameter and the type. The parser reads C
+text; it does not run the preprocessor (macros in a signature are not expanded).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._core.csource import strip_comments
+
+__all__ = [
+    "CType", "Param", "Signature", "MAX_VIEW_NDIM", "strip_comments", "find_structs",
+    "parse_type", "parse_struct_fields", "parse_signature", "scalar_dtype",
+]
+
+#: Largest view rank of ``array_view.cuh`` (``Array16D``).
+MAX_VIEW_NDIM = 16
+
+_FIXED = {f"{p}int{b}_t": np.dtype(f"{p}int{b}") for p in ("", "u") for b in (8, 16, 32, 64)}
+_NAMED = {
+    "bool": np.dtype(np.bool_),
+    "float": np.dtype(np.float32),
+    "double": np.dtype(np.float64),
+    "half": np.dtype(np.float16),
+    "__half": np.dtype(np.float16),
+    "size_t": np.dtype(np.uint64),
+    "ptrdiff_t": np.dtype(np.int64),
+    "ssize_t": np.dtype(np.int64),
+    "complex<float>": np.dtype(np.complex64),
+    "complex<double>": np.dtype(np.complex128),
+    "thrust::complex<float>": np.dtype(np.complex64),
+    "thrust::complex<double>": np.dtype(np.complex128),
+    **_FIXED,
+}
+_INT_WORDS = {"signed", "unsigned", "char", "short", "int", "long"}
+# Words that end a type, never a parameter name (for unnamed parameters).
+_TYPE_WORDS = _INT_WORDS | {"bool", "float", "double", "void", "half", "__half"}
+_DROP = re.compile(r"\b(__restrict__|__restrict|restrict|__grid_constant__|volatile|"
+                   r"register|struct|class)\b")
+_VIEW_ALIAS = re.compile(r"^(C?)Array(\d+)D\s*<(.+)>$")
+_VIEW_TEMPLATE = re.compile(r"^xstride_(c?)array\s*<(.+),\s*(\d+)\s*>$")
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+
+
+@dataclass(frozen=True)
+class CType:
+    """A parameter (or struct field) type.
+
+    ``kind`` is ``"scalar"``, ``"pointer"``, ``"view"`` (``ArrayND``), ``"cview"``
+    (``CArrayND``) or ``"struct"``. ``dtype`` is the value / element dtype (``None`` for
+    ``void*`` and structs); ``ndim`` the view rank; ``const`` whether the pointee or the
+    elements are ``const``; ``struct`` the struct name; ``fields`` the struct's parsed
+    fields, or ``None`` when its body is not a plain list of understood fields.
+    """
+
+    kind: str
+    text: str
+    dtype: np.dtype | None = None
+    ndim: int = 0
+    const: bool = False
+    struct: str | None = None
+    fields: tuple | None = None
+
+    @property
+    def nbytes(self) -> int | None:
+        """Size passed by value, in bytes (``None`` for a struct of unknown layout)."""
+        if self.kind == "scalar":
+            return self.dtype.itemsize
+        if self.kind == "pointer":
+            return 8
+        if self.kind == "view":
+            return 8 * (1 + 2 * self.ndim)
+        if self.kind == "cview":
+            return 8 * (1 + self.ndim)
+        if self.fields is None:
+            return None
+        return struct_layout(self.fields)[1]
+
+    @property
+    def alignment(self) -> int:
+        if self.kind == "scalar":
+            return self.dtype.alignment if self.dtype.kind != "c" else self.dtype.itemsize // 2
+        if self.kind == "struct":
+            return max((f[1].alignment for f in self.fields or ()), default=1)
+        return 8
+
+
+@dataclass(frozen=True)
+class Param:
+    """One kernel parameter: position, name (``arg<i>`` when unnamed) and type."""
+
+    index: int
+    name: str
+    ctype: CType
+
+
+@dataclass(frozen=True)
+class Signature:
+    """The parsed ``__global__`` function: its name and parameters."""
+
+    name: str
+    params: tuple[Param, ...]
+
+
+def struct_layout(fields) -> tuple[tuple[int, ...], int]:
+    """C layout of ``[(name, CType), ...]``: field offsets and the padded size."""
+    offsets, pos, align = [], 0, 1
+    for _, ct in fields:
+        a = ct.alignment
+        pos = (pos + a - 1) // a * a
+        offsets.append(pos)
+        pos += ct.nbytes
+        align = max(align, a)
+    size = (pos + align - 1) // align * align
+    return tuple(offsets), max(size, 1)
+
+
+def _match_brace(text: str, open_at: int) -> int:
+    """Index just past the ``}`` closing the ``{`` at ``open_at`` (len(text) if none)."""
+    depth = 0
+    for i in range(open_at, len(text)):
+        c = text[i]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return len(text)
+
+
+def find_structs(text: str) -> dict[str, str]:
+    """``{name: body}`` of every ``struct``/``class`` definition in C text."""
+    text = strip_comments(text)
+    out: dict[str, str] = {}
+    for m in re.finditer(r"\b(?:struct|class)\s+(\w+)\s*(?::[^{;]*)?\{", text):
+        end = _match_brace(text, m.end() - 1)
+        out.setdefault(m.group(1), text[m.end():end - 1])
+    for m in re.finditer(r"\btypedef\s+struct\s*\w*\s*\{", text):
+        end = _match_brace(text, m.end() - 1)
+        alias = re.match(r"\s*(\w+)\s*;", text[end:])
+        if alias:
+            out.setdefault(alias.group(1), text[m.end():end - 1])
+    return out
+
+
+def scalar_dtype(text: str) -> np.dtype | None:
+    """NumPy dtype of a C scalar type spelling, or ``None`` if it is not one."""
+    t = " ".join(text.replace("const", " ").split())
+    t = re.sub(r"\s*([<>:])\s*", r"\1", t)
+    if t.startswith("std::"):
+        t = t[5:]
+    if t in _NAMED:
+        return _NAMED[t]
+    words = t.split()
+    if not words or not set(words) <= _INT_WORDS:
+        return None
+    unsigned = "unsigned" in words
+    if "signed" in words and unsigned:
+        return None
+    if "char" in words:
+        bits = 8
+    elif "short" in words:
+        bits = 16
+    elif words.count("long") in (1, 2):  # LP64: long is 64 bits on Linux
+        bits = 64
+    else:
+        bits = 32
+    return np.dtype(f"{'u' if unsigned else ''}int{bits}")
+
+
+def parse_type(text: str, *, structs: dict[str, str] | None = None, where: str = "",
+               _depth: int = 0) -> CType:
+    """Parse one C type (no parameter name). ``ValueError`` for an unknown type.
+
+    ``structs`` maps struct names declared in the source to their bodies.
+    """
+    structs = structs or {}
+    raw = " ".join(_DROP.sub(" ", text).split())
+    spelled = raw
+    if "&" in raw:
+        raise ValueError(f"{where}reference type {text.strip()!r} cannot be passed from "
+                         "the host; pass by value or by pointer")
+    stars = raw.count("*")
+    if stars > 1:
+        raise ValueError(f"{where}unknown C type {text.strip()!r}: pointers to pointers "
+                         "are not supported (pass void* or unsigned long long)")
+    if stars == 1:
+        base, _, after = raw.partition("*")
+        const = bool(re.search(r"\bconst\b", base))
+        base = " ".join(base.replace("const", " ").split())
+        if base == "void":
+            return CType("pointer", spelled, None, const=const)
+        dt = scalar_dtype(base)
+        if dt is None:
+            raise ValueError(f"{where}unknown C type {text.strip()!r}: pointers to {base!r} "
+                             "are not supported (use a scalar pointer or void*)")
+        return CType("pointer", spelled, dt, const=const)
+    body = " ".join(re.sub(r"^\s*const\b", " ", raw).split())
+    m = _VIEW_ALIAS.match(body)
+    t = _VIEW_TEMPLATE.match(body)
+    if m or t:
+        c, n, elem = (m.group(1), m.group(2), m.group(3)) if m else (t.group(1), t.group(3), t.group(2))
+        ndim = int(n)
+        if not 1 <= ndim <= MAX_VIEW_NDIM:
+            raise ValueError(f"{where}unknown C type {text.strip()!r}: views have 1 to "
+                             f"{MAX_VIEW_NDIM} dimensions")
+        dt = scalar_dtype(elem)
+        if dt is None:
+            raise ValueError(f"{where}unknown C type {text.strip()!r}: view element type "
+                             f"{elem.strip()!r} is not a known scalar type")
+        kind = "cview" if c else "view"
+        const = bool(re.search(r"\bconst\b", elem))
+        return CType(kind, f"{'C' if c else ''}Array{ndim}D<{elem.strip()}>", dt, ndim, const)
+    dt = scalar_dtype(body)
+    if dt is not None:
+        return CType("scalar", body, dt)
+    name = body.strip()
+    if _IDENT.fullmatch(name) and name in structs:
+        fields = None
+        if _depth < 8:
+            fields = parse_struct_fields(structs[name], structs=structs, _depth=_depth + 1)
+        return CType("struct", name, None, struct=name, fields=fields)
+    raise ValueError(f"{where}unknown C type {text.strip()!r}")
+
+
+def _split_top(text: str, sep: str) -> list[str]:
+    """Split on ``sep`` outside (), <>, [] and {}."""
+    parts, depth, cur = [], 0, []
+    for c in text:
+        if c in "(<[{":
+            depth += 1
+        elif c in ")>]}":
+            depth -= 1
+        if c == sep and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(c)
+    parts.append("".join(cur))
+    return parts
+
+
+def _split_decl(decl: str) -> tuple[str, str | None]:
+    """``"const float* __restrict__ x"`` -> (type text, name); name None if unnamed."""
+    decl = decl.split("=", 1)[0].strip()
+    if re.search(r"\[[^\]]*\]\s*$", decl):  # T x[] / T x[4]: a pointer
+        decl = re.sub(r"\[[^\]]*\]\s*$", "", decl).strip()
+        decl = re.sub(r"(\w+)\s*$", r"* \1", decl)
+    cleaned = " ".join(_DROP.sub(" ", decl).split())
+    m = re.search(r"([A-Za-z_]\w*)\s*$", cleaned)
+    if m and m.group(1) not in _TYPE_WORDS and m.start() > 0:
+        head = cleaned[:m.start()].rstrip()
+        if head and not head.endswith("::") and head not in ("const",):
+            return head, m.group(1)
+    return cleaned, None
+
+
+def parse_struct_fields(body: str, *, structs: dict[str, str] | None = None,
+                        _depth: int = 0) -> tuple | None:
+    """``((name, CType), ...)`` for a plain struct body, else ``None``."""
+    body = strip_comments(body)
+    if any(c in body for c in "(){}"):
+        return None  # methods, constructors, nested definitions: layout not read
+    fields = []
+    for stmt in body.split(";"):
+        if not stmt.strip():
+            continue
+        if "[" in stmt or len(_split_top(stmt, ",")) > 1:  # arrays, "float a, b;"
+            return None
+        tp, name = _split_decl(stmt)
+        if name is None:
+            return None
+        try:
+            ct = parse_type(tp, structs=structs, _depth=_depth)
+        except ValueError:
+            return None
+        if ct.kind == "struct" and ct.fields is None:
+            return None
+        fields.append((name, ct))
+    return tuple(fields)
+
+
+def _global_candidates(text: str, name: str):
+    for m in re.finditer(r"\b" + re.escape(name) + r"\s*\(", text):
+        start = max(text.rfind(c, 0, m.start()) for c in ";{}")
+        lines = text[start + 1:m.start()].split("\n")
+        prefix = " ".join(ln for ln in lines if not ln.lstrip().startswith("#"))
+        if re.search(r"\b__global__\b", prefix) and re.search(r"\bvoid\b", prefix):
+            yield prefix, m.end()
+
+
+def _params_text(text: str, open_end: int) -> str:
+    depth = 1
+    for i in range(open_end, len(text)):
+        if text[i] == "(":
+            depth += 1
+        elif text[i] == ")":
+            depth -= 1
+            if depth == 0:
+                return text[open_end:i]
+    raise ValueError("unbalanced parentheses in the kernel's parameter list")
+
+
+def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = None,
+                    label: str | None = None) -> Signature:
+    """Find ``__global__ void <name>(...)`` in ``source`` and parse its parameters.
+
+    Parameters
+    ----------
+    source : str
+        CUDA C++ source text.
+    name : str
+        The kernel's name (not mangled; template kernels are not supported).
+    structs : dict, optional
+        Struct definitions visible to the kernel (``find_structs`` of the source and its
+        headers); the source's own are always found.
+
+    Raises
+    ------
+    ValueError
+        No such kernel, overloads with different parameters, a template kernel, or a
+        parameter of unknown C type (the message names the parameter and the type).
+    """
+    label = label or f"CudaKernel {name!r}"
+    text = strip_comments(source)
+    known = dict(structs or {})
+    known.update(find_structs(text))
+    found: list[tuple[str, ...]] = []
+    for prefix, open_end in _global_candidates(text, name):
+        if re.search(r"\btemplate\b", prefix):
+            raise ValueError(f"{label}: template kernels are not supported; wrap the "
+                             "instantiation you need in a non-template __global__ function")
+        found.append(_params_text(text, open_end))
+    if not found:
+        raise ValueError(f"{label}: no '__global__ void {name}(...)' in the source")
+    norm = {" ".join(p.split()) for p in found}
+    if len(norm) > 1:
+        raise ValueError(f"{label}: '{name}' is declared with different parameter lists "
+                         "(overloads are not supported)")
+    plist = found[-1].strip()
+    params: list[Param] = []
+    if plist and plist != "void":
+        for i, decl in enumerate(_split_top(plist, ",")):
+            tp, pname = _split_decl(decl)
+            pname = pname or f"arg{i}"
+            ct = parse_type(tp, structs=known,
+                            where=f"{label}: parameter {i} ({pname!r}): ")
+            params.append(Param(i, pname, ct))
+    return Signature(name, tuple(params))

@@ -1,0 +1,191 @@
+"""``CudaStruct``: a C struct type whose values are passed to kernels by value."""
+
+from __future__ import annotations
+
+
+import numpy as np
+
+from .._core.csource import is_c_identifier
+from .._core.errors import type_error, value_error
+from ._args import pack_value
+from ._signature import CType, parse_type, struct_layout
+
+__all__ = ["CudaStruct", "CudaStructValue"]
+
+_LABEL = "CudaStruct"
+
+
+class CudaStruct:
+    """A C struct type, built from named fields, passed to kernels by value.
+
+    Parameters
+    ----------
+    name : str
+        The C name of the struct; the kernel's parameter must have this type.
+    fields : sequence of (str, str or CudaStruct)
+        Field names and C types, in declaration order. Types are those a kernel
+        parameter may have: scalars (``"float"``, ``"long long"``, ...), pointers
+        (``"const float*"``), views (``"Array2D<double>"``, ``"CArray3D<int>"``), or
+        another ``CudaStruct`` (nested by value).
+
+    Raises
+    ------
+    TypeError
+        ``name`` or a field is not a str / (str, type) pair.
+    ValueError
+        Invalid or repeated names, an unknown C type, no fields.
+
+    Notes
+    -----
+    Fields are laid out with the C rules (each field aligned to its own alignment, the
+    size rounded up to the largest alignment), the same layout NVRTC gives the
+    :meth:`declaration`. Call the struct with one keyword per field to get a value:
+
+    >>> P = CudaStruct("Params", [("n", "long long"), ("scale", "float")])
+    >>> P.itemsize
+    16
+    >>> print(P.declaration())
+    struct Params {
+        long long n;
+        float scale;
+    };
+    >>> len(P(n=3, scale=0.5).tobytes())
+    16
+    """
+
+    def __init__(self, name: str, fields):
+        if not isinstance(name, str):
+            raise type_error(_LABEL, "name", name, "a str (the C struct name)")
+        if not is_c_identifier(name):
+            raise value_error(_LABEL, "name", f"{name!r} is not a valid C identifier")
+        label = f"CudaStruct {name!r}"
+        try:
+            items = list(fields.items()) if isinstance(fields, dict) else list(fields)
+        except TypeError:
+            raise type_error(label, "fields", fields,
+                             "a sequence of (name, C type) pairs") from None
+        if not items:
+            raise value_error(label, "fields", "is empty; a struct needs at least one field")
+        parsed: list[tuple[str, CType]] = []
+        self._nested: dict[str, CudaStruct] = {}
+        for item in items:
+            if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)):
+                raise type_error(label, "fields", item, "(name, C type) pairs")
+            fname, ftype = item
+            if not is_c_identifier(fname):
+                raise value_error(label, "fields", f"field name {fname!r} is not a valid C "
+                                  "identifier")
+            if any(fname == f for f, _ in parsed):
+                raise value_error(label, "fields", f"repeats the field name {fname!r}")
+            if isinstance(ftype, CudaStruct):
+                ct = ftype.ctype
+                self._nested[fname] = ftype
+            elif isinstance(ftype, str):
+                ct = parse_type(ftype, where=f"{label}: field {fname!r}: ")
+            else:
+                raise type_error(label, f"fields[{fname!r}]", ftype,
+                                 "a C type string or a CudaStruct")
+            parsed.append((fname, ct))
+        self.name = name
+        self.fields: tuple[tuple[str, CType], ...] = tuple(parsed)
+        self.offsets, self.itemsize = struct_layout(self.fields)
+        self.ctype = CType("struct", name, None, struct=name, fields=self.fields)
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{n}: {ct.text}" for n, ct in self.fields)
+        return f"CudaStruct({self.name!r}, {{{inner}}}, itemsize={self.itemsize})"
+
+    def declaration(self) -> str:
+        """The C definition of the struct (nested structs are not repeated)."""
+        lines = [f"struct {self.name} {{"]
+        lines += [f"    {ct.text} {fname};" for fname, ct in self.fields]
+        lines.append("};")
+        return "\n".join(lines)
+
+    @property
+    def max_view_ndim(self) -> int:
+        """Largest view rank among the fields, nested structs included (0 if none)."""
+        best = 0
+        for fname, ct in self.fields:
+            if ct.kind in ("view", "cview"):
+                best = max(best, ct.ndim)
+            elif fname in self._nested:
+                best = max(best, self._nested[fname].max_view_ndim)
+        return best
+
+    def __call__(self, **values) -> "CudaStructValue":
+        """Pack one value per field (keyword arguments) into a struct value.
+
+        Raises
+        ------
+        TypeError
+            A field is missing or unknown, or a value does not fit its field's type
+            (the message names the field).
+        ValueError, OverflowError
+            As for kernel arguments (layout, device, range), naming the field.
+        """
+        label = f"CudaStruct {self.name!r}"
+        names = [f for f, _ in self.fields]
+        unknown = sorted(set(values) - set(names))
+        if unknown:
+            raise TypeError(f"{label}: unknown field(s) {', '.join(unknown)}; the fields are "
+                            f"{', '.join(names)}")
+        missing = [f for f in names if f not in values]
+        if missing:
+            raise TypeError(f"{label}: missing value(s) for field(s) {', '.join(missing)}")
+        buf = bytearray(self.itemsize)
+        keep = []
+        for (fname, ct), off in zip(self.fields, self.offsets):
+            v = values[fname]
+            packed = pack_value(ct, v, label, f"field {fname}")
+            buf[off:off + len(packed)] = packed
+            keep.append(v)
+        return CudaStructValue(self, bytes(buf), tuple(keep))
+
+    def _check_matches(self, ct: CType, label: str, arg: str) -> None:
+        """``TypeError`` unless this struct is the kernel parameter's struct type."""
+        if ct.struct != self.name:
+            raise TypeError(f"{label}: argument '{arg}' is a value of CudaStruct "
+                            f"{self.name!r}; the kernel takes struct '{ct.struct}'")
+        if ct.fields is None:
+            return  # the source's definition is not a plain field list: names suffice
+        mine = [(f, c.text) for f, c in self.fields]
+        theirs = [(f, c.text) for f, c in ct.fields]
+        if mine != theirs or self.itemsize != ct.nbytes:
+            raise TypeError(
+                f"{label}: argument '{arg}': CudaStruct {self.name!r} has fields "
+                f"({'; '.join(f'{t} {n}' for n, t in mine)}) but the kernel's struct "
+                f"'{ct.struct}' declares ({'; '.join(f'{t} {n}' for n, t in theirs)})")
+
+
+class CudaStructValue:
+    """A packed value of a :class:`CudaStruct` (keeps its arrays alive)."""
+
+    def __init__(self, struct: CudaStruct, data: bytes, keep: tuple):
+        self.struct = struct
+        self._data = data
+        self._keep = keep
+
+    def tobytes(self) -> bytes:
+        """The struct's bytes, as the kernel receives them."""
+        return self._data
+
+    def check_device(self, device: int, label: str, arg: str) -> None:
+        """``ValueError`` if an array field (or a nested one) lives on another device."""
+        from ._args import device_array
+
+        for (fname, _), v in zip(self.struct.fields, self._keep):
+            if isinstance(v, CudaStructValue):
+                v.check_device(device, label, f"{arg}.{fname}")
+                continue
+            arr = device_array(v)
+            if arr is not None and arr.device is not None and arr.device != device:
+                raise value_error(label, f"{arg}.{fname}", f"is on device {arr.device}; "
+                                  f"the kernel launches on device {device}")
+
+    def __repr__(self) -> str:
+        return f"<{self.struct.name} value, {len(self._data)} bytes>"
+
+    def as_array(self) -> np.ndarray:
+        """The bytes as a size-one NumPy array (how CuPy passes it by value)."""
+        return np.frombuffer(self._data, dtype=np.dtype((np.void, len(self._data))))

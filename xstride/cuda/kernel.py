@@ -1,0 +1,357 @@
+"""``CudaKernel``: a user's CUDA kernel, compiled lazily through CuPy, with every
+argument checked against the kernel's C signature before it is launched.
+
+See ``docs/cuda-kernels.md``. Nothing here imports CuPy before the first compile or
+launch.
+"""
+
+from __future__ import annotations
+
+import numbers
+import os
+from pathlib import Path
+
+import numpy as np
+
+from .._core.csource import is_c_identifier
+from .._backends.select import load_cupy
+from .._core.errors import type_error, value_error
+from .._kernels import _compile
+from . import _hip_gate
+from ._args import pack_value
+from .._kernels._includes import IncludeGraph, include_dirs_from_options, scan_includes
+from ._launch_config import Limits, launch_config
+from ._signature import Param, find_structs, parse_signature
+
+__all__ = ["CudaKernel", "CudaCompileError", "debug_from_env"]
+
+_DEBUG_ENV = "XSTRIDE_CUDA_DEBUG"
+_BOUNDS = "-DXSTRIDE_BOUNDS_CHECK"
+
+
+class CudaCompileError(RuntimeError):
+    """A kernel failed to compile.
+
+    Attributes
+    ----------
+    kernel : str
+        The kernel's name.
+    log : str
+        The compiler's (NVRTC's) log.
+    options : tuple of str
+        The options it was compiled with, ``-I`` folders included.
+    """
+
+    def __init__(self, message: str, *, kernel: str, log: str, options: tuple):
+        super().__init__(message)
+        self.kernel = kernel
+        self.log = log
+        self.options = options
+
+
+def debug_from_env() -> bool:
+    """``True`` when ``XSTRIDE_CUDA_DEBUG`` is 1/true/yes/on (case-insensitive)."""
+    return os.environ.get(_DEBUG_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+# ---------------------------------------------------------------- device hooks
+# Small functions so that the CPU tests can stand in for a device.
+def _current_device() -> int:
+    return int(load_cupy().cuda.runtime.getDevice())
+
+
+_limits_cache: dict[int, Limits] = {}
+
+
+def _device_limits(device: int) -> Limits:
+    lim = _limits_cache.get(device)
+    if lim is None:
+        props = load_cupy().cuda.runtime.getDeviceProperties(device)
+        shared = max(int(props.get("sharedMemPerBlockOptin", 0) or 0),
+                     int(props.get("sharedMemPerBlock", 48 * 1024)))
+        lim = Limits(int(props.get("maxThreadsPerBlock", 1024)),
+                     tuple(int(v) for v in props.get("maxThreadsDim", (1024, 1024, 64))),
+                     tuple(int(v) for v in props.get("maxGridSize", (2**31 - 1, 65535, 65535))),
+                     shared)
+        _limits_cache[device] = lim
+    return lim
+
+
+def _build(source: str, options: tuple[str, ...], name: str):
+    """Compile through CuPy (NVRTC) and return the kernel function for the device."""
+    module = _compile.raw_module(source, options, (name,))
+    return module.get_function(name)
+
+
+def _launch_function(fn, grid, block, args, shared_mem, stream):
+    if shared_mem > 48 * 1024:
+        try:
+            if fn.max_dynamic_shared_size_bytes < shared_mem:
+                fn.max_dynamic_shared_size_bytes = shared_mem
+        except AttributeError:  # pragma: no cover - very old CuPy
+            pass
+    if stream is None:  # CuPy launches on its current stream
+        fn(grid, block, args, shared_mem=shared_mem)
+    else:
+        fn(grid, block, args, shared_mem=shared_mem, stream=stream)
+
+
+def _synchronize(stream):
+    if stream is not None:
+        stream.synchronize()
+    else:
+        load_cupy().cuda.get_current_stream().synchronize()
+
+
+def _compile_log(exc: BaseException) -> str | None:
+    """The compiler log of CuPy's ``CompileException``, else ``None``."""
+    if type(exc).__name__ != "CompileException":
+        return None
+    get = getattr(exc, "get_message", None)
+    return get() if callable(get) else str(exc)
+
+
+# ---------------------------------------------------------------- the kernel
+class CudaKernel:
+    """A CUDA kernel from source, compiled on first use and launched with checks.
+
+    Parameters
+    ----------
+    source : str
+        CUDA C++ source holding ``__global__ void <name>(...)`` (``extern "C"`` or not;
+        not a template). Shipped headers are included as ``#include <xstride/...>``.
+    name : str
+        The kernel's name.
+    options : sequence of str, optional
+        Extra NVRTC options (``-DNAME=1``, ``-I<dir>``, ...). ``-std=c++17`` and
+        ``-I<cuda_include_dir()>`` are always added, once.
+    include_dirs : sequence of str or Path, optional
+        Folders searched for included headers (``-I``), before the shipped folder.
+    block : int or tuple of int, optional
+        Default block size (threads per dimension, x first), 128.
+    debug : bool, optional
+        Debug mode: views are bounds-checked (``-DXSTRIDE_BOUNDS_CHECK``) and every
+        launch is followed by a synchronize that turns a device fault into an
+        exception naming the kernel, grid and block. Default: the
+        ``XSTRIDE_CUDA_DEBUG`` environment variable.
+
+    Raises
+    ------
+    TypeError
+        A parameter of the wrong Python type.
+    ValueError
+        No such kernel in the source, a parameter of unknown C type (the message names
+        the parameter), a bad name or block.
+
+    Notes
+    -----
+    Nothing is compiled until :meth:`compile` or the first launch. Binaries are cached
+    per device, and the cache key holds a SHA-256 of every header the source includes
+    (recursively, angle and quoted includes), so an edited header is recompiled.
+
+    Examples
+    --------
+    >>> import xstride as xp
+    >>> src = '''
+    ... #include <xstride/index.cuh>
+    ... extern "C" __global__ void scale(float* x, float a, long long n) {
+    ...     XSTRIDE_KERNEL_1D(i, n);
+    ...     x[i] *= a;
+    ... }'''
+    >>> k = xp.cuda.CudaKernel(src, "scale")
+    >>> [p.name for p in k.params]
+    ['x', 'a', 'n']
+    >>> k(x, 2.0, x.size, n_threads=x.size)  # doctest: +SKIP
+    """
+
+    def __init__(self, source: str, name: str, *, options=(), include_dirs=(), block=128,
+                 debug=None):
+        if not isinstance(name, str):
+            raise type_error("CudaKernel", "name", name, "a str (the kernel's name)")
+        if not is_c_identifier(name):
+            raise value_error("CudaKernel", "name", f"{name!r} is not a C identifier")
+        label = f"CudaKernel {name!r}"
+        if not isinstance(source, str):
+            raise type_error(label, "source", source, "a str of CUDA C++ source")
+        if isinstance(options, str) or not all(isinstance(o, str) for o in options):
+            raise type_error(label, "options", options, "a sequence of str")
+        if isinstance(include_dirs, (str, os.PathLike)) or not all(
+                isinstance(d, (str, os.PathLike)) for d in include_dirs):
+            raise type_error(label, "include_dirs", include_dirs,
+                             "a sequence of folders (str or Path)")
+        if debug is not None and not isinstance(debug, bool):
+            raise type_error(label, "debug", debug, "None, True or False")
+        from ._launch_config import as_dims
+
+        as_dims(label, "block", block, allow_zero=False)
+        if isinstance(block, (tuple, list)):
+            block = tuple(int(b) for b in block)
+        self.source = source
+        self.name = name
+        self.options = tuple(options)
+        self.include_dirs = tuple(str(Path(d)) for d in include_dirs)
+        self.block = block
+        self.debug = debug_from_env() if debug is None else debug
+        self._label = label
+        graph = self._scan()
+        self.signature = parse_signature(source, name, structs=self._struct_bodies(graph),
+                                         label=label)
+        self._functions: dict[int, tuple[str, object]] = {}
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{p.ctype.text} {p.name}" for p in self.params)
+        return f"CudaKernel({self.name}({params}), block={self.block}, debug={self.debug})"
+
+    @property
+    def params(self) -> tuple[Param, ...]:
+        """The kernel's parameters, parsed from its C signature."""
+        return self.signature.params
+
+    # ------------------------------------------------------------ compilation
+    def _search_dirs(self) -> list[str]:
+        return (list(self.include_dirs) + include_dirs_from_options(self.options)
+                + [_compile.include_dir()])
+
+    def _scan(self) -> IncludeGraph:
+        return scan_includes(self.source, self._search_dirs())
+
+    def _struct_bodies(self, graph: IncludeGraph) -> dict[str, str]:
+        bodies: dict[str, str] = {}
+        for text in graph.texts.values():
+            bodies.update(find_structs(text))
+        bodies.update(find_structs(self.source))
+        return bodies
+
+    def compile_options(self, digest: str = "") -> tuple[str, ...]:
+        """The options passed to CuPy (``-std=c++17`` and the shipped ``-I`` are added
+        by the compiler layer).
+
+        Parameters
+        ----------
+        digest : str, optional
+            Hex SHA-256 of the included headers' contents; when given, its first 16
+            digits go into a ``-DXSTRIDE_HEADERS_SHA256`` define, so that an edited
+            header changes the options and so CuPy's compile cache key.
+        """
+        shipped = _compile.include_dir()
+        opts = [o for o in self.options if o not in (f"-I{shipped}",)]
+        opts += [f"-I{d}" for d in self.include_dirs if str(d) != shipped]
+        if self.debug and _BOUNDS not in opts:
+            opts.append(_BOUNDS)
+        if digest:
+            opts.append(f"-DXSTRIDE_HEADERS_SHA256=0x{digest[:16]}")
+        return tuple(opts)
+
+    def _gate(self, graph: IncludeGraph) -> None:
+        _hip_gate.check(self._label, self.signature, graph, self.compile_options(),
+                        self.source, self._struct_bodies(graph))
+
+    def compile(self) -> "CudaKernel":
+        """Compile for the current device now (again if an included header changed).
+
+        Returns
+        -------
+        CudaKernel
+            ``self``.
+
+        Raises
+        ------
+        NotImplementedError
+            On a HIP build, the kernel breaks a rule of the HIP gate (the message
+            names the rule).
+        CudaCompileError
+            The compiler rejected the source; the message and ``.log`` carry its log.
+        RuntimeError
+            CuPy or a device is unavailable.
+        """
+        graph = self._scan()
+        self._gate(graph)
+        device = _current_device()
+        cached = self._functions.get(device)
+        if cached is not None and cached[0] == graph.digest:
+            return self
+        opts = self.compile_options(graph.digest)
+        try:
+            fn = _build(self.source, opts, self.name)
+        except Exception as exc:
+            log = _compile_log(exc)
+            if log is None:
+                raise
+            raise CudaCompileError(
+                f"{self._label}: compilation failed (options {' '.join(opts)}):\n{log}",
+                kernel=self.name, log=log, options=opts) from None
+        self._functions[device] = (graph.digest, fn)
+        return self
+
+    # ------------------------------------------------------------ launching
+    def _pack(self, args, device: int | None) -> list[bytes]:
+        params = self.params
+        if len(args) != len(params):
+            names = ", ".join(p.name for p in params) or "none"
+            raise TypeError(f"{self._label} takes {len(params)} argument(s) ({names}), "
+                            f"got {len(args)}")
+        return [pack_value(p.ctype, a, self._label, p.name, device)
+                for p, a in zip(params, args)]
+
+    def __call__(self, *args, n_threads=None, grid=None, block=None, shared_mem=0,
+                 stream=None):
+        """Check the arguments and launch the kernel.
+
+        Parameters
+        ----------
+        *args
+            One per kernel parameter: device arrays for pointers and views (never NumPy
+            arrays), Python/NumPy scalars for scalars, CudaStruct values for structs.
+        n_threads : int or tuple of int
+            Threads wanted per dimension (x first); the grid is ``ceil(n / block)``.
+        grid : int or tuple of int
+            Blocks per dimension (x first). Exactly one of ``n_threads``/``grid``.
+        block : int or tuple of int, optional
+            Threads per block (x first); the kernel's default if omitted. At most 1024
+            threads and what the device allows.
+        shared_mem : int, optional
+            Dynamic shared memory per block, bytes.
+        stream : cupy.cuda.Stream, optional
+            The stream to launch on (CuPy's current stream by default).
+
+        Raises
+        ------
+        TypeError
+            Wrong argument count, dtype, rank, a NumPy array for a device parameter,
+            both or neither of ``n_threads``/``grid``.
+        ValueError
+            A non-contiguous array for a plain pointer or CArrayND, an array on another
+            device, a launch larger than the device allows (raised before launching).
+        OverflowError
+            An integer outside its C type's range.
+        RuntimeError
+            In debug mode, a device fault during the launch (names kernel, grid, block).
+
+        Notes
+        -----
+        A launch with zero threads or blocks in any dimension runs every check and
+        launches nothing (it does not compile the kernel).
+        """
+        device = _current_device()
+        packed = self._pack(args, device)
+        g, b, empty = launch_config(self._label, n_threads=n_threads, grid=grid,
+                                    block=self.block if block is None else block,
+                                    shared_mem=shared_mem, limits=_device_limits(device))
+        if stream is not None and not isinstance(getattr(stream, "ptr", None), numbers.Integral):
+            raise type_error(self._label, "stream", stream, "a cupy.cuda.Stream or None")
+        if empty:
+            self._gate(self._scan())
+            return None
+        if device not in self._functions:
+            self.compile()
+        fn = self._functions[device][1]
+        values = tuple(np.frombuffer(p, dtype=np.dtype((np.void, len(p)))) for p in packed)
+        try:
+            _launch_function(fn, g, b, values, shared_mem, stream)
+            if self.debug:
+                _synchronize(stream)
+        except Exception as exc:
+            what = "failed on the device" if self.debug else "could not be launched"
+            raise RuntimeError(f"{self._label} {what} (grid={g}, block={b}, "
+                               f"shared_mem={shared_mem}): {type(exc).__name__}: {exc}") from exc
+        return None

@@ -1,0 +1,120 @@
+"""Argument checks, broadcasting and backend dispatch behind ``xstride.rng``."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._backends import select as _backend
+from .._core.errors import type_error, value_error
+from .._core.intseq import integer_array
+from .._host import philox as _host
+
+_U64_MAX = (1 << 64) - 1
+_U32_MAX = (1 << 32) - 1
+
+
+def _is_cupy(x) -> bool:
+    return _backend.backend_of_array(x) == "cupy"
+
+
+def _check_int(func, name, value, limit, limit_text):
+    """A Python int in ``[0, limit]`` or an unsigned integer array (NumPy/CuPy, uint64)."""
+    if isinstance(value, (bool, np.bool_)):
+        raise type_error(func, name, value, "a non-negative integer or an integer array")
+    if isinstance(value, (int, np.integer)):
+        v = int(value)
+        if v < 0 or v > limit:
+            raise value_error(func, name, f"must be an integer in [0, {limit_text}], got {v}")
+        return v
+    if isinstance(value, (list, tuple)):
+        try:
+            value = integer_array(func, name, value)  # exact, also past 2**63
+        except ValueError:
+            raise value_error(func, name, f"has values outside [0, {limit_text}]") from None
+    kind = getattr(getattr(value, "dtype", None), "kind", None)
+    if kind is None or not hasattr(value, "shape"):
+        raise type_error(func, name, value, "a non-negative integer or an integer array")
+    if kind not in "iu" or value.dtype.itemsize > 8:
+        raise type_error(func, name, value, "an integer array (signed or unsigned integer dtype)")
+    if value.size:
+        if kind == "i" and bool((value < 0).any()):
+            raise value_error(func, name, "has negative values; expected integers in "
+                              f"[0, {limit_text}]")
+        if limit < _U64_MAX and value.dtype.itemsize * 8 > math.log2(limit + 1):
+            if bool((value > limit).any()):
+                raise value_error(func, name, f"has values above {limit_text}")
+    return value
+
+
+def _shape_of(v):
+    return () if isinstance(v, int) else tuple(v.shape)
+
+
+def _broadcast(func, named):
+    try:
+        return np.broadcast_shapes(*(_shape_of(v) for _, v in named))
+    except ValueError:
+        shapes = ", ".join(f"{n} {_shape_of(v)}" for n, v in named)
+        raise ValueError(f"{func}: shapes do not broadcast together ({shapes})") from None
+
+
+def _on(backend, v, dtype):
+    """``v`` (int or array) as an array of ``dtype`` on ``backend`` (ints stay ints)."""
+    if isinstance(v, int):
+        return v
+    xp = _backend.array_module(backend)
+    if backend == "cupy" and not _is_cupy(v):
+        return xp.asarray(np.asarray(v, dtype=dtype))
+    return v.astype(dtype, copy=False)
+
+
+def _backend_of(func, named):
+    """Backend of the array arguments as given (NumPy scalars and lists do not count)."""
+    return _backend.backend_of(func, [(n, v) for n, v in named if not isinstance(v, np.generic)])
+
+
+def _prepare(func, seed, stream, counter):
+    given = (("seed", seed), ("stream", stream), ("counter", counter))
+    backend = _backend_of(func, given)
+    named = [(name, _check_int(func, name, v, _U64_MAX, "2**64 - 1")) for name, v in given]
+    shape = _broadcast(func, named)
+    args = [_on(backend, v, np.uint64) for _, v in named]
+    return backend, args, shape
+
+
+def _dispatch(kind, func, seed, stream, counter):
+    backend, (sd, st, ct), shape = _prepare(func, seed, stream, counter)
+    if backend == "cupy":
+        from .._kernels import philox as dev
+
+        return getattr(dev, kind)(sd, st, ct, shape)
+    return getattr(_host, kind)(sd, st, ct, shape)
+
+
+def _fill(kind, backend, seed, stream, start, n):
+    """``kind`` for counters ``start .. start + n - 1`` (never materialised); 1-D result.
+
+    Internal entry of :class:`Philox`: ``seed``/``stream`` are checked ints and
+    ``start + n <= 2**64``.
+    """
+    args = (seed, stream, _host.Affine(start), (n,))
+    if backend == "cupy":
+        from .._kernels import philox as dev
+
+        return getattr(dev, kind)(*args)
+    return getattr(_host, kind)(*args)
+
+
+def _fill_pairs(kind, backend, seed, stream, start, n):
+    """The generator's stream (``kind`` "uniform" or "normal"): ``n`` values from
+    counters ``start .. start + ceil(n / 2) - 1``, two per counter; 1-D result."""
+    if backend == "cupy":
+        from .._kernels import philox as dev
+
+        return dev.pairs(kind, seed, stream, start, n)
+    return _host.pairs(kind, seed, stream, start, n)
+
+
+# ------------------------------------------------------------------ public functions

@@ -1,0 +1,286 @@
+"""The convenience generator :class:`xstride.rng.Philox` on top of the pure functions.
+
+A ``Philox`` is a (seed, stream, next counter) triple. Each call takes a fresh,
+consecutive block of counters, so no counter is ever used twice; the numbers depend
+only on the seed, the stream and the sequence of calls, never on the backend.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._backends import select as _backend
+from .._core.errors import type_error, value_error
+
+__all__ = ["Philox"]
+
+_LIMIT = 1 << 64
+_M32 = 0xFFFFFFFF
+
+
+def _shape(func, shape):
+    if isinstance(shape, (bool, np.bool_)):
+        raise type_error(func, "shape", shape, "an int or a tuple of ints")
+    if isinstance(shape, (int, np.integer)):
+        shape = (int(shape),)
+    try:
+        shape = tuple(shape)
+    except TypeError:
+        raise type_error(func, "shape", shape, "an int or a tuple of ints") from None
+    for s in shape:
+        if isinstance(s, (bool, np.bool_)) or not isinstance(s, (int, np.integer)):
+            raise type_error(func, "shape", shape, "an int or a tuple of ints")
+        if s < 0:
+            raise value_error(func, "shape", f"has a negative extent: {shape}")
+    return tuple(int(s) for s in shape)
+
+
+def _mul_hi_lo(xp, x, r):
+    """High and low 64 bits of ``x * r`` (uint64 array times a Python int < 2**64)."""
+    u = xp.uint64
+    m = u(_M32)
+    s32 = u(32)
+    xl, xh = x & m, x >> s32
+    rl, rh = u(r & _M32), u(r >> 32)
+    ll, lh, hl, hh = xl * rl, xl * rh, xh * rl, xh * rh
+    mid = (ll >> s32) + (lh & m) + (hl & m)
+    lo = (mid << s32) | (ll & m)
+    hi = hh + (lh >> s32) + (hl >> s32) + (mid >> s32)
+    return hi, lo
+
+
+class Philox:
+    """NumPy-style generator over :func:`xstride.rng.philox_uniform` and friends.
+
+    Parameters
+    ----------
+    seed : int
+        In ``[0, 2**64 - 1]``; the Philox key.
+    stream : int, optional
+        In ``[0, 2**64 - 1]``; independent sequences for one seed (default 0).
+    backend : {"numpy", "cupy"}, optional
+        Where the arrays are made; the active backend if omitted.
+
+    Attributes
+    ----------
+    counter : int
+        The next unused counter. Every call consumes a consecutive block of counters
+        starting here and advances it past the block.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Bad seed/stream (as :func:`xstride.rng.philox_uniform`) or backend name.
+
+    Notes
+    -----
+    Stream definition (docs/rng.md): ``uniform(shape)`` and ``normal(shape)`` use one
+    counter per two values, in C order: counter ``counter + j`` gives values ``2j``
+    and ``2j + 1`` of the call, the two uniforms of :func:`philox_uniform2` (from
+    ``(w0, w1)`` and ``(w2, w3)``) or the two normals ``z0, z1`` of
+    :func:`philox_normal2`; an odd count drops the last counter's second value and
+    still consumes that counter. ``integers`` uses one counter per value plus one per
+    rejected value. The same seed, stream and call sequence give the same numbers on
+    NumPy and CuPy.
+
+    Examples
+    --------
+    >>> import xstride as xp
+    >>> g = xp.rng.Philox(7, backend="numpy")
+    >>> g.uniform(3).shape, g.counter
+    ((3,), 2)
+    """
+
+    def __init__(self, seed, stream=0, *, backend=None):
+        from ._args import _check_int
+
+        self.seed = _check_int("Philox", "seed", seed, _LIMIT - 1, "2**64 - 1")
+        self.stream = _check_int("Philox", "stream", stream, _LIMIT - 1, "2**64 - 1")
+        if not isinstance(self.seed, int):
+            raise type_error("Philox", "seed", seed, "an int")
+        if not isinstance(self.stream, int):
+            raise type_error("Philox", "stream", stream, "an int")
+        if backend is None:
+            backend = _backend.get_backend()
+        elif not isinstance(backend, str):
+            raise type_error("Philox", "backend", backend, "'numpy' or 'cupy'")
+        else:
+            backend = backend.strip().lower()
+            if backend not in _backend.BACKENDS:
+                raise value_error("Philox", "backend", f"must be 'numpy' or 'cupy', got {backend!r}")
+        self.backend = backend
+        self._xp = _backend.array_module(backend)
+        self._counter = 0
+
+    @property
+    def counter(self) -> int:
+        """The next unused counter (read-only: move it with :meth:`advance`)."""
+        return self._counter
+
+    def __repr__(self):
+        return (f"Philox(seed={self.seed}, stream={self.stream}, counter={self.counter}, "
+                f"backend={self.backend!r})")
+
+    # -------------------------------------------------------------- counters
+    def _reserve(self, func, n):
+        """First of ``n`` fresh counters; advances past them."""
+        start = self._counter
+        if start + n > _LIMIT:
+            raise OverflowError(f"Philox.{func}: the stream is exhausted (counter {start} + "
+                                f"{n} counters > 2**64)")
+        self._counter = start + n
+        return start
+
+    def _take(self, func, n):
+        """Counters ``counter .. counter + n - 1`` as a uint64 array; advances."""
+        start = self._reserve(func, n)
+        xp = self._xp
+        return xp.arange(n, dtype=xp.uint64) + xp.uint64(start)
+
+    def advance(self, n):
+        """Skip ``n`` counters (``n >= 0``); returns ``self``.
+
+        Raises
+        ------
+        TypeError
+            ``n`` is not an int.
+        ValueError
+            ``n`` is negative.
+        OverflowError
+            The counter would pass ``2**64``.
+        """
+        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
+            raise type_error("Philox.advance", "n", n, "a non-negative int")
+        n = int(n)
+        if n < 0:
+            raise value_error("Philox.advance", "n", f"must be non-negative, got {n}")
+        if self._counter + n > _LIMIT:
+            raise OverflowError(f"Philox.advance: counter {self._counter} + {n} passes 2**64")
+        self._counter += n
+        return self
+
+    # -------------------------------------------------------------- draws
+    def uniform(self, shape=()):
+        """Float64 uniforms in [0, 1), two per counter (see the class notes).
+
+        Parameters
+        ----------
+        shape : int or tuple of int
+            Shape of the result; ``ceil(size / 2)`` counters are used.
+
+        Returns
+        -------
+        ndarray of float64, ``shape``
+            On the generator's backend; bit-identical on NumPy and CuPy.
+
+        Raises
+        ------
+        TypeError
+            ``shape`` is not an int or a tuple of ints.
+        ValueError
+            A negative extent.
+        OverflowError
+            The stream's 2**64 counters are used up.
+        """
+        from ._args import _fill_pairs
+
+        shape = _shape("Philox.uniform", shape)
+        n = math.prod(shape)
+        start = self._reserve("uniform", (n + 1) // 2)
+        return _fill_pairs("uniform", self.backend, self.seed, self.stream, start,
+                           n).reshape(shape)
+
+    def normal(self, shape=()):
+        """Float64 standard normals, two per counter (Box–Muller pairs).
+
+        Box, G. E. P. and Muller, M. E. (1958), "A note on the generation of random
+        normal deviates", Ann. Math. Statist. 29(2); the log and sin/cos are xstride's
+        own, IEEE-only, so host and device give the same bits. Parameters, result
+        and errors as :meth:`uniform`.
+        """
+        from ._args import _fill_pairs
+
+        shape = _shape("Philox.normal", shape)
+        n = math.prod(shape)
+        start = self._reserve("normal", (n + 1) // 2)
+        return _fill_pairs("normal", self.backend, self.seed, self.stream, start,
+                           n).reshape(shape)
+
+    def integers(self, low, high=None, shape=()):
+        """Uniform integers in ``[low, high)``, unbiased, int64 (uint64 above 2**63 - 1).
+
+        Parameters
+        ----------
+        low, high : int
+            ``high=None`` means ``[0, low)``. Need ``low < high``, ``high - low <= 2**64``,
+            and both ends inside int64 or inside uint64.
+        shape : int or tuple of ints
+
+        Raises
+        ------
+        TypeError
+            ``low``/``high`` are not ints.
+        ValueError
+            Empty or too wide a range.
+
+        Notes
+        -----
+        Lemire's multiply-and-reject method (D. Lemire, "Fast random integer generation
+        in an interval", ACM TOMACS 29(1), 2019) on the 64-bit value ``(w0 << 32) | w1``
+        of each counter; a rejected value tries ``(w2 << 32) | w3`` of the same counter,
+        then fresh counters after the block, until accepted. Rejection happens with
+        probability below ``(high - low) / 2**64`` per candidate.
+        """
+        from . import philox4x32_10
+
+        func = "Philox.integers"
+        names = ("low", "high")
+        if high is None:  # integers(high): the one argument given is called low
+            low, high = 0, low
+            names = ("low", "low")
+        for name, v in zip(names, (low, high)):
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+                raise type_error(func, name, v, "an int")
+        low, high = int(low), int(high)
+        if low >= high:
+            raise value_error(func, "high", f"must be greater than low; got the interval "
+                                            f"[{low}, {high}), which is empty")
+        if -(1 << 63) <= low and high - 1 < (1 << 63):
+            dtype = np.int64
+        elif low >= 0 and high - 1 < _LIMIT:
+            dtype = np.uint64
+        else:
+            raise value_error(func, "high", f"range [{low}, {high}) does not fit int64 or uint64")
+        r = high - low
+        if r > _LIMIT:
+            raise value_error(func, "high", "high - low must be at most 2**64")
+        shape = _shape(func, shape)
+        n = math.prod(shape)
+        xp = self._xp
+        u = xp.uint64
+        s32 = u(32)
+        out = xp.empty(n, dtype=xp.uint64)
+        todo = xp.arange(n, dtype=xp.int64)
+        thresh = (_LIMIT - r) % r if r < _LIMIT else 0
+        while todo.size:
+            ctr = self._take("integers", int(todo.size))
+            cw = xp.stack([ctr & u(_M32), ctr >> s32,
+                           xp.full_like(ctr, self.stream & _M32),
+                           xp.full_like(ctr, self.stream >> 32)], axis=1).astype(xp.uint32)
+            w = philox4x32_10(cw, self.seed & _M32, self.seed >> 32).astype(xp.uint64)
+            rejected = xp.ones(todo.size, dtype=bool)
+            for a, b in ((0, 1), (2, 3)):
+                x = (w[:, a] << s32) | w[:, b]
+                if r == _LIMIT:
+                    val, ok = x, xp.ones(x.shape, dtype=bool)
+                else:
+                    val, lo = _mul_hi_lo(xp, x, r)
+                    ok = lo >= u(thresh)
+                take = rejected & ok
+                out[todo[take]] = val[take]
+                rejected &= ~ok
+            todo = todo[rejected]
+        res = out + u(low & (_LIMIT - 1))  # wraps modulo 2**64: low + value
+        return res.view(dtype).reshape(shape)
