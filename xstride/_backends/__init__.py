@@ -12,12 +12,16 @@ from ._base import Backend
 from .cupy import CupyBackend
 from .numpy import NumpyBackend
 
-__all__ = ["Backend", "REGISTRY", "get", "each", "of_array", "of", "active", "names"]
+__all__ = ["Backend", "REGISTRY", "get", "each", "of_array", "of", "active", "default",
+           "names"]
 
 #: Backend name -> class, in the order names are listed in error messages.
 REGISTRY: dict[str, type[Backend]] = {"numpy": NumpyBackend, "cupy": CupyBackend}
 
 _INSTANCES: dict[str, Backend] = {name: cls() for name, cls in REGISTRY.items()}
+#: The backend of a process that selects none; the namespace's constants and dtypes
+#: are its library's (they compare equal across NumPy and CuPy).
+DEFAULT = "numpy"
 
 
 def names() -> tuple[str, ...]:
@@ -52,6 +56,11 @@ def of(func: str, named_arrays, default: Backend | None = None) -> Backend:
 
     name = backend_of(func, named_arrays, None if default is None else default.name)
     return _INSTANCES[name]
+
+
+def default() -> Backend:
+    """The default backend object (NumPy)."""
+    return _INSTANCES[DEFAULT]
 
 
 def active() -> Backend:

@@ -12,17 +12,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._backends.dispatch import _from_compat, register
+import array_api_compat.numpy as _compat
+
+from .._core.ufuncs import ENGINE_UFUNCS, numpy_ufunc_name
 from .._core.errors import type_error, value_error
 from ..layout import Layout
 
 __all__ = ["check_out", "copy_into"]
 
-_UFUNCS = ("add", "subtract", "multiply", "divide", "maximum", "minimum", "equal",
-           "not_equal", "less", "less_equal", "greater", "greater_equal", "bitwise_and",
-           "bitwise_or", "bitwise_xor", "logical_and", "logical_or", "logical_xor",
-           "negative", "positive", "abs", "square")
-_NP_NAME = {"abs": "absolute"}
+_UFUNCS = tuple(ENGINE_UFUNCS)
 
 
 def check_out(func: str, out, arg: str = "out") -> None:
@@ -39,8 +37,8 @@ def check_out(func: str, out, arg: str = "out") -> None:
 
 
 def _make(func):
-    compat = _from_compat("numpy", func)
-    uf = getattr(np, _NP_NAME.get(func, func))
+    compat = getattr(_compat, func)
+    uf = getattr(np, numpy_ufunc_name(func))
     if uf.nin == 2:
         def impl(x1, x2, /, *, out=None):
             if out is None:
@@ -66,14 +64,9 @@ def _check_shape(func, out, shape):
                                        f"shape {tuple(shape)}")
 
 
-for _f in _UFUNCS:  # without out= the library function is called as it is
-    register(_f, "numpy", positional=_from_compat("numpy", _f))(_make(_f))
-del _f
-
-_compat_where = _from_compat("numpy", "where")
+_compat_where = _compat.where
 
 
-@register("where", "numpy", positional=_compat_where)
 def where(condition, x1, x2, /, *, out=None):
     """``where`` of the standard on NumPy arrays; ``out=`` (xstride extension)."""
     res = _compat_where(condition, x1, x2)
@@ -110,3 +103,11 @@ def copy_into(dst, src):
         raise OverflowError(f"copy_into: src {src!r} does not fit dst's dtype {dst.dtype} "
                             f"({exc})") from None
     return dst
+
+
+#: The namespace functions this executor implements (registered by
+#: ``xstride.elementwise``), and what a call without keyword arguments runs: the
+#: library function as it is.
+FUNCTIONS = {f: _make(f) for f in _UFUNCS}
+FUNCTIONS["where"] = where
+POSITIONAL = {f: getattr(_compat, f) for f in FUNCTIONS}
