@@ -139,11 +139,12 @@ class CudaKernel:
         not a template). Shipped headers are included as ``#include <xstride/...>``.
     name : str
         The kernel's name.
-    options : sequence of str, optional
+    options : iterable of str, optional
         Extra NVRTC options (``-DNAME=1``, ``-I<dir>``, ...). ``-std=c++17`` and
         ``-I<cuda_include_dir()>`` are always added, once.
-    include_dirs : sequence of str or Path, optional
+    include_dirs : iterable of str or Path, optional
         Folders searched for included headers (``-I``), before the shipped folder.
+        Both are read once (an iterator or generator is fine) and kept as tuples.
     block : int or tuple of int, optional
         Default block size (threads per dimension, x first), 128.
     debug : bool, optional
@@ -339,10 +340,17 @@ class CudaKernel:
         OverflowError
             An integer outside its C type's range.
         RuntimeError
-            In debug mode, a device fault during the launch (names kernel, grid, block).
+            CuPy or a device is unavailable (raised only after every check that needs
+            no device has passed); in debug mode, a device fault during the launch
+            (names kernel, grid, block).
 
         Notes
         -----
+        The checks of the count, kinds, dtypes, ranks, layouts and values of the
+        arguments and of the launch shape need no device and run before CuPy is
+        imported; the device of each array and the device's own limits (block and grid
+        sizes, shared memory) are checked next, still before compiling or launching.
+
         A launch with zero threads or blocks in any dimension runs every check and
         launches nothing (it does not compile the kernel).
         """
