@@ -25,7 +25,7 @@ import numpy as np
 from .._core.errors import type_error, value_error
 from ._signature import CType
 
-__all__ = ["DeviceArray", "device_array", "pack_value", "c_contiguous"]
+__all__ = ["DeviceArray", "device_array", "pack_value", "check_device", "c_contiguous"]
 
 
 @dataclass(frozen=True)
@@ -85,6 +85,34 @@ def device_array(value) -> DeviceArray | None:
                        None if dev is None else int(dev))
 
 
+def _short(value) -> str:
+    """``repr(value)``, cut to 60 characters (a 400-digit int stays readable)."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _pack_real(ct: CType, value, part, label: str, arg: str) -> bytes:
+    """One real number (``part`` of ``value``) in the float type ``ct.dtype``;
+    ``OverflowError`` when a finite number would become infinite."""
+    dt = ct.dtype
+    largest = float(np.finfo(dt).max)
+
+    def too_big():
+        return OverflowError(f"{label}: argument '{arg}' value {_short(value)} is out of "
+                             f"range for C type '{ct.text}' (largest {largest!r})")
+
+    if isinstance(part, (int, np.integer)):
+        try:
+            part = float(part)
+        except OverflowError:  # an int too large for a Python float
+            raise too_big() from None
+    with np.errstate(over="ignore"):
+        packed = np.array(part, dtype=dt)
+    if np.isfinite(part) and not np.isfinite(packed):
+        raise too_big()
+    return packed.tobytes()
+
+
 def _check_scalar(ct: CType, value, label: str, arg: str) -> bytes:
     dt = ct.dtype
     allowed = f"a Python or NumPy scalar for C type '{ct.text}'"
@@ -98,31 +126,28 @@ def _check_scalar(ct: CType, value, label: str, arg: str) -> bytes:
             raise type_error(label, arg, value, "a bool")
         return np.array(bool(value), dtype=dt).tobytes()
     if dt.kind in "iu":
-        if isinstance(value, (float, complex, np.floating, np.complexfloating)) or not \
-                isinstance(value, (int, np.integer)):
+        if isinstance(value, (float, complex, np.floating, np.complexfloating, bool,
+                              np.bool_)) or not isinstance(value, (int, np.integer)):
             raise type_error(label, arg, value, f"an integer for C type '{ct.text}'")
         v = int(value)
         info = np.iinfo(dt)
         if not info.min <= v <= info.max:
-            raise OverflowError(f"{label}: argument '{arg}' value {v} is out of range for "
-                                f"C type '{ct.text}' [{info.min}, {info.max}]")
+            raise OverflowError(f"{label}: argument '{arg}' value {_short(v)} is out of range "
+                                f"for C type '{ct.text}' [{info.min}, {info.max}]")
         return np.array(v, dtype=dt).tobytes()
     if dt.kind == "f":
         if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(
                 value, (bool, np.bool_)):
             raise type_error(label, arg, value, f"a real number for C type '{ct.text}'")
-        v = float(value)
-        with np.errstate(over="ignore"):
-            packed = np.array(v, dtype=dt)
-        if math.isfinite(v) and not np.isfinite(packed):
-            raise OverflowError(f"{label}: argument '{arg}' value {v!r} is out of range for "
-                                f"C type '{ct.text}' (largest {float(np.finfo(dt).max)!r})")
-        return packed.tobytes()
+        return _pack_real(ct, value, value, label, arg)
     if dt.kind == "c":
         if not isinstance(value, (int, float, complex, np.number)) or isinstance(
                 value, (bool, np.bool_)):
             raise type_error(label, arg, value, f"a number for C type '{ct.text}'")
-        return np.array(complex(value), dtype=dt).tobytes()
+        parts = (value.real, value.imag) if isinstance(value, (complex, np.complexfloating)) \
+            else (value, 0.0)
+        part_ct = CType("scalar", ct.text, np.dtype(f"f{dt.itemsize // 2}"))
+        return b"".join(_pack_real(part_ct, value, p, label, arg) for p in parts)
     raise type_error(label, arg, value, allowed)  # pragma: no cover - no other kinds
 
 
@@ -142,9 +167,8 @@ def _check_array(ct: CType, value, label: str, arg: str, device: int | None) -> 
     if ct.dtype is not None and arr.dtype != ct.dtype:
         raise TypeError(f"{label}: argument '{arg}' has dtype {arr.dtype.name}; the kernel "
                         f"takes '{ct.text}' (dtype {ct.dtype.name})")
-    if device is not None and arr.device is not None and arr.device != device:
-        raise value_error(label, arg, f"is on device {arr.device}; the kernel launches on "
-                          f"device {device} (arrays are never moved between devices)")
+    if device is not None:
+        _check_array_device(arr, label, arg, device)
     if ct.kind in ("view", "cview") and len(arr.shape) != ct.ndim:
         raise TypeError(f"{label}: argument '{arg}' has {len(arr.shape)} dimensions "
                         f"(shape {arr.shape}); the kernel takes '{ct.text}' "
@@ -162,6 +186,30 @@ def _check_array(ct: CType, value, label: str, arg: str, device: int | None) -> 
         raise value_error(label, arg, f"is read-only; the kernel takes '{ct.text}' (declare "
                           "it const to pass a read-only array)")
     return arr
+
+
+def _check_array_device(arr: DeviceArray, label: str, arg: str, device: int) -> None:
+    if arr.device is not None and arr.device != device:
+        raise value_error(label, arg, f"is on device {arr.device}; the kernel launches on "
+                          f"device {device} (arrays are never moved between devices)")
+
+
+def check_device(ct: CType, value, label: str, arg: str, device: int) -> None:
+    """``ValueError`` when an array argument (or an array field of a struct value, at
+    any depth) lives on a device other than ``device``.
+
+    The device is the one thing :func:`pack_value` cannot check without CuPy, so a
+    launch packs (and checks) every argument first and calls this once it knows the
+    current device.
+    """
+    if ct.kind == "scalar":
+        return
+    if ct.kind == "struct":
+        value.check_device(device, label, arg)
+        return
+    arr = device_array(value)
+    if arr is not None:
+        _check_array_device(arr, label, arg, device)
 
 
 def pack_value(ct: CType, value, label: str, arg: str, device: int | None = None) -> bytes:
