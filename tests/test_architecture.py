@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tests._layers import (ALLOWED, BACKEND_NAMES, BACKEND_NAMES_LAYER, CLI_IMPORTERS,
-                           MAX_LINES, ROOT_ALLOWED_PRIVATE, layer_of)
+                           LAYER_PATHS, MAX_LINES, ROOT_ALLOWED_PRIVATE, layer_of)
 
 ROOT = Path(__file__).resolve().parents[1] / "xstride"
 
@@ -148,13 +148,33 @@ def _report(title: str, problems: list[str]) -> str:
 
 
 # ----------------------------------------------------------------------------------- the rules
+def _folders() -> dict[str, str]:
+    """Folder name -> its layer ("_kernels" -> "kernels")."""
+    return {place.rstrip("/"): layer for layer, places in LAYER_PATHS.items()
+            for place in places if place.endswith("/")}
+
+
 def check_layers(root: Path) -> list[str]:
-    """Imports that the layer table does not allow, and modules in no layer."""
+    """Imports that the layer table does not allow, modules in no layer, and files of
+    a forbidden layer reached by path (a string literal naming its folder, as in
+    ``Path(__file__).parent / "_kernels"``)."""
     tree = read_tree(root)
+    folders = _folders()
     problems = []
-    for name in tree.modules:
-        if tree.layer(name) is None:
+    for name, mod in tree.trees.items():
+        src = tree.layer(name)
+        if src is None:
             problems.append(f"{tree.shown(name)}: belongs to no layer")
+            continue
+        skip = _docstrings(mod)
+        for node in ast.walk(mod):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                    and id(node) not in skip:
+                for folder in re.split(r"[/\\.]", node.value.strip()):
+                    dst = folders.get(folder)
+                    if dst is not None and dst not in ALLOWED[src]:
+                        problems.append(f"{tree.shown(name)}:{node.lineno}: {src} reaches "
+                                        f"{dst} by path ({node.value!r})")
     for imp in tree.imports:
         src, dst = tree.layer(imp.importer), tree.layer(imp.target)
         if src is None or imp.target == imp.importer:
@@ -479,6 +499,18 @@ def test_each_forbidden_pair_fails_and_each_allowed_pair_passes(tmp_path):
             else:
                 assert len(problems) == 1 and f": {src} imports {dst} " in problems[0], \
                     (src, dst, problems)
+
+
+def test_reaching_a_forbidden_layer_by_path_fails(tmp_path):
+    root = make_tree(tmp_path, {
+        "_host/philox.py": '"""Includes _kernels headers (a docstring: fine)."""\n'
+                           "from pathlib import Path\n"
+                           'H = Path(__file__).parent.parent / "_kernels" / "include"\n'
+                           'P = "_plans/x"\n',
+        "_backends/select.py": 'K = "xstride._kernels.elementwise"\n',
+    })
+    assert check_layers(root) == [
+        "xstride/_host/philox.py:3: host reaches kernels by path ('_kernels')"]
 
 
 def test_module_in_no_layer_is_reported(tmp_path):
