@@ -100,18 +100,8 @@ def test_to_device_bad_backend():
         xp.to_device(np.zeros(1), "tpu")
 
 
-class _FakeCupyModule:
-    """Stands in for ``cupy`` in sys.modules so mixing can be tested without a GPU."""
-
-    class ndarray:  # noqa: N801 - mirrors cupy's name
-        def __init__(self, shape):
-            self.shape = shape
-            self.dtype = np.dtype("float32")
-
-
-def test_mixing_backends_raises_type_error_naming_arguments(monkeypatch):
-    fake = _FakeCupyModule()
-    monkeypatch.setitem(sys.modules, "cupy", fake)
+def test_mixing_backends_raises_type_error_naming_arguments(fake_cupy):
+    fake = fake_cupy
     d = fake.ndarray((3,))
     h = np.ones(3, dtype=np.float32)
     with pytest.raises(TypeError, match=r"add: .*x1 is numpy, x2 is cupy"):
@@ -164,11 +154,10 @@ def test_positional_fast_path_and_keyword_path_agree():
     assert xp.asarray([1, 2]).dtype == np.int64
 
 
-def test_backend_by_exact_type(monkeypatch):
+def test_backend_by_exact_type(fake_cupy):
     from xstride._backends.dispatch import _backend_by_type
 
-    fake = _FakeCupyModule()
-    monkeypatch.setitem(sys.modules, "cupy", fake)
+    fake = fake_cupy
     d, h = fake.ndarray((2,)), np.ones(2)
     assert _backend_by_type((h, 2.0, None)) == "numpy"
     assert _backend_by_type((d, 3)) == "cupy"
@@ -187,11 +176,10 @@ def test_to_numpy_refuses_what_is_not_array_like():
     np.testing.assert_array_equal(xp.to_numpy(3.5), np.asarray(3.5))
 
 
-def test_backend_by_type_with_keyword_values(monkeypatch):
+def test_backend_by_type_with_keyword_values(fake_cupy):
     from xstride._backends.dispatch import _backend_by_type
 
-    fake = _FakeCupyModule()
-    monkeypatch.setitem(sys.modules, "cupy", fake)
+    fake = fake_cupy
     d, h = fake.ndarray((2,)), np.ones((2, 2))
     assert _backend_by_type((d, (0, 1), np.dtype("float32"), np.float64, "C", None)) == "cupy"
     assert _backend_by_type((h, (0,), True)) == "numpy"
@@ -203,11 +191,10 @@ def test_backend_by_type_with_keyword_values(monkeypatch):
         xp.add(h, h, out=d)
 
 
-def test_numpy_scalars_are_weak(monkeypatch):
+def test_numpy_scalars_are_weak(fake_cupy):
     from xstride._backends import select as _backend
 
-    fake = _FakeCupyModule()
-    monkeypatch.setitem(sys.modules, "cupy", fake)
+    fake = fake_cupy
     d = fake.ndarray((2,))
     assert _backend.backend_of("f", [("x1", d), ("x2", np.float32(2.0))]) == "cupy"
     assert _backend.backend_of("f", [("x", np.float64(1.0))]) == "numpy"

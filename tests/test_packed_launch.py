@@ -12,6 +12,8 @@ import pytest
 
 from xstride._kernels._packed_launch import PackedLaunch, i64, packed_launch, struct_bytes, u32, u64
 
+from tests.conftest import FakeCupy
+
 
 class _Driver:
     """Records each launch and what its parameter array points to at that moment."""
@@ -65,8 +67,8 @@ def test_no_handle_or_no_driver_launch_gives_none():
     class WithPtr:
         kernel = types.SimpleNamespace(ptr=77)
 
-    cp_ok = types.SimpleNamespace(cuda=types.SimpleNamespace(driver=_Driver([8])))
-    cp_old = types.SimpleNamespace(cuda=types.SimpleNamespace(driver=types.SimpleNamespace()))
+    cp_ok, cp_old = FakeCupy(), FakeCupy()     # cp_old: a driver without launchKernel
+    cp_ok.cuda.driver = _Driver([8])
     assert packed_launch(cp_ok, NoPtr(), [u64()], 1, 32, 0) is None
     assert packed_launch(cp_old, WithPtr(), [u64()], 1, 32, 0) is None
     got = packed_launch(cp_ok, WithPtr(), [u64(5)], 3, 32, 0)
