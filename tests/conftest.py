@@ -265,7 +265,6 @@ class FakeCupy(types.ModuleType):
 
     def __init__(self, *, device_count: int = 2, multiprocessors: int = 132):
         super().__init__("cupy", "stand-in CuPy of the tests (tests/conftest.py)")
-        self._xstride_checked = True  # load_cupy takes it as a working CuPy
         self.device_count, self.multiprocessors = device_count, multiprocessors
         self.current = types.SimpleNamespace(device=0, stream=types.SimpleNamespace(ptr=0))
         self.allocations, self.launches = [], []

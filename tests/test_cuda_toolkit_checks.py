@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 import xstride as xp
-from xstride._backends import select
+from xstride import _backends
 from xstride._core.csource import code_only, strip_comments
 from xstride.cuda import CudaKernel, CudaStruct
 from xstride.cuda import kernel as ck
 from xstride.cuda._signature import parse_type
 
-from .test_cuda_kernel import FakeDeviceArray, dev, gpu  # noqa: F401  (fixture)
+from .test_cuda_kernel import dev, device_array as FakeDeviceArray, gpu  # noqa: F401  (fixture)
 
 
 # ---------------------------------------------------------------- source scanning
@@ -171,7 +171,9 @@ def no_cupy(monkeypatch):
     """CuPy cannot be imported (whether or not it is installed); the failure is not
     remembered after the test."""
     monkeypatch.setitem(sys.modules, "cupy", None)
-    monkeypatch.setattr(select, "_cupy_failure", select._cupy_failure)
+    cupy_backend = _backends.get("cupy")
+    monkeypatch.setattr(cupy_backend, "failure", cupy_backend.failure)
+    monkeypatch.setattr(cupy_backend, "_checked", None)
 
 
 SRC_CHECKS = ("#include <xstride/array_view.cuh>\n"

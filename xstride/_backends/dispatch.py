@@ -20,7 +20,8 @@ import sys
 
 import numpy as np
 
-from . import REGISTRY, Backend
+from ._base import Backend
+from .registry import REGISTRY
 from . import select as _backend
 
 __all__ = ["register", "register_all", "implementation", "follower", "creator", "param_names"]

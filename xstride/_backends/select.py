@@ -18,7 +18,7 @@ import sys
 import numpy as np
 
 from .._core.errors import mixed_backends_error, type_error, value_error
-from . import REGISTRY, get
+from .registry import REGISTRY, get
 
 __all__ = [
     "BACKENDS",

@@ -229,8 +229,6 @@ def pack_value(ct: CType, value, label: str, arg: str, device: int | None = None
     if ct.kind == "scalar":
         return _check_scalar(ct, value, label, arg)
     if ct.kind == "struct":
-        from ._struct import CudaStructValue
-
         if not isinstance(value, CudaStructValue):
             raise type_error(label, arg, value, f"a CudaStruct value of struct '{ct.struct}'")
         value.struct._check_matches(ct, label, arg)
@@ -243,3 +241,33 @@ def pack_value(ct: CType, value, label: str, arg: str, device: int | None = None
     fields = arr.shape if ct.kind == "cview" else arr.shape + arr.strides
     return _pystruct.pack("<Q", arr.ptr) + np.asarray(fields, dtype="<i8").tobytes()
 
+
+class CudaStructValue:
+    """A packed value of a :class:`CudaStruct` (keeps its arrays alive)."""
+
+    def __init__(self, struct: CudaStruct, data: bytes, keep: tuple):
+        self.struct = struct
+        self._data = data
+        self._keep = keep
+
+    def tobytes(self) -> bytes:
+        """The struct's bytes, as the kernel receives them."""
+        return self._data
+
+    def check_device(self, device: int, label: str, arg: str) -> None:
+        """``ValueError`` if an array field (or a nested one) lives on another device."""
+        for (fname, _), v in zip(self.struct.fields, self._keep):
+            if isinstance(v, CudaStructValue):
+                v.check_device(device, label, f"{arg}.{fname}")
+                continue
+            arr = device_array(v)
+            if arr is not None and arr.device is not None and arr.device != device:
+                raise value_error(label, f"{arg}.{fname}", f"is on device {arr.device}; "
+                                  f"the kernel launches on device {device}")
+
+    def __repr__(self) -> str:
+        return f"<{self.struct.name} value, {len(self._data)} bytes>"
+
+    def as_array(self) -> np.ndarray:
+        """The bytes as a size-one NumPy array (how CuPy passes it by value)."""
+        return np.frombuffer(self._data, dtype=np.dtype((np.void, len(self._data))))
