@@ -163,6 +163,8 @@ def test_npy_headers_and_sizes(tmp_path):
         "magic.npy": (raw[:6], "not a valid .npy file"),
         "header.npy": (raw[:20], "not a valid .npy file"),
         "junk.npy": (b"hello world", "not a .npy file (it does not begin with"),
+        "dict.npy": (raw[:120] + b")" + raw[121:], "not a valid .npy file"),  # TokenError
+        "descr.npy": (raw.replace(b"'<f8'", b"',f8'"), "not a valid .npy file"),
         "trunc.npy": (raw[:-8], "is truncated: its header promises (4, 3) float64 (96 bytes of "
                                 "data) but 88 bytes follow"),
     }
@@ -195,4 +197,11 @@ def test_npy_values_past_float64_are_named_not_warned(tmp_path):
     pts[1, 2] = np.longdouble("1e400")
     np.save(path, pts)
     with pytest.raises(PointFileError, match=r"point 1: 1e\+400 is out of the float64 range"):
+        read_quietly(path)
+
+
+def test_ply_header_line_without_its_value_is_a_ply_error(tmp_path):
+    path = tmp_path / "fmt.ply"
+    path.write_text(PLY_F4.replace("format ascii 1.0", "format\nascii 1.0") + "1 2 3\n4 5 6\n")
+    with pytest.raises(PointFileError, match="not a valid PLY file"):
         read_quietly(path)

@@ -124,8 +124,10 @@ def _read_npy(p: Path) -> np.ndarray:
             read_header = (npformat.read_array_header_1_0 if major == 1
                            else npformat.read_array_header_2_0)
             shape, _, dtype = read_header(fh)
-        except (ValueError, SyntaxError) as exc:  # cut-off or unreadable header, new version
-            raise PointFileError(f"{p}: not a valid .npy file ({_one_line(exc)})") from None
+        except Exception as exc:  # noqa: BLE001  a header NumPy cannot parse, in any way:
+            # ValueError, SyntaxError, tokenize.TokenError from its literal_eval of the dict
+            raise PointFileError(f"{p}: not a valid .npy file ({type(exc).__name__}: "
+                                 f"{_one_line(exc)})") from None
         data_bytes = size - fh.tell()
     if dtype.hasobject:
         raise PointFileError(f"{p}: not a plain .npy array (it holds Python objects, which "
@@ -400,7 +402,7 @@ def _ascii_ply_vertices(p: Path):
         # every column, so that a row with extra or missing tokens fails here
         rows = np.loadtxt(p, dtype=np.float64, skiprows=header_lines, max_rows=count,
                           ndmin=2, comments=None, encoding="ascii")
-    except (ValueError, UnicodeDecodeError, OSError):
+    except (ValueError, IndexError, UnicodeDecodeError, OSError):  # plyfile says what is wrong
         return None
     if rows.shape != (count, len(props)):
         return None
