@@ -205,3 +205,11 @@ def test_ply_header_line_without_its_value_is_a_ply_error(tmp_path):
     path.write_text(PLY_F4.replace("format ascii 1.0", "format\nascii 1.0") + "1 2 3\n4 5 6\n")
     with pytest.raises(PointFileError, match="not a valid PLY file"):
         read_quietly(path)
+
+
+def test_npy_is_read_into_memory_not_left_mapped(tmp_path):
+    path = tmp_path / "f.npy"
+    np.save(path, np.asfortranarray(np.arange(6, dtype=np.float32).reshape(2, 3)))
+    pts = read_quietly(path)
+    assert type(pts) is np.ndarray and pts.flags.writeable and pts.flags.c_contiguous
+    np.testing.assert_array_equal(pts, [[0, 1, 2], [3, 4, 5]])

@@ -141,9 +141,12 @@ def _read_npy(p: Path) -> np.ndarray:
         raise PointFileError(f"{p}: is truncated: its header promises {shape} {dtype} "
                              f"({need:,} bytes of data) but {data_bytes:,} bytes follow")
     try:
-        return np.load(p, allow_pickle=False, mmap_mode="r")
+        mapped = np.load(p, allow_pickle=False, mmap_mode="r")
     except ValueError as exc:
         raise PointFileError(f"{p}: not a plain .npy array ({_one_line(exc)})") from None
+    # an in-memory float64 copy (the file is not kept mapped); a long double stays as
+    # it is, for _finish to name a value past the float64 range
+    return np.array(mapped, dtype=np.float64 if dtype.itemsize <= 8 else dtype, order="C")
 
 
 # --------------------------------------------------------------------- text
