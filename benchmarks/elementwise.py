@@ -21,6 +21,8 @@ import argparse
 
 import _common as C
 
+NEEDS_DEVICE = True  # python -m xstride bench skips it without CuPy and a GPU
+
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -31,6 +33,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-sweep", action="store_true")
     args = ap.parse_args(argv)
 
+    C.require_device("elementwise")
     import cupy as cp
 
     import xstride as xp

@@ -222,7 +222,7 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
         return lo, hi
 
     lower, upper = stages.run("bounding box", bbox)
-    box_upper = np.where(upper > lower, upper, lower + 1.0)
+    box_upper = _morton_box(lower, upper, levels)
 
     # 3. keys, 4. sort (positions carried along)
     # bounds as Python floats: host parameters for either backend
@@ -288,6 +288,34 @@ def _check_levels(alg, ndim: int, levels: int, level_stats) -> int:
     if not 0 <= k_level <= levels:
         raise DemoError(f"--level-stats must be in 0..{levels} (the --levels value); got {k_level}")
     return k_level
+
+
+def _morton_box(lower: np.ndarray, upper: np.ndarray, levels: int) -> np.ndarray:
+    """Upper corner of the Morton box: the bounding box's, with a small extent on a flat axis.
+
+    A flat axis (all points agree) gets a unit extent, or the step to the next float
+    where ``lower + 1 == lower`` (past 2**53). Morton keys need ``2**levels / (upper -
+    lower)`` finite on every axis, so a cloud whose extent overflows float64 (points
+    near +-1.7e308) or is too small for that quotient (subnormal extents) is a
+    :class:`DemoError` naming the axis.
+    """
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        step = lower + 1.0
+        flat = np.where(step > lower, step, np.nextafter(lower, np.inf))
+        box_upper = np.where(upper > lower, upper, flat)
+        extent = box_upper - lower
+        scale = 2.0**levels / extent
+    for axis, name in enumerate("xyz"[: lower.size]):
+        lo, hi = lower[axis], upper[axis]
+        if not np.isfinite(extent[axis]):
+            raise DemoError(f"the points span {lo:.6g} to {hi:.6g} on axis {name}: the "
+                            "extent overflows float64, so Morton keys cannot be computed; "
+                            "rescale the points")
+        if not np.isfinite(scale[axis]):
+            raise DemoError(f"the points span only {extent[axis]:.3g} on axis {name} "
+                            f"({lo:.3g} to {hi:.3g}): too small for 2**{levels} cells "
+                            f"(2**{levels} / extent overflows float64); rescale the points")
+    return box_upper
 
 
 def _warm_up(alg, cupy, ndim: int, levels: int) -> None:
