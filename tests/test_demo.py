@@ -351,12 +351,12 @@ def test_bad_option_values(capsys, argv, needle):
 
 
 def test_cupy_unavailable_is_one_line(capsys, monkeypatch):
-    import xstride._backends.select as backend
+    from xstride import _backends
 
     def fail():
         raise RuntimeError("backend 'cupy' is unavailable: test says no")
 
-    monkeypatch.setattr(backend, "load_cupy", fail)
+    monkeypatch.setattr(_backends.get("cupy"), "load", fail)
     assert user_error(capsys, "--backend", "cupy", "--n", "10").endswith("test says no")
 
 

@@ -99,5 +99,15 @@ class Backend:
         """``a`` as a NumPy array."""
         raise NotImplementedError
 
+    def synchronize(self) -> None:
+        """Wait for the work queued on this backend's current stream (no-op on the host)."""
+
+    def runtime_versions(self) -> dict:
+        """Versions of the runtime below the library (``{}`` where there is none)."""
+        return {}
+
+    compiles_kernels = False
+    """Whether first calls compile kernels (a program warms them up outside its timing)."""
+
     readonly_views = False
     """Whether arrays of this backend carry a writeable flag that views can clear."""

@@ -72,6 +72,34 @@ class CupyBackend(Backend):
         self._checked = cupy
         return cupy
 
+    compiles_kernels = True
+
+    def synchronize(self) -> None:
+        self.load().cuda.get_current_stream().synchronize()
+
+    def version(self) -> str | None:
+        try:
+            return str(self.load().__version__)
+        except RuntimeError:  # imported, but no device: its version still says something
+            mod = sys.modules.get("cupy")
+            return None if mod is None else getattr(mod, "__version__", None)
+
+    def runtime_versions(self) -> dict:
+        """``cuda_runtime``, ``cuda_driver`` and ``hip_runtime`` (None where absent)."""
+        out = {"cuda_runtime": None, "cuda_driver": None, "hip_runtime": None}
+        try:
+            rt = self.load().cuda.runtime
+        except RuntimeError:
+            return out
+        hip = bool(getattr(rt, "is_hip", False))
+        key = "hip_runtime" if hip else "cuda_runtime"
+        out[key] = _format_version(rt.runtimeGetVersion(), hip)
+        try:
+            out["cuda_driver"] = _format_version(rt.driverGetVersion(), hip)
+        except Exception:  # some HIP builds do not report a driver version
+            out["cuda_driver"] = None
+        return out
+
     def data_ptr(self, a) -> int:
         return a.data.ptr
 
@@ -96,3 +124,9 @@ class CupyBackend(Backend):
 
     def to_host(self, a):
         return a.get()
+
+
+def _format_version(v: int, hip: bool) -> str:
+    if hip:
+        return f"{v // 10_000_000}.{(v // 100_000) % 100}.{v % 100_000}"
+    return f"{v // 1000}.{(v % 1000) // 10}"

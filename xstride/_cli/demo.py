@@ -19,6 +19,8 @@ import time
 
 import numpy as np
 
+from .. import _backends
+
 # above this, one (n, 3) float64 array alone needs more than 24 TiB
 _MAX_POINTS = 2**40
 
@@ -36,7 +38,7 @@ class DemoError(Exception):
 
 def add_arguments(parser) -> None:
     """Options of the ``demo`` subcommand (called by ``xstride.__main__``)."""
-    parser.add_argument("--backend", type=str.lower, choices=("numpy", "cupy"), default="numpy",
+    parser.add_argument("--backend", type=str.lower, choices=_backends.names(), default=_backends.DEFAULT,
                         help="array backend (default: numpy)")
     parser.add_argument("--points", metavar="FILE", default=None,
                         help="point file: .npy (n,2)/(n,3), .csv, .xyz or .ply "
@@ -157,7 +159,7 @@ def _uniforms(xp, am, seed: int, start: int, stop: int):
     return xp.rng.philox_uniform(seed, streams, counters)
 
 
-def pipeline(backend: str = "numpy", points=None, n=None, levels: int = DEFAULT_LEVELS,
+def pipeline(backend: str = _backends.DEFAULT, points=None, n=None, levels: int = DEFAULT_LEVELS,
              level_stats=None, seed: int = 0, progress: Progress | None = None) -> dict:
     """Run the demo and return its results as a dict (what ``--json`` prints).
 
@@ -173,13 +175,13 @@ def pipeline(backend: str = "numpy", points=None, n=None, levels: int = DEFAULT_
         raise DemoError(f"--n must be a number of points in 1..{_MAX_POINTS:,}; got {n}")
     if seed < 0 or seed >= 2**64:
         raise DemoError(f"--seed must be in 0..2**64-1; got {seed}")
-    from .._backends.select import load_cupy
-
-    if backend == "cupy":
-        try:
-            load_cupy()
-        except RuntimeError as exc:
-            raise DemoError(str(exc)) from None
+    try:
+        _backends.get(backend).load()
+    except KeyError:
+        raise DemoError(f"--backend must be one of {', '.join(_backends.names())}; "
+                        f"got {backend!r}") from None
+    except RuntimeError as exc:
+        raise DemoError(str(exc)) from None
     with xp.use_backend(backend):
         return _run(xp, backend, points, n, levels, level_stats, seed, progress,
                     read_points, PointFileError)
@@ -188,10 +190,9 @@ def pipeline(backend: str = "numpy", points=None, n=None, levels: int = DEFAULT_
 def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_points,
          PointFileError) -> dict:
     from .. import algorithms as alg
-    from .._backends.select import array_module
-
-    am = array_module(backend)
-    sync = (lambda: None) if backend == "numpy" else am.cuda.get_current_stream().synchronize
+    be = _backends.get(backend)
+    am = be.load()
+    sync = be.synchronize
     stages = _Stages(sync, progress)
 
     # 1. positions
@@ -202,7 +203,7 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
             raise DemoError(str(exc)) from None
         if n is not None:
             host = host[:n]
-        pos = host if backend == "numpy" else stages.run("copy to device", lambda: am.asarray(host))
+        pos = host if be.owns(host) else stages.run("copy to device", lambda: be.asarray(host))
         source = str(points)
     else:
         _check_levels(alg, 3, levels, level_stats)  # before spending time on positions
@@ -212,7 +213,7 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
     npts, ndim = pos.shape
     k_level = _check_levels(alg, ndim, levels, level_stats)
 
-    if backend == "cupy":  # compile the kernels outside the timed stages
+    if be.compiles_kernels:  # compile the kernels outside the timed stages
         stages.run("compile kernels", lambda: _warm_up(alg, am, ndim, levels))
 
     # 2. bounding box (a degenerate axis, e.g. a flat cloud, gets a unit extent)
