@@ -14,7 +14,7 @@ import numpy as np
 
 from .._backends.dispatch import _from_compat, register
 from .._core.errors import type_error, value_error
-from ..layout import Layout
+from ..layout import check_output
 
 __all__ = ["check_out", "copy_into"]
 
@@ -26,14 +26,14 @@ _NP_NAME = {"abs": "absolute"}
 
 
 def check_out(func: str, out, arg: str = "out") -> None:
-    """``out`` must be a NumPy array that reaches each of its elements once."""
+    """``out`` must be a writeable NumPy array that reaches each of its elements once.
+
+    A length-1 axis of stride 0 reaches its element once; a field of a structured array
+    (byte strides that are not multiples of the item size) is accepted, as NumPy does.
+    """
     if not isinstance(out, np.ndarray):
         raise type_error(func, arg, out, "a numpy.ndarray (the inputs are NumPy arrays)")
-    if out.size > 1 and (0 in out.strides or Layout.from_array(out).has_internal_overlap):
-        strides = tuple(s // out.itemsize for s in out.strides)
-        raise value_error(func, arg, f"overlaps itself (element strides {strides} for "
-                                       f"shape {out.shape}); outputs must reach each "
-                                       "element once")
+    check_output(func, arg, out)   # Layout's test on byte strides (fields of records too)
     if not out.flags.writeable:
         raise value_error(func, arg, f"is read-only (shape {out.shape}, dtype {out.dtype})")
 
