@@ -15,7 +15,8 @@ from __future__ import annotations
 import operator
 import struct
 
-from ._core.errors import type_error, value_error
+from ._core.errors import value_error
+from ._plans.overlap import check_output, internal_overlap
 
 __all__ = ["Layout", "MAX_NDIM", "INT64_MAX", "compact_strides", "PACK_FORMAT",
            "internal_overlap", "check_output"]
@@ -113,86 +114,15 @@ def compact_strides(shape) -> tuple[int, ...]:
     return tuple(strides)
 
 
-def internal_overlap(shape, strides, width: int = 1) -> bool:
-    """True when two different indices reach overlapping elements.
-
-    ``strides`` are in any unit and ``width`` is the extent of one element in that
-    unit: element strides with ``width=1`` (:attr:`Layout.has_internal_overlap`), or an
-    array's byte strides with ``width=itemsize``, which also describes views whose byte
-    strides are not multiples of the item size (a field of a structured array). An
-    axis of extent 1 is never stepped along, whatever its stride; elements of width 0
-    occupy no memory and never overlap.
-
-    A stride-0 axis of extent > 1 overlaps. Otherwise the axes are sorted by
-    ``|stride|`` and each must step past the whole extent of the smaller ones plus one
-    element; layouts that fail this sufficient test but might still be one-to-one
-    (interleaved strides such as ``(3, 2)`` with shape ``(2, 3)``) are checked exactly
-    by enumerating offsets when that is cheap (``size <= 2**20``), else reported as
-    overlapping (conservative).
-    """
-    size = 1
-    for n in shape:
-        size *= n
-    if size <= 1 or width <= 0:
-        return False
-    pairs = sorted((abs(s), n) for n, s in zip(shape, strides) if n != 1)
-    extent = 0  # highest offset reachable by the smaller axes
-    ok = True
-    for s, n in pairs:
-        if s == 0:
-            return True
-        if s < extent + width:
-            ok = False
-            break
-        extent += s * (n - 1)
-    if ok:
-        return False
-    if size > (1 << 20):
-        return True
-    seen = {0}
-    for s, n in pairs:
-        seen = {b + k * s for b in seen for k in range(n)}
-    if len(seen) != size:
-        return True
-    offs = sorted(seen)
-    return any(q - p < width for p, q in zip(offs, offs[1:]))
-
-
-def check_output(func: str, arg: str, a, *, whole_elements: bool = False) -> None:
-    """Refuse an output array (``out=``, ``copy_into``'s ``dst``) that overlaps itself.
-
-    The test is :func:`internal_overlap` on ``a``'s byte strides, so a length-1 axis of
-    stride 0 is fine and a field of a structured array (byte strides that are not
-    multiples of the item size) is described exactly. ``whole_elements``: also refuse
-    such byte strides on an axis of extent > 1 (for engines that index in elements).
-
-    Raises
-    ------
-    ValueError
-        Naming ``func`` and ``arg``.
-    """
-    shape, bstrides, isz = tuple(a.shape), tuple(int(s) for s in a.strides), int(a.itemsize)
-    if whole_elements and isz and any(n > 1 and s % isz for n, s in zip(shape, bstrides)):
-        raise value_error(func, arg, f"has byte strides {bstrides} that are not multiples "
-                                     f"of its item size {isz} (a field of a structured "
-                                     "array?); this engine indexes whole elements: write "
-                                     "into a compact array and copy the field from it")
-    if internal_overlap(shape, bstrides, isz):
-        if isz and not any(s % isz for s in bstrides):
-            shown = f"element strides {tuple(s // isz for s in bstrides)}"
-        else:
-            shown = f"byte strides {bstrides}"
-        raise value_error(func, arg, f"overlaps itself ({shown} for shape {shape}); "
-                                     "outputs must reach each element once")
-
-
 class Layout:
     """Shape, strides and offset (all in elements) and item size (bytes) of a view.
 
     Parameters
     ----------
-    shape : sequence of int
-        Extents, each ``>= 0``; at most 64 of them.
+    shape : int or sequence of int
+        Extents, each ``>= 0``; at most 64 of them. A sequence is a tuple, list or
+        range of ints or a 1-D NumPy integer array; NumPy integers count as ints,
+        bools (also NumPy's) and floats do not.
     strides : sequence of int, optional
         Element strides, one per axis, any sign. Default: C-contiguous.
     offset : int, optional
@@ -383,7 +313,7 @@ class Layout:
         Raises
         ------
         TypeError
-            ``axes`` is not a sequence of ints.
+            ``axes`` is not a sequence of ints (tuple, list, range, 1-D integer array).
         ValueError
             ``axes`` is not a permutation of ``range(ndim)`` (negative entries count
             from the end).

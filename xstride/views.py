@@ -82,7 +82,8 @@ def sliding_window_view(x, window_shape, axis=None, *, writeable=False):
     Raises
     ------
     TypeError
-        ``x`` is not an array.
+        ``x`` is not an array; ``window_shape`` or ``axis`` are not ints;
+        ``writeable`` is not a bool.
     ValueError
         A window larger than its axis, a negative window, ``axis`` out of range, or
         window_shape/axis of different lengths.

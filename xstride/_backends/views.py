@@ -195,6 +195,9 @@ def as_strided(a, shape, strides, *, offset=0):
 def sliding_window_view(x, window_shape, axis=None, *, writeable=False):
     """Sliding windows of ``x`` as a zero-copy view (NumPy's semantics)."""
     b = _check_array("sliding_window_view", x)
+    if not isinstance(writeable, (bool, np.bool_)):
+        raise type_error("sliding_window_view", "writeable", writeable, "True or False")
+    writeable = bool(writeable)
     window = _int_tuple("sliding_window_view", "window_shape", window_shape)
     if any(w < 0 for w in window):
         raise value_error("sliding_window_view", "window_shape",

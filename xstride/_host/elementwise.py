@@ -92,6 +92,11 @@ def copy_into(dst, src):
     """NumPy: ``numpy.copyto(dst, src)`` after the self-overlap check."""
     check_out("copy_into", dst, "dst")
     try:
+        np.shape(src)
+    except ValueError:   # a ragged nesting of lists
+        raise type_error("copy_into", "src", src, "a numpy.ndarray or a Python scalar "
+                                                  "(or a rectangular nested list)") from None
+    try:
         np.broadcast_shapes(np.shape(src), dst.shape)
         if np.broadcast_shapes(np.shape(src), dst.shape) != dst.shape:
             raise ValueError
