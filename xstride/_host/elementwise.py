@@ -16,7 +16,7 @@ import array_api_compat.numpy as _compat
 
 from .._core.ufuncs import ENGINE_UFUNCS, numpy_ufunc_name
 from .._core.errors import type_error, value_error
-from ..layout import Layout
+from ..layout import check_output
 
 __all__ = ["check_out", "copy_into"]
 
@@ -24,14 +24,14 @@ _UFUNCS = tuple(ENGINE_UFUNCS)
 
 
 def check_out(func: str, out, arg: str = "out") -> None:
-    """``out`` must be a NumPy array that reaches each of its elements once."""
+    """``out`` must be a writeable NumPy array that reaches each of its elements once.
+
+    A length-1 axis of stride 0 reaches its element once; a field of a structured array
+    (byte strides that are not multiples of the item size) is accepted, as NumPy does.
+    """
     if not isinstance(out, np.ndarray):
         raise type_error(func, arg, out, "a numpy.ndarray (the inputs are NumPy arrays)")
-    if out.size > 1 and (0 in out.strides or Layout.from_array(out).has_internal_overlap):
-        strides = tuple(s // out.itemsize for s in out.strides)
-        raise value_error(func, arg, f"overlaps itself (element strides {strides} for "
-                                       f"shape {out.shape}); outputs must reach each "
-                                       "element once")
+    check_output(func, arg, out)   # Layout's test on byte strides (fields of records too)
     if not out.flags.writeable:
         raise value_error(func, arg, f"is read-only (shape {out.shape}, dtype {out.dtype})")
 
@@ -84,6 +84,11 @@ def where(condition, x1, x2, /, *, out=None):
 def copy_into(dst, src):
     """NumPy: ``numpy.copyto(dst, src)`` after the self-overlap check."""
     check_out("copy_into", dst, "dst")
+    try:
+        np.shape(src)
+    except ValueError:   # a ragged nesting of lists
+        raise type_error("copy_into", "src", src, "a numpy.ndarray or a Python scalar "
+                                                  "(or a rectangular nested list)") from None
     try:
         np.broadcast_shapes(np.shape(src), dst.shape)
         if np.broadcast_shapes(np.shape(src), dst.shape) != dst.shape:
