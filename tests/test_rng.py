@@ -470,3 +470,11 @@ def test_philox_counter_is_read_only():
     with pytest.raises(AttributeError):
         g.counter = -5
     assert g.advance(10).counter == 12
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "abc", "1.5"])
+def test_num_threads_variable_that_is_no_positive_int_is_an_error(monkeypatch, value):
+    """Issue 15 item 13: XSTRIDE_NUM_THREADS=0, -1 or abc was silently ignored."""
+    monkeypatch.setenv("XSTRIDE_NUM_THREADS", value)
+    with pytest.raises(ValueError, match="XSTRIDE_NUM_THREADS="):
+        xp.rng.philox_uniform(1, 2, np.arange(1 << 20, dtype=np.uint64))

@@ -29,6 +29,14 @@ def default() -> Backend:
     return get(DEFAULT)
 
 
+def kernel_backend() -> Backend:
+    """The backend whose executors compile CUDA kernels (the CUDA toolkit's)."""
+    for be in each():
+        if be.compiles_kernels:
+            return be
+    raise RuntimeError("no backend of this build compiles CUDA kernels")  # pragma: no cover
+
+
 def active() -> Backend:
     """The backend that creation functions use in this thread/context."""
     return get(get_backend())

@@ -27,7 +27,7 @@ class CupyBackend(Backend):
         "morton": "xstride._kernels.morton",
         "sort": "xstride._kernels.sort",
         "compile": "xstride._kernels._compile",
-        "includes": "xstride._kernels._includes",
+        "includes": "xstride._core.includes",
         "engine": "xstride._kernels._elementwise_exec",
     }
 

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._host import _config as _host_config
+from .._kernels._compile import include_dir
 from ._base import Backend
 from .views import numpy_buffer_range, numpy_view
 
 __all__ = ["NumpyBackend"]
+
+# The host Philox loops compile against the shipped random.cuh (one definition of the
+# rounds for host and device); the headers belong to the CUDA executors.
+_host_config.INCLUDE_DIR = include_dir()
 
 
 class NumpyBackend(Backend):

@@ -38,6 +38,8 @@ import tempfile
 import threading
 from pathlib import Path
 
+from . import _config
+
 __all__ = ["FLAGS", "GCC_FLAGS", "Native", "get", "describe", "reason", "reject"]
 
 FLAGS = ("-O2", "-fPIC", "-shared", "-ffp-contract=off", "-std=c99")
@@ -46,7 +48,7 @@ FLAGS = ("-O2", "-fPIC", "-shared", "-ffp-contract=off", "-std=c99")
 GCC_FLAGS = ("-fpeel-loops",)
 _HERE = Path(__file__).resolve().parent
 _SOURCE = _HERE / "philox_host.c"
-_HEADER = _HERE.parent / "_kernels" / "include" / "xstride" / "random.cuh"
+
 _KINDS = {"uniform": 0, "uniform2": 1, "normal": 2, "normal2": 3}
 
 _lock = threading.Lock()
@@ -139,9 +141,13 @@ def _build(cc_spec, cache):
         return f"{cc} --version failed (exit {ver.returncode})"
     label = _compiler_label(cc, ver.stdout)
     flags = FLAGS + (GCC_FLAGS if label.startswith("gcc ") else ())
+    include = _config.INCLUDE_DIR
+    if include is None:
+        return "the shipped headers' folder is not set (xstride._host._config.INCLUDE_DIR)"
+    header = Path(include) / "xstride" / "random.cuh"
     try:
         src = _SOURCE.read_bytes()
-        hdr = _HEADER.read_bytes()
+        hdr = header.read_bytes()
     except OSError as e:
         return f"C source missing: {e}"
     key = hashlib.sha256()
@@ -164,7 +170,7 @@ def _build(cc_spec, cache):
         return f"cache directory {str(cache)!r} not writable: {e}"
     tmp_digest = None
     try:
-        cmd = [cc, *flags, "-I", str(_HEADER.parent.parent), str(_SOURCE), "-o", tmp, "-lm"]
+        cmd = [cc, *flags, "-I", str(include), str(_SOURCE), "-o", tmp, "-lm"]
         try:
             r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
         except (OSError, subprocess.SubprocessError) as e:

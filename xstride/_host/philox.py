@@ -277,8 +277,20 @@ if hasattr(os, "register_at_fork"):
 
 
 def _threads(nchunks):
-    env = os.environ.get("XSTRIDE_NUM_THREADS")
-    limit = int(env) if env and env.isdigit() and int(env) > 0 else min(os.cpu_count() or 1, 16)
+    """Threads for ``nchunks`` chunks: ``XSTRIDE_NUM_THREADS`` (a positive int) or
+    ``min(cpus, 16)``, at most one per two chunks. A set variable that is not a
+    positive integer is an error (``ValueError`` naming it), not silently ignored."""
+    env = os.environ.get("XSTRIDE_NUM_THREADS", "")
+    if env == "":
+        limit = min(os.cpu_count() or 1, 16)
+    else:
+        try:
+            limit = int(env)
+        except ValueError:
+            limit = 0
+        if limit < 1:
+            raise ValueError(f"environment variable XSTRIDE_NUM_THREADS={env!r}: expected a "
+                             "positive integer (threads of the host Philox executor)")
     return max(1, min(limit, nchunks // 2))
 
 

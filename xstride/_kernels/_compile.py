@@ -9,8 +9,8 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from .._backends.select import load_cupy
-from ._includes import scan_includes
+import sys
+from .._core.includes import scan_includes
 
 __all__ = ["include_dir", "module_options", "raw_module"]
 
@@ -28,7 +28,7 @@ def module_options(source: str, options: tuple[str, ...] = ()) -> tuple[str, ...
 
     ``-std=c++17``, ``-I<include_dir()>``, the caller's ``options``, and
     ``-DXSTRIDE_HEADERS_SHA256=0x<16 hex digits>``: the digest of every header the
-    source reaches (:func:`xstride._kernels._includes.scan_includes`). CuPy's on-disk
+    source reaches (:func:`xstride._core.includes.scan_includes`). CuPy's on-disk
     kernel cache keys on the source text and the options, not on included files, so
     without the digest an edited header (a new xstride release) could be served a
     binary compiled from the old one. Options that already carry the define (user
@@ -45,6 +45,6 @@ def module_options(source: str, options: tuple[str, ...] = ()) -> tuple[str, ...
 def raw_module(source: str, options: tuple[str, ...] = (), name_expressions: tuple[str, ...] = ()):
     """A ``cupy.RawModule`` for ``source``, compiled once per process and option set
     (:func:`module_options`); CuPy caches the binary per device on its own."""
-    cupy = load_cupy()
+    cupy = sys.modules["cupy"]  # loaded by the backend before any kernel compiles
     return cupy.RawModule(code=source, options=module_options(source, options),
                           name_expressions=name_expressions or None)

@@ -4,7 +4,7 @@ See ``docs/cuda-kernels.md`` and ``docs/cuda-headers.md``. Importing this module
 not import CuPy.
 """
 
-from .._kernels._compile import include_dir as cuda_include_dir
+from ._executors import include_dir as cuda_include_dir
 from ._device import capabilities, device_properties, is_hip
 
 __all__ = ["is_hip", "capabilities", "device_properties", "cuda_include_dir"]

@@ -19,7 +19,7 @@ import numpy as np
 from .._core.csource import code_only, is_c_identifier, strip_comments
 from .._plans.elementwise import broadcast_shapes
 from .._core.errors import type_error
-from .._kernels import _elementwise_exec as _ex
+from . import _executors
 
 __all__ = ["ElementwiseKernel"]
 
@@ -210,6 +210,7 @@ class ElementwiseKernel:
         shape = broadcast_shapes(*shapes, func=self.name) if shapes else ()
         if outs:
             shape = broadcast_shapes(shape, *(o.shape for o in outs), func=self.name)
+        _ex = _executors.engine()
         specs, kins = [], []
         if not outs:
             for pname, typ, dt in self.out_params:

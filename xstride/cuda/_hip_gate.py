@@ -12,9 +12,9 @@ from pathlib import Path
 
 from . import _device
 from .._core.csource import strip_comments
-from .._kernels._compile import include_dir
+from ._executors import include_dir
 from ._hip_rules import RULES, HipRule
-from .._kernels._includes import IncludeGraph
+from .._core.includes import IncludeGraph
 from ._signature import CType, Signature
 
 __all__ = ["violations", "check"]

@@ -16,10 +16,10 @@ import numpy as np
 from .._core.csource import is_c_identifier
 from .._backends.select import load_cupy
 from .._core.errors import type_error, value_error
-from .._kernels import _compile
+from . import _executors
 from . import _hip_gate
 from ._args import check_device, pack_value
-from .._kernels._includes import IncludeGraph, include_dirs_from_options, scan_includes
+from .._core.includes import IncludeGraph, include_dirs_from_options, scan_includes
 from ._launch_config import Limits, launch_config
 from ._signature import Param, find_structs, parse_signature
 
@@ -79,7 +79,7 @@ def _device_limits(device: int) -> Limits:
 
 def _build(source: str, options: tuple[str, ...], name: str):
     """Compile through CuPy (NVRTC) and return the kernel function for the device."""
-    module = _compile.raw_module(source, options, (name,))
+    module = _executors.compiler().raw_module(source, options, (name,))
     return module.get_function(name)
 
 
@@ -225,7 +225,7 @@ class CudaKernel:
     # ------------------------------------------------------------ compilation
     def _search_dirs(self) -> list[str]:
         return (list(self.include_dirs) + include_dirs_from_options(self.options)
-                + [_compile.include_dir()])
+                + [_executors.include_dir()])
 
     def _scan(self) -> IncludeGraph:
         return scan_includes(self.source, self._search_dirs())
@@ -248,7 +248,7 @@ class CudaKernel:
             digits go into a ``-DXSTRIDE_HEADERS_SHA256`` define, so that an edited
             header changes the options and so CuPy's compile cache key.
         """
-        shipped = _compile.include_dir()
+        shipped = _executors.include_dir()
         opts = [o for o in self.options if o not in (f"-I{shipped}",)]
         opts += [f"-I{d}" for d in self.include_dirs if str(d) != shipped]
         if self.debug and _BOUNDS not in opts:

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._core.csource import strip_comments
+from .csource import strip_comments
 
 __all__ = ["Include", "IncludeGraph", "scan_includes", "include_dirs_from_options"]
 

@@ -1,0 +1,23 @@
+"""The CUDA executors the toolkit drives, reached through the backend object whose
+executors compile CUDA kernels (the toolkit never imports ``xstride._kernels``)."""
+
+from __future__ import annotations
+
+from .. import _backends
+
+__all__ = ["compiler", "engine", "include_dir"]
+
+
+def compiler():
+    """The compile executor: NVRTC through CuPy, one compiled-kernel cache per device."""
+    return _backends.kernel_backend().executor("compile")
+
+
+def engine():
+    """The elementwise engine's executor (plans, kernel sources, launches)."""
+    return _backends.kernel_backend().executor("engine")
+
+
+def include_dir() -> str:
+    """Folder that holds the shipped ``xstride/*.cuh`` headers (pass it as ``-I``)."""
+    return compiler().include_dir()
