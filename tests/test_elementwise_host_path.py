@@ -352,7 +352,7 @@ def test_call_cache_keys_and_switches(fake_cp):
 
     x, y = _buf((8,)), _buf((8,))
     k = ex.call_key("add", (x, y), None, _FakeArray)
-    assert k == ("add", ex.tiled_variant, ex._MAX_GRID_YZ, None,
+    assert k == ("add", ex._MAX_GRID_YZ, None,
                  x.dtype, (8,), (4,), x.data.ptr % 16, y.dtype, (8,), (4,), y.data.ptr % 16)
     assert ex.call_key("add", (x, 2), None, _FakeArray)[-1] is int
     assert ex.call_key("add", (x, True), None, _FakeArray)[-1] is bool

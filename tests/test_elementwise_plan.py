@@ -384,8 +384,6 @@ def _variants():
     yield dict(kind="rows", vec=4, bcast=(False, True, False), idx32=True)
     yield dict(kind="rows", vec=2, idx32=False, cap=16)
     yield dict(kind="nd", cap=64)
-    yield dict(kind="tiled", trans=(False, True, False), cap=4, impl="legacy")
-    yield dict(kind="tiled", trans=(False, True, True), cap=64, impl="legacy", tile=32)
     for ra in (0, 1, 2):
         yield dict(kind="tiled", trans=(False, True, False), cap=4, off32=True, rest_axes=ra,
                    minb=8)

@@ -388,9 +388,6 @@ def _fast_grid(cp, items, unroll):
     return max(1, min(-(-items // (_BLOCK * unroll)), sms * 64))
 
 
-#: Use the fast kernels (scalar seed and stream; dense or affine counters). ``False``
-#: forces the general kernel everywhere (kept for the benchmark's before/after rows).
-FAST = True
 #: Counters per thread and loop step of the generator's pair kernels (compiled: 1, 4
 #: for uniforms; 1, 2 for normals), chosen by benchmarks/rng.py on the H200 (2**28
 #: values: uniforms 0.513 ms unroll 1 vs 0.578 ms unroll 4; normals 1.470 vs 1.458 ms).
@@ -436,7 +433,9 @@ def _fast_counter(counter, shape):
     return None
 
 
-def _real(kind, seed, stream, counter, shape, fast=None):
+def _real(kind, seed, stream, counter, shape, fast=True):
+    """``kind`` on the device. ``fast=False`` (tests, benchmarks/rng.py) forces the
+    general kernel where the fast or grid kernels would run."""
     cp = load_cupy()
     n = math.prod(shape)
     nout = 2 if kind in ("uniform2", "normal2") else 1
@@ -444,10 +443,10 @@ def _real(kind, seed, stream, counter, shape, fast=None):
     if n:
         o1 = outs[1] if nout == 2 else outs[0]
         fc = None
-        if (FAST if fast is None else fast) and isinstance(seed, int) and isinstance(stream, int):
+        if fast and isinstance(seed, int) and isinstance(stream, int):
             fc = _fast_counter(counter, shape)
         g2 = None
-        if fc is None and (FAST if fast is None else fast):
+        if fc is None and fast:
             g2 = grid2([v if isinstance(v, (int, Affine)) else
                         (tuple(v.shape), tuple(st // v.itemsize for st in v.strides))
                         for v in (seed, stream, counter)], shape)

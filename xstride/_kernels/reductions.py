@@ -28,7 +28,7 @@ from .._plans.reduction import normalize_axis, plan_reduction, reduction_geometr
 from ..layout import Layout
 from . import _reduce_common as rc
 
-__all__ = ["sum", "prod", "min", "max", "mean", "var", "std", "reduce_into"]
+__all__ = ["sum", "prod", "min", "max", "mean", "var", "std"]
 
 _OPS = {"sum": 0, "prod": 1, "min": 2, "max": 3, "sumsq": 4}
 _SRC = "reductions.cu"
@@ -239,13 +239,6 @@ def _launch(x, rec: _Recipe, out_dtype: np.dtype, acc: np.dtype, center=None):
         ws = (partials.data, counters.data)
     rec.fn(rec.grid, rec.block, _args(x, rec, out, center, ws))
     return out
-
-
-def reduce_into(x, plan, op: str, out_dtype: np.dtype, acc: np.dtype, center=None):
-    """Run ``plan`` (strategy inner/outer/full) on ``x``; return the flat K-ordered
-    result buffer of ``out_dtype``. ``center`` (op ``"sumsq"``) is a flat buffer of
-    ``acc`` in the same order. (Uncached: the namespace functions use recipes.)"""
-    return _launch(x, _build_recipe(plan, x, op, out_dtype, acc), out_dtype, acc, center)
 
 
 def _finish_rec(buf, rec: _Recipe, ndim: int, keepdims: bool):

@@ -51,11 +51,8 @@ __all__ = [
     "reduction_geometry",
     "ScanPlan",
     "plan_scan",
-    "TILE_ITEMS",
 ]
 
-#: Elements per tile of the original ("v1") look-back scan (256 threads x 16 items).
-TILE_ITEMS = 4096
 #: Threads per block of every reduction/scan kernel.
 BLOCK_THREADS = 256
 #: Rows per block split of the outer reduction (block = 32 x OUTER_ROWS threads).

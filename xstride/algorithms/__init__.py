@@ -301,10 +301,8 @@ def sort_by_key(keys, *values):
     Notes
     -----
     NumPy: ``argsort(kind="stable")``. CuPy: CuPy's ``argsort`` (Thrust's stable
-    ``stable_sort_by_key``, a radix sort) and gathers, all on the device. xstride's own
-    LSD radix sort over only the bits in which the keys differ
-    (``xstride._kernels.sort``, ``method="radix"``) is correct but measured slower, so
-    it is not used here; see ``docs/morton.md``.
+    ``stable_sort_by_key``, a radix sort) and gathers, all on the device; see
+    ``docs/morton.md``.
     """
     func = "sort_by_key"
     named = [("keys", keys)] + [(f"values[{i}]", v) for i, v in enumerate(values)]

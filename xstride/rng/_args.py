@@ -93,20 +93,6 @@ def _dispatch(kind, func, seed, stream, counter):
     return getattr(_host, kind)(sd, st, ct, shape)
 
 
-def _fill(kind, backend, seed, stream, start, n):
-    """``kind`` for counters ``start .. start + n - 1`` (never materialised); 1-D result.
-
-    Internal entry of :class:`Philox`: ``seed``/``stream`` are checked ints and
-    ``start + n <= 2**64``.
-    """
-    args = (seed, stream, _host.Affine(start), (n,))
-    if backend == "cupy":
-        from .._kernels import philox as dev
-
-        return getattr(dev, kind)(*args)
-    return getattr(_host, kind)(*args)
-
-
 def _fill_pairs(kind, backend, seed, stream, start, n):
     """The generator's stream (``kind`` "uniform" or "normal"): ``n`` values from
     counters ``start .. start + ceil(n / 2) - 1``, two per counter; 1-D result."""
