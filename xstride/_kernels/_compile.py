@@ -12,10 +12,17 @@ from pathlib import Path
 from .._backends.select import load_cupy
 from ._includes import scan_includes
 
-__all__ = ["include_dir", "module_options", "raw_module"]
+__all__ = ["include_dir", "module_options", "raw_module", "source"]
 
-_INCLUDE = Path(__file__).resolve().parent / "include"
+_HERE = Path(__file__).resolve().parent
+_INCLUDE = _HERE / "include"
 _DIGEST = "-DXSTRIDE_HEADERS_SHA256="
+
+
+@functools.lru_cache(maxsize=None)
+def source(name: str) -> str:
+    """Text of a kernel source file (``*.cu``) beside this module (a handful of files)."""
+    return (_HERE / name).read_text()
 
 
 def include_dir() -> str:
