@@ -110,10 +110,8 @@ class _FakeCupy:
     def empty(self, shape, dtype=np.float64):
         return _ARENA.empty(shape, dtype)
 
-    def raw_module(self, source, options=(), name_expressions=()):
-        log = self.launches
-        return type("RawModule", (), {"get_function": lambda _s, name:
-                                      _FakeKernel(name, source, log)})()
+    def function(self, name, *, code=None, **_):
+        return _FakeKernel(name, code, self.launches)
 
 
 def _install_fake_cupy():
@@ -123,13 +121,13 @@ def _install_fake_cupy():
     from xstride._kernels import _elementwise_exec as ex
 
     fake = _FakeCupy()
-    saved = sys.modules.get("cupy"), ex.raw_module, ex.CACHE
+    saved = sys.modules.get("cupy"), ex.function, ex.CACHE
     sys.modules["cupy"] = fake
-    ex.raw_module = fake.raw_module
+    ex.function = fake.function
     ex.clear_caches()
 
     def undo():
-        mod, ex.raw_module, ex.CACHE = saved
+        mod, ex.function, ex.CACHE = saved
         if mod is None:
             sys.modules.pop("cupy", None)
         else:

@@ -18,6 +18,7 @@ import xstride._kernels._reduce_common as _rc
 import xstride._kernels.reductions as _red
 from xstride._plans.reduction import normalize_axis, plan_reduction, reduction_geometry
 from xstride.layout import Layout
+from xstride._kernels._lru import Bounded
 
 from tests.test_reduction_plan import _offsets
 
@@ -205,9 +206,9 @@ def fake_cupy(monkeypatch):
     monkeypatch.setitem(sys.modules, "cupy", cp)
     monkeypatch.setattr(_rc, "kernel", kernel)
     monkeypatch.setattr(_rc, "kernel_resident", lambda src, expr, threads: 4)
-    monkeypatch.setattr(_red, "_RECIPES", {})
-    monkeypatch.setattr(_red, "_WORKSPACES", {})
-    monkeypatch.setattr(_red, "_CALLS", {})
+    monkeypatch.setattr(_red, "_RECIPES", Bounded(1024))
+    monkeypatch.setattr(_red, "_WORKSPACES", Bounded(1024))
+    monkeypatch.setattr(_red, "_CALLS", Bounded(1024))
     monkeypatch.setattr(_red, "_state", {"nd": None, "getdev": None})
     _rc._sm_count.cache_clear()
     yield cp, log

@@ -11,6 +11,7 @@ import types
 import numpy as np
 
 from xstride._kernels import scans
+from xstride._kernels._lru import Bounded
 
 
 def _fake_cupy(stream_ptr=0):
@@ -27,7 +28,7 @@ def _fake_cupy(stream_ptr=0):
 
 
 def test_epochs_are_unique_across_threads_on_one_stream(monkeypatch):
-    monkeypatch.setattr(scans, "_DESCS", {})
+    monkeypatch.setattr(scans, "_DESCS", Bounded(1024))
     cp, _ = _fake_cupy()
     seen, lock = [], threading.Lock()
     old = sys.getswitchinterval()
@@ -50,7 +51,7 @@ def test_epochs_are_unique_across_threads_on_one_stream(monkeypatch):
 
 
 def test_buffers_per_device_and_stream_and_regrowth(monkeypatch):
-    monkeypatch.setattr(scans, "_DESCS", {})
+    monkeypatch.setattr(scans, "_DESCS", Bounded(1024))
     cp0, allocs0 = _fake_cupy(stream_ptr=0)
     cp7, allocs7 = _fake_cupy(stream_ptr=7)
     t0, g0, e0 = scans._lookback_state(cp0, 0, 100, 4)
@@ -93,7 +94,7 @@ def test_prepared_call_keys_take_only_unambiguous_arguments():
 def test_repeat_misses_without_a_prepared_call(monkeypatch):
     """Before any prepared call, or for another array type, _repeat answers None (the
     checked path then runs)."""
-    monkeypatch.setattr(scans, "_PREPARED", {})
+    monkeypatch.setattr(scans, "_PREPARED", Bounded(1024))
     monkeypatch.setattr(scans, "_fast", {"nd": None, "getdev": None})
     assert scans._repeat("sum", np.zeros(3), None, None, False) is None
 

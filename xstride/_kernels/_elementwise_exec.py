@@ -23,7 +23,8 @@ Two caches (``docs/elementwise.md``, "Host cost"):
   :func:`run_cached` replays it; only pointer facts are checked per call.
 
 ``CACHE = False`` (or ``XSTRIDE_EW_CACHE=0`` in the environment at import) turns both
-off: every call plans, and looks the compiled module up by its source, again.
+off: every call plans, and looks the compiled kernel up by its source
+(:func:`xstride._kernels._compile.function`), again.
 
 Imports CuPy only when called.
 """
@@ -37,7 +38,8 @@ import numpy as np
 
 from .._plans import elementwise as _plan
 from ..layout import Layout
-from ._compile import raw_module
+from ._compile import function
+from ._lru import Bounded
 from ._elementwise_source import BLOCK, C_TYPES, UNROLL, Operand, kernel_source
 
 __all__ = ["launch", "alloc_like_inputs", "byte_range", "check_out", "ctype", "call_key",
@@ -45,13 +47,13 @@ __all__ = ["launch", "alloc_like_inputs", "byte_range", "check_out", "ctype", "c
 
 #: Cache switch: False plans every call again (``XSTRIDE_EW_CACHE=0`` at import).
 CACHE = os.environ.get("XSTRIDE_EW_CACHE", "1").strip() != "0"
-#: Bound on the entries of each cache (a full cache is emptied, then refilled).
+#: Bound on the entries of each cache (the oldest entry goes first when full).
 _CACHE_MAX = 8192
 #: call key -> _Call (see run_cached)
-_calls: dict = {}
+_calls: dict = Bounded(_CACHE_MAX)
 
 
-class _LaunchCache(dict):
+class _LaunchCache(Bounded):
     """``dict`` of launch entries; ``clear()`` also empties the call cache built on it."""
 
     def clear(self):
@@ -59,7 +61,7 @@ class _LaunchCache(dict):
         _calls.clear()
 
 
-_launch_cache: dict = _LaunchCache()
+_launch_cache: dict = _LaunchCache(_CACHE_MAX)
 #: Path of the most recent launch ("flat", "rows", "tiled", "nd", "empty"): for tests
 #: and the benchmark.
 last_kind: str | None = None
@@ -73,7 +75,7 @@ _TILE, _GA, _GB, _R, _MINB = 32, 4, 4, 1, 8
 #: Largest grid y/z extent the tiled kernel is launched with (CUDA allows 65535; the
 #: tests lower it to exercise the kernel's grid loops).
 _MAX_GRID_YZ = 65535
-_order_cache: dict = {}
+_order_cache: dict = Bounded(4096)
 _INT32_LIMIT = (1 << 31) - 1
 _SMEM_LIMIT = 48 * 1024
 
@@ -158,8 +160,7 @@ def _alloc_layout(shape, arrays):
             for i, a in enumerate(order):
                 inv[a] = i
             got = (tuple(shape[a] for a in order), tuple(inv))
-        if len(_order_cache) < 4096:
-            _order_cache[key] = got
+        _order_cache.put(key, got)
     return got
 
 
@@ -231,9 +232,7 @@ def launch(tag: str, body: str, specs, outs, ins, *, keep_order: bool = False,
         entry = _launch_cache.get(key)
         if entry is None:
             entry = _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var)
-            if len(_launch_cache) >= _CACHE_MAX:
-                _launch_cache.clear()
-            _launch_cache[key] = entry
+            _launch_cache.put(key, entry)
     else:
         entry = _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var)
     fn, grid, block, args, kind = entry
@@ -336,9 +335,7 @@ def remember(key, entry, out, args, conv, alloc=None) -> None:
                         and x.strides == out.strides)
                 checks.append((i, *_rel_bytes(x), same))
             c.checks = tuple(checks)
-    if len(_calls) >= _CACHE_MAX:
-        _calls.clear()
-    _calls[key] = c
+    _calls.put(key, c)
 
 
 def run_cached(key, args, out, cupy):
@@ -412,13 +409,13 @@ def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var):
     src = kernel_source(name, kind, specs, body, vec=vec, bcast=bcast if vec > 1 else (),
                         idx32=idx32, cap=cap, trans=pl.transposed, tile=tile,
                         preamble=preamble, index_var=index_var, **extra)
-    fn = raw_module(src).get_function(name)
+    fn = function(name, code=src)
     if walk and extra["minb"] and func_attribute(fn, "LOCAL_SIZE_BYTES") > 0:
         # the register cap of minb blocks per SM made the compiler spill: drop the cap
         extra["minb"] = 0
         src = kernel_source(name, kind, specs, body, cap=cap, trans=pl.transposed, tile=tile,
                             preamble=preamble, **extra)
-        fn = raw_module(src).get_function(name)
+        fn = function(name, code=src)
     if walk:
         args = (params, np.int64(geo.rest), np.int64(geo.nchunks), np.int32(geo.r),
                 np.int32(geo.ga), np.int32(geo.nga), np.int32(geo.nz))

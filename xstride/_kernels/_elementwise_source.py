@@ -2,7 +2,7 @@
 
 One kernel per (path, operand types, body, vector width, index type, capacity). The
 generated source includes ``xstride/elementwise.cuh`` and is compiled through
-:func:`xstride._kernels._compile.raw_module` (cached per process). The generator is
+:func:`xstride._kernels._compile.function` (cached per device). The generator is
 pure string work so it is unit-tested on the CPU and the sources are compiled with
 ``nvcc`` in the offline tests.
 

@@ -25,11 +25,11 @@ import numpy as np
 
 from .._backends.select import load_cupy
 from .._host.philox import Affine
-from ._compile import raw_module, source
+from ._compile import function
 
 __all__ = ["uniform", "uniform2", "normal", "normal2", "words", "pairs", "SOURCE_FILE", "plan"]
 
-#: The kernels' source file, beside this module (loaded by :func:`._compile.source`).
+#: The kernels' source file, beside this module (compiled by :func:`._compile.function`).
 SOURCE_FILE = "philox.cu"
 
 _KERNELS = {
@@ -231,7 +231,7 @@ def _real(kind, seed, stream, counter, shape, fast=True):
                     args += [outs[0], np.uint64(v), np.int64(0), np.int64(0), np.int32(0)]
                 else:
                     args += [v, np.uint64(0), np.int64(st[0]), np.int64(st[1]), np.int32(1)]
-            fn = raw_module(source(SOURCE_FILE)).get_function(f"xstride_philox_{kind}_g2")
+            fn = function(f"xstride_philox_{kind}_g2", file=SOURCE_FILE)
             # a block of bx x by threads: bx covers a row's columns (4 per thread) up
             # to 256, by rows share the block when rows are short
             bx = min(_BLOCK, max(32, -(-C // 128) * 32))
@@ -243,14 +243,14 @@ def _real(kind, seed, stream, counter, shape, fast=True):
         elif fc is not None:
             cm, ptr, start = fc
             unroll = _FAST_UNROLL[kind]
-            fn = raw_module(source(SOURCE_FILE)).get_function(f"xstride_philox_{kind}_f{cm}")
+            fn = function(f"xstride_philox_{kind}_f{cm}", file=SOURCE_FILE)
             if ptr is None:
                 ptr = outs[0]  # never read (CM 3)
             fn((_fast_grid(cp, n, unroll),), (_BLOCK,),
                (outs[0], o1, np.int64(n), np.uint64(seed), np.uint64(stream), ptr,
                 np.uint64(start)))
         else:
-            fn = raw_module(source(SOURCE_FILE)).get_function(_KERNELS[kind])
+            fn = function(_KERNELS[kind], file=SOURCE_FILE)
             args = _args(cp, [seed, stream, counter], shape, np.uint64)
             fn((_grid(cp, n),), (_BLOCK,), (outs[0], o1, np.int64(n), *args))
     return outs[0] if nout == 1 else tuple(outs)
@@ -267,7 +267,7 @@ def pairs(kind, seed, stream, start, n, unroll=None):
     out = cp.empty(n, dtype=cp.float64)
     if n:
         unroll = PAIRS_UNROLL[kind] if unroll is None else unroll
-        fn = raw_module(source(SOURCE_FILE)).get_function(_PAIRS[kind, unroll])
+        fn = function(_PAIRS[kind, unroll], file=SOURCE_FILE)
         m = (n + 1) // 2
         fn((_fast_grid(cp, m, unroll),), (_BLOCK,),
            (out, out, np.int64(n), np.uint64(seed), np.uint64(stream), out, np.uint64(start)))
@@ -303,7 +303,7 @@ def words(counter_words, key0, key1, shape):
         if isinstance(counter_words, int):  # pragma: no cover - rng passes arrays
             counter_words = cp.full((4,), counter_words, dtype=cp.uint32)
         cols = [counter_words[..., j] for j in range(4)]
-        fn = raw_module(source(SOURCE_FILE)).get_function(_KERNELS["words"])
+        fn = function(_KERNELS["words"], file=SOURCE_FILE)
         args = _args(cp, cols + [key0, key1], shape, np.uint32)
         fn((_grid(cp, n),), (_BLOCK,), (out, np.int64(n), *args))
     return out

@@ -27,6 +27,7 @@ from .._core.errors import type_error, value_error
 from .._plans.reduction import normalize_axis, plan_reduction, reduction_geometry
 from ..layout import Layout
 from . import _reduce_common as rc
+from ._lru import Bounded
 
 __all__ = ["sum", "prod", "min", "max", "mean", "var", "std"]
 
@@ -79,8 +80,8 @@ class _Recipe:
                  "zero")
 
 
-_RECIPES: dict = {}
 _MAX_RECIPES = 1024
+_RECIPES: dict = Bounded(_MAX_RECIPES)
 
 
 def _axis_key(axis):
@@ -177,9 +178,7 @@ def _recipe(func: str, x, axis, op: str, out_dtype: np.dtype, acc: np.dtype) -> 
     axes = normalize_axis(func, axis, x.ndim)
     rec = _build_recipe(plan_reduction(Layout.from_array(x), axes), x, op, out_dtype, acc)
     if ak is not None or axis is None:
-        if len(_RECIPES) >= _MAX_RECIPES:
-            _RECIPES.clear()
-        _RECIPES[key] = rec
+        _RECIPES.put(key, rec)
     return rec
 
 
@@ -195,7 +194,9 @@ class _Workspace:
         self.partials = None
 
 
-_WORKSPACES: dict = {}
+#: (device, stream) -> _Workspace; a dropped one is rebuilt zeroed (stream order keeps
+#: a replaced buffer's last users safe: CuPy's pool reuses it on that stream only)
+_WORKSPACES: dict = Bounded(64)
 
 
 def _workspace(cp, device_id: int, ncounters: int, npartials: int, acc: np.dtype,
@@ -205,7 +206,7 @@ def _workspace(cp, device_id: int, ncounters: int, npartials: int, acc: np.dtype
     key = (device_id, stream_ptr)
     ws = _WORKSPACES.get(key)
     if ws is None:
-        ws = _WORKSPACES[key] = _Workspace()
+        ws = _WORKSPACES.put(key, _Workspace())
     if ws.counters is None or ws.counters.size < ncounters:
         ws.counters = cp.zeros(builtins.max(ncounters, 1024), dtype=np.uint32)
     nbytes = npartials * acc.itemsize
@@ -262,8 +263,8 @@ class _Call:
                  "bound", "current_stream", "device_id")
 
 
-_CALLS: dict = {}
 _MAX_CALLS = 1024
+_CALLS: dict = Bounded(_MAX_CALLS)
 # the CuPy array type and runtime.getDevice of the prepared calls (set with them)
 _state = {"nd": None, "getdev": None}
 
@@ -354,9 +355,7 @@ def _prepare(op, x, axis, dtype, keepdims, rec: _Recipe, out_dtype, acc):
         call.current_stream = None
         zeros = (rec.zero,) if rec.kind == "rows_warp" else (rec.zero,) * 3
         call.bound = (None, zeros + rec.tail)
-    if len(_CALLS) >= _MAX_CALLS:
-        _CALLS.clear()
-    _CALLS[key] = call
+    _CALLS.put(key, call)
     _state["getdev"] = getdev  # before "nd", which opens the fast path
     _state["nd"] = type(x)
 

@@ -24,6 +24,7 @@ from .._core.errors import type_error
 from .._plans.reduction import normalize_scan_axis, plan_scan
 from ..layout import Layout
 from . import _reduce_common as rc
+from ._lru import Bounded
 from ._packed_launch import i64, packed_launch, struct_bytes, u32, u64
 
 __all__ = ["cumulative_sum", "cumulative_prod", "scan"]
@@ -40,8 +41,8 @@ class _Recipe:
                  "c_order", "tail", "smem", "launch", "slots", "threads", "fill")
 
 
-_RECIPES: dict = {}
 _MAX_RECIPES = 512
+_RECIPES: dict = Bounded(_MAX_RECIPES)
 
 
 class _Descs:
@@ -57,7 +58,7 @@ class _Descs:
         self.views = {}
 
 
-_DESCS: dict = {}
+_DESCS: dict = Bounded(64)   # (device, stream) -> _Descs
 _EPOCH_LIMIT = (1 << 30) - 1
 # Threads that share a stream (CuPy's null stream) must not get the same epoch, nor
 # launch with a buffer another thread has just replaced (and freed): the state and the
@@ -75,7 +76,7 @@ def _lookback_state(cp, device_id: int, ntiles: int, ngroups: int, stream_ptr=No
     with _DESCS_LOCK:
         st = _DESCS.get(key)
         if st is None:
-            st = _DESCS[key] = _Descs()
+            st = _DESCS.put(key, _Descs())
         words = 2 * (ntiles + ngroups)
         if st.buf is None or st.buf.size < words or st.epoch >= _EPOCH_LIMIT:
             st.buf = cp.zeros(max(words, 8192), dtype=np.uint64)
@@ -207,9 +208,7 @@ def scan(func: str, op: str, x, axis, dtype, include_initial):
     rec = _RECIPES.get(key)
     if rec is None:
         rec = _build(x, ax, init, op, out_dt)
-        if len(_RECIPES) >= _MAX_RECIPES:
-            _RECIPES.clear()
-        _RECIPES[key] = rec
+        _RECIPES.put(key, rec)
     out = _run(cp, rec, x, dev, out_dt)
     if orig_ndim:
         _prepare(cp, op, x, axis, dtype, include_initial, dev, tuned, rec, out_dt)
@@ -250,8 +249,8 @@ def _run(cp, rec: _Recipe, x, dev: int, out_dt: np.dtype):
 # Prepared calls: a call that repeats an earlier one (same array type, shape, strides,
 # dtype, arguments, current device and tuning) goes straight to its recipe, skipping
 # the argument checks, the dtype rules and the plan (a third of a call's host time).
-_PREPARED: dict = {}
 _MAX_PREPARED = 1024
+_PREPARED: dict = Bounded(_MAX_PREPARED)
 # the CuPy array type and runtime.getDevice (set with the first prepared call)
 _fast = {"nd": None, "getdev": None}
 
@@ -276,9 +275,7 @@ def _prepare(cp, op, x, axis, dtype, include_initial, dev, tuned, rec: _Recipe,
     if not _keyable(axis, dtype, include_initial):
         return
     key = (op, x.shape, x.strides, x.dtype, axis, dtype, include_initial, dev, tuned)
-    if len(_PREPARED) >= _MAX_PREPARED:
-        _PREPARED.clear()
-    _PREPARED[key] = (rec, out_dt)
+    _PREPARED.put(key, (rec, out_dt))
     _fast["getdev"] = cp.cuda.runtime.getDevice   # before "nd", which opens the fast path
     _fast["nd"] = cp.ndarray
 
