@@ -343,9 +343,10 @@ def test_lookback_scan_next_to_float32_max(cp, tuning, f32_run):
 
 
 def test_scan_without_packed_launch_gives_the_same_bits(cp, monkeypatch):
-    """Where CuPy exposes no function handle, scans launch through RawKernel's call:
-    the same bits for the look-back, rows and columns strategies."""
-    from xstride._kernels import scans
+    """Where CuPy exposes no function handle, scans launch through RawKernel's call
+    (xstride._kernels._launch): the same bits for the look-back, rows and columns
+    strategies."""
+    from xstride._kernels import _launch, scans
 
     rng = np.random.default_rng(36)
     cases = [(rng.standard_normal(3_000_017).astype(np.float32), 0),
@@ -355,13 +356,13 @@ def test_scan_without_packed_launch_gives_the_same_bits(cp, monkeypatch):
     monkeypatch.setattr(scans, "_PREPARED", Bounded(1024))
     packed = [cp.asnumpy(xp.cumulative_sum(cp.asarray(h), axis=a)) for h, a in cases]
     assert len(scans._RECIPES) == 3
-    assert all(r.launch is not None for r in scans._RECIPES.values())
+    assert all(r.launch.fptr is not None for r in scans._RECIPES.values())
     monkeypatch.setattr(scans, "_RECIPES", Bounded(1024))
     monkeypatch.setattr(scans, "_PREPARED", Bounded(1024))
-    monkeypatch.setattr(scans, "packed_launch", lambda *a, **k: None)
+    monkeypatch.setattr(_launch, "driver_entry", lambda kernel: (None, None))
     plain = [cp.asnumpy(xp.cumulative_sum(cp.asarray(h), axis=a)) for h, a in cases]
     assert len(scans._RECIPES) == 3
-    assert all(r.launch is None for r in scans._RECIPES.values())
+    assert all(r.launch.fptr is None for r in scans._RECIPES.values())
     for (h, a), p, q in zip(cases, packed, plain):
         assert p.tobytes() == q.tobytes()
         if h.dtype.kind == "i":

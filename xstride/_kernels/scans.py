@@ -6,8 +6,7 @@ kernels of ``scans.cu`` run for any layout, through :func:`plan_scan`; the outpu
 allocated in the input's memory order (as NumPy does). Float32 row and column scans
 carry a float64 running value and round each output once; the look-back scan runs
 each thread's elements in float32 from float64 prefixes, within the bound stated in
-``docs/reductions.md``. Launches go through :mod:`._packed_launch` where CuPy
-allows. Results are deterministic run to run,
+``docs/reductions.md``. Launches go through :mod:`._launch`. Results are deterministic run to run,
 including the single-pass look-back scan (see ``scans.cu``). float16, complex and
 ``dtype=bool`` go to ``array_api_compat.cupy``. See ``docs/reductions.md``.
 """
@@ -25,7 +24,7 @@ from .._plans.reduction import normalize_scan_axis, plan_scan
 from ..layout import Layout
 from . import _reduce_common as rc
 from ._lru import Bounded
-from ._packed_launch import i64, packed_launch, struct_bytes, u32, u64
+from ._launch import Launch, i64, slot32, slot64, struct
 
 __all__ = ["cumulative_sum", "cumulative_prod", "scan"]
 
@@ -38,7 +37,7 @@ class _Recipe:
 
     __slots__ = ("plan", "fn", "desc", "grid", "ntiles", "tiles_per_row", "nelems",
                  "out_strides_bytes", "acc", "ngroups", "groups_per_row",
-                 "c_order", "tail", "smem", "launch", "slots", "threads", "fill")
+                 "c_order", "tail", "smem", "launch", "threads", "fill")
 
 
 _MAX_RECIPES = 512
@@ -166,11 +165,12 @@ def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Rec
     rec.fn = rc.kernel(_SRC, expr)
     if rec.smem > 48 * 1024 and rec.fn.max_dynamic_shared_size_bytes < rec.smem:
         rec.fn.max_dynamic_shared_size_bytes = rec.smem
-    # the arguments packed once; a call sets the addresses (and the epoch)
-    rec.slots = (u64(), u64()) + ((u64(), u64(), u32()) if plan.strategy == "lookback" else ())
-    args = [rec.slots[0], rec.slots[1], struct_bytes(rec.desc.tobytes()),
-            *[i64(v) for v in rec.tail], *rec.slots[2:]]
-    rec.launch = packed_launch(rc.load_cupy(), rec.fn, args, rec.grid[0], rec.threads, rec.smem)
+    # the arguments packed once; a call sets the addresses (and the epoch): x, out,
+    # descriptor, tail[, tile descriptors, group descriptors, epoch]
+    args = [slot64(), slot64(), struct(rec.desc.tobytes()), *[i64(v) for v in rec.tail]]
+    if plan.strategy == "lookback":
+        args += [slot64(), slot64(), slot32()]
+    rec.launch = Launch(rec.fn, rec.grid, (rec.threads,), args, rec.smem)
     return rec
 
 
@@ -230,16 +230,9 @@ def _run(cp, rec: _Recipe, x, dev: int, out_dt: np.dtype):
         if plan.strategy == "lookback":
             with _DESCS_LOCK:
                 tdesc, gdesc, epoch = _lookback_state(cp, dev, rec.ntiles, rec.ngroups, stream)
-                if rec.launch is not None:
-                    rec.launch.launch(stream, zip(rec.slots, (ptr, optr, tdesc, gdesc, epoch)))
-                else:
-                    rec.fn(rec.grid, (rec.threads,), (np.uint64(ptr), np.uint64(optr), rec.desc,
-                                                      *rec.tail, np.uint64(tdesc), np.uint64(gdesc),
-                                                      np.uint32(epoch)), shared_mem=rec.smem)
-        elif rec.launch is not None:
-            rec.launch.launch(stream, zip(rec.slots, (ptr, optr)))
+                rec.launch(ptr, optr, tdesc, gdesc, epoch, stream_ptr=stream)
         else:
-            rec.fn(rec.grid, (rec.threads,), (np.uint64(ptr), np.uint64(optr), rec.desc, *rec.tail))
+            rec.launch(ptr, optr, stream_ptr=stream)
     if rec.c_order:
         return buf if len(plan.out_shape) == 1 else buf.reshape(plan.out_shape)
     return cp.lib.stride_tricks.as_strided(buf, shape=plan.out_shape,
