@@ -27,6 +27,7 @@ from .._core.errors import type_error, value_error
 from .._plans.reduction import normalize_axis, plan_reduction, reduction_geometry
 from ..layout import Layout
 from . import _reduce_common as rc
+from ._launch import Launch, i64, slot64, struct
 from ._lru import Bounded
 
 __all__ = ["sum", "prod", "min", "max", "mean", "var", "std"]
@@ -76,8 +77,7 @@ class _Recipe:
     sits idle while the host plans, so it is done once per kind of call)."""
 
     __slots__ = ("plan", "kind", "fn", "grid", "block", "desc", "nchunks", "chunk",
-                 "ncounters", "npartials", "mem_shape", "inv", "tail", "xoff", "keep",
-                 "zero")
+                 "ncounters", "npartials", "mem_shape", "inv", "xoff", "launch")
 
 
 _MAX_RECIPES = 1024
@@ -92,29 +92,6 @@ def _axis_key(axis):
     if type(axis) is tuple and all(type(a) is int for a in axis):
         return axis
     return None
-
-
-def _by_value(cp, words):
-    """Kernel arguments passed by value, one per entry of ``words`` (tuples of int64
-    words), as ``(holder, args)``. With CuPy's ``CPointer`` each argument is a pointer
-    into one host buffer that ``holder`` keeps alive, so a launch converts nothing
-    (CuPy otherwise converts every NumPy scalar and builds an ``__array_interface__``
-    dict for a struct, per call); without it, NumPy values as CuPy documents them."""
-    cptr = getattr(getattr(getattr(cp, "cuda", None), "function", None), "CPointer", None)
-    if cptr is None:  # pragma: no cover - CuPy 14 (and many releases before) has it
-        args = tuple(np.int64(w[0]) if len(w) == 1 else
-                     np.frombuffer(np.array(w, dtype="<i8").tobytes(),
-                                   dtype=np.dtype((np.void, 8 * len(w)))).copy()
-                     for w in words)
-        return None, args
-    flat = [v for w in words for v in w]
-    holder = np.array(flat, dtype="<i8")
-    base = holder.ctypes.data
-    args, pos = [], 0
-    for w in words:
-        args.append(cptr(base + 8 * pos))
-        pos += len(w)
-    return holder, tuple(args)
 
 
 def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Recipe:
@@ -146,14 +123,14 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
     rec.kind, rec.grid, rec.block = geo.kernel, geo.grid, geo.block
     rec.nchunks, rec.chunk = geo.nchunks, geo.chunk
     rec.xoff = plan.offset * x.itemsize
-    words = [(0,), tuple(int(v) for v in rec.desc.view("<i8")), (plan.nrows,),
-             (plan.rowlen,)]
-    if geo.kernel != "rows_warp":
-        words += [(geo.chunk,), (geo.nchunks,)]
-    rec.keep, args = _by_value(rc.load_cupy(), words)
-    # zero: the null center/partials/counters; tail: descriptor, nrows, rowlen[, chunk,
-    # nchunks] (the kernels' parameters after the pointers)
-    rec.zero, rec.tail = args[0], args[1:]
+    # the parameters packed once; a call sets the addresses: x, out, center[, partials,
+    # counters], then the descriptor, nrows, rowlen[, chunk, nchunks]
+    split_kernel = geo.kernel != "rows_warp"
+    args = [slot64(), slot64(), slot64()] + ([slot64(), slot64()] if split_kernel else [])
+    args += [struct(rec.desc.tobytes()), i64(plan.nrows), i64(plan.rowlen)]
+    if split_kernel:
+        args += [i64(geo.chunk), i64(geo.nchunks)]
+    rec.launch = Launch(rec.fn, geo.grid, geo.block, args)
     if geo.kernel != "rows_warp" and geo.nchunks > 1:
         rec.ncounters = plan.nrows if geo.kernel == "rows_block" else geo.grid[0]
         rec.npartials = plan.nrows * geo.nchunks
@@ -170,8 +147,9 @@ def _recipe(func: str, x, axis, op: str, out_dtype: np.dtype, acc: np.dtype) -> 
         raise type_error(func, "x", x, "a cupy.ndarray")
     ak = _axis_key(axis)
     mem = x.data
+    # the current device too: the recipe's launch holds that device's function
     key = (x.shape, x.strides, x.dtype, ak, op, out_dtype, acc, mem.ptr & 15,
-           mem.device_id, tuple(rc.TUNING.values()))
+           mem.device_id, cp.cuda.runtime.getDevice(), tuple(rc.TUNING.values()))
     rec = _RECIPES.get(key) if ak is not None or axis is None else None
     if rec is not None:
         return rec
@@ -215,30 +193,23 @@ def _workspace(cp, device_id: int, ncounters: int, npartials: int, acc: np.dtype
     return ws.counters, ws.partials
 
 
-def _args(x, rec: _Recipe, out, center, ws):
-    """The launch arguments of ``rec``: the input pointer (``x.data`` itself when row
-    0 starts at ``x``'s first element), the output, then the recipe's prebuilt tail.
-    ``ws`` is the (partials, counters) pair of a split reduction, or None."""
-    mem = x.data
-    xa = mem if rec.xoff == 0 else mem.ptr + rec.xoff
-    cen = rec.zero if center is None else center.data
-    if rec.kind == "rows_warp":
-        return (xa, out.data, cen) + rec.tail
-    if ws is None:
-        return (xa, out.data, cen, rec.zero, rec.zero) + rec.tail
-    return (xa, out.data, cen) + ws + rec.tail
-
-
 def _launch(x, rec: _Recipe, out_dtype: np.dtype, acc: np.dtype, center=None):
-    """Run the kernel of ``rec`` on ``x``; the flat K-ordered result buffer."""
+    """Run the kernel of ``rec`` on ``x``; the flat K-ordered result buffer.
+    ``center`` (op ``"sumsq"``) is a flat buffer of ``acc`` in the same order."""
     cp = rc.load_cupy()
     out = cp.empty(rec.plan.nrows, dtype=out_dtype)
-    ws = None
-    if rec.npartials:
+    xa = x.data.ptr + rec.xoff
+    cen = 0 if center is None else center.data.ptr
+    if rec.kind == "rows_warp":
+        rec.launch(xa, out.data.ptr, cen)
+    elif rec.npartials:
+        stream = cp.cuda.get_current_stream().ptr
         counters, partials = _workspace(cp, x.data.device_id, rec.ncounters,
-                                        rec.npartials, acc)
-        ws = (partials.data, counters.data)
-    rec.fn(rec.grid, rec.block, _args(x, rec, out, center, ws))
+                                        rec.npartials, acc, stream)
+        rec.launch(xa, out.data.ptr, cen, partials.data.ptr, counters.data.ptr,
+                   stream_ptr=stream)
+    else:
+        rec.launch(xa, out.data.ptr, cen, 0, 0)
     return out
 
 
@@ -255,11 +226,11 @@ def _finish_rec(buf, rec: _Recipe, ndim: int, keepdims: bool):
 class _Call:
     """A prepared call of sum/prod/min/max that launches a kernel, for one key of
     :func:`_repeat` (op, layout, dtype, axis, dtype=, keepdims, alignment, devices,
-    tuning): the recipe, the kernel's ``Function`` on the current device, the output's
-    allocation and how it becomes the result, and the launch arguments after the two
-    pointers (with the workspace of the last stream a split reduction ran on)."""
+    tuning): the recipe (with its launch), the output's allocation and how it becomes
+    the result, and the addresses after the two pointers (with the workspace of the
+    last stream a split reduction ran on)."""
 
-    __slots__ = ("rec", "launch", "new", "alloc", "out_dtype", "acc", "direct", "index",
+    __slots__ = ("rec", "new", "alloc", "out_dtype", "acc", "direct", "index",
                  "bound", "current_stream", "device_id")
 
 
@@ -302,8 +273,9 @@ def _repeat(op, x, axis, dtype, keepdims):
         stream = call.current_stream().ptr
         if stream != bound[0]:
             bound = _rebind(call, stream)
-    call.launch(rec.grid, rec.block,
-                (mem if rec.xoff == 0 else mem.ptr + rec.xoff, out.data) + bound[1])
+        rec.launch(mem.ptr + rec.xoff, out.data.ptr, *bound[1], stream_ptr=stream)
+    else:
+        rec.launch(mem.ptr + rec.xoff, out.data.ptr, *bound[1])
     if call.direct:
         return out
     res = out.reshape(rec.mem_shape).transpose(rec.inv) if rec.inv else out.reshape(())
@@ -311,12 +283,14 @@ def _repeat(op, x, axis, dtype, keepdims):
 
 
 def _rebind(call: _Call, stream: int):
-    """Point ``call``'s launch tail at the workspace of ``stream``: ``(stream, tail)``,
-    stored as one attribute so that a concurrent reader sees a matching pair."""
+    """Point ``call``'s addresses at the workspace of ``stream``: ``(stream, (center,
+    partials, counters), the workspace arrays kept alive)``, stored as one attribute so
+    that a concurrent reader sees a matching set."""
     rec = call.rec
     counters, partials = _workspace(rc.load_cupy(), call.device_id, rec.ncounters,
                                     rec.npartials, call.acc, stream)
-    bound = call.bound = (stream, (rec.zero, partials.data, counters.data) + rec.tail)
+    bound = call.bound = (stream, (0, partials.data.ptr, counters.data.ptr),
+                          (partials, counters))
     return bound
 
 
@@ -326,9 +300,6 @@ def _prepare(op, x, axis, dtype, keepdims, rec: _Recipe, out_dtype, acc):
     if rec.kind is None or not _cacheable(axis, keepdims):
         return
     cp = rc.load_cupy()
-    launch = getattr(rec.fn, "kernel", None)  # the Function on the current device
-    if launch is None:  # pragma: no cover - RawKernel.kernel exists in every CuPy 9+
-        launch = rec.fn
     getdev = cp.cuda.runtime.getDevice
     mem = x.data
     try:
@@ -337,7 +308,7 @@ def _prepare(op, x, axis, dtype, keepdims, rec: _Recipe, out_dtype, acc):
     except TypeError:
         return
     call = _Call()
-    call.rec, call.launch, call.out_dtype, call.acc = rec, launch, out_dtype, acc
+    call.rec, call.out_dtype, call.acc = rec, out_dtype, acc
     call.new = cp.ndarray
     identity = rec.inv == tuple(range(len(rec.inv)))
     call.direct = identity and not keepdims
@@ -345,16 +316,14 @@ def _prepare(op, x, axis, dtype, keepdims, rec: _Recipe, out_dtype, acc):
     axes = rec.plan.axes
     call.index = tuple(None if i in axes else slice(None) for i in range(x.ndim)) \
         if keepdims else None
-    # after the input and output pointers: the center (none), [partials, counters,]
-    # then the recipe's tail
+    # after the input and output addresses: the center (none)[, partials, counters]
     call.device_id = mem.device_id
     if rec.npartials:
         call.current_stream = cp.cuda.get_current_stream
-        call.bound = (None, ())
+        call.bound = (None, (), ())
     else:
         call.current_stream = None
-        zeros = (rec.zero,) if rec.kind == "rows_warp" else (rec.zero,) * 3
-        call.bound = (None, zeros + rec.tail)
+        call.bound = (None, (0,) if rec.kind == "rows_warp" else (0, 0, 0), ())
     _CALLS.put(key, call)
     _state["getdev"] = getdev  # before "nd", which opens the fast path
     _state["nd"] = type(x)
