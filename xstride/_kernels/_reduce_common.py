@@ -10,7 +10,7 @@ import struct
 
 import numpy as np
 
-from .._backends.select import load_cupy
+from ._cupy import cupy as _cupy
 from ._compile import current_device, function, source
 from ._lru import Bounded
 
@@ -139,7 +139,7 @@ def pad(values, cap: int, fill: int) -> tuple:
 
 @functools.lru_cache(maxsize=64)
 def _sm_count(device_id: int) -> int:
-    cp = load_cupy()
+    cp = _cupy()
     return int(cp.cuda.runtime.getDeviceProperties(device_id)["multiProcessorCount"])
 
 
@@ -174,5 +174,5 @@ def kernel_resident(source_file: str, expression: str, threads: int) -> int:
 
 def sm_count() -> int:
     """Number of SMs of the current device."""
-    cp = load_cupy()
+    cp = _cupy()
     return _sm_count(cp.cuda.runtime.getDevice())

@@ -7,7 +7,7 @@ Nothing here imports CuPy at import time.
 
 from __future__ import annotations
 
-from .._backends.select import load_cupy
+from ._cupy import cupy as _cupy
 from ._compile import function
 
 __all__ = ["keys", "launch", "encode", "decode", "CONTIGUOUS_METHOD"]
@@ -79,7 +79,7 @@ def keys(positions, lower, scales, levels: int, method=None):
     kernel): the price of refusing NaN/inf like the host does. The flag starts as
     2**64 - 1 by a byte memset (no fill kernel).
     """
-    cupy = load_cupy()
+    cupy = _cupy()
 
     n, ndim = positions.shape
     if positions.dtype not in (cupy.float32, cupy.float64):
@@ -100,7 +100,7 @@ def keys(positions, lower, scales, levels: int, method=None):
 
 def encode(cells):
     """Keys of CuPy cell arrays (already checked and broadcast to one shape)."""
-    cupy = load_cupy()
+    cupy = _cupy()
     import numpy as np
 
     shape = cells[0].shape
@@ -115,7 +115,7 @@ def encode(cells):
 
 def decode(keys_u64, ndim: int):
     """Cells (..., ndim) uint64 of a CuPy uint64 key array."""
-    cupy = load_cupy()
+    cupy = _cupy()
     import numpy as np
 
     shape = keys_u64.shape

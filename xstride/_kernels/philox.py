@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from .._backends.select import load_cupy
+from ._cupy import cupy as _cupy
 from .._host.philox import Affine
 from ._compile import function
 
@@ -209,7 +209,7 @@ def _fast_counter(counter, shape):
 def _real(kind, seed, stream, counter, shape, fast=True):
     """``kind`` on the device. ``fast=False`` (tests, benchmarks/rng.py) forces the
     general kernel where the fast or grid kernels would run."""
-    cp = load_cupy()
+    cp = _cupy()
     n = math.prod(shape)
     nout = 2 if kind in ("uniform2", "normal2") else 1
     outs = [cp.empty(shape, dtype=cp.float64) for _ in range(nout)]
@@ -263,7 +263,7 @@ def pairs(kind, seed, stream, start, n, unroll=None):
     Returns a new float64 CuPy array (n,) (16-byte aligned: elements ``2j, 2j + 1`` of
     counter ``start + j`` are written by one store).
     """
-    cp = load_cupy()
+    cp = _cupy()
     out = cp.empty(n, dtype=cp.float64)
     if n:
         unroll = PAIRS_UNROLL[kind] if unroll is None else unroll
@@ -296,7 +296,7 @@ def normal2(seed, stream, counter, shape):
 
 def words(counter_words, key0, key1, shape):
     """Device Philox4x32-10 block function; see :func:`xstride.rng.philox4x32_10`."""
-    cp = load_cupy()
+    cp = _cupy()
     n = math.prod(shape)
     out = cp.empty(shape + (4,), dtype=cp.uint32)
     if n:

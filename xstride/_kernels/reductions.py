@@ -27,6 +27,7 @@ from .._core.errors import type_error, value_error
 from .._plans.reduction import normalize_axis, plan_reduction, reduction_geometry
 from ..layout import Layout
 from . import _reduce_common as rc
+from ._cupy import cupy as _cupy
 from ._launch import Launch, i64, slot64, struct
 from ._lru import Bounded
 
@@ -142,7 +143,7 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
 def _recipe(func: str, x, axis, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Recipe:
     """The cached :class:`_Recipe` of this call (raises the argument errors of
     :func:`normalize_axis` and a TypeError for a non-CuPy ``x``)."""
-    cp = rc.load_cupy()
+    cp = _cupy()
     if not isinstance(x, cp.ndarray):
         raise type_error(func, "x", x, "a cupy.ndarray")
     ak = _axis_key(axis)
@@ -196,7 +197,7 @@ def _workspace(cp, device_id: int, ncounters: int, npartials: int, acc: np.dtype
 def _launch(x, rec: _Recipe, out_dtype: np.dtype, acc: np.dtype, center=None):
     """Run the kernel of ``rec`` on ``x``; the flat K-ordered result buffer.
     ``center`` (op ``"sumsq"``) is a flat buffer of ``acc`` in the same order."""
-    cp = rc.load_cupy()
+    cp = _cupy()
     out = cp.empty(rec.plan.nrows, dtype=out_dtype)
     xa = x.data.ptr + rec.xoff
     cen = 0 if center is None else center.data.ptr
@@ -287,7 +288,7 @@ def _rebind(call: _Call, stream: int):
     partials, counters), the workspace arrays kept alive)``, stored as one attribute so
     that a concurrent reader sees a matching set."""
     rec = call.rec
-    counters, partials = _workspace(rc.load_cupy(), call.device_id, rec.ncounters,
+    counters, partials = _workspace(_cupy(), call.device_id, rec.ncounters,
                                     rec.npartials, call.acc, stream)
     bound = call.bound = (stream, (0, partials.data.ptr, counters.data.ptr),
                           (partials, counters))
@@ -299,7 +300,7 @@ def _prepare(op, x, axis, dtype, keepdims, rec: _Recipe, out_dtype, acc):
     call, so the next equal call goes through :func:`_repeat`."""
     if rec.kind is None or not _cacheable(axis, keepdims):
         return
-    cp = rc.load_cupy()
+    cp = _cupy()
     getdev = cp.cuda.runtime.getDevice
     mem = x.data
     try:
@@ -331,7 +332,7 @@ def _prepare(op, x, axis, dtype, keepdims, rec: _Recipe, out_dtype, acc):
 
 def _reduce(func: str, op: str, x, axis, keepdims: bool, out_dtype: np.dtype,
             acc: np.dtype, dtype=None):
-    cp = rc.load_cupy()
+    cp = _cupy()
     rec = _recipe(func, x, axis, op, out_dtype, acc)
     plan = rec.plan
     if rec.kind is not None:
@@ -440,7 +441,7 @@ def _moment_dtype(func: str, x, dtype) -> np.dtype:
 def _sum_and_count(func: str, x, axis):
     """(axes, plan, flat float64 sum buffer or None) of ``x`` over ``axis``; None for
     the "copy" strategy (one element per output)."""
-    cp = rc.load_cupy()
+    cp = _cupy()
     f8 = np.dtype(np.float64)
     rec = _recipe(func, x, axis, "sum", f8, f8)
     plan = rec.plan
@@ -462,7 +463,7 @@ def mean(x, /, *, axis=None, keepdims=False, dtype=None, **kwargs):
     out = _moment_dtype("mean", x, dtype)
     if kwargs or not _kernels_take(x, out) or out.kind != "f":
         return _compat("mean")(x, axis=axis, keepdims=keepdims, dtype=dtype, **kwargs)
-    cp = rc.load_cupy()
+    cp = _cupy()
     axes, plan, s = _sum_and_count("mean", x, axis)
     if s is None:
         y = cp.squeeze(x, axis=axes) if axes else x
@@ -490,7 +491,7 @@ def _var(func: str, x, axis, correction, keepdims, dtype, kwargs, root: bool):
             kwargs["dtype"] = dtype
         f = _compat(func)
         return f(x, axis=axis, correction=correction, keepdims=keepdims, **kwargs)
-    cp = rc.load_cupy()
+    cp = _cupy()
     axes, plan, s = _sum_and_count(func, x, axis)
     n = plan.rowlen
     dof = n - correction

@@ -23,6 +23,7 @@ from .._core.errors import type_error
 from .._plans.reduction import normalize_scan_axis, plan_scan
 from ..layout import Layout
 from . import _reduce_common as rc
+from ._cupy import cupy as _cupy
 from ._lru import Bounded
 from ._launch import Launch, i64, slot32, slot64, struct
 
@@ -179,7 +180,7 @@ def scan(func: str, op: str, x, axis, dtype, include_initial):
     out = _repeat(op, x, axis, dtype, include_initial)
     if out is not None:
         return out
-    cp = rc.load_cupy()
+    cp = _cupy()
     if not isinstance(x, cp.ndarray):
         raise type_error(func, "x", x, "a cupy.ndarray")
     if not isinstance(include_initial, (bool, np.bool_)):
@@ -282,7 +283,7 @@ def _repeat(op, x, axis, dtype, include_initial):
                          tuple(rc.TUNING.values())))
     if hit is None:
         return None
-    return _run(rc.load_cupy(), hit[0], x, dev, hit[1])
+    return _run(_cupy(), hit[0], x, dev, hit[1])
 
 
 @register("cumulative_sum", "cupy")
