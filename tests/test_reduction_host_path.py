@@ -16,7 +16,8 @@ import pytest
 import xstride as xp
 import xstride._kernels._reduce_common as _rc
 import xstride._kernels.reductions as _red
-from xstride._plans.reduction import normalize_axis, plan_reduction, reduction_geometry
+from xstride._plans.reduction import normalize_axis, plan_reduction
+from xstride._kernels._geometry import reduction_geometry
 from xstride.layout import Layout
 from xstride._kernels._lru import Bounded
 

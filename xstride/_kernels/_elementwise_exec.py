@@ -2,7 +2,7 @@
 
 :func:`launch` takes CuPy outputs (already allocated and checked) and inputs (CuPy
 arrays or NumPy scalars of their loop type), plans the loop over their layouts
-(:mod:`xstride._plans.elementwise`), and launches the kernel of the plan's path. Every
+(:mod:`xstride._plans.elementwise`; launch geometry: :mod:`._geometry`), and launches the kernel of the plan's path. Every
 launch-relevant fact (shapes, strides, dtypes, pointer alignment) is part of a cache
 key, so a repeated call costs one dict lookup plus the launch: kernels are never
 recompiled per call and plans are not recomputed.
@@ -38,6 +38,7 @@ import numpy as np
 
 from .._plans import elementwise as _plan
 from ..layout import Layout
+from . import _geometry as _geo
 from ._compile import function
 from ._lru import Bounded
 from ._elementwise_source import BLOCK, C_TYPES, UNROLL, Operand, kernel_source
@@ -71,7 +72,7 @@ last_kind: str | None = None
 #: resident blocks per SM asked of the compiler
 #: (``xstride._kernels._geometry.tiled_geometry`` gives the grid). The fastest of 13
 #: kernels measured on the H200 (docs/elementwise.md, "Tiled path").
-_TILE, _GA, _GB, _R, _MINB = 32, 4, 4, 1, 8
+_TILE, _GA, _GB, _R, _MINB = _geo.TILE, 4, 4, 1, 8
 #: Largest grid y/z extent the tiled kernel is launched with (CUDA allows 65535; the
 #: tests lower it to exercise the kernel's grid loops).
 _MAX_GRID_YZ = 65535
@@ -380,12 +381,12 @@ def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var):
     geo = None
     if pl.kind == "tiled":
         smem = sum(tile * (tile + 1) * a.itemsize for a, t in zip(arrays, pl.transposed) if t)
-        geo = _plan.tiled_geometry(pl, tile, _GA, _GB, _R, max_yz=_MAX_GRID_YZ)
+        geo = _geo.tiled_geometry(pl, tile, _GA, _GB, _R, max_yz=_MAX_GRID_YZ)
         if smem > _SMEM_LIMIT or geo is None:
             pl = _plan.make_plan(lays[:nout], lays[nout:], allow_tiled=False)
     if pl.kind == "empty":
         return (None, None, None, None, "empty")
-    cap, packed = _plan.pack_params(pl)
+    cap, packed = _geo.pack_params(pl)
     params = np.frombuffer(packed, dtype=np.dtype((np.void, len(packed)))).copy()
     inner = len(pl.shape) - 1
     bcast = tuple(s[inner] == 0 for s in pl.strides)

@@ -230,7 +230,7 @@ def _tiled_walk_body(ops, arrays, body, trans, tile, nops, off32, rest32, rest_a
     """The grid-walk tiled kernel: group-ordered tiles, a chunk of rest indices per block.
 
     Block (x, y, z) owns one TILE x TILE tile of (inner axis, tile axis), found without
-    64-bit division (``xstride._plans.elementwise.TiledGeometry``), and walks the rest
+    64-bit division (``xstride._kernels._geometry.TiledGeometry``), and walks the rest
     indices of chunk y. For each rest index every input is loaded into registers (a
     transposed operand along its unit-stride axis, the others along the output's);
     the transposed values go to shared memory (rows padded by one word), and the loads

@@ -24,9 +24,10 @@ import numpy as np
 from .._backends import select as _backend
 from .._backends.dispatch import register
 from .._core.errors import type_error, value_error
-from .._plans.reduction import normalize_axis, plan_reduction, reduction_geometry
+from .._plans.reduction import normalize_axis, plan_reduction
 from ..layout import Layout
 from . import _reduce_common as rc
+from ._geometry import reduction_geometry
 from ._cupy import cupy as _cupy
 from ._launch import Launch, i64, slot64, struct
 from ._lru import Bounded
