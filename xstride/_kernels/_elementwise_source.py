@@ -16,15 +16,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .._core import dtypes as _dtypes
+
 __all__ = ["C_TYPES", "Operand", "kernel_source", "UNROLL", "BLOCK"]
 
-#: NumPy dtype name -> C type the engine uses for it.
-C_TYPES = {
-    "bool": "bool", "int8": "signed char", "int16": "short", "int32": "int",
-    "int64": "long long", "uint8": "unsigned char", "uint16": "unsigned short",
-    "uint32": "unsigned int", "uint64": "unsigned long long", "float32": "float",
-    "float64": "double",
-}
+#: NumPy dtype name -> C type the engine uses for it (the one table, _core/dtypes.py).
+C_TYPES = _dtypes.C_TYPES
 #: Threads per block of the flat/rows/nd kernels, and vectors per thread.
 BLOCK = 256
 UNROLL = 4

@@ -10,6 +10,7 @@ import struct
 
 import numpy as np
 
+from .._core import dtypes as _dtypes
 from ._cupy import cupy as _cupy
 from ._compile import current_device, function, source
 from ._lru import Bounded
@@ -65,20 +66,9 @@ VARIANTS = {
     "lookback_threads": [256, 128, 512],
 }
 
-#: C type of each dtype the kernels handle; anything else goes to CuPy.
-CTYPE = {
-    np.dtype(np.bool_): "bool",
-    np.dtype(np.int8): "signed char",
-    np.dtype(np.int16): "short",
-    np.dtype(np.int32): "int",
-    np.dtype(np.int64): "long long",
-    np.dtype(np.uint8): "unsigned char",
-    np.dtype(np.uint16): "unsigned short",
-    np.dtype(np.uint32): "unsigned",
-    np.dtype(np.uint64): "unsigned long long",
-    np.dtype(np.float32): "float",
-    np.dtype(np.float64): "double",
-}
+#: C type of each dtype the kernels handle (from the one table, _core/dtypes.py);
+#: anything else goes to CuPy.
+CTYPE = {np.dtype(name): c for name, c in _dtypes.C_TYPES.items()}
 SUPPORTED = frozenset(CTYPE)
 
 
