@@ -20,8 +20,8 @@ Steps (``docs/elementwise.md``):
    ``"tiled"``  an input is transposed relative to the output (its unit-stride axis is
                 not the output's inner axis): 32x32 tiles of the two axes through
                 shared memory, so both the input and the output are coalesced
-                (``xstride._kernels._geometry.tiled_geometry`` gives the grid of the
-                kernel that walks them);
+                (the grid of the kernel that walks them is the CUDA executor's
+                launch geometry, not part of the plan);
    ``"rows"``   otherwise, when every operand has stride 0 or 1 on the inner axis:
                 contiguous rows, the outer offsets computed once per vector;
    ``"nd"``     the general N-d walk, 64-bit index arithmetic.
