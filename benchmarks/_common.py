@@ -29,6 +29,20 @@ def cupy_or_none():
         return None
 
 
+def require_device(name: str):
+    """The ``cupy`` module for a GPU-only benchmark; without a device, one line and exit 0.
+
+    A benchmark that cannot run here is skipped, not failed: the line says why.
+    """
+    from xstride._backends.select import load_cupy
+
+    try:
+        return load_cupy()
+    except RuntimeError as exc:
+        print(f"{name}: skipped: it needs CuPy and a GPU ({exc})")
+        raise SystemExit(0) from None
+
+
 def try_row(rows, label, fn) -> None:
     """Append ``fn()`` to ``rows``; on an exception, a row saying what failed instead.
 

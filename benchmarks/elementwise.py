@@ -17,6 +17,8 @@ import argparse
 
 import _common as C
 
+NEEDS_DEVICE = True  # python -m xstride bench skips it without CuPy and a GPU
+
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -24,6 +26,7 @@ def main(argv=None) -> int:
     ap.add_argument("--reps", type=int, default=20)
     args = ap.parse_args(argv)
 
+    C.require_device("elementwise")
     import cupy as cp
 
     import xstride as xp

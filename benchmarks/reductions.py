@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import argparse
 
-from _common import copy_ceiling, header, print_table, time_cpu, time_gpu
+from _common import copy_ceiling, header, print_table, require_device, time_cpu, time_gpu
+
+NEEDS_DEVICE = True  # python -m xstride bench skips it without CuPy and a GPU
 
 
 def main() -> None:
@@ -30,6 +32,7 @@ def main() -> None:
                     help="time only the cases whose name contains this text (e.g. cumulative)")
     args = ap.parse_args()
 
+    require_device("reductions")
     import cupy as cp
 
     import xstride as xp

@@ -1,4 +1,4 @@
-"""python -m xstride bench: runs the host benchmark from a checkout."""
+"""python -m xstride bench: runs the host benchmarks from a checkout, skips the GPU ones."""
 
 from __future__ import annotations
 
@@ -23,3 +23,30 @@ def test_bench_overhead_runs_and_prints_table():
                        env={**__import__("os").environ, "XSTRIDE_BENCH_QUICK": "1"})
     assert r.returncode == 0, r.stdout + r.stderr
     assert "| add " in r.stdout and "added (us)" in r.stdout
+
+
+def test_bench_without_a_device_skips_the_gpu_benchmarks_in_one_line():
+    # CUDA_VISIBLE_DEVICES="" hides any GPU, so this runs the same with or without CuPy
+    env = {**__import__("os").environ, "CUDA_VISIBLE_DEVICES": ""}
+    r = subprocess.run([sys.executable, "-m", "xstride", "bench", "elementwise", "reductions"],
+                       capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    skipped = [line for line in r.stdout.splitlines() if "skipped" in line]
+    assert len(skipped) == 1, r.stdout
+    assert "elementwise, reductions" in skipped[0] and "backend 'cupy' is unavailable" in skipped[0]
+    assert "Traceback" not in r.stderr and "failed" not in r.stdout
+    assert "ModuleNotFoundError" not in r.stderr
+
+
+@pytest.mark.parametrize("name", ["elementwise", "reductions"])
+def test_gpu_benchmark_run_directly_without_a_device_says_why(name):
+    import os
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                       timeout=120, env={**os.environ, "CUDA_VISIBLE_DEVICES": ""})
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stderr == ""
+    lines = r.stdout.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"{name}: skipped: it needs CuPy and a GPU"), lines

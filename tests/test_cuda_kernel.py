@@ -1,7 +1,7 @@
 """CudaKernel and CudaStruct without a GPU: signature parsing, argument checks and
-packing, launch configuration, compile caching and debug mode, with a stand-in device
-array (an object with ``__cuda_array_interface__``) and stand-ins for CuPy's compiler
-and launcher."""
+packing, launch configuration, compile caching and debug mode, with the stand-in CuPy
+array of tests/conftest.py (it has ``__cuda_array_interface__``) and stand-ins for
+CuPy's compiler and launcher."""
 
 from __future__ import annotations
 
@@ -20,26 +20,18 @@ from xstride.cuda._launch_config import Limits
 from xstride.cuda._signature import parse_signature, parse_type
 from xstride.cuda import CudaCompileError, CudaKernel, CudaStruct
 
+from tests.conftest import FakeCupyArray
+
 BASE = 0x7F00_0000_0000
 
 
-class FakeDeviceArray:
-    """Stand-in for a CuPy array: the CUDA array interface and a device id."""
-
-    def __init__(self, host: np.ndarray, *, device=0, readonly=False, ptr=BASE):
-        self.host = host
-        self.shape = host.shape
-        self.dtype = host.dtype
-        self.device = SimpleNamespace(id=device)
-        strides = None if host.flags.c_contiguous else host.strides
-        self.__cuda_array_interface__ = {
-            "shape": host.shape, "typestr": host.dtype.str, "data": (ptr, readonly),
-            "strides": strides, "version": 3,
-        }
+def device_array(host: np.ndarray, *, ptr=BASE, **kw) -> FakeCupyArray:
+    """The shared stand-in CuPy array over ``host``, at pretend address ``ptr``."""
+    return FakeCupyArray(host, ptr=ptr, **kw)
 
 
 def dev(shape, dtype=np.float32, **kw):
-    return FakeDeviceArray(np.zeros(shape, dtype=dtype), **kw)
+    return device_array(np.zeros(shape, dtype=dtype), **kw)
 
 
 class FakeFunction:
@@ -228,7 +220,7 @@ def test_good_call_packs_every_argument(gpu):
 def test_strided_view_is_packed_in_elements(gpu):
     k = CudaKernel('#include <xstride/array_view.cuh>\n__global__ void k(Array3D<short> a) {}', "k")
     host = np.zeros((5, 6, 8), np.int16)[::-2, 1:, ::4].transpose(2, 0, 1)
-    k(FakeDeviceArray(host, ptr=BASE + 64), n_threads=1)
+    k(device_array(host, ptr=BASE + 64), n_threads=1)
     raw = gpu.builds[0][3].launches[0][2][0].tobytes()
     assert struct.unpack("<Q6q", raw) == (BASE + 64, 2, 3, 5, 4, -96, 8)
     assert host.strides == (8, -192, 16)
@@ -256,8 +248,8 @@ def _call_with(k, index, value, **kw):
     (2, np.zeros((2, 3, 4)), TypeError, "'a' got numpy.ndarray.*never copied"),
     (1, [1.0, 2.0], TypeError, "'y' got list"),
     (1, 3.0, TypeError, "'y' got float"),
-    (1, FakeDeviceArray(np.zeros((4, 4), np.float32)[:, ::2]), ValueError, "'y' is not C-contiguous"),
-    (3, FakeDeviceArray(np.zeros((5, 3), np.int32).T), ValueError, "'c' is not C-contiguous"),
+    (1, device_array(np.zeros((4, 4), np.float32)[:, ::2]), ValueError, "'y' is not C-contiguous"),
+    (3, device_array(np.zeros((5, 3), np.int32).T), ValueError, "'c' is not C-contiguous"),
     (1, dev(10, device=1), ValueError, "'y' is on device 1"),
     (1, dev(10, readonly=True), ValueError, "'y' is read-only"),
     (5, 2**31, OverflowError, "'i' value 2147483648 is out of range for C type 'int'"),

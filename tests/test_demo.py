@@ -29,7 +29,8 @@ def expected_occupancy(points, levels, k):
     """Occupancy by an independent route: np.unique of the level-k cells."""
     pts = np.asarray(points, dtype=np.float64)
     lo, hi = pts.min(axis=0), pts.max(axis=0)
-    hi = np.where(hi > lo, hi, lo + 1.0)
+    # a flat axis: a unit extent, or the next float up where lo + 1 == lo (docs/demo.md)
+    hi = np.where(hi > lo, hi, np.where(lo + 1.0 > lo, lo + 1.0, np.nextafter(lo, np.inf)))
     scale = 2.0**levels / (hi - lo)
     cells = np.clip(np.floor((pts - lo) * scale), 0, 2**levels - 1).astype(np.int64)
     coarse = cells >> (levels - k)
@@ -249,8 +250,8 @@ def test_ply_without_vertex_and_garbage(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("content, needle", [
-    ("1,2,3,4\n5,6,7,8\n", "has 4 columns; a CSV point file needs 2 or 3"),
-    ("1\n2\n", "has 1 columns"),
+    ("1,2,3,4\n5,6,7,8\n", "line 1 has 4 columns; a CSV point file without a header needs 2 or 3"),
+    ("1\n2\n", "line 1 has 1 column;"),
     ("1,2,3\n4,5\n", "line 2 has 2 columns; expected 3"),
     ("1,2,3\n4,x,6\n", "line 2: 'x' is not a number"),
     ("a,b,c\n1,2,3\n", "names no x and y columns"),
@@ -278,6 +279,66 @@ def test_bad_xyz_and_npy(tmp_path, capsys):
     assert "expected a real" in user_error(capsys, "--points", str(strings))
 
 
+def test_empty_npy_is_one_line(tmp_path, capsys):
+    path = tmp_path / "empty.npy"
+    path.write_bytes(b"")
+    assert "empty.npy: is empty (0 bytes)" in user_error(capsys, "--points", str(path))
+
+
+@pytest.mark.parametrize("pts, needle", [
+    ([[-1.7e308, 0, 0], [1.7e308, 1, 1]],
+     "the points span -1.7e+308 to 1.7e+308 on axis x: the extent overflows float64"),
+    ([[0, 0, 0], [1, 1e-320, 1]],
+     "the points span only 1e-320 on axis y (0 to 1e-320): too small for 2**10 cells"),
+    ([[0, 0], [5e-324, 1]], "on axis x (0 to 4.94e-324): too small for 2**10 cells"),
+])
+def test_extent_out_of_float64_range_is_one_line(tmp_path, capsys, pts, needle):
+    path = tmp_path / "extent.npy"
+    np.save(path, np.array(pts, dtype=np.float64))
+    assert needle in user_error(capsys, "--points", str(path))
+
+
+def test_flat_axis_far_from_zero_still_runs(tmp_path, capsys, cloud):
+    # lower + 1 == lower past 2**53: the flat axis gets the next float up instead
+    for z in (1e17, -3e300):
+        flat = cloud.copy()
+        flat[:, 2] = z
+        path = tmp_path / "far.npy"
+        np.save(path, flat)
+        res = run_json(capsys, "--points", str(path))
+        check_result(res, flat)
+
+
+def test_npy_errors_via_subprocess(tmp_path):
+    path = tmp_path / "empty.npy"
+    path.write_bytes(b"")
+    big = tmp_path / "big.npy"
+    np.save(big, np.array([[-1.7e308, 0, 0], [1.7e308, 1, 1]]))
+    for p in (path, big):
+        proc = subprocess.run([sys.executable, "-W", "always", "-m", "xstride", "demo",
+                               "--points", str(p)],
+                              cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 2 and proc.stdout == ""
+        lines = proc.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith("xstride demo: error: "), proc.stderr
+
+
+@pytest.mark.parametrize("name, data", [
+    ("headonly.csv", "x,y,z\n"),
+    ("f40.ply", "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty float y\n"
+                "property float z\nend_header\n1 2 3\n1e40 5 6\n"),
+])
+def test_no_numpy_warning_reaches_stderr(tmp_path, name, data):
+    path = tmp_path / name
+    path.write_text(data)
+    proc = subprocess.run([sys.executable, "-W", "always", "-m", "xstride", "demo",
+                           "--points", str(path)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("xstride demo: error: "), proc.stderr
+
+
 @pytest.mark.parametrize("argv, needle", [
     (["--n", "0"], "--n must be a number of points in 1..1,099,511,627,776; got 0"),
     (["--n", "10", "--levels", "22"], "--levels must be in 1..21 for 3-D points; got 22"),
@@ -290,12 +351,12 @@ def test_bad_option_values(capsys, argv, needle):
 
 
 def test_cupy_unavailable_is_one_line(capsys, monkeypatch):
-    import xstride._backends.select as backend
+    from xstride import _backends
 
     def fail():
         raise RuntimeError("backend 'cupy' is unavailable: test says no")
 
-    monkeypatch.setattr(backend, "load_cupy", fail)
+    monkeypatch.setattr(_backends.get("cupy"), "load", fail)
     assert user_error(capsys, "--backend", "cupy", "--n", "10").endswith("test says no")
 
 

@@ -5,156 +5,54 @@ The call cache must launch exactly what the uncached path launches.
 
 from __future__ import annotations
 
-import math
+import contextlib
 
 import numpy as np
 import pytest
 
+from tests.conftest import FakeCupy, FakeCupyArray, installed_fake_cupy
 
 
 # ------------------------------------------------------------------ host path, fake CuPy
-# A NumPy-backed stand-in for the parts of CuPy the launch path touches: arrays with
-# ``.data.ptr``/``.data.mem``, shape/strides/dtype, ``empty`` from a 512-byte aligned
-# arena (as CuPy's memory pool), and a RawModule whose kernels record their launches.
+# The shared stand-in CuPy (tests/conftest.py): arrays over host memory, ``empty``
+# 512-byte aligned as CuPy's pool, and a RawModule whose kernels record their launches.
 # It checks that the call cache (``_elementwise_exec.run_cached``) launches exactly
 # what the uncached path launches, and it times the host path (``python -m
 # tests.test_elementwise_host_path``).
 
-class _FakePtr:
-    __slots__ = ("ptr", "mem")
 
-    def __init__(self, ptr, mem):
-        self.ptr, self.mem = ptr, mem
-
-
-class _FakeArray:
-    __slots__ = ("_a", "shape", "strides", "dtype", "size", "itemsize", "ndim", "data")
-
-    def __init__(self, a, mem=None, ptr=None):
-        self._a = a
-        self.shape, self.strides, self.dtype = a.shape, a.strides, a.dtype
-        self.size, self.itemsize, self.ndim = a.size, a.itemsize, a.ndim
-        self.data = _FakePtr(a.__array_interface__["data"][0] if ptr is None else ptr, mem)
-
-    def copy(self):
-        return _fake_wrap(np.ascontiguousarray(self._a).copy())
-
-    def transpose(self, *axes):
-        if len(axes) == 1 and not isinstance(axes[0], int):
-            axes = axes[0]
-        return _FakeArray(self._a.transpose(*axes), self.data.mem)
-
-    @property
-    def T(self):
-        return _FakeArray(self._a.T, self.data.mem)
-
-    def __getitem__(self, ix):
-        return _FakeArray(self._a[ix], self.data.mem)
-
-
-class _Arena:
-    """Bump allocator over one host buffer, 512-byte aligned like CuPy's pool."""
-
-    def __init__(self, nbytes=1 << 22):
-        raw = np.zeros(nbytes + 512, np.uint8)
-        start = (-raw.__array_interface__["data"][0]) % 512
-        self.buf = raw[start:start + nbytes]
-        self.ptr = self.buf.__array_interface__["data"][0]
-        self.pos = 0
-        self.misalign = 0  # bytes added to the next misalign_n allocations (tests)
-        self.misalign_n = 0
-
-    def empty(self, shape, dtype=np.float64):
-        dt = dtype if type(dtype) is not type else np.dtype(dtype)
-        dt = np.dtype(dt)
-        shape = (shape,) if isinstance(shape, int) else tuple(shape)
-        n = math.prod(shape) * dt.itemsize
-        if self.pos + n + 1024 > len(self.buf):
-            self.pos = 0
-        at = self.pos
-        if self.misalign_n:
-            at += self.misalign
-            self.misalign_n -= 1
-        self.pos = -(-(at + max(n, 1)) // 512) * 512
-        return _FakeArray(np.ndarray(shape, dt, self.buf, at), self, self.ptr + at)
-
-
-_ARENA = _Arena()
-
-
-def _fake_wrap(a):
-    """A fake device array holding a copy of ``a`` (C order, in the arena)."""
-    out = _ARENA.empty(a.shape, a.dtype)
-    out._a[...] = a
-    return out
-
-
-class _FakeKernel:
-    def __init__(self, name, source, log):
-        self.name, self.source, self.log = name, source, log
-
-    def __call__(self, grid, block, args):
-        self.log.append((self, grid, block, args))
-
-
-class _FakeCupy:
-    """The ``cupy`` module as far as the elementwise launch path is concerned."""
-
-    ndarray = _FakeArray
-
-    def __init__(self):
-        self.launches = []
-        self.cuda = type("cuda", (), {})()
-        self.cuda.runtime = type("runtime", (), {"getDeviceCount": staticmethod(lambda: 1)})()
-
-    def empty(self, shape, dtype=np.float64):
-        return _ARENA.empty(shape, dtype)
-
-    def function(self, name, *, code=None, **_):
-        return _FakeKernel(name, code, self.launches)
-
-
-def _install_fake_cupy():
-    """Put the fake in ``sys.modules`` and the executor; returns (fake, undo)."""
-    import sys
-
+@contextlib.contextmanager
+def _engine_on(fake):
+    """The elementwise executor compiling (``_compile.function``) through ``fake``'s recording RawModule, with
+    empty caches; restored afterwards."""
     from xstride._kernels import _elementwise_exec as ex
 
-    fake = _FakeCupy()
-    saved = sys.modules.get("cupy"), ex.function, ex.CACHE
-    sys.modules["cupy"] = fake
-    ex.function = fake.function
+    saved = ex.function, ex.CACHE
+    ex.function = lambda name, *, code=None, options=(), **_: fake.RawModule(
+        code=code, options=options).get_function(name)
     ex.clear_caches()
-
-    def undo():
-        mod, ex.function, ex.CACHE = saved
-        if mod is None:
-            sys.modules.pop("cupy", None)
-        else:
-            sys.modules["cupy"] = mod
-        ex.clear_caches()
-
-    return fake, undo
-
-
-@pytest.fixture
-def fake_cp():
-    fake, undo = _install_fake_cupy()
     try:
         yield fake
     finally:
-        undo()
+        ex.function, ex.CACHE = saved
+        ex.clear_caches()
+
+
+@pytest.fixture
+def fake_cp(fake_cupy):
+    with _engine_on(fake_cupy):
+        yield fake_cupy
 
 
 def _norm_arg(v, inputs):
     """A comparable description of one kernel argument."""
-    if isinstance(v, _FakeArray):
+    if isinstance(v, FakeCupyArray):
         for i, x in enumerate(inputs):
             if v is x:
                 return ("input", i)
         # a fresh output or a copy of an overlapping input: layout, alignment, values
         return ("array", v.shape, v.strides, v.dtype.str, v.data.ptr % 16,
-                np.ascontiguousarray(v._a).tobytes())
+                np.ascontiguousarray(v.host).tobytes())
     if isinstance(v, np.ndarray):  # the packed parameter struct
         return ("struct", v.dtype.str, v.tobytes())
     if isinstance(v, np.generic):
@@ -189,9 +87,9 @@ def _buf(shape, dtype=np.float32, shift=0):
     """A fake array of fresh random values, ``shift`` elements past a 512-byte boundary."""
     dt = np.dtype(dtype)
     n = int(np.prod(shape))
-    base = _ARENA.empty((n + shift,), dt)
-    base._a[...] = np.random.default_rng(n + shift).standard_normal(n + shift).astype(dt)
-    return _FakeArray(base._a[shift:].reshape(shape), _ARENA)
+    base = FakeCupyArray((n + shift,), dt)
+    base.host[...] = np.random.default_rng(n + shift).standard_normal(n + shift).astype(dt)
+    return base[shift:].reshape(shape)
 
 
 def _cases(cp):
@@ -211,7 +109,7 @@ def _cases(cp):
     empty = _buf((0, 3))
     mis = _buf((64,), shift=1)
     ints = _buf((16, 16), i8)
-    flags = _FakeArray(np.asarray(_buf((16, 16))._a > 0), _ARENA)
+    flags = FakeCupyArray(_buf((16, 16)).host > 0)
     big = _buf((40, 3, 50))
     big_t = _buf((50, 3, 40)).transpose((2, 1, 0))
     out_x = _buf((16, 16))
@@ -256,7 +154,7 @@ def _cases(cp):
     yield "copy_into broadcast", lambda: ew.copy_into(out_x, row), [out_x, row]
 
 
-@pytest.mark.parametrize("label", [c[0] for c in _cases(_FakeCupy())])
+@pytest.mark.parametrize("label", [c[0] for c in _cases(FakeCupy())])
 def test_call_cache_launches_what_the_uncached_path_launches(fake_cp, label, monkeypatch):
     """Same kernel, grid, block and arguments with the call cache, on a hit, and without."""
     from xstride._kernels import _elementwise_exec as ex
@@ -306,7 +204,7 @@ def test_call_cache_rechecks_overlap_per_call(fake_cp):
     assert len(ex._calls) == 1
     # same dtypes, shapes, strides and pointers modulo 16: the same key
     out, x, z = buf[8:24], buf[16:32], buf[32:48]
-    assert ex.call_key("add", (x, z), out, _FakeArray) in ex._calls
+    assert ex.call_key("add", (x, z), out, FakeCupyArray) in ex._calls
     got = _one_call(fake_cp, lambda: ew.ufunc_call("add", (x, z), out=out), [x, z])
     ex.CACHE = False
     want = _one_call(fake_cp, lambda: ew.ufunc_call("add", (x, z), out=out), [x, z])
@@ -316,7 +214,7 @@ def test_call_cache_rechecks_overlap_per_call(fake_cp):
     # the same view in and out overlaps but needs no copy
     ex.CACHE = True
     v, w = buf[48:64], buf[0:16]
-    assert ex.call_key("add", (v, w), v, _FakeArray) in ex._calls
+    assert ex.call_key("add", (v, w), v, FakeCupyArray) in ex._calls
     hit = _one_call(fake_cp, lambda: ew.ufunc_call("add", (v, w), out=v), [v, w])
     assert hit[0][0][4][1:] == (("out",), ("out",), ("input", 1))
 
@@ -332,11 +230,11 @@ def test_call_cache_rechecks_output_alignment(fake_cp):
     assert "p.n / 4" in aligned[0][0][1]        # 4-wide vectors
     # the cached call allocates a misaligned output: a miss; the uncached path that
     # follows allocates again (misaligned too here) and plans for it
-    _ARENA.misalign, _ARENA.misalign_n = 4, 2
+    fake_cp.misalign, fake_cp.misalign_n = 4, 2
     mis = _one_call(fake_cp, lambda: ew.ufunc_call("add", (x, x)), [x])
-    assert _ARENA.misalign_n == 0
+    assert fake_cp.misalign_n == 0
     ex.CACHE = False
-    _ARENA.misalign, _ARENA.misalign_n = 4, 1
+    fake_cp.misalign, fake_cp.misalign_n = 4, 1
     want = _one_call(fake_cp, lambda: ew.ufunc_call("add", (x, x)), [x])
     assert mis == want and mis[0] != aligned[0]  # another vector width: another kernel
     assert "p.n / 4" not in mis[0][0][1]
@@ -349,13 +247,13 @@ def test_call_cache_keys_and_switches(fake_cp):
     from xstride._kernels import elementwise as ew
 
     x, y = _buf((8,)), _buf((8,))
-    k = ex.call_key("add", (x, y), None, _FakeArray)
+    k = ex.call_key("add", (x, y), None, FakeCupyArray)
     assert k == ("add", ex._MAX_GRID_YZ, None,
                  x.dtype, (8,), (4,), x.data.ptr % 16, y.dtype, (8,), (4,), y.data.ptr % 16)
-    assert ex.call_key("add", (x, 2), None, _FakeArray)[-1] is int
-    assert ex.call_key("add", (x, True), None, _FakeArray)[-1] is bool
-    assert ex.call_key("add", (x, np.float32(2)), None, _FakeArray) is None
-    assert ex.call_key("add", (x, y), np.zeros(8), _FakeArray) is None
+    assert ex.call_key("add", (x, 2), None, FakeCupyArray)[-1] is int
+    assert ex.call_key("add", (x, True), None, FakeCupyArray)[-1] is bool
+    assert ex.call_key("add", (x, np.float32(2)), None, FakeCupyArray) is None
+    assert ex.call_key("add", (x, y), np.zeros(8), FakeCupyArray) is None
     ex.CACHE = True
     ew.ufunc_call("add", (x, y))
     assert len(ex._calls) == 1 and len(ex._launch_cache) == 1
@@ -369,12 +267,12 @@ def test_call_cache_keys_and_switches(fake_cp):
         with pytest.raises(ValueError, match="expected the broadcast shape"):
             ew.ufunc_call("add", (x, y), out=_buf((4,)))
         with pytest.raises(OverflowError):
-            ew.ufunc_call("add", (_FakeArray(np.zeros(4, np.int8)), 300))
+            ew.ufunc_call("add", (FakeCupyArray(np.zeros(4, np.int8)), 300))
     with pytest.raises(TypeError, match="same_kind"):
-        ew.ufunc_call("add", (x, y), out=_FakeArray(np.zeros(8, np.int32)))
-    ew.ufunc_call("add", (_FakeArray(np.zeros(4, np.int8)), 3))
+        ew.ufunc_call("add", (x, y), out=FakeCupyArray(np.zeros(8, np.int32)))
+    ew.ufunc_call("add", (FakeCupyArray(np.zeros(4, np.int8)), 3))
     with pytest.raises(OverflowError):           # a hit converts each value again
-        ew.ufunc_call("add", (_FakeArray(np.zeros(4, np.int8)), 300))
+        ew.ufunc_call("add", (FakeCupyArray(np.zeros(4, np.int8)), 300))
 
 
 def test_cache_switch_from_environment():
@@ -397,11 +295,10 @@ def host_cost(number=20000, repeat=7):
     from xstride._kernels import _elementwise_exec as ex
     from xstride._kernels import elementwise as ew
 
-    fake, undo = _install_fake_cupy()
-    try:
+    with installed_fake_cupy() as fake, _engine_on(fake):
         a, b, o = _buf((8,)), _buf((8,)), _buf((8,))
         x, y = _buf((64, 64)), _buf((64, 64))
-        flags = _FakeArray(np.asarray(a._a > 0), _ARENA)
+        flags = FakeCupyArray(a.host > 0)
         cases = [("add(a, b), 8 elements", lambda: ew.ufunc_call("add", (a, b))),
                  ("add(a, b, out=o)", lambda: ew.ufunc_call("add", (a, b), out=o)),
                  ("add(a, 1.5)", lambda: ew.ufunc_call("add", (a, 1.5))),
@@ -416,14 +313,14 @@ def host_cost(number=20000, repeat=7):
                 ex.CACHE = on
                 fn()
                 fake.launches.clear()
+                fake.allocations.clear()
                 best = min(timeit.repeat(fn, number=number // (10 if not on else 1),
                                          repeat=repeat))
                 t[on] = best / (number // (10 if not on else 1)) * 1e6
                 fake.launches.clear()
+                fake.allocations.clear()
             rows.append((name, t[False], t[True]))
         return rows
-    finally:
-        undo()
 
 
 if __name__ == "__main__":

@@ -77,6 +77,9 @@ REFUSED = {
     "option -D": ("__global__ void k(float* a) {}",
                   {"options": ("-DXSTRIDE_BOUNDS_CHECK",)}, "bounds_check_views",
                   "-DXSTRIDE_BOUNDS_CHECK"),
+    "reduce.cuh after '/*' in a // comment": (
+        "// old: /* \n#include <xstride/reduce.cuh>\n__global__ void k(float* x) {}\n// */\n",
+        {}, "warp_shuffle", "xstride/reduce.cuh"),
     "#define": ("#define XSTRIDE_BOUNDS_CHECK\n#include <xstride/array_view.cuh>\n"
                 "__global__ void k(Array1D<float> a) {}", {}, "bounds_check_views",
                 "defines XSTRIDE_BOUNDS_CHECK"),
@@ -95,6 +98,9 @@ ACCEPTED = {
                                "__global__ void k(Array1D<float> a) {}", {"debug": False}),
     "a comment naming reduce.cuh": ("// #include <xstride/reduce.cuh>\n"
                                     "/* Array5D<float> a */ __global__ void k(float* a) {}", {}),
+    "#define in a block comment": ("/*\n#define XSTRIDE_BOUNDS_CHECK\n*/\n"
+                                   "#include <xstride/array_view.cuh>\n"
+                                   "__global__ void k(Array1D<float> a) {}", {}),
     "other -D options": ("__global__ void k(float* a) {}",
                          {"options": ("-DXSTRIDE_BOUNDS_CHECKER=1", "-DN=5")}),
 }

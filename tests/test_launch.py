@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ctypes
 import struct as pystruct
-import sys
 import threading
 import types
 
@@ -42,13 +41,12 @@ class _Kernel:
 
 
 @pytest.fixture
-def fake_cupy(monkeypatch):
-    drv = _Driver([])
-    stream = types.SimpleNamespace(ptr=99)
-    cp = types.SimpleNamespace(cuda=types.SimpleNamespace(
-        driver=drv, get_current_stream=lambda: stream))
-    monkeypatch.setitem(sys.modules, "cupy", cp)
-    return cp
+def fake_cupy(fake_cupy):
+    """The shared stand-in CuPy (tests/conftest.py) with a recording driver; the
+    current stream is 99."""
+    fake_cupy.cuda.driver = _Driver([])
+    fake_cupy.current.stream = types.SimpleNamespace(ptr=99)
+    return fake_cupy
 
 
 def test_parameters_point_at_the_values_of_each_call(fake_cupy):
@@ -98,11 +96,9 @@ def test_fallback_passes_the_same_bytes_through_rawkernel_call(fake_cupy):
     assert [a.tobytes() for a in args] == [
         pystruct.pack("<Q", 2**63 + 8), desc, pystruct.pack("<q", -1),
         pystruct.pack("<Q", 5), pystruct.pack("<I", 6), pystruct.pack("<I", 11)]
-    old = types.SimpleNamespace(cuda=types.SimpleNamespace(driver=types.SimpleNamespace()))
-    sys.modules["cupy"] = old
-    assert _launch.driver_entry(_Kernel()) == (None, None)
-    sys.modules["cupy"] = fake_cupy
     assert _launch.driver_entry(_Kernel(77)) == (77, fake_cupy.cuda.driver)
+    fake_cupy.cuda.driver = types.SimpleNamespace()          # a CuPy without launchKernel
+    assert _launch.driver_entry(_Kernel()) == (None, None)
 
 
 def test_concurrent_launches_do_not_mix_arguments(fake_cupy):

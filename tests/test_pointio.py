@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import io
+import re
+import warnings
+
 import numpy as np
 import pytest
 
@@ -48,3 +52,164 @@ def test_demo_refuses_absurd_point_counts_with_one_line(capsys):
         err = capsys.readouterr().err
         assert err.startswith("xstride demo: error: --n must be a number of points in 1..")
         assert err.count("\n") == 1
+
+
+# ------------------------------------------------ issue 15 item 9: say what is actually wrong
+def read_quietly(path):
+    """read_points with every warning turned into a failure: nothing may leak to stderr."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        return read_points(path)
+
+
+@pytest.mark.parametrize("name, data, message", [
+    # CSV: the separators and fields a user gets wrong
+    ("trail.csv", "1,2,3,\n4,5,6,\n", "line 1 ends with a comma (an empty last column)"),
+    ("trail2.csv", "1,2,3\n4,5,6,\n", "line 2 ends with a comma (an empty last column)"),
+    ("trailh.csv", "x,y,z,\n1,2,3,\n", "line 1 ends with a comma (an empty last column)"),
+    ("semi.csv", "1;2;3\n4;5;6\n", "line 1 separates columns with ';'; a .csv point file"),
+    ("semid.csv", "1,5;2,5;3,5\n", "line 1 separates columns with ';'"),
+    ("semi2.csv", "1,2,3\n4;5;6\n", "line 2 separates columns with ';'"),
+    ("blank.csv", "1 2 3\n4 5 6\n", "line 1 separates columns with blanks; a .csv point file"),
+    ("tab.csv", "1\t2\t3\n", "line 1 separates columns with blanks"),
+    ("blank2.csv", "1,2,3\n4 5 6\n", "line 2 separates columns with blanks"),
+    ("mixed.csv", "1 2,3\n", "line 1: '1 2' is not a number"),
+    ("hex.csv", "0x1,2,3\n4,5,6\n", "line 1: '0x1' is not a number"),
+    ("hex2.csv", "1,2,3\n4,0x5,6\n", "line 2: '0x5' is not a number"),
+    ("under.csv", "1_0,2,3\n", "line 1: '1_0' is not a number"),
+    ("empty.csv", "1,2,3\n4,,6\n", "line 2: column 2 is empty"),
+    ("dup.csv", "x,x,y\n1,2,3\n", "line 1: the header names column 'x' twice (columns 1 and 2)"),
+    ("dupcase.csv", "X,y,x,z\n1,2,3,4\n", "names column 'x' twice (columns 1 and 3)"),
+    ("noy.csv", "x,b,c\n1,2,3\n", "the header on line 1 ('x,b,c') names no y column"),
+    ("headonly.csv", "x,y,z\n", "holds no points (only the header on line 1)"),
+    ("headonly2.csv", "# c\nx,y,z\n# d\n", "holds no points (only the header on line 2)"),
+    # the column-count messages name the right lines, in the right number
+    ("one.csv", "1\n2\n", "line 1 has 1 column; a CSV point file without a header needs 2 or 3"),
+    ("four.csv", "\n# c\n1,2,3,4\n", "line 3 has 4 columns; a CSV point file without a header"),
+    ("count.csv", "# c\n\n1,2,3\n\n# d\n4,5\n", "line 6 has 2 columns; expected 3 like line 3, "
+                                               "the first data line"),
+    ("counth.csv", "# c\nx,y\n1,2,3\n", "line 3 has 3 columns; expected 2 like the header on line 2"),
+    ("count1.csv", "x,y,z\n1\n", "line 2 has 1 column; expected 3"),
+    # .xyz: the same classes
+    ("comma.xyz", "1,2,3\n", "line 1 separates columns with ','; an .xyz point file separates "
+                             "them with blanks"),
+    ("comma2.xyz", "1 2 3\n4, 5, 6\n", "line 2 separates columns with ','"),
+    ("semi.xyz", "1;2;3\n", "line 1 separates columns with ';'"),
+    ("head.xyz", "x y z\n1 2 3\n", "line 1 ('x y z') holds no numbers; an .xyz point file has no "
+                                   "header"),
+    ("hex.xyz", "1 2 3\n4 5 0x1\n", "line 2: '0x1' is not a number"),
+    ("count.xyz", "# c\n1 2 3\n4 5\n", "line 3 has 2 columns; expected 3 like line 2"),
+    ("bin.xyz", b"1 2 3\n\xff\xfe 5 6\n", "is not UTF-8 text"),
+    ("bin.csv", b"1,2,3\n4,5,\xe96\n", "is not UTF-8 text"),
+])
+def test_text_files_say_what_is_wrong(tmp_path, name, data, message):
+    path = tmp_path / name
+    (path.write_bytes if isinstance(data, bytes) else path.write_text)(data)
+    with pytest.raises(PointFileError) as info:
+        read_quietly(path)
+    text = str(info.value)
+    assert message in text and "\n" not in text, text
+
+
+@pytest.mark.parametrize("name, data", [
+    ("bom.csv", "\ufeffx,y,z\n1,2,3\n4,5,6\n"),
+    ("bomq.csv", '\ufeff"x","y","z"\n1,2,3\n4,5,6\n'),
+    ("bomd.csv", "\ufeff1,2,3\n4,5,6\n"),
+    ("bom.xyz", "\ufeff1 2 3\n4 5 6\n"),
+    ("crlf.csv", "x,y,z\r\n1,2,3\r\n4,5,6\r\n"),
+    ("extra.csv", "id,x,y,z,id\n7,1,2,3,7\n8,4,5,6,8\n"),  # duplicates of unused columns
+])
+def test_bom_and_friends_are_accepted(tmp_path, name, data):
+    path = tmp_path / name
+    path.write_bytes(data.encode("utf-8"))
+    np.testing.assert_array_equal(read_quietly(path), [[1, 2, 3], [4, 5, 6]])
+
+
+PLY_F4 = "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty float y\nproperty float z\nend_header\n"
+
+
+@pytest.mark.parametrize("name, data, message", [
+    ("big.ply", PLY_F4 + "1 2 3\n4 5 -1e40\n", "vertex 1: -1e+40 is out of range for the float "
+                                               "property 'z'"),
+    ("big2.ply", "ply\nformat ascii 1.0\nelement thing 1\nproperty float a\nelement vertex 1\n"
+                 "property float x\nproperty float y\nproperty float z\nend_header\n7\n1e40 2 3\n",
+     "point 0 has a NaN or infinite coordinate"),  # through plyfile: no line to name
+    ("dup.ply", "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float x\n"
+                "property float y\nproperty float z\nend_header\n1 9 2 3\n",
+     "PLY vertex element names property 'x' twice"),
+])
+def test_ply_range_and_duplicates(tmp_path, name, data, message):
+    path = tmp_path / name
+    path.write_text(data)
+    with pytest.raises(PointFileError, match=re.escape(message)):
+        read_quietly(path)
+
+
+def test_ply_binary_duplicate_property_is_refused(tmp_path):
+    header = ("ply\nformat binary_little_endian 1.0\nelement vertex 1\nproperty float x\n"
+              "property float y\nproperty float y\nproperty float z\nend_header\n")
+    path = tmp_path / "dupb.ply"
+    path.write_bytes(header.encode() + np.arange(4, dtype="<f4").tobytes())
+    with pytest.raises(PointFileError, match="names property 'y' twice"):
+        read_quietly(path)
+
+
+def test_npy_headers_and_sizes(tmp_path):
+    full = tmp_path / "full.npy"
+    np.save(full, np.arange(12.0).reshape(4, 3))
+    raw = full.read_bytes()
+    cases = {
+        "empty.npy": (b"", "is empty (0 bytes)"),
+        "magic.npy": (raw[:6], "not a valid .npy file"),
+        "header.npy": (raw[:20], "not a valid .npy file"),
+        "junk.npy": (b"hello world", "not a .npy file (it does not begin with"),
+        "dict.npy": (raw[:120] + b")" + raw[121:], "not a valid .npy file"),  # TokenError
+        "descr.npy": (raw.replace(b"'<f8'", b"',f8'"), "not a valid .npy file"),
+        "trunc.npy": (raw[:-8], "is truncated: its header promises (4, 3) float64 (96 bytes of "
+                                "data) but 88 bytes follow"),
+    }
+    for name, (data, message) in cases.items():
+        path = tmp_path / name
+        path.write_bytes(data)
+        with pytest.raises(PointFileError, match=re.escape(message)):
+            read_quietly(path)
+    # a header that claims 24 TiB is refused by its size, not by allocating it
+    import numpy.lib.format as npformat
+
+    buf = io.BytesIO()
+    npformat.write_array_header_1_0(buf, {"descr": "<f8", "fortran_order": False,
+                                          "shape": (2**40, 3)})
+    huge = tmp_path / "huge.npy"
+    huge.write_bytes(buf.getvalue() + bytes(48))
+    with pytest.raises(PointFileError, match="is truncated"):
+        read_quietly(huge)
+    np.savez(tmp_path / "zip", a=np.zeros((2, 3)))
+    (tmp_path / "zip.npz").rename(tmp_path / "zip.npy")
+    with pytest.raises(PointFileError, match=r"a \.npz archive"):
+        read_quietly(tmp_path / "zip.npy")
+
+
+def test_npy_values_past_float64_are_named_not_warned(tmp_path):
+    path = tmp_path / "long.npy"
+    pts = np.ones((3, 3), dtype=np.longdouble)
+    if np.finfo(np.longdouble).max <= np.finfo(np.float64).max:
+        pytest.skip("long double is float64 on this platform")
+    pts[1, 2] = np.longdouble("1e400")
+    np.save(path, pts)
+    with pytest.raises(PointFileError, match=r"point 1: 1e\+400 is out of the float64 range"):
+        read_quietly(path)
+
+
+def test_ply_header_line_without_its_value_is_a_ply_error(tmp_path):
+    path = tmp_path / "fmt.ply"
+    path.write_text(PLY_F4.replace("format ascii 1.0", "format\nascii 1.0") + "1 2 3\n4 5 6\n")
+    with pytest.raises(PointFileError, match="not a valid PLY file"):
+        read_quietly(path)
+
+
+def test_npy_is_read_into_memory_not_left_mapped(tmp_path):
+    path = tmp_path / "f.npy"
+    np.save(path, np.asfortranarray(np.arange(6, dtype=np.float32).reshape(2, 3)))
+    pts = read_quietly(path)
+    assert type(pts) is np.ndarray and pts.flags.writeable and pts.flags.c_contiguous
+    np.testing.assert_array_equal(pts, [[0, 1, 2], [3, 4, 5]])

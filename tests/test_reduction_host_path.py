@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ctypes
 import re
-import sys
 import types
 
 import numpy as np
@@ -16,91 +15,29 @@ import pytest
 import xstride as xp
 import xstride._kernels._reduce_common as _rc
 import xstride._kernels.reductions as _red
-from xstride._plans.reduction import normalize_axis, plan_reduction
 from xstride._kernels._geometry import reduction_geometry
-from xstride.layout import Layout
 from xstride._kernels._lru import Bounded
+from xstride._plans.reduction import normalize_axis, plan_reduction
+from xstride.layout import Layout
 
+from tests.conftest import FakeCupyArray, FakeMemoryPointer
 from tests.test_reduction_plan import _offsets
 
 
 # ----------------------------------------------------------------------------- host launch path
-# A NumPy-backed stand-in for the parts of CuPy the reduction executor touches. Device
-# pointers are host addresses of NumPy buffers; a "kernel" records what it was launched
+# The shared stand-in CuPy (tests/conftest.py): device pointers are host addresses of
+# NumPy buffers. Here a "kernel" records what it was launched
 # with (name, grid, block, the bytes of every argument) and then does what the real
 # kernel does, from those bytes alone: it reads the descriptor, gathers the input
 # through the pointer and writes the result through the output pointer. So a test sees
 # both the launch and the result, with no GPU.
 
 
-class _FakeMem:
-    __slots__ = ("ptr", "device_id", "owner")
-
-    def __init__(self, ptr, owner):
-        self.ptr, self.device_id, self.owner = ptr, 0, owner
-
-
-class FakeCupyArray:
-    """A CuPy array stand-in over a NumPy array (its buffer is the "device" memory).
-    ``FakeCupyArray(shape, dtype)`` allocates, as ``cupy.ndarray(shape, dtype)``, with
-    every byte 0xA5 unless ``poison`` is off."""
-
-    poison = True
-
-    def __init__(self, a, dtype=None):
-        if not isinstance(a, np.ndarray):
-            a = np.empty(a, dtype=np.dtype(float if dtype is None else dtype))
-            if self.poison:
-                a.reshape(-1).view(np.uint8)[...] = 0xA5
-        self._a = a
-        self.shape, self.strides, self.dtype = a.shape, a.strides, a.dtype
-        self.itemsize, self.ndim, self.size = a.itemsize, a.ndim, a.size
-        self.data = _FakeMem(a.__array_interface__["data"][0], self)
-
-    def reshape(self, shape):
-        return FakeCupyArray(self._a.reshape(shape))
-
-    def transpose(self, axes):
-        return FakeCupyArray(self._a.transpose(axes))
-
-    def __getitem__(self, index):
-        r = self._a[index]
-        return FakeCupyArray(r if isinstance(r, np.ndarray) else np.asarray(r))
-
-    def astype(self, dtype, copy=True):
-        return FakeCupyArray(self._a.astype(dtype, copy=copy))
-
-    def __truediv__(self, other):
-        return FakeCupyArray(self._a / other)
-
-    def get(self):
-        return self._a.copy()
-
-
-def _make_fake_cupy():
-    cp = types.ModuleType("cupy")
-    cp._xstride_checked = True
-    cp.ndarray = FakeCupyArray
-    cp.empty = lambda shape, dtype=float: FakeCupyArray(shape, dtype)
-    cp.zeros = lambda shape, dtype=float: FakeCupyArray(np.zeros(shape, dtype=dtype))
-    cp.full = lambda shape, v, dtype=None: FakeCupyArray(np.full(shape, v, dtype=dtype))
-    cp.squeeze = lambda a, axis=None: FakeCupyArray(np.squeeze(a._a, axis=axis))
-    cp.sqrt = lambda a: FakeCupyArray(np.sqrt(a._a))
-    # the current device and stream (tests switch them by assigning these)
-    cp.current = types.SimpleNamespace(device=0, stream=types.SimpleNamespace(ptr=0))
-    runtime = types.SimpleNamespace(
-        getDevice=lambda: cp.current.device, getDeviceCount=lambda: 2,
-        getDeviceProperties=lambda d: {"multiProcessorCount": 132})
-    cp.cuda = types.SimpleNamespace(
-        get_current_stream=lambda device_id=-1: cp.current.stream, runtime=runtime)
-    return cp
-
-
 def _arg_bytes(a, sizes):
     """(bytes, array-or-None) of one kernel argument as CuPy would pass it."""
     if isinstance(a, FakeCupyArray):
         return a.data.ptr.to_bytes(8, "little"), a
-    if isinstance(a, _FakeMem):
+    if isinstance(a, FakeMemoryPointer):
         return a.ptr.to_bytes(8, "little"), a.owner
     if isinstance(a, np.ndarray):
         assert a.size == 1
@@ -182,9 +119,10 @@ class FakeKernel:
 
 
 @pytest.fixture
-def fake_cupy(monkeypatch):
-    """Install the stand-in as ``cupy``; yields (module, launch log)."""
-    cp = _make_fake_cupy()
+def fake_reductions(fake_cupy, monkeypatch):
+    """The stand-in CuPy with the reduction kernels of this file (recorded, then run on
+    the host) and empty caches; yields (module, launch log)."""
+    cp = fake_cupy
     log = []
     kernels = {}
 
@@ -193,7 +131,6 @@ def fake_cupy(monkeypatch):
             kernels[expr] = FakeKernel(expr, log)
         return kernels[expr]
 
-    monkeypatch.setitem(sys.modules, "cupy", cp)
     monkeypatch.setattr(_rc, "kernel", kernel)
     monkeypatch.setattr(_rc, "kernel_resident", lambda src, expr, threads: 4)
     monkeypatch.setattr(_red, "_RECIPES", Bounded(1024))
@@ -266,11 +203,11 @@ _CASE_AXES = [None, 0, -1, (0, 1), (1, 2), (0, 2), (2, 0), ()]
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint8, np.int64])
-def test_cached_and_uncached_launches_agree(fake_cupy, dtype):
+def test_cached_and_uncached_launches_agree(fake_reductions, dtype):
     """A repeated call (the prepared call) launches exactly what the first call (the
     full planning path) launched and what the plan asks for: the same kernel, grid,
     block and argument bytes, and gives the same result, shape and strides."""
-    cp, log = fake_cupy
+    cp, log = fake_reductions
     n_launch = 0
     for name, view in _layouts():
         if dtype is not np.float64:
@@ -319,8 +256,8 @@ def test_cached_and_uncached_launches_agree(fake_cupy, dtype):
     assert len(_red._CALLS) > 40
 
 
-def test_prepared_call_hits_and_refuses_confusable_axes(fake_cupy):
-    cp, log = fake_cupy
+def test_prepared_call_hits_and_refuses_confusable_axes(fake_reductions):
+    cp, log = fake_reductions
     x = FakeCupyArray(np.arange(24.0).reshape(4, 6))
     xp.sum(x, axis=1)
     assert len(_red._CALLS) == 1
@@ -350,8 +287,8 @@ def test_prepared_call_hits_and_refuses_confusable_axes(fake_cupy):
     assert xp.sum(x, axis=1, keepdims=1).shape == (4, 1)
 
 
-def test_prepared_call_follows_tuning_device_and_stream(fake_cupy, monkeypatch):
-    cp, log = fake_cupy
+def test_prepared_call_follows_tuning_device_and_stream(fake_reductions, monkeypatch):
+    cp, log = fake_reductions
     x = FakeCupyArray(np.random.default_rng(3).standard_normal(20000))
     xp.sum(x)
     xp.sum(x)
@@ -379,8 +316,8 @@ def test_prepared_call_follows_tuning_device_and_stream(fake_cupy, monkeypatch):
     assert len(_red._CALLS) == n + 1
 
 
-def test_zero_d_and_empty_launch_nothing(fake_cupy):
-    cp, log = fake_cupy
+def test_zero_d_and_empty_launch_nothing(fake_reductions):
+    cp, log = fake_reductions
     z = FakeCupyArray(np.array(3.5, dtype=np.float32))
     for _ in range(2):
         r = xp.sum(z)
@@ -397,7 +334,7 @@ def test_zero_d_and_empty_launch_nothing(fake_cupy):
     assert log == [] and _red._CALLS == {}
 
 
-def test_moments_through_the_launch_path(fake_cupy):
+def test_moments_through_the_launch_path(fake_reductions):
     """mean/var/std share the recipe launch (with a center for var): values as NumPy."""
     rng = np.random.default_rng(4)
     a = rng.standard_normal((5, 6, 7)) + 3.0

@@ -13,23 +13,12 @@ import numpy as np
 from xstride._kernels import scans
 from xstride._kernels._lru import Bounded
 
-
-def _fake_cupy(stream_ptr=0):
-    allocations = []
-
-    def zeros(n, dtype):
-        a = np.zeros(n, dtype=dtype)
-        allocations.append(a)
-        return types.SimpleNamespace(size=a.size, data=types.SimpleNamespace(ptr=a.ctypes.data))
-
-    stream = types.SimpleNamespace(ptr=stream_ptr)
-    cuda = types.SimpleNamespace(get_current_stream=lambda: stream)
-    return types.SimpleNamespace(cuda=cuda, zeros=zeros), allocations
+from tests.conftest import FakeCupy
 
 
-def test_epochs_are_unique_across_threads_on_one_stream(monkeypatch):
+def test_epochs_are_unique_across_threads_on_one_stream(monkeypatch, fake_cupy):
     monkeypatch.setattr(scans, "_DESCS", Bounded(1024))
-    cp, _ = _fake_cupy()
+    cp = fake_cupy
     seen, lock = [], threading.Lock()
     old = sys.getswitchinterval()
     sys.setswitchinterval(1e-6)          # switch threads as often as CPython allows
@@ -50,10 +39,11 @@ def test_epochs_are_unique_across_threads_on_one_stream(monkeypatch):
     assert max(seen) == 12000
 
 
-def test_buffers_per_device_and_stream_and_regrowth(monkeypatch):
+def test_buffers_per_device_and_stream_and_regrowth(monkeypatch, fake_cupy):
     monkeypatch.setattr(scans, "_DESCS", Bounded(1024))
-    cp0, allocs0 = _fake_cupy(stream_ptr=0)
-    cp7, allocs7 = _fake_cupy(stream_ptr=7)
+    cp0, cp7 = fake_cupy, FakeCupy()                     # current streams 0 and 7
+    cp7.current.stream = types.SimpleNamespace(ptr=7)
+    allocs0, allocs7 = cp0.allocations, cp7.allocations
     t0, g0, e0 = scans._lookback_state(cp0, 0, 100, 4)
     t1, g1, e1 = scans._lookback_state(cp0, 0, 100, 4)
     assert (t1, g1, e1) == (t0, g0, e0 + 1) and g0 - t0 == 16 * 100

@@ -15,16 +15,18 @@ from __future__ import annotations
 import importlib as _importlib
 import types as _types
 
-from ._backends import select as _backend, dispatch as _dispatch
-from ._core import names as _names
-from ._backends.select import get_backend, set_backend, use_backend
+from . import _backends
+from ._backends import dispatch as _dispatch
+from ._backends import overrides as _overrides  # noqa: F401  (the array-API fixes register)
 from ._backends.convert import array_namespace, get_array_module, to_device, to_numpy
-from ._backends import overrides as _overrides  # noqa: F401  (registers xstride's own implementations)
+from ._backends.select import get_backend, set_backend, use_backend
+from ._core import names as _names
+from . import elementwise, reductions  # noqa: F401  (register the engine and the reductions)
 
 __version__ = "0.1.0"
 __array_api_version__ = _names.API_VERSION
 
-_np_ns = _backend.namespace("numpy")
+_np_ns = _backends.default().namespace()
 
 for _n in _names.CONSTANTS + _names.DTYPES:
     globals()[_n] = getattr(_np_ns, _n)
@@ -43,7 +45,7 @@ def __array_namespace_info__():
     Returns the ``__array_namespace_info__()`` object of ``array_api_compat.numpy`` or
     ``array_api_compat.cupy``, whichever backend is active.
     """
-    return _backend.namespace(get_backend()).__array_namespace_info__()
+    return _backends.active().namespace().__array_namespace_info__()
 
 
 # xstride's own public names, resolved on first use so that importing xstride stays
@@ -59,7 +61,7 @@ _LAZY_NAMES = {
 _EXTENSIONS = (
     "set_backend", "get_backend", "use_backend", "get_array_module", "array_namespace",
     "to_numpy", "to_device", "__array_api_version__", "__array_namespace_info__",
-    "linalg", "fft",
+    "linalg", "fft", "elementwise", "reductions",
 ) + _LAZY_MODULES + tuple(_LAZY_NAMES)
 
 __all__ = sorted(

@@ -15,7 +15,11 @@ from __future__ import annotations
 import operator
 import struct
 
-__all__ = ["Layout", "MAX_NDIM", "INT64_MAX", "compact_strides", "PACK_FORMAT"]
+from ._core.errors import value_error
+from ._plans.overlap import check_output, internal_overlap
+
+__all__ = ["Layout", "MAX_NDIM", "INT64_MAX", "compact_strides", "PACK_FORMAT",
+           "internal_overlap", "check_output"]
 
 #: Largest rank a layout may have (NumPy's ``NPY_MAXDIMS`` since 2.0).
 MAX_NDIM = 64
@@ -34,15 +38,41 @@ def PACK_FORMAT(max_ndim: int = MAX_NDIM) -> str:
     return f"<qii{max_ndim}q{max_ndim}q"
 
 
-def _int(value, what: str) -> int:
-    if isinstance(value, bool):   # an int to Python, never a size, stride or index
-        raise TypeError(f"Layout: {what} must be an integer, got bool {value!r}")
+def _int(value, what: str, func: str = "Layout") -> int:
+    if isinstance(value, bool) or type(value).__name__ in ("bool", "bool_"):
+        # an int to Python, never a size, stride or index (numpy.bool_ too)
+        raise TypeError(f"{func}: {what} must be an integer, got bool {value!r}")
     try:
         return operator.index(value)
     except TypeError:
         raise TypeError(
-            f"Layout: {what} must be an integer, got {type(value).__name__} {value!r}"
+            f"{func}: {what} must be an integer, got {type(value).__name__} {value!r}"
         ) from None
+
+
+def _int_seq(value, what: str, entry: str, func: str = "Layout", *,
+             one_int: bool = True) -> tuple[int, ...]:
+    """A tuple of ints from a tuple/list/range of ints or a 1-D integer array (or, with
+    ``one_int``, a single int).
+
+    NumPy integers (scalars and 1-D arrays of a signed or unsigned integer dtype) count
+    as ints, as ``as_strided`` takes them; bools and floats, also inside arrays, do not.
+    """
+    expected = ("an int or a sequence of ints" if what == "shape" else
+                "a sequence of ints (or one int, for rank 1)" if one_int else
+                "a sequence of ints")
+    dtype = getattr(value, "dtype", None)
+    ndim = getattr(value, "ndim", None)
+    if dtype is not None and ndim is not None and ndim != 0:   # an array (NumPy/CuPy)
+        if ndim != 1 or getattr(dtype, "kind", None) not in ("i", "u"):
+            raise TypeError(f"{func}: {what} must be {expected}, got an array of dtype "
+                            f"{dtype} with {ndim} dimension(s) (1-D integer arrays are taken)")
+        value = value.tolist()
+    elif one_int and (isinstance(value, bool) or hasattr(value, "__index__")):
+        value = (value,)                                       # one int (bool refused below)
+    if not isinstance(value, (tuple, list, range)):
+        raise TypeError(f"{func}: {what} must be {expected}, got {type(value).__name__}")
+    return tuple(_int(v, entry, func) for v in value)
 
 
 def _check_int64(value: int, what: str) -> int:
@@ -52,12 +82,7 @@ def _check_int64(value: int, what: str) -> int:
 
 
 def _checked_shape(shape) -> tuple[int, ...]:
-    if isinstance(shape, int) or hasattr(shape, "__index__"):
-        shape = (shape,)
-    if not isinstance(shape, (tuple, list)):
-        raise TypeError(f"Layout: shape must be an int or a sequence of ints, got "
-                        f"{type(shape).__name__}")
-    out = tuple(_int(n, "shape entry") for n in shape)
+    out = _int_seq(shape, "shape", "shape entry")
     if len(out) > MAX_NDIM:
         raise ValueError(f"Layout: rank {len(out)} exceeds the maximum of {MAX_NDIM}")
     for n in out:
@@ -94,8 +119,10 @@ class Layout:
 
     Parameters
     ----------
-    shape : sequence of int
-        Extents, each ``>= 0``; at most 64 of them.
+    shape : int or sequence of int
+        Extents, each ``>= 0``; at most 64 of them. A sequence is a tuple, list or
+        range of ints or a 1-D NumPy integer array; NumPy integers count as ints,
+        bools (also NumPy's) and floats do not.
     strides : sequence of int, optional
         Element strides, one per axis, any sign. Default: C-contiguous.
     offset : int, optional
@@ -136,12 +163,7 @@ class Layout:
             for s in strd:   # (0, 2**62, 4) has a compact stride past int64
                 _check_int64(s, "a compact stride")
         else:
-            if isinstance(strides, int) or hasattr(strides, "__index__"):
-                strides = (strides,)
-            if not isinstance(strides, (tuple, list)):
-                raise TypeError(f"Layout: strides must be a sequence of ints, got "
-                                f"{type(strides).__name__}")
-            strd = tuple(_int(s, "stride") for s in strides)
+            strd = _int_seq(strides, "strides", "stride")
             if len(strd) != len(shp):
                 raise ValueError(
                     f"Layout: shape {shp} has rank {len(shp)} but strides {strd} "
@@ -282,26 +304,7 @@ class Layout:
         exactly by enumerating offsets when that is cheap (``size <= 2**20``), else
         reported as overlapping (conservative).
         """
-        if self.size <= 1:
-            return False
-        pairs = sorted((abs(s), n) for n, s in zip(self._shape, self._strides) if n != 1)
-        extent = 0  # highest offset reachable by the smaller axes
-        ok = True
-        for s, n in pairs:
-            if s == 0:
-                return True
-            if s <= extent:
-                ok = False
-                break
-            extent += s * (n - 1)
-        if ok:
-            return False
-        if self.size > (1 << 20):
-            return True
-        seen = {0}
-        for s, n in pairs:
-            seen = {b + k * s for b in seen for k in range(n)}
-        return len(seen) != self.size
+        return internal_overlap(self._shape, self._strides)
 
     # ------------------------------------------------------------------ transforms
     def permute(self, axes) -> "Layout":
@@ -310,16 +313,13 @@ class Layout:
         Raises
         ------
         TypeError
-            ``axes`` is not a sequence of ints.
+            ``axes`` is not a sequence of ints (tuple, list, range, 1-D integer array).
         ValueError
             ``axes`` is not a permutation of ``range(ndim)`` (negative entries count
             from the end).
         """
         nd = self.ndim
-        if not isinstance(axes, (tuple, list)):
-            raise TypeError(f"Layout.permute: axes must be a sequence of ints, got "
-                            f"{type(axes).__name__}")
-        ax = tuple(_int(a, "axis") for a in axes)
+        ax = _int_seq(axes, "axes", "axis", "Layout.permute", one_int=False)
         norm = tuple(a + nd if a < 0 else a for a in ax)
         if sorted(norm) != list(range(nd)):
             raise ValueError(f"Layout.permute: {ax} is not a permutation of the {nd} axes")
@@ -387,8 +387,11 @@ class Layout:
                 length = len(range(start, stop, step))
                 if length > 0:
                     off += start * s
+                stride = s * step
+                if length <= 1 and not _INT64_MIN <= stride * self._itemsize <= INT64_MAX:
+                    stride = 0   # never stepped along (NumPy's stride for it too)
                 shape.append(length)
-                strides.append(s * step)
+                strides.append(stride)
             else:
                 i = _int(ix, "index")
                 if not -n <= i < n:
@@ -473,7 +476,7 @@ class Layout:
         ValueError
             ``max_ndim`` is smaller than the rank (or than 1) or larger than 64.
         """
-        max_ndim = _int(max_ndim, "max_ndim")
+        max_ndim = _int(max_ndim, "max_ndim", "Layout.pack")
         if not max(self.ndim, 1) <= max_ndim <= MAX_NDIM:  # C++ has no zero-length arrays
             raise ValueError(f"Layout.pack: max_ndim={max_ndim} must lie in "
                              f"[{max(self.ndim, 1)}, {MAX_NDIM}]")
@@ -488,20 +491,29 @@ class Layout:
         Raises
         ------
         TypeError
-            ``data`` is not a bytes-like object.
+            ``data`` is not a bytes-like object, or ``max_ndim`` is not an int.
         ValueError
-            ``data`` is not the size of a struct packed with ``max_ndim``, or its
-            ``ndim`` field is out of range.
+            ``max_ndim`` outside ``[1, 64]``; ``data`` is not the size of a struct
+            packed with ``max_ndim``; its ``ndim`` field is out of range, or its
+            fields describe no valid layout (checked as the constructor does).
         """
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"Layout.unpack: expected the bytes of Layout.pack(), got "
                             f"{type(data).__name__}")
+        max_ndim = _int(max_ndim, "max_ndim", "Layout.unpack")
+        if not 1 <= max_ndim <= MAX_NDIM:
+            raise value_error("Layout.unpack", "max_ndim", f"must lie in [1, {MAX_NDIM}] "
+                                                           f"(as for pack), got {max_ndim}")
         fmt = PACK_FORMAT(max_ndim)
         if len(data) != struct.calcsize(fmt):
             raise ValueError(f"Layout.unpack: {len(data)} bytes, but a layout packed with "
                              f"max_ndim={max_ndim} has {struct.calcsize(fmt)}; pass the "
                              "max_ndim given to pack()")
-        fields = struct.unpack(fmt, data)
+        try:
+            fields = struct.unpack(fmt, data)
+        except (struct.error, TypeError) as exc:   # a memoryview that is not plain bytes
+            raise value_error("Layout.unpack", "data", f"cannot be read as the packed "
+                                                       f"struct ({exc})") from None
         off, nd, isz = fields[:3]
         if not 0 <= nd <= max_ndim:
             raise ValueError(f"Layout.unpack: the struct's ndim is {nd}, outside "
@@ -519,14 +531,21 @@ class Layout:
 
         Raises
         ------
+        TypeError
+            ``a`` has no ``shape``, ``strides`` and ``itemsize``.
         ValueError
             A byte stride of an axis of extent > 1 that is not a multiple of the item
-            size (such views cannot be described in elements).
+            size (such views cannot be described in elements); an item size of 0.
         """
         if not all(hasattr(a, k) for k in ("shape", "strides", "itemsize")):
             raise TypeError(f"Layout.from_array: expected a NumPy or CuPy array, got "
                             f"{type(a).__name__}")
         itemsize = int(a.itemsize)
+        if itemsize < 1:
+            raise value_error("Layout.from_array", "a",
+                              f"has dtype {getattr(a, 'dtype', '?')} of item size "
+                              f"{itemsize}; a Layout describes elements of at least one "
+                              "byte (element strides of empty items are undefined)")
         shape = tuple(int(n) for n in a.shape)
         strides = []
         for n, bs in zip(shape, a.strides):

@@ -1,13 +1,21 @@
-"""NumPy-backend overrides of the reductions and scans.
+"""Reductions and scans of the namespace: ``sum``, ``prod``, ``min``, ``max``, ``mean``,
+``var``, ``std``, ``cumulative_sum``, ``cumulative_prod`` (array API standard,
+"Statistical functions"; ``all``/``any`` stay the library's).
 
-On NumPy arrays ``array_api_compat.numpy`` computes every reduction and scan; these
-wrappers only make its argument handling match the CuPy path (``reductions.py``,
-``scans.py``), so the same bad call raises the same clear error on both backends:
+A backend with a reductions executor (CuPy: ``xstride/_kernels``, see
+docs/reductions.md) runs these on xstride's kernels for any layout and axis set,
+deterministically. A backend without one (NumPy) runs its ``array_api_compat``
+functions, with the argument checks of the kernel path, so the same bad call raises
+the same clear error on every backend:
 
 - ``min`` / ``max`` of an empty selection raise ``ValueError`` naming the empty axis;
 - ``sum``, ``prod``, ``mean``, ``var``, ``std`` check ``axis`` and ``correction``;
 - ``cumulative_sum`` / ``cumulative_prod`` check ``axis`` and ``include_initial`` and
-  scan a 0-D array (or NumPy scalar) as one of shape ``(1,)``.
+  scan a 0-D array (or NumPy scalar) as one of shape ``(1,)`` (``array_api_compat``
+  fails on 0-D with ``include_initial=True``).
+
+A call without keyword arguments on NumPy (``xp.sum(a)``) needs no check and goes to
+the library function directly.
 """
 
 from __future__ import annotations
@@ -17,90 +25,113 @@ import math
 
 import numpy as np
 
-from ._backends import select as _backend
-from ._backends.dispatch import register
+from . import _backends
+from ._backends import dispatch
 from ._core.errors import type_error
-from ._plans.reduction import normalize_axis, normalize_scan_axis
-from ._kernels import reductions
-from ._kernels.reductions import _check_correction, _empty_axis_error
+from ._plans.reduction import (
+    check_correction,
+    empty_axis_error,
+    normalize_axis,
+    normalize_scan_axis,
+)
 
 __all__: list[str] = []
 
+REDUCTIONS = ("sum", "prod", "min", "max", "mean", "var", "std")
+SCANS = ("cumulative_sum", "cumulative_prod")
 
-# ----------------------------------------------------------------------------- min/max
-def _np_minmax(func: str, npfunc):
+#: The standard's signatures (the checked wrappers forward keywords through **kwargs).
+_SIGNATURES = {
+    "sum": "(x, /, *, axis=None, dtype=None, keepdims=False)",
+    "prod": "(x, /, *, axis=None, dtype=None, keepdims=False)",
+    "min": "(x, /, *, axis=None, keepdims=False)",
+    "max": "(x, /, *, axis=None, keepdims=False)",
+    "mean": "(x, /, *, axis=None, keepdims=False)",
+    "var": "(x, /, *, axis=None, correction=0.0, keepdims=False)",
+    "std": "(x, /, *, axis=None, correction=0.0, keepdims=False)",
+}
+
+
+def _signature(text: str) -> inspect.Signature:
+    return inspect.signature(eval(f"lambda {text[1:-1]}: None"))  # noqa: S307 - our literal
+
+
+# ----------------------------------------------------------------------------- checked wrappers
+def _minmax(func: str, lib):
     def impl(x, /, *, axis=None, keepdims=False, **kwargs):
         size = getattr(x, "size", None)
         if size == 0 and "initial" not in kwargs and "where" not in kwargs:
             axes = normalize_axis(func, axis, x.ndim)
             if math.prod(x.shape[a] for a in axes) == 0:
-                raise _empty_axis_error(func, x.shape, axes)
-        return npfunc(x, axis=axis, keepdims=keepdims, **kwargs)
+                raise empty_axis_error(func, x.shape, axes)
+        return lib(x, axis=axis, keepdims=keepdims, **kwargs)
 
     impl.__name__ = impl.__qualname__ = func
-    impl.__doc__ = (f"{func.capitalize()} of a NumPy array (array API standard ``{func}``):"
-                    f" ``numpy.{func}``, except that an empty selection raises ValueError"
-                    " naming the empty axis (the same text as on CuPy).")
+    impl.__doc__ = (f"{func.capitalize()} (array API standard ``{func}``): the library's, "
+                    "except that an empty selection raises ValueError naming the empty "
+                    "axis (the same text as on the kernel path).")
     return impl
 
 
-register("min", "numpy")(_np_minmax("min", np.min))
-register("max", "numpy")(_np_minmax("max", np.max))
-
-
-# ----------------------------------------------------------------------------- sum .. std
-def _np_checked(func: str):
-    """The NumPy implementation of ``func`` (sum, prod, mean, var, std):
-    ``array_api_compat.numpy``'s, after the argument checks of the CuPy path, so that a
-    bad ``axis`` or ``correction`` raises the same clear error on both backends (NumPy's
-    own messages do not name the argument, and it accepted ``correction=True``)."""
-
+def _checked(func: str, lib):
     def impl(x, /, *, axis=None, keepdims=False, **kwargs):
-        if axis is not None and isinstance(x, (np.ndarray, np.generic)):
-            axis = normalize_axis(func, axis, np.ndim(x))
+        if axis is not None and hasattr(x, "ndim"):
+            axis = normalize_axis(func, axis, x.ndim)
         if "correction" in kwargs:
-            _check_correction(func, kwargs["correction"])
-        return getattr(_backend.namespace("numpy"), func)(x, axis=axis, keepdims=keepdims,
-                                                          **kwargs)
+            check_correction(func, kwargs["correction"])
+        return lib(x, axis=axis, keepdims=keepdims, **kwargs)
 
     impl.__name__ = impl.__qualname__ = func
-    impl.__doc__ = (f"{func.capitalize()} of a NumPy array (array API standard ``{func}``):"
-                    " ``array_api_compat.numpy``'s, with ``axis`` and ``correction`` checked"
-                    " as on CuPy.")
-    # the standard signature, the CuPy implementation's (keywords go through **kwargs)
-    impl.__signature__ = inspect.signature(getattr(reductions, func))
+    impl.__doc__ = (f"{func.capitalize()} (array API standard ``{func}``): "
+                    "``array_api_compat``'s, with ``axis`` and ``correction`` checked as on "
+                    "the kernel path.")
+    impl.__signature__ = _signature(_SIGNATURES[func])
     return impl
 
 
-for _name in ("sum", "prod", "mean", "var", "std"):
-    register(_name, "numpy")(_np_checked(_name))
-del _name
-
-
-# ----------------------------------------------------------------------------- scans
-def _np_scan(func: str):
-    """The NumPy implementation of ``func``: ``array_api_compat.numpy``'s, with the
-    arguments checked as on CuPy, and a 0-D array scanned as one of shape ``(1,)``
-    (array_api_compat fails on 0-D with ``include_initial=True``)."""
-
+def _scan(func: str, lib, as_array):
     def impl(x, /, *, axis=None, dtype=None, include_initial=False):
         if not isinstance(include_initial, (bool, np.bool_)):
             raise type_error(func, "include_initial", include_initial, "a bool")
         if isinstance(x, np.generic):
-            x = np.asarray(x)
-        if isinstance(x, np.ndarray) and x.ndim == 0:
+            x = as_array(x)
+        if getattr(x, "ndim", None) == 0:
             x = x.reshape(1)
-        if isinstance(x, np.ndarray):
+        if hasattr(x, "ndim"):
             axis = normalize_scan_axis(func, axis, x.ndim)
-        f = getattr(_backend.namespace("numpy"), func)
-        return f(x, axis=axis, dtype=dtype, include_initial=bool(include_initial))
+        return lib(x, axis=axis, dtype=dtype, include_initial=bool(include_initial))
 
     impl.__name__ = impl.__qualname__ = func
-    impl.__doc__ = (f"``{func}`` of a NumPy array (array API standard): "
-                    "``array_api_compat.numpy``'s, with the argument errors of the CuPy "
-                    "path; a 0-D array is scanned as one of shape (1,), as on CuPy.")
+    impl.__doc__ = (f"``{func}`` (array API standard): ``array_api_compat``'s, with the "
+                    "argument errors of the kernel path; a 0-D array is scanned as one of "
+                    "shape (1,).")
     return impl
 
 
-register("cumulative_sum", "numpy")(_np_scan("cumulative_sum"))
-register("cumulative_prod", "numpy")(_np_scan("cumulative_prod"))
+def _library_functions(be) -> tuple[dict, dict]:
+    """The checked wrappers over a backend's own library functions, and what a call
+    without keywords runs (the library function itself, except where a positional
+    call needs a check too)."""
+    ns = be.namespace()
+    funcs, positional = {}, {}
+    for f in ("min", "max"):
+        funcs[f] = _minmax(f, getattr(ns, f))
+    for f in ("sum", "prod", "mean", "var", "std"):
+        funcs[f] = _checked(f, getattr(ns, f))
+        positional[f] = getattr(ns, f)   # nothing to check without keywords
+    for f in SCANS:
+        funcs[f] = _scan(f, getattr(ns, f), be.load().asarray)
+    return funcs, positional
+
+
+def _register() -> None:
+    for be in _backends.each():
+        kernels = [be.executor(k) for k in ("reductions", "scans")]
+        if None not in kernels:
+            for ex in kernels:
+                dispatch.register_all(be, ex.FUNCTIONS)
+        else:  # no kernels of its own: the library, checked (built on first use)
+            dispatch.register_lazy(be, REDUCTIONS + SCANS, lambda be=be: _library_functions(be))
+
+
+_register()

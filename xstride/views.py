@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ._backends import views as _views
 from ._backends.select import backend_of
+from .layout import check_output
 
 __all__ = ["as_strided", "sliding_window_view", "copy_into"]
 
@@ -81,7 +82,8 @@ def sliding_window_view(x, window_shape, axis=None, *, writeable=False):
     Raises
     ------
     TypeError
-        ``x`` is not an array.
+        ``x`` is not an array; ``window_shape`` or ``axis`` are not ints;
+        ``writeable`` is not a bool.
     ValueError
         A window larger than its axis, a negative window, ``axis`` out of range, or
         window_shape/axis of different lengths.
@@ -109,7 +111,11 @@ def copy_into(dst, src):
     TypeError
         Mixed backends, a cast that is not ``same_kind``, or a non-array ``dst``.
     ValueError
-        ``src`` does not broadcast to ``dst.shape``, or ``dst`` overlaps itself.
+        ``src`` does not broadcast to ``dst.shape``, or ``dst`` overlaps itself (two
+        indices reach overlapping bytes; a length-1 axis of stride 0 does not). On
+        CuPy, also a ``dst`` whose byte strides are not multiples of its item size (a
+        field of a structured array), which xstride's engine cannot index; NumPy
+        accepts such a ``dst``.
     OverflowError
         A Python integer ``src`` outside the range of ``dst``'s dtype (NumPy).
 
@@ -122,6 +128,10 @@ def copy_into(dst, src):
     """
     b = backend_of("copy_into", [("dst", dst), ("src", src)])
     if b == "cupy":
+        isz = getattr(dst, "itemsize", 0)
+        if isz and any(s % isz for s in getattr(dst, "strides", ())):
+            # a record's field: the engine indexes whole elements (the error names dst)
+            check_output("copy_into", "dst", dst, whole_elements=True)
         from ._kernels.elementwise import copy_into as impl
 
         return impl(dst, src)

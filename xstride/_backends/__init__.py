@@ -1,0 +1,34 @@
+"""The backends: one object per backend, the registry that maps names to them, the
+selection of the active one, and the lookup of a backend from arrays.
+
+This package is the only code that names a backend. Everything else asks a backend
+object (:class:`~xstride._backends._base.Backend`) for what it needs: its array type,
+its library, its ``array_api_compat`` namespace, its executors.
+"""
+
+from __future__ import annotations
+
+from ._base import Backend
+from .registry import DEFAULT, REGISTRY, each, get, names, of_array
+from .select import backend_of, get_backend
+
+__all__ = ["Backend", "REGISTRY", "DEFAULT", "get", "each", "of_array", "of", "active",
+           "default", "names"]
+
+
+def of(func: str, named_arrays, default: Backend | None = None) -> Backend:
+    """The backend of the arrays in ``named_arrays``; ``TypeError`` if they mix backends.
+
+    Same rules as :func:`xstride._backends.select.backend_of`, returning the object.
+    """
+    return get(backend_of(func, named_arrays, None if default is None else default.name))
+
+
+def default() -> Backend:
+    """The default backend object (NumPy)."""
+    return get(DEFAULT)
+
+
+def active() -> Backend:
+    """The backend that creation functions use in this thread/context."""
+    return get(get_backend())

@@ -20,13 +20,17 @@ import sys
 
 import numpy as np
 
+from ._base import Backend
+from .registry import REGISTRY
 from . import select as _backend
 
-__all__ = ["register", "implementation", "follower", "creator", "param_names"]
+__all__ = ["register", "register_all", "implementation", "follower", "creator", "param_names"]
 
-# backend -> qualified name ("add", "linalg.solve") -> callable
-_tables: dict[str, dict[str, object]] = {"numpy": {}, "cupy": {}}
-_overrides: dict[str, dict[str, object]] = {"numpy": {}, "cupy": {}}
+# backend name -> qualified name ("add", "linalg.solve") -> callable
+_tables: dict[str, dict[str, object]] = {name: {} for name in REGISTRY}
+_overrides: dict[str, dict[str, object]] = {name: {} for name in REGISTRY}
+# backend name -> qualified name -> provider of (functions, positional) built on first use
+_lazy: dict[str, dict[str, object]] = {name: {} for name in REGISTRY}
 # NumPy: qualified name -> callable for calls without keyword arguments. Forwarding an
 # empty ``**kwargs`` costs more than the rest of a wrapper, so the common call
 # ``xp.add(a, b)`` passes positional arguments only.
@@ -34,24 +38,27 @@ _positional: dict[str, object] = {}
 _modules = sys.modules
 
 
-def register(qualname: str, backend: str, *, positional=None):
+def register(qualname: str, backend, *, positional=None):
     """Decorator: make ``fn`` the implementation of ``qualname`` on ``backend``.
 
     Parameters
     ----------
     qualname : str
         A standard name, ``"add"``, or a sub-namespace name, ``"linalg.solve"``.
-    backend : {"numpy", "cupy"}
+    backend : Backend or str
+        A backend object (public modules) or, inside ``xstride/_backends``, its name.
     positional : callable, optional
-        NumPy only: what to call instead of ``fn`` when a call has no keyword
-        arguments, for an override that only adds keyword handling (``out=``) to a
-        library function. Defaults to ``fn``.
+        What to call instead of ``fn`` when a call has no keyword arguments, for an
+        override that only adds keyword handling (``out=``) to a library function
+        (used on the NumPy backend's fast path). Defaults to ``fn``.
 
     Examples
     --------
-    >>> @register("add", "cupy")            # doctest: +SKIP
+    >>> @register("add", some_backend)      # doctest: +SKIP
     ... def add(x1, x2, /): ...
     """
+    if isinstance(backend, Backend):
+        backend = backend.name
     if backend not in _tables:
         raise ValueError(f"register: unknown backend {backend!r}")
 
@@ -63,6 +70,26 @@ def register(qualname: str, backend: str, *, positional=None):
         return fn
 
     return deco
+
+
+def register_all(backend, functions: dict, positional: dict | None = None) -> None:
+    """Register every ``qualname -> callable`` of ``functions`` on ``backend``."""
+    positional = positional or {}
+    for qualname, fn in functions.items():
+        register(qualname, backend, positional=positional.get(qualname))(fn)
+
+
+def register_lazy(backend, qualnames, provider) -> None:
+    """Register ``qualnames`` on ``backend`` from ``provider()``, called on first use.
+
+    ``provider`` returns ``(functions, positional)`` as :func:`register_all` takes them;
+    a backend whose implementations need its library imported registers this way, so
+    that importing xstride imports no optional library.
+    """
+    if isinstance(backend, Backend):
+        backend = backend.name
+    for q in qualnames:
+        _lazy[backend][q] = provider
 
 
 def _from_compat(backend: str, qualname: str):
@@ -77,6 +104,12 @@ def implementation(backend: str, qualname: str):
     table = _tables[backend]
     fn = table.get(qualname)
     if fn is None:
+        provider = _lazy[backend].get(qualname)
+        if provider is not None:
+            funcs, positional = provider()
+            for q in funcs:
+                _lazy[backend].pop(q, None)
+            register_all(backend, funcs, positional)
         fn = _overrides[backend].get(qualname) or _from_compat(backend, qualname)
         table[qualname] = fn
     return fn
@@ -191,6 +224,6 @@ def creator(qualname: str, module: str = "xstride"):
             if kwargs:
                 return np_table[qualname](*args, **kwargs)
             return np_positional[qualname](*args)
-        return implementation(backend, qualname)(*args, **kwargs)
+        return implementation(_backend.check_active(backend), qualname)(*args, **kwargs)
 
     return _finish(wrapper, reference, qualname, module)

@@ -11,14 +11,14 @@ array that is already a CuPy array reaches xstride (then ``cupy`` is in
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import os
 import sys
 
 import numpy as np
 
-from .._core.errors import mixed_backends_error
+from .._core.errors import mixed_backends_error, type_error, value_error
+from .registry import REGISTRY, get
 
 __all__ = [
     "BACKENDS",
@@ -34,82 +34,54 @@ __all__ = [
 ]
 
 #: Valid backend names, in the order they are listed in error messages.
-BACKENDS = ("numpy", "cupy")
+BACKENDS = tuple(REGISTRY)
 _ENV = "XSTRIDE_BACKEND"
 
 
 def _normalize(name, *, source: str = "set_backend") -> str:
+    """A backend name, lowercased; surrounding blanks are an error (DESIGN.md)."""
     if not isinstance(name, str):
-        raise TypeError(f"{source}: backend name must be a str, got {type(name).__name__}")
+        raise type_error(source, "name", name, "a str (a backend name)")
     key = name.lower()
     if key not in BACKENDS:
-        raise ValueError(
-            f"{source}: unknown backend {name!r}; valid names are "
-            + ", ".join(repr(b) for b in BACKENDS)
-        )
+        raise value_error(source, "name", f"names an unknown backend {name!r}; valid names "
+                          "are " + ", ".join(repr(b) for b in BACKENDS))
     return key
 
 
-# --------------------------------------------------------------------- CuPy loading
-_cupy_failure: str | None = None
-
-
 def load_cupy():
-    """Import CuPy and check that a device answers.
-
-    Returns
-    -------
-    module
-        The ``cupy`` module.
-
-    Raises
-    ------
-    RuntimeError
-        CuPy is not installed, fails to import, or no device answers; the message
-        carries the import error or the driver's message.
-    """
-    global _cupy_failure
-    mod = sys.modules.get("cupy")
-    if mod is not None and _cupy_failure is None and getattr(mod, "_xstride_checked", False):
-        return mod
-    try:
-        import cupy
-    except Exception as exc:  # ImportError, or a broken CUDA install raising anything
-        _cupy_failure = f"CuPy could not be imported: {type(exc).__name__}: {exc}"
-        raise RuntimeError(f"backend 'cupy' is unavailable: {_cupy_failure}") from None
-    try:
-        count = cupy.cuda.runtime.getDeviceCount()
-    except Exception as exc:  # cupy_backends.cuda.api.runtime.CUDARuntimeError and friends
-        _cupy_failure = f"no device answers: {type(exc).__name__}: {exc}"
-        raise RuntimeError(f"backend 'cupy' is unavailable: {_cupy_failure}") from None
-    if count < 1:
-        _cupy_failure = "no device answers: the runtime reports 0 devices"
-        raise RuntimeError(f"backend 'cupy' is unavailable: {_cupy_failure}")
-    _cupy_failure = None
-    cupy._xstride_checked = True
-    return cupy
+    """Import CuPy and check that a device answers (``RuntimeError`` with the reason)."""
+    return get("cupy").load()
 
 
 def cupy_ndarray():
     """``cupy.ndarray`` if CuPy has been imported by anyone, else ``None``."""
-    mod = sys.modules.get("cupy")
-    return None if mod is None else getattr(mod, "ndarray", None)
+    return get("cupy").array_type()
 
 
 # --------------------------------------------------------------------- selection
+class _Unavailable(str):
+    """The process default when ``XSTRIDE_BACKEND`` names a backend that cannot load:
+    ``import xstride`` succeeds (so ``python -m xstride info`` can say why), and the
+    first use of the active backend raises the reason."""
+
+    reason = ""
+
+
 def _initial_backend() -> str:
     raw = os.environ.get(_ENV)
-    if raw is None or raw.strip() == "":
+    if raw is None or raw == "":
         return "numpy"
     try:
-        name = _normalize(raw.strip(), source=f"environment variable {_ENV}")
+        name = _normalize(raw, source=f"environment variable {_ENV}")
     except (TypeError, ValueError) as exc:
         raise ValueError(str(exc)) from None
-    if name == "cupy":
-        try:
-            load_cupy()
-        except RuntimeError as exc:
-            raise RuntimeError(f"environment variable {_ENV}={raw!r}: {exc}") from None
+    try:
+        get(name).load()
+    except RuntimeError as exc:
+        failed = _Unavailable(name)
+        failed.reason = f"environment variable {_ENV}={raw!r}: {exc}"
+        return failed
     return name
 
 
@@ -118,9 +90,23 @@ _current: contextvars.ContextVar[str] = contextvars.ContextVar(
 )
 
 
+def check_active(name: str) -> str:
+    """``name`` (the active selection), or the ``RuntimeError`` of a failed default."""
+    if type(name) is _Unavailable:
+        raise RuntimeError(name.reason)
+    return name
+
+
 def get_backend() -> str:
-    """Name of the active backend of this thread/context: ``"numpy"`` or ``"cupy"``."""
-    return _current.get()
+    """Name of the active backend of this thread/context: ``"numpy"`` or ``"cupy"``.
+
+    Raises
+    ------
+    RuntimeError
+        ``XSTRIDE_BACKEND`` named a backend that could not be loaded at import and no
+        backend has been selected since; the message carries the reason.
+    """
+    return check_active(_current.get())
 
 
 def set_backend(name: str) -> None:
@@ -129,7 +115,7 @@ def set_backend(name: str) -> None:
     Parameters
     ----------
     name : {"numpy", "cupy"}
-        Case-insensitive.
+        Case-insensitive; surrounding blanks are an error.
 
     Raises
     ------
@@ -148,17 +134,17 @@ def set_backend(name: str) -> None:
     selection of the thread that started it.
     """
     key = _normalize(name)
-    if key == "cupy":
-        load_cupy()
+    get(key).load()
     _current.set(key)
 
 
-def use_backend(name: str):
+class use_backend:  # noqa: N801 - used as a function: ``with xp.use_backend("cupy"):``
     """Context manager: select a backend inside a ``with`` block, restore it on exit.
 
     The name is checked when ``use_backend`` is called, with the same errors as
     :func:`set_backend`; the previous selection is restored on exit, also when the
-    block raises.
+    block raises. One object may be entered again, also while it is entered (each
+    exit restores what its own entry replaced).
 
     Examples
     --------
@@ -166,19 +152,24 @@ def use_backend(name: str):
     >>> with xp.use_backend("numpy"):
     ...     a = xp.zeros(3)
     """
-    key = _normalize(name, source="use_backend")
-    if key == "cupy":
-        load_cupy()
-    return _selected(key)
 
+    __slots__ = ("name", "_tokens")
 
-@contextlib.contextmanager
-def _selected(key: str):
-    token = _current.set(key)
-    try:
-        yield key
-    finally:
-        _current.reset(token)
+    def __init__(self, name: str):
+        key = _normalize(name, source="use_backend")
+        get(key).load()
+        self.name = key
+        self._tokens: list = []
+
+    def __enter__(self) -> str:
+        self._tokens.append(_current.set(self.name))
+        return self.name
+
+    def __exit__(self, *exc) -> None:
+        _current.reset(self._tokens.pop())
+
+    def __repr__(self) -> str:
+        return f"use_backend({self.name!r})"
 
 
 # --------------------------------------------------------------------- arrays → backend
@@ -229,7 +220,7 @@ def backend_of(func: str, named_arrays, default: str | None = None) -> str:
     if not seen:
         if numpy_scalar:
             return "numpy"
-        return default if default is not None else _current.get()
+        return default if default is not None else check_active(_current.get())
     first = seen[0][1]
     for _, b in seen[1:]:
         if b != first:
@@ -237,26 +228,11 @@ def backend_of(func: str, named_arrays, default: str | None = None) -> str:
     return first
 
 
-_namespaces: dict[str, object] = {}
-
-
 def namespace(backend: str):
     """The ``array_api_compat`` namespace of a backend (imported on first use)."""
-    ns = _namespaces.get(backend)
-    if ns is None:
-        if backend == "numpy":
-            import array_api_compat.numpy as ns
-        elif backend == "cupy":
-            load_cupy()
-            import array_api_compat.cupy as ns
-        else:  # pragma: no cover - guarded by _normalize everywhere
-            raise ValueError(f"unknown backend {backend!r}")
-        _namespaces[backend] = ns
-    return ns
+    return get(check_active(backend)).namespace()
 
 
 def array_module(backend: str):
     """The plain library module of a backend: ``numpy`` or ``cupy``."""
-    if backend == "numpy":
-        return np
-    return load_cupy()
+    return get(check_active(backend)).load()

@@ -21,7 +21,7 @@ import numpy as np
 
 from .select import backend_of_array, load_cupy
 from .._core.errors import type_error, value_error
-from ..layout import Layout
+from ..layout import INT64_MAX, Layout
 
 __all__ = ["as_strided", "sliding_window_view", "buffer_range", "make_view"]
 
@@ -45,7 +45,7 @@ def buffer_range(a) -> tuple[int, int]:
         while owner.base is not None and backend_of_array(owner.base) == "cupy":
             owner = owner.base
         mem = a.data.mem
-        olo, ohi = Layout.from_array(owner).byte_span()
+        olo, ohi = _byte_span(owner)
         optr = owner.data.ptr
         return max(mem.ptr, optr + olo), min(mem.ptr + mem.size, optr + ohi)
     owner = a
@@ -68,28 +68,45 @@ def buffer_range(a) -> tuple[int, int]:
     return _np_span(owner)
 
 
+def _byte_span(a) -> tuple[int, int]:
+    """``[lo, hi)`` bytes that ``a`` reaches relative to its data pointer, from its byte
+    strides (also for strides that are not whole elements, and items of size 0)."""
+    if a.size == 0:
+        return 0, 0
+    lo = hi = 0
+    for n, s in zip(a.shape, a.strides):
+        d = (int(n) - 1) * int(s)
+        if d < 0:
+            lo += d
+        else:
+            hi += d
+    return lo, hi + int(a.itemsize)
+
+
 def _np_span(a) -> tuple[int, int]:
     p = _np_ptr(a)
-    lay = Layout.from_array(a)
-    lo, hi = lay.byte_span()
+    lo, hi = _byte_span(a)
     return p + lo, p + hi
 
 
 def make_view(a, lay: Layout):
     """The view of ``a`` with layout ``lay`` (offset relative to ``a``'s element 0).
 
-    No bounds check: callers check first (:func:`as_strided`).
+    No bounds check: callers check first (:func:`as_strided`). A byte stride past int64
+    can only belong to an axis that is never stepped along (extent 0 or 1, or an empty
+    view: the layout's byte span bounds the others); it is given as 0, as NumPy does.
     """
+    bstrides = tuple(b if -INT64_MAX - 1 <= b <= INT64_MAX else 0 for b in lay.byte_strides)
     if backend_of_array(a) == "cupy":
         cupy = load_cupy()
         off = lay.offset * a.itemsize if lay.size else 0
         mem = a.data.mem
         memptr = cupy.cuda.MemoryPointer(mem, a.data.ptr - mem.ptr + off)
-        return cupy.ndarray(lay.shape, dtype=a.dtype, memptr=memptr, strides=lay.byte_strides)
+        return cupy.ndarray(lay.shape, dtype=a.dtype, memptr=memptr, strides=bstrides)
     off = lay.offset * a.itemsize if lay.size else 0
     iface = dict(a.__array_interface__)
     iface["shape"] = lay.shape
-    iface["strides"] = lay.byte_strides
+    iface["strides"] = bstrides
     iface["data"] = (_np_ptr(a) + off, not a.flags.writeable)
     iface.pop("mask", None)
     iface.pop("offset", None)
@@ -121,9 +138,32 @@ def _int_tuple(func, name, value):
     return out
 
 
+def _check_itemsize(func, arg, a):
+    if a.itemsize < 1:
+        raise value_error(func, arg, f"has dtype {a.dtype} of item size 0; element strides "
+                                     "and offsets cannot describe items of no size")
+
+
+def _view_layout(func, shape, strides, offset, itemsize):
+    """The checked Layout of a view; errors name ``func``; the view's byte size must fit
+    int64 (NumPy's and CuPy's limit on ``nbytes``), checked here on every backend."""
+    try:
+        lay = Layout(shape, strides, offset, itemsize)
+    except ValueError as exc:
+        raise ValueError(f"{func}: {str(exc).removeprefix('Layout: ')}") from None
+    except TypeError as exc:
+        raise TypeError(f"{func}: {str(exc).removeprefix('Layout: ')}") from None
+    if lay.size * itemsize > INT64_MAX:
+        raise value_error(func, "shape", f"{lay.shape} has {lay.size} elements of "
+                                         f"{itemsize} bytes: {lay.size * itemsize} bytes, "
+                                         "more than an array may hold (2**63 - 1)")
+    return lay
+
+
 def as_strided(a, shape, strides, *, offset=0):
     """View of ``a``'s buffer with the given shape, element strides and element offset."""
     _check_array("as_strided", a)
+    _check_itemsize("as_strided", "a", a)
     shape = _int_tuple("as_strided", "shape", shape)
     strides = _int_tuple("as_strided", "strides", strides)
     if len(shape) != len(strides):
@@ -132,12 +172,7 @@ def as_strided(a, shape, strides, *, offset=0):
     for n in shape:
         if n < 0:
             raise value_error("as_strided", "shape", f"{shape} has a negative extent {n}")
-    try:
-        lay = Layout(shape, strides, offset, a.itemsize)
-    except ValueError as exc:
-        raise ValueError(f"as_strided: {str(exc).removeprefix('Layout: ')}") from None
-    except TypeError as exc:
-        raise TypeError(f"as_strided: {str(exc).removeprefix('Layout: ')}") from None
+    lay = _view_layout("as_strided", shape, strides, offset, a.itemsize)
     if lay.size:
         blo, bhi = buffer_range(a)
         ptr = a.data.ptr if backend_of_array(a) == "cupy" else _np_ptr(a)
@@ -160,6 +195,9 @@ def as_strided(a, shape, strides, *, offset=0):
 def sliding_window_view(x, window_shape, axis=None, *, writeable=False):
     """Sliding windows of ``x`` as a zero-copy view (NumPy's semantics)."""
     b = _check_array("sliding_window_view", x)
+    if not isinstance(writeable, (bool, np.bool_)):
+        raise type_error("sliding_window_view", "writeable", writeable, "True or False")
+    writeable = bool(writeable)
     window = _int_tuple("sliding_window_view", "window_shape", window_shape)
     if any(w < 0 for w in window):
         raise value_error("sliding_window_view", "window_shape",
@@ -182,6 +220,16 @@ def sliding_window_view(x, window_shape, axis=None, *, writeable=False):
                                   f"{ax} is out of range for {x.ndim} axes")
             norm.append(ax % x.ndim)
         axes = tuple(norm)
+    for ax, w in zip(axes, window):
+        if x.shape[ax] < w:
+            raise value_error("sliding_window_view", "window_shape",
+                              f"{window} is larger than the input along axis {ax} "
+                              f"(shape {tuple(x.shape)})")
+    if x.itemsize == 0:
+        if b == "numpy":   # items of no size: NumPy's own function gives the view
+            return np.lib.stride_tricks.sliding_window_view(x, window, axes,
+                                                            writeable=writeable)
+        _check_itemsize("sliding_window_view", "x", x)
     if any(st % x.itemsize for st in x.strides):
         # byte strides that are not whole elements (a field of a structured array):
         # no element Layout describes x, so NumPy's own function makes the view
@@ -194,14 +242,11 @@ def sliding_window_view(x, window_shape, axis=None, *, writeable=False):
     base = Layout.from_array(x)
     shape = list(base.shape)
     for ax, w in zip(axes, window):
-        if shape[ax] < w:
-            raise value_error("sliding_window_view", "window_shape",
-                              f"{window} is larger than the input along axis {ax} "
-                              f"(shape {tuple(x.shape)})")
         shape[ax] -= w - 1
     shape += list(window)
     strides = list(base.strides) + [base.strides[ax] for ax in axes]
-    view = make_view(x, Layout(tuple(shape), tuple(strides), 0, x.itemsize))
+    view = make_view(x, _view_layout("sliding_window_view", tuple(shape), tuple(strides), 0,
+                                     x.itemsize))
     if b == "numpy" and not writeable:
         view.flags.writeable = False
     return view

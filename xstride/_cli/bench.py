@@ -1,7 +1,13 @@
-"""``python -m xstride bench``: runs the scripts of ``benchmarks/`` from a checkout."""
+"""``python -m xstride bench``: runs the scripts of ``benchmarks/`` from a checkout.
+
+A script that sets ``NEEDS_DEVICE = True`` at module level times CuPy only; without
+CuPy and a GPU it is skipped (one line says why), which is not a failure. The others
+(``overhead``, and the host rows of ``rng`` and ``morton``) run everywhere.
+"""
 
 from __future__ import annotations
 
+import ast
 import runpy
 import sys
 from pathlib import Path
@@ -9,7 +15,30 @@ from pathlib import Path
 _DIR = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
+def needs_device(path: Path) -> bool:
+    """Whether the script ``path`` sets ``NEEDS_DEVICE = True`` (read, not run)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for node in tree.body:
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name) and node.targets[0].id == "NEEDS_DEVICE"
+                and isinstance(node.value, ast.Constant)):
+            return node.value.value is True
+    return False
+
+
+def _device_unavailable():
+    """``None`` when CuPy and a device answer, else the reason (one line)."""
+    from .._backends.select import load_cupy
+
+    try:
+        load_cupy()
+    except RuntimeError as exc:
+        return str(exc)
+    return None
+
+
 def run(names) -> int:
+    """Run the chosen benchmarks (all when ``names`` is empty); returns the exit status."""
     if not _DIR.is_dir():
         print(f"benchmarks/ not found beside the package ({_DIR}); run from a checkout")
         return 2
@@ -22,6 +51,13 @@ def run(names) -> int:
         print(f"unknown benchmark(s): {', '.join(sorted(unknown))}; "
               f"known: {', '.join(p.stem for p in scripts)}")
         return 2
+    gpu_only = [p for p in chosen if needs_device(p)]
+    reason = _device_unavailable() if gpu_only else None
+    if reason is not None:
+        print(f"skipped {', '.join(p.stem for p in gpu_only)}: "
+              f"{'it needs' if len(gpu_only) == 1 else 'they need'} CuPy and a GPU ({reason})",
+              flush=True)
+        chosen = [p for p in chosen if p not in gpu_only]
     # the scripts import their shared helpers (benchmarks/_common.py) by name
     if str(_DIR) not in sys.path:
         sys.path.insert(0, str(_DIR))

@@ -19,6 +19,8 @@ import time
 
 import numpy as np
 
+from .. import _backends
+
 # above this, one (n, 3) float64 array alone needs more than 24 TiB
 _MAX_POINTS = 2**40
 
@@ -36,7 +38,7 @@ class DemoError(Exception):
 
 def add_arguments(parser) -> None:
     """Options of the ``demo`` subcommand (called by ``xstride.__main__``)."""
-    parser.add_argument("--backend", type=str.lower, choices=("numpy", "cupy"), default="numpy",
+    parser.add_argument("--backend", type=str.lower, choices=_backends.names(), default=_backends.DEFAULT,
                         help="array backend (default: numpy)")
     parser.add_argument("--points", metavar="FILE", default=None,
                         help="point file: .npy (n,2)/(n,3), .csv, .xyz or .ply "
@@ -157,7 +159,7 @@ def _uniforms(xp, am, seed: int, start: int, stop: int):
     return xp.rng.philox_uniform(seed, streams, counters)
 
 
-def pipeline(backend: str = "numpy", points=None, n=None, levels: int = DEFAULT_LEVELS,
+def pipeline(backend: str = _backends.DEFAULT, points=None, n=None, levels: int = DEFAULT_LEVELS,
              level_stats=None, seed: int = 0, progress: Progress | None = None) -> dict:
     """Run the demo and return its results as a dict (what ``--json`` prints).
 
@@ -173,13 +175,13 @@ def pipeline(backend: str = "numpy", points=None, n=None, levels: int = DEFAULT_
         raise DemoError(f"--n must be a number of points in 1..{_MAX_POINTS:,}; got {n}")
     if seed < 0 or seed >= 2**64:
         raise DemoError(f"--seed must be in 0..2**64-1; got {seed}")
-    from .._backends.select import load_cupy
-
-    if backend == "cupy":
-        try:
-            load_cupy()
-        except RuntimeError as exc:
-            raise DemoError(str(exc)) from None
+    try:
+        _backends.get(backend).load()
+    except KeyError:
+        raise DemoError(f"--backend must be one of {', '.join(_backends.names())}; "
+                        f"got {backend!r}") from None
+    except RuntimeError as exc:
+        raise DemoError(str(exc)) from None
     with xp.use_backend(backend):
         return _run(xp, backend, points, n, levels, level_stats, seed, progress,
                     read_points, PointFileError)
@@ -188,10 +190,9 @@ def pipeline(backend: str = "numpy", points=None, n=None, levels: int = DEFAULT_
 def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_points,
          PointFileError) -> dict:
     from .. import algorithms as alg
-    from .._backends.select import array_module
-
-    am = array_module(backend)
-    sync = (lambda: None) if backend == "numpy" else am.cuda.get_current_stream().synchronize
+    be = _backends.get(backend)
+    am = be.load()
+    sync = be.synchronize
     stages = _Stages(sync, progress)
 
     # 1. positions
@@ -202,7 +203,7 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
             raise DemoError(str(exc)) from None
         if n is not None:
             host = host[:n]
-        pos = host if backend == "numpy" else stages.run("copy to device", lambda: am.asarray(host))
+        pos = host if be.owns(host) else stages.run("copy to device", lambda: be.asarray(host))
         source = str(points)
     else:
         _check_levels(alg, 3, levels, level_stats)  # before spending time on positions
@@ -212,7 +213,7 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
     npts, ndim = pos.shape
     k_level = _check_levels(alg, ndim, levels, level_stats)
 
-    if backend == "cupy":  # compile the kernels outside the timed stages
+    if be.compiles_kernels:  # compile the kernels outside the timed stages
         stages.run("compile kernels", lambda: _warm_up(alg, am, ndim, levels))
 
     # 2. bounding box (a degenerate axis, e.g. a flat cloud, gets a unit extent)
@@ -222,7 +223,7 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
         return lo, hi
 
     lower, upper = stages.run("bounding box", bbox)
-    box_upper = np.where(upper > lower, upper, lower + 1.0)
+    box_upper = _morton_box(lower, upper, levels)
 
     # 3. keys, 4. sort (positions carried along)
     # bounds as Python floats: host parameters for either backend
@@ -288,6 +289,34 @@ def _check_levels(alg, ndim: int, levels: int, level_stats) -> int:
     if not 0 <= k_level <= levels:
         raise DemoError(f"--level-stats must be in 0..{levels} (the --levels value); got {k_level}")
     return k_level
+
+
+def _morton_box(lower: np.ndarray, upper: np.ndarray, levels: int) -> np.ndarray:
+    """Upper corner of the Morton box: the bounding box's, with a small extent on a flat axis.
+
+    A flat axis (all points agree) gets a unit extent, or the step to the next float
+    where ``lower + 1 == lower`` (past 2**53). Morton keys need ``2**levels / (upper -
+    lower)`` finite on every axis, so a cloud whose extent overflows float64 (points
+    near +-1.7e308) or is too small for that quotient (subnormal extents) is a
+    :class:`DemoError` naming the axis.
+    """
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        step = lower + 1.0
+        flat = np.where(step > lower, step, np.nextafter(lower, np.inf))
+        box_upper = np.where(upper > lower, upper, flat)
+        extent = box_upper - lower
+        scale = 2.0**levels / extent
+    for axis, name in enumerate("xyz"[: lower.size]):
+        lo, hi = lower[axis], upper[axis]
+        if not np.isfinite(extent[axis]):
+            raise DemoError(f"the points span {lo:.6g} to {hi:.6g} on axis {name}: the "
+                            "extent overflows float64, so Morton keys cannot be computed; "
+                            "rescale the points")
+        if not np.isfinite(scale[axis]):
+            raise DemoError(f"the points span only {extent[axis]:.3g} on axis {name} "
+                            f"({lo:.3g} to {hi:.3g}): too small for 2**{levels} cells "
+                            f"(2**{levels} / extent overflows float64); rescale the points")
+    return box_upper
 
 
 def _warm_up(alg, cupy, ndim: int, levels: int) -> None:

@@ -6,9 +6,7 @@ import json
 import platform
 import sys
 
-import numpy as np
-
-from .._backends import select as _backend
+from .. import _backends
 
 __all__ = ["collect", "run"]
 
@@ -19,35 +17,13 @@ def _versions() -> dict:
     out = {
         "xstride": __import__("xstride").__version__,
         "python": platform.python_version(),
-        "numpy": np.__version__,
         "array_api_compat": array_api_compat.__version__,
-        "cupy": None,
-        "cuda_runtime": None,
-        "cuda_driver": None,
-        "hip_runtime": None,
     }
-    try:
-        cupy = _backend.load_cupy()
-    except RuntimeError:
-        cupy = sys.modules.get("cupy")
-        if cupy is not None:
-            out["cupy"] = getattr(cupy, "__version__", None)
-        return out
-    out["cupy"] = cupy.__version__
-    rt = cupy.cuda.runtime
-    key = "hip_runtime" if getattr(rt, "is_hip", False) else "cuda_runtime"
-    out[key] = _format_cuda_version(rt.runtimeGetVersion(), hip=key == "hip_runtime")
-    try:
-        out["cuda_driver"] = _format_cuda_version(rt.driverGetVersion(), hip=key == "hip_runtime")
-    except Exception:  # some HIP builds do not report a driver version
-        out["cuda_driver"] = None
+    for be in _backends.each():
+        out[be.name] = be.version()
+    for be in _backends.each():
+        out.update(be.runtime_versions())
     return out
-
-
-def _format_cuda_version(v: int, hip: bool) -> str:
-    if hip:
-        return f"{v // 10_000_000}.{(v // 100_000) % 100}.{v % 100_000}"
-    return f"{v // 1000}.{(v % 1000) // 10}"
 
 
 def collect() -> dict:
@@ -61,16 +37,19 @@ def collect() -> dict:
     ``available`` whether the host Philox executor runs compiled C, ``reason`` why
     not, ``path`` e.g. ``"compiled C (gcc 12.2)"`` or ``"NumPy ufuncs (<reason>)"``).
     """
-    from ..cuda._device import capabilities, device_properties
+    from ..cuda._device import capabilities, device_count, device_properties
 
     caps = capabilities()
     caps = {**caps, "features": {**caps["features"], "host_philox": _host_philox()}}
     devices = []
     if caps["device"] is not None:
-        cupy = _backend.load_cupy()
-        devices = [device_properties(i) for i in range(cupy.cuda.runtime.getDeviceCount())]
+        devices = [device_properties(i) for i in range(device_count())]
+    try:
+        active = _backends.active().name
+    except RuntimeError as exc:  # XSTRIDE_BACKEND names a backend that cannot load
+        active = f"none ({exc})"
     return {
-        "backend": _backend.get_backend(),
+        "backend": active,
         "versions": _versions(),
         "gpu_available": caps["device"] is not None,
         "gpu_reason": caps["reason"],
@@ -81,10 +60,7 @@ def collect() -> dict:
 
 def _host_philox() -> dict:
     """Capability row of the host Philox executor (compiles its C loops on first use)."""
-    from .._host import _philox_native
-
-    ok, path = _philox_native.describe()
-    return {"available": ok, "reason": _philox_native.reason(), "path": path}
+    return _backends.default().executor("philox").native_status()
 
 
 def _print_table(info: dict) -> None:

@@ -12,13 +12,22 @@ Formats (chosen by the file extension, case-insensitive):
 - ``.ply``: ASCII or binary PLY through ``plyfile`` (the ``demo`` extra); the ``x``,
   ``y``, ``z`` properties of the ``vertex`` element.
 
-Every problem a user can cause raises :class:`PointFileError` with one readable line.
+Text files are UTF-8 (a byte-order mark is skipped). A CSV line separated by ``;``
+or blanks, a trailing comma, an empty field, a header naming ``x``, ``y`` or ``z``
+twice, an .xyz line separated by ``,`` or ``;``: each gets a message saying so (see
+docs/demo.md "Point files"). A .npy header is checked against the file's size before
+anything is read.
+
+Every problem a user can cause raises :class:`PointFileError` with one readable line,
+and no NumPy warning reaches stderr.
 Returns float64 NumPy arrays; finite values are checked here, so the message can name
 the file and the row.
 """
 
 from __future__ import annotations
 
+import os
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -55,6 +64,9 @@ def read_points(path) -> np.ndarray:
         pts = reader(p)
     except PointFileError:
         raise
+    except UnicodeDecodeError as exc:
+        raise PointFileError(f"{p}: is not UTF-8 text ({exc.reason}: byte "
+                             f"0x{exc.object[exc.start]:02x})") from None
     except OSError as exc:
         raise PointFileError(f"{p}: cannot read: {exc.strerror or exc}") from None
     return _finish(p, pts)
@@ -65,34 +77,86 @@ def _finish(p: Path, pts: np.ndarray) -> np.ndarray:
         raise PointFileError(f"{p}: expected points of shape (n, 2) or (n, 3); got {pts.shape}")
     if pts.shape[0] == 0:
         raise PointFileError(f"{p}: holds no points")
-    pts = np.ascontiguousarray(pts, dtype=np.float64)
+    source = pts
+    with np.errstate(over="ignore", invalid="ignore"):  # a long double past float64: below
+        pts = np.ascontiguousarray(pts, dtype=np.float64)
     ok = np.isfinite(pts).all(axis=1)
     if not ok.all():
         row = int(np.flatnonzero(~ok)[0])
+        for value, was in zip(pts[row], np.asarray(source[row])):
+            if not np.isfinite(value) and np.isfinite(was):
+                raise PointFileError(f"{p}: point {row}: {str(was)} is out of the float64 range")
         raise PointFileError(f"{p}: point {row} has a NaN or infinite coordinate "
                              f"({pts[row].tolist()})")
     return pts
 
 
 # --------------------------------------------------------------------- .npy
+_NPY_MAGIC = b"\x93NUMPY"
+
+
 def _read_npy(p: Path) -> np.ndarray:
+    """The array of a .npy file, after checking its header against the file's size.
+
+    The header is read first, so that an empty, cut-off or foreign file gets its own
+    message, and a header promising more data than the file holds is refused before
+    anything is allocated. The data are then memory-mapped, not read twice.
+    """
+    import numpy.lib.format as npformat
+
+    with open(p, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size == 0:
+            raise PointFileError(f"{p}: is empty (0 bytes); a .npy file begins with a header")
+        start = fh.read(len(_NPY_MAGIC))
+        if start != _NPY_MAGIC:
+            if start.startswith(b"PK"):
+                raise PointFileError(f"{p}: is a .npz archive (a zip file), not a .npy array; "
+                                     "save one array with numpy.save")
+            if len(start) < len(_NPY_MAGIC) and _NPY_MAGIC.startswith(start):
+                raise PointFileError(f"{p}: not a valid .npy file (it ends inside the "
+                                     f"header, after {size} bytes)")
+            raise PointFileError(f"{p}: not a .npy file (it does not begin with the .npy "
+                                 "magic string \\x93NUMPY)")
+        fh.seek(0)
+        try:
+            major, _ = npformat.read_magic(fh)
+            read_header = (npformat.read_array_header_1_0 if major == 1
+                           else npformat.read_array_header_2_0)
+            shape, _, dtype = read_header(fh)
+        except Exception as exc:  # noqa: BLE001  a header NumPy cannot parse, in any way:
+            # ValueError, SyntaxError, tokenize.TokenError from its literal_eval of the dict
+            raise PointFileError(f"{p}: not a valid .npy file ({type(exc).__name__}: "
+                                 f"{_one_line(exc)})") from None
+        data_bytes = size - fh.tell()
+    if dtype.hasobject:
+        raise PointFileError(f"{p}: not a plain .npy array (it holds Python objects, which "
+                             "are not loaded: allow_pickle=False)")
+    if dtype.kind not in "fiu":
+        raise PointFileError(f"{p}: expected a real (float or integer) array; got dtype {dtype}")
+    if len(shape) != 2 or shape[1] not in (2, 3):
+        raise PointFileError(f"{p}: expected an array of shape (n, 2) or (n, 3); got {shape}")
+    need = shape[0] * shape[1] * dtype.itemsize
+    if data_bytes < need:
+        raise PointFileError(f"{p}: is truncated: its header promises {shape} {dtype} "
+                             f"({need:,} bytes of data) but {data_bytes:,} bytes follow")
     try:
-        arr = np.load(p, allow_pickle=False)
-    except ValueError as exc:  # pickled object arrays, a bad header
-        raise PointFileError(f"{p}: not a plain .npy array ({exc})") from None
-    if not isinstance(arr, np.ndarray):
-        raise PointFileError(f"{p}: not a single .npy array")
-    if arr.dtype.kind not in "fiu":
-        raise PointFileError(f"{p}: expected a real (float or integer) array; got dtype {arr.dtype}")
-    if arr.ndim != 2 or arr.shape[1] not in (2, 3):
-        raise PointFileError(f"{p}: expected an array of shape (n, 2) or (n, 3); got {arr.shape}")
-    return arr
+        mapped = np.load(p, allow_pickle=False, mmap_mode="r")
+    except ValueError as exc:
+        raise PointFileError(f"{p}: not a plain .npy array ({_one_line(exc)})") from None
+    # an in-memory float64 copy (the file is not kept mapped); a long double stays as
+    # it is, for _finish to name a value past the float64 range
+    return np.array(mapped, dtype=np.float64 if dtype.itemsize <= 8 else dtype, order="C")
 
 
 # --------------------------------------------------------------------- text
+# Text files are UTF-8; a byte-order mark (Excel's "CSV UTF-8") is skipped.
+_ENCODING = "utf-8-sig"
+
+
 def _data_lines(p: Path):
     """(line number, stripped text) of the lines that are neither blank nor comments."""
-    with open(p, encoding="utf-8", errors="replace") as fh:
+    with open(p, encoding=_ENCODING) as fh:  # strict: read_points names a non-UTF-8 file
         for number, line in enumerate(fh, start=1):
             text = line.split("#", 1)[0].strip()
             if text:
@@ -100,6 +164,9 @@ def _data_lines(p: Path):
 
 
 def _is_number(token: str) -> bool:
+    """A decimal number as NumPy's text reader takes it (no ``_`` nor non-ASCII digits)."""
+    if not token.isascii() or "_" in token:
+        return False
     try:
         float(token)
     except ValueError:
@@ -107,72 +174,176 @@ def _is_number(token: str) -> bool:
     return True
 
 
-def _parse_rows(p: Path, lines, split, columns, ncols: int) -> np.ndarray:
-    """Parse rows of exactly ``ncols`` tokens (or at least, when ``columns`` picks some)."""
-    rows = []
-    for number, text in lines:
-        tokens = split(text)
-        if len(tokens) != ncols:
-            raise PointFileError(f"{p}: line {number} has {len(tokens)} columns; "
-                                 f"expected {ncols} like the first data line")
-        try:
-            rows.append([float(tokens[c]) for c in columns])
-        except ValueError:
-            bad = next(tokens[c] for c in columns if not _is_number(tokens[c]))
-            raise PointFileError(f"{p}: line {number}: {bad!r} is not a number") from None
-    return np.array(rows, dtype=np.float64).reshape(len(rows), len(columns))
+def _columns(n: int) -> str:
+    return f"{n} column{'' if n == 1 else 's'}"
+
+
+class _Csv:
+    """How a .csv line is split, and what a wrong one is told."""
+
+    name = "a .csv point file"
+
+    @staticmethod
+    def split(text: str) -> list[str]:
+        return [t.strip() for t in text.split(",")]
+
+    @staticmethod
+    def separator_error(p, number, text):
+        if ";" in text:
+            return PointFileError(f"{p}: line {number} separates columns with ';'; a .csv point "
+                                  "file separates them with ',' (and writes decimals with '.')")
+        if "," not in text and len(text.split()) > 1:
+            return PointFileError(f"{p}: line {number} separates columns with blanks; a .csv "
+                                  "point file separates them with ',' (name a whitespace-"
+                                  "separated file .xyz)")
+        return None
+
+    @staticmethod
+    def empty_error(p, number, tokens, index):
+        if index == len(tokens) - 1:
+            return PointFileError(f"{p}: line {number} ends with a comma (an empty last column); "
+                                  "a .csv point file has no trailing commas")
+        return PointFileError(f"{p}: line {number}: column {index + 1} is empty")
+
+
+class _Xyz:
+    """How an .xyz line is split, and what a wrong one is told."""
+
+    name = "an .xyz point file"
+    split = staticmethod(str.split)
+
+    @staticmethod
+    def separator_error(p, number, text):
+        for sep in (",", ";"):
+            if sep in text:
+                return PointFileError(f"{p}: line {number} separates columns with '{sep}'; an .xyz "
+                                      "point file separates them with blanks (name a comma-"
+                                      "separated file .csv)")
+        return None
+
+    empty_error = None  # str.split gives no empty tokens
+
+
+def _line_error(p, fmt, number, text, ncols, columns, like):
+    """The error for one data line, or ``None`` when the line is fine.
+
+    ``like`` says where the expected column count comes from ("like line 3, ...").
+    """
+    sep = fmt.separator_error(p, number, text)
+    if sep is not None:
+        return sep
+    tokens = fmt.split(text)
+    if fmt.empty_error is not None and len(tokens) > 1 and tokens[-1] == "":
+        return fmt.empty_error(p, number, tokens, len(tokens) - 1)
+    if len(tokens) != ncols:
+        return PointFileError(f"{p}: line {number} has {_columns(len(tokens))}; "
+                              f"expected {ncols} {like}")
+    for c in columns:
+        if tokens[c] == "" and fmt.empty_error is not None:
+            return fmt.empty_error(p, number, tokens, c)
+        if not _is_number(tokens[c]):
+            return PointFileError(f"{p}: line {number}: {tokens[c]!r} is not a number")
+    return None
 
 
 def _read_csv(p: Path) -> np.ndarray:
-    split = lambda text: [t.strip() for t in text.split(",")]  # noqa: E731
+    fmt = _Csv
     lines = _data_lines(p)
     first = next(lines, None)
     if first is None:
         raise PointFileError(f"{p}: holds no points")
-    tokens = split(first[1])
-    if all(_is_number(t) for t in tokens):
-        if len(tokens) not in (2, 3):
-            raise PointFileError(f"{p}: has {len(tokens)} columns; a CSV point file needs "
-                                 "2 or 3 (x, y[, z]) or a header naming x, y, z")
-        return _load_text(p, ",", first[0] - 1, list(range(len(tokens))), len(tokens), split)
-    names = [t.strip().strip('"').lower() for t in tokens]
-    if "x" not in names or "y" not in names:
-        raise PointFileError(f"{p}: the header {first[1]!r} names no x and y columns")
+    number, text = first
+    sep = fmt.separator_error(p, number, text)
+    if sep is not None:
+        raise sep
+    tokens = fmt.split(text)
+    names = [t.strip('"').strip("'").strip().lower() for t in tokens]
+    numeric = [_is_number(t) for t in tokens]
+    if any(numeric) and not any(n in ("x", "y", "z") for n in names):
+        # a data line (a header holds names, not numbers)
+        if len(tokens) not in (2, 3) and all(t != "" for t in tokens):
+            raise PointFileError(f"{p}: line {number} has {_columns(len(tokens))}; a CSV point "
+                                 "file without a header needs 2 or 3 (x, y[, z]), or a header "
+                                 "naming x, y, z")
+        columns = list(range(len(tokens)))
+        like = f"like line {number}, the first data line"
+        bad = _line_error(p, fmt, number, text, len(tokens), columns, like)
+        if bad is not None:
+            raise bad
+        return _load_text(p, fmt, number - 1, columns, len(tokens), like)
+    if len(tokens) == 1:
+        raise PointFileError(f"{p}: line {number} has 1 column ({text!r}); a CSV point file "
+                             "needs 2 or 3 (x, y[, z]), or a header naming x, y, z")
+    if tokens[-1] == "":
+        raise fmt.empty_error(p, number, tokens, len(tokens) - 1)
+    for axis in ("x", "y", "z"):
+        where = [i + 1 for i, n in enumerate(names) if n == axis]
+        if len(where) > 1:
+            raise PointFileError(f"{p}: line {number}: the header names column {axis!r} "
+                                 f"{'twice' if len(where) == 2 else f'{len(where)} times'} "
+                                 f"(columns {', '.join(map(str, where[:-1]))} and {where[-1]}); "
+                                 "name each of x, y, z at most once")
+    missing = [a for a in ("x", "y") if a not in names]
+    if missing:
+        raise PointFileError(f"{p}: the header on line {number} ({text!r}) names no "
+                             f"{' and '.join(missing)} column{'s' if len(missing) > 1 else ''}")
     columns = [names.index(a) for a in ("x", "y", "z") if a in names]
-    return _load_text(p, ",", first[0], columns, len(tokens), split)
+    return _load_text(p, fmt, number, columns, len(tokens), f"like the header on line {number}",
+                      header=number)
 
 
 def _read_xyz(p: Path) -> np.ndarray:
-    split = str.split
+    fmt = _Xyz
     lines = _data_lines(p)
     first = next(lines, None)
     if first is None:
         raise PointFileError(f"{p}: holds no points")
-    ncols = len(split(first[1]))
+    number, text = first
+    sep = fmt.separator_error(p, number, text)
+    if sep is not None:
+        raise sep
+    tokens = fmt.split(text)
+    if not any(_is_number(t) for t in tokens):
+        raise PointFileError(f"{p}: line {number} ({text!r}) holds no numbers; an .xyz point "
+                             "file has no header row (start it with '#' to make it a comment)")
+    ncols = len(tokens)
     if ncols < 2:
-        raise PointFileError(f"{p}: line {first[0]} has {ncols} column; an .xyz point file "
+        raise PointFileError(f"{p}: line {number} has {_columns(ncols)}; an .xyz point file "
                              "needs x y [z ...] columns")
     columns = [0, 1] if ncols == 2 else [0, 1, 2]
-    return _load_text(p, None, first[0] - 1, columns, ncols, split)
+    like = f"like line {number}, the first data line"
+    bad = _line_error(p, fmt, number, text, ncols, columns, like)
+    if bad is not None:
+        raise bad
+    return _load_text(p, fmt, number - 1, columns, ncols, like)
 
 
-def _load_text(p: Path, delimiter, skip: int, columns, ncols: int, split) -> np.ndarray:
+def _load_text(p: Path, fmt, skip: int, columns, ncols: int, like: str, header=None):
     """NumPy's C text reader; on failure, a line-by-line pass finds the line to blame.
 
     ``np.loadtxt(usecols=...)`` ignores extra columns on later rows, so the width of
     every data line is checked too: a ragged file is an error, not silently cut.
+    ``header`` is the line number of a CSV header (for the message of a file that
+    has nothing else).
     """
+    delimiter = "," if fmt is _Csv else None
     try:
-        arr = np.loadtxt(p, dtype=np.float64, delimiter=delimiter, comments="#",
-                         skiprows=skip, usecols=columns, ndmin=2, encoding="utf-8")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "input contained no data": said below
+            arr = np.loadtxt(p, dtype=np.float64, delimiter=delimiter, comments="#",
+                             skiprows=skip, usecols=columns, ndmin=2, encoding=_ENCODING)
     except ValueError as exc:
-        lines = (item for item in _data_lines(p) if item[0] > skip)
-        _parse_rows(p, lines, split, columns, ncols)  # raises with the line number
+        for number, text in _data_lines(p):
+            if number > skip:
+                bad = _line_error(p, fmt, number, text, ncols, columns, like)
+                if bad is not None:
+                    raise bad from None
         raise PointFileError(f"{p}: cannot parse: {_one_line(exc)}") from None
     for number, text in _data_lines(p):
-        if number > skip and len(split(text)) != ncols:
-            raise PointFileError(f"{p}: line {number} has {len(split(text))} columns; "
-                                 f"expected {ncols} like the first data line")
+        if number > skip and len(fmt.split(text)) != ncols:
+            raise _line_error(p, fmt, number, text, ncols, columns, like)
+    if arr.shape[0] == 0 and header is not None:
+        raise PointFileError(f"{p}: holds no points (only the header on line {header})")
     return arr
 
 
@@ -215,6 +386,13 @@ def _ascii_ply_vertices(p: Path):
                     return None
             else:
                 return None
+        for name, _, props in elements:
+            names = [pr[-1] for pr in props if pr]
+            twice = next((n for n in names if names.count(n) > 1), None)
+            if name == "vertex" and twice is not None:  # plyfile would fail on its dtype
+                times = names.count(twice)
+                raise PointFileError(f"{p}: PLY vertex element names property {twice!r} "
+                                     f"{'twice' if times == 2 else f'{times} times'}")
         if fmt != "ascii" or not elements or elements[0][0] != "vertex":
             return None
         _, count, props = elements[0]
@@ -227,7 +405,7 @@ def _ascii_ply_vertices(p: Path):
         # every column, so that a row with extra or missing tokens fails here
         rows = np.loadtxt(p, dtype=np.float64, skiprows=header_lines, max_rows=count,
                           ndmin=2, comments=None, encoding="ascii")
-    except (ValueError, UnicodeDecodeError, OSError):
+    except (ValueError, IndexError, UnicodeDecodeError, OSError):  # plyfile says what is wrong
         return None
     if rows.shape != (count, len(props)):
         return None
@@ -239,7 +417,14 @@ def _ascii_ply_vertices(p: Path):
             col = arr[:, j]
             if (col < info.min).any() or (col > info.max).any() or (col != np.floor(col)).any():
                 return None  # plyfile reports the bad value
-        arr[:, j] = arr[:, j].astype(dt)
+        with np.errstate(over="ignore"):
+            cast = arr[:, j].astype(dt)
+        past = np.flatnonzero(np.isinf(cast) & np.isfinite(arr[:, j]))
+        if past.size:
+            row = int(past[0])
+            raise PointFileError(f"{p}: vertex {row}: {float(arr[row, j])!r} is out of range "
+                                 f"for the {props[c][0]} property {props[c][1]!r}")
+        arr[:, j] = cast
     return np.ascontiguousarray(arr)
 
 
@@ -253,7 +438,9 @@ def _read_ply(p: Path) -> np.ndarray:
         raise PointFileError(f"{p}: reading .ply files needs the 'plyfile' package "
                              "(pip install 'xstride[demo]' or pip install plyfile)") from None
     try:
-        data = plyfile.PlyData.read(str(p))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. a float past float32: inf, named below
+            data = plyfile.PlyData.read(str(p))
     except (plyfile.PlyParseError, plyfile.PlyHeaderParseError) as exc:
         raise PointFileError(f"{p}: not a valid PLY file ({_one_line(exc)})") from None
     except (ValueError, IndexError, EOFError, UnicodeDecodeError, OverflowError) as exc:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CXX_KEYWORDS", "is_c_identifier", "strip_comments"]
+__all__ = ["CXX_KEYWORDS", "is_c_identifier", "strip_comments", "code_only"]
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 
@@ -29,7 +29,103 @@ def is_c_identifier(name) -> bool:
     return isinstance(name, str) and bool(_IDENT.fullmatch(name)) and name not in CXX_KEYWORDS
 
 
+_RAW_PREFIX = re.compile(r"(?:u8|[uUL])?R$")
+
+
+def _starts_token(text: str, i: int) -> bool:
+    """True when ``text[i]`` is not inside an identifier or a number."""
+    return i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")
+
+
+def _raw_string_at(text: str, i: int) -> bool:
+    """True when the ``"`` at ``i`` opens a raw string (``R"x(``, ``u8R"(``, ...)."""
+    m = _RAW_PREFIX.search(text, max(0, i - 3), i)
+    if m is None or not _starts_token(text, m.start()):
+        return False
+    open_paren = text.find("(", i + 1, i + 18)
+    return open_paren >= 0 and not any(ch in text[i + 1:open_paren] for ch in ' )\\\t\n"')
+
+
+def _digit_separator(text: str, i: int) -> bool:
+    """True when the ``'`` at ``i`` separates digits of a number (``1'000``)."""
+    j = i
+    while j > 0 and (text[j - 1].isalnum() or text[j - 1] in "_.'"):
+        j -= 1
+    token = text[j:i]
+    return bool(token) and (token[0].isdigit() or (token[0] == "." and token[1:2].isdigit()))
+
+
+def _scan(text: str, blank_literals: bool) -> str:
+    """One left-to-right pass over C/C++ text: comments become a space (their line
+    breaks kept); string and character literals are kept (or, with
+    ``blank_literals``, their contents become spaces, quotes and line breaks kept)."""
+    out: list[str] = []
+    n, i, start = len(text), 0, 0
+
+    def literal(body: str) -> str:
+        if not blank_literals:
+            return body
+        return "".join(c if c == "\n" else " " for c in body)
+
+    while i < n:
+        c = text[i]
+        if c == "/" and text.startswith("//", i):
+            out.append(text[start:i])
+            j = i + 2
+            while j < n and text[j] != "\n":
+                j += 2 if text[j] == "\\" and text[j + 1:j + 2] == "\n" else 1
+            out.append(" " + "\n" * text.count("\n", i, j))
+            i = start = j
+        elif c == "/" and text.startswith("/*", i):
+            out.append(text[start:i])
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append(" " + "\n" * text.count("\n", i, j))
+            i = start = j
+        elif c == '"' and _raw_string_at(text, i):
+            # raw string R"delim( ... )delim": no escapes, may span lines
+            open_paren = text.index("(", i)
+            closing = ")" + text[i + 1:open_paren] + '"'
+            end = text.find(closing, open_paren + 1)
+            body_end = n if end < 0 else end
+            out.append(text[start:open_paren + 1])
+            out.append(literal(text[open_paren + 1:body_end]))
+            i = start = body_end
+            if end >= 0:
+                out.append(closing)
+                i = start = end + len(closing)
+        elif c == '"' or (c == "'" and not _digit_separator(text, i)):
+            # an ordinary string or character literal: escapes; ends at its quote or,
+            # unterminated, at the end of the line
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            j = min(j, n)
+            out.append(text[start:i + 1])
+            out.append(literal(text[i + 1:j]))
+            i = start = j + 1 if j < n and text[j] == c else j
+            if i > j:
+                out.append(c)
+        else:
+            i += 1
+    out.append(text[start:])
+    return "".join(out)
+
+
 def strip_comments(text: str) -> str:
-    """``text`` without ``/* */`` and ``//`` comments (line breaks kept)."""
-    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
-    return re.sub(r"//[^\n]*", "", text)
+    """``text`` without its ``/* */`` and ``//`` comments.
+
+    A single left-to-right scan that knows string and character literals (with
+    escapes, ``R"(...)"`` raw strings, and ``1'000`` digit separators): comment
+    markers inside a literal are text, quotes inside a comment are comment. Each
+    comment becomes one space plus the line breaks it held, so line numbers are kept;
+    a backslash at the end of a ``//`` line continues the comment.
+    """
+    return _scan(text, blank_literals=False)
+
+
+def code_only(text: str) -> str:
+    """:func:`strip_comments`, and the contents of string and character literals
+    replaced by spaces (quotes and line breaks kept): what is left is code, whose
+    braces, parentheses and names can be searched without being fooled by text."""
+    return _scan(text, blank_literals=True)

@@ -12,35 +12,33 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._backends.dispatch import _from_compat, register
+import array_api_compat.numpy as _compat
+
+from .._core.ufuncs import ENGINE_UFUNCS, numpy_ufunc_name
 from .._core.errors import type_error, value_error
-from ..layout import Layout
+from ..layout import check_output
 
 __all__ = ["check_out", "copy_into"]
 
-_UFUNCS = ("add", "subtract", "multiply", "divide", "maximum", "minimum", "equal",
-           "not_equal", "less", "less_equal", "greater", "greater_equal", "bitwise_and",
-           "bitwise_or", "bitwise_xor", "logical_and", "logical_or", "logical_xor",
-           "negative", "positive", "abs", "square")
-_NP_NAME = {"abs": "absolute"}
+_UFUNCS = tuple(ENGINE_UFUNCS)
 
 
 def check_out(func: str, out, arg: str = "out") -> None:
-    """``out`` must be a NumPy array that reaches each of its elements once."""
+    """``out`` must be a writeable NumPy array that reaches each of its elements once.
+
+    A length-1 axis of stride 0 reaches its element once; a field of a structured array
+    (byte strides that are not multiples of the item size) is accepted, as NumPy does.
+    """
     if not isinstance(out, np.ndarray):
         raise type_error(func, arg, out, "a numpy.ndarray (the inputs are NumPy arrays)")
-    if out.size > 1 and (0 in out.strides or Layout.from_array(out).has_internal_overlap):
-        strides = tuple(s // out.itemsize for s in out.strides)
-        raise value_error(func, arg, f"overlaps itself (element strides {strides} for "
-                                       f"shape {out.shape}); outputs must reach each "
-                                       "element once")
+    check_output(func, arg, out)   # Layout's test on byte strides (fields of records too)
     if not out.flags.writeable:
         raise value_error(func, arg, f"is read-only (shape {out.shape}, dtype {out.dtype})")
 
 
 def _make(func):
-    compat = _from_compat("numpy", func)
-    uf = getattr(np, _NP_NAME.get(func, func))
+    compat = getattr(_compat, func)
+    uf = getattr(np, numpy_ufunc_name(func))
     if uf.nin == 2:
         def impl(x1, x2, /, *, out=None):
             if out is None:
@@ -66,14 +64,9 @@ def _check_shape(func, out, shape):
                                        f"shape {tuple(shape)}")
 
 
-for _f in _UFUNCS:  # without out= the library function is called as it is
-    register(_f, "numpy", positional=_from_compat("numpy", _f))(_make(_f))
-del _f
-
-_compat_where = _from_compat("numpy", "where")
+_compat_where = _compat.where
 
 
-@register("where", "numpy", positional=_compat_where)
 def where(condition, x1, x2, /, *, out=None):
     """``where`` of the standard on NumPy arrays; ``out=`` (xstride extension)."""
     res = _compat_where(condition, x1, x2)
@@ -91,6 +84,11 @@ def where(condition, x1, x2, /, *, out=None):
 def copy_into(dst, src):
     """NumPy: ``numpy.copyto(dst, src)`` after the self-overlap check."""
     check_out("copy_into", dst, "dst")
+    try:
+        np.shape(src)
+    except ValueError:   # a ragged nesting of lists
+        raise type_error("copy_into", "src", src, "a numpy.ndarray or a Python scalar "
+                                                  "(or a rectangular nested list)") from None
     try:
         np.broadcast_shapes(np.shape(src), dst.shape)
         if np.broadcast_shapes(np.shape(src), dst.shape) != dst.shape:
@@ -110,3 +108,11 @@ def copy_into(dst, src):
         raise OverflowError(f"copy_into: src {src!r} does not fit dst's dtype {dst.dtype} "
                             f"({exc})") from None
     return dst
+
+
+#: The namespace functions this executor implements (registered by
+#: ``xstride.elementwise``), and what a call without keyword arguments runs: the
+#: library function as it is.
+FUNCTIONS = {f: _make(f) for f in _UFUNCS}
+FUNCTIONS["where"] = where
+POSITIONAL = {f: getattr(_compat, f) for f in FUNCTIONS}

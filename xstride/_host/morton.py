@@ -123,3 +123,12 @@ def decode(keys_u64: np.ndarray, ndim: int) -> np.ndarray:
     for a in range(ndim):
         out[..., a] = compact(np.right_shift(keys_u64, _U(a)), ndim)
     return out
+
+
+def checked_keys(positions: np.ndarray, lower, scales, levels: int):
+    """``(keys, -1)``, or ``(None, row)`` with the first row that holds a NaN or an
+    infinity (checked first, so a bad input costs no key computation)."""
+    bad = first_nonfinite_row(positions)
+    if bad >= 0:
+        return None, bad
+    return keys(positions, lower, scales, levels), -1

@@ -521,3 +521,13 @@ def words(counter_words, key0, key1, shape, native=True):
     if n:
         _map(work, n)
     return out
+
+
+def native_status() -> dict:
+    """Capability row of this executor: ``available`` (whether it runs compiled C),
+    ``reason`` (why not, else ``""``) and ``path`` (``"compiled C (gcc 12.2)"`` or
+    ``"NumPy ufuncs (<reason>)"``). May trigger the compile."""
+    from . import _philox_native
+
+    ok, path = _philox_native.describe()
+    return {"available": ok, "reason": _philox_native.reason(), "path": path}

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import sys
 
-__all__ = ["cupy"]
-
 
 def cupy():
     """The imported ``cupy`` module.

@@ -1,6 +1,6 @@
 """The standard's elementwise functions on CuPy arrays, run on xstride's engine.
 
-Registered with :func:`xstride._backends.dispatch.register` for the ``"cupy"`` backend:
+Registered by :mod:`xstride.elementwise` for the backend of CuPy arrays (``FUNCTIONS``):
 ``add subtract multiply divide maximum minimum equal not_equal less less_equal greater
 greater_equal bitwise_and bitwise_or bitwise_xor logical_and logical_or logical_xor
 negative positive abs square where astype``, plus :func:`copy_into`. Each takes the
@@ -22,7 +22,8 @@ import sys
 
 import numpy as np
 
-from .._backends.dispatch import _from_compat, register
+from .._backends.dispatch import _from_compat
+from .._core.ufuncs import ENGINE_UFUNCS, NUMPY_UFUNC
 from .._plans.elementwise import broadcast_shapes
 from .._core.errors import type_error
 from . import _elementwise_exec as _ex
@@ -30,31 +31,8 @@ from . import _elementwise_exec as _ex
 __all__ = ["ufunc_call", "where", "astype", "copy_into", "OPS"]
 
 #: name -> (arity, C++ expression over the loop-typed inputs {0}, {1})
-OPS = {
-    "add": (2, "{0} + {1}"),
-    "subtract": (2, "{0} - {1}"),
-    "multiply": (2, "{0} * {1}"),
-    "divide": (2, "{0} / {1}"),
-    "maximum": (2, "xstride_max({0}, {1})"),
-    "minimum": (2, "xstride_min({0}, {1})"),
-    "equal": (2, "xstride_eq({0}, {1})"),
-    "not_equal": (2, "!xstride_eq({0}, {1})"),
-    "less": (2, "xstride_lt({0}, {1})"),
-    "less_equal": (2, "(xstride_lt({0}, {1}) || xstride_eq({0}, {1}))"),
-    "greater": (2, "xstride_lt({1}, {0})"),
-    "greater_equal": (2, "(xstride_lt({1}, {0}) || xstride_eq({0}, {1}))"),
-    "bitwise_and": (2, "{0} & {1}"),
-    "bitwise_or": (2, "{0} | {1}"),
-    "bitwise_xor": (2, "{0} ^ {1}"),
-    "logical_and": (2, "((bool){0} && (bool){1})"),
-    "logical_or": (2, "((bool){0} || (bool){1})"),
-    "logical_xor": (2, "((bool){0} != (bool){1})"),
-    "negative": (1, "-{0}"),
-    "positive": (1, "{0}"),
-    "abs": (1, "xstride_abs({0})"),
-    "square": (1, "{0} * {0}"),
-}
-_NP_UFUNC = {"abs": "absolute", "bitwise_invert": "invert"}
+OPS = ENGINE_UFUNCS
+_NP_UFUNC = NUMPY_UFUNC
 _NAMES = "abcdefgh"
 _resolve_cache: dict = {}
 _spec_cache: dict = {}
@@ -324,8 +302,8 @@ def _make(func, nin):
     return impl
 
 
-for _name, (_nin, _) in OPS.items():
-    register(_name, "cupy")(_make(_name, _nin))
-register("where", "cupy")(where)
-register("astype", "cupy")(astype)
-del _name, _nin
+#: The namespace functions this executor implements (registered by
+#: ``xstride.elementwise`` for the backend whose executor this is).
+FUNCTIONS = {name: _make(name, nin) for name, (nin, _) in OPS.items()}
+FUNCTIONS["where"] = where
+FUNCTIONS["astype"] = astype

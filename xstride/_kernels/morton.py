@@ -126,3 +126,8 @@ def decode(keys_u64, ndim: int):
         kernel = function(f"xstride_morton_decode{ndim}_u64", file=_SOURCE)
         kernel(_grid(n), (_THREADS,), (flat, np.int64(n), out))
     return out.reshape(shape + (ndim,))
+
+
+def checked_keys(positions, lower, scales, levels: int):
+    """``(keys, first bad row or -1)``: keys and the finiteness check in one pass."""
+    return keys(positions, lower, scales, levels)

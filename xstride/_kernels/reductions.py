@@ -22,9 +22,13 @@ import warnings
 import numpy as np
 
 from .._backends import select as _backend
-from .._backends.dispatch import register
 from .._core.errors import type_error, value_error
-from .._plans.reduction import normalize_axis, plan_reduction
+from .._plans.reduction import (
+    check_correction as _check_correction,
+    empty_axis_error as _empty_axis_error,
+    normalize_axis,
+    plan_reduction,
+)
 from ..layout import Layout
 from . import _reduce_common as rc
 from ._geometry import reduction_geometry
@@ -50,14 +54,6 @@ def _out_dtype(func: str, dtype, default: np.dtype) -> np.dtype:
         return np.dtype(dtype)
     except TypeError:
         raise type_error(func, "dtype", dtype, "a dtype of the namespace or None") from None
-
-
-def _empty_axis_error(func: str, shape, axes) -> ValueError:
-    empty = [a for a in axes if shape[a] == 0]
-    return value_error(
-        func, "x", f"of shape {tuple(shape)} has the zero-size axis {empty[0]} in the "
-                   f"reduction over axis={axes}; {func} of an empty selection has no "
-                   "identity")
 
 
 def _finish(buf, plan, ndim: int, keepdims: bool):
@@ -364,7 +360,6 @@ def _kernels_take(x, *dtypes) -> bool:
 
 
 # ----------------------------------------------------------------------------- cupy: sums
-@register("sum", "cupy")
 def sum(x, /, *, axis=None, dtype=None, keepdims=False, **kwargs):
     """Sum (array API standard ``sum``) of a CuPy array on xstride's kernels.
 
@@ -383,7 +378,6 @@ def sum(x, /, *, axis=None, dtype=None, keepdims=False, **kwargs):
     return _reduce("sum", "sum", x, axis, keepdims, out, rc.acc_dtype(out), dtype)
 
 
-@register("prod", "cupy")
 def prod(x, /, *, axis=None, dtype=None, keepdims=False, **kwargs):
     """Product (array API standard ``prod``) of a CuPy array on xstride's kernels.
 
@@ -414,7 +408,6 @@ def _minmax(func: str, x, axis, keepdims, kwargs):
     return _reduce(func, func, x, axis, keepdims, dt, rc.minmax_acc_dtype(dt))
 
 
-@register("min", "cupy")
 def min(x, /, *, axis=None, keepdims=False, **kwargs):
     """Minimum (array API standard ``min``) of a CuPy array on xstride's kernels.
 
@@ -423,7 +416,6 @@ def min(x, /, *, axis=None, keepdims=False, **kwargs):
     return _minmax("min", x, axis, keepdims, kwargs)
 
 
-@register("max", "cupy")
 def max(x, /, *, axis=None, keepdims=False, **kwargs):
     """Maximum (array API standard ``max``) of a CuPy array on xstride's kernels.
 
@@ -453,7 +445,6 @@ def _sum_and_count(func: str, x, axis):
     return plan.axes, plan, _launch(x, rec, f8, f8)
 
 
-@register("mean", "cupy")
 def mean(x, /, *, axis=None, keepdims=False, dtype=None, **kwargs):
     """Arithmetic mean (array API standard ``mean``) of a CuPy array.
 
@@ -475,13 +466,6 @@ def mean(x, /, *, axis=None, keepdims=False, dtype=None, **kwargs):
     else:
         buf = (s / plan.rowlen).astype(out, copy=False)
     return _finish(buf, plan, x.ndim, keepdims)
-
-
-def _check_correction(func: str, correction) -> None:
-    """``correction`` must be a real number (not bool, not complex): TypeError."""
-    if isinstance(correction, (bool, np.bool_, complex, np.complexfloating)) or \
-            not isinstance(correction, (int, float, np.integer, np.floating)):
-        raise type_error(func, "correction", correction, "a real number")
 
 
 def _var(func: str, x, axis, correction, keepdims, dtype, kwargs, root: bool):
@@ -519,7 +503,6 @@ def _var(func: str, x, axis, correction, keepdims, dtype, kwargs, root: bool):
     return _finish(v, plan, x.ndim, keepdims)
 
 
-@register("var", "cupy")
 def var(x, /, *, axis=None, correction=0.0, keepdims=False, dtype=None, **kwargs):
     """Variance (array API standard ``var``) of a CuPy array.
 
@@ -530,7 +513,11 @@ def var(x, /, *, axis=None, correction=0.0, keepdims=False, dtype=None, **kwargs
     return _var("var", x, axis, correction, keepdims, dtype, kwargs, root=False)
 
 
-@register("std", "cupy")
 def std(x, /, *, axis=None, correction=0.0, keepdims=False, dtype=None, **kwargs):
     """Standard deviation (array API standard ``std``): the square root of :func:`var`."""
     return _var("std", x, axis, correction, keepdims, dtype, kwargs, root=True)
+
+
+#: The namespace functions this executor implements (registered by
+#: ``xstride.reductions``).
+FUNCTIONS = {"sum": sum, "prod": prod, "min": min, "max": max, "mean": mean, "var": var, "std": std}

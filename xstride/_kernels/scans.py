@@ -18,7 +18,6 @@ import threading
 import numpy as np
 
 from .._backends import select as _backend
-from .._backends.dispatch import register
 from .._core.errors import type_error
 from .._plans.reduction import normalize_scan_axis, plan_scan
 from ..layout import Layout
@@ -286,7 +285,6 @@ def _repeat(op, x, axis, dtype, include_initial):
     return _run(_cupy(), hit[0], x, dev, hit[1])
 
 
-@register("cumulative_sum", "cupy")
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
     """Cumulative sum (array API standard ``cumulative_sum``) of a CuPy array.
 
@@ -297,7 +295,11 @@ def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
     return scan("cumulative_sum", "sum", x, axis, dtype, include_initial)
 
 
-@register("cumulative_prod", "cupy")
 def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
     """Cumulative product (array API standard ``cumulative_prod``) of a CuPy array."""
     return scan("cumulative_prod", "prod", x, axis, dtype, include_initial)
+
+
+#: The namespace functions this executor implements (registered by
+#: ``xstride.reductions``).
+FUNCTIONS = {"cumulative_sum": cumulative_sum, "cumulative_prod": cumulative_prod}

@@ -36,6 +36,7 @@ Parallel Prefix Scan with Decoupled Look-back", NVIDIA NVR-2016-002).
 
 from __future__ import annotations
 
+import numbers
 import operator
 from dataclasses import dataclass
 
@@ -340,3 +341,21 @@ def plan_scan(layout: Layout, axis: int, include_initial: bool, sm_count: int = 
             strategy = "columns" if (length <= 4096 or nrows >= 128 * sm) else "lookback"
     return ScanPlan(strategy, axis, length, bool(include_initial), out_shape, out_strides,
                     kshape, kstride, kout, s_in, s_out, layout.offset, nrows)
+
+
+# ----------------------------------------------------------------------------- argument rules
+def empty_axis_error(func: str, shape, axes) -> ValueError:
+    """The ``ValueError`` of ``min``/``max`` over an empty selection (no identity)."""
+    empty = [a for a in axes if shape[a] == 0]
+    return value_error(
+        func, "x", f"of shape {tuple(shape)} has the zero-size axis {empty[0]} in the "
+                   f"reduction over axis={axes}; {func} of an empty selection has no "
+                   "identity")
+
+
+def check_correction(func: str, correction) -> None:
+    """``correction`` of ``var``/``std`` must be a real number (not bool, not complex):
+    ``TypeError`` otherwise. NumPy real scalars count (``numbers.Real``); NumPy's
+    ``bool_`` is not one."""
+    if isinstance(correction, bool) or not isinstance(correction, numbers.Real):
+        raise type_error(func, "correction", correction, "a real number")

@@ -21,7 +21,7 @@ import operator
 
 import numpy as np
 
-from .._backends.select import array_module, backend_of
+from .. import _backends
 from .._core.errors import type_error, value_error
 
 __all__ = [
@@ -128,7 +128,7 @@ def morton_keys(positions, lower, upper, levels):
     array([1], dtype=uint64)
     """
     func = "morton_keys"
-    backend = backend_of(func, [("positions", positions), ("lower", lower), ("upper", upper)])
+    backend = _backends.of(func, [("positions", positions), ("lower", lower), ("upper", upper)])
     pos = _as_array(func, "positions", positions, backend)
     if pos.dtype.kind not in "fiu":
         raise type_error(func, "positions", pos, "a real floating or integer dtype")
@@ -143,18 +143,9 @@ def morton_keys(positions, lower, upper, levels):
                                          f"{lo.size} and {hi.size}")
     lv = _levels(func, levels, ndim)
     scales = morton_scales(lo, hi, lv)
-    if backend == "numpy":
-        from .._host import morton as host
-
-        bad = host.first_nonfinite_row(pos)
-        if bad >= 0:
-            raise _nonfinite(func, bad, pos[bad])
-        return host.keys(pos, lo, scales, lv)
-    from .._kernels import morton as dev
-
-    keys, bad = dev.keys(pos, lo, scales, lv)
+    keys, bad = backend.executor("morton").checked_keys(pos, lo, scales, lv)
     if bad >= 0:
-        raise _nonfinite(func, bad, pos[bad].get())
+        raise _nonfinite(func, bad, backend.to_host(pos[bad]))
     return keys
 
 
@@ -194,8 +185,8 @@ def morton_encode(ix, iy, iz=None, *, levels=None):
     func = "morton_encode"
     named = [("ix", ix), ("iy", iy)] + ([("iz", iz)] if iz is not None else [])
     ndim = len(named)
-    backend = backend_of(func, named)
-    xp = array_module(backend)
+    backend = _backends.of(func, named)
+    xp = backend.load()
     cells = [_integer_array(func, name, value, backend) for name, value in named]
     lv = MAX_MORTON_LEVELS[ndim] if levels is None else _levels(func, levels, ndim)
     try:
@@ -213,13 +204,7 @@ def morton_encode(ix, iy, iz=None, *, levels=None):
             raise value_error(func, name, f"has cell index {top}, wider than the {lv}-bit "
                                           f"limit of {ndim}-D keys at levels={lv} "
                                           f"(max {2**lv - 1})")
-    if backend == "numpy":
-        from .._host import morton as host
-
-        return host.encode(cells)
-    from .._kernels import morton as dev
-
-    return dev.encode(cells)
+    return backend.executor("morton").encode(cells)
 
 
 def morton_decode(keys, ndim):
@@ -253,7 +238,7 @@ def morton_decode(keys, ndim):
         raise type_error(func, "ndim", ndim, "2 or 3") from None
     if nd not in MAX_MORTON_LEVELS:
         raise value_error(func, "ndim", f"must be 2 or 3; got {nd}")
-    backend = backend_of(func, [("keys", keys)])
+    backend = _backends.of(func, [("keys", keys)])
     arr = _integer_array(func, "keys", keys, backend)
     if arr.size and arr.dtype.kind == "i" and int(arr.min()) < 0:
         raise value_error(func, "keys", f"has a negative key ({int(arr.min())})")
@@ -262,14 +247,7 @@ def morton_decode(keys, ndim):
         raise value_error(func, "keys", f"has a key with bit 63 set ({int(u.max())}); "
                                         "3-D keys have 63 bits")
     flat = u.reshape(-1)  # the executors work on 1-D keys; 0-d keys too
-    if backend == "numpy":
-        from .._host import morton as host
-
-        cells = host.decode(flat, nd)
-    else:
-        from .._kernels import morton as dev
-
-        cells = dev.decode(flat, nd)
+    cells = backend.executor("morton").decode(flat, nd)
     return cells.reshape(tuple(u.shape) + (nd,))
 
 
@@ -306,7 +284,7 @@ def sort_by_key(keys, *values):
     """
     func = "sort_by_key"
     named = [("keys", keys)] + [(f"values[{i}]", v) for i, v in enumerate(values)]
-    backend = backend_of(func, named)
+    backend = _backends.of(func, named)
     k = _integer_array(func, "keys", keys, backend)
     if k.ndim != 1:
         raise value_error(func, "keys", f"must be 1-D; got shape {tuple(k.shape)}")
@@ -318,10 +296,4 @@ def sort_by_key(keys, *values):
             raise value_error(func, name, f"must have shape ({n},) or ({n}, k) to match "
                                           f"keys of shape ({n},); got {tuple(arr.shape)}")
         vals.append(arr)
-    if backend == "numpy":
-        from .._host import sort as host
-
-        return host.sort_by_key(k, vals)
-    from .._kernels import sort as dev
-
-    return dev.sort_by_key(k, vals)
+    return backend.executor("sort").sort_by_key(k, vals)

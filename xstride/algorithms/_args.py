@@ -6,7 +6,7 @@ import operator
 
 import numpy as np
 
-from .._backends.select import array_module, backend_of_array
+from .. import _backends
 from .._core.errors import type_error, value_error
 from .._core.intseq import integer_array
 
@@ -29,8 +29,9 @@ def _levels(func: str, levels, ndim: int) -> int:
 
 def _host_vector(func: str, name: str, value) -> np.ndarray:
     """A bound (lower/upper) as a float64 NumPy vector; CuPy arrays are copied to the host."""
-    if backend_of_array(value) == "cupy":
-        value = value.get()
+    be = _backends.of_array(value)
+    if be is not None and not isinstance(value, np.generic):
+        value = be.to_host(value)
     if value is None:
         raise type_error(func, name, value, "a sequence of 2 or 3 real numbers")
     try:
@@ -46,25 +47,25 @@ def _host_vector(func: str, name: str, value) -> np.ndarray:
     return arr
 
 
-def _as_array(func: str, name: str, value, backend: str):
-    xp = array_module(backend)
-    if backend_of_array(value) is not None:
+def _as_array(func: str, name: str, value, backend):
+    """``value`` as an array of ``backend`` (a Backend object); arrays pass as they are."""
+    if _backends.of_array(value) is not None:
         return value
     try:
-        return xp.asarray(value)
+        return backend.asarray(value)
     except Exception:
         raise type_error(func, name, value, "an array") from None
 
 
-def _integer_array(func: str, name: str, value, backend: str):
+def _integer_array(func: str, name: str, value, backend):
     if value is None or isinstance(value, (list, tuple)) or (
             isinstance(value, np.ndarray) and value.dtype == object):
         # exact for lists mixing small ints with ints >= 2**63 (NumPy makes those
         # float64), TypeError for None and non-integers, empty lists allowed
-        return array_module(backend).asarray(integer_array(func, name, value))
+        return backend.asarray(integer_array(func, name, value))
     arr = _as_array(func, name, value, backend)
     if arr.dtype == object:  # a Python int beyond 64 bits
-        return array_module(backend).asarray(integer_array(func, name, value))
+        return backend.asarray(integer_array(func, name, value))
     if arr.dtype.kind not in "iu":
         raise type_error(func, name, arr, "an integer dtype (signed or unsigned, not bool)")
     return arr

@@ -25,7 +25,7 @@ import numpy as np
 from .._core.errors import type_error, value_error
 from ._signature import CType
 
-__all__ = ["DeviceArray", "device_array", "pack_value", "c_contiguous"]
+__all__ = ["DeviceArray", "device_array", "pack_value", "check_device", "c_contiguous"]
 
 
 @dataclass(frozen=True)
@@ -85,6 +85,34 @@ def device_array(value) -> DeviceArray | None:
                        None if dev is None else int(dev))
 
 
+def _short(value) -> str:
+    """``repr(value)``, cut to 60 characters (a 400-digit int stays readable)."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _pack_real(ct: CType, value, part, label: str, arg: str) -> bytes:
+    """One real number (``part`` of ``value``) in the float type ``ct.dtype``;
+    ``OverflowError`` when a finite number would become infinite."""
+    dt = ct.dtype
+    largest = float(np.finfo(dt).max)
+
+    def too_big():
+        return OverflowError(f"{label}: argument '{arg}' value {_short(value)} is out of "
+                             f"range for C type '{ct.text}' (largest {largest!r})")
+
+    if isinstance(part, (int, np.integer)):
+        try:
+            part = float(part)
+        except OverflowError:  # an int too large for a Python float
+            raise too_big() from None
+    with np.errstate(over="ignore"):
+        packed = np.array(part, dtype=dt)
+    if np.isfinite(part) and not np.isfinite(packed):
+        raise too_big()
+    return packed.tobytes()
+
+
 def _check_scalar(ct: CType, value, label: str, arg: str) -> bytes:
     dt = ct.dtype
     allowed = f"a Python or NumPy scalar for C type '{ct.text}'"
@@ -98,31 +126,28 @@ def _check_scalar(ct: CType, value, label: str, arg: str) -> bytes:
             raise type_error(label, arg, value, "a bool")
         return np.array(bool(value), dtype=dt).tobytes()
     if dt.kind in "iu":
-        if isinstance(value, (float, complex, np.floating, np.complexfloating)) or not \
-                isinstance(value, (int, np.integer)):
+        if isinstance(value, (float, complex, np.floating, np.complexfloating, bool,
+                              np.bool_)) or not isinstance(value, (int, np.integer)):
             raise type_error(label, arg, value, f"an integer for C type '{ct.text}'")
         v = int(value)
         info = np.iinfo(dt)
         if not info.min <= v <= info.max:
-            raise OverflowError(f"{label}: argument '{arg}' value {v} is out of range for "
-                                f"C type '{ct.text}' [{info.min}, {info.max}]")
+            raise OverflowError(f"{label}: argument '{arg}' value {_short(v)} is out of range "
+                                f"for C type '{ct.text}' [{info.min}, {info.max}]")
         return np.array(v, dtype=dt).tobytes()
     if dt.kind == "f":
         if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(
                 value, (bool, np.bool_)):
             raise type_error(label, arg, value, f"a real number for C type '{ct.text}'")
-        v = float(value)
-        with np.errstate(over="ignore"):
-            packed = np.array(v, dtype=dt)
-        if math.isfinite(v) and not np.isfinite(packed):
-            raise OverflowError(f"{label}: argument '{arg}' value {v!r} is out of range for "
-                                f"C type '{ct.text}' (largest {float(np.finfo(dt).max)!r})")
-        return packed.tobytes()
+        return _pack_real(ct, value, value, label, arg)
     if dt.kind == "c":
         if not isinstance(value, (int, float, complex, np.number)) or isinstance(
                 value, (bool, np.bool_)):
             raise type_error(label, arg, value, f"a number for C type '{ct.text}'")
-        return np.array(complex(value), dtype=dt).tobytes()
+        parts = (value.real, value.imag) if isinstance(value, (complex, np.complexfloating)) \
+            else (value, 0.0)
+        part_ct = CType("scalar", ct.text, np.dtype(f"f{dt.itemsize // 2}"))
+        return b"".join(_pack_real(part_ct, value, p, label, arg) for p in parts)
     raise type_error(label, arg, value, allowed)  # pragma: no cover - no other kinds
 
 
@@ -142,9 +167,8 @@ def _check_array(ct: CType, value, label: str, arg: str, device: int | None) -> 
     if ct.dtype is not None and arr.dtype != ct.dtype:
         raise TypeError(f"{label}: argument '{arg}' has dtype {arr.dtype.name}; the kernel "
                         f"takes '{ct.text}' (dtype {ct.dtype.name})")
-    if device is not None and arr.device is not None and arr.device != device:
-        raise value_error(label, arg, f"is on device {arr.device}; the kernel launches on "
-                          f"device {device} (arrays are never moved between devices)")
+    if device is not None:
+        _check_array_device(arr, label, arg, device)
     if ct.kind in ("view", "cview") and len(arr.shape) != ct.ndim:
         raise TypeError(f"{label}: argument '{arg}' has {len(arr.shape)} dimensions "
                         f"(shape {arr.shape}); the kernel takes '{ct.text}' "
@@ -164,6 +188,30 @@ def _check_array(ct: CType, value, label: str, arg: str, device: int | None) -> 
     return arr
 
 
+def _check_array_device(arr: DeviceArray, label: str, arg: str, device: int) -> None:
+    if arr.device is not None and arr.device != device:
+        raise value_error(label, arg, f"is on device {arr.device}; the kernel launches on "
+                          f"device {device} (arrays are never moved between devices)")
+
+
+def check_device(ct: CType, value, label: str, arg: str, device: int) -> None:
+    """``ValueError`` when an array argument (or an array field of a struct value, at
+    any depth) lives on a device other than ``device``.
+
+    The device is the one thing :func:`pack_value` cannot check without CuPy, so a
+    launch packs (and checks) every argument first and calls this once it knows the
+    current device.
+    """
+    if ct.kind == "scalar":
+        return
+    if ct.kind == "struct":
+        value.check_device(device, label, arg)
+        return
+    arr = device_array(value)
+    if arr is not None:
+        _check_array_device(arr, label, arg, device)
+
+
 def pack_value(ct: CType, value, label: str, arg: str, device: int | None = None) -> bytes:
     """Check ``value`` against ``ct`` and return the bytes passed by value.
 
@@ -181,8 +229,6 @@ def pack_value(ct: CType, value, label: str, arg: str, device: int | None = None
     if ct.kind == "scalar":
         return _check_scalar(ct, value, label, arg)
     if ct.kind == "struct":
-        from ._struct import CudaStructValue
-
         if not isinstance(value, CudaStructValue):
             raise type_error(label, arg, value, f"a CudaStruct value of struct '{ct.struct}'")
         value.struct._check_matches(ct, label, arg)
@@ -195,3 +241,33 @@ def pack_value(ct: CType, value, label: str, arg: str, device: int | None = None
     fields = arr.shape if ct.kind == "cview" else arr.shape + arr.strides
     return _pystruct.pack("<Q", arr.ptr) + np.asarray(fields, dtype="<i8").tobytes()
 
+
+class CudaStructValue:
+    """A packed value of a :class:`CudaStruct` (keeps its arrays alive)."""
+
+    def __init__(self, struct: CudaStruct, data: bytes, keep: tuple):
+        self.struct = struct
+        self._data = data
+        self._keep = keep
+
+    def tobytes(self) -> bytes:
+        """The struct's bytes, as the kernel receives them."""
+        return self._data
+
+    def check_device(self, device: int, label: str, arg: str) -> None:
+        """``ValueError`` if an array field (or a nested one) lives on another device."""
+        for (fname, _), v in zip(self.struct.fields, self._keep):
+            if isinstance(v, CudaStructValue):
+                v.check_device(device, label, f"{arg}.{fname}")
+                continue
+            arr = device_array(v)
+            if arr is not None and arr.device is not None and arr.device != device:
+                raise value_error(label, f"{arg}.{fname}", f"is on device {arr.device}; "
+                                  f"the kernel launches on device {device}")
+
+    def __repr__(self) -> str:
+        return f"<{self.struct.name} value, {len(self._data)} bytes>"
+
+    def as_array(self) -> np.ndarray:
+        """The bytes as a size-one NumPy array (how CuPy passes it by value)."""
+        return np.frombuffer(self._data, dtype=np.dtype((np.void, len(self._data))))

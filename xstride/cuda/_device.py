@@ -7,7 +7,7 @@ import sys
 from .._backends.select import load_cupy
 from . import _hip_rules
 
-__all__ = ["is_hip", "device_properties", "capabilities"]
+__all__ = ["is_hip", "device_count", "device_properties", "capabilities"]
 
 
 def is_hip() -> bool:
@@ -22,6 +22,11 @@ def is_hip() -> bool:
         except RuntimeError:
             return False
     return bool(getattr(cupy.cuda.runtime, "is_hip", False))
+
+
+def device_count() -> int:
+    """Number of devices CuPy sees (``RuntimeError`` with the reason when none answers)."""
+    return int(load_cupy().cuda.runtime.getDeviceCount())
 
 
 def _decode(value):

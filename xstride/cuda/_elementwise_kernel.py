@@ -11,11 +11,12 @@ Not supported (``NotImplementedError``): ``raw`` parameters, ``reduce``-style op
 
 from __future__ import annotations
 
+import numbers
 import re
 
 import numpy as np
 
-from .._core.csource import is_c_identifier
+from .._core.csource import code_only, is_c_identifier, strip_comments
 from .._plans.elementwise import broadcast_shapes
 from .._core.errors import type_error
 from .._kernels import _elementwise_exec as _ex
@@ -121,7 +122,7 @@ class ElementwiseKernel:
         self.operation = operation
         self.name = name
         self.preamble = preamble
-        self._uses_i = bool(_USES_I.search(operation))
+        self._uses_i = bool(_USES_I.search(code_only(operation)))
         self._return_tuple = bool(kwargs.get("return_tuple", False))
 
     def __call__(self, *args, size=None, stream=None):
@@ -145,19 +146,38 @@ class ElementwiseKernel:
         Raises
         ------
         TypeError
-            Wrong number of arguments, a non-CuPy array, or conflicting dtypes for one
-            type placeholder.
+            Wrong number of arguments, a non-CuPy array, a ``size`` that is not an int
+            >= 0, a ``stream`` that is not a CuPy stream, or conflicting dtypes for one
+            type placeholder. The count and the kind of each argument are checked
+            before CuPy is imported.
         ValueError
             Shapes that do not broadcast, or an output of the wrong shape.
+        RuntimeError
+            CuPy or a device is unavailable (after the checks above).
         """
         from .._backends.select import load_cupy
 
-        cupy = load_cupy()
         nin, nout = len(self.in_params), len(self.out_params)
         if len(args) not in (nin, nin + nout):
             raise TypeError(f"{self.name}: takes {nin} inputs (and optionally {nout} "
                             f"outputs), got {len(args)} arguments")
         ins, outs = list(args[:nin]), list(args[nin:])
+        # Checks that need no device run before CuPy is loaded.
+        for (pname, _, _), a in zip(self.in_params, ins):
+            if isinstance(a, np.ndarray) or not (
+                    isinstance(a, (bool, int, float, np.generic))
+                    or hasattr(a, "__cuda_array_interface__")):
+                raise type_error(self.name, pname, a, "a cupy.ndarray or a scalar")
+        for (pname, _, _), o in zip(self.out_params, outs):
+            if not hasattr(o, "__cuda_array_interface__"):
+                raise type_error(self.name, pname, o, "a cupy.ndarray")
+        if size is not None and (isinstance(size, bool) or not isinstance(size, numbers.Integral)
+                                 or size < 0):
+            raise type_error(self.name, "size", size, "None or an int >= 0")
+        if stream is not None and not (isinstance(getattr(stream, "ptr", None), numbers.Integral)
+                                       and hasattr(stream, "__enter__")):
+            raise type_error(self.name, "stream", stream, "a cupy.cuda.Stream or None")
+        cupy = load_cupy()
         bound: dict[str, np.dtype] = {}
 
         def bind(typ, dt, argname):
@@ -223,9 +243,16 @@ class ElementwiseKernel:
                 specs.append(_ex.operand(pname, ldt, ldt, kind="scalar"))
                 kins.append(np.asarray(a).astype(ldt)[()])
         typedefs = "".join(f"typedef {_ex.ctype(d)} {t};\n" for t, d in sorted(bound.items()))
-        body = self.operation.rstrip().rstrip(";") + ";"  # CuPy accepts it without ';'
-        _ex.launch(self.name, body, specs, outs, kins, keep_order=self._uses_i,
-                   preamble=typedefs + self.preamble, index_var=self._uses_i)
+        # CuPy accepts it without ';'. Comments are dropped: the engine writes the body
+        # on a line with code after it, which a trailing '//' comment would swallow.
+        body = strip_comments(self.operation).rstrip().rstrip(";") + ";"
+        if stream is None:
+            _ex.launch(self.name, body, specs, outs, kins, keep_order=self._uses_i,
+                       preamble=typedefs + self.preamble, index_var=self._uses_i)
+        else:
+            with stream:  # a cupy.cuda.Stream is current inside its with-block
+                _ex.launch(self.name, body, specs, outs, kins, keep_order=self._uses_i,
+                           preamble=typedefs + self.preamble, index_var=self._uses_i)
         if len(outs) == 1 and not self._return_tuple:
             return outs[0]
         return tuple(outs)

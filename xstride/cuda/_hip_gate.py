@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from . import _device
+from .._core.csource import strip_comments
 from .._kernels._compile import include_dir
 from ._hip_rules import RULES, HipRule
 from .._kernels._includes import IncludeGraph
@@ -63,7 +64,7 @@ def violations(signature: Signature, graph: IncludeGraph, options, source: str,
             if any(o.replace(" ", "") in ("-DXSTRIDE_BOUNDS_CHECK", "-DXSTRIDE_BOUNDS_CHECK=1")
                    or o.startswith("-DXSTRIDE_BOUNDS_CHECK=") for o in options):
                 out.append((r, "it is compiled with -DXSTRIDE_BOUNDS_CHECK"))
-            elif any(_BOUNDS_DEFINE.search(t) for t in texts):
+            elif any(_BOUNDS_DEFINE.search(strip_comments(t)) for t in texts):
                 out.append((r, "its source defines XSTRIDE_BOUNDS_CHECK"))
     return out
 

@@ -40,11 +40,14 @@ def as_dims(label: str, arg: str, value, *, allow_zero: bool) -> tuple[int, int,
     return tuple(out + [1] * (3 - len(out)))
 
 
-def launch_config(label: str, *, n_threads, grid, block, shared_mem, limits: Limits):
+def launch_config(label: str, *, n_threads, grid, block, shared_mem, limits: Limits | None):
     """Return ``(grid, block, empty)`` as 3-tuples; ``empty`` means launch nothing.
 
     Exactly one of ``n_threads`` (threads wanted per dimension, x first; the grid is
     ``ceil(n / block)`` per dimension) and ``grid`` (blocks per dimension) is given.
+    With ``limits=None`` only what holds on every device is checked (types, signs,
+    at most 1024 threads per block): the check a launch makes before it asks CuPy
+    for the device and its limits.
 
     Raises
     ------
@@ -63,11 +66,13 @@ def launch_config(label: str, *, n_threads, grid, block, shared_mem, limits: Lim
     if shared_mem < 0:
         raise value_error(label, "shared_mem", f"must be >= 0, got {shared_mem}")
     threads = b[0] * b[1] * b[2]
-    cap = min(MAX_BLOCK_THREADS, limits.max_threads_per_block)
+    cap = MAX_BLOCK_THREADS if limits is None else min(MAX_BLOCK_THREADS,
+                                                      limits.max_threads_per_block)
     if threads > cap:
+        where = "" if limits is None else " on this device"
         raise value_error(label, "block", f"{b} has {threads} threads; at most {cap} per "
-                          "block on this device")
-    for axis, (n, m) in enumerate(zip(b, limits.max_block_dims)):
+                          f"block{where}")
+    for axis, (n, m) in enumerate(zip(b, limits.max_block_dims if limits else b)):
         if n > m:
             raise value_error(label, "block", f"{b}: dimension {'xyz'[axis]} is {n}, the "
                               f"device allows at most {m}")
@@ -76,12 +81,12 @@ def launch_config(label: str, *, n_threads, grid, block, shared_mem, limits: Lim
     else:
         n = as_dims(label, "n_threads", n_threads, allow_zero=True)
         g = tuple(-(-ni // bi) for ni, bi in zip(n, b))
-    for axis, (n, m) in enumerate(zip(g, limits.max_grid_dims)):
+    for axis, (n, m) in enumerate(zip(g, limits.max_grid_dims if limits else g)):
         if n > m:
             raise value_error(label, "grid", f"{g}: dimension {'xyz'[axis]} is {n} blocks, "
                               f"the device allows at most {m}; launch fewer blocks and "
                               "loop with XSTRIDE_GRID_STRIDE_LOOP")
-    if shared_mem > limits.max_shared_mem:
+    if limits is not None and shared_mem > limits.max_shared_mem:
         raise value_error(label, "shared_mem", f"{shared_mem} bytes exceeds the device's "
                           f"{limits.max_shared_mem} bytes per block")
     return g, b, 0 in g

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._core import dtypes as _dtypes
-from .._core.csource import strip_comments
+from .._core.csource import CXX_KEYWORDS, code_only, strip_comments
 
 __all__ = [
     "CType", "Param", "Signature", "MAX_VIEW_NDIM", "strip_comments", "find_structs",
@@ -149,8 +149,9 @@ def _match_brace(text: str, open_at: int) -> int:
 
 
 def find_structs(text: str) -> dict[str, str]:
-    """``{name: body}`` of every ``struct``/``class`` definition in C text."""
-    text = strip_comments(text)
+    """``{name: body}`` of every ``struct``/``class`` definition in C text (comments
+    removed; braces inside string or character literals do not count)."""
+    text = code_only(text)
     out: dict[str, str] = {}
     for m in re.finditer(r"\b(?:struct|class)\s+(\w+)\s*(?::[^{;]*)?\{", text):
         end = _match_brace(text, m.end() - 1)
@@ -163,29 +164,52 @@ def find_structs(text: str) -> dict[str, str]:
     return out
 
 
+def _int_spelling_error(words: list[str]) -> str | None:
+    """Why a spelling made of ``signed``/``unsigned``/``char``/``short``/``int``/``long``
+    is not a C integer type, or ``None`` when it is one (``long long int`` ...)."""
+    counts = {w: words.count(w) for w in set(words)}
+    for w, k in counts.items():
+        if k > (2 if w == "long" else 1):
+            return f"{w!r} is repeated"
+    if "signed" in counts and "unsigned" in counts:
+        return "'signed' and 'unsigned' cannot be combined"
+    sizes = [w for w in ("char", "short", "long") if w in counts]
+    if len(sizes) > 1:
+        return f"{' and '.join(repr(w) for w in sizes)} cannot be combined"
+    if "char" in counts and "int" in counts:
+        return "'char' and 'int' cannot be combined"
+    return None
+
+
 def scalar_dtype(text: str) -> np.dtype | None:
     """NumPy dtype of a C scalar type spelling, or ``None`` if it is not one."""
-    t = " ".join(text.replace("const", " ").split())
+    t = " ".join(re.sub(r"\bconst\b", " ", text).split())
     t = re.sub(r"\s*([<>:])\s*", r"\1", t)
     if t.startswith("std::"):
         t = t[5:]
     if t in _NAMED:
         return _NAMED[t]
     words = t.split()
-    if not words or not set(words) <= _INT_WORDS:
+    if not words or not set(words) <= _INT_WORDS or _int_spelling_error(words):
         return None
     unsigned = "unsigned" in words
-    if "signed" in words and unsigned:
-        return None
     if "char" in words:
         bits = 8
     elif "short" in words:
         bits = 16
-    elif words.count("long") in (1, 2):  # LP64: long is 64 bits on Linux
+    elif "long" in words:  # LP64: long and long long are 64 bits on Linux
         bits = 64
     else:
         bits = 32
     return np.dtype(f"{'u' if unsigned else ''}int{bits}")
+
+
+def _unknown(where: str, text: str, spelled: str) -> ValueError:
+    """``unknown C type`` error; says why when the words are integer words."""
+    words = " ".join(re.sub(r"\bconst\b", " ", spelled).split()).split()
+    why = _int_spelling_error(words) if words and set(words) <= _INT_WORDS else None
+    return ValueError(f"{where}unknown C type {text.strip()!r}"
+                      + (f": {why}" if why else ""))
 
 
 def parse_type(text: str, *, structs: dict[str, str] | None = None, where: str = "",
@@ -207,11 +231,13 @@ def parse_type(text: str, *, structs: dict[str, str] | None = None, where: str =
     if stars == 1:
         base, _, after = raw.partition("*")
         const = bool(re.search(r"\bconst\b", base))
-        base = " ".join(base.replace("const", " ").split())
+        base = " ".join(re.sub(r"\bconst\b", " ", base).split())
         if base == "void":
             return CType("pointer", spelled, None, const=const)
         dt = scalar_dtype(base)
         if dt is None:
+            if base and set(base.split()) <= _INT_WORDS:
+                raise _unknown(where, text, base)
             raise ValueError(f"{where}unknown C type {text.strip()!r}: pointers to {base!r} "
                              "are not supported (use a scalar pointer or void*)")
         return CType("pointer", spelled, dt, const=const)
@@ -225,6 +251,9 @@ def parse_type(text: str, *, structs: dict[str, str] | None = None, where: str =
             raise ValueError(f"{where}unknown C type {text.strip()!r}: views have 1 to "
                              f"{MAX_VIEW_NDIM} dimensions")
         dt = scalar_dtype(elem)
+        elem_words = set(re.sub(r"\bconst\b", " ", elem).split())
+        if dt is None and elem_words and elem_words <= _INT_WORDS:
+            raise _unknown(where, text, elem)
         if dt is None:
             raise ValueError(f"{where}unknown C type {text.strip()!r}: view element type "
                              f"{elem.strip()!r} is not a known scalar type")
@@ -234,13 +263,13 @@ def parse_type(text: str, *, structs: dict[str, str] | None = None, where: str =
     dt = scalar_dtype(body)
     if dt is not None:
         return CType("scalar", body, dt)
-    name = body.strip()
+    name = " ".join(re.sub(r"\bconst\b", " ", body).split())  # "Params const"
     if _IDENT.fullmatch(name) and name in structs:
         fields = None
         if _depth < 8:
             fields = parse_struct_fields(structs[name], structs=structs, _depth=_depth + 1)
         return CType("struct", name, None, struct=name, fields=fields)
-    raise ValueError(f"{where}unknown C type {text.strip()!r}")
+    raise _unknown(where, text, body)
 
 
 def _split_top(text: str, sep: str) -> list[str]:
@@ -268,7 +297,8 @@ def _split_decl(decl: str) -> tuple[str, str | None]:
         decl = re.sub(r"(\w+)\s*$", r"* \1", decl)
     cleaned = " ".join(_DROP.sub(" ", decl).split())
     m = re.search(r"([A-Za-z_]\w*)\s*$", cleaned)
-    if m and m.group(1) not in _TYPE_WORDS and m.start() > 0:
+    if m and m.group(1) not in _TYPE_WORDS and m.group(1) not in CXX_KEYWORDS \
+            and m.start() > 0:
         head = cleaned[:m.start()].rstrip()
         if head and not head.endswith("::") and head not in ("const",):
             return head, m.group(1)
@@ -342,7 +372,7 @@ def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = 
         parameter of unknown C type (the message names the parameter and the type).
     """
     label = label or f"CudaKernel {name!r}"
-    text = strip_comments(source)
+    text = code_only(source)
     known = dict(structs or {})
     known.update(find_structs(text))
     found: list[tuple[str, ...]] = []

@@ -7,7 +7,7 @@ import numpy as np
 
 from .._core.csource import is_c_identifier
 from .._core.errors import type_error, value_error
-from ._args import pack_value
+from ._args import CudaStructValue, pack_value
 from ._signature import CType, parse_type, struct_layout
 
 __all__ = ["CudaStruct", "CudaStructValue"]
@@ -156,36 +156,3 @@ class CudaStruct:
                 f"{label}: argument '{arg}': CudaStruct {self.name!r} has fields "
                 f"({'; '.join(f'{t} {n}' for n, t in mine)}) but the kernel's struct "
                 f"'{ct.struct}' declares ({'; '.join(f'{t} {n}' for n, t in theirs)})")
-
-
-class CudaStructValue:
-    """A packed value of a :class:`CudaStruct` (keeps its arrays alive)."""
-
-    def __init__(self, struct: CudaStruct, data: bytes, keep: tuple):
-        self.struct = struct
-        self._data = data
-        self._keep = keep
-
-    def tobytes(self) -> bytes:
-        """The struct's bytes, as the kernel receives them."""
-        return self._data
-
-    def check_device(self, device: int, label: str, arg: str) -> None:
-        """``ValueError`` if an array field (or a nested one) lives on another device."""
-        from ._args import device_array
-
-        for (fname, _), v in zip(self.struct.fields, self._keep):
-            if isinstance(v, CudaStructValue):
-                v.check_device(device, label, f"{arg}.{fname}")
-                continue
-            arr = device_array(v)
-            if arr is not None and arr.device is not None and arr.device != device:
-                raise value_error(label, f"{arg}.{fname}", f"is on device {arr.device}; "
-                                  f"the kernel launches on device {device}")
-
-    def __repr__(self) -> str:
-        return f"<{self.struct.name} value, {len(self._data)} bytes>"
-
-    def as_array(self) -> np.ndarray:
-        """The bytes as a size-one NumPy array (how CuPy passes it by value)."""
-        return np.frombuffer(self._data, dtype=np.dtype((np.void, len(self._data))))

@@ -18,7 +18,7 @@ from .._backends.select import load_cupy
 from .._core.errors import type_error, value_error
 from .._kernels import _compile
 from . import _hip_gate
-from ._args import pack_value
+from ._args import check_device, pack_value
 from .._kernels._includes import IncludeGraph, include_dirs_from_options, scan_includes
 from ._launch_config import Limits, launch_config
 from ._signature import Param, find_structs, parse_signature
@@ -111,6 +111,23 @@ def _compile_log(exc: BaseException) -> str | None:
     return get() if callable(get) else str(exc)
 
 
+def _sequence_of(label: str, arg: str, value, types: tuple, allowed: str) -> tuple:
+    """``value`` as a tuple, read once (an iterator or generator is consumed here and
+    kept); ``TypeError`` naming ``arg`` for a str, bytes, a path, a non-iterable
+    (``None``) or an item that is not one of ``types``."""
+    if isinstance(value, (str, bytes, os.PathLike)):
+        raise type_error(label, arg, value, allowed)
+    try:
+        items = tuple(value)
+    except TypeError:
+        raise type_error(label, arg, value, allowed) from None
+    for item in items:
+        if not isinstance(item, types):
+            raise type_error(label, arg, items, allowed + f" (item {item!r} is a "
+                             f"{type(item).__name__})")
+    return items
+
+
 # ---------------------------------------------------------------- the kernel
 class CudaKernel:
     """A CUDA kernel from source, compiled on first use and launched with checks.
@@ -122,11 +139,12 @@ class CudaKernel:
         not a template). Shipped headers are included as ``#include <xstride/...>``.
     name : str
         The kernel's name.
-    options : sequence of str, optional
+    options : iterable of str, optional
         Extra NVRTC options (``-DNAME=1``, ``-I<dir>``, ...). ``-std=c++17`` and
         ``-I<cuda_include_dir()>`` are always added, once.
-    include_dirs : sequence of str or Path, optional
+    include_dirs : iterable of str or Path, optional
         Folders searched for included headers (``-I``), before the shipped folder.
+        Both are read once (an iterator or generator is fine) and kept as tuples.
     block : int or tuple of int, optional
         Default block size (threads per dimension, x first), 128.
     debug : bool, optional
@@ -173,12 +191,9 @@ class CudaKernel:
         label = f"CudaKernel {name!r}"
         if not isinstance(source, str):
             raise type_error(label, "source", source, "a str of CUDA C++ source")
-        if isinstance(options, str) or not all(isinstance(o, str) for o in options):
-            raise type_error(label, "options", options, "a sequence of str")
-        if isinstance(include_dirs, (str, os.PathLike)) or not all(
-                isinstance(d, (str, os.PathLike)) for d in include_dirs):
-            raise type_error(label, "include_dirs", include_dirs,
-                             "a sequence of folders (str or Path)")
+        options = _sequence_of(label, "options", options, (str,), "a sequence of str")
+        include_dirs = _sequence_of(label, "include_dirs", include_dirs, (str, os.PathLike),
+                                    "a sequence of folders (str or Path)")
         if debug is not None and not isinstance(debug, bool):
             raise type_error(label, "debug", debug, "None, True or False")
         from ._launch_config import as_dims
@@ -188,7 +203,7 @@ class CudaKernel:
             block = tuple(int(b) for b in block)
         self.source = source
         self.name = name
-        self.options = tuple(options)
+        self.options = options
         self.include_dirs = tuple(str(Path(d)) for d in include_dirs)
         self.block = block
         self.debug = debug_from_env() if debug is None else debug
@@ -284,7 +299,7 @@ class CudaKernel:
         return self
 
     # ------------------------------------------------------------ launching
-    def _pack(self, args, device: int | None) -> list[bytes]:
+    def _pack(self, args, device: int | None = None) -> list[bytes]:
         params = self.params
         if len(args) != len(params):
             names = ", ".join(p.name for p in params) or "none"
@@ -325,20 +340,34 @@ class CudaKernel:
         OverflowError
             An integer outside its C type's range.
         RuntimeError
-            In debug mode, a device fault during the launch (names kernel, grid, block).
+            CuPy or a device is unavailable (raised only after every check that needs
+            no device has passed); in debug mode, a device fault during the launch
+            (names kernel, grid, block).
 
         Notes
         -----
+        The checks of the count, kinds, dtypes, ranks, layouts and values of the
+        arguments and of the launch shape need no device and run before CuPy is
+        imported; the device of each array and the device's own limits (block and grid
+        sizes, shared memory) are checked next, still before compiling or launching.
+
         A launch with zero threads or blocks in any dimension runs every check and
         launches nothing (it does not compile the kernel).
         """
+        # Every check that needs no device runs first, so a wrong call is reported
+        # the same way with or without CuPy (and before CuPy is imported).
+        packed = self._pack(args)
+        launch_config(self._label, n_threads=n_threads, grid=grid,
+                      block=self.block if block is None else block,
+                      shared_mem=shared_mem, limits=None)
+        if stream is not None and not isinstance(getattr(stream, "ptr", None), numbers.Integral):
+            raise type_error(self._label, "stream", stream, "a cupy.cuda.Stream or None")
         device = _current_device()
-        packed = self._pack(args, device)
+        for p, a in zip(self.params, args):
+            check_device(p.ctype, a, self._label, p.name, device)
         g, b, empty = launch_config(self._label, n_threads=n_threads, grid=grid,
                                     block=self.block if block is None else block,
                                     shared_mem=shared_mem, limits=_device_limits(device))
-        if stream is not None and not isinstance(getattr(stream, "ptr", None), numbers.Integral):
-            raise type_error(self._label, "stream", stream, "a cupy.cuda.Stream or None")
         if empty:
             self._gate(self._scan())
             return None

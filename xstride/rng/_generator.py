@@ -20,11 +20,24 @@ _LIMIT = 1 << 64
 _M32 = 0xFFFFFFFF
 
 
-def _shape(func, shape):
+_MAX_NDIM = 64
+_INT64_MAX = (1 << 63) - 1
+
+
+def _shape(func, shape, itemsize=8):
+    """The result shape as a tuple of ints, checked before any counter is reserved.
+
+    Refuses (``ValueError``) a negative extent, more than 64 axes, and a shape whose
+    array of ``itemsize``-byte items could not exist: NumPy's rule, the product of
+    the non-zero extents times the item size within ``2**63 - 1`` bytes.
+    """
     if isinstance(shape, (bool, np.bool_)):
         raise type_error(func, "shape", shape, "an int or a tuple of ints")
     if isinstance(shape, (int, np.integer)):
         shape = (int(shape),)
+    elif isinstance(shape, (str, bytes, dict, set)) or (
+            isinstance(shape, np.ndarray) and shape.ndim != 1):
+        raise type_error(func, "shape", shape, "an int or a tuple of ints")
     try:
         shape = tuple(shape)
     except TypeError:
@@ -34,7 +47,18 @@ def _shape(func, shape):
             raise type_error(func, "shape", shape, "an int or a tuple of ints")
         if s < 0:
             raise value_error(func, "shape", f"has a negative extent: {shape}")
-    return tuple(int(s) for s in shape)
+    shape = tuple(int(s) for s in shape)
+    if len(shape) > _MAX_NDIM:
+        raise value_error(func, "shape", f"has {len(shape)} axes; at most {_MAX_NDIM}")
+    nbytes = itemsize
+    for s in shape:
+        nbytes *= s or 1
+    if nbytes > _INT64_MAX:
+        raise value_error(func, "shape", f"{shape} is too large: its non-zero extents "
+                                         f"times {itemsize} bytes per value exceed 2**63 - 1 "
+                                         "bytes, the most an array may hold (NumPy's rule); "
+                                         "no counter was used")
+    return shape
 
 
 def _mul_hi_lo(xp, x, r):
@@ -124,18 +148,19 @@ class Philox:
                 f"backend={self.backend!r})")
 
     # -------------------------------------------------------------- counters
-    def _reserve(self, func, n):
-        """First of ``n`` fresh counters; advances past them."""
-        start = self._counter
+    # A call works on a local counter and stores it only once its result exists: a call
+    # that raises (a bad argument, exhaustion, out of memory) changes no state.
+    @staticmethod
+    def _check_room(func, start, n):
+        """``start + n``, or ``OverflowError`` when the block would pass 2**64."""
         if start + n > _LIMIT:
             raise OverflowError(f"Philox.{func}: the stream is exhausted (counter {start} + "
-                                f"{n} counters > 2**64)")
-        self._counter = start + n
-        return start
+                                f"{n} counters > 2**64); nothing was consumed")
+        return start + n
 
-    def _take(self, func, n):
-        """Counters ``counter .. counter + n - 1`` as a uint64 array; advances."""
-        start = self._reserve(func, n)
+    def _take(self, func, start, n):
+        """Counters ``start .. start + n - 1`` as a uint64 array."""
+        self._check_room(func, start, n)
         xp = self._xp
         return xp.arange(n, dtype=xp.uint64) + xp.uint64(start)
 
@@ -180,17 +205,25 @@ class Philox:
         TypeError
             ``shape`` is not an int or a tuple of ints.
         ValueError
-            A negative extent.
+            A negative extent, more than 64 axes, or a shape no array can have (its
+            non-zero extents times 8 bytes above ``2**63 - 1``).
         OverflowError
             The stream's 2**64 counters are used up.
+
+        Notes
+        -----
+        A call that raises consumes no counter and changes no state.
         """
         from ._args import _fill_pairs
 
         shape = _shape("Philox.uniform", shape)
         n = math.prod(shape)
-        start = self._reserve("uniform", (n + 1) // 2)
-        return _fill_pairs("uniform", self.backend, self.seed, self.stream, start,
-                           n).reshape(shape)
+        start = self._counter
+        end = self._check_room("uniform", start, (n + 1) // 2)
+        res = _fill_pairs("uniform", self.backend, self.seed, self.stream, start,
+                          n).reshape(shape)
+        self._counter = end
+        return res
 
     def normal(self, shape=()):
         """Float64 standard normals, two per counter (Box–Muller pairs).
@@ -204,9 +237,12 @@ class Philox:
 
         shape = _shape("Philox.normal", shape)
         n = math.prod(shape)
-        start = self._reserve("normal", (n + 1) // 2)
-        return _fill_pairs("normal", self.backend, self.seed, self.stream, start,
-                           n).reshape(shape)
+        start = self._counter
+        end = self._check_room("normal", start, (n + 1) // 2)
+        res = _fill_pairs("normal", self.backend, self.seed, self.stream, start,
+                          n).reshape(shape)
+        self._counter = end
+        return res
 
     def integers(self, low, high=None, shape=()):
         """Uniform integers in ``[low, high)``, unbiased, int64 (uint64 above 2**63 - 1).
@@ -221,9 +257,12 @@ class Philox:
         Raises
         ------
         TypeError
-            ``low``/``high`` are not ints.
+            ``low``/``high`` are not ints; ``shape`` as in :meth:`uniform`.
         ValueError
-            Empty or too wide a range.
+            Empty or too wide a range; ``shape`` as in :meth:`uniform`.
+        OverflowError
+            The counters the call needs (rejections included) would pass ``2**64``;
+            like every call that raises, it then consumes nothing.
 
         Notes
         -----
@@ -264,8 +303,10 @@ class Philox:
         out = xp.empty(n, dtype=xp.uint64)
         todo = xp.arange(n, dtype=xp.int64)
         thresh = (_LIMIT - r) % r if r < _LIMIT else 0
+        ctr_next = self._counter
         while todo.size:
-            ctr = self._take("integers", int(todo.size))
+            ctr = self._take("integers", ctr_next, int(todo.size))
+            ctr_next += int(todo.size)
             cw = xp.stack([ctr & u(_M32), ctr >> s32,
                            xp.full_like(ctr, self.stream & _M32),
                            xp.full_like(ctr, self.stream >> 32)], axis=1).astype(xp.uint32)
@@ -283,4 +324,6 @@ class Philox:
                 rejected &= ~ok
             todo = todo[rejected]
         res = out + u(low & (_LIMIT - 1))  # wraps modulo 2**64: low + value
-        return res.view(dtype).reshape(shape)
+        res = res.view(dtype).reshape(shape)
+        self._counter = ctr_next
+        return res

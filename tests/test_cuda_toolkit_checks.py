@@ -1,0 +1,268 @@
+"""The CUDA toolkit's checks without a GPU (issue 15): C source scanning, C type
+spellings, value ranges, sequences read once, and argument checks that run before
+anything loads CuPy."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+import xstride as xp
+from xstride import _backends
+from xstride._core.csource import code_only, strip_comments
+from xstride.cuda import CudaKernel, CudaStruct
+from xstride.cuda import kernel as ck
+from xstride.cuda._signature import parse_type
+
+from .test_cuda_kernel import dev, device_array as FakeDeviceArray, gpu  # noqa: F401  (fixture)
+
+
+# ---------------------------------------------------------------- source scanning
+@pytest.mark.parametrize("src", [
+    # a '/*' inside a '//' comment does not open a block comment
+    '// old signature: /* \nextern "C" __global__ void k(float* x) {}\n// */\n',
+    # a '//' inside a string literal is not a comment
+    '__device__ const char* u = "http://x"; extern "C" __global__ void k(float* x) {}',
+    # a "/*" string in an earlier kernel is not a comment
+    '__global__ void a(char* s) { s[0] = "/*"[0]; }\n__global__ void k(float* x) {}\n'
+    '__global__ void b() { /* */ }',
+    # quotes and comment markers in character literals, escapes, raw strings
+    "__device__ char q = '\"'; __device__ char e = '\\''; __device__ char c = '/';\n"
+    '__device__ const char* r = R"xy(a " // b /* )xy";\n__global__ void k(float* x) {}',
+    # a '}' or ')' in a literal does not end the function or the parameter list
+    '__device__ const char* t = "}{)("; __global__ void k(float* x) { char c = \'}\'; }',
+    # digit separators are not character literals
+    "__device__ long long big = 1'000'000; // it's\n__global__ void k(float* x) {}",
+])
+def test_comment_and_literal_tricks_do_not_hide_the_kernel(src):
+    k = CudaKernel(src, "k")
+    assert [(p.name, p.ctype.text) for p in k.params] == [("x", "float*")]
+
+
+def test_a_kernel_inside_a_comment_or_string_is_not_found():
+    with pytest.raises(ValueError, match="no '__global__ void k"):
+        CudaKernel('const char* s = "__global__ void k(int n) {}";', "k")
+    with pytest.raises(ValueError, match="no '__global__ void k"):
+        CudaKernel("// x\\\n__global__ void k(int n) {}", "k")  # the comment continues
+
+
+def test_strip_comments_is_one_left_to_right_scan():
+    src = ('a // b /* c\nd "e // f /* g" /* h // i\n */ j \'"\' k \'\\\'\' l\n'
+           'm R"(n // o */ p)" q 1\'2 // r')
+    assert strip_comments(src) == ('a  \nd "e // f /* g"  \n j \'"\' k \'\\\'\' l\n'
+                                   'm R"(n // o */ p)" q 1\'2  ')
+    blank = " " * len("e // f /* g")
+    assert code_only(src) == ('a  \nd "' + blank + '"  \n j \' \' k \'  \' l\n'
+                              'm R"(' + blank + ')" q 1\'2  ')
+    assert strip_comments("int/**/x; /* open") == "int x;  "
+    assert len(code_only(src)) == len(strip_comments(src))
+
+
+def test_unnamed_parameters_after_const_get_positional_names():
+    k = CudaKernel("__global__ void k(float const, float const x, int* const, "
+                   "double const* const) {}", "k")
+    assert [(p.name, p.ctype.kind) for p in k.params] == [
+        ("arg0", "scalar"), ("x", "scalar"), ("arg2", "pointer"), ("arg3", "pointer")]
+
+
+# ---------------------------------------------------------------- C type spellings
+@pytest.mark.parametrize("ctype,why", [
+    ("long long long", "'long' is repeated"),
+    ("short long", "'short' and 'long' cannot be combined"),
+    ("char int", "'char' and 'int' cannot be combined"),
+    ("char short", "'char' and 'short' cannot be combined"),
+    ("signed unsigned int", "'signed' and 'unsigned' cannot be combined"),
+    ("unsigned unsigned", "'unsigned' is repeated"),
+    ("int int", "'int' is repeated"),
+    ("const long long long*", "'long' is repeated"),
+    ("CArray1D<short long>", "'short' and 'long' cannot be combined"),
+])
+def test_invalid_integer_spellings_are_refused(ctype, why):
+    with pytest.raises(ValueError) as info:
+        CudaStruct("S", [("n", "int"), ("bad", ctype)])
+    msg = str(info.value)
+    assert "CudaStruct 'S'" in msg and "field 'bad'" in msg
+    assert f"unknown C type {ctype!r}" in msg and why in msg
+    with pytest.raises(ValueError, match=r"parameter 0 \('v'\): unknown C type"):
+        CudaKernel(f"__global__ void k({ctype} v) {{}}", "k")
+
+
+@pytest.mark.parametrize("ctype,dtype", [
+    ("long int long", np.int64), ("int long", np.int64), ("short int unsigned", np.uint16),
+    ("signed char", np.int8), ("long unsigned long int", np.uint64),
+    ("const long long", np.int64),
+])
+def test_valid_integer_spellings_in_any_order(ctype, dtype):
+    assert parse_type(ctype).dtype == np.dtype(dtype)
+
+
+def test_const_is_a_word_not_a_substring():
+    with pytest.raises(ValueError, match="pointers to 'Constants' are not supported"):
+        parse_type("Constants*")
+    S = CudaKernel("struct P { int a; };\n__global__ void k(P const p) {}", "k")
+    assert S.params[0].ctype.kind == "struct"
+
+
+# ---------------------------------------------------------------- value ranges
+@pytest.mark.parametrize("ctype,value", [
+    ("complex<float>", 1e39), ("complex<float>", complex(1.0, -1e39)),
+    ("complex<float>", np.complex128(1e39)), ("complex<float>", 10**40),
+    ("float", 10**400), ("double", -10**400), ("complex<double>", 10**400),
+    ("half", 70000.0), ("float", np.longdouble(1e300)),
+], ids=lambda v: str(v)[:24])
+def test_finite_values_that_would_become_inf_are_refused(ctype, value):
+    S = CudaStruct("S", [("v", ctype)])
+    with pytest.raises(OverflowError, match=f"CudaStruct 'S': argument 'field v' value .* "
+                       f"is out of range for C type '{ctype}'"):
+        S(v=value)
+
+
+def test_representable_values_are_packed_exactly():
+    S = CudaStruct("S", [("c", "complex<float>"), ("f", "float"), ("z", "complex<double>")])
+    raw = S(c=complex(3e38, -2.5), f=float("inf"), z=np.complex64(1 - 2j)).tobytes()
+    c, f, z = np.frombuffer(raw[:8], np.complex64)[0], np.frombuffer(raw[8:12], np.float32)[0], \
+        np.frombuffer(raw[16:], np.complex128)[0]
+    assert c == np.complex64(complex(3e38, -2.5)) and np.isinf(f) and z == 1 - 2j
+
+
+def test_bools_are_not_integers():
+    S = CudaStruct("S", [("n", "int")])
+    with pytest.raises(TypeError, match="'field n' got bool True; expected an integer"):
+        S(n=True)
+
+
+# ---------------------------------------------------------------- sequences, once
+SRC_K = "__global__ void k(float* x) {}"
+
+
+def test_options_and_include_dirs_iterators_are_kept(tmp_path):
+    (tmp_path / "box.h").write_text("struct Box { double lo; double hi; };\n")
+    src = '#include "box.h"\n__global__ void k(Box b) {}'
+    k = CudaKernel(src, "k", options=iter(["-DA=1", "-DB=2"]),
+                   include_dirs=(d for d in [tmp_path]))
+    assert k.options == ("-DA=1", "-DB=2")
+    assert k.include_dirs == (str(tmp_path),)
+    assert k.params[0].ctype.nbytes == 16  # the header was found through the generator
+    assert k.compile_options()[:3] == ("-DA=1", "-DB=2", f"-I{tmp_path}")
+    k2 = CudaKernel(src, "k", options=(o for o in [f"-I{tmp_path}"]))
+    assert k2.params[0].ctype.kind == "struct"  # -I from a generator is searched too
+
+
+@pytest.mark.parametrize("kw,given", [
+    ({"options": None}, "NoneType None"),
+    ({"options": 5}, "int 5"),
+    ({"options": b"-DX"}, "bytes"),
+    ({"options": ["-DX", 3]}, "item 3 is a int"),
+    ({"options": iter(["-DX", None])}, "item None is a NoneType"),
+    ({"include_dirs": None}, "NoneType None"),
+    ({"include_dirs": [3]}, "item 3 is a int"),
+])
+def test_bad_options_name_the_function_and_argument(kw, given):
+    arg = next(iter(kw))
+    with pytest.raises(TypeError, match=f"^CudaKernel 'k': argument '{arg}' got .*{given}"):
+        CudaKernel(SRC_K, "k", **kw)
+
+
+# ---------------------------------------------------------------- checks before CuPy
+@pytest.fixture
+def no_cupy(monkeypatch):
+    """CuPy cannot be imported (whether or not it is installed); the failure is not
+    remembered after the test."""
+    monkeypatch.setitem(sys.modules, "cupy", None)
+    cupy_backend = _backends.get("cupy")
+    monkeypatch.setattr(cupy_backend, "failure", cupy_backend.failure)
+    monkeypatch.setattr(cupy_backend, "_checked", None)
+
+
+SRC_CHECKS = ("#include <xstride/array_view.cuh>\n"
+              "__global__ void k(const float* x, CArray2D<int> c, int n) {}")
+
+
+def _good():
+    return [dev(4), dev((2, 3), np.int32), 3]
+
+
+@pytest.mark.parametrize("change,kw,exc,match", [
+    (lambda a: a[:-1], {}, TypeError, r"takes 3 argument\(s\) \(x, c, n\), got 2"),
+    (lambda a: a + [1], {}, TypeError, r"takes 3 argument\(s\)"),
+    (lambda a: [np.zeros(4, np.float32)] + a[1:], {}, TypeError, "'x' got numpy.ndarray"),
+    (lambda a: [dev(4, np.float64)] + a[1:], {}, TypeError, "'x' has dtype float64"),
+    (lambda a: [a[0], dev((3,), np.int32), a[2]], {}, TypeError, "'c' has 1 dimensions"),
+    (lambda a: [a[0], FakeDeviceArray(np.zeros((3, 2), np.int32).T), a[2]], {}, ValueError,
+     "'c' is not C-contiguous"),
+    (lambda a: a[:2] + [2**31], {}, OverflowError, "'n' value 2147483648 is out of range"),
+    (lambda a: a[:2] + [1.5], {}, TypeError, "'n' got float"),
+    (lambda a: a, {"n_threads": 4, "grid": 1}, TypeError, "exactly one of"),
+    (lambda a: a, {"n_threads": None}, TypeError, "exactly one of"),
+    (lambda a: a, {"n_threads": -1}, ValueError, "'n_threads' must be >= 0"),
+    (lambda a: a, {"n_threads": 4, "block": 2048}, ValueError, "2048 threads"),
+    (lambda a: a, {"n_threads": None, "grid": (1, 1, 1, 1)}, ValueError, "'grid' must have 1 to 3"),
+    (lambda a: a, {"n_threads": 4, "shared_mem": -1}, ValueError, "'shared_mem'"),
+    (lambda a: a, {"n_threads": 4, "stream": 7}, TypeError, "'stream'"),
+])
+def test_argument_checks_need_no_cupy(no_cupy, change, kw, exc, match):
+    k = CudaKernel(SRC_CHECKS, "k")
+    kw = {"n_threads": 4, **kw}
+    with pytest.raises(exc, match=f"^CudaKernel 'k'.*{match}"):
+        k(*change(_good()), **kw)
+    assert sys.modules["cupy"] is None  # nothing tried to replace the blocked import
+
+
+def test_issue_example_wrong_count_with_a_numpy_array(no_cupy):
+    k = CudaKernel(SRC_CHECKS, "k")
+    with pytest.raises(TypeError, match=r"takes 3 argument\(s\) \(x, c, n\), got 1"):
+        k(np.zeros(3, np.float32), n_threads=3)
+    with pytest.raises(TypeError, match="a NumPy array lives in host memory"):
+        k(np.zeros(3, np.float32), dev((2, 3), np.int32), 3, n_threads=3)
+
+
+def test_a_correct_call_without_cupy_reports_the_missing_device(no_cupy):
+    k = CudaKernel(SRC_CHECKS, "k")
+    with pytest.raises(RuntimeError, match="backend 'cupy' is unavailable"):
+        k(*_good(), n_threads=4)
+
+
+def test_device_limits_and_device_still_checked_after(gpu):  # noqa: F811
+    from xstride.cuda._launch_config import Limits
+
+    k = CudaKernel(SRC_CHECKS, "k")
+    gpu.limits = Limits(max_grid_dims=(8, 1, 1), max_shared_mem=100)
+    with pytest.raises(ValueError, match="at most 8"):
+        k(*_good(), grid=9)
+    with pytest.raises(ValueError, match="exceeds the device's 100 bytes"):
+        k(*_good(), n_threads=4, shared_mem=101)
+    args = _good()
+    args[1] = dev((2, 3), np.int32, device=1)
+    with pytest.raises(ValueError, match="'c' is on device 1"):
+        k(*args, n_threads=4)
+    assert gpu.builds == []
+    k(*_good(), n_threads=4, shared_mem=100)
+    assert len(gpu.builds) == 1
+
+
+# ---------------------------------------------------------------- ElementwiseKernel
+def test_elementwise_kernel_checks_need_no_cupy(no_cupy):
+    k = xp.cuda.ElementwiseKernel("T x, float32 y", "T z", "z = x + y", "axpy")
+    with pytest.raises(TypeError, match="axpy: takes 2 inputs"):
+        k(np.zeros(3))
+    with pytest.raises(TypeError, match="axpy: argument 'x' got numpy.ndarray"):
+        k(np.zeros(3), 1.0)
+    with pytest.raises(TypeError, match="axpy: argument 'y' got list"):
+        k(dev(3), [1.0])
+    with pytest.raises(TypeError, match="axpy: argument 'z' got numpy.ndarray"):
+        k(dev(3), 1.0, np.zeros(3))
+    with pytest.raises(TypeError, match="axpy: argument 'size' got str"):
+        k(1.0, 2.0, size="3")
+    with pytest.raises(TypeError, match="axpy: argument 'stream' got int"):
+        k(dev(3), 1.0, stream=3)
+    with pytest.raises(RuntimeError, match="backend 'cupy' is unavailable"):
+        k(dev(3), 1.0)
+
+
+def test_elementwise_kernel_index_use_ignores_comments_and_literals():
+    mk = xp.cuda.ElementwiseKernel
+    assert not mk("T x", "T z", "z = x; // i is unused", "k")._uses_i
+    assert not mk("T x", "T z", "z = x + 'i' /* i */", "k")._uses_i
+    assert mk("T x", "T z", "z = x + i; // i", "k")._uses_i

@@ -1,0 +1,113 @@
+"""What every backend object provides (einops' ``_backends.py`` is the model).
+
+A backend is one small class: how to recognise its arrays without importing its
+library, how to import that library (lazily, checked), its ``array_api_compat``
+namespace, and the executors that run xstride's extensions on its arrays. Code
+outside ``xstride/_backends`` asks a backend object; it never asks which backend it
+runs on.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+__all__ = ["Backend"]
+
+
+class Backend:
+    """Base class of the backend objects (one instance per backend, made once).
+
+    Attributes
+    ----------
+    name : str
+        The name users select it by (``xp.set_backend(name)``).
+    executors : dict of str to str
+        Executor kind (``"elementwise"``, ``"reductions"``, ``"scans"``, ``"philox"``,
+        ``"morton"``, ``"sort"``) -> the module that runs it on this backend's arrays.
+    """
+
+    name = ""
+    executors: dict[str, str] = {}
+
+    def __init__(self):
+        self._namespace = None
+        self._loaded: dict[str, object] = {}
+
+    def __repr__(self) -> str:
+        return f"<xstride backend {self.name!r}>"
+
+    # ------------------------------------------------------------------ identity
+    def owns(self, a) -> bool:
+        """True for an array of this backend (never imports the library)."""
+        raise NotImplementedError
+
+    def array_type(self):
+        """The array type of this backend if its library is imported, else None."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ library
+    def load(self):
+        """The library module, imported and checked (``RuntimeError`` with the reason)."""
+        raise NotImplementedError
+
+    def namespace(self):
+        """The ``array_api_compat`` namespace of this backend (imported on first use)."""
+        ns = self._namespace
+        if ns is None:
+            self.load()
+            ns = self._namespace = importlib.import_module(self.compat_module)
+        return ns
+
+    compat_module = ""
+
+    def version(self) -> str | None:
+        """The library's version, or None when it cannot be imported."""
+        try:
+            return str(self.load().__version__)
+        except RuntimeError:
+            return None
+
+    # ------------------------------------------------------------------ executors
+    def executor(self, kind: str):
+        """The module that runs ``kind`` on this backend's arrays, or None."""
+        mod = self._loaded.get(kind)
+        if mod is None:
+            path = self.executors.get(kind)
+            if path is None:
+                return None
+            mod = self._loaded[kind] = importlib.import_module(path)
+        return mod
+
+    # ------------------------------------------------------------------ memory
+    def asarray(self, value, dtype=None):
+        """``value`` as an array of this backend (a host-device copy if needed)."""
+        return self.load().asarray(value, dtype=dtype)
+
+    def data_ptr(self, a) -> int:
+        """Address of element 0 of ``a``."""
+        raise NotImplementedError
+
+    def buffer_range(self, a) -> tuple[int, int]:
+        """``[lo, hi)`` byte addresses of the allocation behind ``a``."""
+        raise NotImplementedError
+
+    def make_view(self, a, layout):
+        """The view of ``a``'s memory with ``layout`` (no bounds check)."""
+        raise NotImplementedError
+
+    def to_host(self, a):
+        """``a`` as a NumPy array."""
+        raise NotImplementedError
+
+    def synchronize(self) -> None:
+        """Wait for the work queued on this backend's current stream (no-op on the host)."""
+
+    def runtime_versions(self) -> dict:
+        """Versions of the runtime below the library (``{}`` where there is none)."""
+        return {}
+
+    compiles_kernels = False
+    """Whether first calls compile kernels (a program warms them up outside its timing)."""
+
+    readonly_views = False
+    """Whether arrays of this backend carry a writeable flag that views can clear."""
