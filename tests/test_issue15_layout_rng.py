@@ -41,14 +41,14 @@ def test_philox_integers_that_run_out_mid_rejection_consume_nothing():
 
 def test_philox_failure_inside_the_fill_consumes_nothing(monkeypatch):
     """The counter moves only once the result exists (MemoryError, interrupts...)."""
-    from xstride.rng import _args
+    from xstride.rng import _generator
 
     g = xp.rng.Philox(1, backend="numpy")
 
     def boom(*a, **k):
         raise MemoryError("no room")
 
-    monkeypatch.setattr(_args, "_fill_pairs", boom)
+    monkeypatch.setattr(_generator, "_fill_pairs", boom)
     with pytest.raises(MemoryError):
         g.uniform(10)
     assert g.counter == 0

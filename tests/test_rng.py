@@ -424,6 +424,9 @@ def test_generator_bad_input():
         rng.Philox(1, 2**64)
     with pytest.raises(ValueError, match="'backend'"):
         rng.Philox(1, backend="torch")
+    with pytest.raises(ValueError, match="Philox: argument 'backend' names an unknown backend ' NumPy '"):
+        rng.Philox(1, backend=" NumPy ")   # blanks are an error, as in set_backend
+    assert rng.Philox(1, backend="NumPy").backend == "numpy"
     with pytest.raises(TypeError, match="'backend'"):
         rng.Philox(1, backend=3)
     g = rng.Philox(1, backend="numpy")

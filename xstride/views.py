@@ -8,9 +8,11 @@ element strides with :meth:`xstride.Layout.from_array`. See ``docs/layout-and-vi
 
 from __future__ import annotations
 
-from ._backends import views as _views
-from ._backends.select import backend_of
-from .layout import check_output
+import numpy as np
+
+from . import _backends
+from ._core.errors import type_error, value_error
+from .layout import INT64_MAX, Layout
 
 __all__ = ["as_strided", "sliding_window_view", "copy_into"]
 
@@ -56,7 +58,7 @@ def as_strided(a, shape, strides, *, offset=0):
     array([[0, 1, 2],
            [1, 2, 3]])
     """
-    return _views.as_strided(a, shape, strides, offset=offset)
+    return _as_strided(a, shape, strides, offset=offset)
 
 
 def sliding_window_view(x, window_shape, axis=None, *, writeable=False):
@@ -88,7 +90,7 @@ def sliding_window_view(x, window_shape, axis=None, *, writeable=False):
         A window larger than its axis, a negative window, ``axis`` out of range, or
         window_shape/axis of different lengths.
     """
-    return _views.sliding_window_view(x, window_shape, axis, writeable=writeable)
+    return _sliding_window_view(x, window_shape, axis, writeable=writeable)
 
 
 def copy_into(dst, src):
@@ -126,15 +128,138 @@ def copy_into(dst, src):
     elementwise engine (any layout at memory bandwidth); on NumPy arrays it is
     ``numpy.copyto``.
     """
-    b = backend_of("copy_into", [("dst", dst), ("src", src)])
-    if b == "cupy":
-        isz = getattr(dst, "itemsize", 0)
-        if isz and any(s % isz for s in getattr(dst, "strides", ())):
-            # a record's field: the engine indexes whole elements (the error names dst)
-            check_output("copy_into", "dst", dst, whole_elements=True)
-        from ._kernels.elementwise import copy_into as impl
+    be = _backends.of("copy_into", [("dst", dst), ("src", src)])
+    return be.executor("elementwise").copy_into(dst, src)
 
-        return impl(dst, src)
-    from ._host.elementwise import copy_into as impl
 
-    return impl(dst, src)
+# ----------------------------------------------------------------------------- checks
+def _check_array(func, a):
+    be = _backends.of_array(a)
+    if be is None or isinstance(a, np.generic):
+        raise type_error(func, "a" if func == "as_strided" else "x", a,
+                         "an array (" + " or ".join(f"{b.name}.ndarray" for b in _backends.each())
+                         + ")")
+    return be
+
+
+def _int_tuple(func, name, value):
+    if isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype.kind in "iu":
+        value = value.tolist()  # NumPy's as_strided takes array shapes too
+    elif isinstance(value, int) or hasattr(value, "__index__"):
+        value = (value,)
+    try:
+        out = tuple(int(v.__index__()) if not isinstance(v, int) else v for v in value)
+    except (TypeError, AttributeError):
+        raise type_error(func, name, value, "a tuple of integers") from None
+    if any(isinstance(v, bool) for v in value):   # True is an int to Python, not a size
+        raise type_error(func, name, value, "a tuple of integers (not bools)")
+    return out
+
+
+def _check_itemsize(func, arg, a):
+    if a.itemsize < 1:
+        raise value_error(func, arg, f"has dtype {a.dtype} of item size 0; element strides "
+                                     "and offsets cannot describe items of no size")
+
+
+def _view_layout(func, shape, strides, offset, itemsize):
+    """The checked Layout of a view; errors name ``func``; the view's byte size must fit
+    int64 (NumPy's and CuPy's limit on ``nbytes``), checked here on every backend."""
+    try:
+        lay = Layout(shape, strides, offset, itemsize)
+    except ValueError as exc:
+        raise ValueError(f"{func}: {str(exc).removeprefix('Layout: ')}") from None
+    except TypeError as exc:
+        raise TypeError(f"{func}: {str(exc).removeprefix('Layout: ')}") from None
+    if lay.size * itemsize > INT64_MAX:
+        raise value_error(func, "shape", f"{lay.shape} has {lay.size} elements of "
+                                         f"{itemsize} bytes: {lay.size * itemsize} bytes, "
+                                         "more than an array may hold (2**63 - 1)")
+    return lay
+
+
+def _as_strided(a, shape, strides, *, offset=0):
+    be = _check_array("as_strided", a)
+    _check_itemsize("as_strided", "a", a)
+    shape = _int_tuple("as_strided", "shape", shape)
+    strides = _int_tuple("as_strided", "strides", strides)
+    if len(shape) != len(strides):
+        raise value_error("as_strided", "strides", f"{strides} has rank {len(strides)} but "
+                                                    f"shape {shape} has rank {len(shape)}")
+    for n in shape:
+        if n < 0:
+            raise value_error("as_strided", "shape", f"{shape} has a negative extent {n}")
+    lay = _view_layout("as_strided", shape, strides, offset, a.itemsize)
+    if lay.size:
+        blo, bhi = be.buffer_range(a)
+        ptr = be.data_ptr(a)
+        vlo, vhi = lay.byte_span()
+        if ptr + vlo < blo or ptr + vhi > bhi:
+            lo, hi = lay.span()
+            raise ValueError(
+                f"as_strided: the view (shape {shape}, strides {strides}, offset {offset}) "
+                f"reaches elements {lo}..{hi} relative to a[0], outside the underlying buffer, "
+                f"which holds elements {(blo - ptr) // a.itemsize}.."
+                f"{(bhi - ptr) // a.itemsize - 1} relative to a[0]")
+    view = be.make_view(a, lay)
+    if be.readonly_views and lay.has_internal_overlap:
+        # two indices reach one element: allowed for reading only (CuPy arrays have
+        # no read-only flag; xstride's outputs refuse such views on both backends)
+        view.flags.writeable = False
+    return view
+
+
+def _sliding_window_view(x, window_shape, axis=None, *, writeable=False):
+    be = _check_array("sliding_window_view", x)
+    if not isinstance(writeable, (bool, np.bool_)):
+        raise type_error("sliding_window_view", "writeable", writeable, "True or False")
+    writeable = bool(writeable)
+    window = _int_tuple("sliding_window_view", "window_shape", window_shape)
+    if any(w < 0 for w in window):
+        raise value_error("sliding_window_view", "window_shape",
+                          f"{window} has a negative entry")
+    if axis is None:
+        if len(window) != x.ndim:
+            raise value_error("sliding_window_view", "window_shape",
+                              f"{window} must have one entry per axis of x ({x.ndim}) "
+                              "when axis is None")
+        axes = tuple(range(x.ndim))
+    else:
+        axes = _int_tuple("sliding_window_view", "axis", axis)
+        if len(axes) != len(window):
+            raise value_error("sliding_window_view", "axis",
+                              f"{axes} must have as many entries as window_shape {window}")
+        norm = []
+        for ax in axes:
+            if not -x.ndim <= ax < x.ndim:
+                raise value_error("sliding_window_view", "axis",
+                                  f"{ax} is out of range for {x.ndim} axes")
+            norm.append(ax % x.ndim)
+        axes = tuple(norm)
+    for ax, w in zip(axes, window):
+        if x.shape[ax] < w:
+            raise value_error("sliding_window_view", "window_shape",
+                              f"{window} is larger than the input along axis {ax} "
+                              f"(shape {tuple(x.shape)})")
+    if x.itemsize == 0 or any(st % x.itemsize for st in x.strides):
+        # items of no size, or byte strides that are not whole elements (a field of a
+        # structured array): no element Layout describes x; the library's own function
+        # makes the view where it has one
+        view = be.library_sliding_window_view(x, window, axes, writeable)
+        if view is not None:
+            return view
+        _check_itemsize("sliding_window_view", "x", x)
+        raise value_error("sliding_window_view", "x",
+                          f"has byte strides {tuple(x.strides)} that are not multiples of "
+                          f"its itemsize {x.itemsize}")
+    base = Layout.from_array(x)
+    shape = list(base.shape)
+    for ax, w in zip(axes, window):
+        shape[ax] -= w - 1
+    shape += list(window)
+    strides = list(base.strides) + [base.strides[ax] for ax in axes]
+    view = be.make_view(x, _view_layout("sliding_window_view", tuple(shape), tuple(strides),
+                                        0, x.itemsize))
+    if be.readonly_views and not writeable:
+        view.flags.writeable = False
+    return view

@@ -95,6 +95,11 @@ class Backend:
         """The view of ``a``'s memory with ``layout`` (no bounds check)."""
         raise NotImplementedError
 
+    def library_sliding_window_view(self, x, window, axes, writeable):
+        """The library's own sliding-window view of ``x`` (for layouts no element Layout
+        describes: items of no size, fields of records), or None where it has none."""
+        return None
+
     def to_host(self, a):
         """``a`` as a NumPy array."""
         raise NotImplementedError

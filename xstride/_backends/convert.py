@@ -110,7 +110,7 @@ def to_device(a, backend: str | None = None):
     RuntimeError
         ``"cupy"`` requested but unavailable.
     """
-    target = _backend.get_backend() if backend is None else _backend._normalize(
+    target = _backend.get_backend() if backend is None else _backend.normalize_name(
         backend, source="to_device"
     )
     if target == "numpy":

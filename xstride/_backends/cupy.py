@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 
 from ._base import Backend
+from .views import byte_span, view_byte_strides
 
 __all__ = ["CupyBackend"]
 
@@ -104,13 +105,11 @@ class CupyBackend(Backend):
         return a.data.ptr
 
     def buffer_range(self, a) -> tuple[int, int]:
-        from ..layout import Layout
-
         owner = a
         while owner.base is not None and self.owns(owner.base):
             owner = owner.base
         mem = a.data.mem
-        olo, ohi = Layout.from_array(owner).byte_span()
+        olo, ohi = byte_span(owner)
         optr = owner.data.ptr
         return max(mem.ptr, optr + olo), min(mem.ptr + mem.size, optr + ohi)
 
@@ -120,7 +119,7 @@ class CupyBackend(Backend):
         mem = a.data.mem
         memptr = cupy.cuda.MemoryPointer(mem, a.data.ptr - mem.ptr + off)
         return cupy.ndarray(layout.shape, dtype=a.dtype, memptr=memptr,
-                            strides=layout.byte_strides)
+                            strides=view_byte_strides(layout))
 
     def to_host(self, a):
         return a.get()

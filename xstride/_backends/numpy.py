@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._base import Backend
+from .views import numpy_buffer_range, numpy_view
 
 __all__ = ["NumpyBackend"]
 
@@ -41,14 +42,13 @@ class NumpyBackend(Backend):
         return a.__array_interface__["data"][0]
 
     def buffer_range(self, a) -> tuple[int, int]:
-        from .views import numpy_buffer_range
-
         return numpy_buffer_range(a)
 
     def make_view(self, a, layout):
-        from .views import numpy_view
-
         return numpy_view(a, layout)
+
+    def library_sliding_window_view(self, x, window, axes, writeable):
+        return np.lib.stride_tricks.sliding_window_view(x, window, axes, writeable=writeable)
 
     def to_host(self, a):
         return a

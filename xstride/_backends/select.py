@@ -22,6 +22,7 @@ from .registry import REGISTRY, get
 
 __all__ = [
     "BACKENDS",
+    "normalize_name",
     "set_backend",
     "get_backend",
     "use_backend",
@@ -38,13 +39,13 @@ BACKENDS = tuple(REGISTRY)
 _ENV = "XSTRIDE_BACKEND"
 
 
-def _normalize(name, *, source: str = "set_backend") -> str:
+def normalize_name(name, *, source: str = "set_backend", arg: str = "name") -> str:
     """A backend name, lowercased; surrounding blanks are an error (DESIGN.md)."""
     if not isinstance(name, str):
-        raise type_error(source, "name", name, "a str (a backend name)")
+        raise type_error(source, arg, name, "a str (a backend name)")
     key = name.lower()
     if key not in BACKENDS:
-        raise value_error(source, "name", f"names an unknown backend {name!r}; valid names "
+        raise value_error(source, arg, f"names an unknown backend {name!r}; valid names "
                           "are " + ", ".join(repr(b) for b in BACKENDS))
     return key
 
@@ -73,7 +74,7 @@ def _initial_backend() -> str:
     if raw is None or raw == "":
         return "numpy"
     try:
-        name = _normalize(raw, source=f"environment variable {_ENV}")
+        name = normalize_name(raw, source=f"environment variable {_ENV}")
     except (TypeError, ValueError) as exc:
         raise ValueError(str(exc)) from None
     try:
@@ -133,7 +134,7 @@ def set_backend(name: str) -> None:
     from the process default (``XSTRIDE_BACKEND``, else ``"numpy"``), not from the
     selection of the thread that started it.
     """
-    key = _normalize(name)
+    key = normalize_name(name)
     get(key).load()
     _current.set(key)
 
@@ -156,7 +157,7 @@ class use_backend:  # noqa: N801 - used as a function: ``with xp.use_backend("cu
     __slots__ = ("name", "_tokens")
 
     def __init__(self, name: str):
-        key = _normalize(name, source="use_backend")
+        key = normalize_name(name, source="use_backend")
         get(key).load()
         self.name = key
         self._tokens: list = []

@@ -25,6 +25,7 @@ import numpy as np
 from .._backends.dispatch import _from_compat
 from .._core.ufuncs import ENGINE_UFUNCS, NUMPY_UFUNC
 from .._plans.elementwise import broadcast_shapes
+from ..layout import check_output
 from .._core.errors import type_error
 from . import _elementwise_exec as _ex
 
@@ -249,6 +250,10 @@ def copy_into(dst, src):
     destination give NumPy's answer (the source is read before anything is written).
     """
     cupy = _cupy()
+    isz = getattr(dst, "itemsize", 0)
+    if isz and any(s % isz for s in getattr(dst, "strides", ())):
+        # a record's field: the engine indexes whole elements (the error names dst)
+        check_output("copy_into", "dst", dst, whole_elements=True)
     key = None
     if _ex.CACHE:
         key = _ex.call_key("copy_into", (src,), dst, cupy.ndarray)

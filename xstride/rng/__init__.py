@@ -18,13 +18,14 @@ IEEE ``+ - * / sqrt``, so normals are bit-identical host vs device too.
 See docs/rng.md for the conventions, guarantees and measured accuracy.
 """
 
-from __future__ import annotations
-
-import numpy as np
-
-from .._core.errors import type_error, value_error
-from .._host import philox as _host
-from ._args import _U32_MAX, _backend_of, _broadcast, _check_int, _dispatch, _on
+from ._functions import (
+    philox4x32_10,
+    philox_normal,
+    philox_normal2,
+    philox_uniform,
+    philox_uniform2,
+)
+from ._generator import Philox
 
 __all__ = [
     "philox4x32_10",
@@ -34,143 +35,3 @@ __all__ = [
     "philox_normal2",
     "Philox",
 ]
-
-
-
-def philox4x32_10(counter_words, key0, key1):
-    """The Philox4x32-10 block function, four 32-bit words in, four out.
-
-    Parameters
-    ----------
-    counter_words : array of unsigned/signed integers, shape (..., 4)
-        Counter words ``c0..c3``, each in ``[0, 2**32 - 1]`` (NumPy or CuPy array, or
-        a nested list of ints).
-    key0, key1 : int or integer array
-        Key words in ``[0, 2**32 - 1]``; broadcast against ``counter_words[..., 0]``.
-
-    Returns
-    -------
-    array of uint32, shape (broadcast shape, 4)
-        Output words ``w0..w3``, on the backend of the array arguments.
-
-    Raises
-    ------
-    TypeError
-        ``counter_words`` has a floating (or other non-integer) dtype; a key is not an
-        integer; NumPy and CuPy arrays are mixed.
-    ValueError
-        The last axis of ``counter_words`` is not 4; a word or key is negative or above
-        ``2**32 - 1``; the shapes do not broadcast.
-
-    Notes
-    -----
-    Salmon, Moraes, Dror, Shaw, "Parallel random numbers: as easy as 1, 2, 3", SC'11:
-    multipliers 0xD2511F53 and 0xCD9E8D57, Weyl key increments 0x9E3779B9 and
-    0xBB67AE85, ten rounds (the first with the unbumped key). Known answers:
-    Random123's ``kat_vectors``.
-
-    Examples
-    --------
-    >>> import numpy as np, xstride as xp
-    >>> w = xp.rng.philox4x32_10(np.zeros(4, np.uint32), 0, 0)
-    >>> [hex(int(x)) for x in w]
-    ['0x6627e8d5', '0xe169c58d', '0xbc57ac4c', '0x9b00dbd8']
-    """
-    func = "philox4x32_10"
-    backend = _backend_of(func, (("counter_words", counter_words), ("key0", key0), ("key1", key1)))
-    if isinstance(counter_words, (int, float, bool, np.generic)):
-        raise type_error(func, "counter_words", counter_words, "an integer array of shape (..., 4)")
-    cw = _check_int(func, "counter_words", counter_words, _U32_MAX, "2**32 - 1")
-    if cw.ndim == 0 or cw.shape[-1] != 4:
-        raise value_error(func, "counter_words",
-                          f"must have shape (..., 4), got {tuple(cw.shape)}")
-    k0 = _check_int(func, "key0", key0, _U32_MAX, "2**32 - 1")
-    k1 = _check_int(func, "key1", key1, _U32_MAX, "2**32 - 1")
-    shape = _broadcast(func, [("counter_words[..., 0]", cw[..., 0]), ("key0", k0), ("key1", k1)])
-    cw, k0, k1 = (_on(backend, v, np.uint32) for v in (cw, k0, k1))
-    if backend == "cupy":
-        from .._kernels import philox as dev
-
-        return dev.words(cw, k0, k1, shape)
-    return _host.words(cw, k0, k1, shape)
-
-
-def philox_uniform(seed, stream, counter):
-    """Uniform float64 in [0, 1), one per (seed, stream, counter).
-
-    Parameters
-    ----------
-    seed, stream, counter : int or integer array
-        Values in ``[0, 2**64 - 1]``; they broadcast together (NumPy rules).
-
-    Returns
-    -------
-    array of float64, broadcast shape
-        ``(((w0 << 32) | w1) >> 11) * 2**-53``: multiples of ``2**-53`` in
-        ``[0, 1 - 2**-53]`` (never 1.0). On the backend of the array arguments, else
-        on the active backend. Bit-identical on NumPy and CuPy.
-
-    Raises
-    ------
-    TypeError
-        An argument is a float, bool, string or non-integer array; NumPy and CuPy
-        arrays are mixed. The message names the argument.
-    ValueError
-        A value is negative or above ``2**64 - 1`` (message names the argument);
-        the shapes do not broadcast.
-
-    Examples
-    --------
-    >>> import numpy as np, xstride as xp
-    >>> u = xp.rng.philox_uniform(42, 0, np.arange(4, dtype=np.uint64))
-    >>> u.shape, bool((u >= 0).all() and (u < 1).all())
-    ((4,), True)
-    """
-    return _dispatch("uniform", "philox_uniform", seed, stream, counter)
-
-
-def philox_uniform2(seed, stream, counter):
-    """Two uniform float64 per counter: ``(u0, u1)`` from ``(w0, w1)`` and ``(w2, w3)``.
-
-    Same parameters, errors and guarantees as :func:`philox_uniform`; ``u0`` equals
-    ``philox_uniform(seed, stream, counter)``.
-
-    Returns
-    -------
-    tuple of two float64 arrays of the broadcast shape
-    """
-    return _dispatch("uniform2", "philox_uniform2", seed, stream, counter)
-
-
-def philox_normal(seed, stream, counter):
-    """Standard normal float64 per counter: Box–Muller ``r cos(theta)``.
-
-    ``r = sqrt(-2 log(1 - u0))``, ``theta = 2 pi u1`` with ``(u0, u1)`` from
-    :func:`philox_uniform2`. Same parameters and errors as :func:`philox_uniform`.
-    Box, G. E. P. and Muller, M. E. (1958), "A note on the generation of random
-    normal deviates", Ann. Math. Statist. 29(2), 610-611.
-
-    Returns
-    -------
-    array of float64, broadcast shape
-        Bit-identical on NumPy and CuPy (log and sin/cos built from IEEE
-        ``+ - * / sqrt`` only, in one fixed order; docs/rng.md gives the accuracy
-        against ``numpy.log``/``numpy.cos``).
-    """
-    return _dispatch("normal", "philox_normal", seed, stream, counter)
-
-
-def philox_normal2(seed, stream, counter):
-    """Two independent standard normals per counter: ``(r cos(theta), r sin(theta))``.
-
-    Same parameters and errors as :func:`philox_uniform`; the first array equals
-    :func:`philox_normal`.
-
-    Returns
-    -------
-    tuple of two float64 arrays of the broadcast shape
-    """
-    return _dispatch("normal2", "philox_normal2", seed, stream, counter)
-
-
-from ._generator import Philox  # noqa: E402  (the convenience generator)

@@ -6,17 +6,12 @@ import math
 
 import numpy as np
 
-from .._backends import select as _backend
+from .. import _backends
 from .._core.errors import type_error, value_error
 from .._core.intseq import integer_array
-from .._host import philox as _host
 
 _U64_MAX = (1 << 64) - 1
 _U32_MAX = (1 << 32) - 1
-
-
-def _is_cupy(x) -> bool:
-    return _backend.backend_of_array(x) == "cupy"
 
 
 def _check_int(func, name, value, limit, limit_text):
@@ -64,15 +59,14 @@ def _on(backend, v, dtype):
     """``v`` (int or array) as an array of ``dtype`` on ``backend`` (ints stay ints)."""
     if isinstance(v, int):
         return v
-    xp = _backend.array_module(backend)
-    if backend == "cupy" and not _is_cupy(v):
-        return xp.asarray(np.asarray(v, dtype=dtype))
-    return v.astype(dtype, copy=False)
+    if backend.owns(v):
+        return v.astype(dtype, copy=False)
+    return backend.asarray(np.asarray(v, dtype=dtype))
 
 
 def _backend_of(func, named):
     """Backend of the array arguments as given (NumPy scalars and lists do not count)."""
-    return _backend.backend_of(func, [(n, v) for n, v in named if not isinstance(v, np.generic)])
+    return _backends.of(func, [(n, v) for n, v in named if not isinstance(v, np.generic)])
 
 
 def _prepare(func, seed, stream, counter):
@@ -86,21 +80,11 @@ def _prepare(func, seed, stream, counter):
 
 def _dispatch(kind, func, seed, stream, counter):
     backend, (sd, st, ct), shape = _prepare(func, seed, stream, counter)
-    if backend == "cupy":
-        from .._kernels import philox as dev
-
-        return getattr(dev, kind)(sd, st, ct, shape)
-    return getattr(_host, kind)(sd, st, ct, shape)
+    return getattr(backend.executor("philox"), kind)(sd, st, ct, shape)
 
 
 def _fill_pairs(kind, backend, seed, stream, start, n):
     """The generator's stream (``kind`` "uniform" or "normal"): ``n`` values from
-    counters ``start .. start + ceil(n / 2) - 1``, two per counter; 1-D result."""
-    if backend == "cupy":
-        from .._kernels import philox as dev
-
-        return dev.pairs(kind, seed, stream, start, n)
-    return _host.pairs(kind, seed, stream, start, n)
-
-
-# ------------------------------------------------------------------ public functions
+    counters ``start .. start + ceil(n / 2) - 1``, two per counter; 1-D result, on
+    ``backend`` (a Backend object)."""
+    return backend.executor("philox").pairs(kind, seed, stream, start, n)

@@ -11,8 +11,11 @@ import math
 
 import numpy as np
 
-from .._backends import select as _backend
+from .. import _backends
+from .._backends.select import normalize_name
 from .._core.errors import type_error, value_error
+from ._args import _check_int, _fill_pairs
+from ._functions import philox4x32_10
 
 __all__ = ["Philox"]
 
@@ -118,24 +121,17 @@ class Philox:
     """
 
     def __init__(self, seed, stream=0, *, backend=None):
-        from ._args import _check_int
-
         self.seed = _check_int("Philox", "seed", seed, _LIMIT - 1, "2**64 - 1")
         self.stream = _check_int("Philox", "stream", stream, _LIMIT - 1, "2**64 - 1")
         if not isinstance(self.seed, int):
             raise type_error("Philox", "seed", seed, "an int")
         if not isinstance(self.stream, int):
             raise type_error("Philox", "stream", stream, "an int")
-        if backend is None:
-            backend = _backend.get_backend()
-        elif not isinstance(backend, str):
-            raise type_error("Philox", "backend", backend, "'numpy' or 'cupy'")
-        else:
-            backend = backend.strip().lower()
-            if backend not in _backend.BACKENDS:
-                raise value_error("Philox", "backend", f"must be 'numpy' or 'cupy', got {backend!r}")
-        self.backend = backend
-        self._xp = _backend.array_module(backend)
+        be = _backends.active() if backend is None else \
+            _backends.get(normalize_name(backend, source="Philox", arg="backend"))
+        self.backend = be.name
+        self._be = be
+        self._xp = be.load()
         self._counter = 0
 
     @property
@@ -214,13 +210,11 @@ class Philox:
         -----
         A call that raises consumes no counter and changes no state.
         """
-        from ._args import _fill_pairs
-
         shape = _shape("Philox.uniform", shape)
         n = math.prod(shape)
         start = self._counter
         end = self._check_room("uniform", start, (n + 1) // 2)
-        res = _fill_pairs("uniform", self.backend, self.seed, self.stream, start,
+        res = _fill_pairs("uniform", self._be, self.seed, self.stream, start,
                           n).reshape(shape)
         self._counter = end
         return res
@@ -233,13 +227,11 @@ class Philox:
         own, IEEE-only, so host and device give the same bits. Parameters, result
         and errors as :meth:`uniform`.
         """
-        from ._args import _fill_pairs
-
         shape = _shape("Philox.normal", shape)
         n = math.prod(shape)
         start = self._counter
         end = self._check_room("normal", start, (n + 1) // 2)
-        res = _fill_pairs("normal", self.backend, self.seed, self.stream, start,
+        res = _fill_pairs("normal", self._be, self.seed, self.stream, start,
                           n).reshape(shape)
         self._counter = end
         return res
@@ -272,8 +264,6 @@ class Philox:
         then fresh counters after the block, until accepted. Rejection happens with
         probability below ``(high - low) / 2**64`` per candidate.
         """
-        from . import philox4x32_10
-
         func = "Philox.integers"
         names = ("low", "high")
         if high is None:  # integers(high): the one argument given is called low
