@@ -5,14 +5,10 @@ median time (CUDA events). "of copy" is that bandwidth over a device-to-device c
 the same size measured in the same run; "vs CuPy" is CuPy's time over xstride's (> 1:
 xstride faster). Each xstride result is checked against CuPy's before timing.
 
-Before the main table, every kernel of the tiled path
-(``xstride._kernels._elementwise_exec.TILED_VARIANTS``) is timed on the three
-transposed layouts (each result checked against CuPy's first); ``--variant best`` runs
-the table with the fastest, ``--variant default`` (the default) with the engine's
-default. A last line gives the per-call host overhead (tiny arrays).
+A last line gives the per-call host overhead (tiny arrays). The 13 tiled-path kernels
+once swept here are in docs/elementwise.md ("Tiled path"); only the fastest is kept.
 
-Run: ``python benchmarks/elementwise.py [--n 640] [--reps 20] [--sweep-reps 10]
-[--variant default|best|NAME] [--no-sweep]``.
+Run: ``python benchmarks/elementwise.py [--n 640] [--reps 20]``.
 """
 
 from __future__ import annotations
@@ -28,9 +24,6 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=640)
     ap.add_argument("--reps", type=int, default=20)
-    ap.add_argument("--sweep-reps", type=int, default=10)
-    ap.add_argument("--variant", default="default")
-    ap.add_argument("--no-sweep", action="store_true")
     args = ap.parse_args(argv)
 
     C.require_device("elementwise")
@@ -81,48 +74,6 @@ def main(argv=None) -> int:
     print(C.header("Elementwise engine, float32 %dx%dx%d" % (n, n, n)))
     print(f"device-to-device copy ceiling: {copy_gbs:.0f} GB/s (read + write)\n")
 
-    default = ex.tiled_variant
-    tiled = [
-        ("x + y.T(2,0,1)", lambda: xp.add(x, y.transpose(2, 0, 1)),
-         lambda: x + y.transpose(2, 0, 1)),
-        ("x.T(2,0,1) + y.T(1,2,0)", lambda: xp.add(x.transpose(2, 0, 1), y.transpose(1, 2, 0)),
-         lambda: x.transpose(2, 0, 1) + y.transpose(1, 2, 0)),
-        ("out=x: x + y.T(2,1,0)", lambda: xp.add(x, y.transpose(2, 1, 0), out=tmp),
-         lambda: x + y.transpose(2, 1, 0)),
-    ]
-    best = None
-    if not args.no_sweep:
-        sweep = []
-        for vname in ex.TILED_VARIANTS:
-            ex.tiled_variant = vname
-            ex._launch_cache.clear()
-            fr, ok = [], True
-            for cname, fx, fc in tiled:
-                want = fc()
-                got = fx()
-                ok = ok and ex.last_kind == "tiled" and bool(cp.array_equal(got, want))
-                del got, want
-                t = C.time_gpu(fx, reps=args.sweep_reps)
-                fr.append(3 * N * isz / t / 1e9 / copy_gbs)
-            fn = next(e[0] for e in ex._launch_cache.values() if e[4] == "tiled")
-            regs = ex.func_attribute(fn, "NUM_REGS")
-            local = ex.func_attribute(fn, "LOCAL_SIZE_BYTES")
-            mean = sum(fr) / len(fr)
-            sweep.append([vname, *fr, mean, f"{regs}/{local}", "ok" if ok else "MISMATCH"])
-            if ok and (best is None or mean > best[0]):
-                best = (mean, vname)
-        print("tiled path kernels (fraction of copy; regs/local bytes: the first case's kernel):")
-        C.print_table(["variant", *[c[0] for c in tiled], "mean", "regs/local", "check"],
-                      sweep)
-    if args.variant == "best" and best is not None:
-        ex.tiled_variant = best[1]
-    elif args.variant not in ("default", "best"):
-        ex.tiled_variant = args.variant
-    else:
-        ex.tiled_variant = default
-    ex._launch_cache.clear()
-    print(f"\ntiled kernel for the table: {ex.tiled_variant} (default: {default}"
-          + (f", fastest in the sweep: {best[1]} {best[0]:.3f}" if best else "") + ")\n")
     rows = []
     for name, fx, fc, nbytes in cases:
         if "+=" not in name:  # correctness first (the in-place case is checked below)

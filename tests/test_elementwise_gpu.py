@@ -316,19 +316,11 @@ def test_user_elementwise_kernel(cp):
         k(cp.asarray(x))
 
 
-def _tiled_variant_names():
+def test_tiled_kernel(cp):
+    """The tiled path's kernel against NumPy, grid loops included."""
     from xstride._kernels import _elementwise_exec as ex
 
-    return list(ex.TILED_VARIANTS)
-
-
-@pytest.mark.parametrize("variant", _tiled_variant_names())
-def test_tiled_variants(cp, variant):
-    """Every kernel of the tiled path (TILED_VARIANTS) against NumPy, grid loops included."""
-    from xstride._kernels import _elementwise_exec as ex
-
-    saved = ex.tiled_variant, ex._MAX_GRID_YZ
-    ex.tiled_variant = variant
+    saved = ex._MAX_GRID_YZ
     ex._launch_cache.clear()
     try:
         for max_yz in (65535, 2):
@@ -399,5 +391,5 @@ def test_tiled_variants(cp, variant):
             assert _kind() == "tiled"
             np.testing.assert_array_equal(gz.get(), z0 + xs.T)
     finally:
-        ex.tiled_variant, ex._MAX_GRID_YZ = saved
+        ex._MAX_GRID_YZ = saved
         ex._launch_cache.clear()

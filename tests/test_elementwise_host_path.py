@@ -23,18 +23,18 @@ from tests.conftest import FakeCupy, FakeCupyArray, installed_fake_cupy
 
 @contextlib.contextmanager
 def _engine_on(fake):
-    """The elementwise executor compiling through ``fake``'s recording RawModule, with
+    """The elementwise executor compiling (``_compile.function``) through ``fake``'s recording RawModule, with
     empty caches; restored afterwards."""
     from xstride._kernels import _elementwise_exec as ex
 
-    saved = ex.raw_module, ex.CACHE
-    ex.raw_module = lambda source, options=(), name_expressions=(): fake.RawModule(
-        code=source, options=options, name_expressions=name_expressions)
+    saved = ex.function, ex.CACHE
+    ex.function = lambda name, *, code=None, options=(), **_: fake.RawModule(
+        code=code, options=options).get_function(name)
     ex.clear_caches()
     try:
         yield fake
     finally:
-        ex.raw_module, ex.CACHE = saved
+        ex.function, ex.CACHE = saved
         ex.clear_caches()
 
 
@@ -248,7 +248,7 @@ def test_call_cache_keys_and_switches(fake_cp):
 
     x, y = _buf((8,)), _buf((8,))
     k = ex.call_key("add", (x, y), None, FakeCupyArray)
-    assert k == ("add", ex.tiled_variant, ex._MAX_GRID_YZ, None,
+    assert k == ("add", ex._MAX_GRID_YZ, None,
                  x.dtype, (8,), (4,), x.data.ptr % 16, y.dtype, (8,), (4,), y.data.ptr % 16)
     assert ex.call_key("add", (x, 2), None, FakeCupyArray)[-1] is int
     assert ex.call_key("add", (x, True), None, FakeCupyArray)[-1] is bool

@@ -16,12 +16,13 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from xstride._plans import elementwise as P
+from xstride._kernels import _geometry as G
 from xstride._kernels._elementwise_source import Operand, kernel_source
 from xstride.layout import Layout
 
 
 def _unpack(plan):
-    cap, data = P.pack_params(plan)
+    cap, data = G.pack_params(plan)
     nops = len(plan.strides)
     n = len(data) // 8
     f = struct.unpack(f"<{n}q", data)
@@ -141,7 +142,7 @@ def _run(out_view, out_buf, out_start, ins, walk=None):
     plan = P.make_plan([Layout.from_array(out_view)], lays_in)
     if walk is not None and plan.kind == "tiled":
         t, ga, gb, r, max_yz = walk
-        geo = P.tiled_geometry(plan, t, ga, gb, r, max_yz=max_yz)
+        geo = G.tiled_geometry(plan, t, ga, gb, r, max_yz=max_yz)
         offs = _emulate_walk(plan, geo)
     else:
         offs = _emulate(plan)
@@ -280,26 +281,26 @@ def test_walk_geometry():
     lay = Layout.from_array
     plan = P.make_plan([lay(x)], [lay(x), lay(x.transpose(2, 1, 0))])
     assert plan.kind == "tiled" and plan.shape == (640, 640, 640) and plan.tile_axis == 0
-    g = P.tiled_geometry(plan)                      # whole rows of tiles: order 0, 1, rest
+    g = G.tiled_geometry(plan)                      # whole rows of tiles: order 0, 1, rest
     assert (g.ga, g.gb, g.nga, g.nz, g.rest, g.nchunks) == (20, 20, 1, 1, 640, 640)
     assert g.grid == (400, 640, 1) and g.off32
-    g = P.tiled_geometry(plan, ga=0, gb=1, r=4)     # order 0, rest, 1 and 4 rest per block
+    g = G.tiled_geometry(plan, ga=0, gb=1, r=4)     # order 0, rest, 1 and 4 rest per block
     assert g.grid == (20, 160, 20) and (g.nga, g.nz) == (1, 20)
-    g = P.tiled_geometry(plan, ga=8, gb=3)          # largest divisors of 20 not above
+    g = G.tiled_geometry(plan, ga=8, gb=3)          # largest divisors of 20 not above
     assert (g.ga, g.gb, g.nga, g.nz) == (5, 2, 4, 40) and g.grid == (10, 640, 40)
-    assert P.tiled_geometry(plan, r=1, max_yz=7).grid == (400, 7, 1)
+    assert G.tiled_geometry(plan, r=1, max_yz=7).grid == (400, 7, 1)
     # x + y.transpose(2, 0, 1) coalesces to a 2-D transpose (640 x 409600)
     flat = P.make_plan([lay(x)], [lay(x), lay(x.transpose(2, 0, 1))])
     assert flat.shape == (640, 409600) and flat.tile_axis == 0
-    g = P.tiled_geometry(flat, ga=1000, gb=8)
+    g = G.tiled_geometry(flat, ga=1000, gb=8)
     assert (g.ga, g.gb, g.nga, g.nz, g.rest) == (800, 5, 16, 64, 1)
     assert g.grid == (4000, 1, 64)
     # 32-bit offsets only while every offset a thread forms (partial tiles too) fits
     n = 1 << 16
     near = P.make_plan([Layout((n, 8), (8, 1))], [Layout((n, 8), (1, n))])
-    assert near.kind == "tiled" and P.tiled_geometry(near).off32
+    assert near.kind == "tiled" and G.tiled_geometry(near).off32
     far = P.make_plan([Layout((n, 8), (8, 1))], [Layout((n, 8), (1, (1 << 31) // 8))])
-    assert far.kind == "tiled" and not P.tiled_geometry(far).off32
+    assert far.kind == "tiled" and not G.tiled_geometry(far).off32
 
 
 def test_paths_of_the_benchmark_cases():
@@ -364,7 +365,7 @@ def test_rank_64_plan():
                                   src.reshape(shape).transpose(
                                       tuple(range(60)) + (63, 61, 62, 60)).ravel())
     big = P.make_plan([Layout((2,) * 40, tuple(3 ** i for i in range(40)))], [])
-    assert P.pack_params(big)[0] == 64
+    assert G.pack_params(big)[0] == 64
 
 
 def test_overlap_helpers():
@@ -384,8 +385,6 @@ def _variants():
     yield dict(kind="rows", vec=4, bcast=(False, True, False), idx32=True)
     yield dict(kind="rows", vec=2, idx32=False, cap=16)
     yield dict(kind="nd", cap=64)
-    yield dict(kind="tiled", trans=(False, True, False), cap=4, impl="legacy")
-    yield dict(kind="tiled", trans=(False, True, True), cap=64, impl="legacy", tile=32)
     for ra in (0, 1, 2):
         yield dict(kind="tiled", trans=(False, True, False), cap=4, off32=True, rest_axes=ra,
                    minb=8)

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 import xstride as xp
 from xstride._kernels.reductions import _finish
-from xstride._plans.reduction import normalize_axis, normalize_scan_axis, plan_reduction, plan_scan, reduction_geometry
+from xstride._plans.reduction import normalize_axis, normalize_scan_axis, plan_reduction, plan_scan
+from xstride._kernels._geometry import reduction_geometry
 from xstride.layout import Layout
 
 

@@ -19,7 +19,7 @@ import pytest
 from xstride import rng
 from xstride._host import philox as H
 from xstride._kernels import philox as K
-from xstride._kernels._compile import include_dir
+from xstride._kernels._compile import include_dir, source
 
 from tests.test_rng import EDGES, M32, U64, bits, rand_u64, read_kat
 
@@ -126,7 +126,7 @@ def emulated(tmp_path_factory):
     if cxx is None:
         pytest.skip("no C++ compiler")
     d = tmp_path_factory.mktemp("kern")
-    (d / "k.cpp").write_text(SHIM + K.SOURCE)
+    (d / "k.cpp").write_text(SHIM + source(K.SOURCE_FILE))
     subprocess.run([cxx, "-std=c++17", "-O1", "-fPIC", "-shared", "-ffp-contract=off",
                     "-I", include_dir(), str(d / "k.cpp"), "-o", str(d / "k.so")],
                    check=True, capture_output=True)

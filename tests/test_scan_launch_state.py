@@ -11,12 +11,13 @@ import types
 import numpy as np
 
 from xstride._kernels import scans
+from xstride._kernels._lru import Bounded
 
 from tests.conftest import FakeCupy
 
 
 def test_epochs_are_unique_across_threads_on_one_stream(monkeypatch, fake_cupy):
-    monkeypatch.setattr(scans, "_DESCS", {})
+    monkeypatch.setattr(scans, "_DESCS", Bounded(1024))
     cp = fake_cupy
     seen, lock = [], threading.Lock()
     old = sys.getswitchinterval()
@@ -39,7 +40,7 @@ def test_epochs_are_unique_across_threads_on_one_stream(monkeypatch, fake_cupy):
 
 
 def test_buffers_per_device_and_stream_and_regrowth(monkeypatch, fake_cupy):
-    monkeypatch.setattr(scans, "_DESCS", {})
+    monkeypatch.setattr(scans, "_DESCS", Bounded(1024))
     cp0, cp7 = fake_cupy, FakeCupy()                     # current streams 0 and 7
     cp7.current.stream = types.SimpleNamespace(ptr=7)
     allocs0, allocs7 = cp0.allocations, cp7.allocations
@@ -83,7 +84,7 @@ def test_prepared_call_keys_take_only_unambiguous_arguments():
 def test_repeat_misses_without_a_prepared_call(monkeypatch):
     """Before any prepared call, or for another array type, _repeat answers None (the
     checked path then runs)."""
-    monkeypatch.setattr(scans, "_PREPARED", {})
+    monkeypatch.setattr(scans, "_PREPARED", Bounded(1024))
     monkeypatch.setattr(scans, "_fast", {"nd": None, "getdev": None})
     assert scans._repeat("sum", np.zeros(3), None, None, False) is None
 

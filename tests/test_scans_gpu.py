@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import xstride as xp
+from xstride._kernels._lru import Bounded
 from tests.test_reductions_gpu import _random, _view, _views
 
 pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("poisoned_pool")]
@@ -342,25 +343,26 @@ def test_lookback_scan_next_to_float32_max(cp, tuning, f32_run):
 
 
 def test_scan_without_packed_launch_gives_the_same_bits(cp, monkeypatch):
-    """Where CuPy exposes no function handle, scans launch through RawKernel's call:
-    the same bits for the look-back, rows and columns strategies."""
-    from xstride._kernels import scans
+    """Where CuPy exposes no function handle, scans launch through RawKernel's call
+    (xstride._kernels._launch): the same bits for the look-back, rows and columns
+    strategies."""
+    from xstride._kernels import _launch, scans
 
     rng = np.random.default_rng(36)
     cases = [(rng.standard_normal(3_000_017).astype(np.float32), 0),
              (rng.integers(-9, 9, size=(5000, 640)).astype(np.int32), 1),
              (rng.standard_normal((640, 5000)), 0)]
-    monkeypatch.setattr(scans, "_RECIPES", {})
-    monkeypatch.setattr(scans, "_PREPARED", {})
+    monkeypatch.setattr(scans, "_RECIPES", Bounded(1024))
+    monkeypatch.setattr(scans, "_PREPARED", Bounded(1024))
     packed = [cp.asnumpy(xp.cumulative_sum(cp.asarray(h), axis=a)) for h, a in cases]
     assert len(scans._RECIPES) == 3
-    assert all(r.launch is not None for r in scans._RECIPES.values())
-    monkeypatch.setattr(scans, "_RECIPES", {})
-    monkeypatch.setattr(scans, "_PREPARED", {})
-    monkeypatch.setattr(scans, "packed_launch", lambda *a, **k: None)
+    assert all(r.launch.fptr is not None for r in scans._RECIPES.values())
+    monkeypatch.setattr(scans, "_RECIPES", Bounded(1024))
+    monkeypatch.setattr(scans, "_PREPARED", Bounded(1024))
+    monkeypatch.setattr(_launch, "driver_entry", lambda kernel: (None, None))
     plain = [cp.asnumpy(xp.cumulative_sum(cp.asarray(h), axis=a)) for h, a in cases]
     assert len(scans._RECIPES) == 3
-    assert all(r.launch is None for r in scans._RECIPES.values())
+    assert all(r.launch.fptr is None for r in scans._RECIPES.values())
     for (h, a), p, q in zip(cases, packed, plain):
         assert p.tobytes() == q.tobytes()
         if h.dtype.kind == "i":
@@ -385,7 +387,7 @@ def test_prepared_calls_repeat_the_checked_path(cp, tuning, monkeypatch):
     rejected after an equal-comparing valid call was prepared."""
     from xstride._kernels import scans
 
-    monkeypatch.setattr(scans, "_PREPARED", {})
+    monkeypatch.setattr(scans, "_PREPARED", Bounded(1024))
     rng = np.random.default_rng(38)
     h = rng.standard_normal((700, 700)).astype(np.float32)
     x = cp.asarray(h)
@@ -394,7 +396,7 @@ def test_prepared_calls_repeat_the_checked_path(cp, tuning, monkeypatch):
     builds = []
     real_build = scans._build
     monkeypatch.setattr(scans, "_build", lambda *a: builds.append(a) or real_build(*a))
-    monkeypatch.setattr(scans, "_RECIPES", {})   # only a prepared call can skip _build
+    monkeypatch.setattr(scans, "_RECIPES", Bounded(1024))   # only a prepared call can skip _build
     again = cp.asnumpy(xp.cumulative_sum(x, axis=1, include_initial=True))
     assert again.tobytes() == first.tobytes() and not builds
     np.testing.assert_array_equal(first[:, 0], 0)

@@ -1,7 +1,12 @@
-"""Compilation of xstride's own CUDA sources through CuPy (NVRTC), cached per process.
+"""Compilation of xstride's own CUDA sources through CuPy (NVRTC): the one cache of
+compiled kernels, per device.
 
-Internal kernels go through :func:`raw_module`; user kernels go through
-:class:`xstride.cuda.CudaKernel`, which adds argument checks and the HIP gate.
+Every internal kernel is reached through :func:`function` (a source file beside this
+module, or generated source text, plus a kernel name); compiled modules and their
+functions are held in :class:`~xstride._kernels._lru.Bounded` caches keyed by the
+current device, the source (file name or text), the options and the name expressions.
+User kernels (:class:`xstride.cuda.CudaKernel`) go through :func:`raw_module`, which
+adds nothing but the same bounded, per-device cache.
 """
 
 from __future__ import annotations
@@ -9,13 +14,27 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-import sys
+from ._cupy import cupy as _cupy
 from .._core.includes import scan_includes
+from ._lru import Bounded
 
-__all__ = ["include_dir", "module_options", "raw_module"]
+__all__ = ["include_dir", "module_options", "raw_module", "source", "function",
+           "current_device", "clear"]
 
-_INCLUDE = Path(__file__).resolve().parent / "include"
+_HERE = Path(__file__).resolve().parent
+_INCLUDE = _HERE / "include"
 _DIGEST = "-DXSTRIDE_HEADERS_SHA256="
+
+#: (device, file or None, source text or None, options, name expressions) -> RawModule
+_MODULES = Bounded(256)
+#: module key + (kernel name,) -> RawKernel
+_FUNCTIONS = Bounded(1024)
+
+
+@functools.lru_cache(maxsize=32)
+def source(name: str) -> str:
+    """Text of a kernel source file (``*.cu``) beside this module."""
+    return (_HERE / name).read_text()
 
 
 def include_dir() -> str:
@@ -41,10 +60,57 @@ def module_options(source: str, options: tuple[str, ...] = ()) -> tuple[str, ...
     return opts + (f"{_DIGEST}0x{digest[:16]}",)
 
 
-@functools.lru_cache(maxsize=None)
+def current_device() -> int:
+    """Id of CuPy's current device."""
+    return _cupy().cuda.runtime.getDevice()
+
+
+def _module(key, text: str, options: tuple, name_expressions: tuple):
+    mod = _MODULES.get(key)
+    if mod is None:
+        mod = _MODULES.put(key, _cupy().RawModule(
+            code=text, options=module_options(text, options),
+            name_expressions=name_expressions or None))
+    return mod
+
+
 def raw_module(source: str, options: tuple[str, ...] = (), name_expressions: tuple[str, ...] = ()):
-    """A ``cupy.RawModule`` for ``source``, compiled once per process and option set
-    (:func:`module_options`); CuPy caches the binary per device on its own."""
-    cupy = sys.modules["cupy"]  # loaded by the backend before any kernel compiles
-    return cupy.RawModule(code=source, options=module_options(source, options),
-                          name_expressions=name_expressions or None)
+    """A ``cupy.RawModule`` of the source text ``source``, compiled once per current
+    device and option set (:func:`module_options`), from the bounded cache."""
+    options, name_expressions = tuple(options), tuple(name_expressions)
+    key = (current_device(), None, source, options, name_expressions)
+    return _module(key, source, options, name_expressions)
+
+
+def function(name: str, *, file: str | None = None, code: str | None = None,
+             options: tuple[str, ...] = (), name_expressions: tuple[str, ...] = ()):
+    """The compiled kernel ``name`` (a ``cupy.RawKernel``) on the current device.
+
+    Parameters
+    ----------
+    name : str
+        Kernel name, or the name expression of a template instantiation (then also
+        listed in ``name_expressions``).
+    file : str, optional
+        A source file beside this module (``"reductions.cu"``); keyed by its name.
+    code : str, optional
+        Generated source text (exactly one of ``file`` and ``code``); keyed by its text.
+    options : tuple of str
+        Extra NVRTC options.
+    name_expressions : tuple of str
+        Template instantiations the module must contain.
+    """
+    key = (current_device(), file, code if file is None else None, options,
+           name_expressions, name)
+    fn = _FUNCTIONS.get(key)
+    if fn is None:
+        text = source(file) if file is not None else code
+        fn = _FUNCTIONS.put(key, _module(key[:-1], text, options,
+                                         name_expressions).get_function(name))
+    return fn
+
+
+def clear() -> None:
+    """Forget every compiled module and function (CuPy's own caches stay)."""
+    _MODULES.clear()
+    _FUNCTIONS.clear()

@@ -2,7 +2,7 @@
 
 :func:`launch` takes CuPy outputs (already allocated and checked) and inputs (CuPy
 arrays or NumPy scalars of their loop type), plans the loop over their layouts
-(:mod:`xstride._plans.elementwise`), and launches the kernel of the plan's path. Every
+(:mod:`xstride._plans.elementwise`; launch geometry: :mod:`._geometry`), and launches the kernel of the plan's path. Every
 launch-relevant fact (shapes, strides, dtypes, pointer alignment) is part of a cache
 key, so a repeated call costs one dict lookup plus the launch: kernels are never
 recompiled per call and plans are not recomputed.
@@ -23,7 +23,8 @@ Two caches (``docs/elementwise.md``, "Host cost"):
   :func:`run_cached` replays it; only pointer facts are checked per call.
 
 ``CACHE = False`` (or ``XSTRIDE_EW_CACHE=0`` in the environment at import) turns both
-off: every call plans, and looks the compiled module up by its source, again.
+off: every call plans, and looks the compiled kernel up by its source
+(:func:`xstride._kernels._compile.function`), again.
 
 Imports CuPy only when called.
 """
@@ -37,7 +38,9 @@ import numpy as np
 
 from .._plans import elementwise as _plan
 from ..layout import Layout, check_output
-from ._compile import raw_module
+from . import _geometry as _geo
+from ._compile import function
+from ._lru import Bounded
 from ._elementwise_source import BLOCK, C_TYPES, UNROLL, Operand, kernel_source
 
 __all__ = ["launch", "alloc_like_inputs", "byte_range", "check_out", "ctype", "call_key",
@@ -45,13 +48,13 @@ __all__ = ["launch", "alloc_like_inputs", "byte_range", "check_out", "ctype", "c
 
 #: Cache switch: False plans every call again (``XSTRIDE_EW_CACHE=0`` at import).
 CACHE = os.environ.get("XSTRIDE_EW_CACHE", "1").strip() != "0"
-#: Bound on the entries of each cache (a full cache is emptied, then refilled).
+#: Bound on the entries of each cache (the oldest entry goes first when full).
 _CACHE_MAX = 8192
 #: call key -> _Call (see run_cached)
-_calls: dict = {}
+_calls: dict = Bounded(_CACHE_MAX)
 
 
-class _LaunchCache(dict):
+class _LaunchCache(Bounded):
     """``dict`` of launch entries; ``clear()`` also empties the call cache built on it."""
 
     def clear(self):
@@ -59,42 +62,21 @@ class _LaunchCache(dict):
         _calls.clear()
 
 
-_launch_cache: dict = _LaunchCache()
+_launch_cache: dict = _LaunchCache(_CACHE_MAX)
 #: Path of the most recent launch ("flat", "rows", "tiled", "nd", "empty"): for tests
 #: and the benchmark.
 last_kind: str | None = None
-#: Kernels of the tiled path, by name. "legacy": one 32x32 tile per block, 64-bit
-#: index math, a 1-D grid in block order "0r1". "walk-*": the grid-walk kernel
-#: (``_elementwise_source._tiled_walk_body``) with groups of ``ga`` x ``gb`` tiles
-#: (0 = a whole row of tiles), ``r`` rest indices per block and ``minb`` resident blocks
-#: per SM asked of the compiler (``xstride._plans.elementwise.tiled_geometry`` gives the
-#: grid). Measured on the H200 on 2026-11-30 (float32 640^3, mean of the three
-#: transposed layouts of benchmarks/elementwise.py, fraction of a device copy): legacy
-#: 0.49; walk-a4b4 0.88, walk-a8b8 0.88, walk-a0b0-r4 0.88, walk-a1b0-r4 0.88,
-#: walk-a8b8-r4 0.88, walk-a0b0-m0 0.85, walk-a1b0 0.84, walk-a32b32 0.81,
-#: walk-a0b1 0.81, walk-a512b2 0.81, walk-a0b0 0.79, walk-a128b8 0.78.
-TILED_VARIANTS = {
-    "legacy": dict(impl="legacy", tile=32, order="0r1"),
-    "walk-a0b0": dict(impl="walk", tile=32, ga=0, gb=0, r=1, minb=8),
-    "walk-a0b0-m0": dict(impl="walk", tile=32, ga=0, gb=0, r=1, minb=0),
-    "walk-a1b0": dict(impl="walk", tile=32, ga=1, gb=0, r=1, minb=8),
-    "walk-a0b1": dict(impl="walk", tile=32, ga=0, gb=1, r=1, minb=8),
-    "walk-a128b8": dict(impl="walk", tile=32, ga=128, gb=8, r=1, minb=8),
-    "walk-a512b2": dict(impl="walk", tile=32, ga=512, gb=2, r=1, minb=8),
-    "walk-a32b32": dict(impl="walk", tile=32, ga=32, gb=32, r=1, minb=8),
-    "walk-a8b8": dict(impl="walk", tile=32, ga=8, gb=8, r=1, minb=8),
-    "walk-a4b4": dict(impl="walk", tile=32, ga=4, gb=4, r=1, minb=8),
-    "walk-a0b0-r4": dict(impl="walk", tile=32, ga=0, gb=0, r=4, minb=8),
-    "walk-a8b8-r4": dict(impl="walk", tile=32, ga=8, gb=8, r=4, minb=8),
-    "walk-a1b0-r4": dict(impl="walk", tile=32, ga=1, gb=0, r=4, minb=8),
-}
-#: Name of the tiled kernel in use (a key of TILED_VARIANTS; the fastest measured).
-#: Clear ``_launch_cache`` after changing it.
-tiled_variant = "walk-a4b4"
+#: The tiled path's kernel: the grid-walk kernel
+#: (``_elementwise_source._tiled_walk_body``) with 32 x 32 tiles, groups of at most
+#: ``ga`` x ``gb`` = 4 x 4 tiles, ``r`` = 1 rest index per block, and ``minb`` = 8
+#: resident blocks per SM asked of the compiler
+#: (``xstride._kernels._geometry.tiled_geometry`` gives the grid). The fastest of 13
+#: kernels measured on the H200 (docs/elementwise.md, "Tiled path").
+_TILE, _GA, _GB, _R, _MINB = _geo.TILE, 4, 4, 1, 8
 #: Largest grid y/z extent the tiled kernel is launched with (CUDA allows 65535; the
 #: tests lower it to exercise the kernel's grid loops).
 _MAX_GRID_YZ = 65535
-_order_cache: dict = {}
+_order_cache: dict = Bounded(4096)
 _INT32_LIMIT = (1 << 31) - 1
 _SMEM_LIMIT = 48 * 1024
 
@@ -117,7 +99,7 @@ def ctype(dt) -> str | None:
 
 
 def clear_caches() -> None:
-    """Empty the launch and call caches (after changing ``tiled_variant`` etc.)."""
+    """Empty the launch and call caches (after changing ``_MAX_GRID_YZ``)."""
     _launch_cache.clear()
     _calls.clear()
     _order_cache.clear()
@@ -177,8 +159,7 @@ def _alloc_layout(shape, arrays):
             for i, a in enumerate(order):
                 inv[a] = i
             got = (tuple(shape[a] for a in order), tuple(inv))
-        if len(_order_cache) < 4096:
-            _order_cache[key] = got
+        _order_cache.put(key, got)
     return got
 
 
@@ -245,15 +226,12 @@ def launch(tag: str, body: str, specs, outs, ins, *, keep_order: bool = False,
         ins = fixed
     arrays = list(outs) + [x for x in ins if isinstance(x, cupy.ndarray)]
     if CACHE:
-        key = (tag, body, tuple(specs), keep_order, preamble, index_var, tiled_variant,
-               _MAX_GRID_YZ,
+        key = (tag, body, tuple(specs), keep_order, preamble, index_var, _MAX_GRID_YZ,
                tuple((a.shape, a.strides, a.dtype.char, a.data.ptr % 16) for a in arrays))
         entry = _launch_cache.get(key)
         if entry is None:
             entry = _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var)
-            if len(_launch_cache) >= _CACHE_MAX:
-                _launch_cache.clear()
-            _launch_cache[key] = entry
+            _launch_cache.put(key, entry)
     else:
         entry = _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var)
     fn, grid, block, args, kind = entry
@@ -276,12 +254,12 @@ def call_key(tag, args, out, nd):
     contribute dtype, shape, byte strides and ``data.ptr % 16`` (all the alignment
     facts a plan reads: vector widths are at most 16 bytes); Python scalars their
     type (their value is converted per call); ``out`` the same facts, or None.
-    The tiled kernel variant and grid limit are part of the key too.
+    The tiled kernel's grid limit is part of the key too.
     """
     if out is None:
-        key = [tag, tiled_variant, _MAX_GRID_YZ, None]
+        key = [tag, _MAX_GRID_YZ, None]
     elif type(out) is nd:
-        key = [tag, tiled_variant, _MAX_GRID_YZ, out.dtype, out.shape, out.strides,
+        key = [tag, _MAX_GRID_YZ, out.dtype, out.shape, out.strides,
                out.data.ptr & 15]
     else:
         return None
@@ -356,9 +334,7 @@ def remember(key, entry, out, args, conv, alloc=None) -> None:
                         and x.strides == out.strides)
                 checks.append((i, *_rel_bytes(x), same))
             c.checks = tuple(checks)
-    if len(_calls) >= _CACHE_MAX:
-        _calls.clear()
-    _calls[key] = c
+    _calls.put(key, c)
 
 
 def run_cached(key, args, out, cupy):
@@ -399,19 +375,16 @@ def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var):
     nout = len(outs)
     lays = [Layout.from_array(a) for a in arrays]
     pl = _plan.make_plan(lays[:nout], lays[nout:], keep_order=keep_order)
-    tv = TILED_VARIANTS[tiled_variant]
-    tile = tv["tile"]
+    tile = _TILE
     geo = None
     if pl.kind == "tiled":
         smem = sum(tile * (tile + 1) * a.itemsize for a, t in zip(arrays, pl.transposed) if t)
-        if tv["impl"] == "walk":
-            geo = _plan.tiled_geometry(pl, tile, tv["ga"], tv["gb"], tv["r"],
-                                       max_yz=_MAX_GRID_YZ)
-        if smem > _SMEM_LIMIT or (tv["impl"] == "walk" and geo is None):
+        geo = _geo.tiled_geometry(pl, tile, _GA, _GB, _R, max_yz=_MAX_GRID_YZ)
+        if smem > _SMEM_LIMIT or geo is None:
             pl = _plan.make_plan(lays[:nout], lays[nout:], allow_tiled=False)
     if pl.kind == "empty":
         return (None, None, None, None, "empty")
-    cap, packed = _plan.pack_params(pl)
+    cap, packed = _geo.pack_params(pl)
     params = np.frombuffer(packed, dtype=np.dtype((np.void, len(packed)))).copy()
     inner = len(pl.shape) - 1
     bcast = tuple(s[inner] == 0 for s in pl.strides)
@@ -421,7 +394,7 @@ def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var):
     idx32 = pl.size <= _INT32_LIMIT
     kind = pl.kind
     name = f"xs_ew_{tag}_{kind}"
-    walk = kind == "tiled" and tv["impl"] == "walk"
+    walk = kind == "tiled"
     extra = {}
     if walk:
         # with no rest axis the kernel still adds rest * strides[k][0] (zero padding):
@@ -431,27 +404,21 @@ def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var):
         small = len(arrays) <= 3 and max(a.itemsize for a in arrays) <= 4
         extra = dict(off32=geo.off32, rest32=geo.rest + geo.r < (1 << 32),
                      rest_axes=min(max(len(pl.shape) - 2, 1), 2),
-                     minb=tv["minb"] if small else 0)
+                     minb=_MINB if small else 0)
     src = kernel_source(name, kind, specs, body, vec=vec, bcast=bcast if vec > 1 else (),
                         idx32=idx32, cap=cap, trans=pl.transposed, tile=tile,
-                        preamble=preamble, index_var=index_var, order=tv.get("order", "0r1"),
-                        impl=tv["impl"] if kind == "tiled" else "walk", **extra)
-    fn = raw_module(src).get_function(name)
+                        preamble=preamble, index_var=index_var, **extra)
+    fn = function(name, code=src)
     if walk and extra["minb"] and func_attribute(fn, "LOCAL_SIZE_BYTES") > 0:
         # the register cap of minb blocks per SM made the compiler spill: drop the cap
         extra["minb"] = 0
         src = kernel_source(name, kind, specs, body, cap=cap, trans=pl.transposed, tile=tile,
-                            preamble=preamble, impl="walk", **extra)
-        fn = raw_module(src).get_function(name)
+                            preamble=preamble, **extra)
+        fn = function(name, code=src)
     if walk:
         args = (params, np.int64(geo.rest), np.int64(geo.nchunks), np.int32(geo.r),
                 np.int32(geo.ga), np.int32(geo.nga), np.int32(geo.nz))
         return fn, geo.grid, (32, 8), args, kind
-    if kind == "tiled":
-        t = tile
-        e0, e1 = pl.shape[inner], pl.shape[pl.tile_axis]
-        nblocks = -(-e0 // t) * -(-e1 // t) * (pl.size // (e0 * e1))
-        return fn, (min(nblocks, _INT32_LIMIT),), (32, 8), (params,), kind
     if kind == "flat":
         total = pl.size // vec
     else:

@@ -2,7 +2,7 @@
 
 One kernel per (path, operand types, body, vector width, index type, capacity). The
 generated source includes ``xstride/elementwise.cuh`` and is compiled through
-:func:`xstride._kernels._compile.raw_module` (cached per process). The generator is
+:func:`xstride._kernels._compile.function` (cached per device). The generator is
 pure string work so it is unit-tested on the CPU and the sources are compiled with
 ``nvcc`` in the offline tests.
 
@@ -16,15 +16,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .._core import dtypes as _dtypes
+
 __all__ = ["C_TYPES", "Operand", "kernel_source", "UNROLL", "BLOCK"]
 
-#: NumPy dtype name -> C type the engine uses for it.
-C_TYPES = {
-    "bool": "bool", "int8": "signed char", "int16": "short", "int32": "int",
-    "int64": "long long", "uint8": "unsigned char", "uint16": "unsigned short",
-    "uint32": "unsigned int", "uint64": "unsigned long long", "float32": "float",
-    "float64": "double",
-}
+#: NumPy dtype name -> C type the engine uses for it (the one table, _core/dtypes.py).
+C_TYPES = _dtypes.C_TYPES
 #: Threads per block of the flat/rows/nd kernels, and vectors per thread.
 BLOCK = 256
 UNROLL = 4
@@ -103,8 +100,8 @@ def _element_code(ops, body, val, store, indent="        "):
 
 def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: tuple = (),
                   idx32: bool = False, cap: int = 4, trans: tuple = (), tile: int = 32,
-                  preamble: str = "", index_var: bool = False, order: str = "0r1",
-                  impl: str = "walk", off32: bool = False, rest32: bool = True,
+                  preamble: str = "", index_var: bool = False, off32: bool = False,
+                  rest32: bool = True,
                   minb: int = 0, rest_axes: int = 2) -> str:
     """CUDA source of one elementwise kernel.
 
@@ -113,7 +110,9 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
     name : str
         ``extern "C"`` kernel name.
     kind : {"flat", "rows", "nd", "tiled"}
-        The plan's path ("flat" and "rows"/"nd" share one loop; "tiled" has its own).
+        The plan's path ("flat" and "rows"/"nd" share one loop; "tiled" is the
+        grid-walk kernel of :func:`_tiled_walk_body`, launched with :data:`WALK_ARGS`
+        and the geometry of :func:`xstride._kernels._geometry.tiled_geometry`).
     ops : sequence of Operand
         Outputs first, then inputs and scalars, in the launcher's argument order.
     body : str
@@ -131,22 +130,15 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
         "tiled": per array operand, whether it goes through shared memory.
     tile : {32, 64}
         "tiled": side of the square tile (the block is always 32 x 8 threads).
-    order : {"0r1", "01r"}
-        "tiled", ``impl="legacy"``: block walk order (see ``_tiled_body``).
-    impl : {"walk", "legacy"}
-        "tiled": the grid-walk kernel (:func:`_tiled_walk_body`, launched with
-        :data:`WALK_ARGS` and the geometry of
-        :func:`xstride._plans.elementwise.tiled_geometry`) or the one-tile-per-block
-        kernel with 64-bit index math (``_tiled_body``).
     off32 : bool
-        "tiled", walk: 32-bit offset arithmetic (the host checked every offset fits).
+        "tiled": 32-bit offset arithmetic (the host checked every offset fits).
     rest32 : bool
-        "tiled", walk: the number of rest indices fits in 32 bits.
+        "tiled": the number of rest indices fits in 32 bits.
     minb : int
-        "tiled", walk: minimum resident blocks per SM for ``__launch_bounds__``
+        "tiled": minimum resident blocks per SM for ``__launch_bounds__``
         (0: none); 8 caps the kernel at 32 registers.
     rest_axes : {0, 1, 2}
-        "tiled", walk: number of rest axes (2: any number, decoded at run time).
+        "tiled": number of rest axes (2: any number, decoded at run time).
     index_var : bool
         Declare ``i``, the linear C-order index of the element, for the body (only
         meaningful for plans made with ``keep_order=True``).
@@ -156,13 +148,11 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
     head = ["#include <xstride/elementwise.cuh>", f"#define BLOCK_THREADS {BLOCK}",
             preamble]
     ptr = {o.name: f"__xs_p_{o.name}" for o in arrays}
-    if kind == "tiled" and impl == "walk":
+    if kind == "tiled":
         sig = _signature(name, ops, cap, nops, WALK_ARGS, minb)
         return "\n".join(head + [sig, "{", _tiled_walk_body(ops, arrays, body, trans, tile, nops,
                                                              off32, rest32, rest_axes), "}"])
     sig = _signature(name, ops, cap, nops)
-    if kind == "tiled":
-        return "\n".join(head + [sig, "{", _tiled_body(ops, arrays, body, trans, tile, cap, nops, order), "}"])
     idx = "unsigned int" if idx32 else "long long"
     flat = kind == "flat"
     v = vec
@@ -233,103 +223,11 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
     return "\n".join(head + [sig, "{", "\n".join(out), "}"])
 
 
-def _tiled_body(ops, arrays, body, trans, tile, cap, nops, order="0r1"):
-    """Shared-memory transpose: a TILE x TILE tile of (inner axis, tile axis) per block.
-
-    The block is 32 x 8 threads; each thread handles ``TILE/32 * TILE/8`` elements per
-    phase. Loads of a transposed operand walk the tile axis (its unit-stride axis)
-    across a warp; the compute/store phase walks the inner axis (the output's
-    unit-stride axis), so both are coalesced. Tiles are padded by one column
-    (``TILE + 1`` words per row), so both phases are free of bank conflicts for 4-byte
-    elements. Inputs read in the output's order are fetched into registers before the
-    barrier, so their latency overlaps the tile loads.
-
-    ``order`` is the order in which consecutive blocks walk the tiles, fastest first:
-    "0r1" (inner-axis tiles, then the rest axes, then tile-axis tiles: neighbouring
-    blocks share few memory pages) or "01r".
-    """
-    t = tile
-    rows = 8
-    nh = t // 32
-    per = (t // rows) * nh
-    lines = []
-    for k, o in enumerate(arrays):
-        if trans[k]:
-            lines.append(f"    __shared__ {o.ctype} __xs_t{k}[{t}][{t + 1}];")
-    lines += [
-        f"    const long long tiles0 = (p.e0 + {t - 1}) / {t};",
-        f"    const long long tiles1 = (p.e1 + {t - 1}) / {t};",
-        "    const long long rest = p.n / (p.e0 * p.e1);",
-        "    const long long nblocks = tiles0 * tiles1 * rest;",
-        "    const int tx = threadIdx.x, ty = threadIdx.y;",
-        "    for (long long blk = blockIdx.x; blk < nblocks; blk += gridDim.x) {",
-        "      const long long q = blk / tiles0;",
-        f"      const long long i0b = (blk - q * tiles0) * {t};",
-    ]
-    if order == "01r":
-        lines += ["      const long long rr = q / tiles1;",
-                  f"      const long long i1b = (q - rr * tiles1) * {t};"]
-    else:
-        lines += ["      const long long t1 = q / rest;",
-                  "      const long long rr = q - t1 * rest;",
-                  f"      const long long i1b = t1 * {t};"]
-    lines += [
-        f"      long long base[{nops}];",
-        f"      #pragma unroll\n      for (int k = 0; k < {nops}; ++k) base[k] = p.offset[k];",
-        "      xstride_ew_outer(p, rr, base);",
-    ]
-    loop = (f"      #pragma unroll\n      for (int u = 0; u < {t}; u += {rows})\n"
-            f"      #pragma unroll\n      for (int h = 0; h < {t}; h += 32) {{")
-    slot = f"(u / {rows}) * {nh} + h / 32"
-    any_trans = any(trans)
-    direct = [k for k, o in enumerate(arrays) if not trans[k] and (o.kind == "in" or o.preload)]
-    for k in direct:
-        lines.append(f"      {arrays[k].ctype} __xs_d{k}[{per}];")
-    if direct:
-        lines.append(loop)
-        lines.append("        const long long i0 = i0b + tx + h, i1 = i1b + ty + u;")
-        lines.append("        if (i0 < p.e0 && i1 < p.e1) {")
-        for k in direct:
-            lines.append(f"          __xs_d{k}[{slot}] = __xs_p_{arrays[k].name}"
-                         f"[base[{k}] + i0 * p.s0[{k}] + i1 * p.s1[{k}]];")
-        lines.append("        }\n      }")
-    if any_trans:
-        lines.append(loop)
-        lines.append("        const long long i0 = i0b + ty + u, i1 = i1b + tx + h;")
-        lines.append("        if (i0 < p.e0 && i1 < p.e1) {")
-        for k, o in enumerate(arrays):
-            if trans[k]:
-                lines.append(f"          __xs_t{k}[ty + u][tx + h] = __xs_p_{o.name}"
-                             f"[base[{k}] + i0 * p.s0[{k}] + i1 * p.s1[{k}]];")
-        lines.append("        }\n      }")
-        lines.append("      __syncthreads();")
-    lines.append(loop)
-    lines.append("        const long long i0 = i0b + tx + h, i1 = i1b + ty + u;")
-    lines.append("        if (i0 < p.e0 && i1 < p.e1) {")
-
-    def val(k, o):
-        if trans[k]:
-            return f"__xs_t{k}[tx + h][ty + u]"
-        if k in direct:
-            return f"__xs_d{k}[{slot}]"
-        return f"__xs_p_{o.name}[base[{k}] + i0 * p.s0[{k}] + i1 * p.s1[{k}]]"
-
-    def store(k, o, e):
-        return f"__xs_p_{o.name}[base[{k}] + i0 * p.s0[{k}] + i1 * p.s1[{k}]] = {e};"
-
-    lines.append(_element_code(ops, body, val, store, indent="          "))
-    lines.append("        }\n      }")
-    if any_trans:
-        lines.append("      __syncthreads();")
-    lines.append("    }")
-    return "\n".join(lines)
-
-
 def _tiled_walk_body(ops, arrays, body, trans, tile, nops, off32, rest32, rest_axes):
     """The grid-walk tiled kernel: group-ordered tiles, a chunk of rest indices per block.
 
     Block (x, y, z) owns one TILE x TILE tile of (inner axis, tile axis), found without
-    64-bit division (``xstride._plans.elementwise.TiledGeometry``), and walks the rest
+    64-bit division (``xstride._kernels._geometry.TiledGeometry``), and walks the rest
     indices of chunk y. For each rest index every input is loaded into registers (a
     transposed operand along its unit-stride axis, the others along the output's);
     the transposed values go to shared memory (rows padded by one word), and the loads

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import functools
 import struct
-from pathlib import Path
 
 import numpy as np
 
-from .._backends.select import load_cupy
-from ._compile import raw_module
+from .._core import dtypes as _dtypes
+from ._cupy import cupy as _cupy
+from ._compile import current_device, function, source
+from ._lru import Bounded
 
 __all__ = [
     "CTYPE", "SUPPORTED", "default_sum_dtype", "acc_dtype", "minmax_acc_dtype",
@@ -65,22 +66,9 @@ VARIANTS = {
     "lookback_threads": [256, 128, 512],
 }
 
-_HERE = Path(__file__).resolve().parent
-
-#: C type of each dtype the kernels handle; anything else goes to CuPy.
-CTYPE = {
-    np.dtype(np.bool_): "bool",
-    np.dtype(np.int8): "signed char",
-    np.dtype(np.int16): "short",
-    np.dtype(np.int32): "int",
-    np.dtype(np.int64): "long long",
-    np.dtype(np.uint8): "unsigned char",
-    np.dtype(np.uint16): "unsigned short",
-    np.dtype(np.uint32): "unsigned",
-    np.dtype(np.uint64): "unsigned long long",
-    np.dtype(np.float32): "float",
-    np.dtype(np.float64): "double",
-}
+#: C type of each dtype the kernels handle (from the one table, _core/dtypes.py);
+#: anything else goes to CuPy.
+CTYPE = {np.dtype(name): c for name, c in _dtypes.C_TYPES.items()}
 SUPPORTED = frozenset(CTYPE)
 
 
@@ -115,17 +103,10 @@ def minmax_acc_dtype(dt: np.dtype) -> np.dtype:
     return dt
 
 
-@functools.lru_cache(maxsize=None)
-def source(name: str) -> str:
-    """Text of a kernel source file next to this module."""
-    return (_HERE / name).read_text()
-
-
-@functools.lru_cache(maxsize=None)
 def kernel(source_file: str, expression: str):
-    """The compiled ``cupy.RawKernel`` for one template instantiation."""
-    mod = raw_module(source(source_file), (), (expression,))
-    return mod.get_function(expression)
+    """The compiled ``cupy.RawKernel`` for one template instantiation (on the current
+    device, from :func:`xstride._kernels._compile.function`)."""
+    return function(expression, file=source_file, name_expressions=(expression,))
 
 
 def capacity(n: int) -> int:
@@ -146,9 +127,9 @@ def pad(values, cap: int, fill: int) -> tuple:
     return values + (fill,) * (cap - len(values))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=64)
 def _sm_count(device_id: int) -> int:
-    cp = load_cupy()
+    cp = _cupy()
     return int(cp.cuda.runtime.getDeviceProperties(device_id)["multiProcessorCount"])
 
 
@@ -168,13 +149,20 @@ def resident_blocks(fn, threads: int) -> int:
     return max(1, min(by_regs, by_threads, by_smem, 32))
 
 
-@functools.lru_cache(maxsize=None)
+_RESIDENT = Bounded(1024)
+
+
 def kernel_resident(source_file: str, expression: str, threads: int) -> int:
-    """:func:`resident_blocks` of one compiled instantiation, cached."""
-    return resident_blocks(kernel(source_file, expression), threads)
+    """:func:`resident_blocks` of one compiled instantiation on the current device,
+    cached."""
+    key = (current_device(), source_file, expression, threads)
+    got = _RESIDENT.get(key)
+    if got is None:
+        got = _RESIDENT.put(key, resident_blocks(kernel(source_file, expression), threads))
+    return got
 
 
 def sm_count() -> int:
     """Number of SMs of the current device."""
-    cp = load_cupy()
+    cp = _cupy()
     return _sm_count(cp.cuda.runtime.getDevice())

@@ -7,27 +7,15 @@ Nothing here imports CuPy at import time.
 
 from __future__ import annotations
 
-import functools
-from pathlib import Path
-
-from .._backends.select import load_cupy
-from ._compile import raw_module
+from ._cupy import cupy as _cupy
+from ._compile import function
 
 __all__ = ["keys", "launch", "encode", "decode", "CONTIGUOUS_METHOD"]
 
-_SOURCE = Path(__file__).with_name("morton.cu")
+_SOURCE = "morton.cu"
 _THREADS = 256
 _ROWS_PPT = 2  # points per thread of the rows kernel (XS_MK_PPT in morton.cu)
 _MAX_BLOCKS = 65535 * 16
-
-
-@functools.lru_cache(maxsize=None)
-def _source() -> str:
-    return _SOURCE.read_text()
-
-
-def _module():
-    return raw_module(_source())
 
 
 def _grid(n: int) -> tuple[int]:
@@ -72,14 +60,14 @@ def launch(positions, lower, scales, levels: int, out, bad, method=None) -> None
     bounds = [np.float64(v) for v in lower] + [np.float64(v) for v in scales]
     tail = bounds + [np.int32(levels), out, bad]
     if method == "rows":
-        kernel = _module().get_function(f"xstride_morton_rows{ndim}_{suffix}")
+        kernel = function(f"xstride_morton_rows{ndim}_{suffix}", file=_SOURCE)
         tiles = -(-n // (_THREADS * _ROWS_PPT))
         kernel((max(1, min(_MAX_BLOCKS, tiles)),), (_THREADS,),
                tuple([positions, np.int64(n)] + tail))
     else:
         item = positions.dtype.itemsize
         rs, cs = (st // item for st in positions.strides)
-        kernel = _module().get_function(f"xstride_morton_keys{ndim}_{suffix}")
+        kernel = function(f"xstride_morton_keys{ndim}_{suffix}", file=_SOURCE)
         kernel(_grid(n), (_THREADS,), tuple([positions, np.int64(n), np.int64(rs),
                                              np.int64(cs)] + tail))
 
@@ -91,7 +79,7 @@ def keys(positions, lower, scales, levels: int, method=None):
     kernel): the price of refusing NaN/inf like the host does. The flag starts as
     2**64 - 1 by a byte memset (no fill kernel).
     """
-    cupy = load_cupy()
+    cupy = _cupy()
 
     n, ndim = positions.shape
     if positions.dtype not in (cupy.float32, cupy.float64):
@@ -112,7 +100,7 @@ def keys(positions, lower, scales, levels: int, method=None):
 
 def encode(cells):
     """Keys of CuPy cell arrays (already checked and broadcast to one shape)."""
-    cupy = load_cupy()
+    cupy = _cupy()
     import numpy as np
 
     shape = cells[0].shape
@@ -120,14 +108,14 @@ def encode(cells):
     n = flat[0].size
     out = cupy.empty(n, dtype=cupy.uint64)
     if n:
-        kernel = _module().get_function(f"xstride_morton_encode{len(cells)}_u64")
+        kernel = function(f"xstride_morton_encode{len(cells)}_u64", file=_SOURCE)
         kernel(_grid(n), (_THREADS,), (*flat, np.int64(n), out))
     return out.reshape(shape)
 
 
 def decode(keys_u64, ndim: int):
     """Cells (..., ndim) uint64 of a CuPy uint64 key array."""
-    cupy = load_cupy()
+    cupy = _cupy()
     import numpy as np
 
     shape = keys_u64.shape
@@ -135,7 +123,7 @@ def decode(keys_u64, ndim: int):
     n = flat.size
     out = cupy.empty((n, ndim), dtype=cupy.uint64)
     if n:
-        kernel = _module().get_function(f"xstride_morton_decode{ndim}_u64")
+        kernel = function(f"xstride_morton_decode{ndim}_u64", file=_SOURCE)
         kernel(_grid(n), (_THREADS,), (flat, np.int64(n), out))
     return out.reshape(shape + (ndim,))
 

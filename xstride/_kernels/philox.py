@@ -23,241 +23,14 @@ import math
 
 import numpy as np
 
-from .._backends.select import load_cupy
+from ._cupy import cupy as _cupy
 from .._host.philox import Affine
-from ._compile import raw_module
+from ._compile import function
 
-__all__ = ["uniform", "uniform2", "normal", "normal2", "words", "pairs", "SOURCE", "plan"]
+__all__ = ["uniform", "uniform2", "normal", "normal2", "words", "pairs", "SOURCE_FILE", "plan"]
 
-SOURCE = r"""
-#include <xstride/random.cuh>
-
-template <typename T>
-__device__ __forceinline__ unsigned long long xs_load(
-    int mode, unsigned long long v, const T* p, long long lin, long long i,
-    int ndim, const long long* dims, const long long* st)
-{
-    if (mode == 0) return v;
-    if (mode == 3) return v + (unsigned long long)i;
-    if (mode == 1) return (unsigned long long)p[i * lin];
-    long long off = 0;
-    for (int d = ndim - 1; d >= 0; --d) {
-        const long long e = dims[d];
-        const long long q = i / e;
-        off += (i - q * e) * st[d];
-        i = q;
-    }
-    return (unsigned long long)p[off];
-}
-
-#define XS_SRC(T, x) const T* p##x, unsigned long long v##x, long long l##x, int m##x
-#define XS_LOAD(x, slot) xs_load(m##x, v##x, p##x, l##x, i, ndim, geo, geo + (slot) * ndim)
-
-template <int KIND>
-__device__ __forceinline__ void xs_real(
-    double* out0, double* out1, long long n,
-    XS_SRC(unsigned long long, s), XS_SRC(unsigned long long, t),
-    XS_SRC(unsigned long long, c), int ndim, const long long* geo)
-{
-    const long long step = (long long)blockDim.x * gridDim.x;
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
-        const unsigned long long seed = XS_LOAD(s, 1);
-        const unsigned long long stream = XS_LOAD(t, 2);
-        const unsigned long long counter = XS_LOAD(c, 3);
-        if (KIND == 0) {
-            out0[i] = xstride_uniform(seed, stream, counter);
-        } else if (KIND == 1) {
-            double a, b;
-            xstride_uniform2(seed, stream, counter, &a, &b);
-            out0[i] = a;
-            out1[i] = b;
-        } else if (KIND == 2) {
-            out0[i] = xstride_normal(seed, stream, counter);
-        } else {
-            double a, b;
-            xstride_normal2(seed, stream, counter, &a, &b);
-            out0[i] = a;
-            out1[i] = b;
-        }
-    }
-}
-
-#define XS_REAL_KERNEL(name, kind)                                                     \
-extern "C" __global__ void name(                                                       \
-    double* out0, double* out1, long long n,                                           \
-    XS_SRC(unsigned long long, s), XS_SRC(unsigned long long, t),                      \
-    XS_SRC(unsigned long long, c), int ndim, const long long* geo)                     \
-{                                                                                      \
-    xs_real<kind>(out0, out1, n, ps, vs, ls, ms, pt, vt, lt, mt, pc, vc, lc, mc,       \
-                  ndim, geo);                                                          \
-}
-
-XS_REAL_KERNEL(xstride_philox_uniform_k, 0)
-XS_REAL_KERNEL(xstride_philox_uniform2_k, 1)
-XS_REAL_KERNEL(xstride_philox_normal_k, 2)
-XS_REAL_KERNEL(xstride_philox_normal2_k, 3)
-
-// ---- fast path: scalar seed and stream, counters dense (CM 1) or start + i (CM 3).
-// U items per thread per step: the U counter loads are issued before any block is
-// computed; the round keys are loop invariants (hoisted out of the loop).
-// KIND 0..3 as above (one counter per output element); KIND 4/5: the generator's
-// pairs, counter j gives elements 2j and 2j + 1 of out0 (uniforms from (w0, w1) and
-// (w2, w3); normals z0, z1), written as one 16-byte store (out0 16-byte aligned).
-template <int KIND, int CM, int U>
-__device__ __forceinline__ void xs_fast(
-    double* __restrict__ out0, double* __restrict__ out1, long long n,
-    unsigned long long seed, unsigned long long stream,
-    const unsigned long long* __restrict__ ctr, unsigned long long start)
-{
-    const long long items = KIND >= 4 ? (n + 1) / 2 : n;
-    const unsigned int s0 = (unsigned int)stream, s1 = (unsigned int)(stream >> 32);
-    const unsigned int k0 = (unsigned int)seed, k1 = (unsigned int)(seed >> 32);
-    const long long tile = (long long)blockDim.x * U;
-    const long long step = tile * gridDim.x;
-    for (long long base = (long long)blockIdx.x * tile + threadIdx.x; base < items;
-         base += step) {
-        unsigned long long c[U];
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-            const long long i = base + (long long)u * blockDim.x;
-            if (CM == 3) {
-                c[u] = start + (unsigned long long)i;
-            } else {
-                c[u] = i < items ? ctr[i] : 0ull;
-            }
-        }
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-            const long long i = base + (long long)u * blockDim.x;
-            if (i < items) {
-                const xstride_philox4x32_out w = xstride_philox4x32_10(
-                    (unsigned int)c[u], (unsigned int)(c[u] >> 32), s0, s1, k0, k1);
-                const unsigned long long a = xstride_rng_bits53_(w.w[0], w.w[1]);
-                const unsigned long long b = xstride_rng_bits53_(w.w[2], w.w[3]);
-                double x, y;
-                if (KIND == 0 || KIND == 1 || KIND == 4) {
-                    x = xstride_rng_unit_(a);
-                    y = xstride_rng_unit_(b);
-                } else {
-                    double cs, sn;
-                    const double r = xstride_rng_radius_(a);
-                    xstride_rng_cossin_(b, &cs, &sn);
-                    x = XSTRIDE_RNG_MUL(r, cs);
-                    y = XSTRIDE_RNG_MUL(r, sn);
-                }
-                if (KIND == 0 || KIND == 2) {
-                    out0[i] = x;
-                } else if (KIND == 1 || KIND == 3) {
-                    out0[i] = x;
-                    out1[i] = y;
-                } else if (2 * i + 1 < n) {
-                    reinterpret_cast<double2*>(out0)[i] = make_double2(x, y);
-                } else {
-                    out0[2 * i] = x;
-                }
-            }
-        }
-    }
-}
-
-#define XS_FAST_KERNEL(name, kind, cm, u)                                              \
-extern "C" __global__ void __launch_bounds__(256) name(                                \
-    double* out0, double* out1, long long n, unsigned long long seed,                  \
-    unsigned long long stream, const unsigned long long* ctr, unsigned long long start) \
-{                                                                                      \
-    xs_fast<kind, cm, u>(out0, out1, n, seed, stream, ctr, start);                     \
-}
-
-XS_FAST_KERNEL(xstride_philox_uniform_f1, 0, 1, 4)
-XS_FAST_KERNEL(xstride_philox_uniform2_f1, 1, 1, 4)
-XS_FAST_KERNEL(xstride_philox_normal_f1, 2, 1, 2)
-XS_FAST_KERNEL(xstride_philox_normal2_f1, 3, 1, 2)
-XS_FAST_KERNEL(xstride_philox_uniform_f3, 0, 3, 4)
-XS_FAST_KERNEL(xstride_philox_uniform2_f3, 1, 3, 4)
-XS_FAST_KERNEL(xstride_philox_normal_f3, 2, 3, 2)
-XS_FAST_KERNEL(xstride_philox_normal2_f3, 3, 3, 2)
-XS_FAST_KERNEL(xstride_philox_upairs_u1, 4, 3, 1)
-XS_FAST_KERNEL(xstride_philox_upairs_u4, 4, 3, 4)
-XS_FAST_KERNEL(xstride_philox_npairs_u1, 5, 3, 1)
-XS_FAST_KERNEL(xstride_philox_npairs_u2, 5, 3, 2)
-
-// ---- grid path: the broadcast output coalesced to R x C (R may be 1). Argument x is
-// the scalar v (m == 0) or p[r * rs + j * cs] (m == 1; strides 0 on broadcast axes),
-// so a (R, 1) stream and a (C,) counter are read without any index division.
-#define XS_SRC2(x) const unsigned long long* p##x, unsigned long long v##x, long long r##x, \
-    long long c##x, int m##x
-#define XS_LOAD2(x) (m##x ? p##x[r * r##x + j * c##x] : v##x)
-
-template <int KIND>
-__device__ __forceinline__ void xs_grid2(double* out0, double* out1, long long R, long long C,
-                                         XS_SRC2(s), XS_SRC2(t), XS_SRC2(c))
-{
-    constexpr int U = 4;   // columns per thread and step: their loads issue together
-    const long long step = (long long)blockDim.x * gridDim.x * U;
-    const long long rstep = (long long)blockDim.y * gridDim.y;
-    for (long long r = (long long)blockIdx.y * blockDim.y + threadIdx.y; r < R; r += rstep) {
-        for (long long j0 = (long long)blockIdx.x * blockDim.x * U + threadIdx.x; j0 < C;
-             j0 += step) {
-            unsigned long long vseed[U], vstream[U], vctr[U];
-#pragma unroll
-            for (int u = 0; u < U; ++u) {
-                const long long j = j0 + (long long)u * blockDim.x < C ? j0 + (long long)u * blockDim.x : j0;
-                vseed[u] = XS_LOAD2(s);
-                vstream[u] = XS_LOAD2(t);
-                vctr[u] = XS_LOAD2(c);
-            }
-#pragma unroll
-            for (int u = 0; u < U; ++u) {
-                const long long j = j0 + (long long)u * blockDim.x;
-                if (j >= C) break;
-                const long long i = r * C + j;
-                if (KIND == 0) {
-                    out0[i] = xstride_uniform(vseed[u], vstream[u], vctr[u]);
-                } else if (KIND == 1) {
-                    xstride_uniform2(vseed[u], vstream[u], vctr[u], out0 + i, out1 + i);
-                } else if (KIND == 2) {
-                    out0[i] = xstride_normal(vseed[u], vstream[u], vctr[u]);
-                } else {
-                    xstride_normal2(vseed[u], vstream[u], vctr[u], out0 + i, out1 + i);
-                }
-            }
-        }
-    }
-}
-
-#define XS_GRID2_KERNEL(name, kind)                                                    \
-extern "C" __global__ void __launch_bounds__(256) name(                                \
-    double* out0, double* out1, long long R, long long C,                               \
-    XS_SRC2(s), XS_SRC2(t), XS_SRC2(c))                                                 \
-{                                                                                      \
-    xs_grid2<kind>(out0, out1, R, C, ps, vs, rs, cs, ms, pt, vt, rt, ct, mt,            \
-                   pc, vc, rc, cc, mc);                                                \
-}
-
-XS_GRID2_KERNEL(xstride_philox_uniform_g2, 0)
-XS_GRID2_KERNEL(xstride_philox_uniform2_g2, 1)
-XS_GRID2_KERNEL(xstride_philox_normal_g2, 2)
-XS_GRID2_KERNEL(xstride_philox_normal2_g2, 3)
-
-extern "C" __global__ void xstride_philox_words_k(
-    unsigned int* out, long long n,
-    XS_SRC(unsigned int, a), XS_SRC(unsigned int, b), XS_SRC(unsigned int, c),
-    XS_SRC(unsigned int, d), XS_SRC(unsigned int, k), XS_SRC(unsigned int, j),
-    int ndim, const long long* geo)
-{
-    const long long step = (long long)blockDim.x * gridDim.x;
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
-        const xstride_philox4x32_out w = xstride_philox4x32_10(
-            (unsigned int)XS_LOAD(a, 1), (unsigned int)XS_LOAD(b, 2),
-            (unsigned int)XS_LOAD(c, 3), (unsigned int)XS_LOAD(d, 4),
-            (unsigned int)XS_LOAD(k, 5), (unsigned int)XS_LOAD(j, 6));
-        out[4 * i + 0] = w.w[0];
-        out[4 * i + 1] = w.w[1];
-        out[4 * i + 2] = w.w[2];
-        out[4 * i + 3] = w.w[3];
-    }
-}
-"""
+#: The kernels' source file, beside this module (compiled by :func:`._compile.function`).
+SOURCE_FILE = "philox.cu"
 
 _KERNELS = {
     "uniform": "xstride_philox_uniform_k",
@@ -388,9 +161,6 @@ def _fast_grid(cp, items, unroll):
     return max(1, min(-(-items // (_BLOCK * unroll)), sms * 64))
 
 
-#: Use the fast kernels (scalar seed and stream; dense or affine counters). ``False``
-#: forces the general kernel everywhere (kept for the benchmark's before/after rows).
-FAST = True
 #: Counters per thread and loop step of the generator's pair kernels (compiled: 1, 4
 #: for uniforms; 1, 2 for normals), chosen by benchmarks/rng.py on the H200 (2**28
 #: values: uniforms 0.513 ms unroll 1 vs 0.578 ms unroll 4; normals 1.470 vs 1.458 ms).
@@ -436,18 +206,20 @@ def _fast_counter(counter, shape):
     return None
 
 
-def _real(kind, seed, stream, counter, shape, fast=None):
-    cp = load_cupy()
+def _real(kind, seed, stream, counter, shape, fast=True):
+    """``kind`` on the device. ``fast=False`` (tests, benchmarks/rng.py) forces the
+    general kernel where the fast or grid kernels would run."""
+    cp = _cupy()
     n = math.prod(shape)
     nout = 2 if kind in ("uniform2", "normal2") else 1
     outs = [cp.empty(shape, dtype=cp.float64) for _ in range(nout)]
     if n:
         o1 = outs[1] if nout == 2 else outs[0]
         fc = None
-        if (FAST if fast is None else fast) and isinstance(seed, int) and isinstance(stream, int):
+        if fast and isinstance(seed, int) and isinstance(stream, int):
             fc = _fast_counter(counter, shape)
         g2 = None
-        if fc is None and (FAST if fast is None else fast):
+        if fc is None and fast:
             g2 = grid2([v if isinstance(v, (int, Affine)) else
                         (tuple(v.shape), tuple(st // v.itemsize for st in v.strides))
                         for v in (seed, stream, counter)], shape)
@@ -459,7 +231,7 @@ def _real(kind, seed, stream, counter, shape, fast=None):
                     args += [outs[0], np.uint64(v), np.int64(0), np.int64(0), np.int32(0)]
                 else:
                     args += [v, np.uint64(0), np.int64(st[0]), np.int64(st[1]), np.int32(1)]
-            fn = raw_module(SOURCE).get_function(f"xstride_philox_{kind}_g2")
+            fn = function(f"xstride_philox_{kind}_g2", file=SOURCE_FILE)
             # a block of bx x by threads: bx covers a row's columns (4 per thread) up
             # to 256, by rows share the block when rows are short
             bx = min(_BLOCK, max(32, -(-C // 128) * 32))
@@ -471,14 +243,14 @@ def _real(kind, seed, stream, counter, shape, fast=None):
         elif fc is not None:
             cm, ptr, start = fc
             unroll = _FAST_UNROLL[kind]
-            fn = raw_module(SOURCE).get_function(f"xstride_philox_{kind}_f{cm}")
+            fn = function(f"xstride_philox_{kind}_f{cm}", file=SOURCE_FILE)
             if ptr is None:
                 ptr = outs[0]  # never read (CM 3)
             fn((_fast_grid(cp, n, unroll),), (_BLOCK,),
                (outs[0], o1, np.int64(n), np.uint64(seed), np.uint64(stream), ptr,
                 np.uint64(start)))
         else:
-            fn = raw_module(SOURCE).get_function(_KERNELS[kind])
+            fn = function(_KERNELS[kind], file=SOURCE_FILE)
             args = _args(cp, [seed, stream, counter], shape, np.uint64)
             fn((_grid(cp, n),), (_BLOCK,), (outs[0], o1, np.int64(n), *args))
     return outs[0] if nout == 1 else tuple(outs)
@@ -491,11 +263,11 @@ def pairs(kind, seed, stream, start, n, unroll=None):
     Returns a new float64 CuPy array (n,) (16-byte aligned: elements ``2j, 2j + 1`` of
     counter ``start + j`` are written by one store).
     """
-    cp = load_cupy()
+    cp = _cupy()
     out = cp.empty(n, dtype=cp.float64)
     if n:
         unroll = PAIRS_UNROLL[kind] if unroll is None else unroll
-        fn = raw_module(SOURCE).get_function(_PAIRS[kind, unroll])
+        fn = function(_PAIRS[kind, unroll], file=SOURCE_FILE)
         m = (n + 1) // 2
         fn((_fast_grid(cp, m, unroll),), (_BLOCK,),
            (out, out, np.int64(n), np.uint64(seed), np.uint64(stream), out, np.uint64(start)))
@@ -524,14 +296,14 @@ def normal2(seed, stream, counter, shape):
 
 def words(counter_words, key0, key1, shape):
     """Device Philox4x32-10 block function; see :func:`xstride.rng.philox4x32_10`."""
-    cp = load_cupy()
+    cp = _cupy()
     n = math.prod(shape)
     out = cp.empty(shape + (4,), dtype=cp.uint32)
     if n:
         if isinstance(counter_words, int):  # pragma: no cover - rng passes arrays
             counter_words = cp.full((4,), counter_words, dtype=cp.uint32)
         cols = [counter_words[..., j] for j in range(4)]
-        fn = raw_module(SOURCE).get_function(_KERNELS["words"])
+        fn = function(_KERNELS["words"], file=SOURCE_FILE)
         args = _args(cp, cols + [key0, key1], shape, np.uint32)
         fn((_grid(cp, n),), (_BLOCK,), (out, np.int64(n), *args))
     return out

@@ -28,12 +28,15 @@ from .._plans.reduction import (
     empty_axis_error as _empty_axis_error,
     normalize_axis,
     plan_reduction,
-    reduction_geometry,
 )
 from ..layout import Layout
 from . import _reduce_common as rc
+from ._geometry import reduction_geometry
+from ._cupy import cupy as _cupy
+from ._launch import Launch, i64, slot64, struct
+from ._lru import Bounded
 
-__all__ = ["sum", "prod", "min", "max", "mean", "var", "std", "reduce_into"]
+__all__ = ["sum", "prod", "min", "max", "mean", "var", "std"]
 
 _OPS = {"sum": 0, "prod": 1, "min": 2, "max": 3, "sumsq": 4}
 _SRC = "reductions.cu"
@@ -72,12 +75,11 @@ class _Recipe:
     sits idle while the host plans, so it is done once per kind of call)."""
 
     __slots__ = ("plan", "kind", "fn", "grid", "block", "desc", "nchunks", "chunk",
-                 "ncounters", "npartials", "mem_shape", "inv", "tail", "xoff", "keep",
-                 "zero")
+                 "ncounters", "npartials", "mem_shape", "inv", "xoff", "launch")
 
 
-_RECIPES: dict = {}
 _MAX_RECIPES = 1024
+_RECIPES: dict = Bounded(_MAX_RECIPES)
 
 
 def _axis_key(axis):
@@ -88,29 +90,6 @@ def _axis_key(axis):
     if type(axis) is tuple and all(type(a) is int for a in axis):
         return axis
     return None
-
-
-def _by_value(cp, words):
-    """Kernel arguments passed by value, one per entry of ``words`` (tuples of int64
-    words), as ``(holder, args)``. With CuPy's ``CPointer`` each argument is a pointer
-    into one host buffer that ``holder`` keeps alive, so a launch converts nothing
-    (CuPy otherwise converts every NumPy scalar and builds an ``__array_interface__``
-    dict for a struct, per call); without it, NumPy values as CuPy documents them."""
-    cptr = getattr(getattr(getattr(cp, "cuda", None), "function", None), "CPointer", None)
-    if cptr is None:  # pragma: no cover - CuPy 14 (and many releases before) has it
-        args = tuple(np.int64(w[0]) if len(w) == 1 else
-                     np.frombuffer(np.array(w, dtype="<i8").tobytes(),
-                                   dtype=np.dtype((np.void, 8 * len(w)))).copy()
-                     for w in words)
-        return None, args
-    flat = [v for w in words for v in w]
-    holder = np.array(flat, dtype="<i8")
-    base = holder.ctypes.data
-    args, pos = [], 0
-    for w in words:
-        args.append(cptr(base + 8 * pos))
-        pos += len(w)
-    return holder, tuple(args)
 
 
 def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Recipe:
@@ -142,14 +121,14 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
     rec.kind, rec.grid, rec.block = geo.kernel, geo.grid, geo.block
     rec.nchunks, rec.chunk = geo.nchunks, geo.chunk
     rec.xoff = plan.offset * x.itemsize
-    words = [(0,), tuple(int(v) for v in rec.desc.view("<i8")), (plan.nrows,),
-             (plan.rowlen,)]
-    if geo.kernel != "rows_warp":
-        words += [(geo.chunk,), (geo.nchunks,)]
-    rec.keep, args = _by_value(rc.load_cupy(), words)
-    # zero: the null center/partials/counters; tail: descriptor, nrows, rowlen[, chunk,
-    # nchunks] (the kernels' parameters after the pointers)
-    rec.zero, rec.tail = args[0], args[1:]
+    # the parameters packed once; a call sets the addresses: x, out, center[, partials,
+    # counters], then the descriptor, nrows, rowlen[, chunk, nchunks]
+    split_kernel = geo.kernel != "rows_warp"
+    args = [slot64(), slot64(), slot64()] + ([slot64(), slot64()] if split_kernel else [])
+    args += [struct(rec.desc.tobytes()), i64(plan.nrows), i64(plan.rowlen)]
+    if split_kernel:
+        args += [i64(geo.chunk), i64(geo.nchunks)]
+    rec.launch = Launch(rec.fn, geo.grid, geo.block, args)
     if geo.kernel != "rows_warp" and geo.nchunks > 1:
         rec.ncounters = plan.nrows if geo.kernel == "rows_block" else geo.grid[0]
         rec.npartials = plan.nrows * geo.nchunks
@@ -161,22 +140,21 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
 def _recipe(func: str, x, axis, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Recipe:
     """The cached :class:`_Recipe` of this call (raises the argument errors of
     :func:`normalize_axis` and a TypeError for a non-CuPy ``x``)."""
-    cp = rc.load_cupy()
+    cp = _cupy()
     if not isinstance(x, cp.ndarray):
         raise type_error(func, "x", x, "a cupy.ndarray")
     ak = _axis_key(axis)
     mem = x.data
+    # the current device too: the recipe's launch holds that device's function
     key = (x.shape, x.strides, x.dtype, ak, op, out_dtype, acc, mem.ptr & 15,
-           mem.device_id, tuple(rc.TUNING.values()))
+           mem.device_id, cp.cuda.runtime.getDevice(), tuple(rc.TUNING.values()))
     rec = _RECIPES.get(key) if ak is not None or axis is None else None
     if rec is not None:
         return rec
     axes = normalize_axis(func, axis, x.ndim)
     rec = _build_recipe(plan_reduction(Layout.from_array(x), axes), x, op, out_dtype, acc)
     if ak is not None or axis is None:
-        if len(_RECIPES) >= _MAX_RECIPES:
-            _RECIPES.clear()
-        _RECIPES[key] = rec
+        _RECIPES.put(key, rec)
     return rec
 
 
@@ -192,7 +170,9 @@ class _Workspace:
         self.partials = None
 
 
-_WORKSPACES: dict = {}
+#: (device, stream) -> _Workspace; a dropped one is rebuilt zeroed (stream order keeps
+#: a replaced buffer's last users safe: CuPy's pool reuses it on that stream only)
+_WORKSPACES: dict = Bounded(64)
 
 
 def _workspace(cp, device_id: int, ncounters: int, npartials: int, acc: np.dtype,
@@ -202,7 +182,7 @@ def _workspace(cp, device_id: int, ncounters: int, npartials: int, acc: np.dtype
     key = (device_id, stream_ptr)
     ws = _WORKSPACES.get(key)
     if ws is None:
-        ws = _WORKSPACES[key] = _Workspace()
+        ws = _WORKSPACES.put(key, _Workspace())
     if ws.counters is None or ws.counters.size < ncounters:
         ws.counters = cp.zeros(builtins.max(ncounters, 1024), dtype=np.uint32)
     nbytes = npartials * acc.itemsize
@@ -211,38 +191,24 @@ def _workspace(cp, device_id: int, ncounters: int, npartials: int, acc: np.dtype
     return ws.counters, ws.partials
 
 
-def _args(x, rec: _Recipe, out, center, ws):
-    """The launch arguments of ``rec``: the input pointer (``x.data`` itself when row
-    0 starts at ``x``'s first element), the output, then the recipe's prebuilt tail.
-    ``ws`` is the (partials, counters) pair of a split reduction, or None."""
-    mem = x.data
-    xa = mem if rec.xoff == 0 else mem.ptr + rec.xoff
-    cen = rec.zero if center is None else center.data
-    if rec.kind == "rows_warp":
-        return (xa, out.data, cen) + rec.tail
-    if ws is None:
-        return (xa, out.data, cen, rec.zero, rec.zero) + rec.tail
-    return (xa, out.data, cen) + ws + rec.tail
-
-
 def _launch(x, rec: _Recipe, out_dtype: np.dtype, acc: np.dtype, center=None):
-    """Run the kernel of ``rec`` on ``x``; the flat K-ordered result buffer."""
-    cp = rc.load_cupy()
+    """Run the kernel of ``rec`` on ``x``; the flat K-ordered result buffer.
+    ``center`` (op ``"sumsq"``) is a flat buffer of ``acc`` in the same order."""
+    cp = _cupy()
     out = cp.empty(rec.plan.nrows, dtype=out_dtype)
-    ws = None
-    if rec.npartials:
+    xa = x.data.ptr + rec.xoff
+    cen = 0 if center is None else center.data.ptr
+    if rec.kind == "rows_warp":
+        rec.launch(xa, out.data.ptr, cen)
+    elif rec.npartials:
+        stream = cp.cuda.get_current_stream().ptr
         counters, partials = _workspace(cp, x.data.device_id, rec.ncounters,
-                                        rec.npartials, acc)
-        ws = (partials.data, counters.data)
-    rec.fn(rec.grid, rec.block, _args(x, rec, out, center, ws))
+                                        rec.npartials, acc, stream)
+        rec.launch(xa, out.data.ptr, cen, partials.data.ptr, counters.data.ptr,
+                   stream_ptr=stream)
+    else:
+        rec.launch(xa, out.data.ptr, cen, 0, 0)
     return out
-
-
-def reduce_into(x, plan, op: str, out_dtype: np.dtype, acc: np.dtype, center=None):
-    """Run ``plan`` (strategy inner/outer/full) on ``x``; return the flat K-ordered
-    result buffer of ``out_dtype``. ``center`` (op ``"sumsq"``) is a flat buffer of
-    ``acc`` in the same order. (Uncached: the namespace functions use recipes.)"""
-    return _launch(x, _build_recipe(plan, x, op, out_dtype, acc), out_dtype, acc, center)
 
 
 def _finish_rec(buf, rec: _Recipe, ndim: int, keepdims: bool):
@@ -258,16 +224,16 @@ def _finish_rec(buf, rec: _Recipe, ndim: int, keepdims: bool):
 class _Call:
     """A prepared call of sum/prod/min/max that launches a kernel, for one key of
     :func:`_repeat` (op, layout, dtype, axis, dtype=, keepdims, alignment, devices,
-    tuning): the recipe, the kernel's ``Function`` on the current device, the output's
-    allocation and how it becomes the result, and the launch arguments after the two
-    pointers (with the workspace of the last stream a split reduction ran on)."""
+    tuning): the recipe (with its launch), the output's allocation and how it becomes
+    the result, and the addresses after the two pointers (with the workspace of the
+    last stream a split reduction ran on)."""
 
-    __slots__ = ("rec", "launch", "new", "alloc", "out_dtype", "acc", "direct", "index",
+    __slots__ = ("rec", "new", "alloc", "out_dtype", "acc", "direct", "index",
                  "bound", "current_stream", "device_id")
 
 
-_CALLS: dict = {}
 _MAX_CALLS = 1024
+_CALLS: dict = Bounded(_MAX_CALLS)
 # the CuPy array type and runtime.getDevice of the prepared calls (set with them)
 _state = {"nd": None, "getdev": None}
 
@@ -305,8 +271,9 @@ def _repeat(op, x, axis, dtype, keepdims):
         stream = call.current_stream().ptr
         if stream != bound[0]:
             bound = _rebind(call, stream)
-    call.launch(rec.grid, rec.block,
-                (mem if rec.xoff == 0 else mem.ptr + rec.xoff, out.data) + bound[1])
+        rec.launch(mem.ptr + rec.xoff, out.data.ptr, *bound[1], stream_ptr=stream)
+    else:
+        rec.launch(mem.ptr + rec.xoff, out.data.ptr, *bound[1])
     if call.direct:
         return out
     res = out.reshape(rec.mem_shape).transpose(rec.inv) if rec.inv else out.reshape(())
@@ -314,12 +281,14 @@ def _repeat(op, x, axis, dtype, keepdims):
 
 
 def _rebind(call: _Call, stream: int):
-    """Point ``call``'s launch tail at the workspace of ``stream``: ``(stream, tail)``,
-    stored as one attribute so that a concurrent reader sees a matching pair."""
+    """Point ``call``'s addresses at the workspace of ``stream``: ``(stream, (center,
+    partials, counters), the workspace arrays kept alive)``, stored as one attribute so
+    that a concurrent reader sees a matching set."""
     rec = call.rec
-    counters, partials = _workspace(rc.load_cupy(), call.device_id, rec.ncounters,
+    counters, partials = _workspace(_cupy(), call.device_id, rec.ncounters,
                                     rec.npartials, call.acc, stream)
-    bound = call.bound = (stream, (rec.zero, partials.data, counters.data) + rec.tail)
+    bound = call.bound = (stream, (0, partials.data.ptr, counters.data.ptr),
+                          (partials, counters))
     return bound
 
 
@@ -328,10 +297,7 @@ def _prepare(op, x, axis, dtype, keepdims, rec: _Recipe, out_dtype, acc):
     call, so the next equal call goes through :func:`_repeat`."""
     if rec.kind is None or not _cacheable(axis, keepdims):
         return
-    cp = rc.load_cupy()
-    launch = getattr(rec.fn, "kernel", None)  # the Function on the current device
-    if launch is None:  # pragma: no cover - RawKernel.kernel exists in every CuPy 9+
-        launch = rec.fn
+    cp = _cupy()
     getdev = cp.cuda.runtime.getDevice
     mem = x.data
     try:
@@ -340,7 +306,7 @@ def _prepare(op, x, axis, dtype, keepdims, rec: _Recipe, out_dtype, acc):
     except TypeError:
         return
     call = _Call()
-    call.rec, call.launch, call.out_dtype, call.acc = rec, launch, out_dtype, acc
+    call.rec, call.out_dtype, call.acc = rec, out_dtype, acc
     call.new = cp.ndarray
     identity = rec.inv == tuple(range(len(rec.inv)))
     call.direct = identity and not keepdims
@@ -348,26 +314,22 @@ def _prepare(op, x, axis, dtype, keepdims, rec: _Recipe, out_dtype, acc):
     axes = rec.plan.axes
     call.index = tuple(None if i in axes else slice(None) for i in range(x.ndim)) \
         if keepdims else None
-    # after the input and output pointers: the center (none), [partials, counters,]
-    # then the recipe's tail
+    # after the input and output addresses: the center (none)[, partials, counters]
     call.device_id = mem.device_id
     if rec.npartials:
         call.current_stream = cp.cuda.get_current_stream
-        call.bound = (None, ())
+        call.bound = (None, (), ())
     else:
         call.current_stream = None
-        zeros = (rec.zero,) if rec.kind == "rows_warp" else (rec.zero,) * 3
-        call.bound = (None, zeros + rec.tail)
-    if len(_CALLS) >= _MAX_CALLS:
-        _CALLS.clear()
-    _CALLS[key] = call
+        call.bound = (None, (0,) if rec.kind == "rows_warp" else (0, 0, 0), ())
+    _CALLS.put(key, call)
     _state["getdev"] = getdev  # before "nd", which opens the fast path
     _state["nd"] = type(x)
 
 
 def _reduce(func: str, op: str, x, axis, keepdims: bool, out_dtype: np.dtype,
             acc: np.dtype, dtype=None):
-    cp = rc.load_cupy()
+    cp = _cupy()
     rec = _recipe(func, x, axis, op, out_dtype, acc)
     plan = rec.plan
     if rec.kind is not None:
@@ -472,7 +434,7 @@ def _moment_dtype(func: str, x, dtype) -> np.dtype:
 def _sum_and_count(func: str, x, axis):
     """(axes, plan, flat float64 sum buffer or None) of ``x`` over ``axis``; None for
     the "copy" strategy (one element per output)."""
-    cp = rc.load_cupy()
+    cp = _cupy()
     f8 = np.dtype(np.float64)
     rec = _recipe(func, x, axis, "sum", f8, f8)
     plan = rec.plan
@@ -493,7 +455,7 @@ def mean(x, /, *, axis=None, keepdims=False, dtype=None, **kwargs):
     out = _moment_dtype("mean", x, dtype)
     if kwargs or not _kernels_take(x, out) or out.kind != "f":
         return _compat("mean")(x, axis=axis, keepdims=keepdims, dtype=dtype, **kwargs)
-    cp = rc.load_cupy()
+    cp = _cupy()
     axes, plan, s = _sum_and_count("mean", x, axis)
     if s is None:
         y = cp.squeeze(x, axis=axes) if axes else x
@@ -514,7 +476,7 @@ def _var(func: str, x, axis, correction, keepdims, dtype, kwargs, root: bool):
             kwargs["dtype"] = dtype
         f = _compat(func)
         return f(x, axis=axis, correction=correction, keepdims=keepdims, **kwargs)
-    cp = rc.load_cupy()
+    cp = _cupy()
     axes, plan, s = _sum_and_count(func, x, axis)
     n = plan.rowlen
     dof = n - correction

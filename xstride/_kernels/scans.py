@@ -6,8 +6,7 @@ kernels of ``scans.cu`` run for any layout, through :func:`plan_scan`; the outpu
 allocated in the input's memory order (as NumPy does). Float32 row and column scans
 carry a float64 running value and round each output once; the look-back scan runs
 each thread's elements in float32 from float64 prefixes, within the bound stated in
-``docs/reductions.md``. Launches go through :mod:`._packed_launch` where CuPy
-allows. Results are deterministic run to run,
+``docs/reductions.md``. Launches go through :mod:`._launch`. Results are deterministic run to run,
 including the single-pass look-back scan (see ``scans.cu``). float16, complex and
 ``dtype=bool`` go to ``array_api_compat.cupy``. See ``docs/reductions.md``.
 """
@@ -23,7 +22,9 @@ from .._core.errors import type_error
 from .._plans.reduction import normalize_scan_axis, plan_scan
 from ..layout import Layout
 from . import _reduce_common as rc
-from ._packed_launch import i64, packed_launch, struct_bytes, u32, u64
+from ._cupy import cupy as _cupy
+from ._lru import Bounded
+from ._launch import Launch, i64, slot32, slot64, struct
 
 __all__ = ["cumulative_sum", "cumulative_prod", "scan"]
 
@@ -36,11 +37,11 @@ class _Recipe:
 
     __slots__ = ("plan", "fn", "desc", "grid", "ntiles", "tiles_per_row", "nelems",
                  "out_strides_bytes", "acc", "ngroups", "groups_per_row",
-                 "c_order", "tail", "smem", "launch", "slots", "threads", "fill")
+                 "c_order", "tail", "smem", "launch", "threads", "fill")
 
 
-_RECIPES: dict = {}
 _MAX_RECIPES = 512
+_RECIPES: dict = Bounded(_MAX_RECIPES)
 
 
 class _Descs:
@@ -56,7 +57,7 @@ class _Descs:
         self.views = {}
 
 
-_DESCS: dict = {}
+_DESCS: dict = Bounded(64)   # (device, stream) -> _Descs
 _EPOCH_LIMIT = (1 << 30) - 1
 # Threads that share a stream (CuPy's null stream) must not get the same epoch, nor
 # launch with a buffer another thread has just replaced (and freed): the state and the
@@ -74,7 +75,7 @@ def _lookback_state(cp, device_id: int, ntiles: int, ngroups: int, stream_ptr=No
     with _DESCS_LOCK:
         st = _DESCS.get(key)
         if st is None:
-            st = _DESCS[key] = _Descs()
+            st = _DESCS.put(key, _Descs())
         words = 2 * (ntiles + ngroups)
         if st.buf is None or st.buf.size < words or st.epoch >= _EPOCH_LIMIT:
             st.buf = cp.zeros(max(words, 8192), dtype=np.uint64)
@@ -164,11 +165,12 @@ def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Rec
     rec.fn = rc.kernel(_SRC, expr)
     if rec.smem > 48 * 1024 and rec.fn.max_dynamic_shared_size_bytes < rec.smem:
         rec.fn.max_dynamic_shared_size_bytes = rec.smem
-    # the arguments packed once; a call sets the addresses (and the epoch)
-    rec.slots = (u64(), u64()) + ((u64(), u64(), u32()) if plan.strategy == "lookback" else ())
-    args = [rec.slots[0], rec.slots[1], struct_bytes(rec.desc.tobytes()),
-            *[i64(v) for v in rec.tail], *rec.slots[2:]]
-    rec.launch = packed_launch(rc.load_cupy(), rec.fn, args, rec.grid[0], rec.threads, rec.smem)
+    # the arguments packed once; a call sets the addresses (and the epoch): x, out,
+    # descriptor, tail[, tile descriptors, group descriptors, epoch]
+    args = [slot64(), slot64(), struct(rec.desc.tobytes()), *[i64(v) for v in rec.tail]]
+    if plan.strategy == "lookback":
+        args += [slot64(), slot64(), slot32()]
+    rec.launch = Launch(rec.fn, rec.grid, (rec.threads,), args, rec.smem)
     return rec
 
 
@@ -177,7 +179,7 @@ def scan(func: str, op: str, x, axis, dtype, include_initial):
     out = _repeat(op, x, axis, dtype, include_initial)
     if out is not None:
         return out
-    cp = rc.load_cupy()
+    cp = _cupy()
     if not isinstance(x, cp.ndarray):
         raise type_error(func, "x", x, "a cupy.ndarray")
     if not isinstance(include_initial, (bool, np.bool_)):
@@ -206,9 +208,7 @@ def scan(func: str, op: str, x, axis, dtype, include_initial):
     rec = _RECIPES.get(key)
     if rec is None:
         rec = _build(x, ax, init, op, out_dt)
-        if len(_RECIPES) >= _MAX_RECIPES:
-            _RECIPES.clear()
-        _RECIPES[key] = rec
+        _RECIPES.put(key, rec)
     out = _run(cp, rec, x, dev, out_dt)
     if orig_ndim:
         _prepare(cp, op, x, axis, dtype, include_initial, dev, tuned, rec, out_dt)
@@ -230,16 +230,9 @@ def _run(cp, rec: _Recipe, x, dev: int, out_dt: np.dtype):
         if plan.strategy == "lookback":
             with _DESCS_LOCK:
                 tdesc, gdesc, epoch = _lookback_state(cp, dev, rec.ntiles, rec.ngroups, stream)
-                if rec.launch is not None:
-                    rec.launch.launch(stream, zip(rec.slots, (ptr, optr, tdesc, gdesc, epoch)))
-                else:
-                    rec.fn(rec.grid, (rec.threads,), (np.uint64(ptr), np.uint64(optr), rec.desc,
-                                                      *rec.tail, np.uint64(tdesc), np.uint64(gdesc),
-                                                      np.uint32(epoch)), shared_mem=rec.smem)
-        elif rec.launch is not None:
-            rec.launch.launch(stream, zip(rec.slots, (ptr, optr)))
+                rec.launch(ptr, optr, tdesc, gdesc, epoch, stream_ptr=stream)
         else:
-            rec.fn(rec.grid, (rec.threads,), (np.uint64(ptr), np.uint64(optr), rec.desc, *rec.tail))
+            rec.launch(ptr, optr, stream_ptr=stream)
     if rec.c_order:
         return buf if len(plan.out_shape) == 1 else buf.reshape(plan.out_shape)
     return cp.lib.stride_tricks.as_strided(buf, shape=plan.out_shape,
@@ -249,8 +242,8 @@ def _run(cp, rec: _Recipe, x, dev: int, out_dt: np.dtype):
 # Prepared calls: a call that repeats an earlier one (same array type, shape, strides,
 # dtype, arguments, current device and tuning) goes straight to its recipe, skipping
 # the argument checks, the dtype rules and the plan (a third of a call's host time).
-_PREPARED: dict = {}
 _MAX_PREPARED = 1024
+_PREPARED: dict = Bounded(_MAX_PREPARED)
 # the CuPy array type and runtime.getDevice (set with the first prepared call)
 _fast = {"nd": None, "getdev": None}
 
@@ -275,9 +268,7 @@ def _prepare(cp, op, x, axis, dtype, include_initial, dev, tuned, rec: _Recipe,
     if not _keyable(axis, dtype, include_initial):
         return
     key = (op, x.shape, x.strides, x.dtype, axis, dtype, include_initial, dev, tuned)
-    if len(_PREPARED) >= _MAX_PREPARED:
-        _PREPARED.clear()
-    _PREPARED[key] = (rec, out_dt)
+    _PREPARED.put(key, (rec, out_dt))
     _fast["getdev"] = cp.cuda.runtime.getDevice   # before "nd", which opens the fast path
     _fast["nd"] = cp.ndarray
 
@@ -291,7 +282,7 @@ def _repeat(op, x, axis, dtype, include_initial):
                          tuple(rc.TUNING.values())))
     if hit is None:
         return None
-    return _run(rc.load_cupy(), hit[0], x, dev, hit[1])
+    return _run(_cupy(), hit[0], x, dev, hit[1])
 
 
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):

@@ -20,7 +20,8 @@ Steps (``docs/elementwise.md``):
    ``"tiled"``  an input is transposed relative to the output (its unit-stride axis is
                 not the output's inner axis): 32x32 tiles of the two axes through
                 shared memory, so both the input and the output are coalesced
-                (:func:`tiled_geometry` gives the grid of the kernel that walks them);
+                (the grid of the kernel that walks them is the CUDA executor's
+                launch geometry, not part of the plan);
    ``"rows"``   otherwise, when every operand has stride 0 or 1 on the inner axis:
                 contiguous rows, the outer offsets computed once per vector;
    ``"nd"``     the general N-d walk, 64-bit index arithmetic.
@@ -32,18 +33,12 @@ to each operand's data pointer (element 0 of the view).
 from __future__ import annotations
 
 from dataclasses import dataclass
-import struct
 
 from ..layout import Layout
 
-__all__ = ["broadcast_shapes", "Plan", "make_plan", "result_axis_order", "pack_params",
-           "replay_offsets", "TILE", "CAPS", "byte_range", "ranges_overlap",
-           "TiledGeometry", "tiled_geometry"]
+__all__ = ["broadcast_shapes", "Plan", "make_plan", "result_axis_order",
+           "replay_offsets", "byte_range", "ranges_overlap"]
 
-#: Side of the square shared-memory tile of the "tiled" path.
-TILE = 32
-#: Capacities (maximum number of outer axes) of the packed parameter struct.
-CAPS = (4, 16, 64)
 #: Minimum extent of both tile axes for the tiled path to pay off.
 _TILE_MIN = 8
 
@@ -219,119 +214,6 @@ def _tile_axis(shape, strides, nout):
                           for k2 in range(len(strides)))
             return ax, trans
     return None
-
-
-def _cap_for(ndim: int) -> int:
-    for c in CAPS:
-        if ndim <= c:
-            return c
-    raise ValueError(f"elementwise: {ndim} outer axes exceed the maximum of {CAPS[-1]}")
-
-
-def pack_params(plan: Plan) -> tuple[int, bytes]:
-    """``(CAP, bytes)`` of ``xstride_ew_params<CAP, NOPS>`` (``xstride/elementwise.cuh``).
-
-    For "flat", "rows" and "nd" the inner axis is the last one and the outer axes are
-    the others; for "tiled" the inner axis is the last, the tile axis is
-    ``plan.tile_axis``, and the outer ("rest") axes are the others.
-    """
-    nops = len(plan.strides)
-    shp = plan.shape
-    inner = len(shp) - 1
-    if plan.kind == "tiled":
-        t = plan.tile_axis
-        outer = [a for a in range(inner) if a != t]
-        e1 = shp[t]
-        s1 = [plan.strides[k][t] for k in range(nops)]
-    else:
-        outer = list(range(inner))
-        e1 = 1
-        s1 = [0] * nops
-    cap = _cap_for(len(outer))
-    pad = cap - len(outer)
-    fields = [plan.size, shp[inner], e1, len(outer)]
-    fields += list(plan.offsets)
-    fields += [plan.strides[k][inner] for k in range(nops)]
-    fields += s1
-    fields += [shp[a] for a in outer] + [1] * pad
-    for k in range(nops):
-        fields += [plan.strides[k][a] for a in outer] + [0] * pad
-    return cap, struct.pack(f"<{len(fields)}q", *fields)
-
-
-@dataclass(frozen=True)
-class TiledGeometry:
-    """Launch geometry of the grid-walk tiled kernel (``xstride/_kernels``, "v2").
-
-    The tiles of (inner axis, tile axis) are numbered ``(a, b)``; ``ga`` x ``gb``
-    neighbouring tiles form a group. Block ``(x, y, z)`` owns tile
-    ``a = (z % nga) * ga + x % ga``, ``b = (z // nga) * gb + x // ga`` and the chunk
-    ``y`` of ``r`` consecutive rest indices (looping by ``gridDim`` when a count exceeds
-    the grid limit). Blocks are dispatched x fastest, so the ``ga * gb`` tiles of one
-    group and one chunk are in flight together.
-
-    Attributes
-    ----------
-    grid : tuple of int
-        ``(ga * gb, min(nchunks, max_yz), min(nz, max_yz))``.
-    tile, ga, gb, nga, nz, rest, r, nchunks : int
-    off32 : bool
-        Every offset any thread forms (partial tiles included) fits in a signed 32-bit
-        int, so the kernel may use 32-bit offset arithmetic.
-    """
-
-    grid: tuple
-    tile: int
-    ga: int
-    gb: int
-    nga: int
-    nz: int
-    rest: int
-    r: int
-    nchunks: int
-    off32: bool
-
-
-def _divisor_at_most(n: int, cap: int) -> int:
-    """Largest divisor of ``n`` that is <= ``cap`` (``cap <= 0``: ``n`` itself)."""
-    if cap <= 0 or cap >= n:
-        return n
-    for d in range(cap, 0, -1):
-        if n % d == 0:
-            return d
-    return 1
-
-
-def tiled_geometry(plan: Plan, tile: int = 32, ga: int = 0, gb: int = 0, r: int = 1,
-                   max_yz: int = 65535) -> TiledGeometry | None:
-    """Geometry of the grid-walk tiled kernel for a ``"tiled"`` plan, or None.
-
-    ``ga``/``gb`` are the largest group sides wanted, in tiles (0: a whole row of
-    tiles); the sides used are the largest divisors of the tile counts not above them,
-    so every group is full. ``r`` is the number of rest indices a block walks (its
-    loads for the next one overlap the stores of the current one). None when the
-    counts do not fit the kernel's 32-bit block arithmetic (more than 2**31 groups).
-    """
-    inner = len(plan.shape) - 1
-    e0, e1 = plan.shape[inner], plan.shape[plan.tile_axis]
-    tiles0, tiles1 = -(-e0 // tile), -(-e1 // tile)
-    rest = plan.size // (e0 * e1)
-    ga = _divisor_at_most(tiles0, min(ga, 1 << 15) if ga > 0 else 1 << 15)
-    gb = _divisor_at_most(tiles1, min(gb, 1 << 15) if gb > 0 else 1 << 15)
-    nga = tiles0 // ga
-    nz = nga * (tiles1 // gb)
-    if nz >= 1 << 31:
-        return None
-    r = max(1, int(r))
-    nchunks = -(-rest // r)
-    lim = 0
-    for k in range(len(plan.strides)):
-        reach = abs(plan.offsets[k])
-        for a, (n, s) in enumerate(zip(plan.shape, plan.strides[k])):
-            reach += (n - 1 + (tile if a in (inner, plan.tile_axis) else 0)) * abs(s)
-        lim = max(lim, reach)
-    return TiledGeometry((ga * gb, min(nchunks, max_yz), min(nz, max_yz)), tile, ga, gb,
-                         nga, nz, rest, r, nchunks, lim < (1 << 31) - 1)
 
 
 def replay_offsets(plan: Plan, k: int) -> list[int]:

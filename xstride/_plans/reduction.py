@@ -48,20 +48,9 @@ __all__ = [
     "normalize_scan_axis",
     "ReductionPlan",
     "plan_reduction",
-    "ReductionGeometry",
-    "reduction_geometry",
     "ScanPlan",
     "plan_scan",
-    "TILE_ITEMS",
 ]
-
-#: Elements per tile of the original ("v1") look-back scan (256 threads x 16 items).
-TILE_ITEMS = 4096
-#: Threads per block of every reduction/scan kernel.
-BLOCK_THREADS = 256
-#: Rows per block split of the outer reduction (block = 32 x OUTER_ROWS threads).
-OUTER_ROWS = 8
-
 
 def _prod(xs) -> int:
     p = 1
@@ -258,80 +247,6 @@ def plan_reduction(layout: Layout, axes: tuple) -> ReductionPlan:
         strategy = "inner" if min_r < min_k else "outer"
     return ReductionPlan(strategy, axes, out_shape, out_order, kshape, kstride, rshape,
                          rstride, offset, nrows, rowlen)
-
-
-@dataclass(frozen=True)
-class ReductionGeometry:
-    """How a planned reduction is launched.
-
-    Attributes
-    ----------
-    kernel : {"rows_warp", "rows_block", "cols"}
-    grid, block : tuple of int
-    vec : int
-        Elements per vector load (1 = scalar loads).
-    nchunks, chunk : int
-        The reduced range of each row is split into ``nchunks`` pieces of ``chunk``
-        elements (the last may be shorter); partial results are combined in chunk
-        order by the last block to finish (deterministic).
-    """
-
-    kernel: str
-    grid: tuple
-    block: tuple
-    vec: int
-    nchunks: int
-    chunk: int
-
-
-def _vec_width(itemsize: int) -> int:
-    return 16 // itemsize if itemsize in (4, 8) else 1
-
-
-def reduction_geometry(plan: ReductionPlan, itemsize: int, sm_count: int,
-                       base_address: int = 0, resident: int = 8) -> ReductionGeometry:
-    """Choose kernel, grid and splitting for ``plan`` on a device of ``sm_count`` SMs.
-
-    ``base_address`` is the byte address of the input's first element of row 0
-    (for the alignment test of vector loads in the outer strategy). ``resident`` is
-    the number of blocks of the chosen kernel that fit on one SM: a split reduction
-    launches about one full wave, ``sm_count * resident`` blocks, so that no SM
-    idles through a partial last wave.
-    """
-    sm = max(int(sm_count), 1)
-    if plan.strategy in ("inner", "full"):
-        vec = _vec_width(itemsize) if plan.inner_contiguous else 1
-        if plan.strategy == "inner" and (plan.rowlen <= 4096 or plan.nrows >= 32 * sm):
-            warps_per_block = BLOCK_THREADS // 32
-            blocks = min(-(-plan.nrows // warps_per_block), 32 * sm)
-            return ReductionGeometry("rows_warp", (blocks,), (BLOCK_THREADS,), vec, 1,
-                                     plan.rowlen)
-        target = max(int(resident), 1) * sm
-        nchunks = max(1, min(-(-target // plan.nrows), -(-plan.rowlen // 4096), 65535))
-        chunk = -(-plan.rowlen // nchunks)
-        chunk = -(-chunk // 64) * 64  # keep chunk starts 16-byte aligned
-        nchunks = -(-plan.rowlen // chunk)
-        return ReductionGeometry("rows_block", (plan.nrows * nchunks,), (BLOCK_THREADS,),
-                                 vec, nchunks, chunk)
-    if plan.strategy == "outer":
-        vec = _vec_width(itemsize)
-        if vec > 1:
-            ok = (plan.kstride[-1] == 1 and plan.kshape[-1] % vec == 0
-                  and all(s % vec == 0 for s in plan.kstride[:-1])
-                  and all(s % vec == 0 for s in plan.rstride)
-                  and base_address % 16 == 0)
-            vec = vec if ok else 1
-        tiles = -(-plan.nrows // (32 * vec))
-        max_chunks = max(1, plan.rowlen // (OUTER_ROWS * 16))
-        # split the reduced range only as far as needed to fill one wave: on the H200
-        # a 4-way split of 640^3 axis=0 ran at 0.57 of copy against 0.78 unsplit
-        wave = max(int(resident), 1) * sm
-        nchunks = max(1, min(-(-wave // tiles), max_chunks, 65535))
-        chunk = -(-plan.rowlen // nchunks)
-        nchunks = -(-plan.rowlen // chunk)
-        return ReductionGeometry("cols", (tiles, nchunks), (32, OUTER_ROWS), vec, nchunks,
-                                 chunk)
-    raise ValueError(f"reduction_geometry: strategy {plan.strategy!r} launches no kernel")
 
 
 # ----------------------------------------------------------------------------- scans

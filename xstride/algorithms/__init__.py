@@ -279,8 +279,8 @@ def sort_by_key(keys, *values):
     Notes
     -----
     NumPy: ``argsort(kind="stable")``. CuPy: CuPy's ``argsort`` (Thrust's stable
-    ``stable_sort_by_key``, a radix sort) and gathers, all on the device. xstride's own
-    On CuPy the order is CuPy's stable argsort; see ``docs/morton.md``.
+    ``stable_sort_by_key``, a radix sort) and gathers, all on the device; see
+    ``docs/morton.md``.
     """
     func = "sort_by_key"
     named = [("keys", keys)] + [(f"values[{i}]", v) for i, v in enumerate(values)]

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._core import dtypes as _dtypes
 from .._core.csource import CXX_KEYWORDS, code_only, strip_comments
 
 __all__ = [
@@ -37,9 +38,8 @@ MAX_VIEW_NDIM = 16
 
 _FIXED = {f"{p}int{b}_t": np.dtype(f"{p}int{b}") for p in ("", "u") for b in (8, 16, 32, 64)}
 _NAMED = {
-    "bool": np.dtype(np.bool_),
-    "float": np.dtype(np.float32),
-    "double": np.dtype(np.float64),
+    # bool, float, double: from the one dtype <-> C type table (_core/dtypes.py)
+    **{c: np.dtype(_dtypes.DTYPE_OF_C[c]) for c in ("bool", "float", "double")},
     "half": np.dtype(np.float16),
     "__half": np.dtype(np.float16),
     "size_t": np.dtype(np.uint64),

@@ -1,0 +1,121 @@
+"""The one launcher (xstride/_kernels/_launch.py): what cuLaunchKernel would read,
+checked on the host with a recording stand-in for the driver, and the
+RawKernel.__call__ fallback with the same bytes."""
+
+from __future__ import annotations
+
+import ctypes
+import struct as pystruct
+import threading
+import types
+
+import numpy as np
+import pytest
+
+from xstride._kernels import _launch
+from xstride._kernels._launch import Launch, i32, i64, slot32, slot64, struct, u32, u64
+
+
+class _Driver:
+    """Records each launch and what its parameter array points to at that moment."""
+
+    def __init__(self, sizes):
+        self.sizes = sizes
+        self.calls = []
+
+    def launchKernel(self, f, gx, gy, gz, bx, by, bz, smem, stream, params, extra):
+        arr = (ctypes.c_void_p * len(self.sizes)).from_address(params)
+        seen = [ctypes.string_at(arr[i], n) for i, n in enumerate(self.sizes)]
+        self.calls.append(((f, gx, gy, gz, bx, by, bz, smem, stream, extra), seen))
+
+
+class _Kernel:
+    """A RawKernel stand-in: ``kernel.ptr`` (or none), and a recording __call__."""
+
+    def __init__(self, ptr=0x1234):
+        self.kernel = types.SimpleNamespace() if ptr is None else types.SimpleNamespace(ptr=ptr)
+        self.calls = []
+
+    def __call__(self, grid, block, args, shared_mem=0):
+        self.calls.append((grid, block, args, shared_mem))
+
+
+@pytest.fixture
+def fake_cupy(fake_cupy):
+    """The shared stand-in CuPy (tests/conftest.py) with a recording driver; the
+    current stream is 99."""
+    fake_cupy.cuda.driver = _Driver([])
+    fake_cupy.current.stream = types.SimpleNamespace(ptr=99)
+    return fake_cupy
+
+
+def test_parameters_point_at_the_values_of_each_call(fake_cupy):
+    desc = pystruct.pack("<5q", 1, -2, 3, 4, 5)
+    fake_cupy.cuda.driver.sizes = [8, 8, 40, 8, 4, 4]
+    launch = Launch(_Kernel(), 33, (32, 8), [slot64(), slot64(), struct(desc), i64(-7),
+                                             i32(-3), slot32()], shared_mem=4096)
+    launch(2**64 - 16, 4096, 7)
+    launch(32, 4096, 8, stream_ptr=5)
+    (shape0, seen0), (shape1, seen1) = fake_cupy.cuda.driver.calls
+    assert shape0 == (0x1234, 33, 1, 1, 32, 8, 1, 4096, 99, 0)   # the current stream
+    assert shape1[8] == 5
+    assert seen0 == [pystruct.pack("<Q", 2**64 - 16), pystruct.pack("<Q", 4096), desc,
+                     pystruct.pack("<q", -7), pystruct.pack("<i", -3), pystruct.pack("<I", 7)]
+    assert seen1 == [pystruct.pack("<Q", 32), pystruct.pack("<Q", 4096), desc,
+                     pystruct.pack("<q", -7), pystruct.pack("<i", -3), pystruct.pack("<I", 8)]
+
+
+def test_struct_is_aligned_and_exact():
+    data = bytes(range(13))
+    buf, size = struct(data)
+    assert ctypes.addressof(buf) % 8 == 0 and size == 13
+    assert ctypes.string_at(buf, 13) == data and ctypes.sizeof(buf) == 16
+    assert ctypes.sizeof(struct(b"")[0]) == 8
+
+
+def test_a_value_of_the_wrong_type_raises(fake_cupy):
+    fake_cupy.cuda.driver.sizes = [4]
+    launch = Launch(_Kernel(), 1, 1, [slot32()])
+    with pytest.raises(TypeError):
+        launch("7")
+
+
+def test_fallback_passes_the_same_bytes_through_rawkernel_call(fake_cupy):
+    """No function handle (or no driver launch): RawKernel.__call__ with NumPy values
+    of the same bytes, the grid and block as given."""
+    desc = pystruct.pack("<3q", 1, 2, 3)
+    k = _Kernel(ptr=None)
+    launch = Launch(k, (7,), (256,), [slot64(), struct(desc), i64(-1), u64(5), u32(6),
+                                      slot32()], shared_mem=64)
+    assert launch.fptr is None
+    launch(2**63 + 8, 11)
+    grid, block, args, smem = k.calls[0]
+    assert (grid, block, smem) == ((7,), (256,), 64)
+    assert [type(a) for a in args] == [np.uint64, np.ndarray, np.int64, np.uint64,
+                                       np.uint32, np.uint32]
+    assert [a.tobytes() for a in args] == [
+        pystruct.pack("<Q", 2**63 + 8), desc, pystruct.pack("<q", -1),
+        pystruct.pack("<Q", 5), pystruct.pack("<I", 6), pystruct.pack("<I", 11)]
+    assert _launch.driver_entry(_Kernel(77)) == (77, fake_cupy.cuda.driver)
+    fake_cupy.cuda.driver = types.SimpleNamespace()          # a CuPy without launchKernel
+    assert _launch.driver_entry(_Kernel()) == (None, None)
+
+
+def test_concurrent_launches_do_not_mix_arguments(fake_cupy):
+    """Each launch sees the values its own call set, with threads racing."""
+    fake_cupy.cuda.driver.sizes = [8, 8]
+    launch = Launch(_Kernel(), 1, 1, [slot64(), slot64()])
+
+    def work(k):
+        for i in range(200):
+            v = k * 1000 + i
+            launch(v, v, stream_ptr=0)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    calls = fake_cupy.cuda.driver.calls
+    assert len(calls) == 800
+    assert all(seen[0] == seen[1] for _, seen in calls)
