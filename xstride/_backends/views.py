@@ -21,6 +21,7 @@ import numpy as np
 
 from .select import backend_of_array, load_cupy
 from .._core.errors import type_error, value_error
+from .._core.sizes import checked_size
 from ..layout import Layout
 
 __all__ = ["as_strided", "sliding_window_view", "buffer_range", "make_view"]
@@ -200,6 +201,7 @@ def sliding_window_view(x, window_shape, axis=None, *, writeable=False):
                               f"(shape {tuple(x.shape)})")
         shape[ax] -= w - 1
     shape += list(window)
+    checked_size("sliding_window_view", "window_shape", tuple(shape), x.itemsize, result=True)
     strides = list(base.strides) + [base.strides[ax] for ax in axes]
     view = make_view(x, Layout(tuple(shape), tuple(strides), 0, x.itemsize))
     if b == "numpy" and not writeable:
