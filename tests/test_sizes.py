@@ -259,3 +259,25 @@ def test_cupy_overrides_leave_unreadable_arguments_to_the_library(compat):
         compat.calls.clear()
         call()
         assert len(compat.calls) == 1
+
+
+def test_cupy_repeat_with_a_device_array_of_repeats(compat):
+    """CuPy 14 takes a CuPy array of repeats: one float64 sum decides, and only a total
+    near the limit copies the counts to the host for the exact check."""
+    fake = compat.cupy
+
+    class Counts(fake.ndarray):
+        def sum(self, dtype=None):
+            return self.host.sum(dtype=dtype)
+
+        def __len__(self):
+            return len(self.host)
+
+    x = fake.ndarray((2,), dtype=np.int8)
+    small = Counts(np.array([1, 2]))
+    assert xp.repeat(x, small) == "repeat" and compat.calls[-1][1] == (x, small)
+    big = Counts(np.array([2**62, 2**62]))
+    with pytest.raises(ValueError, match=r"^repeat: argument 'repeats' gives a result of shape "
+                                         r"\(9223372036854775808,\)"):
+        xp.repeat(x, big)
+    assert xp.repeat(x, Counts(np.array([2**62 - 1, 2**62]))) == "repeat"  # 2**63 - 1 bytes

@@ -228,19 +228,31 @@ def tile(x, repetitions, /):
     return _impl("tile")(x, repetitions)
 
 
-def _repeat_shape(x, repeats, axis):
-    """Result shape of CuPy's ``repeat`` (int or sequence ``repeats``), or None."""
-    shape = shape_of(getattr(x, "shape", None))
-    if shape is None or isinstance(repeats, _backend.cupy_ndarray() or ()):
-        return None  # CuPy refuses device arrays of repeats itself
+def _repeat_total(repeats, n: int, rest: int, itemsize: int):
+    """Length of the repeated axis (``n`` long before), or None when the library should
+    decide (unreadable or negative repeats, a length mismatch) or the size is clearly
+    fine (a CuPy array of repeats whose float64 sum is far below the limit)."""
     r = _index(repeats)
     if r is not None:
-        counts = [r]
+        return r * n if r >= 0 else None
+    if isinstance(repeats, _backend.cupy_ndarray() or ()):  # CuPy 14 takes these
+        if repeats.ndim != 1 or repeats.dtype.kind not in "iu" or len(repeats) not in (1, n):
+            return None
+        approx = float(repeats.sum(dtype=np.float64))  # one scalar to the host
+        if approx * (n if len(repeats) == 1 else 1) * rest * itemsize < 2.0**62:
+            return None
+        counts = [int(v) for v in repeats.get().tolist()]  # near the limit: exact
     else:
         counts = shape_of(repeats)
-        if counts is None:
-            return None
-    if min(counts, default=0) < 0:
+    if counts is None or min(counts, default=0) < 0 or len(counts) not in (1, n):
+        return None
+    return counts[0] * n if len(counts) == 1 else sum(counts)
+
+
+def _repeat_shape(x, repeats, axis):
+    """Result shape of CuPy's ``repeat``, or None (see :func:`_repeat_total`)."""
+    shape = shape_of(getattr(x, "shape", None))
+    if shape is None:
         return None
     if axis is None:
         shape, ax = (math.prod(shape),), 0
@@ -249,13 +261,9 @@ def _repeat_shape(x, repeats, axis):
         if ax is None or not -len(shape) <= ax < len(shape):
             return None
         ax %= len(shape)
-    if len(counts) == 1:
-        total = counts[0] * shape[ax]
-    elif len(counts) == shape[ax]:
-        total = sum(counts)
-    else:
-        return None
-    return shape[:ax] + (total,) + shape[ax + 1:]
+    rest = math.prod(shape[:ax] + shape[ax + 1:])
+    total = _repeat_total(repeats, shape[ax], rest, getattr(x, "itemsize", 1))
+    return None if total is None else shape[:ax] + (total,) + shape[ax + 1:]
 
 
 def repeat(x, repeats, /, *, axis=None):
