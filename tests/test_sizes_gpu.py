@@ -38,9 +38,9 @@ _REFUSED = {  # the issue's examples first, then the rest of the class
     "linspace": (lambda cp: xp.linspace(0, 1, 2**60), "num"),
     "reshape": (lambda cp: xp.reshape(cp.ones(4), SEVEN), "shape"),
     "reshape -1": (lambda cp: xp.reshape(cp.ones(0), (-1, 2**40, 2**40)), "shape"),
-    "broadcast_arrays": (lambda cp: xp.broadcast_arrays(cp.broadcast_to(cp.ones((1, 1)), (2**40, 1)),
-                                                        cp.broadcast_to(cp.ones((1, 1)), (1, 2**40))),
-                         "arrays"),
+    "broadcast_arrays": (lambda cp: xp.broadcast_arrays(
+        cp.broadcast_to(cp.ones((1, 1)), (2**40, 1)), cp.broadcast_to(cp.ones((1, 1)), (1, 2**40))),
+        "arrays"),
     "tile": (lambda cp: xp.tile(cp.broadcast_to(cp.ones(1), (2**40,)), (2**40,)), "repetitions"),
     "repeat": (lambda cp: xp.repeat(cp.broadcast_to(cp.ones(1), (2**40,)), 2**40), "repeats"),
     "sliding_window_view": (lambda cp: xp.sliding_window_view(
@@ -61,7 +61,7 @@ def test_valid_calls_still_work_on_cupy(cp):
     with xp.use_backend("cupy"):
         z = xp.zeros((2, 3), dtype=xp.int8)
         assert type(z) is cp.ndarray and z.shape == (2, 3) and z.dtype == np.int8
-        assert float(xp.full((2,), -0.0)[0]) == 0.0 and bool(cp.signbit(xp.full((2,), -0.0)).all())
+        assert bool(cp.signbit(xp.full((2,), -0.0)).all())
         b = xp.broadcast_to(xp.ones(1, dtype=xp.int8), (2**62 - 1, 2))  # at the limit
         assert b.size == 2**63 - 2
         np.testing.assert_array_equal(xp.to_numpy(xp.arange(10, 0, -3)), [10, 7, 4, 1])
@@ -69,7 +69,8 @@ def test_valid_calls_still_work_on_cupy(cp):
         np.testing.assert_allclose(xp.to_numpy(xp.linspace(0, 1, 5)), np.linspace(0, 1, 5))
     x = cp.arange(6).reshape(2, 3)
     np.testing.assert_array_equal(xp.to_numpy(xp.reshape(x, (3, -1))), np.arange(6).reshape(3, 2))
-    np.testing.assert_array_equal(xp.to_numpy(xp.tile(x, (2, 1))), np.tile(np.arange(6).reshape(2, 3), (2, 1)))
+    np.testing.assert_array_equal(xp.to_numpy(xp.tile(x, (2, 1))),
+                                  np.tile(np.arange(6).reshape(2, 3), (2, 1)))
     np.testing.assert_array_equal(xp.to_numpy(xp.repeat(x, [1, 0, 2], axis=1)),
                                   np.repeat(np.arange(6).reshape(2, 3), [1, 0, 2], axis=1))
     assert xp.empty_like(x, shape=(4, 5)).shape == (4, 5)

@@ -22,8 +22,8 @@ import numpy as np
 from . import select as _backend
 from .._core.sizes import checked_size
 
-__all__ = ["shape_of", "itemsize_of", "fill_itemsize", "empty", "zeros", "ones", "eye", "arange", "linspace",
-           "empty_like", "zeros_like", "ones_like", "check_like", "broadcast_to",
+__all__ = ["shape_of", "itemsize_of", "fill_itemsize", "empty", "zeros", "ones", "eye",
+           "arange", "linspace", "empty_like", "zeros_like", "ones_like", "check_like", "broadcast_to",
            "broadcast_arrays", "reshape", "tile", "repeat"]
 
 
