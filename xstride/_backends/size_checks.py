@@ -23,8 +23,8 @@ from . import select as _backend
 from .._core.sizes import checked_size
 
 __all__ = ["shape_of", "itemsize_of", "fill_itemsize", "empty", "zeros", "ones", "eye",
-           "arange", "linspace", "empty_like", "zeros_like", "ones_like", "check_like", "broadcast_to",
-           "broadcast_arrays", "reshape", "tile", "repeat"]
+           "arange", "linspace", "empty_like", "zeros_like", "ones_like", "check_like",
+           "broadcast_to", "broadcast_arrays", "reshape", "tile", "repeat"]
 
 
 def _impl(name: str):
