@@ -3,8 +3,9 @@
 A layout is a shape, strides and an offset, all in **elements**, plus the item size in
 bytes. It is pure Python (no NumPy or CuPy import), immutable and hashable, so plans can
 be cached on it. Every quantity is checked to fit in a signed 64-bit integer: a shape
-whose size, or a layout whose reachable offsets, overflow int64 is refused with
-``ValueError`` rather than wrapping silently. Ranks up to :data:`MAX_NDIM` (64,
+whose element count or byte size (the rule of ``xstride._core.sizes``), or a layout
+whose reachable offsets, overflow int64 is refused with ``ValueError`` rather than
+wrapping silently. Ranks up to :data:`MAX_NDIM` (64,
 NumPy's limit) are supported.
 
 See ``docs/layout-and-views.md``.
@@ -16,6 +17,7 @@ import operator
 import struct
 
 from ._core.errors import value_error
+from ._core.sizes import INT64_MAX, checked_size
 from ._plans.overlap import check_output, internal_overlap
 
 __all__ = ["Layout", "MAX_NDIM", "INT64_MAX", "compact_strides", "PACK_FORMAT",
@@ -23,8 +25,6 @@ __all__ = ["Layout", "MAX_NDIM", "INT64_MAX", "compact_strides", "PACK_FORMAT",
 
 #: Largest rank a layout may have (NumPy's ``NPY_MAXDIMS`` since 2.0).
 MAX_NDIM = 64
-#: Largest value of a signed 64-bit integer; sizes and offsets must stay within it.
-INT64_MAX = (1 << 63) - 1
 _INT64_MIN = -(1 << 63)
 _INT32_MAX = (1 << 31) - 1
 
@@ -81,19 +81,12 @@ def _check_int64(value: int, what: str) -> int:
     return value
 
 
-def _checked_shape(shape) -> tuple[int, ...]:
+def _checked_shape(shape, itemsize: int = 1) -> tuple[int, ...]:
     out = _int_seq(shape, "shape", "shape entry")
     if len(out) > MAX_NDIM:
         raise ValueError(f"Layout: rank {len(out)} exceeds the maximum of {MAX_NDIM}")
-    for n in out:
-        if n < 0:
-            raise ValueError(f"Layout: shape {out} has a negative extent {n}")
-        _check_int64(n, "a shape entry")   # an empty shape's other extents too
-    size = 1
-    for n in out:
-        size *= n
-    if size > INT64_MAX:
-        raise ValueError(f"Layout: shape {out} has {size} elements, which overflows int64")
+    # extents >= 0; every extent, the size and the byte size fit in int64
+    checked_size("Layout", "shape", out, itemsize)
     return out
 
 
@@ -136,7 +129,8 @@ class Layout:
         A non-integer entry.
     ValueError
         Rank above 64, rank mismatch of shape and strides, a negative extent, a
-        non-positive itemsize, or a size, offset, or byte extent that overflows int64.
+        non-positive itemsize, or a size, byte size (``size * itemsize``), offset, or
+        byte extent that overflows int64.
 
     Notes
     -----
@@ -157,7 +151,11 @@ class Layout:
     __slots__ = ("_shape", "_strides", "_offset", "_itemsize", "_hash")
 
     def __init__(self, shape, strides=None, offset: int = 0, itemsize: int = 1):
-        shp = _checked_shape(shape)
+        isz = _int(itemsize, "itemsize")
+        if isz < 1 or isz > _INT32_MAX:
+            raise ValueError(f"Layout: itemsize must be in 1..{_INT32_MAX} (an int32 in "
+                             f"the packed struct), got {isz}")
+        shp = _checked_shape(shape, isz)
         if strides is None:
             strd = compact_strides(shp)
             for s in strd:   # (0, 2**62, 4) has a compact stride past int64
@@ -172,10 +170,6 @@ class Layout:
             for s in strd:
                 _check_int64(s, "a stride")
         off = _check_int64(_int(offset, "offset"), "offset")
-        isz = _int(itemsize, "itemsize")
-        if isz < 1 or isz > _INT32_MAX:
-            raise ValueError(f"Layout: itemsize must be in 1..{_INT32_MAX} (an int32 in "
-                             f"the packed struct), got {isz}")
         object.__setattr__(self, "_shape", shp)
         object.__setattr__(self, "_strides", strd)
         object.__setattr__(self, "_offset", off)

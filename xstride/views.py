@@ -12,6 +12,7 @@ import numpy as np
 
 from . import _backends
 from ._core.errors import type_error, value_error
+from ._core.sizes import checked_size
 from .layout import INT64_MAX, Layout
 
 __all__ = ["as_strided", "sliding_window_view", "copy_into"]
@@ -257,6 +258,7 @@ def _sliding_window_view(x, window_shape, axis=None, *, writeable=False):
     for ax, w in zip(axes, window):
         shape[ax] -= w - 1
     shape += list(window)
+    checked_size("sliding_window_view", "window_shape", tuple(shape), x.itemsize, result=True)
     strides = list(base.strides) + [base.strides[ax] for ax in axes]
     view = be.make_view(x, _view_layout("sliding_window_view", tuple(shape), tuple(strides),
                                         0, x.itemsize))

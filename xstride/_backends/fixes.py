@@ -2,7 +2,8 @@
 
 Each function here is written against the plain library module of its input
 (``numpy`` or ``cupy``), so one definition serves both; it is registered for the
-backends that need it. Complex special values are in ``_complex_special.py``.
+backends that need it. Complex special values are in ``_complex_special.py``; the
+size checks of CuPy's creation and reshaping functions in ``size_checks.py``.
 Each names the clause of the standard it restores; the conformance suite
 (``docs/conformance.md``) is the check.
 """
@@ -16,8 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import select as _backend
+from . import size_checks as _sizes
 from .dispatch import register
 from .._core.errors import value_error
+from .._core.sizes import checked_size
 
 __all__ = ["finfo_object", "finfo", "floor_divide", "remainder", "asarray", "from_dlpack", "full",
            "full_like"]
@@ -157,17 +160,28 @@ def from_dlpack(x, /, *, device=None, copy=None):
     return impl(x, device=device, copy=copy)
 
 
-def full(shape, fill_value, *, dtype=None, device=None):
-    """``full`` on CuPy, keeping the sign of a ``-0.0`` fill value."""
+def full(shape, fill_value, *, dtype=None, device=None, **kwargs):
+    """``full`` on CuPy, keeping the sign of a ``-0.0`` fill value.
+
+    A shape whose element count or byte size overflows int64 is refused
+    (``ValueError``; CuPy would wrap it, see ``size_checks.py``).
+    """
+    shp = _sizes.shape_of(shape)
+    if shp is not None:
+        checked_size("full", "shape", shp, _sizes.fill_itemsize(fill_value, dtype))
     impl = _backend.namespace("cupy").full
-    return _restore_negative_zero(impl(shape, fill_value, dtype=dtype, device=device),
-                                  fill_value)
+    return _restore_negative_zero(impl(shape, fill_value, dtype=dtype, device=device,
+                                       **kwargs), fill_value)
 
 
-def full_like(x, /, fill_value, *, dtype=None, device=None):
-    """``full_like`` on CuPy, keeping the sign of a ``-0.0`` fill value."""
+def full_like(x, /, fill_value, *, dtype=None, device=None, **kwargs):
+    """``full_like`` on CuPy, keeping the sign of a ``-0.0`` fill value.
+
+    ``shape=`` (CuPy's keyword) is checked like ``full``'s shape.
+    """
+    _sizes.check_like("full_like", x, dtype, kwargs)
     impl = _backend.namespace("cupy").full_like
-    return _restore_negative_zero(impl(x, fill_value, dtype=dtype, device=device),
+    return _restore_negative_zero(impl(x, fill_value, dtype=dtype, device=device, **kwargs),
                                   fill_value)
 
 
@@ -180,3 +194,9 @@ register("full", "cupy")(full)
 register("asarray", "cupy")(asarray)
 register("from_dlpack", "cupy")(from_dlpack)
 register("full_like", "cupy")(full_like)
+# CuPy wraps sizes past int64 silently; these check them first (size_checks.py)
+for _name in ("empty", "zeros", "ones", "eye", "arange", "linspace", "empty_like",
+              "zeros_like", "ones_like", "broadcast_to", "broadcast_arrays", "reshape",
+              "tile", "repeat"):
+    register(_name, "cupy")(getattr(_sizes, _name))
+del _name

@@ -1,0 +1,72 @@
+"""The size rule: an array's element count and byte size fit in a signed 64-bit integer.
+
+One pure function, :func:`checked_size`, used by :class:`xstride.Layout` (every view
+xstride makes) and by the CuPy overrides of the creation, broadcasting, reshaping and
+repeating functions (``xstride/_backends/size_checks.py``). CuPy multiplies extents in
+64-bit C integers and wraps silently (``cupy.zeros((2**32, 2**32, 2))`` has size 0);
+Python's integers do not wrap, so the rule is checked here before the library sees the
+shape. See DESIGN.md "Layout" and ``docs/layout-and-views.md``.
+"""
+
+from __future__ import annotations
+
+from .errors import value_error
+
+__all__ = ["INT64_MAX", "checked_size"]
+
+#: Largest value of a signed 64-bit integer; sizes and offsets must stay within it.
+INT64_MAX = (1 << 63) - 1
+_LIMIT = "which overflows int64 (at most 2**63 - 1)"
+
+
+def checked_size(func: str, arg: str, shape: tuple[int, ...], itemsize: int = 1, *,
+                 result: bool = False) -> int:
+    """Element count of ``shape``, refused when it or the byte size overflows int64.
+
+    Parameters
+    ----------
+    func, arg : str
+        The function and the argument named by the error.
+    shape : tuple of int
+        Python ints (the caller converts); an empty tuple is one element.
+    itemsize : int, optional
+        Bytes per element; the byte size ``count * itemsize`` is checked too.
+    result : bool, optional
+        ``shape`` is the shape the argument makes (``tile``'s result), not the
+        argument itself; only the wording of the error changes.
+
+    Returns
+    -------
+    int
+        The element count (0 when an extent is 0, whatever the others are).
+
+    Raises
+    ------
+    ValueError
+        An extent is negative or above ``2**63 - 1``, or the element count or the
+        byte size is above ``2**63 - 1``.
+
+    Examples
+    --------
+    >>> checked_size("zeros", "shape", (2, 3), 8)
+    6
+    >>> checked_size("zeros", "shape", (2**32, 2**32, 2), 8)
+    Traceback (most recent call last):
+    ...
+    ValueError: zeros: argument 'shape' (4294967296, 4294967296, 2) has \
+36893488147419103232 elements, which overflows int64 (at most 2**63 - 1)
+    """
+    what = f"gives a result of shape {shape} with" if result else f"{shape} has"
+    size = 1
+    for n in shape:
+        if n < 0:
+            raise value_error(func, arg, f"{what} a negative extent {n}")
+        if n > INT64_MAX:
+            raise value_error(func, arg, f"{what} an extent {n}, {_LIMIT}")
+        size *= n
+    if size > INT64_MAX:
+        raise value_error(func, arg, f"{what} {size} elements, {_LIMIT}")
+    if size * itemsize > INT64_MAX:
+        raise value_error(func, arg, f"{what} {size} elements of {itemsize} bytes, "
+                                     f"{size * itemsize} bytes in all, {_LIMIT}")
+    return size
