@@ -50,16 +50,11 @@ def test_results_are_plain_numpy_and_equal_compat():
 
 def test_signatures_follow_the_implementation():
     assert inspect.signature(xp.argmax) == inspect.signature(cnp.argmax)
-    # xstride's NumPy override of sum carries the standard signature, which the CuPy
-    # path's takes too (that one forwards NumPy-only keywords to CuPy)
+    # xstride's sum carries the standard signature (NumPy-only keywords forwarded)
     from xstride._backends.dispatch import implementation
-    from xstride._kernels import reductions
 
     sig = inspect.signature(xp.sum)
     assert sig == inspect.signature(implementation("numpy", "sum"))
-    cupy_params = inspect.signature(reductions.sum).parameters
-    for name, p in sig.parameters.items():
-        assert cupy_params[name] == p
     assert list(sig.parameters)[:4] == ["x", "axis", "dtype", "keepdims"]
     assert xp.sum.__module__ == "xstride" and xp.sum.__name__ == "sum"
     assert xp.linalg.solve.__module__ == "xstride.linalg"

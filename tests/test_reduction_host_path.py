@@ -283,8 +283,9 @@ def test_prepared_call_hits_and_refuses_confusable_axes(fake_reductions):
         r = xp.sum(x, axis=1, dtype=dt)
         assert r.dtype == np.float32
         np.testing.assert_array_equal(r.get(), np.arange(24.0).reshape(4, 6).sum(1))
-    # keepdims=1 works (full path, not cached under True)
-    assert xp.sum(x, axis=1, keepdims=1).shape == (4, 1)
+    # keepdims=1 is no bool: refused (issue 15 item 12), never served as True
+    with pytest.raises(TypeError, match="sum: argument 'keepdims' got int 1; expected a bool"):
+        xp.sum(x, axis=1, keepdims=1)
 
 
 def test_prepared_call_follows_tuning_device_and_stream(fake_reductions, monkeypatch):

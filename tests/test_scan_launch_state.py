@@ -82,15 +82,15 @@ def test_prepared_call_keys_take_only_unambiguous_arguments():
 
 
 def test_repeat_misses_without_a_prepared_call(monkeypatch):
-    """Before any prepared call, or for another array type, _repeat answers None (the
+    """Before any prepared call, or for another array type, repeat answers None (the
     checked path then runs)."""
     monkeypatch.setattr(scans, "_PREPARED", Bounded(1024))
     monkeypatch.setattr(scans, "_fast", {"nd": None, "getdev": None})
-    assert scans._repeat("sum", np.zeros(3), None, None, False) is None
+    assert scans.repeat("sum", np.zeros(3), None, None, False) is None
 
     class FakeArray:
         shape, strides, dtype = (3,), (4,), np.dtype(np.float32)
 
     monkeypatch.setattr(scans, "_fast", {"nd": FakeArray, "getdev": lambda: 0})
-    assert scans._repeat("sum", FakeArray(), None, None, False) is None   # no entry
-    assert scans._repeat("sum", FakeArray(), True, None, False) is None   # not keyable
+    assert scans.repeat("sum", FakeArray(), None, None, False) is None   # no entry
+    assert scans.repeat("sum", FakeArray(), True, None, False) is None   # not keyable

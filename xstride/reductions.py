@@ -2,20 +2,23 @@
 ``var``, ``std``, ``cumulative_sum``, ``cumulative_prod`` (array API standard,
 "Statistical functions"; ``all``/``any`` stay the library's).
 
-A backend with a reductions executor (CuPy: ``xstride/_kernels``, see
-docs/reductions.md) runs these on xstride's kernels for any layout and axis set,
-deterministically. A backend without one (NumPy) runs its ``array_api_compat``
-functions, with the argument checks of the kernel path, so the same bad call raises
-the same clear error on every backend:
+This module holds the rules — argument checks and the standard's dtype rules — and
+hands the call to the backend of ``x``:
 
-- ``min`` / ``max`` of an empty selection raise ``ValueError`` naming the empty axis;
-- ``sum``, ``prod``, ``mean``, ``var``, ``std`` check ``axis`` and ``correction``;
-- ``cumulative_sum`` / ``cumulative_prod`` check ``axis`` and ``include_initial`` and
-  scan a 0-D array (or NumPy scalar) as one of shape ``(1,)`` (``array_api_compat``
-  fails on 0-D with ``include_initial=True``).
+- a backend with reductions and scans executors (CuPy: ``xstride/_kernels``, see
+  docs/reductions.md) runs them on xstride's kernels for any layout and axis set,
+  deterministically; dtypes the kernels do not handle (float16, complex) and
+  NumPy-only keywords (``out=``, ``where=``, ``initial=``) go to the backend's
+  ``array_api_compat`` namespace;
+- a backend without (NumPy) runs its ``array_api_compat`` functions after the same
+  checks, so the same bad call raises the same clear error on every backend. A call
+  without keyword arguments (``xp.sum(a)``) needs no check and goes to the library
+  function directly.
 
-A call without keyword arguments on NumPy (``xp.sum(a)``) needs no check and goes to
-the library function directly.
+Rules: ``axis`` an int, a tuple of ints or None (``ValueError`` out of range or
+repeated); ``keepdims`` and ``include_initial`` bools; ``correction`` a real number;
+``dtype`` a dtype or None; ``min``/``max`` of an empty selection raise ``ValueError``
+naming the empty axis; a 0-D array is scanned as one of shape ``(1,)``.
 """
 
 from __future__ import annotations
@@ -35,103 +38,250 @@ from ._plans.reduction import (
     normalize_scan_axis,
 )
 
-__all__: list[str] = []
+__all__ = ["default_sum_dtype", "moment_dtype"]
 
 REDUCTIONS = ("sum", "prod", "min", "max", "mean", "var", "std")
 SCANS = ("cumulative_sum", "cumulative_prod")
+_SCAN_OPS = {"cumulative_sum": "sum", "cumulative_prod": "prod"}
 
-#: The standard's signatures (the checked wrappers forward keywords through **kwargs).
+#: The standard's signatures (the library path forwards NumPy-only keywords too).
 _SIGNATURES = {
-    "sum": "(x, /, *, axis=None, dtype=None, keepdims=False)",
-    "prod": "(x, /, *, axis=None, dtype=None, keepdims=False)",
-    "min": "(x, /, *, axis=None, keepdims=False)",
-    "max": "(x, /, *, axis=None, keepdims=False)",
-    "mean": "(x, /, *, axis=None, keepdims=False)",
-    "var": "(x, /, *, axis=None, correction=0.0, keepdims=False)",
-    "std": "(x, /, *, axis=None, correction=0.0, keepdims=False)",
+    "sum": "(x, /, *, axis=None, dtype=None, keepdims=False, **kwargs)",
+    "prod": "(x, /, *, axis=None, dtype=None, keepdims=False, **kwargs)",
+    "min": "(x, /, *, axis=None, keepdims=False, **kwargs)",
+    "max": "(x, /, *, axis=None, keepdims=False, **kwargs)",
+    "mean": "(x, /, *, axis=None, keepdims=False, dtype=None, **kwargs)",
+    "var": "(x, /, *, axis=None, correction=0.0, keepdims=False, dtype=None, **kwargs)",
+    "std": "(x, /, *, axis=None, correction=0.0, keepdims=False, dtype=None, **kwargs)",
+    "cumulative_sum": "(x, /, *, axis=None, dtype=None, include_initial=False)",
+    "cumulative_prod": "(x, /, *, axis=None, dtype=None, include_initial=False)",
+}
+
+_DOCS = {
+    "sum": "Sum (array API standard ``sum``). Integers accumulate exactly in 64 bits "
+           "(narrower ``dtype=`` results wrap like NumPy's); on the kernels float32 and "
+           "float64 accumulate in float64, in a fixed order. Empty sums are 0.",
+    "prod": "Product (array API standard ``prod``); the dtype rules of ``sum``. Empty "
+            "products are 1.",
+    "min": "Minimum (array API standard ``min``). NaN propagates. An empty selection "
+           "raises ValueError naming the empty axis.",
+    "max": "Maximum (array API standard ``max``). NaN propagates. An empty selection "
+           "raises ValueError naming the empty axis.",
+    "mean": "Arithmetic mean (array API standard ``mean``); integer inputs give float64 "
+            "(as NumPy). On the kernels the sum accumulates in float64 and is divided "
+            "once. An empty selection gives NaN with NumPy's RuntimeWarning.",
+    "var": "Variance (array API standard ``var``), divided by ``max(N - correction, 0)`` "
+           "as NumPy does. On the kernels: two passes in float64 (the mean, then the "
+           "squared deviations from it).",
+    "std": "Standard deviation (array API standard ``std``): the square root of ``var``.",
+    "cumulative_sum": "Cumulative sum (array API standard ``cumulative_sum``). "
+                      "``include_initial=True`` puts the identity 0 first (formed by "
+                      "shifting, never by subtracting).",
+    "cumulative_prod": "Cumulative product (array API standard ``cumulative_prod``).",
 }
 
 
-def _signature(text: str) -> inspect.Signature:
-    return inspect.signature(eval(f"lambda {text[1:-1]}: None"))  # noqa: S307 - our literal
+# ----------------------------------------------------------------------------- dtype rules
+def default_sum_dtype(dt: np.dtype) -> np.dtype:
+    """Result dtype of sum/prod/cumulative_* without ``dtype=`` (the standard's rule, as
+    ``array_api_compat.numpy`` applies it): bool and signed integers -> int64, unsigned
+    integers -> uint64, floating point and complex -> itself."""
+    if dt.kind in "bi":
+        return np.dtype(np.int64)
+    if dt.kind == "u":
+        return np.dtype(np.uint64)
+    return dt
 
 
-# ----------------------------------------------------------------------------- checked wrappers
-def _minmax(func: str, lib):
-    def impl(x, /, *, axis=None, keepdims=False, **kwargs):
-        size = getattr(x, "size", None)
-        if size == 0 and "initial" not in kwargs and "where" not in kwargs:
-            axes = normalize_axis(func, axis, x.ndim)
-            if math.prod(x.shape[a] for a in axes) == 0:
-                raise empty_axis_error(func, x.shape, axes)
-        return lib(x, axis=axis, keepdims=keepdims, **kwargs)
-
-    impl.__name__ = impl.__qualname__ = func
-    impl.__doc__ = (f"{func.capitalize()} (array API standard ``{func}``): the library's, "
-                    "except that an empty selection raises ValueError naming the empty "
-                    "axis (the same text as on the kernel path).")
-    return impl
+def moment_dtype(func: str, dt: np.dtype, dtype) -> np.dtype:
+    """Result dtype of mean/var/std: ``dtype=``, else floating inputs keep their dtype
+    and integers give float64 (NumPy)."""
+    return _out_dtype(func, dtype, dt if dt.kind == "f" else np.dtype(np.float64))
 
 
-def _checked(func: str, lib):
-    def impl(x, /, *, axis=None, keepdims=False, **kwargs):
-        if axis is not None and hasattr(x, "ndim"):
-            axis = normalize_axis(func, axis, x.ndim)
-        if "correction" in kwargs:
-            check_correction(func, kwargs["correction"])
-        return lib(x, axis=axis, keepdims=keepdims, **kwargs)
-
-    impl.__name__ = impl.__qualname__ = func
-    impl.__doc__ = (f"{func.capitalize()} (array API standard ``{func}``): "
-                    "``array_api_compat``'s, with ``axis`` and ``correction`` checked as on "
-                    "the kernel path.")
-    impl.__signature__ = _signature(_SIGNATURES[func])
-    return impl
+def _out_dtype(func: str, dtype, default: np.dtype) -> np.dtype:
+    if dtype is None:
+        return default
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        raise type_error(func, "dtype", dtype, "a dtype of the namespace or None") from None
 
 
-def _scan(func: str, lib, as_array):
-    def impl(x, /, *, axis=None, dtype=None, include_initial=False):
-        if not isinstance(include_initial, (bool, np.bool_)):
-            raise type_error(func, "include_initial", include_initial, "a bool")
-        if isinstance(x, np.generic):
-            x = as_array(x)
-        if getattr(x, "ndim", None) == 0:
-            x = x.reshape(1)
-        if hasattr(x, "ndim"):
-            axis = normalize_scan_axis(func, axis, x.ndim)
-        return lib(x, axis=axis, dtype=dtype, include_initial=bool(include_initial))
-
-    impl.__name__ = impl.__qualname__ = func
-    impl.__doc__ = (f"``{func}`` (array API standard): ``array_api_compat``'s, with the "
-                    "argument errors of the kernel path; a 0-D array is scanned as one of "
-                    "shape (1,).")
-    return impl
+# ----------------------------------------------------------------------------- argument rules
+def _check_bool(func: str, name: str, value) -> None:
+    if not isinstance(value, (bool, np.bool_)):
+        raise type_error(func, name, value, "a bool")
 
 
+def _check_array(func: str, be, x) -> None:
+    if not be.owns(x) or isinstance(x, np.generic):
+        raise type_error(func, "x", x, f"an array of the {be.name} backend")
+
+
+def _check_empty_minmax(func: str, x, axis) -> None:
+    if x.size == 0:
+        axes = normalize_axis(func, axis, x.ndim)
+        if math.prod(x.shape[a] for a in axes) == 0:
+            raise empty_axis_error(func, x.shape, axes)
+
+
+# ----------------------------------------------------------------------------- on a backend's kernels
+def _kernel_functions(be) -> dict:
+    """The namespace functions of a backend whose executors run reductions and scans."""
+    red, scn = be.executor("reductions"), be.executor("scans")
+    lib = be.namespace
+
+    def sum_like(func):
+        def impl(x, /, *, axis=None, dtype=None, keepdims=False, **kwargs):
+            if not kwargs:
+                res = red.repeat(func, x, axis, dtype, keepdims)
+                if res is not None:
+                    return res
+            _check_array(func, be, x)
+            _check_bool(func, "keepdims", keepdims)
+            out = _out_dtype(func, dtype, default_sum_dtype(np.dtype(x.dtype)))
+            if kwargs or not red.takes(x.dtype, out) or out.kind == "b":
+                return getattr(lib(), func)(x, axis=axis, dtype=dtype, keepdims=keepdims,
+                                            **kwargs)
+            normalize_axis(func, axis, x.ndim)
+            return red.reduce(func, func, x, axis, bool(keepdims), out, dtype)
+        return impl
+
+    def min_max(func):
+        def impl(x, /, *, axis=None, keepdims=False, **kwargs):
+            if not kwargs:
+                res = red.repeat(func, x, axis, None, keepdims)
+                if res is not None:
+                    return res
+            _check_array(func, be, x)
+            _check_bool(func, "keepdims", keepdims)
+            if not kwargs:
+                _check_empty_minmax(func, x, axis)
+            if kwargs or not red.takes(x.dtype):
+                return getattr(lib(), func)(x, axis=axis, keepdims=keepdims, **kwargs)
+            normalize_axis(func, axis, x.ndim)
+            return red.reduce(func, func, x, axis, bool(keepdims), np.dtype(x.dtype))
+        return impl
+
+    def mean(x, /, *, axis=None, keepdims=False, dtype=None, **kwargs):
+        _check_array("mean", be, x)
+        _check_bool("mean", "keepdims", keepdims)
+        out = moment_dtype("mean", np.dtype(x.dtype), dtype)
+        if kwargs or not red.takes(x.dtype, out) or out.kind != "f":
+            return lib().mean(x, axis=axis, keepdims=keepdims, dtype=dtype, **kwargs)
+        normalize_axis("mean", axis, x.ndim)
+        return red.mean("mean", x, axis, bool(keepdims), out)
+
+    def var_like(func):
+        def impl(x, /, *, axis=None, correction=0.0, keepdims=False, dtype=None, **kwargs):
+            _check_array(func, be, x)
+            _check_bool(func, "keepdims", keepdims)
+            check_correction(func, correction)
+            out = moment_dtype(func, np.dtype(x.dtype), dtype)
+            if kwargs or not red.takes(x.dtype, out) or out.kind != "f":
+                if dtype is not None:
+                    kwargs["dtype"] = dtype
+                return getattr(lib(), func)(x, axis=axis, correction=correction,
+                                            keepdims=keepdims, **kwargs)
+            normalize_axis(func, axis, x.ndim)
+            return red.var(func, x, axis, correction, bool(keepdims), out, func == "std")
+        return impl
+
+    def scan(func):
+        op = _SCAN_OPS[func]
+
+        def impl(x, /, *, axis=None, dtype=None, include_initial=False):
+            res = scn.repeat(op, x, axis, dtype, include_initial)
+            if res is not None:
+                return res
+            _check_array(func, be, x)
+            _check_bool(func, "include_initial", include_initial)
+            nd = x.ndim
+            if nd == 0:
+                x = x.reshape(1)
+            ax = normalize_scan_axis(func, axis, x.ndim)
+            out = _out_dtype(func, dtype, default_sum_dtype(np.dtype(x.dtype)))
+            if not scn.takes(x.dtype, out) or out.kind == "b":
+                return getattr(lib(), func)(x, axis=ax, dtype=dtype,
+                                            include_initial=bool(include_initial))
+            return scn.scan(op, x, ax, bool(include_initial), out, axis=axis, dtype=dtype,
+                            prepare=nd > 0)
+        return impl
+
+    funcs = {f: sum_like(f) for f in ("sum", "prod")}
+    funcs.update({f: min_max(f) for f in ("min", "max")})
+    funcs["mean"] = mean
+    funcs.update({f: var_like(f) for f in ("var", "std")})
+    funcs.update({f: scan(f) for f in SCANS})
+    return funcs
+
+
+# ----------------------------------------------------------------------------- on a backend's library
 def _library_functions(be) -> tuple[dict, dict]:
-    """The checked wrappers over a backend's own library functions, and what a call
-    without keywords runs (the library function itself, except where a positional
-    call needs a check too)."""
+    """The backend's own library functions behind the same checks, and what a call
+    without keywords runs (the library function itself, where nothing needs a check)."""
     ns = be.namespace()
     funcs, positional = {}, {}
+
+    def min_max(func, lib):
+        def impl(x, /, *, axis=None, keepdims=False, **kwargs):
+            _check_bool(func, "keepdims", keepdims)
+            if getattr(x, "size", None) == 0 and "initial" not in kwargs and \
+                    "where" not in kwargs:
+                _check_empty_minmax(func, x, axis)
+            return lib(x, axis=axis, keepdims=keepdims, **kwargs)
+        return impl
+
+    def checked(func, lib):
+        def impl(x, /, *, axis=None, keepdims=False, **kwargs):
+            _check_bool(func, "keepdims", keepdims)
+            if axis is not None and hasattr(x, "ndim"):
+                axis = normalize_axis(func, axis, x.ndim)
+            if "correction" in kwargs:
+                check_correction(func, kwargs["correction"])
+            return lib(x, axis=axis, keepdims=keepdims, **kwargs)
+        return impl
+
+    def scan(func, lib, as_array):
+        def impl(x, /, *, axis=None, dtype=None, include_initial=False):
+            _check_bool(func, "include_initial", include_initial)
+            if isinstance(x, np.generic):
+                x = as_array(x)
+            if getattr(x, "ndim", None) == 0:
+                x = x.reshape(1)
+            if hasattr(x, "ndim"):
+                axis = normalize_scan_axis(func, axis, x.ndim)
+            return lib(x, axis=axis, dtype=dtype, include_initial=bool(include_initial))
+        return impl
+
     for f in ("min", "max"):
-        funcs[f] = _minmax(f, getattr(ns, f))
+        funcs[f] = min_max(f, getattr(ns, f))
     for f in ("sum", "prod", "mean", "var", "std"):
-        funcs[f] = _checked(f, getattr(ns, f))
+        funcs[f] = checked(f, getattr(ns, f))
         positional[f] = getattr(ns, f)   # nothing to check without keywords
     for f in SCANS:
-        funcs[f] = _scan(f, getattr(ns, f), be.load().asarray)
+        funcs[f] = scan(f, getattr(ns, f), be.load().asarray)
     return funcs, positional
+
+
+def _finish(funcs: dict) -> dict:
+    for name, fn in funcs.items():
+        fn.__name__ = fn.__qualname__ = name
+        fn.__doc__ = _DOCS[name]
+        fn.__signature__ = inspect.signature(eval(f"lambda {_SIGNATURES[name][1:-1]}: None"))  # noqa: S307
+    return funcs
 
 
 def _register() -> None:
     for be in _backends.each():
-        kernels = [be.executor(k) for k in ("reductions", "scans")]
-        if None not in kernels:
-            for ex in kernels:
-                dispatch.register_all(be, ex.FUNCTIONS)
+        if be.executor("reductions") is not None and be.executor("scans") is not None:
+            dispatch.register_all(be, _finish(_kernel_functions(be)))
         else:  # no kernels of its own: the library, checked (built on first use)
-            dispatch.register_lazy(be, REDUCTIONS + SCANS, lambda be=be: _library_functions(be))
+            def provider(be=be):
+                funcs, positional = _library_functions(be)
+                return _finish(funcs), positional
+            dispatch.register_lazy(be, REDUCTIONS + SCANS, provider)
 
 
 _register()

@@ -16,7 +16,7 @@ from ._compile import current_device, function, source
 from ._lru import Bounded
 
 __all__ = [
-    "CTYPE", "SUPPORTED", "default_sum_dtype", "acc_dtype", "minmax_acc_dtype",
+    "CTYPE", "SUPPORTED", "acc_dtype", "minmax_acc_dtype",
     "kernel", "pack_struct", "capacity", "sm_count", "source", "resident_blocks", "kernel_resident", "TUNING",
     "VARIANTS",
 ]
@@ -70,17 +70,6 @@ VARIANTS = {
 #: anything else goes to CuPy.
 CTYPE = {np.dtype(name): c for name, c in _dtypes.C_TYPES.items()}
 SUPPORTED = frozenset(CTYPE)
-
-
-def default_sum_dtype(dt: np.dtype) -> np.dtype:
-    """Result dtype of sum/prod/cumulative_* without ``dtype=`` (the standard's rule,
-    as ``array_api_compat.numpy`` applies it): bool and signed integers -> int64,
-    unsigned integers -> uint64, floating point -> itself."""
-    if dt.kind in "bi":
-        return np.dtype(np.int64)
-    if dt.kind == "u":
-        return np.dtype(np.uint64)
-    return dt
 
 
 def acc_dtype(out: np.dtype) -> np.dtype:

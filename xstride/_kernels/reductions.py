@@ -1,16 +1,12 @@
-"""CuPy executors of the namespace's reductions: sum, prod, min, max, mean, var, std.
+"""The CUDA executor of the reductions: sum, prod, min, max, mean, var, std.
 
-Each function follows the array API standard's signature and dtype rules (matching
-what ``array_api_compat.numpy`` returns for the same input) and runs on the kernels of
-``reductions.cu`` for any layout and any axis set, through the plan of
-:mod:`xstride._plans.reduction`. Results are deterministic run to run: the order in
-which values are combined is fixed by the plan and the device's SM count, never by
-timing (no floating-point atomics). Dtypes the kernels do not handle (float16,
-complex) and NumPy-only keywords (``out=``, ``where=``, ``initial=``) are passed to
-``array_api_compat.cupy``. See ``docs/reductions.md``.
-
-On NumPy arrays ``array_api_compat.numpy`` runs, with the argument checks of this
-path (:mod:`._numpy_reductions`).
+:mod:`xstride.reductions` checks the arguments and applies the dtype rules; this module
+runs the call on the kernels of ``reductions.cu`` for any layout and any axis set,
+through the plan of :mod:`xstride._plans.reduction`: :func:`reduce` (sum, prod, min,
+max), :func:`mean`, :func:`var`, and :func:`repeat`, the prepared-call fast path of a
+call seen before. Results are deterministic run to run: the order in which values are
+combined is fixed by the plan and the device's SM count, never by timing (no
+floating-point atomics). See ``docs/reductions.md``.
 """
 
 from __future__ import annotations
@@ -21,7 +17,6 @@ import warnings
 
 import numpy as np
 
-from .._backends import select as _backend
 from .._core.errors import type_error, value_error
 from .._plans.reduction import (
     check_correction as _check_correction,
@@ -36,26 +31,13 @@ from ._cupy import cupy as _cupy
 from ._launch import Launch, i64, slot64, struct
 from ._lru import Bounded
 
-__all__ = ["sum", "prod", "min", "max", "mean", "var", "std"]
+__all__ = ["takes", "repeat", "reduce", "mean", "var"]
 
 _OPS = {"sum": 0, "prod": 1, "min": 2, "max": 3, "sumsq": 4}
 _SRC = "reductions.cu"
 
 
 # ----------------------------------------------------------------------------- helpers
-def _compat(name):
-    return getattr(_backend.namespace("cupy"), name)
-
-
-def _out_dtype(func: str, dtype, default: np.dtype) -> np.dtype:
-    if dtype is None:
-        return default
-    try:
-        return np.dtype(dtype)
-    except TypeError:
-        raise type_error(func, "dtype", dtype, "a dtype of the namespace or None") from None
-
-
 def _finish(buf, plan, ndim: int, keepdims: bool):
     """Turn the K-ordered flat result buffer into the logical (keepdims) view."""
     mem_shape = tuple(plan.out_shape[j] for j in plan.out_order)
@@ -355,80 +337,28 @@ def _keep(res, axes, ndim, keepdims):
     return res
 
 
-def _kernels_take(x, *dtypes) -> bool:
-    return all(np.dtype(d) in rc.SUPPORTED for d in (x.dtype,) + dtypes)
+def takes(*dtypes) -> bool:
+    """True when the kernels handle every one of ``dtypes`` (else the library runs)."""
+    return all(np.dtype(d) in rc.SUPPORTED for d in dtypes)
 
 
-# ----------------------------------------------------------------------------- cupy: sums
-def sum(x, /, *, axis=None, dtype=None, keepdims=False, **kwargs):
-    """Sum (array API standard ``sum``) of a CuPy array on xstride's kernels.
-
-    Integers accumulate exactly in 64 bits (narrower ``dtype=`` results wrap like
-    NumPy's); float32 and float64 accumulate in float64, in a fixed order (per-thread
-    sequential runs, then warp/block trees). Empty sums are 0. See docs/reductions.md
-    for the error bound.
-    """
-    if not kwargs:
-        res = _repeat("sum", x, axis, dtype, keepdims)
-        if res is not None:
-            return res
-    out = _out_dtype("sum", dtype, rc.default_sum_dtype(np.dtype(x.dtype)))
-    if kwargs or not _kernels_take(x, out) or out.kind == "b":
-        return _compat("sum")(x, axis=axis, dtype=dtype, keepdims=keepdims, **kwargs)
-    return _reduce("sum", "sum", x, axis, keepdims, out, rc.acc_dtype(out), dtype)
+def repeat(op: str, x, axis, dtype, keepdims):
+    """The result of a call prepared before with the same key, else None (a miss);
+    ``op`` one of sum, prod, min, max. See :func:`_repeat`."""
+    return _repeat(op, x, axis, dtype, keepdims)
 
 
-def prod(x, /, *, axis=None, dtype=None, keepdims=False, **kwargs):
-    """Product (array API standard ``prod``) of a CuPy array on xstride's kernels.
-
-    Same dtype rules and accumulators as :func:`sum`; empty products are 1.
-    """
-    if not kwargs:
-        res = _repeat("prod", x, axis, dtype, keepdims)
-        if res is not None:
-            return res
-    out = _out_dtype("prod", dtype, rc.default_sum_dtype(np.dtype(x.dtype)))
-    if kwargs or not _kernels_take(x, out) or out.kind == "b":
-        return _compat("prod")(x, axis=axis, dtype=dtype, keepdims=keepdims, **kwargs)
-    return _reduce("prod", "prod", x, axis, keepdims, out, rc.acc_dtype(out), dtype)
-
-
-def _minmax(func: str, x, axis, keepdims, kwargs):
-    if not kwargs:
-        res = _repeat(func, x, axis, None, keepdims)
-        if res is not None:
-            return res
-    if kwargs or not _kernels_take(x):
-        if not kwargs and x.size == 0:
-            axes = normalize_axis(func, axis, x.ndim)
-            if math.prod(x.shape[a] for a in axes) == 0:
-                raise _empty_axis_error(func, x.shape, axes)
-        return _compat(func)(x, axis=axis, keepdims=keepdims, **kwargs)
-    dt = np.dtype(x.dtype)
-    return _reduce(func, func, x, axis, keepdims, dt, rc.minmax_acc_dtype(dt))
-
-
-def min(x, /, *, axis=None, keepdims=False, **kwargs):
-    """Minimum (array API standard ``min``) of a CuPy array on xstride's kernels.
-
-    NaN propagates. An empty selection raises ``ValueError`` naming the empty axis.
-    """
-    return _minmax("min", x, axis, keepdims, kwargs)
-
-
-def max(x, /, *, axis=None, keepdims=False, **kwargs):
-    """Maximum (array API standard ``max``) of a CuPy array on xstride's kernels.
-
-    NaN propagates. An empty selection raises ``ValueError`` naming the empty axis.
-    """
-    return _minmax("max", x, axis, keepdims, kwargs)
-
-
-# ----------------------------------------------------------------------------- cupy: moments
-def _moment_dtype(func: str, x, dtype) -> np.dtype:
-    dt = np.dtype(x.dtype)
-    default = dt if dt.kind == "f" else np.dtype(np.float64)
-    return _out_dtype(func, dtype, default)
+def reduce(func: str, op: str, x, axis, keepdims: bool, out_dtype: np.dtype, dtype=None):
+    """``op`` (sum, prod, min, max) of ``x`` over ``axis`` into ``out_dtype``, on the
+    kernels, deterministically. Sums and products accumulate in
+    :func:`~._reduce_common.acc_dtype` (float64 for floating results, 64-bit integers
+    otherwise); min/max in the input type widened to 32 bits. ``dtype`` is the
+    caller's ``dtype=`` argument, part of the prepared call's key."""
+    if op in ("min", "max"):
+        acc = rc.minmax_acc_dtype(np.dtype(x.dtype))
+    else:
+        acc = rc.acc_dtype(out_dtype)
+    return _reduce(func, op, x, axis, keepdims, out_dtype, acc, dtype)
 
 
 def _sum_and_count(func: str, x, axis):
@@ -445,43 +375,33 @@ def _sum_and_count(func: str, x, axis):
     return plan.axes, plan, _launch(x, rec, f8, f8)
 
 
-def mean(x, /, *, axis=None, keepdims=False, dtype=None, **kwargs):
-    """Arithmetic mean (array API standard ``mean``) of a CuPy array.
-
-    The sum is accumulated in float64 on xstride's kernels and divided once; integer
-    inputs give float64 (as NumPy). An empty selection gives NaN with NumPy's
-    ``RuntimeWarning``.
-    """
-    out = _moment_dtype("mean", x, dtype)
-    if kwargs or not _kernels_take(x, out) or out.kind != "f":
-        return _compat("mean")(x, axis=axis, keepdims=keepdims, dtype=dtype, **kwargs)
+def mean(func: str, x, axis, keepdims: bool, out_dtype: np.dtype):
+    """Mean of ``x``: the sum accumulated in float64 on the kernels, divided once, cast
+    to ``out_dtype``. An empty selection gives NaN with NumPy's ``RuntimeWarning``."""
     cp = _cupy()
-    axes, plan, s = _sum_and_count("mean", x, axis)
+    axes, plan, s = _sum_and_count(func, x, axis)
     if s is None:
         y = cp.squeeze(x, axis=axes) if axes else x
-        return _keep(y.astype(out, copy=True), axes, x.ndim, keepdims)
+        return _keep(y.astype(out_dtype, copy=True), axes, x.ndim, keepdims)
     if plan.rowlen == 0 and plan.nrows > 0:
-        warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
-        buf = cp.full(plan.nrows, np.nan, dtype=out)
+        warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=3)
+        buf = cp.full(plan.nrows, np.nan, dtype=out_dtype)
     else:
-        buf = (s / plan.rowlen).astype(out, copy=False)
+        buf = (s / plan.rowlen).astype(out_dtype, copy=False)
     return _finish(buf, plan, x.ndim, keepdims)
 
 
-def _var(func: str, x, axis, correction, keepdims, dtype, kwargs, root: bool):
-    out = _moment_dtype(func, x, dtype)
-    _check_correction(func, correction)
-    if kwargs or not _kernels_take(x, out) or out.kind != "f":
-        if dtype is not None:
-            kwargs["dtype"] = dtype
-        f = _compat(func)
-        return f(x, axis=axis, correction=correction, keepdims=keepdims, **kwargs)
+def var(func: str, x, axis, correction, keepdims: bool, out_dtype: np.dtype, root: bool):
+    """Variance (``root``: standard deviation) of ``x``: two passes on the kernels, both
+    accumulated in float64 — the mean, then the sum of squared deviations from it (no
+    cancellation of a one-pass formula) — divided by ``max(N - correction, 0)`` as
+    NumPy does (0/0 gives NaN, x/0 gives inf)."""
     cp = _cupy()
     axes, plan, s = _sum_and_count(func, x, axis)
     n = plan.rowlen
     dof = n - correction
     if dof <= 0 or n == 0:
-        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=3)
+        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=4)
     f8 = np.dtype(np.float64)
     if s is None:
         # one element per output: its deviation from itself, x - x, is 0 for finite
@@ -493,31 +413,10 @@ def _var(func: str, x, axis, correction, keepdims, dtype, kwargs, root: bool):
     else:
         center = s / n
         ss = _launch(x, _recipe(func, x, axis, "sumsq", f8, f8), f8, f8, center=center)
-    # NumPy divides by max(N - correction, 0): 0/0 gives NaN, x/0 gives inf
     v = ss / float(builtins.max(dof, 0))
     if root:
         v = cp.sqrt(v)
-    v = v.astype(out, copy=False)
+    v = v.astype(out_dtype, copy=False)
     if s is None:
         return _keep(v, axes, x.ndim, keepdims)
     return _finish(v, plan, x.ndim, keepdims)
-
-
-def var(x, /, *, axis=None, correction=0.0, keepdims=False, dtype=None, **kwargs):
-    """Variance (array API standard ``var``) of a CuPy array.
-
-    Two passes on xstride's kernels, both accumulated in float64: the mean, then the
-    sum of squared deviations from it (no cancellation of a one-pass formula);
-    divided by ``max(N - correction, 0)`` as NumPy does.
-    """
-    return _var("var", x, axis, correction, keepdims, dtype, kwargs, root=False)
-
-
-def std(x, /, *, axis=None, correction=0.0, keepdims=False, dtype=None, **kwargs):
-    """Standard deviation (array API standard ``std``): the square root of :func:`var`."""
-    return _var("std", x, axis, correction, keepdims, dtype, kwargs, root=True)
-
-
-#: The namespace functions this executor implements (registered by
-#: ``xstride.reductions``).
-FUNCTIONS = {"sum": sum, "prod": prod, "min": min, "max": max, "mean": mean, "var": var, "std": std}

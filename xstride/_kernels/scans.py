@@ -1,14 +1,13 @@
-"""CuPy executors of the namespace's scans: cumulative_sum and cumulative_prod.
+"""The CUDA executor of the scans: cumulative_sum and cumulative_prod.
 
-Standard signatures (``axis``, ``dtype``, ``include_initial``) and dtype rules (bool and
-integers narrower than 64 bits give int64/uint64, as ``array_api_compat.numpy``). The
-kernels of ``scans.cu`` run for any layout, through :func:`plan_scan`; the output is
+:mod:`xstride.reductions` checks the arguments and applies the dtype rules; :func:`scan`
+runs the kernels of ``scans.cu`` for any layout, through :func:`plan_scan`; the output is
 allocated in the input's memory order (as NumPy does). Float32 row and column scans
 carry a float64 running value and round each output once; the look-back scan runs
 each thread's elements in float32 from float64 prefixes, within the bound stated in
-``docs/reductions.md``. Launches go through :mod:`._launch`. Results are deterministic run to run,
-including the single-pass look-back scan (see ``scans.cu``). float16, complex and
-``dtype=bool`` go to ``array_api_compat.cupy``. See ``docs/reductions.md``.
+``docs/reductions.md``. Launches go through :mod:`._launch`. Results are deterministic
+run to run, including the single-pass look-back scan (see ``scans.cu``). :func:`repeat`
+is the fast path of a call prepared before. See ``docs/reductions.md``.
 """
 
 from __future__ import annotations
@@ -17,16 +16,14 @@ import threading
 
 import numpy as np
 
-from .._backends import select as _backend
-from .._core.errors import type_error
-from .._plans.reduction import normalize_scan_axis, plan_scan
+from .._plans.reduction import plan_scan
 from ..layout import Layout
 from . import _reduce_common as rc
 from ._cupy import cupy as _cupy
 from ._lru import Bounded
 from ._launch import Launch, i64, slot32, slot64, struct
 
-__all__ = ["cumulative_sum", "cumulative_prod", "scan"]
+__all__ = ["takes", "scan", "repeat"]
 
 _SRC = "scans.cu"
 _OPS = {"sum": 0, "prod": 1}
@@ -174,43 +171,28 @@ def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Rec
     return rec
 
 
-def scan(func: str, op: str, x, axis, dtype, include_initial):
-    """Run a cumulative ``op`` of ``x`` along ``axis``; returns a new CuPy array."""
-    out = _repeat(op, x, axis, dtype, include_initial)
-    if out is not None:
-        return out
+def takes(*dtypes) -> bool:
+    """True when the kernels handle every one of ``dtypes`` (else the library runs)."""
+    return all(np.dtype(d) in rc.SUPPORTED for d in dtypes)
+
+
+def scan(op: str, x, ax: int, include_initial: bool, out_dt: np.dtype, *, axis, dtype,
+         prepare: bool = True):
+    """A cumulative ``op`` (sum, prod) of ``x`` along the checked axis ``ax``; a new
+    CuPy array of ``out_dt``. ``axis``/``dtype`` are the caller's arguments as given
+    (the prepared call's key); ``prepare`` False for a 0-D input scanned as shape (1,)."""
     cp = _cupy()
-    if not isinstance(x, cp.ndarray):
-        raise type_error(func, "x", x, "a cupy.ndarray")
-    if not isinstance(include_initial, (bool, np.bool_)):
-        raise type_error(func, "include_initial", include_initial, "a bool")
-    orig_ndim = x.ndim
-    if x.ndim == 0:
-        x = x.reshape(1)
-    ax = normalize_scan_axis(func, axis, x.ndim)
-    default = rc.default_sum_dtype(np.dtype(x.dtype))
-    if dtype is None:
-        out_dt = default
-    else:
-        try:
-            out_dt = np.dtype(dtype)
-        except TypeError:
-            raise type_error(func, "dtype", dtype, "a dtype of the namespace or None") from None
-    if x.dtype not in rc.SUPPORTED or out_dt not in rc.SUPPORTED or out_dt.kind == "b":
-        f = getattr(_backend.namespace("cupy"), func)
-        return f(x, axis=ax, dtype=dtype, include_initial=bool(include_initial))
-    init = bool(include_initial)
     # the current device (not x's): it runs the kernel, holds the output, and the
-    # recipe's packed launch holds that device's function
+    # recipe's launch holds that device's function
     dev = cp.cuda.runtime.getDevice()
     tuned = tuple(rc.TUNING.values())
-    key = (x.shape, x.strides, x.dtype, ax, init, op, out_dt, dev, tuned)
+    key = (x.shape, x.strides, x.dtype, ax, include_initial, op, out_dt, dev, tuned)
     rec = _RECIPES.get(key)
     if rec is None:
-        rec = _build(x, ax, init, op, out_dt)
+        rec = _build(x, ax, include_initial, op, out_dt)
         _RECIPES.put(key, rec)
     out = _run(cp, rec, x, dev, out_dt)
-    if orig_ndim:
+    if prepare:
         _prepare(cp, op, x, axis, dtype, include_initial, dev, tuned, rec, out_dt)
     return out
 
@@ -273,7 +255,7 @@ def _prepare(cp, op, x, axis, dtype, include_initial, dev, tuned, rec: _Recipe,
     _fast["nd"] = cp.ndarray
 
 
-def _repeat(op, x, axis, dtype, include_initial):
+def repeat(op, x, axis, dtype, include_initial):
     """The result of a call prepared before with the same key, else None."""
     if type(x) is not _fast["nd"] or not _keyable(axis, dtype, include_initial):
         return None
@@ -283,23 +265,3 @@ def _repeat(op, x, axis, dtype, include_initial):
     if hit is None:
         return None
     return _run(_cupy(), hit[0], x, dev, hit[1])
-
-
-def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
-    """Cumulative sum (array API standard ``cumulative_sum``) of a CuPy array.
-
-    ``include_initial=True`` puts the identity 0 first: the result is then the
-    exclusive scan followed by the total, formed by shifting (``1`` next to ``1e20``
-    stays exactly 1), never by subtracting.
-    """
-    return scan("cumulative_sum", "sum", x, axis, dtype, include_initial)
-
-
-def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
-    """Cumulative product (array API standard ``cumulative_prod``) of a CuPy array."""
-    return scan("cumulative_prod", "prod", x, axis, dtype, include_initial)
-
-
-#: The namespace functions this executor implements (registered by
-#: ``xstride.reductions``).
-FUNCTIONS = {"cumulative_sum": cumulative_sum, "cumulative_prod": cumulative_prod}
