@@ -160,7 +160,7 @@ def test_out_checks_numpy():
         xp.add(x, x, out=np.zeros(6))
     with pytest.raises(TypeError):
         xp.add(x, x, out=np.zeros((2, 3), np.int32))
-    with pytest.raises(TypeError, match="numpy.ndarray"):
+    with pytest.raises(TypeError, match="an array of the numpy backend"):
         xp.add(x, x, out=[0] * 6)
     y = x.copy()
     xp.add(y, y.T.T, out=y)
@@ -197,7 +197,7 @@ def test_copy_into_and_out_errors_name_the_function():
     with pytest.raises(ValueError, match=r"element strides \(1, 1\)"):
         xp.add(np.ones((2, 2)), 1.0, out=np.lib.stride_tricks.as_strided(
             np.zeros(4), (2, 2), (8, 8)))
-    with pytest.raises(TypeError, match="copy_into: Cannot cast scalar"):
+    with pytest.raises(TypeError, match="copy_into: cannot copy float64 into dst of dtype int32 \\(same_kind rule\\)"):
         xp.copy_into(np.zeros(3, np.int32), 1.5)
 
 

@@ -1,33 +1,333 @@
 """The engine's elementwise functions of the namespace: ``add``, ``subtract``,
 ``multiply``, ``divide``, ``maximum``, ``minimum``, the comparisons, the bitwise and
 logical functions, ``negative``, ``positive``, ``abs``, ``square``, ``where`` and
-``astype`` (array API standard, "Element-wise functions").
+``astype`` (array API standard, "Element-wise functions"), and ``copy_into``.
 
-Each takes the xstride extension ``out=`` (an existing array of the inputs' backend;
-it may be an input, so ``add(x, y, out=x)`` is an in-place update with NumPy's answer
-for overlapping views). On CuPy arrays they run on xstride's elementwise engine
-(docs/elementwise.md); on NumPy arrays they are NumPy's ufuncs. The list of functions
-is one table, ``xstride._core.ufuncs.ENGINE_UFUNCS``; each backend's elementwise
-executor implements it.
+This module holds the rules; each backend's elementwise executor runs the call:
+
+- dtypes are NumPy's, taken from NumPy itself: ``ufunc.resolve_dtypes`` with Python
+  scalars as weak scalars (NEP 50, as the standard says), so the result and loop dtypes
+  are exactly those NumPy would use; a combination NumPy refuses raises ``TypeError``;
+- ``out=`` (an xstride extension) is an existing array of the inputs' backend, of the
+  broadcast shape, to which the result dtype casts (``same_kind``), that reaches each
+  of its elements once; it may be an input (``add(x, y, out=x)``), with NumPy's answer
+  for overlapping views;
+- on CuPy arrays the call runs on xstride's elementwise engine (docs/elementwise.md);
+  dtypes the engine generates no code for (complex, float16) run on CuPy's own kernels
+  with the same ``out=`` semantics; on NumPy arrays they are NumPy's ufuncs.
+
+The list of functions is one table, ``xstride._core.ufuncs.ENGINE_UFUNCS``.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from . import _backends
 from ._backends import dispatch
-from ._core.ufuncs import ENGINE_UFUNCS
+from ._core.errors import type_error, value_error
+from ._core.ufuncs import ENGINE_UFUNCS, numpy_ufunc_name
+from ._plans.elementwise import broadcast_shapes
+from .layout import check_output
 
-__all__: list[str] = []
+__all__ = ["resolve", "check_out", "FUNCTIONS"]
 
-#: The functions this module puts on the engine.
+#: The namespace functions this module puts on the engine.
 FUNCTIONS = tuple(ENGINE_UFUNCS) + ("where", "astype")
+
+_resolved: dict = {}
+_RESOLVED_MAX = 4096
+
+
+# ----------------------------------------------------------------------------- rules
+def scalar_kind(v):
+    """``type(v)`` for a Python scalar (bool, int, float, complex), else None."""
+    if isinstance(v, bool):
+        return bool
+    if isinstance(v, (int, float, complex)):
+        return type(v)
+    return None
+
+
+def classify(func: str, names, args, be) -> tuple:
+    """Per argument: its dtype (an array of backend ``be``) or its Python scalar type.
+
+    Raises
+    ------
+    TypeError
+        An argument that is neither (naming the function and the argument).
+    """
+    kinds = []
+    for nm, v in zip(names, args):
+        if be.owns(v) and not isinstance(v, np.generic):
+            kinds.append(v.dtype)
+        else:
+            k = scalar_kind(v)
+            if k is None:
+                raise type_error(func, nm, v, f"an array of the {be.name} backend or a "
+                                              "Python scalar")
+            kinds.append(k)
+    return tuple(kinds)
+
+
+def resolve(func: str, kinds: tuple) -> tuple:
+    """Loop dtypes ``(in..., out)`` of ``func`` for argument kinds (dtypes or Python
+    scalar types), by NumPy's ``ufunc.resolve_dtypes`` (NEP 50 weak scalars).
+
+    Raises
+    ------
+    TypeError
+        NumPy has no loop for these dtypes.
+    """
+    key = (func, kinds)
+    r = _resolved.get(key)
+    if r is None:
+        uf = getattr(np, numpy_ufunc_name(func))
+        try:
+            # Python int/float/complex are weak (NEP 50); a Python bool is bool
+            r = uf.resolve_dtypes(tuple(np.dtype(bool) if k is bool else k for k in kinds)
+                                  + (None,))
+        except TypeError as exc:
+            shown = ", ".join(str(k if isinstance(k, np.dtype) else k.__name__) for k in kinds)
+            raise TypeError(f"{func}: no loop for dtypes ({shown}): {exc}") from None
+        if len(_resolved) >= _RESOLVED_MAX:
+            _resolved.clear()
+        _resolved[key] = r
+    return r
+
+
+def where_dtype(kinds: tuple, values: tuple) -> np.dtype:
+    """Result dtype of ``where(condition, x1, x2)`` (NumPy's rules, weak scalars)."""
+    key = ("where", kinds)
+    r = _resolved.get(key)
+    if r is None:
+        dummies = [v if not isinstance(k, np.dtype) else np.empty((), k)
+                   for k, v in zip(kinds, values)]
+        r = np.where(True, dummies[0], dummies[1]).dtype
+        _resolved[key] = r
+    return r
+
+
+def check_out(func: str, out, shape, dtype, be, arg: str = "out", *,
+              whole_elements: bool = False) -> None:
+    """An ``out=`` argument: an array of backend ``be``, to which ``dtype`` casts
+    (``same_kind``), of ``shape``, that reaches each of its elements once (a length-1
+    axis of stride 0 does; Layout's test on the byte strides), writeable where the
+    backend has the flag. ``whole_elements``: refuse a record's field (an executor that
+    indexes whole elements).
+
+    Raises
+    ------
+    TypeError
+        Not an array of ``be``; a cast that is not ``same_kind``.
+    ValueError
+        Another shape; an output that overlaps itself; a read-only output.
+    """
+    if not be.owns(out) or isinstance(out, np.generic):
+        raise type_error(func, arg, out, f"an array of the {be.name} backend (the inputs' "
+                                         "backend)")
+    if dtype is not None and not np.can_cast(dtype, out.dtype, casting="same_kind"):
+        raise TypeError(f"{func}: argument '{arg}' has dtype {out.dtype}, but the result "
+                        f"dtype {np.dtype(dtype)} cannot be cast to it (same_kind rule)")
+    if shape is not None and tuple(out.shape) != tuple(shape):
+        raise value_error(func, arg, f"has shape {tuple(out.shape)}; expected the broadcast "
+                                     f"shape {tuple(shape)}")
+    check_output(func, arg, out, whole_elements=whole_elements)
+    flags = getattr(out, "flags", None)
+    if be.readonly_views and flags is not None and not flags.writeable:
+        raise value_error(func, arg, f"is read-only (shape {out.shape}, dtype {out.dtype})")
+
+
+def _copy_dtype(be, dst, src):
+    """dtype of ``src`` for ``copy_into`` (a Python scalar is weak: NEP 50)."""
+    if be.owns(src) and not isinstance(src, np.generic):
+        if broadcast_shapes(src.shape, dst.shape, func="copy_into") != tuple(dst.shape):
+            raise ValueError(f"copy_into: shapes {tuple(src.shape)} and {tuple(dst.shape)} "
+                             "cannot be broadcast together (into dst)")
+        return src.dtype
+    k = scalar_kind(src)
+    if k is None:
+        return None
+    if k is bool:
+        return np.dtype(bool)
+    try:
+        return np.result_type(dst.dtype, src)
+    except TypeError:  # no common dtype (a record dst and a number): no same_kind cast
+        raise TypeError(f"copy_into: cannot copy a Python {k.__name__} into dst of dtype "
+                        f"{dst.dtype}") from None
+
+
+# ----------------------------------------------------------------------------- per backend
+def _engine_functions(be, ex) -> tuple[dict, dict]:
+    """The namespace functions on a backend whose executor has an engine."""
+    lib = be.load
+
+    def finish_out(func, res, out):
+        """A library result, copied into ``out`` after the checks."""
+        if out is None:
+            return res
+        check_out(func, out, res.shape, res.dtype, be)
+        ex.copy_into(out, res)
+        return out
+
+    def ufunc_call(func, args, out):
+        got = ex.repeat(func, args, out)
+        if got is not None:
+            return got
+        nin = len(args)
+        kinds = classify(func, ("x1", "x2") if nin == 2 else ("x",), args, be)
+        arrays = [a for a, k in zip(args, kinds) if isinstance(k, np.dtype)]
+        if not arrays:  # only Python scalars: the library's answer on the active device
+            return finish_out(func, getattr(be.namespace(), func)(*args), out)
+        loop = resolve(func, kinds)
+        if not ex.takes(*loop, *(a.dtype for a in arrays)) or (
+                out is not None and be.owns(out) and not ex.takes(out.dtype)):
+            return finish_out(func, getattr(lib(), numpy_ufunc_name(func))(*args), out)
+        shape = arrays[0].shape
+        for a in arrays[1:]:
+            if a.shape != shape:
+                shape = broadcast_shapes(*(a.shape for a in arrays), func=func)
+                break
+        if out is not None:
+            check_out(func, out, shape, loop[-1], be, whole_elements=True)
+        return ex.ufunc(func, kinds, loop, args, out, shape)
+
+    def make(func, nin):
+        if nin == 2:
+            def impl(x1, x2, /, *, out=None):
+                return ufunc_call(func, (x1, x2), out)
+        else:
+            def impl(x, /, *, out=None):
+                return ufunc_call(func, (x,), out)
+        return impl
+
+    def where(condition, x1, x2, /, *, out=None):
+        args = (condition, x1, x2)
+        got = ex.repeat("where", args, out)
+        if got is not None:
+            return got
+        kinds = classify("where", ("condition", "x1", "x2"), args, be)
+        arrays = [a for a, k in zip(args, kinds) if isinstance(k, np.dtype)]
+        if not arrays:
+            return finish_out("where", be.namespace().where(condition, x1, x2), out)
+        rdt = where_dtype(kinds[1:], (x1, x2))
+        if not ex.takes(rdt, *(a.dtype for a in arrays)) or (
+                out is not None and be.owns(out) and not ex.takes(out.dtype)):
+            return finish_out("where", lib().where(condition, x1, x2), out)
+        shape = broadcast_shapes(*(a.shape for a in arrays), func="where")
+        if out is not None:
+            check_out("where", out, shape, rdt, be, whole_elements=True)
+        return ex.where(kinds, rdt, args, out, shape)
+
+    def astype(x, dtype, /, *, copy=True, device=None):
+        if not be.owns(x) or isinstance(x, np.generic):
+            raise type_error("astype", "x", x, f"an array of the {be.name} backend")
+        try:
+            dt = np.dtype(dtype)
+        except TypeError:
+            raise type_error("astype", "dtype", dtype, "a dtype") from None
+        if device is not None and device != x.device:
+            return be.namespace().astype(x, dtype, copy=copy, device=device)
+        if not copy and x.dtype == dt:
+            return x
+        if not ex.takes(dt, x.dtype):
+            return x.astype(dt, copy=True)
+        return ex.astype(x, dt)
+
+    funcs = {name: make(name, nin) for name, (nin, _) in ENGINE_UFUNCS.items()}
+    funcs["where"] = where
+    funcs["astype"] = astype
+    return funcs, {}
+
+
+def _library_functions(be, ex) -> tuple[dict, dict]:
+    """The namespace functions on a backend whose library computes them: the library's
+    own function without ``out=`` (what a call without keywords runs), the executor's
+    ``out=`` path after the checks with it."""
+    ns = be.namespace()
+
+    def make(func, nin):
+        lib = getattr(ns, func)
+        if nin == 2:
+            def impl(x1, x2, /, *, out=None):
+                if out is None:
+                    return lib(x1, x2)
+                check_out(func, out, np.broadcast_shapes(np.shape(x1), np.shape(x2)), None,
+                          be)
+                return ex.ufunc_into(func, (x1, x2), out)
+        else:
+            def impl(x, /, *, out=None):
+                if out is None:
+                    return lib(x)
+                check_out(func, out, np.shape(x), None, be)
+                return ex.ufunc_into(func, (x,), out)
+        return impl
+
+    def where(condition, x1, x2, /, *, out=None):
+        res = ns.where(condition, x1, x2)
+        if out is None:
+            return res
+        check_out("where", out, np.shape(res), res.dtype, be)
+        return ex.copy_into(out, res)
+
+    funcs = {name: make(name, nin) for name, (nin, _) in ENGINE_UFUNCS.items()}
+    funcs["where"] = where
+    positional = {name: getattr(ns, name) for name in funcs}
+    return funcs, positional
+
+
+def copy_into_checked(be, dst, src):
+    """``xstride.views.copy_into`` on backend ``be``: the rules, then its executor."""
+    ex = be.executor("elementwise")
+    check_out("copy_into", dst, None, None, be, "dst",
+              whole_elements=getattr(ex, "WHOLE_ELEMENTS", False))
+    sdt = _copy_dtype(be, dst, src)
+    if sdt is None and not ex.ACCEPTS_SEQUENCES:
+        raise type_error("copy_into", "src", src, f"an array of the {be.name} backend or a "
+                                                  "Python scalar")
+    if sdt is not None and not np.can_cast(sdt, dst.dtype, casting="same_kind"):
+        raise TypeError(f"copy_into: cannot copy {np.dtype(sdt)} into dst of dtype "
+                        f"{dst.dtype} (same_kind rule)")
+    return ex.copy_into(dst, src)
+
+
+def _docs(funcs: dict) -> dict:
+    for name, fn in funcs.items():
+        fn.__name__ = fn.__qualname__ = name
+        fn.__doc__ = _doc(name)
+    return funcs
+
+
+def _doc(name: str) -> str:
+    if name == "where":
+        return ("``where(condition, x1, x2, /, *, out=None)`` of the array API standard: "
+                "``x1`` where ``condition`` is true, else ``x2``, broadcast together; "
+                "NumPy's result dtype (Python scalars are weak). ``out=`` (xstride "
+                "extension): an existing array of the broadcast shape.")
+    if name == "astype":
+        return ("``astype(x, dtype, /, *, copy=True, device=None)`` of the array API "
+                "standard: a cast copy (in the input's axis order on the engine); "
+                "``copy=False`` returns ``x`` when the dtype already matches.")
+    nin = ENGINE_UFUNCS[name][0]
+    sig = "x1, x2, /" if nin == 2 else "x, /"
+    return (f"``{name}({sig}, *, out=None)`` of the array API standard (\"Element-wise "
+            f"functions\"), broadcast by the standard's rules; result dtype by NumPy's "
+            f"``{numpy_ufunc_name(name)}`` with Python scalars weak (NEP 50). xstride takes "
+            "only ``out=`` besides (no ``where=``, ``casting=``, ``order=``, ``dtype=`` "
+            "or tuple ``out``): an existing array of the inputs' backend and of the "
+            "broadcast shape, to which the result dtype casts (same_kind), reaching each "
+            "element once; it may be an input. On CuPy arrays: xstride's elementwise "
+            "engine; on NumPy arrays: NumPy's ufunc.")
 
 
 def _register() -> None:
     for be in _backends.each():
         ex = be.executor("elementwise")
-        if ex is not None:
-            dispatch.register_all(be, ex.FUNCTIONS, getattr(ex, "POSITIONAL", None))
+        if ex is None:
+            continue
+        make = _engine_functions if getattr(ex, "ENGINE", False) else _library_functions
+        funcs, positional = make(be, ex)
+        dispatch.register_all(be, _docs(funcs), positional)
 
 
 _register()

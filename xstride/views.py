@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _backends
+from .elementwise import copy_into_checked
 from ._core.errors import type_error, value_error
 from ._core.sizes import checked_size
 from .layout import INT64_MAX, Layout
@@ -130,7 +131,7 @@ def copy_into(dst, src):
     ``numpy.copyto``.
     """
     be = _backends.of("copy_into", [("dst", dst), ("src", src)])
-    return be.executor("elementwise").copy_into(dst, src)
+    return copy_into_checked(be, dst, src)
 
 
 # ----------------------------------------------------------------------------- checks

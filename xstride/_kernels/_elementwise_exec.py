@@ -43,7 +43,7 @@ from ._compile import function
 from ._lru import Bounded
 from ._elementwise_source import BLOCK, C_TYPES, UNROLL, Operand, kernel_source
 
-__all__ = ["launch", "alloc_like_inputs", "byte_range", "check_out", "ctype", "call_key",
+__all__ = ["launch", "alloc_like_inputs", "byte_range", "ctype", "call_key",
            "run_cached", "remember", "clear_caches", "CACHE"]
 
 #: Cache switch: False plans every call again (``XSTRIDE_EW_CACHE=0`` at import).
@@ -118,23 +118,6 @@ def byte_range(a) -> tuple[int, int]:
         else:
             hi += d
     return lo, hi + a.itemsize
-
-
-def check_out(func: str, out, shape, dtype, cupy) -> None:
-    """Check an ``out=`` argument: type, dtype (same-kind cast), shape, self-overlap."""
-    from .._core.errors import type_error, value_error
-
-    if not isinstance(out, cupy.ndarray):
-        raise type_error(func, "out", out, "a cupy.ndarray (the inputs are CuPy arrays)")
-    if not np.can_cast(dtype, out.dtype, casting="same_kind"):
-        raise TypeError(f"{func}: argument 'out' has dtype {out.dtype}, but the result "
-                        f"dtype {np.dtype(dtype)} cannot be cast to it (same_kind rule)")
-    if tuple(out.shape) != tuple(shape):
-        raise value_error(func, "out", f"has shape {tuple(out.shape)}; expected the "
-                                       f"broadcast shape {tuple(shape)}")
-    # Layout's test on the byte strides (a length-1 axis of stride 0 is fine); the engine
-    # indexes whole elements, so byte strides that are not (a record's field) are refused
-    check_output(func, "out", out, whole_elements=True)
 
 
 def _bstrides(shape, a):

@@ -20,6 +20,8 @@ from .._core.csource import code_only, is_c_identifier, strip_comments
 from .._plans.elementwise import broadcast_shapes
 from .._core.errors import type_error
 from . import _executors
+from .. import _backends
+from ..elementwise import check_out
 
 __all__ = ["ElementwiseKernel"]
 
@@ -222,7 +224,8 @@ class ElementwiseKernel:
             preload = False
         else:
             for (pname, _, _), o in zip(self.out_params, outs):
-                _ex.check_out(self.name, o, shape, o.dtype, cupy)
+                check_out(self.name, o, shape, o.dtype, _backends.kernel_backend(),
+                          whole_elements=True)
             preload = True
         for (pname, typ, dt), o in zip(self.out_params, outs):
             if _ex.ctype(o.dtype) is None:
