@@ -86,7 +86,7 @@ def capabilities() -> dict:
         ``backend`` ("cuda", "hip" or "none"), ``device`` (``device_properties()`` or
         ``None``), ``is_hip``, ``reason`` (why there is no device, else ``""``) and
         ``features``: ``{feature: {"available": bool, "reason": str}}``, one row per
-        rule of the HIP table (``xstride/_kernels/_hip_rules.py``):
+        rule of the HIP table (``xstride/cuda/_hip_rules.py``):
         ``warp_shuffle`` (``reduce.cuh``/``scan.cuh``), ``high_dim_cuda_views``
         (views of 5 or more dimensions) and ``bounds_check_views``
         (``XSTRIDE_BOUNDS_CHECK``). Without a device every row is unavailable with the
