@@ -6,7 +6,7 @@ against 7 us for a look-back scan's 10 arguments). A :class:`Launch` is built on
 recipe (kernel, grid, block, dynamic shared memory, arguments): it keeps one ctypes
 object per kernel parameter and the ``void*`` array that ``cuLaunchKernel`` reads (CUDA
 Driver API, "Execution Control"). The parameters that change from call to call (device
-addresses, an epoch) are *slots*; a call sets them and launches on the current stream
+addresses, an epoch, a double such as a Morton bound) are *slots*; a call sets them and launches on the current stream
 through ``cupy.cuda.driver.launchKernel``. Device addresses are passed as 64-bit
 values, so the caller keeps its arrays alive until the call returns (the launch is then
 ordered on the stream, and CuPy's pool reuses freed memory on that stream only). The
@@ -28,8 +28,8 @@ import numpy as np
 
 from ._cupy import cupy as _cupy
 
-__all__ = ["Launch", "driver_entry", "u64", "i64", "u32", "i32", "f64", "struct", "slot64",
-           "slot32", "slot_f64"]
+__all__ = ["Launch", "driver_entry", "u64", "i64", "u32", "i32", "struct", "slot64", "slot32",
+           "slot_f64"]
 
 
 class _Slot64(ctypes.c_uint64):
@@ -67,11 +67,6 @@ def i32(v: int = 0) -> ctypes.c_int32:
     return ctypes.c_int32(int(v))
 
 
-def f64(v: float = 0.0) -> ctypes.c_double:
-    """A fixed ``double`` parameter."""
-    return ctypes.c_double(float(v))
-
-
 def struct(data: bytes):
     """A struct passed by value: its bytes, in an 8-byte aligned buffer."""
     n = -(-len(data) // 8)
@@ -96,8 +91,8 @@ def slot_f64() -> _SlotF64:
 
 
 _NUMPY = {ctypes.c_uint64: np.uint64, ctypes.c_int64: np.int64, ctypes.c_uint32: np.uint32,
-          ctypes.c_int32: np.int32, ctypes.c_double: np.float64, _Slot64: np.uint64,
-          _Slot32: np.uint32, _SlotF64: np.float64}
+          ctypes.c_int32: np.int32, _Slot64: np.uint64, _Slot32: np.uint32,
+          _SlotF64: np.float64}
 
 
 def driver_entry(kernel):
@@ -131,7 +126,7 @@ class Launch:
         Up to three dimensions each.
     args : sequence
         One entry per kernel parameter, in order: :func:`u64`, :func:`i64`,
-        :func:`u32`, :func:`i32`, :func:`f64`, :func:`struct` (fixed), or
+        :func:`u32`, :func:`i32`, :func:`struct` (fixed), or
         :func:`slot64`, :func:`slot32`, :func:`slot_f64` (set per call, in the order
         they appear here).
     shared_mem : int
