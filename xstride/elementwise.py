@@ -8,7 +8,7 @@ This module holds the rules; each backend's elementwise executor runs the call:
 - dtypes are NumPy's, taken from NumPy itself: ``ufunc.resolve_dtypes`` with Python
   scalars as weak scalars (NEP 50, as the standard says), so the result and loop dtypes
   are exactly those NumPy would use; a combination NumPy refuses raises ``TypeError``;
-- ``out=`` (an xstride extension) is an existing array of the inputs' backend, of the
+- ``out=`` (an xstride extension; not ``astype``) is an existing array of the inputs' backend, of the
   broadcast shape, to which the result dtype casts (``same_kind``), that reaches each
   of its elements once; it may be an input (``add(x, y, out=x)``), with NumPy's answer
   for overlapping views;
@@ -37,6 +37,8 @@ FUNCTIONS = tuple(ENGINE_UFUNCS) + ("where", "astype")
 
 _resolved: dict = {}
 _RESOLVED_MAX = 4096
+#: dtype kinds the functions take: bool, signed, unsigned, floating, complex
+_NUMERIC = "biufc"
 
 
 # ----------------------------------------------------------------------------- rules
@@ -60,6 +62,8 @@ def classify(func: str, names, args, be) -> tuple:
     kinds = []
     for nm, v in zip(names, args):
         if be.owns(v) and not isinstance(v, np.generic):
+            if v.dtype.kind not in _NUMERIC:
+                raise type_error(func, nm, v, "an array of a bool or numeric dtype")
             kinds.append(v.dtype)
         else:
             k = scalar_kind(v)
@@ -109,12 +113,13 @@ def where_dtype(kinds: tuple, values: tuple) -> np.dtype:
 
 
 def check_out(func: str, out, shape, dtype, be, arg: str = "out", *,
-              whole_elements: bool = False) -> None:
+              whole_elements: bool = False, numeric: bool = True) -> None:
     """An ``out=`` argument: an array of backend ``be``, to which ``dtype`` casts
     (``same_kind``), of ``shape``, that reaches each of its elements once (a length-1
     axis of stride 0 does; Layout's test on the byte strides), writeable where the
     backend has the flag. ``whole_elements``: refuse a record's field (an executor that
-    indexes whole elements).
+    indexes whole elements); ``numeric``: refuse dtypes other than bool and numbers (the
+    functions of this module; ``copy_into`` copies any dtype its library copies).
 
     Raises
     ------
@@ -126,6 +131,8 @@ def check_out(func: str, out, shape, dtype, be, arg: str = "out", *,
     if not be.owns(out) or isinstance(out, np.generic):
         raise type_error(func, arg, out, f"an array of the {be.name} backend (the inputs' "
                                          "backend)")
+    if numeric and out.dtype.kind not in _NUMERIC:
+        raise type_error(func, arg, out, "an array of a bool or numeric dtype")
     if dtype is not None and not np.can_cast(dtype, out.dtype, casting="same_kind"):
         raise TypeError(f"{func}: argument '{arg}' has dtype {out.dtype}, but the result "
                         f"dtype {np.dtype(dtype)} cannot be cast to it (same_kind rule)")
@@ -155,6 +162,19 @@ def _copy_dtype(be, dst, src):
     except TypeError:  # no common dtype (a record dst and a number): no same_kind cast
         raise TypeError(f"copy_into: cannot copy a Python {k.__name__} into dst of dtype "
                         f"{dst.dtype}") from None
+
+
+def _astype_dtype(be, x, dtype) -> np.dtype:
+    """``astype``'s rules: ``x`` an array of ``be``, ``dtype`` a bool or numeric dtype."""
+    if not be.owns(x) or (isinstance(x, np.generic) and not be.readonly_views):
+        raise type_error("astype", "x", x, f"an array of the {be.name} backend")
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise type_error("astype", "dtype", dtype, "a dtype") from None
+    if dt.kind not in _NUMERIC:
+        raise type_error("astype", "dtype", dtype, "a bool or numeric dtype of the namespace")
+    return dt
 
 
 # ----------------------------------------------------------------------------- per backend
@@ -220,12 +240,7 @@ def _engine_functions(be, ex) -> tuple[dict, dict]:
         return ex.where(kinds, rdt, args, out, shape)
 
     def astype(x, dtype, /, *, copy=True, device=None):
-        if not be.owns(x) or isinstance(x, np.generic):
-            raise type_error("astype", "x", x, f"an array of the {be.name} backend")
-        try:
-            dt = np.dtype(dtype)
-        except TypeError:
-            raise type_error("astype", "dtype", dtype, "a dtype") from None
+        dt = _astype_dtype(be, x, dtype)
         if device is not None and device != x.device:
             return be.namespace().astype(x, dtype, copy=copy, device=device)
         if not copy and x.dtype == dt:
@@ -246,33 +261,46 @@ def _library_functions(be, ex) -> tuple[dict, dict]:
     ``out=`` path after the checks with it."""
     ns = be.namespace()
 
+    def into(func, names, args, out):
+        """The rules of an ``out=`` call, then the library's ufunc into ``out``."""
+        kinds = classify(func, names, args, be)
+        loop = resolve(func, kinds)
+        shape = broadcast_shapes(*(np.shape(a) for a in args), func=func)
+        check_out(func, out, shape, loop[-1], be)
+        return ex.ufunc_into(func, args, out)
+
     def make(func, nin):
         lib = getattr(ns, func)
         if nin == 2:
             def impl(x1, x2, /, *, out=None):
                 if out is None:
                     return lib(x1, x2)
-                check_out(func, out, np.broadcast_shapes(np.shape(x1), np.shape(x2)), None,
-                          be)
-                return ex.ufunc_into(func, (x1, x2), out)
+                return into(func, ("x1", "x2"), (x1, x2), out)
         else:
             def impl(x, /, *, out=None):
                 if out is None:
                     return lib(x)
-                check_out(func, out, np.shape(x), None, be)
-                return ex.ufunc_into(func, (x,), out)
+                return into(func, ("x",), (x,), out)
         return impl
 
     def where(condition, x1, x2, /, *, out=None):
-        res = ns.where(condition, x1, x2)
         if out is None:
-            return res
-        check_out("where", out, np.shape(res), res.dtype, be)
-        return ex.copy_into(out, res)
+            return ns.where(condition, x1, x2)
+        args = (condition, x1, x2)
+        kinds = classify("where", ("condition", "x1", "x2"), args, be)
+        rdt = where_dtype(kinds[1:], (x1, x2))
+        shape = broadcast_shapes(*(np.shape(a) for a in args), func="where")
+        check_out("where", out, shape, rdt, be)
+        return ex.copy_into(out, ns.where(condition, x1, x2))
+
+    def astype(x, dtype, /, *, copy=True, device=None):
+        dt = _astype_dtype(be, x, dtype)
+        return ns.astype(x, dt, copy=copy, device=device)
 
     funcs = {name: make(name, nin) for name, (nin, _) in ENGINE_UFUNCS.items()}
     funcs["where"] = where
-    positional = {name: getattr(ns, name) for name in funcs}
+    funcs["astype"] = astype
+    positional = {name: getattr(ns, name) for name in funcs if name != "astype"}
     return funcs, positional
 
 
@@ -280,7 +308,7 @@ def copy_into_checked(be, dst, src):
     """``xstride.views.copy_into`` on backend ``be``: the rules, then its executor."""
     ex = be.executor("elementwise")
     check_out("copy_into", dst, None, None, be, "dst",
-              whole_elements=getattr(ex, "WHOLE_ELEMENTS", False))
+              whole_elements=getattr(ex, "WHOLE_ELEMENTS", False), numeric=False)
     sdt = _copy_dtype(be, dst, src)
     if sdt is None and not ex.ACCEPTS_SEQUENCES:
         raise type_error("copy_into", "src", src, f"an array of the {be.name} backend or a "

@@ -96,16 +96,28 @@ def default_sum_dtype(dt: np.dtype) -> np.dtype:
 def moment_dtype(func: str, dt: np.dtype, dtype) -> np.dtype:
     """Result dtype of mean/var/std: ``dtype=``, else floating inputs keep their dtype
     and integers give float64 (NumPy)."""
-    return _out_dtype(func, dtype, dt if dt.kind == "f" else np.dtype(np.float64))
+    return _out_dtype(func, dtype, dt if dt.kind == "f" else np.dtype(np.float64), dt)
 
 
-def _out_dtype(func: str, dtype, default: np.dtype) -> np.dtype:
+_NUMERIC = "biufc"
+
+
+def _out_dtype(func: str, dtype, default: np.dtype, x_dtype=None) -> np.dtype:
+    """``dtype=`` as a NumPy dtype (``default`` for None): a bool or numeric dtype, and
+    not a real one for complex input (the standard leaves that cast unspecified; NumPy
+    drops the imaginary part with a warning)."""
     if dtype is None:
         return default
     try:
-        return np.dtype(dtype)
+        dt = np.dtype(dtype)
     except TypeError:
         raise type_error(func, "dtype", dtype, "a dtype of the namespace or None") from None
+    if dt.kind not in _NUMERIC:
+        raise type_error(func, "dtype", dtype, "a bool or numeric dtype of the namespace "
+                                               "or None")
+    if x_dtype is not None and np.dtype(x_dtype).kind == "c" and dt.kind != "c":
+        raise type_error(func, "dtype", dtype, f"a complex dtype for x of dtype {x_dtype}")
+    return dt
 
 
 # ----------------------------------------------------------------------------- argument rules
@@ -115,8 +127,12 @@ def _check_bool(func: str, name: str, value) -> None:
 
 
 def _check_array(func: str, be, x) -> None:
-    if not be.owns(x) or isinstance(x, np.generic):
+    """``x`` an array of backend ``be`` (a NumPy scalar counts where NumPy's does) of a
+    bool or numeric dtype."""
+    if not be.owns(x) or (isinstance(x, np.generic) and not be.readonly_views):
         raise type_error(func, "x", x, f"an array of the {be.name} backend")
+    if x.dtype.kind not in _NUMERIC:
+        raise type_error(func, "x", x, "an array of a bool or numeric dtype")
 
 
 def _check_empty_minmax(func: str, x, axis) -> None:
@@ -140,7 +156,7 @@ def _kernel_functions(be) -> dict:
                     return res
             _check_array(func, be, x)
             _check_bool(func, "keepdims", keepdims)
-            out = _out_dtype(func, dtype, default_sum_dtype(np.dtype(x.dtype)))
+            out = _out_dtype(func, dtype, default_sum_dtype(np.dtype(x.dtype)), x.dtype)
             if kwargs or not red.takes(x.dtype, out) or out.kind == "b":
                 return getattr(lib(), func)(x, axis=axis, dtype=dtype, keepdims=keepdims,
                                             **kwargs)
@@ -201,7 +217,7 @@ def _kernel_functions(be) -> dict:
             if nd == 0:
                 x = x.reshape(1)
             ax = normalize_scan_axis(func, axis, x.ndim)
-            out = _out_dtype(func, dtype, default_sum_dtype(np.dtype(x.dtype)))
+            out = _out_dtype(func, dtype, default_sum_dtype(np.dtype(x.dtype)), x.dtype)
             if not scn.takes(x.dtype, out) or out.kind == "b":
                 return getattr(lib(), func)(x, axis=ax, dtype=dtype,
                                             include_initial=bool(include_initial))
@@ -226,32 +242,39 @@ def _library_functions(be) -> tuple[dict, dict]:
 
     def min_max(func, lib):
         def impl(x, /, *, axis=None, keepdims=False, **kwargs):
+            _check_array(func, be, x)
             _check_bool(func, "keepdims", keepdims)
-            if getattr(x, "size", None) == 0 and "initial" not in kwargs and \
-                    "where" not in kwargs:
+            if axis is not None:
+                axis = normalize_axis(func, axis, x.ndim)
+            if x.size == 0 and "initial" not in kwargs and "where" not in kwargs:
                 _check_empty_minmax(func, x, axis)
-            return lib(x, axis=axis, keepdims=keepdims, **kwargs)
+            return lib(x, axis=axis, keepdims=bool(keepdims), **kwargs)
         return impl
 
     def checked(func, lib):
         def impl(x, /, *, axis=None, keepdims=False, **kwargs):
+            _check_array(func, be, x)
             _check_bool(func, "keepdims", keepdims)
-            if axis is not None and hasattr(x, "ndim"):
+            if axis is not None:
                 axis = normalize_axis(func, axis, x.ndim)
+            if kwargs.get("dtype") is not None:
+                _out_dtype(func, kwargs["dtype"], None, x.dtype)
             if "correction" in kwargs:
                 check_correction(func, kwargs["correction"])
-            return lib(x, axis=axis, keepdims=keepdims, **kwargs)
+            return lib(x, axis=axis, keepdims=bool(keepdims), **kwargs)
         return impl
 
     def scan(func, lib, as_array):
         def impl(x, /, *, axis=None, dtype=None, include_initial=False):
+            _check_array(func, be, x)
             _check_bool(func, "include_initial", include_initial)
+            if dtype is not None:
+                _out_dtype(func, dtype, None, x.dtype)
             if isinstance(x, np.generic):
                 x = as_array(x)
-            if getattr(x, "ndim", None) == 0:
+            if x.ndim == 0:
                 x = x.reshape(1)
-            if hasattr(x, "ndim"):
-                axis = normalize_scan_axis(func, axis, x.ndim)
+            axis = normalize_scan_axis(func, axis, x.ndim)
             return lib(x, axis=axis, dtype=dtype, include_initial=bool(include_initial))
         return impl
 

@@ -185,6 +185,27 @@ def _numpy_positional(qualname: str):
     return fn
 
 
+def named_error(exc: Exception, qualname: str) -> Exception:
+    """``exc`` (raised by a library function) with a message that starts with the
+    namespace function's name: the same exception type where it takes one message,
+    else its ``TypeError``/``ValueError`` base. Errors that already name it pass."""
+    name = qualname.rsplit(".", 1)[-1]
+    text = str(exc)
+    if text.startswith(f"{name}:") or text.startswith(f"{qualname}:"):
+        return exc
+    msg = f"{name}: {text}"
+    try:
+        new = type(exc)(msg)
+        if str(new) == msg:
+            return new
+    except Exception:  # a constructor that takes other arguments (UFuncTypeError ...)
+        pass
+    for base in (TypeError, OverflowError, ValueError):
+        if isinstance(exc, base):
+            return base(msg)
+    return ValueError(msg)  # pragma: no cover - only those three are caught
+
+
 def follower(qualname: str, module: str = "xstride"):
     """Wrapper for a function that takes arrays: it runs on its arguments' backend.
 
@@ -197,16 +218,19 @@ def follower(qualname: str, module: str = "xstride"):
     modules = _modules
 
     def wrapper(*args, **kwargs):
-        if "cupy" not in modules:  # no CuPy array can exist: NumPy, without a look
-            if kwargs:
-                return np_table[qualname](*args, **kwargs)
-            return np_positional[qualname](*args)
-        backend = _backend_by_type(args + tuple(kwargs.values()) if kwargs else args)
-        if backend is None:  # sequences, other types, mixed, no array: the full check
-            backend = _backend.backend_of(qualname, _named(params, args, kwargs))
-        if backend == "numpy" and not kwargs:
-            return np_positional[qualname](*args)
-        return implementation(backend, qualname)(*args, **kwargs)
+        try:
+            if "cupy" not in modules:  # no CuPy array can exist: NumPy, without a look
+                if kwargs:
+                    return np_table[qualname](*args, **kwargs)
+                return np_positional[qualname](*args)
+            backend = _backend_by_type(args + tuple(kwargs.values()) if kwargs else args)
+            if backend is None:  # sequences, other types, mixed, no array: the full check
+                backend = _backend.backend_of(qualname, _named(params, args, kwargs))
+            if backend == "numpy" and not kwargs:
+                return np_positional[qualname](*args)
+            return implementation(backend, qualname)(*args, **kwargs)
+        except (TypeError, ValueError, OverflowError) as exc:  # a library's names no function
+            raise named_error(exc, qualname) from None
 
     return _finish(wrapper, reference, qualname, module)
 
@@ -220,10 +244,13 @@ def creator(qualname: str, module: str = "xstride"):
 
     def wrapper(*args, **kwargs):
         backend = current.get()
-        if backend == "numpy":
-            if kwargs:
-                return np_table[qualname](*args, **kwargs)
-            return np_positional[qualname](*args)
-        return implementation(_backend.check_active(backend), qualname)(*args, **kwargs)
+        try:
+            if backend == "numpy":
+                if kwargs:
+                    return np_table[qualname](*args, **kwargs)
+                return np_positional[qualname](*args)
+            return implementation(_backend.check_active(backend), qualname)(*args, **kwargs)
+        except (TypeError, ValueError, OverflowError) as exc:  # a library's names no function
+            raise named_error(exc, qualname) from None
 
     return _finish(wrapper, reference, qualname, module)
