@@ -212,7 +212,8 @@ def launch(tag: str, body: str, specs, outs, ins, *, keep_order: bool = False,
     arrays = list(outs) + [x for x in ins if isinstance(x, cupy.ndarray)]
     if CACHE:
         key = (tag, body, tuple(specs), keep_order, preamble, index_var, _MAX_GRID_YZ,
-               cupy.cuda.runtime.getDevice(), tuple((a.shape, a.strides, a.dtype.char, a.data.ptr % 16) for a in arrays))
+               cupy.cuda.runtime.getDevice(),
+               tuple((a.shape, a.strides, a.dtype.char, a.data.ptr % 16) for a in arrays))
         entry = _launch_cache.get(key)
         if entry is None:
             entry = _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var)
