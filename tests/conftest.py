@@ -4,6 +4,7 @@ the one stand-in CuPy of the tests (``fake_cupy``, :class:`FakeCupy`, :class:`Fa
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import functools
 import os
 import sys
@@ -221,6 +222,15 @@ class FakeCupyArray:
     def __getitem__(self, index):
         return self._view(np.asarray(self.host[index]))
 
+    @property
+    def flags(self):
+        return self.host.flags
+
+    def ravel(self):
+        if not self.host.flags.c_contiguous:
+            return FakeCupyArray(self.host.ravel(), device=self.device.id)
+        return self._view(self.host.reshape(-1))
+
     def copy(self):
         out = _allocate(self.shape, self.dtype, device=self.device.id)
         out.host[...] = self.host
@@ -262,6 +272,8 @@ class FakeCupy(types.ModuleType):
     """
 
     ndarray = FakeCupyArray
+    float32, float64 = np.float32, np.float64
+    int64, uint32, uint64 = np.int64, np.uint32, np.uint64
 
     def __init__(self, *, device_count: int = 2, multiprocessors: int = 132):
         super().__init__("cupy", "stand-in CuPy of the tests (tests/conftest.py)")
@@ -273,7 +285,8 @@ class FakeCupy(types.ModuleType):
         runtime = types.SimpleNamespace(
             getDevice=lambda: cur.device,
             getDeviceCount=lambda: self.device_count,
-            getDeviceProperties=lambda d: {"multiProcessorCount": self.multiprocessors})
+            getDeviceProperties=lambda d: {"multiProcessorCount": self.multiprocessors},
+            memsetAsync=lambda ptr, value, size, stream: ctypes.memset(ptr, value, size))
         self.cuda = types.SimpleNamespace(
             runtime=runtime, Device=FakeDevice, MemoryPointer=FakeMemoryPointer,
             driver=types.SimpleNamespace(),  # no launchKernel: a test sets one
@@ -299,6 +312,15 @@ class FakeCupy(types.ModuleType):
         a = self.empty(shape, dtype)
         a.host[...] = fill_value
         return a
+
+    def ascontiguousarray(self, a, dtype=None):
+        if isinstance(a, FakeCupyArray) and a.host.flags.c_contiguous and (
+                dtype is None or a.dtype == dtype):
+            return a
+        host = a.host if isinstance(a, FakeCupyArray) else a
+        out = self.empty(np.shape(host), np.asarray(host).dtype if dtype is None else dtype)
+        out.host[...] = host
+        return out
 
     def asarray(self, a, dtype=None):
         if isinstance(a, FakeCupyArray):

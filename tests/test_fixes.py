@@ -1,4 +1,4 @@
-"""The thin overrides where array_api_compat differs from the standard (xstride/_fixes.py)."""
+"""The thin overrides where array_api_compat differs from the standard (xstride/_backends/fixes.py)."""
 
 from __future__ import annotations
 

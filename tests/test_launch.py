@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from xstride._kernels import _launch
-from xstride._kernels._launch import Launch, i32, i64, slot32, slot64, struct, u32, u64
+from xstride._kernels._launch import (Launch, i32, i64, slot32, slot64, slot_f64, struct, u32,
+                                      u64)
 
 
 class _Driver:
@@ -119,3 +120,18 @@ def test_concurrent_launches_do_not_mix_arguments(fake_cupy):
     calls = fake_cupy.cuda.driver.calls
     assert len(calls) == 800
     assert all(seen[0] == seen[1] for _, seen in calls)
+
+
+def test_double_slots_pass_the_bits_of_each_value(fake_cupy):
+    """slot_f64: the 8 bytes of the double, through the driver and the fallback."""
+    fake_cupy.cuda.driver.sizes = [8, 4, 8]
+    launch = Launch(_Kernel(), 1, 1, [slot_f64(), i32(3), slot_f64()])
+    launch(-0.1, 2.0**-1074)
+    seen = fake_cupy.cuda.driver.calls[-1][1]
+    assert seen == [pystruct.pack("<d", -0.1), pystruct.pack("<i", 3),
+                    pystruct.pack("<d", 2.0**-1074)]
+    k = _Kernel(ptr=None)
+    Launch(k, 1, 1, [slot_f64(), i32(3)])(1e300)
+    args = k.calls[0][2]
+    assert [type(a) for a in args] == [np.float64, np.int32]
+    assert args[0].tobytes() == pystruct.pack("<d", 1e300)

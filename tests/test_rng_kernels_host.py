@@ -1,9 +1,11 @@
 """The device side of Philox checked on the host: random.cuh compiled by gcc/g++
-against the NumPy executor, the CUDA kernel source compiled by g++ with a small shim
-(blockIdx/threadIdx as globals) and run on the CPU to check the launcher's argument
-plan and the kernel's index walk, and the grid kernels' folding of broadcasts
-(``grid2``) against ``np.broadcast_to``. No device needed; test_rng_gpu.py runs the
-kernels on one."""
+against the NumPy executor, the fast kernels of the CUDA source compiled by g++ with a
+small shim (blockIdx/threadIdx as globals) and run on the CPU with small grids (their
+index walks and tails), the counter plans (``xstride._plans.philox``: read modes, and
+the grid kernels' folding of broadcasts, ``grid2``, against ``np.broadcast_to``). The
+executor's launches of every kernel family, emulated the same way from the bytes of
+their parameter arrays, are in test_philox_morton_launch.py. No device needed;
+test_rng_gpu.py runs the kernels on one."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ import pytest
 from xstride import rng
 from xstride._host import philox as H
 from xstride._kernels import philox as K
+from xstride._plans import philox as P
 from xstride._kernels._compile import include_dir, source
 
 from tests.test_rng import EDGES, M32, U64, bits, rand_u64, read_kat
@@ -114,12 +117,6 @@ static inline double2 make_double2(double x, double y) { double2 r = {x, y}; ret
 """
 
 
-class _NumpyAsCupy:
-    zeros = staticmethod(np.zeros)
-    asarray = staticmethod(np.asarray)
-    int64 = np.int64
-
-
 @pytest.fixture(scope="module")
 def emulated(tmp_path_factory):
     cxx = shutil.which("g++")
@@ -147,39 +144,6 @@ def emulated(tmp_path_factory):
                 fn(*cargs)
 
     return launch
-
-
-def _run_real(launch, kind, values, shape):
-    n = math.prod(shape)
-    outs = [np.full(shape, np.nan) for _ in range(2)]
-    args = K._args(_NumpyAsCupy, values, shape, np.uint64)
-    launch(K._KERNELS[kind], [outs[0], outs[1], np.int64(n), *args])
-    return outs
-
-
-@pytest.mark.parametrize("case", ["flat", "affine", "broadcast", "reversed", "size1"])
-def test_kernel_source_emulated_on_cpu(emulated, case):
-    rs = np.random.default_rng(4)
-    c = rand_u64(rs, 60).reshape(6, 10)
-    if case == "flat":
-        vals, shape = [2**63 + 1, 2**33 + 7, c], (6, 10)
-    elif case == "affine":
-        vals, shape = [9, 4, H.Affine(2**32 - 20)], (37,)
-    elif case == "broadcast":
-        vals, shape = [rand_u64(rs, 6).reshape(6, 1), rand_u64(rs, 10), c.T.copy().T], (6, 10)
-    elif case == "reversed":
-        vals, shape = [c[::-1, ::2], 5, c[:, 1::2]], (6, 5)
-    else:
-        vals, shape = [np.array([[2**64 - 1]], U64), 0, c[0]], (1, 10)
-    for kind in ("uniform", "uniform2", "normal2"):
-        got = _run_real(emulated, kind, vals, shape)
-        want = getattr(H, kind)(*vals, shape)
-        want = want if isinstance(want, tuple) else (want,)
-        for g, w in zip(got, want):
-            np.testing.assert_array_equal(bits(g), bits(w))
-    if case == "affine":
-        np.testing.assert_array_equal(
-            got[0], rng.philox_normal(9, 4, np.arange(37, dtype=U64) + U64(2**32 - 20)))
 
 
 def _run_fast(launch, name, n, seed, stream, ctr, start, nout=2, grid=3, block=5):
@@ -219,51 +183,34 @@ def test_fast_kernels_emulated_on_cpu(emulated, n):
 def test_kernel_plan_modes():
     shape = (6, 10)
     c = np.zeros(shape, U64)
-    modes, geo = K.plan([3, H.Affine(5), ((6, 10), (10, 1))], shape)
+    modes, geo = P.plan([3, H.Affine(5), ((6, 10), (10, 1))], shape)
     assert [m[0] for m in modes] == [0, 3, 1] and modes[2][2] == 1 and geo == []
-    modes, geo = K.plan([((6, 1), (1, 1)), ((1,), (1,)), ((6, 10), (-10, -1))], shape)
+    modes, geo = P.plan([((6, 1), (1, 1)), ((1,), (1,)), ((6, 10), (-10, -1))], shape)
     assert [m[0] for m in modes] == [2, 1, 1] and modes[1][2] == 0 and modes[2][2] == -1
     assert geo == [6, 10, 1, 0, 0, 0, 0, 0]
-    modes, _ = K.plan([((6, 10), (40, 4))], shape)  # counter words of a dense (..., 4)
+    modes, _ = P.plan([((6, 10), (40, 4))], shape)  # counter words of a dense (..., 4)
     assert modes[0] == (1, 0, 4)
     del c
-
-
-def test_kernel_words_emulated(emulated, shared_dir):
-    kat = read_kat(shared_dir).astype(np.uint32)
-    rs = np.random.default_rng(6)
-    cw = np.concatenate([kat[:, :4], rs.integers(0, 2**32, (50, 4), dtype=np.uint32)])
-    k0 = np.concatenate([kat[:, 4], rs.integers(0, 2**32, 50, dtype=np.uint32)])
-    k1 = np.concatenate([kat[:, 5], rs.integers(0, 2**32, 50, dtype=np.uint32)])
-    shape = (len(cw),)
-    for words, key0, key1 in ((cw, k0, k1), (np.asfortranarray(cw), k1[::-1].copy()[::-1], 7)):
-        out = np.full(shape + (4,), 0xFFFFFFFF, np.uint32)
-        args = K._args(_NumpyAsCupy, [words[:, j] for j in range(4)] + [key0, key1], shape,
-                       np.uint32)
-        emulated(K._KERNELS["words"], [out, np.int64(len(cw)), *args])
-        np.testing.assert_array_equal(out, rng.philox4x32_10(words, key0, key1))
-        if key1 is k1:
-            np.testing.assert_array_equal(out[: len(kat)], kat[:, 6:])
 
 
 def test_grid2_folds_broadcasts_to_two_axes():
     """The device grid path: broadcast layouts that fold to rows x columns, with each
     argument's (row, column) element strides; layouts that do not fold give None."""
     # (R, 1) streams x (C,) counters, scalar seed
-    assert K.grid2([7, ((4, 1), (1, 1)), ((5,), (1,))], (4, 5)) == (4, 5, [None, (1, 0), (0, 1)])
+    assert P.grid2([7, ((4, 1), (1, 1)), ((5,), (1,))], (4, 5)) == (4, 5, [None, (1, 0), (0, 1)])
     # everything dense over (2, 3, 4): one row of 24
     d = ((2, 3, 4), (12, 4, 1))
-    assert K.grid2([d, d, 3], (2, 3, 4)) == (1, 24, [(0, 1), (0, 1), None])
+    assert P.grid2([d, d, 3], (2, 3, 4)) == (1, 24, [(0, 1), (0, 1), None])
     # (2, 1, 4) streams over a (2, 3, 4) output do not fold the middle axis away
-    assert K.grid2([1, ((2, 1, 4), (4, 4, 1)), ((2, 3, 4), (12, 4, 1))], (2, 3, 4)) is None
+    assert P.grid2([1, ((2, 1, 4), (4, 4, 1)), ((2, 3, 4), (12, 4, 1))], (2, 3, 4)) is None
     # (3, 4) counters under (2, 3, 4): rows of 12, counters repeat every row
-    assert K.grid2([1, 2, ((3, 4), (4, 1))], (2, 3, 4)) == (2, 12, [None, None, (0, 1)])
+    assert P.grid2([1, 2, ((3, 4), (4, 1))], (2, 3, 4)) == (2, 12, [None, None, (0, 1)])
     # size-1 axes are dropped; a reversed array keeps its negative strides
-    assert K.grid2([((1, 6), (6, -1)), 0, 0], (1, 6)) == (1, 6, [(0, -1), None, None])
+    assert P.grid2([((1, 6), (6, -1)), 0, 0], (1, 6)) == (1, 6, [(0, -1), None, None])
     # Affine counters are the fast kernels' business
-    assert K.grid2([1, 2, H.Affine(3)], (5,)) is None
+    assert P.grid2([1, 2, H.Affine(3)], (5,)) is None
     # 0-d output
-    assert K.grid2([1, 2, 3], ()) == (1, 1, [None, None, None])
+    assert P.grid2([1, 2, 3], ()) == (1, 1, [None, None, None])
 
 
 def _grid2_case(rs):
@@ -306,7 +253,7 @@ def test_grid2_brute_force_against_broadcast_views():
     for _ in range(4000):
         shape, srcs, views = _grid2_case(rs)
         n = math.prod(shape)
-        got = K.grid2(srcs, shape)
+        got = P.grid2(srcs, shape)
         if got is None:
             refused += 1
             # buffer indices of the broadcast view's elements, in C order

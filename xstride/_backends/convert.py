@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import select as _backend
-from .._core.errors import type_error
+from .._core.errors import type_error, unavailable_error
 
 __all__ = ["get_array_module", "array_namespace", "to_numpy", "to_device"]
 
@@ -76,13 +76,20 @@ def to_numpy(a) -> np.ndarray:
     TypeError
         ``a`` is not array-like (NumPy would make an object array of it, e.g. None).
     """
+    return _host(a, "to_numpy")
+
+
+def _host(a, func: str) -> np.ndarray:
     if isinstance(a, np.ndarray):
         return a
     if _backend.backend_of_array(a) == "cupy":
         return a.get()
-    out = np.asarray(a)
-    if out.dtype == object:
-        raise type_error("to_numpy", "a", a, "an array, a number or a sequence of numbers")
+    try:
+        out = np.asarray(a)
+    except (TypeError, ValueError):  # a ragged nesting of lists, an unconvertible object
+        out = None
+    if out is None or out.dtype == object:
+        raise type_error(func, "a", a, "an array, a number or a sequence of numbers")
     return out
 
 
@@ -110,10 +117,15 @@ def to_device(a, backend: str | None = None):
     RuntimeError
         ``"cupy"`` requested but unavailable.
     """
-    target = _backend.get_backend() if backend is None else _backend.normalize_name(
-        backend, source="to_device"
-    )
+    if backend is None:
+        try:
+            target = _backend.get_backend()
+        except RuntimeError as exc:  # XSTRIDE_BACKEND named a backend that cannot load
+            raise unavailable_error("to_device", exc) from None
+    else:
+        target = _backend.normalize_name(backend, source="to_device")
     if target == "numpy":
-        return to_numpy(a)
-    cupy = _backend.load_cupy()
-    return cupy.asarray(a)
+        return _host(a, "to_device")
+    if _backend.backend_of_array(a) is None:
+        a = _host(a, "to_device")  # the type is checked first, with or without a device
+    return _backend.load_for("to_device", target).asarray(a)

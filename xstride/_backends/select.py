@@ -17,7 +17,7 @@ import sys
 
 import numpy as np
 
-from .._core.errors import mixed_backends_error, type_error, value_error
+from .._core.errors import mixed_backends_error, type_error, unavailable_error, value_error
 from .registry import REGISTRY, get
 
 __all__ = [
@@ -53,6 +53,15 @@ def normalize_name(name, *, source: str = "set_backend", arg: str = "name") -> s
 def load_cupy():
     """Import CuPy and check that a device answers (``RuntimeError`` with the reason)."""
     return get("cupy").load()
+
+
+def load_for(func: str, name: str):
+    """The library of backend ``name`` for public function ``func``; its
+    ``RuntimeError`` (CuPy missing, no device) names ``func``."""
+    try:
+        return get(name).load()
+    except RuntimeError as exc:
+        raise unavailable_error(func, exc) from None
 
 
 def cupy_ndarray():
@@ -135,7 +144,7 @@ def set_backend(name: str) -> None:
     selection of the thread that started it.
     """
     key = normalize_name(name)
-    get(key).load()
+    load_for("set_backend", key)
     _current.set(key)
 
 
@@ -158,7 +167,7 @@ class use_backend:  # noqa: N801 - used as a function: ``with xp.use_backend("cu
 
     def __init__(self, name: str):
         key = normalize_name(name, source="use_backend")
-        get(key).load()
+        load_for("use_backend", key)
         self.name = key
         self._tokens: list = []
 

@@ -6,7 +6,7 @@ backend/device, shape) and raises through these helpers. Tests match on the text
 
 from __future__ import annotations
 
-__all__ = ["describe", "type_error", "value_error", "mixed_backends_error"]
+__all__ = ["describe", "type_error", "value_error", "mixed_backends_error", "unavailable_error"]
 
 
 def describe(obj) -> str:
@@ -30,6 +30,13 @@ def type_error(func: str, arg: str, got, allowed: str) -> TypeError:
 def value_error(func: str, arg: str, message: str) -> ValueError:
     """``ValueError`` naming the function and the argument."""
     return ValueError(f"{func}: argument '{arg}' {message}")
+
+
+def unavailable_error(func: str, exc: BaseException) -> RuntimeError:
+    """``RuntimeError`` naming the function for a backend or device that cannot be used
+    (``exc`` is the backend's own ``RuntimeError`` carrying the reason)."""
+    text = str(exc)
+    return RuntimeError(text if text.startswith(f"{func}:") else f"{func}: {text}")
 
 
 def mixed_backends_error(func: str, named: list[tuple[str, str]]) -> TypeError:

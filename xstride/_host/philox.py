@@ -35,6 +35,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from .._plans.philox import Affine
+
 __all__ = ["Affine", "words", "uniform", "uniform2", "normal", "normal2", "pairs", "CHUNK",
            "CONSTANTS"]
 
@@ -217,18 +219,6 @@ def _angle(b):
 
 
 # ------------------------------------------------------------------ chunk driver
-class Affine:
-    """Counter argument ``start + i`` for flat output index ``i`` (never materialised).
-
-    Used by :class:`xstride.rng.Philox`; ``start + size`` must not pass ``2**64``.
-    """
-
-    __slots__ = ("start",)
-
-    def __init__(self, start: int):
-        self.start = int(start)
-
-
 class _Source:
     """One argument, broadcast to the output shape, read chunk by chunk."""
 

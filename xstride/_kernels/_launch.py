@@ -6,7 +6,7 @@ against 7 us for a look-back scan's 10 arguments). A :class:`Launch` is built on
 recipe (kernel, grid, block, dynamic shared memory, arguments): it keeps one ctypes
 object per kernel parameter and the ``void*`` array that ``cuLaunchKernel`` reads (CUDA
 Driver API, "Execution Control"). The parameters that change from call to call (device
-addresses, an epoch) are *slots*; a call sets them and launches on the current stream
+addresses, an epoch, a double such as a Morton bound) are *slots*; a call sets them and launches on the current stream
 through ``cupy.cuda.driver.launchKernel``. Device addresses are passed as 64-bit
 values, so the caller keeps its arrays alive until the call returns (the launch is then
 ordered on the stream, and CuPy's pool reuses freed memory on that stream only). The
@@ -28,7 +28,8 @@ import numpy as np
 
 from ._cupy import cupy as _cupy
 
-__all__ = ["Launch", "driver_entry", "u64", "i64", "u32", "i32", "struct", "slot64", "slot32"]
+__all__ = ["Launch", "driver_entry", "u64", "i64", "u32", "i32", "struct", "slot64", "slot32",
+           "slot_f64"]
 
 
 class _Slot64(ctypes.c_uint64):
@@ -37,6 +38,13 @@ class _Slot64(ctypes.c_uint64):
 
 class _Slot32(ctypes.c_uint32):
     """A 32-bit unsigned parameter set per call (an epoch)."""
+
+
+class _SlotF64(ctypes.c_double):
+    """A ``double`` parameter set per call (a bound or scale of the Morton keys)."""
+
+
+_SLOTS = (_Slot64, _Slot32, _SlotF64)
 
 
 def u64(v: int = 0) -> ctypes.c_uint64:
@@ -77,8 +85,14 @@ def slot32() -> _Slot32:
     return _Slot32()
 
 
+def slot_f64() -> _SlotF64:
+    """A ``double`` parameter that each call sets."""
+    return _SlotF64()
+
+
 _NUMPY = {ctypes.c_uint64: np.uint64, ctypes.c_int64: np.int64, ctypes.c_uint32: np.uint32,
-          ctypes.c_int32: np.int32, _Slot64: np.uint64, _Slot32: np.uint32}
+          ctypes.c_int32: np.int32, _Slot64: np.uint64, _Slot32: np.uint32,
+          _SlotF64: np.float64}
 
 
 def driver_entry(kernel):
@@ -112,8 +126,9 @@ class Launch:
         Up to three dimensions each.
     args : sequence
         One entry per kernel parameter, in order: :func:`u64`, :func:`i64`,
-        :func:`u32`, :func:`i32`, :func:`struct` (fixed), or :func:`slot64`,
-        :func:`slot32` (set per call, in the order they appear here).
+        :func:`u32`, :func:`i32`, :func:`struct` (fixed), or
+        :func:`slot64`, :func:`slot32`, :func:`slot_f64` (set per call, in the order
+        they appear here).
     shared_mem : int
         Dynamic shared memory, bytes.
     """
@@ -136,7 +151,7 @@ class Launch:
                 objs.append(a)
                 self._np.append(None)
         self.objs = objs
-        self.slots = tuple(o for o in objs if isinstance(o, (_Slot64, _Slot32)))
+        self.slots = tuple(o for o in objs if isinstance(o, _SLOTS))
         self.params = (ctypes.c_void_p * max(len(objs), 1))(
             *[ctypes.addressof(o) for o in objs])
         self.pp = ctypes.addressof(self.params)

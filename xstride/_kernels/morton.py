@@ -3,12 +3,19 @@
 Arguments arrive checked by :mod:`xstride.algorithms`; the scales come from the host
 (:func:`xstride.algorithms.morton_scales`), so device keys equal host keys bit for bit.
 Nothing here imports CuPy at import time.
+
+Every launch goes through :class:`._launch.Launch`, prepared once per kernel, size,
+layout (the strided kernel's row and column strides), ``levels`` and device, and held
+in a bounded cache; a call sets the slots: the addresses, and the lower bounds and
+scales (``double`` slots, so a call with other bounds reuses the launch).
 """
 
 from __future__ import annotations
 
-from ._cupy import cupy as _cupy
 from ._compile import function
+from ._cupy import cupy as _cupy
+from ._launch import Launch, i32, i64, slot64, slot_f64
+from ._lru import Bounded
 
 __all__ = ["keys", "launch", "encode", "decode", "CONTIGUOUS_METHOD"]
 
@@ -18,8 +25,23 @@ _ROWS_PPT = 2  # points per thread of the rows kernel (XS_MK_PPT in morton.cu)
 _MAX_BLOCKS = 65535 * 16
 
 
+#: Prepared launches: (kernel name, n, strides or None, levels or None, device) -> Launch
+_LAUNCHES = Bounded(256)
+
+
 def _grid(n: int) -> tuple[int]:
     return (max(1, min(_MAX_BLOCKS, (n + _THREADS - 1) // _THREADS)),)
+
+
+def _prepared(name: str, n: int, layout, levels, build):
+    """The cached :class:`Launch` of kernel ``name`` for ``n`` items (``layout``,
+    ``levels``: the rest of what its fixed arguments hold); ``build(kernel)`` makes it
+    on a miss."""
+    key = (name, n, layout, levels, _cupy().cuda.runtime.getDevice())
+    launch = _LAUNCHES.get(key)
+    if launch is None:
+        launch = _LAUNCHES.put(key, build(function(name, file=_SOURCE)))
+    return launch
 
 
 #: Kernel for C-contiguous, 16-byte aligned positions (float64, or float32 2-D):
@@ -46,8 +68,6 @@ def launch(positions, lower, scales, levels: int, out, bad, method=None) -> None
     of its item size. ``method``: ``"rows"``, ``"strided"`` or None
     (:data:`CONTIGUOUS_METHOD` when the rows are contiguous and aligned, else strided).
     """
-    import numpy as np
-
     n, ndim = positions.shape
     if n == 0:
         return
@@ -57,19 +77,26 @@ def launch(positions, lower, scales, levels: int, out, bad, method=None) -> None
     elif method == "rows" and not _rows_ok(positions, ndim):
         raise ValueError("the 'rows' kernel needs C-contiguous, 16-byte aligned float64 "
                          "positions (or float32 with 2 columns)")
-    bounds = [np.float64(v) for v in lower] + [np.float64(v) for v in scales]
-    tail = bounds + [np.int32(levels), out, bad]
+    levels = int(levels)
+
+    def tail():   # lower bounds, scales (ndim each), levels, keys, bad
+        return [slot_f64() for _ in range(2 * ndim)] + [i32(levels), slot64(), slot64()]
+
     if method == "rows":
-        kernel = function(f"xstride_morton_rows{ndim}_{suffix}", file=_SOURCE)
         tiles = -(-n // (_THREADS * _ROWS_PPT))
-        kernel((max(1, min(_MAX_BLOCKS, tiles)),), (_THREADS,),
-               tuple([positions, np.int64(n)] + tail))
+        prepared = _prepared(
+            f"xstride_morton_rows{ndim}_{suffix}", n, None, levels,
+            lambda k: Launch(k, (max(1, min(_MAX_BLOCKS, tiles)),), (_THREADS,),
+                             [slot64(), i64(n)] + tail()))        # positions, n, ...
     else:
         item = positions.dtype.itemsize
         rs, cs = (st // item for st in positions.strides)
-        kernel = function(f"xstride_morton_keys{ndim}_{suffix}", file=_SOURCE)
-        kernel(_grid(n), (_THREADS,), tuple([positions, np.int64(n), np.int64(rs),
-                                             np.int64(cs)] + tail))
+        prepared = _prepared(
+            f"xstride_morton_keys{ndim}_{suffix}", n, (rs, cs), levels,
+            lambda k: Launch(k, _grid(n), (_THREADS,),            # positions, n, rs, cs, ...
+                             [slot64(), i64(n), i64(rs), i64(cs)] + tail()))
+    prepared(positions.data.ptr, *[float(v) for v in lower], *[float(v) for v in scales],
+           out.data.ptr, bad.data.ptr)
 
 
 def keys(positions, lower, scales, levels: int, method=None):
@@ -101,30 +128,32 @@ def keys(positions, lower, scales, levels: int, method=None):
 def encode(cells):
     """Keys of CuPy cell arrays (already checked and broadcast to one shape)."""
     cupy = _cupy()
-    import numpy as np
-
     shape = cells[0].shape
     flat = [cupy.ascontiguousarray(c, dtype=cupy.uint64).ravel() for c in cells]
     n = flat[0].size
     out = cupy.empty(n, dtype=cupy.uint64)
     if n:
-        kernel = function(f"xstride_morton_encode{len(cells)}_u64", file=_SOURCE)
-        kernel(_grid(n), (_THREADS,), (*flat, np.int64(n), out))
+        k = len(flat)
+        launch = _prepared(f"xstride_morton_encode{k}_u64", n, None, None,
+                           lambda fn: Launch(fn, _grid(n), (_THREADS,),   # cells, n, keys
+                                             [slot64() for _ in range(k)]
+                                             + [i64(n), slot64()]))
+        launch(*[f.data.ptr for f in flat], out.data.ptr)
     return out.reshape(shape)
 
 
 def decode(keys_u64, ndim: int):
     """Cells (..., ndim) uint64 of a CuPy uint64 key array."""
     cupy = _cupy()
-    import numpy as np
-
     shape = keys_u64.shape
     flat = cupy.ascontiguousarray(keys_u64).ravel()
     n = flat.size
     out = cupy.empty((n, ndim), dtype=cupy.uint64)
     if n:
-        kernel = function(f"xstride_morton_decode{ndim}_u64", file=_SOURCE)
-        kernel(_grid(n), (_THREADS,), (flat, np.int64(n), out))
+        launch = _prepared(f"xstride_morton_decode{ndim}_u64", n, None, None,
+                           lambda fn: Launch(fn, _grid(n), (_THREADS,),   # keys, n, cells
+                                             [slot64(), i64(n), slot64()]))
+        launch(flat.data.ptr, out.data.ptr)
     return out.reshape(shape + (ndim,))
 
 

@@ -1,18 +1,19 @@
-"""CuPy launcher of Philox4x32-10 (device executor of :mod:`xstride.rng`).
+"""CuPy executor of Philox4x32-10 (device executor of :mod:`xstride.rng`).
 
-The kernels include ``xstride/random.cuh`` (the same header users get), loop over the
-output with a grid-stride loop and 64-bit indices, and read each argument in one of
-three ways, chosen on the host per argument:
+The kernels (``philox.cu``) include ``xstride/random.cuh`` (the same header users get)
+and loop over the output with a grid-stride loop and 64-bit indices. Three families:
 
-* ``0`` scalar: the value is passed by value (Python ints);
-* ``1`` linear: element ``i`` is ``p[i * lin]`` (a dense array of the output's shape,
-  ``lin = 1``; a size-1 array, ``lin = 0``; counter words of a dense (..., 4) array,
-  ``lin = 4``);
-* ``3`` affine: ``value + i`` (the counters of :class:`xstride.rng.Philox`);
-* ``2`` strided: the flat index is unravelled over the broadcast shape and dotted with
-  the argument's element strides (0 on broadcast axes), so broadcasting never
-  materialises a full-size copy.
+* fast (``*_f1``, ``*_f3``, the generator's ``*pairs*``): scalar seed and stream, dense
+  counters (``f1``) or ``start + i`` (``f3``, :class:`~xstride._plans.philox.Affine`);
+* grid (``*_g2``): the broadcast output folded to rows x columns
+  (:func:`xstride._plans.philox.grid2`), each argument a scalar or ``p[r * rs + j * cs]``;
+* general (``*_k``, and ``words``): each argument read in the mode that
+  :func:`xstride._plans.philox.plan` gives it (scalar, linear, strided, affine).
 
+Every launch goes through :class:`._launch.Launch`. What decides a launch (the kind,
+the output shape, each argument's type and layout, the device, and the stream where
+the launch may hold a device array) keys a bounded cache of prepared launches; a call
+only fills the slots: the output addresses, each argument's address and scalar value.
 Arguments arrive checked and converted by :mod:`xstride.rng` (Python ints, or CuPy
 ``uint64`` arrays; ``uint32`` for the raw counter words and keys).
 """
@@ -23,11 +24,14 @@ import math
 
 import numpy as np
 
-from ._cupy import cupy as _cupy
-from .._host.philox import Affine
+from .._plans.philox import Affine, grid2, plan
 from ._compile import function
+from ._cupy import cupy as _cupy
+from ._launch import Launch, i32, i64, slot64, u64
+from ._lru import Bounded
+from ._reduce_common import sm_count
 
-__all__ = ["uniform", "uniform2", "normal", "normal2", "words", "pairs", "SOURCE_FILE", "plan"]
+__all__ = ["uniform", "uniform2", "normal", "normal2", "words", "pairs", "SOURCE_FILE"]
 
 #: The kernels' source file, beside this module (compiled by :func:`._compile.function`).
 SOURCE_FILE = "philox.cu"
@@ -42,125 +46,6 @@ _KERNELS = {
 _BLOCK = 256
 
 
-def _bcast_strides(arr_shape, arr_strides_el, shape):
-    """Element strides of an array broadcast to ``shape`` (0 on new and size-1 axes)."""
-    nd = len(shape)
-    out = [0] * nd
-    off = nd - len(arr_shape)
-    for d, (ext, st) in enumerate(zip(arr_shape, arr_strides_el)):
-        out[off + d] = 0 if ext == 1 else st
-    return out
-
-
-def plan(sources, shape):
-    """How the kernel reads each argument.
-
-    Parameters
-    ----------
-    sources : list of int, Affine or (shape, element strides) pairs
-        Each argument: a Python int, an :class:`Affine` counter, or the shape and
-        element strides of an array that broadcasts to ``shape``.
-    shape : tuple of int
-        The output shape.
-
-    Returns
-    -------
-    modes : list of (mode, scalar value, lin)
-    geo : list of int
-        ``dims`` followed by one stride vector per argument (all zeros for
-        arguments that are not strided); empty when no argument is strided.
-    """
-    nd = len(shape)
-    compact = [0] * nd
-    acc = 1
-    for d in range(nd - 1, -1, -1):
-        compact[d] = acc
-        acc *= shape[d]
-    modes, strides, any_strided = [], [], False
-    for src in sources:
-        if isinstance(src, Affine):
-            modes.append((3, src.start, 0))
-            strides.append([0] * nd)
-            continue
-        if isinstance(src, int):
-            modes.append((0, src, 0))
-            strides.append([0] * nd)
-            continue
-        st = _bcast_strides(*src, shape)
-        lin = None
-        for d in range(nd):
-            if not any(st):  # one element, broadcast everywhere
-                break
-            if shape[d] == 1:
-                continue
-            ratio, rem = divmod(st[d], compact[d]) if st[d] else (0, 0)
-            if rem or (lin is not None and ratio != lin) or (st[d] == 0):
-                lin = False
-                break
-            lin = ratio
-        if lin is None:  # every axis has extent 1 (or none): one element
-            modes.append((1, 0, 0))
-            strides.append([0] * nd)
-        elif lin is False:
-            modes.append((2, 0, 0))
-            strides.append(st)
-            any_strided = True
-        else:
-            modes.append((1, 0, lin))
-            strides.append([0] * nd)
-    if not any_strided:
-        return modes, []
-    geo = list(shape)
-    for st in strides:
-        geo += st
-    return modes, geo
-
-
-def grid2(sources, shape):
-    """The R x C view of the grid kernels, or None when the broadcast does not fold to
-    two axes.
-
-    ``sources`` as in :func:`plan` (Affine counters are not taken). Axes of extent 1
-    are dropped; neighbouring axes ``d, d + 1`` merge when every array argument has
-    ``stride[d] == stride[d + 1] * shape[d + 1]`` (broadcast axes: both 0). Returns
-    ``(R, C, [(row stride, column stride) or None per source])``.
-    """
-    if any(isinstance(s, Affine) for s in sources):
-        return None
-    arrays = [None if isinstance(s, int) else _bcast_strides(*s, shape) for s in sources]
-    axes = [d for d in range(len(shape)) if shape[d] != 1]
-    dims = [shape[d] for d in axes]
-    sts = [None if a is None else [a[d] for d in axes] for a in arrays]
-    k = len(dims) - 1
-    while k > 0:
-        if all(st is None or st[k - 1] == st[k] * dims[k] for st in sts):
-            dims[k - 1] *= dims[k]
-            del dims[k]
-            for st in sts:
-                if st is not None:
-                    del st[k - 1]
-        k -= 1
-    if len(dims) > 2:
-        return None
-    while len(dims) < 2:
-        dims.insert(0, 1)
-        for st in sts:
-            if st is not None:
-                st.insert(0, 0)
-    return dims[0], dims[1], [None if st is None else (st[0], st[1]) for st in sts]
-
-
-def _grid(cp, n):
-    dev = cp.cuda.Device()
-    sms = dev.attributes["MultiProcessorCount"]
-    return max(1, min(-(-n // _BLOCK), sms * 16))
-
-
-def _fast_grid(cp, items, unroll):
-    sms = cp.cuda.Device().attributes["MultiProcessorCount"]
-    return max(1, min(-(-items // (_BLOCK * unroll)), sms * 64))
-
-
 #: Counters per thread and loop step of the generator's pair kernels (compiled: 1, 4
 #: for uniforms; 1, 2 for normals), chosen by benchmarks/rng.py on the H200 (2**28
 #: values: uniforms 0.513 ms unroll 1 vs 0.578 ms unroll 4; normals 1.470 vs 1.458 ms).
@@ -169,41 +54,124 @@ _PAIRS = {("uniform", 1): "xstride_philox_upairs_u1", ("uniform", 4): "xstride_p
           ("normal", 1): "xstride_philox_npairs_u1", ("normal", 2): "xstride_philox_npairs_u2"}
 _FAST_UNROLL = {"uniform": 4, "uniform2": 4, "normal": 2, "normal2": 2}
 
-
-def _args(cp, values, shape, ctype):
-    """Kernel arguments for the sources plus ``(ndim, geo)``."""
-    srcs = []
-    for v in values:
-        if isinstance(v, (int, Affine)):
-            srcs.append(v)
-        else:
-            srcs.append((tuple(v.shape), tuple(s // v.itemsize for s in v.strides)))
-    modes, geo = plan(srcs, shape)
-    dummy = cp.zeros(1, dtype=ctype)
-    out = []
-    for v, (mode, scalar, lin) in zip(values, modes):
-        ptr = dummy if mode in (0, 3) else v
-        out += [ptr, ctype(scalar) if ctype is np.uint32 else np.uint64(scalar),
-                np.int64(lin), np.int32(mode)]
-    # the scalar slot is unsigned long long for uint64 sources, unsigned int for uint32
-    if geo:
-        out += [np.int32(len(shape)), cp.asarray(np.array(geo, dtype=np.int64))]
-    else:
-        out += [np.int32(0), cp.zeros(1, dtype=cp.int64)]
-    return out
+#: Prepared launches: key (see :func:`_real`, :func:`pairs`, :func:`words`) ->
+#: :class:`_Prepared` (or a :class:`Launch` for the pairs).
+_LAUNCHES = Bounded(512)
 
 
-def _fast_counter(counter, shape):
-    """``(cm, pointer or None, start)`` when the fast kernels can read ``counter``, else None."""
-    if isinstance(counter, Affine):
-        return 3, None, counter.start
-    if isinstance(counter, int):
+class _Prepared:
+    """A prepared Philox launch: the :class:`Launch`, whether its slots are the fast
+    kernels' (``out0, out1, seed, stream, counter address, counter start``) or one
+    ``(address, scalar)`` pair per argument after ``out0, out1``, and the device array
+    of strided geometry it reads (kept alive with the launch; ``None`` when none)."""
+
+    __slots__ = ("launch", "fast", "geo")
+
+    def __init__(self, launch: Launch, fast: bool, geo=None):
+        self.launch, self.fast, self.geo = launch, fast, geo
+
+
+def _grid(sms: int, n: int) -> int:
+    """Blocks of the general kernels: at most 16 per SM (grid-stride loop)."""
+    return max(1, min(-(-n // _BLOCK), sms * 16))
+
+
+def _fast_grid(sms: int, items: int, unroll: int) -> int:
+    """Blocks of the fast kernels: ``unroll`` counters per thread and step, at most 64
+    blocks per SM."""
+    return max(1, min(-(-items // (_BLOCK * unroll)), sms * 64))
+
+
+def _sig(v):
+    """What one argument contributes to a launch key: its kind and, for an array, its
+    layout (the plan depends on nothing else; the values fill slots)."""
+    if isinstance(v, int):
+        return 0
+    if isinstance(v, Affine):
+        return 1
+    return (v.shape, v.strides, v.dtype)
+
+
+def _src(v):
+    """One argument as the plans take it: an int, an Affine, or (shape, element strides)."""
+    if isinstance(v, (int, Affine)):
+        return v
+    return (tuple(v.shape), tuple(s // v.itemsize for s in v.strides))
+
+
+def _pair(v, unread: int) -> tuple:
+    """``(address, scalar)`` slot values of one argument: an array's address and 0; an
+    int's value or an Affine's start, with ``unread`` (a live device address) where the
+    kernel reads no memory (modes 0 and 3)."""
+    if isinstance(v, int):
+        return unread, v
+    if isinstance(v, Affine):
+        return unread, v.start
+    return v.data.ptr, 0
+
+
+def _fast_cm(src, shape):
+    """Counter mode of the fast kernels for counter ``src`` (as :func:`_src` gives it):
+    3 (Affine), 1 (a dense array of the output's shape), else None."""
+    if isinstance(src, Affine):
+        return 3
+    if isinstance(src, int):
         return None
-    (mode, _, lin), = plan([(tuple(counter.shape),
-                             tuple(s // counter.itemsize for s in counter.strides))], shape)[0]
-    if mode == 1 and lin == 1:
-        return 1, counter, 0
-    return None
+    (mode, _, lin), = plan([src], shape)[0]
+    return 1 if mode == 1 and lin == 1 else None
+
+
+def _general_args(cp, srcs, shape) -> tuple[list, object]:
+    """Launch arguments of the general kernels after ``out[, out1], n``: ``(address slot,
+    scalar slot, lin, mode)`` per argument, then ``ndim, geo``; and the geometry array
+    (or None)."""
+    modes, geo = plan(srcs, shape)
+    args = []
+    for mode, _, lin in modes:
+        args += [slot64(), slot64(), i64(lin), i32(mode)]
+    if not geo:
+        # no argument in mode 2: the kernels read neither ndim nor geo (xs_load's
+        # strided branch is the only reader), so geo is a null address
+        return args + [i32(0), u64(0)], None
+    geo_arr = cp.asarray(np.array(geo, dtype=np.int64))
+    return args + [i32(len(shape)), u64(geo_arr.data.ptr)], geo_arr
+
+
+def _prepare_real(cp, kind, values, shape, fast) -> _Prepared:
+    """The launch of ``kind`` for arguments of the types and layouts of ``values``."""
+    n = math.prod(shape)
+    sms = sm_count()
+    srcs = [_src(v) for v in values]
+    cm = None
+    if fast and isinstance(values[0], int) and isinstance(values[1], int):
+        cm = _fast_cm(srcs[2], shape)
+    if cm is not None:
+        fn = function(f"xstride_philox_{kind}_f{cm}", file=SOURCE_FILE)
+        # out0, out1, n, seed, stream, counter address, counter start
+        args = [slot64(), slot64(), i64(n), slot64(), slot64(), slot64(), slot64()]
+        grid = _fast_grid(sms, n, _FAST_UNROLL[kind])
+        return _Prepared(Launch(fn, (grid,), (_BLOCK,), args), True)
+    g2 = grid2(srcs, shape) if fast else None
+    if g2 is not None:
+        R, C, sts = g2
+        # out0, out1, R, C, then per argument: address, scalar, row stride, column
+        # stride, mode (0 scalar, 1 array)
+        args = [slot64(), slot64(), i64(R), i64(C)]
+        for st in sts:
+            rs, cs = st if st is not None else (0, 0)
+            args += [slot64(), slot64(), i64(rs), i64(cs), i32(st is not None)]
+        fn = function(f"xstride_philox_{kind}_g2", file=SOURCE_FILE)
+        # a block of bx x by threads: bx covers a row's columns (4 per thread) up
+        # to 256, by rows share the block when rows are short
+        bx = min(_BLOCK, max(32, -(-C // 128) * 32))
+        by = _BLOCK // bx
+        gx = max(1, min(-(-C // (4 * bx)), 1024))
+        gy = max(1, min(-(-R // by), 65535, -(-sms * 32 // gx)))
+        return _Prepared(Launch(fn, (gx, gy), (bx, by), args), False)
+    fn = function(_KERNELS[kind], file=SOURCE_FILE)
+    tail, geo = _general_args(cp, srcs, shape)
+    args = [slot64(), slot64(), i64(n)] + tail      # out0, out1, n, ...
+    return _Prepared(Launch(fn, (_grid(sms, n),), (_BLOCK,), args), False, geo)
 
 
 def _real(kind, seed, stream, counter, shape, fast=True):
@@ -214,45 +182,21 @@ def _real(kind, seed, stream, counter, shape, fast=True):
     nout = 2 if kind in ("uniform2", "normal2") else 1
     outs = [cp.empty(shape, dtype=cp.float64) for _ in range(nout)]
     if n:
-        o1 = outs[1] if nout == 2 else outs[0]
-        fc = None
-        if fast and isinstance(seed, int) and isinstance(stream, int):
-            fc = _fast_counter(counter, shape)
-        g2 = None
-        if fc is None and fast:
-            g2 = grid2([v if isinstance(v, (int, Affine)) else
-                        (tuple(v.shape), tuple(st // v.itemsize for st in v.strides))
-                        for v in (seed, stream, counter)], shape)
-        if g2 is not None:
-            R, C, sts = g2
-            args = []
-            for v, st in zip((seed, stream, counter), sts):
-                if st is None:
-                    args += [outs[0], np.uint64(v), np.int64(0), np.int64(0), np.int32(0)]
-                else:
-                    args += [v, np.uint64(0), np.int64(st[0]), np.int64(st[1]), np.int32(1)]
-            fn = function(f"xstride_philox_{kind}_g2", file=SOURCE_FILE)
-            # a block of bx x by threads: bx covers a row's columns (4 per thread) up
-            # to 256, by rows share the block when rows are short
-            bx = min(_BLOCK, max(32, -(-C // 128) * 32))
-            by = _BLOCK // bx
-            gx = max(1, min(-(-C // (4 * bx)), 1024))
-            sms = cp.cuda.Device().attributes["MultiProcessorCount"]
-            gy = max(1, min(-(-R // by), 65535, -(-sms * 32 // gx)))
-            fn((gx, gy), (bx, by), (outs[0], o1, np.int64(R), np.int64(C), *args))
-        elif fc is not None:
-            cm, ptr, start = fc
-            unroll = _FAST_UNROLL[kind]
-            fn = function(f"xstride_philox_{kind}_f{cm}", file=SOURCE_FILE)
-            if ptr is None:
-                ptr = outs[0]  # never read (CM 3)
-            fn((_fast_grid(cp, n, unroll),), (_BLOCK,),
-               (outs[0], o1, np.int64(n), np.uint64(seed), np.uint64(stream), ptr,
-                np.uint64(start)))
+        stream_ptr = cp.cuda.get_current_stream().ptr
+        # the stream too: a general launch holds a geometry array, allocated on (and
+        # so freed back to the pool of) the stream it is launched on
+        key = (kind, fast, shape, _sig(seed), _sig(stream), _sig(counter),
+               cp.cuda.runtime.getDevice(), stream_ptr)
+        prep = _LAUNCHES.get(key)
+        if prep is None:
+            prep = _LAUNCHES.put(key, _prepare_real(cp, kind, (seed, stream, counter),
+                                                    shape, fast))
+        o0, o1 = outs[0].data.ptr, outs[-1].data.ptr
+        if prep.fast:
+            prep.launch(o0, o1, seed, stream, *_pair(counter, o0), stream_ptr=stream_ptr)
         else:
-            fn = function(_KERNELS[kind], file=SOURCE_FILE)
-            args = _args(cp, [seed, stream, counter], shape, np.uint64)
-            fn((_grid(cp, n),), (_BLOCK,), (outs[0], o1, np.int64(n), *args))
+            prep.launch(o0, o1, *_pair(seed, o0), *_pair(stream, o0), *_pair(counter, o0),
+                        stream_ptr=stream_ptr)
     return outs[0] if nout == 1 else tuple(outs)
 
 
@@ -267,10 +211,16 @@ def pairs(kind, seed, stream, start, n, unroll=None):
     out = cp.empty(n, dtype=cp.float64)
     if n:
         unroll = PAIRS_UNROLL[kind] if unroll is None else unroll
-        fn = function(_PAIRS[kind, unroll], file=SOURCE_FILE)
-        m = (n + 1) // 2
-        fn((_fast_grid(cp, m, unroll),), (_BLOCK,),
-           (out, out, np.int64(n), np.uint64(seed), np.uint64(stream), out, np.uint64(start)))
+        key = ("pairs", kind, unroll, n, cp.cuda.runtime.getDevice())
+        launch = _LAUNCHES.get(key)
+        if launch is None:
+            fn = function(_PAIRS[kind, unroll], file=SOURCE_FILE)
+            # out0, out1 (the same), n, seed, stream, counter address (not read), start
+            args = [slot64(), slot64(), i64(n), slot64(), slot64(), slot64(), slot64()]
+            grid = _fast_grid(sm_count(), (n + 1) // 2, unroll)
+            launch = _LAUNCHES.put(key, Launch(fn, (grid,), (_BLOCK,), args))
+        o = out.data.ptr
+        launch(o, o, seed, stream, o, start)
     return out
 
 
@@ -295,15 +245,30 @@ def normal2(seed, stream, counter, shape):
 
 
 def words(counter_words, key0, key1, shape):
-    """Device Philox4x32-10 block function; see :func:`xstride.rng.philox4x32_10`."""
+    """Device Philox4x32-10 block function; see :func:`xstride.rng.philox4x32_10`.
+
+    The four counter words are read as four arguments of the general kernel: column
+    ``j`` of ``counter_words`` starts ``j`` last-axis strides past its first element.
+    """
     cp = _cupy()
     n = math.prod(shape)
     out = cp.empty(shape + (4,), dtype=cp.uint32)
     if n:
         if isinstance(counter_words, int):  # pragma: no cover - rng passes arrays
             counter_words = cp.full((4,), counter_words, dtype=cp.uint32)
-        cols = [counter_words[..., j] for j in range(4)]
-        fn = function(_KERNELS["words"], file=SOURCE_FILE)
-        args = _args(cp, cols + [key0, key1], shape, np.uint32)
-        fn((_grid(cp, n),), (_BLOCK,), (out, np.int64(n), *args))
+        stream_ptr = cp.cuda.get_current_stream().ptr
+        key = ("words", shape, _sig(counter_words), _sig(key0), _sig(key1),
+               cp.cuda.runtime.getDevice(), stream_ptr)
+        prep = _LAUNCHES.get(key)
+        if prep is None:
+            cw = counter_words
+            col = (tuple(cw.shape[:-1]), tuple(s // cw.itemsize for s in cw.strides[:-1]))
+            tail, geo = _general_args(cp, [col] * 4 + [_src(key0), _src(key1)], shape)
+            fn = function(_KERNELS["words"], file=SOURCE_FILE)
+            launch = Launch(fn, (_grid(sm_count(), n),), (_BLOCK,), [slot64(), i64(n)] + tail)
+            prep = _LAUNCHES.put(key, _Prepared(launch, False, geo))
+        o = out.data.ptr
+        base, step = counter_words.data.ptr, counter_words.strides[-1]
+        prep.launch(o, base, 0, base + step, 0, base + 2 * step, 0, base + 3 * step, 0,
+                    *_pair(key0, o), *_pair(key1, o), stream_ptr=stream_ptr)
     return out

@@ -1,6 +1,6 @@
 // Reduction kernels of the xstride namespace (sum, prod, min, max and the sum of
 // squared deviations behind var/std). Launched by xstride/_kernels/reductions.py from
-// a plan of xstride/_reduction_plan.py. Compiled by NVRTC: no standard headers.
+// a plan of xstride/_plans/reduction.py. Compiled by NVRTC: no standard headers.
 //
 // Template parameters of every kernel:
 //   OP    0 sum, 1 prod, 2 min, 3 max, 4 sum of (x - center[k])^2

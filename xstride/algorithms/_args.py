@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import operator
 
 import numpy as np
@@ -32,10 +33,14 @@ def _host_vector(func: str, name: str, value) -> np.ndarray:
     be = _backends.of_array(value)
     if be is not None and not isinstance(value, np.generic):
         value = be.to_host(value)
-    if value is None:
+    if value is None or not _real_numbers(value):
+        # complex would lose its imaginary part, str and bool would be read as numbers
         raise type_error(func, name, value, "a sequence of 2 or 3 real numbers")
     try:
         arr = np.asarray(value, dtype=np.float64)
+    except OverflowError:  # an int beyond float64's range
+        raise value_error(func, name, f"must be finite; {value!r} does not fit a "
+                                      "float64") from None
     except (TypeError, ValueError):
         raise type_error(func, name, value, "a sequence of 2 or 3 real numbers") from None
     if arr.ndim == 0:
@@ -45,6 +50,21 @@ def _host_vector(func: str, name: str, value) -> np.ndarray:
     if not np.isfinite(arr).all():
         raise value_error(func, name, f"must be finite; got {arr.tolist()}")
     return arr
+
+
+def _real_numbers(value) -> bool:
+    """Whether ``value`` holds real numbers only (integers or floats; not bool, complex,
+    str or bytes), without converting anything."""
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):
+        return False  # ragged: refused as a whole
+    if arr.dtype.kind in "iuf":
+        return True
+    if arr.dtype.kind != "O":
+        return False
+    return all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+               for v in arr.reshape(-1).tolist())
 
 
 def _as_array(func: str, name: str, value, backend):

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import operator
 import sys
 
+import numpy as np
+
 from .._backends.select import load_cupy
+from .._core.errors import type_error, unavailable_error, value_error
 from . import _hip_rules
 
 __all__ = ["is_hip", "device_count", "device_properties", "capabilities"]
@@ -51,12 +55,38 @@ def device_properties(device_id: int | None = None) -> dict:
 
     Raises
     ------
+    TypeError
+        ``device_id`` is not an int (bool is refused).
+    ValueError
+        ``device_id`` is negative or not below the number of devices.
     RuntimeError
         CuPy or a device is unavailable (the message carries the reason).
     """
-    cupy = load_cupy()
+    func = "device_properties"
+    if device_id is not None:
+        if isinstance(device_id, (bool, np.bool_)):
+            raise type_error(func, "device_id", device_id, "None or an int (a device ordinal)")
+        try:
+            device_id = operator.index(device_id)
+        except TypeError:
+            raise type_error(func, "device_id", device_id,
+                             "None or an int (a device ordinal)") from None
+        if device_id < 0:
+            raise value_error(func, "device_id", f"must be >= 0; got {device_id}")
+    try:
+        cupy = load_cupy()
+    except RuntimeError as exc:
+        raise unavailable_error(func, exc) from None
+    count = int(cupy.cuda.runtime.getDeviceCount())
+    if device_id is not None and device_id >= count:
+        raise value_error(func, "device_id", f"is {device_id} but there are {count} "
+                                             "device(s)")
+    return _properties(cupy, device_id)
+
+
+def _properties(cupy, device_id: int | None) -> dict:
     runtime = cupy.cuda.runtime
-    dev = runtime.getDevice() if device_id is None else int(device_id)
+    dev = runtime.getDevice() if device_id is None else device_id
     props = runtime.getDeviceProperties(dev)
     hip = bool(getattr(runtime, "is_hip", False))
     if hip:
@@ -86,7 +116,7 @@ def capabilities() -> dict:
         ``backend`` ("cuda", "hip" or "none"), ``device`` (``device_properties()`` or
         ``None``), ``is_hip``, ``reason`` (why there is no device, else ``""``) and
         ``features``: ``{feature: {"available": bool, "reason": str}}``, one row per
-        rule of the HIP table (``xstride/_kernels/_hip_rules.py``):
+        rule of the HIP table (``xstride/cuda/_hip_rules.py``):
         ``warp_shuffle`` (``reduce.cuh``/``scan.cuh``), ``high_dim_cuda_views``
         (views of 5 or more dimensions) and ``bounds_check_views``
         (``XSTRIDE_BOUNDS_CHECK``). Without a device every row is unavailable with the

@@ -18,7 +18,8 @@ import numpy as np
 
 from .._core.csource import code_only, is_c_identifier, strip_comments
 from .._plans.elementwise import broadcast_shapes
-from .._core.errors import type_error
+from .._core.errors import type_error, unavailable_error
+from .._backends.select import load_cupy
 from . import _executors
 from .. import _backends
 from ..elementwise import check_out
@@ -157,8 +158,6 @@ class ElementwiseKernel:
         RuntimeError
             CuPy or a device is unavailable (after the checks above).
         """
-        from .._backends.select import load_cupy
-
         nin, nout = len(self.in_params), len(self.out_params)
         if len(args) not in (nin, nin + nout):
             raise TypeError(f"{self.name}: takes {nin} inputs (and optionally {nout} "
@@ -179,7 +178,10 @@ class ElementwiseKernel:
         if stream is not None and not (isinstance(getattr(stream, "ptr", None), numbers.Integral)
                                        and hasattr(stream, "__enter__")):
             raise type_error(self.name, "stream", stream, "a cupy.cuda.Stream or None")
-        cupy = load_cupy()
+        try:
+            cupy = load_cupy()
+        except RuntimeError as exc:
+            raise unavailable_error(self.name, exc) from None
         bound: dict[str, np.dtype] = {}
 
         def bind(typ, dt, argname):

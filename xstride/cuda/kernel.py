@@ -15,7 +15,7 @@ import numpy as np
 
 from .._core.csource import is_c_identifier
 from .._backends.select import load_cupy
-from .._core.errors import type_error, value_error
+from .._core.errors import type_error, unavailable_error, value_error
 from . import _executors
 from . import _hip_gate
 from ._args import check_device, pack_value
@@ -58,6 +58,14 @@ def debug_from_env() -> bool:
 # Small functions so that the CPU tests can stand in for a device.
 def _current_device() -> int:
     return int(load_cupy().cuda.runtime.getDevice())
+
+
+def _device_for(label: str) -> int:
+    """The current device; without CuPy or a device, ``RuntimeError`` naming ``label``."""
+    try:
+        return _current_device()
+    except RuntimeError as exc:
+        raise unavailable_error(label, exc) from None
 
 
 _limits_cache: dict[int, Limits] = {}
@@ -281,7 +289,7 @@ class CudaKernel:
         """
         graph = self._scan()
         self._gate(graph)
-        device = _current_device()
+        device = _device_for(self._label)
         cached = self._functions.get(device)
         if cached is not None and cached[0] == graph.digest:
             return self
@@ -362,7 +370,7 @@ class CudaKernel:
                       shared_mem=shared_mem, limits=None)
         if stream is not None and not isinstance(getattr(stream, "ptr", None), numbers.Integral):
             raise type_error(self._label, "stream", stream, "a cupy.cuda.Stream or None")
-        device = _current_device()
+        device = _device_for(self._label)
         for p, a in zip(self.params, args):
             check_device(p.ctype, a, self._label, p.name, device)
         g, b, empty = launch_config(self._label, n_threads=n_threads, grid=grid,

@@ -1,6 +1,6 @@
 // xstride/elementwise.cuh -- device side of the elementwise engine.
 //
-// The host plan (xstride/_elementwise_plan.py) packs one xstride_ew_params<CAP, NOPS>
+// The host plan (xstride/_plans/elementwise.py) packs one xstride_ew_params<CAP, NOPS>
 // struct per launch; kernels take it BY VALUE as a __grid_constant__ parameter, so
 // dynamic indexing into shape/strides reads the constant bank (no local copy, no
 // device allocation). Operand 0..NOUT-1 are outputs, the rest inputs. All index
