@@ -36,7 +36,7 @@ class _Namespace:
 # ------------------------------------------------------------------ host path, fake CuPy
 # The shared stand-in CuPy (tests/conftest.py): arrays over host memory, ``empty``
 # 512-byte aligned as CuPy's pool, and a RawModule whose kernels record their launches.
-# It checks that the call cache (``_elementwise_exec.run_cached``) launches exactly
+# It checks that the call cache (``_elementwise_exec.repeat``, its prepared calls) launches exactly
 # what the uncached path launches, and it times the host path (``python -m
 # tests.test_elementwise_host_path``).
 
@@ -209,7 +209,7 @@ def test_call_cache_launches_what_the_uncached_path_launches(fake_cp, label, mon
     else:
         assert not copies
         assert len(prepared) == n_prep              # hits: no planning at all
-        assert len(ex._calls) == 1                  # served by the call cache
+        assert len(ex.CALLS) == 1                  # served by the call cache
 
 
 def test_call_cache_rechecks_overlap_per_call(fake_cp):
@@ -221,10 +221,10 @@ def test_call_cache_rechecks_overlap_per_call(fake_cp):
     ex.CACHE = True
     disjoint = (buf[0:16], buf[16:32], buf[32:48])
     ew.ufunc_call("add", disjoint[1:], out=disjoint[0])
-    assert len(ex._calls) == 1
+    assert len(ex.CALLS) == 1
     # same dtypes, shapes, strides and pointers modulo 16: the same key
     out, x, z = buf[8:24], buf[16:32], buf[32:48]
-    assert ex.call_key("add", (x, z), out, FakeCupyArray) in ex._calls
+    assert ex.call_key("add", (x, z), out, FakeCupyArray, 0) in ex.CALLS
     got = _one_call(fake_cp, lambda: ew.ufunc_call("add", (x, z), out=out), [x, z])
     ex.CACHE = False
     want = _one_call(fake_cp, lambda: ew.ufunc_call("add", (x, z), out=out), [x, z])
@@ -234,7 +234,7 @@ def test_call_cache_rechecks_overlap_per_call(fake_cp):
     # the same view in and out overlaps but needs no copy
     ex.CACHE = True
     v, w = buf[48:64], buf[0:16]
-    assert ex.call_key("add", (v, w), v, FakeCupyArray) in ex._calls
+    assert ex.call_key("add", (v, w), v, FakeCupyArray, 0) in ex.CALLS
     hit = _one_call(fake_cp, lambda: ew.ufunc_call("add", (v, w), out=v), [v, w])
     assert hit[0][0][4][1:] == (("out",), ("out",), ("input", 1))
 
@@ -267,18 +267,18 @@ def test_call_cache_keys_and_switches(fake_cp):
     ew = _Namespace()
 
     x, y = _buf((8,)), _buf((8,))
-    k = ex.call_key("add", (x, y), None, FakeCupyArray)
-    assert k == ("add", ex._MAX_GRID_YZ, None,
+    k = ex.call_key("add", (x, y), None, FakeCupyArray, 0)
+    assert k == ("add", ex._MAX_GRID_YZ, 0, None,
                  x.dtype, (8,), (4,), x.data.ptr % 16, y.dtype, (8,), (4,), y.data.ptr % 16)
-    assert ex.call_key("add", (x, 2), None, FakeCupyArray)[-1] is int
-    assert ex.call_key("add", (x, True), None, FakeCupyArray)[-1] is bool
-    assert ex.call_key("add", (x, np.float32(2)), None, FakeCupyArray) is None
-    assert ex.call_key("add", (x, y), np.zeros(8), FakeCupyArray) is None
+    assert ex.call_key("add", (x, 2), None, FakeCupyArray, 0)[-1] is int
+    assert ex.call_key("add", (x, True), None, FakeCupyArray, 0)[-1] is bool
+    assert ex.call_key("add", (x, np.float32(2)), None, FakeCupyArray, 0) is None
+    assert ex.call_key("add", (x, y), np.zeros(8), FakeCupyArray, 0) is None
     ex.CACHE = True
     ew.ufunc_call("add", (x, y))
-    assert len(ex._calls) == 1 and len(ex._launch_cache) == 1
+    assert len(ex.CALLS) == 1 and len(ex._launch_cache) == 1
     ex._launch_cache.clear()                    # what tests/benchmarks do after a change
-    assert len(ex._calls) == 0
+    assert len(ex.CALLS) == 0
     # errors are never cached: the same bad call raises every time
     bad = _buf((3,))
     for _ in range(2):

@@ -17,6 +17,7 @@ import xstride._kernels._reduce_common as _rc
 import xstride._kernels.reductions as _red
 from xstride._kernels._geometry import reduction_geometry
 from xstride._kernels._lru import Bounded
+from xstride._kernels._prepared import GATE, Store
 from xstride._plans.reduction import normalize_axis, plan_reduction
 from xstride.layout import Layout
 
@@ -135,8 +136,8 @@ def fake_reductions(fake_cupy, monkeypatch):
     monkeypatch.setattr(_rc, "kernel_resident", lambda src, expr, threads: 4)
     monkeypatch.setattr(_red, "_RECIPES", Bounded(1024))
     monkeypatch.setattr(_red, "_WORKSPACES", Bounded(1024))
-    monkeypatch.setattr(_red, "_CALLS", Bounded(1024))
-    monkeypatch.setattr(_red, "_state", {"nd": None, "getdev": None})
+    monkeypatch.setattr(_red, "_CALLS", Store(1024))
+    GATE.close()
     _rc._sm_count.cache_clear()
     yield cp, log
     _rc._sm_count.cache_clear()
@@ -286,6 +287,27 @@ def test_prepared_call_hits_and_refuses_confusable_axes(fake_reductions):
     # keepdims=1 is no bool: refused (issue 15 item 12), never served as True
     with pytest.raises(TypeError, match="sum: argument 'keepdims' got int 1; expected a bool"):
         xp.sum(x, axis=1, keepdims=1)
+
+
+def test_prepared_call_keys_only_safe_dtypes(fake_reductions, monkeypatch):
+    """A ``dtype=`` outside the key rules (``_prepared.dtype_ok``: a class whose
+    ``dtype`` attribute may change) runs the checked path every time and is never
+    prepared; a dtype string is prepared once."""
+    cp, log = fake_reductions
+
+    class Named:
+        dtype = np.dtype(np.float32)
+
+    planned = []
+    real = _red._recipe
+    monkeypatch.setattr(_red, "_recipe", lambda *a: planned.append(a[3]) or real(*a))
+    x = FakeCupyArray(np.arange(24.0).reshape(4, 6))
+    for dt in (Named, Named, "float32", "float32", np.float32, np.float32):
+        r = xp.sum(x, axis=1, dtype=dt)
+        assert r.dtype == np.float32
+        np.testing.assert_array_equal(r.get(), np.arange(24.0).reshape(4, 6).sum(1))
+    assert len(planned) == 4                      # Named twice, the others once each
+    assert sorted(str(k[5]) for k in _red._CALLS) == ["<class 'numpy.float32'>", "float32"]
 
 
 def test_prepared_call_follows_tuning_device_and_stream(fake_reductions, monkeypatch):

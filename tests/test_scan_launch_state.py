@@ -12,6 +12,7 @@ import numpy as np
 
 from xstride._kernels import scans
 from xstride._kernels._lru import Bounded
+from xstride._kernels._prepared import GATE, Store
 
 from tests.conftest import FakeCupy
 
@@ -59,38 +60,17 @@ def test_buffers_per_device_and_stream_and_regrowth(monkeypatch, fake_cupy):
     assert len(allocs0) == 4
 
 
-def test_prepared_call_keys_take_only_unambiguous_arguments():
-    """Only arguments that cannot compare equal to a value of another meaning key a
-    prepared call (1 == True == 1.0): the rest take the checked path, which rejects
-    them or handles them."""
-    assert scans._keyable(None, None, False)
-    assert scans._keyable(-1, np.dtype(np.float64), True)
-    assert scans._keyable(0, np.float32, False)
-    assert not scans._keyable(True, None, False)      # axis True: rejected by the check
-    assert not scans._keyable(1.0, None, False)
-    assert not scans._keyable(np.int64(1), None, False)
-    assert not scans._keyable(0, None, 1)              # include_initial 1: rejected
-    assert not scans._keyable(0, None, np.bool_(True))
-    assert not scans._keyable(0, "float32", False)     # strings: the checked path
-    assert not scans._keyable(0, [np.float32], False)
-    assert scans._keyable(0, float, False) and scans._keyable(0, np.uint16, False)
-
-    class Named:   # np.dtype(Named) reads Named.dtype, which may change between calls
-        dtype = np.dtype(np.float32)
-
-    assert np.dtype(Named) == np.float32 and not scans._keyable(0, Named, False)
-
-
 def test_repeat_misses_without_a_prepared_call(monkeypatch):
     """Before any prepared call, or for another array type, repeat answers None (the
     checked path then runs)."""
-    monkeypatch.setattr(scans, "_PREPARED", Bounded(1024))
-    monkeypatch.setattr(scans, "_fast", {"nd": None, "getdev": None})
+    monkeypatch.setattr(scans, "_PREPARED", Store(1024))
+    GATE.close()
     assert scans.repeat("sum", np.zeros(3), None, None, False) is None
 
     class FakeArray:
         shape, strides, dtype = (3,), (4,), np.dtype(np.float32)
 
-    monkeypatch.setattr(scans, "_fast", {"nd": FakeArray, "getdev": lambda: 0})
+    monkeypatch.setattr(GATE, "nd", FakeArray)
+    monkeypatch.setattr(GATE, "getdev", lambda: 0)
     assert scans.repeat("sum", FakeArray(), None, None, False) is None   # no entry
     assert scans.repeat("sum", FakeArray(), True, None, False) is None   # not keyable

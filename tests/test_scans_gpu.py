@@ -16,6 +16,7 @@ import pytest
 
 import xstride as xp
 from xstride._kernels._lru import Bounded
+from xstride._kernels._prepared import Store
 from tests.test_reductions_gpu import _random, _view, _views
 
 pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("poisoned_pool")]
@@ -353,12 +354,12 @@ def test_scan_without_packed_launch_gives_the_same_bits(cp, monkeypatch):
              (rng.integers(-9, 9, size=(5000, 640)).astype(np.int32), 1),
              (rng.standard_normal((640, 5000)), 0)]
     monkeypatch.setattr(scans, "_RECIPES", Bounded(1024))
-    monkeypatch.setattr(scans, "_PREPARED", Bounded(1024))
+    monkeypatch.setattr(scans, "_PREPARED", Store(1024))
     packed = [cp.asnumpy(xp.cumulative_sum(cp.asarray(h), axis=a)) for h, a in cases]
     assert len(scans._RECIPES) == 3
     assert all(r.launch.fptr is not None for r in scans._RECIPES.values())
     monkeypatch.setattr(scans, "_RECIPES", Bounded(1024))
-    monkeypatch.setattr(scans, "_PREPARED", Bounded(1024))
+    monkeypatch.setattr(scans, "_PREPARED", Store(1024))
     monkeypatch.setattr(_launch, "driver_entry", lambda kernel: (None, None))
     plain = [cp.asnumpy(xp.cumulative_sum(cp.asarray(h), axis=a)) for h, a in cases]
     assert len(scans._RECIPES) == 3
@@ -387,7 +388,7 @@ def test_prepared_calls_repeat_the_checked_path(cp, tuning, monkeypatch):
     rejected after an equal-comparing valid call was prepared."""
     from xstride._kernels import scans
 
-    monkeypatch.setattr(scans, "_PREPARED", Bounded(1024))
+    monkeypatch.setattr(scans, "_PREPARED", Store(1024))
     rng = np.random.default_rng(38)
     h = rng.standard_normal((700, 700)).astype(np.float32)
     x = cp.asarray(h)

@@ -16,11 +16,12 @@ Two caches (``docs/elementwise.md``, "Host cost"):
 - ``_launch_cache``: launch key (kernel tag, body, operand specs, every array's shape,
   strides, dtype and data pointer modulo 16, the tiled kernel variant and grid limit)
   -> ``(function, grid, block, leading arguments, path)``.
-- ``_calls``: the whole call of a registered function (:func:`call_key`: function,
-  every argument's dtype, shape, strides and pointer modulo 16 or scalar type, the same
-  facts of ``out``) -> the launch entry plus what the call needs besides it (how to
-  allocate the output, how to convert scalars, the byte extents for the overlap test).
-  :func:`run_cached` replays it; only pointer facts are checked per call.
+- ``CALLS``: the prepared calls (:mod:`._prepared`) of the registered functions
+  (:func:`call_key`: function, current device, every argument's dtype, shape, strides
+  and pointer modulo 16 or scalar type, the same facts of ``out``) -> a :class:`_Call`
+  (the launch entry plus what the call needs besides it: how to allocate the output,
+  how to convert scalars, the byte extents for the overlap test), whose ``run``
+  replays it; only pointer facts are checked per call.
 
 ``CACHE = False`` (or ``XSTRIDE_EW_CACHE=0`` in the environment at import) turns both
 off: every call plans, and looks the compiled kernel up by its source
@@ -41,17 +42,18 @@ from ..layout import Layout, check_output
 from . import _geometry as _geo
 from ._compile import function
 from ._lru import Bounded
+from ._prepared import GATE, PY_SCALARS, Store
 from ._elementwise_source import BLOCK, C_TYPES, UNROLL, Operand, kernel_source
 
-__all__ = ["launch", "alloc_like_inputs", "byte_range", "ctype", "call_key",
-           "run_cached", "remember", "clear_caches", "CACHE"]
+__all__ = ["launch", "alloc_like_inputs", "byte_range", "ctype", "call_key", "remember",
+           "repeat", "clear_caches", "CACHE", "CALLS"]
 
 #: Cache switch: False plans every call again (``XSTRIDE_EW_CACHE=0`` at import).
 CACHE = os.environ.get("XSTRIDE_EW_CACHE", "1").strip() != "0"
 #: Bound on the entries of each cache (the oldest entry goes first when full).
 _CACHE_MAX = 8192
-#: call key -> _Call (see run_cached)
-_calls: dict = Bounded(_CACHE_MAX)
+#: call key -> the ``run`` of a :class:`_Call` (the prepared calls, :mod:`._prepared`)
+CALLS = Store(_CACHE_MAX)
 
 
 class _LaunchCache(Bounded):
@@ -59,7 +61,7 @@ class _LaunchCache(Bounded):
 
     def clear(self):
         super().clear()
-        _calls.clear()
+        CALLS.clear()
 
 
 _launch_cache: dict = _LaunchCache(_CACHE_MAX)
@@ -101,7 +103,7 @@ def ctype(dt) -> str | None:
 def clear_caches() -> None:
     """Empty the launch and call caches (after changing ``_MAX_GRID_YZ``)."""
     _launch_cache.clear()
-    _calls.clear()
+    CALLS.clear()
     _order_cache.clear()
 
 
@@ -210,6 +212,7 @@ def launch(tag: str, body: str, specs, outs, ins, *, keep_order: bool = False,
     arrays = list(outs) + [x for x in ins if isinstance(x, cupy.ndarray)]
     if CACHE:
         key = (tag, body, tuple(specs), keep_order, preamble, index_var, _MAX_GRID_YZ,
+               cupy.cuda.runtime.getDevice(),
                tuple((a.shape, a.strides, a.dtype.char, a.data.ptr % 16) for a in arrays))
         entry = _launch_cache.get(key)
         if entry is None:
@@ -225,24 +228,23 @@ def launch(tag: str, body: str, specs, outs, ins, *, keep_order: bool = False,
     return entry, copied
 
 
-# ------------------------------------------------------------------ the call cache
-_SCALAR_TYPES = frozenset((bool, int, float, complex))
-
-
-def call_key(tag, args, out, nd):
-    """Cache key of a call of a registered function, or None when it is not cached.
+# ------------------------------------------------------------------ prepared calls
+def call_key(tag, args, out, nd, dev):
+    """Key of a call of a registered function in :data:`CALLS`, or None when it is not
+    prepared.
 
     ``tag`` names the function (and anything else its result depends on that is not
-    an argument); ``nd`` is ``cupy.ndarray``. Arrays (exactly ``nd``, not subclasses)
-    contribute dtype, shape, byte strides and ``data.ptr % 16`` (all the alignment
-    facts a plan reads: vector widths are at most 16 bytes); Python scalars their
-    type (their value is converted per call); ``out`` the same facts, or None.
+    an argument); ``nd`` is the CuPy array type and ``dev`` the current device
+    (``_prepared.GATE``). Arrays (exactly ``nd``, not subclasses) contribute dtype,
+    shape, byte strides and ``data.ptr % 16`` (all the alignment facts a plan reads:
+    vector widths are at most 16 bytes); Python scalars (``_prepared.PY_SCALARS``)
+    their type (their value is converted per call); ``out`` the same facts, or None.
     The tiled kernel's grid limit is part of the key too.
     """
     if out is None:
-        key = [tag, _MAX_GRID_YZ, None]
+        key = [tag, _MAX_GRID_YZ, dev, None]
     elif type(out) is nd:
-        key = [tag, _MAX_GRID_YZ, out.dtype, out.shape, out.strides,
+        key = [tag, _MAX_GRID_YZ, dev, out.dtype, out.shape, out.strides,
                out.data.ptr & 15]
     else:
         return None
@@ -250,18 +252,11 @@ def call_key(tag, args, out, nd):
         t = type(v)
         if t is nd:
             key += (v.dtype, v.shape, v.strides, v.data.ptr & 15)
-        elif t in _SCALAR_TYPES:
+        elif t in PY_SCALARS:
             key.append(t)
         else:
             return None
     return tuple(key)
-
-
-class _Call:
-    """A cached call: the launch entry and what the call does around it."""
-
-    __slots__ = ("fn", "grid", "block", "pre", "kind", "ashape", "perm", "dtype", "oalign",
-                 "olo", "ohi", "checks", "conv")
 
 
 def _rel_bytes(a):
@@ -276,13 +271,53 @@ def _rel_bytes(a):
     return lo, hi + a.itemsize
 
 
-def remember(key, entry, out, args, conv, alloc=None) -> None:
-    """Store the call ``key`` after a successful uncached run.
+class _Call:
+    """A prepared call: the launch entry and what the call does around it; :meth:`run`
+    (stored in :data:`CALLS`) repeats it."""
+
+    __slots__ = ("fn", "grid", "block", "pre", "kind", "ashape", "perm", "dtype", "oalign",
+                 "olo", "ohi", "checks", "conv", "empty")
+
+    def run(self, args, out):
+        """Repeat the call on ``args`` into ``out`` (None: a fresh output): the output,
+        or None on a miss.
+
+        Per call this allocates a fresh output (and checks its pointer modulo 16), or,
+        for a given ``out``, tests every input's byte range against the output's (an
+        input that overlaps without being the same view is a miss: the checked path
+        copies it), converts Python scalars, and launches.
+        """
+        if out is None:
+            out = self.empty(self.ashape, self.dtype)
+            if self.perm is not None:
+                out = out.transpose(self.perm)
+            if out.data.ptr & 15 != self.oalign:
+                return None
+        elif self.checks:
+            p = out.data.ptr
+            lo, hi = p + self.olo, p + self.ohi
+            for i, xlo, xhi, same in self.checks:
+                q = args[i].data.ptr
+                if q + xlo < hi and lo < q + xhi and not (same and q == p):
+                    return None
+        conv = self.conv
+        if conv is not None:
+            args = [v if cv is None else cv[0](v, cv[1]) for v, cv in zip(args, conv)]
+        global last_kind
+        last_kind = self.kind
+        if self.fn is not None:
+            self.fn(self.grid, self.block, (*self.pre, out, *args))
+        return out
+
+
+def remember(tag, entry, out, args, conv, alloc=None) -> None:
+    """Prepare the call of ``tag`` after a successful checked run (nothing when
+    :data:`CACHE` is off or the call has no key).
 
     Parameters
     ----------
-    key : tuple
-        From :func:`call_key` (not None).
+    tag : str or tuple
+        As for :func:`call_key`.
     entry : tuple
         The launch entry :func:`launch` returned.
     out : cupy.ndarray
@@ -296,8 +331,16 @@ def remember(key, entry, out, args, conv, alloc=None) -> None:
         ``(allocation shape, transpose axes or None)`` when the call allocated ``out``
         (:func:`alloc_like_inputs`); None when ``out`` was given.
     """
+    if not CACHE:
+        return
+    cupy = sys.modules["cupy"]
+    key = call_key(tag, args, None if alloc is not None else out, cupy.ndarray,
+                   cupy.cuda.runtime.getDevice())
+    if key is None:
+        return
     c = _Call()
     c.fn, c.grid, c.block, c.pre, c.kind = entry
+    c.empty = cupy.empty
     c.conv = tuple(conv) if any(cv is not None for cv in conv) else None
     c.dtype = out.dtype
     c.oalign = out.data.ptr & 15
@@ -317,41 +360,21 @@ def remember(key, entry, out, args, conv, alloc=None) -> None:
                         and x.strides == out.strides)
                 checks.append((i, *_rel_bytes(x), same))
             c.checks = tuple(checks)
-    _calls.put(key, c)
+    CALLS.prepare(key, c.run, cupy)
 
 
-def run_cached(key, args, out, cupy):
-    """Replay the cached call ``key``: the output, or None on a miss.
-
-    Per call this allocates a fresh output (and checks its pointer modulo 16), or, for
-    a given ``out``, tests every input's byte range against the output's (an input
-    that overlaps without being the same view is a miss: the uncached path copies it),
-    converts Python scalars, and launches.
-    """
-    c = _calls.get(key)
-    if c is None:
+def repeat(tag, args, out):
+    """The result of the call of ``tag`` prepared before with the same key (see
+    :func:`call_key`), else None (a miss: the checked path runs)."""
+    if not CACHE:
         return None
-    if out is None:
-        out = cupy.empty(c.ashape, c.dtype)
-        if c.perm is not None:
-            out = out.transpose(c.perm)
-        if out.data.ptr & 15 != c.oalign:
-            return None
-    elif c.checks:
-        p = out.data.ptr
-        lo, hi = p + c.olo, p + c.ohi
-        for i, xlo, xhi, same in c.checks:
-            q = args[i].data.ptr
-            if q + xlo < hi and lo < q + xhi and not (same and q == p):
-                return None
-    conv = c.conv
-    if conv is not None:
-        args = [v if cv is None else cv[0](v, cv[1]) for v, cv in zip(args, conv)]
-    global last_kind
-    last_kind = c.kind
-    if c.fn is not None:
-        c.fn(c.grid, c.block, (*c.pre, out, *args))
-    return out
+    key = call_key(tag, args, out, GATE.nd, GATE.getdev())
+    if key is None:
+        return None
+    run = CALLS.get(key)
+    if run is None:
+        return None
+    return run(args, out)
 
 
 def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var):

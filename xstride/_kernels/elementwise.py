@@ -4,8 +4,9 @@
 checks, the library fallback for dtypes the engine lacks); this module runs a checked
 call: :func:`ufunc` (the functions of ``xstride._core.ufuncs.ENGINE_UFUNCS``),
 :func:`where`, :func:`astype` and :func:`copy_into`, each through the engine
-(:mod:`._elementwise_exec`), and :func:`repeat`, the prepared-call fast path of a call
-seen before (one dictionary lookup, then the launch).
+(:mod:`._elementwise_exec`), and :func:`repeat` (``_elementwise_exec.repeat``), the
+prepared-call fast path of a call seen before (:mod:`._prepared`: one dictionary
+lookup, then the launch).
 
 Nothing here imports CuPy at import time.
 """
@@ -17,6 +18,7 @@ import numpy as np
 from .._core.ufuncs import ENGINE_UFUNCS
 from . import _elementwise_exec as _ex
 from ._cupy import cupy as _cupy
+from ._elementwise_exec import repeat
 from ._lru import Bounded
 
 __all__ = ["takes", "repeat", "ufunc", "where", "astype", "copy_into", "OPS", "ENGINE",
@@ -39,17 +41,6 @@ def takes(*dtypes) -> bool:
     return all(_ex.ctype(d) is not None for d in dtypes)
 
 
-def repeat(tag, args, out):
-    """The result of a call prepared before with the same key, else None (a miss)."""
-    if not _ex.CACHE:
-        return None
-    cupy = _cupy()
-    key = _ex.call_key(tag, args, out, cupy.ndarray)
-    if key is None:
-        return None
-    return _ex.run_cached(key, args, out, cupy)
-
-
 def _scalar_to(v, dt):
     """A NumPy scalar of ``dt`` from a Python scalar (OverflowError as NumPy raises)."""
     return np.asarray(v, dtype=dt)[()]
@@ -61,11 +52,8 @@ def _where_scalar(v, dt):
 
 
 def _remember(tag, args, out, fresh, entry, copied, conv, alloc):
-    if not _ex.CACHE or copied:
-        return
-    key = _ex.call_key(tag, args, None if fresh else out, _cupy().ndarray)
-    if key is not None:
-        _ex.remember(key, entry, out, args, conv, alloc[0] if fresh else None)
+    if not copied:
+        _ex.remember(tag, entry, out, args, conv, alloc[0] if fresh else None)
 
 
 def ufunc(func: str, kinds: tuple, loop: tuple, args: tuple, out, shape):
@@ -130,20 +118,15 @@ def where(kinds: tuple, rdt, args: tuple, out, shape):
 def astype(x, dt):
     """A cast copy of the CuPy array ``x`` to ``dt`` (both engine dtypes), laid out in
     ``x``'s axis order."""
+    got = repeat(("astype", dt), (x,), None)
+    if got is not None:
+        return got
     cupy = _cupy()
-    key = None
-    if _ex.CACHE:
-        key = _ex.call_key(("astype", dt), (x,), None, cupy.ndarray)
-        if key is not None:
-            got = _ex.run_cached(key, (x,), None, cupy)
-            if got is not None:
-                return got
     alloc = []
     out = _ex.alloc_like_inputs(cupy, x.shape, dt, [x], alloc)
     specs = [_ex.operand("r", dt, kind="out"), _ex.operand("a", x.dtype, dt)]
     entry, _ = _ex.launch("astype", "r = a;", specs, [out], [x], resolve_overlap=False)
-    if key is not None:
-        _ex.remember(key, entry, out, (x,), (None,), alloc[0])
+    _ex.remember(("astype", dt), entry, out, (x,), (None,), alloc[0])
     return out
 
 
@@ -151,12 +134,9 @@ def copy_into(dst, src):
     """Copy ``src`` (CuPy array or Python scalar, broadcast; checked by the caller) into
     the CuPy view ``dst``. Overlapping source and destination give NumPy's answer (the
     source is read before anything is written)."""
+    if repeat("copy_into", (src,), dst) is not None:
+        return dst
     cupy = _cupy()
-    key = None
-    if _ex.CACHE:
-        key = _ex.call_key("copy_into", (src,), dst, cupy.ndarray)
-        if key is not None and _ex.run_cached(key, (src,), dst, cupy) is not None:
-            return dst
     if isinstance(src, cupy.ndarray):
         sdt = src.dtype
     else:  # a Python scalar is weak (NEP 50)
@@ -172,7 +152,7 @@ def copy_into(dst, src):
                  _ex.operand("a", dst.dtype, dst.dtype, kind="scalar")]
         ins = [_scalar_to(src, dst.dtype)]
     entry, copied = _ex.launch("copy", "r = a;", specs, [dst], ins)
-    if key is not None and not copied:
+    if not copied:
         conv = [None] if isinstance(src, cupy.ndarray) else [(_scalar_to, dst.dtype)]
-        _ex.remember(key, entry, dst, (src,), conv)
+        _ex.remember("copy_into", entry, dst, (src,), conv)
     return dst

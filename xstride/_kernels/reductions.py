@@ -4,7 +4,7 @@
 runs the call on the kernels of ``reductions.cu`` for any layout and any axis set,
 through the plan of :mod:`xstride._plans.reduction`: :func:`reduce` (sum, prod, min,
 max), :func:`mean`, :func:`var`, and :func:`repeat`, the prepared-call fast path of a
-call seen before. Results are deterministic run to run: the order in which values are
+call seen before (:mod:`._prepared`). Results are deterministic run to run: the order in which values are
 combined is fixed by the plan and the device's SM count, never by timing (no
 floating-point atomics). See ``docs/reductions.md``.
 """
@@ -30,6 +30,7 @@ from ._geometry import reduction_geometry
 from ._cupy import cupy as _cupy
 from ._launch import Launch, i64, slot64, struct
 from ._lru import Bounded
+from ._prepared import GATE, Store, args_ok, axis_ok
 
 __all__ = ["takes", "repeat", "reduce", "mean", "var"]
 
@@ -62,16 +63,6 @@ class _Recipe:
 
 _MAX_RECIPES = 1024
 _RECIPES: dict = Bounded(_MAX_RECIPES)
-
-
-def _axis_key(axis):
-    """A hashable stand-in for ``axis`` that cannot confuse 1 with 1.0 or True, or
-    None when the call is not cached (``normalize_axis`` then judges it)."""
-    if axis is None or type(axis) is int:
-        return axis
-    if type(axis) is tuple and all(type(a) is int for a in axis):
-        return axis
-    return None
 
 
 def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Recipe:
@@ -125,17 +116,17 @@ def _recipe(func: str, x, axis, op: str, out_dtype: np.dtype, acc: np.dtype) -> 
     cp = _cupy()
     if not isinstance(x, cp.ndarray):
         raise type_error(func, "x", x, "a cupy.ndarray")
-    ak = _axis_key(axis)
+    keyed = axis_ok(axis)
     mem = x.data
     # the current device too: the recipe's launch holds that device's function
-    key = (x.shape, x.strides, x.dtype, ak, op, out_dtype, acc, mem.ptr & 15,
+    key = (x.shape, x.strides, x.dtype, axis, op, out_dtype, acc, mem.ptr & 15,
            mem.device_id, cp.cuda.runtime.getDevice(), tuple(rc.TUNING.values()))
-    rec = _RECIPES.get(key) if ak is not None or axis is None else None
+    rec = _RECIPES.get(key) if keyed else None
     if rec is not None:
         return rec
     axes = normalize_axis(func, axis, x.ndim)
     rec = _build_recipe(plan_reduction(Layout.from_array(x), axes), x, op, out_dtype, acc)
-    if ak is not None or axis is None:
+    if keyed:
         _RECIPES.put(key, rec)
     return rec
 
@@ -202,64 +193,39 @@ def _finish_rec(buf, rec: _Recipe, ndim: int, keepdims: bool):
     return res
 
 
-# ----------------------------------------------------------------------------- repeated calls
+# ----------------------------------------------------------------------------- prepared calls
 class _Call:
-    """A prepared call of sum/prod/min/max that launches a kernel, for one key of
-    :func:`_repeat` (op, layout, dtype, axis, dtype=, keepdims, alignment, devices,
-    tuning): the recipe (with its launch), the output's allocation and how it becomes
-    the result, and the addresses after the two pointers (with the workspace of the
-    last stream a split reduction ran on)."""
+    """A prepared call (:mod:`._prepared`) of sum/prod/min/max that launches a kernel,
+    for one key of :func:`repeat` (op, layout, dtype, axis, dtype=, keepdims,
+    alignment, devices, tuning): the recipe (with its launch), the output's allocation
+    and how it becomes the result, and the addresses after the two pointers (with the
+    workspace of the last stream a split reduction ran on). :meth:`run` (stored in
+    :data:`_CALLS`) repeats it."""
 
     __slots__ = ("rec", "new", "alloc", "out_dtype", "acc", "direct", "index",
                  "bound", "current_stream", "device_id")
 
+    def run(self, mem):
+        """Repeat the call on the input whose memory is ``mem``; the result."""
+        out = self.new(self.alloc, self.out_dtype)
+        rec = self.rec
+        bound = self.bound  # read once: another thread may rebind it meanwhile
+        if self.current_stream is not None:  # a split reduction: the stream's workspace
+            stream = self.current_stream().ptr
+            if stream != bound[0]:
+                bound = _rebind(self, stream)
+            rec.launch(mem.ptr + rec.xoff, out.data.ptr, *bound[1], stream_ptr=stream)
+        else:
+            rec.launch(mem.ptr + rec.xoff, out.data.ptr, *bound[1])
+        if self.direct:
+            return out
+        res = out.reshape(rec.mem_shape).transpose(rec.inv) if rec.inv else out.reshape(())
+        return res[self.index] if self.index is not None else res
+
 
 _MAX_CALLS = 1024
-_CALLS: dict = Bounded(_MAX_CALLS)
-# the CuPy array type and runtime.getDevice of the prepared calls (set with them)
-_state = {"nd": None, "getdev": None}
-
-
-def _call_key(op, x, axis, dtype, keepdims, mem, dev):
-    t = rc.TUNING
-    return (op, x.shape, x.strides, x.dtype, axis, dtype, keepdims, mem.ptr & 15,
-            mem.device_id, dev, t["rows_warp"], t["rows_block"], t["cols"])
-
-
-def _cacheable(axis, keepdims) -> bool:
-    """Only keys that cannot confuse equal-comparing values of different meaning
-    (axis 1 with 1.0 or True) are cached; the rest always take the full path."""
-    if keepdims is not True and keepdims is not False:
-        return False
-    return axis is None or type(axis) is int or (
-        type(axis) is tuple and all(type(a) is int for a in axis))
-
-
-def _repeat(op, x, axis, dtype, keepdims):
-    """The result of a call prepared before with the same key, else None (a miss)."""
-    if type(x) is not _state["nd"] or not _cacheable(axis, keepdims):
-        return None
-    mem = x.data
-    try:
-        call = _CALLS.get(_call_key(op, x, axis, dtype, keepdims, mem, _state["getdev"]()))
-    except TypeError:  # an unhashable dtype=: the full path judges it
-        return None
-    if call is None:
-        return None
-    out = call.new(call.alloc, call.out_dtype)
-    rec = call.rec
-    bound = call.bound  # read once: another thread may rebind it meanwhile
-    if call.current_stream is not None:  # a split reduction: the stream's workspace
-        stream = call.current_stream().ptr
-        if stream != bound[0]:
-            bound = _rebind(call, stream)
-        rec.launch(mem.ptr + rec.xoff, out.data.ptr, *bound[1], stream_ptr=stream)
-    else:
-        rec.launch(mem.ptr + rec.xoff, out.data.ptr, *bound[1])
-    if call.direct:
-        return out
-    res = out.reshape(rec.mem_shape).transpose(rec.inv) if rec.inv else out.reshape(())
-    return res[call.index] if call.index is not None else res
+#: key -> the ``run`` of a :class:`_Call`
+_CALLS = Store(_MAX_CALLS)
 
 
 def _rebind(call: _Call, stream: int):
@@ -275,18 +241,16 @@ def _rebind(call: _Call, stream: int):
 
 
 def _prepare(op, x, axis, dtype, keepdims, rec: _Recipe, out_dtype, acc):
-    """Remember ``rec`` (just launched by a full-path call) under the key of this
-    call, so the next equal call goes through :func:`_repeat`."""
-    if rec.kind is None or not _cacheable(axis, keepdims):
+    """Prepare ``rec`` (just launched by a checked call) under the key of this call,
+    so the next equal call goes through :func:`repeat`."""
+    if rec.kind is None or not args_ok(axis, dtype, keepdims):
         return
     cp = _cupy()
-    getdev = cp.cuda.runtime.getDevice
     mem = x.data
-    try:
-        key = _call_key(op, x, axis, dtype, keepdims, mem, getdev())
-        hash(key)
-    except TypeError:
-        return
+    t = rc.TUNING
+    key = (op, x.shape, x.strides, x.dtype, axis, dtype, keepdims, mem.ptr & 15,
+           mem.device_id, cp.cuda.runtime.getDevice(), t["rows_warp"], t["rows_block"],
+           t["cols"])
     call = _Call()
     call.rec, call.out_dtype, call.acc = rec, out_dtype, acc
     call.new = cp.ndarray
@@ -304,9 +268,7 @@ def _prepare(op, x, axis, dtype, keepdims, rec: _Recipe, out_dtype, acc):
     else:
         call.current_stream = None
         call.bound = (None, (0,) if rec.kind == "rows_warp" else (0, 0, 0), ())
-    _CALLS.put(key, call)
-    _state["getdev"] = getdev  # before "nd", which opens the fast path
-    _state["nd"] = type(x)
+    _CALLS.prepare(key, call.run, cp)
 
 
 def _reduce(func: str, op: str, x, axis, keepdims: bool, out_dtype: np.dtype,
@@ -343,9 +305,18 @@ def takes(*dtypes) -> bool:
 
 
 def repeat(op: str, x, axis, dtype, keepdims):
-    """The result of a call prepared before with the same key, else None (a miss);
-    ``op`` one of sum, prod, min, max. See :func:`_repeat`."""
-    return _repeat(op, x, axis, dtype, keepdims)
+    """The result of the call of ``op`` (sum, prod, min, max) prepared before with the
+    same key, else None (a miss: the checked path runs)."""
+    if type(x) is not GATE.nd or not args_ok(axis, dtype, keepdims):
+        return None
+    mem = x.data
+    t = rc.TUNING
+    run = _CALLS.get((op, x.shape, x.strides, x.dtype, axis, dtype, keepdims, mem.ptr & 15,
+                      mem.device_id, GATE.getdev(), t["rows_warp"], t["rows_block"],
+                      t["cols"]))
+    if run is None:
+        return None
+    return run(mem)
 
 
 def reduce(func: str, op: str, x, axis, keepdims: bool, out_dtype: np.dtype, dtype=None):

@@ -13,6 +13,7 @@ is the fast path of a call prepared before. See ``docs/reductions.md``.
 from __future__ import annotations
 
 import threading
+from functools import partial
 
 import numpy as np
 
@@ -21,6 +22,7 @@ from ..layout import Layout
 from . import _reduce_common as rc
 from ._cupy import cupy as _cupy
 from ._lru import Bounded
+from ._prepared import GATE, Store, args_ok
 from ._launch import Launch, i64, slot32, slot64, struct
 
 __all__ = ["takes", "scan", "repeat"]
@@ -191,13 +193,13 @@ def scan(op: str, x, ax: int, include_initial: bool, out_dt: np.dtype, *, axis, 
     if rec is None:
         rec = _build(x, ax, include_initial, op, out_dt)
         _RECIPES.put(key, rec)
-    out = _run(cp, rec, x, dev, out_dt)
+    out = _run(cp, rec, out_dt, x, dev)
     if prepare:
         _prepare(cp, op, x, axis, dtype, include_initial, dev, tuned, rec, out_dt)
     return out
 
 
-def _run(cp, rec: _Recipe, x, dev: int, out_dt: np.dtype):
+def _run(cp, rec: _Recipe, out_dt: np.dtype, x, dev: int):
     """Launch ``rec`` on ``x`` (current device ``dev``); the result array, of the
     caller's ``out_dt`` (equal to the recipe's, perhaps not the same object)."""
     plan = rec.plan
@@ -221,47 +223,31 @@ def _run(cp, rec: _Recipe, x, dev: int, out_dt: np.dtype):
                                            strides=rec.out_strides_bytes)
 
 
-# Prepared calls: a call that repeats an earlier one (same array type, shape, strides,
-# dtype, arguments, current device and tuning) goes straight to its recipe, skipping
-# the argument checks, the dtype rules and the plan (a third of a call's host time).
+# Prepared calls (:mod:`._prepared`): a call that repeats an earlier one (same array
+# type, shape, strides, dtype, arguments, current device and tuning) goes straight to
+# its recipe, skipping the argument checks, the dtype rules and the plan (a third of a
+# call's host time). The prepared call is ``partial(_run, cp, rec, out_dt)``.
 _MAX_PREPARED = 1024
-_PREPARED: dict = Bounded(_MAX_PREPARED)
-# the CuPy array type and runtime.getDevice (set with the first prepared call)
-_fast = {"nd": None, "getdev": None}
-
-
-# dtype= values that name one dtype for good (a class is keyed by identity, so only
-# NumPy's scalar types and the Python number types, whose meaning cannot change)
-_SCALAR_TYPES = frozenset(t for t in np.sctypeDict.values() if isinstance(t, type)) | {
-    bool, int, float, complex}
-
-
-def _keyable(axis, dtype, include_initial) -> bool:
-    """Arguments that cannot make two calls of different meaning compare equal (axis
-    1 and True, include_initial 1 and True); others always take the checked path."""
-    return ((axis is None or type(axis) is int) and type(include_initial) is bool
-            and (dtype is None or isinstance(dtype, np.dtype)
-                 or (type(dtype) is type and dtype in _SCALAR_TYPES)))
+_PREPARED = Store(_MAX_PREPARED)
 
 
 def _prepare(cp, op, x, axis, dtype, include_initial, dev, tuned, rec: _Recipe,
              out_dt: np.dtype) -> None:
-    """Remember ``rec`` (and the result dtype) under the key of this call."""
-    if not _keyable(axis, dtype, include_initial):
+    """Prepare ``rec`` (and the result dtype) under the key of this call."""
+    if not args_ok(axis, dtype, include_initial):
         return
     key = (op, x.shape, x.strides, x.dtype, axis, dtype, include_initial, dev, tuned)
-    _PREPARED.put(key, (rec, out_dt))
-    _fast["getdev"] = cp.cuda.runtime.getDevice   # before "nd", which opens the fast path
-    _fast["nd"] = cp.ndarray
+    _PREPARED.prepare(key, partial(_run, cp, rec, out_dt), cp)
 
 
 def repeat(op, x, axis, dtype, include_initial):
-    """The result of a call prepared before with the same key, else None."""
-    if type(x) is not _fast["nd"] or not _keyable(axis, dtype, include_initial):
+    """The result of the call of ``op`` prepared before with the same key, else None (a
+    miss: the checked path runs)."""
+    if type(x) is not GATE.nd or not args_ok(axis, dtype, include_initial):
         return None
-    dev = _fast["getdev"]()
-    hit = _PREPARED.get((op, x.shape, x.strides, x.dtype, axis, dtype, include_initial, dev,
+    dev = GATE.getdev()
+    run = _PREPARED.get((op, x.shape, x.strides, x.dtype, axis, dtype, include_initial, dev,
                          tuple(rc.TUNING.values())))
-    if hit is None:
+    if run is None:
         return None
-    return _run(_cupy(), hit[0], x, dev, hit[1])
+    return run(x, dev)
