@@ -13,7 +13,10 @@ source evaluated with ``xp``, ``np`` and arrays of the chosen backend in scope: 
 frames). A *move* is a call whose layer differs from its caller's: the caller is the
 nearest xstride frame up the stack; frames outside xstride (NumPy, CuPy, the standard
 library) are transparent, and the entry from user code is no move. Moved lines start
-with ``>`` and end with ``<- caller's layer``.
+with ``>`` and end with ``<- caller's layer``. The shared core (``xstride/_core``: the
+error helper, the name and dtype tables, the size rule) is the base every layer may
+import, not a layer of the stack: a call into it is no move, and its frames are
+transparent (``TRANSPARENT`` in ``tests/_layers.py``).
 
 Layers come from ``tests/_layers.py``, the table that tests/test_architecture.py
 checks the imports against. XSTRIDE_BENCH_QUICK=1 makes the arrays small.
@@ -31,7 +34,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from tests._layers import layer_of  # noqa: E402
+from tests._layers import TRANSPARENT, layer_of  # noqa: E402
 
 CASES = {
     "add": "xp.add(a, b)",
@@ -82,12 +85,13 @@ def trace(fn, pkg_dir: str | os.PathLike) -> tuple[object, list[Hop]]:
         while up is not None:
             p = place(up.f_code)
             if p is not None:
-                if caller is None:
+                if caller is None and p[1] not in TRANSPARENT:
                     caller = p
                 depth += 1
             up = up.f_back
         func = getattr(frame.f_code, "co_qualname", frame.f_code.co_name)
-        moved = caller[1] if caller is not None and caller[1] != me[1] else None
+        moved = caller[1] if (caller is not None and caller[1] != me[1]
+                              and me[1] not in TRANSPARENT) else None
         hops.append(Hop(depth, me[1], f"{me[0]}:{func}", moved))
 
     sys.setprofile(profile)

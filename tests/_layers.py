@@ -38,6 +38,10 @@ ALLOWED: dict[str, frozenset[str]] = {
     "cli": frozenset({"cli", "public", "backends", "plans", "core"}),
 }
 
+# Layers that are no step of the stack (DESIGN.md: "the small shared core (errors,
+# names)", imported by every layer): a call into them is no move between layers.
+TRANSPARENT = frozenset({"core"})
+
 # Only these may import xstride._cli (the command line is not imported by the library).
 CLI_IMPORTERS = ("cli",)
 

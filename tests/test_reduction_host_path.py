@@ -270,7 +270,7 @@ def test_prepared_call_hits_and_refuses_confusable_axes(fake_reductions):
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(_red, "_recipe", no_planning)
-        mp.setattr(_red, "plan_reduction", no_planning)
+        mp.setattr(_red, "plan_array", no_planning)
         np.testing.assert_array_equal(xp.sum(x, axis=1).get(), [15.0, 51.0, 87.0, 123.0])
     for bad in (1.0, True, (True,), (1.0,)):
         with pytest.raises(TypeError, match="axis"):

@@ -51,17 +51,19 @@ def scalar_kind(v):
     return None
 
 
-def classify(func: str, names, args, be) -> tuple:
+def classify(func: str, names, args, be, owns=None) -> tuple:
     """Per argument: its dtype (an array of backend ``be``) or its Python scalar type.
+    ``owns``: the test for an array of ``be`` (default ``be.owns``).
 
     Raises
     ------
     TypeError
         An argument that is neither (naming the function and the argument).
     """
+    owns = owns or be.owns
     kinds = []
     for nm, v in zip(names, args):
-        if be.owns(v) and not isinstance(v, np.generic):
+        if owns(v) and not isinstance(v, np.generic):
             if v.dtype.kind not in _NUMERIC:
                 raise type_error(func, nm, v, "an array of a bool or numeric dtype")
             kinds.append(v.dtype)
@@ -113,7 +115,7 @@ def where_dtype(kinds: tuple, values: tuple) -> np.dtype:
 
 
 def check_out(func: str, out, shape, dtype, be, arg: str = "out", *,
-              whole_elements: bool = False, numeric: bool = True) -> None:
+              whole_elements: bool = False, numeric: bool = True, owns=None) -> None:
     """An ``out=`` argument: an array of backend ``be``, to which ``dtype`` casts
     (``same_kind``), of ``shape``, that reaches each of its elements once (a length-1
     axis of stride 0 does; Layout's test on the byte strides), writeable where the
@@ -128,7 +130,7 @@ def check_out(func: str, out, shape, dtype, be, arg: str = "out", *,
     ValueError
         Another shape; an output that overlaps itself; a read-only output.
     """
-    if not be.owns(out) or isinstance(out, np.generic):
+    if not (owns or be.owns)(out) or isinstance(out, np.generic):
         raise type_error(func, arg, out, f"an array of the {be.name} backend (the inputs' "
                                          "backend)")
     if numeric and out.dtype.kind not in _NUMERIC:
@@ -181,12 +183,21 @@ def _astype_dtype(be, x, dtype) -> np.dtype:
 def _engine_functions(be, ex) -> tuple[dict, dict]:
     """The namespace functions on a backend whose executor has an engine."""
     lib = be.load
+    nd = []   # the backend's array type, looked up once its library is loaded
+
+    def owns(v):
+        if not nd:
+            nd.append(be.array_type())
+        return isinstance(v, nd[0])
+
+    def takes(*dtypes):
+        return all(np.dtype(d) in ex.DTYPES for d in dtypes)
 
     def finish_out(func, res, out):
         """A library result, copied into ``out`` after the checks."""
         if out is None:
             return res
-        check_out(func, out, res.shape, res.dtype, be)
+        check_out(func, out, res.shape, res.dtype, be, owns=owns)
         ex.copy_into(out, res)
         return out
 
@@ -195,13 +206,13 @@ def _engine_functions(be, ex) -> tuple[dict, dict]:
         if got is not None:
             return got
         nin = len(args)
-        kinds = classify(func, ("x1", "x2") if nin == 2 else ("x",), args, be)
+        kinds = classify(func, ("x1", "x2") if nin == 2 else ("x",), args, be, owns)
         arrays = [a for a, k in zip(args, kinds) if isinstance(k, np.dtype)]
         if not arrays:  # only Python scalars: the library's answer on the active device
             return finish_out(func, getattr(be.namespace(), func)(*args), out)
         loop = resolve(func, kinds)
-        if not ex.takes(*loop, *(a.dtype for a in arrays)) or (
-                out is not None and be.owns(out) and not ex.takes(out.dtype)):
+        if not takes(*loop, *(a.dtype for a in arrays)) or (
+                out is not None and owns(out) and not takes(out.dtype)):
             return finish_out(func, getattr(lib(), numpy_ufunc_name(func))(*args), out)
         shape = arrays[0].shape
         for a in arrays[1:]:
@@ -209,7 +220,7 @@ def _engine_functions(be, ex) -> tuple[dict, dict]:
                 shape = broadcast_shapes(*(a.shape for a in arrays), func=func)
                 break
         if out is not None:
-            check_out(func, out, shape, loop[-1], be, whole_elements=True)
+            check_out(func, out, shape, loop[-1], be, whole_elements=True, owns=owns)
         return ex.ufunc(func, kinds, loop, args, out, shape)
 
     def make(func, nin):
@@ -226,17 +237,17 @@ def _engine_functions(be, ex) -> tuple[dict, dict]:
         got = ex.repeat("where", args, out)
         if got is not None:
             return got
-        kinds = classify("where", ("condition", "x1", "x2"), args, be)
+        kinds = classify("where", ("condition", "x1", "x2"), args, be, owns)
         arrays = [a for a, k in zip(args, kinds) if isinstance(k, np.dtype)]
         if not arrays:
             return finish_out("where", be.namespace().where(condition, x1, x2), out)
         rdt = where_dtype(kinds[1:], (x1, x2))
-        if not ex.takes(rdt, *(a.dtype for a in arrays)) or (
-                out is not None and be.owns(out) and not ex.takes(out.dtype)):
+        if not takes(rdt, *(a.dtype for a in arrays)) or (
+                out is not None and owns(out) and not takes(out.dtype)):
             return finish_out("where", lib().where(condition, x1, x2), out)
         shape = broadcast_shapes(*(a.shape for a in arrays), func="where")
         if out is not None:
-            check_out("where", out, shape, rdt, be, whole_elements=True)
+            check_out("where", out, shape, rdt, be, whole_elements=True, owns=owns)
         return ex.where(kinds, rdt, args, out, shape)
 
     def astype(x, dtype, /, *, copy=True, device=None):
@@ -245,7 +256,7 @@ def _engine_functions(be, ex) -> tuple[dict, dict]:
             return be.namespace().astype(x, dtype, copy=copy, device=device)
         if not copy and x.dtype == dt:
             return x
-        if not ex.takes(dt, x.dtype):
+        if not takes(dt, x.dtype):
             return x.astype(dt, copy=True)
         return ex.astype(x, dt)
 

@@ -147,6 +147,18 @@ def _kernel_functions(be) -> dict:
     """The namespace functions of a backend whose executors run reductions and scans."""
     red, scn = be.executor("reductions"), be.executor("scans")
     lib = be.namespace
+    nd = []   # the backend's array type, looked up once its library is loaded
+
+    def check_x(func, x):
+        if not nd:
+            nd.append(be.array_type())
+        if not isinstance(x, nd[0]):
+            raise type_error(func, "x", x, f"an array of the {be.name} backend")
+        if x.dtype.kind not in _NUMERIC:
+            raise type_error(func, "x", x, "an array of a bool or numeric dtype")
+
+    def takes(ex, *dtypes):
+        return all(np.dtype(d) in ex.DTYPES for d in dtypes)
 
     def sum_like(func):
         def impl(x, /, *, axis=None, dtype=None, keepdims=False, **kwargs):
@@ -154,14 +166,14 @@ def _kernel_functions(be) -> dict:
                 res = red.repeat(func, x, axis, dtype, keepdims)
                 if res is not None:
                     return res
-            _check_array(func, be, x)
+            check_x(func, x)
             _check_bool(func, "keepdims", keepdims)
             out = _out_dtype(func, dtype, default_sum_dtype(np.dtype(x.dtype)), x.dtype)
-            if kwargs or not red.takes(x.dtype, out) or out.kind == "b":
+            if kwargs or not takes(red, x.dtype, out) or out.kind == "b":
                 return getattr(lib(), func)(x, axis=axis, dtype=dtype, keepdims=keepdims,
                                             **kwargs)
-            normalize_axis(func, axis, x.ndim)
-            return red.reduce(func, func, x, axis, bool(keepdims), out, dtype)
+            axes = normalize_axis(func, axis, x.ndim)
+            return red.reduce(func, func, x, axis, axes, bool(keepdims), out, dtype)
         return impl
 
     def min_max(func):
@@ -170,38 +182,39 @@ def _kernel_functions(be) -> dict:
                 res = red.repeat(func, x, axis, None, keepdims)
                 if res is not None:
                     return res
-            _check_array(func, be, x)
+            check_x(func, x)
             _check_bool(func, "keepdims", keepdims)
-            if not kwargs:
-                _check_empty_minmax(func, x, axis)
-            if kwargs or not red.takes(x.dtype):
+            axes = normalize_axis(func, axis, x.ndim)
+            if not kwargs and x.size == 0 and math.prod(x.shape[a] for a in axes) == 0:
+                raise empty_axis_error(func, x.shape, axes)
+            if kwargs or not takes(red, x.dtype):
                 return getattr(lib(), func)(x, axis=axis, keepdims=keepdims, **kwargs)
-            normalize_axis(func, axis, x.ndim)
-            return red.reduce(func, func, x, axis, bool(keepdims), np.dtype(x.dtype))
+            return red.reduce(func, func, x, axis, axes, bool(keepdims), np.dtype(x.dtype))
         return impl
 
     def mean(x, /, *, axis=None, keepdims=False, dtype=None, **kwargs):
-        _check_array("mean", be, x)
+        check_x("mean", x)
         _check_bool("mean", "keepdims", keepdims)
         out = moment_dtype("mean", np.dtype(x.dtype), dtype)
-        if kwargs or not red.takes(x.dtype, out) or out.kind != "f":
+        if kwargs or not takes(red, x.dtype, out) or out.kind != "f":
             return lib().mean(x, axis=axis, keepdims=keepdims, dtype=dtype, **kwargs)
-        normalize_axis("mean", axis, x.ndim)
-        return red.mean("mean", x, axis, bool(keepdims), out)
+        axes = normalize_axis("mean", axis, x.ndim)
+        return red.mean("mean", x, axis, axes, bool(keepdims), out)
 
     def var_like(func):
         def impl(x, /, *, axis=None, correction=0.0, keepdims=False, dtype=None, **kwargs):
-            _check_array(func, be, x)
+            check_x(func, x)
             _check_bool(func, "keepdims", keepdims)
             check_correction(func, correction)
             out = moment_dtype(func, np.dtype(x.dtype), dtype)
-            if kwargs or not red.takes(x.dtype, out) or out.kind != "f":
+            if kwargs or not takes(red, x.dtype, out) or out.kind != "f":
                 if dtype is not None:
                     kwargs["dtype"] = dtype
                 return getattr(lib(), func)(x, axis=axis, correction=correction,
                                             keepdims=keepdims, **kwargs)
-            normalize_axis(func, axis, x.ndim)
-            return red.var(func, x, axis, correction, bool(keepdims), out, func == "std")
+            axes = normalize_axis(func, axis, x.ndim)
+            return red.var(func, x, axis, axes, correction, bool(keepdims), out,
+                           func == "std")
         return impl
 
     def scan(func):
@@ -211,18 +224,18 @@ def _kernel_functions(be) -> dict:
             res = scn.repeat(op, x, axis, dtype, include_initial)
             if res is not None:
                 return res
-            _check_array(func, be, x)
+            check_x(func, x)
             _check_bool(func, "include_initial", include_initial)
-            nd = x.ndim
-            if nd == 0:
+            ndim = x.ndim
+            if ndim == 0:
                 x = x.reshape(1)
             ax = normalize_scan_axis(func, axis, x.ndim)
             out = _out_dtype(func, dtype, default_sum_dtype(np.dtype(x.dtype)), x.dtype)
-            if not scn.takes(x.dtype, out) or out.kind == "b":
+            if not takes(scn, x.dtype, out) or out.kind == "b":
                 return getattr(lib(), func)(x, axis=ax, dtype=dtype,
                                             include_initial=bool(include_initial))
             return scn.scan(op, x, ax, bool(include_initial), out, axis=axis, dtype=dtype,
-                            prepare=nd > 0)
+                            prepare=ndim > 0)
         return impl
 
     funcs = {f: sum_like(f) for f in ("sum", "prod")}

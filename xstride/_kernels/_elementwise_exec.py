@@ -379,15 +379,14 @@ def repeat(tag, args, out):
 
 def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var):
     nout = len(outs)
-    lays = [Layout.from_array(a) for a in arrays]
-    pl = _plan.make_plan(lays[:nout], lays[nout:], keep_order=keep_order)
+    pl = _plan.plan_arrays(arrays, nout, keep_order=keep_order)
     tile = _TILE
     geo = None
     if pl.kind == "tiled":
         smem = sum(tile * (tile + 1) * a.itemsize for a, t in zip(arrays, pl.transposed) if t)
         geo = _geo.tiled_geometry(pl, tile, _GA, _GB, _R, max_yz=_MAX_GRID_YZ)
         if smem > _SMEM_LIMIT or geo is None:
-            pl = _plan.make_plan(lays[:nout], lays[nout:], allow_tiled=False)
+            pl = _plan.plan_arrays(arrays, nout, allow_tiled=False)
     if pl.kind == "empty":
         return (None, None, None, None, "empty")
     cap, packed = _geo.pack_params(pl)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._core.dtypes import C_TYPES
 from .._core.ufuncs import ENGINE_UFUNCS
 from . import _elementwise_exec as _ex
 from ._cupy import cupy as _cupy
@@ -34,6 +35,10 @@ ACCEPTS_SEQUENCES = False
 WHOLE_ELEMENTS = True
 _NAMES = "abcdefgh"
 _spec_cache = Bounded(4096)
+
+
+#: The dtypes the engine generates code for (anything else: the library's kernels).
+DTYPES = frozenset(np.dtype(name) for name in C_TYPES)
 
 
 def takes(*dtypes) -> bool:

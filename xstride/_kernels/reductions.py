@@ -22,9 +22,8 @@ from .._plans.reduction import (
     check_correction as _check_correction,
     empty_axis_error as _empty_axis_error,
     normalize_axis,
-    plan_reduction,
+    plan_array,
 )
-from ..layout import Layout
 from . import _reduce_common as rc
 from ._geometry import reduction_geometry
 from ._cupy import cupy as _cupy
@@ -110,9 +109,10 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
     return rec
 
 
-def _recipe(func: str, x, axis, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Recipe:
-    """The cached :class:`_Recipe` of this call (raises the argument errors of
-    :func:`normalize_axis` and a TypeError for a non-CuPy ``x``)."""
+def _recipe(func: str, x, axis, op: str, out_dtype: np.dtype, acc: np.dtype,
+            axes=None) -> _Recipe:
+    """The cached :class:`_Recipe` of this call; ``axes`` the normalized ``axis`` where
+    the caller has it (else normalized here, with its argument errors)."""
     cp = _cupy()
     if not isinstance(x, cp.ndarray):
         raise type_error(func, "x", x, "a cupy.ndarray")
@@ -124,8 +124,9 @@ def _recipe(func: str, x, axis, op: str, out_dtype: np.dtype, acc: np.dtype) -> 
     rec = _RECIPES.get(key) if keyed else None
     if rec is not None:
         return rec
-    axes = normalize_axis(func, axis, x.ndim)
-    rec = _build_recipe(plan_reduction(Layout.from_array(x), axes), x, op, out_dtype, acc)
+    if axes is None:
+        axes = normalize_axis(func, axis, x.ndim)
+    rec = _build_recipe(plan_array(x, axes), x, op, out_dtype, acc)
     if keyed:
         _RECIPES.put(key, rec)
     return rec
@@ -271,10 +272,10 @@ def _prepare(op, x, axis, dtype, keepdims, rec: _Recipe, out_dtype, acc):
     _CALLS.prepare(key, call.run, cp)
 
 
-def _reduce(func: str, op: str, x, axis, keepdims: bool, out_dtype: np.dtype,
+def _reduce(func: str, op: str, x, axis, axes, keepdims: bool, out_dtype: np.dtype,
             acc: np.dtype, dtype=None):
     cp = _cupy()
-    rec = _recipe(func, x, axis, op, out_dtype, acc)
+    rec = _recipe(func, x, axis, op, out_dtype, acc, axes)
     plan = rec.plan
     if rec.kind is not None:
         res = _finish_rec(_launch(x, rec, out_dtype, acc), rec, x.ndim, keepdims)
@@ -299,6 +300,10 @@ def _keep(res, axes, ndim, keepdims):
     return res
 
 
+#: The dtypes the kernels handle (anything else: the library).
+DTYPES = rc.SUPPORTED
+
+
 def takes(*dtypes) -> bool:
     """True when the kernels handle every one of ``dtypes`` (else the library runs)."""
     return all(np.dtype(d) in rc.SUPPORTED for d in dtypes)
@@ -319,25 +324,27 @@ def repeat(op: str, x, axis, dtype, keepdims):
     return run(mem)
 
 
-def reduce(func: str, op: str, x, axis, keepdims: bool, out_dtype: np.dtype, dtype=None):
+def reduce(func: str, op: str, x, axis, axes, keepdims: bool, out_dtype: np.dtype,
+           dtype=None):
     """``op`` (sum, prod, min, max) of ``x`` over ``axis`` into ``out_dtype``, on the
     kernels, deterministically. Sums and products accumulate in
     :func:`~._reduce_common.acc_dtype` (float64 for floating results, 64-bit integers
     otherwise); min/max in the input type widened to 32 bits. ``dtype`` is the
-    caller's ``dtype=`` argument, part of the prepared call's key."""
+    caller's ``dtype=`` argument, part of the prepared call's key; ``axes`` the
+    normalized ``axis``."""
     if op in ("min", "max"):
         acc = rc.minmax_acc_dtype(np.dtype(x.dtype))
     else:
         acc = rc.acc_dtype(out_dtype)
-    return _reduce(func, op, x, axis, keepdims, out_dtype, acc, dtype)
+    return _reduce(func, op, x, axis, axes, keepdims, out_dtype, acc, dtype)
 
 
-def _sum_and_count(func: str, x, axis):
+def _sum_and_count(func: str, x, axis, axes):
     """(axes, plan, flat float64 sum buffer or None) of ``x`` over ``axis``; None for
     the "copy" strategy (one element per output)."""
     cp = _cupy()
     f8 = np.dtype(np.float64)
-    rec = _recipe(func, x, axis, "sum", f8, f8)
+    rec = _recipe(func, x, axis, "sum", f8, f8, axes)
     plan = rec.plan
     if plan.strategy in ("empty", "identity"):
         return plan.axes, plan, cp.zeros(plan.nrows, dtype=f8)
@@ -346,11 +353,11 @@ def _sum_and_count(func: str, x, axis):
     return plan.axes, plan, _launch(x, rec, f8, f8)
 
 
-def mean(func: str, x, axis, keepdims: bool, out_dtype: np.dtype):
+def mean(func: str, x, axis, axes, keepdims: bool, out_dtype: np.dtype):
     """Mean of ``x``: the sum accumulated in float64 on the kernels, divided once, cast
     to ``out_dtype``. An empty selection gives NaN with NumPy's ``RuntimeWarning``."""
     cp = _cupy()
-    axes, plan, s = _sum_and_count(func, x, axis)
+    axes, plan, s = _sum_and_count(func, x, axis, axes)
     if s is None:
         y = cp.squeeze(x, axis=axes) if axes else x
         return _keep(y.astype(out_dtype, copy=True), axes, x.ndim, keepdims)
@@ -362,13 +369,14 @@ def mean(func: str, x, axis, keepdims: bool, out_dtype: np.dtype):
     return _finish(buf, plan, x.ndim, keepdims)
 
 
-def var(func: str, x, axis, correction, keepdims: bool, out_dtype: np.dtype, root: bool):
+def var(func: str, x, axis, axes, correction, keepdims: bool, out_dtype: np.dtype,
+        root: bool):
     """Variance (``root``: standard deviation) of ``x``: two passes on the kernels, both
     accumulated in float64 — the mean, then the sum of squared deviations from it (no
     cancellation of a one-pass formula) — divided by ``max(N - correction, 0)`` as
     NumPy does (0/0 gives NaN, x/0 gives inf)."""
     cp = _cupy()
-    axes, plan, s = _sum_and_count(func, x, axis)
+    axes, plan, s = _sum_and_count(func, x, axis, axes)
     n = plan.rowlen
     dof = n - correction
     if dof <= 0 or n == 0:
@@ -383,7 +391,7 @@ def var(func: str, x, axis, correction, keepdims: bool, out_dtype: np.dtype, roo
         ss = cp.full(plan.nrows, np.nan, dtype=f8)
     else:
         center = s / n
-        ss = _launch(x, _recipe(func, x, axis, "sumsq", f8, f8), f8, f8, center=center)
+        ss = _launch(x, _recipe(func, x, axis, "sumsq", f8, f8, axes), f8, f8, center=center)
     v = ss / float(builtins.max(dof, 0))
     if root:
         v = cp.sqrt(v)

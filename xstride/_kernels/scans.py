@@ -173,6 +173,10 @@ def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Rec
     return rec
 
 
+#: The dtypes the kernels handle (anything else: the library).
+DTYPES = rc.SUPPORTED
+
+
 def takes(*dtypes) -> bool:
     """True when the kernels handle every one of ``dtypes`` (else the library runs)."""
     return all(np.dtype(d) in rc.SUPPORTED for d in dtypes)

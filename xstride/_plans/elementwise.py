@@ -32,11 +32,11 @@ to each operand's data pointer (element 0 of the view).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..layout import Layout
 
-__all__ = ["broadcast_shapes", "Plan", "make_plan", "result_axis_order",
+__all__ = ["plan_arrays", "broadcast_shapes", "Plan", "make_plan", "result_axis_order",
            "replay_offsets", "byte_range", "ranges_overlap"]
 
 #: Minimum extent of both tile axes for the tiled path to pay off.
@@ -108,13 +108,23 @@ class Plan:
     nout: int = 1
     tile_axis: int | None = None
     transposed: tuple = ()
+    #: Number of iterations (the product of ``shape``), computed once.
+    size: int = field(default=-1, compare=False)
 
-    @property
-    def size(self) -> int:
-        n = 1
-        for e in self.shape:
-            n *= e
-        return n
+    def __post_init__(self):
+        if self.size < 0:
+            n = 1
+            for e in self.shape:
+                n *= e
+            object.__setattr__(self, "size", n)
+
+
+def plan_arrays(arrays, nout: int, *, keep_order: bool = False,
+                allow_tiled: bool = True) -> Plan:
+    """:func:`make_plan` over arrays (anything with ``shape``, ``strides`` in bytes and
+    ``itemsize``): the first ``nout`` are the outputs, the rest the inputs."""
+    lays = [Layout.from_array(a) for a in arrays]
+    return make_plan(lays[:nout], lays[nout:], keep_order=keep_order, allow_tiled=allow_tiled)
 
 
 def make_plan(outs, ins, *, keep_order: bool = False, allow_tiled: bool = True) -> Plan:

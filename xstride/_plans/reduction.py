@@ -38,12 +38,13 @@ from __future__ import annotations
 
 import numbers
 import operator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .._core.errors import type_error, value_error
 from ..layout import Layout
 
 __all__ = [
+    "plan_array",
     "normalize_axis",
     "normalize_scan_axis",
     "ReductionPlan",
@@ -173,18 +174,24 @@ class ReductionPlan:
     nrows: int
     rowlen: int
 
-    @property
-    def nk(self) -> int:
-        return len(self.kshape)
+    #: ``len(kshape)`` and ``len(rshape)``, computed once.
+    nk: int = field(init=False, compare=False)
+    nr: int = field(init=False, compare=False)
 
-    @property
-    def nr(self) -> int:
-        return len(self.rshape)
+    def __post_init__(self):
+        object.__setattr__(self, "nk", len(self.kshape))
+        object.__setattr__(self, "nr", len(self.rshape))
 
     @property
     def inner_contiguous(self) -> bool:
         """The elements of each row are one contiguous run (stride 1)."""
         return self.nr == 1 and self.rstride[0] == 1
+
+
+def plan_array(a, axes: tuple) -> ReductionPlan:
+    """:func:`plan_reduction` of array ``a`` (anything with ``shape``, byte ``strides``
+    and ``itemsize``) over the normalized ``axes``."""
+    return plan_reduction(Layout.from_array(a), axes)
 
 
 def plan_reduction(layout: Layout, axes: tuple) -> ReductionPlan:
