@@ -50,3 +50,20 @@ def test_gpu_benchmark_run_directly_without_a_device_says_why(name):
     assert r.stderr == ""
     lines = r.stdout.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"{name}: skipped: it needs CuPy and a GPU"), lines
+
+
+def test_info_with_an_unavailable_backend_variable_prints_the_reason():
+    """Issue 15 item 10: ``XSTRIDE_BACKEND=cupy python -m xstride info`` without CuPy
+    crashed at import; info is the diagnostic tool: it prints the reason, exits 0."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "XSTRIDE_BACKEND": "cupy", "CUDA_VISIBLE_DEVICES": ""}
+    code = "import sys; sys.modules['cupy'] = None; from xstride.__main__ import main; " \
+           "sys.exit(main(['info']))"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "active backend: none (environment variable XSTRIDE_BACKEND='cupy'" in proc.stdout
+    assert "unavailable" in proc.stdout and proc.stderr == ""

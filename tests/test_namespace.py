@@ -196,3 +196,18 @@ def test_numpy_scalars_are_weak(fake_cupy):
     assert _backend.backend_of("f", [("x", [np.int64(1), d])]) == "cupy"
     with pytest.raises(TypeError, match="x1 is numpy, x2 is cupy"):
         _backend.backend_of("f", [("x1", np.ones(2)), ("x2", d), ("x3", np.float32(1))])
+
+
+@pytest.mark.parametrize("name", ["add", "divide", "negative", "where", "astype", "sum",
+                                  "cumulative_sum"])
+def test_engine_docstrings_say_what_xstride_takes(name):
+    """Issue 15 item 15: help(xp.add) showed NumPy's ufunc docstring, advertising
+    where=, casting=, order=, dtype= and tuple out, which xstride refuses."""
+    fn = getattr(xp, name)
+    doc = fn.__doc__ or ""
+    assert doc and "array API standard" in doc
+    assert "casting : " not in doc and "order : " not in doc   # NumPy's ufunc parameters
+    params = inspect.signature(fn).parameters
+    assert "casting" not in params and "order" not in params and "where" not in params
+    if name in ("add", "divide", "negative", "where"):
+        assert "out=" in doc and "out" in params
