@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import xstride as xp
 from xstride import _backends
 
-from .test_bad_input import arrays, junk, scalars
+from .test_bad_input import _call, arrays, junk, scalars
 
 #: A warning (NumPy's ComplexWarning, a RuntimeWarning) means input was taken silently.
 pytestmark = pytest.mark.filterwarnings("error")
@@ -34,15 +34,6 @@ pytestmark = pytest.mark.filterwarnings("error")
 _ALLOWED = (TypeError, ValueError, OverflowError)
 _settings = settings(max_examples=300, deadline=None,
                      suppress_health_check=[HealthCheck.too_slow])
-
-
-def _call(name, fn, *args, allowed=_ALLOWED, **kwargs):
-    """Run one call; a raise must be documented and name ``name``."""
-    try:
-        return fn(*args, **kwargs)
-    except allowed as exc:
-        assert name in str(exc), f"{type(exc).__name__} does not name {name}: {exc!r}"
-        return exc
 
 
 @contextlib.contextmanager

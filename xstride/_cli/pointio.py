@@ -246,17 +246,22 @@ def _line_error(p, fmt, number, text, ncols, columns, like):
     return None
 
 
-def _read_csv(p: Path) -> np.ndarray:
-    fmt = _Csv
-    lines = _data_lines(p)
-    first = next(lines, None)
+def _first_line(p: Path, fmt):
+    """``(line number, text, tokens)`` of the first data line of a text point file, after the
+    format's separator check; ``PointFileError`` for a file without one."""
+    first = next(_data_lines(p), None)
     if first is None:
         raise PointFileError(f"{p}: holds no points")
     number, text = first
     sep = fmt.separator_error(p, number, text)
     if sep is not None:
         raise sep
-    tokens = fmt.split(text)
+    return number, text, fmt.split(text)
+
+
+def _read_csv(p: Path) -> np.ndarray:
+    fmt = _Csv
+    number, text, tokens = _first_line(p, fmt)
     names = [t.strip('"').strip("'").strip().lower() for t in tokens]
     numeric = [_is_number(t) for t in tokens]
     if any(numeric) and not any(n in ("x", "y", "z") for n in names):
@@ -294,15 +299,7 @@ def _read_csv(p: Path) -> np.ndarray:
 
 def _read_xyz(p: Path) -> np.ndarray:
     fmt = _Xyz
-    lines = _data_lines(p)
-    first = next(lines, None)
-    if first is None:
-        raise PointFileError(f"{p}: holds no points")
-    number, text = first
-    sep = fmt.separator_error(p, number, text)
-    if sep is not None:
-        raise sep
-    tokens = fmt.split(text)
+    number, text, tokens = _first_line(p, fmt)
     if not any(_is_number(t) for t in tokens):
         raise PointFileError(f"{p}: line {number} ({text!r}) holds no numbers; an .xyz point "
                              "file has no header row (start it with '#' to make it a comment)")
