@@ -27,6 +27,9 @@ class Backend:
     """
 
     name = ""
+    #: The import name of its library (``sys.modules`` tells whether any array of this
+    #: backend can exist yet).
+    library = ""
     executors: dict[str, str] = {}
 
     def __init__(self):

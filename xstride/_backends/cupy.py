@@ -18,6 +18,7 @@ class CupyBackend(Backend):
     """CuPy arrays on an NVIDIA GPU (or AMD, through CuPy's ROCm build)."""
 
     name = "cupy"
+    library = "cupy"
     compat_module = "array_api_compat.cupy"
     executors = {
         "elementwise": "xstride._kernels.elementwise",

@@ -21,7 +21,7 @@ import sys
 import numpy as np
 
 from ._base import Backend
-from .registry import REGISTRY
+from .registry import DEFAULT, REGISTRY
 from . import select as _backend
 
 __all__ = ["register", "register_all", "implementation", "follower", "creator", "param_names"]
@@ -36,6 +36,12 @@ _lazy: dict[str, dict[str, object]] = {name: {} for name in REGISTRY}
 # ``xp.add(a, b)`` passes positional arguments only.
 _positional: dict[str, object] = {}
 _modules = sys.modules
+# The libraries of the backends other than the default one. While none of them has been
+# imported by anyone, no array of theirs can exist, so a call goes to the default
+# backend without looking at its arguments. With one such library (CuPy) that is one
+# ``in sys.modules`` test; with more, the wrappers always take the look.
+_OPTIONAL = tuple(cls.library for name, cls in REGISTRY.items() if name != DEFAULT)
+_ONLY_OPTIONAL = _OPTIONAL[0] if len(_OPTIONAL) == 1 else None
 
 
 def register(qualname: str, backend, *, positional=None):
@@ -216,10 +222,11 @@ def follower(qualname: str, module: str = "xstride"):
     params = param_names(reference)
     np_table, np_positional = _tables["numpy"], _positional
     modules = _modules
+    only_optional = _ONLY_OPTIONAL if _ONLY_OPTIONAL is not None else "\0no such module"
 
     def wrapper(*args, **kwargs):
         try:
-            if "cupy" not in modules:  # no CuPy array can exist: NumPy, without a look
+            if only_optional not in modules:  # no array of another backend can exist
                 if kwargs:
                     return np_table[qualname](*args, **kwargs)
                 return np_positional[qualname](*args)

@@ -20,6 +20,7 @@ class NumpyBackend(Backend):
     """NumPy arrays (and NumPy scalars) on the CPU."""
 
     name = "numpy"
+    library = "numpy"
     compat_module = "array_api_compat.numpy"
     executors = {
         "elementwise": "xstride._host.elementwise",

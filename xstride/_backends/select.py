@@ -18,7 +18,7 @@ import sys
 import numpy as np
 
 from .._core.errors import mixed_backends_error, type_error, unavailable_error, value_error
-from .registry import REGISTRY, get
+from .registry import REGISTRY, each, get
 
 __all__ = [
     "BACKENDS",
@@ -184,13 +184,13 @@ class use_backend:  # noqa: N801 - used as a function: ``with xp.use_backend("cu
 
 # --------------------------------------------------------------------- arrays → backend
 def backend_of_array(a) -> str | None:
-    """``"numpy"``, ``"cupy"``, or ``None`` for anything that is not an array of either."""
-    t = type(a)
-    if t is np.ndarray or isinstance(a, np.generic) or isinstance(a, np.ndarray):
+    """The name of the backend that owns array ``a`` (NumPy scalars count as NumPy), or
+    ``None`` for anything that is no array of a registered backend."""
+    if isinstance(a, (np.ndarray, np.generic)):   # the common case, without a loop
         return "numpy"
-    ct = cupy_ndarray()
-    if ct is not None and isinstance(a, ct):
-        return "cupy"
+    for be in each():
+        if be.owns(a):
+            return be.name
     return None
 
 
