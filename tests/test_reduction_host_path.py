@@ -374,3 +374,28 @@ def test_moments_through_the_launch_path(fake_reductions):
                 np.testing.assert_allclose(xp.std(x, axis=axis, keepdims=True).get(),
                                            np.std(view, axis=axis, keepdims=True),
                                            rtol=1e-12)
+
+
+def test_short_rows_launch_the_one_thread_kernel(fake_reductions):
+    """Rows of at most 32 elements, many of them: ``xs_reduce_short`` with the
+    one-pass argument list (no workspace), for sum/max and the two passes of var,
+    first and prepared calls alike; the transposed layout launches the same."""
+    cp, log = fake_reductions
+    host = np.random.default_rng(4).standard_normal((1000, 3))
+    for h, axis in ((host, 1), (host.T, 0)):
+        x = FakeCupyArray(h)
+        for _ in range(2):
+            before = len(log)
+            r = xp.sum(x, axis=axis)
+            np.testing.assert_allclose(r.get(), h.sum(axis=axis), rtol=1e-12)
+            _check_launch(log[-1], x, (axis,), "sum", np.dtype(np.float64),
+                          np.dtype(np.float64), r)
+            r = xp.max(x, axis=axis)
+            np.testing.assert_array_equal(r.get(), h.max(axis=axis))
+            v = xp.var(x, axis=axis)
+            np.testing.assert_allclose(v.get(), h.var(axis=axis), rtol=1e-12)
+            names = [e[0].split("<")[0] for e in log[before:]]
+            assert names == ["xs_reduce_short"] * 4, names   # sum, max, var's sum and sumsq
+            assert all(e[1] == (4,) and e[2] == (256,) for e in log[before:])
+            assert log[-1][0].startswith("xs_reduce_short<4, double, double, double")
+            assert log[-1][3][2][0] != bytes(8)   # var's second pass has its center
