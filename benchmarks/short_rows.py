@@ -50,11 +50,11 @@ def main() -> None:
                 rc.TUNING.update(default)
                 rc.TUNING["short"] = v
                 t = _time(cp, ours)
-                cells.append(f"{v}: {t:.3f} ({copy / 2 / t:.2f})")
+                cells.append(f"{v}: {t:.3f} ({copy / t:.2f})")
             rc.TUNING.clear()
             rc.TUNING.update(default)
             t = _time(cp, theirs)
-            print(f"k={k:2d} {name:15s} " + "  ".join(cells) + f"  cupy: {t:.3f} ({copy / 2 / t:.2f})")
+            print(f"k={k:2d} {name:15s} " + "  ".join(cells) + f"  cupy: {t:.3f} ({copy / t:.2f})")
 
 
 if __name__ == "__main__":
