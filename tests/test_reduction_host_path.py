@@ -52,6 +52,8 @@ _EXPR = re.compile(r"xs_reduce_(\w+)<(\d+), ([\w ]+), ([\w ]+), ([\w ]+), (\d+),
                    r"(\d+), (\d+), (\d+)>")
 _CT = {v: k for k, v in _rc.CTYPE.items()}
 _OPF = {0: np.add, 1: np.multiply, 2: np.minimum, 3: np.maximum}
+#: Kernels launched without partials and counters (x, out, center, desc, nrows, rowlen).
+_ONE_PASS = ("rows_warp", "short")
 
 
 class FakeKernel:
@@ -74,7 +76,7 @@ class FakeKernel:
 
     def __call__(self, grid, block, args, shared_mem=0, stream=None, **kwargs):
         ndesc = 8 * (2 * self.nkc + 2 * self.nrc + 2)
-        if self.name == "rows_warp":  # x, out, center, desc, nrows, rowlen
+        if self.name in _ONE_PASS:  # x, out, center, desc, nrows, rowlen
             sizes = [8, 8, 8, ndesc, 8, 8]
         else:  # x, out, center, partials, counters, desc, nrows, rowlen, chunk, nchunks
             sizes = [8, 8, 8, 8, 8, ndesc, 8, 8, 8, 8]
@@ -93,7 +95,7 @@ class FakeKernel:
         xptr = int.from_bytes(decoded[0][0], "little")
         optr = int.from_bytes(decoded[1][0], "little")
         center = int.from_bytes(decoded[2][0], "little")
-        idesc = 3 if self.name == "rows_warp" else 5
+        idesc = 3 if self.name in _ONE_PASS else 5
         desc = np.frombuffer(decoded[idesc][0], np.int64)
         c, r = self.nkc, self.nrc
         nk, nr = int(desc[-2]), int(desc[-1])
@@ -150,13 +152,13 @@ def _expected_launch(x, axes, op, out_dtype, acc):
     plan = plan_reduction(Layout.from_array(x), axes)
     base = x.data.ptr + plan.offset * x.itemsize
     geo = reduction_geometry(plan, x.itemsize, 132, base)
-    if geo.kernel != "rows_warp":
+    if geo.kernel not in _ONE_PASS:
         geo = reduction_geometry(plan, x.itemsize, 132, base, resident=4)
     nkc, nrc = (4 if plan.nk <= 4 else 64), (4 if plan.nr <= 4 else 64)
     pad = lambda v, n, f: tuple(v) + (f,) * (n - len(v))  # noqa: E731
     words = (pad(plan.kshape, nkc, 1) + pad(plan.kstride, nkc, 0) + pad(plan.rshape, nrc, 1)
              + pad(plan.rstride, nrc, 0) + (plan.nk, plan.nr, plan.nrows, plan.rowlen))
-    if geo.kernel != "rows_warp":
+    if geo.kernel not in _ONE_PASS:
         words += (geo.chunk, geo.nchunks)
     minb, batch = _rc.TUNING[geo.kernel]
     ops = {"sum": 0, "prod": 1, "min": 2, "max": 3}
@@ -175,13 +177,13 @@ def _check_launch(entry, x, axes, op, out_dtype, acc, result):
     # the output pointer is the result's first element (K order: its lowest address)
     assert int.from_bytes(args[1][0], "little") == result.data.ptr
     assert args[2][0] == bytes(8)  # no center
-    split = geo.kernel != "rows_warp" and geo.nchunks > 1
-    if geo.kernel != "rows_warp":
+    split = geo.kernel not in _ONE_PASS and geo.nchunks > 1
+    if geo.kernel not in _ONE_PASS:
         if split:
             assert args[3][0] != bytes(8) and args[4][0] != bytes(8)  # workspace addresses
         else:
             assert args[3][0] == args[4][0] == bytes(8)
-    n_tail = 5 if geo.kernel != "rows_warp" else 3
+    n_tail = 5 if geo.kernel not in _ONE_PASS else 3
     assert b"".join(b for b, _ in args[-n_tail:]) == tail
     return plan, split
 
@@ -372,3 +374,28 @@ def test_moments_through_the_launch_path(fake_reductions):
                 np.testing.assert_allclose(xp.std(x, axis=axis, keepdims=True).get(),
                                            np.std(view, axis=axis, keepdims=True),
                                            rtol=1e-12)
+
+
+def test_short_rows_launch_the_one_thread_kernel(fake_reductions):
+    """Rows of at most 32 elements, many of them: ``xs_reduce_short`` with the
+    one-pass argument list (no workspace), for sum/max and the two passes of var,
+    first and prepared calls alike; the transposed layout launches the same."""
+    cp, log = fake_reductions
+    host = np.random.default_rng(4).standard_normal((1000, 3))
+    for h, axis in ((host, 1), (host.T, 0)):
+        x = FakeCupyArray(h)
+        for _ in range(2):
+            before = len(log)
+            r = xp.sum(x, axis=axis)
+            np.testing.assert_allclose(r.get(), h.sum(axis=axis), rtol=1e-12)
+            _check_launch(log[-1], x, (axis,), "sum", np.dtype(np.float64),
+                          np.dtype(np.float64), r)
+            r = xp.max(x, axis=axis)
+            np.testing.assert_array_equal(r.get(), h.max(axis=axis))
+            v = xp.var(x, axis=axis)
+            np.testing.assert_allclose(v.get(), h.var(axis=axis), rtol=1e-12)
+            names = [e[0].split("<")[0] for e in log[before:]]
+            assert names == ["xs_reduce_short"] * 4, names   # sum, max, var's sum and sumsq
+            assert all(e[1] == (4,) and e[2] == (256,) for e in log[before:])
+            assert log[-1][0].startswith("xs_reduce_short<4, double, double, double")
+            assert log[-1][3][2][0] != bytes(8)   # var's second pass has its center

@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 
 import xstride as xp
 from xstride._kernels.reductions import _finish
-from xstride._plans.reduction import normalize_axis, normalize_scan_axis, plan_reduction, plan_scan
-from xstride._kernels._geometry import reduction_geometry
+from xstride._plans.reduction import (SHORT_MIN_ROWS, SHORT_ROWLEN, normalize_axis,
+                                      normalize_scan_axis, plan_reduction, plan_scan)
+from xstride._kernels._geometry import BLOCK_THREADS, SHORT_MAX_BLOCKS, reduction_geometry
 from xstride.layout import Layout
 
 
@@ -84,6 +85,78 @@ def test_strategies_of_the_benchmark_cases():
     assert reduction_geometry(p0, 4, 132, base_address=256).vec == 4
     assert reduction_geometry(p0, 4, 132, base_address=260).vec == 1
     assert reduction_geometry(p2, 8, 132).kernel == "rows_warp"
+
+
+# The "short" strategy: one thread per output when the reduced run is short and the
+# outputs are many; it replaces "inner" there and nothing else.
+_N = 1 << 25
+
+
+@pytest.mark.parametrize("k", list(range(2, 17)) + [31, 32])
+@pytest.mark.parametrize("itemsize", [1, 4, 8])
+def test_short_rows_choose_short(k, itemsize):
+    lay = _lay((_N, k), itemsize)
+    p = plan_reduction(lay, (1,))
+    assert (p.strategy, p.kshape, p.kstride, p.rshape, p.rstride, p.nrows, p.rowlen) == \
+        ("short", (_N,), (k,), (k,), (1,), _N, k)
+    # the transposed layout reduced over axis 0 is the same memory walk
+    pt = plan_reduction(lay.permute((1, 0)), (0,))
+    assert (pt.strategy, pt.kshape, pt.kstride, pt.rshape, pt.rstride) == \
+        ("short", (_N,), (k,), (k,), (1,))
+    g = reduction_geometry(p, itemsize, 132)
+    assert (g.kernel, g.block, g.vec, g.nchunks, g.chunk) == \
+        ("short", (BLOCK_THREADS,), 1, 1, k)
+    assert g.grid == (_N // BLOCK_THREADS,)
+
+
+def test_short_threshold_and_what_it_leaves_alone():
+    n = 1 << 20
+    assert SHORT_ROWLEN == 32 and SHORT_MIN_ROWS == 256
+    # just past the row length: the warp per row, as before
+    assert plan_reduction(_lay((n, SHORT_ROWLEN + 1)), (1,)).strategy == "inner"
+    assert plan_reduction(_lay((n, SHORT_ROWLEN)), (1,)).strategy == "short"
+    # few outputs: the warp kernel gives them more threads
+    assert plan_reduction(_lay((SHORT_MIN_ROWS - 1, 3)), (1,)).strategy == "inner"
+    assert plan_reduction(_lay((SHORT_MIN_ROWS, 3)), (1,)).strategy == "short"
+    assert plan_reduction(_lay((4, 5, 6)), (2,)).strategy == "inner"
+    # one element per output is a copy, a single output the full reduction
+    assert plan_reduction(_lay((n, 1)), (1,)).strategy == "copy"
+    assert plan_reduction(_lay((1, 3)), (1,)).strategy == "full"
+    # a kept axis innermost stays outer, however short the reduced run
+    assert plan_reduction(_lay((n, 3)), (0,)).strategy == "outer"
+    assert plan_reduction(_lay((3, n)).permute((1, 0)), (1,)).strategy == "outer"
+    assert plan_reduction(_lay((3, n)), (0,)).strategy == "outer"
+    # empty
+    assert plan_reduction(_lay((n, 0)), (1,)).strategy == "identity"
+    assert plan_reduction(_lay((0, 3)), (1,)).strategy == "empty"
+
+
+def test_short_strided_and_multi_axis_layouts():
+    n = 4096
+    # every other row of (n, 3): rows still short, kept stride 6
+    p = plan_reduction(_lay((n, 3)).slice((slice(None, None, 2), slice(None))), (1,))
+    assert (p.strategy, p.kstride, p.rshape, p.rstride) == ("short", (6,), (3,), (1,))
+    # reversed rows: the reduced stride is flipped, the offset moves to the row's start
+    p = plan_reduction(_lay((n, 5)).slice((slice(None), slice(None, None, -1))), (1,))
+    assert (p.strategy, p.rstride, p.offset) == ("short", (1,), 0)
+    # two reduced axes that do not coalesce: (n, 4, 3)[:, ::2] over (1, 2)
+    p = plan_reduction(_lay((n, 4, 3)).slice((slice(None), slice(None, None, 2))), (1, 2))
+    assert (p.strategy, p.rshape, p.rstride, p.rowlen) == ("short", (2, 3), (6, 1), 6)
+    # two kept axes (n/64, 64, 3) over the last: kept coalesce to one
+    p = plan_reduction(_lay((n // 64, 64, 3)), (2,))
+    assert (p.strategy, p.kshape, p.rowlen) == ("short", (n,), 3)
+    # a middle reduced axis of 3 with the last kept is outer, not short
+    assert plan_reduction(_lay((n, 3, 4)), (1,)).strategy == "outer"
+
+
+def test_short_geometry_grid():
+    def grid(nrows, k=3):
+        return reduction_geometry(plan_reduction(_lay((nrows, k)), (1,)), 4, 132).grid
+    assert grid(256) == (1,)
+    assert grid(257) == (2,)
+    assert grid(1000) == (4,)
+    assert grid(256 * SHORT_MAX_BLOCKS) == (SHORT_MAX_BLOCKS,)
+    assert grid(256 * SHORT_MAX_BLOCKS * 4 + 1) == (SHORT_MAX_BLOCKS,)  # grid-stride
 
 
 def test_trivial_strategies():

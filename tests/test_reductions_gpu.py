@@ -332,7 +332,7 @@ def _reduction_variants():
 # (shape, axis, view) routed to each reduction kernel, with tails and odd alignments
 _ROUTES = {
     "rows_warp": [((600, 643), 1, None), ((300, 4001), 1, "offset"), ((40, 6, 50), (0, 2), None),
-                  ((700, 40), 1, "stride")],
+                  ((700, 80), 1, "stride")],   # rows of 40: still a warp each (not "short")
     "rows_block": [((1_000_003,), None, None), ((3, 300_001), 1, "offset"),
                    ((2, 50_000, 3), (1, 2), "stride")],
     "cols": [((300, 2048), 0, None), ((5000, 12), 0, None), ((999, 513), 0, None),

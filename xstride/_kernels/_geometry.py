@@ -15,7 +15,8 @@ from .._plans.elementwise import Plan
 from .._plans.reduction import ReductionPlan
 
 __all__ = ["TILE", "CAPS", "pack_params", "TiledGeometry", "tiled_geometry",
-           "BLOCK_THREADS", "OUTER_ROWS", "ReductionGeometry", "reduction_geometry"]
+           "BLOCK_THREADS", "OUTER_ROWS", "SHORT_MAX_BLOCKS", "ReductionGeometry",
+           "reduction_geometry"]
 
 # ----------------------------------------------------------------------------- elementwise
 #: Side of the square shared-memory tile of the "tiled" path.
@@ -143,6 +144,10 @@ def tiled_geometry(plan: Plan, tile: int = 32, ga: int = 0, gb: int = 0, r: int 
 BLOCK_THREADS = 256
 #: Rows per block split of the outer reduction (block = 32 x OUTER_ROWS threads).
 OUTER_ROWS = 8
+#: Most blocks of the one-thread-per-output kernel ("short"); beyond 2**28 outputs
+#: its threads loop over the rows (grid-stride), which keeps the grid far inside
+#: CUDA's limit of 2**31 - 1 blocks for any row count.
+SHORT_MAX_BLOCKS = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -151,7 +156,7 @@ class ReductionGeometry:
 
     Attributes
     ----------
-    kernel : {"rows_warp", "rows_block", "cols"}
+    kernel : {"rows_warp", "rows_block", "cols", "short"}
     grid, block : tuple of int
     vec : int
         Elements per vector load (1 = scalar loads).
@@ -184,6 +189,11 @@ def reduction_geometry(plan: ReductionPlan, itemsize: int, sm_count: int,
     idles through a partial last wave.
     """
     sm = max(int(sm_count), 1)
+    if plan.strategy == "short":
+        # one thread per output row, in order: ceil(nrows / 256) blocks, capped (the
+        # kernel's grid-stride loop takes the rest); scalar loads, no split
+        blocks = min(-(-plan.nrows // BLOCK_THREADS), SHORT_MAX_BLOCKS)
+        return ReductionGeometry("short", (blocks,), (BLOCK_THREADS,), 1, 1, plan.rowlen)
     if plan.strategy in ("inner", "full"):
         vec = _vec_width(itemsize) if plan.inner_contiguous else 1
         if plan.strategy == "inner" and (plan.rowlen <= 4096 or plan.nrows >= 32 * sm):

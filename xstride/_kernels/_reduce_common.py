@@ -26,7 +26,10 @@ __all__ = [
 #: the registers), ``B`` the loads each thread batches (issued together before any
 #: is folded; ``B = 1`` is the original one-load-in-flight loop). Chosen from ptxas
 #: register counts (no spills in the hot loops) and the H200 benchmark
-#: (``benchmarks/reductions.py --sweep``). Scans: ``scan_rows`` (MINB of the row
+#: (``benchmarks/reductions.py --sweep``). ``short`` (one thread per output row): ptxas
+#: 12.9/13.0 for sm_90 gives ``(6, 4)`` 36-40 registers and no spills (8 bytes in the
+#: float64 ``var`` pass), ``(5, 8)`` 40-48 and none, ``(8, 4)`` 32 and 4-28 bytes
+#: (not yet timed on the device). Scans: ``scan_rows`` (MINB of the row
 #: scan); the look-back scan (``scans.cu``): ``lookback_items`` elements per thread
 #: for 4-byte types (halved for 8-byte ones), MINB ``lookback_minb`` (5: at most 51
 #: registers), ``lookback_group`` tiles per group and ``lookback_window`` groups
@@ -42,6 +45,7 @@ TUNING = {
     "rows_warp": (3, 8),
     "rows_block": (3, 8),
     "cols": (3, 8),
+    "short": (6, 4),
     "scan_rows": 4,
     "lookback_items": 32,
     "lookback_minb": 5,
@@ -57,6 +61,7 @@ VARIANTS = {
     "rows_warp": [(6, 1), (4, 4), (3, 8)],
     "rows_block": [(1, 1), (4, 4), (3, 8)],
     "cols": [(6, 1), (4, 4), (3, 8)],
+    "short": [(8, 4), (5, 8), (6, 4)],
     "lookback_items": [16, 32, 64],
     "lookback_minb": [3, 4, 5],
     "lookback_group": [32, 4],

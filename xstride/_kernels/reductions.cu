@@ -337,3 +337,41 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_cols(const Tin* __restric
     }
     if (tx == 0) counters[blockIdx.x] = 0u;
 }
+
+// One thread per output element (plan strategy "short": rows of at most 32 elements,
+// many rows). Thread `row` folds its row's elements j = 0, 1, ..., rowlen - 1 in that
+// order, sequentially, into one accumulator (no tree, no shared memory: the order is
+// fixed by the row alone, whatever the grid). Neighbouring threads take neighbouring
+// rows, so for an (n, k) array a warp's loads together cover one contiguous span of
+// 32 * k elements (coalesced at the sector level). B loads are issued before any is
+// folded (xs_batched; 2 with several reduced axes); a row shorter than B is one
+// partial, predicated batch. The fold order is the same for every B. Threads loop
+// over the rows (grid-stride) when the grid is capped. Parameters as
+// xs_reduce_rows_warp; V is unused (scalar loads).
+template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V, int MINB, int B>
+__global__ void __launch_bounds__(256, MINB) xs_reduce_short(const Tin* __restrict__ x, Tout* __restrict__ out,
+                                const Tacc* __restrict__ center,
+                                const xs_red_desc<NK, NR> d, long long nrows, long long rowlen)
+{
+    typedef typename xs_op_of<OP>::type Op;
+    Op op;
+    const long long nthreads = (long long)gridDim.x * blockDim.x;
+    for (long long row = (long long)blockIdx.x * blockDim.x + threadIdx.x; row < nrows;
+         row += nthreads) {
+        const Tin* p = x + xs_offset<NK>(row, d.kshape, d.kstride, d.nk);
+        const Tacc c = OP == 4 ? center[row] : Tacc(0);
+        Tacc acc = Op::template identity<Tacc>();
+        auto fold = [&](Tin w) { acc = op(acc, xs_transform<OP, Tacc>(w, c)); };
+        if (d.nr == 1) {
+            const long long s = d.rstride[0];
+            xs_batched<B, Tin>(0, rowlen, 1, [&](long long j, Tin& w) { w = p[j * s]; }, fold);
+        } else {
+            // several reduced axes: a 64-bit division per axis and element; two loads
+            // in flight, as in xs_fold_row (more would spill the offset arithmetic)
+            xs_batched<(B < 2 ? B : 2), Tin>(0, rowlen, 1,
+                               [&](long long j, Tin& w) { w = p[xs_offset<NR>(j, d.rshape, d.rstride, d.nr)]; },
+                               fold);
+        }
+        out[row] = (Tout)acc;
+    }
+}

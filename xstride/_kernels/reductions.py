@@ -35,6 +35,10 @@ __all__ = ["takes", "repeat", "reduce", "mean", "var"]
 
 _OPS = {"sum": 0, "prod": 1, "min": 2, "max": 3, "sumsq": 4}
 _SRC = "reductions.cu"
+#: Kernels with no split (one pass, no workspace): parameters x, out, center, the
+#: descriptor, nrows, rowlen. The others add partials and counters after center, and
+#: chunk and nchunks at the end.
+_ONE_PASS = frozenset({"rows_warp", "short"})
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -73,7 +77,7 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
         inv[j] = pos
     rec.mem_shape, rec.inv = mem_shape, tuple(inv)
     rec.kind = None
-    if plan.strategy not in ("inner", "outer", "full"):
+    if plan.strategy not in ("inner", "short", "outer", "full"):
         return rec
     base = x.data.ptr + plan.offset * x.itemsize
     geo = reduction_geometry(plan, x.itemsize, rc.sm_count(), base)
@@ -86,7 +90,8 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
     expr = (f"xs_reduce_{geo.kernel}<{_OPS[op]}, {tin}, {tacc}, {tout}, {nkc}, {nrc}, "
             f"{geo.vec}, {minb}, {batch}>")
     rec.fn = rc.kernel(_SRC, expr)
-    if geo.kernel != "rows_warp":
+    split_kernel = geo.kernel not in _ONE_PASS
+    if split_kernel:
         threads = geo.block[0] * (geo.block[1] if len(geo.block) > 1 else 1)
         geo = reduction_geometry(plan, x.itemsize, rc.sm_count(), base,
                                  resident=rc.kernel_resident(_SRC, expr, threads))
@@ -95,13 +100,12 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
     rec.xoff = plan.offset * x.itemsize
     # the parameters packed once; a call sets the addresses: x, out, center[, partials,
     # counters], then the descriptor, nrows, rowlen[, chunk, nchunks]
-    split_kernel = geo.kernel != "rows_warp"
     args = [slot64(), slot64(), slot64()] + ([slot64(), slot64()] if split_kernel else [])
     args += [struct(rec.desc.tobytes()), i64(plan.nrows), i64(plan.rowlen)]
     if split_kernel:
         args += [i64(geo.chunk), i64(geo.nchunks)]
     rec.launch = Launch(rec.fn, geo.grid, geo.block, args)
-    if geo.kernel != "rows_warp" and geo.nchunks > 1:
+    if split_kernel and geo.nchunks > 1:
         rec.ncounters = plan.nrows if geo.kernel == "rows_block" else geo.grid[0]
         rec.npartials = plan.nrows * geo.nchunks
     else:
@@ -172,7 +176,7 @@ def _launch(x, rec: _Recipe, out_dtype: np.dtype, acc: np.dtype, center=None):
     out = cp.empty(rec.plan.nrows, dtype=out_dtype)
     xa = x.data.ptr + rec.xoff
     cen = 0 if center is None else center.data.ptr
-    if rec.kind == "rows_warp":
+    if rec.kind in _ONE_PASS:
         rec.launch(xa, out.data.ptr, cen)
     elif rec.npartials:
         stream = cp.cuda.get_current_stream().ptr
@@ -251,7 +255,7 @@ def _prepare(op, x, axis, dtype, keepdims, rec: _Recipe, out_dtype, acc):
     t = rc.TUNING
     key = (op, x.shape, x.strides, x.dtype, axis, dtype, keepdims, mem.ptr & 15,
            mem.device_id, cp.cuda.runtime.getDevice(), t["rows_warp"], t["rows_block"],
-           t["cols"])
+           t["cols"], t["short"])
     call = _Call()
     call.rec, call.out_dtype, call.acc = rec, out_dtype, acc
     call.new = cp.ndarray
@@ -268,7 +272,7 @@ def _prepare(op, x, axis, dtype, keepdims, rec: _Recipe, out_dtype, acc):
         call.bound = (None, (), ())
     else:
         call.current_stream = None
-        call.bound = (None, (0,) if rec.kind == "rows_warp" else (0, 0, 0), ())
+        call.bound = (None, (0,) if rec.kind in _ONE_PASS else (0, 0, 0), ())
     _CALLS.prepare(key, call.run, cp)
 
 
@@ -318,7 +322,7 @@ def repeat(op: str, x, axis, dtype, keepdims):
     t = rc.TUNING
     run = _CALLS.get((op, x.shape, x.strides, x.dtype, axis, dtype, keepdims, mem.ptr & 15,
                       mem.device_id, GATE.getdev(), t["rows_warp"], t["rows_block"],
-                      t["cols"]))
+                      t["cols"], t["short"]))
     if run is None:
         return None
     return run(mem)

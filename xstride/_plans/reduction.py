@@ -17,9 +17,12 @@ Reductions
    are coalesced in their memory order.
 4. Strategy: ``"full"`` (one output element), ``"inner"`` (the reduced run has the
    smallest stride: one warp or several blocks per output element, reading
-   contiguous rows), ``"outer"`` (a kept axis has the smallest stride: one thread per
-   output column, reading coalesced rows, the reduced range split over threads and
-   blocks), plus the trivial ``"empty"`` (no output element), ``"identity"`` (nothing
+   contiguous rows), ``"short"`` (as ``"inner"``, but the rows are at most
+   :data:`SHORT_ROWLEN` elements and there are at least :data:`SHORT_MIN_ROWS` of
+   them: one thread per output element, walking its row in order, neighbouring
+   threads on neighbouring rows), ``"outer"`` (a kept axis has the smallest stride:
+   one thread per output column, reading coalesced rows, the reduced range split over
+   threads and blocks), plus the trivial ``"empty"`` (no output element), ``"identity"`` (nothing
    to reduce: the identity) and ``"copy"`` (one element per output: a cast).
 
 Scans
@@ -45,6 +48,8 @@ from ..layout import Layout
 
 __all__ = [
     "plan_array",
+    "SHORT_ROWLEN",
+    "SHORT_MIN_ROWS",
     "normalize_axis",
     "normalize_scan_axis",
     "ReductionPlan",
@@ -135,13 +140,23 @@ def normalize_scan_axis(func: str, axis, ndim: int) -> int:
 
 
 # ----------------------------------------------------------------------------- reductions
+#: Longest reduced run (elements per output) of the ``"short"`` strategy: up to a
+#: warp's width a warp per row gives each lane at most one element, so the warp
+#: kernel's per-row work (offset, shuffle tree, one store by lane 0) is all overhead;
+#: one thread per row folds the run itself. See docs/reductions.md.
+SHORT_ROWLEN = 32
+#: Fewest output elements for ``"short"``: one block (256 threads) of the one-thread
+#: kernel. Below that the warp kernel gives more threads (and loads) to few rows.
+SHORT_MIN_ROWS = 256
+
+
 @dataclass(frozen=True)
 class ReductionPlan:
     """What a reduction does on the device.
 
     Attributes
     ----------
-    strategy : {"full", "inner", "outer", "empty", "identity", "copy"}
+    strategy : {"full", "inner", "short", "outer", "empty", "identity", "copy"}
     axes : tuple of int
         The reduced axes (normalized).
     out_shape : tuple of int
@@ -212,6 +227,8 @@ def plan_reduction(layout: Layout, axes: tuple) -> ReductionPlan:
     ('inner', (20,), (6,))
     >>> plan_reduction(Layout((4, 5, 6), itemsize=4), (0,)).strategy
     'outer'
+    >>> plan_reduction(Layout((1 << 20, 3), itemsize=4), (1,)).strategy
+    'short'
     """
     shape, strides = layout.shape, layout.strides
     axes = tuple(axes)
@@ -252,6 +269,9 @@ def plan_reduction(layout: Layout, axes: tuple) -> ReductionPlan:
         min_r = min(rstride) if rstride else 0
         min_k = min(abs(s) for s in kstride) if kstride else 0
         strategy = "inner" if min_r < min_k else "outer"
+        if (strategy == "inner" and rowlen <= SHORT_ROWLEN
+                and nrows >= SHORT_MIN_ROWS):
+            strategy = "short"
     return ReductionPlan(strategy, axes, out_shape, out_order, kshape, kstride, rshape,
                          rstride, offset, nrows, rowlen)
 
