@@ -453,7 +453,7 @@ def fresh(n: int) -> int:
     rows = []
     with tempfile.TemporaryDirectory(prefix="xstride-fresh-") as tmp:
         for lib in ("cupy", "xstride"):
-            env = {**os.environ, "PYTHONUNBUFFERED": "1",
+            env = {**os.environ, "PYTHONUNBUFFERED": "1", "CUDA_CACHE_DISABLE": "1",
                    "CUPY_CACHE_DIR": os.path.join(tmp, lib, "cupy"),
                    "XSTRIDE_CACHE_DIR": os.path.join(tmp, lib, "xstride")}
             t0 = time.perf_counter()
