@@ -1,7 +1,7 @@
 """Run the GPU benchmarks one after another (each in its own process) and summarise.
 
 Usage: ``python benchmarks/run_all.py [name ...]`` (default: elementwise, reductions,
-rng, morton). Each script prints its own table; the summary at the end gives each
+rng, morton; ``shapes``, the 2-3 minute sweep of issue 14, only when named). Each script prints its own table; the summary at the end gives each
 script's exit status and wall time, so a failed script is not mistaken for a slow one.
 """
 

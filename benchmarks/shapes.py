@@ -1,0 +1,578 @@
+"""Shape sweep (issue 14): xstride vs CuPy and the copy ceiling on the shapes users have.
+
+Groups (one table each): particle arrays (n, k) for k = 1..16 and their transposes
+((k, n) arrays used as ``.T``) with sum/max over each axis, cumulative_sum over each
+axis and the broadcast ``x + x[0]``; sliced and reversed views; ranks 1-4 with middle
+and multiple axes; float64/int64/bool (bool: all/any, still CuPy's kernels inside
+xstride, timed all the same); prod/min/mean/var/std at a few k; small arrays (10 to
+10,000 elements) timed per call, host time included.
+
+Each case runs the same operation through ``xstride`` and through ``cupy`` directly on
+the same arrays (allocated once per shape and reused). Times: CUDA events, median of
+several calls after warm-up (``_common.time_gpu``; reps chosen per case from one probe
+call, so slow cases cost a few calls only). "of copy": bytes read once + written once
+over xstride's time, divided by the bandwidth of a device-to-device copy of that size
+measured in the same run. "ratio": CuPy's time over xstride's (above 1: xstride is
+faster). "check": max abs / rel difference from CuPy's result (sum, mean and scans:
+relative to the same reduction of ``abs(x)``; others: to ``max(abs(CuPy's result))``);
+"exact" when identical (ints, bools, max/min are compared exactly); a trailing "!" marks
+a difference past the tolerance (float32 1e-3, float64 1e-9 relative). The last lines
+give the worst ratio to CuPy and the lowest fraction of copy among cases moving at least
+64 MiB, each with its case. Exit status 1 when a case failed or differs past tolerance.
+
+n defaults to 2**25: the (n, 3) float32 array is 384 MiB; it must be a power of two.
+
+Usage:
+    python benchmarks/shapes.py                 # the sweep (about 2-3 minutes on an H200)
+    python benchmarks/shapes.py --quick         # n = 2**20, fewer k (or XSTRIDE_BENCH_QUICK=1)
+    python benchmarks/shapes.py --only "axis=0" # only the cases whose text contains this
+    python benchmarks/shapes.py --fresh         # cold start: first call vs steady, add and sum,
+                                                # each library in a new process, empty caches
+    python benchmarks/shapes.py --self-test     # CPU: case generation, checks and tables on NumPy
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+
+import _common as C
+
+NEEDS_DEVICE = True  # python -m xstride bench skips it without CuPy and a GPU
+
+MiB = 2 ** 20
+TOL = {"float32": 1e-3, "float64": 1e-9}
+
+
+# --------------------------------------------------------------------------- cases
+@dataclass(frozen=True)
+class Case:
+    group: str
+    desc: str            # the operand as printed: "(n,3)", "(3,n).T", "(3n,)[::-1]"
+    dtype: str
+    base: tuple          # shape of the allocated array
+    view: str            # key of VIEWS, applied to the allocated array
+    op: str              # key of OPS
+    axis: object = None
+    small: bool = False  # timed per call (µs), no copy fraction
+
+    @property
+    def label(self) -> str:
+        if self.op == "add":
+            text = "add(a, b)"
+        elif self.op == "add_row":
+            text = "x + x[0]"
+        elif self.axis is None:
+            text = f"{self.op}(x)"
+        else:
+            text = f"{self.op}(x, axis={self.axis})"
+        return f"{text}, {self.desc}" if self.small else f"{text}, x={self.desc}"
+
+
+VIEWS = {
+    "": lambda a: a,
+    ".T": lambda a: a.T,
+    "[::-1]": lambda a: a[::-1],
+    "[::2]": lambda a: a[::2],
+    "[::3]": lambda a: a[::3],
+    "[:, 1:]": lambda a: a[:, 1:],
+    "[:, :8]": lambda a: a[:, :8],
+    "[:, ::-1]": lambda a: a[:, ::-1],
+    "[:, ::2]": lambda a: a[:, ::2],
+    ".T[::-1]": lambda a: a.T[::-1],
+}
+
+
+def _reduction(name, ref_name=None, scale="want"):
+    def ours(xp, a, b, axis):
+        return getattr(xp, name)(a, axis=axis)
+
+    def theirs(m, a, b, axis):
+        return getattr(m, ref_name or name)(a, axis=axis)
+
+    return ours, theirs, scale
+
+
+def _scan_ours(xp, a, b, axis):
+    return xp.cumulative_sum(a) if axis is None else xp.cumulative_sum(a, axis=axis)
+
+
+# name: (xstride call, the same call through the module (cupy), how check scales the diff)
+#   scale "abs": relative to the same operation on abs(x) (sums: the condition of the sum)
+#   scale "want": relative to max(abs(CuPy's result)); "exact": must be identical
+OPS = {
+    "sum": _reduction("sum", scale="abs"),
+    "mean": _reduction("mean", scale="abs"),
+    "prod": _reduction("prod"),
+    "var": _reduction("var"),
+    "std": _reduction("std"),
+    "max": _reduction("max", scale="exact"),
+    "min": _reduction("min", scale="exact"),
+    "all": _reduction("all", scale="exact"),
+    "any": _reduction("any", scale="exact"),
+    "cumulative_sum": (_scan_ours, lambda m, a, b, axis: m.cumsum(a, axis=axis), "abs"),
+    "add_row": (lambda xp, a, b, axis: xp.add(a, a[0]),
+                lambda m, a, b, axis: m.add(a, a[0]), "exact"),
+    "add": (lambda xp, a, b, axis: xp.add(a, b), lambda m, a, b, axis: m.add(a, b), "exact"),
+}
+
+GROUPS = {
+    "particles": "particle arrays (n, k), float32",
+    "transposes": "transposes: (k, n) arrays used as .T, float32",
+    "views": "sliced and reversed views, float32",
+    "ranks": "ranks 1-4, middle and multiple axes, float32",
+    "dtypes": "float64, int64, bool",
+    "moments": "prod, min, mean, var, std, float32",
+    "small": "small arrays, per call (host time included), float32",
+}
+
+PARTICLE_OPS = [("sum", 1), ("sum", 0), ("max", 1), ("max", 0),
+                ("cumulative_sum", 1), ("cumulative_sum", 0), ("add_row", None)]
+
+
+def make_cases(n: int, ks, small_sizes) -> list[Case]:
+    """Every case of the sweep, in table order (pure Python: no array is made here)."""
+    p = n.bit_length() - 1
+    if n != 2 ** p or p < 10:
+        raise ValueError(f"n must be a power of two >= 2**10, not {n}")
+    cases = []
+    f32 = "float32"
+
+    def add(group, desc, dtype, base, view, ops):
+        for op, axis in ops:
+            cases.append(Case(group, desc, dtype, tuple(base), view, op, axis))
+
+    for k in ks:
+        add("particles", f"(n,{k})", f32, (n, k), "", PARTICLE_OPS)
+    for k in ks:
+        add("transposes", f"({k},n).T", f32, (k, n), ".T", PARTICLE_OPS)
+
+    # views
+    add("views", "(n,3)[::-1]", f32, (n, 3), "[::-1]",
+        [("sum", 1), ("sum", 0), ("cumulative_sum", 0), ("add_row", None)])
+    add("views", "(n,3)[::2]", f32, (n, 3), "[::2]",
+        [("sum", 1), ("max", 0), ("cumulative_sum", 1)])
+    add("views", "(n,4)[:, 1:]", f32, (n, 4), "[:, 1:]",
+        [("sum", 1), ("sum", 0), ("cumulative_sum", 1), ("add_row", None)])
+    add("views", "(n,16)[:, ::-1]", f32, (n, 16), "[:, ::-1]",
+        [("sum", 1), ("cumulative_sum", 1)])
+    add("views", "(n,16)[:, :8]", f32, (n, 16), "[:, :8]", [("sum", 1), ("sum", 0)])
+    add("views", "(3,n).T[::-1]", f32, (3, n), ".T[::-1]", [("sum", 1), ("sum", 0)])
+    add("views", "(3n,)[::-1]", f32, (3 * n,), "[::-1]",
+        [("sum", None), ("max", None), ("cumulative_sum", None)])
+    add("views", "(3n,)[::3]", f32, (3 * n,), "[::3]", [("sum", None), ("cumulative_sum", None)])
+    add("views", "(n/8,8,3)[:, ::2]", f32, (n // 8, 8, 3), "[:, ::2]",
+        [("sum", (1, 2)), ("cumulative_sum", 1)])
+
+    # ranks 1-4, all of 3n elements (the bytes of (n, 3))
+    h = 2 ** (p // 2)
+    grid = (h, 3 * n // h)
+    c3 = 2 ** (p // 3)
+    cube = (c3, c3, 3 * n // (c3 * c3))
+    tall = (3, h, n // h)
+    c4 = 2 ** (p // 4)
+    r4 = (c4, c4, 3 * n // c4 ** 3, c4)
+    shape = lambda s: "(" + ",".join(map(str, s)) + ")"  # noqa: E731
+    add("ranks", "(3n,)", f32, (3 * n,), "",
+        [("sum", None), ("max", None), ("cumulative_sum", None), ("add_row", None)])
+    add("ranks", shape(grid), f32, grid, "",
+        [("sum", 0), ("sum", 1), ("max", 0), ("cumulative_sum", 0), ("cumulative_sum", 1),
+         ("add_row", None)])
+    add("ranks", shape(cube), f32, cube, "",
+        [("sum", 0), ("sum", 1), ("sum", 2), ("sum", (0, 1)), ("sum", (1, 2)), ("sum", (0, 2)),
+         ("sum", None), ("max", 1), ("cumulative_sum", 0), ("cumulative_sum", 1)])
+    add("ranks", "(n/8,8,3)", f32, (n // 8, 8, 3), "",
+        [("sum", 1), ("sum", (1, 2)), ("max", 1), ("cumulative_sum", 1), ("add_row", None)])
+    add("ranks", shape(tall), f32, tall, "",
+        [("sum", 0), ("sum", (1, 2)), ("cumulative_sum", 0)])
+    add("ranks", shape(r4), f32, r4, "",
+        [("sum", 1), ("sum", 2), ("sum", (1, 2)), ("sum", (0, 2)), ("sum", (1, 3)),
+         ("max", (0, 3)), ("cumulative_sum", 1), ("cumulative_sum", 2)])
+    add("ranks", "(n/32,3,4,8)", f32, (n // 32, 3, 4, 8), "",
+        [("sum", 2), ("sum", (1, 2)), ("sum", (1, 2, 3)), ("cumulative_sum", 2)])
+
+    # dtypes
+    few = [k for k in (3, 16) if k in ks] or [ks[0]]
+    for dt in ("float64", "int64"):
+        for k in few:
+            add("dtypes", f"(n,{k})", dt, (n, k), "", PARTICLE_OPS)
+        add("dtypes", f"({few[0]},n).T", dt, (few[0], n), ".T", PARTICLE_OPS)
+    logic = [("all", 1), ("all", 0), ("any", 1), ("any", 0)]
+    for k in few:
+        add("dtypes", f"(n,{k})", "bool", (n, k), "", logic)
+    add("dtypes", f"({few[0]},n).T", "bool", (few[0], n), ".T", logic)
+
+    # the other reductions at a few k
+    moments = [(op, ax) for op in ("prod", "min", "mean", "var", "std") for ax in (1, 0)]
+    for k in [k for k in (3, 4, 16) if k in ks] or [ks[0]]:
+        add("moments", f"(n,{k})", f32, (n, k), "", moments)
+    add("moments", f"({few[0]},n).T", f32, (few[0], n), ".T", moments)
+
+    # small arrays, per call
+    for size in small_sizes:
+        for op in ("add", "sum", "max", "cumulative_sum"):
+            cases.append(Case("small", f"{size} elements", f32, (size,), "", op, None, True))
+    return cases
+
+
+# --------------------------------------------------------------------------- device
+class Device:
+    """Where the sweep runs: CuPy on the GPU (CUDA events), or NumPy on the host for the
+    self-test (same cases, checks and tables; host timers)."""
+
+    def __init__(self, mod, gpu: bool, copy_reps: int):
+        self.m = mod
+        self.gpu = gpu
+        self.copy_reps = copy_reps
+        self._copy = {}          # buffer bytes -> GB/s (read + write)
+
+    def time(self, fn, reps: int, warmup: int) -> float:
+        if self.gpu:
+            return C.time_gpu(fn, reps=reps, warmup=warmup)
+        return C.time_cpu(fn, reps=reps, warmup=warmup)
+
+    def sync(self) -> None:
+        if self.gpu:
+            self.m.cuda.get_current_stream().synchronize()
+
+    def fill(self, shape, dtype: str, seed: int):
+        m = self.m
+        if self.gpu:
+            rs = m.random.RandomState(seed)
+            if dtype == "int64":
+                return rs.randint(-1000, 1000, size=shape, dtype=m.int64)
+            if dtype == "bool":
+                return rs.random_sample(shape, dtype=m.float32) < 0.9
+            return rs.standard_normal(shape, dtype=getattr(m, dtype))
+        g = m.random.default_rng(seed)
+        if dtype == "int64":
+            return g.integers(-1000, 1000, size=shape, dtype=m.int64)
+        if dtype == "bool":
+            return g.random(shape, dtype=m.float32) < 0.9
+        return g.standard_normal(shape, dtype=getattr(m, dtype))
+
+    def free(self) -> None:
+        if self.gpu:
+            self.m.get_default_memory_pool().free_all_blocks()
+
+    def copy_gbs(self, moved: int) -> float:
+        """Copy bandwidth (read + write) for a copy moving about ``moved`` bytes: buffers
+        of ``moved / 2`` rounded to a power of two (at least 1 MiB), measured once."""
+        size = max(MiB, 1 << round(math.log2(max(moved / 2, 1))))
+        if size not in self._copy:
+            if self.gpu:
+                self._copy[size] = C.copy_ceiling(size, reps=self.copy_reps)
+            else:
+                a = self.m.ones(size // 4, dtype=self.m.float32)
+                b = self.m.empty_like(a)
+                t = C.time_cpu(lambda: self.m.copyto(b, a), reps=3)
+                self._copy[size] = 2 * a.nbytes / t / 1e9
+        return self._copy[size]
+
+
+class Bases:
+    """The allocated arrays: one per (shape, dtype) at a time, reused by every case on it."""
+
+    def __init__(self, dev: Device):
+        self.dev = dev
+        self.key = None
+        self.arrays = None
+
+    def get(self, case: Case):
+        key = (case.base, case.dtype, case.op == "add")
+        if key != self.key:
+            self.clear()
+            a = self.dev.fill(case.base, case.dtype, seed=1)
+            b = self.dev.fill(case.base, case.dtype, seed=2) if case.op == "add" else None
+            self.key, self.arrays = key, (a, b)
+        a, b = self.arrays
+        return VIEWS[case.view](a), b
+
+    def clear(self) -> None:
+        self.key = self.arrays = None
+        self.dev.free()
+
+
+# --------------------------------------------------------------------------- check
+def check(m, case: Case, a, b, got, want) -> tuple[str, bool]:
+    """(text, within tolerance) for xstride's result ``got`` against CuPy's ``want``."""
+    got, want = m.asarray(got), m.asarray(want)
+    if got.shape != want.shape:
+        return f"shape {got.shape} != {want.shape} !", False
+    note = "" if got.dtype == want.dtype else f" (dtype {got.dtype} vs {want.dtype}) !"
+    if want.dtype.kind in "biu" or OPS[case.op][2] == "exact":
+        differ = int(m.count_nonzero(got != want))
+        if differ:
+            return f"{differ} differ{note} !", False
+        return "exact" + note, not note
+    diff = m.abs(got.astype(m.float64) - want.astype(m.float64))
+    err = float(diff.max()) if diff.size else 0.0
+    if err == 0.0:
+        return "exact" + note, not note
+    if OPS[case.op][2] == "abs":
+        ref = OPS[case.op][1](m, m.abs(a), b, case.axis)
+        scale = float(m.asarray(ref).astype(m.float64).max())
+    else:
+        scale = float(m.abs(want.astype(m.float64)).max())
+    rel = err / scale if scale else err
+    ok = rel <= TOL.get(str(want.dtype), 1e-3) and not note
+    return f"{err:.1e} / {rel:.1e}{note}" + ("" if ok else " !"), ok
+
+
+# --------------------------------------------------------------------------- run
+@dataclass
+class Result:
+    case: Case
+    t_ours: float = 0.0
+    t_cupy: float = 0.0
+    moved: int = 0
+    frac: float = float("nan")
+    check: str = ""
+    ok: bool = True
+    first: float = 0.0
+    failed: str = ""
+
+    @property
+    def ratio(self) -> float:
+        return self.t_cupy / self.t_ours if self.t_ours else float("nan")
+
+
+def run_case(dev: Device, xp, bases: Bases, case: Case, opts) -> Result:
+    m = dev.m
+    a, b = bases.get(case)
+    ours, theirs, _ = OPS[case.op]
+    f_ours = lambda: ours(xp, a, b, case.axis)      # noqa: E731
+    f_cupy = lambda: theirs(m, a, b, case.axis)     # noqa: E731
+    res = Result(case)
+    t0 = time.perf_counter()
+    got = f_ours()
+    dev.sync()
+    res.first = time.perf_counter() - t0           # compiles included, on a first use
+    want = f_cupy()
+    res.check, res.ok = check(m, case, a, b, got, want)
+    inputs = [a] + ([b] if b is not None else []) + ([a[0]] if case.op == "add_row" else [])
+    res.moved = sum(int(x.size) * x.dtype.itemsize for x in inputs) + m.asarray(want).nbytes
+    del got, want
+    res.t_ours = measure(dev, f_ours, case, opts)
+    res.t_cupy = measure(dev, f_cupy, case, opts)
+    if not case.small:
+        res.frac = res.moved / res.t_ours / 1e9 / dev.copy_gbs(res.moved)
+    return res
+
+
+def measure(dev: Device, fn, case: Case, opts) -> float:
+    """Median seconds per call: small arrays ``opts.small_reps`` event-timed single calls
+    (host time included, as in elementwise.py); others one probe call (the checked call
+    before it was the warm-up), then as many calls as fit in ``opts.budget`` seconds (3 to
+    ``opts.reps``), so a 100 ms case costs 5 calls in all."""
+    if case.small:
+        return dev.time(fn, reps=opts.small_reps, warmup=10)
+    probe = dev.time(fn, reps=1, warmup=0)
+    reps = max(3, min(opts.reps, int(opts.budget / max(probe, 1e-9))))
+    return dev.time(fn, reps=reps, warmup=0)
+
+
+def table_row(r: Result) -> list:
+    c = r.case
+    if r.failed:
+        return [c.label, c.dtype, "-", "-", "-", "-", r.failed]
+    scale = 1e6 if c.small else 1e3
+    frac = "-" if c.small else r.frac
+    return [c.label, c.dtype, r.t_ours * scale, frac, r.t_cupy * scale, r.ratio, r.check]
+
+
+def run_sweep(dev: Device, xp, cases, opts) -> int:
+    results = []
+    t_start = time.perf_counter()
+    bases = Bases(dev)
+    for group, title in GROUPS.items():
+        todo = [c for c in cases if c.group == group]
+        if not todo:
+            continue
+        t0 = time.perf_counter()
+        rows, done = [], []
+        for case in todo:
+            def one(case=case):
+                r = run_case(dev, xp, bases, case, opts)
+                done.append(r)
+                return table_row(r)
+
+            C.try_row(rows, case.label, one)
+            if len(rows) > len(done):       # it failed: try_row's row says why
+                r = Result(case, failed=rows[-1][1], ok=False)
+                done.append(r)
+                rows[-1] = table_row(r)
+        bases.clear()
+        unit = "us/call" if group == "small" else "ms"
+        print(f"\n### {title}\n")
+        C.print_table(["case", "dtype", f"xstride {unit}", "of copy", f"CuPy {unit}",
+                       "ratio", "check (abs / rel)"], rows)
+        first = sum(r.first for r in done)
+        print(f"\n({len(done)} cases, {time.perf_counter() - t0:.1f} s, of which xstride's "
+              f"first calls {first:.1f} s)", flush=True)
+        results += done
+    return summarize(dev, results, time.perf_counter() - t_start)
+
+
+def summarize(dev: Device, results, wall: float) -> int:
+    timed = [r for r in results if not r.failed]
+    print()
+    if dev._copy:
+        print("copy ceilings (read + write): " + ", ".join(
+            f"{size // MiB} MiB {gbs:.0f} GB/s" for size, gbs in sorted(dev._copy.items())))
+    failed = [r for r in results if r.failed]
+    differ = [r for r in results if not r.failed and not r.ok]
+    print(f"{len(results)} cases in {wall:.0f} s; {len(failed)} failed; "
+          f"{len(differ)} differ from CuPy past the tolerance"
+          + (": " + "; ".join(f"{r.case.label} {r.case.dtype}" for r in failed + differ)
+             if failed or differ else ""))
+    if timed:
+        w = min(timed, key=lambda r: r.ratio)
+        print(f"worst ratio to CuPy: {w.ratio:.2f} ({w.case.label}, {w.case.dtype})")
+    big = [r for r in timed if not r.case.small and r.moved >= 64 * MiB]
+    if big:
+        w = min(big, key=lambda r: r.frac)
+        print(f"lowest fraction of copy (cases moving >= 64 MiB): {w.frac:.2f} "
+              f"({w.case.label}, {w.case.dtype}, {w.moved / MiB:.0f} MiB)")
+    else:
+        print("lowest fraction of copy (cases moving >= 64 MiB): no such case at this n")
+    return 1 if failed or differ else 0
+
+
+# --------------------------------------------------------------------------- cold start
+def fresh(n: int) -> int:
+    """First call vs steady for add and sum, each library in a new process whose CuPy
+    kernel cache and xstride cache are empty temporary folders."""
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="xstride-fresh-") as tmp:
+        for lib in ("cupy", "xstride"):
+            env = {**os.environ, "PYTHONUNBUFFERED": "1", "CUDA_CACHE_DISABLE": "1",
+                   "CUPY_CACHE_DIR": os.path.join(tmp, lib, "cupy"),
+                   "XSTRIDE_CACHE_DIR": os.path.join(tmp, lib, "xstride")}
+            t0 = time.perf_counter()
+            r = subprocess.run([sys.executable, os.path.abspath(__file__), "--fresh-child", lib,
+                                "--n", str(n)], env=env, capture_output=True, text=True,
+                               timeout=600)
+            wall = time.perf_counter() - t0
+            lines = [ln[6:] for ln in r.stdout.splitlines() if ln.startswith("FRESH ")]
+            if r.returncode or not lines:
+                sys.stderr.write(r.stdout + r.stderr)
+                rows.append([lib, "FAILED", f"exit {r.returncode}", "-", "-", "-", "-"])
+                continue
+            info = json.loads(lines[-1])
+            for op in info["ops"]:
+                rows.append([op["case"], lib, op["first_ms"], op["steady_ms"],
+                             op["first_ms"] / op["steady_ms"], op["kernels"],
+                             f"{info['import_s']:.2f} / {wall:.2f}"])
+    print(C.header(f"cold start, float32 (n,3), n = {n}"))
+    print("first call: wall time of the first call in a new process with empty caches "
+          "(compiles included), to the end of the GPU work; steady: median device time "
+          "after warm-up; kernels: files the call added to CUPY_CACHE_DIR\n")
+    C.print_table(["case", "library", "first call ms", "steady ms", "first / steady",
+                   "kernels compiled", "import s / process s"], rows)
+    return 1 if any(r[1] == "FAILED" for r in rows) else 0
+
+
+def fresh_child(lib: str, n: int) -> None:
+    import numpy as np
+
+    t0 = time.perf_counter()
+    import cupy as cp
+
+    cp.cuda.runtime.getDeviceCount()
+    if lib == "xstride":
+        import xstride as xp
+    import_s = time.perf_counter() - t0
+    x = cp.asarray(np.random.default_rng(0).standard_normal((n, 3), dtype=np.float32))
+    cp.cuda.Device().synchronize()
+    cache = os.environ["CUPY_CACHE_DIR"]
+    count = lambda: sum(len(f) for _, _, f in os.walk(cache))  # noqa: E731
+    if lib == "xstride":
+        ops = [("x + x[0]", lambda: xp.add(x, x[0])), ("sum(x, axis=1)", lambda: xp.sum(x, axis=1))]
+    else:
+        ops = [("x + x[0]", lambda: x + x[0]), ("sum(x, axis=1)", lambda: cp.sum(x, axis=1))]
+    out = []
+    for name, fn in ops:
+        before = count()
+        t = time.perf_counter()
+        fn()
+        cp.cuda.Device().synchronize()
+        first = time.perf_counter() - t
+        kernels = count() - before
+        steady = C.time_gpu(fn, reps=20, warmup=3)
+        out.append({"case": name, "first_ms": first * 1e3, "steady_ms": steady * 1e3,
+                    "kernels": kernels})
+    print("FRESH " + json.dumps({"import_s": import_s, "ops": out}))
+
+
+# --------------------------------------------------------------------------- main
+def options(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=None,
+                    help="rows of the particle arrays, a power of two (default 2**25; "
+                         "--quick 2**20; --self-test 2**12)")
+    ap.add_argument("--quick", action="store_true",
+                    help="n = 2**20, k in 1,2,3,4,7,16, fewer reps (also XSTRIDE_BENCH_QUICK=1)")
+    ap.add_argument("--only", default="", help="only the cases whose text contains this")
+    ap.add_argument("--reps", type=int, default=None, help="most timed calls per case (20)")
+    ap.add_argument("--budget", type=float, default=None,
+                    help="seconds of timed calls per case and library (0.1); at least 3 calls")
+    ap.add_argument("--fresh", action="store_true",
+                    help="cold start only: first call vs steady time of add and sum")
+    ap.add_argument("--fresh-child", choices=("cupy", "xstride"), help=argparse.SUPPRESS)
+    ap.add_argument("--self-test", action="store_true",
+                    help="run the cases, checks and tables on NumPy on the host (no CuPy)")
+    args = ap.parse_args(argv)
+    args.quick = args.quick or os.environ.get("XSTRIDE_BENCH_QUICK") == "1"
+    if args.self_test:
+        default_n, ks, sizes, reps, budget, small_reps = 2 ** 12, (1, 3, 16), (10, 1000), 2, 0.0, 3
+    elif args.quick:
+        default_n, ks, sizes, reps, budget, small_reps = (2 ** 20, (1, 2, 3, 4, 7, 16),
+                                                          (10, 100, 1000, 10000), 10, 0.05, 50)
+    else:
+        default_n, ks, sizes, reps, budget, small_reps = (2 ** 25, tuple(range(1, 17)),
+                                                          (10, 100, 1000, 10000), 20, 0.1, 200)
+    args.n = args.n or default_n
+    args.ks, args.sizes, args.small_reps = ks, sizes, small_reps
+    args.reps = args.reps or reps
+    args.budget = budget if args.budget is None else args.budget
+    return args
+
+
+def main(argv=None) -> int:
+    args = options(argv)
+    if args.fresh_child:
+        fresh_child(args.fresh_child, args.n)
+        return 0
+    cases = make_cases(args.n, args.ks, args.sizes)
+    cases = [c for c in cases if args.only in f"{c.label} {c.dtype}"]
+    import xstride as xp
+
+    if args.self_test:
+        import numpy as np
+
+        dev = Device(np, gpu=False, copy_reps=3)
+        print(C.header(f"shape sweep self-test on NumPy (host timers), n = {args.n}"))
+    else:
+        C.require_device("shapes")
+        if args.fresh:
+            return fresh(args.n)
+        import cupy as cp
+
+        dev = Device(cp, gpu=True, copy_reps=10 if args.quick else 20)
+        print(C.header(f"shape sweep, n = {args.n} (2**{args.n.bit_length() - 1})"))
+    print(f"{len(cases)} cases; k = {','.join(map(str, args.ks))}; ms per call unless stated; "
+          "ratio = CuPy time / xstride time (above 1: xstride faster); of copy = bytes read "
+          "+ written per second over a device copy's")
+    return run_sweep(dev, xp, cases, args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
