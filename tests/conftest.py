@@ -234,6 +234,9 @@ class FakeCupyArray:
     def copy(self):
         out = _allocate(self.shape, self.dtype, device=self.device.id)
         out.host[...] = self.host
+        installed = sys.modules.get("cupy")   # the stand-in records what it allocates
+        if isinstance(installed, FakeCupy):
+            installed.allocations.append(out)
         return out
 
     def astype(self, dtype, copy=True):

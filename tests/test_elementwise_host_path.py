@@ -64,8 +64,24 @@ def fake_cp(fake_cupy):
         yield fake_cupy
 
 
-def _norm_arg(v, inputs):
-    """A comparable description of one kernel argument."""
+def _norm_arg(v, inputs, out=None, fake=None):
+    """A comparable description of one kernel argument. The engine launches through the
+    one launcher, so an array arrives as its device address (``numpy.uint64`` on the
+    stand-in's ``RawKernel`` path): it is matched to the input, the output or the
+    stand-in's allocation (a copy of an overlapping input) at that address."""
+    if isinstance(v, np.uint64):
+        ptr = int(v)
+        if out is not None and out.data.ptr == ptr:
+            return ("out",)
+        for i, x in enumerate(inputs):
+            if x.data.ptr == ptr:
+                return ("input", i)
+        for a in reversed(fake.allocations if fake is not None else []):
+            if a.data.ptr == ptr:
+                v = a
+                break
+        else:
+            raise AssertionError(f"a device address {ptr:#x} of no known array")
     if isinstance(v, FakeCupyArray):
         for i, x in enumerate(inputs):
             if v is x:
@@ -80,14 +96,14 @@ def _norm_arg(v, inputs):
     raise AssertionError(f"unexpected kernel argument {type(v).__name__}")
 
 
-def _norm_launch(rec, inputs, out):
+def _norm_launch(rec, inputs, out, fake=None):
     fn, grid, block, args = rec
     norm = []
     for v in args:
         if v is out:
             norm.append(("out",))
         else:
-            norm.append(_norm_arg(v, inputs))
+            norm.append(_norm_arg(v, inputs, out, fake))
     return (fn.name, fn.source, tuple(grid), tuple(block), tuple(norm))
 
 
@@ -98,7 +114,7 @@ def _one_call(fake, call, inputs):
     fake.launches.clear()
     ex.last_kind = None
     res = call()
-    launches = [_norm_launch(r, inputs, res) for r in fake.launches]
+    launches = [_norm_launch(r, inputs, res, fake) for r in fake.launches]
     fake.launches.clear()
     return launches, ex.last_kind, (res.shape, res.strides, res.dtype.str)
 

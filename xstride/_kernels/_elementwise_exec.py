@@ -41,6 +41,7 @@ from .._plans import elementwise as _plan
 from ..layout import Layout, check_output
 from . import _geometry as _geo
 from ._compile import function
+from ._launch import Launch, i32, i64, slot64, slot_scalar, struct
 from ._lru import Bounded
 from ._prepared import GATE, PY_SCALARS, Store
 from ._elementwise_source import BLOCK, C_TYPES, UNROLL, Operand, kernel_source
@@ -423,13 +424,43 @@ def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var):
     if walk:
         args = (params, np.int64(geo.rest), np.int64(geo.nchunks), np.int32(geo.r),
                 np.int32(geo.ga), np.int32(geo.nga), np.int32(geo.nz))
-        return fn, geo.grid, (32, 8), args, kind
-    if kind == "flat":
-        total = pl.size // vec
+        grid, block = geo.grid, (32, 8)
     else:
-        total = (pl.size // pl.shape[inner]) * (pl.shape[inner] // vec)
-    blocks = max(1, min(-(-total // (BLOCK * UNROLL)), _INT32_LIMIT))
-    return fn, (blocks,), (BLOCK,), (params,), kind
+        if kind == "flat":
+            total = pl.size // vec
+        else:
+            total = (pl.size // pl.shape[inner]) * (pl.shape[inner] // vec)
+        grid = (max(1, min(-(-total // (BLOCK * UNROLL)), _INT32_LIMIT)),)
+        block, args = (BLOCK,), (params,)
+    return _Packed(fn, grid, block, args, specs), grid, block, args, kind
+
+
+class _Packed:
+    """An engine kernel behind the one launcher (:class:`._launch.Launch`): the entry's
+    leading arguments (the plan struct, the tiled walk's counts) packed once, and one
+    slot per operand — the device address of an array, or a by-value scalar of its loop
+    type. Called like the ``RawKernel`` it wraps, ``fn(grid, block, (*leading,
+    *operands))``; grid and block are its own."""
+
+    __slots__ = ("launch", "npre", "isptr")
+
+    def __init__(self, fn, grid, block, pre, specs):
+        fixed = []
+        for v in pre:
+            if isinstance(v, np.ndarray):          # the plan struct, passed by value
+                fixed.append(struct(v.tobytes()))
+            elif v.dtype == np.int64:
+                fixed.append(i64(int(v)))
+            else:
+                fixed.append(i32(int(v)))
+        self.isptr = tuple(o.kind != "scalar" for o in specs)
+        slots = [slot64() if p else slot_scalar(o.ctype) for o, p in zip(specs, self.isptr)]
+        self.launch = Launch(fn, grid, block, fixed + slots)
+        self.npre = len(pre)
+
+    def __call__(self, grid, block, args):
+        ops = args[self.npre:]
+        self.launch(*[a.data.ptr if p else a for a, p in zip(ops, self.isptr)])
 
 
 def func_attribute(fn, name: str) -> int:

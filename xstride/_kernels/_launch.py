@@ -29,7 +29,7 @@ import numpy as np
 from ._cupy import cupy as _cupy
 
 __all__ = ["Launch", "driver_entry", "u64", "i64", "u32", "i32", "struct", "slot64", "slot32",
-           "slot_f64"]
+           "slot_f64", "slot_scalar"]
 
 
 class _Slot64(ctypes.c_uint64):
@@ -44,7 +44,18 @@ class _SlotF64(ctypes.c_double):
     """A ``double`` parameter set per call (a bound or scale of the Morton keys)."""
 
 
-_SLOTS = (_Slot64, _Slot32, _SlotF64)
+# By-value scalars of the elementwise engine, one slot type per C type (set per call:
+# the scalar operands of a call, converted to their loop type).
+_SCALAR_CTYPES = {
+    "bool": ctypes.c_bool, "signed char": ctypes.c_int8, "short": ctypes.c_int16,
+    "int": ctypes.c_int32, "long long": ctypes.c_int64, "unsigned char": ctypes.c_uint8,
+    "unsigned short": ctypes.c_uint16, "unsigned int": ctypes.c_uint32,
+    "unsigned long long": ctypes.c_uint64, "float": ctypes.c_float,
+    "double": ctypes.c_double,
+}
+_SCALAR_SLOTS = {c: type(f"_Slot_{c.replace(' ', '_')}", (base,), {})
+                 for c, base in _SCALAR_CTYPES.items()}
+_SLOTS = (_Slot64, _Slot32, _SlotF64) + tuple(_SCALAR_SLOTS.values())
 
 
 def u64(v: int = 0) -> ctypes.c_uint64:
@@ -90,9 +101,20 @@ def slot_f64() -> _SlotF64:
     return _SlotF64()
 
 
+def slot_scalar(ctype: str):
+    """A by-value scalar parameter of C type ``ctype`` (``"float"``, ``"long long"``,
+    ... the C types of ``xstride._core.dtypes``) that each call sets."""
+    return _SCALAR_SLOTS[ctype]()
+
+
 _NUMPY = {ctypes.c_uint64: np.uint64, ctypes.c_int64: np.int64, ctypes.c_uint32: np.uint32,
           ctypes.c_int32: np.int32, _Slot64: np.uint64, _Slot32: np.uint32,
           _SlotF64: np.float64}
+_NUMPY.update({_SCALAR_SLOTS[c]: np.dtype(n).type for n, c in (
+    ("bool", "bool"), ("int8", "signed char"), ("int16", "short"), ("int32", "int"),
+    ("int64", "long long"), ("uint8", "unsigned char"), ("uint16", "unsigned short"),
+    ("uint32", "unsigned int"), ("uint64", "unsigned long long"), ("float32", "float"),
+    ("float64", "double"))})
 
 
 def driver_entry(kernel):
