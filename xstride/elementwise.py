@@ -25,7 +25,7 @@ import numpy as np
 
 from . import _backends
 from ._backends import dispatch
-from ._core.errors import type_error, value_error
+from ._core.errors import broadcast_error, cast_error, error, type_error, value_error
 from ._core.ufuncs import ENGINE_UFUNCS, numpy_ufunc_name
 from ._plans.elementwise import broadcast_shapes
 from .layout import check_output
@@ -95,7 +95,7 @@ def resolve(func: str, kinds: tuple) -> tuple:
                                   + (None,))
         except TypeError as exc:
             shown = ", ".join(str(k if isinstance(k, np.dtype) else k.__name__) for k in kinds)
-            raise TypeError(f"{func}: no loop for dtypes ({shown}): {exc}") from None
+            raise error(TypeError, func, f"no loop for dtypes ({shown}): {exc}") from None
         if len(_resolved) >= _RESOLVED_MAX:
             _resolved.clear()
         _resolved[key] = r
@@ -136,8 +136,7 @@ def check_out(func: str, out, shape, dtype, be, arg: str = "out", *,
     if numeric and out.dtype.kind not in _NUMERIC:
         raise type_error(func, arg, out, "an array of a bool or numeric dtype")
     if dtype is not None and not np.can_cast(dtype, out.dtype, casting="same_kind"):
-        raise TypeError(f"{func}: argument '{arg}' has dtype {out.dtype}, but the result "
-                        f"dtype {np.dtype(dtype)} cannot be cast to it (same_kind rule)")
+        raise cast_error(func, arg, out.dtype, np.dtype(dtype), "same_kind")
     if shape is not None and tuple(out.shape) != tuple(shape):
         raise value_error(func, arg, f"has shape {tuple(out.shape)}; expected the broadcast "
                                      f"shape {tuple(shape)}")
@@ -151,8 +150,7 @@ def _copy_dtype(be, dst, src):
     """dtype of ``src`` for ``copy_into`` (a Python scalar is weak: NEP 50)."""
     if be.owns(src) and not isinstance(src, np.generic):
         if broadcast_shapes(src.shape, dst.shape, func="copy_into") != tuple(dst.shape):
-            raise ValueError(f"copy_into: shapes {tuple(src.shape)} and {tuple(dst.shape)} "
-                             "cannot be broadcast together (into dst)")
+            raise broadcast_error("copy_into", (src.shape, dst.shape), into="dst")
         return src.dtype
     k = scalar_kind(src)
     if k is None:
@@ -162,8 +160,8 @@ def _copy_dtype(be, dst, src):
     try:
         return np.result_type(dst.dtype, src)
     except TypeError:  # no common dtype (a record dst and a number): no same_kind cast
-        raise TypeError(f"copy_into: cannot copy a Python {k.__name__} into dst of dtype "
-                        f"{dst.dtype}") from None
+        raise error(TypeError, "copy_into", f"cannot copy a Python {k.__name__} into dst of dtype "
+                                 f"{dst.dtype}") from None
 
 
 def _astype_dtype(be, x, dtype) -> np.dtype:
@@ -325,8 +323,8 @@ def copy_into_checked(be, dst, src):
         raise type_error("copy_into", "src", src, f"an array of the {be.name} backend or a "
                                                   "Python scalar")
     if sdt is not None and not np.can_cast(sdt, dst.dtype, casting="same_kind"):
-        raise TypeError(f"copy_into: cannot copy {np.dtype(sdt)} into dst of dtype "
-                        f"{dst.dtype} (same_kind rule)")
+        raise error(TypeError, "copy_into", f"cannot copy {np.dtype(sdt)} into dst of dtype "
+                                 f"{dst.dtype} (same_kind rule)")
     return ex.copy_into(dst, src)
 
 

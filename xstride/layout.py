@@ -16,7 +16,7 @@ from __future__ import annotations
 import operator
 import struct
 
-from ._core.errors import value_error
+from ._core.errors import error, value_error
 from ._core.sizes import INT64_MAX, checked_size
 from ._plans.overlap import check_output, internal_overlap
 
@@ -41,12 +41,12 @@ def PACK_FORMAT(max_ndim: int = MAX_NDIM) -> str:
 def _int(value, what: str, func: str = "Layout") -> int:
     if isinstance(value, bool) or type(value).__name__ in ("bool", "bool_"):
         # an int to Python, never a size, stride or index (numpy.bool_ too)
-        raise TypeError(f"{func}: {what} must be an integer, got bool {value!r}")
+        raise error(TypeError, func, f"{what} must be an integer, got bool {value!r}")
     try:
         return operator.index(value)
     except TypeError:
-        raise TypeError(
-            f"{func}: {what} must be an integer, got {type(value).__name__} {value!r}"
+        raise error(
+            TypeError, func, f"{what} must be an integer, got {type(value).__name__} {value!r}"
         ) from None
 
 
@@ -65,26 +65,26 @@ def _int_seq(value, what: str, entry: str, func: str = "Layout", *,
     ndim = getattr(value, "ndim", None)
     if dtype is not None and ndim is not None and ndim != 0:   # an array (NumPy/CuPy)
         if ndim != 1 or getattr(dtype, "kind", None) not in ("i", "u"):
-            raise TypeError(f"{func}: {what} must be {expected}, got an array of dtype "
-                            f"{dtype} with {ndim} dimension(s) (1-D integer arrays are taken)")
+            raise error(TypeError, func, f"{what} must be {expected}, got an array of dtype "
+                                 f"{dtype} with {ndim} dimension(s) (1-D integer arrays are taken)")
         value = value.tolist()
     elif one_int and (isinstance(value, bool) or hasattr(value, "__index__")):
         value = (value,)                                       # one int (bool refused below)
     if not isinstance(value, (tuple, list, range)):
-        raise TypeError(f"{func}: {what} must be {expected}, got {type(value).__name__}")
+        raise error(TypeError, func, f"{what} must be {expected}, got {type(value).__name__}")
     return tuple(_int(v, entry, func) for v in value)
 
 
 def _check_int64(value: int, what: str) -> int:
     if value > INT64_MAX or value < _INT64_MIN:
-        raise ValueError(f"Layout: {what} = {value} does not fit in a signed 64-bit integer")
+        raise error(ValueError, "Layout", f"{what} = {value} does not fit in a signed 64-bit integer")
     return value
 
 
 def _checked_shape(shape, itemsize: int = 1) -> tuple[int, ...]:
     out = _int_seq(shape, "shape", "shape entry")
     if len(out) > MAX_NDIM:
-        raise ValueError(f"Layout: rank {len(out)} exceeds the maximum of {MAX_NDIM}")
+        raise error(ValueError, "Layout", f"rank {len(out)} exceeds the maximum of {MAX_NDIM}")
     # extents >= 0; every extent, the size and the byte size fit in int64
     checked_size("Layout", "shape", out, itemsize)
     return out
@@ -153,8 +153,8 @@ class Layout:
     def __init__(self, shape, strides=None, offset: int = 0, itemsize: int = 1):
         isz = _int(itemsize, "itemsize")
         if isz < 1 or isz > _INT32_MAX:
-            raise ValueError(f"Layout: itemsize must be in 1..{_INT32_MAX} (an int32 in "
-                             f"the packed struct), got {isz}")
+            raise error(ValueError, "Layout", f"itemsize must be in 1..{_INT32_MAX} (an int32 in "
+                                      f"the packed struct), got {isz}")
         shp = _checked_shape(shape, isz)
         if strides is None:
             strd = compact_strides(shp)
@@ -163,8 +163,8 @@ class Layout:
         else:
             strd = _int_seq(strides, "strides", "stride")
             if len(strd) != len(shp):
-                raise ValueError(
-                    f"Layout: shape {shp} has rank {len(shp)} but strides {strd} "
+                raise error(
+                    ValueError, "Layout", f"shape {shp} has rank {len(shp)} but strides {strd} "
                     f"have rank {len(strd)}"
                 )
             for s in strd:
@@ -316,7 +316,7 @@ class Layout:
         ax = _int_seq(axes, "axes", "axis", "Layout.permute", one_int=False)
         norm = tuple(a + nd if a < 0 else a for a in ax)
         if sorted(norm) != list(range(nd)):
-            raise ValueError(f"Layout.permute: {ax} is not a permutation of the {nd} axes")
+            raise error(ValueError, "Layout.permute", f"{ax} is not a permutation of the {nd} axes")
         return Layout(tuple(self._shape[a] for a in norm),
                       tuple(self._strides[a] for a in norm), self._offset, self._itemsize)
 
@@ -333,8 +333,8 @@ class Layout:
         target = _checked_shape(shape)
         nd, td = self.ndim, len(target)
         if td < nd:
-            raise ValueError(f"Layout.broadcast_to: cannot broadcast shape {self._shape} "
-                             f"to shape {target} (fewer dimensions)")
+            raise error(ValueError, "Layout.broadcast_to", f"cannot broadcast shape {self._shape} "
+                                      f"to shape {target} (fewer dimensions)")
         strides = [0] * (td - nd)
         for n, s, t in zip(self._shape, self._strides, target[td - nd:]):
             if n == t:
@@ -342,8 +342,8 @@ class Layout:
             elif n == 1:
                 strides.append(0)
             else:
-                raise ValueError(f"Layout.broadcast_to: cannot broadcast shape {self._shape} "
-                                 f"to shape {target}")
+                raise error(ValueError, "Layout.broadcast_to", f"cannot broadcast shape {self._shape} "
+                                          f"to shape {target}")
         return Layout(target, tuple(strides), self._offset, self._itemsize)
 
     def slice(self, index) -> "Layout":
@@ -376,7 +376,7 @@ class Layout:
                     if part is not None:
                         _int(part, "a slice bound or step")   # TypeError, prefixed
                 if ix.step is not None and operator.index(ix.step) == 0:
-                    raise ValueError("Layout.slice: slice step cannot be zero")
+                    raise error(ValueError, "Layout.slice", "slice step cannot be zero")
                 start, stop, step = ix.indices(n)
                 length = len(range(start, stop, step))
                 if length > 0:
@@ -472,8 +472,8 @@ class Layout:
         """
         max_ndim = _int(max_ndim, "max_ndim", "Layout.pack")
         if not max(self.ndim, 1) <= max_ndim <= MAX_NDIM:  # C++ has no zero-length arrays
-            raise ValueError(f"Layout.pack: max_ndim={max_ndim} must lie in "
-                             f"[{max(self.ndim, 1)}, {MAX_NDIM}]")
+            raise error(ValueError, "Layout.pack", f"max_ndim={max_ndim} must lie in "
+                                      f"[{max(self.ndim, 1)}, {MAX_NDIM}]")
         pad = max_ndim - self.ndim
         return struct.pack(PACK_FORMAT(max_ndim), self._offset, self.ndim, self._itemsize,
                            *self._shape, *([1] * pad), *self._strides, *([0] * pad))
@@ -492,17 +492,17 @@ class Layout:
             fields describe no valid layout (checked as the constructor does).
         """
         if not isinstance(data, (bytes, bytearray, memoryview)):
-            raise TypeError(f"Layout.unpack: expected the bytes of Layout.pack(), got "
-                            f"{type(data).__name__}")
+            raise error(TypeError, "Layout.unpack", f"expected the bytes of Layout.pack(), got "
+                                     f"{type(data).__name__}")
         max_ndim = _int(max_ndim, "max_ndim", "Layout.unpack")
         if not 1 <= max_ndim <= MAX_NDIM:
             raise value_error("Layout.unpack", "max_ndim", f"must lie in [1, {MAX_NDIM}] "
                                                            f"(as for pack), got {max_ndim}")
         fmt = PACK_FORMAT(max_ndim)
         if len(data) != struct.calcsize(fmt):
-            raise ValueError(f"Layout.unpack: {len(data)} bytes, but a layout packed with "
-                             f"max_ndim={max_ndim} has {struct.calcsize(fmt)}; pass the "
-                             "max_ndim given to pack()")
+            raise error(ValueError, "Layout.unpack", f"{len(data)} bytes, but a layout packed with "
+                                      f"max_ndim={max_ndim} has {struct.calcsize(fmt)}; pass the "
+                                      "max_ndim given to pack()")
         try:
             fields = struct.unpack(fmt, data)
         except (struct.error, TypeError) as exc:   # a memoryview that is not plain bytes
@@ -510,8 +510,8 @@ class Layout:
                                                        f"struct ({exc})") from None
         off, nd, isz = fields[:3]
         if not 0 <= nd <= max_ndim:
-            raise ValueError(f"Layout.unpack: the struct's ndim is {nd}, outside "
-                             f"[0, {max_ndim}]; not the bytes of Layout.pack({max_ndim})")
+            raise error(ValueError, "Layout.unpack", f"the struct's ndim is {nd}, outside "
+                                      f"[0, {max_ndim}]; not the bytes of Layout.pack({max_ndim})")
         shape = fields[3:3 + nd]
         strides = fields[3 + max_ndim:3 + max_ndim + nd]
         return cls(shape, strides, off, isz)
@@ -532,8 +532,8 @@ class Layout:
             size (such views cannot be described in elements); an item size of 0.
         """
         if not all(hasattr(a, k) for k in ("shape", "strides", "itemsize")):
-            raise TypeError(f"Layout.from_array: expected a NumPy or CuPy array, got "
-                            f"{type(a).__name__}")
+            raise error(TypeError, "Layout.from_array", f"expected a NumPy or CuPy array, got "
+                                     f"{type(a).__name__}")
         itemsize = int(a.itemsize)
         if itemsize < 1:
             raise value_error("Layout.from_array", "a",
@@ -546,8 +546,8 @@ class Layout:
             bs = int(bs)
             if bs % itemsize:
                 if n > 1:
-                    raise ValueError(
-                        f"Layout.from_array: byte strides {tuple(a.strides)} are not "
+                    raise error(
+                        ValueError, "Layout.from_array", f"byte strides {tuple(a.strides)} are not "
                         f"multiples of the item size {itemsize}")
                 bs = 0  # never stepped along; any element stride describes it
             strides.append(bs // itemsize)

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import _backends
 from .elementwise import copy_into_checked
-from ._core.errors import type_error, value_error
+from ._core.errors import error, type_error, value_error
 from ._core.sizes import checked_size
 from .layout import INT64_MAX, Layout
 
@@ -170,9 +170,9 @@ def _view_layout(func, shape, strides, offset, itemsize):
     try:
         lay = Layout(shape, strides, offset, itemsize)
     except ValueError as exc:
-        raise ValueError(f"{func}: {str(exc).removeprefix('Layout: ')}") from None
+        raise error(ValueError, func, f"{str(exc).removeprefix('Layout: ')}") from None
     except TypeError as exc:
-        raise TypeError(f"{func}: {str(exc).removeprefix('Layout: ')}") from None
+        raise error(TypeError, func, f"{str(exc).removeprefix('Layout: ')}") from None
     if lay.size * itemsize > INT64_MAX:
         raise value_error(func, "shape", f"{lay.shape} has {lay.size} elements of "
                                          f"{itemsize} bytes: {lay.size * itemsize} bytes, "
@@ -198,8 +198,8 @@ def _as_strided(a, shape, strides, *, offset=0):
         vlo, vhi = lay.byte_span()
         if ptr + vlo < blo or ptr + vhi > bhi:
             lo, hi = lay.span()
-            raise ValueError(
-                f"as_strided: the view (shape {shape}, strides {strides}, offset {offset}) "
+            raise error(
+                ValueError, "as_strided", f"the view (shape {shape}, strides {strides}, offset {offset}) "
                 f"reaches elements {lo}..{hi} relative to a[0], outside the underlying buffer, "
                 f"which holds elements {(blo - ptr) // a.itemsize}.."
                 f"{(bhi - ptr) // a.itemsize - 1} relative to a[0]")

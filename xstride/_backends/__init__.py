@@ -8,6 +8,7 @@ its library, its ``array_api_compat`` namespace, its executors.
 
 from __future__ import annotations
 
+from .._core.errors import error
 from ._base import Backend
 from .registry import DEFAULT, REGISTRY, each, get, names, of_array
 from .select import backend_of, get_backend
@@ -34,7 +35,8 @@ def kernel_backend() -> Backend:
     for be in each():
         if be.compiles_kernels:
             return be
-    raise RuntimeError("no backend of this build compiles CUDA kernels")  # pragma: no cover
+    raise error(RuntimeError, "kernel_backend",
+                "no backend of this build compiles CUDA kernels")  # pragma: no cover
 
 
 def active() -> Backend:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 
+from .._core.errors import backend_unavailable_error
 from ._base import Backend
 from .views import byte_span, view_byte_strides
 
@@ -61,15 +62,15 @@ class CupyBackend(Backend):
             import cupy
         except Exception as exc:  # ImportError, or a broken CUDA install raising anything
             self.failure = f"CuPy could not be imported: {type(exc).__name__}: {exc}"
-            raise RuntimeError(f"backend 'cupy' is unavailable: {self.failure}") from None
+            raise backend_unavailable_error("cupy", self.failure) from None
         try:
             count = cupy.cuda.runtime.getDeviceCount()
         except Exception as exc:  # CUDARuntimeError and friends
             self.failure = f"no device answers: {type(exc).__name__}: {exc}"
-            raise RuntimeError(f"backend 'cupy' is unavailable: {self.failure}") from None
+            raise backend_unavailable_error("cupy", self.failure) from None
         if count < 1:
             self.failure = "no device answers: the runtime reports 0 devices"
-            raise RuntimeError(f"backend 'cupy' is unavailable: {self.failure}")
+            raise backend_unavailable_error("cupy", self.failure)
         self.failure = None
         self._checked = cupy
         return cupy

@@ -20,6 +20,7 @@ import sys
 
 import numpy as np
 
+from .._core.errors import error
 from ._base import Backend
 from .registry import DEFAULT, REGISTRY
 from . import select as _backend
@@ -66,7 +67,7 @@ def register(qualname: str, backend, *, positional=None):
     if isinstance(backend, Backend):
         backend = backend.name
     if backend not in _tables:
-        raise ValueError(f"register: unknown backend {backend!r}")
+        raise error(ValueError, "register", f"unknown backend {backend!r}")
 
     def deco(fn):
         _overrides[backend][qualname] = fn

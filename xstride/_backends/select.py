@@ -17,7 +17,7 @@ import sys
 
 import numpy as np
 
-from .._core.errors import mixed_backends_error, type_error, unavailable_error, value_error
+from .._core.errors import error, mixed_backends_error, type_error, unavailable_error, value_error
 from .registry import REGISTRY, each, get
 
 __all__ = [
@@ -75,7 +75,8 @@ class _Unavailable(str):
     ``import xstride`` succeeds (so ``python -m xstride info`` can say why), and the
     first use of the active backend raises the reason."""
 
-    reason = ""
+    where = ""   # the environment variable and its value
+    why = ""     # the backend's own message
 
 
 def _initial_backend() -> str:
@@ -90,7 +91,7 @@ def _initial_backend() -> str:
         get(name).load()
     except RuntimeError as exc:
         failed = _Unavailable(name)
-        failed.reason = f"environment variable {_ENV}={raw!r}: {exc}"
+        failed.where, failed.why = f"environment variable {_ENV}={raw!r}", str(exc)
         return failed
     return name
 
@@ -103,7 +104,7 @@ _current: contextvars.ContextVar[str] = contextvars.ContextVar(
 def check_active(name: str) -> str:
     """``name`` (the active selection), or the ``RuntimeError`` of a failed default."""
     if type(name) is _Unavailable:
-        raise RuntimeError(name.reason)
+        raise error(RuntimeError, name.where, name.why)
     return name
 
 

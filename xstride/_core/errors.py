@@ -6,7 +6,9 @@ backend/device, shape) and raises through these helpers. Tests match on the text
 
 from __future__ import annotations
 
-__all__ = ["describe", "type_error", "value_error", "mixed_backends_error", "unavailable_error"]
+__all__ = ["describe", "type_error", "value_error", "argument_error", "error", "overflow_error",
+           "cast_error", "broadcast_error", "backend_unavailable_error", "mixed_backends_error",
+           "unavailable_error"]
 
 
 def describe(obj) -> str:
@@ -30,6 +32,44 @@ def type_error(func: str, arg: str, got, allowed: str) -> TypeError:
 def value_error(func: str, arg: str, message: str) -> ValueError:
     """``ValueError`` naming the function and the argument."""
     return ValueError(f"{func}: argument '{arg}' {message}")
+
+
+def argument_error(cls: type[Exception], func: str, arg: str, message: str) -> Exception:
+    """``cls`` naming the function and the argument (``value_error`` for any class)."""
+    return cls(f"{func}: argument '{arg}' {message}")
+
+
+def error(cls: type[Exception], func: str, message, *, subject: bool = False) -> Exception:
+    """``cls`` naming the function (or the place, e.g. an environment variable) but no
+    single argument: ``"{func}: {message}"``, or ``"{func} {message}"`` when ``subject``
+    (the function is the sentence's subject: ``"CudaKernel 'k' takes 3 argument(s)"``).
+    ``message`` may be a caught exception, whose text is then carried."""
+    return cls(f"{func} {message}" if subject else f"{func}: {message}")
+
+
+def overflow_error(func: str, arg: str, message: str) -> OverflowError:
+    """``OverflowError`` for a value of argument ``arg`` outside the range it must fit."""
+    return argument_error(OverflowError, func, arg, message)
+
+
+def cast_error(func: str, arg: str, got_dtype, want_dtype, rule: str = "same_kind") -> TypeError:
+    """``TypeError`` for an output argument whose dtype cannot take the result dtype."""
+    return TypeError(f"{func}: argument '{arg}' has dtype {got_dtype}, but the result dtype "
+                     f"{want_dtype} cannot be cast to it ({rule} rule)")
+
+
+def broadcast_error(func: str, shapes, into: str | None = None) -> ValueError:
+    """``ValueError`` for shapes that do not broadcast together (``into``: the argument
+    they must broadcast into, when there is one)."""
+    text = " and ".join(str(tuple(s)) for s in shapes)
+    tail = f" (into {into})" if into else ""
+    return ValueError(f"{func}: shapes {text} cannot be broadcast together{tail}")
+
+
+def backend_unavailable_error(name: str, reason: str) -> RuntimeError:
+    """``RuntimeError`` of a backend that cannot be loaded (public functions wrap it with
+    :func:`unavailable_error`, which adds their own name)."""
+    return RuntimeError(f"backend {name!r} is unavailable: {reason}")
 
 
 def unavailable_error(func: str, exc: BaseException) -> RuntimeError:

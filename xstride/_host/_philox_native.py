@@ -38,6 +38,7 @@ import tempfile
 import threading
 from pathlib import Path
 
+from .._core.errors import error
 from . import _config
 
 __all__ = ["FLAGS", "GCC_FLAGS", "Native", "get", "describe", "reason", "reject"]
@@ -87,7 +88,7 @@ class Native:
         o1 = outs[1] if len(outs) > 1 else (None, 0)
         rc = self._philox(_KINDS[kind], n, *args[0], *args[1], *args[2], *outs[0], *o1)
         if rc:  # pragma: no cover - kinds come from this package
-            raise ValueError(f"xstride_host_philox: bad kind {kind!r}")
+            raise error(ValueError, "xstride_host_philox", f"bad kind {kind!r}")
 
     def words(self, n, cw, k0, k1, out):
         """Raw blocks: ``cw`` four ``(address or None, stride, value)``, keys likewise,

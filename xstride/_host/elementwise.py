@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.errors import type_error
+from .._core.errors import broadcast_error, error, type_error
 from .._core.ufuncs import numpy_ufunc_name
 
 __all__ = ["ufunc_into", "copy_into", "ENGINE", "ACCEPTS_SEQUENCES", "WHOLE_ELEMENTS"]
@@ -42,13 +42,12 @@ def copy_into(dst, src):
         if np.broadcast_shapes(shape, dst.shape) != dst.shape:
             raise ValueError
     except ValueError:
-        raise ValueError(f"copy_into: shapes {shape} and {dst.shape} cannot be "
-                         "broadcast together (into dst)") from None
+        raise broadcast_error("copy_into", (shape, dst.shape), into="dst") from None
     try:
         np.copyto(dst, src, casting="same_kind")
     except TypeError as exc:  # a sequence whose values do not fit dst's kind
-        raise TypeError(f"copy_into: {exc}") from None
+        raise error(TypeError, "copy_into", exc) from None
     except OverflowError as exc:  # a Python int out of dst's range (300 into int8)
-        raise OverflowError(f"copy_into: src {src!r} does not fit dst's dtype {dst.dtype} "
-                            f"({exc})") from None
+        raise error(OverflowError, "copy_into",
+                    f"src {src!r} does not fit dst's dtype {dst.dtype} ({exc})") from None
     return dst

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import sys
 
+from .._core.errors import error
+
 
 def cupy():
     """The imported ``cupy`` module.
@@ -20,6 +22,6 @@ def cupy():
     try:
         return sys.modules["cupy"]
     except KeyError:
-        raise RuntimeError("xstride._kernels: CuPy is not imported; the CUDA executors "
-                           "run only on CuPy arrays (select the CuPy backend or pass "
-                           "CuPy arrays)") from None
+        raise error(RuntimeError, "xstride._kernels", "CuPy is not imported; the CUDA executors "
+                                    "run only on CuPy arrays (select the CuPy backend or pass "
+                                    "CuPy arrays)") from None

@@ -11,6 +11,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
+from .._core.errors import error
 from .._plans.elementwise import Plan
 from .._plans.reduction import ReductionPlan
 
@@ -29,7 +30,7 @@ def _cap_for(ndim: int) -> int:
     for c in CAPS:
         if ndim <= c:
             return c
-    raise ValueError(f"elementwise: {ndim} outer axes exceed the maximum of {CAPS[-1]}")
+    raise error(ValueError, "elementwise", f"{ndim} outer axes exceed the maximum of {CAPS[-1]}")
 
 
 def pack_params(plan: Plan) -> tuple[int, bytes]:
@@ -226,4 +227,4 @@ def reduction_geometry(plan: ReductionPlan, itemsize: int, sm_count: int,
         nchunks = -(-plan.rowlen // chunk)
         return ReductionGeometry("cols", (tiles, nchunks), (32, OUTER_ROWS), vec, nchunks,
                                  chunk)
-    raise ValueError(f"reduction_geometry: strategy {plan.strategy!r} launches no kernel")
+    raise error(ValueError, "reduction_geometry", f"strategy {plan.strategy!r} launches no kernel")

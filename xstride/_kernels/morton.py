@@ -16,6 +16,7 @@ from ._compile import function
 from ._cupy import cupy as _cupy
 from ._launch import Launch, i32, i64, slot64, slot_f64
 from ._lru import Bounded
+from .._core.errors import argument_error
 
 __all__ = ["keys", "launch", "encode", "decode", "CONTIGUOUS_METHOD"]
 
@@ -75,8 +76,9 @@ def launch(positions, lower, scales, levels: int, out, bad, method=None) -> None
     if method is None:
         method = CONTIGUOUS_METHOD if _rows_ok(positions, ndim) else "strided"
     elif method == "rows" and not _rows_ok(positions, ndim):
-        raise ValueError("the 'rows' kernel needs C-contiguous, 16-byte aligned float64 "
-                         "positions (or float32 with 2 columns)")
+        raise argument_error(ValueError, "morton.launch", "method",
+                             "is 'rows', but the 'rows' kernel needs C-contiguous, 16-byte aligned "
+                             "float64 positions (or float32 with 2 columns)")
     levels = int(levels)
 
     def tail():   # lower bounds, scales (ndim each), levels, keys, bad

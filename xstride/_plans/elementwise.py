@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .._core.errors import broadcast_error
 from ..layout import Layout
 
 __all__ = ["plan_arrays", "broadcast_shapes", "Plan", "make_plan", "result_axis_order",
@@ -60,8 +61,7 @@ def broadcast_shapes(*shapes, func: str = "broadcast") -> tuple[int, ...]:
             if m == 1:
                 out[j] = n
             elif n != 1 and n != m:
-                text = " and ".join(str(tuple(x)) for x in shapes)
-                raise ValueError(f"{func}: shapes {text} cannot be broadcast together")
+                raise broadcast_error(func, shapes)
     return tuple(out)
 
 

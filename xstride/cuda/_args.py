@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._core.errors import type_error, value_error
+from .._core.errors import argument_error, overflow_error, type_error, value_error
 from ._signature import CType
 
 __all__ = ["DeviceArray", "device_array", "pack_value", "check_device", "c_contiguous"]
@@ -132,8 +132,8 @@ def _check_scalar(ct: CType, value, label: str, arg: str) -> bytes:
         v = int(value)
         info = np.iinfo(dt)
         if not info.min <= v <= info.max:
-            raise OverflowError(f"{label}: argument '{arg}' value {_short(v)} is out of range "
-                                f"for C type '{ct.text}' [{info.min}, {info.max}]")
+            raise overflow_error(label, arg, f"value {_short(v)} is out of range "
+                                 f"for C type '{ct.text}' [{info.min}, {info.max}]")
         return np.array(v, dtype=dt).tobytes()
     if dt.kind == "f":
         if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(
@@ -165,14 +165,14 @@ def _check_array(ct: CType, value, label: str, arg: str, device: int | None) -> 
         raise type_error(label, arg, value, allowed + " (an object with "
                          "__cuda_array_interface__)")
     if ct.dtype is not None and arr.dtype != ct.dtype:
-        raise TypeError(f"{label}: argument '{arg}' has dtype {arr.dtype.name}; the kernel "
-                        f"takes '{ct.text}' (dtype {ct.dtype.name})")
+        raise argument_error(TypeError, label, arg, f"has dtype {arr.dtype.name}; the kernel "
+                            f"takes '{ct.text}' (dtype {ct.dtype.name})")
     if device is not None:
         _check_array_device(arr, label, arg, device)
     if ct.kind in ("view", "cview") and len(arr.shape) != ct.ndim:
-        raise TypeError(f"{label}: argument '{arg}' has {len(arr.shape)} dimensions "
-                        f"(shape {arr.shape}); the kernel takes '{ct.text}' "
-                        f"({ct.ndim} dimensions)")
+        raise argument_error(TypeError, label, arg, f"has {len(arr.shape)} dimensions "
+                            f"(shape {arr.shape}); the kernel takes '{ct.text}' "
+                            f"({ct.ndim} dimensions)")
     if ct.kind in ("pointer", "cview") and not c_contiguous(arr.shape, arr.byte_strides,
                                                             arr.dtype.itemsize):
         raise value_error(label, arg, f"is not C-contiguous (shape {arr.shape}, byte strides "

@@ -18,7 +18,7 @@ import numpy as np
 
 from .._core.csource import code_only, is_c_identifier, strip_comments
 from .._plans.elementwise import broadcast_shapes
-from .._core.errors import type_error, unavailable_error
+from .._core.errors import error, type_error, unavailable_error
 from .._backends.select import load_cupy
 from . import _executors
 from .. import _backends
@@ -45,17 +45,17 @@ def _parse(text: str, what: str):
                 "xstride's engine; use cupy.ElementwiseKernel for them")
         words = [w for w in words if w != "const"]
         if len(words) != 2 or not is_c_identifier(words[1]):
-            raise ValueError(f"ElementwiseKernel: cannot parse {what} parameter {part!r}; "
-                             "expected 'TYPE NAME'")
+            raise error(ValueError, "ElementwiseKernel", f"cannot parse {what} parameter {part!r}; "
+                                      "expected 'TYPE NAME'")
         typ, name = words
         if name == "i" or name.startswith("_"):
-            raise ValueError(f"ElementwiseKernel: parameter name {name!r} is reserved")
+            raise error(ValueError, "ElementwiseKernel", f"parameter name {name!r} is reserved")
         if typ in _DTYPE_NAMES:
             dt = np.dtype(typ)
         elif _IDENT.match(typ):
             dt = None  # a type placeholder, bound from the arguments
         else:
-            raise ValueError(f"ElementwiseKernel: bad type {typ!r} in {part!r}")
+            raise error(ValueError, "ElementwiseKernel", f"bad type {typ!r} in {part!r}")
         params.append((name, typ, dt))
     return params
 
@@ -108,20 +108,20 @@ class ElementwiseKernel:
                  **kwargs):
         unknown = set(kwargs) - {"reduce_dims", "options", "no_return", "return_tuple"}
         if unknown:
-            raise TypeError(f"ElementwiseKernel: unsupported options {sorted(unknown)}")
+            raise error(TypeError, "ElementwiseKernel", f"unsupported options {sorted(unknown)}")
         for arg, value in (("in_params", in_params), ("out_params", out_params),
                            ("operation", operation), ("name", name), ("preamble", preamble)):
             if not isinstance(value, str):
                 raise type_error("ElementwiseKernel", arg, value, "a str")
         if not is_c_identifier(name):
-            raise ValueError(f"ElementwiseKernel: name {name!r} is not a C identifier")
+            raise error(ValueError, "ElementwiseKernel", f"name {name!r} is not a C identifier")
         self.in_params = _parse(in_params, "input")
         self.out_params = _parse(out_params, "output")
         if not self.out_params:
-            raise ValueError("ElementwiseKernel: at least one output parameter is needed")
+            raise error(ValueError, "ElementwiseKernel", "at least one output parameter is needed")
         names = [p[0] for p in self.in_params + self.out_params]
         if len(set(names)) != len(names):
-            raise ValueError(f"ElementwiseKernel: duplicate parameter names in {names}")
+            raise error(ValueError, "ElementwiseKernel", f"duplicate parameter names in {names}")
         self.operation = operation
         self.name = name
         self.preamble = preamble
@@ -160,8 +160,8 @@ class ElementwiseKernel:
         """
         nin, nout = len(self.in_params), len(self.out_params)
         if len(args) not in (nin, nin + nout):
-            raise TypeError(f"{self.name}: takes {nin} inputs (and optionally {nout} "
-                            f"outputs), got {len(args)} arguments")
+            raise error(TypeError, self.name, f"takes {nin} inputs (and optionally {nout} "
+                                 f"outputs), got {len(args)} arguments")
         ins, outs = list(args[:nin]), list(args[nin:])
         # Checks that need no device run before CuPy is loaded.
         for (pname, _, _), a in zip(self.in_params, ins):
@@ -189,8 +189,8 @@ class ElementwiseKernel:
             if have is None:
                 bound[typ] = np.dtype(dt)
             elif have != dt:
-                raise TypeError(f"{self.name}: type placeholder {typ} is {have} from an "
-                                f"earlier argument but {argname} has dtype {dt}")
+                raise error(TypeError, self.name, f"type placeholder {typ} is {have} from an "
+                                     f"earlier argument but {argname} has dtype {dt}")
 
         for (pname, typ, dt), a in zip(self.in_params, ins):
             if isinstance(a, cupy.ndarray):
@@ -220,8 +220,8 @@ class ElementwiseKernel:
             for pname, typ, dt in self.out_params:
                 odt = dt if dt is not None else bound.get(typ)
                 if odt is None:
-                    raise TypeError(f"{self.name}: cannot infer the type {typ} of output "
-                                    f"{pname}; pass the output array")
+                    raise error(TypeError, self.name, f"cannot infer the type {typ} of output "
+                                         f"{pname}; pass the output array")
                 outs.append(_ex.alloc_like_inputs(cupy, shape, odt, arrays))
             preload = False
         else:
@@ -231,18 +231,18 @@ class ElementwiseKernel:
             preload = True
         for (pname, typ, dt), o in zip(self.out_params, outs):
             if _ex.ctype(o.dtype) is None:
-                raise TypeError(f"{self.name}: output {pname} has dtype {o.dtype}, which "
-                                "xstride's engine does not support")
+                raise error(TypeError, self.name, f"output {pname} has dtype {o.dtype}, which "
+                                     "xstride's engine does not support")
             specs.append(_ex.operand(pname, o.dtype, kind="out", preload=preload))
         for (pname, typ, dt), a in zip(self.in_params, ins):
             ldt = dt if dt is not None else bound[typ]
             if _ex.ctype(ldt) is None:
-                raise TypeError(f"{self.name}: input {pname} has type {ldt}, which "
-                                "xstride's engine does not support")
+                raise error(TypeError, self.name, f"input {pname} has type {ldt}, which "
+                                     "xstride's engine does not support")
             if isinstance(a, cupy.ndarray):
                 if _ex.ctype(a.dtype) is None:
-                    raise TypeError(f"{self.name}: input {pname} has dtype {a.dtype}, "
-                                    "which xstride's engine does not support")
+                    raise error(TypeError, self.name, f"input {pname} has dtype {a.dtype}, "
+                                         "which xstride's engine does not support")
                 specs.append(_ex.operand(pname, a.dtype, ldt))
                 kins.append(a)
             else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numbers
 from dataclasses import dataclass
 
-from .._core.errors import type_error, value_error
+from .._core.errors import error, type_error, value_error
 
 __all__ = ["Limits", "MAX_BLOCK_THREADS", "as_dims", "launch_config"]
 
@@ -58,8 +58,8 @@ def launch_config(label: str, *, n_threads, grid, block, shared_mem, limits: Lim
         a grid or dynamic shared memory larger than the device allows.
     """
     if (n_threads is None) == (grid is None):
-        raise TypeError(f"{label}: pass exactly one of n_threads= or grid= (got "
-                        f"{'both' if grid is not None else 'neither'})")
+        raise error(TypeError, label, f"pass exactly one of n_threads= or grid= (got "
+                             f"{'both' if grid is not None else 'neither'})")
     b = as_dims(label, "block", block, allow_zero=False)
     if isinstance(shared_mem, bool) or not isinstance(shared_mem, numbers.Integral):
         raise type_error(label, "shared_mem", shared_mem, "an int (bytes)")

@@ -27,6 +27,7 @@ import numpy as np
 
 from .._core import dtypes as _dtypes
 from .._core.csource import CXX_KEYWORDS, code_only, strip_comments
+from .._core.errors import error
 
 __all__ = [
     "CType", "Param", "Signature", "MAX_VIEW_NDIM", "strip_comments", "find_structs",
@@ -208,11 +209,11 @@ def _unknown(where: str, text: str, spelled: str) -> ValueError:
     """``unknown C type`` error; says why when the words are integer words."""
     words = " ".join(re.sub(r"\bconst\b", " ", spelled).split()).split()
     why = _int_spelling_error(words) if words and set(words) <= _INT_WORDS else None
-    return ValueError(f"{where}unknown C type {text.strip()!r}"
-                      + (f": {why}" if why else ""))
+    return error(ValueError, where, f"unknown C type {text.strip()!r}"
+                 + (f": {why}" if why else ""))
 
 
-def parse_type(text: str, *, structs: dict[str, str] | None = None, where: str = "",
+def parse_type(text: str, *, structs: dict[str, str] | None = None, where: str = "parse_type",
                _depth: int = 0) -> CType:
     """Parse one C type (no parameter name). ``ValueError`` for an unknown type.
 
@@ -222,11 +223,11 @@ def parse_type(text: str, *, structs: dict[str, str] | None = None, where: str =
     raw = " ".join(_DROP.sub(" ", text).split())
     spelled = raw
     if "&" in raw:
-        raise ValueError(f"{where}reference type {text.strip()!r} cannot be passed from "
+        raise error(ValueError, where, f"reference type {text.strip()!r} cannot be passed from "
                          "the host; pass by value or by pointer")
     stars = raw.count("*")
     if stars > 1:
-        raise ValueError(f"{where}unknown C type {text.strip()!r}: pointers to pointers "
+        raise error(ValueError, where, f"unknown C type {text.strip()!r}: pointers to pointers "
                          "are not supported (pass void* or unsigned long long)")
     if stars == 1:
         base, _, after = raw.partition("*")
@@ -238,7 +239,7 @@ def parse_type(text: str, *, structs: dict[str, str] | None = None, where: str =
         if dt is None:
             if base and set(base.split()) <= _INT_WORDS:
                 raise _unknown(where, text, base)
-            raise ValueError(f"{where}unknown C type {text.strip()!r}: pointers to {base!r} "
+            raise error(ValueError, where, f"unknown C type {text.strip()!r}: pointers to {base!r} "
                              "are not supported (use a scalar pointer or void*)")
         return CType("pointer", spelled, dt, const=const)
     body = " ".join(re.sub(r"^\s*const\b", " ", raw).split())
@@ -248,14 +249,14 @@ def parse_type(text: str, *, structs: dict[str, str] | None = None, where: str =
         c, n, elem = (m.group(1), m.group(2), m.group(3)) if m else (t.group(1), t.group(3), t.group(2))
         ndim = int(n)
         if not 1 <= ndim <= MAX_VIEW_NDIM:
-            raise ValueError(f"{where}unknown C type {text.strip()!r}: views have 1 to "
+            raise error(ValueError, where, f"unknown C type {text.strip()!r}: views have 1 to "
                              f"{MAX_VIEW_NDIM} dimensions")
         dt = scalar_dtype(elem)
         elem_words = set(re.sub(r"\bconst\b", " ", elem).split())
         if dt is None and elem_words and elem_words <= _INT_WORDS:
             raise _unknown(where, text, elem)
         if dt is None:
-            raise ValueError(f"{where}unknown C type {text.strip()!r}: view element type "
+            raise error(ValueError, where, f"unknown C type {text.strip()!r}: view element type "
                              f"{elem.strip()!r} is not a known scalar type")
         kind = "cview" if c else "view"
         const = bool(re.search(r"\bconst\b", elem))
@@ -348,7 +349,8 @@ def _params_text(text: str, open_end: int) -> str:
             depth -= 1
             if depth == 0:
                 return text[open_end:i]
-    raise ValueError("unbalanced parentheses in the kernel's parameter list")
+    raise error(ValueError, "parse_signature",
+                "unbalanced parentheses in the kernel's parameter list")
 
 
 def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = None,
@@ -378,15 +380,15 @@ def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = 
     found: list[tuple[str, ...]] = []
     for prefix, open_end in _global_candidates(text, name):
         if re.search(r"\btemplate\b", prefix):
-            raise ValueError(f"{label}: template kernels are not supported; wrap the "
-                             "instantiation you need in a non-template __global__ function")
+            raise error(ValueError, label, f"template kernels are not supported; wrap the "
+                                  "instantiation you need in a non-template __global__ function")
         found.append(_params_text(text, open_end))
     if not found:
-        raise ValueError(f"{label}: no '__global__ void {name}(...)' in the source")
+        raise error(ValueError, label, f"no '__global__ void {name}(...)' in the source")
     norm = {" ".join(p.split()) for p in found}
     if len(norm) > 1:
-        raise ValueError(f"{label}: '{name}' is declared with different parameter lists "
-                         "(overloads are not supported)")
+        raise error(ValueError, label, f"'{name}' is declared with different parameter lists "
+                              "(overloads are not supported)")
     plist = found[-1].strip()
     params: list[Param] = []
     if plist and plist != "void":
@@ -394,6 +396,6 @@ def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = 
             tp, pname = _split_decl(decl)
             pname = pname or f"arg{i}"
             ct = parse_type(tp, structs=known,
-                            where=f"{label}: parameter {i} ({pname!r}): ")
+                            where=f"{label}: parameter {i} ({pname!r})")
             params.append(Param(i, pname, ct))
     return Signature(name, tuple(params))

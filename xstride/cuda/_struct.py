@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core.csource import is_c_identifier
-from .._core.errors import type_error, value_error
+from .._core.errors import argument_error, error, type_error, value_error
 from ._args import CudaStructValue, pack_value
 from ._signature import CType, parse_type, struct_layout
 
@@ -81,7 +81,7 @@ class CudaStruct:
                 ct = ftype.ctype
                 self._nested[fname] = ftype
             elif isinstance(ftype, str):
-                ct = parse_type(ftype, where=f"{label}: field {fname!r}: ")
+                ct = parse_type(ftype, where=f"{label}: field {fname!r}")
             else:
                 raise type_error(label, f"fields[{fname!r}]", ftype,
                                  "a C type string or a CudaStruct")
@@ -128,11 +128,11 @@ class CudaStruct:
         names = [f for f, _ in self.fields]
         unknown = sorted(set(values) - set(names))
         if unknown:
-            raise TypeError(f"{label}: unknown field(s) {', '.join(unknown)}; the fields are "
-                            f"{', '.join(names)}")
+            raise error(TypeError, label, f"unknown field(s) {', '.join(unknown)}; the fields are "
+                                 f"{', '.join(names)}")
         missing = [f for f in names if f not in values]
         if missing:
-            raise TypeError(f"{label}: missing value(s) for field(s) {', '.join(missing)}")
+            raise error(TypeError, label, f"missing value(s) for field(s) {', '.join(missing)}")
         buf = bytearray(self.itemsize)
         keep = []
         for (fname, ct), off in zip(self.fields, self.offsets):
@@ -145,14 +145,14 @@ class CudaStruct:
     def _check_matches(self, ct: CType, label: str, arg: str) -> None:
         """``TypeError`` unless this struct is the kernel parameter's struct type."""
         if ct.struct != self.name:
-            raise TypeError(f"{label}: argument '{arg}' is a value of CudaStruct "
-                            f"{self.name!r}; the kernel takes struct '{ct.struct}'")
+            raise argument_error(TypeError, label, arg, f"is a value of CudaStruct "
+                                f"{self.name!r}; the kernel takes struct '{ct.struct}'")
         if ct.fields is None:
             return  # the source's definition is not a plain field list: names suffice
         mine = [(f, c.text) for f, c in self.fields]
         theirs = [(f, c.text) for f, c in ct.fields]
         if mine != theirs or self.itemsize != ct.nbytes:
-            raise TypeError(
-                f"{label}: argument '{arg}': CudaStruct {self.name!r} has fields "
-                f"({'; '.join(f'{t} {n}' for n, t in mine)}) but the kernel's struct "
+            raise argument_error(
+                TypeError, label, arg, f"is a value of CudaStruct {self.name!r}, which has fields "
+                f"({'; '.join(f'{t} {n}' for n, t in mine)}), but the kernel's struct "
                 f"'{ct.struct}' declares ({'; '.join(f'{t} {n}' for n, t in theirs)})")

@@ -15,7 +15,7 @@ import numpy as np
 
 from .._core.csource import is_c_identifier
 from .._backends.select import load_cupy
-from .._core.errors import type_error, unavailable_error, value_error
+from .._core.errors import error, type_error, unavailable_error, value_error
 from . import _executors
 from . import _hip_gate
 from ._args import check_device, pack_value
@@ -311,8 +311,9 @@ class CudaKernel:
         params = self.params
         if len(args) != len(params):
             names = ", ".join(p.name for p in params) or "none"
-            raise TypeError(f"{self._label} takes {len(params)} argument(s) ({names}), "
-                            f"got {len(args)}")
+            raise error(TypeError, self._label,
+                        f"takes {len(params)} argument(s) ({names}), got {len(args)}",
+                        subject=True)
         return [pack_value(p.ctype, a, self._label, p.name, device)
                 for p, a in zip(params, args)]
 
@@ -389,6 +390,7 @@ class CudaKernel:
                 _synchronize(stream)
         except Exception as exc:
             what = "failed on the device" if self.debug else "could not be launched"
-            raise RuntimeError(f"{self._label} {what} (grid={g}, block={b}, "
-                               f"shared_mem={shared_mem}): {type(exc).__name__}: {exc}") from exc
+            raise error(RuntimeError, self._label,
+                        f"{what} (grid={g}, block={b}, shared_mem={shared_mem}): "
+                        f"{type(exc).__name__}: {exc}", subject=True) from exc
         return None

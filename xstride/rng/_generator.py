@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import _backends
 from .._backends.select import normalize_name
-from .._core.errors import type_error, value_error
+from .._core.errors import error, type_error, value_error
 from ._args import _check_int, _fill_pairs
 from ._functions import philox4x32_10
 
@@ -150,7 +150,7 @@ class Philox:
     def _check_room(func, start, n):
         """``start + n``, or ``OverflowError`` when the block would pass 2**64."""
         if start + n > _LIMIT:
-            raise OverflowError(f"Philox.{func}: the stream is exhausted (counter {start} + "
+            raise error(OverflowError, f"Philox.{func}", f"the stream is exhausted (counter {start} + "
                                 f"{n} counters > 2**64); nothing was consumed")
         return start + n
 
@@ -178,7 +178,7 @@ class Philox:
         if n < 0:
             raise value_error("Philox.advance", "n", f"must be non-negative, got {n}")
         if self._counter + n > _LIMIT:
-            raise OverflowError(f"Philox.advance: counter {self._counter} + {n} passes 2**64")
+            raise error(OverflowError, "Philox.advance", f"counter {self._counter} + {n} passes 2**64")
         self._counter += n
         return self
 
