@@ -318,3 +318,32 @@ def test_grid_path_streams_by_counters(cp, kind):
                 same_bits(cp, dev[i], host[i], f"{kind} case {k} [{i}]")
         else:
             same_bits(cp, dev, host, f"{kind} case {k}")
+
+
+@pytest.mark.parametrize("kind", ["uniform", "uniform2", "normal", "normal2"])
+def test_prepared_repeat_bit_identical(cp, kind):
+    """A repeated call (int seed and stream, uint64 counter of a prepared layout) goes
+    through the executor's ``repeat`` (xstride/_kernels/_prepared.py) and gives the
+    host's bits; a seed out of range still raises the checked path's error."""
+    from xstride._kernels import philox as K
+    rs = fresh_rng()
+    func = getattr(rng, f"philox_{kind}")
+    c = rand_u64(rs, (3, 1000))
+    views = [lambda a: a, lambda a: a[::-1, 1::3], lambda a: a.reshape(3, 10, 100)[:, ::3, ::2]]
+    for view in views:
+        func(1, 2, view(cp.asarray(c)))                  # checked path: prepares
+        for seed, stream in ((2**64 - 1, 0), (int(rs.integers(2**63)), 2**63 + 5)):
+            d = view(cp.asarray(c))                      # a device view of that layout
+            hit = K.repeat(kind, seed, stream, d)
+            assert hit is not None
+            want = getattr(rng, f"philox_{kind}")(seed, stream, view(c))
+            got = func(seed, stream, d)
+            for h, g, w in zip(*(x if isinstance(x, tuple) else (x,)
+                                 for x in (hit, got, want))):
+                np.testing.assert_array_equal(cp.asnumpy(h).view(U64), w.view(U64))
+                np.testing.assert_array_equal(cp.asnumpy(g).view(U64), w.view(U64))
+    d = cp.asarray(c)
+    for seed in (-1, 2**64):
+        assert K.repeat(kind, seed, 2, d) is None
+        with pytest.raises(ValueError, match="seed"):
+            func(seed, 2, d)

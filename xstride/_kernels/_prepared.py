@@ -1,6 +1,6 @@
 """Prepared calls: the one mechanism by which a CUDA executor repeats a call cheaply.
 
-A checked call of an executor (elementwise, reductions, scans) runs the argument
+A checked call of an executor (elementwise, reductions, scans, Philox) runs the argument
 checks, the dtype rules and the plan, and then launches. Afterwards the executor
 *prepares* the call: it stores, under a key of every fact the plan read, a plain
 callable that repeats the launch from the per-call inputs alone. The next call with

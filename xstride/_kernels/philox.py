@@ -16,11 +16,18 @@ the launch may hold a device array) keys a bounded cache of prepared launches; a
 only fills the slots: the output addresses, each argument's address and scalar value.
 Arguments arrive checked and converted by :mod:`xstride.rng` (Python ints, or CuPy
 ``uint64`` arrays; ``uint32`` for the raw counter words and keys).
+
+:func:`repeat` is the prepared-call fast path (:mod:`._prepared`) of the pure functions
+(``uniform``, ``uniform2``, ``normal``, ``normal2``) for the common call: Python-int
+seed and stream, a CuPy ``uint64`` counter array. The checked path prepares such a call
+after its first launch; an equal later call (same kind, counter shape, strides and
+dtype, current device and stream) skips :mod:`xstride.rng`'s checks and the plan.
 """
 
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 
@@ -29,9 +36,11 @@ from ._compile import function
 from ._cupy import cupy as _cupy
 from ._launch import Launch, i32, i64, slot64, u64
 from ._lru import Bounded
+from ._prepared import GATE, Store
 from ._reduce_common import sm_count
 
-__all__ = ["uniform", "uniform2", "normal", "normal2", "words", "pairs", "SOURCE_FILE"]
+__all__ = ["uniform", "uniform2", "normal", "normal2", "words", "pairs", "repeat",
+           "SOURCE_FILE"]
 
 #: The kernels' source file, beside this module (compiled by :func:`._compile.function`).
 SOURCE_FILE = "philox.cu"
@@ -197,7 +206,67 @@ def _real(kind, seed, stream, counter, shape, fast=True):
         else:
             prep.launch(o0, o1, *_pair(seed, o0), *_pair(stream, o0), *_pair(counter, o0),
                         stream_ptr=stream_ptr)
+        if (fast and type(seed) is int and type(stream) is int
+                and type(counter) is cp.ndarray and counter.dtype == _U64):
+            _prepare(cp, kind, counter, prep, nout, key[6], stream_ptr)
     return outs[0] if nout == 1 else tuple(outs)
+
+
+# Prepared calls (:mod:`._prepared`): a pure function called again with Python-int
+# seed and stream and a CuPy uint64 counter of the same shape, strides, device and
+# stream goes straight to ``partial(_run, cp, prep, shape, nout)``, skipping the
+# argument checks of :mod:`xstride.rng`, the broadcast and the plan.
+_MAX_CALLS = 512
+_CALLS = Store(_MAX_CALLS)
+_U64 = np.dtype(np.uint64)
+_U64_LIMIT = 1 << 64
+#: (CuPy array type, CuPy's current-stream getter) of the module the calls were
+#: prepared with: the stream pointer is part of every key (a general launch holds a
+#: geometry array of its stream), read without a lookup in ``sys.modules``.
+_CUR = (None, None)
+
+
+def _run(cp, prep: _Prepared, shape, nout, seed, stream, counter, stream_ptr):
+    """The prepared call: new outputs, the slots of ``prep`` set, one launch (the same
+    parameter values as :func:`_real` passes for these arguments)."""
+    outs = [cp.empty(shape, dtype=cp.float64) for _ in range(nout)]
+    o0, o1 = outs[0].data.ptr, outs[-1].data.ptr
+    if prep.fast:
+        prep.launch(o0, o1, seed, stream, counter.data.ptr, 0, stream_ptr=stream_ptr)
+    else:
+        prep.launch(o0, o1, o0, seed, o0, stream, counter.data.ptr, 0, stream_ptr=stream_ptr)
+    return outs[0] if nout == 1 else tuple(outs)
+
+
+def _prepare(cp, kind, counter, prep: _Prepared, nout, dev, stream_ptr) -> None:
+    """Prepare the call just made (int seed and stream, ``counter`` a CuPy uint64
+    array) under its :func:`repeat` key."""
+    global _CUR
+    _CUR = (cp.ndarray, cp.cuda.get_current_stream)
+    key = (kind, counter.shape, counter.strides, counter.dtype, dev, stream_ptr)
+    _CALLS.prepare(key, partial(_run, cp, prep, counter.shape, nout), cp)
+
+
+def repeat(kind, seed, stream, counter):
+    """The result of the pure function ``kind`` (uniform, uniform2, normal, normal2)
+    prepared before with the same key, else None (a miss: the checked path runs).
+
+    A hit needs ``seed`` and ``stream`` of type ``int`` with values in [0, 2**64) (an
+    out-of-range value misses, so the checked path raises its error) and ``counter`` a
+    CuPy array (exactly ``GATE.nd``) of a layout and dtype prepared before.
+    """
+    nd = GATE.nd
+    if (type(counter) is not nd or _CUR[0] is not nd or type(seed) is not int
+            or type(stream) is not int):
+        return None
+    if not (0 <= seed < _U64_LIMIT and 0 <= stream < _U64_LIMIT):
+        return None
+    stream_ptr = _CUR[1]().ptr
+    run = _CALLS.get((kind, counter.shape, counter.strides, counter.dtype, GATE.getdev(),
+                      stream_ptr))
+    if run is None:
+        return None
+    return run(seed, stream, counter, stream_ptr)
 
 
 def pairs(kind, seed, stream, start, n, unroll=None):

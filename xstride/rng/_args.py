@@ -79,6 +79,16 @@ def _prepare(func, seed, stream, counter):
 
 
 def _dispatch(kind, func, seed, stream, counter):
+    if not isinstance(counter, int):
+        # a prepared call of the counter's backend first (see _kernels/_prepared.py);
+        # None: a miss (or no such executor), the checked path runs
+        be = _backends.of_array(counter)
+        if be is not None:
+            rep = getattr(be.executor("philox"), "repeat", None)
+            if rep is not None:
+                res = rep(kind, seed, stream, counter)
+                if res is not None:
+                    return res
     backend, (sd, st, ct), shape = _prepare(func, seed, stream, counter)
     return getattr(backend.executor("philox"), kind)(sd, st, ct, shape)
 
