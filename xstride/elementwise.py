@@ -110,6 +110,8 @@ def where_dtype(kinds: tuple, values: tuple) -> np.dtype:
         dummies = [v if not isinstance(k, np.dtype) else np.empty((), k)
                    for k, v in zip(kinds, values)]
         r = np.where(True, dummies[0], dummies[1]).dtype
+        if len(_resolved) >= _RESOLVED_MAX:
+            _resolved.clear()
         _resolved[key] = r
     return r
 
