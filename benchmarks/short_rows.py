@@ -11,17 +11,12 @@ from __future__ import annotations
 
 import argparse
 
+import _common as C  # noqa: E402  (puts the checkout on sys.path)
+
 
 def _time(cp, f, reps=20):
-    f()
-    cp.cuda.Device().synchronize()
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
-    start.record()
-    for _ in range(reps):
-        f()
-    stop.record()
-    stop.synchronize()
-    return cp.cuda.get_elapsed_time(start, stop) / reps
+    """Milliseconds per call: ``_common.time_gpu`` (median of CUDA-event times)."""
+    return C.time_gpu(f, reps=reps) * 1e3
 
 
 def main() -> None:
