@@ -109,6 +109,20 @@ def test_mixing_backends_raises_type_error_naming_arguments(fake_cupy):
     np.testing.assert_array_equal(xp.add(h, h), 2 * h)
 
 
+def test_several_optional_libraries_always_take_the_look(fake_cupy, monkeypatch):
+    """With more than one backend besides NumPy (no single library to test in
+    sys.modules), a wrapper must look at its arguments on every call; a bug sent every
+    call to NumPy then (found by following the new-backend recipe)."""
+    from xstride._backends import dispatch
+
+    monkeypatch.setattr(dispatch, "_ONLY_OPTIONAL", None)
+    add = dispatch.follower("add")
+    d, h = fake_cupy.ndarray((3,)), np.ones(3, dtype=np.float32)
+    with pytest.raises(TypeError, match=r"add: .*x1 is numpy, x2 is cupy"):
+        add(h, d)
+    np.testing.assert_array_equal(add(h, h), 2 * h)
+
+
 def test_info_json_is_valid_with_documented_keys():
     r = subprocess.run([sys.executable, "-m", "xstride", "info", "--json"], capture_output=True,
                        text=True, timeout=120)

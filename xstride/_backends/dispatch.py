@@ -223,7 +223,8 @@ def follower(qualname: str, module: str = "xstride"):
     params = param_names(reference)
     np_table, np_positional = _tables["numpy"], _positional
     modules = _modules
-    only_optional = _ONLY_OPTIONAL if _ONLY_OPTIONAL is not None else "\0no such module"
+    # with several optional libraries, a name always in sys.modules: always take the look
+    only_optional = _ONLY_OPTIONAL if _ONLY_OPTIONAL is not None else "sys"
 
     def wrapper(*args, **kwargs):
         try:
