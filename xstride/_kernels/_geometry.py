@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 from .._core.errors import error
 from .._plans.elementwise import Plan
-from .._plans.reduction import ReductionPlan
+from .._plans.reduction import ReductionPlan, tile_rows
 
 __all__ = ["TILE", "CAPS", "pack_params", "TiledGeometry", "tiled_geometry",
-           "BLOCK_THREADS", "OUTER_ROWS", "SHORT_MAX_BLOCKS", "ReductionGeometry",
+           "BLOCK_THREADS", "OUTER_ROWS", "SHORT_MAX_BLOCKS", "INTERLEAVE_MIN_ROUNDS", "ReductionGeometry",
            "reduction_geometry"]
 
 # ----------------------------------------------------------------------------- elementwise
@@ -149,6 +149,9 @@ OUTER_ROWS = 8
 #: its threads loop over the rows (grid-stride), which keeps the grid far inside
 #: CUDA's limit of 2**31 - 1 blocks for any row count.
 SHORT_MAX_BLOCKS = 1 << 20
+#: Fewest block-widths of elements one block of the "interleave" kernel folds per
+#: thread (small runs take fewer blocks rather than blocks of one load per thread).
+INTERLEAVE_MIN_ROUNDS = 8
 
 
 @dataclass(frozen=True)
@@ -157,11 +160,13 @@ class ReductionGeometry:
 
     Attributes
     ----------
-    kernel : {"rows_warp", "rows_block", "cols", "short"}
+    kernel : {"rows_warp", "rows_block", "cols", "short", "tile", "interleave"}
     grid, block : tuple of int
     vec : int
         Elements per vector load (1 = scalar loads).
     nchunks, chunk : int
+        ("tile": ``chunk`` is the rows staged per block; "interleave": ``chunk``
+        elements of the flat run per block, ``nchunks`` blocks.)
         The reduced range of each row is split into ``nchunks`` pieces of ``chunk``
         elements (the last may be shorter); partial results are combined in chunk
         order by the last block to finish (deterministic).
@@ -195,6 +200,22 @@ def reduction_geometry(plan: ReductionPlan, itemsize: int, sm_count: int,
         # kernel's grid-stride loop takes the rest); scalar loads, no split
         blocks = min(-(-plan.nrows // BLOCK_THREADS), SHORT_MAX_BLOCKS)
         return ReductionGeometry("short", (blocks,), (BLOCK_THREADS,), 1, 1, plan.rowlen)
+    if plan.strategy == "tile":
+        # R rows staged per block (chunk carries R); the kernel loops over the tiles
+        rows = tile_rows(plan.kstride[0], plan.rowlen, itemsize)
+        blocks = min(-(-plan.nrows // rows), SHORT_MAX_BLOCKS)
+        return ReductionGeometry("tile", (blocks,), (BLOCK_THREADS,), 1, 1, rows)
+    if plan.strategy == "interleave":
+        # block width a multiple of the column count; about one wave of blocks, each
+        # a chunk of whole block-widths of the flat run
+        ncols = plan.nrows
+        width = ncols * (BLOCK_THREADS // ncols)
+        total = plan.nrows * plan.rowlen
+        wave = max(int(resident), 1) * sm
+        chunk = -(-total // wave)
+        chunk = max(-(-chunk // width), INTERLEAVE_MIN_ROUNDS) * width
+        nchunks = -(-total // chunk)
+        return ReductionGeometry("interleave", (nchunks,), (width,), 1, nchunks, chunk)
     if plan.strategy in ("inner", "full"):
         vec = _vec_width(itemsize) if plan.inner_contiguous else 1
         if plan.strategy == "inner" and (plan.rowlen <= 4096 or plan.nrows >= 32 * sm):

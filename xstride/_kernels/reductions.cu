@@ -375,3 +375,116 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_short(const Tin* __restri
         out[row] = (Tout)acc;
     }
 }
+
+// Strategy "tile": rows of at most 32 contiguous elements (one kept axis of stride
+// ks, the reduced run of stride 1). A block stages the span of memory that holds R
+// consecutive rows in shared memory with coalesced loads (neighbouring threads on
+// neighbouring elements, B loads in flight), then thread t folds row r0 + t from
+// shared memory, elements j = 0, 1, ..., rowlen - 1 in that order: the same fold as
+// xs_reduce_short, so the two give the same bits. One word of padding after every
+// 32 elements keeps the row reads (stride ks) off a single bank. R is chosen by the
+// host (xstride/_kernels/_geometry.py) so that the span, (R - 1)|ks| + rowlen
+// elements, fits XS_TILE_BYTES; blocks loop over the tiles (grid-stride).
+#define XS_TILE_BYTES 16384
+template <typename T> struct xs_tile_cap {
+    static constexpr int elems = XS_TILE_BYTES / (int)sizeof(T);
+    static constexpr int padded = elems + elems / 32;
+};
+
+template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V, int MINB, int B>
+__global__ void __launch_bounds__(256, MINB) xs_reduce_tile(const Tin* __restrict__ x, Tout* __restrict__ out,
+                               const Tacc* __restrict__ center,
+                               const xs_red_desc<NK, NR> d, long long nrows, long long rowlen,
+                               long long rows_per_tile)
+{
+    typedef typename xs_op_of<OP>::type Op;
+    Op op;
+    __shared__ Tin s[xs_tile_cap<Tin>::padded];
+    const long long ks = d.kstride[0];
+    const long long aks = ks < 0 ? -ks : ks;
+    const long long R = rows_per_tile;
+    for (long long r0 = (long long)blockIdx.x * R; r0 < nrows; r0 += (long long)gridDim.x * R) {
+        const long long nt = nrows - r0 < R ? nrows - r0 : R;
+        const long long lo = ks >= 0 ? r0 * ks : (r0 + nt - 1) * ks;
+        const int span = (int)((nt - 1) * aks + rowlen);
+        const Tin* src = x + lo;
+        int i = (int)threadIdx.x;
+        const int step = (int)blockDim.x;
+        for (; i + (B - 1) * step < span; i += B * step) {
+            Tin v[B];
+#pragma unroll
+            for (int k = 0; k < B; ++k) v[k] = src[i + k * step];
+#pragma unroll
+            for (int k = 0; k < B; ++k) { const int e = i + k * step; s[e + (e >> 5)] = v[k]; }
+        }
+        for (; i < span; i += step) s[i + (i >> 5)] = src[i];
+        __syncthreads();
+        if ((long long)threadIdx.x < nt) {
+            const long long row = r0 + threadIdx.x;
+            const int o = (int)(row * ks - lo);
+            const Tacc c = OP == 4 ? center[row] : Tacc(0);
+            Tacc acc = Op::template identity<Tacc>();
+            for (int j = 0; j < (int)rowlen; ++j) {
+                const int e = o + j;
+                acc = op(acc, xs_transform<OP, Tacc>(s[e + (e >> 5)], c));
+            }
+            out[row] = (Tout)acc;
+        }
+        __syncthreads();
+    }
+}
+
+// Strategy "interleave": a contiguous run of nred rows of ncols <= 32 columns (the kept
+// axis of stride 1, the reduced axis of stride ncols), reduced over the rows, e.g.
+// sum(x, axis=0) of an (n, 3) array. The run is read as one flat array: block b takes
+// elements [b * chunk, (b + 1) * chunk) (chunk a multiple of blockDim.x, itself a
+// multiple of ncols), thread t the elements b * chunk + t, + blockDim.x, ..., all of
+// column t % ncols, folded in order with B loads in flight; every load of a warp is
+// one contiguous span. The block then folds, per column c, its threads c, c + ncols,
+// ... in order in shared memory; with several blocks the last block to finish
+// (counted with one atomic) folds the blocks' partials per column in block order.
+template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V, int MINB, int B>
+__global__ void __launch_bounds__(256, MINB) xs_reduce_interleave(const Tin* __restrict__ x, Tout* __restrict__ out,
+                                     const Tacc* __restrict__ center, Tacc* partials,
+                                     unsigned* counters, const xs_red_desc<NK, NR> d,
+                                     long long ncols, long long nred, long long chunk,
+                                     long long nchunks)
+{
+    typedef typename xs_op_of<OP>::type Op;
+    Op op;
+    __shared__ Tacc sm[256];
+    __shared__ int s_last;
+    const long long total = ncols * nred;
+    const long long begin = (long long)blockIdx.x * chunk;
+    const long long end = begin + chunk < total ? begin + chunk : total;
+    const unsigned t = threadIdx.x;
+    const int col = (int)(t % (unsigned)ncols);
+    const Tacc c = OP == 4 ? center[col] : Tacc(0);
+    Tacc acc = Op::template identity<Tacc>();
+    xs_batched<B, Tin>(begin + t, end, (long long)blockDim.x,
+                       [&](long long i, Tin& w) { w = x[i]; },
+                       [&](Tin w) { acc = op(acc, xs_transform<OP, Tacc>(w, c)); });
+    sm[t] = acc;
+    __syncthreads();
+    Tacc a = Op::template identity<Tacc>();
+    if ((long long)t < ncols) {
+        for (unsigned u = t; u < blockDim.x; u += (unsigned)ncols) a = op(a, sm[u]);
+        if (nchunks == 1) out[t] = (Tout)a;
+        else partials[(long long)blockIdx.x * ncols + t] = a;
+    }
+    if (nchunks == 1) return;
+    __threadfence();
+    __syncthreads();
+    if (t == 0) {
+        unsigned prev = atomicAdd(counters, 1u);
+        s_last = prev == (unsigned)(nchunks - 1);
+    }
+    __syncthreads();
+    if (!s_last || (long long)t >= ncols) return;
+    __threadfence();
+    const volatile Tacc* vp = partials;
+    Tacc f = Op::template identity<Tacc>();
+    for (long long ch = 0; ch < nchunks; ++ch) f = op(f, (Tacc)vp[ch * ncols + t]);
+    out[t] = (Tout)f;
+    if (t == 0) counters[0] = 0u;
+}

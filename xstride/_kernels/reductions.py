@@ -38,7 +38,7 @@ _SRC = "reductions.cu"
 #: Kernels with no split (one pass, no workspace): parameters x, out, center, the
 #: descriptor, nrows, rowlen. The others add partials and counters after center, and
 #: chunk and nchunks at the end.
-_ONE_PASS = frozenset({"rows_warp", "short"})
+_ONE_PASS = frozenset({"rows_warp", "short", "tile"})
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -77,7 +77,7 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
         inv[j] = pos
     rec.mem_shape, rec.inv = mem_shape, tuple(inv)
     rec.kind = None
-    if plan.strategy not in ("inner", "short", "outer", "full"):
+    if plan.strategy not in ("inner", "short", "tile", "outer", "interleave", "full"):
         return rec
     base = x.data.ptr + plan.offset * x.itemsize
     geo = reduction_geometry(plan, x.itemsize, rc.sm_count(), base)
@@ -102,11 +102,14 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
     # counters], then the descriptor, nrows, rowlen[, chunk, nchunks]
     args = [slot64(), slot64(), slot64()] + ([slot64(), slot64()] if split_kernel else [])
     args += [struct(rec.desc.tobytes()), i64(plan.nrows), i64(plan.rowlen)]
+    if geo.kernel == "tile":
+        args += [i64(geo.chunk)]  # rows staged per block
     if split_kernel:
         args += [i64(geo.chunk), i64(geo.nchunks)]
     rec.launch = Launch(rec.fn, geo.grid, geo.block, args)
     if split_kernel and geo.nchunks > 1:
-        rec.ncounters = plan.nrows if geo.kernel == "rows_block" else geo.grid[0]
+        rec.ncounters = {"rows_block": plan.nrows, "interleave": 1}.get(geo.kernel,
+                                                                          geo.grid[0])
         rec.npartials = plan.nrows * geo.nchunks
     else:
         rec.ncounters = rec.npartials = 0
@@ -255,7 +258,7 @@ def _prepare(op, x, axis, dtype, keepdims, rec: _Recipe, out_dtype, acc):
     t = rc.TUNING
     key = (op, x.shape, x.strides, x.dtype, axis, dtype, keepdims, mem.ptr & 15,
            mem.device_id, cp.cuda.runtime.getDevice(), t["rows_warp"], t["rows_block"],
-           t["cols"], t["short"])
+           t["cols"], t["short"], t["tile"], t["interleave"])
     call = _Call()
     call.rec, call.out_dtype, call.acc = rec, out_dtype, acc
     call.new = cp.ndarray
@@ -322,7 +325,7 @@ def repeat(op: str, x, axis, dtype, keepdims):
     t = rc.TUNING
     run = _CALLS.get((op, x.shape, x.strides, x.dtype, axis, dtype, keepdims, mem.ptr & 15,
                       mem.device_id, GATE.getdev(), t["rows_warp"], t["rows_block"],
-                      t["cols"], t["short"]))
+                      t["cols"], t["short"], t["tile"], t["interleave"]))
     if run is None:
         return None
     return run(mem)

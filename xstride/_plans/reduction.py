@@ -22,7 +22,14 @@ Reductions
    them: one thread per output element, walking its row in order, neighbouring
    threads on neighbouring rows), ``"outer"`` (a kept axis has the smallest stride:
    one thread per output column, reading coalesced rows, the reduced range split over
-   threads and blocks), plus the trivial ``"empty"`` (no output element), ``"identity"`` (nothing
+   threads and blocks), ``"tile"`` (``"short"`` rows that one kept axis places at
+   most ``2 * rowlen`` elements apart: a block stages the memory of up to 256 rows in
+   shared memory with coalesced loads, then folds each row in one thread),
+   ``"interleave"`` (``"outer"`` over a contiguous run of at most 32 columns, e.g. an
+   ``(n, 3)`` array over axis 0: read as one flat array, each thread's elements
+   falling in one column), ``"outer"`` plans with a short reduced run and many
+   outputs also become ``"short"`` (each thread folds its column, neighbouring
+   threads on neighbouring columns), plus the trivial ``"empty"`` (no output element), ``"identity"`` (nothing
    to reduce: the identity) and ``"copy"`` (one element per output: a cast).
 
 Scans
@@ -50,6 +57,10 @@ __all__ = [
     "plan_array",
     "SHORT_ROWLEN",
     "SHORT_MIN_ROWS",
+    "TILE_BYTES",
+    "TILE_MIN_ROWS",
+    "INTERLEAVE_MAX_COLS",
+    "tile_rows",
     "normalize_axis",
     "normalize_scan_axis",
     "ReductionPlan",
@@ -150,13 +161,40 @@ SHORT_ROWLEN = 32
 SHORT_MIN_ROWS = 256
 
 
+#: Bytes of shared memory one block of the ``"tile"`` strategy stages (must equal
+#: ``XS_TILE_BYTES`` in ``xstride/_kernels/reductions.cu``).
+TILE_BYTES = 16384
+#: Fewest rows one staged tile must hold for ``"tile"``.
+TILE_MIN_ROWS = 32
+#: Most columns of the ``"interleave"`` strategy (a contiguous ``(n, k)`` run reduced
+#: over its rows): one thread's column is fixed when the block width is a multiple of
+#: ``k``; up to a warp's width.
+INTERLEAVE_MAX_COLS = 32
+
+
+def tile_rows(kstride: int, rowlen: int, itemsize: int) -> int:
+    """Rows one ``"tile"`` block stages: at most 256 (one per thread), and as many as
+    fit :data:`TILE_BYTES` with the span ``(R - 1) * |kstride| + rowlen``."""
+    cap = TILE_BYTES // itemsize
+    return max(0, min(256, (cap - rowlen) // max(abs(kstride), 1) + 1))
+
+
+def _tiles(kshape, kstride, rstride, rowlen: int, itemsize: int) -> bool:
+    """``"tile"`` serves short rows that one kept axis places at most ``2 * rowlen``
+    elements apart (the staged span wastes at most half its loads) with the reduced
+    run contiguous, when a tile holds at least :data:`TILE_MIN_ROWS` rows."""
+    return (len(kshape) == 1 and len(rstride) == 1 and rstride[0] == 1
+            and 0 < abs(kstride[0]) <= 2 * rowlen
+            and tile_rows(kstride[0], rowlen, itemsize) >= TILE_MIN_ROWS)
+
+
 @dataclass(frozen=True)
 class ReductionPlan:
     """What a reduction does on the device.
 
     Attributes
     ----------
-    strategy : {"full", "inner", "short", "outer", "empty", "identity", "copy"}
+    strategy : {"full", "inner", "short", "tile", "outer", "interleave", "empty", "identity", "copy"}
     axes : tuple of int
         The reduced axes (normalized).
     out_shape : tuple of int
@@ -228,6 +266,10 @@ def plan_reduction(layout: Layout, axes: tuple) -> ReductionPlan:
     >>> plan_reduction(Layout((4, 5, 6), itemsize=4), (0,)).strategy
     'outer'
     >>> plan_reduction(Layout((1 << 20, 3), itemsize=4), (1,)).strategy
+    'tile'
+    >>> plan_reduction(Layout((1 << 20, 3), itemsize=4), (0,)).strategy
+    'interleave'
+    >>> plan_reduction(Layout((3, 1 << 20), itemsize=4).permute((1, 0)), (1,)).strategy
     'short'
     """
     shape, strides = layout.shape, layout.strides
@@ -269,9 +311,16 @@ def plan_reduction(layout: Layout, axes: tuple) -> ReductionPlan:
         min_r = min(rstride) if rstride else 0
         min_k = min(abs(s) for s in kstride) if kstride else 0
         strategy = "inner" if min_r < min_k else "outer"
-        if (strategy == "inner" and rowlen <= SHORT_ROWLEN
-                and nrows >= SHORT_MIN_ROWS):
-            strategy = "short"
+        short = rowlen <= SHORT_ROWLEN and nrows >= SHORT_MIN_ROWS
+        if strategy == "inner" and short:
+            strategy = "tile" if _tiles(kshape, kstride, rstride, rowlen,
+                                        layout.itemsize) else "short"
+        elif strategy == "outer":
+            if (len(kstride) == 1 and kstride[0] == 1 and len(rstride) == 1
+                    and rstride[0] == nrows and nrows <= INTERLEAVE_MAX_COLS):
+                strategy = "interleave"
+            elif short:
+                strategy = "short"
     return ReductionPlan(strategy, axes, out_shape, out_order, kshape, kstride, rshape,
                          rstride, offset, nrows, rowlen)
 
