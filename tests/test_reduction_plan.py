@@ -243,6 +243,12 @@ def test_scan_strategies():
     assert plan_scan(_lay((4, 1 << 20)), 0, False).strategy == "columns"
     assert plan_scan(_lay((3, 1 << 20)), 1, False).strategy == "lookback"
     assert plan_scan(_lay((1 << 20, 3)), 0, False).strategy == "lookback"
+    # short rows, many of them: a thread per row (the warp kernel would idle its lanes)
+    assert plan_scan(_lay((1 << 20, 3)), 1, False).strategy == "columns"
+    assert plan_scan(_lay((1 << 20, SHORT_ROWLEN)), 1, True).strategy == "columns"
+    assert plan_scan(_lay((1 << 20, SHORT_ROWLEN + 1)), 1, False).strategy == "rows"
+    assert plan_scan(_lay((SHORT_MIN_ROWS - 1, 3)), 1, False).strategy == "rows"
+    assert plan_scan(_lay((3, 1 << 20)).permute((1, 0)), 1, False).strategy == "columns"
     assert plan_scan(_lay((3, 0)), 1, False).strategy == "empty"
     assert plan_scan(_lay((3, 0)), 1, True).strategy == "fill"
     assert plan_scan(_lay((0, 5)), 1, True).strategy == "empty"

@@ -84,6 +84,9 @@ def test_scan_dtype_rules(cp, dtype):
     ((200_001, 3), 0),          # lookback over a strided axis
     ((5000, 640), 1),           # rows
     ((640, 5000), 0),           # columns
+    ((70_001, 3), 1),           # columns: short rows, a thread per row
+    ((4099, 32), 1),            # columns: the longest short row
+    ((4099, 33), 1),            # rows: just past it
 ])
 @pytest.mark.parametrize("include_initial", [False, True])
 def test_scan_strategies(cp, shape, axis, include_initial):
@@ -438,3 +441,38 @@ def test_prepared_calls_repeat_the_checked_path(cp, tuning, monkeypatch):
         xp.cumulative_sum(x, axis=True, include_initial=True)
     with pytest.raises(TypeError, match="axis"):
         xp.cumulative_sum(x, axis=1.0, include_initial=True)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int8", "bool"])
+@pytest.mark.parametrize("k", [2, 3, 4, 7, 16, 32])
+def test_short_row_scans(cp, dtype, k):
+    """(n, k) arrays, their reversed and strided views and a (k, n) array used as .T,
+    scanned along the short axis (strategy "columns": one thread per row) with and
+    without the initial zero, against NumPy; cumulative_prod too."""
+    from xstride._plans.reduction import plan_scan
+    from xstride.layout import Layout
+
+    rng = np.random.default_rng(40 + k)
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        base = rng.random((3001, 2 * k)) < 0.5
+    elif dt.kind == "f":
+        base = rng.standard_normal((3001, 2 * k)).astype(dt)
+    else:
+        base = rng.integers(-3, 4, size=(3001, 2 * k)).astype(dt)
+    dev = cp.asarray(base)
+    tall = np.ascontiguousarray(base[:, :k].T)
+    views = [(base[:, :k], dev[:, :k]), (base[::-1, k - 1::-1], dev[::-1, k - 1::-1]),
+             (base[:, ::2], dev[:, ::2]), (tall.T, cp.asarray(tall).T)]
+    for h, x in views:
+        assert plan_scan(Layout.from_array(x), 1, False).strategy == "columns"
+        for init in (False, True):
+            for f in ("cumulative_sum", "cumulative_prod"):
+                got = cp.asnumpy(getattr(xp, f)(x, axis=1, include_initial=init))
+                want = getattr(cnp, f)(h, axis=1, include_initial=init)
+                assert got.dtype == want.dtype and got.shape == want.shape
+                if dt.kind == "f":
+                    np.testing.assert_allclose(got, want, rtol=1e-5 if dt == np.float32
+                                               else 1e-12, atol=1e-6)
+                else:
+                    np.testing.assert_array_equal(got, want)

@@ -37,7 +37,9 @@ Scans
 The scan axis keeps its order (scans are not commutative in position). The other
 axes become rows; the output is allocated in the input's memory order. Strategy:
 ``"rows"`` (the scan axis is the innermost: one warp per row), ``"columns"`` (another
-axis is innermost: one thread per row, neighbouring threads on neighbouring rows) or
+axis is innermost, or the rows are short, at most :data:`SHORT_ROWLEN` elements, and at
+least :data:`SHORT_MIN_ROWS` of them: one thread per row, neighbouring threads on
+neighbouring rows) or
 ``"lookback"`` (long rows, too few of them to fill the device: tiles of 4096 elements,
 or 8192 for 4-byte types in the default variant, chained by the single-pass decoupled
 look-back of Merrill & Garland, "Single-pass
@@ -378,6 +380,8 @@ def plan_scan(layout: Layout, axis: int, include_initial: bool, sm_count: int = 
     'rows'
     >>> plan_scan(Layout((1 << 28,), itemsize=4), 0, False).strategy
     'lookback'
+    >>> plan_scan(Layout((1 << 20, 3), itemsize=4), 1, False).strategy
+    'columns'
     """
     shape, strides = layout.shape, layout.strides
     init = 1 if include_initial else 0
@@ -411,7 +415,11 @@ def plan_scan(layout: Layout, axis: int, include_initial: bool, sm_count: int = 
     else:
         sm = max(int(sm_count), 1)
         innermost = all(abs(s_in) <= abs(si) for _, si, _ in merged)
-        if innermost:
+        if innermost and length <= SHORT_ROWLEN and nrows >= SHORT_MIN_ROWS:
+            # short rows: a warp per row would leave most lanes idle; one thread per
+            # row, as for the short reductions
+            strategy = "columns"
+        elif innermost:
             strategy = "rows" if (length <= 8192 or nrows >= 16 * sm) else "lookback"
         else:
             strategy = "columns" if (length <= 4096 or nrows >= 128 * sm) else "lookback"
