@@ -115,13 +115,14 @@ def test_short_rows_choose_tile(k, itemsize):
     assert g.grid == (-(-_N // rows),)
     # the staged span fits the kernel's shared array
     assert (rows - 1) * k + k <= TILE_BYTES // itemsize
-    assert rows == min(256, TILE_BYTES // (k * itemsize))
+    assert rows == TILE_BYTES // (k * itemsize)
 
 
 def test_tile_rows_rule():
-    assert tile_rows(3, 3, 4) == 256
+    assert tile_rows(3, 3, 4) == 1365            # 4096 elements of 4 bytes
     assert tile_rows(32, 32, 8) == 64            # 2048 elements of 8 bytes
     assert tile_rows(-16, 16, 4) == 256          # reversed rows: the same span
+    assert tile_rows(6, 3, 4) == 683             # every other row: (R - 1) 6 + 3 <= 4096
     assert tile_rows(100, 4, 8) == 21
     assert TILE_MIN_ROWS == 32
 

@@ -77,6 +77,8 @@ def test_tile_gives_the_bits_of_short(cp, monkeypatch, dtype):
         if k > 3:
             views.append((dev[:, : k // 2 + 1], host[:, : k // 2 + 1]))  # gaps < rowlen
         for x, h in views:
+            if x.shape[1] < 2:
+                continue   # one element per row: the "copy" strategy
             assert plan_array(x, (1,)).strategy == "tile", (k, x.strides)
             got = {f: cp.asnumpy(getattr(xp, f)(x, axis=1)) for f in ("sum", "min", "var")}
             with monkeypatch.context() as m:

@@ -23,8 +23,9 @@ Reductions
    threads on neighbouring rows), ``"outer"`` (a kept axis has the smallest stride:
    one thread per output column, reading coalesced rows, the reduced range split over
    threads and blocks), ``"tile"`` (``"short"`` rows that one kept axis places at
-   most ``2 * rowlen`` elements apart: a block stages the memory of up to 256 rows in
-   shared memory with coalesced loads, then folds each row in one thread),
+   most ``2 * rowlen`` elements apart: a block stages the memory of as many rows as
+   fit 16 KiB in shared memory with coalesced loads, then folds each row in one
+   thread),
    ``"interleave"`` (``"outer"`` over a contiguous run of at most 32 columns, e.g. an
    ``(n, 3)`` array over axis 0: read as one flat array, each thread's elements
    falling in one column), ``"outer"`` plans with a short reduced run and many
@@ -175,10 +176,10 @@ INTERLEAVE_MAX_COLS = 32
 
 
 def tile_rows(kstride: int, rowlen: int, itemsize: int) -> int:
-    """Rows one ``"tile"`` block stages: at most 256 (one per thread), and as many as
-    fit :data:`TILE_BYTES` with the span ``(R - 1) * |kstride| + rowlen``."""
+    """Rows one ``"tile"`` block stages: as many as fit :data:`TILE_BYTES` with the
+    span ``(R - 1) * |kstride| + rowlen`` (each thread folds every 256th of them)."""
     cap = TILE_BYTES // itemsize
-    return max(0, min(256, (cap - rowlen) // max(abs(kstride), 1) + 1))
+    return max(0, (cap - rowlen) // max(abs(kstride), 1) + 1)
 
 
 def _tiles(kshape, kstride, rstride, rowlen: int, itemsize: int) -> bool:
