@@ -49,7 +49,7 @@ def _arg_bytes(a, sizes):
 
 
 _EXPR = re.compile(r"xs_reduce_(\w+)<(\d+), ([\w ]+), ([\w ]+), ([\w ]+), (\d+), (\d+), "
-                   r"(\d+), (\d+), (\d+)>")
+                   r"(\d+), (\d+), (\d+)(, \d+)?>")
 _CT = {v: k for k, v in _rc.CTYPE.items()}
 _OPF = {0: np.add, 1: np.multiply, 2: np.minimum, 3: np.maximum}
 #: Kernels launched without partials and counters (x, out, center, desc, nrows, rowlen;
@@ -157,7 +157,8 @@ def _expected_launch(x, axes, op, out_dtype, acc):
     fixture's 4; 132 SMs)."""
     plan = plan_reduction(Layout.from_array(x), axes)
     base = x.data.ptr + plan.offset * x.itemsize
-    geo = reduction_geometry(plan, x.itemsize, 132, base)
+    tile = tuple(_rc.TUNING["tile"][2:]) if plan.strategy == "tile" else (0, 0)
+    geo = reduction_geometry(plan, x.itemsize, 132, base, tile=tile)
     if geo.kernel not in _ONE_PASS:
         geo = reduction_geometry(plan, x.itemsize, 132, base, resident=4)
     nkc, nrc = (4 if plan.nk <= 4 else 64), (4 if plan.nr <= 4 else 64)
@@ -168,10 +169,11 @@ def _expected_launch(x, axes, op, out_dtype, acc):
         words += (geo.chunk, geo.nchunks)
     elif geo.kernel == "tile":
         words += (geo.chunk,)
-    minb, batch = _rc.TUNING[geo.kernel]
+    minb, batch = _rc.TUNING[geo.kernel][:2]
     ops = {"sum": 0, "prod": 1, "min": 2, "max": 3}
     expr = (f"xs_reduce_{geo.kernel}<{ops[op]}, {_rc.CTYPE[x.dtype]}, {_rc.CTYPE[acc]}, "
-            f"{_rc.CTYPE[out_dtype]}, {nkc}, {nrc}, {geo.vec}, {minb}, {batch}>")
+            f"{_rc.CTYPE[out_dtype]}, {nkc}, {nrc}, {geo.vec}, {minb}, {batch}"
+            + (f", {tile[0]}>" if geo.kernel == "tile" else ">"))
     xptr = (x.data.ptr + plan.offset * x.itemsize).to_bytes(8, "little")
     return plan, expr, geo, xptr, b"".join(int(w).to_bytes(8, "little", signed=True)
                                            for w in words)

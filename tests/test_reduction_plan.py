@@ -127,9 +127,16 @@ def test_tile_rows_rule():
     assert TILE_MIN_ROWS == 32
 
 
-def test_tile_constant_matches_the_kernel():
-    src = (Path(reductions_cu.__file__).parent / "reductions.cu").read_text()
-    assert f"#define XS_TILE_BYTES {TILE_BYTES}" in src
+def test_tile_tuning_shapes_the_launch():
+    from xstride._kernels._reduce_common import TUNING, VARIANTS
+
+    p = plan_reduction(_lay((1 << 20, 3)), (1,))
+    for minb, batch, nbytes, most in [TUNING["tile"]] + VARIANTS["tile"]:
+        g = reduction_geometry(p, 4, 132, tile=(nbytes, most))
+        assert g.chunk == tile_rows(3, 3, 4, nbytes, most) >= 1
+        assert (g.chunk - 1) * 3 + 3 <= nbytes // 4
+        assert most == 0 or g.chunk <= most
+    assert tile_rows(3, 3, 4, 8192, 256) == 256 and tile_rows(3, 3, 4, 8192, 0) == 682
 
 
 def test_short_threshold_and_what_it_leaves_alone():

@@ -103,6 +103,23 @@ def test_tile_many_tiles_and_small_tiles(cp, dtype):
         _check(cp, host, x, 1)
 
 
+def test_tile_variants(cp, tuning):
+    """Every tile size and row limit of VARIANTS["tile"] gives the default's bits."""
+    from xstride._kernels._reduce_common import VARIANTS
+
+    rng = np.random.default_rng(12)
+    hosts = [_random(rng, (9001, k), dt) for k in (2, 3, 16, 32)
+             for dt in ("float32", "float64", "int8")]
+    want = [cp.asnumpy(xp.sum(cp.asarray(h), axis=1)) for h in hosts]
+    for value in VARIANTS["tile"]:
+        tuning(tile=value)
+        for h, w in zip(hosts, want):
+            x = cp.asarray(h)
+            assert plan_array(x, (1,)).strategy == "tile"
+            assert cp.asnumpy(xp.sum(x, axis=1)).tobytes() == w.tobytes(), (value, h.shape)
+            _check(cp, h, x, 1, ("max", "mean"))
+
+
 def test_tile_grid_stride(cp, monkeypatch):
     from xstride._kernels import _geometry
     from xstride._kernels import reductions as red
@@ -182,7 +199,8 @@ def _particle_views(draw):
     return n, k, order, rev, start, dtype, axis, draw(st.integers(0, 2**16))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(_particle_views())
 def test_particle_shapes_against_numpy(cp, desc):
     n, k, order, rev, start, dtype, axis, seed = desc

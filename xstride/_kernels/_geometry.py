@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from .._core.errors import error
 from .._plans.elementwise import Plan
-from .._plans.reduction import ReductionPlan, tile_rows
+from .._plans.reduction import TILE_BYTES, ReductionPlan, tile_rows
 
 __all__ = ["TILE", "CAPS", "pack_params", "TiledGeometry", "tiled_geometry",
            "BLOCK_THREADS", "OUTER_ROWS", "SHORT_MAX_BLOCKS", "INTERLEAVE_MIN_ROUNDS", "ReductionGeometry",
@@ -185,14 +185,16 @@ def _vec_width(itemsize: int) -> int:
 
 
 def reduction_geometry(plan: ReductionPlan, itemsize: int, sm_count: int,
-                       base_address: int = 0, resident: int = 8) -> ReductionGeometry:
+                       base_address: int = 0, resident: int = 8,
+                       tile: tuple = (TILE_BYTES, 0)) -> ReductionGeometry:
     """Choose kernel, grid and splitting for ``plan`` on a device of ``sm_count`` SMs.
 
     ``base_address`` is the byte address of the input's first element of row 0
     (for the alignment test of vector loads in the outer strategy). ``resident`` is
     the number of blocks of the chosen kernel that fit on one SM: a split reduction
     launches about one full wave, ``sm_count * resident`` blocks, so that no SM
-    idles through a partial last wave.
+    idles through a partial last wave. ``tile`` is ``(bytes, most rows)`` of one
+    block of the "tile" kernel (0 rows: as many as fit).
     """
     sm = max(int(sm_count), 1)
     if plan.strategy == "short":
@@ -202,7 +204,7 @@ def reduction_geometry(plan: ReductionPlan, itemsize: int, sm_count: int,
         return ReductionGeometry("short", (blocks,), (BLOCK_THREADS,), 1, 1, plan.rowlen)
     if plan.strategy == "tile":
         # R rows staged per block (chunk carries R); the kernel loops over the tiles
-        rows = tile_rows(plan.kstride[0], plan.rowlen, itemsize)
+        rows = tile_rows(plan.kstride[0], plan.rowlen, itemsize, tile[0], tile[1])
         blocks = min(-(-plan.nrows // rows), SHORT_MAX_BLOCKS)
         return ReductionGeometry("tile", (blocks,), (BLOCK_THREADS,), 1, 1, rows)
     if plan.strategy == "interleave":

@@ -397,14 +397,14 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_short(const Tin* __restri
 // two give the same bits. One element of padding after every 32 keeps the row reads
 // (stride ks) from piling onto one bank. R is chosen by the host
 // (xstride/_kernels/_geometry.py) so that the span, (R - 1)|ks| + rowlen elements,
-// fits XS_TILE_BYTES; blocks loop over the tiles (grid-stride).
-#define XS_TILE_BYTES 16384
-template <typename T> struct xs_tile_cap {
-    static constexpr int elems = XS_TILE_BYTES / (int)sizeof(T);
+// fits TB bytes (TUNING["tile"]); blocks loop over the tiles (grid-stride).
+template <typename T, int TB> struct xs_tile_cap {
+    static constexpr int elems = TB / (int)sizeof(T);
     static constexpr int padded = elems + elems / 32;
 };
 
-template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V, int MINB, int B>
+template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V, int MINB, int B,
+          int TB>
 __global__ void __launch_bounds__(256, MINB) xs_reduce_tile(const Tin* __restrict__ x, Tout* __restrict__ out,
                                const Tacc* __restrict__ center,
                                const xs_red_desc<NK, NR> d, long long nrows, long long rowlen,
@@ -412,7 +412,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_tile(const Tin* __restric
 {
     typedef typename xs_op_of<OP>::type Op;
     Op op;
-    __shared__ Tin s[xs_tile_cap<Tin>::padded];
+    __shared__ Tin s[xs_tile_cap<Tin, TB>::padded];
     const long long ks = d.kstride[0];
     const long long aks = ks < 0 ? -ks : ks;
     const long long R = rows_per_tile;
@@ -422,7 +422,15 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_tile(const Tin* __restric
         const long long lo = ks >= 0 ? r0 * ks : (r0 + nt - 1) * ks;
         const int span = (int)((nt - 1) * aks + rowlen);
         const Tin* src = x + lo;
-        for (int i = (int)threadIdx.x; i < span; i += B * step) {
+        int i = (int)threadIdx.x;
+        for (; i + (B - 1) * step < span; i += B * step) {   // full batches
+            Tin v[B];
+#pragma unroll
+            for (int k = 0; k < B; ++k) v[k] = src[i + k * step];
+#pragma unroll
+            for (int k = 0; k < B; ++k) { const int e = i + k * step; s[e + (e >> 5)] = v[k]; }
+        }
+        if (i < span) {                                       // the last, partial batch
             Tin v[B];
 #pragma unroll
             for (int k = 0; k < B; ++k)

@@ -81,15 +81,18 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
     if plan.strategy not in ("inner", "short", "tile", "outer", "interleave", "full"):
         return rec
     base = x.data.ptr + plan.offset * x.itemsize
-    geo = reduction_geometry(plan, x.itemsize, rc.sm_count(), base)
+    # "tile": (MINB, B, bytes staged, most rows) -- the last two shape the launch
+    tile = tuple(rc.TUNING["tile"][2:]) if plan.strategy == "tile" else (0, 0)
+    geo = reduction_geometry(plan, x.itemsize, rc.sm_count(), base, tile=tile)
     nkc, nrc = rc.capacity(plan.nk), rc.capacity(plan.nr)
     rec.desc = rc.pack_struct(rc.pad(plan.kshape, nkc, 1), rc.pad(plan.kstride, nkc, 0),
                               rc.pad(plan.rshape, nrc, 1), rc.pad(plan.rstride, nrc, 0),
                               tail=(plan.nk, plan.nr))
     tin, tacc, tout = rc.CTYPE[np.dtype(x.dtype)], rc.CTYPE[acc], rc.CTYPE[out_dtype]
-    minb, batch = rc.TUNING[geo.kernel]
+    minb, batch = rc.TUNING[geo.kernel][:2]
     expr = (f"xs_reduce_{geo.kernel}<{_OPS[op]}, {tin}, {tacc}, {tout}, {nkc}, {nrc}, "
-            f"{geo.vec}, {minb}, {batch}>")
+            f"{geo.vec}, {minb}, {batch}"
+            + (f", {tile[0]}>" if geo.kernel == "tile" else ">"))
     rec.fn = rc.kernel(_SRC, expr)
     split_kernel = geo.kernel not in _ONE_PASS
     if split_kernel:

@@ -164,8 +164,8 @@ SHORT_ROWLEN = 32
 SHORT_MIN_ROWS = 256
 
 
-#: Bytes of shared memory one block of the ``"tile"`` strategy stages (must equal
-#: ``XS_TILE_BYTES`` in ``xstride/_kernels/reductions.cu``).
+#: Bytes of shared memory one block of the ``"tile"`` strategy stages, for the plan's
+#: choice (the launch takes its own from ``TUNING["tile"]``, at least this much).
 TILE_BYTES = 16384
 #: Fewest rows one staged tile must hold for ``"tile"``.
 TILE_MIN_ROWS = 32
@@ -175,11 +175,14 @@ TILE_MIN_ROWS = 32
 INTERLEAVE_MAX_COLS = 32
 
 
-def tile_rows(kstride: int, rowlen: int, itemsize: int) -> int:
-    """Rows one ``"tile"`` block stages: as many as fit :data:`TILE_BYTES` with the
-    span ``(R - 1) * |kstride| + rowlen`` (each thread folds every 256th of them)."""
-    cap = TILE_BYTES // itemsize
-    return max(0, (cap - rowlen) // max(abs(kstride), 1) + 1)
+def tile_rows(kstride: int, rowlen: int, itemsize: int, tile_bytes: int = TILE_BYTES,
+              max_rows: int = 0) -> int:
+    """Rows one ``"tile"`` block stages: as many as fit ``tile_bytes`` with the span
+    ``(R - 1) * |kstride| + rowlen`` (each thread folds every 256th of them), at most
+    ``max_rows`` (0: no limit)."""
+    cap = tile_bytes // itemsize
+    rows = max(0, (cap - rowlen) // max(abs(kstride), 1) + 1)
+    return min(rows, max_rows) if max_rows > 0 else rows
 
 
 def _tiles(kshape, kstride, rstride, rowlen: int, itemsize: int) -> bool:
