@@ -103,12 +103,12 @@ def log_enabled() -> bool:
                 "expected 1 (print one line per kernel compile on stderr) or 0")
 
 
-def _add(entry: CompiledKernel) -> None:
+def _add(entry: CompiledKernel, log: bool) -> None:
     with _LOCK:
         _RECORDS.append(entry)
         _TOTALS[0] += 1
         _TOTALS[1] += entry.seconds
-    if log_enabled():
+    if log:
         if entry.kind != "library":   # from now on, CuPy's own compiles are logged too
             watch_cupy(sys.modules.get("cupy"))
         print(f"xstride: compiled {entry.kind} kernel {entry.name} ({entry.source}, options "
@@ -121,7 +121,13 @@ def timed(build, name: str, source: str, options, device: int, kind: str = "xstr
 
     Nothing is recorded when ``build`` raises. CuPy's compiles inside ``build`` are not
     recorded a second time (see :func:`watch_cupy`).
+
+    Raises
+    ------
+    ValueError
+        ``XSTRIDE_LOG_KERNELS`` holds a value that is no switch (before anything compiles).
     """
+    log = log_enabled()
     outer = getattr(_INSIDE, "on", False)
     _INSIDE.on = True
     t0 = time.perf_counter()
@@ -130,7 +136,8 @@ def timed(build, name: str, source: str, options, device: int, kind: str = "xstr
     finally:
         _INSIDE.on = outer
     seconds = time.perf_counter() - t0
-    _add(CompiledKernel(str(name), source, digest(tuple(options)), seconds, int(device), kind))
+    _add(CompiledKernel(str(name), source, digest(tuple(options)), seconds, int(device), kind),
+         log)
     return result
 
 
@@ -154,7 +161,8 @@ def reset() -> None:
 
 
 # --------------------------------------------------------------------- CuPy's own kernels
-_GLOBAL = re.compile(r"__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+([A-Za-z_]\w*)")
+_BOUNDS = r"(?:__launch_bounds__\s*\([^)]*\)\s*)?"
+_GLOBAL = re.compile(rf"__global__\s+{_BOUNDS}void\s+{_BOUNDS}([A-Za-z_]\w*)")
 _HOOK = "_compile_module_with_cache"
 _WATCHED: dict = {}   # id(compiler module) -> the wrapper installed there
 
@@ -196,7 +204,8 @@ def watch_cupy(cupy) -> bool:
         text = source if isinstance(source, str) else ""
         opts = tuple(str(o) for o in options) if isinstance(options, (tuple, list)) else ()
         _add(CompiledKernel(_cupy_compile_name(source, kwargs), f"library {digest(text)}",
-                            digest(opts), time.perf_counter() - t0, _device(cupy), "library"))
+                            digest(opts), time.perf_counter() - t0, _device(cupy), "library"),
+             _log_quietly())
         return result
 
     compile_module_with_cache.__wrapped__ = inner
@@ -205,14 +214,18 @@ def watch_cupy(cupy) -> bool:
     return True
 
 
-def watch_if_logging(cupy) -> bool:
-    """:func:`watch_cupy` when ``XSTRIDE_LOG_KERNELS`` is on (called as CuPy loads); a
-    bad value of the variable is reported by the first compile, not here."""
+def _log_quietly() -> bool:
+    """:func:`log_enabled`, with a bad value taken as off: xstride's next compile reports
+    it; CuPy's own compiles and loading CuPy never fail for it."""
     try:
-        on = log_enabled()
+        return log_enabled()
     except ValueError:
         return False
-    return on and watch_cupy(cupy)
+
+
+def watch_if_logging(cupy) -> bool:
+    """:func:`watch_cupy` when ``XSTRIDE_LOG_KERNELS`` is on (called as CuPy loads)."""
+    return _log_quietly() and watch_cupy(cupy)
 
 
 def cupy_watched(cupy) -> bool:
