@@ -150,7 +150,8 @@ def test_info_kernels_with_an_unavailable_backend_is_one_line(capsys, monkeypatc
     assert main(["info", "--kernels", "--backend", "cupy"]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err.strip() == "xstride info: error: backend 'cupy' is unavailable: test says no"
+    assert captured.err.strip() == \
+        "xstride info: error: backend 'cupy' is unavailable: test says no"
 
 
 def test_collect_with_an_unknown_backend_names_the_known_ones():

@@ -60,7 +60,8 @@ class CompiledKernel(NamedTuple):
     device : int
         The device it was compiled for (-1 where not known).
     kind : str
-        ``"xstride"`` (xstride's own kernels), ``"user"`` (``CudaKernel``) or ``"library"`` (CuPy's own).
+        ``"xstride"`` (xstride's own kernels), ``"user"`` (``CudaKernel``) or
+        ``"library"`` (CuPy's own).
     """
 
     name: str

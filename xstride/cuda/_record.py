@@ -28,7 +28,8 @@ def compiled_kernels() -> list:
         or template name expression; its source (``"reductions.cu"``, ``"generated
         <sha>"``, ``"user <sha>"``, ``"library <sha>"``); 12 hex digits of the SHA-256 of
         its NVRTC options; wall seconds of module creation plus ``get_function``; the
-        device ordinal; ``"xstride"``, ``"user"`` (:class:`CudaKernel`) or ``"library"`` (CuPy's own).
+        device ordinal; ``"xstride"``, ``"user"`` (:class:`CudaKernel`) or ``"library"``
+        (CuPy's own).
 
     Notes
     -----
