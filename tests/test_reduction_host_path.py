@@ -391,15 +391,17 @@ def _short_cases():
     host = rng.standard_normal((1000, 6))
     tall = rng.standard_normal((3, 1000))
     # (kernel, host view, axis)
-    yield "tile", host[:, :3], 1
-    yield "tile", np.ascontiguousarray(host[:, :3]).T, 0
+    pairs = np.ascontiguousarray(host[:, :2])
+    yield "tile", pairs, 1
+    yield "tile", pairs.T, 0
+    yield "short", host[:, :3], 1    # rows of 24 bytes (SHORT_ROW_BYTES)
     yield "short", host[:, ::2], 1
     yield "short", tall.T, 1
     yield "interleave", np.ascontiguousarray(host[:, :3]), 0
     yield "interleave", host[:333], 0
 
 
-@pytest.mark.parametrize("case", range(6))
+@pytest.mark.parametrize("case", range(7))
 def test_short_rows_launch_their_kernels(fake_reductions, case):
     """Rows of at most 32 elements, many of them ("tile", "short") and contiguous runs
     of a few columns ("interleave"): the kernel the plan names with its argument list

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import xstride as xp
 from xstride._kernels import reductions as reductions_cu
 from xstride._kernels.reductions import _finish
-from xstride._plans.reduction import (SHORT_MIN_ROWS, SHORT_ROWLEN, TILE_BYTES,
+from xstride._plans.reduction import (SHORT_MIN_ROWS, SHORT_ROW_BYTES, SHORT_ROWLEN, TILE_BYTES,
                                       TILE_MIN_ROWS, normalize_axis, normalize_scan_axis,
                                       plan_reduction, plan_scan, tile_rows)
 from xstride._kernels._geometry import (BLOCK_THREADS, INTERLEAVE_MIN_ROUNDS,
@@ -102,6 +102,10 @@ _N = 1 << 25
 def test_short_rows_choose_tile(k, itemsize):
     lay = _lay((_N, k), itemsize)
     p = plan_reduction(lay, (1,))
+    lo, hi = SHORT_ROW_BYTES
+    if lo <= k * itemsize <= hi:     # rows one thread reads as fast as a staged tile
+        assert (p.strategy, p.kstride, p.rstride) == ("short", (k,), (1,))
+        return
     assert (p.strategy, p.kshape, p.kstride, p.rshape, p.rstride, p.nrows, p.rowlen) == \
         ("tile", (_N,), (k,), (k,), (1,), _N, k)
     # the transposed layout reduced over axis 0 is the same memory walk
@@ -119,11 +123,13 @@ def test_short_rows_choose_tile(k, itemsize):
 
 
 def test_tile_rows_rule():
-    assert tile_rows(3, 3, 4) == 1365            # 4096 elements of 4 bytes
-    assert tile_rows(32, 32, 8) == 64            # 2048 elements of 8 bytes
-    assert tile_rows(-16, 16, 4) == 256          # reversed rows: the same span
-    assert tile_rows(6, 3, 4) == 683             # every other row: (R - 1) 6 + 3 <= 4096
-    assert tile_rows(100, 4, 8) == 21
+    assert TILE_BYTES == 32768
+    assert tile_rows(3, 3, 4) == 2730            # 8192 elements of 4 bytes
+    assert tile_rows(32, 32, 8) == 128           # 4096 elements of 8 bytes
+    assert tile_rows(-16, 16, 4) == 512          # reversed rows: the same span
+    assert tile_rows(6, 3, 4) == 1365            # every other row: (R - 1) 6 + 3 <= 8192
+    assert tile_rows(100, 4, 8) == 41            # (41 - 1) 100 + 4 <= 4096
+    assert tile_rows(3, 3, 4, 16384, 256) == 256
     assert TILE_MIN_ROWS == 32
 
 

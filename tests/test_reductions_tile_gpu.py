@@ -70,6 +70,7 @@ def test_tile_gives_the_bits_of_short(cp, monkeypatch, dtype):
     """Every k of 2..32, contiguous, strided rows and reversed rows: "tile" and
     "short" (forced by a tile threshold no plan meets) agree bit for bit."""
     rng = np.random.default_rng(5)
+    staged = 0
     for k in range(2, 33):
         host = _random(rng, (3001, k), dtype)
         dev = cp.asarray(host)
@@ -77,9 +78,11 @@ def test_tile_gives_the_bits_of_short(cp, monkeypatch, dtype):
         if k > 3:
             views.append((dev[:, : k // 2 + 1], host[:, : k // 2 + 1]))  # gaps < rowlen
         for x, h in views:
-            if x.shape[1] < 2:
-                continue   # one element per row: the "copy" strategy
-            assert plan_array(x, (1,)).strategy == "tile", (k, x.strides)
+            strategy = plan_array(x, (1,)).strategy
+            if strategy != "tile":   # one element per row, or rows of SHORT_ROW_BYTES
+                assert strategy in ("copy", "short"), strategy
+                continue
+            staged += 1
             got = {f: cp.asnumpy(getattr(xp, f)(x, axis=1)) for f in ("sum", "min", "var")}
             with monkeypatch.context() as m:
                 m.setattr(plan_mod, "TILE_MIN_ROWS", 1 << 30)
@@ -89,6 +92,7 @@ def test_tile_gives_the_bits_of_short(cp, monkeypatch, dtype):
                     s = cp.asnumpy(getattr(xp, f)(x, axis=1))
                     assert g.tobytes() == s.tobytes(), (k, f, x.strides)
             _check(cp, h, x, 1, ("sum", "max"))
+    assert staged >= 40, staged
 
 
 @pytest.mark.parametrize("dtype", _DTYPES)
@@ -99,7 +103,7 @@ def test_tile_many_tiles_and_small_tiles(cp, dtype):
     for shape in [(70_001, 3), (5_000, 32), (257, 16), (256, 2)]:
         host = _random(rng, shape, dtype)
         x = cp.asarray(host)
-        assert plan_array(x, (1,)).strategy == "tile"
+        assert plan_array(x, (1,)).strategy in ("tile", "short")
         _check(cp, host, x, 1)
 
 
@@ -110,6 +114,8 @@ def test_tile_variants(cp, tuning):
     rng = np.random.default_rng(12)
     hosts = [_random(rng, (9001, k), dt) for k in (2, 3, 16, 32)
              for dt in ("float32", "float64", "int8")]
+    hosts = [h for h in hosts if plan_array(h, (1,)).strategy == "tile"]
+    assert len(hosts) >= 9
     want = [cp.asnumpy(xp.sum(cp.asarray(h), axis=1)) for h in hosts]
     for value in VARIANTS["tile"]:
         tuning(tile=value)

@@ -23,9 +23,9 @@ Reductions
    threads on neighbouring rows), ``"outer"`` (a kept axis has the smallest stride:
    one thread per output column, reading coalesced rows, the reduced range split over
    threads and blocks), ``"tile"`` (``"short"`` rows that one kept axis places at
-   most ``2 * rowlen`` elements apart: a block stages the memory of as many rows as
-   fit 16 KiB in shared memory with coalesced loads, then folds each row in one
-   thread),
+   most ``2 * rowlen`` elements apart, unless rows of 24-48 bytes: a block stages the
+   memory of as many rows as fit 32 KiB in shared memory with coalesced loads, then
+   folds each row in one thread),
    ``"interleave"`` (``"outer"`` over a contiguous run of at most 32 columns, e.g. an
    ``(n, 3)`` array over axis 0: read as one flat array, each thread's elements
    falling in one column), ``"outer"`` plans with a short reduced run and many
@@ -62,6 +62,7 @@ __all__ = [
     "SHORT_MIN_ROWS",
     "TILE_BYTES",
     "TILE_MIN_ROWS",
+    "SHORT_ROW_BYTES",
     "INTERLEAVE_MAX_COLS",
     "tile_rows",
     "normalize_axis",
@@ -165,8 +166,13 @@ SHORT_MIN_ROWS = 256
 
 
 #: Bytes of shared memory one block of the ``"tile"`` strategy stages, for the plan's
-#: choice (the launch takes its own from ``TUNING["tile"]``, at least this much).
-TILE_BYTES = 16384
+#: choice (the launch takes its own from ``TUNING["tile"]``).
+TILE_BYTES = 32768
+#: Contiguous rows of this many bytes stay ``"short"``: on the H200 (CuPy 14.2,
+#: 2026-12-01, benchmarks/short_rows.py, n = 2**25 float32) one thread per row read
+#: rows of 28-48 bytes at 0.89-0.94 of copy against 0.83-0.89 staged, while staging
+#: won below (0.80-0.86 against 0.50-0.78) and above (0.92 against 0.52 at 64 bytes).
+SHORT_ROW_BYTES = (24, 48)
 #: Fewest rows one staged tile must hold for ``"tile"``.
 TILE_MIN_ROWS = 32
 #: Most columns of the ``"interleave"`` strategy (a contiguous ``(n, k)`` run reduced
@@ -188,9 +194,12 @@ def tile_rows(kstride: int, rowlen: int, itemsize: int, tile_bytes: int = TILE_B
 def _tiles(kshape, kstride, rstride, rowlen: int, itemsize: int) -> bool:
     """``"tile"`` serves short rows that one kept axis places at most ``2 * rowlen``
     elements apart (the staged span wastes at most half its loads) with the reduced
-    run contiguous, when a tile holds at least :data:`TILE_MIN_ROWS` rows."""
+    run contiguous, when a tile holds at least :data:`TILE_MIN_ROWS` rows, except rows
+    of :data:`SHORT_ROW_BYTES` (read as fast by one thread per row)."""
+    lo, hi = SHORT_ROW_BYTES
     return (len(kshape) == 1 and len(rstride) == 1 and rstride[0] == 1
             and 0 < abs(kstride[0]) <= 2 * rowlen
+            and not lo <= rowlen * itemsize <= hi
             and tile_rows(kstride[0], rowlen, itemsize) >= TILE_MIN_ROWS)
 
 
