@@ -122,6 +122,23 @@ def test_short_rows_choose_tile(k, itemsize):
     assert rows == TILE_BYTES // (k * itemsize)
 
 
+@pytest.mark.parametrize("length", [1, 2, 3, 7, 16, 31, 32])
+@pytest.mark.parametrize("init", [0, 1])
+@pytest.mark.parametrize("sizes", [(4, 4), (4, 8), (1, 8), (8, 8), (2, 2)])
+def test_scan_tile_rows(length, init, sizes):
+    from xstride._kernels._geometry import scan_tile_rows
+
+    tin, tout = sizes
+    rows, off = scan_tile_rows(length, init, tin, tout, 32768)
+    pad = lambda n: n + n // 32 + 1  # noqa: E731
+    assert off % 16 == 0 and off >= pad(rows * length) * tin
+    assert off + pad(rows * (length + init)) * tout <= 32768
+    off2 = -(-pad((rows + 1) * length) * tin // 16) * 16
+    assert off2 + pad((rows + 1) * (length + init)) * tout > 32768   # the most that fit
+    with pytest.raises(ValueError, match="does not fit"):
+        scan_tile_rows(5000, init, tin, tout, 4096)
+
+
 def test_tile_rows_rule():
     assert TILE_BYTES == 32768
     assert tile_rows(3, 3, 4) == 2730            # 8192 elements of 4 bytes
@@ -257,9 +274,15 @@ def test_scan_strategies():
     assert plan_scan(_lay((4, 1 << 20)), 0, False).strategy == "columns"
     assert plan_scan(_lay((3, 1 << 20)), 1, False).strategy == "lookback"
     assert plan_scan(_lay((1 << 20, 3)), 0, False).strategy == "lookback"
-    # short rows, many of them: a thread per row (the warp kernel would idle its lanes)
-    assert plan_scan(_lay((1 << 20, 3)), 1, False).strategy == "columns"
-    assert plan_scan(_lay((1 << 20, SHORT_ROWLEN)), 1, True).strategy == "columns"
+    # short rows, many of them: a thread per row (the warp kernel would idle its
+    # lanes), from a staged tile when the rows are dense
+    assert plan_scan(_lay((1 << 20, 3)), 1, False).strategy == "tile"
+    assert plan_scan(_lay((1 << 20, SHORT_ROWLEN)), 1, True).strategy == "tile"
+    assert plan_scan(_lay((64, 1 << 14, 3)), 2, True).strategy == "tile"
+    assert plan_scan(_lay((1 << 20, 6)).slice((slice(None), slice(None, 3))), 1,
+                     False).strategy == "columns"
+    assert plan_scan(_lay((1 << 20, 3)).slice((slice(None, None, -1),)), 1,
+                     False).strategy == "columns"
     assert plan_scan(_lay((1 << 20, SHORT_ROWLEN + 1)), 1, False).strategy == "rows"
     assert plan_scan(_lay((SHORT_MIN_ROWS - 1, 3)), 1, False).strategy == "rows"
     assert plan_scan(_lay((3, 1 << 20)).permute((1, 0)), 1, False).strategy == "columns"

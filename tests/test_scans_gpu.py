@@ -462,10 +462,14 @@ def test_short_row_scans(cp, dtype, k):
         base = rng.integers(-3, 4, size=(3001, 2 * k)).astype(dt)
     dev = cp.asarray(base)
     tall = np.ascontiguousarray(base[:, :k].T)
+    dense = np.ascontiguousarray(base[:, :k])
     views = [(base[:, :k], dev[:, :k]), (base[::-1, k - 1::-1], dev[::-1, k - 1::-1]),
-             (base[:, ::2], dev[:, ::2]), (tall.T, cp.asarray(tall).T)]
+             (base[:, ::2], dev[:, ::2]), (tall.T, cp.asarray(tall).T),
+             (dense, cp.asarray(dense)), (dense[7:], cp.asarray(dense)[7:])]
     for h, x in views:
-        assert plan_scan(Layout.from_array(x), 1, False).strategy == "columns"
+        dense_rows = h.strides[1] == h.itemsize and h.strides[0] == k * h.itemsize
+        assert plan_scan(Layout.from_array(x), 1, False).strategy == \
+            ("tile" if dense_rows else "columns")
         for init in (False, True):
             for f in ("cumulative_sum", "cumulative_prod"):
                 got = cp.asnumpy(getattr(xp, f)(x, axis=1, include_initial=init))
@@ -482,3 +486,36 @@ def test_short_row_scans(cp, dtype, k):
                                                else 1e-12, atol=0)
                 else:
                     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint8"])
+@pytest.mark.parametrize("k", [2, 3, 5, 16, 31, 32])
+def test_short_row_scan_tile_gives_the_bits_of_columns(cp, dtype, k):
+    """Dense rows (strategy "tile") and the same values in rows with a gap after
+    them ("columns") scan to the same bits: both run each row in order in one
+    thread; also 3-D (m, n, k) and many tiles per block (grid-stride)."""
+    from xstride._plans.reduction import plan_scan
+    from xstride.layout import Layout
+
+    rng = np.random.default_rng(60 + k)
+    dt = np.dtype(dtype)
+    shape = (40_001, k + 1)
+    base = (rng.standard_normal(shape) * 4).astype(dt) if dt.kind == "f" else \
+        rng.integers(0, 5, size=shape).astype(dt)
+    gapped = cp.asarray(base)[:, :k]
+    dense = cp.ascontiguousarray(gapped)
+    assert plan_scan(Layout.from_array(dense), 1, False).strategy == "tile"
+    assert plan_scan(Layout.from_array(gapped), 1, False).strategy == "columns"
+    for f in ("cumulative_sum", "cumulative_prod"):
+        for init in (False, True):
+            a = getattr(xp, f)(dense, axis=1, include_initial=init)
+            b = getattr(xp, f)(gapped, axis=1, include_initial=init)
+            assert a.dtype == b.dtype and a.shape == b.shape
+            assert cp.asnumpy(a).tobytes() == cp.asnumpy(b).tobytes(), (f, init)
+    cube = dense[:40_000].reshape(200, 200, k)
+    got = cp.asnumpy(xp.cumulative_sum(cube, axis=2, include_initial=True))
+    want = cnp.cumulative_sum(cp.asnumpy(cube), axis=2, include_initial=True)
+    if dt.kind == "f":
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
+    else:
+        np.testing.assert_array_equal(got, want)

@@ -17,7 +17,7 @@ from .._plans.reduction import TILE_BYTES, ReductionPlan, tile_rows
 
 __all__ = ["TILE", "CAPS", "pack_params", "TiledGeometry", "tiled_geometry",
            "BLOCK_THREADS", "OUTER_ROWS", "SHORT_MAX_BLOCKS", "INTERLEAVE_MIN_ROUNDS", "ReductionGeometry",
-           "reduction_geometry"]
+           "reduction_geometry", "scan_tile_rows"]
 
 # ----------------------------------------------------------------------------- elementwise
 #: Side of the square shared-memory tile of the "tiled" path.
@@ -251,3 +251,31 @@ def reduction_geometry(plan: ReductionPlan, itemsize: int, sm_count: int,
         return ReductionGeometry("cols", (tiles, nchunks), (32, OUTER_ROWS), vec, nchunks,
                                  chunk)
     raise error(ValueError, "reduction_geometry", f"strategy {plan.strategy!r} launches no kernel")
+
+
+# ----------------------------------------------------------------------------- scans
+def scan_tile_rows(length: int, init: int, in_size: int, out_size: int,
+                   tile_bytes: int) -> tuple[int, int]:
+    """``(R, out_offset)`` of the short-row scan kernel ("tile", ``xs_scan_tile`` in
+    scans_short.cu): the most rows R whose staged input (``R * length`` elements of
+    ``in_size`` bytes) and outputs (``R * (length + init)`` of ``out_size``), each
+    padded by one element after every 32 plus one, fit ``tile_bytes``, and the byte
+    offset of the output array (the input's bytes rounded up to 16)."""
+    def padded(n):
+        return n + n // 32 + 1
+
+    def fits(r):
+        off = -(-padded(r * length) * in_size // 16) * 16
+        return off + padded(r * (length + init)) * out_size <= tile_bytes, off
+
+    lo, hi = 0, tile_bytes // max(length * in_size, 1) + 1
+    while lo < hi:                        # the largest r that fits
+        mid = (lo + hi + 1) // 2
+        if fits(mid)[0]:
+            lo = mid
+        else:
+            hi = mid - 1
+    if lo < 1:
+        raise error(ValueError, "scan_tile_rows",
+                    f"a row of {length} elements does not fit {tile_bytes} bytes")
+    return lo, fits(lo)[1]

@@ -33,8 +33,10 @@ __all__ = [
 #: memory one block stages (the plan chooses "tile" by ``TILE_BYTES``, 32768; the
 #: kernel takes any size that holds one row) and the most rows it stages (0: as many
 #: as fit): ``(2, 8, 32768, 0)`` led the H200 sweep (benchmarks/short_rows.py,
-#: 2026-12-01) at 0.80-0.86 of copy for rows of 8-20 float32 bytes, 0.92 at 64. Scans: ``scan_rows`` (MINB of the row
-#: scan); the look-back scan (``scans.cu``): ``lookback_items`` elements per thread
+#: 2026-12-01) at 0.80-0.86 of copy for rows of 8-20 float32 bytes, 0.92 at 64.
+#: Scans: ``scan_rows`` (MINB of the row scan); ``scan_tile`` (loads in flight, bytes
+#: staged) of the short-row scan (``scans_short.cu``); the look-back scan
+#: (``scans.cu``): ``lookback_items`` elements per thread
 #: for 4-byte types (halved for 8-byte ones), MINB ``lookback_minb`` (5: at most 51
 #: registers), ``lookback_group`` tiles per group and ``lookback_window`` groups
 #: inspected per round (both at most 32), ``lookback_direct`` groups before a tile's
@@ -53,6 +55,7 @@ TUNING = {
     "tile": (2, 8, 32768, 0),
     "interleave": (4, 8),
     "scan_rows": 4,
+    "scan_tile": (8, 32768),
     "lookback_items": 32,
     "lookback_minb": 5,
     "lookback_group": 32,

@@ -40,7 +40,9 @@ axes become rows; the output is allocated in the input's memory order. Strategy:
 ``"rows"`` (the scan axis is the innermost: one warp per row), ``"columns"`` (another
 axis is innermost, or the rows are short, at most :data:`SHORT_ROWLEN` elements, and at
 least :data:`SHORT_MIN_ROWS` of them: one thread per row, neighbouring threads on
-neighbouring rows) or
+neighbouring rows), ``"tile"`` (such short rows stored one after another: a block
+stages many rows in shared memory, scans each in one thread and writes the outputs
+back as one contiguous span) or
 ``"lookback"`` (long rows, too few of them to fill the device: tiles of 4096 elements,
 or 8192 for 4-byte types in the default variant, chained by the single-pass decoupled
 look-back of Merrill & Garland, "Single-pass
@@ -347,7 +349,7 @@ class ScanPlan:
 
     Attributes
     ----------
-    strategy : {"rows", "columns", "lookback", "empty", "fill"}
+    strategy : {"rows", "columns", "tile", "lookback", "empty", "fill"}
     axis : int
     length : int
         Elements scanned per row (``x.shape[axis]``).
@@ -394,7 +396,7 @@ def plan_scan(layout: Layout, axis: int, include_initial: bool, sm_count: int = 
     >>> plan_scan(Layout((1 << 28,), itemsize=4), 0, False).strategy
     'lookback'
     >>> plan_scan(Layout((1 << 20, 3), itemsize=4), 1, False).strategy
-    'columns'
+    'tile'
     """
     shape, strides = layout.shape, layout.strides
     init = 1 if include_initial else 0
@@ -430,8 +432,11 @@ def plan_scan(layout: Layout, axis: int, include_initial: bool, sm_count: int = 
         innermost = all(abs(s_in) <= abs(si) for _, si, _ in merged)
         if innermost and length <= SHORT_ROWLEN and nrows >= SHORT_MIN_ROWS:
             # short rows: a warp per row would leave most lanes idle; one thread per
-            # row, as for the short reductions
-            strategy = "columns"
+            # row, as for the short reductions, from a staged tile when the rows are
+            # dense (one after another in the input and so in the output)
+            dense = (len(merged) == 1 and kstride[0] == length and s_in == 1
+                     and s_out == 1)
+            strategy = "tile" if dense else "columns"
         elif innermost:
             strategy = "rows" if (length <= 8192 or nrows >= 16 * sm) else "lookback"
         else:
