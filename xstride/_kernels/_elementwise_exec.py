@@ -66,7 +66,7 @@ class _LaunchCache(Bounded):
 
 
 _launch_cache: dict = _LaunchCache(_CACHE_MAX)
-#: Path of the most recent launch ("flat", "rows", "tiled", "nd", "empty"): for tests
+#: Path of the most recent launch ("flat", "periodic", "rows", "tiled", "nd", "empty"): for tests
 #: and the benchmark.
 last_kind: str | None = None
 #: The tiled path's kernel: the grid-walk kernel
@@ -406,9 +406,12 @@ def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var):
     params = np.frombuffer(packed, dtype=np.dtype((np.void, len(packed)))).copy()
     inner = len(pl.shape) - 1
     bcast = tuple(s[inner] == 0 for s in pl.strides)
+    periodic = tuple(s[0] == 0 and s[inner] != 0 for s in pl.strides) \
+        if pl.kind == "periodic" else ()
     vec = 1
-    if pl.kind in ("flat", "rows"):
-        vec = _vector_width(pl, arrays, bcast)
+    if pl.kind in ("flat", "rows", "periodic"):
+        vec = _vector_width(pl, arrays, tuple(b or bool(periodic and periodic[k])
+                                              for k, b in enumerate(bcast)))
     idx32 = pl.size <= _INT32_LIMIT
     kind = pl.kind
     name = f"xs_ew_{tag}_{kind}"
@@ -425,7 +428,8 @@ def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var):
                      minb=_MINB if small else 0)
     src = kernel_source(name, kind, specs, body, vec=vec, bcast=bcast if vec > 1 else (),
                         idx32=idx32, cap=cap, trans=pl.transposed, tile=tile,
-                        preamble=preamble, index_var=index_var, **extra)
+                        preamble=preamble, index_var=index_var, periodic=periodic,
+                        **extra)
     fn = function(name, code=src)
     if walk and extra["minb"] and func_attribute(fn, "LOCAL_SIZE_BYTES") > 0:
         # the register cap of minb blocks per SM made the compiler spill: drop the cap
@@ -438,7 +442,7 @@ def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var):
                 np.int32(geo.ga), np.int32(geo.nga), np.int32(geo.nz))
         grid, block = geo.grid, (32, 8)
     else:
-        if kind == "flat":
+        if kind in ("flat", "periodic"):
             total = pl.size // vec
         else:
             total = (pl.size // pl.shape[inner]) * (pl.shape[inner] // vec)
@@ -492,7 +496,7 @@ def _vector_width(pl, arrays, bcast) -> int:
     vec = 16 // max(a.itemsize for a in arrays)
     inner = len(pl.shape) - 1
     while vec > 1:
-        ok = pl.kind == "flat" or pl.shape[inner] % vec == 0
+        ok = pl.kind in ("flat", "periodic") or pl.shape[inner] % vec == 0
         for k, a in enumerate(arrays):
             if not ok:
                 break

@@ -102,15 +102,15 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
                   idx32: bool = False, cap: int = 4, trans: tuple = (), tile: int = 32,
                   preamble: str = "", index_var: bool = False, off32: bool = False,
                   rest32: bool = True,
-                  minb: int = 0, rest_axes: int = 2) -> str:
+                  minb: int = 0, rest_axes: int = 2, periodic: tuple = ()) -> str:
     """CUDA source of one elementwise kernel.
 
     Parameters
     ----------
     name : str
         ``extern "C"`` kernel name.
-    kind : {"flat", "rows", "nd", "tiled"}
-        The plan's path ("flat" and "rows"/"nd" share one loop; "tiled" is the
+    kind : {"flat", "periodic", "rows", "nd", "tiled"}
+        The plan's path ("flat", "periodic" and "rows"/"nd" share one loop; "tiled" is the
         grid-walk kernel of :func:`_tiled_walk_body`, launched with :data:`WALK_ARGS`
         and the geometry of :func:`xstride._kernels._geometry.tiled_geometry`).
     ops : sequence of Operand
@@ -142,6 +142,10 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
     index_var : bool
         Declare ``i``, the linear C-order index of the element, for the body (only
         meaningful for plans made with ``keep_order=True``).
+    periodic : tuple of bool
+        "periodic": per array operand, whether it repeats one row of ``p.e0``
+        elements (read at flat index ``i mod e0``, element by element; the others are
+        dense and take ``vec``-wide loads).
     """
     arrays = [o for o in ops if o.kind != "scalar"]
     nops = len(arrays)
@@ -154,10 +158,14 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
                                                              off32, rest32, rest_axes), "}"])
     sig = _signature(name, ops, cap, nops)
     idx = "unsigned int" if idx32 else "long long"
-    flat = kind == "flat"
+    flat = kind in ("flat", "periodic")
+    # "periodic": the operands that repeat one row of p.e0 elements (read at i mod e0)
+    per = tuple(periodic) if kind == "periodic" else (False,) * nops
     v = vec
     out = []
     out.append(f"    typedef {idx} IDX;")
+    if any(per):
+        out.append(f"    long long pc[{UNROLL}];")
     if flat:
         out.append(f"    const IDX total = (IDX)(p.n / {v});")
     else:
@@ -174,11 +182,18 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
     out.append("        if (vi < total) {")
     if flat:
         out.append(f"          const long long col = (long long)vi * {v};")
+        if any(per):
+            out.append(f"          pc[u] = (long long)(((IDX)vi * (IDX){v}) % (IDX)p.e0);")
     else:
         out.append("          const IDX row = vi / nv;")
         out.append(f"          const long long col = (long long)(vi - row * nv) * {v};")
         out.append("          xstride_ew_outer(p, row, off[u]);")
-    out.append(f"          #pragma unroll\n          for (int k = 0; k < {nops}; ++k) off[u][k] += col * p.s0[k];")
+    if any(per):
+        for k in range(nops):
+            src = "pc[u]" if per[k] else "col"
+            out.append(f"          off[u][{k}] += {src} * p.s0[{k}];")
+    else:
+        out.append(f"          #pragma unroll\n          for (int k = 0; k < {nops}; ++k) off[u][k] += col * p.s0[k];")
     out.append("        }\n      }")
     # loads into registers
     for k, o in enumerate(arrays):
@@ -187,6 +202,12 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
             out.append(f"      #pragma unroll\n      for (int u = 0; u < {UNROLL}; ++u) if (base + (IDX)(u * {BLOCK}) < total) {{")
             if v == 1:
                 out.append(f"        __xs_v{k}[u].v[0] = {ptr[o.name]}[off[u][{k}]];")
+            elif per[k]:   # one row repeated: element j of the vector at (i + j) mod e0
+                out.append("        long long c = pc[u];")
+                out.append(f"        #pragma unroll\n        for (int j = 0; j < {v}; ++j) {{")
+                out.append(f"          __xs_v{k}[u].v[j] = {ptr[o.name]}[p.offset[{k}] + c * p.s0[{k}]];")
+                out.append("          c = c + 1 == p.e0 ? 0 : c + 1;")
+                out.append("        }")
             elif bcast and bcast[k]:
                 out.append(f"        const {o.ctype} t = {ptr[o.name]}[off[u][{k}]];")
                 out.append(f"        #pragma unroll\n        for (int j = 0; j < {v}; ++j) __xs_v{k}[u].v[j] = t;")
@@ -216,9 +237,11 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
         out.append("    {")
         out.append(f"      const long long i = (long long)total * {v} + (long long)blockIdx.x * {BLOCK} + threadIdx.x;")
         out.append("      if (i < p.n) {")
+        def at(k):
+            return f"(i % p.e0)" if per[k] else "i"
         out.append(_element_code(
-            ops, body, lambda k, o: f"{ptr[o.name]}[p.offset[{k}] + i * p.s0[{k}]]",
-            lambda k, o, e: f"{ptr[o.name]}[p.offset[{k}] + i * p.s0[{k}]] = {e};"))
+            ops, body, lambda k, o: f"{ptr[o.name]}[p.offset[{k}] + {at(k)} * p.s0[{k}]]",
+            lambda k, o, e: f"{ptr[o.name]}[p.offset[{k}] + {at(k)} * p.s0[{k}]] = {e};"))
         out.append("      }\n    }")
     return "\n".join(head + [sig, "{", "\n".join(out), "}"])
 
