@@ -392,8 +392,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_short(const Tin* __restri
 // ks, the reduced run of stride 1). A block stages the span of memory that holds R
 // consecutive rows in shared memory with coalesced loads (neighbouring threads on
 // neighbouring elements; B loads issued before any is stored), then thread t folds
-// rows r0 + t, r0 + t + blockDim.x, ... of the tile from shared memory (two at a
-// time, side by side), elements
+// rows r0 + t, r0 + t + blockDim.x, ... of the tile from shared memory, elements
 // j = 0, 1, ..., rowlen - 1 in that order: the same fold as xs_reduce_short, so the
 // two give the same bits. One element of padding after every 32 keeps the row reads
 // (stride ks) from piling onto one bank. R is chosen by the host
@@ -443,25 +442,16 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_tile(const Tin* __restric
             }
         }
         __syncthreads();
-        // two rows per step, folded side by side (two independent chains; each row
-        // still in element order)
-        for (int t = (int)threadIdx.x; t < (int)nt; t += 2 * step) {
-            const bool two = t + step < (int)nt;
-            const long long row = r0 + t, row2 = row + step;
+        for (int t = (int)threadIdx.x; t < (int)nt; t += step) {
+            const long long row = r0 + t;
             const int o = (int)(row * ks - lo);
-            const int o2 = two ? (int)(row2 * ks - lo) : o;
             const Tacc c = OP == 4 ? center[row] : Tacc(0);
-            const Tacc c2 = OP == 4 && two ? center[row2] : Tacc(0);
             Tacc acc = Op::template identity<Tacc>();
-            Tacc acc2 = Op::template identity<Tacc>();
-#pragma unroll 8
             for (int j = 0; j < (int)rowlen; ++j) {
-                const int e = o + j, e2 = o2 + j;
+                const int e = o + j;
                 acc = op(acc, xs_transform<OP, Tacc>(s[e + (e >> 5)], c));
-                acc2 = op(acc2, xs_transform<OP, Tacc>(s[e2 + (e2 >> 5)], c2));
             }
             out[row] = xs_final<OP, Tout>(acc, rowlen);
-            if (two) out[row2] = xs_final<OP, Tout>(acc2, rowlen);
         }
         __syncthreads();
     }
