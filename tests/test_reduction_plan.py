@@ -139,6 +139,25 @@ def test_scan_tile_rows(length, init, sizes):
         scan_tile_rows(5000, init, tin, tout, 4096)
 
 
+def test_short_vector_loads_need_whole_aligned_vectors():
+    def vec(shape, itemsize, base, sl=None, axes=(1,)):
+        lay = _lay(shape, itemsize)
+        if sl is not None:
+            lay = lay.slice(sl)
+        p = plan_reduction(lay, axes)
+        assert p.strategy == "short", p.strategy
+        return reduction_geometry(p, itemsize, 132, base_address=base).vec
+    n = 1 << 20
+    assert vec((n, 8), 4, 0) == 4 and vec((n, 12), 4, 256) == 4   # 32- and 48-byte rows
+    assert vec((n, 4), 8, 0) == 2 and vec((n, 6), 8, 16) == 2
+    assert vec((n, 8), 4, 4) == 1                          # a misaligned base
+    assert vec((n, 7), 4, 0) == 1                          # not whole vectors
+    assert vec((n, 16), 4, 0, (slice(None), slice(None, 8))) == 4   # rows 64 bytes apart
+    assert vec((n, 10), 4, 0, (slice(None), slice(None, 8))) == 1   # rows 40 bytes apart
+    assert vec((n, 12), 4, 0, (slice(None), slice(None, None, 2))) == 1   # strided rows
+    assert vec((n, 12), 2, 0) == 1                         # 2-byte elements: scalar
+
+
 def test_tile_rows_rule():
     assert TILE_BYTES == 32768
     assert tile_rows(3, 3, 4) == 2730            # 8192 elements of 4 bytes

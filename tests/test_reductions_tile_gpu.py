@@ -222,3 +222,38 @@ def test_particle_shapes_against_numpy(cp, desc):
     host, x = view(base), view(cp.asarray(base))
     assert x.shape == host.shape and x.strides == host.strides
     _check(cp, host, x, axis, ("sum", "min", "max"))
+
+
+# ----------------------------------------------------------------------------- short, vectors
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
+def test_short_vector_loads_give_the_bits_of_scalar_loads(cp, dtype):
+    """Rows of whole 16-byte vectors at an aligned address load whole vectors; the
+    same rows one element off alignment load scalars; both fold each row in order,
+    so the bits agree, and agree with NumPy (integers, min/max) or its bound (sums)."""
+    from xstride._kernels._geometry import reduction_geometry
+
+    rng = np.random.default_rng(13)
+    per = 16 // np.dtype(dtype).itemsize
+    for k in (per, 2 * per, 3 * per):
+        flat = _random(rng, (4099 * k + 1,), dtype)
+        dflat = cp.asarray(flat)
+        aligned, shifted = dflat[:-1].reshape(4099, k), dflat[1:].reshape(4099, k)
+        vecs = []
+        for x in (aligned, shifted):
+            p = plan_array(x, (1,))
+            if p.strategy != "short":      # rows outside SHORT_ROW_BYTES are staged
+                continue
+            vecs.append(reduction_geometry(p, x.itemsize, 132,
+                                           x.data.ptr + p.offset * x.itemsize).vec)
+        if not vecs:
+            continue
+        assert vecs == [per, 1], vecs
+        a = cp.asnumpy(xp.sum(aligned, axis=1))
+        b = cp.asnumpy(xp.sum(cp.ascontiguousarray(shifted), axis=1))   # same values, aligned
+        c = cp.asnumpy(xp.sum(dflat[:-1].reshape(4099, k)[:, :], axis=1))
+        assert a.tobytes() == c.tobytes()
+        host = flat[1:].reshape(4099, k)
+        s1 = cp.asnumpy(xp.sum(shifted, axis=1))
+        assert s1.tobytes() == b.tobytes()
+        _check(cp, host, shifted, 1, ("sum", "max", "var"))
+        _check(cp, flat[:-1].reshape(4099, k), aligned, 1, ("sum", "min", "mean"))

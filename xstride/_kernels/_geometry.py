@@ -184,13 +184,24 @@ def _vec_width(itemsize: int) -> int:
     return 16 // itemsize if itemsize in (4, 8) else 1
 
 
+def _short_vec(plan: ReductionPlan, itemsize: int, base_address: int) -> int:
+    """Elements per load of the "short" kernel: whole 16-byte vectors when every row
+    is a contiguous run of them at a 16-byte aligned address (one kept axis whose
+    stride, like the row, is a whole number of vectors), else 1."""
+    vec = _vec_width(itemsize)
+    if (vec > 1 and plan.nk == 1 and plan.inner_contiguous and plan.rowlen % vec == 0
+            and plan.kstride[0] % vec == 0 and base_address % 16 == 0):
+        return vec
+    return 1
+
+
 def reduction_geometry(plan: ReductionPlan, itemsize: int, sm_count: int,
                        base_address: int = 0, resident: int = 8,
                        tile: tuple = (TILE_BYTES, 0)) -> ReductionGeometry:
     """Choose kernel, grid and splitting for ``plan`` on a device of ``sm_count`` SMs.
 
     ``base_address`` is the byte address of the input's first element of row 0
-    (for the alignment test of vector loads in the outer strategy). ``resident`` is
+    (for the alignment test of vector loads in the outer and short strategies). ``resident`` is
     the number of blocks of the chosen kernel that fit on one SM: a split reduction
     launches about one full wave, ``sm_count * resident`` blocks, so that no SM
     idles through a partial last wave. ``tile`` is ``(bytes, most rows)`` of one
@@ -201,7 +212,8 @@ def reduction_geometry(plan: ReductionPlan, itemsize: int, sm_count: int,
         # one thread per output row, in order: ceil(nrows / 256) blocks, capped (the
         # kernel's grid-stride loop takes the rest); scalar loads, no split
         blocks = min(-(-plan.nrows // BLOCK_THREADS), SHORT_MAX_BLOCKS)
-        return ReductionGeometry("short", (blocks,), (BLOCK_THREADS,), 1, 1, plan.rowlen)
+        return ReductionGeometry("short", (blocks,), (BLOCK_THREADS,),
+                                 _short_vec(plan, itemsize, base_address), 1, plan.rowlen)
     if plan.strategy == "tile":
         # R rows staged per block (chunk carries R); the kernel loops over the tiles
         rows = tile_rows(plan.kstride[0], plan.rowlen, itemsize, tile[0], tile[1])

@@ -359,7 +359,8 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_cols(const Tin* __restric
 // folded (xs_batched; 2 with several reduced axes); a row shorter than B is one
 // partial, predicated batch. The fold order is the same for every B. Threads loop
 // over the rows (grid-stride) when the grid is capped. Parameters as
-// xs_reduce_rows_warp; V is unused (scalar loads).
+// xs_reduce_rows_warp; V > 1: each row is rowlen / V aligned 16-byte vectors (the
+// host checks), loaded whole.
 template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V, int MINB, int B>
 __global__ void __launch_bounds__(256, MINB) xs_reduce_short(const Tin* __restrict__ x, Tout* __restrict__ out,
                                 const Tacc* __restrict__ center,
@@ -374,7 +375,16 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_short(const Tin* __restri
         const Tacc c = OP == 4 ? center[row] : Tacc(0);
         Tacc acc = Op::template identity<Tacc>();
         auto fold = [&](Tin w) { acc = op(acc, xs_transform<OP, Tacc>(w, c)); };
-        if (d.nr == 1) {
+        if constexpr (V > 1) {
+            // contiguous rows of whole 16-byte vectors, 16-byte aligned (checked by
+            // the host): rowlen / V vector loads, folded element by element in order
+            xs_batched<B, xs_vec<Tin, V>>(0, rowlen / V, 1,
+                [&](long long j, xs_vec<Tin, V>& w) { xs_load_vec<Tin, V>(p + j * V, w.t); },
+                [&](const xs_vec<Tin, V>& w) {
+#pragma unroll
+                    for (int u = 0; u < V; ++u) fold(w.t[u]);
+                });
+        } else if (d.nr == 1) {
             const long long s = d.rstride[0];
             xs_batched<B, Tin>(0, rowlen, 1, [&](long long j, Tin& w) { w = p[j * s]; }, fold);
         } else {
