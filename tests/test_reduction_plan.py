@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 import xstride as xp
 from xstride._kernels import reductions as reductions_cu
 from xstride._kernels.reductions import _finish
-from xstride._plans.reduction import (SHORT_MIN_ROWS, SHORT_ROW_BYTES, SHORT_ROWLEN, TILE_BYTES,
+from xstride._plans.reduction import (SHORT_MIN_ROWS, SHORT_ROW_BYTES, SHORT_ROWLEN,
+                                      SHORT_VECTOR_ROW_BYTES, TILE_BYTES,
                                       TILE_MIN_ROWS, normalize_axis, normalize_scan_axis,
                                       plan_reduction, plan_scan, tile_rows)
 from xstride._kernels._geometry import (BLOCK_THREADS, INTERLEAVE_MIN_ROUNDS,
@@ -103,7 +104,8 @@ def test_short_rows_choose_tile(k, itemsize):
     lay = _lay((_N, k), itemsize)
     p = plan_reduction(lay, (1,))
     lo, hi = SHORT_ROW_BYTES
-    if lo <= k * itemsize <= hi:     # rows one thread reads as fast as a staged tile
+    if lo <= k * itemsize <= hi or k * itemsize == SHORT_VECTOR_ROW_BYTES:
+        # rows one thread reads as fast as (or faster than) a staged tile
         assert (p.strategy, p.kstride, p.rstride) == ("short", (k,), (1,))
         return
     assert (p.strategy, p.kshape, p.kstride, p.rshape, p.rstride, p.nrows, p.rowlen) == \
@@ -148,14 +150,19 @@ def test_short_vector_loads_need_whole_aligned_vectors():
         assert p.strategy == "short", p.strategy
         return reduction_geometry(p, itemsize, 132, base_address=base).vec
     n = 1 << 20
-    assert vec((n, 8), 4, 0) == 4 and vec((n, 12), 4, 256) == 4   # 32- and 48-byte rows
-    assert vec((n, 4), 8, 0) == 2 and vec((n, 6), 8, 16) == 2
-    assert vec((n, 8), 4, 4) == 1                          # a misaligned base
-    assert vec((n, 7), 4, 0) == 1                          # not whole vectors
-    assert vec((n, 16), 4, 0, (slice(None), slice(None, 8))) == 4   # rows 64 bytes apart
-    assert vec((n, 10), 4, 0, (slice(None), slice(None, 8))) == 1   # rows 40 bytes apart
+    assert SHORT_VECTOR_ROW_BYTES == 64
+    assert vec((n, 16), 4, 0) == 4 and vec((n, 8), 8, 256) == 2   # 64-byte rows
+    assert vec((n, 8), 4, 0) == 1 and vec((n, 12), 4, 0) == 1     # 32, 48: scalar
+    assert vec((n, 16), 4, 4) == 1                          # a misaligned base
+    assert vec((n, 32), 4, 0, (slice(None), slice(None, 16))) == 4   # rows 128 B apart
+    assert vec((n, 20), 4, 0, (slice(None), slice(None, 16))) == 4   # rows 80 B apart
     assert vec((n, 12), 4, 0, (slice(None), slice(None, None, 2))) == 1   # strided rows
-    assert vec((n, 12), 2, 0) == 1                         # 2-byte elements: scalar
+    assert vec((n, 12), 2, 0) == 1                          # 2-byte elements: scalar
+    # rows of 64 bytes are not staged; 128-byte ones are
+    assert plan_reduction(_lay((n, 16), 4), (1,)).strategy == "short"
+    assert plan_reduction(_lay((n, 32), 4), (1,)).strategy == "tile"
+    assert plan_reduction(_lay((n, 18), 4).slice((slice(None), slice(None, 16))),
+                          (1,)).strategy == "tile"      # rows 72 bytes apart: no vectors
 
 
 def test_tile_rows_rule():

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from .._core.errors import error
 from .._plans.elementwise import Plan
-from .._plans.reduction import TILE_BYTES, ReductionPlan, tile_rows
+from .._plans.reduction import (SHORT_VECTOR_ROW_BYTES, TILE_BYTES, ReductionPlan,
+                                tile_rows)
 
 __all__ = ["TILE", "CAPS", "pack_params", "TiledGeometry", "tiled_geometry",
            "BLOCK_THREADS", "OUTER_ROWS", "SHORT_MAX_BLOCKS", "INTERLEAVE_MIN_ROUNDS", "ReductionGeometry",
@@ -186,10 +187,13 @@ def _vec_width(itemsize: int) -> int:
 
 def _short_vec(plan: ReductionPlan, itemsize: int, base_address: int) -> int:
     """Elements per load of the "short" kernel: whole 16-byte vectors when every row
-    is a contiguous run of them at a 16-byte aligned address (one kept axis whose
-    stride, like the row, is a whole number of vectors), else 1."""
+    is a contiguous run of at least :data:`SHORT_VECTOR_ROW_BYTES` of them at a
+    16-byte aligned address (one kept axis whose stride, like the row, is a whole
+    number of vectors), else 1 (shorter rows summed no faster with vectors on the
+    H200)."""
     vec = _vec_width(itemsize)
     if (vec > 1 and plan.nk == 1 and plan.inner_contiguous and plan.rowlen % vec == 0
+            and plan.rowlen * itemsize >= SHORT_VECTOR_ROW_BYTES
             and plan.kstride[0] % vec == 0 and base_address % 16 == 0):
         return vec
     return 1
