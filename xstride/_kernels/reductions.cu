@@ -521,3 +521,50 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_interleave(const Tin* __r
     out[t] = xs_final<OP, Tout>(f, nred);
     if (t == 0) counters[0] = 0u;
 }
+
+// Strategy "subwarp": rows of at most 32 elements (one kept axis), each read by a
+// group of G lanes (G = group, the row length rounded up to a power of two, at most
+// 32): lane j of a group loads element j of its row, so a warp's load covers 32 / G
+// neighbouring rows at once (for dense rows one contiguous span, every sector used
+// by the one instruction that reads it). A warp takes B row groups per step, issuing
+// all their loads before combining any; each group then folds its lanes with a
+// butterfly of G / 2, G / 4, ..., 1 (__shfl_xor_sync; a fixed tree, so the result
+// does not depend on the grid) and lane 0 of the group stores. Warps stride over the
+// rows (grid-stride).
+template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V, int MINB, int B>
+__global__ void __launch_bounds__(256, MINB) xs_reduce_subwarp(const Tin* __restrict__ x, Tout* __restrict__ out,
+                                  const Tacc* __restrict__ center,
+                                  const xs_red_desc<NK, NR> d, long long nrows, long long rowlen,
+                                  long long group)
+{
+    typedef typename xs_op_of<OP>::type Op;
+    Op op;
+    const unsigned G = (unsigned)group;
+    const unsigned lane = threadIdx.x & 31u;
+    const unsigned j = lane & (G - 1u);
+    const long long per_warp = 32 / (long long)G;          // rows one warp load covers
+    const long long g = (long long)(lane / G);
+    const long long ks = d.kstride[0], rs = d.rstride[0];
+    const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
+    const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    for (long long base = warp * B * per_warp; base < nrows; base += nwarps * B * per_warp) {
+        Tacc v[B];
+#pragma unroll
+        for (int b = 0; b < B; ++b) {
+            const long long row = base + b * per_warp + g;
+            v[b] = Op::template identity<Tacc>();
+            if (row < nrows && (long long)j < rowlen) {
+                const Tacc c = OP == 4 ? center[row] : Tacc(0);
+                v[b] = xs_transform<OP, Tacc>(x[row * ks + (long long)j * rs], c);
+            }
+        }
+#pragma unroll
+        for (int b = 0; b < B; ++b) {
+            Tacc a = v[b];
+            for (unsigned o = G >> 1; o > 0u; o >>= 1)
+                a = op(a, __shfl_xor_sync(XSTRIDE_FULL_WARP_MASK, a, o));
+            const long long row = base + b * per_warp + g;
+            if (j == 0u && row < nrows) out[row] = xs_final<OP, Tout>(a, rowlen);
+        }
+    }
+}

@@ -68,6 +68,8 @@ __all__ = [
     "SHORT_VECTOR_ROW_BYTES",
     "INTERLEAVE_MAX_COLS",
     "tile_rows",
+    "short_rows_strategy",
+    "subwarp_ok",
     "normalize_axis",
     "normalize_scan_axis",
     "ReductionPlan",
@@ -214,13 +216,28 @@ def _tiles(kshape, kstride, rstride, rowlen: int, itemsize: int) -> bool:
             and tile_rows(kstride[0], rowlen, itemsize) >= TILE_MIN_ROWS)
 
 
+def subwarp_ok(kshape, rstride) -> bool:
+    """The ``"subwarp"`` kernel takes rows of one kept axis and one reduced axis."""
+    return len(kshape) == 1 and len(rstride) == 1
+
+
+def short_rows_strategy(kshape, kstride, rstride, rowlen: int, itemsize: int) -> str:
+    """``"tile"``, ``"subwarp"`` or ``"short"`` for an ``"inner"`` plan whose rows
+    are short (at most :data:`SHORT_ROWLEN` elements, at least :data:`SHORT_MIN_ROWS`
+    rows); see :func:`_tiles`."""
+    if _tiles(kshape, kstride, rstride, rowlen, itemsize):
+        return "tile"
+    return "short"
+
+
 @dataclass(frozen=True)
 class ReductionPlan:
     """What a reduction does on the device.
 
     Attributes
     ----------
-    strategy : {"full", "inner", "short", "tile", "outer", "interleave", "empty", "identity", "copy"}
+    strategy : {"full", "inner", "short", "tile", "subwarp", "outer", "interleave", "empty",
+                "identity", "copy"}
     axes : tuple of int
         The reduced axes (normalized).
     out_shape : tuple of int
@@ -290,6 +307,8 @@ def plan_reduction(layout: Layout, axes: tuple) -> ReductionPlan:
     >>> p.strategy, p.kshape, p.rshape
     ('inner', (20,), (6,))
     >>> plan_reduction(Layout((4, 5, 6), itemsize=4), (0,)).strategy
+    'interleave'
+    >>> plan_reduction(Layout((40, 5, 60), itemsize=4), (0,)).strategy
     'outer'
     >>> plan_reduction(Layout((1 << 20, 3), itemsize=4), (1,)).strategy
     'tile'
@@ -339,8 +358,8 @@ def plan_reduction(layout: Layout, axes: tuple) -> ReductionPlan:
         strategy = "inner" if min_r < min_k else "outer"
         short = rowlen <= SHORT_ROWLEN and nrows >= SHORT_MIN_ROWS
         if strategy == "inner" and short:
-            strategy = "tile" if _tiles(kshape, kstride, rstride, rowlen,
-                                        layout.itemsize) else "short"
+            strategy = short_rows_strategy(kshape, kstride, rstride, rowlen,
+                                           layout.itemsize)
         elif strategy == "outer":
             if (len(kstride) == 1 and kstride[0] == 1 and len(rstride) == 1
                     and rstride[0] == nrows and nrows <= INTERLEAVE_MAX_COLS):
