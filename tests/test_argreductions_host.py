@@ -265,6 +265,7 @@ def fake_args(fake_reductions, monkeypatch):
 
     monkeypatch.setattr(_rc, "kernel", kernel)
     monkeypatch.setattr(_arg, "_RECIPES", Bounded(1024))
+    monkeypatch.setattr(_arg, "_CALLS", _arg.Store(1024))
     yield cp, log
 
 
@@ -442,3 +443,38 @@ def test_numpy_backend_keeps_numpy_results():
     assert xp.any(a[1]).item() is True
     assert xp.argmax(a, axis=-1, keepdims=True).shape == (2, 1)
     assert xp.argmax(np.float64(3.0)) == 0
+
+
+def test_prepared_argminmax_calls(fake_args, monkeypatch):
+    """A repeated call is one lookup and a launch (no checks, no plan), with the same
+    result; values that only look equal (True for 1, 1.0, numpy ints) are not served
+    by it, and a call that raised prepared nothing."""
+    cp, log = fake_args
+    h = np.random.default_rng(1).integers(0, 5, (300, 7)).astype(np.float32)
+    x = FakeCupyArray(h[::-1])
+    want = np.argmax(h[::-1], axis=1, keepdims=True)
+    np.testing.assert_array_equal(xp.argmax(x, axis=1, keepdims=True).get(), want)
+    assert len(_arg._CALLS) == 1
+
+    def no_planning(*args):
+        raise AssertionError("a repeated call planned again")
+
+    before = len(log)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_arg, "_recipe", no_planning)
+        mp.setattr(_arg, "plan_arg_array", no_planning)
+        for _ in range(2):
+            np.testing.assert_array_equal(xp.argmax(x, axis=1, keepdims=True).get(), want)
+        with pytest.raises(AssertionError, match="planned again"):
+            xp.argmax(x, axis=np.int64(1), keepdims=True)     # no key: the checked path
+    assert len(log) == before + 2
+    with pytest.raises(TypeError, match="axis"):
+        xp.argmax(x, axis=True, keepdims=True)
+    with pytest.raises(TypeError, match="keepdims"):
+        xp.argmax(x, axis=1, keepdims=1)
+    with pytest.raises(ValueError, match="zero-size"):
+        xp.argmin(FakeCupyArray(np.ones((2, 0))), axis=1)
+    np.testing.assert_array_equal(xp.argmin(x).get(), np.argmin(h[::-1]))
+    np.testing.assert_array_equal(xp.argmin(x).get(), np.argmin(h[::-1]))
+    assert sorted((k[0], str(k[4])) for k in _arg._CALLS) == [("argmax", "1"),
+                                                                ("argmin", "None")]

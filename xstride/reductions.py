@@ -250,11 +250,15 @@ def _kernel_functions(be) -> dict:
 
     def argminmax(func):
         def impl(x, /, *, axis=None, keepdims=False, **kwargs):
+            if not kwargs and arg is not None:
+                res = arg.repeat(func, x, axis, keepdims)
+                if res is not None:
+                    return res
             check_x(func, x)
             axes = _arg_rules(func, x, axis, keepdims)
             if kwargs or arg is None or not takes(arg, x.dtype):
                 return getattr(lib(), func)(x, axis=axis, keepdims=bool(keepdims), **kwargs)
-            return arg.argreduce(func, x, axes, bool(keepdims))
+            return arg.argreduce(func, x, axes, bool(keepdims), axis)
         return impl
 
     def mean(x, /, *, axis=None, keepdims=False, dtype=None, **kwargs):
