@@ -83,10 +83,11 @@ def arg_geometry(plan: ArgPlan, sm_count: int) -> ArgGeometry:
     """Kernel, grid and split for ``plan`` (``rowlen >= 2``, ``nrows >= 1``) on a device
     of ``sm_count`` SMs.
 
-    The thread kernel serves the plan strategies ``"short"`` and ``"outer"``
-    (neighbouring threads on neighbouring rows read neighbouring elements or short
-    runs); the warp kernel ``"inner"`` and ``"full"`` (the lanes of a warp read
-    neighbouring elements of one row). A row is split when the rows alone give fewer
+    The warp kernel serves the plan strategies ``"inner"`` and ``"full"`` (long
+    reduced runs innermost: the lanes of a warp read neighbouring elements of one
+    row); the thread kernel every other (``"short"``, ``"tile"``: short rows;
+    ``"outer"``, ``"interleave"``: a kept axis innermost — neighbouring threads on
+    neighbouring rows read neighbouring elements or short runs). A row is split when the rows alone give fewer
     work items than :data:`THREAD_ITEMS_PER_SM` threads (:data:`WARP_ITEMS_PER_SM`
     warps) per SM, into chunks of at least :data:`THREAD_MIN_CHUNK`
     (:data:`WARP_MIN_CHUNK`) elements.
@@ -94,7 +95,7 @@ def arg_geometry(plan: ArgPlan, sm_count: int) -> ArgGeometry:
     base = plan.base
     sm = max(int(sm_count), 1)
     nrows, rowlen = base.nrows, base.rowlen
-    thread = base.strategy in ("short", "outer")
+    thread = base.strategy not in ("inner", "full")
     target = sm * (THREAD_ITEMS_PER_SM if thread else WARP_ITEMS_PER_SM)
     min_chunk = THREAD_MIN_CHUNK if thread else WARP_MIN_CHUNK
     nchunks = max(1, min(-(-target // nrows), -(-rowlen // min_chunk)))
