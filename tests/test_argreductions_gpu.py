@@ -274,20 +274,25 @@ def test_all_any_empty_axes_nan_and_signed_zero(cp, dtype):
 
 
 def test_all_any_pick_every_strategy(cp):
-    """short rows, warp rows, split rows, outer columns, full reductions and copies."""
+    """Every strategy of the reduction plan serves all/any: tile, short, inner (warp
+    rows and split rows), outer, interleave, full, copy."""
     from xstride._plans.reduction import plan_array
 
     rng = np.random.default_rng(6)
     seen = set()
-    for shape, axis in (((40_000, 3), 1), ((1000, 500), 1), ((2, 3_000_000), 1),
-                        ((40_000, 5), 0), ((3_000_001,), None), ((700, 1), 1)):
+    for shape, axis, transpose in (((40_000, 3), 1, False), ((3, 40_000), 1, True),
+                                   ((1000, 500), 1, False), ((2, 3_000_000), 1, False),
+                                   ((40_000, 40), 0, False), ((40_000, 5), 0, False),
+                                   ((3_000_001,), None, False), ((700, 1), 1, False)):
         h = rng.random(shape) < 0.999
         d = cp.asarray(h)
+        if transpose:
+            h, d = h.T, d.T
         seen.add(plan_array(h, (axis,) if axis is not None else tuple(range(h.ndim))).strategy)
         for f in ("all", "any"):
             _check_bool(cp, f, h, d, axis)
             _check_bool(cp, f, ~h, ~d, axis)
-    assert seen >= {"short", "inner", "outer", "full", "copy"}
+    assert seen >= {"tile", "short", "inner", "outer", "interleave", "full", "copy"}, seen
 
 
 # ----------------------------------------------------------------------------- struct layout
