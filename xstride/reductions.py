@@ -258,7 +258,7 @@ def _kernel_functions(be) -> dict:
             axes = _arg_rules(func, x, axis, keepdims)
             if kwargs or arg is None or not takes(arg, x.dtype):
                 return getattr(lib(), func)(x, axis=axis, keepdims=bool(keepdims), **kwargs)
-            return arg.argreduce(func, x, axes, bool(keepdims), axis)
+            return arg.argreduce(func, x, axis, axes, bool(keepdims))
         return impl
 
     def mean(x, /, *, axis=None, keepdims=False, dtype=None, **kwargs):

@@ -225,14 +225,14 @@ def repeat(func: str, x, axis, keepdims):
     return None if run is None else run(x)
 
 
-def argreduce(func: str, x, axes: tuple, keepdims: bool, axis=None):
+def argreduce(func: str, x, axis, axes: tuple, keepdims: bool):
     """``argmin``/``argmax`` (``func``) of the CuPy array ``x`` over the normalized
     ``axes`` (one axis, or every axis for ``axis=None``): an int64 array of the
     logical index along the axis (the flat C-order index over every axis), NumPy's
     first occurrence of the extreme, or of the first NaN.
 
-    ``axis`` (the caller's argument, None or an int) keys the prepared call that a
-    successful call leaves for :func:`repeat`.
+    ``axis`` is the caller's argument (None or an int, ``axes`` its normalized
+    form): it keys the prepared call that a successful call leaves for :func:`repeat`.
 
     Raises
     ------
