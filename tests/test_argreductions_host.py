@@ -478,3 +478,37 @@ def test_prepared_argminmax_calls(fake_args, monkeypatch):
     np.testing.assert_array_equal(xp.argmin(x).get(), np.argmin(h[::-1]))
     assert sorted((k[0], str(k[4])) for k in _arg._CALLS) == [("argmax", "1"),
                                                                 ("argmin", "None")]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(v=views(), data=st.data())
+def test_random_views_through_the_launch_path(fake_args, v, data):
+    """Random views (reversed, strided, permuted, broadcast) with ties and NaNs through
+    the whole CuPy path (plan, descriptor bytes, geometry, stand-in kernels, the
+    result's shape and order) against NumPy."""
+    buf, a = v
+    dtype = data.draw(st.sampled_from(["float32", "float64", "int8", "uint16", "bool"]))
+    vals = (buf * 7919) % 5
+    if dtype == "bool":
+        vals = vals > 2
+    else:
+        vals = vals.astype(dtype)
+        if vals.dtype.kind == "f":
+            vals[(buf * 31) % 17 == 3] = np.nan
+    view = np.lib.stride_tricks.as_strided(
+        vals[(a.__array_interface__["data"][0] - buf.__array_interface__["data"][0]) // 8:],
+        a.shape, tuple(s // 8 * vals.itemsize for s in a.strides))
+    x = FakeCupyArray(view)
+    axis = data.draw(st.sampled_from([None] + list(range(-a.ndim, a.ndim))), label="axis")
+    keepdims = data.draw(st.booleans(), label="keepdims")
+    for f in ("argmin", "argmax"):
+        try:
+            want = getattr(np, f)(view, axis=axis, keepdims=keepdims)
+        except ValueError:
+            with pytest.raises(ValueError, match="zero-size axis"):
+                getattr(xp, f)(x, axis=axis, keepdims=keepdims)
+            continue
+        for _ in range(2):
+            got = getattr(xp, f)(x, axis=axis, keepdims=keepdims)
+            assert got.shape == np.shape(want) and got.dtype == np.int64
+            np.testing.assert_array_equal(got.get(), want, err_msg=f"{f} {a.shape} {axis}")
