@@ -93,29 +93,31 @@ __device__ __forceinline__ void xs_arg_pos(long long j, const xs_arg_desc<NK, NR
 }
 
 // Fold elements j = first, first + step, ... < end of the row at p into (bv, bi).
-// Four loads are issued before any is compared.
+// Each round issues the loads of four elements (predicated past the end: such a slot
+// keeps (worst, XS_ARG_NONE), which never wins) before any is compared, so a short
+// row's loads are in flight together.
 template <int MAX, typename Tin, typename Tacc, int NK, int NR>
 __device__ __forceinline__ void xs_arg_fold(const Tin* __restrict__ p, long long first,
                                             long long end, long long step,
                                             const xs_arg_desc<NK, NR>& d, Tacc& bv, long long& bi)
 {
-    long long j = first;
-    for (; j + 3 * step < end; j += 4 * step) {
-        long long off[4], idx[4];
+    for (long long j = first; j < end; j += 4 * step) {
+        long long idx[4];
         Tacc v[4];
 #pragma unroll
-        for (int k = 0; k < 4; ++k) xs_arg_pos(j + k * step, d, off[k], idx[k]);
-#pragma unroll
-        for (int k = 0; k < 4; ++k) v[k] = (Tacc)p[off[k]];
+        for (int k = 0; k < 4; ++k) {
+            const long long jk = j + k * step;
+            v[k] = xs_arg_worst<MAX, Tacc>();
+            idx[k] = XS_ARG_NONE;
+            if (jk < end) {
+                long long off;
+                xs_arg_pos(jk, d, off, idx[k]);
+                v[k] = (Tacc)p[off];
+            }
+        }
 #pragma unroll
         for (int k = 0; k < 4; ++k)
             if (xs_arg_better<MAX>(v[k], idx[k], bv, bi)) { bv = v[k]; bi = idx[k]; }
-    }
-    for (; j < end; j += step) {
-        long long off, idx;
-        xs_arg_pos(j, d, off, idx);
-        const Tacc v = (Tacc)p[off];
-        if (xs_arg_better<MAX>(v, idx, bv, bi)) { bv = v; bi = idx; }
     }
 }
 
