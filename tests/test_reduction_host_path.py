@@ -51,7 +51,8 @@ def _arg_bytes(a, sizes):
 _EXPR = re.compile(r"xs_reduce_(\w+)<(\d+), ([\w ]+), ([\w ]+), ([\w ]+), (\d+), (\d+), "
                    r"(\d+), (\d+), (\d+)(, \d+)?>")
 _CT = {v: k for k, v in _rc.CTYPE.items()}
-_OPF = {0: np.add, 1: np.multiply, 2: np.minimum, 3: np.maximum}
+_OPF = {0: np.add, 1: np.multiply, 2: np.minimum, 3: np.maximum, 5: np.bitwise_and,
+        6: np.bitwise_or}
 #: Kernels launched without partials and counters (x, out, center, desc, nrows, rowlen;
 #: "tile" adds the rows it stages per block).
 _ONE_PASS = ("rows_warp", "short", "tile")
@@ -110,7 +111,10 @@ class FakeKernel:
         lo, hi = int(idx.min()), int(idx.max())
         isz = self.tin.itemsize
         raw = (ctypes.c_char * ((hi - lo + 1) * isz)).from_address(xptr + lo * isz)
-        vals = np.frombuffer(raw, self.tin)[idx - lo].astype(self.tacc)
+        vals = np.frombuffer(raw, self.tin)[idx - lo]
+        if self.op in (5, 6):  # all / any: x != 0 (NaN true) into the 0/1 accumulator
+            vals = vals != 0
+        vals = vals.astype(self.tacc)
         if center:
             cen = np.frombuffer((ctypes.c_char * (nrows * 8)).from_address(center),
                                 self.tacc)
@@ -170,7 +174,7 @@ def _expected_launch(x, axes, op, out_dtype, acc):
     elif geo.kernel == "tile":
         words += (geo.chunk,)
     minb, batch = _rc.TUNING[geo.kernel][:2]
-    ops = {"sum": 0, "prod": 1, "min": 2, "max": 3}
+    ops = {"sum": 0, "prod": 1, "min": 2, "max": 3, "all": 5, "any": 6}
     expr = (f"xs_reduce_{geo.kernel}<{ops[op]}, {_rc.CTYPE[x.dtype]}, {_rc.CTYPE[acc]}, "
             f"{_rc.CTYPE[out_dtype]}, {nkc}, {nrc}, {geo.vec}, {minb}, {batch}"
             + (f", {tile[0]}>" if geo.kernel == "tile" else ">"))

@@ -24,6 +24,7 @@ class CupyBackend(Backend):
     executors = {
         "elementwise": "xstride._kernels.elementwise",
         "reductions": "xstride._kernels.reductions",
+        "argreductions": "xstride._kernels.argreductions",
         "scans": "xstride._kernels.scans",
         "philox": "xstride._kernels.philox",
         "morton": "xstride._kernels.morton",

@@ -1,10 +1,12 @@
-// Reduction kernels of the xstride namespace (sum, prod, min, max and the sum of
-// squared deviations behind var/std). Launched by xstride/_kernels/reductions.py from
+// Reduction kernels of the xstride namespace (sum, prod, min, max, all, any and the
+// sum of squared deviations behind var/std). Launched by xstride/_kernels/reductions.py from
 // a plan of xstride/_plans/reduction.py. Compiled by NVRTC: no standard headers.
 //
 // Template parameters of every kernel:
-//   OP    0 sum, 1 prod, 2 min, 3 max, 4 sum of (x - center[k])^2, 7 mean (the sum,
-//         divided by the number of elements reduced when it is stored)
+//   OP    0 sum, 1 prod, 2 min, 3 max, 4 sum of (x - center[k])^2, 5 all, 6 any,
+//         7 mean (the sum, divided by the number of elements reduced when it is stored)
+//         (all/any: each element becomes (x != 0) in an int accumulator, 0 or 1 --
+//         NaN counts as true -- combined by AND / OR, identities 1 / 0)
 //   Tin   element type read; Tacc accumulator type; Tout element type written
 //   NK/NR capacity of the kept/reduced axis arrays of the descriptor
 //   V     elements per vector load (1: scalar loads only)
@@ -36,6 +38,17 @@ template <> struct xs_op_of<1> { typedef xs_prod_op type; };
 template <> struct xs_op_of<2> { typedef xstride_min_op type; };
 template <> struct xs_op_of<3> { typedef xstride_max_op type; };
 
+// all / any over the 0/1 values of (x != 0): AND with identity 1, OR with identity 0.
+struct xs_and_op {
+    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return a & b; }
+    template <typename T> static __device__ __forceinline__ T identity() { return T(1); }
+};
+struct xs_or_op {
+    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return a | b; }
+    template <typename T> static __device__ __forceinline__ T identity() { return T(0); }
+};
+template <> struct xs_op_of<5> { typedef xs_and_op type; };
+template <> struct xs_op_of<6> { typedef xs_or_op type; };
 template <> struct xs_op_of<7> { typedef xstride_sum_op type; };
 
 // The value stored for an output: the folded accumulator, converted; for the mean
@@ -53,6 +66,8 @@ __device__ __forceinline__ Tacc xs_transform(Tin v, Tacc c)
     if constexpr (OP == 4) {
         Tacc t = (Tacc)v - c;
         return t * t;
+    } else if constexpr (OP == 5 || OP == 6) {
+        return (Tacc)(v != Tin(0));   // NaN != 0: true, as NumPy's truth value of NaN
     } else {
         return (Tacc)v;
     }

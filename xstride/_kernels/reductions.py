@@ -1,9 +1,9 @@
-"""The CUDA executor of the reductions: sum, prod, min, max, mean, var, std.
+"""The CUDA executor of the reductions: sum, prod, min, max, all, any, mean, var, std.
 
 :mod:`xstride.reductions` checks the arguments and applies the dtype rules; this module
 runs the call on the kernels of ``reductions.cu`` for any layout and any axis set,
 through the plan of :mod:`xstride._plans.reduction`: :func:`reduce` (sum, prod, min,
-max), :func:`mean`, :func:`var`, and :func:`repeat`, the prepared-call fast path of a
+max, all, any), :func:`mean`, :func:`var`, and :func:`repeat`, the prepared-call fast path of a
 call seen before (:mod:`._prepared`). Results are deterministic run to run: the order in which values are
 combined is fixed by the plan and the device's SM count, never by timing (no
 floating-point atomics). See ``docs/reductions.md``.
@@ -34,7 +34,10 @@ from ._prepared import GATE, Store, args_ok, axis_ok
 
 __all__ = ["takes", "repeat", "reduce", "mean", "var"]
 
-_OPS = {"sum": 0, "prod": 1, "min": 2, "max": 3, "sumsq": 4, "mean": 7}
+_OPS = {"sum": 0, "prod": 1, "min": 2, "max": 3, "sumsq": 4, "all": 5, "any": 6, "mean": 7}
+#: all/any: each element becomes 0 or 1 (``x != 0``) in this accumulator (a 32-bit
+#: type for the shuffles), combined by AND / OR; the result is bool.
+_BOOL_ACC = np.dtype(np.int32)
 _SRC = "reductions.cu"
 #: Kernels with no split (one pass, no workspace): parameters x, out, center, the
 #: descriptor, nrows, rowlen. The others add partials and counters after center, and
@@ -299,8 +302,8 @@ def _reduce(func: str, op: str, x, axis, axes, keepdims: bool, out_dtype: np.dty
     if plan.strategy == "empty":
         buf = cp.empty(0, dtype=out_dtype)
     elif plan.strategy == "identity":
-        buf = cp.full(plan.nrows, 1 if op == "prod" else 0, dtype=out_dtype)
-    else:  # copy
+        buf = cp.full(plan.nrows, 1 if op in ("prod", "all") else 0, dtype=out_dtype)
+    else:  # copy (all/any: the cast to bool is x != 0, NaN true)
         y = cp.squeeze(x, axis=axes) if axes else x
         return _keep(_cast_copy(y, out_dtype), axes, x.ndim, keepdims)
     return _finish_rec(buf, rec, x.ndim, keepdims)
@@ -330,7 +333,7 @@ def takes(*dtypes) -> bool:
 
 
 def repeat(op: str, x, axis, dtype, keepdims):
-    """The result of the call of ``op`` (sum, prod, min, max, mean) prepared before with the
+    """The result of the call of ``op`` (sum, prod, min, max, mean, all, any) prepared before with the
     same key, else None (a miss: the checked path runs)."""
     if type(x) is not GATE.nd or not args_ok(axis, dtype, keepdims):
         return None
@@ -346,14 +349,17 @@ def repeat(op: str, x, axis, dtype, keepdims):
 
 def reduce(func: str, op: str, x, axis, axes, keepdims: bool, out_dtype: np.dtype,
            dtype=None):
-    """``op`` (sum, prod, min, max) of ``x`` over ``axis`` into ``out_dtype``, on the
-    kernels, deterministically. Sums and products accumulate in
+    """``op`` (sum, prod, min, max, all, any) of ``x`` over ``axis`` into ``out_dtype``,
+    on the kernels, deterministically. Sums and products accumulate in
     :func:`~._reduce_common.acc_dtype` (float64 for floating results, 64-bit integers
-    otherwise); min/max in the input type widened to 32 bits. ``dtype`` is the
+    otherwise); min/max in the input type widened to 32 bits; all/any (``out_dtype``
+    bool) in an int32 0/1 (``x != 0``) combined by AND / OR. ``dtype`` is the
     caller's ``dtype=`` argument, part of the prepared call's key; ``axes`` the
     normalized ``axis``."""
     if op in ("min", "max"):
         acc = rc.minmax_acc_dtype(np.dtype(x.dtype))
+    elif op in ("all", "any"):
+        acc = _BOOL_ACC
     else:
         acc = rc.acc_dtype(out_dtype)
     return _reduce(func, op, x, axis, axes, keepdims, out_dtype, acc, dtype)
