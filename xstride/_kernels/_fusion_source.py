@@ -28,8 +28,9 @@ from .._core.dtypes import C_TYPES
 from .._core.errors import error
 from .._core.ufuncs import ENGINE_UFUNCS, FUSION_MATH
 from .._plans.fusion import Graph
+from ._elementwise_source import Operand
 
-__all__ = ["fused_body", "op_expression", "operand_names"]
+__all__ = ["fused_body", "op_expression", "operand_names", "operand_specs"]
 
 #: (function, loop C type) -> the intrinsic that is never contracted into an FMA
 _RN = {("add", "float"): "__fadd_rn", ("subtract", "float"): "__fsub_rn",
@@ -88,3 +89,15 @@ def fused_body(graph: Graph) -> str:
     for k, o in enumerate(graph.outputs):
         lines.append(f"r{k} = {names[o]};")
     return " ".join(lines)
+
+
+def operand_specs(graph: Graph) -> tuple:
+    """The kernel's operands, in the launcher's order: the outputs ``r*``, the loads
+    ``l*`` (read in their storage type), the by-value scalars ``s*``."""
+    specs = [Operand(f"r{k}", C_TYPES[graph.nodes[o].dtype], kind="out")
+             for k, o in enumerate(graph.outputs)]
+    specs += [Operand(f"l{k}", C_TYPES[graph.nodes[i].dtype])
+              for k, i in enumerate(graph.loads)]
+    specs += [Operand(f"s{k}", C_TYPES[graph.nodes[i].dtype], kind="scalar")
+              for k, i in enumerate(graph.scalars)]
+    return tuple(specs)

@@ -26,7 +26,7 @@ import numpy as np
 from .._plans import fusion as _fplan
 from ..layout import Layout
 from . import _elementwise_exec as _ex
-from ._fusion_source import fused_body
+from ._fusion_source import fused_body, operand_specs
 from ._lru import Bounded
 from ._prepared import GATE, PY_SCALARS
 
@@ -80,11 +80,20 @@ def scalar_values(graph, args, hv=None) -> list:
     return out
 
 
-def _body(graph):
+def _source(graph):
+    """``(operand specs, body)`` of ``graph``, cached by identity."""
     got = _bodies.get(id(graph))
     if got is None or got[0] is not graph:
-        got = _bodies.put(id(graph), (graph, fused_body(graph)))
-    return got[1]
+        got = _bodies.put(id(graph), (graph, operand_specs(graph), fused_body(graph)))
+    return got[1], got[2]
+
+
+def view_of(a, lay: Layout):
+    """The CuPy view of ``a`` that ``lay`` describes (element offset and strides relative
+    to ``a``'s first element): a new array header over the same memory, no copy."""
+    isz = a.itemsize
+    return type(a)(lay.shape, a.dtype, a.data + lay.offset * isz,
+                   tuple(s * isz for s in lay.strides))
 
 
 def run(owner, graph, args, multi: bool = False):
@@ -115,22 +124,16 @@ def run(owner, graph, args, multi: bool = False):
     for i, lay in zip(loads, load_lays):
         n = graph.nodes[i]
         a = args[n.arg]
-        isz = a.itemsize
-        views.append(nd(lay.shape, a.dtype, a.data + lay.offset * isz,
-                        tuple(s * isz for s in lay.strides)))
-        offs.append((n.arg, lay.offset * isz))
+        views.append(view_of(a, lay))
+        offs.append((n.arg, lay.offset * a.itemsize))
     alloc = []
     outs = []
     for k in graph.outputs:
         dt = np.dtype(graph.nodes[k].dtype)
         outs.append(_ex.alloc_like_inputs(cupy, shape, dt, views, alloc if not alloc else None))
-    specs = [_ex.operand(f"r{k}", o.dtype, kind="out") for k, o in enumerate(outs)]
-    specs += [_ex.operand(f"l{k}", v.dtype) for k, v in enumerate(views)]
-    sdts = [graph.nodes[i].dtype for i in graph.scalars]
-    specs += [_ex.operand(f"s{k}", np.dtype(d), kind="scalar") for k, d in enumerate(sdts)]
+    specs, body = _source(graph)
     svals = scalar_values(graph, args)
-    entry, _ = _ex.launch("fused", _body(graph), specs, outs, views + svals,
-                          resolve_overlap=False)
+    entry, _ = _ex.launch("fused", body, specs, outs, views + svals, resolve_overlap=False)
     _remember(owner, graph, args, entry, outs, alloc[0], tuple(offs), multi, cupy)
     return tuple(outs) if multi else outs[0]
 
@@ -139,7 +142,7 @@ class _Call:
     """A prepared fused call; :meth:`run` repeats it (None on a miss)."""
 
     __slots__ = ("launch", "ashape", "perm", "dtypes", "aligns", "offs", "graph", "empty",
-                 "single")
+                 "single", "fixed", "dynamic")
 
     def run(self, args):
         empty, ashape, perm = self.empty, self.ashape, self.perm
@@ -154,9 +157,15 @@ class _Call:
         if self.launch is not None:
             ptrs = [o.data.ptr for o in outs]
             ptrs += [args[i].data.ptr + off for i, off in self.offs]
-            g = self.graph
-            if g.scalars:
-                ptrs += scalar_values(g, args)
+            if self.dynamic:
+                vals = list(self.fixed)
+                g = self.graph
+                hv = host_values(g, args) if g.host else None
+                for pos, src, dt in self.dynamic:
+                    vals[pos] = _scalar_to(hv[src[1]] if src[0] == "host" else args[src[1]], dt)
+                ptrs += vals
+            elif self.fixed:
+                ptrs += self.fixed
             self.launch(*ptrs)
         return outs[0] if self.single else tuple(outs)
 
@@ -177,6 +186,20 @@ def _remember(owner, graph, args, entry, outs, alloc, offs, multi, cupy):
     c.graph = graph
     c.empty = cupy.empty
     c.single = not multi
+    # scalars computed from literals only are converted once; the others per call
+    dep = []
+    for h in graph.host:
+        dep.append(h[0] == "arg" or (h[0] == "unary" and dep[h[2]]) or
+                   (h[0] == "binary" and (dep[h[2]] or dep[h[3]])))
+    fixed, dynamic = [], []
+    for pos, i in enumerate(graph.scalars):
+        n = graph.nodes[i]
+        if n.source[0] == "host" and not dep[n.source[1]]:
+            fixed.append(_scalar_to(host_values(graph, args)[n.source[1]], n.dtype))
+        else:
+            fixed.append(None)
+            dynamic.append((pos, n.source, np.dtype(n.dtype)))
+    c.fixed, c.dynamic = tuple(fixed), tuple(dynamic)
     if GATE.nd is None:
         GATE.open(cupy)
     PREPARED.put(key, c.run)
