@@ -29,6 +29,7 @@ import operator
 
 import numpy as np
 
+from .._core.errors import error
 from .._core.ufuncs import ENGINE_UFUNCS, FUSION_MATH, IDENTITY_ON_INTEGERS
 from .._plans import fusion as _plan
 from .._plans.elementwise import broadcast_shapes
@@ -289,7 +290,7 @@ class Traced:
 
     def __len__(self):
         if not self._shape:
-            raise TypeError("len() of unsized object")
+            raise error(TypeError, "len()", "of a 0-d array (unsized object)")
         self._rec.shape_dependent = True
         return self._shape[0]
 
