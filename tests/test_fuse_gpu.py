@@ -158,3 +158,27 @@ def test_kind_of_the_transposed_push(cp):
     aT = cp.ones((64, 4096), cp.float32)
     xp.fuse(lambda x, a: x + 2 * a.T)(x, aT)
     assert ex.last_kind == "tiled"
+
+
+def test_numpy_scalar_promotion_matches_cupy_operators(cp):
+    """NumPy scalars are strong in the tracer (NEP 50): the result dtype must be the one
+    CuPy's operator gives for the same call."""
+    x = cp.arange(10, dtype=cp.float32)
+    both(lambda x, s: x * s, x, np.float64(0.5))
+    both(lambda x, s: x + s, cp.arange(10, dtype=cp.int8), np.int64(3))
+
+
+def test_fused_method_binds_and_runs_unfused(cp):
+    """A method binds its instance; an argument that is no array, scalar or str makes
+    the signature unfusable (its attributes would be baked into the kernel)."""
+    class Stepper:
+        def __init__(self, k):
+            self.k = k
+
+        @xp.fuse
+        def step(self, x):
+            return x * 2 + 1
+
+    x = cp.arange(6, dtype=cp.float32)
+    with pytest.warns(xp.FusionWarning, match="arguments of types"):
+        same(Stepper(1).step(x), x * 2 + 1)

@@ -161,8 +161,8 @@ class _Call:
                 vals = list(self.fixed)
                 g = self.graph
                 hv = host_values(g, args) if g.host else None
-                for pos, src, dt in self.dynamic:
-                    vals[pos] = _scalar_to(hv[src[1]] if src[0] == "host" else args[src[1]], dt)
+                for pos, src, tp in self.dynamic:   # tp: the NumPy scalar type
+                    vals[pos] = tp(hv[src[1]] if src[0] == "host" else args[src[1]])
                 ptrs += vals
             elif self.fixed:
                 ptrs += self.fixed
@@ -198,7 +198,9 @@ def _remember(owner, graph, args, entry, outs, alloc, offs, multi, cupy):
             fixed.append(_scalar_to(host_values(graph, args)[n.source[1]], n.dtype))
         else:
             fixed.append(None)
-            dynamic.append((pos, n.source, np.dtype(n.dtype)))
+            # the scalar type converts as np.asarray(v, dtype) does (OverflowError for
+            # an int out of range, NumPy 2), and faster
+            dynamic.append((pos, n.source, np.dtype(n.dtype).type))
     c.fixed, c.dynamic = tuple(fixed), tuple(dynamic)
     if GATE.nd is None:
         GATE.open(cupy)

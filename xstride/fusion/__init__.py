@@ -125,6 +125,12 @@ class Fused:
         self._graphs: dict = {}
         self._ex = None
 
+    def __get__(self, obj, objtype=None):
+        """As a method: the fused function with ``obj`` bound as its first argument."""
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
     def __call__(self, *args, **kwargs):
         ex = self._ex
         if ex is not None and not kwargs:
