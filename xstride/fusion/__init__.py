@@ -134,7 +134,10 @@ class Fused:
     def __call__(self, *args, **kwargs):
         ex = self._ex
         if ex is not None and not kwargs:
-            got = ex.repeat(self, args)
+            try:
+                got = ex.repeat(self, args)
+            except OverflowError:      # a scalar outside its loop dtype: the checked path
+                got = None
             if got is not None:
                 return got
         return self._call(args, kwargs)
@@ -206,18 +209,16 @@ class Fused:
             graph, multi = trace(self.fn, args, be.owns)
         except Unfusable as u:
             reason = u.what
+            if self.strict:
+                self._refused(reason)
         except Exception as exc:  # a rule or user error: the unfused run gives it
-            result = self.fn(*args)          # raises the unfused error, or runs
             reason = f"{type(exc).__name__}: {exc}"
-            self._refused(reason)
-            self._store(sig, (None, reason))
-            return [result]
         else:
             entry = (sig, graph, multi)
             self._store(sig, entry)
             return entry
+        result = self.fn(*args)          # raises the unfused error, or runs
         self._refused(reason)
-        result = self.fn(*args)
         self._store(sig, (None, reason))
         return [result]
 

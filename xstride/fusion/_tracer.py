@@ -80,7 +80,8 @@ class Recorder:
         return i
 
     def host_node(self, h) -> int:
-        key = (h, type(h[1])) if h[0] == "const" else h   # 1 and 1.0 and True differ
+        # 1, 1.0 and True differ, and so do 0.0 and -0.0: constants keyed by type and repr
+        key = (h[0], type(h[1]), repr(h[1])) if h[0] == "const" else h
         i = self.hmemo.get(key)
         if i is None:
             i = self.hmemo[key] = len(self.host)
@@ -127,7 +128,10 @@ def _node_of(rec, op, ldt) -> int:
     by-value Scalar of ``ldt``, checked as the engine converts it)."""
     if op[0] == "dev":
         return op[1]._node
-    np.asarray(op[3], dtype=ldt)        # OverflowError as the unfused call raises it
+    try:
+        np.asarray(op[3], dtype=ldt)
+    except OverflowError:   # NumPy raises, or compares by value; the unfused run decides
+        raise Unfusable(f"the Python int {op[3]} outside the range of {np.dtype(ldt)}") from None
     return rec.add(_plan.Scalar(("host", op[1]), np.dtype(ldt).name), ())
 
 
@@ -378,6 +382,9 @@ def _hostop(name, swap=False):
         else:
             return NotImplemented
         a, b = ((h, v), (self._h, self.value)) if swap else ((self._h, self.value), (h, v))
+        if name == "pow" and isinstance(a[1], int) and isinstance(b[1], int):
+            # int ** int is an int or a float by the exponent's sign: no fixed type
+            raise Unfusable("** of Python int scalar arguments")
         value = getattr(operator, name)(a[1], b[1])
         return Weak(self._rec, self._rec.host_node(("binary", name, a[0], b[0])), value)
     return method
