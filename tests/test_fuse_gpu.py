@@ -104,6 +104,9 @@ def test_math_where_clip_astype(cp):
                         xp.hypot(x, x)), x)
         both(lambda x: (xp.where(x > 0, x, -0.0), xp.clip(x, -1, 0.5),
                         xp.astype(x, xp.int32), xp.maximum(x, 0), xp.minimum(x, x[::-1])), x)
+        x[8:11] = cp.asarray([cp.inf, -cp.inf, -0.0], dtype=dt)
+        both(lambda x: (xp.isnan(x), xp.isinf(x), xp.isfinite(x), xp.logical_not(x),
+                        xp.signbit(x)), x)
     i = cp.arange(-20, 20, dtype=cp.int32)
     both(lambda i: (xp.exp(i), i / 3, xp.clip(i, -5, 2**40), xp.floor(i) * 2), i)
 

@@ -79,6 +79,8 @@ def _graphs(fake_cupy):
         "ints": graph_of(lambda i, x: (xp.where(i > 2, ~i & 7 | i ^ 1, -i), xp.astype(i, xp.float32)
                                        * x, xp.clip(x, -1, 1), (x > 0) == (i < 3)), i32, f32),
         "np_scalar": graph_of(lambda x, s: x * s + s, f32, np.float64(3.0)),
+        "predicates": graph_of(lambda x, i: (xp.isnan(x) | xp.isinf(x) & xp.isfinite(i)
+                                             | xp.logical_not(i) | xp.signbit(x)), f32, i32),
     }
 
 
@@ -88,7 +90,7 @@ def _graphs(fake_cupy):
     ("rows", dict(vec=2, bcast=(False,) * 16)), ("nd", dict(idx32=True)),
     ("tiled", dict(trans=(False, False, True) + (False,) * 13, off32=True)),
 ])
-@pytest.mark.parametrize("case", ["push", "math", "ints", "np_scalar"])
+@pytest.mark.parametrize("case", ["push", "math", "ints", "np_scalar", "predicates"])
 def test_fused_kernels_compile_on_every_path(fake_cupy, case, kind, extra):
     g = _graphs(fake_cupy)[case]
     specs = operand_specs(g)

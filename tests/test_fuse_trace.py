@@ -395,3 +395,15 @@ def test_int_power_of_scalar_arguments_is_unfusable(fake_cupy):
     f = xp.fuse(lambda x, k: x * 2 ** k, strict=True)
     with pytest.raises(TypeError, match=r"\*\* of Python int"):
         f(fake(np.ones(3, np.float32)), 3)
+
+
+@pytest.mark.parametrize("dt", ["bool", "int8", "int32", "uint8", "float32", "float64"])
+def test_predicates(fake_cupy, dt):
+    x = np.array([0, 1, -2, 3, 7, 1, 0, 2]).astype(dt)
+    if np.dtype(dt).kind == "f":
+        x[1:4] = [np.nan, np.inf, -np.inf]
+        x[6] = -0.0
+    g = check(lambda x: (xp.isnan(x), xp.isinf(x), xp.isfinite(x), xp.logical_not(x)), x)
+    assert all(g.nodes[o].dtype == "bool" for o in g.outputs)
+    if np.dtype(dt).kind == "f":
+        check(lambda x: xp.signbit(x), x)

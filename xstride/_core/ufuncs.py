@@ -9,7 +9,7 @@ adds ``out=``) and the CUDA executor (which generates kernels) both derive.
 from __future__ import annotations
 
 __all__ = ["ENGINE_UFUNCS", "NUMPY_UFUNC", "numpy_ufunc_name", "FUSION_MATH",
-           "IDENTITY_ON_INTEGERS"]
+           "FUSION_PREDICATES", "IDENTITY_ON_INTEGERS"]
 
 ENGINE_UFUNCS: dict[str, tuple[int, str]] = {
     "add": (2, "{0} + {1}"),
@@ -64,6 +64,16 @@ FUSION_MATH: dict[str, tuple[int, str]] = {
 NUMPY_UFUNC.update({"asin": "arcsin", "acos": "arccos", "atan": "arctan",
                     "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh",
                     "atan2": "arctan2"})
+#: Exact predicates ``xp.fuse`` compiles (no rounding, so any correct expression is
+#: bit-identical to CuPy's): name -> (arity, C++ expression over the loop-typed input
+#: ``{0}``). ``x - x`` is 0 for finite values and NaN for infinities and NaNs.
+FUSION_PREDICATES: dict[str, tuple[int, str]] = {
+    "isnan": (1, "({0} != {0})"),
+    "isinf": (1, "(({0} - {0}) != ({0} - {0}) && {0} == {0})"),
+    "isfinite": (1, "(({0} - {0}) == ({0} - {0}))"),
+    "logical_not": (1, "(!(bool)({0}))"),
+    "signbit": (1, "(signbit({0}) != 0)"),
+}
 #: Functions that keep an integer or bool input as it is (the standard's rounding
 #: functions: ``floor(x)`` of an integer array is ``x``).
 IDENTITY_ON_INTEGERS = frozenset({"floor", "ceil", "trunc"})

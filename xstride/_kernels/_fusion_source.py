@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from .._core.dtypes import C_TYPES
 from .._core.errors import error
-from .._core.ufuncs import ENGINE_UFUNCS, FUSION_MATH
+from .._core.ufuncs import ENGINE_UFUNCS, FUSION_MATH, FUSION_PREDICATES
 from .._plans.fusion import Graph
 from ._elementwise_source import Operand
 
@@ -58,6 +58,8 @@ def op_expression(func: str, loop_ctypes, args) -> str:
         name = FUSION_MATH[func][1]
         suffix = "f" if lt == "float" else ""
         return f"{name}{suffix}(" + ", ".join(args) + ")"
+    if func in FUSION_PREDICATES:
+        return FUSION_PREDICATES[func][1].format(*args)
     if func == "bitwise_invert":
         return f"(!{args[0]})" if lt == "bool" else f"(~{args[0]})"
     if func == "where":

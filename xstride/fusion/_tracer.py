@@ -30,7 +30,7 @@ import operator
 import numpy as np
 
 from .._core.errors import error
-from .._core.ufuncs import ENGINE_UFUNCS, FUSION_MATH, IDENTITY_ON_INTEGERS
+from .._core.ufuncs import ENGINE_UFUNCS, FUSION_MATH, FUSION_PREDICATES, IDENTITY_ON_INTEGERS
 from .._plans import fusion as _plan
 from .._plans.elementwise import broadcast_shapes
 from ..elementwise import resolve, where_dtype
@@ -496,7 +496,8 @@ def namespace_call(qualname: str, args: tuple, kwargs: dict):
             rec = v._rec
             break
     name = qualname
-    if name in ENGINE_UFUNCS or name in FUSION_MATH or name == "bitwise_invert":
+    if (name in ENGINE_UFUNCS or name in FUSION_MATH or name in FUSION_PREDICATES
+            or name == "bitwise_invert"):
         if kwargs:
             raise Unfusable(f"xp.{name} with keyword arguments ({', '.join(kwargs)})")
         return ufunc(rec, name, args, np_strict=True)
