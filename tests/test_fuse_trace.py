@@ -407,3 +407,15 @@ def test_predicates(fake_cupy, dt):
     assert all(g.nodes[o].dtype == "bool" for o in g.outputs)
     if np.dtype(dt).kind == "f":
         check(lambda x: xp.signbit(x), x)
+
+
+def test_a_trace_that_reads_shapes_is_kept_per_shape(fake_cupy):
+    fused = xp.fuse(lambda x: x * x.shape[0], strict=True)
+    a, b = np.ones(3, np.float32), np.ones(5, np.float32)
+    ga, gb = fused.graph(fake(a)), fused.graph(fake(b))
+    assert ga.shape_dependent and ga is not gb
+    assert fused.graph(fake(np.zeros(3, np.float32))) is ga
+    same(evaluate(gb, (b,))[0], b * 5)
+    same(evaluate(ga, (a,))[0], a * 3)
+    g = xp.fuse(lambda x: x * 2, strict=True)
+    assert g.graph(fake(a)) is g.graph(fake(b))          # shapes are no part of it

@@ -34,6 +34,8 @@ class FusionWarning(UserWarning):
 
 _PY_SCALARS = (bool, int, float, complex)
 _STATIC = (str, bytes, type(None))
+#: The entry of a signature whose graphs are kept per argument shapes.
+_BY_SHAPE = ("by shape",)
 #: Most signatures one fused function keeps (the oldest goes first).
 MAX_SIGNATURES = 256
 
@@ -185,7 +187,7 @@ class Fused:
         if sig is None:
             kinds = ", ".join(sorted({type(a).__name__ for a in args}))
             return self._unfusable(("types", kinds), f"arguments of types {kinds}", args, {})
-        entry = self._graphs.get(sig)
+        entry = self._lookup(sig, args)
         if entry is None:
             entry = self._trace(sig, args, be)
             if not isinstance(entry, tuple):   # ran unfused: its result
@@ -214,12 +216,10 @@ class Fused:
         except Exception as exc:  # a rule or user error: the unfused run gives it
             reason = f"{type(exc).__name__}: {exc}"
         else:
-            entry = (sig, graph, multi)
-            self._store(sig, entry)
-            return entry
+            return self._keep(sig, args, graph, multi)
         result = self.fn(*args)          # raises the unfused error, or runs
         self._refused(reason)
-        self._store(sig, (None, reason))
+        self._store(self._key(sig, args), (None, reason))
         return [result]
 
     def _refused(self, reason):
@@ -233,6 +233,26 @@ class Fused:
             self._refused(reason)
             self._store(key, (None, reason))
         return self.fn(*args, **kwargs)
+
+    def _key(self, sig, args):
+        """The key of ``sig``'s entry: ``sig``, or ``sig`` and the arguments' shapes once
+        a trace of ``sig`` read concrete shapes (``x.shape``, ``broadcast_to``,
+        ``reshape``): such a graph holds only for the shapes it was traced with."""
+        if self._graphs.get(sig) is _BY_SHAPE:
+            return sig + (tuple(getattr(a, "shape", None) for a in args),)
+        return sig
+
+    def _lookup(self, sig, args):
+        """The entry of ``sig`` for ``args``, or None."""
+        return self._graphs.get(self._key(sig, args))
+
+    def _keep(self, sig, args, graph, multi):
+        """Store a traced graph of the plain signature ``sig``; returns its entry."""
+        if graph.shape_dependent:
+            self._store(sig, _BY_SHAPE)
+        entry = (sig, graph, multi)
+        self._store(self._key(sig, args), entry)
+        return entry
 
     def _store(self, key, entry):
         if len(self._graphs) >= MAX_SIGNATURES:
@@ -253,14 +273,13 @@ class Fused:
             raise error(TypeError, "Fused.graph", "needs array arguments of a backend that "
                                                   "fuses (CuPy)")
         sig = self._signature(args, be)
-        entry = self._graphs.get(sig)
+        entry = self._lookup(sig, args)
         if entry is None:
             try:
                 graph, multi = trace(self.fn, args, be.owns)
             except Unfusable:
                 return None
-            entry = (sig, graph, multi)
-            self._store(sig, entry)
+            entry = self._keep(sig, args, graph, multi)
         return entry[1]
 
     def __repr__(self):
