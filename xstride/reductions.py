@@ -193,13 +193,17 @@ def _kernel_functions(be) -> dict:
         return impl
 
     def mean(x, /, *, axis=None, keepdims=False, dtype=None, **kwargs):
+        if not kwargs:
+            res = red.repeat("mean", x, axis, dtype, keepdims)
+            if res is not None:
+                return res
         check_x("mean", x)
         _check_bool("mean", "keepdims", keepdims)
         out = moment_dtype("mean", np.dtype(x.dtype), dtype)
         if kwargs or not takes(red, x.dtype, out) or out.kind != "f":
             return lib().mean(x, axis=axis, keepdims=keepdims, dtype=dtype, **kwargs)
         axes = normalize_axis("mean", axis, x.ndim)
-        return red.mean("mean", x, axis, axes, bool(keepdims), out)
+        return red.mean("mean", x, axis, axes, bool(keepdims), out, dtype)
 
     def var_like(func):
         def impl(x, /, *, axis=None, correction=0.0, keepdims=False, dtype=None, **kwargs):

@@ -74,6 +74,7 @@ class CupyBackend(Backend):
             raise backend_unavailable_error("cupy", self.failure)
         self.failure = None
         self._checked = cupy
+        self.executor("compile").on_cupy_loaded(cupy)  # XSTRIDE_LOG_KERNELS=1: CuPy's too
         return cupy
 
     compiles_kernels = True

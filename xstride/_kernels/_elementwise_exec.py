@@ -277,7 +277,7 @@ class _Call:
     (stored in :data:`CALLS`) repeats it."""
 
     __slots__ = ("fn", "grid", "block", "pre", "kind", "ashape", "perm", "dtype", "oalign",
-                 "olo", "ohi", "checks", "conv", "empty")
+                 "olo", "ohi", "checks", "conv", "empty", "launch", "nptr")
 
     def run(self, args, out):
         """Repeat the call on ``args`` into ``out`` (None: a fresh output): the output,
@@ -306,7 +306,14 @@ class _Call:
             args = [v if cv is None else cv[0](v, cv[1]) for v, cv in zip(args, conv)]
         global last_kind
         last_kind = self.kind
-        if self.fn is not None:
+        # every operand an array (the common case): their addresses straight to the
+        # launcher, without the entry's generic argument walk
+        n = self.nptr
+        if n == 2:
+            self.launch(out.data.ptr, args[0].data.ptr)
+        elif n == 3:
+            self.launch(out.data.ptr, args[0].data.ptr, args[1].data.ptr)
+        elif self.fn is not None:
             self.fn(self.grid, self.block, (*self.pre, out, *args))
         return out
 
@@ -342,6 +349,11 @@ def remember(tag, entry, out, args, conv, alloc=None) -> None:
     c = _Call()
     c.fn, c.grid, c.block, c.pre, c.kind = entry
     c.empty = cupy.empty
+    # the fast launch of run(): one output and one or two array inputs, no scalar
+    packed = c.fn
+    c.launch = packed.launch if packed is not None else None
+    c.nptr = (len(packed.isptr) if packed is not None and all(packed.isptr)
+              and len(packed.isptr) == 1 + len(args) and len(args) in (1, 2) else 0)
     c.conv = tuple(conv) if any(cv is not None for cv in conv) else None
     c.dtype = out.dtype
     c.oalign = out.data.ptr & 15

@@ -25,6 +25,7 @@ from .._plans.reduction import (
     plan_array,
 )
 from . import _reduce_common as rc
+from . import elementwise as _ew
 from ._geometry import reduction_geometry
 from ._cupy import cupy as _cupy
 from ._launch import Launch, i64, slot64, struct
@@ -33,12 +34,12 @@ from ._prepared import GATE, Store, args_ok, axis_ok
 
 __all__ = ["takes", "repeat", "reduce", "mean", "var"]
 
-_OPS = {"sum": 0, "prod": 1, "min": 2, "max": 3, "sumsq": 4}
+_OPS = {"sum": 0, "prod": 1, "min": 2, "max": 3, "sumsq": 4, "mean": 7}
 _SRC = "reductions.cu"
 #: Kernels with no split (one pass, no workspace): parameters x, out, center, the
 #: descriptor, nrows, rowlen. The others add partials and counters after center, and
 #: chunk and nchunks at the end.
-_ONE_PASS = frozenset({"rows_warp", "short"})
+_ONE_PASS = frozenset({"rows_warp", "short", "tile"})
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -77,18 +78,21 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
         inv[j] = pos
     rec.mem_shape, rec.inv = mem_shape, tuple(inv)
     rec.kind = None
-    if plan.strategy not in ("inner", "short", "outer", "full"):
+    if plan.strategy not in ("inner", "short", "tile", "outer", "interleave", "full"):
         return rec
     base = x.data.ptr + plan.offset * x.itemsize
-    geo = reduction_geometry(plan, x.itemsize, rc.sm_count(), base)
+    # "tile": (MINB, B, bytes staged, most rows) -- the last two shape the launch
+    tile = tuple(rc.TUNING["tile"][2:]) if plan.strategy == "tile" else (0, 0)
+    geo = reduction_geometry(plan, x.itemsize, rc.sm_count(), base, tile=tile)
     nkc, nrc = rc.capacity(plan.nk), rc.capacity(plan.nr)
     rec.desc = rc.pack_struct(rc.pad(plan.kshape, nkc, 1), rc.pad(plan.kstride, nkc, 0),
                               rc.pad(plan.rshape, nrc, 1), rc.pad(plan.rstride, nrc, 0),
                               tail=(plan.nk, plan.nr))
     tin, tacc, tout = rc.CTYPE[np.dtype(x.dtype)], rc.CTYPE[acc], rc.CTYPE[out_dtype]
-    minb, batch = rc.TUNING[geo.kernel]
+    minb, batch = rc.TUNING[geo.kernel][:2]
     expr = (f"xs_reduce_{geo.kernel}<{_OPS[op]}, {tin}, {tacc}, {tout}, {nkc}, {nrc}, "
-            f"{geo.vec}, {minb}, {batch}>")
+            f"{geo.vec}, {minb}, {batch}"
+            + (f", {tile[0]}>" if geo.kernel == "tile" else ">"))
     rec.fn = rc.kernel(_SRC, expr)
     split_kernel = geo.kernel not in _ONE_PASS
     if split_kernel:
@@ -102,11 +106,14 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
     # counters], then the descriptor, nrows, rowlen[, chunk, nchunks]
     args = [slot64(), slot64(), slot64()] + ([slot64(), slot64()] if split_kernel else [])
     args += [struct(rec.desc.tobytes()), i64(plan.nrows), i64(plan.rowlen)]
+    if geo.kernel == "tile":
+        args += [i64(geo.chunk)]  # rows staged per block
     if split_kernel:
         args += [i64(geo.chunk), i64(geo.nchunks)]
     rec.launch = Launch(rec.fn, geo.grid, geo.block, args)
     if split_kernel and geo.nchunks > 1:
-        rec.ncounters = plan.nrows if geo.kernel == "rows_block" else geo.grid[0]
+        rec.ncounters = {"rows_block": plan.nrows, "interleave": 1}.get(geo.kernel,
+                                                                          geo.grid[0])
         rec.npartials = plan.nrows * geo.nchunks
     else:
         rec.ncounters = rec.npartials = 0
@@ -255,7 +262,7 @@ def _prepare(op, x, axis, dtype, keepdims, rec: _Recipe, out_dtype, acc):
     t = rc.TUNING
     key = (op, x.shape, x.strides, x.dtype, axis, dtype, keepdims, mem.ptr & 15,
            mem.device_id, cp.cuda.runtime.getDevice(), t["rows_warp"], t["rows_block"],
-           t["cols"], t["short"])
+           t["cols"], t["short"], t["tile"], t["interleave"])
     call = _Call()
     call.rec, call.out_dtype, call.acc = rec, out_dtype, acc
     call.new = cp.ndarray
@@ -294,8 +301,16 @@ def _reduce(func: str, op: str, x, axis, axes, keepdims: bool, out_dtype: np.dty
         buf = cp.full(plan.nrows, 1 if op == "prod" else 0, dtype=out_dtype)
     else:  # copy
         y = cp.squeeze(x, axis=axes) if axes else x
-        return _keep(y.astype(out_dtype, copy=True), axes, x.ndim, keepdims)
+        return _keep(_cast_copy(y, out_dtype), axes, x.ndim, keepdims)
     return _finish_rec(buf, rec, x.ndim, keepdims)
+
+
+def _cast_copy(y, out_dtype: np.dtype):
+    """A copy of ``y`` cast to ``out_dtype`` (one element per output: the "copy"
+    strategy), on the elementwise engine where it takes both dtypes."""
+    if _ew.takes(y.dtype, out_dtype):
+        return _ew.astype(y, out_dtype)
+    return y.astype(out_dtype, copy=True)
 
 
 def _keep(res, axes, ndim, keepdims):
@@ -314,7 +329,7 @@ def takes(*dtypes) -> bool:
 
 
 def repeat(op: str, x, axis, dtype, keepdims):
-    """The result of the call of ``op`` (sum, prod, min, max) prepared before with the
+    """The result of the call of ``op`` (sum, prod, min, max, mean) prepared before with the
     same key, else None (a miss: the checked path runs)."""
     if type(x) is not GATE.nd or not args_ok(axis, dtype, keepdims):
         return None
@@ -322,7 +337,7 @@ def repeat(op: str, x, axis, dtype, keepdims):
     t = rc.TUNING
     run = _CALLS.get((op, x.shape, x.strides, x.dtype, axis, dtype, keepdims, mem.ptr & 15,
                       mem.device_id, GATE.getdev(), t["rows_warp"], t["rows_block"],
-                      t["cols"], t["short"]))
+                      t["cols"], t["short"], t["tile"], t["interleave"]))
     if run is None:
         return None
     return run(mem)
@@ -343,33 +358,28 @@ def reduce(func: str, op: str, x, axis, axes, keepdims: bool, out_dtype: np.dtyp
     return _reduce(func, op, x, axis, axes, keepdims, out_dtype, acc, dtype)
 
 
-def _sum_and_count(func: str, x, axis, axes):
-    """(axes, plan, flat float64 sum buffer or None) of ``x`` over ``axis``; None for
-    the "copy" strategy (one element per output)."""
+def mean(func: str, x, axis, axes, keepdims: bool, out_dtype: np.dtype, dtype=None):
+    """Mean of ``x``: one kernel that sums in float64 and divides each sum once by the
+    count as it stores it, cast to ``out_dtype`` (op ``"mean"``, prepared like the
+    sums: ``dtype`` is the caller's ``dtype=``). An empty selection gives NaN with
+    NumPy's ``RuntimeWarning``."""
     cp = _cupy()
     f8 = np.dtype(np.float64)
-    rec = _recipe(func, x, axis, "sum", f8, f8, axes)
+    rec = _recipe(func, x, axis, "mean", out_dtype, f8, axes)
+    if rec.kind is not None:
+        res = _finish_rec(_launch(x, rec, out_dtype, f8), rec, x.ndim, keepdims)
+        _prepare("mean", x, axis, dtype, keepdims, rec, out_dtype, f8)
+        return res
     plan = rec.plan
-    if plan.strategy in ("empty", "identity"):
-        return plan.axes, plan, cp.zeros(plan.nrows, dtype=f8)
+    axes = plan.axes
     if plan.strategy == "copy":
-        return plan.axes, plan, None
-    return plan.axes, plan, _launch(x, rec, f8, f8)
-
-
-def mean(func: str, x, axis, axes, keepdims: bool, out_dtype: np.dtype):
-    """Mean of ``x``: the sum accumulated in float64 on the kernels, divided once, cast
-    to ``out_dtype``. An empty selection gives NaN with NumPy's ``RuntimeWarning``."""
-    cp = _cupy()
-    axes, plan, s = _sum_and_count(func, x, axis, axes)
-    if s is None:
         y = cp.squeeze(x, axis=axes) if axes else x
-        return _keep(y.astype(out_dtype, copy=True), axes, x.ndim, keepdims)
-    if plan.rowlen == 0 and plan.nrows > 0:
+        return _keep(_cast_copy(y, out_dtype), axes, x.ndim, keepdims)
+    if plan.strategy == "identity":
         warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=3)
         buf = cp.full(plan.nrows, np.nan, dtype=out_dtype)
-    else:
-        buf = (s / plan.rowlen).astype(out_dtype, copy=False)
+    else:  # empty
+        buf = cp.empty(0, dtype=out_dtype)
     return _finish(buf, plan, x.ndim, keepdims)
 
 
@@ -380,13 +390,16 @@ def var(func: str, x, axis, axes, correction, keepdims: bool, out_dtype: np.dtyp
     cancellation of a one-pass formula) — divided by ``max(N - correction, 0)`` as
     NumPy does (0/0 gives NaN, x/0 gives inf)."""
     cp = _cupy()
-    axes, plan, s = _sum_and_count(func, x, axis, axes)
+    f8 = np.dtype(np.float64)
+    rec = _recipe(func, x, axis, "mean", f8, f8, axes)
+    plan = rec.plan
+    axes = plan.axes
     n = plan.rowlen
     dof = n - correction
     if dof <= 0 or n == 0:
         warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=4)
-    f8 = np.dtype(np.float64)
-    if s is None:
+    one_each = plan.strategy == "copy"
+    if one_each:
         # one element per output: its deviation from itself, x - x, is 0 for finite
         # x and NaN for NaN or inf (as NumPy's x - mean(x)), never a plain 0
         y = (cp.squeeze(x, axis=axes) if axes else x).astype(f8)
@@ -394,12 +407,12 @@ def var(func: str, x, axis, axes, correction, keepdims: bool, out_dtype: np.dtyp
     elif n == 0 or plan.nrows == 0:
         ss = cp.full(plan.nrows, np.nan, dtype=f8)
     else:
-        center = s / n
+        center = _launch(x, rec, f8, f8)
         ss = _launch(x, _recipe(func, x, axis, "sumsq", f8, f8, axes), f8, f8, center=center)
     v = ss / float(builtins.max(dof, 0))
     if root:
         v = cp.sqrt(v)
     v = v.astype(out_dtype, copy=False)
-    if s is None:
+    if one_each:
         return _keep(v, axes, x.ndim, keepdims)
     return _finish(v, plan, x.ndim, keepdims)
