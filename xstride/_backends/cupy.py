@@ -32,6 +32,7 @@ class CupyBackend(Backend):
         "compile": "xstride._kernels._compile",
         "includes": "xstride._core.includes",
         "engine": "xstride._kernels._elementwise_exec",
+        "fusion": "xstride._kernels.fusion",
     }
 
     def __init__(self):
