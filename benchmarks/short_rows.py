@@ -1,5 +1,5 @@
 """Time the short-row reduction kernels ("short": one thread per output row; "tile":
-rows staged in shared memory) on (n, k) arrays beside CuPy and a device copy, for
+rows staged in shared memory; "subwarp": a group of lanes per row) on (n, k) arrays beside CuPy and a device copy, for
 each variant of a tuning knob.
 
     python benchmarks/short_rows.py [--n 33554432] [--dtype float32] [--knob tile]
@@ -7,9 +7,9 @@ each variant of a tuning knob.
                                     [--k 2,3,4,8,16]
 
 Prints, per k and op (sum, max over axis=1, and sum of x.T over axis=0): milliseconds
-of xstride per variant (``--knob short`` forces the "short" strategy; ``--knob tile``
-adds a "short" column for comparison), CuPy, and in () the bytes moved (read + write)
-per second as a fraction of a device copy's.
+of xstride per variant of the knob's strategy, then of the other short-row strategies
+("short", "tile", "subwarp", each forced where its kernel takes the layout), CuPy, and
+in () the bytes moved (read + write) per second as a fraction of a device copy's.
 """
 
 from __future__ import annotations
@@ -25,11 +25,28 @@ def _time(f, reps=20):
     return C.time_gpu(f, reps=reps) * 1e3
 
 
+def _forced(strategy, chooser):
+    """A ``short_rows_strategy`` that picks ``strategy`` where its kernel takes the
+    layout ("tile" where the plan's rule allows it, "subwarp" for one kept and one
+    reduced axis), else the plan's own choice."""
+    from xstride._plans import reduction as plan_mod
+
+    def choose(kshape, kstride, rstride, rowlen, itemsize):
+        if strategy == "short":
+            return "short"
+        if strategy == "subwarp" and plan_mod.subwarp_ok(kshape, rstride):
+            return "subwarp"
+        if strategy == "tile" and plan_mod.tile_ok(kshape, kstride, rstride, rowlen, itemsize):
+            return "tile"
+        return chooser(kshape, kstride, rstride, rowlen, itemsize)
+    return choose
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=1 << 25)
     ap.add_argument("--dtype", default="float32")
-    ap.add_argument("--knob", default="tile", choices=["short", "tile"])
+    ap.add_argument("--knob", default="tile", choices=["short", "tile", "subwarp"])
     ap.add_argument("--variants", default="", help="';'-separated tuples (default: VARIANTS)")
     ap.add_argument("--k", default="2,3,4,5,7,8,12,16")
     args = ap.parse_args()
@@ -43,7 +60,7 @@ def main() -> None:
     variants = ([ast.literal_eval(v.strip()) for v in args.variants.split(";") if v.strip()]
                 or list(rc.VARIANTS[args.knob]))
     default = dict(rc.TUNING)
-    tile_min = plan_mod.TILE_MIN_ROWS
+    chooser = plan_mod.short_rows_strategy
     print(f"n={args.n} {args.dtype}; knob {args.knob}; ms per call; fraction of copy in ()")
     for k in (int(v) for v in args.k.split(",")):
         x = cp.random.standard_normal((args.n, k)).astype(args.dtype)
@@ -55,23 +72,23 @@ def main() -> None:
                 ("max axis=1", lambda: xp.max(x, axis=1), lambda: cp.max(x, axis=1)),
                 ("sum x.T axis=0", lambda: xp.sum(x.T, axis=0), lambda: cp.sum(x.T, axis=0))):
             cells = []
-            runs = [(v, False) for v in variants]
-            if args.knob == "tile":
-                runs.append(("short", True))
-            for v, force_short in runs:
+            # the knob's variants under its own strategy, then the other strategies
+            runs = [(args.knob, v) for v in variants] + [
+                (s, None) for s in ("short", "tile", "subwarp") if s != args.knob]
+            for strategy, v in runs:
                 rc.TUNING.clear()
                 rc.TUNING.update(default)
-                if not force_short:
+                if v is not None:
                     rc.TUNING[args.knob] = v
-                plan_mod.TILE_MIN_ROWS = (1 << 40) if force_short or args.knob == "short" \
-                    else tile_min
+                plan_mod.short_rows_strategy = _forced(strategy, chooser)
                 red._RECIPES.clear()   # the strategy is not part of their keys
                 red._CALLS.clear()
                 t = _time(ours)
-                cells.append(f"{v}: {t:.3f} ({moved * copy / 2 / t:.2f})")
+                cells.append(f"{v if v is not None else strategy}: {t:.3f} "
+                             f"({moved * copy / 2 / t:.2f})")
             rc.TUNING.clear()
             rc.TUNING.update(default)
-            plan_mod.TILE_MIN_ROWS = tile_min
+            plan_mod.short_rows_strategy = chooser
             red._RECIPES.clear()
             red._CALLS.clear()
             t = _time(theirs)

@@ -254,3 +254,42 @@ def test_short_vector_loads_give_the_bits_of_scalar_loads(cp, dtype):
         assert s1.tobytes() == b.tobytes()
         _check(cp, host, shifted, 1, ("sum", "max", "var"))
         _check(cp, flat[:-1].reshape(4099, k), aligned, 1, ("sum", "min", "mean"))
+
+
+# ----------------------------------------------------------------------------- subwarp
+@pytest.mark.parametrize("dtype", _DTYPES)
+def test_subwarp_against_numpy(cp, monkeypatch, dtype):
+    """The subwarp kernel (forced for every short row it takes): every k of 2..32,
+    dense, strided, reversed and offset rows, every op, against NumPy; deterministic."""
+    real = plan_mod.short_rows_strategy
+    monkeypatch.setattr(plan_mod, "short_rows_strategy",
+                        lambda ks, kst, rst, n, isz: "subwarp" if plan_mod.subwarp_ok(ks, rst)
+                        else real(ks, kst, rst, n, isz))
+    _fresh_caches(monkeypatch)
+    rng = np.random.default_rng(17)
+    forced = 0
+    for k in list(range(2, 17)) + [23, 31, 32]:
+        host = _random(rng, (2051, 2 * k), dtype)
+        dev = cp.asarray(host)
+        for x, h in ((dev[:, :k], host[:, :k]), (dev[::-1, ::-2], host[::-1, ::-2]),
+                     (dev[5:, 1:k + 1], host[5:, 1:k + 1])):
+            if plan_array(x, (1,)).strategy != "subwarp":
+                continue
+            forced += 1
+            _check(cp, h, x, 1)
+    assert forced >= 40, forced
+
+
+def test_subwarp_variants(cp, monkeypatch, tuning):
+    from xstride._kernels._reduce_common import VARIANTS
+
+    monkeypatch.setattr(plan_mod, "short_rows_strategy", lambda *a: "subwarp")
+    rng = np.random.default_rng(18)
+    for value in VARIANTS["subwarp"]:
+        tuning(subwarp=value)
+        _fresh_caches(monkeypatch)
+        for k in (3, 4, 16):
+            host = _random(rng, (9001, k), "float64")
+            x = cp.asarray(host)
+            assert plan_array(x, (1,)).strategy == "subwarp"
+            _check(cp, host, x, 1, ("sum", "max", "var"))

@@ -70,6 +70,7 @@ __all__ = [
     "tile_rows",
     "short_rows_strategy",
     "subwarp_ok",
+    "tile_ok",
     "normalize_axis",
     "normalize_scan_axis",
     "ReductionPlan",
@@ -201,18 +202,13 @@ def tile_rows(kstride: int, rowlen: int, itemsize: int, tile_bytes: int = TILE_B
     return min(rows, max_rows) if max_rows > 0 else rows
 
 
-def _tiles(kshape, kstride, rstride, rowlen: int, itemsize: int) -> bool:
-    """``"tile"`` serves short rows that one kept axis places at most ``2 * rowlen``
-    elements apart (the staged span wastes at most half its loads) with the reduced
-    run contiguous, when a tile holds at least :data:`TILE_MIN_ROWS` rows, except rows
-    of :data:`SHORT_ROW_BYTES` and of :data:`SHORT_VECTOR_ROW_BYTES` (read as fast or
-    faster by one thread per row)."""
-    lo, hi = SHORT_ROW_BYTES
-    nbytes = rowlen * itemsize
-    vector_rows = nbytes == SHORT_VECTOR_ROW_BYTES and (kstride[0] * itemsize) % 16 == 0
+def tile_ok(kshape, kstride, rstride, rowlen: int, itemsize: int) -> bool:
+    """The ``"tile"`` kernel takes short rows that one kept axis places at most
+    ``2 * rowlen`` elements apart (the staged span wastes at most half its loads) with
+    the reduced run contiguous, when a tile holds at least :data:`TILE_MIN_ROWS`
+    rows."""
     return (len(kshape) == 1 and len(rstride) == 1 and rstride[0] == 1
             and 0 < abs(kstride[0]) <= 2 * rowlen
-            and not lo <= nbytes <= hi and not vector_rows
             and tile_rows(kstride[0], rowlen, itemsize) >= TILE_MIN_ROWS)
 
 
@@ -224,8 +220,15 @@ def subwarp_ok(kshape, rstride) -> bool:
 def short_rows_strategy(kshape, kstride, rstride, rowlen: int, itemsize: int) -> str:
     """``"tile"``, ``"subwarp"`` or ``"short"`` for an ``"inner"`` plan whose rows
     are short (at most :data:`SHORT_ROWLEN` elements, at least :data:`SHORT_MIN_ROWS`
-    rows); see :func:`_tiles`."""
-    if _tiles(kshape, kstride, rstride, rowlen, itemsize):
+    rows): ``"tile"`` where :func:`tile_ok`, except rows of :data:`SHORT_ROW_BYTES`
+    and rows of :data:`SHORT_VECTOR_ROW_BYTES` a whole number of vectors apart (one
+    thread per row reads those as fast or faster); else ``"short"``."""
+    lo, hi = SHORT_ROW_BYTES
+    nbytes = rowlen * itemsize
+    vector_rows = (nbytes == SHORT_VECTOR_ROW_BYTES and len(kstride) == 1
+                   and (kstride[0] * itemsize) % 16 == 0)
+    if (not lo <= nbytes <= hi and not vector_rows
+            and tile_ok(kshape, kstride, rstride, rowlen, itemsize)):
         return "tile"
     return "short"
 
