@@ -1,5 +1,5 @@
 """Time the short-row reduction kernels ("short": one thread per output row; "tile":
-rows staged in shared memory; "subwarp": a group of lanes per row) on (n, k) arrays beside CuPy and a device copy, for
+rows staged in shared memory) on (n, k) arrays beside CuPy and a device copy, for
 each variant of a tuning knob.
 
     python benchmarks/short_rows.py [--n 33554432] [--dtype float32] [--knob tile]
@@ -8,7 +8,7 @@ each variant of a tuning knob.
 
 Prints, per k and op (sum, max over axis=1, and sum of x.T over axis=0): milliseconds
 of xstride per variant of the knob's strategy, then of the other short-row strategies
-("short", "tile", "subwarp", each forced where its kernel takes the layout), CuPy, and
+("short", "tile", each forced where its kernel takes the layout), CuPy, and
 in () the bytes moved (read + write) per second as a fraction of a device copy's.
 """
 
@@ -27,15 +27,12 @@ def _time(f, reps=20):
 
 def _forced(strategy, chooser):
     """A ``short_rows_strategy`` that picks ``strategy`` where its kernel takes the
-    layout ("tile" where the plan's rule allows it, "subwarp" for one kept and one
-    reduced axis), else the plan's own choice."""
+    layout ("tile" where the plan's rule allows it), else the plan's own choice."""
     from xstride._plans import reduction as plan_mod
 
     def choose(kshape, kstride, rstride, rowlen, itemsize):
         if strategy == "short":
             return "short"
-        if strategy == "subwarp" and plan_mod.subwarp_ok(kshape, rstride):
-            return "subwarp"
         if strategy == "tile" and plan_mod.tile_ok(kshape, kstride, rstride, rowlen, itemsize):
             return "tile"
         return chooser(kshape, kstride, rstride, rowlen, itemsize)
@@ -46,7 +43,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=1 << 25)
     ap.add_argument("--dtype", default="float32")
-    ap.add_argument("--knob", default="tile", choices=["short", "tile", "subwarp"])
+    ap.add_argument("--knob", default="tile", choices=["short", "tile"])
     ap.add_argument("--variants", default="", help="';'-separated tuples (default: VARIANTS)")
     ap.add_argument("--k", default="2,3,4,5,7,8,12,16")
     args = ap.parse_args()
@@ -74,7 +71,7 @@ def main() -> None:
             cells = []
             # the knob's variants under its own strategy, then the other strategies
             runs = [(args.knob, v) for v in variants] + [
-                (s, None) for s in ("short", "tile", "subwarp") if s != args.knob]
+                (s, None) for s in ("short", "tile") if s != args.knob]
             for strategy, v in runs:
                 rc.TUNING.clear()
                 rc.TUNING.update(default)

@@ -161,13 +161,12 @@ class ReductionGeometry:
 
     Attributes
     ----------
-    kernel : {"rows_warp", "rows_block", "cols", "short", "tile", "subwarp", "interleave"}
+    kernel : {"rows_warp", "rows_block", "cols", "short", "tile", "interleave"}
     grid, block : tuple of int
     vec : int
         Elements per vector load (1 = scalar loads).
     nchunks, chunk : int
-        ("tile": ``chunk`` is the rows staged per block; "subwarp": the lanes per
-        row; "interleave": ``chunk``
+        ("tile": ``chunk`` is the rows staged per block; "interleave": ``chunk``
         elements of the flat run per block, ``nchunks`` blocks.)
         The reduced range of each row is split into ``nchunks`` pieces of ``chunk``
         elements (the last may be shorter); partial results are combined in chunk
@@ -202,7 +201,7 @@ def _short_vec(plan: ReductionPlan, itemsize: int, base_address: int) -> int:
 
 def reduction_geometry(plan: ReductionPlan, itemsize: int, sm_count: int,
                        base_address: int = 0, resident: int = 8,
-                       tile: tuple = (TILE_BYTES, 0), batch: int = 8) -> ReductionGeometry:
+                       tile: tuple = (TILE_BYTES, 0)) -> ReductionGeometry:
     """Choose kernel, grid and splitting for ``plan`` on a device of ``sm_count`` SMs.
 
     ``base_address`` is the byte address of the input's first element of row 0
@@ -210,8 +209,7 @@ def reduction_geometry(plan: ReductionPlan, itemsize: int, sm_count: int,
     the number of blocks of the chosen kernel that fit on one SM: a split reduction
     launches about one full wave, ``sm_count * resident`` blocks, so that no SM
     idles through a partial last wave. ``tile`` is ``(bytes, most rows)`` of one
-    block of the "tile" kernel (0 rows: as many as fit); ``batch`` the row groups a
-    warp of the "subwarp" kernel loads per step (``B`` of its tuning).
+    block of the "tile" kernel (0 rows: as many as fit).
     """
     sm = max(int(sm_count), 1)
     if plan.strategy == "short":
@@ -225,13 +223,6 @@ def reduction_geometry(plan: ReductionPlan, itemsize: int, sm_count: int,
         rows = tile_rows(plan.kstride[0], plan.rowlen, itemsize, tile[0], tile[1])
         blocks = min(-(-plan.nrows // rows), SHORT_MAX_BLOCKS)
         return ReductionGeometry("tile", (blocks,), (BLOCK_THREADS,), 1, 1, rows)
-    if plan.strategy == "subwarp":
-        # lanes per row: the row length rounded up to a power of two; a warp covers
-        # 32 / G rows per load and B loads per step (chunk carries G)
-        group = 1 << max(plan.rowlen - 1, 0).bit_length()
-        rows_per_block = (BLOCK_THREADS // 32) * (32 // group) * max(int(batch), 1)
-        blocks = min(-(-plan.nrows // rows_per_block), SHORT_MAX_BLOCKS)
-        return ReductionGeometry("subwarp", (blocks,), (BLOCK_THREADS,), 1, 1, group)
     if plan.strategy == "interleave":
         # block width a multiple of the column count; about one wave of blocks, each
         # a chunk of whole block-widths of the flat run

@@ -42,7 +42,7 @@ _SRC = "reductions.cu"
 #: Kernels with no split (one pass, no workspace): parameters x, out, center, the
 #: descriptor, nrows, rowlen. The others add partials and counters after center, and
 #: chunk and nchunks at the end.
-_ONE_PASS = frozenset({"rows_warp", "short", "tile", "subwarp"})
+_ONE_PASS = frozenset({"rows_warp", "short", "tile"})
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -81,13 +81,12 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
         inv[j] = pos
     rec.mem_shape, rec.inv = mem_shape, tuple(inv)
     rec.kind = None
-    if plan.strategy not in ("inner", "short", "tile", "subwarp", "outer", "interleave", "full"):
+    if plan.strategy not in ("inner", "short", "tile", "outer", "interleave", "full"):
         return rec
     base = x.data.ptr + plan.offset * x.itemsize
     # "tile": (MINB, B, bytes staged, most rows) -- the last two shape the launch
     tile = tuple(rc.TUNING["tile"][2:]) if plan.strategy == "tile" else (0, 0)
-    geo = reduction_geometry(plan, x.itemsize, rc.sm_count(), base, tile=tile,
-                             batch=rc.TUNING["subwarp"][1])
+    geo = reduction_geometry(plan, x.itemsize, rc.sm_count(), base, tile=tile)
     nkc, nrc = rc.capacity(plan.nk), rc.capacity(plan.nr)
     rec.desc = rc.pack_struct(rc.pad(plan.kshape, nkc, 1), rc.pad(plan.kstride, nkc, 0),
                               rc.pad(plan.rshape, nrc, 1), rc.pad(plan.rstride, nrc, 0),
@@ -110,8 +109,8 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
     # counters], then the descriptor, nrows, rowlen[, chunk, nchunks]
     args = [slot64(), slot64(), slot64()] + ([slot64(), slot64()] if split_kernel else [])
     args += [struct(rec.desc.tobytes()), i64(plan.nrows), i64(plan.rowlen)]
-    if geo.kernel in ("tile", "subwarp"):
-        args += [i64(geo.chunk)]  # rows staged per block; lanes per row
+    if geo.kernel == "tile":
+        args += [i64(geo.chunk)]  # rows staged per block
     if split_kernel:
         args += [i64(geo.chunk), i64(geo.nchunks)]
     rec.launch = Launch(rec.fn, geo.grid, geo.block, args)
@@ -266,7 +265,7 @@ def _prepare(op, x, axis, dtype, keepdims, rec: _Recipe, out_dtype, acc):
     t = rc.TUNING
     key = (op, x.shape, x.strides, x.dtype, axis, dtype, keepdims, mem.ptr & 15,
            mem.device_id, cp.cuda.runtime.getDevice(), t["rows_warp"], t["rows_block"],
-           t["cols"], t["short"], t["tile"], t["subwarp"], t["interleave"])
+           t["cols"], t["short"], t["tile"], t["interleave"])
     call = _Call()
     call.rec, call.out_dtype, call.acc = rec, out_dtype, acc
     call.new = cp.ndarray
@@ -341,7 +340,7 @@ def repeat(op: str, x, axis, dtype, keepdims):
     t = rc.TUNING
     run = _CALLS.get((op, x.shape, x.strides, x.dtype, axis, dtype, keepdims, mem.ptr & 15,
                       mem.device_id, GATE.getdev(), t["rows_warp"], t["rows_block"],
-                      t["cols"], t["short"], t["tile"], t["subwarp"], t["interleave"]))
+                      t["cols"], t["short"], t["tile"], t["interleave"]))
     if run is None:
         return None
     return run(mem)

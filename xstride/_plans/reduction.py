@@ -69,7 +69,6 @@ __all__ = [
     "INTERLEAVE_MAX_COLS",
     "tile_rows",
     "short_rows_strategy",
-    "subwarp_ok",
     "tile_ok",
     "normalize_axis",
     "normalize_scan_axis",
@@ -212,13 +211,8 @@ def tile_ok(kshape, kstride, rstride, rowlen: int, itemsize: int) -> bool:
             and tile_rows(kstride[0], rowlen, itemsize) >= TILE_MIN_ROWS)
 
 
-def subwarp_ok(kshape, rstride) -> bool:
-    """The ``"subwarp"`` kernel takes rows of one kept axis and one reduced axis."""
-    return len(kshape) == 1 and len(rstride) == 1
-
-
 def short_rows_strategy(kshape, kstride, rstride, rowlen: int, itemsize: int) -> str:
-    """``"tile"``, ``"subwarp"`` or ``"short"`` for an ``"inner"`` plan whose rows
+    """``"tile"`` or ``"short"`` for an ``"inner"`` plan whose rows
     are short (at most :data:`SHORT_ROWLEN` elements, at least :data:`SHORT_MIN_ROWS`
     rows): ``"tile"`` where :func:`tile_ok`, except rows of :data:`SHORT_ROW_BYTES`
     and rows of :data:`SHORT_VECTOR_ROW_BYTES` a whole number of vectors apart (one
@@ -239,8 +233,8 @@ class ReductionPlan:
 
     Attributes
     ----------
-    strategy : {"full", "inner", "short", "tile", "subwarp", "outer", "interleave", "empty",
-                "identity", "copy"}
+    strategy : {"full", "inner", "short", "tile", "outer", "interleave", "empty", "identity",
+                "copy"}
     axes : tuple of int
         The reduced axes (normalized).
     out_shape : tuple of int
