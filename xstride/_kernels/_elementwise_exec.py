@@ -66,7 +66,7 @@ class _LaunchCache(Bounded):
 
 
 _launch_cache: dict = _LaunchCache(_CACHE_MAX)
-#: Path of the most recent launch ("flat", "periodic", "rows", "tiled", "nd", "empty"): for tests
+#: Path of the most recent launch ("flat", "flat2d", "rows", "tiled", "nd", "empty"): for tests
 #: and the benchmark.
 last_kind: str | None = None
 #: The tiled path's kernel: the grid-walk kernel
@@ -406,11 +406,10 @@ def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var):
     params = np.frombuffer(packed, dtype=np.dtype((np.void, len(packed)))).copy()
     inner = len(pl.shape) - 1
     bcast = tuple(s[inner] == 0 for s in pl.strides)
-    periodic = tuple(s[0] == 0 and s[inner] != 0 for s in pl.strides) \
-        if pl.kind == "periodic" else ()
+    indexed = _plan.flat2d_indexed(pl.shape, pl.strides) if pl.kind == "flat2d" else ()
     vec = 1
-    if pl.kind in ("flat", "rows", "periodic"):
-        vec = _vector_width(pl, arrays, tuple(b or bool(periodic and periodic[k])
+    if pl.kind in ("flat", "rows", "flat2d"):
+        vec = _vector_width(pl, arrays, tuple(b or bool(indexed and indexed[k])
                                               for k, b in enumerate(bcast)))
     idx32 = pl.size <= _INT32_LIMIT
     kind = pl.kind
@@ -428,7 +427,7 @@ def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var):
                      minb=_MINB if small else 0)
     src = kernel_source(name, kind, specs, body, vec=vec, bcast=bcast if vec > 1 else (),
                         idx32=idx32, cap=cap, trans=pl.transposed, tile=tile,
-                        preamble=preamble, index_var=index_var, periodic=periodic,
+                        preamble=preamble, index_var=index_var, indexed=indexed,
                         **extra)
     fn = function(name, code=src)
     if walk and extra["minb"] and func_attribute(fn, "LOCAL_SIZE_BYTES") > 0:
@@ -442,7 +441,7 @@ def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var):
                 np.int32(geo.ga), np.int32(geo.nga), np.int32(geo.nz))
         grid, block = geo.grid, (32, 8)
     else:
-        if kind in ("flat", "periodic"):
+        if kind in ("flat", "flat2d"):
             total = pl.size // vec
         else:
             total = (pl.size // pl.shape[inner]) * (pl.shape[inner] // vec)
@@ -496,7 +495,7 @@ def _vector_width(pl, arrays, bcast) -> int:
     vec = 16 // max(a.itemsize for a in arrays)
     inner = len(pl.shape) - 1
     while vec > 1:
-        ok = pl.kind in ("flat", "periodic") or pl.shape[inner] % vec == 0
+        ok = pl.kind in ("flat", "flat2d") or pl.shape[inner] % vec == 0
         for k, a in enumerate(arrays):
             if not ok:
                 break

@@ -22,11 +22,14 @@ Steps (``docs/elementwise.md``):
                 shared memory, so both the input and the output are coalesced
                 (the grid of the kernel that walks them is the CUDA executor's
                 launch geometry, not part of the plan);
-   ``"periodic"`` two axes ``(n, e)``, ``e <= 64`` and not a multiple of the 16-byte
-                vector's elements: dense outputs and inputs and at
-                least one row ``(e,)`` broadcast over the n rows (``x + x[0]`` of an
-                ``(n, 3)`` array): a flat zip of ``n * e`` elements with vector
-                loads, the broadcast rows read at index ``i mod e``;
+   ``"flat2d"`` two axes ``(n, e)``, ``e <= 64``, dense outputs, and inputs read by
+                (row, column) that the other paths take without vector loads: a
+                row ``(e,)`` broadcast over the n rows (``x + x[0]`` of an
+                ``(n, 3)`` array) when e is not a whole number of vectors, or a
+                transposed short operand (``x + y.T``, y of shape ``(3, n)``):
+                one flat zip of ``n * e`` elements with the flat path's vector
+                loads for the dense operands, the others read at
+                ``(i div e, i mod e)``;
    ``"rows"``   otherwise, when every operand has stride 0 or 1 on the inner axis:
                 contiguous rows, the outer offsets computed once per vector;
    ``"nd"``     the general N-d walk, 64-bit index arithmetic.
@@ -43,13 +46,13 @@ from .._core.errors import broadcast_error
 from ..layout import Layout
 
 __all__ = ["plan_arrays", "broadcast_shapes", "Plan", "make_plan", "result_axis_order",
-           "PERIOD_MAX",
+           "FLAT2D_MAX", "flat2d_indexed",
            "replay_offsets", "byte_range", "ranges_overlap"]
 
 #: Minimum extent of both tile axes for the tiled path to pay off.
 _TILE_MIN = 8
-#: Longest row of the ``"periodic"`` path (a short row broadcast over many).
-PERIOD_MAX = 64
+#: Longest row of the ``"flat2d"`` path (short rows, flat over the output).
+FLAT2D_MAX = 64
 
 
 def broadcast_shapes(*shapes, func: str = "broadcast") -> tuple[int, ...]:
@@ -94,7 +97,7 @@ class Plan:
 
     Attributes
     ----------
-    kind : {"empty", "flat", "periodic", "tiled", "rows", "nd"}
+    kind : {"empty", "flat", "tiled", "flat2d", "rows", "nd"}
     shape : tuple of int
         Iteration shape after dropping, ordering and coalescing (innermost last).
     strides : tuple of tuple of int
@@ -208,37 +211,43 @@ def make_plan(outs, ins, *, keep_order: bool = False, allow_tiled: bool = True) 
     inner_ok = all(s[-1] in (0, 1) for s in strides)
     if len(shp) == 1 and inner_ok:
         return Plan("flat", shp, strides, offs, nout)
-    widest = max(lay.itemsize for lay in layouts)
-    if not keep_order and _periodic(shp, strides, nout, widest):
-        return Plan("periodic", shp, strides, offs, nout)
     if allow_tiled and not keep_order and len(shp) >= 2 and strides[0][-1] == 1:
         tile = _tile_axis(shp, strides, nout)
         if tile is not None:
             ax, trans = tile
             return Plan("tiled", shp, strides, offs, nout, ax, trans)
+    widest = max(lay.itemsize for lay in layouts)
+    if not keep_order and _flat2d(shp, strides, nout, widest):
+        return Plan("flat2d", shp, strides, offs, nout)
     return Plan("rows" if inner_ok else "nd", shp, strides, offs, nout)
 
 
-def _periodic(shape, strides, nout, itemsize: int) -> bool:
-    """A short row broadcast over many: two axes ``(n, e)`` with ``e`` at most
-    :data:`PERIOD_MAX` and not a whole number of 16-byte vectors of the widest
-    operand (``itemsize`` bytes; those rows take full vectors on the ``"rows"``
-    path), the outputs dense (strides ``(e, 1)``), every input either dense too (or a
-    scalar: ``(0, 0)``) or one row repeated (``(0, s)``, s != 0), and at least one
-    such row. The loop is then one flat zip of ``n * e`` elements, the repeated rows
-    read at ``i mod e``."""
-    if len(shape) != 2 or shape[1] > PERIOD_MAX or shape[1] % max(16 // itemsize, 1) == 0:
+def flat2d_indexed(shape, strides) -> tuple:
+    """Per operand of a ``"flat2d"`` plan: read by (row, column) index (True), or
+    dense / a scalar, read at the flat index (False)."""
+    e = shape[1]
+    return tuple((a, b) != (e, 1) and (a, b) != (0, 0) for a, b in strides)
+
+
+def _flat2d(shape, strides, nout, itemsize: int) -> bool:
+    """Short rows with operands that keep the other paths from vector loads: two axes
+    ``(n, e)``, ``e`` at most :data:`FLAT2D_MAX`, the outputs dense (strides
+    ``(e, 1)``), and at least one input read by (row, column) index — one row repeated
+    (``(0, s)``), a transposed or strided view — where either ``e`` is not a whole
+    number of 16-byte vectors of the widest operand (``itemsize`` bytes) or such an
+    input steps by more than one element along a row (the ``"rows"`` path could not
+    take it). The loop is then one flat zip of ``n * e`` elements: dense operands
+    with vector loads, the others element by element at ``(i div e, i mod e)``."""
+    if len(shape) != 2 or shape[1] > FLAT2D_MAX:
         return False
     e = shape[1]
-    rows = 0
-    for k, (a, b) in enumerate(strides):
-        if (a, b) == (e, 1) or (k >= nout and (a, b) == (0, 0)):
-            continue
-        if k >= nout and a == 0:
-            rows += 1
-            continue
+    if any(s != (e, 1) for s in strides[:nout]):
         return False
-    return rows > 0
+    indexed = [s for s, i in zip(strides[nout:], flat2d_indexed(shape, strides[nout:]))
+               if i]
+    if not indexed:
+        return False
+    return e % max(16 // itemsize, 1) != 0 or any(abs(b) > 1 for _, b in indexed)
 
 
 def _tile_axis(shape, strides, nout):
