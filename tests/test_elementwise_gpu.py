@@ -67,7 +67,7 @@ N0, N1, N2 = 37, 66, 35  # odd sides: partial tiles and misaligned rows
 
 @pytest.mark.parametrize("case, kind", [
     ("contig", "flat"), ("same_perm", "flat"), ("x_plus_yT", "tiled"),
-    ("two_perms", "tiled"), ("row", "flat2d"), ("slice_scalar", "rows"),
+    ("two_perms", "tiled"), ("row", "flat2d"), ("slice_scalar", "flat2d"),
     ("reverse", "nd"), ("strided_out", "nd"),
 ])
 def test_fast_paths_match_numpy(cp, case, kind):
