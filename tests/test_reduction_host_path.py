@@ -165,7 +165,7 @@ def _expected_launch(x, axes, op, out_dtype, acc):
     geo = reduction_geometry(plan, x.itemsize, 132, base, tile=tile)
     if geo.kernel not in _ONE_PASS:
         geo = reduction_geometry(plan, x.itemsize, 132, base, resident=4)
-    nkc, nrc = (4 if plan.nk <= 4 else 64), (4 if plan.nr <= 4 else 64)
+    nkc, nrc = (4 if plan.nk <= 4 else 64), (1 if plan.nr == 1 else 4 if plan.nr <= 4 else 64)
     pad = lambda v, n, f: tuple(v) + (f,) * (n - len(v))  # noqa: E731
     words = (pad(plan.kshape, nkc, 1) + pad(plan.kstride, nkc, 0) + pad(plan.rshape, nrc, 1)
              + pad(plan.rstride, nrc, 0) + (plan.nk, plan.nr, plan.nrows, plan.rowlen))

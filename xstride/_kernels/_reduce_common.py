@@ -17,7 +17,7 @@ from ._lru import Bounded
 
 __all__ = [
     "CTYPE", "SUPPORTED", "acc_dtype", "minmax_acc_dtype",
-    "kernel", "pack_struct", "capacity", "sm_count", "source", "resident_blocks", "kernel_resident", "TUNING",
+    "kernel", "pack_struct", "capacity", "reduced_capacity", "sm_count", "source", "resident_blocks", "kernel_resident", "TUNING",
     "VARIANTS",
 ]
 
@@ -117,6 +117,13 @@ def kernel(source_file: str, expression: str):
 def capacity(n: int) -> int:
     """Descriptor capacity for ``n`` axes: 4 covers nearly every coalesced layout."""
     return 4 if n <= 4 else 64
+
+
+def reduced_capacity(n: int) -> int:
+    """Capacity of the reduced axes of a reduction kernel's descriptor: 1 for one
+    reduced axis (the kernels then compile only the one-axis walks: smaller, faster
+    to compile), else :func:`capacity`."""
+    return 1 if n == 1 else capacity(n)
 
 
 def pack_struct(*groups, tail=()) -> np.ndarray:

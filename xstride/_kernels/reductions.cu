@@ -117,14 +117,17 @@ __device__ __forceinline__ void xs_batched(long long first, long long end, long 
 
 // Fold elements [begin, end) of one row into acc; thread `t` of `nt` cooperating
 // threads takes every nt-th element (or vector). The assignment depends only on the
-// row's address and length, so the order is fixed.
+// row's address and length, so the order is fixed. One walk is compiled per
+// instantiation: NR == 1 (one reduced axis) with V > 1 (the host vectorizes only a
+// contiguous run) the vector walk, NR == 1 with V == 1 the strided walk, NR > 1 the
+// general one (smaller kernels compile faster; see docs/performance.md, "Cold start").
 template <int OP, typename Tin, typename Tacc, int NK, int NR, int V, int B, typename Op>
 __device__ __forceinline__ Tacc xs_fold_row(const Tin* __restrict__ p, long long begin,
                                             long long end, unsigned t, unsigned nt,
                                             const xs_red_desc<NK, NR>& d, Tacc c, Tacc acc, Op op)
 {
-    if (d.nr == 1 && d.rstride[0] == 1) {
-        if constexpr (V > 1) {
+    if constexpr (NR == 1 && V > 1) {
+        {
             const unsigned long long addr = (unsigned long long)(p + begin);
             long long head = (long long)(((16ull - (addr & 15ull)) & 15ull) / sizeof(Tin));
             if ((addr % sizeof(Tin)) != 0ull) head = end - begin;   // unaligned element: scalar
@@ -152,16 +155,8 @@ __device__ __forceinline__ Tacc xs_fold_row(const Tin* __restrict__ p, long long
             }
             for (long long i = vbeg + nvec * V + t; i < end; i += nt)
                 acc = op(acc, xs_transform<OP, Tacc>(p[i], c));
-        } else if constexpr (B > 1) {
-            xs_batched<B, Tin>(begin + t, end, (long long)nt,
-                               [&](long long i, Tin& w) { w = p[i]; },
-                               [&](Tin w) { acc = op(acc, xs_transform<OP, Tacc>(w, c)); });
-        } else {
-#pragma unroll 4
-            for (long long i = begin + t; i < end; i += nt)
-                acc = op(acc, xs_transform<OP, Tacc>(p[i], c));
         }
-    } else if (d.nr == 1) {
+    } else if constexpr (NR == 1) {
         const long long s = d.rstride[0];
         if constexpr (B > 1) {
             xs_batched<B, Tin>(begin + t, end, (long long)nt,
@@ -291,7 +286,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_cols(const Tin* __restric
 #pragma unroll
                 for (int j = 0; j < V; ++j) acc[j] = op(acc[j], xs_transform<OP, Tacc>(w.t[j], c[j]));
             };
-            if (d.nr == 1) {
+            if constexpr (NR == 1) {
                 xs_batched<B, xs_vec<Tin, V>>(r0 + ty, r1, (long long)XS_COLS_BY,
                     [&](long long r, xs_vec<Tin, V>& w) { xs_load_vec<Tin, V>(base + r * s, w.t); }, fold);
             } else {
@@ -302,7 +297,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_cols(const Tin* __restric
             }
         } else if constexpr (V > 1) {
             const Tin* base = x + xs_offset<NK>(col0, d.kshape, d.kstride, d.nk);
-            if (d.nr == 1) {
+            if constexpr (NR == 1) {
                 const long long s = d.rstride[0];
 #pragma unroll 4
                 for (long long r = r0 + ty; r < r1; r += XS_COLS_BY) {
@@ -321,7 +316,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_cols(const Tin* __restric
             }
         } else {
             const Tin* base = x + xs_offset<NK>(col0, d.kshape, d.kstride, d.nk);
-            if (d.nr == 1) {
+            if constexpr (NR == 1) {
                 const long long s = d.rstride[0];
 #pragma unroll 4
                 for (long long r = r0 + ty; r < r1; r += XS_COLS_BY)
@@ -399,7 +394,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_short(const Tin* __restri
 #pragma unroll
                     for (int u = 0; u < V; ++u) fold(w.t[u]);
                 });
-        } else if (d.nr == 1) {
+        } else if constexpr (NR == 1) {
             const long long s = d.rstride[0];
             xs_batched<B, Tin>(0, rowlen, 1, [&](long long j, Tin& w) { w = p[j * s]; }, fold);
         } else {

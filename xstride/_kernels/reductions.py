@@ -87,7 +87,7 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
     # "tile": (MINB, B, bytes staged, most rows) -- the last two shape the launch
     tile = tuple(rc.TUNING["tile"][2:]) if plan.strategy == "tile" else (0, 0)
     geo = reduction_geometry(plan, x.itemsize, rc.sm_count(), base, tile=tile)
-    nkc, nrc = rc.capacity(plan.nk), rc.capacity(plan.nr)
+    nkc, nrc = rc.capacity(plan.nk), rc.reduced_capacity(plan.nr)
     rec.desc = rc.pack_struct(rc.pad(plan.kshape, nkc, 1), rc.pad(plan.kstride, nkc, 0),
                               rc.pad(plan.rshape, nrc, 1), rc.pad(plan.rstride, nrc, 0),
                               tail=(plan.nk, plan.nr))
