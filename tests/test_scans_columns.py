@@ -6,13 +6,15 @@ compile of every instantiation the executor asks for."""
 
 from __future__ import annotations
 
+import ctypes
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from xstride._kernels import _reduce_common as rc
-from xstride._kernels._geometry import colsplit_geometry
+from xstride._kernels._geometry import _distinct_banks, colsplit_geometry
 from xstride._plans.reduction import (COLSPLIT_MAX_COLS, COLSPLIT_MIN_LENGTH, colsplit_ok,
                                       plan_scan)
 from xstride.layout import Layout
@@ -85,8 +87,14 @@ def test_geometry_covers_the_rows(k, sizes):
             assert g.tile_rows == g.m * g.run and g.chunk_rows % g.tile_rows == 0
             assert (g.chunks - 1) * g.chunk_rows < n <= g.chunks * g.chunk_rows
             assert g.chunks <= 8 * sm
-            assert ((g.run - 1) * k + g.pad) % 32 == 0 and 0 <= g.pad < 32
-            assert g.smem == g.m * (g.run * k + g.pad) * max(sizes) <= 48 * 1024
+            assert 0 <= g.pad < 32
+            slots = g.m * (g.run * k + g.pad)
+            if sizes[0] == sizes[1]:
+                assert g.out_offset == 0 and g.smem == slots * sizes[0]
+            else:     # the outputs past the inputs, 16-byte aligned
+                assert g.out_offset >= slots * sizes[0] and g.out_offset % 16 == 0
+                assert g.smem == g.out_offset + slots * sizes[1]
+            assert g.smem <= 48 * 1024
 
 
 def test_geometry_refuses_bad_sizes():
@@ -98,20 +106,26 @@ def test_geometry_refuses_bad_sizes():
         colsplit_geometry(0, 3, 4, 4, 132)
 
 
-@pytest.mark.parametrize("k", [3, 5, 8, 16, 32])
+@pytest.mark.parametrize("k", range(2, 33))
 def test_padding_puts_a_warp_on_distinct_banks(k):
-    """Step i of the runs of the 32 threads of a warp reads 32 distinct positions mod 32
-    (4-byte banks), the claim of the shared-memory layout in scans_columns.cu."""
-    for sizes in ((4, 4), (8, 8)):
+    """Step i of the runs of the threads of a warp reads distinct positions mod 32 (4-byte
+    banks), and of a half-warp distinct positions mod 16 (8-byte elements), the claim
+    of the shared-memory layout in scans_columns.cu; the padding is the fewest that
+    does, at most 31."""
+    for sizes in ((4, 4), (8, 8), (1, 8)):
         g = colsplit_geometry(1 << 20, k, *sizes, 132)
         up = g.run * k + g.pad
         t = np.arange(g.threads)
         j, c = t // k, t % k
         for i in range(g.run):
             p = j * up + i * k + c
-            for w in range(0, g.threads, 32):
-                warp = p[w:w + 32] % 32
-                assert len(set(warp)) == len(warp)
+            for width in (32, 16):
+                for w in range(0, g.threads, width):
+                    part = p[w:w + width] % width
+                    assert len(set(part)) == len(part), (sizes, i, width, w)
+        assert 0 <= g.pad < 32
+        assert not any(_distinct_banks(k, g.run * k + q, g.threads) for q in range(g.pad))
+    assert colsplit_geometry(1 << 20, 2, 8, 8, 132).pad == 2      # not (-(8 - 1) * 2) % 32
 
 
 # ----------------------------------------------------------------------------- model
@@ -134,32 +148,37 @@ def _block_scan(v, op, ident):
     return cur, excl, cur[-1]
 
 
-def _model(x, opname, init, sm):
-    """The two kernels of scans_columns.cu on a host (n, k) array, step by step."""
+def _fold_pass(flat, n, k, T, chunk_rows, chunks, opname):
+    """xs_colsplit_fold over the flat input (already in the accumulator dtype): the
+    (chunks, k) partials."""
     op, ident = _op(opname)
-    n, k = x.shape
-    acc_dt = np.float64 if x.dtype.kind == "f" else np.int64
-    g = colsplit_geometry(n, k, x.itemsize, x.itemsize, sm)
-    T, m, L, R = g.threads, g.m, g.run, g.tile_rows
-    U, up = L * k, L * k + g.pad
-    flat = x.reshape(-1).astype(acc_dt)
     t = np.arange(T)
-    j, c = t // k, t % k
-    # launch 1: the chunks' column folds
-    partials = np.empty((g.chunks, k), acc_dt)
-    for b in range(g.chunks):
-        r0, r1 = b * g.chunk_rows, min((b + 1) * g.chunk_rows, n)
-        acc = np.full(T, ident, acc_dt)
+    partials = np.empty((chunks, k), flat.dtype)
+    for b in range(chunks):
+        r0, r1 = b * chunk_rows, min((b + 1) * chunk_rows, n)
+        acc = np.full(T, ident, flat.dtype)
         for i in range(r0 * k, r1 * k, T):
             lanes = t[i + t < r1 * k]
             assert np.all((i + lanes) % k == lanes % k)        # one column per thread
             acc[lanes] = op(acc[lanes], flat[i + lanes])
         for col in range(k):
-            a = acc_dt(ident)
+            a = flat.dtype.type(ident)
             for u in range(col, T, k):
                 a = op(a, acc[u])
             partials[b, col] = a
-    # launch 2: the scan of each chunk
+    return partials
+
+
+def _scan_pass(flat, partials, n, k, T, L, chunk_rows, pad, init, chunks, opname,
+               inplace=True):
+    """xs_colsplit_scan: the flat output of (n + init) * k elements. ``inplace``: the
+    staged outputs overwrite the staged inputs (one element size), as in the kernel."""
+    op, ident = _op(opname)
+    acc_dt = flat.dtype
+    m, R = T // k, (T // k) * L
+    U, up = L * k, L * k + pad
+    t = np.arange(T)
+    j, c = t // k, t % k
     out = np.full((n + init) * k, -12345, acc_dt)
     if init:
         out[:k] = ident
@@ -171,8 +190,8 @@ def _model(x, opname, init, sm):
         q, r = q + T // U, r + T % U
         q, r = np.where(r >= U, q + 1, q), np.where(r >= U, r - U, r)
     assert len(set(pos.reshape(-1))) == T * L and pos.max() < m * up
-    for b in range(g.chunks):
-        r0, r1 = b * g.chunk_rows, min((b + 1) * g.chunk_rows, n)
+    for b in range(chunks):
+        r0, r1 = b * chunk_rows, min((b + 1) * chunk_rows, n)
         a = np.full(T, ident, acc_dt)
         for ch in range(b):
             lanes = t[j == ch % m]              # thread (j, c) folds chunks j, j + m, ...
@@ -189,24 +208,38 @@ def _model(x, opname, init, sm):
                 smem[pos[s][ok]] = flat[tr * k + f[ok]]
             rows = j[:, None] * L + np.arange(L)[None, :]             # (T, L)
             idx = (j * up + c)[:, None] + np.arange(L)[None, :] * k
-            v = np.where(rows < nt, smem[np.minimum(idx, m * up - 1)], ident)
-            assert not np.isnan(v).any()
-            v = v.astype(acc_dt)
             run = np.full(T, ident, acc_dt)
-            for i in range(L):
-                run = op(run, v[:, i])
+            for i in range(L):                  # the fold of each run
+                ok = rows[:, i] < nt
+                v = smem[idx[ok, i]]
+                assert not np.isnan(v).any()
+                run[ok] = op(run[ok], v.astype(acc_dt))
             _, excl, tot = _block_scan(run.reshape(m, k), op, ident)
             acc = op(carry, excl.reshape(-1))
-            so = np.full(m * up, np.nan)
-            for i in range(L):
-                acc = op(acc, v[:, i])
+            so = smem if inplace else np.full(m * up, np.nan)
+            for i in range(L):                  # the rescan, reading the inputs again
                 ok = rows[:, i] < nt
+                v = smem[idx[ok, i]]
+                assert not np.isnan(v).any()
+                acc[ok] = op(acc[ok], v.astype(acc_dt))
                 so[idx[ok, i]] = acc[ok]
             carry = op(carry, tot[c])
             for s in range(L):
                 f = t + s * T
                 ok = f < ne
                 out[(tr + init) * k + f[ok]] = so[pos[s][ok]]
+    return out
+
+
+def _model(x, opname, init, sm):
+    """The two kernels of scans_columns.cu on a host (n, k) array, step by step."""
+    n, k = x.shape
+    acc_dt = np.float64 if x.dtype.kind == "f" else np.int64
+    g = colsplit_geometry(n, k, x.itemsize, x.itemsize, sm)
+    flat = x.reshape(-1).astype(acc_dt)
+    partials = _fold_pass(flat, n, k, g.threads, g.chunk_rows, g.chunks, opname)
+    out = _scan_pass(flat, partials, n, k, g.threads, g.run, g.chunk_rows, g.pad, init,
+                     g.chunks, opname)
     return out.reshape(n + init, k)
 
 
@@ -284,3 +317,119 @@ def test_every_instantiation_compiles_with_nvrtc():
             assert err == nvrtc.nvrtcResult.NVRTC_SUCCESS and lowered, e
     finally:
         nvrtc.nvrtcDestroyProgram(prog)
+
+
+# ----------------------------------------------------------------------------- host launch path
+# The stand-in CuPy (tests/conftest.py): device pointers are host addresses. A "kernel"
+# records its launch and then runs the model pass above from its arguments alone, so
+# the executor's wiring (argument order, scratch, grid, block, shared memory) is checked
+# against the kernels' signatures with no GPU.
+_CT = {v: k for k, v in rc.CTYPE.items()}
+_FOLD = re.compile(r"xs_colsplit_fold<(\d), ([\w ]+), ([\w ]+)>")
+_SCAN = re.compile(r"xs_colsplit_scan<(\d), ([\w ]+), ([\w ]+), ([\w ]+), (\d+)>")
+
+
+def _host(ptr, count, dtype):
+    dtype = np.dtype(dtype)
+    return np.frombuffer((ctypes.c_char * (count * dtype.itemsize)).from_address(ptr), dtype)
+
+
+class _HostKernel:
+    def __init__(self, expr, log):
+        self.expr, self.log = expr, log
+        self.fold = _FOLD.fullmatch(expr)
+        self.scan = _SCAN.fullmatch(expr)
+        assert self.fold or self.scan, expr
+
+    @property
+    def kernel(self):
+        return self
+
+    def __call__(self, grid, block, args, shared_mem=0, **kwargs):
+        vals = [int(a) for a in args]
+        self.log.append((self.expr, tuple(grid), tuple(block), vals, shared_mem))
+        (chunks,), (threads,) = tuple(grid), tuple(block)
+        if self.fold:
+            op = "sum" if self.fold.group(1) == "0" else "prod"
+            tin, tacc = _CT[self.fold.group(2)], _CT[self.fold.group(3)]
+            x, part, n, k, chunk = vals
+            flat = _host(x, n * k, tin).astype(tacc)
+            got = _fold_pass(flat, n, k, threads, chunk, chunks, op)
+            _host(part, chunks * k, tacc)[...] = got.reshape(-1)
+        else:
+            op = "sum" if self.scan.group(1) == "0" else "prod"
+            tin, tacc, tout = (_CT[self.scan.group(i)] for i in (2, 3, 4))
+            run = int(self.scan.group(5))
+            x, out, part, n, k, chunk, pad, out_offset, init = vals
+            slots = (threads // k) * (run * k + pad)
+            if tin.itemsize == tout.itemsize:   # in place: each thread its own slots
+                assert out_offset == 0 and shared_mem == slots * tin.itemsize
+            else:                               # apart: no thread clobbers inputs
+                assert out_offset >= slots * tin.itemsize and out_offset % 16 == 0
+                assert shared_mem == out_offset + slots * tout.itemsize
+            flat = _host(x, n * k, tin).astype(tacc)
+            partials = _host(part, chunks * k, tacc).reshape(chunks, k)
+            got = _scan_pass(flat, partials, n, k, threads, run, chunk, pad, init, chunks, op,
+                             inplace=out_offset == 0)
+            _host(out, (n + init) * k, tout)[...] = got.astype(tout)
+
+
+@pytest.fixture
+def fake_scans(fake_cupy, monkeypatch):
+    from xstride._kernels import scans
+    from xstride._kernels._lru import Bounded
+    from xstride._kernels._prepared import GATE, Store
+
+    log, kernels = [], {}
+
+    def kernel(src, expr):
+        assert src == "scans_columns.cu", (src, expr)
+        if expr not in kernels:
+            kernels[expr] = _HostKernel(expr, log)
+        return kernels[expr]
+
+    fake_cupy.multiprocessors = 2          # several chunks on small arrays
+    monkeypatch.setattr(rc, "kernel", kernel)
+    monkeypatch.setattr(scans, "_RECIPES", Bounded(64))
+    monkeypatch.setattr(scans, "_PARTIALS", Bounded(64))
+    monkeypatch.setattr(scans, "_PREPARED", Store(64))
+    GATE.close()
+    rc._sm_count.cache_clear()
+    yield fake_cupy, log
+    rc._sm_count.cache_clear()
+
+
+@pytest.mark.parametrize("dtype,op", [("int64", "sum"), ("float32", "sum"), ("int8", "sum"),
+                                      ("bool", "sum"), ("float64", "prod"), ("int32", "prod")])
+@pytest.mark.parametrize("include_initial", [False, True])
+def test_executor_launches_both_passes(fake_scans, dtype, op, include_initial):
+    import xstride as xp
+    from tests.conftest import FakeCupyArray
+
+    cp, log = fake_scans
+    rng = np.random.default_rng(5)
+    n, k = 9001, 5
+    if dtype == "bool":
+        host = rng.random((n, k)) < 0.5
+    elif op == "prod":
+        host = (rng.integers(-1, 2, size=(n, k)) | 1).astype(dtype)
+    else:
+        host = rng.integers(-100, 100, size=(n, k)).astype(dtype)
+    f = getattr(xp, "cumulative_" + op)
+    want = getattr(np, "cumsum" if op == "sum" else "cumprod")(
+        host, axis=0, dtype=np.int64 if host.dtype.kind in "bi" else None)
+    if include_initial:
+        want = np.concatenate([np.full((1, k), 0 if op == "sum" else 1, want.dtype), want])
+    for call in range(2):                  # the first call, then the prepared one
+        got = f(FakeCupyArray(host), axis=0, include_initial=include_initial)
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_array_equal(got.host, want)
+    assert len(log) == 4
+    g = colsplit_geometry(n, k, host.itemsize, want.itemsize, 2)
+    for i, (expr, grid, block, vals, smem) in enumerate(log):
+        assert expr.startswith("xs_colsplit_fold" if i % 2 == 0 else "xs_colsplit_scan")
+        assert grid == (g.chunks,) and block == (g.threads,) and g.chunks > 2
+        assert vals[2 if i % 2 == 0 else 3:][:3] == [n, k, g.chunk_rows]
+    assert log[0][3][1] == log[1][3][2] == log[2][3][1]    # one scratch, reused
+    assert log[1][3][-3:] == [g.pad, g.out_offset, int(include_initial)]
+    assert log[1][4] == g.smem

@@ -19,7 +19,7 @@ from .._plans.reduction import (SHORT_VECTOR_ROW_BYTES, TILE_BYTES, ReductionPla
 __all__ = ["TILE", "CAPS", "pack_params", "TiledGeometry", "tiled_geometry",
            "BLOCK_THREADS", "OUTER_ROWS", "SHORT_MAX_BLOCKS", "INTERLEAVE_MIN_ROUNDS", "ReductionGeometry",
            "reduction_geometry", "scan_tile_rows", "ColsplitGeometry",
-           "colsplit_geometry"]
+           "colsplit_geometry", "colsplit_pad"]
 
 # ----------------------------------------------------------------------------- elementwise
 #: Side of the square shared-memory tile of the "tiled" path.
@@ -322,6 +322,10 @@ class ColsplitGeometry:
         Rows per chunk (a multiple of ``tile_rows``).
     chunks : int
         ``C``: blocks of both launches.
+    out_offset : int
+        Byte offset of the staged outputs in that memory: 0 when inputs and outputs
+        have one size (each thread overwrites its own inputs), else past the inputs
+        (rounded up to 16).
     smem : int
         Dynamic shared bytes of the scan launch.
     """
@@ -333,7 +337,34 @@ class ColsplitGeometry:
     pad: int
     chunk_rows: int
     chunks: int
+    out_offset: int
     smem: int
+
+
+def _distinct_banks(k: int, stride: int, threads: int) -> bool:
+    """Threads ``t = j * k + c`` at staged positions ``j * stride + c``: distinct
+    modulo 32 within each warp and modulo 16 within each half-warp (4- and 8-byte
+    elements without bank conflicts; a step down the run adds ``k`` to every
+    position, which keeps them distinct)."""
+    for width, banks in ((32, 32), (16, 16)):
+        for w in range(0, threads, width):
+            pos = {((t // k) * stride + t % k) % banks for t in range(w, min(w + width, threads))}
+            if len(pos) != min(width, threads - w):
+                return False
+    return True
+
+
+def colsplit_pad(k: int, run: int, threads: int) -> int:
+    """Fewest elements of padding after each run of ``run * k`` staged elements of the
+    ``"columns_split"`` scan that put the threads of a warp reading their runs on
+    distinct banks (:func:`_distinct_banks`); ``(-(run - 1) * k) % 32`` always does
+    (positions then equal the thread index plus a constant modulo 32), and is the
+    answer when no smaller one does."""
+    fallback = (-(run - 1) * k) % 32
+    for pad in range(fallback):
+        if _distinct_banks(k, run * k + pad, threads):
+            return pad
+    return fallback
 
 
 def colsplit_geometry(n: int, k: int, in_size: int, out_size: int,
@@ -357,9 +388,11 @@ def colsplit_geometry(n: int, k: int, in_size: int, out_size: int,
     m = 256 // k
     run = 16 if max(in_size, out_size) <= 4 else 8
     tile = m * run
-    pad = (-(run - 1) * k) % 32
+    pad = colsplit_pad(k, run, m * k)
     want = min(-(-n // tile), COLSPLIT_CHUNKS_PER_SM * max(int(sm_count), 1))
     chunk = -(-(-(-n // want)) // tile) * tile
     chunks = -(-n // chunk)
-    smem = m * (run * k + pad) * max(in_size, out_size)
-    return ColsplitGeometry(m * k, m, run, tile, pad, chunk, chunks, smem)
+    slots = m * (run * k + pad)
+    out_offset = 0 if in_size == out_size else -(-slots * in_size // 16) * 16
+    smem = out_offset + slots * out_size
+    return ColsplitGeometry(m * k, m, run, tile, pad, chunk, chunks, out_offset, smem)

@@ -2,8 +2,10 @@
 
 :mod:`xstride.reductions` checks the arguments and applies the dtype rules; :func:`scan`
 runs the kernels of ``scans.cu`` for any layout, through :func:`plan_scan`; the output is
-allocated in the input's memory order (as NumPy does). Float32 row and column scans
-carry a float64 running value and round each output once; the look-back scan runs
+allocated in the input's memory order (as NumPy does); the few long contiguous
+columns of ``"columns_split"`` run the two launches of ``scans_columns.cu`` over a
+per-stream scratch. Float32 row, column and ``"columns_split"`` scans carry float64
+values and round each output once; the look-back scan runs
 each thread's elements in float32 from float64 prefixes, within the bound stated in
 ``docs/reductions.md``. Launches go through :mod:`._launch`. Results are deterministic
 run to run, including the single-pass look-back scan (see ``scans.cu``). :func:`repeat`
@@ -133,11 +135,12 @@ def _build_colsplit(rec: _Recipe, op: str, tin: np.dtype, tout: np.dtype) -> _Re
     rec.grid, rec.threads, rec.smem = (g.chunks,), g.threads, g.smem
     rec.partial_bytes = g.chunks * k * rec.acc.itemsize
     n, kk, ch = i64(plan.length), i64(k), i64(g.chunk_rows)
-    # x, partials, n, k, chunk rows / x, out, partials, n, k, chunk rows, pad, init
+    # x, partials, n, k, chunk rows / x, out, partials, n, k, chunk rows, pad,
+    # out_offset, init
     rec.launch = Launch(fold, rec.grid, (g.threads,), [slot64(), slot64(), n, kk, ch], 0)
     rec.launch2 = Launch(rec.fn, rec.grid, (g.threads,),
                          [slot64(), slot64(), slot64(), n, kk, ch, i64(g.pad),
-                          i64(int(plan.include_initial))], g.smem)
+                          i64(g.out_offset), i64(int(plan.include_initial))], g.smem)
     return rec
 
 

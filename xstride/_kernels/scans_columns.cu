@@ -22,9 +22,11 @@
 // Every combination order is fixed by n, k, the chunking and the tile's (m, L): the
 // results are deterministic run to run (the chunking depends on the SM count).
 // Shared-memory layout of a tile: element f = row * k + column of the tile at
-// position f + (f / U) * pad, U = L * k the elements of one run; pad is chosen by the
-// host so that (L - 1) * k + pad is a multiple of 32, which puts the 32 threads of a
-// warp reading step i of their runs on 32 different banks.
+// position f + (f / U) * pad, U = L * k the elements of one run; pad is the fewest
+// (colsplit_pad in _geometry.py) that puts the threads of a warp reading step i of
+// their runs on distinct banks ((L - 1) * k + pad a multiple of 32 always does). A thread reads its run
+// from shared memory twice (fold, then rescan) instead of holding it in registers
+// (128 registers for float32 runs of 16 when it did; ptxas 13.0, sm_90).
 #include <xstride/detail/scan_desc.cuh>
 
 // Loads each thread of the fold keeps in flight.
@@ -89,19 +91,38 @@ __device__ __forceinline__ Tacc xs_colsplit_block_scan(Tacc v, int t, int j, int
     return buf[cur][t];
 }
 
+// Padded position of staged element f (see the top of this file), advanced from one
+// element of a thread to the next (t, t + T, t + 2T, ...) without a division.
+struct xs_colsplit_pos {
+    int q, r;                 // f = q * U + r
+    const int U, Up, dq, dr;  // U = L * k, Up = U + pad, T = dq * U + dr
+    __device__ __forceinline__ xs_colsplit_pos(int t, int U_, int Up_, int T)
+        : q(t / U_), r(t % U_), U(U_), Up(Up_), dq(T / U_), dr(T % U_) {}
+    __device__ __forceinline__ int at() const { return q * Up + r; }
+    __device__ __forceinline__ void next()
+    {
+        q += dq;
+        r += dr;
+        if (r >= U) { r -= U; ++q; }
+    }
+};
+
+// out_offset: byte offset of the staged outputs in the dynamic shared memory; 0 when
+// Tin and Tout have one size (each thread then overwrites its own inputs in place,
+// after reading them), else past the staged inputs.
 template <int OP, typename Tin, typename Tacc, typename Tout, int L>
-__global__ void __launch_bounds__(256) xs_colsplit_scan(const Tin* __restrict__ x, Tout* __restrict__ out,
+__global__ void __launch_bounds__(256, 4) xs_colsplit_scan(const Tin* __restrict__ x, Tout* __restrict__ out,
                                                          const Tacc* __restrict__ partials,
                                                          long long n, long long k_,
                                                          long long chunk_rows, long long pad_,
-                                                         long long init)
+                                                         long long out_offset, long long init)
 {
     typedef typename xs_scan_op<OP>::type Op;
     Op op;
     extern __shared__ __align__(16) unsigned char raw[];
     __shared__ Tacc buf[2][256];
     Tin* sx = reinterpret_cast<Tin*>(raw);
-    Tout* so = reinterpret_cast<Tout*>(raw);   // over sx: written after sx is read
+    Tout* so = reinterpret_cast<Tout*>(raw + out_offset);
     const int k = (int)k_;
     const int T = (int)blockDim.x;             // m * k
     const int m = T / k;
@@ -121,54 +142,43 @@ __global__ void __launch_bounds__(256) xs_colsplit_scan(const Tin* __restrict__ 
         xs_colsplit_block_scan<Op, Tacc>(a, t, j, c, k, m, buf, excl, total);
         carry = total;
     }
-    // padded positions of this thread's staged elements t + s * T, the same every tile
-    int pos[L];
-    {
-        int q = t / U, r = t % U;
-        const int dq = T / U, dr = T % U;
-#pragma unroll
-        for (int s = 0; s < L; ++s) {
-            pos[s] = q * Up + r;
-            q += dq;
-            r += dr;
-            if (r >= U) { r -= U; ++q; }
-        }
-    }
     const int mine = j * Up + c;               // position of row j * L of column c
     for (long long tr = r0; tr < r1; tr += R) {
         const int nt = (int)(r1 - tr < R ? r1 - tr : R);
         const int ne = nt * k;
+        const int rows = nt - j * L < L ? nt - j * L : L;   // rows of this thread's run
         const Tin* src = x + tr * k;
         {
             Tin v[L];
 #pragma unroll
             for (int s = 0; s < L; ++s)
                 if (t + s * T < ne) v[s] = src[t + s * T];
+            xs_colsplit_pos p(t, U, Up, T);
 #pragma unroll
-            for (int s = 0; s < L; ++s)
-                if (t + s * T < ne) sx[pos[s]] = v[s];
+            for (int s = 0; s < L; ++s, p.next())
+                if (t + s * T < ne) sx[p.at()] = v[s];
         }
         __syncthreads();
-        Tacc v[L];
         Tacc run = Op::template identity<Tacc>();
 #pragma unroll
-        for (int i = 0; i < L; ++i) {
-            v[i] = j * L + i < nt ? (Tacc)sx[mine + i * k] : Op::template identity<Tacc>();
-            run = op(run, v[i]);
-        }
+        for (int i = 0; i < L; ++i)
+            if (i < rows) run = op(run, (Tacc)sx[mine + i * k]);
         xs_colsplit_block_scan<Op, Tacc>(run, t, j, c, k, m, buf, excl, total);
         Tacc acc = op(carry, excl);
 #pragma unroll
         for (int i = 0; i < L; ++i) {
-            acc = op(acc, v[i]);
-            if (j * L + i < nt) so[mine + i * k] = (Tout)acc;
+            if (i < rows) {
+                acc = op(acc, (Tacc)sx[mine + i * k]);
+                so[mine + i * k] = (Tout)acc;
+            }
         }
         carry = op(carry, total);
         __syncthreads();
         Tout* dst = out + (tr + init) * k;
+        xs_colsplit_pos p(t, U, Up, T);
 #pragma unroll
-        for (int s = 0; s < L; ++s)
-            if (t + s * T < ne) dst[t + s * T] = so[pos[s]];
+        for (int s = 0; s < L; ++s, p.next())
+            if (t + s * T < ne) dst[t + s * T] = so[p.at()];
         __syncthreads();                       // so read before the next tile's loads
     }
 }
