@@ -298,8 +298,9 @@ def scan_tile_rows(length: int, init: int, in_size: int, out_size: int,
     return lo, fits(lo)[1]
 
 
-#: Chunks per SM of the "columns_split" scan (about one wave of its 256-thread blocks).
-COLSPLIT_CHUNKS_PER_SM = 8
+#: Chunks per SM of the "columns_split" scan: one wave of its scan launch, whose
+#: ``__launch_bounds__(256, 4)`` (64 registers) keeps 4 blocks of 256 threads per SM.
+COLSPLIT_CHUNKS_PER_SM = 4
 
 
 @dataclass(frozen=True)
@@ -380,7 +381,7 @@ def colsplit_geometry(n: int, k: int, in_size: int, out_size: int,
     --------
     >>> g = colsplit_geometry(1 << 25, 3, 4, 4, 132)
     >>> g.threads, g.run, g.tile_rows, g.pad, g.chunks
-    (255, 16, 1360, 19, 1029)
+    (255, 16, 1360, 19, 525)
     """
     if not 2 <= k <= 32 or n < 1:
         raise error(ValueError, "colsplit_geometry",
