@@ -299,7 +299,7 @@ def test_scan_strategies():
     assert plan_scan(_lay((640, 409600)), 0, False).strategy == "columns"
     assert plan_scan(_lay((4, 1 << 20)), 0, False).strategy == "columns"
     assert plan_scan(_lay((3, 1 << 20)), 1, False).strategy == "lookback"
-    assert plan_scan(_lay((1 << 20, 3)), 0, False).strategy == "lookback"
+    assert plan_scan(_lay((1 << 20, 3)), 0, False).strategy == "columns_split"
     # short rows, many of them: a thread per row (the warp kernel would idle its
     # lanes), from a staged tile when the rows are dense
     assert plan_scan(_lay((1 << 20, 3)), 1, False).strategy == "tile"

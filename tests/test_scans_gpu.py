@@ -81,7 +81,8 @@ def test_scan_dtype_rules(cp, dtype):
 @pytest.mark.parametrize("shape,axis", [
     ((3_000_017,), 0),          # lookback, ragged last tile
     ((3, 1_000_003), 1),        # lookback per row
-    ((200_001, 3), 0),          # lookback over a strided axis
+    ((200_001, 3), 0),          # columns_split: a contiguous (n, 3) block
+    ((200_001, 33), 0),         # lookback over a strided axis (k > 32)
     ((5000, 640), 1),           # rows
     ((640, 5000), 0),           # columns
     ((70_001, 3), 1),           # columns: short rows, a thread per row
@@ -159,7 +160,8 @@ def _scan_variants():
 def test_lookback_scan_variants(cp, tuning, variant):
     tuning(**variant)
     rng = np.random.default_rng(32)
-    cases = [((3_000_017,), 0, None), ((3, 1_000_003), 1, None), ((200_001, 3), 0, None),
+    # (200_001, 4)[..., 1:]: a strided axis (contiguous (n, k) blocks take columns_split)
+    cases = [((3_000_017,), 0, None), ((3, 1_000_003), 1, None), ((200_001, 4), 0, "offset"),
              ((2, 400_000), 1, "offset"), ((300_000,), 0, "stride")]
     for shape, axis, how in cases:
         for dt in ("int32", "int8", "float32", "float64", "bool"):

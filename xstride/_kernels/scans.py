@@ -2,8 +2,10 @@
 
 :mod:`xstride.reductions` checks the arguments and applies the dtype rules; :func:`scan`
 runs the kernels of ``scans.cu`` for any layout, through :func:`plan_scan`; the output is
-allocated in the input's memory order (as NumPy does). Float32 row and column scans
-carry a float64 running value and round each output once; the look-back scan runs
+allocated in the input's memory order (as NumPy does); the few long contiguous
+columns of ``"columns_split"`` run the two launches of ``scans_columns.cu`` over a
+per-stream scratch. Float32 row, column and ``"columns_split"`` scans carry float64
+values and round each output once; the look-back scan runs
 each thread's elements in float32 from float64 prefixes, within the bound stated in
 ``docs/reductions.md``. Launches go through :mod:`._launch`. Results are deterministic
 run to run, including the single-pass look-back scan (see ``scans.cu``). :func:`repeat`
@@ -21,7 +23,7 @@ from .._plans.reduction import plan_scan
 from ..layout import Layout
 from . import _reduce_common as rc
 from ._cupy import cupy as _cupy
-from ._geometry import SHORT_MAX_BLOCKS, scan_tile_rows
+from ._geometry import SHORT_MAX_BLOCKS, colsplit_geometry, scan_tile_rows
 from ._lru import Bounded
 from ._prepared import GATE, Store, args_ok
 from ._launch import Launch, i64, slot32, slot64, struct
@@ -30,6 +32,7 @@ __all__ = ["takes", "scan", "repeat"]
 
 _SRC = "scans.cu"
 _SHORT_SRC = "scans_short.cu"
+_COLUMNS_SRC = "scans_columns.cu"
 _OPS = {"sum": 0, "prod": 1}
 
 
@@ -38,7 +41,8 @@ class _Recipe:
 
     __slots__ = ("plan", "fn", "desc", "grid", "ntiles", "tiles_per_row", "nelems",
                  "out_strides_bytes", "acc", "ngroups", "groups_per_row",
-                 "c_order", "tail", "smem", "launch", "threads", "fill")
+                 "c_order", "tail", "smem", "launch", "threads", "fill", "launch2",
+                 "partial_bytes")
 
 
 _MAX_RECIPES = 512
@@ -91,6 +95,55 @@ def _lookback_state(cp, device_id: int, ntiles: int, ngroups: int, stream_ptr=No
     return views[0], views[1], epoch
 
 
+class _Partials:
+    """Per (device, stream) scratch of the ``"columns_split"`` scan: the chunks' column
+    folds, written by the first launch and read by the second. Reused from call to call
+    on one stream, whose order serializes its users."""
+
+    __slots__ = ("buf",)
+
+    def __init__(self):
+        self.buf = None
+
+
+_PARTIALS: dict = Bounded(64)   # (device, stream) -> _Partials
+
+
+def _partials(cp, device_id: int, nbytes: int, stream_ptr: int):
+    """At least ``nbytes`` of scratch (a CuPy array) for the current stream. Callers
+    hold ``_DESCS_LOCK`` from here until both launches are queued: threads sharing a
+    stream must not interleave their folds and scans over one buffer."""
+    key = (device_id, stream_ptr)
+    ws = _PARTIALS.get(key)
+    if ws is None:
+        ws = _PARTIALS.put(key, _Partials())
+    if ws.buf is None or ws.buf.size < nbytes:
+        ws.buf = cp.empty(max(nbytes, 1 << 16), dtype=np.uint8)
+    return ws.buf
+
+
+def _build_colsplit(rec: _Recipe, op: str, tin: np.dtype, tout: np.dtype) -> _Recipe:
+    """The two launches of the ``"columns_split"`` scan (``scans_columns.cu``): the
+    chunks' column folds into the per-stream partials, then the scan of each chunk."""
+    plan = rec.plan
+    k = plan.kshape[0]
+    g = colsplit_geometry(plan.length, k, tin.itemsize, tout.itemsize, rc.sm_count())
+    ci, ca, co = rc.CTYPE[tin], rc.CTYPE[rec.acc], rc.CTYPE[tout]
+    fold = rc.kernel(_COLUMNS_SRC, f"xs_colsplit_fold<{_OPS[op]}, {ci}, {ca}>")
+    rec.fn = rc.kernel(_COLUMNS_SRC,
+                       f"xs_colsplit_scan<{_OPS[op]}, {ci}, {ca}, {co}, {g.run}>")
+    rec.grid, rec.threads, rec.smem = (g.chunks,), g.threads, g.smem
+    rec.partial_bytes = g.chunks * k * rec.acc.itemsize
+    n, kk, ch = i64(plan.length), i64(k), i64(g.chunk_rows)
+    # x, partials, n, k, chunk rows / x, out, partials, n, k, chunk rows, pad,
+    # out_offset, init
+    rec.launch = Launch(fold, rec.grid, (g.threads,), [slot64(), slot64(), n, kk, ch], 0)
+    rec.launch2 = Launch(rec.fn, rec.grid, (g.threads,),
+                         [slot64(), slot64(), slot64(), n, kk, ch, i64(g.pad),
+                          i64(g.out_offset), i64(int(plan.include_initial))], g.smem)
+    return rec
+
+
 def _lookback_items(tin: np.dtype, tout: np.dtype) -> int:
     """Elements per thread of the look-back tile: the tuned count for 4-byte types
     (halved for 8-byte ones). A lane holds at most 128 bytes of input in registers at
@@ -134,6 +187,8 @@ def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Rec
     rec.desc = rc.pack_struct(rc.pad(plan.kshape, cap, 1), rc.pad(plan.kstride, cap, 0),
                               rc.pad(plan.kout, cap, 0),
                               tail=(plan.nk, plan.s_in, plan.s_out, int(plan.include_initial)))
+    if plan.strategy == "columns_split":
+        return _build_colsplit(rec, op, np.dtype(x.dtype), out_dt)
     tin, tacc, tout = rc.CTYPE[np.dtype(x.dtype)], rc.CTYPE[acc], rc.CTYPE[out_dt]
     sm = rc.sm_count()
     if plan.strategy == "lookback":
@@ -232,6 +287,11 @@ def _run(cp, rec: _Recipe, out_dt: np.dtype, x, dev: int):
             with _DESCS_LOCK:
                 tdesc, gdesc, epoch = _lookback_state(cp, dev, rec.ntiles, rec.ngroups, stream)
                 rec.launch(ptr, optr, tdesc, gdesc, epoch, stream_ptr=stream)
+        elif plan.strategy == "columns_split":
+            with _DESCS_LOCK:
+                part = _partials(cp, dev, rec.partial_bytes, stream)
+                rec.launch(ptr, part.data.ptr, stream_ptr=stream)
+                rec.launch2(ptr, optr, part.data.ptr, stream_ptr=stream)
         else:
             rec.launch(ptr, optr, stream_ptr=stream)
     if rec.c_order:

@@ -42,7 +42,9 @@ axis is innermost, or the rows are short, at most :data:`SHORT_ROWLEN` elements,
 least :data:`SHORT_MIN_ROWS` of them: one thread per row, neighbouring threads on
 neighbouring rows), ``"tile"`` (such short rows stored one after another: a block
 stages many rows in shared memory, scans each in one thread and writes the outputs
-back as one contiguous span) or
+back as one contiguous span), ``"columns_split"`` (a contiguous ``(n, k)`` block,
+``2 <= k <= 32``, scanned over more than 4096 rows: a reduce-then-scan over chunks of
+whole rows, each read as one flat array, in two launches; ``scans_columns.cu``) or
 ``"lookback"`` (long rows, too few of them to fill the device: tiles of 4096 elements,
 or 8192 for 4-byte types in the default variant, chained by the single-pass decoupled
 look-back of Merrill & Garland, "Single-pass
@@ -76,6 +78,9 @@ __all__ = [
     "plan_reduction",
     "ScanPlan",
     "plan_scan",
+    "COLSPLIT_MAX_COLS",
+    "COLSPLIT_MIN_LENGTH",
+    "colsplit_ok",
 ]
 
 def _prod(xs) -> int:
@@ -368,13 +373,32 @@ def plan_reduction(layout: Layout, axes: tuple) -> ReductionPlan:
 
 
 # ----------------------------------------------------------------------------- scans
+#: Most columns of the ``"columns_split"`` scan (a contiguous ``(n, k)`` run scanned
+#: over its rows): the block width ``(256 // k) * k`` keeps each thread in one column.
+COLSPLIT_MAX_COLS = 32
+#: Fewest rows of ``"columns_split"``: shorter columns stay ``"columns"`` (one thread
+#: per column), as every column scan of at most 4096 rows does.
+COLSPLIT_MIN_LENGTH = 4097
+
+
+def colsplit_ok(kshape, kstride, kout, s_in: int, s_out: int, length: int) -> bool:
+    """The ``"columns_split"`` scan takes one row axis of ``2 <= k <=``
+    :data:`COLSPLIT_MAX_COLS` contiguous columns (input and output stride 1) whose
+    rows follow one another (scan-axis strides ``k`` in the input and the output),
+    scanned over at least :data:`COLSPLIT_MIN_LENGTH` rows: the array is one
+    contiguous ``(length, k)`` block, read and written as one flat array."""
+    return (len(kshape) == 1 and 2 <= kshape[0] <= COLSPLIT_MAX_COLS
+            and kstride[0] == 1 and kout[0] == 1 and s_in == kshape[0]
+            and s_out == kshape[0] and length >= COLSPLIT_MIN_LENGTH)
+
+
 @dataclass(frozen=True)
 class ScanPlan:
     """What a cumulative sum/product does on the device.
 
     Attributes
     ----------
-    strategy : {"rows", "columns", "tile", "lookback", "empty", "fill"}
+    strategy : {"rows", "columns", "tile", "columns_split", "lookback", "empty", "fill"}
     axis : int
     length : int
         Elements scanned per row (``x.shape[axis]``).
@@ -422,6 +446,8 @@ def plan_scan(layout: Layout, axis: int, include_initial: bool, sm_count: int = 
     'lookback'
     >>> plan_scan(Layout((1 << 20, 3), itemsize=4), 1, False).strategy
     'tile'
+    >>> plan_scan(Layout((1 << 20, 3), itemsize=4), 0, False).strategy
+    'columns_split'
     """
     shape, strides = layout.shape, layout.strides
     init = 1 if include_initial else 0
@@ -464,6 +490,8 @@ def plan_scan(layout: Layout, axis: int, include_initial: bool, sm_count: int = 
             strategy = "tile" if dense else "columns"
         elif innermost:
             strategy = "rows" if (length <= 8192 or nrows >= 16 * sm) else "lookback"
+        elif colsplit_ok(kshape, kstride, kout, s_in, s_out, length):
+            strategy = "columns_split"
         else:
             strategy = "columns" if (length <= 4096 or nrows >= 128 * sm) else "lookback"
     return ScanPlan(strategy, axis, length, bool(include_initial), out_shape, out_strides,

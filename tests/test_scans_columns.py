@@ -1,0 +1,435 @@
+"""CPU tests of the "columns_split" scan (a contiguous (n, k) array scanned over its
+rows, 2 <= k <= 32): the plan's choice, the launch geometry, a NumPy model of the two
+kernels of ``scans_columns.cu`` (the same chunking, thread assignment, shared-memory
+positions and combination order) against ``np.cumsum``/``np.cumprod``, and an NVRTC
+compile of every instantiation the executor asks for."""
+
+from __future__ import annotations
+
+import ctypes
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from xstride._kernels import _reduce_common as rc
+from xstride._kernels._geometry import _distinct_banks, colsplit_geometry
+from xstride._plans.reduction import (COLSPLIT_MAX_COLS, COLSPLIT_MIN_LENGTH, colsplit_ok,
+                                      plan_scan)
+from xstride.layout import Layout
+
+_SRC = Path(__file__).resolve().parents[1] / "xstride" / "_kernels" / "scans_columns.cu"
+
+
+def _lay(shape, itemsize=4):
+    return Layout(shape, itemsize=itemsize)
+
+
+# ----------------------------------------------------------------------------- plan
+@pytest.mark.parametrize("k", [2, 3, 7, 16, COLSPLIT_MAX_COLS])
+@pytest.mark.parametrize("include_initial", [False, True])
+def test_contiguous_columns_take_columns_split(k, include_initial):
+    for n in (COLSPLIT_MIN_LENGTH, 1 << 20, (1 << 20) + 7):
+        p = plan_scan(_lay((n, k)), 0, include_initial)
+        assert p.strategy == "columns_split", (n, k)
+        assert p.kshape == (k,) and p.kstride == (1,) and p.kout == (1,)
+        assert p.s_in == k and p.s_out == k and p.length == n
+    # negative axis, an offset (a slice of whole rows), 8-byte and 1-byte elements
+    assert plan_scan(_lay((1 << 20, k)), 0, False).strategy == "columns_split"
+    assert plan_scan(_lay((1 << 20, k)).slice((slice(5, None),)), 0,
+                     include_initial).strategy == "columns_split"
+    assert plan_scan(_lay((1 << 20, k), 8), 0, False).strategy == "columns_split"
+    assert plan_scan(_lay((1 << 20, k), 1), 0, False).strategy == "columns_split"
+
+
+def test_other_layouts_keep_their_strategies():
+    n = 1 << 20
+    # too short, too wide, k = 1 (flat), and views that are not one contiguous block
+    assert plan_scan(_lay((COLSPLIT_MIN_LENGTH - 1, 3)), 0, False).strategy == "columns"
+    assert plan_scan(_lay((4096, 3)), 0, True).strategy == "columns"
+    assert plan_scan(_lay((n, COLSPLIT_MAX_COLS + 1)), 0, False).strategy == "lookback"
+    assert plan_scan(_lay((n, 1)), 0, False).strategy == "lookback"
+    assert plan_scan(_lay((n,)), 0, False).strategy == "lookback"
+    rev = _lay((n, 3)).slice((slice(None, None, -1),))
+    assert plan_scan(rev, 0, False).strategy == "lookback"
+    colrev = _lay((n, 3)).slice((slice(None), slice(None, None, -1)))
+    assert plan_scan(colrev, 0, False).strategy != "columns_split"
+    assert plan_scan(_lay((n, 6)).slice((slice(None), slice(None, 3))), 0,
+                     False).strategy == "lookback"
+    assert plan_scan(_lay((n, 6)).slice((slice(None), slice(None, None, 2))), 0,
+                     False).strategy == "lookback"
+    assert plan_scan(_lay((2 * n, 3)).slice((slice(None, None, 2),)), 0,
+                     False).strategy == "lookback"
+    assert plan_scan(_lay((3, n)).permute((1, 0)), 0, False).strategy == "lookback"
+    assert plan_scan(_lay((4, n, 3)), 1, False).strategy != "columns_split"
+    assert plan_scan(_lay((n, 3)), 1, False).strategy == "tile"
+
+
+def test_colsplit_ok_needs_every_condition():
+    args = ((3,), (1,), (1,), 3, 3, 5000)
+    assert colsplit_ok(*args)
+    for i, bad in [(0, (1,)), (0, (33,)), (0, (3, 2)), (1, (2,)), (2, (2,)), (3, 4),
+                   (4, 4), (5, 4096)]:
+        changed = list(args)
+        changed[i] = bad
+        assert not colsplit_ok(*changed), (i, bad)
+
+
+# ----------------------------------------------------------------------------- geometry
+@pytest.mark.parametrize("k", range(2, 33))
+@pytest.mark.parametrize("sizes", [(4, 4), (8, 8), (1, 8), (4, 8)])
+def test_geometry_covers_the_rows(k, sizes):
+    for n in (1, 4097, 100_003, 1 << 25):
+        for sm in (1, 132):
+            g = colsplit_geometry(n, k, *sizes, sm)
+            assert g.threads == g.m * k <= 256 and g.threads > 256 - k
+            assert g.tile_rows == g.m * g.run and g.chunk_rows % g.tile_rows == 0
+            assert (g.chunks - 1) * g.chunk_rows < n <= g.chunks * g.chunk_rows
+            assert g.chunks <= 4 * sm
+            assert 0 <= g.pad < 32
+            slots = g.m * (g.run * k + g.pad)
+            if sizes[0] == sizes[1]:
+                assert g.out_offset == 0 and g.smem == slots * sizes[0]
+            else:     # the outputs past the inputs, 16-byte aligned
+                assert g.out_offset >= slots * sizes[0] and g.out_offset % 16 == 0
+                assert g.smem == g.out_offset + slots * sizes[1]
+            assert g.smem + 2 * 256 * 8 <= 48 * 1024    # with the static block-scan buffer
+
+
+def test_geometry_refuses_bad_sizes():
+    with pytest.raises(ValueError, match="colsplit_geometry"):
+        colsplit_geometry(100, 1, 4, 4, 132)
+    with pytest.raises(ValueError, match="colsplit_geometry"):
+        colsplit_geometry(100, 33, 4, 4, 132)
+    with pytest.raises(ValueError, match="colsplit_geometry"):
+        colsplit_geometry(0, 3, 4, 4, 132)
+
+
+@pytest.mark.parametrize("k", range(2, 33))
+def test_padding_puts_a_warp_on_distinct_banks(k):
+    """Step i of the runs of the threads of a warp reads distinct positions mod 32 (4-byte
+    banks), and of a half-warp distinct positions mod 16 (8-byte elements), the claim
+    of the shared-memory layout in scans_columns.cu; the padding is the fewest that
+    does, at most 31."""
+    for sizes in ((4, 4), (8, 8), (1, 8)):
+        g = colsplit_geometry(1 << 20, k, *sizes, 132)
+        up = g.run * k + g.pad
+        t = np.arange(g.threads)
+        j, c = t // k, t % k
+        for i in range(g.run):
+            p = j * up + i * k + c
+            for width in (32, 16):
+                for w in range(0, g.threads, width):
+                    part = p[w:w + width] % width
+                    assert len(set(part)) == len(part), (sizes, i, width, w)
+        assert 0 <= g.pad < 32
+        assert not any(_distinct_banks(k, g.run * k + q, g.threads) for q in range(g.pad))
+    assert colsplit_geometry(1 << 20, 2, 8, 8, 132).pad == 2      # not (-(8 - 1) * 2) % 32
+
+
+# ----------------------------------------------------------------------------- model
+def _op(name):
+    return (np.add, 0) if name == "sum" else (np.multiply, 1)
+
+
+def _block_scan(v, op, ident):
+    """Hillis-Steele over axis 0 of v (m, k), as xs_colsplit_block_scan: (inclusive,
+    exclusive, column totals)."""
+    m = v.shape[0]
+    cur = v.copy()
+    d = 1
+    while d < m:
+        nxt = cur.copy()
+        nxt[d:] = op(cur[:-d], cur[d:])
+        cur = nxt
+        d <<= 1
+    excl = np.concatenate([np.full((1, v.shape[1]), ident, v.dtype), cur[:-1]])
+    return cur, excl, cur[-1]
+
+
+def _fold_pass(flat, n, k, T, chunk_rows, chunks, opname):
+    """xs_colsplit_fold over the flat input (already in the accumulator dtype): the
+    (chunks, k) partials."""
+    op, ident = _op(opname)
+    t = np.arange(T)
+    partials = np.empty((chunks, k), flat.dtype)
+    for b in range(chunks):
+        r0, r1 = b * chunk_rows, min((b + 1) * chunk_rows, n)
+        acc = np.full(T, ident, flat.dtype)
+        for i in range(r0 * k, r1 * k, T):
+            lanes = t[i + t < r1 * k]
+            assert np.all((i + lanes) % k == lanes % k)        # one column per thread
+            acc[lanes] = op(acc[lanes], flat[i + lanes])
+        for col in range(k):
+            a = flat.dtype.type(ident)
+            for u in range(col, T, k):
+                a = op(a, acc[u])
+            partials[b, col] = a
+    return partials
+
+
+def _scan_pass(flat, partials, n, k, T, L, chunk_rows, pad, init, chunks, opname,
+               inplace=True):
+    """xs_colsplit_scan: the flat output of (n + init) * k elements. ``inplace``: the
+    staged outputs overwrite the staged inputs (one element size), as in the kernel."""
+    op, ident = _op(opname)
+    acc_dt = flat.dtype
+    m, R = T // k, (T // k) * L
+    U, up = L * k, L * k + pad
+    t = np.arange(T)
+    j, c = t // k, t % k
+    out = np.full((n + init) * k, -12345, acc_dt)
+    if init:
+        out[:k] = ident
+    # staged positions of elements t + s * T, computed incrementally as in the kernel
+    pos = np.empty((L, T), np.int64)
+    q, r = t // U, t % U
+    for s in range(L):
+        pos[s] = q * up + r
+        q, r = q + T // U, r + T % U
+        q, r = np.where(r >= U, q + 1, q), np.where(r >= U, r - U, r)
+    assert len(set(pos.reshape(-1))) == T * L and pos.max() < m * up
+    for b in range(chunks):
+        r0, r1 = b * chunk_rows, min((b + 1) * chunk_rows, n)
+        a = np.full(T, ident, acc_dt)
+        for ch in range(b):
+            lanes = t[j == ch % m]              # thread (j, c) folds chunks j, j + m, ...
+            a[lanes] = op(a[lanes], partials[ch, c[lanes]])
+        _, _, total = _block_scan(a.reshape(m, k), op, ident)
+        carry = total[c]
+        for tr in range(r0, r1, R):
+            nt = min(R, r1 - tr)
+            ne = nt * k
+            smem = np.full(m * up, np.nan)
+            for s in range(L):
+                f = t + s * T
+                ok = f < ne
+                smem[pos[s][ok]] = flat[tr * k + f[ok]]
+            rows = j[:, None] * L + np.arange(L)[None, :]             # (T, L)
+            idx = (j * up + c)[:, None] + np.arange(L)[None, :] * k
+            run = np.full(T, ident, acc_dt)
+            for i in range(L):                  # the fold of each run
+                ok = rows[:, i] < nt
+                v = smem[idx[ok, i]]
+                assert not np.isnan(v).any()
+                run[ok] = op(run[ok], v.astype(acc_dt))
+            _, excl, tot = _block_scan(run.reshape(m, k), op, ident)
+            acc = op(carry, excl.reshape(-1))
+            so = smem if inplace else np.full(m * up, np.nan)
+            for i in range(L):                  # the rescan, reading the inputs again
+                ok = rows[:, i] < nt
+                v = smem[idx[ok, i]]
+                assert not np.isnan(v).any()
+                acc[ok] = op(acc[ok], v.astype(acc_dt))
+                so[idx[ok, i]] = acc[ok]
+            carry = op(carry, tot[c])
+            for s in range(L):
+                f = t + s * T
+                ok = f < ne
+                out[(tr + init) * k + f[ok]] = so[pos[s][ok]]
+    return out
+
+
+def _model(x, opname, init, sm):
+    """The two kernels of scans_columns.cu on a host (n, k) array, step by step."""
+    n, k = x.shape
+    acc_dt = np.float64 if x.dtype.kind == "f" else np.int64
+    g = colsplit_geometry(n, k, x.itemsize, x.itemsize, sm)
+    flat = x.reshape(-1).astype(acc_dt)
+    partials = _fold_pass(flat, n, k, g.threads, g.chunk_rows, g.chunks, opname)
+    out = _scan_pass(flat, partials, n, k, g.threads, g.run, g.chunk_rows, g.pad, init,
+                     g.chunks, opname)
+    return out.reshape(n + init, k)
+
+
+@pytest.mark.parametrize("k", [2, 3, 5, 8, 13, 16, 31, 32])
+@pytest.mark.parametrize("init", [0, 1])
+def test_model_matches_cumsum_exactly(k, init):
+    """Integers: the model's indexing gives np.cumsum exactly, over several chunks
+    (sm_count 1 and 2), ragged last tiles and ragged last chunks."""
+    rng = np.random.default_rng(k)
+    for n, sm in ((COLSPLIT_MIN_LENGTH, 1), (9001, 2), (30_011, 1)):
+        x = rng.integers(-1000, 1000, size=(n, k))
+        want = np.cumsum(x, axis=0)
+        if init:
+            want = np.concatenate([np.zeros((1, k), want.dtype), want])
+        got = _model(x, "sum", init, sm)
+        np.testing.assert_array_equal(got, want, err_msg=f"n={n} k={k}")
+
+
+@pytest.mark.parametrize("k", [3, 16])
+def test_model_prod_and_float64(k):
+    rng = np.random.default_rng(7)
+    x = rng.integers(-1, 2, size=(6007, k)) | 1           # +-1: exact products
+    np.testing.assert_array_equal(_model(x, "prod", 0, 2), np.cumprod(x, axis=0))
+    got = _model(x, "prod", 1, 2)
+    assert np.all(got[0] == 1)
+    np.testing.assert_array_equal(got[1:], np.cumprod(x, axis=0))
+    f = rng.standard_normal((7001, k))
+    np.testing.assert_allclose(_model(f, "sum", 0, 3), np.cumsum(f, axis=0),
+                               rtol=1e-9, atol=1e-9)
+
+
+# ----------------------------------------------------------------------------- NVRTC
+def _instantiations():
+    """The executor's expressions for each input dtype (sum and prod) with its default
+    result dtype and a float64 result."""
+    from xstride._core import dtypes
+
+    out = set()
+    for name in ("float32", "float64", "int64", "int32", "int8", "uint8", "bool"):
+        tin = np.dtype(name)
+        results = {tin if tin.kind in "fc" else np.dtype(np.int64), np.dtype(np.float64)}
+        if tin.kind == "u":
+            results.add(np.dtype(np.uint64))
+        for tout in results:
+            acc = rc.acc_dtype(tout)
+            ci, ca, co = rc.CTYPE[tin], rc.CTYPE[acc], rc.CTYPE[tout]
+            run = colsplit_geometry(1 << 20, 3, tin.itemsize, tout.itemsize, 132).run
+            for op in (0, 1):
+                out.add(f"xs_colsplit_fold<{op}, {ci}, {ca}>")
+                out.add(f"xs_colsplit_scan<{op}, {ci}, {ca}, {co}, {run}>")
+    assert dtypes.C_TYPES          # the table the executor reads
+    return sorted(out)
+
+
+def test_every_instantiation_compiles_with_nvrtc():
+    nvrtc = pytest.importorskip("cuda.bindings.nvrtc")
+    include = Path(__file__).resolve().parents[1] / "xstride" / "_kernels" / "include"
+    exprs = _instantiations()
+    assert len(exprs) >= 20
+    src = _SRC.read_text().encode()
+    err, prog = nvrtc.nvrtcCreateProgram(src, b"scans_columns.cu", 0, [], [])
+    assert err == nvrtc.nvrtcResult.NVRTC_SUCCESS
+    try:
+        for e in exprs:
+            (err,) = nvrtc.nvrtcAddNameExpression(prog, e.encode())
+            assert err == nvrtc.nvrtcResult.NVRTC_SUCCESS, e
+        opts = [b"-std=c++17", b"-arch=compute_90", b"-I" + str(include).encode()]
+        (err,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
+        _, size = nvrtc.nvrtcGetProgramLogSize(prog)
+        log = b" " * size
+        nvrtc.nvrtcGetProgramLog(prog, log)
+        assert err == nvrtc.nvrtcResult.NVRTC_SUCCESS, log.decode(errors="replace")
+        for e in exprs:
+            err, lowered = nvrtc.nvrtcGetLoweredName(prog, e.encode())
+            assert err == nvrtc.nvrtcResult.NVRTC_SUCCESS and lowered, e
+    finally:
+        nvrtc.nvrtcDestroyProgram(prog)
+
+
+# ----------------------------------------------------------------------------- host launch path
+# The stand-in CuPy (tests/conftest.py): device pointers are host addresses. A "kernel"
+# records its launch and then runs the model pass above from its arguments alone, so
+# the executor's wiring (argument order, scratch, grid, block, shared memory) is checked
+# against the kernels' signatures with no GPU.
+_CT = {v: k for k, v in rc.CTYPE.items()}
+_FOLD = re.compile(r"xs_colsplit_fold<(\d), ([\w ]+), ([\w ]+)>")
+_SCAN = re.compile(r"xs_colsplit_scan<(\d), ([\w ]+), ([\w ]+), ([\w ]+), (\d+)>")
+
+
+def _host(ptr, count, dtype):
+    dtype = np.dtype(dtype)
+    return np.frombuffer((ctypes.c_char * (count * dtype.itemsize)).from_address(ptr), dtype)
+
+
+class _HostKernel:
+    def __init__(self, expr, log):
+        self.expr, self.log = expr, log
+        self.fold = _FOLD.fullmatch(expr)
+        self.scan = _SCAN.fullmatch(expr)
+        assert self.fold or self.scan, expr
+
+    @property
+    def kernel(self):
+        return self
+
+    def __call__(self, grid, block, args, shared_mem=0, **kwargs):
+        vals = [int(a) for a in args]
+        self.log.append((self.expr, tuple(grid), tuple(block), vals, shared_mem))
+        (chunks,), (threads,) = tuple(grid), tuple(block)
+        if self.fold:
+            op = "sum" if self.fold.group(1) == "0" else "prod"
+            tin, tacc = _CT[self.fold.group(2)], _CT[self.fold.group(3)]
+            x, part, n, k, chunk = vals
+            flat = _host(x, n * k, tin).astype(tacc)
+            got = _fold_pass(flat, n, k, threads, chunk, chunks, op)
+            _host(part, chunks * k, tacc)[...] = got.reshape(-1)
+        else:
+            op = "sum" if self.scan.group(1) == "0" else "prod"
+            tin, tacc, tout = (_CT[self.scan.group(i)] for i in (2, 3, 4))
+            run = int(self.scan.group(5))
+            x, out, part, n, k, chunk, pad, out_offset, init = vals
+            slots = (threads // k) * (run * k + pad)
+            if tin.itemsize == tout.itemsize:   # in place: each thread its own slots
+                assert out_offset == 0 and shared_mem == slots * tin.itemsize
+            else:                               # apart: no thread clobbers inputs
+                assert out_offset >= slots * tin.itemsize and out_offset % 16 == 0
+                assert shared_mem == out_offset + slots * tout.itemsize
+            flat = _host(x, n * k, tin).astype(tacc)
+            partials = _host(part, chunks * k, tacc).reshape(chunks, k)
+            got = _scan_pass(flat, partials, n, k, threads, run, chunk, pad, init, chunks, op,
+                             inplace=out_offset == 0)
+            _host(out, (n + init) * k, tout)[...] = got.astype(tout)
+
+
+@pytest.fixture
+def fake_scans(fake_cupy, monkeypatch):
+    from xstride._kernels import scans
+    from xstride._kernels._lru import Bounded
+    from xstride._kernels._prepared import GATE, Store
+
+    log, kernels = [], {}
+
+    def kernel(src, expr):
+        assert src == "scans_columns.cu", (src, expr)
+        if expr not in kernels:
+            kernels[expr] = _HostKernel(expr, log)
+        return kernels[expr]
+
+    fake_cupy.multiprocessors = 2          # several chunks on small arrays
+    monkeypatch.setattr(rc, "kernel", kernel)
+    monkeypatch.setattr(scans, "_RECIPES", Bounded(64))
+    monkeypatch.setattr(scans, "_PARTIALS", Bounded(64))
+    monkeypatch.setattr(scans, "_PREPARED", Store(64))
+    GATE.close()
+    rc._sm_count.cache_clear()
+    yield fake_cupy, log
+    rc._sm_count.cache_clear()
+
+
+@pytest.mark.parametrize("dtype,op", [("int64", "sum"), ("float32", "sum"), ("int8", "sum"),
+                                      ("bool", "sum"), ("float64", "prod"), ("int32", "prod")])
+@pytest.mark.parametrize("include_initial", [False, True])
+def test_executor_launches_both_passes(fake_scans, dtype, op, include_initial):
+    import xstride as xp
+    from tests.conftest import FakeCupyArray
+
+    cp, log = fake_scans
+    rng = np.random.default_rng(5)
+    n, k = 9001, 5
+    if dtype == "bool":
+        host = rng.random((n, k)) < 0.5
+    elif op == "prod":
+        host = (rng.integers(-1, 2, size=(n, k)) | 1).astype(dtype)
+    else:
+        host = rng.integers(-100, 100, size=(n, k)).astype(dtype)
+    f = getattr(xp, "cumulative_" + op)
+    want = getattr(np, "cumsum" if op == "sum" else "cumprod")(
+        host, axis=0, dtype=np.int64 if host.dtype.kind in "bi" else None)
+    if include_initial:
+        want = np.concatenate([np.full((1, k), 0 if op == "sum" else 1, want.dtype), want])
+    for call in range(2):                  # the first call, then the prepared one
+        got = f(FakeCupyArray(host), axis=0, include_initial=include_initial)
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_array_equal(got.host, want)
+    assert len(log) == 4
+    g = colsplit_geometry(n, k, host.itemsize, want.itemsize, 2)
+    for i, (expr, grid, block, vals, smem) in enumerate(log):
+        assert expr.startswith("xs_colsplit_fold" if i % 2 == 0 else "xs_colsplit_scan")
+        assert grid == (g.chunks,) and block == (g.threads,) and g.chunks > 2
+        assert vals[2 if i % 2 == 0 else 3:][:3] == [n, k, g.chunk_rows]
+    assert log[0][3][1] == log[1][3][2] == log[2][3][1]    # one scratch, reused
+    assert log[1][3][-3:] == [g.pad, g.out_offset, int(include_initial)]
+    assert log[1][4] == g.smem

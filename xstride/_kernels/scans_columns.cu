@@ -1,0 +1,184 @@
+// Scan kernels of the xstride namespace for a few long columns (plan strategy
+// "columns_split": a contiguous (n, k) array, 2 <= k <= 32, scanned over its rows, e.g.
+// cumulative_sum(x, axis=0) of an (n, 3) array). Launched by xstride/_kernels/scans.py
+// with the geometry of colsplit_geometry (xstride/_kernels/_geometry.py). Compiled by
+// NVRTC: no standard headers.
+//
+// A reduce-then-scan in two launches over C chunks of whole rows (chunk b: rows
+// [b * chunk_rows, (b + 1) * chunk_rows), chunk_rows a multiple of the tile's rows):
+//   1. xs_colsplit_fold: block b reads its chunk as one flat array (the k columns
+//      interleaved); with blockDim.x = m * k, thread t's elements all fall in column
+//      t % k. Each thread folds its elements in order, then thread c < k folds threads
+//      c, c + k, ... in order into partials[b * k + c].
+//   2. xs_colsplit_scan: block b first folds the partials of chunks 0..b-1 of each
+//      column (thread (j, c) = (t / k, t % k) folds chunks j, j + m, ..., then a
+//      block scan over j), the chunk's carry. It then walks its chunk in tiles of
+//      R = m * L rows: the tile is staged in shared memory with coalesced loads,
+//      thread (j, c) takes rows j * L .. j * L + L - 1 of column c (a run), the m run
+//      totals of each column are scanned (block_scan below), each run is rescanned
+//      from carry + the runs before it, and the tile is written back coalesced
+//      (output row r + init; row 0 holds the identity when init). The carry then
+//      grows by the tile's column totals.
+// Every combination order is fixed by n, k, the chunking and the tile's (m, L): the
+// results are deterministic run to run (the chunking depends on the SM count).
+// Shared-memory layout of a tile: element f = row * k + column of the tile at
+// position f + (f / U) * pad, U = L * k the elements of one run; pad is the fewest
+// (colsplit_pad in _geometry.py) that puts the threads of a warp reading step i of
+// their runs on distinct banks ((L - 1) * k + pad a multiple of 32 always does). A thread reads its run
+// from shared memory twice (fold, then rescan) instead of holding it in registers
+// (128 registers for float32 runs of 16 when it did; ptxas 13.0, sm_90).
+#include <xstride/detail/scan_desc.cuh>
+
+// Loads each thread of the fold keeps in flight.
+#define XS_COLSPLIT_B 8
+
+template <int OP, typename Tin, typename Tacc>
+__global__ void __launch_bounds__(256) xs_colsplit_fold(const Tin* __restrict__ x,
+                                                         Tacc* __restrict__ partials,
+                                                         long long n, long long k,
+                                                         long long chunk_rows)
+{
+    typedef typename xs_scan_op<OP>::type Op;
+    Op op;
+    __shared__ Tacc sm[256];
+    const long long r0 = (long long)blockIdx.x * chunk_rows;
+    const long long r1 = r0 + chunk_rows < n ? r0 + chunk_rows : n;
+    const long long end = r1 * k;
+    const long long T = blockDim.x;
+    const unsigned t = threadIdx.x;
+    Tacc acc = Op::template identity<Tacc>();
+    long long i = r0 * k + t;
+    for (; i + (XS_COLSPLIT_B - 1) * T < end; i += XS_COLSPLIT_B * T) {
+        Tin v[XS_COLSPLIT_B];
+#pragma unroll
+        for (int s = 0; s < XS_COLSPLIT_B; ++s) v[s] = x[i + s * T];
+#pragma unroll
+        for (int s = 0; s < XS_COLSPLIT_B; ++s) acc = op(acc, (Tacc)v[s]);
+    }
+    for (; i < end; i += T) acc = op(acc, (Tacc)x[i]);
+    sm[t] = acc;
+    __syncthreads();
+    if ((long long)t < k) {
+        Tacc a = Op::template identity<Tacc>();
+        for (long long u = t; u < T; u += k) a = op(a, sm[u]);
+        partials[(long long)blockIdx.x * k + t] = a;
+    }
+}
+
+// Inclusive scan over j of v held by thread (j, c) = (t / k, t % k), m values per column
+// (Hillis & Steele, "Data parallel algorithms", CACM 29(12), 1986: ceil(log2 m) steps,
+// each combining with the value d = 1, 2, 4, ... places before). Every thread of the
+// block calls it. Returns the inclusive value; `excl` gets the exclusive one (the
+// identity for j = 0) and `total` the column's total (thread (m - 1, c)'s inclusive).
+template <typename Op, typename Tacc>
+__device__ __forceinline__ Tacc xs_colsplit_block_scan(Tacc v, int t, int j, int c, int k, int m,
+                                                       Tacc (*buf)[256], Tacc& excl, Tacc& total)
+{
+    Op op;
+    __syncthreads();                      // earlier readers of buf are done
+    int cur = 0;
+    buf[0][t] = v;
+    __syncthreads();
+    for (int d = 1; d < m; d <<= 1) {
+        Tacc w = buf[cur][t];
+        if (j >= d) w = op(buf[cur][t - d * k], w);
+        buf[cur ^ 1][t] = w;
+        cur ^= 1;
+        __syncthreads();
+    }
+    excl = j > 0 ? buf[cur][t - k] : Op::template identity<Tacc>();
+    total = buf[cur][(m - 1) * k + c];
+    return buf[cur][t];
+}
+
+// Padded position of staged element f (see the top of this file), advanced from one
+// element of a thread to the next (t, t + T, t + 2T, ...) without a division.
+struct xs_colsplit_pos {
+    int q, r;                 // f = q * U + r
+    const int U, Up, dq, dr;  // U = L * k, Up = U + pad, T = dq * U + dr
+    __device__ __forceinline__ xs_colsplit_pos(int t, int U_, int Up_, int T)
+        : q(t / U_), r(t % U_), U(U_), Up(Up_), dq(T / U_), dr(T % U_) {}
+    __device__ __forceinline__ int at() const { return q * Up + r; }
+    __device__ __forceinline__ void next()
+    {
+        q += dq;
+        r += dr;
+        if (r >= U) { r -= U; ++q; }
+    }
+};
+
+// out_offset: byte offset of the staged outputs in the dynamic shared memory; 0 when
+// Tin and Tout have one size (each thread then overwrites its own inputs in place,
+// after reading them), else past the staged inputs.
+template <int OP, typename Tin, typename Tacc, typename Tout, int L>
+__global__ void __launch_bounds__(256, 4) xs_colsplit_scan(const Tin* __restrict__ x, Tout* __restrict__ out,
+                                                         const Tacc* __restrict__ partials,
+                                                         long long n, long long k_,
+                                                         long long chunk_rows, long long pad_,
+                                                         long long out_offset, long long init)
+{
+    typedef typename xs_scan_op<OP>::type Op;
+    Op op;
+    extern __shared__ __align__(16) unsigned char raw[];
+    __shared__ Tacc buf[2][256];
+    Tin* sx = reinterpret_cast<Tin*>(raw);
+    Tout* so = reinterpret_cast<Tout*>(raw + out_offset);
+    const int k = (int)k_;
+    const int T = (int)blockDim.x;             // m * k
+    const int m = T / k;
+    const int t = (int)threadIdx.x;
+    const int c = t % k, j = t / k;
+    const int U = L * k;
+    const int Up = U + (int)pad_;
+    const int R = m * L;
+    const long long r0 = (long long)blockIdx.x * chunk_rows;
+    const long long r1 = r0 + chunk_rows < n ? r0 + chunk_rows : n;
+    if (init && blockIdx.x == 0 && t < k) out[t] = (Tout)Op::template identity<Tacc>();
+    // the carry: the fold of the chunks before this one, per column
+    Tacc carry, excl, total;
+    {
+        Tacc a = Op::template identity<Tacc>();
+        for (long long ch = j; ch < (long long)blockIdx.x; ch += m) a = op(a, partials[ch * k + c]);
+        xs_colsplit_block_scan<Op, Tacc>(a, t, j, c, k, m, buf, excl, total);
+        carry = total;
+    }
+    const int mine = j * Up + c;               // position of row j * L of column c
+    for (long long tr = r0; tr < r1; tr += R) {
+        const int nt = (int)(r1 - tr < R ? r1 - tr : R);
+        const int ne = nt * k;
+        const int rows = nt - j * L < L ? nt - j * L : L;   // rows of this thread's run
+        const Tin* src = x + tr * k;
+        {
+            Tin v[L];
+#pragma unroll
+            for (int s = 0; s < L; ++s)
+                if (t + s * T < ne) v[s] = src[t + s * T];
+            xs_colsplit_pos p(t, U, Up, T);
+#pragma unroll
+            for (int s = 0; s < L; ++s, p.next())
+                if (t + s * T < ne) sx[p.at()] = v[s];
+        }
+        __syncthreads();
+        Tacc run = Op::template identity<Tacc>();
+#pragma unroll
+        for (int i = 0; i < L; ++i)
+            if (i < rows) run = op(run, (Tacc)sx[mine + i * k]);
+        xs_colsplit_block_scan<Op, Tacc>(run, t, j, c, k, m, buf, excl, total);
+        Tacc acc = op(carry, excl);
+#pragma unroll
+        for (int i = 0; i < L; ++i) {
+            if (i < rows) {
+                acc = op(acc, (Tacc)sx[mine + i * k]);
+                so[mine + i * k] = (Tout)acc;
+            }
+        }
+        carry = op(carry, total);
+        __syncthreads();
+        Tout* dst = out + (tr + init) * k;
+        xs_colsplit_pos p(t, U, Up, T);
+#pragma unroll
+        for (int s = 0; s < L; ++s, p.next())
+            if (t + s * T < ne) dst[t + s * T] = so[p.at()];
+        __syncthreads();                       // so read before the next tile's loads
+    }
+}
