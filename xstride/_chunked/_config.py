@@ -1,0 +1,24 @@
+"""Hooks of the chunked executors, set by ``xstride/_backends/dask.py`` at import.
+
+``xstride/_backends/dask.py`` is imported with ``xstride`` itself, also in a dask
+worker that unpickles a task of these modules (importing ``xstride._chunked`` imports
+the package ``xstride`` first), so the hooks are set wherever a task runs.
+"""
+
+from __future__ import annotations
+
+
+def _unset(*args, **kwargs):  # pragma: no cover - xstride/_backends/dask.py sets them
+    raise RuntimeError("xstride._chunked: the dask backend did not set its hooks")
+
+
+#: ``(kind, chunk) -> executor module`` of the chunk's backend.
+executor_of = _unset
+#: ``chunk -> numpy.ndarray``.
+to_host = _unset
+#: ``(numpy array, meta) -> array of meta's backend``.
+like = _unset
+#: ``(dtype="float64") -> empty array of the active chunk backend`` (dask's meta).
+default_meta = _unset
+#: ``() -> the active chunks option``.
+default_chunks = _unset
