@@ -7,9 +7,11 @@ the package ``xstride`` first), so the hooks are set wherever a task runs.
 
 from __future__ import annotations
 
+from .._core.errors import error
+
 
 def _unset(*args, **kwargs):  # pragma: no cover - xstride/_backends/dask.py sets them
-    raise RuntimeError("xstride._chunked: the dask backend did not set its hooks")
+    raise error(RuntimeError, "xstride._chunked", "the dask backend did not set its hooks")
 
 
 #: ``(kind, chunk) -> executor module`` of the chunk's backend.

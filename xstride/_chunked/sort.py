@@ -7,7 +7,8 @@ partitions (on a ``distributed`` cluster, its peer-to-peer shuffle; else the tas
 shuffle) and sorts each partition. No worker ever holds all rows. Sorting on the row
 number as the second column makes the result that of a stable sort, equal to NumPy's
 ``argsort(kind="stable")`` whatever the chunking. The sorted frame is persisted once
-(the shuffle runs once) and cut back into dask arrays of known chunk lengths.
+(the shuffle runs once) and cut back into dask arrays of known chunk lengths, which are
+persisted together (on a cluster they stay on the workers).
 
 Chunks of another backend than NumPy (CuPy) travel to the host for the shuffle (pandas
 frames) and come back to their backend per partition; see ``docs/dask.md``.
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import functools
 
+import dask
 import dask.array as da
 import dask.dataframe as dd
 import numpy as np
@@ -88,4 +90,5 @@ def sort_by_key(keys, values) -> tuple:
             out.append(_back(da.zeros((n, 0), dtype=v.dtype, chunks=(lengths, 0)), like))
             continue
         out.append(column(cols, v.dtype, v.ndim))
-    return tuple(out)
+    # one submission of every column (the frame's partitions are cut once per column)
+    return dask.persist(*out)
