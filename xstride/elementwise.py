@@ -370,6 +370,13 @@ def _register() -> None:
         if ex is None:
             continue
         make = _engine_functions if getattr(ex, "ENGINE", False) else _library_functions
+        if make is _library_functions and be is not _backends.default():
+            # built on first use: the library's namespace imports the library (dask)
+            def provider(be=be, ex=ex):
+                funcs, positional = _library_functions(be, ex)
+                return _docs(funcs), positional
+            dispatch.register_lazy(be, tuple(ENGINE_UFUNCS) + ("where", "astype"), provider)
+            continue
         funcs, positional = make(be, ex)
         dispatch.register_all(be, _docs(funcs), positional)
 

@@ -121,10 +121,10 @@ def cluster(workers=None, scheduler=None, gpu=False, timeout=DEFAULT_TIMEOUT):
             raise DemoError(f"--chunk-backend cupy needs dask-cuda ({exc}); pip install "
                             "'xstride[dask-cuda]'") from None
         local = LocalCUDACluster(n_workers=workers, threads_per_worker=1,
-                                 dashboard_address=None)
+                                 dashboard_address=":0")
     else:
         local = LocalCluster(n_workers=2 if workers is None else workers,
-                             threads_per_worker=1, processes=True, dashboard_address=None)
+                             threads_per_worker=1, processes=True, dashboard_address=":0")
     try:
         client = Client(local)
         try:

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import _backends
 from .._backends.select import normalize_name
-from .._core.errors import error, type_error, value_error
+from .._core.errors import error, not_provided_error, type_error, value_error
 from ._args import _check_int, _fill_pairs
 from ._functions import philox4x32_10
 
@@ -265,6 +265,10 @@ class Philox:
         probability below ``(high - low) / 2**64`` per candidate.
         """
         func = "Philox.integers"
+        if self._be.immutable:  # the rejection loop writes into its result
+            raise not_provided_error(func, self.backend, "draw on the NumPy or CuPy backend "
+                                     "(Philox(seed, stream, backend='numpy')) and convert with "
+                                     "xstride.to_device, or use Philox.uniform")
         names = ("low", "high")
         if high is None:  # integers(high): the one argument given is called low
             low, high = 0, low
