@@ -169,10 +169,13 @@ def test_demo_command_line_starts_and_stops_its_own_cluster(capsys, monkeypatch)
             made.append(self)
 
     monkeypatch.setattr(distributed, "LocalCluster", Recorded)
-    assert main(["demo", "--backend", "dask", "--workers", "1", "--n", "2000", "--chunks",
-                 "600", "--json"]) == 0
+    common = ["--n", "2000", "--levels", "4", "--level-stats", "0", "--json"]  # one cell
+    assert main(["demo", "--backend", "dask", "--workers", "1", "--chunks", "600", *common]) == 0
     res = json.loads(capsys.readouterr().out)
     assert res["backend"] == "dask" and res["points"] == 2000 and all(res["checks"].values())
+    assert main(["demo", *common]) == 0
+    assert _comparable(res) == _comparable(json.loads(capsys.readouterr().out))
+    assert res["occupancy"] == {"min": 2000, "max": 2000, "mean": 2000.0}
     assert len(made) == 1 and len(made[0].workers) == 0 and made[0].status.name == "closed"
 
 
@@ -214,3 +217,16 @@ def test_bad_chunk_options_of_the_demo(client, capsys):
     with pytest.raises(SystemExit):
         main(["demo", "--backend", "dask", "--chunk-backend", "torch"])
     assert "invalid choice: 'torch'" in capsys.readouterr().err
+
+
+def test_benchmark_runs_at_a_tiny_size():
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.run([sys.executable, "benchmarks/dask_cluster.py", "--n", "3000",
+                           "--workers", "1", "--rows-per-chunk", "1000", "--gpu-n", "0"],
+                          cwd=root, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("| 1 x 1 thread")]
+    assert len(lines) == 1 and "| 1.00 " in lines[0] and "| ok" in lines[0], proc.stdout

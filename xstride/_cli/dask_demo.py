@@ -3,7 +3,10 @@
 The same stages and results as :mod:`xstride._cli.demo` (its ``--json`` equals the NumPy
 backend's but for ``backend`` and the times), built from dask graphs: Philox positions
 per chunk, the bounding box by dask reductions, Morton keys per chunk, ``sort_by_key``
-on dask's shuffle, cell occupancy from the boundaries of the sorted cells.
+on dask's shuffle, cell occupancy from the boundaries of the sorted cells. Each stage
+persists its result on the workers, so its time is its own work. One check differs in
+how, not in what it reports: ``values_follow_keys`` recomputes the keys of the carried
+positions per chunk instead of gathering the positions by ``order``.
 
 With no ``--scheduler`` it starts a ``distributed.LocalCluster`` of ``--workers``
 processes of one thread each (``dask_cuda.LocalCUDACluster``, one worker per GPU, for
@@ -233,10 +236,16 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
     # 5. occupancy: run lengths of the level-k cells in key order
     def occupancy():
         cells = sorted_keys >> np.uint64(ndim * (levels - k_level))
-        boundary = xp.concat([xp.ones(1, dtype=xp.bool), cells[1:] != cells[:-1]])
-        starts = xp.nonzero(boundary)[0]
-        starts.compute_chunk_sizes()
+        # the cell before each row, on the rows' own chunks (cells[1:] != cells[:-1]
+        # would cut every chunk in two)
+        before = xp.concat([cells[:1], cells[:-1]]).rechunk(cells.chunks)
+        first = xp.arange(npts, dtype=xp.int64, chunks=cells.chunks) == 0
+        boundary = (cells != before) | first
+        starts, = _persist(xp.nonzero(boundary)[0])
+        starts.compute_chunk_sizes()   # counts the persisted chunks; nothing is recomputed
         ends = xp.concat([starts[1:], xp.asarray(np.array([npts], dtype=starts.dtype))])
+        # the same chunks as starts: a one-element ends would broadcast against each chunk
+        ends = ends.rechunk(starts.chunks)
         counts = ends - starts
         return _persist(counts)[0]
 
@@ -248,7 +257,10 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
 
         parts = [xp.min(counts), xp.max(counts), xp.sum(counts),
                  xp.all(sorted_keys[1:] >= sorted_keys[:-1]) if npts > 1 else True,
-                 xp.all(sorted_pos == xp.take(pos, order, axis=0))]
+                 # the carried positions have the sorted keys (per chunk; a gather of
+                 # pos by order would move every row across the cluster once more)
+                 xp.all(alg.morton_keys(sorted_pos, lower.tolist(), box_upper.tolist(),
+                                        levels) == sorted_keys)]
         lo, hi, total, ok_sorted, carried = dask.compute(*parts)
         return {"occupied": int(counts.shape[0]), "min": int(lo), "max": int(hi),
                 "total": int(total), "sorted": bool(ok_sorted), "carried": bool(carried)}
