@@ -211,12 +211,29 @@ def test_philox_on_the_threads_scheduler():
     assert xp.to_numpy(scalar) == xp.rng.philox_normal(1, 2, 3)
 
 
-def test_philox_integers_is_not_provided():
-    g = xp.rng.Philox(1, backend="dask")
-    with pytest.raises(NotImplementedError, match=r"Philox.integers: not available on the dask "
-                                                  r"backend; .*NumPy"):
-        g.integers(10, shape=5)
-    assert g.counter == 0
+@pytest.mark.parametrize("low, high", [(0, 10), (-5, 2**40), (0, 2**64),
+                                       (0, 2**63 + 1)])  # the last rejects ~1/4 per counter
+def test_philox_integers_equal_numpy_for_any_chunking(low, high):
+    ref = xp.rng.Philox(5, 2, backend="numpy")
+    want = ref.integers(low, high, (40, 7))
+    for rows in (9, 100, 280):
+        with xp.use_backend("dask", chunks=rows):
+            g = xp.rng.Philox(5, 2)
+            got = g.integers(low, high, (40, 7))
+        assert isinstance(got, da.Array) and got.dtype == want.dtype
+        np.testing.assert_array_equal(xp.to_numpy(got), want)
+        assert g.counter == ref.counter
+
+
+def test_philox_integers_that_would_pass_the_last_counter_consume_nothing():
+    with xp.use_backend("dask", chunks=4):
+        g = xp.rng.Philox(1).advance(2**64 - 10)
+        with pytest.raises(OverflowError, match=r"Philox.integers: the stream is exhausted"):
+            g.integers(3, shape=11)
+        assert g.counter == 2**64 - 10
+        with pytest.raises(OverflowError, match=r"Philox.integers: the stream is exhausted"):
+            g.integers(0, 2**63 + 1, shape=10)   # rejections need counters past the end
+        assert g.counter == 2**64 - 10
 
 
 def test_morton_keys_nonfinite_row_raises_when_computed():

@@ -18,9 +18,10 @@ import dask.array as da
 import numpy as np
 from array_api_compat import array_namespace
 
+from .._plans.philox import M32, mul_hi_lo
 from . import _config
 
-__all__ = ["uniform", "uniform2", "normal", "normal2", "pairs", "words"]
+__all__ = ["uniform", "uniform2", "normal", "normal2", "pairs", "words", "integers"]
 
 
 # ------------------------------------------------------------------ per chunk
@@ -124,3 +125,98 @@ def words(counter_words, key0, key1, shape):
             keys += [da.broadcast_to(k, tuple(shape)), ind]
     return da.blockwise(_words_block, ind + (nd,), cw, ind + (nd,), *keys, dtype=np.uint32,
                         meta=_meta(cw._meta, nd + 1, np.uint32))
+
+
+# ------------------------------------------------------------------ the generator's integers
+_LIMIT = 1 << 64
+
+
+def _lemire(xp, words, r, thresh):
+    """(value, rejected) per row of uint32 ``words`` (m, 4): Lemire's multiply-and-reject
+    on ``(w0 << 32) | w1``, then on ``(w2 << 32) | w3`` for a rejected first try."""
+    w = words.astype(xp.uint64)
+    s32 = xp.uint64(32)
+    out = xp.zeros(w.shape[0], dtype=xp.uint64)
+    rejected = xp.ones(w.shape[0], dtype=xp.bool)
+    for a, b in ((0, 1), (2, 3)):
+        x = (w[:, a] << s32) | w[:, b]
+        if r == _LIMIT:
+            val, ok = x, xp.ones(x.shape, dtype=xp.bool)
+        else:
+            val, lo = mul_hi_lo(xp, x, r)
+            ok = lo >= xp.uint64(thresh)
+        take = rejected & ok
+        out = xp.where(take, val, out)
+        rejected = rejected & ~ok
+    return out, rejected
+
+
+def _counter_words(xp, ctr, stream):
+    return xp.stack([ctr & xp.uint64(M32), ctr >> xp.uint64(32),
+                     xp.full_like(ctr, stream & M32), xp.full_like(ctr, stream >> 32)],
+                    axis=1).astype(xp.uint32)
+
+
+def _integers_block(seed, stream, start, r, thresh, like, block_info=None):
+    """Round one of elements ``[s, e)``: counter ``start + i`` for element ``i``;
+    returns uint64 (e - s, 2): the value and whether both tries were rejected."""
+    s, e = block_info[None]["array-location"][0]
+    xp = array_namespace(like)
+    ctr = xp.arange(e - s, dtype=xp.uint64) + xp.asarray(start + s, dtype=xp.uint64)
+    words = _config.executor_of("philox", like).words(
+        _counter_words(xp, ctr, stream), seed & M32, seed >> 32, (e - s,))
+    val, rejected = _lemire(xp, words, r, thresh)
+    return xp.stack([val, rejected.astype(xp.uint64)], axis=1)
+
+
+def _patch_block(values, fix_index, fix_value, block_info=None):
+    """``values`` with the elements of ``fix_index`` that fall in this block replaced."""
+    s, e = block_info[0]["array-location"][0]
+    inside = (fix_index >= s) & (fix_index < e)
+    if not inside.any():
+        return values
+    out = values.copy()
+    idx = _config.like(fix_index[inside] - s, values)
+    out[idx] = _config.like(fix_value[inside], values)
+    return out
+
+
+def integers(seed, stream, start, n, r, thresh, room):
+    """The generator's integers in ``[0, r)`` (uint64, before ``low`` is added): a 1-D
+    dask array of ``n`` values and the number of counters used.
+
+    Round one runs per chunk (element ``i`` takes counter ``start + i``, so the values
+    do not depend on the chunking); the elements both of whose tries were rejected
+    (probability below ``r / 2**64`` each) are few: their global indices are computed,
+    and the later rounds (fresh counters ``start + n, ...`` in index order, as on every
+    backend) run here on the host, then patch their chunks. ``room(first, count)``
+    raises ``OverflowError`` when counters ``first .. first + count - 1`` pass 2**64.
+    """
+    like = _config.default_meta()
+    chunks = da.core.normalize_chunks(_config.default_chunks(), (n,), dtype=np.uint64)
+    both = da.map_blocks(_integers_block, seed=seed, stream=stream, start=start, r=r,
+                         thresh=thresh, like=like, chunks=chunks + ((2,),),
+                         dtype=np.uint64, meta=_meta(like, 2, np.uint64))
+    both = both.persist()
+    todo = np.asarray(_config.to_host(da.flatnonzero(both[:, 1]).compute()), dtype=np.int64)
+    values = both[:, 0]
+    if todo.size == 0:
+        return values, n
+    host = np.empty(0)
+    ex = _config.executor_of("philox", host)
+    fix_index, fix_value = todo.copy(), np.zeros(todo.size, dtype=np.uint64)
+    where = np.arange(todo.size)   # positions in fix_index still to draw
+    ctr_next = start + n
+    while where.size:
+        room(ctr_next, int(where.size))
+        ctr = np.arange(where.size, dtype=np.uint64) + np.uint64(ctr_next)
+        ctr_next += int(where.size)
+        words = ex.words(_counter_words(np, ctr, stream), seed & M32, seed >> 32,
+                         (int(where.size),))
+        val, rejected = _lemire(np, words, r, thresh)
+        done = ~rejected
+        fix_value[where[done]] = val[done]
+        where = where[rejected]
+    values = da.map_blocks(_patch_block, values, fix_index, fix_value, dtype=np.uint64,
+                           meta=values._meta)
+    return values, ctr_next - start

@@ -13,7 +13,8 @@ import numpy as np
 
 from .. import _backends
 from .._backends.select import normalize_name
-from .._core.errors import error, not_provided_error, type_error, value_error
+from .._core.errors import error, type_error, value_error
+from .._plans.philox import mul_hi_lo
 from ._args import _check_int, _fill_pairs
 from ._functions import philox4x32_10
 
@@ -62,20 +63,6 @@ def _shape(func, shape, itemsize=8):
                                          "bytes, the most an array may hold (NumPy's rule); "
                                          "no counter was used")
     return shape
-
-
-def _mul_hi_lo(xp, x, r):
-    """High and low 64 bits of ``x * r`` (uint64 array times a Python int < 2**64)."""
-    u = xp.uint64
-    m = u(_M32)
-    s32 = u(32)
-    xl, xh = x & m, x >> s32
-    rl, rh = u(r & _M32), u(r >> 32)
-    ll, lh, hl, hh = xl * rl, xl * rh, xh * rl, xh * rh
-    mid = (ll >> s32) + (lh & m) + (hl & m)
-    lo = (mid << s32) | (ll & m)
-    hi = hh + (lh >> s32) + (hl >> s32) + (mid >> s32)
-    return hi, lo
 
 
 class Philox:
@@ -265,10 +252,6 @@ class Philox:
         probability below ``(high - low) / 2**64`` per candidate.
         """
         func = "Philox.integers"
-        if self._be.immutable:  # the rejection loop writes into its result
-            raise not_provided_error(func, self.backend, "draw on the NumPy or CuPy backend "
-                                     "(Philox(seed, stream, backend='numpy')) and convert with "
-                                     "xstride.to_device, or use Philox.uniform")
         names = ("low", "high")
         if high is None:  # integers(high): the one argument given is called low
             low, high = 0, low
@@ -291,12 +274,21 @@ class Philox:
             raise value_error(func, "high", "high - low must be at most 2**64")
         shape = _shape(func, shape)
         n = math.prod(shape)
+        thresh = (_LIMIT - r) % r if r < _LIMIT else 0
+        draw = getattr(self._be.executor("philox"), "integers", None)
+        if draw is not None:  # an executor that cannot write into its result (dask)
+            start = self._counter
+            self._check_room("integers", start, n)
+            values, used = draw(self.seed, self.stream, start, n, r, thresh,
+                                lambda first, count: self._check_room("integers", first, count))
+            res = (values + np.uint64(low & (_LIMIT - 1))).view(dtype).reshape(shape)
+            self._counter = start + used
+            return res
         xp = self._xp
         u = xp.uint64
         s32 = u(32)
         out = xp.empty(n, dtype=xp.uint64)
         todo = xp.arange(n, dtype=xp.int64)
-        thresh = (_LIMIT - r) % r if r < _LIMIT else 0
         ctr_next = self._counter
         while todo.size:
             ctr = self._take("integers", ctr_next, int(todo.size))
@@ -311,7 +303,7 @@ class Philox:
                 if r == _LIMIT:
                     val, ok = x, xp.ones(x.shape, dtype=bool)
                 else:
-                    val, lo = _mul_hi_lo(xp, x, r)
+                    val, lo = mul_hi_lo(xp, x, r)
                     ok = lo >= u(thresh)
                 take = rejected & ok
                 out[todo[take]] = val[take]
