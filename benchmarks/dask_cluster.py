@@ -6,7 +6,8 @@ see docs/dask.md for the command). Options: ``--n`` (points, default 2**27),
 ``--workers`` (default ``1,2,4,8,16``), ``--rows-per-chunk`` (default: ``n / 64``, so every
 worker count has chunks to share), ``--gpu-n`` (default 2**28; ``0`` skips the GPU rows),
 ``--shuffle`` (dask's ``dataframe.shuffle.method``: ``p2p`` or ``tasks``; default: dask's
-choice). The file is not called ``dask.py``: run as a script, it would shadow the
+choice), ``--baseline SECONDS`` (1 worker's pipeline time from an earlier run, for a run
+whose ``--workers`` lacks 1), ``--no-warm-up``. The file is not called ``dask.py``: run as a script, it would shadow the
 ``dask`` package.
 
 Timed: the stages positions -> bounding box -> keys -> sort -> occupancy of
@@ -49,19 +50,22 @@ def _shuffle(method):
     return dask.config.set({"dataframe.shuffle.method": method})
 
 
-def cpu_rows(n: int, workers: list[int], rows: int, method, levels: int):
-    out, base = [], None
+def cpu_rows(n: int, workers: list[int], rows: int, method, levels: int, warm_up: bool,
+             baseline: float | None):
+    out, base = [], baseline
     for w in workers:
         with dask_demo.cluster(workers=w) as client, _shuffle(method):
-            dask_demo.pipeline("dask", n=min(n, 1 << 16), chunks=min(rows, 1 << 14),
-                               levels=levels)  # warm-up
+            if warm_up:
+                dask_demo.pipeline("dask", n=min(n, 1 << 16), chunks=min(rows, 1 << 14),
+                                   levels=levels)
             t0 = time.perf_counter()
             res = dask_demo.pipeline("dask", n=n, chunks=rows, levels=levels)
             wall = time.perf_counter() - t0
             nworkers = len(client.scheduler_info().get("workers", {}))
         total, stages = _timed(res)
-        base = total if base is None else base
-        speedup = base / total * workers[0]
+        if base is None:   # the first row is the reference: its speedup is its workers
+            base = total * w
+        speedup = base / total
         row = [f"{nworkers} x 1 thread", f"{total:.2f} s", f"{speedup:.2f}",
                f"{speedup / w:.2f}"] + [f"{stages.get(s, 0.0):.2f}" for s in _PIPELINE] \
             + [f"{wall:.1f} s", "ok" if all(res["checks"].values()) else "CHECKS FAILED"]
@@ -108,13 +112,18 @@ def main(argv=None) -> int:
     p.add_argument("--gpu-n", type=int, default=1 << 28)
     p.add_argument("--levels", type=int, default=10)
     p.add_argument("--shuffle", choices=("p2p", "tasks"), default=None)
+    p.add_argument("--no-warm-up", action="store_true", help="skip the warm-up runs")
+    p.add_argument("--baseline", type=float, default=None, metavar="SECONDS",
+                   help="pipeline seconds of 1 worker from an earlier run (speedups of a "
+                        "run without 1 in --workers)")
     args = p.parse_args(argv)
     workers = [int(w) for w in args.workers.split(",") if w.strip()]
     rows = args.rows_per_chunk or max(1, args.n // 64)
     print(header(f"dask backend: demo pipeline, {args.n:,} points, {rows:,} rows per chunk, "
            f"shuffle {args.shuffle or 'dask default'}"))
     stage_cols = list(_PIPELINE)
-    cpu = cpu_rows(args.n, workers, rows, args.shuffle, args.levels)
+    cpu = cpu_rows(args.n, workers, rows, args.shuffle, args.levels, not args.no_warm_up,
+                   args.baseline)
     print_table(["workers", "pipeline", "speedup", "efficiency"] + stage_cols
                 + ["wall with checks", "checks"], cpu)
     if args.gpu_n:
