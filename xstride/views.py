@@ -25,7 +25,7 @@ def as_strided(a, shape, strides, *, offset=0):
     Parameters
     ----------
     a : numpy.ndarray or cupy.ndarray
-        Any view of the buffer; ``offset`` and the reach of the view are relative to
+        Any view of the buffer (dask arrays have none: ``TypeError``); ``offset`` and the reach of the view are relative to
         ``a``'s element 0.
     shape : tuple of int
         Extents of the view, each ``>= 0``.
@@ -68,7 +68,9 @@ def sliding_window_view(x, window_shape, axis=None, *, writeable=False):
 
     Parameters
     ----------
-    x : numpy.ndarray or cupy.ndarray
+    x : numpy.ndarray, cupy.ndarray or dask.array.Array
+        A dask array gets dask's own function (a new, read-only array: no memory to
+        view).
     window_shape : int or tuple of int
         Window extent per windowed axis.
     axis : int or tuple of int, optional
@@ -101,7 +103,8 @@ def copy_into(dst, src):
     Parameters
     ----------
     dst : numpy.ndarray or cupy.ndarray
-        Destination; it must not overlap itself.
+        Destination; it must not overlap itself. A dask array (immutable) is a
+        ``TypeError``.
     src : array of the same backend, or a Python scalar
         Broadcast to ``dst.shape``; cast with NumPy's ``same_kind`` rule.
 

@@ -47,7 +47,7 @@ def array_namespace(*arrays):
 
     Parameters
     ----------
-    *arrays : numpy.ndarray or cupy.ndarray
+    *arrays : numpy.ndarray, cupy.ndarray or dask.array.Array
         With no argument, the active backend's namespace.
 
     Raises

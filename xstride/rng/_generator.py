@@ -74,8 +74,10 @@ class Philox:
         In ``[0, 2**64 - 1]``; the Philox key.
     stream : int, optional
         In ``[0, 2**64 - 1]``; independent sequences for one seed (default 0).
-    backend : {"numpy", "cupy"}, optional
-        Where the arrays are made; the active backend if omitted.
+    backend : {"numpy", "cupy", "dask"}, optional
+        Where the arrays are made; the active backend if omitted. On dask, with the
+        active ``chunks`` and chunk backend; the numbers do not depend on the chunking
+        (docs/dask.md).
 
     Attributes
     ----------
