@@ -252,3 +252,32 @@ def test_sort_by_key_on_the_threads_scheduler():
         sk, order = xp.algorithms.sort_by_key(xp.asarray(keys))
     assert sk.dtype == keys.dtype and order.dtype == np.int64
     np.testing.assert_array_equal(xp.to_numpy(order), np.argsort(keys, kind="stable"))
+
+
+@pytest.mark.parametrize("n, rows, top, dtype", [
+    (3000, 250, 12, np.uint64),    # many duplicates, 12 chunks
+    (3000, 3000, 5, np.int16),     # one chunk
+    (10, 3, 2**40, np.int64),      # more chunks than distinct splitters matter
+    (0, 5, 5, np.int64),           # nothing to sort
+])
+def test_sample_sort_of_device_chunks_equals_numpy_stable_sort(n, rows, top, dtype):
+    """The sort CuPy chunks take (every step on the chunks' backend), run here on NumPy
+    chunks: the same result as NumPy's stable sort, values of every shape carried."""
+    from xstride._chunked.sample_sort import sample_sort
+
+    rng = np.random.default_rng(n + rows)
+    keys = rng.integers(0, top, n).astype(dtype)
+    vals, labels, empty = rng.random((n, 3)), np.arange(n, dtype=np.int32), np.ones((n, 0))
+    ref = np.argsort(keys, kind="stable")
+    with xp.use_backend("dask", chunks=rows):
+        sk, order, sv, sl, se = sample_sort(xp.asarray(keys), [xp.asarray(vals),
+                                                               xp.asarray(labels),
+                                                               xp.asarray(empty)])
+    assert (sk.dtype, order.dtype, sv.dtype, sl.dtype) == (dtype, np.int64, np.float64, np.int32)
+    np.testing.assert_array_equal(xp.to_numpy(order), ref)
+    np.testing.assert_array_equal(xp.to_numpy(sk), keys[ref])
+    np.testing.assert_array_equal(xp.to_numpy(sv), vals[ref])
+    np.testing.assert_array_equal(xp.to_numpy(sl), labels[ref])
+    assert xp.to_numpy(se).shape == (n, 0)
+    if n > rows:   # the result is split: no partition got every row
+        assert sk.numblocks[0] > 1 and max(sk.chunks[0]) < n

@@ -233,3 +233,17 @@ def test_benchmark_runs_at_a_tiny_size():
     assert proc.returncode == 0, proc.stderr[-3000:]
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("| 1 x 1 thread")]
     assert len(lines) == 1 and "| 1.00 " in lines[0] and "| ok" in lines[0], proc.stdout
+
+
+def test_sample_sort_on_the_cluster_equals_numpy(client):
+    """The device-chunk sort's task graph on worker processes (here with NumPy chunks)."""
+    from xstride._chunked.sample_sort import sample_sort
+
+    keys = np.random.default_rng(6).integers(0, 40, 4000).astype(np.uint64)
+    pts = np.random.default_rng(7).random((4000, 3))
+    with xp.use_backend("dask", chunks=500):
+        sk, order, sp = sample_sort(xp.asarray(keys), [xp.asarray(pts)])
+    ref = np.argsort(keys, kind="stable")
+    np.testing.assert_array_equal(xp.to_numpy(order), ref)
+    np.testing.assert_array_equal(xp.to_numpy(sp), pts[ref])
+    assert _imported_on_every_worker(client, "xstride._chunked.sample_sort")
