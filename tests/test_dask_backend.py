@@ -281,3 +281,23 @@ def test_sample_sort_of_device_chunks_equals_numpy_stable_sort(n, rows, top, dty
     assert xp.to_numpy(se).shape == (n, 0)
     if n > rows:   # the result is split: no partition got every row
         assert sk.numblocks[0] > 1 and max(sk.chunks[0]) < n
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "min", "max"])
+def test_reductions_are_dask_trees_of_the_namespace_functions(name):
+    a = np.random.default_rng(0).integers(-3, 4, (37, 11, 5)).astype(np.int32)
+    with xp.use_backend("dask", chunks=(7, 4, 2)):
+        x = xp.asarray(a)
+    fn = getattr(xp, name)
+    for axis in (None, 0, (0, 2), -1):
+        for keepdims in (False, True):
+            got = fn(x, axis=axis, keepdims=keepdims)
+            assert isinstance(got, da.Array) and got.name.startswith(f"xstride-{name}")
+            want = fn(a, axis=axis, keepdims=keepdims)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            np.testing.assert_array_equal(xp.to_numpy(got), want)
+    if name in ("sum", "prod"):
+        assert xp.to_numpy(fn(x, dtype=xp.float32)) == fn(a, dtype=np.float32)
+    else:
+        with pytest.raises(ValueError, match=rf"{name}: .*empty"):
+            fn(x[:0], axis=0)

@@ -252,6 +252,12 @@ def _library_functions(be) -> tuple[dict, dict]:
     without keywords runs (the library function itself, where nothing needs a check)."""
     ns = be.namespace()
     funcs, positional = {}, {}
+    # a reductions executor without scans (dask's: its tree, the namespace's function
+    # on each chunk) replaces the library's function where it has one
+    ex = be.executor("reductions")
+
+    def library(f):
+        return getattr(ex, f, None) or getattr(ns, f)
 
     def min_max(func, lib):
         def impl(x, /, *, axis=None, keepdims=False, **kwargs):
@@ -292,10 +298,10 @@ def _library_functions(be) -> tuple[dict, dict]:
         return impl
 
     for f in ("min", "max"):
-        funcs[f] = min_max(f, getattr(ns, f))
+        funcs[f] = min_max(f, library(f))
     for f in ("sum", "prod", "mean", "var", "std"):
-        funcs[f] = checked(f, getattr(ns, f))
-        positional[f] = getattr(ns, f)   # nothing to check without keywords
+        funcs[f] = checked(f, library(f))
+        positional[f] = library(f)   # nothing to check without keywords
     for f in SCANS:
         funcs[f] = scan(f, getattr(ns, f), be.load().asarray)
     return funcs, positional

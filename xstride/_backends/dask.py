@@ -103,6 +103,7 @@ class DaskBackend(Backend):
     compat_module = "array_api_compat.dask.array"
     executors = {
         "elementwise": "xstride._chunked.elementwise",
+        "reductions": "xstride._chunked.reductions",
         "philox": "xstride._chunked.philox",
         "morton": "xstride._chunked.morton",
         "sort": "xstride._chunked.sort",

@@ -5,6 +5,8 @@
   ``asarray`` of host data goes through ``dask.array.from_array`` (compat's ignores
   ``chunks``).
 - ``broadcast_shapes`` takes shapes, not arrays: NumPy's function answers.
+- The chunked executors' hook ``namespace_function`` (the namespace's function on a
+  chunk's backend, for dask's reduction trees) is set here, where the dispatch is known.
 - Functions dask cannot provide raise ``NotImplementedError`` naming what to use
   instead (compat's namespace has no such name; ``getattr`` would give an
   ``AttributeError`` that names no function of xstride).
@@ -17,8 +19,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._core.errors import not_provided_error
-from .dispatch import register
-from .registry import get
+from .._chunked import _config as _chunked_config
+from .dispatch import implementation, register
+from .registry import get, of_array
 
 __all__ = ["MISSING"]
 
@@ -107,3 +110,12 @@ for _n in _CHUNKED_CREATION:
 register("asarray", _NAME)(asarray)
 register("broadcast_shapes", _NAME)(np.broadcast_shapes)
 del _q, _instead, _n
+
+
+def _namespace_function(name: str, chunk):
+    """The namespace's implementation of ``name`` on the backend of ``chunk`` (a hook of
+    the chunked executors: xstride's kernels inside CuPy chunks)."""
+    return implementation(of_array(chunk).name, name)
+
+
+_chunked_config.namespace_function = _namespace_function

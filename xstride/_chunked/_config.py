@@ -24,3 +24,6 @@ like = _unset
 default_meta = _unset
 #: ``() -> the active chunks option``.
 default_chunks = _unset
+#: ``(name, chunk) -> the namespace's function`` of the chunk's backend (xstride's
+#: registered implementation: kernels on CuPy), set by ``_backends/dask_fixes.py``.
+namespace_function = _unset
