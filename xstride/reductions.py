@@ -14,6 +14,10 @@ hands the call to the backend of ``x``:
   checks, so the same bad call raises the same clear error on every backend. A call
   without keyword arguments (``xp.sum(a)``) needs no check and goes to the library
   function directly.
+- a backend with a reductions executor but no scans executor (dask:
+  ``xstride/_chunked/reductions.py``) gets that executor's ``sum``/``prod``/``min``/
+  ``max`` (dask's reduction trees with the namespace's function on each chunk) behind
+  the same checks, and its library's functions for the rest.
 
 Rules: ``axis`` an int, a tuple of ints or None (``ValueError`` out of range or
 repeated); ``keepdims`` and ``include_initial`` bools; ``correction`` a real number;
