@@ -301,3 +301,14 @@ def test_reductions_are_dask_trees_of_the_namespace_functions(name):
     else:
         with pytest.raises(ValueError, match=rf"{name}: .*empty"):
             fn(x[:0], axis=0)
+
+
+def test_min_max_skip_empty_chunks():
+    """Chunks of no element (as nonzero leaves them) add nothing to min and max."""
+    a = np.array([5, 3, 9, 1], dtype=np.int64)
+    with xp.use_backend("dask"):
+        x = xp.asarray(a, chunks=((2, 0, 2, 0),))
+    assert x.chunks == ((2, 0, 2, 0),)
+    assert int(xp.min(x)) == 1 and int(xp.max(x)) == 9 and int(xp.sum(x)) == 18
+    y = xp.reshape(x, (1, 4))
+    np.testing.assert_array_equal(xp.to_numpy(xp.max(y, axis=1, keepdims=True)), [[9]])

@@ -321,7 +321,8 @@ def _finish(funcs: dict) -> dict:
 
 def _register() -> None:
     for be in _backends.each():
-        if be.executor("reductions") is not None and be.executor("scans") is not None:
+        # (the executors' table, not the modules: importing dask's would import dask)
+        if "reductions" in be.executors and "scans" in be.executors:
             dispatch.register_all(be, _finish(_kernel_functions(be)))
         else:  # no kernels of its own: the library, checked (built on first use)
             def provider(be=be):

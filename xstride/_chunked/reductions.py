@@ -31,6 +31,13 @@ __all__ = ["sum", "prod", "min", "max"]
 def _part(name, block, axis=None, keepdims=False, dtype=None):
     """``name`` of one chunk (or of a group of partial results) through the namespace
     function of the chunk's backend."""
+    if name in ("min", "max"):
+        axes = range(block.ndim) if axis is None else axis
+        if any(block.shape[a] == 0 for a in axes):
+            # no element to compare (an empty chunk, or a group of empty partials): an
+            # empty partial result, which the next step's concatenation drops
+            return block[tuple(slice(0, 0) if a in axes else slice(None)
+                               for a in range(block.ndim))]
     # dask hands dtype= to every step; min and max take none
     kw = {} if dtype is None or name in ("min", "max") else {"dtype": dtype}
     return _config.namespace_function(name, block)(block, axis=axis, keepdims=keepdims, **kw)

@@ -151,6 +151,15 @@ def _persist(*arrays):
     return out
 
 
+def _starts_of(block, block_info=None):
+    """Global rows of the true entries of a chunk of a 1-D bool array."""
+    from array_api_compat import array_namespace
+
+    ns = array_namespace(block)
+    first = block_info[0]["array-location"][0][0]
+    return ns.astype(ns.nonzero(block)[0], ns.int64) + first
+
+
 def pipeline(backend: str, points=None, n=None, levels: int = 10, level_stats=None,
              seed: int = 0, chunks=None, chunk_backend=None,
              progress: Progress | None = None) -> dict:
@@ -241,7 +250,11 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
         before = xp.concat([cells[:1], cells[:-1]]).rechunk(cells.chunks)
         first = xp.arange(npts, dtype=xp.int64, chunks=cells.chunks) == 0
         boundary = (cells != before) | first
-        starts, = _persist(xp.nonzero(boundary)[0])
+        # the rows where a cell starts, per chunk (on the chunk's own backend: dask's
+        # nonzero builds NumPy index chunks, which CuPy chunks cannot meet)
+        starts, = _persist(boundary.map_blocks(
+            _starts_of, dtype=np.int64, chunks=((np.nan,) * boundary.numblocks[0],),
+            meta=boundary._meta.astype(np.int64)))
         starts.compute_chunk_sizes()   # counts the persisted chunks; nothing is recomputed
         ends = xp.concat([starts[1:], xp.asarray(np.array([npts], dtype=starts.dtype))])
         # the same chunks as starts: a one-element ends would broadcast against each chunk
