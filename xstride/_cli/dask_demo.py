@@ -300,6 +300,17 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
 
 
 # --------------------------------------------------------------------- entry point
+def _dashboard(client) -> str:
+    """``, dashboard LINK`` when the scheduler serves dask's dashboard (bokeh installed)."""
+    try:
+        import bokeh  # noqa: F401  (the dashboard's plots need it)
+
+        return f", dashboard {client.dashboard_link}"
+    except Exception:  # no bokeh, or a scheduler without an HTTP server
+        return ""
+
+
+
 def run(args) -> int:
     """``python -m xstride demo --backend dask ...``; returns the exit status."""
     progress = Progress()
@@ -313,8 +324,8 @@ def run(args) -> int:
         with cluster(args.workers, args.scheduler, gpu, timeout) as client:
             if not args.json:
                 print(f"dask cluster: {client.scheduler.address} "
-                      f"({len(client.scheduler_info().get('workers', {}))} workers)",
-                      file=sys.stderr, flush=True)
+                      f"({len(client.scheduler_info().get('workers', {}))} workers)"
+                      f"{_dashboard(client)}", file=sys.stderr, flush=True)
             result = pipeline(args.backend, points=args.points, n=args.n, levels=args.levels,
                               level_stats=args.level_stats, seed=args.seed, chunks=args.chunks,
                               chunk_backend=args.chunk_backend, progress=progress)
