@@ -3,8 +3,8 @@
 Groups (one table each): particle arrays (n, k) for k = 1..16 and their transposes
 ((k, n) arrays used as ``.T``) with sum/max over each axis, cumulative_sum over each
 axis and the broadcast ``x + x[0]``; sliced and reversed views; ranks 1-4 with middle
-and multiple axes; float64/int64/bool (bool: all/any, still CuPy's kernels inside
-xstride, timed all the same); prod/min/mean/var/std at a few k; small arrays (10 to
+and multiple axes; float64/int64/bool (bool: all/any); prod/min/mean/var/std/argmin/
+argmax at a few k; small arrays (10 to
 10,000 elements) timed per call, host time included.
 
 Each case runs the same operation through ``xstride`` and through ``cupy`` directly on
@@ -117,6 +117,8 @@ OPS = {
     "min": _reduction("min", scale="exact"),
     "all": _reduction("all", scale="exact"),
     "any": _reduction("any", scale="exact"),
+    "argmin": _reduction("argmin", scale="exact"),
+    "argmax": _reduction("argmax", scale="exact"),
     "cumulative_sum": (_scan_ours, lambda m, a, b, axis: m.cumsum(a, axis=axis), "abs"),
     "add_row": (lambda xp, a, b, axis: xp.add(a, a[0]),
                 lambda m, a, b, axis: m.add(a, a[0]), "exact"),
@@ -129,7 +131,7 @@ GROUPS = {
     "views": "sliced and reversed views, float32",
     "ranks": "ranks 1-4, middle and multiple axes, float32",
     "dtypes": "float64, int64, bool",
-    "moments": "prod, min, mean, var, std, float32",
+    "moments": "prod, min, mean, var, std, argmin, argmax, float32",
     "small": "small arrays, per call (host time included), float32",
 }
 
@@ -210,7 +212,8 @@ def make_cases(n: int, ks, small_sizes) -> list[Case]:
     add("dtypes", f"({few[0]},n).T", "bool", (few[0], n), ".T", logic)
 
     # the other reductions at a few k
-    moments = [(op, ax) for op in ("prod", "min", "mean", "var", "std") for ax in (1, 0)]
+    moments = [(op, ax) for op in ("prod", "min", "mean", "var", "std", "argmin", "argmax")
+               for ax in (1, 0)]
     for k in [k for k in (3, 4, 16) if k in ks] or [ks[0]]:
         add("moments", f"(n,{k})", f32, (n, k), "", moments)
     add("moments", f"({few[0]},n).T", f32, (few[0], n), ".T", moments)

@@ -38,7 +38,7 @@ def test_bench_without_a_device_skips_the_gpu_benchmarks_in_one_line():
     assert "ModuleNotFoundError" not in r.stderr
 
 
-@pytest.mark.parametrize("name", ["elementwise", "reductions"])
+@pytest.mark.parametrize("name", ["elementwise", "reductions", "fuse"])
 def test_gpu_benchmark_run_directly_without_a_device_says_why(name):
     import os
     from pathlib import Path

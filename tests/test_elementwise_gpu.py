@@ -67,7 +67,7 @@ N0, N1, N2 = 37, 66, 35  # odd sides: partial tiles and misaligned rows
 
 @pytest.mark.parametrize("case, kind", [
     ("contig", "flat"), ("same_perm", "flat"), ("x_plus_yT", "tiled"),
-    ("two_perms", "tiled"), ("row", "rows"), ("slice_scalar", "rows"),
+    ("two_perms", "tiled"), ("row", "flat2d"), ("slice_scalar", "flat2d"),
     ("reverse", "nd"), ("strided_out", "nd"),
 ])
 def test_fast_paths_match_numpy(cp, case, kind):
@@ -101,6 +101,55 @@ def test_fast_paths_match_numpy(cp, case, kind):
     assert _kind() == kind
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(got.get(), want)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "int64", "uint16"])
+def test_flat2d_rows_match_numpy(cp, dtype):
+    """x + x[0] and friends on (n, k) arrays: the "flat2d" path (one flat zip, the
+    row read at i mod k) for every k that is not a whole number of vectors, with odd
+    n (the flat tail), a misaligned base, the row first or second, a scalar beside
+    it, a strided row, and an output given with out=; bit-equal to NumPy."""
+    rng = np.random.default_rng(21)
+    dt = np.dtype(dtype)
+    seen = set()
+    for k in list(range(2, 18)) + [31, 63]:
+        base = (rng.standard_normal((1001, k + 1)) * 9).astype(dt)
+        for x in (np.ascontiguousarray(base[:, :k]), np.ascontiguousarray(base[:, :k])[1:]):
+            g = cp.asarray(x) if x.base is None else cp.asarray(x.base)[1:]
+            assert g.strides == x.strides
+            row, grow = x[3], g[3]
+            cases = [(xp.add(g, grow), x + row), (xp.multiply(grow, g), row * x),
+                     (xp.subtract(g, grow), x - row),
+                     (xp.maximum(g, grow), np.maximum(x, row))]
+            for got, want in cases:
+                seen.add(_kind())
+                assert got.dtype == want.dtype and got.shape == want.shape
+                np.testing.assert_array_equal(got.get(), want, err_msg=f"k={k}")
+            srow = cp.asarray(np.repeat(row, 2))[::2]           # a strided row
+            np.testing.assert_array_equal(xp.add(g, srow).get(), x + row)
+            out = cp.empty_like(g)
+            assert xp.add(g, grow, out=out) is out
+            np.testing.assert_array_equal(out.get(), x + row)
+    assert "flat2d" in seen
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int16"])
+def test_flat2d_transposed_short_operands_match_numpy(cp, dtype):
+    """x + y.T with y of shape (k, n) (the tiled path needs k >= 8): k = 2..7, plain,
+    reversed and offset views, two transposed operands, odd n; bit-equal to NumPy."""
+    rng = np.random.default_rng(22)
+    dt = np.dtype(dtype)
+    for k in range(2, 8):
+        xh = (rng.standard_normal((1003, k)) * 5).astype(dt)
+        yh = (rng.standard_normal((k, 1004)) * 5).astype(dt)
+        x, y = cp.asarray(xh), cp.asarray(yh)
+        for got, want in ((xp.add(x, y[:, 1:].T), xh + yh[:, 1:].T),
+                          (xp.subtract(y[:, :-1].T, x), yh[:, :-1].T - xh),
+                          (xp.multiply(x, y[::-1, 1:].T), xh * yh[::-1, 1:].T),
+                          (xp.add(y[:, 1:].T, y[:, :-1].T), yh[:, 1:].T + yh[:, :-1].T)):
+            np.testing.assert_array_equal(got.get(), want, err_msg=f"k={k}")
+        xp.add(x, y[:, 1:].T)
+        assert _kind() == "flat2d"
 
 
 def test_in_place_transposed_and_overlap(cp):

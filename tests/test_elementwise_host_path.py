@@ -293,6 +293,14 @@ def test_call_cache_keys_and_switches(fake_cp):
     ex.CACHE = True
     ew.ufunc_call("add", (x, y))
     assert len(ex.CALLS) == 1 and len(ex._launch_cache) == 1
+    # repeat's two-array shortcut builds the same key: it finds the prepared call
+    (stored,) = ex.CALLS
+    assert stored == k
+    ex.GATE.open(fake_cp)
+    ex.last_kind = None
+    got = ex.repeat("add", (x, y), None)        # (the stand-in runs no engine kernel)
+    assert got is not None and got.shape == (8,) and ex.last_kind == "flat"
+    assert ex.repeat("add", (x, _buf((8,), np.float64)), None) is None   # another key
     ex._launch_cache.clear()                    # what tests/benchmarks do after a change
     assert len(ex.CALLS) == 0
     # errors are never cached: the same bad call raises every time

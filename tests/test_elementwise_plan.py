@@ -327,6 +327,50 @@ def test_paths_of_the_benchmark_cases():
     assert one.kind == "flat" and one.size == 1
 
 
+def test_flat2d_path_for_short_rows():
+    """x + x[0] and x + y.T of (n, k) arrays: one flat zip, the repeated row or the
+    transposed operand read at (i div k, i mod k), when the other paths would take
+    them without vector loads; the replayed offsets pair elements as the broadcast
+    does."""
+    lay = Layout.from_array
+    for k in (1, 2, 3, 5, 6, 7, 9, 13, 15, 17, 33, 63, 64, 65):
+        x = np.arange(50 * k, dtype=np.float32).reshape(50, k)
+        plan = P.make_plan([lay(np.empty_like(x))], [lay(x), lay(x[0])])
+        want = ("flat" if k == 1 else "rows" if k % 4 == 0 or k > P.FLAT2D_MAX
+                else "flat2d")
+        assert plan.kind == want, (k, plan.kind)
+        if plan.kind == "flat2d":
+            assert plan.shape == (50, k) and plan.strides == ((k, 1), (k, 1), (0, 1))
+            assert P.flat2d_indexed(plan.shape, plan.strides) == (False, False, True)
+            assert P.replay_offsets(plan, 2) == [j for _ in range(50) for j in range(k)]
+    x = np.zeros((50, 3))                       # float64: 2 per vector, 3 is odd
+    assert P.make_plan([lay(x)], [lay(x), lay(x[0])]).kind == "flat2d"
+    x = np.zeros((50, 6))                       # float64: 3 vectors of 2
+    assert P.make_plan([lay(x)], [lay(x), lay(x[0])]).kind == "rows"
+    x = np.zeros((50, 3), np.float32)
+    # a scalar and a strided row; a strided or column-broadcast input too
+    assert P.make_plan([lay(x)], [lay(x), lay(np.zeros(6, np.float32)[::2]),
+                                   lay(np.zeros((), np.float32))]).kind == "flat2d"
+    assert P.make_plan([lay(x)], [lay(np.zeros((50, 6), np.float32)[:, ::2]),
+                                   lay(x[0])]).kind == "flat2d"
+    assert P.make_plan([lay(x)], [lay(x), lay(x[:, :1])]).kind == "flat2d"
+    # a transposed short operand: (n, 4) + (4, n).T, which the tiled path cannot take
+    # (an inner extent under 8) and the rows path cannot either (inner stride n)
+    y = np.zeros((4, 50), np.float32)
+    x4 = np.zeros((50, 4), np.float32)
+    plan = P.make_plan([lay(x4)], [lay(x4), lay(y.T)])
+    assert plan.kind == "flat2d" and plan.strides[2] == (1, 50)
+    assert P.replay_offsets(plan, 2) == [r + 50 * c for r in range(50) for c in range(4)]
+    # the output must be dense; the tiled path keeps transposes of 8 or more
+    assert P.make_plan([lay(np.zeros((50, 6), np.float32)[:, :3])],
+                       [lay(x), lay(x[0])]).kind != "flat2d"
+    x16 = np.zeros((50, 16), np.float32)
+    assert P.make_plan([lay(x16)], [lay(x16), lay(np.zeros((16, 50), np.float32).T)]
+                       ).kind == "tiled"
+    # user kernels that read the C-order index keep their order
+    assert P.make_plan([lay(x)], [lay(x), lay(x[0])], keep_order=True).kind == "rows"
+
+
 def test_keep_order_does_not_reorder():
     x = np.zeros((4, 5)).T
     plan = P.make_plan([Layout.from_array(x)], [], keep_order=True)
@@ -348,7 +392,7 @@ def test_broadcast_shapes_errors_name_both():
     assert P.broadcast_shapes((3, 1), (1, 4), ()) == (3, 4)
     with pytest.raises(ValueError, match=r"add: shapes \(2, 3\) and \(4,\)"):
         P.broadcast_shapes((2, 3), (4,), func="add")
-    assert P.make_plan([Layout((2, 3))], [Layout((3,)), Layout((3,))]).kind == "rows"
+    assert P.make_plan([Layout((2, 3))], [Layout((3,)), Layout((3,))]).kind == "flat2d"
     with pytest.raises(ValueError, match=r"\(2,\).*\(2, 3\)"):
         P.make_plan([Layout((2, 3))], [Layout((2,))])
 
@@ -393,6 +437,30 @@ def _variants():
     yield dict(kind="tiled", trans=(False, True, True), cap=64, tile=64, off32=True,
                rest_axes=1, minb=6)
     yield dict(kind="rows", vec=1, index_var=True)
+    yield dict(kind="flat2d", vec=4, bcast=(False, False, False), idx32=True,
+               indexed=(False, False, True))
+    yield dict(kind="flat2d", vec=1, idx32=False, indexed=(False, True, False))
+
+
+def _sources():
+    parts = []
+    for i, v in enumerate(_variants()):
+        src = kernel_source(f"k{i}", v.pop("kind"), _SPECS, "r = xstride_max(a, b) + s;", **v)
+        parts.append(src)
+    pre = [Operand("z", "double", kind="out", preload=True), Operand("a", "bool", "double")]
+    parts.append(kernel_source("kpre", "tiled", pre, "z += a;", trans=(False, True), cap=4,
+                               off32=True, rest_axes=1))
+    return parts
+
+
+def test_generated_sources_compile_with_nvrtc():
+    """Every path's generated source compiles with NVRTC (cuda-bindings; no GPU)."""
+    from tests.test_cuda_headers_nvrtc import assert_compiles, nvrtc
+
+    if nvrtc is None:
+        pytest.skip("cuda-bindings/nvrtc is not importable here")
+    for src in _sources():
+        assert_compiles(src, "sm_90")
 
 
 def test_generated_sources_compile_with_nvcc(tmp_path):
@@ -401,14 +469,7 @@ def test_generated_sources_compile_with_nvcc(tmp_path):
         pytest.skip("nvcc is not on PATH")
     from xstride._kernels._compile import include_dir
 
-    parts = []
-    for i, v in enumerate(_variants()):
-        src = kernel_source(f"k{i}", v.pop("kind"), _SPECS, "r = xstride_max(a, b) + s;", **v)
-        parts.append(src)
-    pre = [Operand("z", "double", kind="out", preload=True), Operand("a", "bool", "double")]
-    parts.append(kernel_source("kpre", "tiled", pre, "z += a;", trans=(False, True), cap=4,
-                               off32=True, rest_axes=1))
-    for i, src in enumerate(parts):
+    for i, src in enumerate(_sources()):
         f = tmp_path / f"k{i}.cu"
         f.write_text(src)
         res = subprocess.run([nvcc, "-std=c++17", "-arch=sm_90", f"-I{include_dir()}", "--ptx",

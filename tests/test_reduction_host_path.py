@@ -49,11 +49,13 @@ def _arg_bytes(a, sizes):
 
 
 _EXPR = re.compile(r"xs_reduce_(\w+)<(\d+), ([\w ]+), ([\w ]+), ([\w ]+), (\d+), (\d+), "
-                   r"(\d+), (\d+), (\d+)>")
+                   r"(\d+), (\d+), (\d+)(, \d+)?>")
 _CT = {v: k for k, v in _rc.CTYPE.items()}
-_OPF = {0: np.add, 1: np.multiply, 2: np.minimum, 3: np.maximum}
-#: Kernels launched without partials and counters (x, out, center, desc, nrows, rowlen).
-_ONE_PASS = ("rows_warp", "short")
+_OPF = {0: np.add, 1: np.multiply, 2: np.minimum, 3: np.maximum, 5: np.bitwise_and,
+        6: np.bitwise_or}
+#: Kernels launched without partials and counters (x, out, center, desc, nrows, rowlen;
+#: "tile" adds the rows it stages per block).
+_ONE_PASS = ("rows_warp", "short", "tile")
 
 
 class FakeKernel:
@@ -77,7 +79,7 @@ class FakeKernel:
     def __call__(self, grid, block, args, shared_mem=0, stream=None, **kwargs):
         ndesc = 8 * (2 * self.nkc + 2 * self.nrc + 2)
         if self.name in _ONE_PASS:  # x, out, center, desc, nrows, rowlen
-            sizes = [8, 8, 8, ndesc, 8, 8]
+            sizes = [8, 8, 8, ndesc, 8, 8] + ([8] if self.name == "tile" else [])
         else:  # x, out, center, partials, counters, desc, nrows, rowlen, chunk, nchunks
             sizes = [8, 8, 8, 8, 8, ndesc, 8, 8, 8, 8]
         decoded = []
@@ -109,12 +111,17 @@ class FakeKernel:
         lo, hi = int(idx.min()), int(idx.max())
         isz = self.tin.itemsize
         raw = (ctypes.c_char * ((hi - lo + 1) * isz)).from_address(xptr + lo * isz)
-        vals = np.frombuffer(raw, self.tin)[idx - lo].astype(self.tacc)
+        vals = np.frombuffer(raw, self.tin)[idx - lo]
+        if self.op in (5, 6):  # all / any: x != 0 (NaN true) into the 0/1 accumulator
+            vals = vals != 0
+        vals = vals.astype(self.tacc)
         if center:
             cen = np.frombuffer((ctypes.c_char * (nrows * 8)).from_address(center),
                                 self.tacc)
             vals = (vals - cen[:, None]) ** 2
-        res = _OPF[self.op if not center else 0].reduce(vals, axis=1)
+        res = _OPF[self.op if not center and self.op != 7 else 0].reduce(vals, axis=1)
+        if self.op == 7:   # the mean: the sum divided once by the count as it is stored
+            res = res / vals.shape[1]
         flat = np.lib.stride_tricks.as_strided(
             np.frombuffer((ctypes.c_char * (nrows * self.tout.itemsize)).from_address(
                 optr), self.tout), (nrows,), (self.tout.itemsize,))
@@ -136,6 +143,9 @@ def fake_reductions(fake_cupy, monkeypatch):
 
     monkeypatch.setattr(_rc, "kernel", kernel)
     monkeypatch.setattr(_rc, "kernel_resident", lambda src, expr, threads: 4)
+    # one element per output: the stand-in runs no elementwise kernels, so the cast
+    # copy is the library's (the engine's copy is tested on the GPU)
+    monkeypatch.setattr(_red, "_cast_copy", lambda y, dt: y.astype(dt, copy=True))
     monkeypatch.setattr(_red, "_RECIPES", Bounded(1024))
     monkeypatch.setattr(_red, "_WORKSPACES", Bounded(1024))
     monkeypatch.setattr(_red, "_CALLS", Store(1024))
@@ -151,19 +161,23 @@ def _expected_launch(x, axes, op, out_dtype, acc):
     fixture's 4; 132 SMs)."""
     plan = plan_reduction(Layout.from_array(x), axes)
     base = x.data.ptr + plan.offset * x.itemsize
-    geo = reduction_geometry(plan, x.itemsize, 132, base)
+    tile = tuple(_rc.TUNING["tile"][2:]) if plan.strategy == "tile" else (0, 0)
+    geo = reduction_geometry(plan, x.itemsize, 132, base, tile=tile)
     if geo.kernel not in _ONE_PASS:
         geo = reduction_geometry(plan, x.itemsize, 132, base, resident=4)
-    nkc, nrc = (4 if plan.nk <= 4 else 64), (4 if plan.nr <= 4 else 64)
+    nkc, nrc = (4 if plan.nk <= 4 else 64), (1 if plan.nr == 1 else 4 if plan.nr <= 4 else 64)
     pad = lambda v, n, f: tuple(v) + (f,) * (n - len(v))  # noqa: E731
     words = (pad(plan.kshape, nkc, 1) + pad(plan.kstride, nkc, 0) + pad(plan.rshape, nrc, 1)
              + pad(plan.rstride, nrc, 0) + (plan.nk, plan.nr, plan.nrows, plan.rowlen))
     if geo.kernel not in _ONE_PASS:
         words += (geo.chunk, geo.nchunks)
-    minb, batch = _rc.TUNING[geo.kernel]
-    ops = {"sum": 0, "prod": 1, "min": 2, "max": 3}
+    elif geo.kernel == "tile":
+        words += (geo.chunk,)
+    minb, batch = _rc.TUNING[geo.kernel][:2]
+    ops = {"sum": 0, "prod": 1, "min": 2, "max": 3, "all": 5, "any": 6}
     expr = (f"xs_reduce_{geo.kernel}<{ops[op]}, {_rc.CTYPE[x.dtype]}, {_rc.CTYPE[acc]}, "
-            f"{_rc.CTYPE[out_dtype]}, {nkc}, {nrc}, {geo.vec}, {minb}, {batch}>")
+            f"{_rc.CTYPE[out_dtype]}, {nkc}, {nrc}, {geo.vec}, {minb}, {batch}"
+            + (f", {tile[0]}>" if geo.kernel == "tile" else ">"))
     xptr = (x.data.ptr + plan.offset * x.itemsize).to_bytes(8, "little")
     return plan, expr, geo, xptr, b"".join(int(w).to_bytes(8, "little", signed=True)
                                            for w in words)
@@ -183,7 +197,7 @@ def _check_launch(entry, x, axes, op, out_dtype, acc, result):
             assert args[3][0] != bytes(8) and args[4][0] != bytes(8)  # workspace addresses
         else:
             assert args[3][0] == args[4][0] == bytes(8)
-    n_tail = 5 if geo.kernel not in _ONE_PASS else 3
+    n_tail = 5 if geo.kernel not in _ONE_PASS else 4 if geo.kernel == "tile" else 3
     assert b"".join(b for b, _ in args[-n_tail:]) == tail
     return plan, split
 
@@ -376,26 +390,42 @@ def test_moments_through_the_launch_path(fake_reductions):
                                            rtol=1e-12)
 
 
-def test_short_rows_launch_the_one_thread_kernel(fake_reductions):
-    """Rows of at most 32 elements, many of them: ``xs_reduce_short`` with the
-    one-pass argument list (no workspace), for sum/max and the two passes of var,
-    first and prepared calls alike; the transposed layout launches the same."""
+def _short_cases():
+    rng = np.random.default_rng(4)
+    host = rng.standard_normal((1000, 6))
+    tall = rng.standard_normal((3, 1000))
+    # (kernel, host view, axis)
+    pairs = np.ascontiguousarray(host[:, :2])
+    yield "tile", pairs, 1
+    yield "tile", pairs.T, 0
+    yield "short", host[:, :3], 1    # rows of 24 bytes (SHORT_ROW_BYTES)
+    yield "short", host[:, ::2], 1
+    yield "short", tall.T, 1
+    yield "interleave", np.ascontiguousarray(host[:, :3]), 0
+    yield "interleave", host[:333], 0
+
+
+@pytest.mark.parametrize("case", range(7))
+def test_short_rows_launch_their_kernels(fake_reductions, case):
+    """Rows of at most 32 elements, many of them ("tile", "short") and contiguous runs
+    of a few columns ("interleave"): the kernel the plan names with its argument list
+    (one-pass for "short" and "tile", with the workspace for "interleave"), for sum/max
+    and the two passes of var, first and prepared calls alike."""
     cp, log = fake_reductions
-    host = np.random.default_rng(4).standard_normal((1000, 3))
-    for h, axis in ((host, 1), (host.T, 0)):
-        x = FakeCupyArray(h)
-        for _ in range(2):
-            before = len(log)
-            r = xp.sum(x, axis=axis)
-            np.testing.assert_allclose(r.get(), h.sum(axis=axis), rtol=1e-12)
-            _check_launch(log[-1], x, (axis,), "sum", np.dtype(np.float64),
-                          np.dtype(np.float64), r)
-            r = xp.max(x, axis=axis)
-            np.testing.assert_array_equal(r.get(), h.max(axis=axis))
-            v = xp.var(x, axis=axis)
-            np.testing.assert_allclose(v.get(), h.var(axis=axis), rtol=1e-12)
-            names = [e[0].split("<")[0] for e in log[before:]]
-            assert names == ["xs_reduce_short"] * 4, names   # sum, max, var's sum and sumsq
-            assert all(e[1] == (4,) and e[2] == (256,) for e in log[before:])
-            assert log[-1][0].startswith("xs_reduce_short<4, double, double, double")
-            assert log[-1][3][2][0] != bytes(8)   # var's second pass has its center
+    kernel, h, axis = list(_short_cases())[case]
+    x = FakeCupyArray(h)   # the same strides as the host view
+    assert x.strides == h.strides
+    for _ in range(2):
+        before = len(log)
+        r = xp.sum(x, axis=axis)
+        np.testing.assert_allclose(r.get(), h.sum(axis=axis), rtol=1e-12)
+        _check_launch(log[-1], x, (axis,), "sum", np.dtype(np.float64),
+                      np.dtype(np.float64), r)
+        r = xp.max(x, axis=axis)
+        np.testing.assert_array_equal(r.get(), h.max(axis=axis))
+        v = xp.var(x, axis=axis)
+        np.testing.assert_allclose(v.get(), h.var(axis=axis), rtol=1e-12)
+        names = [e[0].split("<")[0] for e in log[before:]]
+        assert names == [f"xs_reduce_{kernel}"] * 4, names   # sum, max, var's two passes
+        assert log[-1][0].startswith(f"xs_reduce_{kernel}<4, double, double, double")
+        assert log[-1][3][2][0] != bytes(8)   # var's second pass has its center

@@ -5,6 +5,7 @@ of the reductions (first call and prepared repeated call) on a NumPy-backed fake
 
 from __future__ import annotations
 
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,10 +13,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import xstride as xp
+from xstride._kernels import reductions as reductions_cu
 from xstride._kernels.reductions import _finish
-from xstride._plans.reduction import (SHORT_MIN_ROWS, SHORT_ROWLEN, normalize_axis,
-                                      normalize_scan_axis, plan_reduction, plan_scan)
-from xstride._kernels._geometry import BLOCK_THREADS, SHORT_MAX_BLOCKS, reduction_geometry
+from xstride._plans.reduction import (SHORT_MIN_ROWS, SHORT_ROW_BYTES, SHORT_ROWLEN,
+                                      SHORT_VECTOR_ROW_BYTES, TILE_BYTES,
+                                      TILE_MIN_ROWS, normalize_axis, normalize_scan_axis,
+                                      plan_reduction, plan_scan, tile_rows)
+from xstride._kernels._geometry import (BLOCK_THREADS, INTERLEAVE_MIN_ROUNDS,
+                                        SHORT_MAX_BLOCKS, reduction_geometry)
 from xstride.layout import Layout
 
 
@@ -87,26 +92,100 @@ def test_strategies_of_the_benchmark_cases():
     assert reduction_geometry(p2, 8, 132).kernel == "rows_warp"
 
 
-# The "short" strategy: one thread per output when the reduced run is short and the
-# outputs are many; it replaces "inner" there and nothing else.
+# The short-row strategies: one thread per output when the reduced run is short and
+# the outputs are many ("tile" when the rows lie close together and a block can stage
+# them, else "short"); "interleave" for a contiguous (n, k) run over its rows.
 _N = 1 << 25
 
 
 @pytest.mark.parametrize("k", list(range(2, 17)) + [31, 32])
 @pytest.mark.parametrize("itemsize", [1, 4, 8])
-def test_short_rows_choose_short(k, itemsize):
+def test_short_rows_choose_tile(k, itemsize):
     lay = _lay((_N, k), itemsize)
     p = plan_reduction(lay, (1,))
+    lo, hi = SHORT_ROW_BYTES
+    if lo <= k * itemsize <= hi or k * itemsize == SHORT_VECTOR_ROW_BYTES:
+        # rows one thread reads as fast as (or faster than) a staged tile
+        assert (p.strategy, p.kstride, p.rstride) == ("short", (k,), (1,))
+        return
     assert (p.strategy, p.kshape, p.kstride, p.rshape, p.rstride, p.nrows, p.rowlen) == \
-        ("short", (_N,), (k,), (k,), (1,), _N, k)
+        ("tile", (_N,), (k,), (k,), (1,), _N, k)
     # the transposed layout reduced over axis 0 is the same memory walk
     pt = plan_reduction(lay.permute((1, 0)), (0,))
     assert (pt.strategy, pt.kshape, pt.kstride, pt.rshape, pt.rstride) == \
-        ("short", (_N,), (k,), (k,), (1,))
+        ("tile", (_N,), (k,), (k,), (1,))
     g = reduction_geometry(p, itemsize, 132)
+    rows = tile_rows(k, k, itemsize)
     assert (g.kernel, g.block, g.vec, g.nchunks, g.chunk) == \
-        ("short", (BLOCK_THREADS,), 1, 1, k)
-    assert g.grid == (_N // BLOCK_THREADS,)
+        ("tile", (BLOCK_THREADS,), 1, 1, rows)
+    assert g.grid == (-(-_N // rows),)
+    # the staged span fits the kernel's shared array
+    assert (rows - 1) * k + k <= TILE_BYTES // itemsize
+    assert rows == TILE_BYTES // (k * itemsize)
+
+
+@pytest.mark.parametrize("length", [1, 2, 3, 7, 16, 31, 32])
+@pytest.mark.parametrize("init", [0, 1])
+@pytest.mark.parametrize("sizes", [(4, 4), (4, 8), (1, 8), (8, 8), (2, 2)])
+def test_scan_tile_rows(length, init, sizes):
+    from xstride._kernels._geometry import scan_tile_rows
+
+    tin, tout = sizes
+    rows, off = scan_tile_rows(length, init, tin, tout, 32768)
+    pad = lambda n: n + n // 32 + 1  # noqa: E731
+    assert off % 16 == 0 and off >= pad(rows * length) * tin
+    assert off + pad(rows * (length + init)) * tout <= 32768
+    off2 = -(-pad((rows + 1) * length) * tin // 16) * 16
+    assert off2 + pad((rows + 1) * (length + init)) * tout > 32768   # the most that fit
+    with pytest.raises(ValueError, match="does not fit"):
+        scan_tile_rows(5000, init, tin, tout, 4096)
+
+
+def test_short_vector_loads_need_whole_aligned_vectors():
+    def vec(shape, itemsize, base, sl=None, axes=(1,)):
+        lay = _lay(shape, itemsize)
+        if sl is not None:
+            lay = lay.slice(sl)
+        p = plan_reduction(lay, axes)
+        assert p.strategy == "short", p.strategy
+        return reduction_geometry(p, itemsize, 132, base_address=base).vec
+    n = 1 << 20
+    assert SHORT_VECTOR_ROW_BYTES == 64
+    assert vec((n, 16), 4, 0) == 4 and vec((n, 8), 8, 256) == 2   # 64-byte rows
+    assert vec((n, 8), 4, 0) == 1 and vec((n, 12), 4, 0) == 1     # 32, 48: scalar
+    assert vec((n, 16), 4, 4) == 1                          # a misaligned base
+    assert vec((n, 32), 4, 0, (slice(None), slice(None, 16))) == 4   # rows 128 B apart
+    assert vec((n, 20), 4, 0, (slice(None), slice(None, 16))) == 4   # rows 80 B apart
+    assert vec((n, 12), 4, 0, (slice(None), slice(None, None, 2))) == 1   # strided rows
+    assert vec((n, 12), 2, 0) == 1                          # 2-byte elements: scalar
+    # rows of 64 bytes are not staged; 128-byte ones are
+    assert plan_reduction(_lay((n, 16), 4), (1,)).strategy == "short"
+    assert plan_reduction(_lay((n, 32), 4), (1,)).strategy == "tile"
+    assert plan_reduction(_lay((n, 18), 4).slice((slice(None), slice(None, 16))),
+                          (1,)).strategy == "tile"      # rows 72 bytes apart: no vectors
+
+
+def test_tile_rows_rule():
+    assert TILE_BYTES == 32768
+    assert tile_rows(3, 3, 4) == 2730            # 8192 elements of 4 bytes
+    assert tile_rows(32, 32, 8) == 128           # 4096 elements of 8 bytes
+    assert tile_rows(-16, 16, 4) == 512          # reversed rows: the same span
+    assert tile_rows(6, 3, 4) == 1365            # every other row: (R - 1) 6 + 3 <= 8192
+    assert tile_rows(100, 4, 8) == 41            # (41 - 1) 100 + 4 <= 4096
+    assert tile_rows(3, 3, 4, 16384, 256) == 256
+    assert TILE_MIN_ROWS == 32
+
+
+def test_tile_tuning_shapes_the_launch():
+    from xstride._kernels._reduce_common import TUNING, VARIANTS
+
+    p = plan_reduction(_lay((1 << 20, 3)), (1,))
+    for minb, batch, nbytes, most in [TUNING["tile"]] + VARIANTS["tile"]:
+        g = reduction_geometry(p, 4, 132, tile=(nbytes, most))
+        assert g.chunk == tile_rows(3, 3, 4, nbytes, most) >= 1
+        assert (g.chunk - 1) * 3 + 3 <= nbytes // 4
+        assert most == 0 or g.chunk <= most
+    assert tile_rows(3, 3, 4, 8192, 256) == 256 and tile_rows(3, 3, 4, 8192, 0) == 682
 
 
 def test_short_threshold_and_what_it_leaves_alone():
@@ -114,18 +193,26 @@ def test_short_threshold_and_what_it_leaves_alone():
     assert SHORT_ROWLEN == 32 and SHORT_MIN_ROWS == 256
     # just past the row length: the warp per row, as before
     assert plan_reduction(_lay((n, SHORT_ROWLEN + 1)), (1,)).strategy == "inner"
-    assert plan_reduction(_lay((n, SHORT_ROWLEN)), (1,)).strategy == "short"
+    assert plan_reduction(_lay((n, SHORT_ROWLEN)), (1,)).strategy == "tile"
     # few outputs: the warp kernel gives them more threads
     assert plan_reduction(_lay((SHORT_MIN_ROWS - 1, 3)), (1,)).strategy == "inner"
-    assert plan_reduction(_lay((SHORT_MIN_ROWS, 3)), (1,)).strategy == "short"
+    assert plan_reduction(_lay((SHORT_MIN_ROWS, 3)), (1,)).strategy == "tile"
     assert plan_reduction(_lay((4, 5, 6)), (2,)).strategy == "inner"
     # one element per output is a copy, a single output the full reduction
     assert plan_reduction(_lay((n, 1)), (1,)).strategy == "copy"
     assert plan_reduction(_lay((1, 3)), (1,)).strategy == "full"
-    # a kept axis innermost stays outer, however short the reduced run
-    assert plan_reduction(_lay((n, 3)), (0,)).strategy == "outer"
-    assert plan_reduction(_lay((3, n)).permute((1, 0)), (1,)).strategy == "outer"
-    assert plan_reduction(_lay((3, n)), (0,)).strategy == "outer"
+    # a kept axis innermost: a contiguous run of few columns interleaves, a short
+    # reduced run over many columns is "short" (a thread per column)
+    assert plan_reduction(_lay((n, 3)), (0,)).strategy == "interleave"
+    assert plan_reduction(_lay((n, 32)), (0,)).strategy == "interleave"
+    assert plan_reduction(_lay((n, 33)), (0,)).strategy == "outer"
+    assert plan_reduction(_lay((3, n)).permute((1, 0)), (1,)).strategy == "short"
+    assert plan_reduction(_lay((3, n)), (0,)).strategy == "short"
+    assert plan_reduction(_lay((33, n)), (0,)).strategy == "outer"
+    assert plan_reduction(_lay((3, 255)), (0,)).strategy == "outer"
+    # columns that are not one contiguous run stay outer
+    assert plan_reduction(_lay((n, 6)).slice((slice(None), slice(None, 3))), (0,)).strategy \
+        == "outer"
     # empty
     assert plan_reduction(_lay((n, 0)), (1,)).strategy == "identity"
     assert plan_reduction(_lay((0, 3)), (1,)).strategy == "empty"
@@ -133,30 +220,60 @@ def test_short_threshold_and_what_it_leaves_alone():
 
 def test_short_strided_and_multi_axis_layouts():
     n = 4096
-    # every other row of (n, 3): rows still short, kept stride 6
+    # every other row of (n, 3): kept stride 6 = 2 * rowlen, still staged
     p = plan_reduction(_lay((n, 3)).slice((slice(None, None, 2), slice(None))), (1,))
-    assert (p.strategy, p.kstride, p.rshape, p.rstride) == ("short", (6,), (3,), (1,))
+    assert (p.strategy, p.kstride, p.rshape, p.rstride) == ("tile", (6,), (3,), (1,))
+    # every third row: more gap than row, one thread per row
+    p = plan_reduction(_lay((n, 3)).slice((slice(None, None, 3), slice(None))), (1,))
+    assert (p.strategy, p.kstride) == ("short", (9,))
     # reversed rows: the reduced stride is flipped, the offset moves to the row's start
     p = plan_reduction(_lay((n, 5)).slice((slice(None), slice(None, None, -1))), (1,))
-    assert (p.strategy, p.rstride, p.offset) == ("short", (1,), 0)
+    assert (p.strategy, p.rstride, p.offset) == ("tile", (1,), 0)
+    # reversed row order: a negative kept stride is staged too
+    p = plan_reduction(_lay((n, 5)).slice((slice(None, None, -1), slice(None))), (1,))
+    assert (p.strategy, p.kstride) == ("tile", (-5,))
+    # every other element of a row: "short"
+    p = plan_reduction(_lay((n, 6)).slice((slice(None), slice(None, None, 2))), (1,))
+    assert (p.strategy, p.rstride) == ("short", (2,))
     # two reduced axes that do not coalesce: (n, 4, 3)[:, ::2] over (1, 2)
     p = plan_reduction(_lay((n, 4, 3)).slice((slice(None), slice(None, None, 2))), (1, 2))
     assert (p.strategy, p.rshape, p.rstride, p.rowlen) == ("short", (2, 3), (6, 1), 6)
     # two kept axes (n/64, 64, 3) over the last: kept coalesce to one
     p = plan_reduction(_lay((n // 64, 64, 3)), (2,))
-    assert (p.strategy, p.kshape, p.rowlen) == ("short", (n,), 3)
-    # a middle reduced axis of 3 with the last kept is outer, not short
-    assert plan_reduction(_lay((n, 3, 4)), (1,)).strategy == "outer"
+    assert (p.strategy, p.kshape, p.rowlen) == ("tile", (n,), 3)
+    # two kept axes that do not coalesce: "short"
+    p = plan_reduction(_lay((n // 64, 64, 3)).slice((slice(None), slice(None, 32))), (2,))
+    assert p.strategy == "short"
+    # a middle reduced axis of 3 with the last kept: a thread per output column
+    assert plan_reduction(_lay((n, 3, 4)), (1,)).strategy == "short"
+    # several leading axes over a contiguous (m, n, 3): one interleaved run
+    p = plan_reduction(_lay((64, 64, 3)), (0, 1))
+    assert (p.strategy, p.rshape, p.rstride, p.kshape) == ("interleave", (4096,), (3,), (3,))
 
 
 def test_short_geometry_grid():
     def grid(nrows, k=3):
-        return reduction_geometry(plan_reduction(_lay((nrows, k)), (1,)), 4, 132).grid
+        lay = _lay((nrows, 2 * k)).slice((slice(None), slice(None, None, 2)))
+        return reduction_geometry(plan_reduction(lay, (1,)), 4, 132).grid
     assert grid(256) == (1,)
     assert grid(257) == (2,)
     assert grid(1000) == (4,)
     assert grid(256 * SHORT_MAX_BLOCKS) == (SHORT_MAX_BLOCKS,)
     assert grid(256 * SHORT_MAX_BLOCKS * 4 + 1) == (SHORT_MAX_BLOCKS,)  # grid-stride
+
+
+@pytest.mark.parametrize("k", [2, 3, 5, 7, 16, 31, 32])
+@pytest.mark.parametrize("n", [5, 300, 40_007, 1 << 25])
+def test_interleave_geometry(k, n):
+    p = plan_reduction(_lay((n, k)), (0,))
+    assert p.strategy == "interleave" and p.nrows == k and p.rowlen == n
+    g = reduction_geometry(p, 4, 132, resident=8)
+    width = g.block[0]
+    assert width % k == 0 and width <= BLOCK_THREADS and width > BLOCK_THREADS - k
+    assert g.chunk % width == 0 and g.chunk >= INTERLEAVE_MIN_ROUNDS * width
+    assert g.nchunks == g.grid[0] == -(-(n * k) // g.chunk)
+    assert (g.nchunks - 1) * g.chunk < n * k <= g.nchunks * g.chunk
+    assert g.nchunks <= 132 * 8
 
 
 def test_trivial_strategies():
@@ -183,6 +300,18 @@ def test_scan_strategies():
     assert plan_scan(_lay((4, 1 << 20)), 0, False).strategy == "columns"
     assert plan_scan(_lay((3, 1 << 20)), 1, False).strategy == "lookback"
     assert plan_scan(_lay((1 << 20, 3)), 0, False).strategy == "lookback"
+    # short rows, many of them: a thread per row (the warp kernel would idle its
+    # lanes), from a staged tile when the rows are dense
+    assert plan_scan(_lay((1 << 20, 3)), 1, False).strategy == "tile"
+    assert plan_scan(_lay((1 << 20, SHORT_ROWLEN)), 1, True).strategy == "tile"
+    assert plan_scan(_lay((64, 1 << 14, 3)), 2, True).strategy == "tile"
+    assert plan_scan(_lay((1 << 20, 6)).slice((slice(None), slice(None, 3))), 1,
+                     False).strategy == "columns"
+    assert plan_scan(_lay((1 << 20, 3)).slice((slice(None, None, -1),)), 1,
+                     False).strategy == "columns"
+    assert plan_scan(_lay((1 << 20, SHORT_ROWLEN + 1)), 1, False).strategy == "rows"
+    assert plan_scan(_lay((SHORT_MIN_ROWS - 1, 3)), 1, False).strategy == "rows"
+    assert plan_scan(_lay((3, 1 << 20)).permute((1, 0)), 1, False).strategy == "columns"
     assert plan_scan(_lay((3, 0)), 1, False).strategy == "empty"
     assert plan_scan(_lay((3, 0)), 1, True).strategy == "fill"
     assert plan_scan(_lay((0, 5)), 1, True).strategy == "empty"

@@ -84,6 +84,9 @@ def test_scan_dtype_rules(cp, dtype):
     ((200_001, 3), 0),          # lookback over a strided axis
     ((5000, 640), 1),           # rows
     ((640, 5000), 0),           # columns
+    ((70_001, 3), 1),           # columns: short rows, a thread per row
+    ((4099, 32), 1),            # columns: the longest short row
+    ((4099, 33), 1),            # rows: just past it
 ])
 @pytest.mark.parametrize("include_initial", [False, True])
 def test_scan_strategies(cp, shape, axis, include_initial):
@@ -438,3 +441,84 @@ def test_prepared_calls_repeat_the_checked_path(cp, tuning, monkeypatch):
         xp.cumulative_sum(x, axis=True, include_initial=True)
     with pytest.raises(TypeError, match="axis"):
         xp.cumulative_sum(x, axis=1.0, include_initial=True)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int8", "bool"])
+@pytest.mark.parametrize("k", [2, 3, 4, 7, 16, 32])
+def test_short_row_scans(cp, dtype, k):
+    """(n, k) arrays, their reversed and strided views and a (k, n) array used as .T,
+    scanned along the short axis (strategy "columns": one thread per row) with and
+    without the initial zero, against NumPy; cumulative_prod too."""
+    from xstride._plans.reduction import plan_scan
+    from xstride.layout import Layout
+
+    rng = np.random.default_rng(40 + k)
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        base = rng.random((3001, 2 * k)) < 0.5
+    elif dt.kind == "f":
+        base = rng.standard_normal((3001, 2 * k)).astype(dt)
+    else:
+        base = rng.integers(-3, 4, size=(3001, 2 * k)).astype(dt)
+    dev = cp.asarray(base)
+    tall = np.ascontiguousarray(base[:, :k].T)
+    dense = np.ascontiguousarray(base[:, :k])
+    views = [(base[:, :k], dev[:, :k]), (base[::-1, k - 1::-1], dev[::-1, k - 1::-1]),
+             (base[:, ::2], dev[:, ::2]), (tall.T, cp.asarray(tall).T),
+             (dense, cp.asarray(dense)), (dense[7:], cp.asarray(dense)[7:])]
+    for h, x in views:
+        dense_rows = h.strides[1] == h.itemsize and h.strides[0] == k * h.itemsize
+        assert plan_scan(Layout.from_array(x), 1, False).strategy == \
+            ("tile" if dense_rows else "columns")
+        for init in (False, True):
+            for f in ("cumulative_sum", "cumulative_prod"):
+                got = cp.asnumpy(getattr(xp, f)(x, axis=1, include_initial=init))
+                want = getattr(cnp, f)(h, axis=1, include_initial=init)
+                assert got.dtype == want.dtype and got.shape == want.shape
+                if dt.kind == "f" and f == "cumulative_sum":
+                    g = (got[:, 1:] if init else got).astype(np.longdouble)
+                    exact, bound = _scan_bound(h, 1)
+                    assert np.all(np.abs(g - exact) <= bound), k
+                    if init:
+                        assert np.all(got[:, 0] == 0)
+                elif dt.kind == "f":   # a product of at most 32 terms, in float64
+                    np.testing.assert_allclose(got, want, rtol=1e-5 if dt == np.float32
+                                               else 1e-12, atol=0)
+                else:
+                    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint8"])
+@pytest.mark.parametrize("k", [2, 3, 5, 16, 31, 32])
+def test_short_row_scan_tile_gives_the_bits_of_columns(cp, dtype, k):
+    """Dense rows (strategy "tile") and the same values in rows with a gap after
+    them ("columns") scan to the same bits: both run each row in order in one
+    thread; also 3-D (m, n, k) and many tiles per block (grid-stride)."""
+    from xstride._plans.reduction import plan_scan
+    from xstride.layout import Layout
+
+    rng = np.random.default_rng(60 + k)
+    dt = np.dtype(dtype)
+    shape = (40_001, k + 1)
+    base = (rng.standard_normal(shape) * 4).astype(dt) if dt.kind == "f" else \
+        rng.integers(0, 5, size=shape).astype(dt)
+    gapped = cp.asarray(base)[:, :k]
+    dense = cp.ascontiguousarray(gapped)
+    assert plan_scan(Layout.from_array(dense), 1, False).strategy == "tile"
+    assert plan_scan(Layout.from_array(gapped), 1, False).strategy == "columns"
+    for f in ("cumulative_sum", "cumulative_prod"):
+        for init in (False, True):
+            a = getattr(xp, f)(dense, axis=1, include_initial=init)
+            b = getattr(xp, f)(gapped, axis=1, include_initial=init)
+            assert a.dtype == b.dtype and a.shape == b.shape
+            assert cp.asnumpy(a).tobytes() == cp.asnumpy(b).tobytes(), (f, init)
+    cube = dense[:40_000].reshape(200, 200, k)
+    got = cp.asnumpy(xp.cumulative_sum(cube, axis=2, include_initial=True))
+    want = cnp.cumulative_sum(cp.asnumpy(cube), axis=2, include_initial=True)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    if dt.kind == "f":
+        exact, bound = _scan_bound(cp.asnumpy(cube), 2)
+        assert np.all(np.abs(got[..., 1:].astype(np.longdouble) - exact) <= bound)
+        assert np.all(got[..., 0] == 0)
+    else:
+        np.testing.assert_array_equal(got, want)

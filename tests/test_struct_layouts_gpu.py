@@ -79,10 +79,11 @@ def _desc_probe(file: str, decl: str, fields) -> str:
             "long long* out) {\n" + "\n".join(body) + "\n}\n")
 
 
-@pytest.mark.parametrize("nk,nr", [(2, 3), (5, 1)])
+@pytest.mark.parametrize("nk,nr", [(2, 3), (5, 1), (1, 1), (3, 6)])
 def test_xs_red_desc(cp, nk, nr):
-    """reductions.cu's descriptor as reductions.py packs it (rc.pack_struct)."""
-    ck, cr = rc.capacity(nk), rc.capacity(nr)
+    """reductions.cu's descriptor as reductions.py packs it (rc.pack_struct), with the
+    reduced capacity 1 of one reduced axis."""
+    ck, cr = rc.capacity(nk), rc.reduced_capacity(nr)
     ks, kt = tuple(range(2, 2 + nk)), tuple(range(100, 100 + nk))
     rs, rt = tuple(range(7, 7 + nr)), tuple(range(-50, -50 + nr))
     desc = rc.pack_struct(rc.pad(ks, ck, 1), rc.pad(kt, ck, 0), rc.pad(rs, cr, 1),

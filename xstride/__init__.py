@@ -50,12 +50,14 @@ def __array_namespace_info__():
 
 # xstride's own public names, resolved on first use so that importing xstride stays
 # cheap and never imports CuPy or pytest.
-_LAZY_MODULES = ("cuda", "rng", "algorithms", "layout", "views", "kernel_testing")
+_LAZY_MODULES = ("cuda", "rng", "algorithms", "layout", "views", "kernel_testing", "fusion")
 _LAZY_NAMES = {
     "as_strided": "views",
     "sliding_window_view": "views",
     "copy_into": "views",
     "Layout": "layout",
+    "fuse": "fusion",
+    "FusionWarning": "fusion",
 }
 
 _EXTENSIONS = (

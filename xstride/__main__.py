@@ -12,6 +12,13 @@ def main(argv=None) -> int:
 
     p_info = sub.add_parser("info", help="backend, versions, devices and the capability table")
     p_info.add_argument("--json", action="store_true", help="print one JSON object")
+    p_info.add_argument("--kernels", action="store_true",
+                        help="run a short workload and list the kernels it compiles, with "
+                             "their compile times (docs/performance.md, 'Cold start')")
+    from . import _backends
+
+    p_info.add_argument("--backend", type=str.lower, choices=_backends.names(), default=None,
+                        help="backend of the --kernels workload (default: the active one)")
 
     from ._cli import dask_demo as _dask_demo
     from ._cli import demo as _demo
@@ -25,6 +32,12 @@ def main(argv=None) -> int:
 
     args = parser.parse_args(argv)
     if args.command == "info":
+        if args.kernels:
+            from ._cli.kernels import run as run_kernels
+
+            return run_kernels(args.backend, json_output=args.json)
+        if args.backend is not None:
+            p_info.error("--backend goes with --kernels (the backend of its workload)")
         from ._cli.info import run as run_info
 
         return run_info(json_output=args.json)

@@ -1,6 +1,7 @@
 """Reductions and scans of the namespace: ``sum``, ``prod``, ``min``, ``max``, ``mean``,
 ``var``, ``std``, ``cumulative_sum``, ``cumulative_prod`` (array API standard,
-"Statistical functions"; ``all``/``any`` stay the library's).
+"Statistical functions"), ``all``, ``any`` ("Utility functions") and ``argmin``,
+``argmax`` ("Searching functions").
 
 This module holds the rules — argument checks and the standard's dtype rules — and
 hands the call to the backend of ``x``:
@@ -22,7 +23,10 @@ hands the call to the backend of ``x``:
 Rules: ``axis`` an int, a tuple of ints or None (``ValueError`` out of range or
 repeated); ``keepdims`` and ``include_initial`` bools; ``correction`` a real number;
 ``dtype`` a dtype or None; ``min``/``max`` of an empty selection raise ``ValueError``
-naming the empty axis; a 0-D array is scanned as one of shape ``(1,)``.
+naming the empty axis; a 0-D array is scanned as one of shape ``(1,)``. ``argmin``/
+``argmax`` take one axis (an int) or None, never a tuple (``TypeError``), and a real
+dtype (complex: ``TypeError``); an empty selection raises ``ValueError`` as for
+``min``/``max``.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ import numpy as np
 from . import _backends
 from ._backends import dispatch
 from ._core.errors import type_error
+from ._plans.argreduction import check_arg_axis
 from ._plans.reduction import (
     check_correction,
     empty_axis_error,
@@ -46,6 +51,8 @@ __all__ = ["default_sum_dtype", "moment_dtype"]
 
 REDUCTIONS = ("sum", "prod", "min", "max", "mean", "var", "std")
 SCANS = ("cumulative_sum", "cumulative_prod")
+LOGICAL = ("all", "any")
+ARG_REDUCTIONS = ("argmin", "argmax")
 _SCAN_OPS = {"cumulative_sum": "sum", "cumulative_prod": "prod"}
 
 #: The standard's signatures (the library path forwards NumPy-only keywords too).
@@ -57,6 +64,10 @@ _SIGNATURES = {
     "mean": "(x, /, *, axis=None, keepdims=False, dtype=None, **kwargs)",
     "var": "(x, /, *, axis=None, correction=0.0, keepdims=False, dtype=None, **kwargs)",
     "std": "(x, /, *, axis=None, correction=0.0, keepdims=False, dtype=None, **kwargs)",
+    "all": "(x, /, *, axis=None, keepdims=False, **kwargs)",
+    "any": "(x, /, *, axis=None, keepdims=False, **kwargs)",
+    "argmin": "(x, /, *, axis=None, keepdims=False, **kwargs)",
+    "argmax": "(x, /, *, axis=None, keepdims=False, **kwargs)",
     "cumulative_sum": "(x, /, *, axis=None, dtype=None, include_initial=False)",
     "cumulative_prod": "(x, /, *, axis=None, dtype=None, include_initial=False)",
 }
@@ -78,6 +89,17 @@ _DOCS = {
            "as NumPy does. On the kernels: two passes in float64 (the mean, then the "
            "squared deviations from it).",
     "std": "Standard deviation (array API standard ``std``): the square root of ``var``.",
+    "all": "Logical AND (array API standard ``all``): True where every element of the "
+           "selection is nonzero (NaN counts as nonzero); an empty selection gives True.",
+    "any": "Logical OR (array API standard ``any``): True where some element of the "
+           "selection is nonzero (NaN counts as nonzero); an empty selection gives False.",
+    "argmin": "Index of the minimum (array API standard ``argmin``): int64, the index "
+              "along ``axis`` (an int), or into the flattened array in C order for "
+              "``axis=None``. Ties give the first occurrence; where NaN is present, the "
+              "first NaN (NumPy's rule). Real dtypes only; an empty selection raises "
+              "ValueError naming the empty axis.",
+    "argmax": "Index of the maximum (array API standard ``argmax``); the rules of "
+              "``argmin``.",
     "cumulative_sum": "Cumulative sum (array API standard ``cumulative_sum``). "
                       "``include_initial=True`` puts the identity 0 first (formed by "
                       "shifting, never by subtracting).",
@@ -139,6 +161,25 @@ def _check_array(func: str, be, x) -> None:
         raise type_error(func, "x", x, "an array of a bool or numeric dtype")
 
 
+def _check_real(func: str, x) -> None:
+    """``argmin``/``argmax`` take a real dtype (the standard: "should have a real-valued
+    data type"; NumPy orders complex numbers lexicographically, CuPy refuses some)."""
+    if x.dtype.kind == "c":
+        raise type_error(func, "x", x, "an array of a real-valued (bool, integer or "
+                                       "floating) dtype")
+
+
+def _arg_rules(func: str, x, axis, keepdims) -> tuple:
+    """The checks of ``argmin``/``argmax`` after the array test: dtype, ``keepdims``,
+    ``axis`` (one axis or None), a non-empty selection; the normalized axes."""
+    _check_real(func, x)
+    _check_bool(func, "keepdims", keepdims)
+    axes = check_arg_axis(func, axis, x.ndim)
+    if x.size == 0 and math.prod(x.shape[a] for a in axes) == 0:
+        raise empty_axis_error(func, x.shape, axes)
+    return axes
+
+
 def _check_empty_minmax(func: str, x, axis) -> None:
     if x.size == 0:
         axes = normalize_axis(func, axis, x.ndim)
@@ -150,6 +191,7 @@ def _check_empty_minmax(func: str, x, axis) -> None:
 def _kernel_functions(be) -> dict:
     """The namespace functions of a backend whose executors run reductions and scans."""
     red, scn = be.executor("reductions"), be.executor("scans")
+    arg = be.executor("argreductions")
     lib = be.namespace
     nd = []   # the backend's array type, looked up once its library is loaded
 
@@ -196,14 +238,45 @@ def _kernel_functions(be) -> dict:
             return red.reduce(func, func, x, axis, axes, bool(keepdims), np.dtype(x.dtype))
         return impl
 
+    def all_any(func):
+        def impl(x, /, *, axis=None, keepdims=False, **kwargs):
+            if not kwargs:
+                res = red.repeat(func, x, axis, None, keepdims)
+                if res is not None:
+                    return res
+            check_x(func, x)
+            _check_bool(func, "keepdims", keepdims)
+            axes = normalize_axis(func, axis, x.ndim)
+            if kwargs or not takes(red, x.dtype):
+                return getattr(lib(), func)(x, axis=axis, keepdims=keepdims, **kwargs)
+            return red.reduce(func, func, x, axis, axes, bool(keepdims), np.dtype(np.bool_))
+        return impl
+
+    def argminmax(func):
+        def impl(x, /, *, axis=None, keepdims=False, **kwargs):
+            if not kwargs and arg is not None:
+                res = arg.repeat(func, x, axis, keepdims)
+                if res is not None:
+                    return res
+            check_x(func, x)
+            axes = _arg_rules(func, x, axis, keepdims)
+            if kwargs or arg is None or not takes(arg, x.dtype):
+                return getattr(lib(), func)(x, axis=axis, keepdims=bool(keepdims), **kwargs)
+            return arg.argreduce(func, x, axis, axes, bool(keepdims))
+        return impl
+
     def mean(x, /, *, axis=None, keepdims=False, dtype=None, **kwargs):
+        if not kwargs:
+            res = red.repeat("mean", x, axis, dtype, keepdims)
+            if res is not None:
+                return res
         check_x("mean", x)
         _check_bool("mean", "keepdims", keepdims)
         out = moment_dtype("mean", np.dtype(x.dtype), dtype)
         if kwargs or not takes(red, x.dtype, out) or out.kind != "f":
             return lib().mean(x, axis=axis, keepdims=keepdims, dtype=dtype, **kwargs)
         axes = normalize_axis("mean", axis, x.ndim)
-        return red.mean("mean", x, axis, axes, bool(keepdims), out)
+        return red.mean("mean", x, axis, axes, bool(keepdims), out, dtype)
 
     def var_like(func):
         def impl(x, /, *, axis=None, correction=0.0, keepdims=False, dtype=None, **kwargs):
@@ -244,6 +317,8 @@ def _kernel_functions(be) -> dict:
 
     funcs = {f: sum_like(f) for f in ("sum", "prod")}
     funcs.update({f: min_max(f) for f in ("min", "max")})
+    funcs.update({f: all_any(f) for f in LOGICAL})
+    funcs.update({f: argminmax(f) for f in ARG_REDUCTIONS})
     funcs["mean"] = mean
     funcs.update({f: var_like(f) for f in ("var", "std")})
     funcs.update({f: scan(f) for f in SCANS})
@@ -287,6 +362,15 @@ def _library_functions(be) -> tuple[dict, dict]:
             return lib(x, axis=axis, keepdims=bool(keepdims), **kwargs)
         return impl
 
+    def argminmax(func, lib):
+        def impl(x, /, *, axis=None, keepdims=False, **kwargs):
+            _check_array(func, be, x)
+            axes = _arg_rules(func, x, axis, keepdims)
+            if axis is not None:
+                axis = axes[0]
+            return lib(x, axis=axis, keepdims=bool(keepdims), **kwargs)
+        return impl
+
     def scan(func, lib, as_array):
         def impl(x, /, *, axis=None, dtype=None, include_initial=False):
             _check_array(func, be, x)
@@ -303,7 +387,9 @@ def _library_functions(be) -> tuple[dict, dict]:
 
     for f in ("min", "max"):
         funcs[f] = min_max(f, library(f))
-    for f in ("sum", "prod", "mean", "var", "std"):
+    for f in ARG_REDUCTIONS:
+        funcs[f] = argminmax(f, library(f))
+    for f in ("sum", "prod", "mean", "var", "std") + LOGICAL:
         funcs[f] = checked(f, library(f))
         positional[f] = library(f)   # nothing to check without keywords
     for f in SCANS:
@@ -328,7 +414,8 @@ def _register() -> None:
             def provider(be=be):
                 funcs, positional = _library_functions(be)
                 return _finish(funcs), positional
-            dispatch.register_lazy(be, REDUCTIONS + SCANS, provider)
+            dispatch.register_lazy(be, REDUCTIONS + SCANS + LOGICAL + ARG_REDUCTIONS,
+                                   provider)
 
 
 _register()

@@ -24,6 +24,7 @@ class CupyBackend(Backend):
     executors = {
         "elementwise": "xstride._kernels.elementwise",
         "reductions": "xstride._kernels.reductions",
+        "argreductions": "xstride._kernels.argreductions",
         "scans": "xstride._kernels.scans",
         "philox": "xstride._kernels.philox",
         "morton": "xstride._kernels.morton",
@@ -31,6 +32,7 @@ class CupyBackend(Backend):
         "compile": "xstride._kernels._compile",
         "includes": "xstride._core.includes",
         "engine": "xstride._kernels._elementwise_exec",
+        "fusion": "xstride._kernels.fusion",
     }
 
     def __init__(self):
@@ -73,6 +75,7 @@ class CupyBackend(Backend):
             raise backend_unavailable_error("cupy", self.failure)
         self.failure = None
         self._checked = cupy
+        self.executor("compile").on_cupy_loaded(cupy)  # XSTRIDE_LOG_KERNELS=1: CuPy's too
         return cupy
 
     compiles_kernels = True

@@ -41,6 +41,11 @@ _modules = sys.modules
 # imported by anyone, no array of theirs can exist, so a call goes to the default
 # backend without looking at its arguments. With one such library (CuPy) that is one
 # ``in sys.modules`` test; with more, the wrappers always take the look.
+#: ``xp.fuse``'s tracer (``xstride/fusion``) sets this to a callable ``(qualname, args,
+#: kwargs)``: a call whose arguments name no backend (the full check) is first offered
+#: to it, so that ``xp.exp(t)`` of a traced stand-in ``t`` is recorded; it answers
+#: ``NotImplemented`` for any other call. Only the slow path reads it.
+TRACE_HOOK = None
 _OPTIONAL = tuple(cls.library for name, cls in REGISTRY.items() if name != DEFAULT)
 _ONLY_OPTIONAL = _OPTIONAL[0] if len(_OPTIONAL) == 1 else None
 
@@ -244,6 +249,10 @@ def follower(qualname: str, module: str = "xstride"):
                 return np_positional[qualname](*args)
             backend = _backend_by_type(args + tuple(kwargs.values()) if kwargs else args)
             if backend is None:  # sequences, other types, mixed, no array: the full check
+                if TRACE_HOOK is not None:
+                    got = TRACE_HOOK(qualname, args, kwargs)
+                    if got is not NotImplemented:
+                        return got
                 backend = _backend.backend_of(qualname, _named(params, args, kwargs))
             if backend == "numpy" and not kwargs:
                 return np_positional[qualname](*args)

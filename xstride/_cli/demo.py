@@ -20,6 +20,7 @@ import time
 import numpy as np
 
 from .. import _backends
+from .timing import StepTime, timed_step, watch_compiles
 
 # above this, one (n, 3) float64 array alone needs more than 24 TiB
 _MAX_POINTS = 2**40
@@ -117,24 +118,23 @@ class Progress:
 
 
 class _Stages:
-    """Times stages (synchronising the device at each end) and drives the progress line."""
+    """Times stages (:func:`~xstride._cli.timing.timed_step`: the device synchronised at
+    both ends, the kernel compiles of the stage apart) and drives the progress line."""
 
     def __init__(self, sync, progress: Progress | None):
         self.sync = sync
         self.progress = progress
-        self.times: list[tuple[str, float]] = []
+        self.times: list[tuple[str, StepTime]] = []
 
     def run(self, name: str, fn):
         if self.progress is not None:
             self.progress.start(name)
-        t0 = time.perf_counter()
         try:
-            result = fn()
-            self.sync()
+            result, t = timed_step(self.sync, fn)
         finally:
             if self.progress is not None:
                 self.progress.stop()
-        self.times.append((name, time.perf_counter() - t0))
+        self.times.append((name, t))
         return result
 
 
@@ -192,8 +192,8 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
     from .. import algorithms as alg
     be = _backends.get(backend)
     am = be.load()
-    sync = be.synchronize
-    stages = _Stages(sync, progress)
+    watched = watch_compiles(be)   # CuPy's own compiles are counted as compile time too
+    stages = _Stages(be.synchronize, progress)
 
     # 1. positions
     if points is not None:
@@ -212,9 +212,6 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
         source = f"philox(seed={seed}), unit cube"
     npts, ndim = pos.shape
     k_level = _check_levels(alg, ndim, levels, level_stats)
-
-    if be.compiles_kernels:  # compile the kernels outside the timed stages
-        stages.run("compile kernels", lambda: _warm_up(alg, am, ndim, levels))
 
     # 2. bounding box (a degenerate axis, e.g. a flat cloud, gets a unit extent)
     def bbox():
@@ -275,8 +272,13 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
         "bounding_box": {"lower": lower.tolist(), "upper": upper.tolist()},
         "checks": {"keys_sorted": red["sorted"], "counts_sum_to_points": red["total"] == npts,
                    "values_follow_keys": red["carried"]},
-        "stages": [{"name": name, "seconds": t} for name, t in stages.times],
-        "total_seconds": sum(t for _, t in stages.times),
+        "stages": [{"name": name, **t.as_dict()} for name, t in stages.times],
+        "total_seconds": sum(t.seconds for _, t in stages.times),
+        "run_seconds": sum(t.run_seconds for _, t in stages.times),
+        "compile_seconds": sum(t.compile_seconds for _, t in stages.times),
+        "kernels_compiled": sum(t.kernels for _, t in stages.times),
+        "compiles_kernels": bool(be.compiles_kernels),
+        "cupy_compiles_recorded": watched,
     }
 
 
@@ -319,12 +321,6 @@ def _morton_box(lower: np.ndarray, upper: np.ndarray, levels: int) -> np.ndarray
     return box_upper
 
 
-def _warm_up(alg, cupy, ndim: int, levels: int) -> None:
-    pts = cupy.linspace(0.0, 1.0, 3 * 4096).reshape(-1, 3)[:, :ndim]
-    keys = alg.morton_keys(pts, [0.0] * ndim, [1.0] * ndim, levels)
-    alg.sort_by_key(keys, pts)
-
-
 # --------------------------------------------------------------------- output
 def _table(result: dict) -> str:
     bb = result["bounding_box"]
@@ -345,11 +341,17 @@ def _table(result: dict) -> str:
         f"  points per cell       min {occ['min']:,}  max {occ['max']:,}  mean {occ['mean']:.4g}",
         f"  checks                {'passed' if all(result['checks'].values()) else 'FAILED'}",
         "",
-        "  stage                 seconds",
+        "  stage                   run s  compile s  kernels",
     ]
     for st in result["stages"]:
-        lines.append(f"  {st['name']:<20}  {st['seconds']:8.4f}")
-    lines.append(f"  {'total':<20}  {result['total_seconds']:8.4f}")
+        lines.append(f"  {st['name']:<20}  {st['run_seconds']:8.4f}  {st['compile_seconds']:9.4f}"
+                     f"  {st['kernels_compiled']:7d}")
+    lines.append(f"  {'total':<20}  {result['run_seconds']:8.4f}  {result['compile_seconds']:9.4f}"
+                 f"  {result['kernels_compiled']:7d}")
+    lines.append(f"  {'wall (run + compile)':<20}  {result['total_seconds']:8.4f}")
+    if result["compiles_kernels"] and not result["cupy_compiles_recorded"]:
+        lines.append("  (CuPy's own kernel compiles are not recorded by this CuPy: "
+                     "they count as run time)")
     return "\n".join(lines)
 
 

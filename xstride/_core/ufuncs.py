@@ -8,7 +8,8 @@ adds ``out=``) and the CUDA executor (which generates kernels) both derive.
 
 from __future__ import annotations
 
-__all__ = ["ENGINE_UFUNCS", "NUMPY_UFUNC", "numpy_ufunc_name"]
+__all__ = ["ENGINE_UFUNCS", "NUMPY_UFUNC", "numpy_ufunc_name", "FUSION_MATH",
+           "FUSION_PREDICATES", "IDENTITY_ON_INTEGERS"]
 
 ENGINE_UFUNCS: dict[str, tuple[int, str]] = {
     "add": (2, "{0} + {1}"),
@@ -42,3 +43,38 @@ NUMPY_UFUNC = {"abs": "absolute", "bitwise_invert": "invert"}
 def numpy_ufunc_name(name: str) -> str:
     """The NumPy ufunc that implements the standard's ``name``."""
     return NUMPY_UFUNC.get(name, name)
+
+
+#: Functions ``xp.fuse`` compiles besides the engine's, with CuPy's C expression per
+#: loop type, so that a fused kernel computes what CuPy's own kernel computes for the
+#: unfused call (CuPy's math ufuncs, ``cupy/_core``'s ``create_math_ufunc``: the
+#: ``f``-suffixed function on float32 loops, the plain one on float64). Name ->
+#: (arity, C function). Loop and result dtypes: NumPy's ufunc of the same name
+#: (``NUMPY_UFUNC`` where the names differ); only float32 and float64 loops fuse.
+#: ``exp2`` is not here: CuPy computes it as ``pow(2, x)``, not ``exp2f``.
+FUSION_MATH: dict[str, tuple[int, str]] = {
+    "exp": (1, "exp"), "expm1": (1, "expm1"),
+    "log": (1, "log"), "log1p": (1, "log1p"), "log2": (1, "log2"), "log10": (1, "log10"),
+    "sqrt": (1, "sqrt"), "sin": (1, "sin"), "cos": (1, "cos"), "tan": (1, "tan"),
+    "asin": (1, "asin"), "acos": (1, "acos"), "atan": (1, "atan"),
+    "sinh": (1, "sinh"), "cosh": (1, "cosh"), "tanh": (1, "tanh"),
+    "asinh": (1, "asinh"), "acosh": (1, "acosh"), "atanh": (1, "atanh"),
+    "floor": (1, "floor"), "ceil": (1, "ceil"), "trunc": (1, "trunc"),
+    "atan2": (2, "atan2"), "hypot": (2, "hypot"),
+}
+NUMPY_UFUNC.update({"asin": "arcsin", "acos": "arccos", "atan": "arctan",
+                    "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh",
+                    "atan2": "arctan2"})
+#: Exact predicates ``xp.fuse`` compiles (no rounding, so any correct expression is
+#: bit-identical to CuPy's): name -> (arity, C++ expression over the loop-typed input
+#: ``{0}``). ``x - x`` is 0 for finite values and NaN for infinities and NaNs.
+FUSION_PREDICATES: dict[str, tuple[int, str]] = {
+    "isnan": (1, "({0} != {0})"),
+    "isinf": (1, "(({0} - {0}) != ({0} - {0}) && {0} == {0})"),
+    "isfinite": (1, "(({0} - {0}) == ({0} - {0}))"),
+    "logical_not": (1, "(!(bool)({0}))"),
+    "signbit": (1, "(signbit({0}) != 0)"),
+}
+#: Functions that keep an integer or bool input as it is (the standard's rounding
+#: functions: ``floor(x)`` of an integer array is ``x``).
+IDENTITY_ON_INTEGERS = frozenset({"floor", "ceil", "trunc"})

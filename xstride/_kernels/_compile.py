@@ -5,21 +5,29 @@ Every internal kernel is reached through :func:`function` (a source file beside 
 module, or generated source text, plus a kernel name); compiled modules and their
 functions are held in :class:`~xstride._kernels._lru.Bounded` caches keyed by the
 current device, the source (file name or text), the options and the name expressions.
-User kernels (:class:`xstride.cuda.CudaKernel`) go through :func:`raw_module`, which
-adds nothing but the same bounded, per-device cache.
+User kernels (:class:`xstride.cuda.CudaKernel`) go through :func:`raw_function` (or
+:func:`raw_module`), which add nothing but the same bounded, per-device cache.
+
+Each cache miss of :func:`function` and :func:`raw_function` (the only place a kernel
+is compiled) is timed and recorded (:mod:`xstride._kernels._compile_log`:
+:func:`compiled_kernels`, :func:`compile_totals`, ``XSTRIDE_LOG_KERNELS=1``); a hit
+pays nothing for it.
 """
 
 from __future__ import annotations
 
 import functools
+import sys
 from pathlib import Path
 
 from ._cupy import cupy as _cupy
 from .._core.includes import scan_includes
 from ._lru import Bounded
+from . import _compile_log
 
-__all__ = ["include_dir", "module_options", "raw_module", "source", "function",
-           "current_device", "clear"]
+__all__ = ["include_dir", "module_options", "raw_module", "raw_function", "source", "function",
+           "current_device", "clear", "compiled_kernels", "compile_totals", "reset_record",
+           "watch_cupy_compiles", "cupy_compiles_watched", "on_cupy_loaded"]
 
 _HERE = Path(__file__).resolve().parent
 _INCLUDE = _HERE / "include"
@@ -82,6 +90,20 @@ def raw_module(source: str, options: tuple[str, ...] = (), name_expressions: tup
     return _module(key, source, options, name_expressions)
 
 
+def raw_function(source: str, options: tuple[str, ...], name: str):
+    """The kernel ``name`` of the user source ``source`` (its module from
+    :func:`raw_module`), compiled once per current device; a compile is recorded with
+    ``kind="user"``."""
+    options = tuple(options)
+    key = (current_device(), None, source, options, (name,), name)
+    fn = _FUNCTIONS.get(key)
+    if fn is None:
+        fn = _FUNCTIONS.put(key, _compile_log.timed(
+            lambda: _module(key[:-1], source, options, (name,)).get_function(name),
+            name, f"user {_compile_log.digest(source)}", options, key[0], kind="user"))
+    return fn
+
+
 def function(name: str, *, file: str | None = None, code: str | None = None,
              options: tuple[str, ...] = (), name_expressions: tuple[str, ...] = ()):
     """The compiled kernel ``name`` (a ``cupy.RawKernel``) on the current device.
@@ -103,14 +125,51 @@ def function(name: str, *, file: str | None = None, code: str | None = None,
     key = (current_device(), file, code if file is None else None, options,
            name_expressions, name)
     fn = _FUNCTIONS.get(key)
-    if fn is None:
+    if fn is None:   # the only place an internal kernel compiles: time and record it
         text = source(file) if file is not None else code
-        fn = _FUNCTIONS.put(key, _module(key[:-1], text, options,
-                                         name_expressions).get_function(name))
+        origin = file if file is not None else f"generated {_compile_log.digest(text)}"
+        fn = _FUNCTIONS.put(key, _compile_log.timed(
+            lambda: _module(key[:-1], text, options, name_expressions).get_function(name),
+            name, origin, options, key[0]))
     return fn
 
 
 def clear() -> None:
-    """Forget every compiled module and function (CuPy's own caches stay)."""
+    """Forget every compiled module and function (CuPy's own caches stay; the record of
+    past compiles too: :func:`reset_record`)."""
     _MODULES.clear()
     _FUNCTIONS.clear()
+
+
+def compiled_kernels() -> list:
+    """The compiles recorded in this process, oldest first
+    (:class:`~xstride._kernels._compile_log.CompiledKernel`)."""
+    return _compile_log.records()
+
+
+def compile_totals() -> tuple[int, float]:
+    """``(kernels, seconds)`` of every compile recorded in this process."""
+    return _compile_log.totals()
+
+
+def reset_record() -> None:
+    """Forget the record of compiles (the compiled kernels stay cached)."""
+    _compile_log.reset()
+
+
+def watch_cupy_compiles(cupy) -> bool:
+    """Record the compiles of CuPy's own kernels as well, from now on; ``False`` where
+    the ``cupy`` module offers nothing to wrap (:func:`._compile_log.watch_cupy`)."""
+    return _compile_log.watch_cupy(cupy)
+
+
+def on_cupy_loaded(cupy) -> None:
+    """Called once by the CuPy backend as it loads: with ``XSTRIDE_LOG_KERNELS=1``,
+    CuPy's own compiles are recorded (and logged) from the start."""
+    _compile_log.watch_if_logging(cupy)
+
+
+def cupy_compiles_watched() -> bool:
+    """Whether the imported CuPy's own compiles are being recorded."""
+    cupy = sys.modules.get("cupy")
+    return cupy is not None and _compile_log.cupy_watched(cupy)

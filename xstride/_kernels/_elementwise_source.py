@@ -102,15 +102,15 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
                   idx32: bool = False, cap: int = 4, trans: tuple = (), tile: int = 32,
                   preamble: str = "", index_var: bool = False, off32: bool = False,
                   rest32: bool = True,
-                  minb: int = 0, rest_axes: int = 2) -> str:
+                  minb: int = 0, rest_axes: int = 2, indexed: tuple = ()) -> str:
     """CUDA source of one elementwise kernel.
 
     Parameters
     ----------
     name : str
         ``extern "C"`` kernel name.
-    kind : {"flat", "rows", "nd", "tiled"}
-        The plan's path ("flat" and "rows"/"nd" share one loop; "tiled" is the
+    kind : {"flat", "flat2d", "rows", "nd", "tiled"}
+        The plan's path ("flat", "flat2d" and "rows"/"nd" share one loop; "tiled" is the
         grid-walk kernel of :func:`_tiled_walk_body`, launched with :data:`WALK_ARGS`
         and the geometry of :func:`xstride._kernels._geometry.tiled_geometry`).
     ops : sequence of Operand
@@ -142,6 +142,11 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
     index_var : bool
         Declare ``i``, the linear C-order index of the element, for the body (only
         meaningful for plans made with ``keep_order=True``).
+    indexed : tuple of bool
+        "flat2d": per array operand, whether it is read element by element at (row,
+        column) ``(i div e0, i mod e0)`` of flat index ``i`` through its outer and
+        inner strides (a repeated row, a transposed or strided view); the others are
+        dense (or scalars) and take ``vec``-wide loads at ``i``.
     """
     arrays = [o for o in ops if o.kind != "scalar"]
     nops = len(arrays)
@@ -154,10 +159,14 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
                                                              off32, rest32, rest_axes), "}"])
     sig = _signature(name, ops, cap, nops)
     idx = "unsigned int" if idx32 else "long long"
-    flat = kind == "flat"
+    flat = kind in ("flat", "flat2d")
+    # "flat2d": the operands read at (row, column) of the flat index
+    per = tuple(indexed) if kind == "flat2d" else (False,) * nops
     v = vec
     out = []
     out.append(f"    typedef {idx} IDX;")
+    if any(per):
+        out.append(f"    long long pr[{UNROLL}], pc[{UNROLL}];")
     if flat:
         out.append(f"    const IDX total = (IDX)(p.n / {v});")
     else:
@@ -174,11 +183,22 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
     out.append("        if (vi < total) {")
     if flat:
         out.append(f"          const long long col = (long long)vi * {v};")
+        if any(per):
+            out.append(f"          const IDX fi = (IDX)vi * (IDX){v}, q = fi / (IDX)p.e0;")
+            out.append("          pr[u] = (long long)q;")
+            out.append("          pc[u] = (long long)(fi - q * (IDX)p.e0);")
     else:
         out.append("          const IDX row = vi / nv;")
         out.append(f"          const long long col = (long long)(vi - row * nv) * {v};")
         out.append("          xstride_ew_outer(p, row, off[u]);")
-    out.append(f"          #pragma unroll\n          for (int k = 0; k < {nops}; ++k) off[u][k] += col * p.s0[k];")
+    if any(per):
+        for k in range(nops):
+            if per[k]:
+                out.append(f"          off[u][{k}] += pr[u] * p.strides[{k}][0] + pc[u] * p.s0[{k}];")
+            else:
+                out.append(f"          off[u][{k}] += col * p.s0[{k}];")
+    else:
+        out.append(f"          #pragma unroll\n          for (int k = 0; k < {nops}; ++k) off[u][k] += col * p.s0[k];")
     out.append("        }\n      }")
     # loads into registers
     for k, o in enumerate(arrays):
@@ -187,6 +207,13 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
             out.append(f"      #pragma unroll\n      for (int u = 0; u < {UNROLL}; ++u) if (base + (IDX)(u * {BLOCK}) < total) {{")
             if v == 1:
                 out.append(f"        __xs_v{k}[u].v[0] = {ptr[o.name]}[off[u][{k}]];")
+            elif per[k]:   # by (row, column): element j of the vector at i + j
+                out.append(f"        long long o = off[u][{k}], c = pc[u];")
+                out.append(f"        #pragma unroll\n        for (int j = 0; j < {v}; ++j) {{")
+                out.append(f"          __xs_v{k}[u].v[j] = {ptr[o.name]}[o];")
+                out.append(f"          if (++c == p.e0) {{ c = 0; o += p.strides[{k}][0] - (p.e0 - 1) * p.s0[{k}]; }}")
+                out.append(f"          else o += p.s0[{k}];")
+                out.append("        }")
             elif bcast and bcast[k]:
                 out.append(f"        const {o.ctype} t = {ptr[o.name]}[off[u][{k}]];")
                 out.append(f"        #pragma unroll\n        for (int j = 0; j < {v}; ++j) __xs_v{k}[u].v[j] = t;")
@@ -216,9 +243,13 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
         out.append("    {")
         out.append(f"      const long long i = (long long)total * {v} + (long long)blockIdx.x * {BLOCK} + threadIdx.x;")
         out.append("      if (i < p.n) {")
+        def at(k):
+            if per[k]:
+                return f"(i / p.e0) * p.strides[{k}][0] + (i % p.e0) * p.s0[{k}]"
+            return f"i * p.s0[{k}]"
         out.append(_element_code(
-            ops, body, lambda k, o: f"{ptr[o.name]}[p.offset[{k}] + i * p.s0[{k}]]",
-            lambda k, o, e: f"{ptr[o.name]}[p.offset[{k}] + i * p.s0[{k}]] = {e};"))
+            ops, body, lambda k, o: f"{ptr[o.name]}[p.offset[{k}] + {at(k)}]",
+            lambda k, o, e: f"{ptr[o.name]}[p.offset[{k}] + {at(k)}] = {e};"))
         out.append("      }\n    }")
     return "\n".join(head + [sig, "{", "\n".join(out), "}"])
 

@@ -13,11 +13,12 @@ from dataclasses import dataclass
 
 from .._core.errors import error
 from .._plans.elementwise import Plan
-from .._plans.reduction import ReductionPlan
+from .._plans.reduction import (SHORT_VECTOR_ROW_BYTES, TILE_BYTES, ReductionPlan,
+                                tile_rows)
 
 __all__ = ["TILE", "CAPS", "pack_params", "TiledGeometry", "tiled_geometry",
-           "BLOCK_THREADS", "OUTER_ROWS", "SHORT_MAX_BLOCKS", "ReductionGeometry",
-           "reduction_geometry"]
+           "BLOCK_THREADS", "OUTER_ROWS", "SHORT_MAX_BLOCKS", "INTERLEAVE_MIN_ROUNDS", "ReductionGeometry",
+           "reduction_geometry", "scan_tile_rows"]
 
 # ----------------------------------------------------------------------------- elementwise
 #: Side of the square shared-memory tile of the "tiled" path.
@@ -149,6 +150,9 @@ OUTER_ROWS = 8
 #: its threads loop over the rows (grid-stride), which keeps the grid far inside
 #: CUDA's limit of 2**31 - 1 blocks for any row count.
 SHORT_MAX_BLOCKS = 1 << 20
+#: Fewest block-widths of elements one block of the "interleave" kernel folds per
+#: thread (small runs take fewer blocks rather than blocks of one load per thread).
+INTERLEAVE_MIN_ROUNDS = 8
 
 
 @dataclass(frozen=True)
@@ -157,11 +161,13 @@ class ReductionGeometry:
 
     Attributes
     ----------
-    kernel : {"rows_warp", "rows_block", "cols", "short"}
+    kernel : {"rows_warp", "rows_block", "cols", "short", "tile", "interleave"}
     grid, block : tuple of int
     vec : int
         Elements per vector load (1 = scalar loads).
     nchunks, chunk : int
+        ("tile": ``chunk`` is the rows staged per block; "interleave": ``chunk``
+        elements of the flat run per block, ``nchunks`` blocks.)
         The reduced range of each row is split into ``nchunks`` pieces of ``chunk``
         elements (the last may be shorter); partial results are combined in chunk
         order by the last block to finish (deterministic).
@@ -179,22 +185,55 @@ def _vec_width(itemsize: int) -> int:
     return 16 // itemsize if itemsize in (4, 8) else 1
 
 
+def _short_vec(plan: ReductionPlan, itemsize: int, base_address: int) -> int:
+    """Elements per load of the "short" kernel: whole 16-byte vectors when every row
+    is a contiguous run of at least :data:`SHORT_VECTOR_ROW_BYTES` of them at a
+    16-byte aligned address (one kept axis whose stride, like the row, is a whole
+    number of vectors), else 1 (shorter rows summed no faster with vectors on the
+    H200)."""
+    vec = _vec_width(itemsize)
+    if (vec > 1 and plan.nk == 1 and plan.inner_contiguous and plan.rowlen % vec == 0
+            and plan.rowlen * itemsize >= SHORT_VECTOR_ROW_BYTES
+            and plan.kstride[0] % vec == 0 and base_address % 16 == 0):
+        return vec
+    return 1
+
+
 def reduction_geometry(plan: ReductionPlan, itemsize: int, sm_count: int,
-                       base_address: int = 0, resident: int = 8) -> ReductionGeometry:
+                       base_address: int = 0, resident: int = 8,
+                       tile: tuple = (TILE_BYTES, 0)) -> ReductionGeometry:
     """Choose kernel, grid and splitting for ``plan`` on a device of ``sm_count`` SMs.
 
     ``base_address`` is the byte address of the input's first element of row 0
-    (for the alignment test of vector loads in the outer strategy). ``resident`` is
+    (for the alignment test of vector loads in the outer and short strategies). ``resident`` is
     the number of blocks of the chosen kernel that fit on one SM: a split reduction
     launches about one full wave, ``sm_count * resident`` blocks, so that no SM
-    idles through a partial last wave.
+    idles through a partial last wave. ``tile`` is ``(bytes, most rows)`` of one
+    block of the "tile" kernel (0 rows: as many as fit).
     """
     sm = max(int(sm_count), 1)
     if plan.strategy == "short":
         # one thread per output row, in order: ceil(nrows / 256) blocks, capped (the
         # kernel's grid-stride loop takes the rest); scalar loads, no split
         blocks = min(-(-plan.nrows // BLOCK_THREADS), SHORT_MAX_BLOCKS)
-        return ReductionGeometry("short", (blocks,), (BLOCK_THREADS,), 1, 1, plan.rowlen)
+        return ReductionGeometry("short", (blocks,), (BLOCK_THREADS,),
+                                 _short_vec(plan, itemsize, base_address), 1, plan.rowlen)
+    if plan.strategy == "tile":
+        # R rows staged per block (chunk carries R); the kernel loops over the tiles
+        rows = tile_rows(plan.kstride[0], plan.rowlen, itemsize, tile[0], tile[1])
+        blocks = min(-(-plan.nrows // rows), SHORT_MAX_BLOCKS)
+        return ReductionGeometry("tile", (blocks,), (BLOCK_THREADS,), 1, 1, rows)
+    if plan.strategy == "interleave":
+        # block width a multiple of the column count; about one wave of blocks, each
+        # a chunk of whole block-widths of the flat run
+        ncols = plan.nrows
+        width = ncols * (BLOCK_THREADS // ncols)
+        total = plan.nrows * plan.rowlen
+        wave = max(int(resident), 1) * sm
+        chunk = -(-total // wave)
+        chunk = max(-(-chunk // width), INTERLEAVE_MIN_ROUNDS) * width
+        nchunks = -(-total // chunk)
+        return ReductionGeometry("interleave", (nchunks,), (width,), 1, nchunks, chunk)
     if plan.strategy in ("inner", "full"):
         vec = _vec_width(itemsize) if plan.inner_contiguous else 1
         if plan.strategy == "inner" and (plan.rowlen <= 4096 or plan.nrows >= 32 * sm):
@@ -228,3 +267,31 @@ def reduction_geometry(plan: ReductionPlan, itemsize: int, sm_count: int,
         return ReductionGeometry("cols", (tiles, nchunks), (32, OUTER_ROWS), vec, nchunks,
                                  chunk)
     raise error(ValueError, "reduction_geometry", f"strategy {plan.strategy!r} launches no kernel")
+
+
+# ----------------------------------------------------------------------------- scans
+def scan_tile_rows(length: int, init: int, in_size: int, out_size: int,
+                   tile_bytes: int) -> tuple[int, int]:
+    """``(R, out_offset)`` of the short-row scan kernel ("tile", ``xs_scan_tile`` in
+    scans_short.cu): the most rows R whose staged input (``R * length`` elements of
+    ``in_size`` bytes) and outputs (``R * (length + init)`` of ``out_size``), each
+    padded by one element after every 32 plus one, fit ``tile_bytes``, and the byte
+    offset of the output array (the input's bytes rounded up to 16)."""
+    def padded(n):
+        return n + n // 32 + 1
+
+    def fits(r):
+        off = -(-padded(r * length) * in_size // 16) * 16
+        return off + padded(r * (length + init)) * out_size <= tile_bytes, off
+
+    lo, hi = 0, tile_bytes // max(length * in_size, 1) + 1
+    while lo < hi:                        # the largest r that fits
+        mid = (lo + hi + 1) // 2
+        if fits(mid)[0]:
+            lo = mid
+        else:
+            hi = mid - 1
+    if lo < 1:
+        raise error(ValueError, "scan_tile_rows",
+                    f"a row of {length} elements does not fit {tile_bytes} bytes")
+    return lo, fits(lo)[1]

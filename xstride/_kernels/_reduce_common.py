@@ -17,7 +17,7 @@ from ._lru import Bounded
 
 __all__ = [
     "CTYPE", "SUPPORTED", "acc_dtype", "minmax_acc_dtype",
-    "kernel", "pack_struct", "capacity", "sm_count", "source", "resident_blocks", "kernel_resident", "TUNING",
+    "kernel", "pack_struct", "capacity", "reduced_capacity", "sm_count", "source", "resident_blocks", "kernel_resident", "TUNING",
     "VARIANTS",
 ]
 
@@ -29,8 +29,14 @@ __all__ = [
 #: (``benchmarks/reductions.py --sweep``). ``short`` (one thread per output row): ptxas
 #: 12.9/13.0 for sm_90 gives ``(6, 4)`` 36-40 registers and no spills (8 bytes in the
 #: float64 ``var`` pass), ``(5, 8)`` 40-48 and none, ``(8, 4)`` 32 and 4-28 bytes
-#: (not yet timed on the device). Scans: ``scan_rows`` (MINB of the row
-#: scan); the look-back scan (``scans.cu``): ``lookback_items`` elements per thread
+#: (not yet timed on the device). ``tile``: ``(MINB, B, bytes, rows)``, the shared
+#: memory one block stages (the plan chooses "tile" by ``TILE_BYTES``, 32768; the
+#: kernel takes any size that holds one row) and the most rows it stages (0: as many
+#: as fit): ``(2, 8, 32768, 0)`` led the H200 sweep (benchmarks/short_rows.py,
+#: 2026-12-01) at 0.80-0.86 of copy for rows of 8-20 float32 bytes, 0.92 at 64.
+#: Scans: ``scan_rows`` (MINB of the row scan); ``scan_tile`` (loads in flight, bytes
+#: staged) of the short-row scan (``scans_short.cu``); the look-back scan
+#: (``scans.cu``): ``lookback_items`` elements per thread
 #: for 4-byte types (halved for 8-byte ones), MINB ``lookback_minb`` (5: at most 51
 #: registers), ``lookback_group`` tiles per group and ``lookback_window`` groups
 #: inspected per round (both at most 32), ``lookback_direct`` groups before a tile's
@@ -46,7 +52,10 @@ TUNING = {
     "rows_block": (3, 8),
     "cols": (3, 8),
     "short": (6, 4),
+    "tile": (2, 8, 32768, 0),
+    "interleave": (4, 8),
     "scan_rows": 4,
+    "scan_tile": (8, 32768),
     "lookback_items": 32,
     "lookback_minb": 5,
     "lookback_group": 32,
@@ -62,6 +71,8 @@ VARIANTS = {
     "rows_block": [(1, 1), (4, 4), (3, 8)],
     "cols": [(6, 1), (4, 4), (3, 8)],
     "short": [(8, 4), (5, 8), (6, 4)],
+    "tile": [(8, 8, 8192, 256), (4, 8, 16384, 0), (2, 8, 32768, 0)],
+    "interleave": [(6, 4), (4, 16), (4, 8)],
     "lookback_items": [16, 32, 64],
     "lookback_minb": [3, 4, 5],
     "lookback_group": [32, 4],
@@ -106,6 +117,13 @@ def kernel(source_file: str, expression: str):
 def capacity(n: int) -> int:
     """Descriptor capacity for ``n`` axes: 4 covers nearly every coalesced layout."""
     return 4 if n <= 4 else 64
+
+
+def reduced_capacity(n: int) -> int:
+    """Capacity of the reduced axes of a reduction kernel's descriptor: 1 for one
+    reduced axis (the kernels then compile only the one-axis walks: smaller, faster
+    to compile), else :func:`capacity`."""
+    return 1 if n == 1 else capacity(n)
 
 
 def pack_struct(*groups, tail=()) -> np.ndarray:

@@ -1,9 +1,12 @@
-// Reduction kernels of the xstride namespace (sum, prod, min, max and the sum of
-// squared deviations behind var/std). Launched by xstride/_kernels/reductions.py from
+// Reduction kernels of the xstride namespace (sum, prod, min, max, all, any and the
+// sum of squared deviations behind var/std). Launched by xstride/_kernels/reductions.py from
 // a plan of xstride/_plans/reduction.py. Compiled by NVRTC: no standard headers.
 //
 // Template parameters of every kernel:
-//   OP    0 sum, 1 prod, 2 min, 3 max, 4 sum of (x - center[k])^2
+//   OP    0 sum, 1 prod, 2 min, 3 max, 4 sum of (x - center[k])^2, 5 all, 6 any,
+//         7 mean (the sum, divided by the number of elements reduced when it is stored)
+//         (all/any: each element becomes (x != 0) in an int accumulator, 0 or 1 --
+//         NaN counts as true -- combined by AND / OR, identities 1 / 0)
 //   Tin   element type read; Tacc accumulator type; Tout element type written
 //   NK/NR capacity of the kept/reduced axis arrays of the descriptor
 //   V     elements per vector load (1: scalar loads only)
@@ -35,12 +38,36 @@ template <> struct xs_op_of<1> { typedef xs_prod_op type; };
 template <> struct xs_op_of<2> { typedef xstride_min_op type; };
 template <> struct xs_op_of<3> { typedef xstride_max_op type; };
 
+// all / any over the 0/1 values of (x != 0): AND with identity 1, OR with identity 0.
+struct xs_and_op {
+    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return a & b; }
+    template <typename T> static __device__ __forceinline__ T identity() { return T(1); }
+};
+struct xs_or_op {
+    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return a | b; }
+    template <typename T> static __device__ __forceinline__ T identity() { return T(0); }
+};
+template <> struct xs_op_of<5> { typedef xs_and_op type; };
+template <> struct xs_op_of<6> { typedef xs_or_op type; };
+template <> struct xs_op_of<7> { typedef xstride_sum_op type; };
+
+// The value stored for an output: the folded accumulator, converted; for the mean
+// (OP 7) first divided by the count n (as NumPy's mean: the sum, divided once).
+template <int OP, typename Tout, typename Tacc>
+__device__ __forceinline__ Tout xs_final(Tacc a, long long n)
+{
+    if constexpr (OP == 7) return (Tout)(a / (Tacc)n);
+    else return (Tout)a;
+}
+
 template <int OP, typename Tacc, typename Tin>
 __device__ __forceinline__ Tacc xs_transform(Tin v, Tacc c)
 {
     if constexpr (OP == 4) {
         Tacc t = (Tacc)v - c;
         return t * t;
+    } else if constexpr (OP == 5 || OP == 6) {
+        return (Tacc)(v != Tin(0));   // NaN != 0: true, as NumPy's truth value of NaN
     } else {
         return (Tacc)v;
     }
@@ -90,14 +117,17 @@ __device__ __forceinline__ void xs_batched(long long first, long long end, long 
 
 // Fold elements [begin, end) of one row into acc; thread `t` of `nt` cooperating
 // threads takes every nt-th element (or vector). The assignment depends only on the
-// row's address and length, so the order is fixed.
+// row's address and length, so the order is fixed. One walk is compiled per
+// instantiation: NR == 1 (one reduced axis) with V > 1 (the host vectorizes only a
+// contiguous run) the vector walk, NR == 1 with V == 1 the strided walk, NR > 1 the
+// general one (smaller kernels compile faster; see docs/performance.md, "Cold start").
 template <int OP, typename Tin, typename Tacc, int NK, int NR, int V, int B, typename Op>
 __device__ __forceinline__ Tacc xs_fold_row(const Tin* __restrict__ p, long long begin,
                                             long long end, unsigned t, unsigned nt,
                                             const xs_red_desc<NK, NR>& d, Tacc c, Tacc acc, Op op)
 {
-    if (d.nr == 1 && d.rstride[0] == 1) {
-        if constexpr (V > 1) {
+    if constexpr (NR == 1 && V > 1) {
+        {
             const unsigned long long addr = (unsigned long long)(p + begin);
             long long head = (long long)(((16ull - (addr & 15ull)) & 15ull) / sizeof(Tin));
             if ((addr % sizeof(Tin)) != 0ull) head = end - begin;   // unaligned element: scalar
@@ -125,16 +155,8 @@ __device__ __forceinline__ Tacc xs_fold_row(const Tin* __restrict__ p, long long
             }
             for (long long i = vbeg + nvec * V + t; i < end; i += nt)
                 acc = op(acc, xs_transform<OP, Tacc>(p[i], c));
-        } else if constexpr (B > 1) {
-            xs_batched<B, Tin>(begin + t, end, (long long)nt,
-                               [&](long long i, Tin& w) { w = p[i]; },
-                               [&](Tin w) { acc = op(acc, xs_transform<OP, Tacc>(w, c)); });
-        } else {
-#pragma unroll 4
-            for (long long i = begin + t; i < end; i += nt)
-                acc = op(acc, xs_transform<OP, Tacc>(p[i], c));
         }
-    } else if (d.nr == 1) {
+    } else if constexpr (NR == 1) {
         const long long s = d.rstride[0];
         if constexpr (B > 1) {
             xs_batched<B, Tin>(begin + t, end, (long long)nt,
@@ -175,7 +197,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_rows_warp(const Tin* __re
         Tacc acc = Op::template identity<Tacc>();
         acc = xs_fold_row<OP, Tin, Tacc, NK, NR, V, B>(p, 0, rowlen, lane, 32u, d, c, acc, op);
         acc = xstride_detail_warp_reduce_full(acc, op);
-        if (lane == 0u) out[row] = (Tout)acc;
+        if (lane == 0u) out[row] = xs_final<OP, Tout>(acc, rowlen);
     }
 }
 
@@ -203,7 +225,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_rows_block(const Tin* __r
     acc = xs_fold_row<OP, Tin, Tacc, NK, NR, V, B>(p, begin, end, threadIdx.x, blockDim.x, d, c, acc, op);
     acc = xstride_detail_block_reduce(acc, op);
     if (nchunks == 1) {
-        if (threadIdx.x == 0) out[row] = (Tout)acc;
+        if (threadIdx.x == 0) out[row] = xs_final<OP, Tout>(acc, rowlen);
         return;
     }
     if (threadIdx.x == 0) {
@@ -220,7 +242,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_rows_block(const Tin* __r
     for (long long i = threadIdx.x; i < nchunks; i += blockDim.x) a = op(a, (Tacc)vp[i]);
     a = xstride_detail_block_reduce(a, op);
     if (threadIdx.x == 0) {
-        out[row] = (Tout)a;
+        out[row] = xs_final<OP, Tout>(a, rowlen);
         counters[row] = 0u;
     }
 }
@@ -264,7 +286,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_cols(const Tin* __restric
 #pragma unroll
                 for (int j = 0; j < V; ++j) acc[j] = op(acc[j], xs_transform<OP, Tacc>(w.t[j], c[j]));
             };
-            if (d.nr == 1) {
+            if constexpr (NR == 1) {
                 xs_batched<B, xs_vec<Tin, V>>(r0 + ty, r1, (long long)XS_COLS_BY,
                     [&](long long r, xs_vec<Tin, V>& w) { xs_load_vec<Tin, V>(base + r * s, w.t); }, fold);
             } else {
@@ -275,7 +297,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_cols(const Tin* __restric
             }
         } else if constexpr (V > 1) {
             const Tin* base = x + xs_offset<NK>(col0, d.kshape, d.kstride, d.nk);
-            if (d.nr == 1) {
+            if constexpr (NR == 1) {
                 const long long s = d.rstride[0];
 #pragma unroll 4
                 for (long long r = r0 + ty; r < r1; r += XS_COLS_BY) {
@@ -294,7 +316,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_cols(const Tin* __restric
             }
         } else {
             const Tin* base = x + xs_offset<NK>(col0, d.kshape, d.kstride, d.nk);
-            if (d.nr == 1) {
+            if constexpr (NR == 1) {
                 const long long s = d.rstride[0];
 #pragma unroll 4
                 for (long long r = r0 + ty; r < r1; r += XS_COLS_BY)
@@ -314,7 +336,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_cols(const Tin* __restric
         for (int j = 0; j < V; ++j) {
             Tacc a = sm[0][tx * V + j];
             for (int y = 1; y < XS_COLS_BY; ++y) a = op(a, sm[y][tx * V + j]);
-            if (nchunks == 1) out[col0 + j] = (Tout)a;
+            if (nchunks == 1) out[col0 + j] = xs_final<OP, Tout>(a, nred);
             else partials[(long long)blockIdx.y * ncols + col0 + j] = a;
         }
     }
@@ -333,7 +355,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_cols(const Tin* __restric
     for (int j = 0; j < V; ++j) {
         Tacc a = Op::template identity<Tacc>();
         for (long long ch = 0; ch < nchunks; ++ch) a = op(a, (Tacc)vp[ch * ncols + col0 + j]);
-        out[col0 + j] = (Tout)a;
+        out[col0 + j] = xs_final<OP, Tout>(a, nred);
     }
     if (tx == 0) counters[blockIdx.x] = 0u;
 }
@@ -347,7 +369,8 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_cols(const Tin* __restric
 // folded (xs_batched; 2 with several reduced axes); a row shorter than B is one
 // partial, predicated batch. The fold order is the same for every B. Threads loop
 // over the rows (grid-stride) when the grid is capped. Parameters as
-// xs_reduce_rows_warp; V is unused (scalar loads).
+// xs_reduce_rows_warp; V > 1: each row is rowlen / V aligned 16-byte vectors (the
+// host checks), loaded whole.
 template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V, int MINB, int B>
 __global__ void __launch_bounds__(256, MINB) xs_reduce_short(const Tin* __restrict__ x, Tout* __restrict__ out,
                                 const Tacc* __restrict__ center,
@@ -362,7 +385,16 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_short(const Tin* __restri
         const Tacc c = OP == 4 ? center[row] : Tacc(0);
         Tacc acc = Op::template identity<Tacc>();
         auto fold = [&](Tin w) { acc = op(acc, xs_transform<OP, Tacc>(w, c)); };
-        if (d.nr == 1) {
+        if constexpr (V > 1) {
+            // contiguous rows of whole 16-byte vectors, 16-byte aligned (checked by
+            // the host): rowlen / V vector loads, folded element by element in order
+            xs_batched<B, xs_vec<Tin, V>>(0, rowlen / V, 1,
+                [&](long long j, xs_vec<Tin, V>& w) { xs_load_vec<Tin, V>(p + j * V, w.t); },
+                [&](const xs_vec<Tin, V>& w) {
+#pragma unroll
+                    for (int u = 0; u < V; ++u) fold(w.t[u]);
+                });
+        } else if constexpr (NR == 1) {
             const long long s = d.rstride[0];
             xs_batched<B, Tin>(0, rowlen, 1, [&](long long j, Tin& w) { w = p[j * s]; }, fold);
         } else {
@@ -372,6 +404,130 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_short(const Tin* __restri
                                [&](long long j, Tin& w) { w = p[xs_offset<NR>(j, d.rshape, d.rstride, d.nr)]; },
                                fold);
         }
-        out[row] = (Tout)acc;
+        out[row] = xs_final<OP, Tout>(acc, rowlen);
     }
+}
+
+// Strategy "tile": rows of at most 32 contiguous elements (one kept axis of stride
+// ks, the reduced run of stride 1). A block stages the span of memory that holds R
+// consecutive rows in shared memory with coalesced loads (neighbouring threads on
+// neighbouring elements; B loads issued before any is stored), then thread t folds
+// rows r0 + t, r0 + t + blockDim.x, ... of the tile from shared memory, elements
+// j = 0, 1, ..., rowlen - 1 in that order: the same fold as xs_reduce_short, so the
+// two give the same bits. One element of padding after every 32 keeps the row reads
+// (stride ks) from piling onto one bank. R is chosen by the host
+// (xstride/_kernels/_geometry.py) so that the span, (R - 1)|ks| + rowlen elements,
+// fits TB bytes (TUNING["tile"]); blocks loop over the tiles (grid-stride).
+template <typename T, int TB> struct xs_tile_cap {
+    static constexpr int elems = TB / (int)sizeof(T);
+    static constexpr int padded = elems + elems / 32;
+};
+
+template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V, int MINB, int B,
+          int TB>
+__global__ void __launch_bounds__(256, MINB) xs_reduce_tile(const Tin* __restrict__ x, Tout* __restrict__ out,
+                               const Tacc* __restrict__ center,
+                               const xs_red_desc<NK, NR> d, long long nrows, long long rowlen,
+                               long long rows_per_tile)
+{
+    typedef typename xs_op_of<OP>::type Op;
+    Op op;
+    __shared__ Tin s[xs_tile_cap<Tin, TB>::padded];
+    const long long ks = d.kstride[0];
+    const long long aks = ks < 0 ? -ks : ks;
+    const long long R = rows_per_tile;
+    const int step = (int)blockDim.x;
+    for (long long r0 = (long long)blockIdx.x * R; r0 < nrows; r0 += (long long)gridDim.x * R) {
+        const long long nt = nrows - r0 < R ? nrows - r0 : R;
+        const long long lo = ks >= 0 ? r0 * ks : (r0 + nt - 1) * ks;
+        const int span = (int)((nt - 1) * aks + rowlen);
+        const Tin* src = x + lo;
+        int i = (int)threadIdx.x;
+        for (; i + (B - 1) * step < span; i += B * step) {   // full batches
+            Tin v[B];
+#pragma unroll
+            for (int k = 0; k < B; ++k) v[k] = src[i + k * step];
+#pragma unroll
+            for (int k = 0; k < B; ++k) { const int e = i + k * step; s[e + (e >> 5)] = v[k]; }
+        }
+        if (i < span) {                                       // the last, partial batch
+            Tin v[B];
+#pragma unroll
+            for (int k = 0; k < B; ++k)
+                if (i + k * step < span) v[k] = src[i + k * step];
+#pragma unroll
+            for (int k = 0; k < B; ++k) {
+                const int e = i + k * step;
+                if (e < span) s[e + (e >> 5)] = v[k];
+            }
+        }
+        __syncthreads();
+        for (int t = (int)threadIdx.x; t < (int)nt; t += step) {
+            const long long row = r0 + t;
+            const int o = (int)(row * ks - lo);
+            const Tacc c = OP == 4 ? center[row] : Tacc(0);
+            Tacc acc = Op::template identity<Tacc>();
+            for (int j = 0; j < (int)rowlen; ++j) {
+                const int e = o + j;
+                acc = op(acc, xs_transform<OP, Tacc>(s[e + (e >> 5)], c));
+            }
+            out[row] = xs_final<OP, Tout>(acc, rowlen);
+        }
+        __syncthreads();
+    }
+}
+
+// Strategy "interleave": a contiguous run of nred rows of ncols <= 32 columns (the kept
+// axis of stride 1, the reduced axis of stride ncols), reduced over the rows, e.g.
+// sum(x, axis=0) of an (n, 3) array. The run is read as one flat array: block b takes
+// elements [b * chunk, (b + 1) * chunk) (chunk a multiple of blockDim.x, itself a
+// multiple of ncols), thread t the elements b * chunk + t, + blockDim.x, ..., all of
+// column t % ncols, folded in order with B loads in flight; every load of a warp is
+// one contiguous span. The block then folds, per column c, its threads c, c + ncols,
+// ... in order in shared memory; with several blocks the last block to finish
+// (counted with one atomic) folds the blocks' partials per column in block order.
+template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V, int MINB, int B>
+__global__ void __launch_bounds__(256, MINB) xs_reduce_interleave(const Tin* __restrict__ x, Tout* __restrict__ out,
+                                     const Tacc* __restrict__ center, Tacc* partials,
+                                     unsigned* counters, const xs_red_desc<NK, NR> d,
+                                     long long ncols, long long nred, long long chunk,
+                                     long long nchunks)
+{
+    typedef typename xs_op_of<OP>::type Op;
+    Op op;
+    __shared__ Tacc sm[256];
+    __shared__ int s_last;
+    const long long total = ncols * nred;
+    const long long begin = (long long)blockIdx.x * chunk;
+    const long long end = begin + chunk < total ? begin + chunk : total;
+    const unsigned t = threadIdx.x;
+    const int col = (int)(t % (unsigned)ncols);
+    const Tacc c = OP == 4 ? center[col] : Tacc(0);
+    Tacc acc = Op::template identity<Tacc>();
+    xs_batched<B, Tin>(begin + t, end, (long long)blockDim.x,
+                       [&](long long i, Tin& w) { w = x[i]; },
+                       [&](Tin w) { acc = op(acc, xs_transform<OP, Tacc>(w, c)); });
+    sm[t] = acc;
+    __syncthreads();
+    Tacc a = Op::template identity<Tacc>();
+    if ((long long)t < ncols) {
+        for (unsigned u = t; u < blockDim.x; u += (unsigned)ncols) a = op(a, sm[u]);
+        if (nchunks == 1) out[t] = xs_final<OP, Tout>(a, nred);
+        else partials[(long long)blockIdx.x * ncols + t] = a;
+    }
+    if (nchunks == 1) return;
+    __threadfence();
+    __syncthreads();
+    if (t == 0) {
+        unsigned prev = atomicAdd(counters, 1u);
+        s_last = prev == (unsigned)(nchunks - 1);
+    }
+    __syncthreads();
+    if (!s_last || (long long)t >= ncols) return;
+    __threadfence();
+    const volatile Tacc* vp = partials;
+    Tacc f = Op::template identity<Tacc>();
+    for (long long ch = 0; ch < nchunks; ++ch) f = op(f, (Tacc)vp[ch * ncols + t]);
+    out[t] = xs_final<OP, Tout>(f, nred);
+    if (t == 0) counters[0] = 0u;
 }

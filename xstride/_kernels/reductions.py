@@ -1,9 +1,9 @@
-"""The CUDA executor of the reductions: sum, prod, min, max, mean, var, std.
+"""The CUDA executor of the reductions: sum, prod, min, max, all, any, mean, var, std.
 
 :mod:`xstride.reductions` checks the arguments and applies the dtype rules; this module
 runs the call on the kernels of ``reductions.cu`` for any layout and any axis set,
 through the plan of :mod:`xstride._plans.reduction`: :func:`reduce` (sum, prod, min,
-max), :func:`mean`, :func:`var`, and :func:`repeat`, the prepared-call fast path of a
+max, all, any), :func:`mean`, :func:`var`, and :func:`repeat`, the prepared-call fast path of a
 call seen before (:mod:`._prepared`). Results are deterministic run to run: the order in which values are
 combined is fixed by the plan and the device's SM count, never by timing (no
 floating-point atomics). See ``docs/reductions.md``.
@@ -25,6 +25,7 @@ from .._plans.reduction import (
     plan_array,
 )
 from . import _reduce_common as rc
+from . import elementwise as _ew
 from ._geometry import reduction_geometry
 from ._cupy import cupy as _cupy
 from ._launch import Launch, i64, slot64, struct
@@ -33,12 +34,15 @@ from ._prepared import GATE, Store, args_ok, axis_ok
 
 __all__ = ["takes", "repeat", "reduce", "mean", "var"]
 
-_OPS = {"sum": 0, "prod": 1, "min": 2, "max": 3, "sumsq": 4}
+_OPS = {"sum": 0, "prod": 1, "min": 2, "max": 3, "sumsq": 4, "all": 5, "any": 6, "mean": 7}
+#: all/any: each element becomes 0 or 1 (``x != 0``) in this accumulator (a 32-bit
+#: type for the shuffles), combined by AND / OR; the result is bool.
+_BOOL_ACC = np.dtype(np.int32)
 _SRC = "reductions.cu"
 #: Kernels with no split (one pass, no workspace): parameters x, out, center, the
 #: descriptor, nrows, rowlen. The others add partials and counters after center, and
 #: chunk and nchunks at the end.
-_ONE_PASS = frozenset({"rows_warp", "short"})
+_ONE_PASS = frozenset({"rows_warp", "short", "tile"})
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -77,18 +81,21 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
         inv[j] = pos
     rec.mem_shape, rec.inv = mem_shape, tuple(inv)
     rec.kind = None
-    if plan.strategy not in ("inner", "short", "outer", "full"):
+    if plan.strategy not in ("inner", "short", "tile", "outer", "interleave", "full"):
         return rec
     base = x.data.ptr + plan.offset * x.itemsize
-    geo = reduction_geometry(plan, x.itemsize, rc.sm_count(), base)
-    nkc, nrc = rc.capacity(plan.nk), rc.capacity(plan.nr)
+    # "tile": (MINB, B, bytes staged, most rows) -- the last two shape the launch
+    tile = tuple(rc.TUNING["tile"][2:]) if plan.strategy == "tile" else (0, 0)
+    geo = reduction_geometry(plan, x.itemsize, rc.sm_count(), base, tile=tile)
+    nkc, nrc = rc.capacity(plan.nk), rc.reduced_capacity(plan.nr)
     rec.desc = rc.pack_struct(rc.pad(plan.kshape, nkc, 1), rc.pad(plan.kstride, nkc, 0),
                               rc.pad(plan.rshape, nrc, 1), rc.pad(plan.rstride, nrc, 0),
                               tail=(plan.nk, plan.nr))
     tin, tacc, tout = rc.CTYPE[np.dtype(x.dtype)], rc.CTYPE[acc], rc.CTYPE[out_dtype]
-    minb, batch = rc.TUNING[geo.kernel]
+    minb, batch = rc.TUNING[geo.kernel][:2]
     expr = (f"xs_reduce_{geo.kernel}<{_OPS[op]}, {tin}, {tacc}, {tout}, {nkc}, {nrc}, "
-            f"{geo.vec}, {minb}, {batch}>")
+            f"{geo.vec}, {minb}, {batch}"
+            + (f", {tile[0]}>" if geo.kernel == "tile" else ">"))
     rec.fn = rc.kernel(_SRC, expr)
     split_kernel = geo.kernel not in _ONE_PASS
     if split_kernel:
@@ -102,11 +109,14 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
     # counters], then the descriptor, nrows, rowlen[, chunk, nchunks]
     args = [slot64(), slot64(), slot64()] + ([slot64(), slot64()] if split_kernel else [])
     args += [struct(rec.desc.tobytes()), i64(plan.nrows), i64(plan.rowlen)]
+    if geo.kernel == "tile":
+        args += [i64(geo.chunk)]  # rows staged per block
     if split_kernel:
         args += [i64(geo.chunk), i64(geo.nchunks)]
     rec.launch = Launch(rec.fn, geo.grid, geo.block, args)
     if split_kernel and geo.nchunks > 1:
-        rec.ncounters = plan.nrows if geo.kernel == "rows_block" else geo.grid[0]
+        rec.ncounters = {"rows_block": plan.nrows, "interleave": 1}.get(geo.kernel,
+                                                                          geo.grid[0])
         rec.npartials = plan.nrows * geo.nchunks
     else:
         rec.ncounters = rec.npartials = 0
@@ -255,7 +265,7 @@ def _prepare(op, x, axis, dtype, keepdims, rec: _Recipe, out_dtype, acc):
     t = rc.TUNING
     key = (op, x.shape, x.strides, x.dtype, axis, dtype, keepdims, mem.ptr & 15,
            mem.device_id, cp.cuda.runtime.getDevice(), t["rows_warp"], t["rows_block"],
-           t["cols"], t["short"])
+           t["cols"], t["short"], t["tile"], t["interleave"])
     call = _Call()
     call.rec, call.out_dtype, call.acc = rec, out_dtype, acc
     call.new = cp.ndarray
@@ -291,11 +301,19 @@ def _reduce(func: str, op: str, x, axis, axes, keepdims: bool, out_dtype: np.dty
     if plan.strategy == "empty":
         buf = cp.empty(0, dtype=out_dtype)
     elif plan.strategy == "identity":
-        buf = cp.full(plan.nrows, 1 if op == "prod" else 0, dtype=out_dtype)
-    else:  # copy
+        buf = cp.full(plan.nrows, 1 if op in ("prod", "all") else 0, dtype=out_dtype)
+    else:  # copy (all/any: the cast to bool is x != 0, NaN true)
         y = cp.squeeze(x, axis=axes) if axes else x
-        return _keep(y.astype(out_dtype, copy=True), axes, x.ndim, keepdims)
+        return _keep(_cast_copy(y, out_dtype), axes, x.ndim, keepdims)
     return _finish_rec(buf, rec, x.ndim, keepdims)
+
+
+def _cast_copy(y, out_dtype: np.dtype):
+    """A copy of ``y`` cast to ``out_dtype`` (one element per output: the "copy"
+    strategy), on the elementwise engine where it takes both dtypes."""
+    if _ew.takes(y.dtype, out_dtype):
+        return _ew.astype(y, out_dtype)
+    return y.astype(out_dtype, copy=True)
 
 
 def _keep(res, axes, ndim, keepdims):
@@ -314,7 +332,7 @@ def takes(*dtypes) -> bool:
 
 
 def repeat(op: str, x, axis, dtype, keepdims):
-    """The result of the call of ``op`` (sum, prod, min, max) prepared before with the
+    """The result of the call of ``op`` (sum, prod, min, max, mean, all, any) prepared before with the
     same key, else None (a miss: the checked path runs)."""
     if type(x) is not GATE.nd or not args_ok(axis, dtype, keepdims):
         return None
@@ -322,7 +340,7 @@ def repeat(op: str, x, axis, dtype, keepdims):
     t = rc.TUNING
     run = _CALLS.get((op, x.shape, x.strides, x.dtype, axis, dtype, keepdims, mem.ptr & 15,
                       mem.device_id, GATE.getdev(), t["rows_warp"], t["rows_block"],
-                      t["cols"], t["short"]))
+                      t["cols"], t["short"], t["tile"], t["interleave"]))
     if run is None:
         return None
     return run(mem)
@@ -330,46 +348,44 @@ def repeat(op: str, x, axis, dtype, keepdims):
 
 def reduce(func: str, op: str, x, axis, axes, keepdims: bool, out_dtype: np.dtype,
            dtype=None):
-    """``op`` (sum, prod, min, max) of ``x`` over ``axis`` into ``out_dtype``, on the
-    kernels, deterministically. Sums and products accumulate in
+    """``op`` (sum, prod, min, max, all, any) of ``x`` over ``axis`` into ``out_dtype``,
+    on the kernels, deterministically. Sums and products accumulate in
     :func:`~._reduce_common.acc_dtype` (float64 for floating results, 64-bit integers
-    otherwise); min/max in the input type widened to 32 bits. ``dtype`` is the
+    otherwise); min/max in the input type widened to 32 bits; all/any (``out_dtype``
+    bool) in an int32 0/1 (``x != 0``) combined by AND / OR. ``dtype`` is the
     caller's ``dtype=`` argument, part of the prepared call's key; ``axes`` the
     normalized ``axis``."""
     if op in ("min", "max"):
         acc = rc.minmax_acc_dtype(np.dtype(x.dtype))
+    elif op in ("all", "any"):
+        acc = _BOOL_ACC
     else:
         acc = rc.acc_dtype(out_dtype)
     return _reduce(func, op, x, axis, axes, keepdims, out_dtype, acc, dtype)
 
 
-def _sum_and_count(func: str, x, axis, axes):
-    """(axes, plan, flat float64 sum buffer or None) of ``x`` over ``axis``; None for
-    the "copy" strategy (one element per output)."""
+def mean(func: str, x, axis, axes, keepdims: bool, out_dtype: np.dtype, dtype=None):
+    """Mean of ``x``: one kernel that sums in float64 and divides each sum once by the
+    count as it stores it, cast to ``out_dtype`` (op ``"mean"``, prepared like the
+    sums: ``dtype`` is the caller's ``dtype=``). An empty selection gives NaN with
+    NumPy's ``RuntimeWarning``."""
     cp = _cupy()
     f8 = np.dtype(np.float64)
-    rec = _recipe(func, x, axis, "sum", f8, f8, axes)
+    rec = _recipe(func, x, axis, "mean", out_dtype, f8, axes)
+    if rec.kind is not None:
+        res = _finish_rec(_launch(x, rec, out_dtype, f8), rec, x.ndim, keepdims)
+        _prepare("mean", x, axis, dtype, keepdims, rec, out_dtype, f8)
+        return res
     plan = rec.plan
-    if plan.strategy in ("empty", "identity"):
-        return plan.axes, plan, cp.zeros(plan.nrows, dtype=f8)
+    axes = plan.axes
     if plan.strategy == "copy":
-        return plan.axes, plan, None
-    return plan.axes, plan, _launch(x, rec, f8, f8)
-
-
-def mean(func: str, x, axis, axes, keepdims: bool, out_dtype: np.dtype):
-    """Mean of ``x``: the sum accumulated in float64 on the kernels, divided once, cast
-    to ``out_dtype``. An empty selection gives NaN with NumPy's ``RuntimeWarning``."""
-    cp = _cupy()
-    axes, plan, s = _sum_and_count(func, x, axis, axes)
-    if s is None:
         y = cp.squeeze(x, axis=axes) if axes else x
-        return _keep(y.astype(out_dtype, copy=True), axes, x.ndim, keepdims)
-    if plan.rowlen == 0 and plan.nrows > 0:
+        return _keep(_cast_copy(y, out_dtype), axes, x.ndim, keepdims)
+    if plan.strategy == "identity":
         warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=3)
         buf = cp.full(plan.nrows, np.nan, dtype=out_dtype)
-    else:
-        buf = (s / plan.rowlen).astype(out_dtype, copy=False)
+    else:  # empty
+        buf = cp.empty(0, dtype=out_dtype)
     return _finish(buf, plan, x.ndim, keepdims)
 
 
@@ -380,13 +396,16 @@ def var(func: str, x, axis, axes, correction, keepdims: bool, out_dtype: np.dtyp
     cancellation of a one-pass formula) — divided by ``max(N - correction, 0)`` as
     NumPy does (0/0 gives NaN, x/0 gives inf)."""
     cp = _cupy()
-    axes, plan, s = _sum_and_count(func, x, axis, axes)
+    f8 = np.dtype(np.float64)
+    rec = _recipe(func, x, axis, "mean", f8, f8, axes)
+    plan = rec.plan
+    axes = plan.axes
     n = plan.rowlen
     dof = n - correction
     if dof <= 0 or n == 0:
         warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=4)
-    f8 = np.dtype(np.float64)
-    if s is None:
+    one_each = plan.strategy == "copy"
+    if one_each:
         # one element per output: its deviation from itself, x - x, is 0 for finite
         # x and NaN for NaN or inf (as NumPy's x - mean(x)), never a plain 0
         y = (cp.squeeze(x, axis=axes) if axes else x).astype(f8)
@@ -394,12 +413,12 @@ def var(func: str, x, axis, axes, correction, keepdims: bool, out_dtype: np.dtyp
     elif n == 0 or plan.nrows == 0:
         ss = cp.full(plan.nrows, np.nan, dtype=f8)
     else:
-        center = s / n
+        center = _launch(x, rec, f8, f8)
         ss = _launch(x, _recipe(func, x, axis, "sumsq", f8, f8, axes), f8, f8, center=center)
     v = ss / float(builtins.max(dof, 0))
     if root:
         v = cp.sqrt(v)
     v = v.astype(out_dtype, copy=False)
-    if s is None:
+    if one_each:
         return _keep(v, axes, x.ndim, keepdims)
     return _finish(v, plan, x.ndim, keepdims)

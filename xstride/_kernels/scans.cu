@@ -9,20 +9,7 @@
 // by the data layout alone: results are deterministic run to run.
 #include <xstride/scan.cuh>
 #include <xstride/detail/namespace_kernels.cuh>
-
-template <int NK>
-struct xs_scan_desc {
-    long long kshape[NK];
-    long long kstride[NK];
-    long long kout[NK];
-    long long nk;
-    long long s_in;
-    long long s_out;
-    long long init;
-};
-
-template <int OP> struct xs_scan_op { typedef xstride_sum_op type; };
-template <> struct xs_scan_op<1> { typedef xs_prod_op type; };
+#include <xstride/detail/scan_desc.cuh>
 
 __device__ __forceinline__ bool xs_aligned16(const void* p)
 {

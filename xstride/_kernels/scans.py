@@ -21,6 +21,7 @@ from .._plans.reduction import plan_scan
 from ..layout import Layout
 from . import _reduce_common as rc
 from ._cupy import cupy as _cupy
+from ._geometry import SHORT_MAX_BLOCKS, scan_tile_rows
 from ._lru import Bounded
 from ._prepared import GATE, Store, args_ok
 from ._launch import Launch, i64, slot32, slot64, struct
@@ -28,6 +29,7 @@ from ._launch import Launch, i64, slot32, slot64, struct
 __all__ = ["takes", "scan", "repeat"]
 
 _SRC = "scans.cu"
+_SHORT_SRC = "scans_short.cu"
 _OPS = {"sum": 0, "prod": 1}
 
 
@@ -151,17 +153,28 @@ def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Rec
         rec.tail = (np.int64(plan.length), np.int64(rec.tiles_per_row),
                     np.int64(rec.groups_per_row))
         rec.smem = threads // 32 * _segment_bytes(items, np.dtype(x.dtype), out_dt)
+    elif plan.strategy == "tile":
+        batch, tile_bytes = rc.TUNING["scan_tile"]
+        rows, out_offset = scan_tile_rows(plan.length, int(plan.include_initial),
+                                          np.dtype(x.dtype).itemsize, out_dt.itemsize,
+                                          tile_bytes)
+        expr = (f"xs_scan_tile<{_OPS[op]}, {tin}, {tacc}, {tout}, {cap}, {batch}, "
+                f"{tile_bytes}>")
+        rec.grid = (min(-(-plan.nrows // rows), SHORT_MAX_BLOCKS),)
+        rec.tail = (np.int64(plan.nrows), np.int64(plan.length), np.int64(rows),
+                    np.int64(out_offset))
     elif plan.strategy == "rows":
         expr = f"xs_scan_rows<{_OPS[op]}, {tin}, {tacc}, {tout}, {cap}, {rc.TUNING['scan_rows']}>"
         rec.grid = (min(-(-plan.nrows // 8), 32 * sm),)
     else:  # columns
         expr = f"xs_scan_columns<{_OPS[op]}, {tin}, {tacc}, {tout}, {cap}>"
         rec.grid = (min(-(-plan.nrows // 256), 32 * sm),)
-    if plan.strategy != "lookback":
+    if plan.strategy not in ("lookback", "tile"):
         rec.tail = (np.int64(plan.nrows), np.int64(plan.length))
+    if plan.strategy != "lookback":
         rec.smem = 0
         rec.threads = 256
-    rec.fn = rc.kernel(_SRC, expr)
+    rec.fn = rc.kernel(_SHORT_SRC if plan.strategy == "tile" else _SRC, expr)
     if rec.smem > 48 * 1024 and rec.fn.max_dynamic_shared_size_bytes < rec.smem:
         rec.fn.max_dynamic_shared_size_bytes = rec.smem
     # the arguments packed once; a call sets the addresses (and the epoch): x, out,

@@ -22,6 +22,14 @@ Steps (``docs/elementwise.md``):
                 shared memory, so both the input and the output are coalesced
                 (the grid of the kernel that walks them is the CUDA executor's
                 launch geometry, not part of the plan);
+   ``"flat2d"`` two axes ``(n, e)``, ``e <= 64``, dense outputs, and inputs read by
+                (row, column) that the other paths take without vector loads: a
+                row ``(e,)`` broadcast over the n rows (``x + x[0]`` of an
+                ``(n, 3)`` array) when e is not a whole number of vectors, or a
+                transposed short operand (``x + y.T``, y of shape ``(3, n)``):
+                one flat zip of ``n * e`` elements with the flat path's vector
+                loads for the dense operands, the others read at
+                ``(i div e, i mod e)``;
    ``"rows"``   otherwise, when every operand has stride 0 or 1 on the inner axis:
                 contiguous rows, the outer offsets computed once per vector;
    ``"nd"``     the general N-d walk, 64-bit index arithmetic.
@@ -38,10 +46,13 @@ from .._core.errors import broadcast_error
 from ..layout import Layout
 
 __all__ = ["plan_arrays", "broadcast_shapes", "Plan", "make_plan", "result_axis_order",
+           "FLAT2D_MAX", "flat2d_indexed",
            "replay_offsets", "byte_range", "ranges_overlap"]
 
 #: Minimum extent of both tile axes for the tiled path to pay off.
 _TILE_MIN = 8
+#: Longest row of the ``"flat2d"`` path (short rows, flat over the output).
+FLAT2D_MAX = 64
 
 
 def broadcast_shapes(*shapes, func: str = "broadcast") -> tuple[int, ...]:
@@ -86,7 +97,7 @@ class Plan:
 
     Attributes
     ----------
-    kind : {"empty", "flat", "tiled", "rows", "nd"}
+    kind : {"empty", "flat", "tiled", "flat2d", "rows", "nd"}
     shape : tuple of int
         Iteration shape after dropping, ordering and coalescing (innermost last).
     strides : tuple of tuple of int
@@ -205,7 +216,38 @@ def make_plan(outs, ins, *, keep_order: bool = False, allow_tiled: bool = True) 
         if tile is not None:
             ax, trans = tile
             return Plan("tiled", shp, strides, offs, nout, ax, trans)
+    widest = max(lay.itemsize for lay in layouts)
+    if not keep_order and _flat2d(shp, strides, nout, widest):
+        return Plan("flat2d", shp, strides, offs, nout)
     return Plan("rows" if inner_ok else "nd", shp, strides, offs, nout)
+
+
+def flat2d_indexed(shape, strides) -> tuple:
+    """Per operand of a ``"flat2d"`` plan: read by (row, column) index (True), or
+    dense / a scalar, read at the flat index (False)."""
+    e = shape[1]
+    return tuple((a, b) != (e, 1) and (a, b) != (0, 0) for a, b in strides)
+
+
+def _flat2d(shape, strides, nout, itemsize: int) -> bool:
+    """Short rows with operands that keep the other paths from vector loads: two axes
+    ``(n, e)``, ``e`` at most :data:`FLAT2D_MAX`, the outputs dense (strides
+    ``(e, 1)``), and at least one input read by (row, column) index — one row repeated
+    (``(0, s)``), a transposed or strided view — where either ``e`` is not a whole
+    number of 16-byte vectors of the widest operand (``itemsize`` bytes) or such an
+    input steps by more than one element along a row (the ``"rows"`` path could not
+    take it). The loop is then one flat zip of ``n * e`` elements: dense operands
+    with vector loads, the others element by element at ``(i div e, i mod e)``."""
+    if len(shape) != 2 or shape[1] > FLAT2D_MAX:
+        return False
+    e = shape[1]
+    if any(s != (e, 1) for s in strides[:nout]):
+        return False
+    indexed = [s for s, i in zip(strides[nout:], flat2d_indexed(shape, strides[nout:]))
+               if i]
+    if not indexed:
+        return False
+    return e % max(16 // itemsize, 1) != 0 or any(abs(b) > 1 for _, b in indexed)
 
 
 def _tile_axis(shape, strides, nout):

@@ -22,7 +22,15 @@ Reductions
    them: one thread per output element, walking its row in order, neighbouring
    threads on neighbouring rows), ``"outer"`` (a kept axis has the smallest stride:
    one thread per output column, reading coalesced rows, the reduced range split over
-   threads and blocks), plus the trivial ``"empty"`` (no output element), ``"identity"`` (nothing
+   threads and blocks), ``"tile"`` (``"short"`` rows that one kept axis places at
+   most ``2 * rowlen`` elements apart, unless rows of 24-48 bytes: a block stages the
+   memory of as many rows as fit 32 KiB in shared memory with coalesced loads, then
+   folds each row in one thread),
+   ``"interleave"`` (``"outer"`` over a contiguous run of at most 32 columns, e.g. an
+   ``(n, 3)`` array over axis 0: read as one flat array, each thread's elements
+   falling in one column), ``"outer"`` plans with a short reduced run and many
+   outputs also become ``"short"`` (each thread folds its column, neighbouring
+   threads on neighbouring columns), plus the trivial ``"empty"`` (no output element), ``"identity"`` (nothing
    to reduce: the identity) and ``"copy"`` (one element per output: a cast).
 
 Scans
@@ -30,7 +38,11 @@ Scans
 The scan axis keeps its order (scans are not commutative in position). The other
 axes become rows; the output is allocated in the input's memory order. Strategy:
 ``"rows"`` (the scan axis is the innermost: one warp per row), ``"columns"`` (another
-axis is innermost: one thread per row, neighbouring threads on neighbouring rows) or
+axis is innermost, or the rows are short, at most :data:`SHORT_ROWLEN` elements, and at
+least :data:`SHORT_MIN_ROWS` of them: one thread per row, neighbouring threads on
+neighbouring rows), ``"tile"`` (such short rows stored one after another: a block
+stages many rows in shared memory, scans each in one thread and writes the outputs
+back as one contiguous span) or
 ``"lookback"`` (long rows, too few of them to fill the device: tiles of 4096 elements,
 or 8192 for 4-byte types in the default variant, chained by the single-pass decoupled
 look-back of Merrill & Garland, "Single-pass
@@ -50,6 +62,14 @@ __all__ = [
     "plan_array",
     "SHORT_ROWLEN",
     "SHORT_MIN_ROWS",
+    "TILE_BYTES",
+    "TILE_MIN_ROWS",
+    "SHORT_ROW_BYTES",
+    "SHORT_VECTOR_ROW_BYTES",
+    "INTERLEAVE_MAX_COLS",
+    "tile_rows",
+    "short_rows_strategy",
+    "tile_ok",
     "normalize_axis",
     "normalize_scan_axis",
     "ReductionPlan",
@@ -150,13 +170,71 @@ SHORT_ROWLEN = 32
 SHORT_MIN_ROWS = 256
 
 
+#: Bytes of shared memory one block of the ``"tile"`` strategy stages, for the plan's
+#: choice (the launch takes its own from ``TUNING["tile"]``).
+TILE_BYTES = 32768
+#: Contiguous rows of this many bytes stay ``"short"``: on the H200 (CuPy 14.2,
+#: 2026-12-01, benchmarks/short_rows.py, n = 2**25 float32) one thread per row read
+#: rows of 28-48 bytes at 0.89-0.94 of copy against 0.83-0.89 staged, while staging
+#: won below (0.80-0.86 against 0.50-0.78) and above (0.92 against 0.52 at 64 bytes).
+SHORT_ROW_BYTES = (24, 48)
+#: Contiguous rows of this many bytes, a whole number of 16-byte vectors apart, stay
+#: ``"short"`` too: one thread per row loading whole vectors read (n, 16) float32 at
+#: 1.02 of CuPy's time against 0.91 staged (H200, 2026-12-01); at 128 bytes staging
+#: won (1.04 against 0.76 of copy).
+SHORT_VECTOR_ROW_BYTES = 64
+#: Fewest rows one staged tile must hold for ``"tile"``.
+TILE_MIN_ROWS = 32
+#: Most columns of the ``"interleave"`` strategy (a contiguous ``(n, k)`` run reduced
+#: over its rows): one thread's column is fixed when the block width is a multiple of
+#: ``k``; up to a warp's width.
+INTERLEAVE_MAX_COLS = 32
+
+
+def tile_rows(kstride: int, rowlen: int, itemsize: int, tile_bytes: int = TILE_BYTES,
+              max_rows: int = 0) -> int:
+    """Rows one ``"tile"`` block stages: as many as fit ``tile_bytes`` with the span
+    ``(R - 1) * |kstride| + rowlen`` (each thread folds every 256th of them), at most
+    ``max_rows`` (0: no limit)."""
+    cap = tile_bytes // itemsize
+    rows = max(0, (cap - rowlen) // max(abs(kstride), 1) + 1)
+    return min(rows, max_rows) if max_rows > 0 else rows
+
+
+def tile_ok(kshape, kstride, rstride, rowlen: int, itemsize: int) -> bool:
+    """The ``"tile"`` kernel takes short rows that one kept axis places at most
+    ``2 * rowlen`` elements apart (the staged span wastes at most half its loads) with
+    the reduced run contiguous, when a tile holds at least :data:`TILE_MIN_ROWS`
+    rows."""
+    return (len(kshape) == 1 and len(rstride) == 1 and rstride[0] == 1
+            and 0 < abs(kstride[0]) <= 2 * rowlen
+            and tile_rows(kstride[0], rowlen, itemsize) >= TILE_MIN_ROWS)
+
+
+def short_rows_strategy(kshape, kstride, rstride, rowlen: int, itemsize: int) -> str:
+    """``"tile"`` or ``"short"`` for an ``"inner"`` plan whose rows
+    are short (at most :data:`SHORT_ROWLEN` elements, at least :data:`SHORT_MIN_ROWS`
+    rows): ``"tile"`` where :func:`tile_ok`, except rows of :data:`SHORT_ROW_BYTES`
+    and rows of :data:`SHORT_VECTOR_ROW_BYTES` a whole number of vectors apart (one
+    thread per row reads those as fast or faster); else ``"short"``."""
+    lo, hi = SHORT_ROW_BYTES
+    nbytes = rowlen * itemsize
+    vector_rows = (nbytes == SHORT_VECTOR_ROW_BYTES and len(kstride) == 1
+                   and (kstride[0] * itemsize) % 16 == 0)
+    if (not lo <= nbytes <= hi and not vector_rows
+            and tile_ok(kshape, kstride, rstride, rowlen, itemsize)):
+        return "tile"
+    return "short"
+
+
 @dataclass(frozen=True)
 class ReductionPlan:
     """What a reduction does on the device.
 
     Attributes
     ----------
-    strategy : {"full", "inner", "short", "outer", "empty", "identity", "copy"}
+    strategy : {"full", "inner", "short", "tile", "outer", "interleave", "empty", "identity",
+                "copy"}
     axes : tuple of int
         The reduced axes (normalized).
     out_shape : tuple of int
@@ -226,8 +304,14 @@ def plan_reduction(layout: Layout, axes: tuple) -> ReductionPlan:
     >>> p.strategy, p.kshape, p.rshape
     ('inner', (20,), (6,))
     >>> plan_reduction(Layout((4, 5, 6), itemsize=4), (0,)).strategy
+    'interleave'
+    >>> plan_reduction(Layout((40, 5, 60), itemsize=4), (0,)).strategy
     'outer'
     >>> plan_reduction(Layout((1 << 20, 3), itemsize=4), (1,)).strategy
+    'tile'
+    >>> plan_reduction(Layout((1 << 20, 3), itemsize=4), (0,)).strategy
+    'interleave'
+    >>> plan_reduction(Layout((3, 1 << 20), itemsize=4).permute((1, 0)), (1,)).strategy
     'short'
     """
     shape, strides = layout.shape, layout.strides
@@ -269,9 +353,16 @@ def plan_reduction(layout: Layout, axes: tuple) -> ReductionPlan:
         min_r = min(rstride) if rstride else 0
         min_k = min(abs(s) for s in kstride) if kstride else 0
         strategy = "inner" if min_r < min_k else "outer"
-        if (strategy == "inner" and rowlen <= SHORT_ROWLEN
-                and nrows >= SHORT_MIN_ROWS):
-            strategy = "short"
+        short = rowlen <= SHORT_ROWLEN and nrows >= SHORT_MIN_ROWS
+        if strategy == "inner" and short:
+            strategy = short_rows_strategy(kshape, kstride, rstride, rowlen,
+                                           layout.itemsize)
+        elif strategy == "outer":
+            if (len(kstride) == 1 and kstride[0] == 1 and len(rstride) == 1
+                    and rstride[0] == nrows and nrows <= INTERLEAVE_MAX_COLS):
+                strategy = "interleave"
+            elif short:
+                strategy = "short"
     return ReductionPlan(strategy, axes, out_shape, out_order, kshape, kstride, rshape,
                          rstride, offset, nrows, rowlen)
 
@@ -283,7 +374,7 @@ class ScanPlan:
 
     Attributes
     ----------
-    strategy : {"rows", "columns", "lookback", "empty", "fill"}
+    strategy : {"rows", "columns", "tile", "lookback", "empty", "fill"}
     axis : int
     length : int
         Elements scanned per row (``x.shape[axis]``).
@@ -329,6 +420,8 @@ def plan_scan(layout: Layout, axis: int, include_initial: bool, sm_count: int = 
     'rows'
     >>> plan_scan(Layout((1 << 28,), itemsize=4), 0, False).strategy
     'lookback'
+    >>> plan_scan(Layout((1 << 20, 3), itemsize=4), 1, False).strategy
+    'tile'
     """
     shape, strides = layout.shape, layout.strides
     init = 1 if include_initial else 0
@@ -362,7 +455,14 @@ def plan_scan(layout: Layout, axis: int, include_initial: bool, sm_count: int = 
     else:
         sm = max(int(sm_count), 1)
         innermost = all(abs(s_in) <= abs(si) for _, si, _ in merged)
-        if innermost:
+        if innermost and length <= SHORT_ROWLEN and nrows >= SHORT_MIN_ROWS:
+            # short rows: a warp per row would leave most lanes idle; one thread per
+            # row, as for the short reductions, from a staged tile when the rows are
+            # dense (one after another in the input and so in the output)
+            dense = (len(merged) == 1 and kstride[0] == length and s_in == 1
+                     and s_out == 1)
+            strategy = "tile" if dense else "columns"
+        elif innermost:
             strategy = "rows" if (length <= 8192 or nrows >= 16 * sm) else "lookback"
         else:
             strategy = "columns" if (length <= 4096 or nrows >= 128 * sm) else "lookback"

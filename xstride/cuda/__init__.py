@@ -19,3 +19,8 @@ __all__ += ["CudaKernel", "CudaStruct", "CudaCompileError"]
 from ._elementwise_kernel import ElementwiseKernel  # noqa: E402
 
 __all__ += ["ElementwiseKernel"]
+
+# issue 14, cold start: what a program compiled on first use (docs/performance.md)
+from ._record import compile_stats, compiled_kernels, watch_cupy_compiles  # noqa: E402
+
+__all__ += ["compiled_kernels", "compile_stats", "watch_cupy_compiles"]

@@ -86,9 +86,9 @@ def _device_limits(device: int) -> Limits:
 
 
 def _build(source: str, options: tuple[str, ...], name: str):
-    """Compile through CuPy (NVRTC) and return the kernel function for the device."""
-    module = _executors.compiler().raw_module(source, options, (name,))
-    return module.get_function(name)
+    """Compile through CuPy (NVRTC) and return the kernel function for the device (the
+    compile is recorded: :func:`xstride.cuda.compiled_kernels`)."""
+    return _executors.compiler().raw_function(source, options, name)
 
 
 def _launch_function(fn, grid, block, args, shared_mem, stream):

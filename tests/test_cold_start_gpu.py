@@ -1,0 +1,77 @@
+"""Issue 14, cold start, on the device: the compile record with the real CuPy, and the
+demo and ``info --kernels`` in a fresh process with empty kernel caches."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import xstride as xp
+
+pytestmark = pytest.mark.gpu
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_a_user_kernel_compile_is_recorded_once(cp):
+    tag = time.perf_counter_ns()   # a source no cache has seen
+    src = f'extern "C" __global__ void k_{tag}(float* x) {{ x[0] = {tag % 1000}.0f; }}'
+    before = xp.cuda.compile_stats()["kernels"]
+    k = xp.cuda.CudaKernel(src, f"k_{tag}").compile()
+    k.compile()
+    recs = [r for r in xp.cuda.compiled_kernels() if r.name == f"k_{tag}"]
+    assert len(recs) == 1 and recs[0].kind == "user" and recs[0].seconds > 0
+    assert recs[0].device == cp.cuda.runtime.getDevice()
+    assert xp.cuda.compile_stats()["kernels"] == before + 1
+
+
+def test_cupys_own_compiles_are_recorded_once_watched(cp):
+    assert xp.cuda.watch_cupy_compiles(), \
+        "this CuPy has no cupy.cuda.compiler._compile_module_with_cache to wrap"
+    tag = time.perf_counter_ns()
+    kern = cp.ElementwiseKernel("float32 x", "float32 y", f"y = x + {tag % 997}.0f",
+                                f"cold_start_{tag}")
+    x = cp.ones(4, dtype=cp.float32)   # before counting: CuPy's fill kernel may compile
+    cp.cuda.runtime.deviceSynchronize()
+    before = xp.cuda.compile_stats()["kernels"]
+    kern(x)
+    kern(x)
+    recs = [r for r in xp.cuda.compiled_kernels() if f"cold_start_{tag}" in r.name]
+    assert len(recs) == 1 and recs[0].kind == "library", xp.cuda.compiled_kernels()[-3:]
+    assert xp.cuda.compile_stats()["kernels"] == before + 1
+
+
+def fresh_run(tmp_path, *argv):
+    env = {**os.environ, "CUPY_CACHE_DIR": str(tmp_path / "cupy"),
+           "XSTRIDE_CACHE_DIR": str(tmp_path / "xstride")}
+    proc = subprocess.run([sys.executable, "-m", "xstride", *argv], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_info_kernels_on_cupy_lists_what_a_fresh_process_compiles(tmp_path):
+    res = fresh_run(tmp_path, "info", "--kernels", "--json", "--backend", "cupy")
+    assert res["compiles_kernels"] is True and res["cupy_compiles_recorded"] is True
+    assert res["kernels"], "a fresh process with empty caches compiled nothing?"
+    assert sum(s["kernels_compiled"] for s in res["steps"]) == len(res["kernels"])
+    assert res["total"]["compile_seconds"] == pytest.approx(
+        sum(k["seconds"] for k in res["kernels"]), rel=1e-6, abs=1e-6)
+    assert {k["kind"] for k in res["kernels"]} >= {"xstride"}
+    for s in res["steps"]:
+        assert 0 <= s["compile_seconds"] <= s["seconds"]
+
+
+def test_demo_on_cupy_reports_compile_apart_from_run(tmp_path):
+    res = fresh_run(tmp_path, "demo", "--backend", "cupy", "--n", "20000", "--json")
+    assert all(res["checks"].values())
+    assert res["compiles_kernels"] is True and res["kernels_compiled"] > 0
+    for s in res["stages"]:
+        assert 0 <= s["compile_seconds"] <= s["seconds"]
+        assert s["run_seconds"] == pytest.approx(s["seconds"] - s["compile_seconds"])
+    assert res["compile_seconds"] == pytest.approx(sum(s["compile_seconds"] for s in res["stages"]))

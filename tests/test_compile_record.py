@@ -1,0 +1,232 @@
+"""Issue 14, cold start: the record of kernel compiles (``xstride._kernels._compile_log``),
+``XSTRIDE_LOG_KERNELS``, ``xp.cuda.compiled_kernels``/``compile_stats``/
+``watch_cupy_compiles``, on the stand-in CuPy of tests/conftest.py."""
+
+from __future__ import annotations
+
+import time
+import types
+
+import pytest
+
+import xstride as xp
+from xstride._kernels import _compile, _compile_log
+
+SRC = 'extern "C" __global__ void k(float* x) { x[0] = 1.0f; }'
+ENV = "XSTRIDE_LOG_KERNELS"
+
+
+@pytest.fixture(autouse=True)
+def fresh_record(monkeypatch):
+    """Empty compiled-kernel caches and record around each test; logging off."""
+    monkeypatch.delenv(ENV, raising=False)
+    _compile.clear()
+    _compile.reset_record()
+    yield
+    _compile.clear()
+    _compile.reset_record()
+
+
+def slow_modules(fake, seconds=0.03, fail=None):
+    """``fake.RawModule`` whose ``get_function`` takes ``seconds`` (CuPy compiles lazily,
+    at the first ``get_function``) or raises ``fail``; returns the list of compiles."""
+    made = []
+
+    def raw_module(code=None, options=(), name_expressions=None, **kwargs):
+        def get_function(name):
+            if fail is not None:
+                raise fail
+            time.sleep(seconds)
+            made.append((name, code, options))
+            return types.SimpleNamespace(name=name)
+        return types.SimpleNamespace(get_function=get_function)
+
+    fake.RawModule = raw_module
+    return made
+
+
+# --------------------------------------------------------------------- the record
+def test_a_miss_is_recorded_once_with_its_time_and_a_hit_adds_nothing(fake_cupy):
+    made = slow_modules(fake_cupy, 0.03)
+    fn = _compile.function("k", code=SRC)
+    assert _compile.function("k", code=SRC) is fn and len(made) == 1
+    (rec,) = xp.cuda.compiled_kernels()
+    assert rec.name == "k" and rec.kind == "xstride" and rec.device == 0
+    assert rec.source == f"generated {_compile_log.digest(SRC)}" and len(rec.options) == 12
+    assert 0.03 <= rec.seconds < 5          # module creation + get_function, timed
+    stats = xp.cuda.compile_stats()
+    assert stats["kernels"] == 1 and stats["seconds"] == pytest.approx(rec.seconds)
+    assert stats["cupy_watched"] is False
+
+
+def test_each_device_source_file_and_option_set_is_its_own_entry(fake_cupy):
+    slow_modules(fake_cupy, 0.0)
+    _compile.function("k", code=SRC)
+    fake_cupy.current.device = 1
+    _compile.function("k", code=SRC)
+    _compile.function("k", code=SRC, options=("-DX=1",))
+    name = "xstride_morton_keys3"
+    _compile.function(name, file="morton.cu")
+    recs = xp.cuda.compiled_kernels()
+    assert [r.device for r in recs] == [0, 1, 1, 1]
+    assert recs[0].options == recs[1].options != recs[2].options
+    assert recs[3].source == "morton.cu" and recs[3].name == name
+    assert xp.cuda.compile_stats()["kernels"] == 4
+
+
+def test_a_failed_compile_is_not_recorded_and_not_cached(fake_cupy):
+    slow_modules(fake_cupy, fail=RuntimeError("nvrtc says no"))
+    for _ in range(2):
+        with pytest.raises(RuntimeError, match="nvrtc says no"):
+            _compile.function("k", code=SRC)
+    assert xp.cuda.compiled_kernels() == [] and xp.cuda.compile_stats()["kernels"] == 0
+
+
+def test_user_kernels_are_recorded_as_user(fake_cupy):
+    made = slow_modules(fake_cupy, 0.0)
+    fn = _compile.raw_function(SRC, ("-DA=2",), "k")
+    assert _compile.raw_function(SRC, ("-DA=2",), "k") is fn and len(made) == 1
+    (rec,) = xp.cuda.compiled_kernels()
+    assert rec.kind == "user" and rec.source == f"user {_compile_log.digest(SRC)}"
+
+
+def test_user_kernel_compile_goes_through_the_record(fake_cupy):
+    slow_modules(fake_cupy, 0.0)
+    xp.cuda.CudaKernel(SRC, "k").compile()
+    (rec,) = xp.cuda.compiled_kernels()
+    assert rec.kind == "user" and rec.name == "k"
+
+
+def test_the_record_is_bounded_but_the_totals_count_everything(monkeypatch):
+    from collections import deque
+
+    monkeypatch.setattr(_compile_log, "_RECORDS", deque(maxlen=3))
+    for i in range(5):
+        _compile_log.timed(lambda: None, f"k{i}", "x.cu", (), 0)
+    assert [r.name for r in _compile_log.records()] == ["k2", "k3", "k4"]
+    assert _compile_log.totals()[0] == 5
+
+
+def test_nothing_compiled_means_an_empty_record_without_cupy():
+    assert xp.cuda.compiled_kernels() == []
+    assert xp.cuda.compile_stats() == {"kernels": 0, "seconds": 0.0, "cupy_watched": False}
+
+
+# --------------------------------------------------------------------- XSTRIDE_LOG_KERNELS
+@pytest.mark.parametrize("value", ["1", "on", " TRUE "])
+def test_the_switch_prints_one_line_per_compile(fake_cupy, monkeypatch, capsys, value):
+    slow_modules(fake_cupy, 0.0)
+    monkeypatch.setenv(ENV, value)
+    _compile.function("k", code=SRC)
+    _compile.function("k", code=SRC)   # a hit: nothing printed
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert captured.out == "" and len(lines) == 1
+    assert lines[0].startswith(f"xstride: compiled xstride kernel k (generated "
+                               f"{_compile_log.digest(SRC)}, options ")
+    assert ", device 0) in " in lines[0] and lines[0].endswith(" s")
+
+
+@pytest.mark.parametrize("value", ["0", "", "off", "No"])
+def test_the_switch_off_prints_nothing(fake_cupy, monkeypatch, capsys, value):
+    slow_modules(fake_cupy, 0.0)
+    monkeypatch.setenv(ENV, value)
+    _compile.function("k", code=SRC)
+    assert capsys.readouterr().err == "" and len(xp.cuda.compiled_kernels()) == 1
+
+
+@pytest.mark.parametrize("value", ["2", "yes please", "-1"])
+def test_a_bad_switch_value_is_a_clear_error_before_compiling(fake_cupy, monkeypatch, value):
+    made = slow_modules(fake_cupy, 0.0)
+    monkeypatch.setenv(ENV, value)
+    with pytest.raises(ValueError, match=f"environment variable {ENV}={value!r}: expected 1"):
+        _compile.function("k", code=SRC)
+    assert made == [] and xp.cuda.compiled_kernels() == []
+
+
+# --------------------------------------------------------------------- CuPy's own compiles
+def cupy_compiler(fake):
+    """Give the stand-in a ``cuda.compiler._compile_module_with_cache``; returns its calls."""
+    calls = []
+
+    def compile_module_with_cache(source, options=(), arch=None, **kwargs):
+        time.sleep(0.01)
+        calls.append((source, options, arch, kwargs))
+        return ("module", source)
+
+    fake.cuda.compiler = types.SimpleNamespace(_compile_module_with_cache=compile_module_with_cache)
+    return calls
+
+
+CUPY_SRC = ('extern "C" __global__ void cupy_add(const float* a, float* b) {}\n'
+            '__global__ void __launch_bounds__(128) cupy_sum(float* a) {}\n')
+
+
+def test_watching_records_cupys_own_compiles_and_passes_everything_through(fake_cupy):
+    calls = cupy_compiler(fake_cupy)
+    assert not _compile_log.cupy_watched(fake_cupy)
+    assert xp.cuda.watch_cupy_compiles() is True
+    assert xp.cuda.watch_cupy_compiles() is True           # idempotent: wrapped once
+    hook = fake_cupy.cuda.compiler._compile_module_with_cache
+    assert hook(CUPY_SRC, ("-O3",), "90", jitify=False) == ("module", CUPY_SRC)
+    assert calls == [(CUPY_SRC, ("-O3",), "90", {"jitify": False})]
+    (rec,) = xp.cuda.compiled_kernels()
+    assert rec.kind == "library" and rec.name == "cupy_add,cupy_sum" and rec.device == 0
+    assert rec.source == f"library {_compile_log.digest(CUPY_SRC)}" and rec.seconds >= 0.01
+    hook("x", name_expressions=("f<int>", "g<float>"))
+    assert xp.cuda.compiled_kernels()[-1].name == "f<int>,g<float>"
+    assert xp.cuda.compile_stats()["cupy_watched"] is True
+
+
+def test_a_compile_xstride_started_is_recorded_once(fake_cupy):
+    cupy_compiler(fake_cupy)
+    xp.cuda.watch_cupy_compiles()
+    hook = fake_cupy.cuda.compiler._compile_module_with_cache
+
+    def raw_module(code=None, options=(), name_expressions=None, **kwargs):
+        return types.SimpleNamespace(get_function=lambda name: hook(code, options))
+
+    fake_cupy.RawModule = raw_module
+    _compile.function("k", code=SRC)
+    (rec,) = xp.cuda.compiled_kernels()
+    assert rec.kind == "xstride"
+
+
+def test_a_cupy_without_the_compiler_function_is_not_watched(fake_cupy):
+    assert xp.cuda.watch_cupy_compiles() is False
+    assert xp.cuda.compile_stats()["cupy_watched"] is False
+
+
+def test_the_switch_watches_cupy_as_it_loads(fake_cupy, monkeypatch, capsys):
+    from xstride import _backends
+
+    cupy_compiler(fake_cupy)
+    monkeypatch.setenv(ENV, "1")
+    _backends.get("cupy").load()
+    fake_cupy.cuda.compiler._compile_module_with_cache(CUPY_SRC)
+    err = capsys.readouterr().err
+    assert err.startswith("xstride: compiled library kernel cupy_add,cupy_sum (library ")
+
+
+def test_a_bad_switch_value_never_fails_cupys_own_compiles(fake_cupy, monkeypatch):
+    from xstride import _backends
+
+    cupy_compiler(fake_cupy)
+    monkeypatch.setenv(ENV, "maybe")
+    _backends.get("cupy").load()                      # loading CuPy does not fail
+    assert not _compile_log.cupy_watched(fake_cupy)   # and the switch is not taken as on
+    xp.cuda.watch_cupy_compiles()
+    assert fake_cupy.cuda.compiler._compile_module_with_cache("x")[0] == "module"
+
+
+def test_watching_without_cupy_says_why(monkeypatch):
+    from xstride._backends import select
+
+    def fail():
+        raise RuntimeError("backend 'cupy' is unavailable: test says no")
+
+    monkeypatch.setattr(select, "load_cupy", fail)
+    monkeypatch.setattr("xstride.cuda._record.load_cupy", fail)
+    with pytest.raises(RuntimeError, match="^watch_cupy_compiles: backend 'cupy' is "
+                                           "unavailable: test says no$"):
+        xp.cuda.watch_cupy_compiles()

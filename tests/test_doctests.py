@@ -1,0 +1,20 @@
+"""The docstring examples of the pure-Python layers (plans, core, layout, launch
+geometry) run as written: an example that no longer holds fails here."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import pytest
+
+#: the modules with examples (a module listed here must have some)
+MODULES = ["xstride.layout", "xstride._plans.reduction", "xstride._core.sizes"]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name):
+    mod = importlib.import_module(name)
+    result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0, f"{name} has no docstring examples"
+    assert result.failed == 0, f"{result.failed} of {result.attempted} examples fail"

@@ -1,0 +1,130 @@
+"""The fusion executor on the stand-in CuPy (no GPU): what a fused call hands to the
+engine's kernel — the loads' pointers (the argument's pointer plus the view's byte
+offset), the by-value scalars, the outputs — on the first call and on the prepared
+repeat, which must launch the same kernel with the same arguments."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import xstride as xp
+from xstride._kernels import _elementwise_exec as ex
+from xstride._kernels import fusion as fx
+
+from ._fuse_cases import _numpy_view
+from .conftest import FakeCupyArray
+
+
+@pytest.fixture
+def engine(fake_cupy, monkeypatch):
+    monkeypatch.setattr(ex, "function", lambda name, *, code=None, options=(), **_:
+                        fake_cupy.RawModule(code=code, options=options).get_function(name))
+    monkeypatch.setattr(ex, "CACHE", True)
+    monkeypatch.setattr(fx, "view_of", lambda a, lay: a._view(_numpy_view(a.host, lay)))
+    ex.clear_caches()
+    fx.clear()
+    yield fake_cupy
+    ex.clear_caches()
+    fx.clear()
+
+
+def launched(fake_cupy, nptr, npre=1):
+    """Pointer and scalar arguments of the last launch (after the plan struct, and the
+    tiled walk's counts: ``npre`` leading arguments)."""
+    kernel, grid, block, args = fake_cupy.launches[-1]
+    return [int(a) for a in args[npre:npre + nptr]], list(args[npre + nptr:])
+
+
+def test_push_first_call_and_prepared_repeat(engine):
+    x, v, a = (FakeCupyArray(np.full((64, 3), k, np.float32)) for k in (1, 2, 3))
+
+    @xp.fuse
+    def push(x, v, a, dt):
+        return x + v * dt + 0.5 * a * dt * dt, v + a * dt
+
+    r = push(x, v, a, 0.25)
+    assert isinstance(r, tuple) and len(r) == 2
+    assert all(o.shape == (64, 3) and o.dtype == np.float32 for o in r)
+    assert ex.last_kind == "flat" and len(engine.launches) == 1
+    assert "xs_ew_fused_flat" == engine.launches[-1][0].name
+    src = engine.launches[-1][0].source
+    assert "__fmul_rn" in src and "__fadd_rn" in src
+    ptrs, scalars = launched(engine, 5)
+    assert ptrs == [r[0].data.ptr, r[1].data.ptr, x.data.ptr, v.data.ptr, a.data.ptr]
+    assert scalars == [np.float32(0.25), np.float32(0.5)]
+    assert len(fx.PREPARED) == 1
+
+    r2 = push(x, v, a, 0.125)                  # the prepared call: same kernel, new dt
+    assert len(engine.launches) == 2 and engine.launches[-1][0] is engine.launches[0][0]
+    ptrs, scalars = launched(engine, 5)
+    assert ptrs[2:] == [x.data.ptr, v.data.ptr, a.data.ptr]
+    assert ptrs[:2] == [r2[0].data.ptr, r2[1].data.ptr] and r2[0].data.ptr != r[0].data.ptr
+    assert scalars == [np.float32(0.125), np.float32(0.5)]
+    assert len(fx.PREPARED) == 1
+
+
+def test_jacobi_loads_point_into_u(engine):
+    u = FakeCupyArray(np.zeros((34, 40), np.float64))
+    c = u[1:-1, 1:-1]
+
+    @xp.fuse
+    def jacobi(u, c):
+        return c + 0.1 * (u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2] - 4 * c)
+
+    for _ in range(2):
+        out = jacobi(u, c)
+        assert out.shape == (32, 38)
+        ptrs, scalars = launched(engine, 6)
+        base = u.data.ptr
+        assert sorted(p - base for p in ptrs[1:]) == sorted(
+            8 * o for o in (41, 81, 1, 42, 40))
+        assert scalars == [np.float64(4.0), np.float64(0.1)]
+    assert ex.last_kind == "rows"
+    assert len(fx.PREPARED) == 1
+
+
+def test_transposed_operand_takes_the_tiled_path(engine):
+    x = FakeCupyArray(np.ones((256, 128), np.float32))
+    aT = FakeCupyArray(np.ones((128, 256), np.float32))
+    f = xp.fuse(lambda x, a: x + 2 * a.T)
+    out = f(x, aT)
+    assert out.shape == (256, 128) and ex.last_kind == "tiled"
+    ptrs, _ = launched(engine, 3, npre=7)
+    assert ptrs[1:] == [x.data.ptr, aT.data.ptr]
+
+
+def test_a_new_shape_or_dtype_misses_and_a_numpy_scalar_is_passed_by_value(engine):
+    f = xp.fuse(lambda x, s: x * s)
+    x = FakeCupyArray(np.ones(10, np.float32))
+    assert f(x, np.float64(2)).dtype == np.float64
+    assert f(FakeCupyArray(np.ones(12, np.float32)), np.float64(3)).dtype == np.float64
+    assert len(fx.PREPARED) == 2
+    _, scalars = launched(engine, 2)
+    assert scalars == [np.float64(3)]
+
+
+def test_outputs_of_different_call_time_shapes_run_unfused(engine):
+    # traced with equal shapes; a later call whose outputs differ runs fn unfused
+    ran = []
+
+    def f(x, y):
+        if isinstance(x, FakeCupyArray):
+            ran.append(True)
+            return "unfused"
+        return x + 1, x + y
+
+    fused = xp.fuse(f)
+    a = FakeCupyArray(np.ones((3, 4), np.float32))
+    assert len(fused(a, a)) == 2
+    assert fused(FakeCupyArray(np.ones((1, 4), np.float32)),
+                 FakeCupyArray(np.ones((3, 4), np.float32))) == "unfused"
+    assert ran == [True]
+
+
+def test_empty_arrays(engine):
+    f = xp.fuse(lambda x: x * 2)
+    out = f(FakeCupyArray(np.ones((0, 3), np.float32)))
+    assert out.shape == (0, 3) and not engine.launches
+    out = f(FakeCupyArray(np.ones((0, 3), np.float32)))      # prepared: no launch
+    assert out.shape == (0, 3) and not engine.launches

@@ -1,0 +1,421 @@
+"""``xp.fuse`` on the CPU: the tracer's graphs, dtypes, views as Layouts, weak scalars,
+the fallbacks with their warnings and the strict errors (stand-in CuPy, no GPU).
+
+The graph of a function traced on stand-in CuPy arrays is run by a NumPy model of the
+fused kernel (``_fuse_cases.evaluate``) and compared, dtype and bits, with the function
+run unfused on NumPy arrays.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import xstride as xp
+from xstride._plans import fusion as fplan
+from xstride.layout import Layout
+
+from ._fuse_cases import DTYPES, arguments, build, evaluate, trees
+from .conftest import FakeCupyArray
+
+
+def fake(a):
+    return FakeCupyArray(a)
+
+
+def same(got, want):
+    """Same dtype, shape and bytes (NaNs and signed zeros included)."""
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    assert np.ascontiguousarray(got).tobytes() == np.ascontiguousarray(want).tobytes(), \
+        (got, want)
+
+
+def check(fn, *args):
+    """Trace ``fn`` on stand-ins of ``args`` (NumPy arrays and scalars), run the graph's
+    NumPy model and compare with ``fn`` run unfused on NumPy."""
+    fused = xp.fuse(fn, strict=True)
+    dargs = [fake(a) if isinstance(a, np.ndarray) else a for a in args]
+    graph = fused.graph(*dargs)
+    assert graph is not None
+    got = evaluate(graph, args)
+    with np.errstate(all="ignore"):
+        want = fn(*args)
+    want = want if isinstance(want, tuple) else (want,)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        same(g, w)
+    return graph
+
+
+# ----------------------------------------------------------------------------- the issue's cases
+def test_particle_push_graph(fake_cupy):
+    rng = np.random.default_rng(0)
+    x, v, a = (rng.standard_normal((64, 3)).astype(np.float32) for _ in range(3))
+
+    def push(x, v, a, dt):
+        return x + v * dt + 0.5 * a * dt * dt, v + a * dt
+
+    g = check(push, x, v, a, 0.01)
+    # three loads (x, v, a), two scalars (dt and 0.5 in float32), two outputs
+    assert [g.nodes[i].arg for i in g.loads] == [0, 1, 2]
+    assert [g.nodes[i].dtype for i in g.scalars] == ["float32", "float32"]
+    assert len(g.outputs) == 2
+    assert all(g.nodes[i].dtype == "float32" for i in g.ops)
+
+
+def test_push_with_transposed_a(fake_cupy):
+    rng = np.random.default_rng(1)
+    x, v = (rng.standard_normal((64, 3)).astype(np.float32) for _ in range(2))
+    aT = rng.standard_normal((3, 64)).astype(np.float32)
+
+    def push(x, v, a, dt):
+        return x + v * dt + 0.5 * a.T * dt * dt, v + a.T * dt
+
+    g = check(push, x, v, aT, 0.01)
+    views = [g.nodes[i].views for i in g.loads]
+    assert (("permute", (1, 0)),) in views          # a.T is a Layout change of a
+
+
+def test_jacobi_through_slices(fake_cupy):
+    u = np.random.default_rng(2).standard_normal((33, 40))
+    c = u[1:-1, 1:-1]
+
+    def jacobi(u, c):
+        return c + 0.1 * (u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2] - 4 * c)
+
+    g = check(jacobi, u, c)
+    assert sorted(g.nodes[i].arg for i in g.loads) == [0, 0, 0, 0, 1]
+    lays = fplan.call_layouts(g, [Layout.from_array(u), Layout.from_array(c)])[1]
+    # the four shifted windows of u: offsets relative to u's first element
+    offs = [lay.offset for i, lay in zip(g.loads, lays) if g.nodes[i].arg == 0]
+    assert sorted(offs) == sorted([2 * 40 + 1, 1, 40 + 2, 40])
+
+
+def test_mixed_layout_update(fake_cupy):
+    rng = np.random.default_rng(3)
+    f = rng.standard_normal((6, 5, 4)).astype(np.float32)
+    g_ = rng.standard_normal((5, 4, 6)).astype(np.float32)
+    h = rng.standard_normal((6, 4)).astype(np.float32)
+
+    def update(f, g, h):
+        return 0.9 * f + 0.5 * xp.permute_dims(g, (2, 0, 1)) - h[:, None, :]
+
+    check(update, f, g_, h)
+
+
+def test_broadcast_scalar_arrays_and_new_axes(fake_cupy):
+    rng = np.random.default_rng(4)
+    m = rng.standard_normal(50).astype(np.float64)
+    v = rng.standard_normal((50, 3)).astype(np.float32)
+
+    def energy_density(m, v):
+        return 0.5 * (m[:, None] * v * v)
+
+    g = check(energy_density, m, v)
+    mviews = [g.nodes[i].views for i in g.loads if g.nodes[i].arg == 0]
+    assert mviews == [(("index", (("slice", None, None, None), None)),)]
+
+
+# ----------------------------------------------------------------------------- views
+def test_view_of_a_computed_value_is_pushed_to_the_loads(fake_cupy):
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((6, 4)).astype(np.float32)
+    r = rng.standard_normal(4).astype(np.float32)
+
+    def f(x, r):
+        return ((x + r) * 2)[::-1, 1:].T
+
+    g = check(f, x, r)
+    # r was broadcast to (6, 4) before the slice: an "expand" step, then the views
+    rview = [g.nodes[i].views for i in g.loads if g.nodes[i].arg == 1][0]
+    assert rview[0][0] == "expand" and [s[0] for s in rview[1:]] == ["index", "permute"]
+
+
+@pytest.mark.parametrize("key", [
+    (slice(None, None, -1),), (Ellipsis, None), (None, 2), (1, slice(1, None, 2)),
+    (slice(-2, None), Ellipsis, slice(None, None, -3)),
+])
+def test_basic_indexing_forms(fake_cupy, key):
+    x = np.arange(5 * 6 * 3, dtype=np.float64).reshape(5, 6, 3)
+    if key == (None, 2) or key == (1, slice(1, None, 2)):
+        x = x[:, :, 0]
+    check(lambda x: x[key] * 2, x)
+
+
+def test_broadcast_to_reshape_expand_dims_matrix_transpose(fake_cupy):
+    x = np.arange(12, dtype=np.float32)
+    m = np.arange(4, dtype=np.float32)
+    y = np.arange(12, dtype=np.float32).reshape(3, 4)
+
+    def f(x, m, y):
+        a = xp.reshape(x, (3, 4)) + xp.broadcast_to(m, (3, 4))
+        b = xp.expand_dims(m, axis=0) * xp.matrix_transpose(xp.matrix_transpose(y))
+        return a - b
+
+    g = check(f, x, m, y)
+    assert g.shape_dependent
+
+
+def test_reshape_that_needs_a_copy_is_refused_per_call():
+    lay = Layout((4, 6), (1, 4))            # a transposed (6, 4) array
+    assert fplan.reshape_layout(lay, (24,)) is None
+    assert fplan.reshape_layout(Layout((4, 6)), (2, 12)).strides == (12, 1)
+    assert fplan.reshape_layout(Layout((4, 6)), (-1,)).shape == (24,)
+    with pytest.raises(ValueError, match="cannot reshape"):
+        fplan.reshape_layout(Layout((4, 6)), (5, 5))
+    with pytest.raises(ValueError, match="one unknown"):
+        fplan.reshape_layout(Layout((4, 6)), (-1, -1))
+
+
+def test_index_errors_are_the_unfused_ones():
+    with pytest.raises(IndexError):
+        fplan.index_layout(Layout((3, 4)), (5,))
+    with pytest.raises(IndexError, match="single ellipsis"):
+        fplan.index_layout(Layout((3, 4)), (Ellipsis, Ellipsis))
+    with pytest.raises(IndexError, match="too many"):
+        fplan.index_layout(Layout((3, 4)), (0, 0, 0))
+
+
+# ----------------------------------------------------------------------------- dtypes
+@pytest.mark.parametrize("dt", ["int8", "uint8", "int32", "float32", "float64", "bool"])
+@pytest.mark.parametrize("scalar", [2, 0.5, True])
+def test_weak_python_scalars(fake_cupy, dt, scalar):
+    x = np.arange(6).astype(dt).reshape(2, 3)
+    if dt == "bool" and not isinstance(scalar, bool):
+        check(lambda x, s: x * s, x, scalar)
+        return
+    check(lambda x, s: (x * s, x + 1, 3 - x, x == s), x, scalar)
+
+
+def test_python_arithmetic_on_scalar_arguments_runs_on_the_host(fake_cupy):
+    x = np.linspace(0, 1, 8, dtype=np.float32)
+
+    def f(x, dt):
+        return (dt * dt) * x + dt / 3
+
+    g = check(f, x, 0.1)
+    kinds = [h[0] for h in g.host]
+    assert "binary" in kinds
+    assert check(f, x, 0.3).host == g.host     # the values are computed per call
+
+
+def test_numpy_scalars_are_strong(fake_cupy):
+    x = np.arange(4, dtype=np.float32)
+    g = check(lambda x, s: x * s, x, np.float64(0.5))
+    assert g.nodes[g.outputs[0]].dtype == "float64"
+    g = check(lambda x, s: x * s, x, np.int16(3))
+    assert g.nodes[g.outputs[0]].dtype == "float32"
+
+
+@pytest.mark.parametrize("fn", ["exp", "log1p", "sqrt", "sin", "cos", "tanh", "floor", "ceil",
+                                "trunc", "acosh", "atan"])
+@pytest.mark.parametrize("dt", ["int16", "int32", "float32", "float64"])
+def test_math_functions(fake_cupy, fn, dt):
+    x = (np.arange(1, 9) * 1.5).astype(dt)
+    check(lambda x: getattr(xp, fn)(x) + 1, x)
+
+
+def test_where_clip_astype_bitwise(fake_cupy):
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal(20).astype(np.float32)
+    x[3] = np.nan
+    i = rng.integers(-9, 9, 20).astype(np.int32)
+
+    def f(x, i):
+        return (xp.where(x > 0, x, 0.0), xp.clip(x, -0.5, 0.75), xp.astype(i, xp.float32) * x,
+                ~i & 5 | (i ^ 3), ~(x > 0), xp.clip(i, -3, 2**40), abs(i), -x, +x)
+
+    check(f, x, i)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tree=trees(), dtypes=st.tuples(*[st.sampled_from(DTYPES)] * 3), seed=st.integers(0, 9))
+def test_random_expressions_match_numpy(tree, dtypes, seed):
+    from .conftest import installed_fake_cupy
+
+    fn = build(tree)
+    args = arguments(np.random.default_rng(seed), dtypes)
+    try:
+        with np.errstate(all="ignore"):
+            want = fn(*args)
+    except Exception as exc:   # the unfused run refuses it: the trace raises or gives up
+        with installed_fake_cupy():
+            try:
+                graph = xp.fuse(fn).graph(*[fake(a) for a in args])
+            except type(exc):
+                return
+        assert graph is None, "traced what the unfused run refuses"
+        return
+    with installed_fake_cupy():
+        graph = xp.fuse(fn).graph(*[fake(a) for a in args])
+    if graph is None:   # float16 and other dtypes outside the engine: runs unfused
+        assert np.dtype(want.dtype) not in xp.fusion._tracer.ENGINE_DTYPES or any(
+            np.dtype(d).kind in "iub" for d in dtypes)
+        return
+    (got,) = evaluate(graph, args)
+    same(got, want)
+    STATS.append(len(graph.ops))
+
+
+STATS: list = []
+
+
+def test_random_expressions_were_not_vacuous():
+    """Most random trees traced to a graph with ops (run after the Hypothesis test)."""
+    if not STATS:
+        pytest.skip("run together with test_random_expressions_match_numpy")
+    assert sum(1 for n in STATS if n >= 2) >= 30, STATS
+
+
+# ----------------------------------------------------------------------------- fallbacks
+def test_numpy_arrays_run_as_written():
+    calls = []
+
+    @xp.fuse
+    def f(x, y):
+        calls.append(type(x))
+        return x * y + 1
+
+    x = np.arange(5.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        same(f(x, x), x * x + 1)
+    assert calls == [np.ndarray]
+    assert f.__name__ == "f"
+
+
+def _unfused_marker(x):
+    return isinstance(x, FakeCupyArray)
+
+
+@pytest.mark.parametrize("body, what", [
+    (lambda x: x if x else x, "Python control flow"),
+    (lambda x: x[x > 0], "indexing by Traced"),
+    (lambda x: x[[0, 1]], "indexing by list"),
+    (lambda x: xp.sum(x * 2), r"xp.sum \(reductions are not fused yet\)"),
+    (lambda x: xp.matmul(x, x), "xp.matmul"),
+    (lambda x: x ** 2, r"operator \*\* \(pow\)"),
+    (lambda x: x // 2, "operator //"),
+    (lambda x: float(x), r"float\(\)"),
+    (lambda x: x.sum(), r"\.sum"),
+    (lambda x: (x, x[0]), "outputs of different shapes"),
+    (lambda x: 3, "returning int"),
+])
+def test_unfusable_warns_once_and_runs_unfused(fake_cupy, body, what):
+    ran = []
+
+    def fn(x):
+        if _unfused_marker(x):
+            ran.append(True)
+            return "unfused"
+        return body(x)
+
+    f = xp.fuse(fn)
+    x = fake(np.arange(6, dtype=np.float32).reshape(2, 3))
+    with pytest.warns(xp.FusionWarning, match=what):
+        assert f(x) == "unfused"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # once per signature
+        assert f(x) == "unfused"
+    assert ran == [True, True]
+    with pytest.warns(xp.FusionWarning, match=what):   # a new signature warns again
+        assert f(fake(np.arange(6, dtype=np.float64))) == "unfused"
+
+
+@pytest.mark.parametrize("body, what", [
+    (lambda x: x if x else x, "Python control flow"),
+    (lambda x: xp.sum(x), "xp.sum"),
+    (lambda x, y=np.ones(3): x + y, "an array that is no argument"),
+    (lambda x: xp.exp(x), "float16"),                  # int8 -> float16 outside the engine
+])
+def test_strict_raises_type_error_naming_the_operation(fake_cupy, body, what):
+    f = xp.fuse(strict=True)(body)
+    with pytest.raises(TypeError, match=what):
+        f(fake(np.arange(3, dtype=np.int8)))
+
+
+def test_rule_errors_are_the_unfused_errors(fake_cupy):
+    def f(x, y):
+        return x + y
+
+    with pytest.raises(ValueError, match="broadcast"):
+        xp.fuse(f).graph(fake(np.ones(3)), fake(np.ones(4)))
+    with pytest.raises(TypeError):
+        xp.fuse(f)(fake(np.ones(3)))                 # wrong argument count: fn's own error
+
+
+def test_mixed_backends_give_the_unfused_error(fake_cupy):
+    @xp.fuse
+    def f(x, y):
+        return xp.add(x, y)
+
+    with pytest.raises(TypeError, match="different backends"):
+        f(np.ones(3), fake(np.ones(3)))
+
+
+def test_keyword_arguments_run_unfused_with_a_warning(fake_cupy):
+    f = xp.fuse(lambda x, *, k=1: "unfused" if _unfused_marker(x) else x * k)
+    with pytest.warns(xp.FusionWarning, match="keyword"):
+        assert f(fake(np.ones(3)), k=2) == "unfused"
+
+
+def test_static_arguments_are_part_of_the_signature(fake_cupy):
+    def f(x, mode):
+        return x * 2 if mode == "double" else x * 3
+
+    fused = xp.fuse(f, strict=True)
+    a = fake(np.ones(3, np.float32))
+    g2, g3 = fused.graph(a, "double"), fused.graph(a, "triple")
+    assert g2 is not g3 and g2 != g3
+
+
+def test_bad_arguments_of_fuse():
+    with pytest.raises(TypeError, match="fuse: argument 'fn'"):
+        xp.fuse(3)
+    with pytest.raises(TypeError, match="fuse: argument 'strict'"):
+        xp.fuse(strict="yes")
+    with pytest.raises(TypeError, match="Fused.graph"):
+        xp.fuse(lambda x: x).graph(np.ones(2))
+
+
+def test_signed_zero_constants_stay_apart(fake_cupy):
+    x = np.array([1.0, -2.0, 0.0], np.float32)
+    g = check(lambda x: (x * 0.0, xp.where(x > 0, x, -0.0)), x)
+    vals = sorted(repr(h[1]) for h in g.host if h[0] == "const")
+    assert "-0.0" in vals and "0.0" in vals
+
+
+def test_int_power_of_scalar_arguments_is_unfusable(fake_cupy):
+    f = xp.fuse(lambda x, k: x * 2 ** k, strict=True)
+    with pytest.raises(TypeError, match=r"\*\* of Python int"):
+        f(fake(np.ones(3, np.float32)), 3)
+
+
+@pytest.mark.parametrize("dt", ["bool", "int8", "int32", "uint8", "float32", "float64"])
+def test_predicates(fake_cupy, dt):
+    x = np.array([0, 1, -2, 3, 7, 1, 0, 2]).astype(dt)
+    if np.dtype(dt).kind == "f":
+        x[1:4] = [np.nan, np.inf, -np.inf]
+        x[6] = -0.0
+    g = check(lambda x: (xp.isnan(x), xp.isinf(x), xp.isfinite(x), xp.logical_not(x)), x)
+    assert all(g.nodes[o].dtype == "bool" for o in g.outputs)
+    if np.dtype(dt).kind == "f":
+        check(lambda x: xp.signbit(x), x)
+
+
+def test_a_trace_that_reads_shapes_is_kept_per_shape(fake_cupy):
+    fused = xp.fuse(lambda x: x * x.shape[0], strict=True)
+    a, b = np.ones(3, np.float32), np.ones(5, np.float32)
+    ga, gb = fused.graph(fake(a)), fused.graph(fake(b))
+    assert ga.shape_dependent and ga is not gb
+    assert fused.graph(fake(np.zeros(3, np.float32))) is ga
+    same(evaluate(gb, (b,))[0], b * 5)
+    same(evaluate(ga, (a,))[0], a * 3)
+    g = xp.fuse(lambda x: x * 2, strict=True)
+    assert g.graph(fake(a)) is g.graph(fake(b))          # shapes are no part of it

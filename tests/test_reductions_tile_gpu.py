@@ -1,0 +1,256 @@
+"""GPU tests of the reduction strategies for the (n, k) shapes of particle codes:
+"tile" (short rows staged in shared memory, ``xs_reduce_tile``), "interleave" (a
+contiguous (n, k) run reduced over its rows, ``xs_reduce_interleave``) and "short"
+reached from an "outer" plan (a (k, n) array used as ``.T``), against NumPy.
+
+"tile" folds each row exactly as "short" does, so the two must give the same bits;
+the others are compared with NumPy (integers, min and max exactly; float sums within
+the bound of docs/reductions.md). The pool is poisoned so that an output the kernels
+do not write shows up.
+"""
+
+from __future__ import annotations
+
+import array_api_compat.numpy as cnp
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import xstride as xp
+from tests.test_reductions_gpu import _assert_sum_close
+from xstride._plans import reduction as plan_mod
+from xstride._plans.reduction import plan_array
+
+pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("poisoned_pool")]
+
+_DTYPES = ["float32", "float64", "int64", "int8", "bool"]
+
+
+def _random(rng, shape, dtype):
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return rng.random(shape) < 0.5
+    if dt.kind == "f":
+        return (rng.standard_normal(shape) * 3 + 0.5).astype(dt)
+    return rng.integers(-5, 6, size=shape).astype(dt)
+
+
+def _fresh_caches(monkeypatch):
+    from xstride._kernels import reductions as red
+    from xstride._kernels._lru import Bounded
+    from xstride._kernels._prepared import Store
+
+    monkeypatch.setattr(red, "_RECIPES", Bounded(1024))
+    monkeypatch.setattr(red, "_CALLS", Store(1024))
+
+
+def _check(cp, h, x, axis, funcs=("sum", "prod", "min", "max", "mean", "var")):
+    for f in funcs:
+        got = getattr(xp, f)(x, axis=axis)
+        want = getattr(cnp, f)(h, axis=axis)
+        assert got.dtype == want.dtype and got.shape == want.shape, (f, got.dtype, want.dtype)
+        g = cp.asnumpy(got)
+        again = cp.asnumpy(getattr(xp, f)(x, axis=axis))
+        assert g.tobytes() == again.tobytes(), f"{f} not deterministic"
+        if f in ("min", "max") or (f in ("sum", "prod") and h.dtype.kind != "f"):
+            np.testing.assert_array_equal(g, want, err_msg=f)
+        elif f == "sum":
+            _assert_sum_close(g, h, axis)
+        elif f == "prod":
+            np.testing.assert_allclose(g, want, rtol=1e-5 if h.dtype == np.float32 else 1e-12)
+        else:
+            ref = getattr(np, f)(h.astype(np.float64), axis=axis)
+            np.testing.assert_allclose(g, ref, rtol=1e-5 if h.dtype == np.float32 else 1e-11,
+                                       atol=1e-12, err_msg=f)
+
+
+# ----------------------------------------------------------------------------- tile
+@pytest.mark.parametrize("dtype", _DTYPES)
+def test_tile_gives_the_bits_of_short(cp, monkeypatch, dtype):
+    """Every k of 2..32, contiguous, strided rows and reversed rows: "tile" and
+    "short" (forced by a tile threshold no plan meets) agree bit for bit."""
+    rng = np.random.default_rng(5)
+    staged = 0
+    for k in range(2, 33):
+        host = _random(rng, (3001, k), dtype)
+        dev = cp.asarray(host)
+        views = [(dev, host), (dev[::-1, ::-1], host[::-1, ::-1]), (dev[3:, 1:], host[3:, 1:])]
+        if k > 3:
+            views.append((dev[:, : k // 2 + 1], host[:, : k // 2 + 1]))  # gaps < rowlen
+        for x, h in views:
+            strategy = plan_array(x, (1,)).strategy
+            if strategy != "tile":   # one element per row, or rows of SHORT_ROW_BYTES
+                assert strategy in ("copy", "short"), strategy
+                continue
+            staged += 1
+            got = {f: cp.asnumpy(getattr(xp, f)(x, axis=1)) for f in ("sum", "min", "var")}
+            with monkeypatch.context() as m:
+                m.setattr(plan_mod, "TILE_MIN_ROWS", 1 << 30)
+                _fresh_caches(m)
+                assert plan_array(x, (1,)).strategy == "short"
+                for f, g in got.items():
+                    s = cp.asnumpy(getattr(xp, f)(x, axis=1))
+                    assert g.tobytes() == s.tobytes(), (k, f, x.strides)
+            _check(cp, h, x, 1, ("sum", "max"))
+    assert staged >= 40, staged
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+def test_tile_many_tiles_and_small_tiles(cp, dtype):
+    """More tiles than blocks (grid-stride), a partial last tile, and rows of 8-byte
+    elements where a tile holds fewer than 256 rows."""
+    rng = np.random.default_rng(6)
+    for shape in [(70_001, 3), (5_000, 32), (257, 16), (256, 2)]:
+        host = _random(rng, shape, dtype)
+        x = cp.asarray(host)
+        assert plan_array(x, (1,)).strategy in ("tile", "short")
+        _check(cp, host, x, 1)
+
+
+def test_tile_variants(cp, tuning):
+    """Every tile size and row limit of VARIANTS["tile"] gives the default's bits."""
+    from xstride._kernels._reduce_common import VARIANTS
+
+    rng = np.random.default_rng(12)
+    hosts = [_random(rng, (9001, k), dt) for k in (2, 3, 16, 32)
+             for dt in ("float32", "float64", "int8")]
+    hosts = [h for h in hosts if plan_array(h, (1,)).strategy == "tile"]
+    assert len(hosts) >= 9
+    want = [cp.asnumpy(xp.sum(cp.asarray(h), axis=1)) for h in hosts]
+    for value in VARIANTS["tile"]:
+        tuning(tile=value)
+        for h, w in zip(hosts, want):
+            x = cp.asarray(h)
+            assert plan_array(x, (1,)).strategy == "tile"
+            assert cp.asnumpy(xp.sum(x, axis=1)).tobytes() == w.tobytes(), (value, h.shape)
+            _check(cp, h, x, 1, ("max", "mean"))
+
+
+def test_tile_grid_stride(cp, monkeypatch):
+    from xstride._kernels import _geometry
+    from xstride._kernels import reductions as red
+
+    monkeypatch.setattr(_geometry, "SHORT_MAX_BLOCKS", 2)
+    _fresh_caches(monkeypatch)
+    host = _random(np.random.default_rng(1), (20_011, 5), "float32")   # rows of 20 bytes
+    x = cp.asarray(host)
+    rec = red._recipe("sum", x, 1, "sum", np.dtype(np.float64), np.dtype(np.float64))
+    assert rec.kind == "tile" and rec.grid == (2,)
+    _check(cp, host, x, 1)
+
+
+# ----------------------------------------------------------------------------- interleave
+@pytest.mark.parametrize("dtype", _DTYPES)
+def test_interleave_every_width(cp, dtype):
+    rng = np.random.default_rng(7)
+    for k in range(2, 33):
+        for n in (5, 300, 40_007):     # one block; one block, many rounds; many blocks
+            host = _random(rng, (n, k), dtype)
+            x = cp.asarray(host)
+            assert plan_array(x, (0,)).strategy == "interleave"
+            _check(cp, host, x, 0, ("sum", "min", "max", "var") if k % 4 else
+                   ("sum", "prod", "min", "max", "mean", "var"))
+
+
+def test_interleave_reduces_several_leading_axes(cp):
+    rng = np.random.default_rng(8)
+    host = _random(rng, (64, 1000, 3), "float32")
+    x = cp.asarray(host)
+    assert plan_array(x, (0, 1)).strategy == "interleave"
+    _check(cp, host, x, (0, 1))
+    got = xp.sum(x, axis=(0, 1), keepdims=True)
+    assert got.shape == (1, 1, 3)
+
+
+def test_interleave_int64_exact_and_many_blocks(cp):
+    host = np.full((300_001, 3), (1 << 60) + 1, dtype=np.int64)
+    host[::2, 1] = -(1 << 60)
+    x = cp.asarray(host)
+    assert plan_array(x, (0,)).strategy == "interleave"
+    np.testing.assert_array_equal(cp.asnumpy(xp.sum(x, axis=0)), np.sum(host, axis=0))
+
+
+def test_interleave_nan(cp):
+    host = _random(np.random.default_rng(2), (10_000, 3), "float32")
+    host[7777, 1] = np.nan
+    x = cp.asarray(host)
+    for f in ("sum", "min", "max"):
+        got = cp.asnumpy(getattr(xp, f)(x, axis=0))
+        np.testing.assert_array_equal(np.isnan(got), [False, True, False], err_msg=f)
+
+
+# ----------------------------------------------------------------------------- outer -> short
+@pytest.mark.parametrize("dtype", _DTYPES)
+def test_transposed_short_rows(cp, dtype):
+    """(k, n) arrays used as .T (and reversed) reduced over their short axis."""
+    rng = np.random.default_rng(9)
+    for k in (2, 3, 4, 7, 16, 32):
+        host = _random(rng, (k, 5003), dtype)
+        dev = cp.asarray(host)
+        for x, h in ((dev.T, host.T), (dev[::-1].T, host[::-1].T), (dev[:, ::-1].T, host[:, ::-1].T)):
+            assert plan_array(x, (1,)).strategy == "short"
+            _check(cp, h, x, 1)
+
+
+# ----------------------------------------------------------------------------- random
+@st.composite
+def _particle_views(draw):
+    n = draw(st.sampled_from([1, 2, 255, 256, 1000, 4099, 33_333]))
+    k = draw(st.integers(1, 33))
+    order = draw(st.sampled_from(["nk", "kn"]))            # (n, k) or a (k, n) as .T
+    rev = draw(st.sampled_from([(1, 1), (-1, 1), (1, -1), (-1, -1)]))
+    start = draw(st.integers(0, 1))
+    dtype = draw(st.sampled_from(["float32", "float64", "int64", "uint16", "bool"]))
+    axis = draw(st.sampled_from([0, 1, -1, None, (0, 1)]))
+    return n, k, order, rev, start, dtype, axis, draw(st.integers(0, 2**16))
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(_particle_views())
+def test_particle_shapes_against_numpy(cp, desc):
+    n, k, order, rev, start, dtype, axis, seed = desc
+    rng = np.random.default_rng(seed)
+    shape = (n + start, k + start) if order == "nk" else (k + start, n + start)
+    base = _random(rng, shape, dtype)
+
+    def view(a):
+        a = a[start:, start:]
+        a = a if order == "nk" else a.T
+        return a[::rev[0], ::rev[1]]
+
+    host, x = view(base), view(cp.asarray(base))
+    assert x.shape == host.shape and x.strides == host.strides
+    _check(cp, host, x, axis, ("sum", "min", "max"))
+
+
+# ----------------------------------------------------------------------------- short, vectors
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
+def test_short_vector_loads_give_the_bits_of_scalar_loads(cp, dtype):
+    """Rows of whole 16-byte vectors at an aligned address load whole vectors; the
+    same rows one element off alignment load scalars; both fold each row in order,
+    so the bits agree, and agree with NumPy (integers, min/max) or its bound (sums)."""
+    from xstride._kernels._geometry import reduction_geometry
+
+    rng = np.random.default_rng(13)
+    per = 16 // np.dtype(dtype).itemsize
+    for k in (4 * per,):     # rows of SHORT_VECTOR_ROW_BYTES (64)
+        flat = _random(rng, (4099 * k + 1,), dtype)
+        dflat = cp.asarray(flat)
+        aligned, shifted = dflat[:-1].reshape(4099, k), dflat[1:].reshape(4099, k)
+        vecs = []
+        for x in (aligned, shifted):
+            p = plan_array(x, (1,))
+            assert p.strategy == "short"
+            vecs.append(reduction_geometry(p, x.itemsize, 132,
+                                           x.data.ptr + p.offset * x.itemsize).vec)
+        assert vecs == [per, 1], vecs
+        a = cp.asnumpy(xp.sum(aligned, axis=1))
+        b = cp.asnumpy(xp.sum(cp.ascontiguousarray(shifted), axis=1))   # same values, aligned
+        c = cp.asnumpy(xp.sum(dflat[:-1].reshape(4099, k)[:, :], axis=1))
+        assert a.tobytes() == c.tobytes()
+        host = flat[1:].reshape(4099, k)
+        s1 = cp.asnumpy(xp.sum(shifted, axis=1))
+        assert s1.tobytes() == b.tobytes()
+        _check(cp, host, shifted, 1, ("sum", "max", "var"))
+        _check(cp, flat[:-1].reshape(4099, k), aligned, 1, ("sum", "min", "mean"))

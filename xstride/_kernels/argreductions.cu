@@ -1,0 +1,219 @@
+// argmin / argmax of the xstride namespace. Launched by xstride/_kernels/argreductions.py
+// from a plan of xstride/_plans/argreduction.py. Compiled by NVRTC: no standard headers.
+//
+// Template parameters:
+//   MAX   0 argmin, 1 argmax
+//   Tin   element type read; Tacc the type values are compared in (Tin widened to 32
+//         bits for the shuffles: bool, 8- and 16-bit integers)
+//   NK/NR capacity of the kept/reduced axis arrays of the descriptor
+//
+// Every element carries (value, logical index). The index is formed from the walk's
+// position (the walk visits a row in memory order; xs_arg_pos adds up the logical
+// weights, see the plan), never from the order in which threads meet the elements.
+// Pairs are combined by xs_arg_better, a strict total order on pairs:
+//   1. a NaN beats a number;
+//   2. of two numbers, the smaller (argmin) / larger (argmax) beats the other;
+//   3. otherwise (two NaNs, or equal numbers, -0.0 == 0.0 included) the smaller index.
+// The best pair of a set is then unique, whatever the tree, warp or chunk order that
+// reaches it: results are deterministic and equal NumPy's rule (first occurrence of
+// the extreme; the first NaN when there is one). Idle lanes pass (worst value,
+// XS_ARG_NONE), which every real element beats (rule 2, else rule 3: its index is
+// smaller).
+//
+// Kernels:
+//   xs_arg_thread   one thread per (row, chunk), walking its elements in order
+//                   (neighbouring threads on neighbouring rows: coalesced when a kept
+//                   axis is innermost, plan strategies "short" and "outer")
+//   xs_arg_warp     one warp per (row, chunk), lanes interleaved over the elements
+//                   (coalesced when the reduced axis is innermost: "inner", "full")
+//   xs_arg_combine  one warp per row folds the chunks' pairs (second pass; only when
+//                   a row is split into chunks)
+// Work item w = chunk * nrows + row; with nchunks > 1 the pair of item w is stored at
+// partial [w]. Index arithmetic is 64-bit throughout.
+#include <xstride/reduce.cuh>
+#include <xstride/detail/namespace_kernels.cuh>
+
+#define XS_ARG_NONE 9223372036854775807LL
+
+template <int NK, int NR>
+struct xs_arg_desc {
+    long long kshape[NK];
+    long long kstride[NK];
+    long long rshape[NR];
+    long long rstride[NR];
+    long long rweight[NR];
+    long long nk;
+    long long nr;
+    long long rbase;
+};
+
+// True when (va, ia) beats (vb, ib) (the order above).
+template <int MAX, typename T>
+__device__ __forceinline__ bool xs_arg_better(T va, long long ia, T vb, long long ib)
+{
+    const bool na = va != va, nb = vb != vb;
+    if (na != nb) return na;
+    if (!na) {
+        if (MAX ? (va > vb) : (va < vb)) return true;
+        if (MAX ? (vb > va) : (vb < va)) return false;
+    }
+    return ia < ib;
+}
+
+template <int MAX, typename T>
+__device__ __forceinline__ T xs_arg_worst()
+{
+    return MAX ? xstride_lowest<T>() : xstride_highest<T>();
+}
+
+// Element offset (from the row's first element) and logical index of the walk's flat
+// index j (C order over rshape[0:nr]).
+template <int NK, int NR>
+__device__ __forceinline__ void xs_arg_pos(long long j, const xs_arg_desc<NK, NR>& d,
+                                           long long& off, long long& idx)
+{
+    if (d.nr == 1) {
+        off = j * d.rstride[0];
+        idx = d.rbase + j * d.rweight[0];
+        return;
+    }
+    off = 0;
+    idx = d.rbase;
+#pragma unroll
+    for (int k = NR - 1; k >= 0; --k) {
+        if (k < d.nr) {
+            const long long n = d.rshape[k];
+            const long long q = j / n;
+            const long long c = j - q * n;
+            off += c * d.rstride[k];
+            idx += c * d.rweight[k];
+            j = q;
+        }
+    }
+}
+
+// Fold elements j = first, first + step, ... < end of the row at p into (bv, bi).
+// Each round issues the loads of four elements (predicated past the end: such a slot
+// keeps (worst, XS_ARG_NONE), which never wins) before any is compared, so a short
+// row's loads are in flight together.
+template <int MAX, typename Tin, typename Tacc, int NK, int NR>
+__device__ __forceinline__ void xs_arg_fold(const Tin* __restrict__ p, long long first,
+                                            long long end, long long step,
+                                            const xs_arg_desc<NK, NR>& d, Tacc& bv, long long& bi)
+{
+    for (long long j = first; j < end; j += 4 * step) {
+        long long idx[4];
+        Tacc v[4];
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+            const long long jk = j + k * step;
+            v[k] = xs_arg_worst<MAX, Tacc>();
+            idx[k] = XS_ARG_NONE;
+            if (jk < end) {
+                long long off;
+                xs_arg_pos(jk, d, off, idx[k]);
+                v[k] = (Tacc)p[off];
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < 4; ++k)
+            if (xs_arg_better<MAX>(v[k], idx[k], bv, bi)) { bv = v[k]; bi = idx[k]; }
+    }
+}
+
+// Butterfly over the 32 lanes; every lane ends with the best pair of the warp.
+template <int MAX, typename Tacc>
+__device__ __forceinline__ void xs_arg_warp_reduce(Tacc& bv, long long& bi)
+{
+#pragma unroll
+    for (unsigned o = 16; o > 0; o >>= 1) {
+        const Tacc ov = __shfl_xor_sync(XSTRIDE_FULL_WARP_MASK, bv, o);
+        const long long oi = __shfl_xor_sync(XSTRIDE_FULL_WARP_MASK, bi, o);
+        if (xs_arg_better<MAX>(ov, oi, bv, bi)) { bv = ov; bi = oi; }
+    }
+}
+
+template <typename Tacc>
+__device__ __forceinline__ void xs_arg_store(long long w, long long row, long long nchunks,
+                                             Tacc bv, long long bi, long long* __restrict__ out,
+                                             Tacc* __restrict__ pval, long long* __restrict__ pidx)
+{
+    if (nchunks == 1) {
+        out[row] = bi;
+    } else {
+        pval[w] = bv;
+        pidx[w] = bi;
+    }
+}
+
+// One thread per work item (row, chunk); threads loop over the items.
+template <int MAX, typename Tin, typename Tacc, int NK, int NR>
+__global__ void __launch_bounds__(256) xs_arg_thread(const Tin* __restrict__ x, long long* __restrict__ out,
+                                                     Tacc* __restrict__ pval, long long* __restrict__ pidx,
+                                                     const xs_arg_desc<NK, NR> d, long long nrows,
+                                                     long long rowlen, long long chunk, long long nchunks)
+{
+    const long long nitems = nrows * nchunks;
+    const long long nthreads = (long long)gridDim.x * blockDim.x;
+    for (long long w = (long long)blockIdx.x * blockDim.x + threadIdx.x; w < nitems; w += nthreads) {
+        const long long ch = w / nrows;
+        const long long row = w - ch * nrows;
+        const long long begin = ch * chunk;
+        const long long end = begin + chunk < rowlen ? begin + chunk : rowlen;
+        const Tin* p = x + xs_offset<NK>(row, d.kshape, d.kstride, d.nk);
+        Tacc bv = xs_arg_worst<MAX, Tacc>();
+        long long bi = XS_ARG_NONE;
+        xs_arg_fold<MAX, Tin, Tacc, NK, NR>(p, begin, end, 1, d, bv, bi);
+        xs_arg_store(w, row, nchunks, bv, bi, out, pval, pidx);
+    }
+}
+
+// One warp per work item (row, chunk); warps loop over the items. Lane t takes the
+// chunk's elements t, t + 32, ...
+template <int MAX, typename Tin, typename Tacc, int NK, int NR>
+__global__ void __launch_bounds__(256) xs_arg_warp(const Tin* __restrict__ x, long long* __restrict__ out,
+                                                   Tacc* __restrict__ pval, long long* __restrict__ pidx,
+                                                   const xs_arg_desc<NK, NR> d, long long nrows,
+                                                   long long rowlen, long long chunk, long long nchunks)
+{
+    const unsigned lane = threadIdx.x & 31u;
+    const long long nitems = nrows * nchunks;
+    const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
+    for (long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; w < nitems;
+         w += nwarps) {
+        const long long ch = w / nrows;
+        const long long row = w - ch * nrows;
+        const long long begin = ch * chunk;
+        const long long end = begin + chunk < rowlen ? begin + chunk : rowlen;
+        const Tin* p = x + xs_offset<NK>(row, d.kshape, d.kstride, d.nk);
+        Tacc bv = xs_arg_worst<MAX, Tacc>();
+        long long bi = XS_ARG_NONE;
+        xs_arg_fold<MAX, Tin, Tacc, NK, NR>(p, begin + lane, end, 32, d, bv, bi);
+        xs_arg_warp_reduce<MAX>(bv, bi);
+        if (lane == 0u) xs_arg_store(w, row, nchunks, bv, bi, out, pval, pidx);
+    }
+}
+
+// Second pass: one warp per row folds the pairs of its nchunks chunks
+// (pval/pidx[ch * nrows + row]) and writes the index.
+template <int MAX, typename Tacc>
+__global__ void __launch_bounds__(256) xs_arg_combine(const Tacc* __restrict__ pval,
+                                                      const long long* __restrict__ pidx,
+                                                      long long* __restrict__ out,
+                                                      long long nrows, long long nchunks)
+{
+    const unsigned lane = threadIdx.x & 31u;
+    const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
+    for (long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; row < nrows;
+         row += nwarps) {
+        Tacc bv = xs_arg_worst<MAX, Tacc>();
+        long long bi = XS_ARG_NONE;
+        for (long long ch = lane; ch < nchunks; ch += 32) {
+            const Tacc v = pval[ch * nrows + row];
+            const long long i = pidx[ch * nrows + row];
+            if (xs_arg_better<MAX>(v, i, bv, bi)) { bv = v; bi = i; }
+        }
+        xs_arg_warp_reduce<MAX>(bv, bi);
+        if (lane == 0u) out[row] = bi;
+    }
+}

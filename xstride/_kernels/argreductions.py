@@ -1,0 +1,255 @@
+"""The CUDA executor of ``argmin`` and ``argmax``.
+
+:mod:`xstride.reductions` checks the arguments (one axis or None, a real dtype, no
+empty selection); this module runs the call on the kernels of ``argreductions.cu``
+for any layout, through the plan of :mod:`xstride._plans.argreduction` (the reduction
+plan plus the logical-index weights of the walk). The kernel is chosen by
+:func:`arg_geometry`: one thread per output where a kept axis is innermost or the rows
+are short, one warp per output where the reduced axis is innermost; rows too long for
+the outputs to fill the device are split into chunks whose (value, index) pairs a
+second kernel folds. Pairs are combined by a strict total order (NaN first, then the
+better value, then the smaller index), so the result is the same for every split and
+tree: NumPy's first occurrence, or the first NaN. :func:`repeat` is the prepared-call
+fast path (:mod:`._prepared`) of a call seen before. See ``docs/reductions.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._core.errors import type_error
+from .._plans.argreduction import ArgPlan, plan_arg_array
+from .._plans.reduction import empty_axis_error
+from . import _reduce_common as rc
+from ._cupy import cupy as _cupy
+from ._launch import Launch, i64, slot64, struct
+from ._lru import Bounded
+from ._prepared import GATE, Store
+
+__all__ = ["DTYPES", "takes", "argreduce", "repeat", "ArgGeometry", "arg_geometry",
+           "pack_desc"]
+
+_SRC = "argreductions.cu"
+_MAX = {"argmin": 0, "argmax": 1}
+#: Threads per block of the three kernels.
+BLOCK = 256
+#: Work items (row, chunk) wanted per SM: threads for the thread kernel, warps for the
+#: warp kernel (2048 threads = 64 warps fill an SM of the H200 / A100).
+THREAD_ITEMS_PER_SM = 2048
+WARP_ITEMS_PER_SM = 64
+#: Shortest chunk a row is split into, in elements (thread kernel, warp kernel).
+THREAD_MIN_CHUNK = 64
+WARP_MIN_CHUNK = 2048
+#: Most blocks of the thread kernel (its threads loop over the items beyond).
+THREAD_MAX_BLOCKS = 1 << 20
+
+#: The dtypes the kernels handle (anything else: the library).
+DTYPES = rc.SUPPORTED
+
+
+def takes(*dtypes) -> bool:
+    """True when the kernels handle every one of ``dtypes`` (else the library runs)."""
+    return all(np.dtype(d) in rc.SUPPORTED for d in dtypes)
+
+
+@dataclass(frozen=True)
+class ArgGeometry:
+    """How a planned arg-reduction is launched.
+
+    Attributes
+    ----------
+    kernel : {"thread", "warp"}
+        ``xs_arg_thread`` (one thread per work item) or ``xs_arg_warp`` (one warp).
+    grid, block : int
+        Blocks and threads per block of the first pass.
+    nchunks, chunk : int
+        Each row's walk is split into ``nchunks`` chunks of ``chunk`` elements (the
+        last may be shorter); work item ``w = chunk_index * nrows + row``.
+    combine_grid : int
+        Blocks of ``xs_arg_combine`` (one warp per row); 0 when ``nchunks == 1``.
+    """
+
+    kernel: str
+    grid: int
+    block: int
+    nchunks: int
+    chunk: int
+    combine_grid: int
+
+
+def arg_geometry(plan: ArgPlan, sm_count: int) -> ArgGeometry:
+    """Kernel, grid and split for ``plan`` (``rowlen >= 2``, ``nrows >= 1``) on a device
+    of ``sm_count`` SMs.
+
+    The warp kernel serves the plan strategies ``"inner"`` and ``"full"`` (long
+    reduced runs innermost: the lanes of a warp read neighbouring elements of one
+    row); the thread kernel every other (``"short"``, ``"tile"``: short rows;
+    ``"outer"``, ``"interleave"``: a kept axis innermost — neighbouring threads on
+    neighbouring rows read neighbouring elements or short runs). A row is split when the rows alone give fewer
+    work items than :data:`THREAD_ITEMS_PER_SM` threads (:data:`WARP_ITEMS_PER_SM`
+    warps) per SM, into chunks of at least :data:`THREAD_MIN_CHUNK`
+    (:data:`WARP_MIN_CHUNK`) elements.
+    """
+    base = plan.base
+    sm = max(int(sm_count), 1)
+    nrows, rowlen = base.nrows, base.rowlen
+    thread = base.strategy not in ("inner", "full")
+    target = sm * (THREAD_ITEMS_PER_SM if thread else WARP_ITEMS_PER_SM)
+    min_chunk = THREAD_MIN_CHUNK if thread else WARP_MIN_CHUNK
+    nchunks = max(1, min(-(-target // nrows), -(-rowlen // min_chunk)))
+    chunk = -(-rowlen // nchunks)
+    nchunks = -(-rowlen // chunk)
+    items = nrows * nchunks
+    if thread:
+        grid = min(-(-items // BLOCK), THREAD_MAX_BLOCKS)
+    else:
+        grid = min(-(-items // (BLOCK // 32)), 32 * sm)
+    combine = min(-(-nrows // (BLOCK // 32)), 32 * sm) if nchunks > 1 else 0
+    return ArgGeometry("thread" if thread else "warp", grid, BLOCK, nchunks, chunk, combine)
+
+
+def pack_desc(plan: ArgPlan) -> tuple[int, int, np.ndarray]:
+    """``(NK, NR, bytes)`` of ``xs_arg_desc<NK, NR>`` (``argreductions.cu``): kshape,
+    kstride, rshape, rstride, rweight (padded to the capacities), nk, nr, rbase, all
+    int64."""
+    base = plan.base
+    nkc, nrc = rc.capacity(base.nk), rc.capacity(plan.nr)
+    desc = rc.pack_struct(rc.pad(base.kshape, nkc, 1), rc.pad(base.kstride, nkc, 0),
+                          rc.pad(plan.rshape, nrc, 1), rc.pad(plan.rstride, nrc, 0),
+                          rc.pad(plan.rweight, nrc, 0),
+                          tail=(base.nk, plan.nr, plan.rbase))
+    return nkc, nrc, desc
+
+
+class _Recipe:
+    """Plan, kernels and launches of one (layout, axes, op, dtype, device)."""
+
+    __slots__ = ("plan", "geo", "acc", "first", "combine", "mem_shape", "inv", "xoff")
+
+
+_RECIPES: dict = Bounded(1024)
+
+
+def _build(plan: ArgPlan, x, op: str) -> _Recipe:
+    rec = _Recipe()
+    base = plan.base
+    rec.plan = plan
+    rec.mem_shape = tuple(base.out_shape[j] for j in base.out_order)
+    inv = [0] * len(base.out_order)
+    for pos, j in enumerate(base.out_order):
+        inv[j] = pos
+    rec.inv = tuple(inv)
+    rec.geo = rec.first = rec.combine = None
+    rec.xoff = plan.offset * x.itemsize
+    if base.nrows == 0 or base.rowlen <= 1:
+        return rec
+    acc = rec.acc = rc.minmax_acc_dtype(np.dtype(x.dtype))
+    geo = rec.geo = arg_geometry(plan, rc.sm_count())
+    nkc, nrc, desc = pack_desc(plan)
+    tin, tacc = rc.CTYPE[np.dtype(x.dtype)], rc.CTYPE[acc]
+    expr = f"xs_arg_{geo.kernel}<{_MAX[op]}, {tin}, {tacc}, {nkc}, {nrc}>"
+    # x, out, partial values, partial indices, the descriptor, nrows, rowlen, chunk, nchunks
+    rec.first = Launch(rc.kernel(_SRC, expr), geo.grid, geo.block,
+                       [slot64(), slot64(), slot64(), slot64(), struct(desc.tobytes()),
+                        i64(base.nrows), i64(base.rowlen), i64(geo.chunk), i64(geo.nchunks)])
+    if geo.nchunks > 1:
+        cexpr = f"xs_arg_combine<{_MAX[op]}, {tacc}>"
+        rec.combine = Launch(rc.kernel(_SRC, cexpr), geo.combine_grid, geo.block,
+                             [slot64(), slot64(), slot64(), i64(base.nrows),
+                              i64(geo.nchunks)])
+    return rec
+
+
+def _recipe(func: str, x, axes: tuple) -> _Recipe:
+    cp = _cupy()
+    if not isinstance(x, cp.ndarray):
+        raise type_error(func, "x", x, "a cupy.ndarray")
+    key = (func, x.shape, x.strides, x.dtype, axes, cp.cuda.runtime.getDevice())
+    rec = _RECIPES.get(key)
+    if rec is None:
+        rec = _RECIPES.put(key, _build(plan_arg_array(x, axes), x, func))
+    return rec
+
+
+def _run(rec: _Recipe, x):
+    """Launch ``rec`` on ``x``; the flat int64 result in the output's memory order."""
+    cp = _cupy()
+    base = rec.plan.base
+    i8 = np.dtype(np.int64)
+    if rec.first is None:     # no output element, or one element per output: index 0
+        return cp.zeros(base.nrows, dtype=i8)
+    out = cp.empty(base.nrows, dtype=i8)
+    xa = x.data.ptr + rec.xoff
+    if rec.combine is None:
+        rec.first(xa, out.data.ptr, 0, 0)
+    else:
+        n = base.nrows * rec.geo.nchunks
+        pval = cp.empty(n, dtype=rec.acc)
+        pidx = cp.empty(n, dtype=i8)
+        rec.first(xa, 0, pval.data.ptr, pidx.data.ptr)
+        rec.combine(pval.data.ptr, pidx.data.ptr, out.data.ptr)
+    return out
+
+
+def _shape(out, rec: _Recipe, index):
+    res = out.reshape(rec.mem_shape).transpose(rec.inv) if rec.inv else out.reshape(())
+    return res[index] if index is not None else res
+
+
+class _Call:
+    """A prepared call (:mod:`._prepared`): the recipe and the result's indexing."""
+
+    __slots__ = ("rec", "index")
+
+    def run(self, x):
+        return _shape(_run(self.rec, x), self.rec, self.index)
+
+
+#: (func, shape, strides, dtype, axis, keepdims, memory's device, current device)
+#: -> the ``run`` of a :class:`_Call`
+_CALLS = Store(1024)
+
+
+def repeat(func: str, x, axis, keepdims):
+    """The result of the call of ``func`` (argmin, argmax) prepared before with the
+    same key, else None (a miss: the checked path runs). ``axis`` is keyed only as
+    None or an int (not a bool), ``keepdims`` only as True or False."""
+    if type(x) is not GATE.nd or (keepdims is not True and keepdims is not False):
+        return None
+    if axis is not None and type(axis) is not int:
+        return None
+    run = _CALLS.get((func, x.shape, x.strides, x.dtype, axis, keepdims, x.data.device_id,
+                      GATE.getdev()))
+    return None if run is None else run(x)
+
+
+def argreduce(func: str, x, axis, axes: tuple, keepdims: bool):
+    """``argmin``/``argmax`` (``func``) of the CuPy array ``x`` over the normalized
+    ``axes`` (one axis, or every axis for ``axis=None``): an int64 array of the
+    logical index along the axis (the flat C-order index over every axis), NumPy's
+    first occurrence of the extreme, or of the first NaN.
+
+    ``axis`` is the caller's argument (None or an int, ``axes`` its normalized
+    form): it keys the prepared call that a successful call leaves for :func:`repeat`.
+
+    Raises
+    ------
+    ValueError
+        The selection is empty (a reduced axis of extent 0).
+    """
+    cp = _cupy()
+    rec = _recipe(func, x, tuple(axes))
+    base = rec.plan.base
+    if base.rowlen == 0:
+        raise empty_axis_error(func, x.shape, base.axes)
+    index = tuple(None if i in base.axes else slice(None) for i in range(x.ndim)) \
+        if keepdims else None
+    res = _shape(_run(rec, x), rec, index)
+    if (axis is None or type(axis) is int) and isinstance(keepdims, bool):
+        call = _Call()
+        call.rec, call.index = rec, index
+        _CALLS.prepare((func, x.shape, x.strides, x.dtype, axis, keepdims,
+                        x.data.device_id, cp.cuda.runtime.getDevice()), call.run, cp)
+    return res

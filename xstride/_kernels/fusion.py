@@ -1,0 +1,236 @@
+"""The CUDA executor of ``xp.fuse``: a traced graph as one kernel of the engine.
+
+:func:`run` takes a graph (:mod:`xstride._plans.fusion`) and the call's arguments,
+replays the graph's view steps on the arguments' Layouts (no copies), allocates the
+outputs in the inputs' axis order, and launches the engine's kernel for the fused body
+(:mod:`._fusion_source`) through :func:`._elementwise_exec.launch`: the same plan
+(broadcast, drop, order, coalesce; flat, rows, tiled or N-d path), the same compiled
+kernel cache and launcher as ``xp.add``. Each load is one operand with its own
+strides; scalars are passed by value.
+
+:func:`repeat` is the prepared call (as the engine's): a key of the graph, the device,
+and per argument its dtype, shape, strides and pointer modulo 16 (or its scalar type)
+-> one lookup, the output allocations, the per-call pointers and scalar values, the
+launch. The store is bounded (:class:`._lru.Bounded`).
+
+Imports CuPy only when called.
+"""
+
+from __future__ import annotations
+
+import operator
+import sys
+
+import numpy as np
+
+from .._plans import fusion as _fplan
+from ..layout import Layout
+from . import _elementwise_exec as _ex
+from ._fusion_source import fused_body, operand_specs
+from ._lru import Bounded
+from ._prepared import GATE, PY_SCALARS
+
+__all__ = ["run", "repeat", "clear", "DTYPES", "PREPARED"]
+
+#: dtypes the fused kernels compute in (the engine's).
+DTYPES = frozenset(np.dtype(n) for n in _ex.C_TYPES)
+#: prepared calls: key -> :class:`_Call`
+PREPARED = Bounded(4096)
+_bodies = Bounded(1024)
+
+
+def clear() -> None:
+    """Empty the prepared calls and the bodies (the engine's caches are its own)."""
+    PREPARED.clear()
+    _bodies.clear()
+
+
+def host_values(graph, args) -> list:
+    """The values of the graph's host nodes for ``args`` (Python arithmetic, as the
+    unfused run does it)."""
+    vals = []
+    for h in graph.host:
+        kind = h[0]
+        if kind == "arg":
+            vals.append(args[h[1]])
+        elif kind == "const":
+            vals.append(h[1])
+        elif kind == "unary":
+            vals.append(getattr(operator, h[1])(vals[h[2]]))
+        else:
+            vals.append(getattr(operator, h[1])(vals[h[2]], vals[h[3]]))
+    return vals
+
+
+def _scalar_to(v, dt):
+    """A NumPy scalar of ``dt`` from a Python scalar (``OverflowError`` as NumPy)."""
+    return np.asarray(v, dtype=dt)[()]
+
+
+def scalar_values(graph, args, hv=None) -> list:
+    """The by-value scalars of one call, in :meth:`Graph.scalars` order."""
+    if hv is None and graph.host:
+        hv = host_values(graph, args)
+    out = []
+    for i in graph.scalars:
+        n = graph.nodes[i]
+        src = n.source
+        v = hv[src[1]] if src[0] == "host" else args[src[1]]
+        out.append(_scalar_to(v, n.dtype))
+    return out
+
+
+def _source(graph):
+    """``(operand specs, body)`` of ``graph``, cached by identity."""
+    got = _bodies.get(id(graph))
+    if got is None or got[0] is not graph:
+        got = _bodies.put(id(graph), (graph, operand_specs(graph), fused_body(graph)))
+    return got[1], got[2]
+
+
+def view_of(a, lay: Layout):
+    """The CuPy view of ``a`` that ``lay`` describes (element offset and strides relative
+    to ``a``'s first element): a new array header over the same memory, no copy."""
+    isz = a.itemsize
+    return type(a)(lay.shape, a.dtype, a.data + lay.offset * isz,
+                   tuple(s * isz for s in lay.strides))
+
+
+def run(owner, graph, args, multi: bool = False):
+    """Run the fused ``graph`` of ``owner`` (the fused function: with the arguments'
+    dtypes, shapes and scalar types it keys the prepared call) on ``args``.
+
+    Returns
+    -------
+    The output CuPy array, or a tuple of them when ``multi``; None when the outputs'
+    call-time shapes differ (the caller then runs the function unfused).
+
+    Raises
+    ------
+    ValueError, IndexError
+        The view steps do not apply to these argument shapes (as the unfused run
+        would raise; the caller runs the function unfused to give its error).
+    """
+    cupy = sys.modules["cupy"]
+    nd = cupy.ndarray
+    lays = [Layout.from_array(a) if type(a) is nd else None for a in args]
+    got = _fplan.call_layouts(graph, lays)
+    if got is None:
+        return None
+    shape, load_lays = got
+    loads = graph.loads
+    views = []
+    offs = []
+    for i, lay in zip(loads, load_lays):
+        n = graph.nodes[i]
+        a = args[n.arg]
+        views.append(view_of(a, lay))
+        offs.append((n.arg, lay.offset * a.itemsize))
+    alloc = []
+    outs = []
+    for k in graph.outputs:
+        dt = np.dtype(graph.nodes[k].dtype)
+        outs.append(_ex.alloc_like_inputs(cupy, shape, dt, views, alloc if not alloc else None))
+    specs, body = _source(graph)
+    svals = scalar_values(graph, args)
+    entry, _ = _ex.launch("fused", body, specs, outs, views + svals, resolve_overlap=False)
+    _remember(owner, graph, args, entry, outs, alloc[0], tuple(offs), multi, cupy)
+    return tuple(outs) if multi else outs[0]
+
+
+class _Call:
+    """A prepared fused call; :meth:`run` repeats it (None on a miss)."""
+
+    __slots__ = ("launch", "ashape", "perm", "dtypes", "aligns", "offs", "graph", "empty",
+                 "single", "fixed", "dynamic")
+
+    def run(self, args):
+        empty, ashape, perm = self.empty, self.ashape, self.perm
+        outs = []
+        for dt, al in zip(self.dtypes, self.aligns):
+            o = empty(ashape, dt)
+            if perm is not None:
+                o = o.transpose(perm)
+            if o.data.ptr & 15 != al:
+                return None
+            outs.append(o)
+        if self.launch is not None:
+            ptrs = [o.data.ptr for o in outs]
+            ptrs += [args[i].data.ptr + off for i, off in self.offs]
+            if self.dynamic:
+                vals = list(self.fixed)
+                g = self.graph
+                hv = host_values(g, args) if g.host else None
+                for pos, src, tp in self.dynamic:   # tp: the NumPy scalar type
+                    vals[pos] = tp(hv[src[1]] if src[0] == "host" else args[src[1]])
+                ptrs += vals
+            elif self.fixed:
+                ptrs += self.fixed
+            self.launch(*ptrs)
+        return outs[0] if self.single else tuple(outs)
+
+
+def _remember(owner, graph, args, entry, outs, alloc, offs, multi, cupy):
+    if not _ex.CACHE:
+        return
+    key = _key(owner, args, cupy.ndarray, cupy.cuda.runtime.getDevice())
+    if key is None:
+        return
+    fn = entry[0]
+    c = _Call()
+    c.launch = None if fn is None else fn.launch
+    c.ashape, c.perm = alloc
+    c.dtypes = tuple(o.dtype for o in outs)
+    c.aligns = tuple(o.data.ptr & 15 for o in outs)
+    c.offs = offs
+    c.graph = graph
+    c.empty = cupy.empty
+    c.single = not multi
+    # scalars computed from literals only are converted once; the others per call
+    dep = []
+    for h in graph.host:
+        dep.append(h[0] == "arg" or (h[0] == "unary" and dep[h[2]]) or
+                   (h[0] == "binary" and (dep[h[2]] or dep[h[3]])))
+    fixed, dynamic = [], []
+    for pos, i in enumerate(graph.scalars):
+        n = graph.nodes[i]
+        if n.source[0] == "host" and not dep[n.source[1]]:
+            fixed.append(_scalar_to(host_values(graph, args)[n.source[1]], n.dtype))
+        else:
+            fixed.append(None)
+            # the scalar type converts as np.asarray(v, dtype) does (OverflowError for
+            # an int out of range, NumPy 2), and faster
+            dynamic.append((pos, n.source, np.dtype(n.dtype).type))
+    c.fixed, c.dynamic = tuple(fixed), tuple(dynamic)
+    if GATE.nd is None:
+        GATE.open(cupy)
+    PREPARED.put(key, c.run)
+
+
+def _key(owner, args, nd, dev):
+    key = [owner, _ex._MAX_GRID_YZ, dev]
+    for v in args:
+        t = type(v)
+        if t is nd:
+            key += (v.dtype, v.shape, v.strides, v.data.ptr & 15)
+        elif t in PY_SCALARS:
+            key.append(t)
+        elif isinstance(v, np.generic):
+            key.append(v.dtype)
+        else:
+            return None
+    return tuple(key)
+
+
+def repeat(owner, args):
+    """The result of the call of the fused function ``owner`` prepared before with the
+    same argument facts (see :func:`run`), else None."""
+    if not _ex.CACHE:
+        return None
+    key = _key(owner, args, GATE.nd, GATE.getdev())
+    if key is None:
+        return None
+    run_ = PREPARED.get(key)
+    if run_ is None:
+        return None
+    return run_(args)

@@ -1,0 +1,333 @@
+"""The fused-kernel graph and its layouts: what ``xp.fuse`` traced, replayed per call.
+
+Backend neutral, pure Python over :class:`~xstride.layout.Layout` (no NumPy or CuPy).
+``xstride/fusion/`` (public) records a :class:`Graph` by running the user's function
+on stand-in arrays; the CUDA executor (``xstride/_kernels/fusion.py``) turns it into
+one elementwise kernel of the engine. Between the two sits this module:
+
+- the graph itself: *loads* (an argument array seen through a chain of view steps),
+  *scalars* (a by-value kernel argument: a Python value computed on the host, or a
+  NumPy scalar argument), and *ops* (one elementwise function with its loop and
+  result dtypes), in creation order, which is a topological order;
+- :func:`call_layouts`: the layout of every load for the layouts of one call's
+  arguments (view steps applied to Layouts, never to data), and the iteration shape;
+- :func:`index_layout` and :func:`reshape_layout`: basic indexing (``None`` and
+  ``...`` included) and a reshape that is a view, on a Layout.
+
+View steps (tuples, first item the kind):
+
+``("index", key)``      basic indexing: a tuple of ints, slices, ``None`` and ``...``;
+``("permute", axes)``   ``permute_dims``; ``.T`` is the reversed axes;
+``("broadcast", shape)`` ``broadcast_to`` a concrete shape (the graph is then
+                        shape-dependent: its cache key holds the input shapes);
+``("reshape", shape)``  a reshape that must be a view (shape-dependent too);
+``("expand", node)``    broadcast to the call-time shape of an earlier node: the step a
+                        view of a computed value pushes onto the loads below it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .._core.errors import broadcast_error, error
+from ..layout import Layout
+from .elementwise import broadcast_shapes
+
+__all__ = ["Load", "Scalar", "Op", "Graph", "build", "call_layouts", "node_shapes", "index_layout",
+           "reshape_layout", "expand_key", "encode_key", "decode_key"]
+
+
+@dataclass(frozen=True)
+class Load:
+    """An argument array seen through view steps (one array operand of the kernel).
+
+    arg : index of the argument of the fused function.
+    views : the view steps, in the order they were applied.
+    dtype : NumPy dtype name of the stored elements.
+    """
+
+    arg: int
+    views: tuple
+    dtype: str
+
+
+@dataclass(frozen=True)
+class Scalar:
+    """A by-value kernel argument of dtype ``dtype``.
+
+    source : ``("host", node)`` a Python value the host computes per call (a Python
+        scalar argument, a literal, or Python arithmetic on them), converted to
+        ``dtype`` as the engine converts weak scalars; or ``("arg", i)`` a NumPy scalar
+        argument ``i`` (its own dtype: strong, NEP 50).
+    """
+
+    source: tuple
+    dtype: str
+
+
+@dataclass(frozen=True)
+class Op:
+    """One elementwise function over earlier nodes.
+
+    func : the function's name (``"add"``, ``"exp"``, ``"where"``, ``"astype"``, ...).
+    inputs : node indices.
+    loop : NumPy dtype names the inputs are converted to before the function runs.
+    dtype : NumPy dtype name of the result.
+    """
+
+    func: str
+    inputs: tuple
+    loop: tuple
+    dtype: str
+
+
+@dataclass(frozen=True)
+class Graph:
+    """A traced function: device nodes, host nodes, and the outputs (see :func:`build`).
+
+    nodes : tuple of Load, Scalar or Op (device values, topological order). Nodes no
+        output depends on stay: a view of a computed value refers to its shape.
+    host : tuple of host nodes: ``("arg", i)``, ``("const", value)``,
+        ``("unary", name, a)``, ``("binary", name, a, b)`` (Python arithmetic on
+        earlier host nodes; ``name`` an :mod:`operator` function name).
+    outputs : tuple of node indices (each an Op).
+    nargs : number of arguments of the function.
+    loads, scalars, ops : the indices of the Load, Scalar and Op nodes the outputs
+        depend on, in order: the kernel's array operands, by-value operands, and the
+        statements of its body.
+    shape_dependent : the trace read concrete shapes (``.shape``, ``broadcast_to``,
+        ``reshape``): it holds only for the input shapes it was traced with (the
+        executors' keys hold every input shape anyway).
+    """
+
+    nodes: tuple
+    host: tuple
+    outputs: tuple
+    nargs: int
+    loads: tuple = ()
+    scalars: tuple = ()
+    ops: tuple = ()
+    shape_dependent: bool = False
+
+
+def build(nodes, host, outputs, nargs: int, shape_dependent: bool = False) -> Graph:
+    """A :class:`Graph` with the nodes the outputs depend on found."""
+    nodes = tuple(nodes)
+    live = set()
+    stack = list(outputs)
+    while stack:
+        i = stack.pop()
+        if i in live:
+            continue
+        live.add(i)
+        n = nodes[i]
+        if isinstance(n, Op):
+            stack.extend(n.inputs)
+    order = sorted(live)
+    return Graph(nodes, tuple(host), tuple(outputs), nargs,
+                 tuple(i for i in order if isinstance(nodes[i], Load)),
+                 tuple(i for i in order if isinstance(nodes[i], Scalar)),
+                 tuple(i for i in order if isinstance(nodes[i], Op)), shape_dependent)
+
+
+def encode_key(key) -> tuple:
+    """A basic index as a hashable tuple: each slice becomes ``("slice", start, stop,
+    step)`` (slices are unhashable before Python 3.12); ints, ``None``, ``...`` stay."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    return tuple(("slice", k.start, k.stop, k.step) if isinstance(k, slice) else k
+                 for k in key)
+
+
+def decode_key(key: tuple) -> tuple:
+    """The inverse of :func:`encode_key`."""
+    return tuple(slice(*k[1:]) if isinstance(k, tuple) else k for k in key)
+
+
+def expand_key(key, ndim: int) -> tuple:
+    """A basic index as a tuple with ``...`` expanded to full slices, for ``ndim`` axes.
+
+    Raises
+    ------
+    IndexError
+        Two ellipses, or more indices than axes.
+    """
+    if not isinstance(key, tuple):
+        key = (key,)
+    nell = sum(1 for k in key if k is Ellipsis)
+    if nell > 1:
+        raise error(IndexError, "fuse", "an index can only have a single ellipsis ('...')")
+    used = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if used > ndim:
+        raise error(IndexError, "fuse", f"too many indices: {used} for {ndim} axes")
+    out = []
+    for k in key:
+        if k is Ellipsis:
+            out.extend([slice(None)] * (ndim - used))
+        else:
+            out.append(k)
+    if not nell:
+        out.extend([slice(None)] * (ndim - used))
+    return tuple(out)
+
+
+def index_layout(lay: Layout, key) -> Layout:
+    """``lay[key]`` for a basic index (ints, slices, ``None``, ``...``; slices may be
+    encoded by :func:`encode_key`), NumPy's rules.
+
+    Raises
+    ------
+    IndexError
+        An int out of range, two ellipses, too many indices.
+    ValueError
+        A zero slice step.
+    """
+    key = expand_key(decode_key(key) if isinstance(key, tuple) else key, lay.ndim)
+    plain = tuple(k for k in key if k is not None)
+    out = lay.slice(plain) if plain else lay
+    if len(plain) == len(key):
+        return out
+    # insert the new axes (extent 1, stride 0) where ``None`` stood among the kept axes
+    shape, strides = list(out.shape), list(out.strides)
+    pos = 0
+    for k in key:
+        if k is None:
+            shape.insert(pos, 1)
+            strides.insert(pos, 0)
+            pos += 1
+        elif isinstance(k, slice):
+            pos += 1
+    return Layout(tuple(shape), tuple(strides), out.offset, out.itemsize)
+
+
+def reshape_layout(lay: Layout, shape) -> Layout | None:
+    """A view of ``lay`` with ``shape`` (C order, one ``-1`` allowed), or None where the
+    reshape needs a copy.
+
+    Groups the old and the new axes into runs of equal element count and checks that
+    each old run is contiguous with itself (the test NumPy makes before it copies).
+
+    Raises
+    ------
+    ValueError
+        The sizes differ, or more than one ``-1``.
+    """
+    shape = [int(n) for n in shape]
+    size = lay.size
+    if shape.count(-1) > 1:
+        raise error(ValueError, "reshape", "can only specify one unknown dimension")
+    if -1 in shape:
+        known = 1
+        for n in shape:
+            if n != -1:
+                known *= n
+        if known == 0 or size % known:
+            raise error(ValueError, "reshape", f"cannot reshape {lay.shape} into {tuple(shape)}")
+        shape[shape.index(-1)] = size // known
+    total = 1
+    for n in shape:
+        total *= n
+    if total != size:
+        raise error(ValueError, "reshape", f"cannot reshape {lay.shape} into {tuple(shape)}")
+    if size == 0:
+        return Layout(tuple(shape), None, lay.offset, lay.itemsize)
+    old = [(n, s) for n, s in zip(lay.shape, lay.strides) if n != 1]
+    new_strides = [0] * len(shape)
+    i = 0
+    j = 0
+    while j < len(shape):
+        if shape[j] == 1:
+            j += 1
+            continue
+        # one run: old axes i..i2 and new axes j..j2 of the same element count
+        i2, j2 = i, j
+        po, pn = old[i][0], shape[j]
+        while po != pn:
+            if po < pn:
+                i2 += 1
+                po *= old[i2][0]
+            else:
+                j2 += 1
+                pn *= shape[j2]
+        for a in range(i, i2):
+            if old[a][1] != old[a + 1][0] * old[a + 1][1]:
+                return None
+        step = old[i2][1]
+        for b in range(j2, j - 1, -1):
+            new_strides[b] = step
+            step *= shape[b]
+        i, j = i2 + 1, j2 + 1
+    return Layout(tuple(shape), tuple(new_strides), lay.offset, lay.itemsize)
+
+
+def _view(lay: Layout, step, shapes) -> Layout:
+    kind = step[0]
+    if kind == "index":
+        return index_layout(lay, step[1])
+    if kind == "permute":
+        return lay.permute(step[1])
+    if kind == "broadcast":
+        target = tuple(step[1])
+        if broadcast_shapes(lay.shape, target, func="broadcast_to") != target:
+            raise broadcast_error("broadcast_to", (lay.shape, target), into="shape")
+        return lay.broadcast_to(target)
+    if kind == "reshape":
+        got = reshape_layout(lay, step[1])
+        if got is None:
+            raise error(ValueError, "fuse", f"reshape of {lay.shape} (strides {lay.strides}) "
+                                            f"into {tuple(step[1])} needs a copy")
+        return got
+    if kind == "expand":
+        target = shapes[step[1]]
+        return lay.broadcast_to(broadcast_shapes(lay.shape, target, func="fuse"))
+    raise error(ValueError, "fuse", f"unknown view step {kind!r}")
+
+
+def node_shapes(graph: Graph, arg_layouts) -> tuple[list, dict]:
+    """Per node its call-time shape, and per Load node its Layout.
+
+    ``arg_layouts[i]`` is the Layout of argument ``i`` (None for a non-array). A
+    Scalar's shape is ``()``; an Op's is the broadcast of its inputs'.
+
+    Raises
+    ------
+    ValueError
+        Shapes that do not broadcast, a reshape that is no view; ``IndexError`` for an
+        index out of range (as the unfused run raises them).
+    """
+    shapes: list = []
+    lays: dict = {}
+    for i, n in enumerate(graph.nodes):
+        if isinstance(n, Load):
+            lay = arg_layouts[n.arg]
+            for step in n.views:
+                lay = _view(lay, step, shapes)
+            lays[i] = lay
+            shapes.append(lay.shape)
+        elif isinstance(n, Scalar):
+            shapes.append(())
+        else:
+            ins = [shapes[k] for k in n.inputs]
+            first = ins[0]
+            if all(s == first for s in ins):
+                shapes.append(first)
+            else:
+                shapes.append(broadcast_shapes(*ins, func=n.func))
+    return shapes, lays
+
+
+def call_layouts(graph: Graph, arg_layouts) -> tuple[tuple, list] | None:
+    """The iteration shape and the Layout of each load (in :meth:`Graph.loads` order) of
+    one call, or None when the outputs' shapes differ (then no single kernel fits).
+
+    Raises
+    ------
+    ValueError, IndexError
+        As :func:`node_shapes`.
+    """
+    shapes, lays = node_shapes(graph, arg_layouts)
+    outs = {shapes[k] for k in graph.outputs}
+    if len(outs) != 1:
+        return None
+    (shape,) = outs
+    return shape, [lays[i] for i in graph.loads]

@@ -1,0 +1,87 @@
+"""The record of kernel compiles, for finding what a program's first calls spend.
+
+See ``docs/performance.md`` ("Cold start"). Nothing here imports CuPy, except
+:func:`watch_cupy_compiles`, which needs it.
+"""
+
+from __future__ import annotations
+
+from .._backends.select import load_cupy
+from .._core.errors import unavailable_error
+from . import _executors
+
+__all__ = ["compiled_kernels", "compile_stats", "watch_cupy_compiles"]
+
+
+def compiled_kernels() -> list:
+    """The kernels compiled in this process so far, oldest first.
+
+    One entry per miss of xstride's compiled-kernel cache (the only place xstride
+    compiles), and, after :func:`watch_cupy_compiles`, one per compile of CuPy's own
+    kernels. A repeat call compiles nothing and adds nothing. At most the last 10,000
+    entries are kept (:func:`compile_stats` counts every one).
+
+    Returns
+    -------
+    list of CompiledKernel
+        Named tuples ``(name, source, options, seconds, device, kind)``: the kernel name
+        or template name expression; its source (``"reductions.cu"``, ``"generated
+        <sha>"``, ``"user <sha>"``, ``"library <sha>"``); 12 hex digits of the SHA-256 of
+        its NVRTC options; wall seconds of module creation plus ``get_function``; the
+        device ordinal; ``"xstride"``, ``"user"`` (:class:`CudaKernel`) or ``"library"``
+        (CuPy's own).
+
+    Notes
+    -----
+    ``seconds`` is the time of an NVRTC compile *or* of a load from CuPy's on-disk
+    kernel cache (``CUPY_CACHE_DIR``): which of the two it was is not visible to
+    xstride. An empty on-disk cache (a fresh ``CUPY_CACHE_DIR``) makes every entry a
+    real compile. With ``XSTRIDE_LOG_KERNELS=1`` in the environment, each entry is also
+    printed on stderr as it is recorded.
+
+    Examples
+    --------
+    >>> import xstride as xp
+    >>> xp.cuda.compiled_kernels()          # a program that has compiled nothing
+    []
+    """
+    return list(_executors.compiler().compiled_kernels())
+
+
+def compile_stats() -> dict:
+    """Totals of the record: ``{"kernels": int, "seconds": float, "cupy_watched": bool}``.
+
+    ``kernels`` and ``seconds`` count every compile recorded in this process (none is
+    ever dropped from the totals); ``cupy_watched`` says whether CuPy's own compiles are
+    among them (:func:`watch_cupy_compiles`). Cheap: a program reads it before and after
+    a step to count what the step compiled (``python -m xstride demo`` does, per stage).
+    """
+    kernels, seconds = _executors.compiler().compile_totals()
+    return {"kernels": int(kernels), "seconds": float(seconds),
+            "cupy_watched": bool(_executors.compiler().cupy_compiles_watched())}
+
+
+def watch_cupy_compiles() -> bool:
+    """Record CuPy's own kernel compiles too (operators and functions on CuPy arrays),
+    from now on, in this process.
+
+    Wraps CuPy's module compiler (``cupy.cuda.compiler._compile_module_with_cache``, a
+    private function of CuPy) with a timer that passes every argument and result
+    through unchanged. Calling it again changes nothing.
+
+    Returns
+    -------
+    bool
+        ``True`` when CuPy's compiles are being recorded; ``False`` where this CuPy has
+        no such function (then only xstride's own compiles are recorded).
+
+    Raises
+    ------
+    RuntimeError
+        CuPy cannot be imported or no device answers (the message says why).
+    """
+    try:
+        cupy = load_cupy()
+    except RuntimeError as exc:
+        raise unavailable_error("watch_cupy_compiles", exc) from None
+    return bool(_executors.compiler().watch_cupy_compiles(cupy))

@@ -1,0 +1,286 @@
+"""``xp.fuse``: a function written with operators and ``xp.*`` calls, run as one kernel.
+
+On CuPy arrays, ``x + y`` is CuPy's own kernel and only ``xp.add(x, y)`` reaches
+xstride's elementwise engine; a function of several operators runs one kernel per
+operator, each reading and writing whole arrays. ``xp.fuse(fn)`` traces ``fn`` once per
+signature (:mod:`._tracer`) and runs the traced graph as one kernel of the engine
+(``be.executor("fusion")``, ``xstride/_kernels/fusion.py``): every argument is read
+once with its own strides, views of the arguments (slices, ``.T``, ``permute_dims``,
+``broadcast_to``, ``reshape`` where a view) are Layout changes, not copies, and the
+result is bit-identical to running ``fn`` unfused through xstride (docs/fuse.md).
+
+On NumPy arrays (and on any backend without a fusion executor), ``fn`` runs as written.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+
+import numpy as np
+
+from .. import _backends
+from .._backends import dispatch
+from .._core.errors import error, type_error
+from ._tracer import Traced, Unfusable, Weak, namespace_call, trace
+
+__all__ = ["fuse", "Fused", "FusionWarning"]
+
+
+class FusionWarning(UserWarning):
+    """A fused function ran unfused: its message names the operation that no fused
+    kernel expresses (once per signature)."""
+
+
+_PY_SCALARS = (bool, int, float, complex)
+_STATIC = (str, bytes, type(None))
+#: The entry of a signature whose graphs are kept per argument shapes.
+_BY_SHAPE = ("by shape",)
+#: Most signatures one fused function keeps (the oldest goes first).
+MAX_SIGNATURES = 256
+
+
+def _hook(qualname, args, kwargs):
+    """The dispatch hook: an ``xp.*`` call with a stand-in among its arguments is
+    recorded by the tracer; any other call goes on (``NotImplemented``)."""
+    for v in args:
+        if isinstance(v, (Traced, Weak)):
+            return namespace_call(qualname, args, kwargs)
+    for v in kwargs.values():
+        if isinstance(v, (Traced, Weak)):
+            return namespace_call(qualname, args, kwargs)
+    return NotImplemented
+
+
+dispatch.TRACE_HOOK = _hook
+
+
+def fuse(fn=None, *, strict: bool = False):
+    """Run ``fn`` as one elementwise kernel on CuPy arrays.
+
+    Usable as ``@xp.fuse`` and ``@xp.fuse(strict=True)``.
+
+    Parameters
+    ----------
+    fn : callable
+        A function of arrays (and Python or NumPy scalars) written with operators
+        (arithmetic, comparison, bitwise, their reflected and unary forms), the
+        namespace's elementwise functions called as ``xp.<name>`` (the engine's, the
+        math functions ``exp``, ``log``, ``sqrt``, ``sin``, ``cos``, ``tanh``,
+        ``floor``, ... and ``where``, ``clip``, ``astype``), basic indexing, ``.T``,
+        ``.mT``, ``xp.permute_dims``, ``xp.matrix_transpose``, ``xp.expand_dims``,
+        ``xp.broadcast_to``, ``xp.reshape`` (where a view), returning one array or a
+        tuple of arrays of one shape.
+    strict : bool
+        Raise ``TypeError`` instead of running unfused when ``fn`` does something
+        no fused kernel expresses.
+
+    Returns
+    -------
+    Fused
+        A callable with ``fn``'s name and docstring.
+
+    Raises
+    ------
+    TypeError
+        ``fn`` is not callable; ``strict`` is not a bool.
+
+    Notes
+    -----
+    The signature of a call is, per argument: a CuPy array's dtype and ndim, a Python
+    scalar's type, a NumPy scalar's dtype, or the value of a ``str``/``bytes``/``None``
+    argument. The first call of a signature runs ``fn`` on stand-in arrays and builds
+    the kernel; the traced graph holds Python values seen then (literals, globals):
+    a global changed later is not seen. Arrays other than the arguments (captured from
+    a closure) are not fused. See docs/fuse.md for the rules.
+
+    Examples
+    --------
+    >>> import xstride as xp
+    >>> @xp.fuse
+    ... def push(x, v, a, dt):
+    ...     return x + v * dt + 0.5 * a * dt * dt, v + a * dt
+    """
+    if not isinstance(strict, bool):
+        raise type_error("fuse", "strict", strict, "a bool")
+    if fn is None:
+        return lambda f: fuse(f, strict=strict)
+    if not callable(fn):
+        raise type_error("fuse", "fn", fn, "a callable")
+    return Fused(fn, strict)
+
+
+class Fused:
+    """A fused function (made by :func:`fuse`); call it as ``fn``.
+
+    Attributes
+    ----------
+    fn : callable
+        The function as written.
+    strict : bool
+    """
+
+    def __init__(self, fn, strict: bool = False):
+        functools.update_wrapper(self, fn)
+        self.fn = fn
+        self.strict = strict
+        self._graphs: dict = {}
+        self._ex = None
+
+    def __get__(self, obj, objtype=None):
+        """As a method: the fused function with ``obj`` bound as its first argument."""
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+    def __call__(self, *args, **kwargs):
+        ex = self._ex
+        if ex is not None and not kwargs:
+            try:
+                got = ex.repeat(self, args)
+            except OverflowError:      # a scalar outside its loop dtype: the checked path
+                got = None
+            if got is not None:
+                return got
+        return self._call(args, kwargs)
+
+    # ------------------------------------------------------------------ the checked path
+    def _backend(self, args):
+        """The backend of the array arguments, or None (no arrays, or mixed: the
+        unfused run decides)."""
+        found = None
+        for a in args:
+            if isinstance(a, (np.generic, *_PY_SCALARS, *_STATIC)):
+                continue
+            be = _backends.of_array(a)
+            if be is None:
+                continue
+            if found is not None and be is not found:
+                return None
+            found = be
+        return found
+
+    def _signature(self, args, be):
+        sig = []
+        for a in args:
+            if isinstance(a, np.generic):
+                sig.append(("n", a.dtype))
+            elif type(a) in _PY_SCALARS:
+                sig.append(type(a))
+            elif isinstance(a, _STATIC):
+                sig.append(("s", type(a), a))
+            elif be.owns(a):
+                sig.append(("a", a.dtype, a.ndim))
+            else:
+                return None
+        return tuple(sig)
+
+    def _call(self, args, kwargs):
+        be = self._backend(args)
+        ex = be.executor("fusion") if be is not None else None
+        if ex is None:
+            return self.fn(*args, **kwargs)   # NumPy arrays, no arrays, mixed: as written
+        if kwargs:
+            return self._unfusable(("kwargs",), "keyword arguments (pass them positionally)",
+                                   args, kwargs)
+        sig = self._signature(args, be)
+        if sig is None:
+            kinds = ", ".join(sorted({type(a).__name__ for a in args}))
+            return self._unfusable(("types", kinds), f"arguments of types {kinds}", args, {})
+        entry = self._lookup(sig, args)
+        if entry is None:
+            entry = self._trace(sig, args, be)
+            if not isinstance(entry, tuple):   # ran unfused: its result
+                return entry[0]
+        if entry[0] is None:                   # unfusable signature, warned before
+            return self.fn(*args)
+        _sig, graph, multi = entry
+        try:
+            out = ex.run(self, graph, args, multi)
+        except (ValueError, IndexError, TypeError, OverflowError):
+            return self.fn(*args)              # the unfused run gives the error
+        if out is None:                        # outputs of different shapes for these shapes
+            return self.fn(*args)
+        self._ex = ex
+        return out
+
+    def _trace(self, sig, args, be):
+        """Trace a new signature: ``(signature, graph, multi)``, or ``[result]`` of the unfused
+        run (warned, or an error raised)."""
+        try:
+            graph, multi = trace(self.fn, args, be.owns)
+        except Unfusable as u:
+            reason = u.what
+            if self.strict:
+                self._refused(reason)
+        except Exception as exc:  # a rule or user error: the unfused run gives it
+            reason = f"{type(exc).__name__}: {exc}"
+        else:
+            return self._keep(sig, args, graph, multi)
+        result = self.fn(*args)          # raises the unfused error, or runs
+        self._refused(reason)
+        self._store(self._key(sig, args), (None, reason))
+        return [result]
+
+    def _refused(self, reason):
+        name = getattr(self.fn, "__qualname__", repr(self.fn))
+        if self.strict:
+            raise error(TypeError, "fuse", f"cannot fuse {name}: {reason}")
+        warnings.warn(f"fuse: {name} runs unfused: {reason}", FusionWarning, stacklevel=5)
+
+    def _unfusable(self, key, reason, args, kwargs):
+        if key not in self._graphs:
+            self._refused(reason)
+            self._store(key, (None, reason))
+        return self.fn(*args, **kwargs)
+
+    def _key(self, sig, args):
+        """The key of ``sig``'s entry: ``sig``, or ``sig`` and the arguments' shapes once
+        a trace of ``sig`` read concrete shapes (``x.shape``, ``broadcast_to``,
+        ``reshape``): such a graph holds only for the shapes it was traced with."""
+        if self._graphs.get(sig) is _BY_SHAPE:
+            return sig + (tuple(getattr(a, "shape", None) for a in args),)
+        return sig
+
+    def _lookup(self, sig, args):
+        """The entry of ``sig`` for ``args``, or None."""
+        return self._graphs.get(self._key(sig, args))
+
+    def _keep(self, sig, args, graph, multi):
+        """Store a traced graph of the plain signature ``sig``; returns its entry."""
+        if graph.shape_dependent:
+            self._store(sig, _BY_SHAPE)
+        entry = (sig, graph, multi)
+        self._store(self._key(sig, args), entry)
+        return entry
+
+    def _store(self, key, entry):
+        if len(self._graphs) >= MAX_SIGNATURES:
+            del self._graphs[next(iter(self._graphs))]
+        self._graphs[key] = entry
+
+    def graph(self, *args):
+        """The traced graph of ``args``'s signature (tracing it now if new), or None when
+        it runs unfused: for tests and docs.
+
+        Raises
+        ------
+        TypeError
+            No argument is an array of a backend with a fusion executor.
+        """
+        be = self._backend(args)
+        if be is None or be.executor("fusion") is None:
+            raise error(TypeError, "Fused.graph", "needs array arguments of a backend that "
+                                                  "fuses (CuPy)")
+        sig = self._signature(args, be)
+        entry = self._lookup(sig, args)
+        if entry is None:
+            try:
+                graph, multi = trace(self.fn, args, be.owns)
+            except Unfusable:
+                return None
+            entry = self._keep(sig, args, graph, multi)
+        return entry[1]
+
+    def __repr__(self):
+        return f"<fused {getattr(self.fn, '__qualname__', self.fn)!r}>"

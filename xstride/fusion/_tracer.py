@@ -1,0 +1,582 @@
+"""The tracer of ``xp.fuse``: the user's function run once on stand-in arrays.
+
+:func:`trace` calls the function with a :class:`Traced` for each array argument (and
+for each NumPy scalar), a :class:`Weak` for each Python scalar, and the other
+arguments as they are. The stand-ins record, into a :class:`Recorder`, what the
+function does with them:
+
+- operators (arithmetic, comparison, bitwise, reflected and unary forms) and the
+  namespace's elementwise functions called through ``xp.*`` (the dispatch hands a call
+  whose arguments are stand-ins to :func:`namespace_call`) become Op nodes whose loop
+  and result dtypes come from the same rules the unfused call uses
+  (:func:`xstride.elementwise.resolve`, :func:`~xstride.elementwise.where_dtype`: NumPy's
+  ``ufunc.resolve_dtypes`` with Python scalars weak, NEP 50);
+- basic indexing, ``.T``, ``.mT``, ``permute_dims``, ``matrix_transpose``,
+  ``expand_dims``, ``broadcast_to`` and ``reshape`` become view steps of the loads
+  (:mod:`xstride._plans.fusion`): a view of a computed value is pushed down to the
+  loads it was computed from, each first broadcast to the value's shape;
+- Python arithmetic on Python scalar arguments and literals is recorded as host nodes,
+  computed per call on the host as the unfused run computes it.
+
+Anything else — a Python ``if`` on a traced value (``__bool__``), indexing by an
+array, a function outside the list, an array that is not an argument — raises
+:class:`Unfusable` naming the operation.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from .._core.errors import error
+from .._core.ufuncs import ENGINE_UFUNCS, FUSION_MATH, FUSION_PREDICATES, IDENTITY_ON_INTEGERS
+from .._plans import fusion as _plan
+from .._plans.elementwise import broadcast_shapes
+from ..elementwise import resolve, where_dtype
+from ..layout import Layout
+
+__all__ = ["Unfusable", "Recorder", "Traced", "Weak", "trace", "namespace_call", "ENGINE_DTYPES"]
+
+#: dtypes a fused kernel computes in (the engine's; the ``_core.dtypes`` table).
+ENGINE_DTYPES = frozenset(np.dtype(n) for n in
+                          ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                           "uint32", "uint64", "float32", "float64"))
+_PY_SCALARS = (bool, int, float, complex)
+
+
+class Unfusable(Exception):
+    """What the function did that no fused kernel expresses (``what`` names it)."""
+
+    def __init__(self, what: str):
+        super().__init__(what)
+        self.what = what
+
+
+def _memo_key(node):
+    return (type(node).__name__,) + tuple(getattr(node, f) for f in node.__dataclass_fields__)
+
+
+class Recorder:
+    """The graph being recorded: device nodes with their trace-time shapes, host nodes."""
+
+    def __init__(self, nargs: int):
+        self.nargs = nargs
+        self.nodes: list = []
+        self.shapes: list = []
+        self.memo: dict = {}
+        self.host: list = []
+        self.hmemo: dict = {}
+        self.shape_dependent = False
+
+    def add(self, node, shape) -> int:
+        """Index of ``node`` (an equal node recorded before is reused)."""
+        key = _memo_key(node)
+        i = self.memo.get(key)
+        if i is None:
+            i = self.memo[key] = len(self.nodes)
+            self.nodes.append(node)
+            self.shapes.append(tuple(shape))
+        return i
+
+    def host_node(self, h) -> int:
+        # 1, 1.0 and True differ, and so do 0.0 and -0.0: constants keyed by type and repr
+        key = (h[0], type(h[1]), repr(h[1])) if h[0] == "const" else h
+        i = self.hmemo.get(key)
+        if i is None:
+            i = self.hmemo[key] = len(self.host)
+            self.host.append(h)
+        return i
+
+    def graph(self, outputs) -> _plan.Graph:
+        return _plan.build(self.nodes, self.host, outputs, self.nargs, self.shape_dependent)
+
+
+# ----------------------------------------------------------------------------- operands
+def _operand(rec, v):
+    """``("dev", Traced)`` or ``("weak", host node, python type, value)`` of an operand."""
+    if isinstance(v, Traced):
+        if v._rec is not rec:
+            raise Unfusable("a value traced by another fused function")
+        return ("dev", v)
+    if isinstance(v, Weak):
+        return ("weak", v._h, _pytype(v.value), v.value)
+    if isinstance(v, _PY_SCALARS):
+        return ("weak", rec.host_node(("const", v)), _pytype(v), v)
+    if isinstance(v, np.generic):
+        raise Unfusable(f"a NumPy scalar that is no argument ({type(v).__name__})")
+    if hasattr(v, "shape") and hasattr(v, "dtype"):
+        raise Unfusable(f"an array that is no argument of the fused function "
+                        f"({type(v).__module__.split('.')[0]}.{type(v).__name__})")
+    raise Unfusable(f"an operand of type {type(v).__name__}")
+
+
+def _pytype(v):
+    return bool if isinstance(v, bool) else int if isinstance(v, int) else \
+        float if isinstance(v, float) else complex
+
+
+def _engine(func, dts):
+    for d in dts:
+        if np.dtype(d) not in ENGINE_DTYPES:
+            raise Unfusable(f"{func} in dtype {np.dtype(d)} (fused kernels compute in bool, "
+                            "integer, float32 and float64 dtypes)")
+
+
+def _node_of(rec, op, ldt) -> int:
+    """The node of one operand converted to loop dtype ``ldt`` (a weak scalar becomes a
+    by-value Scalar of ``ldt``, checked as the engine converts it)."""
+    if op[0] == "dev":
+        return op[1]._node
+    try:
+        np.asarray(op[3], dtype=ldt)
+    except OverflowError:   # NumPy raises, or compares by value; the unfused run decides
+        raise Unfusable(f"the Python int {op[3]} outside the range of {np.dtype(ldt)}") from None
+    return rec.add(_plan.Scalar(("host", op[1]), np.dtype(ldt).name), ())
+
+
+def _apply(rec, func, ops, loop, rdt, np_strict=False) -> "Traced":
+    """An Op node of ``func`` over operands ``ops`` with loop dtypes ``loop``."""
+    _engine(func, tuple(loop) + (rdt,))
+    devs = [o[1] for o in ops if o[0] == "dev"]
+    if not devs:
+        raise Unfusable(f"{func} of Python scalars only")
+    if np_strict:
+        for t in devs:
+            if t._nparg is not None:
+                raise Unfusable(f"xp.{func} of a NumPy scalar argument")
+    shape = devs[0]._shape
+    for t in devs[1:]:
+        if t._shape != shape:
+            shape = broadcast_shapes(*(d._shape for d in devs), func=func)
+            break
+    ins = tuple(_node_of(rec, o, ld) for o, ld in zip(ops, loop))
+    node = _plan.Op(func, ins, tuple(np.dtype(d).name for d in loop), np.dtype(rdt).name)
+    return Traced(rec, rec.add(node, shape), np.dtype(rdt), shape)
+
+
+def ufunc(rec, func, args, np_strict=False):
+    """An engine function or a math function of :data:`FUSION_MATH` over ``args``."""
+    ops = [_operand(rec, a) for a in args]
+    kinds = tuple(o[1].dtype if o[0] == "dev" else o[2] for o in ops)
+    if func in IDENTITY_ON_INTEGERS and ops[0][0] == "dev" and ops[0][1].dtype.kind in "iu":
+        return ops[0][1]
+    loop = resolve(func, kinds)
+    if func in FUSION_MATH and np.dtype(loop[-1]).kind != "f":
+        raise Unfusable(f"xp.{func} in dtype {np.dtype(loop[-1])}")
+    return _apply(rec, func, ops, loop[:-1], loop[-1], np_strict)
+
+
+# ----------------------------------------------------------------------------- views
+def view(t: "Traced", step, shape) -> "Traced":
+    """``t`` seen through ``step`` (a view step of :mod:`xstride._plans.fusion`); ``shape``
+    is the result's trace-time shape (checked by the caller)."""
+    rec = t._rec
+    if t._nparg is not None or not _has_load(rec, t._node):
+        raise Unfusable("a view of a value computed from scalars only")
+    return Traced(rec, _push(rec, t._node, (step,)), t.dtype, shape)
+
+
+def _has_load(rec, i) -> bool:
+    n = rec.nodes[i]
+    if isinstance(n, _plan.Load):
+        return True
+    return isinstance(n, _plan.Op) and any(_has_load(rec, k) for k in n.inputs)
+
+
+def _push(rec, i, steps) -> int:
+    n = rec.nodes[i]
+    if isinstance(n, _plan.Load):
+        lay = Layout(rec.shapes[i])
+        for s in steps:
+            lay = _plan._view(lay, s, rec.shapes)
+        return rec.add(_plan.Load(n.arg, n.views + tuple(steps), n.dtype), lay.shape)
+    if isinstance(n, _plan.Scalar):
+        return i
+    ins = []
+    for k in n.inputs:
+        pre = () if rec.shapes[k] == rec.shapes[i] else (("expand", i),)
+        ins.append(_push(rec, k, pre + tuple(steps)))
+    shape = broadcast_shapes(*(rec.shapes[k] for k in ins), func=n.func)
+    return rec.add(_plan.Op(n.func, tuple(ins), n.loop, n.dtype), shape)
+
+
+def _check_view(t, step):
+    """The trace-time shape of ``t`` seen through ``step`` (errors as the unfused run)."""
+    return _plan._view(Layout(t._shape), step, t._rec.shapes).shape
+
+
+def index(t, key):
+    """``t[key]`` for a basic index; an array or list index is :class:`Unfusable`."""
+    items = key if isinstance(key, tuple) else (key,)
+    for k in items:
+        if k is None or k is Ellipsis or isinstance(k, slice):
+            parts = (k.start, k.stop, k.step) if isinstance(k, slice) else ()
+            if any(p is not None and not isinstance(p, int) for p in parts):
+                raise Unfusable("a slice whose bounds are no Python ints")
+            continue
+        if isinstance(k, (bool, np.bool_)) or not isinstance(k, int):
+            raise Unfusable(f"indexing by {type(k).__name__} (only basic indexing fuses)")
+    step = ("index", _plan.encode_key(key))
+    return view(t, step, _check_view(t, step))
+
+
+def permute(t, axes):
+    try:
+        axes = tuple(int(a) for a in axes)
+    except TypeError:
+        raise Unfusable("permute_dims with axes that are no ints") from None
+    step = ("permute", axes)
+    return view(t, step, _check_view(t, step))
+
+
+def broadcast(t, shape):
+    t._rec.shape_dependent = True
+    step = ("broadcast", tuple(int(n) for n in shape))
+    return view(t, step, _check_view(t, step))
+
+
+def reshape(t, shape):
+    t._rec.shape_dependent = True
+    if isinstance(shape, int):
+        shape = (shape,)
+    step = ("reshape", tuple(int(n) for n in shape))
+    # the trace-time arrays decide whether the reshape is a view: checked per call again
+    return view(t, step, _plan.reshape_layout(Layout(t._shape), step[1]).shape)
+
+
+# ----------------------------------------------------------------------------- stand-ins
+def _binop(func, swap=False):
+    def method(self, other):
+        a, b = (other, self) if swap else (self, other)
+        return ufunc(self._rec, func, (a, b))
+    method.__name__ = func
+    return method
+
+
+def _refuse(what):
+    def method(self, *args):
+        raise Unfusable(what)
+    return method
+
+
+class Traced:
+    """A stand-in array: a node of the graph, its dtype and trace-time shape.
+
+    ``ndim`` and ``dtype`` are part of the signature; reading ``shape`` or ``size``
+    makes the graph shape-dependent (keyed by the input shapes).
+    """
+
+    __slots__ = ("_rec", "_node", "dtype", "_shape", "_nparg")
+    __array_ufunc__ = None          # NumPy defers to the reflected operators
+    __hash__ = None
+
+    def __init__(self, rec, node, dtype, shape, nparg=None):
+        self._rec, self._node, self.dtype, self._shape = rec, node, np.dtype(dtype), tuple(shape)
+        self._nparg = nparg
+
+    @property
+    def ndim(self):
+        return len(self._shape)
+
+    @property
+    def shape(self):
+        self._rec.shape_dependent = True
+        return self._shape
+
+    @property
+    def size(self):
+        self._rec.shape_dependent = True
+        n = 1
+        for e in self._shape:
+            n *= e
+        return n
+
+    def __len__(self):
+        if not self._shape:
+            raise error(TypeError, "len()", "of a 0-d array (unsized object)")
+        self._rec.shape_dependent = True
+        return self._shape[0]
+
+    @property
+    def T(self):
+        return permute(self, tuple(range(self.ndim))[::-1])
+
+    @property
+    def mT(self):
+        axes = list(range(self.ndim))
+        axes[-2:] = axes[-2:][::-1]
+        return permute(self, axes)
+
+    def transpose(self, *axes):
+        if len(axes) == 1 and not isinstance(axes[0], int):
+            axes = axes[0]
+        return permute(self, axes or tuple(range(self.ndim))[::-1])
+
+    def reshape(self, *shape):
+        return reshape(self, shape[0] if len(shape) == 1 else shape)
+
+    def astype(self, dtype, copy=True):
+        return astype(self, dtype, copy)
+
+    def __getitem__(self, key):
+        return index(self, key)
+
+    __add__, __radd__ = _binop("add"), _binop("add", True)
+    __sub__, __rsub__ = _binop("subtract"), _binop("subtract", True)
+    __mul__, __rmul__ = _binop("multiply"), _binop("multiply", True)
+    __truediv__, __rtruediv__ = _binop("divide"), _binop("divide", True)
+    __and__, __rand__ = _binop("bitwise_and"), _binop("bitwise_and", True)
+    __or__, __ror__ = _binop("bitwise_or"), _binop("bitwise_or", True)
+    __xor__, __rxor__ = _binop("bitwise_xor"), _binop("bitwise_xor", True)
+    __lt__, __le__ = _binop("less"), _binop("less_equal")
+    __gt__, __ge__ = _binop("greater"), _binop("greater_equal")
+    __eq__, __ne__ = _binop("equal"), _binop("not_equal")
+
+    def __neg__(self):
+        return ufunc(self._rec, "negative", (self,))
+
+    def __pos__(self):
+        return ufunc(self._rec, "positive", (self,))
+
+    def __abs__(self):
+        return ufunc(self._rec, "abs", (self,))
+
+    def __invert__(self):
+        return ufunc(self._rec, "bitwise_invert", (self,))
+
+    __bool__ = _refuse("Python control flow on an array value (bool() of a traced array)")
+    __int__ = _refuse("int() of a traced array")
+    __float__ = _refuse("float() of a traced array")
+    __complex__ = _refuse("complex() of a traced array")
+    __index__ = _refuse("a traced array used as an index or int")
+    __iter__ = _refuse("iteration over a traced array")
+    __array__ = _refuse("conversion of a traced array to a NumPy array")
+    __setitem__ = _refuse("assignment into a traced array (setitem)")
+    __floordiv__ = __rfloordiv__ = _refuse("operator // (floor_divide)")
+    __mod__ = __rmod__ = _refuse("operator % (remainder)")
+    __pow__ = __rpow__ = _refuse("operator ** (pow)")
+    __lshift__ = __rlshift__ = _refuse("operator << (bitwise_left_shift)")
+    __rshift__ = __rrshift__ = _refuse("operator >> (bitwise_right_shift)")
+    __matmul__ = __rmatmul__ = _refuse("operator @ (matmul)")
+    __divmod__ = __rdivmod__ = _refuse("divmod")
+    __iadd__ = __isub__ = __imul__ = __itruediv__ = _refuse("an in-place operator")
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise Unfusable(f"the array attribute or method .{name}")
+
+    def __repr__(self):
+        return f"Traced(shape={self._shape}, dtype={self.dtype})"
+
+
+def _hostop(name, swap=False):
+    def method(self, other):
+        if isinstance(other, Traced):
+            return NotImplemented
+        if isinstance(other, Weak):
+            h, v = other._h, other.value
+        elif isinstance(other, _PY_SCALARS):
+            h, v = self._rec.host_node(("const", other)), other
+        else:
+            return NotImplemented
+        a, b = ((h, v), (self._h, self.value)) if swap else ((self._h, self.value), (h, v))
+        if name == "pow" and isinstance(a[1], int) and isinstance(b[1], int):
+            # int ** int is an int or a float by the exponent's sign: no fixed type
+            raise Unfusable("** of Python int scalar arguments")
+        value = getattr(operator, name)(a[1], b[1])
+        return Weak(self._rec, self._rec.host_node(("binary", name, a[0], b[0])), value)
+    return method
+
+
+def _hostun(name):
+    def method(self):
+        value = getattr(operator, name)(self.value)
+        return Weak(self._rec, self._rec.host_node(("unary", name, self._h)), value)
+    return method
+
+
+class Weak:
+    """A stand-in Python scalar argument (or Python arithmetic on one): weak in the
+    elementwise functions (NEP 50), its value computed per call on the host."""
+
+    __slots__ = ("_rec", "_h", "value")
+    __array_ufunc__ = None
+    __hash__ = None
+
+    def __init__(self, rec, h, value):
+        self._rec, self._h, self.value = rec, h, value
+
+    __add__, __radd__ = _hostop("add"), _hostop("add", True)
+    __sub__, __rsub__ = _hostop("sub"), _hostop("sub", True)
+    __mul__, __rmul__ = _hostop("mul"), _hostop("mul", True)
+    __truediv__, __rtruediv__ = _hostop("truediv"), _hostop("truediv", True)
+    __floordiv__, __rfloordiv__ = _hostop("floordiv"), _hostop("floordiv", True)
+    __mod__, __rmod__ = _hostop("mod"), _hostop("mod", True)
+    __pow__, __rpow__ = _hostop("pow"), _hostop("pow", True)
+    __neg__, __pos__, __abs__ = _hostun("neg"), _hostun("pos"), _hostun("abs")
+    __lt__, __le__, __gt__, __ge__ = (_hostop("lt"), _hostop("le"), _hostop("gt"),
+                                      _hostop("ge"))
+    __eq__, __ne__ = _hostop("eq"), _hostop("ne")
+    __bool__ = _refuse("Python control flow on a scalar argument (bool())")
+    __int__ = _refuse("int() of a scalar argument")
+    __float__ = _refuse("float() of a scalar argument")
+    __index__ = _refuse("a scalar argument used as an index or int")
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise Unfusable(f"the attribute or method .{name} of a scalar argument")
+
+    def __repr__(self):
+        return f"Weak({self.value!r})"
+
+
+# ----------------------------------------------------------------------------- functions
+def astype(t, dtype, copy=True):
+    dt = np.dtype(dtype)
+    if not copy and dt == t.dtype:
+        return t
+    _engine("astype", (dt,))
+    return _apply(t._rec, "astype", (("dev", t),), (dt,), dt)
+
+
+def where(rec, cond, x1, x2):
+    ops = [_operand(rec, v) for v in (cond, x1, x2)]
+    kinds = tuple(o[1].dtype if o[0] == "dev" else o[2] for o in ops)
+    values = tuple(o[1] if o[0] == "dev" else o[3] for o in ops)
+    rdt = where_dtype(kinds[1:], values[1:])
+    return _apply(rec, "where", ops, (np.dtype(bool), rdt, rdt), rdt, np_strict=True)
+
+
+def clip(rec, x, lo=None, hi=None):
+    """``clip`` as ``array_api_compat`` computes it (``common/_aliases.py``): a Python
+    int bound beyond an integer dtype's range is dropped; each bound is converted to
+    ``x``'s dtype, and where ``out < lo`` (then ``out > hi``) or the bound is NaN, the
+    bound replaces the value."""
+    if not isinstance(x, Traced):
+        raise Unfusable("clip of a value that is no traced array")
+    out = x
+    xd = x.dtype
+    for bound, cmp in ((lo, "less"), (hi, "greater")):
+        if bound is None:
+            continue
+        if xd.kind in "iu" and type(bound) is int and (
+                bound <= np.iinfo(xd).min if cmp == "less" else bound >= np.iinfo(xd).max):
+            continue
+        if isinstance(bound, Traced):
+            b = bound if bound.dtype == xd else astype(bound, xd)
+        else:
+            op = _operand(rec, bound)
+            b = Traced(rec, _node_of(rec, op, xd), xd, ())
+        hit = ufunc(rec, "bitwise_or", (ufunc(rec, cmp, (out, b)),
+                                        ufunc(rec, "not_equal", (b, b))))
+        out = _apply(rec, "where", (("dev", hit), ("dev", b), ("dev", out)),
+                     (np.dtype(bool), xd, xd), xd)
+    return out
+
+
+_VIEWS = {"permute_dims", "matrix_transpose", "broadcast_to", "reshape", "expand_dims"}
+_REDUCTIONS = {"sum", "prod", "min", "max", "mean", "var", "std", "all", "any", "argmin",
+               "argmax", "cumulative_sum", "cumulative_prod"}
+
+
+def namespace_call(qualname: str, args: tuple, kwargs: dict):
+    """An ``xp.<qualname>`` call whose arguments include stand-ins (the dispatch hook).
+
+    Raises
+    ------
+    Unfusable
+        A function outside the fused set, or a keyword the fused form does not take.
+    """
+    rec = None
+    for v in list(args) + list(kwargs.values()):
+        if isinstance(v, (Traced, Weak)):
+            rec = v._rec
+            break
+    name = qualname
+    if (name in ENGINE_UFUNCS or name in FUSION_MATH or name in FUSION_PREDICATES
+            or name == "bitwise_invert"):
+        if kwargs:
+            raise Unfusable(f"xp.{name} with keyword arguments ({', '.join(kwargs)})")
+        return ufunc(rec, name, args, np_strict=True)
+    if name == "where" and not kwargs:
+        return where(rec, *args)
+    if name == "astype":
+        kw = dict(kwargs)
+        if kw.pop("device", None) is not None:
+            raise Unfusable("xp.astype with device=")
+        return astype(*args, **kw)
+    if name == "clip":
+        return clip(rec, *args, **kwargs)
+    if name in _VIEWS:
+        x = args[0] if args else kwargs.get("x")
+        if not isinstance(x, Traced):
+            raise Unfusable(f"xp.{name} of a value that is no traced array")
+        rest = dict(kwargs)
+        rest.pop("x", None)
+        more = list(args[1:])
+        if name == "permute_dims":
+            return permute(x, more[0] if more else rest["axes"])
+        if name == "matrix_transpose":
+            return x.mT
+        if name == "broadcast_to":
+            return broadcast(x, more[0] if more else rest["shape"])
+        if name == "reshape":
+            if rest.get("copy") is not None or len(more) > 1:
+                raise Unfusable("xp.reshape with copy=")
+            return reshape(x, more[0] if more else rest["shape"])
+        axis = more[0] if more else rest.get("axis", 0)
+        nd = x.ndim + 1
+        if not isinstance(axis, int) or not -nd <= axis < nd:
+            raise Unfusable("xp.expand_dims with that axis")
+        axis %= nd
+        return index(x, (slice(None),) * axis + (None,))
+    if name in _REDUCTIONS:
+        raise Unfusable(f"xp.{name} (reductions are not fused yet)")
+    raise Unfusable(f"xp.{name}")
+
+
+def trace(fn, args, owns):
+    """Run ``fn`` on stand-ins of ``args`` and return its graph and whether it returned
+    a tuple. ``owns(a)``: the test for an array of the backend being fused.
+
+    Raises
+    ------
+    Unfusable
+        What the function did that no fused kernel expresses.
+    Exception
+        Whatever ``fn`` raised (an error of the unfused rules, a user error).
+    """
+    rec = Recorder(len(args))
+    targs = []
+    for i, a in enumerate(args):
+        if isinstance(a, np.generic):
+            targs.append(Traced(rec, rec.add(_plan.Scalar(("arg", i), a.dtype.name), ()),
+                                a.dtype, (), nparg=i))
+        elif owns(a):
+            targs.append(Traced(rec, rec.add(_plan.Load(i, (), a.dtype.name), a.shape),
+                                a.dtype, a.shape))
+        elif isinstance(a, _PY_SCALARS):
+            targs.append(Weak(rec, rec.host_node(("arg", i)), a))
+        else:
+            targs.append(a)
+    res = fn(*targs)
+    multi = isinstance(res, tuple)
+    outs = res if multi else (res,)
+    nodes = []
+    for o in outs:
+        if not isinstance(o, Traced) or o._rec is not rec:
+            raise Unfusable(f"returning {type(o).__name__} (a fused function returns "
+                            "traced arrays)")
+        _engine("fuse", (o.dtype,))
+        k = o._node
+        if not isinstance(rec.nodes[k], _plan.Op):   # an argument (or a view of one): a copy
+            if o._nparg is not None:
+                raise Unfusable("returning a NumPy scalar argument")
+            k = astype(o, o.dtype)._node
+        nodes.append(k)
+    if len({rec.shapes[k] for k in nodes}) != 1:
+        raise Unfusable("outputs of different shapes")
+    return rec.graph(tuple(nodes)), multi
