@@ -28,6 +28,7 @@ import time
 from _common import header, print_table as _print_table
 
 from xstride._cli import dask_demo
+from xstride._cli.dask_demo import NOT_RESULTS
 from xstride._cli import demo as plain_demo
 
 _PIPELINE = ("philox positions", "bounding box", "morton keys", "sort_by_key", "cell occupancy")
@@ -96,8 +97,8 @@ def gpu_rows(n: int, rows: int, levels: int):
         out.append(["dask, CuPy chunks", f"skipped: {exc}"])
         return out
     t, st = _timed(res)
-    same = {k: v for k, v in res.items() if k not in ("backend", "stages", "total_seconds")} \
-        == {k: v for k, v in ref.items() if k not in ("backend", "stages", "total_seconds")}
+    same = {k: v for k, v in res.items() if k not in NOT_RESULTS} \
+        == {k: v for k, v in ref.items() if k not in NOT_RESULTS}
     out.append([f"dask, CuPy chunks of {rows:,} rows", f"{t:.3f} s", f"{t / t_ref:.2f}"]
                + [f"{st.get(s, 0.0):.3f}" for s in _PIPELINE]
                + ["results equal" if same else "RESULTS DIFFER"])

@@ -22,6 +22,7 @@ distributed = pytest.importorskip("distributed")
 
 import xstride as xp  # noqa: E402
 from xstride._cli import dask_demo  # noqa: E402
+from xstride._cli.dask_demo import NOT_RESULTS  # noqa: E402
 from xstride.__main__ import main  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("dask-cluster")
@@ -147,7 +148,7 @@ def test_sort_by_key_partitions_stay_on_the_workers(client):
 
 # --------------------------------------------------------------------- the demo
 def _comparable(res):
-    return {k: v for k, v in res.items() if k not in ("backend", "stages", "total_seconds")}
+    return {k: v for k, v in res.items() if k not in NOT_RESULTS}
 
 
 def test_demo_on_the_bunny_equals_the_numpy_backend(client, shared_dir, capsys):
@@ -157,6 +158,10 @@ def test_demo_on_the_bunny_equals_the_numpy_backend(client, shared_dir, capsys):
     got = dask_demo.pipeline("dask", points=path, chunks=5000)
     assert got["backend"] == "dask" and all(got["checks"].values())
     assert _comparable(got) == _comparable(ref)
+    from xstride._cli.demo import _table   # the table of the plain demo prints it too
+
+    text = _table(got)
+    assert "on dask" in text and "checks                passed" in text and "sort_by_key" in text
     assert [s["name"] for s in got["stages"]] == ["read points", "scatter to workers",
                                                   "bounding box", "morton keys", "sort_by_key",
                                                   "cell occupancy", "reductions"]
