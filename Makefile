@@ -18,23 +18,26 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(PY) -m xstride demo --backend numpy
 
+# loadgroup: the dask cluster tests share one worker (and one LocalCluster)
 test: $(STAMP)
-	$(PY) -m pytest -q -n 2 tests
+	$(PY) -m pytest -q -n 2 --dist loadgroup tests
 
 info: $(STAMP)
 	$(PY) -m xstride info
 
 # Wheels brought along in .whl/ (a GPU host without network); without .whl/ the host's
 # own packages are used.
+# pyarrow (dask.dataframe's, 55 MB) may come apart in .whl-pyarrow/ (docs/dask.md).
 $(GPU_SITE):
 	mkdir -p $(GPU_SITE)
 	if [ -d .whl ]; then python3 -m pip install -q --no-index --no-deps --no-compile \
-	  --no-cache-dir --upgrade --target $(GPU_SITE) .whl/*.whl; fi
+	  --no-cache-dir --upgrade --target $(GPU_SITE) .whl/*.whl \
+	  $$(ls .whl-pyarrow/*.whl 2>/dev/null); fi
 
 # On the GPU host (no network): wheels from .whl/, CuPy from the host.
 test-gpu: $(GPU_SITE)
 	$(GPU_PY) -m xstride info
-	XSTRIDE_BACKEND=cupy $(GPU_PY) -m pytest -q -m gpu -p no:cacheprovider -n 8 tests
+	XSTRIDE_BACKEND=cupy $(GPU_PY) -m pytest -q -m gpu -p no:cacheprovider -n 8 --dist loadgroup tests
 
 bench: $(STAMP)
 	$(PY) benchmarks/overhead.py

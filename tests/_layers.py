@@ -21,6 +21,7 @@ LAYER_PATHS: dict[str, tuple[str, ...]] = {
     "plans": ("_plans/", "layout.py"),
     "host": ("_host/",),
     "kernels": ("_kernels/",),
+    "chunked": ("_chunked/",),
     "backends": ("_backends/",),
     "cli": ("_cli/", "__main__.py"),
     "public": ("__init__.py",),
@@ -33,7 +34,10 @@ ALLOWED: dict[str, frozenset[str]] = {
     "plans": frozenset({"plans", "core"}),
     "host": frozenset({"host", "plans", "core"}),
     "kernels": frozenset({"kernels", "plans", "core"}),
-    "backends": frozenset({"backends", "host", "kernels", "plans", "core"}),
+    # the dask backend's executors: dask graphs whose tasks call the chunks' own
+    # executors, found through hooks the backend layer sets (_chunked/_config.py)
+    "chunked": frozenset({"chunked", "plans", "core"}),
+    "backends": frozenset({"backends", "host", "kernels", "chunked", "plans", "core"}),
     "public": frozenset({"public", "backends", "plans", "core"}),
     "cli": frozenset({"cli", "public", "backends", "plans", "core"}),
 }

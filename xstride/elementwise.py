@@ -25,7 +25,8 @@ import numpy as np
 
 from . import _backends
 from ._backends import dispatch
-from ._core.errors import broadcast_error, cast_error, error, type_error, value_error
+from ._core.errors import (broadcast_error, cast_error, error, immutable_error, type_error,
+                           value_error)
 from ._core.ufuncs import ENGINE_UFUNCS, numpy_ufunc_name
 from ._plans.elementwise import broadcast_shapes
 from .layout import check_output
@@ -132,6 +133,10 @@ def check_out(func: str, out, shape, dtype, be, arg: str = "out", *,
     ValueError
         Another shape; an output that overlaps itself; a read-only output.
     """
+    if be.immutable:
+        raise immutable_error(func, arg, out, be.name, "use the returned array (call "
+                              "without out=)" if arg == "out" else "use the result of "
+                              "an expression instead of writing into dst")
     if not (owns or be.owns)(out) or isinstance(out, np.generic):
         raise type_error(func, arg, out, f"an array of the {be.name} backend (the inputs' "
                                          "backend)")
@@ -365,6 +370,13 @@ def _register() -> None:
         if ex is None:
             continue
         make = _engine_functions if getattr(ex, "ENGINE", False) else _library_functions
+        if make is _library_functions and be is not _backends.default():
+            # built on first use: the library's namespace imports the library (dask)
+            def provider(be=be, ex=ex):
+                funcs, positional = _library_functions(be, ex)
+                return _docs(funcs), positional
+            dispatch.register_lazy(be, tuple(ENGINE_UFUNCS) + ("where", "astype"), provider)
+            continue
         funcs, positional = make(be, ex)
         dispatch.register_all(be, _docs(funcs), positional)
 

@@ -15,6 +15,10 @@ hands the call to the backend of ``x``:
   checks, so the same bad call raises the same clear error on every backend. A call
   without keyword arguments (``xp.sum(a)``) needs no check and goes to the library
   function directly.
+- a backend with a reductions executor but no scans executor (dask:
+  ``xstride/_chunked/reductions.py``) gets that executor's ``sum``/``prod``/``min``/
+  ``max`` (dask's reduction trees with the namespace's function on each chunk) behind
+  the same checks, and its library's functions for the rest.
 
 Rules: ``axis`` an int, a tuple of ints or None (``ValueError`` out of range or
 repeated); ``keepdims`` and ``include_initial`` bools; ``correction`` a real number;
@@ -327,6 +331,12 @@ def _library_functions(be) -> tuple[dict, dict]:
     without keywords runs (the library function itself, where nothing needs a check)."""
     ns = be.namespace()
     funcs, positional = {}, {}
+    # a reductions executor without scans (dask's: its tree, the namespace's function
+    # on each chunk) replaces the library's function where it has one
+    ex = be.executor("reductions")
+
+    def library(f):
+        return getattr(ex, f, None) or getattr(ns, f)
 
     def min_max(func, lib):
         def impl(x, /, *, axis=None, keepdims=False, **kwargs):
@@ -376,12 +386,12 @@ def _library_functions(be) -> tuple[dict, dict]:
         return impl
 
     for f in ("min", "max"):
-        funcs[f] = min_max(f, getattr(ns, f))
+        funcs[f] = min_max(f, library(f))
     for f in ARG_REDUCTIONS:
-        funcs[f] = argminmax(f, getattr(ns, f))
+        funcs[f] = argminmax(f, library(f))
     for f in ("sum", "prod", "mean", "var", "std") + LOGICAL:
-        funcs[f] = checked(f, getattr(ns, f))
-        positional[f] = getattr(ns, f)   # nothing to check without keywords
+        funcs[f] = checked(f, library(f))
+        positional[f] = library(f)   # nothing to check without keywords
     for f in SCANS:
         funcs[f] = scan(f, getattr(ns, f), be.load().asarray)
     return funcs, positional
@@ -397,7 +407,8 @@ def _finish(funcs: dict) -> dict:
 
 def _register() -> None:
     for be in _backends.each():
-        if be.executor("reductions") is not None and be.executor("scans") is not None:
+        # (the executors' table, not the modules: importing dask's would import dask)
+        if "reductions" in be.executors and "scans" in be.executors:
             dispatch.register_all(be, _finish(_kernel_functions(be)))
         else:  # no kernels of its own: the library, checked (built on first use)
             def provider(be=be):

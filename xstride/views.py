@@ -12,7 +12,7 @@ import numpy as np
 
 from . import _backends
 from .elementwise import copy_into_checked
-from ._core.errors import error, type_error, value_error
+from ._core.errors import error, immutable_error, type_error, value_error
 from ._core.sizes import checked_size
 from .layout import INT64_MAX, Layout
 
@@ -25,7 +25,7 @@ def as_strided(a, shape, strides, *, offset=0):
     Parameters
     ----------
     a : numpy.ndarray or cupy.ndarray
-        Any view of the buffer; ``offset`` and the reach of the view are relative to
+        Any view of the buffer (dask arrays have none: ``TypeError``); ``offset`` and the reach of the view are relative to
         ``a``'s element 0.
     shape : tuple of int
         Extents of the view, each ``>= 0``.
@@ -68,7 +68,9 @@ def sliding_window_view(x, window_shape, axis=None, *, writeable=False):
 
     Parameters
     ----------
-    x : numpy.ndarray or cupy.ndarray
+    x : numpy.ndarray, cupy.ndarray or dask.array.Array
+        A dask array gets dask's own function (a new, read-only array: no memory to
+        view).
     window_shape : int or tuple of int
         Window extent per windowed axis.
     axis : int or tuple of int, optional
@@ -101,7 +103,8 @@ def copy_into(dst, src):
     Parameters
     ----------
     dst : numpy.ndarray or cupy.ndarray
-        Destination; it must not overlap itself.
+        Destination; it must not overlap itself. A dask array (immutable) is a
+        ``TypeError``.
     src : array of the same backend, or a Python scalar
         Broadcast to ``dst.shape``; cast with NumPy's ``same_kind`` rule.
 
@@ -182,6 +185,10 @@ def _view_layout(func, shape, strides, offset, itemsize):
 
 def _as_strided(a, shape, strides, *, offset=0):
     be = _check_array("as_strided", a)
+    if be.immutable:
+        raise immutable_error("as_strided", "a", a, be.name, "use the library's own "
+                              "functions (reshape, broadcast_to, slicing, "
+                              "sliding_window_view), which make new arrays")
     _check_itemsize("as_strided", "a", a)
     shape = _int_tuple("as_strided", "shape", shape)
     strides = _int_tuple("as_strided", "strides", strides)
@@ -243,6 +250,11 @@ def _sliding_window_view(x, window_shape, axis=None, *, writeable=False):
             raise value_error("sliding_window_view", "window_shape",
                               f"{window} is larger than the input along axis {ax} "
                               f"(shape {tuple(x.shape)})")
+    if be.immutable:  # no memory to view: the library's function makes a new array
+        if writeable:
+            raise immutable_error("sliding_window_view", "writeable", writeable, be.name,
+                                  "its windows are read-only; call with writeable=False")
+        return be.library_sliding_window_view(x, window, axes, writeable)
     if x.itemsize == 0 or any(st % x.itemsize for st in x.strides):
         # items of no size, or byte strides that are not whole elements (a field of a
         # structured array): no element Layout describes x; the library's own function

@@ -9,7 +9,10 @@ runs on.
 
 from __future__ import annotations
 
+import contextvars
 import importlib
+
+from .._core.errors import type_error
 
 __all__ = ["Backend"]
 
@@ -32,9 +35,16 @@ class Backend:
     library = ""
     executors: dict[str, str] = {}
 
+    #: Names of the options ``set_backend(name, **options)`` takes (none by default).
+    option_names: tuple[str, ...] = ()
+
     def __init__(self):
         self._namespace = None
         self._loaded: dict[str, object] = {}
+        self.peers: dict[str, Backend] = {}
+        # this backend's options, per thread/context like the selection itself
+        self._options: contextvars.ContextVar = contextvars.ContextVar(
+            f"xstride_{self.name}_options", default=None)
 
     def __repr__(self) -> str:
         return f"<xstride backend {self.name!r}>"
@@ -47,6 +57,34 @@ class Backend:
     def array_type(self):
         """The array type of this backend if its library is imported, else None."""
         raise NotImplementedError
+
+    def attach(self, peers: dict) -> None:
+        """Called once by the registry with every backend object (name -> object)."""
+        self.peers = peers
+
+    def of_array(self, a):
+        """The backend object (among the registry's) that owns ``a``, or None."""
+        for be in self.peers.values():
+            if be.owns(a):
+                return be
+        return None
+
+    # ------------------------------------------------------------------ options
+    def check_options(self, func: str, options: dict):
+        """The options of ``set_backend(name, **options)``, checked; ``TypeError`` for a
+        backend without options (the message names the first option given)."""
+        for key, value in options.items():
+            raise type_error(func, key, value, f"no such option; the {self.name} backend "
+                                               "takes no options")
+        return None
+
+    def select_options(self, opts):
+        """Make ``opts`` (from :meth:`check_options`) this context's options; returns
+        the token that :meth:`restore_options` takes."""
+        return self._options.set(opts)
+
+    def restore_options(self, token) -> None:
+        self._options.reset(token)
 
     # ------------------------------------------------------------------ library
     def load(self):
@@ -119,3 +157,10 @@ class Backend:
 
     readonly_views = False
     """Whether arrays of this backend carry a writeable flag that views can clear."""
+
+    immutable = False
+    """Whether arrays of this backend cannot be written (dask: views of a task graph):
+    ``out=``, ``copy_into`` and ``as_strided`` refuse them with ``TypeError``."""
+
+    lazy = False
+    """Whether results are task graphs computed on demand (``to_numpy`` computes)."""

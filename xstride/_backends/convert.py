@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import select as _backend
+from .registry import get, of_array
 from .._core.errors import type_error, unavailable_error
 
 __all__ = ["get_array_module", "array_namespace", "to_numpy", "to_device"]
@@ -15,17 +16,18 @@ def _named(arrays):
 
 
 def get_array_module(*arrays):
-    """The library module of the arrays: ``numpy`` or ``cupy``.
+    """The library module of the arrays: ``numpy``, ``cupy`` or ``dask.array``.
 
     Parameters
     ----------
-    *arrays : numpy.ndarray or cupy.ndarray
+    *arrays : numpy.ndarray, cupy.ndarray or dask.array.Array
         Other objects (Python scalars, None) are ignored.
 
     Returns
     -------
     module
-        ``numpy`` or ``cupy``; the active backend's module when no array is given.
+        ``numpy``, ``cupy`` or ``dask.array``; the active backend's module when no
+        array is given.
 
     Raises
     ------
@@ -38,13 +40,14 @@ def get_array_module(*arrays):
 def array_namespace(*arrays):
     """The array API namespace of the arrays' backend.
 
-    Returns ``array_api_compat.numpy`` or ``array_api_compat.cupy``. ``xstride``
+    Returns ``array_api_compat.numpy``, ``array_api_compat.cupy`` or
+    ``array_api_compat.dask.array``. ``xstride``
     itself is also a namespace for both and dispatches on its arguments, so code
     that wants xstride's kernels keeps calling ``xstride``.
 
     Parameters
     ----------
-    *arrays : numpy.ndarray or cupy.ndarray
+    *arrays : numpy.ndarray, cupy.ndarray or dask.array.Array
         With no argument, the active backend's namespace.
 
     Raises
@@ -54,16 +57,17 @@ def array_namespace(*arrays):
     """
     for i, a in enumerate(arrays):
         if _backend.backend_of_array(a) is None:
-            raise type_error("array_namespace", f"arrays[{i}]", a, "a numpy or cupy array")
+            raise type_error("array_namespace", f"arrays[{i}]", a, "a numpy, cupy or dask array")
     return _backend.namespace(_backend.backend_of("array_namespace", _named(arrays)))
 
 
 def to_numpy(a) -> np.ndarray:
-    """Return ``a`` as a NumPy array (a device-to-host copy for a CuPy array).
+    """Return ``a`` as a NumPy array (a device-to-host copy for a CuPy array; a dask
+    array is computed on the current dask scheduler).
 
     Parameters
     ----------
-    a : numpy.ndarray, cupy.ndarray, Python scalar or (nested) sequence of numbers
+    a : numpy.ndarray, cupy.ndarray, dask.array.Array, Python scalar or (nested) sequence of numbers
 
     Returns
     -------
@@ -82,8 +86,9 @@ def to_numpy(a) -> np.ndarray:
 def _host(a, func: str) -> np.ndarray:
     if isinstance(a, np.ndarray):
         return a
-    if _backend.backend_of_array(a) == "cupy":
-        return a.get()
+    be = of_array(a)
+    if be is not None and not isinstance(a, np.generic):
+        return be.to_host(a)   # a device-to-host copy; a dask array is computed
     try:
         out = np.asarray(a)
     except (TypeError, ValueError):  # a ragged nesting of lists, an unconvertible object
@@ -96,16 +101,18 @@ def _host(a, func: str) -> np.ndarray:
 def to_device(a, backend: str | None = None):
     """Return ``a`` on ``backend`` (the active backend by default).
 
-    Zero-copy when ``a`` is already there; otherwise one host-device copy.
+    Zero-copy when ``a`` is already there; otherwise one host-device copy. A dask array
+    going to another backend is computed; an array going to the dask backend becomes a
+    dask array with the backend's ``chunks`` and chunk backend.
 
     Parameters
     ----------
     a : array_like
-    backend : {"numpy", "cupy"}, optional
+    backend : {"numpy", "cupy", "dask"}, optional
 
     Returns
     -------
-    numpy.ndarray or cupy.ndarray
+    numpy.ndarray, cupy.ndarray or dask.array.Array
         Same shape and dtype as ``a``.
 
     Raises
@@ -126,6 +133,8 @@ def to_device(a, backend: str | None = None):
         target = _backend.normalize_name(backend, source="to_device")
     if target == "numpy":
         return _host(a, "to_device")
-    if _backend.backend_of_array(a) is None:
+    src = of_array(a)
+    if src is None or (src.lazy and src.name != target):
         a = _host(a, "to_device")  # the type is checked first, with or without a device
-    return _backend.load_for("to_device", target).asarray(a)
+    _backend.load_for("to_device", target)
+    return get(target).asarray(a)

@@ -22,7 +22,7 @@ import numpy as np
 
 from .._core.errors import error
 from ._base import Backend
-from .registry import DEFAULT, REGISTRY
+from .registry import DEFAULT, REGISTRY, each
 from . import select as _backend
 
 __all__ = ["register", "register_all", "implementation", "follower", "creator", "param_names"]
@@ -141,13 +141,24 @@ def param_names(fn) -> tuple[str, ...]:
 
 
 # Exact type -> backend, for the common call with plain arrays and Python scalars.
-# ``None`` marks types that name no backend. CuPy's array type is added once CuPy is
-# imported (checked on the way, so a user's own ``import cupy`` is seen too).
+# ``None`` marks types that name no backend. The array types of the other backends
+# (``cupy.ndarray``, ``dask.array.Array``) are added once their library is imported
+# (checked on the way, so a user's own ``import cupy`` is seen too).
 _BY_TYPE: dict[type, str | None] = {
     np.ndarray: "numpy", int: None, float: None, complex: None, bool: None, type(None): None,
     str: None,
 }
 _MISSING = object()
+
+
+def _array_type_backend(t) -> str | None:
+    """The backend whose array type is exactly ``t`` (added to ``_BY_TYPE``), or None.
+    A backend's type is known once its library is imported (by anyone)."""
+    for be in each():
+        if be.array_type() is t:
+            _BY_TYPE[t] = be.name
+            return be.name
+    return None
 
 
 def _backend_by_type(args):
@@ -165,10 +176,9 @@ def _backend_by_type(args):
             if isinstance(a, (np.dtype, type)) or (
                     type(a) is tuple and all(type(e) is int for e in a)):
                 continue  # dtype=..., axis=(0, 1): names no backend
-            ct = _backend.cupy_ndarray()
-            if ct is None or type(a) is not ct:
+            kind = _array_type_backend(type(a))
+            if kind is None:
                 return None
-            _BY_TYPE[ct] = kind = "cupy"
         if kind is not None:
             if found is None:
                 found = kind

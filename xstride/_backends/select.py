@@ -109,7 +109,8 @@ def check_active(name: str) -> str:
 
 
 def get_backend() -> str:
-    """Name of the active backend of this thread/context: ``"numpy"`` or ``"cupy"``.
+    """Name of the active backend of this thread/context: ``"numpy"``, ``"cupy"`` or
+    ``"dask"``.
 
     Raises
     ------
@@ -120,41 +121,60 @@ def get_backend() -> str:
     return check_active(_current.get())
 
 
-def set_backend(name: str) -> None:
+def set_backend(name: str, **options) -> None:
     """Select the backend that creation functions use in this thread/context.
 
     Parameters
     ----------
-    name : {"numpy", "cupy"}
+    name : {"numpy", "cupy", "dask"}
         Case-insensitive; surrounding blanks are an error.
+    **options
+        Options of the backend; only ``"dask"`` takes any: ``chunks="auto"`` (dask's
+        ``chunks`` of new arrays: ``"auto"``, an int, a byte size such as
+        ``"64MiB"``, or one entry per axis) and ``chunk_backend="numpy"`` (or
+        ``"cupy"``: the chunks are CuPy arrays). See ``docs/dask.md``.
 
     Raises
     ------
     TypeError
-        ``name`` is not a string.
+        ``name`` is not a string; an option the backend does not take, or of the
+        wrong type.
     ValueError
-        Unknown name; the message lists the valid names. The backend is unchanged.
+        Unknown name (the message lists the valid names); a bad option value
+        (``chunk_backend="torch"``, ``chunks=0``). The backend is unchanged.
     RuntimeError
-        ``"cupy"`` was asked for but CuPy is missing or no device answers; the
-        message carries the reason. The backend is unchanged (no silent fallback).
+        The backend (or the chunk backend) cannot be loaded: CuPy or dask missing,
+        no device; the message carries the reason. The backend is unchanged (no
+        silent fallback).
 
     Notes
     -----
     The selection is held in a :class:`contextvars.ContextVar`: a new thread starts
-    from the process default (``XSTRIDE_BACKEND``, else ``"numpy"``), not from the
-    selection of the thread that started it.
+    from the process default (``XSTRIDE_BACKEND``, else ``"numpy"``, with default
+    options), not from the selection of the thread that started it.
     """
     key = normalize_name(name)
+    be = get(key)
+    opts = _checked_options("set_backend", be, options)
     load_for("set_backend", key)
+    be.select_options(opts)
     _current.set(key)
+
+
+def _checked_options(func: str, be, options: dict):
+    try:
+        return be.check_options(func, options)
+    except RuntimeError as exc:  # a chunk backend that cannot load
+        raise unavailable_error(func, exc) from None
 
 
 class use_backend:  # noqa: N801 - used as a function: ``with xp.use_backend("cupy"):``
     """Context manager: select a backend inside a ``with`` block, restore it on exit.
 
-    The name is checked when ``use_backend`` is called, with the same errors as
-    :func:`set_backend`; the previous selection is restored on exit, also when the
-    block raises. One object may be entered again, also while it is entered (each
+    Takes the options of :func:`set_backend` (``use_backend("dask", chunks=1000)``).
+    The name and the options are checked when ``use_backend`` is called, with the
+    same errors as :func:`set_backend`; the previous selection (and the backend's
+    previous options) are restored on exit, also when the block raises. One object may be entered again, also while it is entered (each
     exit restores what its own entry replaced).
 
     Examples
@@ -164,20 +184,25 @@ class use_backend:  # noqa: N801 - used as a function: ``with xp.use_backend("cu
     ...     a = xp.zeros(3)
     """
 
-    __slots__ = ("name", "_tokens")
+    __slots__ = ("name", "options", "_tokens")
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, **options):
         key = normalize_name(name, source="use_backend")
+        be = get(key)
+        self.options = _checked_options("use_backend", be, options)
         load_for("use_backend", key)
         self.name = key
         self._tokens: list = []
 
     def __enter__(self) -> str:
-        self._tokens.append(_current.set(self.name))
+        be = get(self.name)
+        self._tokens.append((be.select_options(self.options), _current.set(self.name)))
         return self.name
 
     def __exit__(self, *exc) -> None:
-        _current.reset(self._tokens.pop())
+        opt_token, token = self._tokens.pop()
+        _current.reset(token)
+        get(self.name).restore_options(opt_token)
 
     def __repr__(self) -> str:
         return f"use_backend({self.name!r})"

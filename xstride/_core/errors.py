@@ -8,7 +8,7 @@ from __future__ import annotations
 
 __all__ = ["describe", "type_error", "value_error", "argument_error", "error", "overflow_error",
            "cast_error", "broadcast_error", "backend_unavailable_error", "mixed_backends_error",
-           "unavailable_error"]
+           "unavailable_error", "immutable_error", "not_provided_error"]
 
 
 def describe(obj) -> str:
@@ -94,3 +94,16 @@ def mixed_backends_error(func: str, named: list[tuple[str, str]]) -> TypeError:
         f"{func}: arrays from different backends cannot be mixed ({parts}); "
         "move them to one backend first with xstride.to_numpy or xstride.to_device"
     )
+
+
+def immutable_error(func: str, arg: str, got, backend: str, instead: str) -> TypeError:
+    """``TypeError`` for an array of a backend whose arrays cannot be written or viewed in
+    memory (dask arrays are immutable views of a task graph); ``instead``: what to do."""
+    return TypeError(f"{func}: argument '{arg}' got {describe(got)}; arrays of the {backend} "
+                     f"backend are immutable (views of a task graph, with no memory to "
+                     f"write or view): {instead}")
+
+
+def not_provided_error(func: str, backend: str, instead: str) -> NotImplementedError:
+    """``NotImplementedError`` for a function a backend's library cannot provide."""
+    return NotImplementedError(f"{func}: not available on the {backend} backend; {instead}")

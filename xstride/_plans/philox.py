@@ -22,7 +22,7 @@ Read modes of :func:`plan`, per argument:
 
 from __future__ import annotations
 
-__all__ = ["Affine", "bcast_strides", "plan", "grid2"]
+__all__ = ["Affine", "bcast_strides", "plan", "grid2", "mul_hi_lo", "M32"]
 
 
 class Affine:
@@ -147,3 +147,25 @@ def grid2(sources, shape):
             if st is not None:
                 st.insert(0, 0)
     return dims[0], dims[1], [None if st is None else (st[0], st[1]) for st in sts]
+
+
+#: The low 32 bits of a 64-bit word.
+M32 = 0xFFFFFFFF
+
+
+def mul_hi_lo(xp, x, r):
+    """High and low 64 bits of ``x * r`` (uint64 array times a Python int < 2**64).
+
+    ``xp`` is the array module of ``x`` (NumPy, CuPy): the generator's integers
+    (Lemire's multiply-and-reject) on every backend use this one definition.
+    """
+    u = xp.uint64
+    m = u(M32)
+    s32 = u(32)
+    xl, xh = x & m, x >> s32
+    rl, rh = u(r & M32), u(r >> 32)
+    ll, lh, hl, hh = xl * rl, xl * rh, xh * rl, xh * rh
+    mid = (ll >> s32) + (lh & m) + (hl & m)
+    lo = (mid << s32) | (ll & m)
+    hi = hh + (lh >> s32) + (hl >> s32) + (mid >> s32)
+    return hi, lo

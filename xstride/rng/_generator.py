@@ -14,6 +14,7 @@ import numpy as np
 from .. import _backends
 from .._backends.select import normalize_name
 from .._core.errors import error, type_error, value_error
+from .._plans.philox import mul_hi_lo
 from ._args import _check_int, _fill_pairs
 from ._functions import philox4x32_10
 
@@ -64,20 +65,6 @@ def _shape(func, shape, itemsize=8):
     return shape
 
 
-def _mul_hi_lo(xp, x, r):
-    """High and low 64 bits of ``x * r`` (uint64 array times a Python int < 2**64)."""
-    u = xp.uint64
-    m = u(_M32)
-    s32 = u(32)
-    xl, xh = x & m, x >> s32
-    rl, rh = u(r & _M32), u(r >> 32)
-    ll, lh, hl, hh = xl * rl, xl * rh, xh * rl, xh * rh
-    mid = (ll >> s32) + (lh & m) + (hl & m)
-    lo = (mid << s32) | (ll & m)
-    hi = hh + (lh >> s32) + (hl >> s32) + (mid >> s32)
-    return hi, lo
-
-
 class Philox:
     """NumPy-style generator over :func:`xstride.rng.philox_uniform` and friends.
 
@@ -87,8 +74,10 @@ class Philox:
         In ``[0, 2**64 - 1]``; the Philox key.
     stream : int, optional
         In ``[0, 2**64 - 1]``; independent sequences for one seed (default 0).
-    backend : {"numpy", "cupy"}, optional
-        Where the arrays are made; the active backend if omitted.
+    backend : {"numpy", "cupy", "dask"}, optional
+        Where the arrays are made; the active backend if omitted. On dask, with the
+        active ``chunks`` and chunk backend; the numbers do not depend on the chunking
+        (docs/dask.md).
 
     Attributes
     ----------
@@ -287,12 +276,21 @@ class Philox:
             raise value_error(func, "high", "high - low must be at most 2**64")
         shape = _shape(func, shape)
         n = math.prod(shape)
+        thresh = (_LIMIT - r) % r if r < _LIMIT else 0
+        draw = getattr(self._be.executor("philox"), "integers", None)
+        if draw is not None:  # an executor that cannot write into its result (dask)
+            start = self._counter
+            self._check_room("integers", start, n)
+            values, used = draw(self.seed, self.stream, start, n, r, thresh,
+                                lambda first, count: self._check_room("integers", first, count))
+            res = (values + np.uint64(low & (_LIMIT - 1))).view(dtype).reshape(shape)
+            self._counter = start + used
+            return res
         xp = self._xp
         u = xp.uint64
         s32 = u(32)
         out = xp.empty(n, dtype=xp.uint64)
         todo = xp.arange(n, dtype=xp.int64)
-        thresh = (_LIMIT - r) % r if r < _LIMIT else 0
         ctr_next = self._counter
         while todo.size:
             ctr = self._take("integers", ctr_next, int(todo.size))
@@ -307,7 +305,7 @@ class Philox:
                 if r == _LIMIT:
                     val, ok = x, xp.ones(x.shape, dtype=bool)
                 else:
-                    val, lo = _mul_hi_lo(xp, x, r)
+                    val, lo = mul_hi_lo(xp, x, r)
                     ok = lo >= u(thresh)
                 take = rejected & ok
                 out[todo[take]] = val[take]

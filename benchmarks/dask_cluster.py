@@ -1,0 +1,140 @@
+"""The demo pipeline on the dask backend: scaling over CPU worker processes, and CuPy
+chunks on one GPU against the CuPy backend.
+
+Run: ``python benchmarks/dask_cluster.py`` (GPU host: ``make bench-gpu`` does not run it;
+see docs/dask.md for the command). Options: ``--n`` (points, default 2**27),
+``--workers`` (default ``1,2,4,8,16``), ``--rows-per-chunk`` (default: ``n / 64``, so every
+worker count has chunks to share), ``--gpu-n`` (default 2**28; ``0`` skips the GPU rows),
+``--shuffle`` (dask's ``dataframe.shuffle.method``: ``p2p`` or ``tasks``; default: dask's
+choice), ``--baseline SECONDS`` (1 worker's pipeline time from an earlier run, for a run
+whose ``--workers`` lacks 1), ``--no-warm-up``. The file is not called ``dask.py``: run as a script, it would shadow the
+``dask`` package.
+
+Timed: the stages positions -> bounding box -> keys -> sort -> occupancy of
+``xstride._cli.dask_demo.pipeline`` (each persists its result on the workers), after
+one small warm-up run on the same cluster (imports, the shuffle's set-up); not timed:
+starting the cluster and the final checks. Speedup is against 1 worker, parallel
+efficiency is speedup / workers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+import time
+
+from _common import header, print_table as _print_table
+
+from xstride._cli import dask_demo
+from xstride._cli.dask_demo import NOT_RESULTS
+from xstride._cli import demo as plain_demo
+
+_PIPELINE = ("philox positions", "bounding box", "morton keys", "sort_by_key", "cell occupancy")
+
+
+def print_table(headers, rows) -> None:
+    _print_table(headers, [list(r) + [""] * (len(headers) - len(r)) for r in rows])
+
+
+def _timed(result) -> tuple[float, dict]:
+    stages = {s["name"]: s["seconds"] for s in result["stages"]}
+    return sum(stages.get(name, 0.0) for name in _PIPELINE), stages
+
+
+def _shuffle(method):
+    import dask
+
+    if method is None:
+        return contextlib.nullcontext()
+    return dask.config.set({"dataframe.shuffle.method": method})
+
+
+def cpu_rows(n: int, workers: list[int], rows: int, method, levels: int, warm_up: bool,
+             baseline: float | None):
+    out, base = [], baseline
+    for w in workers:
+        with dask_demo.cluster(workers=w) as client, _shuffle(method):
+            if warm_up:
+                dask_demo.pipeline("dask", n=min(n, 1 << 16), chunks=min(rows, 1 << 14),
+                                   levels=levels)
+            t0 = time.perf_counter()
+            res = dask_demo.pipeline("dask", n=n, chunks=rows, levels=levels)
+            wall = time.perf_counter() - t0
+            nworkers = len(client.scheduler_info().get("workers", {}))
+        total, stages = _timed(res)
+        if base is None:   # the first row is the reference: its speedup is its workers
+            base = total * w
+        speedup = base / total
+        row = [f"{nworkers} x 1 thread", f"{total:.2f} s", f"{speedup:.2f}",
+               f"{speedup / w:.2f}"] + [f"{stages.get(s, 0.0):.2f}" for s in _PIPELINE] \
+            + [f"{wall:.1f} s", "ok" if all(res["checks"].values()) else "CHECKS FAILED"]
+        out.append(row)
+        print("  " + " | ".join(row), flush=True)
+    return out
+
+
+def gpu_rows(n: int, rows: int, levels: int):
+    """CuPy backend vs dask with CuPy chunks on a LocalCUDACluster of the host's GPUs."""
+    from _common import cupy_or_none
+
+    if cupy_or_none() is None:
+        return []
+    out = []
+    plain_demo.pipeline("cupy", n=1 << 16, levels=levels)   # warm-up: compiles
+    ref = plain_demo.pipeline("cupy", n=n, levels=levels)
+    t_ref, st_ref = _timed(ref)
+    out.append(["CuPy backend", f"{t_ref:.3f} s", "1.00"]
+               + [f"{st_ref.get(s, 0.0):.3f}" for s in _PIPELINE])
+    try:
+        with dask_demo.cluster(gpu=True):
+            dask_demo.pipeline("dask", n=1 << 16, chunks=1 << 14, chunk_backend="cupy",
+                               levels=levels)
+            res = dask_demo.pipeline("dask", n=n, chunks=rows, chunk_backend="cupy",
+                                     levels=levels)
+    except dask_demo.DemoError as exc:
+        out.append(["dask, CuPy chunks", f"skipped: {exc}"])
+        return out
+    t, st = _timed(res)
+    same = {k: v for k, v in res.items() if k not in NOT_RESULTS} \
+        == {k: v for k, v in ref.items() if k not in NOT_RESULTS}
+    out.append([f"dask, CuPy chunks of {rows:,} rows", f"{t:.3f} s", f"{t / t_ref:.2f}"]
+               + [f"{st.get(s, 0.0):.3f}" for s in _PIPELINE]
+               + ["results equal" if same else "RESULTS DIFFER"])
+    return out
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--n", type=int, default=int(os.environ.get("XSTRIDE_BENCH_DASK_N", 1 << 27)))
+    p.add_argument("--workers", default="1,2,4,8,16")
+    p.add_argument("--rows-per-chunk", type=int, default=None)
+    p.add_argument("--gpu-n", type=int, default=1 << 28)
+    p.add_argument("--levels", type=int, default=10)
+    p.add_argument("--shuffle", choices=("p2p", "tasks"), default=None)
+    p.add_argument("--no-warm-up", action="store_true", help="skip the warm-up runs")
+    p.add_argument("--baseline", type=float, default=None, metavar="SECONDS",
+                   help="pipeline seconds of 1 worker from an earlier run (speedups of a "
+                        "run without 1 in --workers)")
+    args = p.parse_args(argv)
+    workers = [int(w) for w in args.workers.split(",") if w.strip()]
+    rows = args.rows_per_chunk or max(1, args.n // 64)
+    print(header(f"dask backend: demo pipeline, {args.n:,} points, {rows:,} rows per chunk, "
+           f"shuffle {args.shuffle or 'dask default'}"))
+    stage_cols = list(_PIPELINE)
+    cpu = cpu_rows(args.n, workers, rows, args.shuffle, args.levels, not args.no_warm_up,
+                   args.baseline)
+    print_table(["workers", "pipeline", "speedup", "efficiency"] + stage_cols
+                + ["wall with checks", "checks"], cpu)
+    if args.gpu_n:
+        grows = max(1, args.gpu_n // 8)
+        gpu = gpu_rows(args.gpu_n, grows, args.levels)
+        if gpu:
+            print(f"\nGPU: {args.gpu_n:,} points")
+            print_table(["run", "pipeline", "vs CuPy backend"] + stage_cols + ["results"], gpu)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

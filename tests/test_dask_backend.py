@@ -1,0 +1,314 @@
+"""The dask backend without a cluster (dask's local threads): selection and options,
+creation functions, what dask cannot do, conversions, and the errors of each."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+da = pytest.importorskip("dask.array")
+
+import xstride as xp  # noqa: E402
+from tests.conftest import gpu_reason  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _numpy_after():
+    yield
+    xp.set_backend("numpy")
+
+
+# --------------------------------------------------------------------- selection
+def test_set_backend_dask_gives_dask_arrays_with_numpy_chunks():
+    xp.set_backend("dask")
+    assert xp.get_backend() == "dask"
+    z = xp.zeros((10, 3))
+    assert isinstance(z, da.Array) and isinstance(z._meta, np.ndarray)
+    assert xp.to_numpy(xp.sum(z + 1)) == 30.0
+    a = xp.asarray([1.0, 2.0, 3.0])
+    assert isinstance(a, da.Array) and xp.to_numpy(a).tolist() == [1.0, 2.0, 3.0]
+
+
+@pytest.mark.parametrize("chunks, expected", [
+    (4, ((4, 4, 2), (3,))),
+    ((5, 1), ((5, 5), (1, 1, 1))),
+    (-1, ((10,), (3,))),
+    ("80B", ((3, 3, 3, 1), (3,))),
+])
+def test_chunks_option_reaches_every_creation_function(chunks, expected):
+    with xp.use_backend("dask", chunks=chunks):
+        for a in (xp.zeros((10, 3)), xp.ones((10, 3)), xp.empty((10, 3)),
+                  xp.full((10, 3), 2.0), xp.asarray(np.ones((10, 3)))):
+            assert a.chunks == expected
+        if isinstance(chunks, int):
+            assert xp.arange(10).chunks == expected[:1]
+            assert xp.linspace(0, 1, 10).chunks == expected[:1]
+    assert xp.get_backend() == "numpy"
+
+
+def test_a_call_may_give_its_own_chunks():
+    with xp.use_backend("dask", chunks=4):
+        assert xp.zeros(10, chunks=5).chunks == ((5, 5),)
+        assert xp.asarray(np.arange(10), chunks=2).chunks == ((2,) * 5,)
+
+
+def test_use_backend_restores_the_options():
+    xp.set_backend("dask", chunks=3)
+    with xp.use_backend("dask", chunks=7):
+        assert xp.zeros(10).chunks == ((7, 3),)
+    assert xp.get_backend() == "dask" and xp.zeros(10).chunks == ((3, 3, 3, 1),)
+    with pytest.raises(KeyError):
+        with xp.use_backend("dask", chunks=5):
+            raise KeyError("boom")
+    assert xp.zeros(10).chunks == ((3, 3, 3, 1),)
+
+
+def test_names_are_case_insensitive_for_the_chunk_backend_too():
+    with xp.use_backend("DASK", chunk_backend="NumPy"):
+        assert isinstance(xp.ones(2)._meta, np.ndarray)
+
+
+@pytest.mark.parametrize("options, cls, match", [
+    ({"chunk_backend": "torch"}, ValueError,
+     r"set_backend: argument 'chunk_backend' names 'torch', which cannot hold dask chunks; "
+     r"valid names are 'numpy', 'cupy'"),
+    ({"chunk_backend": "dask"}, ValueError, "names 'dask', which cannot hold dask chunks"),
+    ({"chunk_backend": 3}, TypeError, r"argument 'chunk_backend' got int 3; expected a str"),
+    ({"chunks": 0}, ValueError, r"argument 'chunks' must hold positive chunk lengths"),
+    ({"chunks": -2}, ValueError, r"argument 'chunks' must hold positive chunk lengths"),
+    ({"chunks": "lots"}, ValueError, r"argument 'chunks' has 'lots', which is neither 'auto' "
+                                     r"nor a byte size"),
+    ({"chunks": True}, TypeError, r"argument 'chunks' got bool True; expected 'auto', an int"),
+    ({"chunks": 2.5}, TypeError, r"argument 'chunks' got float 2.5"),
+    ({"chunks": ((3, -1),)}, ValueError, r"has the block lengths \(3, -1\)"),
+    ({"chunk": 3}, TypeError, r"argument 'chunk' got int 3; expected no such option; the dask "
+                              r"backend takes chunks= and chunk_backend="),
+])
+def test_bad_options_are_refused_and_keep_the_state(options, cls, match):
+    xp.set_backend("dask", chunks=3)
+    with pytest.raises(cls, match=match):
+        xp.set_backend("dask", **options)
+    with pytest.raises(cls, match=match.replace("set_backend", "use_backend")):
+        xp.use_backend("dask", **options)
+    assert xp.get_backend() == "dask" and xp.zeros(4).chunks == ((3, 1),)
+
+
+def test_other_backends_take_no_options():
+    with pytest.raises(TypeError, match=r"set_backend: argument 'chunks' got int 3; expected "
+                                        r"no such option; the numpy backend takes no options"):
+        xp.set_backend("numpy", chunks=3)
+    with pytest.raises(TypeError, match="the numpy backend takes no options"):
+        xp.use_backend("numpy", chunk_backend="numpy")
+
+
+@pytest.mark.skipif(gpu_reason() is None, reason="CuPy and a device are available here")
+def test_cupy_chunks_without_a_device_say_why():
+    with pytest.raises(RuntimeError, match=r"set_backend: backend 'cupy' is unavailable: .+"):
+        xp.set_backend("dask", chunk_backend="cupy")
+    assert xp.get_backend() == "numpy"
+
+
+def test_environment_variable_selects_dask_without_importing_it_early():
+    code = ("import sys, xstride as xp; print('dask' in sys.modules); a = xp.ones(3); "
+            "print(type(a).__module__.split('.')[0], xp.get_backend())")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env={**os.environ, "XSTRIDE_BACKEND": "dask"}, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["True", "dask", "dask"]  # loaded (and checked) at import
+    r = subprocess.run([sys.executable, "-c", "import sys, xstride as xp; xp.ones(2); "
+                        "print('dask' in sys.modules)"], capture_output=True, text=True,
+                       env={**os.environ, "XSTRIDE_BACKEND": "numpy"}, timeout=120)
+    assert r.stdout.split() == ["False"], r.stderr
+
+
+# --------------------------------------------------------------------- the namespace
+def test_standard_functions_follow_dask_arrays():
+    with xp.use_backend("dask", chunks=4):
+        x = xp.arange(10, dtype=xp.float64)
+    assert xp.get_backend() == "numpy"
+    y = xp.multiply(x, 2.0) + xp.sin(x)
+    assert isinstance(y, da.Array)
+    np.testing.assert_array_equal(xp.to_numpy(y), np.arange(10.0) * 2 + np.sin(np.arange(10.0)))
+    assert xp.to_numpy(xp.cumulative_sum(x)).tolist() == np.cumsum(np.arange(10.0)).tolist()
+    assert float(xp.to_numpy(xp.max(x))) == 9.0
+    assert xp.get_array_module(x) is da
+    assert xp.array_namespace(x).__name__ == "array_api_compat.dask.array"
+    assert xp.broadcast_shapes((3, 1), (1, 4)) == (3, 4)
+
+
+def test_mixing_dask_and_numpy_arrays_is_refused():
+    with xp.use_backend("dask"):
+        x = xp.ones(3)
+    with pytest.raises(TypeError, match=r"add: arrays from different backends cannot be mixed "
+                                        r"\(x1 is dask, x2 is numpy\)"):
+        xp.add(x, np.ones(3))
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda x: xp.linalg.det(x), "det"),
+    (lambda x: xp.linalg.eigh(x), "eigh"),
+    (lambda x: xp.take_along_axis(x, x, axis=0), "take_along_axis"),
+    (lambda x: xp.from_dlpack(x), "from_dlpack"),
+])
+def test_what_dask_lacks_raises_not_implemented_naming_an_alternative(call, name):
+    with xp.use_backend("dask"):
+        x = xp.ones((3, 3))
+        with pytest.raises(NotImplementedError,
+                           match=rf"^{name}: not available on the dask backend; .*(NumPy|CuPy)"):
+            call(x)
+
+
+# --------------------------------------------------------------------- immutable arrays
+def test_out_copy_into_and_as_strided_refuse_dask_arrays():
+    with xp.use_backend("dask"):
+        x = xp.ones(4)
+        out = xp.zeros(4)
+    immutable = r"arrays of the dask backend are immutable \(views of a task graph"
+    with pytest.raises(TypeError, match=rf"add: argument 'out' got dask.Array\(shape=\(4,\), "
+                                        rf"dtype=float64\); {immutable}"):
+        xp.add(x, x, out=out)
+    with pytest.raises(TypeError, match=rf"where: argument 'out' .*{immutable}"):
+        xp.where(x > 0, x, x, out=out)
+    with pytest.raises(TypeError, match=r"sqrt: arrays from different backends cannot be mixed "
+                                        r"\(x is dask, out is numpy\)"):
+        xp.sqrt(x, out=np.zeros(4))
+    with pytest.raises(TypeError, match=rf"copy_into: argument 'dst' .*{immutable}"):
+        xp.copy_into(out, x)
+    with pytest.raises(TypeError, match=rf"as_strided: argument 'a' .*{immutable}.*reshape"):
+        xp.as_strided(x, (2,), (2,))
+    with pytest.raises(TypeError, match=rf"sliding_window_view: argument 'writeable' .*{immutable}"):
+        xp.sliding_window_view(x, 2, writeable=True)
+    w = xp.sliding_window_view(x, 2)
+    assert isinstance(w, da.Array) and xp.to_numpy(w).shape == (3, 2)
+
+
+# --------------------------------------------------------------------- conversions
+def test_to_numpy_and_to_device_compute():
+    with xp.use_backend("dask", chunks=2):
+        x = xp.arange(5)
+        assert isinstance(xp.to_device(np.arange(3)), da.Array)
+        assert xp.to_device(np.arange(3)).chunks == ((2, 1),)
+        assert xp.to_device(x) is x
+    h = xp.to_numpy(x + 1)
+    assert type(h) is np.ndarray and h.tolist() == [1, 2, 3, 4, 5]
+    assert xp.to_device(x, "numpy").tolist() == [0, 1, 2, 3, 4]
+    assert isinstance(xp.to_device([1, 2], "dask"), da.Array)
+
+
+# --------------------------------------------------------------------- extensions on threads
+def test_philox_on_the_threads_scheduler():
+    ctr = np.arange(1000, dtype=np.uint64)
+    ref = xp.rng.philox_uniform(1, 2, ctr)
+    with xp.use_backend("dask", chunks=333):
+        got = xp.rng.philox_uniform(1, 2, xp.asarray(ctr))
+        scalar = xp.rng.philox_normal(1, 2, 3)
+    np.testing.assert_array_equal(xp.to_numpy(got), ref)
+    assert isinstance(scalar, da.Array) and scalar.shape == ()
+    assert xp.to_numpy(scalar) == xp.rng.philox_normal(1, 2, 3)
+
+
+@pytest.mark.parametrize("low, high", [(0, 10), (-5, 2**40), (0, 2**64),
+                                       (0, 2**63 + 1)])  # the last rejects ~1/4 per counter
+def test_philox_integers_equal_numpy_for_any_chunking(low, high):
+    ref = xp.rng.Philox(5, 2, backend="numpy")
+    want = ref.integers(low, high, (40, 7))
+    for rows in (9, 100, 280):
+        with xp.use_backend("dask", chunks=rows):
+            g = xp.rng.Philox(5, 2)
+            got = g.integers(low, high, (40, 7))
+        assert isinstance(got, da.Array) and got.dtype == want.dtype
+        np.testing.assert_array_equal(xp.to_numpy(got), want)
+        assert g.counter == ref.counter
+
+
+def test_philox_integers_that_would_pass_the_last_counter_consume_nothing():
+    with xp.use_backend("dask", chunks=4):
+        g = xp.rng.Philox(1).advance(2**64 - 10)
+        with pytest.raises(OverflowError, match=r"Philox.integers: the stream is exhausted"):
+            g.integers(3, shape=11)
+        assert g.counter == 2**64 - 10
+        with pytest.raises(OverflowError, match=r"Philox.integers: the stream is exhausted"):
+            g.integers(0, 2**63 + 1, shape=10)   # rejections need counters past the end
+        assert g.counter == 2**64 - 10
+
+
+def test_morton_keys_nonfinite_row_raises_when_computed():
+    pts = np.random.default_rng(0).random((100, 3))
+    pts[57, 1] = np.nan
+    with xp.use_backend("dask", chunks=(25, 3)):
+        keys = xp.algorithms.morton_keys(xp.asarray(pts), [0, 0, 0], [1, 1, 1], 8)
+    with pytest.raises(ValueError, match=r"morton_keys: argument 'positions' has a NaN or "
+                                         r"infinite coordinate in row 57 \("):
+        xp.to_numpy(keys)
+
+
+def test_sort_by_key_on_the_threads_scheduler():
+    keys = np.random.default_rng(2).integers(0, 5, 500).astype(np.int32)
+    with xp.use_backend("dask", chunks=90):
+        sk, order = xp.algorithms.sort_by_key(xp.asarray(keys))
+    assert sk.dtype == keys.dtype and order.dtype == np.int64
+    np.testing.assert_array_equal(xp.to_numpy(order), np.argsort(keys, kind="stable"))
+
+
+@pytest.mark.parametrize("n, rows, top, dtype", [
+    (3000, 250, 12, np.uint64),    # many duplicates, 12 chunks
+    (3000, 3000, 5, np.int16),     # one chunk
+    (10, 3, 2**40, np.int64),      # more chunks than distinct splitters matter
+    (0, 5, 5, np.int64),           # nothing to sort
+])
+def test_sample_sort_of_device_chunks_equals_numpy_stable_sort(n, rows, top, dtype):
+    """The sort CuPy chunks take (every step on the chunks' backend), run here on NumPy
+    chunks: the same result as NumPy's stable sort, values of every shape carried."""
+    from xstride._chunked.sample_sort import sample_sort
+
+    rng = np.random.default_rng(n + rows)
+    keys = rng.integers(0, top, n).astype(dtype)
+    vals, labels, empty = rng.random((n, 3)), np.arange(n, dtype=np.int32), np.ones((n, 0))
+    ref = np.argsort(keys, kind="stable")
+    with xp.use_backend("dask", chunks=rows):
+        sk, order, sv, sl, se = sample_sort(xp.asarray(keys), [xp.asarray(vals),
+                                                               xp.asarray(labels),
+                                                               xp.asarray(empty)])
+    assert (sk.dtype, order.dtype, sv.dtype, sl.dtype) == (dtype, np.int64, np.float64, np.int32)
+    np.testing.assert_array_equal(xp.to_numpy(order), ref)
+    np.testing.assert_array_equal(xp.to_numpy(sk), keys[ref])
+    np.testing.assert_array_equal(xp.to_numpy(sv), vals[ref])
+    np.testing.assert_array_equal(xp.to_numpy(sl), labels[ref])
+    assert xp.to_numpy(se).shape == (n, 0)
+    if n > rows:   # the result is split: no partition got every row
+        assert sk.numblocks[0] > 1 and max(sk.chunks[0]) < n
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "min", "max"])
+def test_reductions_are_dask_trees_of_the_namespace_functions(name):
+    a = np.random.default_rng(0).integers(-3, 4, (37, 11, 5)).astype(np.int32)
+    with xp.use_backend("dask", chunks=(7, 4, 2)):
+        x = xp.asarray(a)
+    fn = getattr(xp, name)
+    for axis in (None, 0, (0, 2), -1):
+        for keepdims in (False, True):
+            got = fn(x, axis=axis, keepdims=keepdims)
+            assert isinstance(got, da.Array) and got.name.startswith(f"xstride-{name}")
+            want = fn(a, axis=axis, keepdims=keepdims)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            np.testing.assert_array_equal(xp.to_numpy(got), want)
+    if name in ("sum", "prod"):
+        assert xp.to_numpy(fn(x, dtype=xp.float32)) == fn(a, dtype=np.float32)
+    else:
+        with pytest.raises(ValueError, match=rf"{name}: .*empty"):
+            fn(x[:0], axis=0)
+
+
+def test_min_max_skip_empty_chunks():
+    """Chunks of no element (as nonzero leaves them) add nothing to min and max."""
+    a = np.array([5, 3, 9, 1], dtype=np.int64)
+    with xp.use_backend("dask"):
+        x = xp.asarray(a, chunks=((2, 0, 2, 0),))
+    assert x.chunks == ((2, 0, 2, 0),)
+    assert int(xp.min(x)) == 1 and int(xp.max(x)) == 9 and int(xp.sum(x)) == 18
+    y = xp.reshape(x, (1, 4))
+    np.testing.assert_array_equal(xp.to_numpy(xp.max(y, axis=1, keepdims=True)), [[9]])

@@ -1,0 +1,254 @@
+"""The dask backend on a ``distributed.LocalCluster`` of 2 worker processes (one thread
+each): chunk-invariant Philox, Morton keys, the distributed ``sort_by_key`` and the
+demo, each equal to the NumPy backend; a scheduler that does not answer.
+
+One cluster per module (always closed); the tests share one pytest-xdist worker
+(``xdist_group``, with ``--dist loadgroup`` as ``make test`` runs them).
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import sys
+import time
+
+import numpy as np
+import pytest
+
+dask = pytest.importorskip("dask")
+pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("distributed")
+
+import xstride as xp  # noqa: E402
+from xstride._cli import dask_demo  # noqa: E402
+from xstride._cli.dask_demo import NOT_RESULTS  # noqa: E402
+from xstride.__main__ import main  # noqa: E402
+
+pytestmark = pytest.mark.xdist_group("dask-cluster")
+
+CHUNKINGS = (64, 137, 400)  # rows per chunk; the arrays below have 400-1000 rows
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=":0")
+    try:
+        with distributed.Client(cluster) as c:
+            yield c
+    finally:
+        cluster.close()
+
+
+@pytest.fixture(autouse=True)
+def _numpy_after():
+    yield
+    xp.set_backend("numpy")
+
+
+def _imported_on_every_worker(client, module: str) -> bool:
+    """Whether each worker process imported ``module`` (ran a task of it)."""
+    return all(client.run(lambda: module in sys.modules).values())
+
+
+# --------------------------------------------------------------------- Philox
+@pytest.mark.parametrize("kind", ["uniform", "uniform2", "normal", "normal2"])
+def test_philox_bits_equal_numpy_for_three_chunkings(client, kind):
+    fn = getattr(xp.rng, f"philox_{kind}")
+    counters = np.arange(2**40, 2**40 + 400, dtype=np.uint64)[:, None]
+    streams = np.arange(3, dtype=np.uint64)[None, :]
+    ref = fn(7, streams, counters)
+    for rows in CHUNKINGS:
+        with xp.use_backend("dask", chunks=(rows, 2)):
+            got = fn(7, xp.asarray(streams), xp.asarray(counters))
+        got, want = (got, ref) if isinstance(ref, tuple) else ((got,), (ref,))
+        for g, w in zip(got, want):
+            assert g.numblocks[0] == -(-400 // rows)
+            np.testing.assert_array_equal(xp.to_numpy(g), w)
+    assert _imported_on_every_worker(client, "xstride._chunked.philox")
+
+
+def test_philox_generator_equal_numpy_for_three_chunkings(client):
+    ref = xp.rng.Philox(11, 3, backend="numpy")
+    u_ref, n_ref = ref.uniform((333, 3)), ref.normal(1001)
+    for rows in CHUNKINGS:
+        with xp.use_backend("dask", chunks=rows):
+            g = xp.rng.Philox(11, 3)
+            u, n = g.uniform((333, 3)), g.normal(1001)
+        assert g.counter == ref.counter
+        np.testing.assert_array_equal(xp.to_numpy(u), u_ref)
+        np.testing.assert_array_equal(xp.to_numpy(n), n_ref)
+
+
+def test_philox_block_function_equal_numpy(client):
+    cw = np.random.default_rng(0).integers(0, 2**32, (500, 4), dtype=np.uint64).astype(np.uint32)
+    ref = xp.rng.philox4x32_10(cw, 5, 2**32 - 1)
+    for rows in CHUNKINGS:
+        with xp.use_backend("dask", chunks=(rows, 4)):
+            got = xp.rng.philox4x32_10(xp.asarray(cw), 5, 2**32 - 1)
+            np.testing.assert_array_equal(xp.to_numpy(got), ref)
+            keys = np.arange(500, dtype=np.uint32)
+            got = xp.rng.philox4x32_10(xp.asarray(cw), xp.asarray(keys, chunks=rows), 0)
+            np.testing.assert_array_equal(xp.to_numpy(got), xp.rng.philox4x32_10(cw, keys, 0))
+
+
+# --------------------------------------------------------------------- Morton
+def test_morton_keys_encode_decode_equal_numpy(client):
+    pts = np.random.default_rng(1).normal(size=(1000, 3))
+    lower, upper = pts.min(axis=0), pts.max(axis=0)
+    ref = xp.algorithms.morton_keys(pts, lower, upper, 16)
+    for rows in CHUNKINGS[::2]:
+        with xp.use_backend("dask", chunks=(rows, 1)):
+            pos = xp.asarray(pts)
+            # the global bounds: dask reductions, computed together
+            lo, hi = (xp.to_numpy(b) for b in dask.compute(xp.min(pos, axis=0),
+                                                             xp.max(pos, axis=0)))
+            keys = xp.algorithms.morton_keys(pos, lo.tolist(), hi.tolist(), 16)
+            np.testing.assert_array_equal(xp.to_numpy(keys), ref)
+    cells = xp.algorithms.morton_decode(keys, 3)
+    np.testing.assert_array_equal(xp.to_numpy(cells), xp.algorithms.morton_decode(ref, 3))
+    again = xp.algorithms.morton_encode(cells[:, 0], cells[:, 1], cells[:, 2])
+    np.testing.assert_array_equal(xp.to_numpy(again), ref)
+
+
+# --------------------------------------------------------------------- sort
+@pytest.mark.parametrize("dtype", [np.uint64, np.int16])
+def test_sort_by_key_equals_numpy_stable_sort_with_many_duplicates(client, dtype):
+    rng = np.random.default_rng(3)
+    n = 3000
+    keys = rng.integers(0, 12, n).astype(dtype)   # ~250 rows per key
+    keys[::7] = np.iinfo(dtype).max                # one very common key at the top
+    vals = rng.random((n, 3))
+    labels = np.arange(n, dtype=np.int32)
+    order_ref = np.argsort(keys, kind="stable")
+    for rows in (250, n) if dtype == np.uint64 else (700,):
+        with xp.use_backend("dask", chunks=rows):
+            sk, order, sv, sl = xp.algorithms.sort_by_key(xp.asarray(keys), xp.asarray(vals),
+                                                          xp.asarray(labels))
+        assert (sk.dtype, order.dtype, sv.dtype, sl.dtype) == (dtype, np.int64, np.float64,
+                                                               np.int32)
+        np.testing.assert_array_equal(xp.to_numpy(order), order_ref)
+        np.testing.assert_array_equal(xp.to_numpy(sk), keys[order_ref])
+        np.testing.assert_array_equal(xp.to_numpy(sv), vals[order_ref])
+        np.testing.assert_array_equal(xp.to_numpy(sl), labels[order_ref])
+
+
+def test_sort_by_key_partitions_stay_on_the_workers(client):
+    """The sorted result is split over several partitions held by the workers: no
+    single task received every row."""
+    keys = np.random.default_rng(4).integers(0, 2**40, 4000).astype(np.uint64)
+    with xp.use_backend("dask", chunks=500):
+        sk, order = xp.algorithms.sort_by_key(xp.asarray(keys))
+    assert sk.numblocks[0] > 1 and max(sk.chunks[0]) < keys.size
+    held = client.who_has()
+    assert sum(1 for k, w in held.items() if w) >= sk.numblocks[0]
+    np.testing.assert_array_equal(xp.to_numpy(sk), np.sort(keys, kind="stable"))
+
+
+# --------------------------------------------------------------------- the demo
+def _comparable(res):
+    return {k: v for k, v in res.items() if k not in NOT_RESULTS}
+
+
+def test_demo_on_the_bunny_equals_the_numpy_backend(client, shared_dir, capsys):
+    path = str(shared_dir / "data" / "bunny.ply")
+    assert main(["demo", "--json", "--points", path]) == 0
+    ref = json.loads(capsys.readouterr().out)
+    got = dask_demo.pipeline("dask", points=path, chunks=5000)
+    assert got["backend"] == "dask" and all(got["checks"].values())
+    assert _comparable(got) == _comparable(ref)
+    from xstride._cli.demo import _table   # the table of the plain demo prints it too
+
+    text = _table(got)
+    assert "on dask" in text and "checks                passed" in text and "sort_by_key" in text
+    assert [s["name"] for s in got["stages"]] == ["read points", "scatter to workers",
+                                                  "bounding box", "morton keys", "sort_by_key",
+                                                  "cell occupancy", "reductions"]
+
+
+def test_demo_command_line_starts_and_stops_its_own_cluster(capsys, monkeypatch):
+    made = []
+
+    class Recorded(distributed.LocalCluster):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr(distributed, "LocalCluster", Recorded)
+    common = ["--n", "2000", "--levels", "4", "--level-stats", "0", "--json"]  # one cell
+    assert main(["demo", "--backend", "dask", "--workers", "1", "--chunks", "600", *common]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["backend"] == "dask" and res["points"] == 2000 and all(res["checks"].values())
+    assert main(["demo", *common]) == 0
+    assert _comparable(res) == _comparable(json.loads(capsys.readouterr().out))
+    assert res["occupancy"] == {"min": 2000, "max": 2000, "mean": 2000.0}
+    assert len(made) == 1 and len(made[0].workers) == 0 and made[0].status.name == "closed"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_scheduler_that_does_not_answer_is_a_clear_error_within_seconds(capsys):
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    t0 = time.perf_counter()
+    rc = main(["demo", "--backend", "dask", "--scheduler", address, "--connect-timeout", "2",
+               "--n", "100"])
+    elapsed = time.perf_counter() - t0
+    assert rc == 2 and elapsed < 15
+    err = capsys.readouterr().err
+    assert f"xstride demo: error: no dask scheduler answers at {address} within 2 s" in err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--backend", "numpy", "--workers", "2"], "--workers apply only to --backend dask"),
+    (["--backend", "numpy", "--chunks", "10", "--scheduler", "tcp://x:1"],
+     "--scheduler, --chunks apply only to --backend dask; got --backend numpy"),
+    (["--backend", "dask", "--workers", "0"], "--workers must be at least 1; got 0"),
+    (["--backend", "dask", "--scheduler", "tcp://127.0.0.1:1", "--workers", "2"],
+     "--workers sizes a local cluster"),
+    (["--backend", "dask", "--connect-timeout", "0", "--scheduler", "tcp://127.0.0.1:1"],
+     "--connect-timeout must be positive"),
+])
+def test_bad_demo_options(argv, message, capsys):
+    assert main(["demo", *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_bad_chunk_options_of_the_demo(client, capsys):
+    with pytest.raises(dask_demo.DemoError, match="argument 'chunks' must hold positive"):
+        dask_demo.pipeline("dask", n=10, chunks=0)
+    with pytest.raises(SystemExit):
+        main(["demo", "--backend", "dask", "--chunk-backend", "torch"])
+    assert "invalid choice: 'torch'" in capsys.readouterr().err
+
+
+def test_benchmark_runs_at_a_tiny_size():
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.run([sys.executable, "benchmarks/dask_cluster.py", "--n", "1000",
+                           "--workers", "1", "--rows-per-chunk", "500", "--gpu-n", "0",
+                           "--no-warm-up"],
+                          cwd=root, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("| 1 x 1 thread")]
+    assert len(lines) == 1 and "| 1.00 " in lines[0] and "| ok" in lines[0], proc.stdout
+
+
+def test_sample_sort_on_the_cluster_equals_numpy(client):
+    """The device-chunk sort's task graph on worker processes (here with NumPy chunks)."""
+    from xstride._chunked.sample_sort import sample_sort
+
+    keys = np.random.default_rng(6).integers(0, 40, 4000).astype(np.uint64)
+    pts = np.random.default_rng(7).random((4000, 3))
+    with xp.use_backend("dask", chunks=500):
+        sk, order, sp = sample_sort(xp.asarray(keys), [xp.asarray(pts)])
+    ref = np.argsort(keys, kind="stable")
+    np.testing.assert_array_equal(xp.to_numpy(order), ref)
+    np.testing.assert_array_equal(xp.to_numpy(sp), pts[ref])
+    assert _imported_on_every_worker(client, "xstride._chunked.sample_sort")

@@ -1,0 +1,87 @@
+"""The dask backend with CuPy chunks on a ``dask_cuda.LocalCUDACluster`` (one worker per
+GPU): the CuPy backend's bits, keys and sort, and the demo equal to the NumPy backend.
+
+Skipped without a device (the ``gpu`` marker) or without dask-cuda (the wheels of
+``.whl/``, see docs/dask.md).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytestmark = [pytest.mark.gpu, pytest.mark.xdist_group("dask-gpu")]
+
+distributed = pytest.importorskip("distributed")
+dask_cuda = pytest.importorskip("dask_cuda")
+
+import xstride as xp  # noqa: E402
+from xstride._cli import dask_demo  # noqa: E402
+from xstride._cli.dask_demo import NOT_RESULTS  # noqa: E402
+from xstride.__main__ import main  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def cuda_client():
+    cluster = dask_cuda.LocalCUDACluster(n_workers=1, threads_per_worker=1,
+                                         dashboard_address=":0")
+    try:
+        with distributed.Client(cluster) as c:
+            yield c
+    finally:
+        cluster.close()
+
+
+@pytest.fixture(autouse=True)
+def _numpy_after():
+    yield
+    xp.set_backend("numpy")
+
+
+def test_cupy_chunks_give_the_cupy_backends_philox_bits(cuda_client, cp):
+    counters = np.arange(5, 5 + 3000, dtype=np.uint64)[:, None]
+    streams = np.arange(3, dtype=np.uint64)[None, :]
+    with xp.use_backend("cupy"):
+        ref = xp.rng.philox_uniform(9, cp.asarray(streams), cp.asarray(counters)).get()
+        gen_ref = xp.rng.Philox(4, 1).normal(2001).get()
+    for rows in (256, 1000, 3000):
+        with xp.use_backend("dask", chunks=(rows, 3), chunk_backend="cupy"):
+            got = xp.rng.philox_uniform(9, xp.asarray(streams), xp.asarray(counters))
+            assert isinstance(got._meta, cp.ndarray)
+            np.testing.assert_array_equal(xp.to_numpy(got), ref)
+        with xp.use_backend("dask", chunks=rows, chunk_backend="cupy"):
+            np.testing.assert_array_equal(xp.to_numpy(xp.rng.Philox(4, 1).normal(2001)), gen_ref)
+
+
+def test_cupy_chunks_keys_and_sort_equal_numpy(cuda_client, cp):
+    rng = np.random.default_rng(5)
+    pts = rng.random((5000, 3))
+    ref_keys = xp.algorithms.morton_keys(pts, [0, 0, 0], [1, 1, 1], 4)   # many duplicates
+    order_ref = np.argsort(ref_keys, kind="stable")
+    with xp.use_backend("dask", chunks=(900, 3), chunk_backend="cupy"):
+        pos = xp.asarray(pts)
+        keys = xp.algorithms.morton_keys(pos, [0, 0, 0], [1, 1, 1], 4)
+        sk, order, sp = xp.algorithms.sort_by_key(keys, pos)
+    assert isinstance(keys._meta, cp.ndarray) and isinstance(sk._meta, cp.ndarray)
+    np.testing.assert_array_equal(xp.to_numpy(keys), ref_keys)
+    np.testing.assert_array_equal(xp.to_numpy(order), order_ref)
+    np.testing.assert_array_equal(xp.to_numpy(sp), pts[order_ref])
+
+
+def test_demo_with_cupy_chunks_equals_the_numpy_backend(cuda_client, shared_dir, capsys):
+    path = str(shared_dir / "data" / "bunny.ply")
+    assert main(["demo", "--json", "--points", path]) == 0
+    ref = json.loads(capsys.readouterr().out)
+    got = dask_demo.pipeline("dask", points=path, chunks=8000, chunk_backend="cupy")
+    drop = NOT_RESULTS
+    assert {k: v for k, v in got.items() if k not in drop} == \
+        {k: v for k, v in ref.items() if k not in drop}
+
+
+def test_demo_command_line_on_a_local_cuda_cluster(capsys):
+    assert main(["demo", "--backend", "dask", "--chunk-backend", "cupy", "--n", "100000",
+                 "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["points"] == 100000 and all(res["checks"].values())

@@ -1,0 +1,258 @@
+"""The dask backend: ``dask.array`` arrays whose chunks are NumPy or CuPy arrays.
+
+xstride's extensions run per chunk on the chunk backend's executors under dask's
+scheduler (``xstride._chunked``); the standard's functions come from
+``array_api_compat.dask.array``. dask is imported only when a user selects this
+backend or hands xstride a dask array (then ``dask.array`` is in ``sys.modules``).
+
+Options (``xp.set_backend("dask", chunks=..., chunk_backend=...)``) are held per
+thread/context like the selection itself (:meth:`Backend.select_options`).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+from .._chunked import _config as _chunked_config
+from .._core.errors import backend_unavailable_error, type_error, value_error
+from ._base import Backend
+
+__all__ = ["DaskBackend", "DaskOptions", "CHUNK_BACKENDS"]
+
+#: The backends whose arrays may be dask chunks (their executors run per chunk).
+CHUNK_BACKENDS = ("numpy", "cupy")
+
+
+@dataclass(frozen=True)
+class DaskOptions:
+    """The options of the dask backend.
+
+    Attributes
+    ----------
+    chunks : int, str or tuple
+        dask's ``chunks`` of new arrays: ``"auto"`` (dask's choice, about
+        ``array.chunk-size`` bytes per chunk), an int (elements per chunk on every
+        axis; ``-1``: one chunk), a byte size (``"64MiB"``), or one entry per axis.
+    chunk_backend : {"numpy", "cupy"}
+        The backend of the chunks of new arrays.
+    """
+
+    chunks: object = "auto"
+    chunk_backend: str = "numpy"
+
+
+_DEFAULT = DaskOptions()
+_OPTION_NAMES = ("chunks", "chunk_backend")
+
+
+def _check_chunk_entry(func: str, value, whole) -> None:
+    """One entry of ``chunks``: a positive int, -1, None, "auto", a byte size, or (inside a
+    per-axis tuple) a tuple of positive block lengths."""
+    if isinstance(value, bool):
+        raise type_error(func, "chunks", whole, "'auto', an int, a byte size such as "
+                                                "'64MiB', or a tuple of those per axis")
+    if value is None:
+        return
+    if isinstance(value, int):
+        if value < 1 and value != -1:
+            raise value_error(func, "chunks", f"must hold positive chunk lengths (or -1 for "
+                                              f"one chunk); got {whole!r}")
+        return
+    if isinstance(value, str):
+        if value == "auto":
+            return
+        from dask.utils import parse_bytes
+
+        try:
+            size = parse_bytes(value)
+        except (ValueError, TypeError):
+            size = 0
+        if size <= 0:
+            raise value_error(func, "chunks", f"has {value!r}, which is neither 'auto' nor a "
+                                              "byte size such as '64MiB'")
+        return
+    raise type_error(func, "chunks", whole, "'auto', an int, a byte size such as '64MiB', "
+                                            "or a tuple of those per axis")
+
+
+def check_chunks(func: str, chunks):
+    """``chunks`` checked (see :class:`DaskOptions`); lists become tuples."""
+    if isinstance(chunks, (list, tuple)):
+        out = []
+        for entry in chunks:
+            if isinstance(entry, (list, tuple)):
+                if not entry or any(isinstance(b, bool) or not isinstance(b, int) or b < 0
+                                    for b in entry):
+                    raise value_error(func, "chunks", f"has the block lengths {entry!r}; "
+                                                      "expected non-negative ints")
+                out.append(tuple(entry))
+            else:
+                _check_chunk_entry(func, entry, chunks)
+                out.append(entry)
+        return tuple(out)
+    _check_chunk_entry(func, chunks, chunks)
+    return chunks
+
+
+class DaskBackend(Backend):
+    """dask arrays (``dask.array.Array``) with NumPy or CuPy chunks."""
+
+    name = "dask"
+    library = "dask.array"
+    compat_module = "array_api_compat.dask.array"
+    executors = {
+        "elementwise": "xstride._chunked.elementwise",
+        "reductions": "xstride._chunked.reductions",
+        "philox": "xstride._chunked.philox",
+        "morton": "xstride._chunked.morton",
+        "sort": "xstride._chunked.sort",
+    }
+    immutable = True
+    lazy = True
+    option_names = _OPTION_NAMES
+    chunk_backends = CHUNK_BACKENDS
+
+    def __init__(self):
+        super().__init__()
+        self._checked = None
+
+    # ------------------------------------------------------------------ identity
+    def owns(self, a) -> bool:
+        mod = sys.modules.get("dask.array")
+        return mod is not None and isinstance(a, mod.Array)
+
+    def array_type(self):
+        mod = sys.modules.get("dask.array")
+        return None if mod is None else getattr(mod, "Array", None)
+
+    def load(self):
+        """Import ``dask.array`` (``RuntimeError`` with the import error when it fails)."""
+        mod = self._checked
+        if mod is not None:
+            return mod
+        try:
+            import dask.array as mod
+        except Exception as exc:  # ImportError, or a broken install raising anything
+            raise backend_unavailable_error(
+                "dask", f"dask could not be imported: {type(exc).__name__}: {exc} "
+                        "(install the extra: pip install 'xstride[dask]')") from None
+        self._checked = mod
+        return mod
+
+    def version(self) -> str | None:
+        try:
+            self.load()
+        except RuntimeError:
+            return None
+        import dask
+
+        return str(dask.__version__)
+
+    # ------------------------------------------------------------------ options
+    def check_options(self, func: str, options: dict) -> DaskOptions:
+        """The options of ``set_backend``/``use_backend``, checked.
+
+        Raises
+        ------
+        TypeError
+            An unknown option; ``chunks`` or ``chunk_backend`` of the wrong type.
+        ValueError
+            ``chunk_backend`` not a backend whose arrays can be chunks; bad ``chunks``.
+        RuntimeError
+            ``chunk_backend="cupy"`` where CuPy or a device is unavailable.
+        """
+        for key in options:
+            if key not in _OPTION_NAMES:
+                raise type_error(func, key, options[key], "no such option; the dask backend "
+                                 "takes chunks= and chunk_backend=")
+        cb = options.get("chunk_backend", _DEFAULT.chunk_backend)
+        if not isinstance(cb, str):
+            raise type_error(func, "chunk_backend", cb, "a str ('numpy' or 'cupy')")
+        key = cb.lower()
+        if key not in CHUNK_BACKENDS:
+            raise value_error(func, "chunk_backend", f"names {cb!r}, which cannot hold dask "
+                                                     "chunks; valid names are 'numpy', 'cupy'")
+        self.peers[key].load()  # RuntimeError with the reason (CuPy missing, no device)
+        chunks = check_chunks(func, options.get("chunks", _DEFAULT.chunks))
+        self.load()
+        return DaskOptions(chunks=chunks, chunk_backend=key)
+
+    def options(self) -> DaskOptions:
+        """The options of this thread/context (the defaults if none were given)."""
+        return self._options.get() or _DEFAULT
+
+    def chunk_backend(self, opts: DaskOptions | None = None) -> Backend:
+        """The backend object of the chunks of new arrays."""
+        return self.peers[(opts or self.options()).chunk_backend]
+
+    def meta(self, opts: DaskOptions | None = None, dtype="float64"):
+        """An empty array of the chunk backend (dask's ``meta`` of new arrays)."""
+        lib = self.chunk_backend(opts).load()
+        return lib.empty((0,), dtype=dtype)
+
+    # ------------------------------------------------------------------ memory
+    def on_chunks(self, x, opts: DaskOptions | None = None):
+        """``x`` (a dask array with NumPy chunks) with chunks of the chunk backend."""
+        be = self.chunk_backend(opts)
+        if be.owns(x._meta):
+            return x
+        lib = be.load()
+        return x.map_blocks(lib.asarray, dtype=x.dtype,
+                            meta=lib.empty((0,) * x.ndim, dtype=x.dtype))
+
+    def asarray(self, value, dtype=None):
+        """``value`` as a dask array with the active chunks and chunk backend."""
+        da = self.load()
+        if self.owns(value):
+            return value if dtype is None else value.astype(dtype)
+        opts = self.options()
+        host = value
+        src = self.of_array(value)
+        if src is not None and src is not self.chunk_backend(opts):
+            host = src.to_host(value)
+        if src is None or host is not value:
+            import numpy as np
+
+            host = np.asarray(host, dtype=dtype)
+        elif dtype is not None:
+            host = host.astype(dtype, copy=False)
+        return self.on_chunks(da.from_array(host, chunks=opts.chunks, asarray=False), opts)
+
+    def to_host(self, a):
+        """Computes ``a`` (on the current dask scheduler) and returns a NumPy array."""
+        out = a.compute()
+        be = self.of_array(out)
+        return out if be is None else be.to_host(out)
+
+    def library_sliding_window_view(self, x, window, axes, writeable):
+        return self.load().lib.stride_tricks.sliding_window_view(x, window, axes)
+
+    # ------------------------------------------------------------------ chunks
+    def attach(self, peers: dict) -> None:
+        """Know the other backends, and hand the chunked executors their hooks."""
+        super().attach(peers)
+        cfg = _chunked_config
+        cfg.executor_of = self.chunk_executor
+        cfg.to_host = self.chunk_to_host
+        cfg.like = self.chunk_like
+        cfg.default_meta = lambda dtype="float64": self.meta(dtype=dtype)
+        cfg.default_chunks = lambda: self.options().chunks
+
+    def chunk_executor(self, kind: str, block):
+        """The executor of ``kind`` of the backend of chunk ``block``."""
+        be = self.of_array(block)
+        if be is None or be.name not in CHUNK_BACKENDS:
+            raise type_error("dask backend", "chunk", block, "a chunk of a backend in "
+                             + ", ".join(CHUNK_BACKENDS))
+        return be.executor(kind)
+
+    def chunk_to_host(self, block):
+        """Chunk ``block`` as a NumPy array."""
+        be = self.of_array(block)
+        return block if be is None else be.to_host(block)
+
+    def chunk_like(self, host, meta):
+        """NumPy array ``host`` as an array of the backend of ``meta``."""
+        be = self.of_array(meta)
+        return host if be is None else be.asarray(host)

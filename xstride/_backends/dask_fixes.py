@@ -1,0 +1,121 @@
+"""What ``array_api_compat.dask.array`` lacks or does otherwise than xstride's dask backend.
+
+- Creation functions use the backend's options: ``chunks=`` (unless the call gives its
+  own) and the chunk backend (CuPy chunks are made from NumPy ones block by block).
+  ``asarray`` of host data goes through ``dask.array.from_array`` (compat's ignores
+  ``chunks``).
+- ``broadcast_shapes`` takes shapes, not arrays: NumPy's function answers.
+- The chunked executors' hook ``namespace_function`` (the namespace's function on a
+  chunk's backend, for dask's reduction trees) is set here, where the dispatch is known.
+- Functions dask cannot provide raise ``NotImplementedError`` naming what to use
+  instead (compat's namespace has no such name; ``getattr`` would give an
+  ``AttributeError`` that names no function of xstride).
+
+Nothing here imports dask at import time.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._core.errors import not_provided_error
+from .._chunked import _config as _chunked_config
+from .dispatch import implementation, register
+from .registry import get, of_array
+
+__all__ = ["MISSING"]
+
+_NAME = "dask"
+_TO_NUMPY = ("compute it first (xstride.to_numpy(x), or x.compute()) and call the "
+             "function on the NumPy backend")
+
+#: qualified name -> what to use instead (dask's library has no such function).
+MISSING = {
+    "from_dlpack": "build a NumPy or CuPy array with from_dlpack, then "
+                   "xstride.to_device(a, 'dask') (or dask.array.from_array)",
+    "take_along_axis": "use take per row block (dask.array.map_blocks), or " + _TO_NUMPY,
+    "linalg.cross": "write it with elementwise products of the components, or " + _TO_NUMPY,
+    "linalg.det": _TO_NUMPY,
+    "linalg.eigh": _TO_NUMPY,
+    "linalg.eigvalsh": _TO_NUMPY,
+    "linalg.matrix_power": "multiply with matmul repeatedly, or " + _TO_NUMPY,
+    "linalg.pinv": _TO_NUMPY,
+    "linalg.slogdet": _TO_NUMPY,
+    "linalg.eig": _TO_NUMPY,
+    "linalg.eigvals": _TO_NUMPY,
+}
+
+# dask's creation functions take chunks=; asarray is built here
+_CHUNKED_CREATION = ("arange", "empty", "eye", "full", "linspace", "ones", "zeros")
+
+
+def _missing(qualname: str, instead: str):
+    name = qualname.rsplit(".", 1)[-1]
+
+    def impl(*args, **kwargs):
+        raise not_provided_error(name, _NAME, instead)
+
+    impl.__name__ = impl.__qualname__ = name
+    impl.__doc__ = f"Not available on the dask backend: {instead}."
+    return impl
+
+
+def _creation(name: str):
+    be = get(_NAME)
+
+    def impl(*args, **kwargs):
+        opts = be.options()
+        kwargs.setdefault("chunks", opts.chunks)
+        lib = getattr(be.namespace(), name)
+        return be.on_chunks(lib(*args, **kwargs), opts)
+
+    impl.__name__ = impl.__qualname__ = name
+    impl.__doc__ = (f"``{name}`` of the array API standard on the dask backend: dask's "
+                    "function with the backend's ``chunks=`` (unless given) and chunk "
+                    "backend.")
+    return impl
+
+
+def asarray(obj, /, *, dtype=None, device=None, copy=None, chunks=None):
+    """``asarray`` of the array API standard on the dask backend.
+
+    A dask array passes to ``array_api_compat.dask.array.asarray`` (the standard's
+    ``copy`` rules). Anything else becomes a NumPy array first (NumPy's rules for
+    nested sequences and scalars; a CuPy array is copied to the host unless the
+    chunks are CuPy), then a dask array with the backend's ``chunks`` (or the
+    ``chunks`` given) on the chunk backend.
+    """
+    be = get(_NAME)
+    if be.owns(obj):
+        return be.namespace().asarray(obj, dtype=dtype, device=device, copy=copy)
+    opts = be.options()
+    da = be.load()
+    src = be.of_array(obj)
+    chunk_be = be.chunk_backend(opts)
+    if src is chunk_be and not isinstance(obj, np.generic):
+        host = chunk_be.namespace().asarray(obj, dtype=dtype, copy=copy)
+    else:
+        if src is not None:
+            obj = src.to_host(obj)
+        host = get("numpy").namespace().asarray(obj, dtype=dtype, copy=copy)
+    out = da.from_array(host, chunks=opts.chunks if chunks is None else chunks,
+                        asarray=False)
+    return be.on_chunks(out, opts)
+
+
+for _q, _instead in MISSING.items():
+    register(_q, _NAME)(_missing(_q, _instead))
+for _n in _CHUNKED_CREATION:
+    register(_n, _NAME)(_creation(_n))
+register("asarray", _NAME)(asarray)
+register("broadcast_shapes", _NAME)(np.broadcast_shapes)
+del _q, _instead, _n
+
+
+def _namespace_function(name: str, chunk):
+    """The namespace's implementation of ``name`` on the backend of ``chunk`` (a hook of
+    the chunked executors: xstride's kernels inside CuPy chunks)."""
+    return implementation(of_array(chunk).name, name)
+
+
+_chunked_config.namespace_function = _namespace_function

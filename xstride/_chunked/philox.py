@@ -1,0 +1,222 @@
+"""Philox4x32-10 on dask arrays: each chunk runs its own backend's Philox executor.
+
+Arguments arrive checked by :mod:`xstride.rng`: Python ints in ``[0, 2**64)`` or dask
+arrays of ``uint64`` (``uint32`` for the raw counter words) that broadcast together.
+
+Chunk invariance. A value of the pure functions depends only on the ``(seed, stream,
+counter)`` values of its element, which the chunk carries, so any chunking gives the
+bits of the NumPy backend. The generator's stream (:func:`pairs`) has no counter array:
+the chunk covering elements ``[s, e)`` of the result reads its global offset ``s`` from
+dask's ``block_info`` and evaluates counters ``start + s // 2 .. start + (e - 1) // 2``
+(two values per counter), never a seed or counter per chunk. This is the
+``map_blocks``/``block_info`` pattern of ``dask/array/random.py``.
+"""
+
+from __future__ import annotations
+
+import dask.array as da
+import numpy as np
+from array_api_compat import array_namespace
+
+from .._plans.philox import M32, mul_hi_lo
+from . import _config
+
+__all__ = ["uniform", "uniform2", "normal", "normal2", "pairs", "words", "integers"]
+
+
+# ------------------------------------------------------------------ per chunk
+def _real_block(*blocks, kind, ints):
+    """``kind`` of one chunk; ``ints`` holds the Python ints (None where a block goes)."""
+    it = iter(blocks)
+    args = [next(it) if v is None else v for v in ints]
+    ex = _config.executor_of("philox", blocks[0])
+    res = getattr(ex, kind)(*args, tuple(blocks[0].shape))
+    if isinstance(res, tuple):  # two outputs: stacked on a new last axis
+        return array_namespace(res[0]).stack(res, axis=-1)
+    return res
+
+
+def _pairs_block(kind, seed, stream, start, like, block_info=None):
+    """Elements ``[s, e)`` of the generator's stream (``s``, ``e`` from ``block_info``)."""
+    s, e = block_info[None]["array-location"][0]
+    ex = _config.executor_of("philox", like)
+    if e <= s:
+        return ex.pairs(kind, seed, stream, start, 0)
+    first, last = s // 2, (e - 1) // 2
+    vals = ex.pairs(kind, seed, stream, start + first, 2 * (last - first + 1))
+    off = s - 2 * first
+    return vals[off:off + (e - s)]
+
+
+def _words_block(cw, k0, k1):
+    ex = _config.executor_of("philox", cw)
+    return ex.words(cw, k0, k1, tuple(cw.shape[:-1]))
+
+
+# ------------------------------------------------------------------ graphs
+def _meta(like, ndim: int, dtype):
+    """An empty array of ``like``'s backend with ``ndim`` axes and ``dtype``."""
+    return like.astype(dtype).reshape((0,) * ndim)
+
+
+def _real(kind, seed, stream, counter, shape):
+    vals = (seed, stream, counter)
+    arrays = [v for v in vals if not isinstance(v, int)]
+    if not arrays:  # Python ints only: one 0-d value, on the active chunk backend
+        like = _config.default_meta()
+        res = getattr(_config.executor_of("philox", like), kind)(*vals, shape)
+        if isinstance(res, tuple):
+            return tuple(da.from_array(r, chunks=(), asarray=False) for r in res)
+        return da.from_array(res, chunks=(), asarray=False)
+    arrays = da.broadcast_arrays(*arrays)
+    ints = [v if isinstance(v, int) else None for v in vals]
+    like = arrays[0]._meta
+    ndim = len(shape)
+    if kind in ("uniform2", "normal2"):
+        both = da.map_blocks(_real_block, *arrays, kind=kind, ints=ints, new_axis=ndim,
+                             chunks=arrays[0].chunks + ((2,),), dtype=np.float64,
+                             meta=_meta(like, ndim + 1, np.float64))
+        return both[..., 0], both[..., 1]
+    return da.map_blocks(_real_block, *arrays, kind=kind, ints=ints, dtype=np.float64,
+                         meta=_meta(like, ndim, np.float64))
+
+
+def uniform(seed, stream, counter, shape):
+    """Uniforms in [0, 1) from ``(w0, w1)``; a dask array of ``shape``."""
+    return _real("uniform", seed, stream, counter, shape)
+
+
+def uniform2(seed, stream, counter, shape):
+    """Two uniforms per counter, from ``(w0, w1)`` and ``(w2, w3)``."""
+    return _real("uniform2", seed, stream, counter, shape)
+
+
+def normal(seed, stream, counter, shape):
+    """Box–Muller ``z0 = r cos(theta)`` per counter."""
+    return _real("normal", seed, stream, counter, shape)
+
+
+def normal2(seed, stream, counter, shape):
+    """Box–Muller ``(z0, z1)`` per counter."""
+    return _real("normal2", seed, stream, counter, shape)
+
+
+def pairs(kind, seed, stream, start, n):
+    """The generator's stream: ``n`` float64 values from counters ``start, start + 1,
+    ...`` (two per counter), a 1-D dask array chunked by the backend's ``chunks``
+    option on the active chunk backend; the same bits for any chunking."""
+    like = _config.default_meta()
+    chunks = da.core.normalize_chunks(_config.default_chunks(), (n,), dtype=np.float64)
+    return da.map_blocks(_pairs_block, kind=kind, seed=seed, stream=stream, start=start,
+                         like=like, chunks=chunks, dtype=np.float64,
+                         meta=_meta(like, 1, np.float64))
+
+
+def words(counter_words, key0, key1, shape):
+    """Raw Philox4x32-10: uint32 ``counter_words`` (..., 4) -> uint32 ``shape + (4,)``."""
+    nd = len(shape)
+    cw = da.broadcast_to(counter_words, tuple(shape) + (4,)).rechunk({nd: 4})
+    ind = tuple(range(nd))
+    keys = []
+    for k in (key0, key1):
+        if isinstance(k, int):
+            keys += [k, None]
+        else:
+            keys += [da.broadcast_to(k, tuple(shape)), ind]
+    return da.blockwise(_words_block, ind + (nd,), cw, ind + (nd,), *keys, dtype=np.uint32,
+                        meta=_meta(cw._meta, nd + 1, np.uint32))
+
+
+# ------------------------------------------------------------------ the generator's integers
+_LIMIT = 1 << 64
+
+
+def _lemire(xp, words, r, thresh):
+    """(value, rejected) per row of uint32 ``words`` (m, 4): Lemire's multiply-and-reject
+    on ``(w0 << 32) | w1``, then on ``(w2 << 32) | w3`` for a rejected first try."""
+    w = words.astype(xp.uint64)
+    s32 = xp.uint64(32)
+    out = xp.zeros(w.shape[0], dtype=xp.uint64)
+    rejected = xp.ones(w.shape[0], dtype=xp.bool)
+    for a, b in ((0, 1), (2, 3)):
+        x = (w[:, a] << s32) | w[:, b]
+        if r == _LIMIT:
+            val, ok = x, xp.ones(x.shape, dtype=xp.bool)
+        else:
+            val, lo = mul_hi_lo(xp, x, r)
+            ok = lo >= xp.uint64(thresh)
+        take = rejected & ok
+        out = xp.where(take, val, out)
+        rejected = rejected & ~ok
+    return out, rejected
+
+
+def _counter_words(xp, ctr, stream):
+    return xp.stack([ctr & xp.uint64(M32), ctr >> xp.uint64(32),
+                     xp.full_like(ctr, stream & M32), xp.full_like(ctr, stream >> 32)],
+                    axis=1).astype(xp.uint32)
+
+
+def _integers_block(seed, stream, start, r, thresh, like, block_info=None):
+    """Round one of elements ``[s, e)``: counter ``start + i`` for element ``i``;
+    returns uint64 (e - s, 2): the value and whether both tries were rejected."""
+    s, e = block_info[None]["array-location"][0]
+    xp = array_namespace(like)
+    ctr = xp.arange(e - s, dtype=xp.uint64) + xp.asarray(start + s, dtype=xp.uint64)
+    words = _config.executor_of("philox", like).words(
+        _counter_words(xp, ctr, stream), seed & M32, seed >> 32, (e - s,))
+    val, rejected = _lemire(xp, words, r, thresh)
+    return xp.stack([val, rejected.astype(xp.uint64)], axis=1)
+
+
+def _patch_block(values, fix_index, fix_value, block_info=None):
+    """``values`` with the elements of ``fix_index`` that fall in this block replaced."""
+    s, e = block_info[0]["array-location"][0]
+    inside = (fix_index >= s) & (fix_index < e)
+    if not inside.any():
+        return values
+    out = values.copy()
+    idx = _config.like(fix_index[inside] - s, values)
+    out[idx] = _config.like(fix_value[inside], values)
+    return out
+
+
+def integers(seed, stream, start, n, r, thresh, room):
+    """The generator's integers in ``[0, r)`` (uint64, before ``low`` is added): a 1-D
+    dask array of ``n`` values and the number of counters used.
+
+    Round one runs per chunk (element ``i`` takes counter ``start + i``, so the values
+    do not depend on the chunking); the elements both of whose tries were rejected
+    (probability below ``r / 2**64`` each) are few: their global indices are computed,
+    and the later rounds (fresh counters ``start + n, ...`` in index order, as on every
+    backend) run here on the host, then patch their chunks. ``room(first, count)``
+    raises ``OverflowError`` when counters ``first .. first + count - 1`` pass 2**64.
+    """
+    like = _config.default_meta()
+    chunks = da.core.normalize_chunks(_config.default_chunks(), (n,), dtype=np.uint64)
+    both = da.map_blocks(_integers_block, seed=seed, stream=stream, start=start, r=r,
+                         thresh=thresh, like=like, chunks=chunks + ((2,),),
+                         dtype=np.uint64, meta=_meta(like, 2, np.uint64))
+    both = both.persist()
+    todo = np.asarray(_config.to_host(da.flatnonzero(both[:, 1]).compute()), dtype=np.int64)
+    values = both[:, 0]
+    if todo.size == 0:
+        return values, n
+    host = np.empty(0)
+    ex = _config.executor_of("philox", host)
+    fix_index, fix_value = todo.copy(), np.zeros(todo.size, dtype=np.uint64)
+    where = np.arange(todo.size)   # positions in fix_index still to draw
+    ctr_next = start + n
+    while where.size:
+        room(ctr_next, int(where.size))
+        ctr = np.arange(where.size, dtype=np.uint64) + np.uint64(ctr_next)
+        ctr_next += int(where.size)
+        words = ex.words(_counter_words(np, ctr, stream), seed & M32, seed >> 32,
+                         (int(where.size),))
+        val, rejected = _lemire(np, words, r, thresh)
+        done = ~rejected
+        fix_value[where[done]] = val[done]
+        where = where[rejected]
+    values = da.map_blocks(_patch_block, values, fix_index, fix_value, dtype=np.uint64,
+                           meta=values._meta)
+    return values, ctr_next - start

@@ -1,0 +1,359 @@
+"""``python -m xstride demo --backend dask``: the demo's pipeline on a dask cluster.
+
+The same stages and results as :mod:`xstride._cli.demo` (its ``--json`` equals the NumPy
+backend's but for ``backend``, the times and the compile record: compiles happen on the
+workers and are not recorded here), built from dask graphs: Philox positions
+per chunk, the bounding box by dask reductions, Morton keys per chunk, ``sort_by_key``
+on dask's shuffle, cell occupancy from the boundaries of the sorted cells. Each stage
+persists its result on the workers, so its time is its own work. One check differs in
+how, not in what it reports: ``values_follow_keys`` recomputes the keys of the carried
+positions per chunk instead of gathering the positions by ``order``.
+
+With no ``--scheduler`` it starts a ``distributed.LocalCluster`` of ``--workers``
+processes of one thread each (``dask_cuda.LocalCUDACluster``, one worker per GPU, for
+``--chunk-backend cupy``) and shuts it down at the end; with ``--scheduler ADDRESS`` it
+uses a running cluster, and a scheduler that does not answer within
+``--connect-timeout`` seconds is an error. See ``docs/dask.md``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import sys
+import time
+
+import numpy as np
+
+from .. import _backends
+from .demo import DEFAULT_N, DemoError, Progress, _check_levels, _morton_box, _table
+
+__all__ = ["add_arguments", "check_arguments", "run", "pipeline", "cluster", "NOT_RESULTS"]
+
+#: Keys of the demo's JSON that are no results (the backend, times, the compile record):
+#: everything else equals between backends.
+NOT_RESULTS = ("backend", "stages", "total_seconds", "run_seconds", "compile_seconds",
+               "kernels_compiled", "compiles_kernels", "cupy_compiles_recorded")
+
+_MAX_POINTS = 2**40
+DEFAULT_TIMEOUT = 10.0
+
+
+def _lazy_backend():
+    """The backend whose arrays are task graphs (the one this module drives)."""
+    for be in _backends.each():
+        if be.lazy:
+            return be
+    raise DemoError("this build has no lazy backend")  # pragma: no cover
+
+
+def _chunks_arg(text: str):
+    """``--chunks``: an int (elements per chunk on each axis), 'auto' or a byte size."""
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def add_arguments(parser) -> None:
+    """The options of ``demo`` that only the dask backend takes."""
+    be = _lazy_backend()
+    group = parser.add_argument_group(f"--backend {be.name}")
+    group.add_argument("--workers", type=int, default=None, metavar="N",
+                       help="worker processes of the local cluster (default: 2; with "
+                            "--chunk-backend cupy, one per GPU)")
+    group.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                       help="use the running cluster of this scheduler (tcp://host:8786) "
+                            "instead of a local one")
+    group.add_argument("--chunk-backend", type=str.lower, default=None,
+                       choices=be.chunk_backends, help="backend of the chunks (default numpy)")
+    group.add_argument("--chunks", type=_chunks_arg, default=None, metavar="SIZE",
+                       help="rows per chunk, 'auto' (default) or a byte size such as 64MiB")
+    group.add_argument("--connect-timeout", type=float, default=None, metavar="SECONDS",
+                       help=f"how long to wait for --scheduler (default {DEFAULT_TIMEOUT:g})")
+
+
+_OWN = ("workers", "scheduler", "chunk_backend", "chunks", "connect_timeout")
+
+
+def check_arguments(args) -> str | None:
+    """A one-line error when an option of this module is given for another backend."""
+    if _backends.get(args.backend).lazy:
+        return None
+    given = [f"--{name.replace('_', '-')}" for name in _OWN if getattr(args, name, None) is not None]
+    if given:
+        return (f"{', '.join(given)} apply only to --backend {_lazy_backend().name}; "
+                f"got --backend {args.backend}")
+    return None
+
+
+# --------------------------------------------------------------------- the cluster
+@contextlib.contextmanager
+def cluster(workers=None, scheduler=None, gpu=False, timeout=DEFAULT_TIMEOUT):
+    """A ``distributed.Client`` of a running scheduler, or of a local cluster made here
+    (and closed on exit, also on errors).
+
+    Raises
+    ------
+    DemoError
+        ``distributed`` (or ``dask_cuda`` for GPU workers) is missing; the scheduler
+        does not answer within ``timeout`` seconds; a bad worker count.
+    """
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError as exc:
+        raise DemoError(f"the dask demo needs distributed ({exc}); pip install "
+                        "'xstride[dask]'") from None
+    # the peer-to-peer shuffle logs each shuffle's start and end as warnings
+    logging.getLogger("distributed.shuffle._scheduler_plugin").setLevel(logging.ERROR)
+    if scheduler is not None:
+        if workers is not None:
+            raise DemoError("--workers sizes a local cluster; a --scheduler cluster has "
+                            "its own workers")
+        try:
+            client = Client(scheduler, timeout=f"{timeout}s")
+        except Exception as exc:  # OSError (timeout, refused), garbage from a non-dask peer
+            raise DemoError(f"no dask scheduler answers at {scheduler} within {timeout:g} s "
+                            f"({type(exc).__name__}: {' '.join(str(exc).split())[:200]})") from None
+        try:
+            yield client
+        finally:
+            client.close()
+        return
+    if workers is not None and workers < 1:
+        raise DemoError(f"--workers must be at least 1; got {workers}")
+    if gpu:
+        try:
+            from dask_cuda import LocalCUDACluster
+        except ImportError as exc:
+            raise DemoError(f"--chunk-backend cupy needs dask-cuda ({exc}); pip install "
+                            "'xstride[dask-cuda]'") from None
+        local = LocalCUDACluster(n_workers=workers, threads_per_worker=1,
+                                 dashboard_address=":0")
+    else:
+        local = LocalCluster(n_workers=2 if workers is None else workers,
+                             threads_per_worker=1, processes=True, dashboard_address=":0")
+    try:
+        client = Client(local)
+        try:
+            yield client
+        finally:
+            client.close()
+    finally:
+        local.close()
+
+
+# --------------------------------------------------------------------- pipeline
+def _persist(*arrays):
+    """Compute ``arrays`` on the cluster and keep them there (the stage's real work)."""
+    import dask
+
+    out = dask.persist(*arrays)
+    with contextlib.suppress(ImportError, ValueError):  # ValueError: no client (threads)
+        from distributed import futures_of, wait
+
+        wait(futures_of(out))
+    return out
+
+
+def _starts_of(block, block_info=None):
+    """Global rows of the true entries of a chunk of a 1-D bool array."""
+    from array_api_compat import array_namespace
+
+    ns = array_namespace(block)
+    first = block_info[0]["array-location"][0][0]
+    return ns.astype(ns.nonzero(block)[0], ns.int64) + first
+
+
+def pipeline(backend: str, points=None, n=None, levels: int = 10, level_stats=None,
+             seed: int = 0, chunks=None, chunk_backend=None,
+             progress: Progress | None = None) -> dict:
+    """The demo on the dask backend, on the current dask scheduler (a client made by
+    :func:`cluster`, or dask's local threads); returns what ``--json`` prints."""
+    import xstride as xp
+    from .pointio import PointFileError, read_points
+
+    if n is not None and not 1 <= n <= _MAX_POINTS:
+        raise DemoError(f"--n must be a number of points in 1..{_MAX_POINTS:,}; got {n}")
+    if seed < 0 or seed >= 2**64:
+        raise DemoError(f"--seed must be in 0..2**64-1; got {seed}")
+    options = {}
+    if chunks is not None:
+        options["chunks"] = chunks
+    if chunk_backend is not None:
+        options["chunk_backend"] = chunk_backend
+    try:
+        selection = xp.use_backend(backend, **options)
+    except (TypeError, ValueError, RuntimeError) as exc:
+        raise DemoError(str(exc)) from None
+    with selection:
+        return _run(xp, backend, points, n, levels, level_stats, seed, progress,
+                    read_points, PointFileError)
+
+
+def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_points,
+         PointFileError) -> dict:
+    from .. import algorithms as alg
+
+    times: list[tuple[str, float]] = []
+    compiles = _backends.get(backend).chunk_backend().compiles_kernels
+
+    def stage(name, fn):
+        if progress is not None:
+            progress.start(name)
+        t0 = time.perf_counter()
+        try:
+            return fn()
+        finally:
+            if progress is not None:
+                progress.stop()
+            times.append((name, time.perf_counter() - t0))
+
+    # 1. positions
+    if points is not None:
+        try:
+            host = stage("read points", lambda: read_points(points))
+        except PointFileError as exc:
+            raise DemoError(str(exc)) from None
+        if n is not None:
+            host = host[:n]
+        pos, = stage("scatter to workers", lambda: _persist(xp.asarray(host)))
+        source = str(points)
+    else:
+        _check_levels(alg, 3, levels, level_stats)
+        count = DEFAULT_N if n is None else n
+
+        def generate():
+            counters = xp.arange(count, dtype=xp.uint64)[:, None]
+            streams = np.arange(3, dtype=np.uint64)[None, :]
+            return _persist(xp.rng.philox_uniform(seed, xp.asarray(streams), counters))[0]
+
+        pos = stage("philox positions", generate)
+        source = f"philox(seed={seed}), unit cube"
+    npts, ndim = (int(s) for s in pos.shape)
+    k_level = _check_levels(alg, ndim, levels, level_stats)
+
+    # 2. bounding box: two dask reductions, computed together
+    def bbox():
+        import dask
+
+        lo, hi = dask.compute(xp.min(pos, axis=0), xp.max(pos, axis=0))
+        return (xp.to_numpy(lo).astype(np.float64), xp.to_numpy(hi).astype(np.float64))
+
+    lower, upper = stage("bounding box", bbox)
+    box_upper = _morton_box(lower, upper, levels)
+
+    # 3. keys, 4. sort (positions carried along)
+    keys, = stage("morton keys", lambda: _persist(
+        alg.morton_keys(pos, lower.tolist(), box_upper.tolist(), levels)))
+    sorted_keys, order, sorted_pos = stage("sort_by_key", lambda: alg.sort_by_key(keys, pos))
+
+    # 5. occupancy: run lengths of the level-k cells in key order
+    def occupancy():
+        cells = sorted_keys >> np.uint64(ndim * (levels - k_level))
+        # the cell before each row, on the rows' own chunks (cells[1:] != cells[:-1]
+        # would cut every chunk in two)
+        before = xp.concat([cells[:1], cells[:-1]]).rechunk(cells.chunks)
+        first = xp.arange(npts, dtype=xp.int64, chunks=cells.chunks) == 0
+        boundary = (cells != before) | first
+        # the rows where a cell starts, per chunk (on the chunk's own backend: dask's
+        # nonzero builds NumPy index chunks, which CuPy chunks cannot meet)
+        starts, = _persist(boundary.map_blocks(
+            _starts_of, dtype=np.int64, chunks=((np.nan,) * boundary.numblocks[0],),
+            meta=boundary._meta.astype(np.int64)))
+        starts.compute_chunk_sizes()   # counts the persisted chunks; nothing is recomputed
+        ends = xp.concat([starts[1:], xp.asarray(np.array([npts], dtype=starts.dtype))])
+        # the same chunks as starts: a one-element ends would broadcast against each chunk
+        ends = ends.rechunk(starts.chunks)
+        counts = ends - starts
+        return _persist(counts)[0]
+
+    counts = stage("cell occupancy", occupancy)
+
+    # 6. reductions and checks, computed together
+    def reduce():
+        import dask
+
+        parts = [xp.min(counts), xp.max(counts), xp.sum(counts),
+                 xp.all(sorted_keys[1:] >= sorted_keys[:-1]) if npts > 1 else True,
+                 # the carried positions have the sorted keys (per chunk; a gather of
+                 # pos by order would move every row across the cluster once more)
+                 xp.all(alg.morton_keys(sorted_pos, lower.tolist(), box_upper.tolist(),
+                                        levels) == sorted_keys)]
+        lo, hi, total, ok_sorted, carried = dask.compute(*parts)
+        return {"occupied": int(counts.shape[0]), "min": int(lo), "max": int(hi),
+                "total": int(total), "sorted": bool(ok_sorted), "carried": bool(carried)}
+
+    red = stage("reductions", reduce)
+    cells_total = 2 ** (ndim * k_level)
+    return {
+        "backend": backend,
+        "source": source,
+        "points": npts,
+        "ndim": ndim,
+        "levels": int(levels),
+        "level_stats": int(k_level),
+        "cells_at_level": cells_total,
+        "occupied_cells": red["occupied"],
+        "occupied_fraction": red["occupied"] / cells_total,
+        "occupancy": {"min": red["min"], "max": red["max"], "mean": npts / red["occupied"]},
+        "bounding_box": {"lower": lower.tolist(), "upper": upper.tolist()},
+        "checks": {"keys_sorted": red["sorted"], "counts_sum_to_points": red["total"] == npts,
+                   "values_follow_keys": red["carried"]},
+        # compiles happen on the workers, where this process does not record them: all of
+        # a stage's time counts as run time
+        "stages": [{"name": name, "seconds": t, "run_seconds": t, "compile_seconds": 0.0,
+                    "kernels_compiled": 0} for name, t in times],
+        "total_seconds": sum(t for _, t in times),
+        "run_seconds": sum(t for _, t in times),
+        "compile_seconds": 0.0,
+        "kernels_compiled": 0,
+        "compiles_kernels": bool(compiles),
+        "cupy_compiles_recorded": False,
+    }
+
+
+# --------------------------------------------------------------------- entry point
+def _dashboard(client) -> str:
+    """``, dashboard LINK`` when the scheduler serves dask's dashboard (bokeh installed)."""
+    try:
+        import bokeh  # noqa: F401  (the dashboard's plots need it)
+
+        return f", dashboard {client.dashboard_link}"
+    except Exception:  # no bokeh, or a scheduler without an HTTP server
+        return ""
+
+
+
+def run(args) -> int:
+    """``python -m xstride demo --backend dask ...``; returns the exit status."""
+    progress = Progress()
+    be = _backends.get(args.backend)
+    chunk_backend = args.chunk_backend or be.chunk_backends[0]
+    gpu = _backends.get(chunk_backend).compiles_kernels
+    timeout = DEFAULT_TIMEOUT if args.connect_timeout is None else args.connect_timeout
+    try:
+        if args.connect_timeout is not None and not args.connect_timeout > 0:
+            raise DemoError(f"--connect-timeout must be positive; got {args.connect_timeout}")
+        with cluster(args.workers, args.scheduler, gpu, timeout) as client:
+            if not args.json:
+                print(f"dask cluster: {client.scheduler.address} "
+                      f"({len(client.scheduler_info().get('workers', {}))} workers)"
+                      f"{_dashboard(client)}", file=sys.stderr, flush=True)
+            result = pipeline(args.backend, points=args.points, n=args.n, levels=args.levels,
+                              level_stats=args.level_stats, seed=args.seed, chunks=args.chunks,
+                              chunk_backend=args.chunk_backend, progress=progress)
+    except DemoError as exc:
+        print(f"xstride demo: error: {exc}", file=sys.stderr)
+        return 2
+    except MemoryError as exc:
+        print(f"xstride demo: error: not enough memory ({' '.join(str(exc).split())})",
+              file=sys.stderr)
+        return 2
+    try:
+        print(json.dumps(result, indent=2) if args.json else _table(result), flush=True)
+    except BrokenPipeError:
+        sys.stderr.close()
+    return 0 if all(result["checks"].values()) else 1
+
