@@ -5,7 +5,8 @@ Each case failed before its fix: in-place ``&=``/``|=``/``^=`` traced into a new
 (the unfused run writes into the caller's array), the text of a stand-in became a
 constant of the kernel (``len(str(k))`` was ``len("Weak(12)")``), a float literal too
 large for float32 leaked NumPy's ``RuntimeWarning`` from the trace, and NumPy integer
-indices (``x[np.int64(1)]``, basic indexing in NumPy and CuPy) ran unfused.
+indices (``x[np.int64(1)]``, basic indexing in NumPy and CuPy) ran unfused;
+``Fused.graph`` traced a graph for argument types that run unfused (a list).
 """
 
 from __future__ import annotations
@@ -91,3 +92,16 @@ def test_numpy_bool_indices_still_run_unfused(fake_cupy):
     a = FakeCupyArray(np.arange(3, dtype=np.float32))
     with pytest.raises(TypeError, match="indexing by bool"):
         xp.fuse(lambda x: x[np.True_], strict=True)(a)
+
+
+@pytest.mark.parametrize("other", [[1, 2], (1, 2), {"a": 1}, 1.5 + 0j, object()])
+def test_graph_of_an_argument_type_that_runs_unfused_is_none(fake_cupy, other):
+    """``Fused.graph`` answers None where the call runs unfused (it traced and kept a
+    graph under the key None for a list argument)."""
+    fused = xp.fuse(lambda x, k: x * 2)
+    x = FakeCupyArray(np.ones(3, np.float32))
+    if isinstance(other, complex):           # a Python complex is a signature type
+        assert fused.graph(x, other) is not None
+        return
+    assert fused.graph(x, other) is None
+    assert None not in fused._graphs
