@@ -105,3 +105,20 @@ def test_graph_of_an_argument_type_that_runs_unfused_is_none(fake_cupy, other):
         return
     assert fused.graph(x, other) is None
     assert None not in fused._graphs
+
+
+@pytest.mark.parametrize("lookup", [xp.get_array_module, xp.array_namespace])
+def test_a_module_looked_up_from_a_stand_in_is_refused(fake_cupy, lookup):
+    """Backend-generic code (``if xp.get_array_module(x) is numpy``) took the active
+    backend's branch in the trace (get_array_module ignored the stand-in), and the
+    kernel kept it: the fused call computed ``x * 3`` where the unfused one computes
+    ``x * 2``. The lookup now stops the trace: the call runs unfused."""
+    def fn(x):
+        mod = lookup(x)
+        return x * 3 if mod is np or getattr(mod, "__name__", "").endswith("numpy") else x * 2
+
+    x = FakeCupyArray(np.arange(3, dtype=np.float32))
+    assert xp.fuse(fn).graph(x) is None
+    with pytest.raises(TypeError, match=rf"fuse: cannot fuse .*xp\.{lookup.__name__}"):
+        xp.fuse(fn, strict=True)(x)
+    assert lookup(np.ones(2)) is not None              # outside a trace: unchanged
