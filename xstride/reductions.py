@@ -328,7 +328,7 @@ def _kernel_functions(be) -> dict:
 # ----------------------------------------------------------------------------- on a backend's library
 def _library_functions(be) -> tuple[dict, dict]:
     """The backend's own library functions behind the same checks, and what a call
-    without keywords runs (the library function itself, where nothing needs a check)."""
+    without keywords runs (``x``'s check, then the library function)."""
     ns = be.namespace()
     funcs, positional = {}, {}
     # a reductions executor without scans (dask's: its tree, the namespace's function
@@ -389,9 +389,20 @@ def _library_functions(be) -> tuple[dict, dict]:
         funcs[f] = min_max(f, library(f))
     for f in ARG_REDUCTIONS:
         funcs[f] = argminmax(f, library(f))
+    nd = be.array_type()
+
+    def unchecked_keywords(func, lib):
+        # without keywords only ``x`` needs its check: a list, a tuple or a string
+        # array must be refused as with ``axis=0`` (and as on CuPy), not reduced
+        def impl(x, /, *args):
+            if type(x) is not nd or x.dtype.kind not in _NUMERIC:
+                _check_array(func, be, x)
+            return lib(x, *args)
+        return impl
+
     for f in ("sum", "prod", "mean", "var", "std") + LOGICAL:
         funcs[f] = checked(f, library(f))
-        positional[f] = library(f)   # nothing to check without keywords
+        positional[f] = unchecked_keywords(f, library(f))
     for f in SCANS:
         funcs[f] = scan(f, getattr(ns, f), be.load().asarray)
     return funcs, positional

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import dispatch
 from . import select as _backend
 from .registry import get, of_array
 from .._core.errors import type_error, unavailable_error
@@ -13,6 +14,14 @@ __all__ = ["get_array_module", "array_namespace", "to_numpy", "to_device"]
 
 def _named(arrays):
     return ((f"arrays[{i}]", a) for i, a in enumerate(arrays))
+
+
+def _traced(qualname: str, arrays):
+    """Inside ``xp.fuse``'s trace, the tracer's answer for a stand-in argument (it
+    refuses: a module looked up from a stand-in would pick the branch of the active
+    backend, and the kernel would keep it); else NotImplemented."""
+    hook = dispatch.TRACE_HOOK
+    return NotImplemented if hook is None else hook(qualname, arrays, {})
 
 
 def get_array_module(*arrays):
@@ -34,6 +43,9 @@ def get_array_module(*arrays):
     TypeError
         NumPy and CuPy arrays are mixed.
     """
+    got = _traced("get_array_module", arrays)
+    if got is not NotImplemented:
+        return got
     return _backend.array_module(_backend.backend_of("get_array_module", _named(arrays)))
 
 
@@ -55,6 +67,9 @@ def array_namespace(*arrays):
     TypeError
         NumPy and CuPy arrays are mixed, or an argument is not an array.
     """
+    got = _traced("array_namespace", arrays)
+    if got is not NotImplemented:
+        return got
     for i, a in enumerate(arrays):
         if _backend.backend_of_array(a) is None:
             raise type_error("array_namespace", f"arrays[{i}]", a, "a numpy, cupy or dask array")

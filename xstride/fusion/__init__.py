@@ -273,6 +273,8 @@ class Fused:
             raise error(TypeError, "Fused.graph", "needs array arguments of a backend that "
                                                   "fuses (CuPy)")
         sig = self._signature(args, be)
+        if sig is None:                        # an argument type that runs unfused
+            return None
         entry = self._lookup(sig, args)
         if entry is None:
             try:

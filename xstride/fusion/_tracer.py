@@ -129,7 +129,8 @@ def _node_of(rec, op, ldt) -> int:
     if op[0] == "dev":
         return op[1]._node
     try:
-        np.asarray(op[3], dtype=ldt)
+        with np.errstate(all="ignore"):   # 1e300 into float32 is inf, as the kernel has it
+            np.asarray(op[3], dtype=ldt)
     except OverflowError:   # NumPy raises, or compares by value; the unfused run decides
         raise Unfusable(f"the Python int {op[3]} outside the range of {np.dtype(ldt)}") from None
     return rec.add(_plan.Scalar(("host", op[1]), np.dtype(ldt).name), ())
@@ -206,17 +207,27 @@ def _check_view(t, step):
     return _plan._view(Layout(t._shape), step, t._rec.shapes).shape
 
 
+def _plain_int(k):
+    """A NumPy integer (a constant: arguments are stand-ins) as a Python int."""
+    return int(k) if isinstance(k, np.integer) else k
+
+
 def index(t, key):
-    """``t[key]`` for a basic index; an array or list index is :class:`Unfusable`."""
+    """``t[key]`` for a basic index; an array or list index is :class:`Unfusable`.
+    NumPy integers count as ints, in slices too (NumPy's and CuPy's basic indexing)."""
     items = key if isinstance(key, tuple) else (key,)
+    plain = []
     for k in items:
-        if k is None or k is Ellipsis or isinstance(k, slice):
-            parts = (k.start, k.stop, k.step) if isinstance(k, slice) else ()
-            if any(p is not None and not isinstance(p, int) for p in parts):
+        if isinstance(k, slice):
+            k = slice(*(_plain_int(p) for p in (k.start, k.stop, k.step)))
+            if any(p is not None and not isinstance(p, int) for p in (k.start, k.stop, k.step)):
                 raise Unfusable("a slice whose bounds are no Python ints")
-            continue
-        if isinstance(k, (bool, np.bool_)) or not isinstance(k, int):
-            raise Unfusable(f"indexing by {type(k).__name__} (only basic indexing fuses)")
+        elif k is not None and k is not Ellipsis:
+            k = _plain_int(k)
+            if isinstance(k, bool) or not isinstance(k, int):
+                raise Unfusable(f"indexing by {type(k).__name__} (only basic indexing fuses)")
+        plain.append(k)
+    key = tuple(plain) if isinstance(key, tuple) else plain[0]
     step = ("index", _plan.encode_key(key))
     return view(t, step, _check_view(t, step))
 
@@ -360,7 +371,12 @@ class Traced:
     __rshift__ = __rrshift__ = _refuse("operator >> (bitwise_right_shift)")
     __matmul__ = __rmatmul__ = _refuse("operator @ (matmul)")
     __divmod__ = __rdivmod__ = _refuse("divmod")
-    __iadd__ = __isub__ = __imul__ = __itruediv__ = _refuse("an in-place operator")
+    # all of them: unfused, ``x &= 1`` writes into the caller's array; a kernel would not
+    __iadd__ = __isub__ = __imul__ = __itruediv__ = __iand__ = __ior__ = __ixor__ = \
+        __ifloordiv__ = __imod__ = __ipow__ = __ilshift__ = __irshift__ = __imatmul__ = \
+        _refuse("an in-place operator")
+    # the text of a stand-in would become a constant of the kernel (``len(str(x))``)
+    __str__ = __format__ = _refuse("str() or format() of a traced array")
 
     def __getattr__(self, name):
         if name.startswith("__"):
@@ -423,6 +439,8 @@ class Weak:
     __int__ = _refuse("int() of a scalar argument")
     __float__ = _refuse("float() of a scalar argument")
     __index__ = _refuse("a scalar argument used as an index or int")
+    # its text holds the first call's value (``len(str(k))`` would be a constant)
+    __str__ = __format__ = _refuse("str() or format() of a scalar argument")
 
     def __getattr__(self, name):
         if name.startswith("__"):

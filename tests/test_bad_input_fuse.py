@@ -1,0 +1,124 @@
+"""Odd code inside ``xp.fuse`` (stand-in CuPy, no GPU): what a newcomer writes that a trace
+must not turn into a kernel whose result differs from the unfused run.
+
+Each case failed before its fix: in-place ``&=``/``|=``/``^=`` traced into a new output
+(the unfused run writes into the caller's array), the text of a stand-in became a
+constant of the kernel (``len(str(k))`` was ``len("Weak(12)")``), a float literal too
+large for float32 leaked NumPy's ``RuntimeWarning`` from the trace, and NumPy integer
+indices (``x[np.int64(1)]``, basic indexing in NumPy and CuPy) ran unfused;
+``Fused.graph`` traced a graph for argument types that run unfused (a list).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import xstride as xp
+
+from ._fuse_cases import evaluate
+from .conftest import FakeCupyArray
+
+
+def _inplace_and(x):
+    x &= 1
+    return x
+
+
+def _inplace_or(x):
+    x |= 1
+    return x
+
+
+def _inplace_xor(x):
+    x ^= 1
+    return x
+
+
+def _inplace_shift(x):
+    x <<= 1
+    return x
+
+
+@pytest.mark.parametrize("fn", [_inplace_and, _inplace_or, _inplace_xor, _inplace_shift])
+def test_every_in_place_operator_is_refused(fake_cupy, fn):
+    x = FakeCupyArray(np.arange(4, dtype=np.int32))
+    assert xp.fuse(fn).graph(x) is None
+    with pytest.raises(TypeError, match="fuse: cannot fuse .*an in-place operator"):
+        xp.fuse(fn, strict=True)(x)
+
+
+@pytest.mark.parametrize("fn, arg, what", [
+    (lambda x, k: x * len(str(k)), 12, "str"),
+    (lambda x, k: x * len(f"{k}"), 12345, "format"),
+    (lambda x, k: x * len(str(x)), 1, "str"),
+    (lambda x, k: x * len(f"{x:}"), 1, "format"),
+])
+def test_the_text_of_a_stand_in_is_refused(fake_cupy, fn, arg, what):
+    x = FakeCupyArray(np.arange(3, dtype=np.float32))
+    assert xp.fuse(fn).graph(x, arg) is None
+    with pytest.raises(TypeError, match=rf"fuse: cannot fuse .*{what}\(\)"):
+        xp.fuse(fn, strict=True)(x, arg)
+
+
+def test_a_float_literal_beyond_float32_traces_without_a_numpy_warning(fake_cupy):
+    a = np.arange(3, dtype=np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        graph = xp.fuse(lambda x: x + 1e300, strict=True).graph(FakeCupyArray(a))
+    assert graph is not None
+    with np.errstate(over="ignore"):          # the NumPy model converts as NumPy does
+        got = evaluate(graph, (a,))[0]
+    assert got.dtype == np.float32 and np.isinf(got).all()
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: x[np.int64(1)],
+    lambda x: x[np.int32(-1), np.uint8(0)],
+    lambda x: x[np.int64(0):np.int64(2), ::np.int8(-1)],
+    lambda x: x[None, np.intp(1), ...],
+])
+def test_numpy_integer_indices_are_basic_indexing(fake_cupy, fn):
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    graph = xp.fuse(fn, strict=True).graph(FakeCupyArray(a))
+    assert graph is not None
+    got, want = evaluate(graph, (a,))[0], fn(a)
+    assert got.shape == want.shape and np.array_equal(got, want)
+
+
+def test_numpy_bool_indices_still_run_unfused(fake_cupy):
+    a = FakeCupyArray(np.arange(3, dtype=np.float32))
+    with pytest.raises(TypeError, match="indexing by bool"):
+        xp.fuse(lambda x: x[np.True_], strict=True)(a)
+
+
+@pytest.mark.parametrize("other", [[1, 2], (1, 2), {"a": 1}, 1.5 + 0j, object()])
+def test_graph_of_an_argument_type_that_runs_unfused_is_none(fake_cupy, other):
+    """``Fused.graph`` answers None where the call runs unfused (it traced and kept a
+    graph under the key None for a list argument)."""
+    fused = xp.fuse(lambda x, k: x * 2)
+    x = FakeCupyArray(np.ones(3, np.float32))
+    if isinstance(other, complex):           # a Python complex is a signature type
+        assert fused.graph(x, other) is not None
+        return
+    assert fused.graph(x, other) is None
+    assert None not in fused._graphs
+
+
+@pytest.mark.parametrize("lookup", [xp.get_array_module, xp.array_namespace])
+def test_a_module_looked_up_from_a_stand_in_is_refused(fake_cupy, lookup):
+    """Backend-generic code (``if xp.get_array_module(x) is numpy``) took the active
+    backend's branch in the trace (get_array_module ignored the stand-in), and the
+    kernel kept it: the fused call computed ``x * 3`` where the unfused one computes
+    ``x * 2``. The lookup now stops the trace: the call runs unfused."""
+    def fn(x):
+        mod = lookup(x)
+        return x * 3 if mod is np or getattr(mod, "__name__", "").endswith("numpy") else x * 2
+
+    x = FakeCupyArray(np.arange(3, dtype=np.float32))
+    assert xp.fuse(fn).graph(x) is None
+    with pytest.raises(TypeError, match=rf"fuse: cannot fuse .*xp\.{lookup.__name__}"):
+        xp.fuse(fn, strict=True)(x)
+    assert lookup(np.ones(2)) is not None              # outside a trace: unchanged

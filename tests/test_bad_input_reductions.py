@@ -1,0 +1,40 @@
+"""Wrong ``x`` for the reductions on the NumPy backend, with and without keywords.
+
+``xp.sum(x)`` without keywords took a fast path that handed ``x`` to NumPy unchecked:
+a list, a tuple, a string, object or datetime array was reduced (or refused with
+NumPy's own words) while ``xp.sum(x, axis=0)``, ``xp.max(x)`` and every call on CuPy
+refuse it with the namespace's ``TypeError``. A keyword must not change what is accepted.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import xstride as xp
+
+_FUNCS = ["sum", "prod", "mean", "var", "std", "all", "any", "min", "max", "argmin", "argmax"]
+_BAD = [
+    ([1.0, 2.0], "an array of the numpy backend"),
+    ((1.0, 2.0), "an array of the numpy backend"),
+    (np.array(["a", "b"]), "an array of a bool or numeric dtype"),
+    (np.array([1, 2], dtype=object), "an array of a bool or numeric dtype"),
+    (np.array([1, 2], dtype="M8[s]"), "an array of a bool or numeric dtype"),
+]
+
+
+@pytest.mark.parametrize("func", _FUNCS)
+@pytest.mark.parametrize("bad, allowed", _BAD, ids=["list", "tuple", "str", "object", "datetime"])
+@pytest.mark.parametrize("kwargs", [{}, {"axis": 0}, {"keepdims": False}], ids=["plain", "axis", "keepdims"])
+def test_x_is_checked_with_or_without_keywords(func, bad, allowed, kwargs):
+    with pytest.raises(TypeError, match=rf"{func}: argument 'x' got .*; expected {allowed}"):
+        getattr(xp, func)(bad, **kwargs)
+
+
+@pytest.mark.parametrize("func", _FUNCS)
+def test_good_x_without_keywords_still_runs(func):
+    x = np.arange(1.0, 7.0).reshape(2, 3)
+    for a in (x, x.T[::-1], np.float64(2.5), np.array(3.0), x > 2):
+        got, want = getattr(xp, func)(a), getattr(np, func)(a)
+        assert np.asarray(got).dtype == np.asarray(want).dtype
+        assert np.array_equal(got, want)
