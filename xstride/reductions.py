@@ -188,6 +188,9 @@ def _check_empty_minmax(func: str, x, axis) -> None:
 
 
 # ----------------------------------------------------------------------------- on a backend's kernels
+_BOOL = np.dtype(np.bool_)
+
+
 def _kernel_functions(be) -> dict:
     """The namespace functions of a backend whose executors run reductions and scans."""
     red, scn = be.executor("reductions"), be.executor("scans")
@@ -222,7 +225,9 @@ def _kernel_functions(be) -> dict:
             return red.reduce(func, func, x, axis, axes, bool(keepdims), out, dtype)
         return impl
 
-    def min_max(func):
+    def same_or_bool(func, empty_raises: bool, out_of):
+        """min/max (``empty_raises``; the result has x's dtype) and all/any (an empty
+        selection is the identity; the result is bool): no ``dtype=`` argument."""
         def impl(x, /, *, axis=None, keepdims=False, **kwargs):
             if not kwargs:
                 res = red.repeat(func, x, axis, None, keepdims)
@@ -231,25 +236,12 @@ def _kernel_functions(be) -> dict:
             check_x(func, x)
             _check_bool(func, "keepdims", keepdims)
             axes = normalize_axis(func, axis, x.ndim)
-            if not kwargs and x.size == 0 and math.prod(x.shape[a] for a in axes) == 0:
+            if (empty_raises and not kwargs and x.size == 0
+                    and math.prod(x.shape[a] for a in axes) == 0):
                 raise empty_axis_error(func, x.shape, axes)
             if kwargs or not takes(red, x.dtype):
                 return getattr(lib(), func)(x, axis=axis, keepdims=keepdims, **kwargs)
-            return red.reduce(func, func, x, axis, axes, bool(keepdims), np.dtype(x.dtype))
-        return impl
-
-    def all_any(func):
-        def impl(x, /, *, axis=None, keepdims=False, **kwargs):
-            if not kwargs:
-                res = red.repeat(func, x, axis, None, keepdims)
-                if res is not None:
-                    return res
-            check_x(func, x)
-            _check_bool(func, "keepdims", keepdims)
-            axes = normalize_axis(func, axis, x.ndim)
-            if kwargs or not takes(red, x.dtype):
-                return getattr(lib(), func)(x, axis=axis, keepdims=keepdims, **kwargs)
-            return red.reduce(func, func, x, axis, axes, bool(keepdims), np.dtype(np.bool_))
+            return red.reduce(func, func, x, axis, axes, bool(keepdims), out_of(x))
         return impl
 
     def argminmax(func):
@@ -316,8 +308,9 @@ def _kernel_functions(be) -> dict:
         return impl
 
     funcs = {f: sum_like(f) for f in ("sum", "prod")}
-    funcs.update({f: min_max(f) for f in ("min", "max")})
-    funcs.update({f: all_any(f) for f in LOGICAL})
+    funcs.update({f: same_or_bool(f, True, lambda x: np.dtype(x.dtype))
+                  for f in ("min", "max")})
+    funcs.update({f: same_or_bool(f, False, lambda x: _BOOL) for f in LOGICAL})
     funcs.update({f: argminmax(f) for f in ARG_REDUCTIONS})
     funcs["mean"] = mean
     funcs.update({f: var_like(f) for f in ("var", "std")})
