@@ -28,10 +28,14 @@ info: $(STAMP)
 # Wheels brought along in .whl/ (a GPU host without network); without .whl/ the host's
 # own packages are used.
 # pyarrow (dask.dataframe's, 55 MB) may come apart in .whl-pyarrow/ (docs/dask.md).
+# The CUDA Python packages and packaging are left to the host: its CuPy brings its own
+# versions (on the H200 host dask-cuda 26.10 imported and its tests passed with them).
+HOST_WHEELS := cuda_bindings|cuda_core|cuda_pathfinder|packaging
 $(GPU_SITE):
 	mkdir -p $(GPU_SITE)
 	if [ -d .whl ]; then python3 -m pip install -q --no-index --no-deps --no-compile \
-	  --no-cache-dir --upgrade --target $(GPU_SITE) .whl/*.whl \
+	  --no-cache-dir --upgrade --target $(GPU_SITE) \
+	  $$(ls .whl/*.whl | grep -v -E '$(HOST_WHEELS)') \
 	  $$(ls .whl-pyarrow/*.whl 2>/dev/null); fi
 
 # On the GPU host (no network): wheels from .whl/, CuPy from the host.
