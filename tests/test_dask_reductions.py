@@ -234,3 +234,26 @@ def test_fused_functions_pickle_by_reference():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert f.__reduce__()[0] is type(f)
+
+
+def test_every_chunk_step_is_the_namespace_function_of_the_chunks_backend(monkeypatch):
+    """The per-chunk work goes through the hook ``namespace_function(name, chunk)`` (on a
+    CuPy chunk: xstride's kernels), asked with the chunk itself: the code path is the
+    same for NumPy and CuPy chunks but for that lookup."""
+    from xstride._chunked import _config
+
+    seen = []
+    real = _config.namespace_function
+
+    def spy(name, chunk):
+        seen.append((name, type(chunk)))
+        return real(name, chunk)
+
+    monkeypatch.setattr(_config, "namespace_function", spy)
+    x = _dask(np.arange(10.0), 3)
+    for name, step in (("argmin", "argmin"), ("mean", "sum"), ("std", "subtract"),
+                       ("all", "all"), ("cumulative_prod", "cumulative_prod"),
+                       ("cumulative_sum", "add")):
+        seen.clear()
+        xp.to_numpy(getattr(xp, name)(x))
+        assert (step, np.ndarray) in seen and {t for _, t in seen} == {np.ndarray}

@@ -101,16 +101,19 @@ def _select(func, v, i, axes, keepdims):
         else:
             info = np.iinfo(v.dtype)
             fill = int(info.max if func == "argmin" else info.min)
-    vv = f("where")(regular, v, fill)
+    # (scalars as arrays of the partials' backend: no reliance on scalar where)
+    full = f("full_like")
+    vv = f("where")(regular, v, full(v, fill))
     top = best(vv, axis=-1, keepdims=True)
     cand = f("logical_and")(regular, vv == top)
-    idx = f("min")(f("where")(cand, i, _NONE), axis=-1)
+    none = full(i, _NONE)
+    idx = f("min")(f("where")(cand, i, none), axis=-1)
     top = top[..., 0]
     if nan is not None:
         has_nan = f("any")(nan, axis=-1)
-        idx = f("where")(has_nan, f("min")(f("where")(nan, i, _NONE), axis=-1), idx)
-        top = f("where")(has_nan, np.nan, top)
-    idx = f("where")(idx == _NONE, -1, idx)
+        idx = f("where")(has_nan, f("min")(f("where")(nan, i, none), axis=-1), idx)
+        top = f("where")(has_nan, full(top, np.nan), top)
+    idx = f("where")(idx == _NONE, full(idx, -1), idx)
     out = _full(lane, axes, nd)
     if keepdims:
         return f("reshape")(top, out), f("reshape")(idx, out)

@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import operator
 
+import dask.array as da
 import numpy as np
+from dask.array.utils import meta_from_array
 
 from .._plans.fusion import Load
 
@@ -35,7 +37,7 @@ def repeat(fused, args):
 
 
 def _is_dask(a) -> bool:
-    return hasattr(a, "chunks") and hasattr(a, "dask") and hasattr(a, "_meta")
+    return isinstance(a, da.Array)
 
 
 def elementwise(graph) -> bool:
@@ -95,9 +97,6 @@ def run(fused, graph, args, multi):
     chunks = aligned_chunks(arrays)
     if chunks is None:
         return None
-    import dask.array as da
-    from dask.array.utils import meta_from_array
-
     nd = len(chunks)
     consts = [None if p in positions else a for p, a in enumerate(args)]
     pairs = []

@@ -47,8 +47,8 @@ class _Carry:
         return _config.namespace_function(self.op, b)(a, b)
 
 
-def _filled(block, value, dtype):
-    return _config.like(np.full(block.shape, value, dtype=dtype), block)
+def _filled(block, value, dtype, like):
+    return _config.like(np.full(block.shape, value, dtype=dtype), like)
 
 
 def _scan(name, x, axis, dtype, include_initial, out_dtype):
@@ -67,7 +67,7 @@ def _scan(name, x, axis, dtype, include_initial, out_dtype):
             shape = tuple(1 if a == axis else n for a, n in enumerate(x.shape))
             first = da.zeros(shape, dtype=x.dtype, chunks=tuple(
                 (1,) if a == axis else c for a, c in enumerate(x.chunks)))
-        head = first.map_blocks(_filled, ident, out_dtype, dtype=out_dtype,
+        head = first.map_blocks(_filled, ident, out_dtype, like=res._meta, dtype=out_dtype,
                                 meta=res._meta)
         res = da.concatenate([head, res], axis=axis)
     return res
