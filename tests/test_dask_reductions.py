@@ -256,4 +256,6 @@ def test_every_chunk_step_is_the_namespace_function_of_the_chunks_backend(monkey
                        ("cumulative_sum", "add")):
         seen.clear()
         xp.to_numpy(getattr(xp, name)(x))
-        assert (step, np.ndarray) in seen and {t for _, t in seen} == {np.ndarray}
+        assert (step, np.ndarray) in seen
+        # NumPy's whole-array reductions give scalars, which the last steps receive
+        assert all(issubclass(t, (np.ndarray, np.generic)) for _, t in seen)
