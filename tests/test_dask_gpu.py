@@ -85,3 +85,42 @@ def test_demo_command_line_on_a_local_cuda_cluster(capsys):
                  "--json"]) == 0
     res = json.loads(capsys.readouterr().out)
     assert res["points"] == 100000 and all(res["checks"].values())
+
+
+def test_cupy_chunks_reductions_scans_and_fuse_equal_numpy(cuda_client, cp):
+    """Every reduction and scan of CuPy chunks (xstride's kernels per chunk, dask's tree)
+    equals the NumPy backend: integers and indices exactly, float64 within 1e-12; a
+    fused function runs per CuPy block."""
+    rng = np.random.default_rng(11)
+    ints = rng.integers(-3, 4, (300, 7)).astype(np.int32)
+    floats = rng.standard_normal((300, 7))
+    floats[[5, 140, 141], [0, 3, 3]] = np.nan
+    for chunks in ((64, 7), ((100, 0, 200), (3, 4))):
+        for a in (ints, floats):
+            with xp.use_backend("dask", chunks=chunks, chunk_backend="cupy"):
+                x = xp.asarray(a)
+            assert isinstance(x._meta, cp.ndarray)
+            for name in ("sum", "all", "any", "mean", "var", "std", "argmin", "argmax",
+                         "cumulative_sum"):
+                for axis in (None, 0, 1):
+                    if name == "cumulative_sum" and axis is None:
+                        continue
+                    got = getattr(xp, name)(x, axis=axis)
+                    assert isinstance(got._meta, cp.ndarray)
+                    want = getattr(xp, name)(a, axis=axis)
+                    out = xp.to_numpy(got)
+                    assert out.dtype == want.dtype
+                    if a is floats and name not in ("argmin", "argmax", "all", "any"):
+                        np.testing.assert_allclose(out, want, rtol=1e-12, atol=1e-12)
+                    else:
+                        np.testing.assert_array_equal(out, want)
+
+    def step(x, v, dt):
+        return x + v * dt
+
+    fused = xp.fuse(step)
+    with xp.use_backend("dask", chunks=(64, 7), chunk_backend="cupy"):
+        x, v = xp.asarray(floats), xp.asarray(ints)
+    got = fused(x, v, 0.5)
+    assert got.name.startswith("xstride-fuse-step") and isinstance(got._meta, cp.ndarray)
+    np.testing.assert_array_equal(xp.to_numpy(got), step(floats, ints, 0.5))

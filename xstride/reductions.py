@@ -16,9 +16,9 @@ hands the call to the backend of ``x``:
   without keyword arguments (``xp.sum(a)``) needs no check and goes to the library
   function directly.
 - a backend with a reductions executor but no scans executor (dask:
-  ``xstride/_chunked/reductions.py``) gets that executor's ``sum``/``prod``/``min``/
-  ``max`` (dask's reduction trees with the namespace's function on each chunk) behind
-  the same checks, and its library's functions for the rest.
+  ``xstride/_chunked/reductions.py``) gets that executor's functions (every one here:
+  dask's reduction trees and scans with the namespace's function on each chunk) behind
+  the same checks, and its library's for any name the executor lacks.
 
 Rules: ``axis`` an int, a tuple of ints or None (``ValueError`` out of range or
 repeated); ``keepdims`` and ``include_initial`` bools; ``correction`` a real number;
@@ -397,7 +397,7 @@ def _library_functions(be) -> tuple[dict, dict]:
         funcs[f] = checked(f, library(f))
         positional[f] = unchecked_keywords(f, library(f))
     for f in SCANS:
-        funcs[f] = scan(f, getattr(ns, f), be.load().asarray)
+        funcs[f] = scan(f, library(f), be.load().asarray)
     return funcs, positional
 
 

@@ -107,6 +107,7 @@ class DaskBackend(Backend):
         "philox": "xstride._chunked.philox",
         "morton": "xstride._chunked.morton",
         "sort": "xstride._chunked.sort",
+        "fusion": "xstride._chunked.fusion",
     }
     immutable = True
     lazy = True

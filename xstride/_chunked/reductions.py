@@ -1,6 +1,10 @@
-"""``sum``, ``prod``, ``min``, ``max`` of dask arrays: dask's reduction tree, with the
-namespace's own function on every chunk (xstride's kernels on a CuPy chunk, NumPy on a
-NumPy chunk).
+"""Reductions of dask arrays: dask's reduction tree, with the namespace's own function on
+every chunk (xstride's kernels on a CuPy chunk, NumPy on a NumPy chunk).
+
+``sum``, ``prod``, ``min``, ``max``, ``all``, ``any`` are one tree each; ``mean`` is a
+sum tree divided by the count; ``var``/``std`` are two passes (below). ``argmin``/
+``argmax`` (:mod:`.argreductions`) and the scans (:mod:`.scans`) are re-exported here:
+the backend's one reductions executor holds every function it replaces.
 
 ``xstride.reductions`` checks the arguments (axis normalized, ``keepdims`` a bool,
 ``dtype`` valid; ``min``/``max`` of an empty selection refused) and calls these in place
@@ -11,13 +15,27 @@ combined by the same function, the last group gives the result. Floating-point s
 depend on the chunking (partial sums), as with dask's own ``sum``; the NumPy backend's
 value is not promised bit for bit.
 
-The other reductions and the scans stay dask's (``array_api_compat.dask.array``).
-Source: dask's ``dask/array/reductions.py`` (chunk/combine/aggregate tree).
+``mean``: the sum tree in the accumulation dtype (the result's; float32 for float16)
+divided by the number of elements of the selection (known from the shape; counted by a
+sum tree of ones where dask does not know a chunk's length). An empty selection gives
+NaN with a ``RuntimeWarning`` when computed, as NumPy's.
+
+``var``/``std``: two passes, the global mean first (as above, with ``keepdims``), then
+a sum tree of the squared deviations ``|x - mean|**2``, each chunk computed by the
+namespace's functions, divided by ``max(N - correction, 0)`` (NumPy's ``_var``). No
+single-pass moment formula: the result carries only the rounding of the two sums (no
+cancellation of ``E[x**2] - E[x]**2``), like NumPy's, in a different summation order.
+``all``/``any`` and the integer sums are exact, so chunk-invariant.
+
+Source: dask's ``dask/array/reductions.py`` (chunk/combine/aggregate tree); NumPy's
+``numpy/_core/_methods.py`` (``_mean``, ``_var``: the dtype rules and the divisor).
 """
 
 from __future__ import annotations
 
+import builtins
 import functools
+import math
 
 import dask.array as da
 import numpy as np
@@ -25,7 +43,11 @@ from dask.array.utils import meta_from_array
 
 from . import _config
 
-__all__ = ["sum", "prod", "min", "max"]
+from .argreductions import argmax, argmin
+from .scans import cumulative_prod, cumulative_sum
+
+__all__ = ["sum", "prod", "min", "max", "all", "any", "mean", "var", "std", "argmin",
+           "argmax", "cumulative_sum", "cumulative_prod"]
 
 
 def _part(name, block, axis=None, keepdims=False, dtype=None):
@@ -33,13 +55,13 @@ def _part(name, block, axis=None, keepdims=False, dtype=None):
     function of the chunk's backend."""
     if name in ("min", "max"):
         axes = range(block.ndim) if axis is None else axis
-        if any(block.shape[a] == 0 for a in axes):
+        if builtins.any(block.shape[a] == 0 for a in axes):
             # no element to compare (an empty chunk, or a group of empty partials): an
             # empty partial result, which the next step's concatenation drops
             return block[tuple(slice(0, 0) if a in axes else slice(None)
                                for a in range(block.ndim))]
-    # dask hands dtype= to every step; min and max take none
-    kw = {} if dtype is None or name in ("min", "max") else {"dtype": dtype}
+    # dask hands dtype= to every step; min, max, all and any take none
+    kw = {} if dtype is None or name in ("min", "max", "all", "any") else {"dtype": dtype}
     return _config.namespace_function(name, block)(block, axis=axis, keepdims=keepdims, **kw)
 
 
@@ -80,3 +102,110 @@ def min(x, /, *, axis=None, keepdims=False):  # noqa: A001
 def max(x, /, *, axis=None, keepdims=False):  # noqa: A001
     """The standard's ``max`` of a dask array (a non-empty selection, checked)."""
     return _tree("max", x, axis, keepdims, None, x.dtype)
+
+
+def all(x, /, *, axis=None, keepdims=False):  # noqa: A001
+    """The standard's ``all`` of a dask array (an empty selection is True)."""
+    return _tree("all", x, axis, keepdims, None, np.dtype(np.bool_))
+
+
+def any(x, /, *, axis=None, keepdims=False):  # noqa: A001
+    """The standard's ``any`` of a dask array (an empty selection is False)."""
+    return _tree("any", x, axis, keepdims, None, np.dtype(np.bool_))
+
+
+# ----------------------------------------------------------------------------- moments
+def _moment_dtypes(x, dtype, real: bool) -> tuple:
+    """(result dtype, accumulation dtype) of mean (``real=False``) or var/std: ``dtype=``,
+    else floating and complex inputs keep theirs and the others give float64 (NumPy's
+    rule); var/std of complex values are real; float16 accumulates in float32."""
+    if dtype is not None:
+        out = np.dtype(dtype)
+    elif x.dtype.kind in "fc":
+        out = np.dtype(x.dtype)
+    else:
+        out = np.dtype(np.float64)
+    if real and out.kind == "c":
+        out = np.empty(0, out).real.dtype
+    acc = np.dtype(np.float32) if out == np.float16 else out
+    if acc.kind not in "fc":     # an integer dtype= (NumPy sums in it, then truncates)
+        acc = out
+    return out, acc
+
+
+def _axes(x, axis) -> tuple:
+    return tuple(range(x.ndim)) if axis is None else tuple(axis)
+
+
+def _ones(block):
+    return _config.like(np.ones(block.shape, dtype=np.int64), block)
+
+
+def _count(x, axes, keepdims):
+    """The number of elements of the selection: an int, or a dask array where a chunk
+    length is unknown (NaN)."""
+    n = math.prod(x.shape[a] for a in axes)
+    if not math.isnan(n):
+        return int(n)
+    ones = x.map_blocks(_ones, dtype=np.int64,
+                        meta=meta_from_array(x._meta, ndim=x.ndim, dtype=np.int64))
+    return _tree("sum", ones, axes, keepdims, None, np.dtype(np.int64))
+
+
+def _finish(res, out):
+    return res if res.dtype == out else res.astype(out)
+
+
+def _mean(x, axis, keepdims, acc):
+    axes = _axes(x, axis)
+    total = _tree("sum", x, axes, keepdims, acc, acc)
+    return total / _count(x, axes, keepdims)
+
+
+def mean(x, /, *, axis=None, keepdims=False, dtype=None):
+    """The standard's ``mean`` of a dask array (arguments checked by the caller)."""
+    out, acc = _moment_dtypes(x, dtype, real=False)
+    return _finish(_mean(x, axis, keepdims, acc), out)
+
+
+def _squared_deviation(block, mean_block):
+    """``|block - mean|**2`` of one chunk (``block`` cast to the mean's dtype first)
+    through the namespace's functions of the chunk's backend."""
+    f = functools.partial(_config.namespace_function, chunk=block)
+    if block.dtype != mean_block.dtype:
+        block = f("astype")(block, mean_block.dtype)
+    d = f("subtract")(block, mean_block)
+    if d.dtype.kind == "c":
+        re, im = f("real")(d), f("imag")(d)
+        return f("add")(f("multiply")(re, re), f("multiply")(im, im))
+    return f("multiply")(d, d)
+
+
+def _sqrt(block):
+    return _config.namespace_function("sqrt", block)(block)
+
+
+def _var(x, axis, correction, keepdims, dtype):
+    out, acc = _moment_dtypes(x, dtype, real=True)
+    _, macc = _moment_dtypes(x, dtype, real=False)
+    axes = _axes(x, axis)
+    m = _mean(x, axes, True, macc)
+    # (meta built from NumPy: casting a complex meta to a real dtype would warn)
+    sq = da.map_blocks(_squared_deviation, x, m, dtype=acc,
+                       meta=_config.like(np.empty((0,) * x.ndim, dtype=acc), x._meta))
+    total = _tree("sum", sq, axes, keepdims, None, acc)
+    n = _count(x, axes, keepdims)
+    div = builtins.max(n - correction, 0) if isinstance(n, int) else da.maximum(n - correction, 0)
+    return total / div, out
+
+
+def var(x, /, *, axis=None, correction=0.0, keepdims=False, dtype=None):
+    """The standard's ``var`` of a dask array (arguments checked by the caller)."""
+    res, out = _var(x, axis, correction, keepdims, dtype)
+    return _finish(res, out)
+
+
+def std(x, /, *, axis=None, correction=0.0, keepdims=False, dtype=None):
+    """The standard's ``std`` of a dask array: the square root of ``var``."""
+    res, out = _var(x, axis, correction, keepdims, dtype)
+    return _finish(res.map_blocks(_sqrt, dtype=res.dtype), out)

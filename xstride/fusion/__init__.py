@@ -9,12 +9,16 @@ once with its own strides, views of the arguments (slices, ``.T``, ``permute_dim
 ``broadcast_to``, ``reshape`` where a view) are Layout changes, not copies, and the
 result is bit-identical to running ``fn`` unfused through xstride (docs/fuse.md).
 
+On dask arrays (``xstride/_chunked/fusion.py``) an elementwise graph whose arguments'
+chunks line up runs per block: one ``blockwise`` task per block calls this fused
+function on the blocks (one kernel per CuPy block); anything else runs as written.
 On NumPy arrays (and on any backend without a fusion executor), ``fn`` runs as written.
 """
 
 from __future__ import annotations
 
 import functools
+import sys
 import warnings
 
 import numpy as np
@@ -126,6 +130,18 @@ class Fused:
         self.strict = strict
         self._graphs: dict = {}
         self._ex = None
+
+    def __reduce__(self):
+        """Pickled (a dask task sends it to a worker) by reference where its module holds
+        it under its name (``@xp.fuse`` on a module's function), else as ``fn`` and
+        ``strict`` (cloudpickle sends a function of ``__main__`` by value); the traced
+        graphs are not sent: a worker traces each signature once."""
+        mod = sys.modules.get(getattr(self, "__module__", None) or "")
+        name = getattr(self, "__qualname__", "")
+        if mod is not None and mod.__name__ != "__main__" and "." not in name \
+                and getattr(mod, name, None) is self:
+            return name
+        return (Fused, (self.fn, self.strict))
 
     def __get__(self, obj, objtype=None):
         """As a method: the fused function with ``obj`` bound as its first argument."""

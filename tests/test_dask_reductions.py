@@ -1,0 +1,261 @@
+"""Reductions, scans and ``xp.fuse`` of dask arrays against the NumPy backend, on dask's
+local threads: every reduction and scan is a dask graph of xstride's functions per
+chunk (``xstride/_chunked/reductions.py``, ``argreductions.py``, ``scans.py``), and a
+fused elementwise function runs per block (``xstride/_chunked/fusion.py``).
+
+Integers, booleans and indices compare exactly; floating-point values within
+``rtol=1e-12`` (float64: partial sums round in another order than NumPy's pairwise
+sum and sequential scan)."""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+
+da = pytest.importorskip("dask.array")
+
+import xstride as xp  # noqa: E402
+
+RTOL = 1e-12
+CHUNKINGS = [(4, 3, 2), (13, 7, 5), (2, 7, 1), ((6, 0, 7), (7,), (2, 0, 3))]
+
+
+@pytest.fixture(autouse=True)
+def _numpy_after():
+    yield
+    xp.set_backend("numpy")
+
+
+def _dask(a, chunks):
+    with xp.use_backend("dask"):
+        return xp.asarray(a, chunks=chunks)
+
+
+def _layers(r) -> str:
+    return " ".join(str(k) for k in r.dask.layers)
+
+
+def _same(got, want, exact):
+    assert isinstance(got, da.Array)
+    out = xp.to_numpy(got)
+    assert out.dtype == want.dtype and out.shape == want.shape
+    if exact:
+        np.testing.assert_array_equal(out, want)
+    else:
+        np.testing.assert_allclose(out, want, rtol=RTOL, atol=RTOL)
+
+
+_RNG = np.random.default_rng(7)
+_INTS = _RNG.integers(-3, 4, (13, 7, 5)).astype(np.int32)
+_FLOATS = _RNG.standard_normal((13, 7, 5))
+
+
+@pytest.mark.parametrize("chunks", CHUNKINGS)
+@pytest.mark.parametrize("name", ["all", "any", "mean", "var", "std", "argmin", "argmax"])
+def test_reductions_equal_numpy_for_several_chunkings(name, chunks):
+    arg = name.startswith("arg")
+    for a in (_INTS, _FLOATS):
+        x = _dask(a, chunks)
+        exact = arg or name in ("all", "any")
+        axes = (None, 0, 1, -1) if arg else (None, 0, (0, 2), -1)
+        for axis, keepdims in zip(axes, (False, True, False, True)):
+            got = getattr(xp, name)(x, axis=axis, keepdims=keepdims)
+            _same(got, getattr(xp, name)(a, axis=axis, keepdims=keepdims), exact)
+            # the trees are xstride's (the namespace's function per chunk)
+            tree = {"mean": "xstride-sum", "var": "xstride-sum", "std": "xstride-sum"}
+            assert tree.get(name, f"xstride-{name}") in _layers(got)
+
+
+@pytest.mark.parametrize("chunks", CHUNKINGS)
+@pytest.mark.parametrize("name", ["cumulative_sum", "cumulative_prod"])
+def test_scans_equal_numpy_for_several_chunkings(name, chunks):
+    for a in (_INTS, _FLOATS):
+        x = _dask(a, chunks)
+        for axis, initial in ((0, False), (1, True), (-1, False)):
+            got = getattr(xp, name)(x, axis=axis, include_initial=initial)
+            assert name in _layers(got)
+            _same(got, getattr(xp, name)(a, axis=axis, include_initial=initial),
+                  a.dtype.kind != "f")
+    b = np.array([True, False, True, True])
+    _same(xp.cumulative_sum(_dask(b, 1)), xp.cumulative_sum(b), True)
+    _same(xp.cumulative_sum(_dask(_INTS[0, 0], 2), dtype=xp.float32),
+          xp.cumulative_sum(_INTS[0, 0], dtype=np.float32), True)
+    _same(xp.cumulative_sum(_dask(np.float64(2.0), ())), xp.cumulative_sum(np.float64(2.0)),
+          True)
+    e = np.zeros((2, 0))
+    _same(xp.cumulative_sum(_dask(e, 1), axis=1, include_initial=True),
+          xp.cumulative_sum(e, axis=1, include_initial=True), True)
+
+
+_TIES = np.array([3.0, 1, 5, 1, 5, np.nan, 0, np.nan, 0, 5])
+
+
+@pytest.mark.parametrize("chunks", [((10,),), ((1,) * 10,), ((3, 0, 2, 5),),
+                                    ((5, 0, 0, 5),), ((6, 4),)])
+def test_argmin_argmax_first_occurrence_and_first_nan_across_chunks(chunks):
+    finite = np.nan_to_num(_TIES, nan=5.0)      # ties of the max and the min across chunks
+    for a in (_TIES, finite, finite.astype(np.int16), finite > 2):
+        x = _dask(a, chunks)
+        for name in ("argmin", "argmax"):
+            assert int(xp.to_numpy(getattr(xp, name)(x))) == getattr(np, name)(a)
+    # 2-D: the C-order flat index (axis=None) and the index per lane, NaN in some lanes
+    m = np.tile(finite, (3, 1))
+    m[1, 7] = m[2, 2] = np.nan
+    m[2, 8] = np.nan
+    x = _dask(m, ((1, 2), chunks[0]))
+    for name in ("argmin", "argmax"):
+        for axis in (None, 0, 1):
+            want = getattr(np, name)(m, axis=axis)
+            _same(getattr(xp, name)(x, axis=axis), np.asarray(want, dtype=np.int64), True)
+
+
+def test_reductions_of_unknown_chunk_lengths_and_empty_selections():
+    a = np.arange(10.0)
+    x = _dask(a, 3)
+    y = x[x > 2]                            # chunk lengths unknown to dask
+    assert np.isnan(y.shape[0])
+    assert float(xp.to_numpy(xp.mean(y))) == 6.0
+    assert abs(float(xp.to_numpy(xp.var(y, correction=1))) - np.var(a[3:], ddof=1)) < 1e-12
+    with pytest.raises(ValueError, match=r"argmax: argument 'x' has chunk lengths that "
+                                         r"dask does not know .* x.compute_chunk_sizes\(\)"):
+        xp.argmax(y)
+    assert int(xp.to_numpy(xp.argmax(y.compute_chunk_sizes()))) == 6
+    assert int(xp.to_numpy(xp.argmin(y[None, :], axis=0)[0])) == 0
+    e = _dask(np.zeros((0, 3)), 2)
+    with pytest.warns(RuntimeWarning):
+        assert np.isnan(xp.to_numpy(xp.mean(e, axis=0))).all()
+    _same(xp.mean(e, axis=1), np.zeros(0), True)
+    _same(xp.all(e), np.bool_(True), True)
+    _same(xp.any(e, axis=0), np.zeros(3, bool), True)
+
+
+@pytest.mark.parametrize("a, kwargs", [
+    (np.arange(7, dtype=np.float32), {}),
+    (np.arange(7, dtype=np.float16), {}),
+    (np.arange(7, dtype=np.uint8), {}),
+    (np.arange(7, dtype=np.int64), {"dtype": np.float32}),
+    (np.array([1 + 2j, 3 - 1j, 0.5j, 2]), {}),
+    (np.array([True, False, True]), {}),
+])
+def test_mean_var_std_keep_numpy_dtypes(a, kwargs):
+    x = _dask(a, 2)
+    for name in ("mean", "var", "std"):
+        want = getattr(xp, name)(a, **kwargs)
+        got = xp.to_numpy(getattr(xp, name)(x, **kwargs))
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-6 if want.dtype.itemsize <= 4 else RTOL)
+    _same(xp.var(x, correction=2), xp.var(a, correction=2), False)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.argmin(m.X, axis=(0, 1)),
+    lambda m: m.argmax(m.X[:0], axis=0),
+    lambda m: m.argmin(m.X.astype(m.complex128)),
+    lambda m: m.all(m.X, keepdims=1),
+    lambda m: m.mean(m.X, dtype="S3"),
+    lambda m: m.var(m.X, correction="1"),
+    lambda m: m.any(m.X, axis=3),
+    lambda m: m.cumulative_sum(m.X),
+    lambda m: m.cumulative_prod(m.X, axis=0, include_initial=None),
+])
+def test_errors_are_the_numpy_backends(call):
+    class NS:
+        pass
+
+    def raised(x):
+        ns = NS()
+        ns.__dict__.update({k: getattr(xp, k) for k in dir(xp) if not k.startswith("_")})
+        ns.X = x
+        try:
+            call(ns)
+        except Exception as exc:   # noqa: BLE001 - compared below
+            return type(exc), str(exc).replace("dask.Array", "numpy.ndarray")
+        return None
+
+    want = raised(_INTS[:, :, 0])
+    assert want is not None
+    assert raised(_dask(_INTS[:, :, 0], 4)) == want
+
+
+# --------------------------------------------------------------------- xp.fuse
+@xp.fuse
+def push(x, v, a, dt):
+    return x + v * dt + 0.5 * a * dt * dt, v + a * dt
+
+
+@xp.fuse
+def damped(x, y):
+    return xp.exp(-x) * y - 1
+
+
+@xp.fuse
+def neighbours(x):
+    return x[1:] + x[:-1]
+
+
+def test_fuse_runs_per_block_and_equals_the_unfused_run():
+    rng = np.random.default_rng(3)
+    p, v, a = rng.standard_normal((10, 3)), rng.standard_normal((10, 3)), rng.standard_normal(3)
+    x, y = _dask(p, (4, 2)), _dask(v, (4, 2))
+    got = push(x, y, _dask(a.reshape(1, 3), (1, 2)), 0.1)
+    want = push.fn(p, v, a.reshape(1, 3), 0.1)
+    assert isinstance(got, tuple) and len(got) == 2
+    for g, w in zip(got, want):
+        assert "xstride-fuse-push" in _layers(g) and g.chunks == ((4, 4, 2), (2, 1))
+        _same(g, w, True)
+    one = damped(x, _dask(a, 2))               # broadcast along the first axis
+    assert one.name.startswith("xstride-fuse-damped")
+    _same(one, damped.fn(p, a), True)
+    _same(damped(x, np.float32(2)), damped.fn(p, np.float32(2)), True)
+
+
+def test_fuse_runs_as_written_where_blocks_do_not_line_up():
+    rng = np.random.default_rng(4)
+    p, v = rng.standard_normal((10, 3)), rng.standard_normal((10, 3))
+    x = _dask(p, (4, 2))
+    other = damped(x, _dask(v, (5, 3)))       # other chunks: dask's operations
+    assert "xstride-fuse" not in _layers(other)
+    _same(other, damped.fn(p, v), True)
+    got = neighbours(x)                       # a slice crosses block boundaries
+    assert "xstride-fuse" not in _layers(got)
+    _same(got, p[1:] + p[:-1], True)
+
+
+def test_fused_functions_pickle_by_reference():
+    assert pickle.loads(pickle.dumps(damped)) is damped
+
+    def local(x):
+        return x + 1
+
+    f = xp.fuse(local)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert f.__reduce__()[0] is type(f)
+
+
+def test_every_chunk_step_is_the_namespace_function_of_the_chunks_backend(monkeypatch):
+    """The per-chunk work goes through the hook ``namespace_function(name, chunk)`` (on a
+    CuPy chunk: xstride's kernels), asked with the chunk itself: the code path is the
+    same for NumPy and CuPy chunks but for that lookup."""
+    from xstride._chunked import _config
+
+    seen = []
+    real = _config.namespace_function
+
+    def spy(name, chunk):
+        seen.append((name, type(chunk)))
+        return real(name, chunk)
+
+    monkeypatch.setattr(_config, "namespace_function", spy)
+    x = _dask(np.arange(10.0), 3)
+    for name, step in (("argmin", "argmin"), ("mean", "sum"), ("std", "subtract"),
+                       ("all", "all"), ("cumulative_prod", "cumulative_prod"),
+                       ("cumulative_sum", "add")):
+        seen.clear()
+        xp.to_numpy(getattr(xp, name)(x))
+        assert (step, np.ndarray) in seen
+        # NumPy's whole-array reductions give scalars, which the last steps receive
+        assert all(issubclass(t, (np.ndarray, np.generic)) for _, t in seen)

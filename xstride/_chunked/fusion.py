@@ -1,0 +1,121 @@
+"""The dask backend's fusion executor: a fused elementwise function run per block.
+
+``xp.fuse`` traces the function (``xstride/fusion``) and hands the graph here. When the
+graph is elementwise — every argument read as it is, no view step (slice, transpose,
+reshape, ``broadcast_to``) and no read of a concrete shape — and the dask arguments'
+chunks line up (equal chunks on every axis they share at full length; an axis of
+length 1 in one chunk broadcasts), the result is one ``dask.array.blockwise`` whose
+task calls the same fused function on the blocks: inside CuPy chunks that is one fused
+kernel per block (the CuPy executor), inside NumPy chunks the function as written.
+Nothing is rechunked. Otherwise :func:`run` answers None and the function runs as
+written on the dask arrays (dask's operations), as a view across block boundaries
+needs.
+
+Several outputs: one blockwise task per block returns the tuple, and each output
+takes its item (dask's pattern for functions of several outputs).
+
+Source: dask's ``dask/array/blockwise.py`` (index notation, broadcasting of length-1
+blocks) and ``dask/array/gufunc.py`` (a tuple per block, one array per item).
+"""
+
+from __future__ import annotations
+
+import operator
+
+import dask.array as da
+import numpy as np
+from dask.array.utils import meta_from_array
+
+from .._plans.fusion import Load
+
+__all__ = ["run", "repeat"]
+
+
+def repeat(fused, args):
+    """No fast path: every call goes through the checked path (None)."""
+    return None
+
+
+def _is_dask(a) -> bool:
+    return isinstance(a, da.Array)
+
+
+def elementwise(graph) -> bool:
+    """Whether ``graph`` reads its arguments whole and elementwise (no view step)."""
+    if graph.shape_dependent:
+        return False
+    return all(isinstance(graph.nodes[i], Load) and not graph.nodes[i].views
+               for i in graph.loads)
+
+
+def aligned_chunks(arrays) -> tuple | None:
+    """The output chunks of a blockwise call over ``arrays`` (broadcast by NumPy's rule,
+    right-aligned), or None where their chunks do not line up without a rechunk."""
+    nd = max(a.ndim for a in arrays)
+    out = []
+    for d in range(nd):
+        length, chunks = 1, (1,)
+        for a in arrays:
+            k = d - (nd - a.ndim)
+            if k < 0:
+                continue
+            n, c = a.shape[k], a.chunks[k]
+            if n == 1 and len(c) == 1:
+                continue                      # broadcasts
+            if length == 1:
+                length, chunks = n, c
+            elif n != length:
+                return None                   # no broadcast: the unfused run says why
+            elif c != chunks:
+                return None                   # would need a rechunk
+        out.append(chunks)
+    return tuple(out)
+
+
+class _PerBlock:
+    """The fused function called on one block of each dask argument (the other
+    arguments as they are)."""
+
+    def __init__(self, fused, positions, nargs, consts):
+        self.fused, self.positions, self.nargs, self.consts = fused, positions, nargs, consts
+
+    def __call__(self, *blocks):
+        args = list(self.consts)
+        for p, b in zip(self.positions, blocks):
+            args[p] = b
+        return self.fused(*args)
+
+
+def run(fused, graph, args, multi):
+    """The fused call as a blockwise dask graph, or None (run ``fn`` as written)."""
+    if not elementwise(graph):
+        return None
+    positions = [p for p, a in enumerate(args) if _is_dask(a)]
+    arrays = [args[p] for p in positions]
+    if not arrays:
+        return None
+    chunks = aligned_chunks(arrays)
+    if chunks is None:
+        return None
+    nd = len(chunks)
+    consts = [None if p in positions else a for p, a in enumerate(args)]
+    pairs = []
+    for a in arrays:
+        pairs += [a, tuple(range(nd - a.ndim, nd))]
+    dtypes = [np.dtype(graph.nodes[k].dtype) for k in graph.outputs]
+    metas = [meta_from_array(arrays[0]._meta, ndim=nd, dtype=dt) for dt in dtypes]
+    name = getattr(fused.fn, "__name__", "fused")
+    func = _PerBlock(fused, positions, len(args), consts)
+    if not multi:
+        return da.blockwise(func, tuple(range(nd)), *pairs, dtype=dtypes[0],
+                            meta=metas[0], name=f"xstride-fuse-{name}-{_token(args, fused)}")
+    both = da.blockwise(func, tuple(range(nd)), *pairs, dtype=dtypes[0], meta=metas[0],
+                        name=f"xstride-fuse-{name}-{_token(args, fused)}")
+    return tuple(both.map_blocks(operator.getitem, k, dtype=dt, meta=m)
+                 for k, (dt, m) in enumerate(zip(dtypes, metas)))
+
+
+def _token(args, fused) -> str:
+    from dask.base import tokenize
+
+    return tokenize(id(fused), fused.fn, *args)

@@ -1,0 +1,94 @@
+"""``cumulative_sum``/``cumulative_prod`` of dask arrays: the namespace's scan inside
+each chunk (xstride's scan kernels in a CuPy chunk), plus a prefix carried across the
+chunks along the axis.
+
+dask's ``cumreduction`` (method ``"sequential"``) builds the graph: chunk ``j``'s result
+is ``carry_j (op) scan(chunk_j)``, with ``carry_0`` the identity and ``carry_{j+1} =
+carry_j (op) last(scan(chunk_j))``; the scans and ``op`` (the namespace's ``add`` or
+``multiply``) run on the chunk's backend. Chunks of length 0 along the axis (which
+that graph cannot carry past) are merged away first: a rechunk that moves no data.
+Integers are exact (wrapping as NumPy's), so chunk-invariant; floating-point values
+round per chunk scan and per carry, so they may differ from NumPy's sequential scan in
+the last bits. ``include_initial=True`` puts the identity first.
+
+Source: dask's ``dask/array/reductions.py`` (``cumreduction``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from dask.array.reductions import cumreduction
+
+from . import _config
+
+__all__ = ["cumulative_sum", "cumulative_prod"]
+
+_OP = {"cumulative_sum": ("add", 0), "cumulative_prod": ("multiply", 1)}
+
+
+class _ChunkScan:
+    """The namespace's scan of one chunk (dask's ``func``: it reads ``__name__`` and
+    whether ``dtype`` is a parameter)."""
+
+    def __init__(self, name):
+        self.name = self.__name__ = name
+
+    def __call__(self, block, axis, dtype=None):
+        return _config.namespace_function(self.name, block)(block, axis=axis, dtype=dtype)
+
+
+class _Carry:
+    """``a (op) b`` on the chunks' backend (dask's ``binop``)."""
+
+    def __init__(self, op):
+        self.op = self.__name__ = op
+
+    def __call__(self, a, b):
+        return _config.namespace_function(self.op, b)(a, b)
+
+
+def _filled(block, value, dtype, like):
+    return _config.like(np.full(block.shape, value, dtype=dtype), like)
+
+
+def _scan(name, x, axis, dtype, include_initial, out_dtype):
+    op, ident = _OP[name]
+    lengths = x.chunks[axis]
+    if len(lengths) > 1 and 0 in lengths:
+        kept = tuple(n for n in lengths if n) or (0,)
+        x = x.rechunk({axis: kept})
+    res = cumreduction(_ChunkScan(name), _Carry(op), ident, x, axis=axis,
+                       dtype=out_dtype, method="sequential")
+    if include_initial:
+        import dask.array as da
+
+        first = x[tuple(slice(0, 1) if a == axis else slice(None) for a in range(x.ndim))]
+        if x.shape[axis] == 0:
+            shape = tuple(1 if a == axis else n for a, n in enumerate(x.shape))
+            first = da.zeros(shape, dtype=x.dtype, chunks=tuple(
+                (1,) if a == axis else c for a, c in enumerate(x.chunks)))
+        head = first.map_blocks(_filled, ident, out_dtype, like=res._meta, dtype=out_dtype,
+                                meta=res._meta)
+        res = da.concatenate([head, res], axis=axis)
+    return res
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+    """The standard's ``cumulative_sum`` of a dask array (``axis`` normalized and a 0-D
+    ``x`` reshaped to ``(1,)`` by the caller)."""
+    return _scan("cumulative_sum", x, axis, dtype, include_initial, _out(x, dtype))
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+    """The standard's ``cumulative_prod`` of a dask array (as ``cumulative_sum``)."""
+    return _scan("cumulative_prod", x, axis, dtype, include_initial, _out(x, dtype))
+
+
+def _out(x, dtype) -> np.dtype:
+    """``dtype=``, else the standard's default (bool and signed -> int64, unsigned ->
+    uint64, others keep theirs; the caller's ``default_sum_dtype``)."""
+    if dtype is not None:
+        return np.dtype(dtype)
+    if x.dtype.kind in "bi":
+        return np.dtype(np.int64)
+    return np.dtype(np.uint64) if x.dtype.kind == "u" else np.dtype(x.dtype)
