@@ -168,7 +168,10 @@ def evaluate(graph, args):
     with np.errstate(all="ignore"):
         for i in graph.ops:
             n = graph.nodes[i]
-            ins = [np.asarray(vals[k]).astype(d) for k, d in zip(n.inputs, n.loop)]
+            # copy=False: an operand of the loop dtype keeps its layout, so NumPy takes the
+            # same (SIMD or strided) loop as in the unfused run (they differ by an ulp
+            # in exp and the like)
+            ins = [np.asarray(vals[k]).astype(d, copy=False) for k, d in zip(n.inputs, n.loop)]
             if n.func == "where":
                 r = np.where(*ins)
             elif n.func == "astype":

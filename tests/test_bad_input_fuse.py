@@ -122,3 +122,26 @@ def test_a_module_looked_up_from_a_stand_in_is_refused(fake_cupy, lookup):
     with pytest.raises(TypeError, match=rf"fuse: cannot fuse .*xp\.{lookup.__name__}"):
         xp.fuse(fn, strict=True)(x)
     assert lookup(np.ones(2)) is not None              # outside a trace: unchanged
+
+
+def test_isinstance_of_the_backend_array_type_holds_in_the_trace(fake_cupy):
+    """``x * 2 if isinstance(x, cupy.ndarray) else x * 3``: the stand-in answers the
+    fused backend's array type to ``isinstance`` (its ``__class__``), so the trace takes
+    the branch the unfused run takes; results of operations too; a NumPy scalar
+    argument answers its own scalar type."""
+    import sys
+
+    cp = sys.modules["cupy"]
+
+    def fn(x, s):
+        y = x * 2 if isinstance(x, cp.ndarray) else x * 3
+        z = y + 1
+        w = z * s if isinstance(s, np.float32) and not isinstance(s, cp.ndarray) else z
+        return w if isinstance(z, cp.ndarray) else -w
+
+    x = FakeCupyArray(np.arange(4, dtype=np.float32))
+    s = np.float32(0.5)
+    graph = xp.fuse(fn).graph(x, s)
+    assert graph is not None
+    (got,) = evaluate(graph, (x.get(), s))
+    np.testing.assert_array_equal(got, (x.get() * 2 + 1) * s)

@@ -109,7 +109,7 @@ def test_outputs_of_different_call_time_shapes_run_unfused(engine):
     ran = []
 
     def f(x, y):
-        if isinstance(x, FakeCupyArray):
+        if type(x) is FakeCupyArray:     # the unfused run (a stand-in passes isinstance)
             ran.append(True)
             return "unfused"
         return x + 1, x + y

@@ -68,6 +68,9 @@ class Recorder:
         self.host: list = []
         self.hmemo: dict = {}
         self.shape_dependent = False
+        #: the array type of the backend being fused (what ``__class__`` of a traced
+        #: array answers, so ``isinstance(x, cupy.ndarray)`` holds as in the unfused run)
+        self.array_type = None
 
     def add(self, node, shape) -> int:
         """Index of ``node`` (an equal node recorded before is reused)."""
@@ -278,13 +281,23 @@ class Traced:
     makes the graph shape-dependent (keyed by the input shapes).
     """
 
-    __slots__ = ("_rec", "_node", "dtype", "_shape", "_nparg")
+    __slots__ = ("_rec", "_node", "dtype", "_shape", "_nparg", "_npcls")
     __array_ufunc__ = None          # NumPy defers to the reflected operators
     __hash__ = None
 
-    def __init__(self, rec, node, dtype, shape, nparg=None):
+    @property
+    def __class__(self):
+        """What ``isinstance`` sees besides the exact type: the fused backend's array
+        type (a NumPy scalar argument: its own scalar type), so that a branch on
+        ``isinstance(x, cupy.ndarray)`` takes the side the unfused run takes."""
+        if self._npcls is not None:
+            return self._npcls
+        return self._rec.array_type or Traced
+
+    def __init__(self, rec, node, dtype, shape, nparg=None, npcls=None):
         self._rec, self._node, self.dtype, self._shape = rec, node, np.dtype(dtype), tuple(shape)
         self._nparg = nparg
+        self._npcls = npcls
 
     @property
     def ndim(self):
@@ -572,8 +585,10 @@ def trace(fn, args, owns):
     for i, a in enumerate(args):
         if isinstance(a, np.generic):
             targs.append(Traced(rec, rec.add(_plan.Scalar(("arg", i), a.dtype.name), ()),
-                                a.dtype, (), nparg=i))
+                                a.dtype, (), nparg=i, npcls=type(a)))
         elif owns(a):
+            if rec.array_type is None:
+                rec.array_type = type(a)
             targs.append(Traced(rec, rec.add(_plan.Load(i, (), a.dtype.name), a.shape),
                                 a.dtype, a.shape))
         elif isinstance(a, _PY_SCALARS):
