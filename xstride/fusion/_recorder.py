@@ -1,0 +1,68 @@
+"""The record of a trace of ``xp.fuse``: the device nodes with their trace-time shapes,
+the host nodes (Python arithmetic on scalar arguments), and :class:`Unfusable`, what a
+trace raises when the function does what no fused kernel expresses. The stand-ins that
+fill it are in :mod:`._tracer`."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._plans import fusion as _plan
+
+__all__ = ["ENGINE_DTYPES", "Unfusable", "Recorder"]
+
+#: dtypes a fused kernel computes in (the engine's; the ``_core.dtypes`` table).
+ENGINE_DTYPES = frozenset(np.dtype(n) for n in
+                          ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                           "uint32", "uint64", "float32", "float64"))
+_PY_SCALARS = (bool, int, float, complex)
+
+
+class Unfusable(Exception):
+    """What the function did that no fused kernel expresses (``what`` names it)."""
+
+    def __init__(self, what: str):
+        super().__init__(what)
+        self.what = what
+
+
+def _memo_key(node):
+    return (type(node).__name__,) + tuple(getattr(node, f) for f in node.__dataclass_fields__)
+
+
+class Recorder:
+    """The graph being recorded: device nodes with their trace-time shapes, host nodes."""
+
+    def __init__(self, nargs: int):
+        self.nargs = nargs
+        self.nodes: list = []
+        self.shapes: list = []
+        self.memo: dict = {}
+        self.host: list = []
+        self.hmemo: dict = {}
+        self.shape_dependent = False
+        #: the array type of the backend being fused (what ``__class__`` of a traced
+        #: array answers, so ``isinstance(x, cupy.ndarray)`` holds as in the unfused run)
+        self.array_type = None
+
+    def add(self, node, shape) -> int:
+        """Index of ``node`` (an equal node recorded before is reused)."""
+        key = _memo_key(node)
+        i = self.memo.get(key)
+        if i is None:
+            i = self.memo[key] = len(self.nodes)
+            self.nodes.append(node)
+            self.shapes.append(tuple(shape))
+        return i
+
+    def host_node(self, h) -> int:
+        # 1, 1.0 and True differ, and so do 0.0 and -0.0: constants keyed by type and repr
+        key = (h[0], type(h[1]), repr(h[1])) if h[0] == "const" else h
+        i = self.hmemo.get(key)
+        if i is None:
+            i = self.hmemo[key] = len(self.host)
+            self.host.append(h)
+        return i
+
+    def graph(self, outputs) -> _plan.Graph:
+        return _plan.build(self.nodes, self.host, outputs, self.nargs, self.shape_dependent)
