@@ -16,7 +16,7 @@ import xstride as xp
 from xstride._kernels import reductions as reductions_cu
 from xstride._kernels.reductions import _finish
 from xstride._plans.reduction import (SHORT_MIN_ROWS, SHORT_ROW_BYTES, SHORT_ROWLEN,
-                                      SHORT_VECTOR_ROW_BYTES, TILE_BYTES,
+                                      SHORT_VECTOR_ROW_BYTES, TILE_BYTES, TILE_MAX_ROWLEN,
                                       TILE_MIN_ROWS, normalize_axis, normalize_scan_axis,
                                       plan_reduction, plan_scan, tile_rows)
 from xstride._kernels._geometry import (BLOCK_THREADS, INTERLEAVE_MIN_ROUNDS,
@@ -191,9 +191,18 @@ def test_tile_tuning_shapes_the_launch():
 def test_short_threshold_and_what_it_leaves_alone():
     n = 1 << 20
     assert SHORT_ROWLEN == 32 and SHORT_MIN_ROWS == 256
-    # just past the row length: the warp per row, as before
-    assert plan_reduction(_lay((n, SHORT_ROWLEN + 1)), (1,)).strategy == "inner"
+    # past the short row length, contiguous medium rows are staged too; past
+    # TILE_MAX_ROWLEN, or not contiguous, or few of them: the warp per row
+    assert plan_reduction(_lay((n, SHORT_ROWLEN + 1)), (1,)).strategy == "tile"
     assert plan_reduction(_lay((n, SHORT_ROWLEN)), (1,)).strategy == "tile"
+    assert plan_reduction(_lay((n // 32, 3, 4, 8)), (1, 2, 3)).strategy == "tile"
+    assert plan_reduction(_lay((n, TILE_MAX_ROWLEN)), (1,)).strategy == "tile"
+    assert plan_reduction(_lay((n, TILE_MAX_ROWLEN + 1)), (1,)).strategy == "inner"
+    assert plan_reduction(_lay((n, 200)).slice((slice(None), slice(None, 96))),
+                          (1,)).strategy == "inner"            # rows 200 apart: > 2 * 96
+    assert plan_reduction(_lay((n, 96)).slice((slice(None), slice(None, None, 2))),
+                          (1,)).strategy == "inner"            # a strided run
+    assert plan_reduction(_lay((SHORT_MIN_ROWS - 1, 96)), (1,)).strategy == "inner"
     # few outputs: the warp kernel gives them more threads
     assert plan_reduction(_lay((SHORT_MIN_ROWS - 1, 3)), (1,)).strategy == "inner"
     assert plan_reduction(_lay((SHORT_MIN_ROWS, 3)), (1,)).strategy == "tile"

@@ -102,7 +102,8 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
                   idx32: bool = False, cap: int = 4, trans: tuple = (), tile: int = 32,
                   preamble: str = "", index_var: bool = False, off32: bool = False,
                   rest32: bool = True,
-                  minb: int = 0, rest_axes: int = 2, indexed: tuple = ()) -> str:
+                  minb: int = 0, rest_axes: int = 2, indexed: tuple = (),
+                  unit: tuple = (), row_tiles: bool = False) -> str:
     """CUDA source of one elementwise kernel.
 
     Parameters
@@ -147,6 +148,16 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
         column) ``(i div e0, i mod e0)`` of flat index ``i`` through its outer and
         inner strides (a repeated row, a transposed or strided view); the others are
         dense (or scalars) and take ``vec``-wide loads at ``i``.
+    unit : tuple of bool
+        "rows": per array operand, whether its inner stride is 1 (else 0, a value
+        repeated along the row); the offsets then add the column without multiplying
+        by the stride. Empty: the strides are read from the parameter struct.
+    row_tiles : bool
+        "rows"/"nd": each block iteration takes one tile of ``BLOCK * UNROLL`` vectors
+        of one row (row and tile from one division per iteration, the outer offsets
+        once per tile) instead of ``BLOCK * UNROLL`` vectors of the flattened rows
+        (a division and the outer offsets per vector). For long rows
+        (:func:`xstride._kernels._geometry.row_tiles_fit`).
     """
     arrays = [o for o in ops if o.kind != "scalar"]
     nops = len(arrays)
@@ -167,21 +178,38 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
     out.append(f"    typedef {idx} IDX;")
     if any(per):
         out.append(f"    long long pr[{UNROLL}], pc[{UNROLL}];")
+    tiles = row_tiles and not flat
+    span = BLOCK * UNROLL
+    limit = "nv" if tiles else "total"
     if flat:
         out.append(f"    const IDX total = (IDX)(p.n / {v});")
     else:
         out.append(f"    const IDX nv = (IDX)(p.e0 / {v});")
-        out.append("    const IDX total = (IDX)(p.n / p.e0) * nv;")
-    out.append(f"    const IDX step = (IDX)gridDim.x * (IDX)({BLOCK * UNROLL});")
-    out.append(f"    for (IDX base = (IDX)blockIdx.x * (IDX)({BLOCK * UNROLL}) + threadIdx.x; "
-               "base < total; base += step) {")
+    if tiles:   # work item w: tile (w mod nch) of row (w div nch)
+        out.append(f"    const IDX nch = (nv + (IDX)({span - 1})) / (IDX)({span});")
+        out.append("    const IDX total = (IDX)(p.n / p.e0) * nch;")
+        out.append("    for (IDX w = blockIdx.x; w < total; w += gridDim.x) {")
+        out.append("      const IDX row = w / nch;")
+        out.append(f"      const IDX base = (w - row * nch) * (IDX)({span}) + threadIdx.x;")
+        out.append(f"      long long rb[{nops}];")
+        out.append(f"      #pragma unroll\n      for (int k = 0; k < {nops}; ++k) rb[k] = p.offset[k];")
+        out.append("      xstride_ew_outer(p, row, rb);")
+    else:
+        if not flat:
+            out.append("    const IDX total = (IDX)(p.n / p.e0) * nv;")
+        out.append(f"    const IDX step = (IDX)gridDim.x * (IDX)({span});")
+        out.append(f"    for (IDX base = (IDX)blockIdx.x * (IDX)({span}) + threadIdx.x; "
+                   "base < total; base += step) {")
     # phase 1: offsets and loads of every input for UNROLL vectors
     out.append(f"      long long off[{UNROLL}][{nops}];")
     out.append(f"      #pragma unroll\n      for (int u = 0; u < {UNROLL}; ++u) {{")
     out.append(f"        const IDX vi = base + (IDX)(u * {BLOCK});")
-    out.append(f"        #pragma unroll\n        for (int k = 0; k < {nops}; ++k) off[u][k] = p.offset[k];")
-    out.append("        if (vi < total) {")
-    if flat:
+    start = "rb[k]" if tiles else "p.offset[k]"
+    out.append(f"        #pragma unroll\n        for (int k = 0; k < {nops}; ++k) off[u][k] = {start};")
+    out.append(f"        if (vi < {limit}) {{")
+    if tiles:
+        out.append(f"          const long long col = (long long)vi * {v};")
+    elif flat:
         out.append(f"          const long long col = (long long)vi * {v};")
         if any(per):
             out.append(f"          const IDX fi = (IDX)vi * (IDX){v}, q = fi / (IDX)p.e0;")
@@ -191,7 +219,9 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
         out.append("          const IDX row = vi / nv;")
         out.append(f"          const long long col = (long long)(vi - row * nv) * {v};")
         out.append("          xstride_ew_outer(p, row, off[u]);")
-    if any(per):
+    if unit and kind == "rows":   # inner strides 1 or 0, known here
+        out.extend(f"          off[u][{k}] += col;" for k in range(nops) if unit[k])
+    elif any(per):
         for k in range(nops):
             if per[k]:
                 out.append(f"          off[u][{k}] += pr[u] * p.strides[{k}][0] + pc[u] * p.s0[{k}];")
@@ -204,7 +234,7 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
     for k, o in enumerate(arrays):
         if o.kind == "in" or o.preload:
             out.append(f"      xstride_vec<{o.ctype}, {v}> __xs_v{k}[{UNROLL}];")
-            out.append(f"      #pragma unroll\n      for (int u = 0; u < {UNROLL}; ++u) if (base + (IDX)(u * {BLOCK}) < total) {{")
+            out.append(f"      #pragma unroll\n      for (int u = 0; u < {UNROLL}; ++u) if (base + (IDX)(u * {BLOCK}) < {limit}) {{")
             if v == 1:
                 out.append(f"        __xs_v{k}[u].v[0] = {ptr[o.name]}[off[u][{k}]];")
             elif per[k]:   # by (row, column): element j of the vector at i + j
@@ -225,9 +255,12 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
     for k, o in enumerate(arrays):
         if o.kind == "out":
             out.append(f"      xstride_vec<{o.ctype}, {v}> __xs_r{k}[{UNROLL}];")
-    out.append(f"      #pragma unroll\n      for (int u = 0; u < {UNROLL}; ++u) if (base + (IDX)(u * {BLOCK}) < total) {{")
+    out.append(f"      #pragma unroll\n      for (int u = 0; u < {UNROLL}; ++u) if (base + (IDX)(u * {BLOCK}) < {limit}) {{")
     out.append(f"        #pragma unroll\n        for (int j = 0; j < {v}; ++j) {{")
-    if index_var:
+    if index_var and tiles:
+        out.append(f"          const long long i = (long long)row * p.e0 + "
+                   f"(long long)(base + (IDX)(u * {BLOCK})) * {v} + j;")
+    elif index_var:
         out.append(f"          const long long i = (long long)(base + (IDX)(u * {BLOCK})) * {v} + j;")
     out.append(_element_code(ops, body, lambda k, o: f"__xs_v{k}[u].v[j]",
                              lambda k, o, e: f"__xs_r{k}[u].v[j] = {e};", indent="          "))
