@@ -178,38 +178,25 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
     out.append(f"    typedef {idx} IDX;")
     if any(per):
         out.append(f"    long long pr[{UNROLL}], pc[{UNROLL}];")
-    tiles = row_tiles and not flat
+    if row_tiles and not flat:
+        return "\n".join(head + [sig, "{", _row_tiles_loop(ops, arrays, body, v, idx, kind, unit,
+                                                           bcast, index_var, ptr), "}"])
     span = BLOCK * UNROLL
-    limit = "nv" if tiles else "total"
     if flat:
         out.append(f"    const IDX total = (IDX)(p.n / {v});")
     else:
         out.append(f"    const IDX nv = (IDX)(p.e0 / {v});")
-    if tiles:   # work item w: tile (w mod nch) of row (w div nch)
-        out.append(f"    const IDX nch = (nv + (IDX)({span - 1})) / (IDX)({span});")
-        out.append("    const IDX total = (IDX)(p.n / p.e0) * nch;")
-        out.append("    for (IDX w = blockIdx.x; w < total; w += gridDim.x) {")
-        out.append("      const IDX row = w / nch;")
-        out.append(f"      const IDX base = (w - row * nch) * (IDX)({span}) + threadIdx.x;")
-        out.append(f"      long long rb[{nops}];")
-        out.append(f"      #pragma unroll\n      for (int k = 0; k < {nops}; ++k) rb[k] = p.offset[k];")
-        out.append("      xstride_ew_outer(p, row, rb);")
-    else:
-        if not flat:
-            out.append("    const IDX total = (IDX)(p.n / p.e0) * nv;")
-        out.append(f"    const IDX step = (IDX)gridDim.x * (IDX)({span});")
-        out.append(f"    for (IDX base = (IDX)blockIdx.x * (IDX)({span}) + threadIdx.x; "
-                   "base < total; base += step) {")
+        out.append("    const IDX total = (IDX)(p.n / p.e0) * nv;")
+    out.append(f"    const IDX step = (IDX)gridDim.x * (IDX)({span});")
+    out.append(f"    for (IDX base = (IDX)blockIdx.x * (IDX)({span}) + threadIdx.x; "
+               "base < total; base += step) {")
     # phase 1: offsets and loads of every input for UNROLL vectors
     out.append(f"      long long off[{UNROLL}][{nops}];")
     out.append(f"      #pragma unroll\n      for (int u = 0; u < {UNROLL}; ++u) {{")
     out.append(f"        const IDX vi = base + (IDX)(u * {BLOCK});")
-    start = "rb[k]" if tiles else "p.offset[k]"
-    out.append(f"        #pragma unroll\n        for (int k = 0; k < {nops}; ++k) off[u][k] = {start};")
-    out.append(f"        if (vi < {limit}) {{")
-    if tiles:
-        out.append(f"          const long long col = (long long)vi * {v};")
-    elif flat:
+    out.append(f"        #pragma unroll\n        for (int k = 0; k < {nops}; ++k) off[u][k] = p.offset[k];")
+    out.append("        if (vi < total) {")
+    if flat:
         out.append(f"          const long long col = (long long)vi * {v};")
         if any(per):
             out.append(f"          const IDX fi = (IDX)vi * (IDX){v}, q = fi / (IDX)p.e0;")
@@ -234,7 +221,7 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
     for k, o in enumerate(arrays):
         if o.kind == "in" or o.preload:
             out.append(f"      xstride_vec<{o.ctype}, {v}> __xs_v{k}[{UNROLL}];")
-            out.append(f"      #pragma unroll\n      for (int u = 0; u < {UNROLL}; ++u) if (base + (IDX)(u * {BLOCK}) < {limit}) {{")
+            out.append(f"      #pragma unroll\n      for (int u = 0; u < {UNROLL}; ++u) if (base + (IDX)(u * {BLOCK}) < total) {{")
             if v == 1:
                 out.append(f"        __xs_v{k}[u].v[0] = {ptr[o.name]}[off[u][{k}]];")
             elif per[k]:   # by (row, column): element j of the vector at i + j
@@ -255,12 +242,9 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
     for k, o in enumerate(arrays):
         if o.kind == "out":
             out.append(f"      xstride_vec<{o.ctype}, {v}> __xs_r{k}[{UNROLL}];")
-    out.append(f"      #pragma unroll\n      for (int u = 0; u < {UNROLL}; ++u) if (base + (IDX)(u * {BLOCK}) < {limit}) {{")
+    out.append(f"      #pragma unroll\n      for (int u = 0; u < {UNROLL}; ++u) if (base + (IDX)(u * {BLOCK}) < total) {{")
     out.append(f"        #pragma unroll\n        for (int j = 0; j < {v}; ++j) {{")
-    if index_var and tiles:
-        out.append(f"          const long long i = (long long)row * p.e0 + "
-                   f"(long long)(base + (IDX)(u * {BLOCK})) * {v} + j;")
-    elif index_var:
+    if index_var:
         out.append(f"          const long long i = (long long)(base + (IDX)(u * {BLOCK})) * {v} + j;")
     out.append(_element_code(ops, body, lambda k, o: f"__xs_v{k}[u].v[j]",
                              lambda k, o, e: f"__xs_r{k}[u].v[j] = {e};", indent="          "))
@@ -285,6 +269,71 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
             lambda k, o, e: f"{ptr[o.name]}[p.offset[{k}] + {at(k)}] = {e};"))
         out.append("      }\n    }")
     return "\n".join(head + [sig, "{", "\n".join(out), "}"])
+
+
+def _row_tiles_loop(ops, arrays, body, v, idx, kind, unit, bcast, index_var, ptr):
+    """The "rows"/"nd" loop over row tiles: work item ``w`` is tile ``w mod nch`` of row
+    ``w div nch`` (``nch`` tiles of ``BLOCK * UNROLL`` vectors per row). Each operand's
+    pointer is moved to the row once per tile; an element is that pointer plus its
+    column (times the inner stride: 1 or 0 on "rows", where ``unit`` says which; read
+    from the parameter struct on "nd"), so no offset array stays live across the
+    loads (registers: a Jacobi step's six operands would hold 24 64-bit offsets)."""
+    span = BLOCK * UNROLL
+    nops = len(arrays)
+    L = [f"    typedef {idx} IDX;",
+         f"    const IDX nv = (IDX)(p.e0 / {v});",
+         f"    const IDX nch = (nv + (IDX)({span - 1})) / (IDX)({span});",
+         "    const IDX total = (IDX)(p.n / p.e0) * nch;",
+         "    for (IDX w = blockIdx.x; w < total; w += gridDim.x) {",
+         "      const IDX row = w / nch;",
+         f"      const IDX base = (w - row * nch) * (IDX)({span}) + threadIdx.x;",
+         f"      long long rb[{nops}];",
+         f"      #pragma unroll\n      for (int k = 0; k < {nops}; ++k) rb[k] = p.offset[k];",
+         "      xstride_ew_outer(p, row, rb);"]
+
+    def at(k, col):   # element offset from the row pointer
+        if kind == "rows" and unit:
+            return col if unit[k] else "0"
+        return f"(long long)({col}) * p.s0[{k}]"
+
+    for k, o in enumerate(arrays):
+        # inputs are only read (an output overlaps an input only as the same view)
+        q = f"const {o.ctype}* __restrict__" if o.kind == "in" else f"{o.ctype}*"
+        L.append(f"      {q} __xs_q{k} = {ptr[o.name]} + rb[{k}];")
+    valid = f"base + (IDX)(u * {BLOCK}) < nv"
+    col = f"(base + (IDX)(u * {BLOCK})) * (IDX){v}"
+    vector = [v > 1 and not (bcast and bcast[k]) for k in range(nops)]
+    for k, o in enumerate(arrays):
+        if o.kind == "in" or o.preload:
+            L.append(f"      xstride_vec<{o.ctype}, {v}> __xs_v{k}[{UNROLL}];")
+            L.append(f"      #pragma unroll\n      for (int u = 0; u < {UNROLL}; ++u) if ({valid}) {{")
+            if vector[k]:
+                L.append(f"        __xs_v{k}[u] = *reinterpret_cast<const xstride_vec<{o.ctype}, {v}>*>("
+                         f"__xs_q{k} + {col});")
+            else:
+                L.append(f"        const {o.ctype} t = __xs_q{k}[{at(k, col)}];")
+                L.append(f"        #pragma unroll\n        for (int j = 0; j < {v}; ++j) __xs_v{k}[u].v[j] = t;"
+                         if v > 1 else "        __xs_v{k}[u].v[0] = t;".replace("{k}", str(k)))
+            L.append("      }")
+    for k, o in enumerate(arrays):
+        if o.kind == "out":
+            L.append(f"      xstride_vec<{o.ctype}, {v}> __xs_r{k}[{UNROLL}];")
+    L.append(f"      #pragma unroll\n      for (int u = 0; u < {UNROLL}; ++u) if ({valid}) {{")
+    L.append(f"        #pragma unroll\n        for (int j = 0; j < {v}; ++j) {{")
+    if index_var:
+        L.append(f"          const long long i = (long long)row * p.e0 + (long long)({col}) + j;")
+    L.append(_element_code(ops, body, lambda k, o: f"__xs_v{k}[u].v[j]",
+                           lambda k, o, e: f"__xs_r{k}[u].v[j] = {e};", indent="          "))
+    L.append("        }")
+    for k, o in enumerate(arrays):
+        if o.kind == "out":
+            if vector[k]:
+                L.append(f"        *reinterpret_cast<xstride_vec<{o.ctype}, {v}>*>(__xs_q{k} + {col})"
+                         f" = __xs_r{k}[u];")
+            else:   # v == 1 (an output is never repeated along the row)
+                L.append(f"        __xs_q{k}[{at(k, col)}] = __xs_r{k}[u].v[0];")
+    L.append("      }\n    }")
+    return "\n".join(L)
 
 
 def _tiled_walk_body(ops, arrays, body, trans, tile, nops, off32, rest32, rest_axes):

@@ -180,7 +180,7 @@ class ReductionGeometry:
 
     Attributes
     ----------
-    kernel : {"rows_warp", "rows_block", "cols", "short", "tile", "interleave"}
+    kernel : {"rows_warp", "rows_block", "cols", "short", "tile", "interleave", "lanes"}
     grid, block : tuple of int
     vec : int
         Elements per vector load (1 = scalar loads).
@@ -237,6 +237,14 @@ def reduction_geometry(plan: ReductionPlan, itemsize: int, sm_count: int,
         blocks = min(-(-plan.nrows // BLOCK_THREADS), SHORT_MAX_BLOCKS)
         return ReductionGeometry("short", (blocks,), (BLOCK_THREADS,),
                                  _short_vec(plan, itemsize, base_address), 1, plan.rowlen)
+    if plan.strategy == "lanes":
+        # 16-byte chunks, one per thread per step; about 32 blocks per SM, the rest by
+        # the grid-stride walk; whole vectors where the first row is 16-byte aligned
+        vec = _vec_width(itemsize)
+        chunks = plan.nrows * plan.rowlen // vec
+        blocks = min(-(-chunks // BLOCK_THREADS), 32 * sm)
+        return ReductionGeometry("lanes", (blocks,), (BLOCK_THREADS,),
+                                 vec if base_address % 16 == 0 else 1, 1, plan.rowlen)
     if plan.strategy == "tile":
         # R rows staged per block (chunk carries R); the kernel loops over the tiles
         rows = tile_rows(plan.kstride[0], plan.rowlen, itemsize, tile[0], tile[1])
