@@ -80,7 +80,7 @@ SHORT_MAX = 256
 #: order of a float sum, is the same on every device)
 CHUNK_ROWS = 4096
 #: at most this many (segment, chunk) warps; longer chunks beyond it
-MAX_WARPS = 1 << 24
+MAX_WARPS = 1 << 22
 
 
 @dataclass(frozen=True)
