@@ -221,10 +221,13 @@ def m_bins_check(name, grid, bins, n, n_bins, rec):
 def m_bins_fill(name, grid, bins, n, n_bins, out):
     b = mem(bins, np_type(targs(name)[0]), n)
     o = mem(out, np.int64, n_bins + 1)
-    for i in range(n + 1):
-        lo = -1 if i == 0 else int(b[i - 1])
-        hi = n_bins if i == n else int(b[i])
-        o[lo + 1:hi + 1] = i
+    assert grid[0] * 256 >= n_bins + 1
+    for t in range(n_bins + 1):
+        lo, hi = 0, n
+        while lo < hi:
+            mid = lo + ((hi - lo) >> 1)
+            lo, hi = (mid + 1, hi) if int(b[mid]) < t else (lo, mid)
+        o[t] = lo
 
 
 MODELS = {"xs_seg_thread": m_thread, "xs_seg_warp": m_warp, "xs_seg_combine": m_combine,

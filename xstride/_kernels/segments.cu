@@ -89,6 +89,7 @@ xs_seg_thread(const T* __restrict__ v, const long long* __restrict__ off, long l
         const long long s = t / k, c = t - s * k;
         const long long r0 = off[s], r1 = off[s + 1];
         A acc = xs_seg_identity<OP, T, A>();
+#pragma unroll 4
         for (long long r = r0; r < r1; ++r) {
             acc = xs_seg_fold<OP, A>(acc, (A)v[r * k + c]);
         }
@@ -124,6 +125,8 @@ xs_seg_warp(const T* __restrict__ v, const long long* __restrict__ off, long lon
             const long long col = c0 + (long long)((int)lane - g * kk);
             A acc = xs_seg_identity<OP, T, A>();
             if (g < G) {
+                // unrolled for loads in flight; the folds stay in row order
+#pragma unroll 4
                 for (long long r = r0 + g; r < r1; r += G) {
                     acc = xs_seg_fold<OP, A>(acc, (A)v[r * k + col]);
                 }
@@ -233,19 +236,23 @@ xs_seg_bins_check(const K* __restrict__ bins, long long n, long long n_bins,
     }
 }
 
-// Checked sorted bins in [0, n_bins): item i in [0, n] writes offsets (lo, hi] = i with
-// lo = bins[i-1] (-1 for i = 0) and hi = bins[i] (n_bins for i = n): each of the n_bins
-// + 1 offsets is written exactly once.
+// Checked sorted bins in [0, n_bins): thread b in [0, n_bins] writes offsets[b], the
+// first i with bins[i] >= b (n when there is none), by binary search: every thread
+// does at most log2(n) + 1 reads whatever the gaps between the bins (a loop over the
+// empty bins after each item would leave one thread all of a long gap).
 template <typename K>
 __global__ void __launch_bounds__(XS_SEG_THREADS)
 xs_seg_bins_fill(const K* __restrict__ bins, long long n, long long n_bins,
                  long long* __restrict__ out)
 {
     const long long step = (long long)gridDim.x * blockDim.x;
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i <= n; i += step) {
-        const long long lo = i == 0 ? -1 : (long long)bins[i - 1];
-        const long long hi = i == n ? n_bins : (long long)bins[i];
-        for (long long b = lo + 1; b <= hi; ++b) out[b] = i;
+    for (long long b = (long long)blockIdx.x * blockDim.x + threadIdx.x; b <= n_bins; b += step) {
+        long long lo = 0, hi = n;
+        while (lo < hi) {
+            const long long mid = lo + ((hi - lo) >> 1);
+            if ((long long)bins[mid] < b) lo = mid + 1; else hi = mid;
+        }
+        out[b] = lo;
     }
 }
 

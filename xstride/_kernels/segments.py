@@ -237,7 +237,7 @@ def compact(mask, arrays) -> tuple:
 def bin_offsets(bins, n_bins: int):
     """``(first unsorted position or -1, first position outside [0, n_bins) or -1,
     offsets int64 (n_bins + 1,) or None)``: one check kernel (a 16-byte read), then one
-    fill kernel that writes each offset once."""
+    thread per offset, each a binary search of the bins."""
     cupy = _cupy()
     n = bins.shape[0]
     b = cupy.ascontiguousarray(bins)
@@ -253,6 +253,6 @@ def bin_offsets(bins, n_bins: int):
         if bad != _NONE:
             return bad, -1, None
     out = cupy.empty(n_bins + 1, dtype=cupy.int64)
-    _launch(family[1], family, _grid(n + 1), _THREADS,
+    _launch(family[1], family, _grid(n_bins + 1), _THREADS,
             [ptr(b.data.ptr), n, n_bins, ptr(out.data.ptr)])
     return -1, -1, out
