@@ -120,10 +120,14 @@ def m_warp(name, grid, v, off, n_seg, k, chunks, chunk_rows, out, part):
                     for r in range(r0 + g, r1, G):
                         a = fold(op, a, A(vals[r * k + c0 + col]))
                 acc.append(a)
+            h = 1
+            while h < G:   # shfl_down by h * kk: lanes past 31 keep their own value
+                acc = [fold(op, acc[lane], acc[lane + h * kk])
+                       if (lane // kk) % (2 * h) == 0 and lane // kk + h < G else acc[lane]
+                       for lane in range(32)]
+                h *= 2
             for lane in range(kk):
                 x = acc[lane]
-                for j in range(1, G):
-                    x = fold(op, x, acc[(lane + j * kk) & 31])
                 if chunks == 1:
                     res[s * k + c0 + lane] = finish(op, mean, R, x, s1 - s0)
                 else:

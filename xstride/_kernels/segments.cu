@@ -3,7 +3,7 @@
 // Determinism: nothing here depends on the order in which threads or blocks run.
 // Reductions fold rows in a fixed order (one thread per segment in row order, or one
 // warp per fixed chunk of CHUNK_ROWS rows: each lane in row order, the lanes in lane
-// order by shuffles, the chunks in chunk order in a second pass); the only atomics are
+// slots by a fixed binary tree of shuffles, the chunks in chunk order in a second pass); the only atomics are
 // integer minima of positions (the first bad offset, the first unsorted key), whose
 // result is the same whatever order they land in. The compaction is a reduce-then-scan
 // over tiles of XS_SEG_TILE elements: a count per tile, one block scanning the counts,
@@ -100,7 +100,7 @@ xs_seg_thread(const T* __restrict__ v, const long long* __restrict__ off, long l
 // One warp per (segment s, chunk p): rows off[s] + p*chunk_rows ... (at most
 // chunk_rows of them). For each slab of up to 32 columns (kk of them), lane l folds
 // column c0 + l % kk over the rows l / kk, l / kk + G, ... (G = 32 / kk row slots),
-// then lane l < kk folds the G slots in slot order. chunks == 1: the result goes to
+// then the G slots of each column are folded by a fixed binary tree into lane l < kk. chunks == 1: the result goes to
 // out; else the partial goes to part[(s * chunks + p) * k + c] for xs_seg_combine.
 template <typename T, typename A, typename R, int OP, bool MEAN>
 __global__ void __launch_bounds__(XS_SEG_THREADS)
@@ -131,10 +131,12 @@ xs_seg_warp(const T* __restrict__ v, const long long* __restrict__ off, long lon
                     acc = xs_seg_fold<OP, A>(acc, (A)v[r * k + col]);
                 }
             }
+            // fold the G slots of each column as a fixed binary tree (ceil(log2 G)
+            // shuffles): at step h, slot g (a multiple of 2h) takes slot g + h
             A res = acc;
-            for (int j = 1; j < G; ++j) {   // every lane shuffles; lanes < kk keep it
-                A other = __shfl_sync(XS_SEG_FULL, acc, (int)(lane + j * kk) & 31);
-                res = xs_seg_fold<OP, A>(res, other);
+            for (int h = 1; h < G; h <<= 1) {   // every lane shuffles
+                A other = __shfl_down_sync(XS_SEG_FULL, res, (unsigned)(h * kk));
+                if (g % (2 * h) == 0 && g + h < G) res = xs_seg_fold<OP, A>(res, other);
             }
             if ((int)lane < kk) {
                 if (chunks == 1) {
