@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from xstride import algorithms as alg
-from xstride._plans.segments import SegmentPlan
+from xstride._plans.segments import LongPlan, SegmentPlan
 
 pytestmark = pytest.mark.gpu
 
@@ -73,7 +73,8 @@ def assert_close(op, host_vals, offsets, got, want):
 @pytest.mark.parametrize("dtype", INTS + FLOATS)
 @pytest.mark.parametrize("op", OPS)
 @pytest.mark.parametrize("shape", [("short", None), ("short", 3), ("long", None),
-                                   ("long", 5), ("huge", 2), ("long", 40)])
+                                   ("long", 5), ("huge", 2), ("long", 40), ("mixed", 3),
+                                   ("mixed", None)])
 def test_segment_reduce_device_equals_host(poisoned, dtype, op, shape):
     cp = poisoned
     kind, k = shape
@@ -83,8 +84,10 @@ def test_segment_reduce_device_equals_host(poisoned, dtype, op, shape):
         offsets = layout(rng, 5000, 3, empty)
     elif kind == "long":
         offsets = layout(rng, 300, 200, empty)
-    else:   # one segment spanning several 4096-row chunks, many short ones
+    elif kind == "huge":   # one segment spanning several 4096-row chunks, many short ones
         offsets = layout(rng, 2000, 2, empty, long=3 * 4096 + 17)
+    else:   # warps per segment, and one long segment in chunks
+        offsets = layout(rng, 300, 200, empty, long=2 * 4096 + 5)
     vals = values_of(rng, dtype, int(offsets[-1]), k)
     want = alg.segment_reduce(vals, offsets, op)
     got = alg.segment_reduce(cp.asarray(vals), cp.asarray(offsets), op)
@@ -94,14 +97,17 @@ def test_segment_reduce_device_equals_host(poisoned, dtype, op, shape):
     assert again.get().tobytes() == got.get().tobytes()
 
 
-@pytest.mark.parametrize("plan", [SegmentPlan("warp", 3, 7), SegmentPlan("warp", 1, 50),
-                                  SegmentPlan("thread", 1, 50)])
+@pytest.mark.parametrize("plan", [(SegmentPlan("warp", 7, True), LongPlan(3, 7)),
+                                  (SegmentPlan("thread", 7, True), LongPlan(1, 20)),
+                                  (SegmentPlan("warp", 20, False), None),
+                                  (SegmentPlan("thread", 20, False), None)])
 @pytest.mark.parametrize("k", [None, 1, 2, 3, 31, 32, 33, 65])
 def test_every_walk_and_column_slab(cp, monkeypatch, plan, k):
     """Each walk of the plan (chunks combined in order included) on small data."""
     from xstride._kernels import segments as ks
 
-    monkeypatch.setattr(ks, "plan_segments", lambda n, n_seg, max_len: plan)
+    monkeypatch.setattr(ks, "plan_segments", lambda n, n_seg, max_len: plan[0])
+    monkeypatch.setattr(ks, "plan_long", lambda n_long, max_len: plan[1])
     rng = np.random.default_rng(k or 0)
     for dtype, op in (("int64", "sum"), ("uint8", "max"), ("int16", "min"),
                       ("float64", "sum"), ("float32", "mean"), ("int32", "prod")):

@@ -23,7 +23,7 @@ from xstride import algorithms as alg
 from xstride._core.dtypes import DTYPE_OF_C
 from xstride._kernels import _compile
 from xstride._kernels import segments as ks
-from xstride._plans.segments import SegmentPlan
+from xstride._plans.segments import LongPlan, SegmentPlan
 
 TILE = 256 * 16
 
@@ -82,7 +82,7 @@ def reduce_types(name):
     return np_type(t), np_type(a), np_type(r), int(op), mean == "true"
 
 
-def m_thread(name, grid, v, off, n_seg, k, out):
+def m_thread(name, grid, v, off, n_seg, k, max_rows, out):
     T, A, R, op, mean = reduce_types(name)
     o = mem(off, np.int64, n_seg + 1)
     n = int(o[-1])
@@ -90,23 +90,28 @@ def m_thread(name, grid, v, off, n_seg, k, out):
     res = mem(out, R, n_seg * k)
     for t in range(n_seg * k):
         s, c = divmod(t, k)
+        if o[s + 1] - o[s] > max_rows:
+            continue
         acc = identity(op, T, A)
         for r in range(o[s], o[s + 1]):
             acc = fold(op, acc, A(vals[r * k + c]))
         res[t] = finish(op, mean, R, acc, o[s + 1] - o[s])
 
 
-def m_warp(name, grid, v, off, n_seg, k, chunks, chunk_rows, out, part):
+def m_warp(name, grid, v, off, ids, n_items, k, chunks, chunk_rows, max_rows, out, part):
     T, A, R, op, mean = reduce_types(name)
-    o = mem(off, np.int64, n_seg + 1)
+    idx = mem(ids, np.int64, n_items) if ids else np.arange(n_items)
+    top = int(idx.max()) + 1          # the segments it reaches: 0 .. top - 1
+    o = mem(off, np.int64, top + 1)
     vals = mem(v, T, int(o[-1]) * k)
-    res = mem(out, R, n_seg * k)
-    parts = mem(part, A, n_seg * chunks * k) if part else None
-    for w in range(n_seg * chunks):
-        s, p = divmod(w, chunks)
+    res = mem(out, R, top * k)
+    parts = mem(part, A, n_items * chunks * k) if part else None
+    for w in range(n_items * chunks):
+        j, p = divmod(w, chunks)
+        s = int(idx[j])
         s0, s1 = int(o[s]), int(o[s + 1])
         r0 = s0 + p * chunk_rows
-        if r0 >= s1 and (p > 0 or chunks > 1):
+        if s1 - s0 > max_rows or (r0 >= s1 and (p > 0 or chunks > 1)):
             continue
         r1 = min(r0 + chunk_rows, s1)
         for c0 in range(0, k, 32):
@@ -131,21 +136,24 @@ def m_warp(name, grid, v, off, n_seg, k, chunks, chunk_rows, out, part):
                 if chunks == 1:
                     res[s * k + c0 + lane] = finish(op, mean, R, x, s1 - s0)
                 else:
-                    parts[(s * chunks + p) * k + c0 + lane] = x
+                    parts[(j * chunks + p) * k + c0 + lane] = x
 
 
-def m_combine(name, grid, part, off, n_seg, k, chunks, chunk_rows, out):
+def m_combine(name, grid, part, off, ids, n_items, k, chunks, chunk_rows, out):
     T, A, R, op, mean = reduce_types(name)
-    o = mem(off, np.int64, n_seg + 1)
-    parts = mem(part, A, n_seg * chunks * k)
-    res = mem(out, R, n_seg * k)
-    for t in range(n_seg * k):
-        s, c = divmod(t, k)
+    idx = mem(ids, np.int64, n_items) if ids else np.arange(n_items)
+    top = int(idx.max()) + 1
+    o = mem(off, np.int64, top + 1)
+    parts = mem(part, A, n_items * chunks * k)
+    res = mem(out, R, top * k)
+    for t in range(n_items * k):
+        j, c = divmod(t, k)
+        s = int(idx[j])
         m = int(o[s + 1] - o[s])
         acc = identity(op, T, A)
         for p in range(-(-m // chunk_rows)):
-            acc = fold(op, acc, parts[(s * chunks + p) * k + c])
-        res[t] = finish(op, mean, R, acc, m)
+            acc = fold(op, acc, parts[(j * chunks + p) * k + c])
+        res[s * k + c] = finish(op, mean, R, acc, m)
 
 
 def m_offsets_stats(name, grid, off, m, rec):
@@ -163,18 +171,20 @@ def m_offsets_stats(name, grid, off, m, rec):
         r[2] = ~np.uint64(d[d >= 0].max())
 
 
-def flags_of(flag, K, src, n):
-    s = mem(src, K, n)
+def flags_of(flag, K, src, n, thr):
+    s = mem(src, K, n + (flag == 2))
     if flag == 0:
         return s != 0
+    if flag == 2:
+        return np.diff(s) > thr
     f = np.ones(n, dtype=bool)
     f[1:] = s[1:] != s[:-1]
     return f
 
 
-def m_count(name, grid, src, n, counts, check, rec):
+def m_count(name, grid, src, n, thr, counts, check, rec):
     flag, K = int(targs(name)[0]), np_type(targs(name)[1])
-    f = flags_of(flag, K, src, n)
+    f = flags_of(flag, K, src, n, thr)
     c = mem(counts, np.int64, grid[0])
     for b in range(grid[0]):
         c[b] = f[b * TILE:(b + 1) * TILE].sum()
@@ -193,9 +203,9 @@ def m_scan_tiles(name, grid, counts, n_tiles, rec):
     mem(rec, np.uint64, 2)[1] = total
 
 
-def m_scatter(name, grid, flags, n, offsets, src, row_words, dst, idx):
+def m_scatter(name, grid, flags, n, thr, offsets, src, row_words, dst, idx):
     flag, K, W = int(targs(name)[0]), np_type(targs(name)[1]), np_type(targs(name)[2])
-    f = flags_of(flag, K, flags, n)
+    f = flags_of(flag, K, flags, n, thr)
     tiles = mem(offsets, np.int64, grid[0])
     total = int(f.sum())
     out_idx = mem(idx, np.int64, total) if idx else None
@@ -269,15 +279,20 @@ def names(fake):
     return [k.name.partition("<")[0] for k, *_ in fake.launches]
 
 
-@pytest.mark.parametrize("plan", [None, SegmentPlan("warp", 3, 4), SegmentPlan("warp", 1, 12),
-                                  SegmentPlan("thread", 1, 12)])
+PLANS = [None, (SegmentPlan("warp", 4, True), LongPlan(3, 4)),
+         (SegmentPlan("thread", 5, True), LongPlan(1, 12)),
+         (SegmentPlan("warp", 12, False), None), (SegmentPlan("thread", 12, False), None)]
+
+
+@pytest.mark.parametrize("plan", PLANS)
 @pytest.mark.parametrize("k", [None, 3, 33])
 @pytest.mark.parametrize("dtype, op", [("int64", "sum"), ("uint8", "max"), ("int16", "min"),
                                        ("float64", "sum"), ("float32", "mean"),
                                        ("int32", "prod"), ("uint32", "mean")])
 def test_reduce_walks_played(dev, monkeypatch, plan, k, dtype, op):
     if plan is not None:
-        monkeypatch.setattr(ks, "plan_segments", lambda n, n_seg, max_len: plan)
+        monkeypatch.setattr(ks, "plan_segments", lambda n, n_seg, max_len: plan[0])
+        monkeypatch.setattr(ks, "plan_long", lambda n_long, max_len: plan[1])
     rng = np.random.default_rng(3)
     low = 1 if dtype.startswith(("int", "uint")) and op in ("min", "max", "mean") else 0
     lens = rng.integers(low, 13, size=9)
@@ -289,8 +304,12 @@ def test_reduce_walks_played(dev, monkeypatch, plan, k, dtype, op):
     assert_close(op, vals, offs, got.get(), want)
     walk = names(dev)
     assert walk[0] == "xs_seg_offsets_stats"
-    if plan is not None and plan.chunks > 1:
-        assert walk[1:] == ["xs_seg_warp", "xs_seg_combine"]
+    if plan is not None:
+        short = "xs_seg_thread" if plan[0].short == "thread" else "xs_seg_warp"
+        long = ["xs_seg_count", "xs_seg_scan_tiles", "xs_seg_scatter", "xs_seg_warp"]
+        if plan[1] is not None and plan[1].chunks > 1:
+            long.append("xs_seg_combine")
+        assert walk[1:] == [short] + (long if plan[0].long else [])
 
 
 def test_plan_choice_reaches_every_walk(dev):
@@ -298,8 +317,17 @@ def test_plan_choice_reaches_every_walk(dev):
     short = np.arange(0, 5001, 2)
     alg.segment_reduce(dev.asarray(vals), dev.asarray(short))
     assert names(dev)[-1] == "xs_seg_thread"
+    del dev.launches[:]
     alg.segment_reduce(dev.asarray(vals), dev.asarray(np.array([0, 100, 5000])))
-    assert names(dev)[-2:] == ["xs_seg_warp", "xs_seg_combine"]   # 4900 rows > 4096
+    assert names(dev) == ["xs_seg_offsets_stats", "xs_seg_warp", "xs_seg_count",
+                          "xs_seg_scan_tiles", "xs_seg_scatter", "xs_seg_warp",
+                          "xs_seg_combine"]   # 4900 rows > 4096: two chunks
+    del dev.launches[:]
+    mixed = np.concatenate([np.arange(0, 4000, 2), [4700, 5000]])   # short ones and 700
+    got = alg.segment_reduce(dev.asarray(vals), dev.asarray(mixed), "sum")
+    np.testing.assert_array_equal(got.get(), alg.segment_reduce(vals, mixed, "sum"))
+    assert names(dev) == ["xs_seg_offsets_stats", "xs_seg_thread", "xs_seg_count",
+                          "xs_seg_scan_tiles", "xs_seg_scatter", "xs_seg_warp"]
 
 
 def test_runs_compaction_and_bins_played(dev):

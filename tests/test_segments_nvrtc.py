@@ -18,9 +18,10 @@ pytestmark = pytest.mark.skipif(nvrtc is None, reason="cuda-bindings/nvrtc not i
 INT_KEYS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
 
 # bytes of each parameter as segments.py packs them: P pointer/long long (8), i int (4)
-PARAMS = {"xs_seg_thread": "PPqqP", "xs_seg_warp": "PPqqqqPP", "xs_seg_combine": "PPqqqqP",
-          "xs_seg_offsets_stats": "PqP", "xs_seg_count": "PqPiP", "xs_seg_scan_tiles": "PqP",
-          "xs_seg_scatter": "PqPPqPP", "xs_seg_bins_check": "PqqP", "xs_seg_bins_fill": "PqqP"}
+PARAMS = {"xs_seg_thread": "PPqqqP", "xs_seg_warp": "PPPqqqqqPP",
+          "xs_seg_combine": "PPPqqqqP", "xs_seg_offsets_stats": "PqP", "xs_seg_count": "PqqPiP",
+          "xs_seg_scan_tiles": "PqP", "xs_seg_scatter": "PqqPPqPP", "xs_seg_bins_check": "PqqP",
+          "xs_seg_bins_fill": "PqqP"}
 
 
 def every_name() -> list[str]:
@@ -35,7 +36,8 @@ def every_name() -> list[str]:
     for dtype, op in sorted(pairs):
         names += ks.reduce_kernels(dtype, op, result_dtype(op, dtype), accumulator(op, dtype))
     words = list(ks._WORDS.values())
-    names += ["xs_seg_count<0, unsigned char>"]
+    names += ["xs_seg_count<0, unsigned char>", "xs_seg_count<2, long long>",
+              "xs_seg_scatter<2, long long, unsigned char>"]
     names += [f"xs_seg_scatter<0, unsigned char, {w}>" for w in words]
     for key in INT_KEYS:
         kt = C_TYPES[key]

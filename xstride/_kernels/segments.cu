@@ -77,17 +77,19 @@ __device__ __forceinline__ R xs_seg_result(A acc, long long count)
 }
 
 // ------------------------------------------------------------------ segment_reduce
-// One thread per (segment, column): rows in order. t = s * k + c.
+// One thread per (segment, column): rows in order. t = s * k + c. Segments of more
+// than max_rows rows are left to the long walk.
 template <typename T, typename A, typename R, int OP, bool MEAN>
 __global__ void __launch_bounds__(XS_SEG_THREADS)
 xs_seg_thread(const T* __restrict__ v, const long long* __restrict__ off, long long n_seg,
-              long long k, R* __restrict__ out)
+              long long k, long long max_rows, R* __restrict__ out)
 {
     const long long total = n_seg * k;
     const long long step = (long long)gridDim.x * blockDim.x;
     for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += step) {
         const long long s = t / k, c = t - s * k;
         const long long r0 = off[s], r1 = off[s + 1];
+        if (r1 - r0 > max_rows) continue;
         A acc = xs_seg_identity<OP, T, A>();
 #pragma unroll 4
         for (long long r = r0; r < r1; ++r) {
@@ -97,26 +99,31 @@ xs_seg_thread(const T* __restrict__ v, const long long* __restrict__ off, long l
     }
 }
 
-// One warp per (segment s, chunk p): rows off[s] + p*chunk_rows ... (at most
+// One warp per (item j, chunk p), item j being segment s = ids[j] (the long walk: ids
+// lists the long segments) or s = j (ids null; the short walk, which leaves segments
+// of more than max_rows rows to the long walk): rows off[s] + p*chunk_rows ... (at most
 // chunk_rows of them). For each slab of up to 32 columns (kk of them), lane l folds
 // column c0 + l % kk over the rows l / kk, l / kk + G, ... (G = 32 / kk row slots),
 // then the G slots of each column are folded by a fixed binary tree into lane l < kk. chunks == 1: the result goes to
-// out; else the partial goes to part[(s * chunks + p) * k + c] for xs_seg_combine.
+// out; else the partial goes to part[(j * chunks + p) * k + c] for xs_seg_combine.
 template <typename T, typename A, typename R, int OP, bool MEAN>
 __global__ void __launch_bounds__(XS_SEG_THREADS)
-xs_seg_warp(const T* __restrict__ v, const long long* __restrict__ off, long long n_seg,
-            long long k, long long chunks, long long chunk_rows, R* __restrict__ out,
+xs_seg_warp(const T* __restrict__ v, const long long* __restrict__ off,
+            const long long* __restrict__ ids, long long n_items, long long k,
+            long long chunks, long long chunk_rows, long long max_rows, R* __restrict__ out,
             A* __restrict__ part)
 {
     const unsigned lane = threadIdx.x & 31u;
-    const long long warps = n_seg * chunks;
+    const long long warps = n_items * chunks;
     const long long wstep = (long long)gridDim.x * (blockDim.x >> 5);
     for (long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; w < warps;
          w += wstep) {
-        const long long s = w / chunks, p = w - s * chunks;
+        const long long j = w / chunks, p = w - j * chunks;
+        const long long s = ids != nullptr ? ids[j] : j;
         const long long s0 = off[s], s1 = off[s + 1];
         const long long r0 = s0 + p * chunk_rows;
-        if (r0 >= s1 && (p > 0 || chunks > 1)) continue;   // warp-uniform
+        if (s1 - s0 > max_rows) continue;                     // warp-uniform
+        if (r0 >= s1 && (p > 0 || chunks > 1)) continue;
         const long long r1 = r0 + chunk_rows < s1 ? r0 + chunk_rows : s1;
         for (long long c0 = 0; c0 < k; c0 += 32) {
             const int kk = (int)(k - c0 < 32 ? k - c0 : 32);
@@ -142,30 +149,33 @@ xs_seg_warp(const T* __restrict__ v, const long long* __restrict__ off, long lon
                 if (chunks == 1) {
                     out[s * k + col] = xs_seg_result<OP, T, A, R, MEAN>(res, s1 - s0);
                 } else {
-                    part[(s * chunks + p) * k + col] = res;
+                    part[(j * chunks + p) * k + col] = res;
                 }
             }
         }
     }
 }
 
-// The chunks of each (segment, column), in chunk order. t = s * k + c.
+// The chunks of each (item, column), in chunk order: t = j * k + c, segment s = ids[j]
+// (or j where ids is null).
 template <typename T, typename A, typename R, int OP, bool MEAN>
 __global__ void __launch_bounds__(XS_SEG_THREADS)
-xs_seg_combine(const A* __restrict__ part, const long long* __restrict__ off, long long n_seg,
-               long long k, long long chunks, long long chunk_rows, R* __restrict__ out)
+xs_seg_combine(const A* __restrict__ part, const long long* __restrict__ off,
+               const long long* __restrict__ ids, long long n_items, long long k,
+               long long chunks, long long chunk_rows, R* __restrict__ out)
 {
-    const long long total = n_seg * k;
+    const long long total = n_items * k;
     const long long step = (long long)gridDim.x * blockDim.x;
     for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += step) {
-        const long long s = t / k, c = t - s * k;
+        const long long j = t / k, c = t - j * k;
+        const long long s = ids != nullptr ? ids[j] : j;
         const long long m = off[s + 1] - off[s];
         const long long used = (m + chunk_rows - 1) / chunk_rows;
         A acc = xs_seg_identity<OP, T, A>();
         for (long long p = 0; p < used; ++p) {
-            acc = xs_seg_fold<OP, A>(acc, part[(s * chunks + p) * k + c]);
+            acc = xs_seg_fold<OP, A>(acc, part[(j * chunks + p) * k + c]);
         }
-        out[t] = xs_seg_result<OP, T, A, R, MEAN>(acc, m);
+        out[s * k + c] = xs_seg_result<OP, T, A, R, MEAN>(acc, m);
     }
 }
 
@@ -260,12 +270,15 @@ xs_seg_bins_fill(const K* __restrict__ bins, long long n, long long n_bins,
 
 // ------------------------------------------------------------------ compaction
 // FLAG 0: src is a bool mask (1 byte per element); FLAG 1: src holds keys and element
-// i is selected when it starts a run (i == 0 or src[i] != src[i - 1]).
+// i is selected when it starts a run (i == 0 or src[i] != src[i - 1]); FLAG 2: src
+// holds n + 1 offsets and segment i is selected when it has more than thr rows.
 template <int FLAG, typename K>
-__device__ __forceinline__ int xs_seg_flag(const K* __restrict__ src, long long i, long long n)
+__device__ __forceinline__ int xs_seg_flag(const K* __restrict__ src, long long i, long long n,
+                                           long long thr)
 {
     if (i >= n) return 0;
     if (FLAG == 0) return src[i] != (K)0;
+    if (FLAG == 2) return (long long)(src[i + 1] - src[i]) > thr;
     return i == 0 || src[i] != src[i - 1];
 }
 
@@ -273,8 +286,8 @@ __device__ __forceinline__ int xs_seg_flag(const K* __restrict__ src, long long 
 // with FLAG 1 and check != 0 also the first i with src[i] < src[i-1] into rec[0].
 template <int FLAG, typename K>
 __global__ void __launch_bounds__(XS_SEG_THREADS)
-xs_seg_count(const K* __restrict__ src, long long n, long long* __restrict__ counts,
-             int check, unsigned long long* __restrict__ rec)
+xs_seg_count(const K* __restrict__ src, long long n, long long thr,
+             long long* __restrict__ counts, int check, unsigned long long* __restrict__ rec)
 {
     const long long base = (long long)blockIdx.x * XS_SEG_TILE;
     long long c = 0;
@@ -282,7 +295,7 @@ xs_seg_count(const K* __restrict__ src, long long n, long long* __restrict__ cou
 #pragma unroll
     for (int j = 0; j < XS_SEG_ITEMS; ++j) {
         const long long i = base + j * XS_SEG_THREADS + threadIdx.x;
-        c += xs_seg_flag<FLAG, K>(src, i, n);
+        c += xs_seg_flag<FLAG, K>(src, i, n, thr);
         if (FLAG == 1 && check && i > 0 && i < n && src[i] < src[i - 1] &&
             (unsigned long long)i < bad) {
             bad = (unsigned long long)i;
@@ -321,9 +334,9 @@ xs_seg_scan_tiles(long long* __restrict__ counts, long long n_tiles,
 // null).
 template <int FLAG, typename K, typename W>
 __global__ void __launch_bounds__(XS_SEG_THREADS)
-xs_seg_scatter(const K* __restrict__ flags, long long n, const long long* __restrict__ offsets,
-               const W* __restrict__ src, long long row_words, W* __restrict__ dst,
-               long long* __restrict__ idx)
+xs_seg_scatter(const K* __restrict__ flags, long long n, long long thr,
+               const long long* __restrict__ offsets, const W* __restrict__ src,
+               long long row_words, W* __restrict__ dst, long long* __restrict__ idx)
 {
     const long long base = (long long)blockIdx.x * XS_SEG_TILE;
     long long run = offsets[blockIdx.x];
@@ -331,7 +344,7 @@ xs_seg_scatter(const K* __restrict__ flags, long long n, const long long* __rest
     for (int j = 0; j < XS_SEG_ITEMS; ++j) {
         if (base + (long long)j * XS_SEG_THREADS >= n) break;   // block-uniform
         const long long i = base + j * XS_SEG_THREADS + threadIdx.x;
-        const int f = xs_seg_flag<FLAG, K>(flags, i, n);
+        const int f = xs_seg_flag<FLAG, K>(flags, i, n, thr);
         int total;
         const int rank = xstride_block_exclusive_sum(f, &total);
         if (f) {

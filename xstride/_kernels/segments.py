@@ -19,7 +19,7 @@ from ._cupy import cupy as _cupy
 from ._launch import Launch, i32, i64, slot64
 from ._lru import Bounded
 from .._core.dtypes import C_TYPES
-from .._plans.segments import plan_segments
+from .._plans.segments import plan_long, plan_segments
 
 __all__ = ["offsets_stats", "segment_reduce", "runs", "bin_offsets", "compact",
            "reduce_kernels", "ptr"]
@@ -116,8 +116,10 @@ def reduce_kernels(value_dtype: str, op: str, out_dtype: str, acc_dtype: str) ->
 
 
 def segment_reduce(values, offsets, op: str, out_dtype: str, acc_dtype: str, max_len: int):
-    """The reduction of each segment: one thread per segment, or warps per segment
-    chunk plus an in-order combine (:func:`xstride._plans.segments.plan_segments`)."""
+    """The reduction of each segment: the short walk (one thread or one warp per
+    segment) over every segment of at most ``split`` rows, then the long walk (warps
+    over fixed chunks, then an in-order combine) over the longer ones, whose indices a
+    compaction of the offsets gathers (:mod:`xstride._plans.segments`)."""
     cupy = _cupy()
     offs = _int64(cupy, offsets)
     n_seg = offs.shape[0] - 1
@@ -133,22 +135,53 @@ def segment_reduce(values, offsets, op: str, out_dtype: str, acc_dtype: str, max
     v = cupy.ascontiguousarray(values)
     family = reduce_kernels(values.dtype.name, op, out_dtype, acc_dtype)
     plan = plan_segments(n, n_seg, max_len)
-    if plan.strategy == "thread":
+    if plan.short == "thread":
         _launch(family[0], family, _grid(n_seg * k), _THREADS,
-                [ptr(v.data.ptr), ptr(offs.data.ptr), n_seg, k, ptr(out.data.ptr)])
-        return out
-    warps = n_seg * plan.chunks
-    part = None
-    if plan.chunks > 1:
-        part = cupy.empty(warps * k, dtype=_acc_dtype(values.dtype.name, op, acc_dtype))
-    _launch(family[1], family, _grid(warps, _WARPS_PER_BLOCK), _THREADS,
-            [ptr(v.data.ptr), ptr(offs.data.ptr), n_seg, k, plan.chunks, plan.chunk_rows,
-             ptr(out.data.ptr), ptr(0 if part is None else part.data.ptr)])
-    if part is not None:
-        _launch(family[2], family, _grid(n_seg * k), _THREADS,
-                [ptr(part.data.ptr), ptr(offs.data.ptr), n_seg, k, plan.chunks,
-                 plan.chunk_rows, ptr(out.data.ptr)])
+                [ptr(v.data.ptr), ptr(offs.data.ptr), n_seg, k, plan.split, ptr(out.data.ptr)])
+    else:
+        _warps(family, v, offs, None, n_seg, k, 1, plan.split, plan.split, out, None)
+    if plan.long:
+        ids = _long_segments(offs, n_seg, plan.split)
+        walk = plan_long(ids.shape[0], max_len)
+        part = None
+        if walk.chunks > 1:
+            part = cupy.empty(ids.shape[0] * walk.chunks * k,
+                              dtype=_acc_dtype(values.dtype.name, op, acc_dtype))
+        _warps(family, v, offs, ids, ids.shape[0], k, walk.chunks, walk.chunk_rows,
+               max_len, out, part)
     return out
+
+
+def _warps(family, v, offs, ids, n_items: int, k: int, chunks: int, chunk_rows: int,
+           max_rows: int, out, part) -> None:
+    """The warp kernel over ``n_items`` segments (``ids``, or all of them) in ``chunks``
+    chunks, and the combine of the chunks when there are several."""
+    if n_items == 0:
+        return
+    warps = n_items * chunks
+    idp = ptr(0 if ids is None else ids.data.ptr)
+    _launch(family[1], family, _grid(warps, _WARPS_PER_BLOCK), _THREADS,
+            [ptr(v.data.ptr), ptr(offs.data.ptr), idp, n_items, k, chunks, chunk_rows,
+             max_rows, ptr(out.data.ptr), ptr(0 if part is None else part.data.ptr)])
+    if part is not None:
+        _launch(family[2], family, _grid(n_items * k), _THREADS,
+                [ptr(part.data.ptr), ptr(offs.data.ptr), idp, n_items, k, chunks, chunk_rows,
+                 ptr(out.data.ptr)])
+
+
+def _long_segments(offs, n_seg: int, split: int):
+    """int64 indices of the segments of more than ``split`` rows, in order (a stable
+    compaction of the offsets; one 16-byte read)."""
+    cupy = _cupy()
+    family = ("xs_seg_count<2, long long>", "xs_seg_scatter<2, long long, unsigned char>")
+    tile_offsets, _, total = _count_and_scan(2, offs, "long long", n_seg, family, False,
+                                             split)
+    ids = cupy.empty(total, dtype=cupy.int64)
+    if total:
+        _launch(family[1], family, _tiles(n_seg), _THREADS,
+                [ptr(offs.data.ptr), n_seg, split, ptr(tile_offsets.data.ptr), ptr(0), 0,
+                 ptr(0), ptr(ids.data.ptr)])
+    return ids
 
 
 def _acc_dtype(value_dtype: str, op: str, acc_dtype: str) -> str:
@@ -165,7 +198,8 @@ def _tiles(n: int) -> int:
     return -(-n // _TILE)
 
 
-def _count_and_scan(flag: int, src, key_type: str, n: int, family: tuple, check: bool):
+def _count_and_scan(flag: int, src, key_type: str, n: int, family: tuple, check: bool,
+                    thr: int = 0):
     """Passes 1 and 2: the exclusive offsets of the tiles (int64 (n_tiles,)) and the
     record ``[first unsorted position, total]`` read back."""
     cupy = _cupy()
@@ -173,7 +207,8 @@ def _count_and_scan(flag: int, src, key_type: str, n: int, family: tuple, check:
     counts = cupy.empty(n_tiles, dtype=cupy.int64)
     rec = _record(2)
     _launch(f"xs_seg_count<{flag}, {key_type}>", family, n_tiles, _THREADS,
-            [ptr(src.data.ptr), n, ptr(counts.data.ptr), _I32(int(check)), ptr(rec.data.ptr)])
+            [ptr(src.data.ptr), n, thr, ptr(counts.data.ptr), _I32(int(check)),
+             ptr(rec.data.ptr)])
     _launch("xs_seg_scan_tiles", (), 1, _SCAN_THREADS,
             [ptr(counts.data.ptr), n_tiles, ptr(rec.data.ptr)])
     bad, total = _read(rec)
@@ -197,7 +232,7 @@ def runs(keys, check_sorted: bool):
     offsets = cupy.empty(total + 1, dtype=cupy.int64)
     unique = cupy.empty(total, dtype=k.dtype)
     _launch(family[1], family, _tiles(n), _THREADS,
-            [ptr(k.data.ptr), n, ptr(tile_offsets.data.ptr), ptr(k.data.ptr), 1,
+            [ptr(k.data.ptr), n, 0, ptr(tile_offsets.data.ptr), ptr(k.data.ptr), 1,
              ptr(unique.data.ptr), ptr(offsets.data.ptr)])
     offsets[total:] = n
     return -1, offsets, unique
@@ -228,7 +263,7 @@ def compact(mask, arrays) -> tuple:
         src = cupy.ascontiguousarray(a)
         w = _word(row_bytes)
         _launch(f"xs_seg_scatter<0, unsigned char, {_WORDS[w]}>", family, _tiles(n), _THREADS,
-                [ptr(m.data.ptr), n, ptr(tile_offsets.data.ptr), ptr(src.data.ptr),
+                [ptr(m.data.ptr), n, 0, ptr(tile_offsets.data.ptr), ptr(src.data.ptr),
                  row_bytes // w, ptr(res.data.ptr), ptr(0)])
     return tuple(out)
 
