@@ -132,9 +132,10 @@ def segment_reduce(values, offsets, op="sum"):
     backends. Float sums, products and means are accumulated in float64 (float32
     values too) and rounded once to the result dtype; min and max propagate NaN.
     NumPy folds each segment with ``ufunc.reduceat``; the device folds a segment in one
-    thread (in row order) or in one warp per chunk of 4096 rows (each lane in row order,
-    the lanes by a fixed binary tree, the chunks in chunk order): fixed orders, so each
-    backend gives the same bits run to run. Host and device float sums of a segment of
+    thread (in row order), or in one warp per segment or per chunk of 4096 rows (each
+    lane in row order, the lanes by a fixed binary tree, the chunks in chunk order):
+    fixed orders chosen from the data alone, so each backend gives the same bits run to
+    run. Host and device float sums of a segment of
     ``m`` rows differ by at most ``2 * (m - 1) * 2**-53 * sum(abs(x))`` before the final
     rounding (Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., §4.2:
     any order of recursive summation errs by at most ``(m - 1) u sum|x|``), which is
