@@ -142,7 +142,8 @@ def test_reduce_by_key_and_rle(poisoned):
         uk, red = alg.reduce_by_key(cp.asarray(keys), cp.asarray(vals), "mean")
         huk, hred = alg.reduce_by_key(keys, vals, "mean")
         np.testing.assert_array_equal(uk.get(), huk)
-        offs = np.concatenate([[0], np.cumsum(alg.run_length_encode(keys)[1])])
+        counts = alg.run_length_encode(keys)[1]
+        offs = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
         assert_close("mean", vals, offs, red.get(), hred)
         ikeys = rng.integers(-3, 3, size=n).astype(np.int64)   # unsorted: runs, not groups
         u, c = alg.run_length_encode(cp.asarray(ikeys))
