@@ -234,10 +234,12 @@ def test_short_vector_loads_give_the_bits_of_scalar_loads(cp, dtype):
 
     rng = np.random.default_rng(13)
     per = 16 // np.dtype(dtype).itemsize
-    for k in (4 * per,):     # rows of SHORT_VECTOR_ROW_BYTES (64)
-        flat = _random(rng, (4099 * k + 1,), dtype)
+    for k in (4 * per,):     # rows of SHORT_VECTOR_ROW_BYTES (64), a vector apart (rows
+        w = k + per          # stored one after another would be "lanes" rows)
+        flat = _random(rng, (4099 * w + 1,), dtype)
         dflat = cp.asarray(flat)
-        aligned, shifted = dflat[:-1].reshape(4099, k), dflat[1:].reshape(4099, k)
+        aligned = dflat[:-1].reshape(4099, w)[:, :k]
+        shifted = dflat[1:].reshape(4099, w)[:, :k]
         vecs = []
         for x in (aligned, shifted):
             p = plan_array(x, (1,))
@@ -246,11 +248,13 @@ def test_short_vector_loads_give_the_bits_of_scalar_loads(cp, dtype):
                                            x.data.ptr + p.offset * x.itemsize).vec)
         assert vecs == [per, 1], vecs
         a = cp.asnumpy(xp.sum(aligned, axis=1))
-        b = cp.asnumpy(xp.sum(cp.ascontiguousarray(shifted), axis=1))   # same values, aligned
-        c = cp.asnumpy(xp.sum(dflat[:-1].reshape(4099, k)[:, :], axis=1))
+        moved = cp.zeros((4099, w), dtype=dtype)
+        moved[:, :k] = shifted                  # the same values, aligned, the same layout
+        b = cp.asnumpy(xp.sum(moved[:, :k], axis=1))
+        c = cp.asnumpy(xp.sum(dflat[:-1].reshape(4099, w)[:, :k], axis=1))
         assert a.tobytes() == c.tobytes()
-        host = flat[1:].reshape(4099, k)
+        host = flat[1:].reshape(4099, w)[:, :k]
         s1 = cp.asnumpy(xp.sum(shifted, axis=1))
         assert s1.tobytes() == b.tobytes()
         _check(cp, host, shifted, 1, ("sum", "max", "var"))
-        _check(cp, flat[:-1].reshape(4099, k), aligned, 1, ("sum", "min", "mean"))
+        _check(cp, flat[:-1].reshape(4099, w)[:, :k], aligned, 1, ("sum", "min", "mean"))
