@@ -31,10 +31,15 @@ __all__ = [
     "morton_encode",
     "morton_decode",
     "sort_by_key",
+    "voxel_downsample",
+    "MortonTree",
+    "morton_tree",
 ]
 
 from ._args import MAX_MORTON_LEVELS  # noqa: E402
 from ._args import _levels, _host_vector, _as_array, _integer_array, _nonfinite
+from .voxels import voxel_downsample  # noqa: E402
+from .tree import MortonTree, morton_tree  # noqa: E402
 
 
 def morton_scales(lower, upper, levels) -> np.ndarray:
