@@ -40,7 +40,9 @@ def voxel_downsample(points, voxel_size, *, origin=None):
     -------
     centroids : array of shape (m, ndim), the dtype of ``points``
         One row per occupied voxel: the mean of the points in it, summed in float64 and
-        rounded once to the points' dtype. Rows in Morton (Z-) order of the voxels.
+        rounded once to the points' dtype (float16 points: to float32 by
+        :func:`~xstride.algorithms.segment_reduce`, then to float16). Rows in Morton
+        (Z-) order of the voxels.
     counts : array of int64, shape (m,)
         Points per voxel, in the same order; ``counts.sum() == n``.
 
@@ -140,22 +142,23 @@ def voxel_downsample(points, voxel_size, *, origin=None):
                                                    f"holds at most 2**{top}: choose a larger "
                                                    "voxel_size")
 
-    wide = ns.astype(pts, ns.float64)  # exact; no copy for float64 points
     cells = []
     for axis in range(ndim):
-        v = ns.floor((wide[:, axis] - float(lo[axis])) / float(size[axis])) - float(vmin[axis])
+        col = ns.astype(pts[:, axis], ns.float64)  # exact
+        v = ns.floor((col - float(lo[axis])) / float(size[axis])) - float(vmin[axis])
         cells.append(ns.astype(v, ns.uint64))  # exact: integers in [0, 2**top)
     keys = backend.executor("morton").encode(cells)
-    del cells
+    del cells, col, v
+    # the points travel in their own dtype (float16 as float32, exactly: segment_reduce
+    # takes float32 and float64); the means accumulate in float64 either way
+    carried = pts if pts.dtype in (ns.float32, ns.float64) else ns.astype(pts, ns.float32)
     # sort_by_key's executor (the arguments are checked here already)
-    sorted_keys, _, sorted_pts = backend.executor("sort").sort_by_key(keys, [wide])
+    sorted_keys, _, sorted_pts = backend.executor("sort").sort_by_key(keys, [carried])
     del keys
     _, counts = run_length_encode(sorted_keys)
-    counts = ns.astype(counts, ns.int64)
     offsets = ns.concat([ns.zeros(1, dtype=ns.int64), ns.cumulative_sum(counts)])
-    sums = segment_reduce(sorted_pts, offsets, "sum")
-    means = sums / ns.astype(counts, ns.float64)[:, None]
-    return ns.astype(means, pts.dtype), counts
+    means = segment_reduce(sorted_pts, offsets, "mean")
+    return ns.astype(means, pts.dtype, copy=False), counts
 
 
 def _count(span) -> str:
