@@ -52,6 +52,10 @@ def check(voxel, out, plot) -> Extras:
             import matplotlib  # noqa: F401
         except ImportError:
             raise OptionError(f"--plot needs matplotlib, which is not installed: {PLOT_INSTALL}") from None
+    for flag, path in (("--out", out), ("--plot", plot)):
+        if path is not None and not Path(path).resolve().parent.is_dir():
+            raise OptionError(f"{flag} {path}: cannot write the file (the folder "
+                              f"{Path(path).resolve().parent} does not exist)")
     return Extras(voxel, None if out is None else Path(out), None if plot is None else Path(plot))
 
 
@@ -65,8 +69,11 @@ def run(extras: Extras | None, stage, alg, am, be, pos, sorted_pos, tree, rows, 
     npts = int(pos.shape[0])
     cloud = None
     if extras.voxel is not None:
-        cent, counts = stage("voxel downsample",
-                             lambda: alg.voxel_downsample(pos, extras.voxel))
+        try:
+            cent, counts = stage("voxel downsample",
+                                 lambda: alg.voxel_downsample(pos, extras.voxel))
+        except ValueError as exc:  # more voxels than a Morton key holds
+            raise OptionError(f"--voxel {extras.voxel:g}: {exc}") from None
         out["voxel"] = demo_tree.voxel_stats(am, be.to_host, extras.voxel, counts, npts)
         if extras.out is not None or extras.plot is not None:
             cloud = (np.asarray(be.to_host(cent)), np.asarray(be.to_host(counts)))

@@ -164,6 +164,8 @@ def voxel_downsample(points, voxel_size, *, origin=None):
 def _count(span) -> str:
     if not np.isfinite(span):
         return "too many"
+    if span >= 2.0**53:
+        return f"about {span:.3g}"
     return f"{int(span) + 1:,}"
 
 
