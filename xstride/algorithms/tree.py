@@ -6,7 +6,7 @@ parallelism in the construction of BVHs, octrees, and k-d trees", HPG 2012, buil
 octree from the same sorted Morton codes). Composed of
 :func:`~xstride.algorithms.run_length_encode` (the finest level) and
 :func:`~xstride.algorithms.compact` (each coarser level from the one below), on the
-backend of the keys. See ``docs/morton.md`` ("Voxels and trees").
+backend of the keys. See ``docs/voxels.md``.
 """
 
 from __future__ import annotations

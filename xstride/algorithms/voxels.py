@@ -5,7 +5,7 @@ indices in float64, their Morton keys (:func:`~xstride.algorithms.morton_encode`
 executor), :func:`~xstride.algorithms.sort_by_key`, then
 :func:`~xstride.algorithms.run_length_encode` and
 :func:`~xstride.algorithms.segment_reduce` over the sorted points. See
-``docs/morton.md`` ("Voxels and trees").
+``docs/voxels.md``.
 """
 
 from __future__ import annotations
