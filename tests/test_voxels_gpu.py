@@ -78,3 +78,26 @@ def test_tree_unsorted_keys_on_the_device(cp):
         alg.morton_tree(keys, 3, 10)
     with pytest.raises(ValueError, match="wider than the 30 bits"):
         alg.morton_tree(cp.asarray([0, 2**30], dtype=cp.uint64), 3, 10)
+
+
+def test_demo_voxel_and_tree_on_cupy_equal_numpy(cp, capsys, shared_dir, tmp_path):
+    import json
+
+    import plyfile
+
+    from xstride.__main__ import main
+
+    path = str(shared_dir / "data" / "bunny.ply")
+    res = {}
+    for backend in ("cupy", "numpy"):
+        out = tmp_path / f"{backend}.ply"
+        assert main(["demo", "--json", "--backend", backend, "--points", path, "--levels", "12",
+                     "--voxel", "0.003", "--out", str(out)]) == 0
+        res[backend] = json.loads(capsys.readouterr().out)
+    assert res["cupy"]["tree"] == res["numpy"]["tree"]
+    assert res["cupy"]["voxel"] == res["numpy"]["voxel"]
+    dev = plyfile.PlyData.read(str(tmp_path / "cupy.ply"))["vertex"]
+    host = plyfile.PlyData.read(str(tmp_path / "numpy.ply"))["vertex"]
+    assert dev["count"].tolist() == host["count"].tolist()
+    for axis in "xyz":
+        np.testing.assert_allclose(dev[axis], host[axis], rtol=0, atol=1e-12)
