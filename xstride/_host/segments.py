@@ -67,12 +67,12 @@ def segment_reduce(values: np.ndarray, offsets: np.ndarray, op: str, out_dtype: 
 
 def runs(keys: np.ndarray, check_sorted: bool):
     """``(first unsorted position or -1, CSR offsets of the runs (int64), the key of each
-    run, longest run)``; with ``check_sorted`` and unsorted keys the rest is None."""
+    run)``; with ``check_sorted`` and unsorted keys the rest is None."""
     n = keys.shape[0]
     if check_sorted and n > 1:
         bad = np.flatnonzero(keys[1:] < keys[:-1])
         if bad.size:
-            return int(bad[0]) + 1, None, None, 0
+            return int(bad[0]) + 1, None, None
     heads = np.flatnonzero(keys[1:] != keys[:-1]) + 1
     offsets = np.empty(heads.size + 2 if n else 1, dtype=np.int64)
     if n:
@@ -81,9 +81,7 @@ def runs(keys: np.ndarray, check_sorted: bool):
         offsets[-1] = n
     else:
         offsets[0] = 0
-    unique = keys[offsets[:-1]]
-    max_len = int(np.diff(offsets).max()) if n else 0
-    return -1, offsets, unique, max_len
+    return -1, offsets, keys[offsets[:-1]]
 
 
 def bin_offsets(bins: np.ndarray, n_bins: int):

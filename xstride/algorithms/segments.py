@@ -132,9 +132,10 @@ def segment_reduce(values, offsets, op="sum"):
     backends. Float sums, products and means are accumulated in float64 (float32
     values too) and rounded once to the result dtype; min and max propagate NaN.
     NumPy folds each segment with ``ufunc.reduceat``; the device folds a segment in one
-    thread (in row order) or in one warp per chunk of 4096 rows (each lane in row order,
-    the lanes then in lane order, the chunks in chunk order): fixed orders, so each
-    backend gives the same bits run to run. Host and device float sums of a segment of
+    thread (in row order), or in one warp per segment or per chunk of 4096 rows (each
+    lane in row order, the lanes by a fixed binary tree, the chunks in chunk order):
+    fixed orders chosen from the data alone, so each backend gives the same bits run to
+    run. Host and device float sums of a segment of
     ``m`` rows differ by at most ``2 * (m - 1) * 2**-53 * sum(abs(x))`` before the final
     rounding (Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., §4.2:
     any order of recursive summation errs by at most ``(m - 1) u sum|x|``), which is
@@ -218,9 +219,10 @@ def reduce_by_key(sorted_keys, values, op="sum"):
     backend, ex = _executor(func, [("sorted_keys", sorted_keys), ("values", values)])
     keys = _keys(func, "sorted_keys", sorted_keys, backend)
     vals = _values(func, "values", values, backend, keys.shape[0])
-    first_bad, offsets, unique, max_len = ex.runs(keys, True)
+    first_bad, offsets, unique = ex.runs(keys, True)
     if first_bad >= 0:
         raise _unsorted(func, "sorted_keys", first_bad, keys, backend)
+    max_len = ex.offsets_stats(offsets, keys.shape[0])[4] if op != "count" else 0
     return unique, _reduce(func, ex, vals, offsets, op, max_len, -1)
 
 
@@ -258,7 +260,7 @@ def run_length_encode(keys):
     func = "run_length_encode"
     backend, ex = _executor(func, [("keys", keys)])
     k = _keys(func, "keys", keys, backend)
-    _, offsets, unique, _ = ex.runs(k, False)
+    _, offsets, unique = ex.runs(k, False)
     return unique, offsets[1:] - offsets[:-1]
 
 
