@@ -85,15 +85,11 @@ def base_segment_reduce(m, values, offsets):
     n = values.shape[0]
     mark = m.zeros(n + 1, dtype=m.int64)
     # a mark per segment start; empty segments stack several marks on one row
-    m.add.at(mark, offsets[1:-1], 1) if m is np else _scatter_add(m, mark, offsets[1:-1])
+    m.add.at(mark, offsets[1:-1], 1)
     ids = m.cumsum(mark[:n])
     nseg = offsets.shape[0] - 1
     return m.stack([m.bincount(ids, weights=values[:, a], minlength=nseg)
                     for a in range(values.shape[1])], axis=1)
-
-
-def _scatter_add(m, target, index):
-    m.add.at(target, index, 1)
 
 
 def base_bin_offsets(m, bins, n_bins):

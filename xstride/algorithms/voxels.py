@@ -118,7 +118,10 @@ def voxel_downsample(points, voxel_size, *, origin=None):
 
     # one read-back: the columns' minimum and maximum (NaN propagates through both,
     # an infinity shows in one), which also give the default origin and the voxel span
-    ends = backend.to_host(ns.stack([ns.min(pts, axis=0), ns.max(pts, axis=0)]))
+    # (per column: NumPy's min over axis 0 of an (n, 3) array walks 3-element rows)
+    cols = [pts[:, axis] for axis in range(ndim)]
+    ends = backend.to_host(ns.stack([ns.stack([ns.min(c) for c in cols]),
+                                     ns.stack([ns.max(c) for c in cols])]))
     ends = np.asarray(ends, dtype=np.float64)
     if not np.isfinite(ends).all():
         row = _first_nonfinite_row(backend, ns, pts)
