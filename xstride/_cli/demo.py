@@ -2,9 +2,11 @@
 
 positions (Philox uniforms in the unit cube, or a point file) -> bounding box ->
 Morton keys -> ``sort_by_key`` (positions carried along) -> occupancy of the cells at
-one tree level (cell boundaries from the sorted keys, slots by a scan) -> reductions.
-Prints a table with per-stage times, or one JSON object with ``--json``. See
-``docs/demo.md``.
+one tree level (cell boundaries from the sorted keys, slots by a scan) -> reductions
+-> ``morton_tree`` (statistics of every level, ``demo_tree.py``) -> with ``--voxel``,
+``--out`` and ``--plot`` the downsampled cloud, its PLY file and the picture
+(``demo_extras.py``, ``demo_plot.py``). Prints a table with per-stage times, or one
+JSON object with ``--json``. See ``docs/demo.md``.
 
 User errors (bad file, bad option value, unavailable backend) print one line on
 stderr and return 2; anything else is a bug and keeps its traceback.
