@@ -12,7 +12,7 @@ sort_by_key         ``argsort`` + two gathers (30-bit Morton keys + int64 payloa
                     and 64-bit random keys + int64 payload)
 run_length_encode   ``unique(keys, return_counts=True)``
 reduce_by_key       ``unique(return_inverse)`` + ``bincount(inverse, weights)`` per column
-segment_reduce      segment ids by ``cumsum`` of marks at the offsets + ``bincount``
+segment_reduce      segment ids by ``searchsorted`` in the offsets + ``bincount``
 bin_offsets         ``cumsum(bincount(bins, minlength=n_bins))``
 compact             boolean indexing ``a[mask]`` of each array
 voxel_downsample    linear voxel ids + ``unique(return_inverse, return_counts)`` +
@@ -83,10 +83,9 @@ def base_reduce_by_key(m, keys, values):
 
 def base_segment_reduce(m, values, offsets):
     n = values.shape[0]
-    mark = m.zeros(n + 1, dtype=m.int64)
-    # a mark per segment start; empty segments stack several marks on one row
-    m.add.at(mark, offsets[1:-1], 1)
-    ids = m.cumsum(mark[:n])
+    # the segment of row i: how many segment ends are at or before it (empty segments
+    # included)
+    ids = m.searchsorted(offsets[1:], m.arange(n), side="right")
     nseg = offsets.shape[0] - 1
     return m.stack([m.bincount(ids, weights=values[:, a], minlength=nseg)
                     for a in range(values.shape[1])], axis=1)
