@@ -104,6 +104,16 @@ def test_points_below_the_origin_count_from_the_lowest_voxel():
     assert counts.tolist() == [2, 1, 1]
 
 
+def test_floor_before_counting_from_the_lowest_voxel():
+    # q = -1e-10 is voxel -1; counted from -2**31 that is 2**31 - 1, which q + 2**31
+    # would round up to 2**31 (the voxel of 0.0)
+    pts = np.array([[-2.0**31, 0.0], [-1e-10, 0.0], [0.0, 0.0]])
+    cent, counts = alg.voxel_downsample(pts, 1.0, origin=[0.0, 0.0])
+    assert counts.tolist() == [1, 1, 1]
+    assert cent[:, 0].tolist() == [-2.0**31, -1e-10, 0.0]
+    assert_within_bound(cent, counts, reference(pts, 1.0, [0.0, 0.0]), np.float64)
+
+
 def test_morton_order_and_the_worked_example():
     # four 2-D voxels (0,0) (1,0) (0,1) (1,1): Morton order is exactly that
     pts = np.array([[1.5, 1.5], [0.2, 1.2], [1.1, 0.1], [0.5, 0.5], [0.7, 0.3]])

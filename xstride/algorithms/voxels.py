@@ -147,11 +147,16 @@ def voxel_downsample(points, voxel_size, *, origin=None):
 
     cells = []
     for axis in range(ndim):
-        col = ns.astype(pts[:, axis], ns.float64)  # exact
-        v = ns.floor((col - float(lo[axis])) / float(size[axis])) - float(vmin[axis])
-        cells.append(ns.astype(v, ns.uint64))  # exact: integers in [0, 2**top)
+        col = ns.astype(pts[:, axis], ns.float64)  # exact (float32 arithmetic would not be)
+        q = (col - float(lo[axis])) / float(size[axis])
+        if vmin[axis] == 0.0:
+            # every q >= 0 (its minimum floors to 0): the cast's truncation is the floor
+            cells.append(ns.astype(q, ns.uint64))
+        else:
+            # floor first: q - vmin could round up across an integer
+            cells.append(ns.astype(ns.floor(q) - float(vmin[axis]), ns.uint64))
     keys = backend.executor("morton").encode(cells)
-    del cells, col, v
+    del cells, col, q
     # the points travel in their own dtype (float16 as float32, exactly: segment_reduce
     # takes float32 and float64); the means accumulate in float64 either way
     carried = pts if pts.dtype in (ns.float32, ns.float64) else ns.astype(pts, ns.float32)
