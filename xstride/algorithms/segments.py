@@ -139,7 +139,10 @@ def segment_reduce(values, offsets, op="sum"):
     ``m`` rows differ by at most ``2 * (m - 1) * 2**-53 * sum(abs(x))`` before the final
     rounding (Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., §4.2:
     any order of recursive summation errs by at most ``(m - 1) u sum|x|``), which is
-    also the bound the tests check; products: ``2 * m * 2**-53 * abs(prod)``.
+    also the bound the tests check; products: ``2 * m * 2**-53 * abs(prod)``. The
+    final rounding to the result dtype adds one rounding error: relative for normal
+    results, at most the dtype's smallest normal number (``finfo.tiny``) for results
+    that underflow into its subnormals (products of many small factors).
 
     Examples
     --------
