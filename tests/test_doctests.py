@@ -10,7 +10,8 @@ import pytest
 
 #: the modules with examples (a module listed here must have some)
 MODULES = ["xstride.layout", "xstride._plans.reduction", "xstride._core.sizes",
-           "xstride.algorithms.segments", "xstride._plans.segments"]
+           "xstride.algorithms.segments", "xstride._plans.segments",
+           "xstride.algorithms.voxels", "xstride.algorithms.tree"]
 
 
 @pytest.mark.parametrize("name", MODULES)
