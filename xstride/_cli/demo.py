@@ -252,18 +252,9 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
 
     # 5. occupancy at level k_level: boundaries where the cell changes, slots by a scan
     def occupancy():
-        shift = am.uint64(ndim * (levels - k_level))
-        cells = sorted_keys >> shift
-        first = xp.ones(1, dtype=xp.bool)
-        boundary = xp.concat([first, cells[1:] != cells[:-1]])
-        slot = xp.cumulative_sum(xp.astype(boundary, xp.int64)) - 1
-        occupied = int(slot[-1]) + 1
-        starts = xp.zeros(occupied + 1, dtype=xp.int64)
-        # boundary i writes its index to its slot; the others to a spare last slot
-        spare = xp.full_like(slot, occupied)
-        starts[xp.where(boundary, slot, spare)] = xp.arange(npts, dtype=xp.int64)
-        starts[occupied] = npts
-        return starts[1:] - starts[:-1]
+        # the cells of the sorted keys are sorted too: one run per occupied cell
+        cells = xp.bitwise_right_shift(sorted_keys, ndim * (levels - k_level))
+        return alg.run_length_encode(cells)[1]
 
     counts = stages.run("cell occupancy", occupancy)
 

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["level_row", "tree_rows", "tree_rows_from_runs", "voxel_stats", "write_ply",
+#: Levels of at most this many nodes are summarized on the host.
+HOST_STATS_MAX = 1 << 16
+
+__all__ = ["HOST_STATS_MAX", "level_row", "tree_rows", "tree_rows_from_runs", "voxel_stats", "write_ply",
            "PlyWriteError"]
 
 
@@ -29,6 +32,10 @@ def level_row(am, level: int, counts, n_points: int, to_host=np.asarray) -> dict
     if m == 0:
         return {"level": level, "nodes": 0, "min": 0, "median": 0.0, "max": 0,
                 "histogram_log2": [0] * nbins}
+    if m <= HOST_STATS_MAX and am is not np:
+        # a few counts: copied and summarized on the host (the same integers and median;
+        # a GPU run then compiles no library kernels for them: see docs/demo.md)
+        return level_row(np, level, np.asarray(to_host(counts)), n_points)
     # frexp: counts = f * 2**e with f in [0.5, 1), so floor(log2(counts)) = e - 1 exactly
     _, exp = am.frexp(counts.astype(am.float64))
     hist = am.bincount((exp - 1).astype(am.int64), minlength=nbins)
