@@ -44,7 +44,7 @@ from ._compile import function
 from ._launch import Launch, i32, i64, slot64, slot_scalar, struct
 from ._lru import Bounded
 from ._prepared import GATE, PY_SCALARS, Store
-from ._elementwise_source import BLOCK, C_TYPES, UNROLL, Operand, kernel_source
+from ._elementwise_source import BLOCK, C_TYPES, ROW_TILE_STEPS, UNROLL, Operand, kernel_source
 
 __all__ = ["launch", "alloc_like_inputs", "byte_range", "ctype", "call_key", "remember",
            "repeat", "clear_caches", "CACHE", "CALLS"]
@@ -459,7 +459,7 @@ def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var):
             total = pl.size // vec
             grid = (max(1, min(-(-total // (BLOCK * UNROLL)), _INT32_LIMIT)),)
         elif extra.get("row_tiles"):   # one work item per tile of a row
-            tiles = -(-(pl.shape[inner] // vec) // (BLOCK * UNROLL))
+            tiles = -(-(pl.shape[inner] // vec) // (BLOCK * UNROLL * ROW_TILE_STEPS))
             grid = (max(1, min((pl.size // pl.shape[inner]) * tiles, _INT32_LIMIT)),)
         else:
             total = (pl.size // pl.shape[inner]) * (pl.shape[inner] // vec)

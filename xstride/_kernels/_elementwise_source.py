@@ -18,13 +18,16 @@ from dataclasses import dataclass
 
 from .._core import dtypes as _dtypes
 
-__all__ = ["C_TYPES", "Operand", "kernel_source", "UNROLL", "BLOCK"]
+__all__ = ["C_TYPES", "Operand", "kernel_source", "UNROLL", "BLOCK", "ROW_TILE_STEPS"]
 
 #: NumPy dtype name -> C type the engine uses for it (the one table, _core/dtypes.py).
 C_TYPES = _dtypes.C_TYPES
 #: Threads per block of the flat/rows/nd kernels, and vectors per thread.
 BLOCK = 256
 UNROLL = 4
+#: Steps of ``BLOCK * UNROLL`` vectors one row tile takes (the row's pointers are set
+#: once per tile).
+ROW_TILE_STEPS = 4
 
 
 @dataclass(frozen=True)
@@ -273,20 +276,23 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
 
 def _row_tiles_loop(ops, arrays, body, v, idx, kind, unit, bcast, index_var, ptr):
     """The "rows"/"nd" loop over row tiles: work item ``w`` is tile ``w mod nch`` of row
-    ``w div nch`` (``nch`` tiles of ``BLOCK * UNROLL`` vectors per row). Each operand's
+    ``w div nch`` (``nch`` tiles of ``ROW_TILE_STEPS`` steps of ``BLOCK * UNROLL``
+    vectors per row, the last one cut at the row's end). Each operand's
     pointer is moved to the row once per tile; an element is that pointer plus its
     column (times the inner stride: 1 or 0 on "rows", where ``unit`` says which; read
     from the parameter struct on "nd"), so no offset array stays live across the
     loads (registers: a Jacobi step's six operands would hold 24 64-bit offsets)."""
     span = BLOCK * UNROLL
+    item = span * ROW_TILE_STEPS
     nops = len(arrays)
     L = [f"    typedef {idx} IDX;",
          f"    const IDX nv = (IDX)(p.e0 / {v});",
-         f"    const IDX nch = (nv + (IDX)({span - 1})) / (IDX)({span});",
+         f"    const IDX nch = (nv + (IDX)({item - 1})) / (IDX)({item});",
          "    const IDX total = (IDX)(p.n / p.e0) * nch;",
          "    for (IDX w = blockIdx.x; w < total; w += gridDim.x) {",
          "      const IDX row = w / nch;",
-         f"      const IDX base = (w - row * nch) * (IDX)({span}) + threadIdx.x;",
+         f"      const IDX first = (w - row * nch) * (IDX)({item});",
+         f"      const IDX lim = nv - first < (IDX)({item}) ? nv : first + (IDX)({item});",
          f"      long long rb[{nops}];",
          f"      #pragma unroll\n      for (int k = 0; k < {nops}; ++k) rb[k] = p.offset[k];",
          "      xstride_ew_outer(p, row, rb);"]
@@ -300,7 +306,8 @@ def _row_tiles_loop(ops, arrays, body, v, idx, kind, unit, bcast, index_var, ptr
         # inputs are only read (an output overlaps an input only as the same view)
         q = f"const {o.ctype}* __restrict__" if o.kind == "in" else f"{o.ctype}*"
         L.append(f"      {q} __xs_q{k} = {ptr[o.name]} + rb[{k}];")
-    valid = f"base + (IDX)(u * {BLOCK}) < nv"
+    L.append(f"      for (IDX base = first + threadIdx.x; base < lim; base += (IDX)({span})) {{")
+    valid = f"base + (IDX)(u * {BLOCK}) < lim"
     col = f"(base + (IDX)(u * {BLOCK})) * (IDX){v}"
     vector = [v > 1 and not (bcast and bcast[k]) for k in range(nops)]
     for k, o in enumerate(arrays):
@@ -332,7 +339,7 @@ def _row_tiles_loop(ops, arrays, body, v, idx, kind, unit, bcast, index_var, ptr
                          f" = __xs_r{k}[u];")
             else:   # v == 1 (an output is never repeated along the row)
                 L.append(f"        __xs_q{k}[{at(k, col)}] = __xs_r{k}[u].v[0];")
-    L.append("      }\n    }")
+    L.append("      }\n      }\n    }")
     return "\n".join(L)
 
 
