@@ -156,7 +156,7 @@ class Launch:
     """
 
     __slots__ = ("kernel", "fptr", "grid", "block", "smem", "objs", "slots", "params", "pp",
-                 "lock", "drv", "_np", "_dims")
+                 "lock", "drv", "_np", "_dims", "stream")
 
     def __init__(self, kernel, grid, block, args, shared_mem: int = 0):
         self.kernel = kernel
@@ -179,12 +179,13 @@ class Launch:
         self.pp = ctypes.addressof(self.params)
         self.lock = threading.Lock()
         self.fptr, self.drv = driver_entry(kernel)
+        self.stream = _cupy().cuda.get_current_stream
 
     def __call__(self, *values, stream_ptr=None) -> None:
         """Set the slots to ``values`` (in order) and launch on the current stream (or
         on ``stream_ptr``)."""
         if stream_ptr is None:
-            stream_ptr = _cupy().cuda.get_current_stream().ptr
+            stream_ptr = self.stream().ptr
         with self.lock:
             for obj, v in zip(self.slots, values):
                 obj.value = v
