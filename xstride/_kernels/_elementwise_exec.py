@@ -348,7 +348,7 @@ def remember(tag, entry, out, args, conv, alloc=None) -> None:
         return
     c = _Call()
     c.fn, c.grid, c.block, c.pre, c.kind = entry
-    c.empty = cupy.ndarray   # what cupy.empty(shape, dtype) calls, one frame less
+    c.empty = cupy.empty
     # the fast launch of run(): one output and one or two array inputs, no scalar
     packed = c.fn
     c.launch = packed.launch if packed is not None else None
