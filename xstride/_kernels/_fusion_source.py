@@ -30,7 +30,7 @@ from .._core.ufuncs import ENGINE_UFUNCS, FUSION_MATH, FUSION_PREDICATES
 from .._plans.fusion import Graph
 from ._elementwise_source import Operand
 
-__all__ = ["fused_body", "op_expression", "operand_names", "operand_specs"]
+__all__ = ["fused_body", "op_expression", "operand_names", "operand_specs", "reduce_source"]
 
 #: (function, loop C type) -> the intrinsic that is never contracted into an FMA
 _RN = {("add", "float"): "__fadd_rn", ("subtract", "float"): "__fsub_rn",
@@ -103,3 +103,69 @@ def operand_specs(graph: Graph) -> tuple:
     specs += [Operand(f"s{k}", C_TYPES[graph.nodes[i].dtype], kind="scalar")
               for k, i in enumerate(graph.scalars)]
     return tuple(specs)
+
+
+def reduce_source(graph: Graph, nd: int, w32: bool) -> str:
+    """The text put before ``reductions.cu`` for a fused reduction of ``graph``'s one
+    output: the type ``xs_fz_ptr`` that the reduction kernels read in place of a pointer
+    (``XS_RED_IN``, ``XS_RED_PTR``, ``XS_RED_ADDR``), whose element ``o`` is the fused
+    expression at the operands' offsets of element ``o`` of the array the unfused run
+    would have stored and reduced (a contiguous virtual array, address ``o *
+    sizeof(T)``: as aligned as a new allocation).
+
+    The kernel parameter (all 8-byte slots, packed by the host in this order): the
+    loads' addresses ``p0, p1, ...``; the extents ``ext[nd]`` of the virtual array's
+    axes (outermost first) and their division constants ``mg[nd]``
+    (:func:`xstride._plans.fusion.magic`, used when ``w32``: every offset below 2**32);
+    the loads' element strides ``st[loads][nd]``; the scalars ``s0, s1, ...``; the
+    offset ``o`` (0).
+    """
+    out = graph.nodes[graph.outputs[0]]
+    t = C_TYPES[out.dtype]
+    nl = len(graph.loads)
+    lines = ["#include <xstride/elementwise.cuh>",
+             "#define XS_RED_IN(T) xs_fz_ptr", "#define XS_RED_PTR(T) xs_fz_ptr",
+             "#define XS_RED_ADDR(p) ((p).address())",
+             "struct xs_fz_ptr {"]
+    for k, i in enumerate(graph.loads):
+        lines.append(f"    const {C_TYPES[graph.nodes[i].dtype]}* p{k};")
+    lines.append(f"    long long ext[{nd}];")
+    lines.append(f"    unsigned long long mg[{nd}];")
+    lines.append(f"    long long st[{max(nl, 1)}][{nd}];")
+    for k, i in enumerate(graph.scalars):
+        lines.append(f"    alignas(8) {C_TYPES[graph.nodes[i].dtype]} s{k};")
+    lines.append("    long long o;")
+    lines.append("    __device__ __forceinline__ xs_fz_ptr operator+(long long k) const "
+                 "{ xs_fz_ptr r = *this; r.o = o + k; return r; }")
+    lines.append(f"    __device__ __forceinline__ {t} operator[](long long k) const "
+                 "{ return at(o + k); }")
+    lines.append("    __device__ __forceinline__ unsigned long long address() const "
+                 f"{{ return (unsigned long long)o * sizeof({t}); }}")
+    lines.append(f"    __device__ __forceinline__ {t} at(long long i) const {{")
+    offs = [f"o{k}" for k in range(nl)]
+    lines.append("        long long q = i;" + "".join(f" long long {o} = 0;" for o in offs))
+    lines.append(f"#pragma unroll\n        for (int a = {nd - 1}; a > 0; --a) {{")
+    if w32:
+        lines.append("            const unsigned u = (unsigned)q; const unsigned long long g = mg[a];"
+                     " const unsigned h = __umulhi((unsigned)g, u);"
+                     " const long long qq = (long long)((h + ((u - h) >> (unsigned)((g >> 32) & 255u)))"
+                     " >> (unsigned)(g >> 40));")
+    else:
+        lines.append("            const long long qq = q / ext[a];")
+    lines.append("            const long long ix = q - qq * ext[a]; q = qq;")
+    for k, o in enumerate(offs):
+        lines.append(f"            {o} += ix * st[{k}][a];")
+    lines.append("        }")
+    for k, o in enumerate(offs):
+        lines.append(f"        {o} += q * st[{k}][0];")
+    for k, i in enumerate(graph.loads):
+        lines.append(f"        const {C_TYPES[graph.nodes[i].dtype]} l{k} = p{k}[o{k}];")
+    lines.append(f"        {t} r0;")
+    lines.append("        " + fused_body(graph))   # the scalars s* are members
+    lines.append("        return r0;")
+    lines.append("    }")
+    lines.append("};")
+    lines.append("template <typename Tin, int V>")
+    lines.append("__device__ __forceinline__ void xs_load_vec(const xs_fz_ptr& p, Tin (&out)[V])")
+    lines.append("{\n#pragma unroll\n    for (int j = 0; j < V; ++j) out[j] = p.at(p.o + j);\n}")
+    return "\n".join(lines) + "\n"

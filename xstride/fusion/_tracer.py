@@ -35,7 +35,9 @@ from .._plans import fusion as _plan
 from .._plans.elementwise import broadcast_shapes
 from ..elementwise import resolve, where_dtype
 from ..layout import Layout
+from . import _reduce
 from ._recorder import _PY_SCALARS, ENGINE_DTYPES, Recorder, Unfusable
+from ._reduce import red_shape
 
 __all__ = ["Unfusable", "Recorder", "Traced", "Weak", "trace", "namespace_call", "ENGINE_DTYPES"]
 
@@ -99,7 +101,8 @@ def _apply(rec, func, ops, loop, rdt, np_strict=False) -> "Traced":
             shape = broadcast_shapes(*(d._shape for d in devs), func=func)
             break
     ins = tuple(_node_of(rec, o, ld) for o, ld in zip(ops, loop))
-    node = _plan.Op(func, ins, tuple(np.dtype(d).name for d in loop), np.dtype(rdt).name)
+    node = _plan.Op(func, ins, tuple(np.dtype(d).name for d in loop), np.dtype(rdt).name,
+                    "xp" if np_strict else "op")
     return Traced(rec, rec.add(node, shape), np.dtype(rdt), shape)
 
 
@@ -508,8 +511,12 @@ def namespace_call(qualname: str, args: tuple, kwargs: dict):
             raise Unfusable("xp.expand_dims with that axis")
         axis %= nd
         return index(x, (slice(None),) * axis + (None,))
+    if name in _reduce.FUSED:
+        x, red = _reduce.reduction(name, args, kwargs, Traced)
+        return Traced(rec, rec.add(_plan.Load(red.arg, (), red.out), red_shape(x, red)),
+                      red.out, red_shape(x, red))
     if name in _REDUCTIONS:
-        raise Unfusable(f"xp.{name} (reductions are not fused yet)")
+        raise Unfusable(f"xp.{name} (only sum, prod, min, max and mean fuse)")
     raise Unfusable(f"xp.{name}")
 
 
@@ -547,6 +554,9 @@ def trace(fn, args, owns):
         if not isinstance(o, Traced) or o._rec is not rec:
             raise Unfusable(f"returning {type(o).__name__} (a fused function returns "
                             "traced arrays)")
+    if all(_reduce.is_result(rec, o._node) for o in outs):   # reductions' results as they are
+        return rec.graph(tuple(o._node for o in outs)), multi
+    for o in outs:
         _engine("fuse", (o.dtype,))
         k = o._node
         if not isinstance(rec.nodes[k], _plan.Op):   # an argument (or a view of one): a copy
