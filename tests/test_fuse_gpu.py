@@ -124,7 +124,7 @@ def test_unfusable_runs_unfused_on_cupy(cp):
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(tree=trees(max_leaves=12), dtypes=st.tuples(*[st.sampled_from(DTYPES)] * 3),
+@given(tree=trees(max_leaves=12, gpu=True), dtypes=st.tuples(*[st.sampled_from(DTYPES)] * 3),
        seed=st.integers(0, 99), view=st.sampled_from(["plain", "step", "reversed", "offset"]))
 def test_random_expressions_bit_for_bit(tree, dtypes, seed, view):
     import cupy as cp

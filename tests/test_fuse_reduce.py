@@ -122,7 +122,12 @@ def test_virtual_layout_c_order_for_operators_inputs_order_for_the_engine(fake_c
     for fn, strides in [(lambda a: xp.sum(a.T * 2), (6, 1)),
                         (lambda a: xp.sum(xp.multiply(a.T, 2)), (1, 4)),
                         (lambda a: xp.sum(xp.exp(a.T) * a.T), (6, 1)),
-                        (lambda a: xp.sum(xp.add(xp.exp(a.T), 1)), (1, 4))]:
+                        # CuPy's exp stores C order, the engine's add keeps it
+                        (lambda a: xp.sum(xp.add(xp.exp(a.T), 1)), (6, 1)),
+                        (lambda a: xp.sum(xp.add(xp.multiply(a.T, 2), 1)), (1, 4)),
+                        (lambda a: xp.sum(a.T.astype(xp.float64)), (1, 4)),
+                        (lambda a: xp.sum(xp.clip(a.T, 0, 1)), (1, 4)),
+                        (lambda a: xp.sum(xp.clip(a.T * 1, 0, 1)), (6, 1))]:
         g = graph_of(fn, a)
         (red,) = g.reductions
         pre, shapes, nlays = _call_shapes(g, red, fake(a))

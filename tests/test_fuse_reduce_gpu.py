@@ -149,7 +149,7 @@ _FUNCS = ("sum", "prod", "min", "max", "mean")
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(tree=trees(max_leaves=8), dtypes=st.tuples(*[st.sampled_from(DTYPES)] * 3),
+@given(tree=trees(max_leaves=8, gpu=True), dtypes=st.tuples(*[st.sampled_from(DTYPES)] * 3),
        seed=st.integers(0, 99), func=st.sampled_from(_FUNCS),
        axis=st.sampled_from([None, 0, 1, (0, 1), -1]), keepdims=st.booleans(),
        post=st.booleans())

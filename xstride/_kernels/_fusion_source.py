@@ -30,12 +30,28 @@ from .._core.ufuncs import ENGINE_UFUNCS, FUSION_MATH, FUSION_PREDICATES
 from .._plans.fusion import Graph
 from ._elementwise_source import Operand
 
-__all__ = ["fused_body", "op_expression", "operand_names", "operand_specs", "reduce_source"]
+__all__ = ["CUPY_OPERATORS", "fused_body", "op_expression", "operand_names", "operand_specs", "reduce_source"]
 
 #: (function, loop C type) -> the intrinsic that is never contracted into an FMA
 _RN = {("add", "float"): "__fadd_rn", ("subtract", "float"): "__fsub_rn",
        ("multiply", "float"): "__fmul_rn", ("add", "double"): "__dadd_rn",
        ("subtract", "double"): "__dsub_rn", ("multiply", "double"): "__dmul_rn"}
+
+
+#: CuPy's operators //, %, **, <<, >> and the reciprocal of ``x ** -1.0``: (integer loop,
+#: float loop) C++ expressions as CuPy's ufuncs write them (cupy/_core: floor_divide,
+#: remainder, power, left_shift, right_shift, reciprocal), over the helpers of
+#: ``xstride/elementwise.cuh``; the float remainder is left as CuPy writes it (the
+#: compiler contracts it as it does there: the same default options).
+CUPY_OPERATORS = {
+    "floor_divide": ("xstride_fz_floordiv({0}, {1})", "xstride_fz_floordiv({0}, {1})"),
+    "remainder": ("(({0} - xstride_fz_floordiv({0}, {1}) * {1}) * ({1} != 0))",
+                  "({0} - xstride_fz_floordiv({0}, {1}) * {1})"),
+    "power": ("xstride_fz_ipow({0}, {1})", "pow{f}({0}, {1})"),
+    "left_shift": ("({0} << {1})", "({0} << {1})"),
+    "right_shift": ("({0} >> {1})", "({0} >> {1})"),
+    "reciprocal": ("({0} == 0 ? 0 : (1 / {0}))", "(1 / {0})"),
+}
 
 
 def op_expression(func: str, loop_ctypes, args) -> str:
@@ -64,6 +80,9 @@ def op_expression(func: str, loop_ctypes, args) -> str:
         return f"(!{args[0]})" if lt == "bool" else f"(~{args[0]})"
     if func == "where":
         return f"({args[0]} ? {args[1]} : {args[2]})"
+    if func in CUPY_OPERATORS:
+        return CUPY_OPERATORS[func][lt in ("float", "double")].format(
+            *args, f="f" if lt == "float" else "")
     if func == "astype":
         return args[0]
     raise error(ValueError, "fuse", f"no C expression for {func!r}")

@@ -74,6 +74,10 @@ class Op:
     inputs : node indices.
     loop : NumPy dtype names the inputs are converted to before the function runs.
     dtype : NumPy dtype name of the result.
+    via : who computes it in the unfused run, which fixes the layout of the array it
+        stores (:func:`virtual_layout`): ``"op"`` CuPy (an operator, a method, a math
+        function), ``"xp"`` xstride's engine (``xp.add``, ``xp.where``, ...),
+        ``"clip"`` the ``where`` steps of ``xp.clip``.
     """
 
     func: str
@@ -408,9 +412,12 @@ def _c_order(shape) -> tuple:
 def virtual_layout(graph: Graph, node: int, shapes, lays, itemsize: int) -> Layout:
     """The Layout of the array the unfused run stores for ``node`` (an Op) before it
     reduces it: a new array (offset 0) in C order where CuPy's operator or method made
-    it (``via="op"``), in the inputs' axis order where xstride's engine did
-    (:func:`~xstride._plans.elementwise.result_axis_order` over the operands, each at
-    its own layout: a load's, or the one this function gives an op below).
+    it (``via="op"``: CuPy allocates ufunc results in C order), in the inputs' axis
+    order where xstride's engine did (``via="xp"``) or for ``astype`` (CuPy's and the
+    engine's keep the input's order): :func:`~xstride._plans.elementwise.result_axis_order`
+    over the operands, each at its own layout (a load's, or the one this function
+    gives an op below); ``clip`` (``via="clip"``, ``array_api_compat``'s) copies
+    ``x`` in its order, then writes into the copy.
 
     ``shapes`` and ``lays`` are :func:`node_shapes` of the call.
     """
@@ -419,7 +426,9 @@ def virtual_layout(graph: Graph, node: int, shapes, lays, itemsize: int) -> Layo
     n = graph.nodes[node]
     if n.via != "op" or n.func == "astype":
         strides = []
-        for k in n.inputs:
+        # clip (array_api_compat's): a copy of x in its order ("K"), then written into
+        ins = n.inputs[2:] if n.via == "clip" else n.inputs
+        for k in ins:
             src = graph.nodes[k]
             if isinstance(src, Scalar):
                 continue

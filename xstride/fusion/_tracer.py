@@ -35,6 +35,7 @@ from .._plans import fusion as _plan
 from .._plans.elementwise import broadcast_shapes
 from ..elementwise import resolve, where_dtype
 from ..layout import Layout
+from . import _operators as _ops
 from . import _reduce
 from ._recorder import _PY_SCALARS, ENGINE_DTYPES, Recorder, Unfusable
 from ._reduce import red_shape
@@ -85,7 +86,7 @@ def _node_of(rec, op, ldt) -> int:
     return rec.add(_plan.Scalar(("host", op[1]), np.dtype(ldt).name), ())
 
 
-def _apply(rec, func, ops, loop, rdt, np_strict=False) -> "Traced":
+def _apply(rec, func, ops, loop, rdt, np_strict=False, via=None) -> "Traced":
     """An Op node of ``func`` over operands ``ops`` with loop dtypes ``loop``."""
     _engine(func, tuple(loop) + (rdt,))
     devs = [o[1] for o in ops if o[0] == "dev"]
@@ -102,7 +103,7 @@ def _apply(rec, func, ops, loop, rdt, np_strict=False) -> "Traced":
             break
     ins = tuple(_node_of(rec, o, ld) for o, ld in zip(ops, loop))
     node = _plan.Op(func, ins, tuple(np.dtype(d).name for d in loop), np.dtype(rdt).name,
-                    "xp" if np_strict else "op")
+                    via or ("xp" if np_strict and func in _ENGINE else "op"))
     return Traced(rec, rec.add(node, shape), np.dtype(rdt), shape)
 
 
@@ -324,13 +325,26 @@ class Traced:
     __iter__ = _refuse("iteration over a traced array")
     __array__ = _refuse("conversion of a traced array to a NumPy array")
     __setitem__ = _refuse("assignment into a traced array (setitem)")
-    __floordiv__ = __rfloordiv__ = _refuse("operator // (floor_divide)")
-    __mod__ = __rmod__ = _refuse("operator % (remainder)")
-    __pow__ = __rpow__ = _refuse("operator ** (pow)")
-    __lshift__ = __rlshift__ = _refuse("operator << (bitwise_left_shift)")
-    __rshift__ = __rrshift__ = _refuse("operator >> (bitwise_right_shift)")
+    # CuPy's operators (their kernels' expressions: _fusion_source.CUPY_OPERATORS)
+    __floordiv__, __rfloordiv__ = _binop("floor_divide"), _binop("floor_divide", True)
+    __mod__, __rmod__ = _binop("remainder"), _binop("remainder", True)
+    __lshift__, __rlshift__ = _binop("left_shift"), _binop("left_shift", True)
+    __rshift__, __rrshift__ = _binop("right_shift"), _binop("right_shift", True)
+    __rpow__ = _binop("power", True)
+
+    def __pow__(self, other):
+        return _ops.power(self, other, ufunc, astype, Weak)
+
+    def __divmod__(self, other):
+        return self // other, self % other
+
+    def __rdivmod__(self, other):
+        return other // self, other % self
+
+    sum, prod, max, min = (_ops.bound(n, lambda *a: _reduction(*a))
+                           for n in ("sum", "prod", "max", "min"))
+
     __matmul__ = __rmatmul__ = _refuse("operator @ (matmul)")
-    __divmod__ = __rdivmod__ = _refuse("divmod")
     # all of them: unfused, ``x &= 1`` writes into the caller's array; a kernel would not
     __iadd__ = __isub__ = __imul__ = __itruediv__ = __iand__ = __ior__ = __ixor__ = \
         __ifloordiv__ = __imod__ = __ipow__ = __ilshift__ = __irshift__ = __imatmul__ = \
@@ -451,10 +465,12 @@ def clip(rec, x, lo=None, hi=None):
         hit = ufunc(rec, "bitwise_or", (ufunc(rec, cmp, (out, b)),
                                         ufunc(rec, "not_equal", (b, b))))
         out = _apply(rec, "where", (("dev", hit), ("dev", b), ("dev", out)),
-                     (np.dtype(bool), xd, xd), xd)
+                     (np.dtype(bool), xd, xd), xd, via="clip")
     return out
 
 
+#: what xstride's engine computes when called as ``xp.<name>`` (its own allocation order)
+_ENGINE = frozenset(ENGINE_UFUNCS) | {"where"}
 _VIEWS = {"permute_dims", "matrix_transpose", "broadcast_to", "reshape", "expand_dims"}
 _REDUCTIONS = {"sum", "prod", "min", "max", "mean", "var", "std", "all", "any", "argmin",
                "argmax", "cumulative_sum", "cumulative_prod"}
@@ -512,12 +528,18 @@ def namespace_call(qualname: str, args: tuple, kwargs: dict):
         axis %= nd
         return index(x, (slice(None),) * axis + (None,))
     if name in _reduce.FUSED:
-        x, red = _reduce.reduction(name, args, kwargs, Traced)
-        return Traced(rec, rec.add(_plan.Load(red.arg, (), red.out), red_shape(x, red)),
-                      red.out, red_shape(x, red))
+        return _reduction(name, args, kwargs)
     if name in _REDUCTIONS:
         raise Unfusable(f"xp.{name} (only sum, prod, min, max and mean fuse)")
     raise Unfusable(f"xp.{name}")
+
+
+def _reduction(name, args, kwargs) -> Traced:
+    """``xp.<name>`` (a reduction of :mod:`._reduce`): its result, a load of the
+    reduction's virtual argument."""
+    x, red = _reduce.reduction(name, args, kwargs, Traced)
+    shape = red_shape(x, red)
+    return Traced(x._rec, x._rec.add(_plan.Load(red.arg, (), red.out), shape), red.out, shape)
 
 
 def trace(fn, args, owns):
