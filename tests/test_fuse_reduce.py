@@ -7,6 +7,7 @@ grid, block, descriptor): the same order of combination, hence the same bits."""
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -269,3 +270,116 @@ def test_a_view_of_an_argument_is_reduced_as_it_is(stand_in):
     xp.fuse(lambda a: xp.sum(a.T, axis=0), strict=True)(a)
     got = stand_in.launches[-1]
     assert got[0].name == plain[0].name and "xs_fz_ptr" not in (got[0].source or "")
+
+
+# ----------------------------------------------------------------------------- the walk, run on the host
+_HOST_PRELUDE = r"""
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#define __device__
+#define __forceinline__ inline
+using std::floor; using std::sqrt; using std::signbit;
+template <typename T> T __ldg(const T* p) { return *p; }
+inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
+inline float __fmul_rn(float a, float b) { return a * b; }
+inline float __fadd_rn(float a, float b) { return a + b; }
+inline float __fsub_rn(float a, float b) { return a - b; }
+inline double __dmul_rn(double a, double b) { return a * b; }
+inline double __dadd_rn(double a, double b) { return a + b; }
+inline double __dsub_rn(double a, double b) { return a - b; }
+"""
+
+_HOST_MAIN = r"""
+int main(int argc, char** argv) {
+    // argv: struct file, element count, then one buffer file per load
+    FILE* f = fopen(argv[1], "rb");
+    static char raw[sizeof(xs_fz_ptr)];
+    fread(raw, 1, sizeof raw, f); fclose(f);
+    xs_fz_ptr p; memcpy(&p, raw, sizeof p);
+    long long n = atoll(argv[2]);
+    const char** ptrs = (const char**)&p;
+    for (int k = 3; k < argc; ++k) {
+        FILE* b = fopen(argv[k], "rb"); fseek(b, 0, SEEK_END); long sz = ftell(b); rewind(b);
+        char* buf = (char*)malloc(sz + 1); fread(buf, 1, sz, b); fclose(b);
+        ptrs[k - 3] = buf + (long long)ptrs[k - 3];   // the slot holds the byte offset
+    }
+    for (long long o = 0; o < n; ++o) printf("%.17g\n", (double)p.at(o));
+    for (long long o = 0; o + 4 <= n; o += 4) {
+        T4 v[4]; p.run<4>(o, v);
+        for (int j = 0; j < 4; ++j) printf("%.17g\n", (double)v[j]);
+    }
+    return 0;
+}
+"""
+
+
+def _gxx():
+    import shutil
+    return shutil.which("g++")
+
+
+@pytest.mark.skipif(_gxx() is None, reason="no host C++ compiler")
+@pytest.mark.parametrize("w32", [True, False])
+@pytest.mark.parametrize("case", ["kinetic", "transposed", "three_d", "flat", "scalars"])
+def test_generated_walk_reads_the_virtual_array(tmp_path, case, w32, fake_cupy):
+    """The generated input type compiled for the host (its device intrinsics as plain
+    C++): element o, and four elements from o stepped as a vector load does, are the
+    values the unfused run stores at o of the virtual array, for the struct
+    :func:`pack_input` packs (loads at offsets in their buffers, negative strides,
+    broadcasts, 1, 2 and 3 walked axes, scalars)."""
+    import subprocess
+
+    rng = np.random.default_rng(1)
+    m = rng.integers(1, 9, 40).astype(np.float32)
+    v = rng.integers(-9, 9, (40, 3)).astype(np.float32)
+    big = rng.integers(-9, 9, (6, 9, 10)).astype(np.float64)
+    fn, arrays = {
+        "kinetic": (lambda m, v: xp.sum(m[:, None] * v * v), (m, v)),
+        "transposed": (lambda m, v: xp.sum(xp.multiply(v.T[::-1], m[::2][:3, None]), axis=1),
+                       (m, v)),
+        "three_d": (lambda b: xp.max(b[1:, ::-2, 1:8].T * 2 - b[0, 0, 0], axis=0), (big,)),
+        "flat": (lambda m: xp.sum(m * m), (m,)),
+        "scalars": (lambda v, s, t: xp.sum(xp.where(v > s, v * t, -v)), (v, 0.5, np.float32(3))),
+    }[case]
+    g = graph_of(fn, *arrays)
+    (red,) = g.reductions
+    pre = fplan.pre_graph(g, red)
+    args = [fake(a) if isinstance(a, np.ndarray) else a for a in arrays]
+    lays = [Layout.from_array(a) if isinstance(a, FakeCupyArray) else None for a in args]
+    shapes, nlays = fplan.node_shapes(pre, lays, red.input + 1)
+    in_dt = np.dtype(g.nodes[red.input].dtype)
+    vlay = fplan.virtual_layout(pre, red.input, shapes, nlays, in_dt.itemsize)
+    load_lays = [nlays[i] for i in pre.loads]
+    ext, strs = fplan.reduce_walk(vlay, load_lays)
+    # the values the unfused run stores, by the fused graph's NumPy model, in memory order
+    from ._fuse_cases import evaluate
+    (want,) = evaluate(fplan.build(pre.nodes, pre.host, pre.outputs, pre.nargs), arrays)
+    mem = np.empty(vlay.size, in_dt)
+    np.lib.stride_tricks.as_strided(mem, vlay.shape, [s * in_dt.itemsize for s in vlay.strides])[
+        ...] = want
+    # the struct: each load's slot holds its byte offset in its argument's buffer
+    offs = [lay.offset * np.dtype(pre.nodes[i].dtype).itemsize
+            for i, lay in zip(pre.loads, load_lays)]
+    svals = fx.scalar_values(pre, arrays)
+    (tmp_path / "x.bin").write_bytes(fr.pack_input(offs, ext, strs, svals, w32))
+    files = []
+    for k, i in enumerate(pre.loads):
+        a = np.ascontiguousarray(arrays[pre.nodes[i].arg])
+        (tmp_path / f"b{k}.bin").write_bytes(a.tobytes())
+        files.append(str(tmp_path / f"b{k}.bin"))
+    t = {"float32": "float", "float64": "double", "bool": "bool"}[in_dt.name]
+    from xstride._kernels._compile import include_dir
+    header = (Path(include_dir()) / "xstride" / "elementwise.cuh").read_text()
+    src = (_HOST_PRELUDE + reduce_source(pre, len(ext), w32).replace(
+        "#include <xstride/elementwise.cuh>", header) + f"typedef {t} T4;\n" + _HOST_MAIN)
+    (tmp_path / "walk.cpp").write_text(src)
+    subprocess.run([_gxx(), "-std=c++17", "-O1", "-w", "-o", str(tmp_path / "walk"),
+                    str(tmp_path / "walk.cpp")], check=True)
+    out = subprocess.run([str(tmp_path / "walk"), str(tmp_path / "x.bin"), str(vlay.size)]
+                         + files, check=True, capture_output=True, text=True).stdout.split()
+    got = np.array([float(x) for x in out])
+    n = vlay.size
+    assert np.array_equal(got[:n], mem.astype(np.float64))
+    assert np.array_equal(got[n:], mem[:n - n % 4].astype(np.float64))

@@ -40,7 +40,7 @@ from ._geometry import reduction_geometry
 from ._launch import Launch, i64, slot64, struct
 from ._lru import Bounded
 
-__all__ = ["reduce_one", "unfused", "KERNEL_STRATEGIES", "W32_LIMIT", "clear"]
+__all__ = ["reduce_one", "unfused", "pack_input", "KERNEL_STRATEGIES", "W32_LIMIT", "clear"]
 
 #: plan strategies that run a kernel (the others store the intermediate first)
 KERNEL_STRATEGIES = frozenset({"inner", "short", "tile", "outer", "interleave", "full"})
@@ -111,19 +111,11 @@ def reduce_one(graph, red, args, fx):
     ext, strs = _fplan.reduce_walk(vlay, load_lays)
     w32 = vlay.size < W32_LIMIT
     fn, geo, desc = _kernel(pre, plan, red.func, in_dt, out_dt, acc, len(ext), w32)
-    # the input: the loads' addresses, the walk, the scalars, o = 0 (reduce_source)
-    slots = []
+    addresses = []
     for i, lay in zip(pre.loads, load_lays):
         a = args[pre.nodes[i].arg]
-        slots.append(np.uint64(a.data.ptr + lay.offset * a.itemsize).tobytes())
-    slots += [np.int64(e).tobytes() for e in ext]
-    slots += [np.uint64(_fplan.magic(e) if w32 else 0).tobytes() for e in ext]
-    for s in strs or ((0,) * len(ext),):
-        slots += [np.int64(v).tobytes() for v in s]
-    for v in fx.scalar_values(pre, args):
-        slots.append(v.tobytes().ljust(8, b"\0"))
-    slots.append(np.int64(0).tobytes())
-    xin = struct(b"".join(slots))
+        addresses.append(a.data.ptr + lay.offset * a.itemsize)
+    xin = struct(pack_input(addresses, ext, strs, fx.scalar_values(pre, args), w32))
     out = cupy.empty(plan.nrows, dtype=out_dt)
     split = geo.kernel not in _kr._ONE_PASS
     params = [xin, slot64(), slot64()] + ([slot64(), slot64()] if split else [])
@@ -147,6 +139,21 @@ def reduce_one(graph, red, args, fx):
 
 
 _kernels = Bounded(1024)
+
+
+def pack_input(addresses, ext, strs, svals, w32: bool) -> bytes:
+    """The bytes of the kernel's input (``xs_fz_ptr`` of
+    :func:`._fusion_source.reduce_source`): the loads' addresses, the walk's extents,
+    their division constants (0 unless ``w32``), the loads' strides, the scalars (NumPy
+    scalars, each in an 8-byte slot), the offset 0."""
+    slots = [np.uint64(a).tobytes() for a in addresses]
+    slots += [np.int64(e).tobytes() for e in ext]
+    slots += [np.uint64(_fplan.magic(e) if w32 else 0).tobytes() for e in ext]
+    for s in strs or ((0,) * len(ext),):
+        slots += [np.int64(v).tobytes() for v in s]
+    slots += [v.tobytes().ljust(8, b"\0") for v in svals]
+    slots.append(np.int64(0).tobytes())
+    return b"".join(slots)
 
 
 def _kernel(pre, plan, func, in_dt, out_dt, acc, nd, w32):

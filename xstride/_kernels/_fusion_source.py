@@ -138,32 +138,39 @@ def reduce_source(graph: Graph, nd: int, w32: bool) -> str:
     (:func:`xstride._plans.fusion.magic`, used when ``w32``: every offset below 2**32);
     the loads' element strides ``st[loads][nd]``; the scalars ``s0, s1, ...``; the
     offset ``o`` (0).
+
+    ``place`` splits an offset into the operands' offsets (a division per axis but
+    the outermost); a vector load (``xs_load_vec``) places its first element only and
+    steps the innermost axis for the others (with one carry into the outer axis when
+    there are two, a new ``place`` past that), so that a thread evaluates its elements
+    in the order, and to the values, of the plain kernel's loads.
     """
     out = graph.nodes[graph.outputs[0]]
     t = C_TYPES[out.dtype]
-    nl = len(graph.loads)
+    nl = max(len(graph.loads), 1)
+    loop = "#pragma unroll\n        for (int k = 0; k < " + str(nl) + "; ++k) "
     lines = ["#include <xstride/elementwise.cuh>",
              "#define XS_RED_IN(T) xs_fz_ptr", "#define XS_RED_PTR(T) xs_fz_ptr",
              "#define XS_RED_ADDR(p) ((p).address())",
              "struct xs_fz_ptr {"]
     for k, i in enumerate(graph.loads):
         lines.append(f"    const {C_TYPES[graph.nodes[i].dtype]}* p{k};")
-    lines.append(f"    long long ext[{nd}];")
-    lines.append(f"    unsigned long long mg[{nd}];")
-    lines.append(f"    long long st[{max(nl, 1)}][{nd}];")
+    lines += [f"    long long ext[{nd}];", f"    unsigned long long mg[{nd}];",
+              f"    long long st[{nl}][{nd}];"]
     for k, i in enumerate(graph.scalars):
         lines.append(f"    alignas(8) {C_TYPES[graph.nodes[i].dtype]} s{k};")
-    lines.append("    long long o;")
-    lines.append("    __device__ __forceinline__ xs_fz_ptr operator+(long long k) const "
-                 "{ xs_fz_ptr r = *this; r.o = o + k; return r; }")
-    lines.append(f"    __device__ __forceinline__ {t} operator[](long long k) const "
-                 "{ return at(o + k); }")
-    lines.append("    __device__ __forceinline__ unsigned long long address() const "
-                 f"{{ return (unsigned long long)o * sizeof({t}); }}")
-    lines.append(f"    __device__ __forceinline__ {t} at(long long i) const {{")
-    offs = [f"o{k}" for k in range(nl)]
-    lines.append("        long long q = i;" + "".join(f" long long {o} = 0;" for o in offs))
-    lines.append(f"#pragma unroll\n        for (int a = {nd - 1}; a > 0; --a) {{")
+    lines += [
+        "    long long o;",
+        "    __device__ __forceinline__ xs_fz_ptr operator+(long long k) const "
+        "{ xs_fz_ptr r = *this; r.o = o + k; return r; }",
+        f"    __device__ __forceinline__ {t} operator[](long long k) const {{ return at(o + k); }}",
+        "    __device__ __forceinline__ unsigned long long address() const "
+        f"{{ return (unsigned long long)o * sizeof({t}); }}",
+        # the operands' offsets of element i; returns its index on the innermost axis
+        f"    __device__ __forceinline__ long long place(long long i, long long (&f)[{nl}]) const {{",
+        "        long long q = i; long long inner = i;",
+        "        " + loop + "f[k] = 0;",
+        f"#pragma unroll\n        for (int a = {nd - 1}; a > 0; --a) {{"]
     if w32:
         lines.append("            const unsigned u = (unsigned)q; const unsigned long long g = mg[a];"
                      " const unsigned h = __umulhi((unsigned)g, u);"
@@ -171,20 +178,48 @@ def reduce_source(graph: Graph, nd: int, w32: bool) -> str:
                      " >> (unsigned)(g >> 40));")
     else:
         lines.append("            const long long qq = q / ext[a];")
-    lines.append("            const long long ix = q - qq * ext[a]; q = qq;")
-    for k, o in enumerate(offs):
-        lines.append(f"            {o} += ix * st[{k}][a];")
-    lines.append("        }")
-    for k, o in enumerate(offs):
-        lines.append(f"        {o} += q * st[{k}][0];")
+    lines += [
+        "            const long long ix = q - qq * ext[a]; q = qq;",
+        f"            if (a == {nd - 1}) inner = ix;",
+        "            " + loop.replace("        ", "            ") + "f[k] += ix * st[k][a];",
+        "        }",
+        "        " + loop + "f[k] += q * st[k][0];",
+        "        return inner;",
+        "    }",
+        f"    __device__ __forceinline__ {t} val(const long long (&f)[{nl}]) const {{"]
     for k, i in enumerate(graph.loads):
-        lines.append(f"        const {C_TYPES[graph.nodes[i].dtype]} l{k} = p{k}[o{k}];")
-    lines.append(f"        {t} r0;")
-    lines.append("        " + fused_body(graph))   # the scalars s* are members
-    lines.append("        return r0;")
-    lines.append("    }")
-    lines.append("};")
-    lines.append("template <typename Tin, int V>")
-    lines.append("__device__ __forceinline__ void xs_load_vec(const xs_fz_ptr& p, Tin (&out)[V])")
-    lines.append("{\n#pragma unroll\n    for (int j = 0; j < V; ++j) out[j] = p.at(p.o + j);\n}")
+        ct = C_TYPES[graph.nodes[i].dtype]
+        src = f"p{k}[f[{k}]]" if ct == "bool" else f"__ldg(p{k} + f[{k}])"
+        lines.append(f"        const {ct} l{k} = {src};")
+    lines += [f"        {t} r0;",
+              "        " + fused_body(graph),   # the scalars s* are members
+              "        return r0;",
+              "    }",
+              f"    __device__ __forceinline__ {t} at(long long i) const "
+              f"{{ long long f[{nl}]; place(i, f); return val(f); }}",
+              "    template <int V>",
+              f"    __device__ __forceinline__ void run(long long i, {t} (&out)[V]) const {{",
+              f"        long long f[{nl}]; long long ix = place(i, f);",
+              "#pragma unroll\n        for (int j = 0; j < V; ++j) {",
+              "            out[j] = val(f);",
+              "            if (j + 1 == V) break;"]
+    if nd == 1:
+        lines.append("            " + loop.replace("        ", "            ") + "f[k] += st[k][0];")
+    elif nd == 2:
+        lines += ["            ++ix;",
+                  "            " + loop.replace("        ", "            ") + "f[k] += st[k][1];",
+                  "            if (ix == ext[1]) { ix = 0;",
+                  "                " + loop.replace("        ", "                ")
+                  + "f[k] += st[k][0] - ext[1] * st[k][1]; }"]
+    else:
+        lines += ["            if (++ix == ext[" + str(nd - 1) + "]) { ix = place(i + j + 1, f); "
+                  "continue; }",
+                  "            " + loop.replace("        ", "            ") + "f[k] += st[k]["
+                  + str(nd - 1) + "];"]
+    lines += ["        }", "    }", "};",
+              "template <typename Tin, int V>",
+              "__device__ __forceinline__ void xs_load_vec(const xs_fz_ptr& p, Tin (&out)[V])",
+              "{",
+              "    p.run<V>(p.o, out);",
+              "}"]
     return "\n".join(lines) + "\n"
