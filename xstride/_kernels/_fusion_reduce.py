@@ -44,6 +44,9 @@ __all__ = ["reduce_one", "unfused", "pack_input", "KERNEL_STRATEGIES", "W32_LIMI
 
 #: plan strategies that run a kernel (the others store the intermediate first)
 KERNEL_STRATEGIES = frozenset({"inner", "short", "tile", "outer", "interleave", "full"})
+#: the kernel of the last fused reduction (``"stored"``: the intermediate was stored
+#: first; ``"view"``: the reduction of a view of an argument), for tests and benchmarks
+last_kind = None
 #: the virtual arrays below this many elements walk with 32-bit divisions
 W32_LIMIT = 1 << 32
 _SRC = "reductions.cu"
@@ -52,6 +55,11 @@ _pre = Bounded(1024)
 
 def clear() -> None:
     _pre.clear()
+
+
+def _kind(kind):
+    global last_kind
+    last_kind = kind
 
 
 def _pre_graph(graph, red):
@@ -95,11 +103,13 @@ def reduce_one(graph, red, args, fx):
     shapes, nlays = _fplan.node_shapes(pre, lays, red.input + 1)
     node = graph.nodes[red.input]
     if isinstance(node, _fplan.Load):
+        _kind("view")
         return unfused(red, fx.view_of(args[node.arg], nlays[red.input]))
     in_dt, out_dt = np.dtype(node.dtype), np.dtype(red.out)
     vlay = _fplan.virtual_layout(pre, red.input, shapes, nlays, in_dt.itemsize)
     plan = plan_reduction(vlay, red.axes)
     if plan.strategy not in KERNEL_STRATEGIES or not _kr.takes(in_dt, out_dt):
+        _kind("stored")
         return unfused(red, fx.elementwise(pre, args))
     if red.func in ("min", "max"):
         acc = rc.minmax_acc_dtype(in_dt)
@@ -125,6 +135,7 @@ def reduce_one(graph, red, args, fx):
     if split:
         params += [i64(geo.chunk), i64(geo.nchunks)]
     launch = Launch(fn, geo.grid, geo.block, params)
+    _kind(geo.kernel)
     if not split:
         launch(out.data.ptr, 0)
     elif geo.nchunks > 1:

@@ -16,7 +16,10 @@ function does with them:
   (:mod:`xstride._plans.fusion`): a view of a computed value is pushed down to the
   loads it was computed from, each first broadcast to the value's shape;
 - Python arithmetic on Python scalar arguments and literals is recorded as host nodes,
-  computed per call on the host as the unfused run computes it.
+  computed per call on the host as the unfused run computes it;
+- ``xp.sum``, ``prod``, ``min``, ``max``, ``mean`` (and the exact reduction methods,
+  :mod:`._operators`) become :class:`~xstride._plans.fusion.Reduce` records
+  (:mod:`._reduce`) whose results are loads of virtual arguments.
 
 Anything else — a Python ``if`` on a traced value (``__bool__``), indexing by an
 array, a function outside the list, an array that is not an argument — raises
