@@ -195,7 +195,7 @@ _KERNELS = [
 
 @needs_nvrtc
 @pytest.mark.parametrize("w32", [True, False])
-@pytest.mark.parametrize("case", ["kinetic", "ints", "scalars"])
+@pytest.mark.parametrize("case", ["kinetic", "ints", "scalars", "narrow", "wide"])
 def test_fused_input_compiles_into_every_reduction_kernel(fake_cupy, case, w32):
     f32, i8 = np.ones((8, 3), np.float32), np.ones((8, 3), np.int8)
     fn, arrays, types = {
@@ -206,6 +206,13 @@ def test_fused_input_compiles_into_every_reduction_kernel(fake_cupy, case, w32):
                  [(0, "bool", "long long", "long long"), (2, "bool", "int", "bool")]),
         "scalars": (lambda a, s, t: xp.sum(xp.where(a > s, a * t, -a)), (f32, 0.5, np.float64(2)),
                     [(0, "double", "double", "double")]),
+        "narrow": (lambda a, b: xp.sum(a * b // 3 + (a << 1) ** 2), (i8, i8),
+                   [(0, "signed char", "long long", "long long"),
+                    (2, "signed char", "int", "signed char"),
+                    (7, "signed char", "double", "double")]),
+        "wide": (lambda a, b: xp.max(a.astype(xp.uint64) % 7 + b.astype(xp.uint64)), (i8, i8),
+                 [(3, "unsigned long long", "unsigned long long", "unsigned long long"),
+                  (1, "unsigned long long", "unsigned long long", "unsigned long long")]),
     }[case]
     g = graph_of(fn, *arrays)
     pre = fplan.pre_graph(g, g.reductions[0])
