@@ -390,3 +390,20 @@ def test_generated_walk_reads_the_virtual_array(tmp_path, case, w32, fake_cupy):
     n = vlay.size
     assert np.array_equal(got[:n], mem.astype(np.float64))
     assert np.array_equal(got[n:], mem[:n - n % 4].astype(np.float64))
+
+
+def test_a_repeat_call_reuses_the_recipe_with_its_own_pointers(stand_in):
+    """The second call of a kind (same shapes, strides, dtypes) keeps the plan and the
+    launch and packs its own arguments' addresses."""
+    f = xp.fuse(lambda a, b, s: s * xp.sum(a * b, axis=0), strict=True)
+    a1, b1 = fake(np.ones((300, 40), np.float32)), fake(np.ones(40, np.float32))
+    a2, b2 = fake(np.ones((300, 40), np.float32)), fake(np.ones(40, np.float32))
+    f(a1, b1, 0.5)
+    n = len(fr._RECIPES)
+    f(a2, b2, 0.25)
+    assert len(fr._RECIPES) == n
+    red = [lc for lc in stand_in.launches if "xs_fz_ptr" in (lc[0].source or "")]
+    w1, w2 = (np.frombuffer(np.asarray(lc[3][0]).tobytes(), np.int64) for lc in red[-2:])
+    assert (int(w1[0]), int(w1[1])) == (a1.data.ptr, b1.data.ptr)
+    assert (int(w2[0]), int(w2[1])) == (a2.data.ptr, b2.data.ptr)
+    assert (w1[2:] == w2[2:]).all()

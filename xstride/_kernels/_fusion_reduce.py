@@ -26,6 +26,7 @@ Imports CuPy only when called.
 from __future__ import annotations
 
 import sys
+from struct import pack as struct_pack
 
 import numpy as np
 
@@ -55,6 +56,7 @@ _pre = Bounded(1024)
 
 def clear() -> None:
     _pre.clear()
+    _RECIPES.clear()
 
 
 def _kind(kind):
@@ -90,6 +92,10 @@ def reduce_one(graph, red, args, fx):
     ``elementwise(graph, args)`` stores the intermediate of the strategies without a
     kernel, ``view_of`` and ``scalar_values`` as there.
 
+    The plan, kernel and launch of a call are kept (:class:`_Recipe`) under the
+    arguments' shapes, strides and dtypes (and the scalars' types): a later call with
+    the same ones packs the addresses and scalars and launches.
+
     Raises
     ------
     ValueError, IndexError
@@ -98,19 +104,73 @@ def reduce_one(graph, red, args, fx):
     """
     cupy = sys.modules["cupy"]
     nd = cupy.ndarray
-    pre = _pre_graph(graph, red)
+    key = [id(graph), red.arg, cupy.cuda.runtime.getDevice(), W32_LIMIT,
+           tuple(rc.TUNING.values())]
+    for a in args:
+        key.append((a.shape, a.strides, a.dtype) if type(a) is nd else type(a))
+    key = tuple(key)
+    rec = _RECIPES.get(key)
+    if rec is None or rec.graph is not graph:
+        rec = _RECIPES.put(key, _recipe(graph, red, args, nd))
+    return rec.run(args, fx, cupy)
+
+
+class _Recipe:
+    """What a fused reduction of one kind of call does (:func:`reduce_one`)."""
+
+    __slots__ = ("graph", "red", "pre", "mode", "view", "launch", "plan", "geo", "out_dt",
+                 "acc", "loads", "fixed", "split", "ndim")
+
+    def run(self, args, fx, cupy):
+        red = self.red
+        if self.mode == "view":
+            _kind("view")
+            arg, lay = self.view
+            return unfused(red, fx.view_of(args[arg], lay))
+        if self.mode == "stored":
+            _kind("stored")
+            return unfused(red, fx.elementwise(self.pre, args))
+        plan, geo = self.plan, self.geo
+        addresses = [args[arg].data.ptr + off for arg, off in self.loads]
+        data = struct_pack(f"<{len(addresses)}Q", *addresses) + self.fixed + b"".join(
+            v.tobytes().ljust(8, b"\0") for v in fx.scalar_values(self.pre, args)) + _ZERO
+        out = cupy.empty(plan.nrows, dtype=self.out_dt)
+        _kind(geo.kernel)
+        launch = self.launch
+        if not self.split:
+            launch(out.data.ptr, 0, structs=((0, data),))
+        elif geo.nchunks > 1:
+            ncounters = {"rows_block": plan.nrows, "interleave": 1}.get(geo.kernel, geo.grid[0])
+            stream = cupy.cuda.get_current_stream().ptr
+            counters, partials = _kr._workspace(cupy, out.data.device_id, ncounters,
+                                                plan.nrows * geo.nchunks, self.acc, stream)
+            launch(out.data.ptr, 0, partials.data.ptr, counters.data.ptr, stream_ptr=stream,
+                   structs=((0, data),))
+        else:
+            launch(out.data.ptr, 0, 0, 0, structs=((0, data),))
+        return _kr._finish(out, plan, self.ndim, red.keepdims)
+
+
+_RECIPES = Bounded(1024)
+_ZERO = bytes(8)
+
+
+def _recipe(graph, red, args, nd) -> _Recipe:
+    rec = _Recipe()
+    rec.graph, rec.red = graph, red
+    pre = rec.pre = _pre_graph(graph, red)
     lays = [Layout.from_array(a) if type(a) is nd else None for a in args]
     shapes, nlays = _fplan.node_shapes(pre, lays, red.input + 1)
     node = graph.nodes[red.input]
     if isinstance(node, _fplan.Load):
-        _kind("view")
-        return unfused(red, fx.view_of(args[node.arg], nlays[red.input]))
+        rec.mode, rec.view = "view", (node.arg, nlays[red.input])
+        return rec
     in_dt, out_dt = np.dtype(node.dtype), np.dtype(red.out)
     vlay = _fplan.virtual_layout(pre, red.input, shapes, nlays, in_dt.itemsize)
     plan = plan_reduction(vlay, red.axes)
     if plan.strategy not in KERNEL_STRATEGIES or not _kr.takes(in_dt, out_dt):
-        _kind("stored")
-        return unfused(red, fx.elementwise(pre, args))
+        rec.mode = "stored"
+        return rec
     if red.func in ("min", "max"):
         acc = rc.minmax_acc_dtype(in_dt)
     elif red.func == "mean":
@@ -121,32 +181,27 @@ def reduce_one(graph, red, args, fx):
     ext, strs = _fplan.reduce_walk(vlay, load_lays)
     w32 = vlay.size < W32_LIMIT
     fn, geo, desc = _kernel(pre, plan, red.func, in_dt, out_dt, acc, len(ext), w32)
-    addresses = []
-    for i, lay in zip(pre.loads, load_lays):
-        a = args[pre.nodes[i].arg]
-        addresses.append(a.data.ptr + lay.offset * a.itemsize)
-    xin = struct(pack_input(addresses, ext, strs, fx.scalar_values(pre, args), w32))
-    out = cupy.empty(plan.nrows, dtype=out_dt)
-    split = geo.kernel not in _kr._ONE_PASS
-    params = [xin, slot64(), slot64()] + ([slot64(), slot64()] if split else [])
+    rec.mode, rec.plan, rec.geo, rec.out_dt, rec.acc, rec.ndim = \
+        "kernel", plan, geo, out_dt, acc, vlay.ndim
+    rec.loads = tuple((pre.nodes[i].arg, lay.offset * np.dtype(pre.nodes[i].dtype).itemsize)
+                      for i, lay in zip(pre.loads, load_lays))
+    nl = len(pre.loads)
+    whole = pack_input([0] * nl, ext, strs, fx_scalars_zero(pre), w32)
+    rec.fixed = whole[8 * nl:8 * nl + 8 * (2 * len(ext) + max(nl, 1) * len(ext))]
+    rec.split = split = geo.kernel not in _kr._ONE_PASS
+    params = [struct(whole), slot64(), slot64()] + ([slot64(), slot64()] if split else [])
     params += [struct(desc.tobytes()), i64(plan.nrows), i64(plan.rowlen)]
     if geo.kernel == "tile":
         params += [i64(geo.chunk)]
     if split:
         params += [i64(geo.chunk), i64(geo.nchunks)]
-    launch = Launch(fn, geo.grid, geo.block, params)
-    _kind(geo.kernel)
-    if not split:
-        launch(out.data.ptr, 0)
-    elif geo.nchunks > 1:
-        ncounters = {"rows_block": plan.nrows, "interleave": 1}.get(geo.kernel, geo.grid[0])
-        stream = cupy.cuda.get_current_stream().ptr
-        counters, partials = _kr._workspace(cupy, out.data.device_id, ncounters,
-                                            plan.nrows * geo.nchunks, acc, stream)
-        launch(out.data.ptr, 0, partials.data.ptr, counters.data.ptr, stream_ptr=stream)
-    else:
-        launch(out.data.ptr, 0, 0, 0)
-    return _kr._finish(out, plan, vlay.ndim, red.keepdims)
+    rec.launch = Launch(fn, geo.grid, geo.block, params)
+    return rec
+
+
+def fx_scalars_zero(pre) -> list:
+    """Zeros in place of the scalars (the launch's first bytes; each call packs its own)."""
+    return [np.zeros((), pre.nodes[i].dtype)[()] for i in pre.scalars]
 
 
 _kernels = Bounded(1024)

@@ -114,14 +114,16 @@ def run(owner, graph, args, multi: bool = False):
         would raise; the caller runs the function unfused to give its error).
     """
     if graph.reductions:
-        return _run_reduced(graph, args, multi)
+        return _run_reduced(owner, graph, args, multi)
     return _run(owner, graph, args, multi)
 
 
-def _run_reduced(graph, args, multi):
+def _run_reduced(owner, graph, args, multi):
     """:func:`run` of a graph with reductions: each reduction first
     (:func:`._fusion_reduce.reduce_one`), its result the argument ``red.arg`` of what
-    follows; then the outputs are the results, or one elementwise kernel computes them."""
+    follows; then the outputs are the results, or one elementwise kernel computes them
+    (prepared under ``(owner, "after")`` and the arguments with the results: a repeat
+    call launches it from :func:`repeat`)."""
     ext = list(args) + [None] * (max(r.arg for r in graph.reductions) + 1 - len(args))
     for red in graph.reductions:
         ext[red.arg] = _fr.reduce_one(graph, red, ext, sys.modules[__name__])
@@ -130,7 +132,11 @@ def _run_reduced(graph, args, multi):
            not nodes[k].views for k in graph.outputs):
         res = tuple(ext[nodes[k].arg] for k in graph.outputs)
         return res if multi else res[0]
-    return _run(None, graph, ext, multi)
+    after = (owner, "after")
+    got = repeat(after, ext) if owner is not None else None
+    if got is not None:
+        return got
+    return _run(after if owner is not None else None, graph, ext, multi)
 
 
 def elementwise(graph, args):
