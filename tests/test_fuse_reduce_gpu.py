@@ -153,7 +153,7 @@ def test_min_of_an_empty_selection_raises_as_unfused(cp):
 _FUNCS = ("sum", "prod", "min", "max", "mean")
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tree=trees(max_leaves=8, gpu=True), dtypes=st.tuples(*[st.sampled_from(DTYPES)] * 3),
        seed=st.integers(0, 99), func=st.sampled_from(_FUNCS),
        axis=st.sampled_from([None, 0, 1, (0, 1), -1]), keepdims=st.booleans(),
