@@ -24,7 +24,10 @@ DTYPES = ("bool", "int8", "int32", "int64", "uint8", "uint32", "float32", "float
 #: argument shapes: (m, n), its transpose (n, m) used through ``.T``, a row (n,)
 M, N = 5, 7
 
-_BIN = ("+", "-", "*", "/", "<", ">", "==", "!=", "<=", "&", "|", "^")
+_BIN = ("+", "-", "*", "/", "<", ">", "==", "!=", "<=", "&", "|", "^", "//", "%", "<<", ">>")
+#: ``**`` takes CuPy's paths (``square`` for ``** 2``, integral powers of negative
+#: exponents), not NumPy's: only the GPU trees (compared with CuPy) use it
+_BIN_GPU = _BIN + ("**",)
 _FN2 = ("maximum", "minimum", "add", "multiply", "atan2", "hypot")
 _FN1 = ("exp", "sqrt", "sin", "tanh", "floor", "log1p", "abs", "negative", "square")
 #: views of an (M, N) value that keep its shape
@@ -39,9 +42,9 @@ def leaves():
     )
 
 
-def trees(max_leaves=8):
+def trees(max_leaves=8, gpu=False):
     return st.recursive(leaves(), lambda kids: st.one_of(
-        st.tuples(st.just("bin"), st.sampled_from(_BIN), kids, kids),
+        st.tuples(st.just("bin"), st.sampled_from(_BIN_GPU if gpu else _BIN), kids, kids),
         st.tuples(st.just("fn2"), st.sampled_from(_FN2), kids, kids),
         st.tuples(st.just("fn1"), st.sampled_from(_FN1), kids),
         st.tuples(st.just("neg"), kids),
@@ -81,7 +84,9 @@ def _eval(t, args):
         return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
                 "/": lambda: a / b, "<": lambda: a < b, ">": lambda: a > b,
                 "==": lambda: a == b, "!=": lambda: a != b, "<=": lambda: a <= b,
-                "&": lambda: a & b, "|": lambda: a | b, "^": lambda: a ^ b}[op]()
+                "&": lambda: a & b, "|": lambda: a | b, "^": lambda: a ^ b,
+                "//": lambda: a // b, "%": lambda: a % b, "<<": lambda: a << b,
+                ">>": lambda: a >> b, "**": lambda: a ** b}[op]()
     if k == "fn2":
         a, b = _eval(t[2], args), _eval(t[3], args)
         if _scalar(a) and _scalar(b):   # functions of Python scalars only: not traced

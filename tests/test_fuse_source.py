@@ -52,6 +52,20 @@ def test_each_intermediate_is_rounded_to_its_dtype(fake_cupy):
     assert "__dmul_rn(" in body
 
 
+def test_cupy_operator_expressions():
+    assert op_expression("floor_divide", ["int", "int"], ["a", "b"]) == \
+        "xstride_fz_floordiv(a, b)"
+    assert op_expression("remainder", ["float", "float"], ["a", "b"]) == \
+        "(a - xstride_fz_floordiv(a, b) * b)"
+    assert op_expression("remainder", ["short", "short"], ["a", "b"]) == \
+        "((a - xstride_fz_floordiv(a, b) * b) * (b != 0))"
+    assert op_expression("power", ["float", "float"], ["a", "b"]) == "powf(a, b)"
+    assert op_expression("power", ["double", "double"], ["a", "b"]) == "pow(a, b)"
+    assert op_expression("power", ["int", "int"], ["a", "b"]) == "xstride_fz_ipow(a, b)"
+    assert op_expression("left_shift", ["int", "int"], ["a", "b"]) == "(a << b)"
+    assert op_expression("reciprocal", ["double"], ["a"]) == "(1 / a)"
+
+
 def test_expressions_per_function():
     assert op_expression("add", ["float", "float"], ["a", "b"]) == "__fadd_rn(a, b)"
     assert op_expression("subtract", ["double", "double"], ["a", "b"]) == "__dsub_rn(a, b)"
@@ -81,6 +95,12 @@ def _graphs(fake_cupy):
         "np_scalar": graph_of(lambda x, s: x * s + s, f32, np.float64(3.0)),
         "predicates": graph_of(lambda x, i: (xp.isnan(x) | xp.isinf(x) & xp.isfinite(i)
                                              | xp.logical_not(i) | xp.signbit(x)), f32, i32),
+        "operators": graph_of(lambda i, x, u, b: (
+            i // 3 + i % (i | 1) + (i << 2) + (i >> 1) + i ** 3 + 2 ** i + i ** 2 + i ** 0.5,
+            x // 0.5 + x % 3 + x ** 1.5 + x ** 0.5 + x ** -1.0 + x ** 2.0 + 3 ** x,
+            u // (u + 1) + u % 7 + (u << 1) + u ** 2 + (b ** 2) + (b // b),
+            (x.astype(xp.float64) // 2) % 3), i32, f32, np.ones((8, 40), np.uint8),
+            np.ones((8, 40), bool)),
     }
 
 
@@ -92,7 +112,8 @@ def _graphs(fake_cupy):
     ("rows", dict(unit=(False, True) * 8)), ("nd", dict(row_tiles=True, vec=1)),
     ("tiled", dict(trans=(False, False, True) + (False,) * 13, off32=True)),
 ])
-@pytest.mark.parametrize("case", ["push", "math", "ints", "np_scalar", "predicates"])
+@pytest.mark.parametrize("case", ["push", "math", "ints", "np_scalar", "predicates",
+                                  "operators"])
 def test_fused_kernels_compile_on_every_path(fake_cupy, case, kind, extra):
     g = _graphs(fake_cupy)[case]
     specs = operand_specs(g)

@@ -221,6 +221,69 @@ def test_math_functions(fake_cupy, fn, dt):
     check(lambda x: getattr(xp, fn)(x) + 1, x)
 
 
+@pytest.mark.parametrize("dt", ["int8", "uint8", "int16", "int32", "uint32", "int64", "uint64",
+                                "bool", "float32", "float64"])
+def test_cupy_operators_floordiv_mod_pow_shift(fake_cupy, dt):
+    """``//``, ``%``, ``**``, ``<<``, ``>>``, ``divmod`` with their reflected forms: NumPy's
+    loop dtypes (NEP 50), values as the unfused run (zero divisors included for
+    integers; float operands where floor(a / b) is NumPy's floor division)."""
+    rng = np.random.default_rng(9)
+    d = np.dtype(dt)
+    if d.kind == "f":
+        x = (rng.integers(-40, 40, (3, 4)) / 4).astype(dt)
+        y = (rng.integers(1, 9, (3, 4)) / 2 * rng.choice([-1, 1], (3, 4))).astype(dt)
+    else:
+        lo = 0 if d.kind in "ub" else -20
+        x = rng.integers(lo, 20, (3, 4)).astype(dt)
+        y = rng.integers(lo, 6, (3, 4)).astype(dt)
+    with np.errstate(all="ignore"):
+        check(lambda x, y: (x // y, x % y, 7 // (y | 1) if d.kind != "f" else 7 // y), x, y)
+        check(lambda x, y: divmod(x, y) + divmod(3, y + 1), x, y)
+        if d.kind != "f":
+            check(lambda x, y: (x << (y & 3), x >> 2, 1 << (y & 3), x ** (y & 3)), x, y)
+        else:
+            check(lambda x, y: (x ** y, 2 ** x, x ** 3, x ** 1.5), x, y)
+        if d.kind != "b":   # bool ** 2: NumPy squares in int8, CuPy in int64 (below)
+            check(lambda x: (x ** 2, x ** 2.0, x ** 0.5, x ** -1.0 if d.kind == "f" else x),
+                  np.abs(x))
+
+
+def test_power_shortcuts_follow_cupy(fake_cupy):
+    """CuPy computes ``x ** 2`` as ``square`` (in ``result_type(x, 2)`` for bool and
+    unsigned ``x``), ``** 2.0`` as ``square``, ``** 0.5`` as ``sqrt``, ``** -1.0`` as
+    ``reciprocal`` (a non-float ``x`` in ``result_type(x, y)``); others are ``power``."""
+    def funcs(fn, x):
+        g = xp.fuse(fn, strict=True).graph(fake(x))
+        return [(g.nodes[i].func, g.nodes[i].dtype) for i in g.ops]
+    f32, i8, b = np.ones(3, np.float32), np.ones(3, np.int8), np.ones(3, bool)
+    assert funcs(lambda x: x ** 2, f32) == [("square", "float32")]
+    assert funcs(lambda x: x ** 2, i8) == [("square", "int8")]
+    assert funcs(lambda x: x ** 2, b) == [("astype", "int64"), ("square", "int64")]
+    assert funcs(lambda x: x ** 0.5, i8) == [("astype", "float64"), ("sqrt", "float64")]
+    assert funcs(lambda x: x ** -1.0, f32) == [("reciprocal", "float32")]
+    assert funcs(lambda x: x ** 3, f32) == [("power", "float32")]
+    assert funcs(lambda x: 2 ** x, f32) == [("power", "float32")]
+    with pytest.raises(TypeError, match="a Python scalar argument"):
+        xp.fuse(lambda x, s: x ** s, strict=True)(fake(f32), 2)
+
+
+def test_reduction_methods_fuse_where_exact(fake_cupy):
+    i = fake(np.arange(12, dtype=np.int16).reshape(3, 4))
+    g = xp.fuse(lambda x: (x * 2).sum(axis=1), strict=True).graph(i)
+    assert [(r.func, r.axes, r.out) for r in g.reductions] == [("sum", (1,), "int64")]
+    g = xp.fuse(lambda x: (x > 3).max(0, keepdims=True), strict=True).graph(i)
+    assert [(r.func, r.keepdims, r.out) for r in g.reductions] == [("max", True, "bool")]
+    f = fake(np.ones((3, 4), np.float32))
+    for fn, what in [(lambda x: (x * 2).sum(), "of float32 into a float"),
+                     (lambda x: (x * 2).sum(dtype=xp.float64), "into a float"),
+                     (lambda x: x.max(out=x), "out="), (lambda x: x.min(0, None, True, 1),
+                                                        "positional"),
+                     (lambda x: x.prod(where=x), "where=")]:
+        with pytest.raises(TypeError, match=what):
+            xp.fuse(fn, strict=True)(i if "positional" in what or "where" in what or
+                                     "out" in what else f)
+
+
 def test_where_clip_astype_bitwise(fake_cupy):
     rng = np.random.default_rng(6)
     x = rng.standard_normal(20).astype(np.float32)
@@ -333,10 +396,11 @@ def _unfused_marker(x):
     (lambda x: x if x else x, "Python control flow"),
     (lambda x: x[x > 0], "indexing by Traced"),
     (lambda x: x[[0, 1]], "indexing by list"),
-    (lambda x: xp.sum(x * 2), r"xp.sum \(reductions are not fused yet\)"),
+    (lambda x: xp.var(x * 2), r"xp.var \(only sum, prod, min, max and mean fuse\)"),
+    (lambda x: xp.sum(x * 2, where=x), r"xp.sum with keyword arguments \(where\)"),
     (lambda x: xp.matmul(x, x), "xp.matmul"),
-    (lambda x: x ** 2, r"operator \*\* \(pow\)"),
-    (lambda x: x // 2, "operator //"),
+    (lambda x: x @ x, "operator @"),
+    (lambda x: x.mean(), r"\.mean"),
     (lambda x: float(x), r"float\(\)"),
     (lambda x: x.sum(), r"\.sum"),
     (lambda x: (x, x[0]), "outputs of different shapes"),
@@ -365,7 +429,7 @@ def test_unfusable_warns_once_and_runs_unfused(fake_cupy, body, what):
 
 @pytest.mark.parametrize("body, what", [
     (lambda x: x if x else x, "Python control flow"),
-    (lambda x: xp.sum(x), "xp.sum"),
+    (lambda x: xp.std(x), "xp.std"),
     (lambda x, y=np.ones(3): x + y, "an array that is no argument"),
     (lambda x: xp.exp(x), "float16"),                  # int8 -> float16 outside the engine
 ])

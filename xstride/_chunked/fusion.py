@@ -41,8 +41,9 @@ def _is_dask(a) -> bool:
 
 
 def elementwise(graph) -> bool:
-    """Whether ``graph`` reads its arguments whole and elementwise (no view step)."""
-    if graph.shape_dependent:
+    """Whether ``graph`` reads its arguments whole and elementwise (no view step, no
+    reduction: a block's reduction is not the array's)."""
+    if graph.shape_dependent or getattr(graph, "reductions", ()):
         return False
     return all(isinstance(graph.nodes[i], Load) and not graph.nodes[i].views
                for i in graph.loads)

@@ -30,12 +30,28 @@ from .._core.ufuncs import ENGINE_UFUNCS, FUSION_MATH, FUSION_PREDICATES
 from .._plans.fusion import Graph
 from ._elementwise_source import Operand
 
-__all__ = ["fused_body", "op_expression", "operand_names", "operand_specs"]
+__all__ = ["CUPY_OPERATORS", "fused_body", "op_expression", "operand_names", "operand_specs", "reduce_source"]
 
 #: (function, loop C type) -> the intrinsic that is never contracted into an FMA
 _RN = {("add", "float"): "__fadd_rn", ("subtract", "float"): "__fsub_rn",
        ("multiply", "float"): "__fmul_rn", ("add", "double"): "__dadd_rn",
        ("subtract", "double"): "__dsub_rn", ("multiply", "double"): "__dmul_rn"}
+
+
+#: CuPy's operators //, %, **, <<, >> and the reciprocal of ``x ** -1.0``: (integer loop,
+#: float loop) C++ expressions as CuPy's ufuncs write them (cupy/_core: floor_divide,
+#: remainder, power, left_shift, right_shift, reciprocal), over the helpers of
+#: ``xstride/elementwise.cuh``; the float remainder is left as CuPy writes it (the
+#: compiler contracts it as it does there: the same default options).
+CUPY_OPERATORS = {
+    "floor_divide": ("xstride_fz_floordiv({0}, {1})", "xstride_fz_floordiv({0}, {1})"),
+    "remainder": ("(({0} - xstride_fz_floordiv({0}, {1}) * {1}) * ({1} != 0))",
+                  "({0} - xstride_fz_floordiv({0}, {1}) * {1})"),
+    "power": ("xstride_fz_ipow({0}, {1})", "pow{f}({0}, {1})"),
+    "left_shift": ("({0} << {1})", "({0} << {1})"),
+    "right_shift": ("({0} >> {1})", "({0} >> {1})"),
+    "reciprocal": ("({0} == 0 ? 0 : (1 / {0}))", "(1 / {0})"),
+}
 
 
 def op_expression(func: str, loop_ctypes, args) -> str:
@@ -64,6 +80,9 @@ def op_expression(func: str, loop_ctypes, args) -> str:
         return f"(!{args[0]})" if lt == "bool" else f"(~{args[0]})"
     if func == "where":
         return f"({args[0]} ? {args[1]} : {args[2]})"
+    if func in CUPY_OPERATORS:
+        return CUPY_OPERATORS[func][lt in ("float", "double")].format(
+            *args, f="f" if lt == "float" else "")
     if func == "astype":
         return args[0]
     raise error(ValueError, "fuse", f"no C expression for {func!r}")
@@ -103,3 +122,104 @@ def operand_specs(graph: Graph) -> tuple:
     specs += [Operand(f"s{k}", C_TYPES[graph.nodes[i].dtype], kind="scalar")
               for k, i in enumerate(graph.scalars)]
     return tuple(specs)
+
+
+def reduce_source(graph: Graph, nd: int, w32: bool) -> str:
+    """The text put before ``reductions.cu`` for a fused reduction of ``graph``'s one
+    output: the type ``xs_fz_ptr`` that the reduction kernels read in place of a pointer
+    (``XS_RED_IN``, ``XS_RED_PTR``, ``XS_RED_ADDR``), whose element ``o`` is the fused
+    expression at the operands' offsets of element ``o`` of the array the unfused run
+    would have stored and reduced (a contiguous virtual array, address ``o *
+    sizeof(T)``: as aligned as a new allocation).
+
+    The kernel parameter (all 8-byte slots, packed by the host in this order): the
+    loads' addresses ``p0, p1, ...``; the extents ``ext[nd]`` of the virtual array's
+    axes (outermost first) and their division constants ``mg[nd]``
+    (:func:`xstride._plans.fusion.magic`, used when ``w32``: every offset below 2**32);
+    the loads' element strides ``st[loads][nd]``; the scalars ``s0, s1, ...``; the
+    offset ``o`` (0).
+
+    ``place`` splits an offset into the operands' offsets (a division per axis but
+    the outermost); a vector load (``xs_load_vec``) places its first element only and
+    steps the innermost axis for the others (with one carry into the outer axis when
+    there are two, a new ``place`` past that), so that a thread evaluates its elements
+    in the order, and to the values, of the plain kernel's loads.
+    """
+    out = graph.nodes[graph.outputs[0]]
+    t = C_TYPES[out.dtype]
+    nl = max(len(graph.loads), 1)
+    loop = "#pragma unroll\n        for (int k = 0; k < " + str(nl) + "; ++k) "
+    lines = ["#include <xstride/elementwise.cuh>",
+             "#define XS_RED_IN(T) xs_fz_ptr", "#define XS_RED_PTR(T) xs_fz_ptr",
+             "#define XS_RED_ADDR(p) ((p).address())",
+             "struct xs_fz_ptr {"]
+    for k, i in enumerate(graph.loads):
+        lines.append(f"    const {C_TYPES[graph.nodes[i].dtype]}* p{k};")
+    lines += [f"    long long ext[{nd}];", f"    unsigned long long mg[{nd}];",
+              f"    long long st[{nl}][{nd}];"]
+    for k, i in enumerate(graph.scalars):
+        lines.append(f"    alignas(8) {C_TYPES[graph.nodes[i].dtype]} s{k};")
+    lines += [
+        "    long long o;",
+        "    __device__ __forceinline__ xs_fz_ptr operator+(long long k) const "
+        "{ xs_fz_ptr r = *this; r.o = o + k; return r; }",
+        f"    __device__ __forceinline__ {t} operator[](long long k) const {{ return at(o + k); }}",
+        "    __device__ __forceinline__ unsigned long long address() const "
+        f"{{ return (unsigned long long)o * sizeof({t}); }}",
+        # the operands' offsets of element i; returns its index on the innermost axis
+        f"    __device__ __forceinline__ long long place(long long i, long long (&f)[{nl}]) const {{",
+        "        long long q = i; long long inner = i;",
+        "        " + loop + "f[k] = 0;",
+        f"#pragma unroll\n        for (int a = {nd - 1}; a > 0; --a) {{"]
+    if w32:
+        lines.append("            const unsigned u = (unsigned)q; const unsigned long long g = mg[a];"
+                     " const unsigned h = __umulhi((unsigned)g, u);"
+                     " const long long qq = (long long)((h + ((u - h) >> (unsigned)((g >> 32) & 255u)))"
+                     " >> (unsigned)(g >> 40));")
+    else:
+        lines.append("            const long long qq = q / ext[a];")
+    lines += [
+        "            const long long ix = q - qq * ext[a]; q = qq;",
+        f"            if (a == {nd - 1}) inner = ix;",
+        "            " + loop.replace("        ", "            ") + "f[k] += ix * st[k][a];",
+        "        }",
+        "        " + loop + "f[k] += q * st[k][0];",
+        "        return inner;",
+        "    }",
+        f"    __device__ __forceinline__ {t} val(const long long (&f)[{nl}]) const {{"]
+    for k, i in enumerate(graph.loads):
+        ct = C_TYPES[graph.nodes[i].dtype]
+        src = f"p{k}[f[{k}]]" if ct == "bool" else f"__ldg(p{k} + f[{k}])"
+        lines.append(f"        const {ct} l{k} = {src};")
+    lines += [f"        {t} r0;",
+              "        " + fused_body(graph),   # the scalars s* are members
+              "        return r0;",
+              "    }",
+              f"    __device__ __forceinline__ {t} at(long long i) const "
+              f"{{ long long f[{nl}]; place(i, f); return val(f); }}",
+              "    template <int V>",
+              f"    __device__ __forceinline__ void run(long long i, {t} (&out)[V]) const {{",
+              f"        long long f[{nl}]; long long ix = place(i, f);",
+              "#pragma unroll\n        for (int j = 0; j < V; ++j) {",
+              "            out[j] = val(f);",
+              "            if (j + 1 == V) break;"]
+    if nd == 1:
+        lines.append("            " + loop.replace("        ", "            ") + "f[k] += st[k][0];")
+    elif nd == 2:
+        lines += ["            ++ix;",
+                  "            " + loop.replace("        ", "            ") + "f[k] += st[k][1];",
+                  "            if (ix == ext[1]) { ix = 0;",
+                  "                " + loop.replace("        ", "                ")
+                  + "f[k] += st[k][0] - ext[1] * st[k][1]; }"]
+    else:
+        lines += ["            if (++ix == ext[" + str(nd - 1) + "]) { ix = place(i + j + 1, f); "
+                  "continue; }",
+                  "            " + loop.replace("        ", "            ") + "f[k] += st[k]["
+                  + str(nd - 1) + "];"]
+    lines += ["        }", "    }", "};",
+              "template <typename Tin, int V>",
+              "__device__ __forceinline__ void xs_load_vec(const xs_fz_ptr& p, Tin (&out)[V])",
+              "{",
+              "    p.run<V>(p.o, out);",
+              "}"]
+    return "\n".join(lines) + "\n"

@@ -181,14 +181,19 @@ class Launch:
         self.fptr, self.drv = driver_entry(kernel)
         self.stream = _cupy().cuda.get_current_stream
 
-    def __call__(self, *values, stream_ptr=None) -> None:
+    def __call__(self, *values, stream_ptr=None, structs=()) -> None:
         """Set the slots to ``values`` (in order) and launch on the current stream (or
-        on ``stream_ptr``)."""
+        on ``stream_ptr``). ``structs``: ``(parameter index, bytes)`` pairs that replace
+        the bytes of :func:`struct` parameters (of the same size) for this launch."""
         if stream_ptr is None:
             stream_ptr = self.stream().ptr
         with self.lock:
             for obj, v in zip(self.slots, values):
                 obj.value = v
+            for i, data in structs:
+                ctypes.memmove(self.objs[i], data, len(data))
+                if self.fptr is None:   # the RawKernel path passes the NumPy copies
+                    self._np[i] = np.frombuffer(data, dtype=np.dtype((np.void, len(data)))).copy()
             if self.fptr is not None:
                 g, b = self.grid, self.block
                 self.drv.launchKernel(self.fptr, g[0], g[1], g[2], b[0], b[1], b[2],

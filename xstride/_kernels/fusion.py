@@ -26,11 +26,12 @@ import numpy as np
 from .._plans import fusion as _fplan
 from ..layout import Layout
 from . import _elementwise_exec as _ex
+from . import _fusion_reduce as _fr
 from ._fusion_source import fused_body, operand_specs
 from ._lru import Bounded
 from ._prepared import GATE, PY_SCALARS
 
-__all__ = ["run", "repeat", "clear", "DTYPES", "PREPARED"]
+__all__ = ["run", "repeat", "clear", "elementwise", "view_of", "scalar_values", "DTYPES", "PREPARED"]
 
 #: dtypes the fused kernels compute in (the engine's).
 DTYPES = frozenset(np.dtype(n) for n in _ex.C_TYPES)
@@ -43,6 +44,7 @@ def clear() -> None:
     """Empty the prepared calls and the bodies (the engine's caches are its own)."""
     PREPARED.clear()
     _bodies.clear()
+    _fr.clear()
 
 
 def host_values(graph, args) -> list:
@@ -111,6 +113,39 @@ def run(owner, graph, args, multi: bool = False):
         The view steps do not apply to these argument shapes (as the unfused run
         would raise; the caller runs the function unfused to give its error).
     """
+    if graph.reductions:
+        return _run_reduced(owner, graph, args, multi)
+    return _run(owner, graph, args, multi)
+
+
+def _run_reduced(owner, graph, args, multi):
+    """:func:`run` of a graph with reductions: each reduction first
+    (:func:`._fusion_reduce.reduce_one`), its result the argument ``red.arg`` of what
+    follows; then the outputs are the results, or one elementwise kernel computes them
+    (prepared under ``(owner, "after")`` and the arguments with the results: a repeat
+    call launches it from :func:`repeat`)."""
+    ext = list(args) + [None] * (max(r.arg for r in graph.reductions) + 1 - len(args))
+    for red in graph.reductions:
+        ext[red.arg] = _fr.reduce_one(graph, red, ext, sys.modules[__name__])
+    nodes = graph.nodes
+    if all(isinstance(nodes[k], _fplan.Load) and nodes[k].arg >= graph.nargs and
+           not nodes[k].views for k in graph.outputs):
+        res = tuple(ext[nodes[k].arg] for k in graph.outputs)
+        return res if multi else res[0]
+    after = (owner, "after")
+    got = repeat(after, ext) if owner is not None else None
+    if got is not None:
+        return got
+    return _run(after if owner is not None else None, graph, ext, multi)
+
+
+def elementwise(graph, args):
+    """The one output of the elementwise ``graph`` on ``args``, not prepared for repeats."""
+    return _run(None, graph, args, False)
+
+
+def _run(owner, graph, args, multi):
+    """:func:`run` of an elementwise graph; ``owner`` None: not prepared for repeats."""
     cupy = sys.modules["cupy"]
     nd = cupy.ndarray
     lays = [Layout.from_array(a) if type(a) is nd else None for a in args]
@@ -134,7 +169,8 @@ def run(owner, graph, args, multi: bool = False):
     specs, body = _source(graph)
     svals = scalar_values(graph, args)
     entry, _ = _ex.launch("fused", body, specs, outs, views + svals, resolve_overlap=False)
-    _remember(owner, graph, args, entry, outs, alloc[0], tuple(offs), multi, cupy)
+    if owner is not None:
+        _remember(owner, graph, args, entry, outs, alloc[0], tuple(offs), multi, cupy)
     return tuple(outs) if multi else outs[0]
 
 

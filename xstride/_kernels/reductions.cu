@@ -20,6 +20,14 @@
 // Index arithmetic is 64-bit throughout. Every order of combination is fixed by the
 // launch geometry, never by timing: results are deterministic run to run.
 #include <xstride/reduce.cuh>
+// The input x: a pointer to the elements by default; the kernels of xp.fuse
+// (xstride/_kernels/_fusion_reduce.py) define these three macros before this text to
+// read a generated type instead, which computes each element of the fused expression.
+#ifndef XS_RED_IN
+#define XS_RED_IN(T) const T* __restrict__
+#define XS_RED_PTR(T) const T*
+#define XS_RED_ADDR(p) ((unsigned long long)(p))
+#endif
 #include <xstride/detail/namespace_kernels.cuh>
 
 template <int NK, int NR>
@@ -122,13 +130,13 @@ __device__ __forceinline__ void xs_batched(long long first, long long end, long 
 // contiguous run) the vector walk, NR == 1 with V == 1 the strided walk, NR > 1 the
 // general one (smaller kernels compile faster; see docs/performance.md, "Cold start").
 template <int OP, typename Tin, typename Tacc, int NK, int NR, int V, int B, typename Op>
-__device__ __forceinline__ Tacc xs_fold_row(const Tin* __restrict__ p, long long begin,
+__device__ __forceinline__ Tacc xs_fold_row(XS_RED_IN(Tin) p, long long begin,
                                             long long end, unsigned t, unsigned nt,
                                             const xs_red_desc<NK, NR>& d, Tacc c, Tacc acc, Op op)
 {
     if constexpr (NR == 1 && V > 1) {
         {
-            const unsigned long long addr = (unsigned long long)(p + begin);
+            const unsigned long long addr = XS_RED_ADDR(p + begin);
             long long head = (long long)(((16ull - (addr & 15ull)) & 15ull) / sizeof(Tin));
             if ((addr % sizeof(Tin)) != 0ull) head = end - begin;   // unaligned element: scalar
             if (head > end - begin) head = end - begin;
@@ -182,7 +190,7 @@ __device__ __forceinline__ Tacc xs_fold_row(const Tin* __restrict__ p, long long
 
 // One warp per output element (row); warps stride over the rows.
 template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V, int MINB, int B>
-__global__ void __launch_bounds__(256, MINB) xs_reduce_rows_warp(const Tin* __restrict__ x, Tout* __restrict__ out,
+__global__ void __launch_bounds__(256, MINB) xs_reduce_rows_warp(XS_RED_IN(Tin) x, Tout* __restrict__ out,
                                     const Tacc* __restrict__ center,
                                     const xs_red_desc<NK, NR> d, long long nrows, long long rowlen)
 {
@@ -192,7 +200,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_rows_warp(const Tin* __re
     const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
     for (long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; row < nrows;
          row += nwarps) {
-        const Tin* p = x + xs_offset<NK>(row, d.kshape, d.kstride, d.nk);
+        XS_RED_PTR(Tin) p = x + xs_offset<NK>(row, d.kshape, d.kstride, d.nk);
         const Tacc c = OP == 4 ? center[row] : Tacc(0);
         Tacc acc = Op::template identity<Tacc>();
         acc = xs_fold_row<OP, Tin, Tacc, NK, NR, V, B>(p, 0, rowlen, lane, 32u, d, c, acc, op);
@@ -205,7 +213,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_rows_warp(const Tin* __re
 // its partial result and the last block of the row (counted with one atomic) folds
 // the partials in chunk order.
 template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V, int MINB, int B>
-__global__ void __launch_bounds__(256, MINB) xs_reduce_rows_block(const Tin* __restrict__ x, Tout* __restrict__ out,
+__global__ void __launch_bounds__(256, MINB) xs_reduce_rows_block(XS_RED_IN(Tin) x, Tout* __restrict__ out,
                                      const Tacc* __restrict__ center, Tacc* partials,
                                      unsigned* counters, const xs_red_desc<NK, NR> d,
                                      long long nrows, long long rowlen, long long chunk,
@@ -219,7 +227,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_rows_block(const Tin* __r
     const long long ch = w - row * nchunks;
     const long long begin = ch * chunk;
     const long long end = begin + chunk < rowlen ? begin + chunk : rowlen;
-    const Tin* p = x + xs_offset<NK>(row, d.kshape, d.kstride, d.nk);
+    XS_RED_PTR(Tin) p = x + xs_offset<NK>(row, d.kshape, d.kstride, d.nk);
     const Tacc c = OP == 4 ? center[row] : Tacc(0);
     Tacc acc = Op::template identity<Tacc>();
     acc = xs_fold_row<OP, Tin, Tacc, NK, NR, V, B>(p, begin, end, threadIdx.x, blockDim.x, d, c, acc, op);
@@ -253,7 +261,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_rows_block(const Tin* __r
 // combined in order by the last block of the column tile.
 #define XS_COLS_BY 8
 template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V, int MINB, int B>
-__global__ void __launch_bounds__(256, MINB) xs_reduce_cols(const Tin* __restrict__ x, Tout* __restrict__ out,
+__global__ void __launch_bounds__(256, MINB) xs_reduce_cols(XS_RED_IN(Tin) x, Tout* __restrict__ out,
                                const Tacc* __restrict__ center, Tacc* partials,
                                unsigned* counters, const xs_red_desc<NK, NR> d,
                                long long ncols, long long nred, long long chunk,
@@ -280,7 +288,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_cols(const Tin* __restric
             // B rows per thread in flight: loads of rows r, r + BY, ... r + (B-1)BY
             // are issued before any is folded; the fold order per column is the same
             // as the B == 1 loop below.
-            const Tin* base = x + xs_offset<NK>(col0, d.kshape, d.kstride, d.nk);
+            XS_RED_PTR(Tin) base = x + xs_offset<NK>(col0, d.kshape, d.kstride, d.nk);
             const long long s = d.rstride[0];
             auto fold = [&](const xs_vec<Tin, V>& w) {
 #pragma unroll
@@ -296,7 +304,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_cols(const Tin* __restric
                     fold);
             }
         } else if constexpr (V > 1) {
-            const Tin* base = x + xs_offset<NK>(col0, d.kshape, d.kstride, d.nk);
+            XS_RED_PTR(Tin) base = x + xs_offset<NK>(col0, d.kshape, d.kstride, d.nk);
             if constexpr (NR == 1) {
                 const long long s = d.rstride[0];
 #pragma unroll 4
@@ -315,7 +323,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_cols(const Tin* __restric
                 }
             }
         } else {
-            const Tin* base = x + xs_offset<NK>(col0, d.kshape, d.kstride, d.nk);
+            XS_RED_PTR(Tin) base = x + xs_offset<NK>(col0, d.kshape, d.kstride, d.nk);
             if constexpr (NR == 1) {
                 const long long s = d.rstride[0];
 #pragma unroll 4
@@ -372,7 +380,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_cols(const Tin* __restric
 // xs_reduce_rows_warp; V > 1: each row is rowlen / V aligned 16-byte vectors (the
 // host checks), loaded whole.
 template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V, int MINB, int B>
-__global__ void __launch_bounds__(256, MINB) xs_reduce_short(const Tin* __restrict__ x, Tout* __restrict__ out,
+__global__ void __launch_bounds__(256, MINB) xs_reduce_short(XS_RED_IN(Tin) x, Tout* __restrict__ out,
                                 const Tacc* __restrict__ center,
                                 const xs_red_desc<NK, NR> d, long long nrows, long long rowlen)
 {
@@ -381,7 +389,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_short(const Tin* __restri
     const long long nthreads = (long long)gridDim.x * blockDim.x;
     for (long long row = (long long)blockIdx.x * blockDim.x + threadIdx.x; row < nrows;
          row += nthreads) {
-        const Tin* p = x + xs_offset<NK>(row, d.kshape, d.kstride, d.nk);
+        XS_RED_PTR(Tin) p = x + xs_offset<NK>(row, d.kshape, d.kstride, d.nk);
         const Tacc c = OP == 4 ? center[row] : Tacc(0);
         Tacc acc = Op::template identity<Tacc>();
         auto fold = [&](Tin w) { acc = op(acc, xs_transform<OP, Tacc>(w, c)); };
@@ -425,7 +433,7 @@ template <typename T, int TB> struct xs_tile_cap {
 
 template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V, int MINB, int B,
           int TB>
-__global__ void __launch_bounds__(256, MINB) xs_reduce_tile(const Tin* __restrict__ x, Tout* __restrict__ out,
+__global__ void __launch_bounds__(256, MINB) xs_reduce_tile(XS_RED_IN(Tin) x, Tout* __restrict__ out,
                                const Tacc* __restrict__ center,
                                const xs_red_desc<NK, NR> d, long long nrows, long long rowlen,
                                long long rows_per_tile)
@@ -441,7 +449,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_tile(const Tin* __restric
         const long long nt = nrows - r0 < R ? nrows - r0 : R;
         const long long lo = ks >= 0 ? r0 * ks : (r0 + nt - 1) * ks;
         const int span = (int)((nt - 1) * aks + rowlen);
-        const Tin* src = x + lo;
+        XS_RED_PTR(Tin) src = x + lo;
         int i = (int)threadIdx.x;
         for (; i + (B - 1) * step < span; i += B * step) {   // full batches
             Tin v[B];
@@ -487,7 +495,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_tile(const Tin* __restric
 // ... in order in shared memory; with several blocks the last block to finish
 // (counted with one atomic) folds the blocks' partials per column in block order.
 template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V, int MINB, int B>
-__global__ void __launch_bounds__(256, MINB) xs_reduce_interleave(const Tin* __restrict__ x, Tout* __restrict__ out,
+__global__ void __launch_bounds__(256, MINB) xs_reduce_interleave(XS_RED_IN(Tin) x, Tout* __restrict__ out,
                                      const Tacc* __restrict__ center, Tacc* partials,
                                      unsigned* counters, const xs_red_desc<NK, NR> d,
                                      long long ncols, long long nred, long long chunk,

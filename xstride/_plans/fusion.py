@@ -31,10 +31,11 @@ from dataclasses import dataclass
 
 from .._core.errors import broadcast_error, error
 from ..layout import Layout
-from .elementwise import broadcast_shapes
+from .elementwise import broadcast_shapes, result_axis_order
 
-__all__ = ["Load", "Scalar", "Op", "Graph", "build", "call_layouts", "node_shapes", "index_layout",
-           "reshape_layout", "expand_key", "encode_key", "decode_key"]
+__all__ = ["Load", "Scalar", "Op", "Reduce", "Graph", "build", "call_layouts", "node_shapes",
+           "index_layout", "reshape_layout", "expand_key", "encode_key", "decode_key", "pre_graph",
+           "virtual_layout", "reduce_walk", "magic"]
 
 
 @dataclass(frozen=True)
@@ -73,12 +74,43 @@ class Op:
     inputs : node indices.
     loop : NumPy dtype names the inputs are converted to before the function runs.
     dtype : NumPy dtype name of the result.
+    via : who computes it in the unfused run, which fixes the layout of the array it
+        stores (:func:`virtual_layout`): ``"op"`` CuPy (an operator, a method, a math
+        function), ``"xp"`` xstride's engine (``xp.add``, ``xp.where``, ...),
+        ``"clip"`` the ``where`` steps of ``xp.clip``.
     """
 
     func: str
     inputs: tuple
     loop: tuple
     dtype: str
+    via: str = "op"
+
+
+@dataclass(frozen=True)
+class Reduce:
+    """A reduction (``sum``, ``prod``, ``min``, ``max``, ``mean``) of a node, whose result
+    is argument ``arg`` of the graph (a virtual argument past the function's own: the
+    nodes that use the result read it as a :class:`Load` of ``arg``).
+
+    func : the namespace function.
+    input : the node reduced.
+    axis : the ``axis`` argument as given (None, an int or a tuple of ints).
+    axes : the normalized axes.
+    keepdims : bool.
+    dtype : the caller's ``dtype=`` (None, or a dtype name).
+    out : NumPy dtype name of the result.
+    arg : the virtual argument index of the result.
+    """
+
+    func: str
+    input: int
+    axis: object
+    axes: tuple
+    keepdims: bool
+    dtype: object
+    out: str
+    arg: int
 
 
 @dataclass(frozen=True)
@@ -98,6 +130,8 @@ class Graph:
     shape_dependent : the trace read concrete shapes (``.shape``, ``broadcast_to``,
         ``reshape``): it holds only for the input shapes it was traced with (the
         executors' keys hold every input shape anyway).
+    reductions : tuple of :class:`Reduce`, in the order they run: each one's result is
+        the argument ``nargs + k`` of the nodes after it.
     """
 
     nodes: tuple
@@ -108,11 +142,36 @@ class Graph:
     scalars: tuple = ()
     ops: tuple = ()
     shape_dependent: bool = False
+    reductions: tuple = ()
 
 
-def build(nodes, host, outputs, nargs: int, shape_dependent: bool = False) -> Graph:
+def build(nodes, host, outputs, nargs: int, shape_dependent: bool = False,
+          reductions: tuple = ()) -> Graph:
     """A :class:`Graph` with the nodes the outputs depend on found."""
     nodes = tuple(nodes)
+    live = _live(nodes, outputs)
+    # the reductions the outputs need (each one's input, and the reductions below it)
+    by_arg = {r.arg: r for r in reductions}
+    used = set()
+    stack = [nodes[i].arg for i in live if isinstance(nodes[i], Load) and nodes[i].arg in by_arg]
+    while stack:
+        a = stack.pop()
+        if a in used:
+            continue
+        used.add(a)
+        stack.extend(nodes[i].arg for i in _live(nodes, (by_arg[a].input,))
+                     if isinstance(nodes[i], Load) and nodes[i].arg in by_arg)
+    reductions = tuple(r for r in reductions if r.arg in used)
+    order = sorted(live)
+    return Graph(nodes, tuple(host), tuple(outputs), nargs,
+                 tuple(i for i in order if isinstance(nodes[i], Load)),
+                 tuple(i for i in order if isinstance(nodes[i], Scalar)),
+                 tuple(i for i in order if isinstance(nodes[i], Op)), shape_dependent,
+                 tuple(reductions))
+
+
+def _live(nodes, outputs) -> set:
+    """The nodes ``outputs`` depend on within one kernel (a reduction's result is a leaf)."""
     live = set()
     stack = list(outputs)
     while stack:
@@ -123,11 +182,14 @@ def build(nodes, host, outputs, nargs: int, shape_dependent: bool = False) -> Gr
         n = nodes[i]
         if isinstance(n, Op):
             stack.extend(n.inputs)
-    order = sorted(live)
-    return Graph(nodes, tuple(host), tuple(outputs), nargs,
-                 tuple(i for i in order if isinstance(nodes[i], Load)),
-                 tuple(i for i in order if isinstance(nodes[i], Scalar)),
-                 tuple(i for i in order if isinstance(nodes[i], Op)), shape_dependent)
+    return live
+
+
+def pre_graph(graph: Graph, red: Reduce) -> Graph:
+    """The graph whose one output is the node ``red`` reduces (the body of the fused
+    reduction's load)."""
+    return build(graph.nodes, graph.host, (red.input,), graph.nargs, graph.shape_dependent,
+                 tuple(r for r in graph.reductions if r.arg < red.arg))
 
 
 def encode_key(key) -> tuple:
@@ -283,11 +345,14 @@ def _view(lay: Layout, step, shapes) -> Layout:
     raise error(ValueError, "fuse", f"unknown view step {kind!r}")
 
 
-def node_shapes(graph: Graph, arg_layouts) -> tuple[list, dict]:
-    """Per node its call-time shape, and per Load node its Layout.
+def node_shapes(graph: Graph, arg_layouts, upto: int | None = None) -> tuple[list, dict]:
+    """Per node its call-time shape, and per Load node its Layout (the nodes before
+    ``upto``, else all).
 
     ``arg_layouts[i]`` is the Layout of argument ``i`` (None for a non-array). A
-    Scalar's shape is ``()``; an Op's is the broadcast of its inputs'.
+    Scalar's shape is ``()``; an Op's is the broadcast of its inputs'; a load of a
+    reduction's result that this call does not compute (no Layout), and what is
+    computed from it, have None.
 
     Raises
     ------
@@ -297,9 +362,12 @@ def node_shapes(graph: Graph, arg_layouts) -> tuple[list, dict]:
     """
     shapes: list = []
     lays: dict = {}
-    for i, n in enumerate(graph.nodes):
+    for i, n in enumerate(graph.nodes[:upto]):
         if isinstance(n, Load):
-            lay = arg_layouts[n.arg]
+            lay = arg_layouts[n.arg] if n.arg < len(arg_layouts) else None
+            if lay is None:            # an unused reduction's result: no shape
+                shapes.append(None)
+                continue
             for step in n.views:
                 lay = _view(lay, step, shapes)
             lays[i] = lay
@@ -308,6 +376,9 @@ def node_shapes(graph: Graph, arg_layouts) -> tuple[list, dict]:
             shapes.append(())
         else:
             ins = [shapes[k] for k in n.inputs]
+            if None in ins:
+                shapes.append(None)
+                continue
             first = ins[0]
             if all(s == first for s in ins):
                 shapes.append(first)
@@ -325,9 +396,86 @@ def call_layouts(graph: Graph, arg_layouts) -> tuple[tuple, list] | None:
     ValueError, IndexError
         As :func:`node_shapes`.
     """
-    shapes, lays = node_shapes(graph, arg_layouts)
+    shapes, lays = node_shapes(graph, arg_layouts, max(graph.outputs) + 1)
     outs = {shapes[k] for k in graph.outputs}
     if len(outs) != 1:
         return None
     (shape,) = outs
     return shape, [lays[i] for i in graph.loads]
+
+
+# ----------------------------------------------------------------------------- reductions
+def _c_order(shape) -> tuple:
+    return tuple(range(len(shape)))
+
+
+def virtual_layout(graph: Graph, node: int, shapes, lays, itemsize: int) -> Layout:
+    """The Layout of the array the unfused run stores for ``node`` (an Op) before it
+    reduces it: a new array (offset 0) in C order where CuPy's operator or method made
+    it (``via="op"``: CuPy allocates ufunc results in C order), in the inputs' axis
+    order where xstride's engine did (``via="xp"``) or for ``astype`` (CuPy's and the
+    engine's keep the input's order): :func:`~xstride._plans.elementwise.result_axis_order`
+    over the operands, each at its own layout (a load's, or the one this function
+    gives an op below); ``clip`` (``via="clip"``, ``array_api_compat``'s) copies
+    ``x`` in its order, then writes into the copy.
+
+    ``shapes`` and ``lays`` are :func:`node_shapes` of the call.
+    """
+    shape = tuple(shapes[node])
+    order = _c_order(shape)
+    n = graph.nodes[node]
+    if n.via != "op" or n.func == "astype":
+        strides = []
+        # clip (array_api_compat's): a copy of x in its order ("K"), then written into
+        ins = n.inputs[2:] if n.via == "clip" else n.inputs
+        for k in ins:
+            src = graph.nodes[k]
+            if isinstance(src, Scalar):
+                continue
+            lay = lays[k] if isinstance(src, Load) else virtual_layout(
+                graph, k, shapes, lays, itemsize)
+            strides.append(lay.broadcast_to(shape).strides)
+        order = result_axis_order(shape, strides)
+    ashape = [shape[a] for a in order]
+    cstr = [0] * len(shape)
+    step = 1
+    for pos in range(len(order) - 1, -1, -1):
+        cstr[order[pos]] = step
+        step *= ashape[pos]
+    return Layout(shape, tuple(cstr), 0, itemsize)
+
+
+def reduce_walk(vlay: Layout, load_lays) -> tuple[tuple, tuple]:
+    """How a fused reduction's load finds its operands from an element offset ``o`` of
+    the virtual array ``vlay`` (:func:`virtual_layout`, contiguous): ``(extents,
+    strides)``, the extents of its axes in memory order (outermost first; axes of
+    extent 1 dropped, neighbours that every load walks as one coalesced), and per load
+    (``load_lays``, each broadcast to ``vlay``'s shape) its element strides over them.
+    ``o`` splits into the axes' indices by division from the innermost axis."""
+    shape = vlay.shape
+    order = sorted(range(len(shape)), key=lambda a: -vlay.strides[a])
+    bl = [lay.broadcast_to(shape).strides for lay in load_lays]
+    ext, strs = [], [[] for _ in bl]
+    for a in order:
+        if shape[a] == 1:
+            continue
+        if ext and all(s[-1] == b[a] * shape[a] for s, b in zip(strs, bl)):
+            ext[-1] *= shape[a]
+            for s, b in zip(strs, bl):
+                s[-1] = b[a]
+            continue
+        ext.append(shape[a])
+        for s, b in zip(strs, bl):
+            s.append(b[a])
+    return tuple(ext), tuple(tuple(s) for s in strs)
+
+
+def magic(d: int) -> int:
+    """The 32-bit division constants of divisor ``d`` (1 <= d < 2**32), packed as
+    ``m | s1 << 32 | s2 << 40``: for every 32-bit ``n``, ``n // d`` is
+    ``(t + ((n - t) >> s1)) >> s2`` with ``t = (m * n) >> 32`` (Granlund and
+    Montgomery, "Division by Invariant Integers using Multiplication", PLDI 1994,
+    figure 4.1)."""
+    ell = (d - 1).bit_length()
+    m = ((1 << 32) * ((1 << ell) - d)) // d + 1
+    return (m & 0xFFFFFFFF) | (min(ell, 1) << 32) | (max(ell - 1, 0) << 40)

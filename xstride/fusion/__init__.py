@@ -73,8 +73,10 @@ def fuse(fn=None, *, strict: bool = False):
         math functions ``exp``, ``log``, ``sqrt``, ``sin``, ``cos``, ``tanh``,
         ``floor``, ... and ``where``, ``clip``, ``astype``), basic indexing, ``.T``,
         ``.mT``, ``xp.permute_dims``, ``xp.matrix_transpose``, ``xp.expand_dims``,
-        ``xp.broadcast_to``, ``xp.reshape`` (where a view), returning one array or a
-        tuple of arrays of one shape.
+        ``xp.broadcast_to``, ``xp.reshape`` (where a view), the reductions
+        ``xp.sum``, ``prod``, ``min``, ``max``, ``mean`` (in the reduction kernels,
+        the bits of the unfused reduction) and work after them, returning one array or
+        a tuple of arrays (of one shape, unless each is a reduction's result).
     strict : bool
         Raise ``TypeError`` instead of running unfused when ``fn`` does something
         no fused kernel expresses.

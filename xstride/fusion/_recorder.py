@@ -41,6 +41,8 @@ class Recorder:
         self.host: list = []
         self.hmemo: dict = {}
         self.shape_dependent = False
+        #: the reductions recorded (:class:`~xstride._plans.fusion.Reduce`), in call order
+        self.reductions: list = []
         #: the array type of the backend being fused (what ``__class__`` of a traced
         #: array answers, so ``isinstance(x, cupy.ndarray)`` holds as in the unfused run)
         self.array_type = None
@@ -65,4 +67,5 @@ class Recorder:
         return i
 
     def graph(self, outputs) -> _plan.Graph:
-        return _plan.build(self.nodes, self.host, outputs, self.nargs, self.shape_dependent)
+        return _plan.build(self.nodes, self.host, outputs, self.nargs, self.shape_dependent,
+                           tuple(self.reductions))

@@ -16,7 +16,10 @@ function does with them:
   (:mod:`xstride._plans.fusion`): a view of a computed value is pushed down to the
   loads it was computed from, each first broadcast to the value's shape;
 - Python arithmetic on Python scalar arguments and literals is recorded as host nodes,
-  computed per call on the host as the unfused run computes it.
+  computed per call on the host as the unfused run computes it;
+- ``xp.sum``, ``prod``, ``min``, ``max``, ``mean`` (and the exact reduction methods,
+  :mod:`._operators`) become :class:`~xstride._plans.fusion.Reduce` records
+  (:mod:`._reduce`) whose results are loads of virtual arguments.
 
 Anything else — a Python ``if`` on a traced value (``__bool__``), indexing by an
 array, a function outside the list, an array that is not an argument — raises
@@ -35,7 +38,10 @@ from .._plans import fusion as _plan
 from .._plans.elementwise import broadcast_shapes
 from ..elementwise import resolve, where_dtype
 from ..layout import Layout
+from . import _operators as _ops
+from . import _reduce
 from ._recorder import _PY_SCALARS, ENGINE_DTYPES, Recorder, Unfusable
+from ._reduce import red_shape
 
 __all__ = ["Unfusable", "Recorder", "Traced", "Weak", "trace", "namespace_call", "ENGINE_DTYPES"]
 
@@ -83,7 +89,7 @@ def _node_of(rec, op, ldt) -> int:
     return rec.add(_plan.Scalar(("host", op[1]), np.dtype(ldt).name), ())
 
 
-def _apply(rec, func, ops, loop, rdt, np_strict=False) -> "Traced":
+def _apply(rec, func, ops, loop, rdt, np_strict=False, via=None) -> "Traced":
     """An Op node of ``func`` over operands ``ops`` with loop dtypes ``loop``."""
     _engine(func, tuple(loop) + (rdt,))
     devs = [o[1] for o in ops if o[0] == "dev"]
@@ -99,7 +105,8 @@ def _apply(rec, func, ops, loop, rdt, np_strict=False) -> "Traced":
             shape = broadcast_shapes(*(d._shape for d in devs), func=func)
             break
     ins = tuple(_node_of(rec, o, ld) for o, ld in zip(ops, loop))
-    node = _plan.Op(func, ins, tuple(np.dtype(d).name for d in loop), np.dtype(rdt).name)
+    node = _plan.Op(func, ins, tuple(np.dtype(d).name for d in loop), np.dtype(rdt).name,
+                    via or ("xp" if np_strict and func in _ENGINE else "op"))
     return Traced(rec, rec.add(node, shape), np.dtype(rdt), shape)
 
 
@@ -321,13 +328,26 @@ class Traced:
     __iter__ = _refuse("iteration over a traced array")
     __array__ = _refuse("conversion of a traced array to a NumPy array")
     __setitem__ = _refuse("assignment into a traced array (setitem)")
-    __floordiv__ = __rfloordiv__ = _refuse("operator // (floor_divide)")
-    __mod__ = __rmod__ = _refuse("operator % (remainder)")
-    __pow__ = __rpow__ = _refuse("operator ** (pow)")
-    __lshift__ = __rlshift__ = _refuse("operator << (bitwise_left_shift)")
-    __rshift__ = __rrshift__ = _refuse("operator >> (bitwise_right_shift)")
+    # CuPy's operators (their kernels' expressions: _fusion_source.CUPY_OPERATORS)
+    __floordiv__, __rfloordiv__ = _binop("floor_divide"), _binop("floor_divide", True)
+    __mod__, __rmod__ = _binop("remainder"), _binop("remainder", True)
+    __lshift__, __rlshift__ = _binop("left_shift"), _binop("left_shift", True)
+    __rshift__, __rrshift__ = _binop("right_shift"), _binop("right_shift", True)
+    __rpow__ = _binop("power", True)
+
+    def __pow__(self, other):
+        return _ops.power(self, other, ufunc, astype, Weak)
+
+    def __divmod__(self, other):
+        return self // other, self % other
+
+    def __rdivmod__(self, other):
+        return other // self, other % self
+
+    sum, prod, max, min = (_ops.bound(n, lambda *a: _reduction(*a))
+                           for n in ("sum", "prod", "max", "min"))
+
     __matmul__ = __rmatmul__ = _refuse("operator @ (matmul)")
-    __divmod__ = __rdivmod__ = _refuse("divmod")
     # all of them: unfused, ``x &= 1`` writes into the caller's array; a kernel would not
     __iadd__ = __isub__ = __imul__ = __itruediv__ = __iand__ = __ior__ = __ixor__ = \
         __ifloordiv__ = __imod__ = __ipow__ = __ilshift__ = __irshift__ = __imatmul__ = \
@@ -448,10 +468,12 @@ def clip(rec, x, lo=None, hi=None):
         hit = ufunc(rec, "bitwise_or", (ufunc(rec, cmp, (out, b)),
                                         ufunc(rec, "not_equal", (b, b))))
         out = _apply(rec, "where", (("dev", hit), ("dev", b), ("dev", out)),
-                     (np.dtype(bool), xd, xd), xd)
+                     (np.dtype(bool), xd, xd), xd, via="clip")
     return out
 
 
+#: what xstride's engine computes when called as ``xp.<name>`` (its own allocation order)
+_ENGINE = frozenset(ENGINE_UFUNCS) | {"where"}
 _VIEWS = {"permute_dims", "matrix_transpose", "broadcast_to", "reshape", "expand_dims"}
 _REDUCTIONS = {"sum", "prod", "min", "max", "mean", "var", "std", "all", "any", "argmin",
                "argmax", "cumulative_sum", "cumulative_prod"}
@@ -508,9 +530,19 @@ def namespace_call(qualname: str, args: tuple, kwargs: dict):
             raise Unfusable("xp.expand_dims with that axis")
         axis %= nd
         return index(x, (slice(None),) * axis + (None,))
+    if name in _reduce.FUSED:
+        return _reduction(name, args, kwargs)
     if name in _REDUCTIONS:
-        raise Unfusable(f"xp.{name} (reductions are not fused yet)")
+        raise Unfusable(f"xp.{name} (only sum, prod, min, max and mean fuse)")
     raise Unfusable(f"xp.{name}")
+
+
+def _reduction(name, args, kwargs) -> Traced:
+    """``xp.<name>`` (a reduction of :mod:`._reduce`): its result, a load of the
+    reduction's virtual argument."""
+    x, red = _reduce.reduction(name, args, kwargs, Traced)
+    shape = red_shape(x, red)
+    return Traced(x._rec, x._rec.add(_plan.Load(red.arg, (), red.out), shape), red.out, shape)
 
 
 def trace(fn, args, owns):
@@ -547,6 +579,9 @@ def trace(fn, args, owns):
         if not isinstance(o, Traced) or o._rec is not rec:
             raise Unfusable(f"returning {type(o).__name__} (a fused function returns "
                             "traced arrays)")
+    if all(_reduce.is_result(rec, o._node) for o in outs):   # reductions' results as they are
+        return rec.graph(tuple(o._node for o in outs)), multi
+    for o in outs:
         _engine("fuse", (o.dtype,))
         k = o._node
         if not isinstance(rec.nodes[k], _plan.Op):   # an argument (or a view of one): a copy

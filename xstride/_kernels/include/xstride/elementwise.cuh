@@ -88,4 +88,38 @@ __device__ __forceinline__ float xstride_abs(float a) { return fabsf(a); }
 __device__ __forceinline__ double xstride_abs(double a) { return fabs(a); }
 __device__ __forceinline__ bool xstride_abs(bool a) { return a; }
 
+// CuPy's operators //, %, ** on integer and float loops, as xp.fuse compiles them so
+// that a fused kernel computes what CuPy's kernel computes for the unfused operator
+// (cupy/_core: the ufuncs floor_divide, remainder, power; the same overloads, so that
+// a narrow integer loop computes in int as there). Floor division: a zero divisor
+// gives 0 for integers; the truncated quotient steps down by one where a remainder
+// is left and the signs differ. Floats: floor of the rounded quotient.
+template <typename T> __device__ __forceinline__ T xstride_fz_floordiv_signed(T x, T y) {
+    if (y == 0) return 0;
+    const T q = x / y;
+    const T r = x - q * y;
+    return (r != 0 && ((r < 0) != (y < 0))) ? (T)(q - 1) : q;
+}
+__device__ __forceinline__ int xstride_fz_floordiv(int x, int y) { return xstride_fz_floordiv_signed(x, y); }
+__device__ __forceinline__ long long xstride_fz_floordiv(long long x, long long y) { return xstride_fz_floordiv_signed(x, y); }
+__device__ __forceinline__ unsigned xstride_fz_floordiv(unsigned x, unsigned y) { return y == 0u ? 0u : x / y; }
+__device__ __forceinline__ unsigned long long xstride_fz_floordiv(unsigned long long x, unsigned long long y) {
+    return y == 0ull ? 0ull : x / y;
+}
+__device__ __forceinline__ float xstride_fz_floordiv(float x, float y) { return floorf(x / y); }
+__device__ __forceinline__ double xstride_fz_floordiv(double x, double y) { return floor(x / y); }
+// Integer power by repeated squaring in T; a negative exponent (NumPy refuses it,
+// CuPy answers) gives 1 for base 1, +-1 for base -1 by the exponent's parity, else 0.
+template <typename T> __device__ __forceinline__ T xstride_fz_ipow(T b, T e) {
+    if constexpr (T(-1) < T(0)) {
+        if (e < 0) return b == T(-1) ? ((e & 1) ? T(-1) : T(1)) : (b == T(1) ? T(1) : T(0));
+    }
+    T r = 1;
+    for (; e > 0; e >>= 1) {
+        if (e & 1) r *= b;
+        b *= b;
+    }
+    return r;
+}
+
 #endif  // XSTRIDE_ELEMENTWISE_CUH
