@@ -1,21 +1,135 @@
-"""CuPy executor for ``sort_by_key``; everything stays on the device.
+"""CuPy executor for ``sort_by_key``: xstride's one-sweep radix sort, on the device.
 
-CuPy's ``argsort`` (Thrust ``stable_sort_by_key``, a CUB radix sort over all key bits)
-and gathers. Measured on an H200 (docs/morton.md): 2**26 uint64 keys + int64 payload in
-~10 ms.
+The keys are sorted by :func:`radix_sort` (``radix_sort.cu``; the plan in
+:mod:`xstride._plans.radix_sort`), which returns the sorted keys and the int64
+permutation; the values are gathered by it (``cupy.take``). Only the low bits in
+which keys can differ are sorted, ``ceil(bits / 8)`` digit passes:
+
+* ``key_bits`` given: those bits (the caller promises every key is in
+  ``[0, 2**key_bits)``; keys that are not are sorted by their low ``key_bits`` bits
+  only, nothing is checked on the device);
+* else the bitwise OR of the keys (one reduction kernel, one 8-byte read-back): up to
+  its highest set bit, or every bit when a signed key is negative.
+
+Launches: [OR,] histogram of every digit place, exclusive scan of the histograms, one
+one-sweep pass per place; all of them over one zeroed scratch buffer (the OR, the tile
+counters, the histograms, the look-back words). See ``docs/morton.md``.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
+from .._core.dtypes import C_TYPES
+from .._plans import radix_sort as rp
+from . import _reduce_common as rc
+from ._compile import function, current_device
 from ._cupy import cupy as _cupy
+from ._launch import Launch, i32, i64, slot32, slot64, u64
+from ._lru import Bounded
 
-__all__ = ["sort_by_key"]
+__all__ = ["sort_by_key", "radix_sort", "key_bits_of"]
+
+_SRC = "radix_sort.cu"
+_BLOCKS_PER_SM = 4   # blocks of the grid-stride kernels (OR, histogram) per SM
+
+#: Prepared launches: (kernel expression, grid, fixed arguments, device) -> Launch
+_LAUNCHES = Bounded(256)
 
 
-def sort_by_key(keys, values) -> tuple:
-    """(sorted_keys, order int64, *sorted_values) of checked CuPy keys (n,) and values."""
+def _ctype(itemsize: int) -> str:
+    """C type of the unsigned keys of ``itemsize`` bytes (the kernels' K)."""
+    return C_TYPES[f"uint{8 * itemsize}"]
+
+
+def _launch(expr: str, grid: int, fixed: tuple, build):
+    """The cached :class:`Launch` of the instantiation ``expr`` for ``grid`` blocks and
+    the fixed arguments ``fixed``; ``build(kernel)`` makes it on a miss."""
+    key = (expr, grid, fixed, current_device())
+    got = _LAUNCHES.get(key)
+    if got is None:
+        got = _LAUNCHES.put(key, build(function(expr, file=_SRC, name_expressions=(expr,))))
+    return got
+
+
+def _stride_grid(n: int) -> int:
+    """Blocks of the grid-stride kernels: enough to fill the device, at most one per
+    4096 keys (so a block's 32-bit histogram counters hold its share of any n whose
+    keys fit a device)."""
+    return max(1, min(-(-n // (rp.THREADS * 16)), _BLOCKS_PER_SM * rc.sm_count()))
+
+
+def key_bits_of(ukeys, signed: bool, scratch) -> int:
+    """The bits to sort of contiguous unsigned-viewed CuPy keys: the OR of every key
+    (``xs_radix_or`` into ``scratch[SCRATCH_OR]``, zeroed) read back to the host."""
+    n = ukeys.shape[0]
+    expr = f"xs_radix_or<{_ctype(ukeys.dtype.itemsize)}>"
+    grid = _stride_grid(n)
+    run = _launch(expr, grid, (n,), lambda k: Launch(k, (grid,), (rp.THREADS,),
+                                                     [slot64(), i64(n), slot64()]))
+    run(ukeys.data.ptr, scratch.data.ptr + 8 * rp.SCRATCH_OR)
+    word = int(scratch[rp.SCRATCH_OR:rp.SCRATCH_OR + 1].get()[0])
+    return rp.bits_from_or(word, ukeys.dtype.itemsize, signed)
+
+
+def radix_sort(keys, key_bits=None) -> tuple:
+    """``(sorted_keys, order)`` of checked 1-D CuPy integer keys: a stable sort on the
+    low ``key_bits`` bits (None: found from the keys), ``order`` int64 with
+    ``sorted_keys == keys[order]``. The input is not modified."""
     cp = _cupy()
-    order = cp.argsort(keys).astype(cp.int64, copy=False)  # thrust stable sort
-    out = [keys[order], order]
+    n = keys.shape[0]
+    if n == 0:
+        return keys.copy(), cp.empty(0, dtype=np.int64)
+    item = keys.dtype.itemsize
+    signed = keys.dtype.kind == "i"
+    ukeys = cp.ascontiguousarray(keys).view(np.dtype(f"u{item}"))
+    ntiles = -(-n // rp.TILE)
+    scratch = cp.zeros(rp.SCRATCH_STATUS + ntiles * rp.BINS, dtype=np.uint64)
+    bits = key_bits_of(ukeys, signed, scratch) if key_bits is None else int(key_bits)
+    plan = rp.plan_radix(n, item, signed, bits)
+    if plan.passes == 0:   # every key equal (to 0): the identity
+        return keys.copy(), cp.arange(n, dtype=np.int64)
+    base = scratch.data.ptr
+    hist = base + 8 * rp.SCRATCH_HIST
+    status = base + 8 * rp.SCRATCH_STATUS
+    ct = _ctype(item)
+
+    # histogram of every place, then the exclusive scan of each place's counts
+    hexpr = f"xs_radix_histogram<{ct}>"
+    hgrid = _stride_grid(n)
+    fixed = (n, plan.flip, plan.passes, plan.bits)
+    _launch(hexpr, hgrid, fixed, lambda k: Launch(
+        k, (hgrid,), (rp.THREADS,),       # keys, n, flip, places, bits, hist
+        [slot64(), i64(n), u64(plan.flip), i32(plan.passes), i32(plan.bits), slot64()]),
+    )(ukeys.data.ptr, hist)
+    _launch("xs_radix_offsets", plan.passes, (), lambda k: Launch(
+        k, (plan.passes,), (rp.THREADS,), [slot64()]))(hist)
+
+    # one pass per digit place, ping-pong between two key and two index buffers
+    oexpr = f"xs_radix_onesweep<{ct}, {rp.ITEMS}>"
+    sweep = _launch(oexpr, ntiles, (n, plan.flip), lambda k: Launch(
+        k, (ntiles,), (rp.THREADS,),
+        # keys in/out, idx in/out, n, flip, shift, mask, offsets, status, counter, tag
+        [slot64(), slot64(), slot64(), slot64(), i64(n), u64(plan.flip), slot32(), slot32(),
+         slot64(), slot64(), slot64(), slot32()]))
+    kbuf = [cp.empty(n, dtype=ukeys.dtype) for _ in range(min(2, plan.passes))]
+    ibuf = [cp.empty(n, dtype=np.int64) for _ in range(min(2, plan.passes))]
+    kin, iin = ukeys.data.ptr, 0          # pass 0: the caller's keys, the identity
+    for p in range(plan.passes):
+        kout, iout = kbuf[p % 2], ibuf[p % 2]
+        sweep(kin, kout.data.ptr, iin, iout.data.ptr, plan.shifts[p], plan.masks[p],
+              hist + 8 * rp.BINS * p, status, base + 8 * (rp.SCRATCH_COUNTERS + p), p + 1)
+        kin, iin = kout.data.ptr, iout.data.ptr
+    last = (plan.passes - 1) % 2
+    return kbuf[last].view(keys.dtype), ibuf[last]
+
+
+def sort_by_key(keys, values, key_bits=None) -> tuple:
+    """(sorted_keys, order int64, *sorted_values) of checked CuPy keys (n,) and values
+    (n,) or (n, k); ``key_bits`` checked by the caller (an int in 1..key bits, or
+    None)."""
+    cp = _cupy()
+    sorted_keys, order = radix_sort(keys, key_bits)
+    out = [sorted_keys, order]
     out.extend(cp.take(v, order, axis=0) for v in values)
     return tuple(out)
