@@ -19,8 +19,8 @@ def check_key_bits(keys: np.ndarray, key_bits: int) -> None:
     """Raise ``ValueError`` naming the first key outside ``[0, 2**key_bits)``."""
     if keys.size == 0 or key_bits >= 8 * keys.dtype.itemsize:   # the full width: any key
         return
-    top = np.array(1 << key_bits, dtype=keys.dtype)   # fits: key_bits < the width
-    bad = (keys >= top) if keys.dtype.kind == "u" else ((keys < 0) | (keys >= top))
+    top = np.array((1 << key_bits) - 1, dtype=keys.dtype)   # the largest key that fits
+    bad = (keys > top) if keys.dtype.kind == "u" else ((keys < 0) | (keys > top))
     if bad.any():
         first = int(np.argmax(bad))
         raise value_error("sort_by_key", "keys", f"has keys[{first}] = {int(keys[first])}, "

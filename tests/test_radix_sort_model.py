@@ -1,0 +1,416 @@
+"""The device radix sort (``radix_sort.cu``, executor ``xstride/_kernels/sort.py``) on
+the CPU: the real executor runs on the stand-in CuPy (tests/conftest.py), and each of
+its launches runs a NumPy MODEL of that kernel on the launch's own arguments (device
+pointers are host addresses there): the OR of the keys, the histogram of every digit
+place, the exclusive offsets, and the one-sweep pass step by step as the CUDA code does
+it: tiles taken from the atomic counter in the scratch, warp multi-split ranking (the
+``__match_any_sync`` peers, the leader's counter update) over the warp-striped loads,
+the counts over warps, the block's exclusive scan, the 64-bit look-back words with
+their pass tags and flags written into the real scratch, the look-back walk, the slots
+of the tile sorted in shared memory, and the scatter. Blocks publish their aggregates
+first and look back in a random order, so both ways out of the walk (the tile before
+has its inclusive count out, or the walk adds aggregates first) run.
+
+What this cannot show (tests/test_radix_sort_gpu.py on a device does): NVRTC's code,
+the memory model of the spin loop, timing.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from xstride import algorithms as alg
+from xstride._core.dtypes import DTYPE_OF_C
+from xstride._kernels import _compile
+from xstride._kernels import sort as ks
+from xstride._plans import radix_sort as rp
+
+from tests.conftest import FakeCupy, FakeCupyArray, installed_fake_cupy
+
+INT_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
+SENTINEL = 0xFFFFFFFF
+
+
+def mem(ptr: int, dtype, count: int) -> np.ndarray:
+    """``count`` elements of ``dtype`` at the (host) address ``ptr``, writable."""
+    dt = np.dtype(dtype)
+    if count == 0:
+        return np.empty(0, dt)
+    return np.frombuffer((ctypes.c_char * (count * dt.itemsize)).from_address(int(ptr)), dt)
+
+
+def digits(keys_u: np.ndarray, flip: int, shift: int, mask: int) -> np.ndarray:
+    """``xs_radix_digit``: ((key ^ flip) >> shift) & mask of unsigned keys."""
+    u = keys_u.astype(np.uint64) ^ np.uint64(flip)
+    return ((u >> np.uint64(shift)) & np.uint64(mask)).astype(np.int64)
+
+
+def word(tag: int, flag: int, count: int) -> np.uint64:
+    return np.uint64((tag << 60) | (flag << 58) | count)
+
+
+class Device:
+    """Runs the models of radix_sort.cu's kernels; counts what ran."""
+
+    def __init__(self, seed: int):
+        self.rng = np.random.default_rng(seed)
+        self.ran = []
+        self.walks = {"at once": 0, "through aggregates": 0}
+
+    def run(self, name: str, grid, block, args):
+        grid = grid[0] if isinstance(grid, tuple) else grid
+        block = block[0] if isinstance(block, tuple) else block
+        m = re.fullmatch(r"(\w+)(?:<(.*)>)?", name)
+        kernel, targs = m.group(1)[len("xs_radix_"):], (m.group(2) or "")
+        self.ran.append(kernel)
+        ktype = np.dtype(DTYPE_OF_C[targs.split(",")[0].strip()]) if targs else None
+        assert block == rp.THREADS, (name, block)
+        model = getattr(self, "or_" if kernel == "or" else kernel)
+        model(ktype, targs, grid, [int(a) for a in args])
+
+    # --- xs_radix_or<K>(keys, n, out)
+    def or_(self, K, targs, grid, args):
+        keys, n, out = args
+        o = mem(out, np.uint64, 1)
+        k = mem(keys, K, n).astype(np.uint64)
+        o[0] |= np.bitwise_or.reduce(k) if n else np.uint64(0)
+
+    # --- xs_radix_histogram<K>(keys, n, flip, places, bits, hist)
+    def histogram(self, K, targs, grid, args):
+        keys, n, flip, places, bits, hist = args
+        h = mem(hist, np.uint64, places * rp.BINS)
+        k = mem(keys, K, n)
+        for p in range(places):
+            mask = 0xFF if bits - 8 * p >= 8 else (1 << (bits - 8 * p)) - 1
+            h[p * rp.BINS:(p + 1) * rp.BINS] += np.bincount(
+                digits(k, flip, 8 * p, mask), minlength=rp.BINS).astype(np.uint64)
+
+    # --- xs_radix_offsets(hist), one block per place
+    def offsets(self, K, targs, grid, args):
+        (hist,) = args
+        h = mem(hist, np.uint64, grid * rp.BINS).reshape(grid, rp.BINS)
+        h[:] = np.cumsum(h, axis=1) - h
+
+    # --- xs_radix_onesweep<K, ITEMS>(kin, kout, iin, iout, n, flip, shift, mask,
+    #                                  offsets, status, counter, tag)
+    def onesweep(self, K, targs, grid, args):
+        items = int(targs.split(",")[1])
+        kin, kout, iin, iout, n, flip, shift, mask, offs, status, counter, tag = args
+        assert grid == -(-n // (rp.THREADS * items))
+        keys_in, keys_out = mem(kin, K, n), mem(kout, K, n)
+        idx_in = None if iin == 0 else mem(iin, np.int64, n)
+        idx_out = mem(iout, np.int64, n)
+        bin_off = mem(offs, np.uint64, rp.BINS).astype(np.int64)
+        st = mem(status, np.uint64, grid * rp.BINS)
+        ctr = mem(counter, np.uint32, 1)
+        tile_size = rp.THREADS * items
+        warps, seg_len = rp.THREADS // 32, 32 * items
+        lanes = np.arange(32)
+        blocks = []
+        # phase 1, every block: its tile from the counter, ranks, aggregate published
+        for _ in range(grid):
+            tile = int(ctr[0])
+            ctr[0] += 1
+            t0 = tile * tile_size
+            warp_cnt = np.zeros((warps, rp.BINS), np.int64)
+            items_of = []   # (index, digit, warp, rank) of the valid keys
+            for w in range(warps):
+                seg = t0 + w * seg_len
+                for j in range(items):
+                    i = seg + j * 32 + lanes
+                    valid = i < n
+                    d = np.full(32, SENTINEL, np.int64)
+                    d[valid] = digits(keys_in[i[valid]], flip, shift, mask)
+                    peers = d[:, None] == d[None, :]
+                    below = np.tril(peers, -1).sum(axis=1)      # popc(peers & lanemask_lt)
+                    total = peers.sum(axis=1)                  # popc(peers)
+                    leader = valid & (below == 0)
+                    base = np.where(valid, warp_cnt[w, np.where(valid, d, 0)], 0)
+                    np.add.at(warp_cnt[w], d[leader], total[leader])
+                    for lane in np.flatnonzero(valid):
+                        items_of.append((int(i[lane]), int(d[lane]), w, int(base[lane] + below[lane])))
+            count = warp_cnt.sum(axis=0)
+            warp_excl = np.cumsum(warp_cnt, axis=0) - warp_cnt
+            start = np.cumsum(count) - count
+            assert st[tile * rp.BINS] == 0 or (int(st[tile * rp.BINS]) >> 60) != tag
+            flag = 2 if tile == 0 else 1
+            st[tile * rp.BINS:(tile + 1) * rp.BINS] = [word(tag, flag, int(c)) for c in count]
+            blocks.append((tile, items_of, count, warp_excl, start))
+        assert sorted(b[0] for b in blocks) == list(range(grid))
+        # phase 2, in a random order: look back, inclusive published, scatter
+        for b in self.rng.permutation(grid):
+            tile, items_of, count, warp_excl, start = blocks[b]
+            excl = np.zeros(rp.BINS, np.int64)
+            if tile > 0:
+                for d in range(rp.BINS):
+                    k = tile - 1
+                    while k >= 0:
+                        w = int(st[k * rp.BINS + d])
+                        assert w >> 60 == tag and (w >> 58) & 3 in (1, 2), \
+                            f"tile {tile} digit {d}: tile {k} has not published"
+                        excl[d] += w & ((1 << 58) - 1)
+                        if (w >> 58) & 3 == 2:
+                            self.walks["at once" if k == tile - 1 else "through aggregates"] += 1
+                            break
+                        k -= 1
+                    assert k >= 0, "walked past tile 0 (tile 0 publishes an inclusive count)"
+                    st[tile * rp.BINS + d] = word(tag, 2, int(excl[d] + count[d]))
+            base = bin_off + excl - start                       # s_base
+            t0 = tile * tile_size
+            tile_n = min(tile_size, n - t0)
+            s_keys = np.zeros(tile_size, K)
+            s_idx = np.full(tile_size, -1, np.int64)
+            filled = np.zeros(tile_size, np.int64)
+            for i, d, w, r in items_of:
+                slot = start[d] + warp_excl[w, d] + r
+                s_keys[slot] = keys_in[i]
+                s_idx[slot] = i if idx_in is None else idx_in[i]
+                filled[slot] += 1
+            assert (filled[:tile_n] == 1).all() and not filled[tile_n:].any(), "slots"
+            dk = digits(s_keys[:tile_n], flip, shift, mask)
+            assert (np.diff(dk) >= 0).all(), "the tile is not sorted by digit"
+            pos = base[dk] + np.arange(tile_n)
+            keys_out[pos] = s_keys[:tile_n]
+            idx_out[pos] = s_idx[:tile_n]
+
+
+class EmuCupy(FakeCupy):
+    """The stand-in CuPy whose kernels run :class:`Device`'s models."""
+
+    def __init__(self, device: Device):
+        super().__init__()
+        self.dev = device
+
+    def RawModule(self, code=None, options=(), name_expressions=None, **kwargs):  # noqa: N802
+        dev = self.dev
+
+        class Kernel:
+            def __init__(self, name):
+                self.name = name
+
+            def __call__(self, grid, block, args, shared_mem=0, stream=None, **kw):
+                dev.run(self.name, grid, block, args)
+
+        return type("Module", (), {"get_function": staticmethod(lambda name: Kernel(name))})()
+
+    def take(self, a, order, axis=0):
+        return FakeCupyArray(np.take(a.host, order.host, axis=axis))
+
+    def arange(self, n, dtype=None):
+        return FakeCupyArray(np.arange(n, dtype=dtype))
+
+
+@pytest.fixture
+def device(monkeypatch):
+    """A :class:`Device` behind an installed :class:`EmuCupy`; caches of compiled
+    kernels and launches emptied before and after."""
+    monkeypatch.setattr(FakeCupyArray, "view",
+                        lambda self, dtype: self._view(self.host.view(dtype)), raising=False)
+    dev = Device(0)
+    _compile.clear()
+    ks._LAUNCHES.clear()
+    with installed_fake_cupy(EmuCupy(dev)):
+        yield dev
+    _compile.clear()
+    ks._LAUNCHES.clear()
+
+
+def emulated_sort(keys: np.ndarray, *values, key_bits=None):
+    """The executor's result for host arrays, as host arrays."""
+    out = ks.sort_by_key(FakeCupyArray(keys.copy()), [FakeCupyArray(v) for v in values],
+                         key_bits)
+    return [o.host for o in out]
+
+
+def check(device, keys, *values, key_bits=None):
+    got = emulated_sort(keys, *values, key_bits=key_bits)
+    want = np.argsort(keys, kind="stable")
+    np.testing.assert_array_equal(got[1], want)
+    assert got[1].dtype == np.int64 and got[0].dtype == keys.dtype
+    np.testing.assert_array_equal(got[0], keys[want])
+    for g, v in zip(got[2:], values):
+        np.testing.assert_array_equal(g, np.take(v, want, axis=0))
+    return got
+
+
+# ---------------------------------------------------------------- the model, end to end
+@pytest.mark.parametrize("n", [1, 2, 33, rp.TILE - 1, rp.TILE, rp.TILE + 1, 3 * rp.TILE + 7])
+def test_sizes_around_the_tile(device, n):
+    rng = np.random.default_rng(n)
+    keys = rng.integers(0, max(2, n // 40), size=n).astype(np.uint64)   # many duplicates
+    check(device, keys, rng.normal(size=(n, 2)))
+    passes = device.ran.count("onesweep")
+    assert passes == -(-max(1, int(keys.max()).bit_length()) // 8) or keys.max() == 0
+
+
+def test_walks_take_both_ways_out(device):
+    rng = np.random.default_rng(1)
+    n = 9 * rp.TILE + 100
+    check(device, rng.integers(0, 1 << 20, size=n, dtype=np.uint64))
+    assert device.walks["at once"] > 0 and device.walks["through aggregates"] > 0, device.walks
+    assert device.ran[:3] == ["or", "histogram", "offsets"]
+    assert device.ran[3:] == ["onesweep"] * 3
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES)
+def test_every_dtype_full_range(device, dtype):
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(info.bits)
+    n = 2 * rp.TILE + 5
+    keys = rng.integers(info.min, info.max, size=n, endpoint=True, dtype=dtype)
+    keys[:4] = [info.max, info.min, info.max, info.min]
+    check(device, keys, np.arange(n))
+    check(device, keys, key_bits=info.bits)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(n=st.integers(0, 3 * rp.TILE + 50), dtype=st.sampled_from(INT_DTYPES),
+       bits=st.integers(1, 64), distinct=st.integers(1, 10_000), negative=st.booleans(),
+       pass_bits=st.booleans(), seed=st.integers(0, 2**32 - 1))
+def test_random_keys(device, n, dtype, bits, distinct, negative, pass_bits, seed):
+    rng = np.random.default_rng(seed)
+    info = np.iinfo(dtype)
+    top = min(bits, info.bits - (info.min < 0))
+    pool = rng.integers(0, 2**top, size=distinct, dtype=np.uint64, endpoint=False)
+    keys = pool[rng.integers(0, distinct, size=n)].astype(dtype)
+    if negative and info.min < 0 and n:
+        keys[rng.random(n) < 0.4] = info.min + rng.integers(0, 3)
+    key_bits = None
+    if pass_bits:
+        key_bits = info.bits if (keys < 0).any() else top
+    check(device, keys, np.arange(n, dtype=np.int64), key_bits=key_bits)
+
+
+def test_no_bits_no_passes(device):
+    got = check(device, np.zeros(5000, np.int16))
+    assert "onesweep" not in device.ran and got[1].tolist() == list(range(5000))
+    device.ran.clear()
+    got = emulated_sort(np.zeros(0, np.uint32), np.zeros((0, 3)))
+    assert [g.shape for g in got] == [(0,), (0,), (0, 3)] and device.ran == []
+
+
+def test_key_bits_skips_the_or_and_sorts_only_those_bits(device):
+    rng = np.random.default_rng(4)
+    keys = rng.integers(0, 1 << 30, size=5 * rp.TILE, dtype=np.uint64)
+    check(device, keys, key_bits=30)
+    assert device.ran == ["histogram", "offsets"] + ["onesweep"] * 4
+    device.ran.clear()
+    # keys wider than key_bits: the device orders them by their low key_bits bits
+    got = emulated_sort(keys, key_bits=12)
+    np.testing.assert_array_equal(got[1], np.argsort(keys & np.uint64(0xFFF), kind="stable"))
+    assert device.ran == ["histogram", "offsets"] + ["onesweep"] * 2
+
+
+def test_signed_keys_flip_the_sign_bit(device):
+    keys = np.array([5, -1, 0, -128, 127, -1, 3] * 700, dtype=np.int8)
+    check(device, keys)
+    assert device.ran.count("onesweep") == 1
+
+
+# ---------------------------------------------------------------- the plan
+def test_plan_places_and_masks():
+    p = rp.plan_radix(10, 8, False, 30)
+    assert p.passes == 4 and p.shifts == (0, 8, 16, 24) and p.masks == (255, 255, 255, 63)
+    assert p.ntiles == 1 and p.flip == 0
+    p = rp.plan_radix(rp.TILE + 1, 2, True, 16)
+    assert p.passes == 2 and p.masks == (255, 255) and p.flip == 0x8000 and p.ntiles == 2
+    assert rp.plan_radix(7, 1, False, 0).passes == 0
+    assert rp.plan_radix(0, 4, False, 3).ntiles == 0
+    assert p.scratch_words == rp.SCRATCH_STATUS + 2 * rp.BINS
+    assert rp.SCRATCH_STATUS % 2 == 0   # 16-byte aligned look-back words
+    assert rp.SCRATCH_COUNTERS + rp.MAX_PLACES <= rp.SCRATCH_HIST
+    with pytest.raises(ValueError, match="plan_radix"):
+        rp.plan_radix(1, 4, False, 33)
+    with pytest.raises(ValueError, match="58-bit"):
+        rp.plan_radix(1 << 58, 8, False, 8)
+
+
+@pytest.mark.parametrize("word,item,signed,bits", [
+    (0, 8, False, 0), (1, 8, False, 1), ((1 << 30) - 1, 8, False, 30), (1 << 63, 8, False, 64),
+    (1 << 63, 8, True, 64), ((1 << 63) - 1, 8, True, 63), (0x80, 1, True, 8), (0x7F, 1, True, 7),
+    (0xFFFF, 2, True, 16), (0x8000, 2, False, 16)])
+def test_bits_from_or(word, item, signed, bits):
+    assert rp.bits_from_or(word, item, signed) == bits
+
+
+def test_shared_memory_of_a_pass_fits_the_static_limit():
+    # s_buf (TILE x 8 B), s_warp (warps x 256 x 4 B), s_start, s_base, s_tile, and
+    # the block scan's 3 x 32 words: under the 48 KiB of static shared memory
+    total = rp.TILE * 8 + (rp.THREADS // 32) * rp.BINS * 4 + rp.BINS * 4 + rp.BINS * 8 + 4 \
+        + 3 * 32 * 4
+    assert total <= 48 * 1024, total
+
+
+# ---------------------------------------------------------------- the public checks
+@pytest.mark.parametrize("bad", [True, 2.0, "8", np.float64(3)])
+def test_key_bits_of_a_bad_type(bad):
+    with pytest.raises(TypeError, match="sort_by_key: argument 'key_bits'.*an int or None"):
+        alg.sort_by_key(np.arange(3), key_bits=bad)
+
+
+@pytest.mark.parametrize("dtype,bad", [(np.uint8, 9), (np.int8, 0), (np.int32, 33),
+                                       (np.uint64, 65), (np.int64, -1)])
+def test_key_bits_out_of_range(dtype, bad):
+    width = 8 * np.dtype(dtype).itemsize
+    with pytest.raises(ValueError, match=rf"argument 'key_bits' must be in 1\.\.{width} .*"
+                                         rf"got {bad}"):
+        alg.sort_by_key(np.arange(3, dtype=dtype), key_bits=bad)
+
+
+@pytest.mark.parametrize("keys,key_bits,first", [
+    (np.array([1, 2, 8, 3], np.uint32), 3, 2), (np.array([0, -1], np.int16), 15, 1),
+    (np.array([4, 300], np.int64), 8, 1)])
+def test_keys_outside_key_bits_on_the_host(keys, key_bits, first):
+    with pytest.raises(ValueError, match=rf"argument 'keys' has keys\[{first}\] = "
+                                         rf"{keys[first]}, outside \[0, 2\*\*{key_bits}\)"):
+        alg.sort_by_key(keys, key_bits=key_bits)
+
+
+def test_key_bits_on_the_host_sorts_as_without():
+    rng = np.random.default_rng(0)
+    keys = rng.integers(-50, 50, size=1000).astype(np.int16)
+    for kb in (None, 16):
+        sk, order, v = alg.sort_by_key(keys, np.arange(1000), key_bits=kb)
+        np.testing.assert_array_equal(order, np.argsort(keys, kind="stable"))
+        np.testing.assert_array_equal(v, order)
+    pos = np.abs(keys).astype(np.uint8)
+    for kb in (6, 7, 8, np.int64(6)):
+        np.testing.assert_array_equal(alg.sort_by_key(pos, key_bits=kb)[1],
+                                      np.argsort(pos, kind="stable"))
+
+
+# ---------------------------------------------------------------- NVRTC
+def test_every_instantiation_compiles_with_nvrtc():
+    """Every kernel the executor names compiles for sm_90 and sm_80 (no GPU needed)."""
+    nv = pytest.importorskip("tests.test_cuda_headers_nvrtc")
+    if nv.nvrtc is None:
+        pytest.skip("cuda-bindings/nvrtc not importable")
+    lines = []
+    for dtype in ("uint8", "uint16", "uint32", "uint64"):
+        k = ks.C_TYPES[dtype]
+        lines += [f"template __global__ void xs_radix_or<{k}>(const {k}*, long long, "
+                  "unsigned long long*);",
+                  f"template __global__ void xs_radix_histogram<{k}>(const {k}*, long long, "
+                  "unsigned long long, int, int, unsigned long long*);",
+                  f"template __global__ void xs_radix_onesweep<{k}, {rp.ITEMS}>(const {k}*, "
+                  f"{k}*, const long long*, long long*, long long, unsigned long long, "
+                  "unsigned, unsigned, const unsigned long long*, unsigned long long*, "
+                  "unsigned*, unsigned);"]
+    text = _compile.source("radix_sort.cu") + "\n" + "\n".join(lines) + "\n"
+    for arch in ("sm_90", "sm_80"):
+        ok, log, ptx = nv.nvrtc_compile(text, arch)
+        assert ok, log
+        for name in ("xs_radix_or", "xs_radix_histogram", "xs_radix_offsets",
+                     "xs_radix_onesweep"):
+            assert ptx.count(f".entry _Z{len(name)}{name}") >= (1 if name == "xs_radix_offsets"
+                                                                 else 4), (arch, name)
+        # the one-sweep pass takes the 12 arguments the executor's Launch packs
+        entry = ptx[ptx.index(".entry _Z17xs_radix_onesweep"):]
+        params = entry[:entry.index(")")]
+        assert params.count(".param") == 12, params
