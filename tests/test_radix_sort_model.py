@@ -101,6 +101,7 @@ class Device:
     #                                  offsets, status, counter, tag)
     def onesweep(self, K, targs, grid, args):
         items = int(targs.split(",")[1])
+        assert int(targs.split(",")[2]) == rp.TUNING["min_blocks"]
         kin, kout, iin, iout, n, flip, shift, mask, offs, status, counter, tag = args
         assert grid == -(-n // (rp.THREADS * items))
         keys_in, keys_out = mem(kin, K, n), mem(kout, K, n)
@@ -287,6 +288,17 @@ def test_random_keys(device, n, dtype, bits, distinct, negative, pass_bits, seed
     check(device, keys, np.arange(n, dtype=np.int64), key_bits=key_bits)
 
 
+@pytest.mark.parametrize("items", [1, 2, 7, rp.MAX_ITEMS])
+def test_other_tile_sizes(device, monkeypatch, items):
+    monkeypatch.setitem(rp.TUNING, "items", items)
+    rng = np.random.default_rng(items)
+    n = 40 * rp.THREADS * items + 3
+    keys = rng.integers(-300, 300, size=n).astype(np.int16)
+    keys[rng.random(n) < 0.5] = 7
+    check(device, keys, np.arange(n, dtype=np.int64))
+    assert device.walks["through aggregates"] > 0
+
+
 def test_no_bits_no_passes(device):
     got = check(device, np.zeros(5000, np.int16))
     assert "onesweep" not in device.ran and got[1].tolist() == list(range(5000))
@@ -317,7 +329,7 @@ def test_signed_keys_flip_the_sign_bit(device):
 def test_plan_places_and_masks():
     p = rp.plan_radix(10, 8, False, 30)
     assert p.passes == 4 and p.shifts == (0, 8, 16, 24) and p.masks == (255, 255, 255, 63)
-    assert p.ntiles == 1 and p.flip == 0
+    assert p.ntiles == 1 and p.flip == 0 and p.tile == rp.TILE == rp.THREADS * p.items
     p = rp.plan_radix(rp.TILE + 1, 2, True, 16)
     assert p.passes == 2 and p.masks == (255, 255) and p.flip == 0x8000 and p.ntiles == 2
     assert rp.plan_radix(7, 1, False, 0).passes == 0
@@ -331,6 +343,12 @@ def test_plan_places_and_masks():
         rp.plan_radix(1 << 58, 8, False, 8)
 
 
+def test_plan_tuning_range(monkeypatch):
+    monkeypatch.setitem(rp.TUNING, "items", rp.MAX_ITEMS + 1)
+    with pytest.raises(ValueError, match="tuning"):
+        rp.plan_radix(1, 4, False, 3)
+
+
 @pytest.mark.parametrize("word,item,signed,bits", [
     (0, 8, False, 0), (1, 8, False, 1), ((1 << 30) - 1, 8, False, 30), (1 << 63, 8, False, 64),
     (1 << 63, 8, True, 64), ((1 << 63) - 1, 8, True, 63), (0x80, 1, True, 8), (0x7F, 1, True, 7),
@@ -340,10 +358,10 @@ def test_bits_from_or(word, item, signed, bits):
 
 
 def test_shared_memory_of_a_pass_fits_the_static_limit():
-    # s_buf (TILE x 8 B), s_warp (warps x 256 x 4 B), s_start, s_base, s_tile, and
+    # s_buf (tile x 8 B), s_warp (warps x 256 x 4 B), s_start, s_base, s_tile, and
     # the block scan's 3 x 32 words: under the 48 KiB of static shared memory
-    total = rp.TILE * 8 + (rp.THREADS // 32) * rp.BINS * 4 + rp.BINS * 4 + rp.BINS * 8 + 4 \
-        + 3 * 32 * 4
+    total = rp.THREADS * rp.MAX_ITEMS * 8 + (rp.THREADS // 32) * rp.BINS * 4 + rp.BINS * 4 \
+        + rp.BINS * 8 + 4 + 3 * 32 * 4
     assert total <= 48 * 1024, total
 
 
@@ -398,7 +416,8 @@ def test_every_instantiation_compiles_with_nvrtc():
                   "unsigned long long*);",
                   f"template __global__ void xs_radix_histogram<{k}>(const {k}*, long long, "
                   "unsigned long long, int, int, unsigned long long*);",
-                  f"template __global__ void xs_radix_onesweep<{k}, {rp.ITEMS}>(const {k}*, "
+                  f"template __global__ void xs_radix_onesweep<{k}, {rp.ITEMS}, "
+                  f"{rp.TUNING['min_blocks']}>(const {k}*, "
                   f"{k}*, const long long*, long long*, long long, unsigned long long, "
                   "unsigned, unsigned, const unsigned long long*, unsigned long long*, "
                   "unsigned*, unsigned);"]

@@ -37,6 +37,7 @@
 #define XS_RADIX_BINS 256
 #define XS_RADIX_WARPS (XS_RADIX_THREADS / 32)
 #define XS_RADIX_MAX_PLACES 8
+#define XS_RADIX_NONE 0xffffffffu   // no key (past n): matches no digit
 
 // The digit of `key` at bit `shift` (mask: 0xff, or fewer bits for the top place).
 template <typename K>
@@ -171,9 +172,10 @@ __device__ __forceinline__ unsigned long long xs_radix_lookback(const unsigned l
 // place's exclusive digit offsets (xs_radix_offsets); status: (ntiles * 256,) look-back
 // words, zeroed by the host before the first pass; tile_counter: this pass's own
 // counter, zeroed by the host; tag: pass + 1. Grid: ntiles = ceil(n / TILE) blocks of
-// 256 threads.
-template <typename K, int ITEMS>
-__global__ void __launch_bounds__(XS_RADIX_THREADS)
+// 256 threads. MINB: blocks per SM the compiler must fit (__launch_bounds__; 3 caps a
+// thread at 80 registers), a tuning knob of xstride/_plans/radix_sort.py.
+template <typename K, int ITEMS, int MINB>
+__global__ void __launch_bounds__(XS_RADIX_THREADS, MINB)
 xs_radix_onesweep(const K* __restrict__ keys_in, K* __restrict__ keys_out,
                   const long long* __restrict__ idx_in, long long* __restrict__ idx_out,
                   long long n, unsigned long long flip64, unsigned shift, unsigned mask,
@@ -199,10 +201,11 @@ xs_radix_onesweep(const K* __restrict__ keys_in, K* __restrict__ keys_out,
     const long long t0 = tile * TILE;
     const long long seg = t0 + (long long)warp * SEG;
 
-    // ---- load (coalesced: step j of a warp reads 32 consecutive keys) and rank
+    // ---- load (coalesced: step j of a warp reads 32 consecutive keys) and rank; rd[j]
+    // packs the digit (bits 31..16) and the rank among equal digits of the warp so far
+    // (bits 15..0; a warp holds 32 * ITEMS < 2**16 keys), or is XS_RADIX_NONE past n
     K key[ITEMS];
-    unsigned rank[ITEMS];
-    unsigned dig[ITEMS];   // digit, or 0xffffffff past n
+    unsigned rd[ITEMS];
     const unsigned lt = (1u << lane) - 1u;
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j) {
@@ -212,15 +215,14 @@ xs_radix_onesweep(const K* __restrict__ keys_in, K* __restrict__ keys_out,
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j) {
         const bool valid = seg + j * 32 + lane < n;
-        const unsigned d = valid ? xs_radix_digit(key[j], flip, shift, mask) : 0xffffffffu;
+        const unsigned d = valid ? xs_radix_digit(key[j], flip, shift, mask) : XS_RADIX_NONE;
         const unsigned peers = __match_any_sync(0xffffffffu, d);
         const unsigned leader = __ffs(peers) - 1u;
         unsigned base = 0u;
         if (valid && lane == leader) base = atomicAdd(&s_warp[warp * XS_RADIX_BINS + d], __popc(peers));
         // the shuffle also orders this step's counter updates before the next step's
         base = __shfl_sync(0xffffffffu, base, leader);
-        rank[j] = base + __popc(peers & lt);
-        dig[j] = d;
+        rd[j] = valid ? (d << 16) | (base + __popc(peers & lt)) : XS_RADIX_NONE;
     }
     __syncthreads();
 
@@ -249,22 +251,26 @@ xs_radix_onesweep(const K* __restrict__ keys_in, K* __restrict__ keys_out,
     s_base[d] = (long long)(bin_offsets[d] + excl) - (long long)start;
     __syncthreads();
 
-    // ---- the keys into their slots of the tile sorted by digit, then out
+    // ---- the keys into their slots of the tile sorted by digit (rd[j] becomes the
+    // slot), then out
     K* s_keys = reinterpret_cast<K*>(s_buf);
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j) {
-        if (dig[j] != 0xffffffffu) {
-            rank[j] += s_start[dig[j]] + s_warp[warp * XS_RADIX_BINS + dig[j]];   // the slot
-            s_keys[rank[j]] = key[j];
+        if (rd[j] != XS_RADIX_NONE) {
+            const unsigned dj = rd[j] >> 16;
+            rd[j] = (rd[j] & 0xffffu) + s_start[dj] + s_warp[warp * XS_RADIX_BINS + dj];
+            s_keys[rd[j]] = key[j];
         }
     }
     __syncthreads();
     const long long rem = n - t0;
     const int tile_n = rem < TILE ? (int)rem : TILE;
 #pragma unroll
+    unsigned dig[ITEMS];   // the digit of slot k * 256 + threadIdx.x
+#pragma unroll
     for (int k = 0; k < ITEMS; ++k) {
         const int i = k * XS_RADIX_THREADS + threadIdx.x;
-        dig[k] = 0xffffffffu;
+        dig[k] = 0u;
         if (i < tile_n) {
             const K kk = s_keys[i];
             const unsigned dd = xs_radix_digit(kk, flip, shift, mask);
@@ -279,7 +285,7 @@ xs_radix_onesweep(const K* __restrict__ keys_in, K* __restrict__ keys_out,
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j) {
         const long long i = seg + j * 32 + lane;
-        if (i < n) s_idx[rank[j]] = idx_in != nullptr ? idx_in[i] : i;
+        if (i < n) s_idx[rd[j]] = idx_in != nullptr ? idx_in[i] : i;
     }
     __syncthreads();
 #pragma unroll

@@ -83,8 +83,8 @@ def radix_sort(keys, key_bits=None) -> tuple:
     item = keys.dtype.itemsize
     signed = keys.dtype.kind == "i"
     ukeys = cp.ascontiguousarray(keys).view(np.dtype(f"u{item}"))
-    ntiles = -(-n // rp.TILE)
-    scratch = cp.zeros(rp.SCRATCH_STATUS + ntiles * rp.BINS, dtype=np.uint64)
+    plan = rp.plan_radix(n, item, signed, 0)   # the tiles (the bits come next)
+    scratch = cp.zeros(plan.scratch_words, dtype=np.uint64)
     bits = key_bits_of(ukeys, signed, scratch) if key_bits is None else int(key_bits)
     plan = rp.plan_radix(n, item, signed, bits)
     if plan.passes == 0:   # every key equal (to 0): the identity
@@ -106,9 +106,9 @@ def radix_sort(keys, key_bits=None) -> tuple:
         k, (plan.passes,), (rp.THREADS,), [slot64()]))(hist)
 
     # one pass per digit place, ping-pong between two key and two index buffers
-    oexpr = f"xs_radix_onesweep<{ct}, {rp.ITEMS}>"
-    sweep = _launch(oexpr, ntiles, (n, plan.flip), lambda k: Launch(
-        k, (ntiles,), (rp.THREADS,),
+    oexpr = f"xs_radix_onesweep<{ct}, {plan.items}, {plan.min_blocks}>"
+    sweep = _launch(oexpr, plan.ntiles, (n, plan.flip), lambda k: Launch(
+        k, (plan.ntiles,), (rp.THREADS,),
         # keys in/out, idx in/out, n, flip, shift, mask, offsets, status, counter, tag
         [slot64(), slot64(), slot64(), slot64(), i64(n), u64(plan.flip), slot32(), slot32(),
          slot64(), slot64(), slot64(), slot32()]))

@@ -15,19 +15,27 @@ from dataclasses import dataclass
 
 from .._core.errors import error
 
-__all__ = ["DIGIT_BITS", "BINS", "THREADS", "ITEMS", "TILE", "MAX_PLACES", "SCRATCH_OR",
+__all__ = ["DIGIT_BITS", "BINS", "THREADS", "TUNING", "ITEMS", "TILE", "MAX_ITEMS", "MAX_PLACES",
+           "SCRATCH_OR",
            "SCRATCH_COUNTERS", "SCRATCH_HIST", "SCRATCH_STATUS", "COUNT_BITS", "RadixPlan",
            "bits_from_or", "plan_radix", "flip_of"]
 
 #: Bits per digit; digit values per place (one per thread of a block).
 DIGIT_BITS = 8
 BINS = 1 << DIGIT_BITS
-#: Threads per block of the one-sweep pass (== BINS: thread d owns digit d) and keys
-#: per thread; a tile is THREADS * ITEMS consecutive keys (a template argument of
-#: ``xs_radix_onesweep``: this is the one place the number is written).
+#: Threads per block of the one-sweep pass (== BINS: thread d owns digit d).
 THREADS = 256
-ITEMS = 15
+#: Tuning of the one-sweep pass, read at each sort (benchmarks/sort.py sweeps them):
+#: ``items``, keys per thread (a tile is THREADS * items consecutive keys; at most 17,
+#: so the tile and its counters fit the 48 KiB of static shared memory), and
+#: ``min_blocks``, blocks per SM the compiler must fit (``__launch_bounds__``; 3 keeps
+#: a thread at 80 registers, where NVRTC for sm_90 gives 113 unbounded for 64-bit
+#: keys). Both are template arguments of ``xs_radix_onesweep``.
+TUNING = {"items": 15, "min_blocks": 3}
+#: Keys per tile at the default tuning.
+ITEMS = TUNING["items"]
 TILE = THREADS * ITEMS
+MAX_ITEMS = 17
 #: Digit places of the widest key (uint64).
 MAX_PLACES = 8
 #: Bits of a count in a look-back word (``radix_sort.cu``): n must stay below 2**58.
@@ -74,8 +82,12 @@ class RadixPlan:
         mask``; every mask is 0xff except perhaps the last (``bits % 8`` bits).
     flip : int
         :func:`flip_of`.
+    items, min_blocks : int
+        The tuning of the pass (:data:`TUNING` when the plan was made).
+    tile : int
+        Keys per tile, ``THREADS * items``.
     ntiles : int
-        Tiles of :data:`TILE` keys, one block each per pass.
+        Tiles, one block each per pass.
     scratch_words : int
         uint64 words of the zeroed scratch (see the ``SCRATCH_*`` offsets).
     """
@@ -88,13 +100,16 @@ class RadixPlan:
     shifts: tuple
     masks: tuple
     flip: int
+    items: int
+    min_blocks: int
+    tile: int
     ntiles: int
     scratch_words: int
 
 
 def plan_radix(n: int, itemsize: int, signed: bool, bits: int) -> RadixPlan:
     """The :class:`RadixPlan` of ``n`` keys of ``itemsize`` bytes (1, 2, 4, 8) sorted
-    on their low ``bits`` bits (0..8 * itemsize)."""
+    on their low ``bits`` bits (0..8 * itemsize), at the current :data:`TUNING`."""
     width = 8 * itemsize
     if itemsize not in (1, 2, 4, 8) or not 0 <= bits <= width:
         raise error(ValueError, "plan_radix", f"bits={bits} for {itemsize}-byte keys")
@@ -103,7 +118,12 @@ def plan_radix(n: int, itemsize: int, signed: bool, bits: int) -> RadixPlan:
     passes = -(-bits // DIGIT_BITS)
     shifts = tuple(DIGIT_BITS * p for p in range(passes))
     masks = tuple((1 << min(DIGIT_BITS, bits - s)) - 1 for s in shifts)
-    ntiles = -(-n // TILE)
+    items, min_blocks = int(TUNING["items"]), int(TUNING["min_blocks"])
+    if not 1 <= items <= MAX_ITEMS or min_blocks < 1:
+        raise error(ValueError, "plan_radix", f"tuning {TUNING} out of range")
+    tile = THREADS * items
+    ntiles = -(-n // tile)
     return RadixPlan(n=n, itemsize=itemsize, signed=signed, bits=bits, passes=passes,
-                     shifts=shifts, masks=masks, flip=flip_of(itemsize, signed),
-                     ntiles=ntiles, scratch_words=SCRATCH_STATUS + ntiles * BINS)
+                     shifts=shifts, masks=masks, flip=flip_of(itemsize, signed), items=items,
+                     min_blocks=min_blocks, tile=tile, ntiles=ntiles,
+                     scratch_words=SCRATCH_STATUS + ntiles * BINS)
