@@ -9,7 +9,8 @@ import importlib
 import pytest
 
 #: the modules with examples (a module listed here must have some)
-MODULES = ["xstride.layout", "xstride._plans.reduction", "xstride._core.sizes"]
+MODULES = ["xstride.layout", "xstride._plans.reduction", "xstride._core.sizes",
+           "xstride.algorithms.sort"]
 
 
 @pytest.mark.parametrize("name", MODULES)

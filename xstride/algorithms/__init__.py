@@ -102,7 +102,10 @@ def morton_keys(positions, lower, upper, levels):
     -------
     array of uint64, shape (n,)
         On the backend of ``positions``. Bit ``ndim*b + a`` is bit ``b`` of the cell
-        index on axis ``a``.
+        index on axis ``a``; a key has ``ndim * levels`` bits (every key is below
+        ``2**(ndim * levels)``): sort them with
+        ``sort_by_key(keys, ..., key_bits=ndim * levels)``, and the device sort runs
+        ``ceil(ndim * levels / 8)`` digit passes without looking at the keys first.
 
     Raises
     ------
