@@ -47,15 +47,30 @@ __device__ __forceinline__ unsigned xs_radix_digit(K key, K flip, unsigned shift
     return (unsigned)(bits >> shift) & mask;
 }
 
-// The bitwise OR of keys[0..n) into *out (which the host zeroes). Grid-stride loop.
+// Keys each thread loads before it uses any of them in the grid-stride kernels (OR,
+// histogram): enough loads in flight to keep the memory busy.
+#define XS_RADIX_UNROLL 4
+
+// The bitwise OR of keys[0..n) into *out (which the host zeroes). Grid-stride loop,
+// XS_RADIX_UNROLL keys per thread per step.
 template <typename K>
 __global__ void __launch_bounds__(256) xs_radix_or(const K* __restrict__ keys, long long n,
                                                    unsigned long long* __restrict__ out)
 {
     unsigned long long acc = 0ull;
-    const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-        acc |= (unsigned long long)keys[i];
+    const long long step = (long long)gridDim.x * blockDim.x * XS_RADIX_UNROLL;
+#pragma unroll 1
+    for (long long b = (long long)blockIdx.x * blockDim.x * XS_RADIX_UNROLL + threadIdx.x; b < n;
+         b += step) {
+        K k[XS_RADIX_UNROLL];
+#pragma unroll
+        for (int u = 0; u < XS_RADIX_UNROLL; ++u) {
+            const long long i = b + (long long)u * blockDim.x;
+            k[u] = i < n ? keys[i] : (K)0;
+        }
+#pragma unroll
+        for (int u = 0; u < XS_RADIX_UNROLL; ++u) acc |= (unsigned long long)k[u];
+    }
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) acc |= __shfl_xor_sync(0xffffffffu, acc, o);
     __shared__ unsigned long long s_or[32];
@@ -77,7 +92,8 @@ __device__ __forceinline__ unsigned xs_radix_mask(int bits, int place)
 
 // hist[p * 256 + d] += the number of keys whose digit at place p is d, p < places
 // (hist zeroed by the host; counts of one block kept in 32-bit shared counters, which
-// the host keeps below 2**32 by its grid size). Grid-stride loop, 256 threads.
+// the host keeps below 2**32 by its grid size). Grid-stride loop, 256 threads,
+// XS_RADIX_UNROLL keys per thread per step.
 template <typename K>
 __global__ void __launch_bounds__(XS_RADIX_THREADS)
 xs_radix_histogram(const K* __restrict__ keys, long long n, unsigned long long flip64, int places,
@@ -87,12 +103,23 @@ xs_radix_histogram(const K* __restrict__ keys, long long n, unsigned long long f
     const K flip = (K)flip64;
     for (int i = threadIdx.x; i < places * XS_RADIX_BINS; i += XS_RADIX_THREADS) s_hist[i] = 0u;
     __syncthreads();
-    const long long stride = (long long)gridDim.x * XS_RADIX_THREADS;
-    for (long long i = (long long)blockIdx.x * XS_RADIX_THREADS + threadIdx.x; i < n; i += stride) {
-        const K key = keys[i];
-        for (int p = 0; p < places; ++p)
-            atomicAdd(&s_hist[p * XS_RADIX_BINS + xs_radix_digit(key, flip, 8u * p, xs_radix_mask(bits, p))],
-                      1u);
+    const long long step = (long long)gridDim.x * XS_RADIX_THREADS * XS_RADIX_UNROLL;
+#pragma unroll 1
+    for (long long b = (long long)blockIdx.x * XS_RADIX_THREADS * XS_RADIX_UNROLL + threadIdx.x;
+         b < n; b += step) {
+        K k[XS_RADIX_UNROLL];
+#pragma unroll
+        for (int u = 0; u < XS_RADIX_UNROLL; ++u) {
+            const long long i = b + (long long)u * XS_RADIX_THREADS;
+            k[u] = i < n ? keys[i] : (K)0;
+        }
+#pragma unroll
+        for (int u = 0; u < XS_RADIX_UNROLL; ++u) {
+            if (b + (long long)u * XS_RADIX_THREADS >= n) break;
+            for (int p = 0; p < places; ++p)
+                atomicAdd(&s_hist[p * XS_RADIX_BINS
+                                  + xs_radix_digit(k[u], flip, 8u * p, xs_radix_mask(bits, p))], 1u);
+        }
     }
     __syncthreads();
     for (int i = threadIdx.x; i < places * XS_RADIX_BINS; i += XS_RADIX_THREADS) {

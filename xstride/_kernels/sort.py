@@ -31,7 +31,7 @@ from ._lru import Bounded
 __all__ = ["sort_by_key", "radix_sort", "key_bits_of"]
 
 _SRC = "radix_sort.cu"
-_BLOCKS_PER_SM = 4   # blocks of the grid-stride kernels (OR, histogram) per SM
+_BLOCKS_PER_SM = 8   # blocks of the grid-stride kernels (OR, histogram) per SM
 
 #: Prepared launches: (kernel expression, grid, fixed arguments, device) -> Launch
 _LAUNCHES = Bounded(256)
@@ -55,7 +55,7 @@ def _launch(expr: str, grid: int, fixed: tuple, build):
 def _stride_grid(n: int) -> int:
     """Blocks of the grid-stride kernels: enough to fill the device, at most one per
     4096 keys (so a block's 32-bit histogram counters hold its share of any n whose
-    keys fit a device)."""
+    keys fit a device: below 2**32 keys each for n < 2**42 on a device of 132 SMs)."""
     return max(1, min(-(-n // (rp.THREADS * 16)), _BLOCKS_PER_SM * rc.sm_count()))
 
 
