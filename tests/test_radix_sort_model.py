@@ -61,6 +61,7 @@ class Device:
     def __init__(self, seed: int):
         self.rng = np.random.default_rng(seed)
         self.ran = []
+        self.types = []   # the key sizes of each launch's template arguments
         self.walks = {"at once": 0, "through aggregates": 0}
 
     def run(self, name: str, grid, block, args):
@@ -69,7 +70,10 @@ class Device:
         m = re.fullmatch(r"(\w+)(?:<(.*)>)?", name)
         kernel, targs = m.group(1)[len("xs_radix_"):], (m.group(2) or "")
         self.ran.append(kernel)
-        ktype = np.dtype(DTYPE_OF_C[targs.split(",")[0].strip()]) if targs else None
+        types = [np.dtype(DTYPE_OF_C[t.strip()]) for t in targs.split(",")
+                 if t.strip() in DTYPE_OF_C]
+        ktype = types[0] if types else None
+        self.types.append(tuple(t.itemsize for t in types))
         assert block == rp.THREADS, (name, block)
         model = getattr(self, "or_" if kernel == "or" else kernel)
         model(ktype, targs, grid, [int(a) for a in args])
@@ -97,14 +101,19 @@ class Device:
         h = mem(hist, np.uint64, grid * rp.BINS).reshape(grid, rp.BINS)
         h[:] = np.cumsum(h, axis=1) - h
 
-    # --- xs_radix_onesweep<K, ITEMS>(kin, kout, iin, iout, n, flip, shift, mask,
-    #                                  offsets, status, counter, tag)
+    # --- xs_radix_onesweep<KIN, K, KOUT, ITEMS, MINB>(kin, kout, iin, iout, n, flip,
+    #                                  shift, mask, offsets, status, counter, tag)
     def onesweep(self, K, targs, grid, args):
-        items = int(targs.split(",")[1])
-        assert int(targs.split(",")[2]) == rp.TUNING["min_blocks"]
+        kin_t, k_t, kout_t = (np.dtype(DTYPE_OF_C[t.strip()]) for t in targs.split(",")[:3])
+        items = int(targs.split(",")[3])
+        assert int(targs.split(",")[4]) == rp.TUNING["min_blocks"]
+        assert K == kin_t and k_t.itemsize <= min(kin_t.itemsize, kout_t.itemsize)
         kin, kout, iin, iout, n, flip, shift, mask, offs, status, counter, tag = args
+        flip &= (1 << (8 * k_t.itemsize)) - 1                   # (K)flip64
         assert grid == -(-n // (rp.THREADS * items))
-        keys_in, keys_out = mem(kin, K, n), mem(kout, K, n)
+        # the pass ranks keys as k_t: (K)keys_in[i] truncates to the narrow type
+        keys_in = mem(kin, kin_t, n).astype(k_t)
+        keys_out = mem(kout, kout_t, n)
         idx_in = None if iin == 0 else mem(iin, np.int64, n)
         idx_out = mem(iout, np.int64, n)
         bin_off = mem(offs, np.uint64, rp.BINS).astype(np.int64)
@@ -165,7 +174,7 @@ class Device:
             base = bin_off + excl - start                       # s_base
             t0 = tile * tile_size
             tile_n = min(tile_size, n - t0)
-            s_keys = np.zeros(tile_size, K)
+            s_keys = np.zeros(tile_size, k_t)
             s_idx = np.full(tile_size, -1, np.int64)
             filled = np.zeros(tile_size, np.int64)
             for i, d, w, r in items_of:
@@ -177,7 +186,7 @@ class Device:
             dk = digits(s_keys[:tile_n], flip, shift, mask)
             assert (np.diff(dk) >= 0).all(), "the tile is not sorted by digit"
             pos = base[dk] + np.arange(tile_n)
-            keys_out[pos] = s_keys[:tile_n]
+            keys_out[pos] = s_keys[:tile_n].astype(kout_t)
             idx_out[pos] = s_idx[:tile_n]
 
 
@@ -307,16 +316,32 @@ def test_no_bits_no_passes(device):
     assert [g.shape for g in got] == [(0,), (0,), (0, 3)] and device.ran == []
 
 
-def test_key_bits_skips_the_or_and_sorts_only_those_bits(device):
+def test_key_bits_skips_the_or_and_narrows_the_keys(device):
     rng = np.random.default_rng(4)
     keys = rng.integers(0, 1 << 30, size=5 * rp.TILE, dtype=np.uint64)
     check(device, keys, key_bits=30)
     assert device.ran == ["histogram", "offsets"] + ["onesweep"] * 4
-    device.ran.clear()
-    # keys wider than key_bits: the device orders them by their low key_bits bits
-    got = emulated_sort(keys, key_bits=12)
-    np.testing.assert_array_equal(got[1], np.argsort(keys & np.uint64(0xFFF), kind="stable"))
-    assert device.ran == ["histogram", "offsets"] + ["onesweep"] * 2
+    # 64-bit keys of 30 bits move as 32-bit keys: narrowed in the first pass, widened
+    # in the last
+    assert device.types[2:] == [(8, 4, 4), (4, 4, 4), (4, 4, 4), (4, 4, 8)], device.types
+
+
+@pytest.mark.parametrize("dtype,bits,sizes", [
+    (np.uint64, 12, [(8, 2, 2), (2, 2, 8)]), (np.int64, 40, [(8, 8, 8)] * 5),
+    (np.int32, 8, [(4, 1, 4)]), (np.uint16, 9, [(2, 2, 2)] * 2), (np.int64, 63, [(8, 8, 8)] * 8),
+    (np.uint32, 17, [(4, 4, 4)] * 3)])
+def test_narrowed_passes(device, dtype, bits, sizes):
+    rng = np.random.default_rng(bits)
+    keys = rng.integers(0, 2**bits, size=3 * rp.TILE + 9, dtype=np.uint64).astype(dtype)
+    check(device, keys, key_bits=bits)
+    assert device.types[2:] == sizes, device.types
+
+
+def test_narrowing_can_be_turned_off(device, monkeypatch):
+    monkeypatch.setitem(rp.TUNING, "narrow", False)
+    keys = np.arange(2 * rp.TILE, dtype=np.uint64)[::-1].copy()
+    check(device, keys, key_bits=13)
+    assert device.types[2:] == [(8, 8, 8)] * 2
 
 
 def test_signed_keys_flip_the_sign_bit(device):
@@ -410,17 +435,22 @@ def test_every_instantiation_compiles_with_nvrtc():
     if nv.nvrtc is None:
         pytest.skip("cuda-bindings/nvrtc not importable")
     lines = []
+    mb = rp.TUNING["min_blocks"]
     for dtype in ("uint8", "uint16", "uint32", "uint64"):
         k = ks.C_TYPES[dtype]
         lines += [f"template __global__ void xs_radix_or<{k}>(const {k}*, long long, "
                   "unsigned long long*);",
                   f"template __global__ void xs_radix_histogram<{k}>(const {k}*, long long, "
-                  "unsigned long long, int, int, unsigned long long*);",
-                  f"template __global__ void xs_radix_onesweep<{k}, {rp.ITEMS}, "
-                  f"{rp.TUNING['min_blocks']}>(const {k}*, "
-                  f"{k}*, const long long*, long long*, long long, unsigned long long, "
-                  "unsigned, unsigned, const unsigned long long*, unsigned long long*, "
-                  "unsigned*, unsigned);"]
+                  "unsigned long long, int, int, unsigned long long*);"]
+    wide, narrow = ks.C_TYPES["uint64"], ks.C_TYPES["uint32"]
+    triples = [(ks.C_TYPES[d],) * 3 for d in ("uint8", "uint16", "uint32", "uint64")]
+    triples += [(wide, narrow, narrow), (narrow, narrow, wide), (wide, narrow, wide),
+                (wide, ks.C_TYPES["uint8"], ks.C_TYPES["uint8"])]
+    for kin, k, kout in triples:
+        lines.append(f"template __global__ void xs_radix_onesweep<{kin}, {k}, {kout}, "
+                     f"{rp.ITEMS}, {mb}>(const {kin}*, {kout}*, const long long*, long long*, "
+                     "long long, unsigned long long, unsigned, unsigned, "
+                     "const unsigned long long*, unsigned long long*, unsigned*, unsigned);")
     text = _compile.source("radix_sort.cu") + "\n" + "\n".join(lines) + "\n"
     for arch in ("sm_90", "sm_80"):
         ok, log, ptx = nv.nvrtc_compile(text, arch)
@@ -429,6 +459,7 @@ def test_every_instantiation_compiles_with_nvrtc():
                      "xs_radix_onesweep"):
             assert ptx.count(f".entry _Z{len(name)}{name}") >= (1 if name == "xs_radix_offsets"
                                                                  else 4), (arch, name)
+        assert ptx.count(".entry _Z17xs_radix_onesweep") == len(triples)
         # the one-sweep pass takes the 12 arguments the executor's Launch packs
         entry = ptx[ptx.index(".entry _Z17xs_radix_onesweep"):]
         params = entry[:entry.index(")")]

@@ -194,16 +194,21 @@ __device__ __forceinline__ unsigned long long xs_radix_lookback(const unsigned l
 }
 
 // ---------------------------------------------------------------- one digit pass
-// keys_in/keys_out: (n,) keys as K; idx_in/idx_out: (n,) int64 permutation (idx_in null:
+// keys_in: (n,) keys as KIN; keys_out: (n,) keys as KOUT; K: the type the pass ranks and
+// stages in shared memory. All three are the key's unsigned type, except that K may be
+// narrower when every sorted bit fits it: the host then narrows in the first pass
+// (KIN wide, K = KOUT narrow), moves narrow keys between passes, and widens in the last
+// (K narrow, KOUT wide), so 64-bit Morton keys of 30 bits move as 32-bit keys (every
+// key is in [0, 2**bits): nothing is lost); idx_in/idx_out: (n,) int64 permutation (idx_in null:
 // the identity, first pass); shift/mask: this place's digit; bin_offsets: (256,) the
 // place's exclusive digit offsets (xs_radix_offsets); status: (ntiles * 256,) look-back
 // words, zeroed by the host before the first pass; tile_counter: this pass's own
 // counter, zeroed by the host; tag: pass + 1. Grid: ntiles = ceil(n / TILE) blocks of
 // 256 threads. MINB: blocks per SM the compiler must fit (__launch_bounds__; 3 caps a
 // thread at 80 registers), a tuning knob of xstride/_plans/radix_sort.py.
-template <typename K, int ITEMS, int MINB>
+template <typename KIN, typename K, typename KOUT, int ITEMS, int MINB>
 __global__ void __launch_bounds__(XS_RADIX_THREADS, MINB)
-xs_radix_onesweep(const K* __restrict__ keys_in, K* __restrict__ keys_out,
+xs_radix_onesweep(const KIN* __restrict__ keys_in, KOUT* __restrict__ keys_out,
                   const long long* __restrict__ idx_in, long long* __restrict__ idx_out,
                   long long n, unsigned long long flip64, unsigned shift, unsigned mask,
                   const unsigned long long* __restrict__ bin_offsets, unsigned long long* status,
@@ -237,7 +242,7 @@ xs_radix_onesweep(const K* __restrict__ keys_in, K* __restrict__ keys_out,
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j) {
         const long long i = seg + j * 32 + lane;
-        key[j] = i < n ? keys_in[i] : (K)0;
+        key[j] = i < n ? (K)keys_in[i] : (K)0;   // narrowing keeps the sorted bits
     }
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j) {
@@ -302,7 +307,7 @@ xs_radix_onesweep(const K* __restrict__ keys_in, K* __restrict__ keys_out,
             const K kk = s_keys[i];
             const unsigned dd = xs_radix_digit(kk, flip, shift, mask);
             dig[k] = dd;
-            keys_out[s_base[dd] + i] = kk;
+            keys_out[s_base[dd] + i] = (KOUT)kk;
         }
     }
     __syncthreads();   // every key read from s_buf before the indices overwrite it

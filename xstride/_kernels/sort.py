@@ -6,14 +6,16 @@ permutation; the values are gathered by it (``cupy.take``). Only the low bits in
 which keys can differ are sorted, ``ceil(bits / 8)`` digit passes:
 
 * ``key_bits`` given: those bits (the caller promises every key is in
-  ``[0, 2**key_bits)``; keys that are not are sorted by their low ``key_bits`` bits
-  only, nothing is checked on the device);
+  ``[0, 2**key_bits)``; nothing is checked on the device, and other keys give an
+  unspecified result, though ``order`` stays a permutation);
 * else the bitwise OR of the keys (one reduction kernel, one 8-byte read-back): up to
   its highest set bit, or every bit when a signed key is negative.
 
 Launches: [OR,] histogram of every digit place, exclusive scan of the histograms, one
 one-sweep pass per place; all of them over one zeroed scratch buffer (the OR, the tile
-counters, the histograms, the look-back words). See ``docs/morton.md``.
+counters, the histograms, the look-back words). The passes move the keys as the
+narrowest unsigned type that holds the sorted bits (the first pass narrows, the last
+widens: 64-bit Morton keys of 30 bits move as 32-bit keys). See ``docs/morton.md``.
 """
 
 from __future__ import annotations
@@ -105,23 +107,37 @@ def radix_sort(keys, key_bits=None) -> tuple:
     _launch("xs_radix_offsets", plan.passes, (), lambda k: Launch(
         k, (plan.passes,), (rp.THREADS,), [slot64()]))(hist)
 
-    # one pass per digit place, ping-pong between two key and two index buffers
-    oexpr = f"xs_radix_onesweep<{ct}, {plan.items}, {plan.min_blocks}>"
-    sweep = _launch(oexpr, plan.ntiles, (n, plan.flip), lambda k: Launch(
-        k, (plan.ntiles,), (rp.THREADS,),
-        # keys in/out, idx in/out, n, flip, shift, mask, offsets, status, counter, tag
-        [slot64(), slot64(), slot64(), slot64(), i64(n), u64(plan.flip), slot32(), slot32(),
-         slot64(), slot64(), slot64(), slot32()]))
-    kbuf = [cp.empty(n, dtype=ukeys.dtype) for _ in range(min(2, plan.passes))]
+    # one pass per digit place, ping-pong between two key and two index buffers; with
+    # narrowed keys the first pass writes them narrow and the last one wide again
+    cs = _ctype(plan.sort_itemsize)
     ibuf = [cp.empty(n, dtype=np.int64) for _ in range(min(2, plan.passes))]
+    if plan.sort_itemsize == item:
+        kbuf = [cp.empty(n, dtype=ukeys.dtype) for _ in range(min(2, plan.passes))]
+        outs = [kbuf[p % 2] for p in range(plan.passes)]
+    else:
+        narrow = np.dtype(f"u{plan.sort_itemsize}")
+        kbuf = [cp.empty(n, dtype=narrow) for _ in range(min(2, plan.passes - 1))]
+        outs = [kbuf[p % 2] for p in range(plan.passes - 1)] + [cp.empty(n, dtype=ukeys.dtype)]
     kin, iin = ukeys.data.ptr, 0          # pass 0: the caller's keys, the identity
     for p in range(plan.passes):
-        kout, iout = kbuf[p % 2], ibuf[p % 2]
+        last = p == plan.passes - 1
+        sweep = _sweep(ct if p == 0 else cs, cs, ct if last else cs, plan)
+        kout, iout = outs[p], ibuf[p % 2]
         sweep(kin, kout.data.ptr, iin, iout.data.ptr, plan.shifts[p], plan.masks[p],
               hist + 8 * rp.BINS * p, status, base + 8 * (rp.SCRATCH_COUNTERS + p), p + 1)
         kin, iin = kout.data.ptr, iout.data.ptr
-    last = (plan.passes - 1) % 2
-    return kbuf[last].view(keys.dtype), ibuf[last]
+    return kout.view(keys.dtype), iout
+
+
+def _sweep(cin: str, crank: str, cout: str, plan):
+    """The cached :class:`Launch` of one one-sweep pass reading keys of C type ``cin``,
+    ranking them as ``crank`` and writing ``cout``."""
+    expr = f"xs_radix_onesweep<{cin}, {crank}, {cout}, {plan.items}, {plan.min_blocks}>"
+    return _launch(expr, plan.ntiles, (plan.n, plan.flip), lambda k: Launch(
+        k, (plan.ntiles,), (rp.THREADS,),
+        # keys in/out, idx in/out, n, flip, shift, mask, offsets, status, counter, tag
+        [slot64(), slot64(), slot64(), slot64(), i64(plan.n), u64(plan.flip), slot32(),
+         slot32(), slot64(), slot64(), slot64(), slot32()]))
 
 
 def sort_by_key(keys, values, key_bits=None) -> tuple:

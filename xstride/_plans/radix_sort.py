@@ -30,8 +30,10 @@ THREADS = 256
 #: so the tile and its counters fit the 48 KiB of static shared memory), and
 #: ``min_blocks``, blocks per SM the compiler must fit (``__launch_bounds__``; 3 keeps
 #: a thread at 80 registers, where NVRTC for sm_90 gives 113 unbounded for 64-bit
-#: keys). Both are template arguments of ``xs_radix_onesweep``.
-TUNING = {"items": 15, "min_blocks": 3}
+#: keys). Both are template arguments of ``xs_radix_onesweep``. ``narrow``: the passes
+#: move the keys as the narrowest unsigned type that holds the sorted bits (see
+#: :attr:`RadixPlan.sort_itemsize`).
+TUNING = {"items": 15, "min_blocks": 3, "narrow": True}
 #: Keys per tile at the default tuning.
 ITEMS = TUNING["items"]
 TILE = THREADS * ITEMS
@@ -82,6 +84,12 @@ class RadixPlan:
         mask``; every mask is 0xff except perhaps the last (``bits % 8`` bits).
     flip : int
         :func:`flip_of`.
+    sort_itemsize : int
+        Bytes of a key in the passes: the narrowest of 1, 2, 4, 8 that holds ``bits``
+        bits when :data:`TUNING` says ``narrow`` and the sign bit is not sorted
+        (``bits`` below the key's width), else ``itemsize``. The first pass reads the
+        keys as they are and writes them narrowed (their high bits are zero: every key
+        is in ``[0, 2**bits)``); the host widens the sorted keys at the end.
     items, min_blocks : int
         The tuning of the pass (:data:`TUNING` when the plan was made).
     tile : int
@@ -100,6 +108,7 @@ class RadixPlan:
     shifts: tuple
     masks: tuple
     flip: int
+    sort_itemsize: int
     items: int
     min_blocks: int
     tile: int
@@ -123,7 +132,11 @@ def plan_radix(n: int, itemsize: int, signed: bool, bits: int) -> RadixPlan:
         raise error(ValueError, "plan_radix", f"tuning {TUNING} out of range")
     tile = THREADS * items
     ntiles = -(-n // tile)
+    sort_itemsize = itemsize
+    if TUNING.get("narrow", False) and bits < 8 * itemsize:
+        sort_itemsize = next(b for b in (1, 2, 4, 8) if 8 * b >= bits)
     return RadixPlan(n=n, itemsize=itemsize, signed=signed, bits=bits, passes=passes,
-                     shifts=shifts, masks=masks, flip=flip_of(itemsize, signed), items=items,
+                     shifts=shifts, masks=masks, flip=flip_of(itemsize, signed),
+                     sort_itemsize=sort_itemsize, items=items,
                      min_blocks=min_blocks, tile=tile, ntiles=ntiles,
                      scratch_words=SCRATCH_STATUS + ntiles * BINS)

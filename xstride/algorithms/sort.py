@@ -53,7 +53,7 @@ def sort_by_key(keys, *values, key_bits=None):
         reduction and one 8-byte read-back; a negative signed key means every bit).
         On NumPy arrays keys outside ``[0, 2**key_bits)`` raise ``ValueError``; on
         CuPy arrays nothing is checked (that would read back from the device), and
-        such keys are ordered by their low ``key_bits`` bits only.
+        the result of such keys is unspecified (``order`` is still a permutation).
 
     Returns
     -------
@@ -78,8 +78,9 @@ def sort_by_key(keys, *values, key_bits=None):
     digit radix sort with one-sweep digit passes and decoupled look-back (A. Adinets
     and D. Merrill, 2022, "Onesweep: A Faster Least Significant Digit Radix Sort for
     GPUs", arXiv:2206.01784): ``ceil(bits / 8)`` passes of 8-bit digits over the keys
-    and an int64 permutation, then gathers of the values (``cupy.take``). Signed keys
-    are sorted with their sign bit flipped. Both are deterministic, and give the same
+    (moved as the narrowest unsigned type that holds ``bits`` bits) and an int64
+    permutation, then gathers of the values (``cupy.take``). Signed keys are sorted
+    with their sign bit flipped. Both are deterministic, and give the same
     ``order`` for the same keys. See ``docs/morton.md``.
 
     Examples
