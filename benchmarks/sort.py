@@ -6,8 +6,8 @@ int64 payload: Morton keys of 30 bits (3-D, levels 10; uint64) with ``key_bits=3
 with the bits found from the keys, Morton keys of 63 bits, random 64-bit keys, random
 int32 keys. Each row checks the result against the CuPy composition (both are stable:
 the orders must be equal) and says MISMATCH otherwise. ``--sweep`` adds the pass's
-tuning (``xstride._plans.radix_sort.TUNING``: keys per thread, blocks per SM) on the
-30- and 64-bit cases. :func:`sort_rows` is the row generator other benchmarks
+tuning (``xstride._plans.radix_sort.TUNING``: keys per thread, blocks per SM, narrowed
+keys) on the 30- and 64-bit cases. :func:`sort_rows` is the row generator other benchmarks
 (``benchmarks/particles.py``) call.
 """
 
@@ -106,10 +106,12 @@ def sweep_rows(cp, n: int = 1 << 26) -> list:
     saved = dict(rp.TUNING)
     names = ["Morton 3-D levels 10 (30 bits), key_bits=30", "random uint64 (64 bits)"]
     try:
-        for items, minb in [(15, 3), (15, 2), (17, 3), (13, 3), (11, 4), (15, 4), (9, 4)]:
-            rp.TUNING.update(items=items, min_blocks=minb)
+        for items, minb, narrow in [(15, 3, True), (15, 3, False), (15, 2, True), (17, 3, True),
+                                    (13, 3, True), (11, 4, True), (15, 4, True), (9, 4, True)]:
+            rp.TUNING.update(items=items, min_blocks=minb, narrow=narrow)
             for r in sort_rows(cp, n, names)[1:]:
-                rows.append([f"tuning items={items} min_blocks={minb}: {r[0]}"] + r[1:])
+                rows.append([f"tuning items={items} min_blocks={minb} narrow={narrow}: "
+                             f"{r[0]}"] + r[1:])
     finally:
         rp.TUNING.clear()
         rp.TUNING.update(saved)
