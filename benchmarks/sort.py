@@ -128,7 +128,7 @@ def main(argv=None) -> int:
     rows = sort_rows(cp, a.n) + stage_rows(cp, a.n)
     if a.sweep:
         rows += sweep_rows(cp, a.n)
-    print_table(HEADERS, rows)
+    print_table(HEADERS, [r + [""] * (len(HEADERS) - len(r)) for r in rows])
     return 0
 
 
