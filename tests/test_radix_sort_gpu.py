@@ -284,3 +284,52 @@ def test_bits_found_from_the_keys(cp):
     neg = cp.asarray(np.array([3, -1, 2], dtype=np.int16))
     scratch = cp.zeros(rp.SCRATCH_STATUS, dtype=cp.uint64)
     assert ks.key_bits_of(neg.view(cp.uint16), True, scratch) == 16
+
+
+def _median_ms(cp, fn, reps: int = 7) -> float:
+    fn()
+    cp.cuda.get_current_stream().synchronize()
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
+    times = []
+    for _ in range(reps):
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, stop))
+    return float(np.median(times))
+
+
+def test_speed_against_cupy_argsort_and_gathers(cp):
+    """The issue's targets at 2**26 keys + an int64 payload: Morton keys of 30 bits at
+    least 2x CuPy's argsort + gathers, random 64-bit keys at least 1.0x. Other tests
+    may share the device meanwhile, so only a gross miss fails (below 1.0x and 0.7x);
+    the numbers are reported as a warning either way (see benchmarks/sort.py for the
+    measurement of record)."""
+    n = 1 << 26
+    rng = cp.random.default_rng(5)
+    m30 = alg.morton_keys(rng.random((n, 3)), [0.0] * 3, [1.0] * 3, 10)
+    r64 = rng.integers(0, 2**63, size=n, dtype=cp.int64).view(cp.uint64) * cp.uint64(2)
+    payload = cp.arange(n, dtype=cp.int64)
+    lines, ratios = [], {}
+    for name, keys, bits in [("morton30 key_bits=30", m30, 30), ("morton30 found", m30, None),
+                             ("random64", r64, None)]:
+        def ours(keys=keys, bits=bits):
+            return alg.sort_by_key(keys, payload, key_bits=bits)
+
+        def theirs(keys=keys):
+            order = cp.argsort(keys)
+            return keys[order], payload[order]
+
+        got, want = ours(), theirs()
+        same = bool((got[0] == want[0]).all() and (got[2] == want[1]).all())
+        t_ours, t_theirs = _median_ms(cp, ours), _median_ms(cp, theirs)
+        ratios[name] = t_theirs / t_ours
+        lines.append(f"{name}: xstride {t_ours:.3f} ms, cupy argsort+gathers {t_theirs:.3f} ms, "
+                     f"{ratios[name]:.2f}x{'' if same else ' MISMATCH'}")
+        assert same, lines[-1]
+    report = "radix sort speed at 2**26 + int64 payload (targets 2x, 2x, 1x): " + "; ".join(lines)
+    import warnings
+
+    warnings.warn(report, stacklevel=1)
+    assert ratios["morton30 key_bits=30"] >= 1.0 and ratios["random64"] >= 0.7, report
