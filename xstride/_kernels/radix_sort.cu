@@ -297,7 +297,6 @@ xs_radix_onesweep(const KIN* __restrict__ keys_in, KOUT* __restrict__ keys_out,
     __syncthreads();
     const long long rem = n - t0;
     const int tile_n = rem < TILE ? (int)rem : TILE;
-#pragma unroll
     unsigned dig[ITEMS];   // the digit of slot k * 256 + threadIdx.x
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) {
