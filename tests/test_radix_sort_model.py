@@ -455,6 +455,7 @@ def test_every_instantiation_compiles_with_nvrtc():
     for arch in ("sm_90", "sm_80"):
         ok, log, ptx = nv.nvrtc_compile(text, arch)
         assert ok, log
+        assert "warning" not in log.lower(), log
         for name in ("xs_radix_or", "xs_radix_histogram", "xs_radix_offsets",
                      "xs_radix_onesweep"):
             assert ptx.count(f".entry _Z{len(name)}{name}") >= (1 if name == "xs_radix_offsets"
