@@ -62,6 +62,7 @@ class Device:
         self.rng = np.random.default_rng(seed)
         self.ran = []
         self.types = []   # the key sizes of each launch's template arguments
+        self.modules = []   # the name expressions of each module compiled
         self.walks = {"at once": 0, "through aggregates": 0}
 
     def run(self, name: str, grid, block, args):
@@ -199,6 +200,7 @@ class EmuCupy(FakeCupy):
 
     def RawModule(self, code=None, options=(), name_expressions=None, **kwargs):  # noqa: N802
         dev = self.dev
+        dev.modules.append(tuple(name_expressions or ()))
 
         class Kernel:
             def __init__(self, name):
@@ -207,7 +209,11 @@ class EmuCupy(FakeCupy):
             def __call__(self, grid, block, args, shared_mem=0, stream=None, **kw):
                 dev.run(self.name, grid, block, args)
 
-        return type("Module", (), {"get_function": staticmethod(lambda name: Kernel(name))})()
+        def get_function(name):
+            assert name in name_expressions, (name, name_expressions)
+            return Kernel(name)
+
+        return type("Module", (), {"get_function": staticmethod(get_function)})()
 
     def take(self, a, order, axis=0):
         return FakeCupyArray(np.take(a.host, order.host, axis=axis))
@@ -335,6 +341,16 @@ def test_narrowed_passes(device, dtype, bits, sizes):
     keys = rng.integers(0, 2**bits, size=3 * rp.TILE + 9, dtype=np.uint64).astype(dtype)
     check(device, keys, key_bits=bits)
     assert device.types[2:] == sizes, device.types
+
+
+def test_a_first_sort_compiles_two_modules(device):
+    keys = np.arange(3 * rp.TILE, dtype=np.uint64)[::-1].copy()
+    check(device, keys)                       # 14 bits: narrowed to 16-bit keys
+    check(device, keys, key_bits=14)          # the same kernels: nothing compiles
+    check(device, keys.astype(np.int64))      # signed, same width: the same kernels
+    check(device, keys.astype(np.int32))      # another width: two more modules
+    assert len(device.modules) == 4, device.modules
+    assert [len(m) for m in device.modules] == [3, 4, 3, 4], device.modules
 
 
 def test_narrowing_can_be_turned_off(device, monkeypatch):

@@ -44,14 +44,31 @@ def _ctype(itemsize: int) -> str:
     return C_TYPES[f"uint{8 * itemsize}"]
 
 
-def _launch(expr: str, grid: int, fixed: tuple, build):
+def _launch(expr: str, grid: int, fixed: tuple, build, group: tuple):
     """The cached :class:`Launch` of the instantiation ``expr`` for ``grid`` blocks and
-    the fixed arguments ``fixed``; ``build(kernel)`` makes it on a miss."""
+    the fixed arguments ``fixed``; ``build(kernel)`` makes it on a miss. ``group``: the
+    instantiations compiled with it in one NVRTC module (:func:`_prelude`,
+    :func:`_passes`), so a first sort compiles twice, not once per kernel."""
     key = (expr, grid, fixed, current_device())
     got = _LAUNCHES.get(key)
     if got is None:
-        got = _LAUNCHES.put(key, build(function(expr, file=_SRC, name_expressions=(expr,))))
+        got = _LAUNCHES.put(key, build(function(expr, file=_SRC, name_expressions=group)))
     return got
+
+
+def _prelude(ct: str) -> tuple:
+    """The kernels before the passes, for keys of C type ``ct``: OR, histogram, offsets."""
+    return (f"xs_radix_or<{ct}>", f"xs_radix_histogram<{ct}>", "xs_radix_offsets")
+
+
+def _passes(ct: str, cs: str, items: int, min_blocks: int) -> tuple:
+    """Every one-sweep pass a sort of keys of C type ``ct`` moved as ``cs`` may run: the
+    one pass type when ``cs == ct``; else the first (narrowing), middle, last
+    (widening) and only (both) passes."""
+    triples = [(ct, ct, ct)] if cs == ct else [(ct, cs, cs), (cs, cs, cs), (cs, cs, ct),
+                                              (ct, cs, ct)]
+    return tuple(f"xs_radix_onesweep<{a}, {b}, {c}, {items}, {min_blocks}>"
+                 for a, b, c in triples)
 
 
 def _stride_grid(n: int) -> int:
@@ -68,7 +85,8 @@ def key_bits_of(ukeys, signed: bool, scratch) -> int:
     expr = f"xs_radix_or<{_ctype(ukeys.dtype.itemsize)}>"
     grid = _stride_grid(n)
     run = _launch(expr, grid, (n,), lambda k: Launch(k, (grid,), (rp.THREADS,),
-                                                     [slot64(), i64(n), slot64()]))
+                                                     [slot64(), i64(n), slot64()]),
+                  _prelude(_ctype(ukeys.dtype.itemsize)))
     run(ukeys.data.ptr, scratch.data.ptr + 8 * rp.SCRATCH_OR)
     word = int(scratch[rp.SCRATCH_OR:rp.SCRATCH_OR + 1].get()[0])
     return rp.bits_from_or(word, ukeys.dtype.itemsize, signed)
@@ -103,9 +121,9 @@ def radix_sort(keys, key_bits=None) -> tuple:
     _launch(hexpr, hgrid, fixed, lambda k: Launch(
         k, (hgrid,), (rp.THREADS,),       # keys, n, flip, places, bits, hist
         [slot64(), i64(n), u64(plan.flip), i32(plan.passes), i32(plan.bits), slot64()]),
-    )(ukeys.data.ptr, hist)
-    _launch("xs_radix_offsets", plan.passes, (), lambda k: Launch(
-        k, (plan.passes,), (rp.THREADS,), [slot64()]))(hist)
+        _prelude(ct))(ukeys.data.ptr, hist)
+    _launch("xs_radix_offsets", plan.passes, (ct,), lambda k: Launch(
+        k, (plan.passes,), (rp.THREADS,), [slot64()]), _prelude(ct))(hist)
 
     # one pass per digit place, ping-pong between two key and two index buffers; with
     # narrowed keys the first pass writes them narrow and the last one wide again
@@ -121,7 +139,8 @@ def radix_sort(keys, key_bits=None) -> tuple:
     kin, iin = ukeys.data.ptr, 0          # pass 0: the caller's keys, the identity
     for p in range(plan.passes):
         last = p == plan.passes - 1
-        sweep = _sweep(ct if p == 0 else cs, cs, ct if last else cs, plan)
+        sweep = _sweep(ct if p == 0 else cs, cs, ct if last else cs, plan,
+                       _passes(ct, cs, plan.items, plan.min_blocks))
         kout, iout = outs[p], ibuf[p % 2]
         sweep(kin, kout.data.ptr, iin, iout.data.ptr, plan.shifts[p], plan.masks[p],
               hist + 8 * rp.BINS * p, status, base + 8 * (rp.SCRATCH_COUNTERS + p), p + 1)
@@ -129,15 +148,15 @@ def radix_sort(keys, key_bits=None) -> tuple:
     return kout.view(keys.dtype), iout
 
 
-def _sweep(cin: str, crank: str, cout: str, plan):
+def _sweep(cin: str, crank: str, cout: str, plan, group: tuple):
     """The cached :class:`Launch` of one one-sweep pass reading keys of C type ``cin``,
-    ranking them as ``crank`` and writing ``cout``."""
+    ranking them as ``crank`` and writing ``cout`` (one of ``group``)."""
     expr = f"xs_radix_onesweep<{cin}, {crank}, {cout}, {plan.items}, {plan.min_blocks}>"
     return _launch(expr, plan.ntiles, (plan.n, plan.flip), lambda k: Launch(
         k, (plan.ntiles,), (rp.THREADS,),
         # keys in/out, idx in/out, n, flip, shift, mask, offsets, status, counter, tag
         [slot64(), slot64(), slot64(), slot64(), i64(plan.n), u64(plan.flip), slot32(),
-         slot32(), slot64(), slot64(), slot64(), slot32()]))
+         slot32(), slot64(), slot64(), slot64(), slot32()]), group)
 
 
 def sort_by_key(keys, values, key_bits=None) -> tuple:
