@@ -53,7 +53,8 @@ def sort_by_key(keys, *values, key_bits=None):
         reduction and one 8-byte read-back; a negative signed key means every bit).
         On NumPy arrays keys outside ``[0, 2**key_bits)`` raise ``ValueError``; on
         CuPy arrays nothing is checked (that would read back from the device), and
-        the result of such keys is unspecified (``order`` is still a permutation).
+        the result of such keys is unspecified (``order`` is still a permutation);
+        dask arrays sort whole keys and do not use it (nor check the keys).
 
     Returns
     -------
