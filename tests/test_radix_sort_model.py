@@ -481,3 +481,13 @@ def test_every_instantiation_compiles_with_nvrtc():
         entry = ptx[ptx.index(".entry _Z17xs_radix_onesweep"):]
         params = entry[:entry.index(")")]
         assert params.count(".param") == 12, params
+
+
+def test_key_bits_on_dask_arrays():
+    da = pytest.importorskip("dask.array")
+    keys = np.array([5, 3, 9, 3, 0], dtype=np.uint16)
+    dk = da.from_array(keys, chunks=2)
+    sk, order = alg.sort_by_key(dk, key_bits=4)
+    assert np.asarray(order.compute()).tolist() == [4, 1, 3, 0, 2]
+    with pytest.raises(ValueError, match=r"argument 'key_bits' must be in 1\.\.16"):
+        alg.sort_by_key(dk, key_bits=17)
