@@ -87,6 +87,22 @@ def _diagnose(cp, keys: np.ndarray, key_bits) -> str:
         lines.append(f"  {bits // 8}-pass sort of the low {bits} bits: "
                      + ("ok" if bad.size == 0 else
                         f"{bad.size} wrong, first at {bad[0]} (tile {bad[0] // TILE})"))
+    want = np.argsort(keys, kind="stable")
+    for name, tuning in [("keys not narrowed", {"narrow": False}),
+                         ("1 key per thread", {"items": 1}),
+                         ("min_blocks 1", {"min_blocks": 1})]:
+        saved = dict(rp.TUNING)
+        rp.TUNING.update(tuning)
+        try:
+            got = cp.asnumpy(alg.sort_by_key(cp.asarray(keys), key_bits=key_bits)[1])
+            bad = np.flatnonzero(got != want)
+            lines.append(f"  the same sort, {name}: " + ("ok" if bad.size == 0 else
+                         f"{bad.size} wrong, first at {bad[0]}"))
+        except Exception as exc:   # a diagnosis must not hide the failure it explains
+            lines.append(f"  the same sort, {name}: raised {type(exc).__name__}: {exc}")
+        finally:
+            rp.TUNING.clear()
+            rp.TUNING.update(saved)
     return "\n".join(lines)
 
 
