@@ -80,8 +80,11 @@ def _diagnose(cp, keys: np.ndarray, key_bits) -> str:
         if bits > 8 * keys.dtype.itemsize:
             continue
         low = (u & np.uint64((1 << bits) - 1)).astype(np.uint64)
-        _, order = alg.sort_by_key(cp.asarray(low), key_bits=bits)
-        got = cp.asnumpy(order)
+        try:
+            got = cp.asnumpy(alg.sort_by_key(cp.asarray(low), key_bits=bits)[1])
+        except Exception as exc:   # a diagnosis must not hide the failure it explains
+            lines.append(f"  sort of the low {bits} bits raised {type(exc).__name__}: {exc}")
+            continue
         want = np.argsort(low, kind="stable")
         bad = np.flatnonzero(got != want)
         lines.append(f"  {bits // 8}-pass sort of the low {bits} bits: "
