@@ -10,6 +10,7 @@ import pytest
 
 #: the modules with examples (a module listed here must have some)
 MODULES = ["xstride.layout", "xstride._plans.reduction", "xstride._core.sizes",
+           "xstride.algorithms.segments", "xstride._plans.segments",
            "xstride.algorithms.sort"]
 
 

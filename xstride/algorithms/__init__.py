@@ -31,11 +31,19 @@ __all__ = [
     "morton_encode",
     "morton_decode",
     "sort_by_key",
+    "segment_reduce",
+    "reduce_by_key",
+    "run_length_encode",
+    "bin_offsets",
+    "compact",
+    "SEGMENT_OPS",
 ]
 
 from ._args import MAX_MORTON_LEVELS  # noqa: E402
 from ._args import _levels, _host_vector, _as_array, _integer_array, _nonfinite
 from .sort import sort_by_key  # noqa: E402
+from .segments import (SEGMENT_OPS, bin_offsets, compact, reduce_by_key,  # noqa: E402
+                       run_length_encode, segment_reduce)
 
 
 def morton_scales(lower, upper, levels) -> np.ndarray:
