@@ -491,3 +491,21 @@ def test_key_bits_on_dask_arrays():
     assert np.asarray(order.compute()).tolist() == [4, 1, 3, 0, 2]
     with pytest.raises(ValueError, match=r"argument 'key_bits' must be in 1\.\.16"):
         alg.sort_by_key(dk, key_bits=17)
+
+
+def test_key_bits_prefetches_both_modules(device, monkeypatch):
+    """With ``key_bits`` both modules are known before the first launch: they compile
+    side by side on the compile threads (:func:`xstride._kernels._compile.prefetch`)."""
+    from tests.conftest import FakeDevice
+
+    monkeypatch.setattr(_compile, "COMPILE_THREADS", 2)
+    monkeypatch.setattr(FakeDevice, "__enter__", lambda self: self, raising=False)
+    monkeypatch.setattr(FakeDevice, "__exit__", lambda self, *a: None, raising=False)
+    started = []
+    real = _compile.prefetch
+    monkeypatch.setattr(ks, "prefetch", lambda reqs: started.append(real(reqs)) or started[-1])
+    keys = np.arange(2 * rp.TILE, dtype=np.uint64)[::-1].copy()
+    check(device, keys, key_bits=13)
+    assert started == [2] and len(device.modules) == 2, (started, device.modules)
+    check(device, keys, key_bits=13)          # compiled: nothing starts
+    assert started == [2, 0] and len(device.modules) == 2

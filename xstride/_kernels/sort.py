@@ -25,7 +25,7 @@ import numpy as np
 from .._core.dtypes import C_TYPES
 from .._plans import radix_sort as rp
 from . import _reduce_common as rc
-from ._compile import function, current_device
+from ._compile import Request, current_device, function, prefetch
 from ._cupy import cupy as _cupy
 from ._launch import Launch, i32, i64, slot32, slot64, u64
 from ._lru import Bounded
@@ -67,8 +67,11 @@ def _passes(ct: str, cs: str, items: int, min_blocks: int) -> tuple:
     (widening) and only (both) passes."""
     triples = [(ct, ct, ct)] if cs == ct else [(ct, cs, cs), (cs, cs, cs), (cs, cs, ct),
                                               (ct, cs, ct)]
-    return tuple(f"xs_radix_onesweep<{a}, {b}, {c}, {items}, {min_blocks}>"
-                 for a, b, c in triples)
+    return tuple(_pass_expr(a, b, c, items, min_blocks) for a, b, c in triples)
+
+
+def _pass_expr(cin: str, crank: str, cout: str, items: int, min_blocks: int) -> str:
+    return f"xs_radix_onesweep<{cin}, {crank}, {cout}, {items}, {min_blocks}>"
 
 
 def _stride_grid(n: int) -> int:
@@ -113,6 +116,12 @@ def radix_sort(keys, key_bits=None) -> tuple:
     hist = base + 8 * rp.SCRATCH_HIST
     status = base + 8 * rp.SCRATCH_STATUS
     ct = _ctype(item)
+    cs = _ctype(plan.sort_itemsize)
+    if key_bits is not None:   # both modules known now: compile them side by side
+        first = _pass_expr(ct, cs, ct if plan.passes == 1 else cs, plan.items, plan.min_blocks)
+        prefetch([Request(f"xs_radix_histogram<{ct}>", file=_SRC, name_expressions=_prelude(ct)),
+                  Request(first, file=_SRC,
+                          name_expressions=_passes(ct, cs, plan.items, plan.min_blocks))])
 
     # histogram of every place, then the exclusive scan of each place's counts
     hexpr = f"xs_radix_histogram<{ct}>"
@@ -127,7 +136,6 @@ def radix_sort(keys, key_bits=None) -> tuple:
 
     # one pass per digit place, ping-pong between two key and two index buffers; with
     # narrowed keys the first pass writes them narrow and the last one wide again
-    cs = _ctype(plan.sort_itemsize)
     ibuf = [cp.empty(n, dtype=np.int64) for _ in range(min(2, plan.passes))]
     if plan.sort_itemsize == item:
         kbuf = [cp.empty(n, dtype=ukeys.dtype) for _ in range(min(2, plan.passes))]
@@ -151,7 +159,7 @@ def radix_sort(keys, key_bits=None) -> tuple:
 def _sweep(cin: str, crank: str, cout: str, plan, group: tuple):
     """The cached :class:`Launch` of one one-sweep pass reading keys of C type ``cin``,
     ranking them as ``crank`` and writing ``cout`` (one of ``group``)."""
-    expr = f"xs_radix_onesweep<{cin}, {crank}, {cout}, {plan.items}, {plan.min_blocks}>"
+    expr = _pass_expr(cin, crank, cout, plan.items, plan.min_blocks)
     return _launch(expr, plan.ntiles, (plan.n, plan.flip), lambda k: Launch(
         k, (plan.ntiles,), (rp.THREADS,),
         # keys in/out, idx in/out, n, flip, shift, mask, offsets, status, counter, tag
