@@ -7,7 +7,7 @@ with the bits found from the keys, Morton keys of 63 bits, random 64-bit keys, r
 int32 keys. Each row checks the result against the CuPy composition (both are stable:
 the orders must be equal) and says MISMATCH otherwise. ``--sweep`` adds the pass's
 tuning (``xstride._plans.radix_sort.TUNING``: keys per thread, blocks per SM, narrowed
-keys) on the 30- and 64-bit cases. :func:`sort_rows` is the row generator other benchmarks
+keys and permutation) on the 30- and 64-bit cases. :func:`sort_rows` is the row generator other benchmarks
 (``benchmarks/particles.py``) call.
 """
 
@@ -106,12 +106,15 @@ def sweep_rows(cp, n: int = 1 << 26) -> list:
     saved = dict(rp.TUNING)
     names = ["Morton 3-D levels 10 (30 bits), key_bits=30", "random uint64 (64 bits)"]
     try:
-        for items, minb, narrow in [(15, 3, True), (15, 3, False), (15, 2, True), (17, 3, True),
-                                    (13, 3, True), (11, 4, True), (15, 4, True), (9, 4, True)]:
-            rp.TUNING.update(items=items, min_blocks=minb, narrow=narrow)
+        for items, minb, narrow, nidx in [
+                (15, 3, True, True), (15, 3, False, True), (15, 3, True, False),
+                (15, 3, False, False), (15, 2, True, True), (17, 3, True, True),
+                (13, 3, True, True), (11, 4, True, True), (15, 4, True, True),
+                (9, 4, True, True)]:
+            rp.TUNING.update(items=items, min_blocks=minb, narrow=narrow, narrow_index=nidx)
             for r in sort_rows(cp, n, names)[1:]:
-                rows.append([f"tuning items={items} min_blocks={minb} narrow={narrow}: "
-                             f"{r[0]}"] + r[1:])
+                rows.append([f"tuning items={items} min_blocks={minb} narrow={narrow} "
+                             f"narrow_index={nidx}: {r[0]}"] + r[1:])
     finally:
         rp.TUNING.clear()
         rp.TUNING.update(saved)

@@ -92,6 +92,7 @@ def _diagnose(cp, keys: np.ndarray, key_bits) -> str:
                         f"{bad.size} wrong, first at {bad[0]} (tile {bad[0] // TILE})"))
     want = np.argsort(keys, kind="stable")
     for name, tuning in [("keys not narrowed", {"narrow": False}),
+                         ("permutation not narrowed", {"narrow_index": False}),
                          ("1 key per thread", {"items": 1}),
                          ("min_blocks 1", {"min_blocks": 1})]:
         saved = dict(rp.TUNING)

@@ -102,12 +102,13 @@ class Device:
         h = mem(hist, np.uint64, grid * rp.BINS).reshape(grid, rp.BINS)
         h[:] = np.cumsum(h, axis=1) - h
 
-    # --- xs_radix_onesweep<KIN, K, KOUT, ITEMS, MINB>(kin, kout, iin, iout, n, flip,
+    # --- xs_radix_onesweep<KIN, K, KOUT, IIN, IOUT, ITEMS, MINB>(kin, kout, iin, iout, n, flip,
     #                                  shift, mask, offsets, status, counter, tag)
     def onesweep(self, K, targs, grid, args):
-        kin_t, k_t, kout_t = (np.dtype(DTYPE_OF_C[t.strip()]) for t in targs.split(",")[:3])
-        items = int(targs.split(",")[3])
-        assert int(targs.split(",")[4]) == rp.TUNING["min_blocks"]
+        kin_t, k_t, kout_t, iin_t, iout_t = (np.dtype(DTYPE_OF_C[t.strip()])
+                                             for t in targs.split(",")[:5])
+        items = int(targs.split(",")[5])
+        assert int(targs.split(",")[6]) == rp.TUNING["min_blocks"]
         assert K == kin_t and k_t.itemsize <= min(kin_t.itemsize, kout_t.itemsize)
         kin, kout, iin, iout, n, flip, shift, mask, offs, status, counter, tag = args
         flip &= (1 << (8 * k_t.itemsize)) - 1                   # (K)flip64
@@ -115,8 +116,8 @@ class Device:
         # the pass ranks keys as k_t: (K)keys_in[i] truncates to the narrow type
         keys_in = mem(kin, kin_t, n).astype(k_t)
         keys_out = mem(kout, kout_t, n)
-        idx_in = None if iin == 0 else mem(iin, np.int64, n)
-        idx_out = mem(iout, np.int64, n)
+        idx_in = None if iin == 0 else mem(iin, iin_t, n)
+        idx_out = mem(iout, iout_t, n)
         bin_off = mem(offs, np.uint64, rp.BINS).astype(np.int64)
         st = mem(status, np.uint64, grid * rp.BINS)
         ctr = mem(counter, np.uint32, 1)
@@ -176,12 +177,13 @@ class Device:
             t0 = tile * tile_size
             tile_n = min(tile_size, n - t0)
             s_keys = np.zeros(tile_size, k_t)
-            s_idx = np.full(tile_size, -1, np.int64)
+            s_idx = np.zeros(tile_size, iout_t)   # (IOUT)idx_in[i], or (IOUT)i
             filled = np.zeros(tile_size, np.int64)
             for i, d, w, r in items_of:
                 slot = start[d] + warp_excl[w, d] + r
                 s_keys[slot] = keys_in[i]
                 s_idx[slot] = i if idx_in is None else idx_in[i]
+                assert s_idx[slot] == (i if idx_in is None else idx_in[i]), "index narrowed"
                 filled[slot] += 1
             assert (filled[:tile_n] == 1).all() and not filled[tile_n:].any(), "slots"
             dk = digits(s_keys[:tile_n], flip, shift, mask)
@@ -328,19 +330,30 @@ def test_key_bits_skips_the_or_and_narrows_the_keys(device):
     check(device, keys, key_bits=30)
     assert device.ran == ["histogram", "offsets"] + ["onesweep"] * 4
     # 64-bit keys of 30 bits move as 32-bit keys: narrowed in the first pass, widened
-    # in the last
-    assert device.types[2:] == [(8, 4, 4), (4, 4, 4), (4, 4, 4), (4, 4, 8)], device.types
+    # in the last; the permutation moves as uint32 between passes
+    assert device.types[2:] == expected(8, 4, 4, 4), device.types
 
 
-@pytest.mark.parametrize("dtype,bits,sizes", [
-    (np.uint64, 12, [(8, 2, 2), (2, 2, 8)]), (np.int64, 40, [(8, 8, 8)] * 5),
-    (np.int32, 8, [(4, 1, 4)]), (np.uint16, 9, [(2, 2, 2)] * 2), (np.int64, 63, [(8, 8, 8)] * 8),
-    (np.uint32, 17, [(4, 4, 4)] * 3)])
-def test_narrowed_passes(device, dtype, bits, sizes):
+def expected(item: int, narrow: int, passes: int, index: int) -> list:
+    """The sizes (KIN, K, KOUT, IIN, IOUT) of each pass: keys of ``item`` bytes moved as
+    ``narrow``, the permutation as ``index`` between passes; the first pass narrows,
+    the last widens, the only one does both (with an int64 permutation)."""
+    if passes == 1:
+        return [(item, narrow, item, 8, 8)]
+    return [(item, narrow, narrow, index, index)] \
+        + [(narrow, narrow, narrow, index, index)] * (passes - 2) \
+        + [(narrow, narrow, item, index, 8)]
+
+
+@pytest.mark.parametrize("dtype,bits,narrow,passes", [
+    (np.uint64, 12, 2, 2), (np.int64, 40, 8, 5), (np.int32, 8, 1, 1), (np.uint16, 9, 2, 2),
+    (np.int64, 63, 8, 8), (np.uint32, 17, 4, 3), (np.uint64, 64, 8, 8), (np.int8, 8, 1, 1)])
+def test_narrowed_passes(device, dtype, bits, narrow, passes):
     rng = np.random.default_rng(bits)
     keys = rng.integers(0, 2**bits, size=3 * rp.TILE + 9, dtype=np.uint64).astype(dtype)
     check(device, keys, key_bits=bits)
-    assert device.types[2:] == sizes, device.types
+    item = np.dtype(dtype).itemsize
+    assert device.types[2:] == expected(item, narrow, passes, 4), device.types
 
 
 def test_a_first_sort_compiles_two_modules(device):
@@ -353,11 +366,14 @@ def test_a_first_sort_compiles_two_modules(device):
     assert [len(m) for m in device.modules] == [3, 4, 3, 4], device.modules
 
 
-def test_narrowing_can_be_turned_off(device, monkeypatch):
-    monkeypatch.setitem(rp.TUNING, "narrow", False)
+@pytest.mark.parametrize("narrow,narrow_index,sizes", [
+    (False, True, (8, 4)), (True, False, (2, 8)), (False, False, (8, 8))])
+def test_narrowing_can_be_turned_off(device, monkeypatch, narrow, narrow_index, sizes):
+    monkeypatch.setitem(rp.TUNING, "narrow", narrow)
+    monkeypatch.setitem(rp.TUNING, "narrow_index", narrow_index)
     keys = np.arange(2 * rp.TILE, dtype=np.uint64)[::-1].copy()
-    check(device, keys, key_bits=13)
-    assert device.types[2:] == [(8, 8, 8)] * 2
+    check(device, keys, np.arange(2 * rp.TILE), key_bits=13)
+    assert device.types[2:] == expected(8, sizes[0], 2, sizes[1]), device.types
 
 
 def test_signed_keys_flip_the_sign_bit(device):
@@ -459,13 +475,16 @@ def test_every_instantiation_compiles_with_nvrtc():
                   f"template __global__ void xs_radix_histogram<{k}>(const {k}*, long long, "
                   "unsigned long long, int, int, unsigned long long*);"]
     wide, narrow = ks.C_TYPES["uint64"], ks.C_TYPES["uint32"]
-    triples = [(ks.C_TYPES[d],) * 3 for d in ("uint8", "uint16", "uint32", "uint64")]
-    triples += [(wide, narrow, narrow), (narrow, narrow, wide), (wide, narrow, wide),
-                (wide, ks.C_TYPES["uint8"], ks.C_TYPES["uint8"])]
-    for kin, k, kout in triples:
-        lines.append(f"template __global__ void xs_radix_onesweep<{kin}, {k}, {kout}, "
-                     f"{rp.ITEMS}, {mb}>(const {kin}*, {kout}*, const long long*, long long*, "
-                     "long long, unsigned long long, unsigned, unsigned, "
+    exprs = []
+    for ct, cs in [(ks.C_TYPES[d],) * 2 for d in ("uint8", "uint16", "uint32", "uint64")] \
+            + [(wide, narrow), (wide, ks.C_TYPES["uint8"])]:
+        for ci in (ks.C_TYPES["uint32"], ks.C_TYPES["int64"]):
+            exprs += ks._passes(ct, cs, ci, rp.ITEMS, mb)
+    triples = sorted(set(exprs))
+    for expr in triples:
+        kin, k, kout, iin, iout = (t.strip() for t in expr[expr.index("<") + 1:].split(",")[:5])
+        lines.append(f"template __global__ void {expr}(const {kin}*, {kout}*, const {iin}*, "
+                     f"{iout}*, long long, unsigned long long, unsigned, unsigned, "
                      "const unsigned long long*, unsigned long long*, unsigned*, unsigned);")
     text = _compile.source("radix_sort.cu") + "\n" + "\n".join(lines) + "\n"
     for arch in ("sm_90", "sm_80"):

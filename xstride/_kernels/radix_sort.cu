@@ -199,17 +199,20 @@ __device__ __forceinline__ unsigned long long xs_radix_lookback(const unsigned l
 // narrower when every sorted bit fits it: the host then narrows in the first pass
 // (KIN wide, K = KOUT narrow), moves narrow keys between passes, and widens in the last
 // (K narrow, KOUT wide), so 64-bit Morton keys of 30 bits move as 32-bit keys (every
-// key is in [0, 2**bits): nothing is lost); idx_in/idx_out: (n,) int64 permutation (idx_in null:
-// the identity, first pass); shift/mask: this place's digit; bin_offsets: (256,) the
+// key is in [0, 2**bits): nothing is lost); idx_in/idx_out: (n,) permutation as IIN /
+// IOUT (idx_in null: the identity, first pass): long long, or unsigned int between
+// passes when n <= 2**32 (the host then narrows in the first pass and widens to int64
+// in the last, as for the keys); shift/mask: this place's digit; bin_offsets: (256,) the
 // place's exclusive digit offsets (xs_radix_offsets); status: (ntiles * 256,) look-back
 // words, zeroed by the host before the first pass; tile_counter: this pass's own
 // counter, zeroed by the host; tag: pass + 1. Grid: ntiles = ceil(n / TILE) blocks of
 // 256 threads. MINB: blocks per SM the compiler must fit (__launch_bounds__; 3 caps a
 // thread at 80 registers), a tuning knob of xstride/_plans/radix_sort.py.
-template <typename KIN, typename K, typename KOUT, int ITEMS, int MINB>
+template <typename KIN, typename K, typename KOUT, typename IIN, typename IOUT, int ITEMS,
+          int MINB>
 __global__ void __launch_bounds__(XS_RADIX_THREADS, MINB)
 xs_radix_onesweep(const KIN* __restrict__ keys_in, KOUT* __restrict__ keys_out,
-                  const long long* __restrict__ idx_in, long long* __restrict__ idx_out,
+                  const IIN* __restrict__ idx_in, IOUT* __restrict__ idx_out,
                   long long n, unsigned long long flip64, unsigned shift, unsigned mask,
                   const unsigned long long* __restrict__ bin_offsets, unsigned long long* status,
                   unsigned* tile_counter, unsigned tag)
@@ -312,11 +315,11 @@ xs_radix_onesweep(const KIN* __restrict__ keys_in, KOUT* __restrict__ keys_out,
     __syncthreads();   // every key read from s_buf before the indices overwrite it
 
     // ---- the permutation, through the same slots
-    long long* s_idx = reinterpret_cast<long long*>(s_buf);
+    IOUT* s_idx = reinterpret_cast<IOUT*>(s_buf);
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j) {
         const long long i = seg + j * 32 + lane;
-        if (i < n) s_idx[rd[j]] = idx_in != nullptr ? idx_in[i] : i;
+        if (i < n) s_idx[rd[j]] = idx_in != nullptr ? (IOUT)idx_in[i] : (IOUT)i;
     }
     __syncthreads();
 #pragma unroll

@@ -14,8 +14,9 @@ which keys can differ are sorted, ``ceil(bits / 8)`` digit passes:
 Launches: [OR,] histogram of every digit place, exclusive scan of the histograms, one
 one-sweep pass per place; all of them over one zeroed scratch buffer (the OR, the tile
 counters, the histograms, the look-back words). The passes move the keys as the
-narrowest unsigned type that holds the sorted bits (the first pass narrows, the last
-widens: 64-bit Morton keys of 30 bits move as 32-bit keys). See ``docs/morton.md``.
+narrowest unsigned type that holds the sorted bits, and the permutation as uint32 when
+n <= 2**32 (the first pass narrows, the last widens: 64-bit Morton keys of 30 bits and
+their permutation move as 8 bytes a key, not 16). See ``docs/morton.md``.
 """
 
 from __future__ import annotations
@@ -61,17 +62,38 @@ def _prelude(ct: str) -> tuple:
     return (f"xs_radix_or<{ct}>", f"xs_radix_histogram<{ct}>", "xs_radix_offsets")
 
 
-def _passes(ct: str, cs: str, items: int, min_blocks: int) -> tuple:
-    """Every one-sweep pass a sort of keys of C type ``ct`` moved as ``cs`` may run: the
-    one pass type when ``cs == ct``; else the first (narrowing), middle, last
-    (widening) and only (both) passes."""
-    triples = [(ct, ct, ct)] if cs == ct else [(ct, cs, cs), (cs, cs, cs), (cs, cs, ct),
-                                              (ct, cs, ct)]
-    return tuple(_pass_expr(a, b, c, items, min_blocks) for a, b, c in triples)
+_WIDE_INDEX = C_TYPES["int64"]
+
+#: The positions of a pass in a sort: the only pass, the first, a middle one, the last.
+_POSITIONS = ("only", "first", "middle", "last")
 
 
-def _pass_expr(cin: str, crank: str, cout: str, items: int, min_blocks: int) -> str:
-    return f"xs_radix_onesweep<{cin}, {crank}, {cout}, {items}, {min_blocks}>"
+def _position(p: int, passes: int) -> str:
+    if passes == 1:
+        return "only"
+    return "first" if p == 0 else ("last" if p == passes - 1 else "middle")
+
+
+def _pass_types(pos: str, ct: str, cs: str, ci: str) -> tuple:
+    """(KIN, K, KOUT, IIN, IOUT) of a pass at position ``pos`` for keys of C type ``ct``
+    moved as ``cs`` and a permutation moved as ``ci`` between passes: the first pass
+    narrows (and makes the identity permutation: its IIN is never read), the last
+    widens, the only one does both."""
+    w = _WIDE_INDEX
+    return {"only": (ct, cs, ct, w, w), "first": (ct, cs, cs, ci, ci),
+            "middle": (cs, cs, cs, ci, ci), "last": (cs, cs, ct, ci, w)}[pos]
+
+
+def _pass_expr(types: tuple, items: int, min_blocks: int) -> str:
+    return f"xs_radix_onesweep<{', '.join(types)}, {items}, {min_blocks}>"
+
+
+def _passes(ct: str, cs: str, ci: str, items: int, min_blocks: int) -> tuple:
+    """Every one-sweep pass a sort of keys of C type ``ct`` moved as ``cs``, with its
+    permutation moved as ``ci``, may run (one module): the instantiations of the four
+    positions, each once."""
+    exprs = [_pass_expr(_pass_types(pos, ct, cs, ci), items, min_blocks) for pos in _POSITIONS]
+    return tuple(dict.fromkeys(exprs))
 
 
 def _stride_grid(n: int) -> int:
@@ -117,11 +139,13 @@ def radix_sort(keys, key_bits=None) -> tuple:
     status = base + 8 * rp.SCRATCH_STATUS
     ct = _ctype(item)
     cs = _ctype(plan.sort_itemsize)
+    ci = _ctype(4) if plan.index_itemsize == 4 else _WIDE_INDEX
+    group = _passes(ct, cs, ci, plan.items, plan.min_blocks)
     if key_bits is not None:   # both modules known now: compile them side by side
-        first = _pass_expr(ct, cs, ct if plan.passes == 1 else cs, plan.items, plan.min_blocks)
+        first = _pass_expr(_pass_types(_position(0, plan.passes), ct, cs, ci), plan.items,
+                           plan.min_blocks)
         prefetch([Request(f"xs_radix_histogram<{ct}>", file=_SRC, name_expressions=_prelude(ct)),
-                  Request(first, file=_SRC,
-                          name_expressions=_passes(ct, cs, plan.items, plan.min_blocks))])
+                  Request(first, file=_SRC, name_expressions=group)])
 
     # histogram of every place, then the exclusive scan of each place's counts
     hexpr = f"xs_radix_histogram<{ct}>"
@@ -135,31 +159,34 @@ def radix_sort(keys, key_bits=None) -> tuple:
         k, (plan.passes,), (rp.THREADS,), [slot64()]), _prelude(ct))(hist)
 
     # one pass per digit place, ping-pong between two key and two index buffers; with
-    # narrowed keys the first pass writes them narrow and the last one wide again
-    ibuf = [cp.empty(n, dtype=np.int64) for _ in range(min(2, plan.passes))]
-    if plan.sort_itemsize == item:
-        kbuf = [cp.empty(n, dtype=ukeys.dtype) for _ in range(min(2, plan.passes))]
-        outs = [kbuf[p % 2] for p in range(plan.passes)]
-    else:
-        narrow = np.dtype(f"u{plan.sort_itemsize}")
-        kbuf = [cp.empty(n, dtype=narrow) for _ in range(min(2, plan.passes - 1))]
-        outs = [kbuf[p % 2] for p in range(plan.passes - 1)] + [cp.empty(n, dtype=ukeys.dtype)]
+    # narrowed keys (permutation) the first pass writes them narrow and the last one wide
+    kouts = _buffers(cp, n, plan.passes, np.dtype(f"u{plan.sort_itemsize}"), ukeys.dtype)
+    iouts = _buffers(cp, n, plan.passes, np.dtype(np.uint32 if ci != _WIDE_INDEX else np.int64),
+                     np.dtype(np.int64))
     kin, iin = ukeys.data.ptr, 0          # pass 0: the caller's keys, the identity
     for p in range(plan.passes):
-        last = p == plan.passes - 1
-        sweep = _sweep(ct if p == 0 else cs, cs, ct if last else cs, plan,
-                       _passes(ct, cs, plan.items, plan.min_blocks))
-        kout, iout = outs[p], ibuf[p % 2]
+        sweep = _sweep(_pass_types(_position(p, plan.passes), ct, cs, ci), plan, group)
+        kout, iout = kouts[p], iouts[p]
         sweep(kin, kout.data.ptr, iin, iout.data.ptr, plan.shifts[p], plan.masks[p],
               hist + 8 * rp.BINS * p, status, base + 8 * (rp.SCRATCH_COUNTERS + p), p + 1)
         kin, iin = kout.data.ptr, iout.data.ptr
     return kout.view(keys.dtype), iout
 
 
-def _sweep(cin: str, crank: str, cout: str, plan, group: tuple):
-    """The cached :class:`Launch` of one one-sweep pass reading keys of C type ``cin``,
-    ranking them as ``crank`` and writing ``cout`` (one of ``group``)."""
-    expr = _pass_expr(cin, crank, cout, plan.items, plan.min_blocks)
+def _buffers(cp, n: int, passes: int, between, final) -> list:
+    """The output array of each pass: two of dtype ``between`` in turn, the last pass's
+    of dtype ``final`` (one of the two when the dtypes are equal)."""
+    if between == final:
+        two = [cp.empty(n, dtype=final) for _ in range(min(2, passes))]
+        return [two[p % 2] for p in range(passes)]
+    two = [cp.empty(n, dtype=between) for _ in range(min(2, passes - 1))]
+    return [two[p % 2] for p in range(passes - 1)] + [cp.empty(n, dtype=final)]
+
+
+def _sweep(types: tuple, plan, group: tuple):
+    """The cached :class:`Launch` of one one-sweep pass of C types ``types`` (KIN, K,
+    KOUT, IIN, IOUT; one of the module ``group``)."""
+    expr = _pass_expr(types, plan.items, plan.min_blocks)
     return _launch(expr, plan.ntiles, (plan.n, plan.flip), lambda k: Launch(
         k, (plan.ntiles,), (rp.THREADS,),
         # keys in/out, idx in/out, n, flip, shift, mask, offsets, status, counter, tag

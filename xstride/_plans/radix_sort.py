@@ -32,8 +32,9 @@ THREADS = 256
 #: a thread at 80 registers, where NVRTC for sm_90 gives 113 unbounded for 64-bit
 #: keys). Both are template arguments of ``xs_radix_onesweep``. ``narrow``: the passes
 #: move the keys as the narrowest unsigned type that holds the sorted bits (see
-#: :attr:`RadixPlan.sort_itemsize`).
-TUNING = {"items": 15, "min_blocks": 3, "narrow": True}
+#: :attr:`RadixPlan.sort_itemsize`); ``narrow_index``: the permutation moves between
+#: passes as uint32 when n <= 2**32 (:attr:`RadixPlan.index_itemsize`).
+TUNING = {"items": 15, "min_blocks": 3, "narrow": True, "narrow_index": True}
 #: Keys per tile at the default tuning.
 ITEMS = TUNING["items"]
 TILE = THREADS * ITEMS
@@ -90,6 +91,10 @@ class RadixPlan:
         (``bits`` below the key's width), else ``itemsize``. The first pass reads the
         keys as they are and writes them narrowed (their high bits are zero: every key
         is in ``[0, 2**bits)``); the host widens the sorted keys at the end.
+    index_itemsize : int
+        Bytes of a permutation entry between passes: 4 (uint32) when :data:`TUNING`
+        says ``narrow_index``, n <= 2**32 and there are two passes or more (the first
+        pass writes them as uint32, the last reads uint32 and writes int64), else 8.
     items, min_blocks : int
         The tuning of the pass (:data:`TUNING` when the plan was made).
     tile : int
@@ -109,6 +114,7 @@ class RadixPlan:
     masks: tuple
     flip: int
     sort_itemsize: int
+    index_itemsize: int
     items: int
     min_blocks: int
     tile: int
@@ -133,10 +139,12 @@ def plan_radix(n: int, itemsize: int, signed: bool, bits: int) -> RadixPlan:
     tile = THREADS * items
     ntiles = -(-n // tile)
     sort_itemsize = itemsize
+    index_itemsize = 4 if TUNING.get("narrow_index", False) and n <= 1 << 32 \
+        and passes >= 2 else 8
     if TUNING.get("narrow", False) and bits < 8 * itemsize:
         sort_itemsize = next(b for b in (1, 2, 4, 8) if 8 * b >= bits)
     return RadixPlan(n=n, itemsize=itemsize, signed=signed, bits=bits, passes=passes,
                      shifts=shifts, masks=masks, flip=flip_of(itemsize, signed),
-                     sort_itemsize=sort_itemsize, items=items,
+                     sort_itemsize=sort_itemsize, index_itemsize=index_itemsize, items=items,
                      min_blocks=min_blocks, tile=tile, ntiles=ntiles,
                      scratch_words=SCRATCH_STATUS + ntiles * BINS)
