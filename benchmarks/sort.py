@@ -7,8 +7,8 @@ with the bits found from the keys, Morton keys of 63 bits, random 64-bit keys, r
 int32 keys. Each row checks the result against the CuPy composition (both are stable:
 the orders must be equal) and says MISMATCH otherwise. ``--sweep`` adds the pass's
 tuning (``xstride._plans.radix_sort.TUNING``: keys per thread, blocks per SM, narrowed
-keys and permutation) on the 30- and 64-bit cases. :func:`sort_rows` is the row generator other benchmarks
-(``benchmarks/particles.py``) call.
+keys and permutation) on the 30- and 64-bit cases. :func:`sort_rows` is the row
+generator other benchmarks (``benchmarks/particles.py``) call.
 """
 
 from __future__ import annotations
@@ -91,8 +91,10 @@ def stage_rows(cp, n: int = 1 << 26) -> list:
         return ksort.key_bits_of(keys, False, scratch)
 
     for label, fn in [("bits from the keys (OR + 8-byte read-back)", bits),
-                      ("radix sort, key_bits=30 (4 passes): keys + order", lambda: ksort.radix_sort(keys, 30)),
-                      ("radix sort, 64 bits (8 passes): keys + order", lambda: ksort.radix_sort(keys, 64)),
+                      ("radix sort, key_bits=30 (4 passes): keys + order",
+                       lambda: ksort.radix_sort(keys, 30)),
+                      ("radix sort, 64 bits (8 passes): keys + order",
+                       lambda: ksort.radix_sort(keys, 64)),
                       ("gather of the int64 payload (cupy.take)", lambda: cp.take(payload, order))]:
         try_row(rows, f"stage: {label}",
                 lambda fn=fn, label=label: [f"stage: {label}",

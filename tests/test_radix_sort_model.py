@@ -146,7 +146,8 @@ class Device:
                     base = np.where(valid, warp_cnt[w, np.where(valid, d, 0)], 0)
                     np.add.at(warp_cnt[w], d[leader], total[leader])
                     for lane in np.flatnonzero(valid):
-                        items_of.append((int(i[lane]), int(d[lane]), w, int(base[lane] + below[lane])))
+                        items_of.append((int(i[lane]), int(d[lane]), w,
+                                         int(base[lane] + below[lane])))
             count = warp_cnt.sum(axis=0)
             warp_excl = np.cumsum(warp_cnt, axis=0) - warp_cnt
             start = np.cumsum(count) - count

@@ -117,8 +117,9 @@ xs_radix_histogram(const K* __restrict__ keys, long long n, unsigned long long f
         for (int u = 0; u < XS_RADIX_UNROLL; ++u) {
             if (b + (long long)u * XS_RADIX_THREADS >= n) break;
             for (int p = 0; p < places; ++p)
-                atomicAdd(&s_hist[p * XS_RADIX_BINS
-                                  + xs_radix_digit(k[u], flip, 8u * p, xs_radix_mask(bits, p))], 1u);
+                atomicAdd(&s_hist[p * XS_RADIX_BINS + xs_radix_digit(k[u], flip, 8u * p,
+                                                                     xs_radix_mask(bits, p))],
+                          1u);
         }
     }
     __syncthreads();
@@ -254,7 +255,8 @@ xs_radix_onesweep(const KIN* __restrict__ keys_in, KOUT* __restrict__ keys_out,
         const unsigned peers = __match_any_sync(0xffffffffu, d);
         const unsigned leader = __ffs(peers) - 1u;
         unsigned base = 0u;
-        if (valid && lane == leader) base = atomicAdd(&s_warp[warp * XS_RADIX_BINS + d], __popc(peers));
+        if (valid && lane == leader)
+            base = atomicAdd(&s_warp[warp * XS_RADIX_BINS + d], __popc(peers));
         // the shuffle also orders this step's counter updates before the next step's
         base = __shfl_sync(0xffffffffu, base, leader);
         rd[j] = valid ? (d << 16) | (base + __popc(peers & lt)) : XS_RADIX_NONE;
