@@ -11,7 +11,8 @@ import pytest
 #: the modules with examples (a module listed here must have some)
 MODULES = ["xstride.layout", "xstride._plans.reduction", "xstride._core.sizes",
            "xstride.algorithms.segments", "xstride._plans.segments",
-           "xstride.algorithms.voxels", "xstride.algorithms.tree"]
+           "xstride.algorithms.voxels", "xstride.algorithms.tree",
+           "xstride.algorithms.sort"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -135,7 +135,7 @@ def test_device_encode_decode_match_host(poisoned):
 
 # --------------------------------------------------------------------- sort
 def check_sort(cp, keys_host, *values_host):
-    """Public sort_by_key (CuPy argsort path) vs the host."""
+    """Public sort_by_key (the device radix sort) vs the host."""
     want = alg.sort_by_key(keys_host, *values_host)
     dev_keys = cp.asarray(keys_host)
     dev_vals = [cp.asarray(v) for v in values_host]

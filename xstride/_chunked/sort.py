@@ -35,9 +35,11 @@ def _columns(i: int, v) -> list[str]:
     return [f"v{i}"] if v.ndim == 1 else [f"v{i}_{j}" for j in range(v.shape[1])]
 
 
-def sort_by_key(keys, values) -> tuple:
+def sort_by_key(keys, values, key_bits=None) -> tuple:
     """(sorted_keys, order int64, *sorted_values) of checked 1-D dask keys and (n,) or
-    (n, k) dask values; all dask arrays with the chunks' backend of ``keys``."""
+    (n, k) dask values; all dask arrays with the chunks' backend of ``keys``.
+    ``key_bits`` (checked by the caller) is not used: the shuffle compares whole keys,
+    and the keys are not checked against it (that would compute them)."""
     like = keys._meta
     if not isinstance(like, np.ndarray):  # CuPy chunks: the sort stays on the device
         return sample_sort(keys, values)

@@ -248,7 +248,8 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
     # bounds as Python floats: host parameters for either backend
     keys = stages.run("morton keys", lambda: alg.morton_keys(pos, lower.tolist(),
                                                              box_upper.tolist(), levels))
-    sorted_keys, order, sorted_pos = stages.run("sort_by_key", lambda: alg.sort_by_key(keys, pos))
+    sorted_keys, order, sorted_pos = stages.run(   # keys of ndim * levels bits
+        "sort_by_key", lambda: alg.sort_by_key(keys, pos, key_bits=ndim * levels))
 
     # 5. occupancy at level k_level: boundaries where the cell changes, slots by a scan
     def occupancy():

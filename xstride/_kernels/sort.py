@@ -1,21 +1,205 @@
-"""CuPy executor for ``sort_by_key``; everything stays on the device.
+"""CuPy executor for ``sort_by_key``: xstride's one-sweep radix sort, on the device.
 
-CuPy's ``argsort`` (Thrust ``stable_sort_by_key``, a CUB radix sort over all key bits)
-and gathers. Measured on an H200 (docs/morton.md): 2**26 uint64 keys + int64 payload in
-~10 ms.
+The keys are sorted by :func:`radix_sort` (``radix_sort.cu``; the plan in
+:mod:`xstride._plans.radix_sort`), which returns the sorted keys and the int64
+permutation; the values are gathered by it (``cupy.take``). Only the low bits in
+which keys can differ are sorted, ``ceil(bits / 8)`` digit passes:
+
+* ``key_bits`` given: those bits (the caller promises every key is in
+  ``[0, 2**key_bits)``; nothing is checked on the device, and other keys give an
+  unspecified result, though ``order`` stays a permutation);
+* else the bitwise OR of the keys (one reduction kernel, one 8-byte read-back): up to
+  its highest set bit, or every bit when a signed key is negative.
+
+Launches: [OR,] histogram of every digit place, exclusive scan of the histograms, one
+one-sweep pass per place; all of them over one zeroed scratch buffer (the OR, the tile
+counters, the histograms, the look-back words). The passes move the keys as the
+narrowest unsigned type that holds the sorted bits, and the permutation as uint32 when
+n <= 2**32 (the first pass narrows, the last widens: 64-bit Morton keys of 30 bits and
+their permutation move as 8 bytes a key, not 16). See ``docs/morton.md``.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
+from .._core.dtypes import C_TYPES
+from .._plans import radix_sort as rp
+from . import _reduce_common as rc
+from ._compile import Request, current_device, function, prefetch
 from ._cupy import cupy as _cupy
+from ._launch import Launch, i32, i64, slot32, slot64, u64
+from ._lru import Bounded
 
-__all__ = ["sort_by_key"]
+__all__ = ["sort_by_key", "radix_sort", "key_bits_of"]
+
+_SRC = "radix_sort.cu"
+_BLOCKS_PER_SM = 8   # blocks of the grid-stride kernels (OR, histogram) per SM
+
+#: Prepared launches: (kernel expression, grid, fixed arguments, device) -> Launch
+_LAUNCHES = Bounded(256)
 
 
-def sort_by_key(keys, values) -> tuple:
-    """(sorted_keys, order int64, *sorted_values) of checked CuPy keys (n,) and values."""
+def _ctype(itemsize: int) -> str:
+    """C type of the unsigned keys of ``itemsize`` bytes (the kernels' K)."""
+    return C_TYPES[f"uint{8 * itemsize}"]
+
+
+def _launch(expr: str, grid: int, fixed: tuple, build, group: tuple):
+    """The cached :class:`Launch` of the instantiation ``expr`` for ``grid`` blocks and
+    the fixed arguments ``fixed``; ``build(kernel)`` makes it on a miss. ``group``: the
+    instantiations compiled with it in one NVRTC module (:func:`_prelude`,
+    :func:`_passes`), so a first sort compiles twice, not once per kernel."""
+    key = (expr, grid, fixed, current_device())
+    got = _LAUNCHES.get(key)
+    if got is None:
+        got = _LAUNCHES.put(key, build(function(expr, file=_SRC, name_expressions=group)))
+    return got
+
+
+def _prelude(ct: str) -> tuple:
+    """The kernels before the passes, for keys of C type ``ct``: OR, histogram, offsets."""
+    return (f"xs_radix_or<{ct}>", f"xs_radix_histogram<{ct}>", "xs_radix_offsets")
+
+
+_WIDE_INDEX = C_TYPES["int64"]
+
+#: The positions of a pass in a sort: the only pass, the first, a middle one, the last.
+_POSITIONS = ("only", "first", "middle", "last")
+
+
+def _position(p: int, passes: int) -> str:
+    if passes == 1:
+        return "only"
+    return "first" if p == 0 else ("last" if p == passes - 1 else "middle")
+
+
+def _pass_types(pos: str, ct: str, cs: str, ci: str) -> tuple:
+    """(KIN, K, KOUT, IIN, IOUT) of a pass at position ``pos`` for keys of C type ``ct``
+    moved as ``cs`` and a permutation moved as ``ci`` between passes: the first pass
+    narrows (and makes the identity permutation: its IIN is never read), the last
+    widens, the only one does both."""
+    w = _WIDE_INDEX
+    return {"only": (ct, cs, ct, w, w), "first": (ct, cs, cs, ci, ci),
+            "middle": (cs, cs, cs, ci, ci), "last": (cs, cs, ct, ci, w)}[pos]
+
+
+def _pass_expr(types: tuple, items: int, min_blocks: int) -> str:
+    return f"xs_radix_onesweep<{', '.join(types)}, {items}, {min_blocks}>"
+
+
+def _passes(ct: str, cs: str, ci: str, items: int, min_blocks: int) -> tuple:
+    """Every one-sweep pass a sort of keys of C type ``ct`` moved as ``cs``, with its
+    permutation moved as ``ci``, may run (one module): the instantiations of the four
+    positions, each once."""
+    exprs = [_pass_expr(_pass_types(pos, ct, cs, ci), items, min_blocks) for pos in _POSITIONS]
+    return tuple(dict.fromkeys(exprs))
+
+
+def _stride_grid(n: int) -> int:
+    """Blocks of the grid-stride kernels: enough to fill the device, at most one per
+    4096 keys (so a block's 32-bit histogram counters hold its share of any n whose
+    keys fit a device: below 2**32 keys each for n < 2**42 on a device of 132 SMs)."""
+    return max(1, min(-(-n // (rp.THREADS * 16)), _BLOCKS_PER_SM * rc.sm_count()))
+
+
+def key_bits_of(ukeys, signed: bool, scratch) -> int:
+    """The bits to sort of contiguous unsigned-viewed CuPy keys: the OR of every key
+    (``xs_radix_or`` into ``scratch[SCRATCH_OR]``, zeroed) read back to the host."""
+    n = ukeys.shape[0]
+    expr = f"xs_radix_or<{_ctype(ukeys.dtype.itemsize)}>"
+    grid = _stride_grid(n)
+    run = _launch(expr, grid, (n,), lambda k: Launch(k, (grid,), (rp.THREADS,),
+                                                     [slot64(), i64(n), slot64()]),
+                  _prelude(_ctype(ukeys.dtype.itemsize)))
+    run(ukeys.data.ptr, scratch.data.ptr + 8 * rp.SCRATCH_OR)
+    word = int(scratch[rp.SCRATCH_OR:rp.SCRATCH_OR + 1].get()[0])
+    return rp.bits_from_or(word, ukeys.dtype.itemsize, signed)
+
+
+def radix_sort(keys, key_bits=None) -> tuple:
+    """``(sorted_keys, order)`` of checked 1-D CuPy integer keys: a stable sort on the
+    low ``key_bits`` bits (None: found from the keys), ``order`` int64 with
+    ``sorted_keys == keys[order]``. The input is not modified."""
     cp = _cupy()
-    order = cp.argsort(keys).astype(cp.int64, copy=False)  # thrust stable sort
-    out = [keys[order], order]
+    n = keys.shape[0]
+    if n == 0:
+        return keys.copy(), cp.empty(0, dtype=np.int64)
+    item = keys.dtype.itemsize
+    signed = keys.dtype.kind == "i"
+    ukeys = cp.ascontiguousarray(keys).view(np.dtype(f"u{item}"))
+    plan = rp.plan_radix(n, item, signed, 0)   # the tiles (the bits come next)
+    scratch = cp.zeros(plan.scratch_words, dtype=np.uint64)
+    bits = key_bits_of(ukeys, signed, scratch) if key_bits is None else int(key_bits)
+    plan = rp.plan_radix(n, item, signed, bits)
+    if plan.passes == 0:   # every key equal (to 0): the identity
+        return keys.copy(), cp.arange(n, dtype=np.int64)
+    base = scratch.data.ptr
+    hist = base + 8 * rp.SCRATCH_HIST
+    status = base + 8 * rp.SCRATCH_STATUS
+    ct = _ctype(item)
+    cs = _ctype(plan.sort_itemsize)
+    ci = _ctype(4) if plan.index_itemsize == 4 else _WIDE_INDEX
+    group = _passes(ct, cs, ci, plan.items, plan.min_blocks)
+    if key_bits is not None:   # both modules known now: compile them side by side
+        first = _pass_expr(_pass_types(_position(0, plan.passes), ct, cs, ci), plan.items,
+                           plan.min_blocks)
+        prefetch([Request(f"xs_radix_histogram<{ct}>", file=_SRC, name_expressions=_prelude(ct)),
+                  Request(first, file=_SRC, name_expressions=group)])
+
+    # histogram of every place, then the exclusive scan of each place's counts
+    hexpr = f"xs_radix_histogram<{ct}>"
+    hgrid = _stride_grid(n)
+    fixed = (n, plan.flip, plan.passes, plan.bits)
+    _launch(hexpr, hgrid, fixed, lambda k: Launch(
+        k, (hgrid,), (rp.THREADS,),       # keys, n, flip, places, bits, hist
+        [slot64(), i64(n), u64(plan.flip), i32(plan.passes), i32(plan.bits), slot64()]),
+        _prelude(ct))(ukeys.data.ptr, hist)
+    _launch("xs_radix_offsets", plan.passes, (ct,), lambda k: Launch(
+        k, (plan.passes,), (rp.THREADS,), [slot64()]), _prelude(ct))(hist)
+
+    # one pass per digit place, ping-pong between two key and two index buffers; with
+    # narrowed keys (permutation) the first pass writes them narrow and the last one wide
+    kouts = _buffers(cp, n, plan.passes, np.dtype(f"u{plan.sort_itemsize}"), ukeys.dtype)
+    iouts = _buffers(cp, n, plan.passes, np.dtype(np.uint32 if ci != _WIDE_INDEX else np.int64),
+                     np.dtype(np.int64))
+    kin, iin = ukeys.data.ptr, 0          # pass 0: the caller's keys, the identity
+    for p in range(plan.passes):
+        sweep = _sweep(_pass_types(_position(p, plan.passes), ct, cs, ci), plan, group)
+        kout, iout = kouts[p], iouts[p]
+        sweep(kin, kout.data.ptr, iin, iout.data.ptr, plan.shifts[p], plan.masks[p],
+              hist + 8 * rp.BINS * p, status, base + 8 * (rp.SCRATCH_COUNTERS + p), p + 1)
+        kin, iin = kout.data.ptr, iout.data.ptr
+    return kout.view(keys.dtype), iout
+
+
+def _buffers(cp, n: int, passes: int, between, final) -> list:
+    """The output array of each pass: two of dtype ``between`` in turn, the last pass's
+    of dtype ``final`` (one of the two when the dtypes are equal)."""
+    if between == final:
+        two = [cp.empty(n, dtype=final) for _ in range(min(2, passes))]
+        return [two[p % 2] for p in range(passes)]
+    two = [cp.empty(n, dtype=between) for _ in range(min(2, passes - 1))]
+    return [two[p % 2] for p in range(passes - 1)] + [cp.empty(n, dtype=final)]
+
+
+def _sweep(types: tuple, plan, group: tuple):
+    """The cached :class:`Launch` of one one-sweep pass of C types ``types`` (KIN, K,
+    KOUT, IIN, IOUT; one of the module ``group``)."""
+    expr = _pass_expr(types, plan.items, plan.min_blocks)
+    return _launch(expr, plan.ntiles, (plan.n, plan.flip), lambda k: Launch(
+        k, (plan.ntiles,), (rp.THREADS,),
+        # keys in/out, idx in/out, n, flip, shift, mask, offsets, status, counter, tag
+        [slot64(), slot64(), slot64(), slot64(), i64(plan.n), u64(plan.flip), slot32(),
+         slot32(), slot64(), slot64(), slot64(), slot32()]), group)
+
+
+def sort_by_key(keys, values, key_bits=None) -> tuple:
+    """(sorted_keys, order int64, *sorted_values) of checked CuPy keys (n,) and values
+    (n,) or (n, k); ``key_bits`` checked by the caller (an int in 1..key bits, or
+    None)."""
+    cp = _cupy()
+    sorted_keys, order = radix_sort(keys, key_bits)
+    out = [sorted_keys, order]
     out.extend(cp.take(v, order, axis=0) for v in values)
     return tuple(out)

@@ -44,6 +44,7 @@ __all__ = [
 
 from ._args import MAX_MORTON_LEVELS  # noqa: E402
 from ._args import _levels, _host_vector, _as_array, _integer_array, _nonfinite
+from .sort import sort_by_key  # noqa: E402
 from .segments import (SEGMENT_OPS, bin_offsets, compact, reduce_by_key,  # noqa: E402
                        run_length_encode, segment_reduce)
 from .voxels import voxel_downsample  # noqa: E402
@@ -114,7 +115,10 @@ def morton_keys(positions, lower, upper, levels):
     -------
     array of uint64, shape (n,)
         On the backend of ``positions``. Bit ``ndim*b + a`` is bit ``b`` of the cell
-        index on axis ``a``.
+        index on axis ``a``; a key has ``ndim * levels`` bits (every key is below
+        ``2**(ndim * levels)``): sort them with
+        ``sort_by_key(keys, ..., key_bits=ndim * levels)``, and the device sort runs
+        ``ceil(ndim * levels / 8)`` digit passes without looking at the keys first.
 
     Raises
     ------
@@ -262,51 +266,3 @@ def morton_decode(keys, ndim):
     flat = u.reshape(-1)  # the executors work on 1-D keys; 0-d keys too
     cells = backend.executor("morton").decode(flat, nd)
     return cells.reshape(tuple(u.shape) + (nd,))
-
-
-# --------------------------------------------------------------------- sort
-def sort_by_key(keys, *values):
-    """Stable sort of integer keys, carrying any number of value arrays along.
-
-    Parameters
-    ----------
-    keys : array of shape (n,), any signed or unsigned integer dtype
-    *values : arrays of shape (n,) or (n, k), any dtype
-        Rows are reordered with the keys.
-
-    Returns
-    -------
-    tuple
-        ``(sorted_keys, order, *sorted_values)``: ``order`` is int64 (n,) with
-        ``sorted_keys == keys[order]``; equal keys keep their input order (stable).
-        All on the backend of the inputs.
-
-    Raises
-    ------
-    TypeError
-        ``keys`` not of an integer dtype (bool and floats are refused); NumPy and CuPy
-        arrays mixed.
-    ValueError
-        ``keys`` not 1-D; a value not 1-D or 2-D, or whose length differs from n.
-
-    Notes
-    -----
-    NumPy: ``argsort(kind="stable")``. CuPy: CuPy's ``argsort`` (Thrust's stable
-    ``stable_sort_by_key``, a radix sort) and gathers, all on the device; see
-    ``docs/morton.md``.
-    """
-    func = "sort_by_key"
-    named = [("keys", keys)] + [(f"values[{i}]", v) for i, v in enumerate(values)]
-    backend = _backends.of(func, named)
-    k = _integer_array(func, "keys", keys, backend)
-    if k.ndim != 1:
-        raise value_error(func, "keys", f"must be 1-D; got shape {tuple(k.shape)}")
-    n = k.shape[0]
-    vals = []
-    for name, v in named[1:]:
-        arr = _as_array(func, name, v, backend)
-        if arr.ndim not in (1, 2) or arr.shape[0] != n:
-            raise value_error(func, name, f"must have shape ({n},) or ({n}, k) to match "
-                                          f"keys of shape ({n},); got {tuple(arr.shape)}")
-        vals.append(arr)
-    return backend.executor("sort").sort_by_key(k, vals)
