@@ -244,7 +244,47 @@ def m_bins_fill(name, grid, bins, n, n_bins, out):
         o[t] = lo
 
 
-MODELS = {"xs_seg_thread": m_thread, "xs_seg_warp": m_warp, "xs_seg_combine": m_combine,
+def strided(addr, T, n, d, rs, cs):
+    """The (n, d) points at ``addr`` with strides ``rs``, ``cs`` in elements."""
+    lo = min(0, (n - 1) * rs, (d - 1) * cs)
+    hi = max(0, (n - 1) * rs) + max(0, (d - 1) * cs)
+    flat = mem(addr + lo * np.dtype(T).itemsize, T, hi - lo + 1)
+    return np.lib.stride_tricks.as_strided(
+        flat[-lo:], shape=(n, d), strides=(rs * flat.itemsize, cs * flat.itemsize))
+
+
+def ordered(x):
+    b = np.float64(x).view(np.uint64)
+    return int(~b if b >> np.uint64(63) else b | np.uint64(1 << 63))
+
+
+def m_vox_bounds(name, grid, pts, n, rs, cs, rec):
+    T, d = np_type(targs(name)[0]), int(targs(name)[1])
+    p = strided(pts, T, n, d, rs, cs).astype(np.float64)
+    r = mem(rec, np.uint64, 2 * d + 1)
+    finite = np.isfinite(p).all(axis=1)
+    if not finite.all():
+        r[2 * d] = np.flatnonzero(~finite)[0]
+    if finite.any():
+        for a in range(d):
+            r[a] = ordered(p[finite, a].min())
+            r[d + a] = ~np.uint64(ordered(p[finite, a].max()))
+
+
+def m_vox_keys(name, grid, pts, n, rs, cs, *rest):
+    T, d = np_type(targs(name)[0]), int(targs(name)[1])
+    *bits, keys = rest
+    lo, size, vmin = (np.array(bits[i:i + 3], dtype=np.int64).view(np.float64)[:d]
+                      for i in (0, 3, 6))
+    p = strided(pts, T, n, d, rs, cs).astype(np.float64)
+    cells = [(np.floor((p[:, a] - lo[a]) / size[a]) - vmin[a]).astype(np.uint64)
+             for a in range(d)]
+    from xstride._host.morton import encode
+    mem(keys, np.uint64, n)[:] = encode(cells)
+
+
+MODELS = {"xs_vox_bounds": m_vox_bounds, "xs_vox_keys": m_vox_keys,
+          "xs_seg_thread": m_thread, "xs_seg_warp": m_warp, "xs_seg_combine": m_combine,
           "xs_seg_offsets_stats": m_offsets_stats, "xs_seg_count": m_count,
           "xs_seg_scan_tiles": m_scan_tiles, "xs_seg_scatter": m_scatter,
           "xs_seg_bins_check": m_bins_check, "xs_seg_bins_fill": m_bins_fill}
@@ -370,3 +410,36 @@ def test_device_errors_played(dev):
         alg.bin_offsets(dev.asarray(np.array([0, 1, 7, 0])), 7)
     with pytest.raises(ValueError, match="must be sorted.*position 3"):
         alg.bin_offsets(dev.asarray(np.array([0, 1, 6, 0])), 7)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("ndim", [2, 3])
+def test_voxel_passes_played(dev, dtype, ndim):
+    """voxel_downsample's two device passes (bounds with the first non-finite row, then
+    the keys) on the stand-in equal the NumPy executor's, on strided points too (the
+    public path through the sort runs on the GPU: tests/test_voxels_gpu.py)."""
+    from xstride._host import segments as hs
+
+    rng = np.random.default_rng(ndim)
+    base = (rng.normal(size=(300, 2 * ndim)) * 3).astype(dtype)
+    pts = base[::-1, ::2]          # negative row stride, column stride 2
+    lo, hi, row = ks.voxel_bounds(dev.asarray(pts))
+    wlo, whi, wrow = hs.voxel_bounds(pts)
+    assert row == wrow == -1
+    np.testing.assert_array_equal(lo, wlo)
+    np.testing.assert_array_equal(hi, whi)
+    size = np.array([0.7, 0.3, 1.1][:ndim])
+    for origin in (wlo, wlo - 10.0, wlo + 1.0):
+        vmin = np.floor((wlo - origin) / size)
+        got = ks.voxel_keys(dev.asarray(pts), origin, size, vmin)
+        np.testing.assert_array_equal(got.get(), hs.voxel_keys(pts, origin, size, vmin))
+    assert names(dev) == ["xs_vox_bounds"] + ["xs_vox_keys"] * 3
+    bad = pts.copy()
+    bad[7, ndim - 1] = np.nan
+    bad[9, 0] = -np.inf
+    bad[0, 0] = 1e6        # a finite extreme still counts
+    lo, hi, row = ks.voxel_bounds(dev.asarray(bad))
+    assert row == hs.voxel_bounds(bad)[2] == 7
+    finite = np.isfinite(bad).all(axis=1)
+    np.testing.assert_array_equal(hi, bad[finite].max(axis=0))
+    np.testing.assert_array_equal(lo, bad[finite].min(axis=0))

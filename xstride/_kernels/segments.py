@@ -18,11 +18,13 @@ from ._compile import function
 from ._cupy import cupy as _cupy
 from ._launch import Launch, i32, i64, slot64
 from ._lru import Bounded
+import struct
+
 from .._core.dtypes import C_TYPES
 from .._plans.segments import plan_long, plan_segments
 
 __all__ = ["offsets_stats", "segment_reduce", "runs", "bin_offsets", "compact",
-           "reduce_kernels", "ptr"]
+           "voxel_bounds", "voxel_keys", "reduce_kernels", "ptr"]
 
 _SOURCE = "segments.cu"
 _THREADS = 256
@@ -291,3 +293,66 @@ def bin_offsets(bins, n_bins: int):
     _launch(family[1], family, _grid(n_bins + 1), _THREADS,
             [ptr(b.data.ptr), n, n_bins, ptr(out.data.ptr)])
     return -1, -1, out
+
+
+# ------------------------------------------------------------------ voxels
+#: blocks of the bounds pass (each thread folds its points in registers, each block
+#: does 2 * ndim + 1 global atomics)
+_VOX_BLOCKS = 1024
+
+
+def _elements(a):
+    """``(row stride, column stride)`` of a 2-D CuPy array, in elements."""
+    return tuple(int(s) // a.dtype.itemsize for s in a.strides)
+
+
+def voxel_bounds(points):
+    """``(lowest corner, highest corner, first row with a NaN or infinite coordinate or
+    -1)`` of float32/float64 points (n >= 1, ndim): the corners as float64 host arrays
+    over the finite rows. One pass over the points (any strides), one read of
+    ``2 * ndim + 1`` words."""
+    import numpy as np
+
+    n, d = (int(s) for s in points.shape)
+    rs, cs = _elements(points)
+    rec = _record(2 * d + 1)
+    t = C_TYPES[points.dtype.name]
+    name = f"xs_vox_bounds<{t}, {d}>"
+    _launch(name, (name,), min(_VOX_BLOCKS, _grid(n)), _THREADS,
+            [ptr(points.data.ptr), n, rs, cs, ptr(rec.data.ptr)])
+    words = np.array(_read(rec), dtype=np.uint64)
+    lo = _from_ordered(words[:d])
+    hi = _from_ordered(~words[d:2 * d])
+    return lo, hi, _opt(int(words[2 * d]))
+
+
+def _from_ordered(u):
+    """Doubles from their ordered keys (the inverse of ``xs_vox_ordered``)."""
+    import numpy as np
+
+    top = np.uint64(1 << 63)
+    bits = np.where(u & top, u ^ top, ~u)
+    return bits.view(np.float64)
+
+
+def _bits(x: float) -> int:
+    """The bit pattern of a float64 as a signed 64-bit int (a ``long long`` argument)."""
+    return struct.unpack("<q", struct.pack("<d", float(x)))[0]
+
+
+def voxel_keys(points, origin, size, vmin):
+    """uint64 Morton keys (n,) of the voxels ``floor((p - origin) / size) - vmin`` of
+    float32/float64 points (n, ndim), one thread per point; ``origin``, ``size`` and
+    ``vmin`` are float64 host arrays (the host checked that the cells fit a key)."""
+    cupy = _cupy()
+    n, d = (int(s) for s in points.shape)
+    keys = cupy.empty(n, dtype=cupy.uint64)
+    if n == 0:
+        return keys
+    rs, cs = _elements(points)
+    pad = [0.0] * (3 - d)
+    fixed = [_bits(v) for group in (origin, size, vmin) for v in list(group) + pad]
+    name = f"xs_vox_keys<{C_TYPES[points.dtype.name]}, {d}>"
+    _launch(name, (name,), _grid(n), _THREADS,
+            [ptr(points.data.ptr), n, rs, cs, *fixed, ptr(keys.data.ptr)])
+    return keys
