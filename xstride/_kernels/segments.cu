@@ -78,6 +78,34 @@ __device__ __forceinline__ R xs_seg_result(A acc, long long count)
 }
 
 // ------------------------------------------------------------------ segment_reduce
+// Rows folded per batch: a batch issues all its loads before the first fold (the loads
+// do not depend on the accumulator), so a short segment costs one memory latency, not
+// one per row; the folds stay in row order, so the batch size changes no result.
+#define XS_SEG_BATCH_THREAD 4
+#define XS_SEG_BATCH_WARP 8
+
+// The fold, in order, of rows r0, r0 + G, r0 + 2G, ... < r1 of one column (x[r * k]),
+// from the identity.
+template <int OP, typename T, typename A, int U>
+__device__ __forceinline__ A xs_seg_fold_rows(const T* __restrict__ x, long long r0,
+                                              long long r1, long long G, long long k)
+{
+    A acc = xs_seg_identity<OP, T, A>();
+    for (long long r = r0; r < r1; r += U * G) {
+        T b[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const long long rr = r + u * G;
+            if (rr < r1) b[u] = x[rr * k];
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            if (r + u * G < r1) acc = xs_seg_fold<OP, A>(acc, (A)b[u]);
+        }
+    }
+    return acc;
+}
+
 // One thread per (segment, column): rows in order. t = s * k + c. Segments of more
 // than max_rows rows are left to the long walk.
 template <typename T, typename A, typename R, int OP, bool MEAN>
@@ -91,11 +119,7 @@ xs_seg_thread(const T* __restrict__ v, const long long* __restrict__ off, long l
         const long long s = t / k, c = t - s * k;
         const long long r0 = off[s], r1 = off[s + 1];
         if (r1 - r0 > max_rows) continue;
-        A acc = xs_seg_identity<OP, T, A>();
-#pragma unroll 4
-        for (long long r = r0; r < r1; ++r) {
-            acc = xs_seg_fold<OP, A>(acc, (A)v[r * k + c]);
-        }
+        const A acc = xs_seg_fold_rows<OP, T, A, XS_SEG_BATCH_THREAD>(v + c, r0, r1, 1, k);
         out[t] = xs_seg_result<OP, T, A, R, MEAN>(acc, r1 - r0);
     }
 }
@@ -133,11 +157,7 @@ xs_seg_warp(const T* __restrict__ v, const long long* __restrict__ off,
             const long long col = c0 + (long long)((int)lane - g * kk);
             A acc = xs_seg_identity<OP, T, A>();
             if (g < G) {
-                // unrolled for loads in flight; the folds stay in row order
-#pragma unroll 4
-                for (long long r = r0 + g; r < r1; r += G) {
-                    acc = xs_seg_fold<OP, A>(acc, (A)v[r * k + col]);
-                }
+                acc = xs_seg_fold_rows<OP, T, A, XS_SEG_BATCH_WARP>(v + col, r0 + g, r1, G, k);
             }
             // fold the G slots of each column as a fixed binary tree (ceil(log2 G)
             // shuffles): at step h, slot g (a multiple of 2h) takes slot g + h
@@ -332,36 +352,74 @@ xs_seg_scan_tiles(long long* __restrict__ counts, long long n_tiles,
 // Pass 3: each selected element i of the tile goes to position p = offsets[tile] + its
 // rank among the tile's selected elements; row i of src (row_words words W) is copied
 // to row p of dst (when src is not null) and i is written to idx[p] (when idx is not
-// null).
+// null). The ranks come from one ballot per warp and item (element i = base + j *
+// THREADS + warp * 32 + lane: the order (item, warp, lane) is the index order) and one
+// scan of the ITEMS * WARPS ballot counts by warp 0: two barriers per tile. Every load
+// of a word of the rows is issued before the first store.
+#define XS_SEG_WARPS (XS_SEG_THREADS / 32)
 template <int FLAG, typename K, typename W>
 __global__ void __launch_bounds__(XS_SEG_THREADS)
 xs_seg_scatter(const K* __restrict__ flags, long long n, long long thr,
                const long long* __restrict__ offsets, const W* __restrict__ src,
                long long row_words, W* __restrict__ dst, long long* __restrict__ idx)
 {
-    const long long base = (long long)blockIdx.x * XS_SEG_TILE;
-    long long run = offsets[blockIdx.x];
-#pragma unroll 1
+    __shared__ int pre[XS_SEG_ITEMS * XS_SEG_WARPS];
+    const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    const long long base = (long long)blockIdx.x * XS_SEG_TILE + threadIdx.x;
+    unsigned mine = 0u;
+#pragma unroll
     for (int j = 0; j < XS_SEG_ITEMS; ++j) {
-        if (base + (long long)j * XS_SEG_THREADS >= n) break;   // block-uniform
-        const long long i = base + j * XS_SEG_THREADS + threadIdx.x;
-        const int f = xs_seg_flag<FLAG, K>(flags, i, n, thr);
-        int total;
-        const int rank = xstride_block_exclusive_sum(f, &total);
-        if (f) {
-            const long long p = run + rank;
-            if (idx != nullptr) idx[p] = i;
-            if (src != nullptr) {
-                if (row_words == 1) {
-                    dst[p] = src[i];
-                } else {
-                    for (long long w = 0; w < row_words; ++w) {
-                        dst[p * row_words + w] = src[i * row_words + w];
-                    }
-                }
-            }
+        mine |= (unsigned)xs_seg_flag<FLAG, K>(flags, base + j * XS_SEG_THREADS, n, thr) << j;
+    }
+    unsigned bal[XS_SEG_ITEMS];
+#pragma unroll
+    for (int j = 0; j < XS_SEG_ITEMS; ++j) {
+        bal[j] = __ballot_sync(XS_SEG_FULL, (mine >> j) & 1u);
+        if (lane == 0) pre[j * XS_SEG_WARPS + warp] = __popc(bal[j]);
+    }
+    __syncthreads();
+    if (warp == 0) {   // exclusive scan of the counts in (item, warp) order
+        const int per = XS_SEG_ITEMS * XS_SEG_WARPS / 32;
+        int c[per], sum = 0;
+#pragma unroll
+        for (int q = 0; q < per; ++q) {
+            c[q] = pre[lane * per + q];
+            sum += c[q];
         }
-        run += total;
+        int incl = sum;
+#pragma unroll
+        for (int o = 1; o < 32; o <<= 1) {
+            const int y = __shfl_up_sync(XS_SEG_FULL, incl, o);
+            if ((int)lane >= o) incl += y;
+        }
+        int ex = incl - sum;
+#pragma unroll
+        for (int q = 0; q < per; ++q) {
+            pre[lane * per + q] = ex;
+            ex += c[q];
+        }
+    }
+    __syncthreads();
+    if (mine == 0u) return;
+    const long long run = offsets[blockIdx.x];
+    const unsigned lt = (1u << lane) - 1u;
+    long long pos[XS_SEG_ITEMS];
+#pragma unroll
+    for (int j = 0; j < XS_SEG_ITEMS; ++j) {
+        pos[j] = run + pre[j * XS_SEG_WARPS + warp] + __popc(bal[j] & lt);
+        if (idx != nullptr && ((mine >> j) & 1u)) idx[pos[j]] = base + j * XS_SEG_THREADS;
+    }
+    if (src == nullptr) return;
+    for (long long w = 0; w < row_words; ++w) {
+        W word[XS_SEG_ITEMS];
+#pragma unroll
+        for (int j = 0; j < XS_SEG_ITEMS; ++j) {
+            if ((mine >> j) & 1u) word[j] = src[(base + j * XS_SEG_THREADS) * row_words + w];
+        }
+#pragma unroll
+        for (int j = 0; j < XS_SEG_ITEMS; ++j) {
+            if ((mine >> j) & 1u) dst[pos[j] * row_words + w] = word[j];
+        }
     }
 }
 
