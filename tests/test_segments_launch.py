@@ -443,3 +443,20 @@ def test_voxel_passes_played(dev, dtype, ndim):
     finite = np.isfinite(bad).all(axis=1)
     np.testing.assert_array_equal(hi, bad[finite].max(axis=0))
     np.testing.assert_array_equal(lo, bad[finite].min(axis=0))
+
+
+@pytest.mark.parametrize("k", [1, 3, 7])
+def test_warp_order_model_is_the_played_walk(dev, k):
+    """The order test_segments_gpu.py checks the device against bit for bit
+    (``warp_order_sum``) is the warp walk's order as modelled here."""
+    from tests.test_segments_gpu import warp_order_sum
+
+    rng = np.random.default_rng(k)
+    G = 32 // k
+    lens = np.array([1, G - 1, G + 1, 8 * G, 8 * G + 1, 16 * G + 3, 33] * 2)
+    offs = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+    vals = rng.normal(size=(int(offs[-1]), k)) * 10.0 ** rng.integers(-8, 8, size=(1, k))
+    got = alg.segment_reduce(dev.asarray(vals), dev.asarray(offs)).get()
+    assert "xs_seg_warp" in names(dev)
+    want = np.stack([warp_order_sum(vals[a:b]) for a, b in zip(offs[:-1], offs[1:])])
+    assert got.tobytes() == want.tobytes()
