@@ -11,6 +11,8 @@ sorted points. See ``docs/voxels.md``.
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from .. import _backends
@@ -149,8 +151,13 @@ def voxel_downsample(points, voxel_size, *, origin=None):
 
     # the voxel of every point and its Morton key in one pass
     keys = ex.voxel_keys(carried, lo, size, vmin)
-    # sort_by_key's executor (the arguments are checked here already)
-    sorted_keys, _, sorted_pts = backend.executor("sort").sort_by_key(keys, [carried])
+    # sort_by_key's executor (the arguments are checked here already); the cells are in
+    # [0, span] per axis, so the keys have at most ndim * bit_length(max span) bits: an
+    # executor that sorts only the bits that carry information is told so
+    sort = backend.executor("sort").sort_by_key
+    bits = ndim * max(1, int(span.max()).bit_length())
+    kw = {"key_bits": bits} if "key_bits" in inspect.signature(sort).parameters else {}
+    sorted_keys, _, sorted_pts = sort(keys, [carried], **kw)
     del keys
     # the runs' CSR offsets straight from the run compaction (no cumulative sum)
     _, offsets, _ = ex.runs(sorted_keys, False)
