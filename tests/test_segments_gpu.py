@@ -257,13 +257,13 @@ def warp_order_sum(seg: np.ndarray) -> np.ndarray:
 def test_batched_walks_keep_the_documented_order(cp, k):
     """The thread and warp walks load rows in batches; the sums must still be the
     row-order (thread) and slot-then-tree (warp) folds of the docstring, bit for bit,
-    on lengths around the batch edges (8 slots of G rows in the warp walk, 4 rows in
+    on lengths around the batch edges (4 slots of G rows in the warp walk, 4 rows in
     the thread walk)."""
     rng = np.random.default_rng(k)
     G = 32 // k
     # the warp walk: long enough segments (mean > 8 rows); lengths at the batch edges
-    lens = np.array([1, 2, G - 1, G, G + 1, 8 * G - 1, 8 * G, 8 * G + 1, 16 * G + 3,
-                     40, 33, 32, 31] * 4)
+    lens = np.array([1, 2, G - 1, G, G + 1, 4 * G - 1, 4 * G, 4 * G + 1, 8 * G + 1,
+                     16 * G + 3, 40, 33, 32, 31] * 4)
     offs = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
     vals = rng.normal(size=(int(offs[-1]), k)) * 10.0 ** rng.integers(-8, 8, size=(1, k))
     got = alg.segment_reduce(cp.asarray(vals), cp.asarray(offs)).get()

@@ -453,7 +453,7 @@ def test_warp_order_model_is_the_played_walk(dev, k):
 
     rng = np.random.default_rng(k)
     G = 32 // k
-    lens = np.array([1, G - 1, G + 1, 8 * G, 8 * G + 1, 16 * G + 3, 33] * 2)
+    lens = np.array([1, G - 1, G + 1, 4 * G, 4 * G + 1, 8 * G + 1, 16 * G + 3, 33] * 2)
     offs = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
     vals = rng.normal(size=(int(offs[-1]), k)) * 10.0 ** rng.integers(-8, 8, size=(1, k))
     got = alg.segment_reduce(dev.asarray(vals), dev.asarray(offs)).get()

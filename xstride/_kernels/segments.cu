@@ -80,9 +80,22 @@ __device__ __forceinline__ R xs_seg_result(A acc, long long count)
 // ------------------------------------------------------------------ segment_reduce
 // Rows folded per batch: a batch issues all its loads before the first fold (the loads
 // do not depend on the accumulator), so a short segment costs one memory latency, not
-// one per row; the folds stay in row order, so the batch size changes no result.
+// one per row; the folds stay in row order, so the batch size changes no result. The
+// warp walk runs at most 48 registers a thread (5 blocks of 256 an SM; ptxas for sm_90:
+// no spill for float values, 16 bytes for 64-bit integers): 4 batched row slots, 40
+// warps an SM, where 8 slots took 77 registers (24 warps).
 #define XS_SEG_BATCH_THREAD 4
-#define XS_SEG_BATCH_WARP 8
+#define XS_SEG_BATCH_WARP 4
+
+// a / b of non-negative a, b: a 32-bit division where both fit (the common case; a
+// 64-bit division is a long instruction sequence).
+__device__ __forceinline__ long long xs_seg_div(long long a, long long b)
+{
+    if (((unsigned long long)(a | b) >> 32) == 0ull) {
+        return (long long)((unsigned)a / (unsigned)b);
+    }
+    return a / b;
+}
 
 // The fold, in order, of rows r0, r0 + G, r0 + 2G, ... < r1 of one column (x[r * k]),
 // from the identity.
@@ -91,12 +104,13 @@ __device__ __forceinline__ A xs_seg_fold_rows(const T* __restrict__ x, long long
                                               long long r1, long long G, long long k)
 {
     A acc = xs_seg_identity<OP, T, A>();
-    for (long long r = r0; r < r1; r += U * G) {
+    const long long stride = G * k;
+    const T* __restrict__ q = x + r0 * k;
+    for (long long r = r0; r < r1; r += U * G, q += U * stride) {
         T b[U];
 #pragma unroll
         for (int u = 0; u < U; ++u) {
-            const long long rr = r + u * G;
-            if (rr < r1) b[u] = x[rr * k];
+            if (r + u * G < r1) b[u] = q[u * stride];
         }
 #pragma unroll
         for (int u = 0; u < U; ++u) {
@@ -116,7 +130,7 @@ xs_seg_thread(const T* __restrict__ v, const long long* __restrict__ off, long l
     const long long total = n_seg * k;
     const long long step = (long long)gridDim.x * blockDim.x;
     for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += step) {
-        const long long s = t / k, c = t - s * k;
+        const long long s = xs_seg_div(t, k), c = t - s * k;
         const long long r0 = off[s], r1 = off[s + 1];
         if (r1 - r0 > max_rows) continue;
         const A acc = xs_seg_fold_rows<OP, T, A, XS_SEG_BATCH_THREAD>(v + c, r0, r1, 1, k);
@@ -132,7 +146,7 @@ xs_seg_thread(const T* __restrict__ v, const long long* __restrict__ off, long l
 // then the G slots of each column are folded by a fixed binary tree into lane l < kk. chunks == 1: the result goes to
 // out; else the partial goes to part[(j * chunks + p) * k + c] for xs_seg_combine.
 template <typename T, typename A, typename R, int OP, bool MEAN>
-__global__ void __launch_bounds__(XS_SEG_THREADS)
+__global__ void __launch_bounds__(XS_SEG_THREADS, 5)
 xs_seg_warp(const T* __restrict__ v, const long long* __restrict__ off,
             const long long* __restrict__ ids, long long n_items, long long k,
             long long chunks, long long chunk_rows, long long max_rows, R* __restrict__ out,
@@ -141,9 +155,13 @@ xs_seg_warp(const T* __restrict__ v, const long long* __restrict__ off,
     const unsigned lane = threadIdx.x & 31u;
     const long long warps = n_items * chunks;
     const long long wstep = (long long)gridDim.x * (blockDim.x >> 5);
+    // the geometry of the last slab of columns (every other slab has 32: G = 1, g = 0)
+    const int kk_last = (int)(k - ((k - 1) >> 5) * 32);
+    const int G_last = 32 / kk_last;
+    const int g_last = (int)lane / kk_last;
     for (long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; w < warps;
          w += wstep) {
-        const long long j = w / chunks, p = w - j * chunks;
+        const long long j = chunks == 1 ? w : xs_seg_div(w, chunks), p = w - j * chunks;
         const long long s = ids != nullptr ? ids[j] : j;
         const long long s0 = off[s], s1 = off[s + 1];
         const long long r0 = s0 + p * chunk_rows;
@@ -151,9 +169,10 @@ xs_seg_warp(const T* __restrict__ v, const long long* __restrict__ off,
         if (r0 >= s1 && (p > 0 || chunks > 1)) continue;
         const long long r1 = r0 + chunk_rows < s1 ? r0 + chunk_rows : s1;
         for (long long c0 = 0; c0 < k; c0 += 32) {
-            const int kk = (int)(k - c0 < 32 ? k - c0 : 32);
-            const int G = 32 / kk;
-            const int g = (int)lane / kk;
+            const bool last = c0 + 32 >= k;
+            const int kk = last ? kk_last : 32;
+            const int G = last ? G_last : 1;
+            const int g = last ? g_last : 0;
             const long long col = c0 + (long long)((int)lane - g * kk);
             A acc = xs_seg_identity<OP, T, A>();
             if (g < G) {
@@ -164,7 +183,7 @@ xs_seg_warp(const T* __restrict__ v, const long long* __restrict__ off,
             A res = acc;
             for (int h = 1; h < G; h <<= 1) {   // every lane shuffles
                 A other = __shfl_down_sync(XS_SEG_FULL, res, (unsigned)(h * kk));
-                if (g % (2 * h) == 0 && g + h < G) res = xs_seg_fold<OP, A>(res, other);
+                if ((g & (2 * h - 1)) == 0 && g + h < G) res = xs_seg_fold<OP, A>(res, other);
             }
             if ((int)lane < kk) {
                 if (chunks == 1) {
@@ -354,9 +373,11 @@ xs_seg_scan_tiles(long long* __restrict__ counts, long long n_tiles,
 // to row p of dst (when src is not null) and i is written to idx[p] (when idx is not
 // null). The ranks come from one ballot per warp and item (element i = base + j *
 // THREADS + warp * 32 + lane: the order (item, warp, lane) is the index order) and one
-// scan of the ITEMS * WARPS ballot counts by warp 0: two barriers per tile. Every load
-// of a word of the rows is issued before the first store.
+// scan of the ITEMS * WARPS ballot counts by warp 0: two barriers per tile. The items
+// go in two halves of 8 (flags, then the words of the rows: every load of a half
+// before its first store): 64 registers, where all 16 at once took 155.
 #define XS_SEG_WARPS (XS_SEG_THREADS / 32)
+#define XS_SEG_HALF (XS_SEG_ITEMS / 2)
 template <int FLAG, typename K, typename W>
 __global__ void __launch_bounds__(XS_SEG_THREADS)
 xs_seg_scatter(const K* __restrict__ flags, long long n, long long thr,
@@ -364,18 +385,28 @@ xs_seg_scatter(const K* __restrict__ flags, long long n, long long thr,
                long long row_words, W* __restrict__ dst, long long* __restrict__ idx)
 {
     __shared__ int pre[XS_SEG_ITEMS * XS_SEG_WARPS];
+    __shared__ unsigned bal[XS_SEG_ITEMS * XS_SEG_WARPS];
     const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
     const long long base = (long long)blockIdx.x * XS_SEG_TILE + threadIdx.x;
+    // the items in two halves (half the loads in flight, half the registers)
     unsigned mine = 0u;
+#pragma unroll 1
+    for (int h = 0; h < XS_SEG_ITEMS; h += XS_SEG_HALF) {
+        unsigned f = 0u;
 #pragma unroll
-    for (int j = 0; j < XS_SEG_ITEMS; ++j) {
-        mine |= (unsigned)xs_seg_flag<FLAG, K>(flags, base + j * XS_SEG_THREADS, n, thr) << j;
-    }
-    unsigned bal[XS_SEG_ITEMS];
+        for (int u = 0; u < XS_SEG_HALF; ++u) {
+            f |= (unsigned)xs_seg_flag<FLAG, K>(flags, base + (h + u) * XS_SEG_THREADS, n, thr)
+                 << u;
+        }
 #pragma unroll
-    for (int j = 0; j < XS_SEG_ITEMS; ++j) {
-        bal[j] = __ballot_sync(XS_SEG_FULL, (mine >> j) & 1u);
-        if (lane == 0) pre[j * XS_SEG_WARPS + warp] = __popc(bal[j]);
+        for (int u = 0; u < XS_SEG_HALF; ++u) {
+            const unsigned b = __ballot_sync(XS_SEG_FULL, (f >> u) & 1u);
+            if (lane == 0) {
+                bal[(h + u) * XS_SEG_WARPS + warp] = b;
+                pre[(h + u) * XS_SEG_WARPS + warp] = __popc(b);
+            }
+        }
+        mine |= f << h;
     }
     __syncthreads();
     if (warp == 0) {   // exclusive scan of the counts in (item, warp) order
@@ -403,24 +434,33 @@ xs_seg_scatter(const K* __restrict__ flags, long long n, long long thr,
     if (mine == 0u) return;
     const long long run = offsets[blockIdx.x];
     const unsigned lt = (1u << lane) - 1u;
-    long long pos[XS_SEG_ITEMS];
+    // the output position of item j (selected)
+#define XS_SEG_POS(j)                                                                            \
+    (run + pre[(j) * XS_SEG_WARPS + warp] + __popc(bal[(j) * XS_SEG_WARPS + warp] & lt))
+    if (idx != nullptr) {
 #pragma unroll
-    for (int j = 0; j < XS_SEG_ITEMS; ++j) {
-        pos[j] = run + pre[j * XS_SEG_WARPS + warp] + __popc(bal[j] & lt);
-        if (idx != nullptr && ((mine >> j) & 1u)) idx[pos[j]] = base + j * XS_SEG_THREADS;
+        for (int j = 0; j < XS_SEG_ITEMS; ++j) {
+            if ((mine >> j) & 1u) idx[XS_SEG_POS(j)] = base + j * XS_SEG_THREADS;
+        }
     }
     if (src == nullptr) return;
     for (long long w = 0; w < row_words; ++w) {
-        W word[XS_SEG_ITEMS];
+#pragma unroll 1
+        for (int h = 0; h < XS_SEG_ITEMS; h += XS_SEG_HALF) {
+            W word[XS_SEG_HALF];
 #pragma unroll
-        for (int j = 0; j < XS_SEG_ITEMS; ++j) {
-            if ((mine >> j) & 1u) word[j] = src[(base + j * XS_SEG_THREADS) * row_words + w];
-        }
+            for (int u = 0; u < XS_SEG_HALF; ++u) {
+                if ((mine >> (h + u)) & 1u) {
+                    word[u] = src[(base + (h + u) * XS_SEG_THREADS) * row_words + w];
+                }
+            }
 #pragma unroll
-        for (int j = 0; j < XS_SEG_ITEMS; ++j) {
-            if ((mine >> j) & 1u) dst[pos[j] * row_words + w] = word[j];
+            for (int u = 0; u < XS_SEG_HALF; ++u) {
+                if ((mine >> (h + u)) & 1u) dst[XS_SEG_POS(h + u) * row_words + w] = word[u];
+            }
         }
     }
+#undef XS_SEG_POS
 }
 
 // ------------------------------------------------------------------ voxels
