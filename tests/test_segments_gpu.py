@@ -160,6 +160,30 @@ def test_reduce_by_key_and_rle(poisoned):
             np.testing.assert_array_equal(got, alg.reduce_by_key(keys, ivals, op)[1])
 
 
+@pytest.mark.parametrize("longest", [3, 256, 257, 4096, 4097, 10_000])
+@pytest.mark.parametrize("short", [3, 40])
+def test_reduce_by_key_runs_around_the_tested_lengths(cp, longest, short):
+    """The sortedness check tests for runs longer than 256 and 4096 (src[i] ==
+    src[i + L]); a run at, just past and far past each, among short runs (thread walk)
+    or longer ones (warp walk), across tile edges: equal to the host within the
+    bound, integer sums exactly, the same bits run to run."""
+    rng = np.random.default_rng(longest + short)
+    lens = np.concatenate([np.full(20_000 // short, short), [longest, longest // 2 + 1]])
+    rng.shuffle(lens)
+    keys = np.repeat(np.arange(lens.size, dtype=np.int64) * 5 - 7, lens)
+    vals = rng.normal(size=(keys.size, 3))
+    offs = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+    uk, red = alg.reduce_by_key(cp.asarray(keys), cp.asarray(vals), "sum")
+    huk, hred = alg.reduce_by_key(keys, vals, "sum")
+    np.testing.assert_array_equal(uk.get(), huk)
+    assert_close("sum", vals, offs, red.get(), hred)
+    again = alg.reduce_by_key(cp.asarray(keys), cp.asarray(vals), "sum")[1]
+    assert again.get().tobytes() == red.get().tobytes()
+    ivals = rng.integers(-9, 9, size=keys.size)
+    np.testing.assert_array_equal(alg.reduce_by_key(cp.asarray(keys), cp.asarray(ivals))[1].get(),
+                                  alg.reduce_by_key(keys, ivals)[1])
+
+
 @pytest.mark.parametrize("n", [0, 1, 17, 4096, 4097, 300_001])
 def test_bin_offsets_device(cp, n):
     rng = np.random.default_rng(n)

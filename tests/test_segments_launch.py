@@ -190,10 +190,13 @@ def m_count(name, grid, src, n, thr, counts, check, rec):
         c[b] = f[b * TILE:(b + 1) * TILE].sum()
     if flag == 1 and check:
         s = mem(src, K, n)
+        r = mem(rec, np.uint64, 4)
         bad = np.flatnonzero(s[1:] < s[:-1])
         if bad.size:
-            r = mem(rec, np.uint64, 2)
             r[0] = min(int(r[0]), int(bad[0]) + 1)
+        for e, length in ((2, thr & 0xFFFFFFFF), (3, thr >> 32)):
+            if n > length and (s[length:] == s[:-length]).any():
+                r[e] = 0
 
 
 def m_scan_tiles(name, grid, counts, n_tiles, rec):
@@ -460,3 +463,27 @@ def test_warp_order_model_is_the_played_walk(dev, k):
     assert "xs_seg_warp" in names(dev)
     want = np.stack([warp_order_sum(vals[a:b]) for a, b in zip(offs[:-1], offs[1:])])
     assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("longest, stats", [(3, False), (256, False), (257, False),
+                                            (4096, False), (4097, True)])
+@pytest.mark.parametrize("mean", ["short", "long"])
+def test_reduce_by_key_bounds_the_longest_run_in_the_check(dev, longest, stats, mean):
+    """The sortedness check also tests for runs longer than 256 and 4096 rows: only a
+    run longer than 4096 sends reduce_by_key to the pass over the offsets (and its
+    read-back); the results equal the host's on either walk (thread: mean run of at
+    most 8 rows; warp: longer)."""
+    rng = np.random.default_rng(longest)
+    short = 3 if mean == "short" else 40
+    lens = np.concatenate([np.full(3000 if mean == "short" else 300, short), [longest]])
+    rng.shuffle(lens)
+    keys = np.repeat(np.arange(lens.size, dtype=np.int32) * 3, lens)
+    vals = rng.normal(size=(keys.size, 2))
+    uk, red = alg.reduce_by_key(dev.asarray(keys), dev.asarray(vals), "sum")
+    huk, hred = alg.reduce_by_key(keys, vals, "sum")
+    np.testing.assert_array_equal(uk.get(), huk)
+    offs = np.concatenate([[0], np.cumsum(lens)])
+    assert_close("sum", vals, offs, red.get(), hred)
+    walk = names(dev)
+    assert ("xs_seg_offsets_stats" in walk) == stats, walk
+    assert walk[:3] == ["xs_seg_count", "xs_seg_scan_tiles", "xs_seg_scatter"]

@@ -68,12 +68,12 @@ def segment_reduce(values: np.ndarray, offsets: np.ndarray, op: str, out_dtype: 
 
 def runs(keys: np.ndarray, check_sorted: bool):
     """``(first unsorted position or -1, CSR offsets of the runs (int64), the key of each
-    run)``; with ``check_sorted`` and unsorted keys the rest is None."""
+    run, the longest run)``; with ``check_sorted`` and unsorted keys the rest is None."""
     n = keys.shape[0]
     if check_sorted and n > 1:
         bad = np.flatnonzero(keys[1:] < keys[:-1])
         if bad.size:
-            return int(bad[0]) + 1, None, None
+            return int(bad[0]) + 1, None, None, None
     heads = np.flatnonzero(keys[1:] != keys[:-1]) + 1
     offsets = np.empty(heads.size + 2 if n else 1, dtype=np.int64)
     if n:
@@ -82,7 +82,7 @@ def runs(keys: np.ndarray, check_sorted: bool):
         offsets[-1] = n
     else:
         offsets[0] = 0
-    return -1, offsets, keys[offsets[:-1]]
+    return -1, offsets, keys[offsets[:-1]], int(np.diff(offsets).max(initial=0))
 
 
 def bin_offsets(bins: np.ndarray, n_bins: int):

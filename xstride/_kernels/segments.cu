@@ -323,7 +323,11 @@ __device__ __forceinline__ int xs_seg_flag(const K* __restrict__ src, long long 
 }
 
 // Pass 1: the number of selected elements of tile blockIdx.x into counts[blockIdx.x];
-// with FLAG 1 and check != 0 also the first i with src[i] < src[i-1] into rec[0].
+// with FLAG 1 and check != 0 also the first i with src[i] < src[i-1] into rec[0], and
+// whether a run is longer than L1 = thr & 0xffffffff (rec[2] = 0) or than L2 = thr >> 32
+// (rec[3] = 0): of sorted keys, a run is longer than L exactly when some
+// src[i] == src[i + L]. (Those bounds spare reduce_by_key the pass over the offsets that
+// finds the longest run, and its read-back.)
 template <int FLAG, typename K>
 __global__ void __launch_bounds__(XS_SEG_THREADS)
 xs_seg_count(const K* __restrict__ src, long long n, long long thr,
@@ -332,13 +336,18 @@ xs_seg_count(const K* __restrict__ src, long long n, long long thr,
     const long long base = (long long)blockIdx.x * XS_SEG_TILE;
     long long c = 0;
     unsigned long long bad = ~0ull;
+    const long long len1 = thr & 0xffffffffLL, len2 = thr >> 32;
+    int over1 = 0, over2 = 0;
 #pragma unroll
     for (int j = 0; j < XS_SEG_ITEMS; ++j) {
         const long long i = base + j * XS_SEG_THREADS + threadIdx.x;
         c += xs_seg_flag<FLAG, K>(src, i, n, thr);
-        if (FLAG == 1 && check && i > 0 && i < n && src[i] < src[i - 1] &&
-            (unsigned long long)i < bad) {
-            bad = (unsigned long long)i;
+        if (FLAG == 1 && check && i < n) {
+            if (i > 0 && src[i] < src[i - 1] && (unsigned long long)i < bad) {
+                bad = (unsigned long long)i;
+            }
+            if (i + len1 < n && src[i] == src[i + len1]) over1 = 1;
+            if (i + len2 < n && src[i] == src[i + len2]) over2 = 1;
         }
     }
     long long total;
@@ -346,7 +355,13 @@ xs_seg_count(const K* __restrict__ src, long long n, long long thr,
     if (threadIdx.x == 0) counts[blockIdx.x] = total;
     if (FLAG == 1 && check) {
         bad = xs_seg_warp_min(bad);
-        if ((threadIdx.x & 31u) == 0 && bad != ~0ull) atomicMin(rec, bad);
+        over1 = __any_sync(XS_SEG_FULL, over1);
+        over2 = __any_sync(XS_SEG_FULL, over2);
+        if ((threadIdx.x & 31u) == 0) {
+            if (bad != ~0ull) atomicMin(rec, bad);
+            if (over1) atomicMin(rec + 2, 0ull);
+            if (over2) atomicMin(rec + 3, 0ull);
+        }
     }
 }
 

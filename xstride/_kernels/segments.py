@@ -21,7 +21,7 @@ from ._lru import Bounded
 import struct
 
 from .._core.dtypes import C_TYPES
-from .._plans.segments import plan_long, plan_segments
+from .._plans.segments import RUN_TESTS, longest_bound, plan_long, plan_segments
 
 __all__ = ["offsets_stats", "segment_reduce", "runs", "bin_offsets", "compact",
            "voxel_bounds", "voxel_keys", "reduce_kernels", "ptr"]
@@ -201,43 +201,53 @@ def _tiles(n: int) -> int:
 
 
 def _count_and_scan(flag: int, src, key_type: str, n: int, family: tuple, check: bool,
-                    thr: int = 0):
-    """Passes 1 and 2: the exclusive offsets of the tiles (int64 (n_tiles,)) and the
-    record ``[first unsorted position, total]`` read back."""
+                    thr: int = 0, longer: list | None = None):
+    """Passes 1 and 2: the exclusive offsets of the tiles (int64 (n_tiles,)), the first
+    unsorted position (or -1) and the total, from one record read back. With ``check``
+    (keys) the count pass also tests whether a run is longer than each of
+    :data:`RUN_TESTS`; the two answers go to ``longer``."""
     cupy = _cupy()
     n_tiles = _tiles(n)
     counts = cupy.empty(n_tiles, dtype=cupy.int64)
-    rec = _record(2)
+    rec = _record(4)
+    if flag == 1 and check:
+        thr = RUN_TESTS[0] | (RUN_TESTS[1] << 32)
     _launch(f"xs_seg_count<{flag}, {key_type}>", family, n_tiles, _THREADS,
             [ptr(src.data.ptr), n, thr, ptr(counts.data.ptr), _I32(int(check)),
              ptr(rec.data.ptr)])
     _launch("xs_seg_scan_tiles", (), 1, _SCAN_THREADS,
             [ptr(counts.data.ptr), n_tiles, ptr(rec.data.ptr)])
-    bad, total = _read(rec)
+    bad, total, over1, over2 = _read(rec)
+    if longer is not None:
+        longer[:] = [over1 == 0, over2 == 0]
     return counts, _opt(bad), total
 
 
 def runs(keys, check_sorted: bool):
     """``(first unsorted position or -1, CSR offsets of the runs (int64), the key of each
-    run)``: the run heads by a stable compaction; with ``check_sorted`` the count pass
-    also finds the first position whose key is less than its predecessor."""
+    run, longest)``: the run heads by a stable compaction; with ``check_sorted`` the
+    count pass also finds the first position whose key is less than its predecessor,
+    and ``longest`` is :func:`~xstride._plans.segments.longest_bound` of whether a run
+    is longer than each of ``RUN_TESTS`` (None without ``check_sorted``: not known)."""
     cupy = _cupy()
     n = keys.shape[0]
     if n == 0:
-        return -1, cupy.zeros(1, dtype=cupy.int64), cupy.empty(0, dtype=keys.dtype)
+        return -1, cupy.zeros(1, dtype=cupy.int64), cupy.empty(0, dtype=keys.dtype), 0
     k = cupy.ascontiguousarray(keys)
     kt, word = C_TYPES[k.dtype.name], _WORDS[k.dtype.itemsize]
     family = (f"xs_seg_count<1, {kt}>", f"xs_seg_scatter<1, {kt}, {word}>")
-    tile_offsets, bad, total = _count_and_scan(1, k, kt, n, family, check_sorted)
+    longer = [True, True]
+    tile_offsets, bad, total = _count_and_scan(1, k, kt, n, family, check_sorted,
+                                               longer=longer)
     if bad >= 0:
-        return bad, None, None
+        return bad, None, None, None
     offsets = cupy.empty(total + 1, dtype=cupy.int64)
     unique = cupy.empty(total, dtype=k.dtype)
     _launch(family[1], family, _tiles(n), _THREADS,
             [ptr(k.data.ptr), n, 0, ptr(tile_offsets.data.ptr), ptr(k.data.ptr), 1,
              ptr(unique.data.ptr), ptr(offsets.data.ptr)])
     offsets[total:] = n
-    return -1, offsets, unique
+    return -1, offsets, unique, longest_bound(tuple(longer)) if check_sorted else None
 
 
 def _word(row_bytes: int) -> int:

@@ -160,7 +160,7 @@ def voxel_downsample(points, voxel_size, *, origin=None):
     sorted_keys, _, sorted_pts = sort(keys, [carried], **kw)
     del keys
     # the runs' CSR offsets straight from the run compaction (no cumulative sum)
-    _, offsets, _ = ex.runs(sorted_keys, False)
+    _, offsets, _, _ = ex.runs(sorted_keys, False)
     counts = offsets[1:] - offsets[:-1]
     means = segment_reduce(sorted_pts, offsets, "mean")
     return ns.astype(means, pts.dtype, copy=False), counts
