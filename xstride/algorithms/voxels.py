@@ -17,8 +17,8 @@ import numpy as np
 
 from .. import _backends
 from .._core.errors import not_provided_error, type_error, value_error
+from .._plans.segments import accumulator, result_dtype
 from ._args import MAX_MORTON_LEVELS, _as_array, _host_vector, _real_numbers
-from .segments import segment_reduce
 
 __all__ = ["voxel_downsample"]
 
@@ -159,10 +159,16 @@ def voxel_downsample(points, voxel_size, *, origin=None):
     kw = {"key_bits": bits} if "key_bits" in inspect.signature(sort).parameters else {}
     sorted_keys, _, sorted_pts = sort(keys, [carried], **kw)
     del keys
-    # the runs' CSR offsets straight from the run compaction (no cumulative sum)
-    _, offsets, _, _ = ex.runs(sorted_keys, False)
+    # the runs' CSR offsets straight from the run compaction (no cumulative sum); its
+    # check of the (sorted) keys also bounds the longest run as far as the walks need
+    # it, so the offsets, valid by construction, go to the executor unchecked
+    _, offsets, _, longest = ex.runs(sorted_keys, True)
     counts = offsets[1:] - offsets[:-1]
-    means = segment_reduce(sorted_pts, offsets, "mean")
+    if longest is None:
+        longest = ex.offsets_stats(offsets, n)[4]
+    dtype = carried.dtype.name
+    means = ex.segment_reduce(sorted_pts, offsets, "mean", result_dtype("mean", dtype),
+                              accumulator("mean", dtype), longest)
     return ns.astype(means, pts.dtype, copy=False), counts
 
 
