@@ -324,10 +324,14 @@ __device__ __forceinline__ int xs_seg_flag(const K* __restrict__ src, long long 
 
 // Pass 1: the number of selected elements of tile blockIdx.x into counts[blockIdx.x];
 // with FLAG 1 and check != 0 also the first i with src[i] < src[i-1] into rec[0], and
-// whether a run is longer than L1 = thr & 0xffffffff (rec[2] = 0) or than L2 = thr >> 32
-// (rec[3] = 0): of sorted keys, a run is longer than L exactly when some
-// src[i] == src[i + L]. (Those bounds spare reduce_by_key the pass over the offsets that
-// finds the longest run, and its read-back.)
+// two tests of the run lengths (sorted keys), with L1 = thr & 0xffffffff (a power of two)
+// and L2 = thr >> 32 >= L1: rec[2] = 0 when some src[i] == src[i + L1], exactly when a run
+// is longer than L1 (src[i + L1] is this thread's next item, but in the last row);
+// rec[3] = 0 when some i, a multiple of L1, has src[i] == src[i + L2 - L1]: every run
+// longer than L2 holds such an i (the first multiple of L1 from its head), and a run of
+// L2 - L1 + 1 to L2 rows may also (a false alarm: the caller then measures). One load
+// per L1 elements, so the keys are not read twice. (The tests spare reduce_by_key the
+// pass over the offsets that finds the longest run, and its read-back.)
 template <int FLAG, typename K>
 __global__ void __launch_bounds__(XS_SEG_THREADS)
 xs_seg_count(const K* __restrict__ src, long long n, long long thr,
@@ -347,7 +351,9 @@ xs_seg_count(const K* __restrict__ src, long long n, long long thr,
                 bad = (unsigned long long)i;
             }
             if (i + len1 < n && src[i] == src[i + len1]) over1 = 1;
-            if (i + len2 < n && src[i] == src[i + len2]) over2 = 1;
+            if ((i & (len1 - 1)) == 0 && i + len2 - len1 < n && src[i] == src[i + len2 - len1]) {
+                over2 = 1;
+            }
         }
     }
     long long total;

@@ -153,7 +153,8 @@ def plan_long(n_long: int, max_len: int) -> LongPlan:
 
 
 #: the run lengths whose excess the device's sortedness check of ``reduce_by_key`` also
-#: tests (is any run longer than each?): the only lengths the walks compare with
+#: tests (is any run longer than each? the second test may raise a false alarm, never
+#: miss): the only lengths the walks compare with; the first a power of two
 RUN_TESTS = (SHORT_MAX, CHUNK_ROWS)
 
 
@@ -163,7 +164,8 @@ def longest_bound(longer: tuple[bool, bool]) -> int | None:
     longer than each of :data:`RUN_TESTS`: ``SHORT_MAX`` when none is longer,
     ``CHUNK_ROWS`` when none is longer than that (a thread walk then sends the longer
     ones to a long walk of one chunk, which covers each segment whole, as a chunk of the
-    exact length would), None when the exact value is needed.
+    exact length would), None when the exact value is needed (a false alarm of the
+    second test lands here too: the caller measures).
 
     >>> longest_bound((False, False)), longest_bound((True, False)), longest_bound((True, True))
     (256, 4096, None)
