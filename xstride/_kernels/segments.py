@@ -312,8 +312,11 @@ _VOX_BLOCKS = 1024
 
 
 def _elements(a):
-    """``(row stride, column stride)`` of a 2-D CuPy array, in elements."""
-    return tuple(int(s) // a.dtype.itemsize for s in a.strides)
+    """``(a, (row stride, column stride))`` of a 2-D CuPy array, strides in elements (a
+    copy where a stride is not a whole number of elements)."""
+    if any(int(s) % a.dtype.itemsize for s in a.strides):
+        a = _cupy().ascontiguousarray(a)
+    return a, tuple(int(s) // a.dtype.itemsize for s in a.strides)
 
 
 def voxel_bounds(points):
@@ -324,7 +327,7 @@ def voxel_bounds(points):
     import numpy as np
 
     n, d = (int(s) for s in points.shape)
-    rs, cs = _elements(points)
+    points, (rs, cs) = _elements(points)
     rec = _record(2 * d + 1)
     t = C_TYPES[points.dtype.name]
     name = f"xs_vox_bounds<{t}, {d}>"
@@ -359,7 +362,7 @@ def voxel_keys(points, origin, size, vmin):
     keys = cupy.empty(n, dtype=cupy.uint64)
     if n == 0:
         return keys
-    rs, cs = _elements(points)
+    points, (rs, cs) = _elements(points)
     pad = [0.0] * (3 - d)
     fixed = [_bits(v) for group in (origin, size, vmin) for v in list(group) + pad]
     name = f"xs_vox_keys<{C_TYPES[points.dtype.name]}, {d}>"
