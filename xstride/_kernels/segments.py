@@ -14,12 +14,14 @@ template instances of one call are compiled as one module (one NVRTC run per fam
 
 from __future__ import annotations
 
+import struct
+
+import numpy as np
+
 from ._compile import function
 from ._cupy import cupy as _cupy
 from ._launch import Launch, i32, i64, slot64
 from ._lru import Bounded
-import struct
-
 from .._core.dtypes import C_TYPES
 from .._plans.segments import RUN_TESTS, longest_bound, plan_long, plan_segments
 
@@ -324,8 +326,6 @@ def voxel_bounds(points):
     -1)`` of float32/float64 points (n >= 1, ndim): the corners as float64 host arrays
     over the finite rows. One pass over the points (any strides), one read of
     ``2 * ndim + 1`` words."""
-    import numpy as np
-
     n, d = (int(s) for s in points.shape)
     points, (rs, cs) = _elements(points)
     rec = _record(2 * d + 1)
@@ -341,8 +341,6 @@ def voxel_bounds(points):
 
 def _from_ordered(u):
     """Doubles from their ordered keys (the inverse of ``xs_vox_ordered``)."""
-    import numpy as np
-
     top = np.uint64(1 << 63)
     bits = np.where(u & top, u ^ top, ~u)
     return bits.view(np.float64)
