@@ -160,6 +160,30 @@ def test_reduce_by_key_and_rle(poisoned):
             np.testing.assert_array_equal(got, alg.reduce_by_key(keys, ivals, op)[1])
 
 
+@pytest.mark.parametrize("longest", [3, 256, 257, 4096, 4097, 10_000])
+@pytest.mark.parametrize("short", [3, 40])
+def test_reduce_by_key_runs_around_the_tested_lengths(cp, longest, short):
+    """The sortedness check tests for runs longer than 256 and 4096 (src[i] ==
+    src[i + L]); a run at, just past and far past each, among short runs (thread walk)
+    or longer ones (warp walk), across tile edges: equal to the host within the
+    bound, integer sums exactly, the same bits run to run."""
+    rng = np.random.default_rng(longest + short)
+    lens = np.concatenate([np.full(20_000 // short, short), [longest, longest // 2 + 1]])
+    rng.shuffle(lens)
+    keys = np.repeat(np.arange(lens.size, dtype=np.int64) * 5 - 7, lens)
+    vals = rng.normal(size=(keys.size, 3))
+    offs = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+    uk, red = alg.reduce_by_key(cp.asarray(keys), cp.asarray(vals), "sum")
+    huk, hred = alg.reduce_by_key(keys, vals, "sum")
+    np.testing.assert_array_equal(uk.get(), huk)
+    assert_close("sum", vals, offs, red.get(), hred)
+    again = alg.reduce_by_key(cp.asarray(keys), cp.asarray(vals), "sum")[1]
+    assert again.get().tobytes() == red.get().tobytes()
+    ivals = rng.integers(-9, 9, size=keys.size)
+    np.testing.assert_array_equal(alg.reduce_by_key(cp.asarray(keys), cp.asarray(ivals))[1].get(),
+                                  alg.reduce_by_key(keys, ivals)[1])
+
+
 @pytest.mark.parametrize("n", [0, 1, 17, 4096, 4097, 300_001])
 def test_bin_offsets_device(cp, n):
     rng = np.random.default_rng(n)
@@ -225,3 +249,57 @@ def test_device_mask_and_mixed_backends(cp):
         alg.compact(cp.ones(3, dtype=bool), np.zeros(3))
     with pytest.raises(TypeError, match="different backends"):
         alg.segment_reduce(cp.zeros(3), np.array([0, 3]))
+
+
+# ---------------------------------------------------------------- the fold order, bit for bit
+def warp_order_sum(seg: np.ndarray) -> np.ndarray:
+    """The documented order of the short warp walk for ``k <= 32`` columns: row slot
+    ``g`` of ``G = 32 // k`` folds rows ``g, g + G, ...`` in order from 0.0, then the
+    slots by the fixed binary tree (at step ``h`` slot ``g``, a multiple of ``2h``,
+    takes slot ``g + h``)."""
+    k = seg.shape[1]
+    G = 32 // k
+    out = np.empty(k)
+    for c in range(k):
+        acc = []
+        for g in range(G):
+            a = 0.0
+            for x in seg[g::G, c]:
+                a = a + float(x)
+            acc.append(a)
+        h = 1
+        while h < G:
+            for g in range(0, G, 2 * h):
+                if g + h < G:
+                    acc[g] = acc[g] + acc[g + h]
+            h *= 2
+        out[c] = acc[0]
+    return out
+
+
+@pytest.mark.parametrize("k", [1, 3, 7])
+def test_batched_walks_keep_the_documented_order(cp, k):
+    """The thread and warp walks load rows in batches; the sums must still be the
+    row-order (thread) and slot-then-tree (warp) folds of the docstring, bit for bit,
+    on lengths around the batch edges (4 slots of G rows in the warp walk, 4 rows in
+    the thread walk)."""
+    rng = np.random.default_rng(k)
+    G = 32 // k
+    # the warp walk: long enough segments (mean > 8 rows); lengths at the batch edges
+    lens = np.array([1, 2, G - 1, G, G + 1, 4 * G - 1, 4 * G, 4 * G + 1, 8 * G + 1,
+                     16 * G + 3, 40, 33, 32, 31] * 4)
+    offs = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+    vals = rng.normal(size=(int(offs[-1]), k)) * 10.0 ** rng.integers(-8, 8, size=(1, k))
+    got = alg.segment_reduce(cp.asarray(vals), cp.asarray(offs)).get()
+    want = np.stack([warp_order_sum(vals[a:b]) for a, b in zip(offs[:-1], offs[1:])])
+    assert got.tobytes() == want.tobytes()
+    # the thread walk (mean <= 8 rows): each column in row order from 0.0
+    lens = rng.integers(0, 12, size=500)
+    offs = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+    vals = rng.normal(size=(int(offs[-1]), k)) * 1e4
+    got = alg.segment_reduce(cp.asarray(vals), cp.asarray(offs)).get()
+    want = np.zeros((lens.size, k))
+    for s, (a, b) in enumerate(zip(offs[:-1], offs[1:])):
+        for r in range(a, b):
+            want[s] = want[s] + vals[r]
+    assert got.tobytes() == want.tobytes()

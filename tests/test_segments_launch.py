@@ -23,7 +23,7 @@ from xstride import algorithms as alg
 from xstride._core.dtypes import DTYPE_OF_C
 from xstride._kernels import _compile
 from xstride._kernels import segments as ks
-from xstride._plans.segments import LongPlan, SegmentPlan
+from xstride._plans.segments import RUN_TESTS, LongPlan, SegmentPlan
 
 TILE = 256 * 16
 
@@ -190,10 +190,17 @@ def m_count(name, grid, src, n, thr, counts, check, rec):
         c[b] = f[b * TILE:(b + 1) * TILE].sum()
     if flag == 1 and check:
         s = mem(src, K, n)
+        r = mem(rec, np.uint64, 4)
         bad = np.flatnonzero(s[1:] < s[:-1])
         if bad.size:
-            r = mem(rec, np.uint64, 2)
             r[0] = min(int(r[0]), int(bad[0]) + 1)
+        l1, l2 = thr & 0xFFFFFFFF, thr >> 32
+        if n > l1 and (s[l1:] == s[:-l1]).any():
+            r[2] = 0
+        d = l2 - l1
+        heads = np.arange(0, max(n - d, 0), l1)
+        if heads.size and (s[heads] == s[heads + d]).any():
+            r[3] = 0
 
 
 def m_scan_tiles(name, grid, counts, n_tiles, rec):
@@ -244,7 +251,47 @@ def m_bins_fill(name, grid, bins, n, n_bins, out):
         o[t] = lo
 
 
-MODELS = {"xs_seg_thread": m_thread, "xs_seg_warp": m_warp, "xs_seg_combine": m_combine,
+def strided(addr, T, n, d, rs, cs):
+    """The (n, d) points at ``addr`` with strides ``rs``, ``cs`` in elements."""
+    lo = min(0, (n - 1) * rs, (d - 1) * cs)
+    hi = max(0, (n - 1) * rs) + max(0, (d - 1) * cs)
+    flat = mem(addr + lo * np.dtype(T).itemsize, T, hi - lo + 1)
+    return np.lib.stride_tricks.as_strided(
+        flat[-lo:], shape=(n, d), strides=(rs * flat.itemsize, cs * flat.itemsize))
+
+
+def ordered(x):
+    b = np.float64(x).view(np.uint64)
+    return int(~b if b >> np.uint64(63) else b | np.uint64(1 << 63))
+
+
+def m_vox_bounds(name, grid, pts, n, rs, cs, rec):
+    T, d = np_type(targs(name)[0]), int(targs(name)[1])
+    p = strided(pts, T, n, d, rs, cs).astype(np.float64)
+    r = mem(rec, np.uint64, 2 * d + 1)
+    finite = np.isfinite(p).all(axis=1)
+    if not finite.all():
+        r[2 * d] = np.flatnonzero(~finite)[0]
+    if finite.any():
+        for a in range(d):
+            r[a] = ordered(p[finite, a].min())
+            r[d + a] = ~np.uint64(ordered(p[finite, a].max()))
+
+
+def m_vox_keys(name, grid, pts, n, rs, cs, *rest):
+    T, d = np_type(targs(name)[0]), int(targs(name)[1])
+    *bits, keys = rest
+    lo, size, vmin = (np.array(bits[i:i + 3], dtype=np.int64).view(np.float64)[:d]
+                      for i in (0, 3, 6))
+    p = strided(pts, T, n, d, rs, cs).astype(np.float64)
+    cells = [(np.floor((p[:, a] - lo[a]) / size[a]) - vmin[a]).astype(np.uint64)
+             for a in range(d)]
+    from xstride._host.morton import encode
+    mem(keys, np.uint64, n)[:] = encode(cells)
+
+
+MODELS = {"xs_vox_bounds": m_vox_bounds, "xs_vox_keys": m_vox_keys,
+          "xs_seg_thread": m_thread, "xs_seg_warp": m_warp, "xs_seg_combine": m_combine,
           "xs_seg_offsets_stats": m_offsets_stats, "xs_seg_count": m_count,
           "xs_seg_scan_tiles": m_scan_tiles, "xs_seg_scatter": m_scatter,
           "xs_seg_bins_check": m_bins_check, "xs_seg_bins_fill": m_bins_fill}
@@ -370,3 +417,79 @@ def test_device_errors_played(dev):
         alg.bin_offsets(dev.asarray(np.array([0, 1, 7, 0])), 7)
     with pytest.raises(ValueError, match="must be sorted.*position 3"):
         alg.bin_offsets(dev.asarray(np.array([0, 1, 6, 0])), 7)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("ndim", [2, 3])
+def test_voxel_passes_played(dev, dtype, ndim):
+    """voxel_downsample's two device passes (bounds with the first non-finite row, then
+    the keys) on the stand-in equal the NumPy executor's, on strided points too (the
+    public path through the sort runs on the GPU: tests/test_voxels_gpu.py)."""
+    from xstride._host import segments as hs
+
+    rng = np.random.default_rng(ndim)
+    base = (rng.normal(size=(300, 2 * ndim)) * 3).astype(dtype)
+    pts = base[::-1, ::2]          # negative row stride, column stride 2
+    lo, hi, row = ks.voxel_bounds(dev.asarray(pts))
+    wlo, whi, wrow = hs.voxel_bounds(pts)
+    assert row == wrow == -1
+    np.testing.assert_array_equal(lo, wlo)
+    np.testing.assert_array_equal(hi, whi)
+    size = np.array([0.7, 0.3, 1.1][:ndim])
+    for origin in (wlo, wlo - 10.0, wlo + 1.0):
+        vmin = np.floor((wlo - origin) / size)
+        got = ks.voxel_keys(dev.asarray(pts), origin, size, vmin)
+        np.testing.assert_array_equal(got.get(), hs.voxel_keys(pts, origin, size, vmin))
+    assert names(dev) == ["xs_vox_bounds"] + ["xs_vox_keys"] * 3
+    bad = pts.copy()
+    bad[7, ndim - 1] = np.nan
+    bad[9, 0] = -np.inf
+    bad[0, 0] = 1e6        # a finite extreme still counts
+    lo, hi, row = ks.voxel_bounds(dev.asarray(bad))
+    assert row == hs.voxel_bounds(bad)[2] == 7
+    finite = np.isfinite(bad).all(axis=1)
+    np.testing.assert_array_equal(hi, bad[finite].max(axis=0))
+    np.testing.assert_array_equal(lo, bad[finite].min(axis=0))
+
+
+@pytest.mark.parametrize("k", [1, 3, 7])
+def test_warp_order_model_is_the_played_walk(dev, k):
+    """The order test_segments_gpu.py checks the device against bit for bit
+    (``warp_order_sum``) is the warp walk's order as modelled here."""
+    from tests.test_segments_gpu import warp_order_sum
+
+    rng = np.random.default_rng(k)
+    G = 32 // k
+    lens = np.array([1, G - 1, G + 1, 4 * G, 4 * G + 1, 8 * G + 1, 16 * G + 3, 33] * 2)
+    offs = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+    vals = rng.normal(size=(int(offs[-1]), k)) * 10.0 ** rng.integers(-8, 8, size=(1, k))
+    got = alg.segment_reduce(dev.asarray(vals), dev.asarray(offs)).get()
+    assert "xs_seg_warp" in names(dev)
+    want = np.stack([warp_order_sum(vals[a:b]) for a, b in zip(offs[:-1], offs[1:])])
+    assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("longest, stats", [(3, False), (256, False), (257, False),
+                                            (3000, False), (4096, True), (4097, True)])
+@pytest.mark.parametrize("mean", ["short", "long"])
+def test_reduce_by_key_bounds_the_longest_run_in_the_check(dev, longest, stats, mean):
+    """The sortedness check also tests for runs longer than 256 and 4096 rows: only a
+    run longer than 4096 (or one of 3841 to 4096 rows, the second test's false alarm)
+    sends reduce_by_key to the pass over the offsets (and its read-back); the results
+    equal the host's on either walk (thread: mean run of at most 8 rows; warp:
+    longer)."""
+    assert RUN_TESTS[0] & (RUN_TESTS[0] - 1) == 0 and RUN_TESTS[0] <= RUN_TESTS[1]
+    rng = np.random.default_rng(longest)
+    short = 3 if mean == "short" else 40
+    lens = np.concatenate([np.full(3000 if mean == "short" else 300, short), [longest]])
+    rng.shuffle(lens)
+    keys = np.repeat(np.arange(lens.size, dtype=np.int32) * 3, lens)
+    vals = rng.normal(size=(keys.size, 2))
+    uk, red = alg.reduce_by_key(dev.asarray(keys), dev.asarray(vals), "sum")
+    huk, hred = alg.reduce_by_key(keys, vals, "sum")
+    np.testing.assert_array_equal(uk.get(), huk)
+    offs = np.concatenate([[0], np.cumsum(lens)])
+    assert_close("sum", vals, offs, red.get(), hred)
+    walk = names(dev)
+    assert ("xs_seg_offsets_stats" in walk) == stats, walk
+    assert walk[:3] == ["xs_seg_count", "xs_seg_scan_tiles", "xs_seg_scatter"]

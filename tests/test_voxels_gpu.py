@@ -101,3 +101,34 @@ def test_demo_voxel_and_tree_on_cupy_equal_numpy(cp, capsys, shared_dir, tmp_pat
     assert dev["count"].tolist() == host["count"].tolist()
     for axis in "xyz":
         np.testing.assert_allclose(dev[axis], host[axis], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_voxels_of_strided_points_equal_the_numpy_backend(cp, dtype):
+    """The bounds and key passes read any strides (a reversed, every-other-column
+    view) and every float dtype; the counts equal the host's exactly."""
+    wide = cloud(11, 2 * 50_001, 3).reshape(50_001, 6).astype(dtype)
+    pts = wide[::-1, ::2]
+    c_host, n_host = alg.voxel_downsample(pts, 1.5)
+    c_dev, n_dev = alg.voxel_downsample(cp.asarray(wide)[::-1, ::2], 1.5)
+    np.testing.assert_array_equal(n_dev.get(), n_host)
+    assert_within_bound(c_dev.get(), n_dev.get(), reference(pts, 1.5), dtype)
+
+
+def test_voxel_bounds_pass_skips_non_finite_rows(cp):
+    """The device bounds pass names the first non-finite row and takes the extremes over
+    the finite rows, as the host executor does."""
+    from xstride._host import segments as hs
+    from xstride._kernels import segments as ks
+
+    pts = cloud(12, 300_000, 3)
+    pts[123_456, 2] = np.inf
+    pts[200_000, 0] = np.nan
+    pts[5, 1] = -1e300
+    lo, hi, row = ks.voxel_bounds(cp.asarray(pts))
+    assert row == hs.voxel_bounds(pts)[2] == 123_456
+    finite = np.isfinite(pts).all(axis=1)
+    np.testing.assert_array_equal(lo, pts[finite].min(axis=0))
+    np.testing.assert_array_equal(hi, pts[finite].max(axis=0))
+    with pytest.raises(ValueError, match="row 123456"):
+        alg.voxel_downsample(cp.asarray(pts), 1.0)

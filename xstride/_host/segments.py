@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["offsets_stats", "segment_reduce", "runs", "bin_offsets", "compact"]
+__all__ = ["offsets_stats", "segment_reduce", "runs", "bin_offsets", "compact",
+           "voxel_bounds", "voxel_keys"]
 
 _UFUNCS = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum,
            "mean": np.add}
@@ -67,12 +68,12 @@ def segment_reduce(values: np.ndarray, offsets: np.ndarray, op: str, out_dtype: 
 
 def runs(keys: np.ndarray, check_sorted: bool):
     """``(first unsorted position or -1, CSR offsets of the runs (int64), the key of each
-    run)``; with ``check_sorted`` and unsorted keys the rest is None."""
+    run, the longest run)``; with ``check_sorted`` and unsorted keys the rest is None."""
     n = keys.shape[0]
     if check_sorted and n > 1:
         bad = np.flatnonzero(keys[1:] < keys[:-1])
         if bad.size:
-            return int(bad[0]) + 1, None, None
+            return int(bad[0]) + 1, None, None, None
     heads = np.flatnonzero(keys[1:] != keys[:-1]) + 1
     offsets = np.empty(heads.size + 2 if n else 1, dtype=np.int64)
     if n:
@@ -81,7 +82,7 @@ def runs(keys: np.ndarray, check_sorted: bool):
         offsets[-1] = n
     else:
         offsets[0] = 0
-    return -1, offsets, keys[offsets[:-1]]
+    return -1, offsets, keys[offsets[:-1]], int(np.diff(offsets).max(initial=0))
 
 
 def bin_offsets(bins: np.ndarray, n_bins: int):
@@ -102,3 +103,34 @@ def bin_offsets(bins: np.ndarray, n_bins: int):
 def compact(mask: np.ndarray, arrays) -> tuple:
     """Each array's rows where ``mask`` is True (boolean indexing keeps their order)."""
     return tuple(a[mask] for a in arrays)
+
+
+def voxel_bounds(points: np.ndarray):
+    """``(lowest corner, highest corner, first row with a NaN or infinite coordinate or
+    -1)`` of float points (n >= 1, ndim), the corners as float64 (n, ndim) minima and
+    maxima column by column (NumPy's axis-0 reduction of (n, 3) walks 3-element rows)."""
+    cols = [points[:, axis] for axis in range(points.shape[1])]
+    lo = np.array([c.min() for c in cols], dtype=np.float64)
+    hi = np.array([c.max() for c in cols], dtype=np.float64)
+    if np.isfinite(lo).all() and np.isfinite(hi).all():
+        return lo, hi, -1
+    bad = np.logical_not(np.all(np.isfinite(points), axis=1))
+    return lo, hi, int(np.argmax(bad))
+
+
+def voxel_keys(points: np.ndarray, origin, size, vmin) -> np.ndarray:
+    """uint64 Morton keys (n,) of the voxels ``floor((p - origin) / size) - vmin`` of
+    float points (n, ndim), each operation rounded in float64 (the host checked that
+    every cell fits a key)."""
+    from .morton import encode
+
+    cells = []
+    for axis in range(points.shape[1]):
+        q = (points[:, axis].astype(np.float64) - float(origin[axis])) / float(size[axis])
+        if vmin[axis] == 0.0:
+            # every q >= 0 (its minimum floors to 0): the cast's truncation is the floor
+            cells.append(q.astype(np.uint64))
+        else:
+            # floor first: q - vmin could round up across an integer
+            cells.append((np.floor(q) - float(vmin[axis])).astype(np.uint64))
+    return encode(cells)

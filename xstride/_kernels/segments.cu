@@ -11,6 +11,7 @@
 // the tile (block exclusive scans, xstride/scan.cuh): the output order is the input
 // order, exactly.
 #include <xstride/scan.cuh>
+#include <xstride/morton.cuh>
 
 #define XS_SEG_THREADS 256
 #define XS_SEG_ITEMS 16
@@ -77,6 +78,48 @@ __device__ __forceinline__ R xs_seg_result(A acc, long long count)
 }
 
 // ------------------------------------------------------------------ segment_reduce
+// Rows folded per batch: a batch issues all its loads before the first fold (the loads
+// do not depend on the accumulator), so a short segment costs one memory latency, not
+// one per row; the folds stay in row order, so the batch size changes no result. The
+// warp walk runs at most 48 registers a thread (5 blocks of 256 an SM; ptxas for sm_90:
+// no spill for float values, 16 bytes for 64-bit integers): 4 batched row slots, 40
+// warps an SM, where 8 slots took 77 registers (24 warps).
+#define XS_SEG_BATCH_THREAD 4
+#define XS_SEG_BATCH_WARP 4
+
+// a / b of non-negative a, b: a 32-bit division where both fit (the common case; a
+// 64-bit division is a long instruction sequence).
+__device__ __forceinline__ long long xs_seg_div(long long a, long long b)
+{
+    if (((unsigned long long)(a | b) >> 32) == 0ull) {
+        return (long long)((unsigned)a / (unsigned)b);
+    }
+    return a / b;
+}
+
+// The fold, in order, of rows r0, r0 + G, r0 + 2G, ... < r1 of one column (x[r * k]),
+// from the identity.
+template <int OP, typename T, typename A, int U>
+__device__ __forceinline__ A xs_seg_fold_rows(const T* __restrict__ x, long long r0,
+                                              long long r1, long long G, long long k)
+{
+    A acc = xs_seg_identity<OP, T, A>();
+    const long long stride = G * k;
+    const T* __restrict__ q = x + r0 * k;
+    for (long long r = r0; r < r1; r += U * G, q += U * stride) {
+        T b[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            if (r + u * G < r1) b[u] = q[u * stride];
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            if (r + u * G < r1) acc = xs_seg_fold<OP, A>(acc, (A)b[u]);
+        }
+    }
+    return acc;
+}
+
 // One thread per (segment, column): rows in order. t = s * k + c. Segments of more
 // than max_rows rows are left to the long walk.
 template <typename T, typename A, typename R, int OP, bool MEAN>
@@ -87,14 +130,10 @@ xs_seg_thread(const T* __restrict__ v, const long long* __restrict__ off, long l
     const long long total = n_seg * k;
     const long long step = (long long)gridDim.x * blockDim.x;
     for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += step) {
-        const long long s = t / k, c = t - s * k;
+        const long long s = xs_seg_div(t, k), c = t - s * k;
         const long long r0 = off[s], r1 = off[s + 1];
         if (r1 - r0 > max_rows) continue;
-        A acc = xs_seg_identity<OP, T, A>();
-#pragma unroll 4
-        for (long long r = r0; r < r1; ++r) {
-            acc = xs_seg_fold<OP, A>(acc, (A)v[r * k + c]);
-        }
+        const A acc = xs_seg_fold_rows<OP, T, A, XS_SEG_BATCH_THREAD>(v + c, r0, r1, 1, k);
         out[t] = xs_seg_result<OP, T, A, R, MEAN>(acc, r1 - r0);
     }
 }
@@ -107,7 +146,7 @@ xs_seg_thread(const T* __restrict__ v, const long long* __restrict__ off, long l
 // then the G slots of each column are folded by a fixed binary tree into lane l < kk. chunks == 1: the result goes to
 // out; else the partial goes to part[(j * chunks + p) * k + c] for xs_seg_combine.
 template <typename T, typename A, typename R, int OP, bool MEAN>
-__global__ void __launch_bounds__(XS_SEG_THREADS)
+__global__ void __launch_bounds__(XS_SEG_THREADS, 5)
 xs_seg_warp(const T* __restrict__ v, const long long* __restrict__ off,
             const long long* __restrict__ ids, long long n_items, long long k,
             long long chunks, long long chunk_rows, long long max_rows, R* __restrict__ out,
@@ -116,9 +155,13 @@ xs_seg_warp(const T* __restrict__ v, const long long* __restrict__ off,
     const unsigned lane = threadIdx.x & 31u;
     const long long warps = n_items * chunks;
     const long long wstep = (long long)gridDim.x * (blockDim.x >> 5);
+    // the geometry of the last slab of columns (every other slab has 32: G = 1, g = 0)
+    const int kk_last = (int)(k - ((k - 1) >> 5) * 32);
+    const int G_last = 32 / kk_last;
+    const int g_last = (int)lane / kk_last;
     for (long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; w < warps;
          w += wstep) {
-        const long long j = w / chunks, p = w - j * chunks;
+        const long long j = chunks == 1 ? w : xs_seg_div(w, chunks), p = w - j * chunks;
         const long long s = ids != nullptr ? ids[j] : j;
         const long long s0 = off[s], s1 = off[s + 1];
         const long long r0 = s0 + p * chunk_rows;
@@ -126,24 +169,21 @@ xs_seg_warp(const T* __restrict__ v, const long long* __restrict__ off,
         if (r0 >= s1 && (p > 0 || chunks > 1)) continue;
         const long long r1 = r0 + chunk_rows < s1 ? r0 + chunk_rows : s1;
         for (long long c0 = 0; c0 < k; c0 += 32) {
-            const int kk = (int)(k - c0 < 32 ? k - c0 : 32);
-            const int G = 32 / kk;
-            const int g = (int)lane / kk;
+            const bool last = c0 + 32 >= k;
+            const int kk = last ? kk_last : 32;
+            const int G = last ? G_last : 1;
+            const int g = last ? g_last : 0;
             const long long col = c0 + (long long)((int)lane - g * kk);
             A acc = xs_seg_identity<OP, T, A>();
             if (g < G) {
-                // unrolled for loads in flight; the folds stay in row order
-#pragma unroll 4
-                for (long long r = r0 + g; r < r1; r += G) {
-                    acc = xs_seg_fold<OP, A>(acc, (A)v[r * k + col]);
-                }
+                acc = xs_seg_fold_rows<OP, T, A, XS_SEG_BATCH_WARP>(v + col, r0 + g, r1, G, k);
             }
             // fold the G slots of each column as a fixed binary tree (ceil(log2 G)
             // shuffles): at step h, slot g (a multiple of 2h) takes slot g + h
             A res = acc;
             for (int h = 1; h < G; h <<= 1) {   // every lane shuffles
                 A other = __shfl_down_sync(XS_SEG_FULL, res, (unsigned)(h * kk));
-                if (g % (2 * h) == 0 && g + h < G) res = xs_seg_fold<OP, A>(res, other);
+                if ((g & (2 * h - 1)) == 0 && g + h < G) res = xs_seg_fold<OP, A>(res, other);
             }
             if ((int)lane < kk) {
                 if (chunks == 1) {
@@ -283,7 +323,15 @@ __device__ __forceinline__ int xs_seg_flag(const K* __restrict__ src, long long 
 }
 
 // Pass 1: the number of selected elements of tile blockIdx.x into counts[blockIdx.x];
-// with FLAG 1 and check != 0 also the first i with src[i] < src[i-1] into rec[0].
+// with FLAG 1 and check != 0 also the first i with src[i] < src[i-1] into rec[0], and
+// two tests of the run lengths (sorted keys), with L1 = thr & 0xffffffff (a power of two)
+// and L2 = thr >> 32 >= L1: rec[2] = 0 when some src[i] == src[i + L1], exactly when a run
+// is longer than L1 (src[i + L1] is this thread's next item, but in the last row);
+// rec[3] = 0 when some i, a multiple of L1, has src[i] == src[i + L2 - L1]: every run
+// longer than L2 holds such an i (the first multiple of L1 from its head), and a run of
+// L2 - L1 + 1 to L2 rows may also (a false alarm: the caller then measures). One load
+// per L1 elements, so the keys are not read twice. (The tests spare reduce_by_key the
+// pass over the offsets that finds the longest run, and its read-back.)
 template <int FLAG, typename K>
 __global__ void __launch_bounds__(XS_SEG_THREADS)
 xs_seg_count(const K* __restrict__ src, long long n, long long thr,
@@ -292,13 +340,20 @@ xs_seg_count(const K* __restrict__ src, long long n, long long thr,
     const long long base = (long long)blockIdx.x * XS_SEG_TILE;
     long long c = 0;
     unsigned long long bad = ~0ull;
+    const long long len1 = thr & 0xffffffffLL, len2 = thr >> 32;
+    int over1 = 0, over2 = 0;
 #pragma unroll
     for (int j = 0; j < XS_SEG_ITEMS; ++j) {
         const long long i = base + j * XS_SEG_THREADS + threadIdx.x;
         c += xs_seg_flag<FLAG, K>(src, i, n, thr);
-        if (FLAG == 1 && check && i > 0 && i < n && src[i] < src[i - 1] &&
-            (unsigned long long)i < bad) {
-            bad = (unsigned long long)i;
+        if (FLAG == 1 && check && i < n) {
+            if (i > 0 && src[i] < src[i - 1] && (unsigned long long)i < bad) {
+                bad = (unsigned long long)i;
+            }
+            if (i + len1 < n && src[i] == src[i + len1]) over1 = 1;
+            if ((i & (len1 - 1)) == 0 && i + len2 - len1 < n && src[i] == src[i + len2 - len1]) {
+                over2 = 1;
+            }
         }
     }
     long long total;
@@ -306,7 +361,13 @@ xs_seg_count(const K* __restrict__ src, long long n, long long thr,
     if (threadIdx.x == 0) counts[blockIdx.x] = total;
     if (FLAG == 1 && check) {
         bad = xs_seg_warp_min(bad);
-        if ((threadIdx.x & 31u) == 0 && bad != ~0ull) atomicMin(rec, bad);
+        over1 = __any_sync(XS_SEG_FULL, over1);
+        over2 = __any_sync(XS_SEG_FULL, over2);
+        if ((threadIdx.x & 31u) == 0) {
+            if (bad != ~0ull) atomicMin(rec, bad);
+            if (over1) atomicMin(rec + 2, 0ull);
+            if (over2) atomicMin(rec + 3, 0ull);
+        }
     }
 }
 
@@ -331,35 +392,182 @@ xs_seg_scan_tiles(long long* __restrict__ counts, long long n_tiles,
 // Pass 3: each selected element i of the tile goes to position p = offsets[tile] + its
 // rank among the tile's selected elements; row i of src (row_words words W) is copied
 // to row p of dst (when src is not null) and i is written to idx[p] (when idx is not
-// null).
+// null). The ranks come from one ballot per warp and item (element i = base + j *
+// THREADS + warp * 32 + lane: the order (item, warp, lane) is the index order) and one
+// scan of the ITEMS * WARPS ballot counts by warp 0: two barriers per tile. The items
+// go in two halves of 8 (flags, then the words of the rows: every load of a half
+// before its first store): 64 registers, where all 16 at once took 155.
+#define XS_SEG_WARPS (XS_SEG_THREADS / 32)
+#define XS_SEG_HALF (XS_SEG_ITEMS / 2)
 template <int FLAG, typename K, typename W>
 __global__ void __launch_bounds__(XS_SEG_THREADS)
 xs_seg_scatter(const K* __restrict__ flags, long long n, long long thr,
                const long long* __restrict__ offsets, const W* __restrict__ src,
                long long row_words, W* __restrict__ dst, long long* __restrict__ idx)
 {
-    const long long base = (long long)blockIdx.x * XS_SEG_TILE;
-    long long run = offsets[blockIdx.x];
+    __shared__ int pre[XS_SEG_ITEMS * XS_SEG_WARPS];
+    __shared__ unsigned bal[XS_SEG_ITEMS * XS_SEG_WARPS];
+    const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    const long long base = (long long)blockIdx.x * XS_SEG_TILE + threadIdx.x;
+    // the items in two halves (half the loads in flight, half the registers)
+    unsigned mine = 0u;
 #pragma unroll 1
-    for (int j = 0; j < XS_SEG_ITEMS; ++j) {
-        if (base + (long long)j * XS_SEG_THREADS >= n) break;   // block-uniform
-        const long long i = base + j * XS_SEG_THREADS + threadIdx.x;
-        const int f = xs_seg_flag<FLAG, K>(flags, i, n, thr);
-        int total;
-        const int rank = xstride_block_exclusive_sum(f, &total);
-        if (f) {
-            const long long p = run + rank;
-            if (idx != nullptr) idx[p] = i;
-            if (src != nullptr) {
-                if (row_words == 1) {
-                    dst[p] = src[i];
-                } else {
-                    for (long long w = 0; w < row_words; ++w) {
-                        dst[p * row_words + w] = src[i * row_words + w];
-                    }
-                }
+    for (int h = 0; h < XS_SEG_ITEMS; h += XS_SEG_HALF) {
+        unsigned f = 0u;
+#pragma unroll
+        for (int u = 0; u < XS_SEG_HALF; ++u) {
+            f |= (unsigned)xs_seg_flag<FLAG, K>(flags, base + (h + u) * XS_SEG_THREADS, n, thr)
+                 << u;
+        }
+#pragma unroll
+        for (int u = 0; u < XS_SEG_HALF; ++u) {
+            const unsigned b = __ballot_sync(XS_SEG_FULL, (f >> u) & 1u);
+            if (lane == 0) {
+                bal[(h + u) * XS_SEG_WARPS + warp] = b;
+                pre[(h + u) * XS_SEG_WARPS + warp] = __popc(b);
             }
         }
-        run += total;
+        mine |= f << h;
+    }
+    __syncthreads();
+    if (warp == 0) {   // exclusive scan of the counts in (item, warp) order
+        const int per = XS_SEG_ITEMS * XS_SEG_WARPS / 32;
+        int c[per], sum = 0;
+#pragma unroll
+        for (int q = 0; q < per; ++q) {
+            c[q] = pre[lane * per + q];
+            sum += c[q];
+        }
+        int incl = sum;
+#pragma unroll
+        for (int o = 1; o < 32; o <<= 1) {
+            const int y = __shfl_up_sync(XS_SEG_FULL, incl, o);
+            if ((int)lane >= o) incl += y;
+        }
+        int ex = incl - sum;
+#pragma unroll
+        for (int q = 0; q < per; ++q) {
+            pre[lane * per + q] = ex;
+            ex += c[q];
+        }
+    }
+    __syncthreads();
+    if (mine == 0u) return;
+    const long long run = offsets[blockIdx.x];
+    const unsigned lt = (1u << lane) - 1u;
+    // the output position of item j (selected)
+#define XS_SEG_POS(j)                                                                            \
+    (run + pre[(j) * XS_SEG_WARPS + warp] + __popc(bal[(j) * XS_SEG_WARPS + warp] & lt))
+    if (idx != nullptr) {
+#pragma unroll
+        for (int j = 0; j < XS_SEG_ITEMS; ++j) {
+            if ((mine >> j) & 1u) idx[XS_SEG_POS(j)] = base + j * XS_SEG_THREADS;
+        }
+    }
+    if (src == nullptr) return;
+    for (long long w = 0; w < row_words; ++w) {
+#pragma unroll 1
+        for (int h = 0; h < XS_SEG_ITEMS; h += XS_SEG_HALF) {
+            W word[XS_SEG_HALF];
+#pragma unroll
+            for (int u = 0; u < XS_SEG_HALF; ++u) {
+                if ((mine >> (h + u)) & 1u) {
+                    word[u] = src[(base + (h + u) * XS_SEG_THREADS) * row_words + w];
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < XS_SEG_HALF; ++u) {
+                if ((mine >> (h + u)) & 1u) dst[XS_SEG_POS(h + u) * row_words + w] = word[u];
+            }
+        }
+    }
+#undef XS_SEG_POS
+}
+
+// ------------------------------------------------------------------ voxels
+// Points (n, D) of float or double, element (i, a) at pts[i * rs + a * cs] (strides in
+// elements, possibly negative). A double d maps to an unsigned key that orders as d
+// (flip every bit of a negative, the sign bit of a positive), so minima and maxima
+// are integer atomicMin's: exact, whatever order they land in.
+__device__ __forceinline__ unsigned long long xs_vox_ordered(double d)
+{
+    const unsigned long long b = (unsigned long long)__double_as_longlong(d);
+    return (b >> 63) ? ~b : (b | 0x8000000000000000ull);
+}
+
+// rec (2 * D + 1 x u64, every byte 0xFF before the launch): [a] the ordered key of the
+// minimum of column a, [D + a] the complement of the ordered key of its maximum, [2D]
+// the first row with a NaN or infinite coordinate (such rows are left out of the
+// extremes). Each warp folds its lanes by shuffles, each block its warps in shared
+// memory, and one thread per entry and block does the global atomicMin.
+template <typename T, int D>
+__global__ void __launch_bounds__(XS_SEG_THREADS)
+xs_vox_bounds(const T* __restrict__ pts, long long n, long long rs, long long cs,
+              unsigned long long* __restrict__ rec)
+{
+    __shared__ unsigned long long sh[2 * D + 1];
+    if (threadIdx.x < 2 * D + 1) sh[threadIdx.x] = ~0ull;
+    __syncthreads();
+    unsigned long long m[2 * D + 1];
+#pragma unroll
+    for (int e = 0; e < 2 * D + 1; ++e) m[e] = ~0ull;
+    const long long step = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
+        double x[D];
+        bool finite = true;
+#pragma unroll
+        for (int a = 0; a < D; ++a) {
+            x[a] = (double)pts[i * rs + a * cs];
+            finite = finite && isfinite(x[a]);
+        }
+        if (!finite) {
+            if ((unsigned long long)i < m[2 * D]) m[2 * D] = (unsigned long long)i;
+            continue;
+        }
+#pragma unroll
+        for (int a = 0; a < D; ++a) {
+            const unsigned long long u = xs_vox_ordered(x[a]);
+            m[a] = u < m[a] ? u : m[a];
+            m[D + a] = ~u < m[D + a] ? ~u : m[D + a];
+        }
+    }
+#pragma unroll
+    for (int e = 0; e < 2 * D + 1; ++e) {
+        const unsigned long long w = xs_seg_warp_min(m[e]);
+        if ((threadIdx.x & 31u) == 0 && w != ~0ull) atomicMin(sh + e, w);
+    }
+    __syncthreads();
+    if (threadIdx.x < 2 * D + 1 && sh[threadIdx.x] != ~0ull) {
+        atomicMin(rec + threadIdx.x, sh[threadIdx.x]);
+    }
+}
+
+// One thread per point: the Morton key of its voxel, cell a = floor((x - lo[a]) /
+// size[a]) - vmin[a] (each operation rounded in double, as NumPy does; the host checked
+// that every cell fits the key). The doubles arrive as their bit patterns (long long
+// launch arguments).
+template <typename T, int D>
+__global__ void __launch_bounds__(XS_SEG_THREADS)
+xs_vox_keys(const T* __restrict__ pts, long long n, long long rs, long long cs,
+            long long lo0, long long lo1, long long lo2, long long sz0, long long sz1,
+            long long sz2, long long vm0, long long vm1, long long vm2,
+            unsigned long long* __restrict__ keys)
+{
+    const double lo[3] = {__longlong_as_double(lo0), __longlong_as_double(lo1),
+                          __longlong_as_double(lo2)};
+    const double sz[3] = {__longlong_as_double(sz0), __longlong_as_double(sz1),
+                          __longlong_as_double(sz2)};
+    const double vm[3] = {__longlong_as_double(vm0), __longlong_as_double(vm1),
+                          __longlong_as_double(vm2)};
+    const long long step = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
+        unsigned long long c[3] = {0ull, 0ull, 0ull};
+#pragma unroll
+        for (int a = 0; a < D; ++a) {
+            const double d = __dsub_rn((double)pts[i * rs + a * cs], lo[a]);
+            c[a] = (unsigned long long)__dsub_rn(floor(__ddiv_rn(d, sz[a])), vm[a]);
+        }
+        keys[i] = D == 3 ? xstride_morton_encode3(c[0], c[1], c[2])
+                         : xstride_morton_encode2(c[0], c[1]);
     }
 }

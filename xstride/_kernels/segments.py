@@ -14,15 +14,19 @@ template instances of one call are compiled as one module (one NVRTC run per fam
 
 from __future__ import annotations
 
+import struct
+
+import numpy as np
+
 from ._compile import function
 from ._cupy import cupy as _cupy
 from ._launch import Launch, i32, i64, slot64
 from ._lru import Bounded
 from .._core.dtypes import C_TYPES
-from .._plans.segments import plan_long, plan_segments
+from .._plans.segments import RUN_TESTS, longest_bound, plan_long, plan_segments
 
 __all__ = ["offsets_stats", "segment_reduce", "runs", "bin_offsets", "compact",
-           "reduce_kernels", "ptr"]
+           "voxel_bounds", "voxel_keys", "reduce_kernels", "ptr"]
 
 _SOURCE = "segments.cu"
 _THREADS = 256
@@ -199,43 +203,53 @@ def _tiles(n: int) -> int:
 
 
 def _count_and_scan(flag: int, src, key_type: str, n: int, family: tuple, check: bool,
-                    thr: int = 0):
-    """Passes 1 and 2: the exclusive offsets of the tiles (int64 (n_tiles,)) and the
-    record ``[first unsorted position, total]`` read back."""
+                    thr: int = 0, longer: list | None = None):
+    """Passes 1 and 2: the exclusive offsets of the tiles (int64 (n_tiles,)), the first
+    unsorted position (or -1) and the total, from one record read back. With ``check``
+    (keys) the count pass also tests whether a run is longer than each of
+    :data:`RUN_TESTS`; the two answers go to ``longer``."""
     cupy = _cupy()
     n_tiles = _tiles(n)
     counts = cupy.empty(n_tiles, dtype=cupy.int64)
-    rec = _record(2)
+    rec = _record(4)
+    if flag == 1 and check:
+        thr = RUN_TESTS[0] | (RUN_TESTS[1] << 32)
     _launch(f"xs_seg_count<{flag}, {key_type}>", family, n_tiles, _THREADS,
             [ptr(src.data.ptr), n, thr, ptr(counts.data.ptr), _I32(int(check)),
              ptr(rec.data.ptr)])
     _launch("xs_seg_scan_tiles", (), 1, _SCAN_THREADS,
             [ptr(counts.data.ptr), n_tiles, ptr(rec.data.ptr)])
-    bad, total = _read(rec)
+    bad, total, over1, over2 = _read(rec)
+    if longer is not None:
+        longer[:] = [over1 == 0, over2 == 0]
     return counts, _opt(bad), total
 
 
 def runs(keys, check_sorted: bool):
     """``(first unsorted position or -1, CSR offsets of the runs (int64), the key of each
-    run)``: the run heads by a stable compaction; with ``check_sorted`` the count pass
-    also finds the first position whose key is less than its predecessor."""
+    run, longest)``: the run heads by a stable compaction; with ``check_sorted`` the
+    count pass also finds the first position whose key is less than its predecessor,
+    and ``longest`` is :func:`~xstride._plans.segments.longest_bound` of whether a run
+    is longer than each of ``RUN_TESTS`` (None without ``check_sorted``: not known)."""
     cupy = _cupy()
     n = keys.shape[0]
     if n == 0:
-        return -1, cupy.zeros(1, dtype=cupy.int64), cupy.empty(0, dtype=keys.dtype)
+        return -1, cupy.zeros(1, dtype=cupy.int64), cupy.empty(0, dtype=keys.dtype), 0
     k = cupy.ascontiguousarray(keys)
     kt, word = C_TYPES[k.dtype.name], _WORDS[k.dtype.itemsize]
     family = (f"xs_seg_count<1, {kt}>", f"xs_seg_scatter<1, {kt}, {word}>")
-    tile_offsets, bad, total = _count_and_scan(1, k, kt, n, family, check_sorted)
+    longer = [True, True]
+    tile_offsets, bad, total = _count_and_scan(1, k, kt, n, family, check_sorted,
+                                               longer=longer)
     if bad >= 0:
-        return bad, None, None
+        return bad, None, None, None
     offsets = cupy.empty(total + 1, dtype=cupy.int64)
     unique = cupy.empty(total, dtype=k.dtype)
     _launch(family[1], family, _tiles(n), _THREADS,
             [ptr(k.data.ptr), n, 0, ptr(tile_offsets.data.ptr), ptr(k.data.ptr), 1,
              ptr(unique.data.ptr), ptr(offsets.data.ptr)])
     offsets[total:] = n
-    return -1, offsets, unique
+    return -1, offsets, unique, longest_bound(tuple(longer)) if check_sorted else None
 
 
 def _word(row_bytes: int) -> int:
@@ -291,3 +305,65 @@ def bin_offsets(bins, n_bins: int):
     _launch(family[1], family, _grid(n_bins + 1), _THREADS,
             [ptr(b.data.ptr), n, n_bins, ptr(out.data.ptr)])
     return -1, -1, out
+
+
+# ------------------------------------------------------------------ voxels
+#: blocks of the bounds pass (each thread folds its points in registers, each block
+#: does 2 * ndim + 1 global atomics)
+_VOX_BLOCKS = 1024
+
+
+def _elements(a):
+    """``(a, (row stride, column stride))`` of a 2-D CuPy array, strides in elements (a
+    copy where a stride is not a whole number of elements)."""
+    if any(int(s) % a.dtype.itemsize for s in a.strides):
+        a = _cupy().ascontiguousarray(a)
+    return a, tuple(int(s) // a.dtype.itemsize for s in a.strides)
+
+
+def voxel_bounds(points):
+    """``(lowest corner, highest corner, first row with a NaN or infinite coordinate or
+    -1)`` of float32/float64 points (n >= 1, ndim): the corners as float64 host arrays
+    over the finite rows. One pass over the points (any strides), one read of
+    ``2 * ndim + 1`` words."""
+    n, d = (int(s) for s in points.shape)
+    points, (rs, cs) = _elements(points)
+    rec = _record(2 * d + 1)
+    t = C_TYPES[points.dtype.name]
+    name = f"xs_vox_bounds<{t}, {d}>"
+    _launch(name, (name,), min(_VOX_BLOCKS, _grid(n)), _THREADS,
+            [ptr(points.data.ptr), n, rs, cs, ptr(rec.data.ptr)])
+    words = np.array(_read(rec), dtype=np.uint64)
+    lo = _from_ordered(words[:d])
+    hi = _from_ordered(~words[d:2 * d])
+    return lo, hi, _opt(int(words[2 * d]))
+
+
+def _from_ordered(u):
+    """Doubles from their ordered keys (the inverse of ``xs_vox_ordered``)."""
+    top = np.uint64(1 << 63)
+    bits = np.where(u & top, u ^ top, ~u)
+    return bits.view(np.float64)
+
+
+def _bits(x: float) -> int:
+    """The bit pattern of a float64 as a signed 64-bit int (a ``long long`` argument)."""
+    return struct.unpack("<q", struct.pack("<d", float(x)))[0]
+
+
+def voxel_keys(points, origin, size, vmin):
+    """uint64 Morton keys (n,) of the voxels ``floor((p - origin) / size) - vmin`` of
+    float32/float64 points (n, ndim), one thread per point; ``origin``, ``size`` and
+    ``vmin`` are float64 host arrays (the host checked that the cells fit a key)."""
+    cupy = _cupy()
+    n, d = (int(s) for s in points.shape)
+    keys = cupy.empty(n, dtype=cupy.uint64)
+    if n == 0:
+        return keys
+    points, (rs, cs) = _elements(points)
+    pad = [0.0] * (3 - d)
+    fixed = [_bits(v) for group in (origin, size, vmin) for v in list(group) + pad]
+    name = f"xs_vox_keys<{C_TYPES[points.dtype.name]}, {d}>"
+    _launch(name, (name,), _grid(n), _THREADS,
+            [ptr(points.data.ptr), n, rs, cs, *fixed, ptr(keys.data.ptr)])
+    return keys

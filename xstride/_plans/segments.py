@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 __all__ = ["OPS", "SIGNED", "UNSIGNED", "FLOATS", "VALUE_DTYPES", "result_dtype",
            "accumulator", "SegmentPlan", "LongPlan", "plan_segments", "plan_long",
-           "SHORT_MEAN", "SHORT_MAX",
+           "SHORT_MEAN", "SHORT_MAX", "RUN_TESTS", "longest_bound",
            "CHUNK_ROWS", "MAX_WARPS"]
 
 SIGNED = ("int8", "int16", "int32", "int64")
@@ -150,3 +150,28 @@ def plan_long(n_long: int, max_len: int) -> LongPlan:
     if chunks == 1:
         rows = max(max_len, 1)
     return LongPlan(chunks, rows)
+
+
+#: the run lengths whose excess the device's sortedness check of ``reduce_by_key`` also
+#: tests (is any run longer than each? the second test may raise a false alarm, never
+#: miss): the only lengths the walks compare with; the first a power of two
+RUN_TESTS = (SHORT_MAX, CHUNK_ROWS)
+
+
+def longest_bound(longer: tuple[bool, bool]) -> int | None:
+    """A stand-in for the longest segment that gives :func:`plan_segments` and
+    :func:`plan_long` the same walks as its exact value, from whether some segment is
+    longer than each of :data:`RUN_TESTS`: ``SHORT_MAX`` when none is longer,
+    ``CHUNK_ROWS`` when none is longer than that (a thread walk then sends the longer
+    ones to a long walk of one chunk, which covers each segment whole, as a chunk of the
+    exact length would), None when the exact value is needed (a false alarm of the
+    second test lands here too: the caller measures).
+
+    >>> longest_bound((False, False)), longest_bound((True, False)), longest_bound((True, True))
+    (256, 4096, None)
+    """
+    if not longer[0]:
+        return SHORT_MAX
+    if not longer[1]:
+        return CHUNK_ROWS
+    return None

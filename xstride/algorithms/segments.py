@@ -222,10 +222,15 @@ def reduce_by_key(sorted_keys, values, op="sum"):
     backend, ex = _executor(func, [("sorted_keys", sorted_keys), ("values", values)])
     keys = _keys(func, "sorted_keys", sorted_keys, backend)
     vals = _values(func, "values", values, backend, keys.shape[0])
-    first_bad, offsets, unique = ex.runs(keys, True)
+    first_bad, offsets, unique, longest = ex.runs(keys, True)
     if first_bad >= 0:
         raise _unsorted(func, "sorted_keys", first_bad, keys, backend)
-    max_len = ex.offsets_stats(offsets, keys.shape[0])[4] if op != "count" else 0
+    max_len = 0
+    if op != "count":
+        # the check of the keys bounds the longest run as far as the walks need it;
+        # else one pass over the offsets finds it
+        max_len = longest if longest is not None else ex.offsets_stats(offsets,
+                                                                       keys.shape[0])[4]
     return unique, _reduce(func, ex, vals, offsets, op, max_len, -1)
 
 
@@ -263,7 +268,7 @@ def run_length_encode(keys):
     func = "run_length_encode"
     backend, ex = _executor(func, [("keys", keys)])
     k = _keys(func, "keys", keys, backend)
-    _, offsets, unique = ex.runs(k, False)
+    _, offsets, unique, _ = ex.runs(k, False)
     return unique, offsets[1:] - offsets[:-1]
 
 

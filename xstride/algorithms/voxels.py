@@ -1,21 +1,24 @@
 """``voxel_downsample``: one point per occupied voxel, the mean of its points, in Morton order.
 
-Composed of xstride's own steps, on the backend of the points (NumPy or CuPy): voxel
-indices in float64, their Morton keys (:func:`~xstride.algorithms.morton_encode`'s
-executor), :func:`~xstride.algorithms.sort_by_key`, then
-:func:`~xstride.algorithms.run_length_encode` and
-:func:`~xstride.algorithms.segment_reduce` over the sorted points. See
-``docs/voxels.md``.
+Composed of xstride's own steps, on the backend of the points (NumPy or CuPy): the
+columns' extremes and the first non-finite row (one pass), each point's voxel index in
+float64 and its Morton key (one pass; the segment executor's ``voxel_bounds`` and
+``voxel_keys``), :func:`~xstride.algorithms.sort_by_key`, then the runs of the sorted
+keys (the run compaction of :func:`~xstride.algorithms.run_length_encode`, whose CSR
+offsets are used directly) and :func:`~xstride.algorithms.segment_reduce` over the
+sorted points. See ``docs/voxels.md``.
 """
 
 from __future__ import annotations
+
+import inspect
 
 import numpy as np
 
 from .. import _backends
 from .._core.errors import not_provided_error, type_error, value_error
+from .._plans.segments import accumulator, result_dtype
 from ._args import MAX_MORTON_LEVELS, _as_array, _host_vector, _real_numbers
-from .segments import run_length_encode, segment_reduce
 
 __all__ = ["voxel_downsample"]
 
@@ -116,18 +119,19 @@ def voxel_downsample(points, voxel_size, *, origin=None):
     if n == 0:
         return ns.empty((0, ndim), dtype=pts.dtype), ns.empty((0,), dtype=ns.int64)
 
-    # one read-back: the columns' minimum and maximum (NaN propagates through both,
-    # an infinity shows in one), which also give the default origin and the voxel span
-    # (per column: NumPy's min over axis 0 of an (n, 3) array walks 3-element rows)
-    cols = [pts[:, axis] for axis in range(ndim)]
-    ends = backend.to_host(ns.stack([ns.stack([ns.min(c) for c in cols]),
-                                     ns.stack([ns.max(c) for c in cols])]))
-    ends = np.asarray(ends, dtype=np.float64)
-    if not np.isfinite(ends).all():
-        row = _first_nonfinite_row(backend, ns, pts)
+    # the points travel in their own dtype (float16 as float32, exactly: segment_reduce
+    # takes float32 and float64); the means accumulate in float64 either way
+    carried = pts if pts.dtype in (ns.float32, ns.float64) else ns.astype(pts, ns.float32)
+    ex = backend.executor("segments")
+    # one pass and one read-back: the columns' extremes over the finite rows and the
+    # first row that is not finite; they give the default origin and (the voxel index
+    # being monotone in the coordinate) the voxel span
+    low, high, row = ex.voxel_bounds(carried)
+    if row >= 0:
         raise value_error(_FUNC, "points", f"has a NaN or infinite coordinate in row {row} "
                                            f"({np.asarray(backend.to_host(pts[row])).tolist()}); "
                                            "voxels need finite points")
+    ends = np.stack([low, high])
     if lo is None:
         lo = ends[0].copy()
     # floor((p - origin) / size) is monotone in p: the voxel span from the extremes
@@ -145,27 +149,26 @@ def voxel_downsample(points, voxel_size, *, origin=None):
                                                    f"holds at most 2**{top}: choose a larger "
                                                    "voxel_size")
 
-    cells = []
-    for axis in range(ndim):
-        col = ns.astype(pts[:, axis], ns.float64)  # exact (float32 arithmetic would not be)
-        q = (col - float(lo[axis])) / float(size[axis])
-        if vmin[axis] == 0.0:
-            # every q >= 0 (its minimum floors to 0): the cast's truncation is the floor
-            cells.append(ns.astype(q, ns.uint64))
-        else:
-            # floor first: q - vmin could round up across an integer
-            cells.append(ns.astype(ns.floor(q) - float(vmin[axis]), ns.uint64))
-    keys = backend.executor("morton").encode(cells)
-    del cells, col, q
-    # the points travel in their own dtype (float16 as float32, exactly: segment_reduce
-    # takes float32 and float64); the means accumulate in float64 either way
-    carried = pts if pts.dtype in (ns.float32, ns.float64) else ns.astype(pts, ns.float32)
-    # sort_by_key's executor (the arguments are checked here already)
-    sorted_keys, _, sorted_pts = backend.executor("sort").sort_by_key(keys, [carried])
+    # the voxel of every point and its Morton key in one pass
+    keys = ex.voxel_keys(carried, lo, size, vmin)
+    # sort_by_key's executor (the arguments are checked here already); the cells are in
+    # [0, span] per axis, so the keys have at most ndim * bit_length(max span) bits: an
+    # executor that sorts only the bits that carry information is told so
+    sort = backend.executor("sort").sort_by_key
+    bits = ndim * max(1, int(span.max()).bit_length())
+    kw = {"key_bits": bits} if "key_bits" in inspect.signature(sort).parameters else {}
+    sorted_keys, _, sorted_pts = sort(keys, [carried], **kw)
     del keys
-    _, counts = run_length_encode(sorted_keys)
-    offsets = ns.concat([ns.zeros(1, dtype=ns.int64), ns.cumulative_sum(counts)])
-    means = segment_reduce(sorted_pts, offsets, "mean")
+    # the runs' CSR offsets straight from the run compaction (no cumulative sum); its
+    # check of the (sorted) keys also bounds the longest run as far as the walks need
+    # it, so the offsets, valid by construction, go to the executor unchecked
+    _, offsets, _, longest = ex.runs(sorted_keys, True)
+    counts = offsets[1:] - offsets[:-1]
+    if longest is None:
+        longest = ex.offsets_stats(offsets, n)[4]
+    dtype = carried.dtype.name
+    means = ex.segment_reduce(sorted_pts, offsets, "mean", result_dtype("mean", dtype),
+                              accumulator("mean", dtype), longest)
     return ns.astype(means, pts.dtype, copy=False), counts
 
 
@@ -215,7 +218,3 @@ def _origin(value, ndim: int) -> np.ndarray:
                                            f"points); got {lo.size}")
     return lo
 
-
-def _first_nonfinite_row(backend, ns, pts) -> int:
-    bad = ns.logical_not(ns.all(ns.isfinite(pts), axis=1))
-    return int(backend.to_host(ns.argmax(ns.astype(bad, ns.int8))))
