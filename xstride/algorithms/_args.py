@@ -59,12 +59,24 @@ def _real_numbers(value) -> bool:
         arr = np.asarray(value)
     except (TypeError, ValueError):
         return False  # ragged: refused as a whole
+    if isinstance(value, (list, tuple)) and arr.dtype.kind in "iuf" and any(
+            isinstance(v, (bool, np.bool_)) for v in _flat(value)):
+        return False  # [True, 0, 0]: NumPy reads the bool as a number
     if arr.dtype.kind in "iuf":
         return True
     if arr.dtype.kind != "O":
         return False
     return all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
                for v in arr.reshape(-1).tolist())
+
+
+def _flat(value):
+    """The scalars of nested lists/tuples, in order."""
+    for v in value:
+        if isinstance(v, (list, tuple)):
+            yield from _flat(v)
+        else:
+            yield v
 
 
 def _as_array(func: str, name: str, value, backend):
