@@ -207,6 +207,17 @@ def test_plot_to_a_bad_path_is_one_line(capsys):
     assert "--plot /proc/p.png: cannot write the file" in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("name", ["p.txt", "p.PLY"])
+def test_plot_to_a_format_matplotlib_cannot_write_is_one_line(capsys, tmp_path, name):
+    # checked before any work: matplotlib would raise only after the whole pipeline ran
+    pytest.importorskip("matplotlib")
+    assert main(["demo", "--n", "500", "--plot", str(tmp_path / name)]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.count("\n") == 1
+    assert f"--plot {tmp_path / name}: matplotlib cannot write" in err and "png" in err
+    assert not (tmp_path / name).exists()
+
+
 def test_plot_helpers():
     rows = [{"level": lv, "nodes": n} for lv, n in enumerate([1, 4, 16, 100, 400, 900])]
     assert demo_plot.curve_level(rows) == 3

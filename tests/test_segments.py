@@ -303,6 +303,11 @@ def test_bin_offsets_bad_input():
         bin_offsets(np.array([0, 3, 1]), 5)
     with pytest.raises(ValueError, match="'n_bins' must be >= 0"):
         bin_offsets(np.array([0]), -1)
+    # offsets are int64: NumPy's "Maximum allowed size exceeded" named no argument
+    with pytest.raises(ValueError, match="'n_bins' must be < 2\\*\\*63 - 1"):
+        bin_offsets(np.array([0]), 2**70)
+    with pytest.raises(ValueError, match="'n_bins'"):
+        bin_offsets(np.array([0]), 2**63 - 1)
     for bad in (2.0, True, None):
         with pytest.raises(TypeError, match="'n_bins'"):
             bin_offsets(np.array([0]), bad)

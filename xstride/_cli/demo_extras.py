@@ -52,11 +52,25 @@ def check(voxel, out, plot) -> Extras:
             import matplotlib  # noqa: F401
         except ImportError:
             raise OptionError(f"--plot needs matplotlib, which is not installed: {PLOT_INSTALL}") from None
+        _plot_format(plot)
     for flag, path in (("--out", out), ("--plot", plot)):
         if path is not None and not Path(path).resolve().parent.is_dir():
             raise OptionError(f"{flag} {path}: cannot write the file (the folder "
                               f"{Path(path).resolve().parent} does not exist)")
     return Extras(voxel, None if out is None else Path(out), None if plot is None else Path(plot))
+
+
+def _plot_format(plot) -> None:
+    """A ``--plot`` name whose extension matplotlib cannot write (its ``savefig`` would
+    raise only after the pipeline ran): :class:`OptionError`. No extension: PNG."""
+    ext = Path(plot).suffix.lower().lstrip(".")
+    if not ext:
+        return
+    from matplotlib.backend_bases import FigureCanvasBase
+    formats = sorted(FigureCanvasBase.get_supported_filetypes())
+    if ext not in formats:
+        raise OptionError(f"--plot {plot}: matplotlib cannot write .{ext} files; use one of "
+                          f"{', '.join(formats)}")
 
 
 def run(extras: Extras | None, stage, alg, am, be, pos, sorted_pos, tree, rows, lower,
