@@ -127,8 +127,8 @@ def segment_reduce(values, offsets, op="sum"):
     Notes
     -----
     Integers are reduced exactly (sums and products wrap modulo 2**64, as NumPy's do;
-    the mean of integers is their exact int64/uint64 sum divided by the count in
-    float64), so integer results and integer means are bit-identical on both
+    the mean of integers is their int64/uint64 sum divided by the count in float64,
+    so a segment whose sum leaves the 64-bit range gets a wrong mean: a known bug), so integer results and integer means are bit-identical on both
     backends. Float sums, products and means are accumulated in float64 (float32
     values too) and rounded once to the result dtype; min and max propagate NaN.
     NumPy folds each segment with ``ufunc.reduceat``; the device folds a segment in one
