@@ -150,6 +150,21 @@ def test_segment_reduce_integer_mean_does_not_wrap(dtype, v):
     assert red.tolist() == [float(v)]
 
 
+def test_none_is_named_as_none():
+    # None became a 0-d object array, and the messages said "got numpy.ndarray(shape=(),
+    # dtype=object)" (or a shape error for compact's arrays)
+    calls = [(lambda: segment_reduce(None, [0]), "values"),
+             (lambda: reduce_by_key([1], None), "values"),
+             (lambda: compact(None, np.arange(2)), "mask"),
+             (lambda: compact(np.ones(2, bool), None), r"arrays\[0\]"),
+             (lambda: xp.algorithms.sort_by_key([1, 2], None), r"values\[0\]"),
+             (lambda: xp.algorithms.voxel_downsample(None, 1.0), "points"),
+             (lambda: xp.algorithms.morton_keys(None, [0, 0], [1, 1], 3), "positions")]
+    for call, name in calls:
+        with pytest.raises(TypeError, match=f"argument '{name}' got NoneType None; expected an array"):
+            call()
+
+
 def test_segment_reduce_float_identities_and_nan():
     v = np.array([1.0, np.nan, 3.0])
     o = np.array([0, 0, 2, 3])

@@ -83,6 +83,8 @@ def _as_array(func: str, name: str, value, backend):
     """``value`` as an array of ``backend`` (a Backend object); arrays pass as they are."""
     if _backends.of_array(value) is not None:
         return value
+    if value is None:  # NumPy would make it a 0-d object array, which the message names
+        raise type_error(func, name, value, "an array")
     try:
         return backend.asarray(value)
     except Exception:
