@@ -207,6 +207,39 @@ def test_plot_to_a_bad_path_is_one_line(capsys):
     assert "--plot /proc/p.png: cannot write the file" in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("name", ["p.txt", "p.PLY"])
+def test_plot_to_a_format_matplotlib_cannot_write_is_one_line(capsys, tmp_path, name):
+    # checked before any work: matplotlib would raise only after the whole pipeline ran
+    pytest.importorskip("matplotlib")
+    assert main(["demo", "--n", "500", "--plot", str(tmp_path / name)]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.count("\n") == 1
+    assert f"--plot {tmp_path / name}: matplotlib cannot write" in err and "png" in err
+    assert not (tmp_path / name).exists()
+
+
+def test_plot_without_an_extension_names_the_png_it_writes(capsys, tmp_path):
+    # matplotlib appends .png to a name without an extension: the record must name that file
+    pytest.importorskip("matplotlib")
+    res = run_json(capsys, "--n", "300", "--plot", str(tmp_path / "pic"))
+    assert res["files"]["plot"] == str(tmp_path / "pic.png")
+    assert (tmp_path / "pic.png").is_file() and not (tmp_path / "pic").exists()
+
+
+@pytest.mark.parametrize("flag", ["--plot", "--out"])
+def test_plot_or_out_to_a_folder_or_empty_name_is_one_line(capsys, tmp_path, monkeypatch, flag):
+    # a folder wrote <folder>.png beside it (--plot) or failed after the pipeline (--out)
+    pytest.importorskip("matplotlib")
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "d.ply"
+    folder.mkdir()
+    for name in ("", str(folder)):
+        assert main(["demo", "--n", "300", "--voxel", "0.1", flag, name]) == 2
+        err = capsys.readouterr().err
+        assert "a file name is needed, not a folder" in err and err.count("\n") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.ply"]
+
+
 def test_plot_helpers():
     rows = [{"level": lv, "nodes": n} for lv, n in enumerate([1, 4, 16, 100, 400, 900])]
     assert demo_plot.curve_level(rows) == 3

@@ -182,6 +182,21 @@ def test_levels_not_an_int(levels):
 def test_lower_equal_upper():
     with pytest.raises(ValueError, match="equals 'lower' on axis 1"):
         alg.morton_keys(np.zeros((2, 3)), [0, 1, 0], [1, 1, 1], 3)
+    # the message names the function called and the bound as a plain number
+    with pytest.raises(ValueError, match=r"^morton_keys: argument 'upper' equals 'lower' on "
+                                         r"axis 0 \(1\.0\)"):
+        alg.morton_keys(np.zeros((2, 3)), [1, 0, 0], [1, 1, 1], 3)
+    with pytest.raises(ValueError, match=r"^morton_scales: .* on axis 0 \(1\.0\)"):
+        alg.morton_scales([1, 0], [1, 1], 3)
+
+
+@pytest.mark.parametrize("bound", [[True, 0, 0], (0.0, np.True_, 0.0), [[True], 0, 0]])
+def test_bounds_holding_a_bool(bound):
+    # NumPy reads [True, 0, 0] as the ints [1, 0, 0]; a bool is not a coordinate
+    with pytest.raises(TypeError, match="argument 'lower'"):
+        alg.morton_keys(np.zeros((2, 3)), bound, [2, 2, 2], 3)
+    with pytest.raises(TypeError, match="argument 'upper'"):
+        alg.morton_scales([-1, -1, -1], bound, 3)
 
 
 @pytest.mark.parametrize("lower, upper", [([0, 0, 0], [1, 1]), ([0, 0], [1, 1, 1]), ([0], [1])])

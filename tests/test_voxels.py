@@ -104,6 +104,18 @@ def test_points_below_the_origin_count_from_the_lowest_voxel():
     assert counts.tolist() == [2, 1, 1]
 
 
+def test_an_origin_far_below_the_points_still_counts_from_the_lowest_voxel():
+    # voxels 10 and 11 on x (origin -10): counted from the lowest occupied voxel they are
+    # 0 and 1, so (1, 0) comes before (0, 1); counted from the origin (10, 0) would come
+    # after (11, 0)... and (10, 1) before it. The docs state the first.
+    pts = np.array([[0.5, 1.5], [1.5, 0.5], [0.5, 0.5]])
+    cent, counts = alg.voxel_downsample(pts, 1.0, origin=[-10.0, 0.0])
+    assert cent.tolist() == [[0.5, 0.5], [1.5, 0.5], [0.5, 1.5]]
+    assert counts.tolist() == [1, 1, 1]
+    ref = reference(pts, 1.0, [-10.0, 0.0])
+    assert_within_bound(cent, counts, ref, np.float64)
+
+
 def test_floor_before_counting_from_the_lowest_voxel():
     # q = -1e-10 is voxel -1; counted from -2**31 that is 2**31 - 1, which q + 2**31
     # would round up to 2**31 (the voxel of 0.0)
@@ -218,6 +230,8 @@ def test_points_not_finite_name_the_row(bad):
     ("abc", TypeError, "'origin'"),
     (1.0, TypeError, "'origin'"),
     ([0, 1j, 0], TypeError, "'origin'"),
+    ([True, 0, 0], TypeError, "'origin'"),          # NumPy reads [True, 0, 0] as ints
+    ((0.0, np.True_, 0.0), TypeError, "'origin'"),
 ])
 def test_bad_origin(origin, cls, match):
     with pytest.raises(cls, match=match):

@@ -35,6 +35,9 @@ class Extras:
 
 def check(voxel, out, plot) -> Extras:
     """The checked options (:class:`OptionError` with one line for a bad one)."""
+    for flag, path in (("--out", out), ("--plot", plot)):
+        if path is not None and (str(path) == "" or Path(path).is_dir()):
+            raise OptionError(f"{flag} {path!r}: a file name is needed, not a folder")
     if voxel is not None and not (math.isfinite(voxel) and voxel > 0):
         raise OptionError(f"--voxel must be a positive, finite voxel edge length; got {voxel}")
     if out is not None:
@@ -52,11 +55,28 @@ def check(voxel, out, plot) -> Extras:
             import matplotlib  # noqa: F401
         except ImportError:
             raise OptionError(f"--plot needs matplotlib, which is not installed: {PLOT_INSTALL}") from None
+        _plot_format(plot)
     for flag, path in (("--out", out), ("--plot", plot)):
         if path is not None and not Path(path).resolve().parent.is_dir():
             raise OptionError(f"{flag} {path}: cannot write the file (the folder "
                               f"{Path(path).resolve().parent} does not exist)")
+    if plot is not None and not Path(plot).suffix:
+        plot = f"{plot}.png"  # what matplotlib's savefig would write: the name says so
     return Extras(voxel, None if out is None else Path(out), None if plot is None else Path(plot))
+
+
+def _plot_format(plot) -> None:
+    """A ``--plot`` name whose extension matplotlib cannot write (its ``savefig`` would
+    raise only after the pipeline ran): :class:`OptionError`. No extension: PNG (the
+    caller appends ``.png``)."""
+    ext = Path(plot).suffix.lower().lstrip(".")
+    if not ext:
+        return
+    from matplotlib.backend_bases import FigureCanvasBase
+    formats = sorted(FigureCanvasBase.get_supported_filetypes())
+    if ext not in formats:
+        raise OptionError(f"--plot {plot}: matplotlib cannot write .{ext} files; use one of "
+                          f"{', '.join(formats)}")
 
 
 def run(extras: Extras | None, stage, alg, am, be, pos, sorted_pos, tree, rows, lower,

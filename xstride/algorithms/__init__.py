@@ -76,7 +76,11 @@ def morton_scales(lower, upper, levels) -> np.ndarray:
         ``lower == upper`` on an axis, ``levels`` out of range, or an extent so small
         that the scale overflows.
     """
-    func = "morton_scales"
+    return _scales("morton_scales", lower, upper, levels)
+
+
+def _scales(func: str, lower, upper, levels) -> np.ndarray:
+    """:func:`morton_scales`, its errors naming ``func`` (the function the user called)."""
     lo = _host_vector(func, "lower", lower)
     hi = _host_vector(func, "upper", upper)
     if lo.shape != hi.shape:
@@ -88,7 +92,7 @@ def morton_scales(lower, upper, levels) -> np.ndarray:
         extent = hi - lo
     for axis in range(lo.size):
         if extent[axis] == 0.0:
-            raise value_error(func, "upper", f"equals 'lower' on axis {axis} ({lo[axis]!r}); "
+            raise value_error(func, "upper", f"equals 'lower' on axis {axis} ({float(lo[axis])!r}); "
                                              "the box must have a nonzero extent on every axis")
     with np.errstate(over="ignore", divide="ignore"):
         scales = np.float64(2.0**lv) / extent
@@ -159,7 +163,7 @@ def morton_keys(positions, lower, upper, levels):
                                          f"positions of shape {tuple(pos.shape)}; got "
                                          f"{lo.size} and {hi.size}")
     lv = _levels(func, levels, ndim)
-    scales = morton_scales(lo, hi, lv)
+    scales = _scales(func, lo, hi, lv)
     keys, bad = backend.executor("morton").checked_keys(pos, lo, scales, lv)
     if bad >= 0:
         raise _nonfinite(func, bad, backend.to_host(pos[bad]))

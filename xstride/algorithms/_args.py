@@ -59,6 +59,9 @@ def _real_numbers(value) -> bool:
         arr = np.asarray(value)
     except (TypeError, ValueError):
         return False  # ragged: refused as a whole
+    if isinstance(value, (list, tuple)) and arr.dtype.kind in "iuf" and any(
+            isinstance(v, (bool, np.bool_)) for v in _flat(value)):
+        return False  # [True, 0, 0]: NumPy reads the bool as a number
     if arr.dtype.kind in "iuf":
         return True
     if arr.dtype.kind != "O":
@@ -67,10 +70,21 @@ def _real_numbers(value) -> bool:
                for v in arr.reshape(-1).tolist())
 
 
+def _flat(value):
+    """The scalars of nested lists/tuples, in order."""
+    for v in value:
+        if isinstance(v, (list, tuple)):
+            yield from _flat(v)
+        else:
+            yield v
+
+
 def _as_array(func: str, name: str, value, backend):
     """``value`` as an array of ``backend`` (a Backend object); arrays pass as they are."""
     if _backends.of_array(value) is not None:
         return value
+    if value is None:  # NumPy would make it a 0-d object array, which the message names
+        raise type_error(func, name, value, "an array")
     try:
         return backend.asarray(value)
     except Exception:

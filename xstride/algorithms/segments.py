@@ -127,8 +127,8 @@ def segment_reduce(values, offsets, op="sum"):
     Notes
     -----
     Integers are reduced exactly (sums and products wrap modulo 2**64, as NumPy's do;
-    the mean of integers is their exact int64/uint64 sum divided by the count in
-    float64), so integer results and integer means are bit-identical on both
+    the mean of integers is their int64/uint64 sum divided by the count in float64,
+    so a segment whose sum leaves the 64-bit range gets a wrong mean: a known bug), so integer results and integer means are bit-identical on both
     backends. Float sums, products and means are accumulated in float64 (float32
     values too) and rounded once to the result dtype; min and max propagate NaN.
     NumPy folds each segment with ``ufunc.reduceat``; the device folds a segment in one
@@ -294,7 +294,7 @@ def bin_offsets(sorted_bins, n_bins):
     TypeError
         ``sorted_bins`` not integers; ``n_bins`` not an int.
     ValueError
-        ``n_bins`` negative; ``sorted_bins`` not 1-D, holding a bin outside
+        ``n_bins`` negative or not below 2**63 - 1; ``sorted_bins`` not 1-D, holding a bin outside
         ``[0, n_bins)`` (the message names the first such position) or not sorted (the
         first position ``i`` with ``bins[i] < bins[i - 1]``). On CuPy both checks run
         on the device; one 16-byte record is read back.
@@ -319,6 +319,9 @@ def bin_offsets(sorted_bins, n_bins):
     bins = _keys(func, "sorted_bins", sorted_bins, backend)
     if nb < 0:
         raise value_error(func, "n_bins", f"must be >= 0; got {nb}")
+    if nb >= 2**63 - 1:  # offsets[n_bins] must be an int64 index
+        raise value_error(func, "n_bins", f"must be < 2**63 - 1 (the offsets are int64); "
+                                          f"got {nb}")
     first_unsorted, first_outside, offsets = ex.bin_offsets(bins, nb)
     if first_outside >= 0:
         value = backend.to_host(bins[first_outside:first_outside + 1]).tolist()[0]

@@ -72,8 +72,8 @@ def voxel_downsample(points, voxel_size, *, origin=None):
     first, exactly). Those are correctly rounded IEEE operations on the host and on the
     device, so a point falls in the same voxel on every backend and in a NumPy
     reference that uses the same formula. Voxels are ordered by the Morton key of
-    their indices counted from the lowest occupied voxel on each axis (from ``origin``
-    itself when no point lies below it, as with the default origin).
+    their indices counted from the lowest occupied voxel on each axis, wherever
+    ``origin`` lies (with the default origin that voxel is the origin's own).
 
     Accuracy: per axis, a voxel's centroid differs from any other summation order of
     the same float64 values (e.g. ``np.unique(..., return_inverse=True)`` and
