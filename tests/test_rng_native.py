@@ -31,6 +31,7 @@ def _env(monkeypatch, cache_dir):
     monkeypatch.setenv("XSTRIDE_CACHE_DIR", str(cache_dir))
     monkeypatch.delenv("XSTRIDE_HOST_CC", raising=False)
     monkeypatch.delenv("XSTRIDE_NUM_THREADS", raising=False)
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
 
 
 @pytest.fixture

@@ -157,15 +157,6 @@ def _persist(*arrays):
     return out
 
 
-def _starts_of(block, block_info=None):
-    """Global rows of the true entries of a chunk of a 1-D bool array."""
-    from array_api_compat import array_namespace
-
-    ns = array_namespace(block)
-    first = block_info[0]["array-location"][0][0]
-    return ns.astype(ns.nonzero(block)[0], ns.int64) + first
-
-
 def pipeline(backend: str, points=None, n=None, levels: int = 10, level_stats=None,
              seed: int = 0, chunks=None, chunk_backend=None,
              progress: Progress | None = None) -> dict:
@@ -195,6 +186,7 @@ def pipeline(backend: str, points=None, n=None, levels: int = 10, level_stats=No
 def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_points,
          PointFileError) -> dict:
     from .. import algorithms as alg
+    from . import dask_tasks   # imports dask: not at import of this module
 
     times: list[tuple[str, float]] = []
     compiles = _backends.get(backend).chunk_backend().compiles_kernels
@@ -234,12 +226,9 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
     npts, ndim = (int(s) for s in pos.shape)
     k_level = _check_levels(alg, ndim, levels, level_stats)
 
-    # 2. bounding box: two dask reductions, computed together
+    # 2. bounding box: one min/max task per block, the 2 * P rows reduced here
     def bbox():
-        import dask
-
-        lo, hi = dask.compute(xp.min(pos, axis=0), xp.max(pos, axis=0))
-        return (xp.to_numpy(lo).astype(np.float64), xp.to_numpy(hi).astype(np.float64))
+        return dask_tasks.bounding_box(pos)
 
     lower, upper = stage("bounding box", bbox)
     box_upper = _morton_box(lower, upper, levels)
@@ -249,25 +238,10 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
         alg.morton_keys(pos, lower.tolist(), box_upper.tolist(), levels)))
     sorted_keys, order, sorted_pos = stage("sort_by_key", lambda: alg.sort_by_key(keys, pos))
 
-    # 5. occupancy: run lengths of the level-k cells in key order
+    # 5. occupancy: run lengths of the level-k cells in key order (per chunk, with the
+    # cell before each chunk and the first start after it carried by tiny tasks)
     def occupancy():
-        cells = sorted_keys >> np.uint64(ndim * (levels - k_level))
-        # the cell before each row, on the rows' own chunks (cells[1:] != cells[:-1]
-        # would cut every chunk in two)
-        before = xp.concat([cells[:1], cells[:-1]]).rechunk(cells.chunks)
-        first = xp.arange(npts, dtype=xp.int64, chunks=cells.chunks) == 0
-        boundary = (cells != before) | first
-        # the rows where a cell starts, per chunk (on the chunk's own backend: dask's
-        # nonzero builds NumPy index chunks, which CuPy chunks cannot meet)
-        starts, = _persist(boundary.map_blocks(
-            _starts_of, dtype=np.int64, chunks=((np.nan,) * boundary.numblocks[0],),
-            meta=boundary._meta.astype(np.int64)))
-        starts.compute_chunk_sizes()   # counts the persisted chunks; nothing is recomputed
-        ends = xp.concat([starts[1:], xp.asarray(np.array([npts], dtype=starts.dtype))])
-        # the same chunks as starts: a one-element ends would broadcast against each chunk
-        ends = ends.rechunk(starts.chunks)
-        counts = ends - starts
-        return _persist(counts)[0]
+        return dask_tasks.occupancy(sorted_keys, ndim * (levels - k_level))
 
     counts = stage("cell occupancy", occupancy)
 
@@ -276,7 +250,7 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
         import dask
 
         parts = [xp.min(counts), xp.max(counts), xp.sum(counts),
-                 xp.all(sorted_keys[1:] >= sorted_keys[:-1]) if npts > 1 else True,
+                 dask_tasks.sorted_across(sorted_keys),
                  # the carried positions have the sorted keys (per chunk; a gather of
                  # pos by order would move every row across the cluster once more)
                  xp.all(alg.morton_keys(sorted_pos, lower.tolist(), box_upper.tolist(),
