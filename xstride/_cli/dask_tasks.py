@@ -6,12 +6,12 @@ the chunk's own backend, so a stage costs its work and not dask's bookkeeping.
   are exact, so the box equals the NumPy backend's ``xp.min``/``xp.max`` (NaN
   propagates as there).
 - :func:`occupancy`: the run lengths of the level-``k`` cells of sorted keys. Each
-  chunk needs the cell of the row before it (the last row of the nearest non-empty
-  chunk before it) and the first cell start after it: two chains of one tiny task per
-  chunk carry them, so no chunk is cut, rechunked or sent to the client; one task per
-  chunk then writes its counts.
+  chunk needs the cell of the row before it (the last key of the nearest non-empty
+  chunk before it) and the first cell start after it: tiny 1-element tasks carry
+  them, so no chunk is cut, rechunked or sent to the client; one task per chunk then
+  writes its counts. Four tasks per chunk, at constant depth.
 - :func:`sorted_across`: whether sorted keys never decrease, per chunk and across
-  chunk boundaries (the same chain of last keys).
+  chunk boundaries (the same last keys).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import dask
 import dask.array as da
 import numpy as np
 from array_api_compat import array_namespace
+from dask.base import tokenize
 
 import xstride
 
@@ -65,26 +66,29 @@ def bounding_box(pos) -> tuple:
 
 
 # ------------------------------------------------------------------ sorted keys
-def _last(block, before):
-    """The last key of ``block``, or ``before`` (the last key of an earlier chunk) when
-    the block is empty; a 1-element array of the block's backend, or None."""
-    return block[-1:] if block.shape[0] else before
+# Graphs as one layer of plain tasks (a dask.delayed call per task merges graphs once
+# per call). Each chunk's task gets the 1-element ends of all the chunks before (or
+# after) it and keeps the nearest non-empty one: depth stays constant instead of a chain
+# of P tasks, each a round trip through the scheduler.
+def _last(block):
+    """The last key of ``block`` (1 element; empty for an empty block)."""
+    return block[-1:]
 
 
-def _lasts(keys) -> list:
-    """For chunk ``i``, a delayed last key of the chunks before it (None for the first)."""
-    blocks = keys.to_delayed().ravel()
-    before, out = None, []
-    for b in blocks:
-        out.append(before)
-        before = dask.delayed(_last, pure=True)(b, before)
-    return out, blocks
+def _nearest_before(*lasts):
+    """The last of the non-empty 1-element arrays, or None."""
+    for last in reversed(lasts):
+        if last.shape[0]:
+            return last
+    return None
 
 
-def _starts_block(block, before, first_row: int, shift):
-    """Global rows (int64) where a cell starts in this chunk of sorted keys."""
+def _starts_block(block, first_row: int, shift, *lasts):
+    """Global rows (int64) where a cell starts in this chunk of sorted keys; ``lasts``:
+    the last keys of the chunks before it."""
     xp = array_namespace(block)
     cells = block >> xp.asarray(shift, dtype=block.dtype)
+    before = _nearest_before(*lasts)
     if before is None:
         prev = cells[:1] ^ xp.asarray(1, dtype=cells.dtype)   # row 0 of all starts a cell
     else:
@@ -93,55 +97,87 @@ def _starts_block(block, before, first_row: int, shift):
     return xp.astype(xp.nonzero(boundary)[0], xp.int64) + xp.asarray(first_row, dtype=xp.int64)
 
 
-def _first_after(starts, after):
-    """The first start of ``starts`` or, when it has none, ``after`` (the next chunk's)."""
-    return starts[:1] if starts.shape[0] else after
+def _first(starts):
+    return starts[:1]
 
 
-def _counts_block(starts, after):
-    """Cell sizes of the cells starting in this chunk: differences of the starts and
-    the first start after the chunk (a 1-element array)."""
+def _counts_block(starts, end, *firsts):
+    """Cell sizes of the cells starting in this chunk: differences of its starts and
+    the first start after the chunk (``firsts`` of the later chunks, else ``end``)."""
     xp = array_namespace(starts)
-    # ``after`` is the host array [n] for the chunks that no start follows
-    return xp.diff(xp.concat([starts, xp.asarray(after)]))
+    after = next((f for f in firsts if f.shape[0]), None)
+    if after is None:
+        after = xp.asarray([end], dtype=xp.int64)
+    return xp.diff(xp.concat([starts, after]))
 
 
 def _length(block) -> int:
     return int(block.shape[0])
 
 
+def _graph(name, layer, dependencies):
+    from dask.highlevelgraph import HighLevelGraph
+
+    return HighLevelGraph.from_collections(name, layer, dependencies=dependencies)
+
+
 def occupancy(sorted_keys, shift: int):
     """Points per occupied cell (int64, a persisted dask array of known chunks) of the
     cells ``key >> shift`` of sorted keys: the run lengths in key order."""
+    from dask.delayed import Delayed
+
     n = int(sorted_keys.shape[0])
-    before, blocks = _lasts(sorted_keys)
+    nb = sorted_keys.numblocks[0]
+    keys = sorted_keys.__dask_keys__()
     offsets = np.concatenate([[0], np.cumsum(sorted_keys.chunks[0][:-1])]).astype(int)
+    token = tokenize(sorted_keys.name, shift)
+    last, starts, first, counts = (f"occupancy-{s}-{token}"
+                                   for s in ("last", "starts", "first", "counts"))
     shift = np.uint64(shift)
-    starts = [dask.delayed(_starts_block, pure=True)(b, p, int(o), shift)
-              for b, p, o in zip(blocks, before, offsets)]
-    after, nxt = [None] * len(starts), np.array([n], dtype=np.int64)
-    for i in range(len(starts) - 1, -1, -1):
-        after[i] = nxt
-        nxt = dask.delayed(_first_after, pure=True)(starts[i], nxt)
-    counts = [dask.delayed(_counts_block, pure=True)(s, a) for s, a in zip(starts, after)]
-    counts = dask.persist(*counts)
-    sizes = dask.compute(*[dask.delayed(_length, pure=True)(c) for c in counts])
-    meta = sorted_keys._meta.astype(np.int64)
-    parts = [da.from_delayed(c, shape=(m,), dtype=np.int64, meta=meta)
-             for c, m in zip(counts, sizes)]
-    return dask.persist(da.concatenate(parts) if len(parts) > 1 else parts[0])[0]
+    layer = {}
+    for i in range(nb):
+        layer[(last, i)] = (_last, keys[i])
+        layer[(starts, i)] = (_starts_block, keys[i], int(offsets[i]), shift) \
+            + tuple((last, j) for j in range(i))
+        layer[(first, i)] = (_first, (starts, i))
+    for i in range(nb):
+        layer[(counts, i)] = (_counts_block, (starts, i), n) \
+            + tuple((first, j) for j in range(i + 1, nb))
+    graph = _graph(counts, layer, [sorted_keys])
+    parts = dask.persist(*[Delayed((counts, i), graph, layer=counts) for i in range(nb)])
+    length = f"occupancy-length-{token}"
+    lengths = _graph(length, {(length, i): (_length, (counts, i)) for i in range(nb)}, parts)
+    sizes = dask.compute(*[Delayed((length, i), lengths, layer=length) for i in range(nb)])
+    name = f"occupancy-{token}"
+    arr = da.Array(_graph(name, {(name, i): (_ident, (counts, i)) for i in range(nb)}, parts),
+                   name, (tuple(sizes),), dtype=np.int64,
+                   meta=sorted_keys._meta.astype(np.int64))
+    return dask.persist(arr)[0]
 
 
-def _sorted_block(block, before) -> bool:
+def _ident(x):
+    return x
+
+
+def _sorted_block(block, *lasts) -> bool:
     xp = array_namespace(block)
     if block.shape[0] == 0:
         return True
+    before = _nearest_before(*lasts)
     prev = block[:1] if before is None else before
     return bool(xp.all(xp.concat([prev, block[:-1]]) <= block))
 
 
 def sorted_across(keys):
     """A delayed bool: the keys never decrease (within and across chunks)."""
-    before, blocks = _lasts(keys)
-    return dask.delayed(all)([dask.delayed(_sorted_block, pure=True)(b, p)
-                              for b, p in zip(blocks, before)])
+    from dask.delayed import Delayed
+
+    nb = keys.numblocks[0]
+    kk = keys.__dask_keys__()
+    token = tokenize(keys.name)
+    last, ok, every = (f"sorted-{s}-{token}" for s in ("last", "ok", "all"))
+    layer = {(last, i): (_last, kk[i]) for i in range(nb)}
+    layer.update({(ok, i): (_sorted_block, kk[i]) + tuple((last, j) for j in range(i))
+                  for i in range(nb)})
+    layer[(every, 0)] = (all, [(ok, i) for i in range(nb)])
+    return Delayed((every, 0), _graph(every, layer, [keys]), layer=every)

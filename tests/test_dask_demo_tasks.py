@@ -1,0 +1,73 @@
+"""The dask demo's per-chunk tasks (xstride/_cli/dask_tasks.py) on dask's threads
+scheduler: the bounding box, the cell occupancy and the sortedness check equal their
+NumPy counterparts for chunkings with empty chunks and cells that span chunks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+da = pytest.importorskip("dask.array")
+
+from xstride._cli import dask_tasks  # noqa: E402
+
+CHUNKINGS = [
+    (1000,),
+    (1, 999),
+    (0, 300, 0, 0, 457, 243, 0),     # empty chunks before, between and after
+    (7,) * 142 + (6,),
+]
+
+
+def _run_lengths(cells):
+    starts = np.flatnonzero(np.concatenate([[True], cells[1:] != cells[:-1]]))
+    return np.diff(np.concatenate([starts, [cells.size]]))
+
+
+@pytest.mark.parametrize("chunks", CHUNKINGS)
+@pytest.mark.parametrize("shift", [0, 3, 9, 63])
+def test_occupancy_equals_the_run_lengths(chunks, shift):
+    rng = np.random.default_rng(sum(chunks) + shift)
+    keys = np.sort(rng.integers(0, 2**12, 1000).astype(np.uint64))
+    keys[400:700] = keys[400]               # one cell over several chunks
+    got = dask_tasks.occupancy(da.from_array(keys, chunks=(chunks,)), shift)
+    want = _run_lengths(keys >> np.uint64(shift))
+    assert got.dtype == np.int64 and got.shape == want.shape
+    np.testing.assert_array_equal(got.compute(), want)
+    assert int(got.sum().compute()) == keys.size
+
+
+def test_occupancy_of_one_key_and_of_one_row():
+    for keys in (np.full(50, 9, dtype=np.uint64), np.array([5], dtype=np.uint64)):
+        got = dask_tasks.occupancy(da.from_array(keys, chunks=7), 0).compute()
+        np.testing.assert_array_equal(got, [keys.size])
+
+
+@pytest.mark.parametrize("chunks", CHUNKINGS)
+def test_sorted_across_sees_a_drop_at_a_chunk_boundary(chunks):
+    keys = np.arange(10, 1010, dtype=np.uint64)
+    assert dask_tasks.sorted_across(da.from_array(keys, chunks=(chunks,))).compute()
+    # the first row of the second non-empty chunk (one chunk: a row inside it)
+    cut = int([c for c in chunks if c][0]) if len(chunks) > 1 else 500
+    bad = keys.copy()
+    bad[cut] = 0
+    assert not dask_tasks.sorted_across(da.from_array(bad, chunks=(chunks,))).compute()
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("rows", [1, 255, 256, 257, 1000])
+def test_bounding_box_equals_numpy_min_max(dtype, rows):
+    pos = (np.random.default_rng(rows).random((1000, 3)) * 200 - 100).astype(dtype)
+    lo, hi = dask_tasks.bounding_box(da.from_array(pos, chunks=(rows, 3)))
+    assert lo.dtype == hi.dtype == np.float64
+    np.testing.assert_array_equal(lo, pos.min(axis=0).astype(np.float64))
+    np.testing.assert_array_equal(hi, pos.max(axis=0).astype(np.float64))
+
+
+def test_bounding_box_propagates_nan_as_numpy():
+    pos = np.random.default_rng(0).random((600, 2))
+    pos[517, 1] = np.nan
+    lo, hi = dask_tasks.bounding_box(da.from_array(pos, chunks=(300, 1)))
+    np.testing.assert_array_equal(lo, pos.min(axis=0))
+    np.testing.assert_array_equal(hi, pos.max(axis=0))
+    assert np.isnan(lo[1]) and np.isnan(hi[1]) and not np.isnan(lo[0])
