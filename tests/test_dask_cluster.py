@@ -280,3 +280,15 @@ def test_sample_sort_on_the_cluster_equals_numpy(client):
     np.testing.assert_array_equal(xp.to_numpy(order), ref)
     np.testing.assert_array_equal(xp.to_numpy(sp), pts[ref])
     assert _imported_on_every_worker(client, "xstride._chunked.sample_sort")
+    # two workers: one task per piece (the pieces travel); one worker: no piece tasks
+    from xstride._chunked.sample_sort import one_memory
+
+    assert not one_memory(sk)
+
+
+def test_one_worker_is_one_memory():
+    from xstride._chunked.sample_sort import one_memory
+
+    with dask_demo.cluster(workers=1) as one, one.as_current():
+        assert len(one.scheduler_info()["workers"]) == 1
+        assert one_memory(dask.array.zeros(4, chunks=2))

@@ -47,7 +47,41 @@ def test_one_key_repeated_everywhere_and_already_sorted_keys():
     _check(np.arange(500, dtype=np.uint64)[::-1].copy(), (33,) * 15 + (5,))
 
 
-def test_the_graph_is_one_layer_of_p_squared_pieces():
+@pytest.fixture(params=["sorted", "grouped"])
+def split(request, monkeypatch):
+    """Both ways of splitting a chunk, on NumPy chunks (CuPy chunks take "grouped")."""
+    from xstride._host import sort as host_sort
+
+    monkeypatch.setattr(host_sort, "SPLIT", request.param)
+    return request.param
+
+
+@pytest.fixture(params=[True, False])
+def memory(request, monkeypatch):
+    """The merges slicing the chunks in one memory, or one task per piece."""
+    monkeypatch.setattr(ss, "one_memory", lambda collection: request.param)
+    return request.param
+
+
+@pytest.mark.parametrize("chunks", [(0, 400, 0, 211, 389, 0), (1, 1, 998), (1000,),
+                                    (100,) * 10])
+def test_both_splits_in_one_or_many_memories(split, memory, chunks):
+    rng = np.random.default_rng(5)
+    keys = rng.integers(-9, 9, 1000).astype(np.int64)
+    keys[::13] = 2**40
+    _check(keys, chunks, rng.random((1000, 2)))
+    _check(np.sort(keys), chunks)
+    _check(rng.integers(0, 2**64 - 1, 1000, dtype=np.uint64, endpoint=True), chunks)
+
+
+def test_more_partitions_than_one_byte_numbers(split):
+    keys = np.random.default_rng(6).integers(0, 10**6, 3000).astype(np.uint64)
+    _check(keys, (10,) * 300)   # 299 splitters: two-byte partition numbers
+
+
+@pytest.mark.parametrize("memory", [True, False])
+def test_the_graph_is_one_layer_of_known_size(monkeypatch, memory):
+    monkeypatch.setattr(ss, "one_memory", lambda collection: memory)
     keys = da.from_array(np.arange(60, dtype=np.uint64)[::-1], chunks=10)
     seen = {}
     real = ss.dask.persist
@@ -59,12 +93,20 @@ def test_the_graph_is_one_layer_of_p_squared_pieces():
                     seen[name.split("-")[2]] = len(layer)
         return real(*args, **kw)
 
-    ss.dask.persist = spy
-    try:
-        ss.sample_sort(keys, [])
-    finally:
-        ss.dask.persist = real
+    monkeypatch.setattr(ss.dask, "persist", spy)
+    ss.sample_sort(keys, [])
     p = 6
-    # local, sample, cuts and merge per chunk, P * P pieces, the splitters
-    assert seen["merge"] == 4 * p + p * p + 1
+    # sample, split and merge per chunk, the splitters, and P * P pieces unless in one memory
+    assert seen["merge"] == 3 * p + 1 + (0 if memory else p * p)
 
+
+def test_one_memory_knows_the_local_schedulers():
+    x = da.zeros(4, chunks=2)
+    import dask
+
+    with dask.config.set(scheduler="threads"):
+        assert ss.one_memory(x)
+    with dask.config.set(scheduler="sync"):
+        assert ss.one_memory(x)
+    with dask.config.set(scheduler="processes"):
+        assert not ss.one_memory(x)

@@ -21,7 +21,12 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["sort_by_key", "stable_order"]
+__all__ = ["sort_by_key", "stable_order", "SPLIT"]
+
+#: How the distributed sort (``xstride/_chunked/sample_sort.py``) splits a chunk of
+#: this backend among the output partitions: sort it (a packed sort costs less here
+#: than a binary search per key among the splitters), then cut it.
+SPLIT = "sorted"
 
 _U64 = np.uint64
 

@@ -9,7 +9,13 @@ from __future__ import annotations
 
 from ._cupy import cupy as _cupy
 
-__all__ = ["sort_by_key"]
+__all__ = ["sort_by_key", "SPLIT"]
+
+#: How the distributed sort (``xstride/_chunked/sample_sort.py``) splits a chunk of
+#: this backend among the output partitions: group its rows by partition (a binary
+#: search per key among the splitters, then a stable radix sort of one-byte partition
+#: numbers: one pass), leaving the full sort to the merge, so each row is sorted once.
+SPLIT = "grouped"
 
 
 def sort_by_key(keys, values) -> tuple:
