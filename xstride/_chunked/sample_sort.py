@@ -83,8 +83,9 @@ def _splitters(nparts: int, dtype, *samples):
 
 
 def _rows(order, offset: int):
-    xp = array_namespace(order)
-    return order + xp.asarray(offset, dtype=xp.int64) if offset else order
+    """Global rows: ``offset`` added as a Python int (a kernel argument on the device;
+    a 0-d device array would be a host-to-device copy, which waits for the stream)."""
+    return order + offset if offset else order
 
 
 def _split(keys, offset: int, splitters, *values):

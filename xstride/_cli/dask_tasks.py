@@ -86,15 +86,17 @@ def _nearest_before(*lasts):
 def _starts_block(block, first_row: int, shift, *lasts):
     """Global rows (int64) where a cell starts in this chunk of sorted keys; ``lasts``:
     the last keys of the chunks before it."""
+    # scalars stay NumPy/Python scalars: kernel arguments on the device, where a 0-d
+    # device array would be a host-to-device copy that waits for the stream
     xp = array_namespace(block)
-    cells = block >> xp.asarray(shift, dtype=block.dtype)
+    cells = block >> shift
     before = _nearest_before(*lasts)
     if before is None:
-        prev = cells[:1] ^ xp.asarray(1, dtype=cells.dtype)   # row 0 of all starts a cell
+        prev = cells[:1] ^ np.uint64(1)   # row 0 of all starts a cell
     else:
-        prev = before >> xp.asarray(shift, dtype=block.dtype)
+        prev = before >> shift
     boundary = cells != xp.concat([prev, cells[:-1]])
-    return xp.astype(xp.nonzero(boundary)[0], xp.int64) + xp.asarray(first_row, dtype=xp.int64)
+    return xp.astype(xp.nonzero(boundary)[0], xp.int64) + first_row
 
 
 def _first(starts):
