@@ -71,3 +71,21 @@ def test_bounding_box_propagates_nan_as_numpy():
     np.testing.assert_array_equal(lo, pos.min(axis=0))
     np.testing.assert_array_equal(hi, pos.max(axis=0))
     assert np.isnan(lo[1]) and np.isnan(hi[1]) and not np.isnan(lo[0])
+
+
+def test_the_pipeline_waits_for_device_work_and_not_for_host_chunks():
+    """Kernels run asynchronously: the demo's last timed stage waits for the workers'
+    devices (here, no client: the chunk backend of this process); host chunks skip it."""
+    import types
+
+    from xstride._cli import dask_demo
+
+    calls = []
+    device = types.SimpleNamespace(compiles_kernels=True, name="cupy",
+                                   synchronize=lambda: calls.append("sync"))
+    host = types.SimpleNamespace(compiles_kernels=False, name="numpy",
+                                 synchronize=lambda: calls.append("host"))
+    dask_demo._wait_for_devices(host)
+    assert calls == []
+    dask_demo._wait_for_devices(device)
+    assert calls == ["sync"]

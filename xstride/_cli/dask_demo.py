@@ -157,6 +157,25 @@ def _persist(*arrays):
     return out
 
 
+def _synchronize(name: str) -> None:
+    _backends.get(name).synchronize()
+
+
+def _wait_for_devices(chunk_backend) -> None:
+    """Wait for the device work the workers queued (kernels run asynchronously: a task
+    can end before its kernels do). Nothing to wait for on host chunks."""
+    if not chunk_backend.compiles_kernels:
+        return
+    try:
+        from distributed import default_client
+
+        client = default_client()
+    except (ImportError, ValueError):   # no client: dask's threads, in this process
+        chunk_backend.synchronize()
+        return
+    client.run(_synchronize, chunk_backend.name)
+
+
 def pipeline(backend: str, points=None, n=None, levels: int = 10, level_stats=None,
              seed: int = 0, chunks=None, chunk_backend=None,
              progress: Progress | None = None) -> dict:
@@ -189,7 +208,8 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
     from . import dask_tasks   # imports dask: not at import of this module
 
     times: list[tuple[str, float]] = []
-    compiles = _backends.get(backend).chunk_backend().compiles_kernels
+    chunk_backend = _backends.get(backend).chunk_backend()
+    compiles = chunk_backend.compiles_kernels
 
     def stage(name, fn):
         if progress is not None:
@@ -241,7 +261,11 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
     # 5. occupancy: run lengths of the level-k cells in key order (per chunk, with the
     # cell before each chunk and the first start after it carried by tiny tasks)
     def occupancy():
-        return dask_tasks.occupancy(sorted_keys, ndim * (levels - k_level))
+        out = dask_tasks.occupancy(sorted_keys, ndim * (levels - k_level))
+        # the timed pipeline ends here: its last kernels count (earlier stages' kernels
+        # end before a later stage's read their results back)
+        _wait_for_devices(chunk_backend)
+        return out
 
     counts = stage("cell occupancy", occupancy)
 
