@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 
 dask = pytest.importorskip("dask")
-pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 
 import xstride as xp  # noqa: E402

@@ -391,6 +391,14 @@ def _native_arg(src, s, e, keep, itemsize=8):
     return a.ctypes.data, a.strides[0] // itemsize, 0, 0
 
 
+def _by_columns(srcs, shape) -> bool:
+    """Whether a 2-D output of a few columns is better evaluated column by column: an
+    argument is a broadcast view (no generator counters, whose flat index spans rows)."""
+    return (len(shape) == 2 and 1 < shape[1] <= 8 and shape[0] >= 2 * shape[1]
+            and all(src.start is None for src in srcs)
+            and any(src.view is not None for src in srcs))
+
+
 def _native_drive(lib, kind, srcs, n, flats):
     """Run ``kind`` with the compiled loops; ``False`` (nothing written) if it cannot."""
     if not all(_native_ok(src, np.dtype(_U64)) for src in srcs):
@@ -429,6 +437,15 @@ def _drive(kind, seed, stream, counter, shape, into=None, native=True):
         outs = flats = list(into)
     if n and native:
         lib = _native()
+        if lib is not None and into is None and _by_columns(srcs, shape):
+            # (n, k) from broadcast arguments, e.g. counters (n, 1) with streams (1, k):
+            # each column is 1-D strided views (stride 0 where broadcast), which the C
+            # loops read as they are; flat chunks of the 2-D views would be copies
+            for j in range(shape[1]):
+                cols = [v if isinstance(v, int) else np.broadcast_to(v, shape)[:, j]
+                        for v in (seed, stream, counter)]
+                _drive(kind, *cols, (shape[0],), into=[o[:, j] for o in outs])
+            return outs[0] if nout == 1 else tuple(outs)
         if lib is not None and _native_drive(lib, kind, srcs, n, flats):
             return outs[0] if nout == 1 else tuple(outs)
 
