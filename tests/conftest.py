@@ -136,6 +136,12 @@ class FakeDevice:
     def synchronize(self):
         pass
 
+    def __enter__(self):   # ``with cupy.cuda.Device(i):`` (one device here)
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
 
 class FakeCPointer:
     """``cupy.cuda.function.CPointer``: an argument passed as the bytes at ``ptr``."""

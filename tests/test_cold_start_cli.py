@@ -66,7 +66,7 @@ def test_demo_stages_count_the_compiles_of_each_stage():
 def test_demo_json_reports_compile_apart_from_run_in_every_stage(capsys):
     assert main(["demo", "--json", "--n", "3000"]) == 0
     res = json.loads(capsys.readouterr().out)
-    assert len(res["stages"]) == 6
+    assert len(res["stages"]) == 7   # six pipeline stages and the Morton tree
     for st in res["stages"]:
         assert set(st) == STEP_KEYS
         assert st["compile_seconds"] == 0.0 and st["kernels_compiled"] == 0   # NumPy

@@ -230,3 +230,41 @@ def test_watching_without_cupy_says_why(monkeypatch):
     with pytest.raises(RuntimeError, match="^watch_cupy_compiles: backend 'cupy' is "
                                            "unavailable: test says no$"):
         xp.cuda.watch_cupy_compiles()
+
+
+# --------------------------------------------------------------------- prefetch
+SRC2 = 'extern "C" __global__ void k2(float* x) { x[0] = 2.0f; }'
+
+
+def test_prefetch_compiles_side_by_side_and_function_takes_the_result(fake_cupy, monkeypatch):
+    monkeypatch.setattr(_compile, "COMPILE_THREADS", 4)
+    made = slow_modules(fake_cupy, 0.2)
+    reqs = [_compile.Request("k", code=SRC), _compile.Request("k2", code=SRC2)]
+    t0 = time.perf_counter()
+    assert _compile.prefetch(reqs) == 2
+    assert _compile.prefetch(reqs) == 0            # in flight: not started twice
+    f1 = _compile.function("k", code=SRC)
+    f2 = _compile.function("k2", code=SRC2)
+    wall = time.perf_counter() - t0
+    assert (f1.name, f2.name) == ("k", "k2") and len(made) == 2
+    assert wall < 0.38, wall                       # two 0.2 s compiles overlapped
+    assert _compile.function("k", code=SRC) is f1 and len(made) == 2
+    assert _compile.prefetch(reqs) == 0            # compiled: nothing to start
+    assert sorted(r.name for r in xp.cuda.compiled_kernels()) == ["k", "k2"]
+
+
+def test_a_prefetched_compile_error_is_raised_by_function(fake_cupy, monkeypatch):
+    monkeypatch.setattr(_compile, "COMPILE_THREADS", 2)
+    slow_modules(fake_cupy, fail=RuntimeError("nvrtc: bad source"))
+    assert _compile.prefetch([_compile.Request("k", code=SRC)]) == 1
+    with pytest.raises(RuntimeError, match="bad source"):
+        _compile.function("k", code=SRC)
+    assert xp.cuda.compiled_kernels() == []
+
+
+def test_prefetch_does_nothing_on_one_core(fake_cupy, monkeypatch):
+    monkeypatch.setattr(_compile, "COMPILE_THREADS", 1)
+    made = slow_modules(fake_cupy, 0.0)
+    assert _compile.prefetch([_compile.Request("k", code=SRC)]) == 0 and made == []
+    _compile.function("k", code=SRC)
+    assert len(made) == 1

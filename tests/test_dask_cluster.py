@@ -163,7 +163,9 @@ def test_demo_on_the_bunny_equals_the_numpy_backend(client, shared_dir, capsys):
     assert "on dask" in text and "checks                passed" in text and "sort_by_key" in text
     assert [s["name"] for s in got["stages"]] == ["read points", "scatter to workers",
                                                   "bounding box", "morton keys", "sort_by_key",
-                                                  "cell occupancy", "reductions"]
+                                                  "cell occupancy", "reductions", "morton tree"]
+    # the tree's rows (from the finest level's runs on dask, from morton_tree on NumPy)
+    assert got["tree"] == ref["tree"] and len(got["tree"]) == 11
 
 
 def test_demo_command_line_starts_and_stops_its_own_cluster(capsys, monkeypatch):
@@ -211,6 +213,9 @@ def test_a_scheduler_that_does_not_answer_is_a_clear_error_within_seconds(capsys
      "--workers sizes a local cluster"),
     (["--backend", "dask", "--connect-timeout", "0", "--scheduler", "tcp://127.0.0.1:1"],
      "--connect-timeout must be positive"),
+    (["--backend", "dask", "--voxel", "0.1", "--plot", "x.png"],
+     "--voxel, --plot need the points in one memory: use --backend numpy or cupy"),
+    (["--backend", "dask", "--out", "x.ply"], "--out needs the points in one memory"),
 ])
 def test_bad_demo_options(argv, message, capsys):
     assert main(["demo", *argv]) == 2

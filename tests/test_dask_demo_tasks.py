@@ -89,3 +89,18 @@ def test_the_pipeline_waits_for_device_work_and_not_for_host_chunks():
     assert calls == []
     dask_demo._wait_for_devices(device)
     assert calls == ["sync"]
+
+
+@pytest.mark.parametrize("chunks", CHUNKINGS)
+def test_runs_give_the_first_row_and_key_of_every_run(chunks):
+    rng = np.random.default_rng(len(chunks))
+    keys = np.sort(rng.integers(0, 300, 1000).astype(np.uint64))
+    keys[100:600] = keys[100]               # one run over several chunks
+    starts, heads = dask_tasks.runs(da.from_array(keys, chunks=(chunks,)))
+    import dask
+
+    got_rows, got_keys = dask.compute(starts, heads)
+    want = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
+    np.testing.assert_array_equal(got_rows, want)
+    np.testing.assert_array_equal(got_keys, keys[want])
+    assert got_rows.dtype == np.int64 and got_keys.dtype == np.uint64

@@ -61,7 +61,7 @@ def test_generated_points_in_process(capsys):
     assert res["backend"] == "numpy" and res["level_stats"] == 5 and res["levels"] == 10
     names = [s["name"] for s in res["stages"]]
     assert names == ["philox positions", "bounding box", "morton keys", "sort_by_key",
-                     "cell occupancy", "reductions"]
+                     "cell occupancy", "reductions", "morton tree"]
     assert all(s["seconds"] >= 0 for s in res["stages"])
     assert res["total_seconds"] == pytest.approx(sum(s["seconds"] for s in res["stages"]))
 

@@ -9,7 +9,9 @@ import importlib
 import pytest
 
 #: the modules with examples (a module listed here must have some)
-MODULES = ["xstride.layout", "xstride._plans.reduction", "xstride._core.sizes"]
+MODULES = ["xstride.layout", "xstride._plans.reduction", "xstride._core.sizes",
+           "xstride.algorithms.segments", "xstride._plans.segments",
+           "xstride.algorithms.voxels", "xstride.algorithms.tree"]
 
 
 @pytest.mark.parametrize("name", MODULES)

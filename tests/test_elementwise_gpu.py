@@ -103,6 +103,43 @@ def test_fast_paths_match_numpy(cp, case, kind):
     np.testing.assert_array_equal(got.get(), want)
 
 
+@pytest.mark.parametrize("cols", [1024, 1030, 4095, 8190, 9000])
+@pytest.mark.parametrize("dtype", ["float32", "int64", "uint8"])
+def test_long_rows_row_tiles_match_numpy(cp, cols, dtype):
+    """Rows of at least 1024 vectors take the row-tiled "rows"/"nd" kernel (a block
+    iteration per tile of one row): slices one element off alignment (a Jacobi step's
+    operands), a repeated column, a reversed axis, an output given with out=, several
+    rows per outer index (3-D); bit-equal to NumPy, for row lengths on and off the tile
+    size."""
+    from xstride._kernels import _elementwise_exec as ex
+    from xstride._kernels._geometry import row_tiles_fit
+
+    u = _rand((7, cols + 2), dtype, 5)
+    g = cp.asarray(u)
+    col = _rand((5, 1), dtype, 6)
+    cases = [
+        (lambda: xp.add(g[2:, 1:-1], g[:-2, 2:]), lambda: u[2:, 1:-1] + u[:-2, 2:], ("rows",)),
+        (lambda: xp.multiply(g[1:-1, :-2], cp.asarray(col)), lambda: u[1:-1, :-2] * col, ("rows",)),
+        (lambda: xp.subtract(g[::-2, 1:-1], g[:4:1, 2:]), lambda: u[::-2, 1:-1] - u[:4, 2:],
+         ("rows",)),
+        (lambda: xp.maximum(g[:, ::-1][:, 1:-1], g[:, 2:]),
+         lambda: np.maximum(u[:, ::-1][:, 1:-1], u[:, 2:]), ("nd", "rows")),
+    ]
+    for run, want, kind in cases:
+        got = run()
+        assert ex.last_kind in kind
+        np.testing.assert_array_equal(got.get(), want(), err_msg=f"cols={cols} {kind}")
+    assert row_tiles_fit(cols) == (cols in (1024, 4095, 8190, 9000))   # 1030: a tile 1% full
+    out = cp.full((5, 2 * cols), 7, dtype=dtype)
+    xp.add(g[2:, 1:-1], g[:-2, 1:-1], out=out[:, ::2])
+    np.testing.assert_array_equal(out[:, ::2].get(), u[2:, 1:-1] + u[:-2, 1:-1])
+    assert (out[:, 1::2] == 7).all()
+    v = _rand((3, 4, cols), dtype, 7)
+    gv = cp.asarray(v)
+    np.testing.assert_array_equal(xp.add(gv[:, 1:, :], gv[:, :-1, :]).get(),
+                                  v[:, 1:, :] + v[:, :-1, :])
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "int64", "uint16"])
 def test_flat2d_rows_match_numpy(cp, dtype):
     """x + x[0] and friends on (n, k) arrays: the "flat2d" path (one flat zip, the

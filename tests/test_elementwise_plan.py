@@ -437,6 +437,10 @@ def _variants():
     yield dict(kind="tiled", trans=(False, True, True), cap=64, tile=64, off32=True,
                rest_axes=1, minb=6)
     yield dict(kind="rows", vec=1, index_var=True)
+    yield dict(kind="rows", vec=1, index_var=True, row_tiles=True, unit=(True, True, False))
+    yield dict(kind="rows", vec=4, bcast=(False, True, False), idx32=True, row_tiles=True,
+               unit=(True, False, True))
+    yield dict(kind="nd", cap=4, row_tiles=True, idx32=True)
     yield dict(kind="flat2d", vec=4, bcast=(False, False, False), idx32=True,
                indexed=(False, False, True))
     yield dict(kind="flat2d", vec=1, idx32=False, indexed=(False, True, False))

@@ -88,6 +88,8 @@ def _graphs(fake_cupy):
 @pytest.mark.parametrize("kind, extra", [
     ("flat", dict(vec=4, bcast=(False,) * 16)), ("flat", dict(vec=1)),
     ("rows", dict(vec=2, bcast=(False,) * 16)), ("nd", dict(idx32=True)),
+    ("rows", dict(row_tiles=True, unit=(True, False) * 8, index_var=True)),
+    ("rows", dict(unit=(False, True) * 8)), ("nd", dict(row_tiles=True, vec=1)),
     ("tiled", dict(trans=(False, False, True) + (False,) * 13, off32=True)),
 ])
 @pytest.mark.parametrize("case", ["push", "math", "ints", "np_scalar", "predicates"])
@@ -97,6 +99,8 @@ def test_fused_kernels_compile_on_every_path(fake_cupy, case, kind, extra):
     nops = sum(1 for o in specs if o.kind != "scalar")
     if "bcast" in extra:
         extra = dict(extra, bcast=extra["bcast"][:nops])
+    if "unit" in extra:
+        extra = dict(extra, unit=extra["unit"][:nops])
     if "trans" in extra:
         extra = dict(extra, trans=extra["trans"][:nops])
     src = kernel_source("xs_ew_fused_" + kind, kind, specs, fused_body(g), **extra)

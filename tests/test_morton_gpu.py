@@ -202,7 +202,7 @@ def demo_json(capsys, *argv):
 
 
 def same_results(a, b):
-    for key in ("points", "ndim", "occupied_cells", "occupancy", "bounding_box", "checks"):
+    for key in ("points", "ndim", "occupied_cells", "occupancy", "bounding_box", "checks", "tree"):
         assert a[key] == b[key], key
 
 

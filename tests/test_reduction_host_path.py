@@ -55,7 +55,7 @@ _OPF = {0: np.add, 1: np.multiply, 2: np.minimum, 3: np.maximum, 5: np.bitwise_a
         6: np.bitwise_or}
 #: Kernels launched without partials and counters (x, out, center, desc, nrows, rowlen;
 #: "tile" adds the rows it stages per block).
-_ONE_PASS = ("rows_warp", "short", "tile")
+_ONE_PASS = ("rows_warp", "short", "tile", "lanes")
 
 
 class FakeKernel:
@@ -395,9 +395,10 @@ def _short_cases():
     host = rng.standard_normal((1000, 6))
     tall = rng.standard_normal((3, 1000))
     # (kernel, host view, axis)
-    pairs = np.ascontiguousarray(host[:, :2])
-    yield "tile", pairs, 1
-    yield "tile", pairs.T, 0
+    pairs = np.ascontiguousarray(host[:, :2])   # rows of one 16-byte chunk
+    yield "lanes", pairs, 1
+    yield "lanes", pairs.T, 0
+    yield "tile", np.ascontiguousarray(rng.standard_normal((1000, 7))), 1   # 56-byte rows
     yield "short", host[:, :3], 1    # rows of 24 bytes (SHORT_ROW_BYTES)
     yield "short", host[:, ::2], 1
     yield "short", tall.T, 1
@@ -405,9 +406,9 @@ def _short_cases():
     yield "interleave", host[:333], 0
 
 
-@pytest.mark.parametrize("case", range(7))
+@pytest.mark.parametrize("case", range(8))
 def test_short_rows_launch_their_kernels(fake_reductions, case):
-    """Rows of at most 32 elements, many of them ("tile", "short") and contiguous runs
+    """Rows of at most 32 elements, many of them ("lanes", "tile", "short") and contiguous runs
     of a few columns ("interleave"): the kernel the plan names with its argument list
     (one-pass for "short" and "tile", with the workspace for "interleave"), for sum/max
     and the two passes of var, first and prepared calls alike."""

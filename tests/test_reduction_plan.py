@@ -16,8 +16,8 @@ import xstride as xp
 from xstride._kernels import reductions as reductions_cu
 from xstride._kernels.reductions import _finish
 from xstride._plans.reduction import (SHORT_MIN_ROWS, SHORT_ROW_BYTES, SHORT_ROWLEN,
-                                      SHORT_VECTOR_ROW_BYTES, TILE_BYTES,
-                                      TILE_MIN_ROWS, normalize_axis, normalize_scan_axis,
+                                      SHORT_VECTOR_ROW_BYTES, TILE_BYTES, TILE_MAX_ROWLEN,
+                                      TILE_MIN_ROWS, LANES_MAX, lanes_ok, normalize_axis, normalize_scan_axis,
                                       plan_reduction, plan_scan, tile_rows)
 from xstride._kernels._geometry import (BLOCK_THREADS, INTERLEAVE_MIN_ROUNDS,
                                         SHORT_MAX_BLOCKS, reduction_geometry)
@@ -104,6 +104,14 @@ def test_short_rows_choose_tile(k, itemsize):
     lay = _lay((_N, k), itemsize)
     p = plan_reduction(lay, (1,))
     lo, hi = SHORT_ROW_BYTES
+    if lanes_ok((_N,), (k,), (1,), k, itemsize):
+        # a power of two of 16-byte chunks per row (at most LANES_MAX): the lanes kernel
+        assert (p.strategy, p.kstride, p.rstride) == ("lanes", (k,), (1,))
+        g = reduction_geometry(p, itemsize, 132)
+        assert (g.kernel, g.vec, g.block) == ("lanes", 16 // itemsize, (BLOCK_THREADS,))
+        assert g.grid == (min(-(-_N * k * itemsize // 16 // BLOCK_THREADS), 32 * 132),)
+        assert reduction_geometry(p, itemsize, 132, base_address=8).vec == 1
+        return
     if lo <= k * itemsize <= hi or k * itemsize == SHORT_VECTOR_ROW_BYTES:
         # rows one thread reads as fast as (or faster than) a staged tile
         assert (p.strategy, p.kstride, p.rstride) == ("short", (k,), (1,))
@@ -151,16 +159,23 @@ def test_short_vector_loads_need_whole_aligned_vectors():
         return reduction_geometry(p, itemsize, 132, base_address=base).vec
     n = 1 << 20
     assert SHORT_VECTOR_ROW_BYTES == 64
-    assert vec((n, 16), 4, 0) == 4 and vec((n, 8), 8, 256) == 2   # 64-byte rows
-    assert vec((n, 8), 4, 0) == 1 and vec((n, 12), 4, 0) == 1     # 32, 48: scalar
-    assert vec((n, 16), 4, 4) == 1                          # a misaligned base
+    # 64-byte rows stored one after another are "lanes" rows (lanes_ok); 16 apart of 20
+    sl16 = (slice(None), slice(None, 16))
+    assert vec((n, 20), 4, 0, sl16) == 4 and vec((n, 10), 8, 256, (slice(None), slice(None, 8))) == 2
+    assert vec((n, 12), 4, 0) == 1                          # 48: scalar
+    assert vec((n, 20), 4, 4, sl16) == 1                    # a misaligned base
     assert vec((n, 32), 4, 0, (slice(None), slice(None, 16))) == 4   # rows 128 B apart
     assert vec((n, 20), 4, 0, (slice(None), slice(None, 16))) == 4   # rows 80 B apart
     assert vec((n, 12), 4, 0, (slice(None), slice(None, None, 2))) == 1   # strided rows
     assert vec((n, 12), 2, 0) == 1                          # 2-byte elements: scalar
-    # rows of 64 bytes are not staged; 128-byte ones are
-    assert plan_reduction(_lay((n, 16), 4), (1,)).strategy == "short"
-    assert plan_reduction(_lay((n, 32), 4), (1,)).strategy == "tile"
+    # rows of 64 bytes are not staged; 128-byte ones are; stored one after another,
+    # both take the lanes kernel
+    assert plan_reduction(_lay((n, 20), 4).slice(sl16), (1,)).strategy == "short"
+    assert plan_reduction(_lay((n, 40), 4).slice((slice(None), slice(None, 32))),
+                          (1,)).strategy == "tile"
+    assert plan_reduction(_lay((n, 16), 4), (1,)).strategy == "lanes"
+    assert plan_reduction(_lay((n, 32), 4), (1,)).strategy == "lanes"
+    assert plan_reduction(_lay((n, 128), 4), (1,)).strategy == "tile"   # 32 lanes: staged
     assert plan_reduction(_lay((n, 18), 4).slice((slice(None), slice(None, 16))),
                           (1,)).strategy == "tile"      # rows 72 bytes apart: no vectors
 
@@ -191,9 +206,19 @@ def test_tile_tuning_shapes_the_launch():
 def test_short_threshold_and_what_it_leaves_alone():
     n = 1 << 20
     assert SHORT_ROWLEN == 32 and SHORT_MIN_ROWS == 256
-    # just past the row length: the warp per row, as before
-    assert plan_reduction(_lay((n, SHORT_ROWLEN + 1)), (1,)).strategy == "inner"
-    assert plan_reduction(_lay((n, SHORT_ROWLEN)), (1,)).strategy == "tile"
+    # past the short row length, contiguous medium rows are staged too; past
+    # TILE_MAX_ROWLEN, or not contiguous, or few of them: the warp per row
+    assert plan_reduction(_lay((n, SHORT_ROWLEN + 1)), (1,)).strategy == "tile"
+    assert plan_reduction(_lay((n, SHORT_ROWLEN - 1)), (1,)).strategy == "tile"
+    assert plan_reduction(_lay((n, SHORT_ROWLEN), 8), (1,)).strategy == "tile"
+    assert plan_reduction(_lay((n // 32, 3, 4, 8)), (1, 2, 3)).strategy == "tile"
+    assert plan_reduction(_lay((n, TILE_MAX_ROWLEN)), (1,)).strategy == "tile"
+    assert plan_reduction(_lay((n, TILE_MAX_ROWLEN + 1)), (1,)).strategy == "inner"
+    assert plan_reduction(_lay((n, 200)).slice((slice(None), slice(None, 96))),
+                          (1,)).strategy == "inner"            # rows 200 apart: > 2 * 96
+    assert plan_reduction(_lay((n, 96)).slice((slice(None), slice(None, None, 2))),
+                          (1,)).strategy == "inner"            # a strided run
+    assert plan_reduction(_lay((SHORT_MIN_ROWS - 1, 96)), (1,)).strategy == "inner"
     # few outputs: the warp kernel gives them more threads
     assert plan_reduction(_lay((SHORT_MIN_ROWS - 1, 3)), (1,)).strategy == "inner"
     assert plan_reduction(_lay((SHORT_MIN_ROWS, 3)), (1,)).strategy == "tile"

@@ -79,8 +79,8 @@ def test_tile_gives_the_bits_of_short(cp, monkeypatch, dtype):
             views.append((dev[:, : k // 2 + 1], host[:, : k // 2 + 1]))  # gaps < rowlen
         for x, h in views:
             strategy = plan_array(x, (1,)).strategy
-            if strategy != "tile":   # one element per row, or rows of SHORT_ROW_BYTES
-                assert strategy in ("copy", "short"), strategy
+            if strategy != "tile":   # one element per row, rows of SHORT_ROW_BYTES,
+                assert strategy in ("copy", "short", "lanes"), strategy   # 16-byte chunks
                 continue
             staged += 1
             got = {f: cp.asnumpy(getattr(xp, f)(x, axis=1)) for f in ("sum", "min", "var")}
@@ -103,7 +103,7 @@ def test_tile_many_tiles_and_small_tiles(cp, dtype):
     for shape in [(70_001, 3), (5_000, 32), (257, 16), (256, 2)]:
         host = _random(rng, shape, dtype)
         x = cp.asarray(host)
-        assert plan_array(x, (1,)).strategy in ("tile", "short")
+        assert plan_array(x, (1,)).strategy in ("tile", "short", "lanes")
         _check(cp, host, x, 1)
 
 
@@ -112,7 +112,7 @@ def test_tile_variants(cp, tuning):
     from xstride._kernels._reduce_common import VARIANTS
 
     rng = np.random.default_rng(12)
-    hosts = [_random(rng, (9001, k), dt) for k in (2, 3, 16, 32)
+    hosts = [_random(rng, (9001, k), dt) for k in (2, 3, 5, 16, 32)
              for dt in ("float32", "float64", "int8")]
     hosts = [h for h in hosts if plan_array(h, (1,)).strategy == "tile"]
     assert len(hosts) >= 9
@@ -234,10 +234,12 @@ def test_short_vector_loads_give_the_bits_of_scalar_loads(cp, dtype):
 
     rng = np.random.default_rng(13)
     per = 16 // np.dtype(dtype).itemsize
-    for k in (4 * per,):     # rows of SHORT_VECTOR_ROW_BYTES (64)
-        flat = _random(rng, (4099 * k + 1,), dtype)
+    for k in (4 * per,):     # rows of SHORT_VECTOR_ROW_BYTES (64), a vector apart (rows
+        w = k + per          # stored one after another would be "lanes" rows)
+        flat = _random(rng, (4099 * w + 1,), dtype)
         dflat = cp.asarray(flat)
-        aligned, shifted = dflat[:-1].reshape(4099, k), dflat[1:].reshape(4099, k)
+        aligned = dflat[:-1].reshape(4099, w)[:, :k]
+        shifted = dflat[1:].reshape(4099, w)[:, :k]
         vecs = []
         for x in (aligned, shifted):
             p = plan_array(x, (1,))
@@ -246,11 +248,13 @@ def test_short_vector_loads_give_the_bits_of_scalar_loads(cp, dtype):
                                            x.data.ptr + p.offset * x.itemsize).vec)
         assert vecs == [per, 1], vecs
         a = cp.asnumpy(xp.sum(aligned, axis=1))
-        b = cp.asnumpy(xp.sum(cp.ascontiguousarray(shifted), axis=1))   # same values, aligned
-        c = cp.asnumpy(xp.sum(dflat[:-1].reshape(4099, k)[:, :], axis=1))
+        moved = cp.zeros((4099, w), dtype=dtype)
+        moved[:, :k] = shifted                  # the same values, aligned, the same layout
+        b = cp.asnumpy(xp.sum(moved[:, :k], axis=1))
+        c = cp.asnumpy(xp.sum(dflat[:-1].reshape(4099, w)[:, :k], axis=1))
         assert a.tobytes() == c.tobytes()
-        host = flat[1:].reshape(4099, k)
+        host = flat[1:].reshape(4099, w)[:, :k]
         s1 = cp.asnumpy(xp.sum(shifted, axis=1))
         assert s1.tobytes() == b.tobytes()
         _check(cp, host, shifted, 1, ("sum", "max", "var"))
-        _check(cp, flat[:-1].reshape(4099, k), aligned, 1, ("sum", "min", "mean"))
+        _check(cp, flat[:-1].reshape(4099, w)[:, :k], aligned, 1, ("sum", "min", "mean"))

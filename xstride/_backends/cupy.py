@@ -29,6 +29,7 @@ class CupyBackend(Backend):
         "philox": "xstride._kernels.philox",
         "morton": "xstride._kernels.morton",
         "sort": "xstride._kernels.sort",
+        "segments": "xstride._kernels.segments",
         "compile": "xstride._kernels._compile",
         "includes": "xstride._core.includes",
         "engine": "xstride._kernels._elementwise_exec",

@@ -27,6 +27,7 @@ class NumpyBackend(Backend):
         "philox": "xstride._host.philox",
         "morton": "xstride._host.morton",
         "sort": "xstride._host.sort",
+        "segments": "xstride._host.segments",
     }
     readonly_views = True
 

@@ -27,6 +27,7 @@ import time
 import numpy as np
 
 from .. import _backends
+from . import demo_tree
 from .demo import DEFAULT_N, DemoError, Progress, _check_levels, _morton_box, _table
 
 __all__ = ["add_arguments", "check_arguments", "run", "pipeline", "cluster", "NOT_RESULTS"]
@@ -77,9 +78,22 @@ def add_arguments(parser) -> None:
 _OWN = ("workers", "scheduler", "chunk_backend", "chunks", "connect_timeout")
 
 
+#: Options of the in-memory demo that the dask demo does not take (voxel_downsample and
+#: morton_tree run on NumPy and CuPy arrays; the plot and the PLY file need the points
+#: in one memory).
+_IN_MEMORY = ("voxel", "out", "plot")
+
+
 def check_arguments(args) -> str | None:
-    """A one-line error when an option of this module is given for another backend."""
+    """A one-line error when an option of this module is given for another backend, or
+    an option of the in-memory demo for this one."""
     if _backends.get(args.backend).lazy:
+        given = [f"--{name}" for name in _IN_MEMORY if getattr(args, name, None) is not None]
+        if given:
+            return (f"{', '.join(given)} need{'s' if len(given) == 1 else ''} the points in "
+                    f"one memory: use --backend "
+                    f"{' or '.join(b.name for b in _backends.each() if not b.lazy)} "
+                    f"(got --backend {args.backend})")
         return None
     given = [f"--{name.replace('_', '-')}" for name in _OWN if getattr(args, name, None) is not None]
     if given:
@@ -284,6 +298,18 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
                 "total": int(total), "sorted": bool(ok_sorted), "carried": bool(carried)}
 
     red = stage("reductions", reduce)
+
+    # 7. the tree: the runs of the finest level, gathered (one key and one row per
+    # occupied finest cell), the coarser levels from them on the host
+    def tree():
+        import dask
+
+        starts, heads = dask_tasks.runs(sorted_keys)
+        rows_h, keys_h = (np.asarray(xp.to_numpy(a)) for a in dask.compute(starts, heads))
+        counts = np.diff(np.append(rows_h, npts))
+        return demo_tree.tree_rows_from_runs(keys_h, counts, ndim, levels, npts)
+
+    rows = stage("morton tree", tree)
     cells_total = 2 ** (ndim * k_level)
     return {
         "backend": backend,
@@ -299,6 +325,7 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
         "bounding_box": {"lower": lower.tolist(), "upper": upper.tolist()},
         "checks": {"keys_sorted": red["sorted"], "counts_sum_to_points": red["total"] == npts,
                    "values_follow_keys": red["carried"]},
+        "tree": rows,
         # compiles happen on the workers, where this process does not record them: all of
         # a stage's time counts as run time
         "stages": [{"name": name, "seconds": t, "run_seconds": t, "compile_seconds": 0.0,

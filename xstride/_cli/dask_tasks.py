@@ -12,6 +12,8 @@ the chunk's own backend, so a stage costs its work and not dask's bookkeeping.
   writes its counts. Four tasks per chunk, at constant depth.
 - :func:`sorted_across`: whether sorted keys never decrease, per chunk and across
   chunk boundaries (the same last keys).
+- :func:`runs`: the first row and the key of every run of equal sorted keys, per chunk
+  (the demo's tree gathers them).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from dask.base import tokenize
 
 import xstride
 
-__all__ = ["bounding_box", "occupancy", "sorted_across"]
+__all__ = ["bounding_box", "occupancy", "sorted_across", "runs"]
 
 _WIDTH = 256   # rows folded side by side before the per-axis reduction
 
@@ -159,6 +161,34 @@ def occupancy(sorted_keys, shift: int):
 
 def _ident(x):
     return x
+
+
+def _heads_block(block, starts, first_row: int):
+    """The keys of a chunk at its run starts (global rows ``starts``)."""
+    return block[starts - first_row]
+
+
+def runs(sorted_keys):
+    """``(starts, heads)``: the global rows (int64) where a run of equal keys starts and
+    the key of each run, as two dask arrays of unknown chunk lengths (one chunk per
+    chunk of ``sorted_keys``), for the client to gather."""
+    nb = sorted_keys.numblocks[0]
+    keys = sorted_keys.__dask_keys__()
+    offsets = np.concatenate([[0], np.cumsum(sorted_keys.chunks[0][:-1])]).astype(int)
+    token = tokenize(sorted_keys.name, "runs")
+    last, starts, heads = (f"runs-{s}-{token}" for s in ("last", "starts", "heads"))
+    zero = np.uint64(0)
+    first = {(last, i): (_last, keys[i]) for i in range(nb)}
+    first.update({(starts, i): (_starts_block, keys[i], int(offsets[i]), zero)
+                  + tuple((last, j) for j in range(i)) for i in range(nb)})
+    unknown = ((np.nan,) * nb,)
+    meta = sorted_keys._meta
+    rows = da.Array(_graph(starts, first, [sorted_keys]), starts, unknown, dtype=np.int64,
+                    meta=meta.astype(np.int64))
+    layer = {(heads, i): (_heads_block, keys[i], (starts, i), int(offsets[i]))
+             for i in range(nb)}
+    return rows, da.Array(_graph(heads, layer, [rows, sorted_keys]), heads, unknown,
+                          dtype=sorted_keys.dtype, meta=meta)
 
 
 def _sorted_block(block, *lasts) -> bool:

@@ -2,9 +2,11 @@
 
 positions (Philox uniforms in the unit cube, or a point file) -> bounding box ->
 Morton keys -> ``sort_by_key`` (positions carried along) -> occupancy of the cells at
-one tree level (cell boundaries from the sorted keys, slots by a scan) -> reductions.
-Prints a table with per-stage times, or one JSON object with ``--json``. See
-``docs/demo.md``.
+one tree level (cell boundaries from the sorted keys, slots by a scan) -> reductions
+-> ``morton_tree`` (statistics of every level, ``demo_tree.py``) -> with ``--voxel``,
+``--out`` and ``--plot`` the downsampled cloud, its PLY file and the picture
+(``demo_extras.py``, ``demo_plot.py``). Prints a table with per-stage times, or one
+JSON object with ``--json``. See ``docs/demo.md``.
 
 User errors (bad file, bad option value, unavailable backend) print one line on
 stderr and return 2; anything else is a bug and keeps its traceback.
@@ -20,6 +22,7 @@ import time
 import numpy as np
 
 from .. import _backends
+from . import demo_extras, demo_tree
 from .timing import StepTime, timed_step, watch_compiles
 
 # above this, one (n, 3) float64 array alone needs more than 24 TiB
@@ -53,6 +56,15 @@ def add_arguments(parser) -> None:
                         help=f"tree level of the occupancy statistics (default "
                              f"min({DEFAULT_LEVEL_STATS}, levels))")
     parser.add_argument("--seed", type=int, default=0, help="Philox seed (default 0)")
+    parser.add_argument("--voxel", type=float, default=None, metavar="SIZE",
+                        help="downsample to one point per voxel of edge SIZE (the mean of "
+                             "its points), voxels in Morton order")
+    parser.add_argument("--out", metavar="FILE.ply", default=None,
+                        help="with --voxel: write the downsampled cloud as a PLY file")
+    parser.add_argument("--plot", metavar="FILE.png", default=None,
+                        help="draw the points coloured by Morton order, the Z-curve of a "
+                             "coarse level and the occupancy of every level (needs "
+                             "matplotlib: pip install 'xstride[plot]')")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -160,13 +172,19 @@ def _uniforms(xp, am, seed: int, start: int, stop: int):
 
 
 def pipeline(backend: str = _backends.DEFAULT, points=None, n=None, levels: int = DEFAULT_LEVELS,
-             level_stats=None, seed: int = 0, progress: Progress | None = None) -> dict:
+             level_stats=None, seed: int = 0, progress: Progress | None = None, *,
+             voxel=None, out=None, plot=None) -> dict:
     """Run the demo and return its results as a dict (what ``--json`` prints).
+
+    ``voxel``: downsample with :func:`~xstride.algorithms.voxel_downsample` (the
+    ``"voxel"`` record); ``out``: write the downsampled cloud there (PLY); ``plot``:
+    draw the picture of ``docs/demo.md`` there (matplotlib).
 
     Raises
     ------
     DemoError
-        Bad option values, unreadable point files, an unavailable backend.
+        Bad option values, unreadable point files, an unavailable backend, ``plot``
+        without matplotlib, ``out`` without plyfile or not writable.
     """
     import xstride as xp
     from .pointio import PointFileError, read_points
@@ -176,6 +194,10 @@ def pipeline(backend: str = _backends.DEFAULT, points=None, n=None, levels: int 
     if seed < 0 or seed >= 2**64:
         raise DemoError(f"--seed must be in 0..2**64-1; got {seed}")
     try:
+        extras = demo_extras.check(voxel, out, plot)  # before spending time on the points
+    except demo_extras.OptionError as exc:
+        raise DemoError(str(exc)) from None
+    try:
         _backends.get(backend).load()
     except KeyError:
         raise DemoError(f"--backend must be one of {', '.join(_backends.names())}; "
@@ -184,11 +206,11 @@ def pipeline(backend: str = _backends.DEFAULT, points=None, n=None, levels: int 
         raise DemoError(str(exc)) from None
     with xp.use_backend(backend):
         return _run(xp, backend, points, n, levels, level_stats, seed, progress,
-                    read_points, PointFileError)
+                    read_points, PointFileError, extras)
 
 
 def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_points,
-         PointFileError) -> dict:
+         PointFileError, extras=None) -> dict:
     from .. import algorithms as alg
     be = _backends.get(backend)
     am = be.load()
@@ -230,18 +252,9 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
 
     # 5. occupancy at level k_level: boundaries where the cell changes, slots by a scan
     def occupancy():
-        shift = am.uint64(ndim * (levels - k_level))
-        cells = sorted_keys >> shift
-        first = xp.ones(1, dtype=xp.bool)
-        boundary = xp.concat([first, cells[1:] != cells[:-1]])
-        slot = xp.cumulative_sum(xp.astype(boundary, xp.int64)) - 1
-        occupied = int(slot[-1]) + 1
-        starts = xp.zeros(occupied + 1, dtype=xp.int64)
-        # boundary i writes its index to its slot; the others to a spare last slot
-        spare = xp.full_like(slot, occupied)
-        starts[xp.where(boundary, slot, spare)] = xp.arange(npts, dtype=xp.int64)
-        starts[occupied] = npts
-        return starts[1:] - starts[:-1]
+        # the cells of the sorted keys are sorted too: one run per occupied cell
+        cells = xp.bitwise_right_shift(sorted_keys, ndim * (levels - k_level))
+        return alg.run_length_encode(cells)[1]
 
     counts = stages.run("cell occupancy", occupancy)
 
@@ -257,6 +270,14 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
         }
 
     red = stages.run("reductions", reduce)
+    # 7. every level of the Morton tree; 8. voxels, the PLY file, the picture
+    tree, rows = stages.run("morton tree", lambda: demo_tree.tree_rows(
+        alg, am, be.to_host, sorted_keys, ndim, levels))
+    try:
+        more = demo_extras.run(extras, stages.run, alg, am, be, pos, sorted_pos, tree, rows,
+                               lower, box_upper, source)
+    except demo_extras.OptionError as exc:
+        raise DemoError(str(exc)) from None
     cells_total = 2 ** (ndim * k_level)
     return {
         "backend": backend,
@@ -272,6 +293,8 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
         "bounding_box": {"lower": lower.tolist(), "upper": upper.tolist()},
         "checks": {"keys_sorted": red["sorted"], "counts_sum_to_points": red["total"] == npts,
                    "values_follow_keys": red["carried"]},
+        "tree": rows,
+        **more,
         "stages": [{"name": name, **t.as_dict()} for name, t in stages.times],
         "total_seconds": sum(t.seconds for _, t in stages.times),
         "run_seconds": sum(t.run_seconds for _, t in stages.times),
@@ -341,6 +364,7 @@ def _table(result: dict) -> str:
         f"  points per cell       min {occ['min']:,}  max {occ['max']:,}  mean {occ['mean']:.4g}",
         f"  checks                {'passed' if all(result['checks'].values()) else 'FAILED'}",
         "",
+        *demo_extras.table_lines(result),
         "  stage                   run s  compile s  kernels",
     ]
     for st in result["stages"]:
@@ -360,7 +384,8 @@ def run(args) -> int:
     progress = Progress()
     try:
         result = pipeline(backend=args.backend, points=args.points, n=args.n, levels=args.levels,
-                          level_stats=args.level_stats, seed=args.seed, progress=progress)
+                          level_stats=args.level_stats, seed=args.seed, progress=progress,
+                          voxel=args.voxel, out=args.out, plot=args.plot)
     except DemoError as exc:
         print(f"xstride demo: error: {exc}", file=sys.stderr)
         return 2

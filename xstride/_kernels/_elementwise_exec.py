@@ -44,7 +44,7 @@ from ._compile import function
 from ._launch import Launch, i32, i64, slot64, slot_scalar, struct
 from ._lru import Bounded
 from ._prepared import GATE, PY_SCALARS, Store
-from ._elementwise_source import BLOCK, C_TYPES, UNROLL, Operand, kernel_source
+from ._elementwise_source import BLOCK, C_TYPES, ROW_TILE_STEPS, UNROLL, Operand, kernel_source
 
 __all__ = ["launch", "alloc_like_inputs", "byte_range", "ctype", "call_key", "remember",
            "repeat", "clear_caches", "CACHE", "CALLS"]
@@ -435,6 +435,10 @@ def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var):
         extra = dict(off32=geo.off32, rest32=geo.rest + geo.r < (1 << 32),
                      rest_axes=min(max(len(pl.shape) - 2, 1), 2),
                      minb=_MINB if small else 0)
+    if kind in ("rows", "nd"):
+        nv = pl.shape[inner] // vec
+        extra = dict(row_tiles=_geo.row_tiles_fit(nv, BLOCK * UNROLL),
+                     unit=tuple(s[inner] == 1 for s in pl.strides) if kind == "rows" else ())
     src = kernel_source(name, kind, specs, body, vec=vec, bcast=bcast if vec > 1 else (),
                         idx32=idx32, cap=cap, trans=pl.transposed, tile=tile,
                         preamble=preamble, index_var=index_var, indexed=indexed,
@@ -453,9 +457,13 @@ def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var):
     else:
         if kind in ("flat", "flat2d"):
             total = pl.size // vec
+            grid = (max(1, min(-(-total // (BLOCK * UNROLL)), _INT32_LIMIT)),)
+        elif extra.get("row_tiles"):   # one work item per tile of a row
+            tiles = -(-(pl.shape[inner] // vec) // (BLOCK * UNROLL * ROW_TILE_STEPS))
+            grid = (max(1, min((pl.size // pl.shape[inner]) * tiles, _INT32_LIMIT)),)
         else:
             total = (pl.size // pl.shape[inner]) * (pl.shape[inner] // vec)
-        grid = (max(1, min(-(-total // (BLOCK * UNROLL)), _INT32_LIMIT)),)
+            grid = (max(1, min(-(-total // (BLOCK * UNROLL)), _INT32_LIMIT)),)
         block, args = (BLOCK,), (params,)
     return _Packed(fn, grid, block, args, specs), grid, block, args, kind
 

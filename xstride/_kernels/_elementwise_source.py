@@ -18,13 +18,16 @@ from dataclasses import dataclass
 
 from .._core import dtypes as _dtypes
 
-__all__ = ["C_TYPES", "Operand", "kernel_source", "UNROLL", "BLOCK"]
+__all__ = ["C_TYPES", "Operand", "kernel_source", "UNROLL", "BLOCK", "ROW_TILE_STEPS"]
 
 #: NumPy dtype name -> C type the engine uses for it (the one table, _core/dtypes.py).
 C_TYPES = _dtypes.C_TYPES
 #: Threads per block of the flat/rows/nd kernels, and vectors per thread.
 BLOCK = 256
 UNROLL = 4
+#: Steps of ``BLOCK * UNROLL`` vectors one row tile takes (the row's pointers are set
+#: once per tile).
+ROW_TILE_STEPS = 4
 
 
 @dataclass(frozen=True)
@@ -102,7 +105,8 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
                   idx32: bool = False, cap: int = 4, trans: tuple = (), tile: int = 32,
                   preamble: str = "", index_var: bool = False, off32: bool = False,
                   rest32: bool = True,
-                  minb: int = 0, rest_axes: int = 2, indexed: tuple = ()) -> str:
+                  minb: int = 0, rest_axes: int = 2, indexed: tuple = (),
+                  unit: tuple = (), row_tiles: bool = False) -> str:
     """CUDA source of one elementwise kernel.
 
     Parameters
@@ -147,6 +151,16 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
         column) ``(i div e0, i mod e0)`` of flat index ``i`` through its outer and
         inner strides (a repeated row, a transposed or strided view); the others are
         dense (or scalars) and take ``vec``-wide loads at ``i``.
+    unit : tuple of bool
+        "rows": per array operand, whether its inner stride is 1 (else 0, a value
+        repeated along the row); the offsets then add the column without multiplying
+        by the stride. Empty: the strides are read from the parameter struct.
+    row_tiles : bool
+        "rows"/"nd": each block iteration takes one tile of ``BLOCK * UNROLL`` vectors
+        of one row (row and tile from one division per iteration, the outer offsets
+        once per tile) instead of ``BLOCK * UNROLL`` vectors of the flattened rows
+        (a division and the outer offsets per vector). For long rows
+        (:func:`xstride._kernels._geometry.row_tiles_fit`).
     """
     arrays = [o for o in ops if o.kind != "scalar"]
     nops = len(arrays)
@@ -167,13 +181,17 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
     out.append(f"    typedef {idx} IDX;")
     if any(per):
         out.append(f"    long long pr[{UNROLL}], pc[{UNROLL}];")
+    if row_tiles and not flat:
+        return "\n".join(head + [sig, "{", _row_tiles_loop(ops, arrays, body, v, idx, kind, unit,
+                                                           bcast, index_var, ptr), "}"])
+    span = BLOCK * UNROLL
     if flat:
         out.append(f"    const IDX total = (IDX)(p.n / {v});")
     else:
         out.append(f"    const IDX nv = (IDX)(p.e0 / {v});")
         out.append("    const IDX total = (IDX)(p.n / p.e0) * nv;")
-    out.append(f"    const IDX step = (IDX)gridDim.x * (IDX)({BLOCK * UNROLL});")
-    out.append(f"    for (IDX base = (IDX)blockIdx.x * (IDX)({BLOCK * UNROLL}) + threadIdx.x; "
+    out.append(f"    const IDX step = (IDX)gridDim.x * (IDX)({span});")
+    out.append(f"    for (IDX base = (IDX)blockIdx.x * (IDX)({span}) + threadIdx.x; "
                "base < total; base += step) {")
     # phase 1: offsets and loads of every input for UNROLL vectors
     out.append(f"      long long off[{UNROLL}][{nops}];")
@@ -191,7 +209,9 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
         out.append("          const IDX row = vi / nv;")
         out.append(f"          const long long col = (long long)(vi - row * nv) * {v};")
         out.append("          xstride_ew_outer(p, row, off[u]);")
-    if any(per):
+    if unit and kind == "rows":   # inner strides 1 or 0, known here
+        out.extend(f"          off[u][{k}] += col;" for k in range(nops) if unit[k])
+    elif any(per):
         for k in range(nops):
             if per[k]:
                 out.append(f"          off[u][{k}] += pr[u] * p.strides[{k}][0] + pc[u] * p.s0[{k}];")
@@ -252,6 +272,75 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
             lambda k, o, e: f"{ptr[o.name]}[p.offset[{k}] + {at(k)}] = {e};"))
         out.append("      }\n    }")
     return "\n".join(head + [sig, "{", "\n".join(out), "}"])
+
+
+def _row_tiles_loop(ops, arrays, body, v, idx, kind, unit, bcast, index_var, ptr):
+    """The "rows"/"nd" loop over row tiles: work item ``w`` is tile ``w mod nch`` of row
+    ``w div nch`` (``nch`` tiles of ``ROW_TILE_STEPS`` steps of ``BLOCK * UNROLL``
+    vectors per row, the last one cut at the row's end). Each operand's
+    pointer is moved to the row once per tile; an element is that pointer plus its
+    column (times the inner stride: 1 or 0 on "rows", where ``unit`` says which; read
+    from the parameter struct on "nd"), so no offset array stays live across the
+    loads (registers: a Jacobi step's six operands would hold 24 64-bit offsets)."""
+    span = BLOCK * UNROLL
+    item = span * ROW_TILE_STEPS
+    nops = len(arrays)
+    L = [f"    typedef {idx} IDX;",
+         f"    const IDX nv = (IDX)(p.e0 / {v});",
+         f"    const IDX nch = (nv + (IDX)({item - 1})) / (IDX)({item});",
+         "    const IDX total = (IDX)(p.n / p.e0) * nch;",
+         "    for (IDX w = blockIdx.x; w < total; w += gridDim.x) {",
+         "      const IDX row = w / nch;",
+         f"      const IDX first = (w - row * nch) * (IDX)({item});",
+         f"      const IDX lim = nv - first < (IDX)({item}) ? nv : first + (IDX)({item});",
+         f"      long long rb[{nops}];",
+         f"      #pragma unroll\n      for (int k = 0; k < {nops}; ++k) rb[k] = p.offset[k];",
+         "      xstride_ew_outer(p, row, rb);"]
+
+    def at(k, col):   # element offset from the row pointer
+        if kind == "rows" and unit:
+            return col if unit[k] else "0"
+        return f"(long long)({col}) * p.s0[{k}]"
+
+    for k, o in enumerate(arrays):
+        # inputs are only read (an output overlaps an input only as the same view)
+        q = f"const {o.ctype}* __restrict__" if o.kind == "in" else f"{o.ctype}*"
+        L.append(f"      {q} __xs_q{k} = {ptr[o.name]} + rb[{k}];")
+    L.append(f"      for (IDX base = first + threadIdx.x; base < lim; base += (IDX)({span})) {{")
+    valid = f"base + (IDX)(u * {BLOCK}) < lim"
+    col = f"(base + (IDX)(u * {BLOCK})) * (IDX){v}"
+    vector = [v > 1 and not (bcast and bcast[k]) for k in range(nops)]
+    for k, o in enumerate(arrays):
+        if o.kind == "in" or o.preload:
+            L.append(f"      xstride_vec<{o.ctype}, {v}> __xs_v{k}[{UNROLL}];")
+            L.append(f"      #pragma unroll\n      for (int u = 0; u < {UNROLL}; ++u) if ({valid}) {{")
+            if vector[k]:
+                L.append(f"        __xs_v{k}[u] = *reinterpret_cast<const xstride_vec<{o.ctype}, {v}>*>("
+                         f"__xs_q{k} + {col});")
+            else:
+                L.append(f"        const {o.ctype} t = __xs_q{k}[{at(k, col)}];")
+                L.append(f"        #pragma unroll\n        for (int j = 0; j < {v}; ++j) __xs_v{k}[u].v[j] = t;"
+                         if v > 1 else "        __xs_v{k}[u].v[0] = t;".replace("{k}", str(k)))
+            L.append("      }")
+    for k, o in enumerate(arrays):
+        if o.kind == "out":
+            L.append(f"      xstride_vec<{o.ctype}, {v}> __xs_r{k}[{UNROLL}];")
+    L.append(f"      #pragma unroll\n      for (int u = 0; u < {UNROLL}; ++u) if ({valid}) {{")
+    L.append(f"        #pragma unroll\n        for (int j = 0; j < {v}; ++j) {{")
+    if index_var:
+        L.append(f"          const long long i = (long long)row * p.e0 + (long long)({col}) + j;")
+    L.append(_element_code(ops, body, lambda k, o: f"__xs_v{k}[u].v[j]",
+                           lambda k, o, e: f"__xs_r{k}[u].v[j] = {e};", indent="          "))
+    L.append("        }")
+    for k, o in enumerate(arrays):
+        if o.kind == "out":
+            if vector[k]:
+                L.append(f"        *reinterpret_cast<xstride_vec<{o.ctype}, {v}>*>(__xs_q{k} + {col})"
+                         f" = __xs_r{k}[u];")
+            else:   # v == 1 (an output is never repeated along the row)
+                L.append(f"        __xs_q{k}[{at(k, col)}] = __xs_r{k}[u].v[0];")
+    L.append("      }\n      }\n    }")
+    return "\n".join(L)
 
 
 def _tiled_walk_body(ops, arrays, body, trans, tile, nops, off32, rest32, rest_axes):

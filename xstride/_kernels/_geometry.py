@@ -19,7 +19,7 @@ from .._plans.reduction import (SHORT_VECTOR_ROW_BYTES, TILE_BYTES, ReductionPla
 __all__ = ["TILE", "CAPS", "pack_params", "TiledGeometry", "tiled_geometry",
            "BLOCK_THREADS", "OUTER_ROWS", "SHORT_MAX_BLOCKS", "INTERLEAVE_MIN_ROUNDS", "ReductionGeometry",
            "reduction_geometry", "scan_tile_rows", "ColsplitGeometry",
-           "colsplit_geometry", "colsplit_pad"]
+           "colsplit_geometry", "colsplit_pad", "ROW_TILE_MIN", "row_tiles_fit"]
 
 # ----------------------------------------------------------------------------- elementwise
 #: Side of the square shared-memory tile of the "tiled" path.
@@ -64,6 +64,24 @@ def pack_params(plan: Plan) -> tuple[int, bytes]:
     for k in range(nops):
         fields += [plan.strides[k][a] for a in outer] + [0] * pad
     return cap, struct.pack(f"<{len(fields)}q", *fields)
+
+
+#: Fewest vectors per row for the engine's row tiles (``kernel_source(row_tiles=True)``):
+#: one whole tile of ``BLOCK * UNROLL`` vectors.
+ROW_TILE_MIN = 1024
+
+
+def row_tiles_fit(vectors_per_row: int, span: int = 1024) -> bool:
+    """Whether the "rows"/"nd" kernel should take one row's tiles of ``span`` vectors per
+    block iteration: rows of at least :data:`ROW_TILE_MIN` vectors whose last tile
+    leaves at most a fifth of the tiles' threads idle. On the H200 (2026-12-01) a
+    Jacobi step through five slices of an 8192² float32 array ran 0.56 ms with a
+    division and the outer offsets per element, and a hand-written kernel with the
+    row's offsets once per tile 0.19 ms (docs/performance.md)."""
+    if vectors_per_row < ROW_TILE_MIN:
+        return False
+    tiles = -(-vectors_per_row // span)
+    return (tiles * span - vectors_per_row) * 5 <= tiles * span
 
 
 @dataclass(frozen=True)
@@ -162,7 +180,7 @@ class ReductionGeometry:
 
     Attributes
     ----------
-    kernel : {"rows_warp", "rows_block", "cols", "short", "tile", "interleave"}
+    kernel : {"rows_warp", "rows_block", "cols", "short", "tile", "interleave", "lanes"}
     grid, block : tuple of int
     vec : int
         Elements per vector load (1 = scalar loads).
@@ -219,6 +237,14 @@ def reduction_geometry(plan: ReductionPlan, itemsize: int, sm_count: int,
         blocks = min(-(-plan.nrows // BLOCK_THREADS), SHORT_MAX_BLOCKS)
         return ReductionGeometry("short", (blocks,), (BLOCK_THREADS,),
                                  _short_vec(plan, itemsize, base_address), 1, plan.rowlen)
+    if plan.strategy == "lanes":
+        # 16-byte chunks, one per thread per step; about 32 blocks per SM, the rest by
+        # the grid-stride walk; whole vectors where the first row is 16-byte aligned
+        vec = _vec_width(itemsize)
+        chunks = plan.nrows * plan.rowlen // vec
+        blocks = min(-(-chunks // BLOCK_THREADS), 32 * sm)
+        return ReductionGeometry("lanes", (blocks,), (BLOCK_THREADS,),
+                                 vec if base_address % 16 == 0 else 1, 1, plan.rowlen)
     if plan.strategy == "tile":
         # R rows staged per block (chunk carries R); the kernel loops over the tiles
         rows = tile_rows(plan.kstride[0], plan.rowlen, itemsize, tile[0], tile[1])

@@ -21,7 +21,7 @@ import numpy as np
 
 from .._core.errors import type_error
 from .._plans.argreduction import ArgPlan, plan_arg_array
-from .._plans.reduction import empty_axis_error
+from .._plans.reduction import SHORT_ROWLEN, empty_axis_error
 from . import _reduce_common as rc
 from ._cupy import cupy as _cupy
 from ._launch import Launch, i64, slot64, struct
@@ -87,7 +87,9 @@ def arg_geometry(plan: ArgPlan, sm_count: int) -> ArgGeometry:
     reduced runs innermost: the lanes of a warp read neighbouring elements of one
     row); the thread kernel every other (``"short"``, ``"tile"``: short rows;
     ``"outer"``, ``"interleave"``: a kept axis innermost — neighbouring threads on
-    neighbouring rows read neighbouring elements or short runs). A row is split when the rows alone give fewer
+    neighbouring rows read neighbouring elements or short runs; ``"lanes"``: rows of
+    16-byte chunks), except ``"tile"`` and ``"lanes"`` rows longer than
+    ``SHORT_ROWLEN``, which the warp kernel reads. A row is split when the rows alone give fewer
     work items than :data:`THREAD_ITEMS_PER_SM` threads (:data:`WARP_ITEMS_PER_SM`
     warps) per SM, into chunks of at least :data:`THREAD_MIN_CHUNK`
     (:data:`WARP_MIN_CHUNK`) elements.
@@ -95,7 +97,10 @@ def arg_geometry(plan: ArgPlan, sm_count: int) -> ArgGeometry:
     base = plan.base
     sm = max(int(sm_count), 1)
     nrows, rowlen = base.nrows, base.rowlen
-    thread = base.strategy not in ("inner", "full")
+    # "tile" and "lanes" rows past SHORT_ROWLEN are medium rows, a warp's work
+    # (argmin/argmax stage no tiles and combine no lanes)
+    thread = (base.strategy not in ("inner", "full")
+              and not (base.strategy in ("tile", "lanes") and rowlen > SHORT_ROWLEN))
     target = sm * (THREAD_ITEMS_PER_SM if thread else WARP_ITEMS_PER_SM)
     min_chunk = THREAD_MIN_CHUNK if thread else WARP_MIN_CHUNK
     nchunks = max(1, min(-(-target // nrows), -(-rowlen // min_chunk)))

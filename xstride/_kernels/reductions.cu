@@ -531,3 +531,60 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_interleave(const Tin* __r
     out[t] = xs_final<OP, Tout>(f, nred);
     if (t == 0) counters[0] = 0u;
 }
+
+// Strategy "lanes": nrows contiguous rows of rowlen = G * E elements one after another
+// (the kept axis of stride rowlen, the reduced run of stride 1), E = 16 / sizeof(Tin)
+// and G a power of two up to 32. The rows are read as one flat array of E-element
+// chunks: chunk c (row c / G, part c % G) goes to consecutive threads of the
+// grid-stride walk, which folds its E elements in order; the G lanes of a row, G
+// neighbours in one warp, then combine by shuffles at distances G/2, ..., 1. The
+// association depends on rowlen and the type only: V == E loads each chunk as one
+// 16-byte vector (the host checked the alignment), V == 1 element by element, with
+// the same bits. Whole warps walk together (the loop test uses the warp's first
+// chunk), so every lane reaches every shuffle; B chunks per thread are loaded
+// before any is folded.
+template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V, int MINB, int B>
+__global__ void __launch_bounds__(256, MINB) xs_reduce_lanes(const Tin* __restrict__ x, Tout* __restrict__ out,
+                                const Tacc* __restrict__ center,
+                                const xs_red_desc<NK, NR> d, long long nrows, long long rowlen)
+{
+    typedef typename xs_op_of<OP>::type Op;
+    Op op;
+    constexpr int E = 16 / (int)sizeof(Tin);
+    const int G = (int)(rowlen / E);
+    const int lg = __ffs(G) - 1;
+    const long long nch = nrows * (long long)G;
+    const long long lane = (long long)(threadIdx.x & 31u);
+    const long long nt = (long long)gridDim.x * blockDim.x;
+    for (long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x; c - lane < nch;
+         c += (long long)B * nt) {
+        Tin v[B][E];
+#pragma unroll
+        for (int k = 0; k < B; ++k) {
+            const long long ck = c + (long long)k * nt;
+            if (ck < nch) {
+                if constexpr (V == E) {
+                    xs_load_vec<Tin, E>(x + ck * E, v[k]);
+                } else {
+#pragma unroll
+                    for (int j = 0; j < E; ++j) v[k][j] = x[ck * E + j];
+                }
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < B; ++k) {
+            const long long ck = c + (long long)k * nt;
+            if (ck - lane >= nch) break;          // the whole warp is past the end
+            const long long row = ck >> lg;
+            Tacc acc = Op::template identity<Tacc>();
+            if (ck < nch) {
+                const Tacc cen = OP == 4 ? center[row] : Tacc(0);
+#pragma unroll
+                for (int j = 0; j < E; ++j) acc = op(acc, xs_transform<OP, Tacc>(v[k][j], cen));
+            }
+            for (int off = G >> 1; off > 0; off >>= 1)
+                acc = op(acc, __shfl_xor_sync(0xffffffffu, acc, off));
+            if (ck < nch && (ck & (long long)(G - 1)) == 0) out[row] = xs_final<OP, Tout>(acc, rowlen);
+        }
+    }
+}

@@ -42,7 +42,7 @@ _SRC = "reductions.cu"
 #: Kernels with no split (one pass, no workspace): parameters x, out, center, the
 #: descriptor, nrows, rowlen. The others add partials and counters after center, and
 #: chunk and nchunks at the end.
-_ONE_PASS = frozenset({"rows_warp", "short", "tile"})
+_ONE_PASS = frozenset({"rows_warp", "short", "tile", "lanes"})
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -81,7 +81,7 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
         inv[j] = pos
     rec.mem_shape, rec.inv = mem_shape, tuple(inv)
     rec.kind = None
-    if plan.strategy not in ("inner", "short", "tile", "outer", "interleave", "full"):
+    if plan.strategy not in ("inner", "short", "tile", "outer", "interleave", "full", "lanes"):
         return rec
     base = x.data.ptr + plan.offset * x.itemsize
     # "tile": (MINB, B, bytes staged, most rows) -- the last two shape the launch
@@ -265,7 +265,7 @@ def _prepare(op, x, axis, dtype, keepdims, rec: _Recipe, out_dtype, acc):
     t = rc.TUNING
     key = (op, x.shape, x.strides, x.dtype, axis, dtype, keepdims, mem.ptr & 15,
            mem.device_id, cp.cuda.runtime.getDevice(), t["rows_warp"], t["rows_block"],
-           t["cols"], t["short"], t["tile"], t["interleave"])
+           t["cols"], t["short"], t["tile"], t["interleave"], t["lanes"])
     call = _Call()
     call.rec, call.out_dtype, call.acc = rec, out_dtype, acc
     call.new = cp.ndarray
@@ -340,7 +340,7 @@ def repeat(op: str, x, axis, dtype, keepdims):
     t = rc.TUNING
     run = _CALLS.get((op, x.shape, x.strides, x.dtype, axis, dtype, keepdims, mem.ptr & 15,
                       mem.device_id, GATE.getdev(), t["rows_warp"], t["rows_block"],
-                      t["cols"], t["short"], t["tile"], t["interleave"]))
+                      t["cols"], t["short"], t["tile"], t["interleave"], t["lanes"]))
     if run is None:
         return None
     return run(mem)

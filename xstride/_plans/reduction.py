@@ -25,7 +25,11 @@ Reductions
    threads and blocks), ``"tile"`` (``"short"`` rows that one kept axis places at
    most ``2 * rowlen`` elements apart, unless rows of 24-48 bytes: a block stages the
    memory of as many rows as fit 32 KiB in shared memory with coalesced loads, then
-   folds each row in one thread),
+   folds each row in one thread; also ``"inner"`` rows of 33 to
+   :data:`TILE_MAX_ROWLEN` contiguous elements, too short for a warp each),
+   ``"lanes"`` (rows stored one after another, a power of two of 16-byte chunks:
+   read as one flat array of chunks, each row's lanes combined by shuffles;
+   :func:`lanes_ok`),
    ``"interleave"`` (``"outer"`` over a contiguous run of at most 32 columns, e.g. an
    ``(n, 3)`` array over axis 0: read as one flat array, each thread's elements
    falling in one column), ``"outer"`` plans with a short reduced run and many
@@ -65,6 +69,9 @@ __all__ = [
     "SHORT_ROWLEN",
     "SHORT_MIN_ROWS",
     "TILE_BYTES",
+    "TILE_MAX_ROWLEN",
+    "LANES_MAX",
+    "lanes_ok",
     "TILE_MIN_ROWS",
     "SHORT_ROW_BYTES",
     "SHORT_VECTOR_ROW_BYTES",
@@ -188,6 +195,15 @@ SHORT_ROW_BYTES = (24, 48)
 #: 1.02 of CuPy's time against 0.91 staged (H200, 2026-12-01); at 128 bytes staging
 #: won (1.04 against 0.76 of copy).
 SHORT_VECTOR_ROW_BYTES = 64
+#: Longest contiguous reduced run of the ``"tile"`` strategy past :data:`SHORT_ROWLEN`
+#: (rows of 33 to this many elements, at least :data:`SHORT_MIN_ROWS` of them): a warp
+#: per row gives each lane one or two loads and then a five-step shuffle tree per row;
+#: staging the rows in shared memory read ``sum(x, axis=1)`` of an (n/32, 96) float32
+#: array at 0.82 of copy against 0.26 with the warp kernel (H200, 2026-12-01). From 33
+#: to 192 float32 and 33 to 128 float64 staging was faster than the warp in every
+#: case measured, and faster than CuPy up to 128 (1.2-2.5x); at 192 float32 CuPy
+#: kept ahead of both (0.73x staged, 0.55x the warp).
+TILE_MAX_ROWLEN = 192
 #: Fewest rows one staged tile must hold for ``"tile"``.
 TILE_MIN_ROWS = 32
 #: Most columns of the ``"interleave"`` strategy (a contiguous ``(n, k)`` run reduced
@@ -214,6 +230,26 @@ def tile_ok(kshape, kstride, rstride, rowlen: int, itemsize: int) -> bool:
     return (len(kshape) == 1 and len(rstride) == 1 and rstride[0] == 1
             and 0 < abs(kstride[0]) <= 2 * rowlen
             and tile_rows(kstride[0], rowlen, itemsize) >= TILE_MIN_ROWS)
+
+
+#: Most lanes per row of the ``"lanes"`` strategy, per item size in bytes (a row is
+#: ``lanes * 16 / itemsize`` elements; lanes a power of two). On the H200 (2026-12-01,
+#: 2**25 float32 elements) the lanes kernel read ``sum(x, axis=1)`` of (n, 4), (n, 8),
+#: (n, 16), (n, 32), (n, 64) at 0.97, 0.96, 0.94, 0.91, 0.88 of copy, against 0.76,
+#: 0.86, 0.92, 0.77, 0.77 for the strategies before it (CuPy: 0.92, 0.87, 0.94, 0.32,
+#: 0.51); for float64 only (n, 2) gained (0.98 against 0.95).
+LANES_MAX = {4: 16, 8: 1}
+
+
+def lanes_ok(kshape, kstride, rstride, rowlen: int, itemsize: int) -> bool:
+    """The ``"lanes"`` kernel takes rows stored one after another (one kept axis of
+    stride ``rowlen``, the reduced run of stride 1) of a whole number of 16-byte
+    chunks, a power of two of them, at most :data:`LANES_MAX` for the item size."""
+    nbytes = rowlen * itemsize
+    lanes = nbytes // 16
+    return (itemsize in LANES_MAX and len(kshape) == 1 and len(rstride) == 1
+            and rstride[0] == 1 and kstride[0] == rowlen and nbytes % 16 == 0
+            and 1 <= lanes <= LANES_MAX[itemsize] and lanes & (lanes - 1) == 0)
 
 
 def short_rows_strategy(kshape, kstride, rstride, rowlen: int, itemsize: int) -> str:
@@ -359,9 +395,15 @@ def plan_reduction(layout: Layout, axes: tuple) -> ReductionPlan:
         min_k = min(abs(s) for s in kstride) if kstride else 0
         strategy = "inner" if min_r < min_k else "outer"
         short = rowlen <= SHORT_ROWLEN and nrows >= SHORT_MIN_ROWS
-        if strategy == "inner" and short:
+        if (strategy == "inner" and nrows >= SHORT_MIN_ROWS
+                and lanes_ok(kshape, kstride, rstride, rowlen, layout.itemsize)):
+            strategy = "lanes"
+        elif strategy == "inner" and short:
             strategy = short_rows_strategy(kshape, kstride, rstride, rowlen,
                                            layout.itemsize)
+        elif (strategy == "inner" and rowlen <= TILE_MAX_ROWLEN and nrows >= SHORT_MIN_ROWS
+              and tile_ok(kshape, kstride, rstride, rowlen, layout.itemsize)):
+            strategy = "tile"
         elif strategy == "outer":
             if (len(kstride) == 1 and kstride[0] == 1 and len(rstride) == 1
                     and rstride[0] == nrows and nrows <= INTERLEAVE_MAX_COLS):

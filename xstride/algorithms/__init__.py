@@ -31,10 +31,23 @@ __all__ = [
     "morton_encode",
     "morton_decode",
     "sort_by_key",
+    "segment_reduce",
+    "reduce_by_key",
+    "run_length_encode",
+    "bin_offsets",
+    "compact",
+    "SEGMENT_OPS",
+    "voxel_downsample",
+    "MortonTree",
+    "morton_tree",
 ]
 
 from ._args import MAX_MORTON_LEVELS  # noqa: E402
 from ._args import _levels, _host_vector, _as_array, _integer_array, _nonfinite
+from .segments import (SEGMENT_OPS, bin_offsets, compact, reduce_by_key,  # noqa: E402
+                       run_length_encode, segment_reduce)
+from .voxels import voxel_downsample  # noqa: E402
+from .tree import MortonTree, morton_tree  # noqa: E402
 
 
 def morton_scales(lower, upper, levels) -> np.ndarray:

@@ -1,0 +1,232 @@
+"""The demo's tree statistics, ``--voxel``, ``--out FILE.ply`` and ``--plot FILE.png``:
+results against independent references, the PLY round trip, the picture, every user error."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from xstride._cli import demo_extras, demo_plot, demo_tree
+from xstride._cli.pointio import read_points
+from xstride.__main__ import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_json(capsys, *argv):
+    assert main(["demo", "--json", *argv]) == 0
+    captured = capsys.readouterr()
+    return json.loads(captured.out)
+
+
+def demo_cells(points, levels):
+    """The demo's level-``levels`` cells by an independent route (its box: the bounding
+    box; the tests' clouds have no flat axis)."""
+    pts = np.asarray(points, dtype=np.float64)
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    scale = 2.0**levels / (hi - lo)
+    return np.clip(np.floor((pts - lo) * scale), 0, 2**levels - 1).astype(np.int64)
+
+
+def expected_rows(points, levels):
+    cells = demo_cells(points, levels)
+    rows = []
+    for level in range(levels + 1):
+        _, counts = np.unique(cells >> (levels - level), axis=0, return_counts=True)
+        hist = np.bincount(np.floor(np.log2(counts)).astype(int),
+                           minlength=len(points).bit_length())
+        rows.append({"level": level, "nodes": len(counts), "min": int(counts.min()),
+                     "median": float(np.median(counts)), "max": int(counts.max()),
+                     "histogram_log2": hist.tolist()})
+    return rows
+
+
+def cloud(tmp_path, n=3000, ndim=3, seed=0):
+    pts = np.random.default_rng(seed).normal(size=(n, ndim))
+    path = tmp_path / f"cloud{ndim}.npy"
+    np.save(path, pts)
+    return pts, str(path)
+
+
+# --------------------------------------------------------------------- tree statistics
+@pytest.mark.parametrize("ndim, levels", [(3, 6), (2, 9)])
+def test_tree_rows_equal_an_independent_reference(tmp_path, capsys, ndim, levels):
+    pts, path = cloud(tmp_path, ndim=ndim)
+    res = run_json(capsys, "--points", path, "--levels", str(levels))
+    assert res["tree"] == expected_rows(pts, levels)
+    assert [s["name"] for s in res["stages"]][-1] == "morton tree"
+
+
+def test_tree_rows_of_the_bunny(shared_dir, capsys):
+    path = shared_dir / "data" / "bunny.ply"
+    res = run_json(capsys, "--points", str(path), "--levels", "8")
+    assert res["tree"] == expected_rows(read_points(path), 8)
+    assert "voxel" not in res and "files" not in res
+
+
+def test_tree_rows_from_runs_equal_tree_rows():
+    """The dask demo's route (the finest runs on the host) and morton_tree's agree."""
+    from xstride import algorithms as alg
+
+    rng = np.random.default_rng(3)
+    keys = np.sort(rng.integers(0, 2**18, 5000).astype(np.uint64) * np.uint64(5))
+    _, rows = demo_tree.tree_rows(alg, np, np.asarray, keys, 3, 7)
+    uniq, counts = np.unique(keys, return_counts=True)
+    assert demo_tree.tree_rows_from_runs(uniq, counts, 3, 7, keys.size) == rows
+
+
+def test_table_lists_every_level(tmp_path, capsys):
+    _, path = cloud(tmp_path)
+    assert main(["demo", "--points", path, "--levels", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "tree level" in out and "points per node" in out
+    lines = [ln.split() for ln in out.splitlines()]
+    levels = [ln[0] for ln in lines if len(ln) == 5 and ln[0].isdigit()]
+    assert levels == ["0", "1", "2", "3", "4"]
+
+
+# --------------------------------------------------------------------- --voxel and --out
+def expected_voxels(points, size):
+    p = np.asarray(points, dtype=np.float64)
+    vox = np.floor((p - p.min(axis=0)) / size).astype(np.int64)
+    _, counts = np.unique(vox, axis=0, return_counts=True)
+    return counts
+
+
+@pytest.mark.parametrize("size", ["0.3", "1"])
+def test_voxel_record(tmp_path, capsys, size):
+    pts, path = cloud(tmp_path)
+    res = run_json(capsys, "--points", path, "--voxel", size)
+    counts = expected_voxels(pts, float(size))
+    assert res["voxel"] == {"size": float(size), "voxels": len(counts), "min": int(counts.min()),
+                            "median": float(np.median(counts)), "max": int(counts.max()),
+                            "reduction": len(pts) / len(counts)}
+    assert "voxel downsample" in [s["name"] for s in res["stages"]]
+
+
+def test_out_round_trip(shared_dir, tmp_path, capsys):
+    from xstride import algorithms as alg
+
+    src = shared_dir / "data" / "bunny.ply"
+    out = tmp_path / "down.ply"
+    res = run_json(capsys, "--points", str(src), "--voxel", "0.004", "--out", str(out))
+    assert res["files"] == {"ply": str(out)}
+    back = read_points(out)
+    cent, counts = alg.voxel_downsample(read_points(src), 0.004)
+    assert back.tolist() == cent.tolist() and res["voxel"]["voxels"] == len(cent)
+    import plyfile
+
+    vertex = plyfile.PlyData.read(str(out))["vertex"]
+    assert vertex["count"].tolist() == counts.tolist() and vertex["x"].dtype == np.float64
+
+
+def test_out_of_a_2d_cloud_has_z_zero(tmp_path, capsys):
+    from xstride import algorithms as alg
+
+    pts, path = cloud(tmp_path, ndim=2)
+    out = tmp_path / "flat.ply"
+    run_json(capsys, "--points", path, "--voxel", "0.5", "--out", str(out))
+    back = read_points(out)
+    cent, _ = alg.voxel_downsample(pts, 0.5)
+    assert back[:, :2].tolist() == cent.tolist() and (back[:, 2] == 0).all()
+
+
+def test_table_shows_voxels_and_files(tmp_path, capsys):
+    _, path = cloud(tmp_path)
+    out = tmp_path / "d.ply"
+    assert main(["demo", "--points", path, "--voxel", "0.5", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "voxels of 0.5" in text and "points per voxel" in text and str(out) in text
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--voxel", "0"], "--voxel must be a positive, finite voxel edge length; got 0.0"),
+    (["--voxel", "-2"], "--voxel must be a positive, finite voxel edge length; got -2.0"),
+    (["--voxel", "nan"], "--voxel must be a positive, finite voxel edge length; got nan"),
+    (["--voxel", "inf"], "--voxel must be a positive, finite voxel edge length; got inf"),
+    (["--out", "x.ply"], "--out writes the downsampled cloud: it needs --voxel SIZE"),
+    (["--voxel", "1", "--out", "x.txt"], "--out writes a PLY file: its name must end in .ply"),
+    (["--voxel", "1", "--out", "/nonexistent-dir/x.ply"], "--out /nonexistent-dir/x.ply: "
+                                                          "cannot write the file (the folder"),
+    (["--voxel", "1", "--out", "/proc/x.ply"], "--out /proc/x.ply: cannot write the file"),
+    (["--voxel", "1e-300"], "voxel_size"),   # more voxels than a Morton key holds
+])
+def test_bad_voxel_options_are_one_line(capsys, argv, needle):
+    assert main(["demo", "--n", "2000", *argv]) == 2
+    err = capsys.readouterr().err
+    assert needle in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_voxel_error_via_subprocess(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "xstride", "demo", "--n", "100", "--voxel", "-1"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 2 and "--voxel must be a positive" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+# --------------------------------------------------------------------- --plot
+def test_plot_without_matplotlib_says_how_to_install(capsys, monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)   # import matplotlib -> ImportError
+    png = tmp_path / "p.png"
+    assert main(["demo", "--n", "1000", "--plot", str(png)]) == 2
+    err = capsys.readouterr().err
+    assert "--plot needs matplotlib" in err and "pip install 'xstride[plot]'" in err
+    assert err.count("\n") == 1 and not png.exists()
+
+
+@pytest.mark.parametrize("ndim, voxel", [(3, None), (3, "0.4"), (2, "0.3")])
+def test_plot_writes_a_png(tmp_path, capsys, ndim, voxel):
+    pytest.importorskip("matplotlib")
+    _, path = cloud(tmp_path, n=4000, ndim=ndim)
+    png = tmp_path / "picture.png"
+    extra = ["--voxel", voxel] if voxel else []
+    res = run_json(capsys, "--points", path, "--plot", str(png), *extra)
+    assert res["files"]["plot"] == str(png)
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 50_000
+    from matplotlib.image import imread
+
+    img = imread(str(png))
+    assert img.shape[1] > 2 * img.shape[0]   # the panels side by side
+    assert img[..., :3].std() > 0.1            # not a blank canvas
+    assert "plot" in [s["name"] for s in res["stages"]]
+
+
+def test_plot_to_a_bad_path_is_one_line(capsys):
+    pytest.importorskip("matplotlib")
+    assert main(["demo", "--n", "500", "--plot", "/nonexistent-dir/p.png"]) == 2
+    err = capsys.readouterr().err
+    assert "--plot /nonexistent-dir/p.png: cannot write the file" in err and err.count("\n") == 1
+    assert main(["demo", "--n", "500", "--plot", "/proc/p.png"]) == 2   # a folder one cannot write
+    err = capsys.readouterr().err
+    assert "--plot /proc/p.png: cannot write the file" in err and "Traceback" not in err
+
+
+def test_plot_helpers():
+    rows = [{"level": lv, "nodes": n} for lv, n in enumerate([1, 4, 16, 100, 400, 900])]
+    assert demo_plot.curve_level(rows) == 3
+    assert demo_plot.curve_level([{"level": 0, "nodes": 1}, {"level": 1, "nodes": 999}]) == 1
+    assert demo_plot.projection_axes([0, 0, 0], [1, 5, 3]) == (1, 2)
+    assert demo_plot.projection_axes([0, 0, 0], [9, 5, 3]) == (0, 1)
+    assert demo_plot.projection_axes([0, 0], [1, 9]) == (0, 1)
+    assert demo_extras.PLOT_INSTALL == "pip install 'xstride[plot]'"
+
+
+def test_plane_order_is_the_z_curve_of_the_projection():
+    from xstride import algorithms as alg
+
+    pts = np.array([[0.9, 0.9, 5.0], [0.1, 0.1, 0.0], [0.9, 0.1, 1.0], [0.1, 0.9, 2.0]])
+    rank, cells, level = demo_plot.plane_order(alg, pts, [0, 0, 0], [1, 1, 5], 0, 1, levels=1)
+    assert rank.tolist() == [3.0, 0.0, 1.0, 2.0] and level == 1
+    assert cells.tolist() == [[0, 0], [1, 0], [0, 1], [1, 1]]
+
+
+def test_dask_refuses_the_in_memory_options(capsys):
+    pytest.importorskip("distributed")
+    assert main(["demo", "--backend", "dask", "--voxel", "1"]) == 2
+    assert "--voxel needs the points in one memory" in capsys.readouterr().err

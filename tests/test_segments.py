@@ -1,0 +1,345 @@
+"""The segment primitives on the NumPy backend, against independent references (a
+Python loop per segment), plus every bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import xstride as xp
+from xstride.algorithms import (bin_offsets, compact, reduce_by_key, run_length_encode,
+                                segment_reduce)
+
+INTS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+FLOATS = ["float32", "float64"]
+OPS = ["sum", "prod", "min", "max", "mean", "count"]
+
+
+def reference(values, offsets, op):
+    """A loop over segments and rows, in row order, in Python ints / float64."""
+    values = np.asarray(values)
+    kind = values.dtype.kind
+    tail = values.shape[1:]
+    out = []
+    for s in range(len(offsets) - 1):
+        rows = values[offsets[s]:offsets[s + 1]]
+        m = rows.shape[0]
+        cols = rows.reshape(m, int(np.prod(tail, dtype=np.int64)))
+        res = []
+        for c in range(cols.shape[1]):
+            col = cols[:, c]
+            if op == "count":
+                res.append(m)
+            elif op in ("sum", "mean"):
+                total = sum(int(v) for v in col) if kind in "iu" else sum(float(v) for v in col)
+                if op == "mean":
+                    res.append(float(np.float64(total % 2**64 if kind == "u" else
+                                                ((total + 2**63) % 2**64) - 2**63) / m)
+                               if kind in "iu" and m else (total / m if m else np.nan))
+                else:
+                    res.append(total)
+            elif op == "prod":
+                p = 1
+                for v in col:
+                    p = p * (int(v) if kind in "iu" else float(v))
+                res.append(p)
+            else:
+                res.append((min if op == "min" else max)(col.tolist()) if m else np.nan)
+        out.append(res)
+    return out, tail
+
+
+def check(values, offsets, op):
+    got = segment_reduce(values, offsets, op)
+    ref, tail = reference(values, offsets, op)
+    n_seg = len(offsets) - 1
+    assert got.shape == (n_seg,) + tail
+    flat = got.reshape(n_seg, int(np.prod(tail, dtype=np.int64)))
+    kind = np.asarray(values).dtype.kind
+    for s in range(n_seg):
+        m = offsets[s + 1] - offsets[s]
+        absum = np.abs(np.asarray(values)[offsets[s]:offsets[s + 1]].astype(np.float64))
+        for c, r in enumerate(ref[s]):
+            g = flat[s, c]
+            if kind in "iu" and op in ("sum", "prod"):
+                assert int(g) % 2**64 == int(r) % 2**64, (s, c, g, r)
+            elif op == "count" or (kind in "iu" and op in ("min", "max")):
+                assert int(g) == int(r)
+            elif isinstance(r, float) and np.isnan(r):
+                assert np.isnan(g)
+            elif op in ("min", "max"):
+                assert g == r
+            else:
+                eps = np.finfo(got.dtype).eps
+                scale = absum.reshape(m, flat.shape[1])[:, c].sum() if m else 0.0
+                if op == "mean":
+                    scale /= max(m, 1)
+                if op == "prod":
+                    scale = abs(r)
+                tol = 2 * max(m, 1) * 2**-53 * scale + eps * abs(r)
+                if kind in "iu":
+                    tol = abs(r) * 2**-52
+                assert abs(float(g) - float(r)) <= tol, (op, s, c, g, r, tol)
+    return got
+
+
+def layouts():
+    """(n, offsets) of random segment layouts, empty segments included."""
+    return st.lists(st.integers(0, 6), min_size=0, max_size=12).map(
+        lambda lens: (sum(lens), np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(layout=layouts(), dtype=st.sampled_from(INTS + FLOATS), op=st.sampled_from(OPS),
+       k=st.sampled_from([None, 1, 3]), seed=st.integers(0, 2**32 - 1))
+def test_segment_reduce_random_layouts(layout, dtype, op, k, seed):
+    n, offsets = layout
+    rng = np.random.default_rng(seed)
+    shape = (n,) if k is None else (n, k)
+    if dtype in FLOATS:
+        values = rng.normal(size=shape).astype(dtype)
+    else:
+        info = np.iinfo(dtype)
+        values = rng.integers(max(info.min, -100), min(info.max, 100), size=shape,
+                              dtype=dtype, endpoint=True)
+    empty = np.any(np.diff(offsets) == 0)
+    if dtype in INTS and op in ("min", "max", "mean") and empty:
+        with pytest.raises(ValueError, match="offsets.*no rows"):
+            segment_reduce(values, offsets, op)
+        return
+    check(values, offsets, op)
+
+
+@pytest.mark.parametrize("dtype", INTS + FLOATS)
+@pytest.mark.parametrize("op", OPS)
+def test_segment_reduce_every_dtype(dtype, op):
+    rng = np.random.default_rng(7)
+    offsets = np.array([0, 1, 5, 5 if dtype in FLOATS else 6, 40, 41])
+    values = (rng.integers(1, 4, size=(41, 2)) if dtype in INTS else
+              rng.uniform(-2, 2, size=(41, 2))).astype(dtype)
+    got = check(values, offsets, op)
+    want = {"count": "int64", "min": dtype, "max": dtype}.get(op)
+    if want is None:
+        if dtype in FLOATS:
+            want = dtype
+        elif op == "mean":
+            want = "float64"
+        else:
+            want = "int64" if dtype.startswith("int") else "uint64"
+    assert got.dtype == want
+
+
+def test_segment_reduce_integer_sums_wrap_like_numpy():
+    v = np.array([2**62, 2**62, 2**62], dtype=np.int64)
+    got = segment_reduce(v, np.array([0, 3]))
+    assert got[0] == v.sum()
+
+
+def test_segment_reduce_float_identities_and_nan():
+    v = np.array([1.0, np.nan, 3.0])
+    o = np.array([0, 0, 2, 3])
+    assert segment_reduce(v, o, "sum").tolist()[0] == 0.0
+    assert segment_reduce(v, o, "prod").tolist()[0] == 1.0
+    for op in ("min", "max", "mean"):
+        r = segment_reduce(v, o, op)
+        assert np.isnan(r[0]) and np.isnan(r[1]) and r[2] == 3.0
+
+
+def test_segment_reduce_strided_values_and_lists():
+    base = np.arange(40, dtype=np.float64).reshape(10, 4)
+    view = base[::-2, 1::2]
+    o = np.array([0, 2, 5])
+    np.testing.assert_array_equal(segment_reduce(view, o, "max"),
+                                  np.array([view[:2].max(0), view[2:].max(0)]))
+    assert segment_reduce([1, 2, 3], [0, 1, 3]).tolist() == [1, 5]
+
+
+def test_segment_reduce_is_deterministic():
+    rng = np.random.default_rng(3)
+    v = rng.normal(size=(5000, 3)).astype(np.float32)
+    o = np.sort(rng.integers(0, 5000, size=50))
+    o = np.concatenate([[0], o, [5000]])
+    a = segment_reduce(v, o, "sum")
+    b = segment_reduce(v.copy(), o.copy(), "sum")
+    assert a.tobytes() == b.tobytes()
+
+
+# ---------------------------------------------------------------- reduce_by_key, RLE
+@settings(max_examples=40, deadline=None)
+@given(keys=st.lists(st.integers(-5, 5), max_size=40), op=st.sampled_from(OPS),
+       seed=st.integers(0, 1000))
+def test_reduce_by_key_against_a_dict(keys, op, seed):
+    keys = np.sort(np.array(keys, dtype=np.int64))
+    vals = np.random.default_rng(seed).integers(-9, 9, size=keys.shape[0])
+    uk, red = reduce_by_key(keys, vals, op)
+    groups = {}
+    for key, v in zip(keys.tolist(), vals.tolist()):
+        groups.setdefault(key, []).append(v)
+    assert uk.tolist() == sorted(groups)
+    assert uk.dtype == keys.dtype
+    fn = {"sum": sum, "prod": np.prod, "min": min, "max": max, "count": len,
+          "mean": lambda g: sum(g) / len(g)}[op]
+    assert red.tolist() == [fn(groups[key]) for key in sorted(groups)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(keys=st.lists(st.integers(0, 3), max_size=40))
+def test_run_length_encode_against_a_loop(keys):
+    k = np.array(keys, dtype=np.uint16)
+    uk, counts = run_length_encode(k)
+    runs = []
+    for key in keys:
+        if runs and runs[-1][0] == key:
+            runs[-1][1] += 1
+        else:
+            runs.append([key, 1])
+    assert uk.tolist() == [r[0] for r in runs] and uk.dtype == np.uint16
+    assert counts.tolist() == [r[1] for r in runs] and counts.dtype == np.int64
+
+
+# ---------------------------------------------------------------- bin_offsets
+@settings(max_examples=40, deadline=None)
+@given(bins=st.lists(st.integers(0, 9), max_size=40), extra=st.integers(0, 3))
+def test_bin_offsets_against_counts(bins, extra):
+    b = np.sort(np.array(bins, dtype=np.int32))
+    n_bins = 10 + extra
+    got = bin_offsets(b, n_bins)
+    want = [0]
+    for i in range(n_bins):
+        want.append(want[-1] + bins.count(i))
+    assert got.tolist() == want and got.dtype == np.int64
+
+
+def test_bin_offsets_zero_bins():
+    assert bin_offsets(np.array([], dtype=np.int64), 0).tolist() == [0]
+
+
+# ---------------------------------------------------------------- compact
+@settings(max_examples=40, deadline=None)
+@given(mask=st.lists(st.booleans(), max_size=50))
+def test_compact_keeps_order(mask):
+    m = np.array(mask, dtype=bool)
+    n = m.shape[0]
+    a = np.arange(n) * 3
+    b = np.arange(2 * n, dtype=np.float32).reshape(n, 2)
+    c = np.array([complex(i, -i) for i in range(n)], dtype=np.complex128)
+    ra, rb, rc = compact(m, a, b, c)
+    sel = [i for i in range(n) if mask[i]]
+    assert ra.tolist() == [3 * i for i in sel]
+    assert rb.tolist() == [[2 * i, 2 * i + 1] for i in sel] and rb.dtype == np.float32
+    assert rc.tolist() == [complex(i, -i) for i in sel]
+
+
+def test_compact_without_arrays():
+    assert compact(np.array([True])) == ()
+
+
+# ---------------------------------------------------------------- bad input
+@pytest.mark.parametrize("offsets, match", [
+    ([1, 2, 4], "offsets.*must start at 0"),
+    ([0, 3, 2, 4], r"offsets.*non-decreasing; offsets\[2\] = 2 .* offsets\[1\] = 3"),
+    ([0, 2, 3], "offsets.*must end at n = 4"),
+    ([0, 2, 5], "offsets.*must end at n = 4"),
+    ([], "offsets.*at least one entry"),
+    ([[0, 4]], r"offsets.*shape \(n_segments \+ 1,\)"),
+])
+def test_segment_reduce_bad_offsets(offsets, match):
+    with pytest.raises(ValueError, match=match):
+        segment_reduce(np.arange(4.0), np.array(offsets, dtype=np.int64))
+
+
+def test_segment_reduce_bad_dtypes_and_shapes():
+    o = np.array([0, 2])
+    for bad in (np.array([True, False]), np.zeros(2, np.float16), np.zeros(2, np.complex64)):
+        with pytest.raises(TypeError, match="'values'.*integer, float32 or float64"):
+            segment_reduce(bad, o)
+    with pytest.raises(TypeError, match="'offsets'.*integer"):
+        segment_reduce(np.zeros(2), np.array([0.0, 2.0]))
+    with pytest.raises(ValueError, match=r"'values'.*\(n,\) or \(n, k\)"):
+        segment_reduce(np.zeros((2, 1, 1)), o)
+    with pytest.raises(ValueError, match="'op' must be one of"):
+        segment_reduce(np.zeros(2), o, "median")
+    with pytest.raises(TypeError, match="'op'"):
+        segment_reduce(np.zeros(2), o, None)
+
+
+def test_segment_reduce_empty_segment_of_integers():
+    with pytest.raises(ValueError, match="segment 1 no rows; the min"):
+        segment_reduce(np.arange(3), np.array([0, 1, 1, 3]), "min")
+    assert segment_reduce(np.arange(3), np.array([0, 1, 1, 3]), "sum").tolist() == [0, 0, 3]
+
+
+def test_reduce_by_key_bad_input():
+    with pytest.raises(ValueError, match="'sorted_keys' must be sorted.*position 3 holds 1, "
+                                         "less than 4 at position 2"):
+        reduce_by_key(np.array([0, 2, 4, 1, 0]), np.zeros(5))
+    with pytest.raises(TypeError, match="'sorted_keys'.*integer"):
+        reduce_by_key(np.array([0.0, 1.0]), np.zeros(2))
+    with pytest.raises(ValueError, match="'sorted_keys' must be 1-D"):
+        reduce_by_key(np.zeros((2, 2), dtype=int), np.zeros(2))
+    with pytest.raises(ValueError, match=r"'values' must have shape \(3,\)"):
+        reduce_by_key(np.array([0, 1, 2]), np.zeros(2))
+    with pytest.raises(ValueError, match="'op'"):
+        reduce_by_key(np.array([0, 1]), np.zeros(2), "avg")
+    with pytest.raises(TypeError, match="'values'"):
+        reduce_by_key(np.array([0, 1]), np.zeros(2, dtype=bool))
+
+
+def test_run_length_encode_bad_input():
+    with pytest.raises(TypeError, match="'keys'.*integer"):
+        run_length_encode(np.array([1.0]))
+    with pytest.raises(ValueError, match="'keys' must be 1-D"):
+        run_length_encode(np.zeros((1, 1), dtype=int))
+
+
+def test_bin_offsets_bad_input():
+    with pytest.raises(ValueError, match="'sorted_bins' holds bin 5 at position 2, outside "
+                                         r"\[0, 5\)"):
+        bin_offsets(np.array([0, 1, 5]), 5)
+    with pytest.raises(ValueError, match="'sorted_bins' holds bin -1 at position 0"):
+        bin_offsets(np.array([-1, 1]), 5)
+    with pytest.raises(ValueError, match="'sorted_bins' must be sorted.*position 2"):
+        bin_offsets(np.array([0, 3, 1]), 5)
+    with pytest.raises(ValueError, match="'n_bins' must be >= 0"):
+        bin_offsets(np.array([0]), -1)
+    for bad in (2.0, True, None):
+        with pytest.raises(TypeError, match="'n_bins'"):
+            bin_offsets(np.array([0]), bad)
+    with pytest.raises(TypeError, match="'sorted_bins'.*integer"):
+        bin_offsets(np.array([0.5]), 3)
+
+
+def test_compact_bad_input():
+    with pytest.raises(TypeError, match="'mask'.*bool"):
+        compact(np.array([1, 0]), np.zeros(2))
+    with pytest.raises(ValueError, match="'mask' must be 1-D"):
+        compact(np.zeros((2, 2), dtype=bool), np.zeros(2))
+    with pytest.raises(ValueError, match=r"'arrays\[1\]' must have shape \(2, \.\.\.\)"):
+        compact(np.array([True, False]), np.zeros(2), np.zeros(3))
+    with pytest.raises(ValueError, match=r"'arrays\[0\]'.*got \(\)"):
+        compact(np.array([True]), np.float64(1.0))
+
+
+def test_mixed_backends_are_refused(fake_cupy):
+    from tests.conftest import _allocate
+
+    d = _allocate((3,), np.int64, device=0)
+    with pytest.raises(TypeError, match="different backends"):
+        segment_reduce(np.zeros(3), d)
+    with pytest.raises(TypeError, match="different backends"):
+        compact(np.ones(3, dtype=bool), d)
+    with pytest.raises(TypeError, match="different backends"):
+        reduce_by_key(d, np.zeros(3))
+
+
+def test_dask_arrays_name_what_to_do():
+    da = pytest.importorskip("dask.array")
+    x = da.zeros(4, chunks=2)
+    for call in (lambda: segment_reduce(x, da.from_array(np.array([0, 4]))),
+                 lambda: run_length_encode(da.zeros(4, dtype=int, chunks=2)),
+                 lambda: compact(da.ones(4, dtype=bool, chunks=2), x)):
+        with pytest.raises(NotImplementedError, match="not available on the dask backend; "
+                                                      "compute the arrays first"):
+            call()
+    assert xp.algorithms.SEGMENT_OPS == tuple(OPS)

@@ -1,0 +1,227 @@
+"""The segment primitives on CuPy: integers bit for bit as on the NumPy backend, floats
+within the bound the docstring states, the same bits run to run, and the device-side
+errors."""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+import pytest
+
+from xstride import algorithms as alg
+from xstride._plans.segments import LongPlan, SegmentPlan
+
+pytestmark = pytest.mark.gpu
+
+INTS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+FLOATS = ["float32", "float64"]
+OPS = ["sum", "prod", "min", "max", "mean", "count"]
+
+
+@pytest.fixture
+def poisoned(cp):
+    """Fill a large pool block with 0xFF and free it, so fresh outputs start as garbage."""
+    junk = cp.full(1 << 27, 0xFF, dtype=cp.uint8)
+    del junk
+    return cp
+
+
+def layout(rng, n_seg, mean_len, empty=True, long=0):
+    lens = rng.poisson(mean_len, size=n_seg)
+    if not empty:
+        lens = np.maximum(lens, 1)
+    if long:
+        lens[rng.integers(0, n_seg)] = long
+    return np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+
+
+def values_of(rng, dtype, n, k):
+    shape = (n,) if k is None else (n, k)
+    if dtype in FLOATS:
+        return rng.normal(size=shape).astype(dtype)
+    info = np.iinfo(dtype)
+    return rng.integers(max(info.min, -50), min(info.max, 50), size=shape, dtype=dtype,
+                        endpoint=True)
+
+
+def assert_close(op, host_vals, offsets, got, want):
+    """Integers and min/max/count: equal. Float sums/means/products: the stated bound."""
+    assert got.dtype == want.dtype and got.shape == want.shape
+    if got.dtype.kind in "iu" or op in ("min", "max", "count"):
+        np.testing.assert_array_equal(got, want)
+        return
+    lens = np.diff(offsets).astype(np.float64)
+    shape = (-1,) + (1,) * (got.ndim - 1)
+    m = lens.reshape(shape)
+    eps = float(np.finfo(got.dtype).eps)
+    if op == "prod":
+        bound = 2 * m * 2.0**-53 * np.abs(want.astype(np.float64))
+    else:
+        a = np.abs(host_vals.astype(np.float64)).reshape((len(host_vals),) + got.shape[1:])
+        cs = np.concatenate([np.zeros((1,) + a.shape[1:]), np.cumsum(a, axis=0)])
+        absum = (cs[offsets[1:]] - cs[offsets[:-1]]) * (1 + 1e-9)
+        bound = 2 * np.maximum(m - 1, 0) * 2.0**-53 * absum
+        if op == "mean":
+            bound = bound / np.maximum(m, 1)
+    # the final rounding: relative for normal results, an absolute term below the
+    # smallest normal number of the result dtype (gradual underflow: products of many
+    # small factors land among the subnormals, whose spacing is not relative)
+    tiny = float(np.finfo(got.dtype).tiny)
+    bound = bound + eps * np.abs(want.astype(np.float64)) + tiny
+    diff = np.abs(got.astype(np.float64) - want.astype(np.float64))
+    both_nan = np.isnan(got) & np.isnan(want)
+    assert np.all(both_nan | (diff <= bound)), (op, diff.max())
+
+
+@pytest.mark.parametrize("dtype", INTS + FLOATS)
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("shape", [("short", None), ("short", 3), ("long", None),
+                                   ("long", 5), ("huge", 2), ("long", 40), ("mixed", 3),
+                                   ("mixed", None)])
+def test_segment_reduce_device_equals_host(poisoned, dtype, op, shape):
+    cp = poisoned
+    kind, k = shape
+    rng = np.random.default_rng(zlib.crc32(repr((dtype, op, kind, k)).encode()))
+    empty = dtype in FLOATS or op in ("sum", "prod", "count")
+    if kind == "short":
+        offsets = layout(rng, 5000, 3, empty)
+    elif kind == "long":
+        offsets = layout(rng, 300, 200, empty)
+    elif kind == "huge":   # one segment spanning several 4096-row chunks, many short ones
+        offsets = layout(rng, 2000, 2, empty, long=3 * 4096 + 17)
+    else:   # warps per segment, and one long segment in chunks
+        offsets = layout(rng, 300, 200, empty, long=2 * 4096 + 5)
+    vals = values_of(rng, dtype, int(offsets[-1]), k)
+    want = alg.segment_reduce(vals, offsets, op)
+    got = alg.segment_reduce(cp.asarray(vals), cp.asarray(offsets), op)
+    assert isinstance(got, cp.ndarray)
+    assert_close(op, vals, offsets, got.get(), want)
+    again = alg.segment_reduce(cp.asarray(vals), cp.asarray(offsets), op)
+    assert again.get().tobytes() == got.get().tobytes()
+
+
+@pytest.mark.parametrize("plan", [(SegmentPlan("warp", 7, True), LongPlan(3, 7)),
+                                  (SegmentPlan("thread", 7, True), LongPlan(1, 20)),
+                                  (SegmentPlan("warp", 20, False), None),
+                                  (SegmentPlan("thread", 20, False), None)])
+@pytest.mark.parametrize("k", [None, 1, 2, 3, 31, 32, 33, 65])
+def test_every_walk_and_column_slab(cp, monkeypatch, plan, k):
+    """Each walk of the plan (chunks combined in order included) on small data."""
+    from xstride._kernels import segments as ks
+
+    monkeypatch.setattr(ks, "plan_segments", lambda n, n_seg, max_len: plan[0])
+    monkeypatch.setattr(ks, "plan_long", lambda n_long, max_len: plan[1])
+    rng = np.random.default_rng(k or 0)
+    for dtype, op in (("int64", "sum"), ("uint8", "max"), ("int16", "min"),
+                      ("float64", "sum"), ("float32", "mean"), ("int32", "prod")):
+        low = 1 if dtype in INTS and op in ("min", "max") else 0
+        lens = rng.integers(low, 21, size=40)   # within chunks * chunk_rows of each plan
+        offs = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+        vals = values_of(rng, dtype, int(offs[-1]), k)
+        want = alg.segment_reduce(vals, offs, op)
+        got = alg.segment_reduce(cp.asarray(vals), cp.asarray(offs), op).get()
+        assert_close(op, vals, offs, got, want)
+
+
+def test_strided_values_and_other_offset_dtypes(cp):
+    rng = np.random.default_rng(5)
+    base = rng.normal(size=(3000, 6))
+    view = base[::-2, 1::2]
+    offs = layout(rng, 100, 15)
+    offs = (offs * (len(view) / offs[-1])).astype(np.int32)
+    offs[-1] = len(view)
+    offs = np.maximum.accumulate(offs)
+    want = alg.segment_reduce(view, offs, "max")
+    got = alg.segment_reduce(cp.asarray(base)[::-2, 1::2], cp.asarray(offs), "max")
+    np.testing.assert_array_equal(got.get(), want)
+
+
+def test_reduce_by_key_and_rle(poisoned):
+    cp = poisoned
+    rng = np.random.default_rng(11)
+    for n in (0, 1, 4095, 4096, 4097, 100_003):
+        keys = np.sort(rng.integers(0, max(n // 3, 1), size=n)).astype(np.uint32)
+        vals = rng.normal(size=(n, 3)).astype(np.float32)
+        uk, red = alg.reduce_by_key(cp.asarray(keys), cp.asarray(vals), "mean")
+        huk, hred = alg.reduce_by_key(keys, vals, "mean")
+        np.testing.assert_array_equal(uk.get(), huk)
+        counts = alg.run_length_encode(keys)[1]
+        offs = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        assert_close("mean", vals, offs, red.get(), hred)
+        ikeys = rng.integers(-3, 3, size=n).astype(np.int64)   # unsorted: runs, not groups
+        u, c = alg.run_length_encode(cp.asarray(ikeys))
+        hu, hc = alg.run_length_encode(ikeys)
+        np.testing.assert_array_equal(u.get(), hu)
+        np.testing.assert_array_equal(c.get(), hc)
+        ivals = rng.integers(-9, 9, size=n)
+        for op in ("sum", "min", "count"):
+            got = alg.reduce_by_key(cp.asarray(keys), cp.asarray(ivals), op)[1].get()
+            np.testing.assert_array_equal(got, alg.reduce_by_key(keys, ivals, op)[1])
+
+
+@pytest.mark.parametrize("n", [0, 1, 17, 4096, 4097, 300_001])
+def test_bin_offsets_device(cp, n):
+    rng = np.random.default_rng(n)
+    bins = np.sort(rng.integers(0, 1000, size=n)).astype(np.int16)
+    np.testing.assert_array_equal(alg.bin_offsets(cp.asarray(bins), 1003).get(),
+                                  alg.bin_offsets(bins, 1003))
+
+
+@pytest.mark.parametrize("n", [0, 1, 100, 4096, 4097, 1_000_003])
+def test_compact_device(poisoned, n):
+    cp = poisoned
+    rng = np.random.default_rng(n)
+    mask = rng.random(n) < 0.37
+    arrays = [np.arange(n, dtype=np.int64), rng.normal(size=(n, 3)).astype(np.float32),
+              (rng.random(n) < 0.5), rng.normal(size=(n, 2)) + 1j, np.zeros((n, 0)),
+              rng.integers(0, 255, size=(n, 3), dtype=np.uint8)]
+    got = alg.compact(cp.asarray(mask), *[cp.asarray(a) for a in arrays])
+    for g, a in zip(got, arrays):
+        assert g.dtype == a.dtype
+        np.testing.assert_array_equal(g.get(), a[mask])
+    strided = cp.asarray(np.arange(3 * n).reshape(n, 3))[:, ::2]
+    np.testing.assert_array_equal(alg.compact(cp.asarray(mask), strided)[0].get(),
+                                  np.arange(3 * n).reshape(n, 3)[:, ::2][mask])
+
+
+# ---------------------------------------------------------------- device-side errors
+def test_device_offset_errors(cp):
+    v = cp.arange(10.0)
+    with pytest.raises(ValueError, match="must start at 0; got offsets\\[0\\] = 1"):
+        alg.segment_reduce(v, cp.asarray([1, 10]))
+    big = np.arange(0, 20_001, dtype=np.int64)
+    big[12_345] = 3
+    big[15_000] = 2
+    with pytest.raises(ValueError, match=r"non-decreasing; offsets\[12345\] = 3"):
+        alg.segment_reduce(cp.zeros(20_000), cp.asarray(big))
+    with pytest.raises(ValueError, match="must end at n = 10"):
+        alg.segment_reduce(v, cp.asarray([0, 4, 9]))
+    with pytest.raises(ValueError, match="segment 1 no rows; the max"):
+        alg.segment_reduce(cp.arange(10), cp.asarray([0, 4, 4, 10]), "max")
+
+
+def test_device_unsorted_keys_name_the_first_position(cp):
+    keys = np.arange(50_000, dtype=np.int64)
+    keys[30_001] = 5      # first unsorted position (a later tile)
+    keys[40_000] = 0
+    with pytest.raises(ValueError, match="position 30001 holds 5, less than 30000"):
+        alg.reduce_by_key(cp.asarray(keys), cp.zeros(50_000))
+    bins = np.sort(np.random.default_rng(0).integers(0, 9, size=9000))
+    bins[7000] = 0
+    with pytest.raises(ValueError, match="'sorted_bins' must be sorted.*position 7000"):
+        alg.bin_offsets(cp.asarray(bins), 9)
+    bins[8000] = 9
+    with pytest.raises(ValueError, match="holds bin 9 at position 8000"):
+        alg.bin_offsets(cp.asarray(bins), 9)
+
+
+def test_device_mask_and_mixed_backends(cp):
+    with pytest.raises(TypeError, match="'mask'.*bool"):
+        alg.compact(cp.zeros(3, dtype=cp.int8), cp.zeros(3))
+    with pytest.raises(ValueError, match=r"'arrays\[0\]' must have shape \(3, \.\.\.\)"):
+        alg.compact(cp.ones(3, dtype=bool), cp.zeros(4))
+    with pytest.raises(TypeError, match="different backends"):
+        alg.compact(cp.ones(3, dtype=bool), np.zeros(3))
+    with pytest.raises(TypeError, match="different backends"):
+        alg.segment_reduce(cp.zeros(3), np.array([0, 3]))

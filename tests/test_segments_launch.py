@@ -1,0 +1,372 @@
+"""The CUDA executor of the segment primitives on the stand-in CuPy, with its kernels
+played on the host.
+
+Each launch of ``segments.cu`` that the stand-in records is carried out here by a
+NumPy model of the kernel (``MODELS``), written from the kernel's comment: the same
+arguments, read through the same device addresses, the same fold order (lanes, row
+slots, chunks). This checks the launcher (arguments in order, grids, the records read
+back, the plans' walks and the combine) and the design of the walks against the NumPy
+backend without a GPU. It proves nothing about the CUDA code itself:
+tests/test_segments_gpu.py does, on the device.
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+import pytest
+
+from tests.conftest import FakeCupyArray
+from tests.test_segments_gpu import assert_close, values_of
+from xstride import algorithms as alg
+from xstride._core.dtypes import DTYPE_OF_C
+from xstride._kernels import _compile
+from xstride._kernels import segments as ks
+from xstride._plans.segments import LongPlan, SegmentPlan
+
+TILE = 256 * 16
+
+
+def mem(addr, dtype, count):
+    """``count`` items of ``dtype`` at host address ``addr`` (writable, no copy)."""
+    dt = np.dtype(dtype)
+    if count == 0:
+        return np.empty(0, dt)
+    buf = (ctypes.c_char * (int(count) * dt.itemsize)).from_address(int(addr))
+    return np.frombuffer(buf, dtype=dt)
+
+
+def targs(name):
+    inner = name.partition("<")[2].rstrip(">")
+    return [t.strip() for t in inner.split(",")] if inner else []
+
+
+def np_type(c):
+    return np.dtype(DTYPE_OF_C[c]).type
+
+
+def identity(op, T, A):
+    if op == 0:
+        return A(0)
+    if op == 1:
+        return A(1)
+    info = np.finfo(T) if np.dtype(T).kind == "f" else np.iinfo(T)
+    big = np.inf if np.dtype(T).kind == "f" else info.max
+    small = -np.inf if np.dtype(T).kind == "f" else info.min
+    return A(big if op == 2 else small)
+
+
+def fold(op, a, b):
+    if op == 0:
+        return a + b
+    if op == 1:
+        return a * b
+    if b != b:
+        return b
+    if op == 2:
+        return b if b < a else a
+    return b if b > a else a
+
+
+def finish(op, mean, R, acc, count):
+    if (op >= 2 and count == 0) or (mean and count == 0):
+        return R(np.nan)
+    if mean:
+        return R(np.float64(acc) / np.float64(count))
+    return R(acc)
+
+
+def reduce_types(name):
+    t, a, r, op, mean = targs(name)
+    return np_type(t), np_type(a), np_type(r), int(op), mean == "true"
+
+
+def m_thread(name, grid, v, off, n_seg, k, max_rows, out):
+    T, A, R, op, mean = reduce_types(name)
+    o = mem(off, np.int64, n_seg + 1)
+    n = int(o[-1])
+    vals = mem(v, T, n * k)
+    res = mem(out, R, n_seg * k)
+    for t in range(n_seg * k):
+        s, c = divmod(t, k)
+        if o[s + 1] - o[s] > max_rows:
+            continue
+        acc = identity(op, T, A)
+        for r in range(o[s], o[s + 1]):
+            acc = fold(op, acc, A(vals[r * k + c]))
+        res[t] = finish(op, mean, R, acc, o[s + 1] - o[s])
+
+
+def m_warp(name, grid, v, off, ids, n_items, k, chunks, chunk_rows, max_rows, out, part):
+    T, A, R, op, mean = reduce_types(name)
+    idx = mem(ids, np.int64, n_items) if ids else np.arange(n_items)
+    top = int(idx.max()) + 1          # the segments it reaches: 0 .. top - 1
+    o = mem(off, np.int64, top + 1)
+    vals = mem(v, T, int(o[-1]) * k)
+    res = mem(out, R, top * k)
+    parts = mem(part, A, n_items * chunks * k) if part else None
+    for w in range(n_items * chunks):
+        j, p = divmod(w, chunks)
+        s = int(idx[j])
+        s0, s1 = int(o[s]), int(o[s + 1])
+        r0 = s0 + p * chunk_rows
+        if s1 - s0 > max_rows or (r0 >= s1 and (p > 0 or chunks > 1)):
+            continue
+        r1 = min(r0 + chunk_rows, s1)
+        for c0 in range(0, k, 32):
+            kk = min(32, k - c0)
+            G = 32 // kk
+            acc = []
+            for lane in range(32):
+                g, col = divmod(lane, kk)
+                a = identity(op, T, A)
+                if g < G:
+                    for r in range(r0 + g, r1, G):
+                        a = fold(op, a, A(vals[r * k + c0 + col]))
+                acc.append(a)
+            h = 1
+            while h < G:   # shfl_down by h * kk: lanes past 31 keep their own value
+                acc = [fold(op, acc[lane], acc[lane + h * kk])
+                       if (lane // kk) % (2 * h) == 0 and lane // kk + h < G else acc[lane]
+                       for lane in range(32)]
+                h *= 2
+            for lane in range(kk):
+                x = acc[lane]
+                if chunks == 1:
+                    res[s * k + c0 + lane] = finish(op, mean, R, x, s1 - s0)
+                else:
+                    parts[(j * chunks + p) * k + c0 + lane] = x
+
+
+def m_combine(name, grid, part, off, ids, n_items, k, chunks, chunk_rows, out):
+    T, A, R, op, mean = reduce_types(name)
+    idx = mem(ids, np.int64, n_items) if ids else np.arange(n_items)
+    top = int(idx.max()) + 1
+    o = mem(off, np.int64, top + 1)
+    parts = mem(part, A, n_items * chunks * k)
+    res = mem(out, R, top * k)
+    for t in range(n_items * k):
+        j, c = divmod(t, k)
+        s = int(idx[j])
+        m = int(o[s + 1] - o[s])
+        acc = identity(op, T, A)
+        for p in range(-(-m // chunk_rows)):
+            acc = fold(op, acc, parts[(j * chunks + p) * k + c])
+        res[s * k + c] = finish(op, mean, R, acc, m)
+
+
+def m_offsets_stats(name, grid, off, m, rec):
+    o = mem(off, np.int64, m)
+    r = mem(rec, np.uint64, 5)
+    r[3], r[4] = o[:1].view(np.uint64)[0], o[-1:].view(np.uint64)[0]
+    d = np.diff(o)
+    bad = np.flatnonzero(d < 0)
+    if bad.size:
+        r[0] = bad[0] + 1
+    empty = np.flatnonzero(d == 0)
+    if empty.size:
+        r[1] = empty[0]
+    if d[d >= 0].size:
+        r[2] = ~np.uint64(d[d >= 0].max())
+
+
+def flags_of(flag, K, src, n, thr):
+    s = mem(src, K, n + (flag == 2))
+    if flag == 0:
+        return s != 0
+    if flag == 2:
+        return np.diff(s) > thr
+    f = np.ones(n, dtype=bool)
+    f[1:] = s[1:] != s[:-1]
+    return f
+
+
+def m_count(name, grid, src, n, thr, counts, check, rec):
+    flag, K = int(targs(name)[0]), np_type(targs(name)[1])
+    f = flags_of(flag, K, src, n, thr)
+    c = mem(counts, np.int64, grid[0])
+    for b in range(grid[0]):
+        c[b] = f[b * TILE:(b + 1) * TILE].sum()
+    if flag == 1 and check:
+        s = mem(src, K, n)
+        bad = np.flatnonzero(s[1:] < s[:-1])
+        if bad.size:
+            r = mem(rec, np.uint64, 2)
+            r[0] = min(int(r[0]), int(bad[0]) + 1)
+
+
+def m_scan_tiles(name, grid, counts, n_tiles, rec):
+    c = mem(counts, np.int64, n_tiles)
+    total = int(c.sum())
+    c[:] = np.concatenate([[0], np.cumsum(c)[:-1]])
+    mem(rec, np.uint64, 2)[1] = total
+
+
+def m_scatter(name, grid, flags, n, thr, offsets, src, row_words, dst, idx):
+    flag, K, W = int(targs(name)[0]), np_type(targs(name)[1]), np_type(targs(name)[2])
+    f = flags_of(flag, K, flags, n, thr)
+    tiles = mem(offsets, np.int64, grid[0])
+    total = int(f.sum())
+    out_idx = mem(idx, np.int64, total) if idx else None
+    s = mem(src, W, n * row_words) if src else None
+    d = mem(dst, W, total * row_words) if src else None
+    for b in range(grid[0]):
+        sel = np.flatnonzero(f[b * TILE:(b + 1) * TILE]) + b * TILE
+        for rank, i in enumerate(sel):
+            p = tiles[b] + rank
+            if out_idx is not None:
+                out_idx[p] = i
+            if s is not None:
+                d[p * row_words:(p + 1) * row_words] = s[i * row_words:(i + 1) * row_words]
+
+
+def m_bins_check(name, grid, bins, n, n_bins, rec):
+    b = mem(bins, np_type(targs(name)[0]), n).astype(object)
+    r = mem(rec, np.uint64, 2)
+    out = [i for i, x in enumerate(b) if x < 0 or x >= n_bins]
+    bad = [i for i in range(1, n) if b[i] < b[i - 1]]
+    if bad:
+        r[0] = bad[0]
+    if out:
+        r[1] = out[0]
+
+
+def m_bins_fill(name, grid, bins, n, n_bins, out):
+    b = mem(bins, np_type(targs(name)[0]), n)
+    o = mem(out, np.int64, n_bins + 1)
+    assert grid[0] * 256 >= n_bins + 1
+    for t in range(n_bins + 1):
+        lo, hi = 0, n
+        while lo < hi:
+            mid = lo + ((hi - lo) >> 1)
+            lo, hi = (mid + 1, hi) if int(b[mid]) < t else (lo, mid)
+        o[t] = lo
+
+
+MODELS = {"xs_seg_thread": m_thread, "xs_seg_warp": m_warp, "xs_seg_combine": m_combine,
+          "xs_seg_offsets_stats": m_offsets_stats, "xs_seg_count": m_count,
+          "xs_seg_scan_tiles": m_scan_tiles, "xs_seg_scatter": m_scatter,
+          "xs_seg_bins_check": m_bins_check, "xs_seg_bins_fill": m_bins_fill}
+
+
+class Played(list):
+    """The stand-in's launch log, playing each launch on its model as it comes."""
+
+    def append(self, item):
+        super().append(item)
+        kernel, grid, block, args = item
+        grid = grid if isinstance(grid, tuple) else (grid,)
+        with np.errstate(all="ignore"):
+            MODELS[kernel.name.partition("<")[0]](kernel.name, grid, *[a.item() for a in args])
+
+
+@pytest.fixture
+def dev(fake_cupy, monkeypatch):
+    fake_cupy.launches = Played()
+    _compile.clear()
+    ks._LAUNCHES.clear()
+    monkeypatch.setattr(FakeCupyArray, "__setitem__",
+                        lambda self, i, v: self.host.__setitem__(i, v), raising=False)
+    monkeypatch.setattr(FakeCupyArray, "__sub__",
+                        lambda self, o: FakeCupyArray(self.host - o.host), raising=False)
+    yield fake_cupy
+    _compile.clear()
+    ks._LAUNCHES.clear()
+
+
+def names(fake):
+    return [k.name.partition("<")[0] for k, *_ in fake.launches]
+
+
+PLANS = [None, (SegmentPlan("warp", 4, True), LongPlan(3, 4)),
+         (SegmentPlan("thread", 5, True), LongPlan(1, 12)),
+         (SegmentPlan("warp", 12, False), None), (SegmentPlan("thread", 12, False), None)]
+
+
+@pytest.mark.parametrize("plan", PLANS)
+@pytest.mark.parametrize("k", [None, 3, 33])
+@pytest.mark.parametrize("dtype, op", [("int64", "sum"), ("uint8", "max"), ("int16", "min"),
+                                       ("float64", "sum"), ("float32", "mean"),
+                                       ("int32", "prod"), ("uint32", "mean")])
+def test_reduce_walks_played(dev, monkeypatch, plan, k, dtype, op):
+    if plan is not None:
+        monkeypatch.setattr(ks, "plan_segments", lambda n, n_seg, max_len: plan[0])
+        monkeypatch.setattr(ks, "plan_long", lambda n_long, max_len: plan[1])
+    rng = np.random.default_rng(3)
+    low = 1 if dtype.startswith(("int", "uint")) and op in ("min", "max", "mean") else 0
+    lens = rng.integers(low, 13, size=9)
+    offs = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+    vals = values_of(rng, dtype, int(offs[-1]), k)
+    want = alg.segment_reduce(vals, offs, op)
+    got = alg.segment_reduce(dev.asarray(vals), dev.asarray(offs), op)
+    assert isinstance(got, FakeCupyArray)
+    assert_close(op, vals, offs, got.get(), want)
+    walk = names(dev)
+    assert walk[0] == "xs_seg_offsets_stats"
+    if plan is not None:
+        short = "xs_seg_thread" if plan[0].short == "thread" else "xs_seg_warp"
+        long = ["xs_seg_count", "xs_seg_scan_tiles", "xs_seg_scatter", "xs_seg_warp"]
+        if plan[1] is not None and plan[1].chunks > 1:
+            long.append("xs_seg_combine")
+        assert walk[1:] == [short] + (long if plan[0].long else [])
+
+
+def test_plan_choice_reaches_every_walk(dev):
+    vals = np.arange(5000.0)
+    short = np.arange(0, 5001, 2)
+    alg.segment_reduce(dev.asarray(vals), dev.asarray(short))
+    assert names(dev)[-1] == "xs_seg_thread"
+    del dev.launches[:]
+    alg.segment_reduce(dev.asarray(vals), dev.asarray(np.array([0, 100, 5000])))
+    assert names(dev) == ["xs_seg_offsets_stats", "xs_seg_warp", "xs_seg_count",
+                          "xs_seg_scan_tiles", "xs_seg_scatter", "xs_seg_warp",
+                          "xs_seg_combine"]   # 4900 rows > 4096: two chunks
+    del dev.launches[:]
+    mixed = np.concatenate([np.arange(0, 4000, 2), [4700, 5000]])   # short ones and 700
+    got = alg.segment_reduce(dev.asarray(vals), dev.asarray(mixed), "sum")
+    np.testing.assert_array_equal(got.get(), alg.segment_reduce(vals, mixed, "sum"))
+    assert names(dev) == ["xs_seg_offsets_stats", "xs_seg_thread", "xs_seg_count",
+                          "xs_seg_scan_tiles", "xs_seg_scatter", "xs_seg_warp"]
+
+
+def test_runs_compaction_and_bins_played(dev):
+    rng = np.random.default_rng(1)
+    n = 2 * TILE + 77   # three tiles
+    keys = np.sort(rng.integers(0, 3000, size=n)).astype(np.uint16)
+    vals = rng.integers(-5, 5, size=(n, 2))
+    uk, red = alg.reduce_by_key(dev.asarray(keys), dev.asarray(vals), "max")
+    huk, hred = alg.reduce_by_key(keys, vals, "max")
+    np.testing.assert_array_equal(uk.get(), huk)
+    np.testing.assert_array_equal(red.get(), hred)
+    mask = rng.random(n) < 0.4
+    arrays = [np.arange(n), rng.normal(size=(n, 3)).astype(np.float32), mask.copy(),
+              np.zeros((n, 0))]
+    got = alg.compact(dev.asarray(mask), *[dev.asarray(a) for a in arrays])
+    for g, a in zip(got, arrays):
+        np.testing.assert_array_equal(g.get(), a[mask])
+    bins = np.sort(rng.integers(0, 50, size=n)).astype(np.int8)
+    np.testing.assert_array_equal(alg.bin_offsets(dev.asarray(bins), 53).get(),
+                                  alg.bin_offsets(bins, 53))
+    u, c = alg.run_length_encode(dev.asarray(np.array([4, 4, 1, 4], dtype=np.int64)))
+    assert u.get().tolist() == [4, 1, 4] and c.get().tolist() == [2, 1, 1]
+
+
+def test_device_errors_played(dev):
+    keys = np.arange(3 * TILE, dtype=np.int64)
+    keys[TILE + 5] = 0
+    keys[2 * TILE] = 0
+    with pytest.raises(ValueError, match=f"position {TILE + 5} holds 0, less than {TILE + 4}"):
+        alg.reduce_by_key(dev.asarray(keys), dev.asarray(np.zeros(3 * TILE)))
+    with pytest.raises(ValueError, match=r"non-decreasing; offsets\[2\] = 1"):
+        alg.segment_reduce(dev.asarray(np.zeros(4)), dev.asarray(np.array([0, 2, 1, 4])))
+    with pytest.raises(ValueError, match="must start at 0; got offsets\\[0\\] = -1"):
+        alg.segment_reduce(dev.asarray(np.zeros(4)), dev.asarray(np.array([-1, 4])))
+    with pytest.raises(ValueError, match="must end at n = 4"):
+        alg.segment_reduce(dev.asarray(np.zeros(4)), dev.asarray(np.array([0, 3])))
+    with pytest.raises(ValueError, match="segment 0 no rows"):
+        alg.segment_reduce(dev.asarray(np.arange(4)), dev.asarray(np.array([0, 0, 4])), "mean")
+    with pytest.raises(ValueError, match="holds bin 7 at position 2"):
+        alg.bin_offsets(dev.asarray(np.array([0, 1, 7, 0])), 7)
+    with pytest.raises(ValueError, match="must be sorted.*position 3"):
+        alg.bin_offsets(dev.asarray(np.array([0, 1, 6, 0])), 7)

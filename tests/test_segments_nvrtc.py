@@ -1,0 +1,82 @@
+"""segments.cu compiles under NVRTC (no GPU) with every template instance the executor
+can ask for, and each kernel's parameters in PTX have the sizes the launcher packs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.test_cuda_headers_nvrtc import _check, nvrtc, ptx_param_sizes
+from tests.test_segments_launch import MODELS
+from xstride._core.dtypes import C_TYPES
+from xstride._kernels import segments as ks
+from xstride._kernels._compile import include_dir, source
+from xstride._plans.segments import OPS, VALUE_DTYPES, accumulator, result_dtype
+
+pytestmark = pytest.mark.skipif(nvrtc is None, reason="cuda-bindings/nvrtc not importable")
+
+INT_KEYS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+
+# bytes of each parameter as segments.py packs them: P pointer/long long (8), i int (4)
+PARAMS = {"xs_seg_thread": "PPqqqP", "xs_seg_warp": "PPPqqqqqPP",
+          "xs_seg_combine": "PPPqqqqP", "xs_seg_offsets_stats": "PqP", "xs_seg_count": "PqqPiP",
+          "xs_seg_scan_tiles": "PqP", "xs_seg_scatter": "PqqPPqPP", "xs_seg_bins_check": "PqqP",
+          "xs_seg_bins_fill": "PqqP"}
+
+
+def every_name() -> list[str]:
+    """Every kernel family the executor asks for: each value dtype with one op (in
+    turn), every op with float32 and uint8 and each (accumulator, shuffle) type pair
+    (all of them would take NVRTC over a minute), every key dtype."""
+    ops = [op for op in OPS if op != "count"]
+    pairs = {(d, ops[i % len(ops)]) for i, d in enumerate(VALUE_DTYPES)}
+    pairs |= {(d, op) for d in ("float32", "uint8") for op in ops}
+    pairs |= {(d, "min") for d in ("int16", "uint32", "int64", "uint64", "float64")}
+    names = []
+    for dtype, op in sorted(pairs):
+        names += ks.reduce_kernels(dtype, op, result_dtype(op, dtype), accumulator(op, dtype))
+    words = list(ks._WORDS.values())
+    names += ["xs_seg_count<0, unsigned char>", "xs_seg_count<2, long long>",
+              "xs_seg_scatter<2, long long, unsigned char>"]
+    names += [f"xs_seg_scatter<0, unsigned char, {w}>" for w in words]
+    for key in INT_KEYS:
+        kt = C_TYPES[key]
+        names += [f"xs_seg_count<1, {kt}>",
+                  f"xs_seg_scatter<1, {kt}, {ks._WORDS[np.dtype(key).itemsize]}>",
+                  f"xs_seg_bins_check<{kt}>", f"xs_seg_bins_fill<{kt}>"]
+    return names
+
+
+def compile_all(names, arch="sm_90"):
+    (prog,) = _check(nvrtc.nvrtcCreateProgram(source("segments.cu").encode(), b"segments.cu",
+                                              0, [], []), "create")
+    try:
+        for n in names:
+            _check(nvrtc.nvrtcAddNameExpression(prog, n.encode()), n)
+        opts = [f"-arch={arch}", "-std=c++17", f"-I{include_dir()}"]
+        res = nvrtc.nvrtcCompileProgram(prog, len(opts), [o.encode() for o in opts])
+        (size,) = _check(nvrtc.nvrtcGetProgramLogSize(prog), "log size")
+        log = bytes(max(size, 2))
+        _check(nvrtc.nvrtcGetProgramLog(prog, log), "log")
+        assert res[0] == nvrtc.nvrtcResult.NVRTC_SUCCESS, log.decode(errors="replace")
+        lowered = {n: _check(nvrtc.nvrtcGetLoweredName(prog, n.encode()), n)[0].decode()
+                   for n in names}
+        (size,) = _check(nvrtc.nvrtcGetPTXSize(prog), "ptx size")
+        ptx = bytes(max(size, 2))
+        _check(nvrtc.nvrtcGetPTX(prog, ptx), "ptx")
+        return lowered, ptx.decode(errors="replace")
+    finally:
+        nvrtc.nvrtcDestroyProgram(prog)
+
+
+def test_every_instance_compiles_with_the_packed_parameter_sizes():
+    names = every_name()
+    lowered, ptx = compile_all(names)
+    seen = set()
+    for name in names + ["xs_seg_offsets_stats", "xs_seg_scan_tiles"]:
+        base = name.partition("<")[0]
+        entry = lowered.get(name, name)
+        want = [4 if c == "i" else 8 for c in PARAMS[base]]
+        assert ptx_param_sizes(ptx, entry) == want, name
+        seen.add(base)
+    assert seen == set(PARAMS) == set(MODELS)   # every kernel is launched and modelled

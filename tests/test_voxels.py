@@ -1,0 +1,238 @@
+"""voxel_downsample on the host: against an independent np.unique reference (random clouds
+by Hypothesis, the bunny), the accuracy bound of its docstring, Morton order, bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from xstride import algorithms as alg
+from xstride.algorithms import MAX_MORTON_LEVELS
+
+U = 2.0**-53
+
+
+def reference(points, voxel_size, origin=None):
+    """(centroids float64, counts, voxel index rows) by np.unique(return_inverse), in
+    Morton order of the voxel indices counted from the lowest occupied voxel.
+
+    Independent of xstride but for the bit interleaving, checked below by its own
+    bit-by-bit reference."""
+    p = np.asarray(points, dtype=np.float64)
+    ndim = p.shape[1]
+    lo = p.min(axis=0) if origin is None else np.asarray(origin, dtype=np.float64)
+    size = np.broadcast_to(np.asarray(voxel_size, dtype=np.float64), (ndim,))
+    vox = np.floor((p - lo) / size).astype(np.int64)
+    uniq, inverse, counts = np.unique(vox, axis=0, return_inverse=True, return_counts=True)
+    inverse = inverse.reshape(-1)
+    sums = np.stack([np.bincount(inverse, weights=p[:, a], minlength=len(uniq))
+                     for a in range(ndim)], axis=1)
+    means = sums / counts[:, None]
+    rel = uniq - uniq.min(axis=0)
+    keys = np.array([bitwise_key(row) for row in rel], dtype=np.uint64)
+    order = np.argsort(keys, kind="stable")
+    # the bound's max|x| per voxel and axis
+    absmax = np.zeros_like(means)
+    np.maximum.at(absmax, inverse, np.abs(p))
+    return means[order], counts[order], uniq[order], absmax[order]
+
+
+def bitwise_key(cells) -> int:
+    """Bit ndim*b + a of the key is bit b of cell a (DESIGN.md, written out bit by bit)."""
+    ndim = len(cells)
+    key = 0
+    for b in range(64 // ndim):
+        for a, c in enumerate(cells):
+            key |= ((int(c) >> b) & 1) << (ndim * b + a)
+    return key
+
+
+def assert_within_bound(cent, counts, ref, dtype):
+    means, ref_counts, _, absmax = ref
+    np.testing.assert_array_equal(counts, ref_counts)
+    assert cent.dtype == dtype and counts.dtype == np.int64
+    m = counts[:, None].astype(np.float64)
+    bound = (m + 1) * 2 * U * absmax
+    if dtype != np.float64:
+        bound = bound + np.spacing(np.abs(means).astype(dtype)).astype(np.float64)
+    err = np.abs(cent.astype(np.float64) - means)
+    assert (err <= bound).all(), float((err - bound).max())
+
+
+def cloud(seed, n, ndim, scale=10.0):
+    rng = np.random.default_rng(seed)
+    pts = rng.normal(0.0, scale, size=(n, ndim))
+    pts[: n // 4] = np.round(pts[: n // 4])  # points on voxel faces (integer voxel sizes)
+    return pts
+
+
+# --------------------------------------------------------------------- against the reference
+@pytest.mark.parametrize("ndim", [2, 3])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+@pytest.mark.parametrize("size", [0.5, 1.0, 3.0])
+def test_equals_unique_reference(ndim, dtype, size):
+    pts = cloud(ndim, 20_000, ndim).astype(dtype)
+    cent, counts = alg.voxel_downsample(pts, size)
+    assert counts.sum() == len(pts) and len(counts) > 100
+    assert_within_bound(cent, counts, reference(pts, size), dtype)
+
+
+@settings(max_examples=60, deadline=None)
+@given(ndim=st.sampled_from([2, 3]), n=st.integers(1, 400), seed=st.integers(0, 2**32 - 1),
+       size=st.floats(0.01, 50.0), spread=st.floats(0.0, 1e3),
+       offset=st.floats(-1e6, 1e6), per_axis=st.booleans(), with_origin=st.booleans())
+def test_random_clouds_equal_the_reference(ndim, n, seed, size, spread, offset, per_axis,
+                                           with_origin):
+    rng = np.random.default_rng(seed)
+    pts = offset + spread * rng.standard_normal((n, ndim))
+    pts[rng.integers(0, n, n // 3)] = pts[0]  # duplicates
+    vs = size * rng.uniform(0.5, 2.0, ndim) if per_axis else size
+    origin = (pts.min(axis=0) - rng.uniform(0, 3 * size, ndim)).tolist() if with_origin else None
+    cent, counts = alg.voxel_downsample(pts, vs, origin=origin)
+    assert_within_bound(cent, counts, reference(pts, vs, origin), np.float64)
+
+
+def test_points_below_the_origin_count_from_the_lowest_voxel():
+    pts = np.array([[-2.5, 0.0], [0.5, 0.5], [-2.4, 0.2], [1.5, -1.5]])
+    cent, counts = alg.voxel_downsample(pts, 1.0, origin=(0.0, 0.0))
+    ref = reference(pts, 1.0, (0.0, 0.0))
+    assert_within_bound(cent, counts, ref, np.float64)
+    # relative voxels (0, 2) (3, 2) (4, 0): keys 8, 13, 16
+    assert ref[2].tolist() == [[-3, 0], [0, 0], [1, -2]]
+    assert counts.tolist() == [2, 1, 1]
+
+
+def test_floor_before_counting_from_the_lowest_voxel():
+    # q = -1e-10 is voxel -1; counted from -2**31 that is 2**31 - 1, which q + 2**31
+    # would round up to 2**31 (the voxel of 0.0)
+    pts = np.array([[-2.0**31, 0.0], [-1e-10, 0.0], [0.0, 0.0]])
+    cent, counts = alg.voxel_downsample(pts, 1.0, origin=[0.0, 0.0])
+    assert counts.tolist() == [1, 1, 1]
+    assert cent[:, 0].tolist() == [-2.0**31, -1e-10, 0.0]
+    assert_within_bound(cent, counts, reference(pts, 1.0, [0.0, 0.0]), np.float64)
+
+
+def test_morton_order_and_the_worked_example():
+    # four 2-D voxels (0,0) (1,0) (0,1) (1,1): Morton order is exactly that
+    pts = np.array([[1.5, 1.5], [0.2, 1.2], [1.1, 0.1], [0.5, 0.5], [0.7, 0.3]])
+    cent, counts = alg.voxel_downsample(pts, 1.0, origin=[0, 0])
+    np.testing.assert_allclose(cent, [[0.6, 0.4], [1.1, 0.1], [0.2, 1.2], [1.5, 1.5]])
+    assert counts.tolist() == [2, 1, 1, 1]
+
+
+def test_bitwise_key_matches_morton_encode():
+    cells = np.random.default_rng(1).integers(0, 2**21, size=(200, 3))
+    keys = alg.morton_encode(cells[:, 0], cells[:, 1], cells[:, 2])
+    assert keys.tolist() == [bitwise_key(c) for c in cells]
+
+
+def test_bunny(shared_dir):
+    from xstride._cli.pointio import read_points
+
+    pts = read_points(shared_dir / "data" / "bunny.ply")
+    for size in (0.002, 0.01, 0.05):
+        cent, counts = alg.voxel_downsample(pts, size)
+        assert_within_bound(cent, counts, reference(pts, size), pts.dtype)
+        assert 1 < len(counts) < len(pts)
+
+
+def test_deterministic_run_to_run():
+    pts = cloud(7, 50_000, 3)
+    a = alg.voxel_downsample(pts, 0.7)
+    b = alg.voxel_downsample(pts, 0.7)
+    assert a[0].tobytes() == b[0].tobytes() and a[1].tobytes() == b[1].tobytes()
+
+
+def test_strided_and_transposed_points():
+    base = cloud(3, 4000, 3)
+    view = np.asfortranarray(base)[::2]
+    cent, counts = alg.voxel_downsample(view, 2.0)
+    assert_within_bound(cent, counts, reference(view, 2.0), np.float64)
+
+
+def test_empty_single_and_lists():
+    cent, counts = alg.voxel_downsample(np.empty((0, 3)), 1.0)
+    assert cent.shape == (0, 3) and counts.shape == (0,) and counts.dtype == np.int64
+    cent, counts = alg.voxel_downsample([[1.0, 2.0]], 0.5)
+    assert cent.tolist() == [[1.0, 2.0]] and counts.tolist() == [1]
+
+
+def test_widest_span_that_fits_and_one_more():
+    top = MAX_MORTON_LEVELS[3]
+    pts = np.array([[0.0, 0.0, 0.0], [2.0**top - 1, 5.0, 0.0]])
+    cent, counts = alg.voxel_downsample(pts, 1.0)
+    assert counts.tolist() == [1, 1]
+    pts[1, 0] = 2.0**top
+    with pytest.raises(ValueError, match=r"voxel_size.*2,097,153 voxels on axis 0.*larger"):
+        alg.voxel_downsample(pts, 1.0)
+    with pytest.raises(ValueError, match=r"voxel_size.*too many voxels on axis 1"):
+        alg.voxel_downsample(np.array([[0.0, -1e308], [0.0, 1e308]]), 1e-300)
+    # 2-D keys hold 32 bits per axis
+    assert alg.voxel_downsample(np.array([[0.0, 0.0], [2.0**32 - 1, 0.0]]), 1.0)[1].size == 2
+
+
+# --------------------------------------------------------------------- bad input
+@pytest.mark.parametrize("size", [0.0, -1.0, np.inf, np.nan, [1.0, 0.0, 1.0], [1.0, -np.inf, 1.0]])
+def test_voxel_size_not_positive_or_not_finite(size):
+    with pytest.raises(ValueError, match="'voxel_size' must be (positive|finite)"):
+        alg.voxel_downsample(np.zeros((4, 3)), size)
+
+
+@pytest.mark.parametrize("size", ["1", None, True, 1 + 2j, [True, 1, 1], object()])
+def test_voxel_size_not_a_real_number(size):
+    with pytest.raises(TypeError, match="'voxel_size'"):
+        alg.voxel_downsample(np.zeros((4, 3)), size)
+
+
+@pytest.mark.parametrize("size", [[1.0, 1.0], [[1.0, 1.0, 1.0]], []])
+def test_voxel_size_of_the_wrong_length(size):
+    with pytest.raises(ValueError, match="'voxel_size' must be one number or 3"):
+        alg.voxel_downsample(np.zeros((4, 3)), size)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8, np.bool_, np.complex128])
+def test_points_not_float(dtype):
+    with pytest.raises(TypeError, match="'points'.*floating dtype"):
+        alg.voxel_downsample(np.zeros((4, 3), dtype=dtype), 1.0)
+
+
+@pytest.mark.parametrize("shape", [(4,), (4, 1), (4, 4), (2, 3, 3), ()])
+def test_points_of_the_wrong_shape(shape):
+    with pytest.raises(ValueError, match=r"'points' must have shape \(n, 2\) or \(n, 3\)"):
+        alg.voxel_downsample(np.zeros(shape), 1.0)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_points_not_finite_name_the_row(bad):
+    pts = np.zeros((10, 3))
+    pts[6, 2] = bad
+    with pytest.raises(ValueError, match="'points' has a NaN or infinite coordinate in row 6"):
+        alg.voxel_downsample(pts, 1.0)
+
+
+@pytest.mark.parametrize("origin, cls, match", [
+    ([0.0, 0.0], ValueError, "'origin' must have 3 entries"),
+    ([0.0, np.nan, 0.0], ValueError, "'origin' must be finite"),
+    ("abc", TypeError, "'origin'"),
+    (1.0, TypeError, "'origin'"),
+    ([0, 1j, 0], TypeError, "'origin'"),
+])
+def test_bad_origin(origin, cls, match):
+    with pytest.raises(cls, match=match):
+        alg.voxel_downsample(np.zeros((4, 3)), 1.0, origin=origin)
+
+
+def test_mixed_backends_name_the_arguments(fake_cupy):
+    dev = fake_cupy.asarray(np.ones(3))
+    with pytest.raises(TypeError, match="different backends.*points is numpy.*origin is"):
+        alg.voxel_downsample(np.zeros((4, 3)), 1.0, origin=dev)
+    with pytest.raises(TypeError, match="different backends.*voxel_size is"):
+        alg.voxel_downsample(np.zeros((4, 3)), dev)
+
+
+def test_dask_points_say_what_to_do():
+    da = pytest.importorskip("dask.array")
+    with pytest.raises(NotImplementedError, match="voxel_downsample: not available.*compute"):
+        alg.voxel_downsample(da.zeros((4, 3), chunks=2), 1.0)

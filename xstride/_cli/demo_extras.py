@@ -1,0 +1,130 @@
+"""The demo's optional outputs: ``--voxel SIZE`` (downsampling), ``--out FILE.ply`` (the
+downsampled cloud) and ``--plot FILE.png`` (the picture), and the table lines of the
+Morton tree. Options are checked before any point is read. See ``docs/demo.md``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from . import demo_tree
+
+__all__ = ["Extras", "OptionError", "check", "run", "table_lines", "PLOT_INSTALL",
+           "MAX_PLOT_POINTS"]
+
+#: What ``--plot`` says when matplotlib is missing.
+PLOT_INSTALL = "pip install 'xstride[plot]'"
+#: Points drawn at most (evenly spaced in Morton order, so the colours stay spread).
+MAX_PLOT_POINTS = 200_000
+
+
+class OptionError(Exception):
+    """A bad option or a file that cannot be written: one line (the demo's ``DemoError``)."""
+
+
+@dataclass(frozen=True)
+class Extras:
+    voxel: float | None = None
+    out: Path | None = None
+    plot: Path | None = None
+
+
+def check(voxel, out, plot) -> Extras:
+    """The checked options (:class:`OptionError` with one line for a bad one)."""
+    if voxel is not None and not (math.isfinite(voxel) and voxel > 0):
+        raise OptionError(f"--voxel must be a positive, finite voxel edge length; got {voxel}")
+    if out is not None:
+        if voxel is None:
+            raise OptionError("--out writes the downsampled cloud: it needs --voxel SIZE")
+        if Path(out).suffix.lower() != ".ply":
+            raise OptionError(f"--out writes a PLY file: its name must end in .ply; got {out}")
+        try:
+            import plyfile  # noqa: F401
+        except ImportError:
+            raise OptionError("--out needs the 'plyfile' package, which is not installed: "
+                            "pip install 'xstride[demo]'") from None
+    if plot is not None:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise OptionError(f"--plot needs matplotlib, which is not installed: {PLOT_INSTALL}") from None
+    for flag, path in (("--out", out), ("--plot", plot)):
+        if path is not None and not Path(path).resolve().parent.is_dir():
+            raise OptionError(f"{flag} {path}: cannot write the file (the folder "
+                              f"{Path(path).resolve().parent} does not exist)")
+    return Extras(voxel, None if out is None else Path(out), None if plot is None else Path(plot))
+
+
+def run(extras: Extras | None, stage, alg, am, be, pos, sorted_pos, tree, rows, lower,
+        box_upper, source) -> dict:
+    """Run the stages the options ask for (``stage(name, fn)`` times each); returns the
+    JSON records they add (``"voxel"``, ``"files"``)."""
+    if extras is None:
+        return {}
+    out: dict = {}
+    npts = int(pos.shape[0])
+    cloud = None
+    if extras.voxel is not None:
+        try:
+            cent, counts = stage("voxel downsample",
+                                 lambda: alg.voxel_downsample(pos, extras.voxel))
+        except ValueError as exc:  # more voxels than a Morton key holds
+            raise OptionError(f"--voxel {extras.voxel:g}: {exc}") from None
+        out["voxel"] = demo_tree.voxel_stats(am, be.to_host, extras.voxel, counts, npts)
+        if extras.out is not None or extras.plot is not None:
+            cloud = (np.asarray(be.to_host(cent)), np.asarray(be.to_host(counts)))
+    files = {}
+    if extras.out is not None:
+        try:
+            stage("write ply", lambda: demo_tree.write_ply(extras.out, *cloud))
+        except demo_tree.PlyWriteError as exc:
+            raise OptionError(str(exc)) from None
+        files["ply"] = str(extras.out)
+    if extras.plot is not None:
+        from . import demo_plot
+
+        def draw():
+            step = max(1, -(-npts // MAX_PLOT_POINTS))
+            sample = np.asarray(be.to_host(sorted_pos[::step]), dtype=np.float64)
+            demo_plot.render(extras.plot, alg=alg, sample=sample, n_points=npts,
+                             lower=lower, upper=box_upper, rows=rows, source=source,
+                             voxels=cloud)
+
+        try:
+            stage("plot", draw)
+        except OSError as exc:
+            raise OptionError(f"--plot {extras.plot}: cannot write the file "
+                            f"({exc.strerror or exc})") from None
+        files["plot"] = str(extras.plot)
+    if files:
+        out["files"] = files
+    return out
+
+
+def table_lines(result: dict) -> list[str]:
+    """The tree (and voxel) part of the demo's table."""
+    rows = result.get("tree", [])
+    lines = ["  tree level         nodes     points per node:  min      median         max"]
+    for r in rows:
+        lines.append(f"  {r['level']:>10}  {r['nodes']:>12,}  {r['min']:>24,}  "
+                     f"{_median(r['median']):>10}  {r['max']:>10,}")
+    lines.append("")
+    vox = result.get("voxel")
+    if vox is not None:
+        lines += [f"  voxels of {vox['size']:.6g}    {vox['voxels']:,} "
+                  f"({vox['reduction']:.3g} points per voxel on average)",
+                  f"  points per voxel      min {vox['min']:,}  median {_median(vox['median'])}  "
+                  f"max {vox['max']:,}", ""]
+    for kind, path in result.get("files", {}).items():
+        lines.append(f"  wrote {kind:<14}  {path}")
+    if result.get("files"):
+        lines.append("")
+    return lines
+
+
+def _median(value: float) -> str:
+    return f"{int(value):,}" if value == int(value) else f"{value:,.1f}"

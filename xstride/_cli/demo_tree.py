@@ -1,0 +1,114 @@
+"""The demo's tree and voxel stages: statistics of every level of the Morton tree, the
+voxel downsampling, and the downsampled cloud as a PLY file.
+
+Each level's row holds integers and one median (a float64 mean of two integers at
+most), computed the same way from the per-node point counts on every backend, so the
+demo's ``--json`` output stays equal across backends. See ``docs/demo.md``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Levels of at most this many nodes are summarized on the host.
+HOST_STATS_MAX = 1 << 16
+
+__all__ = ["HOST_STATS_MAX", "level_row", "tree_rows", "tree_rows_from_runs", "voxel_stats", "write_ply",
+           "PlyWriteError"]
+
+
+class PlyWriteError(Exception):
+    """The PLY file could not be written (no plyfile, a bad path): one line for the user."""
+
+
+def level_row(am, level: int, counts, n_points: int, to_host=np.asarray) -> dict:
+    """Statistics of one tree level from its per-node point counts (int64, on ``am``'s
+    backend): nodes, points per node (min, median, max), and the histogram of
+    ``floor(log2(points per node))`` (bin ``b`` counts the nodes of ``2**b`` to
+    ``2**(b + 1) - 1`` points; ``n_points.bit_length()`` bins). ``to_host``: the
+    backend's copy to a NumPy array."""
+    m = int(counts.shape[0])
+    nbins = max(1, int(n_points).bit_length())
+    if m == 0:
+        return {"level": level, "nodes": 0, "min": 0, "median": 0.0, "max": 0,
+                "histogram_log2": [0] * nbins}
+    if m <= HOST_STATS_MAX and am is not np:
+        # a few counts: copied and summarized on the host (the same integers and median;
+        # a GPU run then compiles no library kernels for them: see docs/demo.md)
+        return level_row(np, level, np.asarray(to_host(counts)), n_points)
+    # frexp: counts = f * 2**e with f in [0.5, 1), so floor(log2(counts)) = e - 1 exactly
+    _, exp = am.frexp(counts.astype(am.float64))
+    hist = am.bincount((exp - 1).astype(am.int64), minlength=nbins)
+    ends = am.stack([counts.min(), counts.max()])
+    lo, hi = (int(v) for v in to_host(ends))
+    median = float(to_host(am.median(counts)))
+    return {"level": level, "nodes": m, "min": lo, "median": median, "max": hi,
+            "histogram_log2": [int(v) for v in to_host(hist)]}
+
+
+def tree_rows(alg, am, to_host, sorted_keys, ndim: int, levels: int):
+    """``(tree, rows)``: :func:`~xstride.algorithms.morton_tree` of the sorted keys and
+    one :func:`level_row` per level, 0 (the root) to ``levels``."""
+    tree = alg.morton_tree(sorted_keys, ndim, levels)
+    rows = [level_row(am, level, tree.count[level], tree.n_points, to_host)
+            for level in range(levels + 1)]
+    return tree, rows
+
+
+def tree_rows_from_runs(unique_keys: np.ndarray, counts: np.ndarray, ndim: int,
+                        levels: int, n_points: int) -> list[dict]:
+    """The rows of :func:`tree_rows` from the finest level's runs on the host (sorted
+    distinct keys and their point counts), for a backend without ``morton_tree``."""
+    keys = np.asarray(unique_keys, dtype=np.uint64)
+    counts = np.asarray(counts, dtype=np.int64)
+    rows = []
+    for level in range(levels + 1):
+        shifted = keys >> np.uint64(ndim * (levels - level))
+        if shifted.size:
+            starts = np.flatnonzero(np.concatenate([[True], shifted[1:] != shifted[:-1]]))
+            level_counts = np.add.reduceat(counts, starts)
+        else:
+            level_counts = counts
+        rows.append(level_row(np, level, level_counts, n_points))
+    return rows
+
+
+def voxel_stats(am, to_host, size: float, counts, n_points: int) -> dict:
+    """The JSON record of the voxel stage (integers and one median: equal on every backend)."""
+    row = level_row(am, 0, counts, n_points, to_host)
+    return {"size": float(size), "voxels": row["nodes"], "min": row["min"],
+            "median": row["median"], "max": row["max"],
+            "reduction": n_points / max(1, row["nodes"])}
+
+
+def write_ply(path, centroids: np.ndarray, counts: np.ndarray) -> None:
+    """Write the downsampled cloud as a binary little-endian PLY file.
+
+    One ``vertex`` per voxel with the properties ``x``, ``y``, ``z`` (the centroid, in
+    its dtype: ``float``/``double``; 2-D clouds get ``z = 0``) and ``count`` (``uint``:
+    the voxel's points), in Morton order. Readable by ``--points`` and by plyfile.
+
+    Raises
+    ------
+    PlyWriteError
+        plyfile is missing, or the file cannot be written.
+    """
+    try:
+        import plyfile
+    except ImportError:
+        raise PlyWriteError("--out needs the 'plyfile' package: pip install 'xstride[demo]' "
+                            "(or pip install plyfile)") from None
+    c = np.asarray(centroids)
+    m, ndim = c.shape
+    ftype = "f8" if c.dtype == np.float64 else "f4"
+    vertex = np.empty(m, dtype=[("x", ftype), ("y", ftype), ("z", ftype), ("count", "u4")])
+    for axis, name in enumerate("xyz"):
+        vertex[name] = c[:, axis] if axis < ndim else 0.0
+    vertex["count"] = np.minimum(np.asarray(counts), 2**32 - 1)
+    data = plyfile.PlyData([plyfile.PlyElement.describe(vertex, "vertex")], text=False,
+                           comments=["xstride demo: voxel centroids in Morton order; "
+                                     "count = points per voxel"])
+    try:
+        data.write(str(path))
+    except OSError as exc:
+        raise PlyWriteError(f"--out {path}: cannot write the file ({exc.strerror or exc})") from None

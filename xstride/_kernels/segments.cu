@@ -1,0 +1,365 @@
+// Segment primitives for xstride.algorithms on CuPy arrays (launcher: segments.py).
+//
+// Determinism: nothing here depends on the order in which threads or blocks run.
+// Reductions fold rows in a fixed order (one thread per segment in row order, or one
+// warp per fixed chunk of CHUNK_ROWS rows: each lane in row order, the lanes in lane
+// slots by a fixed binary tree of shuffles, the chunks in chunk order in a second pass); the only atomics are
+// integer minima of positions (the first bad offset, the first unsorted key), whose
+// result is the same whatever order they land in. The compaction is a reduce-then-scan
+// over tiles of XS_SEG_TILE elements: a count per tile, one block scanning the counts,
+// then each tile writing its selected rows at its offset plus the rank of the row in
+// the tile (block exclusive scans, xstride/scan.cuh): the output order is the input
+// order, exactly.
+#include <xstride/scan.cuh>
+
+#define XS_SEG_THREADS 256
+#define XS_SEG_ITEMS 16
+#define XS_SEG_TILE (XS_SEG_THREADS * XS_SEG_ITEMS)
+#define XS_SEG_FULL 0xffffffffu
+
+// ------------------------------------------------------------------ limits and ops
+template <typename T> struct xs_seg_lim;
+#define XS_SEG_LIM(T, LO, HI)                                                                    \
+    template <> struct xs_seg_lim<T> {                                                           \
+        static __device__ __forceinline__ T lo() { return LO; }                                  \
+        static __device__ __forceinline__ T hi() { return HI; }                                  \
+    };
+XS_SEG_LIM(signed char, (signed char)-128, (signed char)127)
+XS_SEG_LIM(short, (short)-32768, (short)32767)
+XS_SEG_LIM(int, (int)(-2147483647 - 1), 2147483647)
+XS_SEG_LIM(long long, (long long)(-9223372036854775807LL - 1), 9223372036854775807LL)
+XS_SEG_LIM(unsigned char, (unsigned char)0, (unsigned char)255)
+XS_SEG_LIM(unsigned short, (unsigned short)0, (unsigned short)65535)
+XS_SEG_LIM(unsigned int, 0u, 4294967295u)
+XS_SEG_LIM(unsigned long long, 0ull, 18446744073709551615ull)
+XS_SEG_LIM(float, -__int_as_float(0x7f800000), __int_as_float(0x7f800000))
+XS_SEG_LIM(double, -__longlong_as_double(0x7ff0000000000000LL),
+           __longlong_as_double(0x7ff0000000000000LL))
+
+// OP: 0 sum, 1 prod, 2 min, 3 max. T: the values' type (the identity of min/max is
+// T's range), A: the accumulator.
+template <int OP, typename T, typename A>
+__device__ __forceinline__ A xs_seg_identity()
+{
+    if (OP == 0) return (A)0;
+    if (OP == 1) return (A)1;
+    if (OP == 2) return (A)xs_seg_lim<T>::hi();
+    return (A)xs_seg_lim<T>::lo();
+}
+
+// min and max propagate NaN (b != b only for a float NaN); ties keep a.
+template <int OP, typename A>
+__device__ __forceinline__ A xs_seg_fold(A a, A b)
+{
+    if (OP == 0) return a + b;
+    if (OP == 1) return a * b;
+    if (b != b) return b;
+    if (OP == 2) return b < a ? b : a;
+    return b > a ? b : a;
+}
+
+template <typename R, bool MEAN, typename A>
+__device__ __forceinline__ R xs_seg_finish(A acc, long long count)
+{
+    if (MEAN) {
+        if (count == 0) return (R)__longlong_as_double(0x7ff8000000000000LL);
+        return (R)((double)acc / (double)count);
+    }
+    return (R)acc;
+}
+
+// min/max/mean of an empty segment of floats: NaN (integers are refused on the host)
+template <int OP, typename T, typename A, typename R, bool MEAN>
+__device__ __forceinline__ R xs_seg_result(A acc, long long count)
+{
+    if (OP >= 2 && count == 0) return (R)__longlong_as_double(0x7ff8000000000000LL);
+    return xs_seg_finish<R, MEAN>(acc, count);
+}
+
+// ------------------------------------------------------------------ segment_reduce
+// One thread per (segment, column): rows in order. t = s * k + c. Segments of more
+// than max_rows rows are left to the long walk.
+template <typename T, typename A, typename R, int OP, bool MEAN>
+__global__ void __launch_bounds__(XS_SEG_THREADS)
+xs_seg_thread(const T* __restrict__ v, const long long* __restrict__ off, long long n_seg,
+              long long k, long long max_rows, R* __restrict__ out)
+{
+    const long long total = n_seg * k;
+    const long long step = (long long)gridDim.x * blockDim.x;
+    for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += step) {
+        const long long s = t / k, c = t - s * k;
+        const long long r0 = off[s], r1 = off[s + 1];
+        if (r1 - r0 > max_rows) continue;
+        A acc = xs_seg_identity<OP, T, A>();
+#pragma unroll 4
+        for (long long r = r0; r < r1; ++r) {
+            acc = xs_seg_fold<OP, A>(acc, (A)v[r * k + c]);
+        }
+        out[t] = xs_seg_result<OP, T, A, R, MEAN>(acc, r1 - r0);
+    }
+}
+
+// One warp per (item j, chunk p), item j being segment s = ids[j] (the long walk: ids
+// lists the long segments) or s = j (ids null; the short walk, which leaves segments
+// of more than max_rows rows to the long walk): rows off[s] + p*chunk_rows ... (at most
+// chunk_rows of them). For each slab of up to 32 columns (kk of them), lane l folds
+// column c0 + l % kk over the rows l / kk, l / kk + G, ... (G = 32 / kk row slots),
+// then the G slots of each column are folded by a fixed binary tree into lane l < kk. chunks == 1: the result goes to
+// out; else the partial goes to part[(j * chunks + p) * k + c] for xs_seg_combine.
+template <typename T, typename A, typename R, int OP, bool MEAN>
+__global__ void __launch_bounds__(XS_SEG_THREADS)
+xs_seg_warp(const T* __restrict__ v, const long long* __restrict__ off,
+            const long long* __restrict__ ids, long long n_items, long long k,
+            long long chunks, long long chunk_rows, long long max_rows, R* __restrict__ out,
+            A* __restrict__ part)
+{
+    const unsigned lane = threadIdx.x & 31u;
+    const long long warps = n_items * chunks;
+    const long long wstep = (long long)gridDim.x * (blockDim.x >> 5);
+    for (long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; w < warps;
+         w += wstep) {
+        const long long j = w / chunks, p = w - j * chunks;
+        const long long s = ids != nullptr ? ids[j] : j;
+        const long long s0 = off[s], s1 = off[s + 1];
+        const long long r0 = s0 + p * chunk_rows;
+        if (s1 - s0 > max_rows) continue;                     // warp-uniform
+        if (r0 >= s1 && (p > 0 || chunks > 1)) continue;
+        const long long r1 = r0 + chunk_rows < s1 ? r0 + chunk_rows : s1;
+        for (long long c0 = 0; c0 < k; c0 += 32) {
+            const int kk = (int)(k - c0 < 32 ? k - c0 : 32);
+            const int G = 32 / kk;
+            const int g = (int)lane / kk;
+            const long long col = c0 + (long long)((int)lane - g * kk);
+            A acc = xs_seg_identity<OP, T, A>();
+            if (g < G) {
+                // unrolled for loads in flight; the folds stay in row order
+#pragma unroll 4
+                for (long long r = r0 + g; r < r1; r += G) {
+                    acc = xs_seg_fold<OP, A>(acc, (A)v[r * k + col]);
+                }
+            }
+            // fold the G slots of each column as a fixed binary tree (ceil(log2 G)
+            // shuffles): at step h, slot g (a multiple of 2h) takes slot g + h
+            A res = acc;
+            for (int h = 1; h < G; h <<= 1) {   // every lane shuffles
+                A other = __shfl_down_sync(XS_SEG_FULL, res, (unsigned)(h * kk));
+                if (g % (2 * h) == 0 && g + h < G) res = xs_seg_fold<OP, A>(res, other);
+            }
+            if ((int)lane < kk) {
+                if (chunks == 1) {
+                    out[s * k + col] = xs_seg_result<OP, T, A, R, MEAN>(res, s1 - s0);
+                } else {
+                    part[(j * chunks + p) * k + col] = res;
+                }
+            }
+        }
+    }
+}
+
+// The chunks of each (item, column), in chunk order: t = j * k + c, segment s = ids[j]
+// (or j where ids is null).
+template <typename T, typename A, typename R, int OP, bool MEAN>
+__global__ void __launch_bounds__(XS_SEG_THREADS)
+xs_seg_combine(const A* __restrict__ part, const long long* __restrict__ off,
+               const long long* __restrict__ ids, long long n_items, long long k,
+               long long chunks, long long chunk_rows, R* __restrict__ out)
+{
+    const long long total = n_items * k;
+    const long long step = (long long)gridDim.x * blockDim.x;
+    for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += step) {
+        const long long j = t / k, c = t - j * k;
+        const long long s = ids != nullptr ? ids[j] : j;
+        const long long m = off[s + 1] - off[s];
+        const long long used = (m + chunk_rows - 1) / chunk_rows;
+        A acc = xs_seg_identity<OP, T, A>();
+        for (long long p = 0; p < used; ++p) {
+            acc = xs_seg_fold<OP, A>(acc, part[(j * chunks + p) * k + c]);
+        }
+        out[s * k + c] = xs_seg_result<OP, T, A, R, MEAN>(acc, m);
+    }
+}
+
+// ------------------------------------------------------------------ checks
+__device__ __forceinline__ unsigned long long xs_seg_warp_min(unsigned long long x)
+{
+    for (int o = 16; o > 0; o >>= 1) {
+        unsigned long long y = __shfl_xor_sync(XS_SEG_FULL, x, o);
+        x = y < x ? y : x;
+    }
+    return x;
+}
+
+// rec (5 x u64, every byte 0xFF before the launch): [0] first i with off[i] < off[i-1],
+// [1] first empty segment, [2] ~(longest segment), [3] off[0], [4] off[m - 1].
+extern "C" __global__ void __launch_bounds__(XS_SEG_THREADS)
+xs_seg_offsets_stats(const long long* __restrict__ off, long long m,
+                     unsigned long long* __restrict__ rec)
+{
+    unsigned long long bad = ~0ull, empty = ~0ull, nlen = ~0ull;
+    const long long step = (long long)gridDim.x * blockDim.x;
+    const long long i0 = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i0 == 0) {
+        rec[3] = (unsigned long long)off[0];
+        rec[4] = (unsigned long long)off[m - 1];
+    }
+    for (long long i = i0 + 1; i < m; i += step) {
+        const long long d = off[i] - off[i - 1];
+        if (d < 0) {
+            bad = bad < (unsigned long long)i ? bad : (unsigned long long)i;
+        } else {
+            if (d == 0 && (unsigned long long)(i - 1) < empty) empty = (unsigned long long)(i - 1);
+            const unsigned long long nd = ~(unsigned long long)d;
+            nlen = nd < nlen ? nd : nlen;
+        }
+    }
+    bad = xs_seg_warp_min(bad);
+    empty = xs_seg_warp_min(empty);
+    nlen = xs_seg_warp_min(nlen);
+    if ((threadIdx.x & 31u) == 0) {
+        if (bad != ~0ull) atomicMin(rec, bad);
+        if (empty != ~0ull) atomicMin(rec + 1, empty);
+        if (nlen != ~0ull) atomicMin(rec + 2, nlen);
+    }
+}
+
+// rec (2 x u64, 0xFF bytes before): [0] first i with bins[i] < bins[i-1], [1] first i
+// with bins[i] outside [0, n_bins).
+template <typename K>
+__global__ void __launch_bounds__(XS_SEG_THREADS)
+xs_seg_bins_check(const K* __restrict__ bins, long long n, long long n_bins,
+                  unsigned long long* __restrict__ rec)
+{
+    unsigned long long bad = ~0ull, outside = ~0ull;
+    const long long step = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
+        const K b = bins[i];
+        if (b < (K)0 || (unsigned long long)b >= (unsigned long long)n_bins) {
+            outside = outside < (unsigned long long)i ? outside : (unsigned long long)i;
+        }
+        if (i > 0 && b < bins[i - 1]) {
+            bad = bad < (unsigned long long)i ? bad : (unsigned long long)i;
+        }
+    }
+    bad = xs_seg_warp_min(bad);
+    outside = xs_seg_warp_min(outside);
+    if ((threadIdx.x & 31u) == 0) {
+        if (bad != ~0ull) atomicMin(rec, bad);
+        if (outside != ~0ull) atomicMin(rec + 1, outside);
+    }
+}
+
+// Checked sorted bins in [0, n_bins): thread b in [0, n_bins] writes offsets[b], the
+// first i with bins[i] >= b (n when there is none), by binary search: every thread
+// does at most log2(n) + 1 reads whatever the gaps between the bins (a loop over the
+// empty bins after each item would leave one thread all of a long gap).
+template <typename K>
+__global__ void __launch_bounds__(XS_SEG_THREADS)
+xs_seg_bins_fill(const K* __restrict__ bins, long long n, long long n_bins,
+                 long long* __restrict__ out)
+{
+    const long long step = (long long)gridDim.x * blockDim.x;
+    for (long long b = (long long)blockIdx.x * blockDim.x + threadIdx.x; b <= n_bins; b += step) {
+        long long lo = 0, hi = n;
+        while (lo < hi) {
+            const long long mid = lo + ((hi - lo) >> 1);
+            if ((long long)bins[mid] < b) lo = mid + 1; else hi = mid;
+        }
+        out[b] = lo;
+    }
+}
+
+// ------------------------------------------------------------------ compaction
+// FLAG 0: src is a bool mask (1 byte per element); FLAG 1: src holds keys and element
+// i is selected when it starts a run (i == 0 or src[i] != src[i - 1]); FLAG 2: src
+// holds n + 1 offsets and segment i is selected when it has more than thr rows.
+template <int FLAG, typename K>
+__device__ __forceinline__ int xs_seg_flag(const K* __restrict__ src, long long i, long long n,
+                                           long long thr)
+{
+    if (i >= n) return 0;
+    if (FLAG == 0) return src[i] != (K)0;
+    if (FLAG == 2) return (long long)(src[i + 1] - src[i]) > thr;
+    return i == 0 || src[i] != src[i - 1];
+}
+
+// Pass 1: the number of selected elements of tile blockIdx.x into counts[blockIdx.x];
+// with FLAG 1 and check != 0 also the first i with src[i] < src[i-1] into rec[0].
+template <int FLAG, typename K>
+__global__ void __launch_bounds__(XS_SEG_THREADS)
+xs_seg_count(const K* __restrict__ src, long long n, long long thr,
+             long long* __restrict__ counts, int check, unsigned long long* __restrict__ rec)
+{
+    const long long base = (long long)blockIdx.x * XS_SEG_TILE;
+    long long c = 0;
+    unsigned long long bad = ~0ull;
+#pragma unroll
+    for (int j = 0; j < XS_SEG_ITEMS; ++j) {
+        const long long i = base + j * XS_SEG_THREADS + threadIdx.x;
+        c += xs_seg_flag<FLAG, K>(src, i, n, thr);
+        if (FLAG == 1 && check && i > 0 && i < n && src[i] < src[i - 1] &&
+            (unsigned long long)i < bad) {
+            bad = (unsigned long long)i;
+        }
+    }
+    long long total;
+    xstride_block_inclusive_sum(c, &total);
+    if (threadIdx.x == 0) counts[blockIdx.x] = total;
+    if (FLAG == 1 && check) {
+        bad = xs_seg_warp_min(bad);
+        if ((threadIdx.x & 31u) == 0 && bad != ~0ull) atomicMin(rec, bad);
+    }
+}
+
+// Pass 2 (one block): counts[0..n_tiles) becomes its exclusive prefix sum; the total
+// goes to rec[1].
+extern "C" __global__ void __launch_bounds__(1024)
+xs_seg_scan_tiles(long long* __restrict__ counts, long long n_tiles,
+                  unsigned long long* __restrict__ rec)
+{
+    long long carry = 0;
+    for (long long b = 0; b < n_tiles; b += blockDim.x) {
+        const long long i = b + threadIdx.x;
+        const long long v = i < n_tiles ? counts[i] : 0;
+        long long total;
+        const long long ex = xstride_block_exclusive_sum(v, &total);
+        if (i < n_tiles) counts[i] = carry + ex;
+        carry += total;
+    }
+    if (threadIdx.x == 0) rec[1] = (unsigned long long)carry;
+}
+
+// Pass 3: each selected element i of the tile goes to position p = offsets[tile] + its
+// rank among the tile's selected elements; row i of src (row_words words W) is copied
+// to row p of dst (when src is not null) and i is written to idx[p] (when idx is not
+// null).
+template <int FLAG, typename K, typename W>
+__global__ void __launch_bounds__(XS_SEG_THREADS)
+xs_seg_scatter(const K* __restrict__ flags, long long n, long long thr,
+               const long long* __restrict__ offsets, const W* __restrict__ src,
+               long long row_words, W* __restrict__ dst, long long* __restrict__ idx)
+{
+    const long long base = (long long)blockIdx.x * XS_SEG_TILE;
+    long long run = offsets[blockIdx.x];
+#pragma unroll 1
+    for (int j = 0; j < XS_SEG_ITEMS; ++j) {
+        if (base + (long long)j * XS_SEG_THREADS >= n) break;   // block-uniform
+        const long long i = base + j * XS_SEG_THREADS + threadIdx.x;
+        const int f = xs_seg_flag<FLAG, K>(flags, i, n, thr);
+        int total;
+        const int rank = xstride_block_exclusive_sum(f, &total);
+        if (f) {
+            const long long p = run + rank;
+            if (idx != nullptr) idx[p] = i;
+            if (src != nullptr) {
+                if (row_words == 1) {
+                    dst[p] = src[i];
+                } else {
+                    for (long long w = 0; w < row_words; ++w) {
+                        dst[p * row_words + w] = src[i * row_words + w];
+                    }
+                }
+            }
+        }
+        run += total;
+    }
+}

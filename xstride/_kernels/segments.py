@@ -1,0 +1,293 @@
+"""CuPy executor of the segment primitives (``segments.cu``).
+
+Arguments arrive checked by :mod:`xstride.algorithms.segments`; the dtypes come from
+``xstride._plans.segments`` and the walk of a reduction from
+:func:`xstride._plans.segments.plan_segments`. Nothing here imports CuPy at import
+time, and no array is copied to the host: what the host must know (the first bad
+offset, the first unsorted key, the number of selected rows) is reduced on the device
+into a small record of uint64 that is read back in one copy.
+
+Every launch goes through :class:`._launch.Launch`, prepared once per kernel, grid and
+fixed arguments and held in a bounded cache; device addresses are its slots. The
+template instances of one call are compiled as one module (one NVRTC run per family).
+"""
+
+from __future__ import annotations
+
+from ._compile import function
+from ._cupy import cupy as _cupy
+from ._launch import Launch, i32, i64, slot64
+from ._lru import Bounded
+from .._core.dtypes import C_TYPES
+from .._plans.segments import plan_long, plan_segments
+
+__all__ = ["offsets_stats", "segment_reduce", "runs", "bin_offsets", "compact",
+           "reduce_kernels", "ptr"]
+
+_SOURCE = "segments.cu"
+_THREADS = 256
+_WARPS_PER_BLOCK = _THREADS // 32
+_TILE = 256 * 16          # XS_SEG_TILE of segments.cu
+_SCAN_THREADS = 1024
+_MAX_BLOCKS = 1 << 20
+_NONE = (1 << 64) - 1      # a record entry nothing was written to
+_OPCODE = {"sum": 0, "prod": 1, "min": 2, "max": 3, "mean": 0}
+#: copy words of each size (rows are moved as raw words)
+_WORDS = {8: "unsigned long long", 4: "unsigned int", 2: "unsigned short", 1: "unsigned char"}
+
+#: (kernel name, family, grid, block, fixed arguments, device) -> Launch
+_LAUNCHES = Bounded(256)
+
+
+class ptr(int):
+    """A device address argument (a slot of the prepared launch)."""
+
+
+class _I32(int):
+    """A fixed ``int`` argument (every other int is a fixed ``long long``)."""
+
+
+def _launch(name: str, family: tuple, grid: int, block: int, args) -> None:
+    """Launch kernel ``name`` (compiled with the name expressions ``family``) with
+    ``args``: :class:`ptr` (device addresses), :class:`_I32` or ints (``long long``)."""
+    fixed = tuple(None if isinstance(a, ptr) else (type(a).__name__, int(a)) for a in args)
+    key = (name, family, grid, block, fixed, _cupy().cuda.runtime.getDevice())
+    prepared = _LAUNCHES.get(key)
+    if prepared is None:
+        kernel = function(name, file=_SOURCE, name_expressions=family)
+        params = [slot64() if isinstance(a, ptr) else i32(a) if isinstance(a, _I32) else i64(a)
+                  for a in args]
+        prepared = _LAUNCHES.put(key, Launch(kernel, (grid,), (block,), params))
+    prepared(*[int(a) for a in args if isinstance(a, ptr)])
+
+
+def _grid(items: int, per_block: int = _THREADS) -> int:
+    return max(1, min(_MAX_BLOCKS, -(-items // per_block)))
+
+
+def _record(size: int):
+    """A uint64 record of ``size`` entries, every byte 0xFF (no fill kernel)."""
+    cupy = _cupy()
+    rec = cupy.empty(size, dtype=cupy.uint64)
+    cupy.cuda.runtime.memsetAsync(rec.data.ptr, 0xFF, 8 * size,
+                                  cupy.cuda.get_current_stream().ptr)
+    return rec
+
+
+def _read(rec) -> list[int]:
+    """The record on the host (one copy; waits for the kernels before it)."""
+    return [int(v) for v in rec.get().tolist()]
+
+
+def _signed(v: int) -> int:
+    return v - (1 << 64) if v >= 1 << 63 else v
+
+
+def _opt(v: int) -> int:
+    return -1 if v == _NONE else v
+
+
+def _int64(cupy, a):
+    return cupy.ascontiguousarray(a, dtype=cupy.int64)
+
+
+# ------------------------------------------------------------------ offsets
+def offsets_stats(offsets, n: int) -> tuple[int, int, int, int, int]:
+    """``(offsets[0], offsets[-1], first decreasing position or -1, first empty segment or
+    -1, longest segment)``: one kernel over the offsets, one 40-byte read."""
+    cupy = _cupy()
+    offs = _int64(cupy, offsets)
+    m = offs.shape[0]
+    rec = _record(5)
+    _launch("xs_seg_offsets_stats", (), _grid(m), _THREADS,
+            [ptr(offs.data.ptr), m, ptr(rec.data.ptr)])
+    bad, empty, nlen, start, end = _read(rec)
+    if bad != _NONE:
+        return _signed(start), _signed(end), bad, -1, 0
+    return _signed(start), _signed(end), -1, _opt(empty), (~nlen) & _NONE
+
+
+# ------------------------------------------------------------------ segment_reduce
+def reduce_kernels(value_dtype: str, op: str, out_dtype: str, acc_dtype: str) -> tuple:
+    """The name expressions ``(thread, warp, combine)`` of one reduction."""
+    t, a = C_TYPES[value_dtype], C_TYPES[_acc_dtype(value_dtype, op, acc_dtype)]
+    tail = f"<{t}, {a}, {C_TYPES[out_dtype]}, {_OPCODE[op]}, {str(op == 'mean').lower()}>"
+    return tuple(f"xs_seg_{kind}{tail}" for kind in ("thread", "warp", "combine"))
+
+
+def segment_reduce(values, offsets, op: str, out_dtype: str, acc_dtype: str, max_len: int):
+    """The reduction of each segment: the short walk (one thread or one warp per
+    segment) over every segment of at most ``split`` rows, then the long walk (warps
+    over fixed chunks, then an in-order combine) over the longer ones, whose indices a
+    compaction of the offsets gathers (:mod:`xstride._plans.segments`)."""
+    cupy = _cupy()
+    offs = _int64(cupy, offsets)
+    n_seg = offs.shape[0] - 1
+    tail = tuple(values.shape[1:])
+    k = tail[0] if tail else 1
+    if op == "count":
+        lengths = (offs[1:] - offs[:-1]).reshape((n_seg,) + (1,) * len(tail))
+        return cupy.ascontiguousarray(cupy.broadcast_to(lengths, (n_seg,) + tail))
+    out = cupy.empty((n_seg,) + tail, dtype=out_dtype)
+    if n_seg == 0 or k == 0:
+        return out
+    n = values.shape[0]
+    v = cupy.ascontiguousarray(values)
+    family = reduce_kernels(values.dtype.name, op, out_dtype, acc_dtype)
+    plan = plan_segments(n, n_seg, max_len)
+    if plan.short == "thread":
+        _launch(family[0], family, _grid(n_seg * k), _THREADS,
+                [ptr(v.data.ptr), ptr(offs.data.ptr), n_seg, k, plan.split, ptr(out.data.ptr)])
+    else:
+        _warps(family, v, offs, None, n_seg, k, 1, plan.split, plan.split, out, None)
+    if plan.long:
+        ids = _long_segments(offs, n_seg, plan.split)
+        walk = plan_long(ids.shape[0], max_len)
+        part = None
+        if walk.chunks > 1:
+            part = cupy.empty(ids.shape[0] * walk.chunks * k,
+                              dtype=_acc_dtype(values.dtype.name, op, acc_dtype))
+        _warps(family, v, offs, ids, ids.shape[0], k, walk.chunks, walk.chunk_rows,
+               max_len, out, part)
+    return out
+
+
+def _warps(family, v, offs, ids, n_items: int, k: int, chunks: int, chunk_rows: int,
+           max_rows: int, out, part) -> None:
+    """The warp kernel over ``n_items`` segments (``ids``, or all of them) in ``chunks``
+    chunks, and the combine of the chunks when there are several."""
+    if n_items == 0:
+        return
+    warps = n_items * chunks
+    idp = ptr(0 if ids is None else ids.data.ptr)
+    _launch(family[1], family, _grid(warps, _WARPS_PER_BLOCK), _THREADS,
+            [ptr(v.data.ptr), ptr(offs.data.ptr), idp, n_items, k, chunks, chunk_rows,
+             max_rows, ptr(out.data.ptr), ptr(0 if part is None else part.data.ptr)])
+    if part is not None:
+        _launch(family[2], family, _grid(n_items * k), _THREADS,
+                [ptr(part.data.ptr), ptr(offs.data.ptr), idp, n_items, k, chunks, chunk_rows,
+                 ptr(out.data.ptr)])
+
+
+def _long_segments(offs, n_seg: int, split: int):
+    """int64 indices of the segments of more than ``split`` rows, in order (a stable
+    compaction of the offsets; one 16-byte read)."""
+    cupy = _cupy()
+    family = ("xs_seg_count<2, long long>", "xs_seg_scatter<2, long long, unsigned char>")
+    tile_offsets, _, total = _count_and_scan(2, offs, "long long", n_seg, family, False,
+                                             split)
+    ids = cupy.empty(total, dtype=cupy.int64)
+    if total:
+        _launch(family[1], family, _tiles(n_seg), _THREADS,
+                [ptr(offs.data.ptr), n_seg, split, ptr(tile_offsets.data.ptr), ptr(0), 0,
+                 ptr(0), ptr(ids.data.ptr)])
+    return ids
+
+
+def _acc_dtype(value_dtype: str, op: str, acc_dtype: str) -> str:
+    """The dtype of the device accumulator ``A`` (the partials of the warp kernel): the
+    plan's accumulator, except that 8- and 16-bit min/max lanes are shuffled as int32
+    (CUDA shuffles no narrower type; the values are exact in it)."""
+    if op in ("min", "max"):
+        return "int32" if value_dtype in ("int8", "int16", "uint8", "uint16") else value_dtype
+    return acc_dtype
+
+
+# ------------------------------------------------------------------ compaction
+def _tiles(n: int) -> int:
+    return -(-n // _TILE)
+
+
+def _count_and_scan(flag: int, src, key_type: str, n: int, family: tuple, check: bool,
+                    thr: int = 0):
+    """Passes 1 and 2: the exclusive offsets of the tiles (int64 (n_tiles,)) and the
+    record ``[first unsorted position, total]`` read back."""
+    cupy = _cupy()
+    n_tiles = _tiles(n)
+    counts = cupy.empty(n_tiles, dtype=cupy.int64)
+    rec = _record(2)
+    _launch(f"xs_seg_count<{flag}, {key_type}>", family, n_tiles, _THREADS,
+            [ptr(src.data.ptr), n, thr, ptr(counts.data.ptr), _I32(int(check)),
+             ptr(rec.data.ptr)])
+    _launch("xs_seg_scan_tiles", (), 1, _SCAN_THREADS,
+            [ptr(counts.data.ptr), n_tiles, ptr(rec.data.ptr)])
+    bad, total = _read(rec)
+    return counts, _opt(bad), total
+
+
+def runs(keys, check_sorted: bool):
+    """``(first unsorted position or -1, CSR offsets of the runs (int64), the key of each
+    run)``: the run heads by a stable compaction; with ``check_sorted`` the count pass
+    also finds the first position whose key is less than its predecessor."""
+    cupy = _cupy()
+    n = keys.shape[0]
+    if n == 0:
+        return -1, cupy.zeros(1, dtype=cupy.int64), cupy.empty(0, dtype=keys.dtype)
+    k = cupy.ascontiguousarray(keys)
+    kt, word = C_TYPES[k.dtype.name], _WORDS[k.dtype.itemsize]
+    family = (f"xs_seg_count<1, {kt}>", f"xs_seg_scatter<1, {kt}, {word}>")
+    tile_offsets, bad, total = _count_and_scan(1, k, kt, n, family, check_sorted)
+    if bad >= 0:
+        return bad, None, None
+    offsets = cupy.empty(total + 1, dtype=cupy.int64)
+    unique = cupy.empty(total, dtype=k.dtype)
+    _launch(family[1], family, _tiles(n), _THREADS,
+            [ptr(k.data.ptr), n, 0, ptr(tile_offsets.data.ptr), ptr(k.data.ptr), 1,
+             ptr(unique.data.ptr), ptr(offsets.data.ptr)])
+    offsets[total:] = n
+    return -1, offsets, unique
+
+
+def _word(row_bytes: int) -> int:
+    return next(w for w in _WORDS if row_bytes % w == 0)
+
+
+def compact(mask, arrays) -> tuple:
+    """Each array's rows where ``mask`` is True, in order: one count pass over the mask,
+    one scan of the tile counts, one scatter pass per array."""
+    cupy = _cupy()
+    n = mask.shape[0]
+    if n == 0:
+        return tuple(cupy.empty((0,) + tuple(a.shape[1:]), dtype=a.dtype) for a in arrays)
+    m = cupy.ascontiguousarray(mask)
+    family = ("xs_seg_count<0, unsigned char>",) + tuple(
+        f"xs_seg_scatter<0, unsigned char, {w}>" for w in _WORDS.values())
+    tile_offsets, _, total = _count_and_scan(0, m, "unsigned char", n, family, False)
+    out = []
+    for a in arrays:
+        res = cupy.empty((total,) + tuple(a.shape[1:]), dtype=a.dtype)
+        out.append(res)
+        row_bytes = a.dtype.itemsize * (res.size // total if total else 0)
+        if total == 0 or row_bytes == 0:
+            continue
+        src = cupy.ascontiguousarray(a)
+        w = _word(row_bytes)
+        _launch(f"xs_seg_scatter<0, unsigned char, {_WORDS[w]}>", family, _tiles(n), _THREADS,
+                [ptr(m.data.ptr), n, 0, ptr(tile_offsets.data.ptr), ptr(src.data.ptr),
+                 row_bytes // w, ptr(res.data.ptr), ptr(0)])
+    return tuple(out)
+
+
+# ------------------------------------------------------------------ bin_offsets
+def bin_offsets(bins, n_bins: int):
+    """``(first unsorted position or -1, first position outside [0, n_bins) or -1,
+    offsets int64 (n_bins + 1,) or None)``: one check kernel (a 16-byte read), then one
+    thread per offset, each a binary search of the bins."""
+    cupy = _cupy()
+    n = bins.shape[0]
+    b = cupy.ascontiguousarray(bins)
+    kt = C_TYPES[b.dtype.name]
+    family = (f"xs_seg_bins_check<{kt}>", f"xs_seg_bins_fill<{kt}>")
+    if n:
+        rec = _record(2)
+        _launch(family[0], family, _grid(n), _THREADS,
+                [ptr(b.data.ptr), n, n_bins, ptr(rec.data.ptr)])
+        bad, outside = _read(rec)
+        if outside != _NONE:
+            return -1, outside, None
+        if bad != _NONE:
+            return bad, -1, None
+    out = cupy.empty(n_bins + 1, dtype=cupy.int64)
+    _launch(family[1], family, _grid(n_bins + 1), _THREADS,
+            [ptr(b.data.ptr), n, n_bins, ptr(out.data.ptr)])
+    return -1, -1, out

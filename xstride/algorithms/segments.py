@@ -1,0 +1,383 @@
+"""Segment primitives: CSR segment reductions, reduce-by-key, run-length encoding, the
+offsets of sorted bins, and stable stream compaction (``xp.algorithms``).
+
+Each function runs on the backend of its array arguments (NumPy → ``xstride._host``,
+CuPy → ``xstride._kernels``); dask arrays are refused with ``NotImplementedError``
+(compute them first). Results are deterministic: the same bits run to run on each
+backend; integer results are identical on both backends; float sums, products and
+means are accumulated in float64 in a fixed order (see :func:`segment_reduce` for the
+bound between host and device). See ``docs/segments.md``.
+
+Segments are given CSR-style: ``offsets`` of shape ``(n_segments + 1,)`` with
+``offsets[0] == 0``, ``offsets[-1] == n`` and ``offsets`` non-decreasing; segment ``s``
+holds rows ``offsets[s]:offsets[s + 1]``.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from .. import _backends
+from .._core.errors import not_provided_error, type_error, value_error
+from .._plans.segments import FLOATS, OPS, VALUE_DTYPES, accumulator, result_dtype
+from ._args import _as_array, _integer_array
+
+__all__ = ["segment_reduce", "reduce_by_key", "run_length_encode", "bin_offsets", "compact",
+           "SEGMENT_OPS"]
+
+#: The reductions of :func:`segment_reduce` and :func:`reduce_by_key`.
+SEGMENT_OPS = tuple(OPS)
+
+_INSTEAD = ("compute the arrays first (xstride.to_numpy(x), or x.compute()) and call it "
+            "on NumPy or CuPy arrays")
+
+
+def _executor(func: str, named):
+    backend = _backends.of(func, named)
+    ex = backend.executor("segments")
+    if ex is None:
+        raise not_provided_error(func, backend.name, _INSTEAD)
+    return backend, ex
+
+
+def _op(func: str, op) -> str:
+    if not isinstance(op, str):
+        raise type_error(func, "op", op, "one of " + ", ".join(repr(o) for o in OPS))
+    if op not in OPS:
+        raise value_error(func, "op", f"must be one of {', '.join(repr(o) for o in OPS)}; "
+                                      f"got {op!r}")
+    return op
+
+
+def _values(func: str, name: str, values, backend, n: int | None = None):
+    arr = _as_array(func, name, values, backend)
+    if arr.dtype.name not in VALUE_DTYPES:
+        raise type_error(func, name, arr, "an integer, float32 or float64 dtype "
+                                          "(bool, float16 and complex are not reduced)")
+    if arr.ndim not in (1, 2):
+        raise value_error(func, name, f"must have shape (n,) or (n, k); got {tuple(arr.shape)}")
+    if n is not None and arr.shape[0] != n:
+        raise value_error(func, name, f"must have shape ({n},) or ({n}, k) to match the "
+                                      f"keys of shape ({n},); got {tuple(arr.shape)}")
+    return arr
+
+
+def _keys(func: str, name: str, keys, backend):
+    k = _integer_array(func, name, keys, backend)
+    if k.ndim != 1:
+        raise value_error(func, name, f"must be 1-D; got shape {tuple(k.shape)}")
+    return k
+
+
+def _unsorted(func: str, name: str, pos: int, keys, backend) -> ValueError:
+    pair = backend.to_host(keys[pos - 1:pos + 1]).tolist()
+    return value_error(func, name, f"must be sorted (non-decreasing); position {pos} holds "
+                                   f"{pair[1]}, less than {pair[0]} at position {pos - 1}")
+
+
+def _reduce(func: str, ex, values, offsets, op: str, max_len: int, first_empty: int):
+    dtype = values.dtype.name
+    if op in ("min", "max", "mean") and dtype not in FLOATS and first_empty >= 0:
+        raise value_error(func, "offsets", f"gives segment {first_empty} no rows; the {op} of "
+                                           f"an empty segment of {dtype} values is undefined "
+                                           "(floats give NaN)")
+    return ex.segment_reduce(values, offsets, op, result_dtype(op, dtype),
+                             accumulator(op, dtype), max_len)
+
+
+def segment_reduce(values, offsets, op="sum"):
+    """Reduce each segment of rows given by CSR offsets.
+
+    Parameters
+    ----------
+    values : array of shape (n,) or (n, k)
+        Any integer dtype, float32 or float64 (bool, float16 and complex are refused);
+        any strides. Columns are reduced separately.
+    offsets : array of shape (n_segments + 1,), integer dtype
+        ``offsets[0] == 0``, non-decreasing, ``offsets[-1] == n``; segment ``s`` is rows
+        ``offsets[s]:offsets[s + 1]``.
+    op : {"sum", "prod", "min", "max", "mean", "count"}
+
+    Returns
+    -------
+    array of shape (n_segments,) or (n_segments, k)
+        On the backend of the inputs. dtype: ``sum``/``prod`` widen integers to int64
+        (signed) or uint64 (unsigned) and keep float32/float64; ``min``/``max`` keep the
+        values' dtype; ``mean`` gives float64 for integers and keeps float32/float64;
+        ``count`` is int64 (the segment's length, in every column). Empty segments give
+        the identity: 0 for ``sum``/``count``, 1 for ``prod``, NaN for the ``min``,
+        ``max`` and ``mean`` of floats.
+
+    Raises
+    ------
+    TypeError
+        ``values`` of another dtype; ``offsets`` not integers; ``op`` not a str;
+        NumPy and CuPy arrays mixed.
+    ValueError
+        ``op`` unknown; ``values`` not 1-D or 2-D; ``offsets`` not 1-D or empty, not
+        starting at 0, decreasing (the message names the first position) or not ending
+        at n; an empty segment for the ``min``, ``max`` or ``mean`` of integer values
+        (undefined; the message names the segment). On CuPy the offsets are checked on
+        the device and one 40-byte record is read back.
+    NotImplementedError
+        dask arrays.
+
+    Notes
+    -----
+    Integers are reduced exactly (sums and products wrap modulo 2**64, as NumPy's do;
+    the mean of integers is their exact int64/uint64 sum divided by the count in
+    float64), so integer results and integer means are bit-identical on both
+    backends. Float sums, products and means are accumulated in float64 (float32
+    values too) and rounded once to the result dtype; min and max propagate NaN.
+    NumPy folds each segment with ``ufunc.reduceat``; the device folds a segment in one
+    thread (in row order), or in one warp per segment or per chunk of 4096 rows (each
+    lane in row order, the lanes by a fixed binary tree, the chunks in chunk order):
+    fixed orders chosen from the data alone, so each backend gives the same bits run to
+    run. Host and device float sums of a segment of
+    ``m`` rows differ by at most ``2 * (m - 1) * 2**-53 * sum(abs(x))`` before the final
+    rounding (Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., §4.2:
+    any order of recursive summation errs by at most ``(m - 1) u sum|x|``), which is
+    also the bound the tests check; products: ``2 * m * 2**-53 * abs(prod)``. The
+    final rounding to the result dtype adds one rounding error: relative for normal
+    results, at most the dtype's smallest normal number (``finfo.tiny``) for results
+    that underflow into its subnormals (products of many small factors).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import xstride as xp
+    >>> xp.algorithms.segment_reduce(np.array([1, 2, 3, 4]), np.array([0, 3, 3, 4]))
+    array([6, 0, 4])
+    """
+    func = "segment_reduce"
+    op = _op(func, op)
+    backend, ex = _executor(func, [("values", values), ("offsets", offsets)])
+    vals = _values(func, "values", values, backend)
+    offs = _integer_array(func, "offsets", offsets, backend)
+    if offs.ndim != 1 or offs.shape[0] < 1:
+        raise value_error(func, "offsets", "must have shape (n_segments + 1,) with at least "
+                                           f"one entry; got {tuple(offs.shape)}")
+    n = vals.shape[0]
+    start, end, first_bad, first_empty, max_len = ex.offsets_stats(offs, n)
+    if start != 0:
+        raise value_error(func, "offsets", f"must start at 0; got offsets[0] = {start}")
+    if first_bad >= 0:
+        pair = backend.to_host(offs[first_bad - 1:first_bad + 1]).tolist()
+        raise value_error(func, "offsets", f"must be non-decreasing; offsets[{first_bad}] = "
+                                           f"{pair[1]} is less than offsets[{first_bad - 1}] "
+                                           f"= {pair[0]}")
+    if end != n:
+        raise value_error(func, "offsets", f"must end at n = {n} (the rows of 'values'); "
+                                           f"got offsets[-1] = {end}")
+    return _reduce(func, ex, vals, offs, op, max_len, first_empty)
+
+
+def reduce_by_key(sorted_keys, values, op="sum"):
+    """Reduce the values of each run of equal keys in sorted keys.
+
+    Parameters
+    ----------
+    sorted_keys : array of shape (n,), integer dtype
+        Non-decreasing (e.g. from :func:`sort_by_key`).
+    values : array of shape (n,) or (n, k)
+        As in :func:`segment_reduce`.
+    op : {"sum", "prod", "min", "max", "mean", "count"}
+
+    Returns
+    -------
+    unique_keys : array of shape (n_unique,), the keys' dtype
+        Each distinct key once, in order.
+    reduced : array of shape (n_unique,) or (n_unique, k)
+        The reduction of the rows of each key, dtype as in :func:`segment_reduce`.
+
+    Raises
+    ------
+    TypeError
+        ``sorted_keys`` not integers; ``values`` of a refused dtype; ``op`` not a str;
+        NumPy and CuPy arrays mixed.
+    ValueError
+        ``op`` unknown; ``sorted_keys`` not 1-D, or not sorted: the message names the
+        first position ``i`` with ``keys[i] < keys[i - 1]`` (on CuPy found by a kernel;
+        only that index and the two keys are read back); ``values`` of another length.
+    NotImplementedError
+        dask arrays.
+
+    Notes
+    -----
+    The runs become CSR offsets (the run heads, found by a stable stream compaction)
+    and the values are reduced by :func:`segment_reduce`, with its dtypes, order and
+    host/device bound.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import xstride as xp
+    >>> xp.algorithms.reduce_by_key(np.array([2, 2, 5]), np.array([1.0, 2.0, 4.0]))
+    (array([2, 5]), array([3., 4.]))
+    """
+    func = "reduce_by_key"
+    op = _op(func, op)
+    backend, ex = _executor(func, [("sorted_keys", sorted_keys), ("values", values)])
+    keys = _keys(func, "sorted_keys", sorted_keys, backend)
+    vals = _values(func, "values", values, backend, keys.shape[0])
+    first_bad, offsets, unique = ex.runs(keys, True)
+    if first_bad >= 0:
+        raise _unsorted(func, "sorted_keys", first_bad, keys, backend)
+    max_len = ex.offsets_stats(offsets, keys.shape[0])[4] if op != "count" else 0
+    return unique, _reduce(func, ex, vals, offsets, op, max_len, -1)
+
+
+def run_length_encode(keys):
+    """Runs of equal consecutive keys: each run's key and length.
+
+    Parameters
+    ----------
+    keys : array of shape (n,), integer dtype
+        Any order (a key that comes back after another one starts a new run).
+
+    Returns
+    -------
+    unique_keys : array of shape (n_runs,), the keys' dtype
+        The key of each run, in order (sorted keys: each distinct key once).
+    counts : array of int64, shape (n_runs,)
+        The length of each run; ``counts.sum() == n``.
+
+    Raises
+    ------
+    TypeError
+        ``keys`` not of an integer dtype.
+    ValueError
+        ``keys`` not 1-D.
+    NotImplementedError
+        dask arrays.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import xstride as xp
+    >>> xp.algorithms.run_length_encode(np.array([7, 7, 3, 7]))
+    (array([7, 3, 7]), array([2, 1, 1]))
+    """
+    func = "run_length_encode"
+    backend, ex = _executor(func, [("keys", keys)])
+    k = _keys(func, "keys", keys, backend)
+    _, offsets, unique = ex.runs(k, False)
+    return unique, offsets[1:] - offsets[:-1]
+
+
+def bin_offsets(sorted_bins, n_bins):
+    """CSR offsets of sorted bin indices: bin ``b`` holds ``offsets[b]:offsets[b + 1]``.
+
+    Parameters
+    ----------
+    sorted_bins : array of shape (n,), integer dtype
+        Non-decreasing bin indices in ``[0, n_bins)`` (cell lists of sorted particle
+        codes).
+    n_bins : int
+        Number of bins, ``>= 0``.
+
+    Returns
+    -------
+    array of int64, shape (n_bins + 1,)
+        ``offsets[b]`` is the number of entries below bin ``b`` (empty bins repeat the
+        offset); ``offsets[0] == 0`` and ``offsets[n_bins] == n``.
+
+    Raises
+    ------
+    TypeError
+        ``sorted_bins`` not integers; ``n_bins`` not an int.
+    ValueError
+        ``n_bins`` negative; ``sorted_bins`` not 1-D, holding a bin outside
+        ``[0, n_bins)`` (the message names the first such position) or not sorted (the
+        first position ``i`` with ``bins[i] < bins[i - 1]``). On CuPy both checks run
+        on the device; one 16-byte record is read back.
+    NotImplementedError
+        dask arrays.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import xstride as xp
+    >>> xp.algorithms.bin_offsets(np.array([0, 0, 2]), 4)
+    array([0, 2, 2, 3, 3])
+    """
+    func = "bin_offsets"
+    if isinstance(n_bins, (bool, np.bool_)):
+        raise type_error(func, "n_bins", n_bins, "an int")
+    try:
+        nb = operator.index(n_bins)
+    except TypeError:
+        raise type_error(func, "n_bins", n_bins, "an int") from None
+    backend, ex = _executor(func, [("sorted_bins", sorted_bins)])
+    bins = _keys(func, "sorted_bins", sorted_bins, backend)
+    if nb < 0:
+        raise value_error(func, "n_bins", f"must be >= 0; got {nb}")
+    first_unsorted, first_outside, offsets = ex.bin_offsets(bins, nb)
+    if first_outside >= 0:
+        value = backend.to_host(bins[first_outside:first_outside + 1]).tolist()[0]
+        raise value_error(func, "sorted_bins", f"holds bin {value} at position {first_outside},"
+                                               f" outside [0, {nb}) (n_bins = {nb})")
+    if first_unsorted >= 0:
+        raise _unsorted(func, "sorted_bins", first_unsorted, bins, backend)
+    return offsets
+
+
+def compact(mask, *arrays):
+    """Stable stream compaction: the rows of each array where ``mask`` is True.
+
+    Parameters
+    ----------
+    mask : array of bool, shape (n,)
+    *arrays : arrays of shape (n, ...), any dtype
+        Each is compacted along axis 0, in order (``a[mask]`` for each).
+
+    Returns
+    -------
+    tuple
+        One array per input array, shape ``(mask.sum(),) + a.shape[1:]``, its dtype, on
+        the backend of the inputs; rows keep their order. No arrays: ``()``.
+
+    Raises
+    ------
+    TypeError
+        ``mask`` not of dtype bool; NumPy and CuPy arrays mixed.
+    ValueError
+        ``mask`` not 1-D; an array that is 0-d or whose length differs from the mask's.
+    NotImplementedError
+        dask arrays.
+
+    Notes
+    -----
+    NumPy: boolean indexing. CuPy: a reduce-then-scan compaction (Merrill & Garland,
+    "Single-pass Parallel Prefix Scan with Decoupled Look-back", NVIDIA NVR-2016-002,
+    §2 describes the reduce-then-scan baseline): one pass counts the selected rows of
+    each tile of 4096, a single block scans the counts, and one pass per array writes
+    each selected row at its tile's offset plus its rank in the tile; one 8-byte count
+    is read back to size the results.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import xstride as xp
+    >>> xp.algorithms.compact(np.array([True, False, True]), np.array([1, 2, 3]))
+    (array([1, 3]),)
+    """
+    func = "compact"
+    named = [("mask", mask)] + [(f"arrays[{i}]", a) for i, a in enumerate(arrays)]
+    backend, ex = _executor(func, named)
+    m = _as_array(func, "mask", mask, backend)
+    if m.dtype.kind != "b":
+        raise type_error(func, "mask", m, "an array of dtype bool")
+    if m.ndim != 1:
+        raise value_error(func, "mask", f"must be 1-D; got shape {tuple(m.shape)}")
+    n = m.shape[0]
+    arrs = []
+    for name, a in named[1:]:
+        arr = _as_array(func, name, a, backend)
+        if arr.ndim < 1 or arr.shape[0] != n:
+            raise value_error(func, name, f"must have shape ({n}, ...) to match the mask of "
+                                          f"shape ({n},); got {tuple(arr.shape)}")
+        arrs.append(arr)
+    return ex.compact(m, arrs)

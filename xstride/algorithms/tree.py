@@ -1,0 +1,195 @@
+"""``morton_tree``: the levels of a quadtree/octree from sorted Morton keys.
+
+For each level, the occupied nodes (their keys), the first point and point count of
+each, and each node's parent: the arrays a GPU tree build starts from (Karras, "Maximizing
+parallelism in the construction of BVHs, octrees, and k-d trees", HPG 2012, builds its
+octree from the same sorted Morton codes). Composed of
+:func:`~xstride.algorithms.run_length_encode` (the finest level) and
+:func:`~xstride.algorithms.compact` (each coarser level from the one below), on the
+backend of the keys. See ``docs/voxels.md``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import operator
+
+import numpy as np
+
+from .. import _backends
+from .._core.errors import not_provided_error, type_error, value_error
+from ._args import MAX_MORTON_LEVELS, _integer_array, _levels
+from .segments import compact, run_length_encode
+
+__all__ = ["MortonTree", "morton_tree"]
+
+_FUNC = "morton_tree"
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class MortonTree:
+    """The occupied nodes of every level of a Morton (Z-order) tree.
+
+    Level ``l`` (0 = the root, ``levels`` = the finest) has ``m_l`` occupied nodes,
+    in Morton order; each tuple below holds one array per level, ``levels + 1`` in
+    all, on the backend of the keys the tree was built from.
+
+    Attributes
+    ----------
+    ndim : int
+        2 (quadtree) or 3 (octree).
+    levels : int
+        Depth of the keys: a key holds ``ndim * levels`` bits.
+    n_points : int
+        Number of keys (points) the tree was built from.
+    keys : tuple of uint64 arrays, shape (m_l,)
+        Node keys at level ``l``: the point keys shifted right by ``ndim * (levels -
+        l)`` bits (the ``ndim * l`` high bits), strictly increasing. ``keys[0]`` is
+        ``[0]``.
+    first : tuple of int64 arrays, shape (m_l,)
+        Index, into the sorted keys, of the first point of each node.
+    count : tuple of int64 arrays, shape (m_l,)
+        Points per node (at least 1); each level sums to ``n_points``, and node ``j``
+        holds the points ``first[l][j] : first[l][j] + count[l][j]``.
+    parent : tuple of int64 arrays, shape (m_l,)
+        Index of each node's parent in level ``l - 1``; ``-1`` at level 0.
+        Non-decreasing: a node's children are contiguous.
+    """
+
+    ndim: int
+    levels: int
+    n_points: int
+    keys: tuple
+    first: tuple
+    count: tuple
+    parent: tuple
+
+    def nodes(self, level: int) -> int:
+        """Number of occupied nodes at ``level`` (0..``levels``)."""
+        return int(self.keys[level].shape[0])
+
+
+def morton_tree(sorted_keys, ndim, levels) -> MortonTree:
+    """Every level of the quadtree/octree of sorted Morton keys.
+
+    Parameters
+    ----------
+    sorted_keys : array of shape (n,), integer dtype
+        Morton keys of ``levels`` levels (as made by
+        :func:`~xstride.algorithms.morton_keys` with the same ``levels``), sorted in
+        non-decreasing order (:func:`~xstride.algorithms.sort_by_key`). NumPy or CuPy.
+    ndim : {2, 3}
+        Dimensions of the keys.
+    levels : int
+        Bits per axis of the keys: 1..32 in 2-D, 1..21 in 3-D.
+
+    Returns
+    -------
+    MortonTree
+        Levels 0..``levels``: node keys (uint64), first point and point count (int64),
+        parent index (int64, -1 at the root), one array of shape (m_l,) each per level,
+        on the backend of ``sorted_keys``. ``n == 0`` gives empty arrays at every level.
+
+    Raises
+    ------
+    TypeError
+        ``sorted_keys`` not of an integer dtype; ``ndim`` or ``levels`` not an int.
+    NotImplementedError
+        ``sorted_keys`` of a lazy backend (dask): compute them first.
+    ValueError
+        ``sorted_keys`` not 1-D, negative, not sorted (the message names the first
+        position ``i`` with ``sorted_keys[i] < sorted_keys[i - 1]``), or with a key of
+        more than ``ndim * levels`` bits; ``ndim`` not 2 or 3; ``levels`` out of range.
+        The checks run on the keys' device and read back two scalars, never the keys.
+
+    Notes
+    -----
+    The finest level is the run-length encoding of the keys; level ``l - 1`` comes
+    from level ``l`` by shifting its keys right by ``ndim`` bits and keeping the first
+    node of each run (stream compaction), whose first point is the parent's; a node's
+    count is the distance to the next node's first point. The parent of a node is the
+    number of runs that start at or before it, minus one (a prefix sum). Every result
+    is an integer: equal on every backend.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import xstride as xp
+    >>> t = xp.algorithms.morton_tree(np.array([0, 1, 1, 5], dtype=np.uint64), 2, 2)
+    >>> t.keys[1], t.count[1], t.parent[2]
+    (array([0, 1], dtype=uint64), array([3, 1]), array([0, 0, 1]))
+    """
+    if isinstance(ndim, (bool, np.bool_)):
+        raise type_error(_FUNC, "ndim", ndim, "2 or 3")
+    try:
+        nd = operator.index(ndim)
+    except TypeError:
+        raise type_error(_FUNC, "ndim", ndim, "2 or 3") from None
+    if nd not in MAX_MORTON_LEVELS:
+        raise value_error(_FUNC, "ndim", f"must be 2 or 3; got {nd}")
+    lv = _levels(_FUNC, levels, nd)
+    backend = _backends.of(_FUNC, [("sorted_keys", sorted_keys)])
+    k = _integer_array(_FUNC, "sorted_keys", sorted_keys, backend)
+    if backend.lazy:
+        raise not_provided_error(_FUNC, backend.name, "compute the keys first "
+                                                      "(xstride.to_numpy or .compute())")
+    if k.ndim != 1:
+        raise value_error(_FUNC, "sorted_keys", f"must be 1-D; got shape {tuple(k.shape)}")
+    ns = backend.namespace()
+    n = int(k.shape[0])
+    if n == 0:
+        empty_u = ns.empty((0,), dtype=ns.uint64)
+        empty_i = ns.empty((0,), dtype=ns.int64)
+        per = (lv + 1)
+        return MortonTree(nd, lv, 0, (empty_u,) * per, (empty_i,) * per, (empty_i,) * per,
+                          (empty_i,) * per)
+    _check_keys(backend, ns, k, nd, lv)
+
+    u = ns.astype(k, ns.uint64)  # no copy for uint64 keys
+    keys, counts = run_length_encode(u)
+    counts = ns.astype(counts, ns.int64)
+    firsts = ns.cumulative_sum(counts) - counts
+    out_keys, out_first, out_count, out_parent = [keys], [firsts], [counts], []
+    step = _shift(ns, nd)
+    for _ in range(lv):
+        shifted = keys >> step
+        m = int(shifted.shape[0])
+        start = ns.concat([ns.ones(1, dtype=ns.bool), shifted[1:] != shifted[:-1]]) \
+            if m > 1 else ns.ones(m, dtype=ns.bool)
+        out_parent.append(ns.cumulative_sum(ns.astype(start, ns.int64)) - 1)
+        keys, firsts = compact(start, shifted, firsts)
+        ends = ns.concat([firsts[1:], ns.full(1, n, dtype=ns.int64)])
+        out_keys.append(keys)
+        out_first.append(firsts)
+        out_count.append(ends - firsts)
+    out_parent.append(ns.full(1, -1, dtype=ns.int64))  # the root
+    return MortonTree(nd, lv, n, tuple(reversed(out_keys)), tuple(reversed(out_first)),
+                      tuple(reversed(out_count)), tuple(reversed(out_parent)))
+
+
+def _shift(ns, nd: int):
+    """The shift of one level, as a uint64 array scalar (uint64 >> a Python int would
+    be float64 under NumPy 1.x's value-based casting)."""
+    return ns.asarray(nd, dtype=ns.uint64)
+
+
+def _check_keys(backend, ns, k, nd: int, lv: int) -> None:
+    """Sorted, non-negative, at most ``nd * lv`` bits: two scalars read back."""
+    n = int(k.shape[0])
+    if n > 1:
+        down = k[1:] < k[:-1]
+        # the first descent, or n - 1 when there is none (one read-back)
+        flag = ns.concat([down, ns.ones(1, dtype=ns.bool)])
+        pos = int(backend.to_host(ns.argmax(ns.astype(flag, ns.int8)))) + 1
+        if pos < n:
+            pair = np.asarray(backend.to_host(k[pos - 1:pos + 1])).tolist()
+            raise value_error(_FUNC, "sorted_keys", f"is not sorted: sorted_keys[{pos}] = "
+                                                    f"{pair[1]} < sorted_keys[{pos - 1}] = "
+                                                    f"{pair[0]}; sort them first (sort_by_key)")
+    lo, hi = (int(v) for v in np.asarray(backend.to_host(ns.stack([k[0], k[-1]]))).tolist())
+    if lo < 0:
+        raise value_error(_FUNC, "sorted_keys", f"has a negative key ({lo}); Morton keys are "
+                                                "non-negative")
+    if hi >> (nd * lv):
+        raise value_error(_FUNC, "sorted_keys", f"has key {hi}, wider than the {nd * lv} bits "
+                                                f"of {nd}-D keys at levels={lv}")

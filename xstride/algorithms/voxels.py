@@ -1,0 +1,221 @@
+"""``voxel_downsample``: one point per occupied voxel, the mean of its points, in Morton order.
+
+Composed of xstride's own steps, on the backend of the points (NumPy or CuPy): voxel
+indices in float64, their Morton keys (:func:`~xstride.algorithms.morton_encode`'s
+executor), :func:`~xstride.algorithms.sort_by_key`, then
+:func:`~xstride.algorithms.run_length_encode` and
+:func:`~xstride.algorithms.segment_reduce` over the sorted points. See
+``docs/voxels.md``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _backends
+from .._core.errors import not_provided_error, type_error, value_error
+from ._args import MAX_MORTON_LEVELS, _as_array, _host_vector, _real_numbers
+from .segments import run_length_encode, segment_reduce
+
+__all__ = ["voxel_downsample"]
+
+_FUNC = "voxel_downsample"
+
+
+def voxel_downsample(points, voxel_size, *, origin=None):
+    """Downsample a point cloud to one point per occupied voxel: the mean of its points.
+
+    Parameters
+    ----------
+    points : array of shape (n, 2) or (n, 3), floating dtype
+        The cloud, one point per row (float16, float32 or float64), NumPy or CuPy;
+        any strides. Every coordinate must be finite.
+    voxel_size : float or sequence of ndim floats
+        Edge length of a voxel, one for every axis or one per axis; positive and finite.
+    origin : sequence of ndim floats, optional
+        A corner of the voxel grid. Default: the points' minimum corner (the minimum of
+        each column). Points below ``origin`` are allowed (negative voxel indices).
+
+    Returns
+    -------
+    centroids : array of shape (m, ndim), the dtype of ``points``
+        One row per occupied voxel: the mean of the points in it, summed in float64 and
+        rounded once to the points' dtype (float16 points: to float32 by
+        :func:`~xstride.algorithms.segment_reduce`, then to float16). Rows in Morton
+        (Z-) order of the voxels.
+    counts : array of int64, shape (m,)
+        Points per voxel, in the same order; ``counts.sum() == n``.
+
+    Both on the backend of ``points``. ``n == 0`` gives shapes (0, ndim) and (0,).
+
+    Raises
+    ------
+    TypeError
+        ``points`` not of a floating dtype; ``voxel_size`` or ``origin`` not real
+        numbers; arrays of different backends mixed (the message names them).
+    NotImplementedError
+        ``points`` of a lazy backend (dask): compute them first.
+    ValueError
+        ``points`` not of shape (n, 2) or (n, 3), or with a NaN or infinite coordinate
+        (the message names the first such row); ``voxel_size`` not positive or not
+        finite, or of the wrong length; ``origin`` not finite or of the wrong length;
+        more voxels along an axis than a Morton key holds (2**21 per axis in 3-D, 2**32
+        in 2-D, counted from the lowest occupied voxel): choose a larger ``voxel_size``.
+
+    Notes
+    -----
+    The voxel of a point ``p`` is ``floor((p - origin) / voxel_size)`` per axis, the
+    subtraction and the division each rounded in float64 (float32 points are widened
+    first, exactly). Those are correctly rounded IEEE operations on the host and on the
+    device, so a point falls in the same voxel on every backend and in a NumPy
+    reference that uses the same formula. Voxels are ordered by the Morton key of
+    their indices counted from the lowest occupied voxel on each axis (from ``origin``
+    itself when no point lies below it, as with the default origin).
+
+    Accuracy: per axis, a voxel's centroid differs from any other summation order of
+    the same float64 values (e.g. ``np.unique(..., return_inverse=True)`` and
+    ``np.bincount(inverse, weights)``, divided by the counts) by at most
+    ``(m + 1) * 2**-52 * max|x_i|``, where ``m`` is the voxel's point count and
+    ``x_i`` its points' coordinates on that axis (each sum of ``m`` terms is off by at
+    most ``(m - 1) * 2**-53 * sum|x_i|``, each division by half an ulp; Higham,
+    *Accuracy and Stability of Numerical Algorithms*, 2nd ed., section 4.2). For
+    float32 and float16 points add one ulp of the result dtype (the final rounding).
+    Results are the same run to run on each backend.
+
+    Voxel indices must fit a Morton key: at most ``2**MAX_MORTON_LEVELS[ndim]``
+    voxels per axis between the lowest and highest occupied voxel. A wider span is a
+    ``ValueError`` (no wider key: :func:`~xstride.algorithms.sort_by_key` sorts one
+    integer key).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import xstride as xp
+    >>> pts = np.array([[0.1, 0.1], [0.3, 0.2], [1.5, 0.1]])
+    >>> c, n = xp.algorithms.voxel_downsample(pts, 1.0)
+    >>> c
+    array([[0.2 , 0.15],
+           [1.5 , 0.1 ]])
+    >>> n
+    array([2, 1])
+    """
+    backend = _backends.of(_FUNC, [("points", points), ("voxel_size", voxel_size),
+                                   ("origin", origin)])
+    pts = _as_array(_FUNC, "points", points, backend)
+    if pts.dtype.kind != "f":
+        raise type_error(_FUNC, "points", pts, "a floating dtype (float16, float32 or float64)")
+    if backend.lazy:
+        raise not_provided_error(_FUNC, backend.name, "compute the points first "
+                                                      "(xstride.to_numpy or .compute())")
+    if pts.ndim != 2 or pts.shape[1] not in MAX_MORTON_LEVELS:
+        raise value_error(_FUNC, "points", f"must have shape (n, 2) or (n, 3); got {tuple(pts.shape)}")
+    n, ndim = (int(s) for s in pts.shape)
+    size = _voxel_size(voxel_size, ndim)
+    lo = None if origin is None else _origin(origin, ndim)
+    ns = backend.namespace()
+    if n == 0:
+        return ns.empty((0, ndim), dtype=pts.dtype), ns.empty((0,), dtype=ns.int64)
+
+    # one read-back: the columns' minimum and maximum (NaN propagates through both,
+    # an infinity shows in one), which also give the default origin and the voxel span
+    # (per column: NumPy's min over axis 0 of an (n, 3) array walks 3-element rows)
+    cols = [pts[:, axis] for axis in range(ndim)]
+    ends = backend.to_host(ns.stack([ns.stack([ns.min(c) for c in cols]),
+                                     ns.stack([ns.max(c) for c in cols])]))
+    ends = np.asarray(ends, dtype=np.float64)
+    if not np.isfinite(ends).all():
+        row = _first_nonfinite_row(backend, ns, pts)
+        raise value_error(_FUNC, "points", f"has a NaN or infinite coordinate in row {row} "
+                                           f"({np.asarray(backend.to_host(pts[row])).tolist()}); "
+                                           "voxels need finite points")
+    if lo is None:
+        lo = ends[0].copy()
+    # floor((p - origin) / size) is monotone in p: the voxel span from the extremes
+    with np.errstate(over="ignore", invalid="ignore"):
+        vmin = np.floor((ends[0] - lo) / size)
+        vmax = np.floor((ends[1] - lo) / size)
+        span = vmax - vmin
+    top = MAX_MORTON_LEVELS[ndim]
+    for axis in range(ndim):
+        if not (np.isfinite(span[axis]) and span[axis] < 2.0**top):
+            raise value_error(_FUNC, "voxel_size", f"gives {_count(span[axis])} voxels on axis "
+                                                   f"{axis} (points {ends[0][axis]:.6g} to "
+                                                   f"{ends[1][axis]:.6g}, voxel size "
+                                                   f"{size[axis]:.6g}); a {ndim}-D Morton key "
+                                                   f"holds at most 2**{top}: choose a larger "
+                                                   "voxel_size")
+
+    cells = []
+    for axis in range(ndim):
+        col = ns.astype(pts[:, axis], ns.float64)  # exact (float32 arithmetic would not be)
+        q = (col - float(lo[axis])) / float(size[axis])
+        if vmin[axis] == 0.0:
+            # every q >= 0 (its minimum floors to 0): the cast's truncation is the floor
+            cells.append(ns.astype(q, ns.uint64))
+        else:
+            # floor first: q - vmin could round up across an integer
+            cells.append(ns.astype(ns.floor(q) - float(vmin[axis]), ns.uint64))
+    keys = backend.executor("morton").encode(cells)
+    del cells, col, q
+    # the points travel in their own dtype (float16 as float32, exactly: segment_reduce
+    # takes float32 and float64); the means accumulate in float64 either way
+    carried = pts if pts.dtype in (ns.float32, ns.float64) else ns.astype(pts, ns.float32)
+    # sort_by_key's executor (the arguments are checked here already)
+    sorted_keys, _, sorted_pts = backend.executor("sort").sort_by_key(keys, [carried])
+    del keys
+    _, counts = run_length_encode(sorted_keys)
+    offsets = ns.concat([ns.zeros(1, dtype=ns.int64), ns.cumulative_sum(counts)])
+    means = segment_reduce(sorted_pts, offsets, "mean")
+    return ns.astype(means, pts.dtype, copy=False), counts
+
+
+def _count(span) -> str:
+    if not np.isfinite(span):
+        return "too many"
+    if span >= 2.0**53:
+        return f"about {span:.3g}"
+    return f"{int(span) + 1:,}"
+
+
+def _voxel_size(value, ndim: int) -> np.ndarray:
+    """``voxel_size`` as ``ndim`` positive finite float64 values on the host."""
+    be = _backends.of_array(value)
+    if be is not None and not isinstance(value, np.generic):
+        value = be.to_host(value)
+    if value is None or isinstance(value, (str, bytes)) or not _real_numbers(value) or (
+            isinstance(value, (list, tuple))
+            and any(isinstance(v, (bool, np.bool_)) for v in value)):
+        raise type_error(_FUNC, "voxel_size", value, f"a positive real number or {ndim} of them")
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except OverflowError:
+        raise value_error(_FUNC, "voxel_size", f"must be finite; {value!r} does not fit a "
+                                               "float64") from None
+    except (TypeError, ValueError):
+        raise type_error(_FUNC, "voxel_size", value,
+                         f"a positive real number or {ndim} of them") from None
+    if arr.ndim == 0:
+        arr = np.full(ndim, arr)
+    if arr.shape != (ndim,):
+        raise value_error(_FUNC, "voxel_size", f"must be one number or {ndim} (one per axis of "
+                                               f"the points); got shape {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise value_error(_FUNC, "voxel_size", f"must be finite; got {arr.tolist()}")
+    if not (arr > 0).all():
+        raise value_error(_FUNC, "voxel_size", f"must be positive; got {arr.tolist()}")
+    return arr
+
+
+def _origin(value, ndim: int) -> np.ndarray:
+    if isinstance(value, (str, bytes)):
+        raise type_error(_FUNC, "origin", value, f"a sequence of {ndim} real numbers")
+    lo = _host_vector(_FUNC, "origin", value)
+    if lo.shape != (ndim,):
+        raise value_error(_FUNC, "origin", f"must have {ndim} entries (one per axis of the "
+                                           f"points); got {lo.size}")
+    return lo
+
+
+def _first_nonfinite_row(backend, ns, pts) -> int:
+    bad = ns.logical_not(ns.all(ns.isfinite(pts), axis=1))
+    return int(backend.to_host(ns.argmax(ns.astype(bad, ns.int8))))
