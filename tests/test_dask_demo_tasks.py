@@ -104,3 +104,37 @@ def test_runs_give_the_first_row_and_key_of_every_run(chunks):
     np.testing.assert_array_equal(got_rows, want)
     np.testing.assert_array_equal(got_keys, keys[want])
     assert got_rows.dtype == np.int64 and got_keys.dtype == np.uint64
+
+
+def test_sorted_across_signed_keys():
+    keys = np.arange(-500, 500, dtype=np.int64)
+    assert dask_tasks.sorted_across(da.from_array(keys, chunks=(300, 0, 700))).compute()
+    keys[300] = -1000
+    assert not dask_tasks.sorted_across(da.from_array(keys, chunks=(300, 0, 700))).compute()
+
+
+def test_no_task_reads_another_chunk():
+    """What a chunk needs of the others comes as constants: on a cluster no tiny
+    transfers between workers (each a round of messages)."""
+    keys = np.sort(np.random.default_rng(3).integers(0, 99, 600).astype(np.uint64))
+    x = da.from_array(keys, chunks=100)
+    deps = []
+    real = dask_tasks.dask.persist
+
+    def spy(*args, **kw):
+        for a in args:
+            for name, layer in a.__dask_graph__().layers.items():
+                if isinstance(name, str) and name.startswith("occupancy-starts"):
+                    deps.append(name)
+                    for task in layer.values():
+                        refs = [r for r in task[1:] if isinstance(r, tuple)]
+                        assert len(refs) == 1 and refs[0][0] == x.name   # its own chunk
+        return real(*args, **kw)
+
+    dask_tasks.dask.persist = spy
+    try:
+        got = dask_tasks.occupancy(x, 2).compute()
+    finally:
+        dask_tasks.dask.persist = real
+    assert deps
+    np.testing.assert_array_equal(got, _run_lengths(keys >> np.uint64(2)))

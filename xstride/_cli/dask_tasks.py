@@ -7,9 +7,9 @@ the chunk's own backend, so a stage costs its work and not dask's bookkeeping.
   propagates as there).
 - :func:`occupancy`: the run lengths of the level-``k`` cells of sorted keys. Each
   chunk needs the cell of the row before it (the last key of the nearest non-empty
-  chunk before it) and the first cell start after it: tiny 1-element tasks carry
-  them, so no chunk is cut, rechunked or sent to the client; one task per chunk then
-  writes its counts. Four tasks per chunk, at constant depth.
+  chunk before it) and the first cell start after it: both come to the client as
+  Python ints (two round trips) and go into the chunks' tasks as constants, so no chunk
+  is cut, rechunked or sent anywhere, and no task waits for another chunk's data.
 - :func:`sorted_across`: whether sorted keys never decrease, per chunk and across
   chunk boundaries (the same last keys).
 - :func:`runs`: the first row and the key of every run of equal sorted keys, per chunk
@@ -69,54 +69,66 @@ def bounding_box(pos) -> tuple:
 
 # ------------------------------------------------------------------ sorted keys
 # Graphs as one layer of plain tasks (a dask.delayed call per task merges graphs once
-# per call). Each chunk's task gets the 1-element ends of all the chunks before (or
-# after) it and keeps the nearest non-empty one: depth stays constant instead of a chain
-# of P tasks, each a round trip through the scheduler.
+# per call). What a chunk needs of the others (the last key before it, the first cell
+# start after it) comes to the client as a few Python ints and goes into the chunk's
+# task as a constant: no task depends on another chunk's task, so nothing travels
+# between workers (many tiny transfers cost more than a round trip to the client).
 def _last(block):
-    """The last key of ``block`` (1 element; empty for an empty block)."""
-    return block[-1:]
+    """The last key of ``block`` as a Python int, or None for an empty block."""
+    return int(block[-1]) if block.shape[0] else None
 
 
-def _nearest_before(*lasts):
-    """The last of the non-empty 1-element arrays, or None."""
-    for last in reversed(lasts):
-        if last.shape[0]:
-            return last
-    return None
+def _befores(sorted_keys) -> list:
+    """For each chunk, the last key of the nearest non-empty chunk before it (or None)."""
+    nb = sorted_keys.numblocks[0]
+    keys = sorted_keys.__dask_keys__()
+    name = f"last-key-{tokenize(sorted_keys.name)}"
+    graph = _graph(name, {(name, i): (_last, keys[i]) for i in range(nb)}, [sorted_keys])
+    lasts = dask.compute(*[_delayed(name, i, graph) for i in range(nb)])
+    out, before = [], None
+    for last in lasts:
+        out.append(before)
+        before = before if last is None else last
+    return out
 
 
-def _starts_block(block, first_row: int, shift, *lasts):
-    """Global rows (int64) where a cell starts in this chunk of sorted keys; ``lasts``:
-    the last keys of the chunks before it."""
-    # scalars stay NumPy/Python scalars: kernel arguments on the device, where a 0-d
-    # device array would be a host-to-device copy that waits for the stream
+def _delayed(name, i, graph):
+    from dask.delayed import Delayed
+
+    return Delayed((name, i), graph, layer=name)
+
+
+def _boundary(block, shift, before):
+    """True where a cell starts in this chunk (``before``: the key before it, or None).
+    Scalars stay NumPy/Python scalars: kernel arguments on the device (a small device
+    array made from host values would be a copy that waits for the stream)."""
     xp = array_namespace(block)
     cells = block >> shift
-    before = _nearest_before(*lasts)
     if before is None:
-        prev = cells[:1] ^ np.uint64(1)   # row 0 of all starts a cell
+        head = xp.ones(min(1, cells.shape[0]), dtype=xp.bool)   # row 0 of all starts a cell
     else:
-        prev = before >> shift
-    boundary = cells != xp.concat([prev, cells[:-1]])
-    return xp.astype(xp.nonzero(boundary)[0], xp.int64) + first_row
+        head = cells[:1] != (block.dtype.type(before) >> shift)
+    return xp.concat([head, cells[1:] != cells[:-1]])
 
 
-def _first(starts):
-    return starts[:1]
+def _starts_block(block, first_row: int, shift, before):
+    """Global rows (int64) where a cell starts in this chunk of sorted keys."""
+    xp = array_namespace(block)
+    return xp.astype(xp.nonzero(_boundary(block, shift, before))[0], xp.int64) + first_row
 
 
-def _counts_block(starts, end, *firsts):
+def _length_and_first(starts):
+    """(number of starts, the first start or None): host ints for the client."""
+    return int(starts.shape[0]), (int(starts[0]) if starts.shape[0] else None)
+
+
+def _counts_block(starts, after: int):
     """Cell sizes of the cells starting in this chunk: differences of its starts and
-    the first start after the chunk (``firsts`` of the later chunks, else ``end``)."""
+    ``after``, the first start after the chunk (or the number of keys)."""
     xp = array_namespace(starts)
-    after = next((f for f in firsts if f.shape[0]), None)
-    if after is None:
-        after = xp.asarray([end], dtype=xp.int64)
-    return xp.diff(xp.concat([starts, after]))
-
-
-def _length(block) -> int:
-    return int(block.shape[0])
+    if starts.shape[0] == 0:
+        return starts
+    return xp.concat([xp.diff(starts), after - starts[-1:]])
 
 
 def _graph(name, layer, dependencies):
@@ -127,40 +139,52 @@ def _graph(name, layer, dependencies):
 
 def occupancy(sorted_keys, shift: int):
     """Points per occupied cell (int64, a persisted dask array of known chunks) of the
-    cells ``key >> shift`` of sorted keys: the run lengths in key order."""
-    from dask.delayed import Delayed
-
+    cells ``key >> shift`` of sorted keys: the run lengths in key order. Two round
+    trips to the client (the chunks' last keys; the starts' counts and first rows)."""
     n = int(sorted_keys.shape[0])
     nb = sorted_keys.numblocks[0]
     keys = sorted_keys.__dask_keys__()
     offsets = np.concatenate([[0], np.cumsum(sorted_keys.chunks[0][:-1])]).astype(int)
+    befores = _befores(sorted_keys)
     token = tokenize(sorted_keys.name, shift)
-    last, starts, first, counts = (f"occupancy-{s}-{token}"
-                                   for s in ("last", "starts", "first", "counts"))
+    starts, meta, counts = (f"occupancy-{s}-{token}" for s in ("starts", "meta", "counts"))
     shift = np.uint64(shift)
-    layer = {}
-    for i in range(nb):
-        layer[(last, i)] = (_last, keys[i])
-        layer[(starts, i)] = (_starts_block, keys[i], int(offsets[i]), shift) \
-            + tuple((last, j) for j in range(i))
-        layer[(first, i)] = (_first, (starts, i))
-    for i in range(nb):
-        layer[(counts, i)] = (_counts_block, (starts, i), n) \
-            + tuple((first, j) for j in range(i + 1, nb))
-    graph = _graph(counts, layer, [sorted_keys])
-    parts = dask.persist(*[Delayed((counts, i), graph, layer=counts) for i in range(nb)])
-    length = f"occupancy-length-{token}"
-    lengths = _graph(length, {(length, i): (_length, (counts, i)) for i in range(nb)}, parts)
-    sizes = dask.compute(*[Delayed((length, i), lengths, layer=length) for i in range(nb)])
-    name = f"occupancy-{token}"
-    arr = da.Array(_graph(name, {(name, i): (_ident, (counts, i)) for i in range(nb)}, parts),
-                   name, (tuple(sizes),), dtype=np.int64,
-                   meta=sorted_keys._meta.astype(np.int64))
+    layer = {(starts, i): (_starts_block, keys[i], int(offsets[i]), shift, befores[i])
+             for i in range(nb)}
+    graph = _graph(starts, layer, [sorted_keys])
+    parts = dask.persist(*[_delayed(starts, i, graph) for i in range(nb)])
+    metas = _graph(meta, {(meta, i): (_length_and_first, (starts, i)) for i in range(nb)},
+                   parts)
+    info = dask.compute(*[_delayed(meta, i, metas) for i in range(nb)])
+    afters, nxt = [0] * nb, n
+    for i in range(nb - 1, -1, -1):
+        afters[i] = nxt
+        nxt = nxt if info[i][1] is None else info[i][1]
+    layer = {(counts, i): (_counts_block, (starts, i), afters[i]) for i in range(nb)}
+    arr = da.Array(_graph(counts, layer, parts), counts, (tuple(m for m, _ in info),),
+                   dtype=np.int64, meta=sorted_keys._meta.astype(np.int64))
     return dask.persist(arr)[0]
 
 
-def _ident(x):
-    return x
+def _sorted_block(block, before) -> bool:
+    xp = array_namespace(block)
+    if block.shape[0] == 0:
+        return True
+    head = True if before is None else bool(block.dtype.type(before) <= block[0])
+    return head and bool(xp.all(block[:-1] <= block[1:]))
+
+
+def sorted_across(keys):
+    """A delayed bool: the keys never decrease (within and across chunks); the last
+    keys of the chunks come to the client first (one round trip)."""
+    nb = keys.numblocks[0]
+    kk = keys.__dask_keys__()
+    befores = _befores(keys)
+    token = tokenize(keys.name)
+    ok, every = (f"sorted-{s}-{token}" for s in ("ok", "all"))
+    layer = {(ok, i): (_sorted_block, kk[i], befores[i]) for i in range(nb)}
+    layer[(every, 0)] = (all, [(ok, i) for i in range(nb)])
+    return _delayed(every, 0, _graph(every, layer, [keys]))
 
 
 def _heads_block(block, starts, first_row: int):
@@ -175,12 +199,12 @@ def runs(sorted_keys):
     nb = sorted_keys.numblocks[0]
     keys = sorted_keys.__dask_keys__()
     offsets = np.concatenate([[0], np.cumsum(sorted_keys.chunks[0][:-1])]).astype(int)
+    befores = _befores(sorted_keys)
     token = tokenize(sorted_keys.name, "runs")
-    last, starts, heads = (f"runs-{s}-{token}" for s in ("last", "starts", "heads"))
+    starts, heads = (f"runs-{s}-{token}" for s in ("starts", "heads"))
     zero = np.uint64(0)
-    first = {(last, i): (_last, keys[i]) for i in range(nb)}
-    first.update({(starts, i): (_starts_block, keys[i], int(offsets[i]), zero)
-                  + tuple((last, j) for j in range(i)) for i in range(nb)})
+    first = {(starts, i): (_starts_block, keys[i], int(offsets[i]), zero, befores[i])
+             for i in range(nb)}
     unknown = ((np.nan,) * nb,)
     meta = sorted_keys._meta
     rows = da.Array(_graph(starts, first, [sorted_keys]), starts, unknown, dtype=np.int64,
@@ -189,27 +213,3 @@ def runs(sorted_keys):
              for i in range(nb)}
     return rows, da.Array(_graph(heads, layer, [rows, sorted_keys]), heads, unknown,
                           dtype=sorted_keys.dtype, meta=meta)
-
-
-def _sorted_block(block, *lasts) -> bool:
-    xp = array_namespace(block)
-    if block.shape[0] == 0:
-        return True
-    before = _nearest_before(*lasts)
-    prev = block[:1] if before is None else before
-    return bool(xp.all(xp.concat([prev, block[:-1]]) <= block))
-
-
-def sorted_across(keys):
-    """A delayed bool: the keys never decrease (within and across chunks)."""
-    from dask.delayed import Delayed
-
-    nb = keys.numblocks[0]
-    kk = keys.__dask_keys__()
-    token = tokenize(keys.name)
-    last, ok, every = (f"sorted-{s}-{token}" for s in ("last", "ok", "all"))
-    layer = {(last, i): (_last, kk[i]) for i in range(nb)}
-    layer.update({(ok, i): (_sorted_block, kk[i]) + tuple((last, j) for j in range(i))
-                  for i in range(nb)})
-    layer[(every, 0)] = (all, [(ok, i) for i in range(nb)])
-    return Delayed((every, 0), _graph(every, layer, [keys]), layer=every)
