@@ -15,8 +15,10 @@ that folder to the end of ``sys.path`` before anything imports dask (``_common``
 still found there).
 
 Timed: the stages positions -> bounding box -> keys -> sort -> occupancy of
-``xstride._cli.dask_demo.pipeline`` (each persists its result on the workers), after
-one small warm-up run on the same cluster (imports, first compiles); not timed:
+``xstride._cli.dask_demo.pipeline`` (each persists its result on the workers), after a
+warm-up on the same cluster (every CPU worker's first calls, then a small run with
+chunks for every worker; on the GPU a run at the timed size: kernels compile per
+layout); not timed:
 starting the cluster and the final checks. Speedup is against 1 worker, parallel
 efficiency is speedup / workers.
 """
@@ -52,14 +54,31 @@ def _timed(result) -> tuple[float, dict]:
     return sum(stages.get(name, 0.0) for name in _PIPELINE), stages
 
 
+def _warm_worker() -> None:
+    """On a worker: the first calls of Philox, Morton keys and the sort (the host C loops
+    are compiled or loaded from the cache and checked once per process)."""
+    import numpy as np
+
+    import xstride as xp
+
+    pos = xp.rng.philox_uniform(0, np.arange(3, dtype=np.uint64)[None, :],
+                                np.arange(4096, dtype=np.uint64)[:, None])
+    keys = xp.algorithms.morton_keys(pos, [0.0] * 3, [1.0] * 3, 10)
+    xp.algorithms.sort_by_key(keys, pos)
+
+
 def cpu_rows(n: int, workers: list[int], rows: int, levels: int, warm_up: bool,
              baseline: float | None):
     out, base = [], baseline
     for w in workers:
         with dask_demo.cluster(workers=w) as client:
             if warm_up:
-                dask_demo.pipeline("dask", n=min(n, 1 << 16), chunks=min(rows, 1 << 14),
-                                   levels=levels)
+                # every worker builds or loads the host C loops and imports what the
+                # tasks need (a small run of 4 chunks touched 4 workers of 16: the
+                # others did it inside the timed run), then a small run on all of them
+                client.run(_warm_worker)
+                wn = min(n, max(1 << 16, 2 * w * (1 << 12)))
+                dask_demo.pipeline("dask", n=wn, chunks=max(1, wn // (2 * w)), levels=levels)
             t0 = time.perf_counter()
             res = dask_demo.pipeline("dask", n=n, chunks=rows, levels=levels)
             wall = time.perf_counter() - t0
@@ -83,7 +102,9 @@ def gpu_rows(n: int, rows: int, levels: int):
     if cupy_or_none() is None:
         return []
     out = []
-    plain_demo.pipeline("cupy", n=1 << 16, levels=levels)   # warm-up: compiles
+    # warm-ups at the timed size: kernels compile per layout, and a small run's chunks
+    # have other layouts than the timed run's
+    plain_demo.pipeline("cupy", n=n, levels=levels)
     ref = plain_demo.pipeline("cupy", n=n, levels=levels)
     t_ref, st_ref = _timed(ref)
     # the dask worker is another process on the same GPU: give back this one's cache
@@ -92,8 +113,7 @@ def gpu_rows(n: int, rows: int, levels: int):
                + [f"{st_ref.get(s, 0.0):.3f}" for s in _PIPELINE])
     try:
         with dask_demo.cluster(gpu=True):
-            dask_demo.pipeline("dask", n=1 << 16, chunks=1 << 14, chunk_backend="cupy",
-                               levels=levels)
+            dask_demo.pipeline("dask", n=n, chunks=rows, chunk_backend="cupy", levels=levels)
             res = dask_demo.pipeline("dask", n=n, chunks=rows, chunk_backend="cupy",
                                      levels=levels)
     except dask_demo.DemoError as exc:
