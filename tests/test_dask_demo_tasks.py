@@ -138,3 +138,18 @@ def test_no_task_reads_another_chunk():
         dask_tasks.dask.persist = real
     assert deps
     np.testing.assert_array_equal(got, _run_lengths(keys >> np.uint64(2)))
+
+
+def test_the_pipeline_without_the_tree_has_every_other_result():
+    """benchmarks/dask.py leaves the tree stage out (``tree=False``): no "tree" and no
+    such stage, the other results as with it (dask's threads here)."""
+    from xstride._cli import dask_demo
+    from xstride._cli.dask_demo import NOT_RESULTS
+
+    full = dask_demo.pipeline("dask", n=3000, chunks=700)
+    lean = dask_demo.pipeline("dask", n=3000, chunks=700, tree=False)
+    assert "tree" in full and "tree" not in lean
+    assert "morton tree" not in [s["name"] for s in lean["stages"]]
+    assert {k: v for k, v in lean.items() if k not in NOT_RESULTS} == \
+        {k: v for k, v in full.items() if k not in NOT_RESULTS + ("tree",)}
+    assert all(lean["checks"].values())

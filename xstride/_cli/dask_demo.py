@@ -192,9 +192,14 @@ def _wait_for_devices(chunk_backend) -> None:
 
 def pipeline(backend: str, points=None, n=None, levels: int = 10, level_stats=None,
              seed: int = 0, chunks=None, chunk_backend=None,
-             progress: Progress | None = None) -> dict:
+             progress: Progress | None = None, *, tree: bool = True) -> dict:
     """The demo on the dask backend, on the current dask scheduler (a client made by
-    :func:`cluster`, or dask's local threads); returns what ``--json`` prints."""
+    :func:`cluster`, or dask's local threads); returns what ``--json`` prints.
+
+    ``tree=False`` leaves out the last stage, the Morton tree (it gathers one key and
+    one row per occupied finest cell to the client: about the points' count at the
+    demo's levels, longer than the rest of the pipeline); the result then has no
+    ``"tree"`` (benchmarks/dask.py times the stages before it)."""
     import xstride as xp
     from .pointio import PointFileError, read_points
 
@@ -213,11 +218,11 @@ def pipeline(backend: str, points=None, n=None, levels: int = 10, level_stats=No
         raise DemoError(str(exc)) from None
     with selection:
         return _run(xp, backend, points, n, levels, level_stats, seed, progress,
-                    read_points, PointFileError)
+                    read_points, PointFileError, tree)
 
 
 def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_points,
-         PointFileError) -> dict:
+         PointFileError, with_tree=True) -> dict:
     from .. import algorithms as alg
     from . import dask_tasks   # imports dask: not at import of this module
 
@@ -309,9 +314,9 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
         counts = np.diff(np.append(rows_h, npts))
         return demo_tree.tree_rows_from_runs(keys_h, counts, ndim, levels, npts)
 
-    rows = stage("morton tree", tree)
+    rows = stage("morton tree", tree) if with_tree else None
     cells_total = 2 ** (ndim * k_level)
-    return {
+    out = {
         "backend": backend,
         "source": source,
         "points": npts,
@@ -337,6 +342,9 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
         "compiles_kernels": bool(compiles),
         "cupy_compiles_recorded": False,
     }
+    if not with_tree:
+        del out["tree"]
+    return out
 
 
 # --------------------------------------------------------------------- entry point
