@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 GPU_SITE := .gpu-site
 GPU_PY   := PYTHONPATH=$(CURDIR)/$(GPU_SITE):$(CURDIR) python3
 
-.PHONY: demo test test-gpu bench bench-gpu conformance-gpu info clean
+.PHONY: demo test test-gpu bench bench-gpu bench-dask conformance-gpu info clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -48,6 +48,11 @@ bench: $(STAMP)
 
 bench-gpu: $(GPU_SITE)
 	$(GPU_PY) benchmarks/run_all.py
+
+# The dask benchmark (issue 18): 1-16 CPU worker processes, then CuPy chunks on one GPU
+# against the CuPy backend; docs/dask.md. ARGS=... passes options (--n, --workers, ...).
+bench-dask: $(GPU_SITE)
+	$(GPU_PY) benchmarks/dask.py $(ARGS)
 
 # The array API suite on the GPU host, CuPy backend. Needs the suite (with its spec
 # submodule) in .conformance/slim and the runner script in .conformance/ (both ignored;

@@ -16,6 +16,10 @@ import traceback
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# this folder holds dask.py (benchmarks/dask.py): kept last on sys.path so that no script
+# run from here imports it in place of the dask package
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE] + [str(_HERE)]
 
 
 def cupy_or_none():

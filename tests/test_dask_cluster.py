@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 
 dask = pytest.importorskip("dask")
-pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 
 import xstride as xp  # noqa: E402
@@ -236,13 +235,41 @@ def test_benchmark_runs_at_a_tiny_size():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    proc = subprocess.run([sys.executable, "benchmarks/dask_cluster.py", "--n", "1000",
+    proc = subprocess.run([sys.executable, "benchmarks/dask.py", "--n", "1000",
                            "--workers", "1", "--rows-per-chunk", "500", "--gpu-n", "0",
                            "--no-warm-up"],
                           cwd=root, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("| 1 x 1 thread")]
     assert len(lines) == 1 and "| 1.00 " in lines[0] and "| ok" in lines[0], proc.stdout
+
+
+@pytest.mark.parametrize("where", ["root", "benchmarks"])
+def test_benchmark_named_dask_py_does_not_shadow_the_dask_package(where):
+    """``python benchmarks/dask.py --help`` from the repository root or from its own
+    folder: the script's folder is ``sys.path[0]``, yet ``import dask`` inside it finds
+    the package (the script moves its folder last before importing anything)."""
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    cwd = root if where == "root" else root / "benchmarks"
+    script = root / "benchmarks" / "dask.py"
+    proc = subprocess.run([sys.executable, str(script), "--help"], cwd=cwd,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "--rows-per-chunk" in proc.stdout and "--gpu-n" in proc.stdout
+    # as `python benchmarks/dask.py` starts: the script's folder is sys.path[0]
+    probe = ("import os, runpy, sys; sys.argv = [sys.argv[1], '--help']\n"
+             "sys.path[0] = os.path.dirname(sys.argv[0])\n"
+             "try:\n    runpy.run_path(sys.argv[0], run_name='__main__')\n"
+             "except SystemExit:\n    pass\n"
+             "import dask, dask.array; print('DASK', dask.__file__)")
+    proc = subprocess.run([sys.executable, "-c", probe, str(script)], cwd=cwd,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    found = [ln for ln in proc.stdout.splitlines() if ln.startswith("DASK ")]
+    assert found and "benchmarks" not in found[0], found
 
 
 def test_sample_sort_on_the_cluster_equals_numpy(client):
@@ -257,3 +284,15 @@ def test_sample_sort_on_the_cluster_equals_numpy(client):
     np.testing.assert_array_equal(xp.to_numpy(order), ref)
     np.testing.assert_array_equal(xp.to_numpy(sp), pts[ref])
     assert _imported_on_every_worker(client, "xstride._chunked.sample_sort")
+    # two workers: one task per piece (the pieces travel); one worker: no piece tasks
+    from xstride._chunked.sample_sort import one_memory
+
+    assert not one_memory(sk)
+
+
+def test_one_worker_is_one_memory():
+    from xstride._chunked.sample_sort import one_memory
+
+    with dask_demo.cluster(workers=1) as one, one.as_current():
+        assert len(one.scheduler_info()["workers"]) == 1
+        assert one_memory(dask.array.zeros(4, chunks=2))

@@ -7,6 +7,7 @@ test_rng_gpu.py.
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import pytest
@@ -478,3 +479,18 @@ def test_num_threads_variable_that_is_no_positive_int_is_an_error(monkeypatch, v
     monkeypatch.setenv("XSTRIDE_NUM_THREADS", value)
     with pytest.raises(ValueError, match="XSTRIDE_NUM_THREADS="):
         xp.rng.philox_uniform(1, 2, np.arange(1 << 20, dtype=np.uint64))
+
+
+def test_host_threads_follow_omp_num_threads_when_xstride_num_threads_is_unset(monkeypatch):
+    """A dask worker process has OMP_NUM_THREADS=1: its one thread must use one core."""
+    monkeypatch.delenv("XSTRIDE_NUM_THREADS", raising=False)
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert H._threads(64) == 1
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert H._threads(64) == 3
+    monkeypatch.setenv("XSTRIDE_NUM_THREADS", "2")     # xstride's own variable wins
+    assert H._threads(64) == 2
+    monkeypatch.delenv("XSTRIDE_NUM_THREADS")
+    for ignored in ("", "0", "many"):                  # not ours to refuse: the default
+        monkeypatch.setenv("OMP_NUM_THREADS", ignored)
+        assert H._threads(64) == max(1, min(os.cpu_count() or 1, 16, 32))

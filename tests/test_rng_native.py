@@ -31,6 +31,7 @@ def _env(monkeypatch, cache_dir):
     monkeypatch.setenv("XSTRIDE_CACHE_DIR", str(cache_dir))
     monkeypatch.delenv("XSTRIDE_HOST_CC", raising=False)
     monkeypatch.delenv("XSTRIDE_NUM_THREADS", raising=False)
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
 
 
 @pytest.fixture
@@ -110,6 +111,39 @@ def test_array_arguments_and_broadcasting(func, monkeypatch, native_calls):
         c, ref = both(monkeypatch, lambda: f(*args))
         same(c, ref)
     assert native_calls and all(native_calls)
+
+
+@needs_cc
+@pytest.mark.parametrize("func", KINDS)
+def test_two_d_broadcasts_run_column_by_column_without_copies(func, monkeypatch,
+                                                              native_calls):
+    """(n, k) outputs of broadcast arguments (the demo's counters (n, 1) with streams
+    (1, k)) run as k strided columns: the C loop reads stride-0 and strided views as
+    they are; the bits are the NumPy path's."""
+    rs = np.random.default_rng()
+    f = getattr(rng, func)
+    ct = np.concatenate([EDGE, rand_u64(rs, 2 * H.NATIVE_CHUNK + 7)])
+    n = ct.size
+    copies = []
+    real = H._flat_range
+    monkeypatch.setattr(H, "_flat_range", lambda v, s, e: copies.append(v.ndim) or real(v, s, e))
+    cases = [
+        (9, np.arange(3, dtype=U64)[None, :], ct[:, None]),          # the demo's positions
+        (rand_u64(rs, 5)[None, :], 2**63 + 1, ct[:, None]),          # seeds by column
+        (rand_u64(rs, n)[:, None], np.arange(2, dtype=U64)[None, :], ct[::-1, None]),
+        (7, np.arange(8, dtype=U64)[None, :], ct[:400, None]),      # 8 columns
+    ]
+    for args in cases:
+        shape = np.broadcast_shapes(*[np.shape(x) for x in args])
+        assert H._by_columns([H._Source(a, shape) for a in args], shape)
+        copies.clear()
+        f(*args)
+        assert copies and all(d == 1 for d in copies)   # column views, never a 2-D copy
+        c, ref = both(monkeypatch, lambda: f(*args))
+        same(c, ref)
+    assert native_calls and all(native_calls)
+    # generator counters span rows by their flat index: never split into columns
+    assert not H._by_columns([H._Source(H.Affine(5), (10, 3))] * 3, (10, 3))
 
 
 @needs_cc

@@ -1,26 +1,46 @@
-"""``sort_by_key`` of dask arrays whose chunks pandas cannot hold (CuPy): a sample sort
-whose every step runs on the chunks' own backend, so CuPy chunks stay on their device.
+"""``sort_by_key`` of dask arrays: a sample sort whose every step is a dask task on the
+chunks' own backend (NumPy chunks on CPU workers, CuPy chunks on their device).
 
-dask's dataframe shuffle (``sort.py``) moves pandas frames; without cuDF a CuPy chunk
-would have to visit the host. Here the shuffle is a graph of dask tasks over the
-chunks, each calling the chunk backend's ``sort_by_key`` executor:
+The graph, for ``P`` input chunks and ``P`` output partitions, is submitted at once;
+the client waits only for the partition lengths at the end:
 
-1. each chunk is sorted by key (stable), carrying its global row numbers and values;
-2. a few keys of every sorted chunk (evenly spaced, 64 at most) go to the client, whose
-   sorted union gives ``P - 1`` splitters (``P``: the number of chunks); output
-   partition ``j`` takes the keys in ``(s_j, s_{j+1}]``;
-3. each sorted chunk is cut at the splitters (``searchsorted``); one task per (chunk,
-   partition) slices its piece where the chunk lives, so only pieces travel;
-4. partition ``j`` concatenates its pieces in chunk order and sorts them by key
-   (stable): equal keys come from increasing chunks and, within a chunk, increasing
-   rows, so the result is the stable sort, equal to ``numpy.argsort(kind="stable")``.
+1. ``sample``: up to ``_SAMPLES`` keys of every chunk, at rows drawn from a generator
+   seeded by the chunk's index (the same rows every run), copied to the host; one
+   ``splitters`` task sorts their union and picks ``P - 1`` splitters. Output
+   partition ``j`` takes the keys in ``(s_{j-1}, s_j]``.
+2. ``split``: each chunk is split by the splitters, carrying its global row numbers
+   and values, in the way its sort executor names (``SPLIT``):
 
-No task ever holds more than one partition. Partition sizes follow the key
-distribution: a key repeated more often than ``n / P`` times makes its partition
-larger. ``P * P`` piece tasks: fine for hundreds of chunks, not for tens of thousands.
+   - ``"sorted"`` (NumPy): the chunk is sorted by key (stable) and cut where the
+     splitters fall (``P`` binary searches). A packed sort of a chunk costs less than a
+     binary search per key;
+   - ``"grouped"`` (CuPy): each key's partition is found by a binary search among the
+     splitters and the rows are grouped by partition with a stable sort of one-byte
+     (or two-byte) partition numbers, a single radix pass; the keys inside a group stay
+     in row order. On the device a search per key is cheap and the full sort is left to
+     the merge alone.
+
+   Either way piece ``j`` of a chunk holds its keys of partition ``j``, equal keys in
+   row order, and the cuts come back as ``P + 1`` host ints (on the device, one small
+   copy per chunk).
+3. ``piece``: one task per (chunk, partition) slices its rows where the chunk lives,
+   so only pieces travel between workers (dask's task shuffle: ``P * P`` tiny tasks).
+   Where all chunks share one memory (dask's threads or synchronous scheduler, a
+   ``distributed`` cluster of one worker) nothing travels, and each merge slices its
+   pieces itself: ``P`` tasks instead of ``P * P``.
+4. ``merge``: partition ``j`` concatenates its pieces in chunk order and sorts them by
+   key (stable): equal keys come from increasing chunks and, within a chunk,
+   increasing rows, so the result is the stable sort, equal to
+   ``numpy.argsort(kind="stable")`` for any chunking.
+
+No task ever holds more than one partition (in one memory, a merge reads the chunks
+where they are). Partition sizes follow the key distribution: a key repeated more
+often than ``n / P`` times makes its partition larger. Right for tens to hundreds of
+chunks, not for tens of thousands.
 
 Source: the sample sort of W. D. Frazer and A. C. McKellar, "Samplesort: a sampling
-approach to minimal storage tree sorting", J. ACM 17(3), 1970.
+approach to minimal storage tree sorting", J. ACM 17(3), 1970; dask's task shuffle
+(``dask/dataframe/shuffle.py``: split per input partition, concatenate per output).
 """
 
 from __future__ import annotations
@@ -31,81 +51,173 @@ import dask
 import dask.array as da
 import numpy as np
 from array_api_compat import array_namespace
+from dask.base import tokenize
+from dask.delayed import Delayed
+from dask.highlevelgraph import HighLevelGraph
 
 from . import _config
 
-__all__ = ["sample_sort"]
+__all__ = ["sample_sort", "one_memory"]
 
+#: Keys sampled per chunk: with P chunks the splitters are quantiles of 64 P keys,
+#: which keeps partitions near n / P for keys without long runs of one value.
 _SAMPLES = 64
 
 
-def _local(keys, offset, *values):
-    """(sorted keys, their global rows, *values) of one chunk."""
-    xp = array_namespace(keys)
-    rows = xp.arange(keys.shape[0], dtype=xp.int64) + offset
-    sk, _, *carried = _config.executor_of("sort", keys).sort_by_key(keys, [rows, *values])
-    return (sk, *carried)
-
-
-def _sample(local, count: int):
-    sk = local[0]
-    m = sk.shape[0]
+def _sample(keys, index: int, count: int):
+    """Up to ``count`` keys of a chunk at rows drawn by a generator seeded by ``index``
+    (evenly spaced rows would alias with periodic keys), on the host."""
+    m = keys.shape[0]
     if m == 0:
-        return np.empty(0, dtype=sk.dtype)
-    pick = np.unique(np.linspace(0, m - 1, min(m, count)).astype(np.int64))
-    return np.asarray(_config.to_host(sk[_config.like(pick, sk)]))
+        return np.empty(0, dtype=keys.dtype)
+    pick = np.sort(np.random.default_rng(index).choice(m, min(m, count), replace=False))
+    return np.asarray(_config.to_host(keys[_config.like(pick.astype(np.int64), keys)]))
 
 
-def _cuts(local, splitters):
-    """``[0, cut_1, ..., cut_{P-1}, m]``: partition ``j`` of the chunk is rows
-    ``cut_j .. cut_{j+1} - 1`` (keys in ``(s_j, s_{j+1}]``)."""
-    sk = local[0]
-    xp = array_namespace(sk)
-    inner = xp.searchsorted(sk, _config.like(splitters, sk), side="right")
-    return np.concatenate([[0], np.asarray(_config.to_host(inner), dtype=np.int64),
-                           [sk.shape[0]]])
+def _splitters(nparts: int, dtype, *samples):
+    """``P - 1`` splitters: evenly spaced quantiles of the union of the samples."""
+    sample = np.sort(np.concatenate(samples)) if samples else np.empty(0, dtype)
+    if sample.size == 0:
+        return np.empty(0, dtype=dtype)
+    return sample[(np.arange(1, nparts) * sample.size) // nparts]
 
 
-def _piece(local, lo: int, hi: int):
-    return tuple(a[lo:hi] for a in local)
+def _rows(order, offset: int):
+    """Global rows: ``offset`` added as a Python int (a kernel argument on the device;
+    a 0-d device array would be a host-to-device copy, which waits for the stream)."""
+    return order + offset if offset else order
 
 
-def _merge(*pieces):
+def _split(keys, offset: int, splitters, *values):
+    """``(cuts, keys, rows, *values)`` of one chunk, reordered so that rows
+    ``cuts[j] .. cuts[j+1] - 1`` are its keys of partition ``j`` (equal keys in row
+    order); ``cuts`` is a host int64 array ``[0, ..., m]`` of ``P + 1`` entries."""
+    ex = _config.executor_of("sort", keys)
+    m = keys.shape[0]
+    xp = array_namespace(keys)
+    if splitters.size == 0 or m == 0:   # one partition: rows stay as they are
+        rows = xp.arange(m, dtype=xp.int64)
+        cuts = np.array([0] + [m] * (splitters.size + 1), dtype=np.int64)
+        if ex.SPLIT == "sorted":
+            keys, order, *values = ex.sort_by_key(keys, list(values))
+            rows = order
+        return (cuts, keys, _rows(rows, offset), *values)
+    dev = _config.like(splitters, keys)
+    if ex.SPLIT == "sorted":
+        sk, order, *carried = ex.sort_by_key(keys, list(values))
+        inner = xp.searchsorted(sk, dev, side="right")
+    else:   # "grouped": partition numbers, then a stable sort of those
+        part = xp.searchsorted(dev, keys, side="left")
+        small = xp.uint8 if splitters.size < 2**8 else (
+            xp.uint16 if splitters.size < 2**16 else xp.uint32)
+        gp, order, sk, *carried = ex.sort_by_key(xp.astype(part, small), [keys, *values])
+        inner = xp.searchsorted(gp, xp.arange(1, splitters.size + 1, dtype=small),
+                                side="left")
+    cuts = np.concatenate([[0], np.asarray(_config.to_host(inner), dtype=np.int64), [m]])
+    return (cuts, sk, _rows(order, offset), *carried)
+
+
+def _piece(split, j: int):
+    """The rows of partition ``j`` of one split chunk (views)."""
+    cuts = split[0]
+    lo, hi = int(cuts[j]), int(cuts[j + 1])
+    return tuple(a[lo:hi] for a in split[1:])
+
+
+def _merge(sorted_pieces: bool, *pieces):
+    """One output partition: its pieces in chunk order, sorted by key (stable)."""
+    nonempty = [p for p in pieces if p[0].shape[0]]
+    if sorted_pieces and len(nonempty) == 1:   # one chunk gave every row, sorted
+        return nonempty[0]
+    pieces = nonempty or pieces[:1]
     xp = array_namespace(pieces[0][0])
     cols = [xp.concat([p[c] for p in pieces], axis=0) for c in range(len(pieces[0]))]
     sk, _, *carried = _config.executor_of("sort", cols[0]).sort_by_key(cols[0], cols[1:])
     return (sk, *carried)
 
 
+def _merge_in_place(j: int, sorted_pieces: bool, *splits):
+    """:func:`_merge` of partition ``j`` sliced from the split chunks themselves (one
+    memory: nothing travels)."""
+    return _merge(sorted_pieces, *[_piece(s, j) for s in splits])
+
+
+def _length(part) -> int:
+    return int(part[0].shape[0])
+
+
+def one_memory(collection) -> bool:
+    """Whether every task of ``collection`` would run in this process's memory or on a
+    single ``distributed`` worker (dask's threads or synchronous scheduler, a client
+    of one worker): then pieces need no tasks of their own."""
+    import dask.local
+    import dask.threaded
+
+    get = dask.base.get_scheduler(collections=[collection])
+    if get in (dask.threaded.get, dask.local.get_sync):
+        return True
+    client = getattr(get, "__self__", None)
+    info = getattr(client, "scheduler_info", None)
+    if info is None:
+        return False
+    try:
+        return len(info().get("workers", {})) == 1
+    except Exception:  # a client that cannot answer now: assume several workers
+        return False
+
+
 def sample_sort(keys, values) -> tuple:
     """(sorted_keys, order int64, *sorted_values) of checked 1-D dask keys and (n,) or
-    (n, k) dask values, all persisted; chunks stay on the keys' chunk backend."""
+    (n, k) dask values, all persisted; chunks stay on the keys' chunk backend. The
+    output has as many partitions as ``keys`` has chunks.
+
+    The graph is written as one layer of plain tasks (``dask.delayed`` calls would
+    merge graphs once per call: seconds for the ``P * P`` pieces of 64 chunks)."""
     nparts = keys.numblocks[0]
     rows_of = keys.chunks[0]
     vals = [v.rechunk({0: rows_of} if v.ndim == 1 else {0: rows_of, 1: -1}) for v in values]
     offsets = np.concatenate([[0], np.cumsum(rows_of[:-1], dtype=np.int64)]).astype(int)
-    kd = keys.to_delayed().ravel()
-    vd = [v.to_delayed().ravel() for v in vals]
-    local = dask.persist(*[dask.delayed(_local)(kd[i], int(offsets[i]), *[d[i] for d in vd])
-                           for i in range(nparts)])
-    samples = dask.compute(*[dask.delayed(_sample)(loc, _SAMPLES) for loc in local])
-    sample = np.sort(np.concatenate(samples)) if samples else np.empty(0, keys.dtype)
-    splitters = sample[(np.arange(1, nparts) * sample.size) // nparts] if sample.size \
-        else np.empty(0, dtype=keys.dtype)
-    cuts = np.stack(dask.compute(*[dask.delayed(_cuts)(loc, splitters) for loc in local]))
-    sizes = (cuts[:, 1:] - cuts[:, :-1]).sum(axis=0)
-    parts = [dask.delayed(_merge)(*[dask.delayed(_piece)(local[i], int(cuts[i, j]),
-                                                         int(cuts[i, j + 1]))
-                                    for i in range(nparts)])
-             for j in range(nparts)]
+    sorted_pieces = _config.executor_of("sort", keys._meta).SPLIT == "sorted"
+    token = tokenize(keys.name, *[v.name for v in vals])
+    sample, split_at, split, piece, merge, length = (
+        f"sample-sort-{step}-{token}"
+        for step in ("sample", "splitters", "split", "piece", "merge", "length"))
+    kk = keys.__dask_keys__()
+    vk = [[row[0] if v.ndim == 2 else row for row in v.__dask_keys__()] for v in vals]
+    dsk = {}
+    for i in range(nparts):
+        dsk[(sample, i)] = (_sample, kk[i], i, _SAMPLES)
+        dsk[(split, i)] = (_split, kk[i], int(offsets[i]), (split_at, 0)) \
+            + tuple(k[i] for k in vk)
+    dsk[(split_at, 0)] = (_splitters, nparts, keys.dtype) \
+        + tuple((sample, i) for i in range(nparts))
+    if one_memory(keys):
+        for j in range(nparts):
+            dsk[(merge, j)] = (_merge_in_place, j, sorted_pieces) \
+                + tuple((split, i) for i in range(nparts))
+    else:
+        for i in range(nparts):
+            for j in range(nparts):
+                dsk[(piece, i, j)] = (_piece, (split, i), j)
+        for j in range(nparts):
+            dsk[(merge, j)] = (_merge, sorted_pieces) \
+                + tuple((piece, i, j) for i in range(nparts))
+    graph = HighLevelGraph.from_collections(merge, dsk, dependencies=[keys, *vals])
+    parts = dask.persist(*[Delayed((merge, j), graph, layer=merge) for j in range(nparts)])
+    # the sort runs in the persist above; the lengths come back as a few ints
+    lengths = {(length, j): (_length, (merge, j)) for j in range(nparts)}
+    sizes = dask.compute(*[Delayed((length, j), HighLevelGraph.from_collections(
+        length, lengths, dependencies=parts), layer=length) for j in range(nparts)])
     like = keys._meta
     columns = [(keys.dtype, (), like),
                (np.dtype(np.int64), (), like.astype(np.int64))]
     columns += [(v.dtype, tuple(v.shape[1:]), v._meta) for v in vals]
     out = []
     for c, (dtype, tail, meta) in enumerate(columns):
-        blocks = [da.from_delayed(dask.delayed(operator.getitem)(parts[j], c),
-                                  shape=(int(sizes[j]),) + tail, dtype=dtype, meta=meta)
-                  for j in range(nparts)]
-        out.append(da.concatenate(blocks, axis=0))
+        name = f"sample-sort-column{c}-{token}"
+        zero = (0,) * len(tail)
+        layer = {(name, j) + zero: (operator.getitem, (merge, j), c) for j in range(nparts)}
+        chunks = (tuple(sizes),) + tuple((t,) for t in tail)
+        out.append(da.Array(HighLevelGraph.from_collections(name, layer, dependencies=parts),
+                            name, chunks, dtype=dtype, meta=meta))
     return dask.persist(*out)

@@ -171,38 +171,35 @@ def _persist(*arrays):
     return out
 
 
-def _starts_of(block, block_info=None):
-    """Global rows of the true entries of a chunk of a 1-D bool array."""
-    from array_api_compat import array_namespace
-
-    ns = array_namespace(block)
-    first = block_info[0]["array-location"][0][0]
-    return ns.astype(ns.nonzero(block)[0], ns.int64) + first
+def _synchronize(name: str) -> None:
+    _backends.get(name).synchronize()
 
 
-def _heads_of(keys, starts):
-    """The keys of a chunk at its run starts (``starts``: the chunk's bool boundaries)."""
-    return keys[starts]
+def _wait_for_devices(chunk_backend) -> None:
+    """Wait for the device work the workers queued (kernels run asynchronously: a task
+    can end before its kernels do). Nothing to wait for on host chunks."""
+    if not chunk_backend.compiles_kernels:
+        return
+    try:
+        from distributed import default_client
 
-
-def _boundary(xp, cells, npts: int):
-    """True where a run of equal cells starts (on the cells' own chunks: ``cells[1:] !=
-    cells[:-1]`` would cut every chunk in two)."""
-    before = xp.concat([cells[:1], cells[:-1]]).rechunk(cells.chunks)
-    first = xp.arange(npts, dtype=xp.int64, chunks=cells.chunks) == 0
-    return (cells != before) | first
-
-
-def _unknown(a):
-    """Chunks of unknown length, one per chunk of ``a`` (a per-chunk compaction)."""
-    return ((np.nan,) * a.numblocks[0],)
+        client = default_client()
+    except (ImportError, ValueError):   # no client: dask's threads, in this process
+        chunk_backend.synchronize()
+        return
+    client.run(_synchronize, chunk_backend.name)
 
 
 def pipeline(backend: str, points=None, n=None, levels: int = 10, level_stats=None,
              seed: int = 0, chunks=None, chunk_backend=None,
-             progress: Progress | None = None) -> dict:
+             progress: Progress | None = None, *, tree: bool = True) -> dict:
     """The demo on the dask backend, on the current dask scheduler (a client made by
-    :func:`cluster`, or dask's local threads); returns what ``--json`` prints."""
+    :func:`cluster`, or dask's local threads); returns what ``--json`` prints.
+
+    ``tree=False`` leaves out the last stage, the Morton tree (it gathers one key and
+    one row per occupied finest cell to the client: about the points' count at the
+    demo's levels, longer than the rest of the pipeline); the result then has no
+    ``"tree"`` (benchmarks/dask.py times the stages before it)."""
     import xstride as xp
     from .pointio import PointFileError, read_points
 
@@ -221,15 +218,17 @@ def pipeline(backend: str, points=None, n=None, levels: int = 10, level_stats=No
         raise DemoError(str(exc)) from None
     with selection:
         return _run(xp, backend, points, n, levels, level_stats, seed, progress,
-                    read_points, PointFileError)
+                    read_points, PointFileError, tree)
 
 
 def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_points,
-         PointFileError) -> dict:
+         PointFileError, with_tree=True) -> dict:
     from .. import algorithms as alg
+    from . import dask_tasks   # imports dask: not at import of this module
 
     times: list[tuple[str, float]] = []
-    compiles = _backends.get(backend).chunk_backend().compiles_kernels
+    chunk_backend = _backends.get(backend).chunk_backend()
+    compiles = chunk_backend.compiles_kernels
 
     def stage(name, fn):
         if progress is not None:
@@ -266,12 +265,9 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
     npts, ndim = (int(s) for s in pos.shape)
     k_level = _check_levels(alg, ndim, levels, level_stats)
 
-    # 2. bounding box: two dask reductions, computed together
+    # 2. bounding box: one min/max task per block, the 2 * P rows reduced here
     def bbox():
-        import dask
-
-        lo, hi = dask.compute(xp.min(pos, axis=0), xp.max(pos, axis=0))
-        return (xp.to_numpy(lo).astype(np.float64), xp.to_numpy(hi).astype(np.float64))
+        return dask_tasks.bounding_box(pos)
 
     lower, upper = stage("bounding box", bbox)
     box_upper = _morton_box(lower, upper, levels)
@@ -281,21 +277,14 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
         alg.morton_keys(pos, lower.tolist(), box_upper.tolist(), levels)))
     sorted_keys, order, sorted_pos = stage("sort_by_key", lambda: alg.sort_by_key(keys, pos))
 
-    # 5. occupancy: run lengths of the level-k cells in key order
+    # 5. occupancy: run lengths of the level-k cells in key order (per chunk, with the
+    # cell before each chunk and the first start after it carried by tiny tasks)
     def occupancy():
-        cells = sorted_keys >> np.uint64(ndim * (levels - k_level))
-        boundary = _boundary(xp, cells, npts)
-        # the rows where a cell starts, per chunk (on the chunk's own backend: dask's
-        # nonzero builds NumPy index chunks, which CuPy chunks cannot meet)
-        starts, = _persist(boundary.map_blocks(
-            _starts_of, dtype=np.int64, chunks=_unknown(boundary),
-            meta=boundary._meta.astype(np.int64)))
-        starts.compute_chunk_sizes()   # counts the persisted chunks; nothing is recomputed
-        ends = xp.concat([starts[1:], xp.asarray(np.array([npts], dtype=starts.dtype))])
-        # the same chunks as starts: a one-element ends would broadcast against each chunk
-        ends = ends.rechunk(starts.chunks)
-        counts = ends - starts
-        return _persist(counts)[0]
+        out = dask_tasks.occupancy(sorted_keys, ndim * (levels - k_level))
+        # the timed pipeline ends here: its last kernels count (earlier stages' kernels
+        # end before a later stage's read their results back)
+        _wait_for_devices(chunk_backend)
+        return out
 
     counts = stage("cell occupancy", occupancy)
 
@@ -304,7 +293,7 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
         import dask
 
         parts = [xp.min(counts), xp.max(counts), xp.sum(counts),
-                 xp.all(sorted_keys[1:] >= sorted_keys[:-1]) if npts > 1 else True,
+                 dask_tasks.sorted_across(sorted_keys),
                  # the carried positions have the sorted keys (per chunk; a gather of
                  # pos by order would move every row across the cluster once more)
                  xp.all(alg.morton_keys(sorted_pos, lower.tolist(), box_upper.tolist(),
@@ -320,18 +309,14 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
     def tree():
         import dask
 
-        boundary = _boundary(xp, sorted_keys, npts)
-        starts = boundary.map_blocks(_starts_of, dtype=np.int64, chunks=_unknown(boundary),
-                                     meta=boundary._meta.astype(np.int64))
-        heads = sorted_keys.map_blocks(_heads_of, boundary, dtype=sorted_keys.dtype,
-                                       chunks=_unknown(sorted_keys), meta=sorted_keys._meta)
+        starts, heads = dask_tasks.runs(sorted_keys)
         rows_h, keys_h = (np.asarray(xp.to_numpy(a)) for a in dask.compute(starts, heads))
         counts = np.diff(np.append(rows_h, npts))
         return demo_tree.tree_rows_from_runs(keys_h, counts, ndim, levels, npts)
 
-    rows = stage("morton tree", tree)
+    rows = stage("morton tree", tree) if with_tree else None
     cells_total = 2 ** (ndim * k_level)
-    return {
+    out = {
         "backend": backend,
         "source": source,
         "points": npts,
@@ -357,6 +342,9 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
         "compiles_kernels": bool(compiles),
         "cupy_compiles_recorded": False,
     }
+    if not with_tree:
+        del out["tree"]
+    return out
 
 
 # --------------------------------------------------------------------- entry point

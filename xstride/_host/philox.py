@@ -243,7 +243,19 @@ class _Source:
             return self.scalar
         if self.flat is not None:
             return self.flat[s:e]
-        return self.view.flat[s:e]
+        return _flat_range(self.view, s, e)
+
+
+def _flat_range(view, s, e):
+    """Elements ``[s, e)`` of ``view`` in C order: a strided view for 1-D, else a copy of
+    the rows that hold them (``reshape``'s C loop: ``view.flat[s:e]`` walks a flat
+    iterator element by element, about ten times slower)."""
+    if view.ndim <= 1:
+        return view.reshape(-1)[s:e]
+    inner = view.size // view.shape[0]
+    r0, r1 = s // inner, -(-e // inner)
+    rows = view[r0:r1].reshape(-1)
+    return rows[s - r0 * inner:e - r0 * inner]
 
 
 def _split64(v):
@@ -268,12 +280,15 @@ if hasattr(os, "register_at_fork"):
 
 
 def _threads(nchunks):
-    """Threads for ``nchunks`` chunks: ``XSTRIDE_NUM_THREADS`` (a positive int) or
-    ``min(cpus, 16)``, at most one per two chunks. A set variable that is not a
-    positive integer is an error (``ValueError`` naming it), not silently ignored."""
+    """Threads for ``nchunks`` chunks: ``XSTRIDE_NUM_THREADS`` (a positive int), else
+    ``OMP_NUM_THREADS`` when it is a positive int (the variable dask's worker processes
+    set to 1, so that a worker of one thread uses one core), else ``min(cpus, 16)``; at
+    most one per two chunks. A set ``XSTRIDE_NUM_THREADS`` that is not a positive
+    integer is an error (``ValueError`` naming it), not silently ignored."""
     env = os.environ.get("XSTRIDE_NUM_THREADS", "")
     if env == "":
-        limit = min(os.cpu_count() or 1, 16)
+        omp = os.environ.get("OMP_NUM_THREADS", "").strip()
+        limit = int(omp) if omp.isdigit() and int(omp) > 0 else min(os.cpu_count() or 1, 16)
     else:
         try:
             limit = int(env)
@@ -371,9 +386,17 @@ def _native_arg(src, s, e, keep, itemsize=8):
         return None, 0, (src.start + s) & _MASK64, 1
     if src.scalar is not None:
         return None, 0, src.scalar, 0
-    a = src.flat[s:e] if src.flat is not None else src.view.flat[s:e]  # view: a copy
+    a = src.flat[s:e] if src.flat is not None else _flat_range(src.view, s, e)
     keep.append(a)
     return a.ctypes.data, a.strides[0] // itemsize, 0, 0
+
+
+def _by_columns(srcs, shape) -> bool:
+    """Whether a 2-D output of a few columns is better evaluated column by column: an
+    argument is a broadcast view (no generator counters, whose flat index spans rows)."""
+    return (len(shape) == 2 and 1 < shape[1] <= 8 and shape[0] >= 2 * shape[1]
+            and all(src.start is None for src in srcs)
+            and any(src.view is not None for src in srcs))
 
 
 def _native_drive(lib, kind, srcs, n, flats):
@@ -414,6 +437,15 @@ def _drive(kind, seed, stream, counter, shape, into=None, native=True):
         outs = flats = list(into)
     if n and native:
         lib = _native()
+        if lib is not None and into is None and _by_columns(srcs, shape):
+            # (n, k) from broadcast arguments, e.g. counters (n, 1) with streams (1, k):
+            # each column is 1-D strided views (stride 0 where broadcast), which the C
+            # loops read as they are; flat chunks of the 2-D views would be copies
+            for j in range(shape[1]):
+                cols = [v if isinstance(v, int) else np.broadcast_to(v, shape)[:, j]
+                        for v in (seed, stream, counter)]
+                _drive(kind, *cols, (shape[0],), into=[o[:, j] for o in outs])
+            return outs[0] if nout == 1 else tuple(outs)
         if lib is not None and _native_drive(lib, kind, srcs, n, flats):
             return outs[0] if nout == 1 else tuple(outs)
 

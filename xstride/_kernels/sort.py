@@ -31,13 +31,19 @@ from ._cupy import cupy as _cupy
 from ._launch import Launch, i32, i64, slot32, slot64, u64
 from ._lru import Bounded
 
-__all__ = ["sort_by_key", "radix_sort", "key_bits_of"]
+__all__ = ["sort_by_key", "radix_sort", "key_bits_of", "SPLIT"]
 
 _SRC = "radix_sort.cu"
 _BLOCKS_PER_SM = 8   # blocks of the grid-stride kernels (OR, histogram) per SM
 
 #: Prepared launches: (kernel expression, grid, fixed arguments, device) -> Launch
 _LAUNCHES = Bounded(256)
+
+#: How the distributed sort (``xstride/_chunked/sample_sort.py``) splits a chunk of
+#: this backend among the output partitions: group its rows by partition (a binary
+#: search per key among the splitters, then a stable radix sort of one-byte partition
+#: numbers: one pass), leaving the full sort to the merge, so each row is sorted once.
+SPLIT = "grouped"
 
 
 def _ctype(itemsize: int) -> str:

@@ -1,0 +1,167 @@
+"""The demo pipeline on the dask backend: scaling over CPU worker processes, and CuPy
+chunks on one GPU against the CuPy backend.
+
+Run: ``python benchmarks/dask.py`` (``make bench-dask`` on the GPU host, with the wheels
+of ``.whl/``; see docs/dask.md). Options: ``--n`` (points, default 2**27),
+``--workers`` (default ``1,2,4,8,16``), ``--rows-per-chunk`` (default: ``n / 32``, two
+chunks per worker at 16 workers: the sort makes ``P * P`` small tasks for ``P`` chunks),
+``--gpu-n`` (default 2**28; ``0`` skips the GPU rows), ``--gpu-rows-per-chunk`` (default
+``gpu-n / 8``), ``--baseline SECONDS`` (1 worker's pipeline time from an earlier run, for a run
+whose ``--workers`` lacks 1), ``--no-warm-up``.
+
+The file is named as issue 18 names it, ``dask.py``; run as a script, its folder is
+``sys.path[0]`` and ``import dask`` would import this file. The first lines below move
+that folder to the end of ``sys.path`` before anything imports dask (``_common`` is
+still found there).
+
+Timed: the stages positions -> bounding box -> keys -> sort -> occupancy of
+``xstride._cli.dask_demo.pipeline`` (each persists its result on the workers), after a
+warm-up on the same cluster (every CPU worker's first calls, then a small run with
+chunks for every worker; on the GPU a run at the timed size: kernels compile per
+layout); not timed:
+starting the cluster and the final checks; the demo's Morton tree is left out of the
+dask runs (``tree=False``: it gathers a key per occupied finest cell to the client,
+longer than the whole pipeline at these sizes). Speedup is against 1 worker, parallel
+efficiency is speedup / workers.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# before any import of dask: this folder (sys.path[0] when run as a script) goes last,
+# so that ``import dask`` finds the package, not this file
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE] + [_HERE]
+
+import argparse  # noqa: E402
+import time  # noqa: E402
+
+from _common import header, print_table as _print_table  # noqa: E402
+
+from xstride._cli import dask_demo  # noqa: E402
+from xstride._cli.dask_demo import NOT_RESULTS  # noqa: E402
+from xstride._cli import demo as plain_demo  # noqa: E402
+
+_PIPELINE = ("philox positions", "bounding box", "morton keys", "sort_by_key", "cell occupancy")
+
+
+def print_table(headers, rows) -> None:
+    _print_table(headers, [list(r) + [""] * (len(headers) - len(r)) for r in rows])
+
+
+def _timed(result) -> tuple[float, dict]:
+    stages = {s["name"]: s["seconds"] for s in result["stages"]}
+    return sum(stages.get(name, 0.0) for name in _PIPELINE), stages
+
+
+def _warm_worker() -> None:
+    """On a worker: the first calls of Philox, Morton keys and the sort (the host C loops
+    are compiled or loaded from the cache and checked once per process)."""
+    import numpy as np
+
+    import xstride as xp
+
+    pos = xp.rng.philox_uniform(0, np.arange(3, dtype=np.uint64)[None, :],
+                                np.arange(4096, dtype=np.uint64)[:, None])
+    keys = xp.algorithms.morton_keys(pos, [0.0] * 3, [1.0] * 3, 10)
+    xp.algorithms.sort_by_key(keys, pos)
+
+
+def cpu_rows(n: int, workers: list[int], rows: int, levels: int, warm_up: bool,
+             baseline: float | None):
+    out, base = [], baseline
+    for w in workers:
+        with dask_demo.cluster(workers=w) as client:
+            if warm_up:
+                # every worker builds or loads the host C loops and imports what the
+                # tasks need (a small run of 4 chunks touched 4 workers of 16: the
+                # others did it inside the timed run), then a small run on all of them
+                client.run(_warm_worker)
+                wn = min(n, max(1 << 16, 2 * w * (1 << 12)))
+                dask_demo.pipeline("dask", n=wn, chunks=max(1, wn // (2 * w)), levels=levels,
+                                   tree=False)
+            t0 = time.perf_counter()
+            res = dask_demo.pipeline("dask", n=n, chunks=rows, levels=levels, tree=False)
+            wall = time.perf_counter() - t0
+            nworkers = len(client.scheduler_info().get("workers", {}))
+        total, stages = _timed(res)
+        if base is None:   # the first row is the reference: its speedup is its workers
+            base = total * w
+        speedup = base / total
+        row = [f"{nworkers} x 1 thread", f"{total:.2f} s", f"{speedup:.2f}",
+               f"{speedup / w:.2f}"] + [f"{stages.get(s, 0.0):.2f}" for s in _PIPELINE] \
+            + [f"{wall:.1f} s", "ok" if all(res["checks"].values()) else "CHECKS FAILED"]
+        out.append(row)
+        print("  " + " | ".join(row), flush=True)
+    return out
+
+
+def gpu_rows(n: int, rows: int, levels: int):
+    """CuPy backend vs dask with CuPy chunks on a LocalCUDACluster of the host's GPUs."""
+    from _common import cupy_or_none
+
+    if cupy_or_none() is None:
+        return []
+    out = []
+    # warm-ups at the timed size: kernels compile per layout, and a small run's chunks
+    # have other layouts than the timed run's
+    plain_demo.pipeline("cupy", n=n, levels=levels)
+    ref = plain_demo.pipeline("cupy", n=n, levels=levels)
+    t_ref, st_ref = _timed(ref)
+    # the dask worker is another process on the same GPU: give back this one's cache
+    cupy_or_none().get_default_memory_pool().free_all_blocks()
+    out.append(["CuPy backend", f"{t_ref:.3f} s", "1.00"]
+               + [f"{st_ref.get(s, 0.0):.3f}" for s in _PIPELINE])
+    try:
+        with dask_demo.cluster(gpu=True):
+            dask_demo.pipeline("dask", n=n, chunks=rows, chunk_backend="cupy", levels=levels,
+                               tree=False)
+            res = dask_demo.pipeline("dask", n=n, chunks=rows, chunk_backend="cupy",
+                                     levels=levels, tree=False)
+    except dask_demo.DemoError as exc:
+        out.append(["dask, CuPy chunks", f"skipped: {exc}"])
+        return out
+    t, st = _timed(res)
+    skip = NOT_RESULTS + ("tree",)   # the dask runs leave the tree out (not timed)
+    same = {k: v for k, v in res.items() if k not in skip} \
+        == {k: v for k, v in ref.items() if k not in skip}
+    out.append([f"dask, CuPy chunks of {rows:,} rows", f"{t:.3f} s", f"{t / t_ref:.2f}"]
+               + [f"{st.get(s, 0.0):.3f}" for s in _PIPELINE]
+               + ["results equal" if same else "RESULTS DIFFER"])
+    return out
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--n", type=int, default=int(os.environ.get("XSTRIDE_BENCH_DASK_N", 1 << 27)))
+    p.add_argument("--workers", default="1,2,4,8,16")
+    p.add_argument("--rows-per-chunk", type=int, default=None)
+    p.add_argument("--gpu-n", type=int, default=1 << 28)
+    p.add_argument("--levels", type=int, default=10)
+    p.add_argument("--gpu-rows-per-chunk", type=int, default=None)
+    p.add_argument("--no-warm-up", action="store_true", help="skip the warm-up runs")
+    p.add_argument("--baseline", type=float, default=None, metavar="SECONDS",
+                   help="pipeline seconds of 1 worker from an earlier run (speedups of a "
+                        "run without 1 in --workers)")
+    args = p.parse_args(argv)
+    workers = [int(w) for w in args.workers.split(",") if w.strip()]
+    rows = args.rows_per_chunk or max(1, args.n // 32)
+    print(header(f"dask backend: demo pipeline, {args.n:,} points, {rows:,} rows per chunk"))
+    stage_cols = list(_PIPELINE)
+    cpu = cpu_rows(args.n, workers, rows, args.levels, not args.no_warm_up,
+                   args.baseline)
+    print_table(["workers", "pipeline", "speedup", "efficiency"] + stage_cols
+                + ["wall with checks", "checks"], cpu)
+    if args.gpu_n:
+        grows = args.gpu_rows_per_chunk or max(1, args.gpu_n // 8)
+        gpu = gpu_rows(args.gpu_n, grows, args.levels)
+        if gpu:
+            print(f"\nGPU: {args.gpu_n:,} points")
+            print_table(["run", "pipeline", "vs CuPy backend"] + stage_cols + ["results"], gpu)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

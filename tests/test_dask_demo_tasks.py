@@ -1,0 +1,155 @@
+"""The dask demo's per-chunk tasks (xstride/_cli/dask_tasks.py) on dask's threads
+scheduler: the bounding box, the cell occupancy and the sortedness check equal their
+NumPy counterparts for chunkings with empty chunks and cells that span chunks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+da = pytest.importorskip("dask.array")
+
+from xstride._cli import dask_tasks  # noqa: E402
+
+CHUNKINGS = [
+    (1000,),
+    (1, 999),
+    (0, 300, 0, 0, 457, 243, 0),     # empty chunks before, between and after
+    (7,) * 142 + (6,),
+]
+
+
+def _run_lengths(cells):
+    starts = np.flatnonzero(np.concatenate([[True], cells[1:] != cells[:-1]]))
+    return np.diff(np.concatenate([starts, [cells.size]]))
+
+
+@pytest.mark.parametrize("chunks", CHUNKINGS)
+@pytest.mark.parametrize("shift", [0, 3, 9, 63])
+def test_occupancy_equals_the_run_lengths(chunks, shift):
+    rng = np.random.default_rng(sum(chunks) + shift)
+    keys = np.sort(rng.integers(0, 2**12, 1000).astype(np.uint64))
+    keys[400:700] = keys[400]               # one cell over several chunks
+    got = dask_tasks.occupancy(da.from_array(keys, chunks=(chunks,)), shift)
+    want = _run_lengths(keys >> np.uint64(shift))
+    assert got.dtype == np.int64 and got.shape == want.shape
+    np.testing.assert_array_equal(got.compute(), want)
+    assert int(got.sum().compute()) == keys.size
+
+
+def test_occupancy_of_one_key_and_of_one_row():
+    for keys in (np.full(50, 9, dtype=np.uint64), np.array([5], dtype=np.uint64)):
+        got = dask_tasks.occupancy(da.from_array(keys, chunks=7), 0).compute()
+        np.testing.assert_array_equal(got, [keys.size])
+
+
+@pytest.mark.parametrize("chunks", CHUNKINGS)
+def test_sorted_across_sees_a_drop_at_a_chunk_boundary(chunks):
+    keys = np.arange(10, 1010, dtype=np.uint64)
+    assert dask_tasks.sorted_across(da.from_array(keys, chunks=(chunks,))).compute()
+    # the first row of the second non-empty chunk (one chunk: a row inside it)
+    cut = int([c for c in chunks if c][0]) if len(chunks) > 1 else 500
+    bad = keys.copy()
+    bad[cut] = 0
+    assert not dask_tasks.sorted_across(da.from_array(bad, chunks=(chunks,))).compute()
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("rows", [1, 255, 256, 257, 1000])
+def test_bounding_box_equals_numpy_min_max(dtype, rows):
+    pos = (np.random.default_rng(rows).random((1000, 3)) * 200 - 100).astype(dtype)
+    lo, hi = dask_tasks.bounding_box(da.from_array(pos, chunks=(rows, 3)))
+    assert lo.dtype == hi.dtype == np.float64
+    np.testing.assert_array_equal(lo, pos.min(axis=0).astype(np.float64))
+    np.testing.assert_array_equal(hi, pos.max(axis=0).astype(np.float64))
+
+
+def test_bounding_box_propagates_nan_as_numpy():
+    pos = np.random.default_rng(0).random((600, 2))
+    pos[517, 1] = np.nan
+    lo, hi = dask_tasks.bounding_box(da.from_array(pos, chunks=(300, 1)))
+    np.testing.assert_array_equal(lo, pos.min(axis=0))
+    np.testing.assert_array_equal(hi, pos.max(axis=0))
+    assert np.isnan(lo[1]) and np.isnan(hi[1]) and not np.isnan(lo[0])
+
+
+def test_the_pipeline_waits_for_device_work_and_not_for_host_chunks():
+    """Kernels run asynchronously: the demo's last timed stage waits for the workers'
+    devices (here, no client: the chunk backend of this process); host chunks skip it."""
+    import types
+
+    from xstride._cli import dask_demo
+
+    calls = []
+    device = types.SimpleNamespace(compiles_kernels=True, name="cupy",
+                                   synchronize=lambda: calls.append("sync"))
+    host = types.SimpleNamespace(compiles_kernels=False, name="numpy",
+                                 synchronize=lambda: calls.append("host"))
+    dask_demo._wait_for_devices(host)
+    assert calls == []
+    dask_demo._wait_for_devices(device)
+    assert calls == ["sync"]
+
+
+@pytest.mark.parametrize("chunks", CHUNKINGS)
+def test_runs_give_the_first_row_and_key_of_every_run(chunks):
+    rng = np.random.default_rng(len(chunks))
+    keys = np.sort(rng.integers(0, 300, 1000).astype(np.uint64))
+    keys[100:600] = keys[100]               # one run over several chunks
+    starts, heads = dask_tasks.runs(da.from_array(keys, chunks=(chunks,)))
+    import dask
+
+    got_rows, got_keys = dask.compute(starts, heads)
+    want = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
+    np.testing.assert_array_equal(got_rows, want)
+    np.testing.assert_array_equal(got_keys, keys[want])
+    assert got_rows.dtype == np.int64 and got_keys.dtype == np.uint64
+
+
+def test_sorted_across_signed_keys():
+    keys = np.arange(-500, 500, dtype=np.int64)
+    assert dask_tasks.sorted_across(da.from_array(keys, chunks=(300, 0, 700))).compute()
+    keys[300] = -1000
+    assert not dask_tasks.sorted_across(da.from_array(keys, chunks=(300, 0, 700))).compute()
+
+
+def test_no_task_reads_another_chunk():
+    """What a chunk needs of the others comes as constants: on a cluster no tiny
+    transfers between workers (each a round of messages)."""
+    keys = np.sort(np.random.default_rng(3).integers(0, 99, 600).astype(np.uint64))
+    x = da.from_array(keys, chunks=100)
+    deps = []
+    real = dask_tasks.dask.persist
+
+    def spy(*args, **kw):
+        for a in args:
+            for name, layer in a.__dask_graph__().layers.items():
+                if isinstance(name, str) and name.startswith("occupancy-starts"):
+                    deps.append(name)
+                    for task in layer.values():
+                        refs = [r for r in task[1:] if isinstance(r, tuple)]
+                        assert len(refs) == 1 and refs[0][0] == x.name   # its own chunk
+        return real(*args, **kw)
+
+    dask_tasks.dask.persist = spy
+    try:
+        got = dask_tasks.occupancy(x, 2).compute()
+    finally:
+        dask_tasks.dask.persist = real
+    assert deps
+    np.testing.assert_array_equal(got, _run_lengths(keys >> np.uint64(2)))
+
+
+def test_the_pipeline_without_the_tree_has_every_other_result():
+    """benchmarks/dask.py leaves the tree stage out (``tree=False``): no "tree" and no
+    such stage, the other results as with it (dask's threads here)."""
+    from xstride._cli import dask_demo
+    from xstride._cli.dask_demo import NOT_RESULTS
+
+    full = dask_demo.pipeline("dask", n=3000, chunks=700)
+    lean = dask_demo.pipeline("dask", n=3000, chunks=700, tree=False)
+    assert "tree" in full and "tree" not in lean
+    assert "morton tree" not in [s["name"] for s in lean["stages"]]
+    assert {k: v for k, v in lean.items() if k not in NOT_RESULTS} == \
+        {k: v for k, v in full.items() if k not in NOT_RESULTS + ("tree",)}
+    assert all(lean["checks"].values())

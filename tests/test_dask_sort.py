@@ -1,0 +1,112 @@
+"""``sort_by_key`` of dask arrays (the sample sort of xstride/_chunked/sample_sort.py) on
+dask's threads scheduler: equal to NumPy's stable argsort for chunkings with empty
+chunks, negative and full-range keys, one repeated key; its graph is one layer of
+plain tasks of a known size."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+da = pytest.importorskip("dask.array")
+
+import xstride as xp  # noqa: E402
+from xstride._chunked import sample_sort as ss  # noqa: E402
+
+
+def _check(keys, chunks, *values):
+    ref = np.argsort(keys, kind="stable")
+    dk = da.from_array(keys, chunks=(chunks,))
+    dv = [da.from_array(v, chunks=(chunks,) + v.shape[1:]) for v in values]
+    sk, order, *sv = xp.algorithms.sort_by_key(dk, *dv)
+    assert sk.dtype == keys.dtype and order.dtype == np.int64
+    assert sk.numblocks[0] == len(chunks)       # as many partitions as input chunks
+    np.testing.assert_array_equal(order.compute(), ref)
+    np.testing.assert_array_equal(sk.compute(), keys[ref])
+    for got, v in zip(sv, values):
+        assert got.dtype == v.dtype
+        np.testing.assert_array_equal(got.compute(), v[ref])
+
+
+@pytest.mark.parametrize("chunks", [(0, 400, 0, 211, 389, 0), (1, 1, 998), (1000,)])
+@pytest.mark.parametrize("dtype, low, high", [
+    (np.int64, -2**63, 2**63 - 1),   # full range: the host's argsort route
+    (np.int32, -40, 40),             # negative keys, many duplicates
+    (np.uint64, 0, 2**64 - 1),
+    (np.uint8, 0, 255),
+])
+def test_equals_numpy_stable_sort(chunks, dtype, low, high):
+    rng = np.random.default_rng(len(chunks))
+    keys = rng.integers(low, high, 1000, dtype=dtype, endpoint=True)
+    _check(keys, chunks, rng.random((1000, 3)), np.arange(1000, dtype=np.int16))
+
+
+def test_one_key_repeated_everywhere_and_already_sorted_keys():
+    _check(np.full(500, 7, dtype=np.uint64), (100,) * 5, np.arange(500.0))
+    _check(np.arange(500, dtype=np.uint64), (100,) * 5)
+    _check(np.arange(500, dtype=np.uint64)[::-1].copy(), (33,) * 15 + (5,))
+
+
+@pytest.fixture(params=["sorted", "grouped"])
+def split(request, monkeypatch):
+    """Both ways of splitting a chunk, on NumPy chunks (CuPy chunks take "grouped")."""
+    from xstride._host import sort as host_sort
+
+    monkeypatch.setattr(host_sort, "SPLIT", request.param)
+    return request.param
+
+
+@pytest.fixture(params=[True, False])
+def memory(request, monkeypatch):
+    """The merges slicing the chunks in one memory, or one task per piece."""
+    monkeypatch.setattr(ss, "one_memory", lambda collection: request.param)
+    return request.param
+
+
+@pytest.mark.parametrize("chunks", [(0, 400, 0, 211, 389, 0), (1, 1, 998), (1000,),
+                                    (100,) * 10])
+def test_both_splits_in_one_or_many_memories(split, memory, chunks):
+    rng = np.random.default_rng(5)
+    keys = rng.integers(-9, 9, 1000).astype(np.int64)
+    keys[::13] = 2**40
+    _check(keys, chunks, rng.random((1000, 2)))
+    _check(np.sort(keys), chunks)
+    _check(rng.integers(0, 2**64 - 1, 1000, dtype=np.uint64, endpoint=True), chunks)
+
+
+def test_more_partitions_than_one_byte_numbers(split):
+    keys = np.random.default_rng(6).integers(0, 10**6, 3000).astype(np.uint64)
+    _check(keys, (10,) * 300)   # 299 splitters: two-byte partition numbers
+
+
+@pytest.mark.parametrize("memory", [True, False])
+def test_the_graph_is_one_layer_of_known_size(monkeypatch, memory):
+    monkeypatch.setattr(ss, "one_memory", lambda collection: memory)
+    keys = da.from_array(np.arange(60, dtype=np.uint64)[::-1], chunks=10)
+    seen = {}
+    real = ss.dask.persist
+
+    def spy(*args, **kw):
+        for a in args:
+            for name, layer in a.__dask_graph__().layers.items():
+                if isinstance(name, str) and name.startswith("sample-sort-"):
+                    seen[name.split("-")[2]] = len(layer)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(ss.dask, "persist", spy)
+    ss.sample_sort(keys, [])
+    p = 6
+    # sample, split and merge per chunk, the splitters, and P * P pieces unless in one memory
+    assert seen["merge"] == 3 * p + 1 + (0 if memory else p * p)
+
+
+def test_one_memory_knows_the_local_schedulers():
+    x = da.zeros(4, chunks=2)
+    import dask
+
+    with dask.config.set(scheduler="threads"):
+        assert ss.one_memory(x)
+    with dask.config.set(scheduler="sync"):
+        assert ss.one_memory(x)
+    with dask.config.set(scheduler="processes"):
+        assert not ss.one_memory(x)

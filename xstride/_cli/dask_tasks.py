@@ -1,0 +1,215 @@
+"""Per-chunk tasks of the dask demo (:mod:`.dask_demo`): few tasks per chunk, each on
+the chunk's own backend, so a stage costs its work and not dask's bookkeeping.
+
+- :func:`bounding_box`: one task per row block gives the block's per-axis minimum and
+  maximum (float64, on the host); the client reduces the ``2 * P`` rows. Min and max
+  are exact, so the box equals the NumPy backend's ``xp.min``/``xp.max`` (NaN
+  propagates as there).
+- :func:`occupancy`: the run lengths of the level-``k`` cells of sorted keys. Each
+  chunk needs the cell of the row before it (the last key of the nearest non-empty
+  chunk before it) and the first cell start after it: both come to the client as
+  Python ints (two round trips) and go into the chunks' tasks as constants, so no chunk
+  is cut, rechunked or sent anywhere, and no task waits for another chunk's data.
+- :func:`sorted_across`: whether sorted keys never decrease, per chunk and across
+  chunk boundaries (the same last keys).
+- :func:`runs`: the first row and the key of every run of equal sorted keys, per chunk
+  (the demo's tree gathers them).
+"""
+
+from __future__ import annotations
+
+import dask
+import dask.array as da
+import numpy as np
+from array_api_compat import array_namespace
+from dask.base import tokenize
+
+import xstride
+
+__all__ = ["bounding_box", "occupancy", "sorted_across", "runs"]
+
+_WIDTH = 256   # rows folded side by side before the per-axis reduction
+
+
+def _fold(block, reduce):
+    """``reduce(block, axis=0)`` with the rows folded ``_WIDTH`` at a time, so the inner
+    loop runs over contiguous memory (NumPy's ``min(axis=0)`` of an (n, 3) array walks
+    3 elements per outer step, about 25 times slower)."""
+    m, d = block.shape
+    head = (m // _WIDTH) * _WIDTH
+    xp = array_namespace(block)
+    parts = []
+    if head:
+        parts.append(reduce(block[:head].reshape(head // _WIDTH, _WIDTH * d), axis=0)
+                     .reshape(_WIDTH, d))
+    if head < m:
+        parts.append(block[head:])
+    return reduce(xp.concat(parts, axis=0), axis=0)
+
+
+def _box_block(block):
+    """(2, d) float64 host array: the block's per-axis min (row 0) and max (row 1)."""
+    m, d = block.shape
+    if m == 0:
+        return np.array([[np.inf] * d, [-np.inf] * d])
+    xp = array_namespace(block)
+    both = xp.astype(xp.stack([_fold(block, xp.min), _fold(block, xp.max)]), xp.float64)
+    return xstride.to_numpy(both)
+
+
+def bounding_box(pos) -> tuple:
+    """(lower, upper) float64 (d,) host vectors of dask positions (n, d), n >= 1."""
+    pos = pos.rechunk({1: -1})
+    d = pos.shape[1]
+    boxes = da.map_blocks(_box_block, pos, chunks=((2,) * pos.numblocks[0], (d,)),
+                          dtype=np.float64, meta=np.empty((0, 0)))
+    both = np.asarray(boxes.compute())
+    return both[0::2].min(axis=0), both[1::2].max(axis=0)
+
+
+# ------------------------------------------------------------------ sorted keys
+# Graphs as one layer of plain tasks (a dask.delayed call per task merges graphs once
+# per call). What a chunk needs of the others (the last key before it, the first cell
+# start after it) comes to the client as a few Python ints and goes into the chunk's
+# task as a constant: no task depends on another chunk's task, so nothing travels
+# between workers (many tiny transfers cost more than a round trip to the client).
+def _last(block):
+    """The last key of ``block`` as a Python int, or None for an empty block."""
+    return int(block[-1]) if block.shape[0] else None
+
+
+def _befores(sorted_keys) -> list:
+    """For each chunk, the last key of the nearest non-empty chunk before it (or None)."""
+    nb = sorted_keys.numblocks[0]
+    keys = sorted_keys.__dask_keys__()
+    name = f"last-key-{tokenize(sorted_keys.name)}"
+    graph = _graph(name, {(name, i): (_last, keys[i]) for i in range(nb)}, [sorted_keys])
+    lasts = dask.compute(*[_delayed(name, i, graph) for i in range(nb)])
+    out, before = [], None
+    for last in lasts:
+        out.append(before)
+        before = before if last is None else last
+    return out
+
+
+def _delayed(name, i, graph):
+    from dask.delayed import Delayed
+
+    return Delayed((name, i), graph, layer=name)
+
+
+def _boundary(block, shift, before):
+    """True where a cell starts in this chunk (``before``: the key before it, or None).
+    Scalars stay NumPy/Python scalars: kernel arguments on the device (a small device
+    array made from host values would be a copy that waits for the stream)."""
+    xp = array_namespace(block)
+    cells = block >> shift
+    if before is None:
+        head = xp.ones(min(1, cells.shape[0]), dtype=xp.bool)   # row 0 of all starts a cell
+    else:
+        head = cells[:1] != (block.dtype.type(before) >> shift)
+    return xp.concat([head, cells[1:] != cells[:-1]])
+
+
+def _starts_block(block, first_row: int, shift, before):
+    """Global rows (int64) where a cell starts in this chunk of sorted keys."""
+    xp = array_namespace(block)
+    return xp.astype(xp.nonzero(_boundary(block, shift, before))[0], xp.int64) + first_row
+
+
+def _length_and_first(starts):
+    """(number of starts, the first start or None): host ints for the client."""
+    return int(starts.shape[0]), (int(starts[0]) if starts.shape[0] else None)
+
+
+def _counts_block(starts, after: int):
+    """Cell sizes of the cells starting in this chunk: differences of its starts and
+    ``after``, the first start after the chunk (or the number of keys)."""
+    xp = array_namespace(starts)
+    if starts.shape[0] == 0:
+        return starts
+    return xp.concat([xp.diff(starts), after - starts[-1:]])
+
+
+def _graph(name, layer, dependencies):
+    from dask.highlevelgraph import HighLevelGraph
+
+    return HighLevelGraph.from_collections(name, layer, dependencies=dependencies)
+
+
+def occupancy(sorted_keys, shift: int):
+    """Points per occupied cell (int64, a persisted dask array of known chunks) of the
+    cells ``key >> shift`` of sorted keys: the run lengths in key order. Two round
+    trips to the client (the chunks' last keys; the starts' counts and first rows)."""
+    n = int(sorted_keys.shape[0])
+    nb = sorted_keys.numblocks[0]
+    keys = sorted_keys.__dask_keys__()
+    offsets = np.concatenate([[0], np.cumsum(sorted_keys.chunks[0][:-1])]).astype(int)
+    befores = _befores(sorted_keys)
+    token = tokenize(sorted_keys.name, shift)
+    starts, meta, counts = (f"occupancy-{s}-{token}" for s in ("starts", "meta", "counts"))
+    shift = np.uint64(shift)
+    layer = {(starts, i): (_starts_block, keys[i], int(offsets[i]), shift, befores[i])
+             for i in range(nb)}
+    graph = _graph(starts, layer, [sorted_keys])
+    parts = dask.persist(*[_delayed(starts, i, graph) for i in range(nb)])
+    metas = _graph(meta, {(meta, i): (_length_and_first, (starts, i)) for i in range(nb)},
+                   parts)
+    info = dask.compute(*[_delayed(meta, i, metas) for i in range(nb)])
+    afters, nxt = [0] * nb, n
+    for i in range(nb - 1, -1, -1):
+        afters[i] = nxt
+        nxt = nxt if info[i][1] is None else info[i][1]
+    layer = {(counts, i): (_counts_block, (starts, i), afters[i]) for i in range(nb)}
+    arr = da.Array(_graph(counts, layer, parts), counts, (tuple(m for m, _ in info),),
+                   dtype=np.int64, meta=sorted_keys._meta.astype(np.int64))
+    return dask.persist(arr)[0]
+
+
+def _sorted_block(block, before) -> bool:
+    xp = array_namespace(block)
+    if block.shape[0] == 0:
+        return True
+    head = True if before is None else bool(block.dtype.type(before) <= block[0])
+    return head and bool(xp.all(block[:-1] <= block[1:]))
+
+
+def sorted_across(keys):
+    """A delayed bool: the keys never decrease (within and across chunks); the last
+    keys of the chunks come to the client first (one round trip)."""
+    nb = keys.numblocks[0]
+    kk = keys.__dask_keys__()
+    befores = _befores(keys)
+    token = tokenize(keys.name)
+    ok, every = (f"sorted-{s}-{token}" for s in ("ok", "all"))
+    layer = {(ok, i): (_sorted_block, kk[i], befores[i]) for i in range(nb)}
+    layer[(every, 0)] = (all, [(ok, i) for i in range(nb)])
+    return _delayed(every, 0, _graph(every, layer, [keys]))
+
+
+def _heads_block(block, starts, first_row: int):
+    """The keys of a chunk at its run starts (global rows ``starts``)."""
+    return block[starts - first_row]
+
+
+def runs(sorted_keys):
+    """``(starts, heads)``: the global rows (int64) where a run of equal keys starts and
+    the key of each run, as two dask arrays of unknown chunk lengths (one chunk per
+    chunk of ``sorted_keys``), for the client to gather."""
+    nb = sorted_keys.numblocks[0]
+    keys = sorted_keys.__dask_keys__()
+    offsets = np.concatenate([[0], np.cumsum(sorted_keys.chunks[0][:-1])]).astype(int)
+    befores = _befores(sorted_keys)
+    token = tokenize(sorted_keys.name, "runs")
+    starts, heads = (f"runs-{s}-{token}" for s in ("starts", "heads"))
+    zero = np.uint64(0)
+    first = {(starts, i): (_starts_block, keys[i], int(offsets[i]), zero, befores[i])
+             for i in range(nb)}
+    unknown = ((np.nan,) * nb,)
+    meta = sorted_keys._meta
+    rows = da.Array(_graph(starts, first, [sorted_keys]), starts, unknown, dtype=np.int64,
+                    meta=meta.astype(np.int64))
+    layer = {(heads, i): (_heads_block, keys[i], (starts, i), int(offsets[i]))
+             for i in range(nb)}
+    return rows, da.Array(_graph(heads, layer, [rows, sorted_keys]), heads, unknown,
+                          dtype=sorted_keys.dtype, meta=meta)
