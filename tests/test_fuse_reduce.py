@@ -206,7 +206,7 @@ def test_fused_input_compiles_into_every_reduction_kernel(fake_cupy, case, w32):
                  [(0, "bool", "long long", "long long"), (2, "bool", "int", "bool")]),
         "scalars": (lambda a, s, t: xp.sum(xp.where(a > s, a * t, -a)), (f32, 0.5, np.float64(2)),
                     [(0, "double", "double", "double")]),
-        "narrow": (lambda a, b: xp.sum(a * b // 3 + (a << 1) ** 2), (i8, i8),
+        "narrow": (lambda a, b: xp.sum(a * b // 3 + (a * 2) ** 2), (i8, i8),
                    [(0, "signed char", "long long", "long long"),
                     (2, "signed char", "int", "signed char"),
                     (7, "signed char", "double", "double")]),

@@ -96,10 +96,10 @@ def _graphs(fake_cupy):
         "predicates": graph_of(lambda x, i: (xp.isnan(x) | xp.isinf(x) & xp.isfinite(i)
                                              | xp.logical_not(i) | xp.signbit(x)), f32, i32),
         "operators": graph_of(lambda i, x, u, b: (
-            i // 3 + i % (i | 1) + (i << 2) + (i >> 1) + i ** 3 + 2 ** i + i ** 2 + i ** 0.5,
-            x // 0.5 + x % 3 + x ** 1.5 + x ** 0.5 + x ** -1.0 + x ** 2.0 + 3 ** x,
-            u // (u + 1) + u % 7 + (u << 1) + u ** 2 + (b ** 2) + (b // b),
-            (x.astype(xp.float64) // 2) % 3), i32, f32, np.ones((8, 40), np.uint8),
+            i // 3 + i % (i | 1) + i ** 3 + 2 ** i + i ** 2 + i ** 0.5,
+            x // 0.5 + x ** 1.5 + x ** 0.5 + x ** -1.0 + x ** 2.0 + 3 ** x,
+            u // (u + 1) + u % 7 + (u << 1) + (u >> 2) + u ** 2 + (b ** 2) + (b // b),
+            (x.astype(xp.float64) // 2) * 3), i32, f32, np.ones((8, 40), np.uint8),
             np.ones((8, 40), bool)),
     }
 

@@ -237,10 +237,18 @@ def test_cupy_operators_floordiv_mod_pow_shift(fake_cupy, dt):
         x = rng.integers(lo, 20, (3, 4)).astype(dt)
         y = rng.integers(lo, 6, (3, 4)).astype(dt)
     with np.errstate(all="ignore"):
-        check(lambda x, y: (x // y, x % y, 7 // (y | 1) if d.kind != "f" else 7 // y), x, y)
-        check(lambda x, y: divmod(x, y) + divmod(3, y + 1), x, y)
-        if d.kind != "f":
+        if d.kind == "f":   # float %: unfused (not yet CuPy's bits), so divmod too
+            check(lambda x, y: (x // y, 7 // y), x, y)
+            for fn in (lambda x, y: x % y, lambda x, y: divmod(x, y)):
+                assert xp.fuse(fn).graph(fake(x), fake(y)) is None   # runs unfused
+        else:
+            check(lambda x, y: (x // y, x % y, 7 // (y | 1)), x, y)
+            check(lambda x, y: divmod(x, y) + divmod(3, y + 1), x, y)
+        if d.kind == "u":
             check(lambda x, y: (x << (y & 3), x >> 2, 1 << (y & 3), x ** (y & 3)), x, y)
+        elif d.kind != "f":  # signed (and bool: int8) shifts: unfused
+            check(lambda x, y: x ** (y & 3), x, y)
+            assert xp.fuse(lambda x, y: x >> (y & 3)).graph(fake(x), fake(y)) is None
         else:
             check(lambda x, y: (x ** y, 2 ** x, x ** 3, x ** 1.5), x, y)
         if d.kind != "b":   # bool ** 2: NumPy squares in int8, CuPy in int64 (below)

@@ -69,3 +69,11 @@ class Recorder:
     def graph(self, outputs) -> _plan.Graph:
         return _plan.build(self.nodes, self.host, outputs, self.nargs, self.shape_dependent,
                            tuple(self.reductions))
+
+
+#: CuPy operators whose fused expression gave other bits than CuPy's own kernel on the
+#: H200 for loops of these dtype kinds: ``%`` of floats (CuPy's kernel contracts
+#: ``x - floor(x / y) * y`` into a fused multiply-add), shifts of signed integers by
+#: negative counts (CuPy: -1 for a negative value, the fused kernel: 0). They run
+#: unfused (``FusionWarning``) until the fused expressions match.
+_UNFUSED_LOOPS = {"remainder": "f", "left_shift": "i", "right_shift": "i"}

@@ -40,7 +40,7 @@ from ..elementwise import resolve, where_dtype
 from ..layout import Layout
 from . import _operators as _ops
 from . import _reduce
-from ._recorder import _PY_SCALARS, ENGINE_DTYPES, Recorder, Unfusable
+from ._recorder import _PY_SCALARS, _UNFUSED_LOOPS, ENGINE_DTYPES, Recorder, Unfusable
 from ._reduce import red_shape
 
 __all__ = ["Unfusable", "Recorder", "Traced", "Weak", "trace", "namespace_call", "ENGINE_DTYPES"]
@@ -119,6 +119,8 @@ def ufunc(rec, func, args, np_strict=False):
     loop = resolve(func, kinds)
     if func in FUSION_MATH and np.dtype(loop[-1]).kind != "f":
         raise Unfusable(f"xp.{func} in dtype {np.dtype(loop[-1])}")
+    if func in _UNFUSED_LOOPS and np.dtype(loop[0]).kind in _UNFUSED_LOOPS[func]:
+        raise Unfusable(f"CuPy's {func} in dtype {np.dtype(loop[0])} (not yet bit-identical)")
     return _apply(rec, func, ops, loop[:-1], loop[-1], np_strict)
 
 
