@@ -46,7 +46,7 @@ def every_name() -> list[str]:
                   f"xs_seg_bins_check<{kt}>", f"xs_seg_bins_fill<{kt}>"]
     names += [f"xs_vox_{kind}<{t}, {d}>" for kind in ("bounds", "keys")
               for t in ("float", "double") for d in (2, 3)]
-    return names
+    return names + [ks._OFFSETS_STATS, ks._SCAN_TILES]
 
 
 def compile_all(names, arch="sm_90"):
@@ -75,9 +75,9 @@ def test_every_instance_compiles_with_the_packed_parameter_sizes():
     names = every_name()
     lowered, ptx = compile_all(names)
     seen = set()
-    for name in names + ["xs_seg_offsets_stats", "xs_seg_scan_tiles"]:
+    for name in names:
         base = name.partition("<")[0]
-        entry = lowered.get(name, name)
+        entry = lowered[name]
         want = [4 if c == "i" else 8 for c in PARAMS[base]]
         assert ptx_param_sizes(ptx, entry) == want, name
         seen.add(base)

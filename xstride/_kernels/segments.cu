@@ -12,6 +12,7 @@
 // order, exactly.
 #include <xstride/scan.cuh>
 #include <xstride/morton.cuh>
+#include <xstride/detail/on_request.cuh>
 
 #define XS_SEG_THREADS 256
 #define XS_SEG_ITEMS 16
@@ -20,10 +21,10 @@
 
 // ------------------------------------------------------------------ limits and ops
 template <typename T> struct xs_seg_lim;
-#define XS_SEG_LIM(T, LO, HI)                                                                    \
-    template <> struct xs_seg_lim<T> {                                                           \
-        static __device__ __forceinline__ T lo() { return LO; }                                  \
-        static __device__ __forceinline__ T hi() { return HI; }                                  \
+#define XS_SEG_LIM(T, LO, HI)                                   \
+    template <> struct xs_seg_lim<T> {                          \
+        static __device__ __forceinline__ T lo() { return LO; } \
+        static __device__ __forceinline__ T hi() { return HI; } \
     };
 XS_SEG_LIM(signed char, (signed char)-128, (signed char)127)
 XS_SEG_LIM(short, (short)-32768, (short)32767)
@@ -231,7 +232,7 @@ __device__ __forceinline__ unsigned long long xs_seg_warp_min(unsigned long long
 
 // rec (5 x u64, every byte 0xFF before the launch): [0] first i with off[i] < off[i-1],
 // [1] first empty segment, [2] ~(longest segment), [3] off[0], [4] off[m - 1].
-extern "C" __global__ void __launch_bounds__(XS_SEG_THREADS)
+XS_ON_REQUEST __global__ void __launch_bounds__(XS_SEG_THREADS)
 xs_seg_offsets_stats(const long long* __restrict__ off, long long m,
                      unsigned long long* __restrict__ rec)
 {
@@ -373,7 +374,7 @@ xs_seg_count(const K* __restrict__ src, long long n, long long thr,
 
 // Pass 2 (one block): counts[0..n_tiles) becomes its exclusive prefix sum; the total
 // goes to rec[1].
-extern "C" __global__ void __launch_bounds__(1024)
+XS_ON_REQUEST __global__ void __launch_bounds__(1024)
 xs_seg_scan_tiles(long long* __restrict__ counts, long long n_tiles,
                   unsigned long long* __restrict__ rec)
 {
@@ -456,7 +457,7 @@ xs_seg_scatter(const K* __restrict__ flags, long long n, long long thr,
     const long long run = offsets[blockIdx.x];
     const unsigned lt = (1u << lane) - 1u;
     // the output position of item j (selected)
-#define XS_SEG_POS(j)                                                                            \
+#define XS_SEG_POS(j)                                           \
     (run + pre[(j) * XS_SEG_WARPS + warp] + __popc(bal[(j) * XS_SEG_WARPS + warp] & lt))
     if (idx != nullptr) {
 #pragma unroll

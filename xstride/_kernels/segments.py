@@ -18,7 +18,7 @@ import struct
 
 import numpy as np
 
-from ._compile import function
+from ._compile import function, on_request
 from ._cupy import cupy as _cupy
 from ._launch import Launch, i32, i64, slot64
 from ._lru import Bounded
@@ -37,6 +37,11 @@ _MAX_BLOCKS = 1 << 20
 _NONE = (1 << 64) - 1      # a record entry nothing was written to
 _OPCODE = {"sum": 0, "prod": 1, "min": 2, "max": 3, "mean": 0}
 #: copy words of each size (rows are moved as raw words)
+#: The two plain kernels of segments.cu (``template <int = 0>``: generated only where
+#: named). The tile scan is compiled in the module of each count pass it follows.
+_OFFSETS_STATS = on_request("xs_seg_offsets_stats")
+_SCAN_TILES = on_request("xs_seg_scan_tiles")
+
 _WORDS = {8: "unsigned long long", 4: "unsigned int", 2: "unsigned short", 1: "unsigned char"}
 
 #: (kernel name, family, grid, block, fixed arguments, device) -> Launch
@@ -103,7 +108,7 @@ def offsets_stats(offsets, n: int) -> tuple[int, int, int, int, int]:
     offs = _int64(cupy, offsets)
     m = offs.shape[0]
     rec = _record(5)
-    _launch("xs_seg_offsets_stats", (), _grid(m), _THREADS,
+    _launch(_OFFSETS_STATS, (_OFFSETS_STATS,), _grid(m), _THREADS,
             [ptr(offs.data.ptr), m, ptr(rec.data.ptr)])
     bad, empty, nlen, start, end = _read(rec)
     if bad != _NONE:
@@ -177,7 +182,8 @@ def _long_segments(offs, n_seg: int, split: int):
     """int64 indices of the segments of more than ``split`` rows, in order (a stable
     compaction of the offsets; one 16-byte read)."""
     cupy = _cupy()
-    family = ("xs_seg_count<2, long long>", "xs_seg_scatter<2, long long, unsigned char>")
+    family = ("xs_seg_count<2, long long>", "xs_seg_scatter<2, long long, unsigned char>",
+              _SCAN_TILES)
     tile_offsets, _, total = _count_and_scan(2, offs, "long long", n_seg, family, False,
                                              split)
     ids = cupy.empty(total, dtype=cupy.int64)
@@ -217,7 +223,7 @@ def _count_and_scan(flag: int, src, key_type: str, n: int, family: tuple, check:
     _launch(f"xs_seg_count<{flag}, {key_type}>", family, n_tiles, _THREADS,
             [ptr(src.data.ptr), n, thr, ptr(counts.data.ptr), _I32(int(check)),
              ptr(rec.data.ptr)])
-    _launch("xs_seg_scan_tiles", (), 1, _SCAN_THREADS,
+    _launch(_SCAN_TILES, family, 1, _SCAN_THREADS,
             [ptr(counts.data.ptr), n_tiles, ptr(rec.data.ptr)])
     bad, total, over1, over2 = _read(rec)
     if longer is not None:
@@ -237,7 +243,7 @@ def runs(keys, check_sorted: bool):
         return -1, cupy.zeros(1, dtype=cupy.int64), cupy.empty(0, dtype=keys.dtype), 0
     k = cupy.ascontiguousarray(keys)
     kt, word = C_TYPES[k.dtype.name], _WORDS[k.dtype.itemsize]
-    family = (f"xs_seg_count<1, {kt}>", f"xs_seg_scatter<1, {kt}, {word}>")
+    family = (f"xs_seg_count<1, {kt}>", f"xs_seg_scatter<1, {kt}, {word}>", _SCAN_TILES)
     longer = [True, True]
     tile_offsets, bad, total = _count_and_scan(1, k, kt, n, family, check_sorted,
                                                longer=longer)
@@ -264,7 +270,7 @@ def compact(mask, arrays) -> tuple:
     if n == 0:
         return tuple(cupy.empty((0,) + tuple(a.shape[1:]), dtype=a.dtype) for a in arrays)
     m = cupy.ascontiguousarray(mask)
-    family = ("xs_seg_count<0, unsigned char>",) + tuple(
+    family = ("xs_seg_count<0, unsigned char>", _SCAN_TILES) + tuple(
         f"xs_seg_scatter<0, unsigned char, {w}>" for w in _WORDS.values())
     tile_offsets, _, total = _count_and_scan(0, m, "unsigned char", n, family, False)
     out = []
