@@ -123,22 +123,33 @@ def test_64_bit_means_are_within_numpys_own_error():
     assert got[0] == (2**53 + 2) / 3 != np_means[0]   # the exact sum, not NumPy's
 
 
-def test_the_int64_sum_path_equals_the_limb_path():
-    """32-bit values in short segments are summed in int64 (exact); the same values as
-    int64 take the 32-bit limbs: the same bits."""
+def exact_sums(values, offsets) -> np.ndarray:
+    values = np.asarray(values)
+    cols = values.reshape(values.shape[0], -1)
+    out = [[float(sum(int(v) for v in cols[a:b, c])) for c in range(cols.shape[1])]
+           for a, b in zip(offsets[:-1], offsets[1:])]
+    return np.array(out, dtype=np.float64).reshape((len(offsets) - 1,) + values.shape[1:])
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint16", "int32", "uint32", "int64", "uint64"])
+def test_the_int64_sums_equal_the_limb_sums(dtype):
+    """Where no sum can leave int64 (short values in short segments, or values whose
+    extremes bound the sums) the int64 sums are taken; they give the bits of the
+    32-bit limbs, which take every value (exact_sums)."""
     rng = np.random.default_rng(2)
     lens = rng.integers(1, 40, size=300)
     offs = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
-    for dtype in ("int32", "uint32", "int8"):
-        info = np.iinfo(dtype)
-        vals = rng.integers(info.min, info.max, size=(int(offs[-1]), 2), dtype=dtype,
-                            endpoint=True)
-        wide = vals.astype(np.int64 if dtype.startswith("int") else np.uint64)
-        same_bits(segment_reduce(vals, offs, "mean"), segment_reduce(wide, offs, "mean"))
+    info = np.iinfo(dtype)
+    high = min(info.max, 2**58)    # 64-bit values: within int64 sums of 40 rows
+    vals = rng.integers(max(info.min, -high), high, size=(int(offs[-1]), 2), dtype=dtype,
+                        endpoint=True)
+    limbs = hs.exact_sums(vals, offs)
+    same_bits(limbs, exact_sums(vals, offs))
+    same_bits(segment_reduce(vals, offs, "mean"), limbs / np.diff(offs)[:, None])
 
 
 @pytest.mark.parametrize("limb_rows", [1, 2, 3, 7])
-@pytest.mark.parametrize("dtype", ["int64", "uint64", "int32"])
+@pytest.mark.parametrize("dtype", ["int64", "uint64", "int32", "uint8"])
 def test_segments_longer_than_a_limb_piece_are_joined_exactly(monkeypatch, limb_rows, dtype):
     """Segments of more than LIMB_ROWS rows (2**31 - 1 in use: too long for a test) are
     cut into pieces whose limb sums are joined as Python ints; with a short piece every
@@ -150,10 +161,10 @@ def test_segments_longer_than_a_limb_piece_are_joined_exactly(monkeypatch, limb_
     info = np.iinfo(dtype)
     vals = extremes(dtype, rng, int(offs[-1]) * 2).reshape(-1, 2)
     vals[offs[5]:offs[6]] = info.max
-    got = hs.integer_mean(vals, offs)
-    same_bits(got, exact_means(vals, offs))
-    if dtype == "int32":   # the int64 fast path does not cut: force the limbs
-        same_bits(hs.integer_mean(vals.astype(np.int64), offs), got)
+    same_bits(hs.exact_sums(vals, offs), exact_sums(vals, offs))
+    same_bits(hs.exact_sums(vals[:, 0], offs), exact_sums(vals[:, 0], offs))
+    if dtype.endswith("64"):   # extremes: integer_mean takes the limbs
+        same_bits(hs.integer_mean(vals, offs), exact_means(vals, offs))
 
 
 def test_shapes_without_rows_or_columns():
