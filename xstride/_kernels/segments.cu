@@ -13,6 +13,7 @@
 #include <xstride/scan.cuh>
 #include <xstride/morton.cuh>
 #include <xstride/detail/on_request.cuh>
+#include <xstride/detail/segment_int128.cuh>
 
 #define XS_SEG_THREADS 256
 #define XS_SEG_ITEMS 16
@@ -49,17 +50,24 @@ __device__ __forceinline__ A xs_seg_identity()
     return (A)xs_seg_lim<T>::lo();
 }
 
-// min and max propagate NaN (b != b only for a float NaN); ties keep a.
+// min and max propagate NaN (b != b only for a float NaN); ties keep a. (A sum may be
+// of xs_seg_i128, which has + only.)
 template <int OP, typename A>
 __device__ __forceinline__ A xs_seg_fold(A a, A b)
 {
-    if (OP == 0) return a + b;
-    if (OP == 1) return a * b;
-    if (b != b) return b;
-    if (OP == 2) return b < a ? b : a;
-    return b > a ? b : a;
+    if constexpr (OP == 0) {
+        return a + b;
+    } else if constexpr (OP == 1) {
+        return a * b;
+    } else {
+        if (b != b) return b;
+        if (OP == 2) return b < a ? b : a;
+        return b > a ? b : a;
+    }
 }
 
+// The mean: the sum, rounded once to double, over the count (integer means sum in
+// xs_seg_i128, exactly, so the sum is the same whatever the order of the folds).
 template <typename R, bool MEAN, typename A>
 __device__ __forceinline__ R xs_seg_finish(A acc, long long count)
 {
@@ -183,7 +191,7 @@ xs_seg_warp(const T* __restrict__ v, const long long* __restrict__ off,
             // shuffles): at step h, slot g (a multiple of 2h) takes slot g + h
             A res = acc;
             for (int h = 1; h < G; h <<= 1) {   // every lane shuffles
-                A other = __shfl_down_sync(XS_SEG_FULL, res, (unsigned)(h * kk));
+                A other = xs_seg_shfl_down(res, (unsigned)(h * kk));
                 if ((g & (2 * h - 1)) == 0 && g + h < G) res = xs_seg_fold<OP, A>(res, other);
             }
             if ((int)lane < kk) {

@@ -23,7 +23,7 @@ from ._cupy import cupy as _cupy
 from ._launch import Launch, i32, i64, slot64
 from ._lru import Bounded
 from .._core.dtypes import C_TYPES
-from .._plans.segments import RUN_TESTS, longest_bound, plan_long, plan_segments
+from .._plans.segments import INT_MEAN, RUN_TESTS, longest_bound, plan_long, plan_segments
 
 __all__ = ["offsets_stats", "segment_reduce", "runs", "bin_offsets", "compact",
            "voxel_bounds", "voxel_keys", "reduce_kernels", "ptr"]
@@ -36,6 +36,9 @@ _SCAN_THREADS = 1024
 _MAX_BLOCKS = 1 << 20
 _NONE = (1 << 64) - 1      # a record entry nothing was written to
 _OPCODE = {"sum": 0, "prod": 1, "min": 2, "max": 3, "mean": 0}
+#: accumulators that are no NumPy dtype: name -> (C type, (dtype, count) of the words
+#: that hold one partial of the long walk)
+_WIDE = {INT_MEAN: ("xs_seg_i128", ("int64", 2))}
 #: copy words of each size (rows are moved as raw words)
 #: The two plain kernels of segments.cu (``template <int = 0>``: generated only where
 #: named). The tile scan is compiled in the module of each count pass it follows.
@@ -119,7 +122,8 @@ def offsets_stats(offsets, n: int) -> tuple[int, int, int, int, int]:
 # ------------------------------------------------------------------ segment_reduce
 def reduce_kernels(value_dtype: str, op: str, out_dtype: str, acc_dtype: str) -> tuple:
     """The name expressions ``(thread, warp, combine)`` of one reduction."""
-    t, a = C_TYPES[value_dtype], C_TYPES[_acc_dtype(value_dtype, op, acc_dtype)]
+    acc = _acc_dtype(value_dtype, op, acc_dtype)
+    t, a = C_TYPES[value_dtype], _WIDE[acc][0] if acc in _WIDE else C_TYPES[acc]
     tail = f"<{t}, {a}, {C_TYPES[out_dtype]}, {_OPCODE[op]}, {str(op == 'mean').lower()}>"
     return tuple(f"xs_seg_{kind}{tail}" for kind in ("thread", "warp", "combine"))
 
@@ -154,8 +158,9 @@ def segment_reduce(values, offsets, op: str, out_dtype: str, acc_dtype: str, max
         walk = plan_long(ids.shape[0], max_len)
         part = None
         if walk.chunks > 1:
-            part = cupy.empty(ids.shape[0] * walk.chunks * k,
-                              dtype=_acc_dtype(values.dtype.name, op, acc_dtype))
+            acc = _acc_dtype(values.dtype.name, op, acc_dtype)
+            dtype, words = _WIDE[acc][1] if acc in _WIDE else (acc, 1)
+            part = cupy.empty(ids.shape[0] * walk.chunks * k * words, dtype=dtype)
         _warps(family, v, offs, ids, ids.shape[0], k, walk.chunks, walk.chunk_rows,
                max_len, out, part)
     return out
