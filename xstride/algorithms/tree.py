@@ -150,7 +150,7 @@ def morton_tree(sorted_keys, ndim, levels) -> MortonTree:
         raise value_error(_FUNC, "sorted_keys", f"must be 1-D; got shape {tuple(k.shape)}")
     n = int(k.shape[0])
     ex = backend.executor("tree")
-    if ex is not None:   # the device: one pass over the keys (xstride/_kernels/tree.cu)
+    if ex is not None:   # own tree kernels (CuPy: one pass over the keys, _kernels/tree.cu)
         run = ex.morton_tree(k, nd, lv)
         if run.unsorted >= 0:
             _refuse_unsorted(backend, k, run.unsorted)
