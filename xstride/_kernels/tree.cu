@@ -33,6 +33,7 @@
 // minimum of positions and integer additions to a histogram, whose results do not
 // depend on the order in which they land.
 #include <xstride/scan.cuh>
+#include <xstride/detail/on_request.cuh>
 
 #define XS_TREE_THREADS 256
 #define XS_TREE_ITEMS 8
@@ -121,7 +122,7 @@ xs_tree_count(const K* __restrict__ keys, long long stride, long long n, int ndi
 // Pass 2, block l per level l (1024 threads): counts[l * n_tiles + t] becomes the
 // exclusive prefix sum over tiles 0..t-1 (the index of tile t's first node of level l)
 // and rec[NODES + l] the level's total m_l.
-extern "C" __global__ void __launch_bounds__(1024)
+XS_ON_REQUEST __global__ void __launch_bounds__(1024)
 xs_tree_scan(long long* __restrict__ counts, long long n_tiles,
              unsigned long long* __restrict__ rec)
 {
@@ -255,7 +256,7 @@ xs_tree_build(const K* __restrict__ keys, long long stride, long long n, int ndi
 // Pass 4: count[q] = first[q + 1] - first[q] over the flat buffer of every level, or
 // n - first[q] for the last node of a level (the next entry is the first node of the
 // next level, whose first point is 0, or the end of the buffer).
-extern "C" __global__ void __launch_bounds__(256)
+XS_ON_REQUEST __global__ void __launch_bounds__(256)
 xs_tree_counts(const long long* __restrict__ first, long long total, long long n,
                long long* __restrict__ count)
 {

@@ -15,7 +15,7 @@ The outputs are four flat buffers (keys, first, count, parent), level ``l`` at o
 
 from __future__ import annotations
 
-from ._compile import function
+from ._compile import function, on_request
 from ._cupy import cupy as _cupy
 from ._launch import Launch, i32, i64, slot64
 from ._lru import Bounded
@@ -41,7 +41,8 @@ def kernel_family(dtype_name: str) -> tuple:
     """The name expressions of the module for keys of ``dtype_name`` (an integer dtype):
     every kernel a tree build launches, compiled together (one NVRTC run)."""
     kt = C_TYPES[dtype_name]
-    return (f"xs_tree_count<{kt}>", "xs_tree_scan", f"xs_tree_build<{kt}>", "xs_tree_counts")
+    return (f"xs_tree_count<{kt}>", on_request("xs_tree_scan"), f"xs_tree_build<{kt}>",
+            on_request("xs_tree_counts"))
 
 
 def _launch(expr: str, family: tuple, grid: int, block: int, args: list, slots: list) -> None:
