@@ -19,7 +19,7 @@ import operator
 import numpy as np
 
 from .. import _backends
-from .._core.errors import not_provided_error, type_error, value_error
+from .._core.errors import argument_error, not_provided_error, type_error, value_error
 from ._args import MAX_MORTON_LEVELS, _integer_array, _levels
 from .segments import compact, run_length_encode
 
@@ -47,7 +47,7 @@ class MortonTree:
     keys : tuple of uint64 arrays, shape (m_l,)
         Node keys at level ``l``: the point keys shifted right by ``ndim * (levels -
         l)`` bits (the ``ndim * l`` high bits), strictly increasing. ``keys[0]`` is
-        ``[0]``.
+        ``[0]`` (empty, as every level, when there are no keys).
     first : tuple of int64 arrays, shape (m_l,)
         Index, into the sorted keys, of the first point of each node.
     count : tuple of int64 arrays, shape (m_l,)
@@ -67,8 +67,26 @@ class MortonTree:
     parent: tuple
 
     def nodes(self, level: int) -> int:
-        """Number of occupied nodes at ``level`` (0..``levels``)."""
-        return int(self.keys[level].shape[0])
+        """Number of occupied nodes at ``level``.
+
+        Raises
+        ------
+        TypeError
+            ``level`` not an int.
+        IndexError
+            ``level`` outside ``0..levels`` (no negative indexing).
+        """
+        func = "MortonTree.nodes"
+        if isinstance(level, (bool, np.bool_)):
+            raise type_error(func, "level", level, f"an int in 0..{self.levels}")
+        try:
+            lv = operator.index(level)
+        except TypeError:
+            raise type_error(func, "level", level, f"an int in 0..{self.levels}") from None
+        if not 0 <= lv <= self.levels:
+            raise argument_error(IndexError, func, "level",
+                                 f"must be in 0..{self.levels}; got {lv}")
+        return int(self.keys[lv].shape[0])
 
 
 def morton_tree(sorted_keys, ndim, levels) -> MortonTree:
