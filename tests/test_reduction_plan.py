@@ -479,3 +479,42 @@ def test_numpy_min_max_empty_errors_name_the_axis():
     assert xp.max(np.ones((0, 3)), axis=1, keepdims=True).shape == (0, 1)
     assert np.isnan(xp.max(np.array([1.0, np.nan, 3.0])))
     assert xp.min(np.array([4, -2, 9])) == -2
+
+
+# ----------------------------------------------------------------- split_axes
+from xstride._plans.reduction import SPLIT_MIN_OUTER, SPLIT_MIN_SIZE, split_axes  # noqa: E402
+
+
+def _c_strides(shape):
+    out, acc = [], 1
+    for n in reversed(shape):
+        out.append(acc)
+        acc *= n
+    return tuple(reversed(out))
+
+
+@pytest.mark.parametrize("shape, axes, want", [
+    ((64, 64, 384, 64), (1, 3), ((1,), (3,))),
+    ((64, 64, 384, 64), (0, 3), ((0,), (3,))),
+    ((256, 256, 1536), (0, 2), ((0,), (2,))),
+    ((64, 64, 384, 64), (0, 1, 3), ((0, 1), (3,))),
+    ((64, 64, 384, 64), (2, 3), None),          # a contiguous suffix: one pass
+    ((64, 64, 384, 64), (0, 1), None),          # a prefix: columns, one pass
+    ((64, 64, 384, 64), (0, 1, 2, 3), None),    # nothing kept
+    ((16, 64, 4096), (0, 2), None),             # 16 rows per intermediate element: too few
+    ((16, 16, 16), (0, 2), None),               # too small
+    ((64, 1, 64, 384, 64), (1, 2, 4), ((2,), (4,))),   # size-1 axes count for nothing
+])
+def test_split_axes_of_c_ordered_arrays(shape, axes, want):
+    assert split_axes(shape, _c_strides(shape), axes) == want
+
+
+def test_split_axes_thresholds_and_signs():
+    shape = (SPLIT_MIN_OUTER, 64, SPLIT_MIN_SIZE // (SPLIT_MIN_OUTER * 64))
+    assert split_axes(shape, _c_strides(shape), (0, 2)) == ((0,), (2,))
+    small = (SPLIT_MIN_OUTER - 1,) + shape[1:]
+    assert split_axes(small, _c_strides(small), (0, 2)) is None
+    neg = tuple(-s for s in _c_strides(shape))     # reversed views: signs ignored
+    assert split_axes(shape, neg, (0, 2)) == ((0,), (2,))
+    fortran = tuple(reversed(_c_strides(tuple(reversed(shape)))))
+    assert split_axes(shape, fortran, (0, 2)) == ((2,), (0,))

@@ -23,6 +23,7 @@ from .._plans.reduction import (
     empty_axis_error as _empty_axis_error,
     normalize_axis,
     plan_array,
+    split_axes,
 )
 from . import _reduce_common as rc
 from . import elementwise as _ew
@@ -287,13 +288,16 @@ def _prepare(op, x, axis, dtype, keepdims, rec: _Recipe, out_dtype, acc):
 
 
 def _reduce(func: str, op: str, x, axis, axes, keepdims: bool, out_dtype: np.dtype,
-            acc: np.dtype, dtype=None):
+            acc: np.dtype, dtype=None, prepare: bool = True):
+    """The call on the kernels; ``prepare``: keep it for :func:`repeat` (not for the
+    passes of a split call, whose dtypes are not the call's rules')."""
     cp = _cupy()
     rec = _recipe(func, x, axis, op, out_dtype, acc, axes)
     plan = rec.plan
     if rec.kind is not None:
         res = _finish_rec(_launch(x, rec, out_dtype, acc), rec, x.ndim, keepdims)
-        _prepare(op, x, axis, dtype, keepdims, rec, out_dtype, acc)
+        if prepare:
+            _prepare(op, x, axis, dtype, keepdims, rec, out_dtype, acc)
         return res
     axes = plan.axes
     if plan.rowlen == 0 and op in ("min", "max"):
@@ -349,7 +353,8 @@ def repeat(op: str, x, axis, dtype, keepdims):
 def reduce(func: str, op: str, x, axis, axes, keepdims: bool, out_dtype: np.dtype,
            dtype=None):
     """``op`` (sum, prod, min, max, all, any) of ``x`` over ``axis`` into ``out_dtype``,
-    on the kernels, deterministically. Sums and products accumulate in
+    on the kernels, deterministically (in two passes where
+    :func:`~xstride._plans.reduction.split_axes` says so). Sums and products accumulate in
     :func:`~._reduce_common.acc_dtype` (float64 for floating results, 64-bit integers
     otherwise); min/max in the input type widened to 32 bits; all/any (``out_dtype``
     bool) in an int32 0/1 (``x != 0``) combined by AND / OR. ``dtype`` is the
@@ -361,6 +366,15 @@ def reduce(func: str, op: str, x, axis, axes, keepdims: bool, out_dtype: np.dtyp
         acc = _BOOL_ACC
     else:
         acc = rc.acc_dtype(out_dtype)
+    split = split_axes(x.shape, tuple(s // x.itemsize for s in x.strides), axes)
+    if split is not None:
+        # two passes (see split_axes): the outer axes into an intermediate of the
+        # accumulator type (min/max: the input's; all/any: bool), kept as size-1 axes,
+        # then every reduced axis of it; no value is rounded in between
+        mid = {"min": x.dtype, "max": x.dtype, "all": np.dtype(bool),
+               "any": np.dtype(bool)}.get(op, acc)
+        y = _reduce(func, op, x, split[0], split[0], True, np.dtype(mid), acc, prepare=False)
+        return _reduce(func, op, y, axes, axes, keepdims, out_dtype, acc, prepare=False)
     return _reduce(func, op, x, axis, axes, keepdims, out_dtype, acc, dtype)
 
 
