@@ -36,7 +36,7 @@ def test_split_reductions_equal_numpy(cp, shape, axes, dtype):
     h = _random(rng, shape, dtype)
     x = cp.asarray(h)
     assert split_axes(x.shape, tuple(s // x.itemsize for s in x.strides), axes) is not None
-    funcs = ("all", "any") if dtype == "bool" else ("sum", "min", "max", "all", "any")
+    funcs = ("all", "any") if dtype == "bool" else ("sum", "mean", "min", "max", "all", "any")
     for f in funcs:
         for keepdims in (False, True):
             got = getattr(xp, f)(x, axis=axes, keepdims=keepdims)
@@ -47,6 +47,9 @@ def test_split_reductions_equal_numpy(cp, shape, axes, dtype):
             assert g.tobytes() == again.tobytes(), f"{f} not deterministic"
             if f == "sum" and h.dtype.kind == "f":
                 _assert_sum_close(g, h, axes, keepdims)
+            elif f == "mean":   # float64 means of means: within a few ulp of NumPy's
+                rtol = 1e-6 if h.dtype == np.float32 else 1e-12
+                np.testing.assert_allclose(g, want, rtol=rtol, atol=rtol, err_msg=f)
             else:
                 np.testing.assert_array_equal(g, want, err_msg=f)
 

@@ -380,11 +380,18 @@ def reduce(func: str, op: str, x, axis, axes, keepdims: bool, out_dtype: np.dtyp
 
 def mean(func: str, x, axis, axes, keepdims: bool, out_dtype: np.dtype, dtype=None):
     """Mean of ``x``: one kernel that sums in float64 and divides each sum once by the
-    count as it stores it, cast to ``out_dtype`` (op ``"mean"``, prepared like the
+    count as it stores it (two, each a mean, where :func:`reduce` runs two passes),
+    cast to ``out_dtype`` (op ``"mean"``, prepared like the
     sums: ``dtype`` is the caller's ``dtype=``). An empty selection gives NaN with
     NumPy's ``RuntimeWarning``."""
     cp = _cupy()
     f8 = np.dtype(np.float64)
+    split = split_axes(x.shape, tuple(s // x.itemsize for s in x.strides), axes)
+    if split is not None:
+        # two passes (see reduce): the mean of the outer axes in float64, then the mean
+        # of its rows (every group holds the same count: the mean of the means)
+        y = _reduce(func, "mean", x, split[0], split[0], True, f8, f8, prepare=False)
+        return _reduce(func, "mean", y, axes, axes, keepdims, out_dtype, f8, prepare=False)
     rec = _recipe(func, x, axis, "mean", out_dtype, f8, axes)
     if rec.kind is not None:
         res = _finish_rec(_launch(x, rec, out_dtype, f8), rec, x.ndim, keepdims)
