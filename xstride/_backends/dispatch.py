@@ -127,6 +127,32 @@ def implementation(backend: str, qualname: str):
     return fn
 
 
+def deferred(backend, qualname: str, table: dict | None = None):
+    """A stand-in for the function ``qualname`` of ``backend``'s ``array_api_compat``
+    namespace, looked up on its first call.
+
+    Making it costs nothing: the namespace (and with it the clone of the library that
+    ``array_api_compat`` makes) is imported when a call first needs it, not at
+    ``import xstride``. On that first call the stand-in puts the real function in
+    ``table[qualname]`` where it still holds the stand-in, so that callers that look
+    it up there pay nothing for it afterwards. ``table`` defaults to the NumPy
+    backend's table of calls without keyword arguments (``register``'s
+    ``positional``).
+    """
+    name = backend.name if isinstance(backend, Backend) else backend
+    if table is None:
+        table = _positional if name == DEFAULT else {}
+
+    def first_call(*args, **kwargs):
+        fn = _from_compat(name, qualname)
+        if table.get(qualname) is first_call:
+            table[qualname] = fn
+        return fn(*args, **kwargs)
+
+    first_call.__name__ = first_call.__qualname__ = qualname.rsplit(".", 1)[-1]
+    return first_call
+
+
 def param_names(fn) -> tuple[str, ...]:
     """Names of the positional parameters of ``fn``, for error messages."""
     try:
@@ -235,7 +261,7 @@ def follower(qualname: str, module: str = "xstride"):
     """
     reference = implementation("numpy", qualname)
     _numpy_positional(qualname)
-    params = param_names(reference)
+    params = []   # the reference's parameter names, read when a message needs them
     np_table, np_positional = _tables["numpy"], _positional
     modules = _modules
     # with several optional libraries, a name always in sys.modules: always take the look
@@ -253,7 +279,9 @@ def follower(qualname: str, module: str = "xstride"):
                     got = TRACE_HOOK(qualname, args, kwargs)
                     if got is not NotImplemented:
                         return got
-                backend = _backend.backend_of(qualname, _named(params, args, kwargs))
+                if not params:
+                    params.append(param_names(reference))
+                backend = _backend.backend_of(qualname, _named(params[0], args, kwargs))
             if backend == "numpy" and not kwargs:
                 return np_positional[qualname](*args)
             return implementation(backend, qualname)(*args, **kwargs)
