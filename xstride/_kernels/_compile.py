@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ._cupy import cupy as _cupy
-from ._headers import include_dir
+from . import _headers
 from .._core.includes import scan_includes
 from ._lru import Bounded
 from . import _compile_log
@@ -35,6 +35,7 @@ __all__ = ["include_dir", "module_options", "raw_module", "raw_function", "sourc
            "watch_cupy_compiles", "cupy_compiles_watched", "on_cupy_loaded"]
 
 _HERE = Path(__file__).resolve().parent
+_INCLUDE = Path(_headers.include_dir())
 _DIGEST = "-DXSTRIDE_HEADERS_SHA256="
 
 #: (device, file or None, source text or None, options, name expressions) -> RawModule
@@ -55,6 +56,11 @@ _POOL: ThreadPoolExecutor | None = None
 def source(name: str) -> str:
     """Text of a kernel source file (``*.cu``) beside this module."""
     return (_HERE / name).read_text()
+
+
+def include_dir() -> str:
+    """Folder that holds ``xstride/*.cuh`` (pass it as ``-I``)."""
+    return str(_INCLUDE)
 
 
 def module_options(source: str, options: tuple[str, ...] = ()) -> tuple[str, ...]:
