@@ -13,7 +13,6 @@ is selected.
 from __future__ import annotations
 
 import importlib as _importlib
-import threading as _threading
 import types as _types
 
 import numpy as _np
@@ -30,7 +29,7 @@ __version__ = "0.1.0"
 __array_api_version__ = _names.API_VERSION
 
 # The constants and dtypes are NumPy's own objects: array_api_compat.numpy takes them
-# from NumPy unchanged (tests/test_namespace.py checks), so they need no namespace.
+# from NumPy unchanged (tests/test_import_cost.py checks), so they need no namespace.
 for _n in _names.CONSTANTS + _names.DTYPES:
     globals()[_n] = getattr(_np, _n)
 del _n
@@ -40,17 +39,14 @@ del _n
 # that importing xstride imports no backend's array_api_compat namespace.
 _CREATION = frozenset(_names.CREATION)
 _STANDARD = _CREATION | frozenset(_names.FUNCTIONS)
-_lock = _threading.RLock()
 
 
 def _wrapper(name: str):
-    """The namespace's function ``name`` (a standard name), made once."""
-    with _lock:
-        value = globals().get(name)
-        if value is None:
-            make = _dispatch.creator if name in _CREATION else _dispatch.follower
-            value = globals()[name] = make(name)
-        return value
+    """The namespace's function ``name`` (a standard name). Two threads may both make
+    one; the first stored is the one every caller gets (``dict.setdefault`` is atomic),
+    and no lock is held while a wrapper is made (making one may import modules)."""
+    make = _dispatch.creator if name in _CREATION else _dispatch.follower
+    return globals().setdefault(name, make(name))
 
 
 def __array_namespace_info__():

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import threading
-
 from . import dispatch as _dispatch
 
-_LOCK = threading.RLock()
 
-
-def populate(module_globals: dict, prefix: str, names, creation=()) -> tuple[list[str], object]:
+def populate(module_globals: dict, prefix: str, names, creation=()) -> tuple:
     """Make a sub-namespace module's dispatching wrappers, each on first access.
 
     A wrapper copies the name, docstring and signature of the NumPy backend's
@@ -40,11 +36,8 @@ def populate(module_globals: dict, prefix: str, names, creation=()) -> tuple[lis
     def __getattr__(name: str):
         if name not in names:
             raise AttributeError(f"module {module!r} has no attribute {name!r}")
-        with _LOCK:
-            value = module_globals.get(name)
-            if value is None:
-                make = _dispatch.creator if name in creation else _dispatch.follower
-                value = module_globals[name] = make(f"{prefix}.{name}", module=module)
-            return value
+        # two threads may both make one: the first stored is the one everybody gets
+        make = _dispatch.creator if name in creation else _dispatch.follower
+        return module_globals.setdefault(name, make(f"{prefix}.{name}", module=module))
 
     return sorted(names), __getattr__
