@@ -158,3 +158,14 @@ def test_c_source_scans_are_cached_and_equal():
     assert csource.strip_comments(text) == first == '  int x;  \nconst char *s = "/* c */";\n'
     assert csource._scan.cache_info().hits == hits + 1
     assert csource.code_only(text) == '  int x;  \nconst char *s = "       ";\n'
+
+
+def test_import_time_benchmark_runs():
+    r = subprocess.run([sys.executable, "-m", "xstride", "bench", "import_time"],
+                       capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "XSTRIDE_BENCH_QUICK": "1"})
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = r.stdout
+    assert "# 1 runs, cached bytecode, demo --backend numpy" in out
+    for key in ("import self ms", "import cum ms", "demo wall s", "demo cpu s"):
+        assert key in out
