@@ -276,7 +276,10 @@ def _library_functions(be, ex) -> tuple[dict, dict]:
     own function without ``out=`` (what a call without keywords runs), the executor's
     ``out=`` path after the checks with it. The library's functions are looked up on
     first call (building these imports nothing: ``import xstride`` stays cheap)."""
-    ns = be.namespace
+    # name -> the library's function (a stand-in until its first call)
+    libs: dict = {}
+    for name in FUNCTIONS:
+        libs[name] = dispatch.deferred(be, name, libs)
 
     def into(func, names, args, out):
         """The rules of an ``out=`` call, then the library's ufunc into ``out``."""
@@ -290,28 +293,28 @@ def _library_functions(be, ex) -> tuple[dict, dict]:
         if nin == 2:
             def impl(x1, x2, /, *, out=None):
                 if out is None:
-                    return getattr(ns(), func)(x1, x2)
+                    return libs[func](x1, x2)
                 return into(func, ("x1", "x2"), (x1, x2), out)
         else:
             def impl(x, /, *, out=None):
                 if out is None:
-                    return getattr(ns(), func)(x)
+                    return libs[func](x)
                 return into(func, ("x",), (x,), out)
         return impl
 
     def where(condition, x1, x2, /, *, out=None):
         if out is None:
-            return ns().where(condition, x1, x2)
+            return libs["where"](condition, x1, x2)
         args = (condition, x1, x2)
         kinds = classify("where", ("condition", "x1", "x2"), args, be)
         rdt = where_dtype(kinds[1:], (x1, x2))
         shape = broadcast_shapes(*(np.shape(a) for a in args), func="where")
         check_out("where", out, shape, rdt, be)
-        return ex.copy_into(out, ns().where(condition, x1, x2))
+        return ex.copy_into(out, libs["where"](condition, x1, x2))
 
     def astype(x, dtype, /, *, copy=True, device=None):
         dt = _astype_dtype(be, x, dtype)
-        return ns().astype(x, dt, copy=copy, device=device)
+        return libs["astype"](x, dt, copy=copy, device=device)
 
     funcs = {name: make(name, nin) for name, (nin, _) in ENGINE_UFUNCS.items()}
     funcs["where"] = where

@@ -328,14 +328,14 @@ def _library_functions(be) -> tuple[dict, dict]:
     # on each chunk) replaces the library's function where it has one
     ex = be.executor("reductions")
 
-    libs: dict = {}   # name -> the function, a stand-in until its first call
-
-    def library(f):
+    # name -> the executor's function, else the library's (a stand-in until its first
+    # call, so that building these imports no namespace)
+    libs: dict = {}
+    for f in REDUCTIONS + SCANS + LOGICAL + ARG_REDUCTIONS:
         own = getattr(ex, f, None)
         libs[f] = own if own is not None else dispatch.deferred(be, f, libs)
-        return f
 
-    def min_max(func, lib):
+    def min_max(func):
         def impl(x, /, *, axis=None, keepdims=False, **kwargs):
             _check_array(func, be, x)
             _check_bool(func, "keepdims", keepdims)
@@ -343,10 +343,10 @@ def _library_functions(be) -> tuple[dict, dict]:
                 axis = normalize_axis(func, axis, x.ndim)
             if x.size == 0 and "initial" not in kwargs and "where" not in kwargs:
                 _check_empty_minmax(func, x, axis)
-            return libs[lib](x, axis=axis, keepdims=bool(keepdims), **kwargs)
+            return libs[func](x, axis=axis, keepdims=bool(keepdims), **kwargs)
         return impl
 
-    def checked(func, lib):
+    def checked(func):
         def impl(x, /, *, axis=None, keepdims=False, **kwargs):
             _check_array(func, be, x)
             _check_bool(func, "keepdims", keepdims)
@@ -356,19 +356,19 @@ def _library_functions(be) -> tuple[dict, dict]:
                 _out_dtype(func, kwargs["dtype"], None, x.dtype)
             if "correction" in kwargs:
                 check_correction(func, kwargs["correction"])
-            return libs[lib](x, axis=axis, keepdims=bool(keepdims), **kwargs)
+            return libs[func](x, axis=axis, keepdims=bool(keepdims), **kwargs)
         return impl
 
-    def argminmax(func, lib):
+    def argminmax(func):
         def impl(x, /, *, axis=None, keepdims=False, **kwargs):
             _check_array(func, be, x)
             axes = _arg_rules(func, x, axis, keepdims)
             if axis is not None:
                 axis = axes[0]
-            return libs[lib](x, axis=axis, keepdims=bool(keepdims), **kwargs)
+            return libs[func](x, axis=axis, keepdims=bool(keepdims), **kwargs)
         return impl
 
-    def scan(func, lib, as_array):
+    def scan(func, as_array):
         def impl(x, /, *, axis=None, dtype=None, include_initial=False):
             _check_array(func, be, x)
             _check_bool(func, "include_initial", include_initial)
@@ -379,36 +379,30 @@ def _library_functions(be) -> tuple[dict, dict]:
             if x.ndim == 0:
                 x = x.reshape(1)
             axis = normalize_scan_axis(func, axis, x.ndim)
-            return libs[lib](x, axis=axis, dtype=dtype,
+            return libs[func](x, axis=axis, dtype=dtype,
                              include_initial=bool(include_initial))
         return impl
 
     for f in ("min", "max"):
-        funcs[f] = min_max(f, library(f))
+        funcs[f] = min_max(f)
     for f in ARG_REDUCTIONS:
-        funcs[f] = argminmax(f, library(f))
-    nd = []   # the backend's array type, looked up on first call (it loads the library)
+        funcs[f] = argminmax(f)
+    nd = be.array_type()
 
-    def unchecked_keywords(func, lib):
+    def unchecked_keywords(func):
         # without keywords only ``x`` needs its check: a list, a tuple or a string
         # array must be refused as with ``axis=0`` (and as on CuPy), not reduced
         def impl(x, /, *args):
-            if not nd:
-                nd.append(be.array_type())
-            if type(x) is not nd[0] or x.dtype.kind not in _NUMERIC:
+            if type(x) is not nd or x.dtype.kind not in _NUMERIC:
                 _check_array(func, be, x)
-            return libs[lib](x, *args)
+            return libs[func](x, *args)
         return impl
 
-    def as_array(x):
-        return be.load().asarray(x)
-
     for f in ("sum", "prod", "mean", "var", "std") + LOGICAL:
-        lib = library(f)
-        funcs[f] = checked(f, lib)
-        positional[f] = unchecked_keywords(f, lib)
+        funcs[f] = checked(f)
+        positional[f] = unchecked_keywords(f)
     for f in SCANS:
-        funcs[f] = scan(f, library(f), as_array)
+        funcs[f] = scan(f, be.load().asarray)
     return funcs, positional
 
 
