@@ -13,6 +13,7 @@ import importlib.util
 import inspect
 import json
 import os
+import pickle
 import subprocess
 import sys
 
@@ -102,7 +103,7 @@ def test_demo_imports_neither_the_dask_demo_nor_the_kernel_toolkit():
             "    rc = main(['demo', '--backend', 'numpy', '--n', '2000', '--json'])\n"
             "print(json.dumps([rc] + sorted(m for m in sys.modules if m in (\n"
             "    'xstride._cli.dask_demo', 'xstride.cuda.kernel', 'xstride._kernels._compile',"
-            " 'dask', 'distributed'))))\n")
+            " 'dask', 'distributed', 'plyfile', 'matplotlib'))))\n")
     assert _lines(_run(code)) == [[0]]
 
 
@@ -123,6 +124,9 @@ def test_wrappers_are_made_once_and_listed():
     assert ns["sum"] is xp.sum and ns["linalg"] is xp.linalg
     with pytest.raises(AttributeError, match="no attribute 'not_a_function'"):
         xp.linalg.not_a_function
+    # pickled by reference (dask sends them to workers): the same object comes back
+    for fn in (xp.sum, xp.concat, xp.asarray, xp.linalg.solve, xp.fft.fftfreq):
+        assert pickle.loads(pickle.dumps(fn)) is fn
 
 
 def test_a_call_without_keywords_reaches_the_library_function_after_the_first():
