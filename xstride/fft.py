@@ -10,5 +10,5 @@ from ._backends.subnamespace import populate as _populate
 __all__, __getattr__ = _populate(globals(), "fft", _FFT, _FFT_CREATION)
 
 
-def __dir__():
-    return __all__
+def __dir__():  # what a module's dir() lists, and every name, made or not
+    return sorted(set(globals()) | set(__all__))
