@@ -173,3 +173,27 @@ def test_import_time_benchmark_runs():
     assert "# 1 runs, cached bytecode, demo --backend numpy" in out
     for key in ("import self ms", "import cum ms", "demo wall s", "demo cpu s"):
         assert key in out
+
+
+def test_fix_modules_register_before_any_compat_fallback():
+    """The array-API fixes (``_backends/fixes.py`` and its siblings) are imported on
+    the first lookup of a name xstride does not implement itself, before that lookup
+    could answer with array_api_compat's function."""
+    code = ("import json, sys, xstride as xp\n"
+            "from xstride._backends import dispatch\n"
+            "fixes = ('xstride._backends.fixes', 'xstride._backends.size_checks', "
+            "'xstride._backends.complex_special', 'xstride._backends.linalg_fixes')\n"
+            "before = [m for m in fixes if m in sys.modules]\n"
+            "xp.add  # xstride's own: no fix module needed\n"
+            "own = [m for m in fixes if m in sys.modules]\n"
+            "remainder = dispatch.implementation('cupy', 'remainder')\n"
+            "from xstride._backends import fixes as f, size_checks as s\n"
+            "print(json.dumps([before, own, [m for m in fixes if m in sys.modules],\n"
+            "    remainder is f.remainder, dispatch.implementation('cupy', 'zeros') is s.zeros,"
+            "    xp.finfo(xp.float32).eps]))\n")
+    before, own, after, remainder, zeros, eps = _lines(_run(code))[0]
+    assert before == [] and own == []
+    assert sorted(after) == sorted(["xstride._backends.fixes", "xstride._backends.size_checks",
+                                    "xstride._backends.complex_special",
+                                    "xstride._backends.linalg_fixes"])
+    assert remainder and zeros and eps == float(np.finfo(np.float32).eps)

@@ -15,8 +15,10 @@ calls the NumPy implementation straight away (one dict lookup in ``sys.modules``
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
 import sys
+import threading
 
 import numpy as np
 
@@ -104,6 +106,32 @@ def register_lazy(backend, qualnames, provider) -> None:
         _lazy[backend][q] = provider
 
 
+#: Modules that register overrides when imported (``overrides.py`` names them): imported
+#: on the first lookup that finds neither a registered function nor a provider, before
+#: any name falls back to ``array_api_compat``, so that ``import xstride`` need not.
+_PENDING: list[str] = []
+_PENDING_LOCK = threading.RLock()
+#: modules named but not yet imported to the end (a lookup of another thread waits)
+_UNFINISHED = [0]
+
+
+def register_on_first_lookup(*modules: str) -> None:
+    """Import ``modules`` (which call :func:`register` at import) when a lookup first
+    needs them: before :func:`implementation` answers with a library's function."""
+    with _PENDING_LOCK:
+        _PENDING.extend(modules)
+        _UNFINISHED[0] += len(modules)
+
+
+def _import_pending() -> None:
+    # a lookup of another thread waits here until every module has registered: it must
+    # not fall back to array_api_compat for a name a module is about to register
+    with _PENDING_LOCK:
+        while _PENDING:
+            importlib.import_module(_PENDING.pop(0))
+            _UNFINISHED[0] -= 1
+
+
 def _from_compat(backend: str, qualname: str):
     ns = _backend.namespace(backend)
     for part in qualname.split("."):
@@ -122,7 +150,12 @@ def implementation(backend: str, qualname: str):
             for q in funcs:
                 _lazy[backend].pop(q, None)
             register_all(backend, funcs, positional)
-        fn = _overrides[backend].get(qualname) or _from_compat(backend, qualname)
+        fn = _overrides[backend].get(qualname)
+        if fn is None and _UNFINISHED[0]:
+            _import_pending()
+            fn = _overrides[backend].get(qualname)
+        if fn is None:
+            fn = _from_compat(backend, qualname)
         table[qualname] = fn
     return fn
 
