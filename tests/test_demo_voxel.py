@@ -80,6 +80,28 @@ def test_tree_rows_from_runs_equal_tree_rows():
     assert demo_tree.tree_rows_from_runs(uniq, counts, 3, 7, keys.size) == rows
 
 
+@pytest.mark.parametrize("m", [1, 2, 7, 1000, 1001])
+def test_level_row_on_the_device_route_equals_the_host_route(monkeypatch, m):
+    """Above HOST_STATS_MAX the counts are sorted on the backend and summarized from a
+    few values read back: the same row as NumPy's frexp/bincount/median."""
+    import array_api_compat.numpy as anp
+
+    rng = np.random.default_rng(m)
+    n_points = 5000
+    counts = rng.integers(1, n_points + 1, m).astype(np.int64)
+    counts[rng.integers(0, m)] = 2 ** 12      # a count on a bin edge
+    want = demo_tree.level_row(np, 3, counts, n_points)
+    sorted_with = []
+
+    def sort(c, bits):
+        sorted_with.append(bits)
+        return anp.sort(c)
+    monkeypatch.setattr(demo_tree, "HOST_STATS_MAX", 0)
+    got = demo_tree.level_row(anp, 3, anp.asarray(counts), n_points, np.asarray, sort)
+    assert got == want and sorted_with == [n_points.bit_length()]
+    assert sum(got["histogram_log2"]) == m
+
+
 def test_table_lists_every_level(tmp_path, capsys):
     _, path = cloud(tmp_path)
     assert main(["demo", "--points", path, "--levels", "4"]) == 0

@@ -153,17 +153,6 @@ def test_compile_stats_before_any_compile_imports_no_compiler():
     assert _lines(r) == [[{"kernels": 0, "seconds": 0.0, "cupy_watched": False}, False]]
 
 
-def test_c_source_scans_are_cached_and_equal():
-    from xstride._core import csource
-
-    text = '/* a */ int x; // b\nconst char *s = "/* c */";\n'
-    first = csource.strip_comments(text)
-    hits = csource._scan.cache_info().hits
-    assert csource.strip_comments(text) == first == '  int x;  \nconst char *s = "/* c */";\n'
-    assert csource._scan.cache_info().hits == hits + 1
-    assert csource.code_only(text) == '  int x;  \nconst char *s = "       ";\n'
-
-
 def test_import_time_benchmark_runs():
     r = subprocess.run([sys.executable, "-m", "xstride", "bench", "import_time"],
                        capture_output=True, text=True, timeout=300,

@@ -175,3 +175,18 @@ def test_dask_keys_say_what_to_do():
     da = pytest.importorskip("dask.array")
     with pytest.raises(NotImplementedError, match="morton_tree: not available.*compute"):
         alg.morton_tree(da.arange(4, dtype=np.uint64, chunks=2), 2, 3)
+
+
+@pytest.mark.parametrize("level, exc, match", [
+    (-1, IndexError, r"level.*must be in 0\.\.3; got -1"),
+    (4, IndexError, r"level.*must be in 0\.\.3; got 4"),
+    (1.0, TypeError, "level"),
+    (True, TypeError, "level"),
+    ("2", TypeError, "level"),
+])
+def test_nodes_refuses_a_level_outside_the_tree(level, exc, match):
+    tree = alg.morton_tree(np.array([0, 1, 9, 40], dtype=np.uint64), 2, 3)
+    assert [tree.nodes(lv) for lv in range(4)] == [1, 2, 3, 4]
+    assert tree.nodes(np.int64(3)) == 4
+    with pytest.raises(exc, match=match):
+        tree.nodes(level)

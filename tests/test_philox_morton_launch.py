@@ -49,6 +49,7 @@ extern "C" void xs_set(unsigned bx, unsigned by, unsigned tx, unsigned ty,
     blockDim.x = bdx; blockDim.y = bdy; gridDim.x = gdx; gridDim.y = gdy;
     blockIdx.z = threadIdx.z = 0; blockDim.z = gridDim.z = 1;
 }
+#define XS_ON_REQUEST extern "C"
 #define __global__
 #define __device__
 #define __forceinline__ inline
@@ -120,8 +121,10 @@ class Emulator:
         self.libs, self.by_ptr, self.kernels, self.calls = libs, {}, {}, []
         self.built = []     # (name, file) of every kernel the executors asked for
 
-    def function(self, name, *, file=None, **kwargs):
-        assert not kwargs and file in self.libs, (name, file, kwargs)
+    def kernel(self, name, file):
+        """The stand-in of ``_compile.kernel``: the emulated kernel ``name`` of ``file``
+        (declared ``XS_ON_REQUEST``, which the shim makes ``extern "C"``)."""
+        assert file in self.libs, (name, file)
         self.built.append((name, file))
         if name not in self.kernels:
             k = types.SimpleNamespace(name=name, file=file)
@@ -184,12 +187,12 @@ def emu(request, fake_cupy, libs, monkeypatch):
     fake_cupy.multiprocessors = 1
     fake_cupy.current.stream = types.SimpleNamespace(ptr=5)
     fake_cupy.cuda.driver = e
-    function = e.function
+    kernel = e.kernel
     if request.param == "fallback":
-        def function(name, **kw):  # noqa: F811 - the fallback's kernel objects
-            return _Fallback(e, e.function(name, **kw))
-    monkeypatch.setattr(K, "function", function)
-    monkeypatch.setattr(M, "function", function)
+        def kernel(name, file):  # noqa: F811 - the fallback's kernel objects
+            return _Fallback(e, e.kernel(name, file))
+    monkeypatch.setattr(K, "kernel", kernel)
+    monkeypatch.setattr(M, "kernel", kernel)
     monkeypatch.setattr(K, "_LAUNCHES", Bounded(512))
     monkeypatch.setattr(M, "_LAUNCHES", Bounded(256))
     monkeypatch.setattr(K, "_CALLS", Store(512))
@@ -384,7 +387,7 @@ def test_a_repeated_call_hits_and_launches_as_the_checked_path(emu, kind, monkey
         calls["n"] += 1
         raise AssertionError("planned on a repeat")
     for mod, name in ((_args, "_prepare"), (K, "_prepare_real"), (K, "plan"), (K, "grid2"),
-                      (K, "function")):
+                      (K, "kernel")):
         monkeypatch.setattr(mod, name, boom)
     launches = len(K._LAUNCHES)
     for label, c, family in _counters(np.random.default_rng(12)):

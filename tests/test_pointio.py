@@ -145,6 +145,39 @@ def test_ply_range_and_duplicates(tmp_path, name, data, message):
         read_quietly(path)
 
 
+PLY_FACE = ("ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
+            "property float z\nproperty float confidence\nelement face 1\n"
+            "property list uchar int vertex_indices\nend_header\n")
+
+
+@pytest.mark.parametrize("name, data", [
+    # cut short: the face row "3 0 1 2" has a vertex's four numbers, and was read as one
+    ("cut.ply", PLY_FACE + "0.1 0.2 0.3 1\n0.4 0.5 0.6 1\n3 0 1 2\n"),
+    ("noface.ply", PLY_FACE.replace("element face 1", "element face 5")
+     + "0.1 0.2 0.3 1\n0.4 0.5 0.6 1\n0.7 0.8 0.9 1\n"),
+    ("blank.ply", PLY_F4 + "1 2 3\n\n4 5 6\n"),
+    ("lead.ply", PLY_F4 + "\n1 2 3\n4 5 6\n"),
+    ("v2.ply", PLY_F4.replace("ascii 1.0", "ascii 2.0") + "1 2 3\n4 5 6\n"),
+])
+def test_ascii_ply_that_plyfile_refuses_is_refused(tmp_path, name, data):
+    """The fast ASCII route takes only files whose rows it can count: the rest goes to
+    plyfile, which names what is wrong (one line, no NumPy warning)."""
+    path = tmp_path / name
+    path.write_text(data)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(PointFileError, match="not a valid PLY file") as info:
+            read_points(path)
+    assert "\n" not in str(info.value)
+
+
+def test_ascii_ply_with_faces_and_trailing_blank_lines_is_read(tmp_path):
+    path = tmp_path / "ok.ply"
+    path.write_text(PLY_FACE + "0.1 0.2 0.3 1\n0.4 0.5 0.6 1\n0.7 0.8 0.9 1\n3 0 1 2\n\n\n")
+    want = np.array([[0.1, 0.2, 0.3], [0.4, 0.5, 0.6], [0.7, 0.8, 0.9]], dtype=np.float32)
+    np.testing.assert_array_equal(read_points(path), want.astype(np.float64))
+
+
 def test_ply_binary_duplicate_property_is_refused(tmp_path):
     header = ("ply\nformat binary_little_endian 1.0\nelement vertex 1\nproperty float x\n"
               "property float y\nproperty float y\nproperty float z\nend_header\n")

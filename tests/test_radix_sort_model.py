@@ -357,14 +357,19 @@ def test_narrowed_passes(device, dtype, bits, narrow, passes):
     assert device.types[2:] == expected(item, narrow, passes, 4), device.types
 
 
-def test_a_first_sort_compiles_two_modules(device):
+def test_a_first_sort_compiles_its_prelude_and_each_pass_alone(device):
+    """One module for the OR/histogram/offsets kernels and one per distinct pass, so
+    the passes of a first sort compile side by side."""
     keys = np.arange(3 * rp.TILE, dtype=np.uint64)[::-1].copy()
-    check(device, keys)                       # 14 bits: narrowed to 16-bit keys
+    check(device, keys)                       # 14 bits: narrowed to 16-bit keys, 2 passes
+    assert sorted(len(m) for m in device.modules) == [1, 1, 3], device.modules
     check(device, keys, key_bits=14)          # the same kernels: nothing compiles
     check(device, keys.astype(np.int64))      # signed, same width: the same kernels
-    check(device, keys.astype(np.int32))      # another width: two more modules
-    assert len(device.modules) == 4, device.modules
-    assert [len(m) for m in device.modules] == [3, 4, 3, 4], device.modules
+    assert len(device.modules) == 3, device.modules
+    check(device, keys.astype(np.int32))      # another width: three more modules
+    assert sorted(len(m) for m in device.modules) == [1, 1, 1, 1, 3, 3], device.modules
+    passes = [m[0] for m in device.modules if len(m) == 1]
+    assert len(set(passes)) == 4 and all(e.startswith("xs_radix_onesweep<") for e in passes)
 
 
 @pytest.mark.parametrize("narrow,narrow_index,sizes", [
@@ -513,9 +518,11 @@ def test_key_bits_on_dask_arrays():
         alg.sort_by_key(dk, key_bits=17)
 
 
-def test_key_bits_prefetches_both_modules(device, monkeypatch):
-    """With ``key_bits`` both modules are known before the first launch: they compile
-    side by side on the compile threads (:func:`xstride._kernels._compile.prefetch`)."""
+def test_a_sort_prefetches_its_modules(device, monkeypatch):
+    """With ``key_bits`` every module is known before the first launch: the prelude and
+    each distinct pass compile side by side on the compile threads
+    (:func:`xstride._kernels._compile.prefetch`); without, the passes do once the OR
+    kernel (in the prelude) has found the bits."""
     from tests.conftest import FakeDevice
 
     monkeypatch.setattr(_compile, "COMPILE_THREADS", 2)
@@ -525,7 +532,9 @@ def test_key_bits_prefetches_both_modules(device, monkeypatch):
     real = _compile.prefetch
     monkeypatch.setattr(ks, "prefetch", lambda reqs: started.append(real(reqs)) or started[-1])
     keys = np.arange(2 * rp.TILE, dtype=np.uint64)[::-1].copy()
-    check(device, keys, key_bits=13)
-    assert started == [2] and len(device.modules) == 2, (started, device.modules)
+    check(device, keys, key_bits=13)          # 2 passes: first and last
+    assert started == [3] and len(device.modules) == 3, (started, device.modules)
     check(device, keys, key_bits=13)          # compiled: nothing starts
-    assert started == [2, 0] and len(device.modules) == 2
+    assert started == [3, 0] and len(device.modules) == 3
+    check(device, keys.astype(np.uint32))     # the bits found first: the two passes
+    assert started == [3, 0, 2] and len(device.modules) == 6, (started, device.modules)

@@ -108,6 +108,7 @@ static xs_dim3 threadIdx, blockIdx, blockDim, gridDim;
 extern "C" void xs_set(unsigned bx, unsigned tx, unsigned bd, unsigned gd) {
     blockIdx.x = bx; threadIdx.x = tx; blockDim.x = bd; gridDim.x = gd;
 }
+#define XS_ON_REQUEST extern "C"
 #define __global__
 #define __device__
 #define __forceinline__ inline

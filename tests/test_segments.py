@@ -33,10 +33,9 @@ def reference(values, offsets, op):
                 res.append(m)
             elif op in ("sum", "mean"):
                 total = sum(int(v) for v in col) if kind in "iu" else sum(float(v) for v in col)
-                if op == "mean":
-                    res.append(float(np.float64(total % 2**64 if kind == "u" else
-                                                ((total + 2**63) % 2**64) - 2**63) / m)
-                               if kind in "iu" and m else (total / m if m else np.nan))
+                if op == "mean":   # integers: the exact sum rounded once, over m
+                    res.append((float(total) / m if kind in "iu" else total / m) if m
+                               else np.nan)
                 else:
                     res.append(total)
             elif op == "prod":
@@ -66,6 +65,8 @@ def check(values, offsets, op):
                 assert int(g) % 2**64 == int(r) % 2**64, (s, c, g, r)
             elif op == "count" or (kind in "iu" and op in ("min", "max")):
                 assert int(g) == int(r)
+            elif kind in "iu" and op == "mean":   # bit for bit
+                assert g.dtype == np.float64 and float(g) == r, (s, c, g, r)
             elif isinstance(r, float) and np.isnan(r):
                 assert np.isnan(g)
             elif op in ("min", "max"):
@@ -78,8 +79,6 @@ def check(values, offsets, op):
                 if op == "prod":
                     scale = abs(r)
                 tol = 2 * max(m, 1) * 2**-53 * scale + eps * abs(r)
-                if kind in "iu":
-                    tol = abs(r) * 2**-52
                 assert abs(float(g) - float(r)) <= tol, (op, s, c, g, r, tol)
     return got
 
@@ -136,16 +135,13 @@ def test_segment_reduce_integer_sums_wrap_like_numpy():
     assert got[0] == v.sum()
 
 
-@pytest.mark.xfail(strict=True, reason="the mean of integers divides the int64/uint64 sum, "
-                   "which wraps modulo 2**64: the mean of [2**62, 2**62] comes out -2**62 "
-                   "(NumPy's mean: 2**62). A fix changes the device kernel's accumulator "
-                   "too (host and device must stay bit-identical); left to the lead")
 @pytest.mark.parametrize("dtype, v", [(np.int64, 2**62), (np.uint64, 2**63),
                                       (np.int64, -(2**62) - 1)])
 def test_segment_reduce_integer_mean_does_not_wrap(dtype, v):
     vals = np.array([v, v, v], dtype=dtype)
     got = segment_reduce(vals, np.array([0, 2, 3]), "mean")
     assert got.tolist() == [float(v), float(v)]     # the mean of equal values is the value
+    assert got.tolist() == [np.mean(vals[:2]), np.mean(vals[2:])]   # it used to wrap
     _, red = reduce_by_key(np.array([7, 7, 7]), vals, "mean")
     assert red.tolist() == [float(v)]
 

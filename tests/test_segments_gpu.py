@@ -124,6 +124,54 @@ def test_every_walk_and_column_slab(cp, monkeypatch, plan, k):
         assert_close(op, vals, offs, got, want)
 
 
+@pytest.mark.parametrize("dtype", ["int8", "int32", "int64", "uint64"])
+@pytest.mark.parametrize("shape", [("short", None), ("short", 3), ("long", 5), ("huge", 2),
+                                   ("mixed", 33), ("forced", 3)])
+def test_integer_means_bit_for_bit(poisoned, monkeypatch, dtype, shape):
+    """The mean of integers is the exact sum (xs_seg_i128 on the device, 32-bit limbs on
+    the host) rounded once, over the count: the device gives the host's bits on every
+    walk, for full-range values whose sums leave 64 bits, run to run."""
+    cp = poisoned
+    kind, k = shape
+    rng = np.random.default_rng(zlib.crc32(repr(("imean", dtype, kind, k)).encode()))
+    if kind == "short":
+        offsets = layout(rng, 5000, 3, empty=False)
+    elif kind == "long":
+        offsets = layout(rng, 300, 200, empty=False)
+    elif kind == "huge":
+        offsets = layout(rng, 2000, 2, empty=False, long=3 * 4096 + 17)
+    elif kind == "mixed":
+        offsets = layout(rng, 300, 200, empty=False, long=2 * 4096 + 5)
+    else:   # the warp walk and the long walk in 3 chunks, combined, on small data
+        from xstride._kernels import segments as ks
+
+        monkeypatch.setattr(ks, "plan_segments", lambda n, n_seg, max_len: SegmentPlan(
+            "warp", 7, True))
+        monkeypatch.setattr(ks, "plan_long", lambda n_long, max_len: LongPlan(3, 7))
+        offsets = layout(rng, 40, 10, empty=False)
+        offsets = np.minimum(offsets, np.arange(offsets.size) * 21)   # at most 21 rows
+    info = np.iinfo(dtype)
+    n = int(offsets[-1])
+    vals = rng.integers(info.min, info.max, size=(n,) if k is None else (n, k), dtype=dtype,
+                        endpoint=True)
+    top = rng.random(n) < 0.5
+    vals[top] = info.max                       # long runs of the extreme: sums past 2**64
+    want = alg.segment_reduce(vals, offsets, "mean")
+    got = alg.segment_reduce(cp.asarray(vals), cp.asarray(offsets), "mean")
+    assert got.dtype == cp.float64 and got.get().tobytes() == want.tobytes()
+    again = alg.segment_reduce(cp.asarray(vals), cp.asarray(offsets), "mean")
+    assert again.get().tobytes() == want.tobytes()
+    keys = np.repeat(np.arange(offsets.size - 1, dtype=np.int64), np.diff(offsets))
+    _, red = alg.reduce_by_key(cp.asarray(keys), cp.asarray(vals), "mean")
+    assert red.get().tobytes() == want.tobytes()
+
+
+def test_integer_mean_that_used_to_wrap(cp):
+    vals = np.array([2**62, 2**62, 2**63 - 1, 2**63 - 1, 2**63 - 1], dtype=np.int64)
+    got = alg.segment_reduce(cp.asarray(vals), cp.asarray([0, 2, 5]), "mean").get()
+    assert got.tolist() == [np.mean(vals[:2]), np.mean(vals[2:])] == [2.0**62, 2.0**63]
+
+
 def test_strided_values_and_other_offset_dtypes(cp):
     rng = np.random.default_rng(5)
     base = rng.normal(size=(3000, 6))

@@ -42,8 +42,35 @@ def targs(name):
     return [t.strip() for t in inner.split(",")] if inner else []
 
 
+class I128:
+    """``xs_seg_i128`` (the exact sum of integer means) in the models: a Python int,
+    stored in the partials as two 64-bit words, low then high (two's complement)."""
+
+    def __new__(cls, v):
+        return int(v)
+
+
+class WideParts:
+    """The partials of ``xs_seg_i128`` at a device address: item i is words 2i, 2i + 1."""
+
+    def __init__(self, addr, count):
+        self.words = mem(addr, np.uint64, 2 * count)
+
+    def __getitem__(self, i):
+        lo, hi = int(self.words[2 * i]), int(self.words[2 * i + 1])
+        return lo + ((hi - (1 << 64) if hi >> 63 else hi) << 64)
+
+    def __setitem__(self, i, v):
+        self.words[2 * i] = v & ((1 << 64) - 1)
+        self.words[2 * i + 1] = (v >> 64) & ((1 << 64) - 1)
+
+
 def np_type(c):
-    return np.dtype(DTYPE_OF_C[c]).type
+    return I128 if c == "xs_seg_i128" else np.dtype(DTYPE_OF_C[c]).type
+
+
+def parts_of(addr, A, count):
+    return WideParts(addr, count) if A is I128 else mem(addr, A, count)
 
 
 def identity(op, T, A):
@@ -72,8 +99,8 @@ def fold(op, a, b):
 def finish(op, mean, R, acc, count):
     if (op >= 2 and count == 0) or (mean and count == 0):
         return R(np.nan)
-    if mean:
-        return R(np.float64(acc) / np.float64(count))
+    if mean:   # float(): an int sum (xs_seg_i128) rounded once, to nearest even
+        return R(np.float64(float(acc)) / np.float64(count))
     return R(acc)
 
 
@@ -105,7 +132,7 @@ def m_warp(name, grid, v, off, ids, n_items, k, chunks, chunk_rows, max_rows, ou
     o = mem(off, np.int64, top + 1)
     vals = mem(v, T, int(o[-1]) * k)
     res = mem(out, R, top * k)
-    parts = mem(part, A, n_items * chunks * k) if part else None
+    parts = parts_of(part, A, n_items * chunks * k) if part else None
     for w in range(n_items * chunks):
         j, p = divmod(w, chunks)
         s = int(idx[j])
@@ -144,7 +171,7 @@ def m_combine(name, grid, part, off, ids, n_items, k, chunks, chunk_rows, out):
     idx = mem(ids, np.int64, n_items) if ids else np.arange(n_items)
     top = int(idx.max()) + 1
     o = mem(off, np.int64, top + 1)
-    parts = mem(part, A, n_items * chunks * k)
+    parts = parts_of(part, A, n_items * chunks * k)
     res = mem(out, R, top * k)
     for t in range(n_items * k):
         j, c = divmod(t, k)
@@ -357,6 +384,29 @@ def test_reduce_walks_played(dev, monkeypatch, plan, k, dtype, op):
         if plan[1] is not None and plan[1].chunks > 1:
             long.append("xs_seg_combine")
         assert walk[1:] == [short] + (long if plan[0].long else [])
+
+
+@pytest.mark.parametrize("plan", PLANS)
+@pytest.mark.parametrize("dtype", ["int8", "int64", "uint64"])
+def test_integer_means_played_bit_for_bit(dev, monkeypatch, plan, dtype):
+    """Integer means carry the exact sum (``xs_seg_i128``, two words per partial of the
+    long walk): full-range values whose sums leave 64 bits give the host's bits on every
+    walk, the chunk combine included."""
+    if plan is not None:
+        monkeypatch.setattr(ks, "plan_segments", lambda n, n_seg, max_len: plan[0])
+        monkeypatch.setattr(ks, "plan_long", lambda n_long, max_len: plan[1])
+    rng = np.random.default_rng(17)
+    lens = rng.integers(1, 13, size=9)
+    offs = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+    info = np.iinfo(dtype)
+    vals = rng.integers(info.min, info.max, size=(int(offs[-1]), 3), dtype=dtype,
+                        endpoint=True)
+    vals[offs[1]:offs[2]] = info.max                  # a sum far outside 64 bits
+    want = alg.segment_reduce(vals, offs, "mean")
+    got = alg.segment_reduce(dev.asarray(vals), dev.asarray(offs), "mean").get()
+    assert got.dtype == np.float64 and got.tobytes() == want.tobytes()
+    if plan is not None and plan[1] is not None and plan[1].chunks > 1:
+        assert names(dev)[-1] == "xs_seg_combine"
 
 
 def test_plan_choice_reaches_every_walk(dev):

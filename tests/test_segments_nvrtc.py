@@ -27,11 +27,13 @@ PARAMS = {"xs_seg_thread": "PPqqqP", "xs_seg_warp": "PPPqqqqqPP",
 def every_name() -> list[str]:
     """Every kernel family the executor asks for: each value dtype with one op (in
     turn), every op with float32 and uint8 and each (accumulator, shuffle) type pair
-    (all of them would take NVRTC over a minute), every key dtype."""
+    (all of them would take NVRTC over a minute), the mean of every integer dtype (its
+    accumulator, ``xs_seg_i128``), every key dtype."""
     ops = [op for op in OPS if op != "count"]
     pairs = {(d, ops[i % len(ops)]) for i, d in enumerate(VALUE_DTYPES)}
     pairs |= {(d, op) for d in ("float32", "uint8") for op in ops}
     pairs |= {(d, "min") for d in ("int16", "uint32", "int64", "uint64", "float64")}
+    pairs |= {(d, "mean") for d in INT_KEYS}   # the exact sum, xs_seg_i128, of each
     names = []
     for dtype, op in sorted(pairs):
         names += ks.reduce_kernels(dtype, op, result_dtype(op, dtype), accumulator(op, dtype))
@@ -46,7 +48,7 @@ def every_name() -> list[str]:
                   f"xs_seg_bins_check<{kt}>", f"xs_seg_bins_fill<{kt}>"]
     names += [f"xs_vox_{kind}<{t}, {d}>" for kind in ("bounds", "keys")
               for t in ("float", "double") for d in (2, 3)]
-    return names
+    return names + [ks._OFFSETS_STATS, ks._SCAN_TILES]
 
 
 def compile_all(names, arch="sm_90"):
@@ -75,10 +77,21 @@ def test_every_instance_compiles_with_the_packed_parameter_sizes():
     names = every_name()
     lowered, ptx = compile_all(names)
     seen = set()
-    for name in names + ["xs_seg_offsets_stats", "xs_seg_scan_tiles"]:
+    for name in names:
         base = name.partition("<")[0]
-        entry = lowered.get(name, name)
+        entry = lowered[name]
         want = [4 if c == "i" else 8 for c in PARAMS[base]]
         assert ptx_param_sizes(ptx, entry) == want, name
         seen.add(base)
     assert seen == set(PARAMS) == set(MODELS)   # every kernel is launched and modelled
+
+
+def test_integer_means_instantiate_the_exact_accumulator():
+    """Every integer dtype's mean runs on ``xs_seg_i128`` (the three kernels of each are
+    in :func:`every_name`, so the test above compiles them); floats keep double."""
+    for dtype in INT_KEYS:
+        names = ks.reduce_kernels(dtype, "mean", "float64", accumulator("mean", dtype))
+        assert all(f"<{C_TYPES[dtype]}, xs_seg_i128, double, 0, true>" in n for n in names)
+        assert set(names) <= set(every_name())
+    assert ", double, float, 0, true>" in ks.reduce_kernels("float32", "mean", "float32",
+                                                             "float64")[0]

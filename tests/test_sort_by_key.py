@@ -90,3 +90,17 @@ def test_keys_not_1d(keys):
 def test_values_of_bad_shape(value):
     with pytest.raises(ValueError, match=r"argument 'values\[1\]' must have shape \(3,\) or \(3, k\)"):
         sort_by_key(np.arange(3), np.zeros(3), value)
+
+
+def test_memmap_inputs_give_plain_arrays(tmp_path):
+    """A NumPy subclass in (np.memmap) comes out as plain ndarrays, as the README says."""
+    keys = np.lib.format.open_memmap(tmp_path / "k.npy", mode="w+", dtype=np.int32, shape=(5,))
+    keys[:] = [3, 1, 2, 1, 0]
+    vals = np.lib.format.open_memmap(tmp_path / "v.npy", mode="w+", dtype=np.float64,
+                                     shape=(5, 2))
+    vals[:] = np.arange(10.0).reshape(5, 2)
+    out = sort_by_key(keys, vals)
+    assert all(type(a) is np.ndarray for a in out), [type(a) for a in out]
+    np.testing.assert_array_equal(out[0], [0, 1, 1, 2, 3])
+    np.testing.assert_array_equal(out[1], [4, 1, 3, 2, 0])
+    np.testing.assert_array_equal(out[2], vals[[4, 1, 3, 2, 0]])

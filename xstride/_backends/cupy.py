@@ -30,6 +30,7 @@ class CupyBackend(Backend):
         "morton": "xstride._kernels.morton",
         "sort": "xstride._kernels.sort",
         "segments": "xstride._kernels.segments",
+        "tree": "xstride._kernels.tree",
         "compile": "xstride._kernels._compile",
         "includes": "xstride._core.includes",
         "engine": "xstride._kernels._elementwise_exec",

@@ -94,7 +94,8 @@ def run(extras: Extras | None, stage, alg, am, be, pos, sorted_pos, tree, rows, 
                                  lambda: alg.voxel_downsample(pos, extras.voxel))
         except ValueError as exc:  # more voxels than a Morton key holds
             raise OptionError(f"--voxel {extras.voxel:g}: {exc}") from None
-        out["voxel"] = demo_tree.voxel_stats(am, be.to_host, extras.voxel, counts, npts)
+        out["voxel"] = demo_tree.voxel_stats(am, be.to_host, extras.voxel, counts, npts,
+                                             demo_tree.device_sort(alg))
         if extras.out is not None or extras.plot is not None:
             cloud = (np.asarray(be.to_host(cent)), np.asarray(be.to_host(counts)))
     files = {}

@@ -13,44 +13,65 @@ import numpy as np
 #: Levels of at most this many nodes are summarized on the host.
 HOST_STATS_MAX = 1 << 16
 
-__all__ = ["HOST_STATS_MAX", "level_row", "tree_rows", "tree_rows_from_runs", "voxel_stats", "write_ply",
-           "PlyWriteError"]
+__all__ = ["HOST_STATS_MAX", "device_sort", "level_row", "tree_rows", "tree_rows_from_runs",
+           "voxel_stats", "write_ply", "PlyWriteError"]
 
 
 class PlyWriteError(Exception):
     """The PLY file could not be written (no plyfile, a bad path): one line for the user."""
 
 
-def level_row(am, level: int, counts, n_points: int, to_host=np.asarray) -> dict:
+def level_row(am, level: int, counts, n_points: int, to_host=np.asarray, sort=None) -> dict:
     """Statistics of one tree level from its per-node point counts (int64, on ``am``'s
     backend): nodes, points per node (min, median, max), and the histogram of
     ``floor(log2(points per node))`` (bin ``b`` counts the nodes of ``2**b`` to
     ``2**(b + 1) - 1`` points; ``n_points.bit_length()`` bins). ``to_host``: the
-    backend's copy to a NumPy array."""
+    backend's copy to a NumPy array; ``sort(counts, key_bits)``: the backend's sort of
+    the counts (:func:`~xstride.algorithms.sort_by_key`'s sorted keys)."""
     m = int(counts.shape[0])
     nbins = max(1, int(n_points).bit_length())
     if m == 0:
         return {"level": level, "nodes": 0, "min": 0, "median": 0.0, "max": 0,
                 "histogram_log2": [0] * nbins}
-    if m <= HOST_STATS_MAX and am is not np:
-        # a few counts: copied and summarized on the host (the same integers and median;
-        # a GPU run then compiles no library kernels for them: see docs/demo.md)
-        return level_row(np, level, np.asarray(to_host(counts)), n_points)
+    if am is np or sort is None or m <= HOST_STATS_MAX:
+        # a few counts (or no device sort): copied and summarized on the host (the same
+        # integers and median; a GPU run then compiles no kernels for them)
+        return _host_row(level, np.asarray(to_host(counts)) if am is not np else counts,
+                         nbins)
+    # on the device: the counts sorted (1 <= count <= n_points < 2**nbins), then the
+    # number below each power of two by a binary search; a few values read back
+    srt = sort(counts, nbins)
+    powers = am.asarray([1 << b for b in range(1, nbins)], dtype=am.int64)
+    below = [int(v) for v in to_host(am.searchsorted(srt, powers))] if nbins > 1 else []
+    edges = [0] + below + [m]
+    middle = np.asarray(to_host(srt[(m - 1) // 2:m // 2 + 1]))   # one value, or two
+    return {"level": level, "nodes": m, "min": int(to_host(srt[:1])[0]),
+            "median": float(np.median(middle)), "max": int(to_host(srt[m - 1:])[0]),
+            "histogram_log2": [edges[b + 1] - edges[b] for b in range(nbins)]}
+
+
+def _host_row(level: int, counts: np.ndarray, nbins: int) -> dict:
+    """:func:`level_row` of NumPy counts (at least one)."""
     # frexp: counts = f * 2**e with f in [0.5, 1), so floor(log2(counts)) = e - 1 exactly
-    _, exp = am.frexp(counts.astype(am.float64))
-    hist = am.bincount((exp - 1).astype(am.int64), minlength=nbins)
-    ends = am.stack([counts.min(), counts.max()])
-    lo, hi = (int(v) for v in to_host(ends))
-    median = float(to_host(am.median(counts)))
-    return {"level": level, "nodes": m, "min": lo, "median": median, "max": hi,
-            "histogram_log2": [int(v) for v in to_host(hist)]}
+    _, exp = np.frexp(counts.astype(np.float64))
+    hist = np.bincount((exp - 1).astype(np.int64), minlength=nbins)
+    return {"level": level, "nodes": int(counts.shape[0]), "min": int(counts.min()),
+            "median": float(np.median(counts)), "max": int(counts.max()),
+            "histogram_log2": [int(v) for v in hist]}
+
+
+def device_sort(alg):
+    """``sort(counts, key_bits)`` for :func:`level_row`: xstride's radix sort, whose
+    kernels the demo's sort stage has compiled already (the same key and index types)."""
+    return lambda counts, key_bits: alg.sort_by_key(counts, key_bits=key_bits)[0]
 
 
 def tree_rows(alg, am, to_host, sorted_keys, ndim: int, levels: int):
     """``(tree, rows)``: :func:`~xstride.algorithms.morton_tree` of the sorted keys and
     one :func:`level_row` per level, 0 (the root) to ``levels``."""
     tree = alg.morton_tree(sorted_keys, ndim, levels)
-    rows = [level_row(am, level, tree.count[level], tree.n_points, to_host)
+    sort = device_sort(alg)
+    rows = [level_row(am, level, tree.count[level], tree.n_points, to_host, sort)
             for level in range(levels + 1)]
     return tree, rows
 
@@ -73,9 +94,9 @@ def tree_rows_from_runs(unique_keys: np.ndarray, counts: np.ndarray, ndim: int,
     return rows
 
 
-def voxel_stats(am, to_host, size: float, counts, n_points: int) -> dict:
+def voxel_stats(am, to_host, size: float, counts, n_points: int, sort=None) -> dict:
     """The JSON record of the voxel stage (integers and one median: equal on every backend)."""
-    row = level_row(am, 0, counts, n_points, to_host)
+    row = level_row(am, 0, counts, n_points, to_host, sort)
     return {"size": float(size), "voxels": row["nodes"], "min": row["min"],
             "median": row["median"], "max": row["max"],
             "reduction": n_points / max(1, row["nodes"])}

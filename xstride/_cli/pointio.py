@@ -27,6 +27,7 @@ the file and the row.
 from __future__ import annotations
 
 import os
+import re
 import warnings
 from pathlib import Path
 
@@ -353,13 +354,19 @@ _PLY_SCALARS = {
 }
 
 
+_BLANK_LINE = re.compile(rb"(?:^|\n)[ \t\r]*(?:\n|$)")
+
+
 def _ascii_ply_vertices(p: Path):
     """Fast path for the common ASCII PLY: vertex first, scalar properties, x/y/z present.
 
     NumPy's C text reader takes the x/y/z columns of the vertex lines (plyfile's ASCII
     reader is ~50x slower, mostly on the face lists that follow). Values are rounded
     to the declared property type, as plyfile does. Returns ``None`` for anything
-    else (binary, other layouts, a short file), which then goes through plyfile.
+    else (binary, other layouts, format versions other than 1.0, a blank line among the
+    rows, fewer rows than the header's elements declare), which then goes through
+    plyfile: it reports what is wrong (a file cut short would otherwise give the rows
+    of the next element as points).
     """
     try:
         with open(p, "rb") as fh:
@@ -372,7 +379,7 @@ def _ascii_ply_vertices(p: Path):
                 if not parts or parts[0] in ("comment", "obj_info"):
                     continue
                 if parts[0] == "format":
-                    fmt = parts[1]
+                    fmt = " ".join(parts[1:])
                 elif parts[0] == "element" and len(parts) == 3:
                     elements.append((parts[1], int(parts[2]), []))
                 elif parts[0] == "property" and elements:
@@ -383,6 +390,7 @@ def _ascii_ply_vertices(p: Path):
                     return None
             else:
                 return None
+            body = fh.read().rstrip()      # the rows; blank lines at the end are no rows
         for name, _, props in elements:
             names = [pr[-1] for pr in props if pr]
             twice = next((n for n in names if names.count(n) > 1), None)
@@ -390,7 +398,12 @@ def _ascii_ply_vertices(p: Path):
                 times = names.count(twice)
                 raise PointFileError(f"{p}: PLY vertex element names property {twice!r} "
                                      f"{'twice' if times == 2 else f'{times} times'}")
-        if fmt != "ascii" or not elements or elements[0][0] != "vertex":
+        if fmt != "ascii 1.0" or not elements or elements[0][0] != "vertex":
+            return None
+        # one line per row of every element: a blank line, or fewer lines than rows,
+        # is plyfile's to report (the fast read would skip or misread them)
+        if _BLANK_LINE.search(body) or \
+                (body.count(b"\n") + 1 if body else 0) < sum(c for _, c, _ in elements):
             return None
         _, count, props = elements[0]
         if any(len(pr) != 2 or pr[0] not in _PLY_SCALARS for pr in props):

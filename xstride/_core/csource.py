@@ -3,7 +3,6 @@ called) and comments. Shared by the CUDA toolkit and the internal kernels' heade
 
 from __future__ import annotations
 
-import functools
 import re
 
 __all__ = ["CXX_KEYWORDS", "is_c_identifier", "strip_comments", "code_only"]
@@ -56,15 +55,10 @@ def _digit_separator(text: str, i: int) -> bool:
     return bool(token) and (token[0].isdigit() or (token[0] == "." and token[1:2].isdigit()))
 
 
-@functools.lru_cache(maxsize=128)
 def _scan(text: str, blank_literals: bool) -> str:
     """One left-to-right pass over C/C++ text: comments become a space (their line
     breaks kept); string and character literals are kept (or, with
-    ``blank_literals``, their contents become spaces, quotes and line breaks kept).
-
-    Cached: a pure function of its arguments, and a program's kernels scan the same
-    source files and shipped headers again and again (every compile hashes the headers
-    its source reaches), in Python, at some milliseconds a file."""
+    ``blank_literals``, their contents become spaces, quotes and line breaks kept)."""
     out: list[str] = []
     n, i, start = len(text), 0, 0
 

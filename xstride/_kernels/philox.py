@@ -32,7 +32,7 @@ from functools import partial
 import numpy as np
 
 from .._plans.philox import Affine, grid2, plan
-from ._compile import function
+from ._compile import kernel
 from ._cupy import cupy as _cupy
 from ._launch import Launch, i32, i64, slot64, u64
 from ._lru import Bounded
@@ -155,7 +155,7 @@ def _prepare_real(cp, kind, values, shape, fast) -> _Prepared:
     if fast and isinstance(values[0], int) and isinstance(values[1], int):
         cm = _fast_cm(srcs[2], shape)
     if cm is not None:
-        fn = function(f"xstride_philox_{kind}_f{cm}", file=SOURCE_FILE)
+        fn = kernel(f"xstride_philox_{kind}_f{cm}", SOURCE_FILE)
         # out0, out1, n, seed, stream, counter address, counter start
         args = [slot64(), slot64(), i64(n), slot64(), slot64(), slot64(), slot64()]
         grid = _fast_grid(sms, n, _FAST_UNROLL[kind])
@@ -169,7 +169,7 @@ def _prepare_real(cp, kind, values, shape, fast) -> _Prepared:
         for st in sts:
             rs, cs = st if st is not None else (0, 0)
             args += [slot64(), slot64(), i64(rs), i64(cs), i32(st is not None)]
-        fn = function(f"xstride_philox_{kind}_g2", file=SOURCE_FILE)
+        fn = kernel(f"xstride_philox_{kind}_g2", SOURCE_FILE)
         # a block of bx x by threads: bx covers a row's columns (4 per thread) up
         # to 256, by rows share the block when rows are short
         bx = min(_BLOCK, max(32, -(-C // 128) * 32))
@@ -177,7 +177,7 @@ def _prepare_real(cp, kind, values, shape, fast) -> _Prepared:
         gx = max(1, min(-(-C // (4 * bx)), 1024))
         gy = max(1, min(-(-R // by), 65535, -(-sms * 32 // gx)))
         return _Prepared(Launch(fn, (gx, gy), (bx, by), args), False)
-    fn = function(_KERNELS[kind], file=SOURCE_FILE)
+    fn = kernel(_KERNELS[kind], SOURCE_FILE)
     tail, geo = _general_args(cp, srcs, shape)
     args = [slot64(), slot64(), i64(n)] + tail      # out0, out1, n, ...
     return _Prepared(Launch(fn, (_grid(sms, n),), (_BLOCK,), args), False, geo)
@@ -283,7 +283,7 @@ def pairs(kind, seed, stream, start, n, unroll=None):
         key = ("pairs", kind, unroll, n, cp.cuda.runtime.getDevice())
         launch = _LAUNCHES.get(key)
         if launch is None:
-            fn = function(_PAIRS[kind, unroll], file=SOURCE_FILE)
+            fn = kernel(_PAIRS[kind, unroll], SOURCE_FILE)
             # out0, out1 (the same), n, seed, stream, counter address (not read), start
             args = [slot64(), slot64(), i64(n), slot64(), slot64(), slot64(), slot64()]
             grid = _fast_grid(sm_count(), (n + 1) // 2, unroll)
@@ -333,7 +333,7 @@ def words(counter_words, key0, key1, shape):
             cw = counter_words
             col = (tuple(cw.shape[:-1]), tuple(s // cw.itemsize for s in cw.strides[:-1]))
             tail, geo = _general_args(cp, [col] * 4 + [_src(key0), _src(key1)], shape)
-            fn = function(_KERNELS["words"], file=SOURCE_FILE)
+            fn = kernel(_KERNELS["words"], SOURCE_FILE)
             launch = Launch(fn, (_grid(sm_count(), n),), (_BLOCK,), [slot64(), i64(n)] + tail)
             prep = _LAUNCHES.put(key, _Prepared(launch, False, geo))
         o = out.data.ptr

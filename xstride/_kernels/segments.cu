@@ -12,6 +12,8 @@
 // order, exactly.
 #include <xstride/scan.cuh>
 #include <xstride/morton.cuh>
+#include <xstride/detail/on_request.cuh>
+#include <xstride/detail/segment_int128.cuh>
 
 #define XS_SEG_THREADS 256
 #define XS_SEG_ITEMS 16
@@ -20,10 +22,10 @@
 
 // ------------------------------------------------------------------ limits and ops
 template <typename T> struct xs_seg_lim;
-#define XS_SEG_LIM(T, LO, HI)                                                                    \
-    template <> struct xs_seg_lim<T> {                                                           \
-        static __device__ __forceinline__ T lo() { return LO; }                                  \
-        static __device__ __forceinline__ T hi() { return HI; }                                  \
+#define XS_SEG_LIM(T, LO, HI)                                   \
+    template <> struct xs_seg_lim<T> {                          \
+        static __device__ __forceinline__ T lo() { return LO; } \
+        static __device__ __forceinline__ T hi() { return HI; } \
     };
 XS_SEG_LIM(signed char, (signed char)-128, (signed char)127)
 XS_SEG_LIM(short, (short)-32768, (short)32767)
@@ -48,17 +50,24 @@ __device__ __forceinline__ A xs_seg_identity()
     return (A)xs_seg_lim<T>::lo();
 }
 
-// min and max propagate NaN (b != b only for a float NaN); ties keep a.
+// min and max propagate NaN (b != b only for a float NaN); ties keep a. (A sum may be
+// of xs_seg_i128, which has + only.)
 template <int OP, typename A>
 __device__ __forceinline__ A xs_seg_fold(A a, A b)
 {
-    if (OP == 0) return a + b;
-    if (OP == 1) return a * b;
-    if (b != b) return b;
-    if (OP == 2) return b < a ? b : a;
-    return b > a ? b : a;
+    if constexpr (OP == 0) {
+        return a + b;
+    } else if constexpr (OP == 1) {
+        return a * b;
+    } else {
+        if (b != b) return b;
+        if (OP == 2) return b < a ? b : a;
+        return b > a ? b : a;
+    }
 }
 
+// The mean: the sum, rounded once to double, over the count (integer means sum in
+// xs_seg_i128, exactly, so the sum is the same whatever the order of the folds).
 template <typename R, bool MEAN, typename A>
 __device__ __forceinline__ R xs_seg_finish(A acc, long long count)
 {
@@ -182,7 +191,7 @@ xs_seg_warp(const T* __restrict__ v, const long long* __restrict__ off,
             // shuffles): at step h, slot g (a multiple of 2h) takes slot g + h
             A res = acc;
             for (int h = 1; h < G; h <<= 1) {   // every lane shuffles
-                A other = __shfl_down_sync(XS_SEG_FULL, res, (unsigned)(h * kk));
+                A other = xs_seg_shfl_down(res, (unsigned)(h * kk));
                 if ((g & (2 * h - 1)) == 0 && g + h < G) res = xs_seg_fold<OP, A>(res, other);
             }
             if ((int)lane < kk) {
@@ -231,7 +240,7 @@ __device__ __forceinline__ unsigned long long xs_seg_warp_min(unsigned long long
 
 // rec (5 x u64, every byte 0xFF before the launch): [0] first i with off[i] < off[i-1],
 // [1] first empty segment, [2] ~(longest segment), [3] off[0], [4] off[m - 1].
-extern "C" __global__ void __launch_bounds__(XS_SEG_THREADS)
+XS_ON_REQUEST __global__ void __launch_bounds__(XS_SEG_THREADS)
 xs_seg_offsets_stats(const long long* __restrict__ off, long long m,
                      unsigned long long* __restrict__ rec)
 {
@@ -373,7 +382,7 @@ xs_seg_count(const K* __restrict__ src, long long n, long long thr,
 
 // Pass 2 (one block): counts[0..n_tiles) becomes its exclusive prefix sum; the total
 // goes to rec[1].
-extern "C" __global__ void __launch_bounds__(1024)
+XS_ON_REQUEST __global__ void __launch_bounds__(1024)
 xs_seg_scan_tiles(long long* __restrict__ counts, long long n_tiles,
                   unsigned long long* __restrict__ rec)
 {
@@ -456,7 +465,7 @@ xs_seg_scatter(const K* __restrict__ flags, long long n, long long thr,
     const long long run = offsets[blockIdx.x];
     const unsigned lt = (1u << lane) - 1u;
     // the output position of item j (selected)
-#define XS_SEG_POS(j)                                                                            \
+#define XS_SEG_POS(j)                                           \
     (run + pre[(j) * XS_SEG_WARPS + warp] + __popc(bal[(j) * XS_SEG_WARPS + warp] & lt))
     if (idx != nullptr) {
 #pragma unroll

@@ -18,12 +18,12 @@ import struct
 
 import numpy as np
 
-from ._compile import function
+from ._compile import function, on_request
 from ._cupy import cupy as _cupy
 from ._launch import Launch, i32, i64, slot64
 from ._lru import Bounded
 from .._core.dtypes import C_TYPES
-from .._plans.segments import RUN_TESTS, longest_bound, plan_long, plan_segments
+from .._plans.segments import INT_MEAN, RUN_TESTS, longest_bound, plan_long, plan_segments
 
 __all__ = ["offsets_stats", "segment_reduce", "runs", "bin_offsets", "compact",
            "voxel_bounds", "voxel_keys", "reduce_kernels", "ptr"]
@@ -36,7 +36,15 @@ _SCAN_THREADS = 1024
 _MAX_BLOCKS = 1 << 20
 _NONE = (1 << 64) - 1      # a record entry nothing was written to
 _OPCODE = {"sum": 0, "prod": 1, "min": 2, "max": 3, "mean": 0}
+#: accumulators that are no NumPy dtype: name -> (C type, (dtype, count) of the words
+#: that hold one partial of the long walk)
+_WIDE = {INT_MEAN: ("xs_seg_i128", ("int64", 2))}
 #: copy words of each size (rows are moved as raw words)
+#: The two plain kernels of segments.cu (``template <int = 0>``: generated only where
+#: named). The tile scan is compiled in the module of each count pass it follows.
+_OFFSETS_STATS = on_request("xs_seg_offsets_stats")
+_SCAN_TILES = on_request("xs_seg_scan_tiles")
+
 _WORDS = {8: "unsigned long long", 4: "unsigned int", 2: "unsigned short", 1: "unsigned char"}
 
 #: (kernel name, family, grid, block, fixed arguments, device) -> Launch
@@ -103,7 +111,7 @@ def offsets_stats(offsets, n: int) -> tuple[int, int, int, int, int]:
     offs = _int64(cupy, offsets)
     m = offs.shape[0]
     rec = _record(5)
-    _launch("xs_seg_offsets_stats", (), _grid(m), _THREADS,
+    _launch(_OFFSETS_STATS, (_OFFSETS_STATS,), _grid(m), _THREADS,
             [ptr(offs.data.ptr), m, ptr(rec.data.ptr)])
     bad, empty, nlen, start, end = _read(rec)
     if bad != _NONE:
@@ -114,7 +122,8 @@ def offsets_stats(offsets, n: int) -> tuple[int, int, int, int, int]:
 # ------------------------------------------------------------------ segment_reduce
 def reduce_kernels(value_dtype: str, op: str, out_dtype: str, acc_dtype: str) -> tuple:
     """The name expressions ``(thread, warp, combine)`` of one reduction."""
-    t, a = C_TYPES[value_dtype], C_TYPES[_acc_dtype(value_dtype, op, acc_dtype)]
+    acc = _acc_dtype(value_dtype, op, acc_dtype)
+    t, a = C_TYPES[value_dtype], _WIDE[acc][0] if acc in _WIDE else C_TYPES[acc]
     tail = f"<{t}, {a}, {C_TYPES[out_dtype]}, {_OPCODE[op]}, {str(op == 'mean').lower()}>"
     return tuple(f"xs_seg_{kind}{tail}" for kind in ("thread", "warp", "combine"))
 
@@ -149,8 +158,9 @@ def segment_reduce(values, offsets, op: str, out_dtype: str, acc_dtype: str, max
         walk = plan_long(ids.shape[0], max_len)
         part = None
         if walk.chunks > 1:
-            part = cupy.empty(ids.shape[0] * walk.chunks * k,
-                              dtype=_acc_dtype(values.dtype.name, op, acc_dtype))
+            acc = _acc_dtype(values.dtype.name, op, acc_dtype)
+            dtype, words = _WIDE[acc][1] if acc in _WIDE else (acc, 1)
+            part = cupy.empty(ids.shape[0] * walk.chunks * k * words, dtype=dtype)
         _warps(family, v, offs, ids, ids.shape[0], k, walk.chunks, walk.chunk_rows,
                max_len, out, part)
     return out
@@ -177,7 +187,8 @@ def _long_segments(offs, n_seg: int, split: int):
     """int64 indices of the segments of more than ``split`` rows, in order (a stable
     compaction of the offsets; one 16-byte read)."""
     cupy = _cupy()
-    family = ("xs_seg_count<2, long long>", "xs_seg_scatter<2, long long, unsigned char>")
+    family = ("xs_seg_count<2, long long>", "xs_seg_scatter<2, long long, unsigned char>",
+              _SCAN_TILES)
     tile_offsets, _, total = _count_and_scan(2, offs, "long long", n_seg, family, False,
                                              split)
     ids = cupy.empty(total, dtype=cupy.int64)
@@ -217,7 +228,7 @@ def _count_and_scan(flag: int, src, key_type: str, n: int, family: tuple, check:
     _launch(f"xs_seg_count<{flag}, {key_type}>", family, n_tiles, _THREADS,
             [ptr(src.data.ptr), n, thr, ptr(counts.data.ptr), _I32(int(check)),
              ptr(rec.data.ptr)])
-    _launch("xs_seg_scan_tiles", (), 1, _SCAN_THREADS,
+    _launch(_SCAN_TILES, family, 1, _SCAN_THREADS,
             [ptr(counts.data.ptr), n_tiles, ptr(rec.data.ptr)])
     bad, total, over1, over2 = _read(rec)
     if longer is not None:
@@ -237,7 +248,7 @@ def runs(keys, check_sorted: bool):
         return -1, cupy.zeros(1, dtype=cupy.int64), cupy.empty(0, dtype=keys.dtype), 0
     k = cupy.ascontiguousarray(keys)
     kt, word = C_TYPES[k.dtype.name], _WORDS[k.dtype.itemsize]
-    family = (f"xs_seg_count<1, {kt}>", f"xs_seg_scatter<1, {kt}, {word}>")
+    family = (f"xs_seg_count<1, {kt}>", f"xs_seg_scatter<1, {kt}, {word}>", _SCAN_TILES)
     longer = [True, True]
     tile_offsets, bad, total = _count_and_scan(1, k, kt, n, family, check_sorted,
                                                longer=longer)
@@ -264,7 +275,7 @@ def compact(mask, arrays) -> tuple:
     if n == 0:
         return tuple(cupy.empty((0,) + tuple(a.shape[1:]), dtype=a.dtype) for a in arrays)
     m = cupy.ascontiguousarray(mask)
-    family = ("xs_seg_count<0, unsigned char>",) + tuple(
+    family = ("xs_seg_count<0, unsigned char>", _SCAN_TILES) + tuple(
         f"xs_seg_scatter<0, unsigned char, {w}>" for w in _WORDS.values())
     tile_offsets, _, total = _count_and_scan(0, m, "unsigned char", n, family, False)
     out = []

@@ -5,7 +5,8 @@ One table per fact, read by the public checks and by both executors:
 - :data:`OPS`: the reductions of ``segment_reduce`` / ``reduce_by_key``, each with its
   identity on an empty segment and whether an empty segment of integers is an error.
 - :func:`result_dtype` and :func:`accumulator`: the result dtype and the type the sum
-  is carried in, by dtype *name* (this module imports neither NumPy nor CuPy).
+  is carried in, by dtype *name* (this module imports neither NumPy nor CuPy); integer
+  means are carried exactly (:data:`INT_MEAN`).
 - :func:`plan_segments` and :func:`plan_long`: how the device walks the segments (one
   thread or one warp per segment for the short ones; one warp per fixed chunk of each
   long one, followed by an in-order combine). The choice depends on the data only
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["OPS", "SIGNED", "UNSIGNED", "FLOATS", "VALUE_DTYPES", "result_dtype",
+__all__ = ["OPS", "SIGNED", "UNSIGNED", "FLOATS", "VALUE_DTYPES", "INT_MEAN", "result_dtype",
            "accumulator", "SegmentPlan", "LongPlan", "plan_segments", "plan_long",
            "SHORT_MEAN", "SHORT_MAX", "RUN_TESTS", "longest_bound",
            "CHUNK_ROWS", "MAX_WARPS"]
@@ -27,6 +28,9 @@ UNSIGNED = ("uint8", "uint16", "uint32", "uint64")
 FLOATS = ("float32", "float64")
 #: dtypes ``segment_reduce`` takes as values (bool, float16 and complex are refused)
 VALUE_DTYPES = SIGNED + UNSIGNED + FLOATS
+#: the accumulator of integer means: the exact sum, a 128-bit integer (|sum| < 2**127
+#: for any segment of fewer than 2**63 rows of 64-bit values)
+INT_MEAN = "int128"
 
 
 @dataclass(frozen=True)
@@ -44,14 +48,22 @@ OPS = {o.name: o for o in (Op("sum", "0"), Op("prod", "1"), Op("min", "nan"),
 
 
 def accumulator(op: str, dtype: str) -> str:
-    """The dtype name partial results are carried in: int64 / uint64 for integer sums,
-    products and means (exact, wrapping modulo 2**64 as NumPy's integer sums do),
-    float64 for float32 and float64 sums, products and means, the values' own dtype
-    for min and max, int64 for count."""
+    """The dtype name partial results are carried in: int64 / uint64 for integer sums
+    and products (exact, wrapping modulo 2**64 as NumPy's integer sums do), ``"int128"``
+    for integer means (the exact sum: no NumPy dtype; the host carries it in 32-bit
+    limbs summed in int64, the device in a two-word struct, ``xs_seg_i128``), float64
+    for float32 and float64 sums, products and means, the values' own dtype for min
+    and max, int64 for count.
+
+    >>> accumulator("sum", "int8"), accumulator("mean", "uint64"), accumulator("mean", "float32")
+    ('int64', 'int128', 'float64')
+    """
     if op == "count":
         return "int64"
     if op in ("min", "max"):
         return dtype
+    if op == "mean" and dtype in SIGNED + UNSIGNED:
+        return INT_MEAN
     if dtype in SIGNED:
         return "int64"
     if dtype in UNSIGNED:

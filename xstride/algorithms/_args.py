@@ -80,8 +80,12 @@ def _flat(value):
 
 
 def _as_array(func: str, name: str, value, backend):
-    """``value`` as an array of ``backend`` (a Backend object); arrays pass as they are."""
+    """``value`` as an array of ``backend`` (a Backend object); arrays pass as they are,
+    but a NumPy subclass (``np.memmap``, ...) as a plain ``ndarray`` view, so results
+    are plain arrays."""
     if _backends.of_array(value) is not None:
+        if isinstance(value, np.ndarray) and type(value) is not np.ndarray:
+            return np.asarray(value)
         return value
     if value is None:  # NumPy would make it a 0-d object array, which the message names
         raise type_error(func, name, value, "an array")

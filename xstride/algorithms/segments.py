@@ -4,9 +4,10 @@ offsets of sorted bins, and stable stream compaction (``xp.algorithms``).
 Each function runs on the backend of its array arguments (NumPy → ``xstride._host``,
 CuPy → ``xstride._kernels``); dask arrays are refused with ``NotImplementedError``
 (compute them first). Results are deterministic: the same bits run to run on each
-backend; integer results are identical on both backends; float sums, products and
-means are accumulated in float64 in a fixed order (see :func:`segment_reduce` for the
-bound between host and device). See ``docs/segments.md``.
+backend; integer results, integer means included (an exact sum), are identical on both
+backends; float sums, products and means are accumulated in float64 in a fixed order
+(see :func:`segment_reduce` for the bound between host and device). See
+``docs/segments.md``.
 
 Segments are given CSR-style: ``offsets`` of shape ``(n_segments + 1,)`` with
 ``offsets[0] == 0``, ``offsets[-1] == n`` and ``offsets`` non-decreasing; segment ``s``
@@ -126,11 +127,20 @@ def segment_reduce(values, offsets, op="sum"):
 
     Notes
     -----
-    Integers are reduced exactly (sums and products wrap modulo 2**64, as NumPy's do;
-    the mean of integers is their int64/uint64 sum divided by the count in float64,
-    so a segment whose sum leaves the 64-bit range gets a wrong mean: a known bug), so integer results and integer means are bit-identical on both
-    backends. Float sums, products and means are accumulated in float64 (float32
-    values too) and rounded once to the result dtype; min and max propagate NaN.
+    Integers are reduced exactly (sums and products wrap modulo 2**64, as NumPy's do).
+    The mean of integers is NumPy's formula, the float64 sum over the count, with the
+    sum taken exactly (in 128 bits, which no segment of fewer than 2**63 rows leaves)
+    and rounded once to float64 (to nearest, ties to even) before the division: it
+    does not wrap, and as integer addition is associative it is the same bits in any
+    order. It equals ``np.mean`` of the segment wherever NumPy's float64 sum is exact
+    (every partial sum below 2**53 in magnitude, e.g. 32-bit values in segments of
+    fewer than 2**21 rows; or equal values such as ``[2**62, 2**62]``); where NumPy's
+    sum rounds (64-bit values), ``np.mean`` differs from this mean by at most its own
+    error, ``(2m - 1) 2**-53 sum|x| / m`` plus two roundings, while this one is within
+    two roundings of the exact mean. Integer results and integer means are
+    bit-identical on both backends. Float sums, products and means are accumulated in
+    float64 (float32 values too) and rounded once to the result dtype; min and max
+    propagate NaN.
     NumPy folds each segment with ``ufunc.reduceat``; the device folds a segment in one
     thread (in row order), or in one warp per segment or per chunk of 4096 rows (each
     lane in row order, the lanes by a fixed binary tree, the chunks in chunk order):
@@ -150,6 +160,8 @@ def segment_reduce(values, offsets, op="sum"):
     >>> import xstride as xp
     >>> xp.algorithms.segment_reduce(np.array([1, 2, 3, 4]), np.array([0, 3, 3, 4]))
     array([6, 0, 4])
+    >>> xp.algorithms.segment_reduce(np.array([2**62, 2**62, 7]), np.array([0, 2, 3]), "mean")
+    array([4.61168602e+18, 7.00000000e+00])
     """
     func = "segment_reduce"
     op = _op(func, op)

@@ -3,10 +3,12 @@
 For each level, the occupied nodes (their keys), the first point and point count of
 each, and each node's parent: the arrays a GPU tree build starts from (Karras, "Maximizing
 parallelism in the construction of BVHs, octrees, and k-d trees", HPG 2012, builds its
-octree from the same sorted Morton codes). Composed of
+octree from the same sorted Morton codes). On CuPy keys it runs on xstride's own
+kernels (``xstride/_kernels/tree.cu``: every level in one pass over the keys, four
+launches, one read-back); on NumPy keys it is composed of
 :func:`~xstride.algorithms.run_length_encode` (the finest level) and
-:func:`~xstride.algorithms.compact` (each coarser level from the one below), on the
-backend of the keys. See ``docs/voxels.md``.
+:func:`~xstride.algorithms.compact` (each coarser level from the one below). Both give
+the same integers. See ``docs/voxels.md``.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import operator
 import numpy as np
 
 from .. import _backends
-from .._core.errors import not_provided_error, type_error, value_error
+from .._core.errors import argument_error, not_provided_error, type_error, value_error
 from ._args import MAX_MORTON_LEVELS, _integer_array, _levels
 from .segments import compact, run_length_encode
 
@@ -45,7 +47,7 @@ class MortonTree:
     keys : tuple of uint64 arrays, shape (m_l,)
         Node keys at level ``l``: the point keys shifted right by ``ndim * (levels -
         l)`` bits (the ``ndim * l`` high bits), strictly increasing. ``keys[0]`` is
-        ``[0]``.
+        ``[0]`` (empty, as every level, when there are no keys).
     first : tuple of int64 arrays, shape (m_l,)
         Index, into the sorted keys, of the first point of each node.
     count : tuple of int64 arrays, shape (m_l,)
@@ -65,8 +67,26 @@ class MortonTree:
     parent: tuple
 
     def nodes(self, level: int) -> int:
-        """Number of occupied nodes at ``level`` (0..``levels``)."""
-        return int(self.keys[level].shape[0])
+        """Number of occupied nodes at ``level``.
+
+        Raises
+        ------
+        TypeError
+            ``level`` not an int.
+        IndexError
+            ``level`` outside ``0..levels`` (no negative indexing).
+        """
+        func = "MortonTree.nodes"
+        if isinstance(level, (bool, np.bool_)):
+            raise type_error(func, "level", level, f"an int in 0..{self.levels}")
+        try:
+            lv = operator.index(level)
+        except TypeError:
+            raise type_error(func, "level", level, f"an int in 0..{self.levels}") from None
+        if not 0 <= lv <= self.levels:
+            raise argument_error(IndexError, func, "level",
+                                 f"must be in 0..{self.levels}; got {lv}")
+        return int(self.keys[lv].shape[0])
 
 
 def morton_tree(sorted_keys, ndim, levels) -> MortonTree:
@@ -100,16 +120,27 @@ def morton_tree(sorted_keys, ndim, levels) -> MortonTree:
         ``sorted_keys`` not 1-D, negative, not sorted (the message names the first
         position ``i`` with ``sorted_keys[i] < sorted_keys[i - 1]``), or with a key of
         more than ``ndim * levels`` bits; ``ndim`` not 2 or 3; ``levels`` out of range.
-        The checks run on the keys' device and read back two scalars, never the keys.
+        The checks run on the keys' device and read back a few scalars, never the keys.
 
     Notes
     -----
-    The finest level is the run-length encoding of the keys; level ``l - 1`` comes
-    from level ``l`` by shifting its keys right by ``ndim`` bits and keeping the first
-    node of each run (stream compaction), whose first point is the parent's; a node's
-    count is the distance to the next node's first point. The parent of a node is the
-    number of runs that start at or before it, minus one (a prefix sum). Every result
-    is an integer: equal on every backend.
+    Point ``i`` of the sorted keys starts a node of level ``l`` exactly when its level-``l``
+    key (``key >> ndim * (levels - l)``) differs from that of point ``i - 1``; node ``p``
+    of level ``l`` is the ``p``-th such point, and its count is the distance to the
+    next node's first point. On CuPy keys each point's *start level*, the coarsest
+    level at which it starts a node (from the highest bit in which its key differs
+    from the previous one), is computed once, and every level is written from it in
+    one pass over tiles of the keys: a count pass (per tile and level, also the
+    checks), a scan of the tile counts per level, one read-back of the checks and the
+    node counts, a build pass (each node's key, first point and parent, from its rank
+    among the tile's starting points, level by level) and a count pass; the arrays of
+    each level are views of four flat buffers (Karras, HPG 2012, derives an octree's
+    nodes from the same highest differing bits). On NumPy keys the finest level is
+    the run-length encoding of the keys, and level ``l - 1`` comes from level ``l`` by
+    shifting its keys right by ``ndim`` bits and keeping the first node of each run
+    (stream compaction); the parent of a node is the number of runs that start at or
+    before it, minus one (a prefix sum). Every result is an integer: equal on every
+    backend.
 
     Examples
     --------
@@ -135,8 +166,17 @@ def morton_tree(sorted_keys, ndim, levels) -> MortonTree:
                                                       "(xstride.to_numpy or .compute())")
     if k.ndim != 1:
         raise value_error(_FUNC, "sorted_keys", f"must be 1-D; got shape {tuple(k.shape)}")
-    ns = backend.namespace()
     n = int(k.shape[0])
+    ex = backend.executor("tree")
+    if ex is not None:   # own tree kernels (CuPy: one pass over the keys, _kernels/tree.cu)
+        run = ex.morton_tree(k, nd, lv)
+        if run.unsorted >= 0:
+            _refuse_unsorted(backend, k, run.unsorted)
+        if n:
+            _check_range(run.lowest, run.highest, nd, lv)
+        keys, first, count, parent = run.build()
+        return MortonTree(nd, lv, n, keys, first, count, parent)
+    ns = backend.namespace()
     if n == 0:
         empty_u = ns.empty((0,), dtype=ns.uint64)
         empty_i = ns.empty((0,), dtype=ns.int64)
@@ -182,11 +222,21 @@ def _check_keys(backend, ns, k, nd: int, lv: int) -> None:
         flag = ns.concat([down, ns.ones(1, dtype=ns.bool)])
         pos = int(backend.to_host(ns.argmax(ns.astype(flag, ns.int8)))) + 1
         if pos < n:
-            pair = np.asarray(backend.to_host(k[pos - 1:pos + 1])).tolist()
-            raise value_error(_FUNC, "sorted_keys", f"is not sorted: sorted_keys[{pos}] = "
-                                                    f"{pair[1]} < sorted_keys[{pos - 1}] = "
-                                                    f"{pair[0]}; sort them first (sort_by_key)")
+            _refuse_unsorted(backend, k, pos)
     lo, hi = (int(v) for v in np.asarray(backend.to_host(ns.stack([k[0], k[-1]]))).tolist())
+    _check_range(lo, hi, nd, lv)
+
+
+def _refuse_unsorted(backend, k, pos: int):
+    """Raise the error of keys whose first descent is at ``pos`` (two keys read back)."""
+    pair = np.asarray(backend.to_host(k[pos - 1:pos + 1])).tolist()
+    raise value_error(_FUNC, "sorted_keys", f"is not sorted: sorted_keys[{pos}] = "
+                                            f"{pair[1]} < sorted_keys[{pos - 1}] = "
+                                            f"{pair[0]}; sort them first (sort_by_key)")
+
+
+def _check_range(lo: int, hi: int, nd: int, lv: int) -> None:
+    """Sorted keys from ``lo`` to ``hi``: non-negative, at most ``nd * lv`` bits."""
     if lo < 0:
         raise value_error(_FUNC, "sorted_keys", f"has a negative key ({lo}); Morton keys are "
                                                 "non-negative")
