@@ -15,6 +15,8 @@ from __future__ import annotations
 import importlib as _importlib
 import types as _types
 
+import numpy as _np
+
 from . import _backends
 from ._backends import dispatch as _dispatch
 from ._backends import overrides as _overrides  # noqa: F401  (the array-API fixes register)
@@ -26,17 +28,25 @@ from . import elementwise, reductions  # noqa: F401  (register the engine and th
 __version__ = "0.1.0"
 __array_api_version__ = _names.API_VERSION
 
-_np_ns = _backends.default().namespace()
-
+# The constants and dtypes are NumPy's own objects: array_api_compat.numpy takes them
+# from NumPy unchanged (tests/test_import_cost.py checks), so they need no namespace.
 for _n in _names.CONSTANTS + _names.DTYPES:
-    globals()[_n] = getattr(_np_ns, _n)
-for _n in _names.CREATION:
-    globals()[_n] = _dispatch.creator(_n)
-for _n in _names.FUNCTIONS:
-    globals()[_n] = _dispatch.follower(_n)
+    globals()[_n] = getattr(_np, _n)
 del _n
 
-from . import fft, linalg  # noqa: E402  (sub-namespaces, built from the same table)
+# The standard's functions: a dispatching wrapper per name, made on first access (it
+# copies the name, docstring and signature of the NumPy backend's implementation), so
+# that importing xstride imports no backend's array_api_compat namespace.
+_CREATION = frozenset(_names.CREATION)
+_STANDARD = _CREATION | frozenset(_names.FUNCTIONS)
+
+
+def _wrapper(name: str):
+    """The namespace's function ``name`` (a standard name). Two threads may both make
+    one; the first stored is the one every caller gets (``dict.setdefault`` is atomic),
+    and no lock is held while a wrapper is made (making one may import modules)."""
+    make = _dispatch.creator if name in _CREATION else _dispatch.follower
+    return globals().setdefault(name, make(name))
 
 
 def __array_namespace_info__():
@@ -50,7 +60,8 @@ def __array_namespace_info__():
 
 # xstride's own public names, resolved on first use so that importing xstride stays
 # cheap and never imports CuPy or pytest.
-_LAZY_MODULES = ("cuda", "rng", "algorithms", "layout", "views", "kernel_testing", "fusion")
+_LAZY_MODULES = ("cuda", "rng", "algorithms", "layout", "views", "kernel_testing", "fusion",
+                 "linalg", "fft")
 _LAZY_NAMES = {
     "as_strided": "views",
     "sliding_window_view": "views",
@@ -63,7 +74,7 @@ _LAZY_NAMES = {
 _EXTENSIONS = (
     "set_backend", "get_backend", "use_backend", "get_array_module", "array_namespace",
     "to_numpy", "to_device", "__array_api_version__", "__array_namespace_info__",
-    "linalg", "fft", "elementwise", "reductions",
+    "elementwise", "reductions",
 ) + _LAZY_MODULES + tuple(_LAZY_NAMES)
 
 __all__ = sorted(
@@ -72,6 +83,8 @@ __all__ = sorted(
 
 
 def __getattr__(name: str):
+    if name in _STANDARD:
+        return _wrapper(name)
     if name in _LAZY_MODULES:
         mod = _importlib.import_module(f"{__name__}.{name}")
         globals()[name] = mod
@@ -83,8 +96,9 @@ def __getattr__(name: str):
         return value
     # Names outside the standard that array_api_compat.numpy offers (float16,
     # nanmean, ...): passed through, dispatched on their arguments like the rest.
-    if not name.startswith("_") and hasattr(_np_ns, name):
-        value = getattr(_np_ns, name)
+    np_ns = _backends.default().namespace() if not name.startswith("_") else None
+    if np_ns is not None and hasattr(np_ns, name):
+        value = getattr(np_ns, name)
         if isinstance(value, _types.ModuleType):
             raise AttributeError(f"module 'xstride' has no attribute {name!r}")
         if callable(value) and not isinstance(value, type):

@@ -20,12 +20,12 @@ def main(argv=None) -> int:
     p_info.add_argument("--backend", type=str.lower, choices=_backends.names(), default=None,
                         help="backend of the --kernels workload (default: the active one)")
 
-    from ._cli import dask_demo as _dask_demo
+    from ._cli import dask_options as _dask_options
     from ._cli import demo as _demo
 
     p_demo = sub.add_parser("demo", help="the end-to-end particle pipeline")
     _demo.add_arguments(p_demo)
-    _dask_demo.add_arguments(p_demo)  # --workers, --scheduler, ... of --backend dask
+    _dask_options.add_arguments(p_demo)  # --workers, --scheduler, ... of --backend dask
 
     p_bench = sub.add_parser("bench", help="run the benchmarks of benchmarks/ that apply here")
     p_bench.add_argument("names", nargs="*", help="benchmark names (default: all)")
@@ -42,13 +42,15 @@ def main(argv=None) -> int:
 
         return run_info(json_output=args.json)
     if args.command == "demo":
-        problem = _dask_demo.check_arguments(args)
+        problem = _dask_options.check_arguments(args)
         if problem is not None:
             print(f"xstride demo: error: {problem}", file=sys.stderr)
             return 2
         from . import _backends
 
         if _backends.get(args.backend).lazy:  # task graphs on a dask cluster
+            from ._cli import dask_demo as _dask_demo
+
             return _dask_demo.run(args)
         return _demo.run(args)
     from ._cli.bench import run as run_bench

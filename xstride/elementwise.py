@@ -274,8 +274,12 @@ def _engine_functions(be, ex) -> tuple[dict, dict]:
 def _library_functions(be, ex) -> tuple[dict, dict]:
     """The namespace functions on a backend whose library computes them: the library's
     own function without ``out=`` (what a call without keywords runs), the executor's
-    ``out=`` path after the checks with it."""
-    ns = be.namespace()
+    ``out=`` path after the checks with it. The library's functions are looked up on
+    first call (building these imports nothing: ``import xstride`` stays cheap)."""
+    # name -> the library's function (a stand-in until its first call)
+    libs: dict = {}
+    for name in FUNCTIONS:
+        libs[name] = dispatch.deferred(be, name, libs)
 
     def into(func, names, args, out):
         """The rules of an ``out=`` call, then the library's ufunc into ``out``."""
@@ -286,37 +290,37 @@ def _library_functions(be, ex) -> tuple[dict, dict]:
         return ex.ufunc_into(func, args, out)
 
     def make(func, nin):
-        lib = getattr(ns, func)
         if nin == 2:
             def impl(x1, x2, /, *, out=None):
                 if out is None:
-                    return lib(x1, x2)
+                    return libs[func](x1, x2)
                 return into(func, ("x1", "x2"), (x1, x2), out)
         else:
             def impl(x, /, *, out=None):
                 if out is None:
-                    return lib(x)
+                    return libs[func](x)
                 return into(func, ("x",), (x,), out)
         return impl
 
     def where(condition, x1, x2, /, *, out=None):
         if out is None:
-            return ns.where(condition, x1, x2)
+            return libs["where"](condition, x1, x2)
         args = (condition, x1, x2)
         kinds = classify("where", ("condition", "x1", "x2"), args, be)
         rdt = where_dtype(kinds[1:], (x1, x2))
         shape = broadcast_shapes(*(np.shape(a) for a in args), func="where")
         check_out("where", out, shape, rdt, be)
-        return ex.copy_into(out, ns.where(condition, x1, x2))
+        return ex.copy_into(out, libs["where"](condition, x1, x2))
 
     def astype(x, dtype, /, *, copy=True, device=None):
         dt = _astype_dtype(be, x, dtype)
-        return ns.astype(x, dt, copy=copy, device=device)
+        return libs["astype"](x, dt, copy=copy, device=device)
 
     funcs = {name: make(name, nin) for name, (nin, _) in ENGINE_UFUNCS.items()}
     funcs["where"] = where
     funcs["astype"] = astype
-    positional = {name: getattr(ns, name) for name in funcs if name != "astype"}
+    # a call without keywords goes to the library's function, looked up on first call
+    positional = {name: dispatch.deferred(be, name) for name in funcs if name != "astype"}
     return funcs, positional
 
 
@@ -364,21 +368,22 @@ def _doc(name: str) -> str:
             "engine; on NumPy arrays: NumPy's ufunc.")
 
 
+def _provider(be):
+    """The functions of backend ``be``, built when the dispatch first needs one of them:
+    importing xstride imports no executor and no library namespace."""
+    def provider():
+        ex = be.executor("elementwise")
+        make = _engine_functions if getattr(ex, "ENGINE", False) else _library_functions
+        funcs, positional = make(be, ex)
+        return _docs(funcs), positional
+    return provider
+
+
 def _register() -> None:
     for be in _backends.each():
-        ex = be.executor("elementwise")
-        if ex is None:
-            continue
-        make = _engine_functions if getattr(ex, "ENGINE", False) else _library_functions
-        if make is _library_functions and be is not _backends.default():
-            # built on first use: the library's namespace imports the library (dask)
-            def provider(be=be, ex=ex):
-                funcs, positional = _library_functions(be, ex)
-                return _docs(funcs), positional
-            dispatch.register_lazy(be, tuple(ENGINE_UFUNCS) + ("where", "astype"), provider)
-            continue
-        funcs, positional = make(be, ex)
-        dispatch.register_all(be, _docs(funcs), positional)
+        # (the executors' table, not the modules: importing one would import its package)
+        if "elementwise" in be.executors:
+            dispatch.register_lazy(be, FUNCTIONS, _provider(be))
 
 
 _register()

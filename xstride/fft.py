@@ -7,4 +7,8 @@ Implementations come from ``array_api_compat.numpy.fft`` / ``array_api_compat.cu
 from ._core.names import FFT as _FFT, FFT_CREATION as _FFT_CREATION
 from ._backends.subnamespace import populate as _populate
 
-__all__ = _populate(globals(), "fft", _FFT, _FFT_CREATION)
+__all__, __getattr__ = _populate(globals(), "fft", _FFT, _FFT_CREATION)
+
+
+def __dir__():  # what a module's dir() lists, and every name, made or not
+    return sorted(set(globals()) | set(__all__))

@@ -7,4 +7,8 @@ Implementations come from ``array_api_compat.numpy.linalg`` /
 from ._core.names import LINALG as _LINALG
 from ._backends.subnamespace import populate as _populate
 
-__all__ = _populate(globals(), "linalg", _LINALG)
+__all__, __getattr__ = _populate(globals(), "linalg", _LINALG)
+
+
+def __dir__():  # what a module's dir() lists, and every name, made or not
+    return sorted(set(globals()) | set(__all__))

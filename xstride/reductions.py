@@ -321,17 +321,21 @@ def _kernel_functions(be) -> dict:
 # ----------------------------------------------------------------------------- on a backend's library
 def _library_functions(be) -> tuple[dict, dict]:
     """The backend's own library functions behind the same checks, and what a call
-    without keywords runs (``x``'s check, then the library function)."""
-    ns = be.namespace()
+    without keywords runs (``x``'s check, then the library function). The library's
+    functions are looked up on first call: building these imports no namespace."""
     funcs, positional = {}, {}
     # a reductions executor without scans (dask's: its tree, the namespace's function
     # on each chunk) replaces the library's function where it has one
     ex = be.executor("reductions")
 
-    def library(f):
-        return getattr(ex, f, None) or getattr(ns, f)
+    # name -> the executor's function, else the library's (a stand-in until its first
+    # call, so that building these imports no namespace)
+    libs: dict = {}
+    for f in REDUCTIONS + SCANS + LOGICAL + ARG_REDUCTIONS:
+        own = getattr(ex, f, None)
+        libs[f] = own if own is not None else dispatch.deferred(be, f, libs)
 
-    def min_max(func, lib):
+    def min_max(func):
         def impl(x, /, *, axis=None, keepdims=False, **kwargs):
             _check_array(func, be, x)
             _check_bool(func, "keepdims", keepdims)
@@ -339,10 +343,10 @@ def _library_functions(be) -> tuple[dict, dict]:
                 axis = normalize_axis(func, axis, x.ndim)
             if x.size == 0 and "initial" not in kwargs and "where" not in kwargs:
                 _check_empty_minmax(func, x, axis)
-            return lib(x, axis=axis, keepdims=bool(keepdims), **kwargs)
+            return libs[func](x, axis=axis, keepdims=bool(keepdims), **kwargs)
         return impl
 
-    def checked(func, lib):
+    def checked(func):
         def impl(x, /, *, axis=None, keepdims=False, **kwargs):
             _check_array(func, be, x)
             _check_bool(func, "keepdims", keepdims)
@@ -352,19 +356,19 @@ def _library_functions(be) -> tuple[dict, dict]:
                 _out_dtype(func, kwargs["dtype"], None, x.dtype)
             if "correction" in kwargs:
                 check_correction(func, kwargs["correction"])
-            return lib(x, axis=axis, keepdims=bool(keepdims), **kwargs)
+            return libs[func](x, axis=axis, keepdims=bool(keepdims), **kwargs)
         return impl
 
-    def argminmax(func, lib):
+    def argminmax(func):
         def impl(x, /, *, axis=None, keepdims=False, **kwargs):
             _check_array(func, be, x)
             axes = _arg_rules(func, x, axis, keepdims)
             if axis is not None:
                 axis = axes[0]
-            return lib(x, axis=axis, keepdims=bool(keepdims), **kwargs)
+            return libs[func](x, axis=axis, keepdims=bool(keepdims), **kwargs)
         return impl
 
-    def scan(func, lib, as_array):
+    def scan(func, as_array):
         def impl(x, /, *, axis=None, dtype=None, include_initial=False):
             _check_array(func, be, x)
             _check_bool(func, "include_initial", include_initial)
@@ -375,51 +379,70 @@ def _library_functions(be) -> tuple[dict, dict]:
             if x.ndim == 0:
                 x = x.reshape(1)
             axis = normalize_scan_axis(func, axis, x.ndim)
-            return lib(x, axis=axis, dtype=dtype, include_initial=bool(include_initial))
+            return libs[func](x, axis=axis, dtype=dtype,
+                             include_initial=bool(include_initial))
         return impl
 
     for f in ("min", "max"):
-        funcs[f] = min_max(f, library(f))
+        funcs[f] = min_max(f)
     for f in ARG_REDUCTIONS:
-        funcs[f] = argminmax(f, library(f))
+        funcs[f] = argminmax(f)
     nd = be.array_type()
 
-    def unchecked_keywords(func, lib):
+    def unchecked_keywords(func):
         # without keywords only ``x`` needs its check: a list, a tuple or a string
         # array must be refused as with ``axis=0`` (and as on CuPy), not reduced
         def impl(x, /, *args):
             if type(x) is not nd or x.dtype.kind not in _NUMERIC:
                 _check_array(func, be, x)
-            return lib(x, *args)
+            return libs[func](x, *args)
         return impl
 
     for f in ("sum", "prod", "mean", "var", "std") + LOGICAL:
-        funcs[f] = checked(f, library(f))
-        positional[f] = unchecked_keywords(f, library(f))
+        funcs[f] = checked(f)
+        positional[f] = unchecked_keywords(f)
     for f in SCANS:
-        funcs[f] = scan(f, library(f), be.load().asarray)
+        funcs[f] = scan(f, be.load().asarray)
     return funcs, positional
+
+
+_SIGNATURE_OBJECTS: dict = {}
+
+
+def _signature(name: str) -> inspect.Signature:
+    """The :class:`inspect.Signature` of ``_SIGNATURES[name]`` (made once)."""
+    sig = _SIGNATURE_OBJECTS.get(name)
+    if sig is None:
+        sig = _SIGNATURE_OBJECTS[name] = inspect.signature(
+            eval(f"lambda {_SIGNATURES[name][1:-1]}: None"))  # noqa: S307
+    return sig
 
 
 def _finish(funcs: dict) -> dict:
     for name, fn in funcs.items():
         fn.__name__ = fn.__qualname__ = name
         fn.__doc__ = _DOCS[name]
-        fn.__signature__ = inspect.signature(eval(f"lambda {_SIGNATURES[name][1:-1]}: None"))  # noqa: S307
+        fn.__signature__ = _signature(name)
     return funcs
+
+
+def _provider(be):
+    """The functions of backend ``be``, built when the dispatch first needs one of them
+    (importing xstride imports no executor and no library namespace)."""
+    def provider():
+        # (the executors' table, not the modules: importing dask's would import dask)
+        if "reductions" in be.executors and "scans" in be.executors:
+            return _finish(_kernel_functions(be)), {}
+        # no kernels of its own: the library, checked
+        funcs, positional = _library_functions(be)
+        return _finish(funcs), positional
+    return provider
 
 
 def _register() -> None:
     for be in _backends.each():
-        # (the executors' table, not the modules: importing dask's would import dask)
-        if "reductions" in be.executors and "scans" in be.executors:
-            dispatch.register_all(be, _finish(_kernel_functions(be)))
-        else:  # no kernels of its own: the library, checked (built on first use)
-            def provider(be=be):
-                funcs, positional = _library_functions(be)
-                return _finish(funcs), positional
-            dispatch.register_lazy(be, REDUCTIONS + SCANS + LOGICAL + ARG_REDUCTIONS,
-                                   provider)
+        dispatch.register_lazy(be, REDUCTIONS + SCANS + LOGICAL + ARG_REDUCTIONS,
+                               _provider(be))
 
 
 _register()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextvars
 import importlib
+import sys
 
 from .._core.errors import type_error
 
@@ -118,6 +119,12 @@ class Backend:
                 return None
             mod = self._loaded[kind] = importlib.import_module(path)
         return mod
+
+    def executor_imported(self, kind: str) -> bool:
+        """Whether the module of executor ``kind`` has been imported (by anyone): a
+        module never imported has run nothing and recorded nothing."""
+        path = self.executors.get(kind)
+        return path is not None and path in sys.modules
 
     # ------------------------------------------------------------------ memory
     def asarray(self, value, dtype=None):

@@ -15,8 +15,10 @@ calls the NumPy implementation straight away (one dict lookup in ``sys.modules``
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
 import sys
+import threading
 
 import numpy as np
 
@@ -104,6 +106,32 @@ def register_lazy(backend, qualnames, provider) -> None:
         _lazy[backend][q] = provider
 
 
+#: Modules that register overrides when imported (``overrides.py`` names them): imported
+#: on the first lookup that finds neither a registered function nor a provider, before
+#: any name falls back to ``array_api_compat``, so that ``import xstride`` need not.
+_PENDING: list[str] = []
+_PENDING_LOCK = threading.RLock()
+#: modules named but not yet imported to the end (a lookup of another thread waits)
+_UNFINISHED = [0]
+
+
+def register_on_first_lookup(*modules: str) -> None:
+    """Import ``modules`` (which call :func:`register` at import) when a lookup first
+    needs them: before :func:`implementation` answers with a library's function."""
+    with _PENDING_LOCK:
+        _PENDING.extend(modules)
+        _UNFINISHED[0] += len(modules)
+
+
+def _import_pending() -> None:
+    # a lookup of another thread waits here until every module has registered: it must
+    # not fall back to array_api_compat for a name a module is about to register
+    with _PENDING_LOCK:
+        while _PENDING:
+            importlib.import_module(_PENDING.pop(0))
+            _UNFINISHED[0] -= 1
+
+
 def _from_compat(backend: str, qualname: str):
     ns = _backend.namespace(backend)
     for part in qualname.split("."):
@@ -122,9 +150,40 @@ def implementation(backend: str, qualname: str):
             for q in funcs:
                 _lazy[backend].pop(q, None)
             register_all(backend, funcs, positional)
-        fn = _overrides[backend].get(qualname) or _from_compat(backend, qualname)
+        fn = _overrides[backend].get(qualname)
+        if fn is None and _UNFINISHED[0]:
+            _import_pending()
+            fn = _overrides[backend].get(qualname)
+        if fn is None:
+            fn = _from_compat(backend, qualname)
         table[qualname] = fn
     return fn
+
+
+def deferred(backend, qualname: str, table: dict | None = None):
+    """A stand-in for the function ``qualname`` of ``backend``'s ``array_api_compat``
+    namespace, looked up on its first call.
+
+    Making it costs nothing: the namespace (and with it the clone of the library that
+    ``array_api_compat`` makes) is imported when a call first needs it, not at
+    ``import xstride``. On that first call the stand-in puts the real function in
+    ``table[qualname]`` where it still holds the stand-in, so that callers that look
+    it up there pay nothing for it afterwards. ``table`` defaults to the NumPy
+    backend's table of calls without keyword arguments (``register``'s
+    ``positional``).
+    """
+    name = backend.name if isinstance(backend, Backend) else backend
+    if table is None:
+        table = _positional if name == DEFAULT else {}
+
+    def first_call(*args, **kwargs):
+        fn = _from_compat(name, qualname)
+        if table.get(qualname) is first_call:
+            table[qualname] = fn
+        return fn(*args, **kwargs)
+
+    first_call.__name__ = first_call.__qualname__ = qualname.rsplit(".", 1)[-1]
+    return first_call
 
 
 def param_names(fn) -> tuple[str, ...]:
@@ -235,7 +294,7 @@ def follower(qualname: str, module: str = "xstride"):
     """
     reference = implementation("numpy", qualname)
     _numpy_positional(qualname)
-    params = param_names(reference)
+    params = []   # the reference's parameter names, read when a message needs them
     np_table, np_positional = _tables["numpy"], _positional
     modules = _modules
     # with several optional libraries, a name always in sys.modules: always take the look
@@ -253,7 +312,9 @@ def follower(qualname: str, module: str = "xstride"):
                     got = TRACE_HOOK(qualname, args, kwargs)
                     if got is not NotImplemented:
                         return got
-                backend = _backend.backend_of(qualname, _named(params, args, kwargs))
+                if not params:
+                    params.append(param_names(reference))
+                backend = _backend.backend_of(qualname, _named(params[0], args, kwargs))
             if backend == "numpy" and not kwargs:
                 return np_positional[qualname](*args)
             return implementation(backend, qualname)(*args, **kwargs)

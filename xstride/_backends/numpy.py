@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._host import _config as _host_config
-from .._kernels._compile import include_dir
+from .._kernels._headers import include_dir
 from ._base import Backend
 from .views import numpy_buffer_range, numpy_view
 

@@ -1,12 +1,21 @@
-"""Imports the array-API fixes of the backends' ``array_api_compat`` namespaces.
+"""The array-API fixes of the backends' ``array_api_compat`` namespaces.
 
-Each module listed here registers, at import time, the functions where
+Each module named here registers, when imported, the functions where
 ``array_api_compat`` differs from the standard (``fixes``: finfo, floor_divide,
-remainder, -0.0 fills; ``complex_special``; ``linalg_fixes``; ``dask_fixes``: the
-dask backend's creation functions and the functions dask lacks). None of them imports
-CuPy at import time. xstride's own implementations (the elementwise engine, the
-reductions and scans) are registered by the public modules ``xstride.elementwise``
-and ``xstride.reductions``.
+remainder, -0.0 fills, and through it ``size_checks``; ``complex_special``;
+``linalg_fixes``; ``dask_fixes``: the dask backend's creation functions and the
+functions dask lacks). None of them imports CuPy at import time. ``dask_fixes`` is
+imported here, with ``import xstride``: it also sets the chunked executors' hook, which
+every dask worker needs once it unpickles a task. The others are imported by the
+dispatch on the first lookup of a function that xstride does not implement itself
+(``dispatch.register_on_first_lookup``), before any name falls back to
+``array_api_compat``; ``import xstride`` does not pay for them. xstride's own
+implementations (the elementwise engine, the reductions and scans) are registered by
+the public modules ``xstride.elementwise`` and ``xstride.reductions``.
 """
 
-from . import complex_special, dask_fixes, fixes, linalg_fixes  # noqa: F401  (they register)
+from . import dask_fixes  # noqa: F401  (it registers and sets the chunked executors' hook)
+from .dispatch import register_on_first_lookup
+
+register_on_first_lookup(f"{__package__}.fixes", f"{__package__}.complex_special",
+                         f"{__package__}.linalg_fixes")

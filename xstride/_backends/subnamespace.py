@@ -5,8 +5,12 @@ from __future__ import annotations
 from . import dispatch as _dispatch
 
 
-def populate(module_globals: dict, prefix: str, names, creation=()) -> list[str]:
-    """Fill a sub-namespace module with dispatching wrappers.
+def populate(module_globals: dict, prefix: str, names, creation=()) -> tuple:
+    """Make a sub-namespace module's dispatching wrappers, each on first access.
+
+    A wrapper copies the name, docstring and signature of the NumPy backend's
+    implementation, which needs ``array_api_compat.numpy``; made on first access,
+    importing the sub-namespace imports no backend's namespace.
 
     Parameters
     ----------
@@ -18,9 +22,22 @@ def populate(module_globals: dict, prefix: str, names, creation=()) -> list[str]
         The standard's names in that extension.
     creation : iterable of str
         Those among ``names`` that take no array and so run on the active backend.
+
+    Returns
+    -------
+    (list of str, callable)
+        The module's ``__all__`` (sorted ``names``) and its module ``__getattr__``,
+        which raises ``AttributeError`` for any other name.
     """
     module = module_globals["__name__"]
-    for name in names:
+    names = frozenset(names)
+    creation = frozenset(creation)
+
+    def __getattr__(name: str):
+        if name not in names:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        # two threads may both make one: the first stored is the one everybody gets
         make = _dispatch.creator if name in creation else _dispatch.follower
-        module_globals[name] = make(f"{prefix}.{name}", module=module)
-    return sorted(names)
+        return module_globals.setdefault(name, make(f"{prefix}.{name}", module=module))
+
+    return sorted(names), __getattr__

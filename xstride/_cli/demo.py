@@ -253,8 +253,10 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
 
     # 5. occupancy at level k_level: boundaries where the cell changes, slots by a scan
     def occupancy():
-        # the cells of the sorted keys are sorted too: one run per occupied cell
-        cells = xp.bitwise_right_shift(sorted_keys, ndim * (levels - k_level))
+        # the cells of the sorted keys are sorted too: one run per occupied cell. The
+        # array's own operator: xp.bitwise_right_shift, a function xstride takes from
+        # array_api_compat, would import NumPy's namespace (its signature) on a CuPy run
+        cells = sorted_keys >> (ndim * (levels - k_level))
         return alg.run_length_encode(cells)[1]
 
     counts = stages.run("cell occupancy", occupancy)

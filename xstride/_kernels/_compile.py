@@ -24,6 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ._cupy import cupy as _cupy
+from . import _headers
 from .._core.includes import scan_includes
 from ._lru import Bounded
 from . import _compile_log
@@ -34,7 +35,7 @@ __all__ = ["include_dir", "module_options", "raw_module", "raw_function", "sourc
            "watch_cupy_compiles", "cupy_compiles_watched", "on_cupy_loaded"]
 
 _HERE = Path(__file__).resolve().parent
-_INCLUDE = _HERE / "include"
+_INCLUDE = Path(_headers.include_dir())
 _DIGEST = "-DXSTRIDE_HEADERS_SHA256="
 
 #: (device, file or None, source text or None, options, name expressions) -> RawModule

@@ -1,26 +1,46 @@
 """``xp.cuda``: device facts, user CUDA kernels and the shipped headers.
 
 See ``docs/cuda-kernels.md`` and ``docs/cuda-headers.md``. Importing this module does
-not import CuPy.
+not import CuPy, nor any of its own parts: each name is imported on first access (the
+demo reads ``compile_stats`` per stage and needs none of the kernel toolkit).
 """
 
-from ._executors import include_dir as cuda_include_dir
-from ._device import capabilities, device_properties, is_hip
+from __future__ import annotations
 
-__all__ = ["is_hip", "capabilities", "device_properties", "cuda_include_dir"]
+import importlib as _importlib
 
-# User kernels with checked arguments, struct values passed by value (docs/cuda-kernels.md).
-from .kernel import CudaCompileError, CudaKernel  # noqa: E402
-from ._struct import CudaStruct  # noqa: E402
+#: public name -> (module of this package, its name there)
+_NAMES = {
+    "is_hip": ("_device", "is_hip"),
+    "capabilities": ("_device", "capabilities"),
+    "device_properties": ("_device", "device_properties"),
+    "cuda_include_dir": ("_executors", "include_dir"),
+    # User kernels with checked arguments, struct values passed by value
+    # (docs/cuda-kernels.md).
+    "CudaKernel": ("kernel", "CudaKernel"),
+    "CudaCompileError": ("kernel", "CudaCompileError"),
+    "CudaStruct": ("_struct", "CudaStruct"),
+    # issue 3: CuPy-syntax user elementwise kernels on xstride's engine
+    "ElementwiseKernel": ("_elementwise_kernel", "ElementwiseKernel"),
+    # issue 14, cold start: what a program compiled on first use (docs/performance.md)
+    "compiled_kernels": ("_record", "compiled_kernels"),
+    "compile_stats": ("_record", "compile_stats"),
+    "watch_cupy_compiles": ("_record", "watch_cupy_compiles"),
+}
 
-__all__ += ["CudaKernel", "CudaStruct", "CudaCompileError"]
+__all__ = ["is_hip", "capabilities", "device_properties", "cuda_include_dir", "CudaKernel",
+           "CudaStruct", "CudaCompileError", "ElementwiseKernel", "compiled_kernels",
+           "compile_stats", "watch_cupy_compiles"]
 
-# issue 3: CuPy-syntax user elementwise kernels on xstride's engine
-from ._elementwise_kernel import ElementwiseKernel  # noqa: E402
 
-__all__ += ["ElementwiseKernel"]
+def __getattr__(name: str):
+    where = _NAMES.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(_importlib.import_module(f"{__name__}.{where[0]}"), where[1])
+    globals()[name] = value
+    return value
 
-# issue 14, cold start: what a program compiled on first use (docs/performance.md)
-from ._record import compile_stats, compiled_kernels, watch_cupy_compiles  # noqa: E402
 
-__all__ += ["compiled_kernels", "compile_stats", "watch_cupy_compiles"]
+def __dir__():
+    return sorted(set(__all__) | {k for k in globals() if not k.startswith("__")})

@@ -5,12 +5,18 @@ from __future__ import annotations
 
 from .. import _backends
 
-__all__ = ["compiler", "engine", "include_dir"]
+__all__ = ["compiler", "compiler_imported", "engine", "include_dir"]
 
 
 def compiler():
     """The compile executor: NVRTC through CuPy, one compiled-kernel cache per device."""
     return _backends.kernel_backend().executor("compile")
+
+
+def compiler_imported() -> bool:
+    """Whether the compile executor has been imported: until it is, no kernel has been
+    compiled or recorded in this process (its record lives there)."""
+    return _backends.kernel_backend().executor_imported("compile")
 
 
 def engine():

@@ -56,6 +56,8 @@ def compile_stats() -> dict:
     among them (:func:`watch_cupy_compiles`). Cheap: a program reads it before and after
     a step to count what the step compiled (``python -m xstride demo`` does, per stage).
     """
+    if not _executors.compiler_imported():  # nothing compiled yet: an empty record
+        return {"kernels": 0, "seconds": 0.0, "cupy_watched": False}
     kernels, seconds = _executors.compiler().compile_totals()
     return {"kernels": int(kernels), "seconds": float(seconds),
             "cupy_watched": bool(_executors.compiler().cupy_compiles_watched())}

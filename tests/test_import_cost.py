@@ -1,0 +1,188 @@
+"""What ``import xstride`` and the first calls import (issue 14, "Cold start").
+
+``import xstride`` imports NumPy and xstride's own small modules: no optional library,
+no backend's ``array_api_compat`` namespace (whose clone of NumPy imports
+``numpy.f2py``, ``numpy.testing`` and ``numpy.ma``), no executor. Each is imported
+on first use. The checks run in fresh interpreters: this process has imported
+everything already. docs/performance.md ("Import time") has the timings.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import json
+import os
+import pickle
+import subprocess
+import sys
+
+import array_api_compat.numpy as cnp
+import numpy as np
+import pytest
+
+import xstride as xp
+from xstride._backends import dispatch
+from xstride._core import names
+
+#: Libraries and NumPy submodules that ``import xstride`` must not import.
+HEAVY = ("cupy", "cupyx", "dask", "distributed", "matplotlib", "plyfile", "array_api_compat")
+HEAVY_NUMPY = ("numpy.f2py", "numpy.testing", "numpy.ma")
+
+_LIST = ("print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {heavy!r} "
+         "or m in {numpy!r})))").format(heavy=HEAVY, numpy=HEAVY_NUMPY)
+
+
+def _run(code: str, **env) -> subprocess.CompletedProcess:
+    env = {**os.environ, "XSTRIDE_BACKEND": "numpy", **env}
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env=env, timeout=180)
+    assert r.returncode == 0, r.stderr
+    return r
+
+
+def _lines(r) -> list:
+    return [json.loads(line) for line in r.stdout.splitlines()]
+
+
+def test_import_imports_no_optional_library_and_no_compat_namespace():
+    r = _run(f"import json, sys, xstride\n{_LIST}\n"
+             # the same list after a first call on NumPy arrays: the check sees imports
+             "import xstride as xp\nxp.sum(xp.asarray([1.0, 2.0]), axis=0)\n"
+             f"{_LIST}\n")
+    before, after = _lines(r)
+    assert before == []
+    assert "array_api_compat.numpy" in after  # the namespace of the backend in use
+
+
+def test_import_imports_no_executor_no_cli_no_toolkit():
+    r = _run("import json, sys, xstride\n"
+             "print(json.dumps(sorted(m for m in sys.modules if m.startswith((\n"
+             "    'xstride._kernels.', 'xstride._host.', 'xstride._chunked.', "
+             "'xstride._cli', 'xstride.cuda', 'xstride.fusion', 'xstride.linalg', "
+             "'xstride.fft')))))\n")
+    assert _lines(r) == [["xstride._chunked._config", "xstride._host._config",
+                          "xstride._kernels._headers"]]
+
+
+def test_xstride_own_functions_need_no_compat_namespace():
+    """The namespace functions that xstride implements on NumPy (the engine's, the
+    reductions) get their names, docstrings and signatures without importing
+    array_api_compat: a CuPy program that calls only them never loads NumPy's."""
+    code = ("import inspect, json, sys, xstride as xp\n"
+            "fs = [xp.add, xp.greater_equal, xp.where, xp.astype, xp.sum, xp.min, "
+            "xp.max, xp.all, xp.argmax, xp.cumulative_sum]\n"
+            "print(json.dumps([[f.__name__, bool(f.__doc__), "
+            "list(inspect.signature(f).parameters)[:2]] for f in fs]))\n"
+            f"{_LIST}\n")
+    got, modules = _lines(_run(code))
+    assert modules == []
+    assert [g[0] for g in got] == ["add", "greater_equal", "where", "astype", "sum",
+                                   "min", "max", "all", "argmax", "cumulative_sum"]
+    assert all(g[1] for g in got)
+    assert got[0][2] == ["x1", "x2"] and got[4][2] == ["x", "axis"]
+
+
+def test_cupy_without_cupy_still_raises_the_clear_error():
+    if importlib.util.find_spec("cupy") is not None:
+        pytest.skip("CuPy is installed here: the error of a missing CuPy cannot happen")
+    code = ("import json, sys, xstride as xp\n"
+            "try:\n    xp.set_backend('cupy')\n"
+            "except RuntimeError as exc:\n    print(json.dumps(str(exc)))\n"
+            f"print(json.dumps(xp.get_backend()))\n{_LIST}\n")
+    msg, backend, modules = _lines(_run(code))
+    assert msg.startswith("set_backend: backend 'cupy' is unavailable: CuPy could not be "
+                          "imported: ModuleNotFoundError")
+    assert backend == "numpy" and modules == []
+
+
+def test_demo_imports_neither_the_dask_demo_nor_the_kernel_toolkit():
+    code = ("import contextlib, io, json, sys\n"
+            "from xstride.__main__ import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    rc = main(['demo', '--backend', 'numpy', '--n', '2000', '--json'])\n"
+            "print(json.dumps([rc] + sorted(m for m in sys.modules if m in (\n"
+            "    'xstride._cli.dask_demo', 'xstride.cuda.kernel', 'xstride._kernels._compile',"
+            " 'dask', 'distributed', 'plyfile', 'matplotlib'))))\n")
+    assert _lines(_run(code)) == [[0]]
+
+
+# ---------------------------------------------------------------- in this process
+def test_constants_and_dtypes_are_compat_numpys_objects():
+    for n in names.CONSTANTS + names.DTYPES:
+        a, b = getattr(xp, n), getattr(cnp, n)
+        assert a is b or (n == "nan" and np.isnan(a) and np.isnan(b)), n
+
+
+def test_wrappers_are_made_once_and_listed():
+    assert xp.add is xp.add and xp.linalg.solve is xp.linalg.solve
+    assert xp.fft.fftfreq is xp.fft.fftfreq
+    assert set(xp.linalg.__all__) <= set(dir(xp.linalg)) and "solve" in dir(xp.linalg)
+    ns: dict = {}
+    exec("from xstride import *", ns)  # noqa: S102
+    assert set(xp.__all__) <= set(ns)
+    assert ns["sum"] is xp.sum and ns["linalg"] is xp.linalg
+    with pytest.raises(AttributeError, match="no attribute 'not_a_function'"):
+        xp.linalg.not_a_function
+    # pickled by reference (dask sends them to workers): the same object comes back
+    for fn in (xp.sum, xp.concat, xp.asarray, xp.linalg.solve, xp.fft.fftfreq):
+        assert pickle.loads(pickle.dumps(fn)) is fn
+
+
+def test_a_call_without_keywords_reaches_the_library_function_after_the_first():
+    a = np.arange(3.0)
+    np.testing.assert_array_equal(xp.subtract(a, a), np.zeros(3))
+    assert dispatch._positional["subtract"] is cnp.subtract
+    stand_in = dispatch.deferred("numpy", "multiply", table := {})
+    table["multiply"] = stand_in
+    np.testing.assert_array_equal(stand_in(a, 2.0), 2 * a)
+    assert table["multiply"] is cnp.multiply
+    assert stand_in.__name__ == "multiply"
+
+
+def test_signatures_of_lazily_made_reductions_are_shared():
+    assert inspect.signature(xp.sum) is inspect.signature(dispatch.implementation("numpy", "sum"))
+    assert list(inspect.signature(xp.var).parameters) == [
+        "x", "axis", "correction", "keepdims", "dtype", "kwargs"]
+
+
+def test_compile_stats_before_any_compile_imports_no_compiler():
+    r = _run("import json, sys, xstride as xp\n"
+             "print(json.dumps([xp.cuda.compile_stats(), 'xstride._kernels._compile' in "
+             "sys.modules]))\n")
+    assert _lines(r) == [[{"kernels": 0, "seconds": 0.0, "cupy_watched": False}, False]]
+
+
+def test_import_time_benchmark_runs():
+    r = subprocess.run([sys.executable, "-m", "xstride", "bench", "import_time"],
+                       capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "XSTRIDE_BENCH_QUICK": "1"})
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = r.stdout
+    assert "# 1 runs, cached bytecode, demo --backend numpy" in out
+    for key in ("import self ms", "import cum ms", "demo wall s", "demo cpu s"):
+        assert key in out
+
+
+def test_fix_modules_register_before_any_compat_fallback():
+    """The array-API fixes (``_backends/fixes.py`` and its siblings) are imported on
+    the first lookup of a name xstride does not implement itself, before that lookup
+    could answer with array_api_compat's function."""
+    code = ("import json, sys, xstride as xp\n"
+            "from xstride._backends import dispatch\n"
+            "fixes = ('xstride._backends.fixes', 'xstride._backends.size_checks', "
+            "'xstride._backends.complex_special', 'xstride._backends.linalg_fixes')\n"
+            "before = [m for m in fixes if m in sys.modules]\n"
+            "xp.add  # xstride's own: no fix module needed\n"
+            "own = [m for m in fixes if m in sys.modules]\n"
+            "remainder = dispatch.implementation('cupy', 'remainder')\n"
+            "from xstride._backends import fixes as f, size_checks as s\n"
+            "print(json.dumps([before, own, [m for m in fixes if m in sys.modules],\n"
+            "    remainder is f.remainder, dispatch.implementation('cupy', 'zeros') is s.zeros,"
+            "    xp.finfo(xp.float32).eps]))\n")
+    before, own, after, remainder, zeros, eps = _lines(_run(code))[0]
+    assert before == [] and own == []
+    assert sorted(after) == sorted(["xstride._backends.fixes", "xstride._backends.size_checks",
+                                    "xstride._backends.complex_special",
+                                    "xstride._backends.linalg_fixes"])
+    assert remainder and zeros and eps == float(np.finfo(np.float32).eps)

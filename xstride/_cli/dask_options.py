@@ -1,0 +1,73 @@
+"""The options of ``python -m xstride demo`` that only the dask backend takes, and their
+check: what the parser needs from the dask demo (:mod:`xstride._cli.dask_demo`), which
+is imported only when ``--backend dask`` runs."""
+
+from __future__ import annotations
+
+from .. import _backends
+from .demo import DemoError
+
+__all__ = ["add_arguments", "check_arguments", "DEFAULT_TIMEOUT"]
+
+DEFAULT_TIMEOUT = 10.0
+
+
+def _lazy_backend():
+    """The backend whose arrays are task graphs (the one this module drives)."""
+    for be in _backends.each():
+        if be.lazy:
+            return be
+    raise DemoError("this build has no lazy backend")  # pragma: no cover
+
+
+def _chunks_arg(text: str):
+    """``--chunks``: an int (elements per chunk on each axis), 'auto' or a byte size."""
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def add_arguments(parser) -> None:
+    """The options of ``demo`` that only the dask backend takes."""
+    be = _lazy_backend()
+    group = parser.add_argument_group(f"--backend {be.name}")
+    group.add_argument("--workers", type=int, default=None, metavar="N",
+                       help="worker processes of the local cluster (default: 2; with "
+                            "--chunk-backend cupy, one per GPU)")
+    group.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                       help="use the running cluster of this scheduler (tcp://host:8786) "
+                            "instead of a local one")
+    group.add_argument("--chunk-backend", type=str.lower, default=None,
+                       choices=be.chunk_backends, help="backend of the chunks (default numpy)")
+    group.add_argument("--chunks", type=_chunks_arg, default=None, metavar="SIZE",
+                       help="rows per chunk, 'auto' (default) or a byte size such as 64MiB")
+    group.add_argument("--connect-timeout", type=float, default=None, metavar="SECONDS",
+                       help=f"how long to wait for --scheduler (default {DEFAULT_TIMEOUT:g})")
+
+
+_OWN = ("workers", "scheduler", "chunk_backend", "chunks", "connect_timeout")
+
+
+#: Options of the in-memory demo that the dask demo does not take (voxel_downsample and
+#: morton_tree run on NumPy and CuPy arrays; the plot and the PLY file need the points
+#: in one memory).
+_IN_MEMORY = ("voxel", "out", "plot")
+
+
+def check_arguments(args) -> str | None:
+    """A one-line error when an option of this module is given for another backend, or
+    an option of the in-memory demo for this one."""
+    if _backends.get(args.backend).lazy:
+        given = [f"--{name}" for name in _IN_MEMORY if getattr(args, name, None) is not None]
+        if given:
+            return (f"{', '.join(given)} need{'s' if len(given) == 1 else ''} the points in "
+                    f"one memory: use --backend "
+                    f"{' or '.join(b.name for b in _backends.each() if not b.lazy)} "
+                    f"(got --backend {args.backend})")
+        return None
+    given = [f"--{name.replace('_', '-')}" for name in _OWN if getattr(args, name, None) is not None]
+    if given:
+        return (f"{', '.join(given)} apply only to --backend {_lazy_backend().name}; "
+                f"got --backend {args.backend}")
+    return None
