@@ -482,7 +482,7 @@ def test_numpy_min_max_empty_errors_name_the_axis():
 
 
 # ----------------------------------------------------------------- split_axes
-from xstride._plans.reduction import SPLIT_MIN_OUTER, SPLIT_MIN_SIZE, split_axes  # noqa: E402
+from xstride._plans.reduction_split import SPLIT_MIN_OUTER, SPLIT_MIN_SIZE, split_axes  # noqa: E402
 
 
 def _c_strides(shape):

@@ -12,7 +12,7 @@ import pytest
 
 import xstride as xp
 from tests.test_reductions_gpu import _assert_sum_close
-from xstride._plans.reduction import split_axes
+from xstride._plans.reduction_split import split_axes
 
 pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("poisoned_pool")]
 

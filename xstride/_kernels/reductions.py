@@ -23,8 +23,8 @@ from .._plans.reduction import (
     empty_axis_error as _empty_axis_error,
     normalize_axis,
     plan_array,
-    split_axes,
 )
+from .._plans.reduction_split import split_axes
 from . import _reduce_common as rc
 from . import elementwise as _ew
 from ._geometry import reduction_geometry
