@@ -27,6 +27,10 @@ def same(got, want):
         for g, w in zip(got, want):
             same(g, w)
         return
+    if not hasattr(want, "dtype"):   # an expression of literals only: a Python number
+        assert type(got) is type(want), (got, want)
+        assert np.array(got).tobytes() == np.array(want).tobytes(), (got, want)
+        return
     assert got.dtype == want.dtype and got.shape == want.shape, (got, want)
     g, w = got.get(), want.get()
     assert np.ascontiguousarray(g).tobytes() == np.ascontiguousarray(w).tobytes(), (g, w)
@@ -154,6 +158,15 @@ def test_random_expressions_bit_for_bit(tree, dtypes, seed, view):
         got = fused(*args)
         same(got, want)
         same(fused(*args), want)      # the prepared repeat
+
+
+def test_an_expression_of_literals_only_gives_the_python_number(cp):
+    """Hypothesis found ``(-1.25) ** 0.5`` (a Python complex, as unfused): the fused
+    call returns the same Python number, not an array."""
+    fn = lambda a, b, c: (-1.25) ** 0.5   # noqa: E731
+    args = [cp.zeros((5, 7), dtype=cp.bool_)] * 3
+    same(xp.fuse(fn)(*args), fn(*args))
+    assert type(xp.fuse(fn)(*args)) is complex
 
 
 def test_kind_of_the_transposed_push(cp):
