@@ -57,6 +57,30 @@ def nvrtc_compile(source: str, arch: str, options=()) -> tuple[bool, str, str]:
         nvrtc.nvrtcDestroyProgram(prog)
 
 
+def compile_named(source: str, names, arch: str = "sm_90", name: str = "kernel.cu"):
+    """``(lowered names, PTX)`` of ``source`` compiled with the name expressions
+    ``names`` (asserting that NVRTC accepts it)."""
+    (prog,) = _check(nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), 0, [], []),
+                     "create")
+    try:
+        for n in names:
+            _check(nvrtc.nvrtcAddNameExpression(prog, n.encode()), n)
+        opts = [f"-arch={arch}", "-std=c++17", f"-I{include_dir()}"]
+        res = nvrtc.nvrtcCompileProgram(prog, len(opts), [o.encode() for o in opts])
+        (size,) = _check(nvrtc.nvrtcGetProgramLogSize(prog), "log size")
+        log = bytes(max(size, 2))
+        _check(nvrtc.nvrtcGetProgramLog(prog, log), "log")
+        assert res[0] == nvrtc.nvrtcResult.NVRTC_SUCCESS, log.decode(errors="replace")
+        lowered = {n: _check(nvrtc.nvrtcGetLoweredName(prog, n.encode()), n)[0].decode()
+                   for n in names}
+        (size,) = _check(nvrtc.nvrtcGetPTXSize(prog), "ptx size")
+        ptx = bytes(max(size, 2))
+        _check(nvrtc.nvrtcGetPTX(prog, ptx), "ptx")
+        return lowered, ptx.decode(errors="replace")
+    finally:
+        nvrtc.nvrtcDestroyProgram(prog)
+
+
 def assert_compiles(source: str, arch: str, options=()) -> str:
     ok, log, ptx = nvrtc_compile(source, arch, options)
     assert ok, f"NVRTC ({arch}, options {list(options)}) rejected:\n{source}\n--- log ---\n{log}"

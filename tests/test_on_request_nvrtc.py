@@ -8,35 +8,17 @@ import re
 
 import pytest
 
-from tests.test_cuda_headers_nvrtc import _check, nvrtc
+from tests.test_cuda_headers_nvrtc import compile_named, nvrtc
 from xstride._kernels import morton, philox, segments
-from xstride._kernels._compile import include_dir, on_request, source
+from xstride._kernels._compile import on_request, source
 
 pytestmark = pytest.mark.skipif(nvrtc is None, reason="cuda-bindings/nvrtc not importable")
 
 
 def entries(file: str, names) -> tuple[list[str], dict]:
     """``(.entry names in the PTX, lowered names)`` of ``file`` compiled for ``names``."""
-    (prog,) = _check(nvrtc.nvrtcCreateProgram(source(file).encode(), file.encode(), 0, [], []),
-                     "create")
-    try:
-        for n in names:
-            _check(nvrtc.nvrtcAddNameExpression(prog, n.encode()), n)
-        opts = ["-arch=compute_90", "-std=c++17", f"-I{include_dir()}"]
-        res = nvrtc.nvrtcCompileProgram(prog, len(opts), [o.encode() for o in opts])
-        (size,) = _check(nvrtc.nvrtcGetProgramLogSize(prog), "log size")
-        log = bytes(max(size, 2))
-        _check(nvrtc.nvrtcGetProgramLog(prog, log), "log")
-        assert res[0] == nvrtc.nvrtcResult.NVRTC_SUCCESS, log.decode(errors="replace")
-        lowered = {n: _check(nvrtc.nvrtcGetLoweredName(prog, n.encode()), n)[0].decode()
-                   for n in names}
-        (size,) = _check(nvrtc.nvrtcGetPTXSize(prog), "ptx size")
-        ptx = bytes(max(size, 2))
-        _check(nvrtc.nvrtcGetPTX(prog, ptx), "ptx")
-    finally:
-        nvrtc.nvrtcDestroyProgram(prog)
-    found = re.findall(r"\.entry\s+([A-Za-z0-9_$]+)", ptx.decode(errors="replace"))
-    return found, lowered
+    lowered, ptx = compile_named(source(file), names, "compute_90", file)
+    return re.findall(r"\.entry\s+([A-Za-z0-9_$]+)", ptx), lowered
 
 
 @pytest.mark.parametrize("file", [morton._SOURCE, philox.SOURCE_FILE, "segments.cu"])

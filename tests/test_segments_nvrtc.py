@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.test_cuda_headers_nvrtc import _check, nvrtc, ptx_param_sizes
+from tests.test_cuda_headers_nvrtc import compile_named, nvrtc, ptx_param_sizes
 from tests.test_segments_launch import MODELS
 from xstride._core.dtypes import C_TYPES
 from xstride._kernels import segments as ks
-from xstride._kernels._compile import include_dir, source
+from xstride._kernels._compile import source
 from xstride._plans.segments import OPS, VALUE_DTYPES, accumulator, result_dtype
 
 pytestmark = pytest.mark.skipif(nvrtc is None, reason="cuda-bindings/nvrtc not importable")
@@ -52,25 +52,7 @@ def every_name() -> list[str]:
 
 
 def compile_all(names, arch="sm_90"):
-    (prog,) = _check(nvrtc.nvrtcCreateProgram(source("segments.cu").encode(), b"segments.cu",
-                                              0, [], []), "create")
-    try:
-        for n in names:
-            _check(nvrtc.nvrtcAddNameExpression(prog, n.encode()), n)
-        opts = [f"-arch={arch}", "-std=c++17", f"-I{include_dir()}"]
-        res = nvrtc.nvrtcCompileProgram(prog, len(opts), [o.encode() for o in opts])
-        (size,) = _check(nvrtc.nvrtcGetProgramLogSize(prog), "log size")
-        log = bytes(max(size, 2))
-        _check(nvrtc.nvrtcGetProgramLog(prog, log), "log")
-        assert res[0] == nvrtc.nvrtcResult.NVRTC_SUCCESS, log.decode(errors="replace")
-        lowered = {n: _check(nvrtc.nvrtcGetLoweredName(prog, n.encode()), n)[0].decode()
-                   for n in names}
-        (size,) = _check(nvrtc.nvrtcGetPTXSize(prog), "ptx size")
-        ptx = bytes(max(size, 2))
-        _check(nvrtc.nvrtcGetPTX(prog, ptx), "ptx")
-        return lowered, ptx.decode(errors="replace")
-    finally:
-        nvrtc.nvrtcDestroyProgram(prog)
+    return compile_named(source("segments.cu"), names, arch, "segments.cu")
 
 
 def test_every_instance_compiles_with_the_packed_parameter_sizes():

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_cuda_headers_nvrtc import ARCHS, _check, nvrtc, ptx_param_sizes
+from tests.test_cuda_headers_nvrtc import ARCHS, compile_named, nvrtc, ptx_param_sizes
 from xstride._kernels import tree as kt
-from xstride._kernels._compile import include_dir, source
+from xstride._kernels._compile import source
 
 pytestmark = pytest.mark.skipif(nvrtc is None, reason="cuda-bindings/nvrtc not importable")
 
@@ -21,25 +21,7 @@ PARAMS = {"xs_tree_count": "PqqiiqPP", "xs_tree_scan": "PqP",
 
 def compile_module(names, arch="sm_90"):
     """``(lowered names, PTX)`` of tree.cu with the name expressions ``names``."""
-    (prog,) = _check(nvrtc.nvrtcCreateProgram(source("tree.cu").encode(), b"tree.cu",
-                                              0, [], []), "create")
-    try:
-        for n in names:
-            _check(nvrtc.nvrtcAddNameExpression(prog, n.encode()), n)
-        opts = [f"-arch={arch}", "-std=c++17", f"-I{include_dir()}"]
-        res = nvrtc.nvrtcCompileProgram(prog, len(opts), [o.encode() for o in opts])
-        (size,) = _check(nvrtc.nvrtcGetProgramLogSize(prog), "log size")
-        log = bytes(max(size, 2))
-        _check(nvrtc.nvrtcGetProgramLog(prog, log), "log")
-        assert res[0] == nvrtc.nvrtcResult.NVRTC_SUCCESS, log.decode(errors="replace")
-        lowered = {n: _check(nvrtc.nvrtcGetLoweredName(prog, n.encode()), n)[0].decode()
-                   for n in names}
-        (size,) = _check(nvrtc.nvrtcGetPTXSize(prog), "ptx size")
-        ptx = bytes(max(size, 2))
-        _check(nvrtc.nvrtcGetPTX(prog, ptx), "ptx")
-        return lowered, ptx.decode(errors="replace")
-    finally:
-        nvrtc.nvrtcDestroyProgram(prog)
+    return compile_named(source("tree.cu"), names, arch, "tree.cu")
 
 
 @pytest.mark.parametrize("dtype", INT_KEYS)
