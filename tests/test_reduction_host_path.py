@@ -128,6 +128,37 @@ class FakeKernel:
         flat[...] = res.astype(self.tout)
 
 
+class FakeFinish:
+    """``xs_var_finish<T, ROOT>`` (reduce_finish.cu): records each launch, then computes
+    ``ss / dof`` (its square root) in T on the host."""
+
+    def __init__(self, expr, log):
+        m = re.fullmatch(r"xs_var_finish<(float|double), (true|false)>", expr)
+        assert m, expr
+        self.expr, self.log = expr, log
+        self.tout = np.dtype(np.float32 if m.group(1) == "float" else np.float64)
+        self.root = m.group(2) == "true"
+
+    @property
+    def kernel(self):
+        return self
+
+    def __call__(self, grid, block, args, shared_mem=0, stream=None, **kwargs):
+        raw = [a.tobytes() if isinstance(a, np.generic) else _arg_bytes(a, [8])[0]
+               for a in args]
+        assert [len(b) for b in raw] == [8, 8, 8, 8], self.expr   # ss, out, n, dof
+        ss_ptr, out_ptr = (int.from_bytes(b, "little") for b in raw[:2])
+        n = int.from_bytes(raw[2], "little", signed=True)
+        dof = float(np.frombuffer(raw[3], np.float64)[0])
+        self.log.append((self.expr, tuple(grid), tuple(block), raw))
+        ss = np.frombuffer((ctypes.c_char * (8 * n)).from_address(ss_ptr), np.float64)
+        out = np.frombuffer((ctypes.c_char * (self.tout.itemsize * n)).from_address(out_ptr),
+                            self.tout)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            v = ss / dof
+            out[...] = (np.sqrt(v) if self.root else v).astype(self.tout)
+
+
 @pytest.fixture
 def fake_reductions(fake_cupy, monkeypatch):
     """The stand-in CuPy with the reduction kernels of this file (recorded, then run on
@@ -138,7 +169,8 @@ def fake_reductions(fake_cupy, monkeypatch):
 
     def kernel(src, expr):
         if expr not in kernels:
-            kernels[expr] = FakeKernel(expr, log)
+            model = FakeFinish if src == "reduce_finish.cu" else FakeKernel
+            kernels[expr] = model(expr, log)
         return kernels[expr]
 
     monkeypatch.setattr(_rc, "kernel", kernel)
@@ -149,6 +181,7 @@ def fake_reductions(fake_cupy, monkeypatch):
     monkeypatch.setattr(_red, "_RECIPES", Bounded(1024))
     monkeypatch.setattr(_red, "_WORKSPACES", Bounded(1024))
     monkeypatch.setattr(_red, "_CALLS", Store(1024))
+    monkeypatch.setattr(_red, "_FINISH", Bounded(64))
     GATE.close()
     _rc._sm_count.cache_clear()
     yield cp, log
@@ -427,6 +460,8 @@ def test_short_rows_launch_their_kernels(fake_reductions, case):
         v = xp.var(x, axis=axis)
         np.testing.assert_allclose(v.get(), h.var(axis=axis), rtol=1e-12)
         names = [e[0].split("<")[0] for e in log[before:]]
-        assert names == [f"xs_reduce_{kernel}"] * 4, names   # sum, max, var's two passes
-        assert log[-1][0].startswith(f"xs_reduce_{kernel}<4, double, double, double")
-        assert log[-1][3][2][0] != bytes(8)   # var's second pass has its center
+        # sum, max, var's two passes, then its finish (ss / dof into float64)
+        assert names == [f"xs_reduce_{kernel}"] * 4 + ["xs_var_finish"], names
+        assert log[-1][0] == "xs_var_finish<double, false>"
+        assert log[-2][0].startswith(f"xs_reduce_{kernel}<4, double, double, double")
+        assert log[-2][3][2][0] != bytes(8)   # var's second pass has its center

@@ -29,7 +29,7 @@ from . import _reduce_common as rc
 from . import elementwise as _ew
 from ._geometry import reduction_geometry
 from ._cupy import cupy as _cupy
-from ._launch import Launch, i64, slot64, struct
+from ._launch import Launch, i64, slot64, slot_f64, struct
 from ._lru import Bounded
 from ._prepared import GATE, Store, args_ok, axis_ok
 
@@ -410,6 +410,32 @@ def mean(func: str, x, axis, axes, keepdims: bool, out_dtype: np.dtype, dtype=No
     return _finish(buf, plan, x.ndim, keepdims)
 
 
+#: Output types of the one-pass finish of var/std (``reduce_finish.cu``).
+_FINISH_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
+#: (output type, root, n, device) -> Launch of ``xs_var_finish``
+_FINISH = Bounded(64)
+
+
+def _var_finish(cp, ss, dof: float, root: bool, out_dtype: np.dtype):
+    """``ss / dof`` (its square root for std) in ``out_dtype``: one kernel over the
+    float64 sums of squares ``ss`` (n,), bit for bit the array operations
+    ``(ss / dof)``, ``sqrt``, ``astype`` it replaces (three passes over n float64)."""
+    n = int(ss.shape[0])
+    out = cp.empty(n, dtype=out_dtype)
+    if n == 0:
+        return out
+    key = (out_dtype, root, n, cp.cuda.runtime.getDevice())
+    run = _FINISH.get(key)
+    if run is None:
+        expr = f"xs_var_finish<{_FINISH_TYPES[out_dtype]}, {str(bool(root)).lower()}>"
+        kernel = rc.kernel("reduce_finish.cu", expr)
+        grid = builtins.max(1, builtins.min(-(-n // 256), 65535 * 8))
+        run = _FINISH.put(key, Launch(kernel, (grid,), (256,),
+                                      [slot64(), slot64(), i64(n), slot_f64()]))
+    run(ss.data.ptr, out.data.ptr, dof)
+    return out
+
+
 def var(func: str, x, axis, axes, correction, keepdims: bool, out_dtype: np.dtype,
         root: bool):
     """Variance (``root``: standard deviation) of ``x``: two passes on the kernels, both
@@ -436,6 +462,9 @@ def var(func: str, x, axis, axes, correction, keepdims: bool, out_dtype: np.dtyp
     else:
         center = _launch(x, rec, f8, f8)
         ss = _launch(x, _recipe(func, x, axis, "sumsq", f8, f8, axes), f8, f8, center=center)
+        if np.dtype(out_dtype) in _FINISH_TYPES:
+            v = _var_finish(cp, ss, float(builtins.max(dof, 0)), root, np.dtype(out_dtype))
+            return _finish(v, plan, x.ndim, keepdims)
     v = ss / float(builtins.max(dof, 0))
     if root:
         v = cp.sqrt(v)
