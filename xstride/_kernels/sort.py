@@ -71,7 +71,7 @@ def _prelude(ct: str) -> tuple:
 _WIDE_INDEX = C_TYPES["int64"]
 
 #: The positions of a pass in a sort: the only pass, the first, a middle one, the last.
-_POSITIONS = ("only", "first", "middle", "last")
+POSITIONS = ("only", "first", "middle", "last")
 
 
 def _position(p: int, passes: int) -> str:
@@ -92,14 +92,6 @@ def _pass_types(pos: str, ct: str, cs: str, ci: str) -> tuple:
 
 def _pass_expr(types: tuple, items: int, min_blocks: int) -> str:
     return f"xs_radix_onesweep<{', '.join(types)}, {items}, {min_blocks}>"
-
-
-def _passes(ct: str, cs: str, ci: str, items: int, min_blocks: int) -> tuple:
-    """Every one-sweep pass a sort of keys of C type ``ct`` moved as ``cs``, with its
-    permutation moved as ``ci``, may run: the instantiations of the four positions,
-    each once."""
-    exprs = [_pass_expr(_pass_types(pos, ct, cs, ci), items, min_blocks) for pos in _POSITIONS]
-    return tuple(dict.fromkeys(exprs))
 
 
 def _plan_passes(plan, ct: str, cs: str, ci: str) -> list:
