@@ -184,8 +184,15 @@ class FakeCupyArray:
 
     def __init__(self, a, dtype=None, *, mem=None, ptr=None, device=0, readonly=False):
         if not isinstance(a, np.ndarray):
-            made = _allocate(a, float if dtype is None else dtype, poison=self.poison,
-                             device=device)
+            cp = sys.modules.get("cupy")
+            if isinstance(cp, FakeCupy) and self.poison:
+                # cupy.ndarray(shape, dtype) is cupy.empty's allocation: the installed
+                # stand-in's (recorded, misaligned on request, its current device)
+                made = cp.empty(a, float if dtype is None else dtype)
+                device = made.data.mem.device_id
+            else:
+                made = _allocate(a, float if dtype is None else dtype, poison=self.poison,
+                                 device=device)
             a, mem = made.host, made.data.mem
         self.host = a
         self.shape, self.strides, self.dtype = a.shape, a.strides, a.dtype

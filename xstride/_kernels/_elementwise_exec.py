@@ -348,7 +348,9 @@ def remember(tag, entry, out, args, conv, alloc=None) -> None:
         return
     c = _Call()
     c.fn, c.grid, c.block, c.pre, c.kind = entry
-    c.empty = cupy.empty
+    # the array constructor itself (C order, as ``cupy.empty``): on the H200 host
+    # 1.6 us a call against 3.5 us through ``cupy.empty`` with a NumPy dtype
+    c.empty = cupy.ndarray
     # the fast launch of run(): one output and one or two array inputs, no scalar
     packed = c.fn
     c.launch = packed.launch if packed is not None else None
