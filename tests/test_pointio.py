@@ -246,3 +246,8 @@ def test_npy_is_read_into_memory_not_left_mapped(tmp_path):
     pts = read_quietly(path)
     assert type(pts) is np.ndarray and pts.flags.writeable and pts.flags.c_contiguous
     np.testing.assert_array_equal(pts, [[0, 1, 2], [3, 4, 5]])
+
+
+def test_an_empty_path_is_named_as_empty():
+    with pytest.raises(PointFileError, match="the point-file path is empty"):
+        read_points("")

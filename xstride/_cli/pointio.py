@@ -51,6 +51,8 @@ def read_points(path) -> np.ndarray:
         Missing or unreadable file, unknown extension, wrong shape or column count,
         a PLY without x/y/z vertex properties, no points, or a non-finite coordinate.
     """
+    if str(path) == "":   # Path("") is ".", which names no file the user gave
+        raise PointFileError("the point-file path is empty")
     p = Path(path)
     ext = p.suffix.lower()
     if ext not in FORMATS:
