@@ -14,7 +14,6 @@ itself: tests/test_morton_tree_gpu.py does, on the device.
 
 from __future__ import annotations
 
-import ctypes
 import re
 
 import numpy as np
@@ -22,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.test_segments_launch import mem
 from tests.test_tree_nvrtc import PARAMS
 from xstride import algorithms as alg
 from xstride._core.dtypes import DTYPE_OF_C
@@ -32,15 +32,6 @@ from xstride.algorithms import MAX_MORTON_LEVELS
 
 TILE = kt.TILE
 INT_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
-
-
-def mem(addr, dtype, count):
-    """``count`` items of ``dtype`` at host address ``addr`` (writable, no copy)."""
-    dt = np.dtype(dtype)
-    if count == 0:
-        return np.empty(0, dt)
-    buf = (ctypes.c_char * (int(count) * dt.itemsize)).from_address(int(addr))
-    return np.frombuffer(buf, dtype=dt)
 
 
 def keys_at(addr, dtype, n, stride):
