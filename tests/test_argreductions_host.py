@@ -138,7 +138,14 @@ def test_geometry_picks_the_kernel_from_the_plan():
     assert g.grid == n // 256
     g = _geo((n, 3), (1,), strides=(1, n))   # a (3, n) array used as .T: outer
     assert (g.kernel, g.nchunks) == ("thread", 1)
-    g = _geo((n, 3), (0,))                   # 3 long columns: split, combined
+    g = _geo((n, 3), (0,))                   # 3 long columns: the flat run, combined
+    assert (g.kernel, g.block, g.nchunks) == ("interleave", 255, g.grid)
+    assert 1000 < g.grid <= 8 * 132            # about one wave of 8 blocks per SM
+    assert g.chunk % 255 == 0 and g.chunk * g.nchunks >= 3 * n > g.chunk * (g.nchunks - 1)
+    assert g.combine_grid == 1
+    g = _geo((100, 16), (0,))                # a short run: one block, no combine
+    assert (g.kernel, g.block, g.nchunks, g.combine_grid) == ("interleave", 256, 1, 0)
+    g = _geo((n, 3), (0,), strides=(6, 1))   # columns of a strided view: a thread each
     assert g.kernel == "thread" and g.nchunks > 1000 and g.combine_grid == 1
     assert g.chunk * g.nchunks >= n > g.chunk * (g.nchunks - 1) and g.chunk >= 64
     g = _geo((1 << 25,), (0,))               # one long row: warps, split
@@ -152,7 +159,8 @@ def test_geometry_picks_the_kernel_from_the_plan():
 
 
 # ----------------------------------------------------------------------------- stand-in kernels
-_EXPR = re.compile(r"xs_arg_(thread|warp)<([01]), ([\w ]+), ([\w ]+), (\d+), (\d+)>")
+_EXPR = re.compile(r"xs_arg_(thread|warp)<([01]), ([\w ]+), ([\w ]+), (\d+), (\d+)(, \d+)?>")
+_INTER = re.compile(r"xs_arg_interleave<([01]), ([\w ]+), ([\w ]+)>")
 _COMB = re.compile(r"xs_arg_combine<([01]), ([\w ]+)>")
 _CT = {v: k for k, v in _rc.CTYPE.items()}
 
@@ -186,10 +194,15 @@ class FakeArgKernel:
     def __init__(self, expr, log, rng):
         self.expr, self.log, self.rng = expr, log, rng
         m = _EXPR.fullmatch(expr)
+        mi = _INTER.fullmatch(expr)
         if m:
             self.name, self.mx = m.group(1), int(m.group(2))
             self.tin, self.tacc = _CT[m.group(3)], _CT[m.group(4)]
             self.nkc, self.nrc = int(m.group(5)), int(m.group(6))
+            assert (m.group(7) is not None) == (self.name == "thread"), expr   # MINB
+        elif mi:
+            self.name, self.mx = "interleave", int(mi.group(1))
+            self.tin, self.tacc = _CT[mi.group(2)], _CT[mi.group(3)]
         else:
             m = _COMB.fullmatch(expr)
             assert m, expr
@@ -213,6 +226,9 @@ class FakeArgKernel:
                     if best is None or _better(self.mx, vals[w], idxs[w], *best):
                         best = (vals[w], idxs[w])
                 res[row] = best[1]
+            return
+        if self.name == "interleave":
+            self._interleave(grid, block, args)
             return
         x, out, pv, pi = (int(a) for a in args[:4])
         d = _words(args[4])
@@ -245,6 +261,29 @@ class FakeArgKernel:
             else:
                 _mem(pv, nrows * nchunks, self.tacc)[w] = best[0]
                 _mem(pi, nrows * nchunks, np.int64)[w] = best[1]
+
+
+    def _interleave(self, grid, block, args):
+        """``xs_arg_interleave``: block b folds the flat elements of its chunk, each
+        thread those of its column (in a random order here), walk position i // ncols."""
+        x, out, pv, pi, ncols, nred, chunk, nchunks, rbase, rweight = (int(a) for a in args)
+        nb, width = (int(np.prod(v)) for v in (grid, block))
+        assert nb == nchunks and width == ncols * (256 // ncols) and chunk % width == 0
+        assert chunk * (nchunks - 1) < ncols * nred <= chunk * nchunks
+        flat = _mem(x, ncols * nred, self.tin)
+        for b in range(nchunks):
+            for c in range(ncols):
+                best = None
+                ids = np.arange(b * chunk + c, min(b * chunk + chunk, ncols * nred), ncols)
+                for i in self.rng.permutation(ids):
+                    v, idx = self.tacc.type(flat[i]), rbase + (i // ncols) * rweight
+                    if best is None or _better(self.mx, v, idx, *best):
+                        best = (v, idx)
+                if nchunks == 1:
+                    _mem(out, ncols, np.int64)[c] = best[1]
+                else:
+                    _mem(pv, ncols * nchunks, self.tacc)[b * ncols + c] = best[0]
+                    _mem(pi, ncols * nchunks, np.int64)[b * ncols + c] = best[1]
 
 
 @pytest.fixture
@@ -287,6 +326,8 @@ def _host_views(rng, dtype):
     yield a[:, 3]
     yield np.broadcast_to(a[:, :1], (6, 4, 5))
     yield a.reshape(-1)[::-1]
+    yield a.reshape(42, 5)            # axis 0: a flat run of 5 columns ("interleave")
+    yield a.reshape(42, 5)[::-1]
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool", "int8", "uint16"])
@@ -306,7 +347,8 @@ def test_argminmax_through_the_launch_path(fake_args, dtype):
                                                   err_msg=f"{f} {h.shape} {h.strides} {axis}")
                     n += 1
     assert n > 100 and len(log) > 50
-    assert {e[0].split("<")[0] for e in log} >= {"xs_arg_thread", "xs_arg_warp"}
+    assert {e[0].split("<")[0] for e in log} >= {"xs_arg_thread", "xs_arg_warp",
+                                                 "xs_arg_interleave"}
 
 
 def test_long_rows_are_split_and_combined(fake_args):

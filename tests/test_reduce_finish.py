@@ -45,3 +45,70 @@ def test_finish_has_the_bits_of_the_array_operations(cp, monkeypatch, dtype, fun
         ref = getattr(np, func)(h.astype(np.float64), axis=1, ddof=correction)
     np.testing.assert_allclose(cp.asnumpy(got), ref.astype(got.dtype),
                                rtol=2e-6 if dtype == "float32" else 1e-12)
+
+
+ROWS = [f"xs_var_rows<{tin}, {tout}, 4, {r}, {v}, {root}>"
+        for tin, tout, v in (("float", "float", 4), ("double", "double", 2), ("int", "double", 1))
+        for r in (4, 32) for root in ("true", "false")]
+
+
+@pytest.mark.skipif(nvrtc is None, reason="cuda-bindings/nvrtc not importable")
+def test_every_rows_kernel_compiles_with_the_packed_parameter_sizes():
+    lowered, ptx = compile_named(source("reduce_finish.cu"), ROWS, "sm_90", "reduce_finish.cu")
+    desc = 8 * (2 * 4 + 2 * 1 + 2)   # xs_red_desc<4, 1>
+    for name in ROWS:   # x, out, desc, nrows, rowlen, dof
+        assert ptx_param_sizes(ptx, lowered[name]) == [8, 8, desc, 8, 8, 8], name
+
+
+def _short_row_views(rng, dtype):
+    """(base, view, axis): views whose plans are short-row strategies: contiguous rows
+    of 2 to 32 elements (vectors and not), rows of a transposed array, strided and
+    reversed rows; ``view`` works on NumPy and CuPy arrays alike."""
+    for k in (2, 3, 4, 5, 8, 12, 16, 31, 32):
+        yield (rng.standard_normal((4099, k)) * 3 + 1).astype(dtype), lambda a: a, 1
+    base = (rng.standard_normal((5, 3001)) * 2 - 4).astype(dtype)
+    yield base, lambda a: a.T, 1
+    yield base, lambda a: a[:, ::-2].T, 1
+    wide = (rng.standard_normal((2000, 20)) + 7).astype(dtype)
+    yield wide, lambda a: a[:, 1:9], 1
+    yield wide, lambda a: a[::-1, ::3], 1
+    yield wide, lambda a: a.reshape(2000, 4, 5), 2
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
+@pytest.mark.parametrize("func", ["var", "std"])
+def test_rows_kernel_matches_numpy_and_the_two_pass_path(cp, monkeypatch, dtype, func):
+    from xstride._kernels import reductions as red
+    from xstride._plans.reduction import plan_array
+
+    rng = np.random.default_rng(11)
+    seen = 0
+    for base, view, axis in _short_row_views(rng, dtype):
+        h, x = view(base), view(cp.asarray(base))
+        assert x.strides == h.strides
+        seen += red._rows_ok(plan_array(x, (axis,)))
+        for correction in (0, 1):
+            got = getattr(xp, func)(x, axis=axis, correction=correction)
+            with monkeypatch.context() as m:
+                m.setattr(red, "_rows_ok", lambda plan: False)
+                two = getattr(xp, func)(x, axis=axis, correction=correction)
+            ref = getattr(np, func)(h.astype(np.float64), axis=axis, ddof=correction)
+            assert got.dtype == two.dtype and got.shape == two.shape == ref.shape
+            tol = 2e-6 if dtype == "float32" else 1e-12
+            np.testing.assert_allclose(cp.asnumpy(got), ref, rtol=tol)
+            np.testing.assert_allclose(cp.asnumpy(got), cp.asnumpy(two), rtol=tol)
+    assert seen >= 10   # the rows kernel served the short-row views
+
+
+@pytest.mark.gpu
+def test_rows_kernel_nan_inf_and_no_degrees_of_freedom(cp):
+    h = np.array([[1.0, np.nan, 2.0], [np.inf, 1.0, 0.0], [3.0, 3.0, 3.0],
+                  [-np.inf, np.inf, 1.0]] * 100, dtype=np.float32)
+    x = cp.asarray(h)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for correction in (0, 1, 3, 4):
+            got = cp.asnumpy(xp.var(x, axis=1, correction=correction))
+            want = np.var(h.astype(np.float64), axis=1, ddof=correction).astype(np.float32)
+            np.testing.assert_array_equal(got, want)

@@ -159,6 +159,60 @@ class FakeFinish:
             out[...] = (np.sqrt(v) if self.root else v).astype(self.tout)
 
 
+class FakeVarRows:
+    """``xs_var_rows<Tin, Tout, NK, R, V, ROOT>`` (reduce_finish.cu): records each
+    launch, then computes each row's two-pass variance (its square root) on the host
+    from the descriptor's one reduced axis."""
+
+    def __init__(self, expr, log):
+        m = re.fullmatch(r"xs_var_rows<([\w ]+), (float|double), (\d+), (\d+), (\d+), "
+                         r"(true|false)>", expr)
+        assert m, expr
+        self.expr, self.log = expr, log
+        self.tin = _CT[m.group(1)]
+        self.tout = np.dtype(np.float32 if m.group(2) == "float" else np.float64)
+        self.nkc, self.rmax, self.vec = int(m.group(3)), int(m.group(4)), int(m.group(5))
+        self.root = m.group(6) == "true"
+
+    @property
+    def kernel(self):
+        return self
+
+    def __call__(self, grid, block, args, shared_mem=0, stream=None, **kwargs):
+        raw = [a.tobytes() if isinstance(a, np.generic) else _arg_bytes(a, [8])[0]
+               for a in args]
+        ndesc = 8 * (2 * self.nkc + 2 + 2)
+        # x, out, desc, nrows, rowlen, dof
+        assert [len(b) for b in raw] == [8, 8, ndesc, 8, 8, 8], self.expr
+        self.log.append((self.expr, tuple(grid), tuple(block), raw))
+        xptr, optr = (int.from_bytes(b, "little") for b in raw[:2])
+        desc = np.frombuffer(raw[2], np.int64)
+        c = self.nkc
+        nk, nr = int(desc[-2]), int(desc[-1])
+        assert nr == 1
+        nrows = int.from_bytes(raw[3], "little", signed=True)
+        rowlen = int.from_bytes(raw[4], "little", signed=True)
+        assert rowlen <= self.rmax and self.rmax % self.vec == 0
+        dof = float(np.frombuffer(raw[5], np.float64)[0])
+        kshape, kstride = desc[:nk], desc[c:c + nk]
+        rshape, rstride = desc[2 * c:2 * c + 1], desc[2 * c + 1:2 * c + 2]
+        assert nrows == int(np.prod(kshape)) and rowlen == int(rshape[0])
+        idx = _offsets(kshape, kstride)[:, None] + _offsets(rshape, rstride)[None, :]
+        if self.vec > 1:   # whole aligned vectors: contiguous rows
+            assert int(rstride[0]) == 1 and xptr % 16 == 0
+        lo, hi = int(idx.min()), int(idx.max())
+        isz = self.tin.itemsize
+        raw_x = (ctypes.c_char * ((hi - lo + 1) * isz)).from_address(xptr + lo * isz)
+        vals = np.frombuffer(raw_x, self.tin)[idx - lo].astype(np.float64)
+        mean = vals.sum(axis=1) / rowlen
+        ss = ((vals - mean[:, None]) ** 2).sum(axis=1)
+        out = np.frombuffer((ctypes.c_char * (self.tout.itemsize * nrows)).from_address(optr),
+                            self.tout)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            v = ss / dof
+            out[...] = (np.sqrt(v) if self.root else v).astype(self.tout)
+
+
 @pytest.fixture
 def fake_reductions(fake_cupy, monkeypatch):
     """The stand-in CuPy with the reduction kernels of this file (recorded, then run on
@@ -169,7 +223,8 @@ def fake_reductions(fake_cupy, monkeypatch):
 
     def kernel(src, expr):
         if expr not in kernels:
-            model = FakeFinish if src == "reduce_finish.cu" else FakeKernel
+            model = ((FakeVarRows if expr.startswith("xs_var_rows") else FakeFinish)
+                     if src == "reduce_finish.cu" else FakeKernel)
             kernels[expr] = model(expr, log)
         return kernels[expr]
 
@@ -182,6 +237,7 @@ def fake_reductions(fake_cupy, monkeypatch):
     monkeypatch.setattr(_red, "_WORKSPACES", Bounded(1024))
     monkeypatch.setattr(_red, "_CALLS", Store(1024))
     monkeypatch.setattr(_red, "_FINISH", Bounded(64))
+    monkeypatch.setattr(_red, "_VAR_ROWS", Bounded(256))
     GATE.close()
     _rc._sm_count.cache_clear()
     yield cp, log
@@ -444,7 +500,9 @@ def test_short_rows_launch_their_kernels(fake_reductions, case):
     """Rows of at most 32 elements, many of them ("lanes", "tile", "short") and contiguous runs
     of a few columns ("interleave"): the kernel the plan names with its argument list
     (one-pass for "short" and "tile", with the workspace for "interleave"), for sum/max
-    and the two passes of var, first and prepared calls alike."""
+    and var (one pass of ``xs_var_rows`` over rows of many, the two passes of the
+    reductions and the finish over the few columns of "interleave"), first and
+    prepared calls alike."""
     cp, log = fake_reductions
     kernel, h, axis = list(_short_cases())[case]
     x = FakeCupyArray(h)   # the same strides as the host view
@@ -459,9 +517,24 @@ def test_short_rows_launch_their_kernels(fake_reductions, case):
         np.testing.assert_array_equal(r.get(), h.max(axis=axis))
         v = xp.var(x, axis=axis)
         np.testing.assert_allclose(v.get(), h.var(axis=axis), rtol=1e-12)
+        s = xp.std(x, axis=axis, correction=1)
+        np.testing.assert_allclose(s.get(), h.std(axis=axis, ddof=1), rtol=1e-12)
         names = [e[0].split("<")[0] for e in log[before:]]
-        # sum, max, var's two passes, then its finish (ss / dof into float64)
-        assert names == [f"xs_reduce_{kernel}"] * 4 + ["xs_var_finish"], names
-        assert log[-1][0] == "xs_var_finish<double, false>"
-        assert log[-2][0].startswith(f"xs_reduce_{kernel}<4, double, double, double")
-        assert log[-2][3][2][0] != bytes(8)   # var's second pass has its center
+        if kernel == "interleave":
+            # sum, max, var's two passes, then its finish (ss / dof into float64); std's
+            assert names == [f"xs_reduce_{kernel}"] * 4 + ["xs_var_finish"] + [
+                f"xs_reduce_{kernel}"] * 2 + ["xs_var_finish"], names
+            assert log[-1][0] == "xs_var_finish<double, true>"
+            assert log[-2][0].startswith(f"xs_reduce_{kernel}<4, double, double, double")
+            assert log[-2][3][2][0] != bytes(8)   # var's second pass has its center
+        else:
+            # sum, max, then var and std each in one kernel, 16-byte vectors where the
+            # rows are contiguous, aligned and whole vectors long
+            assert names == [f"xs_reduce_{kernel}"] * 2 + ["xs_var_rows"] * 2, names
+            other = h.strides[1 - axis]
+            vec = 2 if (h.strides[axis] == 8 and h.shape[axis] % 2 == 0 and other % 16 == 0
+                        and x.data.ptr % 16 == 0) else 1
+            rmax = max(4, 1 << (h.shape[axis] - 1).bit_length())
+            assert log[-2][0] == f"xs_var_rows<double, double, 4, {rmax}, {vec}, false>"
+            assert log[-1][0] == f"xs_var_rows<double, double, 4, {rmax}, {vec}, true>"
+            assert np.frombuffer(log[-1][3][5], np.float64)[0] == h.shape[axis] - 1

@@ -26,6 +26,9 @@
 //                   axis is innermost, plan strategies "short" and "outer")
 //   xs_arg_warp     one warp per (row, chunk), lanes interleaved over the elements
 //                   (coalesced when the reduced axis is innermost: "inner", "full")
+//   xs_arg_interleave  a block per chunk of a contiguous run of rows of a few columns,
+//                   reduced over the rows (plan strategy "interleave": argmax(x, axis=0)
+//                   of an (n, 3) array), read as one flat array
 //   xs_arg_combine  one warp per row folds the chunks' pairs (second pass; only when
 //                   a row is split into chunks)
 // Work item w = chunk * nrows + row; with nchunks > 1 the pair of item w is stored at
@@ -147,8 +150,8 @@ __device__ __forceinline__ void xs_arg_store(long long w, long long row, long lo
 }
 
 // One thread per work item (row, chunk); threads loop over the items.
-template <int MAX, typename Tin, typename Tacc, int NK, int NR>
-__global__ void __launch_bounds__(256) xs_arg_thread(const Tin* __restrict__ x, long long* __restrict__ out,
+template <int MAX, typename Tin, typename Tacc, int NK, int NR, int MINB>
+__global__ void __launch_bounds__(256, MINB) xs_arg_thread(const Tin* __restrict__ x, long long* __restrict__ out,
                                                      Tacc* __restrict__ pval, long long* __restrict__ pidx,
                                                      const xs_arg_desc<NK, NR> d, long long nrows,
                                                      long long rowlen, long long chunk, long long nchunks)
@@ -156,7 +159,7 @@ __global__ void __launch_bounds__(256) xs_arg_thread(const Tin* __restrict__ x, 
     const long long nitems = nrows * nchunks;
     const long long nthreads = (long long)gridDim.x * blockDim.x;
     for (long long w = (long long)blockIdx.x * blockDim.x + threadIdx.x; w < nitems; w += nthreads) {
-        const long long ch = w / nrows;
+        const long long ch = nchunks == 1 ? 0 : w / nrows;
         const long long row = w - ch * nrows;
         const long long begin = ch * chunk;
         const long long end = begin + chunk < rowlen ? begin + chunk : rowlen;
@@ -191,6 +194,60 @@ __global__ void __launch_bounds__(256) xs_arg_warp(const Tin* __restrict__ x, lo
         xs_arg_fold<MAX, Tin, Tacc, NK, NR>(p, begin + lane, end, 32, d, bv, bi);
         xs_arg_warp_reduce<MAX>(bv, bi);
         if (lane == 0u) xs_arg_store(w, row, nchunks, bv, bi, out, pval, pidx);
+    }
+}
+
+// Plan strategy "interleave": a contiguous run of nred rows of ncols <= 32 columns (the
+// kept axis of stride 1, the walk's one axis of stride ncols), e.g. argmax(x, axis=0)
+// of an (n, 3) array. As xs_reduce_interleave (reductions.cu): block b takes the flat
+// elements [b * chunk, (b + 1) * chunk) (chunk a multiple of the width ncols *
+// floor(blockDim.x / ncols); threads past the width idle), thread t the elements
+// b * chunk + t, + width, ..., all of column t % ncols at walk positions (b * chunk +
+// t) / ncols + m * width / ncols; every load of a warp is one contiguous span, B = 8
+// in flight per thread. The block then folds each column's pairs in shared memory;
+// the pair of (block b, column c) is work item b * ncols + c of xs_arg_combine, or
+// with one block the index itself.
+template <int MAX, typename Tin, typename Tacc>
+__global__ void __launch_bounds__(256) xs_arg_interleave(const Tin* __restrict__ x, long long* __restrict__ out,
+                                                         Tacc* __restrict__ pval, long long* __restrict__ pidx,
+                                                         long long ncols, long long nred, long long chunk,
+                                                         long long nchunks, long long rbase, long long rweight)
+{
+    constexpr int B = 8;
+    __shared__ Tacc sv[256];
+    __shared__ long long si[256];
+    const long long width = ncols * ((long long)blockDim.x / ncols);
+    const long long wrows = width / ncols;               // walk positions per step
+    const long long total = ncols * nred;
+    const long long begin = (long long)blockIdx.x * chunk;
+    const long long end = begin + chunk < total ? begin + chunk : total;
+    const unsigned t = threadIdx.x;
+    Tacc bv = xs_arg_worst<MAX, Tacc>();
+    long long bi = XS_ARG_NONE;
+    if ((long long)t < width) {
+        long long j = (begin + t) / ncols;
+        for (long long i = begin + t; i < end; i += B * width, j += B * wrows) {
+            Tacc v[B];
+#pragma unroll
+            for (int k = 0; k < B; ++k) {
+                const long long ik = i + k * width;
+                v[k] = ik < end ? (Tacc)x[ik] : xs_arg_worst<MAX, Tacc>();
+            }
+#pragma unroll
+            for (int k = 0; k < B; ++k) {
+                const long long idx = i + k * width < end ? rbase + (j + k * wrows) * rweight
+                                                          : XS_ARG_NONE;
+                if (xs_arg_better<MAX>(v[k], idx, bv, bi)) { bv = v[k]; bi = idx; }
+            }
+        }
+    }
+    sv[t] = bv;
+    si[t] = bi;
+    __syncthreads();
+    if ((long long)t < ncols) {
+        for (long long u = t + ncols; u < width; u += ncols)
+            if (xs_arg_better<MAX>(sv[u], si[u], bv, bi)) { bv = sv[u]; bi = si[u]; }
+        xs_arg_store((long long)blockIdx.x * ncols + t, t, nchunks, bv, bi, out, pval, pidx);
     }
 }
 

@@ -44,6 +44,16 @@ THREAD_MIN_CHUNK = 64
 WARP_MIN_CHUNK = 2048
 #: Most blocks of the thread kernel (its threads loop over the items beyond).
 THREAD_MAX_BLOCKS = 1 << 20
+#: Blocks per SM the thread kernel is compiled to keep resident (``__launch_bounds__``
+#: minimum: a register cap of 65536 / (256 * MINB) per thread). On the H200
+#: (2026-12-01, n = 2**25 float32, argmin(x, axis=1), fraction of a copy of the same
+#: bytes) MINB 1, 2, 4, 6, 8 read (n, 3) at 0.77, 0.96, 0.95, 1.14, 0.51, (3, n).T at
+#: 0.71, 0.88, 0.88, 1.10, 0.53 and (n, 16) at 0.91, 1.01, 1.01, 1.06, 0.65.
+THREAD_MINB = 6
+#: Blocks per SM of the "interleave" kernel's one wave, and the fewest block widths of
+#: elements each block folds per thread (as the sums' "interleave").
+INTERLEAVE_BLOCKS_PER_SM = 8
+INTERLEAVE_MIN_ROUNDS = 8
 
 #: The dtypes the kernels handle (anything else: the library).
 DTYPES = rc.SUPPORTED
@@ -60,8 +70,10 @@ class ArgGeometry:
 
     Attributes
     ----------
-    kernel : {"thread", "warp"}
-        ``xs_arg_thread`` (one thread per work item) or ``xs_arg_warp`` (one warp).
+    kernel : {"thread", "warp", "interleave"}
+        ``xs_arg_thread`` (one thread per work item), ``xs_arg_warp`` (one warp) or
+        ``xs_arg_interleave`` (a block per chunk of a flat run of a few columns; its
+        block is ``ncols * (256 // ncols)`` threads).
     grid, block : int
         Blocks and threads per block of the first pass.
     nchunks, chunk : int
@@ -92,11 +104,23 @@ def arg_geometry(plan: ArgPlan, sm_count: int) -> ArgGeometry:
     ``SHORT_ROWLEN``, which the warp kernel reads. A row is split when the rows alone give fewer
     work items than :data:`THREAD_ITEMS_PER_SM` threads (:data:`WARP_ITEMS_PER_SM`
     warps) per SM, into chunks of at least :data:`THREAD_MIN_CHUNK`
-    (:data:`WARP_MIN_CHUNK`) elements.
+    (:data:`WARP_MIN_CHUNK`) elements. The plan strategy ``"interleave"`` with a walk
+    of one axis (a contiguous run of a few columns, reduced over its rows) takes
+    ``xs_arg_interleave``: about :data:`INTERLEAVE_BLOCKS_PER_SM` blocks per SM, each
+    a chunk of whole block widths of the flat run (work item ``b * ncols + c``).
     """
     base = plan.base
     sm = max(int(sm_count), 1)
     nrows, rowlen = base.nrows, base.rowlen
+    if (base.strategy == "interleave" and plan.nr == 1 and plan.rstride[0] == nrows
+            and nrows <= BLOCK):
+        width = nrows * (BLOCK // nrows)
+        total = nrows * rowlen
+        chunk = -(-total // (INTERLEAVE_BLOCKS_PER_SM * sm))
+        chunk = max(-(-chunk // width), INTERLEAVE_MIN_ROUNDS) * width
+        nchunks = -(-total // chunk)
+        combine = min(-(-nrows // (BLOCK // 32)), 32 * sm) if nchunks > 1 else 0
+        return ArgGeometry("interleave", nchunks, width, nchunks, chunk, combine)
     # "tile" and "lanes" rows past SHORT_ROWLEN are medium rows, a warp's work
     # (argmin/argmax stage no tiles and combine no lanes)
     thread = (base.strategy not in ("inner", "full")
@@ -154,11 +178,23 @@ def _build(plan: ArgPlan, x, op: str) -> _Recipe:
     geo = rec.geo = arg_geometry(plan, rc.sm_count())
     nkc, nrc, desc = pack_desc(plan)
     tin, tacc = rc.CTYPE[np.dtype(x.dtype)], rc.CTYPE[acc]
-    expr = f"xs_arg_{geo.kernel}<{_MAX[op]}, {tin}, {tacc}, {nkc}, {nrc}>"
-    # x, out, partial values, partial indices, the descriptor, nrows, rowlen, chunk, nchunks
-    rec.first = Launch(rc.kernel(_SRC, expr), geo.grid, geo.block,
-                       [slot64(), slot64(), slot64(), slot64(), struct(desc.tobytes()),
-                        i64(base.nrows), i64(base.rowlen), i64(geo.chunk), i64(geo.nchunks)])
+    if geo.kernel == "interleave":
+        expr = f"xs_arg_interleave<{_MAX[op]}, {tin}, {tacc}>"
+        # x, out, partial values, partial indices, ncols, nred, chunk, nchunks, rbase,
+        # rweight
+        rec.first = Launch(rc.kernel(_SRC, expr), geo.grid, geo.block,
+                           [slot64(), slot64(), slot64(), slot64(), i64(base.nrows),
+                            i64(base.rowlen), i64(geo.chunk), i64(geo.nchunks),
+                            i64(plan.rbase), i64(plan.rweight[0])])
+    else:
+        minb = f", {THREAD_MINB}" if geo.kernel == "thread" else ""
+        expr = f"xs_arg_{geo.kernel}<{_MAX[op]}, {tin}, {tacc}, {nkc}, {nrc}{minb}>"
+        # x, out, partial values, partial indices, the descriptor, nrows, rowlen, chunk,
+        # nchunks
+        rec.first = Launch(rc.kernel(_SRC, expr), geo.grid, geo.block,
+                           [slot64(), slot64(), slot64(), slot64(), struct(desc.tobytes()),
+                            i64(base.nrows), i64(base.rowlen), i64(geo.chunk),
+                            i64(geo.nchunks)])
     if geo.nchunks > 1:
         cexpr = f"xs_arg_combine<{_MAX[op]}, {tacc}>"
         rec.combine = Launch(rc.kernel(_SRC, cexpr), geo.combine_grid, geo.block,

@@ -1,9 +1,13 @@
-// The last step of var and std (launcher: reductions.py, _var_finish): each output is
-// the float64 sum of squared deviations divided by the degrees of freedom, its square
-// root for std, rounded once to the output type. Double division and sqrt are the
-// IEEE operations (correctly rounded), so the bits are those of the three array
-// operations this replaces (ss / dof, sqrt, astype), in one pass over the outputs.
+// var and std on the device besides the reductions' passes (launcher: reductions.py):
+// the finish of the two-pass path (_var_finish) and short rows in one kernel
+// (_var_rows). Compiled by NVRTC: no standard headers.
+#include <xstride/detail/namespace_kernels.cuh>
 
+// The last step of the two-pass path: each output is the float64 sum of squared
+// deviations divided by the degrees of freedom, its square root for std, rounded once
+// to the output type. Double division and sqrt are the IEEE operations (correctly
+// rounded), so the bits are those of the three array operations this replaces
+// (ss / dof, sqrt, astype), in one pass over the outputs.
 template <typename T, bool ROOT>
 __global__ void __launch_bounds__(256)
 xs_var_finish(const double* __restrict__ ss, T* __restrict__ out, long long n, double dof)
@@ -13,5 +17,64 @@ xs_var_finish(const double* __restrict__ ss, T* __restrict__ out, long long n, d
         double v = ss[i] / dof;
         if (ROOT) v = sqrt(v);
         out[i] = (T)v;
+    }
+}
+
+// Rows of at most R elements (R a power of two from 4 to 32, the host's smallest at
+// least rowlen), one reduced axis of element stride d.rstride[0], many rows: one thread
+// per output row, the rows in a grid-stride loop. The thread loads its row into
+// registers once, every load issued before any is used (V > 1: whole 16-byte
+// vectors, when the host found the rows contiguous, 16-byte aligned and a whole
+// number of vectors long), then runs the two passes of the two-pass path on them, in
+// float64 and in the order j = 0, 1, ..., rowlen - 1: the mean (the sum divided once
+// by rowlen), then the sum of squared deviations from it, divided by dof (its square
+// root for std) and rounded once to Tout. One read of the input instead of two, and no
+// float64 mean and sums of squares between kernels (Welford's one-pass update is not
+// used: the two-pass formula is the accurate one, Chan, Golub & LeVeque, "Algorithms
+// for computing the sample variance", The American Statistician 37(3), 1983).
+template <typename Tin, typename Tout, int NK, int R, int V, bool ROOT>
+__global__ void __launch_bounds__(256)
+xs_var_rows(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_red_desc<NK, 1> d,
+            long long nrows, long long rowlen, double dof)
+{
+    static_assert(R % V == 0, "whole vectors per row");
+    const long long step = (long long)gridDim.x * blockDim.x;
+    const long long s = d.rstride[0];
+    const int len = (int)rowlen;
+    for (long long row = (long long)blockIdx.x * blockDim.x + threadIdx.x; row < nrows;
+         row += step) {
+        const Tin* p = x + xs_offset<NK>(row, d.kshape, d.kstride, d.nk);
+        Tin v[R];
+        if constexpr (V > 1) {
+#pragma unroll
+            for (int j = 0; j < R; j += V) {
+                if (j < len) {
+                    union { uint4 u; Tin t[V]; } w;
+                    w.u = __ldg(reinterpret_cast<const uint4*>(p + j));
+#pragma unroll
+                    for (int u = 0; u < V; ++u) v[j + u] = w.t[u];
+                }
+            }
+        } else {
+#pragma unroll
+            for (int j = 0; j < R; ++j)
+                if (j < len) v[j] = p[j * s];
+        }
+        double sum = 0.0;
+#pragma unroll
+        for (int j = 0; j < R; ++j)
+            if (j < len) sum = sum + (double)v[j];
+        const double c = sum / (double)rowlen;
+        double ss = 0.0;
+#pragma unroll
+        for (int j = 0; j < R; ++j) {
+            if (j < len) {
+                const double t = (double)v[j] - c;
+                ss = ss + t * t;
+            }
+        }
+        double r = ss / dof;
+        if (ROOT) r = sqrt(r);
+        out[row] = (Tout)r;
     }
 }

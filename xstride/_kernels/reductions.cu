@@ -30,16 +30,6 @@
 #endif
 #include <xstride/detail/namespace_kernels.cuh>
 
-template <int NK, int NR>
-struct xs_red_desc {
-    long long kshape[NK];
-    long long kstride[NK];
-    long long rshape[NR];
-    long long rstride[NR];
-    long long nk;
-    long long nr;
-};
-
 
 template <int OP> struct xs_op_of { typedef xstride_sum_op type; };
 template <> struct xs_op_of<1> { typedef xs_prod_op type; };

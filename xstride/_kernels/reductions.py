@@ -27,7 +27,7 @@ from .._plans.reduction import (
 from .._plans.reduction_split import split_axes
 from . import _reduce_common as rc
 from . import elementwise as _ew
-from ._geometry import reduction_geometry
+from ._geometry import SHORT_MAX_BLOCKS, reduction_geometry
 from ._cupy import cupy as _cupy
 from ._launch import Launch, i64, slot64, slot_f64, struct
 from ._lru import Bounded
@@ -436,12 +436,58 @@ def _var_finish(cp, ss, dof: float, root: bool, out_dtype: np.dtype):
     return out
 
 
+#: Longest rows of ``xs_var_rows`` (one thread per row, the row in registers).
+VAR_ROWS_MAX = 32
+#: Plans whose many short rows ``xs_var_rows`` takes (one thread per row).
+_VAR_ROWS_STRATEGIES = frozenset({"short", "tile", "lanes"})
+#: (dtypes, root, descriptor, device, ...) -> Launch of ``xs_var_rows``
+_VAR_ROWS = Bounded(256)
+
+
+def _rows_ok(plan) -> bool:
+    """True when ``xs_var_rows`` takes the plan: many rows (a short-row strategy) of at
+    most :data:`VAR_ROWS_MAX` elements along one reduced axis."""
+    return (plan.strategy in _VAR_ROWS_STRATEGIES and plan.nr == 1
+            and 2 <= plan.rowlen <= VAR_ROWS_MAX)
+
+
+def _var_rows(cp, x, rec: _Recipe, dof: float, root: bool, out_dtype: np.dtype):
+    """var (``root``: std) of the short rows of ``rec``'s plan in one kernel
+    (``xs_var_rows``, reduce_finish.cu): each row read once into registers, its float64
+    mean, then its float64 sum of squared deviations, ``/ dof``, the square root for
+    std, rounded once to ``out_dtype``; the flat K-ordered result (nrows,)."""
+    plan = rec.plan
+    out = cp.empty(plan.nrows, dtype=out_dtype)
+    xa = x.data.ptr + rec.xoff
+    key = (x.dtype, out_dtype, root, rec.desc.tobytes(), plan.nrows, plan.rowlen, xa & 15,
+           cp.cuda.runtime.getDevice())
+    run = _VAR_ROWS.get(key)
+    if run is None:
+        r = 4
+        while r < plan.rowlen:
+            r *= 2
+        vec = 16 // x.itemsize if x.itemsize in (4, 8) else 1
+        if not (plan.nk == 1 and plan.rstride == (1,) and plan.rowlen % vec == 0
+                and plan.kstride[0] % vec == 0 and xa % 16 == 0):
+            vec = 1
+        expr = (f"xs_var_rows<{rc.CTYPE[np.dtype(x.dtype)]}, {_FINISH_TYPES[out_dtype]}, "
+                f"{rc.capacity(plan.nk)}, {r}, {vec}, {str(bool(root)).lower()}>")
+        grid = builtins.min(-(-plan.nrows // 256), SHORT_MAX_BLOCKS)
+        run = _VAR_ROWS.put(key, Launch(rc.kernel("reduce_finish.cu", expr), (grid,), (256,),
+                                        [slot64(), slot64(), struct(rec.desc.tobytes()),
+                                         i64(plan.nrows), i64(plan.rowlen), slot_f64()]))
+    run(xa, out.data.ptr, dof)
+    return out
+
+
 def var(func: str, x, axis, axes, correction, keepdims: bool, out_dtype: np.dtype,
         root: bool):
     """Variance (``root``: standard deviation) of ``x``: two passes on the kernels, both
     accumulated in float64 — the mean, then the sum of squared deviations from it (no
     cancellation of a one-pass formula) — divided by ``max(N - correction, 0)`` as
-    NumPy does (0/0 gives NaN, x/0 gives inf)."""
+    NumPy does (0/0 gives NaN, x/0 gives inf). Many short rows (at most
+    :data:`VAR_ROWS_MAX` elements, a float output) run both passes in one kernel that
+    reads each row once (:func:`_var_rows`)."""
     cp = _cupy()
     f8 = np.dtype(np.float64)
     rec = _recipe(func, x, axis, "mean", f8, f8, axes)
@@ -460,6 +506,9 @@ def var(func: str, x, axis, axes, correction, keepdims: bool, out_dtype: np.dtyp
     elif n == 0 or plan.nrows == 0:
         ss = cp.full(plan.nrows, np.nan, dtype=f8)
     else:
+        if np.dtype(out_dtype) in _FINISH_TYPES and _rows_ok(plan):
+            v = _var_rows(cp, x, rec, float(builtins.max(dof, 0)), root, np.dtype(out_dtype))
+            return _finish(v, plan, x.ndim, keepdims)
         center = _launch(x, rec, f8, f8)
         ss = _launch(x, _recipe(func, x, axis, "sumsq", f8, f8, axes), f8, f8, center=center)
         if np.dtype(out_dtype) in _FINISH_TYPES:

@@ -1,5 +1,5 @@
 /* xstride/detail/namespace_kernels.cuh -- private helpers shared by the namespace's
- * reduction and scan kernels (xstride/_kernels/reductions.cu and scans.cu). Not part
+ * reduction and scan kernels (xstride/_kernels/reductions.cu, reduce_finish.cu and scans.cu). Not part
  * of the shipped header API: names and contents may change in any release.
  * Compiled by NVRTC: no standard headers.
  */
@@ -31,5 +31,18 @@ __device__ __forceinline__ long long xs_offset(long long i, const long long (&sh
     }
     return off;
 }
+
+// The layout of a reduction's input (xstride/_kernels/reductions.py packs it from the
+// plan): kept axes (output index k, C order over kshape) and reduced axes, element
+// strides; NK/NR the capacities, nk/nr the axes in use.
+template <int NK, int NR>
+struct xs_red_desc {
+    long long kshape[NK];
+    long long kstride[NK];
+    long long rshape[NR];
+    long long rstride[NR];
+    long long nk;
+    long long nr;
+};
 
 #endif  // XSTRIDE_DETAIL_NAMESPACE_KERNELS_CUH
