@@ -289,7 +289,7 @@ def _instantiations():
             run = colsplit_geometry(1 << 20, 3, tin.itemsize, tout.itemsize, 132).run
             for op in (0, 1):
                 out.add(f"xs_colsplit_fold<{op}, {ci}, {ca}>")
-                out.add(f"xs_colsplit_scan<{op}, {ci}, {ca}, {co}, {run}>")
+                out.add(f"xs_colsplit_scan<{op}, {ci}, {ca}, {co}, {run}, 4>")
     assert dtypes.C_TYPES          # the table the executor reads
     return sorted(out)
 
@@ -326,7 +326,7 @@ def test_every_instantiation_compiles_with_nvrtc():
 # against the kernels' signatures with no GPU.
 _CT = {v: k for k, v in rc.CTYPE.items()}
 _FOLD = re.compile(r"xs_colsplit_fold<(\d), ([\w ]+), ([\w ]+)>")
-_SCAN = re.compile(r"xs_colsplit_scan<(\d), ([\w ]+), ([\w ]+), ([\w ]+), (\d+)>")
+_SCAN = re.compile(r"xs_colsplit_scan<(\d), ([\w ]+), ([\w ]+), ([\w ]+), (\d+), (\d+)>")
 
 
 def _host(ptr, count, dtype):

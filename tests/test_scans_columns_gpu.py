@@ -200,3 +200,23 @@ def test_random_blocks_and_views(cp, n, k, skip, step, cols, dtype, include_init
         np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == "float32" else 1e-10)
     else:
         _check(got, h, 0, include_initial, f"{h.shape} {dtype}")
+
+
+@pytest.mark.parametrize("minb", [2, 4, 6])
+@pytest.mark.parametrize("k", [3, 7, 16, 32])
+def test_every_colsplit_tuning(cp, monkeypatch, minb, k):
+    """Each MINB of ``TUNING["colsplit"]`` (resident blocks of the scan launch and chunks
+    per SM; the tile's next loads held in registers through the scan) gives results
+    within the bound, tiles of whole and partial size, with and without
+    ``include_initial``."""
+    from xstride._kernels import _reduce_common as rc
+
+    monkeypatch.setitem(rc.TUNING, "colsplit", minb)
+    rng = np.random.default_rng(minb * 100 + k)
+    for n in (COLSPLIT_MIN_LENGTH + 3, 300_007):
+        for dt in ("float32", "int64", "float64"):
+            h = _random(rng, (n, k), dt)
+            x = cp.asarray(h)
+            for ii in (False, True):
+                _check(xp.cumulative_sum(x, axis=0, include_initial=ii), h, 0, ii,
+                       f"minb={minb} n={n} k={k} {dt} include_initial={ii}")

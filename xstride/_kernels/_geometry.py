@@ -325,7 +325,8 @@ def scan_tile_rows(length: int, init: int, in_size: int, out_size: int,
 
 
 #: Chunks per SM of the "columns_split" scan: one wave of its scan launch, whose
-#: ``__launch_bounds__(256, 4)`` (64 registers) keeps 4 blocks of 256 threads per SM.
+#: ``__launch_bounds__(256, MINB)`` (MINB = ``TUNING["colsplit"]``, this by default)
+#: keeps that many blocks of 256 threads per SM.
 COLSPLIT_CHUNKS_PER_SM = 4
 
 
@@ -395,12 +396,14 @@ def colsplit_pad(k: int, run: int, threads: int) -> int:
 
 
 def colsplit_geometry(n: int, k: int, in_size: int, out_size: int,
-                      sm_count: int) -> ColsplitGeometry:
+                      sm_count: int, blocks_per_sm: int = COLSPLIT_CHUNKS_PER_SM
+                      ) -> ColsplitGeometry:
     """The geometry of the ``"columns_split"`` scan of ``n`` rows of ``k`` columns
     (``2 <= k <= 32``, ``n >= 1``) of ``in_size``-byte inputs and ``out_size``-byte
     outputs on a device of ``sm_count`` SMs: ``m = 256 // k`` threads per column,
     runs of 16 rows (8 when an element has 8 bytes), at most
-    ``COLSPLIT_CHUNKS_PER_SM * sm_count`` chunks of whole tiles. The chunking fixes
+    ``blocks_per_sm * sm_count`` chunks of whole tiles (one wave of the scan launch,
+    compiled for that many resident blocks). The chunking fixes
     the combination order, so results are deterministic for one device model.
 
     Examples
@@ -416,7 +419,7 @@ def colsplit_geometry(n: int, k: int, in_size: int, out_size: int,
     run = 16 if max(in_size, out_size) <= 4 else 8
     tile = m * run
     pad = colsplit_pad(k, run, m * k)
-    want = min(-(-n // tile), COLSPLIT_CHUNKS_PER_SM * max(int(sm_count), 1))
+    want = min(-(-n // tile), max(int(blocks_per_sm), 1) * max(int(sm_count), 1))
     chunk = -(-(-(-n // want)) // tile) * tile
     chunks = -(-n // chunk)
     slots = m * (run * k + pad)

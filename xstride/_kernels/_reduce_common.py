@@ -35,7 +35,8 @@ __all__ = [
 #: as fit): ``(2, 8, 32768, 0)`` led the H200 sweep (benchmarks/short_rows.py,
 #: 2026-12-01) at 0.80-0.86 of copy for rows of 8-20 float32 bytes, 0.92 at 64.
 #: Scans: ``scan_rows`` (MINB of the row scan); ``scan_tile`` (loads in flight, bytes
-#: staged) of the short-row scan (``scans_short.cu``); the look-back scan
+#: staged) of the short-row scan (``scans_short.cu``); ``colsplit`` (MINB of the
+#: ``"columns_split"`` scan launch, and its chunks per SM); the look-back scan
 #: (``scans.cu``): ``lookback_items`` elements per thread
 #: for 4-byte types (halved for 8-byte ones), MINB ``lookback_minb`` (5: at most 51
 #: registers), ``lookback_group`` tiles per group and ``lookback_window`` groups
@@ -57,6 +58,7 @@ TUNING = {
     "lanes": (4, 2),
     "scan_rows": 4,
     "scan_tile": (8, 32768),
+    "colsplit": 4,
     "lookback_items": 32,
     "lookback_minb": 5,
     "lookback_group": 32,
@@ -75,6 +77,7 @@ VARIANTS = {
     "tile": [(8, 8, 8192, 256), (4, 8, 16384, 0), (2, 8, 32768, 0)],
     "interleave": [(6, 4), (4, 16), (4, 8)],
     "lanes": [(4, 4), (4, 2)],
+    "colsplit": [2, 6, 4],
     "lookback_items": [16, 32, 64],
     "lookback_minb": [3, 4, 5],
     "lookback_group": [32, 4],

@@ -127,11 +127,12 @@ def _build_colsplit(rec: _Recipe, op: str, tin: np.dtype, tout: np.dtype) -> _Re
     chunks' column folds into the per-stream partials, then the scan of each chunk."""
     plan = rec.plan
     k = plan.kshape[0]
-    g = colsplit_geometry(plan.length, k, tin.itemsize, tout.itemsize, rc.sm_count())
+    minb = rc.TUNING["colsplit"]
+    g = colsplit_geometry(plan.length, k, tin.itemsize, tout.itemsize, rc.sm_count(), minb)
     ci, ca, co = rc.CTYPE[tin], rc.CTYPE[rec.acc], rc.CTYPE[tout]
     fold = rc.kernel(_COLUMNS_SRC, f"xs_colsplit_fold<{_OPS[op]}, {ci}, {ca}>")
     rec.fn = rc.kernel(_COLUMNS_SRC,
-                       f"xs_colsplit_scan<{_OPS[op]}, {ci}, {ca}, {co}, {g.run}>")
+                       f"xs_colsplit_scan<{_OPS[op]}, {ci}, {ca}, {co}, {g.run}, {minb}>")
     rec.grid, rec.threads, rec.smem = (g.chunks,), g.threads, g.smem
     rec.partial_bytes = g.chunks * k * rec.acc.itemsize
     n, kk, ch = i64(plan.length), i64(k), i64(g.chunk_rows)

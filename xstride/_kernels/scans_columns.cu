@@ -110,8 +110,12 @@ struct xs_colsplit_pos {
 // out_offset: byte offset of the staged outputs in the dynamic shared memory; 0 when
 // Tin and Tout have one size (each thread then overwrites its own inputs in place,
 // after reading them), else past the staged inputs.
-template <int OP, typename Tin, typename Tacc, typename Tout, int L>
-__global__ void __launch_bounds__(256, 4) xs_colsplit_scan(const Tin* __restrict__ x, Tout* __restrict__ out,
+// The loads of the next tile are issued right after the current tile is staged, so
+// they are in flight while the block scans and stores the current one (the register
+// array v holds them until the next round stages them). MINB: blocks per SM of the
+// launch bounds (the host launches about one wave, MINB blocks per SM).
+template <int OP, typename Tin, typename Tacc, typename Tout, int L, int MINB>
+__global__ void __launch_bounds__(256, MINB) xs_colsplit_scan(const Tin* __restrict__ x, Tout* __restrict__ out,
                                                          const Tacc* __restrict__ partials,
                                                          long long n, long long k_,
                                                          long long chunk_rows, long long pad_,
@@ -143,22 +147,27 @@ __global__ void __launch_bounds__(256, 4) xs_colsplit_scan(const Tin* __restrict
         carry = total;
     }
     const int mine = j * Up + c;               // position of row j * L of column c
+    Tin v[L];                                  // the loads of the tile staged next
+    auto load = [&](long long tr) {
+        const int ne = (int)((r1 - tr < R ? r1 - tr : R) * k);
+        const Tin* src = x + tr * k;
+#pragma unroll
+        for (int s = 0; s < L; ++s)
+            if (t + s * T < ne) v[s] = src[t + s * T];
+    };
+    if (r0 < r1) load(r0);
     for (long long tr = r0; tr < r1; tr += R) {
         const int nt = (int)(r1 - tr < R ? r1 - tr : R);
         const int ne = nt * k;
         const int rows = nt - j * L < L ? nt - j * L : L;   // rows of this thread's run
-        const Tin* src = x + tr * k;
         {
-            Tin v[L];
-#pragma unroll
-            for (int s = 0; s < L; ++s)
-                if (t + s * T < ne) v[s] = src[t + s * T];
             xs_colsplit_pos p(t, U, Up, T);
 #pragma unroll
             for (int s = 0; s < L; ++s, p.next())
                 if (t + s * T < ne) sx[p.at()] = v[s];
         }
         __syncthreads();
+        if (tr + R < r1) load(tr + R);         // in flight through this tile's scan
         Tacc run = Op::template identity<Tacc>();
 #pragma unroll
         for (int i = 0; i < L; ++i)
