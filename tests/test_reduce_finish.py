@@ -47,7 +47,7 @@ def test_finish_has_the_bits_of_the_array_operations(cp, monkeypatch, dtype, fun
                                rtol=2e-6 if dtype == "float32" else 1e-12)
 
 
-ROWS = [f"xs_var_rows<{tin}, {tout}, 4, {r}, {v}, {root}>"
+ROWS = [f"xs_var_rows<{tin}, {tout}, 4, {r}, {v}, {root}, 1>"
         for tin, tout, v in (("float", "float", 4), ("double", "double", 2), ("int", "double", 1))
         for r in (4, 32) for root in ("true", "false")]
 

@@ -160,13 +160,13 @@ class FakeFinish:
 
 
 class FakeVarRows:
-    """``xs_var_rows<Tin, Tout, NK, R, V, ROOT>`` (reduce_finish.cu): records each
+    """``xs_var_rows<Tin, Tout, NK, R, V, ROOT, MINB>`` (reduce_finish.cu): records each
     launch, then computes each row's two-pass variance (its square root) on the host
     from the descriptor's one reduced axis."""
 
     def __init__(self, expr, log):
         m = re.fullmatch(r"xs_var_rows<([\w ]+), (float|double), (\d+), (\d+), (\d+), "
-                         r"(true|false)>", expr)
+                         r"(true|false), (\d+)>", expr)
         assert m, expr
         self.expr, self.log = expr, log
         self.tin = _CT[m.group(1)]
@@ -535,6 +535,7 @@ def test_short_rows_launch_their_kernels(fake_reductions, case):
             vec = 2 if (h.strides[axis] == 8 and h.shape[axis] % 2 == 0 and other % 16 == 0
                         and x.data.ptr % 16 == 0) else 1
             rmax = max(4, 1 << (h.shape[axis] - 1).bit_length())
-            assert log[-2][0] == f"xs_var_rows<double, double, 4, {rmax}, {vec}, false>"
-            assert log[-1][0] == f"xs_var_rows<double, double, 4, {rmax}, {vec}, true>"
+            minb = _rc.TUNING["var_rows"]
+            assert log[-2][0] == f"xs_var_rows<double, double, 4, {rmax}, {vec}, false, {minb}>"
+            assert log[-1][0] == f"xs_var_rows<double, double, 4, {rmax}, {vec}, true, {minb}>"
             assert np.frombuffer(log[-1][3][5], np.float64)[0] == h.shape[axis] - 1

@@ -169,11 +169,13 @@ def test_short_vector_loads_need_whole_aligned_vectors():
     assert vec((n, 12), 4, 0, (slice(None), slice(None, None, 2))) == 1   # strided rows
     assert vec((n, 12), 2, 0) == 1                          # 2-byte elements: scalar
     # rows of 64 bytes are not staged; 128-byte ones are; stored one after another,
-    # both take the lanes kernel
+    # 64-byte rows stay one thread's (whole vectors), 128-byte ones take the lanes kernel
     assert plan_reduction(_lay((n, 20), 4).slice(sl16), (1,)).strategy == "short"
     assert plan_reduction(_lay((n, 40), 4).slice((slice(None), slice(None, 32))),
                           (1,)).strategy == "tile"
-    assert plan_reduction(_lay((n, 16), 4), (1,)).strategy == "lanes"
+    assert plan_reduction(_lay((n, 16), 4), (1,)).strategy == "short"
+    assert vec((n, 16), 4, 0) == 4 and vec((n, 8), 8, 0) == 2
+    assert plan_reduction(_lay((n, 8), 4), (1,)).strategy == "lanes"   # 32-byte rows
     assert plan_reduction(_lay((n, 32), 4), (1,)).strategy == "lanes"
     assert plan_reduction(_lay((n, 128), 4), (1,)).strategy == "tile"   # 32 lanes: staged
     assert plan_reduction(_lay((n, 18), 4).slice((slice(None), slice(None, 16))),

@@ -28,15 +28,21 @@ __all__ = [
 #: register counts (no spills in the hot loops) and the H200 benchmark
 #: (``benchmarks/reductions.py --sweep``). ``short`` (one thread per output row): ptxas
 #: 12.9/13.0 for sm_90 gives ``(6, 4)`` 36-40 registers and no spills (8 bytes in the
-#: float64 ``var`` pass), ``(5, 8)`` 40-48 and none, ``(8, 4)`` 32 and 4-28 bytes
-#: (not yet timed on the device). ``tile``: ``(MINB, B, bytes, rows)``, the shared
+#: float64 ``var`` pass), ``(5, 8)`` 40-48 and none, ``(8, 4)`` 32 and 4-28 bytes;
+#: on the H200 (2026-12-01, ``sum(x, axis=1)`` of (n, k) float32, n = 2**25, against
+#: CuPy's time) ``(8, 4)`` read k = 5, 8, 12 at 1.11, 1.08, 1.01 against 1.01, 1.04,
+#: 0.95 for ``(6, 4)``, and (n, 16) with vectors at 0.99. ``tile``: ``(MINB, B, bytes, rows)``, the shared
 #: memory one block stages (the plan chooses "tile" by ``TILE_BYTES``, 32768; the
 #: kernel takes any size that holds one row) and the most rows it stages (0: as many
 #: as fit): ``(2, 8, 32768, 0)`` led the H200 sweep (benchmarks/short_rows.py,
 #: 2026-12-01) at 0.80-0.86 of copy for rows of 8-20 float32 bytes, 0.92 at 64.
 #: Scans: ``scan_rows`` (MINB of the row scan); ``scan_tile`` (loads in flight, bytes
-#: staged) of the short-row scan (``scans_short.cu``); ``colsplit`` (MINB of the
-#: ``"columns_split"`` scan launch, and its chunks per SM); the look-back scan
+#: staged) of the short-row scan (``scans_short.cu``): on the H200 ``(4, 16384)`` ran
+#: ``cumulative_sum(x, axis=1)`` of (n, 3), (n, 8), (n, 16) float32 1.10-1.11x as
+#: fast as ``(8, 32768)`` (more blocks resident, each staging less); ``colsplit`` (MINB
+#: of the ``"columns_split"`` scan launch, and its chunks per SM: 4 led 2, 3, 5, 6, 8
+#: on (n, 3), (n, 8), (n, 16) float32); ``var_rows`` (MINB of ``xs_var_rows``); the
+#: look-back scan
 #: (``scans.cu``): ``lookback_items`` elements per thread
 #: for 4-byte types (halved for 8-byte ones), MINB ``lookback_minb`` (5: at most 51
 #: registers), ``lookback_group`` tiles per group and ``lookback_window`` groups
@@ -52,13 +58,14 @@ TUNING = {
     "rows_warp": (3, 8),
     "rows_block": (3, 8),
     "cols": (3, 8),
-    "short": (6, 4),
+    "short": (8, 4),
     "tile": (2, 8, 32768, 0),
     "interleave": (4, 8),
     "lanes": (4, 2),
     "scan_rows": 4,
-    "scan_tile": (8, 32768),
+    "scan_tile": (4, 16384),
     "colsplit": 4,
+    "var_rows": 1,
     "lookback_items": 32,
     "lookback_minb": 5,
     "lookback_group": 32,
@@ -73,11 +80,12 @@ VARIANTS = {
     "rows_warp": [(6, 1), (4, 4), (3, 8)],
     "rows_block": [(1, 1), (4, 4), (3, 8)],
     "cols": [(6, 1), (4, 4), (3, 8)],
-    "short": [(8, 4), (5, 8), (6, 4)],
+    "short": [(6, 4), (5, 8), (8, 4)],
     "tile": [(8, 8, 8192, 256), (4, 8, 16384, 0), (2, 8, 32768, 0)],
     "interleave": [(6, 4), (4, 16), (4, 8)],
     "lanes": [(4, 4), (4, 2)],
     "colsplit": [2, 6, 4],
+    "var_rows": [4, 6, 8, 1],
     "lookback_items": [16, 32, 64],
     "lookback_minb": [3, 4, 5],
     "lookback_group": [32, 4],

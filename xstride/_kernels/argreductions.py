@@ -46,9 +46,9 @@ WARP_MIN_CHUNK = 2048
 THREAD_MAX_BLOCKS = 1 << 20
 #: Blocks per SM the thread kernel is compiled to keep resident (``__launch_bounds__``
 #: minimum: a register cap of 65536 / (256 * MINB) per thread). On the H200
-#: (2026-12-01, n = 2**25 float32, argmin(x, axis=1), fraction of a copy of the same
-#: bytes) MINB 1, 2, 4, 6, 8 read (n, 3) at 0.77, 0.96, 0.95, 1.14, 0.51, (3, n).T at
-#: 0.71, 0.88, 0.88, 1.10, 0.53 and (n, 16) at 0.91, 1.01, 1.01, 1.06, 0.65.
+#: (2026-12-01, n = 2**25 float32, argmin(x, axis=1)) MINB 1, 2, 4, 8 took 1.48, 1.19,
+#: 1.20, 2.24 times MINB 6's time on (n, 3), 1.55, 1.25, 1.25, 2.08 on (3, n).T and
+#: 1.16, 1.05, 1.05, 1.63 on (n, 16).
 THREAD_MINB = 6
 #: Blocks per SM of the "interleave" kernel's one wave, and the fewest block widths of
 #: elements each block folds per thread (as the sums' "interleave").

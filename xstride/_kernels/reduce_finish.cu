@@ -21,7 +21,8 @@ xs_var_finish(const double* __restrict__ ss, T* __restrict__ out, long long n, d
 }
 
 // Rows of at most R elements (R a power of two from 4 to 32, the host's smallest at
-// least rowlen), one reduced axis of element stride d.rstride[0], many rows: one thread
+// least rowlen), one reduced axis of element stride d.rstride[0], many rows (MINB: the
+// blocks per SM of the launch bounds, TUNING["var_rows"] in _reduce_common.py): one thread
 // per output row, the rows in a grid-stride loop. The thread loads its row into
 // registers once, every load issued before any is used (V > 1: whole 16-byte
 // vectors, when the host found the rows contiguous, 16-byte aligned and a whole
@@ -32,8 +33,8 @@ xs_var_finish(const double* __restrict__ ss, T* __restrict__ out, long long n, d
 // float64 mean and sums of squares between kernels (Welford's one-pass update is not
 // used: the two-pass formula is the accurate one, Chan, Golub & LeVeque, "Algorithms
 // for computing the sample variance", The American Statistician 37(3), 1983).
-template <typename Tin, typename Tout, int NK, int R, int V, bool ROOT>
-__global__ void __launch_bounds__(256)
+template <typename Tin, typename Tout, int NK, int R, int V, bool ROOT, int MINB>
+__global__ void __launch_bounds__(256, MINB)
 xs_var_rows(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_red_desc<NK, 1> d,
             long long nrows, long long rowlen, double dof)
 {

@@ -460,7 +460,7 @@ def _var_rows(cp, x, rec: _Recipe, dof: float, root: bool, out_dtype: np.dtype):
     out = cp.empty(plan.nrows, dtype=out_dtype)
     xa = x.data.ptr + rec.xoff
     key = (x.dtype, out_dtype, root, rec.desc.tobytes(), plan.nrows, plan.rowlen, xa & 15,
-           cp.cuda.runtime.getDevice())
+           cp.cuda.runtime.getDevice(), rc.TUNING["var_rows"])
     run = _VAR_ROWS.get(key)
     if run is None:
         r = 4
@@ -471,7 +471,8 @@ def _var_rows(cp, x, rec: _Recipe, dof: float, root: bool, out_dtype: np.dtype):
                 and plan.kstride[0] % vec == 0 and xa % 16 == 0):
             vec = 1
         expr = (f"xs_var_rows<{rc.CTYPE[np.dtype(x.dtype)]}, {_FINISH_TYPES[out_dtype]}, "
-                f"{rc.capacity(plan.nk)}, {r}, {vec}, {str(bool(root)).lower()}>")
+                f"{rc.capacity(plan.nk)}, {r}, {vec}, {str(bool(root)).lower()}, "
+                f"{rc.TUNING['var_rows']}>")
         grid = builtins.min(-(-plan.nrows // 256), SHORT_MAX_BLOCKS)
         run = _VAR_ROWS.put(key, Launch(rc.kernel("reduce_finish.cu", expr), (grid,), (256,),
                                         [slot64(), slot64(), struct(rec.desc.tobytes()),
