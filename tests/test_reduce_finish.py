@@ -112,3 +112,21 @@ def test_rows_kernel_nan_inf_and_no_degrees_of_freedom(cp):
             got = cp.asnumpy(xp.var(x, axis=1, correction=correction))
             want = np.var(h.astype(np.float64), axis=1, ddof=correction).astype(np.float32)
             np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("minb", __import__("xstride._kernels._reduce_common",
+                                            fromlist=["VARIANTS"]).VARIANTS["var_rows"])
+def test_rows_kernel_every_tuning(cp, monkeypatch, minb):
+    """Each (MINB for rows of at most 4, MINB for longer rows) of ``TUNING["var_rows"]``
+    gives NumPy's values (the register caps of 6 and 8 blocks spill long rows)."""
+    from xstride._kernels import _reduce_common as rc, reductions as red
+
+    monkeypatch.setitem(rc.TUNING, "var_rows", minb)
+    monkeypatch.setattr(red, "_VAR_ROWS", red.Bounded(256))
+    rng = np.random.default_rng(5)
+    for k in (3, 7, 16, 32):
+        h = (rng.standard_normal((5000, k)) * 4 - 1).astype(np.float32)
+        got = cp.asnumpy(xp.std(cp.asarray(h), axis=1, correction=1))
+        np.testing.assert_allclose(got, np.std(h.astype(np.float64), axis=1, ddof=1),
+                                   rtol=2e-6)

@@ -41,7 +41,10 @@ __all__ = [
 #: ``cumulative_sum(x, axis=1)`` of (n, 3), (n, 8), (n, 16) float32 1.10-1.11x as
 #: fast as ``(8, 32768)`` (more blocks resident, each staging less); ``colsplit`` (MINB
 #: of the ``"columns_split"`` scan launch, and its chunks per SM: 4 led 2, 3, 5, 6, 8
-#: on (n, 3), (n, 8), (n, 16) float32); ``var_rows`` (MINB of ``xs_var_rows``); the
+#: on (n, 3), (n, 8), (n, 16) float32); ``var_rows`` (MINB of ``xs_var_rows`` for rows
+#: of at most 4 elements, and for longer ones: on the H200 6 led 1, 4, 8 by 13-15% on
+#: (n, 2), (n, 3), (n, 3)[::2], while from 6 elements 4 led by 7-20% and 6 spilled,
+#: 1.8-2.0x as slow at 12 and 16); the
 #: look-back scan
 #: (``scans.cu``): ``lookback_items`` elements per thread
 #: for 4-byte types (halved for 8-byte ones), MINB ``lookback_minb`` (5: at most 51
@@ -65,7 +68,7 @@ TUNING = {
     "scan_rows": 4,
     "scan_tile": (4, 16384),
     "colsplit": 4,
-    "var_rows": 1,
+    "var_rows": (6, 4),
     "lookback_items": 32,
     "lookback_minb": 5,
     "lookback_group": 32,
@@ -85,7 +88,7 @@ VARIANTS = {
     "interleave": [(6, 4), (4, 16), (4, 8)],
     "lanes": [(4, 4), (4, 2)],
     "colsplit": [2, 6, 4],
-    "var_rows": [4, 6, 8, 1],
+    "var_rows": [(4, 4), (6, 6), (1, 1), (6, 4)],
     "lookback_items": [16, 32, 64],
     "lookback_minb": [3, 4, 5],
     "lookback_group": [32, 4],

@@ -472,7 +472,7 @@ def _var_rows(cp, x, rec: _Recipe, dof: float, root: bool, out_dtype: np.dtype):
             vec = 1
         expr = (f"xs_var_rows<{rc.CTYPE[np.dtype(x.dtype)]}, {_FINISH_TYPES[out_dtype]}, "
                 f"{rc.capacity(plan.nk)}, {r}, {vec}, {str(bool(root)).lower()}, "
-                f"{rc.TUNING['var_rows']}>")
+                f"{rc.TUNING['var_rows'][0 if r == 4 else 1]}>")
         grid = builtins.min(-(-plan.nrows // 256), SHORT_MAX_BLOCKS)
         run = _VAR_ROWS.put(key, Launch(rc.kernel("reduce_finish.cu", expr), (grid,), (256,),
                                         [slot64(), slot64(), struct(rec.desc.tobytes()),
