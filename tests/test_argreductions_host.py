@@ -145,7 +145,9 @@ def test_geometry_picks_the_kernel_from_the_plan():
     assert g.combine_grid == 1
     g = _geo((100, 16), (0,))                # a short run: one block, no combine
     assert (g.kernel, g.block, g.nchunks, g.combine_grid) == ("interleave", 256, 1, 0)
-    g = _geo((n, 3), (0,), strides=(6, 1))   # columns of a strided view: a thread each
+    g = _geo((n, 3), (0,), strides=(6, 1))   # rows 6 apart: the flat run of the columns
+    assert g.kernel == "interleave" and g.block == 255
+    g = _geo((n, 3), (0,), strides=(6, 2))   # every other column: a thread per column chunk
     assert g.kernel == "thread" and g.nchunks > 1000 and g.combine_grid == 1
     assert g.chunk * g.nchunks >= n > g.chunk * (g.nchunks - 1) and g.chunk >= 64
     g = _geo((1 << 25,), (0,))               # one long row: warps, split
@@ -266,17 +268,19 @@ class FakeArgKernel:
     def _interleave(self, grid, block, args):
         """``xs_arg_interleave``: block b folds the flat elements of its chunk, each
         thread those of its column (in a random order here), walk position i // ncols."""
-        x, out, pv, pi, ncols, nred, chunk, nchunks, rbase, rweight = (int(a) for a in args)
+        x, out, pv, pi, ncols, nred, chunk, nchunks, rbase, rweight, rs = (int(a) for a in args)
+        assert rs >= ncols
         nb, width = (int(np.prod(v)) for v in (grid, block))
         assert nb == nchunks and width == ncols * (256 // ncols) and chunk % width == 0
         assert chunk * (nchunks - 1) < ncols * nred <= chunk * nchunks
-        flat = _mem(x, ncols * nred, self.tin)
+        rows = _mem(x, (nred - 1) * rs + ncols, self.tin)
         for b in range(nchunks):
             for c in range(ncols):
                 best = None
                 ids = np.arange(b * chunk + c, min(b * chunk + chunk, ncols * nred), ncols)
                 for i in self.rng.permutation(ids):
-                    v, idx = self.tacc.type(flat[i]), rbase + (i // ncols) * rweight
+                    v = self.tacc.type(rows[(i // ncols) * rs + i % ncols])
+                    idx = rbase + (i // ncols) * rweight
                     if best is None or _better(self.mx, v, idx, *best):
                         best = (v, idx)
                 if nchunks == 1:
@@ -328,6 +332,7 @@ def _host_views(rng, dtype):
     yield a.reshape(-1)[::-1]
     yield a.reshape(42, 5)            # axis 0: a flat run of 5 columns ("interleave")
     yield a.reshape(42, 5)[::-1]
+    yield a.reshape(42, 5)[::-2, 1:4]  # 3 columns of rows 10 elements apart
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool", "int8", "uint16"])

@@ -493,9 +493,10 @@ def _short_cases():
     yield "short", tall.T, 1
     yield "interleave", np.ascontiguousarray(host[:, :3]), 0
     yield "interleave", host[:333], 0
+    yield "interleave", host[::-2, 1:4], 0      # 3 columns of rows 12 elements apart
 
 
-@pytest.mark.parametrize("case", range(8))
+@pytest.mark.parametrize("case", range(9))
 def test_short_rows_launch_their_kernels(fake_reductions, case):
     """Rows of at most 32 elements, many of them ("lanes", "tile", "short") and contiguous runs
     of a few columns ("interleave"): the kernel the plan names with its argument list

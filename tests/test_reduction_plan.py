@@ -237,9 +237,14 @@ def test_short_threshold_and_what_it_leaves_alone():
     assert plan_reduction(_lay((3, n)), (0,)).strategy == "short"
     assert plan_reduction(_lay((33, n)), (0,)).strategy == "outer"
     assert plan_reduction(_lay((3, 255)), (0,)).strategy == "outer"
-    # columns that are not one contiguous run stay outer
+    # contiguous columns of rows further apart interleave too (rows of stride >= the
+    # column count); columns that are not contiguous stay outer
     assert plan_reduction(_lay((n, 6)).slice((slice(None), slice(None, 3))), (0,)).strategy \
-        == "outer"
+        == "interleave"
+    assert plan_reduction(_lay((n, 3)).slice((slice(None, None, -2), slice(None))),
+                          (0,)).strategy == "interleave"
+    assert plan_reduction(_lay((n, 6)).slice((slice(None), slice(None, None, 2))),
+                          (0,)).strategy == "outer"
     # empty
     assert plan_reduction(_lay((n, 0)), (1,)).strategy == "identity"
     assert plan_reduction(_lay((0, 3)), (1,)).strategy == "empty"

@@ -372,3 +372,40 @@ def test_reduction_variants(cp, tuning, knob, value):
         want = np.min(_view(nan, how), axis=axis)
         np.testing.assert_array_equal(got, want)   # NaN where NumPy has NaN
         assert np.isnan(want).any() == np.isnan(got).any()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int32", "bool"])
+def test_interleave_of_column_slices(cp, dtype):
+    """A few contiguous columns of rows further apart than the column count (x[:, a:b]
+    of a wider array, reversed or every other row) reduced over the rows: the
+    "interleave" kernels read them as one flat array of the rows' columns (several
+    blocks, a partial last one); sum, max, mean, var, all/any and argmin/argmax as
+    NumPy's."""
+    from xstride._plans.reduction import plan_array
+
+    rng = np.random.default_rng(21)
+    for n, width, cols, rows in ((300_001, 7, slice(0, 3), slice(None)),
+                                 (200_003, 16, slice(2, 10), slice(None, None, -1)),
+                                 (100_000, 5, slice(1, 5), slice(None, None, 2)),
+                                 (4099, 40, slice(5, 37), slice(None))):
+        host = _random(rng, (n, width), dtype)
+        h = host[rows, cols]
+        x = cp.asarray(host)[rows, cols]
+        assert plan_array(x, (0,)).strategy == "interleave"
+        what = f"{dtype} {h.shape} {h.strides}"
+        if dtype == "bool":
+            np.testing.assert_array_equal(xp.all(x, axis=0).get(), h.all(axis=0), what)
+            np.testing.assert_array_equal(xp.any(x, axis=0).get(), h.any(axis=0), what)
+            continue
+        for f in ("argmin", "argmax", "max"):
+            np.testing.assert_array_equal(getattr(xp, f)(x, axis=0).get(),
+                                          getattr(np, f)(h, axis=0), f"{f} {what}")
+        if dtype.startswith("float"):
+            _assert_sum_close(xp.sum(x, axis=0).get(), h, 0)
+            tol = 2e-6 if dtype == "float32" else 1e-12
+            np.testing.assert_allclose(xp.mean(x, axis=0).get(),
+                                       h.astype(np.float64).mean(axis=0), rtol=tol)
+            np.testing.assert_allclose(xp.var(x, axis=0).get(),
+                                       h.astype(np.float64).var(axis=0), rtol=tol)
+        else:
+            np.testing.assert_array_equal(xp.sum(x, axis=0).get(), h.sum(axis=0), what)

@@ -197,9 +197,11 @@ __global__ void __launch_bounds__(256) xs_arg_warp(const Tin* __restrict__ x, lo
     }
 }
 
-// Plan strategy "interleave": a contiguous run of nred rows of ncols <= 32 columns (the
-// kept axis of stride 1, the walk's one axis of stride ncols), e.g. argmax(x, axis=0)
-// of an (n, 3) array. As xs_reduce_interleave (reductions.cu): block b takes the flat
+// Plan strategy "interleave": nred rows of ncols <= 32 contiguous columns (the kept
+// axis of stride 1, the walk's one axis of stride rs >= ncols), e.g. argmax(x, axis=0)
+// of an (n, 3) array or of x[:, :3] of an (n, 7) one. As xs_reduce_interleave
+// (reductions.cu), the rows' columns are one flat array (flat element f at
+// (f / ncols) * rs + f % ncols): block b takes the flat
 // elements [b * chunk, (b + 1) * chunk) (chunk a multiple of the width ncols *
 // floor(blockDim.x / ncols); threads past the width idle), thread t the elements
 // b * chunk + t, + width, ..., all of column t % ncols at walk positions (b * chunk +
@@ -211,7 +213,8 @@ template <int MAX, typename Tin, typename Tacc>
 __global__ void __launch_bounds__(256) xs_arg_interleave(const Tin* __restrict__ x, long long* __restrict__ out,
                                                          Tacc* __restrict__ pval, long long* __restrict__ pidx,
                                                          long long ncols, long long nred, long long chunk,
-                                                         long long nchunks, long long rbase, long long rweight)
+                                                         long long nchunks, long long rbase, long long rweight,
+                                                         long long rs)
 {
     constexpr int B = 8;
     __shared__ Tacc sv[256];
@@ -226,12 +229,14 @@ __global__ void __launch_bounds__(256) xs_arg_interleave(const Tin* __restrict__
     long long bi = XS_ARG_NONE;
     if ((long long)t < width) {
         long long j = (begin + t) / ncols;
-        for (long long i = begin + t; i < end; i += B * width, j += B * wrows) {
+        const Tin* p = x + j * rs + (long long)(t % (unsigned)ncols);   // flat begin + t
+        const long long pstep = wrows * rs;
+        for (long long i = begin + t; i < end; i += B * width, j += B * wrows, p += B * pstep) {
             Tacc v[B];
 #pragma unroll
             for (int k = 0; k < B; ++k) {
                 const long long ik = i + k * width;
-                v[k] = ik < end ? (Tacc)x[ik] : xs_arg_worst<MAX, Tacc>();
+                v[k] = ik < end ? (Tacc)p[k * pstep] : xs_arg_worst<MAX, Tacc>();
             }
 #pragma unroll
             for (int k = 0; k < B; ++k) {

@@ -105,14 +105,14 @@ def arg_geometry(plan: ArgPlan, sm_count: int) -> ArgGeometry:
     work items than :data:`THREAD_ITEMS_PER_SM` threads (:data:`WARP_ITEMS_PER_SM`
     warps) per SM, into chunks of at least :data:`THREAD_MIN_CHUNK`
     (:data:`WARP_MIN_CHUNK`) elements. The plan strategy ``"interleave"`` with a walk
-    of one axis (a contiguous run of a few columns, reduced over its rows) takes
+    of one axis (a few contiguous columns of rows of any stride, reduced over the rows) takes
     ``xs_arg_interleave``: about :data:`INTERLEAVE_BLOCKS_PER_SM` blocks per SM, each
     a chunk of whole block widths of the flat run (work item ``b * ncols + c``).
     """
     base = plan.base
     sm = max(int(sm_count), 1)
     nrows, rowlen = base.nrows, base.rowlen
-    if (base.strategy == "interleave" and plan.nr == 1 and plan.rstride[0] == nrows
+    if (base.strategy == "interleave" and plan.nr == 1 and plan.rstride[0] >= nrows
             and nrows <= BLOCK):
         width = nrows * (BLOCK // nrows)
         total = nrows * rowlen
@@ -181,11 +181,11 @@ def _build(plan: ArgPlan, x, op: str) -> _Recipe:
     if geo.kernel == "interleave":
         expr = f"xs_arg_interleave<{_MAX[op]}, {tin}, {tacc}>"
         # x, out, partial values, partial indices, ncols, nred, chunk, nchunks, rbase,
-        # rweight
+        # rweight, the rows' stride
         rec.first = Launch(rc.kernel(_SRC, expr), geo.grid, geo.block,
                            [slot64(), slot64(), slot64(), slot64(), i64(base.nrows),
                             i64(base.rowlen), i64(geo.chunk), i64(geo.nchunks),
-                            i64(plan.rbase), i64(plan.rweight[0])])
+                            i64(plan.rbase), i64(plan.rweight[0]), i64(plan.rstride[0])])
     else:
         minb = f", {THREAD_MINB}" if geo.kernel == "thread" else ""
         expr = f"xs_arg_{geo.kernel}<{_MAX[op]}, {tin}, {tacc}, {nkc}, {nrc}{minb}>"

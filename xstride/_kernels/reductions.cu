@@ -475,9 +475,11 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_tile(XS_RED_IN(Tin) x, To
     }
 }
 
-// Strategy "interleave": a contiguous run of nred rows of ncols <= 32 columns (the kept
-// axis of stride 1, the reduced axis of stride ncols), reduced over the rows, e.g.
-// sum(x, axis=0) of an (n, 3) array. The run is read as one flat array: block b takes
+// Strategy "interleave": nred rows of ncols <= 32 contiguous columns (the kept axis of
+// stride 1, the reduced axis of stride rs = d.rstride[0] >= ncols: one contiguous run
+// when rs == ncols), reduced over the rows, e.g. sum(x, axis=0) of an (n, 3) array, or
+// of x[:, :3] of an (n, 7) one. The rows are read as one flat array of nred * ncols
+// elements (flat element f at (f / ncols) * rs + f % ncols): block b takes
 // elements [b * chunk, (b + 1) * chunk) (chunk a multiple of blockDim.x, itself a
 // multiple of ncols), thread t the elements b * chunk + t, + blockDim.x, ..., all of
 // column t % ncols, folded in order with B loads in flight; every load of a warp is
@@ -502,8 +504,16 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_interleave(XS_RED_IN(Tin)
     const int col = (int)(t % (unsigned)ncols);
     const Tacc c = OP == 4 ? center[col] : Tacc(0);
     Tacc acc = Op::template identity<Tacc>();
-    xs_batched<B, Tin>(begin + t, end, (long long)blockDim.x,
-                       [&](long long i, Tin& w) { w = x[i]; },
+    // flat element i = begin + t + u * blockDim.x is at (i / ncols) * rs + col: rows of
+    // stride rs >= ncols (rs == ncols: one contiguous run)
+    const long long bd = (long long)blockDim.x;
+    const long long rs = d.rstride[0];
+    const long long first = begin + (long long)t;
+    const long long count = end > first ? (end - first + bd - 1) / bd : 0;
+    XS_RED_PTR(Tin) base = x + (first / ncols) * rs + col;
+    const long long rstep = (bd / ncols) * rs;
+    xs_batched<B, Tin>(0, count, 1,
+                       [&](long long u, Tin& w) { w = base[u * rstep]; },
                        [&](Tin w) { acc = op(acc, xs_transform<OP, Tacc>(w, c)); });
     sm[t] = acc;
     __syncthreads();

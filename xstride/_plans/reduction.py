@@ -30,9 +30,10 @@ Reductions
    ``"lanes"`` (rows stored one after another, a power of two of 16-byte chunks:
    read as one flat array of chunks, each row's lanes combined by shuffles;
    :func:`lanes_ok`),
-   ``"interleave"`` (``"outer"`` over a contiguous run of at most 32 columns, e.g. an
-   ``(n, 3)`` array over axis 0: read as one flat array, each thread's elements
-   falling in one column), ``"outer"`` plans with a short reduced run and many
+   ``"interleave"`` (``"outer"`` over at most 32 contiguous columns of rows of any
+   stride at least the column count, e.g. an ``(n, 3)`` array, or ``x[:, :3]`` of an
+   ``(n, 7)`` one, over axis 0: read as one flat array of the rows' columns, each
+   thread's elements falling in one column), ``"outer"`` plans with a short reduced run and many
    outputs also become ``"short"`` (each thread folds its column, neighbouring
    threads on neighbouring columns), plus the trivial ``"empty"`` (no output element), ``"identity"`` (nothing
    to reduce: the identity) and ``"copy"`` (one element per output: a cast).
@@ -206,9 +207,10 @@ SHORT_VECTOR_ROW_BYTES = 64
 TILE_MAX_ROWLEN = 192
 #: Fewest rows one staged tile must hold for ``"tile"``.
 TILE_MIN_ROWS = 32
-#: Most columns of the ``"interleave"`` strategy (a contiguous ``(n, k)`` run reduced
-#: over its rows): one thread's column is fixed when the block width is a multiple of
-#: ``k``; up to a warp's width.
+#: Most columns of the ``"interleave"`` strategy (``k`` contiguous columns of rows of
+#: any stride of at least ``k``, reduced over the rows: an ``(n, k)`` array, or
+#: ``x[:, :k]`` of a wider one): one thread's column is fixed when the block width is
+#: a multiple of ``k``; up to a warp's width.
 INTERLEAVE_MAX_COLS = 32
 
 
@@ -410,7 +412,7 @@ def plan_reduction(layout: Layout, axes: tuple) -> ReductionPlan:
             strategy = "tile"
         elif strategy == "outer":
             if (len(kstride) == 1 and kstride[0] == 1 and len(rstride) == 1
-                    and rstride[0] == nrows and nrows <= INTERLEAVE_MAX_COLS):
+                    and rstride[0] >= nrows and nrows <= INTERLEAVE_MAX_COLS):
                 strategy = "interleave"
             elif short:
                 strategy = "short"
