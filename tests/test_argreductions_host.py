@@ -217,6 +217,7 @@ class FakeArgKernel:
     def __call__(self, grid, block, args, shared_mem=0, **kw):
         self.log.append((self.expr, grid, block))
         if self.name == "combine":
+            self._check_combine_block(block)
             pv, pi, out, nrows, nchunks = (int(a) for a in args)
             vals, idxs = _mem(pv, nrows * nchunks, self.tacc), _mem(pi, nrows * nchunks,
                                                                      np.int64)
@@ -264,6 +265,9 @@ class FakeArgKernel:
                 _mem(pv, nrows * nchunks, self.tacc)[w] = best[0]
                 _mem(pi, nrows * nchunks, np.int64)[w] = best[1]
 
+
+    def _check_combine_block(self, block):
+        assert int(np.prod(block)) % 32 == 0, "the combine runs whole warps"
 
     def _interleave(self, grid, block, args):
         """``xs_arg_interleave``: block b folds the flat elements of its chunk, each
@@ -333,6 +337,7 @@ def _host_views(rng, dtype):
     yield a.reshape(42, 5)            # axis 0: a flat run of 5 columns ("interleave")
     yield a.reshape(42, 5)[::-1]
     yield a.reshape(42, 5)[::-2, 1:4]  # 3 columns of rows 10 elements apart
+    yield np.concatenate([a.reshape(70, 3)] * 5, axis=1)[:, :15]   # 255-thread blocks
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool", "int8", "uint16"])
@@ -361,7 +366,8 @@ def test_long_rows_are_split_and_combined(fake_args):
     rng = np.random.default_rng(8)
     for h, axis in ((rng.integers(0, 50, 20_000).astype(np.float32), None),
                     (rng.integers(0, 50, (3000, 3)).astype(np.float64), 0),
-                    (rng.integers(0, 50, (3, 3000)).T.astype(np.int64), 0)):
+                    (rng.integers(0, 50, (3, 3000)).T.astype(np.int64), 0),
+                    (rng.integers(0, 50, (3000, 15)).astype(np.float32), 0)):
         h[h.shape[0] // 2] = np.nan if h.dtype.kind == "f" else h[h.shape[0] // 2]
         x = FakeCupyArray(h)
         for f in ("argmin", "argmax"):

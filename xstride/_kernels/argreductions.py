@@ -197,7 +197,9 @@ def _build(plan: ArgPlan, x, op: str) -> _Recipe:
                             i64(geo.nchunks)])
     if geo.nchunks > 1:
         cexpr = f"xs_arg_combine<{_MAX[op]}, {tacc}>"
-        rec.combine = Launch(rc.kernel(_SRC, cexpr), geo.combine_grid, geo.block,
+        # whole warps: BLOCK threads (the interleave kernel's block is ncols * (256 //
+        # ncols), 255 for 15 columns, whose last warp would straddle two blocks)
+        rec.combine = Launch(rc.kernel(_SRC, cexpr), geo.combine_grid, BLOCK,
                              [slot64(), slot64(), slot64(), i64(base.nrows),
                               i64(geo.nchunks)])
     return rec
