@@ -259,11 +259,11 @@ def test_short_strided_and_multi_axis_layouts():
     p = plan_reduction(_lay((n, 3)).slice((slice(None, None, 3), slice(None))), (1,))
     assert (p.strategy, p.kstride) == ("short", (9,))
     # reversed rows: the reduced stride is flipped, the offset moves to the row's start
-    p = plan_reduction(_lay((n, 5)).slice((slice(None), slice(None, None, -1))), (1,))
+    p = plan_reduction(_lay((n, 3)).slice((slice(None), slice(None, None, -1))), (1,))
     assert (p.strategy, p.rstride, p.offset) == ("tile", (1,), 0)
     # reversed row order: a negative kept stride is staged too
-    p = plan_reduction(_lay((n, 5)).slice((slice(None, None, -1), slice(None))), (1,))
-    assert (p.strategy, p.kstride) == ("tile", (-5,))
+    p = plan_reduction(_lay((n, 3)).slice((slice(None, None, -1), slice(None))), (1,))
+    assert (p.strategy, p.kstride) == ("tile", (-3,))
     # every other element of a row: "short"
     p = plan_reduction(_lay((n, 6)).slice((slice(None), slice(None, None, 2))), (1,))
     assert (p.strategy, p.rstride) == ("short", (2,))

@@ -190,7 +190,9 @@ TILE_BYTES = 32768
 #: 2026-12-01, benchmarks/short_rows.py, n = 2**25 float32) one thread per row read
 #: rows of 28-48 bytes at 0.89-0.94 of copy against 0.83-0.89 staged, while staging
 #: won below (0.80-0.86 against 0.50-0.78) and above (0.92 against 0.52 at 64 bytes).
-SHORT_ROW_BYTES = (24, 48)
+#: With ``TUNING["short"]`` (8, 4) one thread per row read 20-byte rows ((n, 5)
+#: float32) in 0.91 of the staged time (1.11x CuPy against 1.01x; later that day).
+SHORT_ROW_BYTES = (20, 48)
 #: Contiguous rows of this many bytes, a whole number of 16-byte vectors apart, stay
 #: ``"short"`` too: one thread per row loading whole vectors read (n, 16) float32 at
 #: 1.02 of CuPy's time against 0.91 staged (H200, 2026-12-01); at 128 bytes staging
