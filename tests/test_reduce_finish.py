@@ -101,6 +101,75 @@ def test_rows_kernel_matches_numpy_and_the_two_pass_path(cp, monkeypatch, dtype,
     assert seen >= 10   # the rows kernel served the short-row views
 
 
+COLUMNS = [f"xs_var_interleave<{tin}, {tout}, {root}>"
+           for tin, tout in (("float", "float"), ("double", "double"), ("int", "double"))
+           for root in ("true", "false")]
+
+
+@pytest.mark.skipif(nvrtc is None, reason="cuda-bindings/nvrtc not importable")
+def test_every_columns_kernel_compiles_with_the_packed_parameter_sizes():
+    lowered, ptx = compile_named(source("reduce_finish.cu"), COLUMNS, "sm_90",
+                                 "reduce_finish.cu")
+    for name in COLUMNS:   # x, out, partials, counters, ncols, nred, rs, chunk, nchunks, dof
+        assert ptx_param_sizes(ptx, lowered[name]) == [8] * 10, name
+
+
+def _column_views(rng, dtype):
+    """(base, view) pairs whose plans over axis 0 are "interleave": a few contiguous
+    columns of rows one after another or further apart, one block or many."""
+    for n, k in ((4099, 3), (300_007, 3), (200_001, 7), (50_000, 16), (70_001, 32)):
+        yield (rng.standard_normal((n, k)) * 3 + 1).astype(dtype), lambda a: a
+    wide = (rng.standard_normal((100_003, 9)) * 2 - 5).astype(dtype)
+    yield wide, lambda a: a[:, 2:5]
+    yield wide, lambda a: a[::-1, :8]
+    yield wide, lambda a: a[::3, 1:]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
+@pytest.mark.parametrize("func", ["var", "std"])
+def test_columns_kernel_matches_numpy_and_the_two_pass_path(cp, monkeypatch, dtype, func):
+    from xstride._kernels import reductions as red
+    from xstride._plans.reduction import plan_array
+
+    rng = np.random.default_rng(12)
+    for base, view in _column_views(rng, dtype):
+        h, x = view(base), view(cp.asarray(base))
+        assert plan_array(x, (0,)).strategy == "interleave"
+        for correction in (0, 1):
+            got = getattr(xp, func)(x, axis=0, correction=correction)
+            again = getattr(xp, func)(x, axis=0, correction=correction)
+            assert cp.asnumpy(got).tobytes() == cp.asnumpy(again).tobytes()   # run to run
+            with monkeypatch.context() as m:
+                m.setattr(red, "_columns_ok", lambda plan: False)
+                two = getattr(xp, func)(x, axis=0, correction=correction)
+            ref = getattr(np, func)(h.astype(np.float64), axis=0, ddof=correction)
+            assert got.dtype == two.dtype and got.shape == two.shape == ref.shape
+            tol = 2e-6 if dtype == "float32" else 1e-12
+            np.testing.assert_allclose(cp.asnumpy(got), ref, rtol=tol)
+            np.testing.assert_allclose(cp.asnumpy(got), cp.asnumpy(two), rtol=tol)
+
+
+@pytest.mark.gpu
+def test_columns_kernel_is_stable_far_from_zero_and_propagates_nan(cp):
+    """1e8 plus a spread of 1: the merged moments keep the variance (a one-pass sum of
+    squares would lose it); NaN and infinity give NaN as NumPy."""
+    rng = np.random.default_rng(13)
+    h = 1e8 + rng.standard_normal((500_001, 3))
+    got = cp.asnumpy(xp.var(cp.asarray(h), axis=0))
+    np.testing.assert_allclose(got, np.var(h, axis=0), rtol=1e-9)
+    h = rng.standard_normal((300_000, 4)).astype(np.float32)
+    h[123_456, 1] = np.nan
+    h[7, 2] = np.inf
+    h[8, 3], h[9, 3] = np.inf, -np.inf
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for correction in (0, 1, 300_000, 300_001):
+            got = cp.asnumpy(xp.var(cp.asarray(h), axis=0, correction=correction))
+            want = np.var(h.astype(np.float64), axis=0, ddof=correction)
+            np.testing.assert_allclose(got, want.astype(np.float32), rtol=2e-6)
+
+
 @pytest.mark.gpu
 def test_rows_kernel_nan_inf_and_no_degrees_of_freedom(cp):
     h = np.array([[1.0, np.nan, 2.0], [np.inf, 1.0, 0.0], [3.0, 3.0, 3.0],

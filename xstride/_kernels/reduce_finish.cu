@@ -79,3 +79,121 @@ xs_var_rows(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_red_desc
         out[row] = (Tout)r;
     }
 }
+
+// (count, mean, M2) of a set of values, M2 the sum of squared deviations from the mean.
+struct xs_moments {
+    double n, mean, m2;
+};
+
+// The moments of the union of two disjoint sets (Chan, Golub & LeVeque, "Updating
+// formulae and a pairwise algorithm for computing sample variances", Stanford
+// STAN-CS-79-773, 1979: delta = mean_b - mean_a, M2 = M2_a + M2_b + delta^2 n_a n_b / n).
+// An empty side leaves the other as it is.
+__device__ __forceinline__ xs_moments xs_moments_merge(xs_moments a, xs_moments b)
+{
+    if (b.n == 0.0) return a;
+    if (a.n == 0.0) return b;
+    const double n = a.n + b.n;
+    const double d = b.mean - a.mean;
+    xs_moments r;
+    r.n = n;
+    r.mean = a.mean + d * (b.n / n);
+    r.m2 = a.m2 + b.m2 + d * d * (a.n * (b.n / n));
+    return r;
+}
+
+// var/std over the rows of ncols <= 32 contiguous columns of rows of stride rs >=
+// ncols (the reductions' plan strategy "interleave": var(x, axis=0) of an (n, 3)
+// array), read once. The walk is xs_reduce_interleave's (reductions.cu): block b takes
+// the flat elements [b * chunk, (b + 1) * chunk) of the rows' columns, thread t the
+// elements of column t % ncols, b * chunk + t, + blockDim.x, ... (blockDim.x a
+// multiple of ncols), B = 8 loads in flight. Each batch of up to 8 values gets its
+// exact two-pass moments in registers (float64: the mean, then the squared deviations
+// from it), merged into the thread's moments by Chan's formula; the block merges each
+// column's threads in thread order, and with several blocks the last block to finish
+// (one atomic count) merges the blocks' moments in block order, then divides M2 by
+// dof (its square root for std) and rounds once to Tout. Every merge order is fixed by
+// the geometry: deterministic run to run. Partials: 3 doubles per (block, column).
+template <typename Tin, typename Tout, bool ROOT>
+__global__ void __launch_bounds__(256)
+xs_var_interleave(const Tin* __restrict__ x, Tout* __restrict__ out, double* partials,
+                  unsigned* counters, long long ncols, long long nred, long long rs,
+                  long long chunk, long long nchunks, double dof)
+{
+    constexpr int B = 8;
+    __shared__ double sn[256], smean[256], sm2[256];
+    __shared__ int s_last;
+    const long long total = ncols * nred;
+    const long long begin = (long long)blockIdx.x * chunk;
+    const long long end = begin + chunk < total ? begin + chunk : total;
+    const unsigned t = threadIdx.x;
+    const long long bd = (long long)blockDim.x;
+    const int col = (int)(t % (unsigned)ncols);
+    const long long first = begin + (long long)t;
+    const long long count = end > first ? (end - first + bd - 1) / bd : 0;
+    const Tin* base = x + (first / ncols) * rs + col;
+    const long long rstep = (bd / ncols) * rs;
+    xs_moments acc = {0.0, 0.0, 0.0};
+    for (long long u = 0; u < count; u += B) {
+        const int nb = count - u < B ? (int)(count - u) : B;
+        double v[B];
+#pragma unroll
+        for (int k = 0; k < B; ++k)
+            if (k < nb) v[k] = (double)base[(u + k) * rstep];
+        double s = 0.0;
+#pragma unroll
+        for (int k = 0; k < B; ++k)
+            if (k < nb) s = s + v[k];
+        xs_moments b;
+        b.n = (double)nb;
+        b.mean = s / b.n;
+        b.m2 = 0.0;
+#pragma unroll
+        for (int k = 0; k < B; ++k) {
+            if (k < nb) {
+                const double d = v[k] - b.mean;
+                b.m2 = b.m2 + d * d;
+            }
+        }
+        acc = xs_moments_merge(acc, b);
+    }
+    sn[t] = acc.n;
+    smean[t] = acc.mean;
+    sm2[t] = acc.m2;
+    __syncthreads();
+    xs_moments a = {0.0, 0.0, 0.0};
+    if ((long long)t < ncols) {
+        for (unsigned u = t; u < blockDim.x; u += (unsigned)ncols)
+            a = xs_moments_merge(a, xs_moments{sn[u], smean[u], sm2[u]});
+        if (nchunks == 1) {
+            double r = a.m2 / dof;
+            if (ROOT) r = sqrt(r);
+            out[t] = (Tout)r;
+        } else {
+            double* p = partials + 3 * ((long long)blockIdx.x * ncols + t);
+            p[0] = a.n;
+            p[1] = a.mean;
+            p[2] = a.m2;
+        }
+    }
+    if (nchunks == 1) return;
+    __threadfence();
+    __syncthreads();
+    if (t == 0) {
+        const unsigned prev = atomicAdd(counters, 1u);
+        s_last = prev == (unsigned)(nchunks - 1);
+    }
+    __syncthreads();
+    if (!s_last || (long long)t >= ncols) return;
+    __threadfence();
+    const volatile double* vp = partials;
+    xs_moments f = {0.0, 0.0, 0.0};
+    for (long long ch = 0; ch < nchunks; ++ch) {
+        const long long i = 3 * (ch * ncols + t);
+        f = xs_moments_merge(f, xs_moments{vp[i], vp[i + 1], vp[i + 2]});
+    }
+    double r = f.m2 / dof;
+    if (ROOT) r = sqrt(r);
+    out[t] = (Tout)r;
+    if (t == 0) counters[0] = 0u;
+}
