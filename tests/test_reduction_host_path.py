@@ -213,48 +213,6 @@ class FakeVarRows:
             out[...] = (np.sqrt(v) if self.root else v).astype(self.tout)
 
 
-class FakeVarColumns:
-    """``xs_var_interleave<Tin, Tout, ROOT>`` (reduce_finish.cu): records each launch,
-    then computes the variance of each of the ncols columns of rows rs apart on the
-    host, as one block would (the workspace is not touched)."""
-
-    def __init__(self, expr, log):
-        m = re.fullmatch(r"xs_var_interleave<([\w ]+), (float|double), (true|false)>", expr)
-        assert m, expr
-        self.expr, self.log = expr, log
-        self.tin = _CT[m.group(1)]
-        self.tout = np.dtype(np.float32 if m.group(2) == "float" else np.float64)
-        self.root = m.group(3) == "true"
-
-    @property
-    def kernel(self):
-        return self
-
-    def __call__(self, grid, block, args, shared_mem=0, stream=None, **kwargs):
-        raw = [a.tobytes() if isinstance(a, np.generic) else _arg_bytes(a, [8])[0]
-               for a in args]
-        # x, out, partials, counters, ncols, nred, rs, chunk, nchunks, dof
-        assert [len(b) for b in raw] == [8] * 10, self.expr
-        self.log.append((self.expr, tuple(grid), tuple(block), raw))
-        xptr, optr = (int.from_bytes(b, "little") for b in raw[:2])
-        ncols, nred, rs, chunk, nchunks = (int.from_bytes(b, "little", signed=True)
-                                           for b in raw[4:9])
-        dof = float(np.frombuffer(raw[9], np.float64)[0])
-        assert rs >= ncols and block[0] % ncols == 0 and grid[0] == nchunks
-        assert chunk % block[0] == 0 and chunk * (nchunks - 1) < ncols * nred <= chunk * nchunks
-        isz = self.tin.itemsize
-        span = (nred - 1) * rs + ncols
-        buf = np.frombuffer((ctypes.c_char * (span * isz)).from_address(xptr), self.tin)
-        idx = np.arange(nred)[:, None] * rs + np.arange(ncols)[None, :]
-        vals = buf[idx].astype(np.float64)
-        ss = ((vals - vals.mean(axis=0)) ** 2).sum(axis=0)
-        out = np.frombuffer((ctypes.c_char * (self.tout.itemsize * ncols)).from_address(optr),
-                            self.tout)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            v = ss / dof
-            out[...] = (np.sqrt(v) if self.root else v).astype(self.tout)
-
-
 @pytest.fixture
 def fake_reductions(fake_cupy, monkeypatch):
     """The stand-in CuPy with the reduction kernels of this file (recorded, then run on
@@ -265,8 +223,8 @@ def fake_reductions(fake_cupy, monkeypatch):
 
     def kernel(src, expr):
         if expr not in kernels:
-            model = ({"xs_var_rows": FakeVarRows, "xs_var_interleave": FakeVarColumns}.get(
-                expr.split("<")[0], FakeFinish) if src == "reduce_finish.cu" else FakeKernel)
+            model = ((FakeVarRows if expr.startswith("xs_var_rows") else FakeFinish)
+                     if src == "reduce_finish.cu" else FakeKernel)
             kernels[expr] = model(expr, log)
         return kernels[expr]
 
@@ -564,11 +522,12 @@ def test_short_rows_launch_their_kernels(fake_reductions, case):
         np.testing.assert_allclose(s.get(), h.std(axis=axis, ddof=1), rtol=1e-12)
         names = [e[0].split("<")[0] for e in log[before:]]
         if kernel == "interleave":
-            # sum, max, then var and std each in one pass over the columns
-            assert names == [f"xs_reduce_{kernel}"] * 2 + ["xs_var_interleave"] * 2, names
-            assert log[-2][0] == "xs_var_interleave<double, double, false>"
-            assert log[-1][0] == "xs_var_interleave<double, double, true>"
-            assert np.frombuffer(log[-1][3][9], np.float64)[0] == h.shape[axis] - 1
+            # sum, max, var's two passes, then its finish (ss / dof into float64); std's
+            assert names == [f"xs_reduce_{kernel}"] * 4 + ["xs_var_finish"] + [
+                f"xs_reduce_{kernel}"] * 2 + ["xs_var_finish"], names
+            assert log[-1][0] == "xs_var_finish<double, true>"
+            assert log[-2][0].startswith(f"xs_reduce_{kernel}<4, double, double, double")
+            assert log[-2][3][2][0] != bytes(8)   # var's second pass has its center
         else:
             # sum, max, then var and std each in one kernel, 16-byte vectors where the
             # rows are contiguous, aligned and whole vectors long

@@ -481,40 +481,6 @@ def _var_rows(cp, x, rec: _Recipe, dof: float, root: bool, out_dtype: np.dtype):
     return out
 
 
-def _columns_ok(plan) -> bool:
-    """True when ``xs_var_interleave`` takes the plan: a few contiguous columns reduced
-    over their rows (the "interleave" strategy)."""
-    return plan.strategy == "interleave"
-
-
-def _var_columns(cp, x, rec: _Recipe, dof: float, root: bool, out_dtype: np.dtype):
-    """var (``root``: std) of the few contiguous columns of ``rec``'s "interleave" plan
-    in one pass over the input (``xs_var_interleave``, reduce_finish.cu: batches of 8
-    values with their two-pass moments, merged by Chan's formula in a fixed order),
-    on the geometry of the sums' interleave kernel; the flat result (ncols,)."""
-    plan = rec.plan
-    out = cp.empty(plan.nrows, dtype=out_dtype)
-    xa = x.data.ptr + rec.xoff
-    key = ("columns", x.dtype, out_dtype, root, rec.desc.tobytes(), plan.nrows,
-           plan.rowlen, cp.cuda.runtime.getDevice())
-    run = _VAR_ROWS.get(key)
-    if run is None:
-        geo = reduction_geometry(plan, x.itemsize, rc.sm_count(), xa)
-        expr = (f"xs_var_interleave<{rc.CTYPE[np.dtype(x.dtype)]}, "
-                f"{_FINISH_TYPES[out_dtype]}, {str(bool(root)).lower()}>")
-        launch = Launch(rc.kernel("reduce_finish.cu", expr), geo.grid, geo.block,
-                        [slot64(), slot64(), slot64(), slot64(), i64(plan.nrows),
-                         i64(plan.rowlen), i64(plan.rstride[0]), i64(geo.chunk),
-                         i64(geo.nchunks), slot_f64()])
-        run = _VAR_ROWS.put(key, (launch, geo.nchunks))
-    launch, nchunks = run
-    stream = cp.cuda.get_current_stream().ptr
-    counters, partials = _workspace(cp, x.data.device_id, 1, 3 * nchunks * plan.nrows,
-                                    np.dtype(np.float64), stream)
-    launch(xa, out.data.ptr, partials.data.ptr, counters.data.ptr, dof, stream_ptr=stream)
-    return out
-
-
 def var(func: str, x, axis, axes, correction, keepdims: bool, out_dtype: np.dtype,
         root: bool):
     """Variance (``root``: standard deviation) of ``x``: two passes on the kernels, both
@@ -522,9 +488,7 @@ def var(func: str, x, axis, axes, correction, keepdims: bool, out_dtype: np.dtyp
     cancellation of a one-pass formula) — divided by ``max(N - correction, 0)`` as
     NumPy does (0/0 gives NaN, x/0 gives inf). Many short rows (at most
     :data:`VAR_ROWS_MAX` elements, a float output) run both passes in one kernel that
-    reads each row once (:func:`_var_rows`); a few contiguous columns reduced over their
-    rows (the "interleave" plan) take one pass that merges exact moments of batches
-    (:func:`_var_columns`)."""
+    reads each row once (:func:`_var_rows`)."""
     cp = _cupy()
     f8 = np.dtype(np.float64)
     rec = _recipe(func, x, axis, "mean", f8, f8, axes)
@@ -545,10 +509,6 @@ def var(func: str, x, axis, axes, correction, keepdims: bool, out_dtype: np.dtyp
     else:
         if np.dtype(out_dtype) in _FINISH_TYPES and _rows_ok(plan):
             v = _var_rows(cp, x, rec, float(builtins.max(dof, 0)), root, np.dtype(out_dtype))
-            return _finish(v, plan, x.ndim, keepdims)
-        if np.dtype(out_dtype) in _FINISH_TYPES and _columns_ok(plan):
-            v = _var_columns(cp, x, rec, float(builtins.max(dof, 0)), root,
-                             np.dtype(out_dtype))
             return _finish(v, plan, x.ndim, keepdims)
         center = _launch(x, rec, f8, f8)
         ss = _launch(x, _recipe(func, x, axis, "sumsq", f8, f8, axes), f8, f8, center=center)
