@@ -112,7 +112,7 @@ def test_tile_variants(cp, tuning):
     from xstride._kernels._reduce_common import VARIANTS
 
     rng = np.random.default_rng(12)
-    hosts = [_random(rng, (9001, k), dt) for k in (2, 3, 5, 16, 32)
+    hosts = [_random(rng, (9001, k), dt) for k in (2, 3, 5, 7, 16, 32)
              for dt in ("float32", "float64", "int8")]
     hosts = [h for h in hosts if plan_array(h, (1,)).strategy == "tile"]
     assert len(hosts) >= 9
@@ -132,7 +132,7 @@ def test_tile_grid_stride(cp, monkeypatch):
 
     monkeypatch.setattr(_geometry, "SHORT_MAX_BLOCKS", 2)
     _fresh_caches(monkeypatch)
-    host = _random(np.random.default_rng(1), (20_011, 5), "float32")   # rows of 20 bytes
+    host = _random(np.random.default_rng(1), (20_011, 3), "float32")   # rows of 12 bytes
     x = cp.asarray(host)
     rec = red._recipe("sum", x, 1, "sum", np.dtype(np.float64), np.dtype(np.float64))
     assert rec.kind == "tile" and rec.grid == (2,)
