@@ -258,3 +258,28 @@ def test_short_vector_loads_give_the_bits_of_scalar_loads(cp, dtype):
         assert s1.tobytes() == b.tobytes()
         _check(cp, host, shifted, 1, ("sum", "max", "var"))
         _check(cp, flat[:-1].reshape(4099, w)[:, :k], aligned, 1, ("sum", "min", "mean"))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8"])
+def test_tile_byte_words_at_every_offset(cp, dtype):
+    """1-byte elements stage the 16-byte words that hold a tile's span: views that start
+    at every offset within a word, reversed rows, rows with gaps, partial last tiles,
+    all/any and the sums as NumPy's (against the element path of "short")."""
+    rng = np.random.default_rng(41)
+    base = (rng.random(16 + 3 * 70_003) < 0.7) if dtype == "bool" else \
+        rng.integers(0, 4, 16 + 3 * 70_003).astype(dtype)
+    dev = cp.asarray(base)
+    seen = 0
+    for shift in range(16):
+        n = 70_003 - (shift % 3)
+        h = base[shift:shift + 3 * n].reshape(n, 3)
+        x = dev[shift:shift + 3 * n].reshape(n, 3)
+        for hv, xv in ((h, x), (h[::-1], x[::-1]), (h[:, :2], x[:, :2])):
+            if plan_array(xv, (1,)).strategy != "tile":
+                continue
+            seen += 1
+            np.testing.assert_array_equal(xp.all(xv, axis=1).get(), hv.all(axis=1))
+            np.testing.assert_array_equal(xp.any(xv, axis=1).get(), hv.any(axis=1))
+            np.testing.assert_array_equal(xp.sum(xv, axis=1).get(), cnp.sum(hv, axis=1))
+            np.testing.assert_array_equal(xp.max(xv, axis=1).get(), hv.max(axis=1))
+    assert seen >= 40

@@ -27,91 +27,10 @@
 #define XS_RED_IN(T) const T* __restrict__
 #define XS_RED_PTR(T) const T*
 #define XS_RED_ADDR(p) ((unsigned long long)(p))
+#define XS_RED_MEMORY 1   // x is memory: the tile kernel may stage it by 16-byte words
 #endif
 #include <xstride/detail/namespace_kernels.cuh>
-
-
-template <int OP> struct xs_op_of { typedef xstride_sum_op type; };
-template <> struct xs_op_of<1> { typedef xs_prod_op type; };
-template <> struct xs_op_of<2> { typedef xstride_min_op type; };
-template <> struct xs_op_of<3> { typedef xstride_max_op type; };
-
-// all / any over the 0/1 values of (x != 0): AND with identity 1, OR with identity 0.
-struct xs_and_op {
-    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return a & b; }
-    template <typename T> static __device__ __forceinline__ T identity() { return T(1); }
-};
-struct xs_or_op {
-    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return a | b; }
-    template <typename T> static __device__ __forceinline__ T identity() { return T(0); }
-};
-template <> struct xs_op_of<5> { typedef xs_and_op type; };
-template <> struct xs_op_of<6> { typedef xs_or_op type; };
-template <> struct xs_op_of<7> { typedef xstride_sum_op type; };
-
-// The value stored for an output: the folded accumulator, converted; for the mean
-// (OP 7) first divided by the count n (as NumPy's mean: the sum, divided once).
-template <int OP, typename Tout, typename Tacc>
-__device__ __forceinline__ Tout xs_final(Tacc a, long long n)
-{
-    if constexpr (OP == 7) return (Tout)(a / (Tacc)n);
-    else return (Tout)a;
-}
-
-template <int OP, typename Tacc, typename Tin>
-__device__ __forceinline__ Tacc xs_transform(Tin v, Tacc c)
-{
-    if constexpr (OP == 4) {
-        Tacc t = (Tacc)v - c;
-        return t * t;
-    } else if constexpr (OP == 5 || OP == 6) {
-        return (Tacc)(v != Tin(0));   // NaN != 0: true, as NumPy's truth value of NaN
-    } else {
-        return (Tacc)v;
-    }
-}
-
-// V consecutive elements from a 16-byte aligned address.
-template <typename Tin, int V>
-__device__ __forceinline__ void xs_load_vec(const Tin* p, Tin (&out)[V])
-{
-    if constexpr (V == 1) {
-        out[0] = p[0];
-    } else {
-        union { uint4 u; Tin t[V]; } w;
-        w.u = __ldg(reinterpret_cast<const uint4*>(p));
-#pragma unroll
-        for (int j = 0; j < V; ++j) out[j] = w.t[j];
-    }
-}
-
-template <typename Tin, int V> struct xs_vec { Tin t[V]; };
-
-// Fold the items i = first, first + step, ... < end in that order: B loads are issued
-// (load(i, item)) before the first of them is folded (fold(item)). Full batches need
-// no bounds test; the last, partial batch tests each of its B items.
-template <int B, typename Item, typename Load, typename Fold>
-__device__ __forceinline__ void xs_batched(long long first, long long end, long long step,
-                                           Load load, Fold fold)
-{
-    long long i = first;
-    for (; i + (long long)(B - 1) * step < end; i += (long long)B * step) {
-        Item v[B];
-#pragma unroll
-        for (int k = 0; k < B; ++k) load(i + (long long)k * step, v[k]);
-#pragma unroll
-        for (int k = 0; k < B; ++k) fold(v[k]);
-    }
-    if (i < end) {
-        Item v[B];
-#pragma unroll
-        for (int k = 0; k < B; ++k)
-            if (i + (long long)k * step < end) load(i + (long long)k * step, v[k]);
-#pragma unroll
-        for (int k = 0; k < B; ++k)
-            if (i + (long long)k * step < end) fold(v[k]);
-    }
-}
+#include <xstride/detail/reduce_ops.cuh>
 
 // Fold elements [begin, end) of one row into acc; thread `t` of `nt` cooperating
 // threads takes every nt-th element (or vector). The assignment depends only on the
@@ -418,7 +337,10 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_short(XS_RED_IN(Tin) x, T
 // fits TB bytes (TUNING["tile"]); blocks loop over the tiles (grid-stride).
 template <typename T, int TB> struct xs_tile_cap {
     static constexpr int elems = TB / (int)sizeof(T);
-    static constexpr int padded = elems + elems / 32;
+    // one element of padding after every 32; at least 32 more elements: room for
+    // the 16-byte words of a 1-byte span that does not start on a word (and a whole
+    // number of 16-byte words in all)
+    static constexpr int padded = (elems + (elems / 32 > 32 ? elems / 32 : 32) + 15) / 16 * 16;
 };
 
 template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V, int MINB, int B,
@@ -430,7 +352,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_tile(XS_RED_IN(Tin) x, To
 {
     typedef typename xs_op_of<OP>::type Op;
     Op op;
-    __shared__ Tin s[xs_tile_cap<Tin, TB>::padded];
+    __shared__ __align__(16) Tin s[xs_tile_cap<Tin, TB>::padded];
     const long long ks = d.kstride[0];
     const long long aks = ks < 0 ? -ks : ks;
     const long long R = rows_per_tile;
@@ -440,6 +362,42 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_tile(XS_RED_IN(Tin) x, To
         const long long lo = ks >= 0 ? r0 * ks : (r0 + nt - 1) * ks;
         const int span = (int)((nt - 1) * aks + rowlen);
         XS_RED_PTR(Tin) src = x + lo;
+#ifdef XS_RED_MEMORY
+        if constexpr (sizeof(Tin) == 1) {
+            // 1-byte elements: a thread's B element loads would keep B bytes in flight;
+            // stage the 16-byte words that hold the span instead (aligned words: the
+            // first and last may reach up to 15 bytes past the span, never past the
+            // 16-byte units of the device allocation that holds it), unpadded (a warp
+            // reading neighbouring rows of bytes touches neighbouring words: broadcasts,
+            // no bank conflicts). Element e is at s[shift + e].
+            const unsigned long long a = (unsigned long long)src;
+            const int shift = (int)(a & 15ull);
+            const uint4* w = reinterpret_cast<const uint4*>(a - (unsigned long long)shift);
+            uint4* sw = reinterpret_cast<uint4*>(s);
+            const int nw = (shift + span + 15) >> 4;
+            int i = (int)threadIdx.x;
+            for (; i + (B - 1) * step < nw; i += B * step) {
+                uint4 v[B];
+#pragma unroll
+                for (int k = 0; k < B; ++k) v[k] = __ldg(w + i + k * step);
+#pragma unroll
+                for (int k = 0; k < B; ++k) sw[i + k * step] = v[k];
+            }
+            for (; i < nw; i += step) sw[i] = __ldg(w + i);
+            __syncthreads();
+            for (int t = (int)threadIdx.x; t < (int)nt; t += step) {
+                const long long row = r0 + t;
+                const int o = shift + (int)(row * ks - lo);
+                const Tacc c = OP == 4 ? center[row] : Tacc(0);
+                Tacc acc = Op::template identity<Tacc>();
+                for (int j = 0; j < (int)rowlen; ++j)
+                    acc = op(acc, xs_transform<OP, Tacc>(s[o + j], c));
+                out[row] = xs_final<OP, Tout>(acc, rowlen);
+            }
+            __syncthreads();
+            continue;
+        }
+#endif
         int i = (int)threadIdx.x;
         for (; i + (B - 1) * step < span; i += B * step) {   // full batches
             Tin v[B];

@@ -1,0 +1,95 @@
+/* xstride/detail/reduce_ops.cuh -- private pieces of the namespace's reduction
+ * kernels (xstride/_kernels/reductions.cu): the operator of each OP, the stored value,
+ * the per-element transform, 16-byte vector loads and batched loads. Not part of the
+ * shipped header API: names and contents may change in any release.
+ * Compiled by NVRTC: no standard headers.
+ */
+#ifndef XSTRIDE_DETAIL_REDUCE_OPS_CUH
+#define XSTRIDE_DETAIL_REDUCE_OPS_CUH
+
+#include <xstride/reduce.cuh>
+#include <xstride/detail/namespace_kernels.cuh>
+
+template <int OP> struct xs_op_of { typedef xstride_sum_op type; };
+template <> struct xs_op_of<1> { typedef xs_prod_op type; };
+template <> struct xs_op_of<2> { typedef xstride_min_op type; };
+template <> struct xs_op_of<3> { typedef xstride_max_op type; };
+
+// all / any over the 0/1 values of (x != 0): AND with identity 1, OR with identity 0.
+struct xs_and_op {
+    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return a & b; }
+    template <typename T> static __device__ __forceinline__ T identity() { return T(1); }
+};
+struct xs_or_op {
+    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return a | b; }
+    template <typename T> static __device__ __forceinline__ T identity() { return T(0); }
+};
+template <> struct xs_op_of<5> { typedef xs_and_op type; };
+template <> struct xs_op_of<6> { typedef xs_or_op type; };
+template <> struct xs_op_of<7> { typedef xstride_sum_op type; };
+
+// The value stored for an output: the folded accumulator, converted; for the mean
+// (OP 7) first divided by the count n (as NumPy's mean: the sum, divided once).
+template <int OP, typename Tout, typename Tacc>
+__device__ __forceinline__ Tout xs_final(Tacc a, long long n)
+{
+    if constexpr (OP == 7) return (Tout)(a / (Tacc)n);
+    else return (Tout)a;
+}
+
+template <int OP, typename Tacc, typename Tin>
+__device__ __forceinline__ Tacc xs_transform(Tin v, Tacc c)
+{
+    if constexpr (OP == 4) {
+        Tacc t = (Tacc)v - c;
+        return t * t;
+    } else if constexpr (OP == 5 || OP == 6) {
+        return (Tacc)(v != Tin(0));   // NaN != 0: true, as NumPy's truth value of NaN
+    } else {
+        return (Tacc)v;
+    }
+}
+
+// V consecutive elements from a 16-byte aligned address.
+template <typename Tin, int V>
+__device__ __forceinline__ void xs_load_vec(const Tin* p, Tin (&out)[V])
+{
+    if constexpr (V == 1) {
+        out[0] = p[0];
+    } else {
+        union { uint4 u; Tin t[V]; } w;
+        w.u = __ldg(reinterpret_cast<const uint4*>(p));
+#pragma unroll
+        for (int j = 0; j < V; ++j) out[j] = w.t[j];
+    }
+}
+
+template <typename Tin, int V> struct xs_vec { Tin t[V]; };
+
+// Fold the items i = first, first + step, ... < end in that order: B loads are issued
+// (load(i, item)) before the first of them is folded (fold(item)). Full batches need
+// no bounds test; the last, partial batch tests each of its B items.
+template <int B, typename Item, typename Load, typename Fold>
+__device__ __forceinline__ void xs_batched(long long first, long long end, long long step,
+                                           Load load, Fold fold)
+{
+    long long i = first;
+    for (; i + (long long)(B - 1) * step < end; i += (long long)B * step) {
+        Item v[B];
+#pragma unroll
+        for (int k = 0; k < B; ++k) load(i + (long long)k * step, v[k]);
+#pragma unroll
+        for (int k = 0; k < B; ++k) fold(v[k]);
+    }
+    if (i < end) {
+        Item v[B];
+#pragma unroll
+        for (int k = 0; k < B; ++k)
+            if (i + (long long)k * step < end) load(i + (long long)k * step, v[k]);
+#pragma unroll
+        for (int k = 0; k < B; ++k)
+            if (i + (long long)k * step < end) fold(v[k]);
+    }
+}
+
+#endif  // XSTRIDE_DETAIL_REDUCE_OPS_CUH
