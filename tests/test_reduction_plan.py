@@ -112,7 +112,7 @@ def test_short_rows_choose_tile(k, itemsize):
         assert g.grid == (min(-(-_N * k * itemsize // 16 // BLOCK_THREADS), 32 * 132),)
         assert reduction_geometry(p, itemsize, 132, base_address=8).vec == 1
         return
-    if lo <= k * itemsize <= hi or k * itemsize == SHORT_VECTOR_ROW_BYTES:
+    if (lo <= k * itemsize <= hi and itemsize > 1) or k * itemsize == SHORT_VECTOR_ROW_BYTES:
         # rows one thread reads as fast as (or faster than) a staged tile
         assert (p.strategy, p.kstride, p.rstride) == ("short", (k,), (1,))
         return
