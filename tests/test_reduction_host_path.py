@@ -263,6 +263,8 @@ def _expected_launch(x, axes, op, out_dtype, acc):
     elif geo.kernel == "tile":
         words += (geo.chunk,)
     minb, batch = _rc.TUNING[geo.kernel][:2]
+    if x.itemsize == 1 and geo.kernel in ("interleave", "rows_warp", "rows_block"):
+        batch = _red.BYTE_BATCH    # 1-byte elements: 32 loads in flight
     ops = {"sum": 0, "prod": 1, "min": 2, "max": 3, "all": 5, "any": 6}
     expr = (f"xs_reduce_{geo.kernel}<{ops[op]}, {_rc.CTYPE[x.dtype]}, {_rc.CTYPE[acc]}, "
             f"{_rc.CTYPE[out_dtype]}, {nkc}, {nrc}, {geo.vec}, {minb}, {batch}"

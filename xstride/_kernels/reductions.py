@@ -44,6 +44,11 @@ _SRC = "reductions.cu"
 #: descriptor, nrows, rowlen. The others add partials and counters after center, and
 #: chunk and nchunks at the end.
 _ONE_PASS = frozenset({"rows_warp", "short", "tile", "lanes"})
+#: Loads each thread batches for 1-byte elements in the kernels that walk elements one
+#: by one (``TUNING``'s B keeps only B bytes a thread in flight there); the fold order
+#: is the same for every B, so the bits are too.
+BYTE_BATCH = 32
+_BYTE_BATCHED = frozenset({"interleave", "rows_warp", "rows_block"})
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -94,6 +99,8 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
                               tail=(plan.nk, plan.nr))
     tin, tacc, tout = rc.CTYPE[np.dtype(x.dtype)], rc.CTYPE[acc], rc.CTYPE[out_dtype]
     minb, batch = rc.TUNING[geo.kernel][:2]
+    if x.itemsize == 1 and geo.kernel in _BYTE_BATCHED:
+        batch = BYTE_BATCH
     expr = (f"xs_reduce_{geo.kernel}<{_OPS[op]}, {tin}, {tacc}, {tout}, {nkc}, {nrc}, "
             f"{geo.vec}, {minb}, {batch}"
             + (f", {tile[0]}>" if geo.kernel == "tile" else ">"))
