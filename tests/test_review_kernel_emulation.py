@@ -1,0 +1,242 @@
+"""Exact Python emulations of the index math of kernels changed in 590eaff..e40d6a8
+(review): xs_arg_interleave (+ xs_arg_combine), xs_reduce_interleave with rows of
+stride rs >= ncols, the 1-byte word staging of xs_reduce_tile, and the prefetch of
+xs_colsplit_scan. Each emulation walks the kernel's loops thread by thread over a flat
+memory buffer (the view's base array) and checks every address against the buffer."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from xstride._kernels import _reduce_common as rc
+from xstride._kernels import argreductions as _arg
+from xstride._kernels._geometry import colsplit_geometry, reduction_geometry, tile_rows
+from xstride._plans.argreduction import plan_arg_array
+from xstride._plans.reduction import plan_reduction
+from xstride.layout import Layout
+
+NONE = (1 << 63) - 1
+
+
+def _elem_offset(base, view):
+    """Element offset of view's first element in base's flat buffer."""
+    d = view.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    assert d % base.itemsize == 0
+    return d // base.itemsize
+
+
+def _better(MAX, va, ia, vb, ib):
+    na, nb = va != va, vb != vb
+    if na != nb:
+        return na
+    if not na:
+        if (va > vb) if MAX else (va < vb):
+            return True
+        if (vb > va) if MAX else (vb < va):
+            return False
+    return ia < ib
+
+
+def _emulate_arg_interleave(mem, xa, MAX, ncols, nred, chunk, nchunks, rbase, rweight, rs,
+                            block):
+    B = 8
+    worst = -np.inf if MAX else np.inf
+    width = ncols * (block // ncols)
+    wrows = width // ncols
+    total = ncols * nred
+    outs = {}
+    for b in range(nchunks):
+        begin = b * chunk
+        end = min(begin + chunk, total)
+        sv, si = [worst] * block, [NONE] * block
+        for t in range(block):
+            bv, bi = worst, NONE
+            if t < width:
+                j = (begin + t) // ncols
+                p = xa + j * rs + t % ncols
+                pstep = wrows * rs
+                i = begin + t
+                while i < end:
+                    v = []
+                    for k in range(B):
+                        ik = i + k * width
+                        if ik < end:
+                            addr = p + k * pstep
+                            assert 0 <= addr < mem.size, (b, t, k, addr)
+                            v.append(mem[addr])
+                        else:
+                            v.append(worst)
+                    for k in range(B):
+                        idx = rbase + (j + k * wrows) * rweight if i + k * width < end else NONE
+                        if _better(MAX, v[k], idx, bv, bi):
+                            bv, bi = v[k], idx
+                    i += B * width
+                    j += B * wrows
+                    p += B * pstep
+            sv[t], si[t] = bv, bi
+        for t in range(ncols):
+            bv, bi = sv[t], si[t]
+            for u in range(t + ncols, width, ncols):
+                if _better(MAX, sv[u], si[u], bv, bi):
+                    bv, bi = sv[u], si[u]
+            outs[(b, t)] = (bv, bi)
+    res = []
+    for c in range(ncols):
+        bv, bi = worst, NONE
+        for b in range(nchunks):
+            v, i = outs[(b, c)]
+            if _better(MAX, v, i, bv, bi):
+                bv, bi = v, i
+        res.append(bi)
+    return np.array(res)
+
+
+def _arg_cases():
+    rng = np.random.default_rng(3)
+    for n, w, k in [(700, 7, 3), (1000, 3, 3), (513, 40, 15), (300, 33, 32), (999, 5, 5)]:
+        base = rng.integers(0, 50, size=n * w + 3).astype(np.float64)
+        a = base[3:].reshape(n, w)
+        yield base, a[:, :k]
+        yield base, a[::-1, :k]
+        yield base, a[::-3, 1:1 + min(k, w - 1)]
+        yield base, a[5:, w - k:]
+
+
+@pytest.mark.parametrize("case", list(_arg_cases()), ids=lambda c: str(c[1].shape))
+@pytest.mark.parametrize("sm", [1, 4])
+def test_arg_interleave_emulation(case, sm):
+    base, x = case
+    plan = plan_arg_array(x, (0,))
+    geo = _arg.arg_geometry(plan, sm)
+    if geo.kernel != "interleave":
+        pytest.skip(f"{plan.base.strategy} -> {geo.kernel}")
+    xa = _elem_offset(base, x) + plan.offset
+    for MAX in (0, 1):
+        got = _emulate_arg_interleave(base, xa, MAX, plan.base.nrows, plan.base.rowlen,
+                                      geo.chunk, geo.nchunks, plan.rbase, plan.rweight[0],
+                                      plan.rstride[0], geo.block)
+        want = np.argmax(x, axis=0) if MAX else np.argmin(x, axis=0)
+        np.testing.assert_array_equal(got, want)
+
+
+def _emulate_reduce_interleave(mem, xa, ncols, nred, chunk, nchunks, rs, bd):
+    total = ncols * nred
+    part = np.zeros((nchunks, ncols))
+    for b in range(nchunks):
+        begin = b * chunk
+        end = min(begin + chunk, total)
+        sm = np.zeros(bd)
+        for t in range(bd):
+            col = t % ncols
+            first = begin + t
+            count = (end - first + bd - 1) // bd if end > first else 0
+            base = xa + (first // ncols) * rs + col
+            rstep = (bd // ncols) * rs
+            acc = 0.0
+            for u in range(count):
+                addr = base + u * rstep
+                assert 0 <= addr < mem.size
+                acc += mem[addr]
+            sm[t] = acc
+        for t in range(ncols):
+            part[b, t] = sum(sm[u] for u in range(t, bd, ncols))
+    return part.sum(axis=0)
+
+
+@pytest.mark.parametrize("case", list(_arg_cases()), ids=lambda c: str(c[1].shape))
+def test_reduce_interleave_emulation(case):
+    base, x = case
+    plan = plan_reduction(Layout.from_array(x), (0,))
+    if plan.strategy != "interleave":
+        pytest.skip(plan.strategy)
+    geo = reduction_geometry(plan, x.itemsize, 2, 0, resident=2)
+    xa = _elem_offset(base, x) + plan.offset
+    got = _emulate_reduce_interleave(base, xa, plan.nrows, plan.rowlen, geo.chunk,
+                                     geo.nchunks, plan.rstride[0], geo.block[0])
+    np.testing.assert_array_equal(got, x.sum(axis=0))
+
+
+# ----------------------------------------------------------------------------- tile, 1 byte
+def _padded(TB, size):
+    elems = TB // size
+    return (elems + (elems // 32 if elems // 32 > 32 else 32) + 15) // 16 * 16
+
+
+@pytest.mark.parametrize("variant", rc.VARIANTS["tile"])
+def test_tile_one_byte_words_fit_and_stay_in_units(variant):
+    """For every 1-byte row shape the plan stages, every alignment of the view and
+    either sign of the kept stride: the staged words fit the shared array and every
+    word read lies in a 16-byte unit that holds a byte of the view."""
+    _, _, TB, most = variant
+    cap = _padded(TB, 1)
+    for rowlen in range(2, 193):
+        for ks in sorted({rowlen, rowlen + 1, 2 * rowlen, rowlen + 7}):
+            if ks > 2 * rowlen:
+                continue
+            nrows = 3000
+            for sign in (1, -1):
+                lay = Layout((nrows, rowlen), (sign * ks, 1), 0 if sign > 0 else (nrows - 1) * ks, 1)
+                plan = plan_reduction(lay, (1,))
+                if plan.strategy != "tile":
+                    continue
+                R = tile_rows(plan.kstride[0], rowlen, 1, TB, most)
+                for addr0 in (0, 1, 7, 15):       # byte address of the view's lowest byte
+                    lo_view, hi_view = addr0, addr0 + (nrows - 1) * ks + rowlen
+                    xa = addr0 + plan.offset    # row 0's first byte
+                    for r0 in itertools.chain(range(0, nrows, R)):
+                        nt = min(R, nrows - r0)
+                        k = plan.kstride[0]
+                        lo = r0 * k if k >= 0 else (r0 + nt - 1) * k
+                        span = (nt - 1) * abs(k) + rowlen
+                        a = xa + lo
+                        shift = a & 15
+                        nw = (shift + span + 15) >> 4
+                        assert nw * 16 <= cap, (rowlen, ks, R, nt, shift)
+                        w0, w1 = a - shift, a - shift + 16 * nw
+                        assert w0 >= (lo_view & ~15) and w1 <= ((hi_view + 15) & ~15)
+                        for t in (0, nt - 1):
+                            o = shift + (r0 + t) * k - lo
+                            assert 0 <= o and o + rowlen <= 16 * nw
+
+
+# ----------------------------------------------------------------------------- colsplit
+@pytest.mark.parametrize("n,k,size", [(5000, 3, 4), (4097, 32, 8), (100000, 7, 4),
+                                      (70001, 16, 1), (9999, 2, 8)])
+def test_colsplit_prefetch_emulation(n, k, size):
+    """The scan kernel's staging with the prefetch reads exactly the chunk's elements, and
+    every staged element is the one of its tile (none stale)."""
+    g = colsplit_geometry(n, k, size, size, 5)
+    m = 256 // k
+    T = m * k
+    L = g.run
+    R = m * L
+    x = np.arange(n * k)
+    for b in range(g.chunks):
+        r0 = b * g.chunk_rows
+        r1 = min(r0 + g.chunk_rows, n)
+        v = [[None] * L for _ in range(T)]
+
+        def load(tr):
+            ne = min(r1 - tr, R) * k
+            for t in range(T):
+                for s in range(L):
+                    if t + s * T < ne:
+                        f = tr * k + t + s * T
+                        assert r0 * k <= f < r1 * k
+                        v[t][s] = (tr, x[f])
+        if r0 < r1:
+            load(r0)
+        tr = r0
+        while tr < r1:
+            nt = min(r1 - tr, R)
+            ne = nt * k
+            for t in range(T):
+                for s in range(L):
+                    if t + s * T < ne:
+                        assert v[t][s] == (tr, tr * k + t + s * T)
+            if tr + R < r1:
+                load(tr + R)
+            tr += R
