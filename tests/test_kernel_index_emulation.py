@@ -1,8 +1,9 @@
-"""Exact Python emulations of the index math of kernels changed in 590eaff..e40d6a8
-(review): xs_arg_interleave (+ xs_arg_combine), xs_reduce_interleave with rows of
-stride rs >= ncols, the 1-byte word staging of xs_reduce_tile, and the prefetch of
-xs_colsplit_scan. Each emulation walks the kernel's loops thread by thread over a flat
-memory buffer (the view's base array) and checks every address against the buffer."""
+"""Exact Python emulations of the index math of four kernels, run on the host's own
+plans and launch geometry: xs_arg_interleave (+ xs_arg_combine), xs_reduce_interleave
+with rows of stride rs >= ncols, the 1-byte word staging of xs_reduce_tile, and the
+next-tile prefetch of xs_colsplit_scan. Each emulation walks the kernel's loops thread
+by thread over a flat memory buffer (the view's base array) and checks every address
+against the buffer and the result against NumPy; keep them in step with the kernels."""
 
 from __future__ import annotations
 
