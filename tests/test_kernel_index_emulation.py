@@ -19,6 +19,8 @@ from xstride._plans.argreduction import plan_arg_array
 from xstride._plans.reduction import plan_reduction
 from xstride.layout import Layout
 
+from tests.test_argreductions_host import _better   # the order of xs_arg_better
+
 NONE = (1 << 63) - 1
 
 
@@ -27,18 +29,6 @@ def _elem_offset(base, view):
     d = view.__array_interface__["data"][0] - base.__array_interface__["data"][0]
     assert d % base.itemsize == 0
     return d // base.itemsize
-
-
-def _better(MAX, va, ia, vb, ib):
-    na, nb = va != va, vb != vb
-    if na != nb:
-        return na
-    if not na:
-        if (va > vb) if MAX else (va < vb):
-            return True
-        if (vb > va) if MAX else (vb < va):
-            return False
-    return ia < ib
 
 
 def _emulate_arg_interleave(mem, xa, MAX, ncols, nred, chunk, nchunks, rbase, rweight, rs,

@@ -128,63 +128,70 @@ class FakeKernel:
         flat[...] = res.astype(self.tout)
 
 
-class FakeFinish:
-    """``xs_var_finish<T, ROOT>`` (reduce_finish.cu): records each launch, then computes
-    ``ss / dof`` (its square root) in T on the host."""
+class _FakeVarKernel:
+    """A kernel of reduce_finish.cu on the host: records each launch (its arguments as
+    bytes), then stores ``ss / dof`` (its square root) in ``tout``."""
 
-    def __init__(self, expr, log):
-        m = re.fullmatch(r"xs_var_finish<(float|double), (true|false)>", expr)
-        assert m, expr
-        self.expr, self.log = expr, log
-        self.tout = np.dtype(np.float32 if m.group(1) == "float" else np.float64)
-        self.root = m.group(2) == "true"
+    root = False
+    tout = np.dtype(np.float64)
 
     @property
     def kernel(self):
         return self
 
-    def __call__(self, grid, block, args, shared_mem=0, stream=None, **kwargs):
+    def _raw(self, grid, block, args, sizes):
         raw = [a.tobytes() if isinstance(a, np.generic) else _arg_bytes(a, [8])[0]
                for a in args]
-        assert [len(b) for b in raw] == [8, 8, 8, 8], self.expr   # ss, out, n, dof
-        ss_ptr, out_ptr = (int.from_bytes(b, "little") for b in raw[:2])
-        n = int.from_bytes(raw[2], "little", signed=True)
-        dof = float(np.frombuffer(raw[3], np.float64)[0])
+        assert [len(b) for b in raw] == sizes, self.expr
         self.log.append((self.expr, tuple(grid), tuple(block), raw))
-        ss = np.frombuffer((ctypes.c_char * (8 * n)).from_address(ss_ptr), np.float64)
-        out = np.frombuffer((ctypes.c_char * (self.tout.itemsize * n)).from_address(out_ptr),
-                            self.tout)
+        return raw
+
+    def _store(self, out_ptr, ss, dof):
+        out = np.frombuffer((ctypes.c_char * (self.tout.itemsize * ss.shape[0])).from_address(
+            out_ptr), self.tout)
         with np.errstate(divide="ignore", invalid="ignore"):
             v = ss / dof
             out[...] = (np.sqrt(v) if self.root else v).astype(self.tout)
 
 
-class FakeVarRows:
-    """``xs_var_rows<Tin, Tout, NK, R, V, ROOT, MINB>`` (reduce_finish.cu): records each
-    launch, then computes each row's two-pass variance (its square root) on the host
-    from the descriptor's one reduced axis."""
+def _float_type(c_name: str) -> np.dtype:
+    return np.dtype(np.float32 if c_name == "float" else np.float64)
+
+
+class FakeFinish(_FakeVarKernel):
+    """``xs_var_finish<T, ROOT>``: ``ss / dof`` (its square root) in T."""
+
+    def __init__(self, expr, log):
+        m = re.fullmatch(r"xs_var_finish<(float|double), (true|false)>", expr)
+        assert m, expr
+        self.expr, self.log = expr, log
+        self.tout, self.root = _float_type(m.group(1)), m.group(2) == "true"
+
+    def __call__(self, grid, block, args, shared_mem=0, stream=None, **kwargs):
+        raw = self._raw(grid, block, args, [8, 8, 8, 8])   # ss, out, n, dof
+        ss_ptr, out_ptr = (int.from_bytes(b, "little") for b in raw[:2])
+        n = int.from_bytes(raw[2], "little", signed=True)
+        ss = np.frombuffer((ctypes.c_char * (8 * n)).from_address(ss_ptr), np.float64)
+        self._store(out_ptr, ss, float(np.frombuffer(raw[3], np.float64)[0]))
+
+
+class FakeVarRows(_FakeVarKernel):
+    """``xs_var_rows<Tin, Tout, NK, R, V, ROOT, MINB>``: each row's two-pass variance
+    (its square root) from the descriptor's one reduced axis."""
 
     def __init__(self, expr, log):
         m = re.fullmatch(r"xs_var_rows<([\w ]+), (float|double), (\d+), (\d+), (\d+), "
                          r"(true|false), (\d+)>", expr)
         assert m, expr
         self.expr, self.log = expr, log
-        self.tin = _CT[m.group(1)]
-        self.tout = np.dtype(np.float32 if m.group(2) == "float" else np.float64)
+        self.tin, self.tout = _CT[m.group(1)], _float_type(m.group(2))
         self.nkc, self.rmax, self.vec = int(m.group(3)), int(m.group(4)), int(m.group(5))
         self.root = m.group(6) == "true"
 
-    @property
-    def kernel(self):
-        return self
-
     def __call__(self, grid, block, args, shared_mem=0, stream=None, **kwargs):
-        raw = [a.tobytes() if isinstance(a, np.generic) else _arg_bytes(a, [8])[0]
-               for a in args]
         ndesc = 8 * (2 * self.nkc + 2 + 2)
         # x, out, desc, nrows, rowlen, dof
-        assert [len(b) for b in raw] == [8, 8, ndesc, 8, 8, 8], self.expr
-        self.log.append((self.expr, tuple(grid), tuple(block), raw))
+        raw = self._raw(grid, block, args, [8, 8, ndesc, 8, 8, 8])
         xptr, optr = (int.from_bytes(b, "little") for b in raw[:2])
         desc = np.frombuffer(raw[2], np.int64)
         c = self.nkc
@@ -193,7 +200,6 @@ class FakeVarRows:
         nrows = int.from_bytes(raw[3], "little", signed=True)
         rowlen = int.from_bytes(raw[4], "little", signed=True)
         assert rowlen <= self.rmax and self.rmax % self.vec == 0
-        dof = float(np.frombuffer(raw[5], np.float64)[0])
         kshape, kstride = desc[:nk], desc[c:c + nk]
         rshape, rstride = desc[2 * c:2 * c + 1], desc[2 * c + 1:2 * c + 2]
         assert nrows == int(np.prod(kshape)) and rowlen == int(rshape[0])
@@ -206,11 +212,7 @@ class FakeVarRows:
         vals = np.frombuffer(raw_x, self.tin)[idx - lo].astype(np.float64)
         mean = vals.sum(axis=1) / rowlen
         ss = ((vals - mean[:, None]) ** 2).sum(axis=1)
-        out = np.frombuffer((ctypes.c_char * (self.tout.itemsize * nrows)).from_address(optr),
-                            self.tout)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            v = ss / dof
-            out[...] = (np.sqrt(v) if self.root else v).astype(self.tout)
+        self._store(optr, ss, float(np.frombuffer(raw[5], np.float64)[0]))
 
 
 @pytest.fixture
