@@ -102,8 +102,7 @@ def test_arg_interleave_emulation(case, sm):
     base, x = case
     plan = plan_arg_array(x, (0,))
     geo = _arg.arg_geometry(plan, sm)
-    if geo.kernel != "interleave":
-        pytest.skip(f"{plan.base.strategy} -> {geo.kernel}")
+    assert geo.kernel == "interleave", (plan.base.strategy, geo.kernel)
     xa = _elem_offset(base, x) + plan.offset
     for MAX in (0, 1):
         got = _emulate_arg_interleave(base, xa, MAX, plan.base.nrows, plan.base.rowlen,
@@ -141,8 +140,7 @@ def _emulate_reduce_interleave(mem, xa, ncols, nred, chunk, nchunks, rs, bd):
 def test_reduce_interleave_emulation(case):
     base, x = case
     plan = plan_reduction(Layout.from_array(x), (0,))
-    if plan.strategy != "interleave":
-        pytest.skip(plan.strategy)
+    assert plan.strategy == "interleave", plan.strategy
     geo = reduction_geometry(plan, x.itemsize, 2, 0, resident=2)
     xa = _elem_offset(base, x) + plan.offset
     got = _emulate_reduce_interleave(base, xa, plan.nrows, plan.rowlen, geo.chunk,
