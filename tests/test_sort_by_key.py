@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import xstride as xp
 from xstride.algorithms import sort_by_key
 
 INT_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
@@ -104,3 +105,32 @@ def test_memmap_inputs_give_plain_arrays(tmp_path):
     np.testing.assert_array_equal(out[0], [0, 1, 1, 2, 3])
     np.testing.assert_array_equal(out[1], [4, 1, 3, 2, 0])
     np.testing.assert_array_equal(out[2], vals[[4, 1, 3, 2, 0]])
+
+
+def _masked(a):
+    a = np.asarray(a)
+    return np.ma.masked_array(a, mask=np.zeros(a.shape, bool))
+
+
+@pytest.mark.parametrize("call", [
+    lambda A: A.morton_keys(_masked(np.zeros((4, 3))), [0, 0, 0], [1, 1, 1], 4),
+    lambda A: A.morton_encode(_masked([1, 2]), np.array([0, 1]), levels=4),
+    lambda A: A.morton_decode(_masked(np.array([1, 2], np.uint64)), 2),
+    lambda A: A.sort_by_key(_masked([3, 1, 2])),
+    lambda A: A.sort_by_key(np.array([3, 1, 2]), _masked([1.0, 2.0, 3.0])),
+    lambda A: A.segment_reduce(_masked(np.arange(4.0)), np.array([0, 2, 4]), "sum"),
+    lambda A: A.reduce_by_key(np.array([0, 0, 1, 1]), _masked(np.arange(4.0)), "sum"),
+    lambda A: A.run_length_encode(_masked([0, 0, 1])),
+    lambda A: A.bin_offsets(_masked([0, 0, 1]), 3),
+    lambda A: A.compact(_masked(np.array([True, False, True])), np.arange(3.0)),
+    lambda A: A.compact(np.array([True, False, True]), _masked(np.arange(3.0))),
+    lambda A: A.voxel_downsample(_masked(np.random.default_rng(0).random((10, 3))), 0.5),
+    lambda A: A.morton_tree(_masked(np.array([0, 1, 2], np.uint64)), 3, 2),
+], ids=["morton_keys", "morton_encode", "morton_decode", "sort_keys", "sort_values",
+        "segment_reduce", "reduce_by_key", "run_length_encode", "bin_offsets",
+        "compact_mask", "compact_array", "voxel_downsample", "morton_tree"])
+def test_masked_arrays_are_refused(call):
+    """A masked array's plain view would drop the mask and count the masked elements:
+    every algorithm refuses it and says what to pass instead."""
+    with pytest.raises(TypeError, match="without a mask"):
+        call(xp.algorithms)

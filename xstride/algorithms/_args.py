@@ -82,9 +82,14 @@ def _flat(value):
 def _as_array(func: str, name: str, value, backend):
     """``value`` as an array of ``backend`` (a Backend object); arrays pass as they are,
     but a NumPy subclass (``np.memmap``, ...) as a plain ``ndarray`` view, so results
-    are plain arrays."""
+    are plain arrays. A masked array raises ``TypeError``: its plain view would drop
+    the mask, and the masked elements would count."""
     if _backends.of_array(value) is not None:
         if isinstance(value, np.ndarray) and type(value) is not np.ndarray:
+            if isinstance(value, np.ma.MaskedArray):
+                raise type_error(func, name, value,
+                                 "an array without a mask (pass x.filled(v) or "
+                                 "x.compressed())")
             return np.asarray(value)
         return value
     if value is None:  # NumPy would make it a 0-d object array, which the message names
