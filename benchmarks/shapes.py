@@ -17,8 +17,9 @@ faster). "check": max abs / rel difference from CuPy's result (sum, mean and sca
 relative to the same reduction of ``abs(x)``; others: to ``max(abs(CuPy's result))``);
 "exact" when identical (ints, bools, max/min are compared exactly); a trailing "!" marks
 a difference past the tolerance (float32 1e-3, float64 1e-9 relative). The last lines
-give the worst ratio to CuPy and the lowest fraction of copy among cases moving at least
-64 MiB, each with its case. Exit status 1 when a case failed or differs past tolerance.
+give the worst ratio to CuPy, how many cases are slower than CuPy and how many of those
+moving at least 64 MiB are below 0.85 of copy, and the lowest fraction of copy among
+them, each with its case. Exit status 1 when a case failed or differs past tolerance.
 
 n defaults to 2**25: the (n, 3) float32 array is 384 MiB; it must be a power of two.
 
@@ -439,8 +440,12 @@ def summarize(dev: Device, results, wall: float) -> int:
     if timed:
         w = min(timed, key=lambda r: r.ratio)
         print(f"worst ratio to CuPy: {w.ratio:.2f} ({w.case.label}, {w.case.dtype})")
+    slower = [r for r in timed if r.ratio < 1.0]
+    print(f"slower than CuPy: {len(slower)} of {len(timed)} cases")
     big = [r for r in timed if not r.case.small and r.moved >= 64 * MiB]
     if big:
+        below = [r for r in big if r.frac < 0.85]
+        print(f"below 0.85 of copy: {len(below)} of {len(big)} cases moving >= 64 MiB")
         w = min(big, key=lambda r: r.frac)
         print(f"lowest fraction of copy (cases moving >= 64 MiB): {w.frac:.2f} "
               f"({w.case.label}, {w.case.dtype}, {w.moved / MiB:.0f} MiB)")

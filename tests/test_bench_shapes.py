@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -89,10 +90,11 @@ def test_self_test_runs_every_group_on_numpy():
                   "float64, int64, bool", "prod, min, mean, var, std", "small arrays"):
         assert any(title in t for t in titles), title
     assert "| case " in out and "xstride us/call" in out and "FAILED" not in out
-    last = out.strip().splitlines()[-3:]
+    last = out.strip().splitlines()[-4:]
     assert "0 failed; 0 differ" in last[0]
     assert last[1].startswith("worst ratio to CuPy: ")
-    assert last[2].startswith("lowest fraction of copy (cases moving >= 64 MiB): ")
+    assert re.fullmatch(r"slower than CuPy: \d+ of \d+ cases", last[2]), last[2]
+    assert last[3].startswith("lowest fraction of copy (cases moving >= 64 MiB): ")
 
 
 def test_without_a_device_one_line_and_exit_0():
