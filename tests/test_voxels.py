@@ -250,3 +250,17 @@ def test_dask_points_say_what_to_do():
     da = pytest.importorskip("dask.array")
     with pytest.raises(NotImplementedError, match="voxel_downsample: not available.*compute"):
         alg.voxel_downsample(da.zeros((4, 3), chunks=2), 1.0)
+
+
+@pytest.mark.parametrize("dtype", [">f8", ">f4", "<f8"])
+def test_non_native_byte_order_keeps_the_precision(dtype):
+    """Big-endian points (FITS, HDF5) carry their own width: float64 centroids are not
+    rounded through float32; the result keeps the points' dtype."""
+    p = np.array([[0.1, 0.2], [0.9, 0.9], [0.3, 0.7]])
+    got, counts = alg.voxel_downsample(p.astype(dtype), 0.5)
+    want, want_counts = alg.voxel_downsample(p.astype(np.dtype(dtype).newbyteorder("=")), 0.5)
+    assert got.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(counts, want_counts)
+    if np.dtype(dtype).itemsize == 8:
+        np.testing.assert_array_equal(got[0], [0.2, (0.2 + 0.7) / 2])

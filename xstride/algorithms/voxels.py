@@ -120,8 +120,13 @@ def voxel_downsample(points, voxel_size, *, origin=None):
         return ns.empty((0, ndim), dtype=pts.dtype), ns.empty((0,), dtype=ns.int64)
 
     # the points travel in their own dtype (float16 as float32, exactly: segment_reduce
-    # takes float32 and float64); the means accumulate in float64 either way
-    carried = pts if pts.dtype in (ns.float32, ns.float64) else ns.astype(pts, ns.float32)
+    # takes float32 and float64; a non-native byte order, '>f8' from a FITS or HDF5
+    # file, as the native type of its width); the means accumulate in float64 either way
+    native = np.dtype(pts.dtype).newbyteorder("=")
+    if native in (np.dtype(np.float32), np.dtype(np.float64)):
+        carried = pts if pts.dtype == native else ns.astype(pts, native)
+    else:
+        carried = ns.astype(pts, ns.float32)
     ex = backend.executor("segments")
     # one pass and one read-back: the columns' extremes over the finite rows and the
     # first row that is not finite; they give the default origin and (the voxel index
