@@ -34,6 +34,23 @@ def test_floor_divide_infinities_follow_the_standard():
     assert xp.floor_divide(np.float32(1.0) * np.ones(2, np.float32), 2.0).dtype == np.float32
 
 
+def test_floor_divide_and_remainder_take_python_ints_past_int64():
+    """A Python int with no NumPy integer type (2**64, -2**70) beside a float array is
+    a weak float, as NumPy takes it: no TypeError from the special-case masks."""
+    from xstride._backends import fixes
+
+    x = np.array([5.0, -3.0, 0.0, INF])
+    with np.errstate(all="ignore"):
+        for big in (2**64, -2**70):
+            got = xp.floor_divide(x, big)
+            want = np.floor(x / float(big))
+            np.testing.assert_array_equal(got, want)
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+            np.testing.assert_array_equal(fixes.remainder(x[:3], big), np.remainder(x[:3], big))
+        np.testing.assert_array_equal(xp.floor_divide(2**64, np.array([5.0, INF, -INF])),
+                                      [2.0**64 // 5.0, 0.0, -0.0])
+
+
 def test_expm1_complex_special_cases():
     z = np.array([complex(0.0, 0.0), complex(-0.0, 0.0), complex(INF, 0.0),
                   complex(-INF, INF), complex(INF, INF), complex(-INF, NAN),

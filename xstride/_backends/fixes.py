@@ -77,8 +77,15 @@ def floor_divide(x1, x2, /):
         q = m.floor_divide(x1, x2)
         if q.dtype.kind != "f":
             return q
-        special = (m.isinf(x1) & m.isfinite(x2)) | (m.isfinite(x1) & m.isinf(x2))
+        f1, f2 = _as_float(x1), _as_float(x2)
+        special = (m.isinf(f1) & m.isfinite(f2)) | (m.isfinite(f1) & m.isinf(f2))
         return m.where(special, m.floor(m.divide(x1, x2)), q)
+
+
+def _as_float(x):
+    """A Python int (of any size: ``2**64`` has no NumPy integer type) as the float it
+    becomes beside a float array, for the special-case masks; anything else as it is."""
+    return float(x) if isinstance(x, int) and not isinstance(x, bool) else x
 
 
 def remainder(x1, x2, /):
@@ -93,12 +100,13 @@ def remainder(x1, x2, /):
     if r.dtype.kind != "f":
         return r
     with _quiet(m):
-        special = m.isfinite(x1) & m.isinf(x2) & (x1 != 0)
-        keep_x1 = m.signbit(x1) == m.signbit(x2)
+        f1, f2 = _as_float(x1), _as_float(x2)
+        special = m.isfinite(f1) & m.isinf(f2) & (x1 != 0)
+        keep_x1 = m.signbit(f1) == m.signbit(f2)
         r = m.where(special, m.where(keep_x1, x1, x2), r)
         # a zero dividend gives a zero with the sign of the divisor (+0 % -2 is -0)
-        zero = (x1 == 0) & (x2 != 0) & ~m.isnan(x2)
-        return m.where(zero, m.copysign(m.zeros_like(r), x2), r)
+        zero = (x1 == 0) & (x2 != 0) & ~m.isnan(f2)
+        return m.where(zero, m.copysign(m.zeros_like(r), f2), r)
 
 
 def _has_negative_zero(value) -> bool:
