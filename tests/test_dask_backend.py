@@ -140,6 +140,24 @@ def test_standard_functions_follow_dask_arrays():
     assert xp.broadcast_shapes((3, 1), (1, 4)) == (3, 4)
 
 
+@pytest.mark.parametrize("chunks", [1, 3, -1])
+def test_complex_special_values_equal_the_numpy_backend(chunks):
+    """expm1, log, log1p, tanh, acosh of complex dask arrays run the standard's special
+    cases on every chunk: the NumPy backend's values, any chunking."""
+    inf, nan = np.inf, np.nan
+    z = np.array([complex(inf, 0), complex(-inf, nan), complex(0, inf), complex(nan, 0),
+                  complex(-inf, inf), complex(0.5, -0.0), complex(1.0, -inf)])
+    d = da.from_array(z, chunks=chunks)
+    with np.errstate(all="ignore"):
+        for f in ("expm1", "log", "log1p", "tanh", "acosh"):
+            want = getattr(xp, f)(z)
+            got = xp.to_numpy(getattr(xp, f)(d))
+            np.testing.assert_array_equal(got, want, err_msg=f)
+            np.testing.assert_array_equal(np.signbit(got.imag), np.signbit(want.imag), f)
+        assert xp.to_numpy(xp.expm1(da.from_array(np.array([0.5]), chunks=1))).dtype == \
+            np.float64
+
+
 def test_mixing_dask_and_numpy_arrays_is_refused():
     with xp.use_backend("dask"):
         x = xp.ones(3)

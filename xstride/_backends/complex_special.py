@@ -1,7 +1,8 @@
 """The standard's special values of complex functions, where the libraries differ.
 
-Each function calls the library (NumPy or CuPy, by its input) and then writes the
-standard's result where the input is one of its special cases ("Special cases" of
+Each function calls the library (NumPy or CuPy, by its input; on a dask array, the
+same function on every chunk) and then writes the standard's result where the input
+is one of its special cases ("Special cases" of
 each function in the array API standard 2025.12, complex-valued part). Real input
 goes to the library unchanged.
 
@@ -40,6 +41,8 @@ def _special(name, rules):
         m = _module_of(x)
         if x.dtype.kind != "c":
             return getattr(m, name)(x)
+        if hasattr(x, "map_blocks"):   # a dask array: the same function on every chunk
+            return x.map_blocks(fn, dtype=x.dtype)
         with _quiet(m):
             return _patch(m, x, getattr(m, name)(x), rules)
 
@@ -93,9 +96,11 @@ log1p = _special("log1p", _log_rules)
 tanh = _special("tanh", _tanh_rules)
 acosh = _special("acosh", _acosh_rules)
 
-# NumPy follows the standard already for log, log1p, tanh and acosh.
-for _backend_name in ("numpy", "cupy"):
+# NumPy follows the standard already for log, log1p, tanh and acosh; dask runs the
+# fix of its chunks' library on every chunk (CuPy chunks need all five).
+for _backend_name in ("numpy", "cupy", "dask"):
     register("expm1", _backend_name)(expm1)
-for _fn in (log, log1p, tanh, acosh):
-    register(_fn.__name__, "cupy")(_fn)
+for _backend_name in ("cupy", "dask"):
+    for _fn in (log, log1p, tanh, acosh):
+        register(_fn.__name__, _backend_name)(_fn)
 del _backend_name, _fn
