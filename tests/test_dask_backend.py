@@ -243,6 +243,30 @@ def test_philox_integers_equal_numpy_for_any_chunking(low, high):
         assert g.counter == ref.counter
 
 
+@pytest.mark.parametrize("chunks", [(500, 3), ((600, 401), 3), 1000, 7, "auto"])
+def test_philox_generator_takes_the_creation_functions_chunks(chunks):
+    """Philox(...).uniform/normal/integers with any form of the chunks option (per axis
+    as docs/dask.md shows, or one int): the rows of xp.zeros of the same shape, and the
+    NumPy backend's bits."""
+    shapes = [(1001, 3), (10, 0), (), (12,)] if chunks != ((600, 401), 3) else [(1001, 3)]
+    for shape in shapes:
+        with xp.use_backend("dask", chunks=chunks):
+            try:
+                zeros = xp.zeros(shape)
+            except ValueError:
+                continue      # an option of another rank: creation refuses it too
+            g = xp.rng.Philox(11, stream=2)
+            got = [g.uniform(shape), g.normal(shape), g.integers(-3, 9, shape=shape)]
+        for a in got:
+            if a.size:    # an empty array has one empty chunk
+                assert a.chunks[:1] == zeros.chunks[:1], (chunks, shape, a.chunks,
+                                                          zeros.chunks)
+        h = xp.rng.Philox(11, stream=2)
+        want = [h.uniform(shape), h.normal(shape), h.integers(-3, 9, shape=shape)]
+        for a, w in zip(got, want):
+            np.testing.assert_array_equal(xp.to_numpy(a), w)
+
+
 def test_philox_integers_that_would_pass_the_last_counter_consume_nothing():
     with xp.use_backend("dask", chunks=4):
         g = xp.rng.Philox(1).advance(2**64 - 10)

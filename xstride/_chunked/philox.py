@@ -101,12 +101,29 @@ def normal2(seed, stream, counter, shape):
     return _real("normal2", seed, stream, counter, shape)
 
 
-def pairs(kind, seed, stream, start, n):
+def stream_chunks(n: int, shape, dtype) -> tuple:
+    """Chunks of a 1-D stream of ``n = prod(shape)`` values that reshapes to ``shape``
+    with the rows the backend's ``chunks`` option gives an array of ``shape`` (as the
+    creation functions' arrays have): whole rows per chunk, the trailing axes whole (an
+    array of no elements: one empty chunk; 0-d: one chunk). ``shape=None`` or 1-D: the
+    option applied to the stream itself."""
+    opt = _config.default_chunks()
+    if shape is not None and len(shape) == 0:
+        return ((n,),)
+    if shape is None or len(shape) == 1:
+        return da.core.normalize_chunks(opt, (n,), dtype=dtype)
+    rows = da.core.normalize_chunks(opt, tuple(shape), dtype=dtype)[0]
+    row = int(np.prod(shape[1:], dtype=np.int64))
+    return (tuple(c * row for c in rows),) if row else ((0,),)
+
+
+def pairs(kind, seed, stream, start, n, shape=None):
     """The generator's stream: ``n`` float64 values from counters ``start, start + 1,
-    ...`` (two per counter), a 1-D dask array chunked by the backend's ``chunks``
-    option on the active chunk backend; the same bits for any chunking."""
+    ...`` (two per counter), a 1-D dask array on the active chunk backend, chunked by
+    :func:`stream_chunks` (``shape``: the array it will be reshaped to); the same bits
+    for any chunking."""
     like = _config.default_meta()
-    chunks = da.core.normalize_chunks(_config.default_chunks(), (n,), dtype=np.float64)
+    chunks = stream_chunks(n, shape, np.float64)
     return da.map_blocks(_pairs_block, kind=kind, seed=seed, stream=stream, start=start,
                          like=like, chunks=chunks, dtype=np.float64,
                          meta=_meta(like, 1, np.float64))
@@ -181,7 +198,7 @@ def _patch_block(values, fix_index, fix_value, block_info=None):
     return out
 
 
-def integers(seed, stream, start, n, r, thresh, room):
+def integers(seed, stream, start, n, r, thresh, room, shape=None):
     """The generator's integers in ``[0, r)`` (uint64, before ``low`` is added): a 1-D
     dask array of ``n`` values and the number of counters used.
 
@@ -193,7 +210,7 @@ def integers(seed, stream, start, n, r, thresh, room):
     raises ``OverflowError`` when counters ``first .. first + count - 1`` pass 2**64.
     """
     like = _config.default_meta()
-    chunks = da.core.normalize_chunks(_config.default_chunks(), (n,), dtype=np.uint64)
+    chunks = stream_chunks(n, shape, np.uint64)
     both = da.map_blocks(_integers_block, seed=seed, stream=stream, start=start, r=r,
                          thresh=thresh, like=like, chunks=chunks + ((2,),),
                          dtype=np.uint64, meta=_meta(like, 2, np.uint64))

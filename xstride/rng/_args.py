@@ -93,8 +93,12 @@ def _dispatch(kind, func, seed, stream, counter):
     return getattr(backend.executor("philox"), kind)(sd, st, ct, shape)
 
 
-def _fill_pairs(kind, backend, seed, stream, start, n):
+def _fill_pairs(kind, backend, seed, stream, start, n, shape):
     """The generator's stream (``kind`` "uniform" or "normal"): ``n`` values from
     counters ``start .. start + ceil(n / 2) - 1``, two per counter; 1-D result, on
-    ``backend`` (a Backend object)."""
-    return backend.executor("philox").pairs(kind, seed, stream, start, n)
+    ``backend`` (a Backend object). A lazy backend chunks it so that it reshapes to
+    ``shape`` with the rows its creation functions give."""
+    ex = backend.executor("philox")
+    if backend.lazy:
+        return ex.pairs(kind, seed, stream, start, n, shape=shape)
+    return ex.pairs(kind, seed, stream, start, n)

@@ -204,7 +204,7 @@ class Philox:
         start = self._counter
         end = self._check_room("uniform", start, (n + 1) // 2)
         res = _fill_pairs("uniform", self._be, self.seed, self.stream, start,
-                          n).reshape(shape)
+                          n, shape).reshape(shape)
         self._counter = end
         return res
 
@@ -221,7 +221,7 @@ class Philox:
         start = self._counter
         end = self._check_room("normal", start, (n + 1) // 2)
         res = _fill_pairs("normal", self._be, self.seed, self.stream, start,
-                          n).reshape(shape)
+                          n, shape).reshape(shape)
         self._counter = end
         return res
 
@@ -282,7 +282,8 @@ class Philox:
             start = self._counter
             self._check_room("integers", start, n)
             values, used = draw(self.seed, self.stream, start, n, r, thresh,
-                                lambda first, count: self._check_room("integers", first, count))
+                                lambda first, count: self._check_room("integers", first, count),
+                                shape=shape)
             res = (values + np.uint64(low & (_LIMIT - 1))).view(dtype).reshape(shape)
             self._counter = start + used
             return res
