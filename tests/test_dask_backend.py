@@ -56,6 +56,22 @@ def test_a_call_may_give_its_own_chunks():
         assert xp.asarray(np.arange(10), chunks=2).chunks == ((2,) * 5,)
 
 
+@pytest.mark.parametrize("call, cls, match", [
+    (lambda: xp.zeros(10, chunks=0), ValueError, "zeros: argument 'chunks' must hold positive"),
+    (lambda: xp.asarray(np.arange(10), chunks=0), ValueError, "asarray: argument 'chunks'"),
+    (lambda: xp.ones(10, chunks="lots"), ValueError, "ones: argument 'chunks' has 'lots'"),
+    (lambda: xp.arange(10, chunks=-2), ValueError, "arange: argument 'chunks'"),
+    (lambda: xp.full((4,), 1.0, chunks=(2.5,)), TypeError, "full: argument 'chunks' got"),
+])
+def test_a_call_s_own_chunks_get_the_option_s_checks(call, cls, match):
+    """chunks= given to one creation call is checked as set_backend checks the option:
+    a clear error naming the function, not dask's ZeroDivisionError or message."""
+    with xp.use_backend("dask", chunks=4):
+        with pytest.raises(cls, match=match):
+            call()
+        assert xp.ones((4, 4), chunks=[2, 4]).chunks == ((2, 2), (4,))   # lists as tuples
+
+
 def test_use_backend_restores_the_options():
     xp.set_backend("dask", chunks=3)
     with xp.use_backend("dask", chunks=7):

@@ -20,6 +20,7 @@ import numpy as np
 
 from .._core.errors import not_provided_error
 from .._chunked import _config as _chunked_config
+from .dask import check_chunks
 from .dispatch import implementation, register
 from .registry import get, of_array
 
@@ -65,7 +66,10 @@ def _creation(name: str):
 
     def impl(*args, **kwargs):
         opts = be.options()
-        kwargs.setdefault("chunks", opts.chunks)
+        if kwargs.get("chunks") is not None:   # the call's own: the option's checks
+            kwargs["chunks"] = check_chunks(name, kwargs["chunks"])
+        else:
+            kwargs["chunks"] = opts.chunks
         lib = getattr(be.namespace(), name)
         return be.on_chunks(lib(*args, **kwargs), opts)
 
@@ -98,8 +102,8 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, chunks=None):
         if src is not None:
             obj = src.to_host(obj)
         host = get("numpy").namespace().asarray(obj, dtype=dtype, copy=copy)
-    out = da.from_array(host, chunks=opts.chunks if chunks is None else chunks,
-                        asarray=False)
+    out = da.from_array(host, chunks=opts.chunks if chunks is None
+                        else check_chunks("asarray", chunks), asarray=False)
     return be.on_chunks(out, opts)
 
 
