@@ -72,6 +72,27 @@ def test_a_call_s_own_chunks_get_the_option_s_checks(call, cls, match):
         assert xp.ones((4, 4), chunks=[2, 4]).chunks == ((2, 2), (4,))   # lists as tuples
 
 
+def test_unknown_chunk_lengths_give_the_compute_chunk_sizes_advice():
+    """After boolean indexing dask does not know the chunk lengths: a philox counter and
+    a scan say so and what to call (dask's own cumsum failed when computed); after
+    compute_chunk_sizes() both run and equal NumPy's."""
+    with xp.use_backend("dask", chunks=4):
+        c = xp.arange(10, dtype=xp.uint64)
+        m = c[xp.arange(10) > 3]
+        with pytest.raises(ValueError, match=r"philox_uniform: argument 'counter' .*"
+                                             r"counter.compute_chunk_sizes\(\) first"):
+            xp.rng.philox_uniform(1, 0, m)
+        with pytest.raises(ValueError, match=r"cumulative_sum: argument 'x' .*"
+                                             r"x.compute_chunk_sizes\(\) first"):
+            xp.cumulative_sum(m)
+        m.compute_chunk_sizes()
+        np.testing.assert_array_equal(xp.to_numpy(xp.cumulative_sum(m)),
+                                      np.cumsum(np.arange(4, 10, dtype=np.uint64)))
+        np.testing.assert_array_equal(
+            xp.to_numpy(xp.rng.philox_uniform(1, 0, m)),
+            xp.rng.philox_uniform(1, 0, np.arange(4, 10, dtype=np.uint64)))
+
+
 def test_use_backend_restores_the_options():
     xp.set_backend("dask", chunks=3)
     with xp.use_backend("dask", chunks=7):

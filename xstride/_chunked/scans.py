@@ -16,9 +16,12 @@ Source: dask's ``dask/array/reductions.py`` (``cumreduction``).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from dask.array.reductions import cumreduction
 
+from .._core.errors import value_error
 from . import _config
 
 __all__ = ["cumulative_sum", "cumulative_prod"]
@@ -54,6 +57,12 @@ def _filled(block, value, dtype, like):
 def _scan(name, x, axis, dtype, include_initial, out_dtype):
     op, ident = _OP[name]
     lengths = x.chunks[axis]
+    if any(math.isnan(n) for n in lengths):
+        # an empty chunk breaks dask's carry between chunks, and an unknown length may
+        # be empty: known lengths drop the empty chunks first (below)
+        raise value_error(name, "x", "has chunk lengths that dask does not know (as after "
+                                     "boolean indexing) along the scanned axis; call "
+                                     "x.compute_chunk_sizes() first")
     if len(lengths) > 1 and 0 in lengths:
         kept = tuple(n for n in lengths if n) or (0,)
         x = x.rechunk({axis: kept})

@@ -48,6 +48,12 @@ def _shape_of(v):
 
 
 def _broadcast(func, named):
+    for name, v in named:
+        if any(isinstance(n, float) and math.isnan(n) for n in _shape_of(v)):
+            # a dask array after boolean indexing: its shape is not known yet
+            raise value_error(func, name, "has chunk lengths that dask does not know (as "
+                                          "after boolean indexing); call "
+                                          f"{name}.compute_chunk_sizes() first")
     try:
         return np.broadcast_shapes(*(_shape_of(v) for _, v in named))
     except ValueError:
