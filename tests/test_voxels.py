@@ -183,6 +183,15 @@ def test_widest_span_that_fits_and_one_more():
         alg.voxel_downsample(np.array([[0.0, -1e308], [0.0, 1e308]]), 1e-300)
     # 2-D keys hold 32 bits per axis
     assert alg.voxel_downsample(np.array([[0.0, 0.0], [2.0**32 - 1, 0.0]]), 1.0)[1].size == 2
+    # an origin far below the points: the message names it as a way out too
+    with pytest.raises(ValueError, match="larger voxel_size or an origin nearer the points"):
+        alg.voxel_downsample(np.zeros((4, 3)), 0.5, origin=[-1e308, 0.0, 0.0])
+
+
+def test_voxel_size_past_float64_is_named_shortly():
+    with pytest.raises(ValueError, match=r"must be finite; 100000000000\.\.\. \(401 "
+                                         r"characters\) does not fit a float64"):
+        alg.voxel_downsample(np.zeros((4, 3)), 10**400)
 
 
 # --------------------------------------------------------------------- bad input

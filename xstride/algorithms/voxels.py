@@ -152,7 +152,9 @@ def voxel_downsample(points, voxel_size, *, origin=None):
                                                    f"{ends[1][axis]:.6g}, voxel size "
                                                    f"{size[axis]:.6g}); a {ndim}-D Morton key "
                                                    f"holds at most 2**{top}: choose a larger "
-                                                   "voxel_size")
+                                                   "voxel_size"
+                                                   + ("" if origin is None else
+                                                      " or an origin nearer the points"))
 
     # the voxel of every point and its Morton key in one pass
     keys = ex.voxel_keys(carried, lo, size, vmin)
@@ -197,7 +199,10 @@ def _voxel_size(value, ndim: int) -> np.ndarray:
     try:
         arr = np.asarray(value, dtype=np.float64)
     except OverflowError:
-        raise value_error(_FUNC, "voxel_size", f"must be finite; {value!r} does not fit a "
+        text = repr(value)
+        if len(text) > 40:   # 10**400: its digits say nothing more
+            text = f"{text[:12]}... ({len(text)} characters)"
+        raise value_error(_FUNC, "voxel_size", f"must be finite; {text} does not fit a "
                                                "float64") from None
     except (TypeError, ValueError):
         raise type_error(_FUNC, "voxel_size", value,
