@@ -373,6 +373,14 @@ def test_bad_type(f, arg, value):
         _call(f, arg, value)
 
 
+@pytest.mark.parametrize("arg", ARGS)
+def test_masked_arrays_are_refused(arg):
+    """A masked counter's masked elements would still draw: refused, naming what to pass."""
+    value = np.ma.masked_array(np.array([1, 2], np.uint64), mask=[False, True])
+    with pytest.raises(TypeError, match=f"'{arg}'.*without a mask"):
+        _call(rng.philox_uniform, arg, value)
+
+
 @pytest.mark.parametrize("f", FUNCS, ids=lambda f: f.__name__)
 @pytest.mark.parametrize("arg", ARGS)
 @pytest.mark.parametrize("value", [-1, 2**64, -(2**70), np.array([3, -1]), [1, -2],
