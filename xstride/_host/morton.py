@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["spread", "compact", "keys", "encode", "decode", "first_nonfinite_row"]
+__all__ = ["CHUNK", "spread", "compact", "keys", "encode", "decode", "first_nonfinite_row"]
 
 _U = np.uint64
 # (shift, mask) steps of the spreading sequence; compacting runs them backwards.
@@ -33,7 +33,8 @@ _SPREAD3 = (
 )
 _LOW = {2: _U(0x00000000FFFFFFFF), 3: _U(0x00000000001FFFFF)}
 _STEPS = {2: _SPREAD2, 3: _SPREAD3}
-_CHUNK = 1 << 16
+#: rows per block of the key loops: their scratch stays in cache
+CHUNK = 1 << 16
 
 
 def spread(v: np.ndarray, ndim: int) -> np.ndarray:
@@ -65,8 +66,8 @@ def compact(v: np.ndarray, ndim: int) -> np.ndarray:
 
 def first_nonfinite_row(positions: np.ndarray) -> int:
     """Index of the first row with a NaN or infinite coordinate, or -1."""
-    for start in range(0, positions.shape[0], _CHUNK):
-        block = positions[start:start + _CHUNK]
+    for start in range(0, positions.shape[0], CHUNK):
+        block = positions[start:start + CHUNK]
         # the whole block first, flat (contiguous: one fast pass); rows only if it fails
         if np.isfinite(block.reshape(-1)).all():
             continue
@@ -80,11 +81,11 @@ def keys(positions: np.ndarray, lower: np.ndarray, scales: np.ndarray, levels: i
     n, ndim = positions.shape
     out = np.empty(n, dtype=np.uint64)
     max_cell = float(2**levels - 1)
-    t = np.empty(min(n, _CHUNK), dtype=np.float64)
-    cell = np.empty(min(n, _CHUNK), dtype=np.uint64)
+    t = np.empty(min(n, CHUNK), dtype=np.float64)
+    cell = np.empty(min(n, CHUNK), dtype=np.uint64)
     with np.errstate(over="ignore", invalid="ignore"):  # huge |x| * scale -> ±inf, clipped
-        for start in range(0, n, _CHUNK):
-            _keys_chunk(positions, lower, scales, ndim, max_cell, start, min(n, start + _CHUNK),
+        for start in range(0, n, CHUNK):
+            _keys_chunk(positions, lower, scales, ndim, max_cell, start, min(n, start + CHUNK),
                         t, cell, out)
     return out
 
