@@ -13,8 +13,9 @@ function does with them:
   ``ufunc.resolve_dtypes`` with Python scalars weak, NEP 50);
 - basic indexing, ``.T``, ``.mT``, ``permute_dims``, ``matrix_transpose``,
   ``expand_dims``, ``broadcast_to`` and ``reshape`` become view steps of the loads
-  (:mod:`xstride._plans.fusion`): a view of a computed value is pushed down to the
-  loads it was computed from, each first broadcast to the value's shape;
+  (:mod:`xstride._plans.fusion`, recorded by :mod:`._views`): a view of a computed
+  value is pushed down to the loads it was computed from, each first broadcast to the
+  value's shape;
 - Python arithmetic on Python scalar arguments and literals is recorded as host nodes,
   computed per call on the host as the unfused run computes it;
 - ``xp.sum``, ``prod``, ``min``, ``max``, ``mean`` (and the exact reduction methods,
@@ -37,9 +38,9 @@ from .._core.ufuncs import ENGINE_UFUNCS, FUSION_MATH, FUSION_PREDICATES, IDENTI
 from .._plans import fusion as _plan
 from .._plans.elementwise import broadcast_shapes
 from ..elementwise import resolve, where_dtype
-from ..layout import Layout
 from . import _operators as _ops
 from . import _reduce
+from ._views import broadcast, index, permute, reshape
 from ._recorder import _PY_SCALARS, _UNFUSED_LOOPS, ENGINE_DTYPES, Recorder, Unfusable
 from ._reduce import red_shape
 
@@ -122,94 +123,6 @@ def ufunc(rec, func, args, np_strict=False):
     if func in _UNFUSED_LOOPS and np.dtype(loop[0]).kind in _UNFUSED_LOOPS[func]:
         raise Unfusable(f"CuPy's {func} in dtype {np.dtype(loop[0])} (not yet bit-identical)")
     return _apply(rec, func, ops, loop[:-1], loop[-1], np_strict)
-
-
-# ----------------------------------------------------------------------------- views
-def view(t: "Traced", step, shape) -> "Traced":
-    """``t`` seen through ``step`` (a view step of :mod:`xstride._plans.fusion`); ``shape``
-    is the result's trace-time shape (checked by the caller)."""
-    rec = t._rec
-    if t._nparg is not None or not _has_load(rec, t._node):
-        raise Unfusable("a view of a value computed from scalars only")
-    return Traced(rec, _push(rec, t._node, (step,)), t.dtype, shape)
-
-
-def _has_load(rec, i) -> bool:
-    n = rec.nodes[i]
-    if isinstance(n, _plan.Load):
-        return True
-    return isinstance(n, _plan.Op) and any(_has_load(rec, k) for k in n.inputs)
-
-
-def _push(rec, i, steps) -> int:
-    n = rec.nodes[i]
-    if isinstance(n, _plan.Load):
-        lay = Layout(rec.shapes[i])
-        for s in steps:
-            lay = _plan._view(lay, s, rec.shapes)
-        return rec.add(_plan.Load(n.arg, n.views + tuple(steps), n.dtype), lay.shape)
-    if isinstance(n, _plan.Scalar):
-        return i
-    ins = []
-    for k in n.inputs:
-        pre = () if rec.shapes[k] == rec.shapes[i] else (("expand", i),)
-        ins.append(_push(rec, k, pre + tuple(steps)))
-    shape = broadcast_shapes(*(rec.shapes[k] for k in ins), func=n.func)
-    return rec.add(_plan.Op(n.func, tuple(ins), n.loop, n.dtype), shape)
-
-
-def _check_view(t, step):
-    """The trace-time shape of ``t`` seen through ``step`` (errors as the unfused run)."""
-    return _plan._view(Layout(t._shape), step, t._rec.shapes).shape
-
-
-def _plain_int(k):
-    """A NumPy integer (a constant: arguments are stand-ins) as a Python int."""
-    return int(k) if isinstance(k, np.integer) else k
-
-
-def index(t, key):
-    """``t[key]`` for a basic index; an array or list index is :class:`Unfusable`.
-    NumPy integers count as ints, in slices too (NumPy's and CuPy's basic indexing)."""
-    items = key if isinstance(key, tuple) else (key,)
-    plain = []
-    for k in items:
-        if isinstance(k, slice):
-            k = slice(*(_plain_int(p) for p in (k.start, k.stop, k.step)))
-            if any(p is not None and not isinstance(p, int) for p in (k.start, k.stop, k.step)):
-                raise Unfusable("a slice whose bounds are no Python ints")
-        elif k is not None and k is not Ellipsis:
-            k = _plain_int(k)
-            if isinstance(k, bool) or not isinstance(k, int):
-                raise Unfusable(f"indexing by {type(k).__name__} (only basic indexing fuses)")
-        plain.append(k)
-    key = tuple(plain) if isinstance(key, tuple) else plain[0]
-    step = ("index", _plan.encode_key(key))
-    return view(t, step, _check_view(t, step))
-
-
-def permute(t, axes):
-    try:
-        axes = tuple(int(a) for a in axes)
-    except TypeError:
-        raise Unfusable("permute_dims with axes that are no ints") from None
-    step = ("permute", axes)
-    return view(t, step, _check_view(t, step))
-
-
-def broadcast(t, shape):
-    t._rec.shape_dependent = True
-    step = ("broadcast", tuple(int(n) for n in shape))
-    return view(t, step, _check_view(t, step))
-
-
-def reshape(t, shape):
-    t._rec.shape_dependent = True
-    if isinstance(shape, int):
-        shape = (shape,)
-    step = ("reshape", tuple(int(n) for n in shape))
-    # the trace-time arrays decide whether the reshape is a view: checked per call again
-    return view(t, step, _plan.reshape_layout(Layout(t._shape), step[1]).shape)
 
 
 # ----------------------------------------------------------------------------- stand-ins
