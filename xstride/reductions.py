@@ -14,7 +14,10 @@ hands the call to the backend of ``x``:
 - a backend without (NumPy) runs its ``array_api_compat`` functions after the same
   checks, so the same bad call raises the same clear error on every backend. A call
   without keyword arguments (``xp.sum(a)``) needs no check and goes to the library
-  function directly.
+  function directly. NumPy's reductions executor (``xstride/_host/reductions.py``)
+  puts walks for short axes in front of the library's ``min``, ``max``, ``all``,
+  ``any``, integer ``sum``/``prod`` and the scans (``around``): the same results,
+  walked across the long axis.
 - a backend with a reductions executor but no scans executor (dask:
   ``xstride/_chunked/reductions.py``) gets that executor's functions (every one here:
   dask's reduction trees and scans with the namespace's function on each chunk) behind
@@ -329,11 +332,18 @@ def _library_functions(be) -> tuple[dict, dict]:
     ex = be.executor("reductions")
 
     # name -> the executor's function, else the library's (a stand-in until its first
-    # call, so that building these imports no namespace)
+    # call, so that building these imports no namespace). A host executor with walks
+    # (NumPy's: short axes walked across the long one) goes in front of the library's
+    # functions instead: each of its functions calls the library's where no walk applies
+    around = getattr(ex, "around", None)
     libs: dict = {}
+    table = libs if around is None else {}
     for f in REDUCTIONS + SCANS + LOGICAL + ARG_REDUCTIONS:
-        own = getattr(ex, f, None)
-        libs[f] = own if own is not None else dispatch.deferred(be, f, libs)
+        own = getattr(ex, f, None) if around is None else None
+        table[f] = own if own is not None else dispatch.deferred(be, f, table)
+    if around is not None:
+        libs.update(table)
+        libs.update(around(table))
 
     def min_max(func):
         def impl(x, /, *, axis=None, keepdims=False, **kwargs):
@@ -391,11 +401,12 @@ def _library_functions(be) -> tuple[dict, dict]:
 
     def unchecked_keywords(func):
         # without keywords only ``x`` needs its check: a list, a tuple or a string
-        # array must be refused as with ``axis=0`` (and as on CuPy), not reduced
+        # array must be refused as with ``axis=0`` (and as on CuPy), not reduced; and
+        # without an axis no walk applies: the library's function (``table``) directly
         def impl(x, /, *args):
             if type(x) is not nd or x.dtype.kind not in _NUMERIC:
                 _check_array(func, be, x)
-            return libs[func](x, *args)
+            return table[func](x, *args)
         return impl
 
     for f in ("sum", "prod", "mean", "var", "std") + LOGICAL:

@@ -28,6 +28,7 @@ class NumpyBackend(Backend):
         "morton": "xstride._host.morton",
         "sort": "xstride._host.sort",
         "segments": "xstride._host.segments",
+        "reductions": "xstride._host.reductions",
     }
     readonly_views = True
 
