@@ -133,9 +133,13 @@ def test_walks_taken_where_meant():
     assert walks.walk_reduction("max", x, 0) is not None       # side by side
     assert walks.walk_reduction("sum", x.astype(np.int32), 0) is not None
     assert walks.walk_reduction("all", x < 1, 1) is not None
-    # not taken: float sums (NumPy's rounding order), small arrays, long last axes,
-    # rows of a non-contiguous array read side by side, byte-swapped data
-    assert walks.walk_reduction("sum", x, 1) is None
+    assert walks.walk_reduction("sum", x, 1) is not None       # float rows below 8
+    # not taken: float sums of 8 or more (NumPy's pairwise order) or over the first
+    # axis, small arrays, long last axes, rows of a non-contiguous array read side by
+    # side, byte-swapped data
+    assert walks.walk_reduction("sum", np.zeros((4096, 8), np.float32), 1) is None
+    assert walks.walk_reduction("sum", x, 0) is None
+    assert walks.walk_reduction("sum", x.astype(np.float16), 1) is None
     assert walks.walk_reduction("min", x[:100], 1) is None
     assert walks.walk_reduction("min", np.zeros((2000, 40), np.float32), 1) is None
     assert walks.walk_reduction("min", np.zeros((4000, 6), np.float64), 1) is not None
@@ -172,3 +176,24 @@ def test_bad_input_still_refused_before_the_walk():
         xp.min(np.zeros((0, 3), np.float32), axis=0)
     with pytest.raises(TypeError):
         xp.sum([[1, 2, 3]] * 10000, axis=1)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("k", range(1, 10))
+def test_float_row_sums_keep_numpy_bits(dtype, k):
+    rng = np.random.default_rng(k)
+    x = (rng.standard_normal((20000, k)) * rng.choice([1e-3, 1.0, 1e5], (20000, k))).astype(dtype)
+    x[::7] = -0.0   # rows of negative zeros: NumPy's sum starts at +0.0
+    for axis in (1, -1):
+        got, want = xp.sum(x, axis=axis), np.sum(x, axis=axis)
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+    assert (walks.walk_reduction("sum", x, 1) is not None) == (k < walks.PAIRWISE)
+    _same(xp.sum(x, axis=1, dtype=np.float64), np.sum(x, axis=1, dtype=np.float64))
+
+
+def test_float_row_sums_left_to_numpy_where_its_order_differs(monkeypatch):
+    assert walks._float_sums_match()   # this NumPy adds short rows sequentially
+    monkeypatch.setattr(walks, "_FLOAT_SUMS", [False])
+    x = np.ones((8192, 3), np.float32)
+    assert walks.walk_reduction("sum", x, 1) is None
+    _same(xp.sum(x, axis=1), np.sum(x, axis=1))

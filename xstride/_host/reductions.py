@@ -24,13 +24,18 @@ Two walks, taken by :func:`around` in front of the library's functions:
   ``W * row`` elements (a view), reduced down the long axis by NumPy's fast walk, then
   the ``W`` partial rows and the remaining rows are reduced.
 
+Float sums take the columns walk only for rows of fewer than ``PAIRWISE`` (8)
+elements, where NumPy adds sequentially from ``+0.0`` -- the same additions in the
+same order (checked against NumPy at first use; where they differ, NumPy's ``sum``
+runs).
+
 Only operations whose result does not depend on the order take the side-by-side walk:
 ``min``/``max`` (the same values as NumPy; a NaN anywhere gives NaN; where the minimum
 is zero and the column holds both ``+0.0`` and ``-0.0``, the sign may differ from
 NumPy's, whose own result then depends on its loop), ``all``/``any`` of bools, and
 ``sum``/``prod`` of integers and bools (modular arithmetic: every order gives the
-same bits). Float sums, means and the rest stay NumPy's: their rounding is NumPy's
-order. Anything else -- other keywords (``out=``, ``where=``, ``initial=``), small
+same bits). Float sums over the first axis, means and the rest stay NumPy's: their
+rounding is NumPy's order. Anything else -- other keywords (``out=``, ``where=``, ``initial=``), small
 arrays (fewer than ``MIN_SIZE`` elements, where the walk's calls cost more than they
 save), other layouts -- goes to the library unchanged.
 """
@@ -65,7 +70,11 @@ _UFUNCS = {"min": np.minimum, "max": np.maximum, "all": np.logical_and,
 _SCANS = {"cumulative_sum": np.add, "cumulative_prod": np.multiply}
 #: dtype kinds each reduction walks: min/max any real, all/any bools, sum/prod the
 #: exact (integer and bool) ones
-_KINDS = {"min": "biuf", "max": "biuf", "all": "b", "any": "b", "sum": "biu", "prod": "biu"}
+_KINDS = {"min": "biuf", "max": "biuf", "all": "b", "any": "b", "sum": "biuf", "prod": "biu"}
+#: NumPy sums a contiguous run of fewer than 8 elements in one sequential loop from
+#: +0.0 (its pairwise summation starts at 8): rows of fewer take the columns walk
+PAIRWISE = 8
+_FLOAT_SUMS: list = []   # [whether the columns walk gives NumPy's bits], checked once
 
 
 def _sum_dtype(dt: np.dtype, dtype) -> np.dtype | None:
@@ -85,6 +94,8 @@ def walk_reduction(name: str, x: np.ndarray, axis: int, dtype=None):
     dt = x.dtype
     if dt.kind not in _KINDS[name] or dt.byteorder not in "=|" or x.size < MIN_SIZE:
         return None
+    if name == "sum" and dt.kind == "f":
+        return _float_row_sums(x, axis, x.shape[axis], dtype)
     if name in ("sum", "prod"):
         res = _sum_dtype(dt, dtype)
         if res is None:
@@ -116,6 +127,40 @@ def walk_reduction(name: str, x: np.ndarray, axis: int, dtype=None):
             uf(out, uf.reduce(flat[m * width:], axis=0, **kw), out=out)
         return out.reshape(x.shape[1:])
     return None
+
+
+def _float_row_sums(x: np.ndarray, axis: int, k: int, dtype):
+    """``sum`` of float32/float64 rows of ``1 <= k < PAIRWISE`` elements along the last
+    axis, as NumPy adds them: ``((0.0 + x0) + x1) + ...``; None elsewhere, or where a
+    first-use check finds NumPy adding otherwise."""
+    dt = x.dtype
+    if (dt.itemsize < 4 or (dtype is not None and np.dtype(dtype) != dt)
+            or axis != x.ndim - 1 or not 1 <= k < PAIRWISE or not _float_sums_match()):
+        return None
+    out = np.add(x[..., 0], dt.type(0.0))   # +0.0 for a row of -0.0, as NumPy's
+    for j in range(1, k):
+        np.add(out, x[..., j], out=out)
+    return out
+
+
+def _float_sums_match() -> bool:
+    """Whether the columns walk gives NumPy's bits for float row sums of 1..7 elements
+    (NumPy's loop order is not a documented promise: checked on 64 rows of values
+    whose sums round, and of signed zeros, at first use)."""
+    if not _FLOAT_SUMS:
+        ok = True
+        for dt in (np.float32, np.float64):
+            rows = np.arange(1.0, 64 * 7 + 1).reshape(64, 7) ** 1.5 / 7
+            rows[::5] = -0.0
+            rows = rows.astype(dt)
+            for k in range(1, PAIRWISE):
+                part = rows[:, :k]
+                out = np.add(part[:, 0], dt(0.0))
+                for j in range(1, k):
+                    np.add(out, part[:, j], out=out)
+                ok = ok and out.tobytes() == np.sum(part, axis=1).tobytes()
+        _FLOAT_SUMS.append(ok)
+    return _FLOAT_SUMS[0]
 
 
 def walk_scan(name: str, x: np.ndarray, axis: int):
