@@ -145,6 +145,10 @@ def test_walks_taken_where_meant():
     assert walks.walk_reduction("min", np.zeros((4000, 6), np.float64), 1) is not None
     assert walks.walk_reduction("min", np.zeros((4000, 7), np.float64), 1) is None  # 56 B
     assert walks.walk_reduction("min", x[::2], 0) is None
+    # a (k, n) array used as .T: NumPy already walks its long runs
+    assert walks.walk_reduction("min", np.zeros((3, 1 << 15), np.float32).T, 1) is None
+    assert walks.walk_reduction("min", x[::2], 1) is not None
+    assert walks.walk_reduction("min", x[:, ::-1], 1) is not None
     assert walks.walk_reduction("min", x.astype(">f4"), 1) is None
     assert walks.walk_reduction("sum", x.astype(np.int32), 1, dtype=np.int8) is None
     assert walks.walk_scan("cumulative_sum", x.astype(np.int32), 1) is None   # int64 result

@@ -11,14 +11,14 @@ NumPy 2.4.6, 2026-12-01), ``(n, 3)`` float32 of 4M elements: ``min(axis=1)`` 121
 
 Two walks, taken by :func:`around` in front of the library's functions:
 
-- **columns** -- the reduced axis is the last one and short (``SHORT`` elements of at
-  most ``SHORT_BYTES`` for ``min``, ``max``, ``all``, ``any``; ``SHORT_SUM`` for
-  integer sums and products and
-  the scans, where NumPy's loop catches up sooner): the result starts as the first
-  column and takes one ufunc call per further column, each over every row
-  (``minimum(out, x[..., j], out=out)``). That is NumPy's own order of operations for
-  a row, so the bits are NumPy's (the scans: ``out[..., j] = out[..., j-1] + x[..., j]``
-  is the sequential scan, float results included).
+- **columns** -- the reduced axis is the last one, the innermost in memory, and
+  short (``SHORT`` elements of at most ``SHORT_BYTES`` for ``min``, ``max``, ``all``,
+  ``any``; ``SHORT_SUM`` for integer sums and products and the scans, where NumPy's
+  loop catches up sooner): the result starts as the first column and takes one ufunc
+  call per further column, each over every row (``minimum(out, x[..., j], out=out)``).
+  That is NumPy's own order of operations for a row, so the bits are NumPy's (the
+  scans: ``out[..., j] = out[..., j-1] + x[..., j]`` is the sequential scan, float
+  results included).
 - **side by side** -- the reduced axis is the first one of a C-contiguous array whose
   kept part is short (at most ``ROW`` elements): ``W`` rows are read as one row of
   ``W * row`` elements (a view), reduced down the long axis by NumPy's fast walk, then
@@ -77,6 +77,15 @@ PAIRWISE = 8
 _FLOAT_SUMS: list = []   # [whether the columns walk gives NumPy's bits], checked once
 
 
+def _rows_inner(x: np.ndarray) -> bool:
+    """Whether the last axis is the one with the smallest step in memory (a ``(n, k)``
+    array, its row slices, its reversed columns): the layout NumPy walks a few elements
+    per outer step. Where a longer axis is inner (a ``(k, n)`` array used as ``.T``),
+    NumPy's own walk is already over long runs."""
+    inner = abs(x.strides[-1])
+    return all(inner <= abs(s) for s, n in zip(x.strides[:-1], x.shape[:-1]) if n > 1)
+
+
 def _sum_dtype(dt: np.dtype, dtype) -> np.dtype | None:
     """The result dtype of an integer or bool ``sum``/``prod``: ``dtype`` when given
     (an integer one), else the default: signed and bool to int64, unsigned to uint64."""
@@ -108,7 +117,7 @@ def walk_reduction(name: str, x: np.ndarray, axis: int, dtype=None):
     k = x.shape[axis]
     short = (min(SHORT, SHORT_BYTES // dt.itemsize) if name in ("min", "max", "all", "any")
              else SHORT_SUM)
-    if axis == x.ndim - 1 and 1 <= k <= short:
+    if axis == x.ndim - 1 and 1 <= k <= short and _rows_inner(x):
         out = x[..., 0].astype(res, copy=True)
         for j in range(1, k):
             uf(out, x[..., j], out=out)
@@ -135,7 +144,8 @@ def _float_row_sums(x: np.ndarray, axis: int, k: int, dtype):
     first-use check finds NumPy adding otherwise."""
     dt = x.dtype
     if (dt.itemsize < 4 or (dtype is not None and np.dtype(dtype) != dt)
-            or axis != x.ndim - 1 or not 1 <= k < PAIRWISE or not _float_sums_match()):
+            or axis != x.ndim - 1 or not 1 <= k < PAIRWISE or not _rows_inner(x)
+            or not _float_sums_match()):
         return None
     out = np.add(x[..., 0], dt.type(0.0))   # +0.0 for a row of -0.0, as NumPy's
     for j in range(1, k):
@@ -170,7 +180,7 @@ def walk_scan(name: str, x: np.ndarray, axis: int):
     k = x.shape[axis] if x.ndim else 0
     if (axis != x.ndim - 1 or not 2 <= k <= SHORT_SUM or x.size < MIN_SIZE
             or x.dtype.name not in ("float32", "float64", "int64", "uint64")
-            or x.dtype.byteorder not in "=|"):
+            or x.dtype.byteorder not in "=|" or not _rows_inner(x)):
         return None
     uf = _SCANS[name]
     out = np.array(x, copy=True)
