@@ -259,3 +259,24 @@ def test_every_chunk_step_is_the_namespace_function_of_the_chunks_backend(monkey
         assert (step, np.ndarray) in seen
         # NumPy's whole-array reductions give scalars, which the last steps receive
         assert all(issubclass(t, (np.ndarray, np.generic)) for _, t in seen)
+
+
+@xp.fuse
+def narrower(x, y):
+    z = x + y                                  # noqa: F841  (computed, not returned)
+    return x * 2
+
+
+def test_fuse_per_block_only_where_the_output_has_the_blocks_shape():
+    """An output narrower than the broadcast of the dask arguments (an argument unused,
+    or only a length-1 axis read) would have dask's chunks wrong: it runs as written."""
+    rng = np.random.default_rng(5)
+    p, v = rng.standard_normal((10, 1)), rng.standard_normal((10, 3))
+    for chunks in ((4, 1), 1):
+        x, y = _dask(p, chunks), _dask(v, chunks)
+        got = narrower(x, y)
+        assert got.shape == (10, 1)
+        _same(got, p * 2, True)
+        got = damped(x, y)                     # broadcast over the length-1 axis
+        assert got.shape == (10, 3)
+        _same(got, damped.fn(p, v), True)
