@@ -280,3 +280,16 @@ def test_fuse_per_block_only_where_the_output_has_the_blocks_shape():
         got = damped(x, y)                     # broadcast over the length-1 axis
         assert got.shape == (10, 3)
         _same(got, damped.fn(p, v), True)
+
+
+@pytest.mark.parametrize("chunks", [((6, 0, 7), (2, 5), (5,)), ((6, 0, 7), (7,), (2, 0, 3)),
+                                    ((13,), (3, 0, 4), (1, 4))])
+@pytest.mark.parametrize("name", ["min", "max", "sum", "prod"])
+def test_reductions_over_several_axes_with_empty_chunks(name, chunks):
+    """An empty chunk's partial min/max is empty along its empty axis only: it is
+    concatenated with the partials of the non-empty chunks beside it on the others."""
+    x = _dask(_INTS, chunks)
+    for axis in (None, (0, 1), (0, 2), (1, 2)):
+        for keepdims in (False, True):
+            _same(getattr(xp, name)(x, axis=axis, keepdims=keepdims),
+                  getattr(xp, name)(_INTS, axis=axis, keepdims=keepdims), True)
