@@ -135,3 +135,18 @@ def test_unknown_chunk_lengths_are_refused_with_the_way_out():
     got = xp.algorithms.sort_by_key(known, masked(v, (17, 3)).compute_chunk_sizes())
     for g, w in zip(got, xp.algorithms.sort_by_key(k[k > 6], v[k > 6])):
         np.testing.assert_array_equal(xp.to_numpy(g), w)
+
+
+def test_morton_encode_and_decode_of_unknown_chunk_lengths_name_the_way_out():
+    ix = np.arange(50, dtype=np.uint32)
+    keep = da.from_array(ix % 3 == 0, chunks=7)
+    cells = da.from_array(ix, chunks=7)[keep]
+    keys = da.from_array(ix.astype(np.uint64), chunks=7)[keep]
+    for call, name in ((lambda: xp.algorithms.morton_encode(cells, cells), "ix"),
+                       (lambda: xp.algorithms.morton_decode(keys, 3), "keys")):
+        with pytest.raises(ValueError, match=f"argument '{name}' has chunk lengths that "
+                                             "dask does not know.*compute_chunk_sizes"):
+            call()
+    cells.compute_chunk_sizes()
+    want = xp.algorithms.morton_encode(ix[ix % 3 == 0], ix[ix % 3 == 0])
+    np.testing.assert_array_equal(xp.to_numpy(xp.algorithms.morton_encode(cells, cells)), want)

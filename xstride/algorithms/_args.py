@@ -52,6 +52,15 @@ def _host_vector(func: str, name: str, value) -> np.ndarray:
     return arr
 
 
+def _known_shape(func: str, name: str, arr) -> None:
+    """Refuse an array whose shape is not known yet (a NaN length: a dask array after
+    boolean indexing), naming the way out."""
+    if any(n is None or n != n for n in arr.shape):
+        raise value_error(func, name, "has chunk lengths that dask does not know (as after "
+                                      f"boolean indexing); call {name}.compute_chunk_sizes() "
+                                      "first")
+
+
 def _short(value) -> str:
     """``repr(value)``, cut to its first characters and its length past 40 characters
     (``10**400``: its digits say nothing more)."""

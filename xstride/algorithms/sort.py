@@ -13,19 +13,10 @@ import numpy as np
 
 from .. import _backends
 from .._core.errors import type_error, value_error
-from ._args import _as_array, _integer_array
+from ._args import _as_array, _integer_array, _known_shape
 
 __all__ = ["sort_by_key"]
 
-
-def _known_length(func: str, name: str, arr) -> None:
-    """Refuse an array whose length is not known yet (NaN: a dask array after boolean
-    indexing), naming the way out."""
-    n = arr.shape[0]
-    if n is None or n != n:
-        raise value_error(func, name, "has chunk lengths that dask does not know (as after "
-                                      f"boolean indexing); call {name}"
-                                      ".compute_chunk_sizes() first")
 
 
 def _key_bits(func: str, key_bits, keys) -> int | None:
@@ -112,13 +103,13 @@ def sort_by_key(keys, *values, key_bits=None):
     k = _integer_array(func, "keys", keys, backend)
     if k.ndim != 1:
         raise value_error(func, "keys", f"must be 1-D; got shape {tuple(k.shape)}")
-    _known_length(func, "keys", k)
+    _known_shape(func, "keys", k)
     n = k.shape[0]
     vals = []
     for name, v in named[1:]:
         arr = _as_array(func, name, v, backend)
         if arr.ndim in (1, 2):
-            _known_length(func, name, arr)
+            _known_shape(func, name, arr)
         if arr.ndim not in (1, 2) or arr.shape[0] != n:
             raise value_error(func, name, f"must have shape ({n},) or ({n}, k) to match "
                                           f"keys of shape ({n},); got {tuple(arr.shape)}")
