@@ -259,3 +259,37 @@ def test_every_chunk_step_is_the_namespace_function_of_the_chunks_backend(monkey
         assert (step, np.ndarray) in seen
         # NumPy's whole-array reductions give scalars, which the last steps receive
         assert all(issubclass(t, (np.ndarray, np.generic)) for _, t in seen)
+
+
+@xp.fuse
+def narrower(x, y):
+    z = x + y                                  # noqa: F841  (computed, not returned)
+    return x * 2
+
+
+def test_fuse_per_block_only_where_the_output_has_the_blocks_shape():
+    """An output narrower than the broadcast of the dask arguments (an argument unused,
+    or only a length-1 axis read) would have dask's chunks wrong: it runs as written."""
+    rng = np.random.default_rng(5)
+    p, v = rng.standard_normal((10, 1)), rng.standard_normal((10, 3))
+    for chunks in ((4, 1), 1):
+        x, y = _dask(p, chunks), _dask(v, chunks)
+        got = narrower(x, y)
+        assert got.shape == (10, 1)
+        _same(got, p * 2, True)
+        got = damped(x, y)                     # broadcast over the length-1 axis
+        assert got.shape == (10, 3)
+        _same(got, damped.fn(p, v), True)
+
+
+@pytest.mark.parametrize("chunks", [((6, 0, 7), (2, 5), (5,)), ((6, 0, 7), (7,), (2, 0, 3)),
+                                    ((13,), (3, 0, 4), (1, 4))])
+@pytest.mark.parametrize("name", ["min", "max", "sum", "prod"])
+def test_reductions_over_several_axes_with_empty_chunks(name, chunks):
+    """An empty chunk's partial min/max is empty along its empty axis only: it is
+    concatenated with the partials of the non-empty chunks beside it on the others."""
+    x = _dask(_INTS, chunks)
+    for axis in (None, (0, 1), (0, 2), (1, 2)):
+        for keepdims in (False, True):
+            _same(getattr(xp, name)(x, axis=axis, keepdims=keepdims),
+                  getattr(xp, name)(_INTS, axis=axis, keepdims=keepdims), True)

@@ -110,3 +110,43 @@ def test_one_memory_knows_the_local_schedulers():
         assert ss.one_memory(x)
     with dask.config.set(scheduler="processes"):
         assert not ss.one_memory(x)
+
+
+def test_unknown_chunk_lengths_are_refused_with_the_way_out():
+    """After boolean indexing dask does not know the chunks' lengths, and the global row
+    numbers of ``order`` need them: a ValueError naming the array (the order came out
+    as garbage, and values failed a length check that compared NaN)."""
+    rng = np.random.default_rng(2)
+    k = rng.integers(0, 9, 200).astype(np.int32)
+    v = rng.standard_normal((200, 3))
+    keep = da.from_array(k > 6, chunks=17)
+
+    def masked(a, chunks):
+        return da.from_array(a, chunks=chunks)[keep]
+
+    known = masked(k, 17).compute_chunk_sizes()     # (in place; returns the array)
+    for args, name in (((masked(k, 17),), "keys"),
+                       ((masked(k, 17), masked(v, (17, 3))), "keys"),
+                       ((known, masked(v, (17, 3))), r"values\[0\]")):
+        with pytest.raises(ValueError, match=f"sort_by_key: argument '{name}' has chunk "
+                                             "lengths that dask does not know.*"
+                                             "compute_chunk_sizes"):
+            xp.algorithms.sort_by_key(*args)
+    got = xp.algorithms.sort_by_key(known, masked(v, (17, 3)).compute_chunk_sizes())
+    for g, w in zip(got, xp.algorithms.sort_by_key(k[k > 6], v[k > 6])):
+        np.testing.assert_array_equal(xp.to_numpy(g), w)
+
+
+def test_morton_encode_and_decode_of_unknown_chunk_lengths_name_the_way_out():
+    ix = np.arange(50, dtype=np.uint32)
+    keep = da.from_array(ix % 3 == 0, chunks=7)
+    cells = da.from_array(ix, chunks=7)[keep]
+    keys = da.from_array(ix.astype(np.uint64), chunks=7)[keep]
+    for call, name in ((lambda: xp.algorithms.morton_encode(cells, cells), "ix"),
+                       (lambda: xp.algorithms.morton_decode(keys, 3), "keys")):
+        with pytest.raises(ValueError, match=f"argument '{name}' has chunk lengths that "
+                                             "dask does not know.*compute_chunk_sizes"):
+            call()
+    cells.compute_chunk_sizes()
+    want = xp.algorithms.morton_encode(ix[ix % 3 == 0], ix[ix % 3 == 0])
+    np.testing.assert_array_equal(xp.to_numpy(xp.algorithms.morton_encode(cells, cells)), want)

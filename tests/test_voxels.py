@@ -273,3 +273,14 @@ def test_non_native_byte_order_keeps_the_precision(dtype):
     np.testing.assert_array_equal(counts, want_counts)
     if np.dtype(dtype).itemsize == 8:
         np.testing.assert_array_equal(got[0], [0.2, (0.2 + 0.7) / 2])
+
+
+def test_origin_past_float64_is_named_shortly():
+    """As voxel_size: an int of 400 digits is named by its first digits and its length,
+    also inside a sequence (the origin, morton_keys' bounds)."""
+    with pytest.raises(ValueError, match=r"'origin' must be finite; \[10000000000\.\.\. "
+                                         r"\(\d+ characters\) does not fit a float64$"):
+        alg.voxel_downsample(np.zeros((4, 2)), 1.0, origin=[10**400, 0])
+    with pytest.raises(ValueError, match=r"'upper' must be finite; .{12}\.\.\. \(\d+ "
+                                         r"characters\) does not fit a float64$"):
+        alg.morton_keys(np.zeros((1, 2)), [0, 0], (1, -(10**400)), 4)

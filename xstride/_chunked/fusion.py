@@ -26,7 +26,8 @@ import dask.array as da
 import numpy as np
 from dask.array.utils import meta_from_array
 
-from .._plans.fusion import Load
+from .._plans.fusion import Load, node_shapes
+from ..layout import Layout
 
 __all__ = ["run", "repeat"]
 
@@ -73,6 +74,17 @@ def aligned_chunks(arrays) -> tuple | None:
     return tuple(out)
 
 
+def _outputs_span(graph, args, chunks) -> bool:
+    """Whether every output has the shape of the blocks' grid ``chunks``: an output that
+    reads only some arguments, or only their length-1 axes, is narrower, and per block
+    it would fill none of the grid's other blocks (dask would take its blocks for them).
+    (Chunks of unknown length, NaN, never line up: :func:`aligned_chunks` is None.)"""
+    shape = tuple(sum(c) for c in chunks)
+    lays = [Layout(a.shape) if _is_dask(a) else None for a in args]
+    shapes, _ = node_shapes(graph, lays, max(graph.outputs) + 1)
+    return all(shapes[k] == shape for k in graph.outputs)
+
+
 class _PerBlock:
     """The fused function called on one block of each dask argument (the other
     arguments as they are)."""
@@ -96,7 +108,7 @@ def run(fused, graph, args, multi):
     if not arrays:
         return None
     chunks = aligned_chunks(arrays)
-    if chunks is None:
+    if chunks is None or not _outputs_span(graph, args, chunks):
         return None
     nd = len(chunks)
     consts = [None if p in positions else a for p, a in enumerate(args)]

@@ -57,9 +57,12 @@ def _part(name, block, axis=None, keepdims=False, dtype=None):
         axes = range(block.ndim) if axis is None else axis
         if builtins.any(block.shape[a] == 0 for a in axes):
             # no element to compare (an empty chunk, or a group of empty partials): an
-            # empty partial result, which the next step's concatenation drops
-            return block[tuple(slice(0, 0) if a in axes else slice(None)
-                               for a in range(block.ndim))]
+            # empty partial result, which the next step's concatenation drops. It is
+            # empty only along the chunk's empty axes and 1 long on its other reduced
+            # axes, as the partials of the chunks beside it there (a chunk's length on
+            # an axis is its whole slab's, so those are empty along the same axes)
+            return block[tuple(slice(0, 0) if block.shape[a] == 0 else slice(0, 1)
+                               if a in axes else slice(None) for a in range(block.ndim))]
     # dask hands dtype= to every step; min, max, all and any take none
     kw = {} if dtype is None or name in ("min", "max", "all", "any") else {"dtype": dtype}
     return _config.namespace_function(name, block)(block, axis=axis, keepdims=keepdims, **kw)

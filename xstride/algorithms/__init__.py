@@ -43,7 +43,7 @@ __all__ = [
 ]
 
 from ._args import MAX_MORTON_LEVELS  # noqa: E402
-from ._args import _levels, _host_vector, _as_array, _integer_array, _nonfinite
+from ._args import _levels, _host_vector, _as_array, _integer_array, _known_shape, _nonfinite
 from .sort import sort_by_key  # noqa: E402
 from .segments import (SEGMENT_OPS, bin_offsets, compact, reduce_by_key,  # noqa: E402
                        run_length_encode, segment_reduce)
@@ -195,7 +195,8 @@ def morton_encode(ix, iy, iz=None, *, levels=None):
     ValueError
         A negative cell, or a cell of ``2**levels`` or more (a cell wider than the
         level limit: 32 bits in 2-D, 21 bits in 3-D; nothing is truncated); shapes
-        that do not broadcast; ``levels`` out of range.
+        that do not broadcast; ``levels`` out of range; dask arrays whose chunk
+        lengths dask does not know (``x.compute_chunk_sizes()`` first).
 
     Examples
     --------
@@ -209,6 +210,8 @@ def morton_encode(ix, iy, iz=None, *, levels=None):
     backend = _backends.of(func, named)
     xp = backend.load()
     cells = [_integer_array(func, name, value, backend) for name, value in named]
+    for (name, _), c in zip(named, cells):
+        _known_shape(func, name, c)
     lv = MAX_MORTON_LEVELS[ndim] if levels is None else _levels(func, levels, ndim)
     try:
         cells = xp.broadcast_arrays(*cells)
@@ -248,7 +251,8 @@ def morton_decode(keys, ndim):
         ``keys`` not of an integer dtype; ``ndim`` not an int.
     ValueError
         ``ndim`` not 2 or 3; a negative key; a 3-D key with bit 63 set (3-D keys have
-        63 bits).
+        63 bits); dask keys whose chunk lengths dask does not know
+        (``keys.compute_chunk_sizes()`` first).
     """
     func = "morton_decode"
     if isinstance(ndim, (bool, np.bool_)):
@@ -261,6 +265,7 @@ def morton_decode(keys, ndim):
         raise value_error(func, "ndim", f"must be 2 or 3; got {nd}")
     backend = _backends.of(func, [("keys", keys)])
     arr = _integer_array(func, "keys", keys, backend)
+    _known_shape(func, "keys", arr)
     if arr.size and arr.dtype.kind == "i" and int(arr.min()) < 0:
         raise value_error(func, "keys", f"has a negative key ({int(arr.min())})")
     u = arr.astype(np.uint64, copy=False)

@@ -39,7 +39,7 @@ def _host_vector(func: str, name: str, value) -> np.ndarray:
     try:
         arr = np.asarray(value, dtype=np.float64)
     except OverflowError:  # an int beyond float64's range
-        raise value_error(func, name, f"must be finite; {value!r} does not fit a "
+        raise value_error(func, name, f"must be finite; {_short(value)} does not fit a "
                                       "float64") from None
     except (TypeError, ValueError):
         raise type_error(func, name, value, "a sequence of 2 or 3 real numbers") from None
@@ -50,6 +50,24 @@ def _host_vector(func: str, name: str, value) -> np.ndarray:
     if not np.isfinite(arr).all():
         raise value_error(func, name, f"must be finite; got {arr.tolist()}")
     return arr
+
+
+def _known_shape(func: str, name: str, arr) -> None:
+    """Refuse an array whose shape is not known yet (a NaN length: a dask array after
+    boolean indexing), naming the way out."""
+    if any(n is None or n != n for n in arr.shape):
+        raise value_error(func, name, "has chunk lengths that dask does not know (as after "
+                                      f"boolean indexing); call {name}.compute_chunk_sizes() "
+                                      "first")
+
+
+def _short(value) -> str:
+    """``repr(value)``, cut to its first characters and its length past 40 characters
+    (``10**400``: its digits say nothing more)."""
+    text = repr(value)
+    if len(text) > 40:
+        text = f"{text[:12]}... ({len(text)} characters)"
+    return text
 
 
 def _real_numbers(value) -> bool:

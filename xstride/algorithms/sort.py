@@ -13,9 +13,10 @@ import numpy as np
 
 from .. import _backends
 from .._core.errors import type_error, value_error
-from ._args import _as_array, _integer_array
+from ._args import _as_array, _integer_array, _known_shape
 
 __all__ = ["sort_by_key"]
+
 
 
 def _key_bits(func: str, key_bits, keys) -> int | None:
@@ -71,7 +72,9 @@ def sort_by_key(keys, *values, key_bits=None):
     ValueError
         ``keys`` not 1-D; a value not 1-D or 2-D, or whose length differs from n;
         ``key_bits`` outside ``1..8 * keys.dtype.itemsize``; on NumPy, a key outside
-        ``[0, 2**key_bits)`` (the message names its position).
+        ``[0, 2**key_bits)`` (the message names its position); dask keys or values
+        whose chunk lengths dask does not know (after boolean indexing: the global row
+        numbers of ``order`` need them; ``x.compute_chunk_sizes()`` first).
 
     Notes
     -----
@@ -100,10 +103,13 @@ def sort_by_key(keys, *values, key_bits=None):
     k = _integer_array(func, "keys", keys, backend)
     if k.ndim != 1:
         raise value_error(func, "keys", f"must be 1-D; got shape {tuple(k.shape)}")
+    _known_shape(func, "keys", k)
     n = k.shape[0]
     vals = []
     for name, v in named[1:]:
         arr = _as_array(func, name, v, backend)
+        if arr.ndim in (1, 2):
+            _known_shape(func, name, arr)
         if arr.ndim not in (1, 2) or arr.shape[0] != n:
             raise value_error(func, name, f"must have shape ({n},) or ({n}, k) to match "
                                           f"keys of shape ({n},); got {tuple(arr.shape)}")

@@ -18,7 +18,7 @@ import numpy as np
 from .. import _backends
 from .._core.errors import not_provided_error, type_error, value_error
 from .._plans.segments import accumulator, result_dtype
-from ._args import MAX_MORTON_LEVELS, _as_array, _host_vector, _real_numbers
+from ._args import MAX_MORTON_LEVELS, _as_array, _host_vector, _real_numbers, _short
 
 __all__ = ["voxel_downsample"]
 
@@ -199,11 +199,8 @@ def _voxel_size(value, ndim: int) -> np.ndarray:
     try:
         arr = np.asarray(value, dtype=np.float64)
     except OverflowError:
-        text = repr(value)
-        if len(text) > 40:   # 10**400: its digits say nothing more
-            text = f"{text[:12]}... ({len(text)} characters)"
-        raise value_error(_FUNC, "voxel_size", f"must be finite; {text} does not fit a "
-                                               "float64") from None
+        raise value_error(_FUNC, "voxel_size", f"must be finite; {_short(value)} does not "
+                                               "fit a float64") from None
     except (TypeError, ValueError):
         raise type_error(_FUNC, "voxel_size", value,
                          f"a positive real number or {ndim} of them") from None
