@@ -296,3 +296,14 @@ def test_one_worker_is_one_memory():
     with dask_demo.cluster(workers=1) as one, one.as_current():
         assert len(one.scheduler_info()["workers"]) == 1
         assert one_memory(dask.array.zeros(4, chunks=2))
+
+
+def test_chunks_without_a_unit_count_rows(capsys):
+    from xstride._cli.dask_options import _chunks_arg
+
+    assert _chunks_arg("600") == 600 and _chunks_arg("1e3") == 1000
+    assert _chunks_arg("auto") == "auto" and _chunks_arg("64MiB") == "64MiB"
+    for text in ("1.5", "2.5e0"):
+        with pytest.raises(SystemExit):
+            main(["demo", "--backend", "dask", "--chunks", text])
+        assert f"{text!r} is not a whole number of rows" in capsys.readouterr().err

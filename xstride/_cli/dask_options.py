@@ -4,6 +4,8 @@ is imported only when ``--backend dask`` runs."""
 
 from __future__ import annotations
 
+import argparse
+
 from .. import _backends
 from .demo import DemoError
 
@@ -21,11 +23,22 @@ def _lazy_backend():
 
 
 def _chunks_arg(text: str):
-    """``--chunks``: an int (elements per chunk on each axis), 'auto' or a byte size."""
+    """``--chunks``: an int (elements per chunk on each axis), 'auto' or a byte size with
+    its unit. A number without a unit counts rows (``1e3`` is 1000 rows, not dask's
+    1000 bytes); one that is not whole is refused."""
     try:
         return int(text)
     except ValueError:
-        return text
+        pass
+    try:
+        rows = float(text)
+    except ValueError:
+        return text   # 'auto' or a byte size: dask parses it
+    if not rows.is_integer():
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a whole number of rows; give rows (1000), 'auto' or a byte "
+            "size with its unit (64MiB)")
+    return int(rows)
 
 
 def add_arguments(parser) -> None:
