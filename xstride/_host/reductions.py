@@ -190,26 +190,39 @@ def walk_scan(name: str, x: np.ndarray, axis: int):
 
 
 def _reduction(name: str, library: dict):
-    def call(x, *args, axis=None, keepdims=False, **kwargs):
+    def call(x, *args, **kwargs):
         # axis arrives normalized (a sorted tuple of non-negative ints) from
-        # xstride.reductions; a call with positional arguments goes to the library
-        if (not args and type(x) is np.ndarray and isinstance(axis, tuple) and len(axis) == 1
-                and set(kwargs) <= {"dtype"}):
-            out = walk_reduction(name, x, axis[0], kwargs.get("dtype"))
+        # xstride.reductions; small arrays and positional arguments go to the library
+        # after two tests (the per-call cost of a small reduction)
+        if type(x) is np.ndarray and x.size >= MIN_SIZE and not args:
+            out = _walked(name, x, kwargs)
             if out is not None:
-                return np.expand_dims(out, axis) if keepdims else out
-        return library[name](x, *args, axis=axis, keepdims=keepdims, **kwargs)
+                return out
+        return library[name](x, *args, **kwargs)
     return call
 
 
+def _walked(name: str, x: np.ndarray, kwargs: dict):
+    axis = kwargs.get("axis")
+    if not (isinstance(axis, tuple) and len(axis) == 1) or not set(kwargs) <= _KEYWORDS:
+        return None
+    out = walk_reduction(name, x, axis[0], kwargs.get("dtype"))
+    if out is not None and kwargs.get("keepdims"):
+        return np.expand_dims(out, axis)
+    return out
+
+
+_KEYWORDS = frozenset(("axis", "keepdims", "dtype"))
+
+
 def _scan(name: str, library: dict):
-    def call(x, *, axis=None, dtype=None, include_initial=False):
-        if (type(x) is np.ndarray and dtype is None and not include_initial
-                and isinstance(axis, int)):
-            out = walk_scan(name, x, axis)
+    def call(x, **kwargs):
+        if (type(x) is np.ndarray and x.size >= MIN_SIZE and kwargs.get("dtype") is None
+                and not kwargs.get("include_initial") and isinstance(kwargs.get("axis"), int)):
+            out = walk_scan(name, x, kwargs["axis"])
             if out is not None:
                 return out
-        return library[name](x, axis=axis, dtype=dtype, include_initial=include_initial)
+        return library[name](x, **kwargs)
     return call
 
 
