@@ -61,3 +61,112 @@ def test_complex_fixed_functions_take_real_dask_arrays(name, dtype):
     assert isinstance(got, da.Array) and got.dtype == want.dtype
     np.testing.assert_array_equal(xp.to_numpy(got), want)
     np.testing.assert_array_equal(np.signbit(xp.to_numpy(got)), np.signbit(want))
+
+
+@pytest.mark.parametrize("start, stop, num", [
+    (1.3142647449350737e+119, 1.5, 212), (0.0, 1.0, 10), (-3.0, 7.1, 2), (2.5, 2.5, 5),
+])
+@pytest.mark.parametrize("chunks", ["auto", 3])
+def test_linspace_ends_exactly_at_stop(start, stop, num, chunks):
+    """dask's linspace computes its last element as start + (num - 1) * step; the
+    standard (and NumPy) end at stop exactly. endpoint=False is dask's unchanged."""
+    with xp.use_backend("dask", chunks=chunks):
+        got = xp.linspace(start, stop, num)
+        open_ = xp.linspace(start, stop, num, endpoint=False)
+        one = xp.linspace(start, stop, 1)
+    h = xp.to_numpy(got)
+    assert h.shape == (num,) and h[0] == start and h[-1] == stop
+    np.testing.assert_allclose(h, np.linspace(start, stop, num), rtol=1e-12)
+    np.testing.assert_allclose(xp.to_numpy(open_), np.linspace(start, stop, num,
+                                                                endpoint=False), rtol=1e-12)
+    assert xp.to_numpy(one).tolist() == [start]
+
+
+# --------------------------------------------------------------------- linear algebra
+@pytest.mark.parametrize("s1, s2", [
+    ((2, 3), (1, 3)), ((3,), (2, 4)), ((2, 2, 1, 3), (3, 3, 3, 2)), ((3,), ()), ((), (3,)),
+])
+@pytest.mark.parametrize("name", ["matmul", "linalg.matmul"])
+def test_matmul_refuses_what_the_standard_refuses(s1, s2, name):
+    """dask multiplies an inner dimension of length 1 into any other and broadcasts
+    nothing-matching stacks without an error; the standard asks for one."""
+    fn = xp.linalg.matmul if name == "linalg.matmul" else xp.matmul
+    with xp.use_backend("dask"):
+        x1, x2 = xp.ones(s1), xp.ones(s2)
+    with pytest.raises(ValueError, match=r"matmul: .*(0-D|contracted dimension|broadcast)"):
+        fn(x1, x2)
+
+
+@pytest.mark.parametrize("s1, s2", [((2, 3), (3, 4)), ((3,), (3,)), ((4, 1, 2, 3), (5, 3, 2)),
+                                    ((3,), (2, 3, 4))])
+def test_matmul_of_valid_shapes_equals_numpy(s1, s2):
+    rng = np.random.default_rng(0)
+    a, b = rng.integers(-4, 5, s1), rng.integers(-4, 5, s2)
+    with xp.use_backend("dask", chunks=2):
+        got = xp.matmul(xp.asarray(a), xp.asarray(b))
+    np.testing.assert_array_equal(xp.to_numpy(got), np.matmul(a, b))
+
+
+@pytest.mark.parametrize("d1, d2", [(np.uint32, np.uint16), (np.int8, np.int8),
+                                    (np.float32, np.float32), (np.int16, np.uint8)])
+@pytest.mark.parametrize("axes", [0, 1, ((), ())])
+def test_tensordot_has_the_promoted_dtype(d1, d2, axes):
+    """dask sums the blocks' products in sum's default dtype (uint32 . uint16 ->
+    uint64); the standard's dtype is the promoted one, with NumPy's values."""
+    a = np.array([100, 3, 7], dtype=d1)
+    b = np.array([120, 2, 9], dtype=d2)
+    if axes == ((), ()):
+        b = b[:1].reshape(())
+    with xp.use_backend("dask", chunks=2):
+        x1, x2 = xp.asarray(a), xp.asarray(b)
+    for fn in (xp.tensordot, xp.linalg.tensordot):
+        got = fn(x1, x2, axes=axes)
+        with np.errstate(over="ignore"):
+            want = np.tensordot(a, b, axes=axes)
+        assert got.dtype == np.result_type(d1, d2)
+        np.testing.assert_array_equal(xp.to_numpy(got), want.astype(got.dtype))
+
+
+# --------------------------------------------------------------------- manipulation
+def test_repeat_without_axis_repeats_the_flattened_array():
+    a = np.arange(6).reshape(2, 3)
+    with xp.use_backend("dask", chunks=1):
+        x = xp.asarray(a)
+    for kw in ({}, {"axis": None}):
+        got = xp.repeat(x, 2, **kw)
+        np.testing.assert_array_equal(xp.to_numpy(got), np.repeat(a, 2))
+    np.testing.assert_array_equal(xp.to_numpy(xp.repeat(x, 3, axis=1)), np.repeat(a, 3, axis=1))
+
+
+@pytest.mark.parametrize("axis, match", [
+    ((0, 0), "names axis 0 twice"), ((0, 5, 3, 0), "out of range|twice"), ((1, -3), "twice"),
+    ((0, 4), "4 is out of range for an array of 4 dimensions"),
+])
+def test_expand_dims_checks_a_tuple_of_axes(axis, match):
+    """dask raised StopIteration on a repeated axis."""
+    with xp.use_backend("dask"):
+        x = xp.zeros((2, 3))
+    with pytest.raises(ValueError, match=rf"expand_dims: argument 'axis' .*({match})"):
+        xp.expand_dims(x, axis=axis)
+    assert xp.expand_dims(x, axis=(0, -1)).shape == (1, 2, 3, 1)
+    assert xp.expand_dims(x, axis=1).shape == (2, 1, 3)
+
+
+# --------------------------------------------------------------------- searching
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_searchsorted_takes_a_sorter_and_scalars(side):
+    """dask refuses sorter= and fails on a Python scalar or a 0-D x2."""
+    a = np.array([5, 1, 3, 3, 9], dtype=np.int16)
+    v = np.array([[0, 3], [4, 10]], dtype=np.int16)
+    order = np.argsort(a, kind="stable")
+    with xp.use_backend("dask", chunks=2):
+        x1, x2, s = xp.asarray(a), xp.asarray(v), xp.asarray(order)
+        srt = xp.asarray(np.sort(a))
+        zero_d = xp.asarray(np.int16(3))
+    got = xp.searchsorted(x1, x2, side=side, sorter=s)
+    np.testing.assert_array_equal(xp.to_numpy(got), np.searchsorted(a, v, side=side,
+                                                                     sorter=order))
+    for scalar in (3, zero_d):
+        got = xp.searchsorted(srt, scalar, side=side)
+        assert got.shape == () and got.dtype == np.int64
+        assert int(got) == np.searchsorted(np.sort(a), 3, side=side)

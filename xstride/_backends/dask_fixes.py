@@ -4,7 +4,8 @@
   own) and the chunk backend (CuPy chunks are made from NumPy ones block by block).
   ``asarray`` of host data goes through ``dask.array.from_array`` (compat's ignores
   ``chunks``); ``eye`` gives dask's an int block side (dask's declares blocks its
-  graph lacks for more columns than rows under ``"auto"`` chunks).
+  graph lacks for more columns than rows under ``"auto"`` chunks); ``linspace`` ends
+  exactly at ``stop``.
 - ``broadcast_shapes`` takes shapes, not arrays: NumPy's function answers.
 - The chunked executors' hook ``namespace_function`` (the namespace's function on a
   chunk's backend, for dask's reduction trees) is set here, where the dispatch is known.
@@ -49,8 +50,9 @@ MISSING = {
     "linalg.eigvals": _TO_NUMPY,
 }
 
-# dask's creation functions take chunks=; asarray and eye are built here
-_CHUNKED_CREATION = ("arange", "empty", "full", "linspace", "ones", "zeros")
+# dask's creation functions take chunks=; asarray and eye are built here, linspace
+# finishes dask's
+_CHUNKED_CREATION = ("arange", "empty", "full", "ones", "zeros")
 
 
 def _missing(qualname: str, instead: str):
@@ -81,6 +83,30 @@ def _creation(name: str):
                     "function with the backend's ``chunks=`` (unless given) and chunk "
                     "backend.")
     return impl
+
+
+def _set_last(block, stop, last_block, block_info=None):
+    """``block`` with its last element ``stop`` if it is the array's last block."""
+    if block_info[0]["chunk-location"][0] != last_block or block.shape[0] == 0:
+        return block
+    block = block.copy()
+    block[-1] = stop
+    return block
+
+
+_chunked_linspace = _creation("linspace")
+
+
+def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, chunks=None):
+    """``linspace`` of the standard on the dask backend: dask's, with the last element
+    exactly ``stop`` when ``endpoint`` is true (dask's computes it as ``start + (num -
+    1) * step``, off by rounding; the standard and NumPy give ``stop``)."""
+    out = _chunked_linspace(start, stop, num, dtype=dtype, device=device,
+                            endpoint=endpoint, chunks=chunks)
+    if not endpoint or num < 2:
+        return out
+    return out.map_blocks(_set_last, stop, out.numblocks[0] - 1, dtype=out.dtype,
+                          meta=out._meta)
 
 
 def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, chunks=None):
@@ -150,6 +176,7 @@ for _n in _CHUNKED_CREATION:
     register(_n, _NAME)(_creation(_n))
 register("asarray", _NAME)(asarray)
 register("eye", _NAME)(eye)
+register("linspace", _NAME)(linspace)
 register("broadcast_shapes", _NAME)(np.broadcast_shapes)
 del _q, _instead, _n
 
