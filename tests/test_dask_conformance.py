@@ -170,3 +170,37 @@ def test_searchsorted_takes_a_sorter_and_scalars(side):
         got = xp.searchsorted(srt, scalar, side=side)
         assert got.shape == () and got.dtype == np.int64
         assert int(got) == np.searchsorted(np.sort(a), 3, side=side)
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 5), (2, 3, 4, 4), (1, 1), (0, 3), (2, 0, 3)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64])
+def test_svdvals_and_matrix_rank_of_stacks(shape, dtype):
+    """compat's svdvals asks dask's svd for full_matrices=True and its matrix_rank for
+    compute_uv=False: both failed on every input. Each matrix is one chunk; the
+    values are NumPy's, descending; the rank counts those above max(M, N) * eps."""
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal(shape).astype(dtype)
+    if a.ndim == 4:
+        a[0, 1, :, 0] = a[0, 1, :, 1]   # one matrix of rank 3
+    with xp.use_backend("dask", chunks=2):
+        x = xp.asarray(a)
+    s = xp.linalg.svdvals(x)
+    want = np.linalg.svd(a, compute_uv=False)
+    assert s.shape == want.shape and s.dtype == want.dtype
+    np.testing.assert_allclose(xp.to_numpy(s), want, rtol=1e-4, atol=1e-5)
+    r = xp.linalg.matrix_rank(x)
+    want_r = (np.linalg.matrix_rank(a) if a.size else np.zeros(shape[:-2], np.int64))
+    assert r.dtype == np.int64
+    np.testing.assert_array_equal(xp.to_numpy(r), want_r)
+
+
+def test_matrix_rank_takes_rtol_and_svdvals_refuses_vectors():
+    a = np.stack([np.ones((3, 3)), np.diag([1.0, 0.05, 1e-3])])
+    with xp.use_backend("dask"):
+        x = xp.asarray(a)
+        per_matrix = xp.asarray(np.array([0.5, 0.01]))
+        with pytest.raises(ValueError, match=r"svdvals: argument 'x' has shape \(3,\)"):
+            xp.linalg.svdvals(xp.ones(3))
+    assert xp.to_numpy(xp.linalg.matrix_rank(x, rtol=0.01)).tolist() == [1, 2]
+    assert xp.to_numpy(xp.linalg.matrix_rank(x, rtol=per_matrix)).tolist() == [1, 2]
+    assert xp.to_numpy(xp.linalg.matrix_rank(x)).tolist() == [1, 3]

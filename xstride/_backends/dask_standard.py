@@ -21,22 +21,31 @@ backend"):
   ``searchsorted(x1, x2, sorter=s)`` is ``searchsorted(take(x1, s), x2)``, a
   scalar becomes a 0-D array on ``x1``'s chunk backend, and a 0-D ``x2`` is searched
   as one of shape ``(1,)`` (dask's block function fails on 0-D values).
+- ``linalg.svdvals`` and ``linalg.matrix_rank``: compat's call dask's ``svd`` with
+  ``full_matrices=True`` (refused by dask) or ``compute_uv=False`` (not a dask
+  argument), so they fail on every input. Here each matrix of the stack is made one
+  chunk (its last two axes; the stack axes keep their chunks) and the chunk's
+  namespace computes its singular values; ``matrix_rank`` counts those above the
+  standard's tolerance (``rtol`` times the largest, default ``max(M, N) * eps``).
 
 Nothing here imports dask at import time.
 """
 
 from __future__ import annotations
 
+import builtins
 import math
 
 import numpy as np
 
+from .._chunked import _config as _chunked_config
 from .._core.errors import broadcast_error, value_error
 from .._plans.reduction import normalize_axis
 from .dispatch import register
 from .registry import get
 
-__all__ = ["matmul", "tensordot", "repeat", "expand_dims", "searchsorted"]
+__all__ = ["matmul", "tensordot", "repeat", "expand_dims", "searchsorted", "svdvals",
+           "matrix_rank"]
 
 _NAME = "dask"
 
@@ -124,7 +133,57 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     return ns.searchsorted(x1, x2, side=side)
 
 
-for _q, _fn in (("matmul", matmul), ("linalg.matmul", matmul), ("tensordot", tensordot),
+def _svdvals_block(block):
+    return _chunked_config.namespace_function("linalg.svdvals", block)(block)
+
+
+def _real_float(dt) -> np.dtype:
+    dt = np.dtype(dt)
+    if dt.kind == "c":
+        return np.empty(0, dt).real.dtype
+    return dt if dt.kind == "f" else np.dtype(np.float64)
+
+
+def svdvals(x, /):
+    """``linalg.svdvals`` of the standard on a dask array of shape ``(..., M, N)``:
+    ``(..., min(M, N))``, descending, real (``float32`` for ``complex64``). Each
+    matrix is gathered into one chunk; the stack keeps its chunks.
+
+    Raises
+    ------
+    ValueError
+        ``x`` has fewer than two dimensions.
+    """
+    if x.ndim < 2:
+        raise value_error("svdvals", "x", f"has shape {x.shape}; expected a stack of "
+                                          "matrices (at least 2 dimensions)")
+    nd = x.ndim
+    k = builtins.min(x.shape[-2:])
+    x = x.rechunk({nd - 2: -1, nd - 1: -1})
+    dt = _real_float(x.dtype)
+    meta = get(_NAME).chunk_like(np.empty((0,) * (nd - 1), dt), x._meta)
+    return x.map_blocks(_svdvals_block, drop_axis=nd - 1, chunks=x.chunks[:-2] + ((k,),),
+                        dtype=dt, meta=meta)
+
+
+def matrix_rank(x, /, *, rtol=None):
+    """``linalg.matrix_rank`` of the standard on a dask array of shape ``(..., M, N)``:
+    the number of singular values above ``rtol * largest`` (``rtol`` default
+    ``max(M, N) * eps`` of the values' dtype), as int64 of shape ``(...)``."""
+    ns = _ns()
+    s = svdvals(x)
+    if s.shape[-1] == 0:
+        return ns.zeros(s.shape[:-1], dtype=np.int64, chunks=s.chunks[:-1])
+    if rtol is None:
+        rtol = builtins.max(x.shape[-2:]) * np.finfo(s.dtype).eps
+    elif get(_NAME).owns(rtol):
+        rtol = ns.expand_dims(rtol, axis=-1)
+    tol = ns.max(s, axis=-1, keepdims=True) * rtol
+    return ns.astype(ns.count_nonzero(s > tol, axis=-1), np.int64)
+
+
+for _q, _fn in (("linalg.svdvals", svdvals), ("linalg.matrix_rank", matrix_rank),
+                ("matmul", matmul), ("linalg.matmul", matmul), ("tensordot", tensordot),
                 ("linalg.tensordot", tensordot), ("repeat", repeat),
                 ("expand_dims", expand_dims), ("searchsorted", searchsorted)):
     register(_q, _NAME)(_fn)
