@@ -204,3 +204,62 @@ def test_matrix_rank_takes_rtol_and_svdvals_refuses_vectors():
     assert xp.to_numpy(xp.linalg.matrix_rank(x, rtol=0.01)).tolist() == [1, 2]
     assert xp.to_numpy(xp.linalg.matrix_rank(x, rtol=per_matrix)).tolist() == [1, 2]
     assert xp.to_numpy(xp.linalg.matrix_rank(x)).tolist() == [1, 3]
+
+
+def _stack(shape, seed=2):
+    """Well-conditioned matrices (``a a.T + n I``: symmetric, positive definite)."""
+    a = np.random.default_rng(seed).standard_normal(shape)
+    n = shape[-1]
+    return a @ np.swapaxes(a, -1, -2) + n * np.eye(n) if n else a
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 3, 4, 4), (5, 1, 1), (0, 0), (2, 0, 0)])
+@pytest.mark.parametrize("name, kw, sort", [
+    ("cholesky", {}, False), ("cholesky", {"upper": True}, False), ("inv", {}, False),
+    ("det", {}, False), ("eigvalsh", {}, False), ("eigvals", {}, True),
+    ("matrix_power", {"n": 3}, False), ("matrix_power", {"n": -2}, False),
+    ("matrix_power", {"n": 0}, False), ("pinv", {}, False), ("pinv", {"rtol": 0.3}, False),
+])
+def test_functions_of_one_matrix_run_per_matrix_of_a_chunked_stack(shape, name, kw, sort):
+    """cholesky (dask: one 2-D matrix), inv (dask: SciPy and one 2-D matrix) and det,
+    eigvalsh, eigvals, matrix_power, pinv (not in dask) give NumPy's values for stacks
+    whose stack axes are chunked; the stack keeps its chunks."""
+    a = _stack(shape)
+    with xp.use_backend("dask", chunks=1):
+        x = xp.asarray(a)
+    args = (kw["n"],) if "n" in kw else ()
+    opts = {k: v for k, v in kw.items() if k != "n"}
+    got = getattr(xp.linalg, name)(x, *args, **opts)
+    want = getattr(xp.linalg, name)(a, *args, **opts)   # the NumPy backend
+    assert isinstance(got, da.Array) and got.shape == want.shape and got.dtype == want.dtype
+    assert got.chunks[:len(shape) - 2] == x.chunks[:-2]
+    h = xp.to_numpy(got)
+    if sort:
+        h, want = np.sort_complex(h), np.sort_complex(want)
+    np.testing.assert_allclose(h, want, rtol=1e-10, atol=1e-12)
+
+
+def test_pinv_takes_a_tolerance_per_matrix():
+    a = np.random.default_rng(3).standard_normal((2, 3, 4, 5))
+    r = np.array([0.05, 0.3, 0.9])
+    with xp.use_backend("dask", chunks=2):
+        x, rtol = xp.asarray(a), xp.asarray(r)
+    got = xp.linalg.pinv(x, rtol=rtol)
+    assert got.shape == (2, 3, 5, 4)
+    np.testing.assert_allclose(xp.to_numpy(got), np.linalg.pinv(a, rtol=r), atol=1e-12)
+
+
+@pytest.mark.parametrize("name, shape", [
+    ("cholesky", (2, 3)), ("inv", (3,)), ("det", (2, 2, 3)), ("eigvalsh", (3, 2)),
+    ("eigvals", (4,)), ("pinv", (3,)),
+])
+def test_functions_of_one_matrix_refuse_other_shapes(name, shape):
+    with xp.use_backend("dask"):
+        x = xp.ones(shape)
+    with pytest.raises(ValueError, match=rf"{name}: argument 'x' has shape {re_shape(shape)}; "
+                                         r"expected a stack of (square )?matrices"):
+        getattr(xp.linalg, name)(x)
+
+
+def re_shape(shape) -> str:
+    return str(tuple(shape)).replace("(", r"\(").replace(")", r"\)")

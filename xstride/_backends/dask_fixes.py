@@ -40,14 +40,9 @@ MISSING = {
                    "xstride.to_device(a, 'dask') (or dask.array.from_array)",
     "take_along_axis": "use take per row block (dask.array.map_blocks), or " + _TO_NUMPY,
     "linalg.cross": "write it with elementwise products of the components, or " + _TO_NUMPY,
-    "linalg.det": _TO_NUMPY,
     "linalg.eigh": _TO_NUMPY,
-    "linalg.eigvalsh": _TO_NUMPY,
-    "linalg.matrix_power": "multiply with matmul repeatedly, or " + _TO_NUMPY,
-    "linalg.pinv": _TO_NUMPY,
     "linalg.slogdet": _TO_NUMPY,
     "linalg.eig": _TO_NUMPY,
-    "linalg.eigvals": _TO_NUMPY,
 }
 
 # dask's creation functions take chunks=; asarray and eye are built here, linspace
