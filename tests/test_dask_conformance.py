@@ -263,3 +263,126 @@ def test_functions_of_one_matrix_refuse_other_shapes(name, shape):
 
 def re_shape(shape) -> str:
     return str(tuple(shape)).replace("(", r"\(").replace(")", r"\)")
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 3, 4, 4), (0, 0), (2, 0, 0)])
+def test_functions_that_return_tuples_run_per_matrix(shape):
+    """eigh, eig, slogdet (not in dask): named tuples of NumPy's values per matrix."""
+    a = _stack(shape)
+    with xp.use_backend("dask", chunks=1):
+        x = xp.asarray(a)
+    w, v = xp.linalg.eigh(x)
+    W, V = np.linalg.eigh(a)
+    assert type(xp.linalg.eigh(x)).__name__ == "EighResult"
+    assert (w.shape, w.dtype, v.shape) == (W.shape, W.dtype, V.shape)
+    np.testing.assert_allclose(xp.to_numpy(w), W, atol=1e-10)
+    np.testing.assert_allclose(np.abs(xp.to_numpy(v)), np.abs(V), atol=1e-10)
+    e = xp.linalg.eig(x)
+    assert e.eigenvalues.dtype == e.eigenvectors.dtype == np.complex128
+    np.testing.assert_allclose(np.sort_complex(xp.to_numpy(e.eigenvalues)),
+                               np.sort_complex(np.linalg.eigvals(a)), atol=1e-10)
+    sign, logabs = xp.linalg.slogdet(x)
+    S, L = np.linalg.slogdet(a)
+    assert sign.shape == S.shape == shape[:-2] and logabs.dtype == L.dtype
+    np.testing.assert_allclose(xp.to_numpy(sign), S)
+    np.testing.assert_allclose(xp.to_numpy(logabs), L, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(3, 5), (2, 5, 3), (2, 4, 4), (0, 3)])
+@pytest.mark.parametrize("complete", [False, True])
+def test_qr_and_svd_take_the_standard_s_modes_for_stacks(shape, complete):
+    """dask's qr takes mode='reduced' and its svd full_matrices=False, one 2-D matrix
+    each; the standard's defaults are svd's full_matrices=True."""
+    a = np.random.default_rng(4).standard_normal(shape)
+    with xp.use_backend("dask", chunks=1):
+        x = xp.asarray(a)
+    q, r = xp.linalg.qr(x, mode="complete" if complete else "reduced")
+    Q, R = np.linalg.qr(a, mode="complete" if complete else "reduced")
+    assert (q.shape, r.shape) == (Q.shape, R.shape)
+    np.testing.assert_allclose(xp.to_numpy(q) @ xp.to_numpy(r), a, atol=1e-12)
+    u, s, vh = xp.linalg.svd(x, full_matrices=complete)
+    U, S, VH = np.linalg.svd(a, full_matrices=complete)
+    assert (u.shape, s.shape, vh.shape) == (U.shape, S.shape, VH.shape)
+    np.testing.assert_allclose(xp.to_numpy(s), S, atol=1e-12)
+    k = min(shape[-2:])
+    np.testing.assert_allclose((xp.to_numpy(u)[..., :k] * xp.to_numpy(s)[..., None, :])
+                               @ xp.to_numpy(vh)[..., :k, :], a, atol=1e-12)
+
+
+def test_a_matrix_split_into_chunks_goes_to_dask_s_blocked_algorithms():
+    """A 2-D matrix chunked along one axis is not gathered for qr and svd (reduced):
+    dask's tall-and-skinny QR. cholesky gathers it (dask's needs SciPy)."""
+    a = np.random.default_rng(5).standard_normal((12, 3))
+    with xp.use_backend("dask", chunks=(4, 3)):
+        x = xp.asarray(a)
+    q, r = xp.linalg.qr(x)
+    assert q.chunks == ((4, 4, 4), (3,))
+    np.testing.assert_allclose(xp.to_numpy(q) @ xp.to_numpy(r), a, atol=1e-12)
+    s = xp.linalg.svdvals(x)
+    np.testing.assert_allclose(xp.to_numpy(s), np.linalg.svd(a, compute_uv=False))
+    spd = _stack((4, 4))
+    with xp.use_backend("dask", chunks=2):
+        c = xp.linalg.cholesky(xp.asarray(spd))
+    assert c.chunks == ((4,), (4,))
+    np.testing.assert_allclose(xp.to_numpy(c), np.linalg.cholesky(spd), atol=1e-12)
+
+
+@pytest.mark.parametrize("s1, s2", [((3, 3), (3,)), ((2, 3, 3), (3,)), ((3, 3), (2, 4, 3, 2)),
+                                    ((2, 1, 3, 3), (5, 3, 1)), ((0, 3, 3), (3, 2))])
+def test_solve_broadcasts_stacks_and_takes_a_vector(s1, s2):
+    a = _stack(s1)
+    b = np.random.default_rng(6).standard_normal(s2)
+    with xp.use_backend("dask", chunks=(1,) * (len(s1) - 2) + (-1, -1)):
+        x1 = xp.asarray(a)
+    with xp.use_backend("dask", chunks=1):
+        x2 = xp.asarray(b)
+    got = xp.linalg.solve(x1, x2)
+    want = xp.linalg.solve(a, b)   # the NumPy backend (vector and broadcast rules)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_allclose(xp.to_numpy(got), want, atol=1e-12)
+
+
+@pytest.mark.parametrize("x2_shape, match", [
+    ((), "argument 'x2' is 0-D"), ((4,), r"argument 'x2' has shape \(4,\); expected 3 rows"),
+    ((2, 3, 1), r"shapes \(4, 3, 3\) and \(2, 3, 1\) cannot be broadcast"),
+])
+def test_solve_refuses_other_shapes(x2_shape, match):
+    with xp.use_backend("dask"):
+        x1, x2 = xp.asarray(_stack((4, 3, 3))), xp.ones(x2_shape)
+    with pytest.raises(ValueError, match=rf"solve: {match}"):
+        xp.linalg.solve(x1, x2)
+
+
+def test_cross_is_elementwise_products_of_the_components():
+    rng = np.random.default_rng(7)
+    a = rng.integers(-100, 100, (5, 3, 1)).astype(np.int16)
+    b = rng.integers(-100, 100, (5, 3, 4)).astype(np.int8)
+    with xp.use_backend("dask", chunks=2):
+        x1, x2 = xp.asarray(a), xp.asarray(b)
+    got = xp.linalg.cross(x1, x2, axis=-2)
+    want = np.cross(np.broadcast_to(a, (5, 3, 4)), b, axis=-2)
+    assert got.dtype == want.dtype == np.int16
+    np.testing.assert_array_equal(xp.to_numpy(got), want)
+    f1, f2 = rng.standard_normal((4, 3)), rng.standard_normal(3)
+    np.testing.assert_allclose(xp.to_numpy(xp.linalg.cross(xp.asarray(f1), xp.asarray(f2))),
+                               np.cross(f1, f2))
+
+
+@pytest.mark.parametrize("s1, s2, axis, match", [
+    ((4, 3), (4, 2), -1, r"shapes \(4, 3\) and \(4, 2\) cannot be broadcast"),
+    ((4, 3), (4, 3), 2, "argument 'axis' is 2, out of range"),
+    ((3, 4), (3, 4), -1, "argument 'axis' is -1, whose length .* is 4, not 3"),
+])
+def test_cross_refuses_other_shapes(s1, s2, axis, match):
+    with xp.use_backend("dask"):
+        x1, x2 = xp.ones(s1), xp.ones(s2)
+    with pytest.raises(ValueError, match=rf"cross: {match}"):
+        xp.linalg.cross(x1, x2, axis=axis)
+
+
+@pytest.mark.parametrize("name", ["slogdet", "eigh", "eig", "qr", "svd"])
+def test_tuple_functions_refuse_other_shapes(name):
+    with xp.use_backend("dask"):
+        x = xp.ones((3,) if name in ("qr", "svd") else (2, 3))
+    with pytest.raises(ValueError, match=rf"{name}: argument 'x' has shape"):
+        getattr(xp.linalg, name)(x)

@@ -39,10 +39,6 @@ MISSING = {
     "from_dlpack": "build a NumPy or CuPy array with from_dlpack, then "
                    "xstride.to_device(a, 'dask') (or dask.array.from_array)",
     "take_along_axis": "use take per row block (dask.array.map_blocks), or " + _TO_NUMPY,
-    "linalg.cross": "write it with elementwise products of the components, or " + _TO_NUMPY,
-    "linalg.eigh": _TO_NUMPY,
-    "linalg.slogdet": _TO_NUMPY,
-    "linalg.eig": _TO_NUMPY,
 }
 
 # dask's creation functions take chunks=; asarray and eye are built here, linspace

@@ -21,37 +21,23 @@ backend"):
   ``searchsorted(x1, x2, sorter=s)`` is ``searchsorted(take(x1, s), x2)``, a
   scalar becomes a 0-D array on ``x1``'s chunk backend, and a 0-D ``x2`` is searched
   as one of shape ``(1,)`` (dask's block function fails on 0-D values).
-- ``linalg.svdvals`` and ``linalg.matrix_rank``: compat's call dask's ``svd`` with
-  ``full_matrices=True`` (refused by dask) or ``compute_uv=False`` (not a dask
-  argument), so they fail on every input. Here each matrix of the stack is made one
-  chunk (its last two axes; the stack axes keep their chunks) and the chunk's
-  namespace computes its singular values; ``matrix_rank`` counts those above the
-  standard's tolerance (``rtol`` times the largest, default ``max(M, N) * eps``).
-- ``linalg.cholesky`` (dask's takes one 2-D matrix) and ``linalg.inv`` (dask's needs
-  SciPy and one 2-D matrix): per matrix the same way, for stacks of any shape; so
-  are ``det``, ``eigvalsh``, ``eigvals``, ``matrix_power`` and ``pinv``, which dask
-  lacks (functions of one matrix that return one array: the chunk's namespace
-  computes them, the stack stays chunked).
 
+The linear algebra of stacks of matrices is in ``dask_linalg.py``.
 Nothing here imports dask at import time.
 """
 
 from __future__ import annotations
 
-import builtins
 import math
 
 import numpy as np
 
-from .._chunked import _config as _chunked_config
 from .._core.errors import broadcast_error, value_error
 from .._plans.reduction import normalize_axis
 from .dispatch import register
 from .registry import get
 
-__all__ = ["matmul", "tensordot", "repeat", "expand_dims", "searchsorted", "svdvals",
-           "matrix_rank", "cholesky", "inv", "det", "eigvalsh", "eigvals", "matrix_power",
-           "pinv"]
+__all__ = ["matmul", "tensordot", "repeat", "expand_dims", "searchsorted"]
 
 _NAME = "dask"
 
@@ -139,191 +125,7 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     return ns.searchsorted(x1, x2, side=side)
 
 
-def _matrix_block(block, rtol=None, *, op, kw):
-    """The namespace's ``linalg.<op>`` of one chunk (whole matrices) on its backend
-    (``rtol``: a block of per-matrix tolerances, shape ``(..., 1, 1)``, for ``pinv``)."""
-    if rtol is not None:
-        kw = {**kw, "rtol": rtol[..., 0, 0]}
-    return _chunked_config.namespace_function(f"linalg.{op}", block)(block, **kw)
-
-
-def _real_float(dt) -> np.dtype:
-    dt = np.dtype(dt)
-    if dt.kind == "c":
-        return np.empty(0, dt).real.dtype
-    return dt if dt.kind == "f" else np.dtype(np.float64)
-
-
-def _stack_of_matrices(func: str, x, square: bool) -> None:
-    if x.ndim < 2:
-        raise value_error(func, "x", f"has shape {x.shape}; expected a stack of matrices "
-                                     "(at least 2 dimensions)")
-    if square and x.shape[-1] != x.shape[-2]:
-        raise value_error(func, "x", f"has shape {x.shape}; expected a stack of square "
-                                     "matrices")
-
-
-def _per_matrix(name: str, x, tail, dtype, rtol=None, **kw):
-    """``linalg.<name>`` of every matrix of ``x`` (``(..., M, N)``) by the chunk's
-    namespace: the last two axes gathered into one chunk, the stack's chunks kept; the
-    result's last axes have the lengths ``tail`` (none, one or two of them). ``rtol``:
-    a dask array of per-matrix tolerances (broadcast to the stack)."""
-    nd = x.ndim
-    x = x.rechunk({nd - 2: -1, nd - 1: -1})
-    meta = get(_NAME).chunk_like(np.empty((0,) * (nd - 2 + len(tail)), dtype), x._meta)
-    chunks = x.chunks[:-2] + tuple((n,) for n in tail)
-    drop = {} if len(tail) == 2 else {"drop_axis": tuple(range(nd - 2 + len(tail), nd))}
-    args = [x]
-    if rtol is not None:
-        ns = _ns()
-        r = ns.broadcast_to(rtol, x.shape[:-2])
-        r = ns.reshape(r, x.shape[:-2] + (1, 1)).rechunk(x.chunks[:-2] + ((1,), (1,)))
-        args.append(r)
-    return get(_NAME).load().map_blocks(_matrix_block, *args, op=name, kw=kw,
-                                        chunks=chunks, dtype=dtype, meta=meta, **drop)
-
-
-def svdvals(x, /):
-    """``linalg.svdvals`` of the standard on a dask array of shape ``(..., M, N)``:
-    ``(..., min(M, N))``, descending, real (``float32`` for ``complex64``). Each
-    matrix is gathered into one chunk; the stack keeps its chunks.
-
-    Raises
-    ------
-    ValueError
-        ``x`` has fewer than two dimensions.
-    """
-    _stack_of_matrices("svdvals", x, False)
-    k = builtins.min(x.shape[-2:])
-    return _per_matrix("svdvals", x, (k,), _real_float(x.dtype))
-
-
-def cholesky(x, /, *, upper=False):
-    """``linalg.cholesky`` of the standard on a dask array of shape ``(..., M, M)``
-    (dask's takes one 2-D matrix only), per matrix as :func:`svdvals`.
-
-    Raises
-    ------
-    ValueError
-        ``x`` is not a stack of square matrices.
-    """
-    _stack_of_matrices("cholesky", x, True)
-    return _per_matrix("cholesky", x, x.shape[-2:], _real_float(x.dtype) if x.dtype.kind
-                       != "c" else x.dtype, upper=bool(upper))
-
-
-def inv(x, /):
-    """``linalg.inv`` of the standard on a dask array of shape ``(..., M, M)`` (dask's
-    needs SciPy and one 2-D matrix), per matrix as :func:`svdvals`.
-
-    Raises
-    ------
-    ValueError
-        ``x`` is not a stack of square matrices.
-    """
-    _stack_of_matrices("inv", x, True)
-    return _per_matrix("inv", x, x.shape[-2:], _real_float(x.dtype) if x.dtype.kind
-                       != "c" else x.dtype)
-
-
-def _same_float(x) -> np.dtype:
-    return x.dtype if x.dtype.kind == "c" else _real_float(x.dtype)
-
-
-def det(x, /):
-    """``linalg.det`` of the standard on a dask array of shape ``(..., M, M)``: shape
-    ``(...)``, per matrix as :func:`svdvals`.
-
-    Raises
-    ------
-    ValueError
-        ``x`` is not a stack of square matrices.
-    """
-    _stack_of_matrices("det", x, True)
-    return _per_matrix("det", x, (), _same_float(x))
-
-
-def eigvalsh(x, /):
-    """``linalg.eigvalsh`` of the standard on a dask array of shape ``(..., M, M)``:
-    ``(..., M)``, real, ascending, per matrix as :func:`svdvals`.
-
-    Raises
-    ------
-    ValueError
-        ``x`` is not a stack of square matrices.
-    """
-    _stack_of_matrices("eigvalsh", x, True)
-    return _per_matrix("eigvalsh", x, x.shape[-1:], _real_float(x.dtype))
-
-
-def eigvals(x, /):
-    """``linalg.eigvals`` of the standard on a dask array of shape ``(..., M, M)``:
-    ``(..., M)``, complex (``complex64`` for ``float32``), per matrix as
-    :func:`svdvals`.
-
-    Raises
-    ------
-    ValueError
-        ``x`` is not a stack of square matrices.
-    """
-    _stack_of_matrices("eigvals", x, True)
-    return _per_matrix("eigvals", x, x.shape[-1:], np.result_type(_same_float(x),
-                                                                  np.complex64))
-
-
-def matrix_power(x, n, /):
-    """``linalg.matrix_power`` of the standard on a dask array of shape ``(..., M,
-    M)`` and an int ``n`` (negative: of the inverse), per matrix as :func:`svdvals`.
-
-    Raises
-    ------
-    ValueError
-        ``x`` is not a stack of square matrices.
-    """
-    _stack_of_matrices("matrix_power", x, True)
-    dt = x.dtype if n >= 0 else _same_float(x)
-    return _per_matrix("matrix_power", x, x.shape[-2:], dt, n=n)
-
-
-def pinv(x, /, *, rtol=None):
-    """``linalg.pinv`` of the standard on a dask array of shape ``(..., M, N)``:
-    ``(..., N, M)``; ``rtol`` a float or an array broadcasting to the stack ``(...)``;
-    per matrix as :func:`svdvals`.
-
-    Raises
-    ------
-    ValueError
-        ``x`` has fewer than two dimensions.
-    """
-    _stack_of_matrices("pinv", x, False)
-    tail = (x.shape[-1], x.shape[-2])
-    if get(_NAME).owns(rtol):
-        return _per_matrix("pinv", x, tail, _same_float(x), rtol=rtol)
-    return _per_matrix("pinv", x, tail, _same_float(x), **({} if rtol is None
-                                                             else {"rtol": rtol}))
-
-
-def matrix_rank(x, /, *, rtol=None):
-    """``linalg.matrix_rank`` of the standard on a dask array of shape ``(..., M, N)``:
-    the number of singular values above ``rtol * largest`` (``rtol`` default
-    ``max(M, N) * eps`` of the values' dtype), as int64 of shape ``(...)``."""
-    ns = _ns()
-    s = svdvals(x)
-    if s.shape[-1] == 0:
-        return ns.zeros(s.shape[:-1], dtype=np.int64, chunks=s.chunks[:-1])
-    if rtol is None:
-        rtol = builtins.max(x.shape[-2:]) * np.finfo(s.dtype).eps
-    elif get(_NAME).owns(rtol):
-        rtol = ns.expand_dims(rtol, axis=-1)
-    tol = ns.max(s, axis=-1, keepdims=True) * rtol
-    return ns.astype(ns.count_nonzero(s > tol, axis=-1), np.int64)
-
-
-for _q, _fn in (("linalg.svdvals", svdvals), ("linalg.matrix_rank", matrix_rank),
-                ("linalg.cholesky", cholesky), ("linalg.inv", inv), ("linalg.det", det),
-                ("linalg.eigvalsh", eigvalsh), ("linalg.eigvals", eigvals),
-                ("linalg.matrix_power", matrix_power), ("linalg.pinv", pinv),
-                ("matmul", matmul), ("linalg.matmul", matmul), ("tensordot", tensordot),
+for _q, _fn in (("matmul", matmul), ("linalg.matmul", matmul), ("tensordot", tensordot),
                 ("linalg.tensordot", tensordot), ("repeat", repeat),
                 ("expand_dims", expand_dims), ("searchsorted", searchsorted)):
     register(_q, _NAME)(_fn)
