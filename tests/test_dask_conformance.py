@@ -388,3 +388,35 @@ def test_tuple_functions_refuse_other_shapes(name):
         x = xp.ones((3,) if name in ("qr", "svd") else (2, 3))
     with pytest.raises(ValueError, match=rf"{name}: argument 'x' has shape"):
         getattr(xp.linalg, name)(x)
+
+
+# --------------------------------------------------------------------- indexing
+@pytest.mark.parametrize("x_shape, i_shape, axis", [
+    ((5, 7, 3), (5, 4, 1), 1), ((5, 7, 3), (5, 7, 3), -1), ((6,), (0,), 0), ((4, 1), (4, 9), 1),
+])
+def test_take_along_axis_equals_the_numpy_backend(x_shape, i_shape, axis):
+    """dask has no take_along_axis: x's axis is gathered, indices keep their chunks
+    (negative indices count from the end, as NumPy's)."""
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal(x_shape)
+    n = x_shape[axis]
+    i = rng.integers(-n, n, i_shape)
+    with xp.use_backend("dask", chunks=2):
+        x, idx = xp.asarray(a), xp.asarray(i)
+    got = xp.take_along_axis(x, idx, axis=axis)
+    want = xp.take_along_axis(a, i, axis=axis)   # the NumPy backend
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(xp.to_numpy(got), want)
+    assert got.chunks[axis] == idx.chunks[axis] or 0 in got.shape
+
+
+@pytest.mark.parametrize("i_shape, axis, match", [
+    ((3,), 0, "argument 'indices' has 1 dimensions; expected x's 2"),
+    ((3, 4), 2, "argument 'axis' is 2, out of range"),
+    ((2, 4), 1, r"shapes \(3, 4\) and \(2, 4\) cannot be broadcast"),
+])
+def test_take_along_axis_refuses_other_shapes(i_shape, axis, match):
+    with xp.use_backend("dask"):
+        x, idx = xp.ones((3, 4)), xp.zeros(i_shape, dtype=xp.int64)
+    with pytest.raises(ValueError, match=rf"take_along_axis: {match}"):
+        xp.take_along_axis(x, idx, axis=axis)

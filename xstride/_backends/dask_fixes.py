@@ -31,14 +31,10 @@ from .registry import get, of_array
 __all__ = ["MISSING"]
 
 _NAME = "dask"
-_TO_NUMPY = ("compute it first (xstride.to_numpy(x), or x.compute()) and call the "
-             "function on the NumPy backend")
-
 #: qualified name -> what to use instead (dask's library has no such function).
 MISSING = {
     "from_dlpack": "build a NumPy or CuPy array with from_dlpack, then "
                    "xstride.to_device(a, 'dask') (or dask.array.from_array)",
-    "take_along_axis": "use take per row block (dask.array.map_blocks), or " + _TO_NUMPY,
 }
 
 # dask's creation functions take chunks=; asarray and eye are built here, linspace

@@ -21,6 +21,8 @@ backend"):
   ``searchsorted(x1, x2, sorter=s)`` is ``searchsorted(take(x1, s), x2)``, a
   scalar becomes a 0-D array on ``x1``'s chunk backend, and a 0-D ``x2`` is searched
   as one of shape ``(1,)`` (dask's block function fails on 0-D values).
+- ``take_along_axis``: dask has none; ``x``'s axis is gathered into one chunk (as
+  compat's ``sort`` gathers the sorted axis), ``indices`` keeps its chunks.
 
 The linear algebra of stacks of matrices is in ``dask_linalg.py``.
 Nothing here imports dask at import time.
@@ -32,12 +34,14 @@ import math
 
 import numpy as np
 
+from .._chunked import _config as _chunked_config
 from .._core.errors import broadcast_error, value_error
 from .._plans.reduction import normalize_axis
 from .dispatch import register
 from .registry import get
 
-__all__ = ["matmul", "tensordot", "repeat", "expand_dims", "searchsorted"]
+__all__ = ["matmul", "tensordot", "repeat", "expand_dims", "searchsorted",
+           "take_along_axis"]
 
 _NAME = "dask"
 
@@ -125,7 +129,52 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     return ns.searchsorted(x1, x2, side=side)
 
 
-for _q, _fn in (("matmul", matmul), ("linalg.matmul", matmul), ("tensordot", tensordot),
+def _take_block(x, indices, *, axis):
+    return _chunked_config.namespace_function("take_along_axis", x)(x, indices, axis=axis)
+
+
+def take_along_axis(x, indices, /, *, axis=-1):
+    """``take_along_axis`` of the standard on dask arrays (dask has none): ``x`` and
+    ``indices`` broadcast on every axis but ``axis``; ``x``'s ``axis`` is gathered
+    into one chunk (as compat's ``sort`` does), ``indices`` keeps its chunks along it,
+    and each block is the chunk's namespace's ``take_along_axis``.
+
+    Raises
+    ------
+    ValueError
+        ``indices`` of another rank; ``axis`` out of range; shapes that do not
+        broadcast on the other axes.
+    """
+    if indices.ndim != x.ndim:
+        raise value_error("take_along_axis", "indices", f"has {indices.ndim} dimensions; "
+                                                       f"expected x's {x.ndim}")
+    nd = x.ndim
+    if not -nd <= axis < nd:
+        raise value_error("take_along_axis", "axis", f"is {axis}, out of range for an array "
+                                                     f"of {nd} dimensions")
+    ax = axis % nd
+    ns = _ns()
+
+    def but_axis(shape):
+        return shape[:ax] + (1,) + shape[ax + 1:]
+
+    try:
+        rest = np.broadcast_shapes(but_axis(x.shape), but_axis(indices.shape))
+    except ValueError:
+        raise broadcast_error("take_along_axis", (x.shape, indices.shape)) from None
+    xb = ns.broadcast_to(x, rest[:ax] + (x.shape[ax],) + rest[ax + 1:]).rechunk({ax: -1})
+    ib = ns.broadcast_to(indices, rest[:ax] + (indices.shape[ax],) + rest[ax + 1:])
+    ib = ib.rechunk(xb.chunks[:ax] + (ib.chunks[ax],) + xb.chunks[ax + 1:])
+    letters = "abcdefghijklmnopqrstuvwx"[:nd]
+    x_ind = letters[:ax] + "z" + letters[ax + 1:]
+    i_ind = letters[:ax] + "y" + letters[ax + 1:]
+    da = get(_NAME).load()
+    meta = get(_NAME).chunk_like(np.empty((0,) * nd, x.dtype), x._meta)
+    return da.blockwise(_take_block, i_ind, xb, x_ind, ib, i_ind, axis=ax, dtype=x.dtype,
+                        concatenate=True, meta=meta)
+
+
+for _q, _fn in (("take_along_axis", take_along_axis), ("matmul", matmul), ("linalg.matmul", matmul), ("tensordot", tensordot),
                 ("linalg.tensordot", tensordot), ("repeat", repeat),
                 ("expand_dims", expand_dims), ("searchsorted", searchsorted)):
     register(_q, _NAME)(_fn)
