@@ -66,14 +66,16 @@ def test_complex_fixed_functions_take_real_dask_arrays(name, dtype):
 @pytest.mark.parametrize("start, stop, num", [
     (1.3142647449350737e+119, 1.5, 212), (0.0, 1.0, 10), (-3.0, 7.1, 2), (2.5, 2.5, 5),
 ])
-@pytest.mark.parametrize("chunks", ["auto", 3])
+@pytest.mark.parametrize("chunks", ["auto", 3, "trailing empty"])
 def test_linspace_ends_exactly_at_stop(start, stop, num, chunks):
     """dask's linspace computes its last element as start + (num - 1) * step; the
     standard (and NumPy) end at stop exactly. endpoint=False is dask's unchanged."""
+    if chunks == "trailing empty":   # the last element in the block before an empty one
+        chunks = ((num - 1, 1, 0),) if num > 1 else "auto"
     with xp.use_backend("dask", chunks=chunks):
         got = xp.linspace(start, stop, num)
         open_ = xp.linspace(start, stop, num, endpoint=False)
-        one = xp.linspace(start, stop, 1)
+        one = xp.linspace(start, stop, 1, chunks=-1)
     h = xp.to_numpy(got)
     assert h.shape == (num,) and h[0] == start and h[-1] == stop
     np.testing.assert_allclose(h, np.linspace(start, stop, num), rtol=1e-12)

@@ -73,8 +73,9 @@ def _creation(name: str):
 
 
 def _set_last(block, stop, last_block, block_info=None):
-    """``block`` with its last element ``stop`` if it is the array's last block."""
-    if block_info[0]["chunk-location"][0] != last_block or block.shape[0] == 0:
+    """``block`` with its last element ``stop`` if it is the array's last non-empty
+    block."""
+    if block_info[0]["chunk-location"][0] != last_block:
         return block
     block = block.copy()
     block[-1] = stop
@@ -92,7 +93,8 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, chu
                             endpoint=endpoint, chunks=chunks)
     if not endpoint or num < 2:
         return out
-    return out.map_blocks(_set_last, stop, out.numblocks[0] - 1, dtype=out.dtype,
+    last = builtins.max(i for i, n in enumerate(out.chunks[0]) if n)   # the last non-empty
+    return out.map_blocks(_set_last, stop, last, dtype=out.dtype,
                           meta=out._meta)
 
 
