@@ -159,3 +159,36 @@ def test_cupy_chunks_reductions_scans_and_fuse_equal_numpy(cuda_client, cp):
     got = fused(x, v, 0.5)
     assert got.name.startswith("xstride-fuse-step") and isinstance(got._meta, cp.ndarray)
     np.testing.assert_array_equal(xp.to_numpy(got), step(floats, ints, 0.5))
+
+
+def test_cupy_chunks_linalg_per_matrix_and_the_standard_fixes(cuda_client, cp):
+    """The conformance fixes of the dask backend with CuPy chunks: per-matrix linear
+    algebra runs CuPy's function on each CuPy block (results stay CuPy chunks), the
+    creation and indexing fixes keep the chunk backend."""
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal((3, 4, 4))
+    spd = a @ np.swapaxes(a, -1, -2) + 4 * np.eye(4)
+    b = rng.standard_normal((3, 4, 2))
+    with xp.use_backend("dask", chunks=(1, -1, -1), chunk_backend="cupy"):
+        x, xb = xp.asarray(spd), xp.asarray(b)
+        eye = xp.eye(3, 5, k=1, chunks=2)
+        lin = xp.linspace(0.1, 0.7, 13, chunks=4)
+    for name, got, want in [
+        ("cholesky", xp.linalg.cholesky(x), np.linalg.cholesky(spd)),
+        ("inv", xp.linalg.inv(x), np.linalg.inv(spd)),
+        ("det", xp.linalg.det(x), np.linalg.det(spd)),
+        ("eigvalsh", xp.linalg.eigvalsh(x), np.linalg.eigvalsh(spd)),
+        ("svdvals", xp.linalg.svdvals(x), np.linalg.svd(spd, compute_uv=False)),
+        ("solve", xp.linalg.solve(x, xb), np.linalg.solve(spd, b)),
+        ("qr-r", abs(xp.linalg.qr(x, mode="complete").R), abs(np.linalg.qr(spd).R)),
+    ]:
+        assert isinstance(got._meta, cp.ndarray), name
+        np.testing.assert_allclose(xp.to_numpy(got), want, rtol=1e-9, atol=1e-9,
+                                   err_msg=name)
+    assert isinstance(eye._meta, cp.ndarray) and isinstance(lin._meta, cp.ndarray)
+    np.testing.assert_array_equal(xp.to_numpy(eye), np.eye(3, 5, k=1))
+    assert xp.to_numpy(lin)[-1] == 0.7
+    idx = xp.argsort(xb, axis=1)
+    got = xp.take_along_axis(xb, idx, axis=1)
+    assert isinstance(got._meta, cp.ndarray)
+    np.testing.assert_array_equal(xp.to_numpy(got), np.sort(b, axis=1))

@@ -4,7 +4,8 @@ Each function calls the library (NumPy or CuPy, by its input; on a dask array, t
 same function on every chunk) and then writes the standard's result where the input
 is one of its special cases ("Special cases" of
 each function in the array API standard 2025.12, complex-valued part). Real input
-goes to the library unchanged.
+goes to the backend's ``array_api_compat`` function unchanged (by the standard's
+name: ``dask.array`` has ``arccosh`` only).
 
 All functions here satisfy ``f(conj(z)) == conj(f(z))``, and the standard lists its
 cases for the upper half plane (``b >= +0``); a case is matched on ``|b|`` and its
@@ -15,7 +16,8 @@ from __future__ import annotations
 
 import math
 
-from .fixes import _module_of, _quiet
+from . import select as _backend
+from .fixes import _quiet
 from .dispatch import register
 
 __all__ = ["expm1", "log", "log1p", "tanh", "acosh"]
@@ -38,11 +40,13 @@ def _patch(m, x, out, rules):
 
 def _special(name, rules):
     def fn(x, /):
-        m = _module_of(x)
+        be = _backend.backend_of(name, (("x", x),), "numpy")
         if x.dtype.kind != "c":
-            return getattr(m, name)(x)
+            # the namespace's function: dask.array has no acosh (only arccosh)
+            return getattr(_backend.namespace(be), name)(x)
         if hasattr(x, "map_blocks"):   # a dask array: the same function on every chunk
             return x.map_blocks(fn, dtype=x.dtype)
+        m = _backend.array_module(be)
         with _quiet(m):
             return _patch(m, x, getattr(m, name)(x), rules)
 

@@ -3,7 +3,9 @@
 - Creation functions use the backend's options: ``chunks=`` (unless the call gives its
   own) and the chunk backend (CuPy chunks are made from NumPy ones block by block).
   ``asarray`` of host data goes through ``dask.array.from_array`` (compat's ignores
-  ``chunks``).
+  ``chunks``); ``eye`` gives dask's an int block side (dask's declares blocks its
+  graph lacks for more columns than rows under ``"auto"`` chunks); ``linspace`` ends
+  exactly at ``stop``.
 - ``broadcast_shapes`` takes shapes, not arrays: NumPy's function answers.
 - The chunked executors' hook ``namespace_function`` (the namespace's function on a
   chunk's backend, for dask's reduction trees) is set here, where the dispatch is known.
@@ -16,6 +18,8 @@ Nothing here imports dask at import time.
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 from .._core.errors import not_provided_error
@@ -27,27 +31,15 @@ from .registry import get, of_array
 __all__ = ["MISSING"]
 
 _NAME = "dask"
-_TO_NUMPY = ("compute it first (xstride.to_numpy(x), or x.compute()) and call the "
-             "function on the NumPy backend")
-
 #: qualified name -> what to use instead (dask's library has no such function).
 MISSING = {
     "from_dlpack": "build a NumPy or CuPy array with from_dlpack, then "
                    "xstride.to_device(a, 'dask') (or dask.array.from_array)",
-    "take_along_axis": "use take per row block (dask.array.map_blocks), or " + _TO_NUMPY,
-    "linalg.cross": "write it with elementwise products of the components, or " + _TO_NUMPY,
-    "linalg.det": _TO_NUMPY,
-    "linalg.eigh": _TO_NUMPY,
-    "linalg.eigvalsh": _TO_NUMPY,
-    "linalg.matrix_power": "multiply with matmul repeatedly, or " + _TO_NUMPY,
-    "linalg.pinv": _TO_NUMPY,
-    "linalg.slogdet": _TO_NUMPY,
-    "linalg.eig": _TO_NUMPY,
-    "linalg.eigvals": _TO_NUMPY,
 }
 
-# dask's creation functions take chunks=; asarray is built here
-_CHUNKED_CREATION = ("arange", "empty", "eye", "full", "linspace", "ones", "zeros")
+# dask's creation functions take chunks=; asarray and eye are built here, linspace
+# finishes dask's
+_CHUNKED_CREATION = ("arange", "empty", "full", "ones", "zeros")
 
 
 def _missing(qualname: str, instead: str):
@@ -78,6 +70,66 @@ def _creation(name: str):
                     "function with the backend's ``chunks=`` (unless given) and chunk "
                     "backend.")
     return impl
+
+
+def _set_last(block, stop, last_block, block_info=None):
+    """``block`` with its last element ``stop`` if it is the array's last non-empty
+    block."""
+    if block_info[0]["chunk-location"][0] != last_block:
+        return block
+    block = block.copy()
+    block[-1] = stop
+    return block
+
+
+_chunked_linspace = _creation("linspace")
+
+
+def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, chunks=None):
+    """``linspace`` of the standard on the dask backend: dask's, with the last element
+    exactly ``stop`` when ``endpoint`` is true (dask's computes it as ``start + (num -
+    1) * step``, off by rounding; the standard and NumPy give ``stop``)."""
+    out = _chunked_linspace(start, stop, num, dtype=dtype, device=device,
+                            endpoint=endpoint, chunks=chunks)
+    if not endpoint or num < 2:
+        return out
+    last = builtins.max(i for i, n in enumerate(out.chunks[0]) if n)   # the last non-empty
+    return out.map_blocks(_set_last, stop, last, dtype=out.dtype,
+                          meta=out._meta)
+
+
+def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, chunks=None):
+    """``eye`` of the array API standard on the dask backend.
+
+    dask's ``eye`` declares square blocks whose side is the length of its first row
+    block: with fewer rows than that side and more columns than rows
+    (``dask.array.eye(3, M=4)`` under ``"auto"`` chunks) the array it declares has
+    column blocks its graph lacks, and it fails when computed; it also refuses
+    per-axis ``chunks``. Here dask's ``eye`` gets an int side that covers the blocks
+    the ``chunks`` give (the backend's, or the call's own) and at least as many rows
+    as columns (a wide matrix is the transpose of a tall one with ``-k``), then the
+    result is rechunked to those blocks where they differ.
+    """
+    be = get(_NAME)
+    opts = be.options()
+    chunks = opts.chunks if chunks is None else check_chunks("eye", chunks)
+    from dask.array.core import normalize_chunks
+
+    n_cols = n_rows if n_cols is None else n_cols
+    dt = np.dtype(np.float64 if dtype is None else dtype)
+    target = normalize_chunks(chunks, shape=(n_rows, n_cols), dtype=dt)
+    lib = be.namespace()
+    if n_rows == 0 or n_cols == 0:
+        out = lib.zeros((n_rows, n_cols), dtype=dtype, device=device, chunks=target)
+        return be.on_chunks(out, opts)
+    side = builtins.max(b for axis in target for b in axis)
+    if n_cols > n_rows:
+        out = lib.eye(n_cols, n_rows, k=-k, dtype=dtype, device=device, chunks=side).T
+    else:
+        out = lib.eye(n_rows, n_cols, k=k, dtype=dtype, device=device, chunks=side)
+    if out.chunks != target:
+        out = out.rechunk(target)
+    return be.on_chunks(out, opts)
 
 
 def asarray(obj, /, *, dtype=None, device=None, copy=None, chunks=None):
@@ -112,6 +164,8 @@ for _q, _instead in MISSING.items():
 for _n in _CHUNKED_CREATION:
     register(_n, _NAME)(_creation(_n))
 register("asarray", _NAME)(asarray)
+register("eye", _NAME)(eye)
+register("linspace", _NAME)(linspace)
 register("broadcast_shapes", _NAME)(np.broadcast_shapes)
 del _q, _instead, _n
 

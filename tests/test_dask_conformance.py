@@ -1,0 +1,424 @@
+"""The dask backend's fixes found by the array API conformance suite (docs/conformance.md,
+"dask backend"): each test is a case the suite drew, on dask's local threads."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+da = pytest.importorskip("dask.array")
+
+import xstride as xp  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _numpy_after():
+    yield
+    xp.set_backend("numpy")
+
+
+# --------------------------------------------------------------------- creation
+@pytest.mark.parametrize("n_rows, n_cols, k", [
+    (3, 4, 0), (3, 4, 1), (1, 9, 8), (2, 5, -1), (4, 3, -1), (5, None, 2), (3, 4, 7),
+    (0, 3, 0), (3, 0, 0), (0, 0, 0),
+])
+@pytest.mark.parametrize("chunks", ["auto", 2, (2, 3), "80B"])
+def test_eye_of_any_shape_and_chunks_equals_numpy(n_rows, n_cols, k, chunks):
+    """dask's eye(3, M=4) under "auto" chunks declares a column block its graph lacks
+    (a ValueError when computed) and refuses per-axis chunks; xstride's gives NumPy's
+    values, with the chunks zeros() of that shape gets."""
+    with xp.use_backend("dask", chunks=chunks):
+        got = xp.eye(n_rows, n_cols, k=k)
+        shape = (n_rows, n_rows if n_cols is None else n_cols)
+        assert got.chunks == xp.zeros(shape).chunks
+    want = np.eye(n_rows, n_cols, k=k)
+    assert isinstance(got, da.Array) and got.dtype == want.dtype
+    np.testing.assert_array_equal(xp.to_numpy(got), want)
+
+
+def test_eye_takes_dtype_and_its_own_chunks():
+    with xp.use_backend("dask"):
+        got = xp.eye(5, 7, k=-2, dtype=xp.int8, chunks=3)
+        with pytest.raises(ValueError, match="eye: argument 'chunks'"):
+            xp.eye(3, chunks=0)
+    assert got.dtype == np.int8 and got.chunks == ((3, 2), (3, 3, 1))
+    np.testing.assert_array_equal(xp.to_numpy(got), np.eye(5, 7, k=-2, dtype=np.int8))
+
+
+# --------------------------------------------------------------------- elementwise
+@pytest.mark.filterwarnings("ignore:.* encountered in:RuntimeWarning")   # log(-0), acosh(0.5)
+@pytest.mark.parametrize("name", ["expm1", "log", "log1p", "tanh", "acosh"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_complex_fixed_functions_take_real_dask_arrays(name, dtype):
+    """The complex special-value fixes send real input to the namespace's function by
+    the standard's name: dask.array has no ``acosh`` (an AttributeError before)."""
+    a = np.array([np.nan, 0.5, 1.0, 2.0, np.inf, -0.0], dtype=dtype)
+    with xp.use_backend("dask", chunks=2):
+        x = xp.asarray(a)
+    got = getattr(xp, name)(x)
+    with np.errstate(all="ignore"):
+        want = getattr(np, {"acosh": "arccosh"}.get(name, name))(a)
+    assert isinstance(got, da.Array) and got.dtype == want.dtype
+    np.testing.assert_array_equal(xp.to_numpy(got), want)
+    np.testing.assert_array_equal(np.signbit(xp.to_numpy(got)), np.signbit(want))
+
+
+@pytest.mark.parametrize("start, stop, num", [
+    (1.3142647449350737e+119, 1.5, 212), (0.0, 1.0, 10), (-3.0, 7.1, 2), (2.5, 2.5, 5),
+])
+@pytest.mark.parametrize("chunks", ["auto", 3, "trailing empty"])
+def test_linspace_ends_exactly_at_stop(start, stop, num, chunks):
+    """dask's linspace computes its last element as start + (num - 1) * step; the
+    standard (and NumPy) end at stop exactly. endpoint=False is dask's unchanged."""
+    if chunks == "trailing empty":   # the last element in the block before an empty one
+        chunks = ((num - 1, 1, 0),) if num > 1 else "auto"
+    with xp.use_backend("dask", chunks=chunks):
+        got = xp.linspace(start, stop, num)
+        open_ = xp.linspace(start, stop, num, endpoint=False)
+        one = xp.linspace(start, stop, 1, chunks=-1)
+    h = xp.to_numpy(got)
+    assert h.shape == (num,) and h[0] == start and h[-1] == stop
+    np.testing.assert_allclose(h, np.linspace(start, stop, num), rtol=1e-12)
+    np.testing.assert_allclose(xp.to_numpy(open_), np.linspace(start, stop, num,
+                                                                endpoint=False), rtol=1e-12)
+    assert xp.to_numpy(one).tolist() == [start]
+
+
+# --------------------------------------------------------------------- linear algebra
+@pytest.mark.parametrize("s1, s2", [
+    ((2, 3), (1, 3)), ((3,), (2, 4)), ((2, 2, 1, 3), (3, 3, 3, 2)), ((3,), ()), ((), (3,)),
+])
+@pytest.mark.parametrize("name", ["matmul", "linalg.matmul"])
+def test_matmul_refuses_what_the_standard_refuses(s1, s2, name):
+    """dask multiplies an inner dimension of length 1 into any other and broadcasts
+    nothing-matching stacks without an error; the standard asks for one."""
+    fn = xp.linalg.matmul if name == "linalg.matmul" else xp.matmul
+    with xp.use_backend("dask"):
+        x1, x2 = xp.ones(s1), xp.ones(s2)
+    with pytest.raises(ValueError, match=r"matmul: .*(0-D|contracted dimension|broadcast)"):
+        fn(x1, x2)
+
+
+@pytest.mark.parametrize("s1, s2", [((2, 3), (3, 4)), ((3,), (3,)), ((4, 1, 2, 3), (5, 3, 2)),
+                                    ((3,), (2, 3, 4))])
+def test_matmul_of_valid_shapes_equals_numpy(s1, s2):
+    rng = np.random.default_rng(0)
+    a, b = rng.integers(-4, 5, s1), rng.integers(-4, 5, s2)
+    with xp.use_backend("dask", chunks=2):
+        got = xp.matmul(xp.asarray(a), xp.asarray(b))
+    np.testing.assert_array_equal(xp.to_numpy(got), np.matmul(a, b))
+
+
+@pytest.mark.parametrize("d1, d2", [(np.uint32, np.uint16), (np.int8, np.int8),
+                                    (np.float32, np.float32), (np.int16, np.uint8)])
+@pytest.mark.parametrize("axes", [0, 1, ((), ())])
+def test_tensordot_has_the_promoted_dtype(d1, d2, axes):
+    """dask sums the blocks' products in sum's default dtype (uint32 . uint16 ->
+    uint64); the standard's dtype is the promoted one, with NumPy's values."""
+    a = np.array([100, 3, 7], dtype=d1)
+    b = np.array([120, 2, 9], dtype=d2)
+    if axes == ((), ()):
+        b = b[:1].reshape(())
+    with xp.use_backend("dask", chunks=2):
+        x1, x2 = xp.asarray(a), xp.asarray(b)
+    for fn in (xp.tensordot, xp.linalg.tensordot):
+        got = fn(x1, x2, axes=axes)
+        with np.errstate(over="ignore"):
+            want = np.tensordot(a, b, axes=axes)
+        assert got.dtype == np.result_type(d1, d2)
+        np.testing.assert_array_equal(xp.to_numpy(got), want.astype(got.dtype))
+
+
+# --------------------------------------------------------------------- manipulation
+def test_repeat_without_axis_repeats_the_flattened_array():
+    a = np.arange(6).reshape(2, 3)
+    with xp.use_backend("dask", chunks=1):
+        x = xp.asarray(a)
+    for kw in ({}, {"axis": None}):
+        got = xp.repeat(x, 2, **kw)
+        np.testing.assert_array_equal(xp.to_numpy(got), np.repeat(a, 2))
+    np.testing.assert_array_equal(xp.to_numpy(xp.repeat(x, 3, axis=1)), np.repeat(a, 3, axis=1))
+
+
+@pytest.mark.parametrize("axis, match", [
+    ((0, 0), "names axis 0 twice"), ((0, 5, 3, 0), "out of range|twice"), ((1, -3), "twice"),
+    ((0, 4), "4 is out of range for an array of 4 dimensions"),
+])
+def test_expand_dims_checks_a_tuple_of_axes(axis, match):
+    """dask raised StopIteration on a repeated axis."""
+    with xp.use_backend("dask"):
+        x = xp.zeros((2, 3))
+    with pytest.raises(ValueError, match=rf"expand_dims: argument 'axis' .*({match})"):
+        xp.expand_dims(x, axis=axis)
+    assert xp.expand_dims(x, axis=(0, -1)).shape == (1, 2, 3, 1)
+    assert xp.expand_dims(x, axis=1).shape == (2, 1, 3)
+
+
+# --------------------------------------------------------------------- searching
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_searchsorted_takes_a_sorter_and_scalars(side):
+    """dask refuses sorter= and fails on a Python scalar or a 0-D x2."""
+    a = np.array([5, 1, 3, 3, 9], dtype=np.int16)
+    v = np.array([[0, 3], [4, 10]], dtype=np.int16)
+    order = np.argsort(a, kind="stable")
+    with xp.use_backend("dask", chunks=2):
+        x1, x2, s = xp.asarray(a), xp.asarray(v), xp.asarray(order)
+        srt = xp.asarray(np.sort(a))
+        zero_d = xp.asarray(np.int16(3))
+    got = xp.searchsorted(x1, x2, side=side, sorter=s)
+    np.testing.assert_array_equal(xp.to_numpy(got), np.searchsorted(a, v, side=side,
+                                                                     sorter=order))
+    for scalar in (3, zero_d):
+        got = xp.searchsorted(srt, scalar, side=side)
+        assert got.shape == () and got.dtype == np.int64
+        assert int(got) == np.searchsorted(np.sort(a), 3, side=side)
+
+
+# dask's tall-and-skinny QR of a complex (0, 3) matrix casts a complex meta to real
+@pytest.mark.filterwarnings("ignore:Casting complex values to real")
+@pytest.mark.parametrize("shape", [(4, 3), (3, 5), (2, 3, 4, 4), (1, 1), (0, 3), (2, 0, 3)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64])
+def test_svdvals_and_matrix_rank_of_stacks(shape, dtype):
+    """compat's svdvals asks dask's svd for full_matrices=True and its matrix_rank for
+    compute_uv=False: both failed on every input. Each matrix is one chunk; the
+    values are NumPy's, descending; the rank counts those above max(M, N) * eps."""
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal(shape).astype(dtype)
+    if a.ndim == 4:
+        a[0, 1, :, 0] = a[0, 1, :, 1]   # one matrix of rank 3
+    with xp.use_backend("dask", chunks=2):
+        x = xp.asarray(a)
+    s = xp.linalg.svdvals(x)
+    want = np.linalg.svd(a, compute_uv=False)
+    assert s.shape == want.shape and s.dtype == want.dtype
+    np.testing.assert_allclose(xp.to_numpy(s), want, rtol=1e-4, atol=1e-5)
+    r = xp.linalg.matrix_rank(x)
+    want_r = (np.linalg.matrix_rank(a) if a.size else np.zeros(shape[:-2], np.int64))
+    assert r.dtype == np.int64
+    np.testing.assert_array_equal(xp.to_numpy(r), want_r)
+
+
+def test_matrix_rank_takes_rtol_and_svdvals_refuses_vectors():
+    a = np.stack([np.ones((3, 3)), np.diag([1.0, 0.05, 1e-3])])
+    with xp.use_backend("dask"):
+        x = xp.asarray(a)
+        per_matrix = xp.asarray(np.array([0.5, 0.01]))
+        with pytest.raises(ValueError, match=r"svdvals: argument 'x' has shape \(3,\)"):
+            xp.linalg.svdvals(xp.ones(3))
+    assert xp.to_numpy(xp.linalg.matrix_rank(x, rtol=0.01)).tolist() == [1, 2]
+    assert xp.to_numpy(xp.linalg.matrix_rank(x, rtol=per_matrix)).tolist() == [1, 2]
+    assert xp.to_numpy(xp.linalg.matrix_rank(x)).tolist() == [1, 3]
+
+
+def _stack(shape, seed=2):
+    """Well-conditioned matrices (``a a.T + n I``: symmetric, positive definite)."""
+    a = np.random.default_rng(seed).standard_normal(shape)
+    n = shape[-1]
+    return a @ np.swapaxes(a, -1, -2) + n * np.eye(n) if n else a
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 3, 4, 4), (5, 1, 1), (0, 0), (2, 0, 0)])
+@pytest.mark.parametrize("name, kw, sort", [
+    ("cholesky", {}, False), ("cholesky", {"upper": True}, False), ("inv", {}, False),
+    ("det", {}, False), ("eigvalsh", {}, False), ("eigvals", {}, True),
+    ("matrix_power", {"n": 3}, False), ("matrix_power", {"n": -2}, False),
+    ("matrix_power", {"n": 0}, False), ("pinv", {}, False), ("pinv", {"rtol": 0.3}, False),
+])
+def test_functions_of_one_matrix_run_per_matrix_of_a_chunked_stack(shape, name, kw, sort):
+    """cholesky (dask: one 2-D matrix), inv (dask: SciPy and one 2-D matrix) and det,
+    eigvalsh, eigvals, matrix_power, pinv (not in dask) give NumPy's values for stacks
+    whose stack axes are chunked; the stack keeps its chunks."""
+    a = _stack(shape)
+    with xp.use_backend("dask", chunks=1):
+        x = xp.asarray(a)
+    args = (kw["n"],) if "n" in kw else ()
+    opts = {k: v for k, v in kw.items() if k != "n"}
+    got = getattr(xp.linalg, name)(x, *args, **opts)
+    want = getattr(xp.linalg, name)(a, *args, **opts)   # the NumPy backend
+    assert isinstance(got, da.Array) and got.shape == want.shape and got.dtype == want.dtype
+    assert got.chunks[:len(shape) - 2] == x.chunks[:-2]
+    h = xp.to_numpy(got)
+    if sort:
+        h, want = np.sort_complex(h), np.sort_complex(want)
+    np.testing.assert_allclose(h, want, rtol=1e-10, atol=1e-12)
+
+
+def test_pinv_takes_a_tolerance_per_matrix():
+    a = np.random.default_rng(3).standard_normal((2, 3, 4, 5))
+    r = np.array([0.05, 0.3, 0.9])
+    with xp.use_backend("dask", chunks=2):
+        x, rtol = xp.asarray(a), xp.asarray(r)
+    got = xp.linalg.pinv(x, rtol=rtol)
+    assert got.shape == (2, 3, 5, 4)
+    np.testing.assert_allclose(xp.to_numpy(got), np.linalg.pinv(a, rtol=r), atol=1e-12)
+
+
+@pytest.mark.parametrize("name, shape", [
+    ("cholesky", (2, 3)), ("inv", (3,)), ("det", (2, 2, 3)), ("eigvalsh", (3, 2)),
+    ("eigvals", (4,)), ("pinv", (3,)),
+])
+def test_functions_of_one_matrix_refuse_other_shapes(name, shape):
+    with xp.use_backend("dask"):
+        x = xp.ones(shape)
+    with pytest.raises(ValueError, match=rf"{name}: argument 'x' has shape {re_shape(shape)}; "
+                                         r"expected a stack of (square )?matrices"):
+        getattr(xp.linalg, name)(x)
+
+
+def re_shape(shape) -> str:
+    return str(tuple(shape)).replace("(", r"\(").replace(")", r"\)")
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 3, 4, 4), (0, 0), (2, 0, 0)])
+def test_functions_that_return_tuples_run_per_matrix(shape):
+    """eigh, eig, slogdet (not in dask): named tuples of NumPy's values per matrix."""
+    a = _stack(shape)
+    with xp.use_backend("dask", chunks=1):
+        x = xp.asarray(a)
+    w, v = xp.linalg.eigh(x)
+    W, V = np.linalg.eigh(a)
+    assert type(xp.linalg.eigh(x)).__name__ == "EighResult"
+    assert (w.shape, w.dtype, v.shape) == (W.shape, W.dtype, V.shape)
+    np.testing.assert_allclose(xp.to_numpy(w), W, atol=1e-10)
+    np.testing.assert_allclose(np.abs(xp.to_numpy(v)), np.abs(V), atol=1e-10)
+    e = xp.linalg.eig(x)
+    assert e.eigenvalues.dtype == e.eigenvectors.dtype == np.complex128
+    np.testing.assert_allclose(np.sort_complex(xp.to_numpy(e.eigenvalues)),
+                               np.sort_complex(np.linalg.eigvals(a)), atol=1e-10)
+    sign, logabs = xp.linalg.slogdet(x)
+    S, L = np.linalg.slogdet(a)
+    assert sign.shape == S.shape == shape[:-2] and logabs.dtype == L.dtype
+    np.testing.assert_allclose(xp.to_numpy(sign), S)
+    np.testing.assert_allclose(xp.to_numpy(logabs), L, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(3, 5), (2, 5, 3), (2, 4, 4), (0, 3)])
+@pytest.mark.parametrize("complete", [False, True])
+def test_qr_and_svd_take_the_standard_s_modes_for_stacks(shape, complete):
+    """dask's qr takes mode='reduced' and its svd full_matrices=False, one 2-D matrix
+    each; the standard's defaults are svd's full_matrices=True."""
+    a = np.random.default_rng(4).standard_normal(shape)
+    with xp.use_backend("dask", chunks=1):
+        x = xp.asarray(a)
+    q, r = xp.linalg.qr(x, mode="complete" if complete else "reduced")
+    Q, R = np.linalg.qr(a, mode="complete" if complete else "reduced")
+    assert (q.shape, r.shape) == (Q.shape, R.shape)
+    np.testing.assert_allclose(xp.to_numpy(q) @ xp.to_numpy(r), a, atol=1e-12)
+    u, s, vh = xp.linalg.svd(x, full_matrices=complete)
+    U, S, VH = np.linalg.svd(a, full_matrices=complete)
+    assert (u.shape, s.shape, vh.shape) == (U.shape, S.shape, VH.shape)
+    np.testing.assert_allclose(xp.to_numpy(s), S, atol=1e-12)
+    k = min(shape[-2:])
+    np.testing.assert_allclose((xp.to_numpy(u)[..., :k] * xp.to_numpy(s)[..., None, :])
+                               @ xp.to_numpy(vh)[..., :k, :], a, atol=1e-12)
+
+
+def test_a_matrix_split_into_chunks_goes_to_dask_s_blocked_algorithms():
+    """A 2-D matrix chunked along one axis is not gathered for qr and svd (reduced):
+    dask's tall-and-skinny QR. cholesky gathers it (dask's needs SciPy)."""
+    a = np.random.default_rng(5).standard_normal((12, 3))
+    with xp.use_backend("dask", chunks=(4, 3)):
+        x = xp.asarray(a)
+    q, r = xp.linalg.qr(x)
+    assert q.chunks == ((4, 4, 4), (3,))
+    np.testing.assert_allclose(xp.to_numpy(q) @ xp.to_numpy(r), a, atol=1e-12)
+    s = xp.linalg.svdvals(x)
+    np.testing.assert_allclose(xp.to_numpy(s), np.linalg.svd(a, compute_uv=False))
+    spd = _stack((4, 4))
+    with xp.use_backend("dask", chunks=2):
+        c = xp.linalg.cholesky(xp.asarray(spd))
+    assert c.chunks == ((4,), (4,))
+    np.testing.assert_allclose(xp.to_numpy(c), np.linalg.cholesky(spd), atol=1e-12)
+
+
+@pytest.mark.parametrize("s1, s2", [((3, 3), (3,)), ((2, 3, 3), (3,)), ((3, 3), (2, 4, 3, 2)),
+                                    ((2, 1, 3, 3), (5, 3, 1)), ((0, 3, 3), (3, 2))])
+def test_solve_broadcasts_stacks_and_takes_a_vector(s1, s2):
+    a = _stack(s1)
+    b = np.random.default_rng(6).standard_normal(s2)
+    with xp.use_backend("dask", chunks=(1,) * (len(s1) - 2) + (-1, -1)):
+        x1 = xp.asarray(a)
+    with xp.use_backend("dask", chunks=1):
+        x2 = xp.asarray(b)
+    got = xp.linalg.solve(x1, x2)
+    want = xp.linalg.solve(a, b)   # the NumPy backend (vector and broadcast rules)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_allclose(xp.to_numpy(got), want, atol=1e-12)
+
+
+@pytest.mark.parametrize("x2_shape, match", [
+    ((), "argument 'x2' is 0-D"), ((4,), r"argument 'x2' has shape \(4,\); expected 3 rows"),
+    ((2, 3, 1), r"shapes \(4, 3, 3\) and \(2, 3, 1\) cannot be broadcast"),
+])
+def test_solve_refuses_other_shapes(x2_shape, match):
+    with xp.use_backend("dask"):
+        x1, x2 = xp.asarray(_stack((4, 3, 3))), xp.ones(x2_shape)
+    with pytest.raises(ValueError, match=rf"solve: {match}"):
+        xp.linalg.solve(x1, x2)
+
+
+def test_cross_is_elementwise_products_of_the_components():
+    rng = np.random.default_rng(7)
+    a = rng.integers(-100, 100, (5, 3, 1)).astype(np.int16)
+    b = rng.integers(-100, 100, (5, 3, 4)).astype(np.int8)
+    with xp.use_backend("dask", chunks=2):
+        x1, x2 = xp.asarray(a), xp.asarray(b)
+    got = xp.linalg.cross(x1, x2, axis=-2)
+    want = np.cross(np.broadcast_to(a, (5, 3, 4)), b, axis=-2)
+    assert got.dtype == want.dtype == np.int16
+    np.testing.assert_array_equal(xp.to_numpy(got), want)
+    f1, f2 = rng.standard_normal((4, 3)), rng.standard_normal(3)
+    np.testing.assert_allclose(xp.to_numpy(xp.linalg.cross(xp.asarray(f1), xp.asarray(f2))),
+                               np.cross(f1, f2))
+
+
+@pytest.mark.parametrize("s1, s2, axis, match", [
+    ((4, 3), (4, 2), -1, r"shapes \(4, 3\) and \(4, 2\) cannot be broadcast"),
+    ((4, 3), (4, 3), 2, "argument 'axis' is 2, out of range"),
+    ((3, 4), (3, 4), -1, "argument 'axis' is -1, whose length .* is 4, not 3"),
+])
+def test_cross_refuses_other_shapes(s1, s2, axis, match):
+    with xp.use_backend("dask"):
+        x1, x2 = xp.ones(s1), xp.ones(s2)
+    with pytest.raises(ValueError, match=rf"cross: {match}"):
+        xp.linalg.cross(x1, x2, axis=axis)
+
+
+@pytest.mark.parametrize("name", ["slogdet", "eigh", "eig", "qr", "svd"])
+def test_tuple_functions_refuse_other_shapes(name):
+    with xp.use_backend("dask"):
+        x = xp.ones((3,) if name in ("qr", "svd") else (2, 3))
+    with pytest.raises(ValueError, match=rf"{name}: argument 'x' has shape"):
+        getattr(xp.linalg, name)(x)
+
+
+# --------------------------------------------------------------------- indexing
+@pytest.mark.parametrize("x_shape, i_shape, axis", [
+    ((5, 7, 3), (5, 4, 1), 1), ((5, 7, 3), (5, 7, 3), -1), ((6,), (0,), 0), ((4, 1), (4, 9), 1),
+])
+def test_take_along_axis_equals_the_numpy_backend(x_shape, i_shape, axis):
+    """dask has no take_along_axis: x's axis is gathered, indices keep their chunks
+    (negative indices count from the end, as NumPy's)."""
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal(x_shape)
+    n = x_shape[axis]
+    i = rng.integers(-n, n, i_shape)
+    with xp.use_backend("dask", chunks=2):
+        x, idx = xp.asarray(a), xp.asarray(i)
+    got = xp.take_along_axis(x, idx, axis=axis)
+    want = xp.take_along_axis(a, i, axis=axis)   # the NumPy backend
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(xp.to_numpy(got), want)
+    assert got.chunks[axis] == idx.chunks[axis] or 0 in got.shape
+
+
+@pytest.mark.parametrize("i_shape, axis, match", [
+    ((3,), 0, "argument 'indices' has 1 dimensions; expected x's 2"),
+    ((3, 4), 2, "argument 'axis' is 2, out of range"),
+    ((2, 4), 1, r"shapes \(3, 4\) and \(2, 4\) cannot be broadcast"),
+])
+def test_take_along_axis_refuses_other_shapes(i_shape, axis, match):
+    with xp.use_backend("dask"):
+        x, idx = xp.ones((3, 4)), xp.zeros(i_shape, dtype=xp.int64)
+    with pytest.raises(ValueError, match=rf"take_along_axis: {match}"):
+        xp.take_along_axis(x, idx, axis=axis)

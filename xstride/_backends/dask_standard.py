@@ -1,0 +1,181 @@
+"""Where ``array_api_compat.dask.array`` (dask's own functions) differs from the array API
+standard, in cases a thin check or a rewrite in dask's terms covers.
+
+Each function checks what dask does not, or rewrites the call into dask operations
+that give the standard's answer, then calls ``array_api_compat.dask.array``; nothing
+is computed. The array API conformance suite found each (docs/conformance.md, "dask
+backend"):
+
+- ``matmul`` / ``linalg.matmul``: dask multiplies mismatched inner dimensions of length
+  1 and stacks that do not broadcast without an error; the standard requires one
+  ("Linear algebra functions", ``matmul``: "should raise an exception").
+- ``tensordot`` / ``linalg.tensordot``: dask sums the blocks' products with
+  ``sum``'s default dtype (uint32 operands give uint64); the standard's result dtype is
+  the promoted one (the sum is cast back: integer wrap-around is the same modulo
+  ``2**bits``).
+- ``repeat`` with ``axis=None``: dask wants an int axis; the standard repeats the
+  flattened array (C order).
+- ``expand_dims`` with a tuple of axes: dask raises ``StopIteration`` on a repeated
+  axis; the standard an error (``ValueError`` here, as NumPy's).
+- ``searchsorted``: dask refuses ``sorter`` and fails on a Python scalar ``x2``;
+  ``searchsorted(x1, x2, sorter=s)`` is ``searchsorted(take(x1, s), x2)``, a
+  scalar becomes a 0-D array on ``x1``'s chunk backend, and a 0-D ``x2`` is searched
+  as one of shape ``(1,)`` (dask's block function fails on 0-D values).
+- ``take_along_axis``: dask has none; ``x``'s axis is gathered into one chunk (as
+  compat's ``sort`` gathers the sorted axis), ``indices`` keeps its chunks.
+
+The linear algebra of stacks of matrices is in ``dask_linalg.py``.
+Nothing here imports dask at import time.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._chunked import _config as _chunked_config
+from .._core.errors import broadcast_error, value_error
+from .._plans.reduction import normalize_axis
+from .dispatch import register
+from .registry import get
+
+__all__ = ["matmul", "tensordot", "repeat", "expand_dims", "searchsorted",
+           "take_along_axis"]
+
+_NAME = "dask"
+
+
+def _ns():
+    return get(_NAME).namespace()
+
+
+def _known(n) -> bool:
+    return not (isinstance(n, float) and math.isnan(n))
+
+
+def matmul(x1, x2, /):
+    """``matmul`` of the standard on dask arrays: the standard's shape errors first.
+
+    Raises
+    ------
+    ValueError
+        A 0-D operand; inner dimensions that differ (``x1.shape[-1]`` and
+        ``x2.shape[-2]``, or ``x2.shape[0]`` for 1-D ``x2``); stack dimensions that
+        do not broadcast.
+    """
+    if x1.ndim == 0 or x2.ndim == 0:
+        arg = "x1" if x1.ndim == 0 else "x2"
+        raise value_error("matmul", arg, "is 0-D; matmul takes arrays of at least one "
+                                         "dimension")
+    k1 = x1.shape[-1]
+    k2 = x2.shape[-2] if x2.ndim > 1 else x2.shape[0]
+    if _known(k1) and _known(k2) and k1 != k2:
+        raise value_error("matmul", "x2", f"has shape {x2.shape}, whose contracted "
+                                          f"dimension {k2} differs from the last of x1 "
+                                          f"{x1.shape}")
+    s1, s2 = x1.shape[:-2], x2.shape[:-2]
+    if s1 and s2 and all(_known(n) for n in s1 + s2):
+        try:
+            np.broadcast_shapes(s1, s2)
+        except ValueError:
+            raise broadcast_error("matmul", (x1.shape, x2.shape)) from None
+    return _ns().matmul(x1, x2)
+
+
+def tensordot(x1, x2, /, *, axes=2):
+    """``tensordot`` of the standard on dask arrays, in the promoted dtype of the two."""
+    out = _ns().tensordot(x1, x2, axes=axes)
+    want = np.result_type(x1.dtype, x2.dtype)
+    return out if out.dtype == want else out.astype(want)
+
+
+def repeat(x, repeats, /, *, axis=None):
+    """``repeat`` of the standard on dask arrays; ``axis=None`` repeats the flattened
+    array (C order)."""
+    ns = _ns()
+    if axis is None:
+        return ns.repeat(ns.reshape(x, (-1,)), repeats, axis=0)
+    return ns.repeat(x, repeats, axis=axis)
+
+
+def expand_dims(x, /, *, axis=0):
+    """``expand_dims`` of the standard on dask arrays; a tuple ``axis`` is checked
+    against the result's rank first (``ValueError`` out of range or repeated)."""
+    if isinstance(axis, (tuple, list)):
+        normalize_axis("expand_dims", tuple(axis), x.ndim + len(axis))
+    return _ns().expand_dims(x, axis=axis)
+
+
+def _host_on(block, *, like):
+    """NumPy ``block`` as an array of the chunk backend of ``like``."""
+    return get(_NAME).chunk_like(block, like)
+
+
+def searchsorted(x1, x2, /, *, side="left", sorter=None):
+    """``searchsorted`` of the standard on dask arrays: ``sorter`` as a ``take`` of
+    ``x1`` first; a Python scalar ``x2`` as a 0-D array; a 0-D ``x2`` as shape (1,)."""
+    ns = _ns()
+    if sorter is not None:
+        x1 = ns.take(x1, sorter, axis=0)
+    if not get(_NAME).owns(x2):
+        da = get(_NAME).load()
+        host = np.asarray(x2)
+        x2 = da.from_array(host, chunks=()).map_blocks(
+            _host_on, like=x1._meta, dtype=host.dtype,
+            meta=get(_NAME).chunk_like(np.empty((0,) * host.ndim, host.dtype), x1._meta))
+    if x2.ndim == 0:   # dask's block search writes into its result: one of shape (1,)
+        return ns.reshape(ns.searchsorted(x1, ns.reshape(x2, (1,)), side=side), ())
+    return ns.searchsorted(x1, x2, side=side)
+
+
+def _take_block(x, indices, *, axis):
+    return _chunked_config.namespace_function("take_along_axis", x)(x, indices, axis=axis)
+
+
+def take_along_axis(x, indices, /, *, axis=-1):
+    """``take_along_axis`` of the standard on dask arrays (dask has none): ``x`` and
+    ``indices`` broadcast on every axis but ``axis``; ``x``'s ``axis`` is gathered
+    into one chunk (as compat's ``sort`` does), ``indices`` keeps its chunks along it,
+    and each block is the chunk's namespace's ``take_along_axis``.
+
+    Raises
+    ------
+    ValueError
+        ``indices`` of another rank; ``axis`` out of range; shapes that do not
+        broadcast on the other axes.
+    """
+    if indices.ndim != x.ndim:
+        raise value_error("take_along_axis", "indices", f"has {indices.ndim} dimensions; "
+                                                       f"expected x's {x.ndim}")
+    nd = x.ndim
+    if not -nd <= axis < nd:
+        raise value_error("take_along_axis", "axis", f"is {axis}, out of range for an array "
+                                                     f"of {nd} dimensions")
+    ax = axis % nd
+    ns = _ns()
+
+    def but_axis(shape):
+        return shape[:ax] + (1,) + shape[ax + 1:]
+
+    try:
+        rest = np.broadcast_shapes(but_axis(x.shape), but_axis(indices.shape))
+    except ValueError:
+        raise broadcast_error("take_along_axis", (x.shape, indices.shape)) from None
+    xb = ns.broadcast_to(x, rest[:ax] + (x.shape[ax],) + rest[ax + 1:]).rechunk({ax: -1})
+    ib = ns.broadcast_to(indices, rest[:ax] + (indices.shape[ax],) + rest[ax + 1:])
+    ib = ib.rechunk(xb.chunks[:ax] + (ib.chunks[ax],) + xb.chunks[ax + 1:])
+    letters = "abcdefghijklmnopqrstuvwx"[:nd]
+    x_ind = letters[:ax] + "z" + letters[ax + 1:]
+    i_ind = letters[:ax] + "y" + letters[ax + 1:]
+    da = get(_NAME).load()
+    meta = get(_NAME).chunk_like(np.empty((0,) * nd, x.dtype), x._meta)
+    return da.blockwise(_take_block, i_ind, xb, x_ind, ib, i_ind, axis=ax, dtype=x.dtype,
+                        concatenate=True, meta=meta)
+
+
+for _q, _fn in (("take_along_axis", take_along_axis), ("matmul", matmul), ("linalg.matmul", matmul), ("tensordot", tensordot),
+                ("linalg.tensordot", tensordot), ("repeat", repeat),
+                ("expand_dims", expand_dims), ("searchsorted", searchsorted)):
+    register(_q, _NAME)(_fn)
+del _q, _fn
