@@ -190,52 +190,22 @@ def cholesky(x, /, *, upper=False):
     return _per_matrix("cholesky", x, x.shape[-2:], _float(x.dtype), upper=bool(upper))
 
 
-def inv(x, /):
-    """``linalg.inv`` of ``(..., M, M)``.
-
-    Raises
-    ------
-    ValueError
-        ``x`` is not a stack of square matrices.
-    """
-    _check("inv", x, True)
-    return _per_matrix("inv", x, x.shape[-2:], _float(x.dtype))
-
-
-def det(x, /):
-    """``linalg.det`` of ``(..., M, M)``: shape ``(...)``.
-
-    Raises
-    ------
-    ValueError
-        ``x`` is not a stack of square matrices.
-    """
-    _check("det", x, True)
-    return _per_matrix("det", x, (), _float(x.dtype))
+def _of_square(name: str, tail, dtype_of, returns: str):
+    """``linalg.<name>`` of a stack of square matrices ``(..., M, M)``, per matrix;
+    ``tail(M)`` is the shape each matrix gives, ``dtype_of`` the result dtype's rule."""
+    def fn(x, /):
+        _check(name, x, True)
+        return _per_matrix(name, x, tail(x.shape[-1]), dtype_of(x.dtype))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"``linalg.{name}`` of ``(..., M, M)``: {returns}.\n\n    Raises\n    ------\n"
+                  "    ValueError\n        ``x`` is not a stack of square matrices.\n    ")
+    return fn
 
 
-def eigvalsh(x, /):
-    """``linalg.eigvalsh`` of ``(..., M, M)``: ``(..., M)``, real, ascending.
-
-    Raises
-    ------
-    ValueError
-        ``x`` is not a stack of square matrices.
-    """
-    _check("eigvalsh", x, True)
-    return _per_matrix("eigvalsh", x, x.shape[-1:], _real_float(x.dtype))
-
-
-def eigvals(x, /):
-    """``linalg.eigvals`` of ``(..., M, M)``: ``(..., M)``, complex.
-
-    Raises
-    ------
-    ValueError
-        ``x`` is not a stack of square matrices.
-    """
-    _check("eigvals", x, True)
-    return _per_matrix("eigvals", x, x.shape[-1:], _complex(x.dtype))
+inv = _of_square("inv", lambda m: (m, m), _float, "``(..., M, M)``")
+det = _of_square("det", lambda m: (), _float, "shape ``(...)``")
+eigvalsh = _of_square("eigvalsh", lambda m: (m,), _real_float, "``(..., M)``, real, ascending")
+eigvals = _of_square("eigvals", lambda m: (m,), _complex, "``(..., M)``, complex")
 
 
 def matrix_power(x, n, /):
