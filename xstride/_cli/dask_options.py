@@ -27,13 +27,11 @@ def _chunks_arg(text: str):
     its unit. A number without a unit counts rows (``1e3`` is 1000 rows, not dask's
     1000 bytes); one that is not whole is refused."""
     try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
         rows = float(text)
     except ValueError:
         return text   # 'auto' or a byte size: dask parses it
+    if text.strip().lstrip("+-").isdigit():
+        return int(text)   # exact, also past 2**53
     if not rows.is_integer():
         raise argparse.ArgumentTypeError(
             f"{text!r} is not a whole number of rows; give rows (1000), 'auto' or a byte "
