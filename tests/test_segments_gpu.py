@@ -110,7 +110,7 @@ def test_every_walk_and_column_slab(cp, monkeypatch, plan, k):
     """Each walk of the plan (chunks combined in order included) on small data."""
     from xstride._kernels import segments as ks
 
-    monkeypatch.setattr(ks, "plan_segments", lambda n, n_seg, max_len: plan[0])
+    monkeypatch.setattr(ks, "plan_segments", lambda n, n_seg, max_len, row_bytes: plan[0])
     monkeypatch.setattr(ks, "plan_long", lambda n_long, max_len: plan[1])
     rng = np.random.default_rng(k or 0)
     for dtype, op in (("int64", "sum"), ("uint8", "max"), ("int16", "min"),
@@ -145,7 +145,7 @@ def test_integer_means_bit_for_bit(poisoned, monkeypatch, dtype, shape):
     else:   # the warp walk and the long walk in 3 chunks, combined, on small data
         from xstride._kernels import segments as ks
 
-        monkeypatch.setattr(ks, "plan_segments", lambda n, n_seg, max_len: SegmentPlan(
+        monkeypatch.setattr(ks, "plan_segments", lambda n, n_seg, max_len, row_bytes: SegmentPlan(
             "warp", 7, True))
         monkeypatch.setattr(ks, "plan_long", lambda n_long, max_len: LongPlan(3, 7))
         offsets = layout(rng, 40, 10, empty=False)
@@ -257,6 +257,23 @@ def test_compact_device(poisoned, n):
                                   np.arange(3 * n).reshape(n, 3)[:, ::2][mask])
 
 
+@pytest.mark.parametrize("density", [0.0, 0.01, 0.5, 0.97, 1.0])
+def test_compact_rows_by_warps_every_density(cp, density):
+    """The scatter copies a warp's selected rows together (word e of the group's output
+    from the row of the (e / row_words + 1)-th set bit of the ballot): masks from empty
+    to full, rows of 1 to 40 words of each width, a tail tile."""
+    n = 3 * 4096 + 77
+    rng = np.random.default_rng(int(density * 100))
+    mask = rng.random(n) < density
+    arrays = [rng.integers(0, 2**63, size=n, dtype=np.int64),
+              rng.normal(size=(n, 40)), rng.integers(0, 255, size=(n, 7), dtype=np.uint8),
+              rng.integers(0, 2**15, size=(n, 5), dtype=np.int16),
+              rng.normal(size=(n, 3)).astype(np.float32)]
+    got = alg.compact(cp.asarray(mask), *[cp.asarray(a) for a in arrays])
+    for g, a in zip(got, arrays):
+        np.testing.assert_array_equal(g.get(), a[mask])
+
+
 # ---------------------------------------------------------------- device-side errors
 def test_device_offset_errors(cp):
     v = cp.arange(10.0)
@@ -325,29 +342,53 @@ def warp_order_sum(seg: np.ndarray) -> np.ndarray:
     return out
 
 
+def staged_groups(offs, k, itemsize, per_block):
+    """Whether each block's group of segments fits the thread walk's shared tile (the
+    test of ``xs_seg_thread``: its elements plus one pad slot in 32)."""
+    cap = 32768 // itemsize
+    starts = offs[:-1:per_block]
+    ends = offs[np.minimum(np.arange(starts.size) * per_block + per_block, offs.size - 1)]
+    m = (ends - starts) * k
+    return m + (m >> 5) <= cap
+
+
 @pytest.mark.parametrize("k", [1, 3, 7])
-def test_batched_walks_keep_the_documented_order(cp, k):
-    """The thread and warp walks load rows in batches; the sums must still be the
-    row-order (thread) and slot-then-tree (warp) folds of the docstring, bit for bit,
-    on lengths around the batch edges (4 slots of G rows in the warp walk, 4 rows in
-    the thread walk)."""
+def test_batched_walks_keep_the_documented_order(cp, monkeypatch, k):
+    """The thread and warp walks load rows in batches, the thread walk from a shared
+    tile where a block's segments fit it; the sums must still be the row-order
+    (thread) and slot-then-tree (warp) folds of the docstring, bit for bit, on lengths
+    around the batch edges (4 slots of G rows in the warp walk, 4 rows in the thread
+    walk), staged or not."""
+    from xstride._kernels import segments as ks
+
     rng = np.random.default_rng(k)
     G = 32 // k
-    # the warp walk: long enough segments (mean > 8 rows); lengths at the batch edges
+    # the warp walk: lengths at the batch edges
     lens = np.array([1, 2, G - 1, G, G + 1, 4 * G - 1, 4 * G, 4 * G + 1, 8 * G + 1,
                      16 * G + 3, 40, 33, 32, 31] * 4)
     offs = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
     vals = rng.normal(size=(int(offs[-1]), k)) * 10.0 ** rng.integers(-8, 8, size=(1, k))
-    got = alg.segment_reduce(cp.asarray(vals), cp.asarray(offs)).get()
+    with monkeypatch.context() as m:
+        m.setattr(ks, "plan_segments",
+                  lambda n, n_seg, max_len, row_bytes: SegmentPlan("warp", 4096, False))
+        got = alg.segment_reduce(cp.asarray(vals), cp.asarray(offs)).get()
     want = np.stack([warp_order_sum(vals[a:b]) for a, b in zip(offs[:-1], offs[1:])])
     assert got.tobytes() == want.tobytes()
-    # the thread walk (mean <= 8 rows): each column in row order from 0.0
-    lens = rng.integers(0, 12, size=500)
+    # the thread walk: each column in row order from 0.0, whatever the groups
+    lens = np.concatenate([rng.integers(0, 24, size=1000), [200, 256, 255, 3, 0, 129]])
+    rng.shuffle(lens)
     offs = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+    assert ks.plan_segments(int(offs[-1]), lens.size, 256, 8 * k).short == "thread"
     vals = rng.normal(size=(int(offs[-1]), k)) * 1e4
-    got = alg.segment_reduce(cp.asarray(vals), cp.asarray(offs)).get()
     want = np.zeros((lens.size, k))
     for s, (a, b) in enumerate(zip(offs[:-1], offs[1:])):
         for r in range(a, b):
             want[s] = want[s] + vals[r]
-    assert got.tobytes() == want.tobytes()
+    default = ks._per_block(int(offs[-1]), lens.size, k, 8)
+    assert staged_groups(offs, k, 8, default).any()
+    assert not staged_groups(offs, k, 8, 512).any()
+    for per_block in (default, 1, 5, 512):
+        with monkeypatch.context() as m:
+            m.setattr(ks, "_per_block", lambda n, n_seg, kk, itemsize: per_block)
+            got = alg.segment_reduce(cp.asarray(vals), cp.asarray(offs)).get()
+        assert got.tobytes() == want.tobytes(), per_block

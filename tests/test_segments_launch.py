@@ -23,7 +23,8 @@ from xstride import algorithms as alg
 from xstride._core.dtypes import DTYPE_OF_C
 from xstride._kernels import _compile
 from xstride._kernels import segments as ks
-from xstride._plans.segments import RUN_TESTS, LongPlan, SegmentPlan
+from xstride._plans.segments import (RUN_TESTS, SHORT_BYTES, SHORT_MAX, SHORT_MEAN, LongPlan,
+                                     SegmentPlan, plan_segments)
 
 TILE = 256 * 16
 
@@ -109,8 +110,9 @@ def reduce_types(name):
     return np_type(t), np_type(a), np_type(r), int(op), mean == "true"
 
 
-def m_thread(name, grid, v, off, n_seg, k, max_rows, out):
+def m_thread(name, grid, v, off, n_seg, k, max_rows, per_block, out):
     T, A, R, op, mean = reduce_types(name)
+    assert 1 <= per_block <= 512 and grid[0] == min(-(-n_seg // per_block), 1 << 20)
     o = mem(off, np.int64, n_seg + 1)
     n = int(o[-1])
     vals = mem(v, T, n * k)
@@ -365,7 +367,7 @@ PLANS = [None, (SegmentPlan("warp", 4, True), LongPlan(3, 4)),
                                        ("int32", "prod"), ("uint32", "mean")])
 def test_reduce_walks_played(dev, monkeypatch, plan, k, dtype, op):
     if plan is not None:
-        monkeypatch.setattr(ks, "plan_segments", lambda n, n_seg, max_len: plan[0])
+        monkeypatch.setattr(ks, "plan_segments", lambda n, n_seg, max_len, row_bytes: plan[0])
         monkeypatch.setattr(ks, "plan_long", lambda n_long, max_len: plan[1])
     rng = np.random.default_rng(3)
     low = 1 if dtype.startswith(("int", "uint")) and op in ("min", "max", "mean") else 0
@@ -393,7 +395,7 @@ def test_integer_means_played_bit_for_bit(dev, monkeypatch, plan, dtype):
     long walk): full-range values whose sums leave 64 bits give the host's bits on every
     walk, the chunk combine included."""
     if plan is not None:
-        monkeypatch.setattr(ks, "plan_segments", lambda n, n_seg, max_len: plan[0])
+        monkeypatch.setattr(ks, "plan_segments", lambda n, n_seg, max_len, row_bytes: plan[0])
         monkeypatch.setattr(ks, "plan_long", lambda n_long, max_len: plan[1])
     rng = np.random.default_rng(17)
     lens = rng.integers(1, 13, size=9)
@@ -503,11 +505,13 @@ def test_voxel_passes_played(dev, dtype, ndim):
 
 
 @pytest.mark.parametrize("k", [1, 3, 7])
-def test_warp_order_model_is_the_played_walk(dev, k):
+def test_warp_order_model_is_the_played_walk(dev, monkeypatch, k):
     """The order test_segments_gpu.py checks the device against bit for bit
     (``warp_order_sum``) is the warp walk's order as modelled here."""
     from tests.test_segments_gpu import warp_order_sum
 
+    monkeypatch.setattr(ks, "plan_segments",
+                        lambda n, n_seg, max_len, row_bytes: SegmentPlan("warp", 4096, False))
     rng = np.random.default_rng(k)
     G = 32 // k
     lens = np.array([1, G - 1, G + 1, 4 * G, 4 * G + 1, 8 * G + 1, 16 * G + 3, 33] * 2)
@@ -526,8 +530,8 @@ def test_reduce_by_key_bounds_the_longest_run_in_the_check(dev, longest, stats, 
     """The sortedness check also tests for runs longer than 256 and 4096 rows: only a
     run longer than 4096 (or one of 3841 to 4096 rows, the second test's false alarm)
     sends reduce_by_key to the pass over the offsets (and its read-back); the results
-    equal the host's on either walk (thread: mean run of at most 8 rows; warp:
-    longer)."""
+    equal the host's on either walk (the thread walk for both means here: at most 128
+    rows and 2 KiB a run; the warp walk is played by the other tests)."""
     assert RUN_TESTS[0] & (RUN_TESTS[0] - 1) == 0 and RUN_TESTS[0] <= RUN_TESTS[1]
     rng = np.random.default_rng(longest)
     short = 3 if mean == "short" else 40
@@ -543,3 +547,28 @@ def test_reduce_by_key_bounds_the_longest_run_in_the_check(dev, longest, stats, 
     walk = names(dev)
     assert ("xs_seg_offsets_stats" in walk) == stats, walk
     assert walk[:3] == ["xs_seg_count", "xs_seg_scan_tiles", "xs_seg_scatter"]
+
+
+@pytest.mark.parametrize("n, n_seg, row_bytes, short", [
+    (32 * 1000, 1000, 12, "thread"),                          # 32 rows of 3 float32
+    (SHORT_MEAN * 1000, 1000, 1, "thread"),                   # the longest mean taken
+    (SHORT_MEAN * 1000 + 1, 1000, 1, "warp"),
+    (1000, 1000, SHORT_BYTES, "thread"),                      # the largest segment taken
+    (1000, 1000, SHORT_BYTES + 1, "warp"),
+    (128 * 1000, 1000, 24, "warp"),                           # 128 rows of 3 float64
+    (0, 0, 8, "thread")])
+def test_plan_of_the_short_walk(n, n_seg, row_bytes, short):
+    """The thread walk takes segments of at most SHORT_MEAN rows and SHORT_BYTES bytes
+    on average; the split follows the walk."""
+    plan = plan_segments(n, n_seg, 10, row_bytes)
+    assert plan.short == short
+    assert plan.split == (SHORT_MAX if short == "thread" else 4096)
+
+
+@pytest.mark.parametrize("n, n_seg, k, itemsize, want", [
+    (32 * 2**20, 2**20, 3, 4, int(ks._STAGE_SLOTS_BYTES * 0.9) // 384),   # 384-byte segments
+    (2**20, 2**20, 1, 1, 512),                    # one byte a segment: the most a block takes
+    (256 * 10, 10, 16, 8, 1),                     # 32 KiB a segment: one, read from memory
+    (5, 10, 1, 4, 512)])                          # empty segments count as a byte
+def test_segments_per_block_of_the_thread_walk(n, n_seg, k, itemsize, want):
+    assert ks._per_block(n, n_seg, k, itemsize) == want
