@@ -216,7 +216,11 @@ def test_fused_input_compiles_into_every_reduction_kernel(fake_cupy, case, w32):
     }[case]
     g = graph_of(fn, *arrays)
     pre = fplan.pre_graph(g, g.reductions[0])
-    src = reduce_source(pre, 2, w32) + rc.source("reductions.cu")
+    # with w32 every load but bool ones as a dense load (read by vectors), without
+    # none: both walks compile into every kernel
+    dense = tuple(k for k, i in enumerate(pre.loads) if pre.nodes[i].dtype != "bool") if w32 else ()
+    assert not w32 or dense
+    src = reduce_source(pre, 2, w32, dense) + rc.source("reductions.cu")
     exprs = [k.format(op=op, t=t, a=a, o=o) for op, t, a, o in types for k in _KERNELS]
     _nvrtc_build(src, exprs)
 
@@ -289,6 +293,8 @@ _HOST_PRELUDE = r"""
 #define __forceinline__ inline
 using std::floor; using std::sqrt; using std::signbit;
 template <typename T> T __ldg(const T* p) { return *p; }
+struct uint4 { unsigned x, y, z, w; };
+struct uint2 { unsigned x, y; };
 inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
 inline float __fmul_rn(float a, float b) { return a * b; }
 inline float __fadd_rn(float a, float b) { return a + b; }
@@ -328,14 +334,18 @@ def _gxx():
 
 
 @pytest.mark.skipif(_gxx() is None, reason="no host C++ compiler")
+@pytest.mark.parametrize("dense", [False, True])
 @pytest.mark.parametrize("w32", [True, False])
-@pytest.mark.parametrize("case", ["kinetic", "transposed", "three_d", "flat", "scalars"])
-def test_generated_walk_reads_the_virtual_array(tmp_path, case, w32, fake_cupy):
+@pytest.mark.parametrize("case", ["kinetic", "transposed", "three_d", "flat", "scalars",
+                                  "offset"])
+def test_generated_walk_reads_the_virtual_array(tmp_path, case, w32, dense, fake_cupy):
     """The generated input type compiled for the host (its device intrinsics as plain
     C++): element o, and four elements from o stepped as a vector load does, are the
     values the unfused run stores at o of the virtual array, for the struct
     :func:`pack_input` packs (loads at offsets in their buffers, negative strides,
-    broadcasts, 1, 2 and 3 walked axes, scalars)."""
+    broadcasts, 1, 2 and 3 walked axes, scalars); with ``dense`` the loads that
+    :func:`dense_loads` finds are read as vectors (16-byte aligned or, at an offset,
+    one by one)."""
     import subprocess
 
     rng = np.random.default_rng(1)
@@ -349,6 +359,7 @@ def test_generated_walk_reads_the_virtual_array(tmp_path, case, w32, fake_cupy):
         "three_d": (lambda b: xp.max(b[1:, ::-2, 1:8].T * 2 - b[0, 0, 0], axis=0), (big,)),
         "flat": (lambda m: xp.sum(m * m), (m,)),
         "scalars": (lambda v, s, t: xp.sum(xp.where(v > s, v * t, -v)), (v, 0.5, np.float32(3))),
+        "offset": (lambda v: xp.sum(v[1:] * 2, axis=1), (v,)),
     }[case]
     g = graph_of(fn, *arrays)
     (red,) = g.reductions
@@ -379,7 +390,11 @@ def test_generated_walk_reads_the_virtual_array(tmp_path, case, w32, fake_cupy):
     t = {"float32": "float", "float64": "double", "bool": "bool"}[in_dt.name]
     from xstride._kernels._compile import include_dir
     header = (Path(include_dir()) / "xstride" / "elementwise.cuh").read_text()
-    src = (_HOST_PRELUDE + reduce_source(pre, len(ext), w32).replace(
+    loads = fr.dense_loads(pre, ext, strs) if dense else ()
+    if dense:   # which loads are read as vectors
+        assert loads == {"kinetic": (0,), "transposed": (), "three_d": (), "flat": (0,),
+                         "scalars": (0,), "offset": (0,)}[case], loads
+    src = (_HOST_PRELUDE + reduce_source(pre, len(ext), w32, loads).replace(
         "#include <xstride/elementwise.cuh>", header) + f"typedef {t} T4;\n" + _HOST_MAIN)
     (tmp_path / "walk.cpp").write_text(src)
     subprocess.run([_gxx(), "-std=c++17", "-O1", "-w", "-o", str(tmp_path / "walk"),

@@ -184,7 +184,8 @@ def _recipe(graph, red, args, nd) -> _Recipe:
     load_lays = [nlays[i] for i in pre.loads]
     ext, strs = _fplan.reduce_walk(vlay, load_lays)
     w32 = vlay.size < W32_LIMIT
-    fn, geo, desc = _kernel(pre, plan, red.func, in_dt, out_dt, acc, len(ext), w32)
+    fn, geo, desc = _kernel(pre, plan, red.func, in_dt, out_dt, acc, len(ext), w32,
+                            dense_loads(pre, ext, strs))
     rec.mode, rec.plan, rec.geo, rec.out_dt, rec.acc, rec.ndim = \
         "kernel", plan, geo, out_dt, acc, vlay.ndim
     rec.loads = tuple((pre.nodes[i].arg, lay.offset * np.dtype(pre.nodes[i].dtype).itemsize)
@@ -226,7 +227,22 @@ def pack_input(addresses, ext, strs, svals, w32: bool) -> bytes:
     return b"".join(slots)
 
 
-def _kernel(pre, plan, func, in_dt, out_dt, acc, nd, w32):
+def dense_loads(pre, ext, strs) -> tuple:
+    """The loads (numbers ``k``) whose element strides over the walk ``ext`` are its
+    C-order strides: element ``o`` of the virtual array is their element ``o``
+    (:func:`._fusion_source.reduce_source` reads them by vector loads). Not bool
+    loads."""
+    c, cstr = 1, []
+    for e in reversed(ext):
+        cstr.append(c)
+        c *= int(e)
+    cstr = tuple(reversed(cstr))
+    return tuple(k for k, (i, st) in enumerate(zip(pre.loads, strs))
+                 if pre.nodes[i].dtype != "bool"
+                 and all(int(a) == b or int(e) == 1 for a, b, e in zip(st, cstr, ext)))
+
+
+def _kernel(pre, plan, func, in_dt, out_dt, acc, nd, w32, dense=()):
     """``(compiled kernel, geometry, descriptor)`` of a fused reduction: the plain
     call's kernel choice and geometry (a 16-byte aligned input; the split kernels sized
     by the plain kernel's resident blocks), the kernel compiled with the fused input."""
@@ -245,9 +261,9 @@ def _kernel(pre, plan, func, in_dt, out_dt, acc, nd, w32):
         threads = geo.block[0] * (geo.block[1] if len(geo.block) > 1 else 1)
         geo = reduction_geometry(plan, isz, rc.sm_count(), 0,
                                  resident=rc.kernel_resident(_SRC, expr, threads))
-    key = (id(pre), expr, nd, w32)
+    key = (id(pre), expr, nd, w32, dense)
     got = _kernels.get(key)
     if got is None or got[0] is not pre:
-        code = reduce_source(pre, nd, w32) + rc.source(_SRC)
+        code = reduce_source(pre, nd, w32, dense) + rc.source(_SRC)
         got = _kernels.put(key, (pre, function(expr, code=code, name_expressions=(expr,))))
     return got[1], geo, desc

@@ -124,7 +124,7 @@ def operand_specs(graph: Graph) -> tuple:
     return tuple(specs)
 
 
-def reduce_source(graph: Graph, nd: int, w32: bool) -> str:
+def reduce_source(graph: Graph, nd: int, w32: bool, dense: tuple = ()) -> str:
     """The text put before ``reductions.cu`` for a fused reduction of ``graph``'s one
     output: the type ``xs_fz_ptr`` that the reduction kernels read in place of a pointer
     (``XS_RED_IN``, ``XS_RED_PTR``, ``XS_RED_ADDR``), whose element ``o`` is the fused
@@ -144,6 +144,14 @@ def reduce_source(graph: Graph, nd: int, w32: bool) -> str:
     steps the innermost axis for the others (with one carry into the outer axis when
     there are two, a new ``place`` past that), so that a thread evaluates its elements
     in the order, and to the values, of the plain kernel's loads.
+
+    ``dense``: the loads (their numbers ``k``) whose element for element ``o`` of the
+    virtual array is element ``o`` of the load's own memory (its strides are the
+    virtual array's C-order strides; not bool). A vector load of ``V`` elements reads
+    such a load's ``V`` values as one 8- or 16-byte load where its address is aligned
+    (``xs_fz_dense``, checked at run time), else one by one: the same values in the
+    same order, in a fraction of the load instructions, whose lanes would each read
+    ``V`` elements apart.
     """
     out = graph.nodes[graph.outputs[0]]
     t = C_TYPES[out.dtype]
@@ -151,8 +159,29 @@ def reduce_source(graph: Graph, nd: int, w32: bool) -> str:
     loop = "#pragma unroll\n        for (int k = 0; k < " + str(nl) + "; ++k) "
     lines = ["#include <xstride/elementwise.cuh>",
              "#define XS_RED_IN(T) xs_fz_ptr", "#define XS_RED_PTR(T) xs_fz_ptr",
-             "#define XS_RED_ADDR(p) ((p).address())",
-             "struct xs_fz_ptr {"]
+             "#define XS_RED_ADDR(p) ((p).address())"]
+    if dense:
+        lines += [
+            "template <typename C, int V>",
+            "__device__ __forceinline__ void xs_fz_dense(const C* p, C (&d)[V])",
+            "{",
+            "    const unsigned long long a = (unsigned long long)p;",
+            "    if constexpr (sizeof(C) * V == 16) {",
+            "        if ((a & 15ull) == 0ull) {",
+            "            union { uint4 u; C t[V]; } w; w.u = __ldg(reinterpret_cast<const uint4*>(p));",
+            "#pragma unroll\n            for (int j = 0; j < V; ++j) d[j] = w.t[j];",
+            "            return;",
+            "        }",
+            "    } else if constexpr (sizeof(C) * V == 8) {",
+            "        if ((a & 7ull) == 0ull) {",
+            "            union { uint2 u; C t[V]; } w; w.u = __ldg(reinterpret_cast<const uint2*>(p));",
+            "#pragma unroll\n            for (int j = 0; j < V; ++j) d[j] = w.t[j];",
+            "            return;",
+            "        }",
+            "    }",
+            "#pragma unroll\n    for (int j = 0; j < V; ++j) d[j] = __ldg(p + j);",
+            "}"]
+    lines.append("struct xs_fz_ptr {")
     for k, i in enumerate(graph.loads):
         lines.append(f"    const {C_TYPES[graph.nodes[i].dtype]}* p{k};")
     lines += [f"    long long ext[{nd}];", f"    unsigned long long mg[{nd}];",
@@ -199,10 +228,23 @@ def reduce_source(graph: Graph, nd: int, w32: bool) -> str:
               f"{{ long long f[{nl}]; place(i, f); return val(f); }}",
               "    template <int V>",
               f"    __device__ __forceinline__ void run(long long i, {t} (&out)[V]) const {{",
-              f"        long long f[{nl}]; long long ix = place(i, f);",
-              "#pragma unroll\n        for (int j = 0; j < V; ++j) {",
-              "            out[j] = val(f);",
-              "            if (j + 1 == V) break;"]
+              f"        long long f[{nl}]; long long ix = place(i, f);"]
+    for k in dense:
+        ct = C_TYPES[graph.nodes[graph.loads[k]].dtype]
+        lines.append(f"        {ct} d{k}[V]; xs_fz_dense<{ct}, V>(p{k} + f[{k}], d{k});")
+    lines += ["#pragma unroll\n        for (int j = 0; j < V; ++j) {"]
+    if dense:
+        lines.append("            {")
+        for k, i in enumerate(graph.loads):
+            ct = C_TYPES[graph.nodes[i].dtype]
+            src = (f"d{k}[j]" if k in dense else f"p{k}[f[{k}]]" if ct == "bool"
+                   else f"__ldg(p{k} + f[{k}])")
+            lines.append(f"                const {ct} l{k} = {src};")
+        lines += [f"                {t} r0;", "                " + fused_body(graph),
+                  "                out[j] = r0;", "            }"]
+    else:
+        lines.append("            out[j] = val(f);")
+    lines += ["            if (j + 1 == V) break;"]
     if nd == 1:
         lines.append("            " + loop.replace("        ", "            ") + "f[k] += st[k][0];")
     elif nd == 2:
