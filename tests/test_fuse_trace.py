@@ -411,6 +411,7 @@ def _unfused_marker(x):
     (lambda x: x.mean(), r"\.mean"),
     (lambda x: float(x), r"float\(\)"),
     (lambda x: x.sum(), r"\.sum"),
+    (lambda x: xp.sum((x * 2)[::-1], axis=0), "xp.sum of a view of a computed value"),
     (lambda x: (x, x[0]), "outputs of different shapes"),
     (lambda x: 3, "returning int"),
 ])
@@ -526,3 +527,19 @@ def test_a_trace_that_reads_shapes_is_kept_per_shape(fake_cupy):
     same(evaluate(ga, (a,))[0], a * 3)
     g = xp.fuse(lambda x: x * 2, strict=True)
     assert g.graph(fake(a)) is g.graph(fake(b))          # shapes are no part of it
+
+
+def test_reductions_of_views_of_computed_values_are_refused_where_the_order_differs(fake_cupy):
+    """The unfused run reduces the value it stored, seen through the view (the order of
+    a float sum's folds is that layout's): a reduction whose input's stored layout
+    depends on a pushed view is refused (strict: TypeError); a view of an argument, or
+    an operator's result (stored in C order whatever its inputs), still fuses."""
+    x = fake(np.arange(12, dtype=np.float32).reshape(3, 4))
+    for fn in (lambda x: xp.max((x + 1).T, axis=1),
+               lambda x: xp.sum(xp.multiply((x + 1).T, 2.0)),     # the engine's order
+               lambda x: xp.mean(xp.astype((x * 2)[:, ::-1], xp.float64))):
+        with pytest.raises(TypeError, match="view of a computed value"):
+            xp.fuse(fn, strict=True)(x)
+    for fn in (lambda x: xp.sum(x[::-1] * 2, axis=0), lambda x: xp.sum((x + 1).T * 2.0),
+               lambda x: xp.sum(xp.multiply(x.T, 2.0))):
+        assert xp.fuse(fn, strict=True).graph(x).reductions

@@ -35,7 +35,7 @@ from .elementwise import broadcast_shapes, result_axis_order
 
 __all__ = ["Load", "Scalar", "Op", "Reduce", "Graph", "build", "call_layouts", "node_shapes",
            "index_layout", "reshape_layout", "expand_key", "encode_key", "decode_key", "pre_graph",
-           "virtual_layout", "reduce_walk", "magic"]
+           "virtual_layout", "stored_layout_known", "reduce_walk", "magic"]
 
 
 @dataclass(frozen=True)
@@ -78,6 +78,9 @@ class Op:
         stores (:func:`virtual_layout`): ``"op"`` CuPy (an operator, a method, a math
         function), ``"xp"`` xstride's engine (``xp.add``, ``xp.where``, ...),
         ``"clip"`` the ``where`` steps of ``xp.clip``.
+    pushed : made by pushing a view of a computed value onto the loads below it
+        (``xstride/fusion/_views.py``): the unfused run stores the value and sees it
+        through the view, a layout :func:`virtual_layout` does not give.
     """
 
     func: str
@@ -85,6 +88,7 @@ class Op:
     loop: tuple
     dtype: str
     via: str = "op"
+    pushed: bool = False
 
 
 @dataclass(frozen=True)
@@ -443,6 +447,22 @@ def virtual_layout(graph: Graph, node: int, shapes, lays, itemsize: int) -> Layo
         cstr[order[pos]] = step
         step *= ashape[pos]
     return Layout(shape, tuple(cstr), 0, itemsize)
+
+
+def stored_layout_known(nodes, node: int) -> bool:
+    """Whether :func:`virtual_layout` gives the layout the unfused run stores for
+    ``node`` (a Load: its own): not where it depends on a pushed view (:class:`Op`
+    ``pushed``) — the node itself, or an input of a node whose layout follows its
+    inputs'."""
+    n = nodes[node]
+    if not isinstance(n, Op):
+        return True
+    if n.pushed:
+        return False
+    if n.via == "op" and n.func != "astype":
+        return True
+    ins = n.inputs[2:] if n.via == "clip" else n.inputs
+    return all(stored_layout_known(nodes, k) for k in ins)
 
 
 def reduce_walk(vlay: Layout, load_lays) -> tuple[tuple, tuple]:

@@ -41,7 +41,9 @@ def reduction(func: str, args: tuple, kwargs: dict, traced):
     ------
     Unfusable
         ``x`` is no traced array (or a NumPy scalar argument), an argument the fused
-        form does not take, a result dtype outside the engine's.
+        form does not take, a result dtype outside the engine's, a value whose stored
+        layout in the unfused run depends on a view of a computed value
+        (:func:`~xstride._plans.fusion.stored_layout_known`).
     TypeError, ValueError
         A bad ``axis`` or ``dtype=`` (the unfused call's errors: the call then runs
         unfused, which raises them).
@@ -61,6 +63,11 @@ def reduction(func: str, args: tuple, kwargs: dict, traced):
     if not isinstance(keepdims, bool):
         raise Unfusable(f"xp.{func} with keepdims={keepdims!r} (not a bool)")
     axes = normalize_axis(func, axis, x.ndim)
+    if not _plan.stored_layout_known(x._rec.nodes, x._node):
+        # the unfused run reduces the value it stored, seen through the view: the order
+        # of its folds (the bits of a float sum) is that layout's, not the fused one's
+        raise Unfusable(f"xp.{func} of a view of a computed value (its order of "
+                        "summation is the stored value's)")
     in_dt = x.dtype
     if func in ("sum", "prod"):
         out = _out_dtype(func, dtype, default_sum_dtype(in_dt), in_dt)
