@@ -489,6 +489,7 @@ xs_seg_scan_tiles(long long* __restrict__ counts, long long n_tiles,
 // before its first store): 64 registers, where all 16 at once took 155.
 #define XS_SEG_WARPS (XS_SEG_THREADS / 32)
 #define XS_SEG_HALF (XS_SEG_ITEMS / 2)
+#define XS_SEG_ROW_WORDS 4
 template <int FLAG, typename K, typename W>
 __global__ void __launch_bounds__(XS_SEG_THREADS)
 xs_seg_scatter(const K* __restrict__ flags, long long n, long long thr,
@@ -555,19 +556,33 @@ xs_seg_scatter(const K* __restrict__ flags, long long n, long long thr,
         }
     }
     if (src == nullptr) return;
-    for (long long w = 0; w < row_words; ++w) {
+    // up to XS_SEG_ROW_WORDS words of each row at a time: every load of a half (its
+    // rows' words) before its first store
+    for (long long w0 = 0; w0 < row_words; w0 += XS_SEG_ROW_WORDS) {
+        const int nw = row_words - w0 < XS_SEG_ROW_WORDS ? (int)(row_words - w0)
+                                                          : XS_SEG_ROW_WORDS;
 #pragma unroll 1
         for (int h = 0; h < XS_SEG_ITEMS; h += XS_SEG_HALF) {
-            W word[XS_SEG_HALF];
+            W word[XS_SEG_HALF][XS_SEG_ROW_WORDS];
 #pragma unroll
             for (int u = 0; u < XS_SEG_HALF; ++u) {
                 if ((mine >> (h + u)) & 1u) {
-                    word[u] = src[(base + (h + u) * XS_SEG_THREADS) * row_words + w];
+                    const W* __restrict__ p = src + (base + (h + u) * XS_SEG_THREADS) * row_words + w0;
+#pragma unroll
+                    for (int q = 0; q < XS_SEG_ROW_WORDS; ++q) {
+                        if (q < nw) word[u][q] = p[q];
+                    }
                 }
             }
 #pragma unroll
             for (int u = 0; u < XS_SEG_HALF; ++u) {
-                if ((mine >> (h + u)) & 1u) dst[XS_SEG_POS(h + u) * row_words + w] = word[u];
+                if ((mine >> (h + u)) & 1u) {
+                    W* __restrict__ p = dst + XS_SEG_POS(h + u) * row_words + w0;
+#pragma unroll
+                    for (int q = 0; q < XS_SEG_ROW_WORDS; ++q) {
+                        if (q < nw) p[q] = word[u][q];
+                    }
+                }
             }
         }
     }
