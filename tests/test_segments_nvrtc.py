@@ -46,25 +46,28 @@ def every_name() -> list[str]:
         names += [f"xs_seg_count<1, {kt}>",
                   f"xs_seg_scatter<1, {kt}, {ks._WORDS[np.dtype(key).itemsize]}>",
                   f"xs_seg_bins_check<{kt}>", f"xs_seg_bins_fill<{kt}>"]
-    names += [f"xs_vox_{kind}<{t}, {d}>" for kind in ("bounds", "keys")
-              for t in ("float", "double") for d in (2, 3)]
     return names + [ks._OFFSETS_STATS, ks._SCAN_TILES]
 
 
-def compile_all(names, arch="sm_90"):
-    return compile_named(source("segments.cu"), names, arch, "segments.cu")
+#: the kernels of voxels.cu
+VOXEL_NAMES = [f"xs_vox_{kind}<{t}, {d}>" for kind in ("bounds", "keys")
+               for t in ("float", "double") for d in (2, 3)]
+
+
+def compile_all(names, arch="sm_90", file="segments.cu"):
+    return compile_named(source(file), names, arch, file)
 
 
 def test_every_instance_compiles_with_the_packed_parameter_sizes():
-    names = every_name()
-    lowered, ptx = compile_all(names)
     seen = set()
-    for name in names:
-        base = name.partition("<")[0]
-        entry = lowered[name]
-        want = [4 if c == "i" else 8 for c in PARAMS[base]]
-        assert ptx_param_sizes(ptx, entry) == want, name
-        seen.add(base)
+    for file, names in (("segments.cu", every_name()), (ks._VOX_SOURCE, VOXEL_NAMES)):
+        lowered, ptx = compile_all(names, file=file)
+        for name in names:
+            base = name.partition("<")[0]
+            entry = lowered[name]
+            want = [4 if c == "i" else 8 for c in PARAMS[base]]
+            assert ptx_param_sizes(ptx, entry) == want, name
+            seen.add(base)
     assert seen == set(PARAMS) == set(MODELS)   # every kernel is launched and modelled
 
 

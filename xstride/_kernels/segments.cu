@@ -11,14 +11,12 @@
 // the tile (block exclusive scans, xstride/scan.cuh): the output order is the input
 // order, exactly.
 #include <xstride/scan.cuh>
-#include <xstride/morton.cuh>
 #include <xstride/detail/on_request.cuh>
 #include <xstride/detail/segment_int128.cuh>
+#include <xstride/detail/segment_common.cuh>
 
-#define XS_SEG_THREADS 256
 #define XS_SEG_ITEMS 16
 #define XS_SEG_TILE (XS_SEG_THREADS * XS_SEG_ITEMS)
-#define XS_SEG_FULL 0xffffffffu
 
 // ------------------------------------------------------------------ limits and ops
 template <typename T> struct xs_seg_lim;
@@ -298,15 +296,6 @@ xs_seg_combine(const A* __restrict__ part, const long long* __restrict__ off,
 }
 
 // ------------------------------------------------------------------ checks
-__device__ __forceinline__ unsigned long long xs_seg_warp_min(unsigned long long x)
-{
-    for (int o = 16; o > 0; o >>= 1) {
-        unsigned long long y = __shfl_xor_sync(XS_SEG_FULL, x, o);
-        x = y < x ? y : x;
-    }
-    return x;
-}
-
 // rec (5 x u64, every byte 0xFF before the launch): [0] first i with off[i] < off[i-1],
 // [1] first empty segment, [2] ~(longest segment), [3] off[0], [4] off[m - 1].
 XS_ON_REQUEST __global__ void __launch_bounds__(XS_SEG_THREADS)
@@ -587,92 +576,4 @@ xs_seg_scatter(const K* __restrict__ flags, long long n, long long thr,
         }
     }
 #undef XS_SEG_POS
-}
-
-// ------------------------------------------------------------------ voxels
-// Points (n, D) of float or double, element (i, a) at pts[i * rs + a * cs] (strides in
-// elements, possibly negative). A double d maps to an unsigned key that orders as d
-// (flip every bit of a negative, the sign bit of a positive), so minima and maxima
-// are integer atomicMin's: exact, whatever order they land in.
-__device__ __forceinline__ unsigned long long xs_vox_ordered(double d)
-{
-    const unsigned long long b = (unsigned long long)__double_as_longlong(d);
-    return (b >> 63) ? ~b : (b | 0x8000000000000000ull);
-}
-
-// rec (2 * D + 1 x u64, every byte 0xFF before the launch): [a] the ordered key of the
-// minimum of column a, [D + a] the complement of the ordered key of its maximum, [2D]
-// the first row with a NaN or infinite coordinate (such rows are left out of the
-// extremes). Each warp folds its lanes by shuffles, each block its warps in shared
-// memory, and one thread per entry and block does the global atomicMin.
-template <typename T, int D>
-__global__ void __launch_bounds__(XS_SEG_THREADS)
-xs_vox_bounds(const T* __restrict__ pts, long long n, long long rs, long long cs,
-              unsigned long long* __restrict__ rec)
-{
-    __shared__ unsigned long long sh[2 * D + 1];
-    if (threadIdx.x < 2 * D + 1) sh[threadIdx.x] = ~0ull;
-    __syncthreads();
-    unsigned long long m[2 * D + 1];
-#pragma unroll
-    for (int e = 0; e < 2 * D + 1; ++e) m[e] = ~0ull;
-    const long long step = (long long)gridDim.x * blockDim.x;
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
-        double x[D];
-        bool finite = true;
-#pragma unroll
-        for (int a = 0; a < D; ++a) {
-            x[a] = (double)pts[i * rs + a * cs];
-            finite = finite && isfinite(x[a]);
-        }
-        if (!finite) {
-            if ((unsigned long long)i < m[2 * D]) m[2 * D] = (unsigned long long)i;
-            continue;
-        }
-#pragma unroll
-        for (int a = 0; a < D; ++a) {
-            const unsigned long long u = xs_vox_ordered(x[a]);
-            m[a] = u < m[a] ? u : m[a];
-            m[D + a] = ~u < m[D + a] ? ~u : m[D + a];
-        }
-    }
-#pragma unroll
-    for (int e = 0; e < 2 * D + 1; ++e) {
-        const unsigned long long w = xs_seg_warp_min(m[e]);
-        if ((threadIdx.x & 31u) == 0 && w != ~0ull) atomicMin(sh + e, w);
-    }
-    __syncthreads();
-    if (threadIdx.x < 2 * D + 1 && sh[threadIdx.x] != ~0ull) {
-        atomicMin(rec + threadIdx.x, sh[threadIdx.x]);
-    }
-}
-
-// One thread per point: the Morton key of its voxel, cell a = floor((x - lo[a]) /
-// size[a]) - vmin[a] (each operation rounded in double, as NumPy does; the host checked
-// that every cell fits the key). The doubles arrive as their bit patterns (long long
-// launch arguments).
-template <typename T, int D>
-__global__ void __launch_bounds__(XS_SEG_THREADS)
-xs_vox_keys(const T* __restrict__ pts, long long n, long long rs, long long cs,
-            long long lo0, long long lo1, long long lo2, long long sz0, long long sz1,
-            long long sz2, long long vm0, long long vm1, long long vm2,
-            unsigned long long* __restrict__ keys)
-{
-    const double lo[3] = {__longlong_as_double(lo0), __longlong_as_double(lo1),
-                          __longlong_as_double(lo2)};
-    const double sz[3] = {__longlong_as_double(sz0), __longlong_as_double(sz1),
-                          __longlong_as_double(sz2)};
-    const double vm[3] = {__longlong_as_double(vm0), __longlong_as_double(vm1),
-                          __longlong_as_double(vm2)};
-    const long long step = (long long)gridDim.x * blockDim.x;
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
-        unsigned long long c[3] = {0ull, 0ull, 0ull};
-#pragma unroll
-        for (int a = 0; a < D; ++a) {
-            const double d = __dsub_rn((double)pts[i * rs + a * cs], lo[a]);
-            c[a] = (unsigned long long)__dsub_rn(floor(__ddiv_rn(d, sz[a])), vm[a]);
-        }
-        keys[i] = D == 3 ? xstride_morton_encode3(c[0], c[1], c[2])
-                         : xstride_morton_encode2(c[0], c[1]);
-    }
 }

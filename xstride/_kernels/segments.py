@@ -1,4 +1,5 @@
-"""CuPy executor of the segment primitives (``segments.cu``).
+"""CuPy executor of the segment primitives (``segments.cu``) and of the voxel passes of
+``voxel_downsample`` (``voxels.cu``).
 
 Arguments arrive checked by :mod:`xstride.algorithms.segments`; the dtypes come from
 ``xstride._plans.segments`` and the walk of a reduction from
@@ -29,6 +30,7 @@ __all__ = ["offsets_stats", "segment_reduce", "runs", "bin_offsets", "compact",
            "voxel_bounds", "voxel_keys", "reduce_kernels", "ptr"]
 
 _SOURCE = "segments.cu"
+_VOX_SOURCE = "voxels.cu"
 _THREADS = 256
 _WARPS_PER_BLOCK = _THREADS // 32
 _TILE = 256 * 16          # XS_SEG_TILE of segments.cu
@@ -71,14 +73,15 @@ class _I32(int):
     """A fixed ``int`` argument (every other int is a fixed ``long long``)."""
 
 
-def _launch(name: str, family: tuple, grid: int, block: int, args) -> None:
-    """Launch kernel ``name`` (compiled with the name expressions ``family``) with
-    ``args``: :class:`ptr` (device addresses), :class:`_I32` or ints (``long long``)."""
+def _launch(name: str, family: tuple, grid: int, block: int, args, file: str = _SOURCE) -> None:
+    """Launch kernel ``name`` of ``file`` (compiled with the name expressions ``family``)
+    with ``args``: :class:`ptr` (device addresses), :class:`_I32` or ints (``long
+    long``)."""
     fixed = tuple(None if isinstance(a, ptr) else (type(a).__name__, int(a)) for a in args)
-    key = (name, family, grid, block, fixed, _cupy().cuda.runtime.getDevice())
+    key = (name, family, grid, block, fixed, _cupy().cuda.runtime.getDevice(), file)
     prepared = _LAUNCHES.get(key)
     if prepared is None:
-        kernel = function(name, file=_SOURCE, name_expressions=family)
+        kernel = function(name, file=file, name_expressions=family)
         params = [slot64() if isinstance(a, ptr) else i32(a) if isinstance(a, _I32) else i64(a)
                   for a in args]
         prepared = _LAUNCHES.put(key, Launch(kernel, (grid,), (block,), params))
@@ -365,7 +368,7 @@ def voxel_bounds(points):
     t = C_TYPES[points.dtype.name]
     name = f"xs_vox_bounds<{t}, {d}>"
     _launch(name, (name,), min(_VOX_BLOCKS, _grid(n)), _THREADS,
-            [ptr(points.data.ptr), n, rs, cs, ptr(rec.data.ptr)])
+            [ptr(points.data.ptr), n, rs, cs, ptr(rec.data.ptr)], _VOX_SOURCE)
     words = np.array(_read(rec), dtype=np.uint64)
     lo = _from_ordered(words[:d])
     hi = _from_ordered(~words[d:2 * d])
@@ -398,5 +401,5 @@ def voxel_keys(points, origin, size, vmin):
     fixed = [_bits(v) for group in (origin, size, vmin) for v in list(group) + pad]
     name = f"xs_vox_keys<{C_TYPES[points.dtype.name]}, {d}>"
     _launch(name, (name,), _grid(n), _THREADS,
-            [ptr(points.data.ptr), n, rs, cs, *fixed, ptr(keys.data.ptr)])
+            [ptr(points.data.ptr), n, rs, cs, *fixed, ptr(keys.data.ptr)], _VOX_SOURCE)
     return keys
