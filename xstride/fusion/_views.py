@@ -50,7 +50,7 @@ def _push(rec, i, steps) -> int:
         pre = () if rec.shapes[k] == rec.shapes[i] else (("expand", i),)
         ins.append(_push(rec, k, pre + tuple(steps)))
     shape = broadcast_shapes(*(rec.shapes[k] for k in ins), func=n.func)
-    return rec.add(_plan.Op(n.func, tuple(ins), n.loop, n.dtype, pushed=True), shape)
+    return rec.add(_plan.Op(n.func, tuple(ins), n.loop, n.dtype, n.via, pushed=True), shape)
 
 
 def _check_view(t, step):
