@@ -543,3 +543,23 @@ def test_reductions_of_views_of_computed_values_are_refused_where_the_order_diff
     for fn in (lambda x: xp.sum(x[::-1] * 2, axis=0), lambda x: xp.sum((x + 1).T * 2.0),
                lambda x: xp.sum(xp.multiply(x.T, 2.0))):
         assert xp.fuse(fn, strict=True).graph(x).reductions
+
+
+def test_the_stored_layout_check_visits_a_shared_subexpression_once():
+    """A chain that reuses its value through xp functions (``y = xp.add(y, xp.multiply(h,
+    y))``) doubles the paths per step: the check must stay linear in the nodes."""
+    import time
+
+    from xstride._plans import fusion as fplan
+
+    nodes = [fplan.Load(0, (), "float32")]
+    for _ in range(60):
+        i = len(nodes) - 1
+        nodes.append(fplan.Op("multiply", (i, i), ("float32", "float32"), "float32", "xp"))
+    t0 = time.perf_counter()
+    assert fplan.stored_layout_known(nodes, len(nodes) - 1)
+    nodes.append(fplan.Op("negative", (len(nodes) - 1,), ("float32",), "float32", "xp",
+                          pushed=True))
+    nodes.append(fplan.Op("add", (len(nodes) - 1, 0), ("float32", "float32"), "float32", "xp"))
+    assert not fplan.stored_layout_known(nodes, len(nodes) - 1)
+    assert time.perf_counter() - t0 < 1.0     # 2**60 paths if walked path by path

@@ -259,9 +259,9 @@ def test_compact_device(poisoned, n):
 
 @pytest.mark.parametrize("density", [0.0, 0.01, 0.5, 0.97, 1.0])
 def test_compact_rows_by_warps_every_density(cp, density):
-    """The scatter copies a warp's selected rows together (word e of the group's output
-    from the row of the (e / row_words + 1)-th set bit of the ballot): masks from empty
-    to full, rows of 1 to 40 words of each width, a tail tile."""
+    """The scatter moves up to four words of a selected row at a time: masks from empty
+    to full, rows of 1 to 40 words of each width (word counts that are and are not
+    multiples of four), a tail tile."""
     n = 3 * 4096 + 77
     rng = np.random.default_rng(int(density * 100))
     mask = rng.random(n) < density
@@ -374,14 +374,20 @@ def test_batched_walks_keep_the_documented_order(cp, monkeypatch, k):
         got = alg.segment_reduce(cp.asarray(vals), cp.asarray(offs)).get()
     want = np.stack([warp_order_sum(vals[a:b]) for a, b in zip(offs[:-1], offs[1:])])
     assert got.tobytes() == want.tobytes()
-    # the thread walk: each column in row order from 0.0, whatever the groups
-    lens = np.concatenate([rng.integers(0, 24, size=1000), [200, 256, 255, 3, 0, 129]])
+    # the thread walk: each column in row order from 0.0, whatever the groups; a
+    # segment longer than its 256 rows is skipped there and left to the long walk (one
+    # chunk: the warp order)
+    lens = np.concatenate([rng.integers(0, 24, size=1000), [200, 256, 255, 3, 0, 129, 300]])
     rng.shuffle(lens)
     offs = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
-    assert ks.plan_segments(int(offs[-1]), lens.size, 256, 8 * k).short == "thread"
+    plan = ks.plan_segments(int(offs[-1]), lens.size, 300, 8 * k)
+    assert (plan.short, plan.split, plan.long) == ("thread", 256, True)
     vals = rng.normal(size=(int(offs[-1]), k)) * 1e4
     want = np.zeros((lens.size, k))
     for s, (a, b) in enumerate(zip(offs[:-1], offs[1:])):
+        if b - a > 256:
+            want[s] = warp_order_sum(vals[a:b])
+            continue
         for r in range(a, b):
             want[s] = want[s] + vals[r]
     default = ks._per_block(int(offs[-1]), lens.size, k, 8)

@@ -453,16 +453,23 @@ def stored_layout_known(nodes, node: int) -> bool:
     """Whether :func:`virtual_layout` gives the layout the unfused run stores for
     ``node`` (a Load: its own): not where it depends on a pushed view (:class:`Op`
     ``pushed``) — the node itself, or an input of a node whose layout follows its
-    inputs'."""
-    n = nodes[node]
-    if not isinstance(n, Op):
-        return True
-    if n.pushed:
-        return False
-    if n.via == "op" and n.func != "astype":
-        return True
-    ins = n.inputs[2:] if n.via == "clip" else n.inputs
-    return all(stored_layout_known(nodes, k) for k in ins)
+    inputs'. Each node is visited once (a shared subexpression is not walked again)."""
+    seen = set()
+    todo = [node]
+    while todo:
+        i = todo.pop()
+        if i in seen:
+            continue
+        seen.add(i)
+        n = nodes[i]
+        if not isinstance(n, Op):
+            continue
+        if n.pushed:
+            return False
+        if n.via == "op" and n.func != "astype":
+            continue
+        todo.extend(n.inputs[2:] if n.via == "clip" else n.inputs)
+    return True
 
 
 def reduce_walk(vlay: Layout, load_lays) -> tuple[tuple, tuple]:
