@@ -547,8 +547,10 @@ def test_reductions_of_views_of_computed_values_are_refused_where_the_order_diff
 
 def test_the_stored_layout_check_visits_a_shared_subexpression_once():
     """A chain that reuses its value through xp functions (``y = xp.add(y, xp.multiply(h,
-    y))``) doubles the paths per step: the check must stay linear in the nodes."""
+    y))``) doubles the paths per step: the check and the virtual layout must stay linear
+    in the nodes."""
     import time
+    import types
 
     from xstride._plans import fusion as fplan
 
@@ -558,6 +560,13 @@ def test_the_stored_layout_check_visits_a_shared_subexpression_once():
         nodes.append(fplan.Op("multiply", (i, i), ("float32", "float32"), "float32", "xp"))
     t0 = time.perf_counter()
     assert fplan.stored_layout_known(nodes, len(nodes) - 1)
+    # the layout itself, the inputs' order (a transposed argument: F order) throughout
+    from xstride.layout import Layout
+
+    lays = [Layout((4, 3), (1, 4), 0, 4)] + [None] * (len(nodes) - 1)
+    graph = types.SimpleNamespace(nodes=nodes)   # virtual_layout reads the nodes only
+    vl = fplan.virtual_layout(graph, len(nodes) - 1, [(4, 3)] * len(nodes), lays, 4)
+    assert vl.strides == (1, 4)
     nodes.append(fplan.Op("negative", (len(nodes) - 1,), ("float32",), "float32", "xp",
                           pushed=True))
     nodes.append(fplan.Op("add", (len(nodes) - 1, 0), ("float32", "float32"), "float32", "xp"))

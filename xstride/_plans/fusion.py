@@ -413,7 +413,8 @@ def _c_order(shape) -> tuple:
     return tuple(range(len(shape)))
 
 
-def virtual_layout(graph: Graph, node: int, shapes, lays, itemsize: int) -> Layout:
+def virtual_layout(graph: Graph, node: int, shapes, lays, itemsize: int,
+                   _memo: dict | None = None) -> Layout:
     """The Layout of the array the unfused run stores for ``node`` (an Op) before it
     reduces it: a new array (offset 0) in C order where CuPy's operator or method made
     it (``via="op"``: CuPy allocates ufunc results in C order), in the inputs' axis
@@ -423,8 +424,13 @@ def virtual_layout(graph: Graph, node: int, shapes, lays, itemsize: int) -> Layo
     gives an op below); ``clip`` (``via="clip"``, ``array_api_compat``'s) copies
     ``x`` in its order, then writes into the copy.
 
-    ``shapes`` and ``lays`` are :func:`node_shapes` of the call.
+    ``shapes`` and ``lays`` are :func:`node_shapes` of the call. Each op's layout is
+    found once per call (``_memo``): a shared subexpression is not walked again.
     """
+    memo = {} if _memo is None else _memo
+    got = memo.get(node)
+    if got is not None:
+        return got
     shape = tuple(shapes[node])
     order = _c_order(shape)
     n = graph.nodes[node]
@@ -437,7 +443,7 @@ def virtual_layout(graph: Graph, node: int, shapes, lays, itemsize: int) -> Layo
             if isinstance(src, Scalar):
                 continue
             lay = lays[k] if isinstance(src, Load) else virtual_layout(
-                graph, k, shapes, lays, itemsize)
+                graph, k, shapes, lays, itemsize, memo)
             strides.append(lay.broadcast_to(shape).strides)
         order = result_axis_order(shape, strides)
     ashape = [shape[a] for a in order]
@@ -446,7 +452,8 @@ def virtual_layout(graph: Graph, node: int, shapes, lays, itemsize: int) -> Layo
     for pos in range(len(order) - 1, -1, -1):
         cstr[order[pos]] = step
         step *= ashape[pos]
-    return Layout(shape, tuple(cstr), 0, itemsize)
+    memo[node] = lay = Layout(shape, tuple(cstr), 0, itemsize)
+    return lay
 
 
 def stored_layout_known(nodes, node: int) -> bool:
