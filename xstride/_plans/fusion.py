@@ -174,19 +174,23 @@ def build(nodes, host, outputs, nargs: int, shape_dependent: bool = False,
                  tuple(reductions))
 
 
-def _live(nodes, outputs) -> set:
-    """The nodes ``outputs`` depend on within one kernel (a reduction's result is a leaf)."""
-    live = set()
-    stack = list(outputs)
+def _reach(nodes, starts, follow):
+    """Each node reached from ``starts``, once, continuing from node ``n`` to the nodes
+    ``follow(n)`` names."""
+    seen = set()
+    stack = list(starts)
     while stack:
         i = stack.pop()
-        if i in live:
+        if i in seen:
             continue
-        live.add(i)
-        n = nodes[i]
-        if isinstance(n, Op):
-            stack.extend(n.inputs)
-    return live
+        seen.add(i)
+        yield i
+        stack.extend(follow(nodes[i]))
+
+
+def _live(nodes, outputs) -> set:
+    """The nodes ``outputs`` depend on within one kernel (a reduction's result is a leaf)."""
+    return set(_reach(nodes, outputs, lambda n: n.inputs if isinstance(n, Op) else ()))
 
 
 def pre_graph(graph: Graph, red: Reduce) -> Graph:
@@ -461,22 +465,13 @@ def stored_layout_known(nodes, node: int) -> bool:
     ``node`` (a Load: its own): not where it depends on a pushed view (:class:`Op`
     ``pushed``) — the node itself, or an input of a node whose layout follows its
     inputs'. Each node is visited once (a shared subexpression is not walked again)."""
-    seen = set()
-    todo = [node]
-    while todo:
-        i = todo.pop()
-        if i in seen:
-            continue
-        seen.add(i)
-        n = nodes[i]
-        if not isinstance(n, Op):
-            continue
-        if n.pushed:
-            return False
-        if n.via == "op" and n.func != "astype":
-            continue
-        todo.extend(n.inputs[2:] if n.via == "clip" else n.inputs)
-    return True
+    def follow(n):
+        if not isinstance(n, Op) or (n.via == "op" and n.func != "astype"):
+            return ()
+        return n.inputs[2:] if n.via == "clip" else n.inputs
+
+    return not any(isinstance(nodes[i], Op) and nodes[i].pushed
+                   for i in _reach(nodes, (node,), follow))
 
 
 def reduce_walk(vlay: Layout, load_lays) -> tuple[tuple, tuple]:
