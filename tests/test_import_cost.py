@@ -150,7 +150,8 @@ def test_compile_stats_before_any_compile_imports_no_compiler():
     r = _run("import json, sys, xstride as xp\n"
              "print(json.dumps([xp.cuda.compile_stats(), 'xstride._kernels._compile' in "
              "sys.modules]))\n")
-    assert _lines(r) == [[{"kernels": 0, "seconds": 0.0, "cupy_watched": False}, False]]
+    assert _lines(r) == [[{"kernels": 0, "seconds": 0.0, "wall_seconds": 0.0,
+                           "cupy_watched": False}, False]]
 
 
 def test_import_time_benchmark_runs():

@@ -75,6 +75,9 @@ class CompiledKernel(NamedTuple):
 _LOCK = threading.Lock()
 _RECORDS: deque = deque(maxlen=MAX_RECORDS)
 _TOTALS = [0, 0.0]       # kernels, seconds (every compile since start or reset)
+#: compiles running now, when the current stretch of compiling began, and the wall
+#: seconds of the stretches that ended: the union of the compiles' intervals
+_BUSY = [0, 0.0, 0.0]
 _INSIDE = threading.local()   # set while xstride compiles: CuPy's hook then records nothing
 
 
@@ -104,6 +107,20 @@ def log_enabled() -> bool:
                 "expected 1 (print one line per kernel compile on stderr) or 0")
 
 
+def _begin() -> None:
+    with _LOCK:
+        if _BUSY[0] == 0:
+            _BUSY[1] = time.perf_counter()
+        _BUSY[0] += 1
+
+
+def _end() -> None:
+    with _LOCK:
+        _BUSY[0] -= 1
+        if _BUSY[0] == 0:
+            _BUSY[2] += time.perf_counter() - _BUSY[1]
+
+
 def _add(entry: CompiledKernel, log: bool) -> None:
     with _LOCK:
         _RECORDS.append(entry)
@@ -131,11 +148,13 @@ def timed(build, name: str, source: str, options, device: int, kind: str = "xstr
     log = log_enabled()
     outer = getattr(_INSIDE, "on", False)
     _INSIDE.on = True
+    _begin()
     t0 = time.perf_counter()
     try:
         result = build()
     finally:
         _INSIDE.on = outer
+        _end()
     seconds = time.perf_counter() - t0
     _add(CompiledKernel(str(name), source, digest(tuple(options)), seconds, int(device), kind),
          log)
@@ -148,10 +167,15 @@ def records() -> list[CompiledKernel]:
         return list(_RECORDS)
 
 
-def totals() -> tuple[int, float]:
-    """``(kernels, seconds)`` of every compile recorded since the start (or :func:`reset`)."""
+def totals() -> tuple[int, float, float]:
+    """``(kernels, seconds, wall seconds)`` of every compile recorded since the start (or
+    :func:`reset`): ``seconds`` adds up each compile's time, ``wall seconds`` counts the
+    time during which at least one compile ran (compiles side by side, on the compile
+    threads, overlap), up to now."""
     with _LOCK:
-        return _TOTALS[0], _TOTALS[1]
+        now = time.perf_counter()
+        wall = _BUSY[2] + (now - _BUSY[1] if _BUSY[0] else 0.0)
+        return _TOTALS[0], _TOTALS[1], wall
 
 
 def reset() -> None:
@@ -159,6 +183,7 @@ def reset() -> None:
     with _LOCK:
         _RECORDS.clear()
         _TOTALS[0], _TOTALS[1] = 0, 0.0
+        _BUSY[1], _BUSY[2] = time.perf_counter(), 0.0
 
 
 # --------------------------------------------------------------------- CuPy's own kernels
@@ -200,8 +225,12 @@ def watch_cupy(cupy) -> bool:
     def compile_module_with_cache(source, options=(), *args, **kwargs):
         if getattr(_INSIDE, "on", False):
             return inner(source, options, *args, **kwargs)
+        _begin()
         t0 = time.perf_counter()
-        result = inner(source, options, *args, **kwargs)
+        try:
+            result = inner(source, options, *args, **kwargs)
+        finally:
+            _end()
         text = source if isinstance(source, str) else ""
         opts = tuple(str(o) for o in options) if isinstance(options, (tuple, list)) else ()
         _add(CompiledKernel(_cupy_compile_name(source, kwargs), f"library {digest(text)}",

@@ -49,17 +49,22 @@ def compiled_kernels() -> list:
 
 
 def compile_stats() -> dict:
-    """Totals of the record: ``{"kernels": int, "seconds": float, "cupy_watched": bool}``.
+    """Totals of the record: ``{"kernels": int, "seconds": float, "wall_seconds": float,
+    "cupy_watched": bool}``.
 
     ``kernels`` and ``seconds`` count every compile recorded in this process (none is
-    ever dropped from the totals); ``cupy_watched`` says whether CuPy's own compiles are
-    among them (:func:`watch_cupy_compiles`). Cheap: a program reads it before and after
-    a step to count what the step compiled (``python -m xstride demo`` does, per stage).
+    ever dropped from the totals); ``seconds`` adds up the compiles' times, while
+    ``wall_seconds`` is the time during which at least one compile was running (xstride
+    compiles the independent kernels of one call side by side, on threads, so their
+    times overlap). ``cupy_watched`` says whether CuPy's own compiles are among them
+    (:func:`watch_cupy_compiles`). Cheap: a program reads it before and after a step to
+    count what the step compiled and how long it waited (``python -m xstride demo``
+    does, per stage).
     """
     if not _executors.compiler_imported():  # nothing compiled yet: an empty record
-        return {"kernels": 0, "seconds": 0.0, "cupy_watched": False}
-    kernels, seconds = _executors.compiler().compile_totals()
-    return {"kernels": int(kernels), "seconds": float(seconds),
+        return {"kernels": 0, "seconds": 0.0, "wall_seconds": 0.0, "cupy_watched": False}
+    kernels, seconds, wall = _executors.compiler().compile_totals()
+    return {"kernels": int(kernels), "seconds": float(seconds), "wall_seconds": float(wall),
             "cupy_watched": bool(_executors.compiler().cupy_compiles_watched())}
 
 
