@@ -60,8 +60,8 @@ def test_info_kernels_on_cupy_lists_what_a_fresh_process_compiles(tmp_path):
     assert res["compiles_kernels"] is True and res["cupy_compiles_recorded"] is True
     assert res["kernels"], "a fresh process with empty caches compiled nothing?"
     assert sum(s["kernels_compiled"] for s in res["steps"]) == len(res["kernels"])
-    assert res["total"]["compile_seconds"] == pytest.approx(
-        sum(k["seconds"] for k in res["kernels"]), rel=1e-6, abs=1e-6)
+    # compile seconds are the wall time compiling: side by side compiles count once
+    assert 0 < res["total"]["compile_seconds"] <= sum(k["seconds"] for k in res["kernels"]) + 1e-6
     assert {k["kind"] for k in res["kernels"]} >= {"xstride"}
     for s in res["steps"]:
         assert 0 <= s["compile_seconds"] <= s["seconds"]

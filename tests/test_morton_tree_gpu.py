@@ -146,7 +146,7 @@ print(json.dumps({"first": first, "again": again, "nodes": [tree.nodes(l) for l 
 """
 
 
-def test_a_fresh_process_compiles_one_module_of_tree_cu_and_no_cupy_kernel(tmp_path):
+def test_a_fresh_process_compiles_the_kernels_of_tree_cu_and_no_cupy_kernel(tmp_path):
     env = {**os.environ, "CUPY_CACHE_DIR": str(tmp_path / "cupy"),
            "XSTRIDE_CACHE_DIR": str(tmp_path / "xstride")}
     proc = subprocess.run([sys.executable, "-c", SCRIPT], cwd=ROOT, env=env,

@@ -10,7 +10,8 @@ into a small record of uint64 that is read back in one copy.
 
 Every launch goes through :class:`._launch.Launch`, prepared once per kernel, grid and
 fixed arguments and held in a bounded cache; device addresses are its slots. The
-template instances of one call are compiled as one module (one NVRTC run per family).
+template instances of one call are its family: compiled side by side, one module each
+(:func:`~xstride._kernels._compile.family_function`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import struct
 
 import numpy as np
 
-from ._compile import function, on_request
+from ._compile import family_function, on_request
 from ._cupy import cupy as _cupy
 from ._launch import Launch, i32, i64, slot64
 from ._lru import Bounded
@@ -58,6 +59,8 @@ _WIDE = {INT_MEAN: ("xs_seg_i128", ("int64", 2))}
 #: named). The tile scan is compiled in the module of each count pass it follows.
 _OFFSETS_STATS = on_request("xs_seg_offsets_stats")
 _SCAN_TILES = on_request("xs_seg_scan_tiles")
+_CLOSE = on_request("xs_seg_close")
+_CLOSE_THREADS = 256
 
 _WORDS = {8: "unsigned long long", 4: "unsigned int", 2: "unsigned short", 1: "unsigned char"}
 
@@ -81,7 +84,7 @@ def _launch(name: str, family: tuple, grid: int, block: int, args, file: str = _
     key = (name, family, grid, block, fixed, _cupy().cuda.runtime.getDevice(), file)
     prepared = _LAUNCHES.get(key)
     if prepared is None:
-        kernel = function(name, file=file, name_expressions=family)
+        kernel = family_function(name, file=file, family=family)
         params = [slot64() if isinstance(a, ptr) else i32(a) if isinstance(a, _I32) else i64(a)
                   for a in args]
         prepared = _LAUNCHES.put(key, Launch(kernel, (grid,), (block,), params))
@@ -261,19 +264,22 @@ def _count_and_scan(flag: int, src, key_type: str, n: int, family: tuple, check:
     return counts, _opt(bad), total
 
 
-def runs(keys, check_sorted: bool):
+def runs(keys, check_sorted: bool, lengths: bool = False):
     """``(first unsorted position or -1, CSR offsets of the runs (int64), the key of each
     run, longest)``: the run heads by a stable compaction; with ``check_sorted`` the
     count pass also finds the first position whose key is less than its predecessor,
     and ``longest`` is :func:`~xstride._plans.segments.longest_bound` of whether a run
-    is longer than each of ``RUN_TESTS`` (None without ``check_sorted``: not known)."""
+    is longer than each of ``RUN_TESTS`` (None without ``check_sorted``: not known).
+    With ``lengths`` the last entry is each run's length (int64) instead."""
     cupy = _cupy()
     n = keys.shape[0]
     if n == 0:
-        return -1, cupy.zeros(1, dtype=cupy.int64), cupy.empty(0, dtype=keys.dtype), 0
+        return (-1, cupy.zeros(1, dtype=cupy.int64), cupy.empty(0, dtype=keys.dtype),
+                cupy.empty(0, dtype=cupy.int64) if lengths else 0)
     k = cupy.ascontiguousarray(keys)
     kt, word = C_TYPES[k.dtype.name], _WORDS[k.dtype.itemsize]
-    family = (f"xs_seg_count<1, {kt}>", f"xs_seg_scatter<1, {kt}, {word}>", _SCAN_TILES)
+    family = (f"xs_seg_count<1, {kt}>", f"xs_seg_scatter<1, {kt}, {word}>", _SCAN_TILES,
+              _CLOSE)
     longer = [True, True]
     tile_offsets, bad, total = _count_and_scan(1, k, kt, n, family, check_sorted,
                                                longer=longer)
@@ -284,7 +290,13 @@ def runs(keys, check_sorted: bool):
     _launch(family[1], family, _tiles(n), _THREADS,
             [ptr(k.data.ptr), n, 0, ptr(tile_offsets.data.ptr), ptr(k.data.ptr), 1,
              ptr(unique.data.ptr), ptr(offsets.data.ptr)])
-    offsets[total:] = n
+    counts = cupy.empty(total, dtype=cupy.int64) if lengths else None
+    # offsets[total] = n (and the lengths): not a CuPy fill and subtract, two more
+    # kernels a first call would compile one after another
+    _launch(_CLOSE, family, _grid(total if lengths else 1, _CLOSE_THREADS), _CLOSE_THREADS,
+            [ptr(offsets.data.ptr), total, n, ptr(0 if counts is None else counts.data.ptr)])
+    if lengths:
+        return -1, offsets, unique, counts
     return -1, offsets, unique, longest_bound(tuple(longer)) if check_sorted else None
 
 

@@ -6,8 +6,8 @@ count pass and the scan of the tile counts, then reads one small record back (th
 first unsorted position, the first and last keys, the node count of each level): the
 caller raises its errors from it before :meth:`TreeBuild.build` allocates the outputs
 and launches the build and count passes, which read nothing back. No CuPy library
-kernel runs: a first call compiles one module, ``tree.cu`` with the two instances of
-the keys' C type (every kernel of the module in one NVRTC run).
+kernel runs: a first call compiles the four kernels of ``tree.cu`` it launches, side by
+side (:func:`~xstride._kernels._compile.family_function`).
 
 The outputs are four flat buffers (keys, first, count, parent), level ``l`` at offset
 ``m_0 + ... + m_{l-1}``; the tree's per-level arrays are views (slices) of them.
@@ -15,7 +15,7 @@ The outputs are four flat buffers (keys, first, count, parent), level ``l`` at o
 
 from __future__ import annotations
 
-from ._compile import function, on_request
+from ._compile import family_function, on_request
 from ._cupy import cupy as _cupy
 from ._launch import Launch, i32, i64, slot64
 from ._lru import Bounded
@@ -39,7 +39,7 @@ _SLOT = type(slot64())
 
 def kernel_family(dtype_name: str) -> tuple:
     """The name expressions of the module for keys of ``dtype_name`` (an integer dtype):
-    every kernel a tree build launches, compiled together (one NVRTC run)."""
+    every kernel a tree build launches (compiled side by side)."""
     kt = C_TYPES[dtype_name]
     return (f"xs_tree_count<{kt}>", on_request("xs_tree_scan"), f"xs_tree_build<{kt}>",
             on_request("xs_tree_counts"))
@@ -52,7 +52,7 @@ def _launch(expr: str, family: tuple, grid: int, block: int, args: list, slots: 
     key = (expr, family, grid, block, fixed, _cupy().cuda.runtime.getDevice())
     prepared = _LAUNCHES.get(key)
     if prepared is None:
-        kernel = function(expr, file=_SOURCE, name_expressions=family)
+        kernel = family_function(expr, file=_SOURCE, family=family)
         prepared = _LAUNCHES.put(key, Launch(kernel, (grid,), (block,), args))
     prepared(*slots)
 
