@@ -109,7 +109,30 @@ def test_the_record_is_bounded_but_the_totals_count_everything(monkeypatch):
 
 def test_nothing_compiled_means_an_empty_record_without_cupy():
     assert xp.cuda.compiled_kernels() == []
-    assert xp.cuda.compile_stats() == {"kernels": 0, "seconds": 0.0, "cupy_watched": False}
+    assert xp.cuda.compile_stats() == {"kernels": 0, "seconds": 0.0, "wall_seconds": 0.0,
+                                       "cupy_watched": False}
+
+
+def test_wall_seconds_count_compiles_side_by_side_once():
+    import threading
+
+    start = threading.Barrier(2)
+
+    def compile_one(i):
+        start.wait()
+        _compile_log.timed(lambda: time.sleep(0.2), f"k{i}", "x.cu", (), 0)
+
+    _, _, wall0 = _compile_log.totals()
+    threads = [threading.Thread(target=compile_one, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    kernels, seconds, wall = _compile_log.totals()
+    assert kernels == 2 and seconds >= 0.4
+    assert 0.2 <= wall - wall0 < 0.35, wall - wall0   # the two 0.2 s overlapped
+    _compile_log.timed(lambda: time.sleep(0.05), "k2", "x.cu", (), 0)
+    assert _compile_log.totals()[2] - wall >= 0.05     # one after: adds its own time
 
 
 # --------------------------------------------------------------------- XSTRIDE_LOG_KERNELS
@@ -268,3 +291,61 @@ def test_prefetch_does_nothing_on_one_core(fake_cupy, monkeypatch):
     assert _compile.prefetch([_compile.Request("k", code=SRC)]) == 0 and made == []
     _compile.function("k", code=SRC)
     assert len(made) == 1
+
+
+def _modules_by_expressions(fake, seconds):
+    """``fake.RawModule`` recording each module's name expressions at its compile."""
+    made = []
+
+    def raw_module(code=None, options=(), name_expressions=None, **kwargs):
+        def get_function(name):
+            time.sleep(seconds)
+            made.append(tuple(name_expressions))
+            return types.SimpleNamespace(name=name)
+        return types.SimpleNamespace(get_function=get_function)
+
+    fake.RawModule = raw_module
+    return made
+
+
+FAMILY = ("xs_seg_count<1, int>", "xs_seg_scatter<1, int, unsigned int>", "xs_seg_scan_tiles<0>")
+
+
+def test_a_family_compiles_one_module_per_kernel_side_by_side(fake_cupy, monkeypatch):
+    monkeypatch.setattr(_compile, "COMPILE_THREADS", 4)
+    made = _modules_by_expressions(fake_cupy, 0.2)
+    t0 = time.perf_counter()
+    first = _compile.family_function(FAMILY[0], file="segments.cu", family=FAMILY)
+    rest = [_compile.family_function(e, file="segments.cu", family=FAMILY) for e in FAMILY[1:]]
+    wall = time.perf_counter() - t0
+    assert [first.name] + [f.name for f in rest] == list(FAMILY)
+    assert sorted(made) == sorted((e,) for e in FAMILY)   # one module each, none twice
+    assert wall < 0.5, wall                                 # three 0.2 s compiles overlapped
+    assert _compile.family_function(FAMILY[1], file="segments.cu", family=FAMILY) is rest[0]
+    assert len(made) == 3
+
+
+def test_a_family_is_one_module_on_one_core(fake_cupy, monkeypatch):
+    monkeypatch.setattr(_compile, "COMPILE_THREADS", 1)
+    made = _modules_by_expressions(fake_cupy, 0.0)
+    fns = [_compile.family_function(e, file="segments.cu", family=FAMILY) for e in FAMILY]
+    assert [f.name for f in fns] == list(FAMILY)
+    # CuPy compiles a module once; each get_function of the fake counts as one
+    assert set(made) == {FAMILY}
+
+
+def test_a_first_min_compiles_the_max_of_its_layout_beside_it(fake_cupy, monkeypatch):
+    from xstride._kernels import _reduce_common as rc
+    from xstride._kernels import reductions
+
+    monkeypatch.setattr(_compile, "COMPILE_THREADS", 2)
+    made = _modules_by_expressions(fake_cupy, 0.2)
+    tail = ", long long, long long, long long, 4, 1, 2, 3, 8>"
+    lo, hi = (f"xs_reduce_rows_block<{reductions._OPS[op]}{tail}" for op in ("min", "max"))
+    assert rc.PARTNER_OP == {"min": "max", "max": "min"}
+    t0 = time.perf_counter()
+    fmin = rc.kernel("reductions.cu", lo, hi)
+    fmax = rc.kernel("reductions.cu", hi, lo)     # taken from the compile thread
+    assert time.perf_counter() - t0 < 0.35
+    assert (fmin.name, fmax.name) == (lo, hi) and sorted(made) == sorted([(lo,), (hi,)])
+    assert rc.kernel("reductions.cu", lo, hi) is fmin and len(made) == 2   # hits start nothing
