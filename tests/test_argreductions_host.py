@@ -303,7 +303,7 @@ def fake_args(fake_reductions, monkeypatch):
     rng = np.random.default_rng(5)
     other = _rc.kernel
 
-    def kernel(src, expr):
+    def kernel(src, expr, partner=None):
         if not expr.startswith("xs_arg_"):
             return other(src, expr)
         if expr not in kernels:

@@ -223,7 +223,7 @@ def fake_reductions(fake_cupy, monkeypatch):
     log = []
     kernels = {}
 
-    def kernel(src, expr):
+    def kernel(src, expr, partner=None):
         if expr not in kernels:
             model = ((FakeVarRows if expr.startswith("xs_var_rows") else FakeFinish)
                      if src == "reduce_finish.cu" else FakeKernel)

@@ -92,6 +92,17 @@ def test_strategies_of_the_benchmark_cases():
     assert reduction_geometry(p2, 8, 132).kernel == "rows_warp"
 
 
+def test_a_one_block_reduction_loads_scalars():
+    """One block (a row of at most 4096 elements): scalar loads, whose instance
+    compiles in about half the time; from two blocks on, 16-byte vectors."""
+    for n, itemsize, vec in [(3685, 8, 1), (4096, 4, 1), (4097, 4, 4), (4097, 8, 2),
+                             (1 << 20, 8, 2)]:
+        g = reduction_geometry(plan_reduction(_lay((n,)), (0,)), itemsize, 132)
+        assert (g.kernel, g.vec, g.grid[0] == 1) == ("rows_block", vec, vec == 1), n
+    two_rows = reduction_geometry(plan_reduction(_lay((2, 5000)), (0, 1)), 4, 132)
+    assert two_rows.vec == 4
+
+
 # The short-row strategies: one thread per output when the reduced run is short and
 # the outputs are many ("tile" when the rows lie close together and a block can stage
 # them, else "short"); "interleave" for a contiguous (n, k) run over its rows.

@@ -273,6 +273,11 @@ def reduction_geometry(plan: ReductionPlan, itemsize: int, sm_count: int,
         chunk = -(-plan.rowlen // nchunks)
         chunk = -(-chunk // 64) * 64  # keep chunk starts 16-byte aligned
         nchunks = -(-plan.rowlen // chunk)
+        if plan.nrows * nchunks == 1:
+            # one block (at most 4096 elements): vector loads gain nothing there, and
+            # the scalar instance compiles in about half the time (int64 sum: 0.26
+            # against 0.49 s of NVRTC on the development CPU, 2026-12-02)
+            vec = 1
         return ReductionGeometry("rows_block", (plan.nrows * nchunks,), (BLOCK_THREADS,),
                                  vec, nchunks, chunk)
     if plan.strategy == "outer":

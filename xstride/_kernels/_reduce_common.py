@@ -12,7 +12,7 @@ import numpy as np
 
 from .._core import dtypes as _dtypes
 from ._cupy import cupy as _cupy
-from ._compile import current_device, function, source
+from ._compile import Request, current_device, function, prefetch, source
 from ._lru import Bounded
 
 __all__ = [
@@ -125,10 +125,23 @@ def minmax_acc_dtype(dt: np.dtype) -> np.dtype:
     return dt
 
 
-def kernel(source_file: str, expression: str):
+def kernel(source_file: str, expression: str, partner: str | None = None):
     """The compiled ``cupy.RawKernel`` for one template instantiation (on the current
-    device, from :func:`xstride._kernels._compile.function`)."""
+    device, from :func:`xstride._kernels._compile.function`).
+
+    ``partner``: the instantiation a program nearly always launches beside this one
+    (``max`` of the layout of a ``min``: a bounding box, a range), started on a compile
+    thread while this one compiles (:func:`xstride._kernels._compile.prefetch`): a
+    first ``min`` and ``max`` compile side by side. A hit starts nothing.
+    """
+    if partner is not None:
+        prefetch([Request(partner, file=source_file, name_expressions=(partner,))])
     return function(expression, file=source_file, name_expressions=(expression,))
+
+
+#: The op whose kernel :func:`kernel` compiles beside an op's (the same layout and
+#: types): min and max, of a bounding box or a range (argmin is as often alone).
+PARTNER_OP = {"min": "max", "max": "min"}
 
 
 def capacity(n: int) -> int:

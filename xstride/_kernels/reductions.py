@@ -101,10 +101,12 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
     minb, batch = rc.TUNING[geo.kernel][:2]
     if x.itemsize == 1 and geo.kernel in _BYTE_BATCHED:
         batch = BYTE_BATCH
-    expr = (f"xs_reduce_{geo.kernel}<{_OPS[op]}, {tin}, {tacc}, {tout}, {nkc}, {nrc}, "
-            f"{geo.vec}, {minb}, {batch}"
+    tail = (f", {tin}, {tacc}, {tout}, {nkc}, {nrc}, {geo.vec}, {minb}, {batch}"
             + (f", {tile[0]}>" if geo.kernel == "tile" else ">"))
-    rec.fn = rc.kernel(_SRC, expr)
+    expr = f"xs_reduce_{geo.kernel}<{_OPS[op]}" + tail
+    other = rc.PARTNER_OP.get(op)
+    rec.fn = rc.kernel(_SRC, expr,
+                       None if other is None else f"xs_reduce_{geo.kernel}<{_OPS[other]}" + tail)
     split_kernel = geo.kernel not in _ONE_PASS
     if split_kernel:
         threads = geo.block[0] * (geo.block[1] if len(geo.block) > 1 else 1)
