@@ -319,7 +319,15 @@ def m_vox_keys(name, grid, pts, n, rs, cs, *rest):
     mem(keys, np.uint64, n)[:] = encode(cells)
 
 
-MODELS = {"xs_vox_bounds": m_vox_bounds, "xs_vox_keys": m_vox_keys,
+def m_close(name, grid, offsets, total, n, lengths):
+    off = mem(offsets, np.int64, total + 1)
+    if lengths:   # read before the end is written: the last length comes from n
+        nxt = np.append(off[1:total], n)
+        mem(lengths, np.int64, total)[:] = nxt - off[:total]
+    off[total] = n
+
+
+MODELS = {"xs_vox_bounds": m_vox_bounds, "xs_seg_close": m_close, "xs_vox_keys": m_vox_keys,
           "xs_seg_thread": m_thread, "xs_seg_warp": m_warp, "xs_seg_combine": m_combine,
           "xs_seg_offsets_stats": m_offsets_stats, "xs_seg_count": m_count,
           "xs_seg_scan_tiles": m_scan_tiles, "xs_seg_scatter": m_scatter,

@@ -21,7 +21,7 @@ INT_KEYS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uin
 PARAMS = {"xs_seg_thread": "PPqqqqP", "xs_seg_warp": "PPPqqqqqPP",
           "xs_seg_combine": "PPPqqqqP", "xs_seg_offsets_stats": "PqP", "xs_seg_count": "PqqPiP",
           "xs_seg_scan_tiles": "PqP", "xs_seg_scatter": "PqqPPqPP", "xs_seg_bins_check": "PqqP",
-          "xs_seg_bins_fill": "PqqP", "xs_vox_bounds": "PqqqP", "xs_vox_keys": "PqqqqqqqqqqqqP"}
+          "xs_seg_bins_fill": "PqqP", "xs_seg_close": "PqqP", "xs_vox_bounds": "PqqqP", "xs_vox_keys": "PqqqqqqqqqqqqP"}
 
 
 def every_name() -> list[str]:
@@ -46,7 +46,7 @@ def every_name() -> list[str]:
         names += [f"xs_seg_count<1, {kt}>",
                   f"xs_seg_scatter<1, {kt}, {ks._WORDS[np.dtype(key).itemsize]}>",
                   f"xs_seg_bins_check<{kt}>", f"xs_seg_bins_fill<{kt}>"]
-    return names + [ks._OFFSETS_STATS, ks._SCAN_TILES]
+    return names + [ks._OFFSETS_STATS, ks._SCAN_TILES, ks._CLOSE]
 
 
 #: the kernels of voxels.cu

@@ -176,9 +176,10 @@ def exact_sums(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return out
 
 
-def runs(keys: np.ndarray, check_sorted: bool):
+def runs(keys: np.ndarray, check_sorted: bool, lengths: bool = False):
     """``(first unsorted position or -1, CSR offsets of the runs (int64), the key of each
-    run, the longest run)``; with ``check_sorted`` and unsorted keys the rest is None."""
+    run, the longest run)``; with ``check_sorted`` and unsorted keys the rest is None.
+    With ``lengths`` the last entry is each run's length (int64) instead."""
     n = keys.shape[0]
     if check_sorted and n > 1:
         bad = np.flatnonzero(keys[1:] < keys[:-1])
@@ -192,7 +193,8 @@ def runs(keys: np.ndarray, check_sorted: bool):
         offsets[-1] = n
     else:
         offsets[0] = 0
-    return -1, offsets, keys[offsets[:-1]], int(np.diff(offsets).max(initial=0))
+    counts = np.diff(offsets)
+    return -1, offsets, keys[offsets[:-1]], counts if lengths else int(counts.max(initial=0))
 
 
 def bin_offsets(bins: np.ndarray, n_bins: int):

@@ -468,6 +468,20 @@ xs_seg_scan_tiles(long long* __restrict__ counts, long long n_tiles,
     if (threadIdx.x == 0) rec[1] = (unsigned long long)carry;
 }
 
+// After the scatter of run heads: the end of the CSR offsets (offsets[total] = n) and,
+// where lengths is not null, each run's length (the last one's from n, not from the
+// entry this launch writes).
+XS_ON_REQUEST __global__ void __launch_bounds__(256)
+xs_seg_close(long long* __restrict__ offsets, long long total, long long n,
+             long long* __restrict__ lengths)
+{
+    const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (first == 0) offsets[total] = n;
+    if (lengths == nullptr) return;
+    for (long long i = first; i < total; i += (long long)gridDim.x * blockDim.x)
+        lengths[i] = (i + 1 < total ? offsets[i + 1] : n) - offsets[i];
+}
+
 // Pass 3: each selected element i of the tile goes to position p = offsets[tile] + its
 // rank among the tile's selected elements; row i of src (row_words words W) is copied
 // to row p of dst (when src is not null) and i is written to idx[p] (when idx is not

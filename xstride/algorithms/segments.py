@@ -280,8 +280,8 @@ def run_length_encode(keys):
     func = "run_length_encode"
     backend, ex = _executor(func, [("keys", keys)])
     k = _keys(func, "keys", keys, backend)
-    _, offsets, unique, _ = ex.runs(k, False)
-    return unique, offsets[1:] - offsets[:-1]
+    _, _, unique, counts = ex.runs(k, False, lengths=True)
+    return unique, counts
 
 
 def bin_offsets(sorted_bins, n_bins):
