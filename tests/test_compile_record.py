@@ -278,11 +278,23 @@ def test_prefetch_compiles_side_by_side_and_function_takes_the_result(fake_cupy,
 
 def test_a_prefetched_compile_error_is_raised_by_function(fake_cupy, monkeypatch):
     monkeypatch.setattr(_compile, "COMPILE_THREADS", 2)
-    slow_modules(fake_cupy, fail=RuntimeError("nvrtc: bad source"))
+    tries = []
+
+    def raw_module(code=None, options=(), name_expressions=None, **kwargs):
+        def get_function(name):
+            tries.append(name)
+            raise RuntimeError("nvrtc: bad source")
+        return types.SimpleNamespace(get_function=get_function)
+
+    fake_cupy.RawModule = raw_module
     assert _compile.prefetch([_compile.Request("k", code=SRC)]) == 1
+    _compile.drain()                                  # failed before anyone asked
     with pytest.raises(RuntimeError, match="bad source"):
         _compile.function("k", code=SRC)
-    assert xp.cuda.compiled_kernels() == []
+    assert tries == ["k"]                             # its error, not a second compile
+    with pytest.raises(RuntimeError, match="bad source"):
+        _compile.function("k", code=SRC)              # asked again: compiled again
+    assert tries == ["k", "k"] and xp.cuda.compiled_kernels() == []
 
 
 def test_prefetch_does_nothing_on_one_core(fake_cupy, monkeypatch):
@@ -338,7 +350,7 @@ def test_a_first_min_compiles_the_max_of_its_layout_beside_it(fake_cupy, monkeyp
     from xstride._kernels import _reduce_common as rc
     from xstride._kernels import reductions
 
-    monkeypatch.setattr(_compile, "COMPILE_THREADS", 2)
+    monkeypatch.setattr(_compile, "COMPILE_THREADS", 3)
     made = _modules_by_expressions(fake_cupy, 0.2)
     tail = ", long long, long long, long long, 4, 1, 2, 3, 8>"
     lo, hi = (f"xs_reduce_rows_block<{reductions._OPS[op]}{tail}" for op in ("min", "max"))
@@ -349,3 +361,26 @@ def test_a_first_min_compiles_the_max_of_its_layout_beside_it(fake_cupy, monkeyp
     assert time.perf_counter() - t0 < 0.35
     assert (fmin.name, fmax.name) == (lo, hi) and sorted(made) == sorted([(lo,), (hi,)])
     assert rc.kernel("reductions.cu", lo, hi) is fmin and len(made) == 2   # hits start nothing
+
+
+def test_no_partner_compile_on_a_small_host(fake_cupy, monkeypatch):
+    from xstride._kernels import _reduce_common as rc
+
+    monkeypatch.setattr(_compile, "COMPILE_THREADS", 2)
+    made = _modules_by_expressions(fake_cupy, 0.0)
+    rc.kernel("reductions.cu", "lo<2>", "lo<3>")
+    _compile.drain()
+    assert made == [("lo<2>",)]
+
+
+def test_drain_waits_for_prefetched_compiles_and_keeps_their_errors(fake_cupy, monkeypatch):
+    monkeypatch.setattr(_compile, "COMPILE_THREADS", 2)
+    made = slow_modules(fake_cupy, 0.2)
+    assert _compile.prefetch([_compile.Request("k", code=SRC)]) == 1
+    _compile.drain()
+    assert len(made) == 1 and xp.cuda.compile_stats()["kernels"] == 1
+    slow_modules(fake_cupy, 0.05, fail=RuntimeError("nvrtc: bad source"))
+    assert _compile.prefetch([_compile.Request("k2", code=SRC2)]) == 1
+    _compile.drain()                                # the error is not raised here
+    with pytest.raises(RuntimeError, match="bad source"):
+        _compile.function("k2", code=SRC2)

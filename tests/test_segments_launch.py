@@ -457,6 +457,11 @@ def test_runs_compaction_and_bins_played(dev):
                                   alg.bin_offsets(bins, 53))
     u, c = alg.run_length_encode(dev.asarray(np.array([4, 4, 1, 4], dtype=np.int64)))
     assert u.get().tolist() == [4, 1, 4] and c.get().tolist() == [2, 1, 1]
+    u, c = alg.run_length_encode(dev.asarray(keys))      # three tiles: the close kernel's
+    hu, hc = alg.run_length_encode(keys)                  # lengths, the last one from n
+    np.testing.assert_array_equal(u.get(), hu)
+    np.testing.assert_array_equal(c.get(), hc)
+    assert c.get().sum() == n and c.dtype == np.int64
 
 
 def test_device_errors_played(dev):

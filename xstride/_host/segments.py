@@ -179,12 +179,12 @@ def exact_sums(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 def runs(keys: np.ndarray, check_sorted: bool, lengths: bool = False):
     """``(first unsorted position or -1, CSR offsets of the runs (int64), the key of each
     run, the longest run)``; with ``check_sorted`` and unsorted keys the rest is None.
-    With ``lengths`` the last entry is each run's length (int64) instead."""
+    With ``lengths`` a fifth entry: each run's length (int64)."""
     n = keys.shape[0]
     if check_sorted and n > 1:
         bad = np.flatnonzero(keys[1:] < keys[:-1])
         if bad.size:
-            return int(bad[0]) + 1, None, None, None
+            return (int(bad[0]) + 1, None, None, None) + ((None,) if lengths else ())
     heads = np.flatnonzero(keys[1:] != keys[:-1]) + 1
     offsets = np.empty(heads.size + 2 if n else 1, dtype=np.int64)
     if n:
@@ -194,7 +194,8 @@ def runs(keys: np.ndarray, check_sorted: bool, lengths: bool = False):
     else:
         offsets[0] = 0
     counts = np.diff(offsets)
-    return -1, offsets, keys[offsets[:-1]], counts if lengths else int(counts.max(initial=0))
+    found = (-1, offsets, keys[offsets[:-1]], int(counts.max(initial=0)))
+    return found + (counts,) if lengths else found
 
 
 def bin_offsets(bins: np.ndarray, n_bins: int):

@@ -30,7 +30,7 @@ from ._lru import Bounded
 from . import _compile_log
 
 __all__ = ["include_dir", "module_options", "raw_module", "raw_function", "source", "function",
-           "kernel", "on_request", "prefetch", "Request", "family_function",
+           "kernel", "on_request", "prefetch", "Request", "family_function", "drain",
            "current_device", "clear", "compiled_kernels", "compile_totals", "reset_record",
            "watch_cupy_compiles", "cupy_compiles_watched", "on_cupy_loaded"]
 
@@ -48,7 +48,15 @@ _INFLIGHT_LOCK = threading.Lock()
 #: Threads that compile prefetched kernels: NVRTC runs outside the GIL in CuPy, so
 #: independent kernels compile side by side (on the H200 host six reduction kernels
 #: took 0.96 s one after another, 0.34 s on six threads; 2026-12-01).
-COMPILE_THREADS = max(1, min(8, (os.cpu_count() or 1) - 1))
+def _cpus() -> int:
+    """CPUs this process may run on (its affinity, where the OS reports it)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+COMPILE_THREADS = max(1, min(8, _cpus() - 1))
 _POOL: ThreadPoolExecutor | None = None
 
 
@@ -87,10 +95,11 @@ _HEADERS_SEEN: dict = {}   # (folder, (path, mtime, size) of each header) -> dig
 
 
 def headers_digest() -> str:
-    """SHA-256 (hex) of every file under :func:`include_dir`: relative paths and bytes,
-    in path order; computed again only when a file's time stamp or size changes."""
+    """SHA-256 (hex) of every header (``*.cuh``, ``*.h``) under :func:`include_dir`:
+    relative paths and bytes, in path order; computed again only when a header's time
+    stamp or size changes."""
     root = Path(include_dir())
-    files = sorted(p for p in root.rglob("*") if p.is_file())
+    files = sorted(p for p in root.rglob("*") if p.suffix in (".cuh", ".h") and p.is_file())
     stamp = (str(root), tuple((str(p), st.st_mtime_ns, st.st_size)
                               for p in files for st in (p.stat(),)))
     digest = _HEADERS_SEEN.get(stamp)
@@ -177,7 +186,13 @@ def function(name: str, *, file: str | None = None, code: str | None = None,
         with _INFLIGHT_LOCK:
             pending = _INFLIGHT.get(key)
         if pending is not None:      # prefetched: wait for that compile (or its error)
-            return pending.result()
+            try:
+                return pending.result()
+            except BaseException:    # raised once, here; a later call compiles again
+                with _INFLIGHT_LOCK:
+                    if _INFLIGHT.get(key) is pending:
+                        del _INFLIGHT[key]
+                raise
         fn = _FUNCTIONS.get(key)     # a prefetch may have finished since the first look
         if fn is None:
             fn = _FUNCTIONS.put(key, _compile(key))
@@ -248,10 +263,10 @@ def family_function(name: str, *, file: str, family: tuple[str, ...],
 
     With :data:`COMPILE_THREADS` of 2 or more each member is a module of its own: the
     first call compiles ``name`` here while the others compile side by side on the
-    compile threads (:func:`prefetch`). On a one-core host the family is one module,
-    one NVRTC run (the front end parses the source once). On the H200 host's CPU the
-    segments' count, scan and scatter took 0.54 s as one module, 0.25 s as three
-    modules side by side (NVRTC 13, sm_90, 2026-12-02).
+    compile threads (:func:`prefetch`). With fewer (a host of two CPUs or fewer) the
+    family is one module, one NVRTC run (the front end parses the source once). On the
+    development CPU the segments' count, scan and scatter took 0.54 s of NVRTC time as
+    one module, at most 0.25 s each as three (NVRTC 13, sm_90, 2026-12-02).
     """
     if COMPILE_THREADS < 2:
         return function(name, file=file, options=options, name_expressions=family)
@@ -261,12 +276,25 @@ def family_function(name: str, *, file: str, family: tuple[str, ...],
 
 
 def _compile_on_thread(key):
-    try:
-        with _cupy().cuda.Device(key[0]):
-            return _FUNCTIONS.put(key, _compile(key))
-    finally:
-        with _INFLIGHT_LOCK:
-            _INFLIGHT.pop(key, None)
+    """A prefetched compile. Done, it leaves the in-flight table; failed, it stays there
+    until :func:`function` takes its error (so the error is raised once, not compiled
+    a second time)."""
+    with _cupy().cuda.Device(key[0]):
+        fn = _FUNCTIONS.put(key, _compile(key))
+    with _INFLIGHT_LOCK:
+        _INFLIGHT.pop(key, None)
+    return fn
+
+
+def drain() -> None:
+    """Wait for every compile :func:`prefetch` started (their errors stay for the
+    :func:`function` call that asks for the kernel). A step timed for the record
+    (``python -m xstride demo``, ``info --kernels``) drains at its end, so that a
+    compile it started, a ``max`` beside a ``min``, is counted in it."""
+    with _INFLIGHT_LOCK:
+        pending = list(_INFLIGHT.values())
+    for fut in pending:
+        fut.exception()   # waits; never raises the compile's error
 
 
 def clear() -> None:

@@ -107,6 +107,17 @@ def log_enabled() -> bool:
                 "expected 1 (print one line per kernel compile on stderr) or 0")
 
 
+def _after_fork_in_child() -> None:
+    """A forked child runs none of its parent's compiles: its own lock, nothing busy."""
+    global _LOCK
+    _LOCK = threading.Lock()
+    _BUSY[0] = 0
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def _begin() -> None:
     with _LOCK:
         if _BUSY[0] == 0:
@@ -171,7 +182,9 @@ def totals() -> tuple[int, float, float]:
     """``(kernels, seconds, wall seconds)`` of every compile recorded since the start (or
     :func:`reset`): ``seconds`` adds up each compile's time, ``wall seconds`` counts the
     time during which at least one compile ran (compiles side by side, on the compile
-    threads, overlap), up to now."""
+    threads, overlap), up to now. A compile that raised adds to the wall time only; a
+    compile running across :func:`reset` adds its whole time to ``seconds`` and its
+    time after the reset to the wall time."""
     with _LOCK:
         now = time.perf_counter()
         wall = _BUSY[2] + (now - _BUSY[1] if _BUSY[0] else 0.0)

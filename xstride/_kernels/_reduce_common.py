@@ -12,6 +12,7 @@ import numpy as np
 
 from .._core import dtypes as _dtypes
 from ._cupy import cupy as _cupy
+from . import _compile
 from ._compile import Request, current_device, function, prefetch, source
 from ._lru import Bounded
 
@@ -132,9 +133,12 @@ def kernel(source_file: str, expression: str, partner: str | None = None):
     ``partner``: the instantiation a program nearly always launches beside this one
     (``max`` of the layout of a ``min``: a bounding box, a range), started on a compile
     thread while this one compiles (:func:`xstride._kernels._compile.prefetch`): a
-    first ``min`` and ``max`` compile side by side. A hit starts nothing.
+    first ``min`` and ``max`` compile side by side. A hit starts nothing; neither does
+    a host of fewer than four CPUs (two NVRTC runs would share too few), and a program
+    that never asks for the partner has spent one compile of CPU time on it (and, a
+    short script, waits for it at exit).
     """
-    if partner is not None:
+    if partner is not None and _compile.COMPILE_THREADS >= 3:
         prefetch([Request(partner, file=source_file, name_expressions=(partner,))])
     return function(expression, file=source_file, name_expressions=(expression,))
 

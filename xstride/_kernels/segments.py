@@ -55,8 +55,9 @@ _OPCODE = {"sum": 0, "prod": 1, "min": 2, "max": 3, "mean": 0}
 #: that hold one partial of the long walk)
 _WIDE = {INT_MEAN: ("xs_seg_i128", ("int64", 2))}
 #: copy words of each size (rows are moved as raw words)
-#: The two plain kernels of segments.cu (``template <int = 0>``: generated only where
-#: named). The tile scan is compiled in the module of each count pass it follows.
+#: The plain kernels of segments.cu (``template <int = 0>``: generated only where
+#: named); each is a member of the families that launch it, one module of its own
+#: (``family_function``), so the tile scan is compiled once for every family.
 _OFFSETS_STATS = on_request("xs_seg_offsets_stats")
 _SCAN_TILES = on_request("xs_seg_scan_tiles")
 _CLOSE = on_request("xs_seg_close")
@@ -270,12 +271,12 @@ def runs(keys, check_sorted: bool, lengths: bool = False):
     count pass also finds the first position whose key is less than its predecessor,
     and ``longest`` is :func:`~xstride._plans.segments.longest_bound` of whether a run
     is longer than each of ``RUN_TESTS`` (None without ``check_sorted``: not known).
-    With ``lengths`` the last entry is each run's length (int64) instead."""
+    With ``lengths`` a fifth entry: each run's length (int64)."""
     cupy = _cupy()
     n = keys.shape[0]
     if n == 0:
-        return (-1, cupy.zeros(1, dtype=cupy.int64), cupy.empty(0, dtype=keys.dtype),
-                cupy.empty(0, dtype=cupy.int64) if lengths else 0)
+        empty = (-1, cupy.zeros(1, dtype=cupy.int64), cupy.empty(0, dtype=keys.dtype), 0)
+        return empty + (cupy.empty(0, dtype=cupy.int64),) if lengths else empty
     k = cupy.ascontiguousarray(keys)
     kt, word = C_TYPES[k.dtype.name], _WORDS[k.dtype.itemsize]
     family = (f"xs_seg_count<1, {kt}>", f"xs_seg_scatter<1, {kt}, {word}>", _SCAN_TILES,
@@ -284,7 +285,7 @@ def runs(keys, check_sorted: bool, lengths: bool = False):
     tile_offsets, bad, total = _count_and_scan(1, k, kt, n, family, check_sorted,
                                                longer=longer)
     if bad >= 0:
-        return bad, None, None, None
+        return (bad, None, None, None) + ((None,) if lengths else ())
     offsets = cupy.empty(total + 1, dtype=cupy.int64)
     unique = cupy.empty(total, dtype=k.dtype)
     _launch(family[1], family, _tiles(n), _THREADS,
@@ -295,9 +296,8 @@ def runs(keys, check_sorted: bool, lengths: bool = False):
     # kernels a first call would compile one after another
     _launch(_CLOSE, family, _grid(total if lengths else 1, _CLOSE_THREADS), _CLOSE_THREADS,
             [ptr(offsets.data.ptr), total, n, ptr(0 if counts is None else counts.data.ptr)])
-    if lengths:
-        return -1, offsets, unique, counts
-    return -1, offsets, unique, longest_bound(tuple(longer)) if check_sorted else None
+    found = (-1, offsets, unique, longest_bound(tuple(longer)) if check_sorted else None)
+    return found + (counts,) if lengths else found
 
 
 def _word(row_bytes: int) -> int:

@@ -280,7 +280,7 @@ def run_length_encode(keys):
     func = "run_length_encode"
     backend, ex = _executor(func, [("keys", keys)])
     k = _keys(func, "keys", keys, backend)
-    _, _, unique, counts = ex.runs(k, False, lengths=True)
+    _, _, unique, _, counts = ex.runs(k, False, lengths=True)
     return unique, counts
 
 

@@ -169,8 +169,7 @@ def voxel_downsample(points, voxel_size, *, origin=None):
     # the runs' CSR offsets straight from the run compaction (no cumulative sum); its
     # check of the (sorted) keys also bounds the longest run as far as the walks need
     # it, so the offsets, valid by construction, go to the executor unchecked
-    _, offsets, _, longest = ex.runs(sorted_keys, True)
-    counts = offsets[1:] - offsets[:-1]
+    _, offsets, _, longest, counts = ex.runs(sorted_keys, True, lengths=True)
     if longest is None:
         longest = ex.offsets_stats(offsets, n)[4]
     dtype = carried.dtype.name
