@@ -8,6 +8,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from xstride._cli.pointio import PointFileError, read_points
 
@@ -251,3 +253,13 @@ def test_npy_is_read_into_memory_not_left_mapped(tmp_path):
 def test_an_empty_path_is_named_as_empty():
     with pytest.raises(PointFileError, match="the point-file path is empty"):
         read_points("")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=40).map(lambda b: bytes(b" \t\r\na"[c % 5] for c in b)))
+def test_blank_line_check_is_the_one_pattern(body):
+    """The two-pattern check answers what ``(?:^|\\n)[ \\t\\r]*(?:\\n|$)`` answers."""
+    from xstride._cli.pointio import _has_blank_line
+
+    reference = re.compile(rb"(?:^|\n)[ \t\r]*(?:\n|$)")
+    assert _has_blank_line(body) == (reference.search(body) is not None)

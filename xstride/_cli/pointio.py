@@ -356,7 +356,19 @@ _PLY_SCALARS = {
 }
 
 
-_BLANK_LINE = re.compile(rb"(?:^|\n)[ \t\r]*(?:\n|$)")
+_BLANK_FIRST = re.compile(rb"[ \t\r]*(?:\n|$)")
+_BLANK_AFTER = re.compile(rb"\n[ \t\r]*(?:\n|$)")
+
+
+def _has_blank_line(body: bytes) -> bool:
+    """Whether a line of ``body`` holds nothing but spaces, tabs and carriage returns.
+
+    Two patterns, the first line and every line after a newline: one pattern that
+    starts with ``(?:^|\n)`` tries every position of the text (0.065 s of the 0.11 s
+    read of the bunny's 2.9 MB, development CPU); one that starts with a newline is
+    searched for that byte first (0.006 s).
+    """
+    return _BLANK_FIRST.match(body) is not None or _BLANK_AFTER.search(body) is not None
 
 
 def _ascii_ply_vertices(p: Path):
@@ -404,7 +416,7 @@ def _ascii_ply_vertices(p: Path):
             return None
         # one line per row of every element: a blank line, or fewer lines than rows,
         # is plyfile's to report (the fast read would skip or misread them)
-        if _BLANK_LINE.search(body) or \
+        if _has_blank_line(body) or \
                 (body.count(b"\n") + 1 if body else 0) < sum(c for _, c, _ in elements):
             return None
         _, count, props = elements[0]
