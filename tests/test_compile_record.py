@@ -384,3 +384,55 @@ def test_drain_waits_for_prefetched_compiles_and_keeps_their_errors(fake_cupy, m
     _compile.drain()                                # the error is not raised here
     with pytest.raises(RuntimeError, match="bad source"):
         _compile.function("k2", code=SRC2)
+
+
+def test_threads_asking_for_one_kernel_compile_it_once(fake_cupy):
+    import threading
+
+    made = slow_modules(fake_cupy, 0.2)
+    start = threading.Barrier(4)
+    got = []
+
+    def ask():
+        start.wait()
+        got.append(_compile.function("k", code=SRC))
+
+    threads = [threading.Thread(target=ask) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(made) == 1 and len(got) == 4 and all(g is got[0] for g in got)
+    assert xp.cuda.compile_stats()["kernels"] == 1 and not _compile._INFLIGHT
+
+
+def test_threads_waiting_for_a_failing_compile_get_its_error(fake_cupy):
+    import threading
+
+    tries = []
+
+    def raw_module(code=None, options=(), name_expressions=None, **kwargs):
+        def get_function(name):
+            tries.append(name)
+            time.sleep(0.2)
+            raise RuntimeError("nvrtc: bad source")
+        return types.SimpleNamespace(get_function=get_function)
+
+    fake_cupy.RawModule = raw_module
+    start = threading.Barrier(3)
+    errors = []
+
+    def ask():
+        start.wait()
+        try:
+            _compile.function("k", code=SRC)
+        except RuntimeError as exc:
+            errors.append(str(exc))
+
+    threads = [threading.Thread(target=ask) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == ["nvrtc: bad source"] * 3 and tries == ["k"]
+    assert not _compile._INFLIGHT

@@ -21,7 +21,7 @@ import hashlib
 import os
 import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from ._cupy import cupy as _cupy
@@ -42,7 +42,8 @@ _DIGEST = "-DXSTRIDE_HEADERS_SHA256="
 _MODULES = Bounded(256)
 #: module key + (kernel name,) -> RawKernel
 _FUNCTIONS = Bounded(1024)
-#: function key -> Future of a compile :func:`prefetch` started and nobody took yet
+#: function key -> Future of a compile under way (a prefetch, or a call compiling it),
+#: or of a prefetch that failed and whose error nobody took yet
 _INFLIGHT: dict = {}
 _INFLIGHT_LOCK = threading.Lock()
 #: Threads that compile prefetched kernels: NVRTC runs outside the GIL in CuPy, so
@@ -182,20 +183,36 @@ def function(name: str, *, file: str | None = None, code: str | None = None,
     """
     key = _key(name, file, code, options, name_expressions)
     fn = _FUNCTIONS.get(key)
-    if fn is None:   # the only place an internal kernel compiles: time and record it
+    if fn is not None:
+        return fn
+    # a miss, the only place an internal kernel compiles (timed and recorded): one
+    # compile per key, whoever asks first; the others wait for it (a prefetch, or
+    # another thread of the program: dask's threads launching one reduction)
+    with _INFLIGHT_LOCK:
+        pending = _INFLIGHT.get(key)
+        if pending is None:
+            fn = _FUNCTIONS.get(key)     # a prefetch may have finished since the first look
+            if fn is not None:
+                return fn
+            mine = _INFLIGHT[key] = Future()
+    if pending is not None:              # being compiled: wait for it (or its error)
+        try:
+            return pending.result()
+        except BaseException:            # raised once, here; a later call compiles again
+            with _INFLIGHT_LOCK:
+                if _INFLIGHT.get(key) is pending:
+                    del _INFLIGHT[key]
+            raise
+    try:
+        fn = _FUNCTIONS.put(key, _compile(key))
+    except BaseException as exc:
         with _INFLIGHT_LOCK:
-            pending = _INFLIGHT.get(key)
-        if pending is not None:      # prefetched: wait for that compile (or its error)
-            try:
-                return pending.result()
-            except BaseException:    # raised once, here; a later call compiles again
-                with _INFLIGHT_LOCK:
-                    if _INFLIGHT.get(key) is pending:
-                        del _INFLIGHT[key]
-                raise
-        fn = _FUNCTIONS.get(key)     # a prefetch may have finished since the first look
-        if fn is None:
-            fn = _FUNCTIONS.put(key, _compile(key))
+            _INFLIGHT.pop(key, None)
+        mine.set_exception(exc)          # the callers waiting now get it too
+        raise
+    with _INFLIGHT_LOCK:
+        _INFLIGHT.pop(key, None)
+    mine.set_result(fn)
     return fn
 
 
