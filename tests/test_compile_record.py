@@ -436,3 +436,13 @@ def test_threads_waiting_for_a_failing_compile_get_its_error(fake_cupy):
         t.join()
     assert errors == ["nvrtc: bad source"] * 3 and tries == ["k"]
     assert not _compile._INFLIGHT
+
+
+def test_wait_for_compiles_waits_for_the_compile_threads(fake_cupy, monkeypatch):
+    monkeypatch.setattr(_compile, "COMPILE_THREADS", 2)
+    made = slow_modules(fake_cupy, 0.2)
+    assert _compile.prefetch([_compile.Request("k", code=SRC)]) == 1
+    assert xp.cuda.compile_stats()["kernels"] == 0     # still compiling
+    xp.cuda.wait_for_compiles()
+    assert len(made) == 1 and xp.cuda.compile_stats()["kernels"] == 1
+    xp.cuda.wait_for_compiles()                        # nothing under way: returns

@@ -9,7 +9,6 @@ are reported apart.
 
 from __future__ import annotations
 
-import sys
 import time
 from typing import NamedTuple
 
@@ -52,24 +51,17 @@ def _stats() -> tuple[int, float]:
     return s["kernels"], s["wall_seconds"]
 
 
-def _drain() -> None:
-    """Wait for the compiles the step started on xstride's compile threads (a ``max``
-    beside a first ``min``), so that they count in it; nothing where no kernel was
-    ever compiled (the compiler is not imported)."""
-    compiler = sys.modules.get("xstride._kernels._compile")
-    if compiler is not None:
-        compiler.drain()
-
-
 def timed_step(sync, fn):
     """``(fn(), StepTime)``: ``sync()`` (the backend's ``synchronize``) runs before and
     after ``fn``, so the time is the step's device work; compiles are counted apart,
     those the step started on the compile threads included."""
+    import xstride as xp
+
     sync()
     k0, c0 = _stats()
     t0 = time.perf_counter()
     result = fn()
-    _drain()
+    xp.cuda.wait_for_compiles()   # what the step started on the compile threads
     sync()
     seconds = time.perf_counter() - t0
     k1, c1 = _stats()

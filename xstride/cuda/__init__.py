@@ -26,11 +26,12 @@ _NAMES = {
     "compiled_kernels": ("_record", "compiled_kernels"),
     "compile_stats": ("_record", "compile_stats"),
     "watch_cupy_compiles": ("_record", "watch_cupy_compiles"),
+    "wait_for_compiles": ("_record", "wait_for_compiles"),
 }
 
 __all__ = ["is_hip", "capabilities", "device_properties", "cuda_include_dir", "CudaKernel",
            "CudaStruct", "CudaCompileError", "ElementwiseKernel", "compiled_kernels",
-           "compile_stats", "watch_cupy_compiles"]
+           "compile_stats", "watch_cupy_compiles", "wait_for_compiles"]
 
 
 def __getattr__(name: str):

@@ -10,7 +10,7 @@ from .._backends.select import load_cupy
 from .._core.errors import unavailable_error
 from . import _executors
 
-__all__ = ["compiled_kernels", "compile_stats", "watch_cupy_compiles"]
+__all__ = ["compiled_kernels", "compile_stats", "watch_cupy_compiles", "wait_for_compiles"]
 
 
 def compiled_kernels() -> list:
@@ -66,6 +66,21 @@ def compile_stats() -> dict:
     kernels, seconds, wall = _executors.compiler().compile_totals()
     return {"kernels": int(kernels), "seconds": float(seconds), "wall_seconds": float(wall),
             "cupy_watched": bool(_executors.compiler().cupy_compiles_watched())}
+
+
+def wait_for_compiles() -> None:
+    """Wait until the kernel compiles xstride started on its compile threads are done.
+
+    A first call may start compiling, beside the kernel it needs now, kernels it or the
+    next call will need (the other kernels of a radix sort or a segment family, the
+    ``max`` of the layout of a first ``min``). Their times enter the record as they
+    finish; a program that times a step with :func:`compile_stats` calls this at the
+    step's end, so that what the step started is counted in it (``python -m xstride
+    demo`` does). A compile that failed raises nothing here: the call that needs the
+    kernel raises its error. Returns at once when nothing was compiled in this process.
+    """
+    if _executors.compiler_imported():
+        _executors.compiler().drain()
 
 
 def watch_cupy_compiles() -> bool:
