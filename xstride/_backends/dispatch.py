@@ -160,6 +160,17 @@ def implementation(backend: str, qualname: str):
     return fn
 
 
+#: Names whose function in ``array_api_compat``'s NumPy namespace is NumPy's own: that
+#: namespace is a clone of NumPy with some names replaced, and none of these is
+#: replaced in array-api-compat 1.11 to 1.16 (its ``numpy/_aliases.py`` and
+#: ``common/_aliases.py``; tests/test_dispatch_numpy_own.py holds the list to the
+#: installed version). :func:`deferred` takes them from NumPy, so that a program's first
+#: ``xp.min`` on NumPy arrays does not import the namespace (0.3 s on the development
+#: machine: the clone touches every NumPy attribute).
+NUMPY_OWN = frozenset(("sum", "prod", "mean", "min", "max", "argmin", "argmax", "all",
+                       "any"))
+
+
 def deferred(backend, qualname: str, table: dict | None = None):
     """A stand-in for the function ``qualname`` of ``backend``'s ``array_api_compat``
     namespace, looked up on its first call.
@@ -170,9 +181,11 @@ def deferred(backend, qualname: str, table: dict | None = None):
     ``table[qualname]`` where it still holds the stand-in, so that callers that look
     it up there pay nothing for it afterwards. ``table`` defaults to the NumPy
     backend's table of calls without keyword arguments (``register``'s
-    ``positional``).
+    ``positional``). On NumPy, a name of :data:`NUMPY_OWN` is NumPy's function itself.
     """
     name = backend.name if isinstance(backend, Backend) else backend
+    if name == "numpy" and qualname in NUMPY_OWN:
+        return getattr(np, qualname)
     if table is None:
         table = _positional if name == DEFAULT else {}
 

@@ -1,0 +1,44 @@
+"""``dispatch.NUMPY_OWN``: the names the NumPy backend takes from NumPy instead of from
+``array_api_compat``'s NumPy namespace, which must hand back NumPy's own function
+for each of them (else the shortcut would skip a fix of that namespace)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import xstride as xp
+from xstride._backends import dispatch
+
+
+@pytest.mark.parametrize("name", sorted(dispatch.NUMPY_OWN))
+def test_compat_hands_back_numpys_own_function(name):
+    import array_api_compat.numpy as compat
+
+    assert getattr(compat, name) is getattr(np, name)
+    assert dispatch.deferred("numpy", name) is getattr(np, name)
+
+
+def test_a_first_min_max_and_sum_on_numpy_import_no_compat_namespace():
+    code = ("import json, sys, numpy as np, xstride as xp\n"
+            "x = np.arange(12.0).reshape(4, 3)\n"
+            "r = [float(xp.min(x)), xp.max(x, axis=0).tolist(), float(xp.sum(x)),\n"
+            "     bool(xp.all(x >= 0)), int(xp.argmax(x))]\n"
+            "print(json.dumps([r, 'array_api_compat.numpy' in sys.modules]))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == [[0.0, [9.0, 10.0, 11.0], 66.0, True, 11], False]
+
+
+def test_the_checks_still_run_before_numpys_function():
+    x = np.arange(6.0).reshape(2, 3)
+    with pytest.raises(ValueError, match="axis"):
+        xp.max(x, axis=2)
+    with pytest.raises(TypeError):
+        xp.sum([1, 2, 3])
+    assert xp.max(x, axis=(-1,), keepdims=True).shape == (2, 1)
