@@ -135,3 +135,75 @@ def test_double_slots_pass_the_bits_of_each_value(fake_cupy):
     args = k.calls[0][2]
     assert [type(a) for a in args] == [np.float64, np.int32]
     assert args[0].tobytes() == pystruct.pack("<d", 1e300)
+
+
+@pytest.mark.parametrize("nslots", [1, 2, 3, 4])
+def test_bound_call_launches_what_the_call_launches(fake_cupy, nslots):
+    """Launch.bind(): the same driver call and parameter bytes as Launch.__call__, for
+    the two- and three-slot forms and the general one, on the current stream."""
+    fake_cupy.cuda.driver.sizes = [8] * nslots + [8]
+    launch = Launch(_Kernel(), (5, 2), (128,), [slot64() for _ in range(nslots)] + [i64(-9)],
+                    shared_mem=256)
+    values = [2**64 - 8 * (k + 1) for k in range(nslots)]
+    launch(*values)
+    fake_cupy.current.stream = types.SimpleNamespace(ptr=7)
+    go = launch.bind()
+    go(*values)
+    go(*[v - 16 for v in values])
+    (want, seen_want), (got, seen_got), (_, seen_next) = fake_cupy.cuda.driver.calls
+    assert got == want[:8] + (7, 0)          # the stream current at the bound call
+    assert want[8] == 99 and seen_got == seen_want
+    assert seen_next == [pystruct.pack("<Q", v - 16) for v in values] + [pystruct.pack("<q", -9)]
+
+
+def test_bound_call_without_a_function_handle_is_the_call(fake_cupy):
+    k = _Kernel(ptr=None)
+    launch = Launch(k, 1, 1, [slot64(), slot64()])
+    go = launch.bind()
+    go(16, 32)
+    assert [a.tobytes() for a in k.calls[0][2]] == [pystruct.pack("<Q", 16),
+                                                    pystruct.pack("<Q", 32)]
+
+
+def test_bound_calls_racing_do_not_mix_arguments(fake_cupy):
+    fake_cupy.cuda.driver.sizes = [8, 8, 8]
+    go = Launch(_Kernel(), 1, 1, [slot64(), slot64(), slot64()]).bind()
+
+    def work(k):
+        for i in range(200):
+            v = k * 1000 + i
+            go(v, v, v)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    calls = fake_cupy.cuda.driver.calls
+    assert len(calls) == 800
+    assert all(seen[0] == seen[1] == seen[2] for _, seen in calls)
+
+
+def test_bound_call_refuses_a_value_of_the_wrong_type(fake_cupy):
+    fake_cupy.cuda.driver.sizes = [8, 8]
+    go = Launch(_Kernel(), 1, 1, [slot64(), slot64()]).bind()
+    with pytest.raises(TypeError):
+        go(8, "16")
+    assert fake_cupy.cuda.driver.calls == []
+
+
+def test_bound_call_keeps_its_launch_alive(fake_cupy):
+    """The bound function holds the parameter array its launches point at: the Launch
+    it came from may be dropped."""
+    import gc
+
+    fake_cupy.cuda.driver.sizes = [8, 8]
+    go = Launch(_Kernel(), 1, 1, [slot64(), slot64()]).bind()
+    gc.collect()
+    # objects of the freed ones' sizes, set to other values: they reuse freed memory
+    reuse = [((ctypes.c_void_p * 2)(8, 8), slot64(), slot64()) for _ in range(2000)]
+    for _, a, b in reuse:
+        a.value, b.value = 8, 8
+    go(24, 48)
+    assert fake_cupy.cuda.driver.calls[0][1] == [pystruct.pack("<Q", 24),
+                                                 pystruct.pack("<Q", 48)]

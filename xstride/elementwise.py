@@ -210,6 +210,9 @@ def _engine_functions(be, ex) -> tuple[dict, dict]:
         got = ex.repeat(func, args, out)
         if got is not None:
             return got
+        return ufunc_checked(func, args, out)
+
+    def ufunc_checked(func, args, out):
         nin = len(args)
         kinds = classify(func, ("x1", "x2") if nin == 2 else ("x",), args, be, owns)
         arrays = [a for a, k in zip(args, kinds) if isinstance(k, np.dtype)]
@@ -228,12 +231,22 @@ def _engine_functions(be, ex) -> tuple[dict, dict]:
             check_out(func, out, shape, loop[-1], be, whole_elements=True, owns=owns)
         return ex.ufunc(func, kinds, loop, args, out, shape)
 
+    # a new output: the prepared call's forms for one and two arguments first (one
+    # call less than ufunc_call's), then the checked path
+    repeat1, repeat2 = ex.repeat1, ex.repeat2
+
     def make(func, nin):
         if nin == 2:
             def impl(x1, x2, /, *, out=None):
+                if out is None:
+                    got = repeat2(func, x1, x2)
+                    return got if got is not None else ufunc_checked(func, (x1, x2), None)
                 return ufunc_call(func, (x1, x2), out)
         else:
             def impl(x, /, *, out=None):
+                if out is None:
+                    got = repeat1(func, x)
+                    return got if got is not None else ufunc_checked(func, (x,), None)
                 return ufunc_call(func, (x,), out)
         return impl
 

@@ -47,7 +47,7 @@ from ._prepared import GATE, PY_SCALARS, Store
 from ._elementwise_source import BLOCK, C_TYPES, ROW_TILE_STEPS, UNROLL, Operand, kernel_source
 
 __all__ = ["launch", "alloc_like_inputs", "byte_range", "ctype", "call_key", "remember",
-           "repeat", "clear_caches", "CACHE", "CALLS"]
+           "repeat", "repeat1", "repeat2", "clear_caches", "CACHE", "CALLS"]
 
 #: Cache switch: False plans every call again (``XSTRIDE_EW_CACHE=0`` at import).
 CACHE = os.environ.get("XSTRIDE_EW_CACHE", "1").strip() != "0"
@@ -353,7 +353,7 @@ def remember(tag, entry, out, args, conv, alloc=None) -> None:
     c.empty = cupy.ndarray
     # the fast launch of run(): one output and one or two array inputs, no scalar
     packed = c.fn
-    c.launch = packed.launch if packed is not None else None
+    c.launch = packed.launch.bind() if packed is not None else None
     c.nptr = (len(packed.isptr) if packed is not None and all(packed.isptr)
               and len(packed.isptr) == 1 + len(args) and len(args) in (1, 2) else 0)
     c.conv = tuple(conv) if any(cv is not None for cv in conv) else None
@@ -378,21 +378,42 @@ def remember(tag, entry, out, args, conv, alloc=None) -> None:
     CALLS.prepare(key, c.run, cupy)
 
 
+def repeat2(tag, a, b):
+    """``repeat(tag, (a, b), None)``, the commonest call: for two CuPy arrays the key of
+    :func:`call_key` is built as one tuple, without its list and loop."""
+    if not CACHE:
+        return None
+    nd = GATE.nd
+    if type(a) is nd and type(b) is nd:
+        run = CALLS.get((tag, _MAX_GRID_YZ, GATE.getdev(), None,
+                         a.dtype, a.shape, a.strides, a.data.ptr & 15,
+                         b.dtype, b.shape, b.strides, b.data.ptr & 15))
+        return None if run is None else run((a, b), None)
+    return _repeat(tag, (a, b), None)
+
+
+def repeat1(tag, x):
+    """``repeat(tag, (x,), None)`` (as :func:`repeat2`, for one argument)."""
+    if not CACHE:
+        return None
+    if type(x) is GATE.nd:
+        run = CALLS.get((tag, _MAX_GRID_YZ, GATE.getdev(), None,
+                         x.dtype, x.shape, x.strides, x.data.ptr & 15))
+        return None if run is None else run((x,), None)
+    return _repeat(tag, (x,), None)
+
+
 def repeat(tag, args, out):
     """The result of the call of ``tag`` prepared before with the same key (see
     :func:`call_key`), else None (a miss: the checked path runs)."""
     if not CACHE:
         return None
     if out is None and len(args) == 2:
-        # the commonest call, two arrays and a new output: call_key's tuple built
-        # directly (the same key), without its list and loop
-        a, b = args
-        nd = GATE.nd
-        if type(a) is nd and type(b) is nd:
-            run = CALLS.get((tag, _MAX_GRID_YZ, GATE.getdev(), None,
-                             a.dtype, a.shape, a.strides, a.data.ptr & 15,
-                             b.dtype, b.shape, b.strides, b.data.ptr & 15))
-            return None if run is None else run(args, None)
+        return repeat2(tag, *args)
+    return _repeat(tag, args, out)
+
+
+def _repeat(tag, args, out):
     key = call_key(tag, args, out, GATE.nd, GATE.getdev())
     if key is None:
         return None

@@ -202,3 +202,43 @@ class Launch:
             args = tuple(n if n is not None else _NUMPY[type(o)](o.value)
                          for o, n in zip(self.objs, self._np))
         self.kernel(self._dims[0], self._dims[1], args, shared_mem=self.smem)
+
+    def bind(self):
+        """The call of this launch as a plain function of its slot values, ``go(*values)``
+        on the current stream: what ``launch(*values)`` does, with the launch's facts
+        bound as the function's locals (a prepared call's repeat runs it; on the H200's
+        host it saves about 1 us of the 8-12 us a small elementwise call costs).
+        Specialized for two and three slots, the engine's calls with one or two
+        inputs; the fallback launch (no function handle) is :meth:`__call__` itself."""
+        if self.fptr is None:
+            return self.__call__
+        launch, lock, stream, slots = self.drv.launchKernel, self.lock, self.stream, self.slots
+        fptr, pp, smem = self.fptr, self.pp, self.smem
+        (g0, g1, g2), (b0, b1, b2) = self.grid, self.block
+        if len(slots) == 2:
+            s0, s1 = slots
+
+            def go(v0, v1):
+                with lock:
+                    s0.value = v0
+                    s1.value = v1
+                    launch(fptr, g0, g1, g2, b0, b1, b2, smem, stream().ptr, pp, 0)
+        elif len(slots) == 3:
+            s0, s1, s2 = slots
+
+            def go(v0, v1, v2):
+                with lock:
+                    s0.value = v0
+                    s1.value = v1
+                    s2.value = v2
+                    launch(fptr, g0, g1, g2, b0, b1, b2, smem, stream().ptr, pp, 0)
+        else:
+            def go(*values):
+                with lock:
+                    for obj, v in zip(slots, values):
+                        obj.value = v
+                    launch(fptr, g0, g1, g2, b0, b1, b2, smem, stream().ptr, pp, 0)
+        # ``pp`` is the address of this launch's parameter array: the function keeps the
+        # launch (and so the array and the values it points to) alive
+        go.launch = self
+        return go

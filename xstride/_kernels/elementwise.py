@@ -6,7 +6,8 @@ call: :func:`ufunc` (the functions of ``xstride._core.ufuncs.ENGINE_UFUNCS``),
 :func:`where`, :func:`astype` and :func:`copy_into`, each through the engine
 (:mod:`._elementwise_exec`), and :func:`repeat` (``_elementwise_exec.repeat``), the
 prepared-call fast path of a call seen before (:mod:`._prepared`: one dictionary
-lookup, then the launch).
+lookup, then the launch), with its forms for one and two arrays and a new output,
+:func:`repeat1` and :func:`repeat2`.
 
 Nothing here imports CuPy at import time.
 """
@@ -19,10 +20,10 @@ from .._core.dtypes import C_TYPES
 from .._core.ufuncs import ENGINE_UFUNCS
 from . import _elementwise_exec as _ex
 from ._cupy import cupy as _cupy
-from ._elementwise_exec import repeat
+from ._elementwise_exec import repeat, repeat1, repeat2
 from ._lru import Bounded
 
-__all__ = ["takes", "repeat", "ufunc", "where", "astype", "copy_into", "OPS", "ENGINE",
+__all__ = ["takes", "repeat", "repeat1", "repeat2", "ufunc", "where", "astype", "copy_into", "OPS", "ENGINE",
            "ACCEPTS_SEQUENCES", "WHOLE_ELEMENTS"]
 
 #: name -> (arity, C++ expression over the loop-typed inputs {0}, {1})

@@ -214,7 +214,7 @@ def _remember(owner, graph, args, entry, outs, alloc, offs, multi, cupy):
         return
     fn = entry[0]
     c = _Call()
-    c.launch = None if fn is None else fn.launch
+    c.launch = None if fn is None else fn.launch.bind()
     c.ashape, c.perm = alloc
     c.dtypes = tuple(o.dtype for o in outs)
     c.aligns = tuple(o.data.ptr & 15 for o in outs)
