@@ -46,8 +46,9 @@ def test_contiguous_columns_take_columns_split(k, include_initial):
 def test_other_layouts_keep_their_strategies():
     n = 1 << 20
     # too short, too wide, k = 1 (flat), and views that are not one contiguous block
-    assert plan_scan(_lay((COLSPLIT_MIN_LENGTH - 1, 3)), 0, False).strategy == "columns"
-    assert plan_scan(_lay((4096, 3)), 0, True).strategy == "columns"
+    # (too short for columns_split: three series of 4096, cut into chunks; scan_chunks.py)
+    assert plan_scan(_lay((COLSPLIT_MIN_LENGTH - 1, 3)), 0, False).strategy == "columns_chunks"
+    assert plan_scan(_lay((4096, 3)), 0, True).strategy == "columns_chunks"
     assert plan_scan(_lay((n, COLSPLIT_MAX_COLS + 1)), 0, False).strategy == "lookback"
     assert plan_scan(_lay((n, 1)), 0, False).strategy == "lookback"
     assert plan_scan(_lay((n,)), 0, False).strategy == "lookback"

@@ -4,7 +4,8 @@
 runs the kernels of ``scans.cu`` for any layout, through :func:`plan_scan`; the output is
 allocated in the input's memory order (as NumPy does); the few long contiguous
 columns of ``"columns_split"`` run the two launches of ``scans_columns.cu`` over a
-per-stream scratch. Float32 row, column and ``"columns_split"`` scans carry float64
+per-stream scratch, and so do the chunks of many series of ``"columns_chunks"``
+(``scans_chunks.cu``). Float32 row, column and ``"columns_split"`` scans carry float64
 values and round each output once; the look-back scan runs
 each thread's elements in float32 from float64 prefixes, within the bound stated in
 ``docs/reductions.md``. Launches go through :mod:`._launch`. Results are deterministic
@@ -33,6 +34,7 @@ __all__ = ["takes", "scan", "repeat"]
 _SRC = "scans.cu"
 _SHORT_SRC = "scans_short.cu"
 _COLUMNS_SRC = "scans_columns.cu"
+_CHUNKS_SRC = "scans_chunks.cu"
 _OPS = {"sum": 0, "prod": 1}
 
 
@@ -96,8 +98,8 @@ def _lookback_state(cp, device_id: int, ntiles: int, ngroups: int, stream_ptr=No
 
 
 class _Partials:
-    """Per (device, stream) scratch of the ``"columns_split"`` scan: the chunks' column
-    folds, written by the first launch and read by the second. Reused from call to call
+    """Per (device, stream) scratch of the ``"columns_split"`` and ``"columns_chunks"``
+    scans: the chunks' folds, written by the first launch and read by the second. Reused from call to call
     on one stream, whose order serializes its users."""
 
     __slots__ = ("buf",)
@@ -142,6 +144,25 @@ def _build_colsplit(rec: _Recipe, op: str, tin: np.dtype, tout: np.dtype) -> _Re
     rec.launch2 = Launch(rec.fn, rec.grid, (g.threads,),
                          [slot64(), slot64(), slot64(), n, kk, ch, i64(g.pad),
                           i64(g.out_offset), i64(int(plan.include_initial))], g.smem)
+    return rec
+
+
+def _build_chunks(rec: _Recipe, op: str, tin: np.dtype, tout: np.dtype) -> _Recipe:
+    """The two launches of the ``"columns_chunks"`` scan (``scans_chunks.cu``): the
+    folds of every chunk of every series into the per-stream partials, then the scan
+    of each chunk from the fold of the chunks before it."""
+    plan = rec.plan
+    cap = rc.capacity(plan.nk)
+    ci, ca, co = rc.CTYPE[tin], rc.CTYPE[rec.acc], rc.CTYPE[tout]
+    fold = rc.kernel(_CHUNKS_SRC, f"xs_chunks_fold<{_OPS[op]}, {ci}, {ca}, {cap}>")
+    rec.fn = rc.kernel(_CHUNKS_SRC, f"xs_chunks_scan<{_OPS[op]}, {ci}, {ca}, {co}, {cap}>")
+    rec.grid, rec.threads, rec.smem = (-(-plan.nrows // 256), plan.chunks), 256, 0
+    rec.partial_bytes = plan.chunks * plan.nrows * rec.acc.itemsize
+    desc = struct(rec.desc.tobytes())
+    tail = [i64(plan.nrows), i64(plan.length), i64(plan.chunk_rows)]
+    # x, partials, descriptor, nrows, length, chunk / x, out, partials, the same
+    rec.launch = Launch(fold, rec.grid, (256,), [slot64(), slot64(), desc, *tail])
+    rec.launch2 = Launch(rec.fn, rec.grid, (256,), [slot64(), slot64(), slot64(), desc, *tail])
     return rec
 
 
@@ -190,6 +211,8 @@ def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Rec
                               tail=(plan.nk, plan.s_in, plan.s_out, int(plan.include_initial)))
     if plan.strategy == "columns_split":
         return _build_colsplit(rec, op, np.dtype(x.dtype), out_dt)
+    if plan.strategy == "columns_chunks":
+        return _build_chunks(rec, op, np.dtype(x.dtype), out_dt)
     tin, tacc, tout = rc.CTYPE[np.dtype(x.dtype)], rc.CTYPE[acc], rc.CTYPE[out_dt]
     sm = rc.sm_count()
     if plan.strategy == "lookback":
@@ -288,7 +311,7 @@ def _run(cp, rec: _Recipe, out_dt: np.dtype, x, dev: int):
             with _DESCS_LOCK:
                 tdesc, gdesc, epoch = _lookback_state(cp, dev, rec.ntiles, rec.ngroups, stream)
                 rec.launch(ptr, optr, tdesc, gdesc, epoch, stream_ptr=stream)
-        elif plan.strategy == "columns_split":
+        elif plan.strategy in ("columns_split", "columns_chunks"):
             with _DESCS_LOCK:
                 part = _partials(cp, dev, rec.partial_bytes, stream)
                 rec.launch(ptr, part.data.ptr, stream_ptr=stream)

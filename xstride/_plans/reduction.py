@@ -64,6 +64,7 @@ from dataclasses import dataclass, field
 
 from .._core.errors import type_error, value_error
 from ..layout import Layout
+from .scan_chunks import CHUNKS_MIN_THREADS, column_chunks
 
 __all__ = [
     "plan_array",
@@ -452,7 +453,8 @@ class ScanPlan:
 
     Attributes
     ----------
-    strategy : {"rows", "columns", "tile", "columns_split", "lookback", "empty", "fill"}
+    strategy : {"rows", "columns", "columns_chunks", "tile", "columns_split", "lookback",
+                "empty", "fill"}
     axis : int
     length : int
         Elements scanned per row (``x.shape[axis]``).
@@ -467,6 +469,9 @@ class ScanPlan:
     offset : int
         Element offset of the input's first element.
     nrows : int
+    chunks : int
+        ``"columns_chunks"``: chunks per series (:func:`~.scan_chunks.column_chunks`),
+        of :attr:`chunk_rows` elements each (the last may be shorter); 1 otherwise.
     """
 
     strategy: str
@@ -482,10 +487,15 @@ class ScanPlan:
     s_out: int
     offset: int
     nrows: int
+    chunks: int = 1
 
     @property
     def nk(self) -> int:
         return len(self.kshape)
+
+    @property
+    def chunk_rows(self) -> int:
+        return -(-self.length // self.chunks)
 
 
 def plan_scan(layout: Layout, axis: int, include_initial: bool, sm_count: int = 132) -> ScanPlan:
@@ -528,6 +538,7 @@ def plan_scan(layout: Layout, axis: int, include_initial: bool, sm_count: int = 
     kshape = tuple(m[0] for m in merged)
     kstride = tuple(m[1] for m in merged)
     kout = tuple(m[2] for m in merged)
+    chunks = 1
     if nrows == 0 or length + init == 0:
         strategy = "empty"
     elif length == 0:
@@ -548,8 +559,16 @@ def plan_scan(layout: Layout, axis: int, include_initial: bool, sm_count: int = 
             strategy = "columns_split"
         else:
             strategy = "columns" if (length <= 4096 or nrows >= 128 * sm) else "lookback"
+        if strategy == "columns" or (strategy == "lookback" and not innermost):
+            # too few series for one thread each: chunks of each series side by side
+            # (long series of an outer axis too, where the chunks give enough threads)
+            chunks = column_chunks(nrows, length)
+            if chunks > 1 and (strategy == "columns" or nrows * chunks >= CHUNKS_MIN_THREADS):
+                strategy = "columns_chunks"
+            else:
+                chunks = 1
     return ScanPlan(strategy, axis, length, bool(include_initial), out_shape, out_strides,
-                    kshape, kstride, kout, s_in, s_out, layout.offset, nrows)
+                    kshape, kstride, kout, s_in, s_out, layout.offset, nrows, chunks)
 
 
 # ----------------------------------------------------------------------------- argument rules
