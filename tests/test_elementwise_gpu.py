@@ -479,3 +479,21 @@ def test_tiled_kernel(cp):
     finally:
         ex._MAX_GRID_YZ = saved
         ex._launch_cache.clear()
+
+
+def test_prepared_calls_allocate_plain_cupy_arrays(cp):
+    """A repeat call's new output (made by _cupy.empty_maker, not cupy.ndarray's
+    constructor) is an ordinary C-order cupy.ndarray that owns its memory."""
+    from xstride._kernels._cupy import empty_maker
+
+    a = cp.arange(12, dtype=cp.float32).reshape(3, 4)
+    first, again = xp.add(a, a), xp.add(a, a)
+    for r in (first, again):
+        assert type(r) is cp.ndarray and r.flags.c_contiguous and r.base is None
+        assert r.shape == (3, 4) and r.dtype == cp.float32 and r.device == a.device
+    assert bool((again == 2 * a).all())
+    assert empty_maker(cp) is not cp.ndarray        # the fast constructor is in use here
+    f = xp.fuse(lambda x, y: (x * y, x - y))
+    f(a, a)
+    p, m = f(a, a)
+    assert type(p) is type(m) is cp.ndarray and bool((p == a * a).all()) and bool((m == 0).all())

@@ -370,3 +370,47 @@ def host_cost(number=20000, repeat=7):
 if __name__ == "__main__":
     for name, off, on in host_cost():
         print(f"{name:28s} uncached {off:7.2f} us   cached {on:6.2f} us")
+
+
+def test_repeat_through_the_driver_launches_what_the_first_call_launched(fake_cp, monkeypatch):
+    """Kernels with a function handle launch through the driver: a first ``add`` through
+    ``Launch.__call__``, its repeat through the bound launch (``Launch.bind``). Both
+    hand the driver the same function, grid, block, plan and input addresses; the
+    output slot holds each call's own new output."""
+    import ctypes
+    import types
+
+    from tests.conftest import FakeKernel
+    from xstride._kernels import _elementwise_exec as ex
+    from xstride._kernels import _launch
+
+    launches, by_params = [], {}
+    init = _launch.Launch.__init__
+
+    def recording_init(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        by_params[self.pp] = self
+
+    class Driver:
+        def launchKernel(self, f, gx, gy, gz, bx, by, bz, smem, stream, params, extra):
+            launch = by_params[params]
+            arr = (ctypes.c_void_p * len(launch.objs)).from_address(params)
+            seen = [ctypes.string_at(arr[i], ctypes.sizeof(o)) for i, o in enumerate(launch.objs)]
+            launches.append(((f, gx, gy, gz, bx, by, bz, smem), seen))
+
+    monkeypatch.setattr(_launch.Launch, "__init__", recording_init)
+    monkeypatch.setattr(FakeKernel, "kernel", types.SimpleNamespace(ptr=0x5150), raising=False)
+    fake_cp.cuda.driver = Driver()
+    ex.CACHE = True
+    ex.clear_caches()
+    x, y = _buf((1000,)), _buf((1000,))
+    ew = _Namespace()
+    outs = [ew.ufunc_call("add", (x, y)) for _ in range(3)]
+    assert len(launches) == 3 and len(ex.CALLS) == 1
+    (first, seen0), *rest = launches
+    assert first[0] == 0x5150
+    for (call, seen), out in zip(launches, outs):
+        assert call == first
+        assert seen[0] == seen0[0] and seen[2:] == seen0[2:]          # plan, inputs
+        assert int.from_bytes(seen[1], "little") == out.data.ptr       # its own output
+    assert [int.from_bytes(s, "little") for s in seen0[2:]] == [x.data.ptr, y.data.ptr]

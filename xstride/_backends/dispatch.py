@@ -333,7 +333,9 @@ def follower(qualname: str, module: str = "xstride"):
                     return np_positional[qualname](*args)
                 # implementation()'s table, read here: one call less on every array call
                 fn = tables[backend].get(qualname)
-                return (fn or implementation(backend, qualname))(*args)
+                if fn is None:
+                    fn = implementation(backend, qualname)
+                return fn(*args)
             return implementation(backend, qualname)(*args, **kwargs)
         except (TypeError, ValueError, OverflowError) as exc:  # a library's names no function
             raise named_error(exc, qualname) from None

@@ -41,6 +41,7 @@ from .._plans import elementwise as _plan
 from ..layout import Layout, check_output
 from . import _geometry as _geo
 from ._compile import function
+from ._cupy import empty_maker
 from ._launch import Launch, i32, i64, slot64, slot_scalar, struct
 from ._lru import Bounded
 from ._prepared import GATE, PY_SCALARS, Store
@@ -348,14 +349,14 @@ def remember(tag, entry, out, args, conv, alloc=None) -> None:
         return
     c = _Call()
     c.fn, c.grid, c.block, c.pre, c.kind = entry
-    # the array constructor itself (C order, as ``cupy.empty``): on the H200 host
-    # 1.6 us a call against 3.5 us through ``cupy.empty`` with a NumPy dtype
-    c.empty = cupy.ndarray
+    # the array constructor (C order, as ``cupy.empty``), without ``cupy.ndarray``'s
+    # Python ``__new__`` and ``__init__`` where this CuPy allows (_cupy.empty_maker)
+    c.empty = empty_maker(cupy)
     # the fast launch of run(): one output and one or two array inputs, no scalar
     packed = c.fn
-    c.launch = packed.launch.bind() if packed is not None else None
     c.nptr = (len(packed.isptr) if packed is not None and all(packed.isptr)
               and len(packed.isptr) == 1 + len(args) and len(args) in (1, 2) else 0)
+    c.launch = packed.launch.bind() if c.nptr else None
     c.conv = tuple(conv) if any(cv is not None for cv in conv) else None
     c.dtype = out.dtype
     c.oalign = out.data.ptr & 15

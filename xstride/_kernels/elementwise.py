@@ -23,8 +23,8 @@ from ._cupy import cupy as _cupy
 from ._elementwise_exec import repeat, repeat1, repeat2
 from ._lru import Bounded
 
-__all__ = ["takes", "repeat", "repeat1", "repeat2", "ufunc", "where", "astype", "copy_into", "OPS", "ENGINE",
-           "ACCEPTS_SEQUENCES", "WHOLE_ELEMENTS"]
+__all__ = ["takes", "repeat", "repeat1", "repeat2", "ufunc", "where", "astype", "copy_into",
+           "OPS", "ENGINE", "ACCEPTS_SEQUENCES", "WHOLE_ELEMENTS"]
 
 #: name -> (arity, C++ expression over the loop-typed inputs {0}, {1})
 OPS = ENGINE_UFUNCS

@@ -27,6 +27,7 @@ from .._plans import fusion as _fplan
 from ..layout import Layout
 from . import _elementwise_exec as _ex
 from . import _fusion_reduce as _fr
+from ._cupy import empty_maker
 from ._fusion_source import fused_body, operand_specs
 from ._lru import Bounded
 from ._prepared import GATE, PY_SCALARS
@@ -220,7 +221,7 @@ def _remember(owner, graph, args, entry, outs, alloc, offs, multi, cupy):
     c.aligns = tuple(o.data.ptr & 15 for o in outs)
     c.offs = offs
     c.graph = graph
-    c.empty = cupy.empty
+    c.empty = empty_maker(cupy)
     c.single = not multi
     # scalars computed from literals only are converted once; the others per call
     dep = []
