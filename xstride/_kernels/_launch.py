@@ -209,7 +209,9 @@ class Launch:
         bound as the function's locals (a prepared call's repeat runs it; on the H200's
         host it saves about 1 us of the 8-12 us a small elementwise call costs).
         Specialized for two and three slots, the engine's calls with one or two
-        inputs; the fallback launch (no function handle) is :meth:`__call__` itself."""
+        inputs; the fallback launch (no function handle) is :meth:`__call__` itself.
+        The driver's ``launchKernel`` is looked up here, once: a wrapper put around it
+        later (a profiler's) sees the launches of :meth:`__call__`, not these."""
         if self.fptr is None:
             return self.__call__
         launch, lock, stream, slots = self.drv.launchKernel, self.lock, self.stream, self.slots
