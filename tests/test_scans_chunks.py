@@ -6,7 +6,6 @@ launches on the stand-in CuPy, and an NVRTC compile of what the executor asks fo
 
 from __future__ import annotations
 
-import ctypes
 import re
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import pytest
 
 from xstride._kernels import _reduce_common as rc
 from xstride._plans.reduction import plan_scan
+from tests.test_scans_columns import _host
 from xstride._plans.scan_chunks import (MAX_CHUNKS, MIN_CHUNK, MIN_LENGTH, TARGET_THREADS,
                                         column_chunks)
 from xstride.layout import Layout
@@ -125,27 +125,9 @@ def _instantiations():
 
 
 def test_every_instantiation_compiles_with_nvrtc():
-    nvrtc = pytest.importorskip("cuda.bindings.nvrtc")
-    include = Path(__file__).resolve().parents[1] / "xstride" / "_kernels" / "include"
-    exprs = _instantiations()
-    err, prog = nvrtc.nvrtcCreateProgram(_SRC.read_text().encode(), b"scans_chunks.cu", 0,
-                                         [], [])
-    assert err == nvrtc.nvrtcResult.NVRTC_SUCCESS
-    try:
-        for e in exprs:
-            (err,) = nvrtc.nvrtcAddNameExpression(prog, e.encode())
-            assert err == nvrtc.nvrtcResult.NVRTC_SUCCESS, e
-        opts = [b"-std=c++17", b"-arch=compute_90", b"-I" + str(include).encode()]
-        (err,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
-        _, size = nvrtc.nvrtcGetProgramLogSize(prog)
-        log = b" " * size
-        nvrtc.nvrtcGetProgramLog(prog, log)
-        assert err == nvrtc.nvrtcResult.NVRTC_SUCCESS, log.decode(errors="replace")
-        for e in exprs:
-            err, lowered = nvrtc.nvrtcGetLoweredName(prog, e.encode())
-            assert err == nvrtc.nvrtcResult.NVRTC_SUCCESS and lowered, e
-    finally:
-        nvrtc.nvrtcDestroyProgram(prog)
+    from tests.test_scans_columns import compile_instantiations
+
+    compile_instantiations(_SRC, _instantiations())
 
 
 # ----------------------------------------------------------------------------- host launch path
@@ -155,12 +137,6 @@ def test_every_instantiation_compiles_with_nvrtc():
 _CT = {v: k for k, v in rc.CTYPE.items()}
 _FOLD = re.compile(r"xs_chunks_fold<(\d), ([\w ]+), ([\w ]+), (\d+)>")
 _SCAN = re.compile(r"xs_chunks_scan<(\d), ([\w ]+), ([\w ]+), ([\w ]+), (\d+)>")
-
-
-def _host(ptr, count, dtype):
-    dtype = np.dtype(dtype)
-    return np.frombuffer((ctypes.c_char * (count * dtype.itemsize)).from_address(ptr), dtype)
-
 
 class _HostKernel:
     def __init__(self, expr, log, init):
@@ -234,21 +210,13 @@ def test_executor_launches_both_passes(fake_chunks, dtype, op, include_initial):
     import xstride as xp
     from tests.conftest import FakeCupyArray
 
+    from tests.test_scans_columns import scan_case
+
     cp, log, init = fake_chunks
     init[0] = int(include_initial)
-    rng = np.random.default_rng(5)
     length, ns = 1200, 700                      # column_chunks(700, 1200) == 18
-    if dtype == "bool":
-        host = rng.random((length, ns)) < 0.5
-    elif op == "prod":
-        host = (rng.integers(-1, 2, size=(length, ns)) | 1).astype(dtype)
-    else:
-        host = rng.integers(-100, 100, size=(length, ns)).astype(dtype)
+    host, want = scan_case((length, ns), dtype, op, include_initial)
     f = getattr(xp, "cumulative_" + op)
-    want = getattr(np, "cumsum" if op == "sum" else "cumprod")(
-        host, axis=0, dtype=np.int64 if host.dtype.kind in "bi" else None)
-    if include_initial:
-        want = np.concatenate([np.full((1, ns), 0 if op == "sum" else 1, want.dtype), want])
     for call in range(2):                  # the first call, then the prepared one
         got = f(FakeCupyArray(host), axis=0, include_initial=include_initial)
         assert got.shape == want.shape and got.dtype == want.dtype

@@ -296,12 +296,19 @@ def _instantiations():
 
 
 def test_every_instantiation_compiles_with_nvrtc():
-    nvrtc = pytest.importorskip("cuda.bindings.nvrtc")
-    include = Path(__file__).resolve().parents[1] / "xstride" / "_kernels" / "include"
     exprs = _instantiations()
     assert len(exprs) >= 20
-    src = _SRC.read_text().encode()
-    err, prog = nvrtc.nvrtcCreateProgram(src, b"scans_columns.cu", 0, [], [])
+    compile_instantiations(_SRC, exprs)
+
+
+def compile_instantiations(path: Path, exprs) -> None:
+    """NVRTC compiles the kernel source ``path`` with every name expression of
+    ``exprs`` (sm_90, the shipped include folder), and lowers each; skips the test
+    where ``cuda.bindings.nvrtc`` is not importable."""
+    nvrtc = pytest.importorskip("cuda.bindings.nvrtc")
+    include = Path(__file__).resolve().parents[1] / "xstride" / "_kernels" / "include"
+    src = path.read_text().encode()
+    err, prog = nvrtc.nvrtcCreateProgram(src, path.name.encode(), 0, [], [])
     assert err == nvrtc.nvrtcResult.NVRTC_SUCCESS
     try:
         for e in exprs:
@@ -400,6 +407,25 @@ def fake_scans(fake_cupy, monkeypatch):
     rc._sm_count.cache_clear()
 
 
+def scan_case(shape, dtype, op, include_initial):
+    """A host (n, k) input of small integers (odd ones for a product: no overflow, no
+    zero) and its NumPy scan over axis 0, with the identity row first when
+    ``include_initial``."""
+    rng = np.random.default_rng(5)
+    if dtype == "bool":
+        host = rng.random(shape) < 0.5
+    elif op == "prod":
+        host = (rng.integers(-1, 2, size=shape) | 1).astype(dtype)
+    else:
+        host = rng.integers(-100, 100, size=shape).astype(dtype)
+    want = getattr(np, "cumsum" if op == "sum" else "cumprod")(
+        host, axis=0, dtype=np.int64 if host.dtype.kind in "bi" else None)
+    if include_initial:
+        ident = np.full((1,) + shape[1:], 0 if op == "sum" else 1, want.dtype)
+        want = np.concatenate([ident, want])
+    return host, want
+
+
 @pytest.mark.parametrize("dtype,op", [("int64", "sum"), ("float32", "sum"), ("int8", "sum"),
                                       ("bool", "sum"), ("float64", "prod"), ("int32", "prod")])
 @pytest.mark.parametrize("include_initial", [False, True])
@@ -408,19 +434,9 @@ def test_executor_launches_both_passes(fake_scans, dtype, op, include_initial):
     from tests.conftest import FakeCupyArray
 
     cp, log = fake_scans
-    rng = np.random.default_rng(5)
     n, k = 9001, 5
-    if dtype == "bool":
-        host = rng.random((n, k)) < 0.5
-    elif op == "prod":
-        host = (rng.integers(-1, 2, size=(n, k)) | 1).astype(dtype)
-    else:
-        host = rng.integers(-100, 100, size=(n, k)).astype(dtype)
+    host, want = scan_case((n, k), dtype, op, include_initial)
     f = getattr(xp, "cumulative_" + op)
-    want = getattr(np, "cumsum" if op == "sum" else "cumprod")(
-        host, axis=0, dtype=np.int64 if host.dtype.kind in "bi" else None)
-    if include_initial:
-        want = np.concatenate([np.full((1, k), 0 if op == "sum" else 1, want.dtype), want])
     for call in range(2):                  # the first call, then the prepared one
         got = f(FakeCupyArray(host), axis=0, include_initial=include_initial)
         assert got.shape == want.shape and got.dtype == want.dtype

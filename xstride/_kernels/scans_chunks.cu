@@ -18,6 +18,18 @@
 // Each order is fixed by the shape and C: the results are deterministic run to run.
 #include <xstride/detail/scan_desc.cuh>
 
+// This thread's series s and the elements [k0, k1) of its chunk; false past the last
+// series.
+__device__ __forceinline__ bool xs_chunk_of_thread(long long nrows, long long len,
+                                                   long long chunk, long long& s,
+                                                   long long& k0, long long& k1)
+{
+    s = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    k0 = (long long)blockIdx.y * chunk;
+    k1 = len - k0 < chunk ? len : k0 + chunk;
+    return s < nrows;
+}
+
 template <int OP, typename Tin, typename Tacc, int NK>
 __global__ void __launch_bounds__(256) xs_chunks_fold(const Tin* __restrict__ x,
                                                        Tacc* __restrict__ partials,
@@ -26,10 +38,8 @@ __global__ void __launch_bounds__(256) xs_chunks_fold(const Tin* __restrict__ x,
 {
     typedef typename xs_scan_op<OP>::type Op;
     Op op;
-    const long long s = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (s >= nrows) return;
-    const long long k0 = (long long)blockIdx.y * chunk;
-    const long long k1 = len - k0 < chunk ? len : k0 + chunk;
+    long long s, k0, k1;
+    if (!xs_chunk_of_thread(nrows, len, chunk, s, k0, k1)) return;
     const Tin* p = x + xs_offset<NK>(s, d.kshape, d.kstride, d.nk);
     Tacc acc = Op::template identity<Tacc>();
 #pragma unroll 8
@@ -46,11 +56,9 @@ __global__ void __launch_bounds__(256) xs_chunks_scan(const Tin* __restrict__ x,
 {
     typedef typename xs_scan_op<OP>::type Op;
     Op op;
-    const long long s = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (s >= nrows) return;
+    long long s, k0, k1;
+    if (!xs_chunk_of_thread(nrows, len, chunk, s, k0, k1)) return;
     const long long c = blockIdx.y;
-    const long long k0 = c * chunk;
-    const long long k1 = len - k0 < chunk ? len : k0 + chunk;
     Tacc acc = Op::template identity<Tacc>();
     for (long long j = 0; j < c; ++j) acc = op(acc, partials[j * nrows + s]);
     const Tin* p = x + xs_offset<NK>(s, d.kshape, d.kstride, d.nk);
