@@ -512,6 +512,9 @@ def plan_scan(layout: Layout, axis: int, include_initial: bool, sm_count: int = 
     'tile'
     >>> plan_scan(Layout((1 << 20, 3), itemsize=4), 0, False).strategy
     'columns_split'
+    >>> p = plan_scan(Layout((4096, 24576), itemsize=4), 0, False)
+    >>> p.strategy, p.chunks, p.chunk_rows
+    ('columns_chunks', 6, 683)
     """
     shape, strides = layout.shape, layout.strides
     init = 1 if include_initial else 0
