@@ -76,6 +76,31 @@ def test_integer_sum_prod_equal_numpy(name, dtype, shape, axis):
 
 
 @pytest.mark.parametrize("shape, axis", SHAPES)
+@pytest.mark.parametrize("dtype", EXACT)
+@pytest.mark.parametrize("name", ["sum", "prod"])
+def test_narrow_integer_dtypes_wrap_as_numpy(name, dtype, shape, axis):
+    """``dtype=`` an integer type narrower than 64 bits: the result in that type, its
+    sums and products wrapped as NumPy's (the side-by-side walk folds twice, both
+    folds in that type)."""
+    x = _values(np.random.default_rng(4), shape, dtype)
+    for want_dt in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32):
+        if not np.can_cast(x.dtype, want_dt, "safe"):
+            continue
+        _same(getattr(xp, name)(x, axis=axis, dtype=want_dt),
+              getattr(np, name)(x, axis=axis, dtype=want_dt))
+
+
+def test_narrow_integer_dtypes_of_the_issue_report():
+    """Column sums of an (n, 2) array past the walk's size wrap in the asked type."""
+    ones = np.ones((10000, 2), dtype=bool)
+    _same(xp.sum(ones, axis=0, dtype=np.int8), np.sum(ones, axis=0, dtype=np.int8))
+    big = np.full((10000, 2), 2 ** 20, dtype=np.int32)
+    _same(xp.sum(big, axis=0, dtype=np.int32), np.sum(big, axis=0, dtype=np.int32))
+    threes = np.full((10000, 2), 3, dtype=np.int8)
+    _same(xp.prod(threes, axis=0, dtype=np.int8), np.prod(threes, axis=0, dtype=np.int8))
+
+
+@pytest.mark.parametrize("shape, axis", SHAPES)
 @pytest.mark.parametrize("name", ["all", "any"])
 def test_all_any_equal_numpy(name, shape, axis):
     rng = np.random.default_rng(5)

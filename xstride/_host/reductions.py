@@ -131,7 +131,8 @@ def walk_reduction(name: str, x: np.ndarray, axis: int, dtype=None):
         flat = x.reshape(k, row)
         kw = {} if name in ("min", "max", "all", "any") else {"dtype": res}
         part = uf.reduce(flat[:m * width].reshape(m, width * row), axis=0, **kw)
-        out = uf.reduce(part.reshape(width, row), axis=0)
+        # in the result dtype again: add/multiply.reduce would widen narrow integers
+        out = uf.reduce(part.reshape(width, row), axis=0, **kw)
         if k > m * width:
             uf(out, uf.reduce(flat[m * width:], axis=0, **kw), out=out)
         return out.reshape(x.shape[1:])
