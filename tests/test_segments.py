@@ -366,8 +366,13 @@ def test_mixed_backends_are_refused(fake_cupy):
 def test_dask_arrays_name_what_to_do():
     da = pytest.importorskip("dask.array")
     x = da.zeros(4, chunks=2)
+    keys = da.zeros(4, dtype=int, chunks=2)
+    # refused before any other check: a bad op, unsorted keys, a bad bin count
     for call in (lambda: segment_reduce(x, da.from_array(np.array([0, 4]))),
-                 lambda: run_length_encode(da.zeros(4, dtype=int, chunks=2)),
+                 lambda: segment_reduce(x, da.from_array(np.array([0, 4])), "bogus"),
+                 lambda: reduce_by_key(keys, x, op=7),
+                 lambda: run_length_encode(keys),
+                 lambda: bin_offsets(keys, -1),
                  lambda: compact(da.ones(4, dtype=bool, chunks=2), x)):
         with pytest.raises(NotImplementedError, match="not available on the dask backend; "
                                                       "compute the arrays first"):

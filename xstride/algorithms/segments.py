@@ -164,8 +164,8 @@ def segment_reduce(values, offsets, op="sum"):
     array([4.61168602e+18, 7.00000000e+00])
     """
     func = "segment_reduce"
-    op = _op(func, op)
     backend, ex = _executor(func, [("values", values), ("offsets", offsets)])
+    op = _op(func, op)
     vals = _values(func, "values", values, backend)
     offs = _integer_array(func, "offsets", offsets, backend)
     if offs.ndim != 1 or offs.shape[0] < 1:
@@ -230,8 +230,8 @@ def reduce_by_key(sorted_keys, values, op="sum"):
     (array([2, 5]), array([3., 4.]))
     """
     func = "reduce_by_key"
-    op = _op(func, op)
     backend, ex = _executor(func, [("sorted_keys", sorted_keys), ("values", values)])
+    op = _op(func, op)
     keys = _keys(func, "sorted_keys", sorted_keys, backend)
     vals = _values(func, "values", values, backend, keys.shape[0])
     first_bad, offsets, unique, longest = ex.runs(keys, True)
