@@ -72,6 +72,26 @@ def test_a_call_s_own_chunks_get_the_option_s_checks(call, cls, match):
         assert xp.ones((4, 4), chunks=[2, 4]).chunks == ((2, 2), (4,))   # lists as tuples
 
 
+@pytest.mark.parametrize("call", [
+    lambda: xp.zeros((55,)), lambda: xp.ones(55), lambda: xp.empty((4, 5, 6)),
+    lambda: xp.full((55,), 1.0), lambda: xp.arange(55), lambda: xp.arange(5, 60, 1),
+    lambda: xp.asarray(np.arange(55)), lambda: xp.asarray(np.ones((2, 2, 2))),
+    lambda: xp.rng.Philox(1).uniform((55,)), lambda: xp.rng.Philox(1).normal((2, 3, 4)),
+])
+def test_a_per_axis_option_on_an_array_of_another_rank_names_the_option(call):
+    """chunks=(13, 3) is per axis for (n, 3) arrays; an array of another rank says so,
+    naming the function and the option, instead of dask's 'Chunks do not add up'."""
+    with xp.use_backend("dask", chunks=(13, 3)):
+        with pytest.raises(ValueError, match=r"argument 'chunks' is the dask backend's "
+                                             r"option \(13, 3\): 2 entries, one per axis"):
+            call()
+        assert xp.zeros((55, 3)).chunks == ((13, 13, 13, 13, 3), (3,))   # its own rank
+        assert xp.rng.Philox(1).uniform((55, 3)).chunks[1] == (3,)
+        assert xp.zeros(55, chunks=11).chunks == ((11,) * 5,)           # the call's own
+    with xp.use_backend("dask", chunks=(50, 5)):   # block lengths of a 1-D array, summed
+        assert xp.arange(55).chunks == ((50, 5),) and xp.zeros(55).chunks == ((50, 5),)
+
+
 def test_unknown_chunk_lengths_give_the_compute_chunk_sizes_advice():
     """After boolean indexing dask does not know the chunk lengths: a philox counter and
     a scan say so and what to call (dask's own cumsum failed when computed); after

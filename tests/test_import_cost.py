@@ -61,8 +61,8 @@ def test_import_imports_no_executor_no_cli_no_toolkit():
              "    'xstride._kernels.', 'xstride._host.', 'xstride._chunked.', "
              "'xstride._cli', 'xstride.cuda', 'xstride.fusion', 'xstride.linalg', "
              "'xstride.fft')))))\n")
-    assert _lines(r) == [["xstride._chunked._config", "xstride._host._config",
-                          "xstride._kernels._headers"]]
+    assert _lines(r) == [["xstride._chunked._config", "xstride._chunked.chunks",
+                          "xstride._host._config", "xstride._kernels._headers"]]
 
 
 def test_xstride_own_functions_need_no_compat_namespace():

@@ -15,6 +15,7 @@ import sys
 from dataclasses import dataclass
 
 from .._chunked import _config as _chunked_config
+from .._chunked.chunks import fit_option
 from .._core.errors import backend_unavailable_error, type_error, value_error
 from ._base import Backend
 
@@ -218,6 +219,7 @@ class DaskBackend(Backend):
             host = np.asarray(host, dtype=dtype)
         elif dtype is not None:
             host = host.astype(dtype, copy=False)
+        fit_option("asarray", opts.chunks, host.shape)
         return self.on_chunks(da.from_array(host, chunks=opts.chunks, asarray=False), opts)
 
     def to_host(self, a):

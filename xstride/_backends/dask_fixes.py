@@ -19,11 +19,14 @@ Nothing here imports dask at import time.
 from __future__ import annotations
 
 import builtins
+import math
+import operator
 
 import numpy as np
 
 from .._core.errors import not_provided_error
 from .._chunked import _config as _chunked_config
+from .._chunked.chunks import fit_option
 from .dask import check_chunks
 from .dispatch import implementation, register
 from .registry import get, of_array
@@ -53,6 +56,26 @@ def _missing(qualname: str, instead: str):
     return impl
 
 
+def _creation_shape(name: str, args, kwargs):
+    """The shape a creation function's call asks for (``arange``: its length from
+    ``start``, ``stop``, ``step``), or None where the arguments do not say it plainly
+    (the function's own checks then answer)."""
+    try:
+        if name == "arange":
+            start = args[0] if args else kwargs["start"]
+            stop = args[1] if len(args) > 1 else kwargs.get("stop")
+            step = args[2] if len(args) > 2 else kwargs.get("step", 1)
+            if stop is None:
+                start, stop = 0, start
+            return (max(0, math.ceil((stop - start) / step)),)
+        shape = args[0] if args else kwargs["shape"]
+        if isinstance(shape, (list, tuple)):
+            return tuple(operator.index(n) for n in shape)
+        return (operator.index(shape),)
+    except (KeyError, TypeError, ValueError, ZeroDivisionError, OverflowError):
+        return None
+
+
 def _creation(name: str):
     be = get(_NAME)
 
@@ -62,6 +85,9 @@ def _creation(name: str):
             kwargs["chunks"] = check_chunks(name, kwargs["chunks"])
         else:
             kwargs["chunks"] = opts.chunks
+            shape = _creation_shape(name, args, kwargs)
+            if shape is not None:
+                fit_option(name, opts.chunks, shape)
         lib = getattr(be.namespace(), name)
         return be.on_chunks(lib(*args, **kwargs), opts)
 
@@ -112,10 +138,14 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, chunks=None):
     """
     be = get(_NAME)
     opts = be.options()
-    chunks = opts.chunks if chunks is None else check_chunks("eye", chunks)
+    n_cols = n_rows if n_cols is None else n_cols
+    if chunks is None:
+        chunks = opts.chunks
+        fit_option("eye", chunks, (n_rows, n_cols))
+    else:
+        chunks = check_chunks("eye", chunks)
     from dask.array.core import normalize_chunks
 
-    n_cols = n_rows if n_cols is None else n_cols
     dt = np.dtype(np.float64 if dtype is None else dtype)
     target = normalize_chunks(chunks, shape=(n_rows, n_cols), dtype=dt)
     lib = be.namespace()
@@ -154,6 +184,8 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, chunks=None):
         if src is not None:
             obj = src.to_host(obj)
         host = get("numpy").namespace().asarray(obj, dtype=dtype, copy=copy)
+    if chunks is None:
+        fit_option("asarray", opts.chunks, host.shape)
     out = da.from_array(host, chunks=opts.chunks if chunks is None
                         else check_chunks("asarray", chunks), asarray=False)
     return be.on_chunks(out, opts)

@@ -20,6 +20,7 @@ from array_api_compat import array_namespace
 
 from .._plans.philox import M32, mul_hi_lo
 from . import _config
+from .chunks import fit_option
 
 __all__ = ["uniform", "uniform2", "normal", "normal2", "pairs", "words", "integers"]
 
@@ -110,6 +111,7 @@ def stream_chunks(n: int, shape, dtype) -> tuple:
     opt = _config.default_chunks()
     if shape is not None and len(shape) == 0:
         return ((n,),)
+    fit_option("Philox", opt, (n,) if shape is None else shape)
     if shape is None or len(shape) == 1:
         return da.core.normalize_chunks(opt, (n,), dtype=dtype)
     rows = da.core.normalize_chunks(opt, tuple(shape), dtype=dtype)[0]
