@@ -408,3 +408,35 @@ def test_min_max_skip_empty_chunks():
     assert int(xp.min(x)) == 1 and int(xp.max(x)) == 9 and int(xp.sum(x)) == 18
     y = xp.reshape(x, (1, 4))
     np.testing.assert_array_equal(xp.to_numpy(xp.max(y, axis=1, keepdims=True)), [[9]])
+
+
+def test_linspace_takes_num_as_its_length_and_checks_it():
+    with xp.use_backend("dask", chunks=(2, 3)):      # block lengths of a 1-D array
+        a = xp.linspace(0, 1, 5)
+        assert a.chunks == ((2, 3),) and xp.to_numpy(a).tolist() == [0, 0.25, 0.5, 0.75, 1]
+    with xp.use_backend("dask", chunks=2):
+        with pytest.raises(ValueError, match="linspace: argument 'num' must be non-negative"):
+            xp.linspace(0, 1, -1)
+        for bad in (2.0, True, "3"):
+            with pytest.raises(TypeError, match="linspace: argument 'num'"):
+                xp.linspace(0, 1, bad)
+        assert xp.to_numpy(xp.linspace(0, 1, np.int64(3))).tolist() == [0, 0.5, 1]
+        assert xp.to_numpy(xp.linspace(0, 1, 0)).shape == (0,)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint32", "float32"])
+def test_products_keep_the_promoted_dtype(dtype):
+    """matmul, vecdot and tensordot of small integers: the promoted dtype, wrapped as
+    NumPy's arithmetic in it wraps (dask's come back as 64-bit integers)."""
+    a = np.full((3, 4), 100, dtype)
+    b = np.full((4, 2), 3, dtype)
+    v = np.full(4, 60, dtype)
+    with xp.use_backend("dask", chunks=2):
+        da_, db, dv = xp.asarray(a), xp.asarray(b), xp.asarray(v)
+        for got, want in ((xp.matmul(da_, db), np.matmul(a, b)),
+                          (xp.linalg.matmul(da_, db), np.matmul(a, b)),
+                          (xp.vecdot(dv, dv), xp.vecdot(v, v)),
+                          (xp.linalg.vecdot(da_, da_), xp.linalg.vecdot(a, a)),
+                          (xp.tensordot(da_, db, axes=1), np.tensordot(a, b, axes=1))):
+            got = xp.to_numpy(got)
+            assert got.dtype == np.dtype(dtype) and np.array_equal(got, want)

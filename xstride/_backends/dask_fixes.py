@@ -24,7 +24,7 @@ import operator
 
 import numpy as np
 
-from .._core.errors import not_provided_error
+from .._core.errors import not_provided_error, type_error, value_error
 from .._chunked import _config as _chunked_config
 from .._chunked.chunks import fit_option
 from .dask import check_chunks
@@ -61,6 +61,8 @@ def _creation_shape(name: str, args, kwargs):
     ``start``, ``stop``, ``step``), or None where the arguments do not say it plainly
     (the function's own checks then answer)."""
     try:
+        if name == "linspace":
+            return (operator.index(args[2] if len(args) > 2 else kwargs["num"]),)
         if name == "arange":
             start = args[0] if args else kwargs["start"]
             stop = args[1] if len(args) > 1 else kwargs.get("stop")
@@ -114,7 +116,13 @@ _chunked_linspace = _creation("linspace")
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, chunks=None):
     """``linspace`` of the standard on the dask backend: dask's, with the last element
     exactly ``stop`` when ``endpoint`` is true (dask's computes it as ``start + (num -
-    1) * step``, off by rounding; the standard and NumPy give ``stop``)."""
+    1) * step``, off by rounding; the standard and NumPy give ``stop``). ``num`` must be
+    a non-negative int (dask's took ``-1`` and ``2.0``)."""
+    if isinstance(num, bool) or not isinstance(num, (int, np.integer)):
+        raise type_error("linspace", "num", num, "a non-negative int")
+    if num < 0:
+        raise value_error("linspace", "num", f"must be non-negative; got {num}")
+    num = int(num)
     out = _chunked_linspace(start, stop, num, dtype=dtype, device=device,
                             endpoint=endpoint, chunks=chunks)
     if not endpoint or num < 2:

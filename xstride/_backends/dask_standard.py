@@ -40,7 +40,7 @@ from .._plans.reduction import normalize_axis
 from .dispatch import register
 from .registry import get
 
-__all__ = ["matmul", "tensordot", "repeat", "expand_dims", "searchsorted",
+__all__ = ["matmul", "tensordot", "vecdot", "repeat", "expand_dims", "searchsorted",
            "take_along_axis"]
 
 _NAME = "dask"
@@ -80,14 +80,25 @@ def matmul(x1, x2, /):
             np.broadcast_shapes(s1, s2)
         except ValueError:
             raise broadcast_error("matmul", (x1.shape, x2.shape)) from None
-    return _ns().matmul(x1, x2)
+    return _promoted(_ns().matmul(x1, x2), x1, x2)
+
+
+def _promoted(out, x1, x2):
+    """``out`` in the promoted dtype of ``x1`` and ``x2``: dask's products of small
+    integers come back as 64-bit ones. The cast gives the wrapped value NumPy's
+    arithmetic in the narrow type gives (the same value modulo 2**bits)."""
+    want = np.result_type(x1.dtype, x2.dtype)
+    return out if out.dtype == want else out.astype(want)
 
 
 def tensordot(x1, x2, /, *, axes=2):
     """``tensordot`` of the standard on dask arrays, in the promoted dtype of the two."""
-    out = _ns().tensordot(x1, x2, axes=axes)
-    want = np.result_type(x1.dtype, x2.dtype)
-    return out if out.dtype == want else out.astype(want)
+    return _promoted(_ns().tensordot(x1, x2, axes=axes), x1, x2)
+
+
+def vecdot(x1, x2, /, *, axis=-1):
+    """``vecdot`` of the standard on dask arrays, in the promoted dtype of the two."""
+    return _promoted(_ns().vecdot(x1, x2, axis=axis), x1, x2)
 
 
 def repeat(x, repeats, /, *, axis=None):
@@ -175,7 +186,8 @@ def take_along_axis(x, indices, /, *, axis=-1):
 
 
 for _q, _fn in (("take_along_axis", take_along_axis), ("matmul", matmul), ("linalg.matmul", matmul), ("tensordot", tensordot),
-                ("linalg.tensordot", tensordot), ("repeat", repeat),
+                ("linalg.tensordot", tensordot), ("vecdot", vecdot),
+                ("linalg.vecdot", vecdot), ("repeat", repeat),
                 ("expand_dims", expand_dims), ("searchsorted", searchsorted)):
     register(_q, _NAME)(_fn)
 del _q, _fn
