@@ -1,0 +1,45 @@
+"""The set functions on dask arrays (``_backends/dask_unique.py``): every NaN a value of
+its own, as the standard and the NumPy backend count them, for any chunking."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("dask.array")
+
+import xstride as xp  # noqa: E402
+
+CASES = [
+    [2.0, np.nan, 1.0, 2.0, np.nan], [np.nan] * 3, [1.0, 2.0], [[3.0, np.nan], [np.nan, 3.0]],
+    np.array([], np.float32), [1 + 1j, complex(np.nan, 0), 1 + 1j], [5, 3, 5], 7.0, np.nan,
+    np.arange(10.0)[::-1], [True, False, True],
+]
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+@pytest.mark.parametrize("chunks", [1, 2, -1])
+def test_set_functions_equal_the_numpy_backend(case, chunks):
+    host = np.asarray(CASES[case])
+    with xp.use_backend("dask", chunks=chunks):
+        x = xp.asarray(host)
+        values = xp.to_numpy(xp.unique_values(x))
+        counts = xp.unique_counts(x)
+        inverse = xp.unique_inverse(x)
+    want_c, want_i = xp.unique_counts(host), xp.unique_inverse(host)
+    np.testing.assert_array_equal(values, xp.unique_values(host))
+    np.testing.assert_array_equal(xp.to_numpy(counts.values), want_c.values)
+    np.testing.assert_array_equal(xp.to_numpy(counts.counts), want_c.counts)
+    np.testing.assert_array_equal(xp.to_numpy(inverse.values), want_i.values)
+    got_i = xp.to_numpy(inverse.inverse_indices)
+    assert got_i.shape == host.shape and got_i.dtype == np.int64
+    np.testing.assert_array_equal(got_i, want_i.inverse_indices)
+    assert counts._fields == ("values", "counts")
+    assert inverse._fields == ("values", "inverse_indices")
+
+
+def test_each_nan_counted_once_and_found_by_its_inverse():
+    with xp.use_backend("dask", chunks=2):
+        x = xp.asarray(np.array([2.0, np.nan, 1.0]))
+        assert xp.to_numpy(xp.unique_counts(x).counts).tolist() == [1, 1, 1]
+        assert xp.to_numpy(xp.unique_inverse(x).inverse_indices).tolist() == [1, 2, 0]
