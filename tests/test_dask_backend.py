@@ -440,3 +440,15 @@ def test_products_keep_the_promoted_dtype(dtype):
                           (xp.tensordot(da_, db, axes=1), np.tensordot(a, b, axes=1))):
             got = xp.to_numpy(got)
             assert got.dtype == np.dtype(dtype) and np.array_equal(got, want)
+
+
+def test_reshape_without_a_copy_and_window_lengths():
+    with xp.use_backend("dask", chunks=2):
+        x = xp.asarray(np.arange(24).reshape(2, 3, 4))
+        r = xp.reshape(x, (6, 4), copy=False)
+        assert r.shape == (6, 4) and xp.to_numpy(r).tolist() == np.arange(24).reshape(6, 4).tolist()
+        with pytest.raises(TypeError, match="fftfreq: argument 'n'"):
+            xp.fft.fftfreq(2.5)
+        with pytest.raises(ValueError, match="rfftfreq: argument 'n' must be positive"):
+            xp.fft.rfftfreq(-1)
+        np.testing.assert_array_equal(xp.to_numpy(xp.fft.fftfreq(4)), np.fft.fftfreq(4))

@@ -167,3 +167,45 @@ def test_linalg_fixes_logic_with_numpy_standing_in_for_cupy(monkeypatch):
     res = lf.eig(a)
     assert res.eigenvalues.dtype == np.complex64 and res._fields == ("eigenvalues", "eigenvectors")
     assert lf.eigvals(a.astype(np.float64)).dtype == np.complex128
+
+
+@pytest.mark.parametrize("name", ["fftfreq", "rfftfreq"])
+def test_window_lengths_are_checked(name):
+    """fftfreq/rfftfreq: ``n`` a positive int, named in the error (NumPy raised
+    ZeroDivisionError for 0)."""
+    f = getattr(xp.fft, name)
+    for bad, cls in ((0, ValueError), (-1, ValueError), (2.5, TypeError), (True, TypeError),
+                     ("4", TypeError)):
+        with pytest.raises(cls, match=f"{name}: argument 'n'"):
+            f(bad)
+    np.testing.assert_array_equal(f(np.int64(4), d=0.5), getattr(np.fft, name)(4, d=0.5))
+    assert f(3, dtype=xp.float32).dtype == np.float32
+
+
+def test_finfo_of_something_without_a_dtype_is_a_type_error():
+    for bad in (None, 1.0, object()):
+        with pytest.raises(TypeError, match="finfo: argument 'type'"):
+            xp.finfo(bad)
+    assert xp.finfo(np.ones(2)).eps == np.finfo(np.float64).eps
+
+
+def test_to_device_names_its_backend_argument():
+    with pytest.raises(ValueError, match="to_device: argument 'backend' names an unknown"):
+        xp.to_device(np.ones(3), backend="tpu")
+
+
+def test_matrix_rank_of_empty_matrices_is_zero():
+    got = xp.linalg.matrix_rank(np.zeros((2, 0, 3)))
+    assert got.dtype == np.int64 and got.tolist() == [0, 0]
+    one = xp.linalg.matrix_rank(np.zeros((4, 0)))
+    assert one == 0 and isinstance(one, np.integer)
+    assert xp.linalg.matrix_rank(np.eye(3)) == 3
+    np.testing.assert_array_equal(xp.linalg.matrix_rank(np.ones((2, 3, 3)), rtol=1e-3), [1, 1])
+
+
+def test_qr_names_an_unknown_mode():
+    for bad in ("r", "raw", None):
+        with pytest.raises(ValueError, match="qr: argument 'mode' must be 'reduced' or"):
+            xp.linalg.qr(np.eye(3), mode=bad)
+    q, r = xp.linalg.qr(np.ones((3, 2)), mode="complete")
+    assert q.shape == (3, 3) and r.shape == (3, 2)

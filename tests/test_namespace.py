@@ -91,7 +91,7 @@ def test_to_numpy_is_zero_copy_on_numpy():
 
 
 def test_to_device_bad_backend():
-    with pytest.raises(ValueError, match="to_device: argument 'name' names an unknown backend 'tpu'"):
+    with pytest.raises(ValueError, match="to_device: argument 'backend' names an unknown backend 'tpu'"):
         xp.to_device(np.zeros(1), "tpu")
 
 

@@ -145,7 +145,7 @@ def to_device(a, backend: str | None = None):
         except RuntimeError as exc:  # XSTRIDE_BACKEND named a backend that cannot load
             raise unavailable_error("to_device", exc) from None
     else:
-        target = _backend.normalize_name(backend, source="to_device")
+        target = _backend.normalize_name(backend, source="to_device", arg="backend")
     if target == "numpy":
         return _host(a, "to_device")
     src = of_array(a)

@@ -40,7 +40,7 @@ from .._plans.reduction import normalize_axis
 from .dispatch import register
 from .registry import get
 
-__all__ = ["matmul", "tensordot", "vecdot", "repeat", "expand_dims", "searchsorted",
+__all__ = ["matmul", "tensordot", "vecdot", "reshape", "repeat", "expand_dims", "searchsorted",
            "take_along_axis"]
 
 _NAME = "dask"
@@ -99,6 +99,14 @@ def tensordot(x1, x2, /, *, axes=2):
 def vecdot(x1, x2, /, *, axis=-1):
     """``vecdot`` of the standard on dask arrays, in the promoted dtype of the two."""
     return _promoted(_ns().vecdot(x1, x2, axis=axis), x1, x2)
+
+
+def reshape(x, /, shape, *, copy=None):
+    """``reshape`` of the standard on dask arrays. ``copy=False`` asks for no copy of
+    the data: a dask array holds none (its reshape is a step of the task graph), so it
+    is the reshape of ``copy=None`` (compat's set the result's ``shape``, which dask's
+    arrays refuse)."""
+    return _ns().reshape(x, shape, copy=None if copy is False else copy)
 
 
 def repeat(x, repeats, /, *, axis=None):
@@ -187,7 +195,7 @@ def take_along_axis(x, indices, /, *, axis=-1):
 
 for _q, _fn in (("take_along_axis", take_along_axis), ("matmul", matmul), ("linalg.matmul", matmul), ("tensordot", tensordot),
                 ("linalg.tensordot", tensordot), ("vecdot", vecdot),
-                ("linalg.vecdot", vecdot), ("repeat", repeat),
+                ("linalg.vecdot", vecdot), ("reshape", reshape), ("repeat", repeat),
                 ("expand_dims", expand_dims), ("searchsorted", searchsorted)):
     register(_q, _NAME)(_fn)
 del _q, _fn

@@ -19,7 +19,7 @@ import numpy as np
 from . import select as _backend
 from . import size_checks as _sizes
 from .dispatch import register
-from .._core.errors import value_error
+from .._core.errors import type_error, value_error
 from .._core.sizes import checked_size
 
 __all__ = ["finfo_object", "finfo", "floor_divide", "remainder", "asarray", "from_dlpack", "full",
@@ -57,6 +57,8 @@ class finfo_object:  # noqa: N801 - the standard's name for this type
 def finfo(type, /) -> finfo_object:
     """``finfo`` of the standard ("Data type functions"); see :class:`finfo_object`."""
     is_dtype = isinstance(type, (builtins.type, np.dtype, str))
+    if not is_dtype and not hasattr(type, "dtype"):
+        raise type_error("finfo", "type", type, "a floating-point dtype or array")
     dt = np.dtype(type if is_dtype else type.dtype)
     if dt.kind not in "fc":
         raise value_error("finfo", "type", f"is {dt}; expected a real or complex "
@@ -64,6 +66,23 @@ def finfo(type, /) -> finfo_object:
     f = np.finfo(dt)
     return finfo_object(int(f.bits), float(f.eps), float(f.max), float(f.min),
                         float(f.smallest_normal), f.dtype)
+
+
+def _freq(name: str, backend: str):
+    """``fft.<name>`` (``fftfreq``/``rfftfreq``) of ``backend``, with the window length
+    checked first: NumPy's raised ``ZeroDivisionError`` for ``n=0``, and dask's took
+    ``2.5`` and ``-1``."""
+
+    def impl(n, /, **kwargs):
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+            raise type_error(name, "n", n, "a positive int (the window length)")
+        if n < 1:
+            raise value_error(name, "n", f"must be positive (the window length); got {n}")
+        return getattr(_backend.namespace(backend).fft, name)(int(n), **kwargs)
+
+    impl.__name__ = impl.__qualname__ = name
+    impl.__doc__ = f"``fft.{name}`` of the standard; ``n`` a positive int."
+    return impl
 
 
 def floor_divide(x1, x2, /):
@@ -196,7 +215,9 @@ def full_like(x, /, fill_value, *, dtype=None, device=None, **kwargs):
 for _backend_name in _backend.BACKENDS:
     register("finfo", _backend_name)(finfo)
     register("floor_divide", _backend_name)(floor_divide)
-del _backend_name
+    for _freq_name in ("fftfreq", "rfftfreq"):
+        register(f"fft.{_freq_name}", _backend_name)(_freq(_freq_name, _backend_name))
+del _backend_name, _freq_name
 register("remainder", "cupy")(remainder)
 register("full", "cupy")(full)
 register("asarray", "cupy")(asarray)

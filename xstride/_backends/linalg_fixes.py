@@ -7,6 +7,11 @@
   dimensions broadcast against ``x1``'s, empty matrices included.
 
 Registered for CuPy only: NumPy (through array_api_compat) follows the standard here.
+
+On NumPy (and CuPy): ``matrix_rank`` of empty matrices is 0 (NumPy's reduced an empty
+array of singular values and raised), and ``qr`` names a ``mode`` other than
+``"reduced"`` and ``"complete"`` (compat's failed building its result from NumPy's
+``mode="r"`` output).
 """
 
 from __future__ import annotations
@@ -75,6 +80,29 @@ def solve(x1, x2, /):
     return res[..., 0] if vector else res
 
 
+def _matrix_rank_of(backend: str):
+    def matrix_rank(x, /, *, rtol=None):
+        """``matrix_rank`` of the standard; 0 for matrices with no rows or no columns."""
+        ns = _backend.namespace(backend)
+        if x.ndim >= 2 and (x.shape[-2] == 0 or x.shape[-1] == 0):
+            out = ns.zeros(x.shape[:-2], dtype=ns.int64)
+            return out[()] if x.ndim == 2 and backend == "numpy" else out
+        return ns.linalg.matrix_rank(x, rtol=rtol)
+    return matrix_rank
+
+
+def _qr_of(backend: str):
+    def qr(x, /, *, mode="reduced"):
+        """``qr`` of the standard; ``mode`` is ``"reduced"`` or ``"complete"``."""
+        if mode not in ("reduced", "complete"):
+            raise value_error("qr", "mode", f"must be 'reduced' or 'complete'; got {mode!r}")
+        return _backend.namespace(backend).linalg.qr(x, mode=mode)
+    return qr
+
+
 for _fn in (eig, eigvals, solve):
     register(f"linalg.{_fn.__name__}", "cupy")(_fn)
+for _name in ("numpy", "cupy"):
+    register("linalg.matrix_rank", _name)(_matrix_rank_of(_name))
+    register("linalg.qr", _name)(_qr_of(_name))
 del _fn
