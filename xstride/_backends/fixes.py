@@ -215,6 +215,9 @@ def full_like(x, /, fill_value, *, dtype=None, device=None, **kwargs):
 for _backend_name in _backend.BACKENDS:
     register("finfo", _backend_name)(finfo)
     register("floor_divide", _backend_name)(floor_divide)
+del _backend_name
+# NumPy and dask, where they were found and tested (CuPy's not yet run on a device)
+for _backend_name in ("numpy", "dask"):
     for _freq_name in ("fftfreq", "rfftfreq"):
         register(f"fft.{_freq_name}", _backend_name)(_freq(_freq_name, _backend_name))
 del _backend_name, _freq_name
