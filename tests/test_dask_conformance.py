@@ -422,3 +422,22 @@ def test_take_along_axis_refuses_other_shapes(i_shape, axis, match):
         x, idx = xp.ones((3, 4)), xp.zeros(i_shape, dtype=xp.int64)
     with pytest.raises(ValueError, match=rf"take_along_axis: {match}"):
         xp.take_along_axis(x, idx, axis=axis)
+
+
+@pytest.mark.parametrize("shape, blocks", [((4, 10), (4, 2)), ((4, 10), (2, 10)),
+                                           ((10, 4), (10, 2)), ((10, 4), (2, 4)),
+                                           ((40, 3), (8, 3)), ((3, 40), (3, 8))])
+@pytest.mark.parametrize("mode", ["reduced", "complete"])
+def test_qr_of_one_matrix_in_blocks_along_one_axis(shape, blocks, mode):
+    """Blocks dask's tall-and-skinny or short-and-fat QR does not take (a wide matrix
+    in column blocks narrower than it is tall, or in row blocks) are factored per
+    matrix; those it takes still go to it."""
+    a = np.random.default_rng(6).standard_normal(shape)
+    with xp.use_backend("dask"):
+        x = xp.asarray(a).rechunk(blocks)
+        q, r = xp.linalg.qr(x, mode=mode)
+        q, r = xp.to_numpy(q), xp.to_numpy(r)
+    Q, R = np.linalg.qr(a, mode=mode)
+    assert (q.shape, r.shape) == (Q.shape, R.shape)
+    np.testing.assert_allclose(q @ r, a, atol=1e-12)
+    np.testing.assert_allclose(q.T @ q, np.eye(q.shape[1]), atol=1e-12)

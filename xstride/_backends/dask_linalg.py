@@ -97,9 +97,20 @@ def _check(func: str, x, square: bool) -> None:
 
 
 def _tall_or_wide(x) -> bool:
-    """One 2-D matrix in several chunks along one axis only: dask's tall-and-skinny
-    (short-and-fat) QR applies."""
-    return x.ndim == 2 and x.numblocks != (1, 1) and 1 in x.numblocks
+    """One 2-D matrix in several chunks along one axis only, in blocks dask's
+    tall-and-skinny QR takes (one column of blocks, each with at least as many rows as
+    the matrix has columns) or its short-and-fat QR takes (one row of blocks, the first
+    at least as wide as the matrix is tall). Others (a (4, 10) matrix in (4, 2) blocks,
+    which dask refused, or in (2, 10) ones, which failed when computed) are gathered
+    per matrix."""
+    if x.ndim != 2 or x.numblocks == (1, 1):
+        return False
+    (rows, cols), (m, n) = x.chunks, x.shape
+    if len(cols) == 1:
+        return all(r >= n for r in rows)
+    if len(rows) == 1:
+        return cols[0] >= m
+    return False
 
 
 def _whole(x):
