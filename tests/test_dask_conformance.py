@@ -441,3 +441,17 @@ def test_qr_of_one_matrix_in_blocks_along_one_axis(shape, blocks, mode):
     assert (q.shape, r.shape) == (Q.shape, R.shape)
     np.testing.assert_allclose(q @ r, a, atol=1e-12)
     np.testing.assert_allclose(q.T @ q, np.eye(q.shape[1]), atol=1e-12)
+
+
+@pytest.mark.parametrize("shape, chunks", [((2, 3, 4), 2), ((5, 6), 2), ((5, 6), -1)])
+@pytest.mark.parametrize("ord", [2, -2, "nuc", "fro", 1, np.inf])
+def test_matrix_norm_of_stacks_and_blocked_matrices(shape, chunks, ord):
+    """The spectral and nuclear norms from svdvals (dask's refused stacks and matrices
+    chunked on both axes); the others dask's; keepdims both ways."""
+    a = np.random.default_rng(7).standard_normal(shape)
+    for keepdims in (False, True):
+        with xp.use_backend("dask", chunks=chunks):
+            got = xp.to_numpy(xp.linalg.matrix_norm(xp.asarray(a), ord=ord, keepdims=keepdims))
+        want = xp.linalg.matrix_norm(a, ord=ord, keepdims=keepdims)
+        assert got.shape == np.shape(want)
+        np.testing.assert_allclose(got, want, rtol=1e-12)

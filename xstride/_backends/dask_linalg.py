@@ -174,6 +174,26 @@ def svdvals(x, /):
     return _per_matrix("svdvals", x, (builtins.min(x.shape[-2:]),), _real_float(x.dtype))
 
 
+def matrix_norm(x, /, *, keepdims=False, ord="fro"):
+    """``linalg.matrix_norm`` of ``(..., M, N)``: the spectral norms (``ord`` 2 and -2)
+    and the nuclear norm (``"nuc"``) from :func:`svdvals` (dask's refused stacks and
+    matrices chunked on both axes), the others dask's.
+
+    Raises
+    ------
+    ValueError
+        ``x`` has fewer than two dimensions.
+    """
+    _check("matrix_norm", x, False)
+    ns = _ns()
+    pick = {2: ns.max, -2: ns.min, "nuc": ns.sum}.get(ord) if isinstance(ord, (int, float, str)) \
+        and not isinstance(ord, bool) else None
+    if pick is None:
+        return ns.linalg.matrix_norm(x, keepdims=keepdims, ord=ord)
+    out = pick(svdvals(x), axis=-1)
+    return ns.expand_dims(ns.expand_dims(out, axis=-1), axis=-1) if keepdims else out
+
+
 def matrix_rank(x, /, *, rtol=None):
     """``linalg.matrix_rank``: int64 ``(...)``, the singular values above ``rtol`` times
     the largest (``rtol`` a float or an array broadcasting to ``(...)``)."""
@@ -406,7 +426,7 @@ def cross(x1, x2, /, *, axis=-1):
     return ns.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=ax)
 
 
-for _fn in (svdvals, matrix_rank, cholesky, inv, det, slogdet, eigh, eigvalsh, eig, eigvals,
+for _fn in (svdvals, matrix_norm, matrix_rank, cholesky, inv, det, slogdet, eigh, eigvalsh, eig, eigvals,
             matrix_power, pinv, qr, svd, solve, cross):
     register(f"linalg.{_fn.__name__}", _NAME)(_fn)
 del _fn
