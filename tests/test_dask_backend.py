@@ -452,3 +452,26 @@ def test_reshape_without_a_copy_and_window_lengths():
         with pytest.raises(ValueError, match="rfftfreq: argument 'n' must be positive"):
             xp.fft.rfftfreq(-1)
         np.testing.assert_array_equal(xp.to_numpy(xp.fft.fftfreq(4)), np.fft.fftfreq(4))
+
+
+def test_axes_out_of_range_name_the_function():
+    with xp.use_backend("dask", chunks=2):
+        a = xp.asarray(np.arange(12.0).reshape(3, 4))
+        for call, name in ((lambda: xp.squeeze(a, axis=5), "squeeze"),
+                           (lambda: xp.roll(a, 1, axis=5), "roll"),
+                           (lambda: xp.roll(a, (1, 1), axis=(0, -3)), "roll"),
+                           (lambda: xp.vecdot(a, a, axis=5), "vecdot")):
+            with pytest.raises(ValueError, match=f"{name}: argument 'axis'"):
+                call()
+        want = np.roll(np.arange(12.0).reshape(3, 4), (1, 2), axis=(0, 0))   # axes repeat
+        assert np.array_equal(xp.to_numpy(xp.roll(a, (1, 2), axis=(0, 0))), want)
+        assert xp.squeeze(xp.asarray(np.ones((1, 3))), axis=0).shape == (3,)
+
+
+def test_asarray_of_a_dask_array_takes_the_call_s_chunks():
+    with xp.use_backend("dask", chunks=2):
+        a = xp.asarray(np.arange(8.0).reshape(2, 4))
+        assert xp.asarray(a, chunks=(1, 4)).chunks == ((1, 1), (4,))
+        assert xp.asarray(a).chunks == a.chunks
+        with pytest.raises(ValueError, match="asarray: argument 'chunks'"):
+            xp.asarray(a, chunks=0)

@@ -181,7 +181,8 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, chunks=None):
     """
     be = get(_NAME)
     if be.owns(obj):
-        return be.namespace().asarray(obj, dtype=dtype, device=device, copy=copy)
+        out = be.namespace().asarray(obj, dtype=dtype, device=device, copy=copy)
+        return out if chunks is None else out.rechunk(check_chunks("asarray", chunks))
     opts = be.options()
     da = be.load()
     src = be.of_array(obj)

@@ -30,6 +30,7 @@ Nothing here imports dask at import time.
 
 from __future__ import annotations
 
+import builtins
 import math
 
 import numpy as np
@@ -40,7 +41,7 @@ from .._plans.reduction import normalize_axis
 from .dispatch import register
 from .registry import get
 
-__all__ = ["matmul", "tensordot", "vecdot", "reshape", "repeat", "expand_dims", "searchsorted",
+__all__ = ["matmul", "tensordot", "vecdot", "squeeze", "roll", "reshape", "repeat", "expand_dims", "searchsorted",
            "take_along_axis"]
 
 _NAME = "dask"
@@ -97,8 +98,26 @@ def tensordot(x1, x2, /, *, axes=2):
 
 
 def vecdot(x1, x2, /, *, axis=-1):
-    """``vecdot`` of the standard on dask arrays, in the promoted dtype of the two."""
+    """``vecdot`` of the standard on dask arrays, in the promoted dtype of the two;
+    ``axis`` checked against the broadcast rank (dask's raised a bare ``IndexError``)."""
+    normalize_axis("vecdot", axis, builtins.max(x1.ndim, x2.ndim))
     return _promoted(_ns().vecdot(x1, x2, axis=axis), x1, x2)
+
+
+def squeeze(x, /, axis):
+    """``squeeze`` of the standard on dask arrays; ``axis`` checked first (dask's
+    raised a bare ``IndexError`` out of range)."""
+    normalize_axis("squeeze", axis, x.ndim)
+    return _ns().squeeze(x, axis=axis)
+
+
+def roll(x, /, shift, *, axis=None):
+    """``roll`` of the standard on dask arrays; each axis checked first (dask's raised
+    a bare ``IndexError`` out of range; an axis may repeat, as NumPy's)."""
+    if axis is not None:
+        for a in axis if isinstance(axis, (tuple, list)) else (axis,):
+            normalize_axis("roll", a, x.ndim)
+    return _ns().roll(x, shift, axis=axis)
 
 
 def reshape(x, /, shape, *, copy=None):
@@ -195,7 +214,8 @@ def take_along_axis(x, indices, /, *, axis=-1):
 
 for _q, _fn in (("take_along_axis", take_along_axis), ("matmul", matmul), ("linalg.matmul", matmul), ("tensordot", tensordot),
                 ("linalg.tensordot", tensordot), ("vecdot", vecdot),
-                ("linalg.vecdot", vecdot), ("reshape", reshape), ("repeat", repeat),
+                ("linalg.vecdot", vecdot), ("squeeze", squeeze), ("roll", roll),
+                ("reshape", reshape), ("repeat", repeat),
                 ("expand_dims", expand_dims), ("searchsorted", searchsorted)):
     register(_q, _NAME)(_fn)
 del _q, _fn
