@@ -475,3 +475,19 @@ def test_asarray_of_a_dask_array_takes_the_call_s_chunks():
         assert xp.asarray(a).chunks == a.chunks
         with pytest.raises(ValueError, match="asarray: argument 'chunks'"):
             xp.asarray(a, chunks=0)
+
+
+def test_take_repeat_roll_check_their_arguments():
+    with xp.use_backend("dask", chunks=2):
+        a = xp.asarray(np.arange(6).reshape(2, 3))
+        with pytest.raises(ValueError, match="take: argument 'axis' is required"):
+            xp.take(a, xp.asarray(np.array([0, 2])))
+        with pytest.raises(TypeError, match="take: argument 'indices'"):
+            xp.take(xp.asarray(np.arange(3)), xp.asarray(np.array([True, False, True])), axis=0)
+        with pytest.raises(TypeError, match="repeat: argument 'repeats'"):
+            xp.repeat(xp.asarray(np.arange(3)), 1.5)
+        with pytest.raises(TypeError, match="roll: argument 'shift'"):
+            xp.roll(xp.asarray(np.arange(3)), 1.5)
+        one = xp.take(xp.asarray(np.arange(5)), xp.asarray(np.array([4, 0])))   # 1-D, no axis
+        assert xp.to_numpy(one).tolist() == [4, 0]
+        assert xp.to_numpy(xp.take(a, xp.asarray(np.array([1])), axis=1)).tolist() == [[1], [4]]

@@ -209,3 +209,24 @@ def test_qr_names_an_unknown_mode():
             xp.linalg.qr(np.eye(3), mode=bad)
     q, r = xp.linalg.qr(np.ones((3, 2)), mode="complete")
     assert q.shape == (3, 3) and r.shape == (3, 2)
+
+
+def test_take_repeat_roll_refuse_what_the_standard_refuses():
+    """take: axis required past one dimension, integer indices; repeat: integer
+    repeats; roll: integer shifts (NumPy flattened, took a bool mask as 0/1 indices,
+    truncated 1.5)."""
+    a = np.arange(6).reshape(2, 3)
+    with pytest.raises(ValueError, match="take: argument 'axis' is required"):
+        xp.take(a, np.array([0, 2]))
+    with pytest.raises(TypeError, match="take: argument 'indices'"):
+        xp.take(np.arange(3), np.array([True, False, True]), axis=0)
+    for bad in (1.5, True):
+        with pytest.raises(TypeError, match="repeat: argument 'repeats'"):
+            xp.repeat(np.arange(3), bad)
+    for bad in (1.5, (1, 1.0)):
+        with pytest.raises(TypeError, match="roll: argument 'shift'"):
+            xp.roll(np.arange(3), bad, axis=0 if not isinstance(bad, tuple) else (0, 0))
+    assert xp.take(a, np.array([1]), axis=1).tolist() == [[1], [4]]
+    assert xp.take(np.arange(5), np.array([4, 0])).tolist() == [4, 0]
+    assert xp.repeat(np.arange(3), np.array([1, 0, 2])).tolist() == [0, 2, 2]
+    assert xp.roll(np.arange(4), np.int64(1)).tolist() == [3, 0, 1, 2]

@@ -38,10 +38,11 @@ import numpy as np
 from .._chunked import _config as _chunked_config
 from .._core.errors import broadcast_error, value_error
 from .._plans.reduction import normalize_axis
+from .arg_checks import check_repeats, check_shift, check_take
 from .dispatch import register
 from .registry import get
 
-__all__ = ["matmul", "tensordot", "vecdot", "squeeze", "roll", "reshape", "repeat", "expand_dims", "searchsorted",
+__all__ = ["matmul", "tensordot", "vecdot", "take", "squeeze", "roll", "reshape", "repeat", "expand_dims", "searchsorted",
            "take_along_axis"]
 
 _NAME = "dask"
@@ -104,6 +105,13 @@ def vecdot(x1, x2, /, *, axis=-1):
     return _promoted(_ns().vecdot(x1, x2, axis=axis), x1, x2)
 
 
+def take(x, indices, /, *, axis=None):
+    """``take`` of the standard on dask arrays, its arguments checked first; a 1-D
+    ``x`` without ``axis`` along its one axis (dask's wanted an int axis)."""
+    check_take(x, indices, axis)
+    return _ns().take(x, indices, axis=0 if axis is None else axis)
+
+
 def squeeze(x, /, axis):
     """``squeeze`` of the standard on dask arrays; ``axis`` checked first (dask's
     raised a bare ``IndexError`` out of range)."""
@@ -112,8 +120,9 @@ def squeeze(x, /, axis):
 
 
 def roll(x, /, shift, *, axis=None):
-    """``roll`` of the standard on dask arrays; each axis checked first (dask's raised
-    a bare ``IndexError`` out of range; an axis may repeat, as NumPy's)."""
+    """``roll`` of the standard on dask arrays; ``shift`` and each axis checked first
+    (dask's raised a bare ``IndexError`` out of range; an axis may repeat, as NumPy's)."""
+    check_shift(shift)
     if axis is not None:
         for a in axis if isinstance(axis, (tuple, list)) else (axis,):
             normalize_axis("roll", a, x.ndim)
@@ -130,7 +139,8 @@ def reshape(x, /, shape, *, copy=None):
 
 def repeat(x, repeats, /, *, axis=None):
     """``repeat`` of the standard on dask arrays; ``axis=None`` repeats the flattened
-    array (C order)."""
+    array (C order); ``repeats`` checked first."""
+    check_repeats(repeats)
     ns = _ns()
     if axis is None:
         return ns.repeat(ns.reshape(x, (-1,)), repeats, axis=0)
@@ -214,7 +224,7 @@ def take_along_axis(x, indices, /, *, axis=-1):
 
 for _q, _fn in (("take_along_axis", take_along_axis), ("matmul", matmul), ("linalg.matmul", matmul), ("tensordot", tensordot),
                 ("linalg.tensordot", tensordot), ("vecdot", vecdot),
-                ("linalg.vecdot", vecdot), ("squeeze", squeeze), ("roll", roll),
+                ("linalg.vecdot", vecdot), ("take", take), ("squeeze", squeeze), ("roll", roll),
                 ("reshape", reshape), ("repeat", repeat),
                 ("expand_dims", expand_dims), ("searchsorted", searchsorted)):
     register(_q, _NAME)(_fn)

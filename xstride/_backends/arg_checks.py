@@ -1,0 +1,74 @@
+"""Arguments the libraries take where the standard asks for an error: ``take`` of a
+multi-dimensional array without ``axis`` (NumPy flattened it), ``take`` with indices of
+a non-integer dtype (a bool mask became indices 0 and 1), ``repeat`` with a float
+``repeats`` and ``roll`` with a float ``shift`` (both truncated). The checks run before
+the backend's function, on the NumPy and dask backends ("Indexing Functions", "take":
+"if x has more than one dimension, providing an axis is required"; "repeat",
+"roll": integer counts).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._core.errors import type_error, value_error
+from . import select as _backend
+from .dispatch import register
+
+__all__ = ["check_take", "check_repeats", "check_shift"]
+
+
+def _integer_dtype(v) -> bool:
+    kind = getattr(getattr(v, "dtype", None), "kind", None)
+    return kind in ("i", "u")
+
+
+def check_take(x, indices, axis) -> None:
+    """``take``'s ``axis`` (required past one dimension) and ``indices`` (integers)."""
+    if axis is None and getattr(x, "ndim", 1) > 1:
+        raise value_error("take", "axis", f"is required for an array of {x.ndim} "
+                                          "dimensions (the standard does not flatten)")
+    if not _integer_dtype(indices):
+        raise type_error("take", "indices", indices, "an array of an integer dtype")
+
+
+def check_repeats(repeats) -> None:
+    """``repeat``'s ``repeats``: an int or an array of an integer dtype."""
+    if isinstance(repeats, bool) or not (isinstance(repeats, (int, np.integer))
+                                         or _integer_dtype(repeats)):
+        raise type_error("repeat", "repeats", repeats, "an int or an array of an integer "
+                                                       "dtype")
+
+
+def check_shift(shift) -> None:
+    """``roll``'s ``shift``: an int or a tuple of ints."""
+    for s in shift if isinstance(shift, (tuple, list)) else (shift,):
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
+            raise type_error("roll", "shift", shift, "an int or a tuple of ints")
+
+
+def _numpy(name):
+    return getattr(_backend.namespace("numpy"), name)
+
+
+def take(x, indices, /, *, axis=None):
+    """``take`` of the standard on NumPy arrays, its arguments checked first."""
+    check_take(x, indices, axis)
+    return _numpy("take")(x, indices, axis=axis)
+
+
+def repeat(x, repeats, /, *, axis=None):
+    """``repeat`` of the standard on NumPy arrays, ``repeats`` checked first."""
+    check_repeats(repeats)
+    return _numpy("repeat")(x, repeats, axis=axis)
+
+
+def roll(x, /, shift, *, axis=None):
+    """``roll`` of the standard on NumPy arrays, ``shift`` checked first."""
+    check_shift(shift)
+    return _numpy("roll")(x, shift, axis=axis)
+
+
+for _fn in (take, repeat, roll):
+    register(_fn.__name__, "numpy")(_fn)
+del _fn
