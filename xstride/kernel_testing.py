@@ -20,7 +20,7 @@ never imports pytest.
 
 Examples
 --------
->>> from xstride.kernel_testing import requires_warp_shuffle   # doctest: +SKIP
+>>> from xstride.kernel_testing import requires_warp_shuffle
 >>> @requires_warp_shuffle
 ... def test_block_sum(): ...
 """
