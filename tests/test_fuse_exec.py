@@ -128,3 +128,47 @@ def test_empty_arrays(engine):
     assert out.shape == (0, 3) and not engine.launches
     out = f(FakeCupyArray(np.ones((0, 3), np.float32)))      # prepared: no launch
     assert out.shape == (0, 3) and not engine.launches
+
+
+def test_key_function_gives_the_key_of_the_loop(engine):
+    """The key written out for one set of argument kinds equals the general key for
+    arguments of those kinds, and is the general key (or None) for any others."""
+    nd = FakeCupyArray
+    a, b = FakeCupyArray(np.ones((4, 3), np.float32)), FakeCupyArray(np.ones(3, np.int64))
+    owner = object()
+    cases = [(a, b, 0.5), (a,), (), (a, np.float64(2), True), (np.int8(3), a, 2, 1j)]
+    for args in cases:
+        kinds = tuple(fx._kind(v) for v in args)
+        key = fx._key_function(kinds)
+        assert key(owner, args, nd, 3) == fx._key(owner, args, nd, 3)
+        for other in cases:                       # other kinds: the general key
+            assert key(owner, other, nd, 3) == fx._key(owner, other, nd, 3)
+        assert fx._key_function(kinds) is key     # generated once per kinds
+    # an argument that is no array or scalar: no key, as the general key
+    assert fx._key_function(("a", float))(owner, (a, "s"), nd, 0) is None
+    assert fx._key_function(("a",))(owner, (a[None],), FakeCupyArray, 0) == \
+        fx._key(owner, (a[None],), FakeCupyArray, 0)
+
+
+def test_prepared_repeat_rounds_python_floats_as_numpy(engine):
+    """A Python float for a float32 or float64 scalar reaches the kernel as its NumPy
+    scalar of that dtype would: rounded once, overflow to inf; an int still through
+    the NumPy scalar (range checked)."""
+    f = xp.fuse(lambda x, s: x * s)
+    for dt in (np.float32, np.float64):
+        x = FakeCupyArray(np.ones(10, dt))
+        f(x, 0.5)
+        for s in (0.1, 1 / 3, 1e300, -1e-50, 7e-46, float("inf")):
+            with np.errstate(over="ignore"):
+                f(x, s)
+                want = np.asarray(s, dtype=dt)[()]
+            _, scalars = launched(engine, 2)
+            assert np.asarray(scalars[0]).tobytes() == want.tobytes()
+    xi = FakeCupyArray(np.ones(10, np.int8))
+    f(xi, 3)
+    f(xi, 5)
+    _, scalars = launched(engine, 2)
+    assert type(scalars[0]) is np.int8 and scalars[0] == 5
+    with pytest.raises(OverflowError):          # __call__ then takes the checked path
+        fx.repeat(f, (xi, 1000))
+    assert len(fx.PREPARED) == 3

@@ -145,10 +145,10 @@ def test_double_slots_pass_the_bits_of_each_value(fake_cupy):
     assert args[0].tobytes() == pystruct.pack("<d", 1e300)
 
 
-@pytest.mark.parametrize("nslots", [1, 2, 3, 4])
+@pytest.mark.parametrize("nslots", [0, 1, 2, 3, 4, 7])
 def test_bound_call_launches_what_the_call_launches(fake_cupy, nslots):
     """Launch.bind(): the same driver call and parameter bytes as Launch.__call__, for
-    the two- and three-slot forms and the general one, on the current stream."""
+    each slot count (one generated function per count), on the current stream."""
     fake_cupy.cuda.driver.sizes = [8] * nslots + [8]
     launch = Launch(_Kernel(), (5, 2), (128,), [slot64() for _ in range(nslots)] + [i64(-9)],
                     shared_mem=256)

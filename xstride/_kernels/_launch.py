@@ -206,41 +206,44 @@ class Launch:
     def bind(self):
         """The call of this launch as a plain function of its slot values, ``go(*values)``
         on the current stream: what ``launch(*values)`` does, with the launch's facts
-        bound as the function's locals (a prepared call's repeat runs it; on the H200's
-        host it saves about 1 us of the 8-12 us a small elementwise call costs).
-        Specialized for two and three slots, the engine's calls with one or two
-        inputs; the fallback launch (no function handle) is :meth:`__call__` itself.
+        bound as the function's locals and one statement per slot (no loop; a
+        prepared call's repeat runs it: on the H200's host it saves about 1 us of the
+        8-12 us a small elementwise call costs, and about 2 us of a fused call's seven
+        slots). The fallback launch (no function handle) is :meth:`__call__` itself.
         The driver's ``launchKernel`` is looked up here, once: a wrapper put around it
         later (a profiler's) sees the launches of :meth:`__call__`, not these."""
         if self.fptr is None:
             return self.__call__
-        launch, lock, stream, slots = self.drv.launchKernel, self.lock, self.stream, self.slots
-        fptr, pp, smem = self.fptr, self.pp, self.smem
         (g0, g1, g2), (b0, b1, b2) = self.grid, self.block
-        if len(slots) == 2:
-            s0, s1 = slots
-
-            def go(v0, v1):
-                with lock:
-                    s0.value = v0
-                    s1.value = v1
-                    launch(fptr, g0, g1, g2, b0, b1, b2, smem, stream().ptr, pp, 0)
-        elif len(slots) == 3:
-            s0, s1, s2 = slots
-
-            def go(v0, v1, v2):
-                with lock:
-                    s0.value = v0
-                    s1.value = v1
-                    s2.value = v2
-                    launch(fptr, g0, g1, g2, b0, b1, b2, smem, stream().ptr, pp, 0)
-        else:
-            def go(*values):
-                with lock:
-                    for obj, v in zip(slots, values):
-                        obj.value = v
-                    launch(fptr, g0, g1, g2, b0, b1, b2, smem, stream().ptr, pp, 0)
+        go = _bound_maker(len(self.slots))(
+            self.lock, self.drv.launchKernel, self.stream, self.fptr, g0, g1, g2, b0, b1,
+            b2, self.smem, self.pp, *self.slots)
         # ``pp`` is the address of this launch's parameter array: the function keeps the
         # launch (and so the array and the values it points to) alive
         go.launch = self
         return go
+
+
+_BOUND_MAKERS: dict = {}
+
+
+def _bound_maker(nslots: int):
+    """``make(lock, launch, stream, fptr, g0, g1, g2, b0, b1, b2, smem, pp, s0, ...)``,
+    which returns ``go(v0, ..., v<nslots-1>)``: under ``lock``, ``s<i>.value = v<i>``
+    for each slot, then the driver's launch on the current stream. Generated once per
+    slot count (as :func:`collections.namedtuple` generates its class): a loop over
+    the slots cost about 0.25 us a slot on the H200's host."""
+    make = _BOUND_MAKERS.get(nslots)
+    if make is None:
+        slots = "".join(f", s{i}" for i in range(nslots))
+        values = ", ".join(f"v{i}" for i in range(nslots))
+        sets = "".join(f"            s{i}.value = v{i}\n" for i in range(nslots))
+        src = (f"def make(lock, launch, stream, fptr, g0, g1, g2, b0, b1, b2, smem, pp{slots}):\n"
+               f"    def go({values}):\n"
+               f"        with lock:\n{sets}"
+               f"            launch(fptr, g0, g1, g2, b0, b1, b2, smem, stream().ptr, pp, 0)\n"
+               f"    return go\n")
+        space: dict = {}
+        exec(compile(src, f"<xstride bound launch, {nslots} slots>", "exec"), space)
+        make = _BOUND_MAKERS[nslots] = space["make"]
+    return make

@@ -44,6 +44,7 @@ _bodies = Bounded(1024)
 def clear() -> None:
     """Empty the prepared calls and the bodies (the engine's caches are its own)."""
     PREPARED.clear()
+    _KEYERS.clear()
     _bodies.clear()
     _fr.clear()
 
@@ -183,27 +184,33 @@ class _Call:
 
     def run(self, args):
         empty, ashape, perm = self.empty, self.ashape, self.perm
-        outs = []
+        outs, vals = [], []
         for dt, al in zip(self.dtypes, self.aligns):
             o = empty(ashape, dt)
             if perm is not None:
                 o = o.transpose(perm)
-            if o.data.ptr & 15 != al:
+            p = o.data.ptr
+            if p & 15 != al:
                 return None
             outs.append(o)
+            vals.append(p)
         if self.launch is not None:
-            ptrs = [o.data.ptr for o in outs]
-            ptrs += [args[i].data.ptr + off for i, off in self.offs]
+            for i, off in self.offs:
+                vals.append(args[i].data.ptr + off)
             if self.dynamic:
-                vals = list(self.fixed)
+                fixed = list(self.fixed)
                 g = self.graph
                 hv = host_values(g, args) if g.host else None
-                for pos, src, tp in self.dynamic:   # tp: the NumPy scalar type
-                    vals[pos] = tp(hv[src[1]] if src[0] == "host" else args[src[1]])
-                ptrs += vals
+                for pos, src, tp, raw in self.dynamic:   # tp: the NumPy scalar type
+                    v = hv[src[1]] if src[0] == "host" else args[src[1]]
+                    # a Python float goes to a float or double slot as it is: the slot
+                    # rounds it as tp(v) would (one IEEE conversion), without the
+                    # NumPy scalar (0.7 us)
+                    fixed[pos] = v if raw and type(v) is float else tp(v)
+                vals += fixed
             elif self.fixed:
-                ptrs += self.fixed
-            self.launch(*ptrs)
+                vals += self.fixed
+            self.launch(*vals)
         return outs[0] if self.single else tuple(outs)
 
 
@@ -237,11 +244,13 @@ def _remember(owner, graph, args, entry, outs, alloc, offs, multi, cupy):
             fixed.append(None)
             # the scalar type converts as np.asarray(v, dtype) does (OverflowError for
             # an int out of range, NumPy 2), and faster
-            dynamic.append((pos, n.source, np.dtype(n.dtype).type))
+            dt = np.dtype(n.dtype)
+            dynamic.append((pos, n.source, dt.type, dt.kind == "f"))
     c.fixed, c.dynamic = tuple(fixed), tuple(dynamic)
     if GATE.nd is None:
         GATE.open(cupy)
     PREPARED.put(key, c.run)
+    _KEYERS.put(owner, _key_function(tuple(_kind(v) for v in args)))
 
 
 def _key(owner, args, nd, dev):
@@ -259,12 +268,60 @@ def _key(owner, args, nd, dev):
     return tuple(key)
 
 
+def _kind(v):
+    """What :func:`_key` keys of an argument: "a" (an array), its type (a Python
+    scalar), ("n", its type) (a NumPy scalar)."""
+    t = type(v)
+    if t in PY_SCALARS:
+        return t
+    if isinstance(v, np.generic):
+        return ("n", t)
+    return "a"
+
+
+#: owner -> the key function of the argument kinds of its last prepared call
+_KEYERS = Bounded(1024)
+_KEY_FUNCTIONS: dict = {}
+
+
+def _key_function(kinds: tuple):
+    """``key(owner, args, nd, dev)``: :func:`_key`, written out for arguments of
+    ``kinds`` (see :func:`_kind`) as one tuple expression, without its list and loop;
+    arguments of other kinds get :func:`_key` itself. Generated once per kinds (as
+    :func:`collections.namedtuple` generates its class)."""
+    fn = _KEY_FUNCTIONS.get(kinds)
+    if fn is not None:
+        return fn
+    names = [f"a{i}" for i in range(len(kinds))]
+    tests, parts, space = [], [], {"_key": _key, "ex": _ex}
+    for i, (a, k) in enumerate(zip(names, kinds)):
+        if k == "a":
+            tests.append(f"type({a}) is nd")
+            parts.append(f"{a}.dtype, {a}.shape, {a}.strides, {a}.data.ptr & 15")
+        else:
+            t = k[1] if isinstance(k, tuple) else k
+            space[f"t{i}"] = t
+            tests.append(f"type({a}) is t{i}")
+            parts.append(f"{a}.dtype" if isinstance(k, tuple) else f"t{i}")
+    unpack = (", ".join(names) + ("," if len(names) == 1 else "")) if names else "_"
+    src = (f"def key(owner, args, nd, dev):\n"
+           f"    if len(args) == {len(kinds)}:\n"
+           + (f"        {unpack} = args\n" if names else "")
+           + f"        if {' and '.join(tests) if tests else 'True'}:\n"
+           f"            return (owner, ex._MAX_GRID_YZ, dev{''.join(', ' + p for p in parts)})\n"
+           f"    return _key(owner, args, nd, dev)\n")
+    exec(compile(src, f"<xstride fused key {kinds!r}>", "exec"), space)
+    fn = _KEY_FUNCTIONS[kinds] = space["key"]
+    return fn
+
+
 def repeat(owner, args):
     """The result of the call of the fused function ``owner`` prepared before with the
     same argument facts (see :func:`run`), else None."""
     if not _ex.CACHE:
         return None
-    key = _key(owner, args, GATE.nd, GATE.getdev())
+    keyer = _KEYERS.get(owner)
+    key = (keyer or _key)(owner, args, GATE.nd, GATE.getdev())
     if key is None:
         return None
     run_ = PREPARED.get(key)
