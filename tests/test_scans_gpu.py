@@ -514,6 +514,17 @@ def test_short_row_scan_tile_gives_the_bits_of_columns(cp, dtype, k):
             b = getattr(xp, f)(gapped, axis=1, include_initial=init)
             assert a.dtype == b.dtype and a.shape == b.shape
             assert cp.asnumpy(a).tobytes() == cp.asnumpy(b).tobytes(), (f, init)
+    # a tile staged past the threads' register loads (NV = 1: the loop after them)
+    from xstride._kernels import scans as ks
+
+    want_bits = cp.asnumpy(xp.cumulative_sum(dense, axis=1)).tobytes()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ks, "scan_tile_loads", lambda *a: 1)
+        ks._RECIPES.clear()
+        ks._PREPARED.clear()
+        assert cp.asnumpy(xp.cumulative_sum(dense, axis=1)).tobytes() == want_bits
+    ks._RECIPES.clear()
+    ks._PREPARED.clear()
     cube = dense[:40_000].reshape(200, 200, k)
     got = cp.asnumpy(xp.cumulative_sum(cube, axis=2, include_initial=True))
     want = cnp.cumulative_sum(cp.asnumpy(cube), axis=2, include_initial=True)

@@ -18,7 +18,7 @@ from .._plans.reduction import (SHORT_VECTOR_ROW_BYTES, TILE_BYTES, ReductionPla
 
 __all__ = ["TILE", "CAPS", "pack_params", "TiledGeometry", "tiled_geometry",
            "BLOCK_THREADS", "OUTER_ROWS", "SHORT_MAX_BLOCKS", "INTERLEAVE_MIN_ROUNDS", "ReductionGeometry",
-           "reduction_geometry", "scan_tile_rows", "ColsplitGeometry",
+           "reduction_geometry", "scan_tile_rows", "scan_tile_loads", "ColsplitGeometry",
            "colsplit_geometry", "colsplit_pad", "ROW_TILE_MIN", "row_tiles_fit"]
 
 # ----------------------------------------------------------------------------- elementwise
@@ -327,6 +327,13 @@ def scan_tile_rows(length: int, init: int, in_size: int, out_size: int,
         raise error(ValueError, "scan_tile_rows",
                     f"a row of {length} elements does not fit {tile_bytes} bytes")
     return lo, fits(lo)[1]
+
+
+def scan_tile_loads(tile_bytes: int, in_size: int, out_size: int, threads: int = 256) -> int:
+    """Loads NV each of ``threads`` threads makes of one tile of the short-row scan
+    (``xs_scan_tile``): enough for the largest input span :func:`scan_tile_rows` can
+    give, since input and outputs (at least as many) share ``tile_bytes``."""
+    return max(1, -(-(tile_bytes // (in_size + out_size)) // threads))
 
 
 #: Chunks per SM of the "columns_split" scan: one wave of its scan launch, whose

@@ -38,10 +38,13 @@ __all__ = [
 #: kernel takes any size that holds one row) and the most rows it stages (0: as many
 #: as fit): ``(2, 8, 32768, 0)`` led the H200 sweep (benchmarks/short_rows.py,
 #: 2026-12-01) at 0.80-0.86 of copy for rows of 8-20 float32 bytes, 0.92 at 64.
-#: Scans: ``scan_rows`` (MINB of the row scan); ``scan_tile`` (loads in flight, bytes
-#: staged) of the short-row scan (``scans_short.cu``): on the H200 ``(4, 16384)`` ran
-#: ``cumulative_sum(x, axis=1)`` of (n, 3), (n, 8), (n, 16) float32 1.10-1.11x as
-#: fast as ``(8, 32768)`` (more blocks resident, each staging less); ``colsplit`` (MINB
+#: Scans: ``scan_rows`` (MINB of the row scan); ``scan_tile`` (bytes a block of the
+#: short-row scan stages, ``scans_short.cu``; its threads hold the next tile's loads
+#: in registers: on the H200, 2026-12-02, 32768 ran ``cumulative_sum(x, axis=1)`` of
+#: (n, 3), (n, 8), (n, 16), (n, 32) float32 and (n, 3) int8 at 0.76, 0.87, 0.88, 0.81,
+#: 0.85 of copy, 16384 at 0.77, 0.86, 0.87, 0.76, 0.77, 8192 at 0.65-0.72; the kernel
+#: before, which loaded a tile after storing the last, 0.68, 0.76, 0.79 at 16384);
+#: ``colsplit`` (MINB
 #: of the ``"columns_split"`` scan launch, and its chunks per SM: 4 led 2, 3, 5, 6, 8
 #: on (n, 3), (n, 8), (n, 16) float32); ``var_rows`` (MINB of ``xs_var_rows`` for rows
 #: of at most 4 elements, and for longer ones: on the H200 6 led 1, 4, 8 by 13-15% on
@@ -68,7 +71,7 @@ TUNING = {
     "interleave": (4, 8),
     "lanes": (8, 2),
     "scan_rows": 4,
-    "scan_tile": (4, 16384),
+    "scan_tile": 32768,
     "colsplit": 4,
     "var_rows": (6, 4),
     "lookback_items": 32,

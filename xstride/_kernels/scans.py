@@ -24,7 +24,8 @@ from .._plans.reduction import plan_scan
 from ..layout import Layout
 from . import _reduce_common as rc
 from ._cupy import cupy as _cupy
-from ._geometry import SHORT_MAX_BLOCKS, colsplit_geometry, scan_tile_rows
+from ._geometry import (SHORT_MAX_BLOCKS, colsplit_geometry, scan_tile_loads,
+                        scan_tile_rows)
 from ._lru import Bounded
 from ._prepared import GATE, Store, args_ok
 from ._launch import Launch, i64, slot32, slot64, struct
@@ -233,11 +234,12 @@ def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Rec
                     np.int64(rec.groups_per_row))
         rec.smem = threads // 32 * _segment_bytes(items, np.dtype(x.dtype), out_dt)
     elif plan.strategy == "tile":
-        batch, tile_bytes = rc.TUNING["scan_tile"]
+        tile_bytes = rc.TUNING["scan_tile"]
         rows, out_offset = scan_tile_rows(plan.length, int(plan.include_initial),
                                           np.dtype(x.dtype).itemsize, out_dt.itemsize,
                                           tile_bytes)
-        expr = (f"xs_scan_tile<{_OPS[op]}, {tin}, {tacc}, {tout}, {cap}, {batch}, "
+        nv = scan_tile_loads(tile_bytes, np.dtype(x.dtype).itemsize, out_dt.itemsize)
+        expr = (f"xs_scan_tile<{_OPS[op]}, {tin}, {tacc}, {tout}, {cap}, {nv}, "
                 f"{tile_bytes}>")
         rec.grid = (min(-(-plan.nrows // rows), SHORT_MAX_BLOCKS),)
         rec.tail = (np.int64(plan.nrows), np.int64(plan.length), np.int64(rows),
