@@ -539,3 +539,29 @@ def test_split_axes_thresholds_and_signs():
     assert split_axes(shape, neg, (0, 2)) == ((0,), (2,))
     fortran = tuple(reversed(_c_strides(tuple(reversed(shape)))))
     assert split_axes(shape, fortran, (0, 2)) == ((2,), (0,))
+
+
+def test_columns_vector_takes_rows_side_by_side_only():
+    """The "columns" scan moves V rows per 16-byte access only where the rows are
+    adjacent in input and output and every step is whole vectors of one size."""
+    from xstride._kernels._geometry import columns_vector
+    from xstride._plans.reduction import plan_scan
+    from xstride.layout import Layout
+
+    def v(x, ax, out_size=None):
+        p = plan_scan(Layout.from_array(x), ax, False)
+        assert p.strategy == "columns"
+        return columns_vector(p, x.itemsize, out_size or x.itemsize)
+
+    n = 1 << 12
+    assert v(np.zeros((3, n), np.float32).T, 1) == 4
+    assert v(np.zeros((5, n), np.float64).T, 1) == 2
+    assert v(np.zeros((5, n), np.int64).T, 1) == 2
+    assert v(np.zeros((3, n), np.float32).T, 1, out_size=8) == 1     # int32 -> int64 sums
+    assert v(np.zeros((3, n), np.int8).T, 1) == 1
+    assert v(np.zeros((3, n + 2), np.float32)[:, 1:-1].T, 1) == 1    # a step not whole vectors
+    assert v(np.zeros((3, n + 2), np.float32)[:, :-2].T, 1) == 1
+    assert v(np.zeros((3, n + 1), np.float32)[:, :-1].T, 1) == 1
+    assert v(np.zeros((3, n + 4), np.float32)[:, 1:-3].T, 1) == 4    # alignment: the kernel's
+    assert v(np.zeros((3, n - 2), np.float32).T, 1) == 1             # rows not whole vectors
+    assert v(np.zeros((n, 6), np.float32)[:, ::2], 1) == 1           # rows not side by side

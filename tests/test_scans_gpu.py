@@ -535,3 +535,46 @@ def test_short_row_scan_tile_gives_the_bits_of_columns(cp, dtype, k):
         assert np.all(got[..., 0] == 0)
     else:
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_columns_scan_of_rows_side_by_side_takes_vectors_with_the_same_bits(cp, dtype):
+    """"columns" of rows adjacent in memory ((k, n) used as .T, scanned over k): V rows
+    per 16-byte access give the bits of one row per thread, for an aligned input, a
+    misaligned one (the kernel's own fallback), include_initial and prod; against
+    NumPy for the values."""
+    from xstride._kernels import _geometry, scans as ks
+    from xstride._plans.reduction import plan_scan
+    from xstride.layout import Layout
+
+    rng = np.random.default_rng(7)
+    dt = np.dtype(dtype)
+    n = 40_000
+    base = (rng.standard_normal((5, n + 4)) * 3).astype(dt) if dt.kind == "f" else \
+        rng.integers(-4, 5, size=(5, n + 4)).astype(dt)
+    dev = cp.asarray(base)
+    views = {"aligned": dev[:, :n].T, "misaligned": dev[:, 1:n + 1].T,
+             "k=1": dev[:1, :n].T}
+    for name, x in views.items():
+        p = plan_scan(Layout.from_array(x), 1, False)
+        assert p.strategy == "columns", name
+        assert _geometry.columns_vector(p, dt.itemsize, dt.itemsize) == 16 // dt.itemsize
+        for f in ("cumulative_sum", "cumulative_prod"):
+            for init in (False, True):
+                ks._RECIPES.clear()
+                ks._PREPARED.clear()
+                got = getattr(xp, f)(x, axis=1, include_initial=init)
+                with pytest.MonkeyPatch.context() as mp:
+                    mp.setattr(ks, "columns_vector", lambda *a: 1)
+                    ks._RECIPES.clear()
+                    ks._PREPARED.clear()
+                    one = getattr(xp, f)(x, axis=1, include_initial=init)
+                assert got.dtype == one.dtype and got.shape == one.shape
+                assert cp.asnumpy(got).tobytes() == cp.asnumpy(one).tobytes(), (name, f, init)
+                want = getattr(cnp, f)(cp.asnumpy(x), axis=1, include_initial=init)
+                if dt.kind == "f":
+                    np.testing.assert_allclose(cp.asnumpy(got), want, rtol=1e-5, atol=1e-5)
+                else:
+                    np.testing.assert_array_equal(cp.asnumpy(got), want)
+    ks._RECIPES.clear()
+    ks._PREPARED.clear()

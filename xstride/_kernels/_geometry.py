@@ -18,7 +18,7 @@ from .._plans.reduction import (SHORT_VECTOR_ROW_BYTES, TILE_BYTES, ReductionPla
 
 __all__ = ["TILE", "CAPS", "pack_params", "TiledGeometry", "tiled_geometry",
            "BLOCK_THREADS", "OUTER_ROWS", "SHORT_MAX_BLOCKS", "INTERLEAVE_MIN_ROUNDS", "ReductionGeometry",
-           "reduction_geometry", "scan_tile_rows", "scan_tile_loads", "ColsplitGeometry",
+           "reduction_geometry", "scan_tile_rows", "scan_tile_loads", "columns_vector", "ColsplitGeometry",
            "colsplit_geometry", "colsplit_pad", "ROW_TILE_MIN", "row_tiles_fit"]
 
 # ----------------------------------------------------------------------------- elementwise
@@ -334,6 +334,21 @@ def scan_tile_loads(tile_bytes: int, in_size: int, out_size: int, threads: int =
     (``xs_scan_tile``): enough for the largest input span :func:`scan_tile_rows` can
     give, since input and outputs (at least as many) share ``tile_bytes``."""
     return max(1, -(-(tile_bytes // (in_size + out_size)) // threads))
+
+
+def columns_vector(plan, in_size: int, out_size: int) -> int:
+    """Rows each thread of the "columns" scan (``xs_scan_columns``) takes as one 16-byte
+    access per step: ``16 // in_size`` when the rows lie side by side in input and
+    output (one row axis, of stride 1 in both) and every step's vectors are whole
+    (``nrows``, ``s_in`` and ``s_out`` multiples of it), input and output of one size of
+    4 or 8 bytes; else 1. The kernel checks the addresses' alignment itself."""
+    if in_size != out_size or in_size not in (4, 8):
+        return 1
+    v = 16 // in_size
+    if (plan.nk == 1 and plan.kstride[0] == 1 and plan.kout[0] == 1
+            and plan.nrows % v == 0 and plan.s_in % v == 0 and plan.s_out % v == 0):
+        return v
+    return 1
 
 
 #: Chunks per SM of the "columns_split" scan: one wave of its scan launch, whose

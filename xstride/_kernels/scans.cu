@@ -87,15 +87,52 @@ __device__ __forceinline__ void xs_store_row(Tout* __restrict__ q, long long k0,
 
 // One thread per row; neighbouring threads take neighbouring rows (the innermost row
 // axis), so each step of the sequential scan reads and writes coalesced.
-template <int OP, typename Tin, typename Tacc, typename Tout, int NK>
+// V > 1 (the host's choice, when the rows are adjacent in input and output: one row
+// axis of stride 1 in both, nrows, s_in and s_out multiples of V, V * sizeof(Tin) = 16
+// bytes): a thread takes V adjacent rows and moves each step's V elements as one 16-byte
+// access, the rows still folded one element at a time in order (the bits of V = 1). An
+// input that is not 16-byte aligned takes the V = 1 walk.
+template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int V>
 __global__ void xs_scan_columns(const Tin* __restrict__ x, Tout* __restrict__ out,
                                 const xs_scan_desc<NK> d, long long nrows, long long len)
 {
     typedef typename xs_scan_op<OP>::type Op;
     Op op;
     const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long row = (long long)blockIdx.x * blockDim.x + threadIdx.x; row < nrows;
-         row += stride) {
+    const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if constexpr (V > 1) {
+        static_assert(V * sizeof(Tin) == 16 && sizeof(Tin) == sizeof(Tout), "16-byte rows of V");
+        if (xs_aligned16(x) && xs_aligned16(out)) {
+            const Tacc ident = Op::template identity<Tacc>();
+            for (long long r = first; r < nrows / V; r += stride) {
+                const Tin* p = x + r * V;
+                Tout* q = out + r * V;
+                Tout o[V];
+                if (d.init) {
+#pragma unroll
+                    for (int u = 0; u < V; ++u) o[u] = (Tout)ident;
+                    xs_store_items<Tout, V>(q, o);
+                }
+                q += d.init * d.s_out;
+                Tacc acc[V];
+#pragma unroll
+                for (int u = 0; u < V; ++u) acc[u] = ident;
+#pragma unroll 4
+                for (long long k = 0; k < len; ++k) {
+                    Tacc v[V];
+                    xs_load_items<Tin, V, Tacc>(p + k * d.s_in, v);
+#pragma unroll
+                    for (int u = 0; u < V; ++u) {
+                        acc[u] = op(acc[u], v[u]);
+                        o[u] = (Tout)acc[u];
+                    }
+                    xs_store_items<Tout, V>(q + k * d.s_out, o);
+                }
+            }
+            return;
+        }
+    }
+    for (long long row = first; row < nrows; row += stride) {
         const Tin* p = x + xs_offset<NK>(row, d.kshape, d.kstride, d.nk);
         Tout* q = out + xs_offset<NK>(row, d.kshape, d.kout, d.nk);
         if (d.init) q[0] = (Tout)Op::template identity<Tacc>();

@@ -24,8 +24,8 @@ from .._plans.reduction import plan_scan
 from ..layout import Layout
 from . import _reduce_common as rc
 from ._cupy import cupy as _cupy
-from ._geometry import (SHORT_MAX_BLOCKS, colsplit_geometry, scan_tile_loads,
-                        scan_tile_rows)
+from ._geometry import (SHORT_MAX_BLOCKS, colsplit_geometry, columns_vector,
+                        scan_tile_loads, scan_tile_rows)
 from ._lru import Bounded
 from ._prepared import GATE, Store, args_ok
 from ._launch import Launch, i64, slot32, slot64, struct
@@ -248,8 +248,9 @@ def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Rec
         expr = f"xs_scan_rows<{_OPS[op]}, {tin}, {tacc}, {tout}, {cap}, {rc.TUNING['scan_rows']}>"
         rec.grid = (min(-(-plan.nrows // 8), 32 * sm),)
     else:  # columns
-        expr = f"xs_scan_columns<{_OPS[op]}, {tin}, {tacc}, {tout}, {cap}>"
-        rec.grid = (min(-(-plan.nrows // 256), 32 * sm),)
+        vec = columns_vector(plan, np.dtype(x.dtype).itemsize, out_dt.itemsize)
+        expr = f"xs_scan_columns<{_OPS[op]}, {tin}, {tacc}, {tout}, {cap}, {vec}>"
+        rec.grid = (min(-(-plan.nrows // (256 * vec)), 32 * sm),)
     if plan.strategy not in ("lookback", "tile"):
         rec.tail = (np.int64(plan.nrows), np.int64(plan.length))
     if plan.strategy != "lookback":
