@@ -49,7 +49,7 @@ def _arg_bytes(a, sizes):
 
 
 _EXPR = re.compile(r"xs_reduce_(\w+)<(\d+), ([\w ]+), ([\w ]+), ([\w ]+), (\d+), (\d+), "
-                   r"(\d+), (\d+), (\d+)(, \d+)?>")
+                   r"(-?\d+), (\d+), (\d+)(, \d+)?>")
 _CT = {v: k for k, v in _rc.CTYPE.items()}
 _OPF = {0: np.add, 1: np.multiply, 2: np.minimum, 3: np.maximum, 5: np.bitwise_and,
         6: np.bitwise_or}
@@ -253,7 +253,7 @@ def _expected_launch(x, axes, op, out_dtype, acc):
     plan = plan_reduction(Layout.from_array(x), axes)
     base = x.data.ptr + plan.offset * x.itemsize
     tile = tuple(_rc.TUNING["tile"][2:]) if plan.strategy == "tile" else (0, 0)
-    geo = reduction_geometry(plan, x.itemsize, 132, base, tile=tile)
+    geo = reduction_geometry(plan, x.itemsize, 132, base, tile=tile, side_by_side=True)
     if geo.kernel not in _ONE_PASS:
         geo = reduction_geometry(plan, x.itemsize, 132, base, resident=4)
     nkc, nrc = (4 if plan.nk <= 4 else 64), (1 if plan.nr == 1 else 4 if plan.nr <= 4 else 64)
@@ -267,6 +267,8 @@ def _expected_launch(x, axes, op, out_dtype, acc):
     minb, batch = _rc.TUNING[geo.kernel][:2]
     if x.itemsize == 1 and geo.kernel in ("interleave", "rows_warp", "rows_block"):
         batch = _red.BYTE_BATCH    # 1-byte elements: 32 loads in flight
+    if geo.vec < 0:
+        minb = min(minb, _red.SIDE_BY_SIDE_MINB)
     ops = {"sum": 0, "prod": 1, "min": 2, "max": 3, "all": 5, "any": 6}
     expr = (f"xs_reduce_{geo.kernel}<{ops[op]}, {_rc.CTYPE[x.dtype]}, {_rc.CTYPE[acc]}, "
             f"{_rc.CTYPE[out_dtype]}, {nkc}, {nrc}, {geo.vec}, {minb}, {batch}"
@@ -544,3 +546,25 @@ def test_short_rows_launch_their_kernels(fake_reductions, case):
             assert log[-2][0] == f"xs_var_rows<double, double, 4, {rmax}, {vec}, false, {minb}>"
             assert log[-1][0] == f"xs_var_rows<double, double, 4, {rmax}, {vec}, true, {minb}>"
             assert np.frombuffer(log[-1][3][5], np.float64)[0] == h.shape[axis] - 1
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bool"])
+def test_short_rows_side_by_side_launch_w_rows_a_thread(fake_reductions, dtype):
+    """Rows that lie side by side ((3, n) float32 or bool used as .T): the "short"
+    kernel with W = 16 // itemsize rows a thread (vec -W), MINB capped at
+    SIDE_BY_SIDE_MINB, a thread per W rows in the grid; first and prepared calls."""
+    cp, log = fake_reductions
+    rng = np.random.default_rng(5)
+    h = (rng.standard_normal((3, 1024)).astype(np.float32) if dtype == "float32"
+         else rng.random((3, 1024)) < 0.5).T
+    x = FakeCupyArray(h)
+    w = 16 // h.itemsize
+    op, out, acc = (("sum", np.float32, np.float64) if dtype == "float32"
+                    else ("any", np.bool_, np.int32))
+    for _ in range(2):
+        r = getattr(xp, op)(x, axis=1)
+        want = h.astype(np.float64).sum(axis=1) if dtype == "float32" else h.any(axis=1)
+        np.testing.assert_allclose(r.get(), want, rtol=1e-6)
+        _check_launch(log[-1], x, (1,), op, np.dtype(out), np.dtype(acc), r)
+        expr, grid = log[-1][0], log[-1][1]
+        assert f", -{w}, {_red.SIDE_BY_SIDE_MINB}, " in expr and grid == (-(-1024 // w // 256),)

@@ -565,3 +565,32 @@ def test_columns_vector_takes_rows_side_by_side_only():
     assert v(np.zeros((3, n + 4), np.float32)[:, 1:-3].T, 1) == 4    # alignment: the kernel's
     assert v(np.zeros((3, n - 2), np.float32).T, 1) == 1             # rows not whole vectors
     assert v(np.zeros((n, 6), np.float32)[:, ::2], 1) == 1           # rows not side by side
+
+
+def test_short_rows_side_by_side_only_where_asked_and_whole():
+    """The "short" kernel takes W = 16 // itemsize rows a thread only for the plain
+    reductions (``side_by_side``), rows of one kept axis of stride 1 and one reduced
+    axis, a row count and reduced stride in whole W, and a 16-byte aligned base."""
+    from xstride._kernels._geometry import reduction_geometry
+    from xstride._plans.reduction import plan_array
+
+    def vec(x, axes, base=0, side=True):
+        p = plan_array(x, axes)
+        assert p.strategy == "short"
+        return reduction_geometry(p, x.itemsize, 132, base, side_by_side=side).vec
+
+    n = 4096
+    assert vec(np.zeros((3, n), np.float32).T, (1,)) == -4
+    assert vec(np.zeros((3, n), np.float32).T, (1,), side=False) == 1
+    assert vec(np.zeros((3, n), np.float32).T, (1,), base=4) == 1
+    assert vec(np.zeros((3, n), np.float64).T, (1,)) == 1               # 8-byte: one a thread
+    assert vec(np.zeros((3, n), np.int16).T, (1,)) == -8
+    assert vec(np.zeros((3, n), np.bool_).T, (1,)) == -16
+    assert vec(np.zeros((3, n + 2), np.float32)[:, :n].T, (1,)) == 1    # stride n + 2
+    assert vec(np.zeros((3, n - 2), np.float32).T, (1,)) == 1           # rows not whole W
+    assert vec(np.zeros((2, 3, n), np.float32).transpose(2, 0, 1), (1, 2)) == -4  # one run
+    assert vec(np.zeros((2, 4, n), np.float32)[:, :3].transpose(2, 0, 1), (1, 2)) == 1
+    assert vec(np.zeros((n, 6), np.float32)[:, ::2], (1,)) == 1         # not side by side
+    g = reduction_geometry(plan_array(np.zeros((3, n), np.float32).T, (1,)), 4, 132, 0,
+                           side_by_side=True)
+    assert g.grid == (n // 4 // 256,)                                   # a thread per W rows

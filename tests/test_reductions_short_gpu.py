@@ -270,3 +270,50 @@ def test_short_variants(cp, tuning, value):
             for name, h, x, axis in _layouts(cp, host):
                 _assert_short(x, axis)
                 _check_all(cp, h, x, axis)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int32", "int16", "int8",
+                                   "bool"])
+def test_short_rows_side_by_side_take_vectors_with_the_same_bits(cp, dtype):
+    """Rows that lie side by side ((k, n) used as .T, reduced over k): W = 16 //
+    itemsize rows a thread, one 16-byte load across them per step, give the bits of
+    one row per thread (sum, prod, min, max, mean, all, any, var, std) and NumPy's
+    values; a misaligned input and a row count not a multiple of W take the one-row
+    walk."""
+    from xstride._kernels import _geometry, reductions as red
+
+    rng = np.random.default_rng(17)
+    dt = np.dtype(dtype)
+    w = 16 // dt.itemsize if dt.itemsize < 8 else -1   # 8-byte rows: one a thread
+    n = 8192
+    dev = cp.asarray(_random(rng, (5, n + 16), dtype, small=True))
+    views = {"aligned": (dev[:, :n].T, -w), "misaligned": (dev[:, 1:n + 1].T, 1),
+             "rows not whole": (dev[:, :n - 1].T, 1), "one row axis of 3": (dev[:3, :n].T, -w)}
+    funcs = ["sum", "prod", "min", "max", "mean", "all", "any", "var", "std"]
+    for name, (x, want_vec) in views.items():
+        plan = plan_array(x, (1,))
+        assert plan.strategy == "short", name
+        base = x.data.ptr + plan.offset * x.itemsize
+        assert _geometry.reduction_geometry(plan, x.itemsize, 132, base,
+                                            side_by_side=True).vec == want_vec, name
+        for f in funcs:
+            if f in ("mean", "var", "std") and dt.kind not in "fi":
+                continue
+            red._RECIPES.clear()
+            red._CALLS.clear()
+            got = cp.asnumpy(getattr(xp, f)(x, axis=1))
+            with pytest.MonkeyPatch.context() as mp:
+                real = red.reduction_geometry
+                mp.setattr(red, "reduction_geometry",
+                           lambda *a, **k: real(*a, **{**k, "side_by_side": False}))
+                red._RECIPES.clear()
+                red._CALLS.clear()
+                one = cp.asnumpy(getattr(xp, f)(x, axis=1))
+            assert got.dtype == one.dtype and got.tobytes() == one.tobytes(), (name, f)
+            want = getattr(cnp, f)(cp.asnumpy(x), axis=1)
+            if dt.kind == "f" or f in ("mean", "var", "std"):
+                np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+            else:
+                np.testing.assert_array_equal(got, want)
+    red._RECIPES.clear()
+    red._CALLS.clear()

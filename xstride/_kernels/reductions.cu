@@ -287,7 +287,11 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_cols(XS_RED_IN(Tin) x, To
 // partial, predicated batch. The fold order is the same for every B. Threads loop
 // over the rows (grid-stride) when the grid is capped. Parameters as
 // xs_reduce_rows_warp; V > 1: each row is rowlen / V aligned 16-byte vectors (the
-// host checks), loaded whole.
+// host checks), loaded whole. V < -1: the rows lie side by side (one kept axis of
+// stride 1, one reduced axis, e.g. sum(x, axis=1) of a (k, n) array used as .T; nrows
+// and the reduced stride multiples of W = -V, x 16-byte aligned: the host checks): a
+// thread takes W adjacent rows, each step of their elements one 16-byte load, each
+// row still folded one element at a time in order (the bits of one row per thread).
 template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V, int MINB, int B>
 __global__ void __launch_bounds__(256, MINB) xs_reduce_short(XS_RED_IN(Tin) x, Tout* __restrict__ out,
                                 const Tacc* __restrict__ center,
@@ -296,6 +300,32 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_short(XS_RED_IN(Tin) x, T
     typedef typename xs_op_of<OP>::type Op;
     Op op;
     const long long nthreads = (long long)gridDim.x * blockDim.x;
+    if constexpr (V < -1) {
+        constexpr int W = -V;
+        static_assert(W * sizeof(Tin) == 16 && NR == 1, "16-byte steps of W rows, one reduced axis");
+        const long long s = d.rstride[0];
+        for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < nrows / W;
+             g += nthreads) {
+            const long long row = g * W;
+            const Tin* p = x + row;   // the kept axis has stride 1
+            Tacc acc[W], c[W];
+#pragma unroll
+            for (int u = 0; u < W; ++u) {
+                acc[u] = Op::template identity<Tacc>();
+                c[u] = OP == 4 ? center[row + u] : Tacc(0);
+            }
+#pragma unroll 4
+            for (long long j = 0; j < rowlen; ++j) {
+                Tin v[W];
+                xs_load_vec<Tin, W>(p + j * s, v);
+#pragma unroll
+                for (int u = 0; u < W; ++u) acc[u] = op(acc[u], xs_transform<OP, Tacc>(v[u], c[u]));
+            }
+#pragma unroll
+            for (int u = 0; u < W; ++u) out[row + u] = xs_final<OP, Tout>(acc[u], rowlen);
+        }
+        return;
+    }
     for (long long row = (long long)blockIdx.x * blockDim.x + threadIdx.x; row < nrows;
          row += nthreads) {
         XS_RED_PTR(Tin) p = x + xs_offset<NK>(row, d.kshape, d.kstride, d.nk);

@@ -49,6 +49,10 @@ _ONE_PASS = frozenset({"rows_warp", "short", "tile", "lanes"})
 #: is the same for every B, so the bits are too.
 BYTE_BATCH = 32
 _BYTE_BATCHED = frozenset({"interleave", "rows_warp", "rows_block"})
+#: MINB of the "short" kernel when a thread takes W rows that lie side by side (W
+#: accumulators): ptxas 13 for sm_90 spills float32 sums (W = 4) and bool all/any
+#: (W = 16) at the default 8 (32 registers), and none at 4 (48-64 registers).
+SIDE_BY_SIDE_MINB = 4
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -92,7 +96,8 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
     base = x.data.ptr + plan.offset * x.itemsize
     # "tile": (MINB, B, bytes staged, most rows) -- the last two shape the launch
     tile = tuple(rc.TUNING["tile"][2:]) if plan.strategy == "tile" else (0, 0)
-    geo = reduction_geometry(plan, x.itemsize, rc.sm_count(), base, tile=tile)
+    geo = reduction_geometry(plan, x.itemsize, rc.sm_count(), base, tile=tile,
+                             side_by_side=True)
     nkc, nrc = rc.capacity(plan.nk), rc.reduced_capacity(plan.nr)
     rec.desc = rc.pack_struct(rc.pad(plan.kshape, nkc, 1), rc.pad(plan.kstride, nkc, 0),
                               rc.pad(plan.rshape, nrc, 1), rc.pad(plan.rstride, nrc, 0),
@@ -101,6 +106,8 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
     minb, batch = rc.TUNING[geo.kernel][:2]
     if x.itemsize == 1 and geo.kernel in _BYTE_BATCHED:
         batch = BYTE_BATCH
+    if geo.vec < 0:   # rows side by side: W accumulators a thread
+        minb = builtins.min(minb, SIDE_BY_SIDE_MINB)
     tail = (f", {tin}, {tacc}, {tout}, {nkc}, {nrc}, {geo.vec}, {minb}, {batch}"
             + (f", {tile[0]}>" if geo.kernel == "tile" else ">"))
     expr = f"xs_reduce_{geo.kernel}<{_OPS[op]}" + tail
