@@ -9,6 +9,12 @@
 - ``broadcast_shapes`` takes shapes, not arrays: NumPy's function answers.
 - The chunked executors' hook ``namespace_function`` (the namespace's function on a
   chunk's backend, for dask's reduction trees) is set here, where the dispatch is known.
+- Chunks of no element (``compute_chunk_sizes()`` of a boolean selection leaves them,
+  ``((3, 0, 1),)``) are merged away from every dask array a namespace call gets
+  (:func:`without_empty_chunks`, the dispatch's argument rewrite of this backend): dask
+  2026.8 computes wrong answers over them (``flip`` of such an array is empty, ``x + 1``
+  of chunks ``((1, 0),)`` has two elements). The rechunk only drops block boundaries, so
+  no element moves; an array without such chunks costs one ``0 in chunks`` per axis.
 - Functions dask cannot provide raise ``NotImplementedError`` naming what to use
   instead (compat's namespace has no such name; ``getattr`` would give an
   ``AttributeError`` that names no function of xstride).
@@ -28,7 +34,7 @@ from .._core.errors import not_provided_error, type_error, value_error
 from .._chunked import _config as _chunked_config
 from .._chunked.chunks import fit_option
 from .dask import check_chunks
-from .dispatch import implementation, register
+from .dispatch import implementation, register, register_arguments
 from .registry import get, of_array
 
 __all__ = ["MISSING"]
@@ -209,6 +215,45 @@ register("eye", _NAME)(eye)
 register("linspace", _NAME)(linspace)
 register("broadcast_shapes", _NAME)(np.broadcast_shapes)
 del _q, _instead, _n
+
+
+def _merged(a):
+    """Dask array ``a`` with its chunks of no element merged away on each axis of a known,
+    non-zero length (the same array, fewer block boundaries), or ``a`` itself."""
+    chunks = a.chunks
+    for c in chunks:
+        if 0 in c:
+            break
+    else:
+        return a
+    new = tuple(c if 0 not in c or len(c) == 1 or math.isnan(n)
+                else tuple(b for b in c if b) or (0,)
+                for c, n in zip(chunks, a.shape))
+    return a if new == chunks else a.rechunk(new)
+
+
+def _merged_arg(value, array_type):
+    if isinstance(value, array_type):
+        return _merged(value)
+    if type(value) in (list, tuple) and any(isinstance(v, array_type) for v in value):
+        return type(value)(_merged(v) if isinstance(v, array_type) else v for v in value)
+    return value
+
+
+def without_empty_chunks(args, kwargs):
+    """The dask backend's rewrite of a namespace call's arguments: each dask array among
+    them (or in a list or tuple among them: ``concat``, ``stack``) without its chunks of
+    no element (:func:`_merged`)."""
+    array_type = get(_NAME).array_type()
+    if array_type is None:   # dask not imported: no dask array in the call
+        return args, kwargs
+    args = tuple(_merged_arg(a, array_type) for a in args)
+    if kwargs:
+        kwargs = {k: _merged_arg(v, array_type) for k, v in kwargs.items()}
+    return args, kwargs
+
+
+register_arguments(_NAME, without_empty_chunks)
 
 
 def _namespace_function(name: str, chunk):
