@@ -1,7 +1,9 @@
-"""Arguments the libraries take where the standard asks for an error: ``take`` of a
+"""Arguments the libraries take where the standard asks for an error (or refuse with a
+message that names no argument): ``take`` of a
 multi-dimensional array without ``axis`` (NumPy flattened it), ``take`` with indices of
 a non-integer dtype (a bool mask became indices 0 and 1), ``repeat`` with a float
-``repeats`` and ``roll`` with a float ``shift`` (both truncated). The checks run before
+``repeats`` and ``roll`` with a float ``shift`` (both truncated), ``searchsorted``'s ``sorter`` of
+another dtype or shape. The checks run before
 the backend's function, on the NumPy and dask backends ("Indexing Functions", "take":
 "if x has more than one dimension, providing an axis is required"; "repeat",
 "roll": integer counts).
@@ -15,7 +17,7 @@ from .._core.errors import type_error, value_error
 from . import select as _backend
 from .dispatch import register
 
-__all__ = ["check_take", "check_repeats", "check_shift"]
+__all__ = ["check_take", "check_repeats", "check_shift", "check_sorter"]
 
 
 def _integer_dtype(v) -> bool:
@@ -47,6 +49,20 @@ def check_shift(shift) -> None:
             raise type_error("roll", "shift", shift, "an int or a tuple of ints")
 
 
+def check_sorter(x1, sorter) -> None:
+    """``searchsorted``'s ``sorter``: a 1-D array of an integer dtype with one index per
+    element of ``x1`` (its values are checked where they are known: NumPy's own check,
+    or the dask backend's per block)."""
+    if not _integer_dtype(sorter):
+        raise type_error("searchsorted", "sorter", sorter, "a 1-D array of an integer dtype")
+    n = x1.shape[0] if getattr(x1, "ndim", 0) else None
+    if sorter.ndim != 1 or (n == n and sorter.shape[0] == sorter.shape[0]
+                            and sorter.shape[0] != n):   # NaN: a length dask does not know
+        raise value_error("searchsorted", "sorter", f"has shape {tuple(sorter.shape)}; "
+                                                    f"expected ({n},), one index per "
+                                                    "element of x1")
+
+
 def _numpy(name):
     return getattr(_backend.namespace("numpy"), name)
 
@@ -69,6 +85,15 @@ def roll(x, /, shift, *, axis=None):
     return _numpy("roll")(x, shift, axis=axis)
 
 
-for _fn in (take, repeat, roll):
+def searchsorted(x1, x2, /, *, side="left", sorter=None):
+    """``searchsorted`` of the standard on NumPy arrays, ``sorter``'s dtype and shape
+    checked first (NumPy's ``TypeError`` "could not parse sorter argument" for a 2-D
+    one); NumPy checks its values."""
+    if sorter is not None:
+        check_sorter(x1, np.asarray(sorter))
+    return _numpy("searchsorted")(x1, x2, side=side, sorter=sorter)
+
+
+for _fn in (take, repeat, roll, searchsorted):
     register(_fn.__name__, "numpy")(_fn)
 del _fn

@@ -38,7 +38,7 @@ import numpy as np
 from .._chunked import _config as _chunked_config
 from .._core.errors import broadcast_error, value_error
 from .._plans.reduction import normalize_axis
-from .arg_checks import check_repeats, check_shift, check_take
+from .arg_checks import check_repeats, check_shift, check_sorter, check_take
 from .dispatch import register
 from .registry import get
 
@@ -160,11 +160,41 @@ def _host_on(block, *, like):
     return get(_NAME).chunk_like(block, like)
 
 
+def _sorter_in_range(block, *, n):
+    """Block ``block`` of ``sorter``, whose indices must lie in ``[0, n)`` (NumPy's
+    ``searchsorted`` refuses negative ones too)."""
+    bad = (block < 0) | (block >= n)
+    if bool(bad.any()):
+        bad = block[bad][:1]
+        raise value_error("searchsorted", "sorter", f"holds the index {int(bad[0])}, out of "
+                                                    f"range for x1 of {n} elements")
+    return block
+
+
 def searchsorted(x1, x2, /, *, side="left", sorter=None):
     """``searchsorted`` of the standard on dask arrays: ``sorter`` as a ``take`` of
-    ``x1`` first; a Python scalar ``x2`` as a 0-D array; a 0-D ``x2`` as shape (1,)."""
+    ``x1`` first; a Python scalar ``x2`` as a 0-D array; a 0-D ``x2`` as shape (1,).
+
+    Raises
+    ------
+    TypeError
+        ``sorter`` of a dtype other than an integer one (a bool or float ``sorter``
+        gave wrong answers or dask's ``AttributeError``).
+    ValueError
+        ``sorter`` not 1-D or of another length than ``x1``; an index of ``sorter``
+        out of ``[0, x1.shape[0])``, when the result is computed (dask took a negative
+        one as counted from the end).
+    """
     ns = _ns()
     if sorter is not None:
+        if not get(_NAME).owns(sorter):
+            sorter = np.asarray(sorter)
+        check_sorter(x1, sorter)
+        if get(_NAME).owns(sorter):
+            sorter = sorter.map_blocks(_sorter_in_range, n=x1.shape[0], dtype=sorter.dtype,
+                                       meta=sorter._meta)
+        else:
+            _sorter_in_range(sorter, n=x1.shape[0])
         x1 = ns.take(x1, sorter, axis=0)
     if not get(_NAME).owns(x2):
         da = get(_NAME).load()
