@@ -56,3 +56,16 @@ def test_searchsorted_with_a_good_sorter_still_answers():
     for s in ([1, 2, 0], np.array([1, 2, 0], np.uint8)):
         assert xp.to_numpy(xp.searchsorted(x1, x2, sorter=_d(s))).tolist() == [1, 2]
     assert xp.to_numpy(xp.searchsorted(x1, x2, sorter=[1, 2, 0])).tolist() == [1, 2]
+
+
+# ------------------------------------------------------------------ flip
+@pytest.mark.parametrize("axis, match", [((0, 0), "names axis 0 twice"),
+                                         ((0, -2), "names axis 0 twice"),
+                                         (5, "5 is out of range")])
+def test_flip_refuses_a_repeated_axis_as_numpy_does(axis, match):
+    a = np.arange(6).reshape(2, 3)
+    with pytest.raises(ValueError, match=f"flip: argument 'axis' .*{match}"):
+        xp.flip(_d(a), axis=axis)
+    with pytest.raises(ValueError, match="flip: "):
+        xp.flip(a, axis=axis)
+    assert xp.to_numpy(xp.flip(_d(a), axis=(0, -1))).tolist() == np.flip(a, (0, 1)).tolist()

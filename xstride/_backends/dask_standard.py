@@ -42,7 +42,7 @@ from .arg_checks import check_repeats, check_shift, check_sorter, check_take
 from .dispatch import register
 from .registry import get
 
-__all__ = ["matmul", "tensordot", "vecdot", "take", "squeeze", "roll", "reshape", "repeat", "expand_dims", "searchsorted",
+__all__ = ["matmul", "tensordot", "vecdot", "take", "squeeze", "roll", "flip", "reshape", "repeat", "expand_dims", "searchsorted",
            "take_along_axis"]
 
 _NAME = "dask"
@@ -127,6 +127,14 @@ def roll(x, /, shift, *, axis=None):
         for a in axis if isinstance(axis, (tuple, list)) else (axis,):
             normalize_axis("roll", a, x.ndim)
     return _ns().roll(x, shift, axis=axis)
+
+
+def flip(x, /, *, axis=None):
+    """``flip`` of the standard on dask arrays; ``axis`` checked first (dask's flipped a
+    repeated axis twice, as though it was not named; NumPy's raises ``ValueError``)."""
+    if axis is not None:
+        normalize_axis("flip", axis, x.ndim)
+    return _ns().flip(x, axis=axis)
 
 
 def reshape(x, /, shape, *, copy=None):
@@ -255,7 +263,7 @@ def take_along_axis(x, indices, /, *, axis=-1):
 for _q, _fn in (("take_along_axis", take_along_axis), ("matmul", matmul), ("linalg.matmul", matmul), ("tensordot", tensordot),
                 ("linalg.tensordot", tensordot), ("vecdot", vecdot),
                 ("linalg.vecdot", vecdot), ("take", take), ("squeeze", squeeze), ("roll", roll),
-                ("reshape", reshape), ("repeat", repeat),
+                ("reshape", reshape), ("repeat", repeat), ("flip", flip),
                 ("expand_dims", expand_dims), ("searchsorted", searchsorted)):
     register(_q, _NAME)(_fn)
 del _q, _fn
