@@ -69,3 +69,53 @@ def test_flip_refuses_a_repeated_axis_as_numpy_does(axis, match):
     with pytest.raises(ValueError, match="flip: "):
         xp.flip(a, axis=axis)
     assert xp.to_numpy(xp.flip(_d(a), axis=(0, -1))).tolist() == np.flip(a, (0, 1)).tolist()
+
+
+# ------------------------------------------------------------------ fft
+_ONE = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"]
+_N = ["fftn", "ifftn", "rfftn", "irfftn"]
+
+
+@pytest.mark.parametrize("name", _ONE + _N)
+def test_fft_along_chunked_axes_gathers_them(name):
+    a = np.arange(48.0).reshape(6, 8) + 1j * (np.arange(48.0).reshape(6, 8) % 5)
+    if name in ("rfft", "ihfft", "rfftn"):
+        a = a.real
+    fn = getattr(xp.fft, name)
+    kw = [{}, {"axis": 0}, {"n": 4}] if name in _ONE else [{}, {"axes": (0,)}, {"s": (4, 4), "axes": (0, 1)}]
+    for k in kw:
+        got = fn(_d(a, (4, 3)), **k)
+        assert isinstance(got, da.Array)
+        np.testing.assert_allclose(xp.to_numpy(got), fn(a, **k), rtol=1e-12, atol=1e-9)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("name", _ONE)
+def test_fft_axis_out_of_range_names_it(name, backend):
+    wrap = np.asarray if backend == "numpy" else (lambda a: _d(a, ()) if np.ndim(a) == 0 else _d(a))
+    for a, axis, match in ((np.arange(8.0), 2, "holds the axis 2, out of range for an array "
+                                                "of 1 dimension"),
+                           (np.array(1.0), -1, "holds the axis -1, out of range for an array "
+                                                "of 0 dimensions")):
+        # NumPy's AxisError: an IndexError and a ValueError
+        with pytest.raises(IndexError, match=f"{name}: argument 'axis' {match}"):
+            getattr(xp.fft, name)(wrap(a), axis=axis)
+        with pytest.raises(ValueError, match=f"{name}: argument 'axis'"):
+            getattr(xp.fft, name)(wrap(a), axis=axis)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_fft_n_axes_and_shifts_name_their_axes(backend):
+    wrap = np.asarray if backend == "numpy" else (lambda a: _d(a, ()) if np.ndim(a) == 0 else _d(a))
+    a = np.arange(24.0).reshape(4, 6)
+    for name in _N:
+        with pytest.raises(IndexError, match=f"{name}: argument 'axes' holds the axis 5"):
+            getattr(xp.fft, name)(wrap(a), axes=(0, 5))
+    for name in ("rfftn", "irfftn"):
+        with pytest.raises(ValueError, match=f"{name}: argument 'x' leaves no axis"):
+            getattr(xp.fft, name)(wrap(np.array(1.0)))
+    for name in ("fftshift", "ifftshift"):
+        with pytest.raises(IndexError, match=f"{name}: argument 'axes' holds the axis 5"):
+            getattr(xp.fft, name)(wrap(a), axes=5)
+        assert xp.to_numpy(getattr(xp.fft, name)(wrap(np.array(2.0)))) == 2.0
+    assert xp.to_numpy(xp.fft.fftn(wrap(np.array(2.0)))) == 2.0
