@@ -119,3 +119,29 @@ def test_fft_n_axes_and_shifts_name_their_axes(backend):
             getattr(xp.fft, name)(wrap(a), axes=5)
         assert xp.to_numpy(getattr(xp.fft, name)(wrap(np.array(2.0)))) == 2.0
     assert xp.to_numpy(xp.fft.fftn(wrap(np.array(2.0)))) == 2.0
+
+
+# ------------------------------------------------------------------ sort, argsort
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("name", ["sort", "argsort"])
+def test_sort_axes_out_of_range_and_0d_arrays_name_axis(name, backend):
+    wrap = np.asarray if backend == "numpy" else (lambda a: _d(a, ()) if np.ndim(a) == 0 else _d(a))
+    fn = getattr(xp, name)
+    for a, axis in ((np.array([3, 1, 2]), 1), (np.array([3, 1, 2]), -2), (np.array(5), -1),
+                    (np.array(5), 0)):
+        with pytest.raises(IndexError, match=f"{name}: argument 'axis' is {axis}, out of range "
+                                             f"for an array of {a.ndim} dimension"):
+            fn(wrap(a), axis=axis)
+    with pytest.raises(ValueError, match=f"{name}: argument 'axis'"):   # AxisError: both
+        fn(wrap(np.array(5)))
+    with pytest.raises(TypeError, match=f"{name}: argument 'axis' got float"):
+        fn(wrap(np.zeros((2, 2))), axis=1.0)
+    got = xp.to_numpy(fn(wrap(np.array([[3, 1], [0, 2]])), axis=0))
+    assert got.tolist() == getattr(np, name)(np.array([[3, 1], [0, 2]]), axis=0).tolist()
+
+
+@pytest.mark.parametrize("name", ["sort", "argsort"])
+def test_dask_sort_without_an_axis_is_a_type_error_naming_it(name):
+    with pytest.raises(TypeError, match=f"{name}: argument 'axis' got NoneType None; "
+                                        "expected an int"):
+        getattr(xp, name)(_d([3, 1, 2]), axis=None)

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.errors import type_error, value_error
+from .._core.errors import argument_error, type_error, value_error
 from . import select as _backend
 from .dispatch import register
 
-__all__ = ["check_take", "check_repeats", "check_shift", "check_sorter"]
+__all__ = ["check_take", "check_repeats", "check_shift", "check_sorter", "check_sort_axis"]
 
 
 def _integer_dtype(v) -> bool:
@@ -63,6 +63,19 @@ def check_sorter(x1, sorter) -> None:
                                                     "element of x1")
 
 
+def check_sort_axis(func: str, x, axis) -> None:
+    """``sort``/``argsort``'s ``axis``: an int naming an axis of ``x`` (a 0-D array has
+    none: NumPy's ``sort`` raised ``AxisError``, its ``argsort`` returned shape (1,),
+    dask's both a bare ``IndexError``). ``numpy.exceptions.AxisError``, an
+    ``IndexError`` and a ``ValueError``, as NumPy raises out of range."""
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
+        raise type_error(func, "axis", axis, "an int (the axis to sort along)")
+    if not -x.ndim <= axis < x.ndim:
+        raise argument_error(np.exceptions.AxisError, func, "axis",
+                             f"is {axis}, out of range for an array of {x.ndim} "
+                             f"dimension{'s' if x.ndim != 1 else ''}")
+
+
 def _numpy(name):
     return getattr(_backend.namespace("numpy"), name)
 
@@ -94,6 +107,22 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     return _numpy("searchsorted")(x1, x2, side=side, sorter=sorter)
 
 
-for _fn in (take, repeat, roll, searchsorted):
+def sort(x, /, *, axis=-1, descending=False, stable=True, **kwargs):
+    """``sort`` of the standard on NumPy arrays, ``axis`` checked first (``None``
+    passes: NumPy's flattened sort)."""
+    if axis is not None:
+        check_sort_axis("sort", x, axis)
+    return _numpy("sort")(x, axis=axis, descending=descending, stable=stable, **kwargs)
+
+
+def argsort(x, /, *, axis=-1, descending=False, stable=True, **kwargs):
+    """``argsort`` of the standard on NumPy arrays, ``axis`` checked first: a 0-D array
+    is refused as ``sort`` refuses it (NumPy's gave shape (1,))."""
+    if axis is not None:
+        check_sort_axis("argsort", x, axis)
+    return _numpy("argsort")(x, axis=axis, descending=descending, stable=stable, **kwargs)
+
+
+for _fn in (take, repeat, roll, searchsorted, sort, argsort):
     register(_fn.__name__, "numpy")(_fn)
 del _fn

@@ -38,11 +38,12 @@ import numpy as np
 from .._chunked import _config as _chunked_config
 from .._core.errors import broadcast_error, value_error
 from .._plans.reduction import normalize_axis
-from .arg_checks import check_repeats, check_shift, check_sorter, check_take
+from .arg_checks import check_repeats, check_shift, check_sort_axis, check_sorter, check_take
 from .dispatch import register
 from .registry import get
 
-__all__ = ["matmul", "tensordot", "vecdot", "take", "squeeze", "roll", "flip", "reshape", "repeat", "expand_dims", "searchsorted",
+__all__ = ["matmul", "tensordot", "vecdot", "take", "squeeze", "roll", "flip", "sort", "argsort",
+           "reshape", "repeat", "expand_dims", "searchsorted",
            "take_along_axis"]
 
 _NAME = "dask"
@@ -135,6 +136,20 @@ def flip(x, /, *, axis=None):
     if axis is not None:
         normalize_axis("flip", axis, x.ndim)
     return _ns().flip(x, axis=axis)
+
+
+def sort(x, /, *, axis=-1, descending=False, stable=True):
+    """``sort`` of the standard on dask arrays; ``axis`` checked first (an int naming an
+    axis: dask's raised a bare ``IndexError`` out of range and for 0-D arrays, and
+    ``axis=None`` a ``TypeError`` comparing None with an int)."""
+    check_sort_axis("sort", x, axis)
+    return _ns().sort(x, axis=axis, descending=descending, stable=stable)
+
+
+def argsort(x, /, *, axis=-1, descending=False, stable=True):
+    """``argsort`` of the standard on dask arrays; ``axis`` checked first, as ``sort``'s."""
+    check_sort_axis("argsort", x, axis)
+    return _ns().argsort(x, axis=axis, descending=descending, stable=stable)
 
 
 def reshape(x, /, shape, *, copy=None):
@@ -263,7 +278,8 @@ def take_along_axis(x, indices, /, *, axis=-1):
 for _q, _fn in (("take_along_axis", take_along_axis), ("matmul", matmul), ("linalg.matmul", matmul), ("tensordot", tensordot),
                 ("linalg.tensordot", tensordot), ("vecdot", vecdot),
                 ("linalg.vecdot", vecdot), ("take", take), ("squeeze", squeeze), ("roll", roll),
-                ("reshape", reshape), ("repeat", repeat), ("flip", flip),
+                ("reshape", reshape), ("repeat", repeat), ("flip", flip), ("sort", sort),
+                ("argsort", argsort),
                 ("expand_dims", expand_dims), ("searchsorted", searchsorted)):
     register(_q, _NAME)(_fn)
 del _q, _fn
