@@ -145,3 +145,29 @@ def test_dask_sort_without_an_axis_is_a_type_error_naming_it(name):
     with pytest.raises(TypeError, match=f"{name}: argument 'axis' got NoneType None; "
                                         "expected an int"):
         getattr(xp, name)(_d([3, 1, 2]), axis=None)
+
+
+# ------------------------------------------------------------------ diff
+def test_diff_checks_x_axis_and_n_on_dask():
+    a = np.array([1, 4, 9, 16])
+    with pytest.raises(ValueError, match="diff: argument 'x' is 0-D"):
+        xp.diff(_d(np.array(3), ()))
+    for axis in (1, -2):
+        with pytest.raises(IndexError, match=f"diff: argument 'axis' is {axis}, out of range"):
+            xp.diff(_d(a), axis=axis)
+    with pytest.raises(TypeError, match="diff: argument 'axis' got float"):
+        xp.diff(_d(np.zeros((2, 2))), axis=1.0)
+    with pytest.raises(TypeError, match="diff: argument 'n' got float 1.0"):
+        xp.diff(_d(a), n=1.0)
+    with pytest.raises(TypeError, match="diff: "):          # the NumPy backend refuses it too
+        xp.diff(a, n=1.0)
+
+
+@pytest.mark.parametrize("kw", [{}, {"n": 2}, {"n": 0}, {"prepend": True},
+                                {"append": np.array([False]), "n": 3}])
+def test_diff_of_bools_on_dask_is_numpy_s_not_equal(kw):
+    a = np.array([True, False, False, True, True])
+    want = xp.diff(a, **kw)
+    dkw = {k: (_d(v) if isinstance(v, np.ndarray) else v) for k, v in kw.items()}
+    got = xp.to_numpy(xp.diff(_d(a), **dkw))
+    assert got.dtype == want.dtype == np.bool_ and got.tolist() == want.tolist()

@@ -17,7 +17,7 @@ from .._core.errors import argument_error, type_error, value_error
 from . import select as _backend
 from .dispatch import register
 
-__all__ = ["check_take", "check_repeats", "check_shift", "check_sorter", "check_sort_axis"]
+__all__ = ["check_take", "check_repeats", "check_shift", "check_sorter", "check_axis"]
 
 
 def _integer_dtype(v) -> bool:
@@ -63,13 +63,14 @@ def check_sorter(x1, sorter) -> None:
                                                     "element of x1")
 
 
-def check_sort_axis(func: str, x, axis) -> None:
-    """``sort``/``argsort``'s ``axis``: an int naming an axis of ``x`` (a 0-D array has
-    none: NumPy's ``sort`` raised ``AxisError``, its ``argsort`` returned shape (1,),
-    dask's both a bare ``IndexError``). ``numpy.exceptions.AxisError``, an
-    ``IndexError`` and a ``ValueError``, as NumPy raises out of range."""
+def check_axis(func: str, x, axis) -> None:
+    """One ``axis`` of ``sort``, ``argsort``, ``diff``: an int naming an axis of ``x`` (a
+    0-D array has none: NumPy's ``sort`` raised ``AxisError``, its ``argsort`` returned
+    shape (1,), dask's both a bare ``IndexError``). Out of range it is
+    ``numpy.exceptions.AxisError``, an ``IndexError`` and a ``ValueError``, as NumPy
+    raises."""
     if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
-        raise type_error(func, "axis", axis, "an int (the axis to sort along)")
+        raise type_error(func, "axis", axis, "an int naming an axis")
     if not -x.ndim <= axis < x.ndim:
         raise argument_error(np.exceptions.AxisError, func, "axis",
                              f"is {axis}, out of range for an array of {x.ndim} "
@@ -111,7 +112,7 @@ def sort(x, /, *, axis=-1, descending=False, stable=True, **kwargs):
     """``sort`` of the standard on NumPy arrays, ``axis`` checked first (``None``
     passes: NumPy's flattened sort)."""
     if axis is not None:
-        check_sort_axis("sort", x, axis)
+        check_axis("sort", x, axis)
     return _numpy("sort")(x, axis=axis, descending=descending, stable=stable, **kwargs)
 
 
@@ -119,7 +120,7 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True, **kwargs):
     """``argsort`` of the standard on NumPy arrays, ``axis`` checked first: a 0-D array
     is refused as ``sort`` refuses it (NumPy's gave shape (1,))."""
     if axis is not None:
-        check_sort_axis("argsort", x, axis)
+        check_axis("argsort", x, axis)
     return _numpy("argsort")(x, axis=axis, descending=descending, stable=stable, **kwargs)
 
 

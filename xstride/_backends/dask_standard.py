@@ -36,14 +36,14 @@ import math
 import numpy as np
 
 from .._chunked import _config as _chunked_config
-from .._core.errors import broadcast_error, value_error
+from .._core.errors import broadcast_error, type_error, value_error
 from .._plans.reduction import normalize_axis
-from .arg_checks import check_repeats, check_shift, check_sort_axis, check_sorter, check_take
+from .arg_checks import check_repeats, check_shift, check_axis, check_sorter, check_take
 from .dispatch import register
 from .registry import get
 
 __all__ = ["matmul", "tensordot", "vecdot", "take", "squeeze", "roll", "flip", "sort", "argsort",
-           "reshape", "repeat", "expand_dims", "searchsorted",
+           "diff", "reshape", "repeat", "expand_dims", "searchsorted",
            "take_along_axis"]
 
 _NAME = "dask"
@@ -142,14 +142,35 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
     """``sort`` of the standard on dask arrays; ``axis`` checked first (an int naming an
     axis: dask's raised a bare ``IndexError`` out of range and for 0-D arrays, and
     ``axis=None`` a ``TypeError`` comparing None with an int)."""
-    check_sort_axis("sort", x, axis)
+    check_axis("sort", x, axis)
     return _ns().sort(x, axis=axis, descending=descending, stable=stable)
 
 
 def argsort(x, /, *, axis=-1, descending=False, stable=True):
     """``argsort`` of the standard on dask arrays; ``axis`` checked first, as ``sort``'s."""
-    check_sort_axis("argsort", x, axis)
+    check_axis("argsort", x, axis)
     return _ns().argsort(x, axis=axis, descending=descending, stable=stable)
+
+
+def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
+    """``diff`` of the standard on dask arrays: ``x`` of at least one dimension, ``axis``
+    and ``n`` checked first (dask's raised a bare ``IndexError`` for a 0-D ``x`` or an
+    axis out of range, and took ``n=1.0``); a bool ``x`` differs by ``not_equal``, as
+    NumPy's does (dask's subtracted bools: a ``TypeError``)."""
+    if x.ndim == 0:
+        raise value_error("diff", "x", "is 0-D; diff takes arrays of at least one dimension")
+    check_axis("diff", x, axis)
+    if not isinstance(n, (int, np.integer)):
+        raise type_error("diff", "n", n, "a non-negative int")
+    ns = _ns()
+    if x.dtype != np.bool_ or n == 0:
+        return ns.diff(x, axis=axis, n=n, prepend=prepend, append=append)
+    ends = {k: (ns.astype(v, np.int8) if get(_NAME).owns(v) else v)
+            for k, v in (("prepend", prepend), ("append", append)) if v is not None}
+    out = ns.not_equal(ns.diff(ns.astype(x, np.int8), axis=axis, n=1, **ends), 0)
+    for _ in range(int(n) - 1):
+        out = ns.not_equal(ns.diff(ns.astype(out, np.int8), axis=axis, n=1), 0)
+    return out
 
 
 def reshape(x, /, shape, *, copy=None):
@@ -279,7 +300,7 @@ for _q, _fn in (("take_along_axis", take_along_axis), ("matmul", matmul), ("lina
                 ("linalg.tensordot", tensordot), ("vecdot", vecdot),
                 ("linalg.vecdot", vecdot), ("take", take), ("squeeze", squeeze), ("roll", roll),
                 ("reshape", reshape), ("repeat", repeat), ("flip", flip), ("sort", sort),
-                ("argsort", argsort),
+                ("argsort", argsort), ("diff", diff),
                 ("expand_dims", expand_dims), ("searchsorted", searchsorted)):
     register(_q, _NAME)(_fn)
 del _q, _fn
