@@ -171,3 +171,45 @@ def test_diff_of_bools_on_dask_is_numpy_s_not_equal(kw):
     dkw = {k: (_d(v) if isinstance(v, np.ndarray) else v) for k, v in kw.items()}
     got = xp.to_numpy(xp.diff(_d(a), **dkw))
     assert got.dtype == want.dtype == np.bool_ and got.tolist() == want.tolist()
+
+
+# ------------------------------------------------------------------ creation
+@pytest.mark.parametrize("name, args, kwargs, arg", [
+    ("zeros", (2.0,), {}, "shape"), ("ones", ((2.5,),), {}, "shape"),
+    ("empty", ((2.0, 3),), {}, "shape"), ("full", (2.0, 1), {}, "shape"),
+    ("full", ((2, 2.0), 1), {}, "shape"), ("zeros", (True,), {}, "shape"),
+    ("zeros", ("3",), {}, "shape"), ("eye", (2.0,), {}, "n_rows"),
+    ("eye", (2, 3.0), {}, "n_cols"), ("eye", (2,), {"k": 1.0}, "k"),
+])
+def test_creation_refuses_float_shapes_as_numpy_does(name, args, kwargs, arg):
+    with pytest.raises(TypeError, match=f"{name}: "):                   # NumPy's own
+        getattr(xp, name)(*args, **kwargs)
+    with xp.use_backend("dask"):
+        with pytest.raises(TypeError, match=f"{name}: argument '{arg}' got "):
+            getattr(xp, name)(*args, **kwargs)
+
+
+def test_dask_creation_names_negative_lengths_and_takes_numpy_ints():
+    with xp.use_backend("dask", chunks=2):
+        with pytest.raises(ValueError, match="zeros: argument 'shape' has the negative length -1"):
+            xp.zeros((2, -1))
+        with pytest.raises(ValueError, match="eye: argument 'n_rows' has the negative length"):
+            xp.eye(-1)
+        assert xp.zeros((np.int64(2), 3)).shape == (2, 3)
+        assert xp.to_numpy(xp.full(np.int32(2), 0.5)).tolist() == [0.5, 0.5]
+        assert xp.to_numpy(xp.linspace(0.5, 1.0, 3)).tolist() == [0.5, 0.75, 1.0]
+
+
+# ------------------------------------------------------------------ tril, triu
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("name", ["tril", "triu"])
+def test_tril_triu_take_matrices_only(name, backend):
+    wrap = np.asarray if backend == "numpy" else (lambda a: _d(a, ()) if np.ndim(a) == 0 else _d(a))
+    fn = getattr(xp, name)
+    for a in (np.arange(3), np.array(1)):
+        with pytest.raises(ValueError, match=f"{name}: argument 'x' has {a.ndim} dimension"):
+            fn(wrap(a))
+    with pytest.raises(TypeError, match=f"{name}: argument 'k' got float 1.5"):
+        fn(wrap(np.ones((3, 3))), k=1.5)
+    m = np.arange(18).reshape(2, 3, 3)
+    assert xp.to_numpy(fn(wrap(m), k=-1)).tolist() == getattr(np, name)(m, k=-1).tolist()

@@ -3,7 +3,8 @@ message that names no argument): ``take`` of a
 multi-dimensional array without ``axis`` (NumPy flattened it), ``take`` with indices of
 a non-integer dtype (a bool mask became indices 0 and 1), ``repeat`` with a float
 ``repeats`` and ``roll`` with a float ``shift`` (both truncated), ``searchsorted``'s ``sorter`` of
-another dtype or shape. The checks run before
+another dtype or shape, ``sort``/``argsort``'s axis (a 0-D array has none),
+``tril``/``triu`` of fewer than two dimensions. The checks run before
 the backend's function, on the NumPy and dask backends ("Indexing Functions", "take":
 "if x has more than one dimension, providing an axis is required"; "repeat",
 "roll": integer counts).
@@ -17,7 +18,8 @@ from .._core.errors import argument_error, type_error, value_error
 from . import select as _backend
 from .dispatch import register
 
-__all__ = ["check_take", "check_repeats", "check_shift", "check_sorter", "check_axis"]
+__all__ = ["check_take", "check_repeats", "check_shift", "check_sorter", "check_axis",
+           "check_triangle"]
 
 
 def _integer_dtype(v) -> bool:
@@ -77,6 +79,28 @@ def check_axis(func: str, x, axis) -> None:
                              f"dimension{'s' if x.ndim != 1 else ''}")
 
 
+def check_triangle(func: str, x, k) -> None:
+    """``tril``/``triu``: ``x`` of at least two dimensions (NumPy's made a 1-D ``x`` the
+    rows of a square matrix, dask's failed on chunks; "Creation Functions", ``tril``:
+    "having shape (..., M, N)") and an int ``k``."""
+    if getattr(x, "ndim", 0) < 2:
+        raise value_error(func, "x", f"has {getattr(x, 'ndim', 0)} dimension(s); {func} takes "
+                                     "a matrix or a stack of matrices (..., M, N)")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise type_error(func, "k", k, "an int (the diagonal's offset)")
+
+
+def _triangle(name: str, backend: str):
+    def impl(x, /, *, k=0):
+        check_triangle(name, x, k)
+        return getattr(_backend.namespace(backend), name)(x, k=k)
+
+    impl.__name__ = impl.__qualname__ = name
+    impl.__doc__ = (f"``{name}`` of the standard: ``x`` of at least two dimensions and an "
+                    "int ``k``, checked first.")
+    return impl
+
+
 def _numpy(name):
     return getattr(_backend.namespace("numpy"), name)
 
@@ -126,4 +150,7 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True, **kwargs):
 
 for _fn in (take, repeat, roll, searchsorted, sort, argsort):
     register(_fn.__name__, "numpy")(_fn)
-del _fn
+for _backend_name in ("numpy", "dask"):
+    for _name in ("tril", "triu"):
+        register(_name, _backend_name)(_triangle(_name, _backend_name))
+del _fn, _backend_name, _name

@@ -2,6 +2,8 @@
 
 - Creation functions use the backend's options: ``chunks=`` (unless the call gives its
   own) and the chunk backend (CuPy chunks are made from NumPy ones block by block).
+  Shapes and ``eye``'s sizes are ints (dask's took ``eye(2.0)`` and ``full(2.0, 1)``,
+  and ``zeros(2.0)`` failed with an ``AttributeError``).
   ``asarray`` of host data goes through ``dask.array.from_array`` (compat's ignores
   ``chunks``); ``eye`` gives dask's an int block side (dask's declares blocks its
   graph lacks for more columns than rows under ``"auto"`` chunks); ``linspace`` ends
@@ -49,6 +51,7 @@ MISSING = {
 # dask's creation functions take chunks=; asarray and eye are built here, linspace
 # finishes dask's
 _CHUNKED_CREATION = ("arange", "empty", "full", "ones", "zeros")
+_SHAPED = ("empty", "full", "ones", "zeros")   # a shape first
 
 
 def _missing(qualname: str, instead: str):
@@ -84,10 +87,36 @@ def _creation_shape(name: str, args, kwargs):
         return None
 
 
+def _check_length(func: str, arg: str, n, whole,
+                  allowed: str = "an int or a tuple of ints") -> None:
+    """One length of a shape (or ``eye``'s ``n_rows``/``n_cols``): an int, not a bool,
+    not negative (dask's took ``2.0`` for ``eye`` and ``full`` and failed with an
+    ``AttributeError`` for ``zeros``; NumPy's raises ``TypeError``)."""
+    try:
+        if isinstance(n, bool):
+            raise TypeError
+        n = operator.index(n)
+    except TypeError:
+        raise type_error(func, arg, whole, allowed) from None
+    if n < 0:
+        raise value_error(func, arg, f"has the negative length {n}; lengths must be "
+                                     "non-negative")
+
+
+def _check_shape(func: str, args, kwargs) -> None:
+    """The ``shape`` of ``empty``, ``zeros``, ``ones``, ``full``: an int or a tuple of
+    ints, each non-negative."""
+    shape = args[0] if args else kwargs.get("shape")
+    for n in shape if isinstance(shape, (tuple, list)) else (shape,):
+        _check_length(func, "shape", n, shape)
+
+
 def _creation(name: str):
     be = get(_NAME)
 
     def impl(*args, **kwargs):
+        if name in _SHAPED:
+            _check_shape(name, args, kwargs)
         opts = be.options()
         if kwargs.get("chunks") is not None:   # the call's own: the option's checks
             kwargs["chunks"] = check_chunks(name, kwargs["chunks"])
@@ -150,6 +179,11 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, chunks=None):
     as columns (a wide matrix is the transpose of a tall one with ``-k``), then the
     result is rechunked to those blocks where they differ.
     """
+    _check_length("eye", "n_rows", n_rows, n_rows, "a non-negative int")
+    if n_cols is not None:
+        _check_length("eye", "n_cols", n_cols, n_cols, "a non-negative int")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise type_error("eye", "k", k, "an int (the diagonal's offset)")
     be = get(_NAME)
     opts = be.options()
     n_cols = n_rows if n_cols is None else n_cols
