@@ -213,3 +213,30 @@ def test_tril_triu_take_matrices_only(name, backend):
         fn(wrap(np.ones((3, 3))), k=1.5)
     m = np.arange(18).reshape(2, 3, 3)
     assert xp.to_numpy(fn(wrap(m), k=-1)).tolist() == getattr(np, name)(m, k=-1).tolist()
+
+
+# ------------------------------------------------------------------ linalg.cross, outer
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_cross_takes_vectors_of_length_3_only(backend):
+    wrap = np.asarray if backend == "numpy" else _d
+    for s1, s2, who, n in (((2,), (2,), "x1", 2), ((2, 1), (2, 3), "x1", 1),
+                           ((2, 3), (2, 4), None, None)):
+        match = (f"cross: argument 'axis' is -1, whose length in {who} of shape {s1} is {n}"
+                 .replace("(", r"\(").replace(")", r"\)")) if who else "cross: shapes"
+        with pytest.raises(ValueError, match=match):
+            xp.linalg.cross(wrap(np.ones(s1)), wrap(np.ones(s2)))
+    a, b = np.arange(6.0).reshape(2, 3), np.array([1.0, 0.0, 2.0])
+    assert np.allclose(xp.to_numpy(xp.linalg.cross(wrap(a), wrap(b))), np.cross(a, b))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_outer_takes_vectors_only(backend):
+    wrap = (np.asarray if backend == "numpy"
+            else (lambda a: _d(a, ()) if np.ndim(a) == 0 else _d(a)))
+    with pytest.raises(ValueError, match=r"outer: argument 'x1' has shape \(2, 2\); outer takes "
+                                         "one-dimensional vectors"):
+        xp.linalg.outer(wrap(np.ones((2, 2))), wrap(np.ones(3)))
+    with pytest.raises(ValueError, match=r"outer: argument 'x2' has shape \(\)"):
+        xp.linalg.outer(wrap(np.ones(3)), wrap(np.array(2.0)))
+    got = xp.to_numpy(xp.linalg.outer(wrap(np.arange(3.0)), wrap(np.arange(2.0))))
+    assert got.tolist() == np.outer(np.arange(3.0), np.arange(2.0)).tolist()
