@@ -240,3 +240,24 @@ def test_outer_takes_vectors_only(backend):
         xp.linalg.outer(wrap(np.ones(3)), wrap(np.array(2.0)))
     got = xp.to_numpy(xp.linalg.outer(wrap(np.arange(3.0)), wrap(np.arange(2.0))))
     assert got.tolist() == np.outer(np.arange(3.0), np.arange(2.0)).tolist()
+
+
+# ------------------------------------------------------------------ where's weak ints
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_where_s_python_ints_must_fit_the_array_s_dtype_as_in_add(backend):
+    wrap = np.asarray if backend == "numpy" else _d
+    c = wrap(np.array([True, False, True]))
+    i8, u8 = wrap(np.array([1, 2, 100], np.int8)), wrap(np.array([1, 2, 3], np.uint8))
+    with pytest.raises(OverflowError):
+        xp.add(i8, 1000)                                 # the rule where follows
+    for call, arg, v, dt in ((lambda: xp.where(c, i8, 1000), "x2", 1000, "int8"),
+                             (lambda: xp.where(c, 1000, i8), "x1", 1000, "int8"),
+                             (lambda: xp.where(c, u8, -1), "x2", -1, "uint8")):
+        with pytest.raises(OverflowError, match=f"where: argument '{arg}' is the Python int "
+                                                f"{v}, out of bounds for {dt}"):
+            call()
+    for call, want, dt in ((lambda: xp.where(c, i8, 127), [1, 127, 100], np.int8),
+                           (lambda: xp.where(c, i8, 1.5), [1, 1.5, 100], np.float64),
+                           (lambda: xp.where(c, 1, 2), [1, 2, 1], np.int64)):
+        got = xp.to_numpy(call())
+        assert got.dtype == dt and got.tolist() == want
