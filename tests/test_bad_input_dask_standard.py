@@ -261,3 +261,43 @@ def test_where_s_python_ints_must_fit_the_array_s_dtype_as_in_add(backend):
                            (lambda: xp.where(c, 1, 2), [1, 2, 1], np.int64)):
         got = xp.to_numpy(call())
         assert got.dtype == dt and got.tolist() == want
+
+
+# ------------------------------------------------------------------ lower value
+def test_dask_broadcast_arrays_names_shapes_that_do_not_broadcast():
+    with pytest.raises(ValueError, match=r"broadcast_arrays: shapes \(3,\) and \(2,\) cannot be "
+                                         "broadcast together"):
+        xp.broadcast_arrays(_d(np.arange(3)), _d(np.arange(2)))
+    a, b = xp.broadcast_arrays(_d(np.arange(3)), _d(np.arange(2)[:, None]))
+    assert a.shape == b.shape == (2, 3) and xp.to_numpy(b).tolist() == [[0] * 3, [1] * 3]
+
+
+def test_dask_linspace_takes_complex_ends():
+    with xp.use_backend("dask", chunks=2):
+        for args, kw in (((0, 1j, 5), {}), ((1 + 2j, -3j, 7), {}), ((0, 1j, 4), {"endpoint": False}),
+                         ((0, 1j, 3), {"dtype": xp.complex64}), ((0, 1j, 1), {})):
+            got, want = xp.to_numpy(xp.linspace(*args, **kw)), np.linspace(*args, **kw)
+            assert got.dtype == want.dtype
+            np.testing.assert_allclose(got, want, rtol=0, atol=1e-15)
+            assert not kw.get("endpoint", True) or got[-1] == want[-1]   # ends at stop
+        with pytest.raises(TypeError, match="linspace: argument 'dtype'"):
+            xp.linspace(0, 1j, 3, dtype=xp.float64)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_python_ints_no_integer_dtype_holds_are_overflow_errors(backend):
+    with xp.use_backend(backend):
+        for call, func, arg in ((lambda: xp.full(2, 2**70), "full", "fill_value"),
+                                (lambda: xp.full((2,), -2**63 - 1), "full", "fill_value"),
+                                (lambda: xp.asarray([2**64, 1]), "asarray", "obj"),
+                                (lambda: xp.asarray(2**64), "asarray", "obj"),
+                                (lambda: xp.asarray([[1], [10**40]]), "asarray", "obj")):
+            with pytest.raises(OverflowError, match=f"{func}: argument '{arg}' holds the Python "
+                                                    "int .*which no integer dtype holds"):
+                call()
+        # what an integer dtype holds is as NumPy gives it (uint64 past int64)
+        for got, dt in ((xp.full(2, 2**63), np.uint64), (xp.full(2, -2**63), np.int64),
+                        (xp.asarray([2**63]), np.uint64), (xp.full(2, 2**70, dtype=xp.float64),
+                                                           np.float64)):
+            assert xp.to_numpy(got).dtype == dt
+        assert xp.to_numpy(xp.full(1, 2**63)).tolist() == [2**63]

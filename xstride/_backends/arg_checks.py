@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.errors import argument_error, type_error, value_error
+from .._core.errors import argument_error, overflow_error, type_error, value_error
 from . import select as _backend
 from .dispatch import register
 
 __all__ = ["check_take", "check_repeats", "check_shift", "check_sorter", "check_axis",
-           "check_triangle"]
+           "check_triangle", "check_int_fill", "check_int_items", "int_fill_dtype"]
 
 
 def _integer_dtype(v) -> bool:
@@ -101,6 +101,44 @@ def _triangle(name: str, backend: str):
     return impl
 
 
+#: the Python ints some NumPy integer dtype holds (int64's and uint64's)
+_INT_LO, _INT_HI = -2**63, 2**64 - 1
+
+
+def _short(v: int) -> str:
+    text = str(v)
+    return text if len(text) <= 24 else f"{text[:12]}... ({len(text)} digits)"
+
+
+def _unheld(func: str, arg: str, v: int) -> OverflowError:
+    return overflow_error(func, arg, f"holds the Python int {_short(v)}, which no integer dtype "
+                                     "holds (int64 or uint64; NumPy made an array of Python "
+                                     "objects); give a float or an array")
+
+
+def check_int_fill(func: str, fill_value, dtype) -> None:
+    """``full``'s Python int ``fill_value`` without ``dtype``: one an integer dtype holds."""
+    if dtype is None and type(fill_value) is int and not _INT_LO <= fill_value <= _INT_HI:
+        raise _unheld(func, "fill_value", fill_value)
+
+
+def int_fill_dtype(fill_value, dtype):
+    """``dtype``, or for a Python int fill without one past int64 NumPy's uint64 (dask's
+    ``full`` failed converting it to a C long)."""
+    if dtype is None and type(fill_value) is int and fill_value > 2**63 - 1:
+        return np.dtype(np.uint64)
+    return dtype
+
+
+def check_int_items(func: str, out) -> None:
+    """``asarray``'s host result ``out``: an array of Python objects made of a Python int
+    no integer dtype holds is refused (other object arrays pass as before)."""
+    if out.dtype == object:
+        for v in out.ravel().tolist() if out.ndim else [out[()]]:
+            if type(v) is int and not _INT_LO <= v <= _INT_HI:
+                raise _unheld(func, "obj", v)
+
+
 def _numpy(name):
     return getattr(_backend.namespace("numpy"), name)
 
@@ -148,7 +186,23 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True, **kwargs):
     return _numpy("argsort")(x, axis=axis, descending=descending, stable=stable, **kwargs)
 
 
-for _fn in (take, repeat, roll, searchsorted, sort, argsort):
+def full(shape, fill_value, *, dtype=None, device=None, **kwargs):
+    """``full`` of the standard on NumPy: a Python int ``fill_value`` no integer dtype
+    holds is an ``OverflowError`` (NumPy made an array of Python objects)."""
+    check_int_fill("full", fill_value, dtype)
+    return _numpy("full")(shape, fill_value, dtype=dtype, device=device, **kwargs)
+
+
+def asarray(obj, /, *, dtype=None, device=None, copy=None, **kwargs):
+    """``asarray`` of the standard on NumPy: a Python int no integer dtype holds is an
+    ``OverflowError`` (NumPy made an array of Python objects)."""
+    out = _numpy("asarray")(obj, dtype=dtype, device=device, copy=copy, **kwargs)
+    if out.dtype == object and dtype is None and not isinstance(obj, np.ndarray):
+        check_int_items("asarray", out)
+    return out
+
+
+for _fn in (take, repeat, roll, searchsorted, sort, argsort, full, asarray):
     register(_fn.__name__, "numpy")(_fn)
 for _backend_name in ("numpy", "dask"):
     for _name in ("tril", "triu"):

@@ -7,7 +7,7 @@
   ``asarray`` of host data goes through ``dask.array.from_array`` (compat's ignores
   ``chunks``); ``eye`` gives dask's an int block side (dask's declares blocks its
   graph lacks for more columns than rows under ``"auto"`` chunks); ``linspace`` ends
-  exactly at ``stop``.
+  exactly at ``stop`` and takes complex ends.
 - ``broadcast_shapes`` takes shapes, not arrays: NumPy's function answers.
 - The chunked executors' hook ``namespace_function`` (the namespace's function on a
   chunk's backend, for dask's reduction trees) is set here, where the dispatch is known.
@@ -35,6 +35,7 @@ import numpy as np
 from .._core.errors import not_provided_error, type_error, value_error
 from .._chunked import _config as _chunked_config
 from .._chunked.chunks import fit_option
+from .arg_checks import check_int_fill, check_int_items, int_fill_dtype
 from .dask import check_chunks
 from .dispatch import implementation, register, register_arguments
 from .registry import get, of_array
@@ -117,6 +118,9 @@ def _creation(name: str):
     def impl(*args, **kwargs):
         if name in _SHAPED:
             _check_shape(name, args, kwargs)
+        if name == "full" and len(args) > 1:   # a Python int fill that no dtype holds
+            check_int_fill(name, args[1], kwargs.get("dtype"))
+            kwargs["dtype"] = int_fill_dtype(args[1], kwargs.get("dtype"))
         opts = be.options()
         if kwargs.get("chunks") is not None:   # the call's own: the option's checks
             kwargs["chunks"] = check_chunks(name, kwargs["chunks"])
@@ -148,6 +152,22 @@ def _set_last(block, stop, last_block, block_info=None):
 _chunked_linspace = _creation("linspace")
 
 
+def _complex_linspace(start, stop, num, dtype, device, endpoint, chunks):
+    """dask's ``linspace`` of complex ends (dask's takes ``float()`` of them): the real
+    and imaginary parts spaced apart in the parts' float dtype, then joined; the result
+    is complex128 without ``dtype``, as NumPy's."""
+    dt = np.dtype(np.complex128 if dtype is None else dtype)
+    if dt.kind != "c":
+        raise type_error("linspace", "dtype", dt, "a complex dtype (or None) for complex "
+                                                     "start or stop")
+    part = np.finfo(dt).dtype
+    start, stop = complex(start), complex(stop)
+    re, im = (_chunked_linspace(a, b, num, dtype=part, device=device, endpoint=endpoint,
+                                chunks=chunks)
+              for a, b in ((start.real, stop.real), (start.imag, stop.imag)))
+    return re.astype(dt) + im.astype(dt) * dt.type(1j)
+
+
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, chunks=None):
     """``linspace`` of the standard on the dask backend: dask's, with the last element
     exactly ``stop`` when ``endpoint`` is true (dask's computes it as ``start + (num -
@@ -158,8 +178,12 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, chu
     if num < 0:
         raise value_error("linspace", "num", f"must be non-negative; got {num}")
     num = int(num)
-    out = _chunked_linspace(start, stop, num, dtype=dtype, device=device,
-                            endpoint=endpoint, chunks=chunks)
+    if isinstance(start, (complex, np.complexfloating)) or isinstance(
+            stop, (complex, np.complexfloating)):
+        out = _complex_linspace(start, stop, num, dtype, device, endpoint, chunks)
+    else:
+        out = _chunked_linspace(start, stop, num, dtype=dtype, device=device,
+                                endpoint=endpoint, chunks=chunks)
     if not endpoint or num < 2:
         return out
     last = builtins.max(i for i, n in enumerate(out.chunks[0]) if n)   # the last non-empty
@@ -233,6 +257,8 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, chunks=None):
         if src is not None:
             obj = src.to_host(obj)
         host = get("numpy").namespace().asarray(obj, dtype=dtype, copy=copy)
+        if host.dtype == object and dtype is None and not isinstance(obj, np.ndarray):
+            check_int_items("asarray", host)
     if chunks is None:
         fit_option("asarray", opts.chunks, host.shape)
     out = da.from_array(host, chunks=opts.chunks if chunks is None

@@ -43,7 +43,7 @@ from .dispatch import register
 from .registry import get
 
 __all__ = ["matmul", "tensordot", "vecdot", "take", "squeeze", "roll", "flip", "sort", "argsort",
-           "diff", "reshape", "repeat", "expand_dims", "searchsorted",
+           "diff", "broadcast_arrays", "reshape", "repeat", "expand_dims", "searchsorted",
            "take_along_axis"]
 
 _NAME = "dask"
@@ -171,6 +171,18 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
     for _ in range(int(n) - 1):
         out = ns.not_equal(ns.diff(ns.astype(out, np.int8), axis=axis, n=1), 0)
     return out
+
+
+def broadcast_arrays(*arrays):
+    """``broadcast_arrays`` of the standard on dask arrays; shapes that do not broadcast
+    are the standard's error (dask's said "Chunks do not add up to shape")."""
+    shapes = [a.shape for a in arrays]
+    if all(_known(n) for s in shapes for n in s):
+        try:
+            np.broadcast_shapes(*shapes)
+        except ValueError:
+            raise broadcast_error("broadcast_arrays", shapes) from None
+    return _ns().broadcast_arrays(*arrays)
 
 
 def reshape(x, /, shape, *, copy=None):
@@ -301,6 +313,7 @@ for _q, _fn in (("take_along_axis", take_along_axis), ("matmul", matmul), ("lina
                 ("linalg.vecdot", vecdot), ("take", take), ("squeeze", squeeze), ("roll", roll),
                 ("reshape", reshape), ("repeat", repeat), ("flip", flip), ("sort", sort),
                 ("argsort", argsort), ("diff", diff),
+                ("broadcast_arrays", broadcast_arrays),
                 ("expand_dims", expand_dims), ("searchsorted", searchsorted)):
     register(_q, _NAME)(_fn)
 del _q, _fn
