@@ -23,6 +23,11 @@ backend"):
   as one of shape ``(1,)`` (dask's block function fails on 0-D values).
 - ``take_along_axis``: dask has none; ``x``'s axis is gathered into one chunk (as
   compat's ``sort`` gathers the sorted axis), ``indices`` keeps its chunks.
+- ``flip``, ``sort``, ``argsort``, ``diff``: axes checked first (dask's flipped a
+  repeated axis twice and raised bare ``IndexError``s out of range and for 0-D arrays);
+  ``diff`` of bools by ``not_equal``, as NumPy's; ``searchsorted``'s ``sorter`` checked.
+- ``broadcast_arrays``: shapes that do not broadcast are the standard's error (dask's
+  said "Chunks do not add up to shape").
 
 The linear algebra of stacks of matrices is in ``dask_linalg.py``.
 Nothing here imports dask at import time.
