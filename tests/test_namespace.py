@@ -49,9 +49,13 @@ def test_results_are_plain_numpy_and_equal_compat():
 
 
 def test_signatures_follow_the_implementation():
-    assert inspect.signature(xp.argsort) == inspect.signature(cnp.argsort)
-    # xstride's sum carries the standard signature (NumPy-only keywords forwarded)
     from xstride._backends.dispatch import implementation
+
+    # argsort: xstride's check of axis in front of compat's, with compat's parameters
+    assert inspect.signature(xp.argsort) == inspect.signature(implementation("numpy", "argsort"))
+    assert (list(inspect.signature(xp.argsort).parameters)
+            == list(inspect.signature(cnp.argsort).parameters))
+    # xstride's sum carries the standard signature (NumPy-only keywords forwarded)
 
     sig = inspect.signature(xp.sum)
     assert sig == inspect.signature(implementation("numpy", "sum"))

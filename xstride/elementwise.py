@@ -25,8 +25,8 @@ import numpy as np
 
 from . import _backends
 from ._backends import dispatch
-from ._core.errors import (broadcast_error, cast_error, error, immutable_error, type_error,
-                           value_error)
+from ._core.errors import (broadcast_error, cast_error, error, immutable_error,
+                           overflow_error, type_error, value_error)
 from ._core.ufuncs import ENGINE_UFUNCS, numpy_ufunc_name
 from ._plans.elementwise import broadcast_shapes
 from .layout import check_output
@@ -115,6 +115,27 @@ def where_dtype(kinds: tuple, values: tuple) -> np.dtype:
             _resolved.clear()
         _resolved[key] = r
     return r
+
+
+def check_where_ints(x1, x2) -> None:
+    """``where``'s Python int operand beside an integer array: a weak scalar, which takes
+    the array's dtype as in ``add`` (NEP 50), so it must fit that dtype (NumPy's ``where``
+    wrapped ``where(c, int8_array, 1000)`` to -24 where ``add(int8_array, 1000)`` raises).
+
+    Raises
+    ------
+    OverflowError
+        The int is out of the bounds of the other operand's integer dtype.
+    """
+    for name, v, other in (("x1", x1, x2), ("x2", x2, x1)):
+        if type(v) is int:
+            dt = getattr(other, "dtype", None)
+            if dt is not None and dt.kind in "iu":
+                info = np.iinfo(dt)
+                if not info.min <= v <= info.max:
+                    raise overflow_error("where", name, f"is the Python int {v}, out of bounds "
+                                                        f"for {dt}, the dtype of the other "
+                                                        "operand it takes (as in add)")
 
 
 def check_out(func: str, out, shape, dtype, be, arg: str = "out", *,
@@ -251,6 +272,8 @@ def _engine_functions(be, ex) -> tuple[dict, dict]:
         return impl
 
     def where(condition, x1, x2, /, *, out=None):
+        if type(x1) is int or type(x2) is int:
+            check_where_ints(x1, x2)
         args = (condition, x1, x2)
         got = ex.repeat("where", args, out)
         if got is not None:
@@ -316,6 +339,8 @@ def _library_functions(be, ex) -> tuple[dict, dict]:
         return impl
 
     def where(condition, x1, x2, /, *, out=None):
+        if type(x1) is int or type(x2) is int:
+            check_where_ints(x1, x2)
         if out is None:
             return libs["where"](condition, x1, x2)
         args = (condition, x1, x2)
@@ -333,7 +358,9 @@ def _library_functions(be, ex) -> tuple[dict, dict]:
     funcs["where"] = where
     funcs["astype"] = astype
     # a call without keywords goes to the library's function, looked up on first call
-    positional = {name: dispatch.deferred(be, name) for name in funcs if name != "astype"}
+    positional = {name: dispatch.deferred(be, name) for name in funcs
+                  if name not in ("astype", "where")}
+    positional["where"] = where   # its Python ints checked first
     return funcs, positional
 
 

@@ -1,7 +1,10 @@
-"""Arguments the libraries take where the standard asks for an error: ``take`` of a
+"""Arguments the libraries take where the standard asks for an error (or refuse with a
+message that names no argument): ``take`` of a
 multi-dimensional array without ``axis`` (NumPy flattened it), ``take`` with indices of
 a non-integer dtype (a bool mask became indices 0 and 1), ``repeat`` with a float
-``repeats`` and ``roll`` with a float ``shift`` (both truncated). The checks run before
+``repeats`` and ``roll`` with a float ``shift`` (both truncated), ``searchsorted``'s ``sorter`` of
+another dtype or shape, ``sort``/``argsort``'s axis (a 0-D array has none),
+``tril``/``triu`` of fewer than two dimensions. The checks run before
 the backend's function, on the NumPy and dask backends ("Indexing Functions", "take":
 "if x has more than one dimension, providing an axis is required"; "repeat",
 "roll": integer counts).
@@ -11,11 +14,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.errors import type_error, value_error
+from .._core.errors import argument_error, overflow_error, type_error, value_error
 from . import select as _backend
 from .dispatch import register
 
-__all__ = ["check_take", "check_repeats", "check_shift"]
+__all__ = ["check_take", "check_repeats", "check_shift", "check_sorter", "check_axis",
+           "check_triangle", "check_int_fill", "check_int_items", "int_fill_dtype"]
 
 
 def _integer_dtype(v) -> bool:
@@ -47,6 +51,94 @@ def check_shift(shift) -> None:
             raise type_error("roll", "shift", shift, "an int or a tuple of ints")
 
 
+def check_sorter(x1, sorter) -> None:
+    """``searchsorted``'s ``sorter``: a 1-D array of an integer dtype with one index per
+    element of ``x1`` (its values are checked where they are known: NumPy's own check,
+    or the dask backend's per block)."""
+    if not _integer_dtype(sorter):
+        raise type_error("searchsorted", "sorter", sorter, "a 1-D array of an integer dtype")
+    n = x1.shape[0] if getattr(x1, "ndim", 0) else None
+    if sorter.ndim != 1 or (n == n and sorter.shape[0] == sorter.shape[0]
+                            and sorter.shape[0] != n):   # NaN: a length dask does not know
+        raise value_error("searchsorted", "sorter", f"has shape {tuple(sorter.shape)}; "
+                                                    f"expected ({n},), one index per "
+                                                    "element of x1")
+
+
+def check_axis(func: str, x, axis) -> None:
+    """One ``axis`` of ``sort``, ``argsort``, ``diff``: an int naming an axis of ``x`` (a
+    0-D array has none: NumPy's ``sort`` raised ``AxisError``, its ``argsort`` returned
+    shape (1,), dask's both a bare ``IndexError``). Out of range it is
+    ``numpy.exceptions.AxisError``, an ``IndexError`` and a ``ValueError``, as NumPy
+    raises."""
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
+        raise type_error(func, "axis", axis, "an int naming an axis")
+    if not -x.ndim <= axis < x.ndim:
+        raise argument_error(np.exceptions.AxisError, func, "axis",
+                             f"is {axis}, out of range for an array of {x.ndim} "
+                             f"dimension{'s' if x.ndim != 1 else ''}")
+
+
+def check_triangle(func: str, x, k) -> None:
+    """``tril``/``triu``: ``x`` of at least two dimensions (NumPy's made a 1-D ``x`` the
+    rows of a square matrix, dask's failed on chunks; "Creation Functions", ``tril``:
+    "having shape (..., M, N)") and an int ``k``."""
+    if getattr(x, "ndim", 0) < 2:
+        raise value_error(func, "x", f"has {getattr(x, 'ndim', 0)} dimension(s); {func} takes "
+                                     "a matrix or a stack of matrices (..., M, N)")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise type_error(func, "k", k, "an int (the diagonal's offset)")
+
+
+def _triangle(name: str, backend: str):
+    def impl(x, /, *, k=0):
+        check_triangle(name, x, k)
+        return getattr(_backend.namespace(backend), name)(x, k=k)
+
+    impl.__name__ = impl.__qualname__ = name
+    impl.__doc__ = (f"``{name}`` of the standard: ``x`` of at least two dimensions and an "
+                    "int ``k``, checked first.")
+    return impl
+
+
+#: the Python ints some NumPy integer dtype holds (int64's and uint64's)
+_INT_LO, _INT_HI = -2**63, 2**64 - 1
+
+
+def _short(v: int) -> str:
+    text = str(v)
+    return text if len(text) <= 24 else f"{text[:12]}... ({len(text)} digits)"
+
+
+def _unheld(func: str, arg: str, v: int) -> OverflowError:
+    return overflow_error(func, arg, f"holds the Python int {_short(v)}, which no integer dtype "
+                                     "holds (int64 or uint64; NumPy made an array of Python "
+                                     "objects); give a float or an array")
+
+
+def check_int_fill(func: str, fill_value, dtype) -> None:
+    """``full``'s Python int ``fill_value`` without ``dtype``: one an integer dtype holds."""
+    if dtype is None and type(fill_value) is int and not _INT_LO <= fill_value <= _INT_HI:
+        raise _unheld(func, "fill_value", fill_value)
+
+
+def int_fill_dtype(fill_value, dtype):
+    """``dtype``, or for a Python int fill without one past int64 NumPy's uint64 (dask's
+    ``full`` failed converting it to a C long)."""
+    if dtype is None and type(fill_value) is int and fill_value > 2**63 - 1:
+        return np.dtype(np.uint64)
+    return dtype
+
+
+def check_int_items(func: str, out) -> None:
+    """``asarray``'s host result ``out``: an array of Python objects made of a Python int
+    no integer dtype holds is refused (other object arrays pass as before)."""
+    if out.dtype == object:
+        for v in out.ravel().tolist() if out.ndim else [out[()]]:
+            if type(v) is int and not _INT_LO <= v <= _INT_HI:
+                raise _unheld(func, "obj", v)
+
+
 def _numpy(name):
     return getattr(_backend.namespace("numpy"), name)
 
@@ -69,6 +161,50 @@ def roll(x, /, shift, *, axis=None):
     return _numpy("roll")(x, shift, axis=axis)
 
 
-for _fn in (take, repeat, roll):
+def searchsorted(x1, x2, /, *, side="left", sorter=None):
+    """``searchsorted`` of the standard on NumPy arrays, ``sorter``'s dtype and shape
+    checked first (NumPy's ``TypeError`` "could not parse sorter argument" for a 2-D
+    one); NumPy checks its values."""
+    if sorter is not None:
+        check_sorter(x1, np.asarray(sorter))
+    return _numpy("searchsorted")(x1, x2, side=side, sorter=sorter)
+
+
+def sort(x, /, *, axis=-1, descending=False, stable=True, **kwargs):
+    """``sort`` of the standard on NumPy arrays, ``axis`` checked first (``None``
+    passes: NumPy's flattened sort)."""
+    if axis is not None:
+        check_axis("sort", x, axis)
+    return _numpy("sort")(x, axis=axis, descending=descending, stable=stable, **kwargs)
+
+
+def argsort(x, /, *, axis=-1, descending=False, stable=True, **kwargs):
+    """``argsort`` of the standard on NumPy arrays, ``axis`` checked first: a 0-D array
+    is refused as ``sort`` refuses it (NumPy's gave shape (1,))."""
+    if axis is not None:
+        check_axis("argsort", x, axis)
+    return _numpy("argsort")(x, axis=axis, descending=descending, stable=stable, **kwargs)
+
+
+def full(shape, fill_value, *, dtype=None, device=None, **kwargs):
+    """``full`` of the standard on NumPy: a Python int ``fill_value`` no integer dtype
+    holds is an ``OverflowError`` (NumPy made an array of Python objects)."""
+    check_int_fill("full", fill_value, dtype)
+    return _numpy("full")(shape, fill_value, dtype=dtype, device=device, **kwargs)
+
+
+def asarray(obj, /, *, dtype=None, device=None, copy=None, **kwargs):
+    """``asarray`` of the standard on NumPy: a Python int no integer dtype holds is an
+    ``OverflowError`` (NumPy made an array of Python objects)."""
+    out = _numpy("asarray")(obj, dtype=dtype, device=device, copy=copy, **kwargs)
+    if out.dtype == object and dtype is None and not isinstance(obj, np.ndarray):
+        check_int_items("asarray", out)
+    return out
+
+
+for _fn in (take, repeat, roll, searchsorted, sort, argsort, full, asarray):
     register(_fn.__name__, "numpy")(_fn)
-del _fn
+for _backend_name in ("numpy", "dask"):
+    for _name in ("tril", "triu"):
+        register(_name, _backend_name)(_triangle(_name, _backend_name))
+del _fn, _backend_name, _name

@@ -2,13 +2,21 @@
 
 - Creation functions use the backend's options: ``chunks=`` (unless the call gives its
   own) and the chunk backend (CuPy chunks are made from NumPy ones block by block).
+  Shapes and ``eye``'s sizes are ints (dask's took ``eye(2.0)`` and ``full(2.0, 1)``,
+  and ``zeros(2.0)`` failed with an ``AttributeError``).
   ``asarray`` of host data goes through ``dask.array.from_array`` (compat's ignores
   ``chunks``); ``eye`` gives dask's an int block side (dask's declares blocks its
   graph lacks for more columns than rows under ``"auto"`` chunks); ``linspace`` ends
-  exactly at ``stop``.
+  exactly at ``stop`` and takes complex ends.
 - ``broadcast_shapes`` takes shapes, not arrays: NumPy's function answers.
 - The chunked executors' hook ``namespace_function`` (the namespace's function on a
   chunk's backend, for dask's reduction trees) is set here, where the dispatch is known.
+- Chunks of no element (``compute_chunk_sizes()`` of a boolean selection leaves them,
+  ``((3, 0, 1),)``) are merged away from every dask array a namespace call gets
+  (:func:`without_empty_chunks`, the dispatch's argument rewrite of this backend): dask
+  2026.8 computes wrong answers over them (``flip`` of such an array is empty, ``x + 1``
+  of chunks ``((1, 0),)`` has two elements). The rechunk only drops block boundaries, so
+  no element moves; an array without such chunks costs one ``0 in chunks`` per axis.
 - Functions dask cannot provide raise ``NotImplementedError`` naming what to use
   instead (compat's namespace has no such name; ``getattr`` would give an
   ``AttributeError`` that names no function of xstride).
@@ -27,8 +35,9 @@ import numpy as np
 from .._core.errors import not_provided_error, type_error, value_error
 from .._chunked import _config as _chunked_config
 from .._chunked.chunks import fit_option
+from .arg_checks import check_int_fill, check_int_items, int_fill_dtype
 from .dask import check_chunks
-from .dispatch import implementation, register
+from .dispatch import implementation, register, register_arguments
 from .registry import get, of_array
 
 __all__ = ["MISSING"]
@@ -43,6 +52,7 @@ MISSING = {
 # dask's creation functions take chunks=; asarray and eye are built here, linspace
 # finishes dask's
 _CHUNKED_CREATION = ("arange", "empty", "full", "ones", "zeros")
+_SHAPED = ("empty", "full", "ones", "zeros")   # a shape first
 
 
 def _missing(qualname: str, instead: str):
@@ -78,10 +88,39 @@ def _creation_shape(name: str, args, kwargs):
         return None
 
 
+def _check_length(func: str, arg: str, n, whole,
+                  allowed: str = "an int or a tuple of ints") -> None:
+    """One length of a shape (or ``eye``'s ``n_rows``/``n_cols``): an int, not a bool,
+    not negative (dask's took ``2.0`` for ``eye`` and ``full`` and failed with an
+    ``AttributeError`` for ``zeros``; NumPy's raises ``TypeError``)."""
+    try:
+        if isinstance(n, bool):
+            raise TypeError
+        n = operator.index(n)
+    except TypeError:
+        raise type_error(func, arg, whole, allowed) from None
+    if n < 0:
+        raise value_error(func, arg, f"has the negative length {n}; lengths must be "
+                                     "non-negative")
+
+
+def _check_shape(func: str, args, kwargs) -> None:
+    """The ``shape`` of ``empty``, ``zeros``, ``ones``, ``full``: an int or a tuple of
+    ints, each non-negative."""
+    shape = args[0] if args else kwargs.get("shape")
+    for n in shape if isinstance(shape, (tuple, list)) else (shape,):
+        _check_length(func, "shape", n, shape)
+
+
 def _creation(name: str):
     be = get(_NAME)
 
     def impl(*args, **kwargs):
+        if name in _SHAPED:
+            _check_shape(name, args, kwargs)
+        if name == "full" and len(args) > 1:   # a Python int fill that no dtype holds
+            check_int_fill(name, args[1], kwargs.get("dtype"))
+            kwargs["dtype"] = int_fill_dtype(args[1], kwargs.get("dtype"))
         opts = be.options()
         if kwargs.get("chunks") is not None:   # the call's own: the option's checks
             kwargs["chunks"] = check_chunks(name, kwargs["chunks"])
@@ -113,6 +152,22 @@ def _set_last(block, stop, last_block, block_info=None):
 _chunked_linspace = _creation("linspace")
 
 
+def _complex_linspace(start, stop, num, dtype, device, endpoint, chunks):
+    """dask's ``linspace`` of complex ends (dask's takes ``float()`` of them): the real
+    and imaginary parts spaced apart in the parts' float dtype, then joined; the result
+    is complex128 without ``dtype``, as NumPy's."""
+    dt = np.dtype(np.complex128 if dtype is None else dtype)
+    if dt.kind != "c":
+        raise type_error("linspace", "dtype", dt, "a complex dtype (or None) for complex "
+                                                     "start or stop")
+    part = np.finfo(dt).dtype
+    start, stop = complex(start), complex(stop)
+    re, im = (_chunked_linspace(a, b, num, dtype=part, device=device, endpoint=endpoint,
+                                chunks=chunks)
+              for a, b in ((start.real, stop.real), (start.imag, stop.imag)))
+    return re.astype(dt) + im.astype(dt) * dt.type(1j)
+
+
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, chunks=None):
     """``linspace`` of the standard on the dask backend: dask's, with the last element
     exactly ``stop`` when ``endpoint`` is true (dask's computes it as ``start + (num -
@@ -123,8 +178,12 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, chu
     if num < 0:
         raise value_error("linspace", "num", f"must be non-negative; got {num}")
     num = int(num)
-    out = _chunked_linspace(start, stop, num, dtype=dtype, device=device,
-                            endpoint=endpoint, chunks=chunks)
+    if isinstance(start, (complex, np.complexfloating)) or isinstance(
+            stop, (complex, np.complexfloating)):
+        out = _complex_linspace(start, stop, num, dtype, device, endpoint, chunks)
+    else:
+        out = _chunked_linspace(start, stop, num, dtype=dtype, device=device,
+                                endpoint=endpoint, chunks=chunks)
     if not endpoint or num < 2:
         return out
     last = builtins.max(i for i, n in enumerate(out.chunks[0]) if n)   # the last non-empty
@@ -144,6 +203,11 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, chunks=None):
     as columns (a wide matrix is the transpose of a tall one with ``-k``), then the
     result is rechunked to those blocks where they differ.
     """
+    _check_length("eye", "n_rows", n_rows, n_rows, "a non-negative int")
+    if n_cols is not None:
+        _check_length("eye", "n_cols", n_cols, n_cols, "a non-negative int")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise type_error("eye", "k", k, "an int (the diagonal's offset)")
     be = get(_NAME)
     opts = be.options()
     n_cols = n_rows if n_cols is None else n_cols
@@ -193,6 +257,8 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, chunks=None):
         if src is not None:
             obj = src.to_host(obj)
         host = get("numpy").namespace().asarray(obj, dtype=dtype, copy=copy)
+        if host.dtype == object and dtype is None and not isinstance(obj, np.ndarray):
+            check_int_items("asarray", host)
     if chunks is None:
         fit_option("asarray", opts.chunks, host.shape)
     out = da.from_array(host, chunks=opts.chunks if chunks is None
@@ -209,6 +275,45 @@ register("eye", _NAME)(eye)
 register("linspace", _NAME)(linspace)
 register("broadcast_shapes", _NAME)(np.broadcast_shapes)
 del _q, _instead, _n
+
+
+def _merged(a):
+    """Dask array ``a`` with its chunks of no element merged away on each axis of a known,
+    non-zero length (the same array, fewer block boundaries), or ``a`` itself."""
+    chunks = a.chunks
+    for c in chunks:
+        if 0 in c:
+            break
+    else:
+        return a
+    new = tuple(c if 0 not in c or len(c) == 1 or math.isnan(n)
+                else tuple(b for b in c if b) or (0,)
+                for c, n in zip(chunks, a.shape))
+    return a if new == chunks else a.rechunk(new)
+
+
+def _merged_arg(value, array_type):
+    if isinstance(value, array_type):
+        return _merged(value)
+    if type(value) in (list, tuple) and any(isinstance(v, array_type) for v in value):
+        return type(value)(_merged(v) if isinstance(v, array_type) else v for v in value)
+    return value
+
+
+def without_empty_chunks(args, kwargs):
+    """The dask backend's rewrite of a namespace call's arguments: each dask array among
+    them (or in a list or tuple among them: ``concat``, ``stack``) without its chunks of
+    no element (:func:`_merged`)."""
+    array_type = get(_NAME).array_type()
+    if array_type is None:   # dask not imported: no dask array in the call
+        return args, kwargs
+    args = tuple(_merged_arg(a, array_type) for a in args)
+    if kwargs:
+        kwargs = {k: _merged_arg(v, array_type) for k, v in kwargs.items()}
+    return args, kwargs
+
+
+register_arguments(_NAME, without_empty_chunks)
 
 
 def _namespace_function(name: str, chunk):

@@ -36,7 +36,7 @@ import numpy as np
 from .._chunked import _config as _chunked_config
 from .._core.errors import broadcast_error, value_error
 from .dispatch import register
-from .linalg_fixes import EigResult
+from .linalg_fixes import EigResult, check_cross
 from .registry import get
 
 __all__ = ["svdvals", "matrix_rank", "cholesky", "inv", "det", "slogdet", "eigh",
@@ -402,21 +402,12 @@ def cross(x1, x2, /, *, axis=-1):
     Raises
     ------
     ValueError
-        Shapes that do not broadcast; ``axis`` out of range or not of length 3.
+        Shapes that do not broadcast; ``axis`` out of range; an operand not of length
+        3 along it (``linalg_fixes.check_cross``).
     """
     ns = _ns()
-    try:
-        shape = np.broadcast_shapes(x1.shape, x2.shape)
-    except ValueError:
-        raise broadcast_error("cross", (x1.shape, x2.shape)) from None
+    shape, ax = check_cross(x1, x2, axis)
     nd = len(shape)
-    if not -nd <= axis < nd:
-        raise value_error("cross", "axis", f"is {axis}, out of range for the broadcast shape "
-                                           f"{shape}")
-    ax = axis % nd
-    if shape[ax] != 3:
-        raise value_error("cross", "axis", f"is {axis}, whose length in the broadcast shape "
-                                           f"{shape} is {shape[ax]}, not 3")
     dt = np.result_type(x1.dtype, x2.dtype)
     a = ns.astype(ns.broadcast_to(x1, shape), dt)
     b = ns.astype(ns.broadcast_to(x2, shape), dt)

@@ -23,6 +23,11 @@ backend"):
   as one of shape ``(1,)`` (dask's block function fails on 0-D values).
 - ``take_along_axis``: dask has none; ``x``'s axis is gathered into one chunk (as
   compat's ``sort`` gathers the sorted axis), ``indices`` keeps its chunks.
+- ``flip``, ``sort``, ``argsort``, ``diff``: axes checked first (dask's flipped a
+  repeated axis twice and raised bare ``IndexError``s out of range and for 0-D arrays);
+  ``diff`` of bools by ``not_equal``, as NumPy's; ``searchsorted``'s ``sorter`` checked.
+- ``broadcast_arrays``: shapes that do not broadcast are the standard's error (dask's
+  said "Chunks do not add up to shape").
 
 The linear algebra of stacks of matrices is in ``dask_linalg.py``.
 Nothing here imports dask at import time.
@@ -36,13 +41,14 @@ import math
 import numpy as np
 
 from .._chunked import _config as _chunked_config
-from .._core.errors import broadcast_error, value_error
+from .._core.errors import broadcast_error, type_error, value_error
 from .._plans.reduction import normalize_axis
-from .arg_checks import check_repeats, check_shift, check_take
+from .arg_checks import check_repeats, check_shift, check_axis, check_sorter, check_take
 from .dispatch import register
 from .registry import get
 
-__all__ = ["matmul", "tensordot", "vecdot", "take", "squeeze", "roll", "reshape", "repeat", "expand_dims", "searchsorted",
+__all__ = ["matmul", "tensordot", "vecdot", "take", "squeeze", "roll", "flip", "sort", "argsort",
+           "diff", "broadcast_arrays", "reshape", "repeat", "expand_dims", "searchsorted",
            "take_along_axis"]
 
 _NAME = "dask"
@@ -129,6 +135,61 @@ def roll(x, /, shift, *, axis=None):
     return _ns().roll(x, shift, axis=axis)
 
 
+def flip(x, /, *, axis=None):
+    """``flip`` of the standard on dask arrays; ``axis`` checked first (dask's flipped a
+    repeated axis twice, as though it was not named; NumPy's raises ``ValueError``)."""
+    if axis is not None:
+        normalize_axis("flip", axis, x.ndim)
+    return _ns().flip(x, axis=axis)
+
+
+def sort(x, /, *, axis=-1, descending=False, stable=True):
+    """``sort`` of the standard on dask arrays; ``axis`` checked first (an int naming an
+    axis: dask's raised a bare ``IndexError`` out of range and for 0-D arrays, and
+    ``axis=None`` a ``TypeError`` comparing None with an int)."""
+    check_axis("sort", x, axis)
+    return _ns().sort(x, axis=axis, descending=descending, stable=stable)
+
+
+def argsort(x, /, *, axis=-1, descending=False, stable=True):
+    """``argsort`` of the standard on dask arrays; ``axis`` checked first, as ``sort``'s."""
+    check_axis("argsort", x, axis)
+    return _ns().argsort(x, axis=axis, descending=descending, stable=stable)
+
+
+def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
+    """``diff`` of the standard on dask arrays: ``x`` of at least one dimension, ``axis``
+    and ``n`` checked first (dask's raised a bare ``IndexError`` for a 0-D ``x`` or an
+    axis out of range, and took ``n=1.0``); a bool ``x`` differs by ``not_equal``, as
+    NumPy's does (dask's subtracted bools: a ``TypeError``)."""
+    if x.ndim == 0:
+        raise value_error("diff", "x", "is 0-D; diff takes arrays of at least one dimension")
+    check_axis("diff", x, axis)
+    if not isinstance(n, (int, np.integer)):
+        raise type_error("diff", "n", n, "a non-negative int")
+    ns = _ns()
+    if x.dtype != np.bool_ or n == 0:
+        return ns.diff(x, axis=axis, n=n, prepend=prepend, append=append)
+    ends = {k: (ns.astype(v, np.int8) if get(_NAME).owns(v) else v)
+            for k, v in (("prepend", prepend), ("append", append)) if v is not None}
+    out = ns.not_equal(ns.diff(ns.astype(x, np.int8), axis=axis, n=1, **ends), 0)
+    for _ in range(int(n) - 1):
+        out = ns.not_equal(ns.diff(ns.astype(out, np.int8), axis=axis, n=1), 0)
+    return out
+
+
+def broadcast_arrays(*arrays):
+    """``broadcast_arrays`` of the standard on dask arrays; shapes that do not broadcast
+    are the standard's error (dask's said "Chunks do not add up to shape")."""
+    shapes = [a.shape for a in arrays]
+    if all(_known(n) for s in shapes for n in s):
+        try:
+            np.broadcast_shapes(*shapes)
+        except ValueError:
+            raise broadcast_error("broadcast_arrays", shapes) from None
+    return _ns().broadcast_arrays(*arrays)
+
+
 def reshape(x, /, shape, *, copy=None):
     """``reshape`` of the standard on dask arrays. ``copy=False`` asks for no copy of
     the data: a dask array holds none (its reshape is a step of the task graph), so it
@@ -160,11 +221,41 @@ def _host_on(block, *, like):
     return get(_NAME).chunk_like(block, like)
 
 
+def _sorter_in_range(block, *, n):
+    """Block ``block`` of ``sorter``, whose indices must lie in ``[0, n)`` (NumPy's
+    ``searchsorted`` refuses negative ones too)."""
+    bad = (block < 0) | (block >= n)
+    if bool(bad.any()):
+        bad = block[bad][:1]
+        raise value_error("searchsorted", "sorter", f"holds the index {int(bad[0])}, out of "
+                                                    f"range for x1 of {n} elements")
+    return block
+
+
 def searchsorted(x1, x2, /, *, side="left", sorter=None):
     """``searchsorted`` of the standard on dask arrays: ``sorter`` as a ``take`` of
-    ``x1`` first; a Python scalar ``x2`` as a 0-D array; a 0-D ``x2`` as shape (1,)."""
+    ``x1`` first; a Python scalar ``x2`` as a 0-D array; a 0-D ``x2`` as shape (1,).
+
+    Raises
+    ------
+    TypeError
+        ``sorter`` of a dtype other than an integer one (a bool or float ``sorter``
+        gave wrong answers or dask's ``AttributeError``).
+    ValueError
+        ``sorter`` not 1-D or of another length than ``x1``; an index of ``sorter``
+        out of ``[0, x1.shape[0])``, when the result is computed (dask took a negative
+        one as counted from the end).
+    """
     ns = _ns()
     if sorter is not None:
+        if not get(_NAME).owns(sorter):
+            sorter = np.asarray(sorter)
+        check_sorter(x1, sorter)
+        if get(_NAME).owns(sorter):
+            sorter = sorter.map_blocks(_sorter_in_range, n=x1.shape[0], dtype=sorter.dtype,
+                                       meta=sorter._meta)
+        else:
+            _sorter_in_range(sorter, n=x1.shape[0])
         x1 = ns.take(x1, sorter, axis=0)
     if not get(_NAME).owns(x2):
         da = get(_NAME).load()
@@ -225,7 +316,9 @@ def take_along_axis(x, indices, /, *, axis=-1):
 for _q, _fn in (("take_along_axis", take_along_axis), ("matmul", matmul), ("linalg.matmul", matmul), ("tensordot", tensordot),
                 ("linalg.tensordot", tensordot), ("vecdot", vecdot),
                 ("linalg.vecdot", vecdot), ("take", take), ("squeeze", squeeze), ("roll", roll),
-                ("reshape", reshape), ("repeat", repeat),
+                ("reshape", reshape), ("repeat", repeat), ("flip", flip), ("sort", sort),
+                ("argsort", argsort), ("diff", diff),
+                ("broadcast_arrays", broadcast_arrays),
                 ("expand_dims", expand_dims), ("searchsorted", searchsorted)):
     register(_q, _NAME)(_fn)
 del _q, _fn

@@ -27,7 +27,8 @@ from ._base import Backend
 from .registry import DEFAULT, REGISTRY, each
 from . import select as _backend
 
-__all__ = ["register", "register_all", "implementation", "follower", "creator", "param_names"]
+__all__ = ["register", "register_all", "register_arguments", "implementation", "follower",
+           "creator", "param_names"]
 
 # backend name -> qualified name ("add", "linalg.solve") -> callable
 _tables: dict[str, dict[str, object]] = {name: {} for name in REGISTRY}
@@ -84,6 +85,21 @@ def register(qualname: str, backend, *, positional=None):
         return fn
 
     return deco
+
+
+#: backend name -> ``(args, kwargs) -> (args, kwargs)``: what that backend does to the
+#: arguments of every call of the namespace before its implementation gets them (the
+#: dask backend merges away chunks of no element, ``dask_fixes.py``). A backend not
+#: named here gets its arguments as given, at the cost of one ``in`` of this dict.
+_ARGUMENTS: dict[str, object] = {}
+
+
+def register_arguments(backend: str, fn) -> None:
+    """Make ``fn(args, kwargs) -> (args, kwargs)`` the rewrite of the arguments of every
+    namespace call (wrappers of :func:`follower` and :func:`creator`) on ``backend``."""
+    if backend not in _tables:
+        raise error(ValueError, "register_arguments", f"unknown backend {backend!r}")
+    _ARGUMENTS[backend] = fn
 
 
 def register_all(backend, functions: dict, positional: dict | None = None) -> None:
@@ -309,7 +325,7 @@ def follower(qualname: str, module: str = "xstride"):
     _numpy_positional(qualname)
     params = []   # the reference's parameter names, read when a message needs them
     np_table, np_positional, tables = _tables["numpy"], _positional, _tables
-    modules = _modules
+    modules, rewrites = _modules, _ARGUMENTS
     # with several optional libraries, a name always in sys.modules: always take the look
     only_optional = _ONLY_OPTIONAL if _ONLY_OPTIONAL is not None else "sys"
 
@@ -328,6 +344,8 @@ def follower(qualname: str, module: str = "xstride"):
                 if not params:
                     params.append(param_names(reference))
                 backend = _backend.backend_of(qualname, _named(params[0], args, kwargs))
+            if backend in rewrites:
+                args, kwargs = rewrites[backend](args, kwargs)
             if not kwargs:
                 if backend == "numpy":
                     return np_positional[qualname](*args)
@@ -348,7 +366,7 @@ def creator(qualname: str, module: str = "xstride"):
     reference = implementation("numpy", qualname)
     _numpy_positional(qualname)
     current = _backend._current
-    np_table, np_positional = _tables["numpy"], _positional
+    np_table, np_positional, rewrites = _tables["numpy"], _positional, _ARGUMENTS
 
     def wrapper(*args, **kwargs):
         backend = current.get()
@@ -357,6 +375,8 @@ def creator(qualname: str, module: str = "xstride"):
                 if kwargs:
                     return np_table[qualname](*args, **kwargs)
                 return np_positional[qualname](*args)
+            if backend in rewrites:
+                args, kwargs = rewrites[backend](args, kwargs)
             return implementation(_backend.check_active(backend), qualname)(*args, **kwargs)
         except (TypeError, ValueError, OverflowError) as exc:  # a library's names no function
             raise named_error(exc, qualname) from None

@@ -8,6 +8,12 @@
 
 Registered for CuPy only: NumPy (through array_api_compat) follows the standard here.
 
+On NumPy and dask, the standard's shapes of the vector products: ``cross`` takes
+vectors of length 3 only along ``axis`` in both operands (NumPy's also crossed vectors
+of length 2, returning a 0-D array or a 3-vector; "Linear Algebra Functions",
+``cross``: "must have a size of 3"), and ``outer`` 1-D vectors only (both libraries
+flattened anything else; "outer": "x1: first one-dimensional input array").
+
 On NumPy (not yet registered for CuPy: not run on a device): ``matrix_rank`` of
 empty matrices is 0 (NumPy's reduced an empty
 array of singular values and raised), and ``qr`` names a ``mode`` other than
@@ -23,9 +29,9 @@ import numpy as np
 
 from . import select as _backend
 from .dispatch import register
-from .._core.errors import value_error
+from .._core.errors import broadcast_error, value_error
 
-__all__ = ["EigResult", "eig", "eigvals", "solve"]
+__all__ = ["EigResult", "eig", "eigvals", "solve", "check_cross", "check_outer"]
 
 
 class EigResult(NamedTuple):
@@ -101,8 +107,62 @@ def _qr_of(backend: str):
     return qr
 
 
+def check_cross(x1, x2, axis) -> tuple[tuple[int, ...], int]:
+    """The broadcast shape of ``cross``'s operands and its non-negative ``axis``.
+
+    Raises
+    ------
+    ValueError
+        Shapes that do not broadcast; ``axis`` out of range; an operand whose length
+        along ``axis`` is not 3.
+    """
+    try:
+        shape = np.broadcast_shapes(x1.shape, x2.shape)
+    except ValueError:
+        raise broadcast_error("cross", (x1.shape, x2.shape)) from None
+    nd = len(shape)
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)) or not -nd <= axis < nd:
+        raise value_error("cross", "axis", f"is {axis!r}, out of range for the broadcast "
+                                           f"shape {shape}")
+    ax = int(axis) % nd
+    for name, x in (("x1", x1), ("x2", x2)):
+        own = ax - (nd - x.ndim)
+        length = x.shape[own] if own >= 0 else 1
+        if length != 3:
+            raise value_error("cross", "axis", f"is {axis}, whose length in {name} of shape "
+                                               f"{x.shape} is {length}, not 3")
+    return shape, ax
+
+
+def check_outer(x1, x2) -> None:
+    """``outer``'s operands: 1-D vectors."""
+    for name, x in (("x1", x1), ("x2", x2)):
+        if x.ndim != 1:
+            raise value_error("outer", name, f"has shape {tuple(x.shape)}; outer takes "
+                                                    "one-dimensional vectors")
+
+
+def _cross_of(backend: str):
+    def cross(x1, x2, /, *, axis=-1):
+        """``cross`` of the standard: vectors of length 3 along ``axis``, checked first."""
+        check_cross(x1, x2, axis)
+        return _backend.namespace(backend).linalg.cross(x1, x2, axis=axis)
+    return cross
+
+
+def _outer_of(backend: str):
+    def outer(x1, x2, /):
+        """``outer`` of the standard: two 1-D vectors, checked first."""
+        check_outer(x1, x2)
+        return _backend.namespace(backend).linalg.outer(x1, x2)
+    return outer
+
+
 for _fn in (eig, eigvals, solve):
     register(f"linalg.{_fn.__name__}", "cupy")(_fn)
 register("linalg.matrix_rank", "numpy")(_matrix_rank_of("numpy"))
 register("linalg.qr", "numpy")(_qr_of("numpy"))
-del _fn
+register("linalg.cross", "numpy")(_cross_of("numpy"))
+for _backend_name in ("numpy", "dask"):
+    register("linalg.outer", _backend_name)(_outer_of(_backend_name))
+del _fn, _backend_name

@@ -37,7 +37,7 @@ from .._core.errors import error
 from .._core.ufuncs import ENGINE_UFUNCS, FUSION_MATH, FUSION_PREDICATES, IDENTITY_ON_INTEGERS
 from .._plans import fusion as _plan
 from .._plans.elementwise import broadcast_shapes
-from ..elementwise import resolve, where_dtype
+from ..elementwise import check_where_ints, resolve, where_dtype
 from . import _operators as _ops
 from . import _reduce
 from ._views import broadcast, index, permute, reshape
@@ -356,6 +356,7 @@ def where(rec, cond, x1, x2):
     ops = [_operand(rec, v) for v in (cond, x1, x2)]
     kinds = tuple(o[1].dtype if o[0] == "dev" else o[2] for o in ops)
     values = tuple(o[1] if o[0] == "dev" else o[3] for o in ops)
+    check_where_ints(values[1], values[2])   # a Python int must fit the array's dtype
     rdt = where_dtype(kinds[1:], values[1:])
     return _apply(rec, "where", ops, (np.dtype(bool), rdt, rdt), rdt, np_strict=True)
 

@@ -1,0 +1,303 @@
+"""Bad input of the standard's functions on the dask backend, and where the NumPy
+backend took it: each raises the clear error the NumPy backend raises (or the standard
+asks for), naming the function and the argument (found by a new-user probe)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+da = pytest.importorskip("dask.array")
+
+import xstride as xp  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _numpy_after():
+    yield
+    xp.set_backend("numpy")
+
+
+def _d(a, chunks=2):
+    return da.from_array(np.asarray(a), chunks=chunks)
+
+
+# ------------------------------------------------------------------ searchsorted
+@pytest.mark.parametrize("sorter, cls, match", [
+    (np.array([1, 2]), ValueError, "has shape \\(2,\\); expected \\(3,\\)"),
+    (np.array([1, 2, 0, 0]), ValueError, "has shape \\(4,\\)"),
+    (np.array([[1, 2, 0]]), ValueError, "has shape \\(1, 3\\)"),
+    (np.array([True, False, True]), TypeError, "integer dtype"),
+    (np.array([1.0, 2.0, 0.0]), TypeError, "integer dtype"),
+])
+def test_searchsorted_checks_sorter_s_dtype_and_shape(sorter, cls, match):
+    x1, x2 = _d([3.0, 1.0, 2.0]), _d([1.5, 2.5], 1)
+    with pytest.raises(cls, match=f"searchsorted: argument 'sorter' .*{match}"):
+        xp.searchsorted(x1, x2, sorter=_d(sorter))
+    with pytest.raises(cls, match=f"searchsorted: argument 'sorter' .*{match}"):   # NumPy's
+        xp.searchsorted(np.array([3.0, 1.0, 2.0]), np.array([1.5, 2.5]), sorter=sorter)
+
+
+@pytest.mark.parametrize("sorter", [[1, 2, 3], [1, 2, -1], [1, 2, -4]])
+def test_searchsorted_refuses_sorter_indices_out_of_range(sorter):
+    x1, x2 = _d([3.0, 1.0, 2.0]), _d([1.5, 2.5], 1)
+    got = xp.searchsorted(x1, x2, sorter=_d(sorter))     # values: checked when computed
+    with pytest.raises(ValueError, match="searchsorted: argument 'sorter' holds the index "
+                                         f"{sorter[-1]}, out of range for x1 of 3"):
+        xp.to_numpy(got)
+    with pytest.raises(ValueError, match="searchsorted: argument 'sorter' holds the index"):
+        xp.searchsorted(x1, x2, sorter=sorter)            # a list: checked at the call
+    with pytest.raises(ValueError, match="searchsorted: .*out of range"):
+        xp.searchsorted(np.array([3.0, 1.0, 2.0]), np.array([1.5, 2.5]), sorter=np.array(sorter))
+
+
+def test_searchsorted_with_a_good_sorter_still_answers():
+    x1, x2 = _d([3.0, 1.0, 2.0]), _d([1.5, 2.5], 1)
+    for s in ([1, 2, 0], np.array([1, 2, 0], np.uint8)):
+        assert xp.to_numpy(xp.searchsorted(x1, x2, sorter=_d(s))).tolist() == [1, 2]
+    assert xp.to_numpy(xp.searchsorted(x1, x2, sorter=[1, 2, 0])).tolist() == [1, 2]
+
+
+# ------------------------------------------------------------------ flip
+@pytest.mark.parametrize("axis, match", [((0, 0), "names axis 0 twice"),
+                                         ((0, -2), "names axis 0 twice"),
+                                         (5, "5 is out of range")])
+def test_flip_refuses_a_repeated_axis_as_numpy_does(axis, match):
+    a = np.arange(6).reshape(2, 3)
+    with pytest.raises(ValueError, match=f"flip: argument 'axis' .*{match}"):
+        xp.flip(_d(a), axis=axis)
+    with pytest.raises(ValueError, match="flip: "):
+        xp.flip(a, axis=axis)
+    assert xp.to_numpy(xp.flip(_d(a), axis=(0, -1))).tolist() == np.flip(a, (0, 1)).tolist()
+
+
+# ------------------------------------------------------------------ fft
+_ONE = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"]
+_N = ["fftn", "ifftn", "rfftn", "irfftn"]
+
+
+@pytest.mark.parametrize("name", _ONE + _N)
+def test_fft_along_chunked_axes_gathers_them(name):
+    a = np.arange(48.0).reshape(6, 8) + 1j * (np.arange(48.0).reshape(6, 8) % 5)
+    if name in ("rfft", "ihfft", "rfftn"):
+        a = a.real
+    fn = getattr(xp.fft, name)
+    kw = [{}, {"axis": 0}, {"n": 4}] if name in _ONE else [{}, {"axes": (0,)}, {"s": (4, 4), "axes": (0, 1)}]
+    for k in kw:
+        got = fn(_d(a, (4, 3)), **k)
+        assert isinstance(got, da.Array)
+        np.testing.assert_allclose(xp.to_numpy(got), fn(a, **k), rtol=1e-12, atol=1e-9)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("name", _ONE)
+def test_fft_axis_out_of_range_names_it(name, backend):
+    wrap = np.asarray if backend == "numpy" else (lambda a: _d(a, ()) if np.ndim(a) == 0 else _d(a))
+    for a, axis, match in ((np.arange(8.0), 2, "holds the axis 2, out of range for an array "
+                                                "of 1 dimension"),
+                           (np.array(1.0), -1, "holds the axis -1, out of range for an array "
+                                                "of 0 dimensions")):
+        # NumPy's AxisError: an IndexError and a ValueError
+        with pytest.raises(IndexError, match=f"{name}: argument 'axis' {match}"):
+            getattr(xp.fft, name)(wrap(a), axis=axis)
+        with pytest.raises(ValueError, match=f"{name}: argument 'axis'"):
+            getattr(xp.fft, name)(wrap(a), axis=axis)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_fft_n_axes_and_shifts_name_their_axes(backend):
+    wrap = np.asarray if backend == "numpy" else (lambda a: _d(a, ()) if np.ndim(a) == 0 else _d(a))
+    a = np.arange(24.0).reshape(4, 6)
+    for name in _N:
+        with pytest.raises(IndexError, match=f"{name}: argument 'axes' holds the axis 5"):
+            getattr(xp.fft, name)(wrap(a), axes=(0, 5))
+    for name in ("rfftn", "irfftn"):
+        with pytest.raises(ValueError, match=f"{name}: argument 'x' leaves no axis"):
+            getattr(xp.fft, name)(wrap(np.array(1.0)))
+    for name in ("fftshift", "ifftshift"):
+        with pytest.raises(IndexError, match=f"{name}: argument 'axes' holds the axis 5"):
+            getattr(xp.fft, name)(wrap(a), axes=5)
+        assert xp.to_numpy(getattr(xp.fft, name)(wrap(np.array(2.0)))) == 2.0
+    assert xp.to_numpy(xp.fft.fftn(wrap(np.array(2.0)))) == 2.0
+
+
+# ------------------------------------------------------------------ sort, argsort
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("name", ["sort", "argsort"])
+def test_sort_axes_out_of_range_and_0d_arrays_name_axis(name, backend):
+    wrap = np.asarray if backend == "numpy" else (lambda a: _d(a, ()) if np.ndim(a) == 0 else _d(a))
+    fn = getattr(xp, name)
+    for a, axis in ((np.array([3, 1, 2]), 1), (np.array([3, 1, 2]), -2), (np.array(5), -1),
+                    (np.array(5), 0)):
+        with pytest.raises(IndexError, match=f"{name}: argument 'axis' is {axis}, out of range "
+                                             f"for an array of {a.ndim} dimension"):
+            fn(wrap(a), axis=axis)
+    with pytest.raises(ValueError, match=f"{name}: argument 'axis'"):   # AxisError: both
+        fn(wrap(np.array(5)))
+    with pytest.raises(TypeError, match=f"{name}: argument 'axis' got float"):
+        fn(wrap(np.zeros((2, 2))), axis=1.0)
+    got = xp.to_numpy(fn(wrap(np.array([[3, 1], [0, 2]])), axis=0))
+    assert got.tolist() == getattr(np, name)(np.array([[3, 1], [0, 2]]), axis=0).tolist()
+
+
+@pytest.mark.parametrize("name", ["sort", "argsort"])
+def test_dask_sort_without_an_axis_is_a_type_error_naming_it(name):
+    with pytest.raises(TypeError, match=f"{name}: argument 'axis' got NoneType None; "
+                                        "expected an int"):
+        getattr(xp, name)(_d([3, 1, 2]), axis=None)
+
+
+# ------------------------------------------------------------------ diff
+def test_diff_checks_x_axis_and_n_on_dask():
+    a = np.array([1, 4, 9, 16])
+    with pytest.raises(ValueError, match="diff: argument 'x' is 0-D"):
+        xp.diff(_d(np.array(3), ()))
+    for axis in (1, -2):
+        with pytest.raises(IndexError, match=f"diff: argument 'axis' is {axis}, out of range"):
+            xp.diff(_d(a), axis=axis)
+    with pytest.raises(TypeError, match="diff: argument 'axis' got float"):
+        xp.diff(_d(np.zeros((2, 2))), axis=1.0)
+    with pytest.raises(TypeError, match="diff: argument 'n' got float 1.0"):
+        xp.diff(_d(a), n=1.0)
+    with pytest.raises(TypeError, match="diff: "):          # the NumPy backend refuses it too
+        xp.diff(a, n=1.0)
+
+
+@pytest.mark.parametrize("kw", [{}, {"n": 2}, {"n": 0}, {"prepend": True},
+                                {"append": np.array([False]), "n": 3}])
+def test_diff_of_bools_on_dask_is_numpy_s_not_equal(kw):
+    a = np.array([True, False, False, True, True])
+    want = xp.diff(a, **kw)
+    dkw = {k: (_d(v) if isinstance(v, np.ndarray) else v) for k, v in kw.items()}
+    got = xp.to_numpy(xp.diff(_d(a), **dkw))
+    assert got.dtype == want.dtype == np.bool_ and got.tolist() == want.tolist()
+
+
+# ------------------------------------------------------------------ creation
+@pytest.mark.parametrize("name, args, kwargs, arg", [
+    ("zeros", (2.0,), {}, "shape"), ("ones", ((2.5,),), {}, "shape"),
+    ("empty", ((2.0, 3),), {}, "shape"), ("full", (2.0, 1), {}, "shape"),
+    ("full", ((2, 2.0), 1), {}, "shape"), ("zeros", (True,), {}, "shape"),
+    ("zeros", ("3",), {}, "shape"), ("eye", (2.0,), {}, "n_rows"),
+    ("eye", (2, 3.0), {}, "n_cols"), ("eye", (2,), {"k": 1.0}, "k"),
+])
+def test_creation_refuses_float_shapes_as_numpy_does(name, args, kwargs, arg):
+    with pytest.raises(TypeError, match=f"{name}: "):                   # NumPy's own
+        getattr(xp, name)(*args, **kwargs)
+    with xp.use_backend("dask"):
+        with pytest.raises(TypeError, match=f"{name}: argument '{arg}' got "):
+            getattr(xp, name)(*args, **kwargs)
+
+
+def test_dask_creation_names_negative_lengths_and_takes_numpy_ints():
+    with xp.use_backend("dask", chunks=2):
+        with pytest.raises(ValueError, match="zeros: argument 'shape' has the negative length -1"):
+            xp.zeros((2, -1))
+        with pytest.raises(ValueError, match="eye: argument 'n_rows' has the negative length"):
+            xp.eye(-1)
+        assert xp.zeros((np.int64(2), 3)).shape == (2, 3)
+        assert xp.to_numpy(xp.full(np.int32(2), 0.5)).tolist() == [0.5, 0.5]
+        assert xp.to_numpy(xp.linspace(0.5, 1.0, 3)).tolist() == [0.5, 0.75, 1.0]
+
+
+# ------------------------------------------------------------------ tril, triu
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("name", ["tril", "triu"])
+def test_tril_triu_take_matrices_only(name, backend):
+    wrap = np.asarray if backend == "numpy" else (lambda a: _d(a, ()) if np.ndim(a) == 0 else _d(a))
+    fn = getattr(xp, name)
+    for a in (np.arange(3), np.array(1)):
+        with pytest.raises(ValueError, match=f"{name}: argument 'x' has {a.ndim} dimension"):
+            fn(wrap(a))
+    with pytest.raises(TypeError, match=f"{name}: argument 'k' got float 1.5"):
+        fn(wrap(np.ones((3, 3))), k=1.5)
+    m = np.arange(18).reshape(2, 3, 3)
+    assert xp.to_numpy(fn(wrap(m), k=-1)).tolist() == getattr(np, name)(m, k=-1).tolist()
+
+
+# ------------------------------------------------------------------ linalg.cross, outer
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_cross_takes_vectors_of_length_3_only(backend):
+    wrap = np.asarray if backend == "numpy" else _d
+    for s1, s2, who, n in (((2,), (2,), "x1", 2), ((2, 1), (2, 3), "x1", 1),
+                           ((2, 3), (2, 4), None, None)):
+        match = (f"cross: argument 'axis' is -1, whose length in {who} of shape {s1} is {n}"
+                 .replace("(", r"\(").replace(")", r"\)")) if who else "cross: shapes"
+        with pytest.raises(ValueError, match=match):
+            xp.linalg.cross(wrap(np.ones(s1)), wrap(np.ones(s2)))
+    a, b = np.arange(6.0).reshape(2, 3), np.array([1.0, 0.0, 2.0])
+    assert np.allclose(xp.to_numpy(xp.linalg.cross(wrap(a), wrap(b))), np.cross(a, b))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_outer_takes_vectors_only(backend):
+    wrap = (np.asarray if backend == "numpy"
+            else (lambda a: _d(a, ()) if np.ndim(a) == 0 else _d(a)))
+    with pytest.raises(ValueError, match=r"outer: argument 'x1' has shape \(2, 2\); outer takes "
+                                         "one-dimensional vectors"):
+        xp.linalg.outer(wrap(np.ones((2, 2))), wrap(np.ones(3)))
+    with pytest.raises(ValueError, match=r"outer: argument 'x2' has shape \(\)"):
+        xp.linalg.outer(wrap(np.ones(3)), wrap(np.array(2.0)))
+    got = xp.to_numpy(xp.linalg.outer(wrap(np.arange(3.0)), wrap(np.arange(2.0))))
+    assert got.tolist() == np.outer(np.arange(3.0), np.arange(2.0)).tolist()
+
+
+# ------------------------------------------------------------------ where's weak ints
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_where_s_python_ints_must_fit_the_array_s_dtype_as_in_add(backend):
+    wrap = np.asarray if backend == "numpy" else _d
+    c = wrap(np.array([True, False, True]))
+    i8, u8 = wrap(np.array([1, 2, 100], np.int8)), wrap(np.array([1, 2, 3], np.uint8))
+    with pytest.raises(OverflowError):
+        xp.add(i8, 1000)                                 # the rule where follows
+    for call, arg, v, dt in ((lambda: xp.where(c, i8, 1000), "x2", 1000, "int8"),
+                             (lambda: xp.where(c, 1000, i8), "x1", 1000, "int8"),
+                             (lambda: xp.where(c, u8, -1), "x2", -1, "uint8")):
+        with pytest.raises(OverflowError, match=f"where: argument '{arg}' is the Python int "
+                                                f"{v}, out of bounds for {dt}"):
+            call()
+    for call, want, dt in ((lambda: xp.where(c, i8, 127), [1, 127, 100], np.int8),
+                           (lambda: xp.where(c, i8, 1.5), [1, 1.5, 100], np.float64),
+                           (lambda: xp.where(c, 1, 2), [1, 2, 1], np.int64)):
+        got = xp.to_numpy(call())
+        assert got.dtype == dt and got.tolist() == want
+
+
+# ------------------------------------------------------------------ lower value
+def test_dask_broadcast_arrays_names_shapes_that_do_not_broadcast():
+    with pytest.raises(ValueError, match=r"broadcast_arrays: shapes \(3,\) and \(2,\) cannot be "
+                                         "broadcast together"):
+        xp.broadcast_arrays(_d(np.arange(3)), _d(np.arange(2)))
+    a, b = xp.broadcast_arrays(_d(np.arange(3)), _d(np.arange(2)[:, None]))
+    assert a.shape == b.shape == (2, 3) and xp.to_numpy(b).tolist() == [[0] * 3, [1] * 3]
+
+
+def test_dask_linspace_takes_complex_ends():
+    with xp.use_backend("dask", chunks=2):
+        for args, kw in (((0, 1j, 5), {}), ((1 + 2j, -3j, 7), {}), ((0, 1j, 4), {"endpoint": False}),
+                         ((0, 1j, 3), {"dtype": xp.complex64}), ((0, 1j, 1), {})):
+            got, want = xp.to_numpy(xp.linspace(*args, **kw)), np.linspace(*args, **kw)
+            assert got.dtype == want.dtype
+            np.testing.assert_allclose(got, want, rtol=0, atol=1e-15)
+            assert not kw.get("endpoint", True) or got[-1] == want[-1]   # ends at stop
+        with pytest.raises(TypeError, match="linspace: argument 'dtype'"):
+            xp.linspace(0, 1j, 3, dtype=xp.float64)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_python_ints_no_integer_dtype_holds_are_overflow_errors(backend):
+    with xp.use_backend(backend):
+        for call, func, arg in ((lambda: xp.full(2, 2**70), "full", "fill_value"),
+                                (lambda: xp.full((2,), -2**63 - 1), "full", "fill_value"),
+                                (lambda: xp.asarray([2**64, 1]), "asarray", "obj"),
+                                (lambda: xp.asarray(2**64), "asarray", "obj"),
+                                (lambda: xp.asarray([[1], [10**40]]), "asarray", "obj")):
+            with pytest.raises(OverflowError, match=f"{func}: argument '{arg}' holds the Python "
+                                                    "int .*which no integer dtype holds"):
+                call()
+        # what an integer dtype holds is as NumPy gives it (uint64 past int64)
+        for got, dt in ((xp.full(2, 2**63), np.uint64), (xp.full(2, -2**63), np.int64),
+                        (xp.asarray([2**63]), np.uint64), (xp.full(2, 2**70, dtype=xp.float64),
+                                                           np.float64)):
+            assert xp.to_numpy(got).dtype == dt
+        assert xp.to_numpy(xp.full(1, 2**63)).tolist() == [2**63]

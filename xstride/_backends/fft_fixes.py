@@ -1,0 +1,126 @@
+"""The ``fft`` extension's axes, checked before the library's transforms, and on the
+dask backend the transformed axes gathered into one chunk.
+
+- An axis out of range (``fft(x1d, axis=2)``, any 1-D transform of a 0-D array) raised
+  a bare ``IndexError`` ("tuple index out of range") from ``array_api_compat``, and the
+  n-D transforms' ``axes`` one naming a position in ``axes`` ("index 5 is out of bounds
+  for axis 0 with size 2"). Here each is NumPy's ``AxisError`` (a subclass of both
+  ``IndexError`` and ``ValueError``, as NumPy raises for an axis out of range) naming
+  the function and the argument. ``rfftn``/``irfftn`` of a 0-D array (no axis to
+  transform) is the same error naming ``x``; ``fftshift``/``ifftshift`` of a 0-D array
+  without ``axes`` is the array (NumPy's ``roll`` raised "not enough values to unpack").
+- dask's transforms take an axis of one chunk only ("Dask array only supports taking
+  an FFT along an axis that has a single chunk"): the transformed axes are rechunked
+  to one chunk first, as ``sort`` and the linear algebra gather theirs; the other axes
+  keep their chunks.
+
+Standard: "Fourier transform Functions" (``axis``/``axes`` "must be a valid axis"; the
+behaviour out of range is left to the library: NumPy's is followed). Registered on the
+NumPy and dask backends, where these were found and tested.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from .._core.errors import argument_error, type_error
+from . import select as _backend
+from .dispatch import register
+from .registry import get
+
+__all__ = ["ONE_AXIS", "N_AXES", "SHIFTS"]
+
+#: transforms along one axis (``axis=-1``)
+ONE_AXIS = ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")
+#: transforms along several axes (``s=None, axes=None``)
+N_AXES = ("fftn", "ifftn", "rfftn", "irfftn")
+#: the shifts (``axes=None``: every axis)
+SHIFTS = ("fftshift", "ifftshift")
+_AXIS_ERROR = np.exceptions.AxisError
+
+
+def _axis(func: str, arg: str, axis, ndim: int) -> int:
+    """``axis`` (an int) as a non-negative axis of an array of ``ndim`` dimensions."""
+    if isinstance(axis, bool):
+        raise type_error(func, arg, axis, "an int or a tuple of ints")
+    try:
+        i = operator.index(axis)
+    except TypeError:
+        raise type_error(func, arg, axis, "an int or a tuple of ints") from None
+    if not -ndim <= i < ndim:
+        raise argument_error(_AXIS_ERROR, func, arg,
+                             f"holds the axis {i}, out of range for an array of {ndim} "
+                             f"dimension{'s' if ndim != 1 else ''}")
+    return i % ndim
+
+
+def _n_axes(func: str, x, s, axes) -> tuple[int, ...]:
+    """The axes an n-D transform of ``x`` runs along (NumPy's defaults: every axis, or
+    the last ``len(s)`` ones)."""
+    if axes is None:
+        count = x.ndim if s is None else len(s)
+        return tuple(range(x.ndim - count, x.ndim))
+    items = axes if isinstance(axes, (tuple, list)) else (axes,)
+    return tuple(_axis(func, "axes", a, x.ndim) for a in items)
+
+
+def _one_chunk(x, axes):
+    """Dask array ``x`` with each of ``axes`` in one chunk (other arrays as they are)."""
+    if not get("dask").owns(x):
+        return x
+    spread = {a: -1 for a in axes if 0 <= a < x.ndim and len(x.chunks[a]) > 1}
+    return x.rechunk(spread) if spread else x
+
+
+def _one_axis(name: str, backend: str):
+    def impl(x, /, *, n=None, axis=-1, norm="backward"):
+        ax = _axis(name, "axis", axis, x.ndim)
+        lib = getattr(_backend.namespace(backend).fft, name)
+        return lib(_one_chunk(x, (ax,)), n=n, axis=axis, norm=norm)
+
+    impl.__doc__ = (f"``fft.{name}`` of the standard; ``axis`` checked first "
+                    "(``numpy.exceptions.AxisError`` naming it); on dask the axis is "
+                    "gathered into one chunk.")
+    return impl
+
+
+def _n_axis(name: str, backend: str):
+    def impl(x, /, *, s=None, axes=None, norm="backward"):
+        chosen = _n_axes(name, x, s, axes)
+        if not chosen and name in ("rfftn", "irfftn"):
+            raise argument_error(_AXIS_ERROR, name, "x" if x.ndim == 0 else "axes",
+                                 f"leaves no axis to transform ({name} of an array of "
+                                 f"{x.ndim} dimensions, axes={axes!r})")
+        lib = getattr(_backend.namespace(backend).fft, name)
+        return lib(_one_chunk(x, chosen), s=s, axes=axes, norm=norm)
+
+    impl.__doc__ = (f"``fft.{name}`` of the standard; each of ``axes`` checked first "
+                    "(``numpy.exceptions.AxisError`` naming it); on dask the transformed "
+                    "axes are gathered into one chunk each.")
+    return impl
+
+
+def _shift(name: str, backend: str):
+    def impl(x, /, *, axes=None):
+        ns = _backend.namespace(backend)
+        if axes is not None:
+            for a in axes if isinstance(axes, (tuple, list)) else (axes,):
+                _axis(name, "axes", a, x.ndim)
+        elif x.ndim == 0:
+            return ns.asarray(x, copy=True)
+        return getattr(ns.fft, name)(x, axes=axes)
+
+    impl.__doc__ = (f"``fft.{name}`` of the standard; ``axes`` checked first; a 0-D "
+                    "array without ``axes`` is returned as it is (a copy).")
+    return impl
+
+
+for _backend_name in ("numpy", "dask"):
+    for _names, _make in ((ONE_AXIS, _one_axis), (N_AXES, _n_axis), (SHIFTS, _shift)):
+        for _name in _names:
+            _fn = _make(_name, _backend_name)
+            _fn.__name__ = _fn.__qualname__ = _name
+            register(f"fft.{_name}", _backend_name)(_fn)
+del _backend_name, _names, _make, _name, _fn
