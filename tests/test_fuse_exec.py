@@ -164,6 +164,14 @@ def test_prepared_repeat_rounds_python_floats_as_numpy(engine):
                 want = np.asarray(s, dtype=dt)[()]
             _, scalars = launched(engine, 2)
             assert np.asarray(scalars[0]).tobytes() == want.tobytes()
+        # past the dtype's range NumPy's cast warns (or raises under errstate): the
+        # repeat as the first call
+        if dt is np.float32:
+            with pytest.warns(RuntimeWarning, match="overflow"):
+                f(x, 1e39)
+            with np.errstate(over="raise"), pytest.raises(FloatingPointError):
+                f(x, -3.5e38)
+            f(x, 3.4028235e38)                       # rounds to FLT_MAX: no warning
     xi = FakeCupyArray(np.ones(10, np.int8))
     f(xi, 3)
     f(xi, 5)

@@ -147,13 +147,16 @@ def test_short_rows_choose_tile(k, itemsize):
 @pytest.mark.parametrize("init", [0, 1])
 @pytest.mark.parametrize("sizes", [(4, 4), (4, 8), (1, 8), (8, 8), (2, 2)])
 def test_scan_tile_rows(length, init, sizes):
-    from xstride._kernels._geometry import scan_tile_loads, scan_tile_rows
+    from xstride._kernels._geometry import scan_tile_bytes, scan_tile_loads, scan_tile_rows
 
     tin, tout = sizes
     rows, off = scan_tile_rows(length, init, tin, tout, 32768)
     for tile in (8192, 16384, 32768):    # the threads' loads cover a tile's whole input
         r, _ = scan_tile_rows(length, init, tin, tout, tile)
         assert r * length <= scan_tile_loads(tile, tin, tout) * 256
+        staged = scan_tile_bytes(tile, tin, tout)             # at most 16 loads a thread
+        assert staged <= tile and scan_tile_loads(staged, tin, tout) <= 16
+        assert staged == tile or scan_tile_loads(staged, tin, tout) == 16
     pad = lambda n: n + n // 32 + 1  # noqa: E731
     assert off % 16 == 0 and off >= pad(rows * length) * tin
     assert off + pad(rows * (length + init)) * tout <= 32768

@@ -277,9 +277,9 @@ def test_short_variants(cp, tuning, value):
 def test_short_rows_side_by_side_take_vectors_with_the_same_bits(cp, dtype):
     """Rows that lie side by side ((k, n) used as .T, reduced over k): W = 16 //
     itemsize rows a thread, one 16-byte load across them per step, give the bits of
-    one row per thread (sum, prod, min, max, mean, all, any, var, std) and NumPy's
-    values; a misaligned input and a row count not a multiple of W take the one-row
-    walk."""
+    one row per thread (sum, prod, min, max, mean, all, any) and NumPy's values (var and
+    std too, which run xs_var_rows on such rows); a misaligned input and a row count
+    not a multiple of W take the one-row walk; 8-byte rows stay one a thread."""
     from xstride._kernels import _geometry, reductions as red
 
     rng = np.random.default_rng(17)

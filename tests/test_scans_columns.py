@@ -450,3 +450,59 @@ def test_executor_launches_both_passes(fake_scans, dtype, op, include_initial):
     assert log[0][3][1] == log[1][3][2] == log[2][3][1]    # one scratch, reused
     assert log[1][3][-3:] == [g.pad, g.out_offset, int(include_initial)]
     assert log[1][4] == g.smem
+
+
+def test_columns_and_tile_scans_name_their_vectors_and_loads(fake_cupy, monkeypatch):
+    """The "columns" scan of rows side by side compiles with V = 16 // itemsize rows a
+    thread and a grid of nrows / (256 V) blocks, rows not whole vectors with V = 1; the
+    short-row scan of narrow elements stages at most 16 loads a thread (NV 16, a
+    smaller tile)."""
+    import types
+
+    import xstride as xp
+    from xstride._kernels import scans
+    from xstride._kernels._lru import Bounded
+    from xstride._kernels._prepared import GATE, Store
+    from tests.conftest import FakeCupyArray
+
+    log = []
+
+    class Recorder:
+        def __init__(self, expr):
+            self.expr = expr
+
+        @property
+        def kernel(self):
+            return self
+
+        def __call__(self, grid, block, args, shared_mem=0, **kwargs):
+            log.append((self.expr, tuple(grid)))
+
+    fake_cupy.multiprocessors = 132
+    # outputs in the input's memory order: only the launch is looked at here
+    monkeypatch.setattr(fake_cupy, "lib", types.SimpleNamespace(stride_tricks=types.SimpleNamespace(
+        as_strided=lambda buf, shape, strides: buf)), raising=False)
+    monkeypatch.setattr(rc, "kernel", lambda src, expr, partner=None: Recorder(expr))
+    monkeypatch.setattr(scans, "_RECIPES", Bounded(64))
+    monkeypatch.setattr(scans, "_PREPARED", Store(64))
+    GATE.close()
+    rc._sm_count.cache_clear()
+    try:
+        n = 1 << 16
+        cases = [(np.zeros((3, n), np.float32).T, 1, None,
+                  "xs_scan_columns<0, float, double, float, 4, 4>", (n // 1024,)),
+                 (np.zeros((3, n), np.float64).T, 1, None,
+                  "xs_scan_columns<0, double, double, double, 4, 2>", (n // 512,)),
+                 (np.zeros((3, n + 2), np.float32)[:, 1:n + 1].T, 1, None,
+                  "xs_scan_columns<0, float, double, float, 4, 1>", (n // 256,)),
+                 (np.zeros((n, 3), np.int8), 1, np.int8,
+                  "xs_scan_tile<0, signed char, long long, signed char, 4, 16, 8192>", None),
+                 (np.zeros((n, 3), np.float32), 1, None,
+                  "xs_scan_tile<0, float, double, float, 4, 16, 32768>", None)]
+        for h, axis, dtype, expr, grid in cases:
+            xp.cumulative_sum(FakeCupyArray(h), axis=axis, dtype=dtype)
+            assert log[-1][0] == expr
+            if grid is not None:
+                assert log[-1][1] == grid
+    finally:
+        rc._sm_count.cache_clear()

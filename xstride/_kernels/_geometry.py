@@ -18,7 +18,8 @@ from .._plans.reduction import (SHORT_VECTOR_ROW_BYTES, TILE_BYTES, ReductionPla
 
 __all__ = ["TILE", "CAPS", "pack_params", "TiledGeometry", "tiled_geometry",
            "BLOCK_THREADS", "OUTER_ROWS", "SHORT_MAX_BLOCKS", "INTERLEAVE_MIN_ROUNDS", "ReductionGeometry",
-           "reduction_geometry", "scan_tile_rows", "scan_tile_loads", "columns_vector", "ColsplitGeometry",
+           "reduction_geometry", "scan_tile_rows", "scan_tile_loads", "scan_tile_bytes",
+           "SCAN_TILE_MOST_LOADS", "columns_vector", "ColsplitGeometry",
            "colsplit_geometry", "colsplit_pad", "ROW_TILE_MIN", "row_tiles_fit"]
 
 # ----------------------------------------------------------------------------- elementwise
@@ -343,6 +344,18 @@ def scan_tile_rows(length: int, init: int, in_size: int, out_size: int,
         raise error(ValueError, "scan_tile_rows",
                     f"a row of {length} elements does not fit {tile_bytes} bytes")
     return lo, fits(lo)[1]
+
+
+#: Most loads a thread of the short-row scan holds in registers (NV of
+#: ``xs_scan_tile``): ptxas 13 for sm_90 gives 63 registers at 16 and 242 at 64 (a
+#: 32 KiB tile of int8 in and out), which leaves one block per SM.
+SCAN_TILE_MOST_LOADS = 16
+
+
+def scan_tile_bytes(tile_bytes: int, in_size: int, out_size: int, threads: int = 256) -> int:
+    """The bytes a block of the short-row scan stages: ``tile_bytes``, or less where
+    narrow elements would need more than :data:`SCAN_TILE_MOST_LOADS` loads a thread."""
+    return min(tile_bytes, SCAN_TILE_MOST_LOADS * threads * (in_size + out_size))
 
 
 def scan_tile_loads(tile_bytes: int, in_size: int, out_size: int, threads: int = 256) -> int:

@@ -45,6 +45,7 @@ def clear() -> None:
     """Empty the prepared calls and the bodies (the engine's caches are its own)."""
     PREPARED.clear()
     _KEYERS.clear()
+    _KEY_FUNCTIONS.clear()
     _bodies.clear()
     _fr.clear()
 
@@ -201,17 +202,24 @@ class _Call:
                 fixed = list(self.fixed)
                 g = self.graph
                 hv = host_values(g, args) if g.host else None
-                for pos, src, tp, raw in self.dynamic:   # tp: the NumPy scalar type
+                for pos, src, tp, lim in self.dynamic:   # tp: the NumPy scalar type
                     v = hv[src[1]] if src[0] == "host" else args[src[1]]
-                    # a Python float goes to a float or double slot as it is: the slot
-                    # rounds it as tp(v) would (one IEEE conversion), without the
-                    # NumPy scalar (0.7 us)
-                    fixed[pos] = v if raw and type(v) is float else tp(v)
+                    # a finite Python float that stays finite in a float or double slot
+                    # goes there as it is: the slot rounds it as tp(v) would (one IEEE
+                    # conversion), without the NumPy scalar (0.7 us); past ``lim`` (where
+                    # NumPy's cast warns of overflow), NaN and inf: tp(v)
+                    fixed[pos] = v if type(v) is float and -lim < v < lim else tp(v)
                 vals += fixed
             elif self.fixed:
                 vals += self.fixed
             self.launch(*vals)
         return outs[0] if self.single else tuple(outs)
+
+
+#: The magnitude below which a Python float converts to the dtype without overflow
+#: (float32: half an ulp of FLT_MAX past it, where round-to-nearest gives inf): such a
+#: float is passed to its slot as it is (:meth:`_Call.run`); other dtypes: never (0).
+_RAW_LIMIT = {"float32": 3.4028235677973366e38, "float64": float("inf")}
 
 
 def _remember(owner, graph, args, entry, outs, alloc, offs, multi, cupy):
@@ -245,7 +253,7 @@ def _remember(owner, graph, args, entry, outs, alloc, offs, multi, cupy):
             # the scalar type converts as np.asarray(v, dtype) does (OverflowError for
             # an int out of range, NumPy 2), and faster
             dt = np.dtype(n.dtype)
-            dynamic.append((pos, n.source, dt.type, dt.kind == "f"))
+            dynamic.append((pos, n.source, dt.type, _RAW_LIMIT.get(dt.name, 0.0)))
     c.fixed, c.dynamic = tuple(fixed), tuple(dynamic)
     if GATE.nd is None:
         GATE.open(cupy)
@@ -281,7 +289,8 @@ def _kind(v):
 
 #: owner -> the key function of the argument kinds of its last prepared call
 _KEYERS = Bounded(1024)
-_KEY_FUNCTIONS: dict = {}
+#: argument kinds -> their key function
+_KEY_FUNCTIONS = Bounded(256)
 
 
 def _key_function(kinds: tuple):
@@ -311,8 +320,7 @@ def _key_function(kinds: tuple):
            f"            return (owner, ex._MAX_GRID_YZ, dev{''.join(', ' + p for p in parts)})\n"
            f"    return _key(owner, args, nd, dev)\n")
     exec(compile(src, f"<xstride fused key {kinds!r}>", "exec"), space)
-    fn = _KEY_FUNCTIONS[kinds] = space["key"]
-    return fn
+    return _KEY_FUNCTIONS.put(kinds, space["key"])
 
 
 def repeat(owner, args):

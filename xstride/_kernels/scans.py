@@ -25,7 +25,7 @@ from ..layout import Layout
 from . import _reduce_common as rc
 from ._cupy import cupy as _cupy
 from ._geometry import (SHORT_MAX_BLOCKS, colsplit_geometry, columns_vector,
-                        scan_tile_loads, scan_tile_rows)
+                        scan_tile_bytes, scan_tile_loads, scan_tile_rows)
 from ._lru import Bounded
 from ._prepared import GATE, Store, args_ok
 from ._launch import Launch, i64, slot32, slot64, struct
@@ -234,7 +234,8 @@ def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Rec
                     np.int64(rec.groups_per_row))
         rec.smem = threads // 32 * _segment_bytes(items, np.dtype(x.dtype), out_dt)
     elif plan.strategy == "tile":
-        tile_bytes = rc.TUNING["scan_tile"]
+        tile_bytes = scan_tile_bytes(rc.TUNING["scan_tile"], np.dtype(x.dtype).itemsize,
+                                     out_dt.itemsize)
         rows, out_offset = scan_tile_rows(plan.length, int(plan.include_initial),
                                           np.dtype(x.dtype).itemsize, out_dt.itemsize,
                                           tile_bytes)
