@@ -16,6 +16,18 @@ def test_bench_unknown_name_lists_known():
     assert "run_all" not in r.stdout
 
 
+def test_bench_help_lists_the_known_benchmark_names():
+    from xstride._cli.bench import known_names
+
+    r = subprocess.run([sys.executable, "-m", "xstride", "bench", "--help"], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    text = " ".join(r.stdout.split())          # argparse wraps the help text
+    names = known_names()
+    assert "layers" in names and "overhead" in names and "run_all" not in names
+    assert "known: " + ", ".join(names) in text
+
+
 @pytest.mark.slow
 def test_bench_overhead_runs_and_prints_table():
     r = subprocess.run([sys.executable, "-m", "xstride", "bench", "overhead"],

@@ -27,8 +27,14 @@ def main(argv=None) -> int:
     _demo.add_arguments(p_demo)
     _dask_options.add_arguments(p_demo)  # --workers, --scheduler, ... of --backend dask
 
+    from ._cli.bench import known_names as _bench_names
+
+    known = _bench_names()
     p_bench = sub.add_parser("bench", help="run the benchmarks of benchmarks/ that apply here")
-    p_bench.add_argument("names", nargs="*", help="benchmark names (default: all)")
+    p_bench.add_argument("names", nargs="*", metavar="name",
+                         help="benchmark names (default: all); known: "
+                              + (", ".join(known) if known else
+                                 "none (benchmarks/ is not beside the package)"))
 
     args = parser.parse_args(argv)
     if args.command == "info":
