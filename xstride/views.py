@@ -45,7 +45,8 @@ def as_strided(a, shape, strides, *, offset=0):
     Raises
     ------
     TypeError
-        ``a`` is not a NumPy/CuPy array, or shape/strides/offset are not integers.
+        ``a`` is not a NumPy/CuPy array (a dask array included), or shape/strides/offset
+        are not integers.
     ValueError
         Shape and strides differ in rank; a negative extent; a size or offset that
         overflows int64; or an element of the view outside the underlying buffer
@@ -82,8 +83,8 @@ def sliding_window_view(x, window_shape, axis=None, *, writeable=False):
     Returns
     -------
     ndarray
-        Shape ``x.shape`` with each windowed axis shortened by ``window - 1``, then the
-        window axes appended.
+        Shape ``x.shape`` with each windowed axis shortened by ``window - 1`` (once per
+        entry of ``axis`` that names it), then the window axes appended.
 
     Raises
     ------
@@ -93,6 +94,14 @@ def sliding_window_view(x, window_shape, axis=None, *, writeable=False):
     ValueError
         A window larger than its axis, a negative window, ``axis`` out of range, or
         window_shape/axis of different lengths.
+
+    Notes
+    -----
+    As NumPy, the windows apply one after another: an axis named twice in ``axis`` is
+    checked against, and shortened from, what the earlier windows on it left, so
+    ``sliding_window_view(np.arange(2), (2, 2), axis=(0, 0))`` raises and
+    ``sliding_window_view(np.arange(1), (0, 2), axis=(0, 0))`` has shape ``(1, 0, 2)``
+    (a window of 0 lengthens its axis by one).
     """
     return _sliding_window_view(x, window_shape, axis, writeable=writeable)
 
@@ -138,12 +147,14 @@ def copy_into(dst, src):
 
 
 # ----------------------------------------------------------------------------- checks
-def _check_array(func, a):
+def _check_array(func, arg, a, *, immutable_too):
+    """The backend of array ``a``; the ``TypeError`` for anything else names the array
+    types ``func`` takes (those of immutable backends only when ``immutable_too``)."""
     be = _backends.of_array(a)
     if be is None or isinstance(a, np.generic):
-        raise type_error(func, "a" if func == "as_strided" else "x", a,
-                         "an array (" + " or ".join(f"{b.name}.ndarray" for b in _backends.each())
-                         + ")")
+        taken = [b.array_name for b in _backends.each() if immutable_too or not b.immutable]
+        raise type_error(func, arg, a, f"an array ({', '.join(taken[:-1])} or {taken[-1]})"
+                         if len(taken) > 1 else f"an array ({taken[0]})")
     return be
 
 
@@ -184,7 +195,7 @@ def _view_layout(func, shape, strides, offset, itemsize):
 
 
 def _as_strided(a, shape, strides, *, offset=0):
-    be = _check_array("as_strided", a)
+    be = _check_array("as_strided", "a", a, immutable_too=False)
     if be.immutable:
         raise immutable_error("as_strided", "a", a, be.name, "use the library's own "
                               "functions (reshape, broadcast_to, slicing, "
@@ -198,6 +209,12 @@ def _as_strided(a, shape, strides, *, offset=0):
     for n in shape:
         if n < 0:
             raise value_error("as_strided", "shape", f"{shape} has a negative extent {n}")
+    if isinstance(offset, (bool, np.bool_)) or not hasattr(offset, "__index__"):
+        raise type_error("as_strided", "offset", offset, "an int")
+    offset = offset.__index__()
+    if not -INT64_MAX - 1 <= offset <= INT64_MAX:
+        raise value_error("as_strided", "offset", f"{offset} does not fit in a signed "
+                                                  "64-bit integer")
     lay = _view_layout("as_strided", shape, strides, offset, a.itemsize)
     if lay.size:
         blo, bhi = be.buffer_range(a)
@@ -219,7 +236,7 @@ def _as_strided(a, shape, strides, *, offset=0):
 
 
 def _sliding_window_view(x, window_shape, axis=None, *, writeable=False):
-    be = _check_array("sliding_window_view", x)
+    be = _check_array("sliding_window_view", "x", x, immutable_too=True)
     if not isinstance(writeable, (bool, np.bool_)):
         raise type_error("sliding_window_view", "writeable", writeable, "True or False")
     writeable = bool(writeable)
@@ -245,11 +262,18 @@ def _sliding_window_view(x, window_shape, axis=None, *, writeable=False):
                                   f"{ax} is out of range for {x.ndim} axes")
             norm.append(ax % x.ndim)
         axes = tuple(norm)
+    # NumPy's rule: the windows apply one after another, so a repeated axis is checked
+    # against what the earlier windows on it left (a window of 0 lengthens the axis by 1)
+    shape = list(x.shape)
     for ax, w in zip(axes, window):
-        if x.shape[ax] < w:
+        if shape[ax] < w:
+            left = "" if shape[ax] == x.shape[ax] else \
+                f" as the earlier windows on that axis leave it ({shape[ax]})"
             raise value_error("sliding_window_view", "window_shape",
-                              f"{window} is larger than the input along axis {ax} "
+                              f"{window} is larger than the input along axis {ax}{left} "
                               f"(shape {tuple(x.shape)})")
+        shape[ax] -= w - 1
+    shape += list(window)
     if be.immutable:  # no memory to view: the library's function makes a new array
         if writeable:
             raise immutable_error("sliding_window_view", "writeable", writeable, be.name,
@@ -267,10 +291,6 @@ def _sliding_window_view(x, window_shape, axis=None, *, writeable=False):
                           f"has byte strides {tuple(x.strides)} that are not multiples of "
                           f"its itemsize {x.itemsize}")
     base = Layout.from_array(x)
-    shape = list(base.shape)
-    for ax, w in zip(axes, window):
-        shape[ax] -= w - 1
-    shape += list(window)
     checked_size("sliding_window_view", "window_shape", tuple(shape), x.itemsize, result=True)
     strides = list(base.strides) + [base.strides[ax] for ax in axes]
     view = be.make_view(x, _view_layout("sliding_window_view", tuple(shape), tuple(strides),
