@@ -79,3 +79,21 @@ def test_info_with_an_unavailable_backend_variable_prints_the_reason():
     assert proc.returncode == 0, proc.stderr
     assert "active backend: none (environment variable XSTRIDE_BACKEND='cupy'" in proc.stdout
     assert "unavailable" in proc.stdout and proc.stderr == ""
+
+
+@pytest.mark.parametrize("args", [["info", "--json"], ["info"]])
+def test_a_closed_stdout_ends_the_command_quietly(args):
+    """``python -m xstride info --json | head -1`` ended with a BrokenPipeError traceback.
+    The reader here is gone before the first write (deterministic: no reader at all);
+    the command stops as a Unix tool killed by SIGPIPE: status 141, nothing on stderr."""
+    import os
+
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "xstride", *args], stdout=w,
+                              stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(w)
+    assert proc.returncode == 141, proc.stderr
+    assert proc.stderr == ""
