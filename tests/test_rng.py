@@ -507,6 +507,9 @@ def test_philox_integers_one_argument_form_names_low_only(low):
                                          r"when 'high' is omitted .*; got -?\d+$") as info:
         g.integers(low)
     assert "'high' must" not in str(info.value) and "argument 'high'" not in str(info.value)
+    with pytest.raises(ValueError, match=r"^Philox\.integers: argument 'low' range \[0, "
+                                         r"36893488147419103232\) does not fit"):
+        g.integers(2**65)
     assert g.counter == 0
     assert g.integers(1, shape=3).tolist() == [0, 0, 0]
 

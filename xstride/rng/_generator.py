@@ -296,7 +296,8 @@ class Philox:
         elif low >= 0 and high - 1 < _LIMIT:
             dtype = np.uint64
         else:
-            raise value_error(func, "high", f"range [{low}, {high}) does not fit int64 or uint64")
+            raise value_error(func, names[1], f"range [{low}, {high}) does not fit int64 or "
+                                              "uint64")
         r = high - low
         if r > _LIMIT:
             raise value_error(func, "high", "high - low must be at most 2**64")
