@@ -103,6 +103,8 @@ def test_not_an_array_names_only_the_array_types_taken():
     (1.0, TypeError, r"^as_strided: argument 'offset' got float 1\.0; expected an int$"),
     (True, TypeError, r"^as_strided: argument 'offset' got bool True; expected an int$"),
     ("1", TypeError, r"^as_strided: argument 'offset' got str '1'; expected an int$"),
+    (np.array([], dtype=np.int8), TypeError, r"^as_strided: argument 'offset' got "),
+    (np.array([1, 2]), TypeError, r"^as_strided: argument 'offset' got .*; expected an int$"),
     (2**63, ValueError, r"^as_strided: argument 'offset' 9223372036854775808 does not fit "
                         r"in a signed 64-bit integer$"),
     (-2**63 - 1, ValueError, r"^as_strided: argument 'offset' -9223372036854775809 does "),

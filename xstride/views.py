@@ -6,6 +6,8 @@ Strides and offsets are in **elements** (not bytes). ``xp.permute_dims``,
 element strides with :meth:`xstride.Layout.from_array`. See ``docs/layout-and-views.md``.
 """
 
+import operator as _operator
+
 import numpy as _np
 
 from . import _backends
@@ -208,9 +210,12 @@ def _as_strided(a, shape, strides, *, offset=0):
     for n in shape:
         if n < 0:
             raise _value_error("as_strided", "shape", f"{shape} has a negative extent {n}")
-    if isinstance(offset, (bool, _np.bool_)) or not hasattr(offset, "__index__"):
+    if isinstance(offset, (bool, _np.bool_)):
         raise _type_error("as_strided", "offset", offset, "an int")
-    offset = offset.__index__()
+    try:
+        offset = _operator.index(offset)
+    except TypeError:   # also NumPy's for an array that is not one integer
+        raise _type_error("as_strided", "offset", offset, "an int") from None
     if not -_INT64_MAX - 1 <= offset <= _INT64_MAX:
         raise _value_error("as_strided", "offset", f"{offset} does not fit in a signed "
                                                   "64-bit integer")
