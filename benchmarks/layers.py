@@ -3,11 +3,13 @@
     python benchmarks/layers.py sum_axis0 --backend cupy
     python benchmarks/layers.py add
     python benchmarks/layers.py "xp.multiply(a, 2.0)" --backend numpy
+    python benchmarks/layers.py
 
 The call is a built-in case (``add``, ``sum_axis0``, ``philox_uniform``) or Python
 source evaluated with ``xp``, ``np`` and arrays of the chosen backend in scope: ``a``,
 ``b`` (1-D float64), ``x`` (2-D float64), ``seed`` (an int), ``stream``, ``counter``
-(1-D uint64). It runs twice, the first call and a repeat call, each under
+(1-D uint64); without a case (as ``python -m xstride bench`` runs it) each built-in
+case is traced in turn. It runs twice, the first call and a repeat call, each under
 ``sys.setprofile``: every 'call' event of a Python function whose file is under
 ``xstride/`` is one line ``layer file:function`` (indented by its depth in xstride's
 frames). A *move* is a call whose layer differs from its caller's: the caller is the
@@ -167,11 +169,14 @@ def run(case: str, backend: str = "numpy", n: int | None = None, out=print) -> d
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("case", help=f"one of {', '.join(CASES)}, or Python source of one call")
+    ap.add_argument("case", nargs="?", default=None,
+                    help=f"one of {', '.join(CASES)}, or Python source of one call "
+                         "(default: each built-in case in turn)")
     ap.add_argument("--backend", default="numpy", help="numpy (default) or cupy")
     ap.add_argument("--n", type=int, default=None, help="length of the case arrays")
     args = ap.parse_args(argv)
-    run(args.case, args.backend, args.n)
+    for case in (CASES if args.case is None else [args.case]):
+        run(case, args.backend, args.n)
     return 0
 
 

@@ -19,6 +19,8 @@ import ast
 
 import _common as C  # noqa: E402  (puts the checkout on sys.path)
 
+NEEDS_DEVICE = True  # python -m xstride bench skips it without CuPy and a GPU
+
 
 def _time(f, reps=20):
     """Milliseconds per call: ``_common.time_gpu`` (median of CUDA-event times)."""
@@ -47,7 +49,7 @@ def main() -> None:
     ap.add_argument("--variants", default="", help="';'-separated tuples (default: VARIANTS)")
     ap.add_argument("--k", default="2,3,4,5,7,8,12,16")
     args = ap.parse_args()
-    import cupy as cp
+    cp = C.require_device("short_rows")
 
     import xstride as xp
     from xstride._kernels import _reduce_common as rc

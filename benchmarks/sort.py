@@ -18,6 +18,8 @@ import sys
 
 from _common import copy_ceiling, header, print_table, require_device, time_gpu, try_row
 
+NEEDS_DEVICE = True  # python -m xstride bench skips it without CuPy and a GPU
+
 from xstride import algorithms as alg
 from xstride._kernels import sort as ksort
 from xstride._plans import radix_sort as rp

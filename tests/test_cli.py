@@ -16,6 +16,45 @@ def test_bench_unknown_name_lists_known():
     assert "run_all" not in r.stdout
 
 
+def test_every_gpu_only_benchmark_says_it_needs_a_device():
+    """``python -m xstride bench`` ended with ``failed: short_rows`` without CuPy: its
+    ``main`` imports CuPy but the script did not set ``NEEDS_DEVICE``. A script whose
+    ``main`` imports CuPy or calls ``require_device`` in its own body (not only in a
+    branch or helper for device rows) must set it, so that bench skips it in its one
+    line without a device."""
+    import ast
+
+    from xstride._cli.bench import _DIR, known_names, needs_device
+
+    gpu_only = []
+    for name in known_names():
+        tree = ast.parse((_DIR / f"{name}.py").read_text(encoding="utf-8"))
+        main = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "main"]
+        body = main[0].body if main else []
+        for stmt in body:
+            imports = isinstance(stmt, ast.Import) and any(a.name == "cupy" for a in stmt.names)
+            requires = any(isinstance(n, ast.Call) and getattr(n.func, "id", None) ==
+                           "require_device" or getattr(n.func, "attr", None) == "require_device"
+                           for n in ast.walk(stmt) if isinstance(n, ast.Call))
+            if imports or requires:
+                gpu_only.append(name)
+                break
+    assert {"elementwise", "reductions", "short_rows", "sort"} <= set(gpu_only)
+    assert [n for n in gpu_only if not needs_device(_DIR / f"{n}.py")] == []
+
+
+def test_bench_help_lists_the_known_benchmark_names():
+    from xstride._cli.bench import known_names
+
+    r = subprocess.run([sys.executable, "-m", "xstride", "bench", "--help"], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    text = " ".join(r.stdout.split())          # argparse wraps the help text
+    names = known_names()
+    assert "layers" in names and "overhead" in names and "run_all" not in names
+    assert "known: " + ", ".join(names) in text
+
+
 @pytest.mark.slow
 def test_bench_overhead_runs_and_prints_table():
     r = subprocess.run([sys.executable, "-m", "xstride", "bench", "overhead"],
@@ -38,7 +77,7 @@ def test_bench_without_a_device_skips_the_gpu_benchmarks_in_one_line():
     assert "ModuleNotFoundError" not in r.stderr
 
 
-@pytest.mark.parametrize("name", ["elementwise", "reductions", "fuse"])
+@pytest.mark.parametrize("name", ["elementwise", "reductions", "fuse", "short_rows"])
 def test_gpu_benchmark_run_directly_without_a_device_says_why(name):
     import os
     from pathlib import Path
@@ -67,3 +106,21 @@ def test_info_with_an_unavailable_backend_variable_prints_the_reason():
     assert proc.returncode == 0, proc.stderr
     assert "active backend: none (environment variable XSTRIDE_BACKEND='cupy'" in proc.stdout
     assert "unavailable" in proc.stdout and proc.stderr == ""
+
+
+@pytest.mark.parametrize("args", [["info", "--json"], ["info"]])
+def test_a_closed_stdout_ends_the_command_quietly(args):
+    """``python -m xstride info --json | head -1`` ended with a BrokenPipeError traceback.
+    The reader here is gone before the first write (deterministic: no reader at all);
+    the command stops as a Unix tool killed by SIGPIPE: status 141, nothing on stderr."""
+    import os
+
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "xstride", *args], stdout=w,
+                              stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(w)
+    assert proc.returncode == 141, proc.stderr
+    assert proc.stderr == ""

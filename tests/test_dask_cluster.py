@@ -307,3 +307,34 @@ def test_chunks_without_a_unit_count_rows(capsys):
         with pytest.raises(SystemExit):
             main(["demo", "--backend", "dask", "--chunks", text])
         assert f"{text!r} is not a whole number of rows" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text, message", [
+    ("abc", "'abc' is neither 'auto' nor a byte size with its unit"),
+    ("64 parsecs", "'64 parsecs' is neither 'auto' nor a byte size with its unit"),
+    ("0", "'0' is not a positive number of rows (or -1: one chunk)"),
+    ("-5", "'-5' is not a positive number of rows"),
+    ("0e3", "'0e3' is not a positive number of rows"),
+])
+def test_a_bad_chunks_value_is_the_parsers_error_before_any_cluster(text, message, capsys,
+                                                                      monkeypatch):
+    """A new-user probe: ``demo --backend dask --chunks abc`` started a local cluster,
+    then failed naming ``use_backend: argument 'chunks'``; now the parser refuses it,
+    naming ``--chunks``, and no cluster is made."""
+    def no_cluster(*args, **kwargs):
+        raise AssertionError("a cluster was started before --chunks was checked")
+
+    monkeypatch.setattr(dask_demo, "cluster", no_cluster)
+    with pytest.raises(SystemExit) as info:
+        main(["demo", "--backend", "dask", "--chunks", text])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert f"error: argument --chunks: {message}" in err, err
+    assert "use_backend" not in err and "Traceback" not in err
+    assert _chunks_arg_ok("-1") == -1 and _chunks_arg_ok("1KiB") == "1KiB"
+
+
+def _chunks_arg_ok(text):
+    from xstride._cli.dask_options import _chunks_arg
+
+    return _chunks_arg(text)

@@ -70,6 +70,21 @@ def test_script_on_numpy_prints_hops_and_counts(case):
     assert counts["first"][0] >= 1          # the call entered xstride
 
 
+def test_script_without_a_case_traces_each_built_in_case_in_turn():
+    """``python -m xstride bench`` runs the script with no arguments: that traced nothing
+    and exited 2 (argparse: 'case' is required); now each built-in case runs in turn."""
+    mod = _load()
+    env = {**os.environ, "XSTRIDE_BENCH_QUICK": "1"}
+    r = subprocess.run([sys.executable, str(SCRIPT)], capture_output=True, text=True,
+                       env=env, timeout=300, cwd=REPO)
+    assert r.returncode == 0, r.stderr
+    blocks = re.split(r"\n(?=# )", r.stdout.strip())
+    assert [b.splitlines()[0].split("  (")[0] for b in blocks] == \
+        [f"# {src}" for src in mod.CASES.values()]
+    for block in blocks:
+        assert _check_output(block)["first"][0] >= 1
+
+
 def test_run_in_process_returns_the_printed_counts():
     mod = _load()
     lines = []

@@ -229,3 +229,18 @@ def test_engine_docstrings_say_what_xstride_takes(name):
     assert "casting" not in params and "order" not in params and "where" not in params
     if name in ("add", "divide", "negative", "where"):
         assert "out=" in doc and "out" in params
+
+
+@pytest.mark.parametrize("module", ["algorithms", "views"])
+def test_extension_modules_show_only_their_all(module):
+    """A new-user probe: ``xp.algorithms.np``, ``.operator``, ``.type_error``,
+    ``xp.views.value_error``... were public attributes; the helpers are imported under
+    private names, so the public names are ``__all__`` (and the package's submodules)."""
+    import types
+
+    mod = getattr(xp, module)
+    public = {n for n in dir(mod) if not n.startswith("_")}
+    submodules = {n for n in public if isinstance(getattr(mod, n), types.ModuleType)
+                  and getattr(mod, n).__name__.startswith(mod.__name__ + ".")}
+    assert public - submodules == set(mod.__all__)
+    assert all(hasattr(mod, n) for n in mod.__all__)

@@ -481,6 +481,39 @@ def test_philox_counter_is_read_only():
     assert g.advance(10).counter == 12
 
 
+@pytest.mark.parametrize("attr, value", [("seed", -1), ("seed", 1.5), ("seed", 2),
+                                         ("stream", 2**64), ("stream", 3),
+                                         ("backend", "dask"), ("backend", "numpy")])
+def test_philox_seed_stream_and_backend_are_read_only(attr, value):
+    """A new-user probe: ``g.seed = -1`` silently gave the stream of seed 2**64 - 1,
+    ``g.seed = 1.5`` failed later, ``g.backend = "dask"`` changed the repr only."""
+    g = rng.Philox(1, 5, backend="numpy")
+    first = g.uniform(4)
+    with pytest.raises(AttributeError):
+        setattr(g, attr, value)
+    assert (g.seed, g.stream, g.backend) == (1, 5, "numpy")
+    assert repr(g) == "Philox(seed=1, stream=5, counter=2, backend='numpy')"
+    again = rng.Philox(1, 5, backend="numpy")
+    again.advance(2)
+    np.testing.assert_array_equal(g.uniform(4), again.uniform(4))
+    np.testing.assert_array_equal(first, rng.Philox(1, 5, backend="numpy").uniform(4))
+
+
+@pytest.mark.parametrize("low", [-5, 0, np.int64(-1)])
+def test_philox_integers_one_argument_form_names_low_only(low):
+    """``integers(-5)`` complained about 'high' and "[0, -5)" though only 'low' was given."""
+    g = rng.Philox(1, backend="numpy")
+    with pytest.raises(ValueError, match=r"^Philox\.integers: argument 'low' must be positive "
+                                         r"when 'high' is omitted .*; got -?\d+$") as info:
+        g.integers(low)
+    assert "'high' must" not in str(info.value) and "argument 'high'" not in str(info.value)
+    with pytest.raises(ValueError, match=r"^Philox\.integers: argument 'low' range \[0, "
+                                         r"36893488147419103232\) does not fit"):
+        g.integers(2**65)
+    assert g.counter == 0
+    assert g.integers(1, shape=3).tolist() == [0, 0, 0]
+
+
 @pytest.mark.parametrize("value", ["0", "-1", "abc", "1.5"])
 def test_num_threads_variable_that_is_no_positive_int_is_an_error(monkeypatch, value):
     """Issue 15 item 13: XSTRIDE_NUM_THREADS=0, -1 or abc was silently ignored."""

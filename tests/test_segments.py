@@ -373,6 +373,15 @@ def test_dask_arrays_name_what_to_do():
                  lambda: reduce_by_key(keys, x, op=7),
                  lambda: run_length_encode(keys),
                  lambda: bin_offsets(keys, -1),
+                 # n_bins of the wrong type was checked before the dask array (a probe)
+                 lambda: bin_offsets(keys, 3.0),
+                 lambda: bin_offsets(keys, True),
+                 lambda: bin_offsets(keys, "3"),
+                 lambda: segment_reduce(x, [0, 4], ["sum"]),
+                 lambda: segment_reduce(x.astype(bool), [0.0, 4.0]),
+                 lambda: reduce_by_key(keys.astype(float), x[:3], 5),
+                 lambda: run_length_encode(keys.reshape(2, 2)),
+                 lambda: compact(x, x.reshape(2, 2)),
                  lambda: compact(da.ones(4, dtype=bool, chunks=2), x)):
         with pytest.raises(NotImplementedError, match="not available on the dask backend; "
                                                       "compute the arrays first"):

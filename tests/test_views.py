@@ -86,11 +86,34 @@ def test_bad_arguments(args, exc, match):
         xp.as_strided(np.arange(4), *args)
 
 
-def test_not_an_array():
-    with pytest.raises(TypeError, match="numpy.ndarray or cupy.ndarray"):
+def test_not_an_array_names_only_the_array_types_taken():
+    """A new-user probe: both said "numpy.ndarray or cupy.ndarray or dask.ndarray",
+    though as_strided refuses dask arrays and dask's type is dask.array.Array."""
+    with pytest.raises(TypeError, match=r"^as_strided: argument 'a' got list \[1, 2, 3\]; "
+                                        r"expected an array \(numpy\.ndarray or "
+                                        r"cupy\.ndarray\)$"):
         xp.as_strided([1, 2, 3], (3,), (1,))
-    with pytest.raises(TypeError, match="numpy.ndarray or cupy.ndarray"):
+    with pytest.raises(TypeError, match=r"^sliding_window_view: argument 'x' got tuple .*; "
+                                        r"expected an array \(numpy\.ndarray, cupy\.ndarray "
+                                        r"or dask\.array\.Array\)$"):
         xp.sliding_window_view((1, 2), 2)
+
+
+@pytest.mark.parametrize("offset, exc, match", [
+    (1.0, TypeError, r"^as_strided: argument 'offset' got float 1\.0; expected an int$"),
+    (True, TypeError, r"^as_strided: argument 'offset' got bool True; expected an int$"),
+    ("1", TypeError, r"^as_strided: argument 'offset' got str '1'; expected an int$"),
+    (np.array([], dtype=np.int8), TypeError, r"^as_strided: argument 'offset' got "),
+    (np.array([1, 2]), TypeError, r"^as_strided: argument 'offset' got .*; expected an int$"),
+    (2**63, ValueError, r"^as_strided: argument 'offset' 9223372036854775808 does not fit "
+                        r"in a signed 64-bit integer$"),
+    (-2**63 - 1, ValueError, r"^as_strided: argument 'offset' -9223372036854775809 does "),
+])
+def test_as_strided_bad_offset_names_the_argument(offset, exc, match):
+    """The offset's errors were worded "as_strided: offset must be an integer, ..."."""
+    with pytest.raises(exc, match=match):
+        xp.as_strided(np.arange(4), (2,), (1,), offset=offset)
+    assert xp.as_strided(np.arange(4), (2,), (1,), offset=np.int8(2)).tolist() == [2, 3]
 
 
 @settings(max_examples=120, deadline=None)
@@ -126,6 +149,59 @@ def test_sliding_window_view_matches_numpy():
         np.testing.assert_array_equal(got, want)
         assert not got.flags.writeable and np.shares_memory(got, x)
     assert xp.sliding_window_view(x, 2, 0, writeable=True).flags.writeable
+
+
+_AXES = st.integers(1, 3).flatmap(lambda nd: st.tuples(
+    st.lists(st.integers(0, 4), min_size=nd, max_size=nd).map(tuple),
+    st.lists(st.tuples(st.integers(-nd, nd - 1), st.integers(0, 4)), min_size=0, max_size=4),
+    st.booleans()))
+
+
+@settings(max_examples=300, deadline=None)
+@given(case=_AXES)
+def test_sliding_window_view_matches_numpy_with_repeated_axes(case):
+    """NumPy applies the windows one after another, so a repeated axis is checked against
+    what the earlier windows left: ``(2, 2)`` over axis ``(0, 0)`` of 2 elements is too
+    large (xstride gave an empty result), ``(0, 2)`` over 1 element is fine (xstride
+    raised). Shapes, windows and axes drawn at random, repeats included, on a reversed
+    view too; the same result or both refuse."""
+    shape, pairs, flip = case
+    x = np.arange(int(np.prod(shape))).reshape(shape)
+    if flip:
+        x = x[..., ::-1]
+    axes = tuple(ax for ax, _ in pairs)
+    window = tuple(w for _, w in pairs)
+    try:
+        want = np.lib.stride_tricks.sliding_window_view(x, window, axes)
+    except ValueError as exc:
+        assert "larger than input" in str(exc)
+        with pytest.raises(ValueError, match=r"^sliding_window_view: argument 'window_shape' "
+                                             r".* is larger than the input along axis"):
+            xp.sliding_window_view(x, window, axes)
+        return
+    got = xp.sliding_window_view(x, window, axes)
+    assert got.shape == want.shape and got.strides == want.strides
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("n, window, axis, shape", [
+    (2, (2, 2), (0, 0), None),          # 2 - 1 = 1 left for the second window of 2
+    (1, (0, 2), (0, 0), (1, 0, 2)),     # a window of 0 lengthens the axis to 2
+    (3, (2, 2), (0, -1), (1, 2, 2)),
+    (3, (2, 2, 2), (0, 0, 0), None),
+])
+def test_sliding_window_view_repeated_axis_examples(n, window, axis, shape):
+    x = np.arange(n)
+    if shape is None:
+        with pytest.raises(ValueError, match="as the earlier windows on that axis leave it"):
+            xp.sliding_window_view(x, window, axis)
+        with pytest.raises(ValueError, match="larger than input"):
+            np.lib.stride_tricks.sliding_window_view(x, window, axis)
+    else:
+        got = xp.sliding_window_view(x, window, axis)
+        assert got.shape == shape
+        np.testing.assert_array_equal(got, np.lib.stride_tricks.sliding_window_view(
+            x, window, axis))
 
 
 @pytest.mark.parametrize("ws, axis, match", [

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+
+#: The exit status of a Unix tool killed by SIGPIPE (128 + signal 13), as a shell shows it.
+_BROKEN_PIPE_STATUS = 141
 
 
 def main(argv=None) -> int:
@@ -27,8 +31,14 @@ def main(argv=None) -> int:
     _demo.add_arguments(p_demo)
     _dask_options.add_arguments(p_demo)  # --workers, --scheduler, ... of --backend dask
 
+    from ._cli.bench import known_names as _bench_names
+
+    known = _bench_names()
     p_bench = sub.add_parser("bench", help="run the benchmarks of benchmarks/ that apply here")
-    p_bench.add_argument("names", nargs="*", help="benchmark names (default: all)")
+    p_bench.add_argument("names", nargs="*", metavar="name",
+                         help="benchmark names (default: all); known: "
+                              + (", ".join(known) if known else
+                                 "none (benchmarks/ is not beside the package)"))
 
     args = parser.parse_args(argv)
     if args.command == "info":
@@ -58,5 +68,23 @@ def main(argv=None) -> int:
     return run_bench(args.names)
 
 
+def entry_point(argv=None) -> int:
+    """:func:`main`, stopping quietly when the reader of stdout goes away.
+
+    ``python -m xstride info --json | head -1``: once ``head`` exits, a write to stdout
+    raises ``BrokenPipeError``; the command then ends with status 141 and no traceback,
+    as a Unix tool killed by SIGPIPE (stdout is pointed at the null device so that
+    Python's own flush at exit does not fail again).
+    """
+    try:
+        status = main(argv)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return _BROKEN_PIPE_STATUS
+    return status
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(entry_point())

@@ -6,15 +6,16 @@ Strides and offsets are in **elements** (not bytes). ``xp.permute_dims``,
 element strides with :meth:`xstride.Layout.from_array`. See ``docs/layout-and-views.md``.
 """
 
-from __future__ import annotations
+import operator as _operator
 
-import numpy as np
+import numpy as _np
 
 from . import _backends
-from .elementwise import copy_into_checked
-from ._core.errors import error, immutable_error, type_error, value_error
-from ._core.sizes import checked_size
-from .layout import INT64_MAX, Layout
+from .elementwise import copy_into_checked as _copy_into_checked
+from ._core.errors import error as _error, immutable_error as _immutable_error
+from ._core.errors import type_error as _type_error, value_error as _value_error
+from ._core.sizes import checked_size as _checked_size
+from .layout import INT64_MAX as _INT64_MAX, Layout as _Layout
 
 __all__ = ["as_strided", "sliding_window_view", "copy_into"]
 
@@ -45,7 +46,8 @@ def as_strided(a, shape, strides, *, offset=0):
     Raises
     ------
     TypeError
-        ``a`` is not a NumPy/CuPy array, or shape/strides/offset are not integers.
+        ``a`` is not a NumPy/CuPy array (a dask array included), or shape/strides/offset
+        are not integers.
     ValueError
         Shape and strides differ in rank; a negative extent; a size or offset that
         overflows int64; or an element of the view outside the underlying buffer
@@ -82,8 +84,8 @@ def sliding_window_view(x, window_shape, axis=None, *, writeable=False):
     Returns
     -------
     ndarray
-        Shape ``x.shape`` with each windowed axis shortened by ``window - 1``, then the
-        window axes appended.
+        Shape ``x.shape`` with each windowed axis shortened by ``window - 1`` (once per
+        entry of ``axis`` that names it), then the window axes appended.
 
     Raises
     ------
@@ -93,6 +95,14 @@ def sliding_window_view(x, window_shape, axis=None, *, writeable=False):
     ValueError
         A window larger than its axis, a negative window, ``axis`` out of range, or
         window_shape/axis of different lengths.
+
+    Notes
+    -----
+    As NumPy, the windows apply one after another: an axis named twice in ``axis`` is
+    checked against, and shortened from, what the earlier windows on it left, so
+    ``sliding_window_view(np.arange(2), (2, 2), axis=(0, 0))`` raises and
+    ``sliding_window_view(np.arange(1), (0, 2), axis=(0, 0))`` has shape ``(1, 0, 2)``
+    (a window of 0 lengthens its axis by one).
     """
     return _sliding_window_view(x, window_shape, axis, writeable=writeable)
 
@@ -134,36 +144,38 @@ def copy_into(dst, src):
     ``numpy.copyto``.
     """
     be = _backends.of("copy_into", [("dst", dst), ("src", src)])
-    return copy_into_checked(be, dst, src)
+    return _copy_into_checked(be, dst, src)
 
 
 # ----------------------------------------------------------------------------- checks
-def _check_array(func, a):
+def _check_array(func, arg, a, *, immutable_too):
+    """The backend of array ``a``; the ``TypeError`` for anything else names the array
+    types ``func`` takes (those of immutable backends only when ``immutable_too``)."""
     be = _backends.of_array(a)
-    if be is None or isinstance(a, np.generic):
-        raise type_error(func, "a" if func == "as_strided" else "x", a,
-                         "an array (" + " or ".join(f"{b.name}.ndarray" for b in _backends.each())
-                         + ")")
+    if be is None or isinstance(a, _np.generic):
+        taken = [b.array_name for b in _backends.each() if immutable_too or not b.immutable]
+        raise _type_error(func, arg, a, f"an array ({', '.join(taken[:-1])} or {taken[-1]})"
+                         if len(taken) > 1 else f"an array ({taken[0]})")
     return be
 
 
 def _int_tuple(func, name, value):
-    if isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype.kind in "iu":
+    if isinstance(value, _np.ndarray) and value.ndim == 1 and value.dtype.kind in "iu":
         value = value.tolist()  # NumPy's as_strided takes array shapes too
     elif isinstance(value, int) or hasattr(value, "__index__"):
         value = (value,)
     try:
         out = tuple(int(v.__index__()) if not isinstance(v, int) else v for v in value)
     except (TypeError, AttributeError):
-        raise type_error(func, name, value, "a tuple of integers") from None
+        raise _type_error(func, name, value, "a tuple of integers") from None
     if any(isinstance(v, bool) for v in value):   # True is an int to Python, not a size
-        raise type_error(func, name, value, "a tuple of integers (not bools)")
+        raise _type_error(func, name, value, "a tuple of integers (not bools)")
     return out
 
 
 def _check_itemsize(func, arg, a):
     if a.itemsize < 1:
-        raise value_error(func, arg, f"has dtype {a.dtype} of item size 0; element strides "
+        raise _value_error(func, arg, f"has dtype {a.dtype} of item size 0; element strides "
                                      "and offsets cannot describe items of no size")
 
 
@@ -171,33 +183,42 @@ def _view_layout(func, shape, strides, offset, itemsize):
     """The checked Layout of a view; errors name ``func``; the view's byte size must fit
     int64 (NumPy's and CuPy's limit on ``nbytes``), checked here on every backend."""
     try:
-        lay = Layout(shape, strides, offset, itemsize)
+        lay = _Layout(shape, strides, offset, itemsize)
     except ValueError as exc:
-        raise error(ValueError, func, f"{str(exc).removeprefix('Layout: ')}") from None
+        raise _error(ValueError, func, f"{str(exc).removeprefix('Layout: ')}") from None
     except TypeError as exc:
-        raise error(TypeError, func, f"{str(exc).removeprefix('Layout: ')}") from None
-    if lay.size * itemsize > INT64_MAX:
-        raise value_error(func, "shape", f"{lay.shape} has {lay.size} elements of "
+        raise _error(TypeError, func, f"{str(exc).removeprefix('Layout: ')}") from None
+    if lay.size * itemsize > _INT64_MAX:
+        raise _value_error(func, "shape", f"{lay.shape} has {lay.size} elements of "
                                          f"{itemsize} bytes: {lay.size * itemsize} bytes, "
                                          "more than an array may hold (2**63 - 1)")
     return lay
 
 
 def _as_strided(a, shape, strides, *, offset=0):
-    be = _check_array("as_strided", a)
+    be = _check_array("as_strided", "a", a, immutable_too=False)
     if be.immutable:
-        raise immutable_error("as_strided", "a", a, be.name, "use the library's own "
+        raise _immutable_error("as_strided", "a", a, be.name, "use the library's own "
                               "functions (reshape, broadcast_to, slicing, "
                               "sliding_window_view), which make new arrays")
     _check_itemsize("as_strided", "a", a)
     shape = _int_tuple("as_strided", "shape", shape)
     strides = _int_tuple("as_strided", "strides", strides)
     if len(shape) != len(strides):
-        raise value_error("as_strided", "strides", f"{strides} has rank {len(strides)} but "
+        raise _value_error("as_strided", "strides", f"{strides} has rank {len(strides)} but "
                                                     f"shape {shape} has rank {len(shape)}")
     for n in shape:
         if n < 0:
-            raise value_error("as_strided", "shape", f"{shape} has a negative extent {n}")
+            raise _value_error("as_strided", "shape", f"{shape} has a negative extent {n}")
+    if isinstance(offset, (bool, _np.bool_)):
+        raise _type_error("as_strided", "offset", offset, "an int")
+    try:
+        offset = _operator.index(offset)
+    except TypeError:   # also NumPy's for an array that is not one integer
+        raise _type_error("as_strided", "offset", offset, "an int") from None
+    if not -_INT64_MAX - 1 <= offset <= _INT64_MAX:
+        raise _value_error("as_strided", "offset", f"{offset} does not fit in a signed "
+                                                  "64-bit integer")
     lay = _view_layout("as_strided", shape, strides, offset, a.itemsize)
     if lay.size:
         blo, bhi = be.buffer_range(a)
@@ -205,7 +226,7 @@ def _as_strided(a, shape, strides, *, offset=0):
         vlo, vhi = lay.byte_span()
         if ptr + vlo < blo or ptr + vhi > bhi:
             lo, hi = lay.span()
-            raise error(
+            raise _error(
                 ValueError, "as_strided", f"the view (shape {shape}, strides {strides}, offset {offset}) "
                 f"reaches elements {lo}..{hi} relative to a[0], outside the underlying buffer, "
                 f"which holds elements {(blo - ptr) // a.itemsize}.."
@@ -219,40 +240,47 @@ def _as_strided(a, shape, strides, *, offset=0):
 
 
 def _sliding_window_view(x, window_shape, axis=None, *, writeable=False):
-    be = _check_array("sliding_window_view", x)
-    if not isinstance(writeable, (bool, np.bool_)):
-        raise type_error("sliding_window_view", "writeable", writeable, "True or False")
+    be = _check_array("sliding_window_view", "x", x, immutable_too=True)
+    if not isinstance(writeable, (bool, _np.bool_)):
+        raise _type_error("sliding_window_view", "writeable", writeable, "True or False")
     writeable = bool(writeable)
     window = _int_tuple("sliding_window_view", "window_shape", window_shape)
     if any(w < 0 for w in window):
-        raise value_error("sliding_window_view", "window_shape",
+        raise _value_error("sliding_window_view", "window_shape",
                           f"{window} has a negative entry")
     if axis is None:
         if len(window) != x.ndim:
-            raise value_error("sliding_window_view", "window_shape",
+            raise _value_error("sliding_window_view", "window_shape",
                               f"{window} must have one entry per axis of x ({x.ndim}) "
                               "when axis is None")
         axes = tuple(range(x.ndim))
     else:
         axes = _int_tuple("sliding_window_view", "axis", axis)
         if len(axes) != len(window):
-            raise value_error("sliding_window_view", "axis",
+            raise _value_error("sliding_window_view", "axis",
                               f"{axes} must have as many entries as window_shape {window}")
         norm = []
         for ax in axes:
             if not -x.ndim <= ax < x.ndim:
-                raise value_error("sliding_window_view", "axis",
+                raise _value_error("sliding_window_view", "axis",
                                   f"{ax} is out of range for {x.ndim} axes")
             norm.append(ax % x.ndim)
         axes = tuple(norm)
+    # NumPy's rule: the windows apply one after another, so a repeated axis is checked
+    # against what the earlier windows on it left (a window of 0 lengthens the axis by 1)
+    shape = list(x.shape)
     for ax, w in zip(axes, window):
-        if x.shape[ax] < w:
-            raise value_error("sliding_window_view", "window_shape",
-                              f"{window} is larger than the input along axis {ax} "
+        if shape[ax] < w:
+            left = "" if shape[ax] == x.shape[ax] else \
+                f" as the earlier windows on that axis leave it ({shape[ax]})"
+            raise _value_error("sliding_window_view", "window_shape",
+                              f"{window} is larger than the input along axis {ax}{left} "
                               f"(shape {tuple(x.shape)})")
+        shape[ax] -= w - 1
+    shape += list(window)
     if be.immutable:  # no memory to view: the library's function makes a new array
         if writeable:
-            raise immutable_error("sliding_window_view", "writeable", writeable, be.name,
+            raise _immutable_error("sliding_window_view", "writeable", writeable, be.name,
                                   "its windows are read-only; call with writeable=False")
         return be.library_sliding_window_view(x, window, axes, writeable)
     if x.itemsize == 0 or any(st % x.itemsize for st in x.strides):
@@ -263,15 +291,11 @@ def _sliding_window_view(x, window_shape, axis=None, *, writeable=False):
         if view is not None:
             return view
         _check_itemsize("sliding_window_view", "x", x)
-        raise value_error("sliding_window_view", "x",
+        raise _value_error("sliding_window_view", "x",
                           f"has byte strides {tuple(x.strides)} that are not multiples of "
                           f"its itemsize {x.itemsize}")
-    base = Layout.from_array(x)
-    shape = list(base.shape)
-    for ax, w in zip(axes, window):
-        shape[ax] -= w - 1
-    shape += list(window)
-    checked_size("sliding_window_view", "window_shape", tuple(shape), x.itemsize, result=True)
+    base = _Layout.from_array(x)
+    _checked_size("sliding_window_view", "window_shape", tuple(shape), x.itemsize, result=True)
     strides = list(base.strides) + [base.strides[ax] for ax in axes]
     view = be.make_view(x, _view_layout("sliding_window_view", tuple(shape), tuple(strides),
                                         0, x.itemsize))

@@ -34,6 +34,8 @@ class Backend:
     #: The import name of its library (``sys.modules`` tells whether any array of this
     #: backend can exist yet).
     library = ""
+    #: Its array type as users spell it in messages (``"numpy.ndarray"``).
+    array_name = ""
     executors: dict[str, str] = {}
 
     #: Names of the options ``set_backend(name, **options)`` takes (none by default).

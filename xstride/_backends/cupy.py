@@ -19,6 +19,7 @@ class CupyBackend(Backend):
     """CuPy arrays on an NVIDIA GPU (or AMD, through CuPy's ROCm build)."""
 
     name = "cupy"
+    array_name = "cupy.ndarray"
     library = "cupy"
     compat_module = "array_api_compat.cupy"
     executors = {

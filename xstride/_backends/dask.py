@@ -100,6 +100,7 @@ class DaskBackend(Backend):
     """dask arrays (``dask.array.Array``) with NumPy or CuPy chunks."""
 
     name = "dask"
+    array_name = "dask.array.Array"
     library = "dask.array"
     compat_module = "array_api_compat.dask.array"
     executors = {

@@ -20,6 +20,7 @@ class NumpyBackend(Backend):
     """NumPy arrays (and NumPy scalars) on the CPU."""
 
     name = "numpy"
+    array_name = "numpy.ndarray"
     library = "numpy"
     compat_module = "array_api_compat.numpy"
     executors = {

@@ -26,6 +26,15 @@ def needs_device(path: Path) -> bool:
     return False
 
 
+def known_names() -> list[str]:
+    """The names ``run`` accepts: the scripts of ``benchmarks/`` (empty without a checkout)."""
+    if not _DIR.is_dir():
+        return []
+    # run_all.py is the GPU driver, not a benchmark of its own
+    return sorted(p.stem for p in _DIR.glob("*.py")
+                  if not p.name.startswith("_") and p.stem != "run_all")
+
+
 def _device_unavailable():
     """``None`` when CuPy and a device answer, else the reason (one line)."""
     from .._backends.select import load_cupy
@@ -42,9 +51,7 @@ def run(names) -> int:
     if not _DIR.is_dir():
         print(f"benchmarks/ not found beside the package ({_DIR}); run from a checkout")
         return 2
-    # run_all.py is the GPU driver, not a benchmark of its own
-    scripts = sorted(p for p in _DIR.glob("*.py")
-                     if not p.name.startswith("_") and p.stem != "run_all")
+    scripts = [_DIR / f"{name}.py" for name in known_names()]
     chosen = [p for p in scripts if not names or p.stem in names]
     unknown = set(names) - {p.stem for p in scripts}
     if unknown:

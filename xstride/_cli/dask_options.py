@@ -22,21 +22,37 @@ def _lazy_backend():
     raise DemoError("this build has no lazy backend")  # pragma: no cover
 
 
+_CHUNKS_FORMS = "give rows (1000), 'auto' or a byte size with its unit (64MiB)"
+
+
 def _chunks_arg(text: str):
     """``--chunks``: an int (elements per chunk on each axis), 'auto' or a byte size with
     its unit. A number without a unit counts rows (``1e3`` is 1000 rows, not dask's
-    1000 bytes); one that is not whole is refused."""
+    1000 bytes); one that is not whole is refused. The value is checked here, by the
+    backend's own option check, so that a bad one is the parser's error naming
+    ``--chunks`` before any cluster starts."""
     try:
         rows = float(text)
     except ValueError:
-        return text   # 'auto' or a byte size: dask parses it
-    if text.strip().lstrip("+-").isdigit():
-        return int(text)   # exact, also past 2**53
-    if not rows.is_integer():
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a whole number of rows; give rows (1000), 'auto' or a byte "
-            "size with its unit (64MiB)")
-    return int(rows)
+        value = text   # 'auto' or a byte size: the backend's check parses it
+        problem = f"{text!r} is neither 'auto' nor a byte size with its unit; {_CHUNKS_FORMS}"
+    else:
+        if not rows.is_integer():
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of rows; "
+                                             f"{_CHUNKS_FORMS}")
+        # int(text) is exact, also past 2**53
+        value = int(text) if text.strip().lstrip("+-").isdigit() else int(rows)
+        problem = (f"{text!r} is not a positive number of rows (or -1: one chunk); "
+                   f"{_CHUNKS_FORMS}")
+    if value == "auto":
+        return value
+    try:
+        _lazy_backend().check_options("demo", {"chunks": value})
+    except (TypeError, ValueError):
+        raise argparse.ArgumentTypeError(problem) from None
+    except RuntimeError:
+        pass   # the backend's library is missing: the run says so
+    return value
 
 
 def add_arguments(parser) -> None:

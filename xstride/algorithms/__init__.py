@@ -15,14 +15,12 @@ cell boundary goes to the upper cell, a point outside the box to the nearest fac
 ``lower > upper`` reverses the axis.
 """
 
-from __future__ import annotations
+import operator as _operator
 
-import operator
-
-import numpy as np
+import numpy as _np
 
 from .. import _backends
-from .._core.errors import type_error, value_error
+from .._core.errors import type_error as _type_error, value_error as _value_error
 
 __all__ = [
     "MAX_MORTON_LEVELS",
@@ -51,7 +49,7 @@ from .voxels import voxel_downsample  # noqa: E402
 from .tree import MortonTree, morton_tree  # noqa: E402
 
 
-def morton_scales(lower, upper, levels) -> np.ndarray:
+def morton_scales(lower, upper, levels) -> _np.ndarray:
     """Cells per unit length on each axis: ``2**levels / (upper - lower)``, float64.
 
     Parameters
@@ -79,25 +77,25 @@ def morton_scales(lower, upper, levels) -> np.ndarray:
     return _scales("morton_scales", lower, upper, levels)
 
 
-def _scales(func: str, lower, upper, levels) -> np.ndarray:
+def _scales(func: str, lower, upper, levels) -> _np.ndarray:
     """:func:`morton_scales`, its errors naming ``func`` (the function the user called)."""
     lo = _host_vector(func, "lower", lower)
     hi = _host_vector(func, "upper", upper)
     if lo.shape != hi.shape:
-        raise value_error(func, "upper", f"has {hi.size} entries but 'lower' has {lo.size}")
+        raise _value_error(func, "upper", f"has {hi.size} entries but 'lower' has {lo.size}")
     if lo.size not in MAX_MORTON_LEVELS:
-        raise value_error(func, "lower", f"must have 2 or 3 entries (one per axis); got {lo.size}")
+        raise _value_error(func, "lower", f"must have 2 or 3 entries (one per axis); got {lo.size}")
     lv = _levels(func, levels, lo.size)
-    with np.errstate(over="ignore"):
+    with _np.errstate(over="ignore"):
         extent = hi - lo
     for axis in range(lo.size):
         if extent[axis] == 0.0:
-            raise value_error(func, "upper", f"equals 'lower' on axis {axis} ({float(lo[axis])!r}); "
+            raise _value_error(func, "upper", f"equals 'lower' on axis {axis} ({float(lo[axis])!r}); "
                                              "the box must have a nonzero extent on every axis")
-    with np.errstate(over="ignore", divide="ignore"):
-        scales = np.float64(2.0**lv) / extent
-    if not (np.isfinite(extent).all() and np.isfinite(scales).all()):
-        raise value_error(func, "upper", f"gives a box extent {extent.tolist()} whose scale "
+    with _np.errstate(over="ignore", divide="ignore"):
+        scales = _np.float64(2.0**lv) / extent
+    if not (_np.isfinite(extent).all() and _np.isfinite(scales).all()):
+        raise _value_error(func, "upper", f"gives a box extent {extent.tolist()} whose scale "
                                          "2**levels / (upper - lower) is not finite")
     return scales
 
@@ -152,14 +150,14 @@ def morton_keys(positions, lower, upper, levels):
     backend = _backends.of(func, [("positions", positions), ("lower", lower), ("upper", upper)])
     pos = _as_array(func, "positions", positions, backend)
     if pos.dtype.kind not in "fiu":
-        raise type_error(func, "positions", pos, "a real floating or integer dtype")
+        raise _type_error(func, "positions", pos, "a real floating or integer dtype")
     if pos.ndim != 2 or pos.shape[1] not in MAX_MORTON_LEVELS:
-        raise value_error(func, "positions", f"must have shape (n, 2) or (n, 3); got {tuple(pos.shape)}")
+        raise _value_error(func, "positions", f"must have shape (n, 2) or (n, 3); got {tuple(pos.shape)}")
     ndim = pos.shape[1]
     lo = _host_vector(func, "lower", lower)
     hi = _host_vector(func, "upper", upper)
     if lo.size != ndim or hi.size != ndim:
-        raise value_error(func, "lower", f"and 'upper' must have {ndim} entries to match "
+        raise _value_error(func, "lower", f"and 'upper' must have {ndim} entries to match "
                                          f"positions of shape {tuple(pos.shape)}; got "
                                          f"{lo.size} and {hi.size}")
     lv = _levels(func, levels, ndim)
@@ -217,15 +215,15 @@ def morton_encode(ix, iy, iz=None, *, levels=None):
         cells = xp.broadcast_arrays(*cells)
     except ValueError:
         shapes = ", ".join(f"{n} {tuple(c.shape)}" for (n, _), c in zip(named, cells))
-        raise value_error(func, "iy", f"does not broadcast with the others ({shapes})") from None
+        raise _value_error(func, "iy", f"does not broadcast with the others ({shapes})") from None
     for (name, _), c in zip(named, cells):
         if c.size == 0:
             continue
         if c.dtype.kind == "i" and int(c.min()) < 0:
-            raise value_error(func, name, f"has a negative cell index ({int(c.min())})")
+            raise _value_error(func, name, f"has a negative cell index ({int(c.min())})")
         top = int(c.max())
         if top >= 2**lv:
-            raise value_error(func, name, f"has cell index {top}, wider than the {lv}-bit "
+            raise _value_error(func, name, f"has cell index {top}, wider than the {lv}-bit "
                                           f"limit of {ndim}-D keys at levels={lv} "
                                           f"(max {2**lv - 1})")
     return backend.executor("morton").encode(cells)
@@ -255,22 +253,22 @@ def morton_decode(keys, ndim):
         (``keys.compute_chunk_sizes()`` first).
     """
     func = "morton_decode"
-    if isinstance(ndim, (bool, np.bool_)):
-        raise type_error(func, "ndim", ndim, "2 or 3")
+    if isinstance(ndim, (bool, _np.bool_)):
+        raise _type_error(func, "ndim", ndim, "2 or 3")
     try:
-        nd = operator.index(ndim)
+        nd = _operator.index(ndim)
     except TypeError:
-        raise type_error(func, "ndim", ndim, "2 or 3") from None
+        raise _type_error(func, "ndim", ndim, "2 or 3") from None
     if nd not in MAX_MORTON_LEVELS:
-        raise value_error(func, "ndim", f"must be 2 or 3; got {nd}")
+        raise _value_error(func, "ndim", f"must be 2 or 3; got {nd}")
     backend = _backends.of(func, [("keys", keys)])
     arr = _integer_array(func, "keys", keys, backend)
     _known_shape(func, "keys", arr)
     if arr.size and arr.dtype.kind == "i" and int(arr.min()) < 0:
-        raise value_error(func, "keys", f"has a negative key ({int(arr.min())})")
-    u = arr.astype(np.uint64, copy=False)
+        raise _value_error(func, "keys", f"has a negative key ({int(arr.min())})")
+    u = arr.astype(_np.uint64, copy=False)
     if nd == 3 and arr.size and int(u.max()) >> 63:
-        raise value_error(func, "keys", f"has a key with bit 63 set ({int(u.max())}); "
+        raise _value_error(func, "keys", f"has a key with bit 63 set ({int(u.max())}); "
                                         "3-D keys have 63 bits")
     flat = u.reshape(-1)  # the executors work on 1-D keys; 0-d keys too
     cells = backend.executor("morton").decode(flat, nd)

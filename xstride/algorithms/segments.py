@@ -321,13 +321,13 @@ def bin_offsets(sorted_bins, n_bins):
     array([0, 2, 2, 3, 3])
     """
     func = "bin_offsets"
+    backend, ex = _executor(func, [("sorted_bins", sorted_bins)])  # dask refused first
     if isinstance(n_bins, (bool, np.bool_)):
         raise type_error(func, "n_bins", n_bins, "an int")
     try:
         nb = operator.index(n_bins)
     except TypeError:
         raise type_error(func, "n_bins", n_bins, "an int") from None
-    backend, ex = _executor(func, [("sorted_bins", sorted_bins)])
     bins = _keys(func, "sorted_bins", sorted_bins, backend)
     if nb < 0:
         raise value_error(func, "n_bins", f"must be >= 0; got {nb}")

@@ -81,9 +81,16 @@ class Philox:
 
     Attributes
     ----------
+    seed : int
+        The seed given (read-only).
+    stream : int
+        The stream given (read-only).
+    backend : str
+        The name of the backend the arrays are made on (read-only).
     counter : int
         The next unused counter. Every call consumes a consecutive block of counters
-        starting here and advances it past the block.
+        starting here and advances it past the block (read-only: move it with
+        :meth:`advance`).
 
     Raises
     ------
@@ -110,18 +117,33 @@ class Philox:
     """
 
     def __init__(self, seed, stream=0, *, backend=None):
-        self.seed = _check_int("Philox", "seed", seed, _LIMIT - 1, "2**64 - 1")
-        self.stream = _check_int("Philox", "stream", stream, _LIMIT - 1, "2**64 - 1")
-        if not isinstance(self.seed, int):
+        self._seed = _check_int("Philox", "seed", seed, _LIMIT - 1, "2**64 - 1")
+        self._stream = _check_int("Philox", "stream", stream, _LIMIT - 1, "2**64 - 1")
+        if not isinstance(self._seed, int):
             raise type_error("Philox", "seed", seed, "an int")
-        if not isinstance(self.stream, int):
+        if not isinstance(self._stream, int):
             raise type_error("Philox", "stream", stream, "an int")
         be = _backends.active() if backend is None else \
             _backends.get(normalize_name(backend, source="Philox", arg="backend"))
-        self.backend = be.name
         self._be = be
         self._xp = be.load()
         self._counter = 0
+
+    # Read-only, as the counter: a new seed, stream or backend is a new generator.
+    @property
+    def seed(self) -> int:
+        """The seed, the Philox key (read-only: make a new ``Philox`` for another)."""
+        return self._seed
+
+    @property
+    def stream(self) -> int:
+        """The stream (read-only: make a new ``Philox`` for another)."""
+        return self._stream
+
+    @property
+    def backend(self) -> str:
+        """The name of the backend the arrays are made on (read-only)."""
+        return self._be.name
 
     @property
     def counter(self) -> int:
@@ -255,13 +277,17 @@ class Philox:
         """
         func = "Philox.integers"
         names = ("low", "high")
-        if high is None:  # integers(high): the one argument given is called low
+        one_argument = high is None
+        if one_argument:  # integers(high): the one argument given is called low
             low, high = 0, low
             names = ("low", "low")
         for name, v in zip(names, (low, high)):
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
                 raise type_error(func, name, v, "an int")
         low, high = int(low), int(high)
+        if one_argument and high <= 0:
+            raise value_error(func, "low", f"must be positive when 'high' is omitted (the "
+                                           f"interval is then [0, low)); got {high}")
         if low >= high:
             raise value_error(func, "high", f"must be greater than low; got the interval "
                                             f"[{low}, {high}), which is empty")
@@ -270,7 +296,8 @@ class Philox:
         elif low >= 0 and high - 1 < _LIMIT:
             dtype = np.uint64
         else:
-            raise value_error(func, "high", f"range [{low}, {high}) does not fit int64 or uint64")
+            raise value_error(func, names[1], f"range [{low}, {high}) does not fit int64 or "
+                                              "uint64")
         r = high - low
         if r > _LIMIT:
             raise value_error(func, "high", "high - low must be at most 2**64")
