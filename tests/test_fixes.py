@@ -180,6 +180,18 @@ def test_window_lengths_are_checked(name):
             f(bad)
     np.testing.assert_array_equal(f(np.int64(4), d=0.5), getattr(np.fft, name)(4, d=0.5))
     assert f(3, dtype=xp.float32).dtype == np.float32
+    assert f(3, device="cpu").shape == getattr(np.fft, name)(3).shape
+    # the standard's signature (the conformance suite's signature test reads it)
+    import inspect
+
+    import array_api_compat.numpy as compat
+
+    want = inspect.signature(getattr(compat.fft, name)).parameters
+    got = inspect.signature(f).parameters
+    assert [(p.name, p.kind, p.default) for p in got.values()] == \
+        [(p.name, p.kind, p.default) for p in want.values()]
+    with pytest.raises(TypeError):
+        f(4, window=2)
 
 
 def test_finfo_of_something_without_a_dtype_is_a_type_error():

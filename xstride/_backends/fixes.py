@@ -73,12 +73,13 @@ def _freq(name: str, backend: str):
     checked first: NumPy's raised ``ZeroDivisionError`` for ``n=0``, and dask's took
     ``2.5`` and ``-1``."""
 
-    def impl(n, /, **kwargs):
+    def impl(n, /, *, d=1.0, dtype=None, device=None):
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
             raise type_error(name, "n", n, "a positive int (the window length)")
         if n < 1:
             raise value_error(name, "n", f"must be positive (the window length); got {n}")
-        return getattr(_backend.namespace(backend).fft, name)(int(n), **kwargs)
+        return getattr(_backend.namespace(backend).fft, name)(int(n), d=d, dtype=dtype,
+                                                               device=device)
 
     impl.__name__ = impl.__qualname__ = name
     impl.__doc__ = f"``fft.{name}`` of the standard; ``n`` a positive int."
