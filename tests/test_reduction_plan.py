@@ -358,6 +358,13 @@ def test_scan_strategies():
                      False).strategy == "columns"
     assert plan_scan(_lay((1 << 20, 3)).slice((slice(None, None, -1),)), 1,
                      False).strategy == "columns"
+    # rows whose elements are reversed (x[:, ::-1]) are the same dense span: "tile",
+    # read from the rows' other ends; reversed rows and elements (x[::-1, ::-1]) not
+    p = plan_scan(_lay((1 << 20, 5)).slice((slice(None), slice(None, None, -1))), 1, True)
+    assert p.strategy == "tile" and p.s_in == -1 and p.s_out == 1 and p.kstride == (5,)
+    assert p.offset == 4 and p.out_strides == (6, 1)
+    assert plan_scan(_lay((1 << 20, 5)).slice((slice(None, None, -1), slice(None, None, -1))),
+                     1, False).strategy == "columns"
     assert plan_scan(_lay((1 << 20, SHORT_ROWLEN + 1)), 1, False).strategy == "rows"
     assert plan_scan(_lay((SHORT_MIN_ROWS - 1, 3)), 1, False).strategy == "rows"
     assert plan_scan(_lay((3, 1 << 20)).permute((1, 0)), 1, False).strategy == "columns"

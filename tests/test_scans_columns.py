@@ -476,7 +476,7 @@ def test_columns_and_tile_scans_name_their_vectors_and_loads(fake_cupy, monkeypa
             return self
 
         def __call__(self, grid, block, args, shared_mem=0, **kwargs):
-            log.append((self.expr, tuple(grid)))
+            log.append((self.expr, tuple(grid), int(args[0])))
 
     fake_cupy.multiprocessors = 132
     # outputs in the input's memory order: only the launch is looked at here
@@ -496,13 +496,22 @@ def test_columns_and_tile_scans_name_their_vectors_and_loads(fake_cupy, monkeypa
                  (np.zeros((3, n + 2), np.float32)[:, 1:n + 1].T, 1, None,
                   "xs_scan_columns<0, float, double, float, 4, 1>", (n // 256,)),
                  (np.zeros((n, 3), np.int8), 1, np.int8,
-                  "xs_scan_tile<0, signed char, long long, signed char, 4, 16, 8192>", None),
+                  "xs_scan_tile<0, signed char, long long, signed char, 4, 16, 8192, 0>", None),
                  (np.zeros((n, 3), np.float32), 1, None,
-                  "xs_scan_tile<0, float, double, float, 4, 16, 32768>", None)]
+                  "xs_scan_tile<0, float, double, float, 4, 16, 32768, 0>", None),
+                 (np.zeros((n, 5), np.float32)[:, ::-1], 1, None,
+                  "xs_scan_tile<0, float, double, float, 4, 16, 32768, 1>", None),
+                 (np.zeros((n, 5), np.float64)[3:, ::-1], 1, None,
+                  "xs_scan_tile<0, double, double, double, 4, 8, 32768, 1>", None)]
         for h, axis, dtype, expr, grid in cases:
-            xp.cumulative_sum(FakeCupyArray(h), axis=axis, dtype=dtype)
+            x = FakeCupyArray(h)
+            xp.cumulative_sum(x, axis=axis, dtype=dtype)
             assert log[-1][0] == expr
             if grid is not None:
                 assert log[-1][1] == grid
+            # the kernel's x: the first element, or the lowest address of the first
+            # row when its elements are reversed (the tile is read from its other end)
+            low = x.data.ptr - (h.shape[1] - 1) * h.itemsize if h.strides[1] < 0 else x.data.ptr
+            assert log[-1][2] == low
     finally:
         rc._sm_count.cache_clear()

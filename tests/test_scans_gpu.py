@@ -467,9 +467,12 @@ def test_short_row_scans(cp, dtype, k):
     dense = np.ascontiguousarray(base[:, :k])
     views = [(base[:, :k], dev[:, :k]), (base[::-1, k - 1::-1], dev[::-1, k - 1::-1]),
              (base[:, ::2], dev[:, ::2]), (tall.T, cp.asarray(tall).T),
-             (dense, cp.asarray(dense)), (dense[7:], cp.asarray(dense)[7:])]
+             (dense, cp.asarray(dense)), (dense[7:], cp.asarray(dense)[7:]),
+             (dense[:, ::-1], cp.asarray(dense)[:, ::-1]),
+             (dense[5:, ::-1], cp.asarray(dense)[5:, ::-1])]
     for h, x in views:
-        dense_rows = h.strides[1] == h.itemsize and h.strides[0] == k * h.itemsize
+        # rows one after another, their elements forward or reversed
+        dense_rows = abs(h.strides[1]) == h.itemsize and h.strides[0] == k * h.itemsize
         assert plan_scan(Layout.from_array(x), 1, False).strategy == \
             ("tile" if dense_rows else "columns")
         for init in (False, True):

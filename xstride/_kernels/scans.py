@@ -45,7 +45,7 @@ class _Recipe:
     __slots__ = ("plan", "fn", "desc", "grid", "ntiles", "tiles_per_row", "nelems",
                  "out_strides_bytes", "acc", "ngroups", "groups_per_row",
                  "c_order", "tail", "smem", "launch", "threads", "fill", "launch2",
-                 "partial_bytes")
+                 "partial_bytes", "xoff")
 
 
 _MAX_RECIPES = 512
@@ -204,6 +204,11 @@ def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Rec
         acc_ *= m
     rec.c_order = tuple(reversed(compact)) == tuple(plan.out_strides)
     rec.fn = None
+    # bytes from the buffer to the kernel's x: the first element, or for reversed
+    # rows of the "tile" scan the lowest address of the first row (the kernel reads
+    # each staged row from its other end)
+    shift = plan.length - 1 if plan.strategy == "tile" and plan.s_in < 0 else 0
+    rec.xoff = (plan.offset - shift) * np.dtype(x.dtype).itemsize
     if plan.strategy in ("empty", "fill"):
         return rec
     cap = rc.capacity(plan.nk)
@@ -241,7 +246,7 @@ def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Rec
                                           tile_bytes)
         nv = scan_tile_loads(tile_bytes, np.dtype(x.dtype).itemsize, out_dt.itemsize)
         expr = (f"xs_scan_tile<{_OPS[op]}, {tin}, {tacc}, {tout}, {cap}, {nv}, "
-                f"{tile_bytes}>")
+                f"{tile_bytes}, {int(plan.s_in < 0)}>")
         rec.grid = (min(-(-plan.nrows // rows), SHORT_MAX_BLOCKS),)
         rec.tail = (np.int64(plan.nrows), np.int64(plan.length), np.int64(rows),
                     np.int64(out_offset))
@@ -308,7 +313,7 @@ def _run(cp, rec: _Recipe, out_dt: np.dtype, x, dev: int):
     if plan.strategy == "fill":
         buf.fill(rec.fill)
     elif plan.strategy != "empty":
-        ptr = x.data.ptr + plan.offset * x.itemsize
+        ptr = x.data.ptr + rec.xoff
         optr = buf.data.ptr
         stream = cp.cuda.get_current_stream().ptr
         if plan.strategy == "lookback":

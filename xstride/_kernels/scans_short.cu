@@ -4,7 +4,8 @@
 // NVRTC: no standard headers.
 //
 // A block stages R consecutive rows (R * len input elements, one contiguous span) in
-// shared memory, thread t scans rows t, t + blockDim.x, ... of the tile into a second
+// shared memory (rows whose elements are reversed in memory, as in x[:, ::-1], are the
+// same span, each row read from its end), thread t scans rows t, t + blockDim.x, ... of the tile into a second
 // shared array of R * (len + init) outputs, in element order with one running value
 // in Tacc (the fold of xs_scan_columns, so the two give the same bits), and the block
 // writes the outputs back as one contiguous span. One element of padding after every
@@ -20,11 +21,12 @@
 // Padded position of element e of a staged array.
 __device__ __forceinline__ int xs_pad32(int e) { return e + (e >> 5); }
 
+// REV: 1 for rows whose elements are reversed in memory (d.s_in == -1), else 0.
 // NV: loads a thread makes of one tile; the host sets it to cover the largest input
 // span of a tile (a tile's input and outputs share TB bytes, so at most TB / (sizeof(Tin)
 // + sizeof(Tout)) input elements, over 256 threads); a span past NV * blockDim.x
 // elements would still be staged, by the loop after the registers'.
-template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NV, int TB>
+template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NV, int TB, int REV>
 __global__ void __launch_bounds__(256) xs_scan_tile(const Tin* __restrict__ x, Tout* __restrict__ out,
                                                     const xs_scan_desc<NK> d, long long nrows,
                                                     long long len, long long rows_per_tile,
@@ -41,6 +43,10 @@ __global__ void __launch_bounds__(256) xs_scan_tile(const Tin* __restrict__ x, T
     const int step = (int)blockDim.x;
     const int t0 = (int)threadIdx.x;
     const long long gstep = (long long)gridDim.x * R;
+    // a row's elements in the staged span: forward, or reversed (REV: x is the lowest
+    // address of the first row, and element j of a row is at L - 1 - j)
+    const int dj = REV ? -1 : 1;
+    const int first = REV ? L - 1 : 0;
     Tin v[NV];
     auto load = [&](long long r) {
         const int nt = (int)(nrows - r < R ? nrows - r : R);
@@ -64,12 +70,12 @@ __global__ void __launch_bounds__(256) xs_scan_tile(const Tin* __restrict__ x, T
         __syncthreads();
         if (r0 + gstep < nrows) load(r0 + gstep);   // in flight through the scan and store
         for (int t = t0; t < nt; t += step) {
-            const int bi = t * L;
+            const int bi = t * L + first;
             int bo = t * Lo;
             if (d.init) so[xs_pad32(bo++)] = (Tout)Op::template identity<Tacc>();
             Tacc acc = Op::template identity<Tacc>();
             for (int j = 0; j < L; ++j) {
-                acc = op(acc, (Tacc)sx[xs_pad32(bi + j)]);
+                acc = op(acc, (Tacc)sx[xs_pad32(bi + j * dj)]);
                 so[xs_pad32(bo + j)] = (Tout)acc;
             }
         }

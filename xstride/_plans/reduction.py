@@ -552,8 +552,10 @@ def plan_scan(layout: Layout, axis: int, include_initial: bool, sm_count: int = 
         if innermost and length <= SHORT_ROWLEN and nrows >= SHORT_MIN_ROWS:
             # short rows: a warp per row would leave most lanes idle; one thread per
             # row, as for the short reductions, from a staged tile when the rows are
-            # dense (one after another in the input and so in the output)
-            dense = (len(merged) == 1 and kstride[0] == length and s_in == 1
+            # dense (one after another in the input and so in the output; a row's
+            # elements forward or reversed, as in x[:, ::-1]: the tile is the same
+            # span of memory, read from its other end)
+            dense = (len(merged) == 1 and kstride[0] == length and abs(s_in) == 1
                      and s_out == 1)
             strategy = "tile" if dense else "columns"
         elif innermost:
