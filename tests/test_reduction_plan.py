@@ -18,7 +18,8 @@ from xstride._kernels.reductions import _finish
 from xstride._plans.reduction import (SHORT_MIN_ROWS, SHORT_ROW_BYTES, SHORT_ROWLEN,
                                       SHORT_VECTOR_ROW_BYTES, TILE_BYTES, TILE_MAX_ROWLEN,
                                       TILE_MIN_ROWS, LANES_MAX, lanes_ok, normalize_axis, normalize_scan_axis,
-                                      plan_reduction, plan_scan, tile_rows)
+                                      plan_reduction, plan_scan, tile_rows,
+                                      TILE_MAX_SERIES, tile_series_ok)
 from xstride._kernels._geometry import (BLOCK_THREADS, INTERLEAVE_MIN_ROUNDS,
                                         SHORT_MAX_BLOCKS, reduction_geometry)
 from xstride.layout import Layout
@@ -365,6 +366,30 @@ def test_scan_strategies():
     assert p.offset == 4 and p.out_strides == (6, 1)
     assert plan_scan(_lay((1 << 20, 5)).slice((slice(None, None, -1), slice(None, None, -1))),
                      1, False).strategy == "columns"
+    # C series side by side in dense rows (axis 1 of (m, L, C)): "tile" with the outer
+    # rows staged; not when the rows have gaps, the series are strided, or C > 32
+    p = plan_scan(_lay((1 << 18, 8, 3)), 1, True)
+    assert p.strategy == "tile" and p.kshape == (1 << 18, 3) and p.kstride == (24, 1)
+    assert p.s_in == 3 and p.s_out == 3 and p.kout == (27, 1)
+    assert plan_scan(_lay((1 << 15, 3, 4, 8)), 2, False).strategy == "tile"
+    assert plan_scan(_lay((1 << 18, 8, TILE_MAX_SERIES)), 1, False).strategy == "tile"
+    assert plan_scan(_lay((1 << 18, 8, TILE_MAX_SERIES + 1)), 1, False).strategy != "tile"
+    assert plan_scan(_lay((1 << 18, 8, 3)).slice((slice(None), slice(None, None, 2))), 1,
+                     False).strategy == "columns"
+    assert plan_scan(_lay((1 << 18, 8, 4)).slice((slice(None), slice(None), slice(0, 3))),
+                     1, False).strategy == "columns"
+    assert plan_scan(_lay((1 << 18, SHORT_ROWLEN + 1, 3)), 1, False).strategy != "tile"
+    assert plan_scan(_lay((8, 8, 3)), 1, False).strategy != "tile"     # too few series
+
+
+def test_tile_series_ok_needs_every_condition():
+    args = ((100, 3), (24, 1), (27, 1), 3, 3, 8)
+    assert tile_series_ok(*args)
+    for i, bad in [(0, (100,)), (0, (100, 1)), (0, (100, 33)), (0, (100, 3, 2)),
+                   (1, (24, 2)), (1, (25, 1)), (2, (27, 2)), (3, 6), (4, 6), (5, 9)]:
+        changed = list(args)
+        changed[i] = bad
+        assert not tile_series_ok(*changed), (i, bad)
     assert plan_scan(_lay((1 << 20, SHORT_ROWLEN + 1)), 1, False).strategy == "rows"
     assert plan_scan(_lay((SHORT_MIN_ROWS - 1, 3)), 1, False).strategy == "rows"
     assert plan_scan(_lay((3, 1 << 20)).permute((1, 0)), 1, False).strategy == "columns"

@@ -502,7 +502,11 @@ def test_columns_and_tile_scans_name_their_vectors_and_loads(fake_cupy, monkeypa
                  (np.zeros((n, 5), np.float32)[:, ::-1], 1, None,
                   "xs_scan_tile<0, float, double, float, 4, 16, 32768, 1>", None),
                  (np.zeros((n, 5), np.float64)[3:, ::-1], 1, None,
-                  "xs_scan_tile<0, double, double, double, 4, 8, 32768, 1>", None)]
+                  "xs_scan_tile<0, double, double, double, 4, 8, 32768, 1>", None),
+                 # 3 series side by side in rows of 8 x 3: n / 8 outer rows, 165 a tile
+                 (np.zeros((n // 8, 8, 3), np.float32), 1, None,
+                  "xs_scan_tile<0, float, double, float, 4, 16, 32768, 2>",
+                  (-(-(n // 8) // 165),))]
         for h, axis, dtype, expr, grid in cases:
             x = FakeCupyArray(h)
             xp.cumulative_sum(x, axis=axis, dtype=dtype)

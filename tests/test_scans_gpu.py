@@ -581,3 +581,43 @@ def test_columns_scan_of_rows_side_by_side_takes_vectors_with_the_same_bits(cp, 
                     np.testing.assert_array_equal(cp.asnumpy(got), want)
     ks._RECIPES.clear()
     ks._PREPARED.clear()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "uint8"])
+@pytest.mark.parametrize("length,series", [(1, 2), (3, 3), (8, 3), (4, 8), (32, 32), (5, 17)])
+def test_short_series_side_by_side_scan_tile(cp, dtype, length, series):
+    """C series side by side in dense rows (axis 1 of an (m, L, C) array, strategy
+    "tile" with a thread per series) equal NumPy, and give the bits of the same values
+    with a gap after each row of series (strategy "columns": the same fold of each
+    series in order); with include_initial, sums and products, ragged last tiles and a
+    row offset."""
+    from xstride._plans.reduction import plan_scan
+    from xstride.layout import Layout
+
+    rng = np.random.default_rng(1000 * length + series)
+    dt = np.dtype(dtype)
+    m = 5003
+    for f in ("cumulative_sum", "cumulative_prod"):
+        if dt.kind == "f":
+            base = rng.standard_normal((m, length, series + 1))
+            base = (1 + 1e-3 * base if f == "cumulative_prod" else base).astype(dt)
+        else:
+            base = rng.integers(0, 4, size=(m, length, series + 1)).astype(dt)
+        dense = np.ascontiguousarray(base[:, :, :series])
+        gap = cp.asarray(base)[:, :, :series]        # the same values, rows with a gap
+        for skip in (0, 7):
+            h, x, xg = dense[skip:], cp.asarray(dense)[skip:], gap[skip:]
+            assert plan_scan(Layout.from_array(x), 1, False).strategy == "tile"
+            assert plan_scan(Layout.from_array(xg), 1, False).strategy == "columns"
+            for init in (False, True):
+                g = cp.asnumpy(getattr(xp, f)(x, axis=1, include_initial=init))
+                want = getattr(cnp, f)(h, axis=1, include_initial=init)
+                assert g.dtype == want.dtype and g.shape == want.shape
+                if dt.kind == "f":
+                    np.testing.assert_allclose(g, want, rtol=1e-5 if dt == np.float32
+                                               else 1e-12, atol=1e-5)
+                else:
+                    np.testing.assert_array_equal(g, want)
+                # the bits of the one-thread-a-series walk over the same values
+                other = cp.asnumpy(getattr(xp, f)(xg, axis=1, include_initial=init))
+                assert g.tobytes() == np.ascontiguousarray(other).tobytes(), (f, skip, init)

@@ -241,14 +241,20 @@ def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Rec
     elif plan.strategy == "tile":
         tile_bytes = scan_tile_bytes(rc.TUNING["scan_tile"], np.dtype(x.dtype).itemsize,
                                      out_dt.itemsize)
-        rows, out_offset = scan_tile_rows(plan.length, int(plan.include_initial),
+        # the staged rows: the rows themselves, or for series side by side (two row
+        # axes, the inner one the series of a row) the outer rows of C series each
+        series = plan.kshape[1] if plan.nk == 2 else 1
+        walk = 2 if series > 1 else int(plan.s_in < 0)
+        rows, out_offset = scan_tile_rows(plan.length * series,
+                                          int(plan.include_initial) * series,
                                           np.dtype(x.dtype).itemsize, out_dt.itemsize,
                                           tile_bytes)
         nv = scan_tile_loads(tile_bytes, np.dtype(x.dtype).itemsize, out_dt.itemsize)
         expr = (f"xs_scan_tile<{_OPS[op]}, {tin}, {tacc}, {tout}, {cap}, {nv}, "
-                f"{tile_bytes}, {int(plan.s_in < 0)}>")
-        rec.grid = (min(-(-plan.nrows // rows), SHORT_MAX_BLOCKS),)
-        rec.tail = (np.int64(plan.nrows), np.int64(plan.length), np.int64(rows),
+                f"{tile_bytes}, {walk}>")
+        outer = plan.nrows // series
+        rec.grid = (min(-(-outer // rows), SHORT_MAX_BLOCKS),)
+        rec.tail = (np.int64(outer), np.int64(plan.length), np.int64(rows),
                     np.int64(out_offset))
     elif plan.strategy == "rows":
         expr = f"xs_scan_rows<{_OPS[op]}, {tin}, {tacc}, {tout}, {cap}, {rc.TUNING['scan_rows']}>"

@@ -90,6 +90,8 @@ __all__ = [
     "COLSPLIT_MAX_COLS",
     "COLSPLIT_MIN_LENGTH",
     "colsplit_ok",
+    "TILE_MAX_SERIES",
+    "tile_series_ok",
 ]
 
 def _prod(xs) -> int:
@@ -447,6 +449,21 @@ def colsplit_ok(kshape, kstride, kout, s_in: int, s_out: int, length: int) -> bo
             and s_out == kshape[0] and length >= COLSPLIT_MIN_LENGTH)
 
 
+#: Most series side by side in a row of the ``"tile"`` scan (:func:`tile_series_ok`).
+TILE_MAX_SERIES = 32
+
+
+def tile_series_ok(kshape, kstride, kout, s_in: int, s_out: int, length: int) -> bool:
+    """The ``"tile"`` scan also takes ``2 <= C <=`` :data:`TILE_MAX_SERIES` series side
+    by side: row axes ``(m, C)`` whose inner axis has stride 1 in input and output, the
+    scan axis stride ``C`` in both, and rows of ``length * C`` elements one after
+    another in the input (the output, compact in the input's order, follows), e.g.
+    ``cumulative_sum(x, axis=1)`` of an ``(m, 8, 3)`` array."""
+    return (len(kshape) == 2 and 2 <= kshape[1] <= TILE_MAX_SERIES and kstride[1] == 1
+            and kout[1] == 1 and s_in == kshape[1] and s_out == kshape[1]
+            and kstride[0] == length * kshape[1])
+
+
 @dataclass(frozen=True)
 class ScanPlan:
     """What a cumulative sum/product does on the device.
@@ -558,6 +575,11 @@ def plan_scan(layout: Layout, axis: int, include_initial: bool, sm_count: int = 
             dense = (len(merged) == 1 and kstride[0] == length and abs(s_in) == 1
                      and s_out == 1)
             strategy = "tile" if dense else "columns"
+        elif (length <= SHORT_ROWLEN and nrows >= SHORT_MIN_ROWS
+              and tile_series_ok(kshape, kstride, kout, s_in, s_out, length)):
+            # C short series side by side in dense rows (axis 1 of an (m, L, C)
+            # array): one staged span of L * C elements a row, a thread per series
+            strategy = "tile"
         elif innermost:
             strategy = "rows" if (length <= 8192 or nrows >= 16 * sm) else "lookback"
         elif colsplit_ok(kshape, kstride, kout, s_in, s_out, length):
