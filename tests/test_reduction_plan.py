@@ -18,8 +18,8 @@ from xstride._kernels.reductions import _finish
 from xstride._plans.reduction import (SHORT_MIN_ROWS, SHORT_ROW_BYTES, SHORT_ROWLEN,
                                       SHORT_VECTOR_ROW_BYTES, TILE_BYTES, TILE_MAX_ROWLEN,
                                       TILE_MIN_ROWS, LANES_MAX, lanes_ok, normalize_axis, normalize_scan_axis,
-                                      plan_reduction, plan_scan, tile_rows,
-                                      TILE_MAX_SERIES, tile_series_ok)
+                                      plan_reduction, tile_rows)
+from xstride._plans.scan import TILE_MAX_SERIES, plan_scan, tile_series_ok
 from xstride._kernels._geometry import (BLOCK_THREADS, INTERLEAVE_MIN_ROUNDS,
                                         SHORT_MAX_BLOCKS, reduction_geometry)
 from xstride.layout import Layout
@@ -580,7 +580,7 @@ def test_columns_vector_takes_rows_side_by_side_only():
     """The "columns" scan moves V rows per 16-byte access only where the rows are
     adjacent in input and output and every step is whole vectors of one size."""
     from xstride._kernels._geometry import columns_vector
-    from xstride._plans.reduction import plan_scan
+    from xstride._plans.scan import plan_scan
     from xstride.layout import Layout
 
     def v(x, ax, out_size=None):

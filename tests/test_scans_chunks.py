@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from xstride._kernels import _reduce_common as rc
-from xstride._plans.reduction import plan_scan
+from xstride._plans.scan import plan_scan
 from tests.test_scans_columns import _host
 from xstride._plans.scan_chunks import (MAX_CHUNKS, MIN_CHUNK, MIN_LENGTH, TARGET_THREADS,
                                         column_chunks)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import xstride as xp
-from xstride._plans.reduction import plan_scan
+from xstride._plans.scan import plan_scan
 from xstride.layout import Layout
 from tests.test_reductions_gpu import _random
 from tests.test_scans_chunks import chunk_model

@@ -15,8 +15,8 @@ import pytest
 
 from xstride._kernels import _reduce_common as rc
 from xstride._kernels._geometry import _distinct_banks, colsplit_geometry
-from xstride._plans.reduction import (COLSPLIT_MAX_COLS, COLSPLIT_MIN_LENGTH, colsplit_ok,
-                                      plan_scan)
+from xstride._plans.scan import (COLSPLIT_MAX_COLS, COLSPLIT_MIN_LENGTH, colsplit_ok,
+                                 plan_scan)
 from xstride.layout import Layout
 
 _SRC = Path(__file__).resolve().parents[1] / "xstride" / "_kernels" / "scans_columns.cu"

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import xstride as xp
 from xstride._kernels._geometry import colsplit_geometry
-from xstride._plans.reduction import COLSPLIT_MIN_LENGTH, plan_scan
+from xstride._plans.scan import COLSPLIT_MIN_LENGTH, plan_scan
 from xstride.layout import Layout
 from tests.test_reductions_gpu import _random
 from tests.test_scans_gpu import _scan_bound

@@ -451,7 +451,7 @@ def test_short_row_scans(cp, dtype, k):
     """(n, k) arrays, their reversed and strided views and a (k, n) array used as .T,
     scanned along the short axis (strategy "columns": one thread per row) with and
     without the initial zero, against NumPy; cumulative_prod too."""
-    from xstride._plans.reduction import plan_scan
+    from xstride._plans.scan import plan_scan
     from xstride.layout import Layout
 
     rng = np.random.default_rng(40 + k)
@@ -499,7 +499,7 @@ def test_short_row_scan_tile_gives_the_bits_of_columns(cp, dtype, k):
     """Dense rows (strategy "tile") and the same values in rows with a gap after
     them ("columns") scan to the same bits: both run each row in order in one
     thread; also 3-D (m, n, k) and many tiles per block (grid-stride)."""
-    from xstride._plans.reduction import plan_scan
+    from xstride._plans.scan import plan_scan
     from xstride.layout import Layout
 
     rng = np.random.default_rng(60 + k)
@@ -547,7 +547,7 @@ def test_columns_scan_of_rows_side_by_side_takes_vectors_with_the_same_bits(cp, 
     misaligned one (the kernel's own fallback), include_initial and prod; against
     NumPy for the values."""
     from xstride._kernels import _geometry, scans as ks
-    from xstride._plans.reduction import plan_scan
+    from xstride._plans.scan import plan_scan
     from xstride.layout import Layout
 
     rng = np.random.default_rng(7)
@@ -591,7 +591,7 @@ def test_short_series_side_by_side_scan_tile(cp, dtype, length, series):
     with a gap after each row of series (strategy "columns": the same fold of each
     series in order); with include_initial, sums and products, ragged last tiles and a
     row offset."""
-    from xstride._plans.reduction import plan_scan
+    from xstride._plans.scan import plan_scan
     from xstride.layout import Layout
 
     rng = np.random.default_rng(1000 * length + series)

@@ -20,7 +20,7 @@ from functools import partial
 
 import numpy as np
 
-from .._plans.reduction import plan_scan
+from .._plans.scan import plan_scan
 from ..layout import Layout
 from . import _reduce_common as rc
 from ._cupy import cupy as _cupy
