@@ -1,0 +1,130 @@
+"""CPU tests of the scan plans (:mod:`xstride._plans.scan`): the strategy each layout
+takes, the short-row scan's tile rows, and an interpreter of the plan against
+``xp.cumulative_sum`` over many views (the helpers are the reduction plan tests')."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import xstride as xp
+from xstride._plans.reduction import SHORT_MIN_ROWS, SHORT_ROWLEN
+from xstride._plans.scan import TILE_MAX_SERIES, plan_scan, tile_series_ok
+from xstride.layout import Layout
+from tests.test_reduction_plan import _lay, _offsets, _views
+
+
+@pytest.mark.parametrize("length", [1, 2, 3, 7, 16, 31, 32])
+@pytest.mark.parametrize("init", [0, 1])
+@pytest.mark.parametrize("sizes", [(4, 4), (4, 8), (1, 8), (8, 8), (2, 2)])
+def test_scan_tile_rows(length, init, sizes):
+    from xstride._kernels._geometry import scan_tile_bytes, scan_tile_loads, scan_tile_rows
+
+    tin, tout = sizes
+    rows, off = scan_tile_rows(length, init, tin, tout, 32768)
+    for tile in (8192, 16384, 32768):    # the threads' loads cover a tile's whole input
+        r, _ = scan_tile_rows(length, init, tin, tout, tile)
+        assert r * length <= scan_tile_loads(tile, tin, tout) * 256
+        staged = scan_tile_bytes(tile, tin, tout)             # at most 16 loads a thread
+        assert staged <= tile and scan_tile_loads(staged, tin, tout) <= 16
+        assert staged == tile or scan_tile_loads(staged, tin, tout) == 16
+    pad = lambda n: n + n // 32 + 1  # noqa: E731
+    assert off % 16 == 0 and off >= pad(rows * length) * tin
+    assert off + pad(rows * (length + init)) * tout <= 32768
+    off2 = -(-pad((rows + 1) * length) * tin // 16) * 16
+    assert off2 + pad((rows + 1) * (length + init)) * tout > 32768   # the most that fit
+    with pytest.raises(ValueError, match="does not fit"):
+        scan_tile_rows(5000, init, tin, tout, 4096)
+
+
+def test_scan_strategies():
+    assert plan_scan(_lay((1 << 28,)), 0, False).strategy == "lookback"
+    assert plan_scan(_lay((409600, 640)), 1, False).strategy == "rows"
+    assert plan_scan(_lay((640, 409600)), 0, False).strategy == "columns"
+    assert plan_scan(_lay((4, 1 << 20)), 0, False).strategy == "columns"
+    assert plan_scan(_lay((3, 1 << 20)), 1, False).strategy == "lookback"
+    assert plan_scan(_lay((1 << 20, 3)), 0, False).strategy == "columns_split"
+    # short rows, many of them: a thread per row (the warp kernel would idle its
+    # lanes), from a staged tile when the rows are dense
+    assert plan_scan(_lay((1 << 20, 3)), 1, False).strategy == "tile"
+    assert plan_scan(_lay((1 << 20, SHORT_ROWLEN)), 1, True).strategy == "tile"
+    assert plan_scan(_lay((64, 1 << 14, 3)), 2, True).strategy == "tile"
+    assert plan_scan(_lay((1 << 20, 6)).slice((slice(None), slice(None, 3))), 1,
+                     False).strategy == "columns"
+    assert plan_scan(_lay((1 << 20, 3)).slice((slice(None, None, -1),)), 1,
+                     False).strategy == "columns"
+    # rows whose elements are reversed (x[:, ::-1]) are the same dense span: "tile",
+    # read from the rows' other ends; reversed rows and elements (x[::-1, ::-1]) not
+    p = plan_scan(_lay((1 << 20, 5)).slice((slice(None), slice(None, None, -1))), 1, True)
+    assert p.strategy == "tile" and p.s_in == -1 and p.s_out == 1 and p.kstride == (5,)
+    assert p.offset == 4 and p.out_strides == (6, 1)
+    assert plan_scan(_lay((1 << 20, 5)).slice((slice(None, None, -1), slice(None, None, -1))),
+                     1, False).strategy == "columns"
+    # C series side by side in dense rows (axis 1 of (m, L, C)): "tile" with the outer
+    # rows staged; not when the rows have gaps, the series are strided, or C > 32
+    p = plan_scan(_lay((1 << 18, 8, 3)), 1, True)
+    assert p.strategy == "tile" and p.kshape == (1 << 18, 3) and p.kstride == (24, 1)
+    assert p.s_in == 3 and p.s_out == 3 and p.kout == (27, 1)
+    assert plan_scan(_lay((1 << 15, 3, 4, 8)), 2, False).strategy == "tile"
+    assert plan_scan(_lay((1 << 18, 8, TILE_MAX_SERIES)), 1, False).strategy == "tile"
+    assert plan_scan(_lay((1 << 18, 8, TILE_MAX_SERIES + 1)), 1, False).strategy != "tile"
+    assert plan_scan(_lay((1 << 18, 8, 3)).slice((slice(None), slice(None, None, 2))), 1,
+                     False).strategy == "columns"
+    assert plan_scan(_lay((1 << 18, 8, 4)).slice((slice(None), slice(None), slice(0, 3))),
+                     1, False).strategy == "columns"
+    assert plan_scan(_lay((1 << 18, SHORT_ROWLEN + 1, 3)), 1, False).strategy != "tile"
+    assert plan_scan(_lay((8, 8, 3)), 1, False).strategy != "tile"     # too few series
+
+
+def test_tile_series_ok_needs_every_condition():
+    args = ((100, 3), (24, 1), (27, 1), 3, 3, 8)
+    assert tile_series_ok(*args)
+    for i, bad in [(0, (100,)), (0, (100, 1)), (0, (100, 33)), (0, (100, 3, 2)),
+                   (1, (24, 2)), (1, (25, 1)), (2, (27, 2)), (3, 6), (4, 6), (5, 9)]:
+        changed = list(args)
+        changed[i] = bad
+        assert not tile_series_ok(*changed), (i, bad)
+    assert plan_scan(_lay((1 << 20, SHORT_ROWLEN + 1)), 1, False).strategy == "rows"
+    assert plan_scan(_lay((SHORT_MIN_ROWS - 1, 3)), 1, False).strategy == "rows"
+    assert plan_scan(_lay((3, 1 << 20)).permute((1, 0)), 1, False).strategy == "columns"
+    assert plan_scan(_lay((3, 0)), 1, False).strategy == "empty"
+    assert plan_scan(_lay((3, 0)), 1, True).strategy == "fill"
+    assert plan_scan(_lay((0, 5)), 1, True).strategy == "empty"
+    p = plan_scan(_lay((5, 7)), 1, True)
+    assert p.out_shape == (5, 8) and p.out_strides == (8, 1) and p.s_out == 1
+
+
+def _run_scan_plan(base, view, axis, include_initial):
+    lay = Layout.from_array(view)
+    start = (view.__array_interface__["data"][0] - base.__array_interface__["data"][0])
+    lay = lay.replace(offset=start // view.itemsize)
+    plan = plan_scan(lay, axis, include_initial)
+    size = int(np.prod(plan.out_shape))
+    buf = np.full(size, -999, dtype=np.int64)
+    init = int(include_initial)
+    if plan.strategy not in ("empty", "fill"):
+        ki = _offsets(plan.kshape, plan.kstride)
+        ko = _offsets(plan.kshape, plan.kout)
+        for i, o in zip(ki, ko):
+            vals = base[plan.offset + i + np.arange(plan.length) * plan.s_in]
+            if init:
+                buf[o] = 0
+            buf[o + (np.arange(plan.length) + init) * plan.s_out] = np.cumsum(vals)
+    elif plan.strategy == "fill":
+        buf[:] = 0
+    out = np.lib.stride_tricks.as_strided(buf, plan.out_shape,
+                                          tuple(s * 8 for s in plan.out_strides))
+    return out, plan
+
+
+@pytest.mark.parametrize("include_initial", [False, True])
+def test_scan_plan_matches_numpy(include_initial):
+    rng = np.random.default_rng(7)
+    base = rng.integers(-50, 50, size=120).astype(np.int64)
+    for view in _views(rng, base):
+        for axis in range(view.ndim):
+            got, plan = _run_scan_plan(base, view, axis, include_initial)
+            want = xp.cumulative_sum(view, axis=axis, include_initial=include_initial)
+            np.testing.assert_array_equal(got, want)
+            # every output element is written exactly once (no -999 left)
+            assert not np.any(got == -999)

@@ -1,0 +1,193 @@
+"""GPU tests of the scans of short rows and series on CuPy arrays (strategies "tile"
+and "columns": dense rows, reversed rows, series side by side, rows side by side),
+against NumPy and against each other's bits. See tests/test_scans_gpu.py for the
+bound of float scans (``_scan_bound``)."""
+
+from __future__ import annotations
+
+import array_api_compat.numpy as cnp
+import numpy as np
+import pytest
+
+import xstride as xp
+from tests.test_scans_gpu import _scan_bound
+
+pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("poisoned_pool")]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int8", "bool"])
+@pytest.mark.parametrize("k", [2, 3, 4, 7, 16, 32])
+def test_short_row_scans(cp, dtype, k):
+    """(n, k) arrays, their reversed and strided views and a (k, n) array used as .T,
+    scanned along the short axis (strategy "columns": one thread per row) with and
+    without the initial zero, against NumPy; cumulative_prod too."""
+    from xstride._plans.scan import plan_scan
+    from xstride.layout import Layout
+
+    rng = np.random.default_rng(40 + k)
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        base = rng.random((3001, 2 * k)) < 0.5
+    elif dt.kind == "f":
+        base = rng.standard_normal((3001, 2 * k)).astype(dt)
+    else:
+        base = rng.integers(-3, 4, size=(3001, 2 * k)).astype(dt)
+    dev = cp.asarray(base)
+    tall = np.ascontiguousarray(base[:, :k].T)
+    dense = np.ascontiguousarray(base[:, :k])
+    views = [(base[:, :k], dev[:, :k]), (base[::-1, k - 1::-1], dev[::-1, k - 1::-1]),
+             (base[:, ::2], dev[:, ::2]), (tall.T, cp.asarray(tall).T),
+             (dense, cp.asarray(dense)), (dense[7:], cp.asarray(dense)[7:]),
+             (dense[:, ::-1], cp.asarray(dense)[:, ::-1]),
+             (dense[5:, ::-1], cp.asarray(dense)[5:, ::-1])]
+    for h, x in views:
+        # rows one after another, their elements forward or reversed
+        dense_rows = abs(h.strides[1]) == h.itemsize and h.strides[0] == k * h.itemsize
+        assert plan_scan(Layout.from_array(x), 1, False).strategy == \
+            ("tile" if dense_rows else "columns")
+        for init in (False, True):
+            for f in ("cumulative_sum", "cumulative_prod"):
+                got = cp.asnumpy(getattr(xp, f)(x, axis=1, include_initial=init))
+                want = getattr(cnp, f)(h, axis=1, include_initial=init)
+                assert got.dtype == want.dtype and got.shape == want.shape
+                if dt.kind == "f" and f == "cumulative_sum":
+                    g = (got[:, 1:] if init else got).astype(np.longdouble)
+                    exact, bound = _scan_bound(h, 1)
+                    assert np.all(np.abs(g - exact) <= bound), k
+                    if init:
+                        assert np.all(got[:, 0] == 0)
+                elif dt.kind == "f":   # a product of at most 32 terms, in float64
+                    np.testing.assert_allclose(got, want, rtol=1e-5 if dt == np.float32
+                                               else 1e-12, atol=0)
+                else:
+                    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint8"])
+@pytest.mark.parametrize("k", [2, 3, 5, 16, 31, 32])
+def test_short_row_scan_tile_gives_the_bits_of_columns(cp, dtype, k):
+    """Dense rows (strategy "tile") and the same values in rows with a gap after
+    them ("columns") scan to the same bits: both run each row in order in one
+    thread; also 3-D (m, n, k) and many tiles per block (grid-stride)."""
+    from xstride._plans.scan import plan_scan
+    from xstride.layout import Layout
+
+    rng = np.random.default_rng(60 + k)
+    dt = np.dtype(dtype)
+    shape = (40_001, k + 1)
+    base = (rng.standard_normal(shape) * 4).astype(dt) if dt.kind == "f" else \
+        rng.integers(0, 5, size=shape).astype(dt)
+    gapped = cp.asarray(base)[:, :k]
+    dense = cp.ascontiguousarray(gapped)
+    assert plan_scan(Layout.from_array(dense), 1, False).strategy == "tile"
+    assert plan_scan(Layout.from_array(gapped), 1, False).strategy == "columns"
+    for f in ("cumulative_sum", "cumulative_prod"):
+        for init in (False, True):
+            a = getattr(xp, f)(dense, axis=1, include_initial=init)
+            b = getattr(xp, f)(gapped, axis=1, include_initial=init)
+            assert a.dtype == b.dtype and a.shape == b.shape
+            assert cp.asnumpy(a).tobytes() == cp.asnumpy(b).tobytes(), (f, init)
+    # a tile staged past the threads' register loads (NV = 1: the loop after them)
+    from xstride._kernels import scans as ks
+
+    want_bits = cp.asnumpy(xp.cumulative_sum(dense, axis=1)).tobytes()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ks, "scan_tile_loads", lambda *a: 1)
+        ks._RECIPES.clear()
+        ks._PREPARED.clear()
+        assert cp.asnumpy(xp.cumulative_sum(dense, axis=1)).tobytes() == want_bits
+    ks._RECIPES.clear()
+    ks._PREPARED.clear()
+    cube = dense[:40_000].reshape(200, 200, k)
+    got = cp.asnumpy(xp.cumulative_sum(cube, axis=2, include_initial=True))
+    want = cnp.cumulative_sum(cp.asnumpy(cube), axis=2, include_initial=True)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    if dt.kind == "f":
+        exact, bound = _scan_bound(cp.asnumpy(cube), 2)
+        assert np.all(np.abs(got[..., 1:].astype(np.longdouble) - exact) <= bound)
+        assert np.all(got[..., 0] == 0)
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_columns_scan_of_rows_side_by_side_takes_vectors_with_the_same_bits(cp, dtype):
+    """"columns" of rows adjacent in memory ((k, n) used as .T, scanned over k): V rows
+    per 16-byte access give the bits of one row per thread, for an aligned input, a
+    misaligned one (the kernel's own fallback), include_initial and prod; against
+    NumPy for the values."""
+    from xstride._kernels import _geometry, scans as ks
+    from xstride._plans.scan import plan_scan
+    from xstride.layout import Layout
+
+    rng = np.random.default_rng(7)
+    dt = np.dtype(dtype)
+    n = 40_000
+    base = (rng.standard_normal((5, n + 4)) * 3).astype(dt) if dt.kind == "f" else \
+        rng.integers(-4, 5, size=(5, n + 4)).astype(dt)
+    dev = cp.asarray(base)
+    views = {"aligned": dev[:, :n].T, "misaligned": dev[:, 1:n + 1].T,
+             "k=1": dev[:1, :n].T}
+    for name, x in views.items():
+        p = plan_scan(Layout.from_array(x), 1, False)
+        assert p.strategy == "columns", name
+        assert _geometry.columns_vector(p, dt.itemsize, dt.itemsize) == 16 // dt.itemsize
+        for f in ("cumulative_sum", "cumulative_prod"):
+            for init in (False, True):
+                ks._RECIPES.clear()
+                ks._PREPARED.clear()
+                got = getattr(xp, f)(x, axis=1, include_initial=init)
+                with pytest.MonkeyPatch.context() as mp:
+                    mp.setattr(ks, "columns_vector", lambda *a: 1)
+                    ks._RECIPES.clear()
+                    ks._PREPARED.clear()
+                    one = getattr(xp, f)(x, axis=1, include_initial=init)
+                assert got.dtype == one.dtype and got.shape == one.shape
+                assert cp.asnumpy(got).tobytes() == cp.asnumpy(one).tobytes(), (name, f, init)
+                want = getattr(cnp, f)(cp.asnumpy(x), axis=1, include_initial=init)
+                if dt.kind == "f":
+                    np.testing.assert_allclose(cp.asnumpy(got), want, rtol=1e-5, atol=1e-5)
+                else:
+                    np.testing.assert_array_equal(cp.asnumpy(got), want)
+    ks._RECIPES.clear()
+    ks._PREPARED.clear()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "uint8"])
+@pytest.mark.parametrize("length,series", [(1, 2), (3, 3), (8, 3), (4, 8), (32, 32), (5, 17)])
+def test_short_series_side_by_side_scan_tile(cp, dtype, length, series):
+    """C series side by side in dense rows (axis 1 of an (m, L, C) array, strategy
+    "tile" with a thread per series) equal NumPy, and give the bits of the same values
+    with a gap after each row of series (strategy "columns": the same fold of each
+    series in order); with include_initial, sums and products, ragged last tiles and a
+    row offset."""
+    from xstride._plans.scan import plan_scan
+    from xstride.layout import Layout
+
+    rng = np.random.default_rng(1000 * length + series)
+    dt = np.dtype(dtype)
+    m = 5003
+    for f in ("cumulative_sum", "cumulative_prod"):
+        if dt.kind == "f":
+            base = rng.standard_normal((m, length, series + 1))
+            base = (1 + 1e-3 * base if f == "cumulative_prod" else base).astype(dt)
+        else:
+            base = rng.integers(0, 4, size=(m, length, series + 1)).astype(dt)
+        dense = np.ascontiguousarray(base[:, :, :series])
+        gap = cp.asarray(base)[:, :, :series]        # the same values, rows with a gap
+        for skip in (0, 7):
+            h, x, xg = dense[skip:], cp.asarray(dense)[skip:], gap[skip:]
+            assert plan_scan(Layout.from_array(x), 1, False).strategy == "tile"
+            assert plan_scan(Layout.from_array(xg), 1, False).strategy == "columns"
+            for init in (False, True):
+                g = cp.asnumpy(getattr(xp, f)(x, axis=1, include_initial=init))
+                want = getattr(cnp, f)(h, axis=1, include_initial=init)
+                assert g.dtype == want.dtype and g.shape == want.shape
+                if dt.kind == "f":
+                    np.testing.assert_allclose(g, want, rtol=1e-5 if dt == np.float32
+                                               else 1e-12, atol=1e-5)
+                else:
+                    np.testing.assert_array_equal(g, want)
+                # the bits of the one-thread-a-series walk over the same values
+                other = cp.asnumpy(getattr(xp, f)(xg, axis=1, include_initial=init))
+                assert g.tobytes() == np.ascontiguousarray(other).tobytes(), (f, skip, init)
