@@ -34,7 +34,7 @@ import numpy as np
 
 from .._core.errors import not_provided_error, type_error, value_error
 from .._chunked import _config as _chunked_config
-from .._chunked.chunks import fit_option
+from .._chunked.chunks import fit_option, without_empty_chunks as _merged
 from .arg_checks import check_int_fill, check_int_items, int_fill_dtype
 from .dask import check_chunks
 from .dispatch import implementation, register, register_arguments
@@ -277,21 +277,6 @@ register("broadcast_shapes", _NAME)(np.broadcast_shapes)
 del _q, _instead, _n
 
 
-def _merged(a):
-    """Dask array ``a`` with its chunks of no element merged away on each axis of a known,
-    non-zero length (the same array, fewer block boundaries), or ``a`` itself."""
-    chunks = a.chunks
-    for c in chunks:
-        if 0 in c:
-            break
-    else:
-        return a
-    new = tuple(c if 0 not in c or len(c) == 1 or math.isnan(n)
-                else tuple(b for b in c if b) or (0,)
-                for c, n in zip(chunks, a.shape))
-    return a if new == chunks else a.rechunk(new)
-
-
 def _merged_arg(value, array_type):
     if isinstance(value, array_type):
         return _merged(value)
@@ -303,7 +288,8 @@ def _merged_arg(value, array_type):
 def without_empty_chunks(args, kwargs):
     """The dask backend's rewrite of a namespace call's arguments: each dask array among
     them (or in a list or tuple among them: ``concat``, ``stack``) without its chunks of
-    no element (:func:`_merged`)."""
+    no element (``_chunked/chunks.py``'s
+    :func:`without_empty_chunks`)."""
     array_type = get(_NAME).array_type()
     if array_type is None:   # dask not imported: no dask array in the call
         return args, kwargs
