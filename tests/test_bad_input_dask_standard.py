@@ -301,3 +301,41 @@ def test_python_ints_no_integer_dtype_holds_are_overflow_errors(backend):
                                                            np.float64)):
             assert xp.to_numpy(got).dtype == dt
         assert xp.to_numpy(xp.full(1, 2**63)).tolist() == [2**63]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("call, func, match", [
+    (lambda: xp.full((2, 300), 300, dtype=xp.int8), "full", "300 out of bounds for int8"),
+    (lambda: xp.full((2,), fill_value=-1, dtype=xp.uint8), "full", "-1 out of bounds for uint8"),
+    (lambda: xp.full((0,), 300, dtype="int8"), "full", "300 out of bounds for int8"),
+    (lambda: xp.full((2,), 2**63, dtype=xp.int64), "full", "too large"),
+    (lambda: xp.full_like(xp.zeros(3, dtype=xp.int8), 300), "full_like",
+     "300 out of bounds for int8"),
+    (lambda: xp.full_like(xp.zeros(3), fill_value=256, dtype=xp.uint8), "full_like",
+     "256 out of bounds for uint8"),
+    (lambda: xp.full_like(xp.zeros(0, dtype=xp.uint16), -1), "full_like",
+     "-1 out of bounds for uint16"),
+    (lambda: xp.asarray([1, 300], dtype=xp.int8), "asarray", "300 out of bounds for int8"),
+    (lambda: xp.asarray(-1, dtype=xp.uint32), "asarray", "-1 out of bounds for uint32"),
+])
+def test_int_fill_the_dtype_cannot_hold_raises_at_the_call(backend, call, func, match):
+    """NumPy raises at the call (NEP 50); dask's full and full_like raised the same
+    OverflowError only when the array was computed."""
+    with xp.use_backend(backend):
+        with pytest.raises(OverflowError, match=f"^{func}: .*{match}"):
+            call()                                   # no compute: the call itself raises
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_int_fills_the_dtype_holds_or_converts_stay_as_numpy_gives_them(backend):
+    with xp.use_backend(backend):
+        z8 = xp.zeros(2, dtype=xp.int8)
+        for got, want in ((xp.full(2, 127, dtype=xp.int8), [127, 127]),
+                          (xp.full(2, -128, dtype=xp.int8), [-128, -128]),
+                          (xp.full(2, 300, dtype=xp.bool), [True, True]),
+                          (xp.full(2, 300, dtype=xp.float32), [300.0, 300.0]),
+                          (xp.full(2, True, dtype=xp.int8), [1, 1]),
+                          (xp.full_like(z8, -128), [-128, -128]),
+                          (xp.full_like(z8, 300, dtype=xp.int16), [300, 300]),
+                          (xp.full_like(z8, 2.5), [2, 2])):
+            assert xp.to_numpy(got).tolist() == want
