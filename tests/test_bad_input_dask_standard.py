@@ -4,6 +4,8 @@ asks for), naming the function and the argument (found by a new-user probe)."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -119,6 +121,40 @@ def test_fft_n_axes_and_shifts_name_their_axes(backend):
             getattr(xp.fft, name)(wrap(a), axes=5)
         assert xp.to_numpy(getattr(xp.fft, name)(wrap(np.array(2.0)))) == 2.0
     assert xp.to_numpy(xp.fft.fftn(wrap(np.array(2.0)))) == 2.0
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("name", _N)
+@pytest.mark.parametrize("axes, twice", [((0, 0), 0), ((1, -1), 1), ((0, 1, 0), 0),
+                                         ((-2, 1, 0), 0)])
+def test_fft_n_axes_resolving_to_one_axis_are_refused(name, backend, axes, twice):
+    """The standard leaves repeated axes unspecified: NumPy transformed the axis again,
+    dask refused (0, 0) but transformed (1, -1) twice; both now raise one error."""
+    a = np.arange(24.0).reshape(4, 6) + (1j if name in ("ifftn", "irfftn") else 0)
+    x = a if backend == "numpy" else _d(a)
+    with pytest.raises(ValueError, match=rf"^{name}: argument 'axes' names the axis {twice} "
+                                         rf"more than once \({re.escape(repr(axes))} for "
+                                         "an array of 2 dimensions\\)"):
+        getattr(xp.fft, name)(x, axes=axes)
+    with pytest.raises(ValueError, match=f"{name}: argument 'axes' names the axis"):
+        getattr(xp.fft, name)(x, s=(4,) * len(axes), axes=axes)
+    good = getattr(xp.fft, name)(x, axes=(1, 0))      # distinct axes, any order: as NumPy
+    np.testing.assert_allclose(xp.to_numpy(good), getattr(np.fft, name)(a, axes=(1, 0)),
+                               rtol=1e-12, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", _N)
+def test_fft_n_axes_check_of_the_cupy_backend_runs_before_cupy(name):
+    """CuPy's fftn took repeated axes one way or another by layout; its registered
+    function refuses them before CuPy is imported (a NumPy array stands in)."""
+    from xstride._backends.dispatch import implementation
+
+    fn = implementation("cupy", f"fft.{name}")
+    assert fn.__module__ == "xstride._backends.fft_fixes"
+    with pytest.raises(ValueError, match=f"^{name}: argument 'axes' names the axis 0 more"):
+        fn(np.zeros((2, 2)), axes=(0, -2))
+    with pytest.raises(IndexError, match=f"^{name}: argument 'axes' holds the axis 5"):
+        fn(np.zeros((2, 2)), axes=(0, 5))
 
 
 # ------------------------------------------------------------------ sort, argsort
@@ -301,3 +337,41 @@ def test_python_ints_no_integer_dtype_holds_are_overflow_errors(backend):
                                                            np.float64)):
             assert xp.to_numpy(got).dtype == dt
         assert xp.to_numpy(xp.full(1, 2**63)).tolist() == [2**63]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("call, func, match", [
+    (lambda: xp.full((2, 300), 300, dtype=xp.int8), "full", "300 out of bounds for int8"),
+    (lambda: xp.full((2,), fill_value=-1, dtype=xp.uint8), "full", "-1 out of bounds for uint8"),
+    (lambda: xp.full((0,), 300, dtype="int8"), "full", "300 out of bounds for int8"),
+    (lambda: xp.full((2,), 2**63, dtype=xp.int64), "full", "too large"),
+    (lambda: xp.full_like(xp.zeros(3, dtype=xp.int8), 300), "full_like",
+     "300 out of bounds for int8"),
+    (lambda: xp.full_like(xp.zeros(3), fill_value=256, dtype=xp.uint8), "full_like",
+     "256 out of bounds for uint8"),
+    (lambda: xp.full_like(xp.zeros(0, dtype=xp.uint16), -1), "full_like",
+     "-1 out of bounds for uint16"),
+    (lambda: xp.asarray([1, 300], dtype=xp.int8), "asarray", "300 out of bounds for int8"),
+    (lambda: xp.asarray(-1, dtype=xp.uint32), "asarray", "-1 out of bounds for uint32"),
+])
+def test_int_fill_the_dtype_cannot_hold_raises_at_the_call(backend, call, func, match):
+    """NumPy raises at the call (NEP 50); dask's full and full_like raised the same
+    OverflowError only when the array was computed."""
+    with xp.use_backend(backend):
+        with pytest.raises(OverflowError, match=f"^{func}: .*{match}"):
+            call()                                   # no compute: the call itself raises
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_int_fills_the_dtype_holds_or_converts_stay_as_numpy_gives_them(backend):
+    with xp.use_backend(backend):
+        z8 = xp.zeros(2, dtype=xp.int8)
+        for got, want in ((xp.full(2, 127, dtype=xp.int8), [127, 127]),
+                          (xp.full(2, -128, dtype=xp.int8), [-128, -128]),
+                          (xp.full(2, 300, dtype=xp.bool), [True, True]),
+                          (xp.full(2, 300, dtype=xp.float32), [300.0, 300.0]),
+                          (xp.full(2, True, dtype=xp.int8), [1, 1]),
+                          (xp.full_like(z8, -128), [-128, -128]),
+                          (xp.full_like(z8, 300, dtype=xp.int16), [300, 300]),
+                          (xp.full_like(z8, 2.5), [2, 2])):
+            assert xp.to_numpy(got).tolist() == want

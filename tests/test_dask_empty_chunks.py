@@ -98,3 +98,94 @@ def test_the_merge_keeps_known_chunks_and_drops_only_empty_ones():
     assert without_empty_chunks((u,), {})[0][0] is u
     with xp.use_backend("dask"):                      # asarray of a dask array merges too
         assert xp.asarray(x).chunks == ((2, 1), (4,))
+
+
+# ---------------------------------------------------------------- xstride's extensions
+_POS = np.random.default_rng(7).random((10, 3))
+_KEYS = np.array([5, 3, 9, 1, 1, 7, 2, 8, 0, 4], dtype=np.uint64)
+_EXTENSIONS = {
+    "morton_keys": (lambda p: xp.algorithms.morton_keys(p, [0, 0, 0], [1, 1, 1], 5), _POS),
+    "morton_encode": (lambda c: xp.algorithms.morton_encode(c, c[::-1], levels=5),
+                      np.arange(10, dtype=np.uint32)),
+    "morton_decode": (lambda k: xp.algorithms.morton_decode(k, 3), _KEYS * 12345),
+    "sort_by_key": (lambda k: xp.algorithms.sort_by_key(k, xp.astype(k, xp.float64)),
+                    _KEYS),
+    "philox_uniform": (lambda c: xp.rng.philox_uniform(1, c, c), _KEYS),
+    "philox_normal2": (lambda c: xp.rng.philox_normal2(1, 2, c), _KEYS),
+    "philox4x32_10": (lambda c: xp.rng.philox4x32_10(
+        xp.stack([xp.astype(c, xp.uint32)] * 4, axis=1), 1, xp.astype(c, xp.uint32)), _KEYS),
+    "fuse": (lambda v: xp.fuse(lambda a, b: a * 2 + b)(v, v), np.arange(10.0)),
+}
+
+
+def _both(fn, data, chunks):
+    xp.set_backend("dask")
+    got = fn(da.from_array(data, chunks=chunks + tuple((n,) for n in data.shape[1:])))
+    got = got if isinstance(got, tuple) else (got,)
+    xp.set_backend("numpy")
+    want = fn(data)
+    want = want if isinstance(want, tuple) else (want,)
+    return got, want
+
+
+@pytest.mark.parametrize("chunks", [((3, 0, 7),), ((0, 10),), ((0, 0, 10, 0),),
+                                    ((1, 0, 0, 9),)])
+@pytest.mark.parametrize("name", list(_EXTENSIONS))
+def test_extensions_over_chunks_of_no_element_match_numpy(name, chunks):
+    fn, data = _EXTENSIONS[name]
+    got, want = _both(fn, data, chunks)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert 0 not in g.chunks[0]                      # merged away, not passed on
+        g = xp.to_numpy(g)
+        assert g.shape == w.shape and g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("chunks", [((0, 0),), ((0, 0, 0),)])
+@pytest.mark.parametrize("name", ["sort_by_key", "morton_keys", "philox_normal2",
+                                  "morton_decode"])
+def test_extensions_of_no_element_in_several_chunks(name, chunks):
+    """sort_by_key's sample sort raised IndexError: one partition per chunk, but the
+    splitters of no sample named one partition only."""
+    fn, data = _EXTENSIONS[name]
+    got, want = _both(fn, data[:0], chunks)
+    for g, w in zip(got, want):
+        g = xp.to_numpy(g)
+        assert g.shape == w.shape == (0,) + w.shape[1:] and g.dtype == w.dtype
+
+
+def test_sort_by_key_after_a_selection_and_a_concatenation():
+    xp.set_backend("dask", chunks=4)
+    x = xp.arange(12, dtype=xp.uint64)
+    y = x[(x < 3) | (x > 8)]
+    y.compute_chunk_sizes()
+    assert y.chunks == ((3, 0, 3),)
+    c = da.concatenate([x[10:], y])                    # dask keeps y's chunk of none
+    assert c.chunks == ((2, 3, 0, 3),)
+    sk, order = xp.algorithms.sort_by_key(c)
+    assert xp.to_numpy(sk).tolist() == [0, 1, 2, 9, 10, 10, 11, 11]
+    assert xp.to_numpy(order).tolist() == [2, 3, 4, 5, 0, 6, 1, 7]
+    u = xp.rng.philox_uniform(3, 4, y)
+    assert 0 not in u.chunks[0]
+    np.testing.assert_array_equal(xp.to_numpy(u), xp.rng.philox_uniform(
+        3, 4, np.array([0, 1, 2, 9, 10, 11], dtype=np.uint64)))
+
+
+def test_sort_of_one_key_value_has_no_empty_partitions():
+    xp.set_backend("dask")
+    k = da.from_array(np.ones(10, np.uint64), chunks=3)
+    sk, order = xp.algorithms.sort_by_key(k)
+    assert sk.chunks == order.chunks == ((10,),)
+    assert xp.to_numpy(order).tolist() == list(range(10))
+
+
+def test_merge_of_an_array_of_no_element_keeps_its_chunk_type():
+    from xstride._chunked.chunks import without_empty_chunks
+
+    a = da.from_array(np.zeros(0, np.uint64), chunks=((0, 0),))
+    m = without_empty_chunks(a)
+    assert m.chunks == ((0,),) and m.dtype == np.uint64
+    assert type(m._meta) is np.ndarray and m.compute().shape == (0,)
+    b = da.from_array(np.zeros((0, 2)), chunks=((0, 0), (1, 1)))
+    assert without_empty_chunks(b).chunks == ((0,), (1, 1))

@@ -97,3 +97,18 @@ def test_from_dlpack_accepts_the_arrays_own_device(cp):
     cp.testing.assert_array_equal(a, b)
     c = xp.from_dlpack(a, device=a.device, copy=True)
     assert c.data.ptr != a.data.ptr
+
+
+@pytest.mark.parametrize("name", ["fftn", "ifftn", "rfftn", "irfftn"])
+def test_fft_n_axes_repeated_are_refused_on_device(cp, name):
+    """As on NumPy and dask: axes resolving to one axis are a ValueError; distinct
+    axes give CuPy's transform (close to NumPy's)."""
+    a = np.arange(24.0).reshape(4, 6) + (1j if name in ("ifftn", "irfftn") else 0)
+    x = cp.asarray(a)
+    for axes in ((0, 0), (1, -1)):
+        with pytest.raises(ValueError, match=f"{name}: argument 'axes' names the axis"):
+            getattr(xp.fft, name)(x, axes=axes)
+    got = getattr(xp.fft, name)(x, axes=(1, 0))
+    assert type(got) is cp.ndarray
+    np.testing.assert_allclose(xp.to_numpy(got), getattr(np.fft, name)(a, axes=(1, 0)),
+                               rtol=1e-10, atol=1e-9)

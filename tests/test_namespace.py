@@ -231,16 +231,36 @@ def test_engine_docstrings_say_what_xstride_takes(name):
         assert "out=" in doc and "out" in params
 
 
-@pytest.mark.parametrize("module", ["algorithms", "views"])
+@pytest.mark.parametrize("module", ["algorithms", "views", "elementwise", "reductions",
+                                    "layout", "fusion", "cuda", "rng", "kernel_testing"])
 def test_extension_modules_show_only_their_all(module):
     """A new-user probe: ``xp.algorithms.np``, ``.operator``, ``.type_error``,
     ``xp.views.value_error``... were public attributes; the helpers are imported under
-    private names, so the public names are ``__all__`` (and the package's submodules)."""
+    private names, so the public names are ``__all__`` (and the package's submodules).
+    ``xp.elementwise``, ``xp.reductions``, ``xp.layout``, ``xp.fusion`` and ``xp.cuda``
+    keep the helpers xstride's own modules import from them, and list only ``__all__``
+    in ``dir()`` (their ``__dir__``; ``xp.cuda``'s ``annotations`` was listed too)."""
     import types
 
     mod = getattr(xp, module)
+    for name in mod.__all__:   # made (xp.cuda's names import their submodules) ...
+        getattr(mod, name)     # ... before dir() is read
     public = {n for n in dir(mod) if not n.startswith("_")}
     submodules = {n for n in public if isinstance(getattr(mod, n), types.ModuleType)
                   and getattr(mod, n).__name__.startswith(mod.__name__ + ".")}
     assert public - submodules == set(mod.__all__)
     assert all(hasattr(mod, n) for n in mod.__all__)
+    assert "annotations" not in public and "np" not in public
+
+
+def test_helpers_left_out_of_dir_stay_importable():
+    """xstride's modules import these from the public modules (``__dir__`` hides them,
+    nothing renames them)."""
+    from xstride.elementwise import classify, copy_into_checked  # noqa: F401
+    from xstride.layout import checked_size  # noqa: F401
+    from xstride.reductions import normalize_axis  # noqa: F401
+
+    assert "classify" not in dir(xp.elementwise) and callable(xp.elementwise.classify)
+    assert "normalize_axis" not in dir(xp.reductions)
+    assert "Traced" not in dir(xp.fusion) and xp.fusion.Traced is not None
+    assert "__name__" in dir(xp.layout) and "_register" in dir(xp.elementwise)

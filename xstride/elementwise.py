@@ -427,3 +427,10 @@ def _register() -> None:
 
 
 _register()
+
+
+def __dir__():
+    """What ``dir()`` and tab completion list: the public names, ``__all__`` (the helpers
+    this module imports or keeps for xstride's own modules stay importable, unlisted),
+    and the private ones."""
+    return sorted(set(__all__) | {k for k in globals() if k.startswith("_")})

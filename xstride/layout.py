@@ -552,3 +552,10 @@ class Layout:
                 bs = 0  # never stepped along; any element stride describes it
             strides.append(bs // itemsize)
         return cls(shape, tuple(strides), 0, itemsize)
+
+
+def __dir__():
+    """What ``dir()`` and tab completion list: the public names, ``__all__`` (the helpers
+    this module imports or keeps for xstride's own modules stay importable, unlisted),
+    and the private ones."""
+    return sorted(set(__all__) | {k for k in globals() if k.startswith("_")})

@@ -19,7 +19,8 @@ from . import select as _backend
 from .dispatch import register
 
 __all__ = ["check_take", "check_repeats", "check_shift", "check_sorter", "check_axis",
-           "check_triangle", "check_int_fill", "check_int_items", "int_fill_dtype"]
+           "check_triangle", "check_int_fill", "check_fill_fits", "check_int_items",
+           "int_fill_dtype"]
 
 
 def _integer_dtype(v) -> bool:
@@ -120,6 +121,23 @@ def check_int_fill(func: str, fill_value, dtype) -> None:
     """``full``'s Python int ``fill_value`` without ``dtype``: one an integer dtype holds."""
     if dtype is None and type(fill_value) is int and not _INT_LO <= fill_value <= _INT_HI:
         raise _unheld(func, "fill_value", fill_value)
+
+
+def check_fill_fits(fill_value, dtype) -> None:
+    """A Python int ``fill_value`` of ``full``/``full_like`` against the integer ``dtype``
+    of the result: NumPy's own conversion, which raises its ``OverflowError`` ("Python
+    integer 300 out of bounds for int8") where ``dtype`` cannot hold it, as NumPy's
+    ``full`` does at the call (NEP 50). dask's ``full`` raised it only when computed.
+    Other fills and dtypes (and a ``dtype`` NumPy does not know) are left to the
+    library's function."""
+    if type(fill_value) is not int or dtype is None:
+        return
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        return
+    if dt.kind in "iu":
+        np.asarray(fill_value, dtype=dt)
 
 
 def int_fill_dtype(fill_value, dtype):

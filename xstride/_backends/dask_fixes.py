@@ -7,7 +7,9 @@
   ``asarray`` of host data goes through ``dask.array.from_array`` (compat's ignores
   ``chunks``); ``eye`` gives dask's an int block side (dask's declares blocks its
   graph lacks for more columns than rows under ``"auto"`` chunks); ``linspace`` ends
-  exactly at ``stop`` and takes complex ends.
+  exactly at ``stop`` and takes complex ends. ``full`` and ``full_like`` raise NumPy's
+  ``OverflowError`` for a Python int fill its integer dtype cannot hold at the call
+  (dask's raised it when the array was computed).
 - ``broadcast_shapes`` takes shapes, not arrays: NumPy's function answers.
 - The chunked executors' hook ``namespace_function`` (the namespace's function on a
   chunk's backend, for dask's reduction trees) is set here, where the dispatch is known.
@@ -34,8 +36,8 @@ import numpy as np
 
 from .._core.errors import not_provided_error, type_error, value_error
 from .._chunked import _config as _chunked_config
-from .._chunked.chunks import fit_option
-from .arg_checks import check_int_fill, check_int_items, int_fill_dtype
+from .._chunked.chunks import fit_option, without_empty_chunks as _merged
+from .arg_checks import check_fill_fits, check_int_fill, check_int_items, int_fill_dtype
 from .dask import check_chunks
 from .dispatch import implementation, register, register_arguments
 from .registry import get, of_array
@@ -118,9 +120,11 @@ def _creation(name: str):
     def impl(*args, **kwargs):
         if name in _SHAPED:
             _check_shape(name, args, kwargs)
-        if name == "full" and len(args) > 1:   # a Python int fill that no dtype holds
-            check_int_fill(name, args[1], kwargs.get("dtype"))
-            kwargs["dtype"] = int_fill_dtype(args[1], kwargs.get("dtype"))
+        if name == "full" and (len(args) > 1 or "fill_value" in kwargs):
+            fill = args[1] if len(args) > 1 else kwargs["fill_value"]
+            check_int_fill(name, fill, kwargs.get("dtype"))   # one no integer dtype holds
+            check_fill_fits(fill, kwargs.get("dtype"))   # at the call, not when computed
+            kwargs["dtype"] = int_fill_dtype(fill, kwargs.get("dtype"))
         opts = be.options()
         if kwargs.get("chunks") is not None:   # the call's own: the option's checks
             kwargs["chunks"] = check_chunks(name, kwargs["chunks"])
@@ -266,30 +270,24 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, chunks=None):
     return be.on_chunks(out, opts)
 
 
+def full_like(x, /, fill_value, *, dtype=None, **kwargs):
+    """``full_like`` of the standard on dask: dask's function, after a Python int
+    ``fill_value`` is checked against the result's integer dtype at the call (dask's
+    raised NumPy's ``OverflowError`` only when the array was computed)."""
+    check_fill_fits(fill_value, getattr(x, "dtype", None) if dtype is None else dtype)
+    return get(_NAME).namespace().full_like(x, fill_value, dtype=dtype, **kwargs)
+
+
 for _q, _instead in MISSING.items():
     register(_q, _NAME)(_missing(_q, _instead))
 for _n in _CHUNKED_CREATION:
     register(_n, _NAME)(_creation(_n))
 register("asarray", _NAME)(asarray)
+register("full_like", _NAME)(full_like)
 register("eye", _NAME)(eye)
 register("linspace", _NAME)(linspace)
 register("broadcast_shapes", _NAME)(np.broadcast_shapes)
 del _q, _instead, _n
-
-
-def _merged(a):
-    """Dask array ``a`` with its chunks of no element merged away on each axis of a known,
-    non-zero length (the same array, fewer block boundaries), or ``a`` itself."""
-    chunks = a.chunks
-    for c in chunks:
-        if 0 in c:
-            break
-    else:
-        return a
-    new = tuple(c if 0 not in c or len(c) == 1 or math.isnan(n)
-                else tuple(b for b in c if b) or (0,)
-                for c, n in zip(chunks, a.shape))
-    return a if new == chunks else a.rechunk(new)
 
 
 def _merged_arg(value, array_type):
@@ -303,7 +301,8 @@ def _merged_arg(value, array_type):
 def without_empty_chunks(args, kwargs):
     """The dask backend's rewrite of a namespace call's arguments: each dask array among
     them (or in a list or tuple among them: ``concat``, ``stack``) without its chunks of
-    no element (:func:`_merged`)."""
+    no element (``_chunked/chunks.py``'s
+    :func:`without_empty_chunks`)."""
     array_type = get(_NAME).array_type()
     if array_type is None:   # dask not imported: no dask array in the call
         return args, kwargs

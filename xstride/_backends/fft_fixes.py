@@ -9,14 +9,22 @@ dask backend the transformed axes gathered into one chunk.
   the function and the argument. ``rfftn``/``irfftn`` of a 0-D array (no axis to
   transform) is the same error naming ``x``; ``fftshift``/``ifftshift`` of a 0-D array
   without ``axes`` is the array (NumPy's ``roll`` raised "not enough values to unpack").
+- Axes of an n-D transform that resolve to one axis (``fftn(x, axes=(0, 0))``,
+  ``axes=(1, -1)`` of a 2-D array) are a ``ValueError`` naming the axis, on every
+  backend: NumPy transformed the axis again, dask refused equal entries only ("Duplicate
+  axes not allowed.", and transformed ``(1, -1)`` twice), CuPy took either way by
+  layout. The standard leaves repeated axes unspecified.
 - dask's transforms take an axis of one chunk only ("Dask array only supports taking
   an FFT along an axis that has a single chunk"): the transformed axes are rechunked
   to one chunk first, as ``sort`` and the linear algebra gather theirs; the other axes
   keep their chunks.
 
 Standard: "Fourier transform Functions" (``axis``/``axes`` "must be a valid axis"; the
-behaviour out of range is left to the library: NumPy's is followed). Registered on the
-NumPy and dask backends, where these were found and tested.
+behaviour out of range is left to the library: NumPy's is followed; "If ``axes``
+contains two or more entries which resolve to the same axis (i.e., resolved axes are
+not unique), the behavior is unspecified and thus implementation-defined": xstride
+refuses them). Registered on the NumPy and dask backends, where these were found and
+tested, and the n-D transforms on CuPy too, whose checks run before CuPy is called.
 """
 
 from __future__ import annotations
@@ -25,7 +33,7 @@ import operator
 
 import numpy as np
 
-from .._core.errors import argument_error, type_error
+from .._core.errors import argument_error, type_error, value_error
 from . import select as _backend
 from .dispatch import register
 from .registry import get
@@ -63,7 +71,14 @@ def _n_axes(func: str, x, s, axes) -> tuple[int, ...]:
         count = x.ndim if s is None else len(s)
         return tuple(range(x.ndim - count, x.ndim))
     items = axes if isinstance(axes, (tuple, list)) else (axes,)
-    return tuple(_axis(func, "axes", a, x.ndim) for a in items)
+    chosen = tuple(_axis(func, "axes", a, x.ndim) for a in items)
+    if len(set(chosen)) < len(chosen):
+        twice = next(i for k, i in enumerate(chosen) if i in chosen[:k])
+        raise value_error(func, "axes", f"names the axis {twice} more than once "
+                                        f"({axes!r} for an array of {x.ndim} dimensions); "
+                                        "the axes of a transform must be distinct (to "
+                                        "transform an axis again, call the function again)")
+    return chosen
 
 
 def _one_chunk(x, axes):
@@ -117,10 +132,14 @@ def _shift(name: str, backend: str):
     return impl
 
 
-for _backend_name in ("numpy", "dask"):
-    for _names, _make in ((ONE_AXIS, _one_axis), (N_AXES, _n_axis), (SHIFTS, _shift)):
+for _backend_name, _kinds in (("numpy", ((ONE_AXIS, _one_axis), (N_AXES, _n_axis),
+                                          (SHIFTS, _shift))),
+                              ("dask", ((ONE_AXIS, _one_axis), (N_AXES, _n_axis),
+                                        (SHIFTS, _shift))),
+                              ("cupy", ((N_AXES, _n_axis),))):
+    for _names, _make in _kinds:
         for _name in _names:
             _fn = _make(_name, _backend_name)
             _fn.__name__ = _fn.__qualname__ = _name
             register(f"fft.{_name}", _backend_name)(_fn)
-del _backend_name, _names, _make, _name, _fn
+del _backend_name, _kinds, _names, _make, _name, _fn

@@ -5,13 +5,51 @@ an int, a byte size, or a tuple with one entry per axis. A tuple of another leng
 than the array's rank is not per-axis for that array (dask would read ``(13, 3)`` for
 a 1-D array as its block lengths and fail with its own message, naming neither the
 function nor the option); :func:`fit_option` says so in the caller's name.
+
+Chunks of no element (``compute_chunk_sizes()`` of a boolean selection, slices and
+concatenations leave them): :func:`without_empty_chunks` merges them away. The
+namespace's calls do it to every dask argument (``_backends/dask_fixes.py``), the
+chunked executors of xstride's extensions to theirs (docs/dask.md).
 """
 
 from __future__ import annotations
 
+import math
+
 from .._core.errors import value_error
 
-__all__ = ["fit_option"]
+__all__ = ["fit_option", "without_empty_chunks"]
+
+
+def without_empty_chunks(a):
+    """Dask array ``a`` with its chunks of no element merged away on each axis of a known
+    length (the same array, fewer block boundaries; an axis of length 0 keeps one
+    chunk), or ``a`` itself when it has none. No element moves: the rechunk only drops
+    block boundaries (an array of no element is made anew, of the same chunk type). An
+    array without such chunks costs one ``0 in chunks`` per axis.
+
+    dask (2026.8) computes wrong answers over such chunks (``flip`` of chunks
+    ``((3, 0, 1),)`` is empty), and a graph of several empty blocks and no element
+    gave the sample sort more partitions than splitters.
+    """
+    chunks = a.chunks
+    for c in chunks:
+        if 0 in c:
+            break
+    else:
+        return a
+    new = tuple(c if 0 not in c or len(c) == 1 or math.isnan(n)
+                else tuple(b for b in c if b) or (0,)
+                for c, n in zip(chunks, a.shape))
+    if new == chunks:
+        return a
+    if 0 in a.shape and not any(math.isnan(n) for n in a.shape):
+        # dask's rechunk returns an array of no element as it is when every axis has
+        # length 0, and otherwise makes NumPy blocks: a new array of the chunks' type
+        import dask.array as da
+
+        return da.from_array(a._meta.reshape(a.shape), chunks=new, asarray=False)
+    return a.rechunk(new)
 
 
 def fit_option(func: str, chunks, shape) -> None:

@@ -27,6 +27,7 @@ import numpy as np
 from dask.array.utils import meta_from_array
 
 from .._plans.fusion import Load, node_shapes
+from .chunks import without_empty_chunks
 from ..layout import Layout
 
 __all__ = ["run", "repeat"]
@@ -103,6 +104,7 @@ def run(fused, graph, args, multi):
     """The fused call as a blockwise dask graph, or None (run ``fn`` as written)."""
     if not elementwise(graph):
         return None
+    args = [without_empty_chunks(a) if _is_dask(a) else a for a in args]
     positions = [p for p, a in enumerate(args) if _is_dask(a)]
     arrays = [args[p] for p in positions]
     if not arrays:

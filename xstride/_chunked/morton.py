@@ -18,6 +18,7 @@ import numpy as np
 
 from .._core.errors import value_error
 from . import _config
+from .chunks import without_empty_chunks
 
 __all__ = ["checked_keys", "encode", "decode"]
 
@@ -37,7 +38,7 @@ def _keys_block(pos, lower, scales, levels, block_info=None):
 def checked_keys(positions, lower, scales, levels: int):
     """``(keys, -1)``: uint64 keys (n,) of positions (n, ndim) as a dask array, chunked
     like the rows of ``positions``. Non-finite rows raise when the keys are computed."""
-    pos = positions.rechunk({1: -1})  # a block holds whole rows
+    pos = without_empty_chunks(positions).rechunk({1: -1})  # a block holds whole rows
     meta = pos._meta.astype(np.uint64).reshape((0,))
     keys = da.map_blocks(_keys_block, pos, lower, scales, levels, drop_axis=1,
                          dtype=np.uint64, meta=meta)
@@ -50,6 +51,7 @@ def _encode_block(*cells):
 
 def encode(cells):
     """Keys of checked integer cell arrays (dask, broadcast to one shape)."""
+    cells = [without_empty_chunks(c) for c in cells]
     meta = cells[0]._meta.astype(np.uint64)
     return da.map_blocks(_encode_block, *cells, dtype=np.uint64, meta=meta)
 
@@ -60,6 +62,7 @@ def _decode_block(keys, ndim):
 
 def decode(keys_u64, ndim: int):
     """Cells (n, ndim) uint64 of 1-D uint64 keys (a dask array)."""
+    keys_u64 = without_empty_chunks(keys_u64)
     meta = keys_u64._meta.astype(np.uint64).reshape((0, 0))
     return da.map_blocks(_decode_block, keys_u64, ndim, new_axis=1,
                          chunks=keys_u64.chunks + ((ndim,),), dtype=np.uint64, meta=meta)

@@ -20,7 +20,7 @@ from array_api_compat import array_namespace
 
 from .._plans.philox import M32, mul_hi_lo
 from . import _config
-from .chunks import fit_option
+from .chunks import fit_option, without_empty_chunks
 
 __all__ = ["uniform", "uniform2", "normal", "normal2", "pairs", "words", "integers"]
 
@@ -69,7 +69,7 @@ def _real(kind, seed, stream, counter, shape):
         if isinstance(res, tuple):
             return tuple(da.from_array(r, chunks=(), asarray=False) for r in res)
         return da.from_array(res, chunks=(), asarray=False)
-    arrays = da.broadcast_arrays(*arrays)
+    arrays = da.broadcast_arrays(*[without_empty_chunks(a) for a in arrays])
     ints = [v if isinstance(v, int) else None for v in vals]
     like = arrays[0]._meta
     ndim = len(shape)
@@ -134,6 +134,7 @@ def pairs(kind, seed, stream, start, n, shape=None):
 def words(counter_words, key0, key1, shape):
     """Raw Philox4x32-10: uint32 ``counter_words`` (..., 4) -> uint32 ``shape + (4,)``."""
     nd = len(shape)
+    counter_words = without_empty_chunks(counter_words)
     cw = da.broadcast_to(counter_words, tuple(shape) + (4,)).rechunk({nd: 4})
     ind = tuple(range(nd))
     keys = []
@@ -141,7 +142,7 @@ def words(counter_words, key0, key1, shape):
         if isinstance(k, int):
             keys += [k, None]
         else:
-            keys += [da.broadcast_to(k, tuple(shape)), ind]
+            keys += [da.broadcast_to(without_empty_chunks(k), tuple(shape)), ind]
     return da.blockwise(_words_block, ind + (nd,), cw, ind + (nd,), *keys, dtype=np.uint32,
                         meta=_meta(cw._meta, nd + 1, np.uint32))
 

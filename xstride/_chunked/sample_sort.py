@@ -169,7 +169,7 @@ def one_memory(collection) -> bool:
 def sample_sort(keys, values) -> tuple:
     """(sorted_keys, order int64, *sorted_values) of checked 1-D dask keys and (n,) or
     (n, k) dask values, all persisted; chunks stay on the keys' chunk backend. The
-    output has as many partitions as ``keys`` has chunks.
+    output has as many partitions as ``keys`` has chunks, less those of no row.
 
     The graph is written as one layer of plain tasks (``dask.delayed`` calls would
     merge graphs once per call: seconds for the ``P * P`` pieces of 64 chunks)."""
@@ -212,12 +212,16 @@ def sample_sort(keys, values) -> tuple:
     columns = [(keys.dtype, (), like),
                (np.dtype(np.int64), (), like.astype(np.int64))]
     columns += [(v.dtype, tuple(v.shape[1:]), v._meta) for v in vals]
+    # partitions of no row (keys of one value fill one) are left out of the columns:
+    # dask computes wrong answers over chunks of no element (docs/dask.md)
+    kept = [j for j in range(nparts) if sizes[j]] or [0]
     out = []
     for c, (dtype, tail, meta) in enumerate(columns):
         name = f"sample-sort-column{c}-{token}"
         zero = (0,) * len(tail)
-        layer = {(name, j) + zero: (operator.getitem, (merge, j), c) for j in range(nparts)}
-        chunks = (tuple(sizes),) + tuple((t,) for t in tail)
+        layer = {(name, i) + zero: (operator.getitem, (merge, j), c)
+                 for i, j in enumerate(kept)}
+        chunks = (tuple(sizes[j] for j in kept),) + tuple((t,) for t in tail)
         out.append(da.Array(HighLevelGraph.from_collections(name, layer, dependencies=parts),
                             name, chunks, dtype=dtype, meta=meta))
     return dask.persist(*out)

@@ -14,6 +14,7 @@ sort. See ``docs/dask.md``.)
 
 from __future__ import annotations
 
+from .chunks import without_empty_chunks
 from .sample_sort import sample_sort
 
 __all__ = ["sort_by_key"]
@@ -24,4 +25,4 @@ def sort_by_key(keys, values, key_bits=None) -> tuple:
     (n, k) dask values; all dask arrays with the chunks' backend of ``keys``.
     ``key_bits`` (checked by the caller) is not used: the sample sort compares whole
     keys, and the keys are not checked against it (that would compute them)."""
-    return sample_sort(keys, values)
+    return sample_sort(without_empty_chunks(keys), [without_empty_chunks(v) for v in values])

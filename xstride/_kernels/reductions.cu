@@ -292,6 +292,8 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_cols(XS_RED_IN(Tin) x, To
 // and the reduced stride multiples of W = -V, x 16-byte aligned: the host checks): a
 // thread takes W adjacent rows, each step of their elements one 16-byte load, each
 // row still folded one element at a time in order (the bits of one row per thread).
+// Not for OP 4: var/std's rows of one reduced axis run xs_var_rows (reduce_finish.cu),
+// so the host never asks this walk for a center.
 template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V, int MINB, int B>
 __global__ void __launch_bounds__(256, MINB) xs_reduce_short(XS_RED_IN(Tin) x, Tout* __restrict__ out,
                                 const Tacc* __restrict__ center,
@@ -303,23 +305,21 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_short(XS_RED_IN(Tin) x, T
     if constexpr (V < -1) {
         constexpr int W = -V;
         static_assert(W * sizeof(Tin) == 16 && NR == 1, "16-byte steps of W rows, one reduced axis");
+        static_assert(OP != 4, "no center: var's pass of such rows runs xs_var_rows");
         const long long s = d.rstride[0];
         for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < nrows / W;
              g += nthreads) {
             const long long row = g * W;
             const Tin* p = x + row;   // the kept axis has stride 1
-            Tacc acc[W], c[W];
+            Tacc acc[W];
 #pragma unroll
-            for (int u = 0; u < W; ++u) {
-                acc[u] = Op::template identity<Tacc>();
-                c[u] = OP == 4 ? center[row + u] : Tacc(0);
-            }
+            for (int u = 0; u < W; ++u) acc[u] = Op::template identity<Tacc>();
 #pragma unroll 4
             for (long long j = 0; j < rowlen; ++j) {
                 Tin v[W];
                 xs_load_vec<Tin, W>(p + j * s, v);
 #pragma unroll
-                for (int u = 0; u < W; ++u) acc[u] = op(acc[u], xs_transform<OP, Tacc>(v[u], c[u]));
+                for (int u = 0; u < W; ++u) acc[u] = op(acc[u], xs_transform<OP, Tacc>(v[u], Tacc(0)));
             }
 #pragma unroll
             for (int u = 0; u < W; ++u) out[row + u] = xs_final<OP, Tout>(acc[u], rowlen);

@@ -96,8 +96,11 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
     base = x.data.ptr + plan.offset * x.itemsize
     # "tile": (MINB, B, bytes staged, most rows) -- the last two shape the launch
     tile = tuple(rc.TUNING["tile"][2:]) if plan.strategy == "tile" else (0, 0)
+    # rows side by side (vec < 0) for every op but var's centered pass ("sumsq"): the
+    # walk reads no center, and var/std run such rows (one reduced axis of at most 32
+    # elements) in xs_var_rows, never in two passes (see var)
     geo = reduction_geometry(plan, x.itemsize, rc.sm_count(), base, tile=tile,
-                             side_by_side=True)
+                             side_by_side=op != "sumsq")
     nkc, nrc = rc.capacity(plan.nk), rc.reduced_capacity(plan.nr)
     rec.desc = rc.pack_struct(rc.pad(plan.kshape, nkc, 1), rc.pad(plan.kstride, nkc, 0),
                               rc.pad(plan.rshape, nrc, 1), rc.pad(plan.rstride, nrc, 0),

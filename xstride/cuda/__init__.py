@@ -44,4 +44,6 @@ def __getattr__(name: str):
 
 
 def __dir__():
-    return sorted(set(__all__) | {k for k in globals() if not k.startswith("__")})
+    """What ``dir()`` and tab completion list: ``__all__`` (made or not) and the private
+    names; a submodule imported by a name's first use is not listed."""
+    return sorted(set(__all__) | {k for k in globals() if k.startswith("_")})

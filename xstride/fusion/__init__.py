@@ -304,3 +304,10 @@ class Fused:
 
     def __repr__(self):
         return f"<fused {getattr(self.fn, '__qualname__', self.fn)!r}>"
+
+
+def __dir__():
+    """What ``dir()`` and tab completion list: the public names, ``__all__`` (the helpers
+    this module imports or keeps for xstride's own modules stay importable, unlisted),
+    and the private ones."""
+    return sorted(set(__all__) | {k for k in globals() if k.startswith("_")})
