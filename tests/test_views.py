@@ -28,6 +28,21 @@ def test_issue_examples():
     assert xp.broadcast_to(z, (2, 0, 4)).shape == (2, 0, 4)
 
 
+@pytest.mark.parametrize("offset", [2**62, 2**63 - 1, -2**63, -2**61])
+def test_empty_view_takes_any_int64_offset(offset):
+    """A new-user probe: the docs accept an empty view "whatever its strides and offset",
+    but an offset whose byte offset (times the item size) or whose empty span's end
+    (``offset - 1``) left int64 was refused ("the lowest reachable byte offset ... does
+    not fit")."""
+    a = np.arange(10)
+    for shape, strides in (((0,), (1,)), ((3, 0), (-2, 5))):
+        v = xp.as_strided(a, shape, strides, offset=offset)
+        assert v.shape == shape and v.size == 0
+        assert v.__array_interface__["data"][0] == a.__array_interface__["data"][0]
+    with pytest.raises(ValueError, match="offset"):       # beyond int64 stays refused
+        xp.as_strided(a, (0,), (1,), offset=2**63)
+
+
 def test_zero_copy_and_writeable():
     a = np.arange(10.0)
     v = xp.as_strided(a, (3, 3), (3, 1), offset=1)

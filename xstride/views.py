@@ -219,8 +219,11 @@ def _as_strided(a, shape, strides, *, offset=0):
     if not -_INT64_MAX - 1 <= offset <= _INT64_MAX:
         raise _value_error("as_strided", "offset", f"{offset} does not fit in a signed "
                                                   "64-bit integer")
-    lay = _view_layout("as_strided", shape, strides, offset, a.itemsize)
-    if lay.size:
+    # an empty view reaches nothing and starts at a's pointer: its offset (checked to fit
+    # int64 above) plays no part, and its byte offset or empty span may leave int64
+    empty = 0 in shape
+    lay = _view_layout("as_strided", shape, strides, 0 if empty else offset, a.itemsize)
+    if not empty:
         blo, bhi = be.buffer_range(a)
         ptr = be.data_ptr(a)
         vlo, vhi = lay.byte_span()
