@@ -72,7 +72,7 @@ def sliding_window_view(x, window_shape, axis=None, *, writeable=False):
     ----------
     x : numpy.ndarray, cupy.ndarray or dask.array.Array
         A dask array gets dask's own function (a new, read-only array: no memory to
-        view).
+        view); where its windows are empty or ``x`` is 0-d, a result made by xstride.
     window_shape : int or tuple of int
         Window extent per windowed axis.
     axis : int or tuple of int, optional
@@ -93,8 +93,9 @@ def sliding_window_view(x, window_shape, axis=None, *, writeable=False):
         ``x`` is not an array; ``window_shape`` or ``axis`` are not ints;
         ``writeable`` is not a bool.
     ValueError
-        A window larger than its axis, a negative window, ``axis`` out of range, or
-        window_shape/axis of different lengths.
+        A window larger than its axis, a negative window, ``axis`` out of range,
+        window_shape/axis of different lengths, or a dask ``x`` whose chunk lengths are
+        unknown (``x.compute_chunk_sizes()`` first).
 
     Notes
     -----
@@ -247,6 +248,10 @@ def _sliding_window_view(x, window_shape, axis=None, *, writeable=False):
     if not isinstance(writeable, (bool, _np.bool_)):
         raise _type_error("sliding_window_view", "writeable", writeable, "True or False")
     writeable = bool(writeable)
+    if any(n != n for n in x.shape):   # NaN: a dask array after boolean indexing
+        raise _value_error("sliding_window_view", "x", "has chunk lengths that dask does not "
+                                                      "know (as after boolean indexing); call "
+                                                      "x.compute_chunk_sizes() first")
     window = _int_tuple("sliding_window_view", "window_shape", window_shape)
     if any(w < 0 for w in window):
         raise _value_error("sliding_window_view", "window_shape",
