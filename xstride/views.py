@@ -248,10 +248,6 @@ def _sliding_window_view(x, window_shape, axis=None, *, writeable=False):
     if not isinstance(writeable, (bool, _np.bool_)):
         raise _type_error("sliding_window_view", "writeable", writeable, "True or False")
     writeable = bool(writeable)
-    if any(n != n for n in x.shape):   # NaN: a dask array after boolean indexing
-        raise _value_error("sliding_window_view", "x", "has chunk lengths that dask does not "
-                                                      "know (as after boolean indexing); call "
-                                                      "x.compute_chunk_sizes() first")
     window = _int_tuple("sliding_window_view", "window_shape", window_shape)
     if any(w < 0 for w in window):
         raise _value_error("sliding_window_view", "window_shape",
@@ -274,6 +270,10 @@ def _sliding_window_view(x, window_shape, axis=None, *, writeable=False):
                                   f"{ax} is out of range for {x.ndim} axes")
             norm.append(ax % x.ndim)
         axes = tuple(norm)
+    if any(n != n for n in x.shape):   # NaN: a dask array after boolean indexing
+        raise _value_error("sliding_window_view", "x", "has chunk lengths that dask does not "
+                                                      "know (as after boolean indexing); call "
+                                                      "x.compute_chunk_sizes() first")
     # NumPy's rule: the windows apply one after another, so a repeated axis is checked
     # against what the earlier windows on it left (a window of 0 lengthens the axis by 1)
     shape = list(x.shape)
