@@ -101,6 +101,18 @@ def test_bad_arguments(args, exc, match):
         xp.as_strided(np.arange(4), *args)
 
 
+def test_a_float_array_of_strides_is_named_as_given():
+    """A new-user probe: ``strides=np.array([1.0])`` was reported as "got tuple
+    (array([1.]),)", a tuple the caller never passed."""
+    with pytest.raises(TypeError, match=r"^as_strided: argument 'strides' got "
+                                        r"numpy\.ndarray\(shape=\(1,\), dtype=float64\); "
+                                        r"expected a tuple of integers$"):
+        xp.as_strided(np.arange(4), (3,), np.array([1.0]))
+    with pytest.raises(TypeError, match=r"^sliding_window_view: argument 'window_shape' got "
+                                        r"numpy\.ndarray\(shape=\(1, 1\), dtype=int64\); "):
+        xp.sliding_window_view(np.arange(4), np.array([[2]]))
+
+
 def test_not_an_array_names_only_the_array_types_taken():
     """A new-user probe: both said "numpy.ndarray or cupy.ndarray or dask.ndarray",
     though as_strided refuses dask arrays and dask's type is dask.array.Array."""

@@ -161,6 +161,7 @@ def _check_array(func, arg, a, *, immutable_too):
 
 
 def _int_tuple(func, name, value):
+    given = value   # the error names what the caller passed
     if isinstance(value, _np.ndarray) and value.ndim == 1 and value.dtype.kind in "iu":
         value = value.tolist()  # NumPy's as_strided takes array shapes too
     elif isinstance(value, int) or hasattr(value, "__index__"):
@@ -168,9 +169,9 @@ def _int_tuple(func, name, value):
     try:
         out = tuple(int(v.__index__()) if not isinstance(v, int) else v for v in value)
     except (TypeError, AttributeError):
-        raise _type_error(func, name, value, "a tuple of integers") from None
+        raise _type_error(func, name, given, "a tuple of integers") from None
     if any(isinstance(v, bool) for v in value):   # True is an int to Python, not a size
-        raise _type_error(func, name, value, "a tuple of integers (not bools)")
+        raise _type_error(func, name, given, "a tuple of integers (not bools)")
     return out
 
 
