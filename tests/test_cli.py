@@ -124,3 +124,17 @@ def test_a_closed_stdout_ends_the_command_quietly(args):
         os.close(w)
     assert proc.returncode == 141, proc.stderr
     assert proc.stderr == ""
+
+
+@pytest.mark.parametrize("value", ["abc", "0"])
+def test_a_bad_environment_variable_is_one_line_not_a_traceback(monkeypatch, capsys, value):
+    """A new-user probe: ``XSTRIDE_NUM_THREADS=abc python -m xstride demo`` ended with a
+    traceback (the library's ValueError from the host Philox executor); the command now
+    says it in one line and exits with status 2, as for a bad option."""
+    from xstride.__main__ import entry_point
+
+    monkeypatch.setenv("XSTRIDE_NUM_THREADS", value)
+    assert entry_point(["demo", "--n", "10"]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"xstride: error: environment variable XSTRIDE_NUM_THREADS={value!r}: "
+                   "expected a positive integer (threads of the host Philox executor)\n"), err

@@ -258,6 +258,42 @@ def test_out_copy_into_and_as_strided_refuse_dask_arrays():
     assert isinstance(w, da.Array) and xp.to_numpy(w).shape == (3, 2)
 
 
+@pytest.mark.parametrize("shape, window, axis", [
+    ((0, 3), 2, 1),           # dask: "The overlapping depth 1 is larger than your array 0"
+    ((0, 3), (0, 2), None),
+    ((10,), 0, None),         # dask: "`window_shape` must contain values > 0"
+    ((3, 0), 0, 1),
+    ((4, 3), (0, 2), (1, 1)),
+    ((), (), None),           # dask: "reduce() of empty iterable with no initial value"
+    ((5, 4), (2, 3), None),   # (and the plain case)
+])
+def test_sliding_window_view_of_dask_arrays_at_the_edges(shape, window, axis):
+    """A new-user probe: where NumPy's windows are empty (an empty input, a window of
+    0) or are the 0-d input itself, dask's function failed; the result is NumPy's."""
+    x = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    want = np.lib.stride_tricks.sliding_window_view(x, window, axis)
+    with xp.use_backend("dask", chunks=2):
+        got = xp.sliding_window_view(xp.asarray(x), window, axis)
+    assert isinstance(got, da.Array)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    out = xp.to_numpy(got)
+    assert out.shape == want.shape and np.array_equal(out, want)
+
+
+def test_sliding_window_view_of_unknown_chunk_lengths_says_what_to_do():
+    """After boolean indexing, dask failed with "The overlapping depth ... is larger than
+    your array nan"."""
+    x = da.from_array(np.arange(10.0), chunks=3)
+    y = x[x > 2]
+    with pytest.raises(ValueError, match=r"^sliding_window_view: argument 'x' has chunk "
+                                         r"lengths that dask does not know .* call "
+                                         r"x\.compute_chunk_sizes\(\) first$"):
+        xp.sliding_window_view(y, 3)
+    y.compute_chunk_sizes()
+    assert np.array_equal(xp.to_numpy(xp.sliding_window_view(y, 3)),
+                          np.lib.stride_tricks.sliding_window_view(np.arange(3.0, 10.0), 3))
+
+
 # --------------------------------------------------------------------- conversions
 def test_to_numpy_and_to_device_compute():
     with xp.use_backend("dask", chunks=2):

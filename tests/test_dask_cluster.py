@@ -213,6 +213,9 @@ def test_a_scheduler_that_does_not_answer_is_a_clear_error_within_seconds(capsys
      "--workers sizes a local cluster"),
     (["--backend", "dask", "--connect-timeout", "0", "--scheduler", "tcp://127.0.0.1:1"],
      "--connect-timeout must be positive"),
+    # inf passed the check and reached dask's time parser: a KeyError about time units
+    (["--backend", "dask", "--connect-timeout", "inf", "--scheduler", "tcp://127.0.0.1:1"],
+     "--connect-timeout must be positive and finite; got inf"),
     (["--backend", "dask", "--voxel", "0.1", "--plot", "x.png"],
      "--voxel, --plot need the points in one memory: use --backend numpy or cupy"),
     (["--backend", "dask", "--out", "x.ply"], "--out needs the points in one memory"),

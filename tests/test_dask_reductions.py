@@ -212,6 +212,30 @@ def test_fuse_runs_per_block_and_equals_the_unfused_run():
     _same(damped(x, np.float32(2)), damped.fn(p, np.float32(2)), True)
 
 
+def _square(x):
+    return x ** 2
+
+
+def _square_and_next(x):
+    return x ** 2, x + 1
+
+
+@pytest.mark.parametrize("fn", [_square, _square_and_next])
+def test_fuse_per_block_declares_the_dtype_its_blocks_have(fn):
+    """A new-user probe: the declared dtype came from the trace, which follows CuPy's rules
+    (``x ** 2`` of a bool array squares in int64 on CuPy), while NumPy blocks run the
+    function as written (int8): ``got.dtype`` said int64 and ``compute()`` gave int8."""
+    b = np.array([True, False, True, True, False])
+    want = fn(b)
+    got = xp.fuse(fn)(_dask(b, 2))
+    want, got = (want, got) if isinstance(want, tuple) else ((want,), (got,))
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert "xstride-fuse" in _layers(g)
+        assert g.dtype == w.dtype and g._meta.dtype == w.dtype
+        _same(g, w, True)
+
+
 def test_fuse_runs_as_written_where_blocks_do_not_line_up():
     rng = np.random.default_rng(4)
     p, v = rng.standard_normal((10, 3)), rng.standard_normal((10, 3))

@@ -305,6 +305,20 @@ def test_where_clip_astype_bitwise(fake_cupy):
     check(f, x, i)
 
 
+def test_clip_takes_the_standards_keywords(fake_cupy):
+    """A new-user probe: ``xp.clip(x, min=..., max=...)``, the standard's spelling
+    (``clip(x, /, min=None, max=None)``), raised "clip() got an unexpected keyword
+    argument 'min'" in the trace, so the call ran unfused (or raised under strict)."""
+    x = np.array([-2.0, -0.25, 0.5, 3.0, np.nan], np.float32)
+    i = np.arange(-3, 2, dtype=np.int16)      # one shape: outputs of a fused call
+
+    def f(x, i):
+        return (xp.clip(x, min=-0.5, max=0.75), xp.clip(x, max=0.0), xp.clip(x, -1.0, max=2.0),
+                xp.clip(i, min=-2), xp.clip(i, min=None, max=2))
+
+    check(f, x, i)
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tree=trees(), dtypes=st.tuples(*[st.sampled_from(DTYPES)] * 3), seed=st.integers(0, 9))
 def _random_expression_matches_numpy(tree, dtypes, seed):

@@ -224,10 +224,18 @@ def test_nonfinite_positions_name_the_first_bad_row(bad):
 def test_nonfinite_bounds_and_overflowing_scale():
     with pytest.raises(ValueError, match="argument 'lower' must be finite"):
         alg.morton_keys(np.zeros((1, 2)), [np.nan, 0], [1, 1], 3)
-    with pytest.raises(ValueError, match="is not finite"):
+    with pytest.raises(ValueError, match=r"extent \[1e-320, 1\.0\] so small that the scale "
+                                         r"2\*\*levels / \(upper - lower\) overflows float64 "
+                                         r"on axis 0$"):
         alg.morton_scales([0, 0], [1e-320, 1], 21)
-    with pytest.raises(ValueError, match="is not finite"):
+    # a new-user probe: the scale of an infinite extent is 0, which the message called
+    # "not finite"; it is the extent that overflows
+    with pytest.raises(ValueError, match=r"^morton_scales: argument 'upper' gives a box extent "
+                                         r"\[inf, 1\.0\]: upper - lower overflows float64 on "
+                                         r"axis 0; rescale the coordinates$"):
         alg.morton_scales([-1e308, 0], [1e308, 1], 3)
+    with pytest.raises(ValueError, match=r"^morton_keys: .* overflows float64 on axis 1"):
+        alg.morton_keys(np.zeros((1, 2)), [0, 1e308], [1, -1e308], 3)
 
 
 @pytest.mark.parametrize("dtype", [np.bool_, np.complex128, object])

@@ -271,6 +271,33 @@ def test_generator_counters_and_reproducibility():
     assert rng.Philox(42, 3, backend="numpy").uniform(0).shape == (0,)
 
 
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_generator_copies_and_pickles_continue_the_stream(backend):
+    """A new-user probe: ``copy.deepcopy(g)``, ``copy.copy(g)`` and ``pickle`` (a dask
+    task's arguments, a checkpoint) raised "cannot pickle 'module' object". A copy holds
+    the seed, stream, backend and counter, and draws what the original draws next."""
+    import copy
+    import pickle
+
+    if backend == "dask":
+        pytest.importorskip("dask")
+    g = rng.Philox(42, stream=3, backend=backend)
+    g.uniform(5)
+    g.advance(2**40)
+    for make in (copy.copy, copy.deepcopy, lambda g: pickle.loads(pickle.dumps(g))):
+        h = make(g)
+        assert h is not g and type(h) is rng.Philox
+        assert (h.seed, h.stream, h.counter, h.backend) == (42, 3, 3 + 2**40, backend)
+        np.testing.assert_array_equal(xp.to_numpy(h.normal((2, 3))),
+                                      xp.to_numpy(copy.deepcopy(g).normal((2, 3))))
+        assert g.counter == 3 + 2**40          # drawing from a copy leaves g as it was
+    nxt = xp.to_numpy(g.integers(-5, 5, 4))
+    assert np.array_equal(xp.to_numpy(pickle.loads(pickle.dumps(g)).integers(-5, 5, 4)),
+                          xp.to_numpy(rng.Philox(42, 3, backend=backend).advance(g.counter)
+                                      .integers(-5, 5, 4)))
+    assert nxt.shape == (4,)
+
+
 @pytest.mark.parametrize("n", [1, 2, 7, 2 * H.CHUNK + 3])
 def test_generator_uniform_pairs_any_length(n):
     g = rng.Philox(2**64 - 1, stream=2**63 + 5, backend="numpy").advance(2**32 - 3)

@@ -329,10 +329,16 @@ def test_bin_offsets_bad_input():
     with pytest.raises(ValueError, match="'n_bins' must be >= 0"):
         bin_offsets(np.array([0]), -1)
     # offsets are int64: NumPy's "Maximum allowed size exceeded" named no argument
-    with pytest.raises(ValueError, match="'n_bins' must be < 2\\*\\*63 - 1"):
+    with pytest.raises(ValueError, match="'n_bins' must be below 2\\*\\*60 - 1"):
         bin_offsets(np.array([0]), 2**70)
     with pytest.raises(ValueError, match="'n_bins'"):
         bin_offsets(np.array([0]), 2**63 - 1)
+    # (n_bins + 1) int64 offsets of more than 2**63 - 1 bytes: NumPy's bare "array is too
+    # big" (no function, no argument), and CuPy's byte count wraps around in 64 bits
+    for nb in (2**60 - 1, 2**61, 2**62):
+        with pytest.raises(ValueError, match=r"^bin_offsets: argument 'n_bins' must be below "
+                                             r"2\*\*60 - 1: .* 2\*\*63 - 1 bytes; got \d+$"):
+            bin_offsets(np.array([0]), nb)
     for bad in (2.0, True, None):
         with pytest.raises(TypeError, match="'n_bins'"):
             bin_offsets(np.array([0]), bad)

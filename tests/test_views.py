@@ -28,6 +28,21 @@ def test_issue_examples():
     assert xp.broadcast_to(z, (2, 0, 4)).shape == (2, 0, 4)
 
 
+@pytest.mark.parametrize("offset", [2**62, 2**63 - 1, -2**63, -2**61])
+def test_empty_view_takes_any_int64_offset(offset):
+    """A new-user probe: the docs accept an empty view "whatever its strides and offset",
+    but an offset whose byte offset (times the item size) or whose empty span's end
+    (``offset - 1``) left int64 was refused ("the lowest reachable byte offset ... does
+    not fit")."""
+    a = np.arange(10)
+    for shape, strides in (((0,), (1,)), ((3, 0), (-2, 5))):
+        v = xp.as_strided(a, shape, strides, offset=offset)
+        assert v.shape == shape and v.size == 0
+        assert v.__array_interface__["data"][0] == a.__array_interface__["data"][0]
+    with pytest.raises(ValueError, match="offset"):       # beyond int64 stays refused
+        xp.as_strided(a, (0,), (1,), offset=2**63)
+
+
 def test_zero_copy_and_writeable():
     a = np.arange(10.0)
     v = xp.as_strided(a, (3, 3), (3, 1), offset=1)
@@ -84,6 +99,18 @@ def test_buffer_base_objects():
 def test_bad_arguments(args, exc, match):
     with pytest.raises(exc, match=match):
         xp.as_strided(np.arange(4), *args)
+
+
+def test_a_float_array_of_strides_is_named_as_given():
+    """A new-user probe: ``strides=np.array([1.0])`` was reported as "got tuple
+    (array([1.]),)", a tuple the caller never passed."""
+    with pytest.raises(TypeError, match=r"^as_strided: argument 'strides' got "
+                                        r"numpy\.ndarray\(shape=\(1,\), dtype=float64\); "
+                                        r"expected a tuple of integers$"):
+        xp.as_strided(np.arange(4), (3,), np.array([1.0]))
+    with pytest.raises(TypeError, match=r"^sliding_window_view: argument 'window_shape' got "
+                                        r"numpy\.ndarray\(shape=\(1, 1\), dtype=int64\); "):
+        xp.sliding_window_view(np.arange(4), np.array([[2]]))
 
 
 def test_not_an_array_names_only_the_array_types_taken():

@@ -75,7 +75,13 @@ def entry_point(argv=None) -> int:
     raises ``BrokenPipeError``; the command then ends with status 141 and no traceback,
     as a Unix tool killed by SIGPIPE (stdout is pointed at the null device so that
     Python's own flush at exit does not fail again).
+
+    An environment variable of xstride that holds a value it does not take
+    (``XSTRIDE_NUM_THREADS=abc``: :class:`~xstride._core.errors.SettingError`) is one line
+    on stderr and status 2, as a bad option is, not a traceback.
     """
+    from ._core.errors import SettingError
+
     try:
         status = main(argv)
         sys.stdout.flush()
@@ -83,6 +89,9 @@ def entry_point(argv=None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return _BROKEN_PIPE_STATUS
+    except SettingError as exc:
+        print(f"xstride: error: {exc}", file=sys.stderr)
+        return 2
     return status
 
 

@@ -72,7 +72,7 @@ def sliding_window_view(x, window_shape, axis=None, *, writeable=False):
     ----------
     x : numpy.ndarray, cupy.ndarray or dask.array.Array
         A dask array gets dask's own function (a new, read-only array: no memory to
-        view).
+        view); where its windows are empty or ``x`` is 0-d, a result made by xstride.
     window_shape : int or tuple of int
         Window extent per windowed axis.
     axis : int or tuple of int, optional
@@ -93,8 +93,9 @@ def sliding_window_view(x, window_shape, axis=None, *, writeable=False):
         ``x`` is not an array; ``window_shape`` or ``axis`` are not ints;
         ``writeable`` is not a bool.
     ValueError
-        A window larger than its axis, a negative window, ``axis`` out of range, or
-        window_shape/axis of different lengths.
+        A window larger than its axis, a negative window, ``axis`` out of range,
+        window_shape/axis of different lengths, or a dask ``x`` whose chunk lengths are
+        unknown (``x.compute_chunk_sizes()`` first).
 
     Notes
     -----
@@ -160,6 +161,7 @@ def _check_array(func, arg, a, *, immutable_too):
 
 
 def _int_tuple(func, name, value):
+    given = value   # the error names what the caller passed
     if isinstance(value, _np.ndarray) and value.ndim == 1 and value.dtype.kind in "iu":
         value = value.tolist()  # NumPy's as_strided takes array shapes too
     elif isinstance(value, int) or hasattr(value, "__index__"):
@@ -167,9 +169,9 @@ def _int_tuple(func, name, value):
     try:
         out = tuple(int(v.__index__()) if not isinstance(v, int) else v for v in value)
     except (TypeError, AttributeError):
-        raise _type_error(func, name, value, "a tuple of integers") from None
+        raise _type_error(func, name, given, "a tuple of integers") from None
     if any(isinstance(v, bool) for v in value):   # True is an int to Python, not a size
-        raise _type_error(func, name, value, "a tuple of integers (not bools)")
+        raise _type_error(func, name, given, "a tuple of integers (not bools)")
     return out
 
 
@@ -219,8 +221,11 @@ def _as_strided(a, shape, strides, *, offset=0):
     if not -_INT64_MAX - 1 <= offset <= _INT64_MAX:
         raise _value_error("as_strided", "offset", f"{offset} does not fit in a signed "
                                                   "64-bit integer")
-    lay = _view_layout("as_strided", shape, strides, offset, a.itemsize)
-    if lay.size:
+    # an empty view reaches nothing and starts at a's pointer: its offset (checked to fit
+    # int64 above) plays no part, and its byte offset or empty span may leave int64
+    empty = 0 in shape
+    lay = _view_layout("as_strided", shape, strides, 0 if empty else offset, a.itemsize)
+    if not empty:
         blo, bhi = be.buffer_range(a)
         ptr = be.data_ptr(a)
         vlo, vhi = lay.byte_span()
@@ -266,6 +271,10 @@ def _sliding_window_view(x, window_shape, axis=None, *, writeable=False):
                                   f"{ax} is out of range for {x.ndim} axes")
             norm.append(ax % x.ndim)
         axes = tuple(norm)
+    if any(n != n for n in x.shape):   # NaN: a dask array after boolean indexing
+        raise _value_error("sliding_window_view", "x", "has chunk lengths that dask does not "
+                                                      "know (as after boolean indexing); call "
+                                                      "x.compute_chunk_sizes() first")
     # NumPy's rule: the windows apply one after another, so a repeated axis is checked
     # against what the earlier windows on it left (a window of 0 lengthens the axis by 1)
     shape = list(x.shape)

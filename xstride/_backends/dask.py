@@ -230,7 +230,23 @@ class DaskBackend(Backend):
         return out if be is None else be.to_host(out)
 
     def library_sliding_window_view(self, x, window, axes, writeable):
-        return self.load().lib.stride_tricks.sliding_window_view(x, window, axes)
+        """dask's function, except where it fails and NumPy's windows are trivial: a 0-d
+        ``x`` (no axis to slide along: the windows are ``x``), and a result of no element
+        (an empty ``x``, a window of 0; dask refuses windows of 0 and fails on empty
+        axes), made here as one empty chunk of ``x``'s chunk type."""
+        da = self.load()
+        if x.ndim == 0:
+            return x
+        shape = list(x.shape)
+        for ax, w in zip(axes, window):
+            shape[ax] -= w - 1
+        shape = tuple(shape) + tuple(window)
+        if 0 in shape:
+            import numpy as np
+
+            return da.from_array(np.empty_like(x._meta, dtype=x.dtype, shape=shape),
+                                 chunks=shape)
+        return da.lib.stride_tricks.sliding_window_view(x, window, axes)
 
     # ------------------------------------------------------------------ chunks
     def attach(self, peers: dict) -> None:

@@ -24,7 +24,7 @@ import operator
 
 import dask.array as da
 import numpy as np
-from dask.array.utils import meta_from_array
+from dask.array.utils import compute_meta, meta_from_array
 
 from .._plans.fusion import Load, node_shapes
 from .chunks import without_empty_chunks
@@ -117,10 +117,11 @@ def run(fused, graph, args, multi):
     pairs = []
     for a in arrays:
         pairs += [a, tuple(range(nd - a.ndim, nd))]
-    dtypes = [np.dtype(graph.nodes[k].dtype) for k in graph.outputs]
-    metas = [meta_from_array(arrays[0]._meta, ndim=nd, dtype=dt) for dt in dtypes]
     name = getattr(fused.fn, "__name__", "fused")
     func = _PerBlock(fused, positions, len(args), consts)
+    dtypes = _block_dtypes(func, arrays, len(graph.outputs)) or \
+        [np.dtype(graph.nodes[k].dtype) for k in graph.outputs]
+    metas = [meta_from_array(arrays[0]._meta, ndim=nd, dtype=dt) for dt in dtypes]
     if not multi:
         return da.blockwise(func, tuple(range(nd)), *pairs, dtype=dtypes[0],
                             meta=metas[0], name=f"xstride-fuse-{name}-{_token(args, fused)}")
@@ -128,6 +129,19 @@ def run(fused, graph, args, multi):
                         name=f"xstride-fuse-{name}-{_token(args, fused)}")
     return tuple(both.map_blocks(operator.getitem, k, dtype=dt, meta=m)
                  for k, (dt, m) in enumerate(zip(dtypes, metas)))
+
+
+def _block_dtypes(func, arrays, n: int) -> list | None:
+    """The dtypes of the ``n`` outputs of a block: ``func`` called on the arguments'
+    metas (empty arrays of their chunks' type; dask's ``compute_meta``), or None where
+    that call fails. The trace's dtypes follow CuPy's rules, which NumPy blocks (the
+    function run as written) do not always share: ``x ** 2`` of a bool array is int64
+    on CuPy, int8 on NumPy."""
+    out = compute_meta(func, None, *arrays)
+    out = out if isinstance(out, tuple) else (out,)
+    if len(out) != n or not all(hasattr(o, "dtype") for o in out):
+        return None
+    return [np.dtype(o.dtype) for o in out]
 
 
 def _token(args, fused) -> str:

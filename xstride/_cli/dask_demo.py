@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import math
 import sys
 import time
 
@@ -306,8 +307,9 @@ def run(args) -> int:
     gpu = _backends.get(chunk_backend).compiles_kernels
     timeout = DEFAULT_TIMEOUT if args.connect_timeout is None else args.connect_timeout
     try:
-        if args.connect_timeout is not None and not args.connect_timeout > 0:
-            raise DemoError(f"--connect-timeout must be positive; got {args.connect_timeout}")
+        if args.connect_timeout is not None and not 0 < args.connect_timeout < math.inf:
+            raise DemoError("--connect-timeout must be positive and finite; got "
+                            f"{args.connect_timeout}")
         with cluster(args.workers, args.scheduler, gpu, timeout) as client:
             if not args.json:
                 print(f"dask cluster: {client.scheduler.address} "

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 __all__ = ["describe", "type_error", "value_error", "argument_error", "error", "overflow_error",
            "cast_error", "broadcast_error", "backend_unavailable_error", "mixed_backends_error",
-           "unavailable_error", "immutable_error", "not_provided_error"]
+           "unavailable_error", "immutable_error", "not_provided_error", "SettingError",
+           "setting_error"]
+
+
+class SettingError(ValueError):
+    """An environment variable of xstride holds a value xstride does not take. A
+    ``ValueError`` to the library's callers; ``python -m xstride`` reports it in one line
+    (exit status 2) instead of a traceback."""
 
 
 def describe(obj) -> str:
@@ -107,3 +114,8 @@ def immutable_error(func: str, arg: str, got, backend: str, instead: str) -> Typ
 def not_provided_error(func: str, backend: str, instead: str) -> NotImplementedError:
     """``NotImplementedError`` for a function a backend's library cannot provide."""
     return NotImplementedError(f"{func}: not available on the {backend} backend; {instead}")
+
+
+def setting_error(name: str, raw: str, expected: str) -> SettingError:
+    """:class:`SettingError` for environment variable ``name`` holding ``raw``."""
+    return SettingError(f"environment variable {name}={raw!r}: expected {expected}")

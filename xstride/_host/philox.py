@@ -35,7 +35,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from .._core.errors import error
+from .._core.errors import setting_error
 from .._plans.philox import Affine
 
 __all__ = ["Affine", "words", "uniform", "uniform2", "normal", "normal2", "pairs", "CHUNK",
@@ -295,8 +295,8 @@ def _threads(nchunks):
         except ValueError:
             limit = 0
         if limit < 1:
-            raise error(ValueError, f"environment variable XSTRIDE_NUM_THREADS={env!r}",
-                        "expected a positive integer (threads of the host Philox executor)")
+            raise setting_error("XSTRIDE_NUM_THREADS", env,
+                                "a positive integer (threads of the host Philox executor)")
     return max(1, min(limit, nchunks // 2))
 
 

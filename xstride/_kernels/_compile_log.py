@@ -28,7 +28,7 @@ import time
 from collections import deque
 from typing import NamedTuple
 
-from .._core.errors import error
+from .._core.errors import setting_error
 
 __all__ = ["CompiledKernel", "ENV", "timed", "records", "totals", "reset", "log_enabled",
            "watch_cupy", "watch_if_logging", "cupy_watched", "digest"]
@@ -103,8 +103,7 @@ def log_enabled() -> bool:
         return True
     if value in _OFF:
         return False
-    raise error(ValueError, f"environment variable {ENV}={raw!r}",
-                "expected 1 (print one line per kernel compile on stderr) or 0")
+    raise setting_error(ENV, raw, "1 (print one line per kernel compile on stderr) or 0")
 
 
 def _after_fork_in_child() -> None:

@@ -71,8 +71,9 @@ def morton_scales(lower, upper, levels) -> _np.ndarray:
         ``levels`` is not an int; a bound is not numeric.
     ValueError
         Bounds of different lengths or not of length 2 or 3, non-finite bounds,
-        ``lower == upper`` on an axis, ``levels`` out of range, or an extent so small
-        that the scale overflows.
+        ``lower == upper`` on an axis, ``levels`` out of range, an extent
+        ``upper - lower`` that overflows float64, or an extent so small that the scale
+        overflows.
     """
     return _scales("morton_scales", lower, upper, levels)
 
@@ -94,9 +95,15 @@ def _scales(func: str, lower, upper, levels) -> _np.ndarray:
                                              "the box must have a nonzero extent on every axis")
     with _np.errstate(over="ignore", divide="ignore"):
         scales = _np.float64(2.0**lv) / extent
-    if not (_np.isfinite(extent).all() and _np.isfinite(scales).all()):
-        raise _value_error(func, "upper", f"gives a box extent {extent.tolist()} whose scale "
-                                         "2**levels / (upper - lower) is not finite")
+    for axis in range(lo.size):
+        if not _np.isfinite(extent[axis]):
+            raise _value_error(func, "upper", f"gives a box extent {extent.tolist()}: upper - "
+                                             f"lower overflows float64 on axis {axis}; rescale "
+                                             "the coordinates")
+        if not _np.isfinite(scales[axis]):
+            raise _value_error(func, "upper", f"gives a box extent {extent.tolist()} so small "
+                                             "that the scale 2**levels / (upper - lower) "
+                                             f"overflows float64 on axis {axis}")
     return scales
 
 

@@ -306,7 +306,8 @@ def bin_offsets(sorted_bins, n_bins):
     TypeError
         ``sorted_bins`` not integers; ``n_bins`` not an int.
     ValueError
-        ``n_bins`` negative or not below 2**63 - 1; ``sorted_bins`` not 1-D, holding a bin outside
+        ``n_bins`` negative or not below 2**60 - 1 (the int64 offsets would exceed
+        2**63 - 1 bytes); ``sorted_bins`` not 1-D, holding a bin outside
         ``[0, n_bins)`` (the message names the first such position) or not sorted (the
         first position ``i`` with ``bins[i] < bins[i - 1]``). On CuPy both checks run
         on the device; one 16-byte record is read back.
@@ -331,8 +332,9 @@ def bin_offsets(sorted_bins, n_bins):
     bins = _keys(func, "sorted_bins", sorted_bins, backend)
     if nb < 0:
         raise value_error(func, "n_bins", f"must be >= 0; got {nb}")
-    if nb >= 2**63 - 1:  # offsets[n_bins] must be an int64 index
-        raise value_error(func, "n_bins", f"must be < 2**63 - 1 (the offsets are int64); "
+    if (nb + 1) * 8 > 2**63 - 1:  # the (nb + 1,) int64 offsets: an array's byte limit
+        raise value_error(func, "n_bins", "must be below 2**60 - 1: the offsets, (n_bins + 1) "
+                                          "int64, may hold at most 2**63 - 1 bytes; "
                                           f"got {nb}")
     first_unsorted, first_outside, offsets = ex.bin_offsets(bins, nb)
     if first_outside >= 0:

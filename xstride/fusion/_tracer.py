@@ -361,11 +361,12 @@ def where(rec, cond, x1, x2):
     return _apply(rec, "where", ops, (np.dtype(bool), rdt, rdt), rdt, np_strict=True)
 
 
-def clip(rec, x, lo=None, hi=None):
+def clip(rec, x, min=None, max=None):   # noqa: A002 (the standard's keyword names)
     """``clip`` as ``array_api_compat`` computes it (``common/_aliases.py``): a Python
     int bound beyond an integer dtype's range is dropped; each bound is converted to
-    ``x``'s dtype, and where ``out < lo`` (then ``out > hi``) or the bound is NaN, the
-    bound replaces the value."""
+    ``x``'s dtype, and where ``out < min`` (then ``out > max``) or the bound is NaN, the
+    bound replaces the value. ``min`` and ``max`` are the standard's keywords."""
+    lo, hi = min, max
     if not isinstance(x, Traced):
         raise Unfusable("clip of a value that is no traced array")
     out = x

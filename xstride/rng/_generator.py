@@ -154,6 +154,12 @@ class Philox:
         return (f"Philox(seed={self.seed}, stream={self.stream}, counter={self.counter}, "
                 f"backend={self.backend!r})")
 
+    def __reduce__(self):
+        """Pickled and copied (``copy.copy``, ``copy.deepcopy``) as its seed, stream,
+        backend name and counter: the copy draws what the original draws next, and the
+        two move on independently. (The backend's module it holds cannot be pickled.)"""
+        return (_restore, (self._seed, self._stream, self._be.name, self._counter))
+
     # -------------------------------------------------------------- counters
     # A call works on a local counter and stores it only once its result exists: a call
     # that raises (a bad argument, exhaustion, out of memory) changes no state.
@@ -343,3 +349,9 @@ class Philox:
         res = res.view(dtype).reshape(shape)
         self._counter = ctr_next
         return res
+
+
+def _restore(seed, stream, backend, counter):
+    """A :class:`Philox` at ``counter`` (what :meth:`Philox.__reduce__` stores)."""
+    g = Philox(seed, stream, backend=backend)
+    return g.advance(counter)
