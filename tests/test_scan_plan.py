@@ -9,7 +9,7 @@ import pytest
 
 import xstride as xp
 from xstride._plans.reduction import SHORT_MIN_ROWS, SHORT_ROWLEN
-from xstride._plans.scan import TILE_MAX_SERIES, plan_scan, tile_series_ok
+from xstride._plans.scan import TILE_MAX_SERIES, TILE_MAX_SERIES_SPAN, plan_scan, tile_series_ok
 from xstride.layout import Layout
 from tests.test_reduction_plan import _lay, _offsets, _views
 
@@ -66,8 +66,12 @@ def test_scan_strategies():
     assert p.strategy == "tile" and p.kshape == (1 << 18, 3) and p.kstride == (24, 1)
     assert p.s_in == 3 and p.s_out == 3 and p.kout == (27, 1)
     assert plan_scan(_lay((1 << 15, 3, 4, 8)), 2, False).strategy == "tile"
-    assert plan_scan(_lay((1 << 18, 8, TILE_MAX_SERIES)), 1, False).strategy == "tile"
-    assert plan_scan(_lay((1 << 18, 8, TILE_MAX_SERIES + 1)), 1, False).strategy != "tile"
+    assert plan_scan(_lay((1 << 18, 8, TILE_MAX_SERIES)), 1, True).strategy == "tile"
+    assert plan_scan(_lay((1 << 18, 7, TILE_MAX_SERIES + 1)), 1, False).strategy != "tile"
+    assert plan_scan(_lay((1 << 18, 9, TILE_MAX_SERIES)), 1, False).strategy != "tile"
+    # series of one element: "columns" with or without the initial element
+    assert plan_scan(_lay((1 << 18, 1, 3)), 1, True).strategy == "columns"
+    assert plan_scan(_lay((1 << 18, 1, 3)), 1, False).strategy == "columns"
     assert plan_scan(_lay((1 << 18, 8, 3)).slice((slice(None), slice(None, None, 2))), 1,
                      False).strategy == "columns"
     assert plan_scan(_lay((1 << 18, 8, 4)).slice((slice(None), slice(None), slice(0, 3))),
@@ -77,21 +81,28 @@ def test_scan_strategies():
 
 
 def test_tile_series_ok_needs_every_condition():
-    args = ((100, 3), (24, 1), (27, 1), 3, 3, 8)
+    args = ((100, 3), (24, 1), (27, 1), 3, 3, 8, 1)
     assert tile_series_ok(*args)
+    assert tile_series_ok((100, 3), (24, 1), (24, 1), 3, 3, 8, 0)
     for i, bad in [(0, (100,)), (0, (100, 1)), (0, (100, 33)), (0, (100, 3, 2)),
-                   (1, (24, 2)), (1, (25, 1)), (2, (27, 2)), (3, 6), (4, 6), (5, 9)]:
+                   (1, (24, 2)), (1, (25, 1)), (2, (27, 2)), (2, (24, 1)), (3, 6), (4, 6),
+                   (5, 9), (6, 0)]:
         changed = list(args)
         changed[i] = bad
         assert not tile_series_ok(*changed), (i, bad)
-    assert plan_scan(_lay((1 << 20, SHORT_ROWLEN + 1)), 1, False).strategy == "rows"
-    assert plan_scan(_lay((SHORT_MIN_ROWS - 1, 3)), 1, False).strategy == "rows"
-    assert plan_scan(_lay((3, 1 << 20)).permute((1, 0)), 1, False).strategy == "columns"
-    assert plan_scan(_lay((3, 0)), 1, False).strategy == "empty"
-    assert plan_scan(_lay((3, 0)), 1, True).strategy == "fill"
-    assert plan_scan(_lay((0, 5)), 1, True).strategy == "empty"
-    p = plan_scan(_lay((5, 7)), 1, True)
-    assert p.out_shape == (5, 8) and p.out_strides == (8, 1) and p.s_out == 1
+    # a series of one element, and rows past TILE_MAX_SERIES_SPAN elements
+    assert not tile_series_ok((100, 3), (3, 1), (6, 1), 3, 3, 1, 1)
+    assert tile_series_ok((100, 32), (256, 1), (288, 1), 32, 32, 8, 1)
+    assert 8 * 32 == TILE_MAX_SERIES_SPAN
+    assert not tile_series_ok((100, 32), (288, 1), (320, 1), 32, 32, 9, 1)
+    # the longest row of series fits every measured TUNING["scan_tile"] (8, 16, 32 KiB)
+    from xstride._kernels._geometry import scan_tile_bytes, scan_tile_rows
+
+    for tile in (8192, 16384, 32768):
+        for tin, tout in ((8, 8), (1, 8), (1, 1), (4, 4), (2, 8)):
+            rows, _ = scan_tile_rows(TILE_MAX_SERIES_SPAN, TILE_MAX_SERIES, tin, tout,
+                                     scan_tile_bytes(tile, tin, tout))
+            assert rows >= 1
 
 
 def _run_scan_plan(base, view, axis, include_initial):

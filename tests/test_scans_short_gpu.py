@@ -61,6 +61,10 @@ def test_short_row_scans(cp, dtype, k):
                                                else 1e-12, atol=0)
                 else:
                     np.testing.assert_array_equal(got, want)
+                if dense_rows and h.strides[1] < 0:   # the bits of a contiguous copy's
+                    again = getattr(xp, f)(cp.ascontiguousarray(x), axis=1,
+                                           include_initial=init)
+                    assert got.tobytes() == cp.asnumpy(again).tobytes(), (f, init)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint8"])
@@ -87,15 +91,20 @@ def test_short_row_scan_tile_gives_the_bits_of_columns(cp, dtype, k):
             b = getattr(xp, f)(gapped, axis=1, include_initial=init)
             assert a.dtype == b.dtype and a.shape == b.shape
             assert cp.asnumpy(a).tobytes() == cp.asnumpy(b).tobytes(), (f, init)
-    # a tile staged past the threads' register loads (NV = 1: the loop after them)
+    # a tile staged past the threads' register loads (NV = 1: the loop after them);
+    # two blocks, each taking many tiles (the grid stride, with the next tile's loads
+    # in flight), forward and reversed rows
     from xstride._kernels import scans as ks
 
     want_bits = cp.asnumpy(xp.cumulative_sum(dense, axis=1)).tobytes()
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(ks, "scan_tile_loads", lambda *a: 1)
-        ks._RECIPES.clear()
-        ks._PREPARED.clear()
-        assert cp.asnumpy(xp.cumulative_sum(dense, axis=1)).tobytes() == want_bits
+    rev = cp.ascontiguousarray(dense[:, ::-1])[:, ::-1]      # the same values, reversed
+    for name, value in (("scan_tile_loads", lambda *a: 1), ("SHORT_MAX_BLOCKS", 2)):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(ks, name, value)
+            ks._RECIPES.clear()
+            ks._PREPARED.clear()
+            assert cp.asnumpy(xp.cumulative_sum(dense, axis=1)).tobytes() == want_bits, name
+            assert cp.asnumpy(xp.cumulative_sum(rev, axis=1)).tobytes() == want_bits, name
     ks._RECIPES.clear()
     ks._PREPARED.clear()
     cube = dense[:40_000].reshape(200, 200, k)
@@ -154,7 +163,7 @@ def test_columns_scan_of_rows_side_by_side_takes_vectors_with_the_same_bits(cp, 
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "uint8"])
-@pytest.mark.parametrize("length,series", [(2, 2), (3, 3), (8, 3), (4, 8), (32, 32), (5, 17)])
+@pytest.mark.parametrize("length,series", [(2, 2), (3, 3), (8, 3), (4, 8), (8, 32), (32, 8), (5, 17)])
 def test_short_series_side_by_side_scan_tile(cp, dtype, length, series):
     """C series side by side in dense rows (axis 1 of an (m, L, C) array, strategy
     "tile" with a thread per series) equal NumPy, and give the bits of the same values

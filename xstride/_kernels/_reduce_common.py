@@ -39,9 +39,9 @@ __all__ = [
 #: as fit): ``(2, 8, 32768, 0)`` led the H200 sweep (benchmarks/short_rows.py,
 #: 2026-12-01) at 0.80-0.86 of copy for rows of 8-20 float32 bytes, 0.92 at 64.
 #: Scans: ``scan_rows`` (MINB of the row scan); ``scan_tile`` (bytes a block of the
-#: short-row scan stages, ``scans_short.cu``; its threads hold the next tile's loads
-#: in registers: on the H200, 2026-12-02, 32768 ran ``cumulative_sum(x, axis=1)`` of
-#: (n, 3), (n, 8), (n, 16), (n, 32) float32 and (n, 3) int8 at 0.76, 0.87, 0.88, 0.81,
+#: short-row scan stages, ``scans_short.cu``; its threads issue all their loads of
+#: a tile at once, into registers: on the H200, 2026-12-02, 32768 ran
+#: ``cumulative_sum(x, axis=1)`` of (n, 3), (n, 8), (n, 16), (n, 32) float32 and (n, 3) int8 at 0.76, 0.87, 0.88, 0.81,
 #: 0.85 of copy, 16384 at 0.77, 0.86, 0.87, 0.76, 0.77, 8192 at 0.65-0.72; the kernel
 #: before, which loaded a tile after storing the last, 0.68, 0.76, 0.79 at 16384);
 #: ``colsplit`` (MINB

@@ -1,5 +1,5 @@
 // Scan kernels of the xstride namespace (cumulative_sum, cumulative_prod). Launched by
-// xstride/_kernels/scans.py from a plan of xstride/_plans/reduction.py. Compiled by
+// xstride/_kernels/scans.py from a plan of xstride/_plans/scan.py. Compiled by
 // NVRTC: no standard headers.
 //
 // Template parameters: OP (0 sum, 1 prod), Tin, Tacc (accumulator), Tout, NK (capacity

@@ -35,7 +35,7 @@ from .reduction import SHORT_MIN_ROWS, SHORT_ROWLEN
 from .scan_chunks import CHUNKS_MIN_THREADS, column_chunks
 
 __all__ = ["ScanPlan", "plan_scan", "COLSPLIT_MAX_COLS", "COLSPLIT_MIN_LENGTH", "colsplit_ok",
-           "TILE_MAX_SERIES", "tile_series_ok"]
+           "TILE_MAX_SERIES", "TILE_MAX_SERIES_SPAN", "tile_series_ok"]
 
 
 #: Most columns of the ``"columns_split"`` scan (a contiguous ``(n, k)`` run scanned
@@ -59,17 +59,26 @@ def colsplit_ok(kshape, kstride, kout, s_in: int, s_out: int, length: int) -> bo
 
 #: Most series side by side in a row of the ``"tile"`` scan (:func:`tile_series_ok`).
 TILE_MAX_SERIES = 32
+#: Most elements of a row of series side by side (``length * C``) in the ``"tile"``
+#: scan: a staged tile then holds several rows, so most of a block's threads have a
+#: series, and a row fits every tile size of ``TUNING["scan_tile"]`` (8 KiB of 8-byte
+#: inputs and outputs, with the initial element) as the rows of dense short-row scans
+#: (at most 32 elements) do.
+TILE_MAX_SERIES_SPAN = 256
 
 
-def tile_series_ok(kshape, kstride, kout, s_in: int, s_out: int, length: int) -> bool:
+def tile_series_ok(kshape, kstride, kout, s_in: int, s_out: int, length: int,
+                   init: int) -> bool:
     """The ``"tile"`` scan also takes ``2 <= C <=`` :data:`TILE_MAX_SERIES` series side
     by side: row axes ``(m, C)`` whose inner axis has stride 1 in input and output, the
-    scan axis stride ``C`` in both, and rows of ``length * C`` elements one after
-    another in the input (the output, compact in the input's order, follows), e.g.
-    ``cumulative_sum(x, axis=1)`` of an ``(m, 8, 3)`` array."""
+    scan axis (``length >= 2`` elements, ``length * C <=``
+    :data:`TILE_MAX_SERIES_SPAN`) stride ``C`` in both, rows of ``length * C``
+    elements one after another in the input and of ``(length + init) * C`` in the
+    output, e.g. ``cumulative_sum(x, axis=1)`` of an ``(m, 8, 3)`` array."""
     return (len(kshape) == 2 and 2 <= kshape[1] <= TILE_MAX_SERIES and kstride[1] == 1
             and kout[1] == 1 and s_in == kshape[1] and s_out == kshape[1]
-            and kstride[0] == length * kshape[1])
+            and 2 <= length and length * kshape[1] <= TILE_MAX_SERIES_SPAN
+            and kstride[0] == length * kshape[1] and kout[0] == (length + init) * kshape[1])
 
 
 @dataclass(frozen=True)
@@ -181,10 +190,10 @@ def plan_scan(layout: Layout, axis: int, include_initial: bool, sm_count: int = 
             # elements forward or reversed, as in x[:, ::-1]: the tile is the same
             # span of memory, read from its other end)
             dense = (len(merged) == 1 and kstride[0] == length and abs(s_in) == 1
-                     and s_out == 1)
+                     and s_out == 1 and kout[0] == length + init)
             strategy = "tile" if dense else "columns"
         elif (length <= SHORT_ROWLEN and nrows >= SHORT_MIN_ROWS
-              and tile_series_ok(kshape, kstride, kout, s_in, s_out, length)):
+              and tile_series_ok(kshape, kstride, kout, s_in, s_out, length, init)):
             # C short series side by side in dense rows (axis 1 of an (m, L, C)
             # array): one staged span of L * C elements a row, a thread per series
             strategy = "tile"
