@@ -189,3 +189,36 @@ def test_merge_of_an_array_of_no_element_keeps_its_chunk_type():
     assert type(m._meta) is np.ndarray and m.compute().shape == (0,)
     b = da.from_array(np.zeros((0, 2)), chunks=((0, 0), (1, 1)))
     assert without_empty_chunks(b).chunks == ((0,), (1, 1))
+
+
+_FUSED = {
+    "elementwise": lambda a, b: a * 2 + b,
+    "a view step": lambda a, b: (a + b)[1:],
+    "a reduction": lambda a, b: xp.sum(a * b),
+    "two outputs": lambda a, b: (a + b, a - b),
+}
+
+
+@pytest.mark.parametrize("name", list(_FUSED))
+def test_fuse_merges_chunks_of_no_element_of_its_arguments(name):
+    """A length-1 array chunked ``(1, 0)`` against one chunked ``(3, 2)``: dask's own
+    ``x + y`` (the unfused run) raised "Chunks do not add up"; every path of ``xp.fuse``
+    gets its arguments merged, as the namespace's calls do."""
+    fn = _FUSED[name]
+    one = np.array([1.5])
+    five = np.arange(5.0)
+    a = da.from_array(one, chunks=((1, 0),))
+    b = da.from_array(five, chunks=((3, 2),))
+    xp.set_backend("dask")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", xp.FusionWarning)
+        got = xp.fuse(fn)(a, b)
+        kw = xp.fuse(lambda a, b=None: a + b)(a, b=b)    # a keyword: run as written
+    got = got if isinstance(got, tuple) else (got,)
+    xp.set_backend("numpy")
+    want = fn(one, five)
+    want = want if isinstance(want, tuple) else (want,)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(xp.to_numpy(g), w)
+    np.testing.assert_array_equal(xp.to_numpy(kw), one + five)

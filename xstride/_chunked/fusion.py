@@ -30,12 +30,25 @@ from .._plans.fusion import Load, node_shapes
 from .chunks import without_empty_chunks
 from ..layout import Layout
 
-__all__ = ["run", "repeat"]
+__all__ = ["run", "repeat", "arguments"]
 
 
 def repeat(fused, args):
     """No fast path: every call goes through the checked path (None)."""
     return None
+
+
+def arguments(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """``args`` and ``kwargs`` with each dask array among them without its chunks of no
+    element (:func:`without_empty_chunks`), as the namespace's calls take them: the
+    fused call and the unfused run (``fn`` as written, dask's operators) see the same
+    arrays, and dask's ``x + y`` of chunks ``((1, 0),)`` and ``((3, 2),)`` no longer
+    fails ("Chunks do not add up")."""
+    args = tuple(without_empty_chunks(a) if _is_dask(a) else a for a in args)
+    if kwargs:
+        kwargs = {k: without_empty_chunks(v) if _is_dask(v) else v
+                  for k, v in kwargs.items()}
+    return args, kwargs
 
 
 def _is_dask(a) -> bool:

@@ -12,6 +12,8 @@ result is bit-identical to running ``fn`` unfused through xstride (docs/fuse.md)
 On dask arrays (``xstride/_chunked/fusion.py``) an elementwise graph whose arguments'
 chunks line up runs per block: one ``blockwise`` task per block calls this fused
 function on the blocks (one kernel per CuPy block); anything else runs as written.
+Either way the dask arguments first lose their chunks of no element, as the
+namespace's arguments do (the executor's ``arguments`` hook).
 On NumPy arrays (and on any backend without a fusion executor), ``fn`` runs as written.
 """
 
@@ -198,6 +200,9 @@ class Fused:
         ex = be.executor("fusion") if be is not None else None
         if ex is None:
             return self.fn(*args, **kwargs)   # NumPy arrays, no arrays, mixed: as written
+        prepare = getattr(ex, "arguments", None)
+        if prepare is not None:                # the backend's rewrite, as its namespace's
+            args, kwargs = prepare(args, kwargs)
         if kwargs:
             return self._unfusable(("kwargs",), "keyword arguments (pass them positionally)",
                                    args, kwargs)
