@@ -485,6 +485,52 @@ def test_generator_bad_input():
     assert g.counter == 0  # failed calls consume nothing
 
 
+_DRAWS = {"uniform": lambda g, s: g.uniform(s), "normal": lambda g, s: g.normal(s),
+          "integers": lambda g, s: g.integers(0, 9, shape=s)}
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("method", list(_DRAWS))
+def test_philox_shapes_are_what_numpy_takes(method, backend):
+    """An integer-like (``__index__``: a 0-d integer array, a NumPy integer) is a shape,
+    alone or in a sequence, as in ``np.zeros(np.array(3))``; the numbers are those of
+    the plain int shape."""
+    if backend == "dask":
+        pytest.importorskip("dask.array")
+    from xstride import rng
+
+    draw = _DRAWS[method]
+    assert np.zeros(np.array(3)).shape == (3,)                  # NumPy's rule
+    for shape, want in ((np.array(3), (3,)), (np.int8(3), (3,)),
+                        ((np.array(2), np.uint16(3)), (2, 3)), (np.array([2, 3]), (2, 3)),
+                        (np.array(0), (0,))):
+        got = draw(rng.Philox(5, backend=backend), shape)
+        plain = draw(rng.Philox(5, backend="numpy"), want)
+        assert got.shape == want
+        np.testing.assert_array_equal(xp.to_numpy(got), plain)
+
+
+@pytest.mark.parametrize("method", list(_DRAWS))
+def test_philox_shape_errors_name_the_shape_as_given(method):
+    """A list with a float was reported as "got tuple (2.0,)", a value never passed."""
+    from xstride import rng
+
+    g = rng.Philox(1, backend="numpy")
+    draw = _DRAWS[method]
+    name = f"Philox.{method}: argument 'shape'"
+    zero_d = r"got numpy.ndarray\(shape=\(\), dtype="
+    for bad, shown in (([2.0], r"got list \[2\.0\]"), ((2, 1.0), r"got tuple \(2, 1\.0\)"),
+                       ([[2]], r"got list \[\[2\]\]"), (np.array(3.0), zero_d + r"float64\)"),
+                       (np.array(True), zero_d + r"bool\)"), ([True], r"got list \[True\]"),
+                       (True, "got bool True")):
+        with pytest.raises(TypeError, match=f"{name} {shown}; expected an int or a tuple"):
+            draw(g, bad)
+    for bad, shown in ((-1, "-1"), ([2, -1], r"\[2, -1\]"), (np.array(-2), r"array\(-2\)")):
+        with pytest.raises(ValueError, match=f"{name} has a negative extent: {shown}$"):
+            draw(g, bad)
+    assert g.counter == 0
+
+
 def test_counter_lists_are_exact_past_2_63():
     from xstride import rng
 

@@ -347,3 +347,15 @@ def test_prepared_repeat_bit_identical(cp, kind):
         assert K.repeat(kind, seed, 2, d) is None
         with pytest.raises(ValueError, match="seed"):
             func(seed, 2, d)
+
+
+def test_philox_takes_integer_like_shapes_on_the_device():
+    """A 0-d integer array is a shape on CuPy too, with the numbers of the int shape."""
+    for method in ("uniform", "normal"):
+        got = getattr(rng.Philox(5, backend="cupy"), method)(np.array(3))
+        want = getattr(rng.Philox(5, backend="numpy"), method)(3)
+        assert got.shape == (3,)
+        np.testing.assert_array_equal(xp.to_numpy(got).view(U64), want.view(U64))
+    got = rng.Philox(5, backend="cupy").integers(0, 9, shape=(np.array(2), np.int8(3)))
+    want = rng.Philox(5, backend="numpy").integers(0, 9, shape=(2, 3))
+    np.testing.assert_array_equal(xp.to_numpy(got), want)

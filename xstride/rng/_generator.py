@@ -8,6 +8,7 @@ only on the seed, the stream and the sequence of calls, never on the backend.
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
 
@@ -28,29 +29,45 @@ _MAX_NDIM = 64
 _INT64_MAX = (1 << 63) - 1
 
 
+def _index(v):
+    """``v`` as an int where it is integer-like (``__index__``: an int, a NumPy integer,
+    a 0-d integer array, as NumPy's shapes take), else None. A bool is not a size (NumPy
+    refuses ``np.zeros(True)`` too)."""
+    if isinstance(v, (bool, np.bool_)) or (isinstance(v, np.ndarray) and v.dtype == bool):
+        return None
+    try:
+        return operator.index(v)
+    except TypeError:
+        return None
+
+
 def _shape(func, shape, itemsize=8):
     """The result shape as a tuple of ints, checked before any counter is reserved.
 
-    Refuses (``ValueError``) a negative extent, more than 64 axes, and a shape whose
-    array of ``itemsize``-byte items could not exist: NumPy's rule, the product of
-    the non-zero extents times the item size within ``2**63 - 1`` bytes.
+    Takes what NumPy's ``np.zeros(shape)`` takes: an integer-like (``__index__``: an
+    int, a NumPy integer, a 0-d integer array) or a sequence of them (a 1-D integer
+    array too). Refuses (``TypeError``) anything else, naming ``shape`` as given; refuses
+    (``ValueError``) a negative extent, more than 64 axes, and a shape whose array of
+    ``itemsize``-byte items could not exist: NumPy's rule, the product of the non-zero
+    extents times the item size within ``2**63 - 1`` bytes.
     """
-    if isinstance(shape, (bool, np.bool_)):
-        raise type_error(func, "shape", shape, "an int or a tuple of ints")
-    if isinstance(shape, (int, np.integer)):
-        shape = (int(shape),)
-    elif isinstance(shape, (str, bytes, dict, set)) or (
+    given = shape   # the errors name what the caller passed
+    wanted = "an int or a tuple of ints"
+    one = _index(shape)
+    if one is not None:
+        shape = (one,)
+    elif isinstance(shape, (bool, np.bool_, str, bytes, dict, set)) or (
             isinstance(shape, np.ndarray) and shape.ndim != 1):
-        raise type_error(func, "shape", shape, "an int or a tuple of ints")
+        raise type_error(func, "shape", given, wanted)
     try:
         shape = tuple(shape)
     except TypeError:
-        raise type_error(func, "shape", shape, "an int or a tuple of ints") from None
-    for s in shape:
-        if isinstance(s, (bool, np.bool_)) or not isinstance(s, (int, np.integer)):
-            raise type_error(func, "shape", shape, "an int or a tuple of ints")
-        if s < 0:
-            raise value_error(func, "shape", f"has a negative extent: {shape}")
+        raise type_error(func, "shape", given, wanted) from None
+    shape = tuple(_index(s) for s in shape)
+    if None in shape:
+        raise type_error(func, "shape", given, wanted)
+    if any(s < 0 for s in shape):
+        raise value_error(func, "shape", f"has a negative extent: {given!r}")
     shape = tuple(int(s) for s in shape)
     if len(shape) > _MAX_NDIM:
         raise value_error(func, "shape", f"has {len(shape)} axes; at most {_MAX_NDIM}")
@@ -206,7 +223,9 @@ class Philox:
         Parameters
         ----------
         shape : int or tuple of int
-            Shape of the result; ``ceil(size / 2)`` counters are used.
+            Shape of the result; ``ceil(size / 2)`` counters are used. As NumPy's
+            shapes: any integer-like (``__index__``: a NumPy integer, a 0-d integer
+            array) stands for an int, and a 1-D integer array for a tuple.
 
         Returns
         -------
@@ -216,7 +235,8 @@ class Philox:
         Raises
         ------
         TypeError
-            ``shape`` is not an int or a tuple of ints.
+            ``shape`` is not an int or a tuple of ints (the message names it as
+            given).
         ValueError
             A negative extent, more than 64 axes, or a shape no array can have (its
             non-zero extents times 8 bytes above ``2**63 - 1``).
@@ -262,6 +282,7 @@ class Philox:
             ``high=None`` means ``[0, low)``. Need ``low < high``, ``high - low <= 2**64``,
             and both ends inside int64 or inside uint64.
         shape : int or tuple of ints
+            As in :meth:`uniform`.
 
         Raises
         ------
