@@ -357,6 +357,21 @@ def test_philox_generator_takes_the_creation_functions_chunks(chunks):
             np.testing.assert_array_equal(xp.to_numpy(a), w)
 
 
+@pytest.mark.parametrize("method", ["uniform", "normal", "integers"])
+def test_philox_chunks_option_of_another_rank_names_the_method(method):
+    """The error named "Philox", not the method the user called."""
+    draws = {"uniform": lambda g, s: g.uniform(s), "normal": lambda g, s: g.normal(s),
+             "integers": lambda g, s: g.integers(5, shape=s)}
+    with xp.use_backend("dask", chunks=(2, 2)):
+        g = xp.rng.Philox(1)
+        for shape in (5, (2, 3, 4)):
+            with pytest.raises(ValueError, match=rf"^Philox\.{method}: argument 'chunks' is "
+                                                 r"the dask backend's option \(2, 2\)"):
+                draws[method](g, shape)
+        assert g.counter == 0
+        assert draws[method](g, (4, 3)).chunks[0] == (2, 2)    # the option's rank: taken
+
+
 def test_philox_integers_that_would_pass_the_last_counter_consume_nothing():
     with xp.use_backend("dask", chunks=4):
         g = xp.rng.Philox(1).advance(2**64 - 10)

@@ -102,16 +102,17 @@ def normal2(seed, stream, counter, shape):
     return _real("normal2", seed, stream, counter, shape)
 
 
-def stream_chunks(n: int, shape, dtype) -> tuple:
+def stream_chunks(n: int, shape, dtype, func: str = "Philox") -> tuple:
     """Chunks of a 1-D stream of ``n = prod(shape)`` values that reshapes to ``shape``
     with the rows the backend's ``chunks`` option gives an array of ``shape`` (as the
     creation functions' arrays have): whole rows per chunk, the trailing axes whole (an
     array of no elements: one empty chunk; 0-d: one chunk). ``shape=None`` or 1-D: the
-    option applied to the stream itself."""
+    option applied to the stream itself. ``func``, the method called
+    (``"Philox.uniform"``), is named by the error of an option of another rank."""
     opt = _config.default_chunks()
     if shape is not None and len(shape) == 0:
         return ((n,),)
-    fit_option("Philox", opt, (n,) if shape is None else shape)
+    fit_option(func, opt, (n,) if shape is None else shape)
     if shape is None or len(shape) == 1:
         return da.core.normalize_chunks(opt, (n,), dtype=dtype)
     rows = da.core.normalize_chunks(opt, tuple(shape), dtype=dtype)[0]
@@ -119,13 +120,13 @@ def stream_chunks(n: int, shape, dtype) -> tuple:
     return (tuple(c * row for c in rows),) if row else ((0,),)
 
 
-def pairs(kind, seed, stream, start, n, shape=None):
+def pairs(kind, seed, stream, start, n, shape=None, func="Philox"):
     """The generator's stream: ``n`` float64 values from counters ``start, start + 1,
     ...`` (two per counter), a 1-D dask array on the active chunk backend, chunked by
     :func:`stream_chunks` (``shape``: the array it will be reshaped to); the same bits
-    for any chunking."""
+    for any chunking; ``func`` as in :func:`stream_chunks`."""
     like = _config.default_meta()
-    chunks = stream_chunks(n, shape, np.float64)
+    chunks = stream_chunks(n, shape, np.float64, func)
     return da.map_blocks(_pairs_block, kind=kind, seed=seed, stream=stream, start=start,
                          like=like, chunks=chunks, dtype=np.float64,
                          meta=_meta(like, 1, np.float64))
@@ -201,7 +202,7 @@ def _patch_block(values, fix_index, fix_value, block_info=None):
     return out
 
 
-def integers(seed, stream, start, n, r, thresh, room, shape=None):
+def integers(seed, stream, start, n, r, thresh, room, shape=None, func="Philox.integers"):
     """The generator's integers in ``[0, r)`` (uint64, before ``low`` is added): a 1-D
     dask array of ``n`` values and the number of counters used.
 
@@ -210,10 +211,11 @@ def integers(seed, stream, start, n, r, thresh, room, shape=None):
     (probability below ``r / 2**64`` each) are few: their global indices are computed,
     and the later rounds (fresh counters ``start + n, ...`` in index order, as on every
     backend) run here on the host, then patch their chunks. ``room(first, count)``
-    raises ``OverflowError`` when counters ``first .. first + count - 1`` pass 2**64.
+    raises ``OverflowError`` when counters ``first .. first + count - 1`` pass 2**64;
+    ``func`` as in :func:`stream_chunks`.
     """
     like = _config.default_meta()
-    chunks = stream_chunks(n, shape, np.uint64)
+    chunks = stream_chunks(n, shape, np.uint64, func)
     both = da.map_blocks(_integers_block, seed=seed, stream=stream, start=start, r=r,
                          thresh=thresh, like=like, chunks=chunks + ((2,),),
                          dtype=np.uint64, meta=_meta(like, 2, np.uint64))

@@ -106,8 +106,9 @@ def _fill_pairs(kind, backend, seed, stream, start, n, shape):
     """The generator's stream (``kind`` "uniform" or "normal"): ``n`` values from
     counters ``start .. start + ceil(n / 2) - 1``, two per counter; 1-D result, on
     ``backend`` (a Backend object). A lazy backend chunks it so that it reshapes to
-    ``shape`` with the rows its creation functions give."""
+    ``shape`` with the rows its creation functions give (its errors name the method,
+    ``Philox.<kind>``)."""
     ex = backend.executor("philox")
     if backend.lazy:
-        return ex.pairs(kind, seed, stream, start, n, shape=shape)
+        return ex.pairs(kind, seed, stream, start, n, shape=shape, func=f"Philox.{kind}")
     return ex.pairs(kind, seed, stream, start, n)

@@ -337,7 +337,7 @@ class Philox:
             self._check_room("integers", start, n)
             values, used = draw(self.seed, self.stream, start, n, r, thresh,
                                 lambda first, count: self._check_room("integers", first, count),
-                                shape=shape)
+                                shape=shape, func=func)
             res = (values + np.uint64(low & (_LIMIT - 1))).view(dtype).reshape(shape)
             self._counter = start + used
             return res
