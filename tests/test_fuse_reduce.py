@@ -249,16 +249,22 @@ def stand_in(fake_cupy, monkeypatch):
 ])
 @pytest.mark.parametrize("func", ["sum", "max", "mean"])
 def test_fused_launch_is_the_unfused_launch_of_the_intermediate(stand_in, shape, axis, func):
-    """Kernel name, grid, block and every parameter after the input and output pointers
-    (the descriptor, the row counts, the split) are the unfused call's for a new array
-    of the intermediate's shape; the input is the fused struct."""
+    """Kernel name (but the ``(MINB, B)`` of ``FUSED_TUNING``), grid, block and every
+    parameter after the input and output pointers (the descriptor, the row counts, the
+    split) are the unfused call's for a new array of the intermediate's shape; the
+    input is the fused struct."""
     a = fake(np.ones(shape, np.float32))
     b = fake(np.ones(shape[-1:], np.float32))
     getattr(xp, func)(fake(np.ones(shape, np.float32)), axis=axis)
     plain = stand_in.launches[-1]
     xp.fuse(lambda a, b: getattr(xp, func)(a * b, axis=axis), strict=True)(a, b)
     fused = stand_in.launches[-1]
-    assert fused[0].name == plain[0].name and fused[1:3] == plain[1:3]
+    name = plain[0].name
+    kind = name.split("<")[0][len("xs_reduce_"):]
+    if kind in fr.FUSED_TUNING:   # the template's last two arguments: MINB, B
+        minb, batch = fr.FUSED_TUNING[kind]
+        name = name.rsplit(",", 2)[0] + f", {minb}, {batch}>"
+    assert fused[0].name == name and fused[1:3] == plain[1:3]
     assert [np.asarray(v).tobytes() for v in fused[3][2:]] == \
         [np.asarray(v).tobytes() for v in plain[3][2:]]
     assert "xs_fz_ptr" in fused[0].source
@@ -338,7 +344,7 @@ def _gxx():
 @pytest.mark.parametrize("dense", [False, True])
 @pytest.mark.parametrize("w32", [True, False])
 @pytest.mark.parametrize("case", ["kinetic", "transposed", "three_d", "flat", "scalars",
-                                  "offset"])
+                                  "offset", "reversed_rows", "wide_rows"])
 def test_generated_walk_reads_the_virtual_array(tmp_path, case, w32, dense, fake_cupy):
     """The generated input type compiled for the host (its device intrinsics as plain
     C++): element o, and four elements from o stepped as a vector load does, are the
@@ -346,7 +352,9 @@ def test_generated_walk_reads_the_virtual_array(tmp_path, case, w32, dense, fake
     :func:`pack_input` packs (loads at offsets in their buffers, negative strides,
     broadcasts, 1, 2 and 3 walked axes, scalars); with ``dense`` the loads that
     :func:`dense_loads` finds are read as vectors (16-byte aligned or, at an offset,
-    one by one)."""
+    one by one), and the loads broadcast along the inner axis that
+    :func:`row_broadcast_loads` finds as two values a vector (its first row's and its
+    last's)."""
     import subprocess
 
     rng = np.random.default_rng(1)
@@ -361,6 +369,8 @@ def test_generated_walk_reads_the_virtual_array(tmp_path, case, w32, dense, fake
         "flat": (lambda m: xp.sum(m * m), (m,)),
         "scalars": (lambda v, s, t: xp.sum(xp.where(v > s, v * t, -v)), (v, 0.5, np.float32(3))),
         "offset": (lambda v: xp.sum(v[1:] * 2, axis=1), (v,)),
+        "reversed_rows": (lambda m, v: xp.sum(m[::-1, None] * v - m[3:4, None], axis=0), (m, v)),
+        "wide_rows": (lambda b: xp.sum(b[0] * b[1, :, 2:3], axis=1), (big,)),
     }[case]
     g = graph_of(fn, *arrays)
     (red,) = g.reductions
@@ -392,10 +402,14 @@ def test_generated_walk_reads_the_virtual_array(tmp_path, case, w32, dense, fake
     from xstride._kernels._compile import include_dir
     header = (Path(include_dir()) / "xstride" / "elementwise.cuh").read_text()
     loads = fr.dense_loads(pre, ext, strs) if dense else ()
-    if dense:   # which loads are read as vectors
-        assert loads == {"kinetic": (0,), "transposed": (), "three_d": (), "flat": (0,),
-                         "scalars": (0,), "offset": (0,)}[case], loads
-    src = (_HOST_PRELUDE + reduce_source(pre, len(ext), w32, loads).replace(
+    # the model reads vectors of 4 elements: the rule of a 4-byte element's 16 bytes
+    rowb = fr.row_broadcast_loads(pre, ext, strs, 4, loads) if dense else ()
+    if dense:   # which loads are read as vectors, which as two values of two rows
+        assert (loads, rowb) == {
+            "kinetic": ((0,), (1,)), "transposed": ((), ()), "three_d": ((), ()),
+            "flat": ((0,), ()), "scalars": ((0,), ()), "offset": ((0,), ()),
+            "reversed_rows": ((0,), (1, 2)), "wide_rows": ((0,), (1,))}[case], (loads, rowb)
+    src = (_HOST_PRELUDE + reduce_source(pre, len(ext), w32, loads, rowb).replace(
         "#include <xstride/elementwise.cuh>", header) + f"typedef {t} T4;\n" + _HOST_MAIN)
     (tmp_path / "walk.cpp").write_text(src)
     subprocess.run([_gxx(), "-std=c++17", "-O1", "-w", "-o", str(tmp_path / "walk"),

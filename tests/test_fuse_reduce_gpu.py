@@ -57,6 +57,34 @@ def test_kinetic_energy(cp, n):
     check(kinetic, m, v)
 
 
+@pytest.mark.parametrize("dtype,k", [
+    ("float32", 3), ("float32", 4), ("float32", 5), ("float32", 16), ("float64", 2),
+    ("float64", 3), ("int16", 7), ("int16", 9), ("int8", 15), ("int8", 33)])
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_a_value_per_row_read_twice_a_vector(cp, dtype, k, axis, monkeypatch):
+    """``m[:, None]`` against ``(n, k)`` rows on the whole-array, column and row
+    strategies, at and above the inner extent where a vector load spans two rows
+    (``row_broadcast_loads``), also with ``m`` reversed: bit for bit the unfused run,
+    and the kernels were generated with the two-row loads."""
+    rng = np.random.default_rng(k)
+    n = 4099
+    m = cp.asarray(rng.integers(-3, 4, 2 * n).astype(dtype))
+    v = cp.asarray(rng.integers(-3, 4, (n, k)).astype(dtype))
+    assert k >= 16 // np.dtype(dtype).itemsize - 1
+    seen = []
+    real = fr.reduce_source
+
+    def spy(pre, nd, w32, dense=(), rowb=()):
+        seen.append(rowb)
+        return real(pre, nd, w32, dense, rowb)
+
+    monkeypatch.setattr(fr, "reduce_source", spy)
+    check(lambda m, v: xp.sum(m[:n, None] * v - v, axis=axis), m, v)
+    check(lambda m, v: xp.max(m[::-2, None] * v, axis=axis), m, v)
+    if dtype.startswith("float"):   # the kernels take them (integers may be stored first)
+        assert seen and all(r == (1,) or r == (0,) for r in seen), seen
+
+
 @pytest.mark.parametrize("shape,axis", [
     ((1 << 18, 3), 1),        # short / tile rows
     ((1 << 18, 3), 0),        # interleave

@@ -76,7 +76,15 @@ last_kind: str | None = None
 #: resident blocks per SM asked of the compiler
 #: (``xstride._kernels._geometry.tiled_geometry`` gives the grid). The fastest of 13
 #: kernels measured on the H200 (docs/elementwise.md, "Tiled path").
-_TILE, _GA, _GB, _R, _MINB = _geo.TILE, 4, 4, 1, 8
+_TILE, _GA, _GB, _R = _geo.TILE, 4, 4, 1
+#: ``__launch_bounds__`` minimum blocks per SM of the tiled kernel by its number of
+#: arrays (outputs and inputs) of at most 4 bytes: 8 blocks cap a kernel at 32
+#: registers, 6 at 40, spill-free by ptxas (sm_90) for up to three arrays and for four
+#: (two of them transposed, or one and a broadcast). More arrays, or wider elements:
+#: the compiler's choice. On the H200 (2026-12-02) the 512**3 update
+#: ``0.9*f + 0.5*permute_dims(g, (2, 0, 1)) - h[:, None, :]`` ran 0.447 ms at 6 against
+#: 0.483 ms at the compiler's 48 registers (5 blocks) and 0.72 ms at 8 (spills).
+_MINB_OF_ARRAYS = {1: 8, 2: 8, 3: 8, 4: 6}
 #: Largest grid y/z extent the tiled kernel is launched with (CUDA allows 65535; the
 #: tests lower it to exercise the kernel's grid loops).
 _MAX_GRID_YZ = 65535
@@ -453,12 +461,11 @@ def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var):
     if walk:
         # with no rest axis the kernel still adds rest * strides[k][0] (zero padding):
         # loop-invariant addresses would otherwise be hoisted into registers and spill
-        # 8 blocks per SM caps the kernel at 32 registers: spill-free (ptxas, sm_90) for
-        # up to three operands of at most 4 bytes; wider kernels keep the compiler's choice
-        small = len(arrays) <= 3 and max(a.itemsize for a in arrays) <= 4
+        # the minimum resident blocks: _MINB_OF_ARRAYS
+        small = max(a.itemsize for a in arrays) <= 4
         extra = dict(off32=geo.off32, rest32=geo.rest + geo.r < (1 << 32),
                      rest_axes=min(max(len(pl.shape) - 2, 1), 2),
-                     minb=_MINB if small else 0)
+                     minb=_MINB_OF_ARRAYS.get(len(arrays), 0) if small else 0)
     if kind in ("rows", "nd"):
         nv = pl.shape[inner] // vec
         extra = dict(row_tiles=_geo.row_tiles_fit(nv, BLOCK * UNROLL),

@@ -41,7 +41,8 @@ from ._geometry import reduction_geometry
 from ._launch import Launch, i64, slot64, struct
 from ._lru import Bounded
 
-__all__ = ["reduce_one", "unfused", "pack_input", "KERNEL_STRATEGIES", "W32_LIMIT", "clear"]
+__all__ = ["reduce_one", "unfused", "pack_input", "dense_loads", "row_broadcast_loads",
+           "KERNEL_STRATEGIES", "W32_LIMIT", "clear"]
 
 #: plan strategies that run a kernel (the others store the intermediate first)
 KERNEL_STRATEGIES = frozenset({"inner", "short", "tile", "outer", "interleave", "full"})
@@ -51,6 +52,14 @@ last_kind = None
 #: the virtual arrays below this many elements walk with 32-bit divisions
 W32_LIMIT = 1 << 32
 _SRC = "reductions.cu"
+#: ``(MINB, B)`` of a fused reduction kernel where it differs from the plain kernel's
+#: (``_reduce_common.TUNING``); the grid stays the plain kernel's, and so do the bits.
+#: ``rows_block`` (a whole array's sum, as the kinetic energy ``0.5 * sum(m[:, None] *
+#: v * v)``): at MINB 3 ptxas gives the fused kernel 80 registers and it ran at 0.84
+#: of copy on the H200 (2026-12-02, v of (2**26, 3) float32, five rounds in one
+#: process), at MINB 2 (112 registers, no spills) 0.96, at MINB 4 0.98 (62 registers;
+#: but 16-44 bytes of spills with three loads or more).
+FUSED_TUNING: dict = {"rows_block": (2, 8)}
 _pre = Bounded(1024)
 
 
@@ -184,8 +193,9 @@ def _recipe(graph, red, args, nd) -> _Recipe:
     load_lays = [nlays[i] for i in pre.loads]
     ext, strs = _fplan.reduce_walk(vlay, load_lays)
     w32 = vlay.size < W32_LIMIT
-    fn, geo, desc = _kernel(pre, plan, red.func, in_dt, out_dt, acc, len(ext), w32,
-                            dense_loads(pre, ext, strs))
+    dense = dense_loads(pre, ext, strs)
+    fn, geo, desc = _kernel(pre, plan, red.func, in_dt, out_dt, acc, len(ext), w32, dense,
+                            row_broadcast_loads(pre, ext, strs, in_dt.itemsize, dense))
     rec.mode, rec.plan, rec.geo, rec.out_dt, rec.acc, rec.ndim = \
         "kernel", plan, geo, out_dt, acc, vlay.ndim
     rec.loads = tuple((pre.nodes[i].arg, lay.offset * np.dtype(pre.nodes[i].dtype).itemsize)
@@ -242,7 +252,19 @@ def dense_loads(pre, ext, strs) -> tuple:
                  and all(int(a) == b or int(e) == 1 for a, b, e in zip(st, cstr, ext)))
 
 
-def _kernel(pre, plan, func, in_dt, out_dt, acc, nd, w32, dense=()):
+def row_broadcast_loads(pre, ext, strs, itemsize: int, dense=()) -> tuple:
+    """The loads (numbers ``k``) that a vector load of the 2-axis walk ``ext`` reads as
+    two values, its first row's and its last's (:func:`._fusion_source.reduce_source`,
+    ``rowb``): not bool, not ``dense``, inner stride 0, on a walk whose inner extent
+    is at least ``16 // itemsize - 1`` (so that a vector load of at most 16 bytes of the
+    virtual array's ``itemsize``-byte elements spans at most two rows)."""
+    if len(ext) != 2 or int(ext[1]) < 16 // itemsize - 1:
+        return ()
+    return tuple(k for k, (i, st) in enumerate(zip(pre.loads, strs))
+                 if k not in dense and pre.nodes[i].dtype != "bool" and int(st[1]) == 0)
+
+
+def _kernel(pre, plan, func, in_dt, out_dt, acc, nd, w32, dense=(), rowb=()):
     """``(compiled kernel, geometry, descriptor)`` of a fused reduction: the plain
     call's kernel choice and geometry (a 16-byte aligned input; the split kernels sized
     by the plain kernel's resident blocks), the kernel compiled with the fused input."""
@@ -254,16 +276,21 @@ def _kernel(pre, plan, func, in_dt, out_dt, acc, nd, w32, dense=()):
                           rc.pad(plan.rshape, nrc, 1), rc.pad(plan.rstride, nrc, 0),
                           tail=(plan.nk, plan.nr))
     tin, tacc, tout = rc.CTYPE[in_dt], rc.CTYPE[acc], rc.CTYPE[out_dt]
-    minb, batch = rc.TUNING[geo.kernel][:2]
-    expr = (f"xs_reduce_{geo.kernel}<{_kr._OPS[func]}, {tin}, {tacc}, {tout}, {nkc}, {nrc}, "
-            f"{geo.vec}, {minb}, {batch}" + (f", {tile[0]}>" if geo.kernel == "tile" else ">"))
+
+    def expression(minb, batch):
+        return (f"xs_reduce_{geo.kernel}<{_kr._OPS[func]}, {tin}, {tacc}, {tout}, {nkc}, "
+                f"{nrc}, {geo.vec}, {minb}, {batch}"
+                + (f", {tile[0]}>" if geo.kernel == "tile" else ">"))
+
+    plain = rc.TUNING[geo.kernel][:2]
+    expr = expression(*FUSED_TUNING.get(geo.kernel, plain))
     if geo.kernel not in _kr._ONE_PASS:
         threads = geo.block[0] * (geo.block[1] if len(geo.block) > 1 else 1)
         geo = reduction_geometry(plan, isz, rc.sm_count(), 0,
-                                 resident=rc.kernel_resident(_SRC, expr, threads))
-    key = (id(pre), expr, nd, w32, dense)
+                                 resident=rc.kernel_resident(_SRC, expression(*plain), threads))
+    key = (id(pre), expr, nd, w32, dense, rowb)
     got = _kernels.get(key)
     if got is None or got[0] is not pre:
-        code = reduce_source(pre, nd, w32, dense) + rc.source(_SRC)
+        code = reduce_source(pre, nd, w32, dense, rowb) + rc.source(_SRC)
         got = _kernels.put(key, (pre, function(expr, code=code, name_expressions=(expr,))))
     return got[1], geo, desc

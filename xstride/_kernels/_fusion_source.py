@@ -124,7 +124,7 @@ def operand_specs(graph: Graph) -> tuple:
     return tuple(specs)
 
 
-def reduce_source(graph: Graph, nd: int, w32: bool, dense: tuple = ()) -> str:
+def reduce_source(graph: Graph, nd: int, w32: bool, dense: tuple = (), rowb: tuple = ()) -> str:
     """The text put before ``reductions.cu`` for a fused reduction of ``graph``'s one
     output: the type ``xs_fz_ptr`` that the reduction kernels read in place of a pointer
     (``XS_RED_IN``, ``XS_RED_PTR``, ``XS_RED_ADDR``), whose element ``o`` is the fused
@@ -152,6 +152,15 @@ def reduce_source(graph: Graph, nd: int, w32: bool, dense: tuple = ()) -> str:
     (``xs_fz_dense``, checked at run time), else one by one: the same values in the
     same order, in a fraction of the load instructions, whose lanes would each read
     ``V`` elements apart.
+
+    ``rowb``: on a walk of two axes (``nd == 2``), the loads (numbers ``k``, not bool,
+    not dense) broadcast along the inner axis (inner stride 0: ``m[:, None]`` of
+    ``m[:, None] * v``), where the host has checked that the inner extent is at least
+    ``16 / sizeof(T) - 1``, so that the ``V`` elements of a vector load (at most 16
+    bytes) lie in at most two rows. A vector load reads such a load twice, the value of
+    its first row and of its last (the same address when the vector stays in one row),
+    both before any is used, and each element takes the one of its row: two load
+    instructions in place of ``V``, none of them conditional.
     """
     out = graph.nodes[graph.outputs[0]]
     t = C_TYPES[out.dtype]
@@ -232,13 +241,20 @@ def reduce_source(graph: Graph, nd: int, w32: bool, dense: tuple = ()) -> str:
     for k in dense:
         ct = C_TYPES[graph.nodes[graph.loads[k]].dtype]
         lines.append(f"        {ct} d{k}[V]; xs_fz_dense<{ct}, V>(p{k} + f[{k}], d{k});")
+    rowb = rowb if nd == 2 else ()
+    if rowb:   # the last element's row is the next one: one carry at most (the host's check)
+        lines.append("        const bool xs_two = ix + (long long)(V - 1) >= ext[1]; bool xs_next = false;")
+    for k in rowb:
+        ct = C_TYPES[graph.nodes[graph.loads[k]].dtype]
+        lines.append(f"        const {ct} a{k} = __ldg(p{k} + f[{k}]);"
+                     f" const {ct} b{k} = __ldg(p{k} + f[{k}] + (xs_two ? st[{k}][0] : 0ll));")
     lines += ["#pragma unroll\n        for (int j = 0; j < V; ++j) {"]
-    if dense:
+    if dense or rowb:
         lines.append("            {")
         for k, i in enumerate(graph.loads):
             ct = C_TYPES[graph.nodes[i].dtype]
-            src = (f"d{k}[j]" if k in dense else f"p{k}[f[{k}]]" if ct == "bool"
-                   else f"__ldg(p{k} + f[{k}])")
+            src = (f"d{k}[j]" if k in dense else f"(xs_next ? b{k} : a{k})" if k in rowb
+                   else f"p{k}[f[{k}]]" if ct == "bool" else f"__ldg(p{k} + f[{k}])")
             lines.append(f"                const {ct} l{k} = {src};")
         lines += [f"                {t} r0;", "                " + fused_body(graph),
                   "                out[j] = r0;", "            }"]
@@ -250,7 +266,7 @@ def reduce_source(graph: Graph, nd: int, w32: bool, dense: tuple = ()) -> str:
     elif nd == 2:
         lines += ["            ++ix;",
                   "            " + loop.replace("        ", "            ") + "f[k] += st[k][1];",
-                  "            if (ix == ext[1]) { ix = 0;",
+                  "            if (ix == ext[1]) { ix = 0;" + (" xs_next = true;" if rowb else ""),
                   "                " + loop.replace("        ", "                ")
                   + "f[k] += st[k][0] - ext[1] * st[k][1]; }"]
     else:
