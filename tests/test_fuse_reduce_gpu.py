@@ -81,8 +81,11 @@ def test_a_value_per_row_read_twice_a_vector(cp, dtype, k, axis, monkeypatch):
     monkeypatch.setattr(fr, "reduce_source", spy)
     check(lambda m, v: xp.sum(m[:n, None] * v - v, axis=axis), m, v)
     check(lambda m, v: xp.max(m[::-2, None] * v, axis=axis), m, v)
-    if dtype.startswith("float"):   # the kernels take them (integers may be stored first)
-        assert seen and all(r == (1,) or r == (0,) for r in seen), seen
+    # every kernel generated read m twice a vector (none where the plan has no kernel
+    # and the intermediate is stored, as on some row strategies and integer dtypes)
+    assert all(r == (1,) or r == (0,) for r in seen), seen
+    if dtype.startswith("float") and axis != 1:
+        assert seen
 
 
 @pytest.mark.parametrize("shape,axis", [
