@@ -236,6 +236,28 @@ def test_bin_offsets_against_counts(bins, extra):
     assert got.tolist() == want and got.dtype == np.int64
 
 
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint16", "int32", "uint32",
+                                   "int64", "uint64"])
+@pytest.mark.parametrize("fraction", [0, 2, 1 << 40])
+def test_bin_offsets_by_search_and_by_counts(dtype, fraction, monkeypatch):
+    """The host's two ways (a binary search of every bin's start, ``bincount``'s running
+    sum), each forced by ``SEARCH_FRACTION`` and by the default rule, give the counts'
+    offsets for every integer dtype, also with the last bin at the dtype's largest value
+    and with one bin past it (where only the counts can run)."""
+    from xstride._host import segments as hs
+
+    monkeypatch.setattr(hs, "SEARCH_FRACTION", fraction)
+    rng = np.random.default_rng(7)
+    top = int(np.iinfo(dtype).max)
+    for n, n_bins in [(1 << 14, 3), (1 << 14, 100), (1 << 14, min(top, 1 << 20)),
+                      (1 << 14, min(top, 1 << 20) + 1), (3, 1)]:
+        b = np.sort(rng.integers(0, min(n_bins, top + 1), n)).astype(dtype)
+        want = np.concatenate(([0], np.cumsum(np.bincount(b.astype(np.int64),
+                                                          minlength=n_bins))))
+        got = bin_offsets(b, n_bins)
+        assert got.dtype == np.int64 and np.array_equal(got, want), (n, n_bins)
+
+
 def test_bin_offsets_zero_bins():
     assert bin_offsets(np.array([], dtype=np.int64), 0).tolist() == [0]
 
