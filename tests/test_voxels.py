@@ -219,6 +219,16 @@ def test_points_not_float(dtype):
         alg.voxel_downsample(np.zeros((4, 3), dtype=dtype), 1.0)
 
 
+@pytest.mark.skipif(np.dtype(np.longdouble).itemsize <= 8,
+                    reason="long double is float64 on this platform")
+@pytest.mark.parametrize("dtype", [np.longdouble, np.dtype(np.longdouble).newbyteorder()])
+def test_points_long_double_refused(dtype):
+    # were carried as float32: [1 + 2**-40, 1 + 3 * 2**-40] averaged to 1.0
+    pts = np.array([[1 + 2**-40, 0.0], [1 + 3 * 2**-40, 0.0]], dtype=dtype)
+    with pytest.raises(TypeError, match="'points'.*float16, float32 or float64"):
+        alg.voxel_downsample(pts, 10.0)
+
+
 @pytest.mark.parametrize("shape", [(4,), (4, 1), (4, 4), (2, 3, 3), ()])
 def test_points_of_the_wrong_shape(shape):
     with pytest.raises(ValueError, match=r"'points' must have shape \(n, 2\) or \(n, 3\)"):

@@ -54,7 +54,8 @@ def voxel_downsample(points, voxel_size, *, origin=None):
     Raises
     ------
     TypeError
-        ``points`` not of a floating dtype; ``voxel_size`` or ``origin`` not real
+        ``points`` not of dtype float16, float32 or float64 (long double is
+        refused); ``voxel_size`` or ``origin`` not real
         numbers; arrays of different backends mixed (the message names them).
     NotImplementedError
         ``points`` of a lazy backend (dask): compute them first.
@@ -105,7 +106,8 @@ def voxel_downsample(points, voxel_size, *, origin=None):
     backend = _backends.of(_FUNC, [("points", points), ("voxel_size", voxel_size),
                                    ("origin", origin)])
     pts = _as_array(_FUNC, "points", points, backend)
-    if pts.dtype.kind != "f":
+    if pts.dtype.kind != "f" or pts.dtype.itemsize > 8:
+        # long double too: it would be carried as float32 (segment_reduce refuses it)
         raise type_error(_FUNC, "points", pts, "a floating dtype (float16, float32 or float64)")
     if backend.lazy:
         raise not_provided_error(_FUNC, backend.name, "compute the points first "
