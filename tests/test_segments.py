@@ -161,6 +161,24 @@ def test_none_is_named_as_none():
             call()
 
 
+def test_generator_is_named_as_generator():
+    # a generator became a 0-d object array, as None did: "got numpy.ndarray(shape=(),
+    # dtype=object)", or a shape error "got ()" for compact's and sort_by_key's arrays
+    def gen():
+        yield from (1.0, 2.0)
+
+    calls = [(lambda: segment_reduce(gen(), [0, 2]), "values"),
+             (lambda: reduce_by_key([1, 1], gen()), "values"),
+             (lambda: compact(gen(), np.arange(2)), "mask"),
+             (lambda: compact(np.ones(2, bool), gen()), r"arrays\[0\]"),
+             (lambda: xp.algorithms.sort_by_key([1, 2], gen()), r"values\[0\]"),
+             (lambda: xp.algorithms.voxel_downsample(gen(), 1.0), "points")]
+    for call, name in calls:
+        with pytest.raises(TypeError, match=f"argument '{name}' got generator .*; expected an "
+                                            "array"):
+            call()
+
+
 def test_segment_reduce_float_identities_and_nan():
     v = np.array([1.0, np.nan, 3.0])
     o = np.array([0, 0, 2, 3])

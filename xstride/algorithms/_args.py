@@ -101,7 +101,8 @@ def _as_array(func: str, name: str, value, backend):
     """``value`` as an array of ``backend`` (a Backend object); arrays pass as they are,
     but a NumPy subclass (``np.memmap``, ...) as a plain ``ndarray`` view, so results
     are plain arrays. A masked array raises ``TypeError``: its plain view would drop
-    the mask, and the masked elements would count."""
+    the mask, and the masked elements would count; so does a value that is no array
+    and no sequence (a generator), which NumPy would wrap as a 0-d object array."""
     if _backends.of_array(value) is not None:
         if isinstance(value, np.ndarray) and type(value) is not np.ndarray:
             if isinstance(value, np.ma.MaskedArray):
@@ -113,9 +114,14 @@ def _as_array(func: str, name: str, value, backend):
     if value is None:  # NumPy would make it a 0-d object array, which the message names
         raise type_error(func, name, value, "an array")
     try:
-        return backend.asarray(value)
+        arr = backend.asarray(value)
     except Exception:
         raise type_error(func, name, value, "an array") from None
+    if arr.dtype == object and arr.ndim == 0 and not isinstance(value, numbers.Integral):
+        # a generator, or another object that is no sequence, wrapped whole: name it
+        # (a Python int beyond 64 bits goes on to the range checks that name it)
+        raise type_error(func, name, value, "an array")
+    return arr
 
 
 def _integer_array(func: str, name: str, value, backend):
