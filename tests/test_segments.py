@@ -296,6 +296,14 @@ def test_compact_keeps_order(mask):
     assert rc.tolist() == [complex(i, -i) for i in sel]
 
 
+@pytest.mark.parametrize("mask", [[], ()])
+def test_compact_empty_list_mask(mask):
+    # NumPy makes [] float64, and the mask was refused as "dtype=float64"
+    got, = compact(mask, np.zeros((0, 2), dtype=np.float32))
+    assert got.shape == (0, 2) and got.dtype == np.float32
+    assert compact(mask, [])[0].shape == (0,)
+
+
 def test_compact_without_arrays():
     assert compact(np.array([True])) == ()
 

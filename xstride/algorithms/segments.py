@@ -352,6 +352,7 @@ def compact(mask, *arrays):
     Parameters
     ----------
     mask : array of bool, shape (n,)
+        Or a list of bools (an empty list is an empty mask).
     *arrays : arrays of shape (n, ...), any dtype
         Each is compacted along axis 0, in order (``a[mask]`` for each).
 
@@ -390,6 +391,8 @@ def compact(mask, *arrays):
     named = [("mask", mask)] + [(f"arrays[{i}]", a) for i, a in enumerate(arrays)]
     backend, ex = _executor(func, named)
     m = _as_array(func, "mask", mask, backend)
+    if isinstance(mask, (list, tuple)) and len(mask) == 0:
+        m = backend.asarray(np.zeros(0, dtype=bool))   # NumPy makes [] float64
     if m.dtype.kind != "b":
         raise type_error(func, "mask", m, "an array of dtype bool")
     if m.ndim != 1:
