@@ -359,6 +359,17 @@ def test_reduce_by_key_bad_input():
         reduce_by_key(np.array([0, 1]), np.zeros(2, dtype=bool))
 
 
+@pytest.mark.parametrize("bins, match", [
+    ([5, 1], "'sorted_bins' must be sorted"),
+    ([-1, 0], "'sorted_bins' holds bin -1 at position 0"),
+    ([0, 2**50], "'sorted_bins' holds bin 1125899906842624 at position 1")])
+def test_bin_offsets_bad_bins_with_huge_n_bins(bins, match):
+    # the 8 PiB offsets were allocated before the bins were checked: a MemoryError
+    # instead of the bins' error (which the device path gives)
+    with pytest.raises(ValueError, match=match):
+        bin_offsets(np.array(bins), 2**50)
+
+
 def test_run_length_encode_bad_input():
     with pytest.raises(TypeError, match="'keys'.*integer"):
         run_length_encode(np.array([1.0]))

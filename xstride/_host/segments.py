@@ -211,9 +211,8 @@ def bin_offsets(bins: np.ndarray, n_bins: int):
     22 ms against 15 ms.
     """
     n = bins.shape[0]
-    offsets = np.zeros(n_bins + 1, dtype=np.int64)
     if n == 0:
-        return -1, -1, offsets
+        return -1, -1, np.zeros(n_bins + 1, dtype=np.int64)
     unsorted = _first_unsorted(bins)
     if unsorted >= 0:
         outside = np.flatnonzero((bins < 0) | (bins >= n_bins)) if bins.dtype.kind == "i" \
@@ -223,6 +222,9 @@ def bin_offsets(bins: np.ndarray, n_bins: int):
         return -1, 0, None
     if bins[-1] >= n_bins:
         return -1, int(np.searchsorted(bins, n_bins, side="left")), None
+    # allocated once the bins are checked: bad bins with a huge n_bins get their own
+    # error, not a MemoryError
+    offsets = np.zeros(n_bins + 1, dtype=np.int64)
     if ((n_bins + 1) * max(1, n.bit_length()) * SEARCH_FRACTION <= n
             and np.iinfo(bins.dtype).max >= n_bins):
         # the starts of bins 0 .. n_bins, in the bins' own dtype (no cast of the bins)
