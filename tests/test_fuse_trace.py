@@ -462,6 +462,23 @@ def test_strict_raises_type_error_naming_the_operation(fake_cupy, body, what):
         f(fake(np.arange(3, dtype=np.int8)))
 
 
+@pytest.mark.parametrize("body, other", [
+    (lambda x, h: x * h, np.float16(1.5)),               # a float16 NumPy scalar
+    (lambda x, h: x * h, np.ones(3, np.float16)),        # a float16 array
+    (lambda x, h: x > h, np.array(2, np.float16)),       # a 0-D float16 array
+    (lambda x, h: xp.astype(h, xp.float32) + x, np.ones(3, np.float16)),
+    (lambda x, h: xp.clip(x, h, None), np.float16(0.5)),
+])
+def test_operands_outside_the_engine_dtypes_are_refused(fake_cupy, body, other):
+    """A float16 operand promoted into a float32 loop was traced, and the kernel's
+    source then failed with KeyError 'float16' (no C type for it)."""
+    x = fake(np.ones(3, np.float32))
+    h = fake(other) if isinstance(other, np.ndarray) else other
+    with pytest.raises(TypeError, match="operand of dtype float16"):
+        xp.fuse(body, strict=True)(x, h)
+    assert xp.fuse(body, strict=True).graph(x, h) is None   # runs unfused
+
+
 def test_rule_errors_are_the_unfused_errors(fake_cupy):
     def f(x, y):
         return x + y

@@ -100,6 +100,10 @@ def _apply(rec, func, ops, loop, rdt, np_strict=False, via=None) -> "Traced":
         for t in devs:
             if t._nparg is not None:
                 raise Unfusable(f"xp.{func} of a NumPy scalar argument")
+    for t in devs:   # an operand the loop promotes (float16 in a float32 loop) is read too
+        if t.dtype not in ENGINE_DTYPES:
+            raise Unfusable(f"{func} of an operand of dtype {t.dtype} (fused kernels read "
+                            "bool, integer, float32 and float64 dtypes)")
     shape = devs[0]._shape
     for t in devs[1:]:
         if t._shape != shape:
