@@ -38,3 +38,15 @@ def test_good_x_without_keywords_still_runs(func):
         got, want = getattr(xp, func)(a), getattr(np, func)(a)
         assert np.asarray(got).dtype == np.asarray(want).dtype
         assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("func", _FUNCS + ["cumulative_sum", "cumulative_prod"])
+def test_axis_is_keyword_only(func):
+    """``axis`` (and ``keepdims``, ``dtype``) are keyword-only, as in the standard and on
+    CuPy: ``xp.sum(x, 0)`` went to NumPy unchecked (``xp.var(x, 0)`` raised "got
+    multiple values for argument 'xp'", ``xp.sum(x, 1.5)`` NumPy's message)."""
+    x = np.arange(6.0).reshape(2, 3)
+    with pytest.raises(TypeError, match=rf"^{func}: .*takes 1 positional argument"):
+        getattr(xp, func)(x, 0)
+    with pytest.raises(TypeError, match=rf"^{func}: .*takes 1 positional argument"):
+        getattr(xp, func)(x, None, False)
