@@ -479,6 +479,17 @@ def test_operands_outside_the_engine_dtypes_are_refused(fake_cupy, body, other):
     assert xp.fuse(body, strict=True).graph(x, h) is None   # runs unfused
 
 
+@pytest.mark.parametrize("body", [lambda x: x.mT * 2, lambda x: xp.matrix_transpose(x) * 2])
+@pytest.mark.parametrize("shape", [(3,), ()])
+def test_matrix_transpose_of_fewer_than_two_axes_is_the_unfused_error(fake_cupy, body, shape):
+    """``.mT`` of a 1-D or 0-D value was traced as the identity, so the fused call
+    returned ``x * 2`` where the unfused run raises ValueError."""
+    with pytest.raises(ValueError, match="at least 2 dimensions"):
+        xp.fuse(body).graph(fake(np.ones(shape, np.float32)))
+    with pytest.raises(ValueError):
+        body(np.ones(shape, np.float32))                 # the unfused run's error
+
+
 def test_rule_errors_are_the_unfused_errors(fake_cupy):
     def f(x, y):
         return x + y

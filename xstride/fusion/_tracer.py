@@ -198,6 +198,9 @@ class Traced:
 
     @property
     def mT(self):
+        if self.ndim < 2:   # the unfused .mT and xp.matrix_transpose raise (no 1-D no-op)
+            raise error(ValueError, "mT", f"needs an array of at least 2 dimensions, got "
+                                          f"{self.ndim}")
         axes = list(range(self.ndim))
         axes[-2:] = axes[-2:][::-1]
         return permute(self, axes)
