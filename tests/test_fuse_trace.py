@@ -479,6 +479,26 @@ def test_operands_outside_the_engine_dtypes_are_refused(fake_cupy, body, other):
     assert xp.fuse(body, strict=True).graph(x, h) is None   # runs unfused
 
 
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_fused_function_called_inside_another_is_traced_inline(fake_cupy, strict):
+    """The inner fused function got the outer trace's stand-ins as CuPy arrays: it
+    traced them and launched, failing with ``KeyError: 0`` in ``call_layouts``, so the
+    outer call ran unfused with a FusionWarning naming a KeyError (strict: TypeError)."""
+    kick = xp.fuse(lambda v, a, dt: v + a * dt, strict=strict)
+
+    def step(x, v, a, dt):
+        v2 = kick(v, a, dt)
+        return x + v2 * dt, v2
+
+    x, v, a = (np.arange(6, dtype=np.float32).reshape(2, 3) + k for k in range(3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g = check(step, x, v, a, 0.25)
+        g2 = check(lambda x, s: kick(x, x, s) * 2, x, np.float32(3))
+    assert [g.nodes[i].func for i in g.ops] == ["multiply", "add", "multiply", "add"]
+    assert len(g2.ops) == 3
+
+
 @pytest.mark.parametrize("body", [lambda x: x.mT * 2, lambda x: xp.matrix_transpose(x) * 2])
 @pytest.mark.parametrize("shape", [(3,), ()])
 def test_matrix_transpose_of_fewer_than_two_axes_is_the_unfused_error(fake_cupy, body, shape):
