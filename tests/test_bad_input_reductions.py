@@ -50,3 +50,16 @@ def test_axis_is_keyword_only(func):
         getattr(xp, func)(x, 0)
     with pytest.raises(TypeError, match=rf"^{func}: .*takes 1 positional argument"):
         getattr(xp, func)(x, None, False)
+
+
+@pytest.mark.parametrize("call, arg", [
+    (lambda: xp.sum(np.float64), "x"),                        # a NumPy scalar type for x
+    (lambda: xp.max(np.ndarray, axis=0), "x"),
+    (lambda: xp.sum(np.ones(3), dtype=np.str_), "dtype"),     # a non-numeric scalar type
+    (lambda: xp.cumulative_sum(np.ones(3), dtype=np.datetime64), "dtype"),
+])
+def test_a_class_given_for_an_argument_is_named(call, arg):
+    """``errors.describe`` read ``shape``/``dtype`` of a NumPy class (descriptors), and
+    the message became "'getset_descriptor' object is not iterable"."""
+    with pytest.raises(TypeError, match=rf"argument '{arg}' got type <class 'numpy\."):
+        call()
