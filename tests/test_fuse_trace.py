@@ -499,6 +499,24 @@ def test_a_fused_function_called_inside_another_is_traced_inline(fake_cupy, stri
     assert len(g2.ops) == 3
 
 
+@pytest.mark.parametrize("body", [
+    lambda x: xp.sum(x=x * 2), lambda x: xp.mean(x=x * 2, axis=0),
+    lambda x: xp.permute_dims(x=x, axes=(1, 0)) * 2, lambda x: xp.reshape(x=x, shape=(6,)),
+    lambda x: xp.broadcast_to(x=x, shape=(2, 2, 3)) * 2, lambda x: xp.clip(x=x, min=0.0),
+    lambda x: xp.matrix_transpose(x=x) * 2, lambda x: xp.expand_dims(x=x, axis=0) * 2,
+    lambda x: xp.astype(x, dtype=xp.float64), lambda x: xp.astype(x, xp.float64, False),
+])
+def test_positional_only_arguments_by_keyword_are_not_fused(fake_cupy, body):
+    """``x`` (and astype's ``dtype``) are positional-only in the namespace: the unfused
+    call raises TypeError, but the trace took them and the fused call gave a result."""
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    with pytest.raises(TypeError):
+        body(a)                                          # the unfused run's error
+    with pytest.raises(TypeError, match="cannot fuse"):
+        xp.fuse(body, strict=True)(fake(a))
+    assert xp.fuse(body).graph(fake(a)) is None
+
+
 @pytest.mark.parametrize("body", [lambda x: x.mT * 2, lambda x: xp.matrix_transpose(x) * 2])
 @pytest.mark.parametrize("shape", [(3,), ()])
 def test_matrix_transpose_of_fewer_than_two_axes_is_the_unfused_error(fake_cupy, body, shape):

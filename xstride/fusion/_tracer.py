@@ -417,6 +417,11 @@ def namespace_call(qualname: str, args: tuple, kwargs: dict):
             rec = v._rec
             break
     name = qualname
+    if "x" in kwargs:   # positional-only in the namespace: the unfused call raises
+        raise Unfusable(f"xp.{name} with x= (x is positional-only)")
+    if name == "astype" and (len(args) > 2 or "dtype" in kwargs):
+        raise Unfusable("xp.astype with dtype= or copy given by position (astype takes "
+                        "x and dtype by position, copy by keyword)")
     if (name in ENGINE_UFUNCS or name in FUSION_MATH or name in FUSION_PREDICATES
             or name == "bitwise_invert"):
         if kwargs:
