@@ -63,3 +63,16 @@ def test_a_class_given_for_an_argument_is_named(call, arg):
     the message became "'getset_descriptor' object is not iterable"."""
     with pytest.raises(TypeError, match=rf"argument '{arg}' got type <class 'numpy\."):
         call()
+
+
+@pytest.mark.parametrize("func, kwargs, unexpected", [
+    ("all", {"dtype": object}, "dtype"), ("any", {"dtype": 1}, "dtype"),
+    ("sum", {"correction": True}, "correction"), ("mean", {"correction": "x"}, "correction"),
+    ("all", {"correction": None}, "correction"),
+])
+def test_a_keyword_the_function_does_not_take_is_named_as_unexpected(func, kwargs, unexpected):
+    """``xp.all(x, dtype=object)`` said "argument 'dtype' ... expected a bool or numeric
+    dtype" and ``xp.sum(x, correction=True)`` "expected a real number", as if they took
+    those arguments; CuPy's path (and ``xp.all(x, dtype=xp.int8)``) says unexpected."""
+    with pytest.raises(TypeError, match=rf"^{func}: .*unexpected keyword argument '{unexpected}'"):
+        getattr(xp, func)(np.ones((2, 3)), **kwargs)

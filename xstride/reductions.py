@@ -362,9 +362,11 @@ def _library_functions(be) -> tuple[dict, dict]:
             _check_bool(func, "keepdims", keepdims)
             if axis is not None:
                 axis = normalize_axis(func, axis, x.ndim)
-            if kwargs.get("dtype") is not None:
+            # (all/any take no dtype=, sum/prod/mean/all/any no correction=: the
+            # library's "unexpected keyword argument" names them, as on CuPy)
+            if kwargs.get("dtype") is not None and func not in LOGICAL:
                 _out_dtype(func, kwargs["dtype"], None, x.dtype)
-            if "correction" in kwargs:
+            if "correction" in kwargs and func in ("var", "std"):
                 check_correction(func, kwargs["correction"])
             return libs[func](x, axis=axis, keepdims=bool(keepdims), **kwargs)
         return impl
