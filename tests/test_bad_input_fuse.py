@@ -6,17 +6,22 @@ Each case failed before its fix: in-place ``&=``/``|=``/``^=`` traced into a new
 constant of the kernel (``len(str(k))`` was ``len("Weak(12)")``), a float literal too
 large for float32 leaked NumPy's ``RuntimeWarning`` from the trace, and NumPy integer
 indices (``x[np.int64(1)]``, basic indexing in NumPy and CuPy) ran unfused;
-``Fused.graph`` traced a graph for argument types that run unfused (a list).
+``Fused.graph`` traced a graph for argument types that run unfused (a list); a fused
+method bound as a ``functools.partial`` (no name, the partial's docstring, no
+``__self__``, unequal to itself, not picklable).
 """
 
 from __future__ import annotations
 
+import inspect
+import pickle
 import warnings
 
 import numpy as np
 import pytest
 
 import xstride as xp
+from xstride.fusion import Fused
 
 from ._fuse_cases import evaluate
 from .conftest import FakeCupyArray
@@ -145,3 +150,57 @@ def test_isinstance_of_the_backend_array_type_holds_in_the_trace(fake_cupy):
     assert graph is not None
     (got,) = evaluate(graph, (x.get(), s))
     np.testing.assert_array_equal(got, (x.get() * 2 + 1) * s)
+
+
+class _Stepper:
+    """A class of fused methods (module level: its bound methods pickle by reference)."""
+
+    k = 3.0
+
+    @xp.fuse
+    def step(self, x, dt):
+        """One step."""
+        return x * self.k + dt
+
+    @xp.fuse(strict=True)
+    def strict_step(self, x):
+        return x * self.k
+
+    @xp.fuse
+    def pair(self, x):
+        return self, x             # the unfused run shows what it was given
+
+
+def test_a_fused_method_binds_as_a_plain_function():
+    """``@xp.fuse`` in a class body: the instance is bound as a plain function's is (a
+    bound method with the function's name and docstring, ``__self__``, equal per
+    instance, pickled by ``getattr``); on NumPy arrays it runs as written, no warning."""
+    p, x = _Stepper(), np.arange(4.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(p.step(x, 0.5), x * 3.0 + 0.5)
+        np.testing.assert_array_equal(p.step(x, dt=1.0), x * 3.0 + 1.0)
+        np.testing.assert_array_equal(_Stepper.step(p, x, 0.5), x * 3.0 + 0.5)
+        np.testing.assert_array_equal(p.strict_step(x), x * 3.0)
+    bound = p.step
+    assert (bound.__name__, bound.__qualname__, bound.__doc__) == \
+        ("step", "_Stepper.step", "One step.")
+    assert bound.__self__ is p and bound.__func__ is _Stepper.__dict__["step"]
+    assert bound == p.step and bound != _Stepper().step
+    assert str(inspect.signature(bound)) == "(x, dt)"
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(bound))(x, 0.0), x * 3.0)
+    assert isinstance(_Stepper.step, Fused)
+
+
+def test_a_fused_method_on_device_arrays_runs_unfused(fake_cupy):
+    """The bound instance is an argument of no signature type (its attributes would be
+    baked into the kernel): the call runs unfused with a warning, or ``strict`` refuses
+    it naming the argument types."""
+    p, x = _Stepper(), FakeCupyArray(np.arange(4, dtype=np.float32))
+    with pytest.warns(xp.FusionWarning, match=r"_Stepper.pair runs unfused: arguments of "
+                                              r"types FakeCupyArray, _Stepper"):
+        got = p.pair(x)
+    assert got[0] is p and got[1] is x
+    with pytest.raises(TypeError, match=r"fuse: cannot fuse _Stepper.strict_step: "
+                                        r"arguments of types"):
+        p.strict_step(x)

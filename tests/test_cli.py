@@ -138,3 +138,41 @@ def test_a_bad_environment_variable_is_one_line_not_a_traceback(monkeypatch, cap
     err = capsys.readouterr().err
     assert err == (f"xstride: error: environment variable XSTRIDE_NUM_THREADS={value!r}: "
                    "expected a positive integer (threads of the host Philox executor)\n"), err
+
+
+@pytest.mark.parametrize("command", [["-m", "xstride", "info"], ["-m", "xstride", "demo"],
+                                     ["-m", "xstride.__main__", "info", "--json"]])
+@pytest.mark.parametrize("value", ["bogus", " numpy"])
+def test_a_bad_backend_variable_is_one_line_not_a_traceback(command, value):
+    """A new-user probe: ``XSTRIDE_BACKEND=bogus python -m xstride info`` (and ``demo``)
+    printed the import's traceback: Python imports the package before the command runs.
+    The command now names the variable, the value and the valid names in one line and
+    exits with status 2; ``import xstride`` elsewhere still raises (test_backend.py)."""
+    import os
+
+    env = {**os.environ, "XSTRIDE_BACKEND": value}
+    proc = subprocess.run([sys.executable, *command], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stdout == ""
+    assert proc.stderr == (f"xstride: error: environment variable XSTRIDE_BACKEND={value!r}: "
+                           "expected one of 'numpy', 'cupy', 'dask' (case-insensitive, no "
+                           "surrounding blanks)\n"), proc.stderr
+
+
+@pytest.mark.parametrize("argv, orig, starting", [
+    (["/venv/bin/xstride", "info"], ["/venv/bin/python", "/venv/bin/xstride", "info"], True),
+    (["-m", "info"], ["python", "-m", "xstride", "info"], True),
+    (["-m", "info"], ["python", "-Im", "xstride", "info"], True),
+    (["-m", "info"], ["python", "-m", "mytool", "info"], False),
+    (["-c"], ["python", "-c", "import xstride"], False),
+    (["script.py"], ["python", "script.py"], False),
+])
+def test_the_command_line_start_is_recognised(monkeypatch, argv, orig, starting):
+    """Only the command line defers a bad ``XSTRIDE_BACKEND`` past the import (the
+    ``xstride`` script of pyproject's [project.scripts] as well as ``-m``)."""
+    from xstride._backends import select
+
+    monkeypatch.setattr(sys, "argv", argv)
+    monkeypatch.setattr(sys, "orig_argv", orig)
+    assert select._cli_is_starting() is starting

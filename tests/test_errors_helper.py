@@ -18,9 +18,6 @@ CLASSES = {"TypeError", "ValueError", "OverflowError", "RuntimeError"}
 
 #: (file relative to the repository root, enclosing function's qualname) -> why it stays.
 ALLOWED: dict[tuple[str, str], str] = {
-    ("xstride/_backends/select.py", "_initial_backend"):
-        "re-raise: turns normalize_name's TypeError into ValueError; the text is already "
-        "made by type_error/value_error",
     ("xstride/rng/_args.py", "_broadcast"):
         "file edited by another session now (issue 13 brief); convert when that lands",
 }

@@ -175,6 +175,12 @@ def test_dask_keys_say_what_to_do():
     da = pytest.importorskip("dask.array")
     with pytest.raises(NotImplementedError, match="morton_tree: not available.*compute"):
         alg.morton_tree(da.arange(4, dtype=np.uint64, chunks=2), 2, 3)
+    import xstride as xp
+
+    with xp.use_backend("dask", chunk_backend="numpy"):   # a list is no array to compute
+        with pytest.raises(NotImplementedError, match=r"morton_tree: not available on the "
+                                                      r"dask backend; lists and tuples are taken as arrays of the active backend \(dask\): pass NumPy or CuPy arrays"):
+            alg.morton_tree([0, 1, 9], 2, 3)
 
 
 @pytest.mark.parametrize("level, exc, match", [

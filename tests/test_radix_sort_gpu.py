@@ -288,6 +288,31 @@ def test_strided_keys_values_2d_and_empty(poisoned):
     assert cp.asnumpy(one[0]).tolist() == [-5] and cp.asnumpy(one[1]).tolist() == [0]
 
 
+@pytest.mark.parametrize("vdtype,k", [(np.int8, 1), (np.float16, 1), (np.float32, 1),
+                                      (np.int64, 1), (np.complex64, 1), (np.float32, 2),
+                                      (np.uint16, 4), (np.bool_, 8)])
+@pytest.mark.parametrize("bits", [8, 30, 64])
+def test_the_last_pass_gathers_one_word_rows(poisoned, vdtype, k, bits):
+    """Value rows of one 1-, 2-, 4- or 8-byte word ride in the last pass: their bits
+    (NaN payloads included) are those of NumPy's gather; the rows after them, and rows
+    of other sizes, are gathered by ``take``."""
+    cp = poisoned
+    rng = np.random.default_rng(bits + k)
+    n = 9 * TILE + 17
+    keys = rng.integers(0, 2**bits, size=n, dtype=np.uint64, endpoint=False)
+    keys[rng.random(n) < 0.2] = 3   # duplicates: stability shows in the values
+    raw = rng.integers(0, 256, size=(n, k * np.dtype(vdtype).itemsize), dtype=np.uint8)
+    v = raw.view(vdtype).reshape(n, k) if k > 1 else raw.view(vdtype).reshape(n)
+    if vdtype == np.bool_:
+        v = v.view(np.uint8) & 1 != 0
+    check(cp, keys, v, v[::-1].copy(), rng.normal(size=(n, 3)), key_bits=bits,
+          label=f"{np.dtype(vdtype)} x {k}")
+    want = np.argsort(keys, kind="stable")
+    sk, order, gv = alg.sort_by_key(cp.asarray(keys), cp.asarray(v), key_bits=bits)
+    assert gv.dtype == v.dtype and gv.shape == v.shape
+    np.testing.assert_array_equal(cp.asnumpy(gv).view(np.uint8), v[want].view(np.uint8))
+
+
 def test_bits_found_from_the_keys(cp):
     from xstride._kernels import sort as ks
 

@@ -4,7 +4,7 @@ its launches runs a NumPy MODEL of that kernel on the launch's own arguments (de
 pointers are host addresses there): the OR of the keys, the histogram of every digit
 place, the exclusive offsets, and the one-sweep pass step by step as the CUDA code does
 it: tiles taken from the atomic counter in the scratch, warp multi-split ranking (the
-``__match_any_sync`` peers, the leader's counter update) over the warp-striped loads,
+the peers from one ballot per digit bit, the leader's counter update) over the warp-striped loads,
 the counts over warps, the block's exclusive scan, the 64-bit look-back words with
 their pass tags and flags written into the real scratch, the look-back walk, the slots
 of the tile sorted in shared memory, and the scatter. Blocks publish their aggregates
@@ -64,6 +64,7 @@ class Device:
         self.types = []   # the key sizes of each launch's template arguments
         self.modules = []   # the name expressions of each module compiled
         self.walks = {"at once": 0, "through aggregates": 0}
+        self.gathers = []   # VBYTES of each pass
 
     def run(self, name: str, grid, block, args):
         grid = grid[0] if isinstance(grid, tuple) else grid
@@ -102,15 +103,21 @@ class Device:
         h = mem(hist, np.uint64, grid * rp.BINS).reshape(grid, rp.BINS)
         h[:] = np.cumsum(h, axis=1) - h
 
-    # --- xs_radix_onesweep<KIN, K, KOUT, IIN, IOUT, ITEMS, MINB>(kin, kout, iin, iout, n, flip,
-    #                                  shift, mask, offsets, status, counter, tag)
+    # --- xs_radix_onesweep<KIN, K, KOUT, IIN, IOUT, ITEMS, MINB[, VBYTES]>(kin, kout, iin,
+    #         iout, n, flip, shift, mask, offsets, status, counter, tag, vals_in, vals_out)
     def onesweep(self, K, targs, grid, args):
         kin_t, k_t, kout_t, iin_t, iout_t = (np.dtype(DTYPE_OF_C[t.strip()])
                                              for t in targs.split(",")[:5])
         items = int(targs.split(",")[5])
         assert int(targs.split(",")[6]) == rp.TUNING["min_blocks"]
+        vbytes = int(targs.split(",")[7]) if len(targs.split(",")) > 7 else 0
         assert K == kin_t and k_t.itemsize <= min(kin_t.itemsize, kout_t.itemsize)
-        kin, kout, iin, iout, n, flip, shift, mask, offs, status, counter, tag = args
+        (kin, kout, iin, iout, n, flip, shift, mask, offs, status, counter, tag,
+         vin, vout) = args
+        # values only with VBYTES, and only in the pass that writes the int64 order
+        assert (vin != 0) == (vout != 0) == (vbytes > 0)
+        assert not vbytes or iout_t == np.int64
+        self.gathers.append(vbytes)
         flip &= (1 << (8 * k_t.itemsize)) - 1                   # (K)flip64
         assert grid == -(-n // (rp.THREADS * items))
         # the pass ranks keys as k_t: (K)keys_in[i] truncates to the narrow type
@@ -139,7 +146,12 @@ class Device:
                     valid = i < n
                     d = np.full(32, SENTINEL, np.int64)
                     d[valid] = digits(keys_in[i[valid]], flip, shift, mask)
-                    peers = d[:, None] == d[None, :]
+                    # xs_radix_peers: the valid lanes that agree on each of the 8 bits
+                    peers = valid[None, :] & valid[:, None]
+                    for b in range(8):
+                        bit = (d >> b) & 1
+                        peers &= bit[:, None] == bit[None, :]
+                    peers |= np.eye(32, dtype=bool)   # an invalid lane: itself alone
                     below = np.tril(peers, -1).sum(axis=1)      # popc(peers & lanemask_lt)
                     total = peers.sum(axis=1)                  # popc(peers)
                     leader = valid & (below == 0)
@@ -192,6 +204,9 @@ class Device:
             pos = base[dk] + np.arange(tile_n)
             keys_out[pos] = s_keys[:tile_n].astype(kout_t)
             idx_out[pos] = s_idx[:tile_n]
+            if vbytes:   # vals_out[at] = vals_in[s_idx[i]], rows as unsigned words
+                word_t = np.dtype(f"u{vbytes}")
+                mem(vout, word_t, n)[pos] = mem(vin, word_t, n)[s_idx[:tile_n]]
 
 
 class EmuCupy(FakeCupy):
@@ -223,6 +238,9 @@ class EmuCupy(FakeCupy):
 
     def arange(self, n, dtype=None):
         return FakeCupyArray(np.arange(n, dtype=dtype))
+
+    def empty_like(self, a):
+        return FakeCupyArray(np.empty_like(a.host))
 
 
 @pytest.fixture
@@ -487,12 +505,16 @@ def test_every_instantiation_compiles_with_nvrtc():
         for ci in (ks.C_TYPES["uint32"], ks.C_TYPES["int64"]):
             exprs += [ks._pass_expr(ks._pass_types(pos, ct, cs, ci), rp.ITEMS, mb)
                       for pos in ks.POSITIONS]   # every pass a sort of these types may run
+            if (ct, cs) in ((narrow, narrow), (wide, narrow)):   # the value words' code
+                exprs += [ks._pass_expr(ks._pass_types(pos, ct, cs, ci), rp.ITEMS, mb, vb)
+                          for pos in ("last", "only") for vb in ks.GATHER_BYTES]
     triples = sorted(set(exprs))
     for expr in triples:
         kin, k, kout, iin, iout = (t.strip() for t in expr[expr.index("<") + 1:].split(",")[:5])
         lines.append(f"template __global__ void {expr}(const {kin}*, {kout}*, const {iin}*, "
                      f"{iout}*, long long, unsigned long long, unsigned, unsigned, "
-                     "const unsigned long long*, unsigned long long*, unsigned*, unsigned);")
+                     "const unsigned long long*, unsigned long long*, unsigned*, unsigned, "
+                     "const void*, void*);")
     text = _compile.source("radix_sort.cu") + "\n" + "\n".join(lines) + "\n"
     for arch in ("sm_90", "sm_80"):
         ok, log, ptx = nv.nvrtc_compile(text, arch)
@@ -503,10 +525,10 @@ def test_every_instantiation_compiles_with_nvrtc():
             assert ptx.count(f".entry _Z{len(name)}{name}") >= (1 if name == "xs_radix_offsets"
                                                                  else 4), (arch, name)
         assert ptx.count(".entry _Z17xs_radix_onesweep") == len(triples)
-        # the one-sweep pass takes the 12 arguments the executor's Launch packs
+        # the one-sweep pass takes the 14 arguments the executor's Launch packs
         entry = ptx[ptx.index(".entry _Z17xs_radix_onesweep"):]
         params = entry[:entry.index(")")]
-        assert params.count(".param") == 12, params
+        assert params.count(".param") == 14, params
 
 
 def test_key_bits_on_dask_arrays():
@@ -539,3 +561,37 @@ def test_a_sort_prefetches_its_modules(device, monkeypatch):
     assert started == [3, 0] and len(device.modules) == 3
     check(device, keys.astype(np.uint32))     # the bits found first: the two passes
     assert started == [3, 0, 2] and len(device.modules) == 6, (started, device.modules)
+
+
+@pytest.mark.parametrize("vdtype,k", [(np.int8, 1), (np.float16, 1), (np.float32, 1),
+                                      (np.int64, 1), (np.complex64, 1), (np.float32, 2),
+                                      (np.uint16, 4), (bool, 8)])
+def test_the_last_pass_gathers_one_word_rows(device, vdtype, k):
+    """The first value array whose rows are one word of 1, 2, 4 or 8 bytes is carried
+    by the last pass (VBYTES); the rest by ``take``; the bits are those of a gather."""
+    rng = np.random.default_rng(k)
+    n = 5 * rp.TILE + 11
+    keys = rng.integers(0, 3000, size=n).astype(np.uint32)
+    raw = rng.integers(0, 256, size=(n, k * np.dtype(vdtype).itemsize), dtype=np.uint8)
+    v = raw.view(vdtype).reshape(n, k) if k > 1 else raw.view(vdtype).reshape(n)
+    wide = rng.normal(size=(n, 3))
+    check(device, keys, wide, v, v[::-1].copy())
+    assert device.gathers == [0] * (len(device.gathers) - 1) + [np.dtype(vdtype).itemsize * k]
+
+
+def test_rows_not_one_word_are_taken(device):
+    rng = np.random.default_rng(3)
+    n = 2 * rp.TILE + 1
+    keys = rng.integers(0, 1 << 20, size=n).astype(np.int64)
+    base = rng.normal(size=(n, 4)).astype(np.float32)
+    # 16-byte rows, 12-byte rows, a strided column: none is one word in memory
+    check(device, keys, base, base[:, :3].copy(), base[:, 1])
+    assert set(device.gathers) == {0}
+
+
+def test_one_pass_gathers_too(device):
+    rng = np.random.default_rng(4)
+    n = 3 * rp.TILE
+    keys = rng.integers(0, 200, size=n).astype(np.uint8)
+    got = check(device, keys, np.arange(n, dtype=np.int64) * 3)
+    assert device.gathers == [8] and got[2].dtype == np.int64

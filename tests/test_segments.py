@@ -452,3 +452,34 @@ def test_dask_arrays_name_what_to_do():
                                                       "compute the arrays first"):
             call()
     assert xp.algorithms.SEGMENT_OPS == tuple(OPS)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: segment_reduce([1.0, 2.0, 3.0], [0, 1, 3]),
+    lambda: segment_reduce((1.0, 2.0, 3.0), (0, 1, 3), "max"),
+    lambda: reduce_by_key([0, 0, 1], [1.0, 2.0, 3.0]),
+    lambda: run_length_encode([0, 0, 1]),
+    lambda: bin_offsets([0, 0, 1], 2),
+    lambda: compact([True, False], [1.0, 2.0]),
+])
+def test_lists_under_the_dask_backend_are_not_told_to_compute(call):
+    """With dask the active backend, lists (which NumPy and CuPy take as their arrays)
+    were told to "compute the arrays first", which a list cannot; the error now says
+    that lists become arrays of the active backend and to pass NumPy or CuPy arrays.
+    The same lists run on the NumPy backend."""
+    pytest.importorskip("dask.array")
+    with xp.use_backend("dask", chunk_backend="numpy"):
+        with pytest.raises(NotImplementedError,
+                           match=r"^\w+: not available on the dask backend; lists and tuples are taken as arrays of the active backend \(dask\): pass NumPy or CuPy arrays"):
+            call()
+    assert isinstance(call(), (np.ndarray, tuple))
+
+
+def test_a_list_beside_a_dask_array_is_told_to_compute_the_array():
+    da = pytest.importorskip("dask.array")
+    x = da.ones(4, chunks=2)
+    with xp.use_backend("dask", chunk_backend="numpy"):
+        for call in (lambda: segment_reduce(x, [0, 4]), lambda: compact([True] * 4, x),
+                     lambda: segment_reduce([1.0, 2.0], [x[0], 2])):
+            with pytest.raises(NotImplementedError, match="compute the arrays first"):
+                call()

@@ -269,6 +269,12 @@ def test_dask_points_say_what_to_do():
     da = pytest.importorskip("dask.array")
     with pytest.raises(NotImplementedError, match="voxel_downsample: not available.*compute"):
         alg.voxel_downsample(da.zeros((4, 3), chunks=2), 1.0)
+    import xstride as xp
+
+    with xp.use_backend("dask", chunk_backend="numpy"):   # a list is no array to compute
+        with pytest.raises(NotImplementedError, match=r"voxel_downsample: not available on "
+                                                      r"the dask backend; lists and tuples are taken as arrays of the active backend \(dask\): pass NumPy or CuPy arrays"):
+            alg.voxel_downsample([[0.1, 0.2, 0.3], [0.15, 0.2, 0.3]], 0.5)
 
 
 @pytest.mark.parametrize("dtype", [">f8", ">f4", "<f8"])

@@ -77,12 +77,15 @@ def entry_point(argv=None) -> int:
     Python's own flush at exit does not fail again).
 
     An environment variable of xstride that holds a value it does not take
-    (``XSTRIDE_NUM_THREADS=abc``: :class:`~xstride._core.errors.SettingError`) is one line
-    on stderr and status 2, as a bad option is, not a traceback.
+    (``XSTRIDE_NUM_THREADS=abc``, ``XSTRIDE_BACKEND=bogus``:
+    :class:`~xstride._core.errors.SettingError`) is one line on stderr and status 2, as a
+    bad option is, not a traceback.
     """
+    from ._backends.select import check_setting
     from ._core.errors import SettingError
 
     try:
+        check_setting()   # a bad XSTRIDE_BACKEND, deferred by the import for this line
         status = main(argv)
         sys.stdout.flush()
     except BrokenPipeError:

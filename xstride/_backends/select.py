@@ -17,7 +17,8 @@ import sys
 
 import numpy as np
 
-from .._core.errors import error, mixed_backends_error, type_error, unavailable_error, value_error
+from .._core.errors import (error, mixed_backends_error, setting_error, type_error,
+                            unavailable_error, value_error)
 from .registry import REGISTRY, each, get
 
 __all__ = [
@@ -79,14 +80,45 @@ class _Unavailable(str):
     why = ""     # the backend's own message
 
 
+class _Refused(str):
+    """The process default when ``XSTRIDE_BACKEND`` names no backend and this import is
+    the start of the command line (:func:`_cli_is_starting`): the import succeeds so that
+    ``python -m xstride`` can report the value in one line (status 2), not a traceback;
+    any use of the active backend raises the :class:`SettingError`."""
+
+    raw = ""     # the variable's value
+
+
+def _env_error(raw: str):
+    """The :class:`SettingError` of ``XSTRIDE_BACKEND`` holding ``raw``: the variable, the
+    value and the valid names."""
+    return setting_error(_ENV, raw, "one of " + ", ".join(repr(b) for b in BACKENDS)
+                         + " (case-insensitive, no surrounding blanks)")
+
+
+def _cli_is_starting() -> bool:
+    """Whether this import is ``python -m xstride`` (or the ``xstride`` script) finding
+    its ``__main__``: Python imports the package before any line of the command runs, so
+    a bad ``XSTRIDE_BACKEND`` would be a traceback the command cannot catch. While ``-m``
+    locates its module ``sys.argv[0]`` is ``"-m"`` and the module's name is in
+    ``sys.orig_argv`` just before the command's own arguments."""
+    argv, orig = sys.argv, getattr(sys, "orig_argv", [])
+    if argv and argv[0] == "-m" and len(orig) >= len(argv):
+        return orig[len(orig) - len(argv)] in ("xstride", "xstride.__main__")
+    return bool(argv) and os.path.basename(argv[0]).removesuffix(".exe") == "xstride"
+
+
 def _initial_backend() -> str:
     raw = os.environ.get(_ENV)
     if raw is None or raw == "":
         return "numpy"
-    try:
-        name = normalize_name(raw, source=f"environment variable {_ENV}")
-    except (TypeError, ValueError) as exc:
-        raise ValueError(str(exc)) from None
+    if raw.lower() not in BACKENDS:
+        if _cli_is_starting():
+            refused = _Refused("numpy")
+            refused.raw = raw
+            return refused
+        raise _env_error(raw)   # a ValueError (SettingError)
+    name = raw.lower()
     try:
         get(name).load()
     except RuntimeError as exc:
@@ -102,10 +134,21 @@ _current: contextvars.ContextVar[str] = contextvars.ContextVar(
 
 
 def check_active(name: str) -> str:
-    """``name`` (the active selection), or the ``RuntimeError`` of a failed default."""
+    """``name`` (the active selection), or the ``RuntimeError`` of a failed default (the
+    ``SettingError`` of a refused one)."""
     if type(name) is _Unavailable:
         raise error(RuntimeError, name.where, name.why)
+    if type(name) is _Refused:
+        raise _env_error(name.raw)
     return name
+
+
+def check_setting() -> None:
+    """Raise the :class:`SettingError` of a bad ``XSTRIDE_BACKEND`` that the command line
+    deferred (see :class:`_Refused`); nothing otherwise."""
+    default = _current.get()
+    if type(default) is _Refused:
+        raise _env_error(default.raw)
 
 
 def get_backend() -> str:

@@ -14,7 +14,7 @@
 //      place): the first output position of each digit value.
 //   4. xs_radix_onesweep, once per digit place, least significant first: each block
 //      takes the next tile of TILE = 256 * ITEMS keys (in index order, from an atomic
-//      counter), ranks its keys by digit (warp multi-split with __match_any_sync),
+//      counter), ranks its keys by digit (warp multi-split: one ballot per digit bit),
 //      publishes its per-digit counts and looks back across the tiles before it for
 //      the per-digit counts of all earlier tiles (decoupled look-back, Merrill &
 //      Garland, NVR-2016-002), then scatters the keys and the permutation through a
@@ -194,6 +194,33 @@ __device__ __forceinline__ unsigned long long xs_radix_lookback(const unsigned l
     return excl;
 }
 
+// The lanes of the warp whose digit equals this lane's (valid lanes only; an invalid
+// lane gets itself alone, and no valid lane counts it): one ballot per digit bit, each
+// lane keeping the lanes that agree with it on that bit (the multi-split of Adinets &
+// Merrill, 2022, section 3). Against __match_any_sync on the H200 (2026-12-02, one
+// lease, two rounds): the four passes of 2**26 30-bit Morton keys 4.14-4.22 against
+// 4.50-4.59 ms, a 64-bit sort of random keys 10.8-11.0 against 11.7-11.9 ms; slower
+// only where a warp holds one digit value (the four all-zero top bytes of 30-bit keys
+// sorted on 64 bits: 8.57-8.62 against 8.31-8.42 ms for the eight passes).
+__device__ __forceinline__ unsigned xs_radix_peers(unsigned d, bool valid)
+{
+    unsigned peers = __ballot_sync(0xffffffffu, valid);
+#pragma unroll
+    for (int b = 0; b < 8; ++b) {
+        const bool bit = (d >> b) & 1u;
+        const unsigned vote = __ballot_sync(0xffffffffu, bit);
+        peers &= bit ? vote : ~vote;
+    }
+    return valid ? peers : (1u << (threadIdx.x & 31u));
+}
+
+// The unsigned type of VBYTES bytes: a value row moved as one word (bits unchanged).
+template <int VBYTES> struct xs_radix_word;
+template <> struct xs_radix_word<1> { typedef unsigned char type; };
+template <> struct xs_radix_word<2> { typedef unsigned short type; };
+template <> struct xs_radix_word<4> { typedef unsigned int type; };
+template <> struct xs_radix_word<8> { typedef unsigned long long type; };
+
 // ---------------------------------------------------------------- one digit pass
 // keys_in: (n,) keys as KIN; keys_out: (n,) keys as KOUT; K: the type the pass ranks and
 // stages in shared memory. All three are the key's unsigned type, except that K may be
@@ -206,17 +233,22 @@ __device__ __forceinline__ unsigned long long xs_radix_lookback(const unsigned l
 // in the last, as for the keys); shift/mask: this place's digit; bin_offsets: (256,) the
 // place's exclusive digit offsets (xs_radix_offsets); status: (ntiles * 256,) look-back
 // words, zeroed by the host before the first pass; tile_counter: this pass's own
-// counter, zeroed by the host; tag: pass + 1. Grid: ntiles = ceil(n / TILE) blocks of
-// 256 threads. MINB: blocks per SM the compiler must fit (__launch_bounds__; 3 caps a
-// thread at 80 registers), a tuning knob of xstride/_plans/radix_sort.py.
+// counter, zeroed by the host; tag: pass + 1; vals_in/vals_out: with VBYTES > 0 (the
+// last or only pass), (n,) value rows of VBYTES bytes in the input's order and the
+// output for them in sorted order (vals_out[j] = vals_in[idx_out[j]]: the gather of
+// sort_by_key's first value array, done here instead of by a launch of its own), else
+// null. Grid: ntiles = ceil(n / TILE) blocks of 256 threads. MINB: blocks per SM the
+// compiler must fit (__launch_bounds__; 3 caps a thread at 80 registers), a tuning knob
+// of xstride/_plans/radix_sort.py.
 template <typename KIN, typename K, typename KOUT, typename IIN, typename IOUT, int ITEMS,
-          int MINB>
+          int MINB, int VBYTES = 0>
 __global__ void __launch_bounds__(XS_RADIX_THREADS, MINB)
 xs_radix_onesweep(const KIN* __restrict__ keys_in, KOUT* __restrict__ keys_out,
                   const IIN* __restrict__ idx_in, IOUT* __restrict__ idx_out,
                   long long n, unsigned long long flip64, unsigned shift, unsigned mask,
                   const unsigned long long* __restrict__ bin_offsets, unsigned long long* status,
-                  unsigned* tile_counter, unsigned tag)
+                  unsigned* tile_counter, unsigned tag, const void* __restrict__ vals_in,
+                  void* __restrict__ vals_out)
 {
     static_assert(XS_RADIX_THREADS == XS_RADIX_BINS, "one digit value per thread");
     constexpr int TILE = XS_RADIX_THREADS * ITEMS;
@@ -252,7 +284,7 @@ xs_radix_onesweep(const KIN* __restrict__ keys_in, KOUT* __restrict__ keys_out,
     for (int j = 0; j < ITEMS; ++j) {
         const bool valid = seg + j * 32 + lane < n;
         const unsigned d = valid ? xs_radix_digit(key[j], flip, shift, mask) : XS_RADIX_NONE;
-        const unsigned peers = __match_any_sync(0xffffffffu, d);
+        const unsigned peers = xs_radix_peers(d, valid);
         const unsigned leader = __ffs(peers) - 1u;
         unsigned base = 0u;
         if (valid && lane == leader)
@@ -324,9 +356,33 @@ xs_radix_onesweep(const KIN* __restrict__ keys_in, KOUT* __restrict__ keys_out,
         if (i < n) s_idx[rd[j]] = idx_in != nullptr ? (IOUT)idx_in[i] : (IOUT)i;
     }
     __syncthreads();
+    if constexpr (VBYTES == 0) {
 #pragma unroll
-    for (int k = 0; k < ITEMS; ++k) {
-        const int i = k * XS_RADIX_THREADS + threadIdx.x;
-        if (i < tile_n) idx_out[s_base[dig[k]] + i] = s_idx[i];
+        for (int k = 0; k < ITEMS; ++k) {
+            const int i = k * XS_RADIX_THREADS + threadIdx.x;
+            if (i < tile_n) idx_out[s_base[dig[k]] + i] = s_idx[i];
+        }
+    } else {
+        // the last pass: the values' rows too, each gathered from its original index
+        // (the permutation's entry) and written where the index goes; every load of
+        // the tile is issued before the first store
+        typedef typename xs_radix_word<VBYTES>::type V;
+        const V* __restrict__ vin = static_cast<const V*>(vals_in);
+        V* __restrict__ vout = static_cast<V*>(vals_out);
+        V v[ITEMS];
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) {
+            const int i = k * XS_RADIX_THREADS + threadIdx.x;
+            if (i < tile_n) v[k] = vin[(long long)s_idx[i]];
+        }
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) {
+            const int i = k * XS_RADIX_THREADS + threadIdx.x;
+            if (i < tile_n) {
+                const long long at = s_base[dig[k]] + i;
+                idx_out[at] = s_idx[i];
+                vout[at] = v[k];
+            }
+        }
     }
 }

@@ -2,8 +2,9 @@
 
 The keys are sorted by :func:`radix_sort` (``radix_sort.cu``; the plan in
 :mod:`xstride._plans.radix_sort`), which returns the sorted keys and the int64
-permutation; the values are gathered by it (``cupy.take``). Only the low bits in
-which keys can differ are sorted, ``ceil(bits / 8)`` digit passes:
+permutation; the first value array whose rows are one word of 1, 2, 4 or 8 bytes
+(C-contiguous) is gathered by the last digit pass, the others by ``cupy.take``. Only
+the low bits in which keys can differ are sorted, ``ceil(bits / 8)`` digit passes:
 
 * ``key_bits`` given: those bits (the caller promises every key is in
   ``[0, 2**key_bits)``; nothing is checked on the device, and other keys give an
@@ -90,17 +91,35 @@ def _pass_types(pos: str, ct: str, cs: str, ci: str) -> tuple:
             "middle": (cs, cs, cs, ci, ci), "last": (cs, cs, ct, ci, w)}[pos]
 
 
-def _pass_expr(types: tuple, items: int, min_blocks: int) -> str:
-    return f"xs_radix_onesweep<{', '.join(types)}, {items}, {min_blocks}>"
+def _pass_expr(types: tuple, items: int, min_blocks: int, vbytes: int = 0) -> str:
+    tail = f", {vbytes}" if vbytes else ""
+    return f"xs_radix_onesweep<{', '.join(types)}, {items}, {min_blocks}{tail}>"
 
 
-def _plan_passes(plan, ct: str, cs: str, ci: str) -> list:
-    """The one-sweep instantiation of each pass of ``plan``, in order. Each is a module
-    of its own, so the distinct ones of a first sort compile side by side
-    (:func:`~._compile.prefetch`; one pass instantiation took 0.45 s of NVRTC time on
-    the H200 host, the three of a 30-bit sort 1.27 s in one module; 2026-12-01)."""
+def _plan_passes(plan, ct: str, cs: str, ci: str, vbytes: int = 0) -> list:
+    """The one-sweep instantiation of each pass of ``plan``, in order; the last one
+    gathers value rows of ``vbytes`` bytes (0: none). Each is a module of its own, so
+    the distinct ones of a first sort compile side by side (:func:`~._compile.prefetch`;
+    one pass instantiation took 0.45 s of NVRTC time on the H200 host, the three of a
+    30-bit sort 1.27 s in one module; 2026-12-01)."""
+    last = plan.passes - 1
     return [_pass_expr(_pass_types(_position(p, plan.passes), ct, cs, ci), plan.items,
-                       plan.min_blocks) for p in range(plan.passes)]
+                       plan.min_blocks, vbytes if p == last else 0)
+            for p in range(plan.passes)]
+
+
+#: Bytes of a value row the last pass can gather itself (one unsigned word a row).
+GATHER_BYTES = (1, 2, 4, 8)
+
+
+def gather_bytes(values) -> int:
+    """The row size in bytes of a CuPy value array the last pass can carry: a
+    C-contiguous (n,) or (n, k) array whose row is one word of :data:`GATHER_BYTES`;
+    else 0 (gathered by ``cupy.take`` after the sort)."""
+    if values.ndim not in (1, 2) or not values.flags.c_contiguous:
+        return 0
+    row = values.itemsize * (values.shape[1] if values.ndim == 2 else 1)
+    return row if row in GATHER_BYTES else 0
 
 
 def _stride_grid(n: int) -> int:
@@ -124,14 +143,16 @@ def key_bits_of(ukeys, signed: bool, scratch) -> int:
     return rp.bits_from_or(word, ukeys.dtype.itemsize, signed)
 
 
-def radix_sort(keys, key_bits=None) -> tuple:
-    """``(sorted_keys, order)`` of checked 1-D CuPy integer keys: a stable sort on the
-    low ``key_bits`` bits (None: found from the keys), ``order`` int64 with
-    ``sorted_keys == keys[order]``. The input is not modified."""
+def radix_sort(keys, key_bits=None, values=None) -> tuple:
+    """``(sorted_keys, order, sorted_values)`` of checked 1-D CuPy integer keys: a
+    stable sort on the low ``key_bits`` bits (None: found from the keys), ``order``
+    int64 with ``sorted_keys == keys[order]``; ``values``, an array of
+    :func:`gather_bytes` > 0 or None, comes back as ``values[order]`` gathered by the
+    last pass (else None: the caller gathers). The inputs are not modified."""
     cp = _cupy()
     n = keys.shape[0]
     if n == 0:
-        return keys.copy(), cp.empty(0, dtype=np.int64)
+        return keys.copy(), cp.empty(0, dtype=np.int64), None
     item = keys.dtype.itemsize
     signed = keys.dtype.kind == "i"
     ukeys = cp.ascontiguousarray(keys).view(np.dtype(f"u{item}"))
@@ -140,14 +161,15 @@ def radix_sort(keys, key_bits=None) -> tuple:
     bits = key_bits_of(ukeys, signed, scratch) if key_bits is None else int(key_bits)
     plan = rp.plan_radix(n, item, signed, bits)
     if plan.passes == 0:   # every key equal (to 0): the identity
-        return keys.copy(), cp.arange(n, dtype=np.int64)
+        return keys.copy(), cp.arange(n, dtype=np.int64), None
     base = scratch.data.ptr
     hist = base + 8 * rp.SCRATCH_HIST
     status = base + 8 * rp.SCRATCH_STATUS
     ct = _ctype(item)
     cs = _ctype(plan.sort_itemsize)
     ci = _ctype(4) if plan.index_itemsize == 4 else _WIDE_INDEX
-    sweeps = _plan_passes(plan, ct, cs, ci)
+    vbytes = 0 if values is None else gather_bytes(values)
+    sweeps = _plan_passes(plan, ct, cs, ci, vbytes)
     # every module of the sort is known now: compile them side by side (the prelude is
     # compiled already when its OR kernel found the key bits)
     prelude = [] if key_bits is None else [
@@ -171,14 +193,17 @@ def radix_sort(keys, key_bits=None) -> tuple:
     kouts = _buffers(cp, n, plan.passes, np.dtype(f"u{plan.sort_itemsize}"), ukeys.dtype)
     iouts = _buffers(cp, n, plan.passes, np.dtype(np.uint32 if ci != _WIDE_INDEX else np.int64),
                      np.dtype(np.int64))
+    vout = cp.empty_like(values) if vbytes else None
     kin, iin = ukeys.data.ptr, 0          # pass 0: the caller's keys, the identity
     for p in range(plan.passes):
         sweep = _sweep(sweeps[p], plan)
         kout, iout = kouts[p], iouts[p]
+        vals = (values.data.ptr, vout.data.ptr) if vbytes and p == plan.passes - 1 else (0, 0)
         sweep(kin, kout.data.ptr, iin, iout.data.ptr, plan.shifts[p], plan.masks[p],
-              hist + 8 * rp.BINS * p, status, base + 8 * (rp.SCRATCH_COUNTERS + p), p + 1)
+              hist + 8 * rp.BINS * p, status, base + 8 * (rp.SCRATCH_COUNTERS + p), p + 1,
+              *vals)
         kin, iin = kout.data.ptr, iout.data.ptr
-    return kout.view(keys.dtype), iout
+    return kout.view(keys.dtype), iout, vout
 
 
 def _buffers(cp, n: int, passes: int, between, final) -> list:
@@ -196,9 +221,10 @@ def _sweep(expr: str, plan):
     module of its own)."""
     return _launch(expr, plan.ntiles, (plan.n, plan.flip), lambda k: Launch(
         k, (plan.ntiles,), (rp.THREADS,),
-        # keys in/out, idx in/out, n, flip, shift, mask, offsets, status, counter, tag
+        # keys in/out, idx in/out, n, flip, shift, mask, offsets, status, counter, tag,
+        # values in/out
         [slot64(), slot64(), slot64(), slot64(), i64(plan.n), u64(plan.flip), slot32(),
-         slot32(), slot64(), slot64(), slot64(), slot32()]), (expr,))
+         slot32(), slot64(), slot64(), slot64(), slot32(), slot64(), slot64()]), (expr,))
 
 
 def sort_by_key(keys, values, key_bits=None) -> tuple:
@@ -206,7 +232,11 @@ def sort_by_key(keys, values, key_bits=None) -> tuple:
     (n,) or (n, k); ``key_bits`` checked by the caller (an int in 1..key bits, or
     None)."""
     cp = _cupy()
-    sorted_keys, order = radix_sort(keys, key_bits)
+    # the first value array whose rows are one word rides in the last pass
+    carried = next((i for i, v in enumerate(values) if gather_bytes(v)), None)
+    sorted_keys, order, gathered = radix_sort(
+        keys, key_bits, None if carried is None else values[carried])
     out = [sorted_keys, order]
-    out.extend(cp.take(v, order, axis=0) for v in values)
+    out.extend(gathered if i == carried and gathered is not None else cp.take(v, order, axis=0)
+               for i, v in enumerate(values))
     return tuple(out)

@@ -8,7 +8,7 @@ import operator
 import numpy as np
 
 from .. import _backends
-from .._core.errors import type_error, value_error
+from .._core.errors import not_provided_error, type_error, value_error
 from .._core.intseq import integer_array
 
 #: Deepest tree level per dimension: 2-D keys hold 2 x 32 bits, 3-D keys 3 x 21 bits.
@@ -50,6 +50,29 @@ def _host_vector(func: str, name: str, value) -> np.ndarray:
     if not np.isfinite(arr).all():
         raise value_error(func, name, f"must be finite; got {arr.tolist()}")
     return arr
+
+
+#: What to do with arrays of a lazy backend (dask) that a function does not run on.
+COMPUTE_FIRST = ("compute the arrays first (xstride.to_numpy(x), or x.compute()) and call it "
+                 "on NumPy or CuPy arrays")
+
+
+def _lazy_refusal(func: str, backend, named, instead: str = COMPUTE_FIRST):
+    """``NotImplementedError`` of ``func``, which does not run on ``backend`` (a lazy one:
+    dask). Where an argument (or an item of a list/tuple argument, as the backend lookup
+    reads them) is an array of it, the error says ``instead`` (compute it first). Where
+    none is, the backend is the active one and the arguments are lists, tuples or
+    scalars, which would become its arrays: the error says to pass NumPy or CuPy arrays
+    (or select such a backend), not to compute arrays the caller does not have."""
+    for _, value in named:
+        items = value if isinstance(value, (list, tuple)) else (value,)
+        if any(backend.owns(v) for v in items):
+            return not_provided_error(func, backend.name, instead)
+    return not_provided_error(func, backend.name,
+                              "lists and tuples are taken as arrays of the active backend "
+                              f"({backend.name}): pass NumPy or CuPy arrays instead "
+                              "(numpy.asarray(x)), or make NumPy or CuPy the active backend "
+                              "(xstride.use_backend)")
 
 
 def _known_shape(func: str, name: str, arr) -> None:

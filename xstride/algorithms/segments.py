@@ -3,11 +3,12 @@ offsets of sorted bins, and stable stream compaction (``xp.algorithms``).
 
 Each function runs on the backend of its array arguments (NumPy → ``xstride._host``,
 CuPy → ``xstride._kernels``); dask arrays are refused with ``NotImplementedError``
-(compute them first). Results are deterministic: the same bits run to run on each
-backend; integer results, integer means included (an exact sum), are identical on both
-backends; float sums, products and means are accumulated in float64 in a fixed order
-(see :func:`segment_reduce` for the bound between host and device). See
-``docs/segments.md``.
+(compute them first), and so are lists and tuples while dask is the active backend
+(they would be its arrays: pass NumPy or CuPy arrays). Results are deterministic: the
+same bits run to run on each backend; integer results, integer means included (an
+exact sum), are identical on both backends; float sums, products and means are
+accumulated in float64 in a fixed order (see :func:`segment_reduce` for the bound
+between host and device). See ``docs/segments.md``.
 
 Segments are given CSR-style: ``offsets`` of shape ``(n_segments + 1,)`` with
 ``offsets[0] == 0``, ``offsets[-1] == n`` and ``offsets`` non-decreasing; segment ``s``
@@ -21,9 +22,9 @@ import operator
 import numpy as np
 
 from .. import _backends
-from .._core.errors import not_provided_error, type_error, value_error
+from .._core.errors import type_error, value_error
 from .._plans.segments import FLOATS, OPS, VALUE_DTYPES, accumulator, result_dtype
-from ._args import _as_array, _integer_array
+from ._args import _as_array, _integer_array, _lazy_refusal
 
 __all__ = ["segment_reduce", "reduce_by_key", "run_length_encode", "bin_offsets", "compact",
            "SEGMENT_OPS"]
@@ -31,15 +32,11 @@ __all__ = ["segment_reduce", "reduce_by_key", "run_length_encode", "bin_offsets"
 #: The reductions of :func:`segment_reduce` and :func:`reduce_by_key`.
 SEGMENT_OPS = tuple(OPS)
 
-_INSTEAD = ("compute the arrays first (xstride.to_numpy(x), or x.compute()) and call it "
-            "on NumPy or CuPy arrays")
-
-
 def _executor(func: str, named):
     backend = _backends.of(func, named)
     ex = backend.executor("segments")
     if ex is None:
-        raise not_provided_error(func, backend.name, _INSTEAD)
+        raise _lazy_refusal(func, backend, named)
     return backend, ex
 
 
@@ -123,7 +120,7 @@ def segment_reduce(values, offsets, op="sum"):
         (undefined; the message names the segment). On CuPy the offsets are checked on
         the device and one 40-byte record is read back.
     NotImplementedError
-        dask arrays.
+        dask arrays; lists or tuples while dask is the active backend.
 
     Notes
     -----
@@ -214,7 +211,7 @@ def reduce_by_key(sorted_keys, values, op="sum"):
         first position ``i`` with ``keys[i] < keys[i - 1]`` (on CuPy found by a kernel;
         only that index and the two keys are read back); ``values`` of another length.
     NotImplementedError
-        dask arrays.
+        dask arrays; lists or tuples while dask is the active backend.
 
     Notes
     -----
@@ -268,7 +265,7 @@ def run_length_encode(keys):
     ValueError
         ``keys`` not 1-D.
     NotImplementedError
-        dask arrays.
+        dask arrays; lists or tuples while dask is the active backend.
 
     Examples
     --------
@@ -312,7 +309,7 @@ def bin_offsets(sorted_bins, n_bins):
         first position ``i`` with ``bins[i] < bins[i - 1]``). On CuPy both checks run
         on the device; one 16-byte record is read back.
     NotImplementedError
-        dask arrays.
+        dask arrays; lists or tuples while dask is the active backend.
 
     Examples
     --------
@@ -369,7 +366,7 @@ def compact(mask, *arrays):
     ValueError
         ``mask`` not 1-D; an array that is 0-d or whose length differs from the mask's.
     NotImplementedError
-        dask arrays.
+        dask arrays; lists or tuples while dask is the active backend.
 
     Notes
     -----

@@ -19,8 +19,8 @@ import operator
 import numpy as np
 
 from .. import _backends
-from .._core.errors import argument_error, not_provided_error, type_error, value_error
-from ._args import MAX_MORTON_LEVELS, _integer_array, _levels
+from .._core.errors import argument_error, type_error, value_error
+from ._args import MAX_MORTON_LEVELS, _integer_array, _lazy_refusal, _levels
 from .segments import compact, run_length_encode
 
 __all__ = ["MortonTree", "morton_tree"]
@@ -115,7 +115,8 @@ def morton_tree(sorted_keys, ndim, levels) -> MortonTree:
     TypeError
         ``sorted_keys`` not of an integer dtype; ``ndim`` or ``levels`` not an int.
     NotImplementedError
-        ``sorted_keys`` of a lazy backend (dask): compute them first.
+        ``sorted_keys`` of a lazy backend (dask): compute them first; a list or tuple while
+        dask is the active backend: pass a NumPy or CuPy array.
     ValueError
         ``sorted_keys`` not 1-D, negative, not sorted (the message names the first
         position ``i`` with ``sorted_keys[i] < sorted_keys[i - 1]``), or with a key of
@@ -159,11 +160,12 @@ def morton_tree(sorted_keys, ndim, levels) -> MortonTree:
     if nd not in MAX_MORTON_LEVELS:
         raise value_error(_FUNC, "ndim", f"must be 2 or 3; got {nd}")
     lv = _levels(_FUNC, levels, nd)
-    backend = _backends.of(_FUNC, [("sorted_keys", sorted_keys)])
+    named = [("sorted_keys", sorted_keys)]
+    backend = _backends.of(_FUNC, named)
     k = _integer_array(_FUNC, "sorted_keys", sorted_keys, backend)
     if backend.lazy:
-        raise not_provided_error(_FUNC, backend.name, "compute the keys first "
-                                                      "(xstride.to_numpy or .compute())")
+        raise _lazy_refusal(_FUNC, backend, named, "compute the keys first "
+                                                   "(xstride.to_numpy or .compute())")
     if k.ndim != 1:
         raise value_error(_FUNC, "sorted_keys", f"must be 1-D; got shape {tuple(k.shape)}")
     n = int(k.shape[0])

@@ -16,9 +16,10 @@ import inspect
 import numpy as np
 
 from .. import _backends
-from .._core.errors import not_provided_error, type_error, value_error
+from .._core.errors import type_error, value_error
 from .._plans.segments import accumulator, result_dtype
-from ._args import MAX_MORTON_LEVELS, _as_array, _host_vector, _real_numbers, _short
+from ._args import (MAX_MORTON_LEVELS, _as_array, _host_vector, _lazy_refusal, _real_numbers,
+                    _short)
 
 __all__ = ["voxel_downsample"]
 
@@ -58,7 +59,8 @@ def voxel_downsample(points, voxel_size, *, origin=None):
         refused); ``voxel_size`` or ``origin`` not real
         numbers; arrays of different backends mixed (the message names them).
     NotImplementedError
-        ``points`` of a lazy backend (dask): compute them first.
+        ``points`` of a lazy backend (dask): compute them first; a list or tuple while
+        dask is the active backend: pass a NumPy or CuPy array.
     ValueError
         ``points`` not of shape (n, 2) or (n, 3), or with a NaN or infinite coordinate
         (the message names the first such row); ``voxel_size`` not positive or not
@@ -103,15 +105,15 @@ def voxel_downsample(points, voxel_size, *, origin=None):
     >>> n
     array([2, 1])
     """
-    backend = _backends.of(_FUNC, [("points", points), ("voxel_size", voxel_size),
-                                   ("origin", origin)])
+    named = [("points", points), ("voxel_size", voxel_size), ("origin", origin)]
+    backend = _backends.of(_FUNC, named)
     pts = _as_array(_FUNC, "points", points, backend)
     if pts.dtype.kind != "f" or pts.dtype.itemsize > 8:
         # long double too: it would be carried as float32 (segment_reduce refuses it)
         raise type_error(_FUNC, "points", pts, "a floating dtype (float16, float32 or float64)")
     if backend.lazy:
-        raise not_provided_error(_FUNC, backend.name, "compute the points first "
-                                                      "(xstride.to_numpy or .compute())")
+        raise _lazy_refusal(_FUNC, backend, named, "compute the points first "
+                                                   "(xstride.to_numpy or .compute())")
     if pts.ndim != 2 or pts.shape[1] not in MAX_MORTON_LEVELS:
         raise value_error(_FUNC, "points", f"must have shape (n, 2) or (n, 3); got {tuple(pts.shape)}")
     n, ndim = (int(s) for s in pts.shape)

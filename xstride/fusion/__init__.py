@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import sys
+import types
 import warnings
 
 import numpy as np
@@ -148,10 +149,13 @@ class Fused:
         return (Fused, (self.fn, self.strict))
 
     def __get__(self, obj, objtype=None):
-        """As a method: the fused function with ``obj`` bound as its first argument."""
+        """As a method: a bound method of ``obj``, as a plain function gives (its name,
+        docstring, ``__self__``, equality and pickling by ``getattr``); a call passes
+        ``obj`` as the first argument, which is no array: on CuPy the call runs unfused
+        (docs/fuse.md, "How a call runs")."""
         if obj is None:
             return self
-        return functools.partial(self, obj)
+        return types.MethodType(self, obj)
 
     def __call__(self, *args, **kwargs):
         ex = self._ex
