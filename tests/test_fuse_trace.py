@@ -205,6 +205,23 @@ def test_python_arithmetic_on_scalar_arguments_runs_on_the_host(fake_cupy):
     assert check(f, x, 0.3).host == g.host     # the values are computed per call
 
 
+@pytest.mark.parametrize("fn, s", [
+    (lambda x, s: x * (s ^ -3), True), (lambda x, s: x + (s & 6), 5),
+    (lambda x, s: x + (s | True), 4), (lambda x, s: x * (1 << s), 2),
+    (lambda x, s: x + (s >> 1), 7), (lambda x, s: x + ~s, 2),
+])
+def test_bitwise_python_arithmetic_on_scalar_arguments_runs_on_the_host(fake_cupy, fn, s):
+    """``s ^ -3``, ``1 << s``, ``~s`` of a Python scalar argument raised "unsupported
+    operand type(s) for ^: 'Weak' and 'int'" in the trace (the call ran unfused with
+    that warning; strict: TypeError)."""
+    x = np.arange(-3, 3, dtype=np.int8)
+    g = check(fn, x, s)
+    assert "arg" in [h[0] for h in g.host] and len(g.host) >= 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        xp.fuse(fn, strict=True).graph(fake(x), s)
+
+
 def test_numpy_scalars_are_strong(fake_cupy):
     x = np.arange(4, dtype=np.float32)
     g = check(lambda x, s: x * s, x, np.float64(0.5))

@@ -334,6 +334,12 @@ class Weak:
     __lt__, __le__, __gt__, __ge__ = (_hostop("lt"), _hostop("le"), _hostop("gt"),
                                       _hostop("ge"))
     __eq__, __ne__ = _hostop("eq"), _hostop("ne")
+    __and__, __rand__ = _hostop("and_"), _hostop("and_", True)
+    __or__, __ror__ = _hostop("or_"), _hostop("or_", True)
+    __xor__, __rxor__ = _hostop("xor"), _hostop("xor", True)
+    __lshift__, __rlshift__ = _hostop("lshift"), _hostop("lshift", True)
+    __rshift__, __rrshift__ = _hostop("rshift"), _hostop("rshift", True)
+    __invert__ = _hostun("invert")
     __bool__ = _refuse("Python control flow on a scalar argument (bool())")
     __int__ = _refuse("int() of a scalar argument")
     __float__ = _refuse("float() of a scalar argument")
