@@ -209,11 +209,12 @@ def test_python_arithmetic_on_scalar_arguments_runs_on_the_host(fake_cupy):
     (lambda x, s: x * (s ^ -3), True), (lambda x, s: x + (s & 6), 5),
     (lambda x, s: x + (s | True), 4), (lambda x, s: x * (1 << s), 2),
     (lambda x, s: x + (s >> 1), 7), (lambda x, s: x + ~s, 2),
+    (lambda x, s: x * divmod(s, 3)[0] + divmod(7, s)[1], 5),
 ])
 def test_bitwise_python_arithmetic_on_scalar_arguments_runs_on_the_host(fake_cupy, fn, s):
-    """``s ^ -3``, ``1 << s``, ``~s`` of a Python scalar argument raised "unsupported
-    operand type(s) for ^: 'Weak' and 'int'" in the trace (the call ran unfused with
-    that warning; strict: TypeError)."""
+    """``s ^ -3``, ``1 << s``, ``~s``, ``divmod(s, 3)`` of a Python scalar argument
+    raised "unsupported operand type(s) for ^: 'Weak' and 'int'" in the trace (the call
+    ran unfused with that warning; strict: TypeError)."""
     x = np.arange(-3, 3, dtype=np.int8)
     g = check(fn, x, s)
     assert "arg" in [h[0] for h in g.host] and len(g.host) >= 2

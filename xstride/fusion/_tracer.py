@@ -340,6 +340,13 @@ class Weak:
     __lshift__, __rlshift__ = _hostop("lshift"), _hostop("lshift", True)
     __rshift__, __rrshift__ = _hostop("rshift"), _hostop("rshift", True)
     __invert__ = _hostun("invert")
+
+    def __divmod__(self, other):
+        return self // other, self % other
+
+    def __rdivmod__(self, other):
+        return other // self, other % self
+
     __bool__ = _refuse("Python control flow on a scalar argument (bool())")
     __int__ = _refuse("int() of a scalar argument")
     __float__ = _refuse("float() of a scalar argument")
