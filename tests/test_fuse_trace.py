@@ -162,6 +162,28 @@ def test_broadcast_to_reshape_expand_dims_matrix_transpose(fake_cupy):
     assert g.shape_dependent
 
 
+@pytest.mark.parametrize("body", [
+    lambda x: xp.reshape(x, (4.0, 3)) * 2, lambda x: xp.reshape(x, (4.5, 3)) * 2,
+    lambda x: xp.broadcast_to(x[0], (3.0, 4)) * 2,
+])
+def test_a_float_extent_is_the_unfused_type_error(fake_cupy, body):
+    """``int()`` of each extent took ``4.0`` (and ``4.5``) as 4: the fused call gave a
+    result where the unfused reshape / broadcast_to raises TypeError."""
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    with pytest.raises(TypeError):
+        body(a)
+    with pytest.raises(TypeError, match="cannot be interpreted as an integer"):
+        xp.fuse(body).graph(fake(a))
+
+
+def test_integer_like_extents_still_fuse(fake_cupy):
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    check(lambda x: xp.reshape(x, (np.int64(4), 3)) * 2, a)
+    check(lambda x: xp.reshape(x, np.array([2, 6])) + 1, a)
+    check(lambda x: xp.broadcast_to(x[0], 4) * 2, a)        # an int, as NumPy takes it
+    check(lambda x: x.reshape(-1) * 2, a)
+
+
 def test_reshape_that_needs_a_copy_is_refused_per_call():
     lay = Layout((4, 6), (1, 4))            # a transposed (6, 4) array
     assert fplan.reshape_layout(lay, (24,)) is None
