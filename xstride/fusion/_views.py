@@ -87,7 +87,7 @@ def index(t, key):
 
 def permute(t, axes):
     try:
-        axes = tuple(int(a) for a in axes)
+        axes = tuple(operator.index(a) for a in axes)   # not int(): 1.0 is refused
     except TypeError:
         raise Unfusable("permute_dims with axes that are no ints") from None
     step = ("permute", axes)
