@@ -38,3 +38,41 @@ def test_good_x_without_keywords_still_runs(func):
         got, want = getattr(xp, func)(a), getattr(np, func)(a)
         assert np.asarray(got).dtype == np.asarray(want).dtype
         assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("func", _FUNCS + ["cumulative_sum", "cumulative_prod"])
+def test_axis_is_keyword_only(func):
+    """``axis`` (and ``keepdims``, ``dtype``) are keyword-only, as in the standard and on
+    CuPy: ``xp.sum(x, 0)`` went to NumPy unchecked (``xp.var(x, 0)`` raised "got
+    multiple values for argument 'xp'", ``xp.sum(x, 1.5)`` NumPy's message)."""
+    x = np.arange(6.0).reshape(2, 3)
+    with pytest.raises(TypeError, match=rf"^{func}: .*takes 1 positional argument"):
+        getattr(xp, func)(x, 0)
+    with pytest.raises(TypeError, match=rf"^{func}: .*takes 1 positional argument"):
+        getattr(xp, func)(x, None, False)
+
+
+@pytest.mark.parametrize("call, arg", [
+    (lambda: xp.sum(np.float64), "x"),                        # a NumPy scalar type for x
+    (lambda: xp.max(np.ndarray, axis=0), "x"),
+    (lambda: xp.sum(np.ones(3), dtype=np.str_), "dtype"),     # a non-numeric scalar type
+    (lambda: xp.cumulative_sum(np.ones(3), dtype=np.datetime64), "dtype"),
+])
+def test_a_class_given_for_an_argument_is_named(call, arg):
+    """``errors.describe`` read ``shape``/``dtype`` of a NumPy class (descriptors), and
+    the message became "'getset_descriptor' object is not iterable"."""
+    with pytest.raises(TypeError, match=rf"argument '{arg}' got type <class 'numpy\."):
+        call()
+
+
+@pytest.mark.parametrize("func, kwargs, unexpected", [
+    ("all", {"dtype": object}, "dtype"), ("any", {"dtype": 1}, "dtype"),
+    ("sum", {"correction": True}, "correction"), ("mean", {"correction": "x"}, "correction"),
+    ("all", {"correction": None}, "correction"),
+])
+def test_a_keyword_the_function_does_not_take_is_named_as_unexpected(func, kwargs, unexpected):
+    """``xp.all(x, dtype=object)`` said "argument 'dtype' ... expected a bool or numeric
+    dtype" and ``xp.sum(x, correction=True)`` "expected a real number", as if they took
+    those arguments; CuPy's path (and ``xp.all(x, dtype=xp.int8)``) says unexpected."""
+    with pytest.raises(TypeError, match=rf"^{func}: .*unexpected keyword argument '{unexpected}'"):
+        getattr(xp, func)(np.ones((2, 3)), **kwargs)

@@ -100,6 +100,16 @@ def test_unfusable_reductions_name_the_operation(fake_cupy, body, what):
                                      else (x,)))
 
 
+def test_a_numpy_bool_keepdims_fuses_as_the_unfused_call_takes_it(fake_cupy):
+    """``keepdims=np.True_`` is a bool to the namespace's reductions; the trace refused
+    it (``strict=True``: TypeError "keepdims=np.True_ (not a bool)")."""
+    g = graph_of(lambda x: xp.sum(x * 2, axis=1, keepdims=np.True_), np.ones((2, 3)))
+    (red,) = g.reductions
+    assert red.keepdims is True and red.axes == (1,)
+    g = graph_of(lambda x: xp.max(x * 2, keepdims=np.False_), np.ones((2, 3)))
+    assert g.reductions[0].keepdims is False
+
+
 def test_bad_axis_gives_the_unfused_error(fake_cupy):
     x = fake(np.ones((2, 3), np.float32))
     with warnings.catch_warnings():

@@ -162,6 +162,34 @@ def test_broadcast_to_reshape_expand_dims_matrix_transpose(fake_cupy):
     assert g.shape_dependent
 
 
+@pytest.mark.parametrize("body", [
+    lambda x: xp.reshape(x, (4.0, 3)) * 2, lambda x: xp.reshape(x, (4.5, 3)) * 2,
+    lambda x: xp.broadcast_to(x[0], (3.0, 4)) * 2,
+    lambda x: xp.permute_dims(x, (1.0, 0)) * 2, lambda x: x.transpose(1.5, 0) * 2,
+])
+def test_a_float_extent_or_axis_is_the_unfused_type_error(fake_cupy, body):
+    """``int()`` of each extent or axis took ``4.0`` (and ``4.5``) as 4: the fused call
+    gave a result where the unfused reshape / broadcast_to / permute_dims raises
+    TypeError."""
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    with pytest.raises(TypeError):
+        body(a)
+    try:   # the trace raises the unfused TypeError, or refuses (runs unfused)
+        graph = xp.fuse(body).graph(fake(a))
+    except TypeError as exc:
+        assert "cannot be interpreted as an integer" in str(exc)
+    else:
+        assert graph is None
+
+
+def test_integer_like_extents_still_fuse(fake_cupy):
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    check(lambda x: xp.reshape(x, (np.int64(4), 3)) * 2, a)
+    check(lambda x: xp.reshape(x, np.array([2, 6])) + 1, a)
+    check(lambda x: xp.broadcast_to(x[0], 4) * 2, a)        # an int, as NumPy takes it
+    check(lambda x: x.reshape(-1) * 2, a)
+
+
 def test_reshape_that_needs_a_copy_is_refused_per_call():
     lay = Layout((4, 6), (1, 4))            # a transposed (6, 4) array
     assert fplan.reshape_layout(lay, (24,)) is None
@@ -203,6 +231,24 @@ def test_python_arithmetic_on_scalar_arguments_runs_on_the_host(fake_cupy):
     kinds = [h[0] for h in g.host]
     assert "binary" in kinds
     assert check(f, x, 0.3).host == g.host     # the values are computed per call
+
+
+@pytest.mark.parametrize("fn, s", [
+    (lambda x, s: x * (s ^ -3), True), (lambda x, s: x + (s & 6), 5),
+    (lambda x, s: x + (s | True), 4), (lambda x, s: x * (1 << s), 2),
+    (lambda x, s: x + (s >> 1), 7), (lambda x, s: x + ~s, 2),
+    (lambda x, s: x * divmod(s, 3)[0] + divmod(7, s)[1], 5),
+])
+def test_bitwise_python_arithmetic_on_scalar_arguments_runs_on_the_host(fake_cupy, fn, s):
+    """``s ^ -3``, ``1 << s``, ``~s``, ``divmod(s, 3)`` of a Python scalar argument
+    raised "unsupported operand type(s) for ^: 'Weak' and 'int'" in the trace (the call
+    ran unfused with that warning; strict: TypeError)."""
+    x = np.arange(-3, 3, dtype=np.int8)
+    g = check(fn, x, s)
+    assert "arg" in [h[0] for h in g.host] and len(g.host) >= 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        xp.fuse(fn, strict=True).graph(fake(x), s)
 
 
 def test_numpy_scalars_are_strong(fake_cupy):
@@ -460,6 +506,72 @@ def test_strict_raises_type_error_naming_the_operation(fake_cupy, body, what):
     f = xp.fuse(strict=True)(body)
     with pytest.raises(TypeError, match=what):
         f(fake(np.arange(3, dtype=np.int8)))
+
+
+@pytest.mark.parametrize("body, other", [
+    (lambda x, h: x * h, np.float16(1.5)),               # a float16 NumPy scalar
+    (lambda x, h: x * h, np.ones(3, np.float16)),        # a float16 array
+    (lambda x, h: x > h, np.array(2, np.float16)),       # a 0-D float16 array
+    (lambda x, h: xp.astype(h, xp.float32) + x, np.ones(3, np.float16)),
+    (lambda x, h: xp.clip(x, h, None), np.float16(0.5)),
+])
+def test_operands_outside_the_engine_dtypes_are_refused(fake_cupy, body, other):
+    """A float16 operand promoted into a float32 loop was traced, and the kernel's
+    source then failed with KeyError 'float16' (no C type for it)."""
+    x = fake(np.ones(3, np.float32))
+    h = fake(other) if isinstance(other, np.ndarray) else other
+    with pytest.raises(TypeError, match="operand of dtype float16"):
+        xp.fuse(body, strict=True)(x, h)
+    assert xp.fuse(body, strict=True).graph(x, h) is None   # runs unfused
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_fused_function_called_inside_another_is_traced_inline(fake_cupy, strict):
+    """The inner fused function got the outer trace's stand-ins as CuPy arrays: it
+    traced them and launched, failing with ``KeyError: 0`` in ``call_layouts``, so the
+    outer call ran unfused with a FusionWarning naming a KeyError (strict: TypeError)."""
+    kick = xp.fuse(lambda v, a, dt: v + a * dt, strict=strict)
+
+    def step(x, v, a, dt):
+        v2 = kick(v, a, dt)
+        return x + v2 * dt, v2
+
+    x, v, a = (np.arange(6, dtype=np.float32).reshape(2, 3) + k for k in range(3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g = check(step, x, v, a, 0.25)
+        g2 = check(lambda x, s: kick(x, x, s) * 2, x, np.float32(3))
+    assert [g.nodes[i].func for i in g.ops] == ["multiply", "add", "multiply", "add"]
+    assert len(g2.ops) == 3
+
+
+@pytest.mark.parametrize("body", [
+    lambda x: xp.sum(x=x * 2), lambda x: xp.mean(x=x * 2, axis=0),
+    lambda x: xp.permute_dims(x=x, axes=(1, 0)) * 2, lambda x: xp.reshape(x=x, shape=(6,)),
+    lambda x: xp.broadcast_to(x=x, shape=(2, 2, 3)) * 2, lambda x: xp.clip(x=x, min=0.0),
+    lambda x: xp.matrix_transpose(x=x) * 2, lambda x: xp.expand_dims(x=x, axis=0) * 2,
+    lambda x: xp.astype(x, dtype=xp.float64), lambda x: xp.astype(x, xp.float64, False),
+])
+def test_positional_only_arguments_by_keyword_are_not_fused(fake_cupy, body):
+    """``x`` (and astype's ``dtype``) are positional-only in the namespace: the unfused
+    call raises TypeError, but the trace took them and the fused call gave a result."""
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    with pytest.raises(TypeError):
+        body(a)                                          # the unfused run's error
+    with pytest.raises(TypeError, match="cannot fuse"):
+        xp.fuse(body, strict=True)(fake(a))
+    assert xp.fuse(body).graph(fake(a)) is None
+
+
+@pytest.mark.parametrize("body", [lambda x: x.mT * 2, lambda x: xp.matrix_transpose(x) * 2])
+@pytest.mark.parametrize("shape", [(3,), ()])
+def test_matrix_transpose_of_fewer_than_two_axes_is_the_unfused_error(fake_cupy, body, shape):
+    """``.mT`` of a 1-D or 0-D value was traced as the identity, so the fused call
+    returned ``x * 2`` where the unfused run raises ValueError."""
+    with pytest.raises(ValueError, match="at least 2 dimensions"):
+        xp.fuse(body).graph(fake(np.ones(shape, np.float32)))
+    with pytest.raises(ValueError):
+        body(np.ones(shape, np.float32))                 # the unfused run's error
 
 
 def test_rule_errors_are_the_unfused_errors(fake_cupy):

@@ -41,7 +41,7 @@ import numpy as np
 
 from . import _backends
 from ._backends import dispatch
-from ._core.errors import type_error
+from ._core.errors import error, type_error
 from ._plans.argreduction import check_arg_axis
 from ._plans.reduction import (
     check_correction,
@@ -362,9 +362,11 @@ def _library_functions(be) -> tuple[dict, dict]:
             _check_bool(func, "keepdims", keepdims)
             if axis is not None:
                 axis = normalize_axis(func, axis, x.ndim)
-            if kwargs.get("dtype") is not None:
+            # (all/any take no dtype=, sum/prod/mean/all/any no correction=: the
+            # library's "unexpected keyword argument" names them, as on CuPy)
+            if kwargs.get("dtype") is not None and func not in LOGICAL:
                 _out_dtype(func, kwargs["dtype"], None, x.dtype)
-            if "correction" in kwargs:
+            if "correction" in kwargs and func in ("var", "std"):
                 check_correction(func, kwargs["correction"])
             return libs[func](x, axis=axis, keepdims=bool(keepdims), **kwargs)
         return impl
@@ -402,11 +404,17 @@ def _library_functions(be) -> tuple[dict, dict]:
     def unchecked_keywords(func):
         # without keywords only ``x`` needs its check: a list, a tuple or a string
         # array must be refused as with ``axis=0`` (and as on CuPy), not reduced; and
-        # without an axis no walk applies: the library's function (``table``) directly
+        # without an axis no walk applies: the library's function (``table``) directly.
+        # ``axis`` and the others are keyword-only (the standard; CuPy's and dask's
+        # functions refuse them positionally): NumPy's would take them unchecked
         def impl(x, /, *args):
+            if args:
+                raise error(TypeError, func, f"takes 1 positional argument (x) but "
+                                             f"{1 + len(args)} were given; pass axis, "
+                                             "keepdims and the others by keyword")
             if type(x) is not nd or x.dtype.kind not in _NUMERIC:
                 _check_array(func, be, x)
-            return table[func](x, *args)
+            return table[func](x)
         return impl
 
     for f in ("sum", "prod", "mean", "var", "std") + LOGICAL:

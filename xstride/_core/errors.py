@@ -22,7 +22,8 @@ def describe(obj) -> str:
     """Short description of an argument for an error message."""
     shape = getattr(obj, "shape", None)
     dtype = getattr(obj, "dtype", None)
-    if shape is not None and dtype is not None:
+    # a class (``np.str_``, ``np.ndarray``) has them as descriptors, not values
+    if shape is not None and dtype is not None and not isinstance(obj, type):
         mod = type(obj).__module__.split(".")[0]
         return f"{mod}.{type(obj).__name__}(shape={tuple(shape)}, dtype={dtype})"
     text = repr(obj)

@@ -200,6 +200,9 @@ class Fused:
         return tuple(sig)
 
     def _call(self, args, kwargs):
+        for a in (*args, *kwargs.values()):
+            if isinstance(a, (Traced, Weak)):   # called inside another fused function's
+                return self.fn(*args, **kwargs)  # trace: its body is part of that graph
         be = self._backend(args)
         ex = be.executor("fusion") if be is not None else None
         if ex is None:

@@ -60,8 +60,9 @@ def reduction(func: str, args: tuple, kwargs: dict, traced):
     dtype = kw.pop("dtype", None) if func in ("sum", "prod", "mean") else None
     if kw:
         raise Unfusable(f"xp.{func} with keyword arguments ({', '.join(kw)})")
-    if not isinstance(keepdims, bool):
+    if not isinstance(keepdims, (bool, np.bool_)):   # np.True_ too, as the unfused call
         raise Unfusable(f"xp.{func} with keepdims={keepdims!r} (not a bool)")
+    keepdims = bool(keepdims)
     axes = normalize_axis(func, axis, x.ndim)
     if not _plan.stored_layout_known(x._rec.nodes, x._node):
         # the unfused run reduces the value it stored, seen through the view: the order

@@ -100,6 +100,10 @@ def _apply(rec, func, ops, loop, rdt, np_strict=False, via=None) -> "Traced":
         for t in devs:
             if t._nparg is not None:
                 raise Unfusable(f"xp.{func} of a NumPy scalar argument")
+    for t in devs:   # an operand the loop promotes (float16 in a float32 loop) is read too
+        if t.dtype not in ENGINE_DTYPES:
+            raise Unfusable(f"{func} of an operand of dtype {t.dtype} (fused kernels read "
+                            "bool, integer, float32 and float64 dtypes)")
     shape = devs[0]._shape
     for t in devs[1:]:
         if t._shape != shape:
@@ -194,6 +198,9 @@ class Traced:
 
     @property
     def mT(self):
+        if self.ndim < 2:   # the unfused .mT and xp.matrix_transpose raise (no 1-D no-op)
+            raise error(ValueError, "mT", f"needs an array of at least 2 dimensions, got "
+                                          f"{self.ndim}")
         axes = list(range(self.ndim))
         axes[-2:] = axes[-2:][::-1]
         return permute(self, axes)
@@ -327,6 +334,19 @@ class Weak:
     __lt__, __le__, __gt__, __ge__ = (_hostop("lt"), _hostop("le"), _hostop("gt"),
                                       _hostop("ge"))
     __eq__, __ne__ = _hostop("eq"), _hostop("ne")
+    __and__, __rand__ = _hostop("and_"), _hostop("and_", True)
+    __or__, __ror__ = _hostop("or_"), _hostop("or_", True)
+    __xor__, __rxor__ = _hostop("xor"), _hostop("xor", True)
+    __lshift__, __rlshift__ = _hostop("lshift"), _hostop("lshift", True)
+    __rshift__, __rrshift__ = _hostop("rshift"), _hostop("rshift", True)
+    __invert__ = _hostun("invert")
+
+    def __divmod__(self, other):
+        return self // other, self % other
+
+    def __rdivmod__(self, other):
+        return other // self, other % self
+
     __bool__ = _refuse("Python control flow on a scalar argument (bool())")
     __int__ = _refuse("int() of a scalar argument")
     __float__ = _refuse("float() of a scalar argument")
@@ -410,6 +430,11 @@ def namespace_call(qualname: str, args: tuple, kwargs: dict):
             rec = v._rec
             break
     name = qualname
+    if "x" in kwargs:   # positional-only in the namespace: the unfused call raises
+        raise Unfusable(f"xp.{name} with x= (x is positional-only)")
+    if name == "astype" and (len(args) > 2 or "dtype" in kwargs):
+        raise Unfusable("xp.astype with dtype= or copy given by position (astype takes "
+                        "x and dtype by position, copy by keyword)")
     if (name in ENGINE_UFUNCS or name in FUSION_MATH or name in FUSION_PREDICATES
             or name == "bitwise_invert"):
         if kwargs:

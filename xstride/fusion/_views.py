@@ -10,6 +10,8 @@ raises the error the unfused call raises.
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from .._plans import fusion as _plan
@@ -85,23 +87,30 @@ def index(t, key):
 
 def permute(t, axes):
     try:
-        axes = tuple(int(a) for a in axes)
+        axes = tuple(operator.index(a) for a in axes)   # not int(): 1.0 is refused
     except TypeError:
         raise Unfusable("permute_dims with axes that are no ints") from None
     step = ("permute", axes)
     return view(t, step, _check_view(t, step))
 
 
+def _extents(shape) -> tuple:
+    """``shape`` (an integer or a sequence of them) as a tuple of ints: ``operator.index``
+    as NumPy's, so ``4.0`` is the unfused call's TypeError, not ``int()``'s 4."""
+    try:
+        return (operator.index(shape),)
+    except TypeError:
+        return tuple(operator.index(n) for n in shape)
+
+
 def broadcast(t, shape):
     t._rec.shape_dependent = True
-    step = ("broadcast", tuple(int(n) for n in shape))
+    step = ("broadcast", _extents(shape))
     return view(t, step, _check_view(t, step))
 
 
 def reshape(t, shape):
     t._rec.shape_dependent = True
-    if isinstance(shape, int):
-        shape = (shape,)
-    step = ("reshape", tuple(int(n) for n in shape))
+    step = ("reshape", _extents(shape))
     # the trace-time arrays decide whether the reshape is a view: checked per call again
     return view(t, step, _plan.reshape_layout(Layout(t._shape), step[1]).shape)
