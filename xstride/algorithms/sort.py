@@ -83,8 +83,9 @@ def sort_by_key(keys, *values, key_bits=None):
     and D. Merrill, 2022, "Onesweep: A Faster Least Significant Digit Radix Sort for
     GPUs", arXiv:2206.01784): ``ceil(bits / 8)`` passes of 8-bit digits over the keys
     (moved as the narrowest unsigned type that holds ``bits`` bits) and an int64
-    permutation (moved as uint32 between passes when n <= 2**32), then gathers of the
-    values (``cupy.take``). Signed keys are sorted with their sign bit flipped. Both
+    permutation (moved as uint32 between passes when n <= 2**32); the last pass also
+    gathers the first value array whose rows are one 1-, 2-, 4- or 8-byte word
+    (C-contiguous), the other values are gathered after it (``cupy.take``). Signed keys are sorted with their sign bit flipped. Both
     are deterministic, and give the same ``order`` for the same keys. See
     ``docs/morton.md``.
 
