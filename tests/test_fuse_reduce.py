@@ -60,7 +60,7 @@ def test_kinetic_energy_traces_a_reduction_then_a_scalar_product(fake_cupy):
     (lambda x: xp.prod(x + 1, axis=(0, -1), dtype=xp.float64), "prod", (0, 1), "float64"),
     (lambda x: xp.min(x - 1, axis=-1, keepdims=True), "min", (1,), "int8"),
     (lambda x: xp.max(x > 1), "max", (0, 1), "bool"),
-    (lambda x: xp.mean(x * 3, axis=[0]), "mean", (0,), "float64"),
+    (lambda x: xp.mean(x * 3, axis=(0,)), "mean", (0,), "float64"),
     (lambda x: xp.sum(x), "sum", (0, 1), "int64"),
 ])
 def test_reduction_dtypes_and_axes_follow_the_unfused_rules(fake_cupy, fn, func, axes, out):
