@@ -204,3 +204,17 @@ def test_a_fused_method_on_device_arrays_runs_unfused(fake_cupy):
     with pytest.raises(TypeError, match=r"fuse: cannot fuse _Stepper.strict_step: "
                                         r"arguments of types"):
         p.strict_step(x)
+
+
+def test_strict_takes_a_numpy_bool_as_keepdims_does(fake_cupy):
+    """``strict=np.True_`` was refused ("expected a bool") although the reductions take
+    ``keepdims=np.True_``; other non-bools are still refused."""
+    f = xp.fuse(lambda x: x @ x, strict=np.True_)
+    assert f.strict is True and type(f.strict) is bool
+    with pytest.raises(TypeError, match="fuse: cannot fuse"):
+        f(FakeCupyArray(np.ones((2, 2), np.float32)))
+    assert xp.fuse(strict=np.False_)(lambda x: x).strict is False
+    for bad in (1, 0, None, "yes", np.int8(1), np.array(True)):
+        with pytest.raises(TypeError, match="fuse: argument 'strict'.*expected a bool"):
+            xp.fuse(lambda x: x, strict=bad)
+
