@@ -447,3 +447,12 @@ def test_a_repeat_call_reuses_the_recipe_with_its_own_pointers(stand_in):
     assert (int(w1[0]), int(w1[1])) == (a1.data.ptr, b1.data.ptr)
     assert (int(w2[0]), int(w2[1])) == (a2.data.ptr, b2.data.ptr)
     assert (w1[2:] == w2[2:]).all()
+
+
+def test_a_list_axis_is_the_unfused_type_error(fake_cupy):
+    """``xp.sum(x, axis=[0])`` is a TypeError unfused (as NumPy 2's); the trace turned the
+    list into a tuple and fused it."""
+    x = fake(np.ones((2, 3), np.float32))
+    for f in ("sum", "prod", "min", "max", "mean"):
+        with pytest.raises(TypeError, match=f"{f}: argument 'axis' got list"):
+            xp.fuse(lambda x: getattr(xp, f)(x * 2, axis=[0])).graph(x)
