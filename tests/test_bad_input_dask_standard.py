@@ -73,6 +73,14 @@ def test_flip_refuses_a_repeated_axis_as_numpy_does(axis, match):
     assert xp.to_numpy(xp.flip(_d(a), axis=(0, -1))).tolist() == np.flip(a, (0, 1)).tolist()
 
 
+def test_flip_takes_a_list_of_axes_as_numpy_does():
+    """NumPy's flip takes ``axis=[0]`` (unlike its reductions): the axis check of the
+    dask backend's flip, shared with the reductions, still lets a list through."""
+    a = np.arange(6).reshape(2, 3)
+    assert xp.to_numpy(xp.flip(_d(a), axis=[0, -1])).tolist() == np.flip(a, [0, 1]).tolist()
+    assert xp.flip(a, axis=[0]).tolist() == np.flip(a, [0]).tolist()
+
+
 # ------------------------------------------------------------------ fft
 _ONE = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"]
 _N = ["fftn", "ifftn", "rfftn", "irfftn"]

@@ -14,6 +14,7 @@ method bound as a ``functools.partial`` (no name, the partial's docstring, no
 from __future__ import annotations
 
 import inspect
+import math
 import pickle
 import warnings
 
@@ -204,3 +205,52 @@ def test_a_fused_method_on_device_arrays_runs_unfused(fake_cupy):
     with pytest.raises(TypeError, match=r"fuse: cannot fuse _Stepper.strict_step: "
                                         r"arguments of types"):
         p.strict_step(x)
+
+
+def test_strict_takes_a_numpy_bool_as_keepdims_does(fake_cupy):
+    """``strict=np.True_`` was refused ("expected a bool") although the reductions take
+    ``keepdims=np.True_``; other non-bools are still refused."""
+    f = xp.fuse(lambda x: x @ x, strict=np.True_)
+    assert f.strict is True and type(f.strict) is bool
+    with pytest.raises(TypeError, match="fuse: cannot fuse"):
+        f(FakeCupyArray(np.ones((2, 2), np.float32)))
+    assert xp.fuse(strict=np.False_)(lambda x: x).strict is False
+    for bad in (1, 0, None, "yes", np.int8(1), np.array(True)):
+        with pytest.raises(TypeError, match="fuse: argument 'strict'.*expected a bool"):
+            xp.fuse(lambda x: x, strict=bad)
+
+
+def _named(body):
+    """``body`` traced; its unfused run (on the stand-in CuPy's arrays, which compute
+    nothing) answers "unfused"."""
+    def fn(x, *s):
+        return "unfused" if type(x) is FakeCupyArray else body(x, *s)
+    return fn
+
+
+@pytest.mark.parametrize("body, args, what", [
+    (lambda x: x * 2 if x.__array_namespace__() else x, (), r"x\.__array_namespace__\(\)"),
+    (lambda x: x.reshape((3, 2), order="F") * 2, (), "reshape with order="),
+    (lambda x: x.reshape(6, order="C") * 2, (), "reshape with order="),
+    (lambda x: x[:True] * 2, (), "a slice bound that is a bool"),
+    (lambda x: x[::np.True_] * 2, (), "a slice bound that is a bool"),
+    (lambda x, s: x * round(s), (2.5,), r"round\(\) of a scalar argument"),
+    (lambda x, s: x * round(s, 1), (2.5,), r"round\(\) of a scalar argument"),
+    (lambda x, s: x * math.floor(s), (2.5,), r"math\.floor\(\) of a scalar argument"),
+    (lambda x, s: x * math.ceil(s), (2.5,), r"math\.ceil\(\) of a scalar argument"),
+    (lambda x, s: x * math.trunc(s), (2.5,), r"math\.trunc\(\) of a scalar argument"),
+    (lambda x: round(x[0, 0]), (), r"round\(\) of a traced array"),
+    (lambda x: math.floor(x[0, 0]), (), r"math\.floor\(\) of a traced array"),
+])
+def test_unfused_operations_are_named_as_written(fake_cupy, body, args, what):
+    """These ran unfused (right) but the warning, or strict's TypeError, showed the
+    trace's own error: "AttributeError: __array_namespace__", "Traced.reshape() got an
+    unexpected keyword argument 'order'", "Layout: a slice bound ... got bool", "type
+    Weak doesn't define __round__ method", "float() of a scalar argument"."""
+    x = FakeCupyArray(np.arange(6, dtype=np.float32).reshape(2, 3))
+    fn = _named(body)
+    with pytest.warns(xp.FusionWarning, match=f"runs unfused: {what}"):
+        assert xp.fuse(fn)(x, *args) == "unfused"
+    with pytest.raises(TypeError, match=f"fuse: cannot fuse _named.<locals>.fn: {what}"):
+        xp.fuse(fn, strict=True)(x, *args)
+    assert xp.fuse(fn).graph(x, *args) is None

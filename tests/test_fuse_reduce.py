@@ -60,7 +60,7 @@ def test_kinetic_energy_traces_a_reduction_then_a_scalar_product(fake_cupy):
     (lambda x: xp.prod(x + 1, axis=(0, -1), dtype=xp.float64), "prod", (0, 1), "float64"),
     (lambda x: xp.min(x - 1, axis=-1, keepdims=True), "min", (1,), "int8"),
     (lambda x: xp.max(x > 1), "max", (0, 1), "bool"),
-    (lambda x: xp.mean(x * 3, axis=[0]), "mean", (0,), "float64"),
+    (lambda x: xp.mean(x * 3, axis=(0,)), "mean", (0,), "float64"),
     (lambda x: xp.sum(x), "sum", (0, 1), "int64"),
 ])
 def test_reduction_dtypes_and_axes_follow_the_unfused_rules(fake_cupy, fn, func, axes, out):
@@ -447,3 +447,12 @@ def test_a_repeat_call_reuses_the_recipe_with_its_own_pointers(stand_in):
     assert (int(w1[0]), int(w1[1])) == (a1.data.ptr, b1.data.ptr)
     assert (int(w2[0]), int(w2[1])) == (a2.data.ptr, b2.data.ptr)
     assert (w1[2:] == w2[2:]).all()
+
+
+def test_a_list_axis_is_the_unfused_type_error(fake_cupy):
+    """``xp.sum(x, axis=[0])`` is a TypeError unfused (as NumPy 2's); the trace turned the
+    list into a tuple and fused it."""
+    x = fake(np.ones((2, 3), np.float32))
+    for f in ("sum", "prod", "min", "max", "mean"):
+        with pytest.raises(TypeError, match=f"{f}: argument 'axis' got list"):
+            xp.fuse(lambda x: getattr(xp, f)(x * 2, axis=[0])).graph(x)

@@ -30,7 +30,6 @@ def test_normalize_axis_forms():
     assert normalize_axis("sum", (), 3) == ()
     assert normalize_axis("sum", -1, 3) == (2,)
     assert normalize_axis("sum", (2, -3), 3) == (0, 2)
-    assert normalize_axis("sum", [1], 3) == (1,)
     assert normalize_axis("sum", np.int64(1), 3) == (1,)
     assert normalize_axis("sum", None, 0) == ()
 
@@ -47,7 +46,7 @@ def test_normalize_axis_out_of_range(axis):
         normalize_axis("max", axis, 2)
 
 
-@pytest.mark.parametrize("axis", [1.0, "0", (0, 1.5), True, (True,)])
+@pytest.mark.parametrize("axis", [1.0, "0", (0, 1.5), True, (True,), [1]])
 def test_normalize_axis_type(axis):
     with pytest.raises(TypeError, match="axis"):
         normalize_axis("sum", axis, 2)

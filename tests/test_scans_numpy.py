@@ -63,7 +63,7 @@ def test_numpy_reductions_check_arguments_as_on_cupy():
     np.testing.assert_array_equal(xp.prod(x + 1, axis=(0,), keepdims=True),
                                   cnp.prod(x + 1, axis=(0,), keepdims=True))
     assert xp.var(x, axis=(0, 1), correction=1) == cnp.var(x, axis=(0, 1), correction=1)
-    assert xp.std(x, axis=[1]).tolist() == cnp.std(x, axis=1).tolist()
+    assert xp.std(x, axis=(1,)).tolist() == cnp.std(x, axis=1).tolist()
     assert xp.mean(x, axis=()).shape == (3, 4)
     assert xp.sum(np.array(2.5), axis=()) == 2.5
     for f in ("sum", "prod", "mean", "var", "std"):
@@ -82,3 +82,54 @@ def test_numpy_reductions_check_arguments_as_on_cupy():
             with pytest.raises(TypeError, match=f"{f}: argument 'correction'"):
                 getattr(xp, f)(x, correction=c)
         assert getattr(xp, f)(x, correction=np.int64(1)) == getattr(cnp, f)(x, correction=1)
+
+
+_ALL = ("sum", "prod", "min", "max", "mean", "var", "std", "all", "any", "argmin",
+        "argmax", "cumulative_sum", "cumulative_prod")
+
+
+@pytest.mark.parametrize("f", _ALL)
+def test_a_list_axis_is_refused_by_every_reduction_and_scan(f):
+    """NumPy 2 refuses ``axis=[0]`` in every one of these (the standard types axis as
+    an int or a tuple); xstride took a list in sum, prod, min, max, mean, var, std, all
+    and any but refused it in argmin, argmax and the scans."""
+    x = np.arange(6.0).reshape(2, 3)
+    with pytest.raises(TypeError):
+        getattr(np, f)(x, axis=[0])
+    with pytest.raises(TypeError, match=f"{f}: argument 'axis' got list"):
+        getattr(xp, f)(x, axis=[0])
+    if f not in ("argmin", "argmax", "cumulative_sum", "cumulative_prod"):
+        np.testing.assert_array_equal(getattr(xp, f)(x, axis=(0,)), getattr(cnp, f)(x, axis=0))
+
+
+@pytest.mark.parametrize("f", _ALL)
+def test_a_list_axis_is_refused_on_the_cupy_path(fake_cupy, f):
+    from .conftest import FakeCupyArray
+
+    x = FakeCupyArray(np.arange(6.0).reshape(2, 3))
+    with pytest.raises(TypeError, match=f"{f}: argument 'axis' got list"):
+        getattr(xp, f)(x, axis=[0])
+
+
+@pytest.mark.parametrize("f", ["cumulative_sum", "cumulative_prod"])
+def test_an_axis_out_of_range_of_a_0d_input_names_the_0d_input(f):
+    """A 0-D array is scanned as shape (1,), as NumPy's scan does (axis 0, -1 and None
+    go; the standard asks for one or more dimensions); an axis past that was reported
+    as "out of range for an array of 1 dimension", which the input is not."""
+    for x in (np.array(2.0), np.float64(2.0)):
+        for axis in (1, -2):
+            with pytest.raises(ValueError, match=rf"{f}: argument 'axis' {axis} is out of "
+                                                 r"range for a 0-D array \(scanned as one "
+                                                 r"of shape \(1,\)"):
+                getattr(xp, f)(x, axis=axis)
+        assert getattr(xp, f)(x, axis=-1).tolist() == [2.0]
+    with pytest.raises(ValueError, match="out of range for an array of 1 dimension$"):
+        getattr(xp, f)(np.ones(3), axis=1)
+
+
+@pytest.mark.parametrize("f", ["cumulative_sum", "cumulative_prod"])
+def test_an_axis_out_of_range_of_a_0d_input_on_the_cupy_path(fake_cupy, f):
+    from .conftest import FakeCupyArray
+
+    with pytest.raises(ValueError, match=r"out of range for a 0-D array"):
+        getattr(xp, f)(FakeCupyArray(np.array(2.0)), axis=1)

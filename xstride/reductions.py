@@ -299,9 +299,9 @@ def _kernel_functions(be) -> dict:
             check_x(func, x)
             _check_bool(func, "include_initial", include_initial)
             ndim = x.ndim
+            ax = normalize_scan_axis(func, axis, ndim)
             if ndim == 0:
                 x = x.reshape(1)
-            ax = normalize_scan_axis(func, axis, x.ndim)
             out = _out_dtype(func, dtype, default_sum_dtype(np.dtype(x.dtype)), x.dtype)
             if not takes(scn, x.dtype, out) or out.kind == "b":
                 return getattr(lib(), func)(x, axis=ax, dtype=dtype,
@@ -388,9 +388,9 @@ def _library_functions(be) -> tuple[dict, dict]:
                 _out_dtype(func, dtype, None, x.dtype)
             if isinstance(x, np.generic):
                 x = as_array(x)
+            axis = normalize_scan_axis(func, axis, x.ndim)
             if x.ndim == 0:
                 x = x.reshape(1)
-            axis = normalize_scan_axis(func, axis, x.ndim)
             return libs[func](x, axis=axis, dtype=dtype,
                              include_initial=bool(include_initial))
         return impl

@@ -138,8 +138,8 @@ def roll(x, /, shift, *, axis=None):
 def flip(x, /, *, axis=None):
     """``flip`` of the standard on dask arrays; ``axis`` checked first (dask's flipped a
     repeated axis twice, as though it was not named; NumPy's raises ``ValueError``)."""
-    if axis is not None:
-        normalize_axis("flip", axis, x.ndim)
+    if axis is not None:   # NumPy's flip takes a list of axes too
+        normalize_axis("flip", tuple(axis) if isinstance(axis, list) else axis, x.ndim)
     return _ns().flip(x, axis=axis)
 
 

@@ -96,13 +96,16 @@ def normalize_axis(func: str, axis, ndim: int) -> tuple[int, ...]:
     Raises
     ------
     TypeError
-        ``axis`` or one of its entries is not an integer (bool is refused).
+        ``axis`` or one of its entries is not an integer (bool is refused), or
+        ``axis`` is a list (NumPy 2's reductions and scans refuse one too).
     ValueError
         An axis is out of range for ``ndim``, or an axis is named twice.
     """
     if axis is None:
         return tuple(range(ndim))
-    items = axis if isinstance(axis, (tuple, list)) else (axis,)
+    if isinstance(axis, list):   # NumPy 2 and the standard take a tuple, not a list
+        raise type_error(func, "axis", axis, "an int, a tuple of ints, or None")
+    items = axis if isinstance(axis, tuple) else (axis,)
     out = []
     for a in items:
         if isinstance(a, bool):
@@ -126,7 +129,9 @@ def normalize_scan_axis(func: str, axis, ndim: int) -> int:
     """The one non-negative axis a cumulative function scans along.
 
     ``axis=None`` is allowed only for arrays of one dimension (the standard). A 0-D
-    array is scanned as one of shape ``(1,)``, as ``array_api_compat.numpy`` does.
+    array (``ndim`` 0: pass the input's own rank) is scanned as one of shape ``(1,)``,
+    as NumPy's ``cumulative_sum`` does (the standard asks for one or more dimensions);
+    an axis out of range is named as out of range for a 0-D array.
 
     Raises
     ------
@@ -135,7 +140,7 @@ def normalize_scan_axis(func: str, axis, ndim: int) -> int:
     ValueError
         ``axis`` is None for ``ndim > 1``, or ``axis`` is out of range.
     """
-    ndim = max(ndim, 1)
+    zero_d, ndim = ndim == 0, max(ndim, 1)
     if axis is None:
         if ndim != 1:
             raise value_error(func, "axis", f"must be given for an array of {ndim} "
@@ -148,8 +153,9 @@ def normalize_scan_axis(func: str, axis, ndim: int) -> int:
     except TypeError:
         raise type_error(func, "axis", axis, "an int or None") from None
     if not -ndim <= i < ndim:
-        raise value_error(func, "axis", f"{i} is out of range for an array of {ndim} "
-                                        f"dimension{'s' if ndim != 1 else ''}")
+        what = ("a 0-D array (scanned as one of shape (1,): axis 0, -1 or None)" if zero_d
+                else f"an array of {ndim} dimension{'s' if ndim != 1 else ''}")
+        raise value_error(func, "axis", f"{i} is out of range for {what}")
     return i + ndim if i < 0 else i
 
 

@@ -82,7 +82,7 @@ def fuse(fn=None, *, strict: bool = False):
         a tuple of arrays (of one shape, unless each is a reduction's result).
     strict : bool
         Raise ``TypeError`` instead of running unfused when ``fn`` does something
-        no fused kernel expresses.
+        no fused kernel expresses (a NumPy bool counts, as for ``keepdims``).
 
     Returns
     -------
@@ -92,7 +92,7 @@ def fuse(fn=None, *, strict: bool = False):
     Raises
     ------
     TypeError
-        ``fn`` is not callable; ``strict`` is not a bool.
+        ``fn`` is not callable; ``strict`` is not a bool (or a NumPy bool).
 
     Notes
     -----
@@ -110,8 +110,9 @@ def fuse(fn=None, *, strict: bool = False):
     ... def push(x, v, a, dt):
     ...     return x + v * dt + 0.5 * a * dt * dt, v + a * dt
     """
-    if not isinstance(strict, bool):
+    if not isinstance(strict, (bool, np.bool_)):   # as the reductions' keepdims
         raise type_error("fuse", "strict", strict, "a bool")
+    strict = bool(strict)
     if fn is None:
         return lambda f: fuse(f, strict=strict)
     if not callable(fn):

@@ -27,12 +27,6 @@ __all__ = ["FUSED", "reduction", "red_shape", "is_result"]
 FUSED = ("sum", "prod", "min", "max", "mean")
 
 
-def _axis_key(axis):
-    """``axis`` as a hashable value (a list becomes a tuple; anything else stays, for
-    :func:`normalize_axis` to refuse as the unfused call does)."""
-    return tuple(axis) if isinstance(axis, list) else axis
-
-
 def reduction(func: str, args: tuple, kwargs: dict, traced):
     """Record ``xp.<func>(*args, **kwargs)``: ``(x, Reduce)`` (``x`` the traced input;
     the caller makes the result's Load node).
@@ -55,7 +49,7 @@ def reduction(func: str, args: tuple, kwargs: dict, traced):
         raise Unfusable(f"xp.{func} of a value that is no traced array")
     if args:
         raise Unfusable(f"xp.{func} with positional arguments after x")
-    axis = _axis_key(kw.pop("axis", None))
+    axis = kw.pop("axis", None)   # a list: normalize_axis refuses it, as unfused
     keepdims = kw.pop("keepdims", False)
     dtype = kw.pop("dtype", None) if func in ("sum", "prod", "mean") else None
     if kw:

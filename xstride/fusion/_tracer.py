@@ -210,8 +210,14 @@ class Traced:
             axes = axes[0]
         return permute(self, axes or tuple(range(self.ndim))[::-1])
 
-    def reshape(self, *shape):
+    def reshape(self, *shape, **kwargs):
+        if kwargs:   # CuPy's order= (and copy=): run unfused, named (not the TypeError)
+            raise Unfusable(f"reshape with {', '.join(k + '=' for k in kwargs)}")
         return reshape(self, shape[0] if len(shape) == 1 else shape)
+
+    def __array_namespace__(self, *args, **kwargs):
+        # as xp.array_namespace(x): backend-generic code would keep the trace's branch
+        raise Unfusable("x.__array_namespace__() of a traced array")
 
     def astype(self, dtype, copy=True):
         return astype(self, dtype, copy)
@@ -247,6 +253,10 @@ class Traced:
     __float__ = _refuse("float() of a traced array")
     __complex__ = _refuse("complex() of a traced array")
     __index__ = _refuse("a traced array used as an index or int")
+    __round__ = _refuse("round() of a traced array")
+    __floor__ = _refuse("math.floor() of a traced array")
+    __ceil__ = _refuse("math.ceil() of a traced array")
+    __trunc__ = _refuse("math.trunc() of a traced array")
     __iter__ = _refuse("iteration over a traced array")
     __array__ = _refuse("conversion of a traced array to a NumPy array")
     __setitem__ = _refuse("assignment into a traced array (setitem)")
@@ -351,6 +361,10 @@ class Weak:
     __int__ = _refuse("int() of a scalar argument")
     __float__ = _refuse("float() of a scalar argument")
     __index__ = _refuse("a scalar argument used as an index or int")
+    __round__ = _refuse("round() of a scalar argument")
+    __floor__ = _refuse("math.floor() of a scalar argument")
+    __ceil__ = _refuse("math.ceil() of a scalar argument")
+    __trunc__ = _refuse("math.trunc() of a scalar argument")
     # its text holds the first call's value (``len(str(k))`` would be a constant)
     __str__ = __format__ = _refuse("str() or format() of a scalar argument")
 
@@ -488,8 +502,10 @@ def _reduction(name, args, kwargs) -> Traced:
 
 
 def trace(fn, args, owns):
-    """Run ``fn`` on stand-ins of ``args`` and return its graph and whether it returned
-    a tuple. ``owns(a)``: the test for an array of the backend being fused.
+    """Run ``fn`` on stand-ins of ``args`` and return its graph and ``multi``: whether it
+    returned a tuple, or, where it returned one value at several places, the output
+    index of each place (:func:`~xstride._plans.fusion.results`). ``owns(a)``: the test
+    for an array of the backend being fused.
 
     Raises
     ------
@@ -521,6 +537,13 @@ def trace(fn, args, owns):
         if not isinstance(o, Traced) or o._rec is not rec:
             raise Unfusable(f"returning {type(o).__name__} (a fused function returns "
                             "traced arrays)")
+    # a value returned at several places (``y, y``) is one output, returned at each
+    # (the same array object, as unfused); ``multi`` then the places' output indices
+    first = {}
+    picks = tuple(first.setdefault(id(o), len(first)) for o in outs)
+    if len(first) < len(outs):
+        outs = tuple({id(o): o for o in outs}.values())
+        multi = picks
     if all(_reduce.is_result(rec, o._node) for o in outs):   # reductions' results as they are
         return rec.graph(tuple(o._node for o in outs)), multi
     for o in outs:

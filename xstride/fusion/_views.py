@@ -73,6 +73,8 @@ def index(t, key):
     for k in items:
         if isinstance(k, slice):
             k = slice(*(_plain_int(p) for p in (k.start, k.stop, k.step)))
+            if any(isinstance(p, (bool, np.bool_)) for p in (k.start, k.stop, k.step)):
+                raise Unfusable("a slice bound that is a bool (x[:True])")
             if any(p is not None and not isinstance(p, int) for p in (k.start, k.stop, k.step)):
                 raise Unfusable("a slice whose bounds are no Python ints")
         elif k is not None and k is not Ellipsis:
