@@ -317,3 +317,19 @@ def test_reductions_over_several_axes_with_empty_chunks(name, chunks):
         for keepdims in (False, True):
             _same(getattr(xp, name)(x, axis=axis, keepdims=keepdims),
                   getattr(xp, name)(_INTS, axis=axis, keepdims=keepdims), True)
+
+
+def test_fuse_per_block_returns_a_value_returned_twice_as_one_array():
+    """``return y, y`` runs per block as one output: the same dask array at both places,
+    as the unfused run returns one object twice; ``x + 1`` twice stays two arrays."""
+    a = np.arange(10.0).reshape(5, 2)
+
+    def twice(x):
+        y = x * 2
+        return y, x + 1, y, x + 1
+
+    got = xp.fuse(twice)(_dask(a, (2, 1)))
+    assert all("xstride-fuse-twice" in _layers(g) for g in got)
+    assert got[0] is got[2] and got[1] is not got[3]
+    for g, w in zip(got, twice(a)):
+        _same(g, w, True)

@@ -180,3 +180,27 @@ def test_prepared_repeat_rounds_python_floats_as_numpy(engine):
     with pytest.raises(OverflowError):          # __call__ then takes the checked path
         fx.repeat(f, (xi, 1000))
     assert len(fx.PREPARED) == 3
+
+
+def _twice(x):
+    y = x * 2
+    return y, x + 1, y, x + 1
+
+
+def test_a_value_returned_twice_is_one_output_returned_twice(engine):
+    """``return y, y``: the unfused run returns one array object at both places (an
+    in-place change of one shows in the other), the fused call gave two arrays, and its
+    kernel wrote the value twice. Now one output, the same object at each place, on the
+    first call and on the prepared repeat; ``x + 1`` computed twice stays two arrays,
+    as unfused."""
+    x = FakeCupyArray(np.ones((8, 3), np.float32))
+    f = xp.fuse(_twice)
+    assert len(f.graph(x).outputs) == 3
+    for call in range(2):
+        r = f(x)
+        assert len(r) == 4 and r[0] is r[2] and r[1] is not r[3] and r[0] is not r[1]
+        ptrs, _ = launched(engine, 4)
+        assert ptrs == [r[0].data.ptr, r[1].data.ptr, r[3].data.ptr, x.data.ptr]
+    assert len(engine.launches) == 2 and len(fx.PREPARED) == 1
+    s = xp.fuse(lambda x: (lambda t: (t, t))(xp.sum(x * 2)))(x)    # a reduction's result
+    assert s[0] is s[1]

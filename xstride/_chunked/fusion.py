@@ -26,7 +26,7 @@ import dask.array as da
 import numpy as np
 from dask.array.utils import compute_meta, meta_from_array
 
-from .._plans.fusion import Load, node_shapes
+from .._plans.fusion import Load, node_shapes, results
 from .chunks import without_empty_chunks
 from ..layout import Layout
 
@@ -132,16 +132,20 @@ def run(fused, graph, args, multi):
         pairs += [a, tuple(range(nd - a.ndim, nd))]
     name = getattr(fused.fn, "__name__", "fused")
     func = _PerBlock(fused, positions, len(args), consts)
-    dtypes = _block_dtypes(func, arrays, len(graph.outputs)) or \
-        [np.dtype(graph.nodes[k].dtype) for k in graph.outputs]
+    # a block returns every place of the function's tuple; one output at several
+    # places (``y, y``, ``multi`` its output indices) is one dask array at each
+    places = multi if isinstance(multi, tuple) else range(len(graph.outputs))
+    dtypes = _block_dtypes(func, arrays, len(places)) or \
+        [np.dtype(graph.nodes[graph.outputs[i]].dtype) for i in places]
     metas = [meta_from_array(arrays[0]._meta, ndim=nd, dtype=dt) for dt in dtypes]
     if not multi:
         return da.blockwise(func, tuple(range(nd)), *pairs, dtype=dtypes[0],
                             meta=metas[0], name=f"xstride-fuse-{name}-{_token(args, fused)}")
     both = da.blockwise(func, tuple(range(nd)), *pairs, dtype=dtypes[0], meta=metas[0],
                         name=f"xstride-fuse-{name}-{_token(args, fused)}")
-    return tuple(both.map_blocks(operator.getitem, k, dtype=dt, meta=m)
-                 for k, (dt, m) in enumerate(zip(dtypes, metas)))
+    first = [list(places).index(i) for i in range(len(graph.outputs))]
+    return results([both.map_blocks(operator.getitem, k, dtype=dtypes[k], meta=metas[k])
+                    for k in first], multi)
 
 
 def _block_dtypes(func, arrays, n: int) -> list | None:

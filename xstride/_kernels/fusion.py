@@ -101,14 +101,15 @@ def view_of(a, lay: Layout):
                    tuple(s * isz for s in lay.strides))
 
 
-def run(owner, graph, args, multi: bool = False):
+def run(owner, graph, args, multi=False):
     """Run the fused ``graph`` of ``owner`` (the fused function: with the arguments'
     dtypes, shapes and scalar types it keys the prepared call) on ``args``.
 
     Returns
     -------
-    The output CuPy array, or a tuple of them when ``multi``; None when the outputs'
-    call-time shapes differ (the caller then runs the function unfused).
+    The output CuPy array, or a tuple of them when ``multi`` (a tuple of output
+    indices: one output at several places, :func:`~xstride._plans.fusion.results`);
+    None when the outputs' call-time shapes differ (the caller then runs the function unfused).
 
     Raises
     ------
@@ -133,8 +134,7 @@ def _run_reduced(owner, graph, args, multi):
     nodes = graph.nodes
     if all(isinstance(nodes[k], _fplan.Load) and nodes[k].arg >= graph.nargs and
            not nodes[k].views for k in graph.outputs):
-        res = tuple(ext[nodes[k].arg] for k in graph.outputs)
-        return res if multi else res[0]
+        return _fplan.results([ext[nodes[k].arg] for k in graph.outputs], multi)
     after = (owner, "after")
     got = repeat(after, ext) if owner is not None else None
     if got is not None:
@@ -174,14 +174,14 @@ def _run(owner, graph, args, multi):
     entry, _ = _ex.launch("fused", body, specs, outs, views + svals, resolve_overlap=False)
     if owner is not None:
         _remember(owner, graph, args, entry, outs, alloc[0], tuple(offs), multi, cupy)
-    return tuple(outs) if multi else outs[0]
+    return _fplan.results(outs, multi)
 
 
 class _Call:
     """A prepared fused call; :meth:`run` repeats it (None on a miss)."""
 
     __slots__ = ("launch", "ashape", "perm", "dtypes", "aligns", "offs", "graph", "empty",
-                 "single", "fixed", "dynamic")
+                 "single", "picks", "fixed", "dynamic")
 
     def run(self, args):
         empty, ashape, perm = self.empty, self.ashape, self.perm
@@ -213,7 +213,9 @@ class _Call:
             elif self.fixed:
                 vals += self.fixed
             self.launch(*vals)
-        return outs[0] if self.single else tuple(outs)
+        if self.single:
+            return outs[0]
+        return tuple(outs) if self.picks is None else tuple(outs[i] for i in self.picks)
 
 
 #: The magnitude below which a Python float converts to the dtype without overflow
@@ -238,6 +240,7 @@ def _remember(owner, graph, args, entry, outs, alloc, offs, multi, cupy):
     c.graph = graph
     c.empty = empty_maker(cupy)
     c.single = not multi
+    c.picks = multi if isinstance(multi, tuple) else None   # ``y, y``: one output twice
     # scalars computed from literals only are converted once; the others per call
     dep = []
     for h in graph.host:

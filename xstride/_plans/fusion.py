@@ -35,7 +35,7 @@ from .elementwise import broadcast_shapes, result_axis_order
 
 __all__ = ["Load", "Scalar", "Op", "Reduce", "Graph", "build", "call_layouts", "node_shapes",
            "index_layout", "reshape_layout", "expand_key", "encode_key", "decode_key", "pre_graph",
-           "virtual_layout", "stored_layout_known", "reduce_walk", "magic"]
+           "virtual_layout", "stored_layout_known", "reduce_walk", "magic", "results"]
 
 
 @dataclass(frozen=True)
@@ -172,6 +172,18 @@ def build(nodes, host, outputs, nargs: int, shape_dependent: bool = False,
                  tuple(i for i in order if isinstance(nodes[i], Scalar)),
                  tuple(i for i in order if isinstance(nodes[i], Op)), shape_dependent,
                  tuple(reductions))
+
+
+def results(outs, multi):
+    """What a fused call returns from ``outs`` (one array per graph output): the one
+    output (``multi`` false), their tuple (``multi`` True), or, where the function
+    returned one value at several places (``return y, y``), the tuple ``outs[i] for i
+    in multi``: the same array object at each of them, as the unfused run gives."""
+    if multi is True:
+        return tuple(outs)
+    if not multi:
+        return outs[0]
+    return tuple(outs[i] for i in multi)
 
 
 def _reach(nodes, starts, follow):

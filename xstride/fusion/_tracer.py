@@ -502,8 +502,10 @@ def _reduction(name, args, kwargs) -> Traced:
 
 
 def trace(fn, args, owns):
-    """Run ``fn`` on stand-ins of ``args`` and return its graph and whether it returned
-    a tuple. ``owns(a)``: the test for an array of the backend being fused.
+    """Run ``fn`` on stand-ins of ``args`` and return its graph and ``multi``: whether it
+    returned a tuple, or, where it returned one value at several places, the output
+    index of each place (:func:`~xstride._plans.fusion.results`). ``owns(a)``: the test
+    for an array of the backend being fused.
 
     Raises
     ------
@@ -535,6 +537,13 @@ def trace(fn, args, owns):
         if not isinstance(o, Traced) or o._rec is not rec:
             raise Unfusable(f"returning {type(o).__name__} (a fused function returns "
                             "traced arrays)")
+    # a value returned at several places (``y, y``) is one output, returned at each
+    # (the same array object, as unfused); ``multi`` then the places' output indices
+    first = {}
+    picks = tuple(first.setdefault(id(o), len(first)) for o in outs)
+    if len(first) < len(outs):
+        outs = tuple({id(o): o for o in outs}.values())
+        multi = picks
     if all(_reduce.is_result(rec, o._node) for o in outs):   # reductions' results as they are
         return rec.graph(tuple(o._node for o in outs)), multi
     for o in outs:
