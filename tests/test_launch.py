@@ -196,3 +196,53 @@ def test_bound_call_keeps_its_launch_alive(fake_cupy):
     go(24, 48)
     assert fake_cupy.cuda.driver.calls[0][1] == [pystruct.pack("<Q", 24),
                                                  pystruct.pack("<Q", 48)]
+
+
+class _StatusError(RuntimeError):
+    """What cupy_backends' CUDADriverError carries: the driver's status."""
+
+    def __init__(self, status):
+        super().__init__(f"status {status}")
+        self.status = status
+
+
+class _ContextlessDriver(_Driver):
+    """Fails its first launch as a thread without a current context does."""
+
+    def __init__(self, sizes, status=_launch.INVALID_CONTEXT):
+        super().__init__(sizes)
+        self.status, self.failed = status, 0
+
+    def launchKernel(self, *args):
+        if self.failed == 0:
+            self.failed += 1
+            raise _StatusError(self.status)
+        super().launchKernel(*args)
+
+
+@pytest.mark.parametrize("bound", [False, True])
+def test_a_thread_without_a_context_binds_the_devices_and_launches_again(fake_cupy, bound):
+    """CUDA_ERROR_INVALID_CONTEXT (a new thread whose first work is a launch): the
+    current device is set (cudaSetDevice binds its primary context) and the launch runs
+    once, with the same parameters."""
+    set_to = []
+    fake_cupy.current.device = 1
+    fake_cupy.cuda.runtime.setDevice = set_to.append
+    fake_cupy.cuda.driver = _ContextlessDriver([8])
+    launch = Launch(_Kernel(), 1, 1, [slot64()])
+    go = launch.bind() if bound else launch
+    go(40)
+    assert set_to == [1]
+    assert [seen for _, seen in fake_cupy.cuda.driver.calls] == [[pystruct.pack("<Q", 40)]]
+
+
+@pytest.mark.parametrize("bound", [False, True])
+def test_other_launch_errors_are_raised_as_they_are(fake_cupy, bound):
+    set_to = []
+    fake_cupy.cuda.runtime.setDevice = set_to.append
+    fake_cupy.cuda.driver = _ContextlessDriver([8], status=700)   # an illegal address
+    launch = Launch(_Kernel(), 1, 1, [slot64()])
+    go = launch.bind() if bound else launch
+    with pytest.raises(_StatusError, match="status 700"):
+        go(40)
+    assert set_to == [] and fake_cupy.cuda.driver.calls == []

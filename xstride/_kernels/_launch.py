@@ -28,7 +28,7 @@ import numpy as np
 
 from ._cupy import cupy as _cupy
 
-__all__ = ["Launch", "driver_entry", "u64", "i64", "u32", "i32", "struct", "slot64", "slot32",
+__all__ = ["Launch", "driver_entry", "bind_context", "INVALID_CONTEXT", "u64", "i64", "u32", "i32", "struct", "slot64", "slot32",
            "slot_f64", "slot_scalar"]
 
 
@@ -130,6 +130,29 @@ def driver_entry(kernel):
     return fptr, drv
 
 
+#: ``CUDA_ERROR_INVALID_CONTEXT``: the calling thread has no current CUDA context.
+INVALID_CONTEXT = 201
+
+
+def bind_context(exc: BaseException) -> bool:
+    """After a driver launch failed with ``exc``: when the failure is
+    ``CUDA_ERROR_INVALID_CONTEXT``, make the current device's primary context current
+    on this thread and return ``True`` (the caller launches again); else ``False``.
+
+    The launches go through the driver API, which needs a context current on the
+    calling thread; the runtime API, which CuPy uses, binds one on a thread's first
+    runtime call that needs it. A thread that has made none (a new thread whose first
+    work is a reduction of arrays made elsewhere, its buffers from CuPy's memory pool)
+    has none: ``cudaSetDevice`` binds the device's primary context, the one CuPy's
+    kernels live in (CUDA Runtime API, "Initialization").
+    """
+    if getattr(exc, "status", None) != INVALID_CONTEXT:
+        return False
+    rt = _cupy().cuda.runtime
+    rt.setDevice(rt.getDevice())
+    return True
+
+
 def _dims(v) -> tuple:
     v = (int(v),) if isinstance(v, int) else tuple(int(e) for e in v)
     return v + (1,) * (3 - len(v))
@@ -196,8 +219,14 @@ class Launch:
                     self._np[i] = np.frombuffer(data, dtype=np.dtype((np.void, len(data)))).copy()
             if self.fptr is not None:
                 g, b = self.grid, self.block
-                self.drv.launchKernel(self.fptr, g[0], g[1], g[2], b[0], b[1], b[2],
-                                      self.smem, stream_ptr, self.pp, 0)
+                try:
+                    self.drv.launchKernel(self.fptr, g[0], g[1], g[2], b[0], b[1], b[2],
+                                          self.smem, stream_ptr, self.pp, 0)
+                except Exception as exc:
+                    if not bind_context(exc):
+                        raise
+                    self.drv.launchKernel(self.fptr, g[0], g[1], g[2], b[0], b[1], b[2],
+                                          self.smem, stream_ptr, self.pp, 0)
                 return
             args = tuple(n if n is not None else _NUMPY[type(o)](o.value)
                          for o, n in zip(self.objs, self._np))
@@ -216,8 +245,8 @@ class Launch:
             return self.__call__
         (g0, g1, g2), (b0, b1, b2) = self.grid, self.block
         go = _bound_maker(len(self.slots))(
-            self.lock, self.drv.launchKernel, self.stream, self.fptr, g0, g1, g2, b0, b1,
-            b2, self.smem, self.pp, *self.slots)
+            self.lock, self.drv.launchKernel, bind_context, self.stream, self.fptr, g0, g1,
+            g2, b0, b1, b2, self.smem, self.pp, *self.slots)
         # ``pp`` is the address of this launch's parameter array: the function keeps the
         # launch (and so the array and the values it points to) alive
         go.launch = self
@@ -228,20 +257,28 @@ _BOUND_MAKERS: dict = {}
 
 
 def _bound_maker(nslots: int):
-    """``make(lock, launch, stream, fptr, g0, g1, g2, b0, b1, b2, smem, pp, s0, ...)``,
-    which returns ``go(v0, ..., v<nslots-1>)``: under ``lock``, ``s<i>.value = v<i>``
-    for each slot, then the driver's launch on the current stream. Generated once per
-    slot count (as :func:`collections.namedtuple` generates its class): a loop over
-    the slots cost about 0.25 us a slot on the H200's host."""
+    """``make(lock, launch, rebind, stream, fptr, g0, g1, g2, b0, b1, b2, smem, pp, s0,
+    ...)``, which returns ``go(v0, ..., v<nslots-1>)``: under ``lock``, ``s<i>.value =
+    v<i>`` for each slot, then the driver's launch on the current stream (once more
+    after ``rebind(error)``, :func:`bind_context`, says it bound the thread's context).
+    Generated once per slot count (as :func:`collections.namedtuple` generates its
+    class): a loop over the slots cost about 0.25 us a slot on the H200's host."""
     make = _BOUND_MAKERS.get(nslots)
     if make is None:
         slots = "".join(f", s{i}" for i in range(nslots))
         values = ", ".join(f"v{i}" for i in range(nslots))
         sets = "".join(f"            s{i}.value = v{i}\n" for i in range(nslots))
-        src = (f"def make(lock, launch, stream, fptr, g0, g1, g2, b0, b1, b2, smem, pp{slots}):\n"
+        call = "launch(fptr, g0, g1, g2, b0, b1, b2, smem, stream().ptr, pp, 0)"
+        src = (f"def make(lock, launch, rebind, stream, fptr, g0, g1, g2, b0, b1, b2, smem, "
+               f"pp{slots}):\n"
                f"    def go({values}):\n"
                f"        with lock:\n{sets}"
-               f"            launch(fptr, g0, g1, g2, b0, b1, b2, smem, stream().ptr, pp, 0)\n"
+               f"            try:\n"
+               f"                {call}\n"
+               f"            except Exception as exc:\n"
+               f"                if not rebind(exc):\n"
+               f"                    raise\n"
+               f"                {call}\n"
                f"    return go\n")
         space: dict = {}
         exec(compile(src, f"<xstride bound launch, {nslots} slots>", "exec"), space)
