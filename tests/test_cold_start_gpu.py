@@ -75,3 +75,55 @@ def test_demo_on_cupy_reports_compile_apart_from_run(tmp_path):
         assert 0 <= s["compile_seconds"] <= s["seconds"]
         assert s["run_seconds"] == pytest.approx(s["seconds"] - s["compile_seconds"])
     assert res["compile_seconds"] == pytest.approx(sum(s["compile_seconds"] for s in res["stages"]))
+
+
+def _after_ahead(res):
+    names = [s["name"] for s in res["stages"]]
+    assert "compile ahead" in names, names
+    i = names.index("compile ahead")
+    assert res["stages"][i]["kernels_compiled"] > 0
+    return {s["name"]: s["kernels_compiled"] for s in res["stages"][i + 1:]}
+
+
+def test_the_demo_compiles_every_later_stages_kernels_ahead(tmp_path):
+    res = fresh_run(tmp_path, "demo", "--backend", "cupy", "--n", "200000", "--json")
+    assert all(res["checks"].values())
+    later = _after_ahead(res)
+    assert set(later) >= {"bounding box", "morton keys", "sort_by_key", "cell occupancy",
+                          "reductions", "morton tree"}
+    assert later == dict.fromkeys(later, 0), later
+
+
+def test_the_bunny_demo_with_voxels_compiles_ahead_too(tmp_path, shared_dir):
+    res = fresh_run(tmp_path, "demo", "--backend", "cupy", "--json", "--voxel", "0.005",
+                    "--points", str(shared_dir / "data" / "bunny.ply"))
+    assert all(res["checks"].values())
+    later = _after_ahead(res)
+    assert "voxel downsample" in later
+    assert later == dict.fromkeys(later, 0), later
+
+
+def test_a_new_thread_launches_with_no_cuda_call_of_its_own(cp):
+    """A thread whose first work is a reduction of arrays made elsewhere (buffers from
+    CuPy's pool, no runtime call in the thread) launches on the right context."""
+    import threading
+
+    x = cp.arange(3000, dtype=cp.float32).reshape(1000, 3)
+    want = [cp.asnumpy(xp.min(x, axis=0)), cp.asnumpy(xp.sum(x, axis=1))]
+    got = []
+    t = threading.Thread(target=lambda: got.append(
+        [cp.asnumpy(xp.min(x, axis=0)), cp.asnumpy(xp.sum(x, axis=1))]))
+    t.start()
+    t.join()
+    assert len(got) == 1
+    for a, b in zip(got[0], want):
+        assert (a == b).all()
+
+
+def test_compile_ahead_runs_library_and_cupy_calls_on_threads(cp):
+    x = cp.arange(12000, dtype=cp.float64).reshape(4000, 3)
+    n = xp.cuda.compile_ahead([lambda: xp.max(x, axis=0), lambda: cp.equal(x, x[::-1]),
+                               lambda: xp.algorithms.sort_by_key(cp.arange(100, dtype=cp.uint64))])
+    assert n == 3
+    with pytest.raises(ValueError, match="must be 1-D"):
+        xp.cuda.compile_ahead([lambda: xp.algorithms.sort_by_key(x.astype(cp.int64))])

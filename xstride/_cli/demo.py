@@ -1,6 +1,7 @@
 """``python -m xstride demo``: the end-to-end particle pipeline on NumPy or CuPy.
 
-positions (Philox uniforms in the unit cube, or a point file) -> bounding box ->
+positions (Philox uniforms in the unit cube, or a point file) -> on CuPy, the kernels of
+every later stage compiled side by side (``demo_ahead.py``) -> bounding box ->
 Morton keys -> ``sort_by_key`` (positions carried along) -> occupancy of the cells at
 one tree level (cell boundaries from the sorted keys, slots by a scan) -> reductions
 -> ``morton_tree`` (statistics of every level, ``demo_tree.py``) -> with ``--voxel``,
@@ -22,7 +23,7 @@ import time
 import numpy as np
 
 from .. import _backends
-from . import demo_extras, demo_tree
+from . import demo_ahead, demo_extras, demo_tree
 from .timing import StepTime, timed_step, watch_compiles
 
 # above this, one (n, 3) float64 array alone needs more than 24 TiB
@@ -234,6 +235,11 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
         source = f"philox(seed={seed}), unit cube"
     npts, ndim = pos.shape
     k_level = _check_levels(alg, ndim, levels, level_stats)
+    if be.compiles_kernels:
+        # every later stage's kernels, compiled side by side on stand-ins (demo_ahead)
+        voxel = None if extras is None else extras.voxel
+        stages.run("compile ahead", lambda: xp.cuda.compile_ahead(demo_ahead.calls(
+            xp, alg, am, be, pos, ndim, levels, k_level, voxel), threads=demo_ahead.THREADS))
 
     # 2. bounding box (a degenerate axis, e.g. a flat cloud, gets a unit extent)
     def bbox():

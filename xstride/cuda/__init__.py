@@ -27,11 +27,12 @@ _NAMES = {
     "compile_stats": ("_record", "compile_stats"),
     "watch_cupy_compiles": ("_record", "watch_cupy_compiles"),
     "wait_for_compiles": ("_record", "wait_for_compiles"),
+    "compile_ahead": ("_warm", "compile_ahead"),
 }
 
 __all__ = ["is_hip", "capabilities", "device_properties", "cuda_include_dir", "CudaKernel",
            "CudaStruct", "CudaCompileError", "ElementwiseKernel", "compiled_kernels",
-           "compile_stats", "watch_cupy_compiles", "wait_for_compiles"]
+           "compile_stats", "watch_cupy_compiles", "wait_for_compiles", "compile_ahead"]
 
 
 def __getattr__(name: str):

@@ -1,0 +1,140 @@
+"""``xp.cuda.compile_ahead`` (calls run side by side on threads) and the demo's stand-in
+calls (``xstride._cli.demo_ahead``), on the host; on the device: tests/test_cold_start_gpu.py."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+import xstride as xp
+from xstride import _backends
+from xstride import algorithms as alg
+from xstride._cli import demo_ahead
+
+
+def test_every_call_runs_once_on_a_thread_of_its_own():
+    seen, lock = [], threading.Lock()
+    barrier = threading.Barrier(3, timeout=10)   # only passes if all three run at once
+
+    def call(i):
+        def f():
+            barrier.wait()
+            with lock:
+                seen.append((i, threading.current_thread().name))
+        return f
+
+    assert xp.cuda.compile_ahead((call(i) for i in range(3)), threads=3) == 3
+    assert sorted(i for i, _ in seen) == [0, 1, 2]
+    names = {name for _, name in seen}
+    assert len(names) == 3 and threading.current_thread().name not in names
+
+
+def test_no_calls_run_nothing():
+    assert xp.cuda.compile_ahead([]) == 0
+
+
+def test_the_first_error_in_call_order_is_raised_after_every_call_ran():
+    ran = []
+    late = threading.Event()
+
+    def first():
+        late.wait(10)          # raises after the second one has raised
+        raise ValueError("first")
+
+    def second():
+        late.set()
+        raise KeyError("second")
+
+    with pytest.raises(ValueError, match="first"):
+        xp.cuda.compile_ahead([first, second, lambda: ran.append(1)])
+    assert ran == [1]
+
+
+@pytest.mark.parametrize("calls, needle", [
+    (5, "calls must be an iterable of functions of no arguments; got int"),
+    ([lambda: 1, "sum"], r"calls\[1\] must be a function of no arguments; got str"),
+])
+def test_bad_calls_are_refused_before_anything_runs(calls, needle):
+    with pytest.raises(TypeError, match=needle):
+        xp.cuda.compile_ahead(calls)
+
+
+def test_nothing_runs_when_one_item_is_not_callable():
+    ran = []
+    with pytest.raises(TypeError):
+        xp.cuda.compile_ahead([lambda: ran.append(1), None])
+    assert ran == []
+
+
+@pytest.mark.parametrize("device", [True, "0", 0.0])
+def test_a_device_that_is_no_int_is_refused(device):
+    with pytest.raises(TypeError, match="compile_ahead: argument 'device' got .*expected an "
+                                        "int"):
+        xp.cuda.compile_ahead([], device=device)
+
+
+@pytest.mark.parametrize("n, ndim, levels, k_level, voxel", [
+    (5000, 3, 10, 5, 0.05),
+    (3, 3, 10, 5, None),
+    (1, 2, 32, 0, None),
+    (70000, 3, 21, 21, None),   # tree levels of more nodes than the host summarizes
+])
+def test_the_demos_stand_in_calls_are_valid_calls(n, ndim, levels, k_level, voxel):
+    be = _backends.get("numpy")
+    pos = np.random.default_rng(0).random((n, ndim))
+    calls = demo_ahead.calls(xp, alg, np, be, pos, ndim, levels, k_level, voxel)
+    assert len(calls) >= 10
+    assert xp.cuda.compile_ahead(calls) == len(calls)
+
+
+def test_threads_caps_the_calls_running_at_once_and_keeps_their_order():
+    running, most, started = [0], [0], []
+    lock = threading.Lock()
+
+    def call(i):
+        def f():
+            with lock:
+                started.append(i)
+                running[0] += 1
+                most[0] = max(most[0], running[0])
+            threading.Event().wait(0.02)
+            with lock:
+                running[0] -= 1
+        return f
+
+    assert xp.cuda.compile_ahead([call(i) for i in range(7)], threads=2) == 7
+    assert most[0] <= 2 and sorted(started) == list(range(7))
+    assert started[:2] in ([0, 1], [1, 0]) and started[-1] in (5, 6)
+    assert xp.cuda.compile_ahead([call(i) for i in range(3)], threads=1) == 3
+    assert started[7:] == [0, 1, 2]
+
+
+@pytest.mark.parametrize("threads, exc, needle", [
+    (0, ValueError, "argument 'threads' must be at least 1; got 0"),
+    (-3, ValueError, "must be at least 1; got -3"),
+    (2.0, TypeError, "argument 'threads' got float 2.0; expected an int or None"),
+    (True, TypeError, "argument 'threads' got bool"),
+])
+def test_a_bad_thread_count_is_refused(threads, exc, needle):
+    with pytest.raises(exc, match=needle):
+        xp.cuda.compile_ahead([lambda: 1], threads=threads)
+
+
+def test_by_default_as_many_calls_run_at_once_as_there_are_cpus(monkeypatch):
+    from xstride.cuda import _warm
+
+    monkeypatch.setattr(_warm, "_cpus", lambda: 3)
+    running, most, lock = [0], [0], threading.Lock()
+
+    def f():
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        threading.Event().wait(0.05)
+        with lock:
+            running[0] -= 1
+
+    assert xp.cuda.compile_ahead([f] * 9) == 9
+    assert most[0] == 3

@@ -1,0 +1,144 @@
+"""Compiling ahead: the first calls of a program run side by side, so that the kernels
+they compile on first use compile at the same time.
+
+A GPU program's first calls each wait for their kernels' compiles (NVRTC, 0.1-0.5 s a
+kernel on the H200 host), one call after another; the calls of a pipeline depend on
+each other's results, so nothing overlaps. Calls on stand-in arrays of the same
+dtypes, shapes and layouts launch the same kernels: run on threads before the
+pipeline, their compiles overlap (CuPy's NVRTC runs outside the GIL), and the
+pipeline's own calls then find every kernel compiled. See ``docs/performance.md``
+("Cold start").
+"""
+
+from __future__ import annotations
+
+import numbers
+import os
+import threading
+
+from .._core.errors import error, type_error, value_error
+from ._record import wait_for_compiles
+
+__all__ = ["compile_ahead"]
+
+
+def compile_ahead(calls, *, threads=None, device=None) -> int:
+    """Run ``calls`` side by side on threads, and wait for them.
+
+    Each call is a function of no arguments, typically a library call on stand-in
+    arrays (``cupy.zeros`` of the real dtype and shape) whose result is thrown away:
+    what it leaves behind are the kernels it compiled, in xstride's and CuPy's kernel
+    caches. Kernels that two calls need compile once (xstride's compile of a kernel
+    waits for one already under way). The device is synchronised before returning, so
+    no stand-in work runs on into the caller's timing.
+
+    Parameters
+    ----------
+    calls : iterable of callable
+        Functions of no arguments, started in this order (put the slowest to compile
+        first). An empty iterable runs nothing.
+    threads : int, optional
+        Most calls running at once (at least 1); default: the CPUs this process may
+        run on (at least 2). NVRTC compiles use a CPU each; kernels that are already
+        in CuPy's on-disk cache load fastest with fewer threads (the bunny demo's 27
+        loaded in 0.40 s on 14 threads, 0.20 s on 8; H200 host, 16 CPUs, 2026-12-02).
+    device : int, optional
+        CUDA device the threads make current (CuPy's current device is a per-thread
+        setting); default: the caller's current device. Ignored when CuPy is not
+        imported (a NumPy program compiles nothing; its calls still run).
+
+    Returns
+    -------
+    int
+        Number of calls run.
+
+    Raises
+    ------
+    TypeError
+        ``calls`` is not iterable, or one of its items is not callable; ``threads`` or
+        ``device`` not an int (before anything runs).
+    ValueError
+        ``threads`` below 1.
+    Exception
+        The first call to raise (in the order of ``calls``) has its exception raised
+        again here, after every thread has finished; the others' are dropped.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import xstride as xp
+    >>> x = np.zeros((1000, 3))
+    >>> xp.cuda.compile_ahead([lambda: xp.min(x, axis=0), lambda: xp.sum(x, axis=1)])
+    2
+    """
+    try:
+        calls = list(calls)
+    except TypeError:
+        raise error(TypeError, "compile_ahead", "calls must be an iterable of functions of "
+                    f"no arguments; got {type(calls).__name__}") from None
+    for i, call in enumerate(calls):
+        if not callable(call):
+            raise error(TypeError, "compile_ahead", f"calls[{i}] must be a function of no "
+                        f"arguments; got {type(call).__name__}")
+    if threads is not None:
+        if isinstance(threads, bool) or not isinstance(threads, numbers.Integral):
+            raise type_error("compile_ahead", "threads", threads, "an int or None")
+        if threads < 1:
+            raise value_error("compile_ahead", "threads", f"must be at least 1; got {threads}")
+    if device is not None:
+        if isinstance(device, bool) or not isinstance(device, numbers.Integral):
+            raise type_error("compile_ahead", "device", device, "an int (a CUDA device id) or None")
+        device = int(device)
+    cupy = _cupy_if_imported()
+    if cupy is not None and device is None:
+        device = cupy.cuda.runtime.getDevice()
+    errors: list = [None] * len(calls)
+    order = iter(range(len(calls)))
+    lock = threading.Lock()
+
+    def work() -> None:
+        if cupy is not None:
+            # cudaSetDevice, not CuPy's Device(...), which skips it when the id is the
+            # thread's default: it also makes the device's context current on this
+            # thread, which launches through the driver API need
+            cupy.cuda.runtime.setDevice(device)
+        while True:
+            with lock:
+                i = next(order, None)
+            if i is None:
+                return
+            try:
+                calls[i]()
+                if cupy is not None:
+                    cupy.cuda.get_current_stream().synchronize()
+            except BaseException as exc:   # raised again on the caller's thread
+                errors[i] = exc
+
+    count = min(_cpus() if threads is None else int(threads), len(calls))
+    workers = [threading.Thread(target=work, name=f"xstride-ahead-{k}", daemon=True)
+               for k in range(count)]
+    for t in workers:
+        t.start()
+    for t in workers:
+        t.join()
+    wait_for_compiles()   # and what the calls started on xstride's compile threads
+    for exc in errors:
+        if exc is not None:
+            raise exc
+    return len(calls)
+
+
+def _cupy_if_imported():
+    """CuPy, when this process has imported it (a NumPy program never does)."""
+    import sys
+
+    return sys.modules.get("cupy")
+
+
+def _cpus() -> int:
+    """CPUs this process may run on (at least 2: a compile and a load side by side)."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        n = os.cpu_count() or 1
+    return max(2, n)
