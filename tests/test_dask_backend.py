@@ -393,6 +393,23 @@ def test_morton_keys_nonfinite_row_raises_when_computed():
         xp.to_numpy(keys)
 
 
+def test_morton_keys_nonfinite_row_of_unknown_chunk_lengths_names_its_block():
+    """After boolean indexing the blocks' offsets are unknown: the message names the
+    row in its block and the way to global rows (it said "row nan")."""
+    pts = np.random.default_rng(0).random((12, 2))
+    pts[8, 1] = np.inf
+    d = da.from_array(pts, chunks=(4, 2))
+    masked = d[d[:, 0] > -1.0]   # keeps every row; dask no longer knows the lengths
+    keys = xp.algorithms.morton_keys(masked, [0, 0], [1, 1], 8)
+    with pytest.raises(ValueError, match=r"coordinate in row 0 of row block 2 \(dask does "
+                                         r"not know .*compute_chunk_sizes\(\) first gives "
+                                         r"the global row\) \(\["):
+        keys.compute()
+    masked.compute_chunk_sizes()
+    with pytest.raises(ValueError, match=r"coordinate in row 8 \("):
+        xp.algorithms.morton_keys(masked, [0, 0], [1, 1], 8).compute()
+
+
 def test_sort_by_key_on_the_threads_scheduler():
     keys = np.random.default_rng(2).integers(0, 5, 500).astype(np.int32)
     with xp.use_backend("dask", chunks=90):
