@@ -271,8 +271,12 @@ def test_encode_refuses_negative_and_non_integer_cells():
         alg.morton_encode([1], [1.0])
     with pytest.raises(TypeError, match="argument 'ix'.*integer dtype"):
         alg.morton_encode(np.array([True]), [1])
-    with pytest.raises(ValueError, match="does not broadcast"):
+    with pytest.raises(ValueError, match=r"argument 'iy' does not broadcast"):
         alg.morton_encode([1, 2], [1, 2, 3])
+    # the argument named is the one that does not fit the others (it was always 'iy')
+    with pytest.raises(ValueError, match=r"argument 'iz' does not broadcast with the others "
+                                         r"\(ix \(2,\), iy \(2,\), iz \(3,\)\)"):
+        alg.morton_encode([1, 2], [1, 2], [1, 2, 3])
     with pytest.raises(ValueError, match="argument 'levels' must be in 1..21"):
         alg.morton_encode(1, 1, 1, levels=22)
 

@@ -222,7 +222,10 @@ def morton_encode(ix, iy, iz=None, *, levels=None):
         cells = xp.broadcast_arrays(*cells)
     except ValueError:
         shapes = ", ".join(f"{n} {tuple(c.shape)}" for (n, _), c in zip(named, cells))
-        raise _value_error(func, "iy", f"does not broadcast with the others ({shapes})") from None
+        # name the first argument whose shape does not broadcast with those before it
+        bad = next(i for i in range(1, ndim) if not _broadcasts([c.shape for c in cells[:i + 1]]))
+        raise _value_error(func, named[bad][0], f"does not broadcast with the others "
+                                                f"({shapes})") from None
     for (name, _), c in zip(named, cells):
         if c.size == 0:
             continue
@@ -234,6 +237,14 @@ def morton_encode(ix, iy, iz=None, *, levels=None):
                                           f"limit of {ndim}-D keys at levels={lv} "
                                           f"(max {2**lv - 1})")
     return backend.executor("morton").encode(cells)
+
+
+def _broadcasts(shapes) -> bool:
+    try:
+        _np.broadcast_shapes(*(tuple(s) for s in shapes))
+    except ValueError:
+        return False
+    return True
 
 
 def morton_decode(keys, ndim):
