@@ -319,6 +319,21 @@ def test_philox_on_the_threads_scheduler():
     assert xp.to_numpy(scalar) == xp.rng.philox_normal(1, 2, 3)
 
 
+@pytest.mark.parametrize("kind", ["uniform", "uniform2", "normal", "normal2"])
+def test_philox_of_0d_dask_arguments(kind):
+    """0-d dask arguments (``da.asarray(np.uint64(3))``): the NumPy backend's 0-d
+    results; the two-output functions raised NumPy's "cannot reshape array of size 1
+    into shape (0,)" (dask's meta of a 0-d array holds one element)."""
+    fn = getattr(xp.rng, f"philox_{kind}")
+    z = da.asarray(np.uint64(3))
+    want = fn(3, 4, 3)
+    got = fn(z, 4, z)
+    for g, w in zip(got if isinstance(got, tuple) else (got,),
+                    want if isinstance(want, tuple) else (want,)):
+        assert isinstance(g, da.Array) and g.shape == () and g.dtype == np.float64
+        assert xp.to_numpy(g) == w
+
+
 @pytest.mark.parametrize("low, high", [(0, 10), (-5, 2**40), (0, 2**64),
                                        (0, 2**63 + 1)])  # the last rejects ~1/4 per counter
 def test_philox_integers_equal_numpy_for_any_chunking(low, high):

@@ -57,7 +57,10 @@ def _words_block(cw, k0, k1):
 # ------------------------------------------------------------------ graphs
 def _meta(like, ndim: int, dtype):
     """An empty array of ``like``'s backend with ``ndim`` axes and ``dtype``."""
-    return like.astype(dtype).reshape((0,) * ndim)
+    meta = like.astype(dtype)
+    if ndim:   # dask's meta of a 0-d array holds one element: take none of it
+        meta = meta.reshape(-1)[:0]
+    return meta.reshape((0,) * ndim)
 
 
 def _real(kind, seed, stream, counter, shape):
