@@ -288,6 +288,8 @@ def morton_decode(keys, ndim):
     if nd == 3 and arr.size and int(u.max()) >> 63:
         raise _value_error(func, "keys", f"has a key with bit 63 set ({int(u.max())}); "
                                         "3-D keys have 63 bits")
+    if backend.lazy and arr.size == 0:
+        u = u.rechunk(-1)   # dask cannot reshape an array of no element in several chunks
     flat = u.reshape(-1)  # the executors work on 1-D keys; 0-d keys too
     cells = backend.executor("morton").decode(flat, nd)
     return cells.reshape(tuple(u.shape) + (nd,))
