@@ -408,6 +408,19 @@ def test_masked_arrays_are_refused(arg):
         _call(rng.philox_uniform, arg, value)
 
 
+@pytest.mark.parametrize("arg", ARGS)
+def test_dask_arrays_of_masked_chunks_are_refused(arg):
+    """As a NumPy masked array: refused at the call (a dask array of masked chunks
+    was taken and failed in dask's compute with numpy's MaskError)."""
+    da = pytest.importorskip("dask.array")
+    value = da.ma.masked_array(da.from_array(np.array([1, 2], np.uint64), chunks=1),
+                               mask=np.array([False, True]))
+    with pytest.raises(TypeError, match=f"'{arg}'.*without a mask \\(pass dask"):
+        _call(rng.philox_uniform, arg, value)
+    with pytest.raises(TypeError, match="'key0'.*without a mask"):
+        rng.philox4x32_10(da.zeros((2, 4), dtype=np.uint32), value.astype(np.uint32), 0)
+
+
 @pytest.mark.parametrize("f", FUNCS, ids=lambda f: f.__name__)
 @pytest.mark.parametrize("arg", ARGS)
 @pytest.mark.parametrize("value", [-1, 2**64, -(2**70), np.array([3, -1]), [1, -2],

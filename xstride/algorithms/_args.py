@@ -126,12 +126,12 @@ def _as_array(func: str, name: str, value, backend):
     are plain arrays. A masked array raises ``TypeError``: its plain view would drop
     the mask, and the masked elements would count; so does a value that is no array
     and no sequence (a generator), which NumPy would wrap as a 0-d object array."""
-    if _backends.of_array(value) is not None:
+    be = _backends.of_array(value)
+    if be is not None:
+        remedy = be.mask_remedy(value)   # a NumPy masked array, dask chunks of them
+        if remedy is not None:
+            raise type_error(func, name, value, f"an array without a mask ({remedy})")
         if isinstance(value, np.ndarray) and type(value) is not np.ndarray:
-            if isinstance(value, np.ma.MaskedArray):
-                raise type_error(func, name, value,
-                                 "an array without a mask (pass x.filled(v) or "
-                                 "x.compressed())")
             return np.asarray(value)
         return value
     if value is None:  # NumPy would make it a 0-d object array, which the message names

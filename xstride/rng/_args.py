@@ -28,9 +28,10 @@ def _check_int(func, name, value, limit, limit_text):
             value = integer_array(func, name, value)  # exact, also past 2**63
         except ValueError:
             raise value_error(func, name, f"has values outside [0, {limit_text}]") from None
-    if isinstance(value, np.ma.MaskedArray):   # its masked counters would still draw
-        raise type_error(func, name, value, "an integer array without a mask (pass "
-                                            "x.filled(v) or x.compressed())")
+    be = _backends.of_array(value)
+    remedy = None if be is None else be.mask_remedy(value)
+    if remedy is not None:   # its masked counters would still draw
+        raise type_error(func, name, value, f"an integer array without a mask ({remedy})")
     kind = getattr(getattr(value, "dtype", None), "kind", None)
     if kind is None or not hasattr(value, "shape"):
         raise type_error(func, name, value, "a non-negative integer or an integer array")
