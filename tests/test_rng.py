@@ -441,6 +441,24 @@ def test_not_broadcastable(f):
         f(np.zeros(3, U64), 0, np.zeros(4, U64))
 
 
+@pytest.mark.parametrize("f", FUNCS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("width", [2**31, 2**33])
+def test_broadcast_results_too_large_to_exist(f, width):
+    """Broadcast views whose result no array can hold (2**62 or 2**64 values): a
+    ValueError naming the function and the shapes (NumPy's bare "array is too big", or
+    "shapes do not broadcast together" for shapes that do)."""
+    seed = np.broadcast_to(U64(0), (2**31, 1))
+    counter = np.broadcast_to(U64(0), (1, width))
+    with pytest.raises(ValueError, match=rf"{f.__name__}: the arguments broadcast to shape "
+                                         rf"\(2147483648, {width}\) \(seed .*more than the "
+                                         r"2\*\*63 - 1 bytes"):
+        f(seed, 0, counter)
+    cw = np.broadcast_to(np.uint32(0), (2**30, 1, 4))
+    with pytest.raises(ValueError, match=r"philox4x32_10: the arguments broadcast to shape "
+                                         r"\(1073741824, 2147483648\).* of 16 bytes"):
+        rng.philox4x32_10(cw, np.broadcast_to(np.uint32(0), (1, 2**31)), 0)
+
+
 def test_words_bad_input():
     with pytest.raises(TypeError, match="'counter_words'"):
         rng.philox4x32_10(np.zeros(4, np.float32), 0, 0)
