@@ -136,6 +136,22 @@ def test_masked_arrays_are_refused(call):
         call(xp.algorithms)
 
 
+_PARTLY = np.ma.masked_array([0.0, 5.0], mask=[False, True])
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda A: A.morton_keys(np.full((2, 2), 0.5), _PARTLY, [1, 1], 2), "lower"),
+    (lambda A: A.morton_scales([0, 0], _PARTLY + 6, 2), "upper"),
+    (lambda A: A.voxel_downsample(np.full((2, 2), 0.5), _PARTLY + 1), "voxel_size"),
+    (lambda A: A.voxel_downsample(np.full((2, 2), 0.5), 1.0, origin=_PARTLY), "origin"),
+])
+def test_masked_bounds_and_sizes_are_refused(call, name):
+    """A masked bound, voxel size or origin: its masked entries were read (the 5.0
+    under the mask of ``lower`` made a reversed box), as a masked array is not."""
+    with pytest.raises(TypeError, match=f"argument '{name}'.*without a mask"):
+        call(xp.algorithms)
+
+
 def _dask_masked(a):
     da = pytest.importorskip("dask.array")
     a = np.asarray(a)
