@@ -334,6 +334,18 @@ def test_philox_of_0d_dask_arguments(kind):
         assert xp.to_numpy(g) == w
 
 
+@pytest.mark.parametrize("method", ["uniform", "normal", "integers"])
+def test_philox_draw_of_no_element_under_a_byte_size_option(method):
+    """Shapes (0, k) whose row is wider than a byte-size chunks option: one empty chunk
+    (dask's normalize_chunks raised ZeroDivisionError)."""
+    with xp.use_backend("dask", chunks="1 KiB"):
+        g = xp.rng.Philox(3)
+        args = (0, 5) if method == "integers" else ()
+        got = getattr(g, method)(*args, (0, 200))
+    assert isinstance(got, da.Array) and got.shape == (0, 200)
+    assert xp.to_numpy(got).shape == (0, 200) and g.counter == 0
+
+
 @pytest.mark.parametrize("low, high", [(0, 10), (-5, 2**40), (0, 2**64),
                                        (0, 2**63 + 1)])  # the last rejects ~1/4 per counter
 def test_philox_integers_equal_numpy_for_any_chunking(low, high):

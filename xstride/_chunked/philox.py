@@ -116,6 +116,8 @@ def stream_chunks(n: int, shape, dtype, func: str = "Philox") -> tuple:
     if shape is not None and len(shape) == 0:
         return ((n,),)
     fit_option(func, opt, (n,) if shape is None else shape)
+    if n == 0:   # dask's byte-size rule divides by zero for (0, k) rows wider than it
+        return ((0,),)
     if shape is None or len(shape) == 1:
         return da.core.normalize_chunks(opt, (n,), dtype=dtype)
     rows = da.core.normalize_chunks(opt, tuple(shape), dtype=dtype)[0]
