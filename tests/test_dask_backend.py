@@ -113,6 +113,19 @@ def test_unknown_chunk_lengths_give_the_compute_chunk_sizes_advice():
             xp.rng.philox_uniform(1, 0, np.arange(4, 10, dtype=np.uint64)))
 
 
+def test_philox4x32_10_of_unknown_chunk_lengths_names_counter_words():
+    """The advice names the array to call it on (it named the slice
+    ``counter_words[..., 0]``, whose compute_chunk_sizes() leaves the argument as it was)."""
+    cw = da.from_array(np.zeros((6, 4), np.uint32), chunks=2)
+    cw = cw[cw[:, 0] == 0]
+    with pytest.raises(ValueError, match=r"philox4x32_10: argument 'counter_words' has chunk "
+                                         r"lengths .* call counter_words\.compute_chunk_sizes"):
+        xp.rng.philox4x32_10(cw, 0, 0)
+    cw.compute_chunk_sizes()
+    np.testing.assert_array_equal(xp.to_numpy(xp.rng.philox4x32_10(cw, 0, 0)),
+                                  xp.rng.philox4x32_10(np.zeros((6, 4), np.uint32), 0, 0))
+
+
 def test_use_backend_restores_the_options():
     xp.set_backend("dask", chunks=3)
     with xp.use_backend("dask", chunks=7):

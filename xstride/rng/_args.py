@@ -53,15 +53,19 @@ def _shape_of(v):
     return () if isinstance(v, int) else tuple(v.shape)
 
 
+def _known_shape(func, name, v):
+    """Refuse a dask array after boolean indexing: its shape is not known yet."""
+    if any(isinstance(n, float) and math.isnan(n) for n in _shape_of(v)):
+        raise value_error(func, name, "has chunk lengths that dask does not know (as "
+                                      "after boolean indexing); call "
+                                      f"{name}.compute_chunk_sizes() first")
+
+
 def _broadcast(func, named, itemsize=8):
     """The broadcast shape of the arguments, refused when the result (``itemsize``
     bytes per element) could not exist: more than 2**63 - 1 elements or bytes."""
     for name, v in named:
-        if any(isinstance(n, float) and math.isnan(n) for n in _shape_of(v)):
-            # a dask array after boolean indexing: its shape is not known yet
-            raise value_error(func, name, "has chunk lengths that dask does not know (as "
-                                          "after boolean indexing); call "
-                                          f"{name}.compute_chunk_sizes() first")
+        _known_shape(func, name, v)
     shapes = ", ".join(f"{n} {_shape_of(v)}" for n, v in named)
     try:
         shape = broadcast_shapes(*(_shape_of(v) for _, v in named), func=func)
