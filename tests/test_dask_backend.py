@@ -113,6 +113,19 @@ def test_unknown_chunk_lengths_give_the_compute_chunk_sizes_advice():
             xp.rng.philox_uniform(1, 0, np.arange(4, 10, dtype=np.uint64)))
 
 
+def test_philox4x32_10_of_unknown_chunk_lengths_names_counter_words():
+    """The advice names the array to call it on (it named the slice
+    ``counter_words[..., 0]``, whose compute_chunk_sizes() leaves the argument as it was)."""
+    cw = da.from_array(np.zeros((6, 4), np.uint32), chunks=2)
+    cw = cw[cw[:, 0] == 0]
+    with pytest.raises(ValueError, match=r"philox4x32_10: argument 'counter_words' has chunk "
+                                         r"lengths .* call counter_words\.compute_chunk_sizes"):
+        xp.rng.philox4x32_10(cw, 0, 0)
+    cw.compute_chunk_sizes()
+    np.testing.assert_array_equal(xp.to_numpy(xp.rng.philox4x32_10(cw, 0, 0)),
+                                  xp.rng.philox4x32_10(np.zeros((6, 4), np.uint32), 0, 0))
+
+
 def test_use_backend_restores_the_options():
     xp.set_backend("dask", chunks=3)
     with xp.use_backend("dask", chunks=7):
@@ -319,6 +332,33 @@ def test_philox_on_the_threads_scheduler():
     assert xp.to_numpy(scalar) == xp.rng.philox_normal(1, 2, 3)
 
 
+@pytest.mark.parametrize("kind", ["uniform", "uniform2", "normal", "normal2"])
+def test_philox_of_0d_dask_arguments(kind):
+    """0-d dask arguments (``da.asarray(np.uint64(3))``): the NumPy backend's 0-d
+    results; the two-output functions raised NumPy's "cannot reshape array of size 1
+    into shape (0,)" (dask's meta of a 0-d array holds one element)."""
+    fn = getattr(xp.rng, f"philox_{kind}")
+    z = da.asarray(np.uint64(3))
+    want = fn(3, 4, 3)
+    got = fn(z, 4, z)
+    for g, w in zip(got if isinstance(got, tuple) else (got,),
+                    want if isinstance(want, tuple) else (want,)):
+        assert isinstance(g, da.Array) and g.shape == () and g.dtype == np.float64
+        assert xp.to_numpy(g) == w
+
+
+@pytest.mark.parametrize("method", ["uniform", "normal", "integers"])
+def test_philox_draw_of_no_element_under_a_byte_size_option(method):
+    """Shapes (0, k) whose row is wider than a byte-size chunks option: one empty chunk
+    (dask's normalize_chunks raised ZeroDivisionError)."""
+    with xp.use_backend("dask", chunks="1 KiB"):
+        g = xp.rng.Philox(3)
+        args = (0, 5) if method == "integers" else ()
+        got = getattr(g, method)(*args, (0, 200))
+    assert isinstance(got, da.Array) and got.shape == (0, 200)
+    assert xp.to_numpy(got).shape == (0, 200) and g.counter == 0
+
+
 @pytest.mark.parametrize("low, high", [(0, 10), (-5, 2**40), (0, 2**64),
                                        (0, 2**63 + 1)])  # the last rejects ~1/4 per counter
 def test_philox_integers_equal_numpy_for_any_chunking(low, high):
@@ -391,6 +431,23 @@ def test_morton_keys_nonfinite_row_raises_when_computed():
     with pytest.raises(ValueError, match=r"morton_keys: argument 'positions' has a NaN or "
                                          r"infinite coordinate in row 57 \("):
         xp.to_numpy(keys)
+
+
+def test_morton_keys_nonfinite_row_of_unknown_chunk_lengths_names_its_block():
+    """After boolean indexing the blocks' offsets are unknown: the message names the
+    row in its block and the way to global rows (it said "row nan")."""
+    pts = np.random.default_rng(0).random((12, 2))
+    pts[8, 1] = np.inf
+    d = da.from_array(pts, chunks=(4, 2))
+    masked = d[d[:, 0] > -1.0]   # keeps every row; dask no longer knows the lengths
+    keys = xp.algorithms.morton_keys(masked, [0, 0], [1, 1], 8)
+    with pytest.raises(ValueError, match=r"coordinate in row 0 of row block 2 \(dask does "
+                                         r"not know .*compute_chunk_sizes\(\) first gives "
+                                         r"the global row\) \(\["):
+        keys.compute()
+    masked.compute_chunk_sizes()
+    with pytest.raises(ValueError, match=r"coordinate in row 8 \("):
+        xp.algorithms.morton_keys(masked, [0, 0], [1, 1], 8).compute()
 
 
 def test_sort_by_key_on_the_threads_scheduler():

@@ -155,6 +155,18 @@ def test_extensions_of_no_element_in_several_chunks(name, chunks):
         assert g.shape == w.shape == (0,) + w.shape[1:] and g.dtype == w.dtype
 
 
+@pytest.mark.parametrize("shape, chunks", [((2, 0), ((1, 1), (0,))), ((0, 5), ((0,), (2, 3))),
+                                           ((3, 0, 2), ((1, 2), (0,), (1, 1)))])
+def test_morton_decode_of_no_element_in_several_chunks_of_another_axis(shape, chunks):
+    """Keys of no element whose other axes have several chunks: the NumPy backend's
+    empty cells (dask's reshape of them raised "reduce() of empty iterable")."""
+    keys = np.zeros(shape, dtype=np.uint64)
+    got = xp.algorithms.morton_decode(da.from_array(keys, chunks=chunks), 3)
+    want = xp.algorithms.morton_decode(keys, 3)
+    g = xp.to_numpy(got)
+    assert got.shape == g.shape == want.shape == shape + (3,) and g.dtype == want.dtype
+
+
 def test_sort_by_key_after_a_selection_and_a_concatenation():
     xp.set_backend("dask", chunks=4)
     x = xp.arange(12, dtype=xp.uint64)

@@ -50,6 +50,22 @@ def test_one_key_repeated_everywhere_and_already_sorted_keys():
     _check(np.arange(500, dtype=np.uint64)[::-1].copy(), (33,) * 15 + (5,))
 
 
+@pytest.mark.parametrize("chunks", [(3, 0, 4, 1), (8,), (1,) * 8])
+def test_big_endian_keys_and_values_keep_their_dtype(chunks):
+    """'>u8' keys and '>f8' values (as read from a FITS or HDF5 file): the computed
+    chunks have the dtype the dask arrays declare, the NumPy backend's (the merge's
+    concatenation made them native, so the declared and computed dtypes differed)."""
+    keys = np.array([3, 1, 2, 1, 0, 7, 7, 2], dtype=">u8")
+    vals = np.arange(16.0, dtype=">f8").reshape(8, 2)
+    want = xp.algorithms.sort_by_key(keys, vals)
+    got = xp.algorithms.sort_by_key(da.from_array(keys, chunks=(chunks,)),
+                                    da.from_array(vals, chunks=(chunks, 1)))
+    for g, w in zip(got, want):
+        c = g.compute()
+        assert g.dtype == c.dtype == w.dtype
+        np.testing.assert_array_equal(c, w)
+
+
 @pytest.fixture(params=["sorted", "grouped"])
 def split(request, monkeypatch):
     """Both ways of splitting a chunk, on NumPy chunks (CuPy chunks take "grouped")."""

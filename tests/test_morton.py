@@ -271,8 +271,21 @@ def test_encode_refuses_negative_and_non_integer_cells():
         alg.morton_encode([1], [1.0])
     with pytest.raises(TypeError, match="argument 'ix'.*integer dtype"):
         alg.morton_encode(np.array([True]), [1])
-    with pytest.raises(ValueError, match="does not broadcast"):
+    with pytest.raises(ValueError, match=r"argument 'iy' does not broadcast"):
         alg.morton_encode([1, 2], [1, 2, 3])
+    # broadcast views whose uint64 keys no array can hold (NumPy's bare "array is too
+    # big", or "does not broadcast" for shapes that do)
+    wide = np.broadcast_to(np.uint32(0), (1, 2**31))
+    with pytest.raises(ValueError, match=r"argument 'iy' gives a result of shape "
+                                         r"\(2147483648, 2147483648\) with .*overflows int64"):
+        alg.morton_encode(np.broadcast_to(np.uint32(0), (2**31, 1)), wide)
+    with pytest.raises(ValueError, match=r"argument 'ix' gives a result of shape "
+                                         r"\(2305843009213693952,\)"):
+        alg.morton_encode(np.broadcast_to(np.uint8(0), (2**61,)), 0)
+    # the argument named is the one that does not fit the others (it was always 'iy')
+    with pytest.raises(ValueError, match=r"argument 'iz' does not broadcast with the others "
+                                         r"\(ix \(2,\), iy \(2,\), iz \(3,\)\)"):
+        alg.morton_encode([1, 2], [1, 2], [1, 2, 3])
     with pytest.raises(ValueError, match="argument 'levels' must be in 1..21"):
         alg.morton_encode(1, 1, 1, levels=22)
 

@@ -408,6 +408,19 @@ def test_masked_arrays_are_refused(arg):
         _call(rng.philox_uniform, arg, value)
 
 
+@pytest.mark.parametrize("arg", ARGS)
+def test_dask_arrays_of_masked_chunks_are_refused(arg):
+    """As a NumPy masked array: refused at the call (a dask array of masked chunks
+    was taken and failed in dask's compute with numpy's MaskError)."""
+    da = pytest.importorskip("dask.array")
+    value = da.ma.masked_array(da.from_array(np.array([1, 2], np.uint64), chunks=1),
+                               mask=np.array([False, True]))
+    with pytest.raises(TypeError, match=f"'{arg}'.*without a mask \\(pass dask"):
+        _call(rng.philox_uniform, arg, value)
+    with pytest.raises(TypeError, match="'key0'.*without a mask"):
+        rng.philox4x32_10(da.zeros((2, 4), dtype=np.uint32), value.astype(np.uint32), 0)
+
+
 @pytest.mark.parametrize("f", FUNCS, ids=lambda f: f.__name__)
 @pytest.mark.parametrize("arg", ARGS)
 @pytest.mark.parametrize("value", [-1, 2**64, -(2**70), np.array([3, -1]), [1, -2],
@@ -426,6 +439,24 @@ def test_max_values_are_valid():
 def test_not_broadcastable(f):
     with pytest.raises(ValueError, match="broadcast"):
         f(np.zeros(3, U64), 0, np.zeros(4, U64))
+
+
+@pytest.mark.parametrize("f", FUNCS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("width", [2**31, 2**33])
+def test_broadcast_results_too_large_to_exist(f, width):
+    """Broadcast views whose result no array can hold (2**62 or 2**64 values): a
+    ValueError naming the function and the shapes (NumPy's bare "array is too big", or
+    "shapes do not broadcast together" for shapes that do)."""
+    seed = np.broadcast_to(U64(0), (2**31, 1))
+    counter = np.broadcast_to(U64(0), (1, width))
+    with pytest.raises(ValueError, match=rf"{f.__name__}: the arguments broadcast to shape "
+                                         rf"\(2147483648, {width}\) \(seed .*more than the "
+                                         r"2\*\*63 - 1 bytes"):
+        f(seed, 0, counter)
+    cw = np.broadcast_to(np.uint32(0), (2**30, 1, 4))
+    with pytest.raises(ValueError, match=r"philox4x32_10: the arguments broadcast to shape "
+                                         r"\(1073741824, 2147483648\).* of 16 bytes"):
+        rng.philox4x32_10(cw, np.broadcast_to(np.uint32(0), (1, 2**31)), 0)
 
 
 def test_words_bad_input():

@@ -134,3 +134,41 @@ def test_masked_arrays_are_refused(call):
     every algorithm refuses it and says what to pass instead."""
     with pytest.raises(TypeError, match="without a mask"):
         call(xp.algorithms)
+
+
+_PARTLY = np.ma.masked_array([0.0, 5.0], mask=[False, True])
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda A: A.morton_keys(np.full((2, 2), 0.5), _PARTLY, [1, 1], 2), "lower"),
+    (lambda A: A.morton_scales([0, 0], _PARTLY + 6, 2), "upper"),
+    (lambda A: A.voxel_downsample(np.full((2, 2), 0.5), _PARTLY + 1), "voxel_size"),
+    (lambda A: A.voxel_downsample(np.full((2, 2), 0.5), 1.0, origin=_PARTLY), "origin"),
+])
+def test_masked_bounds_and_sizes_are_refused(call, name):
+    """A masked bound, voxel size or origin: its masked entries were read (the 5.0
+    under the mask of ``lower`` made a reversed box), as a masked array is not."""
+    with pytest.raises(TypeError, match=f"argument '{name}'.*without a mask"):
+        call(xp.algorithms)
+
+
+def _dask_masked(a):
+    da = pytest.importorskip("dask.array")
+    a = np.asarray(a)
+    return da.ma.masked_array(da.from_array(a, chunks=2), mask=np.zeros(a.shape, bool))
+
+
+@pytest.mark.parametrize("call", [
+    lambda A: A.morton_keys(_dask_masked(np.zeros((4, 3))), [0, 0, 0], [1, 1, 1], 4),
+    lambda A: A.morton_encode(_dask_masked([1, 2]), _dask_masked([0, 1]), levels=4),
+    lambda A: A.morton_decode(_dask_masked(np.array([1, 2], np.uint64)), 2),
+    lambda A: A.sort_by_key(_dask_masked([3, 1, 2])),
+    lambda A: A.sort_by_key(_dask_masked([3, 1, 2]).map_blocks(np.ma.getdata),
+                            _dask_masked([1.0, 2.0, 3.0])),
+], ids=["morton_keys", "morton_encode", "morton_decode", "sort_keys", "sort_values"])
+def test_dask_arrays_of_masked_chunks_are_refused(call):
+    """dask arrays of masked chunks (``dask.array.ma``), as the NumPy backend refuses a
+    masked array (they were taken, the masked elements counted: a masked NaN row got a
+    key instead of the NaN error)."""
+    with pytest.raises(TypeError, match=r"without a mask \(pass dask\.array\.ma\.filled"):
+        call(xp.algorithms)

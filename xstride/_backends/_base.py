@@ -128,6 +128,12 @@ class Backend:
         path = self.executors.get(kind)
         return path is not None and path in sys.modules
 
+    def mask_remedy(self, a) -> str | None:
+        """None for an array ``a`` of this backend without a mask; for one that carries
+        a mask (its data would count the masked elements), how to drop the mask, for
+        the ``TypeError`` of the functions that refuse it."""
+        return None
+
     # ------------------------------------------------------------------ memory
     def asarray(self, value, dtype=None):
         """``value`` as an array of this backend (a host-device copy if needed)."""

@@ -129,6 +129,13 @@ class DaskBackend(Backend):
         mod = sys.modules.get("dask.array")
         return None if mod is None else getattr(mod, "Array", None)
 
+    def mask_remedy(self, a) -> str | None:
+        """Chunks of masked arrays (``dask.array.ma``) carry a mask."""
+        np = sys.modules.get("numpy")
+        if np is not None and isinstance(getattr(a, "_meta", None), np.ma.MaskedArray):
+            return "pass dask.array.ma.filled(x, v)"
+        return None
+
     def load(self):
         """Import ``dask.array`` (``RuntimeError`` with the import error when it fails)."""
         mod = self._checked

@@ -39,6 +39,11 @@ class NumpyBackend(Backend):
     def array_type(self):
         return np.ndarray
 
+    def mask_remedy(self, a) -> str | None:
+        if isinstance(a, np.ma.MaskedArray):
+            return "pass x.filled(v) or x.compressed()"
+        return None
+
     def load(self):
         return np
 

@@ -27,10 +27,17 @@ def _keys_block(pos, lower, scales, levels, block_info=None):
     ex = _config.executor_of("morton", pos)
     keys, bad = ex.checked_keys(pos, lower, scales, levels)
     if bad >= 0:
-        row = block_info[0]["array-location"][0][0] + bad
+        info = block_info[0]
+        start = info["array-location"][0][0]
+        if start == start:   # the block's first global row
+            where = f"row {int(start) + bad}"
+        else:   # NaN: the lengths of the blocks before it are unknown (boolean indexing)
+            where = (f"row {bad} of row block {info['chunk-location'][0]} (dask does not "
+                     "know the lengths of the blocks before it; positions."
+                     "compute_chunk_sizes() first gives the global row)")
         values = np.asarray(_config.to_host(pos[bad])).tolist()
         raise value_error("morton_keys", "positions",
-                          f"has a NaN or infinite coordinate in row {row} ({values}); "
+                          f"has a NaN or infinite coordinate in {where} ({values}); "
                           "Morton keys need finite positions")
     return keys
 

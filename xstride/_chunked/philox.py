@@ -57,7 +57,10 @@ def _words_block(cw, k0, k1):
 # ------------------------------------------------------------------ graphs
 def _meta(like, ndim: int, dtype):
     """An empty array of ``like``'s backend with ``ndim`` axes and ``dtype``."""
-    return like.astype(dtype).reshape((0,) * ndim)
+    meta = like.astype(dtype)
+    if ndim:   # dask's meta of a 0-d array holds one element: take none of it
+        meta = meta.reshape(-1)[:0]
+    return meta.reshape((0,) * ndim)
 
 
 def _real(kind, seed, stream, counter, shape):
@@ -113,6 +116,8 @@ def stream_chunks(n: int, shape, dtype, func: str = "Philox") -> tuple:
     if shape is not None and len(shape) == 0:
         return ((n,),)
     fit_option(func, opt, (n,) if shape is None else shape)
+    if n == 0:   # dask's byte-size rule divides by zero for (0, k) rows wider than it
+        return ((0,),)
     if shape is None or len(shape) == 1:
         return da.core.normalize_chunks(opt, (n,), dtype=dtype)
     rows = da.core.normalize_chunks(opt, tuple(shape), dtype=dtype)[0]

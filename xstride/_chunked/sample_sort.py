@@ -124,6 +124,12 @@ def _piece(split, j: int):
     return tuple(a[lo:hi] for a in split[1:])
 
 
+def _concat(xp, parts):
+    """The parts one after another, in their own dtype (byte order included)."""
+    out = xp.concat(parts, axis=0)
+    return out if out.dtype == parts[0].dtype else xp.astype(out, parts[0].dtype)
+
+
 def _merge(sorted_pieces: bool, *pieces):
     """One output partition: its pieces in chunk order, sorted by key (stable)."""
     nonempty = [p for p in pieces if p[0].shape[0]]
@@ -131,7 +137,9 @@ def _merge(sorted_pieces: bool, *pieces):
         return nonempty[0]
     pieces = nonempty or pieces[:1]
     xp = array_namespace(pieces[0][0])
-    cols = [xp.concat([p[c] for p in pieces], axis=0) for c in range(len(pieces[0]))]
+    # NumPy's concatenate makes big-endian pieces ('>u8' keys, '>f8' values from a FITS
+    # or HDF5 file) native: cast back to the pieces' dtype, the columns' declared one
+    cols = [_concat(xp, [p[c] for p in pieces]) for c in range(len(pieces[0]))]
     sk, _, *carried = _config.executor_of("sort", cols[0]).sort_by_key(cols[0], cols[1:])
     return (sk, *carried)
 

@@ -21,6 +21,8 @@ import numpy as _np
 
 from .. import _backends
 from .._core.errors import type_error as _type_error, value_error as _value_error
+from .._core.sizes import checked_size as _checked_size
+from .._plans.elementwise import broadcast_shapes as _broadcast_shapes
 
 __all__ = [
     "MAX_MORTON_LEVELS",
@@ -218,11 +220,18 @@ def morton_encode(ix, iy, iz=None, *, levels=None):
     for (name, _), c in zip(named, cells):
         _known_shape(func, name, c)
     lv = MAX_MORTON_LEVELS[ndim] if levels is None else _levels(func, levels, ndim)
-    try:
-        cells = xp.broadcast_arrays(*cells)
-    except ValueError:
-        shapes = ", ".join(f"{n} {tuple(c.shape)}" for (n, _), c in zip(named, cells))
-        raise _value_error(func, "iy", f"does not broadcast with the others ({shapes})") from None
+    shapes = [tuple(int(n) for n in c.shape) for c in cells]
+    for i, (name, _) in enumerate(named):
+        # name the first argument that does not broadcast with those before it, or
+        # whose broadcasting makes more uint64 keys than an array may hold
+        try:
+            shape = _broadcast_shapes(*shapes[:i + 1], func=func)
+        except ValueError:
+            text = ", ".join(f"{n} {s}" for (n, _), s in zip(named, shapes))
+            raise _value_error(func, name, f"does not broadcast with the others "
+                                           f"({text})") from None
+        _checked_size(func, name, shape, 8, result=True)
+    cells = xp.broadcast_arrays(*cells)
     for (name, _), c in zip(named, cells):
         if c.size == 0:
             continue
@@ -277,6 +286,8 @@ def morton_decode(keys, ndim):
     if nd == 3 and arr.size and int(u.max()) >> 63:
         raise _value_error(func, "keys", f"has a key with bit 63 set ({int(u.max())}); "
                                         "3-D keys have 63 bits")
+    if backend.lazy and arr.size == 0:
+        u = u.rechunk(-1)   # dask cannot reshape an array of no element in several chunks
     flat = u.reshape(-1)  # the executors work on 1-D keys; 0-d keys too
     cells = backend.executor("morton").decode(flat, nd)
     return cells.reshape(tuple(u.shape) + (nd,))

@@ -31,6 +31,7 @@ def _levels(func: str, levels, ndim: int) -> int:
 def _host_vector(func: str, name: str, value) -> np.ndarray:
     """A bound (lower/upper) as a float64 NumPy vector; CuPy arrays are copied to the host."""
     be = _backends.of_array(value)
+    _refuse_mask(func, name, value, be)
     if be is not None and not isinstance(value, np.generic):
         value = be.to_host(value)
     if value is None or not _real_numbers(value):
@@ -50,6 +51,14 @@ def _host_vector(func: str, name: str, value) -> np.ndarray:
     if not np.isfinite(arr).all():
         raise value_error(func, name, f"must be finite; got {arr.tolist()}")
     return arr
+
+
+def _refuse_mask(func: str, name: str, value, be) -> None:
+    """``TypeError`` for an array that carries a mask (a NumPy masked array, a dask
+    array of masked chunks): its data would be read, masked elements included."""
+    remedy = None if be is None else be.mask_remedy(value)
+    if remedy is not None:
+        raise type_error(func, name, value, f"an array without a mask ({remedy})")
 
 
 #: What to do with arrays of a lazy backend (dask) that a function does not run on.
@@ -126,12 +135,10 @@ def _as_array(func: str, name: str, value, backend):
     are plain arrays. A masked array raises ``TypeError``: its plain view would drop
     the mask, and the masked elements would count; so does a value that is no array
     and no sequence (a generator), which NumPy would wrap as a 0-d object array."""
-    if _backends.of_array(value) is not None:
+    be = _backends.of_array(value)
+    if be is not None:
+        _refuse_mask(func, name, value, be)
         if isinstance(value, np.ndarray) and type(value) is not np.ndarray:
-            if isinstance(value, np.ma.MaskedArray):
-                raise type_error(func, name, value,
-                                 "an array without a mask (pass x.filled(v) or "
-                                 "x.compressed())")
             return np.asarray(value)
         return value
     if value is None:  # NumPy would make it a 0-d object array, which the message names

@@ -19,7 +19,7 @@ from .. import _backends
 from .._core.errors import type_error, value_error
 from .._plans.segments import accumulator, result_dtype
 from ._args import (MAX_MORTON_LEVELS, _as_array, _host_vector, _lazy_refusal, _real_numbers,
-                    _short)
+                    _refuse_mask, _short)
 
 __all__ = ["voxel_downsample"]
 
@@ -193,6 +193,7 @@ def _count(span) -> str:
 def _voxel_size(value, ndim: int) -> np.ndarray:
     """``voxel_size`` as ``ndim`` positive finite float64 values on the host."""
     be = _backends.of_array(value)
+    _refuse_mask(_FUNC, "voxel_size", value, be)
     if be is not None and not isinstance(value, np.generic):
         value = be.to_host(value)
     if value is None or isinstance(value, (str, bytes)) or not _real_numbers(value) or (

@@ -7,8 +7,10 @@ import math
 import numpy as np
 
 from .. import _backends
-from .._core.errors import type_error, value_error
+from .._core.errors import error, type_error, value_error
 from .._core.intseq import integer_array
+from .._core.sizes import INT64_MAX
+from .._plans.elementwise import broadcast_shapes
 
 _U64_MAX = (1 << 64) - 1
 _U32_MAX = (1 << 32) - 1
@@ -28,9 +30,10 @@ def _check_int(func, name, value, limit, limit_text):
             value = integer_array(func, name, value)  # exact, also past 2**63
         except ValueError:
             raise value_error(func, name, f"has values outside [0, {limit_text}]") from None
-    if isinstance(value, np.ma.MaskedArray):   # its masked counters would still draw
-        raise type_error(func, name, value, "an integer array without a mask (pass "
-                                            "x.filled(v) or x.compressed())")
+    be = _backends.of_array(value)
+    remedy = None if be is None else be.mask_remedy(value)
+    if remedy is not None:   # its masked counters would still draw
+        raise type_error(func, name, value, f"an integer array without a mask ({remedy})")
     kind = getattr(getattr(value, "dtype", None), "kind", None)
     if kind is None or not hasattr(value, "shape"):
         raise type_error(func, name, value, "a non-negative integer or an integer array")
@@ -50,18 +53,30 @@ def _shape_of(v):
     return () if isinstance(v, int) else tuple(v.shape)
 
 
-def _broadcast(func, named):
+def _known_shape(func, name, v):
+    """Refuse a dask array after boolean indexing: its shape is not known yet."""
+    if any(isinstance(n, float) and math.isnan(n) for n in _shape_of(v)):
+        raise value_error(func, name, "has chunk lengths that dask does not know (as "
+                                      "after boolean indexing); call "
+                                      f"{name}.compute_chunk_sizes() first")
+
+
+def _broadcast(func, named, itemsize=8):
+    """The broadcast shape of the arguments, refused when the result (``itemsize``
+    bytes per element) could not exist: more than 2**63 - 1 elements or bytes."""
     for name, v in named:
-        if any(isinstance(n, float) and math.isnan(n) for n in _shape_of(v)):
-            # a dask array after boolean indexing: its shape is not known yet
-            raise value_error(func, name, "has chunk lengths that dask does not know (as "
-                                          "after boolean indexing); call "
-                                          f"{name}.compute_chunk_sizes() first")
+        _known_shape(func, name, v)
+    shapes = ", ".join(f"{n} {_shape_of(v)}" for n, v in named)
     try:
-        return np.broadcast_shapes(*(_shape_of(v) for _, v in named))
+        shape = broadcast_shapes(*(_shape_of(v) for _, v in named), func=func)
     except ValueError:
-        shapes = ", ".join(f"{n} {_shape_of(v)}" for n, v in named)
         raise ValueError(f"{func}: shapes do not broadcast together ({shapes})") from None
+    size = math.prod(shape)
+    if size * itemsize > INT64_MAX:   # NumPy's raw "array is too big", or a wrapped size
+        raise error(ValueError, func, f"the arguments broadcast to shape {shape} ({shapes}): "
+                                      f"{size} values of {itemsize} bytes, more than the "
+                                      "2**63 - 1 bytes an array may hold")
+    return shape
 
 
 def _on(backend, v, dtype):

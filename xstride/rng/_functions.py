@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core.errors import type_error, value_error
-from ._args import _U32_MAX, _backend_of, _broadcast, _check_int, _dispatch, _on
+from ._args import _U32_MAX, _backend_of, _broadcast, _check_int, _dispatch, _known_shape, _on
 
 __all__ = [
     "philox4x32_10",
@@ -61,12 +61,14 @@ def philox4x32_10(counter_words, key0, key1):
     if isinstance(counter_words, (int, float, bool, np.generic)):
         raise type_error(func, "counter_words", counter_words, "an integer array of shape (..., 4)")
     cw = _check_int(func, "counter_words", counter_words, _U32_MAX, "2**32 - 1")
+    _known_shape(func, "counter_words", cw)   # before its slice [..., 0] is named
     if cw.ndim == 0 or cw.shape[-1] != 4:
         raise value_error(func, "counter_words",
                           f"must have shape (..., 4), got {tuple(cw.shape)}")
     k0 = _check_int(func, "key0", key0, _U32_MAX, "2**32 - 1")
     k1 = _check_int(func, "key1", key1, _U32_MAX, "2**32 - 1")
-    shape = _broadcast(func, [("counter_words[..., 0]", cw[..., 0]), ("key0", k0), ("key1", k1)])
+    shape = _broadcast(func, [("counter_words[..., 0]", cw[..., 0]), ("key0", k0), ("key1", k1)],
+                       16)   # four uint32 words per element
     cw, k0, k1 = (_on(backend, v, np.uint32) for v in (cw, k0, k1))
     return backend.executor("philox").words(cw, k0, k1, shape)
 
