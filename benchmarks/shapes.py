@@ -27,6 +27,8 @@ Usage:
     python benchmarks/shapes.py                 # the sweep (about 2-3 minutes on an H200)
     python benchmarks/shapes.py --quick         # n = 2**20, fewer k (or XSTRIDE_BENCH_QUICK=1)
     python benchmarks/shapes.py --only "axis=0" # only the cases whose text contains this
+    python benchmarks/shapes.py --other-dtypes  # also int32, int16, uint8, uint64, float16,
+                                                # complex64 at k = 1, 3, 5, 7, 16 and (5, n).T
     python benchmarks/shapes.py --fresh         # cold start: first call vs steady, add and sum,
                                                 # each library in a new process, empty caches
     python benchmarks/shapes.py --self-test     # CPU: case generation, checks and tables on NumPy
@@ -49,7 +51,7 @@ import _common as C
 NEEDS_DEVICE = True  # python -m xstride bench skips it without CuPy and a GPU
 
 MiB = 2 ** 20
-TOL = {"float32": 1e-3, "float64": 1e-9}
+TOL = {"float32": 1e-3, "float64": 1e-9, "float16": 1e-2, "complex64": 1e-3}
 
 
 # --------------------------------------------------------------------------- cases
@@ -134,14 +136,21 @@ GROUPS = {
     "dtypes": "float64, int64, bool",
     "moments": "prod, min, mean, var, std, argmin, argmax, float32",
     "small": "small arrays, per call (host time included), float32",
+    "other": "other dtypes (--other-dtypes): int32, int16, uint8, uint64, float16, complex64",
 }
+
+#: ``--other-dtypes``: dtypes the default sweep does not time, at odd and even k
+OTHER_DTYPES = ("int32", "int16", "uint8", "uint64", "float16", "complex64")
+OTHER_KS = (1, 3, 5, 7, 16)
 
 PARTICLE_OPS = [("sum", 1), ("sum", 0), ("max", 1), ("max", 0),
                 ("cumulative_sum", 1), ("cumulative_sum", 0), ("add_row", None)]
 
 
-def make_cases(n: int, ks, small_sizes) -> list[Case]:
-    """Every case of the sweep, in table order (pure Python: no array is made here)."""
+def make_cases(n: int, ks, small_sizes, other_dtypes=()) -> list[Case]:
+    """Every case of the sweep, in table order (pure Python: no array is made here);
+    ``other_dtypes`` adds the group "other" (each dtype at :data:`OTHER_KS` and as
+    ``(5, n).T``: the particle operations, ``min``, ``prod`` and ``argmax``)."""
     p = n.bit_length() - 1
     if n != 2 ** p or p < 10:
         raise ValueError(f"n must be a power of two >= 2**10, not {n}")
@@ -219,6 +228,15 @@ def make_cases(n: int, ks, small_sizes) -> list[Case]:
         add("moments", f"(n,{k})", f32, (n, k), "", moments)
     add("moments", f"({few[0]},n).T", f32, (few[0], n), ".T", moments)
 
+    # other dtypes (--other-dtypes)
+    other_ops = PARTICLE_OPS + [("min", 1), ("min", 0), ("prod", 1), ("argmax", 1)]
+    for dt in other_dtypes:
+        ops = [o for o in other_ops if not (dt == "complex64" and o[0] in ("max", "min",
+                                                                           "argmax"))]
+        for k in OTHER_KS:
+            add("other", f"(n,{k})", dt, (n, k), "", ops)
+        add("other", "(5,n).T", dt, (5, n), ".T", ops)
+
     # small arrays, per call
     for size in small_sizes:
         for op in ("add", "sum", "max", "cumulative_sum"):
@@ -248,6 +266,17 @@ class Device:
 
     def fill(self, shape, dtype: str, seed: int):
         m = self.m
+        kind = m.dtype(dtype).kind
+        if kind in "iu" and dtype != "int64" or dtype in ("float16", "complex64"):
+            # small integers (no sum of 2**25 of them overflows int32 or wraps a uint8
+            # row sum past what CuPy's gives too), halves, complex of two normals
+            part = "float32" if dtype in ("float16", "complex64") else "int64"
+            a = self.fill(shape, part, seed)
+            if kind in "iu":
+                a = m.remainder(a, 3)
+            if dtype == "complex64":
+                a = a + 1j * self.fill(shape, "float32", seed + 1000)
+            return a.astype(dtype)
         if self.gpu:
             rs = m.random.RandomState(seed)
             if dtype == "int64":
@@ -528,10 +557,13 @@ def options(argv=None):
                          "--quick 2**20; --self-test 2**12)")
     ap.add_argument("--quick", action="store_true",
                     help="n = 2**20, k in 1,2,3,4,7,16, fewer reps (also XSTRIDE_BENCH_QUICK=1)")
-    ap.add_argument("--only", default="", help="only the cases whose text contains this")
+    ap.add_argument("--only", default="", help="only the cases whose text (group, case, dtype) "
+                                                "contains this")
     ap.add_argument("--reps", type=int, default=None, help="most timed calls per case (20)")
     ap.add_argument("--budget", type=float, default=None,
                     help="seconds of timed calls per case and library (0.1); at least 3 calls")
+    ap.add_argument("--other-dtypes", action="store_true",
+                    help="also the group of " + ", ".join(OTHER_DTYPES) + " arrays")
     ap.add_argument("--fresh", action="store_true",
                     help="cold start only: first call vs steady time of add and sum")
     ap.add_argument("--fresh-child", choices=("cupy", "xstride"), help=argparse.SUPPRESS)
@@ -559,8 +591,9 @@ def main(argv=None) -> int:
     if args.fresh_child:
         fresh_child(args.fresh_child, args.n)
         return 0
-    cases = make_cases(args.n, args.ks, args.sizes)
-    cases = [c for c in cases if args.only in f"{c.label} {c.dtype}"]
+    cases = make_cases(args.n, args.ks, args.sizes,
+                       OTHER_DTYPES if args.other_dtypes else ())
+    cases = [c for c in cases if args.only in f"{c.group} {c.label} {c.dtype}"]
     import xstride as xp
 
     if args.self_test:

@@ -8,7 +8,8 @@ hands the call to the backend of ``x``:
 
 - a backend with reductions and scans executors (CuPy: ``xstride/_kernels``, see
   docs/reductions.md) runs them on xstride's kernels for any layout and axis set,
-  deterministically; dtypes the kernels do not handle (float16, complex) and
+  deterministically (float16 too, except ``var``/``std`` and the scans); dtypes the
+  kernels do not handle (complex, float16 in those) and
   NumPy-only keywords (``out=``, ``where=``, ``initial=``) go to the backend's
   ``array_api_compat`` namespace;
 - a backend without (NumPy) runs its ``array_api_compat`` functions after the same
@@ -279,7 +280,10 @@ def _kernel_functions(be) -> dict:
             _check_bool(func, "keepdims", keepdims)
             check_correction(func, correction)
             out = moment_dtype(func, np.dtype(x.dtype), dtype)
-            if kwargs or not takes(red, x.dtype, out) or out.kind != "f":
+            # float16 stays the library's: its var squares the deviations in float16
+            # (NumPy's overflows to inf where the kernels, in float64, would not)
+            if (kwargs or not takes(red, x.dtype, out) or out.kind != "f"
+                    or np.dtype(x.dtype) == np.float16):
                 if dtype is not None:
                     kwargs["dtype"] = dtype
                 return getattr(lib(), func)(x, axis=axis, correction=correction,

@@ -17,7 +17,7 @@ from ._compile import Request, current_device, function, prefetch, source
 from ._lru import Bounded
 
 __all__ = [
-    "CTYPE", "SUPPORTED", "acc_dtype", "minmax_acc_dtype",
+    "CTYPE", "HALF", "SUPPORTED", "REDUCED", "acc_dtype", "minmax_acc_dtype",
     "kernel", "pack_struct", "capacity", "reduced_capacity", "sm_count", "source", "resident_blocks", "kernel_resident", "TUNING",
     "VARIANTS",
 ]
@@ -103,10 +103,18 @@ VARIANTS = {
     "lookback_threads": [256, 128, 512],
 }
 
-#: C type of each dtype the kernels handle (from the one table, _core/dtypes.py);
-#: anything else goes to CuPy.
-CTYPE = {np.dtype(name): c for name, c in _dtypes.C_TYPES.items()}
-SUPPORTED = frozenset(CTYPE)
+#: C type of each dtype the kernels handle (from the one table, _core/dtypes.py, and
+#: float16 as ``xs_half``, ``xstride/detail/half.cuh``); anything else goes to CuPy.
+HALF = np.dtype(np.float16)
+CTYPE = {np.dtype(name): c for name, c in _dtypes.C_TYPES.items()} | {HALF: "xs_half"}
+#: The dtypes the scans take (float16 not: NumPy's cumulative sum rounds every partial
+#: sum to float16, which these scans, carrying float64, would not).
+SUPPORTED = frozenset(CTYPE) - {HALF}
+#: The dtypes the reductions (sum, prod, min, max, mean, all, any) and the
+#: arg-reductions take: float16 too, loaded as ``__half`` and widened (sums and
+#: products to float64, min/max/argmin/argmax to float32, exact), the result
+#: rounded once to float16 where it is one.
+REDUCED = frozenset(CTYPE)
 
 
 def acc_dtype(out: np.dtype) -> np.dtype:
@@ -126,6 +134,8 @@ def minmax_acc_dtype(dt: np.dtype) -> np.dtype:
         return np.dtype(np.int32)
     if dt.kind == "u" and dt.itemsize < 4:
         return np.dtype(np.uint32)
+    if dt == HALF:
+        return np.dtype(np.float32)
     return dt
 
 

@@ -346,12 +346,12 @@ def _keep(res, axes, ndim, keepdims):
 
 
 #: The dtypes the kernels handle (anything else: the library).
-DTYPES = rc.SUPPORTED
+DTYPES = rc.REDUCED
 
 
 def takes(*dtypes) -> bool:
     """True when the kernels handle every one of ``dtypes`` (else the library runs)."""
-    return all(np.dtype(d) in rc.SUPPORTED for d in dtypes)
+    return all(np.dtype(d) in rc.REDUCED for d in dtypes)
 
 
 def repeat(op: str, x, axis, dtype, keepdims):

@@ -6,6 +6,8 @@
 #ifndef XSTRIDE_DETAIL_NAMESPACE_KERNELS_CUH
 #define XSTRIDE_DETAIL_NAMESPACE_KERNELS_CUH
 
+#include <xstride/detail/half.cuh>
+
 // Product with its identity, the companion of reduce.cuh's sum/min/max operators.
 struct xs_prod_op {
     template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return a * b; }

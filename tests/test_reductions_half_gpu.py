@@ -1,0 +1,95 @@
+"""float16 reductions on the device (``xs_half``): sum, prod, min, max, mean, all, any,
+argmin and argmax of float16 arrays and views against NumPy, the sweep's shapes among
+them; var/std and the scans of float16 stay CuPy's (host tests:
+tests/test_reductions_half.py)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import xstride as xp
+
+pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("poisoned_pool")]
+H = np.float16
+F8 = np.float64
+
+_VIEWS = {
+    "(n,3)": ((4099, 3), lambda a: a),
+    "(n,16)": ((2053, 16), lambda a: a),
+    "(5,n).T": ((5, 3001), lambda a: a.T),
+    "(n,8)[::-1]": ((1500, 8), lambda a: a[::-1]),
+    "(n,7)[:, 1::2]": ((999, 7), lambda a: a[:, 1::2]),
+    "(6,40,33)": ((6, 40, 33), lambda a: a),
+    "(300000,)": ((300000,), lambda a: a),
+    "(2**20,3)": ((1 << 20, 3), lambda a: a),
+}
+
+
+def _data(shape, seed, nan=False):
+    h = np.random.default_rng(seed).standard_normal(shape).astype(H)
+    if nan:
+        flat = h.reshape(-1)
+        flat[np.random.default_rng(seed + 1).choice(flat.size, 5, replace=False)] = np.nan
+    return h
+
+
+def _axes(ndim):
+    return [None] + list(range(ndim)) + ([(0, 2)] if ndim == 3 else [])
+
+
+@pytest.mark.parametrize("view", list(_VIEWS))
+@pytest.mark.parametrize("func", ["sum", "mean", "prod"])
+def test_sums_and_products_are_the_float64_result_rounded_once(cp, view, func):
+    shape, make = _VIEWS[view]
+    h = _data(shape, 1)
+    if func == "prod":
+        h = (np.abs(h) * 0.01 + 0.995).astype(H)
+    d = make(cp.asarray(h))
+    v = make(h)
+    for axis in _axes(v.ndim):
+        got = getattr(xp, func)(d, axis=axis)
+        assert got.dtype == H
+        with np.errstate(over="ignore", under="ignore"):
+            want = getattr(np, func)(v.astype(F8), axis=axis).astype(H)
+        np.testing.assert_array_max_ulp(cp.asnumpy(got), want, maxulp=1)
+
+
+@pytest.mark.parametrize("view", list(_VIEWS))
+@pytest.mark.parametrize("func", ["min", "max", "argmin", "argmax", "all", "any"])
+def test_min_max_arg_and_logic_equal_numpy_with_nan(cp, view, func):
+    shape, make = _VIEWS[view]
+    h = _data(shape, 2, nan=func not in ("all", "any"))
+    if func in ("all", "any"):
+        h[..., ::7] = 0
+    d = make(cp.asarray(h))
+    v = make(h)
+    axes = _axes(v.ndim)
+    if func.startswith("arg"):
+        axes = [a for a in axes if not isinstance(a, tuple)]
+    for axis in axes:
+        got = cp.asnumpy(getattr(xp, func)(d, axis=axis))
+        want = getattr(np, func)(v, axis=axis)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+def test_var_std_and_the_scans_of_float16_are_cupys(cp):
+    h = _data((500, 3), 3)
+    d = cp.asarray(h)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for func in ("var", "std"):
+            np.testing.assert_array_equal(cp.asnumpy(getattr(xp, func)(d, axis=0)),
+                                          cp.asnumpy(getattr(cp, func)(d, axis=0)))
+    np.testing.assert_array_equal(cp.asnumpy(xp.cumulative_sum(d, axis=0)),
+                                  cp.asnumpy(cp.cumsum(d, axis=0)))
+
+
+def test_a_float16_sum_into_float32(cp):
+    h = _data((4000, 5), 4)
+    got = xp.sum(cp.asarray(h), axis=0, dtype=xp.float32)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(cp.asnumpy(got), h.astype(F8).sum(axis=0), rtol=1e-6)
