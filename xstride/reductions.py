@@ -8,8 +8,9 @@ hands the call to the backend of ``x``:
 
 - a backend with reductions and scans executors (CuPy: ``xstride/_kernels``, see
   docs/reductions.md) runs them on xstride's kernels for any layout and axis set,
-  deterministically (float16 too, except ``var``/``std`` and the scans); dtypes the
-  kernels do not handle (complex, float16 in those) and
+  deterministically (float16 too, except ``var``/``std`` and the scans; complex
+  ``sum``/``prod``/``mean``/``all``/``any``); dtypes the kernels do not handle
+  and
   NumPy-only keywords (``out=``, ``where=``, ``initial=``) go to the backend's
   ``array_api_compat`` namespace;
 - a backend without (NumPy) runs its ``array_api_compat`` functions after the same
@@ -124,9 +125,14 @@ def default_sum_dtype(dt: np.dtype) -> np.dtype:
 
 
 def moment_dtype(func: str, dt: np.dtype, dtype) -> np.dtype:
-    """Result dtype of mean/var/std: ``dtype=``, else floating inputs keep their dtype
-    and integers give float64 (NumPy)."""
-    return _out_dtype(func, dtype, dt if dt.kind == "f" else np.dtype(np.float64), dt)
+    """Result dtype of mean/var/std: ``dtype=``, else floating inputs keep their dtype,
+    complex ones too for mean (var/std: the real dtype of their precision), and
+    integers give float64 (NumPy)."""
+    if dt.kind == "c":
+        default = dt if func == "mean" else np.dtype(f"f{dt.itemsize // 2}")
+    else:
+        default = dt if dt.kind == "f" else np.dtype(np.float64)
+    return _out_dtype(func, dtype, default, dt)
 
 
 _NUMERIC = "biufc"
@@ -243,7 +249,9 @@ def _kernel_functions(be) -> dict:
             if (empty_raises and not kwargs and x.size == 0
                     and math.prod(x.shape[a] for a in axes) == 0):
                 raise empty_axis_error(func, x.shape, axes)
-            if kwargs or not takes(red, x.dtype):
+            # complex min/max (NumPy's order of the real, then the imaginary part)
+            # stay the library's; complex all/any run on the kernels
+            if kwargs or not takes(red, x.dtype) or (empty_raises and x.dtype.kind == "c"):
                 return getattr(lib(), func)(x, axis=axis, keepdims=keepdims, **kwargs)
             return red.reduce(func, func, x, axis, axes, bool(keepdims), out_of(x))
         return impl
@@ -269,7 +277,7 @@ def _kernel_functions(be) -> dict:
         check_x("mean", x)
         _check_bool("mean", "keepdims", keepdims)
         out = moment_dtype("mean", np.dtype(x.dtype), dtype)
-        if kwargs or not takes(red, x.dtype, out) or out.kind != "f":
+        if kwargs or not takes(red, x.dtype, out) or out.kind not in "fc":
             return lib().mean(x, axis=axis, keepdims=keepdims, dtype=dtype, **kwargs)
         axes = normalize_axis("mean", axis, x.ndim)
         return red.mean("mean", x, axis, axes, bool(keepdims), out, dtype)
@@ -281,9 +289,10 @@ def _kernel_functions(be) -> dict:
             check_correction(func, correction)
             out = moment_dtype(func, np.dtype(x.dtype), dtype)
             # float16 stays the library's: its var squares the deviations in float16
-            # (NumPy's overflows to inf where the kernels, in float64, would not)
+            # (NumPy's overflows to inf where the kernels, in float64, would not);
+            # complex too (the real variance of complex values)
             if (kwargs or not takes(red, x.dtype, out) or out.kind != "f"
-                    or np.dtype(x.dtype) == np.float16):
+                    or np.dtype(x.dtype) == np.float16 or x.dtype.kind == "c"):
                 if dtype is not None:
                     kwargs["dtype"] = dtype
                 return getattr(lib(), func)(x, axis=axis, correction=correction,

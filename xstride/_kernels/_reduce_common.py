@@ -17,7 +17,7 @@ from ._compile import Request, current_device, function, prefetch, source
 from ._lru import Bounded
 
 __all__ = [
-    "CTYPE", "HALF", "SUPPORTED", "REDUCED", "acc_dtype", "minmax_acc_dtype",
+    "CTYPE", "HALF", "COMPLEX", "SUPPORTED", "REDUCED", "ARG_REDUCED", "acc_dtype", "minmax_acc_dtype",
     "kernel", "pack_struct", "capacity", "reduced_capacity", "sm_count", "source", "resident_blocks", "kernel_resident", "TUNING",
     "VARIANTS",
 ]
@@ -103,26 +103,35 @@ VARIANTS = {
     "lookback_threads": [256, 128, 512],
 }
 
-#: C type of each dtype the kernels handle (from the one table, _core/dtypes.py, and
-#: float16 as ``xs_half``, ``xstride/detail/half.cuh``); anything else goes to CuPy.
+#: C type of each dtype the kernels handle (from the one table, _core/dtypes.py; float16
+#: as ``xs_half``, ``xstride/detail/half.cuh``; complex as ``xs_complex64``/``128``,
+#: ``xstride/detail/complex.cuh``); anything else goes to CuPy.
 HALF = np.dtype(np.float16)
-CTYPE = {np.dtype(name): c for name, c in _dtypes.C_TYPES.items()} | {HALF: "xs_half"}
-#: The dtypes the scans take (float16 not: NumPy's cumulative sum rounds every partial
-#: sum to float16, which these scans, carrying float64, would not).
-SUPPORTED = frozenset(CTYPE) - {HALF}
-#: The dtypes the reductions (sum, prod, min, max, mean, all, any) and the
-#: arg-reductions take: float16 too, loaded as ``__half`` and widened (sums and
-#: products to float64, min/max/argmin/argmax to float32, exact), the result
-#: rounded once to float16 where it is one.
+COMPLEX = frozenset({np.dtype(np.complex64), np.dtype(np.complex128)})
+CTYPE = {np.dtype(name): c for name, c in _dtypes.C_TYPES.items()} | {
+    HALF: "xs_half", np.dtype(np.complex64): "xs_complex64",
+    np.dtype(np.complex128): "xs_complex128"}
+#: The dtypes the scans take (not float16: NumPy's cumulative sum rounds every partial
+#: sum to float16, which these scans, carrying float64, would not; not complex).
+SUPPORTED = frozenset(CTYPE) - {HALF} - COMPLEX
+#: The dtypes the reductions take: float16 (loaded as ``xs_half`` and widened: sums and
+#: products to float64, min/max to float32, exact; a float16 result rounded once) and,
+#: for sum, prod, mean, all and any only, complex (folded in complex128; the public
+#: layer sends complex min/max/var/std to the library).
 REDUCED = frozenset(CTYPE)
+#: The dtypes the arg-reductions take (float16 compared in float32; not complex).
+ARG_REDUCED = REDUCED - COMPLEX
 
 
 def acc_dtype(out: np.dtype) -> np.dtype:
     """Accumulator of sum/prod/scans for a result dtype: float64 for floating results
     (float32 sums are carried in float64 and rounded once), int64/uint64 for
-    integers (exact modulo 2**64; narrower results wrap exactly like NumPy's)."""
+    integers (exact modulo 2**64; narrower results wrap exactly like NumPy's),
+    complex128 for complex results."""
     if out.kind == "f":
         return np.dtype(np.float64)
+    if out.kind == "c":
+        return np.dtype(np.complex128)
     if out.kind == "u":
         return np.dtype(np.uint64)
     return np.dtype(np.int64)

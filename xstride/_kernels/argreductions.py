@@ -56,12 +56,12 @@ INTERLEAVE_BLOCKS_PER_SM = 8
 INTERLEAVE_MIN_ROUNDS = 8
 
 #: The dtypes the kernels handle (anything else: the library).
-DTYPES = rc.REDUCED
+DTYPES = rc.ARG_REDUCED
 
 
 def takes(*dtypes) -> bool:
     """True when the kernels handle every one of ``dtypes`` (else the library runs)."""
-    return all(np.dtype(d) in rc.REDUCED for d in dtypes)
+    return all(np.dtype(d) in rc.ARG_REDUCED for d in dtypes)
 
 
 @dataclass(frozen=True)

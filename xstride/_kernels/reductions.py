@@ -398,13 +398,13 @@ def reduce(func: str, op: str, x, axis, axes, keepdims: bool, out_dtype: np.dtyp
 
 
 def mean(func: str, x, axis, axes, keepdims: bool, out_dtype: np.dtype, dtype=None):
-    """Mean of ``x``: one kernel that sums in float64 and divides each sum once by the
-    count as it stores it (two, each a mean, where :func:`reduce` runs two passes),
+    """Mean of ``x``: one kernel that sums in float64 (complex128 for complex ``x``) and
+    divides each sum once by the count as it stores it (two, each a mean, where :func:`reduce` runs two passes),
     cast to ``out_dtype`` (op ``"mean"``, prepared like the
     sums: ``dtype`` is the caller's ``dtype=``). An empty selection gives NaN with
     NumPy's ``RuntimeWarning``."""
     cp = _cupy()
-    f8 = np.dtype(np.float64)
+    f8 = rc.acc_dtype(out_dtype)   # float64 (complex128 for a complex mean)
     split = split_axes(x.shape, tuple(s // x.itemsize for s in x.strides), axes)
     if split is not None:
         # two passes (see reduce): the mean of the outer axes in float64, then the mean
@@ -423,7 +423,8 @@ def mean(func: str, x, axis, axes, keepdims: bool, out_dtype: np.dtype, dtype=No
         return _keep(_cast_copy(y, out_dtype), axes, x.ndim, keepdims)
     if plan.strategy == "identity":
         warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=3)
-        buf = cp.full(plan.nrows, np.nan, dtype=out_dtype)
+        buf = cp.full(plan.nrows, complex(np.nan, np.nan) if out_dtype.kind == "c" else np.nan,
+                      dtype=out_dtype)
     else:  # empty
         buf = cp.empty(0, dtype=out_dtype)
     return _finish(buf, plan, x.ndim, keepdims)

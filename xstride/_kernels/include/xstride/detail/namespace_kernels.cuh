@@ -7,6 +7,7 @@
 #define XSTRIDE_DETAIL_NAMESPACE_KERNELS_CUH
 
 #include <xstride/detail/half.cuh>
+#include <xstride/detail/complex.cuh>
 
 // Product with its identity, the companion of reduce.cuh's sum/min/max operators.
 struct xs_prod_op {

@@ -1,0 +1,76 @@
+"""complex64/complex128 sum, prod, mean, all and any on xstride's kernels
+(``xs_complex``, xstride/detail/complex.cuh): which calls reach the kernels, on the
+stand-in CuPy of tests/test_reduction_host_path.py, and every instantiation they build
+compiled by NVRTC (CPU). On the device: tests/test_reductions_complex_gpu.py."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import xstride as xp
+from tests.conftest import FakeCupyArray
+from tests.test_cuda_headers_nvrtc import compile_named, nvrtc
+from tests.test_reduction_host_path import fake_reductions  # noqa: F401  (fixture)
+from xstride._kernels import _reduce_common as rc
+from xstride._kernels import argreductions, reductions, scans
+from xstride._kernels._compile import source
+
+C16 = np.complex128
+_SHAPES = [((64, 3), 1), ((64, 3), 0), ((4096, 16), 1), ((3, 2000), 1), ((7, 5, 9), (0, 2)),
+           ((5000,), None), ((33, 40), None)]
+
+
+def _data(shape, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("shape, axis", _SHAPES)
+@pytest.mark.parametrize("func", ["sum", "prod", "mean", "all", "any"])
+def test_complex_reductions_run_on_the_kernels(fake_reductions, func, shape, axis, dtype):  # noqa: F811
+    cp, log = fake_reductions
+    h = _data(shape, dtype)
+    if func == "prod":
+        h = (h * 0.05 + 1).astype(dtype)            # products stay finite
+    if func in ("all", "any"):
+        h[..., :1] = 0
+    before = len(log)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = getattr(xp, func)(FakeCupyArray(h), axis=axis).get()
+    exprs = [e[0] for e in log[before:]]
+    assert exprs and f", {rc.CTYPE[np.dtype(dtype)]}, " in exprs[0], exprs
+    if func in ("all", "any"):
+        want = getattr(np, func)(h, axis=axis)
+        np.testing.assert_array_equal(got, want)
+    else:
+        want = getattr(np, func)(h.astype(C16), axis=axis).astype(dtype)
+        np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.complex64 else 1e-12)
+    assert got.dtype == want.dtype and got.shape == want.shape
+
+
+def test_the_kernels_take_complex_only_for_sums_products_means_and_logic():
+    c = np.dtype(np.complex64)
+    assert reductions.takes(c) and reductions.takes(np.complex128)
+    assert not argreductions.takes(c) and not scans.takes(c)
+    assert rc.acc_dtype(c) == C16
+
+
+@pytest.mark.skipif(nvrtc is None, reason="cuda-bindings (NVRTC) not installed")
+def test_every_complex_instantiation_compiles(fake_reductions):  # noqa: F811
+    _, log = fake_reductions
+    for dtype in (np.complex64, np.complex128):
+        for shape, axis in _SHAPES:
+            h = _data(shape, dtype)
+            for func in ("sum", "prod", "mean", "any"):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    getattr(xp, func)(FakeCupyArray(h), axis=axis)
+    names = sorted({e[0] for e in log if "xs_complex" in e[0]})
+    assert len(names) > 10, names
+    lowered, ptx = compile_named(source("reductions.cu"), names, name="reductions.cu")
+    assert all(lowered[n] in ptx for n in names)

@@ -1,0 +1,90 @@
+"""complex64/complex128 reductions on the device (``xs_complex``): sum, prod, mean, all
+and any of complex arrays and views against NumPy; min/max/argmin/argmax/var/std and
+the scans of complex input stay CuPy's (host tests: tests/test_reductions_complex.py)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import xstride as xp
+
+pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("poisoned_pool")]
+C16 = np.complex128
+
+_VIEWS = {
+    "(n,3)": ((4099, 3), lambda a: a),
+    "(n,16)": ((2053, 16), lambda a: a),
+    "(5,n).T": ((5, 3001), lambda a: a.T),
+    "(n,8)[::-1]": ((1500, 8), lambda a: a[::-1]),
+    "(n,7)[:, 1::2]": ((999, 7), lambda a: a[:, 1::2]),
+    "(6,40,33)": ((6, 40, 33), lambda a: a),
+    "(300000,)": ((300000,), lambda a: a),
+}
+
+
+def _data(shape, dtype, seed):
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+
+
+def _axes(ndim):
+    return [None] + list(range(ndim)) + ([(0, 2)] if ndim == 3 else [])
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("view", list(_VIEWS))
+@pytest.mark.parametrize("func", ["sum", "mean", "prod"])
+def test_complex_sums_products_and_means(cp, view, func, dtype):
+    shape, make = _VIEWS[view]
+    h = _data(shape, dtype, 1)
+    if func == "prod":
+        h = (h * 0.002 + 1).astype(dtype)
+    d, v = make(cp.asarray(h)), make(h)
+    for axis in _axes(v.ndim):
+        got = cp.asnumpy(getattr(xp, func)(d, axis=axis))
+        want = getattr(np, func)(v.astype(C16), axis=axis).astype(dtype)
+        assert got.dtype == dtype and got.shape == want.shape
+        tol = 2e-6 if dtype == np.complex64 else 1e-12
+        scale = np.abs(want).max() if want.size else 1.0
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol * scale)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("func", ["all", "any"])
+def test_complex_all_any_with_zeros_and_nan(cp, func, dtype):
+    h = _data((2000, 6), dtype, 2)
+    h[::3, 1] = 0
+    h[5, :] = 0
+    h[7, 2] = complex(np.nan, 0)
+    h[9, :] = 1j
+    d = cp.asarray(h)
+    for axis in (None, 0, 1):
+        got = cp.asnumpy(getattr(xp, func)(d, axis=axis))
+        np.testing.assert_array_equal(got, getattr(np, func)(h, axis=axis))
+
+
+def test_complex_mean_bits_are_numpys_division_of_the_sum(cp):
+    """Smith's division by n + 0i, as NumPy's complex divide: 1/n times each part."""
+    h = np.array([[1 + 2j, 3 - 1j, 0.5 + 0.25j]], dtype=C16)
+    got = cp.asnumpy(xp.mean(cp.asarray(h), axis=1))
+    want = np.array([np.sum(h) / np.complex128(3)])
+    assert got.tobytes() == want.tobytes()
+
+
+def test_complex_min_max_arg_var_std_and_scans_are_cupys(cp):
+    h = _data((500, 3), np.complex64, 3)
+    d = cp.asarray(h)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for func in ("var", "std"):
+            got = getattr(xp, func)(d, axis=0)
+            assert got.dtype == np.float32
+            np.testing.assert_allclose(cp.asnumpy(got), getattr(np, func)(h, axis=0), rtol=1e-5)
+    np.testing.assert_array_equal(cp.asnumpy(xp.cumulative_sum(d, axis=0)),
+                                  cp.asnumpy(cp.cumsum(d, axis=0)))
+    for func in ("argmax", "argmin"):
+        np.testing.assert_array_equal(cp.asnumpy(getattr(xp, func)(d, axis=1)),
+                                      getattr(np, func)(h, axis=1))
