@@ -93,3 +93,35 @@ def test_a_float16_sum_into_float32(cp):
     got = xp.sum(cp.asarray(h), axis=0, dtype=xp.float32)
     assert got.dtype == np.float32
     np.testing.assert_allclose(cp.asnumpy(got), h.astype(F8).sum(axis=0), rtol=1e-6)
+
+
+def test_staged_float16_rows_give_the_bits_of_one_thread_a_row(cp, monkeypatch):
+    """The "tile" kernel stages 2-byte rows as 16-byte words; its sums, minima and
+    maxima of float16 rows (k = 2..32, contiguous, reversed, offset) equal the
+    one-thread-a-row kernel's bit for bit, and NumPy's for min/max."""
+    from xstride._kernels import reductions as red
+    from xstride._kernels._lru import Bounded
+    from xstride._kernels._prepared import Store
+    from xstride._plans import reduction as plan_mod
+    from xstride._plans.reduction import plan_array
+
+    rng = np.random.default_rng(8)
+    staged = 0
+    for k in range(2, 33):
+        host = rng.standard_normal((3001, k)).astype(H)
+        dev = cp.asarray(host)
+        for x, h in [(dev, host), (dev[::-1, ::-1], host[::-1, ::-1]), (dev[3:, 1:], host[3:, 1:])]:
+            if plan_array(x, (1,)).strategy != "tile":
+                continue
+            staged += 1
+            got = {f: cp.asnumpy(getattr(xp, f)(x, axis=1)) for f in ("sum", "min", "max")}
+            np.testing.assert_array_equal(got["min"], np.min(h, axis=1))
+            np.testing.assert_array_equal(got["max"], np.max(h, axis=1))
+            with monkeypatch.context() as m:
+                m.setattr(plan_mod, "TILE_MIN_ROWS", 1 << 30)
+                m.setattr(red, "_RECIPES", Bounded(1024))
+                m.setattr(red, "_CALLS", Store(1024))
+                assert plan_array(x, (1,)).strategy == "short"
+                for f, g in got.items():
+                    assert g.tobytes() == cp.asnumpy(getattr(xp, f)(x, axis=1)).tobytes(), (k, f)
+    assert staged >= 30, staged

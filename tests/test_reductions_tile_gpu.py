@@ -23,7 +23,7 @@ from xstride._plans.reduction import plan_array
 
 pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("poisoned_pool")]
 
-_DTYPES = ["float32", "float64", "int64", "int8", "bool"]
+_DTYPES = ["float32", "float64", "int64", "int8", "bool", "int16", "uint16"]
 
 
 def _random(rng, shape, dtype):
@@ -113,7 +113,7 @@ def test_tile_variants(cp, tuning):
 
     rng = np.random.default_rng(12)
     hosts = [_random(rng, (9001, k), dt) for k in (2, 3, 5, 7, 16, 32)
-             for dt in ("float32", "float64", "int8")]
+             for dt in ("float32", "float64", "int8", "int16")]
     hosts = [h for h in hosts if plan_array(h, (1,)).strategy == "tile"]
     assert len(hosts) >= 9
     want = [cp.asnumpy(xp.sum(cp.asarray(h), axis=1)) for h in hosts]

@@ -393,18 +393,18 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_tile(XS_RED_IN(Tin) x, To
         const int span = (int)((nt - 1) * aks + rowlen);
         XS_RED_PTR(Tin) src = x + lo;
 #ifdef XS_RED_MEMORY
-        if constexpr (sizeof(Tin) == 1) {
-            // 1-byte elements: a thread's B element loads would keep B bytes in flight;
-            // stage the 16-byte words that hold the span instead (aligned words: the
-            // first and last may reach up to 15 bytes past the span, never past the
-            // 16-byte units of the device allocation that holds it), unpadded (a warp
-            // reading neighbouring rows of bytes touches neighbouring words: broadcasts,
-            // no bank conflicts). Element e is at s[shift + e].
+        if constexpr (sizeof(Tin) <= 2) {
+            // 1- and 2-byte elements: a thread's B element loads would keep B or 2B
+            // bytes in flight; stage the 16-byte words that hold the span instead
+            // (aligned words: the first and last may reach up to 15 bytes past the
+            // span, never past the 16-byte units of the device allocation that holds
+            // it), unpadded (a warp reading neighbouring rows touches neighbouring
+            // words: broadcasts, few bank conflicts). Element e is at s[shift + e].
             const unsigned long long a = (unsigned long long)src;
-            const int shift = (int)(a & 15ull);
-            const uint4* w = reinterpret_cast<const uint4*>(a - (unsigned long long)shift);
+            const int shift = (int)(a & 15ull) / (int)sizeof(Tin);
+            const uint4* w = reinterpret_cast<const uint4*>(a & ~15ull);
             uint4* sw = reinterpret_cast<uint4*>(s);
-            const int nw = (shift + span + 15) >> 4;
+            const int nw = ((shift + span) * (int)sizeof(Tin) + 15) >> 4;
             int i = (int)threadIdx.x;
             for (; i + (B - 1) * step < nw; i += B * step) {
                 uint4 v[B];
