@@ -1,6 +1,6 @@
 """float16 reductions on the device (``xs_half``): sum, prod, min, max, mean, all, any,
 argmin and argmax of float16 arrays and views against NumPy, the sweep's shapes among
-them; var/std and the scans of float16 stay CuPy's (host tests:
+them, and the scans against the float64 prefix; var/std of float16 stay CuPy's (host tests:
 tests/test_reductions_half.py)."""
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def test_min_max_arg_and_logic_equal_numpy_with_nan(cp, view, func):
         np.testing.assert_array_equal(got, want)
 
 
-def test_var_std_and_the_scans_of_float16_are_cupys(cp):
+def test_var_std_of_float16_are_cupys(cp):
     h = _data((500, 3), 3)
     d = cp.asarray(h)
     with warnings.catch_warnings():
@@ -84,8 +84,29 @@ def test_var_std_and_the_scans_of_float16_are_cupys(cp):
         for func in ("var", "std"):
             np.testing.assert_array_equal(cp.asnumpy(getattr(xp, func)(d, axis=0)),
                                           cp.asnumpy(getattr(cp, func)(d, axis=0)))
-    np.testing.assert_array_equal(cp.asnumpy(xp.cumulative_sum(d, axis=0)),
-                                  cp.asnumpy(cp.cumsum(d, axis=0)))
+
+
+_SCAN_VIEWS = {**_VIEWS, "(70001,3)": ((70001, 3), lambda a: a),
+               "(3,70001).T": ((3, 70001), lambda a: a.T), "(64,5000)": ((64, 5000), lambda a: a),
+               "(2**21,)": ((1 << 21,), lambda a: a)}
+
+
+@pytest.mark.parametrize("view", list(_SCAN_VIEWS))
+@pytest.mark.parametrize("func", ["cumulative_sum", "cumulative_prod"])
+def test_float16_scans_are_the_float64_prefix_rounded_once(cp, view, func):
+    """Each output within one float16 ulp of the float64 prefix (carried in float64,
+    rounded once; NumPy rounds every partial sum to float16)."""
+    shape, make = _SCAN_VIEWS[view]
+    h = _data(shape, 5)
+    if func == "cumulative_prod":
+        h = (np.abs(h) * 0.0005 + 0.9998).astype(H)
+    d, v = make(cp.asarray(h)), make(h)
+    ref = np.cumsum if func == "cumulative_sum" else np.cumprod
+    for axis in range(v.ndim):
+        got = cp.asnumpy(getattr(xp, func)(d, axis=axis))
+        assert got.dtype == H and got.shape == v.shape
+        want = ref(v.astype(F8), axis=axis).astype(H)
+        np.testing.assert_array_max_ulp(got, want, maxulp=1)
 
 
 def test_a_float16_sum_into_float32(cp):

@@ -8,7 +8,7 @@ hands the call to the backend of ``x``:
 
 - a backend with reductions and scans executors (CuPy: ``xstride/_kernels``, see
   docs/reductions.md) runs them on xstride's kernels for any layout and axis set,
-  deterministically (float16 too, except ``var``/``std`` and the scans; complex
+  deterministically (float16 too, except ``var``/``std``; complex
   ``sum``/``prod``/``mean``/``all``/``any``); dtypes the kernels do not handle
   and
   NumPy-only keywords (``out=``, ``where=``, ``initial=``) go to the backend's

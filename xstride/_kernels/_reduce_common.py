@@ -111,9 +111,10 @@ COMPLEX = frozenset({np.dtype(np.complex64), np.dtype(np.complex128)})
 CTYPE = {np.dtype(name): c for name, c in _dtypes.C_TYPES.items()} | {
     HALF: "xs_half", np.dtype(np.complex64): "xs_complex64",
     np.dtype(np.complex128): "xs_complex128"}
-#: The dtypes the scans take (not float16: NumPy's cumulative sum rounds every partial
-#: sum to float16, which these scans, carrying float64, would not; not complex).
-SUPPORTED = frozenset(CTYPE) - {HALF} - COMPLEX
+#: The dtypes the scans take: float16 too, carried in float64 and each output rounded
+#: once, as float32 (NumPy rounds every partial sum to float16: its bits can differ,
+#: never closer to the exact prefix sum); not complex.
+SUPPORTED = frozenset(CTYPE) - COMPLEX
 #: The dtypes the reductions take: float16 (loaded as ``xs_half`` and widened: sums and
 #: products to float64, min/max to float32, exact; a float16 result rounded once) and,
 #: for sum, prod, mean, all and any only, complex (folded in complex128; the public
