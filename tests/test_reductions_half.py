@@ -121,3 +121,48 @@ def test_every_float16_instantiation_compiles(fake_reductions, fake_args):  # no
         lowered, ptx = compile_named(source(file), names, name=file)
         assert all(lowered[n] in ptx for n in names)
         assert "cvt.f32.f16" in ptx
+
+
+class _Built(Exception):
+    """Raised by the recording stand-in kernel at launch: the expression is all we need."""
+
+
+@pytest.mark.skipif(nvrtc is None, reason="cuda-bindings (NVRTC) not installed")
+def test_every_float16_scan_instantiation_compiles(fake_cupy, monkeypatch):
+    """The scans' instantiations for float16 (look-back, tile, columns, the split column
+    scan) that calls over these shapes build, compiled by NVRTC for sm_90."""
+    from xstride._kernels import scans
+    from xstride._kernels._lru import Bounded
+    from xstride._kernels._prepared import GATE, Store
+
+    built: dict = {}
+
+    class Recorded:
+        def __getattr__(self, name):
+            raise _Built
+
+        def __call__(self, *args, **kwargs):
+            raise _Built
+
+    def kernel(src, expr, partner=None):
+        built.setdefault(src, set()).add(expr)
+        return Recorded()
+
+    monkeypatch.setattr(rc, "kernel", kernel)
+    monkeypatch.setattr(rc, "kernel_resident", lambda *args: 4)
+    monkeypatch.setattr(scans, "_RECIPES", Bounded(64))
+    monkeypatch.setattr(scans, "_PREPARED", Store(64))
+    GATE.close()
+    for shape, axis in [((1 << 20,), 0), ((70000, 3), 1), ((70000, 3), 0), ((3, 70000), 1),
+                        ((5000, 16), 1), ((4097, 7), 0)]:
+        for f in (xp.cumulative_sum, xp.cumulative_prod):
+            with pytest.raises(_Built):
+                f(FakeCupyArray(np.ones(shape, H)), axis=axis)
+    strategies = set()
+    for src, names in built.items():
+        names = sorted(names)
+        assert all("xs_half" in n for n in names), names
+        strategies |= {n.split("<")[0] for n in names}
+        lowered, ptx = compile_named(source(src), names, name=src)
+        assert all(lowered[n] in ptx for n in names)
+    assert {"xs_scan_lookback", "xs_scan_tile", "xs_colsplit_scan"} <= strategies, strategies
