@@ -166,3 +166,26 @@ def test_every_float16_scan_instantiation_compiles(fake_cupy, monkeypatch):
         lowered, ptx = compile_named(source(src), names, name=src)
         assert all(lowered[n] in ptx for n in names)
     assert {"xs_scan_lookback", "xs_scan_tile", "xs_colsplit_scan"} <= strategies, strategies
+
+
+@pytest.mark.parametrize("func, xdt, dtype", [
+    ("sum", np.float32, np.float16), ("sum", np.int8, np.float16), ("sum", np.float16, np.float64),
+    ("prod", np.float16, np.float32), ("mean", np.float16, np.float32), ("mean", np.float32, np.float16),
+    ("sum", np.complex64, np.complex128), ("mean", np.complex128, np.complex64),
+    ("sum", np.float16, np.complex64), ("sum", np.float32, np.complex64),
+    ("sum", np.uint64, np.complex128), ("prod", np.bool_, np.complex64),
+    ("mean", np.int16, np.complex128),
+])
+def test_dtype_arguments_into_and_out_of_the_new_types(fake_reductions, func, xdt, dtype):  # noqa: F811
+    cp, log = fake_reductions
+    h = np.random.default_rng(4).integers(-3, 4, size=(300, 5)).astype(xdt)
+    before = len(log)
+    got = getattr(xp, func)(FakeCupyArray(h), axis=1, dtype=dtype).get()
+    assert got.dtype == np.dtype(dtype)
+    want = getattr(np, func)(h.astype(np.complex128 if np.dtype(dtype).kind == "c" else np.float64),
+                             axis=1).astype(dtype)
+    np.testing.assert_array_equal(got, want)
+    exprs = sorted({e[0] for e in log[before:]})
+    assert exprs
+    if nvrtc is not None:
+        compile_named(source("reductions.cu"), exprs, name="reductions.cu")

@@ -18,8 +18,10 @@ struct xs_complex {
     // a partial read back through a volatile pointer (the last block's fold)
     __device__ __forceinline__ xs_complex(const volatile xs_complex& o) : re(o.re), im(o.im) {}
     __device__ __forceinline__ xs_complex(R r, R i) : re(r), im(i) {}
-    __device__ __forceinline__ xs_complex(int r) : re((R)r), im((R)0) {}
-    __device__ __forceinline__ xs_complex(long long r) : re((R)r), im((R)0) {}
+    // a real value of any type the kernels load (integers, bool, float, double,
+    // xs_half): its value converted to R, imaginary part 0
+    template <typename S>
+    __device__ __forceinline__ xs_complex(S r) : re((R)r), im((R)0) {}
     template <typename S>
     __device__ __forceinline__ explicit xs_complex(xs_complex<S> o) : re((R)o.re), im((R)o.im) {}
 };
