@@ -4,6 +4,7 @@ calls (``xstride._cli.demo_ahead``), on the host; on the device: tests/test_cold
 from __future__ import annotations
 
 import threading
+import types
 
 import numpy as np
 import pytest
@@ -138,3 +139,33 @@ def test_by_default_as_many_calls_run_at_once_as_there_are_cpus(monkeypatch):
 
     assert xp.cuda.compile_ahead([f] * 9) == 9
     assert most[0] == 3
+
+
+def test_with_cupy_a_device_that_does_not_exist_is_refused(fake_cupy):
+    ran = []
+    with pytest.raises(ValueError, match=r"argument 'device' must be a CUDA device id in "
+                                         r"0\.\.1; got 2"):
+        xp.cuda.compile_ahead([lambda: ran.append(1)], device=2)
+    assert ran == []
+
+
+def test_with_cupy_each_thread_makes_the_device_current_first(fake_cupy):
+    set_to, seen = [], []
+    fake_cupy.cuda.runtime.setDevice = set_to.append
+    fake_cupy.cuda.get_current_stream = lambda: types.SimpleNamespace(
+        synchronize=lambda: seen.append("sync"))
+    assert xp.cuda.compile_ahead([lambda: seen.append("a"), lambda: seen.append("b")],
+                                 threads=2, device=1) == 2
+    assert set_to == [1, 1] and sorted(seen) == ["a", "b", "sync", "sync"]
+
+
+def test_a_failed_device_switch_is_raised_and_runs_nothing(fake_cupy):
+    ran = []
+
+    def refuse(d):
+        raise RuntimeError("cudaErrorDevicesUnavailable")
+
+    fake_cupy.cuda.runtime.setDevice = refuse
+    with pytest.raises(RuntimeError, match="DevicesUnavailable"):
+        xp.cuda.compile_ahead([lambda: ran.append(1)], threads=1)
+    assert ran == []

@@ -58,7 +58,7 @@ def compile_ahead(calls, *, threads=None, device=None) -> int:
         ``calls`` is not iterable, or one of its items is not callable; ``threads`` or
         ``device`` not an int (before anything runs).
     ValueError
-        ``threads`` below 1.
+        ``threads`` below 1; ``device`` not a device of this machine (with CuPy).
     Exception
         The first call to raise (in the order of ``calls``) has its exception raised
         again here, after every thread has finished; the others' are dropped.
@@ -90,9 +90,15 @@ def compile_ahead(calls, *, threads=None, device=None) -> int:
             raise type_error("compile_ahead", "device", device, "an int (a CUDA device id) or None")
         device = int(device)
     cupy = _cupy_if_imported()
-    if cupy is not None and device is None:
-        device = cupy.cuda.runtime.getDevice()
+    if cupy is not None:
+        if device is None:
+            device = cupy.cuda.runtime.getDevice()
+        count = cupy.cuda.runtime.getDeviceCount()
+        if not 0 <= device < count:
+            raise value_error("compile_ahead", "device", f"must be a CUDA device id in "
+                              f"0..{count - 1}; got {device}")
     errors: list = [None] * len(calls)
+    setup: list = []
     order = iter(range(len(calls)))
     lock = threading.Lock()
 
@@ -101,7 +107,11 @@ def compile_ahead(calls, *, threads=None, device=None) -> int:
             # cudaSetDevice, not CuPy's Device(...), which skips it when the id is the
             # thread's default: it also makes the device's context current on this
             # thread, which launches through the driver API need
-            cupy.cuda.runtime.setDevice(device)
+            try:
+                cupy.cuda.runtime.setDevice(device)
+            except BaseException as exc:   # this worker runs nothing; the caller raises
+                setup.append(exc)
+                return
         while True:
             with lock:
                 i = next(order, None)
@@ -122,7 +132,7 @@ def compile_ahead(calls, *, threads=None, device=None) -> int:
     for t in workers:
         t.join()
     wait_for_compiles()   # and what the calls started on xstride's compile threads
-    for exc in errors:
+    for exc in setup[:1] + errors:
         if exc is not None:
             raise exc
     return len(calls)
