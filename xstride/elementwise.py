@@ -13,7 +13,8 @@ This module holds the rules; each backend's elementwise executor runs the call:
   of its elements once; it may be an input (``add(x, y, out=x)``), with NumPy's answer
   for overlapping views;
 - on CuPy arrays the call runs on xstride's elementwise engine (docs/elementwise.md);
-  dtypes the engine generates no code for (complex, float16) run on CuPy's own kernels
+  float16 there too (stored as its bits, computed in float32, rounded once: NumPy's
+  bits); dtypes the engine generates no code for (complex) run on CuPy's own kernels
   with the same ``out=`` semantics; on NumPy arrays they are NumPy's ufuncs.
 
 The list of functions is one table, ``xstride._core.ufuncs.ENGINE_UFUNCS``.

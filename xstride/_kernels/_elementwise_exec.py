@@ -45,7 +45,8 @@ from ._cupy import empty_maker
 from ._launch import Launch, i32, i64, slot64, slot_scalar, struct
 from ._lru import Bounded
 from ._prepared import GATE, PY_SCALARS, Store
-from ._elementwise_source import BLOCK, C_TYPES, ROW_TILE_STEPS, UNROLL, Operand, kernel_source
+from ._elementwise_source import (BLOCK, C_TYPES, COMPUTE_TYPES, ROW_TILE_STEPS, UNROLL, Operand,
+                                  kernel_source)
 
 __all__ = ["launch", "alloc_like_inputs", "byte_range", "ctype", "call_key", "remember",
            "repeat", "repeat1", "repeat2", "clear_caches", "CACHE", "CALLS"]
@@ -561,7 +562,18 @@ def _vector_width(pl, arrays, bcast) -> int:
     return 1
 
 
-def operand(name, dt, loop_dt=None, kind="in", preload=False) -> Operand:
-    """An :class:`Operand` from NumPy dtypes."""
+def operand(name, dt, loop_dt=None, kind="in", preload=False, cast=False) -> Operand:
+    """An :class:`Operand` from NumPy dtypes: stored as ``dt``, seen by the body in the
+    loop type ``loop_dt`` (float16 loops compute in float: ``COMPUTE_TYPES``; a scalar
+    of a float16 loop is passed as a float, its float16 value exactly). ``cast``: the
+    body converts straight to ``loop_dt``'s stored type (a cast to float16 rounds once
+    from float64, not through float)."""
     c = ctype(dt)
-    return Operand(name, c, ctype(loop_dt) if loop_dt is not None else c, kind, preload)
+    if kind == "scalar":
+        c = COMPUTE_TYPES.get(c, c)
+    if loop_dt is None:
+        lt = c
+    else:
+        lt = ctype(loop_dt)
+        lt = lt if cast else COMPUTE_TYPES.get(lt, lt)
+    return Operand(name, c, lt, kind, preload)

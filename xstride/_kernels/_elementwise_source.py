@@ -18,10 +18,16 @@ from dataclasses import dataclass
 
 from .._core import dtypes as _dtypes
 
-__all__ = ["C_TYPES", "Operand", "kernel_source", "UNROLL", "BLOCK", "ROW_TILE_STEPS"]
+__all__ = ["C_TYPES", "COMPUTE_TYPES", "HALF_C", "Operand", "kernel_source", "UNROLL", "BLOCK", "ROW_TILE_STEPS"]
 
-#: NumPy dtype name -> C type the engine uses for it (the one table, _core/dtypes.py).
-C_TYPES = _dtypes.C_TYPES
+#: NumPy dtype name -> C type the engine stores it as: the one table, _core/dtypes.py,
+#: and float16 as its bits (``xs_half``, ``xstride/detail/half.cuh``), whose loops
+#: compute in float (:data:`COMPUTE_TYPES`), each result rounded once to float16 as
+#: NumPy's float16 loops do.
+HALF_C = "xs_half"
+C_TYPES = {**_dtypes.C_TYPES, "float16": HALF_C}
+#: C type of the values a loop computes on, where it is not the stored one.
+COMPUTE_TYPES = {HALF_C: "float"}
 #: Threads per block of the flat/rows/nd kernels, and vectors per thread.
 BLOCK = 256
 UNROLL = 4
@@ -169,6 +175,8 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
     nops = len(arrays)
     head = ["#include <xstride/elementwise.cuh>", f"#define BLOCK_THREADS {BLOCK}",
             preamble]
+    if any(o.ctype == HALF_C or o.ltype == HALF_C for o in ops):   # float16 operands
+        head.insert(1, "#include <xstride/detail/half.cuh>")
     ptr = {o.name: f"__xs_p_{o.name}" for o in arrays}
     if kind == "tiled":
         sig = _signature(name, ops, cap, nops, WALK_ARGS, minb)

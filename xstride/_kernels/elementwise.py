@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.dtypes import C_TYPES
+from ._elementwise_source import C_TYPES   # the engine's: float16 too
 from .._core.ufuncs import ENGINE_UFUNCS
 from . import _elementwise_exec as _ex
 from ._cupy import cupy as _cupy
@@ -130,7 +130,7 @@ def astype(x, dt):
     cupy = _cupy()
     alloc = []
     out = _ex.alloc_like_inputs(cupy, x.shape, dt, [x], alloc)
-    specs = [_ex.operand("r", dt, kind="out"), _ex.operand("a", x.dtype, dt)]
+    specs = [_ex.operand("r", dt, kind="out"), _ex.operand("a", x.dtype, dt, cast=True)]
     entry, _ = _ex.launch("astype", "r = a;", specs, [out], [x], resolve_overlap=False)
     _ex.remember(("astype", dt), entry, out, (x,), (None,), alloc[0])
     return out
@@ -151,7 +151,8 @@ def copy_into(dst, src):
         dst[...] = src
         return dst
     if isinstance(src, cupy.ndarray):
-        specs = [_ex.operand("r", dst.dtype, kind="out"), _ex.operand("a", src.dtype, dst.dtype)]
+        specs = [_ex.operand("r", dst.dtype, kind="out"),
+                 _ex.operand("a", src.dtype, dst.dtype, cast=True)]
         ins = [src]
     else:
         specs = [_ex.operand("r", dst.dtype, kind="out"),
