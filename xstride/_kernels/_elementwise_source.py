@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 from .._core import dtypes as _dtypes
 
-__all__ = ["C_TYPES", "COMPUTE_TYPES", "HALF_C", "Operand", "kernel_source", "UNROLL", "BLOCK", "ROW_TILE_STEPS"]
+__all__ = ["C_TYPES", "COMPUTE_TYPES", "HALF_C", "Operand", "kernel_source", "UNROLL", "BLOCK",
+           "ROW_TILE_STEPS"]
 
 #: NumPy dtype name -> C type the engine stores it as: the one table, _core/dtypes.py,
 #: and float16 as its bits (``xs_half``, ``xstride/detail/half.cuh``), whose loops
