@@ -89,3 +89,17 @@ def test_complex_max_var_std_and_scans_are_cupys_and_arg_refused(cp):
     for func in ("argmax", "argmin"):   # the standard's real-valued rule, as before
         with pytest.raises(TypeError, match="real-valued"):
             getattr(xp, func)(d, axis=1)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_reductions_over_an_axis_of_length_one_are_copies(cp, dtype):
+    h = _data((3001, 3), dtype, 4)
+    h[5, 1] = complex(np.nan, 2)
+    for v, axis in [(h[:, 1:2], 1), (h[:, ::2].T[:1], 0), (h[:1], 0)]:
+        d = cp.asarray(h)[(slice(None), slice(1, 2))] if v.base is h and axis == 1 else None
+        d = cp.asarray(np.ascontiguousarray(v)) if d is None else d
+        for func in ("sum", "prod", "mean"):
+            got = cp.asnumpy(getattr(xp, func)(d, axis=axis))
+            want = getattr(np, func)(v, axis=axis)
+            assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), func
+        np.testing.assert_array_equal(cp.asnumpy(xp.any(d, axis=axis)), np.any(v, axis=axis))
