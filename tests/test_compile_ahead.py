@@ -81,6 +81,8 @@ def test_a_device_that_is_no_int_is_refused(device):
     (3, 3, 10, 5, None),
     (1, 2, 32, 0, None),
     (70000, 3, 21, 21, None),   # tree levels of more nodes than the host summarizes
+    (5000, 3, 1, 1, None),      # more points than keys of 3 bits: stand-in keys repeat
+    (3000, 2, 5, 2, 0.2),
 ])
 def test_the_demos_stand_in_calls_are_valid_calls(n, ndim, levels, k_level, voxel):
     be = _backends.get("numpy")

@@ -37,9 +37,13 @@ def calls(xp, alg, am, be, pos, ndim: int, levels: int, k_level: int, voxel=None
     (never written) where a stage reads it."""
     n = int(pos.shape[0])
     bits = ndim * levels
-    # sorted, in-range keys with many distinct cells (as real keys have): arange, made
-    # on the host so that no CuPy kernel compiles for it alone
-    keys = be.asarray(np.arange(n, dtype=np.uint64) & np.uint64((1 << bits) - 1))
+    # sorted keys in [0, 2**bits) with many distinct cells (as real keys have): 0..n-1,
+    # each repeated where there are more points than keys; made on the host, so that
+    # no CuPy kernel compiles for it alone
+    host = np.arange(n, dtype=np.uint64)
+    if n > 1 << bits:
+        host //= np.uint64(-(-n // (1 << bits)))
+    keys = be.asarray(host)
     order = be.asarray(np.arange(n, dtype=np.int64))
     zeros = am.zeros(pos.shape, dtype=pos.dtype)
     shift = ndim * (levels - k_level)
