@@ -14,6 +14,7 @@ import xstride as xp
 from tests.conftest import FakeCupyArray
 from tests.test_cuda_headers_nvrtc import compile_named, nvrtc
 from tests.test_reduction_host_path import fake_reductions  # noqa: F401  (fixture)
+from tests.test_reductions_half import run_logged
 from xstride._kernels import _reduce_common as rc
 from xstride._kernels import argreductions, reductions, scans
 from xstride._kernels._compile import source
@@ -38,12 +39,7 @@ def test_complex_reductions_run_on_the_kernels(fake_reductions, func, shape, axi
         h = (h * 0.05 + 1).astype(dtype)            # products stay finite
     if func in ("all", "any"):
         h[..., :1] = 0
-    before = len(log)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        got = getattr(xp, func)(FakeCupyArray(h), axis=axis).get()
-    exprs = [e[0] for e in log[before:]]
-    assert exprs and f", {rc.CTYPE[np.dtype(dtype)]}, " in exprs[0], exprs
+    got = run_logged(log, func, h, axis)
     if func in ("all", "any"):
         want = getattr(np, func)(h, axis=axis)
         np.testing.assert_array_equal(got, want)

@@ -10,28 +10,16 @@ import numpy as np
 import pytest
 
 import xstride as xp
+from tests.test_reductions_half_gpu import _VIEWS, _axes
 
 pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("poisoned_pool")]
 C16 = np.complex128
 
-_VIEWS = {
-    "(n,3)": ((4099, 3), lambda a: a),
-    "(n,16)": ((2053, 16), lambda a: a),
-    "(5,n).T": ((5, 3001), lambda a: a.T),
-    "(n,8)[::-1]": ((1500, 8), lambda a: a[::-1]),
-    "(n,7)[:, 1::2]": ((999, 7), lambda a: a[:, 1::2]),
-    "(6,40,33)": ((6, 40, 33), lambda a: a),
-    "(300000,)": ((300000,), lambda a: a),
-}
 
 
 def _data(shape, dtype, seed):
     rng = np.random.default_rng(seed)
     return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
-
-
-def _axes(ndim):
-    return [None] + list(range(ndim)) + ([(0, 2)] if ndim == 3 else [])
 
 
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128])

@@ -28,6 +28,18 @@ def _half(shape, seed=0):
     return np.random.default_rng(seed).standard_normal(shape).astype(H)
 
 
+def run_logged(log, func, h, axis):
+    """``func(h, axis=axis)`` on the stand-in CuPy (warnings silenced), after checking
+    that its first launch reads ``h``'s C type."""
+    before = len(log)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = getattr(xp, func)(FakeCupyArray(h), axis=axis).get()
+    exprs = [e[0] for e in log[before:]]
+    assert exprs and f", {rc.CTYPE[h.dtype]}, " in exprs[0], exprs
+    return got
+
+
 def _want(func, h, axis):
     """NumPy's result: sums, products and means of the exact float64 values rounded
     once to float16 (NumPy's float16 sum folds in float32 pairwise; the kernels in
@@ -50,12 +62,7 @@ def test_float16_reductions_run_on_the_kernels(fake_reductions, func, shape, axi
         h = (np.abs(h) * 0.5 + 0.75).astype(H)      # no overflow or underflow in float16
     if func in ("all", "any"):
         h[..., :1] = 0
-    before = len(log)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        got = getattr(xp, func)(FakeCupyArray(h), axis=axis).get()
-    exprs = [e[0] for e in log[before:]]
-    assert exprs and all(", xs_half, " in e for e in exprs[:1]), exprs
+    got = run_logged(log, func, h, axis)
     want = _want(func, h, axis)
     assert got.dtype == want.dtype and got.shape == want.shape
     np.testing.assert_array_equal(got, want)
