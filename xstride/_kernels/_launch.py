@@ -28,8 +28,8 @@ import numpy as np
 
 from ._cupy import cupy as _cupy
 
-__all__ = ["Launch", "driver_entry", "bind_context", "INVALID_CONTEXT", "u64", "i64", "u32", "i32", "struct", "slot64", "slot32",
-           "slot_f64", "slot_scalar"]
+__all__ = ["Launch", "driver_entry", "bind_context", "INVALID_CONTEXT", "u64", "i64", "u32",
+           "i32", "struct", "slot64", "slot32", "slot_f64", "slot_scalar"]
 
 
 class _Slot64(ctypes.c_uint64):
