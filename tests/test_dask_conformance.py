@@ -236,7 +236,8 @@ def test_functions_of_one_matrix_run_per_matrix_of_a_chunked_stack(shape, name, 
     got = getattr(xp.linalg, name)(x, *args, **opts)
     want = getattr(xp.linalg, name)(a, *args, **opts)   # the NumPy backend
     assert isinstance(got, da.Array) and got.shape == want.shape and got.dtype == want.dtype
-    assert got.chunks[:len(shape) - 2] == x.chunks[:-2]
+    if 0 not in shape:   # a stack of no element is one block (dask_fixes.without_empty_chunks)
+        assert got.chunks[:len(shape) - 2] == x.chunks[:-2]
     h = xp.to_numpy(got)
     if sort:
         h, want = np.sort_complex(h), np.sort_complex(want)

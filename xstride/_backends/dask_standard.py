@@ -62,6 +62,12 @@ def _known(n) -> bool:
     return not (isinstance(n, float) and math.isnan(n))
 
 
+def _no_element(x) -> bool:
+    """Whether dask array ``x`` has a known length 0 on some axis (and every length
+    known)."""
+    return 0 in x.shape and all(_known(n) for n in x.shape)
+
+
 def matmul(x1, x2, /):
     """``matmul`` of the standard on dask arrays: the standard's shape errors first.
 
@@ -132,6 +138,8 @@ def roll(x, /, shift, *, axis=None):
     if axis is not None:
         for a in axis if isinstance(axis, (tuple, list)) else (axis,):
             normalize_axis("roll", a, x.ndim)
+    if _no_element(x):   # dask's concatenates the two slices into chunks of no element
+        return x         # and fails reshaping them ("reduce() of empty iterable")
     return _ns().roll(x, shift, axis=axis)
 
 
@@ -203,6 +211,12 @@ def repeat(x, repeats, /, *, axis=None):
     array (C order); ``repeats`` checked first."""
     check_repeats(repeats)
     ns = _ns()
+    if _no_element(x):   # dask's fails on an empty axis: "Need array(s) to concatenate"
+        if axis is None:
+            return ns.reshape(x, (0,))
+        ax = normalize_axis("repeat", axis, x.ndim)[0]
+        if x.shape[ax] == 0:
+            return x
     if axis is None:
         return ns.repeat(ns.reshape(x, (-1,)), repeats, axis=0)
     return ns.repeat(x, repeats, axis=axis)
