@@ -286,3 +286,51 @@ def test_fuse_merges_chunks_of_no_element_of_its_arguments(name):
     for g, w in zip(got, want):
         np.testing.assert_array_equal(xp.to_numpy(g), w)
     np.testing.assert_array_equal(xp.to_numpy(kw), one + five)
+
+
+_BYTE_SIZED = {
+    "zeros": lambda s, **kw: xp.zeros(s, **kw),
+    "ones": lambda s, **kw: xp.ones(s, dtype=xp.int32, **kw),
+    "empty": lambda s, **kw: xp.empty(s, **kw),
+    "full": lambda s, **kw: xp.full(s, 2.5, **kw),
+    "asarray": lambda s, **kw: xp.asarray(np.zeros(s), **kw),
+    "eye": lambda s, **kw: xp.eye(*s, **kw) if len(s) == 2 else xp.zeros(s, **kw),
+    "zeros_like": lambda s, **kw: xp.zeros_like(da.zeros(s, chunks=-1), **kw),
+    "ones_like": lambda s, **kw: xp.ones_like(da.zeros(s, chunks=-1), **kw),
+    "empty_like": lambda s, **kw: xp.empty_like(da.zeros(s, chunks=-1), dtype=xp.uint8, **kw),
+    "full_like": lambda s, **kw: xp.full_like(da.zeros(s, chunks=-1), 3, **kw),
+}
+
+
+@pytest.mark.parametrize("shape", [(0, 200), (200, 0), (3, 0, 500), (0, 0)])
+@pytest.mark.parametrize("given", ["call", "option", "per axis", "auto"])
+@pytest.mark.parametrize("name", list(_BYTE_SIZED))
+def test_creation_of_no_element_with_byte_size_chunks(name, given, shape):
+    """dask's auto chunking of a byte size divided by the empty axis' block length:
+    ``zeros((0, 200), chunks="1 KiB")`` raised ``ZeroDivisionError``; NumPy's answer is an
+    empty array, and the other axes are chunked by the byte size."""
+    fn = _BYTE_SIZED[name]
+    if given == "option":
+        xp.set_backend("dask", chunks="1 KiB")
+        if name.endswith("_like"):     # *_like follow their array unless given chunks=
+            pytest.skip("no option")
+        got = fn(shape)
+    elif given == "auto":              # dask's "auto" failed too for (3, 0, 500)
+        xp.set_backend("dask")
+        got = fn(shape) if not name.endswith("_like") else fn(shape, chunks="auto")
+    else:
+        xp.set_backend("dask")
+        got = fn(shape, chunks="1 KiB" if given == "call" else ("1 KiB",) * len(shape))
+    assert got.shape == shape and got.numblocks[shape.index(0)] == 1
+    g = xp.to_numpy(got)
+    xp.set_backend("numpy")
+    want = np.asarray(fn(shape))
+    assert g.shape == want.shape == shape and g.dtype == want.dtype
+    if shape == (3, 0, 500) and given != "auto":
+        assert max(got.chunks[2]) < 500                     # the byte size still applies
+
+
+def test_to_device_of_no_element_under_a_byte_size_option():
+    xp.set_backend("dask", chunks="1 KiB")
+    got = xp.to_device(np.zeros((0, 200)), "dask")
+    assert got.shape == (0, 200) and xp.to_numpy(got).shape == (0, 200)

@@ -36,7 +36,7 @@ import numpy as np
 
 from .._core.errors import not_provided_error, type_error, value_error
 from .._chunked import _config as _chunked_config
-from .._chunked.chunks import fit_option, without_empty_chunks as _merged
+from .._chunked.chunks import chunks_of_no_element, fit_option, without_empty_chunks as _merged
 from .arg_checks import check_fill_fits, check_int_fill, check_int_items, int_fill_dtype
 from .dask import check_chunks
 from .dispatch import implementation, register, register_arguments
@@ -133,6 +133,10 @@ def _creation(name: str):
             shape = _creation_shape(name, args, kwargs)
             if shape is not None:
                 fit_option(name, opts.chunks, shape)
+        if name in _SHAPED:   # dask's auto chunks divided by an empty axis' block length
+            shape = _creation_shape(name, args, kwargs)
+            kwargs["chunks"] = chunks_of_no_element(kwargs["chunks"], shape,
+                                                    kwargs.get("dtype") or np.float64)
         lib = getattr(be.namespace(), name)
         return be.on_chunks(lib(*args, **kwargs), opts)
 
@@ -223,7 +227,8 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, chunks=None):
     from dask.array.core import normalize_chunks
 
     dt = np.dtype(np.float64 if dtype is None else dtype)
-    target = normalize_chunks(chunks, shape=(n_rows, n_cols), dtype=dt)
+    target = normalize_chunks(chunks_of_no_element(chunks, (n_rows, n_cols), dt),
+                              shape=(n_rows, n_cols), dtype=dt)
     lib = be.namespace()
     if n_rows == 0 or n_cols == 0:
         out = lib.zeros((n_rows, n_cols), dtype=dtype, device=device, chunks=target)
@@ -265,9 +270,19 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, chunks=None):
             check_int_items("asarray", host)
     if chunks is None:
         fit_option("asarray", opts.chunks, host.shape)
-    out = da.from_array(host, chunks=opts.chunks if chunks is None
-                        else check_chunks("asarray", chunks), asarray=False)
+    chunks = opts.chunks if chunks is None else check_chunks("asarray", chunks)
+    out = da.from_array(host, chunks=chunks_of_no_element(chunks, host.shape, host.dtype),
+                        asarray=False)
     return be.on_chunks(out, opts)
+
+
+def _like_chunks(name: str, x, dtype, kwargs) -> dict:
+    """``kwargs`` of a ``*_like`` call with its own ``chunks=`` checked, and fitted to an
+    array of no element (dask's byte-size chunks divided by an empty axis' length)."""
+    if kwargs.get("chunks") is not None:
+        kwargs["chunks"] = chunks_of_no_element(check_chunks(name, kwargs["chunks"]),
+                                                x.shape, x.dtype if dtype is None else dtype)
+    return kwargs
 
 
 def full_like(x, /, fill_value, *, dtype=None, **kwargs):
@@ -275,7 +290,20 @@ def full_like(x, /, fill_value, *, dtype=None, **kwargs):
     ``fill_value`` is checked against the result's integer dtype at the call (dask's
     raised NumPy's ``OverflowError`` only when the array was computed)."""
     check_fill_fits(fill_value, getattr(x, "dtype", None) if dtype is None else dtype)
+    kwargs = _like_chunks("full_like", x, dtype, kwargs)
     return get(_NAME).namespace().full_like(x, fill_value, dtype=dtype, **kwargs)
+
+
+def _like(name: str):
+    def impl(x, /, *, dtype=None, **kwargs):
+        kwargs = _like_chunks(name, x, dtype, kwargs)
+        return getattr(get(_NAME).namespace(), name)(x, dtype=dtype, **kwargs)
+
+    impl.__name__ = impl.__qualname__ = name
+    impl.__doc__ = (f"``{name}`` of the array API standard on the dask backend: dask's "
+                    "function; a ``chunks=`` of the call checked as the creation "
+                    "functions' (a byte size fits an array of no element).")
+    return impl
 
 
 for _q, _instead in MISSING.items():
@@ -284,6 +312,8 @@ for _n in _CHUNKED_CREATION:
     register(_n, _NAME)(_creation(_n))
 register("asarray", _NAME)(asarray)
 register("full_like", _NAME)(full_like)
+for _n in ("empty_like", "ones_like", "zeros_like"):
+    register(_n, _NAME)(_like(_n))
 register("eye", _NAME)(eye)
 register("linspace", _NAME)(linspace)
 register("broadcast_shapes", _NAME)(np.broadcast_shapes)

@@ -18,7 +18,7 @@ import math
 
 from .._core.errors import value_error
 
-__all__ = ["fit_option", "without_empty_chunks"]
+__all__ = ["fit_option", "without_empty_chunks", "chunks_of_no_element"]
 
 
 def without_empty_chunks(a):
@@ -58,6 +58,28 @@ def without_empty_chunks(a):
     if new == chunks:
         return a
     return a.rechunk(new)
+
+
+def chunks_of_no_element(chunks, shape, dtype):
+    """``chunks`` (a creation's ``chunks=``, checked) for an array of ``shape``, where
+    dask's own normalization would fail: an automatic entry (``"auto"``, a byte size
+    such as ``"1 KiB"``) on an array with a length 0 on some axis. dask's
+    ``normalize_chunks`` divided by the empty axis' block length (``ZeroDivisionError``
+    for ``zeros((0, 200), chunks="1 KiB")``). The other axes are chunked as for a
+    length of 1 on each empty axis, which gets one block of no element; any other
+    ``chunks`` is returned as it is (dask's answer)."""
+    shape = tuple(shape)
+    if 0 not in shape:
+        return chunks
+    entries = chunks if isinstance(chunks, tuple) else (chunks,) * len(shape)
+    if len(entries) != len(shape) or not any(isinstance(c, str) for c in entries):
+        return chunks
+    from dask.array.core import normalize_chunks
+
+    ones = tuple(n or 1 for n in shape)
+    entries = tuple(1 if n == 0 else c for c, n in zip(entries, shape))
+    got = normalize_chunks(entries, ones, dtype=dtype)
+    return tuple((0,) if n == 0 else c for c, n in zip(got, shape))
 
 
 def fit_option(func: str, chunks, shape) -> None:
