@@ -383,3 +383,48 @@ def test_int_fills_the_dtype_holds_or_converts_stay_as_numpy_gives_them(backend)
                           (xp.full_like(z8, 300, dtype=xp.int16), [300, 300]),
                           (xp.full_like(z8, 2.5), [2, 2])):
             assert xp.to_numpy(got).tolist() == want
+
+
+# ------------------------------------------------------------------ reshape
+@pytest.mark.parametrize("data, chunks, shape, cls, match", [
+    (np.zeros((2, 0)), -1, (0, -1), ValueError, r"\(0, -1\), which does not hold the 0"),
+    (np.zeros((2, 0)), -1, (-1, 0), ValueError, "does not hold the 0 elements"),
+    (np.arange(6.0).reshape(2, 3), (1, 2), (0, -1), ValueError, "does not hold the 6"),
+    (np.arange(6.0).reshape(2, 3), (1, 2), (-1, 4), ValueError, r"\(-1, 4\), which does not"),
+    (np.arange(6.0).reshape(2, 3), (1, 2), (4,), ValueError, "does not hold the 6"),
+    (np.arange(6.0).reshape(2, 3), (1, 2), (-1, -1), ValueError, "only one length may be -1"),
+    (np.arange(6.0).reshape(2, 3), (1, 2), (6.0,), TypeError, "an int or a tuple of ints"),
+    (np.zeros((2, 0)), -1, (0.0,), TypeError, "an int or a tuple of ints"),
+    (np.arange(6.0), 2, (True, 6), TypeError, "an int or a tuple of ints"),
+])
+def test_reshape_checks_the_shape_as_numpy(data, chunks, shape, cls, match):
+    """dask's raised ZeroDivisionError for (0, -1), IndexError "Bad index" for (-1, 4),
+    and took (6.0,); the NumPy backend raises ValueError and TypeError."""
+    with pytest.raises(cls, match=f"reshape: argument 'shape' .*{match}"):
+        xp.reshape(_d(data, chunks), shape)
+    with pytest.raises(cls):
+        xp.reshape(data, shape)                           # the NumPy backend
+
+
+def test_reshape_of_unknown_lengths_says_to_compute_them():
+    x = _d(np.arange(6.0), 2)
+    y = x[x > 1]
+    with pytest.raises(ValueError, match=r"reshape: argument 'x' has shape \(nan,\), with "
+                                         r"lengths dask does not know .*compute_chunk_sizes"):
+        xp.reshape(y, (2, -1))
+    assert xp.to_numpy(xp.reshape(y, (-1,))).tolist() == [2.0, 3.0, 4.0, 5.0]
+
+
+@pytest.mark.parametrize("shape, chunks, new", [
+    ((2, 3), (1, 2), (3, 2)), ((4, 6), (3, 4), (6, 4)), ((4, 6), (3, 4), (8, 3)),
+    ((4, 6), (3, 4), (2, 12)), ((4, 6), (3, 4), (12, -1)), ((2, 3, 4), (1, 2, 3), (4, 6)),
+])
+@pytest.mark.parametrize("copy", [None, False])
+def test_reshape_dask_splits_unevenly_goes_through_the_flat_array(shape, chunks, new, copy):
+    """dask refuses reshapes whose blocks would split unevenly (its
+    NotImplementedError); NumPy's answer, through the flat array."""
+    a = np.arange(float(np.prod(shape))).reshape(shape)
+    got = xp.reshape(_d(a, chunks), new, copy=copy)
+    want = a.reshape(new)
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(xp.to_numpy(got), want)

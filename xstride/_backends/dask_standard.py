@@ -23,6 +23,8 @@ backend"):
   as one of shape ``(1,)`` (dask's block function fails on 0-D values).
 - ``take_along_axis``: dask has none; ``x``'s axis is gathered into one chunk (as
   compat's ``sort`` gathers the sorted axis), ``indices`` keeps its chunks.
+- ``reshape``: ``shape`` checked as NumPy checks it; a reshape dask refuses (blocks that
+  would split unevenly) through the flat array.
 - ``flip``, ``sort``, ``argsort``, ``diff``: axes checked first (dask's flipped a
   repeated axis twice and raised bare ``IndexError``s out of range and for 0-D arrays);
   ``diff`` of bools by ``not_equal``, as NumPy's; ``searchsorted``'s ``sorter`` checked.
@@ -37,6 +39,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import operator
 
 import numpy as np
 
@@ -198,12 +201,66 @@ def broadcast_arrays(*arrays):
     return _ns().broadcast_arrays(*arrays)
 
 
+def _reshape_shape(x, shape) -> tuple:
+    """``reshape``'s ``shape`` as a tuple of ints, checked against ``x`` where its
+    lengths are known as NumPy checks it (dask's divided by zero for ``(0, -1)``,
+    raised ``IndexError`` "Bad index" for ``(-1, 4)`` of 6 elements, and took
+    ``(6.0,)``)."""
+    items = shape if isinstance(shape, (tuple, list)) else (shape,)
+    try:
+        if any(isinstance(n, bool) for n in items):
+            raise TypeError
+        items = tuple(operator.index(n) for n in items)
+    except TypeError:
+        raise type_error("reshape", "shape", shape, "an int or a tuple of ints") from None
+    if not all(_known(n) for n in x.shape):
+        return items
+    size = math.prod(x.shape)
+    free = items.count(-1)
+    rest = math.prod(n for n in items if n != -1)
+    if free > 1:
+        raise value_error("reshape", "shape", f"is {items}: only one length may be -1")
+    if (free and (rest == 0 or size % rest)) or (not free and rest != size):
+        raise value_error("reshape", "shape", f"is {items}, which does not hold the "
+                                              f"{size} elements of x's shape {x.shape}")
+    return items
+
+
 def reshape(x, /, shape, *, copy=None):
     """``reshape`` of the standard on dask arrays. ``copy=False`` asks for no copy of
     the data: a dask array holds none (its reshape is a step of the task graph), so it
     is the reshape of ``copy=None`` (compat's set the result's ``shape``, which dask's
-    arrays refuse)."""
-    return _ns().reshape(x, shape, copy=None if copy is False else copy)
+    arrays refuse).
+
+    ``shape`` is checked as NumPy checks it. A reshape dask refuses because the blocks
+    would split unevenly (``(2, 3)`` in blocks ``(1, 2)`` to ``(3, 2)``: its
+    ``NotImplementedError``) goes through the flat array: dask merges every axis into
+    one, then splits it, rechunking as it needs.
+
+    Raises
+    ------
+    TypeError
+        ``shape`` not an int or a tuple of ints.
+    ValueError
+        ``shape`` with more than one -1, or whose elements are not ``x``'s; ``x`` with
+        lengths dask does not know (after boolean indexing) where dask needs them.
+    """
+    shape = _reshape_shape(x, shape)
+    ns = _ns()
+    copy = None if copy is False else copy
+    try:
+        try:
+            return ns.reshape(x, shape, copy=copy)
+        except NotImplementedError:
+            if x.ndim < 2 or len(shape) < 2:
+                raise
+            return ns.reshape(ns.reshape(x, (-1,), copy=copy), shape, copy=copy)
+    except (ValueError, TypeError, NotImplementedError) as exc:
+        if all(_known(n) for n in x.shape):
+            raise
+        raise value_error("reshape", "x", f"has shape {x.shape}, with lengths dask does "
+                                          "not know (as after boolean indexing); call "
+                                          "x.compute_chunk_sizes() first") from exc
 
 
 def repeat(x, repeats, /, *, axis=None):
