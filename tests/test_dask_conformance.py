@@ -174,6 +174,27 @@ def test_searchsorted_takes_a_sorter_and_scalars(side):
         assert int(got) == np.searchsorted(np.sort(a), 3, side=side)
 
 
+
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_searchsorted_of_unknown_block_lengths(side):
+    """A sorted x1 after boolean indexing (block lengths dask does not know): dask's
+    added its blocks' offsets from those lengths and gave float NaN for every value past
+    the first block; NumPy's int64 indices."""
+    a = np.array([0.0, 1, 2, 2, 3, 5, 5, 8, 13, 21])
+    v = np.array([[2.0, -3, 9], [5, 30, 0.5]])
+    with xp.use_backend("dask", chunks=3):
+        x = xp.asarray(np.concatenate([a, [-1.0, -1.0]]))
+        v1 = xp.asarray(v, chunks=(1, 2))
+    y = x[x > -1]
+    assert any(n != n for n in y.shape)
+    got = xp.searchsorted(y, v1, side=side)
+    h = xp.to_numpy(got)
+    assert got.dtype == h.dtype == np.int64 and h.shape == (2, 3)
+    np.testing.assert_array_equal(h, np.searchsorted(a, v, side=side))
+    assert int(xp.searchsorted(y, 5.0, side=side)) == np.searchsorted(a, 5.0, side=side)
+    none = y[y > 100]
+    assert xp.to_numpy(xp.searchsorted(none, v1, side=side)).tolist() == [[0] * 3] * 2
+
 # dask's tall-and-skinny QR of a complex (0, 3) matrix casts a complex meta to real
 @pytest.mark.filterwarnings("ignore:Casting complex values to real")
 @pytest.mark.parametrize("shape", [(4, 3), (3, 5), (2, 3, 4, 4), (1, 1), (0, 3), (2, 0, 3)])

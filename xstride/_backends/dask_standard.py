@@ -20,7 +20,9 @@ backend"):
 - ``searchsorted``: dask refuses ``sorter`` and fails on a Python scalar ``x2``;
   ``searchsorted(x1, x2, sorter=s)`` is ``searchsorted(take(x1, s), x2)``, a
   scalar becomes a 0-D array on ``x1``'s chunk backend, and a 0-D ``x2`` is searched
-  as one of shape ``(1,)`` (dask's block function fails on 0-D values).
+  as one of shape ``(1,)`` (dask's block function fails on 0-D values); an ``x1`` of
+  block lengths dask does not know is searched by the sum of its blocks' counts
+  (dask's offsets of such blocks gave NaN).
 - ``take_along_axis``: dask has none; ``x``'s axis is gathered into one chunk (as
   compat's ``sort`` gathers the sorted axis), ``indices`` keeps its chunks.
 - ``reshape``: ``shape`` checked as NumPy checks it; a reshape dask refuses (blocks that
@@ -335,8 +337,30 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
             _host_on, like=x1._meta, dtype=host.dtype,
             meta=get(_NAME).chunk_like(np.empty((0,) * host.ndim, host.dtype), x1._meta))
     if x2.ndim == 0:   # dask's block search writes into its result: one of shape (1,)
-        return ns.reshape(ns.searchsorted(x1, ns.reshape(x2, (1,)), side=side), ())
+        return ns.reshape(searchsorted(x1, ns.reshape(x2, (1,)), side=side), ())
+    if not all(_known(n) for n in x1.shape):
+        return _searchsorted_by_counts(x1, x2, side)
     return ns.searchsorted(x1, x2, side=side)
+
+
+def _count_block(a, v, *, side):
+    """How many elements of the sorted block ``a`` come before each of ``v``: the
+    block's own ``searchsorted``, with a leading axis of one (one row per block)."""
+    return _chunked_config.namespace_function("searchsorted", a)(a, v, side=side)[None]
+
+
+def _searchsorted_by_counts(x1, x2, side):
+    """``searchsorted`` of a sorted ``x1`` whose block lengths dask does not know (after
+    boolean indexing): the sum over ``x1``'s blocks of each block's own answer (how
+    many of its elements come before the value), which needs no length. dask's adds
+    the blocks' offsets from their lengths, and gave NaN for every value past the
+    first block."""
+    da = get(_NAME).load()
+    vi = tuple(range(1, x2.ndim + 1))
+    meta = get(_NAME).chunk_like(np.empty((0,) * (x2.ndim + 1), np.intp), x1._meta)
+    per_block = da.blockwise(_count_block, (0,) + vi, x1, (0,), x2, vi, side=side,
+                             adjust_chunks={0: 1}, dtype=np.intp, meta=meta)
+    return _ns().sum(per_block, axis=0, dtype=np.intp)
 
 
 def _take_block(x, indices, *, axis):
