@@ -129,6 +129,25 @@ def test_tensordot_has_the_promoted_dtype(d1, d2, axes):
         np.testing.assert_array_equal(xp.to_numpy(got), want.astype(got.dtype))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.complex128, np.int8])
+@pytest.mark.parametrize("axis", [0, -1])
+def test_vecdot_of_unknown_lengths(dtype, axis):
+    """Arrays after boolean indexing (lengths dask does not know): compat's vecdot said
+    "x1 and x2 must have the same size along the given axis" (nan != nan) or failed to
+    broadcast (nan, 2) to (nan, 2); NumPy's values in the promoted dtype."""
+    a = (np.arange(12).reshape(6, 2) * 7).astype(dtype)
+    if dtype == np.complex128:
+        a = a + 1j * a[::-1]
+    with xp.use_backend("dask", chunks=2):
+        x = xp.asarray(a)
+    y = x[xp.real(x[:, 0]) > 1]
+    assert y.shape[0] != y.shape[0]
+    got = xp.vecdot(y, y, axis=axis)
+    want = np.vecdot(a[1:], a[1:], axis=axis)
+    h = xp.to_numpy(got)
+    assert got.dtype == h.dtype == want.dtype
+    np.testing.assert_allclose(h, want, rtol=1e-6)
+
 # --------------------------------------------------------------------- manipulation
 def test_repeat_without_axis_repeats_the_flattened_array():
     a = np.arange(6).reshape(2, 3)

@@ -117,9 +117,16 @@ def tensordot(x1, x2, /, *, axes=2):
 
 def vecdot(x1, x2, /, *, axis=-1):
     """``vecdot`` of the standard on dask arrays, in the promoted dtype of the two;
-    ``axis`` checked against the broadcast rank (dask's raised a bare ``IndexError``)."""
+    ``axis`` checked against the broadcast rank (dask's raised a bare ``IndexError``).
+    Arrays with lengths dask does not know (after boolean indexing) are the sum of
+    ``conj(x1) * x2`` along ``axis`` (compat's refused them as of unequal lengths)."""
     normalize_axis("vecdot", axis, builtins.max(x1.ndim, x2.ndim))
-    return _promoted(_ns().vecdot(x1, x2, axis=axis), x1, x2)
+    ns = _ns()
+    if all(_known(n) for n in x1.shape + x2.shape):
+        return _promoted(ns.vecdot(x1, x2, axis=axis), x1, x2)
+    # lengths dask does not know (after boolean indexing): compat's equal-length check
+    # (nan != nan) and its broadcast refused them; the products' sum needs no length
+    return _promoted(ns.sum(ns.multiply(ns.conj(x1), x2), axis=axis), x1, x2)
 
 
 def take(x, indices, /, *, axis=None):
