@@ -428,3 +428,47 @@ def test_reshape_dask_splits_unevenly_goes_through_the_flat_array(shape, chunks,
     want = a.reshape(new)
     assert got.shape == want.shape
     np.testing.assert_array_equal(xp.to_numpy(got), want)
+
+
+# ------------------------------------------------------------------ unknown lengths
+def _selected():
+    """Rows 1..5 of a (6, 2) array, selected by a boolean mask: lengths (nan, 2)."""
+    a = np.arange(12.0).reshape(6, 2)
+    x = _d(a, 2)
+    return a[1:], x[x[:, 0] > 1]
+
+
+@pytest.mark.parametrize("name, call, match", [
+    ("take", lambda y: xp.take(y, xp.asarray([0, 1]), axis=0), "dask's take needs"),
+    ("roll", lambda y: xp.roll(y, 1, axis=0), "dask's roll needs"),
+    ("roll", lambda y: xp.roll(y, 1, axis=1), "dask's roll needs"),
+    ("roll", lambda y: xp.roll(y, 1), "dask's roll needs"),
+    ("nonzero", lambda y: xp.nonzero(y), "the indices of its elements need"),
+])
+def test_unknown_lengths_are_a_clear_error(name, call, match):
+    """dask's said "cannot convert float NaN to integer" (roll, nonzero) or "Slicing an
+    array with unknown chunks with a dask.array of ints is not supported" (take),
+    naming neither the function nor the argument."""
+    _, y = _selected()
+    with xp.use_backend("dask"):
+        with pytest.raises(ValueError, match=rf"{name}: argument 'x' has shape \(nan, 2\), "
+                                             rf"with lengths dask does not know .*{match}.*"
+                                             r"compute_chunk_sizes\(\) first"):
+            call(y)
+
+
+@pytest.mark.parametrize("call", [
+    lambda v: xp.repeat(v, 3, axis=0), lambda v: xp.repeat(v, 2, axis=1),
+    lambda v: xp.repeat(v[:, 0], 2), lambda v: xp.expand_dims(v, axis=0),
+    lambda v: xp.expand_dims(v, axis=-1), lambda v: xp.expand_dims(v, axis=(0, 2)),
+    lambda v: xp.moveaxis(xp.expand_dims(v, axis=1), 0, -1),
+    lambda v: xp.take(v, xp.asarray([1, 1, 0]), axis=1),
+])
+def test_unknown_lengths_where_they_are_not_needed(call):
+    """repeat and expand_dims of arrays after boolean indexing: dask's reshaped (or
+    counted) and said "cannot convert float NaN to integer"; NumPy's values."""
+    a, y = _selected()
+    with xp.use_backend("dask"):
+        got = call(y)
+    want = call(a)
+    np.testing.assert_array_equal(xp.to_numpy(got), want)

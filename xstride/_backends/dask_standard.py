@@ -32,6 +32,9 @@ backend"):
   ``diff`` of bools by ``not_equal``, as NumPy's; ``searchsorted``'s ``sorter`` checked.
 - ``broadcast_arrays``: shapes that do not broadcast are the standard's error (dask's
   said "Chunks do not add up to shape").
+- Lengths dask does not know (after boolean indexing): ``repeat`` (per block) and
+  ``expand_dims`` (an index of ``None``s) do without them; ``reshape``, ``take`` along
+  such an axis, ``roll`` and ``nonzero`` say to call ``compute_chunk_sizes()``.
 
 The linear algebra of stacks of matrices is in ``dask_linalg.py``.
 Nothing here imports dask at import time.
@@ -52,7 +55,7 @@ from .arg_checks import check_repeats, check_shift, check_axis, check_sorter, ch
 from .dispatch import register
 from .registry import get
 
-__all__ = ["matmul", "tensordot", "vecdot", "take", "squeeze", "roll", "flip", "sort", "argsort",
+__all__ = ["matmul", "tensordot", "vecdot", "take", "nonzero", "squeeze", "roll", "flip", "sort", "argsort",
            "diff", "broadcast_arrays", "reshape", "repeat", "expand_dims", "searchsorted",
            "take_along_axis"]
 
@@ -65,6 +68,14 @@ def _ns():
 
 def _known(n) -> bool:
     return not (isinstance(n, float) and math.isnan(n))
+
+
+def _unknown_error(func: str, x, what: str) -> ValueError:
+    """The error of ``func`` for a dask array ``x`` with lengths dask does not know (after
+    boolean indexing) where ``what`` needs them."""
+    return value_error(func, "x", f"has shape {x.shape}, with lengths dask does not know "
+                                  f"(as after boolean indexing), which {what}; call "
+                                  "x.compute_chunk_sizes() first")
 
 
 def _no_element(x) -> bool:
@@ -133,7 +144,19 @@ def take(x, indices, /, *, axis=None):
     """``take`` of the standard on dask arrays, its arguments checked first; a 1-D
     ``x`` without ``axis`` along its one axis (dask's wanted an int axis)."""
     check_take(x, indices, axis)
-    return _ns().take(x, indices, axis=0 if axis is None else axis)
+    ax = 0 if axis is None else axis
+    if x.ndim and not _known(x.shape[normalize_axis("take", ax, x.ndim)[0]]):
+        raise _unknown_error("take", x, "dask's take needs along the axis taken from")
+    return _ns().take(x, indices, axis=ax)
+
+
+def nonzero(x, /):
+    """``nonzero`` of the standard on dask arrays; ``x`` of lengths dask does not know
+    (after boolean indexing) is an error saying so (dask's: "cannot convert float NaN to
+    integer" from its ``arange`` of the indices)."""
+    if not all(_known(n) for n in x.shape):
+        raise _unknown_error("nonzero", x, "the indices of its elements need")
+    return _ns().nonzero(x)
 
 
 def squeeze(x, /, axis):
@@ -152,6 +175,8 @@ def roll(x, /, shift, *, axis=None):
             normalize_axis("roll", a, x.ndim)
     if _no_element(x):   # dask's concatenates the two slices into chunks of no element
         return x         # and fails reshaping them ("reduce() of empty iterable")
+    if not all(_known(n) for n in x.shape):   # the shift's modulo, dask's concatenation
+        raise _unknown_error("roll", x, "dask's roll needs")
     return _ns().roll(x, shift, axis=axis)
 
 
@@ -267,9 +292,7 @@ def reshape(x, /, shape, *, copy=None):
     except (ValueError, TypeError, NotImplementedError) as exc:
         if all(_known(n) for n in x.shape):
             raise
-        raise value_error("reshape", "x", f"has shape {x.shape}, with lengths dask does "
-                                          "not know (as after boolean indexing); call "
-                                          "x.compute_chunk_sizes() first") from exc
+        raise _unknown_error("reshape", x, "dask's reshape needs") from exc
 
 
 def repeat(x, repeats, /, *, axis=None):
@@ -284,15 +307,28 @@ def repeat(x, repeats, /, *, axis=None):
         if x.shape[ax] == 0:
             return x
     if axis is None:
-        return ns.repeat(ns.reshape(x, (-1,)), repeats, axis=0)
+        x, axis = ns.reshape(x, (-1,)), 0
+    ax = normalize_axis("repeat", axis, x.ndim)[0]
+    if not _known(x.shape[ax]) and isinstance(repeats, (int, np.integer)):
+        # dask's needs the lengths; each block repeated on its own is the same array
+        chunks = x.chunks[:ax] + (tuple(n * repeats for n in x.chunks[ax]),) + x.chunks[ax + 1:]
+        return x.map_blocks(_repeat_block, int(repeats), ax, chunks=chunks, dtype=x.dtype)
     return ns.repeat(x, repeats, axis=axis)
+
+
+def _repeat_block(block, repeats, axis):
+    return block.repeat(repeats, axis=axis)
 
 
 def expand_dims(x, /, *, axis=0):
     """``expand_dims`` of the standard on dask arrays; a tuple ``axis`` is checked
     against the result's rank first (``ValueError`` out of range or repeated)."""
     if isinstance(axis, (tuple, list)):
-        normalize_axis("expand_dims", tuple(axis), x.ndim + len(axis))
+        new = normalize_axis("expand_dims", tuple(axis), x.ndim + len(axis))
+    else:
+        new = normalize_axis("expand_dims", axis, x.ndim + 1)
+    if not all(_known(n) for n in x.shape):   # dask's reshapes, which needs the lengths
+        return x[tuple(None if i in new else slice(None) for i in range(x.ndim + len(new)))]
     return _ns().expand_dims(x, axis=axis)
 
 
@@ -417,7 +453,7 @@ def take_along_axis(x, indices, /, *, axis=-1):
 
 for _q, _fn in (("take_along_axis", take_along_axis), ("matmul", matmul), ("linalg.matmul", matmul), ("tensordot", tensordot),
                 ("linalg.tensordot", tensordot), ("vecdot", vecdot),
-                ("linalg.vecdot", vecdot), ("take", take), ("squeeze", squeeze), ("roll", roll),
+                ("linalg.vecdot", vecdot), ("take", take), ("nonzero", nonzero), ("squeeze", squeeze), ("roll", roll),
                 ("reshape", reshape), ("repeat", repeat), ("flip", flip), ("sort", sort),
                 ("argsort", argsort), ("diff", diff),
                 ("broadcast_arrays", broadcast_arrays),
