@@ -496,3 +496,22 @@ def test_matrix_norm_of_stacks_and_blocked_matrices(shape, chunks, ord):
         want = xp.linalg.matrix_norm(a, ord=ord, keepdims=keepdims)
         assert got.shape == np.shape(want)
         np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.bool_, np.uint8, np.float32])
+@pytest.mark.parametrize("norm, ord", [("vector_norm", 1), ("vector_norm", np.inf),
+                                       ("vector_norm", 0), ("vector_norm", 2),
+                                       ("matrix_norm", 1), ("matrix_norm", -np.inf),
+                                       ("matrix_norm", "fro")])
+def test_norms_of_integers_and_bools_are_floats(norm, ord, dtype):
+    """NumPy's norms cast integers and bools to float64; dask's of ord 1, inf, 0 (and
+    matrix_norm's 1, inf) stayed int64."""
+    a = np.arange(-6, 18).reshape(2, 3, 4).astype(dtype)
+    with xp.use_backend("dask", chunks=2):
+        x = xp.asarray(a)
+    fn = getattr(xp.linalg, norm)
+    got = fn(x, ord=ord)
+    want = fn(a, ord=ord)                         # the NumPy backend
+    h = xp.to_numpy(got)
+    assert got.dtype == h.dtype == want.dtype
+    np.testing.assert_allclose(h, want, rtol=1e-6)
