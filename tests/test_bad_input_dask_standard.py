@@ -472,3 +472,40 @@ def test_unknown_lengths_where_they_are_not_needed(call):
         got = call(y)
     want = call(a)
     np.testing.assert_array_equal(xp.to_numpy(got), want)
+
+
+# ------------------------------------------------------------------ permute_dims, arange
+@pytest.mark.parametrize("axes, cls, match", [
+    ((0, 2), ValueError, r"is \(0, 2\); expected a permutation of the 2 axes"),
+    ((-3, 0), ValueError, "expected a permutation"),
+    ((0, 0), ValueError, "expected a permutation"),
+    ((1,), ValueError, "expected a permutation"),
+    (1, ValueError, "is 1; expected a permutation"),
+    ((1.0, 0), TypeError, "a tuple of ints"),
+    ((True, False), TypeError, "a tuple of ints"),
+])
+def test_permute_dims_checks_axes(axes, cls, match):
+    """dask's said "('Unknown dimension', {2})" and "object of type 'int' has no
+    len()"."""
+    a = np.arange(6).reshape(2, 3)
+    with pytest.raises(cls, match=f"permute_dims: argument 'axes' .*{match}"):
+        xp.permute_dims(_d(a), axes)
+    with pytest.raises(cls):
+        xp.permute_dims(a, axes)                          # the NumPy backend
+    for good in ((1, 0), [-1, 0], None):
+        np.testing.assert_array_equal(xp.to_numpy(xp.permute_dims(_d(a), good)), a.T)
+    assert xp.to_numpy(xp.permute_dims(_d(a[0]), 0)).tolist() == [0, 1, 2]
+
+
+@pytest.mark.parametrize("args, n", [((0, float("inf")), "inf"), ((float("-inf"), 0), "inf"),
+                                     ((0, 1e300, 1e-300), "inf"), ((2**70,), str(2**70))])
+def test_arange_of_more_elements_than_an_array_holds(args, n):
+    """dask's raised OverflowError "cannot convert float infinity to integer" or a
+    TypeError from its isnan; NumPy's a ValueError."""
+    with xp.use_backend("dask"):
+        with pytest.raises(ValueError, match=f"arange: argument 'stop' gives {n} elements"):
+            xp.arange(*args)
+        assert xp.to_numpy(xp.arange(2**62, 2**62 + 3)).tolist() == [2**62 + i for i in range(3)]
+        assert xp.to_numpy(xp.arange(3, -3, -1.5)).tolist() == [3.0, 1.5, 0.0, -1.5]
+    with pytest.raises(ValueError):
+        xp.arange(*args)                                  # the NumPy backend

@@ -35,6 +35,7 @@ import operator
 import numpy as np
 
 from .._core.errors import not_provided_error, type_error, value_error
+from .._core.sizes import INT64_MAX
 from .._chunked import _config as _chunked_config
 from .._chunked.chunks import chunks_of_no_element, fit_option, without_empty_chunks as _merged
 from .arg_checks import check_fill_fits, check_int_fill, check_int_items, int_fill_dtype
@@ -90,6 +91,29 @@ def _creation_shape(name: str, args, kwargs):
         return None
 
 
+def _check_arange(args, kwargs) -> None:
+    """``arange``'s length, where its arguments are real numbers: finite and at most
+    ``2**63 - 1`` (NumPy's ``ValueError``; dask's raised ``OverflowError`` "cannot
+    convert float infinity to integer" for ``arange(0, inf)`` and a ``TypeError`` from
+    its ``isnan`` for ``arange(2**70)``)."""
+    start = args[0] if args else kwargs.get("start")
+    stop = args[1] if len(args) > 1 else kwargs.get("stop")
+    step = args[2] if len(args) > 2 else kwargs.get("step", 1)
+    if stop is None:
+        start, stop = 0, start
+    if not all(isinstance(v, (int, float, np.integer, np.floating))
+               and not isinstance(v, bool) for v in (start, stop, step)) or step == 0:
+        return   # dask's own checks answer
+    if all(isinstance(v, (int, np.integer)) for v in (start, stop, step)):
+        n = builtins.max(0, -(-(int(stop) - int(start)) // int(step)))
+    else:
+        n = (float(stop) - float(start)) / float(step)
+    if n != n or n > INT64_MAX:
+        raise value_error("arange", "stop", f"gives {n} elements from start {start!r} by "
+                                            f"step {step!r}; an array holds at most "
+                                            "2**63 - 1")
+
+
 def _check_length(func: str, arg: str, n, whole,
                   allowed: str = "an int or a tuple of ints") -> None:
     """One length of a shape (or ``eye``'s ``n_rows``/``n_cols``): an int, not a bool,
@@ -120,6 +144,8 @@ def _creation(name: str):
     def impl(*args, **kwargs):
         if name in _SHAPED:
             _check_shape(name, args, kwargs)
+        if name == "arange":
+            _check_arange(args, kwargs)
         if name == "full" and (len(args) > 1 or "fill_value" in kwargs):
             fill = args[1] if len(args) > 1 else kwargs["fill_value"]
             check_int_fill(name, fill, kwargs.get("dtype"))   # one no integer dtype holds

@@ -25,6 +25,7 @@ backend"):
   (dask's offsets of such blocks gave NaN).
 - ``take_along_axis``: dask has none; ``x``'s axis is gathered into one chunk (as
   compat's ``sort`` gathers the sorted axis), ``indices`` keeps its chunks.
+- ``permute_dims``: ``axes`` checked to be a permutation of the axes.
 - ``reshape``: ``shape`` checked as NumPy checks it; a reshape dask refuses (blocks that
   would split unevenly) through the flat array.
 - ``flip``, ``sort``, ``argsort``, ``diff``: axes checked first (dask's flipped a
@@ -55,7 +56,7 @@ from .arg_checks import check_repeats, check_shift, check_axis, check_sorter, ch
 from .dispatch import register
 from .registry import get
 
-__all__ = ["matmul", "tensordot", "vecdot", "take", "nonzero", "squeeze", "roll", "flip", "sort", "argsort",
+__all__ = ["matmul", "tensordot", "vecdot", "take", "nonzero", "permute_dims", "squeeze", "roll", "flip", "sort", "argsort",
            "diff", "broadcast_arrays", "reshape", "repeat", "expand_dims", "searchsorted",
            "take_along_axis"]
 
@@ -157,6 +158,27 @@ def nonzero(x, /):
     if not all(_known(n) for n in x.shape):
         raise _unknown_error("nonzero", x, "the indices of its elements need")
     return _ns().nonzero(x)
+
+
+def permute_dims(x, /, axes):
+    """``permute_dims`` of the standard on dask arrays; ``axes`` checked first, a
+    permutation of ``x``'s axes (dask's said "('Unknown dimension', {2})" for an axis out
+    of range, and "object of type 'int' has no len()" for an int, which NumPy takes as
+    a tuple of one)."""
+    if axes is None:   # NumPy's and dask's: the axes reversed
+        return _ns().permute_dims(x, axes)
+    items = tuple(axes) if isinstance(axes, (tuple, list)) else (axes,)
+    try:
+        if any(isinstance(a, bool) for a in items):
+            raise TypeError
+        items = tuple(operator.index(a) for a in items)
+    except TypeError:
+        raise type_error("permute_dims", "axes", axes, "a tuple of ints, a permutation of "
+                                                       "x's axes") from None
+    if sorted(a + x.ndim if a < 0 else a for a in items) != list(range(x.ndim)):
+        raise value_error("permute_dims", "axes", f"is {axes!r}; expected a permutation of "
+                                                  f"the {x.ndim} axes of x")
+    return _ns().permute_dims(x, items)
 
 
 def squeeze(x, /, axis):
@@ -453,7 +475,7 @@ def take_along_axis(x, indices, /, *, axis=-1):
 
 for _q, _fn in (("take_along_axis", take_along_axis), ("matmul", matmul), ("linalg.matmul", matmul), ("tensordot", tensordot),
                 ("linalg.tensordot", tensordot), ("vecdot", vecdot),
-                ("linalg.vecdot", vecdot), ("take", take), ("nonzero", nonzero), ("squeeze", squeeze), ("roll", roll),
+                ("linalg.vecdot", vecdot), ("take", take), ("nonzero", nonzero), ("permute_dims", permute_dims), ("squeeze", squeeze), ("roll", roll),
                 ("reshape", reshape), ("repeat", repeat), ("flip", flip), ("sort", sort),
                 ("argsort", argsort), ("diff", diff),
                 ("broadcast_arrays", broadcast_arrays),
