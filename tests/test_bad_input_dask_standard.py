@@ -463,15 +463,24 @@ def test_unknown_lengths_are_a_clear_error(name, call, match):
     lambda v: xp.expand_dims(v, axis=-1), lambda v: xp.expand_dims(v, axis=(0, 2)),
     lambda v: xp.moveaxis(xp.expand_dims(v, axis=1), 0, -1),
     lambda v: xp.take(v, xp.asarray([1, 1, 0]), axis=1),
+    lambda v: xp.clip(v, 3, 8), lambda v: xp.clip(v, None, 4.5),
+    lambda v: xp.clip(xp.astype(v, xp.int8), -1000, 7), lambda v: xp.clip(v, xp.max(v, axis=0) - 4, None),
+    lambda v: xp.cumulative_sum(v, axis=1), lambda v: xp.cumulative_sum(v, axis=-1,
+                                                                         include_initial=True),
+    lambda v: xp.cumulative_prod(xp.astype(v, xp.int16), axis=1, dtype=xp.float32),
 ])
 def test_unknown_lengths_where_they_are_not_needed(call):
-    """repeat and expand_dims of arrays after boolean indexing: dask's reshaped (or
-    counted) and said "cannot convert float NaN to integer"; NumPy's values."""
+    """repeat, expand_dims, clip and scans along a known axis of arrays after boolean
+    indexing: dask's reshaped (or counted) and said "cannot convert float NaN to
+    integer", compat's clip "'float' object cannot be interpreted as an integer", and
+    the scan's carry failed when computed; NumPy's values."""
     a, y = _selected()
     with xp.use_backend("dask"):
         got = call(y)
     want = call(a)
-    np.testing.assert_array_equal(xp.to_numpy(got), want)
+    h = xp.to_numpy(got)
+    assert got.dtype == h.dtype == want.dtype
+    np.testing.assert_array_equal(h, want)
 
 
 # ------------------------------------------------------------------ permute_dims, arange

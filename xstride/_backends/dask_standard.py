@@ -33,8 +33,8 @@ backend"):
   ``diff`` of bools by ``not_equal``, as NumPy's; ``searchsorted``'s ``sorter`` checked.
 - ``broadcast_arrays``: shapes that do not broadcast are the standard's error (dask's
   said "Chunks do not add up to shape").
-- Lengths dask does not know (after boolean indexing): ``repeat`` (per block) and
-  ``expand_dims`` (an index of ``None``s) do without them; ``reshape``, ``take`` along
+- Lengths dask does not know (after boolean indexing): ``repeat`` (per block),
+  ``expand_dims`` (an index of ``None``s) and ``clip`` (by ``where``) do without them; ``reshape``, ``take`` along
   such an axis, ``roll`` and ``nonzero`` say to call ``compute_chunk_sizes()``.
 
 The linear algebra of stacks of matrices is in ``dask_linalg.py``.
@@ -56,7 +56,7 @@ from .arg_checks import check_repeats, check_shift, check_axis, check_sorter, ch
 from .dispatch import register
 from .registry import get
 
-__all__ = ["matmul", "tensordot", "vecdot", "take", "nonzero", "permute_dims", "squeeze", "roll", "flip", "sort", "argsort",
+__all__ = ["matmul", "tensordot", "vecdot", "take", "nonzero", "clip", "permute_dims", "squeeze", "roll", "flip", "sort", "argsort",
            "diff", "broadcast_arrays", "reshape", "repeat", "expand_dims", "searchsorted",
            "take_along_axis"]
 
@@ -179,6 +179,29 @@ def permute_dims(x, /, axes):
         raise value_error("permute_dims", "axes", f"is {axes!r}; expected a permutation of "
                                                   f"the {x.ndim} axes of x")
     return _ns().permute_dims(x, items)
+
+
+def clip(x, /, min=None, max=None):   # noqa: A002 (the standard's names)
+    """``clip`` of the standard on dask arrays. compat's fills an ``empty`` of the
+    broadcast shape, which lengths dask does not know (after boolean indexing) make
+    impossible ("'float' object cannot be interpreted as an integer"); such an ``x`` is
+    clipped by ``where``, with compat's rules: the result has ``x``'s dtype, a NaN
+    bound gives NaN, and a Python int bound beyond ``x``'s integer range is none."""
+    ns = _ns()
+    if all(_known(n) for n in x.shape):
+        return ns.clip(x, min, max)
+    out = x
+    for bound, beyond, sign in ((min, ns.less, -1), (max, ns.greater, 1)):
+        if bound is None:
+            continue
+        if x.dtype.kind in "iu" and type(bound) is int and (
+                bound * sign >= (np.iinfo(x.dtype).max if sign > 0 else
+                                 -np.iinfo(x.dtype).min)):
+            continue   # compat's: a Python int past x's range is no bound
+        b = ns.astype(bound, x.dtype) if get(_NAME).owns(bound) else np.asarray(bound,
+                                                                               x.dtype)
+        out = ns.where(beyond(out, b) | ns.isnan(b), b, out)
+    return out
 
 
 def squeeze(x, /, axis):
@@ -475,7 +498,7 @@ def take_along_axis(x, indices, /, *, axis=-1):
 
 for _q, _fn in (("take_along_axis", take_along_axis), ("matmul", matmul), ("linalg.matmul", matmul), ("tensordot", tensordot),
                 ("linalg.tensordot", tensordot), ("vecdot", vecdot),
-                ("linalg.vecdot", vecdot), ("take", take), ("nonzero", nonzero), ("permute_dims", permute_dims), ("squeeze", squeeze), ("roll", roll),
+                ("linalg.vecdot", vecdot), ("take", take), ("nonzero", nonzero), ("clip", clip), ("permute_dims", permute_dims), ("squeeze", squeeze), ("roll", roll),
                 ("reshape", reshape), ("repeat", repeat), ("flip", flip), ("sort", sort),
                 ("argsort", argsort), ("diff", diff),
                 ("broadcast_arrays", broadcast_arrays),
