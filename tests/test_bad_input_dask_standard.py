@@ -518,3 +518,17 @@ def test_arange_of_more_elements_than_an_array_holds(args, n):
         assert xp.to_numpy(xp.arange(3, -3, -1.5)).tolist() == [3.0, 1.5, 0.0, -1.5]
     with pytest.raises(ValueError):
         xp.arange(*args)                                  # the NumPy backend
+
+
+@pytest.mark.parametrize("obj", [[1, 2], 3.0, np.arange(3)])
+def test_asarray_of_host_data_checks_device(obj):
+    """asarray of lists, scalars and NumPy arrays ignored device= ("cuda" made an array
+    silently); zeros, full, eye and asarray of a dask array raise, as NumPy's does."""
+    with xp.use_backend("dask"):
+        with pytest.raises(ValueError, match="asarray: argument 'device' is 'cuda'; the "
+                                             "dask backend's devices are 'cpu'"):
+            xp.asarray(obj, device="cuda")
+        for dev in xp.__array_namespace_info__().devices() + (None,):
+            assert xp.to_numpy(xp.asarray(obj, device=dev)).tolist() == np.asarray(obj).tolist()
+    with pytest.raises(ValueError):
+        xp.asarray(obj, device="cuda")                    # the NumPy backend

@@ -276,12 +276,17 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, chunks=None):
     ``copy`` rules). Anything else becomes a NumPy array first (NumPy's rules for
     nested sequences and scalars; a CuPy array is copied to the host unless the
     chunks are CuPy), then a dask array with the backend's ``chunks`` (or the
-    ``chunks`` given) on the chunk backend.
+    ``chunks`` given) on the chunk backend. ``device`` must be one of the namespace
+    info's ``devices()``, as the other creation functions check (it was ignored).
     """
     be = get(_NAME)
     if be.owns(obj):
         out = be.namespace().asarray(obj, dtype=dtype, device=device, copy=copy)
         return out if chunks is None else out.rechunk(check_chunks("asarray", chunks))
+    devices = be.namespace().__array_namespace_info__().devices()
+    if device is not None and device not in devices:   # compat's creations check it
+        raise value_error("asarray", "device", f"is {device!r}; the dask backend's devices "
+                                               f"are {', '.join(map(repr, devices))}")
     opts = be.options()
     da = be.load()
     src = be.of_array(obj)
