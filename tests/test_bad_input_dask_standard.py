@@ -532,3 +532,21 @@ def test_asarray_of_host_data_checks_device(obj):
             assert xp.to_numpy(xp.asarray(obj, device=dev)).tolist() == np.asarray(obj).tolist()
     with pytest.raises(ValueError):
         xp.asarray(obj, device="cuda")                    # the NumPy backend
+
+
+@pytest.mark.parametrize("name", ["sort", "argsort"])
+def test_sort_of_unknown_lengths(name):
+    """Along an axis of known length: compat's rechunk of the other axes to "auto" was
+    refused by dask ("Can not perform automatic rechunking with unknown (nan) chunk
+    sizes"); along the unknown axis, an error saying to compute the lengths."""
+    a, y = _selected()
+    fn = getattr(xp, name)
+    with xp.use_backend("dask"):
+        got = fn(y[:, ::-1], axis=1, descending=True)
+        with pytest.raises(ValueError, match=rf"{name}: argument 'x' has shape \(nan, 2\), "
+                                             r"with lengths dask does not know .*sorted axis"):
+            fn(y, axis=0)
+    want = fn(a[:, ::-1], axis=1, descending=True)
+    h = xp.to_numpy(got)
+    assert h.dtype == want.dtype
+    np.testing.assert_array_equal(h, want)

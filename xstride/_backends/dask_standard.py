@@ -238,12 +238,27 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
     axis: dask's raised a bare ``IndexError`` out of range and for 0-D arrays, and
     ``axis=None`` a ``TypeError`` comparing None with an int)."""
     check_axis("sort", x, axis)
+    x = _sort_axis_whole("sort", x, axis)
     return _ns().sort(x, axis=axis, descending=descending, stable=stable)
+
+
+def _sort_axis_whole(func: str, x, axis: int):
+    """``x`` with lengths dask does not know (after boolean indexing) on axes other than
+    the sorted one: that axis in one chunk already (compat's rechunked the others to
+    "auto" too, which dask refuses for such lengths: "Can not perform automatic
+    rechunking with unknown (nan) chunk sizes"). Unknown lengths along the sorted axis
+    are an error saying so."""
+    if all(_known(n) for n in x.shape):
+        return x
+    if not _known(x.shape[axis]):
+        raise _unknown_error(func, x, "gathering the sorted axis into one chunk needs")
+    return x.rechunk({axis % x.ndim: -1})
 
 
 def argsort(x, /, *, axis=-1, descending=False, stable=True):
     """``argsort`` of the standard on dask arrays; ``axis`` checked first, as ``sort``'s."""
     check_axis("argsort", x, axis)
+    x = _sort_axis_whole("argsort", x, axis)
     return _ns().argsort(x, axis=axis, descending=descending, stable=stable)
 
 
