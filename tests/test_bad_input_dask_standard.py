@@ -546,7 +546,42 @@ def test_sort_of_unknown_lengths(name):
         with pytest.raises(ValueError, match=rf"{name}: argument 'x' has shape \(nan, 2\), "
                                              r"with lengths dask does not know .*sorted axis"):
             fn(y, axis=0)
+        o = _d(np.arange(6.0)[::-1], -1)
+        one = o[o > 1]                                        # (nan,) in one chunk: sorts
+        np.testing.assert_array_equal(xp.to_numpy(fn(one)), fn(np.arange(2.0, 6.0)[::-1]))
     want = fn(a[:, ::-1], axis=1, descending=True)
     h = xp.to_numpy(got)
     assert h.dtype == want.dtype
     np.testing.assert_array_equal(h, want)
+
+
+@pytest.mark.parametrize("call", [
+    lambda v: xp.reshape(v, (-1,)), lambda v: xp.reshape(xp.stack([v, v], axis=1), (-1,)),
+    lambda v: xp.unique_values(v), lambda v: xp.linalg.vector_norm(v),
+    lambda v: xp.linalg.vector_norm(v, ord=1),
+])
+def test_rows_selected_by_a_mask_flatten(call):
+    """Rows selected by a boolean mask (lengths unknown on the first axis only) flatten
+    by row blocks: dask's ravel said "cannot convert float NaN to integer" (also inside
+    unique_values and vector_norm over every axis)."""
+    a, y = _selected()
+    with xp.use_backend("dask"):
+        got = call(y)
+    want = call(a)
+    h = xp.to_numpy(got)
+    assert h.dtype == want.dtype
+    np.testing.assert_allclose(np.sort(h, axis=None), np.sort(want, axis=None))
+
+
+@pytest.mark.parametrize("name", ["tril", "triu"])
+def test_triangles_of_unknown_lengths_are_a_clear_error(name):
+    """dask's said "An error occurred while calling the arange method ... cannot convert
+    float NaN to integer"; a stack of unknown length keeps working."""
+    a, y = _selected()
+    with xp.use_backend("dask"):
+        with pytest.raises(ValueError, match=rf"{name}: argument 'x' has shape \(nan, 2\), "
+                                             "with lengths dask does not know"):
+            getattr(xp, name)(y)
+        got = getattr(xp, name)(xp.stack([y, y], axis=1))      # (nan, 2, 2)
+    want = getattr(np, name)(np.stack([a, a], axis=1))
+    np.testing.assert_array_equal(xp.to_numpy(got), want)

@@ -35,6 +35,7 @@ import numpy as np
 
 from .._chunked import _config as _chunked_config
 from .._core.errors import broadcast_error, value_error
+from .dask_standard import flat
 from .dispatch import register
 from .linalg_fixes import EigResult, check_cross
 from .registry import get
@@ -181,7 +182,11 @@ def _inexact(x):
 
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
-    """``linalg.vector_norm``: dask's, of integers and bools as float64 (NumPy's dtype)."""
+    """``linalg.vector_norm``: dask's, of integers and bools as float64 (NumPy's dtype);
+    of every axis of rows selected by a boolean mask, of them flattened by row blocks
+    (dask's ravel of unknown lengths failed)."""
+    if axis is None and not keepdims and x.ndim > 1 and any(n != n for n in x.shape):
+        x = flat(x)
     return _ns().linalg.vector_norm(_inexact(x), axis=axis, keepdims=keepdims, ord=ord)
 
 

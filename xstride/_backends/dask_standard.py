@@ -248,7 +248,7 @@ def _sort_axis_whole(func: str, x, axis: int):
     "auto" too, which dask refuses for such lengths: "Can not perform automatic
     rechunking with unknown (nan) chunk sizes"). Unknown lengths along the sorted axis
     are an error saying so."""
-    if all(_known(n) for n in x.shape):
+    if all(_known(n) for n in x.shape) or x.numblocks[axis] == 1:
         return x
     if not _known(x.shape[axis]):
         raise _unknown_error(func, x, "gathering the sorted axis into one chunk needs")
@@ -342,6 +342,8 @@ def reshape(x, /, shape, *, copy=None):
     shape = _reshape_shape(x, shape)
     ns = _ns()
     copy = None if copy is False else copy
+    if shape == (-1,) and x.ndim > 1 and all(_known(n) for n in x.shape[1:]):
+        return flat(x)
     try:
         try:
             return ns.reshape(x, shape, copy=copy)
@@ -353,6 +355,24 @@ def reshape(x, /, shape, *, copy=None):
         if all(_known(n) for n in x.shape):
             raise
         raise _unknown_error("reshape", x, "dask's reshape needs") from exc
+
+
+def _flat_block(block):
+    return block.reshape(-1)
+
+
+def flat(x):
+    """``x`` (a dask array of lengths dask does not know on its first axis only, after
+    boolean indexing of rows) flattened in C order: each row block flattened, the other
+    axes gathered into one chunk first (dask's reshape needs every length)."""
+    if not all(_known(n) for n in x.shape):
+        x = x.rechunk({a: -1 for a in range(1, x.ndim)})
+    if all(_known(n) for n in x.shape):
+        return _ns().reshape(x, (-1,))
+    row = math.prod(x.shape[1:])
+    return x.map_blocks(_flat_block, chunks=(tuple(n * row for n in x.chunks[0]),),
+                        drop_axis=tuple(range(1, x.ndim)), dtype=x.dtype,
+                        meta=x._meta.reshape(-1))
 
 
 def repeat(x, repeats, /, *, axis=None):

@@ -21,6 +21,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._core.errors import value_error
+from .dask_standard import flat
 from .dispatch import register
 from .registry import get
 
@@ -62,8 +63,12 @@ def _not_nan(values, *others):
 
 
 def unique_values(x, /):
-    """``unique_values`` of the standard on dask arrays, each NaN a value of its own."""
+    """``unique_values`` of the standard on dask arrays, each NaN a value of its own (an
+    array of rows selected by a boolean mask flattened by row blocks: dask's ravel of
+    unknown lengths failed)."""
     ns = get(_NAME).namespace()
+    if x.ndim > 1 and any(n != n for n in x.shape):
+        x = flat(x)
     if x.dtype.kind not in "fc":
         return ns.unique_values(x)
     (values,) = _not_nan(ns.unique_values(x))
