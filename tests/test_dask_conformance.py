@@ -515,3 +515,29 @@ def test_norms_of_integers_and_bools_are_floats(norm, ord, dtype):
     h = xp.to_numpy(got)
     assert got.dtype == h.dtype == want.dtype
     np.testing.assert_allclose(h, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("shape", [(0,), (0, 3), (3, 0), (2, 0, 2)])
+@pytest.mark.parametrize("chunks", [1, -1])
+def test_searchsorted_of_no_value(shape, chunks):
+    """dask's declared x2's shape but computed another ((1, 0) for (0, 3)); NumPy's
+    result is an empty int64 array of x2's shape."""
+    with xp.use_backend("dask", chunks=2):
+        x1 = xp.asarray(np.array([1.0, 2.0, 3.0]))
+    got = xp.searchsorted(x1, da.from_array(np.zeros(shape), chunks=chunks))
+    h = xp.to_numpy(got)
+    assert got.shape == h.shape == shape and h.dtype == np.int64
+
+
+@pytest.mark.parametrize("shape", [(3, 0), (0, 3), (2, 3, 0)])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_spectral_norm_of_matrices_of_no_element(shape, keepdims):
+    """matrix_norm(ord=2) of matrices of no element is NumPy's 0 (dask's max of no
+    singular value raised "zero-size array to reduction operation maximum")."""
+    a = np.zeros(shape)
+    with xp.use_backend("dask", chunks=2):
+        x = xp.asarray(a)
+    got = xp.to_numpy(xp.linalg.matrix_norm(x, ord=2, keepdims=keepdims))
+    want = np.linalg.matrix_norm(a, ord=2, keepdims=keepdims)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)

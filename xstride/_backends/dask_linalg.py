@@ -207,7 +207,10 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
         and not isinstance(ord, bool) else None
     if pick is None:
         return ns.linalg.matrix_norm(x, keepdims=keepdims, ord=ord)
-    out = pick(svdvals(x), axis=-1)
+    sv = svdvals(x)
+    if ord == 2 and sv.shape[-1] == 0:   # matrices of no element: NumPy's norm is 0
+        pick = ns.sum                    # (dask's max of no value raised)
+    out = pick(sv, axis=-1)
     return ns.expand_dims(ns.expand_dims(out, axis=-1), axis=-1) if keepdims else out
 
 

@@ -459,6 +459,10 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
         x2 = da.from_array(host, chunks=()).map_blocks(
             _host_on, like=x1._meta, dtype=host.dtype,
             meta=get(_NAME).chunk_like(np.empty((0,) * host.ndim, host.dtype), x1._meta))
+    if _no_element(x2):   # dask's declared x2's shape but computed (1, 0) for (0, 3)
+        da = get(_NAME).load()
+        empty = get(_NAME).chunk_like(np.empty(x2.shape, np.intp), x1._meta)
+        return da.from_array(empty, chunks=tuple((n,) for n in x2.shape), asarray=False)
     if x2.ndim == 0:   # dask's block search writes into its result: one of shape (1,)
         return ns.reshape(searchsorted(x1, ns.reshape(x2, (1,)), side=side), ())
     if not all(_known(n) for n in x1.shape):
