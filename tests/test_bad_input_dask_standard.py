@@ -538,7 +538,9 @@ def test_asarray_of_host_data_checks_device(obj):
 def test_sort_of_unknown_lengths(name):
     """Along an axis of known length: compat's rechunk of the other axes to "auto" was
     refused by dask ("Can not perform automatic rechunking with unknown (nan) chunk
-    sizes"); along the unknown axis, an error saying to compute the lengths."""
+    sizes"); a 1-D array of unknown length in several blocks (``sort(unique_values(x))``
+    of floats) is joined into one block (dask's "Array chunk sizes are unknown");
+    along the unknown axis of a matrix, an error saying to compute the lengths."""
     a, y = _selected()
     fn = getattr(xp, name)
     with xp.use_backend("dask"):
@@ -549,6 +551,15 @@ def test_sort_of_unknown_lengths(name):
         o = _d(np.arange(6.0)[::-1], -1)
         one = o[o > 1]                                        # (nan,) in one chunk: sorts
         np.testing.assert_array_equal(xp.to_numpy(fn(one)), fn(np.arange(2.0, 6.0)[::-1]))
+        v = np.array([5.0, np.nan, 1, 3, 3, 0, 7, 2])
+        d = _d(v, 3)
+        several = d[d != 3]                                   # (nan,) in three blocks
+        assert several.numblocks == (3,)
+        for kw in ({}, {"descending": True}):
+            np.testing.assert_array_equal(xp.to_numpy(fn(several, **kw)), fn(v[v != 3], **kw))
+        u = xp.unique_values(d)                               # values, then the NaNs
+        assert u.numblocks[0] > 1
+        np.testing.assert_array_equal(xp.to_numpy(xp.sort(u)), np.unique(v))
     want = fn(a[:, ::-1], axis=1, descending=True)
     h = xp.to_numpy(got)
     assert h.dtype == want.dtype

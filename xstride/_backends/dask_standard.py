@@ -247,12 +247,32 @@ def _sort_axis_whole(func: str, x, axis: int):
     the sorted one: that axis in one chunk already (compat's rechunked the others to
     "auto" too, which dask refuses for such lengths: "Can not perform automatic
     rechunking with unknown (nan) chunk sizes"). Unknown lengths along the sorted axis
-    are an error saying so."""
+    are an error saying so, but for a 1-D ``x`` (``unique_values`` of floats, a boolean
+    selection), whose blocks are joined into one by a task (dask's rechunk refuses)."""
     if all(_known(n) for n in x.shape) or x.numblocks[axis] == 1:
         return x
     if not _known(x.shape[axis]):
+        if x.ndim == 1:
+            return _one_block(x)
         raise _unknown_error(func, x, "gathering the sorted axis into one chunk needs")
     return x.rechunk({axis % x.ndim: -1})
+
+
+def _joined(blocks):
+    return _chunked_config.namespace_function("concat", blocks[0])(blocks)
+
+
+def _one_block(x):
+    """1-D dask array ``x`` of unknown block lengths as one block (one task joins them,
+    as dask's ``unique`` joins its blocks)."""
+    import dask.array as da
+    from dask.base import tokenize
+    from dask.highlevelgraph import HighLevelGraph
+
+    name = "xstride-one-block-" + tokenize(x)
+    dsk = {(name, 0): (_joined, list(x.__dask_keys__()))}
+    graph = HighLevelGraph.from_collections(name, dsk, dependencies=[x])
+    return da.Array(graph, name, ((math.nan,),), meta=x._meta)
 
 
 def argsort(x, /, *, axis=-1, descending=False, stable=True):
