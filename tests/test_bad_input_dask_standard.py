@@ -596,3 +596,16 @@ def test_triangles_of_unknown_lengths_are_a_clear_error(name):
         got = getattr(xp, name)(xp.stack([y, y], axis=1))      # (nan, 2, 2)
     want = getattr(np, name)(np.stack([a, a], axis=1))
     np.testing.assert_array_equal(xp.to_numpy(got), want)
+
+
+@pytest.mark.parametrize("call", [
+    lambda v: xp.repeat(v, 2), lambda v: xp.concat([v, v[:, ::-1]], axis=None),
+    lambda v: xp.concat((v, v), axis=0),
+])
+def test_flattening_calls_of_rows_selected_by_a_mask(call):
+    """repeat and concat without an axis flatten: compat's ravel said "cannot convert
+    float NaN to integer" for rows selected by a mask."""
+    a, y = _selected()
+    with xp.use_backend("dask"):
+        got = call(y)
+    np.testing.assert_array_equal(xp.to_numpy(got), call(a))

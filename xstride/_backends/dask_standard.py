@@ -56,7 +56,7 @@ from .arg_checks import check_repeats, check_shift, check_axis, check_sorter, ch
 from .dispatch import register
 from .registry import get
 
-__all__ = ["matmul", "tensordot", "vecdot", "take", "nonzero", "clip", "permute_dims", "squeeze", "roll", "flip", "sort", "argsort",
+__all__ = ["matmul", "tensordot", "vecdot", "take", "nonzero", "concat", "clip", "permute_dims", "squeeze", "roll", "flip", "sort", "argsort",
            "diff", "broadcast_arrays", "reshape", "repeat", "expand_dims", "searchsorted",
            "take_along_axis"]
 
@@ -395,6 +395,17 @@ def flat(x):
                         meta=x._meta.reshape(-1))
 
 
+def concat(arrays, /, *, axis=0):
+    """``concat`` of the standard on dask arrays; with ``axis=None``, arrays of rows
+    selected by a boolean mask (lengths unknown on the first axis) are flattened per
+    row block (compat's ravel said "cannot convert float NaN to integer")."""
+    if axis is None and any(not all(_known(n) for n in a.shape) for a in arrays
+                            if get(_NAME).owns(a)):
+        arrays, axis = [reshape(a, (-1,)) if get(_NAME).owns(a) else a
+                        for a in arrays], 0
+    return _ns().concat(arrays, axis=axis)
+
+
 def repeat(x, repeats, /, *, axis=None):
     """``repeat`` of the standard on dask arrays; ``axis=None`` repeats the flattened
     array (C order); ``repeats`` checked first."""
@@ -407,7 +418,7 @@ def repeat(x, repeats, /, *, axis=None):
         if x.shape[ax] == 0:
             return x
     if axis is None:
-        x, axis = ns.reshape(x, (-1,)), 0
+        x, axis = reshape(x, (-1,)), 0   # rows of unknown lengths: flattened per block
     ax = normalize_axis("repeat", axis, x.ndim)[0]
     if not _known(x.shape[ax]) and isinstance(repeats, (int, np.integer)):
         # dask's needs the lengths; each block repeated on its own is the same array
@@ -557,7 +568,7 @@ def take_along_axis(x, indices, /, *, axis=-1):
 
 for _q, _fn in (("take_along_axis", take_along_axis), ("matmul", matmul), ("linalg.matmul", matmul), ("tensordot", tensordot),
                 ("linalg.tensordot", tensordot), ("vecdot", vecdot),
-                ("linalg.vecdot", vecdot), ("take", take), ("nonzero", nonzero), ("clip", clip), ("permute_dims", permute_dims), ("squeeze", squeeze), ("roll", roll),
+                ("linalg.vecdot", vecdot), ("take", take), ("nonzero", nonzero), ("concat", concat), ("clip", clip), ("permute_dims", permute_dims), ("squeeze", squeeze), ("roll", roll),
                 ("reshape", reshape), ("repeat", repeat), ("flip", flip), ("sort", sort),
                 ("argsort", argsort), ("diff", diff),
                 ("broadcast_arrays", broadcast_arrays),
