@@ -383,3 +383,229 @@ def test_int_fills_the_dtype_holds_or_converts_stay_as_numpy_gives_them(backend)
                           (xp.full_like(z8, 300, dtype=xp.int16), [300, 300]),
                           (xp.full_like(z8, 2.5), [2, 2])):
             assert xp.to_numpy(got).tolist() == want
+
+
+# ------------------------------------------------------------------ reshape
+@pytest.mark.parametrize("data, chunks, shape, cls, match", [
+    (np.zeros((2, 0)), -1, (0, -1), ValueError, r"\(0, -1\), which does not hold the 0"),
+    (np.zeros((2, 0)), -1, (-1, 0), ValueError, "does not hold the 0 elements"),
+    (np.arange(6.0).reshape(2, 3), (1, 2), (0, -1), ValueError, "does not hold the 6"),
+    (np.arange(6.0).reshape(2, 3), (1, 2), (-1, 4), ValueError, r"\(-1, 4\), which does not"),
+    (np.arange(6.0).reshape(2, 3), (1, 2), (4,), ValueError, "does not hold the 6"),
+    (np.arange(6.0).reshape(2, 3), (1, 2), (-1, -1), ValueError, "only one length may be -1"),
+    (np.arange(6.0).reshape(2, 3), (1, 2), (6.0,), TypeError, "an int or a tuple of ints"),
+    (np.zeros((2, 0)), -1, (0.0,), TypeError, "an int or a tuple of ints"),
+    (np.arange(6.0), 2, (True, 6), TypeError, "an int or a tuple of ints"),
+])
+def test_reshape_checks_the_shape_as_numpy(data, chunks, shape, cls, match):
+    """dask's raised ZeroDivisionError for (0, -1), IndexError "Bad index" for (-1, 4),
+    and took (6.0,); the NumPy backend raises ValueError and TypeError."""
+    with pytest.raises(cls, match=f"reshape: argument 'shape' .*{match}"):
+        xp.reshape(_d(data, chunks), shape)
+    with pytest.raises(cls):
+        xp.reshape(data, shape)                           # the NumPy backend
+
+
+def test_reshape_of_unknown_lengths_says_to_compute_them():
+    x = _d(np.arange(6.0), 2)
+    y = x[x > 1]
+    with pytest.raises(ValueError, match=r"reshape: argument 'x' has shape \(nan,\), with "
+                                         r"lengths dask does not know .*compute_chunk_sizes"):
+        xp.reshape(y, (2, -1))
+    assert xp.to_numpy(xp.reshape(y, (-1,))).tolist() == [2.0, 3.0, 4.0, 5.0]
+
+
+@pytest.mark.parametrize("shape, chunks, new", [
+    ((2, 3), (1, 2), (3, 2)), ((4, 6), (3, 4), (6, 4)), ((4, 6), (3, 4), (8, 3)),
+    ((4, 6), (3, 4), (2, 12)), ((4, 6), (3, 4), (12, -1)), ((2, 3, 4), (1, 2, 3), (4, 6)),
+])
+@pytest.mark.parametrize("copy", [None, False])
+def test_reshape_dask_splits_unevenly_goes_through_the_flat_array(shape, chunks, new, copy):
+    """dask refuses reshapes whose blocks would split unevenly (its
+    NotImplementedError); NumPy's answer, through the flat array."""
+    a = np.arange(float(np.prod(shape))).reshape(shape)
+    got = xp.reshape(_d(a, chunks), new, copy=copy)
+    want = a.reshape(new)
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(xp.to_numpy(got), want)
+
+
+# ------------------------------------------------------------------ unknown lengths
+def _selected():
+    """Rows 1..5 of a (6, 2) array, selected by a boolean mask: lengths (nan, 2)."""
+    a = np.arange(12.0).reshape(6, 2)
+    x = _d(a, 2)
+    return a[1:], x[x[:, 0] > 1]
+
+
+@pytest.mark.parametrize("name, call, match", [
+    ("take", lambda y: xp.take(y, xp.asarray([0, 1]), axis=0), "dask's take needs"),
+    ("roll", lambda y: xp.roll(y, 1, axis=0), "dask's roll needs"),
+    ("roll", lambda y: xp.roll(y, 1, axis=1), "dask's roll needs"),
+    ("roll", lambda y: xp.roll(y, 1), "dask's roll needs"),
+    ("nonzero", lambda y: xp.nonzero(y), "the indices of its elements need"),
+])
+def test_unknown_lengths_are_a_clear_error(name, call, match):
+    """dask's said "cannot convert float NaN to integer" (roll, nonzero) or "Slicing an
+    array with unknown chunks with a dask.array of ints is not supported" (take),
+    naming neither the function nor the argument."""
+    _, y = _selected()
+    with xp.use_backend("dask"):
+        with pytest.raises(ValueError, match=rf"{name}: argument 'x' has shape \(nan, 2\), "
+                                             rf"with lengths dask does not know .*{match}.*"
+                                             r"compute_chunk_sizes\(\) first"):
+            call(y)
+
+
+@pytest.mark.parametrize("call", [
+    lambda v: xp.repeat(v, 3, axis=0), lambda v: xp.repeat(v, 2, axis=1),
+    lambda v: xp.repeat(v[:, 0], 2), lambda v: xp.expand_dims(v, axis=0),
+    lambda v: xp.expand_dims(v, axis=-1), lambda v: xp.expand_dims(v, axis=(0, 2)),
+    lambda v: xp.moveaxis(xp.expand_dims(v, axis=1), 0, -1),
+    lambda v: xp.take(v, xp.asarray([1, 1, 0]), axis=1),
+    lambda v: xp.clip(v, 3, 8), lambda v: xp.clip(v, None, 4.5),
+    lambda v: xp.clip(xp.astype(v, xp.int8), -1000, 7), lambda v: xp.clip(v, xp.max(v, axis=0) - 4, None),
+    lambda v: xp.cumulative_sum(v, axis=1), lambda v: xp.cumulative_sum(v, axis=-1,
+                                                                         include_initial=True),
+    lambda v: xp.cumulative_prod(xp.astype(v, xp.int16), axis=1, dtype=xp.float32),
+])
+def test_unknown_lengths_where_they_are_not_needed(call):
+    """repeat, expand_dims, clip and scans along a known axis of arrays after boolean
+    indexing: dask's reshaped (or counted) and said "cannot convert float NaN to
+    integer", compat's clip "'float' object cannot be interpreted as an integer", and
+    the scan's carry failed when computed; NumPy's values."""
+    a, y = _selected()
+    with xp.use_backend("dask"):
+        got = call(y)
+    want = call(a)
+    h = xp.to_numpy(got)
+    assert got.dtype == h.dtype == want.dtype
+    np.testing.assert_array_equal(h, want)
+
+
+# ------------------------------------------------------------------ permute_dims, arange
+@pytest.mark.parametrize("axes, cls, match", [
+    ((0, 2), ValueError, r"is \(0, 2\); expected a permutation of the 2 axes"),
+    ((-3, 0), ValueError, "expected a permutation"),
+    ((0, 0), ValueError, "expected a permutation"),
+    ((1,), ValueError, "expected a permutation"),
+    (1, ValueError, "is 1; expected a permutation"),
+    ((1.0, 0), TypeError, "a tuple of ints"),
+    ((True, False), TypeError, "a tuple of ints"),
+])
+def test_permute_dims_checks_axes(axes, cls, match):
+    """dask's said "('Unknown dimension', {2})" and "object of type 'int' has no
+    len()"."""
+    a = np.arange(6).reshape(2, 3)
+    with pytest.raises(cls, match=f"permute_dims: argument 'axes' .*{match}"):
+        xp.permute_dims(_d(a), axes)
+    with pytest.raises(cls):
+        xp.permute_dims(a, axes)                          # the NumPy backend
+    for good in ((1, 0), [-1, 0], None):
+        np.testing.assert_array_equal(xp.to_numpy(xp.permute_dims(_d(a), good)), a.T)
+    assert xp.to_numpy(xp.permute_dims(_d(a[0]), 0)).tolist() == [0, 1, 2]
+
+
+@pytest.mark.parametrize("args, n", [((0, float("inf")), "inf"), ((float("-inf"), 0), "inf"),
+                                     ((0, 1e300, 1e-300), "inf"), ((2**70,), str(2**70))])
+def test_arange_of_more_elements_than_an_array_holds(args, n):
+    """dask's raised OverflowError "cannot convert float infinity to integer" or a
+    TypeError from its isnan; NumPy's a ValueError."""
+    with xp.use_backend("dask"):
+        with pytest.raises(ValueError, match=f"arange: argument 'stop' gives {n} elements"):
+            xp.arange(*args)
+        assert xp.to_numpy(xp.arange(2**62, 2**62 + 3)).tolist() == [2**62 + i for i in range(3)]
+        assert xp.to_numpy(xp.arange(3, -3, -1.5)).tolist() == [3.0, 1.5, 0.0, -1.5]
+    with pytest.raises(ValueError):
+        xp.arange(*args)                                  # the NumPy backend
+
+
+@pytest.mark.parametrize("obj", [[1, 2], 3.0, np.arange(3)])
+def test_asarray_of_host_data_checks_device(obj):
+    """asarray of lists, scalars and NumPy arrays ignored device= ("cuda" made an array
+    silently); zeros, full, eye and asarray of a dask array raise, as NumPy's does."""
+    with xp.use_backend("dask"):
+        with pytest.raises(ValueError, match="asarray: argument 'device' is 'cuda'; the "
+                                             "dask backend's devices are 'cpu'"):
+            xp.asarray(obj, device="cuda")
+        for dev in xp.__array_namespace_info__().devices() + (None,):
+            assert xp.to_numpy(xp.asarray(obj, device=dev)).tolist() == np.asarray(obj).tolist()
+    with pytest.raises(ValueError):
+        xp.asarray(obj, device="cuda")                    # the NumPy backend
+
+
+@pytest.mark.parametrize("name", ["sort", "argsort"])
+def test_sort_of_unknown_lengths(name):
+    """Along an axis of known length: compat's rechunk of the other axes to "auto" was
+    refused by dask ("Can not perform automatic rechunking with unknown (nan) chunk
+    sizes"); a 1-D array of unknown length in several blocks (``sort(unique_values(x))``
+    of floats) is joined into one block (dask's "Array chunk sizes are unknown");
+    along the unknown axis of a matrix, an error saying to compute the lengths."""
+    a, y = _selected()
+    fn = getattr(xp, name)
+    with xp.use_backend("dask"):
+        got = fn(y[:, ::-1], axis=1, descending=True)
+        with pytest.raises(ValueError, match=rf"{name}: argument 'x' has shape \(nan, 2\), "
+                                             r"with lengths dask does not know .*sorted axis"):
+            fn(y, axis=0)
+        o = _d(np.arange(6.0)[::-1], -1)
+        one = o[o > 1]                                        # (nan,) in one chunk: sorts
+        np.testing.assert_array_equal(xp.to_numpy(fn(one)), fn(np.arange(2.0, 6.0)[::-1]))
+        v = np.array([5.0, np.nan, 1, 3, 3, 0, 7, 2])
+        d = _d(v, 3)
+        several = d[d != 3]                                   # (nan,) in three blocks
+        assert several.numblocks == (3,)
+        for kw in ({}, {"descending": True}):
+            np.testing.assert_array_equal(xp.to_numpy(fn(several, **kw)), fn(v[v != 3], **kw))
+        u = xp.unique_values(d)                               # values, then the NaNs
+        assert u.numblocks[0] > 1
+        np.testing.assert_array_equal(xp.to_numpy(xp.sort(u)), np.unique(v))
+    want = fn(a[:, ::-1], axis=1, descending=True)
+    h = xp.to_numpy(got)
+    assert h.dtype == want.dtype
+    np.testing.assert_array_equal(h, want)
+
+
+@pytest.mark.parametrize("call", [
+    lambda v: xp.reshape(v, (-1,)), lambda v: xp.reshape(xp.stack([v, v], axis=1), (-1,)),
+    lambda v: xp.unique_values(v), lambda v: xp.linalg.vector_norm(v),
+    lambda v: xp.linalg.vector_norm(v, ord=1),
+])
+def test_rows_selected_by_a_mask_flatten(call):
+    """Rows selected by a boolean mask (lengths unknown on the first axis only) flatten
+    by row blocks: dask's ravel said "cannot convert float NaN to integer" (also inside
+    unique_values and vector_norm over every axis)."""
+    a, y = _selected()
+    with xp.use_backend("dask"):
+        got = call(y)
+    want = call(a)
+    h = xp.to_numpy(got)
+    assert h.dtype == want.dtype
+    np.testing.assert_allclose(np.sort(h, axis=None), np.sort(want, axis=None))
+
+
+@pytest.mark.parametrize("name", ["tril", "triu"])
+def test_triangles_of_unknown_lengths_are_a_clear_error(name):
+    """dask's said "An error occurred while calling the arange method ... cannot convert
+    float NaN to integer"; a stack of unknown length keeps working."""
+    a, y = _selected()
+    with xp.use_backend("dask"):
+        with pytest.raises(ValueError, match=rf"{name}: argument 'x' has shape \(nan, 2\), "
+                                             "with lengths dask does not know"):
+            getattr(xp, name)(y)
+        got = getattr(xp, name)(xp.stack([y, y], axis=1))      # (nan, 2, 2)
+    want = getattr(np, name)(np.stack([a, a], axis=1))
+    np.testing.assert_array_equal(xp.to_numpy(got), want)
+
+
+@pytest.mark.parametrize("call", [
+    lambda v: xp.repeat(v, 2), lambda v: xp.concat([v, v[:, ::-1]], axis=None),
+    lambda v: xp.concat((v, v), axis=0),
+])
+def test_flattening_calls_of_rows_selected_by_a_mask(call):
+    """repeat and concat without an axis flatten: compat's ravel said "cannot convert
+    float NaN to integer" for rows selected by a mask."""
+    a, y = _selected()
+    with xp.use_backend("dask"):
+        got = call(y)
+    np.testing.assert_array_equal(xp.to_numpy(got), call(a))

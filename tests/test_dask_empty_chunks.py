@@ -200,7 +200,59 @@ def test_merge_of_an_array_of_no_element_keeps_its_chunk_type():
     assert m.chunks == ((0,),) and m.dtype == np.uint64
     assert type(m._meta) is np.ndarray and m.compute().shape == (0,)
     b = da.from_array(np.zeros((0, 2)), chunks=((0, 0), (1, 1)))
-    assert without_empty_chunks(b).chunks == ((0,), (1, 1))
+    assert without_empty_chunks(b).chunks == ((0,), (2,))      # no element: one block
+    c = da.from_array(np.zeros((2, 0), np.float32), chunks=((1, 1), (0,)))
+    m = without_empty_chunks(c)
+    assert m.chunks == ((2,), (0,)) and m.dtype == np.float32 and type(m._meta) is np.ndarray
+    one = da.from_array(np.zeros((2, 0)), chunks=-1)
+    assert without_empty_chunks(one) is one
+
+
+_NO_ELEMENT = {
+    "reshape (0,)": lambda v: xp.reshape(v, (0,)),
+    "reshape (0, 2)": lambda v: xp.reshape(v, (0, 2)),
+    "reshape (-1,)": lambda v: xp.reshape(v, (-1,)),
+    "unique_values": lambda v: xp.unique_values(v),
+    "unique_counts": lambda v: xp.unique_counts(v),
+    "unique_inverse": lambda v: xp.unique_inverse(v),
+    "unique_all": lambda v: xp.unique_all(v),
+    "nonzero": lambda v: xp.nonzero(v),
+    "roll": lambda v: xp.roll(v, 1),
+    "roll axis 0": lambda v: xp.roll(v, 1, axis=0),
+    "repeat": lambda v: xp.repeat(v, 3),
+    "repeat axis 0": lambda v: xp.repeat(v, 3, axis=0),
+    "repeat axis 1": lambda v: xp.repeat(v, 3, axis=1),
+    "concat axis None": lambda v: xp.concat([v, v], axis=None),
+    "searchsorted": lambda v: xp.searchsorted(xp.reshape(v, (-1,)), xp.asarray([1.0, 2.0])),
+    "cumulative_sum": lambda v: xp.cumulative_sum(xp.reshape(v, (-1,))),
+    "linalg.outer": lambda v: xp.linalg.outer(xp.reshape(v, (-1,)), xp.reshape(v, (-1,))),
+    "vector_norm": lambda v: xp.linalg.vector_norm(v),
+    "meshgrid": lambda v: xp.meshgrid(xp.reshape(v, (-1,)), xp.reshape(v, (-1,))),
+}
+
+
+@pytest.mark.parametrize("shape, chunks", [((2, 0), ((1, 1), (0,))),
+                                           ((0, 3), ((0,), (1, 2))),
+                                           ((0, 3), ((0, 0), (3,)))])
+@pytest.mark.parametrize("name", list(_NO_ELEMENT))
+def test_arrays_of_no_element_in_several_blocks_match_numpy(name, shape, chunks):
+    """An array of no element split into blocks along another axis: dask's reshape (also
+    inside unique_*, nonzero, roll, repeat, concat(axis=None), vector_norm) raised
+    "reduce() of empty iterable" or "only supports operations that merge or split
+    existing dimensions evenly", and dask's repeat along an empty axis "Need array(s) to
+    concatenate"; NumPy's answers are arrays of no element."""
+    a = np.zeros(shape)
+    xp.set_backend("dask")
+    got = _NO_ELEMENT[name](da.from_array(a, chunks=chunks))
+    xp.set_backend("numpy")
+    want = _NO_ELEMENT[name](a)
+    got, want = ((got, want) if isinstance(want, (tuple, list)) else ((got,), (want,)))
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        w = np.asarray(w)
+        g = xp.to_numpy(g)
+        assert g.shape == w.shape and g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
 
 
 _FUSED = {
@@ -234,3 +286,49 @@ def test_fuse_merges_chunks_of_no_element_of_its_arguments(name):
     for g, w in zip(got, want):
         np.testing.assert_array_equal(xp.to_numpy(g), w)
     np.testing.assert_array_equal(xp.to_numpy(kw), one + five)
+
+
+_BYTE_SIZED = {
+    "zeros": lambda s, **kw: xp.zeros(s, **kw),
+    "ones": lambda s, **kw: xp.ones(s, dtype=xp.int32, **kw),
+    "empty": lambda s, **kw: xp.empty(s, **kw),
+    "full": lambda s, **kw: xp.full(s, 2.5, **kw),
+    "asarray": lambda s, **kw: xp.asarray(np.zeros(s), **kw),
+    "eye": lambda s, **kw: xp.eye(*s, **kw) if len(s) == 2 else xp.zeros(s, **kw),
+    "zeros_like": lambda s, **kw: xp.zeros_like(da.zeros(s, chunks=-1), **kw),
+    "ones_like": lambda s, **kw: xp.ones_like(da.zeros(s, chunks=-1), **kw),
+    "empty_like": lambda s, **kw: xp.empty_like(da.zeros(s, chunks=-1), dtype=xp.uint8, **kw),
+    "full_like": lambda s, **kw: xp.full_like(da.zeros(s, chunks=-1), 3, **kw),
+}
+
+
+@pytest.mark.parametrize("shape", [(0, 200), (200, 0), (3, 0, 500), (0, 0)])
+@pytest.mark.parametrize("given", ["call", "option", "per axis", "auto"])
+@pytest.mark.parametrize("name", list(_BYTE_SIZED))
+def test_creation_of_no_element_with_byte_size_chunks(name, given, shape):
+    """dask's auto chunking of a byte size divided by the empty axis' block length:
+    ``zeros((0, 200), chunks="1 KiB")`` raised ``ZeroDivisionError``; NumPy's answer is an
+    empty array, and the other axes are chunked by the byte size."""
+    fn = _BYTE_SIZED[name]
+    if given == "option":
+        xp.set_backend("dask", chunks="1 KiB")
+        got = fn(shape)                # (*_like follow their array unless given chunks=)
+    elif given == "auto":              # dask's "auto" failed too for (3, 0, 500)
+        xp.set_backend("dask")
+        got = fn(shape) if not name.endswith("_like") else fn(shape, chunks="auto")
+    else:
+        xp.set_backend("dask")
+        got = fn(shape, chunks="1 KiB" if given == "call" else ("1 KiB",) * len(shape))
+    assert got.shape == shape and got.numblocks[shape.index(0)] == 1
+    g = xp.to_numpy(got)
+    xp.set_backend("numpy")
+    want = np.asarray(fn(shape))
+    assert g.shape == want.shape == shape and g.dtype == want.dtype
+    if shape == (3, 0, 500) and given != "auto" and not (given == "option" and "_like" in name):
+        assert max(got.chunks[2]) < 500                     # the byte size still applies
+
+
+def test_to_device_of_no_element_under_a_byte_size_option():
+    xp.set_backend("dask", chunks="1 KiB")
+    got = xp.to_device(np.zeros((0, 200)), "dask")
+    assert got.shape == (0, 200) and xp.to_numpy(got).shape == (0, 200)

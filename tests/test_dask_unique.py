@@ -43,3 +43,21 @@ def test_each_nan_counted_once_and_found_by_its_inverse():
         x = xp.asarray(np.array([2.0, np.nan, 1.0]))
         assert xp.to_numpy(xp.unique_counts(x).counts).tolist() == [1, 1, 1]
         assert xp.to_numpy(xp.unique_inverse(x).inverse_indices).tolist() == [1, 2, 0]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int32])
+@pytest.mark.parametrize("name", ["unique_counts", "unique_inverse", "unique_all"])
+def test_unknown_lengths_are_a_clear_error(name, dtype):
+    """After boolean indexing: dask's unique_counts failed when computed with "'curry'
+    object is not subscriptable", unique_inverse and unique_all at the call with
+    "cannot convert float NaN to integer"."""
+    with xp.use_backend("dask", chunks=2):
+        x = xp.asarray(np.array([3, 1, 2, 3, 1, 7], dtype=dtype))
+    y = x[x > 1]
+    with pytest.raises(ValueError, match=rf"{name}: argument 'x' has shape \(nan,\), with "
+                                         r"lengths dask does not know .*compute_chunk_sizes"):
+        getattr(xp, name)(y)
+    assert xp.to_numpy(xp.unique_values(y)).tolist() == [2, 3, 7]
+    y.compute_chunk_sizes()
+    got = getattr(xp, name)(y)
+    assert xp.to_numpy(got[0]).tolist() == [2, 3, 7]

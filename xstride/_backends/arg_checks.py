@@ -89,6 +89,10 @@ def check_triangle(func: str, x, k) -> None:
                                      "a matrix or a stack of matrices (..., M, N)")
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
         raise type_error(func, "k", k, "an int (the diagonal's offset)")
+    if any(n != n for n in x.shape[-2:]):   # NaN: a length dask does not know
+        raise value_error(func, "x", f"has shape {tuple(x.shape)}, with lengths dask does not "
+                                     "know (as after boolean indexing), which the diagonal "
+                                     "needs; call x.compute_chunk_sizes() first")
 
 
 def _triangle(name: str, backend: str):

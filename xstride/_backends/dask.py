@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass
 
 from .._chunked import _config as _chunked_config
-from .._chunked.chunks import fit_option
+from .._chunked.chunks import chunks_of_no_element, fit_option
 from .._core.errors import backend_unavailable_error, type_error, value_error
 from ._base import Backend
 
@@ -228,7 +228,8 @@ class DaskBackend(Backend):
         elif dtype is not None:
             host = host.astype(dtype, copy=False)
         fit_option("asarray", opts.chunks, host.shape)
-        return self.on_chunks(da.from_array(host, chunks=opts.chunks, asarray=False), opts)
+        chunks = chunks_of_no_element(opts.chunks, host.shape, host.dtype)
+        return self.on_chunks(da.from_array(host, chunks=chunks, asarray=False), opts)
 
     def to_host(self, a):
         """Computes ``a`` (on the current dask scheduler) and returns a NumPy array."""

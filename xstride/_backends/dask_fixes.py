@@ -35,8 +35,9 @@ import operator
 import numpy as np
 
 from .._core.errors import not_provided_error, type_error, value_error
+from .._core.sizes import INT64_MAX
 from .._chunked import _config as _chunked_config
-from .._chunked.chunks import fit_option, without_empty_chunks as _merged
+from .._chunked.chunks import chunks_of_no_element, fit_option, without_empty_chunks as _merged
 from .arg_checks import check_fill_fits, check_int_fill, check_int_items, int_fill_dtype
 from .dask import check_chunks
 from .dispatch import implementation, register, register_arguments
@@ -90,6 +91,29 @@ def _creation_shape(name: str, args, kwargs):
         return None
 
 
+def _check_arange(args, kwargs) -> None:
+    """``arange``'s length, where its arguments are real numbers: finite and at most
+    ``2**63 - 1`` (NumPy's ``ValueError``; dask's raised ``OverflowError`` "cannot
+    convert float infinity to integer" for ``arange(0, inf)`` and a ``TypeError`` from
+    its ``isnan`` for ``arange(2**70)``)."""
+    start = args[0] if args else kwargs.get("start")
+    stop = args[1] if len(args) > 1 else kwargs.get("stop")
+    step = args[2] if len(args) > 2 else kwargs.get("step", 1)
+    if stop is None:
+        start, stop = 0, start
+    if not all(isinstance(v, (int, float, np.integer, np.floating))
+               and not isinstance(v, bool) for v in (start, stop, step)) or step == 0:
+        return   # dask's own checks answer
+    if all(isinstance(v, (int, np.integer)) for v in (start, stop, step)):
+        n = builtins.max(0, -(-(int(stop) - int(start)) // int(step)))
+    else:
+        n = (float(stop) - float(start)) / float(step)
+    if n != n or n > INT64_MAX:
+        raise value_error("arange", "stop", f"gives {n} elements from start {start!r} by "
+                                            f"step {step!r}; an array holds at most "
+                                            "2**63 - 1")
+
+
 def _check_length(func: str, arg: str, n, whole,
                   allowed: str = "an int or a tuple of ints") -> None:
     """One length of a shape (or ``eye``'s ``n_rows``/``n_cols``): an int, not a bool,
@@ -120,6 +144,8 @@ def _creation(name: str):
     def impl(*args, **kwargs):
         if name in _SHAPED:
             _check_shape(name, args, kwargs)
+        if name == "arange":
+            _check_arange(args, kwargs)
         if name == "full" and (len(args) > 1 or "fill_value" in kwargs):
             fill = args[1] if len(args) > 1 else kwargs["fill_value"]
             check_int_fill(name, fill, kwargs.get("dtype"))   # one no integer dtype holds
@@ -133,6 +159,10 @@ def _creation(name: str):
             shape = _creation_shape(name, args, kwargs)
             if shape is not None:
                 fit_option(name, opts.chunks, shape)
+        if name in _SHAPED:   # dask's auto chunks divided by an empty axis' block length
+            shape = _creation_shape(name, args, kwargs)
+            kwargs["chunks"] = chunks_of_no_element(kwargs["chunks"], shape,
+                                                    kwargs.get("dtype") or np.float64)
         lib = getattr(be.namespace(), name)
         return be.on_chunks(lib(*args, **kwargs), opts)
 
@@ -223,7 +253,8 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, chunks=None):
     from dask.array.core import normalize_chunks
 
     dt = np.dtype(np.float64 if dtype is None else dtype)
-    target = normalize_chunks(chunks, shape=(n_rows, n_cols), dtype=dt)
+    target = normalize_chunks(chunks_of_no_element(chunks, (n_rows, n_cols), dt),
+                              shape=(n_rows, n_cols), dtype=dt)
     lib = be.namespace()
     if n_rows == 0 or n_cols == 0:
         out = lib.zeros((n_rows, n_cols), dtype=dtype, device=device, chunks=target)
@@ -245,12 +276,17 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, chunks=None):
     ``copy`` rules). Anything else becomes a NumPy array first (NumPy's rules for
     nested sequences and scalars; a CuPy array is copied to the host unless the
     chunks are CuPy), then a dask array with the backend's ``chunks`` (or the
-    ``chunks`` given) on the chunk backend.
+    ``chunks`` given) on the chunk backend. ``device`` must be one of the namespace
+    info's ``devices()``, as the other creation functions check (it was ignored).
     """
     be = get(_NAME)
     if be.owns(obj):
         out = be.namespace().asarray(obj, dtype=dtype, device=device, copy=copy)
         return out if chunks is None else out.rechunk(check_chunks("asarray", chunks))
+    devices = be.namespace().__array_namespace_info__().devices()
+    if device is not None and device not in devices:   # compat's creations check it
+        raise value_error("asarray", "device", f"is {device!r}; the dask backend's devices "
+                                               f"are {', '.join(map(repr, devices))}")
     opts = be.options()
     da = be.load()
     src = be.of_array(obj)
@@ -265,9 +301,19 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, chunks=None):
             check_int_items("asarray", host)
     if chunks is None:
         fit_option("asarray", opts.chunks, host.shape)
-    out = da.from_array(host, chunks=opts.chunks if chunks is None
-                        else check_chunks("asarray", chunks), asarray=False)
+    chunks = opts.chunks if chunks is None else check_chunks("asarray", chunks)
+    out = da.from_array(host, chunks=chunks_of_no_element(chunks, host.shape, host.dtype),
+                        asarray=False)
     return be.on_chunks(out, opts)
+
+
+def _like_chunks(name: str, x, dtype, kwargs) -> dict:
+    """``kwargs`` of a ``*_like`` call with its own ``chunks=`` checked, and fitted to an
+    array of no element (dask's byte-size chunks divided by an empty axis' length)."""
+    if kwargs.get("chunks") is not None:
+        kwargs["chunks"] = chunks_of_no_element(check_chunks(name, kwargs["chunks"]),
+                                                x.shape, x.dtype if dtype is None else dtype)
+    return kwargs
 
 
 def full_like(x, /, fill_value, *, dtype=None, **kwargs):
@@ -275,7 +321,20 @@ def full_like(x, /, fill_value, *, dtype=None, **kwargs):
     ``fill_value`` is checked against the result's integer dtype at the call (dask's
     raised NumPy's ``OverflowError`` only when the array was computed)."""
     check_fill_fits(fill_value, getattr(x, "dtype", None) if dtype is None else dtype)
+    kwargs = _like_chunks("full_like", x, dtype, kwargs)
     return get(_NAME).namespace().full_like(x, fill_value, dtype=dtype, **kwargs)
+
+
+def _like(name: str):
+    def impl(x, /, *, dtype=None, **kwargs):
+        kwargs = _like_chunks(name, x, dtype, kwargs)
+        return getattr(get(_NAME).namespace(), name)(x, dtype=dtype, **kwargs)
+
+    impl.__name__ = impl.__qualname__ = name
+    impl.__doc__ = (f"``{name}`` of the array API standard on the dask backend: dask's "
+                    "function; a ``chunks=`` of the call checked as the creation "
+                    "functions' (a byte size fits an array of no element).")
+    return impl
 
 
 for _q, _instead in MISSING.items():
@@ -284,6 +343,8 @@ for _n in _CHUNKED_CREATION:
     register(_n, _NAME)(_creation(_n))
 register("asarray", _NAME)(asarray)
 register("full_like", _NAME)(full_like)
+for _n in ("empty_like", "ones_like", "zeros_like"):
+    register(_n, _NAME)(_like(_n))
 register("eye", _NAME)(eye)
 register("linspace", _NAME)(linspace)
 register("broadcast_shapes", _NAME)(np.broadcast_shapes)

@@ -35,6 +35,7 @@ import numpy as np
 
 from .._chunked import _config as _chunked_config
 from .._core.errors import broadcast_error, value_error
+from .dask_standard import flat
 from .dispatch import register
 from .linalg_fixes import EigResult, check_cross
 from .registry import get
@@ -174,10 +175,25 @@ def svdvals(x, /):
     return _per_matrix("svdvals", x, (builtins.min(x.shape[-2:]),), _real_float(x.dtype))
 
 
+def _inexact(x):
+    """``x``, or for integers and bools ``x`` as float64: the norms are NumPy's
+    (``numpy.linalg.norm`` casts them; dask's norms of ``ord`` 1 or inf stayed int64)."""
+    return x if x.dtype.kind in "fc" else _ns().astype(x, np.float64)
+
+
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+    """``linalg.vector_norm``: dask's, of integers and bools as float64 (NumPy's dtype);
+    of every axis of rows selected by a boolean mask, of them flattened by row blocks
+    (dask's ravel of unknown lengths failed)."""
+    if axis is None and not keepdims and x.ndim > 1 and any(n != n for n in x.shape):
+        x = flat(x)
+    return _ns().linalg.vector_norm(_inexact(x), axis=axis, keepdims=keepdims, ord=ord)
+
+
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     """``linalg.matrix_norm`` of ``(..., M, N)``: the spectral norms (``ord`` 2 and -2)
     and the nuclear norm (``"nuc"``) from :func:`svdvals` (dask's refused stacks and
-    matrices chunked on both axes), the others dask's.
+    matrices chunked on both axes), the others dask's; integers and bools as float64.
 
     Raises
     ------
@@ -186,11 +202,15 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     """
     _check("matrix_norm", x, False)
     ns = _ns()
+    x = _inexact(x)
     pick = {2: ns.max, -2: ns.min, "nuc": ns.sum}.get(ord) if isinstance(ord, (int, float, str)) \
         and not isinstance(ord, bool) else None
     if pick is None:
         return ns.linalg.matrix_norm(x, keepdims=keepdims, ord=ord)
-    out = pick(svdvals(x), axis=-1)
+    sv = svdvals(x)
+    if ord == 2 and sv.shape[-1] == 0:   # matrices of no element: NumPy's norm is 0
+        pick = ns.sum                    # (dask's max of no value raised)
+    out = pick(sv, axis=-1)
     return ns.expand_dims(ns.expand_dims(out, axis=-1), axis=-1) if keepdims else out
 
 
@@ -417,7 +437,7 @@ def cross(x1, x2, /, *, axis=-1):
     return ns.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=ax)
 
 
-for _fn in (svdvals, matrix_norm, matrix_rank, cholesky, inv, det, slogdet, eigh, eigvalsh, eig, eigvals,
+for _fn in (svdvals, vector_norm, matrix_norm, matrix_rank, cholesky, inv, det, slogdet, eigh, eigvalsh, eig, eigvals,
             matrix_power, pinv, qr, svd, solve, cross):
     register(f"linalg.{_fn.__name__}", _NAME)(_fn)
 del _fn

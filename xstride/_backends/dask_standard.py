@@ -20,14 +20,22 @@ backend"):
 - ``searchsorted``: dask refuses ``sorter`` and fails on a Python scalar ``x2``;
   ``searchsorted(x1, x2, sorter=s)`` is ``searchsorted(take(x1, s), x2)``, a
   scalar becomes a 0-D array on ``x1``'s chunk backend, and a 0-D ``x2`` is searched
-  as one of shape ``(1,)`` (dask's block function fails on 0-D values).
+  as one of shape ``(1,)`` (dask's block function fails on 0-D values); an ``x1`` of
+  block lengths dask does not know is searched by the sum of its blocks' counts
+  (dask's offsets of such blocks gave NaN).
 - ``take_along_axis``: dask has none; ``x``'s axis is gathered into one chunk (as
   compat's ``sort`` gathers the sorted axis), ``indices`` keeps its chunks.
+- ``permute_dims``: ``axes`` checked to be a permutation of the axes.
+- ``reshape``: ``shape`` checked as NumPy checks it; a reshape dask refuses (blocks that
+  would split unevenly) through the flat array.
 - ``flip``, ``sort``, ``argsort``, ``diff``: axes checked first (dask's flipped a
   repeated axis twice and raised bare ``IndexError``s out of range and for 0-D arrays);
   ``diff`` of bools by ``not_equal``, as NumPy's; ``searchsorted``'s ``sorter`` checked.
 - ``broadcast_arrays``: shapes that do not broadcast are the standard's error (dask's
   said "Chunks do not add up to shape").
+- Lengths dask does not know (after boolean indexing): ``repeat`` (per block),
+  ``expand_dims`` (an index of ``None``s) and ``clip`` (by ``where``) do without them; ``reshape``, ``take`` along
+  such an axis, ``roll`` and ``nonzero`` say to call ``compute_chunk_sizes()``.
 
 The linear algebra of stacks of matrices is in ``dask_linalg.py``.
 Nothing here imports dask at import time.
@@ -37,6 +45,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import operator
 
 import numpy as np
 
@@ -47,7 +56,7 @@ from .arg_checks import check_repeats, check_shift, check_axis, check_sorter, ch
 from .dispatch import register
 from .registry import get
 
-__all__ = ["matmul", "tensordot", "vecdot", "take", "squeeze", "roll", "flip", "sort", "argsort",
+__all__ = ["matmul", "tensordot", "vecdot", "take", "nonzero", "concat", "clip", "permute_dims", "squeeze", "roll", "flip", "sort", "argsort",
            "diff", "broadcast_arrays", "reshape", "repeat", "expand_dims", "searchsorted",
            "take_along_axis"]
 
@@ -60,6 +69,20 @@ def _ns():
 
 def _known(n) -> bool:
     return not (isinstance(n, float) and math.isnan(n))
+
+
+def _unknown_error(func: str, x, what: str) -> ValueError:
+    """The error of ``func`` for a dask array ``x`` with lengths dask does not know (after
+    boolean indexing) where ``what`` needs them."""
+    return value_error(func, "x", f"has shape {x.shape}, with lengths dask does not know "
+                                  f"(as after boolean indexing), which {what}; call "
+                                  "x.compute_chunk_sizes() first")
+
+
+def _no_element(x) -> bool:
+    """Whether dask array ``x`` has a known length 0 on some axis (and every length
+    known)."""
+    return 0 in x.shape and all(_known(n) for n in x.shape)
 
 
 def matmul(x1, x2, /):
@@ -106,16 +129,79 @@ def tensordot(x1, x2, /, *, axes=2):
 
 def vecdot(x1, x2, /, *, axis=-1):
     """``vecdot`` of the standard on dask arrays, in the promoted dtype of the two;
-    ``axis`` checked against the broadcast rank (dask's raised a bare ``IndexError``)."""
+    ``axis`` checked against the broadcast rank (dask's raised a bare ``IndexError``).
+    Arrays with lengths dask does not know (after boolean indexing) are the sum of
+    ``conj(x1) * x2`` along ``axis`` (compat's refused them as of unequal lengths)."""
     normalize_axis("vecdot", axis, builtins.max(x1.ndim, x2.ndim))
-    return _promoted(_ns().vecdot(x1, x2, axis=axis), x1, x2)
+    ns = _ns()
+    if all(_known(n) for n in x1.shape + x2.shape):
+        return _promoted(ns.vecdot(x1, x2, axis=axis), x1, x2)
+    # lengths dask does not know (after boolean indexing): compat's equal-length check
+    # (nan != nan) and its broadcast refused them; the products' sum needs no length
+    return _promoted(ns.sum(ns.multiply(ns.conj(x1), x2), axis=axis), x1, x2)
 
 
 def take(x, indices, /, *, axis=None):
     """``take`` of the standard on dask arrays, its arguments checked first; a 1-D
     ``x`` without ``axis`` along its one axis (dask's wanted an int axis)."""
     check_take(x, indices, axis)
-    return _ns().take(x, indices, axis=0 if axis is None else axis)
+    ax = 0 if axis is None else axis
+    if x.ndim and not _known(x.shape[normalize_axis("take", ax, x.ndim)[0]]):
+        raise _unknown_error("take", x, "dask's take needs along the axis taken from")
+    return _ns().take(x, indices, axis=ax)
+
+
+def nonzero(x, /):
+    """``nonzero`` of the standard on dask arrays; ``x`` of lengths dask does not know
+    (after boolean indexing) is an error saying so (dask's: "cannot convert float NaN to
+    integer" from its ``arange`` of the indices)."""
+    if not all(_known(n) for n in x.shape):
+        raise _unknown_error("nonzero", x, "the indices of its elements need")
+    return _ns().nonzero(x)
+
+
+def permute_dims(x, /, axes):
+    """``permute_dims`` of the standard on dask arrays; ``axes`` checked first, a
+    permutation of ``x``'s axes (dask's said "('Unknown dimension', {2})" for an axis out
+    of range, and "object of type 'int' has no len()" for an int, which NumPy takes as
+    a tuple of one)."""
+    if axes is None:   # NumPy's and dask's: the axes reversed
+        return _ns().permute_dims(x, axes)
+    items = tuple(axes) if isinstance(axes, (tuple, list)) else (axes,)
+    try:
+        if any(isinstance(a, bool) for a in items):
+            raise TypeError
+        items = tuple(operator.index(a) for a in items)
+    except TypeError:
+        raise type_error("permute_dims", "axes", axes, "a tuple of ints, a permutation of "
+                                                       "x's axes") from None
+    if sorted(a + x.ndim if a < 0 else a for a in items) != list(range(x.ndim)):
+        raise value_error("permute_dims", "axes", f"is {axes!r}; expected a permutation of "
+                                                  f"the {x.ndim} axes of x")
+    return _ns().permute_dims(x, items)
+
+
+def clip(x, /, min=None, max=None):   # noqa: A002 (the standard's names)
+    """``clip`` of the standard on dask arrays. compat's fills an ``empty`` of the
+    broadcast shape, which lengths dask does not know (after boolean indexing) make
+    impossible ("'float' object cannot be interpreted as an integer"); such an ``x`` is
+    clipped by ``where``, with compat's rules: the result has ``x``'s dtype, a NaN
+    bound gives NaN, and a Python int bound beyond ``x``'s integer range is none."""
+    ns = _ns()
+    if all(_known(n) for n in x.shape):
+        return ns.clip(x, min, max)
+    out = x
+    for bound, beyond, sign in ((min, ns.less, -1), (max, ns.greater, 1)):
+        if bound is None:
+            continue
+        if x.dtype.kind in "iu" and type(bound) is int and (
+                bound * sign >= (np.iinfo(x.dtype).max if sign > 0 else
+                                 -np.iinfo(x.dtype).min)):
+            continue   # compat's: a Python int past x's range is no bound
+        b = ns.astype(bound, x.dtype) if get(_NAME).owns(bound) else np.asarray(bound,
+                                                                               x.dtype)
+        out = ns.where(beyond(out, b) | ns.isnan(b), b, out)
+    return out
 
 
 def squeeze(x, /, axis):
@@ -132,6 +218,10 @@ def roll(x, /, shift, *, axis=None):
     if axis is not None:
         for a in axis if isinstance(axis, (tuple, list)) else (axis,):
             normalize_axis("roll", a, x.ndim)
+    if _no_element(x):   # dask's concatenates the two slices into chunks of no element
+        return x         # and fails reshaping them ("reduce() of empty iterable")
+    if not all(_known(n) for n in x.shape):   # the shift's modulo, dask's concatenation
+        raise _unknown_error("roll", x, "dask's roll needs")
     return _ns().roll(x, shift, axis=axis)
 
 
@@ -148,12 +238,47 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
     axis: dask's raised a bare ``IndexError`` out of range and for 0-D arrays, and
     ``axis=None`` a ``TypeError`` comparing None with an int)."""
     check_axis("sort", x, axis)
+    x = _sort_axis_whole("sort", x, axis)
     return _ns().sort(x, axis=axis, descending=descending, stable=stable)
+
+
+def _sort_axis_whole(func: str, x, axis: int):
+    """``x`` with lengths dask does not know (after boolean indexing) on axes other than
+    the sorted one: that axis in one chunk already (compat's rechunked the others to
+    "auto" too, which dask refuses for such lengths: "Can not perform automatic
+    rechunking with unknown (nan) chunk sizes"). Unknown lengths along the sorted axis
+    are an error saying so, but for a 1-D ``x`` (``unique_values`` of floats, a boolean
+    selection), whose blocks are joined into one by a task (dask's rechunk refuses)."""
+    if all(_known(n) for n in x.shape) or x.numblocks[axis] == 1:
+        return x
+    if not _known(x.shape[axis]):
+        if x.ndim == 1:
+            return _one_block(x)
+        raise _unknown_error(func, x, "gathering the sorted axis into one chunk needs")
+    return x.rechunk({axis % x.ndim: -1})
+
+
+def _joined(blocks):
+    return _chunked_config.namespace_function("concat", blocks[0])(blocks)
+
+
+def _one_block(x):
+    """1-D dask array ``x`` of unknown block lengths as one block (one task joins them,
+    as dask's ``unique`` joins its blocks)."""
+    import dask.array as da
+    from dask.base import tokenize
+    from dask.highlevelgraph import HighLevelGraph
+
+    name = "xstride-one-block-" + tokenize(x)
+    dsk = {(name, 0): (_joined, list(x.__dask_keys__()))}
+    graph = HighLevelGraph.from_collections(name, dsk, dependencies=[x])
+    return da.Array(graph, name, ((math.nan,),), meta=x._meta)
 
 
 def argsort(x, /, *, axis=-1, descending=False, stable=True):
     """``argsort`` of the standard on dask arrays; ``axis`` checked first, as ``sort``'s."""
     check_axis("argsort", x, axis)
+    x = _sort_axis_whole("argsort", x, axis)
     return _ns().argsort(x, axis=axis, descending=descending, stable=stable)
 
 
@@ -190,12 +315,95 @@ def broadcast_arrays(*arrays):
     return _ns().broadcast_arrays(*arrays)
 
 
+def _reshape_shape(x, shape) -> tuple:
+    """``reshape``'s ``shape`` as a tuple of ints, checked against ``x`` where its
+    lengths are known as NumPy checks it (dask's divided by zero for ``(0, -1)``,
+    raised ``IndexError`` "Bad index" for ``(-1, 4)`` of 6 elements, and took
+    ``(6.0,)``)."""
+    items = shape if isinstance(shape, (tuple, list)) else (shape,)
+    try:
+        if any(isinstance(n, bool) for n in items):
+            raise TypeError
+        items = tuple(operator.index(n) for n in items)
+    except TypeError:
+        raise type_error("reshape", "shape", shape, "an int or a tuple of ints") from None
+    if not all(_known(n) for n in x.shape):
+        return items
+    size = math.prod(x.shape)
+    free = items.count(-1)
+    rest = math.prod(n for n in items if n != -1)
+    if free > 1:
+        raise value_error("reshape", "shape", f"is {items}: only one length may be -1")
+    if (free and (rest == 0 or size % rest)) or (not free and rest != size):
+        raise value_error("reshape", "shape", f"is {items}, which does not hold the "
+                                              f"{size} elements of x's shape {x.shape}")
+    return items
+
+
 def reshape(x, /, shape, *, copy=None):
     """``reshape`` of the standard on dask arrays. ``copy=False`` asks for no copy of
     the data: a dask array holds none (its reshape is a step of the task graph), so it
     is the reshape of ``copy=None`` (compat's set the result's ``shape``, which dask's
-    arrays refuse)."""
-    return _ns().reshape(x, shape, copy=None if copy is False else copy)
+    arrays refuse).
+
+    ``shape`` is checked as NumPy checks it. A reshape dask refuses because the blocks
+    would split unevenly (``(2, 3)`` in blocks ``(1, 2)`` to ``(3, 2)``: its
+    ``NotImplementedError``) goes through the flat array: dask merges every axis into
+    one, then splits it, rechunking as it needs.
+
+    Raises
+    ------
+    TypeError
+        ``shape`` not an int or a tuple of ints.
+    ValueError
+        ``shape`` with more than one -1, or whose elements are not ``x``'s; ``x`` with
+        lengths dask does not know (after boolean indexing) where dask needs them.
+    """
+    shape = _reshape_shape(x, shape)
+    ns = _ns()
+    copy = None if copy is False else copy
+    if shape == (-1,) and x.ndim > 1 and all(_known(n) for n in x.shape[1:]):
+        return flat(x)
+    try:
+        try:
+            return ns.reshape(x, shape, copy=copy)
+        except NotImplementedError:
+            if x.ndim < 2 or len(shape) < 2:
+                raise
+            return ns.reshape(ns.reshape(x, (-1,), copy=copy), shape, copy=copy)
+    except (ValueError, TypeError, NotImplementedError) as exc:
+        if all(_known(n) for n in x.shape):
+            raise
+        raise _unknown_error("reshape", x, "dask's reshape needs") from exc
+
+
+def _flat_block(block):
+    return block.reshape(-1)
+
+
+def flat(x):
+    """``x`` (a dask array of lengths dask does not know on its first axis only, after
+    boolean indexing of rows) flattened in C order: each row block flattened, the other
+    axes gathered into one chunk first (dask's reshape needs every length)."""
+    if not all(_known(n) for n in x.shape):
+        x = x.rechunk({a: -1 for a in range(1, x.ndim)})
+    if all(_known(n) for n in x.shape):
+        return _ns().reshape(x, (-1,))
+    row = math.prod(x.shape[1:])
+    return x.map_blocks(_flat_block, chunks=(tuple(n * row for n in x.chunks[0]),),
+                        drop_axis=tuple(range(1, x.ndim)), dtype=x.dtype,
+                        meta=x._meta.reshape(-1))
+
+
+def concat(arrays, /, *, axis=0):
+    """``concat`` of the standard on dask arrays; with ``axis=None``, arrays of rows
+    selected by a boolean mask (lengths unknown on the first axis) are flattened per
+    row block (compat's ravel said "cannot convert float NaN to integer")."""
+    if axis is None and any(not all(_known(n) for n in a.shape) for a in arrays
+                            if get(_NAME).owns(a)):
+        arrays, axis = [reshape(a, (-1,)) if get(_NAME).owns(a) else a
+                        for a in arrays], 0
+    return _ns().concat(arrays, axis=axis)
 
 
 def repeat(x, repeats, /, *, axis=None):
@@ -203,16 +411,35 @@ def repeat(x, repeats, /, *, axis=None):
     array (C order); ``repeats`` checked first."""
     check_repeats(repeats)
     ns = _ns()
+    if _no_element(x):   # dask's fails on an empty axis: "Need array(s) to concatenate"
+        if axis is None:
+            return ns.reshape(x, (0,))
+        ax = normalize_axis("repeat", axis, x.ndim)[0]
+        if x.shape[ax] == 0:
+            return x
     if axis is None:
-        return ns.repeat(ns.reshape(x, (-1,)), repeats, axis=0)
+        x, axis = reshape(x, (-1,)), 0   # rows of unknown lengths: flattened per block
+    ax = normalize_axis("repeat", axis, x.ndim)[0]
+    if not _known(x.shape[ax]) and isinstance(repeats, (int, np.integer)):
+        # dask's needs the lengths; each block repeated on its own is the same array
+        chunks = x.chunks[:ax] + (tuple(n * repeats for n in x.chunks[ax]),) + x.chunks[ax + 1:]
+        return x.map_blocks(_repeat_block, int(repeats), ax, chunks=chunks, dtype=x.dtype)
     return ns.repeat(x, repeats, axis=axis)
+
+
+def _repeat_block(block, repeats, axis):
+    return block.repeat(repeats, axis=axis)
 
 
 def expand_dims(x, /, *, axis=0):
     """``expand_dims`` of the standard on dask arrays; a tuple ``axis`` is checked
     against the result's rank first (``ValueError`` out of range or repeated)."""
     if isinstance(axis, (tuple, list)):
-        normalize_axis("expand_dims", tuple(axis), x.ndim + len(axis))
+        new = normalize_axis("expand_dims", tuple(axis), x.ndim + len(axis))
+    else:
+        new = normalize_axis("expand_dims", axis, x.ndim + 1)
+    if not all(_known(n) for n in x.shape):   # dask's reshapes, which needs the lengths
+        return x[tuple(None if i in new else slice(None) for i in range(x.ndim + len(new)))]
     return _ns().expand_dims(x, axis=axis)
 
 
@@ -263,9 +490,35 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
         x2 = da.from_array(host, chunks=()).map_blocks(
             _host_on, like=x1._meta, dtype=host.dtype,
             meta=get(_NAME).chunk_like(np.empty((0,) * host.ndim, host.dtype), x1._meta))
+    if _no_element(x2):   # dask's declared x2's shape but computed (1, 0) for (0, 3)
+        da = get(_NAME).load()
+        empty = get(_NAME).chunk_like(np.empty(x2.shape, np.intp), x1._meta)
+        return da.from_array(empty, chunks=tuple((n,) for n in x2.shape), asarray=False)
     if x2.ndim == 0:   # dask's block search writes into its result: one of shape (1,)
-        return ns.reshape(ns.searchsorted(x1, ns.reshape(x2, (1,)), side=side), ())
+        return ns.reshape(searchsorted(x1, ns.reshape(x2, (1,)), side=side), ())
+    if not all(_known(n) for n in x1.shape):
+        return _searchsorted_by_counts(x1, x2, side)
     return ns.searchsorted(x1, x2, side=side)
+
+
+def _count_block(a, v, *, side):
+    """How many elements of the sorted block ``a`` come before each of ``v``: the
+    block's own ``searchsorted``, with a leading axis of one (one row per block)."""
+    return _chunked_config.namespace_function("searchsorted", a)(a, v, side=side)[None]
+
+
+def _searchsorted_by_counts(x1, x2, side):
+    """``searchsorted`` of a sorted ``x1`` whose block lengths dask does not know (after
+    boolean indexing): the sum over ``x1``'s blocks of each block's own answer (how
+    many of its elements come before the value), which needs no length. dask's adds
+    the blocks' offsets from their lengths, and gave NaN for every value past the
+    first block."""
+    da = get(_NAME).load()
+    vi = tuple(range(1, x2.ndim + 1))
+    meta = get(_NAME).chunk_like(np.empty((0,) * (x2.ndim + 1), np.intp), x1._meta)
+    per_block = da.blockwise(_count_block, (0,) + vi, x1, (0,), x2, vi, side=side,
+                             adjust_chunks={0: 1}, dtype=np.intp, meta=meta)
+    return _ns().sum(per_block, axis=0, dtype=np.intp)
 
 
 def _take_block(x, indices, *, axis):
@@ -315,7 +568,7 @@ def take_along_axis(x, indices, /, *, axis=-1):
 
 for _q, _fn in (("take_along_axis", take_along_axis), ("matmul", matmul), ("linalg.matmul", matmul), ("tensordot", tensordot),
                 ("linalg.tensordot", tensordot), ("vecdot", vecdot),
-                ("linalg.vecdot", vecdot), ("take", take), ("squeeze", squeeze), ("roll", roll),
+                ("linalg.vecdot", vecdot), ("take", take), ("nonzero", nonzero), ("concat", concat), ("clip", clip), ("permute_dims", permute_dims), ("squeeze", squeeze), ("roll", roll),
                 ("reshape", reshape), ("repeat", repeat), ("flip", flip), ("sort", sort),
                 ("argsort", argsort), ("diff", diff),
                 ("broadcast_arrays", broadcast_arrays),

@@ -9,7 +9,9 @@ floating and complex arrays take dask's ``unique`` without its folded NaN, then 
 NaN, in the order of the flattened array, one value each (the order NumPy's gives). The inverse of an element that is not NaN is its position among the
 sorted values (a ``searchsorted`` per block against them, dask's ``unique`` giving one
 block); of the k-th NaN, the number of those values plus k. Nothing is computed.
-Integer and bool arrays go to dask's functions unchanged.
+Integer and bool arrays go to dask's functions unchanged. ``unique_counts``,
+``unique_inverse`` and ``unique_all`` of an array whose lengths dask does not know
+(after boolean indexing) raise a ``ValueError`` saying so (dask's failed unclearly).
 """
 
 from __future__ import annotations
@@ -18,11 +20,13 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._core.errors import value_error
+from .dask_standard import flat
 from .dispatch import register
 from .registry import get
 
 __all__ = ["UniqueCountsResult", "UniqueInverseResult", "unique_values", "unique_counts",
-           "unique_inverse"]
+           "unique_inverse", "unique_all"]
 
 _NAME = "dask"
 
@@ -59,16 +63,34 @@ def _not_nan(values, *others):
 
 
 def unique_values(x, /):
-    """``unique_values`` of the standard on dask arrays, each NaN a value of its own."""
+    """``unique_values`` of the standard on dask arrays, each NaN a value of its own (an
+    array of rows selected by a boolean mask flattened by row blocks: dask's ravel of
+    unknown lengths failed)."""
     ns = get(_NAME).namespace()
+    if x.ndim > 1 and any(n != n for n in x.shape):
+        x = flat(x)
     if x.dtype.kind not in "fc":
         return ns.unique_values(x)
     (values,) = _not_nan(ns.unique_values(x))
     return ns.concat([values, _nans(x)[2]])
 
 
+def _check_known(func: str, x) -> None:
+    """dask's ``unique`` with counts, indices or an inverse makes arrays of ``x``'s
+    lengths: of lengths it does not know (after boolean indexing) it failed with
+    "'curry' object is not subscriptable" when computed, or "cannot convert float NaN
+    to integer" at the call."""
+    if any(n != n for n in x.shape):
+        raise value_error(func, "x", f"has shape {x.shape}, with lengths dask does not know "
+                                     "(as after boolean indexing), which dask's unique "
+                                     "needs for counts, indices and inverses; call "
+                                     "x.compute_chunk_sizes() first (unique_values takes "
+                                     "such arrays)")
+
+
 def unique_counts(x, /):
     """``unique_counts`` of the standard on dask arrays, each NaN counted once."""
+    _check_known("unique_counts", x)
     ns = get(_NAME).namespace()
     if x.dtype.kind not in "fc":
         return UniqueCountsResult(*ns.unique_counts(x))
@@ -93,6 +115,7 @@ def _inverse_block(xb, rank, values):
 def unique_inverse(x, /):
     """``unique_inverse`` of the standard on dask arrays: the k-th NaN (flattened
     order) is value ``len(non-NaN values) + k``; ``inverse_indices`` has ``x``'s shape."""
+    _check_known("unique_inverse", x)
     ns = get(_NAME).namespace()
     if x.dtype.kind not in "fc":
         return UniqueInverseResult(*ns.unique_inverse(x))
@@ -106,6 +129,13 @@ def unique_inverse(x, /):
     return UniqueInverseResult(ns.concat([values, nans]), ns.reshape(inverse, x.shape))
 
 
-for _fn in (unique_values, unique_counts, unique_inverse):
+def unique_all(x, /):
+    """``unique_all`` of the standard on dask arrays: dask's (which raises on arrays with
+    NaN), after the lengths of ``x`` are checked to be known."""
+    _check_known("unique_all", x)
+    return get(_NAME).namespace().unique_all(x)
+
+
+for _fn in (unique_values, unique_counts, unique_inverse, unique_all):
     register(_fn.__name__, _NAME)(_fn)
 del _fn

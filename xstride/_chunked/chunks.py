@@ -18,19 +18,24 @@ import math
 
 from .._core.errors import value_error
 
-__all__ = ["fit_option", "without_empty_chunks"]
+__all__ = ["fit_option", "without_empty_chunks", "chunks_of_no_element"]
 
 
 def without_empty_chunks(a):
     """Dask array ``a`` with its chunks of no element merged away on each axis of a known
     length (the same array, fewer block boundaries; an axis of length 0 keeps one
     chunk), or ``a`` itself when it has none. No element moves: the rechunk only drops
-    block boundaries (an array of no element is made anew, of the same chunk type). An
-    array without such chunks costs one ``0 in chunks`` per axis.
+    block boundaries. An array of no element (a known length 0 on some axis) is made
+    anew as one block, of the same chunk type. An array without such chunks costs one
+    ``0 in chunks`` per axis.
 
     dask (2026.8) computes wrong answers over such chunks (``flip`` of chunks
     ``((3, 0, 1),)`` is empty), and a graph of several empty blocks and no element
-    gave the sample sort more partitions than splitters.
+    gave the sample sort more partitions than splitters. Its ``reshape`` (also inside
+    ``unique_values``, ``nonzero``, ``roll``, ``repeat``, ``concat(axis=None)``,
+    ``vector_norm``) of an array of no element in several blocks of another axis
+    (shape ``(2, 0)`` in chunks ``((1, 1), (0,))``) raised "reduce() of empty iterable"
+    or its "only supports operations that merge or split existing dimensions evenly".
     """
     chunks = a.chunks
     for c in chunks:
@@ -38,18 +43,43 @@ def without_empty_chunks(a):
             break
     else:
         return a
+    if 0 in a.shape and not any(math.isnan(n) for n in a.shape):
+        one = tuple((n,) for n in a.shape)
+        if chunks == one:
+            return a
+        # dask's rechunk returns an array of no element as it is when every axis has
+        # length 0, and otherwise makes NumPy blocks: a new array of the chunks' type
+        import dask.array as da
+
+        return da.from_array(a._meta.reshape(a.shape), chunks=one, asarray=False)
     new = tuple(c if 0 not in c or len(c) == 1 or math.isnan(n)
                 else tuple(b for b in c if b) or (0,)
                 for c, n in zip(chunks, a.shape))
     if new == chunks:
         return a
-    if 0 in a.shape and not any(math.isnan(n) for n in a.shape):
-        # dask's rechunk returns an array of no element as it is when every axis has
-        # length 0, and otherwise makes NumPy blocks: a new array of the chunks' type
-        import dask.array as da
-
-        return da.from_array(a._meta.reshape(a.shape), chunks=new, asarray=False)
     return a.rechunk(new)
+
+
+def chunks_of_no_element(chunks, shape, dtype):
+    """``chunks`` (a creation's ``chunks=``, checked) for an array of ``shape``, where
+    dask's own normalization would fail: an automatic entry (``"auto"``, a byte size
+    such as ``"1 KiB"``) on an array with a length 0 on some axis. dask's
+    ``normalize_chunks`` divided by the empty axis' block length (``ZeroDivisionError``
+    for ``zeros((0, 200), chunks="1 KiB")``). The other axes are chunked as for a
+    length of 1 on each empty axis, which gets one block of no element; any other
+    ``chunks`` is returned as it is (dask's answer)."""
+    shape = tuple(shape)
+    if 0 not in shape:
+        return chunks
+    entries = chunks if isinstance(chunks, tuple) else (chunks,) * len(shape)
+    if len(entries) != len(shape) or not any(isinstance(c, str) for c in entries):
+        return chunks
+    from dask.array.core import normalize_chunks
+
+    ones = tuple(n or 1 for n in shape)
+    entries = tuple(1 if n == 0 else c for c, n in zip(entries, shape))
+    got = normalize_chunks(entries, ones, dtype=dtype)
+    return tuple((0,) if n == 0 else c for c, n in zip(got, shape))
 
 
 def fit_option(func: str, chunks, shape) -> None:

@@ -9,7 +9,9 @@ carry_j (op) last(scan(chunk_j))``; the scans and ``op`` (the namespace's ``add`
 that graph cannot carry past) are merged away first: a rechunk that moves no data.
 Integers are exact (wrapping as NumPy's), so chunk-invariant; floating-point values
 round per chunk scan and per carry, so they may differ from NumPy's sequential scan in
-the last bits. ``include_initial=True`` puts the identity first.
+the last bits. ``include_initial=True`` puts the identity first. Lengths dask does
+not know along another axis (after boolean indexing): the scanned axis in one chunk,
+scanned per block (no carry).
 
 Source: dask's ``dask/array/reductions.py`` (``cumreduction``).
 """
@@ -50,6 +52,12 @@ class _Carry:
         return _config.namespace_function(self.op, b)(a, b)
 
 
+def _whole_scan(block, *, scan, axis, scan_dtype, include_initial):
+    """The namespace's scan of a block that holds the whole scanned axis."""
+    return _config.namespace_function(scan, block)(block, axis=axis, dtype=scan_dtype,
+                                                   include_initial=include_initial)
+
+
 def _filled(block, value, dtype, like):
     return _config.like(np.full(block.shape, value, dtype=dtype), like)
 
@@ -63,6 +71,17 @@ def _scan(name, x, axis, dtype, include_initial, out_dtype):
         raise value_error(name, "x", "has chunk lengths that dask does not know (as after "
                                      "boolean indexing) along the scanned axis; call "
                                      "x.compute_chunk_sizes() first")
+    if any(math.isnan(n) for c in x.chunks for n in c):
+        # lengths unknown on another axis (after boolean indexing): dask's carry is an
+        # array of those lengths (its full_like failed when computed); the scanned axis,
+        # whose lengths are known, in one chunk needs no carry
+        x = x.rechunk({axis: -1})
+        chunks = x.chunks[:axis] + ((x.shape[axis] + bool(include_initial),),) \
+            + x.chunks[axis + 1:]
+        return x.map_blocks(_whole_scan, scan=name, axis=axis, scan_dtype=out_dtype,
+                            include_initial=include_initial, chunks=chunks,
+                            dtype=out_dtype, meta=_config.like(np.empty(
+                                (0,) * x.ndim, out_dtype), x._meta))
     if len(lengths) > 1 and 0 in lengths:
         kept = tuple(n for n in lengths if n) or (0,)
         x = x.rechunk({axis: kept})
