@@ -70,24 +70,3 @@ def test_every_complex_instantiation_compiles(fake_reductions):  # noqa: F811
     assert len(names) > 10, names
     lowered, ptx = compile_named(source("reductions.cu"), names, name="reductions.cu")
     assert all(lowered[n] in ptx for n in names)
-
-
-def test_a_complex64_axis_of_length_one_is_copied_as_words(monkeypatch):
-    """The "copy" strategy (one element per output) of complex64 moves the elements as
-    uint64 words through the engine's copy, whose bits are the elements'."""
-    from xstride._kernels import reductions as red
-
-    seen = []
-
-    class Y:
-        dtype = np.dtype(np.complex64)
-
-        def view(self, dt):
-            seen.append(("view", np.dtype(dt)))
-            return self
-
-    monkeypatch.setattr(red._ew, "takes", lambda *d: all(np.dtype(t).kind != "c" for t in d))
-    monkeypatch.setattr(red._ew, "astype", lambda y, dt: seen.append(("astype", dt)) or y)
-    red._cast_copy(Y(), np.dtype(np.complex64))
-    assert seen == [("view", np.dtype(np.uint64)), ("astype", np.dtype(np.uint64)),
-                    ("view", np.dtype(np.complex64))]

@@ -331,23 +331,11 @@ def _reduce(func: str, op: str, x, axis, axes, keepdims: bool, out_dtype: np.dty
     return _finish_rec(buf, rec, x.ndim, keepdims)
 
 
-#: Unsigned integers of each item size: a same-dtype copy of elements the engine lacks
-#: (complex64) moves them as these words.
-_WORDS = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
-          8: np.dtype(np.uint64)}
-
-
 def _cast_copy(y, out_dtype: np.dtype):
     """A copy of ``y`` cast to ``out_dtype`` (one element per output: the "copy"
-    strategy), on the elementwise engine where it takes both dtypes; a copy in the
-    same dtype of elements the engine lacks moves their bytes as unsigned words of
-    their size (complex64: ``sum(x, axis=1)`` of (n, 1), H200, 2026-12-02: CuPy's
-    ``astype`` ran 0.59 of copy)."""
+    strategy), on the elementwise engine where it takes both dtypes."""
     if _ew.takes(y.dtype, out_dtype):
         return _ew.astype(y, out_dtype)
-    word = _WORDS.get(y.dtype.itemsize)
-    if y.dtype == out_dtype and word is not None:
-        return _ew.astype(y.view(word), word).view(out_dtype)
     return y.astype(out_dtype, copy=True)
 
 
