@@ -169,6 +169,11 @@ def test_kernel_lookup_errors():
         CudaKernel("__global__ void k(int a) {}\n__global__ void k(float a) {}", "k")
 
 
+def test_an_unclosed_parameter_list_names_the_kernel():
+    with pytest.raises(ValueError, match=r"^CudaKernel 'k': unbalanced parentheses"):
+        CudaKernel("__global__ void k(float* x {}", "k")
+
+
 def test_constructor_argument_errors():
     with pytest.raises(TypeError, match="'name'"):
         CudaKernel("__global__ void k() {}", 3)

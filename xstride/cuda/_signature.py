@@ -340,7 +340,7 @@ def _global_candidates(text: str, name: str):
             yield prefix, m.end()
 
 
-def _params_text(text: str, open_end: int) -> str:
+def _params_text(text: str, open_end: int, label: str) -> str:
     depth = 1
     for i in range(open_end, len(text)):
         if text[i] == "(":
@@ -349,8 +349,7 @@ def _params_text(text: str, open_end: int) -> str:
             depth -= 1
             if depth == 0:
                 return text[open_end:i]
-    raise error(ValueError, "parse_signature",
-                "unbalanced parentheses in the kernel's parameter list")
+    raise error(ValueError, label, "unbalanced parentheses in the kernel's parameter list")
 
 
 def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = None,
@@ -382,7 +381,7 @@ def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = 
         if re.search(r"\btemplate\b", prefix):
             raise error(ValueError, label, f"template kernels are not supported; wrap the "
                                   "instantiation you need in a non-template __global__ function")
-        found.append(_params_text(text, open_end))
+        found.append(_params_text(text, open_end, label))
     if not found:
         raise error(ValueError, label, f"no '__global__ void {name}(...)' in the source")
     norm = {" ".join(p.split()) for p in found}
