@@ -189,6 +189,11 @@ def test_constructor_argument_errors():
         CudaKernel("__global__ void k() {}", "k", debug=1)
     with pytest.raises(ValueError, match="'block'"):
         CudaKernel("__global__ void k() {}", "k", block=0)
+    with pytest.raises(ValueError, match=r"'block' \(2000, 1, 1\) has 2000 threads; "
+                                         r"at most 1024"):
+        CudaKernel("__global__ void k() {}", "k", block=2000)
+    with pytest.raises(ValueError, match="'block' .* has 2048 threads"):
+        CudaKernel("__global__ void k() {}", "k", block=(64, 32))
 
 
 def test_struct_from_an_included_header(tmp_path):

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from .._core.errors import error, type_error, value_error
 
-__all__ = ["Limits", "MAX_BLOCK_THREADS", "as_dims", "launch_config"]
+__all__ = ["Limits", "MAX_BLOCK_THREADS", "as_dims", "check_block_threads", "launch_config"]
 
 #: Largest block xstride launches, whatever the device says (CUDA's limit since sm_20).
 MAX_BLOCK_THREADS = 1024
@@ -40,6 +40,18 @@ def as_dims(label: str, arg: str, value, *, allow_zero: bool) -> tuple[int, int,
     return tuple(out + [1] * (3 - len(out)))
 
 
+def check_block_threads(label: str, b: tuple, limits: Limits | None = None) -> None:
+    """Refuse a block ``b`` (3 ints) of more than 1024 threads (or than ``limits``
+    allow): ``ValueError`` naming ``block``."""
+    threads = b[0] * b[1] * b[2]
+    cap = MAX_BLOCK_THREADS if limits is None else min(MAX_BLOCK_THREADS,
+                                                      limits.max_threads_per_block)
+    if threads > cap:
+        where = "" if limits is None else " on this device"
+        raise value_error(label, "block", f"{b} has {threads} threads; at most {cap} per "
+                          f"block{where}")
+
+
 def launch_config(label: str, *, n_threads, grid, block, shared_mem, limits: Limits | None):
     """Return ``(grid, block, empty)`` as 3-tuples; ``empty`` means launch nothing.
 
@@ -65,13 +77,7 @@ def launch_config(label: str, *, n_threads, grid, block, shared_mem, limits: Lim
         raise type_error(label, "shared_mem", shared_mem, "an int (bytes)")
     if shared_mem < 0:
         raise value_error(label, "shared_mem", f"must be >= 0, got {shared_mem}")
-    threads = b[0] * b[1] * b[2]
-    cap = MAX_BLOCK_THREADS if limits is None else min(MAX_BLOCK_THREADS,
-                                                      limits.max_threads_per_block)
-    if threads > cap:
-        where = "" if limits is None else " on this device"
-        raise value_error(label, "block", f"{b} has {threads} threads; at most {cap} per "
-                          f"block{where}")
+    check_block_threads(label, b, limits)
     for axis, (n, m) in enumerate(zip(b, limits.max_block_dims if limits else b)):
         if n > m:
             raise value_error(label, "block", f"{b}: dimension {'xyz'[axis]} is {n}, the "

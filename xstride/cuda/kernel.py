@@ -204,9 +204,9 @@ class CudaKernel:
                                     "a sequence of folders (str or Path)")
         if debug is not None and not isinstance(debug, bool):
             raise type_error(label, "debug", debug, "None, True or False")
-        from ._launch_config import as_dims
+        from ._launch_config import as_dims, check_block_threads
 
-        as_dims(label, "block", block, allow_zero=False)
+        check_block_threads(label, as_dims(label, "block", block, allow_zero=False))
         if isinstance(block, (tuple, list)):
             block = tuple(int(b) for b in block)
         self.source = source
