@@ -76,6 +76,14 @@ def test_a_device_that_is_no_int_is_refused(device):
         xp.cuda.compile_ahead([], device=device)
 
 
+def test_a_negative_device_is_refused_also_without_cupy():
+    ran = []
+    with pytest.raises(ValueError, match=r"compile_ahead: argument 'device' must be a CUDA "
+                                         r"device id \(>= 0\); got -1"):
+        xp.cuda.compile_ahead([lambda: ran.append(1)], device=-1)
+    assert ran == []
+
+
 @pytest.mark.parametrize("n, ndim, levels, k_level, voxel", [
     (5000, 3, 10, 5, 0.05),
     (3, 3, 10, 5, None),

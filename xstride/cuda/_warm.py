@@ -58,7 +58,8 @@ def compile_ahead(calls, *, threads=None, device=None) -> int:
         ``calls`` is not iterable, or one of its items is not callable; ``threads`` or
         ``device`` not an int (before anything runs).
     ValueError
-        ``threads`` below 1; ``device`` not a device of this machine (with CuPy).
+        ``threads`` below 1; ``device`` negative, or not a device of this machine (with
+        CuPy).
     Exception
         The first call to raise (in the order of ``calls``) has its exception raised
         again here, after every thread has finished; the others' are dropped.
@@ -89,6 +90,9 @@ def compile_ahead(calls, *, threads=None, device=None) -> int:
         if isinstance(device, bool) or not isinstance(device, numbers.Integral):
             raise type_error("compile_ahead", "device", device, "an int (a CUDA device id) or None")
         device = int(device)
+        if device < 0:     # no device id on any machine, with CuPy or without
+            raise value_error("compile_ahead", "device", f"must be a CUDA device id (>= 0); "
+                              f"got {device}")
     cupy = _cupy_if_imported()
     if cupy is not None:
         if device is None:
