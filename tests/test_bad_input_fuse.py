@@ -254,3 +254,59 @@ def test_unfused_operations_are_named_as_written(fake_cupy, body, args, what):
     with pytest.raises(TypeError, match=f"fuse: cannot fuse _named.<locals>.fn: {what}"):
         xp.fuse(fn, strict=True)(x, *args)
     assert xp.fuse(fn).graph(x, *args) is None
+
+
+def test_a_lookup_that_races_a_shape_dependent_trace_finds_the_entry(monkeypatch):
+    """Thread A's trace of a signature that reads ``x.shape`` stores the signature's
+    mark ("kept per shape") between thread B's key and its read: B read the mark as an
+    entry (``ValueError: not enough values to unpack``, 1 in 300 calls of two threads)."""
+    import dask.array as da
+    from xstride import fusion
+
+    a = da.from_array(np.arange(6.0), chunks=3)
+    fused = xp.fuse(lambda x: x * x.shape[0])
+    np.testing.assert_array_equal(fused(a).compute(), np.arange(6.0) * 6)
+    sig = next(k for k, v in fused._graphs.items() if v is fusion._BY_SHAPE)
+    real, keys = fused._key, []
+
+    def stale(s, args):          # the first key is read before the mark was stored
+        keys.append(s)
+        return s if len(keys) == 1 else real(s, args)
+
+    monkeypatch.setattr(fused, "_key", stale)
+    entry = fused._lookup(sig, (a,))
+    assert entry is not fusion._BY_SHAPE and entry[0] == sig
+    np.testing.assert_array_equal(fused(a).compute(), np.arange(6.0) * 6)
+
+
+def test_two_threads_storing_past_the_signature_limit(monkeypatch):
+    """Both threads drop the oldest signature at once: one of them got a ``KeyError``
+    (or ``RuntimeError: dictionary changed size during iteration``)."""
+    import sys
+    import threading
+
+    from xstride import fusion
+
+    monkeypatch.setattr(fusion, "MAX_SIGNATURES", 4)
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    fused, errors = xp.fuse(lambda x: x), []
+    barrier = threading.Barrier(2)
+
+    def store(k):
+        barrier.wait()
+        try:
+            for i in range(20000):
+                fused._store((k, i), (None, "x"))
+        except Exception as exc:  # noqa: BLE001 - what the test looks for
+            errors.append(exc)
+
+    try:
+        threads = [threading.Thread(target=store, args=(k,)) for k in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert errors == [] and len(fused._graphs) <= 4

@@ -274,8 +274,13 @@ class Fused:
         return sig
 
     def _lookup(self, sig, args):
-        """The entry of ``sig`` for ``args``, or None."""
-        return self._graphs.get(self._key(sig, args))
+        """The entry of ``sig`` for ``args``, or None. Another thread's trace of ``sig``
+        may mark it shape-dependent between the key and the read: the read then finds
+        the mark, and the key of the arguments' shapes is read instead."""
+        entry = self._graphs.get(self._key(sig, args))
+        if entry is _BY_SHAPE:
+            entry = self._graphs.get(self._key(sig, args))
+        return None if entry is _BY_SHAPE else entry
 
     def _keep(self, sig, args, graph, multi):
         """Store a traced graph of the plain signature ``sig``; returns its entry."""
@@ -286,9 +291,13 @@ class Fused:
         return entry
 
     def _store(self, key, entry):
-        if len(self._graphs) >= MAX_SIGNATURES:
-            del self._graphs[next(iter(self._graphs))]
-        self._graphs[key] = entry
+        graphs = self._graphs
+        while len(graphs) >= MAX_SIGNATURES:   # the oldest goes; another thread may be
+            try:                                # storing or dropping one at the same time
+                graphs.pop(next(iter(graphs)), None)
+            except (RuntimeError, StopIteration):   # changed under the iterator: again
+                continue
+        graphs[key] = entry
 
     def graph(self, *args):
         """The traced graph of ``args``'s signature (tracing it now if new), or None when
