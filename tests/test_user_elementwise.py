@@ -30,3 +30,22 @@ def test_valid_kernel_records_its_parameters():
     assert k.name == "axpy" and k.operation == "z = x + y"
     assert [p[0] for p in k.in_params] == ["x", "y"]
     assert [p[0] for p in k.out_params] == ["z"]
+
+
+@pytest.mark.parametrize("params, typ, hint", [
+    ("float x", "float", "float32"), ("double x", "double", "float64"),
+    ("int x", "int", "int32"), ("unsigned x", "unsigned", None),
+    ("size_t x", "size_t", "uint64"), ("int64_t x", "int64_t", "int64"),
+    ("half x", "half", "float16"), ("long x", "long", None),
+])
+def test_a_c_type_name_is_no_placeholder(params, typ, hint):
+    """Read as a placeholder, ``float x`` became ``typedef float float;`` in the kernel:
+    a compile error on the device instead of an error at construction (CuPy refuses it:
+    "Wrong type float")."""
+    with pytest.raises(ValueError, match=f"ElementwiseKernel: input parameter '{params}': "
+                                         f"'{typ}' is a C type name") as info:
+        xp.cuda.ElementwiseKernel(params, "float32 z", "z = x", "k")
+    if hint:
+        assert str(info.value).endswith(f"write '{hint}'")
+    with pytest.raises(ValueError, match=f"output parameter 'float z'"):
+        xp.cuda.ElementwiseKernel("float32 x", "float z", "z = x", "k")

@@ -1,7 +1,8 @@
 """``xp.cuda.ElementwiseKernel``: CuPy's user elementwise kernels on xstride's engine.
 
 The parameter syntax is CuPy's (``"float32 x, T y"``, ``"T z"``): a type is a NumPy
-dtype name or a type placeholder (any other identifier), bound from the arguments.
+dtype name or a type placeholder (any other identifier that is no C type name: ``float
+x`` is refused, write ``float32 x``), bound from the arguments.
 Inputs are read by value, outputs are assigned; ``i`` is the linear C-order index of
 the element (a kernel that uses it keeps the C iteration order: no axis reordering,
 no tiling). Broadcasting, the fast paths and the overlap rule are the engine's.
@@ -16,7 +17,8 @@ import re
 
 import numpy as np
 
-from .._core.csource import code_only, is_c_identifier, strip_comments
+from .._core import dtypes as _dtypes
+from .._core.csource import CXX_KEYWORDS, code_only, is_c_identifier, strip_comments
 from .._plans.elementwise import broadcast_shapes
 from .._core.errors import error, type_error, unavailable_error
 from .._backends.select import load_cupy
@@ -30,6 +32,12 @@ _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _DTYPE_NAMES = frozenset(
     "bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 float32 float64 "
     "complex64 complex128".split())
+#: C type names that are no C++ keyword (a placeholder may not take them) -> the dtype
+_C_TYPE_NAMES = {
+    **{f"{p}int{b}_t": f"{p}int{b}" for p in ("", "u") for b in (8, 16, 32, 64)},
+    "half": "float16", "__half": "float16", "size_t": "uint64", "ssize_t": "int64",
+    "ptrdiff_t": "int64",
+}
 _USES_I = re.compile(r"(?<![A-Za-z0-9_.])i(?![A-Za-z0-9_])")
 
 
@@ -59,6 +67,14 @@ def _parse(text: str, what: str):
             raise error(ValueError, "ElementwiseKernel", f"parameter name {name!r} is reserved")
         if typ in _DTYPE_NAMES:
             dt = np.dtype(typ)
+        elif typ in CXX_KEYWORDS or typ in _C_TYPE_NAMES:
+            # bound as a placeholder, it would become ``typedef float float;``: a compile
+            # error on the device (CuPy refuses it too: "Wrong type float")
+            hint = _dtypes.DTYPE_OF_C.get(typ) or _C_TYPE_NAMES.get(typ)
+            raise error(ValueError, "ElementwiseKernel",
+                        f"{what} parameter {part!r}: {typ!r} is a C type name, not a NumPy "
+                        "dtype name or a type placeholder"
+                        + (f"; write {hint!r}" if hint else ""))
         elif _IDENT.match(typ):
             dt = None  # a type placeholder, bound from the arguments
         else:
@@ -92,8 +108,9 @@ class ElementwiseKernel:
     TypeError
         A non-string parameter, or an unsupported keyword.
     ValueError
-        A parameter that does not parse, a name that is not a C identifier, or a
-        reserved name (``i``, ``_*``).
+        A parameter that does not parse, a name that is not a C identifier, a
+        reserved name (``i``, ``_*``), or a C type name as a type (``float x``: write
+        ``float32 x``).
     NotImplementedError
         ``raw`` parameters.
 
