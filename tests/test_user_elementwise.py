@@ -49,3 +49,11 @@ def test_a_c_type_name_is_no_placeholder(params, typ, hint):
         assert str(info.value).endswith(f"write '{hint}'")
     with pytest.raises(ValueError, match=f"output parameter 'float z'"):
         xp.cuda.ElementwiseKernel("float32 x", "float z", "z = x", "k")
+
+
+@pytest.mark.parametrize("params", ["float32 x,", "float32 x,, T y", ",", " , float32 x"])
+def test_an_empty_parameter_is_refused(params):
+    """It was skipped (CuPy refuses it: "Syntax error")."""
+    with pytest.raises(ValueError, match="ElementwiseKernel: empty input parameter in "):
+        xp.cuda.ElementwiseKernel(params, "float32 z", "z = 1", "k")
+    assert xp.cuda.ElementwiseKernel(" ", "float32 z", "z = 1", "k").in_params == []

@@ -50,9 +50,12 @@ def _unsupported(engine, dt) -> bool:
 
 def _parse(text: str, what: str):
     params = []
+    if not text.strip():
+        return params                 # no parameters
     for part in (p.strip() for p in text.split(",")):
-        if not part:
-            continue
+        if not part:                  # "float32 x," or "x,, y" (CuPy: "Syntax error")
+            raise error(ValueError, "ElementwiseKernel", f"empty {what} parameter in "
+                                    f"{text!r}; expected 'TYPE NAME, TYPE NAME, ...'")
         words = part.split()
         if "raw" in words:
             raise NotImplementedError(
