@@ -169,6 +169,15 @@ def test_kernel_lookup_errors():
         CudaKernel("__global__ void k(int a) {}\n__global__ void k(float a) {}", "k")
 
 
+def test_a_repeated_parameter_name_is_refused():
+    """It was accepted (NVRTC refuses it at the first launch; the argument checks name
+    arguments by their C names)."""
+    with pytest.raises(ValueError, match=r"^CudaKernel 'k': parameter 1 repeats the name 'a'"):
+        CudaKernel("__global__ void k(int a, float* a) {}", "k")
+    k = CudaKernel("__global__ void k(int, int arg1, float b) {}", "k")
+    assert [p.name for p in k.params] == ["arg0", "arg1", "b"]
+
+
 def test_an_unclosed_parameter_list_names_the_kernel():
     with pytest.raises(ValueError, match=r"^CudaKernel 'k': unbalanced parentheses"):
         CudaKernel("__global__ void k(float* x {}", "k")

@@ -391,8 +391,13 @@ def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = 
     plist = found[-1].strip()
     params: list[Param] = []
     if plist and plist != "void":
+        named: set[str] = set()
         for i, decl in enumerate(_split_top(plist, ",")):
             tp, pname = _split_decl(decl)
+            if pname in named:    # C refuses it too, at compile time; messages need one
+                raise error(ValueError, label, f"parameter {i} repeats the name {pname!r}")
+            if pname:
+                named.add(pname)
             pname = pname or f"arg{i}"
             ct = parse_type(tp, structs=known,
                             where=f"{label}: parameter {i} ({pname!r})")
