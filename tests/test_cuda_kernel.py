@@ -532,6 +532,11 @@ def test_struct_value_passes_through_kernel(gpu):
     (lambda: CudaStruct("S", [("a", "float3")]), ValueError, "unknown C type 'float3'"),
     (lambda: CudaStruct("S", [("a", 4)]), TypeError, "a C type string or a CudaStruct"),
     (lambda: CudaStruct("S", ["a"]), TypeError, "pairs"),
+    # struct S { S s; } (another CudaStruct of the same name): was accepted
+    (lambda: CudaStruct("S", [("s", CudaStruct("S", [("a", "int")]))]), ValueError,
+     "field 's' is a struct 'S' that is or holds a struct named 'S'"),
+    (lambda: CudaStruct("S", [("t", CudaStruct("T", [("s", CudaStruct("S", [("a", "int")]))]))]),
+     ValueError, "field 't' is a struct 'T' that is or holds a struct named 'S'"),
 ])
 def test_struct_definition_errors(make, exc, match):
     with pytest.raises(exc, match=match):

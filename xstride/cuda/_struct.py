@@ -33,7 +33,8 @@ class CudaStruct:
     TypeError
         ``name`` or a field is not a str / (str, type) pair.
     ValueError
-        Invalid or repeated names, an unknown C type, no fields.
+        Invalid or repeated names, an unknown C type, no fields, a nested struct of
+        this struct's name (or holding one).
 
     Notes
     -----
@@ -78,6 +79,11 @@ class CudaStruct:
             if any(fname == f for f, _ in parsed):
                 raise value_error(label, "fields", f"repeats the field name {fname!r}")
             if isinstance(ftype, CudaStruct):
+                if name in ftype._struct_names():   # struct P { P p; }: no C type
+                    raise value_error(label, "fields", f"field {fname!r} is a struct "
+                                      f"{ftype.name!r} that is or holds a struct named "
+                                      f"{name!r}; a struct cannot contain itself (give the "
+                                      "structs different names)")
                 ct = ftype.ctype
                 self._nested[fname] = ftype
             elif isinstance(ftype, str):
@@ -101,6 +107,13 @@ class CudaStruct:
         lines += [f"    {ct.text} {fname};" for fname, ct in self.fields]
         lines.append("};")
         return "\n".join(lines)
+
+    def _struct_names(self) -> set:
+        """The names of this struct and of every struct nested in it."""
+        names = {self.name}
+        for inner in self._nested.values():
+            names |= inner._struct_names()
+        return names
 
     @property
     def max_view_ndim(self) -> int:
