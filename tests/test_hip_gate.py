@@ -210,7 +210,12 @@ def test_kernel_testing_agrees_with_the_table():
         "warp_shuffle", "high_dim_cuda_views", "bounds_check_views"]
     with pytest.raises(AttributeError, match="requires_nothing"):
         kt.requires_nothing  # noqa: B018
-    with pytest.raises(KeyError, match="unknown feature"):
+    with pytest.raises(KeyError, match="feature_available: argument 'feature' is an unknown "
+                                       "feature 'nothing'; known: warp_shuffle"):
         kt.feature_available("nothing")
+    for bad in (3, None, b"warp_shuffle"):   # was a KeyError "unknown feature 3"
+        with pytest.raises(TypeError, match="feature_available: argument 'feature' got .*; "
+                                            "expected a str, one of: warp_shuffle"):
+            kt.feature_available(bad)
     with pytest.raises(KeyError):
         _hip_rules.rule("nothing")

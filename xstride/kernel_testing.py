@@ -27,6 +27,7 @@ Examples
 
 from __future__ import annotations
 
+from ._core.errors import argument_error, type_error
 from .cuda._hip_rules import RULES
 
 __all__ = [
@@ -57,11 +58,17 @@ def feature_available(feature: str) -> bool:
 
     Raises
     ------
+    TypeError
+        ``feature`` is not a str.
     KeyError
         ``feature`` is not a row of the table.
     """
+    known = ", ".join(_MARKERS.values())
+    if not isinstance(feature, str):
+        raise type_error("feature_available", "feature", feature, f"a str, one of: {known}")
     if feature not in _MARKERS.values():
-        raise KeyError(f"unknown feature {feature!r}; known: {', '.join(_MARKERS.values())}")
+        raise argument_error(KeyError, "feature_available", "feature",
+                             f"is an unknown feature {feature!r}; known: {known}")
     return bool(_row(feature)["available"])
 
 
