@@ -547,6 +547,9 @@ def test_struct_value_errors():
     S = CudaStruct("S", [("n", "int"), ("p", "float*")])
     with pytest.raises(TypeError, match="missing value\\(s\\) for field\\(s\\) p"):
         S(n=1)
+    with pytest.raises(TypeError, match=r"^CudaStruct 'S' takes one keyword argument per "
+                                        r"field \(n, p\); got 2 positional"):
+        S(1, dev(2))      # was CudaStruct.__call__() takes 1 positional argument but 3 ...
     with pytest.raises(TypeError, match="unknown field\\(s\\) q"):
         S(n=1, p=dev(2), q=3)
     with pytest.raises(OverflowError, match="'field n' value 4294967296"):

@@ -201,6 +201,9 @@ def _good():
     (lambda a: a, {"n_threads": None, "grid": (1, 1, 1, 1)}, ValueError, "'grid' must have 1 to 3"),
     (lambda a: a, {"n_threads": 4, "shared_mem": -1}, ValueError, "'shared_mem'"),
     (lambda a: a, {"n_threads": 4, "stream": 7}, TypeError, "'stream'"),
+    # was CudaKernel.__call__() got an unexpected keyword argument 'n'
+    (lambda a: a[:2], {"n": 3}, TypeError, r"takes its arguments by position \(x, c, n\); "
+                                            "got keyword argument\\(s\\) n"),
 ])
 def test_argument_checks_need_no_cupy(no_cupy, change, kw, exc, match):
     k = CudaKernel(SRC_CHECKS, "k")

@@ -126,7 +126,7 @@ class CudaStruct:
                 best = max(best, self._nested[fname].max_view_ndim)
         return best
 
-    def __call__(self, **values) -> "CudaStructValue":
+    def __call__(self, *positional, **values) -> "CudaStructValue":
         """Pack one value per field (keyword arguments) into a struct value.
 
         Raises
@@ -139,6 +139,10 @@ class CudaStruct:
         """
         label = f"CudaStruct {self.name!r}"
         names = [f for f, _ in self.fields]
+        if positional:
+            raise error(TypeError, label, f"takes one keyword argument per field "
+                        f"({', '.join(names)}); got {len(positional)} positional argument(s)",
+                        subject=True)
         unknown = sorted(set(values) - set(names))
         if unknown:
             raise error(TypeError, label, f"unknown field(s) {', '.join(unknown)}; the fields are "

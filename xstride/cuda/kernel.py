@@ -318,7 +318,7 @@ class CudaKernel:
                 for p, a in zip(params, args)]
 
     def __call__(self, *args, n_threads=None, grid=None, block=None, shared_mem=0,
-                 stream=None):
+                 stream=None, **by_name):
         """Check the arguments and launch the kernel.
 
         Parameters
@@ -365,6 +365,11 @@ class CudaKernel:
         """
         # Every check that needs no device runs first, so a wrong call is reported
         # the same way with or without CuPy (and before CuPy is imported).
+        if by_name:
+            names = ", ".join(p.name for p in self.params) or "none"
+            raise error(TypeError, self._label,
+                        f"takes its arguments by position ({names}); got keyword "
+                        f"argument(s) {', '.join(sorted(by_name))}", subject=True)
         packed = self._pack(args)
         launch_config(self._label, n_threads=n_threads, grid=grid,
                       block=self.block if block is None else block,
