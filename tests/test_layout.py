@@ -47,6 +47,17 @@ def test_immutable_and_hashable():
     assert lay == Layout((2, 3), (3, 1)) and lay != Layout((2, 3), (1, 2))
 
 
+def test_pickle_and_copy_keep_the_layout():
+    """A new-user probe: pickle.dumps, copy.copy and copy.deepcopy of a Layout raised
+    AttributeError 'Layout is immutable' (the default protocol sets the slots)."""
+    import copy
+    import pickle
+
+    lay = Layout((3, 4), (-4, -1), 11, 8)
+    for got in (pickle.loads(pickle.dumps(lay)), copy.copy(lay), copy.deepcopy(lay)):
+        assert got == lay and hash(got) == hash(lay) and got.span() == (0, 11)
+
+
 @pytest.mark.parametrize("args, match", [
     (((2, 3), (1,)), "rank"),
     (((2, -1),), "negative"),

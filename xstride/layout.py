@@ -185,6 +185,11 @@ class Layout:
     def __setattr__(self, name, value):
         raise AttributeError("Layout is immutable")
 
+    def __reduce__(self):
+        # pickle and copy rebuild through the constructor (the default protocol would
+        # set the slots one by one, which __setattr__ refuses)
+        return (type(self), (self._shape, self._strides, self._offset, self._itemsize))
+
     @property
     def shape(self) -> tuple[int, ...]:
         """Extents, a tuple of int."""
