@@ -307,6 +307,17 @@ def test_sliding_window_view_of_unknown_chunk_lengths_says_what_to_do():
                           np.lib.stride_tricks.sliding_window_view(np.arange(3.0, 10.0), 3))
 
 
+@pytest.mark.parametrize("n, window, itemsize", [(2**40, 2**39, 8), (2**62, 2, 8)])
+def test_sliding_window_view_of_dask_arrays_checks_the_result_size(n, window, itemsize):
+    """A new-user probe: on dask the result's size was not checked (a window of 2**39
+    over 2**40 elements gave a (2**39 + 1, 2**39) array of 2**78 elements); it is
+    refused as on NumPy, naming window_shape."""
+    x = da.broadcast_to(da.zeros(1, dtype=f"f{itemsize}", chunks=1), (n,))
+    with pytest.raises(ValueError, match=r"^sliding_window_view: argument 'window_shape' gives "
+                                         r"a result of shape .*overflows int64"):
+        xp.sliding_window_view(x, window)
+
+
 # --------------------------------------------------------------------- conversions
 def test_to_numpy_and_to_device_compute():
     with xp.use_backend("dask", chunks=2):

@@ -287,6 +287,8 @@ def _sliding_window_view(x, window_shape, axis=None, *, writeable=False):
                               f"(shape {tuple(x.shape)})")
         shape[ax] -= w - 1
     shape += list(window)
+    # the size rule on every backend (dask's function would build a graph of any size)
+    _checked_size("sliding_window_view", "window_shape", tuple(shape), x.itemsize, result=True)
     if be.immutable:  # no memory to view: the library's function makes a new array
         if writeable:
             raise _immutable_error("sliding_window_view", "writeable", writeable, be.name,
@@ -304,7 +306,6 @@ def _sliding_window_view(x, window_shape, axis=None, *, writeable=False):
                           f"has byte strides {tuple(x.strides)} that are not multiples of "
                           f"its itemsize {x.itemsize}")
     base = _Layout.from_array(x)
-    _checked_size("sliding_window_view", "window_shape", tuple(shape), x.itemsize, result=True)
     strides = list(base.strides) + [base.strides[ax] for ax in axes]
     view = be.make_view(x, _view_layout("sliding_window_view", tuple(shape), tuple(strides),
                                         0, x.itemsize))
