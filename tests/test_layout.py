@@ -236,6 +236,18 @@ def test_pack_unpack_and_permute_edges():
     assert Layout.unpack(Layout(()).pack(1), 1) == Layout(())
     with pytest.raises(TypeError, match="Layout.unpack: expected the bytes"):
         Layout.unpack(None)
+    # a new-user probe: the size check counted a memoryview's items, not its bytes (a
+    # memoryview of the packed words as int64 was "6 bytes"), and a strided memoryview
+    # reached struct.unpack's BufferError
+    lay = Layout((3, 4), (-4, -1), 11, 8)
+    words = np.frombuffer(lay.pack(2), dtype=np.int64)
+    assert Layout.unpack(memoryview(words), 2) == lay
+    assert Layout.unpack(memoryview(words.view(np.uint8).reshape(6, 8)), 2) == lay
+    with pytest.raises(ValueError, match=r"Layout.unpack: 24 bytes, but a layout packed with "
+                                         r"max_ndim=2 has 48"):
+        Layout.unpack(memoryview(words[:3]), 2)
+    with pytest.raises(ValueError, match=r"^Layout.unpack: argument 'data' is not C-contiguous"):
+        Layout.unpack(memoryview(np.repeat(words, 2)[::2]), 2)
     bad = struct.pack("<qii", 0, -1, 4) + bytes(16 * 64)
     with pytest.raises(ValueError, match="the struct's ndim is -1"):
         Layout.unpack(bad)
