@@ -307,6 +307,21 @@ def test_sliding_window_view_of_unknown_chunk_lengths_says_what_to_do():
                           np.lib.stride_tricks.sliding_window_view(np.arange(3.0, 10.0), 3))
 
 
+@pytest.mark.parametrize("window", [1, 2, 3])
+def test_sliding_window_view_of_dask_arrays_with_chunks_of_no_element(window):
+    """A new-user probe: after compute_chunk_sizes() of a boolean selection (chunks
+    ((2, 0, 0, 3),)), a window of 1 failed when computed with NumPy's "window shape
+    cannot be larger than input array shape" (dask ran NumPy's function on each chunk,
+    the empty ones too)."""
+    x = da.from_array(np.arange(12.0), chunks=3)
+    y = x[(x < 2) | (x > 8)]
+    y.compute_chunk_sizes()
+    assert 0 in y.chunks[0]
+    want = np.lib.stride_tricks.sliding_window_view(np.array([0, 1, 9, 10, 11.0]), window)
+    got = xp.to_numpy(xp.sliding_window_view(y, window))
+    assert got.shape == want.shape and np.array_equal(got, want)
+
+
 @pytest.mark.parametrize("n, window, itemsize", [(2**40, 2**39, 8), (2**62, 2, 8)])
 def test_sliding_window_view_of_dask_arrays_checks_the_result_size(n, window, itemsize):
     """A new-user probe: on dask the result's size was not checked (a window of 2**39
