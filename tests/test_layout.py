@@ -158,6 +158,13 @@ def test_internal_overlap():
     assert Layout((3, 2), (1, 1)).has_internal_overlap
     assert not Layout((4, 4), (-4, 1)).has_internal_overlap
     assert not Layout((0, 5), (0, 0)).has_internal_overlap
+    # a new-user probe: strides of another rank than shape were zipped away ((3, 3)
+    # with strides (1,) answered "no overlap", so an output check passed)
+    from xstride.layout import internal_overlap
+    with pytest.raises(ValueError, match=r"^internal_overlap: argument 'strides' \(1,\) has "
+                                         r"rank 1 but shape \(3, 3\) has rank 2$"):
+        internal_overlap((3, 3), (1,))
+    assert internal_overlap((3, 3), (1, 1)) and not internal_overlap((3, 3), (24, 8), 8)
 
 
 @st.composite
