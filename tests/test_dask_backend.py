@@ -322,6 +322,16 @@ def test_sliding_window_view_of_dask_arrays_with_chunks_of_no_element(window):
     assert got.shape == want.shape and np.array_equal(got, want)
 
 
+def test_sliding_window_view_result_rank_past_64_names_the_function():
+    """A new-user probe: a dask x of 40 axes with 40 windows raised NumPy's "maximum
+    supported dimension for an ndarray is currently 64, found 80", naming no function."""
+    x = np.zeros((1,) * 40)
+    for arr in (x, da.from_array(x)):
+        with pytest.raises(ValueError, match=r"^sliding_window_view: argument 'window_shape' "
+                                             r"gives a result of rank 80 .* more than 64$"):
+            xp.sliding_window_view(arr, (1,) * 40)
+
+
 @pytest.mark.parametrize("n, window, itemsize", [(2**40, 2**39, 8), (2**62, 2, 8)])
 def test_sliding_window_view_of_dask_arrays_checks_the_result_size(n, window, itemsize):
     """A new-user probe: on dask the result's size was not checked (a window of 2**39
