@@ -396,6 +396,8 @@ def test_int_fills_the_dtype_holds_or_converts_stay_as_numpy_gives_them(backend)
     (np.arange(6.0).reshape(2, 3), (1, 2), (6.0,), TypeError, "an int or a tuple of ints"),
     (np.zeros((2, 0)), -1, (0.0,), TypeError, "an int or a tuple of ints"),
     (np.arange(6.0), 2, (True, 6), TypeError, "an int or a tuple of ints"),
+    # a new-user probe: dask's made an array of shape (-2, -3)
+    (np.arange(6.0), 2, (-2, -3), ValueError, r"is \(-2, -3\): a length is negative"),
 ])
 def test_reshape_checks_the_shape_as_numpy(data, chunks, shape, cls, match):
     """dask's raised ZeroDivisionError for (0, -1), IndexError "Bad index" for (-1, 4),
@@ -428,6 +430,25 @@ def test_reshape_dask_splits_unevenly_goes_through_the_flat_array(shape, chunks,
     want = a.reshape(new)
     assert got.shape == want.shape
     np.testing.assert_array_equal(xp.to_numpy(got), want)
+
+
+@pytest.mark.parametrize("shape, cls, match", [
+    ((True, 6), TypeError, r"got tuple \(True, 6\); expected an int or a tuple of ints"),
+    ((2.0, 6), TypeError, r"got tuple \(2.0, 6\); expected an int or a tuple of ints"),
+    ((-1, 6), ValueError, "has the negative length -1"),
+    ((2**60, 6), ValueError, r"\(1152921504606846976, 6\) has 6917529027641081856 elements "
+                             r"of 8 bytes, .* overflows int64"),
+])
+def test_broadcast_to_checks_the_shape_at_the_call(shape, cls, match):
+    """A new-user probe: dask's broadcast_to took bools, floats, negative lengths and
+    sizes past int64 (an array of shape (-1, 6)) and failed only when computed, with
+    NumPy's messages; the NumPy backend refuses them at the call."""
+    with pytest.raises(cls, match=f"^broadcast_to: argument 'shape' {match}"):
+        xp.broadcast_to(_d(np.arange(6.0)), shape)
+    with pytest.raises(cls):
+        xp.broadcast_to(np.arange(6.0), shape)            # the NumPy backend
+    got = xp.broadcast_to(_d(np.arange(6.0)), (np.int64(2), 6))
+    assert xp.to_numpy(got).tolist() == np.broadcast_to(np.arange(6.0), (2, 6)).tolist()
 
 
 # ------------------------------------------------------------------ unknown lengths

@@ -307,6 +307,42 @@ def test_sliding_window_view_of_unknown_chunk_lengths_says_what_to_do():
                           np.lib.stride_tricks.sliding_window_view(np.arange(3.0, 10.0), 3))
 
 
+@pytest.mark.parametrize("window", [1, 2, 3])
+def test_sliding_window_view_of_dask_arrays_with_chunks_of_no_element(window):
+    """A new-user probe: after compute_chunk_sizes() of a boolean selection (chunks
+    ((2, 0, 0, 3),)), a window of 1 failed when computed with NumPy's "window shape
+    cannot be larger than input array shape" (dask ran NumPy's function on each chunk,
+    the empty ones too)."""
+    x = da.from_array(np.arange(12.0), chunks=3)
+    y = x[(x < 2) | (x > 8)]
+    y.compute_chunk_sizes()
+    assert 0 in y.chunks[0]
+    want = np.lib.stride_tricks.sliding_window_view(np.array([0, 1, 9, 10, 11.0]), window)
+    got = xp.to_numpy(xp.sliding_window_view(y, window))
+    assert got.shape == want.shape and np.array_equal(got, want)
+
+
+def test_sliding_window_view_result_rank_past_64_names_the_function():
+    """A new-user probe: a dask x of 40 axes with 40 windows raised NumPy's "maximum
+    supported dimension for an ndarray is currently 64, found 80", naming no function."""
+    x = np.zeros((1,) * 40)
+    for arr in (x, da.from_array(x)):
+        with pytest.raises(ValueError, match=r"^sliding_window_view: argument 'window_shape' "
+                                             r"gives a result of rank 80 .* more than 64$"):
+            xp.sliding_window_view(arr, (1,) * 40)
+
+
+@pytest.mark.parametrize("n, window, itemsize", [(2**40, 2**39, 8), (2**62, 2, 8)])
+def test_sliding_window_view_of_dask_arrays_checks_the_result_size(n, window, itemsize):
+    """A new-user probe: on dask the result's size was not checked (a window of 2**39
+    over 2**40 elements gave a (2**39 + 1, 2**39) array of 2**78 elements); it is
+    refused as on NumPy, naming window_shape."""
+    x = da.broadcast_to(da.zeros(1, dtype=f"f{itemsize}", chunks=1), (n,))
+    with pytest.raises(ValueError, match=r"^sliding_window_view: argument 'window_shape' gives "
+                                         r"a result of shape .*overflows int64"):
+        xp.sliding_window_view(x, window)
+
+
 # --------------------------------------------------------------------- conversions
 def test_to_numpy_and_to_device_compute():
     with xp.use_backend("dask", chunks=2):

@@ -47,6 +47,17 @@ def test_immutable_and_hashable():
     assert lay == Layout((2, 3), (3, 1)) and lay != Layout((2, 3), (1, 2))
 
 
+def test_pickle_and_copy_keep_the_layout():
+    """A new-user probe: pickle.dumps, copy.copy and copy.deepcopy of a Layout raised
+    AttributeError 'Layout is immutable' (the default protocol sets the slots)."""
+    import copy
+    import pickle
+
+    lay = Layout((3, 4), (-4, -1), 11, 8)
+    for got in (pickle.loads(pickle.dumps(lay)), copy.copy(lay), copy.deepcopy(lay)):
+        assert got == lay and hash(got) == hash(lay) and got.span() == (0, 11)
+
+
 @pytest.mark.parametrize("args, match", [
     (((2, 3), (1,)), "rank"),
     (((2, -1),), "negative"),
@@ -147,6 +158,13 @@ def test_internal_overlap():
     assert Layout((3, 2), (1, 1)).has_internal_overlap
     assert not Layout((4, 4), (-4, 1)).has_internal_overlap
     assert not Layout((0, 5), (0, 0)).has_internal_overlap
+    # a new-user probe: strides of another rank than shape were zipped away ((3, 3)
+    # with strides (1,) answered "no overlap", so an output check passed)
+    from xstride.layout import internal_overlap
+    with pytest.raises(ValueError, match=r"^internal_overlap: argument 'strides' \(1,\) has "
+                                         r"rank 1 but shape \(3, 3\) has rank 2$"):
+        internal_overlap((3, 3), (1,))
+    assert internal_overlap((3, 3), (1, 1)) and not internal_overlap((3, 3), (24, 8), 8)
 
 
 @st.composite
@@ -225,6 +243,18 @@ def test_pack_unpack_and_permute_edges():
     assert Layout.unpack(Layout(()).pack(1), 1) == Layout(())
     with pytest.raises(TypeError, match="Layout.unpack: expected the bytes"):
         Layout.unpack(None)
+    # a new-user probe: the size check counted a memoryview's items, not its bytes (a
+    # memoryview of the packed words as int64 was "6 bytes"), and a strided memoryview
+    # reached struct.unpack's BufferError
+    lay = Layout((3, 4), (-4, -1), 11, 8)
+    words = np.frombuffer(lay.pack(2), dtype=np.int64)
+    assert Layout.unpack(memoryview(words), 2) == lay
+    assert Layout.unpack(memoryview(words.view(np.uint8).reshape(6, 8)), 2) == lay
+    with pytest.raises(ValueError, match=r"Layout.unpack: 24 bytes, but a layout packed with "
+                                         r"max_ndim=2 has 48"):
+        Layout.unpack(memoryview(words[:3]), 2)
+    with pytest.raises(ValueError, match=r"^Layout.unpack: argument 'data' is not C-contiguous"):
+        Layout.unpack(memoryview(np.repeat(words, 2)[::2]), 2)
     bad = struct.pack("<qii", 0, -1, 4) + bytes(16 * 64)
     with pytest.raises(ValueError, match="the struct's ndim is -1"):
         Layout.unpack(bad)

@@ -185,6 +185,11 @@ class Layout:
     def __setattr__(self, name, value):
         raise AttributeError("Layout is immutable")
 
+    def __reduce__(self):
+        # pickle and copy rebuild through the constructor (the default protocol would
+        # set the slots one by one, which __setattr__ refuses)
+        return (type(self), (self._shape, self._strides, self._offset, self._itemsize))
+
     @property
     def shape(self) -> tuple[int, ...]:
         """Extents, a tuple of int."""
@@ -487,8 +492,8 @@ class Layout:
         TypeError
             ``data`` is not a bytes-like object, or ``max_ndim`` is not an int.
         ValueError
-            ``max_ndim`` outside ``[1, 64]``; ``data`` is not the size of a struct
-            packed with ``max_ndim``; its ``ndim`` field is out of range, or its
+            ``max_ndim`` outside ``[1, 64]``; ``data`` is not C-contiguous or not the
+            size (in bytes, whatever its format) of a struct packed with ``max_ndim``; its ``ndim`` field is out of range, or its
             fields describe no valid layout (checked as the constructor does).
         """
         if not isinstance(data, (bytes, bytearray, memoryview)):
@@ -499,12 +504,16 @@ class Layout:
             raise value_error("Layout.unpack", "max_ndim", f"must lie in [1, {MAX_NDIM}] "
                                                            f"(as for pack), got {max_ndim}")
         fmt = PACK_FORMAT(max_ndim)
-        if len(data) != struct.calcsize(fmt):
-            raise error(ValueError, "Layout.unpack", f"{len(data)} bytes, but a layout packed with "
+        view = memoryview(data)   # len() of a memoryview counts items of its format, not bytes
+        if not view.c_contiguous:
+            raise value_error("Layout.unpack", "data", "is not C-contiguous; pass the bytes "
+                                                       "of Layout.pack() as one block")
+        if view.nbytes != struct.calcsize(fmt):
+            raise error(ValueError, "Layout.unpack", f"{view.nbytes} bytes, but a layout packed with "
                                       f"max_ndim={max_ndim} has {struct.calcsize(fmt)}; pass the "
                                       "max_ndim given to pack()")
         try:
-            fields = struct.unpack(fmt, data)
+            fields = struct.unpack(fmt, view)
         except (struct.error, TypeError) as exc:   # a memoryview that is not plain bytes
             raise value_error("Layout.unpack", "data", f"cannot be read as the packed "
                                                        f"struct ({exc})") from None

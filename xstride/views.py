@@ -15,7 +15,7 @@ from .elementwise import copy_into_checked as _copy_into_checked
 from ._core.errors import error as _error, immutable_error as _immutable_error
 from ._core.errors import type_error as _type_error, value_error as _value_error
 from ._core.sizes import checked_size as _checked_size
-from .layout import INT64_MAX as _INT64_MAX, Layout as _Layout
+from .layout import INT64_MAX as _INT64_MAX, Layout as _Layout, MAX_NDIM as _MAX_NDIM
 
 __all__ = ["as_strided", "sliding_window_view", "copy_into"]
 
@@ -287,6 +287,12 @@ def _sliding_window_view(x, window_shape, axis=None, *, writeable=False):
                               f"(shape {tuple(x.shape)})")
         shape[ax] -= w - 1
     shape += list(window)
+    if len(shape) > _MAX_NDIM:   # dask's failed in NumPy, naming no function
+        raise _value_error("sliding_window_view", "window_shape",
+                          f"gives a result of rank {len(shape)} ({x.ndim} axes of x and "
+                          f"{len(window)} window axes), more than {_MAX_NDIM}")
+    # the size rule on every backend (dask's function would build a graph of any size)
+    _checked_size("sliding_window_view", "window_shape", tuple(shape), x.itemsize, result=True)
     if be.immutable:  # no memory to view: the library's function makes a new array
         if writeable:
             raise _immutable_error("sliding_window_view", "writeable", writeable, be.name,
@@ -304,7 +310,6 @@ def _sliding_window_view(x, window_shape, axis=None, *, writeable=False):
                           f"has byte strides {tuple(x.strides)} that are not multiples of "
                           f"its itemsize {x.itemsize}")
     base = _Layout.from_array(x)
-    _checked_size("sliding_window_view", "window_shape", tuple(shape), x.itemsize, result=True)
     strides = list(base.strides) + [base.strides[ax] for ax in axes]
     view = be.make_view(x, _view_layout("sliding_window_view", tuple(shape), tuple(strides),
                                         0, x.itemsize))

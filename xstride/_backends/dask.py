@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass
 
 from .._chunked import _config as _chunked_config
-from .._chunked.chunks import chunks_of_no_element, fit_option
+from .._chunked.chunks import chunks_of_no_element, fit_option, without_empty_chunks
 from .._core.errors import backend_unavailable_error, type_error, value_error
 from ._base import Backend
 
@@ -241,7 +241,8 @@ class DaskBackend(Backend):
         """dask's function, except where it fails and NumPy's windows are trivial: a 0-d
         ``x`` (no axis to slide along: the windows are ``x``), and a result of no element
         (an empty ``x``, a window of 0; dask refuses windows of 0 and fails on empty
-        axes), made here as one empty chunk of ``x``'s chunk type."""
+        axes), made here as one empty chunk of ``x``'s chunk type. Chunks of no element
+        are merged away first."""
         da = self.load()
         if x.ndim == 0:
             return x
@@ -254,7 +255,9 @@ class DaskBackend(Backend):
 
             return da.from_array(np.empty_like(x._meta, dtype=x.dtype, shape=shape),
                                  chunks=shape)
-        return da.lib.stride_tricks.sliding_window_view(x, window, axes)
+        # chunks of no element (a boolean selection's, after compute_chunk_sizes()) failed
+        # a window of 1 (no overlap: NumPy's function per chunk, refusing an empty one)
+        return da.lib.stride_tricks.sliding_window_view(without_empty_chunks(x), window, axes)
 
     # ------------------------------------------------------------------ chunks
     def attach(self, peers: dict) -> None:

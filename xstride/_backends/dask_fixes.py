@@ -19,6 +19,8 @@
   2026.8 computes wrong answers over them (``flip`` of such an array is empty, ``x + 1``
   of chunks ``((1, 0),)`` has two elements). The rechunk only drops block boundaries, so
   no element moves; an array without such chunks costs one ``0 in chunks`` per axis.
+- ``broadcast_to``'s shape is checked at the call (dask's took bools, floats, negative
+  lengths and sizes past int64, and failed when computed).
 - Functions dask cannot provide raise ``NotImplementedError`` naming what to use
   instead (compat's namespace has no such name; ``getattr`` would give an
   ``AttributeError`` that names no function of xstride).
@@ -35,7 +37,7 @@ import operator
 import numpy as np
 
 from .._core.errors import not_provided_error, type_error, value_error
-from .._core.sizes import INT64_MAX
+from .._core.sizes import INT64_MAX, checked_size
 from .._chunked import _config as _chunked_config
 from .._chunked.chunks import chunks_of_no_element, fit_option, without_empty_chunks as _merged
 from .arg_checks import check_fill_fits, check_int_fill, check_int_items, int_fill_dtype
@@ -337,8 +339,25 @@ def _like(name: str):
     return impl
 
 
+def broadcast_to(x, /, shape):
+    """``broadcast_to`` on dask, ``shape`` checked at the call as NumPy checks it: ints
+    (not bools), non-negative, a size and byte size that fit int64 (dask's took
+    ``(True, 12)``, ``(2.0, 12)``, ``(-1, 12)`` and ``(2**60, 12)`` and failed only
+    when computed, with NumPy's messages)."""
+    try:
+        items = tuple(shape)
+    except TypeError:   # one int (or not a shape: refused below)
+        items = (shape,)
+    for n in items:
+        _check_length("broadcast_to", "shape", n, shape)
+    items = tuple(operator.index(n) for n in items)
+    checked_size("broadcast_to", "shape", items, getattr(x, "itemsize", 1))
+    return get(_NAME).namespace().broadcast_to(x, items)
+
+
 for _q, _instead in MISSING.items():
     register(_q, _NAME)(_missing(_q, _instead))
+register("broadcast_to", _NAME)(broadcast_to)
 for _n in _CHUNKED_CREATION:
     register(_n, _NAME)(_creation(_n))
 register("asarray", _NAME)(asarray)

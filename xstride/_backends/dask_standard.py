@@ -327,6 +327,9 @@ def _reshape_shape(x, shape) -> tuple:
         items = tuple(operator.index(n) for n in items)
     except TypeError:
         raise type_error("reshape", "shape", shape, "an int or a tuple of ints") from None
+    if any(n < -1 for n in items):   # dask's made an array of shape (-2, -6)
+        raise value_error("reshape", "shape", f"is {items}: a length is negative (only one "
+                                              "length may be -1, the unknown one)")
     if not all(_known(n) for n in x.shape):
         return items
     size = math.prod(x.shape)

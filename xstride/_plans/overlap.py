@@ -21,7 +21,8 @@ def internal_overlap(shape, strides, width: int = 1) -> bool:
     array's byte strides with ``width=itemsize``, which also describes views whose byte
     strides are not multiples of the item size (a field of a structured array). An
     axis of extent 1 is never stepped along, whatever its stride; elements of width 0
-    occupy no memory and never overlap.
+    occupy no memory and never overlap. ``shape`` and ``strides`` of different ranks
+    are a ``ValueError``.
 
     A stride-0 axis of extent > 1 overlaps. Otherwise the axes are sorted by
     ``|stride|`` and each must step past the whole extent of the smaller ones plus one
@@ -30,6 +31,10 @@ def internal_overlap(shape, strides, width: int = 1) -> bool:
     by enumerating offsets when that is cheap (``size <= 2**20``), else reported as
     overlapping (conservative).
     """
+    if len(shape) != len(strides):   # zip() would drop axes: a wrong "no overlap"
+        raise value_error("internal_overlap", "strides", f"{tuple(strides)} has rank "
+                                                         f"{len(strides)} but shape "
+                                                         f"{tuple(shape)} has rank {len(shape)}")
     size = 1
     for n in shape:
         size *= n
