@@ -5,6 +5,7 @@ asks for), naming the function and the argument (found by a new-user probe)."""
 from __future__ import annotations
 
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -149,6 +150,37 @@ def test_fft_n_axes_resolving_to_one_axis_are_refused(name, backend, axes, twice
     good = getattr(xp.fft, name)(x, axes=(1, 0))      # distinct axes, any order: as NumPy
     np.testing.assert_allclose(xp.to_numpy(good), getattr(np.fft, name)(a, axes=(1, 0)),
                                rtol=1e-12, atol=1e-9)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_fft_lengths_n_and_s_are_checked_at_the_call(backend):
+    """``n`` and ``s`` are ints of at least 1 (``s`` also -1), named in the error at the
+    call: dask's raised NumPy's unnamed message only when computed, ``rfft`` took
+    ``n=True``; ``s`` longer than the array or than ``axes`` raised a bare IndexError on
+    dask; ``s`` without ``axes`` transformed dask's first axes, not NumPy's last."""
+    a = np.arange(24.0).reshape(4, 6)
+    wrap = np.asarray if backend == "numpy" else (lambda v: _d(v, 3))
+    for name in _ONE:
+        fn = getattr(xp.fft, name)
+        for n, cls in ((0, ValueError), (-1, ValueError), (True, TypeError), (2.0, TypeError)):
+            with pytest.raises(cls, match=f"^{name}: argument 'n'"):
+                fn(wrap(a), n=n)
+    for name in _N:
+        fn = getattr(xp.fft, name)
+        for s, axes, cls in (((0, 4), None, ValueError), ((True, 2), None, TypeError),
+                             ((2.0, 3), None, TypeError), ((3, 4, 5), None, ValueError),
+                             ((3,), (0, 1), ValueError), (3, None, TypeError)):
+            with pytest.raises(cls, match=f"^{name}: argument 's'"):
+                fn(wrap(a), s=s, axes=axes)
+    for name in ("fftn", "ifftn", "rfftn"):
+        got = getattr(xp.fft, name)(wrap(a), s=(4,))
+        with warnings.catch_warnings():    # NumPy's s without axes is deprecated
+            warnings.simplefilter("ignore", DeprecationWarning)
+            want = getattr(np.fft, name)(a, s=(4,))
+        assert got.shape == want.shape
+        np.testing.assert_allclose(xp.to_numpy(got), want, rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(xp.to_numpy(xp.fft.fftn(wrap(a), s=(-1, 4))),
+                               np.fft.fftn(a, s=(4, 4), axes=(0, 1)), rtol=1e-12, atol=1e-9)
 
 
 @pytest.mark.parametrize("name", _N)

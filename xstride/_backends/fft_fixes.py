@@ -14,6 +14,12 @@ dask backend the transformed axes gathered into one chunk.
   backend: NumPy transformed the axis again, dask refused equal entries only ("Duplicate
   axes not allowed.", and transformed ``(1, -1)`` twice), CuPy took either way by
   layout. The standard leaves repeated axes unspecified.
+- ``n`` and the entries of ``s`` are ints (not bools) of at least 1 (``s`` also -1,
+  the input's length), checked at the call: dask's raised NumPy's unnamed message only
+  when computed and ``rfft`` took ``n=True``; ``s`` longer than the array, or of
+  another length than ``axes``, raised a bare ``IndexError`` on dask. ``s`` without
+  ``axes`` transforms the last ``len(s)`` axes on every backend (NumPy's and CuPy's
+  rule; dask's transformed the first ones): the axes are passed to the library.
 - dask's transforms take an axis of one chunk only ("Dask array only supports taking
   an FFT along an axis that has a single chunk"): the transformed axes are rechunked
   to one chunk first, as ``sort`` and the linear algebra gather theirs; the other axes
@@ -64,14 +70,40 @@ def _axis(func: str, arg: str, axis, ndim: int) -> int:
     return i % ndim
 
 
+def _length(func: str, arg: str, n, minimum: int = 1) -> None:
+    """``n`` (a transform's length, or an entry of ``s``): an int (not a bool), at least
+    1 (``minimum=-1``: an entry of ``s``, where -1 keeps the input's length)."""
+    if isinstance(n, bool):
+        raise type_error(func, arg, n, "an int (the length of the transform)")
+    try:
+        i = operator.index(n)
+    except TypeError:
+        raise type_error(func, arg, n, "an int (the length of the transform)") from None
+    if i < 1 and not (minimum == -1 and i == -1):
+        extra = " or -1 (the input's length)" if minimum == -1 else ""
+        raise value_error(func, arg, f"holds the length {i}; a transform's length must be "
+                                     f"at least 1{extra}")
+
+
 def _n_axes(func: str, x, s, axes) -> tuple[int, ...]:
     """The axes an n-D transform of ``x`` runs along (NumPy's defaults: every axis, or
-    the last ``len(s)`` ones)."""
+    the last ``len(s)`` ones); ``s`` checked against them."""
+    if s is not None:
+        if not isinstance(s, (tuple, list)):
+            raise type_error(func, "s", s, "a tuple of ints (one length per transformed axis)")
+        for n in s:
+            _length(func, "s", n, minimum=-1)
     if axes is None:
         count = x.ndim if s is None else len(s)
+        if count > x.ndim:
+            raise value_error(func, "s", f"has {count} lengths, more than the {x.ndim} "
+                                         f"dimension{'s' if x.ndim != 1 else ''} of x")
         return tuple(range(x.ndim - count, x.ndim))
     items = axes if isinstance(axes, (tuple, list)) else (axes,)
     chosen = tuple(_axis(func, "axes", a, x.ndim) for a in items)
+    if s is not None and len(s) != len(chosen):
+        raise value_error(func, "s", f"has {len(s)} lengths for the {len(chosen)} axes "
+                                     f"{axes!r}; give one length per axis")
     if len(set(chosen)) < len(chosen):
         twice = next(i for k, i in enumerate(chosen) if i in chosen[:k])
         raise value_error(func, "axes", f"names the axis {twice} more than once "
@@ -92,6 +124,8 @@ def _one_chunk(x, axes):
 def _one_axis(name: str, backend: str):
     def impl(x, /, *, n=None, axis=-1, norm="backward"):
         ax = _axis(name, "axis", axis, x.ndim)
+        if n is not None:
+            _length(name, "n", n)
         lib = getattr(_backend.namespace(backend).fft, name)
         return lib(_one_chunk(x, (ax,)), n=n, axis=axis, norm=norm)
 
@@ -109,7 +143,10 @@ def _n_axis(name: str, backend: str):
                                  f"leaves no axis to transform ({name} of an array of "
                                  f"{x.ndim} dimensions, axes={axes!r})")
         lib = getattr(_backend.namespace(backend).fft, name)
-        return lib(_one_chunk(x, chosen), s=s, axes=axes, norm=norm)
+        # the axes passed as chosen: dask's default for ``s`` without ``axes`` was the
+        # first len(s) axes, NumPy's (and CuPy's) the last
+        return lib(_one_chunk(x, chosen), s=s, axes=chosen if s is not None else axes,
+                   norm=norm)
 
     impl.__doc__ = (f"``fft.{name}`` of the standard; each of ``axes`` checked first "
                     "(``numpy.exceptions.AxisError`` naming it); on dask the transformed "
