@@ -294,6 +294,19 @@ def test_pinv_takes_a_tolerance_per_matrix():
     np.testing.assert_allclose(xp.to_numpy(got), np.linalg.pinv(a, rtol=r), atol=1e-12)
 
 
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_pinv_of_integers_is_float64_as_numpys(backend):
+    """compat's pinv asked ``finfo`` of the integer dtype for its default ``rtol`` and
+    raised "data type int64 not inexact" (NumPy's pinv gives float64)."""
+    a = np.array([[[1, 2], [3, 4]], [[2, 0], [0, 0]]], dtype=np.int32)
+    with xp.use_backend(backend, **({"chunks": 1} if backend == "dask" else {})):
+        x = xp.asarray(a)
+    for kw in ({}, {"rtol": 0.1}):
+        got = xp.linalg.pinv(x, **kw)
+        assert got.dtype == np.float64 and got.shape == (2, 2, 2)
+        np.testing.assert_allclose(xp.to_numpy(got), np.linalg.pinv(a, **kw), atol=1e-12)
+
+
 @pytest.mark.parametrize("name, shape", [
     ("cholesky", (2, 3)), ("inv", (3,)), ("det", (2, 2, 3)), ("eigvalsh", (3, 2)),
     ("eigvals", (4,)), ("pinv", (3,)),

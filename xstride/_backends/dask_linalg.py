@@ -283,6 +283,8 @@ def pinv(x, /, *, rtol=None):
         ``x`` has fewer than two dimensions.
     """
     _check("pinv", x, False)
+    if x.dtype.kind in "iu":   # NumPy's pinv of integers: float64 (compat's raised)
+        x = _ns().astype(x, np.float64)
     tail = (x.shape[-1], x.shape[-2])
     if get(_NAME).owns(rtol):
         return _per_matrix("pinv", x, tail, _float(x.dtype), rtol=rtol)

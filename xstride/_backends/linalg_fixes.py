@@ -18,7 +18,8 @@ On NumPy (not yet registered for CuPy: not run on a device): ``matrix_rank`` of
 empty matrices is 0 (NumPy's reduced an empty
 array of singular values and raised), and ``qr`` names a ``mode`` other than
 ``"reduced"`` and ``"complete"`` (compat's failed building its result from NumPy's
-``mode="r"`` output).
+``mode="r"`` output), and ``pinv`` of integers is float64, as NumPy's (compat's
+default ``rtol`` called ``finfo`` of the integer dtype: "data type int64 not inexact").
 """
 
 from __future__ import annotations
@@ -142,6 +143,17 @@ def check_outer(x1, x2) -> None:
                                                     "one-dimensional vectors")
 
 
+def _pinv_of(backend: str):
+    def pinv(x, /, *, rtol=None):
+        """``pinv`` of the standard; integer matrices as float64 (NumPy's ``pinv``;
+        compat's default ``rtol`` asked ``finfo`` of the integer dtype and raised)."""
+        ns = _backend.namespace(backend)
+        if x.dtype.kind in "iu":
+            x = ns.astype(x, ns.float64)
+        return ns.linalg.pinv(x, rtol=rtol)
+    return pinv
+
+
 def _cross_of(backend: str):
     def cross(x1, x2, /, *, axis=-1):
         """``cross`` of the standard: vectors of length 3 along ``axis``, checked first."""
@@ -162,6 +174,7 @@ for _fn in (eig, eigvals, solve):
     register(f"linalg.{_fn.__name__}", "cupy")(_fn)
 register("linalg.matrix_rank", "numpy")(_matrix_rank_of("numpy"))
 register("linalg.qr", "numpy")(_qr_of("numpy"))
+register("linalg.pinv", "numpy")(_pinv_of("numpy"))
 register("linalg.cross", "numpy")(_cross_of("numpy"))
 for _backend_name in ("numpy", "dask"):
     register("linalg.outer", _backend_name)(_outer_of(_backend_name))
