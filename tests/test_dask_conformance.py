@@ -129,6 +129,34 @@ def test_tensordot_has_the_promoted_dtype(d1, d2, axes):
         np.testing.assert_array_equal(xp.to_numpy(got), want.astype(got.dtype))
 
 
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("s1, s2, axes, cls, match", [
+    ((2, 3, 4), (2, 4, 5), 1, ValueError, "contracts axis 2 of x1 .* \\(length 4\\) with axis 0"),
+    ((2, 1), (3, 2), ([1], [0]), ValueError, "lengths must be equal \\(not broadcast\\)"),
+    ((2, 3, 4), (4, 5), -1, ValueError, "is -1; expected a count of axes from 0 to 2"),
+    ((2, 3, 4), (4, 5), 3, ValueError, "is 3; expected a count"),
+    ((2, 3, 4), (4, 5), True, TypeError, "got bool True"),
+    ((2, 3, 4), (4, 5), 1.0, TypeError, "got float 1.0"),
+    ((2, 3, 4), (4, 4), ([2, 2], [0, 1]), ValueError, "an axis of x1 is named twice"),
+    ((2, 3, 4), (4, 5), ([5], [0]), ValueError, "the axis 5 is out of range for x1"),
+    ((2, 3, 4), (4, 5), ([2], [0, 1]), ValueError, "must have the same length"),
+])
+def test_tensordot_axes_are_checked_first(backend, s1, s2, axes, cls, match):
+    """NumPy took axes=-1 and True and raised a bare "tuple index out of range" past the
+    ranks; dask said "('Chunks do not add up to same value', ...)" for contracted lengths
+    that differ, broadcast a length 1 silently, and raised an AttributeError for an axis
+    named twice. Both now raise one error naming tensordot and axes."""
+    a, b = np.ones(s1), np.ones(s2)
+    if backend == "dask":
+        a, b = da.from_array(a, chunks=1), da.from_array(b, chunks=1)
+    for fn in (xp.tensordot, xp.linalg.tensordot):
+        with pytest.raises(cls, match=f"^tensordot: argument 'axes' {'.*' if cls is ValueError else ''}{match}"):
+            fn(a, b, axes=axes)
+    good = xp.tensordot(a, b, axes=([-1], [0])) if s1[-1] == s2[0] else None
+    if good is not None:
+        assert good.shape == np.tensordot(np.ones(s1), np.ones(s2), axes=([-1], [0])).shape
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.complex128, np.int8])
 @pytest.mark.parametrize("axis", [0, -1])
 def test_vecdot_of_unknown_lengths(dtype, axis):

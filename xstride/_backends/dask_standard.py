@@ -55,6 +55,7 @@ from .._plans.reduction import normalize_axis
 from .arg_checks import check_repeats, check_shift, check_axis, check_sorter, check_take
 from .dispatch import register
 from .registry import get
+from .linalg_fixes import check_tensordot
 
 __all__ = ["matmul", "tensordot", "vecdot", "take", "nonzero", "concat", "clip", "permute_dims", "squeeze", "roll", "flip", "sort", "argsort",
            "diff", "broadcast_arrays", "reshape", "repeat", "expand_dims", "searchsorted",
@@ -123,7 +124,9 @@ def _promoted(out, x1, x2):
 
 
 def tensordot(x1, x2, /, *, axes=2):
-    """``tensordot`` of the standard on dask arrays, in the promoted dtype of the two."""
+    """``tensordot`` of the standard on dask arrays (``axes`` checked first), in the
+    promoted dtype of the two."""
+    check_tensordot(x1, x2, axes)
     return _promoted(_ns().tensordot(x1, x2, axes=axes), x1, x2)
 
 

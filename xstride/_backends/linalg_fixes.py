@@ -20,19 +20,28 @@ array of singular values and raised), and ``qr`` names a ``mode`` other than
 ``"reduced"`` and ``"complete"`` (compat's failed building its result from NumPy's
 ``mode="r"`` output), and ``pinv`` of integers is float64, as NumPy's (compat's
 default ``rtol`` called ``finfo`` of the integer dtype: "data type int64 not inexact").
+
+On NumPy and dask, ``tensordot``'s ``axes`` are checked first (``check_tensordot``):
+NumPy took ``axes=-1`` and ``True``, and raised a bare "tuple index out of range" for a
+count past the ranks; dask said "('Chunks do not add up to same value', ...)" for
+contracted lengths that differ, broadcast a length 1 against any other silently, and
+raised an ``AttributeError`` for an axis named twice. The standard: a non-negative int,
+two sequences of the same length, contracted axes "must not be broadcasted".
 """
 
 from __future__ import annotations
 
+import operator
 from typing import NamedTuple
 
 import numpy as np
 
 from . import select as _backend
 from .dispatch import register
-from .._core.errors import broadcast_error, value_error
+from .._core.errors import broadcast_error, type_error, value_error
 
-__all__ = ["EigResult", "eig", "eigvals", "solve", "check_cross", "check_outer"]
+__all__ = ["EigResult", "eig", "eigvals", "solve", "check_cross", "check_outer",
+           "check_tensordot"]
 
 
 class EigResult(NamedTuple):
@@ -154,6 +163,70 @@ def _pinv_of(backend: str):
     return pinv
 
 
+def check_tensordot(x1, x2, axes) -> None:
+    """``tensordot``'s ``axes``: a non-negative int no larger than either rank, or two
+    sequences of as many distinct axes in range; the contracted lengths equal.
+
+    Raises
+    ------
+    TypeError
+        ``axes`` a bool, a float, or not two sequences of ints.
+    ValueError
+        A negative count or one past a rank; sequences of different lengths; an axis out
+        of range or named twice; contracted lengths that differ (the standard: "must not
+        be broadcasted").
+    """
+    def ints(v, what):
+        items = tuple(v) if isinstance(v, (tuple, list)) else (v,)
+        if any(isinstance(i, bool) for i in items):
+            raise type_error("tensordot", "axes", axes, what)
+        try:
+            return tuple(operator.index(i) for i in items)
+        except TypeError:
+            raise type_error("tensordot", "axes", axes, what) from None
+
+    if isinstance(axes, (tuple, list)):
+        if len(axes) != 2:
+            raise type_error("tensordot", "axes", axes, "an int or two sequences of axes")
+        pairs = [ints(a, "an int or two sequences of ints") for a in axes]
+        if len(pairs[0]) != len(pairs[1]):
+            raise value_error("tensordot", "axes", f"is {axes!r}: the two sequences must "
+                                                   "have the same length")
+        for name, x, seq in (("x1", x1, pairs[0]), ("x2", x2, pairs[1])):
+            for a in seq:
+                if not -x.ndim <= a < x.ndim:
+                    raise value_error("tensordot", "axes", f"is {axes!r}: the axis {a} is "
+                                                           f"out of range for {name} of "
+                                                           f"{x.ndim} dimensions")
+            if len({a % x.ndim for a in seq}) < len(seq):
+                raise value_error("tensordot", "axes", f"is {axes!r}: an axis of {name} is "
+                                                       "named twice")
+        first = [a % x1.ndim for a in pairs[0]]
+        second = [a % x2.ndim for a in pairs[1]]
+    else:
+        (n,) = ints(axes, "an int or two sequences of ints")
+        if n < 0 or n > min(x1.ndim, x2.ndim):
+            raise value_error("tensordot", "axes", f"is {n}; expected a count of axes from "
+                                                   f"0 to {min(x1.ndim, x2.ndim)} (the "
+                                                   "smaller rank of x1 and x2)")
+        first, second = list(range(x1.ndim - n, x1.ndim)), list(range(n))
+    for a, b in zip(first, second):
+        m, k = x1.shape[a], x2.shape[b]
+        if m == m and k == k and m != k:   # NaN: a length dask does not know
+            raise value_error("tensordot", "axes", f"contracts axis {a} of x1 {x1.shape} "
+                                                   f"(length {m}) with axis {b} of x2 "
+                                                   f"{x2.shape} (length {k}); contracted "
+                                                   "lengths must be equal (not broadcast)")
+
+
+def _tensordot_of(backend: str):
+    def tensordot(x1, x2, /, *, axes=2):
+        """``tensordot`` of the standard: ``axes`` checked first (``check_tensordot``)."""
+        check_tensordot(x1, x2, axes)
+        return _backend.namespace(backend).tensordot(x1, x2, axes=axes)
+    return tensordot
+
+
 def _cross_of(backend: str):
     def cross(x1, x2, /, *, axis=-1):
         """``cross`` of the standard: vectors of length 3 along ``axis``, checked first."""
@@ -175,7 +248,9 @@ for _fn in (eig, eigvals, solve):
 register("linalg.matrix_rank", "numpy")(_matrix_rank_of("numpy"))
 register("linalg.qr", "numpy")(_qr_of("numpy"))
 register("linalg.pinv", "numpy")(_pinv_of("numpy"))
+for _q in ("tensordot", "linalg.tensordot"):
+    register(_q, "numpy")(_tensordot_of("numpy"))
 register("linalg.cross", "numpy")(_cross_of("numpy"))
 for _backend_name in ("numpy", "dask"):
     register("linalg.outer", _backend_name)(_outer_of(_backend_name))
-del _fn, _backend_name
+del _fn, _backend_name, _q
