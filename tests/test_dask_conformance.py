@@ -582,3 +582,50 @@ def test_spectral_norm_of_matrices_of_no_element(shape, keepdims):
     want = np.linalg.matrix_norm(a, ord=2, keepdims=keepdims)
     assert got.shape == want.shape and got.dtype == want.dtype
     np.testing.assert_array_equal(got, want)
+
+
+def _norm_or_error(fn, a, **kw):
+    try:
+        out = fn(a, **kw)
+    except ValueError:
+        return ValueError
+    return xp.to_numpy(out)
+
+
+@pytest.mark.parametrize("chunks", [1, -1])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_max_and_min_norms_of_no_element_are_numpys(chunks, keepdims):
+    """vector_norm with ord +-inf and matrix_norm with ord +-1, +-inf, +-2 over axes of
+    no element: NumPy's 0 for a maximum, its ValueError for a minimum, an empty result
+    for a stack of no matrix. dask's computed another shape than it declared ((0,) for
+    (3,); "cannot reshape array of size 0" with keepdims), or raised unnamed "zero-size
+    array to reduction operation" and "Array chunk size or shape is unknown" when
+    computed."""
+    vectors = [((0, 3), 0), ((0, 3), 1), ((0, 3), None), ((3, 0), 1), ((2, 0, 3), (0, 1)),
+               ((2, 0, 3), 2), ((0,), None)]
+    for shape, axis in vectors:
+        a = np.zeros(shape)
+        x = da.from_array(a, chunks=chunks)
+        for o in (np.inf, -np.inf):
+            want = _norm_or_error(np.linalg.vector_norm, a, axis=axis, ord=o, keepdims=keepdims)
+            if want is ValueError:
+                with pytest.raises(ValueError, match="^vector_norm: argument 'x' has shape"):
+                    xp.linalg.vector_norm(x, axis=axis, ord=o, keepdims=keepdims)
+                continue
+            got = xp.linalg.vector_norm(x, axis=axis, ord=o, keepdims=keepdims)
+            assert got.shape == want.shape, (shape, axis, o)
+            assert xp.to_numpy(got).shape == want.shape and got.dtype == want.dtype
+            np.testing.assert_array_equal(xp.to_numpy(got), want)
+    for shape in ((0, 3), (3, 0), (0, 0), (2, 0, 3), (0, 3, 3), (0, 2, 0)):
+        a = np.zeros(shape)
+        x = da.from_array(a, chunks=chunks)
+        for o in (1, -1, np.inf, -np.inf, 2, -2):
+            want = _norm_or_error(np.linalg.matrix_norm, a, ord=o, keepdims=keepdims)
+            if want is ValueError:
+                with pytest.raises(ValueError, match="^matrix_norm: argument 'x' has shape"):
+                    xp.linalg.matrix_norm(x, ord=o, keepdims=keepdims)
+                continue
+            got = xp.linalg.matrix_norm(x, ord=o, keepdims=keepdims)
+            assert got.shape == want.shape, (shape, o)
+            assert xp.to_numpy(got).shape == want.shape and got.dtype == want.dtype
+            np.testing.assert_array_equal(xp.to_numpy(got), want)

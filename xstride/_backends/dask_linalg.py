@@ -181,12 +181,39 @@ def _inexact(x):
     return x if x.dtype.kind in "fc" else _ns().astype(x, np.float64)
 
 
+def _of_no_element(func: str, x, axes, ord, minimum: bool, keepdims: bool):
+    """The norm of ``ord`` over ``axes`` of ``x``, none of which holds an element (a
+    known length 0 among them): NumPy's 0 where the norm is a maximum (the sum of
+    nothing: 0, in the result's shape and dtype), NumPy's error where it is a minimum.
+    dask's maximum and minimum of no element computed another shape than they declared
+    (``(0,)`` for ``(3,)``) or raised unnamed when computed."""
+    if minimum:
+        raise value_error(func, "x", f"has shape {x.shape}, with no element along the axes "
+                                     f"{axes} the norm of ord={ord!r} takes the minimum of "
+                                     "(a minimum of no value has no identity)")
+    ns = _ns()
+    return ns.sum(ns.abs(_inexact(x)), axis=axes, keepdims=keepdims)
+
+
+def _is(ord, *values) -> bool:
+    return not isinstance(ord, (bool, str)) and isinstance(ord, (int, float)) and ord in values
+
+
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     """``linalg.vector_norm``: dask's, of integers and bools as float64 (NumPy's dtype);
     of every axis of rows selected by a boolean mask, of them flattened by row blocks
-    (dask's ravel of unknown lengths failed)."""
+    (dask's ravel of unknown lengths failed); ``ord`` +-inf over axes of no element as
+    NumPy's (0 for inf, an error for -inf)."""
     if axis is None and not keepdims and x.ndim > 1 and any(n != n for n in x.shape):
         x = flat(x)
+    if _is(ord, np.inf, -np.inf):
+        axes = tuple(range(x.ndim)) if axis is None else axis
+        items = axes if isinstance(axes, tuple) else (axes,)
+        if 0 in x.shape and all(isinstance(a, (int, np.integer)) and not isinstance(a, bool)
+                                and -x.ndim <= a < x.ndim for a in items):
+            # a minimum over no element raises; a result of no element is empty
+            empty = any(x.shape[a] == 0 for a in items)
+            return _of_no_element("vector_norm", x, axes, ord, empty and ord < 0, keepdims)
     return _ns().linalg.vector_norm(_inexact(x), axis=axis, keepdims=keepdims, ord=ord)
 
 
@@ -194,6 +221,9 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     """``linalg.matrix_norm`` of ``(..., M, N)``: the spectral norms (``ord`` 2 and -2)
     and the nuclear norm (``"nuc"``) from :func:`svdvals` (dask's refused stacks and
     matrices chunked on both axes), the others dask's; integers and bools as float64.
+    Of matrices of no element, ``ord`` 1, inf and 2 are NumPy's 0, and -1, -inf, -2 its
+    error where the minimum is over no value (dask's computed another shape than it
+    declared, or raised unnamed when computed); a stack of no matrix is empty.
 
     Raises
     ------
@@ -203,6 +233,14 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     _check("matrix_norm", x, False)
     ns = _ns()
     x = _inexact(x)
+    m, n = x.shape[-2:]
+    if 0 in x.shape and _is(ord, 1, -1, np.inf, -np.inf, 2, -2):
+        # NumPy's: the maximum of no value is 0 (ord 1, inf), the minimum of none raises
+        # (ord -1 over no column, -inf over no row, -2 of no singular value); a stack of
+        # no matrix is an empty result
+        small = {-1: n == 0, -np.inf: m == 0, -2: m == 0 or n == 0}.get(ord, False)
+        if small or 0 in x.shape[:-2] or (ord != 2 and ord > 0):
+            return _of_no_element("matrix_norm", x, (-2, -1), ord, small, keepdims)
     pick = {2: ns.max, -2: ns.min, "nuc": ns.sum}.get(ord) if isinstance(ord, (int, float, str)) \
         and not isinstance(ord, bool) else None
     if pick is None:
