@@ -347,6 +347,16 @@ def test_functions_of_one_matrix_refuse_other_shapes(name, shape):
         getattr(xp.linalg, name)(x)
 
 
+@pytest.mark.parametrize("n", [1.0, 2.5, "2", None])
+def test_matrix_power_checks_n_at_the_call(n):
+    """dask's matrix_power took a float ``n`` and raised NumPy's unnamed "exponent must
+    be an integer" only when computed; NumPy's rule (operator.index) holds at the call."""
+    x = da.from_array(np.eye(2), chunks=1)
+    with pytest.raises(TypeError, match="^matrix_power: argument 'n' got"):
+        xp.linalg.matrix_power(x, n)
+    np.testing.assert_array_equal(xp.to_numpy(xp.linalg.matrix_power(x, np.int64(2))), np.eye(2))
+
+
 def re_shape(shape) -> str:
     return str(tuple(shape)).replace("(", r"\(").replace(")", r"\)")
 

@@ -30,11 +30,12 @@ Source: the standard's "Linear Algebra Extension" (shapes, dtypes, defaults); da
 from __future__ import annotations
 
 import builtins
+import operator
 
 import numpy as np
 
 from .._chunked import _config as _chunked_config
-from .._core.errors import broadcast_error, value_error
+from .._core.errors import broadcast_error, type_error, value_error
 from .dask_standard import flat
 from .dispatch import register
 from .linalg_fixes import EigResult, check_cross
@@ -303,10 +304,16 @@ def matrix_power(x, n, /):
 
     Raises
     ------
+    TypeError
+        ``n`` is not an int (``operator.index``).
     ValueError
         ``x`` is not a stack of square matrices.
     """
     _check("matrix_power", x, True)
+    try:   # NumPy's rule (operator.index), checked at the call: dask's task raised
+        n = operator.index(n)   # NumPy's unnamed "exponent must be an integer" when computed
+    except TypeError:
+        raise type_error("matrix_power", "n", n, "an int (the exponent)") from None
     return _per_matrix("matrix_power", x, x.shape[-2:],
                        x.dtype if n >= 0 else _float(x.dtype), n=n)
 
