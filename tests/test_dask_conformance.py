@@ -639,3 +639,20 @@ def test_max_and_min_norms_of_no_element_are_numpys(chunks, keepdims):
             assert got.shape == want.shape, (shape, o)
             assert xp.to_numpy(got).shape == want.shape and got.dtype == want.dtype
             np.testing.assert_array_equal(xp.to_numpy(got), want)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_vector_norm_checks_ord_and_axis(backend):
+    """dask's vector_norm raised a TypeError from ``**`` for ord='bad', took ord=1j and
+    returned a complex norm, and took axis=[0, 1] as a matrix norm ("SVD based norm not
+    implemented"); NumPy's raised a casting error for 1j. One check on both."""
+    a = np.ones((2, 3, 4))
+    x = a if backend == "numpy" else da.from_array(a, chunks=1)
+    for ord in ("bad", "fro", 1j, b"2", [2]):
+        with pytest.raises(ValueError, match="^vector_norm: argument 'ord' is"):
+            xp.linalg.vector_norm(x, ord=ord)
+    with pytest.raises(TypeError, match="^vector_norm: argument 'axis' got list"):
+        xp.linalg.vector_norm(x, axis=[0, 1])
+    for ord in (None, 1, 0.5, np.float32(3), -np.inf, np.int64(2)):
+        np.testing.assert_allclose(xp.to_numpy(xp.linalg.vector_norm(x, axis=(0, 1), ord=ord)),
+                                   np.linalg.vector_norm(a, axis=(0, 1), ord=2 if ord is None else ord))

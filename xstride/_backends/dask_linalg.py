@@ -38,7 +38,7 @@ from .._chunked import _config as _chunked_config
 from .._core.errors import broadcast_error, type_error, value_error
 from .dask_standard import flat
 from .dispatch import register
-from .linalg_fixes import EigResult, check_cross
+from .linalg_fixes import EigResult, check_cross, check_vector_norm
 from .registry import get
 
 __all__ = ["svdvals", "matrix_rank", "cholesky", "inv", "det", "slogdet", "eigh",
@@ -205,6 +205,7 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     of every axis of rows selected by a boolean mask, of them flattened by row blocks
     (dask's ravel of unknown lengths failed); ``ord`` +-inf over axes of no element as
     NumPy's (0 for inf, an error for -inf)."""
+    check_vector_norm(axis, ord)
     if axis is None and not keepdims and x.ndim > 1 and any(n != n for n in x.shape):
         x = flat(x)
     if _is(ord, np.inf, -np.inf):

@@ -27,6 +27,7 @@ count past the ranks; dask said "('Chunks do not add up to same value', ...)" fo
 contracted lengths that differ, broadcast a length 1 against any other silently, and
 raised an ``AttributeError`` for an axis named twice. The standard: a non-negative int,
 two sequences of the same length, contracted axes "must not be broadcasted".
+``vector_norm``'s ``axis`` and ``ord`` too (``check_vector_norm``).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from .dispatch import register
 from .._core.errors import broadcast_error, type_error, value_error
 
 __all__ = ["EigResult", "eig", "eigvals", "solve", "check_cross", "check_outer",
-           "check_tensordot"]
+           "check_tensordot", "check_vector_norm"]
 
 
 class EigResult(NamedTuple):
@@ -219,6 +220,28 @@ def check_tensordot(x1, x2, axes) -> None:
                                                    "lengths must be equal (not broadcast)")
 
 
+def check_vector_norm(axis, ord) -> None:
+    """``vector_norm``'s ``axis`` (None, an int or a tuple: NumPy refused a list, dask
+    took a list of two as a matrix norm, "SVD based norm not implemented") and ``ord``
+    (a real number or +-inf: dask raised a ``TypeError`` from ``**`` for a string, and
+    took a complex ``ord``, returning a complex norm)."""
+    if isinstance(axis, list):
+        raise type_error("vector_norm", "axis", axis, "None, an int or a tuple of ints")
+    if ord is not None and (isinstance(ord, (str, bytes)) or not isinstance(
+            ord, (int, float, np.integer, np.floating))):
+        raise value_error("vector_norm", "ord", f"is {ord!r}; expected a real number "
+                                                "(an int, a float, inf or -inf)")
+
+
+def _vector_norm_of(backend: str):
+    def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+        """``vector_norm`` of the standard: ``axis`` and ``ord`` checked first."""
+        check_vector_norm(axis, ord)
+        return _backend.namespace(backend).linalg.vector_norm(x, axis=axis,
+                                                              keepdims=keepdims, ord=ord)
+    return vector_norm
+
+
 def _tensordot_of(backend: str):
     def tensordot(x1, x2, /, *, axes=2):
         """``tensordot`` of the standard: ``axes`` checked first (``check_tensordot``)."""
@@ -251,6 +274,7 @@ register("linalg.pinv", "numpy")(_pinv_of("numpy"))
 for _q in ("tensordot", "linalg.tensordot"):
     register(_q, "numpy")(_tensordot_of("numpy"))
 register("linalg.cross", "numpy")(_cross_of("numpy"))
+register("linalg.vector_norm", "numpy")(_vector_norm_of("numpy"))
 for _backend_name in ("numpy", "dask"):
     register("linalg.outer", _backend_name)(_outer_of(_backend_name))
 del _fn, _backend_name, _q
