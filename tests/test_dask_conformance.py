@@ -656,3 +656,18 @@ def test_vector_norm_checks_ord_and_axis(backend):
     for ord in (None, 1, 0.5, np.float32(3), -np.inf, np.int64(2)):
         np.testing.assert_allclose(xp.to_numpy(xp.linalg.vector_norm(x, axis=(0, 1), ord=ord)),
                                    np.linalg.vector_norm(a, axis=(0, 1), ord=2 if ord is None else ord))
+
+
+@pytest.mark.parametrize("s1, s2, axis", [((2, 3, 4), (3, 4), -3), ((2, 3, 4), (3, 4), 2),
+                                          ((2, 3, 4), (4,), -2), ((4,), (2, 3, 4), 1)])
+def test_vecdot_axis_in_range_of_both_operands(s1, s2, axis):
+    """An axis past the rank of the smaller operand: NumPy's AxisError; dask's vecdot
+    raised a bare "tuple index out of range". The standard: axis in [-N, -1] with
+    N = min(x1.ndim, x2.ndim)."""
+    x1, x2 = da.ones(s1, chunks=1), da.ones(s2, chunks=1)
+    with pytest.raises(ValueError, match="^vecdot: argument 'axis'"):
+        xp.vecdot(x1, x2, axis=axis)
+    with pytest.raises(ValueError):
+        np.vecdot(np.ones(s1), np.ones(s2), axis=axis)
+    got = xp.vecdot(x1, x2, axis=-1)
+    np.testing.assert_array_equal(xp.to_numpy(got), np.vecdot(np.ones(s1), np.ones(s2)))

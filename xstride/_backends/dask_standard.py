@@ -132,10 +132,11 @@ def tensordot(x1, x2, /, *, axes=2):
 
 def vecdot(x1, x2, /, *, axis=-1):
     """``vecdot`` of the standard on dask arrays, in the promoted dtype of the two;
-    ``axis`` checked against the broadcast rank (dask's raised a bare ``IndexError``).
+    ``axis`` checked against the rank of each operand (dask's raised a bare ``IndexError``;
+    the standard: "on the interval [-N, -1], where N is min(x1.ndim, x2.ndim)").
     Arrays with lengths dask does not know (after boolean indexing) are the sum of
     ``conj(x1) * x2`` along ``axis`` (compat's refused them as of unequal lengths)."""
-    normalize_axis("vecdot", axis, builtins.max(x1.ndim, x2.ndim))
+    normalize_axis("vecdot", axis, builtins.min(x1.ndim, x2.ndim))   # in both operands
     ns = _ns()
     if all(_known(n) for n in x1.shape + x2.shape):
         return _promoted(ns.vecdot(x1, x2, axis=axis), x1, x2)
