@@ -183,6 +183,34 @@ def test_fft_lengths_n_and_s_are_checked_at_the_call(backend):
                                np.fft.fftn(a, s=(4, 4), axes=(0, 1)), rtol=1e-12, atol=1e-9)
 
 
+def test_fft_along_axes_of_unknown_lengths_says_so():
+    """An axis transformed or shifted whose lengths dask does not know (after boolean
+    indexing): dask raised "Array chunk sizes are unknown" or "cannot convert float NaN
+    to integer", naming no function."""
+    a = np.arange(24.0).reshape(4, 6)
+    x = _d(a)
+    rows = x[x[:, 0] >= 0]                                  # (nan, 6)
+    cols = x[:, da.ones(6, dtype=bool, chunks=2)]           # (4, nan)
+    for y, ax in ((rows, 0), (cols, 1)):
+        for name in _ONE:
+            with pytest.raises(ValueError, match=rf"^{name}: argument 'x' has shape .*nan.*"
+                                                 r"compute_chunk_sizes\(\)"):
+                getattr(xp.fft, name)(y, axis=ax)
+        for name in _N:
+            with pytest.raises(ValueError, match=rf"^{name}: argument 'x' .*does not know"):
+                getattr(xp.fft, name)(y)
+        for name in ("fftshift", "ifftshift"):
+            with pytest.raises(ValueError, match=rf"^{name}: argument 'x' .*does not know"):
+                getattr(xp.fft, name)(y)
+            with pytest.raises(ValueError, match=rf"^{name}: argument 'x' .*does not know"):
+                getattr(xp.fft, name)(y, axes=(ax,))
+        with pytest.raises(ValueError, match=r"^fftshift: argument 'x' .*does not know"):
+            xp.fft.fftshift(y, axes=(1 - ax,))   # dask's roll concatenates the other axis
+    # the other axis, known, still transforms
+    np.testing.assert_allclose(xp.to_numpy(xp.fft.fft(rows, axis=1)), np.fft.fft(a, axis=1))
+    np.testing.assert_allclose(xp.to_numpy(xp.fft.fft(cols, axis=0)), np.fft.fft(a, axis=0))
+
+
 @pytest.mark.parametrize("name", _N)
 def test_fft_n_axes_check_of_the_cupy_backend_runs_before_cupy(name):
     """CuPy's fftn took repeated axes one way or another by layout; its registered

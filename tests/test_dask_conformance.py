@@ -671,3 +671,35 @@ def test_vecdot_axis_in_range_of_both_operands(s1, s2, axis):
         np.vecdot(np.ones(s1), np.ones(s2), axis=axis)
     got = xp.vecdot(x1, x2, axis=-1)
     np.testing.assert_array_equal(xp.to_numpy(got), np.vecdot(np.ones(s1), np.ones(s2)))
+
+
+def _unknown_last(a):
+    """``a`` as a dask array whose last axis has lengths dask does not know."""
+    x = da.from_array(a, chunks=2)
+    return x[..., da.ones(a.shape[-1], dtype=bool, chunks=2)]
+
+
+@pytest.mark.parametrize("name", ["inv", "det", "cholesky", "eigh", "eigvalsh", "eig",
+                                  "eigvals", "slogdet", "svdvals", "svd", "qr", "pinv",
+                                  "matrix_rank", "matrix_norm"])
+def test_matrices_of_unknown_lengths_say_so(name):
+    """A matrix axis of lengths dask does not know (after boolean indexing): the square
+    functions said "expected a stack of square matrices" of a square matrix, the others
+    raised dask's unnamed "Array chunk sizes are unknown"; now one error naming the
+    function and compute_chunk_sizes()."""
+    x = _unknown_last(np.eye(3)[None].repeat(2, axis=0))
+    with pytest.raises(ValueError, match=rf"^{name}: argument 'x' has shape \(2, 3, nan\), "
+                                         "with lengths dask does not know .* "
+                                         r"x.compute_chunk_sizes\(\) first"):
+        getattr(xp.linalg, name)(x)
+
+
+def test_solve_of_unknown_lengths_says_so():
+    a = np.eye(3)[None].repeat(4, axis=0)
+    x = da.from_array(a, chunks=(2, 3, 3))
+    stack = x[x[:, 0, 0] > 0]   # (nan, 3, 3): the stacks cannot be broadcast
+    with pytest.raises(ValueError, match=r"^solve: argument 'x1' has shape \(nan, 3, 3\), "
+                                         "with lengths dask does not know"):
+        xp.linalg.solve(stack, x)
+    with pytest.raises(ValueError, match=r"^solve: argument 'x2' has shape \(4, 3, nan\)"):
+        xp.linalg.solve(x, _unknown_last(a))

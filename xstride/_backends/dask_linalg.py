@@ -36,7 +36,7 @@ import numpy as np
 
 from .._chunked import _config as _chunked_config
 from .._core.errors import broadcast_error, type_error, value_error
-from .dask_standard import flat
+from .dask_standard import _unknown_error, flat
 from .dispatch import register
 from .linalg_fixes import EigResult, check_cross, check_vector_norm
 from .registry import get
@@ -93,6 +93,8 @@ def _check(func: str, x, square: bool) -> None:
     if x.ndim < 2:
         raise value_error(func, "x", f"has shape {x.shape}; expected a stack of matrices "
                                      "(at least 2 dimensions)")
+    if any(n != n for n in x.shape[-2:]):   # NaN: lengths after boolean indexing
+        raise _unknown_error(func, x, "its matrices need")
     if square and x.shape[-1] != x.shape[-2]:
         raise value_error(func, "x", f"has shape {x.shape}; expected a stack of square "
                                      "matrices")
@@ -257,6 +259,7 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
 def matrix_rank(x, /, *, rtol=None):
     """``linalg.matrix_rank``: int64 ``(...)``, the singular values above ``rtol`` times
     the largest (``rtol`` a float or an array broadcasting to ``(...)``)."""
+    _check("matrix_rank", x, False)   # named as matrix_rank, not svdvals
     ns = _ns()
     s = svdvals(x)
     if s.shape[-1] == 0:
@@ -440,6 +443,12 @@ def solve(x1, x2, /):
         that do not broadcast.
     """
     _check("solve", x1, True)
+    for name, x in (("x1", x1), ("x2", x2)):
+        if any(n != n for n in x.shape):   # the stacks are broadcast: every length needed
+            raise value_error("solve", name, f"has shape {x.shape}, with lengths dask does "
+                                             "not know (as after boolean indexing), which "
+                                             f"solve needs; call {name}.compute_chunk_sizes() "
+                                             "first")
     if x2.ndim == 0:
         raise value_error("solve", "x2", "is 0-D; expected a vector (M,) or a stack of "
                                          "matrices (..., M, K)")

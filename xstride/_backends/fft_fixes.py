@@ -20,6 +20,10 @@ dask backend the transformed axes gathered into one chunk.
   another length than ``axes``, raised a bare ``IndexError`` on dask. ``s`` without
   ``axes`` transforms the last ``len(s)`` axes on every backend (NumPy's and CuPy's
   rule; dask's transformed the first ones): the axes are passed to the library.
+- On dask, an axis transformed (any axis shifted) whose length dask does not know
+  (after boolean indexing) is a ``ValueError`` naming the function and saying to call
+  ``x.compute_chunk_sizes()`` (dask's said "Array chunk sizes are unknown", "cannot
+  convert float NaN to integer", naming no function).
 - dask's transforms take an axis of one chunk only ("Dask array only supports taking
   an FFT along an axis that has a single chunk"): the transformed axes are rechunked
   to one chunk first, as ``sort`` and the linear algebra gather theirs; the other axes
@@ -113,6 +117,17 @@ def _n_axes(func: str, x, s, axes) -> tuple[int, ...]:
     return chosen
 
 
+def _known(func: str, x, axes) -> None:
+    """Each of ``axes`` of a dask array ``x`` has a length dask knows (not after boolean
+    indexing): dask's transforms and shifts raised its unnamed "Array chunk sizes are
+    unknown" or "cannot convert float NaN to integer"."""
+    if get("dask").owns(x) and any(x.shape[a] != x.shape[a] for a in axes):
+        raise value_error(func, "x", f"has shape {x.shape}, with lengths dask does not know "
+                                     "(as after boolean indexing) along the axes "
+                                     f"{tuple(axes)}, which {func} needs; call "
+                                     "x.compute_chunk_sizes() first")
+
+
 def _one_chunk(x, axes):
     """Dask array ``x`` with each of ``axes`` in one chunk (other arrays as they are)."""
     if not get("dask").owns(x):
@@ -126,6 +141,7 @@ def _one_axis(name: str, backend: str):
         ax = _axis(name, "axis", axis, x.ndim)
         if n is not None:
             _length(name, "n", n)
+        _known(name, x, (ax,))
         lib = getattr(_backend.namespace(backend).fft, name)
         return lib(_one_chunk(x, (ax,)), n=n, axis=axis, norm=norm)
 
@@ -142,6 +158,7 @@ def _n_axis(name: str, backend: str):
             raise argument_error(_AXIS_ERROR, name, "x" if x.ndim == 0 else "axes",
                                  f"leaves no axis to transform ({name} of an array of "
                                  f"{x.ndim} dimensions, axes={axes!r})")
+        _known(name, x, chosen)
         lib = getattr(_backend.namespace(backend).fft, name)
         # the axes passed as chosen: dask's default for ``s`` without ``axes`` was the
         # first len(s) axes, NumPy's (and CuPy's) the last
@@ -162,6 +179,7 @@ def _shift(name: str, backend: str):
                 _axis(name, "axes", a, x.ndim)
         elif x.ndim == 0:
             return ns.asarray(x, copy=True)
+        _known(name, x, range(x.ndim))   # dask's roll concatenates: every length needed
         return getattr(ns.fft, name)(x, axes=axes)
 
     impl.__doc__ = (f"``fft.{name}`` of the standard; ``axes`` checked first; a 0-D "
