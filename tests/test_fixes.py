@@ -179,6 +179,17 @@ def test_window_lengths_are_checked(name):
         with pytest.raises(cls, match=f"{name}: argument 'n'"):
             f(bad)
     np.testing.assert_array_equal(f(np.int64(4), d=0.5), getattr(np.fft, name)(4, d=0.5))
+    # the spacing: NumPy's unnamed ZeroDivisionError for 0; dask's inf/nan silently
+    import importlib.util
+
+    for backend in ("numpy",) + (("dask",) if importlib.util.find_spec("dask") else ()):
+        with xp.use_backend(backend):
+            for bad, cls in ((0, ValueError), (0.0, ValueError), ("a", TypeError),
+                             (1j, TypeError), (True, TypeError), (None, TypeError)):
+                with pytest.raises(cls, match=f"^{name}: argument 'd'"):
+                    f(4, d=bad)
+            np.testing.assert_array_equal(xp.to_numpy(f(4, d=np.float32(-2))),
+                                          getattr(np.fft, name)(4, d=-2.0))
     assert f(3, dtype=xp.float32).dtype == np.float32
     assert f(3, device="cpu").shape == getattr(np.fft, name)(3).shape
     # the standard's signature (the conformance suite's signature test reads it)

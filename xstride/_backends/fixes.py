@@ -71,18 +71,25 @@ def finfo(type, /) -> finfo_object:
 def _freq(name: str, backend: str):
     """``fft.<name>`` (``fftfreq``/``rfftfreq``) of ``backend``, with the window length
     checked first: NumPy's raised ``ZeroDivisionError`` for ``n=0``, and dask's took
-    ``2.5`` and ``-1``."""
+    ``2.5`` and ``-1``; and the spacing ``d`` a non-zero real number (NumPy's raised an
+    unnamed ``ZeroDivisionError`` for 0, dask's gave inf and nan; a string was NumPy's
+    ``TypeError`` and dask's ``ValueError``)."""
 
     def impl(n, /, *, d=1.0, dtype=None, device=None):
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
             raise type_error(name, "n", n, "a positive int (the window length)")
         if n < 1:
             raise value_error(name, "n", f"must be positive (the window length); got {n}")
+        if isinstance(d, (bool, str, bytes)) or not isinstance(d, (int, float, np.integer,
+                                                                   np.floating)):
+            raise type_error(name, "d", d, "a real number (the sample spacing)")
+        if d == 0:   # NumPy's: an unnamed ZeroDivisionError; dask's: inf and nan silently
+            raise value_error(name, "d", "is 0; the sample spacing must be non-zero")
         return getattr(_backend.namespace(backend).fft, name)(int(n), d=d, dtype=dtype,
                                                                device=device)
 
     impl.__name__ = impl.__qualname__ = name
-    impl.__doc__ = f"``fft.{name}`` of the standard; ``n`` a positive int."
+    impl.__doc__ = f"``fft.{name}`` of the standard; ``n`` a positive int, ``d`` non-zero."
     return impl
 
 
