@@ -323,16 +323,17 @@ def test_pinv_takes_a_tolerance_per_matrix():
 
 
 @pytest.mark.parametrize("backend", ["numpy", "dask"])
-def test_pinv_of_integers_is_float64_as_numpys(backend):
+def test_pinv_of_integers_and_bools_is_float64_as_numpys(backend):
     """compat's pinv asked ``finfo`` of the integer dtype for its default ``rtol`` and
     raised "data type int64 not inexact" (NumPy's pinv gives float64)."""
-    a = np.array([[[1, 2], [3, 4]], [[2, 0], [0, 0]]], dtype=np.int32)
-    with xp.use_backend(backend, **({"chunks": 1} if backend == "dask" else {})):
-        x = xp.asarray(a)
-    for kw in ({}, {"rtol": 0.1}):
-        got = xp.linalg.pinv(x, **kw)
-        assert got.dtype == np.float64 and got.shape == (2, 2, 2)
-        np.testing.assert_allclose(xp.to_numpy(got), np.linalg.pinv(a, **kw), atol=1e-12)
+    for a in (np.array([[[1, 2], [3, 4]], [[2, 0], [0, 0]]], dtype=np.int32),
+              np.array([[[1, 1], [0, 1]], [[1, 0], [0, 0]]], dtype=bool)):
+        with xp.use_backend(backend, **({"chunks": 1} if backend == "dask" else {})):
+            x = xp.asarray(a)
+        for kw in ({}, {"rtol": 0.1}):
+            got = xp.linalg.pinv(x, **kw)
+            assert got.dtype == np.float64 and got.shape == (2, 2, 2)
+            np.testing.assert_allclose(xp.to_numpy(got), np.linalg.pinv(a, **kw), atol=1e-12)
 
 
 @pytest.mark.parametrize("name, shape", [
@@ -703,3 +704,32 @@ def test_solve_of_unknown_lengths_says_so():
         xp.linalg.solve(stack, x)
     with pytest.raises(ValueError, match=r"^solve: argument 'x2' has shape \(4, 3, nan\)"):
         xp.linalg.solve(x, _unknown_last(a))
+
+
+@pytest.mark.parametrize("name", ["inv", "det", "slogdet", "cholesky", "eigh", "eigvalsh",
+                                  "eig", "eigvals", "svd", "svdvals", "qr", "pinv",
+                                  "matrix_rank", "solve"])
+def test_float16_matrices_are_refused_at_the_call(name):
+    """NumPy's linalg refuses float16 at the call; dask's tasks took it and raised
+    NumPy's unnamed "array type float16 is unsupported in linalg" when computed."""
+    a = np.eye(3, dtype=np.float16)
+    x = da.from_array(a, chunks=1)
+    args = (x, da.from_array(np.eye(3), chunks=1)) if name == "solve" else (x,)
+    with pytest.raises(TypeError, match=f"^{name}: argument 'x1?' got .*float16"):
+        getattr(xp.linalg, name)(*args)
+    with pytest.raises(TypeError):
+        getattr(xp.linalg, name)(*(np.asarray(t) for t in args))
+    if name == "solve":
+        with pytest.raises(TypeError, match="^solve: argument 'x2' got .*float16"):
+            xp.linalg.solve(da.from_array(np.eye(3), chunks=1), x)
+
+
+def test_float16_norms_and_powers_are_numpys():
+    a = np.eye(3, dtype=np.float16)
+    x = da.from_array(a, chunks=1)
+    for ord in ("fro", 1, np.inf):
+        got = xp.linalg.matrix_norm(x, ord=ord)
+        assert got.dtype == np.linalg.matrix_norm(a, ord=ord).dtype
+    with pytest.raises(TypeError, match="^matrix_norm: argument 'x' got .*float16"):
+        xp.linalg.matrix_norm(x, ord=2)
+    assert xp.linalg.matrix_power(x, 2).dtype == np.float16

@@ -89,7 +89,17 @@ def _complex(dt) -> np.dtype:
     return np.result_type(_float(dt), np.complex64)
 
 
-def _check(func: str, x, square: bool) -> None:
+def _lapack_dtype(func: str, arg: str, x) -> None:
+    """NumPy's linalg refuses float16 at the call ("array type float16 is unsupported in
+    linalg"); dask's tasks took it and raised that, unnamed, when computed."""
+    if x.dtype == np.float16:
+        raise type_error(func, arg, x, "a float32, float64, complex, integer or bool array "
+                                       "(float16 is unsupported in linalg, as in NumPy)")
+
+
+def _check(func: str, x, square: bool, lapack: bool = True) -> None:
+    if lapack:
+        _lapack_dtype(func, "x", x)
     if x.ndim < 2:
         raise value_error(func, "x", f"has shape {x.shape}; expected a stack of matrices "
                                      "(at least 2 dimensions)")
@@ -234,7 +244,8 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     ValueError
         ``x`` has fewer than two dimensions.
     """
-    _check("matrix_norm", x, False)
+    _check("matrix_norm", x, False, lapack=ord in (2, -2, "nuc")
+           and not isinstance(ord, bool))
     ns = _ns()
     x = _inexact(x)
     m, n = x.shape[-2:]
@@ -313,7 +324,7 @@ def matrix_power(x, n, /):
     ValueError
         ``x`` is not a stack of square matrices.
     """
-    _check("matrix_power", x, True)
+    _check("matrix_power", x, True, lapack=False)
     try:   # NumPy's rule (operator.index), checked at the call: dask's task raised
         n = operator.index(n)   # NumPy's unnamed "exponent must be an integer" when computed
     except TypeError:
@@ -332,7 +343,7 @@ def pinv(x, /, *, rtol=None):
         ``x`` has fewer than two dimensions.
     """
     _check("pinv", x, False)
-    if x.dtype.kind in "iu":   # NumPy's pinv of integers: float64 (compat's raised)
+    if x.dtype.kind in "biu":   # NumPy's pinv of integers, bools: float64 (compat's raised)
         x = _ns().astype(x, np.float64)
     tail = (x.shape[-1], x.shape[-2])
     if get(_NAME).owns(rtol):
@@ -443,6 +454,7 @@ def solve(x1, x2, /):
         that do not broadcast.
     """
     _check("solve", x1, True)
+    _lapack_dtype("solve", "x2", x2)
     for name, x in (("x1", x1), ("x2", x2)):
         if any(n != n for n in x.shape):   # the stacks are broadcast: every length needed
             raise value_error("solve", name, f"has shape {x.shape}, with lengths dask does "

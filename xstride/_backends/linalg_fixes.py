@@ -18,7 +18,7 @@ On NumPy (not yet registered for CuPy: not run on a device): ``matrix_rank`` of
 empty matrices is 0 (NumPy's reduced an empty
 array of singular values and raised), and ``qr`` names a ``mode`` other than
 ``"reduced"`` and ``"complete"`` (compat's failed building its result from NumPy's
-``mode="r"`` output), and ``pinv`` of integers is float64, as NumPy's (compat's
+``mode="r"`` output), and ``pinv`` of integers and bools is float64, as NumPy's (compat's
 default ``rtol`` called ``finfo`` of the integer dtype: "data type int64 not inexact").
 
 On NumPy and dask, ``tensordot``'s ``axes`` are checked first (``check_tensordot``):
@@ -155,10 +155,10 @@ def check_outer(x1, x2) -> None:
 
 def _pinv_of(backend: str):
     def pinv(x, /, *, rtol=None):
-        """``pinv`` of the standard; integer matrices as float64 (NumPy's ``pinv``;
+        """``pinv`` of the standard; integer and bool matrices as float64 (NumPy's ``pinv``;
         compat's default ``rtol`` asked ``finfo`` of the integer dtype and raised)."""
         ns = _backend.namespace(backend)
-        if x.dtype.kind in "iu":
+        if x.dtype.kind in "biu":
             x = ns.astype(x, ns.float64)
         return ns.linalg.pinv(x, rtol=rtol)
     return pinv
