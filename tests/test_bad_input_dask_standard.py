@@ -331,6 +331,13 @@ def test_cross_takes_vectors_of_length_3_only(backend):
             xp.linalg.cross(wrap(np.ones(s1)), wrap(np.ones(s2)))
     a, b = np.arange(6.0).reshape(2, 3), np.array([1.0, 0.0, 2.0])
     assert np.allclose(xp.to_numpy(xp.linalg.cross(wrap(a), wrap(b))), np.cross(a, b))
+    # two bool operands: NumPy's bool-subtract TypeError, dask's "unsupported operand
+    # type(s) for -: 'Array' and 'Array'"; one error naming cross (bool with int: int)
+    t = np.array([True, False, True])
+    with pytest.raises(TypeError, match="^cross: argument 'x1' got .*both bool"):
+        xp.linalg.cross(wrap(t), wrap(t[::-1]))
+    np.testing.assert_array_equal(xp.to_numpy(xp.linalg.cross(wrap(t), wrap(np.arange(3)))),
+                                  np.cross(t, np.arange(3)))
 
 
 @pytest.mark.parametrize("backend", ["numpy", "dask"])

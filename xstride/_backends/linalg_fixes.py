@@ -123,10 +123,16 @@ def check_cross(x1, x2, axis) -> tuple[tuple[int, ...], int]:
 
     Raises
     ------
+    TypeError
+        Both operands bool (the standard: numeric).
     ValueError
         Shapes that do not broadcast; ``axis`` out of range; an operand whose length
         along ``axis`` is not 3.
     """
+    # two bools: NumPy raised its bool-subtract error, dask a bare one for '-'
+    if x1.dtype == bool and x2.dtype == bool:
+        raise type_error("cross", "x1", x1, "a numeric array (x1 and x2 are both bool, "
+                                            "which have no subtraction)")
     try:
         shape = np.broadcast_shapes(x1.shape, x2.shape)
     except ValueError:
