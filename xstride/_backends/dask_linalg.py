@@ -97,6 +97,17 @@ def _lapack_dtype(func: str, arg: str, x) -> None:
                                        "(float16 is unsupported in linalg, as in NumPy)")
 
 
+def _check_rtol(func: str, rtol) -> None:
+    """``rtol``: None, a real number or an array of real numbers (dask's took a string
+    and raised unnamed "Only length-1 arrays can be converted" or a ufunc's type error
+    when computed)."""
+    dt = getattr(rtol, "dtype", None)
+    if rtol is None or (dt is not None and np.dtype(dt).kind in "biuf") or (
+            dt is None and isinstance(rtol, (int, float)) and not isinstance(rtol, bool)):
+        return
+    raise type_error(func, "rtol", rtol, "None, a real number or an array of real numbers")
+
+
 def _check(func: str, x, square: bool, lapack: bool = True) -> None:
     if lapack:
         _lapack_dtype(func, "x", x)
@@ -271,6 +282,7 @@ def matrix_rank(x, /, *, rtol=None):
     """``linalg.matrix_rank``: int64 ``(...)``, the singular values above ``rtol`` times
     the largest (``rtol`` a float or an array broadcasting to ``(...)``)."""
     _check("matrix_rank", x, False)   # named as matrix_rank, not svdvals
+    _check_rtol("matrix_rank", rtol)
     ns = _ns()
     s = svdvals(x)
     if s.shape[-1] == 0:
@@ -343,6 +355,7 @@ def pinv(x, /, *, rtol=None):
         ``x`` has fewer than two dimensions.
     """
     _check("pinv", x, False)
+    _check_rtol("pinv", rtol)
     if x.dtype.kind in "biu":   # NumPy's pinv of integers, bools: float64 (compat's raised)
         x = _ns().astype(x, np.float64)
     tail = (x.shape[-1], x.shape[-2])
