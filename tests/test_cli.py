@@ -12,8 +12,12 @@ def test_bench_unknown_name_lists_known():
     r = subprocess.run([sys.executable, "-m", "xstride", "bench", "nope"], capture_output=True,
                        text=True, timeout=120)
     assert r.returncode == 2
-    assert "unknown benchmark(s): nope" in r.stdout and "overhead" in r.stdout
-    assert "run_all" not in r.stdout
+    # a user error: one line on stderr, nothing on stdout (was printed on stdout)
+    assert r.stdout == ""
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("xstride bench: error: ")
+    assert "unknown benchmark(s): nope" in lines[0] and "overhead" in lines[0]
+    assert "run_all" not in lines[0]
 
 
 def test_every_gpu_only_benchmark_says_it_needs_a_device():
