@@ -263,3 +263,20 @@ def test_blank_line_check_is_the_one_pattern(body):
 
     reference = re.compile(rb"(?:^|\n)[ \t\r]*(?:\n|$)")
     assert _has_blank_line(body) == (reference.search(body) is not None)
+
+
+@pytest.mark.parametrize("fmt, body", [
+    ("ascii 1.0", b"1 2 3\n"),
+    ("binary_little_endian 1.0", b"\0" * 12),
+])
+def test_ply_declaring_more_vertices_than_the_file_holds(tmp_path, fmt, body):
+    """An ASCII PLY cut short whose header declares 10**11 vertices was "not enough memory
+    on numpy (Unable to allocate 1.09 TiB ...)": plyfile allocates the rows first. The
+    header is checked against the file's size before plyfile reads it."""
+    path = tmp_path / "cut.ply"
+    path.write_bytes(f"ply\nformat {fmt}\nelement vertex {10**11}\nproperty float x\n"
+                     "property float y\nproperty float z\nend_header\n".encode() + body)
+    with pytest.raises(PointFileError, match=r"not a valid PLY file \(cut short: the header "
+                       r"declares 100,000,000,000 'vertex' rows") as info:
+        read_points(path)
+    assert "\n" not in str(info.value)

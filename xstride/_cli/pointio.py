@@ -452,10 +452,51 @@ def _ascii_ply_vertices(p: Path):
     return np.ascontiguousarray(arr)
 
 
+def _ply_rows_fit(p: Path) -> None:
+    """A header that declares more rows than the file can hold: :class:`PointFileError`.
+
+    plyfile allocates an ASCII element's rows before reading them, so a cut-off file
+    declaring 10**11 vertices would be a MemoryError ("not enough memory"), not a
+    message about the file. A lower bound only: an ASCII row takes at least two bytes
+    per property (a digit and a blank or newline), a binary row the sizes of its
+    scalars and list counts. A header that cannot be parsed here is plyfile's to report.
+    """
+    try:
+        with open(p, "rb") as fh:
+            if fh.readline().strip() != b"ply":
+                return
+            fmt, elements = None, []
+            for raw in fh:
+                parts = raw.decode("ascii").split()
+                if parts[:1] == ["format"] and len(parts) == 3:
+                    fmt = parts[1]
+                elif parts[:1] == ["element"] and len(parts) == 3:
+                    elements.append([parts[1], int(parts[2]), 0])
+                elif parts[:1] == ["property"] and elements:
+                    kind = parts[2] if parts[1:2] == ["list"] and len(parts) == 5 else parts[1]
+                    size = np.dtype(_PLY_SCALARS[kind]).itemsize
+                    elements[-1][2] += 2 if fmt == "ascii" else size
+                elif parts[:1] == ["end_header"]:
+                    break
+            else:
+                return
+            have = os.fstat(fh.fileno()).st_size - fh.tell()
+    except (ValueError, KeyError, UnicodeDecodeError, OSError):
+        return
+    need = 0
+    for name, count, row in elements:
+        need += max(count, 0) * row
+        if need - 1 > have:  # the last ASCII row may lack its newline
+            raise PointFileError(f"{p}: not a valid PLY file (cut short: the header declares "
+                                 f"{count:,} {name!r} rows, at least {need - (fmt == 'ascii'):,} "
+                                 f"bytes of data up to them, but {have:,} bytes follow it)")
+
+
 def _read_ply(p: Path) -> np.ndarray:
     fast = _ascii_ply_vertices(p)
     if fast is not None:
         return fast
+    _ply_rows_fit(p)
     try:
         import plyfile
     except ImportError:
