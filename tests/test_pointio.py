@@ -280,3 +280,21 @@ def test_ply_declaring_more_vertices_than_the_file_holds(tmp_path, fmt, body):
                        r"declares 100,000,000,000 'vertex' rows") as info:
         read_points(path)
     assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("name, data, message", [
+    ("big.xyz", "# c\n1 2 3\n4 1e999 6\n", "line 3: '1e999' is out of the float64 range"),
+    ("big.csv", "x,y,z\n\n1,2,-1E400\n", "line 3: '-1E400' is out of the float64 range"),
+    ("plain.csv", "1,2,3\n4,5,6\n", None),
+    ("inf.xyz", "1 2 3\ninf 5 6\n", "point 1 has a NaN or infinite coordinate"),
+])
+def test_text_number_past_float64_is_named(tmp_path, name, data, message):
+    """``1e999`` in a text file was "point 1 has a NaN or infinite coordinate ([4.0, inf,
+    6.0])", an inf the file does not hold; its line and token are named now."""
+    path = tmp_path / name
+    path.write_text(data)
+    if message is None:
+        assert read_points(path).shape == (2, 3)
+        return
+    with pytest.raises(PointFileError, match=re.escape(message)):
+        read_points(path)

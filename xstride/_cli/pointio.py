@@ -344,7 +344,27 @@ def _load_text(p: Path, fmt, skip: int, columns, ncols: int, like: str, header=N
             raise _line_error(p, fmt, number, text, ncols, columns, like)
     if arr.shape[0] == 0 and header is not None:
         raise PointFileError(f"{p}: holds no points (only the header on line {header})")
+    _name_overflow(p, fmt, skip, columns, arr)
     return arr
+
+
+def _name_overflow(p: Path, fmt, skip: int, columns, arr: np.ndarray) -> None:
+    """A number past the float64 range (``1e999``, read as inf): :class:`PointFileError`
+    naming its line and token, not "an infinite coordinate" the file does not hold.
+    Real NaN/inf tokens are left to ``_finish``."""
+    rows = np.flatnonzero(~np.isfinite(arr).all(axis=1))
+    if not rows.size:
+        return
+    lines = (item for item in _data_lines(p) if item[0] > skip)
+    for row, (number, text) in enumerate(lines):
+        if row == rows[0]:
+            for c in columns:
+                token = fmt.split(text)[c]
+                if not np.isfinite(float(token)) and not any(
+                        w in token.lower() for w in ("inf", "nan")):
+                    raise PointFileError(f"{p}: line {number}: {token!r} is out of the "
+                                         "float64 range")
+            return
 
 
 # --------------------------------------------------------------------- .ply
