@@ -298,3 +298,11 @@ def test_text_number_past_float64_is_named(tmp_path, name, data, message):
         return
     with pytest.raises(PointFileError, match=re.escape(message)):
         read_points(path)
+
+
+@pytest.mark.parametrize("name", ["a" * 300 + ".xyz", "a" * 300 + "/x.ply"])
+def test_point_file_name_too_long_is_a_point_file_error(tmp_path, name):
+    """A name past the file system's limit: ``Path.exists`` raised OSError (ENAMETOOLONG),
+    a traceback from the demo."""
+    with pytest.raises(PointFileError, match="cannot read: File name too long"):
+        read_points(tmp_path / name)

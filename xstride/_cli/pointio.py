@@ -58,9 +58,13 @@ def read_points(path) -> np.ndarray:
     if ext not in FORMATS:
         raise PointFileError(f"{p}: unknown point-file extension {p.suffix or '(none)'!r}; "
                              f"known: {', '.join(FORMATS)}")
-    if not p.exists():
+    try:
+        exists, regular = p.exists(), p.is_file()
+    except OSError as exc:  # a name too long for the file system (ENAMETOOLONG), ...
+        raise PointFileError(f"{p}: cannot read: {exc.strerror or exc}") from None
+    if not exists:
         raise PointFileError(f"{p}: no such file")
-    if not p.is_file():
+    if not regular:
         raise PointFileError(f"{p}: not a regular file")
     reader = {".npy": _read_npy, ".csv": _read_csv, ".xyz": _read_xyz, ".ply": _read_ply}[ext]
     try:
