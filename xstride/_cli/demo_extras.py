@@ -57,9 +57,16 @@ def check(voxel, out, plot) -> Extras:
             raise OptionError(f"--plot needs matplotlib, which is not installed: {PLOT_INSTALL}") from None
         _plot_format(plot)
     for flag, path in (("--out", out), ("--plot", plot)):
-        if path is not None and not _is_dir(flag, Path(path).resolve().parent):
+        if path is None:
+            continue
+        try:
+            folder = Path(path).resolve().parent
+        except (RuntimeError, OSError):  # a symlink loop (OSError from Python 3.13)
+            raise OptionError(f"{flag} {path}: cannot write the file (its path runs "
+                              "through a symbolic link loop)") from None
+        if not _is_dir(flag, folder):
             raise OptionError(f"{flag} {path}: cannot write the file (the folder "
-                              f"{Path(path).resolve().parent} does not exist)")
+                              f"{folder} does not exist)")
     if plot is not None and not Path(plot).suffix:
         plot = f"{plot}.png"  # what matplotlib's savefig would write: the name says so
     return Extras(voxel, None if out is None else Path(out), None if plot is None else Path(plot))
