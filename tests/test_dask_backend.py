@@ -150,6 +150,9 @@ def test_names_are_case_insensitive_for_the_chunk_backend_too():
     ({"chunk_backend": 3}, TypeError, r"argument 'chunk_backend' got int 3; expected a str"),
     ({"chunks": 0}, ValueError, r"argument 'chunks' must hold positive chunk lengths"),
     ({"chunks": -2}, ValueError, r"argument 'chunks' must hold positive chunk lengths"),
+    # past int64: set_backend took it, then xp.arange failed in dask ("ufunc 'isnan'")
+    ({"chunks": 2**64}, ValueError, r"argument 'chunks' must hold chunk lengths of at most "
+                                    r"2\*\*63-1"),
     ({"chunks": "lots"}, ValueError, r"argument 'chunks' has 'lots', which is neither 'auto' "
                                      r"nor a byte size"),
     ({"chunks": True}, TypeError, r"argument 'chunks' got bool True; expected 'auto', an int"),

@@ -318,6 +318,9 @@ def test_chunks_without_a_unit_count_rows(capsys):
     ("0", "'0' is not a positive number of rows (or -1: one chunk)"),
     ("-5", "'-5' is not a positive number of rows"),
     ("0e3", "'0e3' is not a positive number of rows"),
+    # past int64: a traceback from dask's arange ("ufunc 'isnan' not supported")
+    ("99999999999999999999999", "'99999999999999999999999' rows is more than a chunk holds"),
+    ("1e30", "'1e30' rows is more than a chunk holds (2**63-1 rows)"),
 ])
 def test_a_bad_chunks_value_is_the_parsers_error_before_any_cluster(text, message, capsys,
                                                                       monkeypatch):

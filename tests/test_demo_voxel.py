@@ -285,3 +285,35 @@ def test_dask_refuses_the_in_memory_options(capsys):
     pytest.importorskip("distributed")
     assert main(["demo", "--backend", "dask", "--voxel", "1"]) == 2
     assert "--voxel needs the points in one memory" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("flag, ext", [("--out", ".ply"), ("--plot", ".png")])
+@pytest.mark.parametrize("where", ["name", "folder"])
+def test_plot_or_out_with_a_name_too_long_is_one_line(capsys, tmp_path, flag, ext, where):
+    """A name past the file system's limit (ENAMETOOLONG from ``Path.is_dir``) ended the
+    demo with an OSError traceback before any work."""
+    long = "a" * 300
+    path = tmp_path / (long + ext if where == "name" else f"{long}/x{ext}")
+    assert main(["demo", "--n", "300", "--voxel", "0.1", flag, str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"xstride demo: error: {flag} ") and err.count("\n") == 1
+    assert "cannot write the file" in err
+
+
+@pytest.mark.parametrize("flag, ext", [("--out", ".ply"), ("--plot", ".png")])
+@pytest.mark.parametrize("where", ["name", "folder"])
+def test_plot_or_out_through_a_symlink_loop_is_one_line(capsys, tmp_path, flag, ext, where):
+    """``Path.resolve`` of a name in (or through) a symbolic link loop raised RuntimeError
+    ("Symlink loop from ..."): a traceback before any work."""
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    if where == "name":
+        (tmp_path / f"loop{ext}").symlink_to(tmp_path / f"loop2{ext}")
+        (tmp_path / f"loop2{ext}").symlink_to(tmp_path / f"loop{ext}")
+        path = tmp_path / f"loop{ext}"
+    else:
+        path = tmp_path / "a" / f"x{ext}"
+    assert main(["demo", "--n", "300", "--voxel", "0.1", flag, str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"xstride demo: error: {flag} ") and err.count("\n") == 1
+    assert "symbolic link loop" in err

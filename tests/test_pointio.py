@@ -263,3 +263,46 @@ def test_blank_line_check_is_the_one_pattern(body):
 
     reference = re.compile(rb"(?:^|\n)[ \t\r]*(?:\n|$)")
     assert _has_blank_line(body) == (reference.search(body) is not None)
+
+
+@pytest.mark.parametrize("fmt, body", [
+    ("ascii 1.0", b"1 2 3\n"),
+    ("binary_little_endian 1.0", b"\0" * 12),
+])
+def test_ply_declaring_more_vertices_than_the_file_holds(tmp_path, fmt, body):
+    """An ASCII PLY cut short whose header declares 10**11 vertices was "not enough memory
+    on numpy (Unable to allocate 1.09 TiB ...)": plyfile allocates the rows first. The
+    header is checked against the file's size before plyfile reads it."""
+    path = tmp_path / "cut.ply"
+    path.write_bytes(f"ply\nformat {fmt}\nelement vertex {10**11}\nproperty float x\n"
+                     "property float y\nproperty float z\nend_header\n".encode() + body)
+    with pytest.raises(PointFileError, match=r"not a valid PLY file \(cut short: the header "
+                       r"declares 100,000,000,000 'vertex' rows") as info:
+        read_points(path)
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("name, data, message", [
+    ("big.xyz", "# c\n1 2 3\n4 1e999 6\n", "line 3: '1e999' is out of the float64 range"),
+    ("big.csv", "x,y,z\n\n1,2,-1E400\n", "line 3: '-1E400' is out of the float64 range"),
+    ("plain.csv", "1,2,3\n4,5,6\n", None),
+    ("inf.xyz", "1 2 3\ninf 5 6\n", "point 1 has a NaN or infinite coordinate"),
+])
+def test_text_number_past_float64_is_named(tmp_path, name, data, message):
+    """``1e999`` in a text file was "point 1 has a NaN or infinite coordinate ([4.0, inf,
+    6.0])", an inf the file does not hold; its line and token are named now."""
+    path = tmp_path / name
+    path.write_text(data)
+    if message is None:
+        assert read_points(path).shape == (2, 3)
+        return
+    with pytest.raises(PointFileError, match=re.escape(message)):
+        read_points(path)
+
+
+@pytest.mark.parametrize("name", ["a" * 300 + ".xyz", "a" * 300 + "/x.ply"])
+def test_point_file_name_too_long_is_a_point_file_error(tmp_path, name):
+    """A name past the file system's limit: ``Path.exists`` raised OSError (ENAMETOOLONG),
+    a traceback from the demo."""
+    with pytest.raises(PointFileError, match="cannot read: File name too long"):
+        read_points(tmp_path / name)

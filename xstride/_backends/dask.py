@@ -47,6 +47,10 @@ _DEFAULT = DaskOptions()
 _OPTION_NAMES = ("chunks", "chunk_backend")
 
 
+#: The longest chunk an int ``chunks`` entry may give (an int64 array length).
+_MAX_CHUNK = 2**63 - 1
+
+
 def _check_chunk_entry(func: str, value, whole) -> None:
     """One entry of ``chunks``: a positive int, -1, None, "auto", a byte size, or (inside a
     per-axis tuple) a tuple of positive block lengths."""
@@ -59,6 +63,9 @@ def _check_chunk_entry(func: str, value, whole) -> None:
         if value < 1 and value != -1:
             raise value_error(func, "chunks", f"must hold positive chunk lengths (or -1 for "
                                               f"one chunk); got {whole!r}")
+        if value > _MAX_CHUNK:  # dask's arange failed on it: "ufunc 'isnan' not supported"
+            raise value_error(func, "chunks", f"must hold chunk lengths of at most 2**63-1 "
+                                              f"(-1 for one chunk); got {whole!r}")
         return
     if isinstance(value, str):
         if value == "auto":

@@ -49,14 +49,15 @@ def _device_unavailable():
 def run(names) -> int:
     """Run the chosen benchmarks (all when ``names`` is empty); returns the exit status."""
     if not _DIR.is_dir():
-        print(f"benchmarks/ not found beside the package ({_DIR}); run from a checkout")
+        print(f"xstride bench: error: benchmarks/ not found beside the package ({_DIR}); "
+              "run from a checkout", file=sys.stderr)
         return 2
     scripts = [_DIR / f"{name}.py" for name in known_names()]
     chosen = [p for p in scripts if not names or p.stem in names]
     unknown = set(names) - {p.stem for p in scripts}
     if unknown:
-        print(f"unknown benchmark(s): {', '.join(sorted(unknown))}; "
-              f"known: {', '.join(p.stem for p in scripts)}")
+        print(f"xstride bench: error: unknown benchmark(s): {', '.join(sorted(unknown))}; "
+              f"known: {', '.join(p.stem for p in scripts)}", file=sys.stderr)
         return 2
     gpu_only = [p for p in chosen if needs_device(p)]
     reason = _device_unavailable() if gpu_only else None

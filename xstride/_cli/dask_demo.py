@@ -325,9 +325,7 @@ def run(args) -> int:
         print(f"xstride demo: error: not enough memory ({' '.join(str(exc).split())})",
               file=sys.stderr)
         return 2
-    try:
-        print(json.dumps(result, indent=2) if args.json else _table(result), flush=True)
-    except BrokenPipeError:
-        sys.stderr.close()
+    # a reader that left (`... | head`): BrokenPipeError, status 141 in xstride.__main__
+    print(json.dumps(result, indent=2) if args.json else _table(result), flush=True)
     return 0 if all(result["checks"].values()) else 1
 

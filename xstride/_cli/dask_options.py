@@ -42,8 +42,9 @@ def _chunks_arg(text: str):
                                              f"{_CHUNKS_FORMS}")
         # int(text) is exact, also past 2**53
         value = int(text) if text.strip().lstrip("+-").isdigit() else int(rows)
-        problem = (f"{text!r} is not a positive number of rows (or -1: one chunk); "
-                   f"{_CHUNKS_FORMS}")
+        problem = (f"{text!r} rows is more than a chunk holds (2**63-1 rows)" if value > 0
+                   else f"{text!r} is not a positive number of rows (or -1: one chunk); "
+                        f"{_CHUNKS_FORMS}")
     if value == "auto":
         return value
     try:

@@ -36,7 +36,7 @@ class Extras:
 def check(voxel, out, plot) -> Extras:
     """The checked options (:class:`OptionError` with one line for a bad one)."""
     for flag, path in (("--out", out), ("--plot", plot)):
-        if path is not None and (str(path) == "" or Path(path).is_dir()):
+        if path is not None and (str(path) == "" or _is_dir(flag, path)):
             raise OptionError(f"{flag} {path!r}: a file name is needed, not a folder")
     if voxel is not None and not (math.isfinite(voxel) and voxel > 0):
         raise OptionError(f"--voxel must be a positive, finite voxel edge length; got {voxel}")
@@ -57,12 +57,29 @@ def check(voxel, out, plot) -> Extras:
             raise OptionError(f"--plot needs matplotlib, which is not installed: {PLOT_INSTALL}") from None
         _plot_format(plot)
     for flag, path in (("--out", out), ("--plot", plot)):
-        if path is not None and not Path(path).resolve().parent.is_dir():
+        if path is None:
+            continue
+        try:
+            folder = Path(path).resolve().parent
+        except (RuntimeError, OSError):  # a symlink loop (OSError from Python 3.13)
+            raise OptionError(f"{flag} {path}: cannot write the file (its path runs "
+                              "through a symbolic link loop)") from None
+        if not _is_dir(flag, folder):
             raise OptionError(f"{flag} {path}: cannot write the file (the folder "
-                              f"{Path(path).resolve().parent} does not exist)")
+                              f"{folder} does not exist)")
     if plot is not None and not Path(plot).suffix:
         plot = f"{plot}.png"  # what matplotlib's savefig would write: the name says so
     return Extras(voxel, None if out is None else Path(out), None if plot is None else Path(plot))
+
+
+def _is_dir(flag, path) -> bool:
+    """``Path(path).is_dir()``; an error other than "no such file" (a name too long for
+    the file system: ENAMETOOLONG) is an :class:`OptionError` naming the option."""
+    try:
+        return Path(path).is_dir()
+    except OSError as exc:
+        raise OptionError(f"{flag} {path}: cannot write the file "
+                          f"({exc.strerror or exc})") from None
 
 
 def _plot_format(plot) -> None:

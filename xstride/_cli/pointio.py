@@ -58,9 +58,13 @@ def read_points(path) -> np.ndarray:
     if ext not in FORMATS:
         raise PointFileError(f"{p}: unknown point-file extension {p.suffix or '(none)'!r}; "
                              f"known: {', '.join(FORMATS)}")
-    if not p.exists():
+    try:
+        exists, regular = p.exists(), p.is_file()
+    except OSError as exc:  # a name too long for the file system (ENAMETOOLONG), ...
+        raise PointFileError(f"{p}: cannot read: {exc.strerror or exc}") from None
+    if not exists:
         raise PointFileError(f"{p}: no such file")
-    if not p.is_file():
+    if not regular:
         raise PointFileError(f"{p}: not a regular file")
     reader = {".npy": _read_npy, ".csv": _read_csv, ".xyz": _read_xyz, ".ply": _read_ply}[ext]
     try:
@@ -344,7 +348,27 @@ def _load_text(p: Path, fmt, skip: int, columns, ncols: int, like: str, header=N
             raise _line_error(p, fmt, number, text, ncols, columns, like)
     if arr.shape[0] == 0 and header is not None:
         raise PointFileError(f"{p}: holds no points (only the header on line {header})")
+    _name_overflow(p, fmt, skip, columns, arr)
     return arr
+
+
+def _name_overflow(p: Path, fmt, skip: int, columns, arr: np.ndarray) -> None:
+    """A number past the float64 range (``1e999``, read as inf): :class:`PointFileError`
+    naming its line and token, not "an infinite coordinate" the file does not hold.
+    Real NaN/inf tokens are left to ``_finish``."""
+    rows = np.flatnonzero(~np.isfinite(arr).all(axis=1))
+    if not rows.size:
+        return
+    lines = (item for item in _data_lines(p) if item[0] > skip)
+    for row, (number, text) in enumerate(lines):
+        if row == rows[0]:
+            for c in columns:
+                token = fmt.split(text)[c]
+                if not np.isfinite(float(token)) and not any(
+                        w in token.lower() for w in ("inf", "nan")):
+                    raise PointFileError(f"{p}: line {number}: {token!r} is out of the "
+                                         "float64 range")
+            return
 
 
 # --------------------------------------------------------------------- .ply
@@ -452,10 +476,51 @@ def _ascii_ply_vertices(p: Path):
     return np.ascontiguousarray(arr)
 
 
+def _ply_rows_fit(p: Path) -> None:
+    """A header that declares more rows than the file can hold: :class:`PointFileError`.
+
+    plyfile allocates an ASCII element's rows before reading them, so a cut-off file
+    declaring 10**11 vertices would be a MemoryError ("not enough memory"), not a
+    message about the file. A lower bound only: an ASCII row takes at least two bytes
+    per property (a digit and a blank or newline), a binary row the sizes of its
+    scalars and list counts. A header that cannot be parsed here is plyfile's to report.
+    """
+    try:
+        with open(p, "rb") as fh:
+            if fh.readline().strip() != b"ply":
+                return
+            fmt, elements = None, []
+            for raw in fh:
+                parts = raw.decode("ascii").split()
+                if parts[:1] == ["format"] and len(parts) == 3:
+                    fmt = parts[1]
+                elif parts[:1] == ["element"] and len(parts) == 3:
+                    elements.append([parts[1], int(parts[2]), 0])
+                elif parts[:1] == ["property"] and elements:
+                    kind = parts[2] if parts[1:2] == ["list"] and len(parts) == 5 else parts[1]
+                    size = np.dtype(_PLY_SCALARS[kind]).itemsize
+                    elements[-1][2] += 2 if fmt == "ascii" else size
+                elif parts[:1] == ["end_header"]:
+                    break
+            else:
+                return
+            have = os.fstat(fh.fileno()).st_size - fh.tell()
+    except (ValueError, KeyError, UnicodeDecodeError, OSError):
+        return
+    need = 0
+    for name, count, row in elements:
+        need += max(count, 0) * row
+        if need - 1 > have:  # the last ASCII row may lack its newline
+            raise PointFileError(f"{p}: not a valid PLY file (cut short: the header declares "
+                                 f"{count:,} {name!r} rows, at least {need - (fmt == 'ascii'):,} "
+                                 f"bytes of data up to them, but {have:,} bytes follow it)")
+
+
 def _read_ply(p: Path) -> np.ndarray:
     fast = _ascii_ply_vertices(p)
     if fast is not None:
         return fast
+    _ply_rows_fit(p)
     try:
         import plyfile
     except ImportError:
