@@ -383,3 +383,22 @@ def fake_cupy():
     """A :class:`FakeCupy` installed as ``sys.modules["cupy"]`` for one test."""
     with installed_fake_cupy() as fake:
         yield fake
+
+
+def race(work, args_list) -> None:
+    """Run ``work(*args)`` for each ``args`` of ``args_list`` on threads of their own,
+    with CPython switching threads as often as it allows; wait for all of them."""
+    import sys
+    import threading
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=work, args=a) for a in args_list]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
+

@@ -282,14 +282,12 @@ def test_a_lookup_that_races_a_shape_dependent_trace_finds_the_entry(monkeypatch
 def test_two_threads_storing_past_the_signature_limit(monkeypatch):
     """Both threads drop the oldest signature at once: one of them got a ``KeyError``
     (or ``RuntimeError: dictionary changed size during iteration``)."""
-    import sys
     import threading
 
+    from tests.conftest import race
     from xstride import fusion
 
     monkeypatch.setattr(fusion, "MAX_SIGNATURES", 4)
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
     fused, errors = xp.fuse(lambda x: x), []
     barrier = threading.Barrier(2)
 
@@ -301,12 +299,5 @@ def test_two_threads_storing_past_the_signature_limit(monkeypatch):
         except Exception as exc:  # noqa: BLE001 - what the test looks for
             errors.append(exc)
 
-    try:
-        threads = [threading.Thread(target=store, args=(k,)) for k in range(2)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(old)
+    race(store, [(0,), (1,)])
     assert errors == [] and len(fused._graphs) <= 4

@@ -4,7 +4,6 @@ an epoch per launch that no two launches on one stream share."""
 
 from __future__ import annotations
 
-import sys
 import threading
 import types
 
@@ -14,28 +13,20 @@ from xstride._kernels import scans
 from xstride._kernels._lru import Bounded
 from xstride._kernels._prepared import GATE, Store
 
-from tests.conftest import FakeCupy
+from tests.conftest import FakeCupy, race
 
 
 def test_epochs_are_unique_across_threads_on_one_stream(monkeypatch, fake_cupy):
     monkeypatch.setattr(scans, "_DESCS", Bounded(1024))
     cp = fake_cupy
     seen, lock = [], threading.Lock()
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)          # switch threads as often as CPython allows
-    try:
-        def work():
-            mine = [scans._lookback_state(cp, 0, 100, 4)[2] for _ in range(2000)]
-            with lock:
-                seen.extend(mine)
 
-        threads = [threading.Thread(target=work) for _ in range(6)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(old)
+    def work():
+        mine = [scans._lookback_state(cp, 0, 100, 4)[2] for _ in range(2000)]
+        with lock:
+            seen.extend(mine)
+
+    race(work, [()] * 6)
     assert len(seen) == 12000 and len(set(seen)) == 12000
     assert max(seen) == 12000
 
