@@ -1,0 +1,576 @@
+"""The dask backend's linear algebra (``matmul``, ``tensordot``, ``vecdot``, ``xp.linalg``):
+the fixes found by the array API conformance suite (docs/conformance.md, "dask
+backend") and by probing, on dask's local threads; the other namespace functions:
+tests/test_dask_conformance.py."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+da = pytest.importorskip("dask.array")
+
+import xstride as xp  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _numpy_after():
+    yield
+    xp.set_backend("numpy")
+
+
+# --------------------------------------------------------------------- linear algebra
+@pytest.mark.parametrize("s1, s2", [
+    ((2, 3), (1, 3)), ((3,), (2, 4)), ((2, 2, 1, 3), (3, 3, 3, 2)), ((3,), ()), ((), (3,)),
+])
+@pytest.mark.parametrize("name", ["matmul", "linalg.matmul"])
+def test_matmul_refuses_what_the_standard_refuses(s1, s2, name):
+    """dask multiplies an inner dimension of length 1 into any other and broadcasts
+    nothing-matching stacks without an error; the standard asks for one."""
+    fn = xp.linalg.matmul if name == "linalg.matmul" else xp.matmul
+    with xp.use_backend("dask"):
+        x1, x2 = xp.ones(s1), xp.ones(s2)
+    with pytest.raises(ValueError, match=r"matmul: .*(0-D|contracted dimension|broadcast)"):
+        fn(x1, x2)
+
+
+@pytest.mark.parametrize("s1, s2", [((2, 3), (3, 4)), ((3,), (3,)), ((4, 1, 2, 3), (5, 3, 2)),
+                                    ((3,), (2, 3, 4))])
+def test_matmul_of_valid_shapes_equals_numpy(s1, s2):
+    rng = np.random.default_rng(0)
+    a, b = rng.integers(-4, 5, s1), rng.integers(-4, 5, s2)
+    with xp.use_backend("dask", chunks=2):
+        got = xp.matmul(xp.asarray(a), xp.asarray(b))
+    np.testing.assert_array_equal(xp.to_numpy(got), np.matmul(a, b))
+
+
+@pytest.mark.parametrize("d1, d2", [(np.uint32, np.uint16), (np.int8, np.int8),
+                                    (np.float32, np.float32), (np.int16, np.uint8)])
+@pytest.mark.parametrize("axes", [0, 1, ((), ())])
+def test_tensordot_has_the_promoted_dtype(d1, d2, axes):
+    """dask sums the blocks' products in sum's default dtype (uint32 . uint16 ->
+    uint64); the standard's dtype is the promoted one, with NumPy's values."""
+    a = np.array([100, 3, 7], dtype=d1)
+    b = np.array([120, 2, 9], dtype=d2)
+    if axes == ((), ()):
+        b = b[:1].reshape(())
+    with xp.use_backend("dask", chunks=2):
+        x1, x2 = xp.asarray(a), xp.asarray(b)
+    for fn in (xp.tensordot, xp.linalg.tensordot):
+        got = fn(x1, x2, axes=axes)
+        with np.errstate(over="ignore"):
+            want = np.tensordot(a, b, axes=axes)
+        assert got.dtype == np.result_type(d1, d2)
+        np.testing.assert_array_equal(xp.to_numpy(got), want.astype(got.dtype))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("s1, s2, axes, cls, match", [
+    ((2, 3, 4), (2, 4, 5), 1, ValueError, "contracts axis 2 of x1 .* \\(length 4\\) with axis 0"),
+    ((2, 1), (3, 2), ([1], [0]), ValueError, "lengths must be equal \\(not broadcast\\)"),
+    ((2, 3, 4), (4, 5), -1, ValueError, "is -1; expected a count of axes from 0 to 2"),
+    ((2, 3, 4), (4, 5), 3, ValueError, "is 3; expected a count"),
+    ((2, 3, 4), (4, 5), True, TypeError, "got bool True"),
+    ((2, 3, 4), (4, 5), 1.0, TypeError, "got float 1.0"),
+    ((2, 3, 4), (4, 4), ([2, 2], [0, 1]), ValueError, "an axis of x1 is named twice"),
+    ((2, 3, 4), (4, 5), ([5], [0]), ValueError, "the axis 5 is out of range for x1"),
+    ((2, 3, 4), (4, 5), ([2], [0, 1]), ValueError, "must have the same length"),
+])
+def test_tensordot_axes_are_checked_first(backend, s1, s2, axes, cls, match):
+    """NumPy took axes=-1 and True and raised a bare "tuple index out of range" past the
+    ranks; dask said "('Chunks do not add up to same value', ...)" for contracted lengths
+    that differ, broadcast a length 1 silently, and raised an AttributeError for an axis
+    named twice. Both now raise one error naming tensordot and axes."""
+    a, b = np.ones(s1), np.ones(s2)
+    if backend == "dask":
+        a, b = da.from_array(a, chunks=1), da.from_array(b, chunks=1)
+    for fn in (xp.tensordot, xp.linalg.tensordot):
+        with pytest.raises(cls, match=f"^tensordot: argument 'axes' {'.*' if cls is ValueError else ''}{match}"):
+            fn(a, b, axes=axes)
+    good = xp.tensordot(a, b, axes=([-1], [0])) if s1[-1] == s2[0] else None
+    if good is not None:
+        assert good.shape == np.tensordot(np.ones(s1), np.ones(s2), axes=([-1], [0])).shape
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex128, np.int8])
+@pytest.mark.parametrize("axis", [0, -1])
+def test_vecdot_of_unknown_lengths(dtype, axis):
+    """Arrays after boolean indexing (lengths dask does not know): compat's vecdot said
+    "x1 and x2 must have the same size along the given axis" (nan != nan) or failed to
+    broadcast (nan, 2) to (nan, 2); NumPy's values in the promoted dtype."""
+    a = (np.arange(12).reshape(6, 2) * 7).astype(dtype)
+    if dtype == np.complex128:
+        a = a + 1j * a[::-1]
+    with xp.use_backend("dask", chunks=2):
+        x = xp.asarray(a)
+    y = x[xp.real(x[:, 0]) > 1]
+    assert y.shape[0] != y.shape[0]
+    got = xp.vecdot(y, y, axis=axis)
+    want = np.vecdot(a[1:], a[1:], axis=axis)
+    h = xp.to_numpy(got)
+    assert got.dtype == h.dtype == want.dtype
+    np.testing.assert_allclose(h, want, rtol=1e-6)
+
+
+# dask's tall-and-skinny QR of a complex (0, 3) matrix casts a complex meta to real
+@pytest.mark.filterwarnings("ignore:Casting complex values to real")
+@pytest.mark.parametrize("shape", [(4, 3), (3, 5), (2, 3, 4, 4), (1, 1), (0, 3), (2, 0, 3)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64])
+def test_svdvals_and_matrix_rank_of_stacks(shape, dtype):
+    """compat's svdvals asks dask's svd for full_matrices=True and its matrix_rank for
+    compute_uv=False: both failed on every input. Each matrix is one chunk; the
+    values are NumPy's, descending; the rank counts those above max(M, N) * eps."""
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal(shape).astype(dtype)
+    if a.ndim == 4:
+        a[0, 1, :, 0] = a[0, 1, :, 1]   # one matrix of rank 3
+    with xp.use_backend("dask", chunks=2):
+        x = xp.asarray(a)
+    s = xp.linalg.svdvals(x)
+    want = np.linalg.svd(a, compute_uv=False)
+    assert s.shape == want.shape and s.dtype == want.dtype
+    np.testing.assert_allclose(xp.to_numpy(s), want, rtol=1e-4, atol=1e-5)
+    r = xp.linalg.matrix_rank(x)
+    want_r = (np.linalg.matrix_rank(a) if a.size else np.zeros(shape[:-2], np.int64))
+    assert r.dtype == np.int64
+    np.testing.assert_array_equal(xp.to_numpy(r), want_r)
+
+
+def test_matrix_rank_takes_rtol_and_svdvals_refuses_vectors():
+    a = np.stack([np.ones((3, 3)), np.diag([1.0, 0.05, 1e-3])])
+    with xp.use_backend("dask"):
+        x = xp.asarray(a)
+        per_matrix = xp.asarray(np.array([0.5, 0.01]))
+        with pytest.raises(ValueError, match=r"svdvals: argument 'x' has shape \(3,\)"):
+            xp.linalg.svdvals(xp.ones(3))
+    assert xp.to_numpy(xp.linalg.matrix_rank(x, rtol=0.01)).tolist() == [1, 2]
+    assert xp.to_numpy(xp.linalg.matrix_rank(x, rtol=per_matrix)).tolist() == [1, 2]
+    assert xp.to_numpy(xp.linalg.matrix_rank(x)).tolist() == [1, 3]
+
+
+def _stack(shape, seed=2):
+    """Well-conditioned matrices (``a a.T + n I``: symmetric, positive definite)."""
+    a = np.random.default_rng(seed).standard_normal(shape)
+    n = shape[-1]
+    return a @ np.swapaxes(a, -1, -2) + n * np.eye(n) if n else a
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 3, 4, 4), (5, 1, 1), (0, 0), (2, 0, 0)])
+@pytest.mark.parametrize("name, kw, sort", [
+    ("cholesky", {}, False), ("cholesky", {"upper": True}, False), ("inv", {}, False),
+    ("det", {}, False), ("eigvalsh", {}, False), ("eigvals", {}, True),
+    ("matrix_power", {"n": 3}, False), ("matrix_power", {"n": -2}, False),
+    ("matrix_power", {"n": 0}, False), ("pinv", {}, False), ("pinv", {"rtol": 0.3}, False),
+])
+def test_functions_of_one_matrix_run_per_matrix_of_a_chunked_stack(shape, name, kw, sort):
+    """cholesky (dask: one 2-D matrix), inv (dask: SciPy and one 2-D matrix) and det,
+    eigvalsh, eigvals, matrix_power, pinv (not in dask) give NumPy's values for stacks
+    whose stack axes are chunked; the stack keeps its chunks."""
+    a = _stack(shape)
+    with xp.use_backend("dask", chunks=1):
+        x = xp.asarray(a)
+    args = (kw["n"],) if "n" in kw else ()
+    opts = {k: v for k, v in kw.items() if k != "n"}
+    got = getattr(xp.linalg, name)(x, *args, **opts)
+    want = getattr(xp.linalg, name)(a, *args, **opts)   # the NumPy backend
+    assert isinstance(got, da.Array) and got.shape == want.shape and got.dtype == want.dtype
+    if 0 not in shape:   # a stack of no element is one block (dask_fixes.without_empty_chunks)
+        assert got.chunks[:len(shape) - 2] == x.chunks[:-2]
+    h = xp.to_numpy(got)
+    if sort:
+        h, want = np.sort_complex(h), np.sort_complex(want)
+    np.testing.assert_allclose(h, want, rtol=1e-10, atol=1e-12)
+
+
+def test_pinv_takes_a_tolerance_per_matrix():
+    a = np.random.default_rng(3).standard_normal((2, 3, 4, 5))
+    r = np.array([0.05, 0.3, 0.9])
+    with xp.use_backend("dask", chunks=2):
+        x, rtol = xp.asarray(a), xp.asarray(r)
+    got = xp.linalg.pinv(x, rtol=rtol)
+    assert got.shape == (2, 3, 5, 4)
+    np.testing.assert_allclose(xp.to_numpy(got), np.linalg.pinv(a, rtol=r), atol=1e-12)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_pinv_of_integers_and_bools_is_float64_as_numpys(backend):
+    """compat's pinv asked ``finfo`` of the integer dtype for its default ``rtol`` and
+    raised "data type int64 not inexact" (NumPy's pinv gives float64)."""
+    for a in (np.array([[[1, 2], [3, 4]], [[2, 0], [0, 0]]], dtype=np.int32),
+              np.array([[[1, 1], [0, 1]], [[1, 0], [0, 0]]], dtype=bool)):
+        with xp.use_backend(backend, **({"chunks": 1} if backend == "dask" else {})):
+            x = xp.asarray(a)
+        for kw in ({}, {"rtol": 0.1}):
+            got = xp.linalg.pinv(x, **kw)
+            assert got.dtype == np.float64 and got.shape == (2, 2, 2)
+            np.testing.assert_allclose(xp.to_numpy(got), np.linalg.pinv(a, **kw), atol=1e-12)
+
+
+@pytest.mark.parametrize("name, shape", [
+    ("cholesky", (2, 3)), ("inv", (3,)), ("det", (2, 2, 3)), ("eigvalsh", (3, 2)),
+    ("eigvals", (4,)), ("pinv", (3,)),
+])
+def test_functions_of_one_matrix_refuse_other_shapes(name, shape):
+    with xp.use_backend("dask"):
+        x = xp.ones(shape)
+    with pytest.raises(ValueError, match=rf"{name}: argument 'x' has shape {re_shape(shape)}; "
+                                         r"expected a stack of (square )?matrices"):
+        getattr(xp.linalg, name)(x)
+
+
+@pytest.mark.parametrize("n", [1.0, 2.5, "2", None])
+def test_matrix_power_checks_n_at_the_call(n):
+    """dask's matrix_power took a float ``n`` and raised NumPy's unnamed "exponent must
+    be an integer" only when computed; NumPy's rule (operator.index) holds at the call."""
+    x = da.from_array(np.eye(2), chunks=1)
+    with pytest.raises(TypeError, match="^matrix_power: argument 'n' got"):
+        xp.linalg.matrix_power(x, n)
+    np.testing.assert_array_equal(xp.to_numpy(xp.linalg.matrix_power(x, np.int64(2))), np.eye(2))
+
+
+def re_shape(shape) -> str:
+    return str(tuple(shape)).replace("(", r"\(").replace(")", r"\)")
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 3, 4, 4), (0, 0), (2, 0, 0)])
+def test_functions_that_return_tuples_run_per_matrix(shape):
+    """eigh, eig, slogdet (not in dask): named tuples of NumPy's values per matrix."""
+    a = _stack(shape)
+    with xp.use_backend("dask", chunks=1):
+        x = xp.asarray(a)
+    w, v = xp.linalg.eigh(x)
+    W, V = np.linalg.eigh(a)
+    assert type(xp.linalg.eigh(x)).__name__ == "EighResult"
+    assert (w.shape, w.dtype, v.shape) == (W.shape, W.dtype, V.shape)
+    np.testing.assert_allclose(xp.to_numpy(w), W, atol=1e-10)
+    np.testing.assert_allclose(np.abs(xp.to_numpy(v)), np.abs(V), atol=1e-10)
+    e = xp.linalg.eig(x)
+    assert e.eigenvalues.dtype == e.eigenvectors.dtype == np.complex128
+    np.testing.assert_allclose(np.sort_complex(xp.to_numpy(e.eigenvalues)),
+                               np.sort_complex(np.linalg.eigvals(a)), atol=1e-10)
+    sign, logabs = xp.linalg.slogdet(x)
+    S, L = np.linalg.slogdet(a)
+    assert sign.shape == S.shape == shape[:-2] and logabs.dtype == L.dtype
+    np.testing.assert_allclose(xp.to_numpy(sign), S)
+    np.testing.assert_allclose(xp.to_numpy(logabs), L, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(3, 5), (2, 5, 3), (2, 4, 4), (0, 3)])
+@pytest.mark.parametrize("complete", [False, True])
+def test_qr_and_svd_take_the_standard_s_modes_for_stacks(shape, complete):
+    """dask's qr takes mode='reduced' and its svd full_matrices=False, one 2-D matrix
+    each; the standard's defaults are svd's full_matrices=True."""
+    a = np.random.default_rng(4).standard_normal(shape)
+    with xp.use_backend("dask", chunks=1):
+        x = xp.asarray(a)
+    q, r = xp.linalg.qr(x, mode="complete" if complete else "reduced")
+    Q, R = np.linalg.qr(a, mode="complete" if complete else "reduced")
+    assert (q.shape, r.shape) == (Q.shape, R.shape)
+    np.testing.assert_allclose(xp.to_numpy(q) @ xp.to_numpy(r), a, atol=1e-12)
+    u, s, vh = xp.linalg.svd(x, full_matrices=complete)
+    U, S, VH = np.linalg.svd(a, full_matrices=complete)
+    assert (u.shape, s.shape, vh.shape) == (U.shape, S.shape, VH.shape)
+    np.testing.assert_allclose(xp.to_numpy(s), S, atol=1e-12)
+    k = min(shape[-2:])
+    np.testing.assert_allclose((xp.to_numpy(u)[..., :k] * xp.to_numpy(s)[..., None, :])
+                               @ xp.to_numpy(vh)[..., :k, :], a, atol=1e-12)
+
+
+def test_a_matrix_split_into_chunks_goes_to_dask_s_blocked_algorithms():
+    """A 2-D matrix chunked along one axis is not gathered for qr and svd (reduced):
+    dask's tall-and-skinny QR. cholesky gathers it (dask's needs SciPy)."""
+    a = np.random.default_rng(5).standard_normal((12, 3))
+    with xp.use_backend("dask", chunks=(4, 3)):
+        x = xp.asarray(a)
+    q, r = xp.linalg.qr(x)
+    assert q.chunks == ((4, 4, 4), (3,))
+    np.testing.assert_allclose(xp.to_numpy(q) @ xp.to_numpy(r), a, atol=1e-12)
+    s = xp.linalg.svdvals(x)
+    np.testing.assert_allclose(xp.to_numpy(s), np.linalg.svd(a, compute_uv=False))
+    spd = _stack((4, 4))
+    with xp.use_backend("dask", chunks=2):
+        c = xp.linalg.cholesky(xp.asarray(spd))
+    assert c.chunks == ((4,), (4,))
+    np.testing.assert_allclose(xp.to_numpy(c), np.linalg.cholesky(spd), atol=1e-12)
+
+
+@pytest.mark.parametrize("s1, s2", [((3, 3), (3,)), ((2, 3, 3), (3,)), ((3, 3), (2, 4, 3, 2)),
+                                    ((2, 1, 3, 3), (5, 3, 1)), ((0, 3, 3), (3, 2))])
+def test_solve_broadcasts_stacks_and_takes_a_vector(s1, s2):
+    a = _stack(s1)
+    b = np.random.default_rng(6).standard_normal(s2)
+    with xp.use_backend("dask", chunks=(1,) * (len(s1) - 2) + (-1, -1)):
+        x1 = xp.asarray(a)
+    with xp.use_backend("dask", chunks=1):
+        x2 = xp.asarray(b)
+    got = xp.linalg.solve(x1, x2)
+    want = xp.linalg.solve(a, b)   # the NumPy backend (vector and broadcast rules)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_allclose(xp.to_numpy(got), want, atol=1e-12)
+
+
+@pytest.mark.parametrize("x2_shape, match", [
+    ((), "argument 'x2' is 0-D"), ((4,), r"argument 'x2' has shape \(4,\); expected 3 rows"),
+    ((2, 3, 1), r"shapes \(4, 3, 3\) and \(2, 3, 1\) cannot be broadcast"),
+])
+def test_solve_refuses_other_shapes(x2_shape, match):
+    with xp.use_backend("dask"):
+        x1, x2 = xp.asarray(_stack((4, 3, 3))), xp.ones(x2_shape)
+    with pytest.raises(ValueError, match=rf"solve: {match}"):
+        xp.linalg.solve(x1, x2)
+
+
+def test_cross_is_elementwise_products_of_the_components():
+    rng = np.random.default_rng(7)
+    a = rng.integers(-100, 100, (5, 3, 1)).astype(np.int16)
+    b = rng.integers(-100, 100, (5, 3, 4)).astype(np.int8)
+    with xp.use_backend("dask", chunks=2):
+        x1, x2 = xp.asarray(a), xp.asarray(b)
+    got = xp.linalg.cross(x1, x2, axis=-2)
+    want = np.cross(np.broadcast_to(a, (5, 3, 4)), b, axis=-2)
+    assert got.dtype == want.dtype == np.int16
+    np.testing.assert_array_equal(xp.to_numpy(got), want)
+    f1, f2 = rng.standard_normal((4, 3)), rng.standard_normal(3)
+    np.testing.assert_allclose(xp.to_numpy(xp.linalg.cross(xp.asarray(f1), xp.asarray(f2))),
+                               np.cross(f1, f2))
+
+
+@pytest.mark.parametrize("s1, s2, axis, match", [
+    ((4, 3), (4, 2), -1, r"shapes \(4, 3\) and \(4, 2\) cannot be broadcast"),
+    ((4, 3), (4, 3), 2, "argument 'axis' is 2, out of range"),
+    ((3, 4), (3, 4), -1, "argument 'axis' is -1, whose length .* is 4, not 3"),
+])
+def test_cross_refuses_other_shapes(s1, s2, axis, match):
+    with xp.use_backend("dask"):
+        x1, x2 = xp.ones(s1), xp.ones(s2)
+    with pytest.raises(ValueError, match=rf"cross: {match}"):
+        xp.linalg.cross(x1, x2, axis=axis)
+
+
+@pytest.mark.parametrize("name", ["slogdet", "eigh", "eig", "qr", "svd"])
+def test_tuple_functions_refuse_other_shapes(name):
+    with xp.use_backend("dask"):
+        x = xp.ones((3,) if name in ("qr", "svd") else (2, 3))
+    with pytest.raises(ValueError, match=rf"{name}: argument 'x' has shape"):
+        getattr(xp.linalg, name)(x)
+
+
+@pytest.mark.parametrize("shape, blocks", [((4, 10), (4, 2)), ((4, 10), (2, 10)),
+                                           ((10, 4), (10, 2)), ((10, 4), (2, 4)),
+                                           ((40, 3), (8, 3)), ((3, 40), (3, 8))])
+@pytest.mark.parametrize("mode", ["reduced", "complete"])
+def test_qr_of_one_matrix_in_blocks_along_one_axis(shape, blocks, mode):
+    """Blocks dask's tall-and-skinny or short-and-fat QR does not take (a wide matrix
+    in column blocks narrower than it is tall, or in row blocks) are factored per
+    matrix; those it takes still go to it."""
+    a = np.random.default_rng(6).standard_normal(shape)
+    with xp.use_backend("dask"):
+        x = xp.asarray(a).rechunk(blocks)
+        q, r = xp.linalg.qr(x, mode=mode)
+        q, r = xp.to_numpy(q), xp.to_numpy(r)
+    Q, R = np.linalg.qr(a, mode=mode)
+    assert (q.shape, r.shape) == (Q.shape, R.shape)
+    np.testing.assert_allclose(q @ r, a, atol=1e-12)
+    np.testing.assert_allclose(q.T @ q, np.eye(q.shape[1]), atol=1e-12)
+
+
+@pytest.mark.parametrize("shape, chunks", [((2, 3, 4), 2), ((5, 6), 2), ((5, 6), -1)])
+@pytest.mark.parametrize("ord", [2, -2, "nuc", "fro", 1, np.inf])
+def test_matrix_norm_of_stacks_and_blocked_matrices(shape, chunks, ord):
+    """The spectral and nuclear norms from svdvals (dask's refused stacks and matrices
+    chunked on both axes); the others dask's; keepdims both ways."""
+    a = np.random.default_rng(7).standard_normal(shape)
+    for keepdims in (False, True):
+        with xp.use_backend("dask", chunks=chunks):
+            got = xp.to_numpy(xp.linalg.matrix_norm(xp.asarray(a), ord=ord, keepdims=keepdims))
+        want = xp.linalg.matrix_norm(a, ord=ord, keepdims=keepdims)
+        assert got.shape == np.shape(want)
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.bool_, np.uint8, np.float32])
+@pytest.mark.parametrize("norm, ord", [("vector_norm", 1), ("vector_norm", np.inf),
+                                       ("vector_norm", 0), ("vector_norm", 2),
+                                       ("matrix_norm", 1), ("matrix_norm", -np.inf),
+                                       ("matrix_norm", "fro")])
+def test_norms_of_integers_and_bools_are_floats(norm, ord, dtype):
+    """NumPy's norms cast integers and bools to float64; dask's of ord 1, inf, 0 (and
+    matrix_norm's 1, inf) stayed int64."""
+    a = np.arange(-6, 18).reshape(2, 3, 4).astype(dtype)
+    with xp.use_backend("dask", chunks=2):
+        x = xp.asarray(a)
+    fn = getattr(xp.linalg, norm)
+    got = fn(x, ord=ord)
+    want = fn(a, ord=ord)                         # the NumPy backend
+    h = xp.to_numpy(got)
+    assert got.dtype == h.dtype == want.dtype
+    np.testing.assert_allclose(h, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("shape", [(3, 0), (0, 3), (2, 3, 0)])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_spectral_norm_of_matrices_of_no_element(shape, keepdims):
+    """matrix_norm(ord=2) of matrices of no element is NumPy's 0 (dask's max of no
+    singular value raised "zero-size array to reduction operation maximum")."""
+    a = np.zeros(shape)
+    with xp.use_backend("dask", chunks=2):
+        x = xp.asarray(a)
+    got = xp.to_numpy(xp.linalg.matrix_norm(x, ord=2, keepdims=keepdims))
+    want = np.linalg.matrix_norm(a, ord=2, keepdims=keepdims)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+def _norm_or_error(fn, a, **kw):
+    try:
+        out = fn(a, **kw)
+    except ValueError:
+        return ValueError
+    return xp.to_numpy(out)
+
+
+@pytest.mark.parametrize("chunks", [1, -1])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_max_and_min_norms_of_no_element_are_numpys(chunks, keepdims):
+    """vector_norm with ord +-inf and matrix_norm with ord +-1, +-inf, +-2 over axes of
+    no element: NumPy's 0 for a maximum, its ValueError for a minimum, an empty result
+    for a stack of no matrix. dask's computed another shape than it declared ((0,) for
+    (3,); "cannot reshape array of size 0" with keepdims), or raised unnamed "zero-size
+    array to reduction operation" and "Array chunk size or shape is unknown" when
+    computed."""
+    vectors = [((0, 3), 0), ((0, 3), 1), ((0, 3), None), ((3, 0), 1), ((2, 0, 3), (0, 1)),
+               ((2, 0, 3), 2), ((0,), None)]
+    for shape, axis in vectors:
+        a = np.zeros(shape)
+        x = da.from_array(a, chunks=chunks)
+        for o in (np.inf, -np.inf):
+            want = _norm_or_error(np.linalg.vector_norm, a, axis=axis, ord=o, keepdims=keepdims)
+            if want is ValueError:
+                with pytest.raises(ValueError, match="^vector_norm: argument 'x' has shape"):
+                    xp.linalg.vector_norm(x, axis=axis, ord=o, keepdims=keepdims)
+                continue
+            got = xp.linalg.vector_norm(x, axis=axis, ord=o, keepdims=keepdims)
+            assert got.shape == want.shape, (shape, axis, o)
+            assert xp.to_numpy(got).shape == want.shape and got.dtype == want.dtype
+            np.testing.assert_array_equal(xp.to_numpy(got), want)
+    for shape in ((0, 3), (3, 0), (0, 0), (2, 0, 3), (0, 3, 3), (0, 2, 0)):
+        a = np.zeros(shape)
+        x = da.from_array(a, chunks=chunks)
+        for o in (1, -1, np.inf, -np.inf, 2, -2):
+            want = _norm_or_error(np.linalg.matrix_norm, a, ord=o, keepdims=keepdims)
+            if want is ValueError:
+                with pytest.raises(ValueError, match="^matrix_norm: argument 'x' has shape"):
+                    xp.linalg.matrix_norm(x, ord=o, keepdims=keepdims)
+                continue
+            got = xp.linalg.matrix_norm(x, ord=o, keepdims=keepdims)
+            assert got.shape == want.shape, (shape, o)
+            assert xp.to_numpy(got).shape == want.shape and got.dtype == want.dtype
+            np.testing.assert_array_equal(xp.to_numpy(got), want)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_vector_norm_checks_ord_and_axis(backend):
+    """dask's vector_norm raised a TypeError from ``**`` for ord='bad', took ord=1j and
+    returned a complex norm, and took axis=[0, 1] as a matrix norm ("SVD based norm not
+    implemented"); NumPy's raised a casting error for 1j. One check on both."""
+    a = np.ones((2, 3, 4))
+    x = a if backend == "numpy" else da.from_array(a, chunks=1)
+    for ord in ("bad", "fro", 1j, b"2", [2]):
+        with pytest.raises(ValueError, match="^vector_norm: argument 'ord' is"):
+            xp.linalg.vector_norm(x, ord=ord)
+    with pytest.raises(TypeError, match="^vector_norm: argument 'axis' got list"):
+        xp.linalg.vector_norm(x, axis=[0, 1])
+    for ord in (None, 1, 0.5, np.float32(3), -np.inf, np.int64(2)):
+        np.testing.assert_allclose(xp.to_numpy(xp.linalg.vector_norm(x, axis=(0, 1), ord=ord)),
+                                   np.linalg.vector_norm(a, axis=(0, 1), ord=2 if ord is None else ord))
+
+
+@pytest.mark.parametrize("s1, s2, axis", [((2, 3, 4), (3, 4), -3), ((2, 3, 4), (3, 4), 2),
+                                          ((2, 3, 4), (4,), -2), ((4,), (2, 3, 4), 1)])
+def test_vecdot_axis_in_range_of_both_operands(s1, s2, axis):
+    """An axis past the rank of the smaller operand: NumPy's AxisError; dask's vecdot
+    raised a bare "tuple index out of range". The standard: axis in [-N, -1] with
+    N = min(x1.ndim, x2.ndim)."""
+    x1, x2 = da.ones(s1, chunks=1), da.ones(s2, chunks=1)
+    with pytest.raises(ValueError, match="^vecdot: argument 'axis'"):
+        xp.vecdot(x1, x2, axis=axis)
+    with pytest.raises(ValueError):
+        np.vecdot(np.ones(s1), np.ones(s2), axis=axis)
+    got = xp.vecdot(x1, x2, axis=-1)
+    np.testing.assert_array_equal(xp.to_numpy(got), np.vecdot(np.ones(s1), np.ones(s2)))
+
+
+def _unknown_last(a):
+    """``a`` as a dask array whose last axis has lengths dask does not know."""
+    x = da.from_array(a, chunks=2)
+    return x[..., da.ones(a.shape[-1], dtype=bool, chunks=2)]
+
+
+@pytest.mark.parametrize("name", ["inv", "det", "cholesky", "eigh", "eigvalsh", "eig",
+                                  "eigvals", "slogdet", "svdvals", "svd", "qr", "pinv",
+                                  "matrix_rank", "matrix_norm"])
+def test_matrices_of_unknown_lengths_say_so(name):
+    """A matrix axis of lengths dask does not know (after boolean indexing): the square
+    functions said "expected a stack of square matrices" of a square matrix, the others
+    raised dask's unnamed "Array chunk sizes are unknown"; now one error naming the
+    function and compute_chunk_sizes()."""
+    x = _unknown_last(np.eye(3)[None].repeat(2, axis=0))
+    with pytest.raises(ValueError, match=rf"^{name}: argument 'x' has shape \(2, 3, nan\), "
+                                         "with lengths dask does not know .* "
+                                         r"x.compute_chunk_sizes\(\) first"):
+        getattr(xp.linalg, name)(x)
+
+
+def test_solve_of_unknown_lengths_says_so():
+    a = np.eye(3)[None].repeat(4, axis=0)
+    x = da.from_array(a, chunks=(2, 3, 3))
+    stack = x[x[:, 0, 0] > 0]   # (nan, 3, 3): the stacks cannot be broadcast
+    with pytest.raises(ValueError, match=r"^solve: argument 'x1' has shape \(nan, 3, 3\), "
+                                         "with lengths dask does not know"):
+        xp.linalg.solve(stack, x)
+    with pytest.raises(ValueError, match=r"^solve: argument 'x2' has shape \(4, 3, nan\)"):
+        xp.linalg.solve(x, _unknown_last(a))
+
+
+@pytest.mark.parametrize("name", ["inv", "det", "slogdet", "cholesky", "eigh", "eigvalsh",
+                                  "eig", "eigvals", "svd", "svdvals", "qr", "pinv",
+                                  "matrix_rank", "solve"])
+def test_float16_matrices_are_refused_at_the_call(name):
+    """NumPy's linalg refuses float16 at the call; dask's tasks took it and raised
+    NumPy's unnamed "array type float16 is unsupported in linalg" when computed."""
+    a = np.eye(3, dtype=np.float16)
+    x = da.from_array(a, chunks=1)
+    args = (x, da.from_array(np.eye(3), chunks=1)) if name == "solve" else (x,)
+    with pytest.raises(TypeError, match=f"^{name}: argument 'x1?' got .*float16"):
+        getattr(xp.linalg, name)(*args)
+    with pytest.raises(TypeError):
+        getattr(xp.linalg, name)(*(np.asarray(t) for t in args))
+    if name == "solve":
+        with pytest.raises(TypeError, match="^solve: argument 'x2' got .*float16"):
+            xp.linalg.solve(da.from_array(np.eye(3), chunks=1), x)
+
+
+def test_float16_norms_and_powers_are_numpys():
+    a = np.eye(3, dtype=np.float16)
+    x = da.from_array(a, chunks=1)
+    for ord in ("fro", 1, np.inf):
+        got = xp.linalg.matrix_norm(x, ord=ord)
+        assert got.dtype == np.linalg.matrix_norm(a, ord=ord).dtype
+    with pytest.raises(TypeError, match="^matrix_norm: argument 'x' got .*float16"):
+        xp.linalg.matrix_norm(x, ord=2)
+    assert xp.linalg.matrix_power(x, 2).dtype == np.float16
+
+
+@pytest.mark.parametrize("name", ["pinv", "matrix_rank"])
+def test_rtol_not_a_real_number_is_refused_at_the_call(name):
+    """dask's took rtol='a' and raised "Only length-1 arrays can be converted" or, for
+    pinv, NumPy's unnamed ufunc type error when computed."""
+    a = np.random.default_rng(1).standard_normal((2, 3, 3))
+    x = da.from_array(a, chunks=1)
+    for bad in ("a", 1j, [0.1], da.from_array(np.array(["a", "b"]), chunks=1)):
+        with pytest.raises(TypeError, match=f"^{name}: argument 'rtol' got"):
+            getattr(xp.linalg, name)(x, rtol=bad)
+    for good in (0.5, 1, np.float32(0.1), da.from_array(np.array([0.1, 0.9]), chunks=1)):
+        want = getattr(np.linalg, name)(a, rtol=np.asarray(good))
+        np.testing.assert_allclose(xp.to_numpy(getattr(xp.linalg, name)(x, rtol=good)), want,
+                                   atol=1e-12)
