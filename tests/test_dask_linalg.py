@@ -11,12 +11,7 @@ import pytest
 da = pytest.importorskip("dask.array")
 
 import xstride as xp  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def _numpy_after():
-    yield
-    xp.set_backend("numpy")
+from tests.test_dask_conformance import _numpy_after  # noqa: E402,F401  (autouse fixture)
 
 
 # --------------------------------------------------------------------- linear algebra
