@@ -353,6 +353,22 @@ class FakeCupy(types.ModuleType):
     def sqrt(self, a):
         return FakeCupyArray(np.sqrt(a.host), device=a.device.id)
 
+    def add(self, a, b, out=None):
+        return self._binary(np.add, a, b, out)
+
+    def multiply(self, a, b, out=None):
+        return self._binary(np.multiply, a, b, out)
+
+    @staticmethod
+    def _binary(ufunc, a, b, out):
+        host = [v.host if isinstance(v, FakeCupyArray) else v for v in (a, b)]
+        with np.errstate(all="ignore"):
+            if out is None:
+                dev = next(v for v in (a, b) if isinstance(v, FakeCupyArray)).device.id
+                return FakeCupyArray(ufunc(*host), device=dev)
+            ufunc(*host, out=out.host)
+        return out
+
     # compiling: kernels record their launches in ``launches``
     def RawModule(self, code=None, options=(), name_expressions=None, **kwargs):  # noqa: N802
         log = self.launches

@@ -4,6 +4,7 @@ calls (``xstride._cli.demo_ahead``), on the host; on the device: tests/test_cold
 from __future__ import annotations
 
 import threading
+import time
 import types
 
 import numpy as np
@@ -139,11 +140,11 @@ def test_by_default_as_many_calls_run_at_once_as_there_are_cpus(monkeypatch):
     monkeypatch.setattr(_warm, "_cpus", lambda: 3)
     running, most, lock = [0], [0], threading.Lock()
 
-    def f():
+    def f():   # slower than the grace: the other threads join
         with lock:
             running[0] += 1
             most[0] = max(most[0], running[0])
-        threading.Event().wait(0.05)
+        threading.Event().wait(4 * _warm.GRACE_S)
         with lock:
             running[0] -= 1
 
@@ -164,9 +165,53 @@ def test_with_cupy_each_thread_makes_the_device_current_first(fake_cupy):
     fake_cupy.cuda.runtime.setDevice = set_to.append
     fake_cupy.cuda.get_current_stream = lambda: types.SimpleNamespace(
         synchronize=lambda: seen.append("sync"))
-    assert xp.cuda.compile_ahead([lambda: seen.append("a"), lambda: seen.append("b")],
-                                 threads=2, device=1) == 2
-    assert set_to == [1, 1] and sorted(seen) == ["a", "b", "sync", "sync"]
+    barrier = threading.Barrier(2, timeout=10)   # the first call waits for the second
+    assert xp.cuda.compile_ahead([barrier.wait, barrier.wait], threads=2, device=1) == 2
+    assert set_to == [1, 1] and seen == ["sync", "sync"]
+
+
+def test_quick_calls_run_one_after_another_on_one_thread():
+    """Calls that compile nothing (loads from the caches) are fastest one by one."""
+    names = []
+    calls = [lambda: names.append(threading.current_thread().name)] * 20
+    assert xp.cuda.compile_ahead(calls, threads=8) == 20
+    assert names == ["xstride-ahead-0"] * 20
+
+
+def test_an_nvrtc_compile_starts_the_other_threads_at_once(fake_cupy, monkeypatch):
+    """CuPy's NVRTC compile (counted by wrapping its private function) starts them long
+    before the grace ends (here an hour)."""
+    from xstride.cuda import _warm
+
+    monkeypatch.setattr(_warm, "GRACE_S", 3600.0)
+    compiled = []
+    fake_cupy.cuda.compiler = types.SimpleNamespace(
+        _compile_using_nvrtc_no_warning=lambda source, **kw: compiled.append(source))
+    fake_cupy.cuda.runtime.setDevice = lambda d: None
+    fake_cupy.cuda.get_current_stream = lambda: types.SimpleNamespace(synchronize=lambda: 0)
+    barrier = threading.Barrier(2, timeout=10)
+    names = []
+
+    def compiling():
+        fake_cupy.cuda.compiler._compile_using_nvrtc_no_warning("k", options=())
+        barrier.wait()              # passes only once a second thread runs the next call
+
+    def quick():
+        names.append(threading.current_thread().name)
+        barrier.wait()
+
+    t0 = time.perf_counter()
+    assert xp.cuda.compile_ahead([compiling, quick], threads=2) == 2
+    assert compiled == ["k"] and names == ["xstride-ahead-1"]
+    assert time.perf_counter() - t0 < 5
+
+
+def test_without_a_compile_to_see_a_slow_call_starts_the_others(monkeypatch):
+    from xstride.cuda import _warm
+
+    monkeypatch.setattr(_warm, "GRACE_S", 0.01)
+    barrier = threading.Barrier(2, timeout=10)   # passes only with two threads
+    assert xp.cuda.compile_ahead([barrier.wait, barrier.wait, lambda: 0], threads=4) == 3
 
 
 def test_a_failed_device_switch_is_raised_and_runs_nothing(fake_cupy):

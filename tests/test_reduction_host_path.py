@@ -234,7 +234,7 @@ def fake_reductions(fake_cupy, monkeypatch):
     monkeypatch.setattr(_rc, "kernel_resident", lambda src, expr, threads: 4)
     # one element per output: the stand-in runs no elementwise kernels, so the cast
     # copy is the library's (the engine's copy is tested on the GPU)
-    monkeypatch.setattr(_red, "_cast_copy", lambda y, dt: y.astype(dt, copy=True))
+    monkeypatch.setattr(_red, "_ew", types.SimpleNamespace(takes=lambda *dtypes: False))
     monkeypatch.setattr(_red, "_RECIPES", Bounded(1024))
     monkeypatch.setattr(_red, "_WORKSPACES", Bounded(1024))
     monkeypatch.setattr(_red, "_CALLS", Store(1024))

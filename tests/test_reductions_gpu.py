@@ -409,3 +409,22 @@ def test_interleave_of_column_slices(cp, dtype):
                                        h.astype(np.float64).var(axis=0), rtol=tol)
         else:
             np.testing.assert_array_equal(xp.sum(x, axis=0).get(), h.sum(axis=0), what)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_sums_of_negative_zeros_are_positive_zero_as_numpys(cp, dtype):
+    """NumPy sums from the identity: 0 + -0.0 is +0.0, over one element (the copy
+    strategy: ``0 + x`` on the engine) and over many (the kernels start from 0)."""
+    for shape, axis in [((1000, 1), 1), ((1, 1000), 0), ((1000, 3), 1), ((3, 1000), 0),
+                        ((5000,), 0)]:
+        h = np.full(shape, -0.0, dtype=dtype)
+        for func in ("sum", "mean"):
+            got = cp.asnumpy(getattr(xp, func)(cp.asarray(h), axis=axis))
+            want = getattr(np, func)(h, axis=axis)
+            assert got.dtype == want.dtype
+            assert not np.signbit(want).any()
+            assert got.tobytes() == want.tobytes(), (func, shape)
+        # min, max, prod keep the element: -0.0 (prod: 1 * -0.0)
+        for func in ("min", "max", "prod"):
+            got = cp.asnumpy(getattr(xp, func)(cp.asarray(h), axis=axis))
+            assert got.tobytes() == getattr(np, func)(h, axis=axis).tobytes(), (func, shape)

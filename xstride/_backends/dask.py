@@ -138,8 +138,8 @@ class DaskBackend(Backend):
 
     def mask_remedy(self, a) -> str | None:
         """Chunks of masked arrays (``dask.array.ma``) carry a mask."""
-        np = sys.modules.get("numpy")
-        if np is not None and isinstance(getattr(a, "_meta", None), np.ma.MaskedArray):
+        ma = sys.modules.get("numpy.ma")   # not imported: nothing is masked
+        if ma is not None and isinstance(getattr(a, "_meta", None), ma.MaskedArray):
             return "pass dask.array.ma.filled(x, v)"
         return None
 

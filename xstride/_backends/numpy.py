@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from .._host import _config as _host_config
@@ -40,7 +42,10 @@ class NumpyBackend(Backend):
         return np.ndarray
 
     def mask_remedy(self, a) -> str | None:
-        if isinstance(a, np.ma.MaskedArray):
+        # np.ma is imported on first access (60 ms where bytecode is not cached): an
+        # array can only be masked once something else has imported it
+        ma = sys.modules.get("numpy.ma")
+        if ma is not None and isinstance(a, ma.MaskedArray):
             return "pass x.filled(v) or x.compressed()"
         return None
 

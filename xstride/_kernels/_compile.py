@@ -28,6 +28,7 @@ from ._cupy import cupy as _cupy
 from . import _headers
 from ._lru import Bounded
 from . import _compile_log
+from . import _nvrtc_watch
 
 __all__ = ["include_dir", "module_options", "raw_module", "raw_function", "source", "function",
            "kernel", "on_request", "prefetch", "Request", "family_function", "drain",
@@ -342,6 +343,12 @@ def watch_cupy_compiles(cupy) -> bool:
     """Record the compiles of CuPy's own kernels as well, from now on; ``False`` where
     the ``cupy`` module offers nothing to wrap (:func:`._compile_log.watch_cupy`)."""
     return _compile_log.watch_cupy(cupy)
+
+
+def nvrtc_started(cupy) -> int | None:
+    """CuPy's NVRTC compiles started in this process (counted from the first call of
+    this function: :mod:`._nvrtc_watch`), or ``None`` where this CuPy's cannot be seen."""
+    return _nvrtc_watch.started() if _nvrtc_watch.watch(cupy) else None
 
 
 def on_cupy_loaded(cupy) -> None:

@@ -327,16 +327,32 @@ def _reduce(func: str, op: str, x, axis, axes, keepdims: bool, out_dtype: np.dty
         buf = cp.full(plan.nrows, 1 if op in ("prod", "all") else 0, dtype=out_dtype)
     else:  # copy (all/any: the cast to bool is x != 0, NaN true)
         y = cp.squeeze(x, axis=axes) if axes else x
-        return _keep(_cast_copy(y, out_dtype), axes, x.ndim, keepdims)
+        return _keep(_cast_copy(y, out_dtype, op), axes, x.ndim, keepdims)
     return _finish_rec(buf, rec, x.ndim, keepdims)
 
 
-def _cast_copy(y, out_dtype: np.dtype):
-    """A copy of ``y`` cast to ``out_dtype`` (one element per output: the "copy"
-    strategy), on the elementwise engine where it takes both dtypes."""
-    if _ew.takes(y.dtype, out_dtype):
-        return _ew.astype(y, out_dtype)
-    return y.astype(out_dtype, copy=True)
+def _cast_copy(y, out_dtype: np.dtype, op: str):
+    """``y`` cast to ``out_dtype``, reduced over an axis of one element (the "copy"
+    strategy: one element per output), on the elementwise engine where it takes both
+    dtypes. NumPy reduces from the identity, so the result is not always the element:
+    a float sum (and mean) is ``0 + y`` (``-0.0`` becomes ``+0.0``), a complex product
+    is ``(1 + 0j) * y`` (a NaN or infinite part makes the other part NaN, and
+    ``-0.0`` real parts become ``+0.0``); every other case is the element itself. (A
+    complex mean is ``0 + y`` here as in the kernels, which divide by the real count:
+    NumPy divides by a complex one, spreading a NaN or infinite part to the other.)"""
+    plain = y.dtype.kind not in "fc" or not (op in ("sum", "mean") and out_dtype.kind in "fc"
+                                             or op == "prod" and out_dtype.kind == "c")
+    if (not plain and y.dtype == out_dtype and out_dtype.kind == "f"
+            and _ew.takes(out_dtype)):   # 0 + y in one pass on the engine
+        return _ew.ufunc("add", (out_dtype, float), (out_dtype,) * 3, (y, 0.0), None, y.shape)
+    res = _ew.astype(y, out_dtype) if _ew.takes(y.dtype, out_dtype) else \
+        y.astype(out_dtype, copy=plain)
+    if plain:
+        return res
+    cp = _cupy()
+    identity = out_dtype.type(1 if op == "prod" else 0)   # NumPy's first operand
+    return (cp.multiply if op == "prod" else cp.add)(identity, res,
+                                                     out=None if res is y else res)
 
 
 def _keep(res, axes, ndim, keepdims):
@@ -420,7 +436,7 @@ def mean(func: str, x, axis, axes, keepdims: bool, out_dtype: np.dtype, dtype=No
     axes = plan.axes
     if plan.strategy == "copy":
         y = cp.squeeze(x, axis=axes) if axes else x
-        return _keep(_cast_copy(y, out_dtype), axes, x.ndim, keepdims)
+        return _keep(_cast_copy(y, out_dtype, "mean"), axes, x.ndim, keepdims)
     if plan.strategy == "identity":
         warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=3)
         buf = cp.full(plan.nrows, complex(np.nan, np.nan) if out_dtype.kind == "c" else np.nan,

@@ -15,17 +15,29 @@ from __future__ import annotations
 import numbers
 import os
 import threading
+import time
 
 from .._core.errors import error, type_error, value_error
+from . import _executors
 from ._record import wait_for_compiles
 
-__all__ = ["compile_ahead"]
+__all__ = ["compile_ahead", "GRACE_S"]
+
+#: A call running this long (seconds) on the first thread starts the others, where
+#: CuPy's NVRTC compiles cannot be seen (``xstride._kernels._nvrtc_watch``); a load of
+#: one kernel from CuPy's on-disk cache takes a few milliseconds.
+GRACE_S = 0.05
+_POLL_S = 0.002
 
 
 def compile_ahead(calls, *, threads=None, device=None) -> int:
     """Run ``calls`` side by side on threads, and wait for them.
 
-    Each call is a function of no arguments, typically a library call on stand-in
+    The calls start one after another on one thread; the other threads join in when a
+    kernel compile starts (an NVRTC run, seen through CuPy's compiler), or, where that
+    cannot be seen, when a call runs longer than :data:`GRACE_S`. So a program whose
+    kernels are all in CuPy's on-disk cache loads them one after another, which is
+    fastest, and one that compiles runs its compiles side by side. Each call is a function of no arguments, typically a library call on stand-in
     arrays (``cupy.zeros`` of the real dtype and shape) whose result is thrown away:
     what it leaves behind are the kernels it compiled, in xstride's and CuPy's kernel
     caches. Kernels that two calls need compile once (xstride's compile of a kernel
@@ -40,8 +52,9 @@ def compile_ahead(calls, *, threads=None, device=None) -> int:
     threads : int, optional
         Most calls running at once (at least 1); default: the CPUs this process may
         run on (at least 2). NVRTC compiles use a CPU each; kernels that are already
-        in CuPy's on-disk cache load fastest with fewer threads (the bunny demo's 27
-        loaded in 0.40 s on 14 threads, 0.20 s on 8; H200 host, 16 CPUs, 2026-12-02).
+        in CuPy's on-disk cache load fastest on one thread (the bunny demo's 27 loaded
+        in 0.40 s on 14 threads, 0.20-0.38 s on 8 when all started at once; H200 host,
+        16 CPUs, 2026-12-02).
     device : int, optional
         CUDA device the threads make current (CuPy's current device is a per-thread
         setting); default: the caller's current device. Ignored when CuPy is not
@@ -105,8 +118,9 @@ def compile_ahead(calls, *, threads=None, device=None) -> int:
     setup: list = []
     order = iter(range(len(calls)))
     lock = threading.Lock()
+    begun = [time.perf_counter()]   # when the first thread's call in flight began
 
-    def work() -> None:
+    def work(first: bool = False) -> None:
         if cupy is not None:
             # cudaSetDevice, not CuPy's Device(...), which skips it when the id is the
             # thread's default: it also makes the device's context current on this
@@ -121,6 +135,8 @@ def compile_ahead(calls, *, threads=None, device=None) -> int:
                 i = next(order, None)
             if i is None:
                 return
+            if first:
+                begun[0] = time.perf_counter()
             try:
                 calls[i]()
                 if cupy is not None:
@@ -129,10 +145,24 @@ def compile_ahead(calls, *, threads=None, device=None) -> int:
                 errors[i] = exc
 
     count = min(_cpus() if threads is None else int(threads), len(calls))
-    workers = [threading.Thread(target=work, name=f"xstride-ahead-{k}", daemon=True)
-               for k in range(count)]
+    compiler = None if cupy is None else _executors.compiler()
+    nvrtc = None if compiler is None else compiler.nvrtc_started(cupy)
+    workers = [threading.Thread(target=work, args=(True,), name="xstride-ahead-0",
+                                daemon=True)] if calls else []
     for t in workers:
         t.start()
+    while count > 1 and workers[0].is_alive():
+        # one thread until a compile starts: loads from the caches go fastest one
+        # after another, compiles side by side
+        workers[0].join(_POLL_S)
+        if (nvrtc is not None and compiler.nvrtc_started(cupy) > nvrtc
+                or time.perf_counter() - begun[0] > GRACE_S):
+            more = [threading.Thread(target=work, name=f"xstride-ahead-{k}", daemon=True)
+                    for k in range(1, count)]
+            for t in more:
+                t.start()
+            workers += more
+            break
     for t in workers:
         t.join()
     wait_for_compiles()   # and what the calls started on xstride's compile threads

@@ -1,0 +1,70 @@
+"""Reductions over an axis of one element (the plan's "copy" strategy) on the host path
+with the stand-in CuPy: NumPy reduces from the identity, so a float sum of ``-0.0`` is
+``+0.0`` and a complex product spreads a NaN part; the result must be NumPy's, sign of
+zero and NaN parts included (NaN payloads aside: GPU arithmetic gives its own)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import xstride as xp
+
+from tests.conftest import FakeCupyArray
+from tests.test_reduction_host_path import fake_reductions  # noqa: F401 - a fixture
+
+_REALS = [-0.0, 0.0, 1.5, -2.0, np.nan, np.inf, -np.inf]
+
+
+def _parts(a: np.ndarray) -> np.ndarray:
+    """The float parts of ``a`` with every NaN made one NaN: equal bytes then mean
+    equal values, zero signs and NaN places."""
+    f = a.view(a.real.dtype) if a.dtype.kind == "c" else a.copy()
+    f[np.isnan(f)] = np.nan
+    return f
+
+
+def _column(dtype) -> np.ndarray:
+    if np.dtype(dtype).kind == "c":
+        vals = [complex(r, i) for r, i in itertools.product(_REALS, repeat=2)]
+    else:
+        vals = _REALS
+    return np.array(vals, dtype=dtype)
+
+
+# complex max is the library's, not the kernels'
+@pytest.mark.parametrize("dtype, func", [
+    *itertools.product([np.float32, np.float64, np.complex64, np.complex128],
+                       ["sum", "prod", "mean"]),
+    (np.float32, "max"), (np.float64, "max")])
+def test_an_axis_of_one_element_reduces_from_the_identity(fake_reductions, dtype, func):
+    cp, log = fake_reductions
+    col = _column(dtype)
+    h = np.stack([col, col[::-1]], axis=1)            # (n, 2): column 0 of it is (n, 1)
+    for v, axis in [(h[:, :1], 1), (h[:, :1].T, 0), (h[:, :1].T.copy(), 0)]:
+        with np.errstate(all="ignore"):
+            want = getattr(np, func)(v, axis=axis)
+        before = len(log)
+        got = getattr(xp, func)(FakeCupyArray(v), axis=axis).get()
+        assert len(log) == before                       # one element each: no kernel
+        assert got.dtype == want.dtype and got.shape == want.shape
+        keep = slice(None)
+        if func == "mean" and np.dtype(dtype).kind == "c":
+            # NumPy divides by a complex count: a NaN or infinite part spreads to the
+            # other part; xstride's means divide by the real count (documented)
+            keep = np.isfinite(col)
+        assert _parts(got[keep]).tobytes() == _parts(want[keep]).tobytes(), (func, axis)
+    if func in ("sum", "mean"):                          # not vacuous: -0 became +0
+        assert not np.signbit(_parts(got)[0])
+
+
+def test_integers_over_an_axis_of_one_element_are_copies(fake_reductions):
+    cp, log = fake_reductions
+    h = np.arange(-5, 5, dtype=np.int32).reshape(10, 1)
+    for func in ("sum", "prod", "max"):
+        got = getattr(xp, func)(FakeCupyArray(h), axis=1).get()
+        want = getattr(np, func)(h, axis=1)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
