@@ -6,7 +6,9 @@ of ``.whl/``; see docs/dask.md). Options: ``--n`` (points, default 2**27),
 ``--workers`` (default ``1,2,4,8,16``), ``--rows-per-chunk`` (default: ``n / 32``, two
 chunks per worker at 16 workers: the sort makes ``P * P`` small tasks for ``P`` chunks),
 ``--gpu-n`` (default 2**28; ``0`` skips the GPU rows), ``--gpu-rows-per-chunk`` (default
-``gpu-n / 8``), ``--baseline SECONDS`` (1 worker's pipeline time from an earlier run, for a run
+``gpu-n / (2 * GPUs)``: two chunks per GPU worker, as the CPU rows' default has two per
+worker at 16 workers; with 8 chunks on one GPU the sort's and occupancy's task costs
+doubled the pipeline's time, docs/performance.md), ``--baseline SECONDS`` (1 worker's pipeline time from an earlier run, for a run
 whose ``--workers`` lacks 1), ``--no-warm-up``.
 
 The file is named as issue 18 names it, ``dask.py``; run as a script, its folder is
@@ -98,6 +100,14 @@ def cpu_rows(n: int, workers: list[int], rows: int, levels: int, warm_up: bool,
     return out
 
 
+def _gpus() -> int:
+    """The GPUs a LocalCUDACluster would start a worker on (1 without a device)."""
+    from _common import cupy_or_none
+
+    cupy = cupy_or_none()
+    return 1 if cupy is None else max(1, int(cupy.cuda.runtime.getDeviceCount()))
+
+
 def gpu_rows(n: int, rows: int, levels: int):
     """CuPy backend vs dask with CuPy chunks on a LocalCUDACluster of the host's GPUs."""
     from _common import cupy_or_none
@@ -155,7 +165,7 @@ def main(argv=None) -> int:
     print_table(["workers", "pipeline", "speedup", "efficiency"] + stage_cols
                 + ["wall with checks", "checks"], cpu)
     if args.gpu_n:
-        grows = args.gpu_rows_per_chunk or max(1, args.gpu_n // 8)
+        grows = args.gpu_rows_per_chunk or max(1, args.gpu_n // (2 * _gpus()))
         gpu = gpu_rows(args.gpu_n, grows, args.levels)
         if gpu:
             print(f"\nGPU: {args.gpu_n:,} points")
