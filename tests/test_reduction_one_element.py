@@ -68,3 +68,28 @@ def test_integers_over_an_axis_of_one_element_are_copies(fake_reductions):
         want = getattr(np, func)(h, axis=1)
         assert got.dtype == want.dtype
         np.testing.assert_array_equal(got, want)
+
+
+def test_a_repeated_call_of_one_element_per_output_is_prepared(fake_reductions, monkeypatch):
+    """The second equal call goes through the prepared call (no planning) and gives the
+    first call's result; another layout or dtype= is another key."""
+    import xstride._kernels.reductions as _red
+
+    cp, log = fake_reductions
+    h = _column(np.float32)[:, None]
+    x = FakeCupyArray(h)
+    first = xp.sum(x, axis=1, keepdims=True).get()
+    assert len(_red._CALLS) == 1
+
+    def no_planning(*args, **kwargs):
+        raise AssertionError("a repeated call planned again")
+
+    with monkeypatch.context() as m:
+        m.setattr(_red, "_recipe", no_planning)
+        second = xp.sum(x, axis=1, keepdims=True).get()
+    assert _parts(second).tobytes() == _parts(first).tobytes()
+    assert second.shape == (h.shape[0], 1) and not np.signbit(second[0, 0])
+    xp.sum(x, axis=1)                                    # keepdims=False: a new key
+    xp.sum(x, axis=1, dtype=np.float64)                  # dtype=: a new key
+    xp.mean(x, axis=1)
+    assert len(_red._CALLS) == 4

@@ -240,8 +240,9 @@ class _Call:
     __slots__ = ("rec", "new", "alloc", "out_dtype", "acc", "direct", "index",
                  "bound", "current_stream", "device_id")
 
-    def run(self, mem):
-        """Repeat the call on the input whose memory is ``mem``; the result."""
+    def run(self, x):
+        """Repeat the call on ``x`` (same key); the result."""
+        mem = x.data
         out = self.new(self.alloc, self.out_dtype)
         rec = self.rec
         bound = self.bound  # read once: another thread may rebind it meanwhile
@@ -258,8 +259,20 @@ class _Call:
         return res[self.index] if self.index is not None else res
 
 
+class _CopyCall:
+    """A prepared call whose plan is "copy" (one element per output: no reduction
+    kernel, :func:`_cast_copy`): what the checked path works out before the copy."""
+
+    __slots__ = ("squeeze", "axes", "out_dtype", "op", "keepdims", "ndim")
+
+    def run(self, x):
+        y = self.squeeze(x, axis=self.axes) if self.axes else x
+        return _keep(_cast_copy(y, self.out_dtype, self.op), self.axes, self.ndim,
+                     self.keepdims)
+
+
 _MAX_CALLS = 1024
-#: key -> the ``run`` of a :class:`_Call`
+#: key -> the ``run`` of a :class:`_Call` or :class:`_CopyCall`
 _CALLS = Store(_MAX_CALLS)
 
 
@@ -281,11 +294,7 @@ def _prepare(op, x, axis, dtype, keepdims, rec: _Recipe, out_dtype, acc):
     if rec.kind is None or not args_ok(axis, dtype, keepdims):
         return
     cp = _cupy()
-    mem = x.data
-    t = rc.TUNING
-    key = (op, x.shape, x.strides, x.dtype, axis, dtype, keepdims, mem.ptr & 15,
-           mem.device_id, cp.cuda.runtime.getDevice(), t["rows_warp"], t["rows_block"],
-           t["cols"], t["short"], t["tile"], t["interleave"], t["lanes"])
+    key = _key(cp, op, x, axis, dtype, keepdims)
     call = _Call()
     call.rec, call.out_dtype, call.acc = rec, out_dtype, acc
     call.new = cp.ndarray
@@ -296,7 +305,7 @@ def _prepare(op, x, axis, dtype, keepdims, rec: _Recipe, out_dtype, acc):
     call.index = tuple(None if i in axes else slice(None) for i in range(x.ndim)) \
         if keepdims else None
     # after the input and output addresses: the center (none)[, partials, counters]
-    call.device_id = mem.device_id
+    call.device_id = x.data.device_id
     if rec.npartials:
         call.current_stream = cp.cuda.get_current_stream
         call.bound = (None, (), ())
@@ -304,6 +313,27 @@ def _prepare(op, x, axis, dtype, keepdims, rec: _Recipe, out_dtype, acc):
         call.current_stream = None
         call.bound = (None, (0,) if rec.kind in _ONE_PASS else (0, 0, 0), ())
     _CALLS.prepare(key, call.run, cp)
+
+
+def _key(cp, op, x, axis, dtype, keepdims) -> tuple:
+    """The key :func:`repeat` looks a prepared call up by."""
+    mem = x.data
+    t = rc.TUNING
+    return (op, x.shape, x.strides, x.dtype, axis, dtype, keepdims, mem.ptr & 15,
+            mem.device_id, cp.cuda.runtime.getDevice(), t["rows_warp"], t["rows_block"],
+            t["cols"], t["short"], t["tile"], t["interleave"], t["lanes"])
+
+
+def _copy(op, x, axis, axes, dtype, keepdims, out_dtype, prepare: bool):
+    """The "copy" plan's result (:func:`_cast_copy` of ``x`` without ``axes``),
+    prepared for :func:`repeat` where ``prepare`` and the arguments allow."""
+    cp = _cupy()
+    call = _CopyCall()
+    call.squeeze, call.axes, call.out_dtype, call.op = cp.squeeze, axes, out_dtype, op
+    call.keepdims, call.ndim = keepdims, x.ndim
+    if prepare and args_ok(axis, dtype, keepdims):
+        _CALLS.prepare(_key(cp, op, x, axis, dtype, keepdims), call.run, cp)
+    return call.run(x)
 
 
 def _reduce(func: str, op: str, x, axis, axes, keepdims: bool, out_dtype: np.dtype,
@@ -326,8 +356,7 @@ def _reduce(func: str, op: str, x, axis, axes, keepdims: bool, out_dtype: np.dty
     elif plan.strategy == "identity":
         buf = cp.full(plan.nrows, 1 if op in ("prod", "all") else 0, dtype=out_dtype)
     else:  # copy (all/any: the cast to bool is x != 0, NaN true)
-        y = cp.squeeze(x, axis=axes) if axes else x
-        return _keep(_cast_copy(y, out_dtype, op), axes, x.ndim, keepdims)
+        return _copy(op, x, axis, axes, dtype, keepdims, out_dtype, prepare)
     return _finish_rec(buf, rec, x.ndim, keepdims)
 
 
@@ -382,7 +411,7 @@ def repeat(op: str, x, axis, dtype, keepdims):
                       t["cols"], t["short"], t["tile"], t["interleave"], t["lanes"]))
     if run is None:
         return None
-    return run(mem)
+    return run(x)
 
 
 def reduce(func: str, op: str, x, axis, axes, keepdims: bool, out_dtype: np.dtype,
@@ -435,8 +464,7 @@ def mean(func: str, x, axis, axes, keepdims: bool, out_dtype: np.dtype, dtype=No
     plan = rec.plan
     axes = plan.axes
     if plan.strategy == "copy":
-        y = cp.squeeze(x, axis=axes) if axes else x
-        return _keep(_cast_copy(y, out_dtype, "mean"), axes, x.ndim, keepdims)
+        return _copy("mean", x, axis, axes, dtype, keepdims, out_dtype, True)
     if plan.strategy == "identity":
         warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=3)
         buf = cp.full(plan.nrows, complex(np.nan, np.nan) if out_dtype.kind == "c" else np.nan,
