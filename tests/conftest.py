@@ -224,6 +224,22 @@ class FakeCupyArray:
     def T(self):
         return self._view(self.host.T)
 
+    @property
+    def real(self):
+        return self._view(self.host.real)
+
+    @property
+    def imag(self):
+        return self._view(self.host.imag)
+
+    def __isub__(self, other):
+        with np.errstate(all="ignore"):
+            self.host -= other.host if isinstance(other, FakeCupyArray) else other
+        return self
+
+    def __setitem__(self, index, value):
+        self.host[index] = value.host if isinstance(value, FakeCupyArray) else value
+
     def transpose(self, *axes):
         if len(axes) == 1 and not isinstance(axes[0], int):
             axes = axes[0]

@@ -366,9 +366,9 @@ def _cast_copy(y, out_dtype: np.dtype, op: str):
     dtypes. NumPy reduces from the identity, so the result is not always the element:
     a float sum (and mean) is ``0 + y`` (``-0.0`` becomes ``+0.0``), a complex product
     is ``(1 + 0j) * y`` (a NaN or infinite part makes the other part NaN, and
-    ``-0.0`` real parts become ``+0.0``); every other case is the element itself. (A
-    complex mean is ``0 + y`` here as in the kernels, which divide by the real count:
-    NumPy divides by a complex one, spreading a NaN or infinite part to the other.)"""
+    ``-0.0`` real parts become ``+0.0``), a complex mean ``(0 + y) / (1 + 0j)`` (as the
+    kernels divide: a NaN or infinite part makes the other NaN); every other case is
+    the element itself."""
     plain = y.dtype.kind not in "fc" or not (op in ("sum", "mean") and out_dtype.kind in "fc"
                                              or op == "prod" and out_dtype.kind == "c")
     if (not plain and y.dtype == out_dtype and out_dtype.kind == "f"
@@ -380,8 +380,16 @@ def _cast_copy(y, out_dtype: np.dtype, op: str):
         return res
     cp = _cupy()
     identity = out_dtype.type(1 if op == "prod" else 0)   # NumPy's first operand
-    return (cp.multiply if op == "prod" else cp.add)(identity, res,
-                                                     out=None if res is y else res)
+    res = (cp.multiply if op == "prod" else cp.add)(identity, res,
+                                                    out=None if res is y else res)
+    if op == "mean" and out_dtype.kind == "c":
+        # Smith's division by 1 + 0j (complex.cuh): re + im * 0 and im - re * 0
+        re, im = res.real, res.imag
+        zero = re.dtype.type(0)
+        re_new = cp.add(re, cp.multiply(im, zero))
+        im -= cp.multiply(re, zero)
+        re[...] = re_new
+    return res
 
 
 def _keep(res, axes, ndim, keepdims):
