@@ -51,8 +51,12 @@ def calls(xp, alg, am, be, pos, ndim: int, levels: int, k_level: int, voxel=None
     sizes = sorted({min(cells, _ONE_BLOCK), cells})
     counts = [be.asarray(np.ones(m, dtype=np.int64)) for m in sizes]
     # the calls whose kernels compile one after another first (compile_ahead starts
-    # them in this order): the sort's passes then CuPy's gather, the tree's family
-    # then the counts' sort, the voxels' chain, the occupancy's shift then its runs
+    # them in this order): the sort's passes, the tree's family, the voxels' chain;
+    # then CuPy's own kernels that the stages' calls reach only after xstride's (the
+    # sort's gather, the occupancy's shift, the checks' comparisons) and xstride's that
+    # wait for them (the runs of the shifted keys, the checks' `all`), each alone so
+    # that no compile waits for another
+    checks = am.zeros(pos.shape, dtype=am.bool_)
     out = [
         lambda: alg.sort_by_key(keys, pos, key_bits=bits),
         lambda: demo_tree.tree_rows(alg, am, be.to_host, keys, ndim, levels),
@@ -60,9 +64,13 @@ def calls(xp, alg, am, be, pos, ndim: int, levels: int, k_level: int, voxel=None
     if voxel is not None:
         out.append(lambda: _voxels(alg, am, be, pos, voxel))
     out += [
-        lambda: alg.run_length_encode(am.right_shift(keys, shift)),
-        lambda: xp.all(am.equal(pos, pos[order])),
-        lambda: xp.all(am.greater_equal(keys[1:], keys[:-1])),
+        lambda: am.take(pos, order, axis=0),
+        lambda: pos[order],
+        lambda: am.right_shift(keys, shift),
+        lambda: am.equal(pos, pos),
+        lambda: am.greater_equal(keys[1:], keys[:-1]),
+        lambda: alg.run_length_encode(keys),
+        lambda: xp.all(checks),
         lambda: alg.morton_keys(zeros, [0.0] * ndim, [1.0] * ndim, levels),
         lambda: xp.min(pos, axis=0),
         lambda: xp.max(pos, axis=0),
