@@ -19,12 +19,12 @@ from . import demo_tree
 
 __all__ = ["calls", "THREADS"]
 
-#: Calls run at once. Bunny demo on the H200 host (16 CPUs), 2026-12-02, three runs
-#: each with empty caches: 8 threads 2.36-2.74 s of process wall time, 4 threads
-#: 2.46-2.67, 12 2.61-2.82, one per call (14) 2.56-2.81, the stages one after another
-#: 3.47-4.83; with filled caches the stage loads its kernels in 0.20 s on 8 threads
-#: and 0.40 s on 14.
-THREADS = 8
+#: Calls run at once. Bunny demo on the H200 host (16 CPUs), 2026-12-02, empty caches:
+#: with the stages' chains of compiles (CuPy's kernels behind xstride's) 8 threads took
+#: 2.36-2.74 s of process wall time, 12 2.61-2.82; with each kernel a call of its own
+#: (16:55 UTC, three runs each, alternating) 12 threads 2.12-2.30 s, 8 threads 2.20-2.67;
+#: with filled caches the stage loads its 28 kernels in 0.15-0.17 s on either.
+THREADS = 12
 
 #: Largest reduction done by one block (``_kernels._geometry``: a chunk of 4096
 #: elements): the occupied cells' counts below it and above it take different kernels.
