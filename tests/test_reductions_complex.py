@@ -5,6 +5,7 @@ compiled by NVRTC (CPU). On the device: tests/test_reductions_complex_gpu.py."""
 
 from __future__ import annotations
 
+import types
 import warnings
 
 import numpy as np
@@ -70,3 +71,27 @@ def test_every_complex_instantiation_compiles(fake_reductions):  # noqa: F811
     assert len(names) > 10, names
     lowered, ptx = compile_named(source("reductions.cu"), names, name="reductions.cu")
     assert all(lowered[n] in ptx for n in names)
+
+
+def test_a_complex_scan_of_one_element_is_a_cast_copy(fake_reductions, monkeypatch):  # noqa: F811
+    """The scan kernels do not take complex (the library's scan runs), but a scan over
+    an axis of one element is the element (NumPy's accumulate starts from it): a cast
+    copy, not CuPy's cumsum (100x slower on (n, 1) over axis 1, H200)."""
+    from xstride import _backends
+
+    seen = []
+    lib = types.SimpleNamespace(
+        astype=lambda x, dt, copy: seen.append(("astype", dt, copy)) or x.astype(dt),
+        cumulative_sum=lambda x, **kw: seen.append(("cumulative_sum", kw)) or x,
+        cumulative_prod=lambda x, **kw: seen.append(("cumulative_prod", kw)) or x)
+    monkeypatch.setattr(_backends.get("cupy"), "_namespace", lib)
+    h = _data((50, 1), np.complex64)
+    got = xp.cumulative_sum(FakeCupyArray(h), axis=1)
+    assert seen == [("astype", np.dtype(np.complex64), True)]
+    assert got.get().tobytes() == np.cumulative_sum(h, axis=1).tobytes()
+    xp.cumulative_prod(FakeCupyArray(h), axis=1, dtype=C16)
+    assert seen[-1] == ("astype", np.dtype(C16), True)
+    for kw in ({"axis": 0}, {"axis": 1, "include_initial": True}):   # not one element
+        n = len(seen)
+        xp.cumulative_sum(FakeCupyArray(h), **kw)
+        assert seen[n][0] == "cumulative_sum"
