@@ -103,3 +103,17 @@ def test_complex_reductions_over_an_axis_of_length_one_reduce_from_the_identity(
         got = cp.asnumpy(xp.mean(d, axis=axis))
         with np.errstate(all="ignore"):
             assert parts(got) == parts(np.mean(v, axis=axis))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_scans_over_an_axis_of_one_element_are_the_elements(cp, dtype):
+    h = _data((3001, 3), dtype, 5)
+    h[5, 1] = complex(np.nan, 2)
+    for v, axis in [(h[:, 1:2], 1), (h[:1], 0)]:
+        d = cp.asarray(h)[:, 1:2] if axis == 1 else cp.asarray(np.ascontiguousarray(v))
+        for func in ("cumulative_sum", "cumulative_prod"):
+            got = cp.asnumpy(getattr(xp, func)(d, axis=axis))
+            want = getattr(np, func)(v, axis=axis)
+            assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), func
+        got = cp.asnumpy(xp.cumulative_sum(d, axis=axis, dtype=np.complex128))
+        assert got.tobytes() == np.cumulative_sum(v, axis=axis, dtype=np.complex128).tobytes()
