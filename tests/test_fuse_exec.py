@@ -204,3 +204,47 @@ def test_a_value_returned_twice_is_one_output_returned_twice(engine):
     assert len(engine.launches) == 2 and len(fx.PREPARED) == 1
     s = xp.fuse(lambda x: (lambda t: (t, t))(xp.sum(x * 2)))(x)    # a reduction's result
     assert s[0] is s[1]
+
+
+def test_keywords_naming_positional_parameters_are_fused(engine):
+    """``push(x, v, a, dt=0.25)`` is ``push(x, v, a, 0.25)``: the same prepared kernel,
+    no warning; a keyword after a gap takes the default before it."""
+    import warnings
+
+    x, v, a = (FakeCupyArray(np.full((64, 3), k, np.float32)) for k in (1, 2, 3))
+
+    @xp.fuse
+    def push(x, v, a, dt=0.5, scale=1.0):
+        return x + v * dt + 0.5 * a * dt * dt * scale
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")            # a FusionWarning would fail the test
+        push(x, v, a, 0.25)
+        kernel = engine.launches[-1][0]
+        for call in (lambda: push(x, v, a, dt=0.25), lambda: push(x, v=v, a=a, dt=0.25),
+                     lambda: push(dt=0.25, a=a, v=v, x=x)):
+            n = len(engine.launches)
+            call()
+            assert len(engine.launches) == n + 1 and engine.launches[-1][0] is kernel
+            assert launched(engine, 4)[1][:1] == [np.float32(0.25)]
+        push(x, v, a, scale=2.0)                  # dt's default fills the gap
+        scalars = launched(engine, 4)[1]          # dt, then the literal 0.5, then scale
+        assert scalars[0] == np.float32(0.5) and scalars[-1] == np.float32(2.0)
+    assert len(fx.PREPARED) == 2                  # (x, v, a, float) and (..., float, float)
+
+
+def test_keyword_only_parameters_and_wrong_keywords_run_unfused(engine):
+    import pytest
+
+    @xp.fuse
+    def scaled(x, *, k=2.0):
+        return x * k
+
+    x = FakeCupyArray(np.ones(8, np.float32))
+    with pytest.warns(xp.FusionWarning, match="keyword-only"):
+        with pytest.raises(TypeError):        # the stand-in has no operators: ran unfused
+            scaled(x, k=3.0)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'q'"):
+        xp.fuse(lambda x, dt: x * dt)(x, q=1.0)           # Python's error, no warning first
+    with pytest.raises(TypeError, match="multiple values for argument 'dt'"):
+        xp.fuse(lambda x, dt: x * dt)(x, 1.0, dt=2.0)

@@ -198,3 +198,22 @@ def test_fused_method_binds_and_runs_unfused(cp):
     x = cp.arange(6, dtype=cp.float32)
     with pytest.warns(xp.FusionWarning, match="arguments of types"):
         same(Stepper(1).step(x), x * 2 + 1)
+
+
+def test_keyword_arguments_are_fused_and_give_the_positional_bits(cp):
+    rng = np.random.default_rng(7)
+    x, v, a = (cp.asarray(rng.standard_normal((4097, 3)).astype(np.float32)) for _ in range(3))
+
+    @xp.fuse
+    def push(x, v, a, dt=0.5, scale=1.0):
+        return x + v * dt + 0.5 * a * dt * dt * scale, v + a * dt
+
+    want = push(x, v, a, 0.25, 1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")            # no FusionWarning: fused
+        for got in (push(x, v, a, dt=0.25), push(dt=0.25, a=a, v=v, x=x)):
+            for g, w in zip(got, want):
+                assert cp.asnumpy(g).tobytes() == cp.asnumpy(w).tobytes()
+        got = push(x, v, a, scale=2.0)
+    want = push(x, v, a, 0.5, 2.0)
+    assert cp.asnumpy(got[0]).tobytes() == cp.asnumpy(want[0]).tobytes()

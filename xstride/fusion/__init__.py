@@ -20,6 +20,7 @@ On NumPy arrays (and on any backend without a fusion executor), ``fn`` runs as w
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
 import types
 import warnings
@@ -136,6 +137,7 @@ class Fused:
         self.strict = strict
         self._graphs: dict = {}
         self._ex = None
+        self._params = None   # fn's inspect.Signature (False: none), read on first need
 
     def __reduce__(self):
         """Pickled (a dask task sends it to a worker) by reference where its module holds
@@ -159,6 +161,10 @@ class Fused:
         return types.MethodType(self, obj)
 
     def __call__(self, *args, **kwargs):
+        if kwargs:
+            moved = self._positional(args, kwargs)
+            if moved is not None:
+                args, kwargs = moved, {}
         ex = self._ex
         if ex is not None and not kwargs:
             try:
@@ -168,6 +174,30 @@ class Fused:
             if got is not None:
                 return got
         return self._call(args, kwargs)
+
+    def _positional(self, args, kwargs):
+        """The call's arguments all positional, where ``fn`` takes them so: keywords
+        naming positional parameters go to their places, with the defaults of any
+        parameters before them filled in (``push(x, v, a, dt=0.1)`` is ``push(x, v, a,
+        0.1)``); None where a keyword names a keyword-only parameter or ``**kwargs``,
+        the call does not fit ``fn`` (the unfused run raises Python's error) or ``fn``
+        has no signature to read."""
+        params = self._params
+        if params is None:
+            try:
+                params = inspect.signature(self.fn)
+            except (TypeError, ValueError):
+                params = False
+            self._params = params
+        if params is False:
+            return None
+        try:
+            bound = params.bind(*args, **kwargs)
+        except TypeError:
+            return None
+        if bound.kwargs:      # a gap before a keyword: the defaults fill it
+            bound.apply_defaults()
+        return None if bound.kwargs else bound.args
 
     # ------------------------------------------------------------------ the checked path
     def _backend(self, args):
@@ -212,8 +242,10 @@ class Fused:
         if prepare is not None:                # the backend's rewrite, as its namespace's
             args, kwargs = prepare(args, kwargs)
         if kwargs:
-            return self._unfusable(("kwargs",), "keyword arguments (pass them positionally)",
-                                   args, kwargs)
+            if self._params and not _fits(self._params, args, kwargs):
+                return self.fn(*args, **kwargs)   # Python's error for the call
+            return self._unfusable(("kwargs",), "keyword-only arguments (make them "
+                                   "positional parameters)", args, kwargs)
         sig = self._signature(args, be)
         if sig is None:
             kinds = ", ".join(sorted({type(a).__name__ for a in args}))
@@ -333,3 +365,12 @@ def __dir__():
     this module imports or keeps for xstride's own modules stay importable, unlisted),
     and the private ones."""
     return sorted(set(__all__) | {k for k in globals() if k.startswith("_")})
+
+
+def _fits(params: inspect.Signature, args, kwargs) -> bool:
+    """Whether a call with ``args`` and ``kwargs`` fits the signature ``params``."""
+    try:
+        params.bind(*args, **kwargs)
+    except TypeError:
+        return False
+    return True
