@@ -37,6 +37,9 @@ def _executor(func: str, named):
     ex = backend.executor("segments")
     if ex is None:
         raise _lazy_refusal(func, backend, named)
+    check = getattr(ex, "check_devices", None)
+    if check is not None:   # a device executor: every array on the current device
+        check(func, named)
     return backend, ex
 
 

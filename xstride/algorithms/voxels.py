@@ -126,12 +126,15 @@ def voxel_downsample(points, voxel_size, *, origin=None):
     # the points travel in their own dtype (float16 as float32, exactly: segment_reduce
     # takes float32 and float64; a non-native byte order, '>f8' from a FITS or HDF5
     # file, as the native type of its width); the means accumulate in float64 either way
+    ex = backend.executor("segments")
+    check = getattr(ex, "check_devices", None)
+    if check is not None:   # a device executor: the points on the current device
+        check(_FUNC, [("points", pts)])
     native = np.dtype(pts.dtype).newbyteorder("=")
     if native in (np.dtype(np.float32), np.dtype(np.float64)):
         carried = pts if pts.dtype == native else ns.astype(pts, native)
     else:
         carried = ns.astype(pts, ns.float32)
-    ex = backend.executor("segments")
     # one pass and one read-back: the columns' extremes over the finite rows and the
     # first row that is not finite; they give the default origin and (the voxel index
     # being monotone in the coordinate) the voxel span
