@@ -146,6 +146,7 @@ def _device_refusal(owner, i: int, device: int, current: int):
                                               params[i].POSITIONAL_OR_KEYWORD):
         arg = params[i].name
     name = getattr(fn, "__qualname__", None) or type(fn).__name__
+    name = name.rpartition("<locals>.")[2]   # a function defined in another's body
     return device_error(f"fused function {name}", arg, device, current)
 
 
