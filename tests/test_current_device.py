@@ -363,3 +363,15 @@ def test_a_prepared_philox_call_misses_for_a_counter_of_another_device(philox_on
     refused(philox_on, launches, "philox_uniform", "counter",
             lambda: xp.rng.philox_uniform(7, 0, c1))
     assert len(launches) == n
+
+
+# ----------------------------------------------------------------------------- user kernels
+def test_a_user_elementwise_kernel_refuses_arrays_of_another_device(engine, launches):
+    k = xp.cuda.ElementwiseKernel("T x, T y", "T z", "z = x + y", "pair_sum")
+    a, b = on(0, np.arange(6.0)), on(1, np.ones(6))
+    refused(engine, launches, "pair_sum", "y", lambda: k(a, b))
+    refused(engine, launches, "pair_sum", "z", lambda: k(a, a, b))
+    assert launches == []
+    engine.current.device = 1
+    out = k(b, b)
+    assert out.shape == (6,) and out.data.device_id == 1 and len(launches) == 1

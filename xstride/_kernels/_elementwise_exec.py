@@ -42,6 +42,7 @@ from ..layout import Layout, check_output
 from . import _geometry as _geo
 from ._compile import function
 from ._cupy import empty_maker
+from ._devices import check as check_devices   # for the engine's users (user kernels)
 from ._launch import Launch, i32, i64, slot64, slot_scalar, struct
 from ._lru import Bounded
 from ._prepared import GATE, PY_SCALARS, Store
@@ -49,7 +50,7 @@ from ._elementwise_source import (BLOCK, C_TYPES, COMPUTE_TYPES, ROW_TILE_STEPS,
                                   kernel_source)
 
 __all__ = ["launch", "alloc_like_inputs", "byte_range", "ctype", "call_key", "remember",
-           "repeat", "repeat1", "repeat2", "clear_caches", "CACHE", "CALLS"]
+           "repeat", "repeat1", "repeat2", "clear_caches", "check_devices", "CACHE", "CALLS"]
 
 #: Cache switch: False plans every call again (``XSTRIDE_EW_CACHE=0`` at import).
 CACHE = os.environ.get("XSTRIDE_EW_CACHE", "1").strip() != "0"
