@@ -265,3 +265,15 @@ def test_voxel_downsample_after_a_call_on_device_0_still_refuses_device_1(voxels
     refused(voxels_on, launches, "voxel_downsample", "points",
             lambda: alg.voxel_downsample(moved(pts, 1), 1.5))
     assert len(launches) == n
+
+
+def test_morton_encode_and_decode_refuse_before_their_range_checks(morton_on, launches):
+    """Their range checks read the arrays (min, max): the device is checked first."""
+    cells = on(0, [1, 2, 3], np.uint32)
+    refused(morton_on, launches, "morton_encode", "iy",
+            lambda: alg.morton_encode(cells, on(1, [4, 5, 6], np.uint32)))
+    refused(morton_on, launches, "morton_encode", "iz",
+            lambda: alg.morton_encode(cells, cells, on(1, [0, 0, 1], np.uint32)))
+    refused(morton_on, launches, "morton_decode", "keys",
+            lambda: alg.morton_decode(on(1, [7, 8], np.uint64), 2))
+    assert launches == []
