@@ -285,7 +285,7 @@ def test_call_cache_keys_and_switches(fake_cp):
     x, y = _buf((8,)), _buf((8,))
     k = ex.call_key("add", (x, y), None, FakeCupyArray, 0)
     assert k == ("add", ex._MAX_GRID_YZ, 0, None,
-                 x.dtype, (8,), (4,), x.data.ptr % 16, y.dtype, (8,), (4,), y.data.ptr % 16)
+                 x.dtype, (8,), (4,), x.data.ptr % 16, 0, y.dtype, (8,), (4,), y.data.ptr % 16, 0)
     assert ex.call_key("add", (x, 2), None, FakeCupyArray, 0)[-1] is int
     assert ex.call_key("add", (x, True), None, FakeCupyArray, 0)[-1] is bool
     assert ex.call_key("add", (x, np.float32(2)), None, FakeCupyArray, 0) is None

@@ -212,14 +212,14 @@ def emu(request, fake_cupy, libs, monkeypatch):
         assert sizes == [struct.calcsize(_FMT[c]) for c in signature(name)], name
 
 
-def dev(a):
-    """A stand-in device array holding a copy of ``a`` (any strides kept: a view of
-    a fresh buffer)."""
+def dev(a, device=0):
+    """A stand-in device array on ``device`` holding a copy of ``a`` (any strides kept:
+    a view of a fresh buffer)."""
     a = np.asarray(a)
     if a.base is None:
-        return FakeCupyArray(a.copy(order="K"))
+        return FakeCupyArray(a.copy(order="K"), device=device)
     assert a.base.flags.c_contiguous or a.base.flags.f_contiguous
-    base = FakeCupyArray(a.base.copy(order="K"))     # same strides as the base
+    base = FakeCupyArray(a.base.copy(order="K"), device=device)   # the base's strides
     off = a.__array_interface__["data"][0] - a.base.__array_interface__["data"][0]
     view = np.ndarray(a.shape, a.dtype, base.host.data, off, a.strides)
     return base._view(view)
@@ -324,7 +324,7 @@ def test_a_launch_is_built_once_and_calls_set_only_the_slots(emu):
     emu.cupy.current.stream = types.SimpleNamespace(ptr=6)
     K._real("uniform", dev(x), y, 1, (4, 4), fast=False)
     emu.cupy.current.device = 1
-    got = K._real("uniform", dev(x), y, 1, (4, 4), fast=False)
+    got = K._real("uniform", dev(x, 1), dev(y.host, 1), 1, (4, 4), fast=False)
     np.testing.assert_array_equal(bits(got), bits(H.uniform(x, y.host, 1, (4, 4))))
     assert len(K._LAUNCHES) == 4
     names = [c[0] for c in emu.calls[-4:]]

@@ -69,7 +69,8 @@ def test_store_is_bounded_and_opens_the_gate(fake_cupy, monkeypatch):
 
 def test_elementwise_keys_by_current_device(fake_cupy, monkeypatch):
     """The elementwise prepared calls and launch entries are per current device (the
-    compiled kernel is): another device misses and launches its own entry."""
+    compiled kernel is): another device (with arrays of its own) misses and launches
+    its own entry."""
     from xstride._kernels import _elementwise_exec as ex
 
     monkeypatch.setattr(ex, "function", lambda name, *, code=None, options=(), **_:
@@ -77,11 +78,11 @@ def test_elementwise_keys_by_current_device(fake_cupy, monkeypatch):
     monkeypatch.setattr(ex, "CACHE", True)
     ex.clear_caches()
     try:
-        a = FakeCupyArray(np.arange(8, dtype=np.float32))
+        on = {d: FakeCupyArray(np.arange(8, dtype=np.float32), device=d) for d in (0, 1)}
         fake_cupy.launches.clear()
         for dev in (0, 0, 1, 1, 0):
             fake_cupy.current.device = dev
-            assert xp.add(a, a).shape == (8,)
+            assert xp.add(on[dev], on[dev]).shape == (8,)
         assert len(fake_cupy.launches) == 5                  # every call launched
         assert len(ex.CALLS) == 2 and len(ex._launch_cache) == 2
         assert {k[2] for k in ex.CALLS} == {0, 1}

@@ -441,12 +441,13 @@ def test_prepared_call_follows_tuning_device_and_stream(fake_reductions, monkeyp
     r = xp.sum(x)
     assert ", 4, 4>" in log[-1][0]
     np.testing.assert_allclose(r.get(), x.get().sum(), rtol=1e-12)
-    # another current device: another key
+    # another current device (with an array of its own): another key
     n = len(_red._CALLS)
     cp.current.device = 1
-    xp.sum(x)
+    x1 = FakeCupyArray(x.get(), device=1)
+    xp.sum(x1)
     assert len(_red._CALLS) == n + 1
-    xp.sum(x)
+    xp.sum(x1)
     assert len(_red._CALLS) == n + 1
 
 

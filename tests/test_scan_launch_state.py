@@ -13,7 +13,7 @@ from xstride._kernels import scans
 from xstride._kernels._lru import Bounded
 from xstride._kernels._prepared import GATE, Store
 
-from tests.conftest import FakeCupy, race
+from tests.conftest import FakeCupy, FakeMemory, FakeMemoryPointer, race
 
 
 def test_epochs_are_unique_across_threads_on_one_stream(monkeypatch, fake_cupy):
@@ -60,6 +60,7 @@ def test_repeat_misses_without_a_prepared_call(monkeypatch):
 
     class FakeArray:
         shape, strides, dtype = (3,), (4,), np.dtype(np.float32)
+        data = FakeMemoryPointer(0, FakeMemory(0, 12))   # device 0, which the key holds
 
     monkeypatch.setattr(GATE, "nd", FakeArray)
     monkeypatch.setattr(GATE, "getdev", lambda: 0)

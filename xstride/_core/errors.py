@@ -9,7 +9,7 @@ from __future__ import annotations
 __all__ = ["describe", "type_error", "value_error", "argument_error", "error", "overflow_error",
            "cast_error", "broadcast_error", "backend_unavailable_error", "mixed_backends_error",
            "unavailable_error", "immutable_error", "not_provided_error", "SettingError",
-           "setting_error"]
+           "setting_error", "DeviceError", "device_error"]
 
 
 class SettingError(ValueError):
@@ -120,3 +120,22 @@ def not_provided_error(func: str, backend: str, instead: str) -> NotImplementedE
 def setting_error(name: str, raw: str, expected: str) -> SettingError:
     """:class:`SettingError` for environment variable ``name`` holding ``raw``."""
     return SettingError(f"environment variable {name}={raw!r}: expected {expected}")
+
+
+class DeviceError(ValueError):
+    """A CuPy array argument lives on a device other than the current one. A
+    ``ValueError`` to the library's callers; a class of its own so that a caller that
+    answers other ``ValueError``s by a fallback (``xp.fuse`` runs the function unfused)
+    lets it through."""
+
+
+def device_error(func: str, arg: str, device: int, current: int) -> DeviceError:
+    """:class:`DeviceError` for argument ``arg`` of ``func``, an array on device
+    ``device`` while device ``current`` is current: xstride launches on the current
+    device and never moves an array between devices, so the message says how to do
+    either."""
+    return DeviceError(f"{func}: argument '{arg}' is on device {device}, but device {current} "
+                       f"is current (xstride's kernels run on the current device and never "
+                       f"move arrays between devices); make device {device} current "
+                       f"(`with cupy.cuda.Device({device}):`) or move the array to device "
+                       f"{current} (`{arg}.copy()` inside `with cupy.cuda.Device({current}):`)")

@@ -17,8 +17,8 @@ Two caches (``docs/elementwise.md``, "Host cost"):
   strides, dtype and data pointer modulo 16, the tiled kernel variant and grid limit)
   -> ``(function, grid, block, leading arguments, path)``.
 - ``CALLS``: the prepared calls (:mod:`._prepared`) of the registered functions
-  (:func:`call_key`: function, current device, every argument's dtype, shape, strides
-  and pointer modulo 16 or scalar type, the same facts of ``out``) -> a :class:`_Call`
+  (:func:`call_key`: function, current device, every argument's dtype, shape, strides,
+  pointer modulo 16 and device or scalar type, the same facts of ``out``) -> a :class:`_Call`
   (the launch entry plus what the call needs besides it: how to allocate the output,
   how to convert scalars, the byte extents for the overlap test), whose ``run``
   replays it; only pointer facts are checked per call.
@@ -42,6 +42,7 @@ from ..layout import Layout, check_output
 from . import _geometry as _geo
 from ._compile import function
 from ._cupy import empty_maker
+from ._devices import check as check_devices   # for the engine's users (user kernels)
 from ._launch import Launch, i32, i64, slot64, slot_scalar, struct
 from ._lru import Bounded
 from ._prepared import GATE, PY_SCALARS, Store
@@ -49,7 +50,7 @@ from ._elementwise_source import (BLOCK, C_TYPES, COMPUTE_TYPES, ROW_TILE_STEPS,
                                   kernel_source)
 
 __all__ = ["launch", "alloc_like_inputs", "byte_range", "ctype", "call_key", "remember",
-           "repeat", "repeat1", "repeat2", "clear_caches", "CACHE", "CALLS"]
+           "repeat", "repeat1", "repeat2", "clear_caches", "check_devices", "CACHE", "CALLS"]
 
 #: Cache switch: False plans every call again (``XSTRIDE_EW_CACHE=0`` at import).
 CACHE = os.environ.get("XSTRIDE_EW_CACHE", "1").strip() != "0"
@@ -247,22 +248,26 @@ def call_key(tag, args, out, nd, dev):
     ``tag`` names the function (and anything else its result depends on that is not
     an argument); ``nd`` is the CuPy array type and ``dev`` the current device
     (``_prepared.GATE``). Arrays (exactly ``nd``, not subclasses) contribute dtype,
-    shape, byte strides and ``data.ptr % 16`` (all the alignment facts a plan reads:
-    vector widths are at most 16 bytes); Python scalars (``_prepared.PY_SCALARS``)
+    shape, byte strides, ``data.ptr % 16`` (all the alignment facts a plan reads:
+    vector widths are at most 16 bytes) and their device (``data.device_id``: an array
+    of another device than the one the call was prepared with misses, and the checked
+    path refuses it, :mod:`._devices`); Python scalars (``_prepared.PY_SCALARS``)
     their type (their value is converted per call); ``out`` the same facts, or None.
     The tiled kernel's grid limit is part of the key too.
     """
     if out is None:
         key = [tag, _MAX_GRID_YZ, dev, None]
     elif type(out) is nd:
+        mem = out.data
         key = [tag, _MAX_GRID_YZ, dev, out.dtype, out.shape, out.strides,
-               out.data.ptr & 15]
+               mem.ptr & 15, mem.device_id]
     else:
         return None
     for v in args:
         t = type(v)
         if t is nd:
-            key += (v.dtype, v.shape, v.strides, v.data.ptr & 15)
+            mem = v.data
+            key += (v.dtype, v.shape, v.strides, mem.ptr & 15, mem.device_id)
         elif t in PY_SCALARS:
             key.append(t)
         else:
@@ -395,9 +400,10 @@ def repeat2(tag, a, b):
         return None
     nd = GATE.nd
     if type(a) is nd and type(b) is nd:
+        ma, mb = a.data, b.data
         run = CALLS.get((tag, _MAX_GRID_YZ, GATE.getdev(), None,
-                         a.dtype, a.shape, a.strides, a.data.ptr & 15,
-                         b.dtype, b.shape, b.strides, b.data.ptr & 15))
+                         a.dtype, a.shape, a.strides, ma.ptr & 15, ma.device_id,
+                         b.dtype, b.shape, b.strides, mb.ptr & 15, mb.device_id))
         return None if run is None else run((a, b), None)
     return _repeat(tag, (a, b), None)
 
@@ -407,8 +413,9 @@ def repeat1(tag, x):
     if not CACHE:
         return None
     if type(x) is GATE.nd:
+        mem = x.data
         run = CALLS.get((tag, _MAX_GRID_YZ, GATE.getdev(), None,
-                         x.dtype, x.shape, x.strides, x.data.ptr & 15))
+                         x.dtype, x.shape, x.strides, mem.ptr & 15, mem.device_id))
         return None if run is None else run((x,), None)
     return _repeat(tag, (x,), None)
 

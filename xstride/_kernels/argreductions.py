@@ -24,6 +24,7 @@ from .._plans.argreduction import ArgPlan, plan_arg_array
 from .._plans.reduction import SHORT_ROWLEN, empty_axis_error
 from . import _reduce_common as rc
 from ._cupy import cupy as _cupy
+from ._devices import check as check_devices
 from ._launch import Launch, i64, slot64, struct
 from ._lru import Bounded
 from ._prepared import GATE, Store
@@ -209,6 +210,7 @@ def _recipe(func: str, x, axes: tuple) -> _Recipe:
     cp = _cupy()
     if not isinstance(x, cp.ndarray):
         raise type_error(func, "x", x, "a cupy.ndarray")
+    check_devices(func, (("x", x),), cp)
     key = (func, x.shape, x.strides, x.dtype, axes, cp.cuda.runtime.getDevice())
     rec = _RECIPES.get(key)
     if rec is None:

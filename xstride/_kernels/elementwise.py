@@ -20,6 +20,7 @@ from ._elementwise_source import C_TYPES   # the engine's: float16 too
 from .._core.ufuncs import ENGINE_UFUNCS
 from . import _elementwise_exec as _ex
 from ._cupy import cupy as _cupy
+from ._devices import check as _check_devices
 from ._elementwise_exec import repeat, repeat1, repeat2
 from ._lru import Bounded
 
@@ -35,6 +36,8 @@ ACCEPTS_SEQUENCES = False
 #: The engine indexes whole elements: an output may not be a field of a record.
 WHOLE_ELEMENTS = True
 _NAMES = "abcdefgh"
+#: The public names of a function's arguments by their count (the namespace's).
+_ARG_NAMES = {1: ("x",), 2: ("x1", "x2")}
 _spec_cache = Bounded(4096)
 
 
@@ -68,6 +71,7 @@ def ufunc(func: str, kinds: tuple, loop: tuple, args: tuple, out, shape):
     the inputs' axis order; ``kinds`` per argument its dtype or Python scalar type."""
     cupy = _cupy()
     nin = len(args)
+    _check_devices(func, [*zip(_ARG_NAMES[nin], args), ("out", out)], cupy)
     arrays = [a for a in args if isinstance(a, cupy.ndarray)]
     fresh = out is None
     alloc = [] if fresh else None
@@ -99,6 +103,7 @@ def where(kinds: tuple, rdt, args: tuple, out, shape):
     """Run the checked call ``where(*args)`` (result dtype ``rdt``) into ``out`` or a new
     array of ``shape``."""
     cupy = _cupy()
+    _check_devices("where", [*zip(("condition", "x1", "x2"), args), ("out", out)], cupy)
     arrays = [a for a in args if isinstance(a, cupy.ndarray)]
     fresh = out is None
     alloc = [] if fresh else None
@@ -128,6 +133,7 @@ def astype(x, dt):
     if got is not None:
         return got
     cupy = _cupy()
+    _check_devices("astype", [("x", x)], cupy)
     alloc = []
     out = _ex.alloc_like_inputs(cupy, x.shape, dt, [x], alloc)
     specs = [_ex.operand("r", dt, kind="out"), _ex.operand("a", x.dtype, dt, cast=True)]
@@ -143,6 +149,7 @@ def copy_into(dst, src):
     if repeat("copy_into", (src,), dst) is not None:
         return dst
     cupy = _cupy()
+    _check_devices("copy_into", [("dst", dst), ("src", src)], cupy)
     if isinstance(src, cupy.ndarray):
         sdt = src.dtype
     else:  # a Python scalar is weak (NEP 50)

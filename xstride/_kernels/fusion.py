@@ -9,7 +9,8 @@ kernel cache and launcher as ``xp.add``. Each load is one operand with its own
 strides; scalars are passed by value.
 
 :func:`repeat` is the prepared call (as the engine's): a key of the graph, the device,
-and per argument its dtype, shape, strides and pointer modulo 16 (or its scalar type)
+and per argument its dtype, shape, strides, pointer modulo 16 and device (or its scalar
+type; an array of another device misses, and :func:`run` refuses it: :mod:`._devices`)
 -> one lookup, the output allocations, the per-call pointers and scalar values, the
 launch. The store is bounded (:class:`._lru.Bounded`).
 
@@ -18,6 +19,7 @@ Imports CuPy only when called.
 
 from __future__ import annotations
 
+import inspect
 import operator
 import sys
 
@@ -27,7 +29,9 @@ from .._plans import fusion as _fplan
 from ..layout import Layout
 from . import _elementwise_exec as _ex
 from . import _fusion_reduce as _fr
+from .._core.errors import device_error
 from ._cupy import empty_maker
+from ._devices import misplaced
 from ._fusion_source import fused_body, operand_specs
 from ._lru import Bounded
 from ._prepared import GATE, PY_SCALARS
@@ -116,10 +120,34 @@ def run(owner, graph, args, multi=False):
     ValueError, IndexError
         The view steps do not apply to these argument shapes (as the unfused run
         would raise; the caller runs the function unfused to give its error).
+    DeviceError
+        (a ``ValueError``) An array argument is not on the current device; nothing is
+        launched (:mod:`._devices`).
     """
+    got = misplaced(args)
+    if got is not None:
+        raise _device_refusal(owner, *got)
     if graph.reductions:
         return _run_reduced(owner, graph, args, multi)
     return _run(owner, graph, args, multi)
+
+
+def _device_refusal(owner, i: int, device: int, current: int):
+    """The :func:`~xstride._core.errors.device_error` of argument ``i`` of the fused
+    function ``owner``, named by its parameter where the signature says (else
+    ``args[i]``)."""
+    fn = getattr(owner, "fn", owner)
+    arg = f"args[{i}]"
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):   # no signature to read (a builtin, a C function)
+        params = []
+    if i < len(params) and params[i].kind in (params[i].POSITIONAL_ONLY,
+                                              params[i].POSITIONAL_OR_KEYWORD):
+        arg = params[i].name
+    name = getattr(fn, "__qualname__", None) or type(fn).__name__
+    name = name.rpartition("<locals>.")[2]   # a function defined in another's body
+    return device_error(f"fused function {name}", arg, device, current)
 
 
 def _run_reduced(owner, graph, args, multi):
@@ -269,7 +297,8 @@ def _key(owner, args, nd, dev):
     for v in args:
         t = type(v)
         if t is nd:
-            key += (v.dtype, v.shape, v.strides, v.data.ptr & 15)
+            mem = v.data
+            key += (v.dtype, v.shape, v.strides, mem.ptr & 15, mem.device_id)
         elif t in PY_SCALARS:
             key.append(t)
         elif isinstance(v, np.generic):
@@ -309,7 +338,8 @@ def _key_function(kinds: tuple):
     for i, (a, k) in enumerate(zip(names, kinds)):
         if k == "a":
             tests.append(f"type({a}) is nd")
-            parts.append(f"{a}.dtype, {a}.shape, {a}.strides, {a}.data.ptr & 15")
+            parts.append(f"{a}.dtype, {a}.shape, {a}.strides, {a}.data.ptr & 15, "
+                         f"{a}.data.device_id")
         else:
             t = k[1] if isinstance(k, tuple) else k
             space[f"t{i}"] = t

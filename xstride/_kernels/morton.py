@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from ._compile import kernel
 from ._cupy import cupy as _cupy
+from ._devices import check as check_devices
 from ._launch import Launch, i32, i64, slot64, slot_f64
 from ._lru import Bounded
 from .._core.errors import argument_error
@@ -109,7 +110,7 @@ def keys(positions, lower, scales, levels: int, method=None):
     2**64 - 1 by a byte memset (no fill kernel).
     """
     cupy = _cupy()
-
+    check_devices("morton_keys", (("positions", positions),), cupy)
     n, ndim = positions.shape
     if positions.dtype not in (cupy.float32, cupy.float64):
         positions = positions.astype(cupy.float64)
@@ -130,6 +131,7 @@ def keys(positions, lower, scales, levels: int, method=None):
 def encode(cells):
     """Keys of CuPy cell arrays (already checked and broadcast to one shape)."""
     cupy = _cupy()
+    check_devices("morton_encode", tuple(zip(("ix", "iy", "iz"), cells)), cupy)
     shape = cells[0].shape
     flat = [cupy.ascontiguousarray(c, dtype=cupy.uint64).ravel() for c in cells]
     n = flat[0].size
@@ -147,6 +149,7 @@ def encode(cells):
 def decode(keys_u64, ndim: int):
     """Cells (..., ndim) uint64 of a CuPy uint64 key array."""
     cupy = _cupy()
+    check_devices("morton_decode", (("keys", keys_u64),), cupy)
     shape = keys_u64.shape
     flat = cupy.ascontiguousarray(keys_u64).ravel()
     n = flat.size

@@ -21,7 +21,7 @@ Arguments arrive checked and converted by :mod:`xstride.rng` (Python ints, or Cu
 (``uniform``, ``uniform2``, ``normal``, ``normal2``) for the common call: Python-int
 seed and stream, a CuPy ``uint64`` counter array. The checked path prepares such a call
 after its first launch; an equal later call (same kind, counter shape, strides and
-dtype, current device and stream) skips :mod:`xstride.rng`'s checks and the plan.
+dtype, its device, the current device and stream) skips :mod:`xstride.rng`'s checks and the plan.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ import numpy as np
 from .._plans.philox import Affine, grid2, plan
 from ._compile import kernel
 from ._cupy import cupy as _cupy
+from ._devices import check as check_devices
 from ._launch import Launch, i32, i64, slot64, u64
 from ._lru import Bounded
 from ._prepared import GATE, Store
@@ -187,6 +188,8 @@ def _real(kind, seed, stream, counter, shape, fast=True):
     """``kind`` on the device. ``fast=False`` (tests, benchmarks/rng.py) forces the
     general kernel where the fast or grid kernels would run."""
     cp = _cupy()
+    check_devices("philox_" + kind, (("seed", seed), ("stream", stream), ("counter", counter)),
+                  cp)
     n = math.prod(shape)
     nout = 2 if kind in ("uniform2", "normal2") else 1
     outs = [cp.empty(shape, dtype=cp.float64) for _ in range(nout)]
@@ -243,7 +246,8 @@ def _prepare(cp, kind, counter, prep: _Prepared, nout, dev, stream_ptr) -> None:
     array) under its :func:`repeat` key."""
     global _CUR
     _CUR = (cp.ndarray, cp.cuda.get_current_stream)
-    key = (kind, counter.shape, counter.strides, counter.dtype, dev, stream_ptr)
+    key = (kind, counter.shape, counter.strides, counter.dtype, counter.data.device_id, dev,
+           stream_ptr)
     _CALLS.prepare(key, partial(_run, cp, prep, counter.shape, nout), cp)
 
 
@@ -262,8 +266,8 @@ def repeat(kind, seed, stream, counter):
     if not (0 <= seed < _U64_LIMIT and 0 <= stream < _U64_LIMIT):
         return None
     stream_ptr = _CUR[1]().ptr
-    run = _CALLS.get((kind, counter.shape, counter.strides, counter.dtype, GATE.getdev(),
-                      stream_ptr))
+    run = _CALLS.get((kind, counter.shape, counter.strides, counter.dtype,
+                      counter.data.device_id, GATE.getdev(), stream_ptr))
     if run is None:
         return None
     return run(seed, stream, counter, stream_ptr)
@@ -320,6 +324,8 @@ def words(counter_words, key0, key1, shape):
     ``j`` of ``counter_words`` starts ``j`` last-axis strides past its first element.
     """
     cp = _cupy()
+    check_devices("philox4x32_10", (("counter_words", counter_words), ("key0", key0),
+                                    ("key1", key1)), cp)
     n = math.prod(shape)
     out = cp.empty(shape + (4,), dtype=cp.uint32)
     if n:

@@ -29,6 +29,7 @@ from . import _reduce_common as rc
 from . import elementwise as _ew
 from ._geometry import SHORT_MAX_BLOCKS, reduction_geometry
 from ._cupy import cupy as _cupy
+from ._devices import check as check_devices
 from ._launch import Launch, i64, slot64, slot_f64, struct
 from ._lru import Bounded
 from ._prepared import GATE, Store, args_ok, axis_ok
@@ -150,6 +151,7 @@ def _recipe(func: str, x, axis, op: str, out_dtype: np.dtype, acc: np.dtype,
     cp = _cupy()
     if not isinstance(x, cp.ndarray):
         raise type_error(func, "x", x, "a cupy.ndarray")
+    check_devices(func, (("x", x),), cp)
     keyed = axis_ok(axis)
     mem = x.data
     # the current device too: the recipe's launch holds that device's function

@@ -24,6 +24,7 @@ from .._plans.scan import plan_scan
 from ..layout import Layout
 from . import _reduce_common as rc
 from ._cupy import cupy as _cupy
+from ._devices import check as check_devices
 from ._geometry import (SHORT_MAX_BLOCKS, colsplit_geometry, columns_vector,
                         scan_tile_bytes, scan_tile_loads, scan_tile_rows)
 from ._lru import Bounded
@@ -37,6 +38,8 @@ _SHORT_SRC = "scans_short.cu"
 _COLUMNS_SRC = "scans_columns.cu"
 _CHUNKS_SRC = "scans_chunks.cu"
 _OPS = {"sum": 0, "prod": 1}
+#: The public function of each op (the device check's messages name it).
+_PUBLIC = {"sum": "cumulative_sum", "prod": "cumulative_prod"}
 
 
 class _Recipe:
@@ -295,8 +298,9 @@ def scan(op: str, x, ax: int, include_initial: bool, out_dt: np.dtype, *, axis, 
     CuPy array of ``out_dt``. ``axis``/``dtype`` are the caller's arguments as given
     (the prepared call's key); ``prepare`` False for a 0-D input scanned as shape (1,)."""
     cp = _cupy()
-    # the current device (not x's): it runs the kernel, holds the output, and the
+    # x must be on the current device: it runs the kernel, holds the output, and the
     # recipe's launch holds that device's function
+    check_devices(_PUBLIC[op], (("x", x),), cp)
     dev = cp.cuda.runtime.getDevice()
     tuned = tuple(rc.TUNING.values())
     key = (x.shape, x.strides, x.dtype, ax, include_initial, op, out_dt, dev, tuned)
@@ -340,7 +344,7 @@ def _run(cp, rec: _Recipe, out_dt: np.dtype, x, dev: int):
 
 
 # Prepared calls (:mod:`._prepared`): a call that repeats an earlier one (same array
-# type, shape, strides, dtype, arguments, current device and tuning) goes straight to
+# type, shape, strides, dtype, arguments, array's device, current device and tuning) goes straight to
 # its recipe, skipping the argument checks, the dtype rules and the plan (a third of a
 # call's host time). The prepared call is ``partial(_run, cp, rec, out_dt)``.
 _MAX_PREPARED = 1024
@@ -352,7 +356,8 @@ def _prepare(cp, op, x, axis, dtype, include_initial, dev, tuned, rec: _Recipe,
     """Prepare ``rec`` (and the result dtype) under the key of this call."""
     if not args_ok(axis, dtype, include_initial):
         return
-    key = (op, x.shape, x.strides, x.dtype, axis, dtype, include_initial, dev, tuned)
+    key = (op, x.shape, x.strides, x.dtype, axis, dtype, include_initial, x.data.device_id,
+           dev, tuned)
     _PREPARED.prepare(key, partial(_run, cp, rec, out_dt), cp)
 
 
@@ -362,8 +367,8 @@ def repeat(op, x, axis, dtype, include_initial):
     if type(x) is not GATE.nd or not args_ok(axis, dtype, include_initial):
         return None
     dev = GATE.getdev()
-    run = _PREPARED.get((op, x.shape, x.strides, x.dtype, axis, dtype, include_initial, dev,
-                         tuple(rc.TUNING.values())))
+    run = _PREPARED.get((op, x.shape, x.strides, x.dtype, axis, dtype, include_initial,
+                         x.data.device_id, dev, tuple(rc.TUNING.values())))
     if run is None:
         return None
     return run(x, dev)

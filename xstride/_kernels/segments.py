@@ -22,13 +22,17 @@ import numpy as np
 
 from ._compile import family_function, on_request
 from ._cupy import cupy as _cupy
+# the device check of a public function's arrays (``check_devices(func, named)``), which
+# xstride.algorithms calls before the first of this executor's functions: they take
+# arrays without their public names
+from ._devices import check as check_devices
 from ._launch import Launch, i32, i64, slot64
 from ._lru import Bounded
 from .._core.dtypes import C_TYPES
 from .._plans.segments import INT_MEAN, RUN_TESTS, longest_bound, plan_long, plan_segments
 
 __all__ = ["offsets_stats", "segment_reduce", "runs", "bin_offsets", "compact",
-           "voxel_bounds", "voxel_keys", "reduce_kernels", "ptr"]
+           "voxel_bounds", "voxel_keys", "reduce_kernels", "ptr", "check_devices"]
 
 _SOURCE = "segments.cu"
 _VOX_SOURCE = "voxels.cu"

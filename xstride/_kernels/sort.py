@@ -29,6 +29,7 @@ from .._plans import radix_sort as rp
 from . import _reduce_common as rc
 from ._compile import Request, current_device, function, prefetch
 from ._cupy import cupy as _cupy
+from ._devices import check as check_devices
 from ._launch import Launch, i32, i64, slot32, slot64, u64
 from ._lru import Bounded
 
@@ -232,6 +233,8 @@ def sort_by_key(keys, values, key_bits=None) -> tuple:
     (n,) or (n, k); ``key_bits`` checked by the caller (an int in 1..key bits, or
     None)."""
     cp = _cupy()
+    check_devices("sort_by_key",
+                  [("keys", keys)] + [(f"values[{i}]", v) for i, v in enumerate(values)], cp)
     # the first value array whose rows are one word rides in the last pass
     carried = next((i for i, v in enumerate(values) if gather_bytes(v)), None)
     sorted_keys, order, gathered = radix_sort(

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from ._compile import family_function, on_request
 from ._cupy import cupy as _cupy
+from ._devices import check as check_devices
 from ._launch import Launch, i32, i64, slot64
 from ._lru import Bounded
 from .._core.dtypes import C_TYPES
@@ -147,6 +148,7 @@ def morton_tree(keys, ndim: int, levels: int) -> TreeBuild:
     and the record they leave, read back in one copy (:class:`TreeBuild`; nothing is
     launched for no keys)."""
     cupy = _cupy()
+    check_devices("morton_tree", (("sorted_keys", keys),), cupy)
     k, stride = _key_view(keys)
     n = int(k.shape[0])
     if n == 0:

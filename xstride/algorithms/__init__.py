@@ -43,7 +43,8 @@ __all__ = [
 ]
 
 from ._args import MAX_MORTON_LEVELS  # noqa: E402
-from ._args import _levels, _host_vector, _as_array, _integer_array, _known_shape, _nonfinite
+from ._args import (_levels, _host_vector, _as_array, _integer_array, _known_shape,
+                    _nonfinite, _same_device)
 from .sort import sort_by_key  # noqa: E402
 from .segments import (SEGMENT_OPS, bin_offsets, compact, reduce_by_key,  # noqa: E402
                        run_length_encode, segment_reduce)
@@ -215,6 +216,7 @@ def morton_encode(ix, iy, iz=None, *, levels=None):
     named = [("ix", ix), ("iy", iy)] + ([("iz", iz)] if iz is not None else [])
     ndim = len(named)
     backend = _backends.of(func, named)
+    _same_device(func, backend, named)   # before the range checks' reductions
     xp = backend.load()
     cells = [_integer_array(func, name, value, backend) for name, value in named]
     for (name, _), c in zip(named, cells):
@@ -278,6 +280,7 @@ def morton_decode(keys, ndim):
     if nd not in MAX_MORTON_LEVELS:
         raise _value_error(func, "ndim", f"must be 2 or 3; got {nd}")
     backend = _backends.of(func, [("keys", keys)])
+    _same_device(func, backend, [("keys", keys)])   # before the range checks' reductions
     arr = _integer_array(func, "keys", keys, backend)
     _known_shape(func, "keys", arr)
     if arr.size and arr.dtype.kind == "i" and int(arr.min()) < 0:

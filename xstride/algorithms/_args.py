@@ -84,6 +84,16 @@ def _lazy_refusal(func: str, backend, named, instead: str = COMPUTE_FIRST):
                               "(xstride.use_backend)")
 
 
+def _same_device(func: str, backend, named, kind: str = "morton") -> None:
+    """Refuse, before anything runs on them, arrays of ``named`` that are not on the
+    current device, where ``backend``'s executor of ``kind`` checks devices (CuPy's:
+    ``check_devices``, ``xstride/_kernels/_devices.py``); a composition of several
+    executor calls, or one whose checks read its arrays first, calls it at its start."""
+    check = getattr(backend.executor(kind), "check_devices", None)
+    if check is not None:
+        check(func, named)
+
+
 def _known_shape(func: str, name: str, arr) -> None:
     """Refuse an array whose shape is not known yet (a NaN length: a dask array after
     boolean indexing), naming the way out."""

@@ -24,7 +24,7 @@ import numpy as np
 from .. import _backends
 from .._core.errors import type_error, value_error
 from .._plans.segments import FLOATS, OPS, VALUE_DTYPES, accumulator, result_dtype
-from ._args import _as_array, _integer_array, _lazy_refusal
+from ._args import _as_array, _integer_array, _lazy_refusal, _same_device
 
 __all__ = ["segment_reduce", "reduce_by_key", "run_length_encode", "bin_offsets", "compact",
            "SEGMENT_OPS"]
@@ -37,6 +37,7 @@ def _executor(func: str, named):
     ex = backend.executor("segments")
     if ex is None:
         raise _lazy_refusal(func, backend, named)
+    _same_device(func, backend, named, "segments")
     return backend, ex
 
 

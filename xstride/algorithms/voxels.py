@@ -19,7 +19,7 @@ from .. import _backends
 from .._core.errors import type_error, value_error
 from .._plans.segments import accumulator, result_dtype
 from ._args import (MAX_MORTON_LEVELS, _as_array, _host_vector, _lazy_refusal, _real_numbers,
-                    _refuse_mask, _short)
+                    _refuse_mask, _same_device, _short)
 
 __all__ = ["voxel_downsample"]
 
@@ -126,12 +126,13 @@ def voxel_downsample(points, voxel_size, *, origin=None):
     # the points travel in their own dtype (float16 as float32, exactly: segment_reduce
     # takes float32 and float64; a non-native byte order, '>f8' from a FITS or HDF5
     # file, as the native type of its width); the means accumulate in float64 either way
+    ex = backend.executor("segments")
+    _same_device(_FUNC, backend, [("points", pts)], "segments")
     native = np.dtype(pts.dtype).newbyteorder("=")
     if native in (np.dtype(np.float32), np.dtype(np.float64)):
         carried = pts if pts.dtype == native else ns.astype(pts, native)
     else:
         carried = ns.astype(pts, ns.float32)
-    ex = backend.executor("segments")
     # one pass and one read-back: the columns' extremes over the finite rows and the
     # first row that is not finite; they give the default origin and (the voxel index
     # being monotone in the coordinate) the voxel span

@@ -181,7 +181,8 @@ class ElementwiseKernel:
             type placeholder. The count and the kind of each argument are checked
             before CuPy is imported.
         ValueError
-            Shapes that do not broadcast, or an output of the wrong shape.
+            Shapes that do not broadcast, an output of the wrong shape, or an array on
+            another device than the current one (nothing is launched).
         RuntimeError
             CuPy or a device is unavailable (after the checks above).
         """
@@ -242,6 +243,9 @@ class ElementwiseKernel:
         if outs:
             shape = broadcast_shapes(shape, *(o.shape for o in outs), func=self.name)
         _ex = _executors.engine()
+        # every array on the current device (the launch's), before anything is allocated
+        _ex.check_devices(self.name, [(p[0], a) for p, a in zip(self.in_params, ins)]
+                          + [(p[0], o) for p, o in zip(self.out_params, outs)], cupy)
         specs, kins = [], []
         if not outs:
             for pname, typ, dt in self.out_params:

@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import _backends
 from .._backends import dispatch
-from .._core.errors import error, type_error
+from .._core.errors import DeviceError, error, type_error
 from ._tracer import Traced, Unfusable, Weak, namespace_call, trace
 
 __all__ = ["fuse", "Fused", "FusionWarning"]
@@ -260,6 +260,8 @@ class Fused:
         _sig, graph, multi = entry
         try:
             out = ex.run(self, graph, args, multi)
+        except DeviceError:   # an array on another device: refused, never run unfused
+            raise
         except (ValueError, IndexError, TypeError, OverflowError):
             return self.fn(*args)              # the unfused run gives the error
         if out is None:                        # outputs of different shapes for these shapes
