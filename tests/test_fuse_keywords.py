@@ -189,3 +189,15 @@ def test_dask_keyword_calls_are_fused_per_block():
             f(x, v, q=2.0)
     finally:
         xp.set_backend("numpy")
+
+
+def test_the_warning_says_why_keywords_run_unfused(engine):
+    """A keyword-only argument or ``**kwargs`` is named as such; keywords of a function
+    whose signature cannot be read (``max``) are not called keyword-only."""
+    a = ones()
+    with pytest.warns(xp.FusionWarning, match=r"keyword-only arguments or \*\*kwargs"):
+        assert xp.fuse(lambda x, **kw: x)(a, q=1) is a
+    with pytest.warns(xp.FusionWarning, match="no signature to read") as got:
+        with pytest.raises(TypeError, match="invalid keyword argument for max"):
+            xp.fuse(max)(a, a, q=1)              # then Python's error, as max(a, a, q=1)
+    assert "keyword-only" not in str(got[0].message)

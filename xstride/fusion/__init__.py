@@ -267,8 +267,10 @@ class Fused:
         if kwargs:
             if self._params and not _fits(self._params, args, kwargs):
                 return self.fn(*args, **kwargs)   # Python's error for the call
-            return self._unfusable(("kwargs",), "keyword-only arguments (make them "
-                                   "positional parameters)", args, kwargs)
+            why = ("keyword-only arguments or **kwargs (make them positional parameters)"
+                   if self._params else "keyword arguments of a function with no "
+                   "signature to read (pass them positionally)")
+            return self._unfusable(("kwargs",), why, args, kwargs)
         sig = self._signature(args, be)
         if sig is None:
             kinds = ", ".join(sorted({type(a).__name__ for a in args}))
