@@ -201,3 +201,21 @@ def test_the_warning_says_why_keywords_run_unfused(engine):
         with pytest.raises(TypeError, match="invalid keyword argument for max"):
             xp.fuse(max)(a, a, q=1)              # then Python's error, as max(a, a, q=1)
     assert "keyword-only" not in str(got[0].message)
+
+
+def test_a_default_of_another_type_filled_into_a_gap_still_fuses(engine, no_warnings):
+    """``f(a, scale=2.0)`` fills ``c``'s default tuple in; ``f(a)`` fuses with that
+    tuple part of the kernel, and so does the keyword call (it ran unfused: "arguments
+    of types ..., tuple"; ``strict=True`` raised)."""
+    @xp.fuse(strict=True)
+    def f(x, c=(1.0, 2.0), scale=1.0):
+        return (x * c[0] + c[1]) * scale
+
+    a = ones(3.0)
+    f(a)
+    f(a, scale=2.0)
+    f(a, scale=4.0)
+    assert len(engine.launches) == 3
+    assert launched(engine, 2)[1] == [np.float32(1.0), np.float32(2.0), np.float32(4.0)]
+    with pytest.raises(TypeError, match="arguments of types .*tuple"):
+        f(a, tuple([1.0, 2.0]), 2.0)          # a tuple of the caller's: as before

@@ -139,6 +139,7 @@ class Fused:
         self._ex = None
         self._params = None   # fn's inspect.Signature (False: none), read on first need
         self._plans: dict = {}  # (len(args), *keyword names) -> where each argument goes
+        self._defaults = ()     # the positional parameters' defaults, once _plan read them
 
     def __reduce__(self):
         """Pickled (a dask task sends it to a worker) by reference where its module holds
@@ -207,6 +208,9 @@ class Fused:
                 params = inspect.signature(self.fn)
             except (TypeError, ValueError):
                 params = False
+            else:
+                self._defaults = tuple(p.default for p in params.parameters.values()
+                                       if p.kind <= p.POSITIONAL_OR_KEYWORD)
             self._params = params
         if params is False:
             return False
@@ -240,7 +244,8 @@ class Fused:
 
     def _signature(self, args, be):
         sig = []
-        for a in args:
+        defaults = self._defaults
+        for i, a in enumerate(args):
             if isinstance(a, np.generic):
                 sig.append(("n", a.dtype))
             elif type(a) in _PY_SCALARS:
@@ -249,6 +254,8 @@ class Fused:
                 sig.append(("s", type(a), a))
             elif be.owns(a):
                 sig.append(("a", a.dtype, a.ndim))
+            elif i < len(defaults) and a is defaults[i]:   # a default filled into a gap:
+                sig.append(("d", i))      # part of the kernel, as in a call that leaves it out
             else:
                 return None
         return tuple(sig)
