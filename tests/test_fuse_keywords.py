@@ -219,3 +219,49 @@ def test_a_default_of_another_type_filled_into_a_gap_still_fuses(engine, no_warn
     assert launched(engine, 2)[1] == [np.float32(1.0), np.float32(2.0), np.float32(4.0)]
     with pytest.raises(TypeError, match="arguments of types .*tuple"):
         f(a, tuple([1.0, 2.0]), 2.0)          # a tuple of the caller's: as before
+
+
+class _Scale:
+    def __call__(self, x, dt=1.0, s=1.0):
+        return x * dt * s
+
+
+def _logged(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+@_logged
+def _wrapped(x, dt=1.0, s=1.0):
+    return x * dt * s
+
+
+_by_reference = xp.fuse(_wrapped)
+
+
+@pytest.mark.parametrize("fn", [_Scale(), _wrapped, functools.partial(_wrapped),
+                                xp.fuse(_wrapped)], ids=["instance", "wraps", "partial", "fused"])
+def test_callables_fuse_keyword_calls(engine, no_warnings, fn):
+    """A callable instance, a ``functools.wraps`` wrapper (its signature is the wrapped
+    function's), a partial, a fused function: ``f(a, s=2.0)`` is one prepared kernel.
+    (A partial's own keywords are keyword-only: ``partial(g, s=1.0)(a, s=2.0)`` runs
+    unfused, as docs/fuse.md says.)"""
+    f = xp.fuse(fn, strict=True)
+    a = ones()
+    for _ in range(2):
+        f(a, s=2.0)
+        f(x=a, s=2.0)
+    assert len(engine.launches) == 4 and len(fx.PREPARED) == 1
+
+
+def test_a_pickled_fused_function_takes_keywords():
+    import pickle
+
+    x = np.arange(4.0)
+    for f in (_by_reference, xp.fuse(_wrapped, strict=True)):
+        f(x, s=3.0)
+        g = pickle.loads(pickle.dumps(f))
+        assert g.strict == f.strict
+        np.testing.assert_array_equal(g(x, s=3.0), _wrapped(x, s=3.0))
