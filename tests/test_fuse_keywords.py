@@ -265,3 +265,23 @@ def test_a_pickled_fused_function_takes_keywords():
         g = pickle.loads(pickle.dumps(f))
         assert g.strict == f.strict
         np.testing.assert_array_equal(g(x, s=3.0), _wrapped(x, s=3.0))
+
+
+def _posonly(x, /, dt=1.0):
+    return x * dt
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda f, a: f(a, q=1.0), "unexpected keyword argument 'q'"),
+    (lambda f, a: f(a, 1.0, dt=2.0), "multiple values for argument 'dt'"),
+    (lambda f, a: f(dt=2.0), "missing 1 required positional argument: 'x'"),
+    (lambda f, a: _posonly_fused(x=a), "positional-only arguments passed as keyword"),
+])
+def test_strict_calls_that_do_not_fit_raise_pythons_error(engine, call, match):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(TypeError, match=match):
+            call(xp.fuse(lambda x, dt: x * dt, strict=True), ones())
+
+
+_posonly_fused = xp.fuse(_posonly, strict=True)
