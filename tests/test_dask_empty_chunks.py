@@ -277,7 +277,7 @@ def test_fuse_merges_chunks_of_no_element_of_its_arguments(name):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", xp.FusionWarning)
         got = xp.fuse(fn)(a, b)
-        kw = xp.fuse(lambda a, b=None: a + b)(a, b=b)    # a keyword: run as written
+        kw = xp.fuse(lambda a, b=None: a + b)(a, b=b)    # a keyword: bound to its place
     got = got if isinstance(got, tuple) else (got,)
     xp.set_backend("numpy")
     want = fn(one, five)

@@ -138,6 +138,8 @@ class Fused:
         self._graphs: dict = {}
         self._ex = None
         self._params = None   # fn's inspect.Signature (False: none), read on first need
+        self._plans: dict = {}  # (len(args), *keyword names) -> where each argument goes
+        self._defaults = ()     # the positional parameters' defaults, once _plan read them
 
     def __reduce__(self):
         """Pickled (a dask task sends it to a worker) by reference where its module holds
@@ -156,15 +158,13 @@ class Fused:
         docstring, ``__self__``, equality and pickling by ``getattr``); a call passes
         ``obj`` as the first argument, which is no array: on CuPy the call runs unfused
         (docs/fuse.md, "How a call runs")."""
-        if obj is None:
+        if obj is None or isinstance(self.fn, staticmethod):   # as the staticmethod binds
             return self
         return types.MethodType(self, obj)
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, /, *args, **kwargs):   # /: fn may have a parameter "self"
         if kwargs:
-            moved = self._positional(args, kwargs)
-            if moved is not None:
-                args, kwargs = moved, {}
+            args, kwargs = self._positional(args, kwargs)
         ex = self._ex
         if ex is not None and not kwargs:
             try:
@@ -176,28 +176,55 @@ class Fused:
         return self._call(args, kwargs)
 
     def _positional(self, args, kwargs):
-        """The call's arguments all positional, where ``fn`` takes them so: keywords
-        naming positional parameters go to their places, with the defaults of any
-        parameters before them filled in (``push(x, v, a, dt=0.1)`` is ``push(x, v, a,
-        0.1)``); None where a keyword names a keyword-only parameter or ``**kwargs``,
-        the call does not fit ``fn`` (the unfused run raises Python's error) or ``fn``
-        has no signature to read."""
+        """``(args, kwargs)`` of the call with its keywords that name positional
+        parameters moved to their places, with the defaults of any positional
+        parameters left out filled in (``push(x, v, a, dt=0.1)`` is ``push(x, v, a,
+        0.1)``); what stays a keyword names a keyword-only parameter or ``**kwargs``. As
+        given where the call does not fit ``fn`` (the unfused run raises Python's
+        error) or ``fn`` has no signature to read. The places are found once per
+        number of positional arguments and keyword names (:meth:`_plan`)."""
+        key = (len(args), *kwargs)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plan(len(args), tuple(kwargs))
+            if len(self._plans) >= MAX_SIGNATURES:
+                self._plans.clear()
+            self._plans[key] = plan
+        if plan is False:
+            return args, kwargs
+        places, rest = plan
+        moved = tuple(args[w] if t == 0 else kwargs[w] if t == 1 else w for t, w in places)
+        return moved, {k: kwargs[k] for k in rest}
+
+    def _plan(self, nargs, names):
+        """Where each argument of a call with ``nargs`` positional arguments and the
+        keywords ``names`` goes: ``(places, rest)``, ``places`` a ``(0, i)`` (the
+        positional argument ``i``), ``(1, name)`` (the keyword ``name``) or ``(2,
+        value)`` (a default) per positional parameter, ``rest`` the keywords that stay;
+        False where the call does not fit or ``fn`` has no signature."""
         params = self._params
         if params is None:
             try:
                 params = inspect.signature(self.fn)
             except (TypeError, ValueError):
                 params = False
+            else:
+                self._defaults = tuple(p.default for p in params.parameters.values()
+                                       if p.kind <= p.POSITIONAL_OR_KEYWORD)
             self._params = params
         if params is False:
-            return None
-        try:
-            bound = params.bind(*args, **kwargs)
+            return False
+        try:          # marks stand for the values: bind reads only their number and names
+            bound = params.bind(*(_Mark(0, i) for i in range(nargs)),
+                                **{k: _Mark(1, k) for k in names})
         except TypeError:
-            return None
-        if bound.kwargs:      # a gap before a keyword: the defaults fill it
-            bound.apply_defaults()
-        return None if bound.kwargs else bound.args
+            return False
+        if bound.kwargs:   # a gap before a keyword: the positional defaults fill it
+            for name, p in params.parameters.items():
+                if p.kind <= p.POSITIONAL_OR_KEYWORD and p.default is not p.empty:
+                    bound.arguments.setdefault(name, p.default)
+        places = tuple(m.at if type(m) is _Mark else (2, m) for m in bound.args)
+        return places, tuple(bound.kwargs)
 
     # ------------------------------------------------------------------ the checked path
     def _backend(self, args):
@@ -217,7 +244,8 @@ class Fused:
 
     def _signature(self, args, be):
         sig = []
-        for a in args:
+        defaults = self._defaults
+        for i, a in enumerate(args):
             if isinstance(a, np.generic):
                 sig.append(("n", a.dtype))
             elif type(a) in _PY_SCALARS:
@@ -226,6 +254,8 @@ class Fused:
                 sig.append(("s", type(a), a))
             elif be.owns(a):
                 sig.append(("a", a.dtype, a.ndim))
+            elif i < len(defaults) and a is defaults[i]:   # a default filled into a gap:
+                sig.append(("d", i))      # part of the kernel, as in a call that leaves it out
             else:
                 return None
         return tuple(sig)
@@ -244,8 +274,10 @@ class Fused:
         if kwargs:
             if self._params and not _fits(self._params, args, kwargs):
                 return self.fn(*args, **kwargs)   # Python's error for the call
-            return self._unfusable(("kwargs",), "keyword-only arguments (make them "
-                                   "positional parameters)", args, kwargs)
+            why = ("keyword-only arguments or **kwargs (make them positional parameters)"
+                   if self._params else "keyword arguments of a function with no "
+                   "signature to read (pass them positionally)")
+            return self._unfusable(("kwargs",), why, args, kwargs)
         sig = self._signature(args, be)
         if sig is None:
             kinds = ", ".join(sorted({type(a).__name__ for a in args}))
@@ -367,6 +399,16 @@ def __dir__():
     this module imports or keeps for xstride's own modules stay importable, unlisted),
     and the private ones."""
     return sorted(set(__all__) | {k for k in globals() if k.startswith("_")})
+
+
+class _Mark:
+    """An argument of a call in :meth:`Fused._plan`: ``at`` is ``(0, i)`` (positional
+    ``i``) or ``(1, name)`` (the keyword ``name``)."""
+
+    __slots__ = ("at",)
+
+    def __init__(self, kind, where):
+        self.at = (kind, where)
 
 
 def _fits(params: inspect.Signature, args, kwargs) -> bool:
