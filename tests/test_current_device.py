@@ -36,9 +36,9 @@ from xstride._kernels._launch import Launch
 from xstride._kernels._lru import Bounded
 from xstride._kernels._prepared import GATE, Store
 
-from tests._fuse_cases import _numpy_view
 from tests.conftest import FakeCupyArray, FakeMemory
 from tests.test_argreductions_host import fake_args  # noqa: F401 - a fixture
+from tests.test_fuse_exec import engine_on_stand_in
 from tests.test_reduction_host_path import fake_reductions  # noqa: F401 - a fixture
 
 
@@ -61,38 +61,33 @@ def launches(monkeypatch):
 def engine(fake_cupy, monkeypatch, launches):
     """The engine (and xp.fuse) compiling through the stand-in's recording RawModule,
     with empty caches."""
-    monkeypatch.setattr(ex, "function", lambda name, *, code=None, options=(), **_:
-                        fake_cupy.RawModule(code=code, options=options).get_function(name))
-    monkeypatch.setattr(ex, "CACHE", True)
-    monkeypatch.setattr(fx, "view_of", lambda a, lay: a._view(_numpy_view(a.host, lay)))
-    ex.clear_caches()
-    fx.clear()
     GATE.close()
+    yield from engine_on_stand_in(fake_cupy, monkeypatch)
+
+
+def _fresh(fake_cupy, monkeypatch, module, caches: dict):
+    """``module``'s caches (name -> an empty cache) replaced for one test, the prepared
+    calls' gate closed (a fixture's body); yields the stand-in module."""
+    for name, cache in caches.items():
+        monkeypatch.setattr(module, name, cache)
+    GATE.close()
+    _rc._sm_count.cache_clear()
     yield fake_cupy
-    ex.clear_caches()
-    fx.clear()
+    _rc._sm_count.cache_clear()
 
 
 @pytest.fixture
 def scans_on(fake_cupy, monkeypatch, launches):
     """The scans on the stand-in (recording kernels), with empty caches."""
-    monkeypatch.setattr(kscans, "_RECIPES", Bounded(512))
-    monkeypatch.setattr(kscans, "_PREPARED", Store(1024))
-    GATE.close()
-    _rc._sm_count.cache_clear()
-    yield fake_cupy
-    _rc._sm_count.cache_clear()
+    yield from _fresh(fake_cupy, monkeypatch, kscans,
+                      {"_RECIPES": Bounded(512), "_PREPARED": Store(1024)})
 
 
 @pytest.fixture
 def philox_on(fake_cupy, monkeypatch, launches):
     """The Philox executor on the stand-in (recording kernels), with empty caches."""
-    monkeypatch.setattr(kphilox, "_LAUNCHES", Bounded(256))
-    monkeypatch.setattr(kphilox, "_CALLS", Store(512))
-    GATE.close()
-    _rc._sm_count.cache_clear()
-    yield fake_cupy
-    _rc._sm_count.cache_clear()
+    yield from _fresh(fake_cupy, monkeypatch, kphilox,
+                      {"_LAUNCHES": Bounded(256), "_CALLS": Store(512)})
 
 
 def on(device, a, dtype=np.float64):

@@ -16,8 +16,10 @@ from ._fuse_cases import _numpy_view
 from .conftest import FakeCupyArray
 
 
-@pytest.fixture
-def engine(fake_cupy, monkeypatch):
+def engine_on_stand_in(fake_cupy, monkeypatch):
+    """The engine (and ``xp.fuse``) compiling through the stand-in's recording
+    ``RawModule``, with empty caches, for one test (a generator: the body of a fixture);
+    yields the stand-in module."""
     monkeypatch.setattr(ex, "function", lambda name, *, code=None, options=(), **_:
                         fake_cupy.RawModule(code=code, options=options).get_function(name))
     monkeypatch.setattr(ex, "CACHE", True)
@@ -27,6 +29,11 @@ def engine(fake_cupy, monkeypatch):
     yield fake_cupy
     ex.clear_caches()
     fx.clear()
+
+
+@pytest.fixture
+def engine(fake_cupy, monkeypatch):
+    yield from engine_on_stand_in(fake_cupy, monkeypatch)
 
 
 def launched(fake_cupy, nptr, npre=1):
