@@ -209,6 +209,9 @@ def test_a_scheduler_that_does_not_answer_is_a_clear_error_within_seconds(capsys
     (["--backend", "numpy", "--chunks", "10", "--scheduler", "tcp://x:1"],
      "--scheduler, --chunks apply only to --backend dask; got --backend numpy"),
     (["--backend", "dask", "--workers", "0"], "--workers must be at least 1; got 0"),
+    # each worker a process: a count past a few per CPU is refused before any starts
+    (["--backend", "dask", "--workers", "100000", "--n", "100"],
+     "--workers 100000 is more than 4 worker processes per CPU"),
     (["--backend", "dask", "--scheduler", "tcp://127.0.0.1:1", "--workers", "2"],
      "--workers sizes a local cluster"),
     (["--backend", "dask", "--connect-timeout", "0", "--scheduler", "tcp://127.0.0.1:1"],

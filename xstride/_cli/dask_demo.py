@@ -22,6 +22,7 @@ import contextlib
 import json
 import logging
 import math
+import os
 import sys
 import time
 
@@ -43,6 +44,18 @@ _MAX_POINTS = 2**40
 
 
 # --------------------------------------------------------------------- the cluster
+#: Most local worker processes (of one thread each) per CPU this process may run on.
+_MAX_WORKERS_PER_CPU = 4
+
+
+def _cpus() -> int:
+    """CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):   # not Linux
+        return os.cpu_count() or 1
+
+
 @contextlib.contextmanager
 def cluster(workers=None, scheduler=None, gpu=False, timeout=DEFAULT_TIMEOUT):
     """A ``distributed.Client`` of a running scheduler, or of a local cluster made here
@@ -77,6 +90,11 @@ def cluster(workers=None, scheduler=None, gpu=False, timeout=DEFAULT_TIMEOUT):
         return
     if workers is not None and workers < 1:
         raise DemoError(f"--workers must be at least 1; got {workers}")
+    if workers is not None and not gpu and workers > _MAX_WORKERS_PER_CPU * _cpus():
+        # each worker is a process: tens of thousands of them would take the machine
+        raise DemoError(f"--workers {workers} is more than {_MAX_WORKERS_PER_CPU} worker "
+                        f"processes per CPU ({_cpus()} CPUs here); for a larger cluster "
+                        "start dask's own workers and pass --scheduler (docs/dask.md)")
     if gpu:
         try:
             from dask_cuda import LocalCUDACluster
