@@ -140,6 +140,42 @@ def test_long_rows_row_tiles_match_numpy(cp, cols, dtype):
                                   v[:, 1:, :] + v[:, :-1, :])
 
 
+@pytest.mark.parametrize("cols", [4100, 5220, 8190, 9000])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "uint8"])
+def test_row_tiles_shifted_neighbours_match_numpy(cp, cols, dtype):
+    """Row tiles over inputs that are one buffer shifted along the row (a stencil's
+    left and right neighbours): every shift from -6 to 6, rows whose last tile ends
+    inside a warp (5220: a second step of 100 columns; 4100: 4), and a fused stencil of
+    four shifted views and a row below, traced and then prepared: bit-equal to NumPy."""
+    from xstride._kernels import _elementwise_exec as ex
+    from xstride._kernels._geometry import row_tiles_fit
+
+    assert row_tiles_fit(cols)
+    u = _rand((6, cols + 12), dtype, 11)
+    g = cp.asarray(u)
+
+    def at(a, d):
+        return a[1:-1, 6 + d:6 + d + cols]
+
+    for d in range(-6, 7):
+        got = xp.add(at(g, 0), at(g, d))
+        assert ex.last_kind == "rows"
+        np.testing.assert_array_equal(got.get(), at(u, 0) + at(u, d), err_msg=f"d={d}")
+    got = xp.subtract(at(g, 3), at(g, -1))
+    np.testing.assert_array_equal(got.get(), at(u, 3) - at(u, -1))
+    if dtype in ("float32", "float64", "int32"):
+        @xp.fuse(strict=True)
+        def stencil(a, c):
+            return c + (a[1:-1, 7:7 + cols] - a[1:-1, 5:5 + cols]) * 3 + a[2:, 6:6 + cols] \
+                - a[1:-1, 4:4 + cols]
+
+        c = at(u, 0)
+        want = c + (u[1:-1, 7:7 + cols] - u[1:-1, 5:5 + cols]) * 3 + u[2:, 6:6 + cols] \
+            - u[1:-1, 4:4 + cols]
+        for _ in range(2):   # the traced call, then the prepared one
+            np.testing.assert_array_equal(stencil(g, at(g, 0)).get(), want)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "int64", "uint16"])
 def test_flat2d_rows_match_numpy(cp, dtype):
     """x + x[0] and friends on (n, k) arrays: the "flat2d" path (one flat zip, the
