@@ -24,6 +24,12 @@ def engine_on_stand_in(fake_cupy, monkeypatch):
                         fake_cupy.RawModule(code=code, options=options).get_function(name))
     monkeypatch.setattr(ex, "CACHE", True)
     monkeypatch.setattr(fx, "view_of", lambda a, lay: a._view(_numpy_view(a.host, lay)))
+    # the prepared calls' gate opens on the stand-in, even where an earlier test of the
+    # process opened it on a real CuPy (restored afterwards)
+    from xstride._kernels._prepared import GATE
+
+    monkeypatch.setattr(GATE, "nd", None)
+    monkeypatch.setattr(GATE, "getdev", GATE.getdev)
     ex.clear_caches()
     fx.clear()
     yield fake_cupy
