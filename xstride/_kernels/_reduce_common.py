@@ -38,6 +38,11 @@ __all__ = [
 #: kernel takes any size that holds one row) and the most rows it stages (0: as many
 #: as fit): ``(2, 8, 32768, 0)`` led the H200 sweep (benchmarks/short_rows.py,
 #: 2026-12-01) at 0.80-0.86 of copy for rows of 8-20 float32 bytes, 0.92 at 64.
+#: ``interleave`` ``(2, 32)``: 32 loads in flight a thread at 2 blocks per SM; on the
+#: H200 (2026-12-02, ``sum``/``max(x, axis=0)`` of (n, k) float32, n = 2**25, two
+#: processes) 0.80-0.84 of copy at k = 2-3, 0.88-0.93 at k = 5-15 and 0.96 at 4, where
+#: ``(4, 8)`` read 0.63-0.76, 0.80-0.88 and 0.82-0.89, and ``(4, 16)``, ``(2, 16)``,
+#: ``(3, 16)`` 0.72-0.93; float64 and int64 (n, 3) 0.95-0.97 against 0.81-0.85.
 #: Scans: ``scan_rows`` (MINB of the row scan); ``scan_tile`` (bytes a block of the
 #: short-row scan stages, ``scans_short.cu``; its threads issue all their loads of
 #: a tile at once, into registers: on the H200, 2026-12-02, 32768 ran
@@ -68,7 +73,7 @@ TUNING = {
     "cols": (3, 8),
     "short": (8, 4),
     "tile": (2, 8, 32768, 0),
-    "interleave": (4, 8),
+    "interleave": (2, 32),
     "lanes": (8, 2),
     "scan_rows": 4,
     "scan_tile": 32768,
@@ -90,7 +95,7 @@ VARIANTS = {
     "cols": [(6, 1), (4, 4), (3, 8)],
     "short": [(6, 4), (5, 8), (8, 4)],
     "tile": [(8, 8, 8192, 256), (4, 8, 16384, 0), (2, 8, 32768, 0)],
-    "interleave": [(6, 4), (4, 16), (4, 8)],
+    "interleave": [(4, 8), (4, 16), (2, 32)],
     "lanes": [(4, 4), (4, 2), (8, 2)],
     "colsplit": [2, 6, 4],
     "var_rows": [(4, 4), (6, 6), (1, 1), (6, 4)],
