@@ -150,3 +150,44 @@ def test_import_does_not_import_cupy_or_pytest():
     r = _run(code, XSTRIDE_BACKEND="numpy")
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["False", "False"]
+
+
+def test_one_use_backend_object_in_threads_and_tasks():
+    """One ``use_backend`` object entered by several asyncio tasks and threads at once:
+    each exit restores what its own entry replaced (the entries are kept per context)."""
+    import asyncio
+
+    ctx = xp.use_backend("numpy")
+
+    async def task(d1, d2):
+        await asyncio.sleep(d1)
+        with ctx:
+            await asyncio.sleep(d2)
+            return xp.get_backend()
+
+    async def main():
+        return await asyncio.gather(task(0, 0.02), task(0.01, 0.04))
+
+    assert asyncio.run(main()) == ["numpy", "numpy"]
+    errors = []
+
+    def work():
+        try:
+            for _ in range(500):
+                with ctx:
+                    with ctx:
+                        pass
+        except Exception as exc:   # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+
+
+def test_use_backend_exit_without_entry_is_a_clear_error():
+    with pytest.raises(RuntimeError, match="use_backend: .* exited without an entry"):
+        xp.use_backend("numpy").__exit__(None, None, None)

@@ -426,3 +426,27 @@ def test_for_the_lead_elementwise(call, exc, start):
 def test_for_the_lead_numpy_bool_keepdims_is_a_bool(call):
     """Valid input refused today: NumPy's bool is a bool (include_initial takes it)."""
     assert np.ndim(eval(call)) == 2  # noqa: S307
+
+
+class _ShapeRaises:
+    dtype = np.dtype(np.float32)
+
+    @property
+    def shape(self):
+        raise RuntimeError("no shape here")
+
+
+@pytest.mark.parametrize("call, arg", [
+    (lambda v: xp.set_backend(v), "name"),
+    (lambda v: xp.sum(v), "x"),
+    (lambda v: xp.as_strided(v, (1,), (1,)), "a"),
+    (lambda v: xp.add(np.ones(2), v, out=np.ones(2)), "x2"),
+    (lambda v: xp.rng.philox_uniform(v, 0, 0), "seed"),
+])
+@pytest.mark.parametrize("value", [np, _ShapeRaises()], ids=["numpy module", "shape raises"])
+def test_arguments_with_odd_shape_attributes_get_the_named_error(call, arg, value):
+    """An argument whose ``shape``/``dtype`` are no array's (the ``numpy`` module has both
+    as functions; a property that raises) is described by its repr: the TypeError
+    naming the argument, not an error from building the message."""
+    with pytest.raises(TypeError, match=f"argument '{arg}' got"):
+        call(value)

@@ -533,3 +533,26 @@ def test_prepared_calls_allocate_plain_cupy_arrays(cp):
     f(a, a)
     p, m = f(a, a)
     assert type(p) is type(m) is cp.ndarray and bool((p == a * a).all()) and bool((m == 0).all())
+
+
+def test_numpy_scalar_operands_are_strong(cp):
+    """NumPy scalars given to the engine's functions on CuPy arrays: their own dtype (NEP
+    50, as NumPy's ufuncs), on either side, with and without ``out=``, and in ``where``:
+    the dtypes and values NumPy gives."""
+    x = _rand((5, 7), "float32", 3)
+    g = cp.asarray(x)
+    for func in ("add", "subtract", "multiply", "maximum"):
+        for s in (np.float32(2.5), np.float64(1e-16), np.int64(3), np.bool_(True),
+                  np.int8(-2)):
+            for args, gargs in (((x, s), (g, s)), ((s, x), (s, g))):
+                want = getattr(np, func)(*args)
+                got = getattr(xp, func)(*gargs)
+                assert got.dtype == want.dtype, (func, s)
+                np.testing.assert_array_equal(got.get(), want)
+            out = cp.empty(x.shape, want.dtype)
+            assert getattr(xp, func)(g, s, out=out) is out
+            np.testing.assert_array_equal(out.get(), getattr(np, func)(x, s))
+    got = xp.where(g > 0, g, np.float64(3))
+    want = np.where(x > 0, x, np.float64(3))
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got.get(), want)

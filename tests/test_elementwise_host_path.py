@@ -414,3 +414,31 @@ def test_repeat_through_the_driver_launches_what_the_first_call_launched(fake_cp
         assert seen[0] == seen0[0] and seen[2:] == seen0[2:]          # plan, inputs
         assert int.from_bytes(seen[1], "little") == out.data.ptr       # its own output
     assert [int.from_bytes(s, "little") for s in seen0[2:]] == [x.data.ptr, y.data.ptr]
+
+
+@pytest.mark.parametrize("scalar", [np.float64(2.5e-16), np.float32(2.5), np.int64(3),
+                                    np.int8(-2), np.bool_(True), np.complex128(1 + 2j),
+                                    np.uint16(7)])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "complex64"])
+def test_numpy_scalar_operands_with_out_as_numpy(scalar, dtype):
+    """A NumPy scalar operand is strong (its own dtype, NEP 50) with ``out=`` as without
+    it, as in NumPy's own call: the same values, and the same refusals (a cast out of
+    kind into ``out``)."""
+    import xstride as xp
+
+    x = (np.arange(6) - 2).astype(dtype)
+    for func in ("add", "multiply", "maximum"):
+        if func == "maximum" and "c" in (x.dtype.kind, scalar.dtype.kind):
+            continue
+        want_dt = getattr(np, func)(x, scalar).dtype
+        assert getattr(xp, func)(x, scalar).dtype == want_dt
+        out = np.empty(6, want_dt)
+        got = getattr(xp, func)(x, scalar, out=out)
+        assert got is out
+        np.testing.assert_array_equal(out, getattr(np, func)(x, scalar))
+        if not np.can_cast(want_dt, x.dtype, casting="same_kind"):
+            with pytest.raises(TypeError, match=func):
+                getattr(xp, func)(x, scalar, out=x.copy())
+    out = np.empty(6, np.result_type(x, scalar))
+    xp.where(x > 0, x, scalar, out=out)
+    np.testing.assert_array_equal(out, np.where(x > 0, x, scalar))

@@ -45,17 +45,20 @@ _NUMERIC = "biufc"
 
 # ----------------------------------------------------------------------------- rules
 def scalar_kind(v):
-    """``type(v)`` for a Python scalar (bool, int, float, complex), else None."""
+    """``type(v)`` for a Python scalar (bool, int, float, complex), else None (a NumPy
+    scalar too, although ``numpy.float64`` subclasses ``float``: it is strong, NEP 50,
+    and :func:`classify` takes its dtype)."""
     if isinstance(v, bool):
         return bool
-    if isinstance(v, (int, float, complex)):
+    if isinstance(v, (int, float, complex)) and not isinstance(v, np.generic):
         return type(v)
     return None
 
 
 def classify(func: str, names, args, be, owns=None) -> tuple:
-    """Per argument: its dtype (an array of backend ``be``) or its Python scalar type.
-    ``owns``: the test for an array of ``be`` (default ``be.owns``).
+    """Per argument: its dtype (an array of backend ``be``, or a NumPy scalar of a bool
+    or numeric dtype: strong, NEP 50) or its Python scalar type. ``owns``: the test for
+    an array of ``be`` (default ``be.owns``).
 
     Raises
     ------
@@ -69,6 +72,8 @@ def classify(func: str, names, args, be, owns=None) -> tuple:
             if v.dtype.kind not in _NUMERIC:
                 raise type_error(func, nm, v, "an array of a bool or numeric dtype")
             kinds.append(v.dtype)
+        elif isinstance(v, np.generic) and v.dtype.kind in _NUMERIC:
+            kinds.append(v.dtype)   # a NumPy scalar: its own dtype (NEP 50), as NumPy's
         else:
             k = scalar_kind(v)
             if k is None:
@@ -181,6 +186,8 @@ def _copy_dtype(be, dst, src):
         if broadcast_shapes(src.shape, dst.shape, func="copy_into") != tuple(dst.shape):
             raise broadcast_error("copy_into", (src.shape, dst.shape), into="dst")
         return src.dtype
+    if isinstance(src, np.generic) and src.dtype.kind in _NUMERIC:
+        return src.dtype   # strong (NEP 50)
     k = scalar_kind(src)
     if k is None:
         return None
@@ -234,9 +241,15 @@ def _engine_functions(be, ex) -> tuple[dict, dict]:
             return got
         return ufunc_checked(func, args, out)
 
+    def on_device(args):
+        """NumPy scalars as 0-d arrays of the backend (the engine's operands)."""
+        return tuple(lib().asarray(a) if isinstance(a, np.generic) else a for a in args)
+
     def ufunc_checked(func, args, out):
         nin = len(args)
         kinds = classify(func, ("x1", "x2") if nin == 2 else ("x",), args, be, owns)
+        if any(isinstance(a, np.generic) for a in args):
+            args = on_device(args)
         arrays = [a for a, k in zip(args, kinds) if isinstance(k, np.dtype)]
         if not arrays:  # only Python scalars: the library's answer on the active device
             return finish_out(func, getattr(be.namespace(), func)(*args), out)
@@ -280,6 +293,9 @@ def _engine_functions(be, ex) -> tuple[dict, dict]:
         if got is not None:
             return got
         kinds = classify("where", ("condition", "x1", "x2"), args, be, owns)
+        if any(isinstance(a, np.generic) for a in args):
+            args = on_device(args)
+            condition, x1, x2 = args
         arrays = [a for a, k in zip(args, kinds) if isinstance(k, np.dtype)]
         if not arrays:
             return finish_out("where", be.namespace().where(condition, x1, x2), out)

@@ -131,6 +131,11 @@ def _initial_backend() -> str:
 _current: contextvars.ContextVar[str] = contextvars.ContextVar(
     "xstride_backend", default=_initial_backend()
 )
+#: This context's open ``use_backend`` entries, oldest first: (object, options token,
+#: selection token). Kept per context, so threads and asyncio tasks that enter one
+#: shared object each restore their own.
+_entered: contextvars.ContextVar[tuple] = contextvars.ContextVar("xstride_use_backend",
+                                                                 default=())
 
 
 def check_active(name: str) -> str:
@@ -217,8 +222,9 @@ class use_backend:  # noqa: N801 - used as a function: ``with xp.use_backend("cu
     Takes the options of :func:`set_backend` (``use_backend("dask", chunks=1000)``).
     The name and the options are checked when ``use_backend`` is called, with the
     same errors as :func:`set_backend`; the previous selection (and the backend's
-    previous options) are restored on exit, also when the block raises. One object may be entered again, also while it is entered (each
-    exit restores what its own entry replaced).
+    previous options) are restored on exit, also when the block raises. One object may
+    be entered again, also while it is entered, and from several threads or asyncio
+    tasks at once (each exit restores what its own entry replaced, in its own context).
 
     Examples
     --------
@@ -227,7 +233,7 @@ class use_backend:  # noqa: N801 - used as a function: ``with xp.use_backend("cu
     ...     a = xp.zeros(3)
     """
 
-    __slots__ = ("name", "options", "_tokens")
+    __slots__ = ("name", "options")
 
     def __init__(self, name: str, **options):
         key = normalize_name(name, source="use_backend")
@@ -235,15 +241,22 @@ class use_backend:  # noqa: N801 - used as a function: ``with xp.use_backend("cu
         self.options = _checked_options("use_backend", be, options)
         load_for("use_backend", key)
         self.name = key
-        self._tokens: list = []
 
     def __enter__(self) -> str:
         be = get(self.name)
-        self._tokens.append((be.select_options(self.options), _current.set(self.name)))
+        entry = (self, be.select_options(self.options), _current.set(self.name))
+        _entered.set(_entered.get() + (entry,))
         return self.name
 
     def __exit__(self, *exc) -> None:
-        opt_token, token = self._tokens.pop()
+        stack = _entered.get()
+        # this context's latest entry of this object (``with`` blocks nest: the last)
+        at = next((i for i in range(len(stack) - 1, -1, -1) if stack[i][0] is self), None)
+        if at is None:
+            raise error(RuntimeError, "use_backend",
+                        f"{self!r} is exited without an entry in this thread or task")
+        _, opt_token, token = stack[at]
+        _entered.set(stack[:at] + stack[at + 1:])
         _current.reset(token)
         get(self.name).restore_options(opt_token)
 

@@ -20,13 +20,21 @@ class SettingError(ValueError):
 
 def describe(obj) -> str:
     """Short description of an argument for an error message."""
-    shape = getattr(obj, "shape", None)
-    dtype = getattr(obj, "dtype", None)
-    # a class (``np.str_``, ``np.ndarray``) has them as descriptors, not values
-    if shape is not None and dtype is not None and not isinstance(obj, type):
+    try:
+        shape = getattr(obj, "shape", None)
+        dtype = getattr(obj, "dtype", None)
+    except Exception:   # a property that raises: described by its repr below
+        shape = dtype = None
+    # a class (``np.str_``, ``np.ndarray``) has them as descriptors, not values, and a
+    # module (``numpy``) as functions: only a tuple of ints is a shape
+    if (isinstance(shape, tuple) and all(isinstance(n, (int, float)) for n in shape)
+            and dtype is not None and not isinstance(obj, type)):
         mod = type(obj).__module__.split(".")[0]
-        return f"{mod}.{type(obj).__name__}(shape={tuple(shape)}, dtype={dtype})"
-    text = repr(obj)
+        return f"{mod}.{type(obj).__name__}(shape={shape}, dtype={dtype})"
+    try:
+        text = repr(obj)
+    except Exception:
+        text = f"<{type(obj).__name__} object>"
     if len(text) > 60:
         text = text[:57] + "..."
     return f"{type(obj).__name__} {text}"

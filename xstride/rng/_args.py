@@ -34,8 +34,12 @@ def _check_int(func, name, value, limit, limit_text):
     remedy = None if be is None else be.mask_remedy(value)
     if remedy is not None:   # its masked counters would still draw
         raise type_error(func, name, value, f"an integer array without a mask ({remedy})")
-    kind = getattr(getattr(value, "dtype", None), "kind", None)
-    if kind is None or not hasattr(value, "shape"):
+    try:
+        kind = getattr(getattr(value, "dtype", None), "kind", None)
+        shape = getattr(value, "shape", None)
+    except Exception:   # a property that raises: no array
+        kind = shape = None
+    if not isinstance(kind, str) or not isinstance(shape, tuple):
         raise type_error(func, name, value, "a non-negative integer or an integer array")
     if kind not in "iu" or value.dtype.itemsize > 8:
         raise type_error(func, name, value, "an integer array (signed or unsigned integer dtype)")
