@@ -282,6 +282,10 @@ def test_encode_refuses_negative_and_non_integer_cells():
     with pytest.raises(ValueError, match=r"argument 'ix' gives a result of shape "
                                          r"\(2305843009213693952,\)"):
         alg.morton_encode(np.broadcast_to(np.uint8(0), (2**61,)), 0)
+    # and decoded cells of such a view: ndim uint64 words a key
+    with pytest.raises(ValueError, match=r"morton_decode: argument 'keys' gives a result of "
+                                         r"shape \(576460752303423488, 2\)"):
+        alg.morton_decode(np.broadcast_to(np.uint64(1), (2**59,)), 2)
     # the argument named is the one that does not fit the others (it was always 'iy')
     with pytest.raises(ValueError, match=r"argument 'iz' does not broadcast with the others "
                                          r"\(ix \(2,\), iy \(2,\), iz \(3,\)\)"):

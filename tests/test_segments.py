@@ -312,6 +312,9 @@ def test_compact_without_arrays():
 @pytest.mark.parametrize("offsets, match", [
     ([1, 2, 4], "offsets.*must start at 0"),
     ([0, 3, 2, 4], r"offsets.*non-decreasing; offsets\[2\] = 2 .* offsets\[1\] = 3"),
+    # offsets far apart: their difference would wrap (not a decrease, were it taken)
+    ([0, 2**63 - 1, -2, 4], r"non-decreasing; offsets\[2\] = -2 .* offsets\[1\] = 9223"),
+    ([0, 2**63 - 1, -2, 1, 0, 4], r"non-decreasing; offsets\[2\] = -2"),
     ([0, 2, 3], "offsets.*must end at n = 4"),
     ([0, 2, 5], "offsets.*must end at n = 4"),
     ([], "offsets.*at least one entry"),

@@ -284,6 +284,9 @@ def test_device_offset_errors(cp):
     big[15_000] = 2
     with pytest.raises(ValueError, match=r"non-decreasing; offsets\[12345\] = 3"):
         alg.segment_reduce(cp.zeros(20_000), cp.asarray(big))
+    for op in ("count", "sum", "mean"):   # a difference that would wrap is no decrease
+        with pytest.raises(ValueError, match=r"non-decreasing; offsets\[2\] = -2"):
+            alg.segment_reduce(cp.arange(3.0), cp.asarray([0, 2**63 - 1, -2, 3]), op)
     with pytest.raises(ValueError, match="must end at n = 10"):
         alg.segment_reduce(v, cp.asarray([0, 4, 9]))
     with pytest.raises(ValueError, match="segment 1 no rows; the max"):

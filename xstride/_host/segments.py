@@ -27,16 +27,12 @@ def offsets_stats(offsets: np.ndarray, n: int) -> tuple[int, int, int, int, int]
     start, end = int(o[0]), int(o[-1])
     if o.shape[0] < 2:
         return start, end, -1, -1, 0
-    if o.dtype.kind == "u":   # differences of unsigned offsets would wrap
-        bad = np.flatnonzero(o[1:] < o[:-1])
-        d = None
-    else:
-        d = np.diff(o.astype(np.int64, copy=False))
-        bad = np.flatnonzero(d < 0)
+    # compared, not subtracted: a difference of unsigned offsets, or of int64 offsets
+    # far apart (``[0, 2**63 - 1, -2, 3]``), would wrap
+    bad = np.flatnonzero(o[1:] < o[:-1])
     if bad.size:
         return start, end, int(bad[0]) + 1, -1, 0
-    if d is None:
-        d = np.diff(o.astype(np.int64))
+    d = np.diff(o.astype(np.int64, copy=False))
     empty = np.flatnonzero(d == 0)
     return start, end, -1, (int(empty[0]) if empty.size else -1), int(d.max())
 

@@ -310,12 +310,14 @@ xs_seg_offsets_stats(const long long* __restrict__ off, long long m,
         rec[4] = (unsigned long long)off[m - 1];
     }
     for (long long i = i0 + 1; i < m; i += step) {
-        const long long d = off[i] - off[i - 1];
-        if (d < 0) {
+        // compared, not subtracted: offsets far apart (0, 2**63 - 1, -2) would overflow
+        const long long a = off[i - 1], b = off[i];
+        if (b < a) {
             bad = bad < (unsigned long long)i ? bad : (unsigned long long)i;
         } else {
+            const unsigned long long d = (unsigned long long)b - (unsigned long long)a;
             if (d == 0 && (unsigned long long)(i - 1) < empty) empty = (unsigned long long)(i - 1);
-            const unsigned long long nd = ~(unsigned long long)d;
+            const unsigned long long nd = ~d;
             nlen = nd < nlen ? nd : nlen;
         }
     }

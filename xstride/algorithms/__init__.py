@@ -283,6 +283,9 @@ def morton_decode(keys, ndim):
     _same_device(func, backend, [("keys", keys)])   # before the range checks' reductions
     arr = _integer_array(func, "keys", keys, backend)
     _known_shape(func, "keys", arr)
+    # the result holds ndim uint64 words a key (a broadcast view of keys may be far
+    # larger than its memory)
+    _checked_size(func, "keys", tuple(int(n) for n in arr.shape) + (nd,), 8, result=True)
     if arr.size and arr.dtype.kind == "i" and int(arr.min()) < 0:
         raise _value_error(func, "keys", f"has a negative key ({int(arr.min())})")
     u = arr.astype(_np.uint64, copy=False)
