@@ -67,7 +67,11 @@ def _call(name, fn, *args, allowed=_ALLOWED, **kwargs):
 
 
 def _allocatable_but_big(shape):
-    """A valid shape too large to fill in a test (skipped: not wrong input)."""
+    """A valid shape too large to fill in a test (skipped: not wrong input): what
+    ``Philox``'s shapes take, an integer-like (a 0-d integer array too) or a sequence of
+    them (a 1-D integer array too)."""
+    if isinstance(shape, np.ndarray) and shape.dtype.kind in "iu" and shape.ndim <= 1:
+        shape = int(shape) if shape.ndim == 0 else tuple(int(s) for s in shape)
     if isinstance(shape, (int, np.integer)) and not isinstance(shape, (bool, np.bool_)):
         shape = (int(shape),)
     if not isinstance(shape, (tuple, list)) or len(shape) > 64:
@@ -177,7 +181,8 @@ def test_philox_methods_change_nothing_when_they_raise(start, method, args):
         assert g.counter >= start
 
 
-@pytest.mark.parametrize("shape", [(2**20, 2**20), 2**40])
+@pytest.mark.parametrize("shape", [(2**20, 2**20), 2**40, np.array(3221371061),
+                                   np.array([2**20, 2**20])])
 def test_philox_big_but_valid_shapes_are_what_the_guard_skips(shape):
     assert _allocatable_but_big(shape)
     assert not _allocatable_but_big((2**62,))
