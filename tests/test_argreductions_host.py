@@ -162,7 +162,7 @@ def test_geometry_picks_the_kernel_from_the_plan():
 
 # ----------------------------------------------------------------------------- stand-in kernels
 _EXPR = re.compile(r"xs_arg_(thread|warp)<([01]), ([\w ]+), ([\w ]+), (\d+), (\d+)(, \d+)?>")
-_INTER = re.compile(r"xs_arg_interleave<([01]), ([\w ]+), ([\w ]+)>")
+_INTER = re.compile(r"xs_arg_interleave<([01]), ([\w ]+), ([\w ]+), \d+>")
 _COMB = re.compile(r"xs_arg_combine<([01]), ([\w ]+)>")
 _CT = {v: k for k, v in _rc.CTYPE.items()}
 

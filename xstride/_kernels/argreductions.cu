@@ -209,14 +209,13 @@ __global__ void __launch_bounds__(256) xs_arg_warp(const Tin* __restrict__ x, lo
 // in flight per thread. The block then folds each column's pairs in shared memory;
 // the pair of (block b, column c) is work item b * ncols + c of xs_arg_combine, or
 // with one block the index itself.
-template <int MAX, typename Tin, typename Tacc>
+template <int MAX, typename Tin, typename Tacc, int B>
 __global__ void __launch_bounds__(256) xs_arg_interleave(const Tin* __restrict__ x, long long* __restrict__ out,
                                                          Tacc* __restrict__ pval, long long* __restrict__ pidx,
                                                          long long ncols, long long nred, long long chunk,
                                                          long long nchunks, long long rbase, long long rweight,
                                                          long long rs)
 {
-    constexpr int B = 8;
     __shared__ Tacc sv[256];
     __shared__ long long si[256];
     const long long width = ncols * ((long long)blockDim.x / ncols);

@@ -55,6 +55,8 @@ THREAD_MINB = 6
 #: elements each block folds per thread (as the sums' "interleave").
 INTERLEAVE_BLOCKS_PER_SM = 8
 INTERLEAVE_MIN_ROUNDS = 8
+#: Loads each thread of the "interleave" kernel keeps in flight.
+INTERLEAVE_LOADS = 8
 
 #: The dtypes the kernels handle (anything else: the library).
 DTYPES = rc.ARG_REDUCED
@@ -180,7 +182,7 @@ def _build(plan: ArgPlan, x, op: str) -> _Recipe:
     nkc, nrc, desc = pack_desc(plan)
     tin, tacc = rc.CTYPE[np.dtype(x.dtype)], rc.CTYPE[acc]
     if geo.kernel == "interleave":
-        expr = f"xs_arg_interleave<{_MAX[op]}, {tin}, {tacc}>"
+        expr = f"xs_arg_interleave<{_MAX[op]}, {tin}, {tacc}, {INTERLEAVE_LOADS}>"
         # x, out, partial values, partial indices, ncols, nred, chunk, nchunks, rbase,
         # rweight, the rows' stride
         rec.first = Launch(rc.kernel(_SRC, expr), geo.grid, geo.block,
