@@ -128,7 +128,7 @@ def test_walk_merges_only_where_the_index_stays_exact():
 def _geo(shape, axes, strides=None, itemsize=4):
     lay = Layout(shape, strides, 0, itemsize) if strides else Layout(shape, itemsize=itemsize)
     from xstride._plans.argreduction import plan_argreduction
-    return _arg.arg_geometry(plan_argreduction(lay, axes), 132)
+    return _arg.arg_geometry(plan_argreduction(lay, axes), 132, itemsize)
 
 
 def test_geometry_picks_the_kernel_from_the_plan():
@@ -140,7 +140,9 @@ def test_geometry_picks_the_kernel_from_the_plan():
     assert (g.kernel, g.nchunks) == ("thread", 1)
     g = _geo((n, 3), (0,))                   # 3 long columns: the flat run, combined
     assert (g.kernel, g.block, g.nchunks) == ("interleave", 255, g.grid)
-    assert 1000 < g.grid <= 8 * 132            # about one wave of 8 blocks per SM
+    per_sm = _arg.interleave_tuning(4)[0]     # about one wave of its blocks per SM
+    assert (per_sm - 1) * 132 < g.grid <= per_sm * 132
+    assert 1000 < _geo((n, 3), (0,), itemsize=8).grid <= 8 * 132   # 8-byte elements: 8
     assert g.chunk % 255 == 0 and g.chunk * g.nchunks >= 3 * n > g.chunk * (g.nchunks - 1)
     assert g.combine_grid == 1
     g = _geo((100, 16), (0,))                # a short run: one block, no combine

@@ -51,12 +51,23 @@ THREAD_MAX_BLOCKS = 1 << 20
 #: 1.20, 2.24 times MINB 6's time on (n, 3), 1.55, 1.25, 1.25, 2.08 on (3, n).T and
 #: 1.16, 1.05, 1.05, 1.63 on (n, 16).
 THREAD_MINB = 6
-#: Blocks per SM of the "interleave" kernel's one wave, and the fewest block widths of
-#: elements each block folds per thread (as the sums' "interleave").
-INTERLEAVE_BLOCKS_PER_SM = 8
+#: The "interleave" kernel's (blocks per SM of its one wave, loads each thread keeps in
+#: flight), by element size: 4-byte and narrower elements, 8-byte ones. On an H100
+#: (2026-12-02, argmin/argmax(x, axis=0) of (n, k), n = 2**25, two processes with the
+#: variants in opposite orders) (4, 16) read float32 k = 2, 3, 4, 8, 16 at 0.67-0.73,
+#: 0.69-0.78, 0.85-0.86, 0.91, 0.88-0.94 of copy against 0.56-0.59, 0.59-0.67, 0.72-0.73,
+#: 0.78, 0.77-0.82 for (8, 8) ((2, 32), (4, 32), (8, 16), (6, 16) between them), while
+#: float64 and int64 (n, 3) kept (8, 8) at 0.84-0.89 against 0.75-0.83 for (4, 16).
+INTERLEAVE_TUNING = {4: (4, 16), 8: (8, 8)}
+#: The fewest block widths of elements each block of it folds per thread (as the sums'
+#: "interleave").
 INTERLEAVE_MIN_ROUNDS = 8
-#: Loads each thread of the "interleave" kernel keeps in flight.
-INTERLEAVE_LOADS = 8
+
+
+def interleave_tuning(itemsize: int) -> tuple:
+    """``(blocks per SM, loads in flight)`` of the "interleave" kernel for elements of
+    ``itemsize`` bytes (:data:`INTERLEAVE_TUNING`)."""
+    return INTERLEAVE_TUNING[8 if itemsize > 4 else 4]
 
 #: The dtypes the kernels handle (anything else: the library).
 DTYPES = rc.ARG_REDUCED
@@ -94,9 +105,9 @@ class ArgGeometry:
     combine_grid: int
 
 
-def arg_geometry(plan: ArgPlan, sm_count: int) -> ArgGeometry:
+def arg_geometry(plan: ArgPlan, sm_count: int, itemsize: int = 4) -> ArgGeometry:
     """Kernel, grid and split for ``plan`` (``rowlen >= 2``, ``nrows >= 1``) on a device
-    of ``sm_count`` SMs.
+    of ``sm_count`` SMs, for elements of ``itemsize`` bytes.
 
     The warp kernel serves the plan strategies ``"inner"`` and ``"full"`` (long
     reduced runs innermost: the lanes of a warp read neighbouring elements of one
@@ -109,7 +120,7 @@ def arg_geometry(plan: ArgPlan, sm_count: int) -> ArgGeometry:
     warps) per SM, into chunks of at least :data:`THREAD_MIN_CHUNK`
     (:data:`WARP_MIN_CHUNK`) elements. The plan strategy ``"interleave"`` with a walk
     of one axis (a few contiguous columns of rows of any stride, reduced over the rows) takes
-    ``xs_arg_interleave``: about :data:`INTERLEAVE_BLOCKS_PER_SM` blocks per SM, each
+    ``xs_arg_interleave``: about :func:`interleave_tuning`'s blocks per SM, each
     a chunk of whole block widths of the flat run (work item ``b * ncols + c``).
     """
     base = plan.base
@@ -119,7 +130,7 @@ def arg_geometry(plan: ArgPlan, sm_count: int) -> ArgGeometry:
             and nrows <= BLOCK):
         width = nrows * (BLOCK // nrows)
         total = nrows * rowlen
-        chunk = -(-total // (INTERLEAVE_BLOCKS_PER_SM * sm))
+        chunk = -(-total // (interleave_tuning(itemsize)[0] * sm))
         chunk = max(-(-chunk // width), INTERLEAVE_MIN_ROUNDS) * width
         nchunks = -(-total // chunk)
         combine = min(-(-nrows // (BLOCK // 32)), 32 * sm) if nchunks > 1 else 0
@@ -178,11 +189,11 @@ def _build(plan: ArgPlan, x, op: str) -> _Recipe:
     if base.nrows == 0 or base.rowlen <= 1:
         return rec
     acc = rec.acc = rc.minmax_acc_dtype(np.dtype(x.dtype))
-    geo = rec.geo = arg_geometry(plan, rc.sm_count())
+    geo = rec.geo = arg_geometry(plan, rc.sm_count(), x.itemsize)
     nkc, nrc, desc = pack_desc(plan)
     tin, tacc = rc.CTYPE[np.dtype(x.dtype)], rc.CTYPE[acc]
     if geo.kernel == "interleave":
-        expr = f"xs_arg_interleave<{_MAX[op]}, {tin}, {tacc}, {INTERLEAVE_LOADS}>"
+        expr = f"xs_arg_interleave<{_MAX[op]}, {tin}, {tacc}, {interleave_tuning(x.itemsize)[1]}>"
         # x, out, partial values, partial indices, ncols, nred, chunk, nchunks, rbase,
         # rweight, the rows' stride
         rec.first = Launch(rc.kernel(_SRC, expr), geo.grid, geo.block,
