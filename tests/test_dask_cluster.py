@@ -204,6 +204,47 @@ def test_a_scheduler_that_does_not_answer_is_a_clear_error_within_seconds(capsys
     assert f"xstride demo: error: no dask scheduler answers at {address} within 2 s" in err
 
 
+@pytest.mark.parametrize("reply", [None, b"HTTP/1.1 400 Bad Request\r\n\r\n" * 10],
+                         ids=["silent", "not dask"])
+def test_a_peer_that_accepts_but_is_no_scheduler_is_a_clear_error_within_seconds(capsys,
+                                                                                  reply):
+    """A peer that accepts the connection and then never answers (the handshake had no
+    time limit: the demo hung), or answers with something that is not dask's protocol."""
+    import threading
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    held = []
+
+    def accept():
+        try:
+            conn, _ = server.accept()
+        except OSError:
+            return
+        held.append(conn)
+        if reply is not None:
+            conn.sendall(reply)
+
+    threading.Thread(target=accept, daemon=True).start()
+    address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    try:
+        t0 = time.perf_counter()
+        rc = main(["demo", "--backend", "dask", "--scheduler", address, "--connect-timeout",
+                   "2", "--n", "100"])
+        elapsed = time.perf_counter() - t0
+    finally:
+        server.close()
+        for c in held:
+            c.close()
+    assert rc == 2 and elapsed < 10
+    err = capsys.readouterr().err
+    if reply is None:
+        assert f"no dask scheduler answers at {address} within 2 s (the connection" in err
+    else:
+        assert f"the peer at {address} does not speak dask's protocol" in err
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--backend", "numpy", "--workers", "2"], "--workers apply only to --backend dask"),
     (["--backend", "numpy", "--chunks", "10", "--scheduler", "tcp://x:1"],

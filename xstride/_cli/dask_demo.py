@@ -24,6 +24,7 @@ import logging
 import math
 import os
 import sys
+import threading
 import time
 
 import numpy as np
@@ -56,6 +57,35 @@ def _cpus() -> int:
         return os.cpu_count() or 1
 
 
+def _connect(Client, scheduler, timeout):
+    """``Client(scheduler)`` within ``timeout`` seconds (plus one of grace), or a
+    ``DemoError``. ``Client``'s own timeout bounds the TCP connect only: a peer that
+    accepts and never answers would hold the handshake for ever, so it runs on a daemon
+    thread that is left behind when it does not finish in time."""
+    box = {}
+
+    def connect():
+        try:
+            box["client"] = Client(scheduler, timeout=f"{timeout}s")
+        except Exception as exc:   # noqa: BLE001 - reported below
+            box["error"] = exc
+
+    thread = threading.Thread(target=connect, name="xstride-connect", daemon=True)
+    thread.start()
+    thread.join(timeout + 1.0)
+    if thread.is_alive():
+        raise DemoError(f"no dask scheduler answers at {scheduler} within {timeout:g} s (the "
+                        "connection was accepted, no scheduler's reply came)")
+    exc = box.get("error")
+    if exc is None:
+        return box["client"]
+    why = f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
+    if isinstance(exc, (OSError, TimeoutError)):   # refused, timed out, unknown host
+        raise DemoError(f"no dask scheduler answers at {scheduler} within {timeout:g} s "
+                        f"({why})")
+    raise DemoError(f"the peer at {scheduler} does not speak dask's protocol ({why})")
+
+
 @contextlib.contextmanager
 def cluster(workers=None, scheduler=None, gpu=False, timeout=DEFAULT_TIMEOUT):
     """A ``distributed.Client`` of a running scheduler, or of a local cluster made here
@@ -78,11 +108,7 @@ def cluster(workers=None, scheduler=None, gpu=False, timeout=DEFAULT_TIMEOUT):
         if workers is not None:
             raise DemoError("--workers sizes a local cluster; a --scheduler cluster has "
                             "its own workers")
-        try:
-            client = Client(scheduler, timeout=f"{timeout}s")
-        except Exception as exc:  # OSError (timeout, refused), garbage from a non-dask peer
-            raise DemoError(f"no dask scheduler answers at {scheduler} within {timeout:g} s "
-                            f"({type(exc).__name__}: {' '.join(str(exc).split())[:200]})") from None
+        client = _connect(Client, scheduler, timeout)
         try:
             yield client
         finally:
