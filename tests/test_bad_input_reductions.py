@@ -8,6 +8,8 @@ refuse it with the namespace's ``TypeError``. A keyword must not change what is 
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -76,3 +78,17 @@ def test_a_keyword_the_function_does_not_take_is_named_as_unexpected(func, kwarg
     those arguments; CuPy's path (and ``xp.all(x, dtype=xp.int8)``) says unexpected."""
     with pytest.raises(TypeError, match=rf"^{func}: .*unexpected keyword argument '{unexpected}'"):
         getattr(xp, func)(np.ones((2, 3)), **kwargs)
+
+
+@pytest.mark.parametrize("func", ["var", "std"])
+@pytest.mark.parametrize("correction", [2**63, -2**63 - 1, 2**70])
+def test_a_correction_past_int64_is_named(func, correction):
+    """``xp.var(x, correction=2**70)`` raised NumPy's "Python int too large to convert to
+    C long", naming no argument; a float of any size is still taken."""
+    x = np.ones((4, 3))
+    with pytest.raises(ValueError, match=rf"^{func}: argument 'correction' is {correction}"):
+        getattr(xp, func)(x, correction=correction)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)      # NumPy: "Degrees of freedom"
+        for taken in (2**63 - 1, float(2**70)):
+            assert getattr(xp, func)(x, correction=taken, axis=0).shape == (3,)

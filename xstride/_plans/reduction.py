@@ -426,6 +426,10 @@ def empty_axis_error(func: str, shape, axes) -> ValueError:
 def check_correction(func: str, correction) -> None:
     """``correction`` of ``var``/``std`` must be a real number (not bool, not complex):
     ``TypeError`` otherwise. NumPy real scalars count (``numbers.Real``); NumPy's
-    ``bool_`` is not one."""
+    ``bool_`` is not one. An integer outside the int64 range is a ``ValueError``
+    (NumPy's ``ddof`` is a C long: its ``OverflowError`` named no argument)."""
     if isinstance(correction, bool) or not isinstance(correction, numbers.Real):
         raise type_error(func, "correction", correction, "a real number")
+    if isinstance(correction, numbers.Integral) and not -2**63 <= int(correction) < 2**63:
+        raise value_error(func, "correction", f"is {int(correction)}; an integer must fit "
+                          "in int64 (a float is taken as it is)")
