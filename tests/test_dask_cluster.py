@@ -388,3 +388,24 @@ def _chunks_arg_ok(text):
     from xstride._cli.dask_options import _chunks_arg
 
     return _chunks_arg(text)
+
+
+@pytest.mark.parametrize("name, message", [
+    ("missing.ply", "missing.ply: no such file"),
+    ("points.txt", "unknown point-file extension '.txt'"),
+    ("folder.ply", "folder.ply: not a regular file"),
+])
+def test_a_bad_points_path_is_refused_before_any_cluster(name, message, tmp_path, capsys,
+                                                         monkeypatch):
+    """``demo --backend dask --points missing.ply`` started a local cluster (seconds)
+    and then refused the file; the path is checked first, with read_points' words."""
+    def no_cluster(*args, **kwargs):
+        raise AssertionError("a cluster was started before --points was checked")
+
+    (tmp_path / "points.txt").write_text("0 0 0\n")
+    (tmp_path / "folder.ply").mkdir()
+    monkeypatch.setattr(dask_demo, "cluster", no_cluster)
+    assert main(["demo", "--backend", "dask", "--points", str(tmp_path / name)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("xstride demo: error: ") and message in err, err
+    assert "Traceback" not in err

@@ -354,6 +354,12 @@ def run(args) -> int:
         if args.connect_timeout is not None and not 0 < args.connect_timeout < math.inf:
             raise DemoError("--connect-timeout must be positive and finite; got "
                             f"{args.connect_timeout}")
+        if args.points is not None:   # before a cluster is started, not after
+            from .pointio import PointFileError, check_path
+            try:
+                check_path(args.points)
+            except PointFileError as exc:
+                raise DemoError(str(exc)) from None
         with cluster(args.workers, args.scheduler, gpu, timeout) as client:
             if not args.json:
                 print(f"dask cluster: {client.scheduler.address} "

@@ -42,20 +42,21 @@ class PointFileError(Exception):
     """A point file that cannot be used; the message is one line for the user."""
 
 
-def read_points(path) -> np.ndarray:
-    """Positions (n, 2) or (n, 3) float64 from a point file.
+def check_path(path) -> Path:
+    """The point file's path, once it names an existing regular file of a known
+    extension (what :func:`read_points` checks before it reads; the dask demo checks
+    it before it starts a cluster).
 
     Raises
     ------
     PointFileError
-        Missing or unreadable file, unknown extension, wrong shape or column count,
-        a PLY without x/y/z vertex properties, no points, or a non-finite coordinate.
+        An empty path, an unknown extension, a missing file or one that is not a
+        regular file, or a path the file system refuses.
     """
     if str(path) == "":   # Path("") is ".", which names no file the user gave
         raise PointFileError("the point-file path is empty")
     p = Path(path)
-    ext = p.suffix.lower()
-    if ext not in FORMATS:
+    if p.suffix.lower() not in FORMATS:
         raise PointFileError(f"{p}: unknown point-file extension {p.suffix or '(none)'!r}; "
                              f"known: {', '.join(FORMATS)}")
     try:
@@ -66,6 +67,20 @@ def read_points(path) -> np.ndarray:
         raise PointFileError(f"{p}: no such file")
     if not regular:
         raise PointFileError(f"{p}: not a regular file")
+    return p
+
+
+def read_points(path) -> np.ndarray:
+    """Positions (n, 2) or (n, 3) float64 from a point file.
+
+    Raises
+    ------
+    PointFileError
+        Missing or unreadable file, unknown extension, wrong shape or column count,
+        a PLY without x/y/z vertex properties, no points, or a non-finite coordinate.
+    """
+    p = check_path(path)
+    ext = p.suffix.lower()
     reader = {".npy": _read_npy, ".csv": _read_csv, ".xyz": _read_xyz, ".ply": _read_ply}[ext]
     try:
         pts = reader(p)
