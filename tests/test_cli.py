@@ -182,3 +182,34 @@ def test_the_command_line_start_is_recognised(monkeypatch, argv, orig, starting)
     monkeypatch.setattr(sys, "argv", argv)
     monkeypatch.setattr(sys, "orig_argv", orig)
     assert select._cli_is_starting() is starting
+
+
+def test_ctrl_c_is_one_line_and_status_130(monkeypatch, capsys):
+    """A new-user probe: Ctrl-C during ``python -m xstride demo --n 60000000`` printed
+    61 lines of traceback through the running stage; now one line, status 130."""
+    import xstride.__main__ as cli
+
+    def interrupted(argv):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "main", interrupted)
+    assert cli.entry_point(["demo"]) == 130
+    assert capsys.readouterr().err == "xstride: interrupted\n"
+
+
+def test_ctrl_c_in_a_real_demo_process():
+    """The same through the interpreter: SIGINT to a running demo."""
+    import signal
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "xstride", "demo", "--backend", "numpy",
+                             "--n", "10000000"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(2.5)   # past the import (about 1 s), before the end (about 6 s)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert err.strip().splitlines()[-1] == "xstride: interrupted" and "Traceback" not in err

@@ -8,6 +8,8 @@ import sys
 
 #: The exit status of a Unix tool killed by SIGPIPE (128 + signal 13), as a shell shows it.
 _BROKEN_PIPE_STATUS = 141
+#: Status of a command stopped by Ctrl-C (SIGINT): 128 + 2, as a shell reports it.
+_INTERRUPTED_STATUS = 130
 
 
 def main(argv=None) -> int:
@@ -80,6 +82,9 @@ def entry_point(argv=None) -> int:
     (``XSTRIDE_NUM_THREADS=abc``, ``XSTRIDE_BACKEND=bogus``:
     :class:`~xstride._core.errors.SettingError`) is one line on stderr and status 2, as a
     bad option is, not a traceback.
+
+    Ctrl-C (``KeyboardInterrupt``) ends the command with ``xstride: interrupted`` on
+    stderr and status 130, not a traceback through the stage that was running.
     """
     from ._backends.select import check_setting
     from ._core.errors import SettingError
@@ -95,6 +100,9 @@ def entry_point(argv=None) -> int:
     except SettingError as exc:
         print(f"xstride: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("xstride: interrupted", file=sys.stderr)
+        return _INTERRUPTED_STATUS
     return status
 
 
