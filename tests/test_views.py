@@ -361,3 +361,22 @@ def test_a_view_of_a_view_reaches_what_its_source_reached():
         xp.as_strided(y, (11,), (1,))
     with pytest.raises(ValueError, match="outside the underlying buffer"):
         xp.as_strided(xp.as_strided(x[2:], (3,), (1,)), (3,), (1,), offset=-3)
+
+
+def test_numpy_stride_tricks_views_reach_their_source_allocation():
+    """A new-user probe: a view made by NumPy's own ``as_strided`` (or
+    ``sliding_window_view``) hides its source behind a holder; the buffer search
+    stopped there, so a legal view of the whole source was refused and a NumPy view
+    already past its source's end let xstride views read outside the allocation."""
+    x = np.arange(10.0)
+    y = np.lib.stride_tricks.as_strided(x, (2,), (8,))
+    np.testing.assert_array_equal(xp.as_strided(y, (10,), (1,)), x)
+    w = np.lib.stride_tricks.sliding_window_view(x, 3)
+    np.testing.assert_array_equal(xp.as_strided(w, (10,), (1,)), x)
+    past = np.lib.stride_tricks.as_strided(x, (20,), (8,))     # NumPy's, past x's end
+    with pytest.raises(ValueError, match=r"^as_strided: .*outside the underlying buffer, "
+                                         r"which holds elements 0\.\.9"):
+        xp.as_strided(past[:1], (20,), (1,))
+    with pytest.raises(ValueError, match="outside the underlying buffer"):
+        xp.as_strided(past, (20,), (1,))
+    np.testing.assert_array_equal(xp.as_strided(past[:1], (10,), (1,)), x)

@@ -4,7 +4,10 @@ behind an array, and how a view of it is made.
 The buffer a view may reach is the whole underlying allocation:
 
 - NumPy: follow ``a.base`` to the last ndarray (through the holder behind views made
-  here, so a view of a view reaches what its source reached); if that one's base is a
+  here, so a view of a view reaches what its source reached, and through NumPy's own
+  holder behind ``np.lib.stride_tricks.as_strided`` and ``sliding_window_view``
+  views, so theirs reach their source's allocation, not only what the view itself
+  spans); if that one's base is a
   buffer object (``bytes``, ``mmap``, ``memoryview``...), the buffer's extent, else the
   bytes the owning array itself reaches.
 - CuPy (``CupyBackend.buffer_range``): follow ``a.base`` to the array that owns the
@@ -31,6 +34,11 @@ class _Interface:
         self.base = base
 
 
+#: NumPy's holder of an ``__array_interface__`` behind the views of
+#: ``np.lib.stride_tricks.as_strided`` (its ``base`` is the source array).
+_NP_HOLDER = type(np.lib.stride_tricks.as_strided(np.zeros(1), (1,), (8,)).base)
+
+
 def _np_ptr(a) -> int:
     return a.__array_interface__["data"][0]
 
@@ -39,7 +47,8 @@ def numpy_buffer_range(a) -> tuple[int, int]:
     """``[lo, hi)`` absolute byte addresses of the allocation behind NumPy array ``a``."""
     owner = a
     while True:   # through ndarray bases, and through the holders of xstride's own views
-        nxt = owner.base.base if isinstance(owner.base, _Interface) else owner.base
+        held = isinstance(owner.base, (_Interface, _NP_HOLDER))
+        nxt = getattr(owner.base, "base", None) if held else owner.base
         if not isinstance(nxt, np.ndarray):
             break
         owner = nxt
