@@ -450,3 +450,17 @@ def test_arguments_with_odd_shape_attributes_get_the_named_error(call, arg, valu
     naming the argument, not an error from building the message."""
     with pytest.raises(TypeError, match=f"argument '{arg}' got"):
         call(value)
+
+
+@pytest.mark.parametrize("a", [np.array([1, 2], dtype=object), np.empty(3, dtype=[])],
+                         ids=["object", "zero-byte elements"])
+def test_to_device_refuses_what_dask_cannot_chunk(a):
+    """Found by the Hypothesis test above: ``xp.to_device(a, "dask")`` of an object
+    array, or of a structured array of 0-byte elements, raised dask's chunking error
+    ("Can not use auto rechunking with object dtype"), naming neither the function
+    nor the argument."""
+    pytest.importorskip("dask.array")
+    with pytest.raises(TypeError, match=r"^to_device: argument 'a' got .*; expected an "
+                                        r"array dask can chunk"):
+        xp.to_device(a, "dask")
+    assert xp.to_device(a, "numpy") is a

@@ -133,7 +133,8 @@ def to_device(a, backend: str | None = None):
     Raises
     ------
     TypeError
-        ``backend`` is not a str, or ``a`` is not array-like.
+        ``backend`` is not a str, or ``a`` is not array-like (for ``"dask"`` also an
+        object array or one of elements of 0 bytes, which dask cannot chunk).
     ValueError
         Unknown backend name.
     RuntimeError
@@ -152,4 +153,11 @@ def to_device(a, backend: str | None = None):
     if src is None or (src.lazy and src.name != target):
         a = _host(a, "to_device")  # the type is checked first, with or without a device
     _backend.load_for("to_device", target)
-    return get(target).asarray(a)
+    be = get(target)
+    dt = getattr(a, "dtype", None)
+    if be.lazy and isinstance(dt, np.dtype) and (dt == object or dt.itemsize == 0):
+        # dask's automatic chunking cannot size these ("Can not use auto rechunking
+        # with object dtype", "auto-chunking with dtype.itemsize == 0")
+        raise type_error("to_device", "a", a, "an array dask can chunk (not of object "
+                         "dtype, elements of at least one byte)")
+    return be.asarray(a)
