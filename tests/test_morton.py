@@ -398,3 +398,46 @@ def test_scales_bounds_must_be_sequences():
         alg.morton_scales(None, [1, 1], 3)
     with pytest.raises(TypeError, match="one per axis"):
         alg.morton_scales(0, 1, 3)
+
+
+class _NoMemory:
+    """An executor whose result allocations fail, as an 8 TiB one does; its other
+    functions are the real executor's."""
+
+    def __init__(self, real):
+        self.real = real
+
+    def __getattr__(self, name):
+        if name not in ("encode", "decode", "bin_offsets"):
+            return getattr(self.real, name)
+
+        def fail(*args, **kwargs):
+            raise MemoryError("Unable to allocate 8.00 TiB for an array")
+        return fail
+
+
+def test_a_result_too_large_for_memory_is_named(monkeypatch):
+    """A new-user probe: ``morton_encode`` of a (2**20, 1) column and a (1, 2**20) row
+    (2**40 keys) ran for minutes with no word (the range checks read the broadcast
+    views), then NumPy's MemoryError named no function; ``bin_offsets(b, 2**39)`` and
+    ``morton_decode`` of 2**36 broadcast keys raised NumPy's too."""
+    import time
+
+    from xstride import _backends
+
+    be = _backends.get("numpy")
+    real = type(be).executor
+    monkeypatch.setattr(type(be), "executor", lambda self, kind: _NoMemory(real(self, kind)))
+    t0 = time.perf_counter()
+    with pytest.raises(MemoryError, match=r"^morton_encode: not enough memory for the "
+                                          r"keys, shape \(1048576, 1048576\) \(8\.00 TiB\)"):
+        alg.morton_encode(np.arange(2**20)[:, None], np.arange(2**20)[None, :])
+    assert time.perf_counter() - t0 < 5      # the checks read 2 * 2**20 values, not 2**40
+    with pytest.raises(ValueError, match=r"^morton_encode: argument 'iy' has a negative"):
+        alg.morton_encode(np.arange(2**20)[:, None], np.array([[3, -1]]))
+    with pytest.raises(MemoryError, match=r"^bin_offsets: not enough memory for the "
+                                          r"offsets, shape \(549755813889,\) \(4\.00 TiB\)"):
+        alg.bin_offsets(np.array([0, 1]), 2**39)
+    with pytest.raises(MemoryError, match=r"^morton_decode: not enough memory for the "
+                                          r"cells, shape \(68719476736, 3\) \(1\.50 TiB\)"):
+        alg.morton_decode(np.broadcast_to(np.uint64(1), (2**36,)), 3)

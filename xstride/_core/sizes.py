@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .errors import value_error
 
-__all__ = ["INT64_MAX", "checked_size"]
+__all__ = ["INT64_MAX", "checked_size", "out_of_memory"]
 
 #: Largest value of a signed 64-bit integer; sizes and offsets must stay within it.
 INT64_MAX = (1 << 63) - 1
@@ -70,3 +70,24 @@ def checked_size(func: str, arg: str, shape: tuple[int, ...], itemsize: int = 1,
         raise value_error(func, arg, f"{what} {size} elements of {itemsize} bytes, "
                                      f"{size * itemsize} bytes in all, {_LIMIT}")
     return size
+
+
+def out_of_memory(func: str, what: str, shape: tuple[int, ...], itemsize: int) -> MemoryError:
+    """``MemoryError`` naming the function and the array it could not allocate: ``what``
+    (e.g. ``"the result"``), its shape and its size (the library's own ``MemoryError``
+    named neither the function nor what asked for the memory).
+
+    Examples
+    --------
+    >>> str(out_of_memory("f", "the keys", (2**20, 2**20), 8))
+    'f: not enough memory for the keys, shape (1048576, 1048576) (8.00 TiB)'
+    """
+    nbytes = itemsize
+    for n in shape:
+        nbytes *= int(n)
+    text = f"{nbytes} bytes"
+    for power, unit in ((60, "EiB"), (50, "PiB"), (40, "TiB"), (30, "GiB"), (20, "MiB")):
+        if nbytes >= 2**power:
+            text = f"{nbytes / 2**power:.2f} {unit}"
+            break
+    return MemoryError(f"{func}: not enough memory for {what}, shape {tuple(shape)} ({text})")

@@ -21,7 +21,7 @@ import numpy as _np
 
 from .. import _backends
 from .._core.errors import type_error as _type_error, value_error as _value_error
-from .._core.sizes import checked_size as _checked_size
+from .._core.sizes import checked_size as _checked_size, out_of_memory as _out_of_memory
 from .._plans.elementwise import broadcast_shapes as _broadcast_shapes
 
 __all__ = [
@@ -233,9 +233,11 @@ def morton_encode(ix, iy, iz=None, *, levels=None):
             raise _value_error(func, name, f"does not broadcast with the others "
                                            f"({text})") from None
         _checked_size(func, name, shape, 8, result=True)
-    cells = xp.broadcast_arrays(*cells)
+    # the range checks read each input as given, not its broadcast view (an (n, 1)
+    # column and a (1, n) row: n values each, not n * n)
+    empty = any(n == 0 for n in shape)
     for (name, _), c in zip(named, cells):
-        if c.size == 0:
+        if c.size == 0 or empty:
             continue
         if c.dtype.kind == "i" and int(c.min()) < 0:
             raise _value_error(func, name, f"has a negative cell index ({int(c.min())})")
@@ -244,7 +246,10 @@ def morton_encode(ix, iy, iz=None, *, levels=None):
             raise _value_error(func, name, f"has cell index {top}, wider than the {lv}-bit "
                                           f"limit of {ndim}-D keys at levels={lv} "
                                           f"(max {2**lv - 1})")
-    return backend.executor("morton").encode(cells)
+    try:
+        return backend.executor("morton").encode(xp.broadcast_arrays(*cells))
+    except MemoryError:
+        raise _out_of_memory(func, "the keys", shape, 8) from None
 
 
 def morton_decode(keys, ndim):
@@ -295,5 +300,8 @@ def morton_decode(keys, ndim):
     if backend.lazy and arr.size == 0:
         u = u.rechunk(-1)   # dask cannot reshape an array of no element in several chunks
     flat = u.reshape(-1)  # the executors work on 1-D keys; 0-d keys too
-    cells = backend.executor("morton").decode(flat, nd)
+    try:
+        cells = backend.executor("morton").decode(flat, nd)
+    except MemoryError:
+        raise _out_of_memory(func, "the cells", tuple(u.shape) + (nd,), 8) from None
     return cells.reshape(tuple(u.shape) + (nd,))

@@ -23,6 +23,7 @@ import numpy as np
 
 from .. import _backends
 from .._core.errors import type_error, value_error
+from .._core.sizes import out_of_memory
 from .._plans.segments import FLOATS, OPS, VALUE_DTYPES, accumulator, result_dtype
 from ._args import _as_array, _integer_array, _lazy_refusal, _same_device
 
@@ -334,7 +335,10 @@ def bin_offsets(sorted_bins, n_bins):
         raise value_error(func, "n_bins", "must be below 2**60 - 1: the offsets, (n_bins + 1) "
                                           "int64, may hold at most 2**63 - 1 bytes; "
                                           f"got {nb}")
-    first_unsorted, first_outside, offsets = ex.bin_offsets(bins, nb)
+    try:
+        first_unsorted, first_outside, offsets = ex.bin_offsets(bins, nb)
+    except MemoryError:
+        raise out_of_memory(func, "the offsets", (nb + 1,), 8) from None
     if first_outside >= 0:
         value = backend.to_host(bins[first_outside:first_outside + 1]).tolist()[0]
         raise value_error(func, "sorted_bins", f"holds bin {value} at position {first_outside},"
