@@ -380,3 +380,22 @@ def test_numpy_stride_tricks_views_reach_their_source_allocation():
     with pytest.raises(ValueError, match="outside the underlying buffer"):
         xp.as_strided(past, (20,), (1,))
     np.testing.assert_array_equal(xp.as_strided(past[:1], (10,), (1,)), x)
+
+
+@pytest.mark.parametrize("bad", [{3, 2}, {3: 0, 2: 0}, b"\x03", bytearray(b"\x03"), "3",
+                                 (v for v in (3,))])
+def test_shapes_that_are_not_sequences_of_ints_are_refused(bad):
+    """A new-user probe: ``as_strided(a, {3, 2}, ...)`` took the set (in its own
+    order: shape (2, 3)), ``b"\\x03"`` as shape (3,), and ``sliding_window_view``'s
+    ``axis={1, 0}`` reordered the windows; shapes are tuples, lists or ranges of ints
+    or 1-D integer arrays, as docs/layout-and-views.md says and Layout checks."""
+    a = np.arange(12.0)
+    with pytest.raises(TypeError, match=r"^as_strided: argument 'shape' got .*; expected a "
+                                        "tuple of integers"):
+        xp.as_strided(a, bad, (1,))
+    with pytest.raises(TypeError, match=r"^as_strided: argument 'strides' got"):
+        xp.as_strided(a, (3,), bad)
+    with pytest.raises(TypeError, match=r"^sliding_window_view: argument 'axis' got"):
+        xp.sliding_window_view(np.zeros((5, 6)), (1, 4), axis=bad)
+    assert xp.as_strided(a, range(3, 4), [2]).tolist() == [0.0, 2.0, 4.0]
+    assert xp.as_strided(a, np.array([3]), (np.int64(2),)).tolist() == [0.0, 2.0, 4.0]

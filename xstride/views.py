@@ -166,6 +166,9 @@ def _int_tuple(func, name, value):
         value = value.tolist()  # NumPy's as_strided takes array shapes too
     elif isinstance(value, int) or hasattr(value, "__index__"):
         value = (value,)
+    elif not isinstance(value, (tuple, list, range)):
+        # a set or dict iterates in an order of its own, bytes as their byte values
+        raise _type_error(func, name, given, "a tuple of integers")
     try:
         out = tuple(int(v.__index__()) if not isinstance(v, int) else v for v in value)
     except (TypeError, AttributeError):
