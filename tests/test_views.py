@@ -399,3 +399,17 @@ def test_shapes_that_are_not_sequences_of_ints_are_refused(bad):
         xp.sliding_window_view(np.zeros((5, 6)), (1, 4), axis=bad)
     assert xp.as_strided(a, range(3, 4), [2]).tolist() == [0.0, 2.0, 4.0]
     assert xp.as_strided(a, np.array([3]), (np.int64(2),)).tolist() == [0.0, 2.0, 4.0]
+
+
+@pytest.mark.parametrize("src, kind", [([-1, 1], "int64"), (["a", "b"], "<U1"),
+                                       ([1.5, 2], "float64")])
+def test_copy_into_a_list_that_does_not_cast_names_src(src, kind):
+    """A new-user probe: a list whose values do not cast to ``dst`` by the same_kind
+    rule raised NumPy's "Cannot cast array data from dtype('int64') ...", naming
+    copy_into but not the argument."""
+    dst = np.zeros(2, np.uint8)
+    with pytest.raises(TypeError, match=rf"^copy_into: argument 'src' got list .*; expected "
+                                        rf"values that cast to dst's dtype uint8 by the "
+                                        rf"same_kind rule \(these are {kind}\)"):
+        xp.copy_into(dst, src)
+    assert dst.tolist() == [0, 0]

@@ -45,8 +45,10 @@ def copy_into(dst, src):
         raise broadcast_error("copy_into", (shape, dst.shape), into="dst") from None
     try:
         np.copyto(dst, src, casting="same_kind")
-    except TypeError as exc:  # a sequence whose values do not fit dst's kind
-        raise error(TypeError, "copy_into", exc) from None
+    except TypeError:  # a sequence whose values do not fit dst's kind
+        kind = np.asarray(src).dtype
+        raise type_error("copy_into", "src", src, f"values that cast to dst's dtype "
+                         f"{dst.dtype} by the same_kind rule (these are {kind})") from None
     except OverflowError as exc:  # a Python int out of dst's range (300 into int8)
         raise error(OverflowError, "copy_into",
                     f"src {src!r} does not fit dst's dtype {dst.dtype} ({exc})") from None
