@@ -180,7 +180,7 @@ def test_widest_span_that_fits_and_one_more():
     with pytest.raises(ValueError, match=r"voxel_size.*2,097,153 voxels on axis 0.*larger"):
         alg.voxel_downsample(pts, 1.0)
     with pytest.raises(ValueError, match=r"voxel_size.*too many voxels on axis 1"):
-        alg.voxel_downsample(np.array([[0.0, -1e308], [0.0, 1e308]]), 1e-300)
+        alg.voxel_downsample(np.array([[0.0, 0.0], [0.0, 1e300]]), 1e-300)
     # 2-D keys hold 32 bits per axis
     assert alg.voxel_downsample(np.array([[0.0, 0.0], [2.0**32 - 1, 0.0]]), 1.0)[1].size == 2
     # an origin far below the points: the message names it as a way out too
@@ -300,3 +300,19 @@ def test_origin_past_float64_is_named_shortly():
     with pytest.raises(ValueError, match=r"'upper' must be finite; .{12}\.\.\. \(\d+ "
                                          r"characters\) does not fit a float64$"):
         alg.morton_keys(np.zeros((1, 2)), [0, 0], (1, -(10**400)), 4)
+
+
+def test_coordinates_less_the_origin_past_float64_are_named():
+    """A new-user probe: points from -1e308 to 1e308 (their difference overflows to
+    inf) were refused as "too many voxels ... choose a larger voxel_size", which no
+    voxel size fixes; the message now says what overflows, naming points or origin."""
+    pts = np.array([[1e308, 0.0], [-1e308, 0.0]])
+    with pytest.raises(ValueError, match=r"^voxel_downsample: argument 'points' spans more "
+                                         r"than float64 holds: .* on axis 0 \(points "
+                                         r"-1e\+308 to 1e\+308, origin -1e\+308\)"):
+        alg.voxel_downsample(pts, 1e308)
+    with pytest.raises(ValueError, match=r"^voxel_downsample: argument 'origin' is too far "
+                                         r"from the points: .* on axis 0"):
+        alg.voxel_downsample(pts[:1], 1.0, origin=[-1e308, 0.0])
+    _, counts = alg.voxel_downsample(pts / 4, 1e308)   # no overflow: one voxel of both
+    assert counts.tolist() == [2]

@@ -146,11 +146,20 @@ def voxel_downsample(points, voxel_size, *, origin=None):
         lo = ends[0].copy()
     # floor((p - origin) / size) is monotone in p: the voxel span from the extremes
     with np.errstate(over="ignore", invalid="ignore"):
-        vmin = np.floor((ends[0] - lo) / size)
-        vmax = np.floor((ends[1] - lo) / size)
+        offsets = ends - lo
+        vmin = np.floor(offsets[0] / size)
+        vmax = np.floor(offsets[1] / size)
         span = vmax - vmin
     top = MAX_MORTON_LEVELS[ndim]
     for axis in range(ndim):
+        if not np.isfinite(offsets[:, axis]).all():   # p - origin past float64's range
+            where = (f"on axis {axis} (points {ends[0][axis]:.6g} to "
+                     f"{ends[1][axis]:.6g}, origin {lo[axis]:.6g})")
+            if origin is None:
+                raise value_error(_FUNC, "points", "spans more than float64 holds: its "
+                                                   f"coordinates less the origin overflow {where}")
+            raise value_error(_FUNC, "origin", "is too far from the points: their "
+                                               f"coordinates less it overflow float64 {where}")
         if not (np.isfinite(span[axis]) and span[axis] < 2.0**top):
             raise value_error(_FUNC, "voxel_size", f"gives {_count(span[axis])} voxels on axis "
                                                    f"{axis} (points {ends[0][axis]:.6g} to "
