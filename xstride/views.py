@@ -29,9 +29,10 @@ def as_strided(a, shape, strides, *, offset=0):
         Any view of the buffer (dask arrays have none: ``TypeError``); ``offset`` and the reach of the view are relative to
         ``a``'s element 0.
     shape : tuple of int
-        Extents of the view, each ``>= 0``.
+        Extents of the view, each ``>= 0``: a tuple, list or range of ints, a 1-D
+        integer NumPy array, or one int.
     strides : tuple of int
-        Strides in elements (any sign), one per axis.
+        Strides in elements (any sign), one per axis, in the same forms.
     offset : int, optional
         Element offset of the view's first element from ``a``'s element 0.
 
@@ -47,7 +48,7 @@ def as_strided(a, shape, strides, *, offset=0):
     ------
     TypeError
         ``a`` is not a NumPy/CuPy array (a dask array included), or shape/strides/offset
-        are not integers.
+        are not integers (a set, dict, bytes or generator is not a shape).
     ValueError
         Shape and strides differ in rank; a negative extent; a size or offset that
         overflows int64; or an element of the view outside the underlying buffer

@@ -205,6 +205,10 @@ def morton_encode(ix, iy, iz=None, *, levels=None):
         level limit: 32 bits in 2-D, 21 bits in 3-D; nothing is truncated); shapes
         that do not broadcast; ``levels`` out of range; dask arrays whose chunk
         lengths dask does not know (``x.compute_chunk_sizes()`` first).
+    MemoryError
+        The broadcast keys do not fit in memory (the message gives their shape and
+        size; the range checks read the inputs before broadcasting, so this comes at
+        once).
 
     Examples
     --------
@@ -274,6 +278,9 @@ def morton_decode(keys, ndim):
         ``ndim`` not 2 or 3; a negative key; a 3-D key with bit 63 set (3-D keys have
         63 bits); dask keys whose chunk lengths dask does not know
         (``keys.compute_chunk_sizes()`` first).
+    MemoryError
+        The ``keys.shape + (ndim,)`` cells do not fit in memory (the message gives
+        their shape and size).
     """
     func = "morton_decode"
     if isinstance(ndim, (bool, _np.bool_)):

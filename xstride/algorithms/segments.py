@@ -310,6 +310,9 @@ def bin_offsets(sorted_bins, n_bins):
         ``[0, n_bins)`` (the message names the first such position) or not sorted (the
         first position ``i`` with ``bins[i] < bins[i - 1]``). On CuPy both checks run
         on the device; one 16-byte record is read back.
+    MemoryError
+        The ``(n_bins + 1,)`` offsets do not fit in memory (the message gives their
+        size).
     NotImplementedError
         dask arrays; lists or tuples while dask is the active backend.
 

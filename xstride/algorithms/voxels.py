@@ -66,7 +66,9 @@ def voxel_downsample(points, voxel_size, *, origin=None):
         (the message names the first such row); ``voxel_size`` not positive or not
         finite, or of the wrong length; ``origin`` not finite or of the wrong length;
         more voxels along an axis than a Morton key holds (2**21 per axis in 3-D, 2**32
-        in 2-D, counted from the lowest occupied voxel): choose a larger ``voxel_size``.
+        in 2-D, counted from the lowest occupied voxel): choose a larger ``voxel_size``;
+        coordinates whose distance to the origin overflows float64 (naming ``points``,
+        or ``origin`` when one is given).
 
     Notes
     -----
