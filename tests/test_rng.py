@@ -639,3 +639,16 @@ def test_host_threads_follow_omp_num_threads_when_xstride_num_threads_is_unset(m
     for ignored in ("", "0", "many"):                  # not ours to refuse: the default
         monkeypatch.setenv("OMP_NUM_THREADS", ignored)
         assert H._threads(64) == max(1, min(os.cpu_count() or 1, 16, 32))
+
+
+@pytest.mark.parametrize("method", list(_DRAWS))
+def test_philox_result_past_memory_is_named_and_consumes_nothing(method):
+    """An 8 TiB draw was NumPy's "Unable to allocate", naming no call."""
+    from xstride import rng
+
+    g = rng.Philox(1, backend="numpy")
+    with pytest.raises(MemoryError, match=rf"Philox\.{method}: not enough memory for the "
+                                          r"result, shape \(1048576, 1048576\) \(8\.00 TiB\)"):
+        _DRAWS[method](g, (2**20, 2**20))
+    np.testing.assert_array_equal(_DRAWS[method](g, 4),
+                                  _DRAWS[method](rng.Philox(1, backend="numpy"), 4))

@@ -15,6 +15,7 @@ import numpy as np
 from .. import _backends
 from .._backends.select import normalize_name
 from .._core.errors import error, type_error, value_error
+from .._core.sizes import out_of_memory
 from .._plans.philox import mul_hi_lo
 from ._args import _check_int, _fill_pairs
 from ._functions import philox4x32_10
@@ -242,6 +243,9 @@ class Philox:
             non-zero extents times 8 bytes above ``2**63 - 1``).
         OverflowError
             The stream's 2**64 counters are used up.
+        MemoryError
+            The result does not fit in memory (the message names the call, the shape
+            and the size).
 
         Notes
         -----
@@ -251,8 +255,11 @@ class Philox:
         n = math.prod(shape)
         start = self._counter
         end = self._check_room("uniform", start, (n + 1) // 2)
-        res = _fill_pairs("uniform", self._be, self.seed, self.stream, start,
-                          n, shape).reshape(shape)
+        try:
+            res = _fill_pairs("uniform", self._be, self.seed, self.stream, start,
+                              n, shape).reshape(shape)
+        except MemoryError:
+            raise out_of_memory("Philox.uniform", "the result", shape, 8) from None
         self._counter = end
         return res
 
@@ -268,8 +275,11 @@ class Philox:
         n = math.prod(shape)
         start = self._counter
         end = self._check_room("normal", start, (n + 1) // 2)
-        res = _fill_pairs("normal", self._be, self.seed, self.stream, start,
-                          n, shape).reshape(shape)
+        try:
+            res = _fill_pairs("normal", self._be, self.seed, self.stream, start,
+                              n, shape).reshape(shape)
+        except MemoryError:
+            raise out_of_memory("Philox.normal", "the result", shape, 8) from None
         self._counter = end
         return res
 
@@ -293,6 +303,8 @@ class Philox:
         OverflowError
             The counters the call needs (rejections included) would pass ``2**64``;
             like every call that raises, it then consumes nothing.
+        MemoryError
+            The result (and the draws behind it) does not fit in memory.
 
         Notes
         -----
@@ -329,6 +341,14 @@ class Philox:
         if r > _LIMIT:
             raise value_error(func, "high", "high - low must be at most 2**64")
         shape = _shape(func, shape)
+        try:
+            return self._integers(func, low, r, dtype, shape)
+        except MemoryError:
+            raise out_of_memory(func, "the result", shape, 8) from None
+
+    def _integers(self, func, low, r, dtype, shape):
+        """The draws of :meth:`integers` for its checked arguments; the counter moves
+        only once they are all made."""
         n = math.prod(shape)
         thresh = (_LIMIT - r) % r if r < _LIMIT else 0
         draw = getattr(self._be.executor("philox"), "integers", None)
