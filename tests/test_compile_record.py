@@ -327,20 +327,20 @@ def test_a_family_compiles_one_module_per_kernel_side_by_side(fake_cupy, monkeyp
     monkeypatch.setattr(_compile, "COMPILE_THREADS", 4)
     made = _modules_by_expressions(fake_cupy, 0.2)
     t0 = time.perf_counter()
-    first = _compile.family_function(FAMILY[0], file="segments.cu", family=FAMILY)
-    rest = [_compile.family_function(e, file="segments.cu", family=FAMILY) for e in FAMILY[1:]]
+    first = _compile.family_function(FAMILY[0], file="compaction.cu", family=FAMILY)
+    rest = [_compile.family_function(e, file="compaction.cu", family=FAMILY) for e in FAMILY[1:]]
     wall = time.perf_counter() - t0
     assert [first.name] + [f.name for f in rest] == list(FAMILY)
     assert sorted(made) == sorted((e,) for e in FAMILY)   # one module each, none twice
     assert wall < 0.5, wall                                 # three 0.2 s compiles overlapped
-    assert _compile.family_function(FAMILY[1], file="segments.cu", family=FAMILY) is rest[0]
+    assert _compile.family_function(FAMILY[1], file="compaction.cu", family=FAMILY) is rest[0]
     assert len(made) == 3
 
 
 def test_a_family_is_one_module_on_one_core(fake_cupy, monkeypatch):
     monkeypatch.setattr(_compile, "COMPILE_THREADS", 1)
     made = _modules_by_expressions(fake_cupy, 0.0)
-    fns = [_compile.family_function(e, file="segments.cu", family=FAMILY) for e in FAMILY]
+    fns = [_compile.family_function(e, file="compaction.cu", family=FAMILY) for e in FAMILY]
     assert [f.name for f in fns] == list(FAMILY)
     # CuPy compiles a module once; each get_function of the fake counts as one
     assert set(made) == {FAMILY}

@@ -1,6 +1,7 @@
 """Kernels declared ``XS_ON_REQUEST`` (``detail/on_request.cuh``) are generated only for
-a module that names them: an NVRTC run of morton.cu, philox.cu or segments.cu holds the
-kernels it asks for and no other (a call compiles what it launches, not the file)."""
+a module that names them: an NVRTC run of morton.cu, philox.cu, segments.cu or
+compaction.cu holds the kernels it asks for and no other (a call compiles what it
+launches, not the file)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ def entries(file: str, names) -> tuple[list[str], dict]:
     return re.findall(r"\.entry\s+([A-Za-z0-9_$]+)", ptx), lowered
 
 
-@pytest.mark.parametrize("file", [morton._SOURCE, philox.SOURCE_FILE, "segments.cu"])
+@pytest.mark.parametrize("file", [morton._SOURCE, philox.SOURCE_FILE, "segments.cu",
+                                  "compaction.cu"])
 def test_a_file_compiled_for_no_kernel_generates_none(file):
     found, _ = entries(file, [])
     assert found == []
@@ -32,7 +34,7 @@ def test_a_file_compiled_for_no_kernel_generates_none(file):
     (morton._SOURCE, "xstride_morton_decode2_u64"),
     (philox.SOURCE_FILE, "xstride_philox_uniform_f3"),
     (philox.SOURCE_FILE, "xstride_philox_words_k"),
-    ("segments.cu", "xs_seg_scan_tiles"),
+    ("compaction.cu", "xs_seg_scan_tiles"),
 ])
 def test_a_module_holds_only_the_kernel_it_names(file, name):
     found, lowered = entries(file, [on_request(name)])
@@ -44,5 +46,5 @@ def test_the_count_family_holds_its_tile_scan():
     """segments.py compiles the tile scan in the module of each count pass."""
     family = ("xs_seg_count<1, unsigned long long>",
               "xs_seg_scatter<1, unsigned long long, unsigned long long>", segments._SCAN_TILES)
-    found, lowered = entries("segments.cu", family)
+    found, lowered = entries("compaction.cu", family)
     assert sorted(found) == sorted(lowered[n] for n in family)

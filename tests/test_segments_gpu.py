@@ -208,6 +208,40 @@ def test_reduce_by_key_and_rle(poisoned):
             np.testing.assert_array_equal(got, alg.reduce_by_key(keys, ivals, op)[1])
 
 
+def staged_keys(dtype) -> np.ndarray:
+    """Sorted keys whose tiles of 4096 (the count pass's) hold 4096, 256, 257, 256, 0
+    and 255 run heads (a tile whose first key continues the run before it has one head
+    fewer than its runs), then a partial tail tile: the count pass stages the heads of
+    a tile of at most 256 (XS_SEG_STAGE) and the scatter moves them; the other tiles
+    read the keys again."""
+    tile = 4096
+    out, last = [], -1
+    for runs, continues in [(4096, False), (257, True), (257, False), (256, False),
+                            (1, True), (255, False), (7, False)]:
+        size = tile if runs > 7 or continues else 77
+        cuts = np.sort(np.random.default_rng(runs).choice(np.arange(1, size), runs - 1,
+                                                          replace=False))
+        k = np.repeat(np.arange(runs), np.diff(np.concatenate([[0], cuts, [size]])))
+        out.append(k + (last if continues else last + 1))
+        last = int(out[-1][-1])
+    return np.concatenate(out).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["int16", "uint16", "int32", "uint64"])
+def test_run_length_encode_staged_tiles(poisoned, dtype):
+    cp = poisoned
+    keys = staged_keys(dtype)
+    assert np.all(np.diff(keys.astype(np.int64)) >= 0)
+    u, c = alg.run_length_encode(cp.asarray(keys))
+    hu, hc = alg.run_length_encode(keys)
+    np.testing.assert_array_equal(u.get(), hu)
+    np.testing.assert_array_equal(c.get(), hc)
+    vals = np.arange(keys.size, dtype=np.int64)
+    uk, red = alg.reduce_by_key(cp.asarray(keys), cp.asarray(vals))
+    np.testing.assert_array_equal(uk.get(), hu)
+    np.testing.assert_array_equal(red.get(), alg.reduce_by_key(keys, vals)[1])
+
+
 @pytest.mark.parametrize("longest", [3, 256, 257, 4096, 4097, 10_000])
 @pytest.mark.parametrize("short", [3, 40])
 def test_reduce_by_key_runs_around_the_tested_lengths(cp, longest, short):

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import FakeCupyArray
-from tests.test_segments_gpu import assert_close, values_of
+from tests.test_segments_gpu import assert_close, staged_keys, values_of
 from xstride import algorithms as alg
 from xstride._core.dtypes import DTYPE_OF_C
 from xstride._kernels import _compile
@@ -211,12 +211,21 @@ def flags_of(flag, K, src, n, thr):
     return f
 
 
-def m_count(name, grid, src, n, thr, counts, check, rec):
+#: XS_SEG_STAGE of segments.cu: the run heads a tile of the count pass stages
+STAGE = 256
+
+
+def m_count(name, grid, src, n, thr, counts, check, rec, stage_pos, stage_key):
     flag, K = int(targs(name)[0]), np_type(targs(name)[1])
     f = flags_of(flag, K, src, n, thr)
     c = mem(counts, np.int64, grid[0])
     for b in range(grid[0]):
         c[b] = f[b * TILE:(b + 1) * TILE].sum()
+        if flag == 1 and stage_pos and c[b] <= STAGE:
+            heads = np.flatnonzero(f[b * TILE:(b + 1) * TILE]) + b * TILE
+            mem(stage_pos, np.int64, grid[0] * STAGE)[b * STAGE:b * STAGE + heads.size] = heads
+            mem(stage_key, K, grid[0] * STAGE)[b * STAGE:b * STAGE + heads.size] = \
+                mem(src, K, n)[heads]
     if flag == 1 and check:
         s = mem(src, K, n)
         r = mem(rec, np.uint64, 4)
@@ -239,15 +248,24 @@ def m_scan_tiles(name, grid, counts, n_tiles, rec):
     mem(rec, np.uint64, 2)[1] = total
 
 
-def m_scatter(name, grid, flags, n, thr, offsets, src, row_words, dst, idx):
+def m_scatter(name, grid, flags, n, thr, offsets, src, row_words, dst, idx, stage_pos,
+              stage_key, total):
     flag, K, W = int(targs(name)[0]), np_type(targs(name)[1]), np_type(targs(name)[2])
     f = flags_of(flag, K, flags, n, thr)
     tiles = mem(offsets, np.int64, grid[0])
+    assert total == (int(f.sum()) if stage_pos else 0)   # only the staged runs need it
     total = int(f.sum())
     out_idx = mem(idx, np.int64, total) if idx else None
     s = mem(src, W, n * row_words) if src else None
     d = mem(dst, W, total * row_words) if src else None
+    ends = np.append(tiles[1:], total)
     for b in range(grid[0]):
+        if flag == 1 and stage_pos and ends[b] - tiles[b] <= STAGE:   # staged: moved only
+            cnt = int(ends[b] - tiles[b])
+            out_idx[tiles[b]:ends[b]] = mem(stage_pos, np.int64, grid[0] * STAGE)[
+                b * STAGE:b * STAGE + cnt]
+            d[tiles[b]:ends[b]] = mem(stage_key, W, grid[0] * STAGE)[b * STAGE:b * STAGE + cnt]
+            continue
         sel = np.flatnonzero(f[b * TILE:(b + 1) * TILE]) + b * TILE
         for rank, i in enumerate(sel):
             p = tiles[b] + rank
@@ -257,15 +275,29 @@ def m_scatter(name, grid, flags, n, thr, offsets, src, row_words, dst, idx):
                 d[p * row_words:(p + 1) * row_words] = s[i * row_words:(i + 1) * row_words]
 
 
-def m_bins_check(name, grid, bins, n, n_bins, rec):
+#: XS_SEG_GAP of segments.cu: the longest gap between neighbouring bins the walk writes
+GAP = 1 << 16
+
+
+def m_bins_walk(name, grid, bins, n, n_bins, out, rec):
     b = mem(bins, np_type(targs(name)[0]), n).astype(object)
-    r = mem(rec, np.uint64, 2)
-    out = [i for i, x in enumerate(b) if x < 0 or x >= n_bins]
-    bad = [i for i in range(1, n) if b[i] < b[i - 1]]
+    r = mem(rec, np.uint64, 3)
+    assert grid[0] * TILE >= n + 1
+    outside = [i for i, x in enumerate(b) if x < 0 or x >= n_bins]
+    v = [-1 if x < 0 or x >= n_bins else int(x) for x in b] + [n_bins]
+    bad = [i for i in range(1, n) if v[i] < v[i - 1]]
     if bad:
         r[0] = bad[0]
-    if out:
-        r[1] = out[0]
+    if outside:
+        r[1] = outside[0]
+    o = mem(out, np.int64, n_bins + 1) if out else None
+    for i in range(n + 1):
+        prev = -1 if i == 0 else v[i - 1]
+        gap = max(v[i] - prev, 0) if o is not None else 0
+        if gap > GAP:
+            r[2] = 0
+        elif gap:
+            o[prev + 1:v[i] + 1] = i
 
 
 def m_bins_fill(name, grid, bins, n, n_bins, out):
@@ -331,7 +363,7 @@ MODELS = {"xs_vox_bounds": m_vox_bounds, "xs_seg_close": m_close, "xs_vox_keys":
           "xs_seg_thread": m_thread, "xs_seg_warp": m_warp, "xs_seg_combine": m_combine,
           "xs_seg_offsets_stats": m_offsets_stats, "xs_seg_count": m_count,
           "xs_seg_scan_tiles": m_scan_tiles, "xs_seg_scatter": m_scatter,
-          "xs_seg_bins_check": m_bins_check, "xs_seg_bins_fill": m_bins_fill}
+          "xs_seg_bins_walk": m_bins_walk, "xs_seg_bins_fill": m_bins_fill}
 
 
 class Played(list):
@@ -462,6 +494,65 @@ def test_runs_compaction_and_bins_played(dev):
     np.testing.assert_array_equal(u.get(), hu)
     np.testing.assert_array_equal(c.get(), hc)
     assert c.get().sum() == n and c.dtype == np.int64
+
+
+@pytest.mark.parametrize("dtype", ["int16", "uint64"])
+def test_runs_staged_tiles_played(dev, dtype):
+    """The count pass stages the heads of its tiles of at most STAGE runs; the scatter
+    moves those (the model reads nothing else for them) and finds the others' again."""
+    keys = staged_keys(dtype)
+    u, c = alg.run_length_encode(dev.asarray(keys))
+    hu, hc = alg.run_length_encode(keys)
+    np.testing.assert_array_equal(u.get(), hu)
+    np.testing.assert_array_equal(c.get(), hc)
+    assert names(dev) == ["xs_seg_count", "xs_seg_scan_tiles", "xs_seg_scatter", "xs_seg_close"]
+
+
+def test_runs_without_room_for_the_stage_played(dev, monkeypatch):
+    """Where the stage does not fit, the scatter reads every tile's keys again."""
+    keys = staged_keys("int32")
+    empty = dev.empty
+
+    def no_stage(size, dtype=float):
+        if size == -(-keys.size // TILE) * STAGE:
+            raise MemoryError
+        return empty(size, dtype=dtype)
+    monkeypatch.setattr(dev, "empty", no_stage)
+    u, c = alg.run_length_encode(dev.asarray(keys))
+    hu, hc = alg.run_length_encode(keys)
+    np.testing.assert_array_equal(u.get(), hu)
+    np.testing.assert_array_equal(c.get(), hc)
+    stage_args = [a.item() for k, _, _, args in dev.launches for a in args[-3:]
+                  if k.name.startswith("xs_seg_scatter")]
+    assert stage_args == [0, 0, 0]
+
+
+@pytest.mark.parametrize("bins, n_bins", [
+    ([], 0), ([], 7), ([0], 1), ([3, 3, 3], 4), ([0, 1, 2, 3], 40),
+    ([2, 6, 6, 47, 47, 300], 301),                  # gaps of 1-4 bins and of 41, 253
+    ([5, 5, GAP + 9, GAP + 9], GAP + 10),            # one gap over XS_SEG_GAP
+    ([0, 1], GAP + 3)])                              # the tail's gap over it
+def test_bin_offsets_walk_played(dev, bins, n_bins):
+    """One pass writes every offset where no gap between neighbouring bins (the first
+    from -1, the last to n_bins) is longer than XS_SEG_GAP; otherwise the search fills
+    them all."""
+    b = np.array(bins, dtype=np.int64)
+    got = alg.bin_offsets(dev.asarray(b), n_bins).get()
+    np.testing.assert_array_equal(got, alg.bin_offsets(b, n_bins))
+    edges = np.diff(np.concatenate([[-1], b, [n_bins]]))
+    searched = bool((edges > GAP).any())
+    assert names(dev) == ["xs_seg_bins_walk"] + ["xs_seg_bins_fill"] * searched
+
+
+def test_bin_offsets_bad_bins_before_the_offsets_size_played(dev):
+    """Where the offsets do not fit, the walk only checks: bad bins are named first,
+    good ones give the MemoryError."""
+    with pytest.raises(ValueError, match="'sorted_bins' must be sorted.*position 1"):
+        alg.bin_offsets(dev.asarray(np.array([5, 1])), 2**50)
+    with pytest.raises(ValueError, match="holds bin -1 at position 0"):
+        alg.bin_offsets(dev.asarray(np.array([-1, 0])), 2**50)
+    with pytest.raises(MemoryError, match="offsets"):
+        alg.bin_offsets(dev.asarray(np.array([0, 1])), 2**50)
 
 
 def test_device_errors_played(dev):

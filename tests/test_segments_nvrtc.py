@@ -1,4 +1,4 @@
-"""segments.cu compiles under NVRTC (no GPU) with every template instance the executor
+"""segments.cu and compaction.cu compile under NVRTC (no GPU) with every template instance the executor
 can ask for, and each kernel's parameters in PTX have the sizes the launcher packs."""
 
 from __future__ import annotations
@@ -19,16 +19,16 @@ INT_KEYS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uin
 
 # bytes of each parameter as segments.py packs them: P pointer/long long (8), i int (4)
 PARAMS = {"xs_seg_thread": "PPqqqqP", "xs_seg_warp": "PPPqqqqqPP",
-          "xs_seg_combine": "PPPqqqqP", "xs_seg_offsets_stats": "PqP", "xs_seg_count": "PqqPiP",
-          "xs_seg_scan_tiles": "PqP", "xs_seg_scatter": "PqqPPqPP", "xs_seg_bins_check": "PqqP",
+          "xs_seg_combine": "PPPqqqqP", "xs_seg_offsets_stats": "PqP", "xs_seg_count": "PqqPiPPP",
+          "xs_seg_scan_tiles": "PqP", "xs_seg_scatter": "PqqPPqPPPPq", "xs_seg_bins_walk": "PqqPP",
           "xs_seg_bins_fill": "PqqP", "xs_seg_close": "PqqP", "xs_vox_bounds": "PqqqP", "xs_vox_keys": "PqqqqqqqqqqqqP"}
 
 
 def every_name() -> list[str]:
-    """Every kernel family the executor asks for: each value dtype with one op (in
-    turn), every op with float32 and uint8 and each (accumulator, shuffle) type pair
-    (all of them would take NVRTC over a minute), the mean of every integer dtype (its
-    accumulator, ``xs_seg_i128``), every key dtype."""
+    """Every kernel family of segments.cu the executor asks for: each value dtype with
+    one op (in turn), every op with float32 and uint8 and each (accumulator, shuffle)
+    type pair (all of them would take NVRTC over a minute), the mean of every integer
+    dtype (its accumulator, ``xs_seg_i128``)."""
     ops = [op for op in OPS if op != "count"]
     pairs = {(d, ops[i % len(ops)]) for i, d in enumerate(VALUE_DTYPES)}
     pairs |= {(d, op) for d in ("float32", "uint8") for op in ops}
@@ -37,6 +37,12 @@ def every_name() -> list[str]:
     names = []
     for dtype, op in sorted(pairs):
         names += ks.reduce_kernels(dtype, op, result_dtype(op, dtype), accumulator(op, dtype))
+    return names + [ks._OFFSETS_STATS]
+
+
+def every_compaction_name() -> list[str]:
+    """Every kernel of compaction.cu the executor asks for, with every key dtype."""
+    names = []
     words = list(ks._WORDS.values())
     names += ["xs_seg_count<0, unsigned char>", "xs_seg_count<2, long long>",
               "xs_seg_scatter<2, long long, unsigned char>"]
@@ -45,8 +51,8 @@ def every_name() -> list[str]:
         kt = C_TYPES[key]
         names += [f"xs_seg_count<1, {kt}>",
                   f"xs_seg_scatter<1, {kt}, {ks._WORDS[np.dtype(key).itemsize]}>",
-                  f"xs_seg_bins_check<{kt}>", f"xs_seg_bins_fill<{kt}>"]
-    return names + [ks._OFFSETS_STATS, ks._SCAN_TILES, ks._CLOSE]
+                  f"xs_seg_bins_walk<{kt}>", f"xs_seg_bins_fill<{kt}>"]
+    return names + [ks._SCAN_TILES, ks._CLOSE]
 
 
 #: the kernels of voxels.cu
@@ -60,7 +66,9 @@ def compile_all(names, arch="sm_90", file="segments.cu"):
 
 def test_every_instance_compiles_with_the_packed_parameter_sizes():
     seen = set()
-    for file, names in (("segments.cu", every_name()), (ks._VOX_SOURCE, VOXEL_NAMES)):
+    for file, names in (("segments.cu", every_name()),
+                        (ks._COMPACT_SOURCE, every_compaction_name()),
+                        (ks._VOX_SOURCE, VOXEL_NAMES)):
         lowered, ptx = compile_all(names, file=file)
         for name in names:
             base = name.partition("<")[0]

@@ -1,5 +1,5 @@
-"""CuPy executor of the segment primitives (``segments.cu``) and of the voxel passes of
-``voxel_downsample`` (``voxels.cu``).
+"""CuPy executor of the segment primitives (``segments.cu``, ``compaction.cu``) and of the
+voxel passes of ``voxel_downsample`` (``voxels.cu``).
 
 Arguments arrive checked by :mod:`xstride.algorithms.segments`; the dtypes come from
 ``xstride._plans.segments`` and the walk of a reduction from
@@ -35,10 +35,14 @@ __all__ = ["offsets_stats", "segment_reduce", "runs", "bin_offsets", "compact",
            "voxel_bounds", "voxel_keys", "reduce_kernels", "ptr", "check_devices"]
 
 _SOURCE = "segments.cu"
+#: the compaction (runs, compact, the long segments) and bin_offsets
+_COMPACT_SOURCE = "compaction.cu"
 _VOX_SOURCE = "voxels.cu"
 _THREADS = 256
 _WARPS_PER_BLOCK = _THREADS // 32
 _TILE = 256 * 16          # XS_SEG_TILE of segments.cu
+#: XS_SEG_STAGE of segments.cu: the run heads a tile of the count pass stages
+_STAGE = 256
 _SCAN_THREADS = 1024
 #: XS_SEG_STAGE_BYTES of segments.cu, less its pad slots (one in 33): what a group of
 #: the thread walk can stage
@@ -228,7 +232,7 @@ def _long_segments(offs, n_seg: int, split: int):
     if total:
         _launch(family[1], family, _tiles(n_seg), _THREADS,
                 [ptr(offs.data.ptr), n_seg, split, ptr(tile_offsets.data.ptr), ptr(0), 0,
-                 ptr(0), ptr(ids.data.ptr)])
+                 ptr(0), ptr(ids.data.ptr), ptr(0), ptr(0), 0], _COMPACT_SOURCE)
     return ids
 
 
@@ -247,11 +251,12 @@ def _tiles(n: int) -> int:
 
 
 def _count_and_scan(flag: int, src, key_type: str, n: int, family: tuple, check: bool,
-                    thr: int = 0, longer: list | None = None):
+                    thr: int = 0, longer: list | None = None, stage: tuple | None = None):
     """Passes 1 and 2: the exclusive offsets of the tiles (int64 (n_tiles,)), the first
     unsorted position (or -1) and the total, from one record read back. With ``check``
     (keys) the count pass also tests whether a run is longer than each of
-    :data:`RUN_TESTS`; the two answers go to ``longer``."""
+    :data:`RUN_TESTS`; the two answers go to ``longer``. ``stage``: the run heads'
+    (positions, keys) slots, :data:`_STAGE` a tile (flag 1 only)."""
     cupy = _cupy()
     n_tiles = _tiles(n)
     counts = cupy.empty(n_tiles, dtype=cupy.int64)
@@ -260,9 +265,11 @@ def _count_and_scan(flag: int, src, key_type: str, n: int, family: tuple, check:
         thr = RUN_TESTS[0] | (RUN_TESTS[1] << 32)
     _launch(f"xs_seg_count<{flag}, {key_type}>", family, n_tiles, _THREADS,
             [ptr(src.data.ptr), n, thr, ptr(counts.data.ptr), _I32(int(check)),
-             ptr(rec.data.ptr)])
+             ptr(rec.data.ptr)]
+            + ([ptr(0), ptr(0)] if stage is None
+               else [ptr(stage[0].data.ptr), ptr(stage[1].data.ptr)]), _COMPACT_SOURCE)
     _launch(_SCAN_TILES, family, 1, _SCAN_THREADS,
-            [ptr(counts.data.ptr), n_tiles, ptr(rec.data.ptr)])
+            [ptr(counts.data.ptr), n_tiles, ptr(rec.data.ptr)], _COMPACT_SOURCE)
     bad, total, over1, over2 = _read(rec)
     if longer is not None:
         longer[:] = [over1 == 0, over2 == 0]
@@ -286,20 +293,30 @@ def runs(keys, check_sorted: bool, lengths: bool = False):
     family = (f"xs_seg_count<1, {kt}>", f"xs_seg_scatter<1, {kt}, {word}>", _SCAN_TILES,
               _CLOSE)
     longer = [True, True]
+    # the heads of tiles of at most _STAGE runs wait here (written by the count pass):
+    # the scatter moves them instead of reading the keys a second time
+    try:
+        stage = (cupy.empty(_tiles(n) * _STAGE, dtype=cupy.int64),
+                 cupy.empty(_tiles(n) * _STAGE, dtype=k.dtype))
+    except MemoryError:   # 1/16 of the keys and their positions: then read them again
+        stage = None
     tile_offsets, bad, total = _count_and_scan(1, k, kt, n, family, check_sorted,
-                                               longer=longer)
+                                               longer=longer, stage=stage)
     if bad >= 0:
         return (bad, None, None, None) + ((None,) if lengths else ())
     offsets = cupy.empty(total + 1, dtype=cupy.int64)
     unique = cupy.empty(total, dtype=k.dtype)
     _launch(family[1], family, _tiles(n), _THREADS,
             [ptr(k.data.ptr), n, 0, ptr(tile_offsets.data.ptr), ptr(k.data.ptr), 1,
-             ptr(unique.data.ptr), ptr(offsets.data.ptr)])
+             ptr(unique.data.ptr), ptr(offsets.data.ptr)]
+            + ([ptr(0), ptr(0), 0] if stage is None
+               else [ptr(stage[0].data.ptr), ptr(stage[1].data.ptr), total]), _COMPACT_SOURCE)
     counts = cupy.empty(total, dtype=cupy.int64) if lengths else None
     # offsets[total] = n (and the lengths): not a CuPy fill and subtract, two more
     # kernels a first call would compile one after another
     _launch(_CLOSE, family, _grid(total if lengths else 1, _CLOSE_THREADS), _CLOSE_THREADS,
-            [ptr(offsets.data.ptr), total, n, ptr(0 if counts is None else counts.data.ptr)])
+            [ptr(offsets.data.ptr), total, n, ptr(0 if counts is None else counts.data.ptr)],
+            _COMPACT_SOURCE)
     found = (-1, offsets, unique, longest_bound(tuple(longer)) if check_sorted else None)
     return found + (counts,) if lengths else found
 
@@ -330,32 +347,42 @@ def compact(mask, arrays) -> tuple:
         w = _word(row_bytes)
         _launch(f"xs_seg_scatter<0, unsigned char, {_WORDS[w]}>", family, _tiles(n), _THREADS,
                 [ptr(m.data.ptr), n, 0, ptr(tile_offsets.data.ptr), ptr(src.data.ptr),
-                 row_bytes // w, ptr(res.data.ptr), ptr(0)])
+                 row_bytes // w, ptr(res.data.ptr), ptr(0), ptr(0), ptr(0), 0], _COMPACT_SOURCE)
     return tuple(out)
 
 
 # ------------------------------------------------------------------ bin_offsets
 def bin_offsets(bins, n_bins: int):
     """``(first unsorted position or -1, first position outside [0, n_bins) or -1,
-    offsets int64 (n_bins + 1,) or None)``: one check kernel (a 16-byte read), then one
+    offsets int64 (n_bins + 1,) or None)``: one pass over the bins that checks them and
+    writes every offset (only checks them where the offsets do not fit: MemoryError
+    after) (each element the offsets of the bins from its predecessor's
+    to its own), one 24-byte read-back; where some gap between neighbouring bins is
+    longer than the pass writes (``XS_SEG_GAP`` of segments.cu), a second kernel, one
     thread per offset, each a binary search of the bins."""
     cupy = _cupy()
     n = bins.shape[0]
     b = cupy.ascontiguousarray(bins)
     kt = C_TYPES[b.dtype.name]
-    family = (f"xs_seg_bins_check<{kt}>", f"xs_seg_bins_fill<{kt}>")
-    if n:
-        rec = _record(2)
-        _launch(family[0], family, _grid(n), _THREADS,
-                [ptr(b.data.ptr), n, n_bins, ptr(rec.data.ptr)])
-        bad, outside = _read(rec)
-        if outside != _NONE:
-            return -1, outside, None
-        if bad != _NONE:
-            return bad, -1, None
-    out = cupy.empty(n_bins + 1, dtype=cupy.int64)
-    _launch(family[1], family, _grid(n_bins + 1), _THREADS,
-            [ptr(b.data.ptr), n, n_bins, ptr(out.data.ptr)])
+    family = (f"xs_seg_bins_walk<{kt}>", f"xs_seg_bins_fill<{kt}>")
+    try:
+        out = cupy.empty(n_bins + 1, dtype=cupy.int64)
+    except MemoryError:   # bad bins are named before the offsets' size
+        out = None
+    rec = _record(3)
+    _launch(family[0], family, _tiles(n + 1), _THREADS,
+            [ptr(b.data.ptr), n, n_bins, ptr(0 if out is None else out.data.ptr),
+             ptr(rec.data.ptr)], _COMPACT_SOURCE)
+    bad, outside, gaps_written = _read(rec)
+    if outside != _NONE:
+        return -1, outside, None
+    if bad != _NONE:
+        return bad, -1, None
+    if out is None:
+        raise MemoryError
+    if gaps_written != _NONE:
+        _launch(family[1], family, _grid(n_bins + 1), _THREADS,
+                [ptr(b.data.ptr), n, n_bins, ptr(out.data.ptr)], _COMPACT_SOURCE)
     return -1, -1, out
 
 

@@ -1,0 +1,379 @@
+// Stream compaction and bin offsets for xstride.algorithms on CuPy arrays (launcher:
+// segments.py): run_length_encode and reduce_by_key's runs, compact, the long
+// segments of segment_reduce, bin_offsets.
+//
+// Determinism: nothing here depends on the order in which threads or blocks run; the
+// only atomics are integer minima (the first unsorted key, the first bin outside).
+// The compaction is a reduce-then-scan over tiles of XS_SEG_TILE elements: a count per
+// tile, one block scanning the counts, then each tile writing its selected rows at its
+// offset plus the rank of the row in the tile (ballots and a scan of their counts):
+// the output order is the input order, exactly.
+#include <xstride/scan.cuh>
+#include <xstride/detail/on_request.cuh>
+#include <xstride/detail/segment_common.cuh>
+
+#define XS_SEG_ITEMS 16
+#define XS_SEG_TILE (XS_SEG_THREADS * XS_SEG_ITEMS)
+
+// ------------------------------------------------------------------ bin_offsets
+// One pass over the bins, each read once. Element i of [0, n] (bins[-1] = -1,
+// bins[n] = n_bins) writes out[b] = i for each b in (bins[i-1], bins[i]]: for sorted
+// bins, i is the first position whose bin is >= b. rec (3 x u64, 0xFF bytes before):
+// [0] the first i with bins[i] < bins[i-1], [1] the first i with bins[i] outside
+// [0, n_bins) (then the offsets are not used, and a bin outside counts as -1 here so
+// that no write leaves [0, n_bins]), [2] 0 when some gap exceeds XS_SEG_GAP bins: those
+// are not written and the caller fills every offset by xs_seg_bins_fill. A gap of up
+// to 4 bins is written by its thread (nothing is written where out is null: the check
+// alone); a longer one by the whole warp, one lane's gap
+// after another (32 stores a step, so that a few long gaps do not leave one thread
+// with all their bins).
+#define XS_SEG_GAP (1ll << 16)
+template <typename K>
+__global__ void __launch_bounds__(XS_SEG_THREADS)
+xs_seg_bins_walk(const K* __restrict__ bins, long long n, long long n_bins,
+                 long long* __restrict__ out, unsigned long long* __restrict__ rec)
+{
+    const unsigned lane = threadIdx.x & 31u;
+    const long long base = (long long)blockIdx.x * XS_SEG_TILE + threadIdx.x;
+    long long v[XS_SEG_ITEMS];
+    unsigned long long bad = ~0ull, outside = ~0ull;
+    int gap_over = 0;
+#pragma unroll
+    for (int j = 0; j < XS_SEG_ITEMS; ++j) {    // every load first
+        const long long i = base + j * XS_SEG_THREADS;
+        v[j] = i < n ? (long long)bins[i] : n_bins;
+        if (i < n && (bins[i] < (K)0 || (unsigned long long)bins[i] >= (unsigned long long)n_bins)) {
+            v[j] = -1;
+            outside = outside < (unsigned long long)i ? outside : (unsigned long long)i;
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < XS_SEG_ITEMS; ++j) {
+        const long long i = base + j * XS_SEG_THREADS;
+        long long prev = __shfl_up_sync(XS_SEG_FULL, v[j], 1);
+        if (lane == 0 && i > 0 && i <= n) {   // the warp's first: one load (cached)
+            const K b = bins[i - 1];
+            prev = (b < (K)0 || (unsigned long long)b >= (unsigned long long)n_bins)
+                       ? -1 : (long long)b;
+        }
+        if (i == 0) prev = -1;
+        if (i > 0 && i < n && v[j] < prev) {
+            bad = bad < (unsigned long long)i ? bad : (unsigned long long)i;
+        }
+        long long gap = out != nullptr && i <= n && v[j] > prev ? v[j] - prev : 0;
+        if (gap > XS_SEG_GAP) {
+            gap_over = 1;
+            gap = 0;
+        }
+        if (gap <= 4) {
+            for (long long t = 1; t <= gap; ++t) out[prev + t] = i;
+            gap = 0;
+        }
+        for (unsigned want = __ballot_sync(XS_SEG_FULL, gap > 0); want != 0u; want &= want - 1u) {
+            const int src = __ffs(want) - 1;
+            const long long lo = __shfl_sync(XS_SEG_FULL, prev, src);
+            const long long g = __shfl_sync(XS_SEG_FULL, gap, src);
+            const long long at = __shfl_sync(XS_SEG_FULL, i, src);
+            for (long long t = 1 + lane; t <= g; t += 32) out[lo + t] = at;
+        }
+    }
+    bad = xs_seg_warp_min(bad);
+    outside = xs_seg_warp_min(outside);
+    gap_over = __any_sync(XS_SEG_FULL, gap_over);
+    if (lane == 0) {
+        if (bad != ~0ull) atomicMin(rec, bad);
+        if (outside != ~0ull) atomicMin(rec + 1, outside);
+        if (gap_over) atomicMin(rec + 2, 0ull);
+    }
+}
+
+// Checked sorted bins in [0, n_bins), where a gap is longer than the walk writes:
+// thread b in [0, n_bins] writes offsets[b], the first i with bins[i] >= b (n when
+// there is none), by binary search: at most log2(n) + 1 reads a thread whatever the
+// gaps between the bins.
+template <typename K>
+__global__ void __launch_bounds__(XS_SEG_THREADS)
+xs_seg_bins_fill(const K* __restrict__ bins, long long n, long long n_bins,
+                 long long* __restrict__ out)
+{
+    const long long step = (long long)gridDim.x * blockDim.x;
+    for (long long b = (long long)blockIdx.x * blockDim.x + threadIdx.x; b <= n_bins; b += step) {
+        long long lo = 0, hi = n;
+        while (lo < hi) {
+            const long long mid = lo + ((hi - lo) >> 1);
+            if ((long long)bins[mid] < b) lo = mid + 1; else hi = mid;
+        }
+        out[b] = lo;
+    }
+}
+
+// ------------------------------------------------------------------ compaction
+// FLAG 0: src is a bool mask (1 byte per element); FLAG 1: src holds keys and element
+// i is selected when it starts a run (i == 0 or src[i] != src[i - 1]); FLAG 2: src
+// holds n + 1 offsets and segment i is selected when it has more than thr rows.
+template <int FLAG, typename K>
+__device__ __forceinline__ int xs_seg_flag(const K* __restrict__ src, long long i, long long n,
+                                           long long thr)
+{
+    if (i >= n) return 0;
+    if (FLAG == 0) return src[i] != (K)0;
+    if (FLAG == 2) return (long long)(src[i + 1] - src[i]) > thr;
+    return i == 0 || src[i] != src[i - 1];
+}
+
+#define XS_SEG_WARPS (XS_SEG_THREADS / 32)
+// A tile's selected items in index order (element i = base + j * THREADS + warp * 32 +
+// lane: the order (item j, warp, lane) is the index order): pre[j * WARPS + warp] holds
+// the popcount of that warp's ballot of item j; warp 0 (all lanes) turns pre into the
+// exclusive counts and returns the tile's total in every lane.
+__device__ __forceinline__ int xs_seg_rank_scan(int* pre, unsigned lane)
+{
+    const int per = XS_SEG_ITEMS * XS_SEG_WARPS / 32;
+    int c[per], sum = 0;
+#pragma unroll
+    for (int q = 0; q < per; ++q) {
+        c[q] = pre[lane * per + q];
+        sum += c[q];
+    }
+    int incl = sum;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const int y = __shfl_up_sync(XS_SEG_FULL, incl, o);
+        if ((int)lane >= o) incl += y;
+    }
+    int ex = incl - sum;
+#pragma unroll
+    for (int q = 0; q < per; ++q) {
+        pre[lane * per + q] = ex;
+        ex += c[q];
+    }
+    return __shfl_sync(XS_SEG_FULL, incl, 31);
+}
+
+// Pass 1: the number of selected elements of tile blockIdx.x into counts[blockIdx.x];
+// with FLAG 1 and check != 0 also the first i with src[i] < src[i-1] into rec[0], and
+// two tests of the run lengths (sorted keys), with L1 = thr & 0xffffffff (a power of two)
+// and L2 = thr >> 32 >= L1: rec[2] = 0 when some src[i] == src[i + L1], exactly when a run
+// is longer than L1 (src[i + L1] is this thread's next item, but in the last row);
+// rec[3] = 0 when some i, a multiple of L1, has src[i] == src[i + L2 - L1]: every run
+// longer than L2 holds such an i (the first multiple of L1 from its head), and a run of
+// L2 - L1 + 1 to L2 rows may also (a false alarm: the caller then measures). One load
+// per L1 elements, so the keys are not read twice. (The tests spare reduce_by_key the
+// pass over the offsets that finds the longest run, and its read-back.)
+// With FLAG 1 and stage_pos not null, a tile of at most XS_SEG_STAGE run heads also
+// writes each head's position and key, in order, to its XS_SEG_STAGE slots of
+// stage_pos and stage_key: the scatter then moves those and does not read the keys
+// again.
+#define XS_SEG_STAGE 256
+template <int FLAG, typename K>
+__global__ void __launch_bounds__(XS_SEG_THREADS)
+xs_seg_count(const K* __restrict__ src, long long n, long long thr,
+             long long* __restrict__ counts, int check, unsigned long long* __restrict__ rec,
+             long long* __restrict__ stage_pos, K* __restrict__ stage_key)
+{
+    const long long base = (long long)blockIdx.x * XS_SEG_TILE + threadIdx.x;
+    const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    unsigned mine = 0u;
+    unsigned long long bad = ~0ull;
+    const long long len1 = thr & 0xffffffffLL, len2 = thr >> 32;
+    int over1 = 0, over2 = 0;
+#pragma unroll
+    for (int j = 0; j < XS_SEG_ITEMS; ++j) {
+        const long long i = base + j * XS_SEG_THREADS;
+        mine |= (unsigned)xs_seg_flag<FLAG, K>(src, i, n, thr) << j;
+        if (FLAG == 1 && check && i < n) {
+            if (i > 0 && src[i] < src[i - 1] && (unsigned long long)i < bad) {
+                bad = (unsigned long long)i;
+            }
+            if (i + len1 < n && src[i] == src[i + len1]) over1 = 1;
+            if ((i & (len1 - 1)) == 0 && i + len2 - len1 < n && src[i] == src[i + len2 - len1]) {
+                over2 = 1;
+            }
+        }
+    }
+    if (FLAG == 1 && stage_pos != nullptr) {
+        __shared__ int pre[XS_SEG_ITEMS * XS_SEG_WARPS];
+        __shared__ unsigned bal[XS_SEG_ITEMS * XS_SEG_WARPS];
+        __shared__ int s_total;
+#pragma unroll
+        for (int j = 0; j < XS_SEG_ITEMS; ++j) {
+            const unsigned b = __ballot_sync(XS_SEG_FULL, (mine >> j) & 1u);
+            if (lane == 0) {
+                bal[j * XS_SEG_WARPS + warp] = b;
+                pre[j * XS_SEG_WARPS + warp] = __popc(b);
+            }
+        }
+        __syncthreads();
+        if (warp == 0) {
+            const int t = xs_seg_rank_scan(pre, lane);
+            if (lane == 0) s_total = t;
+        }
+        __syncthreads();
+        const int total = s_total;
+        if (threadIdx.x == 0) counts[blockIdx.x] = total;
+        if (total <= XS_SEG_STAGE) {
+            const unsigned lt = (1u << lane) - 1u;
+            long long* __restrict__ sp = stage_pos + (long long)blockIdx.x * XS_SEG_STAGE;
+            K* __restrict__ sk = stage_key + (long long)blockIdx.x * XS_SEG_STAGE;
+#pragma unroll
+            for (int j = 0; j < XS_SEG_ITEMS; ++j) {
+                if ((mine >> j) & 1u) {
+                    const long long i = base + j * XS_SEG_THREADS;
+                    const int r = pre[j * XS_SEG_WARPS + warp] + __popc(bal[j * XS_SEG_WARPS + warp] & lt);
+                    sp[r] = i;
+                    sk[r] = src[i];
+                }
+            }
+        }
+    } else {
+        long long total;
+        xstride_block_inclusive_sum((long long)__popc(mine), &total);
+        if (threadIdx.x == 0) counts[blockIdx.x] = total;
+    }
+    if (FLAG == 1 && check) {
+        bad = xs_seg_warp_min(bad);
+        over1 = __any_sync(XS_SEG_FULL, over1);
+        over2 = __any_sync(XS_SEG_FULL, over2);
+        if (lane == 0) {
+            if (bad != ~0ull) atomicMin(rec, bad);
+            if (over1) atomicMin(rec + 2, 0ull);
+            if (over2) atomicMin(rec + 3, 0ull);
+        }
+    }
+}
+
+// Pass 2 (one block): counts[0..n_tiles) becomes its exclusive prefix sum; the total
+// goes to rec[1].
+XS_ON_REQUEST __global__ void __launch_bounds__(1024)
+xs_seg_scan_tiles(long long* __restrict__ counts, long long n_tiles,
+                  unsigned long long* __restrict__ rec)
+{
+    long long carry = 0;
+    for (long long b = 0; b < n_tiles; b += blockDim.x) {
+        const long long i = b + threadIdx.x;
+        const long long v = i < n_tiles ? counts[i] : 0;
+        long long total;
+        const long long ex = xstride_block_exclusive_sum(v, &total);
+        if (i < n_tiles) counts[i] = carry + ex;
+        carry += total;
+    }
+    if (threadIdx.x == 0) rec[1] = (unsigned long long)carry;
+}
+
+// After the scatter of run heads: the end of the CSR offsets (offsets[total] = n) and,
+// where lengths is not null, each run's length (the last one's from n, not from the
+// entry this launch writes).
+XS_ON_REQUEST __global__ void __launch_bounds__(256)
+xs_seg_close(long long* __restrict__ offsets, long long total, long long n,
+             long long* __restrict__ lengths)
+{
+    const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (first == 0) offsets[total] = n;
+    if (lengths == nullptr) return;
+    for (long long i = first; i < total; i += (long long)gridDim.x * blockDim.x)
+        lengths[i] = (i + 1 < total ? offsets[i + 1] : n) - offsets[i];
+}
+
+// Pass 3: each selected element i of the tile goes to position p = offsets[tile] + its
+// rank among the tile's selected elements; row i of src (row_words words W) is copied
+// to row p of dst (when src is not null) and i is written to idx[p] (when idx is not
+// null). The ranks come from one ballot per warp and item (element i = base + j *
+// THREADS + warp * 32 + lane: the order (item, warp, lane) is the index order) and one
+// scan of the ITEMS * WARPS ballot counts by warp 0: two barriers per tile. The items
+// go in two halves of 8 (flags, then the words of the rows: every load of a half
+// before its first store): 64 registers, where all 16 at once took 155.
+#define XS_SEG_HALF (XS_SEG_ITEMS / 2)
+#define XS_SEG_ROW_WORDS 4
+template <int FLAG, typename K, typename W>
+__global__ void __launch_bounds__(XS_SEG_THREADS)
+xs_seg_scatter(const K* __restrict__ flags, long long n, long long thr,
+               const long long* __restrict__ offsets, const W* __restrict__ src,
+               long long row_words, W* __restrict__ dst, long long* __restrict__ idx,
+               const long long* __restrict__ stage_pos, const W* __restrict__ stage_key,
+               long long total)
+{
+    if (FLAG == 1 && stage_pos != nullptr) {   // the heads the count pass staged
+        const long long tiles = (n + XS_SEG_TILE - 1) / XS_SEG_TILE;
+        const long long start = offsets[blockIdx.x];
+        const long long cnt = (blockIdx.x + 1 < tiles ? offsets[blockIdx.x + 1] : total) - start;
+        if (cnt <= XS_SEG_STAGE) {
+            const long long at = (long long)blockIdx.x * XS_SEG_STAGE;
+            for (int r = threadIdx.x; r < cnt; r += XS_SEG_THREADS) {
+                idx[start + r] = stage_pos[at + r];
+                dst[start + r] = stage_key[at + r];
+            }
+            return;
+        }
+    }
+    __shared__ int pre[XS_SEG_ITEMS * XS_SEG_WARPS];
+    __shared__ unsigned bal[XS_SEG_ITEMS * XS_SEG_WARPS];
+    const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    const long long base = (long long)blockIdx.x * XS_SEG_TILE + threadIdx.x;
+    // the items in two halves (half the loads in flight, half the registers)
+    unsigned mine = 0u;
+#pragma unroll 1
+    for (int h = 0; h < XS_SEG_ITEMS; h += XS_SEG_HALF) {
+        unsigned f = 0u;
+#pragma unroll
+        for (int u = 0; u < XS_SEG_HALF; ++u) {
+            f |= (unsigned)xs_seg_flag<FLAG, K>(flags, base + (h + u) * XS_SEG_THREADS, n, thr)
+                 << u;
+        }
+#pragma unroll
+        for (int u = 0; u < XS_SEG_HALF; ++u) {
+            const unsigned b = __ballot_sync(XS_SEG_FULL, (f >> u) & 1u);
+            if (lane == 0) {
+                bal[(h + u) * XS_SEG_WARPS + warp] = b;
+                pre[(h + u) * XS_SEG_WARPS + warp] = __popc(b);
+            }
+        }
+        mine |= f << h;
+    }
+    __syncthreads();
+    if (warp == 0) xs_seg_rank_scan(pre, lane);   // exclusive, in (item, warp) order
+    __syncthreads();
+    if (mine == 0u) return;
+    const long long run = offsets[blockIdx.x];
+    const unsigned lt = (1u << lane) - 1u;
+    // the output position of item j (selected)
+#define XS_SEG_POS(j)                                           \
+    (run + pre[(j) * XS_SEG_WARPS + warp] + __popc(bal[(j) * XS_SEG_WARPS + warp] & lt))
+    if (idx != nullptr) {
+#pragma unroll
+        for (int j = 0; j < XS_SEG_ITEMS; ++j) {
+            if ((mine >> j) & 1u) idx[XS_SEG_POS(j)] = base + j * XS_SEG_THREADS;
+        }
+    }
+    if (src == nullptr) return;
+    // up to XS_SEG_ROW_WORDS words of each row at a time: every load of a half (its
+    // rows' words) before its first store
+    for (long long w0 = 0; w0 < row_words; w0 += XS_SEG_ROW_WORDS) {
+        const int nw = row_words - w0 < XS_SEG_ROW_WORDS ? (int)(row_words - w0)
+                                                          : XS_SEG_ROW_WORDS;
+#pragma unroll 1
+        for (int h = 0; h < XS_SEG_ITEMS; h += XS_SEG_HALF) {
+            W word[XS_SEG_HALF][XS_SEG_ROW_WORDS];
+#pragma unroll
+            for (int u = 0; u < XS_SEG_HALF; ++u) {
+                if ((mine >> (h + u)) & 1u) {
+                    const W* __restrict__ p = src + (base + (h + u) * XS_SEG_THREADS) * row_words + w0;
+#pragma unroll
+                    for (int q = 0; q < XS_SEG_ROW_WORDS; ++q) {
+                        if (q < nw) word[u][q] = p[q];
+                    }
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < XS_SEG_HALF; ++u) {
+                if ((mine >> (h + u)) & 1u) {
+                    W* __restrict__ p = dst + XS_SEG_POS(h + u) * row_words + w0;
+#pragma unroll
+                    for (int q = 0; q < XS_SEG_ROW_WORDS; ++q) {
+                        if (q < nw) p[q] = word[u][q];
+                    }
+                }
+            }
+        }
+    }
+#undef XS_SEG_POS
+}
