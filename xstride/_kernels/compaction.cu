@@ -23,40 +23,56 @@
 // [0, n_bins) (then the offsets are not used, and a bin outside counts as -1 here so
 // that no write leaves [0, n_bins]), [2] 0 when some gap exceeds XS_SEG_GAP bins: those
 // are not written and the caller fills every offset by xs_seg_bins_fill. A gap of up
-// to 4 bins is written by its thread (nothing is written where out is null: the check
-// alone); a longer one by the whole warp, one lane's gap
+// to 4 bins is written by its thread, a longer one by the whole warp, one lane's gap
 // after another (32 stores a step, so that a few long gaps do not leave one thread
-// with all their bins).
+// with all their bins). Nothing is written where out is null (the check alone).
 #define XS_SEG_GAP (1ll << 16)
+template <typename K>
+__device__ __forceinline__ long long xs_seg_bin_in(K b, long long n_bins)
+{
+    return (b < (K)0 || (unsigned long long)b >= (unsigned long long)n_bins) ? -1 : (long long)b;
+}
+
 template <typename K>
 __global__ void __launch_bounds__(XS_SEG_THREADS)
 xs_seg_bins_walk(const K* __restrict__ bins, long long n, long long n_bins,
                  long long* __restrict__ out, unsigned long long* __restrict__ rec)
 {
-    const unsigned lane = threadIdx.x & 31u;
-    const long long base = (long long)blockIdx.x * XS_SEG_TILE + threadIdx.x;
+    // element i = tile + j * THREADS + warp * 32 + lane; the predecessor of a warp's
+    // lane 0 is lane 31 of the warp before (of item j - 1 for warp 0), passed through
+    // shared memory; the tile's first element's is one load, issued with the others
+    __shared__ long long s_last[XS_SEG_ITEMS][XS_SEG_THREADS / 32];
+    const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    const long long tile = (long long)blockIdx.x * XS_SEG_TILE;
+    const long long base = tile + threadIdx.x;
     long long v[XS_SEG_ITEMS];
     unsigned long long bad = ~0ull, outside = ~0ull;
     int gap_over = 0;
+    long long before = -1;   // thread 0: the bin before the tile
+    if (threadIdx.x == 0 && tile > 0 && tile <= n) before = xs_seg_bin_in(bins[tile - 1], n_bins);
 #pragma unroll
     for (int j = 0; j < XS_SEG_ITEMS; ++j) {    // every load first
         const long long i = base + j * XS_SEG_THREADS;
-        v[j] = i < n ? (long long)bins[i] : n_bins;
-        if (i < n && (bins[i] < (K)0 || (unsigned long long)bins[i] >= (unsigned long long)n_bins)) {
-            v[j] = -1;
-            outside = outside < (unsigned long long)i ? outside : (unsigned long long)i;
+        v[j] = n_bins;
+        if (i < n) {
+            v[j] = xs_seg_bin_in(bins[i], n_bins);
+            if (v[j] < 0) outside = outside < (unsigned long long)i ? outside : (unsigned long long)i;
         }
     }
+    if (lane == 31u) {
+#pragma unroll
+        for (int j = 0; j < XS_SEG_ITEMS; ++j) s_last[j][warp] = v[j];
+    }
+    __syncthreads();
 #pragma unroll
     for (int j = 0; j < XS_SEG_ITEMS; ++j) {
         const long long i = base + j * XS_SEG_THREADS;
         long long prev = __shfl_up_sync(XS_SEG_FULL, v[j], 1);
-        if (lane == 0 && i > 0 && i <= n) {   // the warp's first: one load (cached)
-            const K b = bins[i - 1];
-            prev = (b < (K)0 || (unsigned long long)b >= (unsigned long long)n_bins)
-                       ? -1 : (long long)b;
+        if (lane == 0u) {
+            const int pj = j > 0 ? j - 1 : 0;
+            prev = warp > 0 ? s_last[j][warp - 1]
+                            : (j > 0 ? s_last[pj][XS_SEG_THREADS / 32 - 1] : before);
         }
-        if (i == 0) prev = -1;
         if (i > 0 && i < n && v[j] < prev) {
             bad = bad < (unsigned long long)i ? bad : (unsigned long long)i;
         }
@@ -177,17 +193,24 @@ xs_seg_count(const K* __restrict__ src, long long n, long long thr,
     unsigned long long bad = ~0ull;
     const long long len1 = thr & 0xffffffffLL, len2 = thr >> 32;
     int over1 = 0, over2 = 0;
+    // the items in two halves of 8 (the loads of three keys an item in flight: all 16
+    // at once took 64 registers)
+#pragma unroll 1
+    for (int h = 0; h < XS_SEG_ITEMS; h += XS_SEG_ITEMS / 2) {
 #pragma unroll
-    for (int j = 0; j < XS_SEG_ITEMS; ++j) {
-        const long long i = base + j * XS_SEG_THREADS;
-        mine |= (unsigned)xs_seg_flag<FLAG, K>(src, i, n, thr) << j;
-        if (FLAG == 1 && check && i < n) {
-            if (i > 0 && src[i] < src[i - 1] && (unsigned long long)i < bad) {
-                bad = (unsigned long long)i;
-            }
-            if (i + len1 < n && src[i] == src[i + len1]) over1 = 1;
-            if ((i & (len1 - 1)) == 0 && i + len2 - len1 < n && src[i] == src[i + len2 - len1]) {
-                over2 = 1;
+        for (int u = 0; u < XS_SEG_ITEMS / 2; ++u) {
+            const int j = h + u;
+            const long long i = base + j * XS_SEG_THREADS;
+            mine |= (unsigned)xs_seg_flag<FLAG, K>(src, i, n, thr) << j;
+            if (FLAG == 1 && check && i < n) {
+                if (i > 0 && src[i] < src[i - 1] && (unsigned long long)i < bad) {
+                    bad = (unsigned long long)i;
+                }
+                if (i + len1 < n && src[i] == src[i + len1]) over1 = 1;
+                if ((i & (len1 - 1)) == 0 && i + len2 - len1 < n
+                    && src[i] == src[i + len2 - len1]) {
+                    over2 = 1;
+                }
             }
         }
     }
