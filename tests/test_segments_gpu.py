@@ -308,29 +308,6 @@ def test_compact_rows_by_warps_every_density(cp, density):
         np.testing.assert_array_equal(g.get(), a[mask])
 
 
-@pytest.mark.parametrize("density", [0.01, 0.5, 1.0])
-def test_compact_flat_walk_edges(cp, density):
-    """Rows of 2 to 4095 words move as one flat run of words per tile (row of word f
-    by a float reciprocal and a correction): rows of 2 and 4095 words (the largest
-    word offset of a tile, just under 2**24), 4096 words (the row-by-row path), an odd
-    byte count (1-byte words), a view that starts 4 bytes into its allocation, a tail
-    tile."""
-    rng = np.random.default_rng(int(density * 100) + 7)
-    for n, cols, dtype in [(4096 + 33, 2, np.float32), (4096 + 3, 4095, np.float32),
-                           (4096 + 5, 2048, np.float64), (600, 4096, np.float64),
-                           (700, 3, np.uint8),
-                           (9000, 6, np.int16)]:
-        a = rng.integers(0, 100, size=(n, cols)).astype(dtype)
-        mask = rng.random(n) < density
-        got = alg.compact(cp.asarray(mask), cp.asarray(a))[0]
-        np.testing.assert_array_equal(got.get(), a[mask])
-    flat = rng.normal(size=3 * 5000 + 1).astype(np.float32)
-    view = cp.asarray(flat)[1:].reshape(5000, 3)          # 4 bytes past the allocation
-    mask = rng.random(5000) < density
-    np.testing.assert_array_equal(alg.compact(cp.asarray(mask), view)[0].get(),
-                                  flat[1:].reshape(5000, 3)[mask])
-
-
 # ---------------------------------------------------------------- device-side errors
 def test_device_offset_errors(cp):
     v = cp.arange(10.0)

@@ -307,10 +307,6 @@ xs_seg_close(long long* __restrict__ offsets, long long total, long long n,
 // before its first store): 64 registers, where all 16 at once took 155.
 #define XS_SEG_HALF (XS_SEG_ITEMS / 2)
 #define XS_SEG_ROW_WORDS 4
-// the flat walk of rows of 2 to XS_SEG_FLAT_WORDS - 1 words, XS_SEG_FLAT words a thread
-// in flight
-#define XS_SEG_FLAT_WORDS 4096
-#define XS_SEG_FLAT 8
 template <int FLAG, typename K, typename W>
 __global__ void __launch_bounds__(XS_SEG_THREADS)
 xs_seg_scatter(const K* __restrict__ flags, long long n, long long thr,
@@ -357,13 +353,9 @@ xs_seg_scatter(const K* __restrict__ flags, long long n, long long thr,
         mine |= f << h;
     }
     __syncthreads();
-    __shared__ int s_total;
-    if (warp == 0) {   // exclusive, in (item, warp) order
-        const int t = xs_seg_rank_scan(pre, lane);
-        if (lane == 0) s_total = t;
-    }
+    if (warp == 0) xs_seg_rank_scan(pre, lane);   // exclusive, in (item, warp) order
     __syncthreads();
-    if (s_total == 0) return;
+    if (mine == 0u) return;
     const long long run = offsets[blockIdx.x];
     const unsigned lt = (1u << lane) - 1u;
     // the output position of item j (selected)
@@ -376,48 +368,35 @@ xs_seg_scatter(const K* __restrict__ flags, long long n, long long thr,
         }
     }
     if (src == nullptr) return;
-    if (row_words > 1 && row_words < XS_SEG_FLAT_WORDS) {
-        // Rows of several words: the tile's rows as one flat run of words, thread t
-        // taking words t, t + THREADS, ... (coalesced loads, and stores coalesced over
-        // the selected rows that follow each other). Word f is word f - r * row_words
-        // of row r = f / row_words (a float reciprocal and one correction: f < 2**24),
-        // whose selection and rank come from the tile's ballots; only the words of
-        // selected rows are loaded.
-        const long long tile0 = (long long)blockIdx.x * XS_SEG_TILE;
-        const unsigned rows = (unsigned)(n - tile0 < XS_SEG_TILE ? n - tile0 : XS_SEG_TILE);
-        const unsigned rw = (unsigned)row_words, words = rows * rw;
-        const float inv = 1.0f / (float)rw;
-        const W* __restrict__ s = src + tile0 * row_words;
-        W* __restrict__ d = dst + run * row_words;
-        for (unsigned f0 = threadIdx.x; f0 < words; f0 += XS_SEG_THREADS * XS_SEG_FLAT) {
-            W v[XS_SEG_FLAT];
-            unsigned at[XS_SEG_FLAT];
+    // up to XS_SEG_ROW_WORDS words of each row at a time: every load of a half (its
+    // rows' words) before its first store
+    for (long long w0 = 0; w0 < row_words; w0 += XS_SEG_ROW_WORDS) {
+        const int nw = row_words - w0 < XS_SEG_ROW_WORDS ? (int)(row_words - w0)
+                                                          : XS_SEG_ROW_WORDS;
+#pragma unroll 1
+        for (int h = 0; h < XS_SEG_ITEMS; h += XS_SEG_HALF) {
+            W word[XS_SEG_HALF][XS_SEG_ROW_WORDS];
 #pragma unroll
-            for (int u = 0; u < XS_SEG_FLAT; ++u) {
-                const unsigned f = f0 + u * XS_SEG_THREADS;
-                at[u] = ~0u;
-                if (f < words) {
-                    unsigned r = __float2uint_rz((float)f * inv);
-                    if (r * rw > f) --r;
-                    else if ((r + 1u) * rw <= f) ++r;
-                    const unsigned slot = (r / XS_SEG_THREADS) * XS_SEG_WARPS
-                                          + (r % XS_SEG_THREADS) / 32u;
-                    const unsigned b = bal[slot], l = r & 31u;
-                    if ((b >> l) & 1u) {
-                        at[u] = (pre[slot] + __popc(b & ((1u << l) - 1u))) * rw + (f - r * rw);
-                        v[u] = s[f];
+            for (int u = 0; u < XS_SEG_HALF; ++u) {
+                if ((mine >> (h + u)) & 1u) {
+                    const W* __restrict__ p = src + (base + (h + u) * XS_SEG_THREADS) * row_words + w0;
+#pragma unroll
+                    for (int q = 0; q < XS_SEG_ROW_WORDS; ++q) {
+                        if (q < nw) word[u][q] = p[q];
                     }
                 }
             }
 #pragma unroll
-            for (int u = 0; u < XS_SEG_FLAT; ++u) {
-                if (at[u] != ~0u) d[at[u]] = v[u];
+            for (int u = 0; u < XS_SEG_HALF; ++u) {
+                if ((mine >> (h + u)) & 1u) {
+                    W* __restrict__ p = dst + XS_SEG_POS(h + u) * row_words + w0;
+#pragma unroll
+                    for (int q = 0; q < XS_SEG_ROW_WORDS; ++q) {
+                        if (q < nw) p[q] = word[u][q];
+                    }
+                }
             }
         }
-        return;
     }
-    if (mine == 0u) return;
-    // rows of one word, or of many: up to XS_SEG_ROW_WORDS words of each row at a time,
-    // every load of a half (its rows' words) before its first store
 #undef XS_SEG_POS
 }
