@@ -308,6 +308,25 @@ def test_compact_rows_by_warps_every_density(cp, density):
         np.testing.assert_array_equal(g.get(), a[mask])
 
 
+@pytest.mark.parametrize("density", [0.01, 0.5, 1.0])
+def test_compact_row_widths(cp, density):
+    """Rows of 2, 2048, 4095 and 4096 words of 4 or 8 bytes, an odd byte count (1-byte
+    words), 6-byte rows, a view that starts 4 bytes into its allocation, tail tiles."""
+    rng = np.random.default_rng(int(density * 100) + 7)
+    for n, cols, dtype in [(4096 + 33, 2, np.float32), (4096 + 3, 4095, np.float32),
+                           (4096 + 5, 2048, np.float64), (600, 4096, np.float64),
+                           (700, 3, np.uint8), (9000, 3, np.int16)]:
+        a = rng.integers(0, 100, size=(n, cols)).astype(dtype)
+        mask = rng.random(n) < density
+        got = alg.compact(cp.asarray(mask), cp.asarray(a))[0]
+        np.testing.assert_array_equal(got.get(), a[mask])
+    flat = rng.normal(size=3 * 5000 + 1).astype(np.float32)
+    view = cp.asarray(flat)[1:].reshape(5000, 3)          # 4 bytes past the allocation
+    mask = rng.random(5000) < density
+    np.testing.assert_array_equal(alg.compact(cp.asarray(mask), view)[0].get(),
+                                  flat[1:].reshape(5000, 3)[mask])
+
+
 # ---------------------------------------------------------------- device-side errors
 def test_device_offset_errors(cp):
     v = cp.arange(10.0)
