@@ -266,7 +266,7 @@ def test_reduce_by_key_runs_around_the_tested_lengths(cp, longest, short):
                                   alg.reduce_by_key(keys, ivals)[1])
 
 
-@pytest.mark.parametrize("n", [0, 1, 17, 4096, 4097, 300_001])
+@pytest.mark.parametrize("n", [0, 1, 17, 2047, 2048, 4095, 4096, 4097, 300_001])
 def test_bin_offsets_device(cp, n):
     rng = np.random.default_rng(n)
     bins = np.sort(rng.integers(0, 1000, size=n)).astype(np.int16)

@@ -282,7 +282,7 @@ GAP = 1 << 16
 def m_bins_walk(name, grid, bins, n, n_bins, out, rec):
     b = mem(bins, np_type(targs(name)[0]), n).astype(object)
     r = mem(rec, np.uint64, 3)
-    assert grid[0] * TILE >= n + 1
+    assert grid[0] * ks._WALK_TILE >= n + 1
     outside = [i for i, x in enumerate(b) if x < 0 or x >= n_bins]
     v = [-1 if x < 0 or x >= n_bins else int(x) for x in b] + [n_bins]
     bad = [i for i in range(1, n) if v[i] < v[i - 1]]

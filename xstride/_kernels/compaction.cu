@@ -27,6 +27,9 @@
 // after another (32 stores a step, so that a few long gaps do not leave one thread
 // with all their bins). Nothing is written where out is null (the check alone).
 #define XS_SEG_GAP (1ll << 16)
+// elements a thread of the walk takes (a tile: XS_SEG_THREADS of them)
+#define XS_SEG_WALK_ITEMS 16
+#define XS_SEG_WALK_TILE (XS_SEG_THREADS * XS_SEG_WALK_ITEMS)
 template <typename K>
 __device__ __forceinline__ long long xs_seg_bin_in(K b, long long n_bins)
 {
@@ -41,17 +44,17 @@ xs_seg_bins_walk(const K* __restrict__ bins, long long n, long long n_bins,
     // element i = tile + j * THREADS + warp * 32 + lane; the predecessor of a warp's
     // lane 0 is lane 31 of the warp before (of item j - 1 for warp 0), passed through
     // shared memory; the tile's first element's is one load, issued with the others
-    __shared__ long long s_last[XS_SEG_ITEMS][XS_SEG_THREADS / 32];
+    __shared__ long long s_last[XS_SEG_WALK_ITEMS][XS_SEG_THREADS / 32];
     const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
-    const long long tile = (long long)blockIdx.x * XS_SEG_TILE;
+    const long long tile = (long long)blockIdx.x * XS_SEG_WALK_TILE;
     const long long base = tile + threadIdx.x;
-    long long v[XS_SEG_ITEMS];
+    long long v[XS_SEG_WALK_ITEMS];
     unsigned long long bad = ~0ull, outside = ~0ull;
     int gap_over = 0;
     long long before = -1;   // thread 0: the bin before the tile
     if (threadIdx.x == 0 && tile > 0 && tile <= n) before = xs_seg_bin_in(bins[tile - 1], n_bins);
 #pragma unroll
-    for (int j = 0; j < XS_SEG_ITEMS; ++j) {    // every load first
+    for (int j = 0; j < XS_SEG_WALK_ITEMS; ++j) {    // every load first
         const long long i = base + j * XS_SEG_THREADS;
         v[j] = n_bins;
         if (i < n) {
@@ -61,11 +64,11 @@ xs_seg_bins_walk(const K* __restrict__ bins, long long n, long long n_bins,
     }
     if (lane == 31u) {
 #pragma unroll
-        for (int j = 0; j < XS_SEG_ITEMS; ++j) s_last[j][warp] = v[j];
+        for (int j = 0; j < XS_SEG_WALK_ITEMS; ++j) s_last[j][warp] = v[j];
     }
     __syncthreads();
 #pragma unroll
-    for (int j = 0; j < XS_SEG_ITEMS; ++j) {
+    for (int j = 0; j < XS_SEG_WALK_ITEMS; ++j) {
         const long long i = base + j * XS_SEG_THREADS;
         long long prev = __shfl_up_sync(XS_SEG_FULL, v[j], 1);
         if (lane == 0u) {

@@ -40,7 +40,8 @@ _COMPACT_SOURCE = "compaction.cu"
 _VOX_SOURCE = "voxels.cu"
 _THREADS = 256
 _WARPS_PER_BLOCK = _THREADS // 32
-_TILE = 256 * 16          # XS_SEG_TILE of segments.cu
+_TILE = 256 * 16          # XS_SEG_TILE of compaction.cu
+_WALK_TILE = 256 * 16     # XS_SEG_WALK_TILE of compaction.cu (bin_offsets' walk)
 #: XS_SEG_STAGE of segments.cu: the run heads a tile of the count pass stages
 _STAGE = 256
 _SCAN_THREADS = 1024
@@ -370,7 +371,7 @@ def bin_offsets(bins, n_bins: int):
     except MemoryError:   # bad bins are named before the offsets' size
         out = None
     rec = _record(3)
-    _launch(family[0], family, _tiles(n + 1), _THREADS,
+    _launch(family[0], family, -(-(n + 1) // _WALK_TILE), _THREADS,
             [ptr(b.data.ptr), n, n_bins, ptr(0 if out is None else out.data.ptr),
              ptr(rec.data.ptr)], _COMPACT_SOURCE)
     bad, outside, gaps_written = _read(rec)
