@@ -309,7 +309,7 @@ def bin_offsets(sorted_bins, n_bins):
         2**63 - 1 bytes); ``sorted_bins`` not 1-D, holding a bin outside
         ``[0, n_bins)`` (the message names the first such position) or not sorted (the
         first position ``i`` with ``bins[i] < bins[i - 1]``). On CuPy both checks run
-        on the device; one 16-byte record is read back.
+        on the device; one 24-byte record is read back.
     MemoryError
         The ``(n_bins + 1,)`` offsets do not fit in memory (the message gives their
         size).
