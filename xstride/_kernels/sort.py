@@ -105,7 +105,8 @@ def _plan_passes(plan, ct: str, cs: str, ci: str, vbytes: int = 0) -> list:
     30-bit sort 1.27 s in one module; 2026-12-01)."""
     last = plan.passes - 1
     return [_pass_expr(_pass_types(_position(p, plan.passes), ct, cs, ci), plan.items,
-                       plan.min_blocks, vbytes if p == last else 0)
+                       plan.carry_min_blocks if p == last and vbytes else plan.min_blocks,
+                       vbytes if p == last else 0)
             for p in range(plan.passes)]
 
 

@@ -30,11 +30,15 @@ THREADS = 256
 #: so the tile and its counters fit the 48 KiB of static shared memory), and
 #: ``min_blocks``, blocks per SM the compiler must fit (``__launch_bounds__``; 3 keeps
 #: a thread at 80 registers, where NVRTC for sm_90 gives 113 unbounded for 64-bit
-#: keys). Both are template arguments of ``xs_radix_onesweep``. ``narrow``: the passes
+#: keys). Both are template arguments of ``xs_radix_onesweep``. ``carry_min_blocks``:
+#: ``min_blocks`` of the pass that also gathers a value array (the last; 120 registers
+#: at 2, where 3 spilled 168 bytes; H200, 2026-12-03, 2**26 30-bit keys with an int64
+#: payload: 5.07 ms against 5.10-5.13 at 3). ``narrow``: the passes
 #: move the keys as the narrowest unsigned type that holds the sorted bits (see
 #: :attr:`RadixPlan.sort_itemsize`); ``narrow_index``: the permutation moves between
 #: passes as uint32 when n <= 2**32 (:attr:`RadixPlan.index_itemsize`).
-TUNING = {"items": 15, "min_blocks": 3, "narrow": True, "narrow_index": True}
+TUNING = {"items": 15, "min_blocks": 3, "carry_min_blocks": 2, "narrow": True,
+          "narrow_index": True}
 #: Keys per tile at the default tuning.
 ITEMS = TUNING["items"]
 TILE = THREADS * ITEMS
@@ -95,8 +99,9 @@ class RadixPlan:
         Bytes of a permutation entry between passes: 4 (uint32) when :data:`TUNING`
         says ``narrow_index``, n <= 2**32 and there are two passes or more (the first
         pass writes them as uint32, the last reads uint32 and writes int64), else 8.
-    items, min_blocks : int
-        The tuning of the pass (:data:`TUNING` when the plan was made).
+    items, min_blocks, carry_min_blocks : int
+        The tuning of the pass (:data:`TUNING` when the plan was made);
+        ``carry_min_blocks`` is the last pass's ``min_blocks`` when it gathers values.
     tile : int
         Keys per tile, ``THREADS * items``.
     ntiles : int
@@ -117,6 +122,7 @@ class RadixPlan:
     index_itemsize: int
     items: int
     min_blocks: int
+    carry_min_blocks: int
     tile: int
     ntiles: int
     scratch_words: int
@@ -134,7 +140,8 @@ def plan_radix(n: int, itemsize: int, signed: bool, bits: int) -> RadixPlan:
     shifts = tuple(DIGIT_BITS * p for p in range(passes))
     masks = tuple((1 << min(DIGIT_BITS, bits - s)) - 1 for s in shifts)
     items, min_blocks = int(TUNING["items"]), int(TUNING["min_blocks"])
-    if not 1 <= items <= MAX_ITEMS or min_blocks < 1:
+    carry_min_blocks = int(TUNING.get("carry_min_blocks", min_blocks))
+    if not 1 <= items <= MAX_ITEMS or min_blocks < 1 or carry_min_blocks < 1:
         raise error(ValueError, "plan_radix", f"tuning {TUNING} out of range")
     tile = THREADS * items
     ntiles = -(-n // tile)
@@ -146,5 +153,6 @@ def plan_radix(n: int, itemsize: int, signed: bool, bits: int) -> RadixPlan:
     return RadixPlan(n=n, itemsize=itemsize, signed=signed, bits=bits, passes=passes,
                      shifts=shifts, masks=masks, flip=flip_of(itemsize, signed),
                      sort_itemsize=sort_itemsize, index_itemsize=index_itemsize, items=items,
-                     min_blocks=min_blocks, tile=tile, ntiles=ntiles,
+                     min_blocks=min_blocks, carry_min_blocks=carry_min_blocks, tile=tile,
+                     ntiles=ntiles,
                      scratch_words=SCRATCH_STATUS + ntiles * BINS)
