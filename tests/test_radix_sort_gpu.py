@@ -292,10 +292,12 @@ def test_strided_keys_values_2d_and_empty(poisoned):
                                       (np.int64, 1), (np.complex64, 1), (np.float32, 2),
                                       (np.uint16, 4), (np.bool_, 8)])
 @pytest.mark.parametrize("bits", [8, 30, 64])
-def test_the_last_pass_gathers_one_word_rows(poisoned, vdtype, k, bits):
-    """Value rows of one 1-, 2-, 4- or 8-byte word ride in the last pass: their bits
-    (NaN payloads included) are those of NumPy's gather; the rows after them, and rows
-    of other sizes, are gathered by ``take``."""
+def test_one_word_rows_ride_in_the_passes(poisoned, vdtype, k, bits):
+    """Value rows of one 1-, 2-, 4- or 8-byte word ride in the sort's passes (carried
+    through each of the one and four passes of 8 and 30 bits, gathered by the last of
+    the eight passes of 64 bits): their bits (NaN payloads included) are those of
+    NumPy's gather; the rows after them, and rows of other sizes, are gathered by
+    ``take``."""
     cp = poisoned
     rng = np.random.default_rng(bits + k)
     n = 9 * TILE + 17

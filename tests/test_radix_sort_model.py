@@ -65,6 +65,7 @@ class Device:
         self.modules = []   # the name expressions of each module compiled
         self.walks = {"at once": 0, "through aggregates": 0}
         self.gathers = []   # VBYTES of each pass
+        self.carried = []   # CARRY of each pass
 
     def run(self, name: str, grid, block, args):
         grid = grid[0] if isinstance(grid, tuple) else grid
@@ -110,15 +111,17 @@ class Device:
                                              for t in targs.split(",")[:5])
         items = int(targs.split(",")[5])
         vbytes = int(targs.split(",")[7]) if len(targs.split(",")) > 7 else 0
-        # the pass that gathers values has its own blocks per SM
+        carry = len(targs.split(",")) > 8 and targs.split(",")[8].strip() == "true"
+        # a pass that moves values has its own blocks per SM
         assert int(targs.split(",")[6]) == rp.TUNING["carry_min_blocks" if vbytes else "min_blocks"]
         assert K == kin_t and k_t.itemsize <= min(kin_t.itemsize, kout_t.itemsize)
         (kin, kout, iin, iout, n, flip, shift, mask, offs, status, counter, tag,
          vin, vout) = args
         # values only with VBYTES, and only in the pass that writes the int64 order
         assert (vin != 0) == (vout != 0) == (vbytes > 0)
-        assert not vbytes or iout_t == np.int64
+        assert not vbytes or carry or iout_t == np.int64   # a gather: the last pass
         self.gathers.append(vbytes)
+        self.carried.append(carry)
         flip &= (1 << (8 * k_t.itemsize)) - 1                   # (K)flip64
         assert grid == -(-n // (rp.THREADS * items))
         # the pass ranks keys as k_t: (K)keys_in[i] truncates to the narrow type
@@ -205,8 +208,14 @@ class Device:
             pos = base[dk] + np.arange(tile_n)
             keys_out[pos] = s_keys[:tile_n].astype(kout_t)
             idx_out[pos] = s_idx[:tile_n]
-            if vbytes:   # vals_out[at] = vals_in[s_idx[i]], rows as unsigned words
-                word_t = np.dtype(f"u{vbytes}")
+            word_t = np.dtype(f"u{vbytes}") if vbytes else None   # rows as unsigned words
+            if vbytes and carry:   # the rows of the tile move with its keys, by slot
+                s_val = np.zeros(tile_size, word_t)
+                vals_in = mem(vin, word_t, n)
+                for i, d, w, r in items_of:
+                    s_val[start[d] + warp_excl[w, d] + r] = vals_in[i]
+                mem(vout, word_t, n)[pos] = s_val[:tile_n]
+            elif vbytes:   # vals_out[at] = vals_in[s_idx[i]]
                 mem(vout, word_t, n)[pos] = mem(vin, word_t, n)[s_idx[:tile_n]]
 
 
@@ -510,6 +519,9 @@ def test_every_instantiation_compiles_with_nvrtc():
                 exprs += [ks._pass_expr(ks._pass_types(pos, ct, cs, ci), rp.ITEMS,
                                         rp.TUNING["carry_min_blocks"], vb)
                           for pos in ("last", "only") for vb in ks.GATHER_BYTES]
+                exprs += [ks._pass_expr(ks._pass_types(pos, ct, cs, ci), rp.ITEMS,
+                                        rp.TUNING["carry_min_blocks"], vb, True)
+                          for pos in ks.POSITIONS for vb in ks.GATHER_BYTES]
     triples = sorted(set(exprs))
     for expr in triples:
         kin, k, kout, iin, iout = (t.strip() for t in expr[expr.index("<") + 1:].split(",")[:5])
@@ -568,17 +580,42 @@ def test_a_sort_prefetches_its_modules(device, monkeypatch):
 @pytest.mark.parametrize("vdtype,k", [(np.int8, 1), (np.float16, 1), (np.float32, 1),
                                       (np.int64, 1), (np.complex64, 1), (np.float32, 2),
                                       (np.uint16, 4), (bool, 8)])
-def test_the_last_pass_gathers_one_word_rows(device, vdtype, k):
-    """The first value array whose rows are one word of 1, 2, 4 or 8 bytes is carried
-    by the last pass (VBYTES); the rest by ``take``; the bits are those of a gather."""
+@pytest.mark.parametrize("carry_passes", [0, 2])
+def test_one_word_rows_ride_in_the_passes(device, vdtype, k, carry_passes, monkeypatch):
+    """The first value array whose rows are one word of 1, 2, 4 or 8 bytes moves in the
+    sort's own passes (VBYTES): through every pass (CARRY) when the sort has at most
+    ``carry_passes`` passes, else gathered by the last pass; the rest by ``take``; the
+    bits are those of a gather either way."""
+    monkeypatch.setitem(rp.TUNING, "carry_passes", carry_passes)
     rng = np.random.default_rng(k)
     n = 5 * rp.TILE + 11
-    keys = rng.integers(0, 3000, size=n).astype(np.uint32)
+    keys = rng.integers(0, 3000, size=n).astype(np.uint32)   # 12 bits: two passes
     raw = rng.integers(0, 256, size=(n, k * np.dtype(vdtype).itemsize), dtype=np.uint8)
     v = raw.view(vdtype).reshape(n, k) if k > 1 else raw.view(vdtype).reshape(n)
     wide = rng.normal(size=(n, 3))
     check(device, keys, wide, v, v[::-1].copy())
-    assert device.gathers == [0] * (len(device.gathers) - 1) + [np.dtype(vdtype).itemsize * k]
+    word = np.dtype(vdtype).itemsize * k
+    if carry_passes:
+        assert device.gathers == [word, word] and device.carried == [True, True]
+    else:
+        assert device.gathers == [0, word] and device.carried == [False, False]
+
+
+def test_carry_follows_the_number_of_passes(device, monkeypatch):
+    """At the default tuning a sort of up to ``carry_passes`` passes carries its values
+    through each of them; a longer sort gathers them in its last pass."""
+    rng = np.random.default_rng(7)
+    n = 3 * rp.TILE + 5
+    limit = rp.TUNING["carry_passes"]
+    keys = rng.integers(0, 1 << (8 * limit), size=n, dtype=np.uint64)
+    payload = rng.integers(-2**40, 2**40, size=n)
+    check(device, keys, payload, key_bits=8 * limit)
+    assert device.carried == [True] * limit and device.gathers == [8] * limit
+    device.carried.clear()
+    device.gathers.clear()
+    check(device, keys, payload, key_bits=8 * limit + 1)
+    assert device.carried == [False] * (limit + 1)
+    assert device.gathers == [0] * limit + [8]
 
 
 def test_rows_not_one_word_are_taken(device):
@@ -591,9 +628,12 @@ def test_rows_not_one_word_are_taken(device):
     assert set(device.gathers) == {0}
 
 
-def test_one_pass_gathers_too(device):
+@pytest.mark.parametrize("carry_passes", [0, 1])
+def test_one_pass_moves_values_too(device, carry_passes, monkeypatch):
+    monkeypatch.setitem(rp.TUNING, "carry_passes", carry_passes)
     rng = np.random.default_rng(4)
     n = 3 * rp.TILE
     keys = rng.integers(0, 200, size=n).astype(np.uint8)
     got = check(device, keys, np.arange(n, dtype=np.int64) * 3)
     assert device.gathers == [8] and got[2].dtype == np.int64
+    assert device.carried == [bool(carry_passes)]

@@ -233,15 +233,18 @@ template <> struct xs_radix_word<8> { typedef unsigned long long type; };
 // in the last, as for the keys); shift/mask: this place's digit; bin_offsets: (256,) the
 // place's exclusive digit offsets (xs_radix_offsets); status: (ntiles * 256,) look-back
 // words, zeroed by the host before the first pass; tile_counter: this pass's own
-// counter, zeroed by the host; tag: pass + 1; vals_in/vals_out: with VBYTES > 0 (the
-// last or only pass), (n,) value rows of VBYTES bytes in the input's order and the
-// output for them in sorted order (vals_out[j] = vals_in[idx_out[j]]: the gather of
-// sort_by_key's first value array, done here instead of by a launch of its own), else
-// null. Grid: ntiles = ceil(n / TILE) blocks of 256 threads. MINB: blocks per SM the
-// compiler must fit (__launch_bounds__; 3 caps a thread at 80 registers, which the pass
-// that gathers values exceeds: it takes 2), tuning knobs of xstride/_plans/radix_sort.py.
+// counter, zeroed by the host; tag: pass + 1; vals_in/vals_out: with VBYTES > 0, (n,)
+// value rows of VBYTES bytes, else null. Without CARRY (the last or only pass) vals_in
+// is in the input's order and vals_out[j] = vals_in[idx_out[j]] (the gather of
+// sort_by_key's first value array, done here instead of by a launch of its own: one
+// random read a row). With CARRY (every pass of the sort) vals_in is in this pass's
+// input order and its rows move with the keys, read in order and written through the
+// same slots of the tile: no random read, at the cost of a pass over the values each
+// pass. Grid: ntiles = ceil(n / TILE) blocks of 256 threads. MINB: blocks per SM the
+// compiler must fit (__launch_bounds__; 3 caps a thread at 80 registers, which a pass
+// that moves values exceeds: it takes 2), tuning knobs of xstride/_plans/radix_sort.py.
 template <typename KIN, typename K, typename KOUT, typename IIN, typename IOUT, int ITEMS,
-          int MINB, int VBYTES = 0>
+          int MINB, int VBYTES = 0, bool CARRY = false>
 __global__ void __launch_bounds__(XS_RADIX_THREADS, MINB)
 xs_radix_onesweep(const KIN* __restrict__ keys_in, KOUT* __restrict__ keys_out,
                   const IIN* __restrict__ idx_in, IOUT* __restrict__ idx_out,
@@ -341,6 +344,18 @@ xs_radix_onesweep(const KIN* __restrict__ keys_in, KOUT* __restrict__ keys_out,
             s_keys[rd[j]] = key[j];
         }
     }
+    // carried values: this pass's rows of the tile's keys, in order (issued now, when the
+    // keys' registers are free; they arrive while the keys and the permutation go out)
+    typedef typename xs_radix_word<VBYTES == 0 ? 8 : VBYTES>::type V;
+    V val[CARRY ? ITEMS : 1];
+    if constexpr (CARRY) {
+        const V* __restrict__ vin = static_cast<const V*>(vals_in);
+#pragma unroll
+        for (int j = 0; j < ITEMS; ++j) {
+            const long long i = seg + j * 32 + lane;
+            if (i < n) val[j] = vin[i];
+        }
+    }
     __syncthreads();
     const long long rem = n - t0;
     const int tile_n = rem < TILE ? (int)rem : TILE;
@@ -366,17 +381,32 @@ xs_radix_onesweep(const KIN* __restrict__ keys_in, KOUT* __restrict__ keys_out,
         if (i < n) s_idx[rd[j]] = ix[j];
     }
     __syncthreads();
-    if constexpr (VBYTES == 0) {
+    if constexpr (VBYTES == 0 || CARRY) {
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) {
             const int i = k * XS_RADIX_THREADS + threadIdx.x;
             if (i < tile_n) idx_out[s_base[dig[k]] + i] = s_idx[i];
         }
-    } else {
+    }
+    if constexpr (CARRY) {
+        // the carried values through the same slots
+        __syncthreads();   // every index read from s_buf before the values overwrite it
+        V* s_v = reinterpret_cast<V*>(s_buf);
+#pragma unroll
+        for (int j = 0; j < ITEMS; ++j) {
+            if (rd[j] != XS_RADIX_NONE) s_v[rd[j]] = val[j];
+        }
+        __syncthreads();
+        V* __restrict__ vout = static_cast<V*>(vals_out);
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) {
+            const int i = k * XS_RADIX_THREADS + threadIdx.x;
+            if (i < tile_n) vout[s_base[dig[k]] + i] = s_v[i];
+        }
+    } else if constexpr (VBYTES > 0) {
         // the last pass: the values' rows too, each gathered from its original index
         // (the permutation's entry) and written where the index goes; every load of
         // the tile is issued before the first store
-        typedef typename xs_radix_word<VBYTES>::type V;
         const V* __restrict__ vin = static_cast<const V*>(vals_in);
         V* __restrict__ vout = static_cast<V*>(vals_out);
         V v[ITEMS];

@@ -92,8 +92,9 @@ def _pass_types(pos: str, ct: str, cs: str, ci: str) -> tuple:
             "middle": (cs, cs, cs, ci, ci), "last": (cs, cs, ct, ci, w)}[pos]
 
 
-def _pass_expr(types: tuple, items: int, min_blocks: int, vbytes: int = 0) -> str:
-    tail = f", {vbytes}" if vbytes else ""
+def _pass_expr(types: tuple, items: int, min_blocks: int, vbytes: int = 0,
+               carry: bool = False) -> str:
+    tail = (f", {vbytes}" + (", true" if carry else "")) if vbytes else ""
     return f"xs_radix_onesweep<{', '.join(types)}, {items}, {min_blocks}{tail}>"
 
 
@@ -104,9 +105,10 @@ def _plan_passes(plan, ct: str, cs: str, ci: str, vbytes: int = 0) -> list:
     one pass instantiation took 0.45 s of NVRTC time on the H200 host, the three of a
     30-bit sort 1.27 s in one module; 2026-12-01)."""
     last = plan.passes - 1
+    carry = plan.carries(vbytes)
     return [_pass_expr(_pass_types(_position(p, plan.passes), ct, cs, ci), plan.items,
-                       plan.carry_min_blocks if p == last and vbytes else plan.min_blocks,
-                       vbytes if p == last else 0)
+                       plan.pass_min_blocks(vbytes, p == last),
+                       vbytes if carry or p == last else 0, carry)
             for p in range(plan.passes)]
 
 
@@ -196,14 +198,22 @@ def radix_sort(keys, key_bits=None, values=None) -> tuple:
     iouts = _buffers(cp, n, plan.passes, np.dtype(np.uint32 if ci != _WIDE_INDEX else np.int64),
                      np.dtype(np.int64))
     vout = cp.empty_like(values) if vbytes else None
+    last = plan.passes - 1
+    if plan.carries(vbytes):   # the values move with the keys: ping-pong words too
+        word = np.dtype(f"u{vbytes}")
+        vouts = [v.data.ptr for v in _buffers(cp, n, plan.passes - 1, word, word)] \
+            + [vout.data.ptr]
+        vins = [values.data.ptr] + vouts[:-1]
+    else:                      # the last pass gathers them (or there are none)
+        vins = [0] * last + [values.data.ptr if vbytes else 0]
+        vouts = [0] * last + [vout.data.ptr if vbytes else 0]
     kin, iin = ukeys.data.ptr, 0          # pass 0: the caller's keys, the identity
     for p in range(plan.passes):
         sweep = _sweep(sweeps[p], plan)
         kout, iout = kouts[p], iouts[p]
-        vals = (values.data.ptr, vout.data.ptr) if vbytes and p == plan.passes - 1 else (0, 0)
         sweep(kin, kout.data.ptr, iin, iout.data.ptr, plan.shifts[p], plan.masks[p],
               hist + 8 * rp.BINS * p, status, base + 8 * (rp.SCRATCH_COUNTERS + p), p + 1,
-              *vals)
+              vins[p], vouts[p])
         kin, iin = kout.data.ptr, iout.data.ptr
     return kout.view(keys.dtype), iout, vout
 

@@ -33,12 +33,16 @@ THREADS = 256
 #: keys). Both are template arguments of ``xs_radix_onesweep``. ``carry_min_blocks``:
 #: ``min_blocks`` of the pass that also gathers a value array (the last; 120 registers
 #: at 2, where 3 spilled 168 bytes; H200, 2026-12-03, 2**26 30-bit keys with an int64
-#: payload: 5.07 ms against 5.10-5.13 at 3). ``narrow``: the passes
+#: payload: 5.07 ms against 5.10-5.13 at 3); the passes that carry values too.
+#: ``carry_passes``: a sort of at most this many passes carries its first one-word
+#: value array through every pass (read in order, written with the keys) instead of
+#: gathering it in the last pass (one random read a row; see
+#: :meth:`RadixPlan.carries`). ``narrow``: the passes
 #: move the keys as the narrowest unsigned type that holds the sorted bits (see
 #: :attr:`RadixPlan.sort_itemsize`); ``narrow_index``: the permutation moves between
 #: passes as uint32 when n <= 2**32 (:attr:`RadixPlan.index_itemsize`).
-TUNING = {"items": 15, "min_blocks": 3, "carry_min_blocks": 2, "narrow": True,
-          "narrow_index": True}
+TUNING = {"items": 15, "min_blocks": 3, "carry_min_blocks": 2, "carry_passes": 4,
+          "narrow": True, "narrow_index": True}
 #: Keys per tile at the default tuning.
 ITEMS = TUNING["items"]
 TILE = THREADS * ITEMS
@@ -99,9 +103,9 @@ class RadixPlan:
         Bytes of a permutation entry between passes: 4 (uint32) when :data:`TUNING`
         says ``narrow_index``, n <= 2**32 and there are two passes or more (the first
         pass writes them as uint32, the last reads uint32 and writes int64), else 8.
-    items, min_blocks, carry_min_blocks : int
+    items, min_blocks, carry_min_blocks, carry_passes : int
         The tuning of the pass (:data:`TUNING` when the plan was made);
-        ``carry_min_blocks`` is the last pass's ``min_blocks`` when it gathers values.
+        ``carry_min_blocks`` is the ``min_blocks`` of a pass that moves values.
     tile : int
         Keys per tile, ``THREADS * items``.
     ntiles : int
@@ -123,9 +127,25 @@ class RadixPlan:
     items: int
     min_blocks: int
     carry_min_blocks: int
+    carry_passes: int
     tile: int
     ntiles: int
     scratch_words: int
+
+    def carries(self, vbytes: int) -> bool:
+        """True when a value array of one ``vbytes``-byte word a row (0: none) moves with
+        the keys through every pass; False when the last pass gathers it (or there is
+        none). Carrying reads and writes the values once a pass, in tile order;
+        gathering reads each row once at a random place, which costs a DRAM burst a
+        row: on the H200 the four passes of 2**26 30-bit keys with an int64 payload
+        took about 1.3 ms more in the gathering last pass than in a pass without
+        values (Nsight Compute, 2026-12-03)."""
+        return vbytes > 0 and 0 < self.passes <= self.carry_passes
+
+    def pass_min_blocks(self, vbytes: int, last: bool) -> int:
+        """``min_blocks`` of a pass: ``carry_min_blocks`` where it moves values."""
+        moves = self.carries(vbytes) or (vbytes > 0 and last)
+        return self.carry_min_blocks if moves else self.min_blocks
 
 
 def plan_radix(n: int, itemsize: int, signed: bool, bits: int) -> RadixPlan:
@@ -141,7 +161,9 @@ def plan_radix(n: int, itemsize: int, signed: bool, bits: int) -> RadixPlan:
     masks = tuple((1 << min(DIGIT_BITS, bits - s)) - 1 for s in shifts)
     items, min_blocks = int(TUNING["items"]), int(TUNING["min_blocks"])
     carry_min_blocks = int(TUNING.get("carry_min_blocks", min_blocks))
-    if not 1 <= items <= MAX_ITEMS or min_blocks < 1 or carry_min_blocks < 1:
+    carry_passes = int(TUNING.get("carry_passes", 0))
+    if not 1 <= items <= MAX_ITEMS or min_blocks < 1 or carry_min_blocks < 1 \
+            or carry_passes < 0:
         raise error(ValueError, "plan_radix", f"tuning {TUNING} out of range")
     tile = THREADS * items
     ntiles = -(-n // tile)
@@ -153,6 +175,6 @@ def plan_radix(n: int, itemsize: int, signed: bool, bits: int) -> RadixPlan:
     return RadixPlan(n=n, itemsize=itemsize, signed=signed, bits=bits, passes=passes,
                      shifts=shifts, masks=masks, flip=flip_of(itemsize, signed),
                      sort_itemsize=sort_itemsize, index_itemsize=index_itemsize, items=items,
-                     min_blocks=min_blocks, carry_min_blocks=carry_min_blocks, tile=tile,
-                     ntiles=ntiles,
+                     min_blocks=min_blocks, carry_min_blocks=carry_min_blocks,
+                     carry_passes=carry_passes, tile=tile, ntiles=ntiles,
                      scratch_words=SCRATCH_STATUS + ntiles * BINS)
