@@ -242,6 +242,27 @@ def test_run_length_encode_staged_tiles(poisoned, dtype):
     np.testing.assert_array_equal(red.get(), alg.reduce_by_key(keys, vals)[1])
 
 
+@pytest.mark.parametrize("dtype", ["int8", "uint16", "int32", "uint64"])
+@pytest.mark.parametrize("n", [1, 4095, 4096, 4097, 3 * 4096 + 5, 1 << 20])
+def test_runs_every_tile_staged(poisoned, dtype, n):
+    """Runs of 16 to 63 keys: every tile of 4096 stages its heads and the light copy
+    (``xs_seg_copy_staged``) moves them; tile edges, a partial last tile, many tiles."""
+    cp = poisoned
+    lens = np.random.default_rng(n).integers(16, 64, size=n // 16 + 1)
+    keys = np.repeat(np.arange(lens.size), lens)[:n]
+    keys = np.sort(keys % 120) if dtype == "int8" else keys
+    keys = keys.astype(dtype)
+    u, c = alg.run_length_encode(cp.asarray(keys))
+    hu, hc = alg.run_length_encode(keys)
+    np.testing.assert_array_equal(u.get(), hu)
+    np.testing.assert_array_equal(c.get(), hc)
+    vals = np.random.default_rng(1).normal(size=(n, 3)).astype(np.float32)
+    uk, red = alg.reduce_by_key(cp.asarray(keys), cp.asarray(vals))
+    np.testing.assert_array_equal(uk.get(), hu)
+    want = alg.reduce_by_key(keys, vals)[1]
+    np.testing.assert_allclose(red.get(), want, rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.parametrize("longest", [3, 256, 257, 4096, 4097, 10_000])
 @pytest.mark.parametrize("short", [3, 40])
 def test_reduce_by_key_runs_around_the_tested_lengths(cp, longest, short):

@@ -244,8 +244,26 @@ def m_count(name, grid, src, n, thr, counts, check, rec, stage_pos, stage_key):
 def m_scan_tiles(name, grid, counts, n_tiles, rec):
     c = mem(counts, np.int64, n_tiles)
     total = int(c.sum())
+    over = bool((c > STAGE).any())   # some tile did not stage its heads
     c[:] = np.concatenate([[0], np.cumsum(c)[:-1]])
-    mem(rec, np.uint64, 2)[1] = total
+    r = mem(rec, np.uint64, 5)
+    r[1] = total
+    if over:
+        r[4] = 0
+
+
+def m_copy_staged(name, grid, offsets, tiles, total, stage_pos, stage_key, dst, idx):
+    W = np_type(targs(name)[0])
+    assert grid[0] == tiles
+    starts = mem(offsets, np.int64, tiles)
+    ends = np.append(starts[1:], total)
+    assert (ends - starts <= STAGE).all(), "a tile that did not stage its heads"
+    for b in range(tiles):
+        cnt = int(ends[b] - starts[b])
+        mem(idx, np.int64, total)[starts[b]:ends[b]] = \
+            mem(stage_pos, np.int64, tiles * STAGE)[b * STAGE:b * STAGE + cnt]
+        mem(dst, W, total)[starts[b]:ends[b]] = \
+            mem(stage_key, W, tiles * STAGE)[b * STAGE:b * STAGE + cnt]
 
 
 def m_scatter(name, grid, flags, n, thr, offsets, src, row_words, dst, idx, stage_pos,
@@ -363,6 +381,7 @@ MODELS = {"xs_vox_bounds": m_vox_bounds, "xs_seg_close": m_close, "xs_vox_keys":
           "xs_seg_thread": m_thread, "xs_seg_warp": m_warp, "xs_seg_combine": m_combine,
           "xs_seg_offsets_stats": m_offsets_stats, "xs_seg_count": m_count,
           "xs_seg_scan_tiles": m_scan_tiles, "xs_seg_scatter": m_scatter,
+          "xs_seg_copy_staged": m_copy_staged,
           "xs_seg_bins_walk": m_bins_walk, "xs_seg_bins_fill": m_bins_fill}
 
 
@@ -508,6 +527,30 @@ def test_runs_staged_tiles_played(dev, dtype):
     assert names(dev) == ["xs_seg_count", "xs_seg_scan_tiles", "xs_seg_scatter", "xs_seg_close"]
 
 
+def every_tile_staged_keys(dtype, n: int, seed: int = 0) -> np.ndarray:
+    """Sorted keys of n elements in runs of 16 to 63 (at most 256 heads a tile of 4096,
+    so every tile stages its heads)."""
+    lens = np.random.default_rng(seed).integers(16, 64, size=n // 16 + 1)
+    return np.repeat(np.arange(lens.size), lens)[:n].astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint16", "int32", "uint64"])
+@pytest.mark.parametrize("n", [1, 4095, 4096, 3 * 4096 + 5])
+def test_runs_every_tile_staged_played(dev, dtype, n):
+    """When every tile staged its heads (the tile scan's record says so), the light copy
+    moves them and the scatter is not launched."""
+    keys = every_tile_staged_keys(dtype, n, seed=n)
+    if dtype == "int8":
+        keys = (keys % 100).astype(dtype)
+        keys.sort()
+    u, c = alg.run_length_encode(dev.asarray(keys))
+    hu, hc = alg.run_length_encode(keys)
+    np.testing.assert_array_equal(u.get(), hu)
+    np.testing.assert_array_equal(c.get(), hc)
+    assert names(dev) == ["xs_seg_count", "xs_seg_scan_tiles", "xs_seg_copy_staged",
+                          "xs_seg_close"]
+
+
 def test_runs_without_room_for_the_stage_played(dev, monkeypatch):
     """Where the stage does not fit, the scatter reads every tile's keys again."""
     keys = staged_keys("int32")
@@ -650,7 +693,12 @@ def test_reduce_by_key_bounds_the_longest_run_in_the_check(dev, longest, stats, 
     assert_close("sum", vals, offs, red.get(), hred)
     walk = names(dev)
     assert ("xs_seg_offsets_stats" in walk) == stats, walk
-    assert walk[:3] == ["xs_seg_count", "xs_seg_scan_tiles", "xs_seg_scatter"]
+    # the heads move by the light copy only when every tile of 4096 keys holds <= 256
+    heads = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
+    staged = np.bincount(heads // TILE).max() <= STAGE
+    assert walk[:3] == ["xs_seg_count", "xs_seg_scan_tiles",
+                        "xs_seg_copy_staged" if staged else "xs_seg_scatter"]
+    assert staged == (mean == "long")
 
 
 @pytest.mark.parametrize("n, n_seg, row_bytes, short", [

@@ -20,7 +20,8 @@ INT_KEYS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uin
 # bytes of each parameter as segments.py packs them: P pointer/long long (8), i int (4)
 PARAMS = {"xs_seg_thread": "PPqqqqP", "xs_seg_warp": "PPPqqqqqPP",
           "xs_seg_combine": "PPPqqqqP", "xs_seg_offsets_stats": "PqP", "xs_seg_count": "PqqPiPPP",
-          "xs_seg_scan_tiles": "PqP", "xs_seg_scatter": "PqqPPqPPPPq", "xs_seg_bins_walk": "PqqPP",
+          "xs_seg_scan_tiles": "PqP", "xs_seg_scatter": "PqqPPqPPPPq",
+          "xs_seg_copy_staged": "PqqPPPP", "xs_seg_bins_walk": "PqqPP",
           "xs_seg_bins_fill": "PqqP", "xs_seg_close": "PqqP", "xs_vox_bounds": "PqqqP", "xs_vox_keys": "PqqqqqqqqqqqqP"}
 
 
@@ -52,6 +53,7 @@ def every_compaction_name() -> list[str]:
         names += [f"xs_seg_count<1, {kt}>",
                   f"xs_seg_scatter<1, {kt}, {ks._WORDS[np.dtype(key).itemsize]}>",
                   f"xs_seg_bins_walk<{kt}>", f"xs_seg_bins_fill<{kt}>"]
+    names += [f"xs_seg_copy_staged<{w}>" for w in words]
     return names + [ks._SCAN_TILES, ks._CLOSE]
 
 

@@ -269,21 +269,69 @@ xs_seg_count(const K* __restrict__ src, long long n, long long thr,
 }
 
 // Pass 2 (one block): counts[0..n_tiles) becomes its exclusive prefix sum; the total
-// goes to rec[1].
+// goes to rec[1], and rec[4] becomes 0 when some tile counted more than XS_SEG_STAGE
+// (then not every tile's run heads were staged). Each thread takes XS_SEG_SCAN_ITEMS
+// consecutive counts of a chunk, every load issued before the block's scan (a count a
+// thread and a scan a step waited on one load at a time: 24 us for 16384 tiles on the
+// H200, 2026-12-03).
+#define XS_SEG_SCAN_ITEMS 16
 XS_ON_REQUEST __global__ void __launch_bounds__(1024)
 xs_seg_scan_tiles(long long* __restrict__ counts, long long n_tiles,
                   unsigned long long* __restrict__ rec)
 {
     long long carry = 0;
-    for (long long b = 0; b < n_tiles; b += blockDim.x) {
-        const long long i = b + threadIdx.x;
-        const long long v = i < n_tiles ? counts[i] : 0;
+    int over = 0;
+    const long long chunk = (long long)blockDim.x * XS_SEG_SCAN_ITEMS;
+    for (long long b = 0; b < n_tiles; b += chunk) {
+        const long long first = b + (long long)threadIdx.x * XS_SEG_SCAN_ITEMS;
+        long long v[XS_SEG_SCAN_ITEMS];
+#pragma unroll
+        for (int k = 0; k < XS_SEG_SCAN_ITEMS; ++k) {
+            v[k] = first + k < n_tiles ? counts[first + k] : 0;
+        }
+        long long sum = 0;
+#pragma unroll
+        for (int k = 0; k < XS_SEG_SCAN_ITEMS; ++k) {
+            sum += v[k];
+            over |= v[k] > XS_SEG_STAGE;
+        }
         long long total;
-        const long long ex = xstride_block_exclusive_sum(v, &total);
-        if (i < n_tiles) counts[i] = carry + ex;
+        long long ex = carry + xstride_block_exclusive_sum(sum, &total);
+#pragma unroll
+        for (int k = 0; k < XS_SEG_SCAN_ITEMS; ++k) {
+            if (first + k < n_tiles) counts[first + k] = ex;
+            ex += v[k];
+        }
         carry += total;
     }
-    if (threadIdx.x == 0) rec[1] = (unsigned long long)carry;
+    over = __syncthreads_or(over);
+    if (threadIdx.x == 0) {
+        rec[1] = (unsigned long long)carry;
+        if (over) rec[4] = 0ull;
+    }
+}
+
+// Pass 3 of runs whose every tile staged its heads in the count pass (rec[4] of the
+// scan still all ones): tile blockIdx.x's heads move from its XS_SEG_STAGE slots to
+// their place, thread r the r-th (positions to idx, keys to dst). The scatter does the
+// same inside its own launch, whose 92 registers a thread left 2 blocks an SM for this
+// copy (60 us for 16384 tiles on the H200, 2026-12-03); this kernel needs few.
+template <typename W>
+__global__ void __launch_bounds__(XS_SEG_THREADS)
+xs_seg_copy_staged(const long long* __restrict__ offsets, long long tiles, long long total,
+                   const long long* __restrict__ stage_pos, const W* __restrict__ stage_key,
+                   W* __restrict__ dst, long long* __restrict__ idx)
+{
+    static_assert(XS_SEG_STAGE <= XS_SEG_THREADS, "a thread a staged head");
+    const long long t = blockIdx.x;
+    const long long start = offsets[t];
+    const long long cnt = (t + 1 < tiles ? offsets[t + 1] : total) - start;
+    const int r = threadIdx.x;
+    if (r < cnt) {
+        const long long at = t * XS_SEG_STAGE + r;
+        idx[start + r] = stage_pos[at];
+        dst[start + r] = stage_key[at];
+    }
 }
 
 // After the scatter of run heads: the end of the CSR offsets (offsets[total] = n) and,

@@ -256,12 +256,13 @@ def _count_and_scan(flag: int, src, key_type: str, n: int, family: tuple, check:
     """Passes 1 and 2: the exclusive offsets of the tiles (int64 (n_tiles,)), the first
     unsorted position (or -1) and the total, from one record read back. With ``check``
     (keys) the count pass also tests whether a run is longer than each of
-    :data:`RUN_TESTS`; the two answers go to ``longer``. ``stage``: the run heads'
-    (positions, keys) slots, :data:`_STAGE` a tile (flag 1 only)."""
+    :data:`RUN_TESTS`; the two answers go to ``longer``. ``stage``: a list of the run
+    heads' (positions, keys) slots, :data:`_STAGE` a tile (flag 1 only), to which
+    whether every tile staged its heads is appended."""
     cupy = _cupy()
     n_tiles = _tiles(n)
     counts = cupy.empty(n_tiles, dtype=cupy.int64)
-    rec = _record(4)
+    rec = _record(5)
     if flag == 1 and check:
         thr = RUN_TESTS[0] | (RUN_TESTS[1] << 32)
     _launch(f"xs_seg_count<{flag}, {key_type}>", family, n_tiles, _THREADS,
@@ -271,9 +272,11 @@ def _count_and_scan(flag: int, src, key_type: str, n: int, family: tuple, check:
                else [ptr(stage[0].data.ptr), ptr(stage[1].data.ptr)]), _COMPACT_SOURCE)
     _launch(_SCAN_TILES, family, 1, _SCAN_THREADS,
             [ptr(counts.data.ptr), n_tiles, ptr(rec.data.ptr)], _COMPACT_SOURCE)
-    bad, total, over1, over2 = _read(rec)
+    bad, total, over1, over2, staged = _read(rec)
     if longer is not None:
         longer[:] = [over1 == 0, over2 == 0]
+    if stage is not None:   # whether every tile staged its heads (at most _STAGE of them)
+        stage.append(staged != 0)
     return counts, _opt(bad), total
 
 
@@ -291,14 +294,16 @@ def runs(keys, check_sorted: bool, lengths: bool = False):
         return empty + (cupy.empty(0, dtype=cupy.int64),) if lengths else empty
     k = cupy.ascontiguousarray(keys)
     kt, word = C_TYPES[k.dtype.name], _WORDS[k.dtype.itemsize]
+    copy = f"xs_seg_copy_staged<{word}>"
     family = (f"xs_seg_count<1, {kt}>", f"xs_seg_scatter<1, {kt}, {word}>", _SCAN_TILES,
-              _CLOSE)
+              _CLOSE, copy)
     longer = [True, True]
     # the heads of tiles of at most _STAGE runs wait here (written by the count pass):
-    # the scatter moves them instead of reading the keys a second time
+    # the scatter (or, when every tile staged, a copy) moves them instead of reading the
+    # keys a second time
     try:
-        stage = (cupy.empty(_tiles(n) * _STAGE, dtype=cupy.int64),
-                 cupy.empty(_tiles(n) * _STAGE, dtype=k.dtype))
+        stage = [cupy.empty(_tiles(n) * _STAGE, dtype=cupy.int64),
+                 cupy.empty(_tiles(n) * _STAGE, dtype=k.dtype)]
     except MemoryError:   # 1/16 of the keys and their positions: then read them again
         stage = None
     tile_offsets, bad, total = _count_and_scan(1, k, kt, n, family, check_sorted,
@@ -307,11 +312,18 @@ def runs(keys, check_sorted: bool, lengths: bool = False):
         return (bad, None, None, None) + ((None,) if lengths else ())
     offsets = cupy.empty(total + 1, dtype=cupy.int64)
     unique = cupy.empty(total, dtype=k.dtype)
-    _launch(family[1], family, _tiles(n), _THREADS,
-            [ptr(k.data.ptr), n, 0, ptr(tile_offsets.data.ptr), ptr(k.data.ptr), 1,
-             ptr(unique.data.ptr), ptr(offsets.data.ptr)]
-            + ([ptr(0), ptr(0), 0] if stage is None
-               else [ptr(stage[0].data.ptr), ptr(stage[1].data.ptr), total]), _COMPACT_SOURCE)
+    if stage is not None and stage[2]:
+        _launch(copy, family, _tiles(n), _THREADS,
+                [ptr(tile_offsets.data.ptr), _tiles(n), total, ptr(stage[0].data.ptr),
+                 ptr(stage[1].data.ptr), ptr(unique.data.ptr), ptr(offsets.data.ptr)],
+                _COMPACT_SOURCE)
+    else:
+        _launch(family[1], family, _tiles(n), _THREADS,
+                [ptr(k.data.ptr), n, 0, ptr(tile_offsets.data.ptr), ptr(k.data.ptr), 1,
+                 ptr(unique.data.ptr), ptr(offsets.data.ptr)]
+                + ([ptr(0), ptr(0), 0] if stage is None
+                   else [ptr(stage[0].data.ptr), ptr(stage[1].data.ptr), total]),
+                _COMPACT_SOURCE)
     counts = cupy.empty(total, dtype=cupy.int64) if lengths else None
     # offsets[total] = n (and the lengths): not a CuPy fill and subtract, two more
     # kernels a first call would compile one after another
