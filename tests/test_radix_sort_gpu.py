@@ -29,7 +29,9 @@ pytestmark = [pytest.mark.gpu, pytest.mark.xdist_group("radix_sort")]
 INT_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
 TILE = rp.TILE
 SIZES = [0, 1, 2, 31, 32, 33, 255, 256, TILE - 1, TILE, TILE + 1, 2 * TILE - 1, 2 * TILE + 1,
-         7 * TILE + 13, (1 << 20) + 3]
+         7 * TILE + 13, (1 << 20) + 3,
+         # the tiles of a sort that carries its values (test_sizes_around_the_tile's)
+         rp.CARRY_TILE - 1, rp.CARRY_TILE, rp.CARRY_TILE + 1, 2 * rp.CARRY_TILE + 1]
 ROOT = Path(__file__).resolve().parents[1]
 
 _SMOKE = textwrap.dedent("""

@@ -434,6 +434,35 @@ def test_plan_places_and_masks():
         rp.plan_radix(1 << 58, 8, False, 8)
 
 
+def test_plan_carry_and_its_tiles():
+    """A value array of one word a row rides through every pass of a sort of at most
+    ``carry_passes`` passes, on tiles of ``carry_items`` keys a thread; a longer sort
+    (or none of values) keeps ``items`` and gathers in its last pass."""
+    limit = rp.TUNING["carry_passes"]
+    p = rp.plan_radix(10**6, 8, False, 8 * limit, vbytes=8)
+    assert p.carry and p.items == rp.TUNING["carry_items"] and p.tile == rp.CARRY_TILE
+    assert p.ntiles == -(-10**6 // rp.CARRY_TILE)
+    assert [p.pass_min_blocks(last) for last in (False, True)] == [rp.TUNING["carry_min_blocks"]] * 2
+    q = rp.plan_radix(10**6, 8, False, 8 * limit + 1, vbytes=8)
+    assert not q.carry and q.items == rp.ITEMS and q.tile == rp.TILE
+    assert [q.pass_min_blocks(last) for last in (False, True)] == [
+        rp.TUNING["min_blocks"], rp.TUNING["carry_min_blocks"]]
+    r = rp.plan_radix(10**6, 8, False, 8, vbytes=0)
+    assert not r.carry and r.pass_min_blocks(True) == rp.TUNING["min_blocks"]
+    assert not rp.plan_radix(10, 8, False, 0, vbytes=4).carry   # no pass: nothing moves
+    with pytest.raises(ValueError, match="vbytes=3"):
+        rp.plan_radix(10, 8, False, 8, vbytes=3)
+
+
+@pytest.mark.parametrize("n", [rp.CARRY_TILE - 1, rp.CARRY_TILE, rp.CARRY_TILE + 1,
+                               3 * rp.CARRY_TILE + 7])
+def test_carried_values_around_the_carry_tile(device, n):
+    rng = np.random.default_rng(n)
+    keys = rng.integers(0, max(2, n // 40), size=n).astype(np.uint32)
+    check(device, keys, rng.normal(size=n), rng.normal(size=(n, 2)))
+    assert set(device.carried) == {True} and device.gathers == [8] * len(device.gathers)
+
+
 def test_plan_tuning_range(monkeypatch):
     monkeypatch.setitem(rp.TUNING, "items", rp.MAX_ITEMS + 1)
     with pytest.raises(ValueError, match="tuning"):
@@ -519,7 +548,8 @@ def test_every_instantiation_compiles_with_nvrtc():
                 exprs += [ks._pass_expr(ks._pass_types(pos, ct, cs, ci), rp.ITEMS,
                                         rp.TUNING["carry_min_blocks"], vb)
                           for pos in ("last", "only") for vb in ks.GATHER_BYTES]
-                exprs += [ks._pass_expr(ks._pass_types(pos, ct, cs, ci), rp.ITEMS,
+                exprs += [ks._pass_expr(ks._pass_types(pos, ct, cs, ci),
+                                        rp.TUNING["carry_items"],
                                         rp.TUNING["carry_min_blocks"], vb, True)
                           for pos in ks.POSITIONS for vb in ks.GATHER_BYTES]
     triples = sorted(set(exprs))

@@ -98,17 +98,16 @@ def _pass_expr(types: tuple, items: int, min_blocks: int, vbytes: int = 0,
     return f"xs_radix_onesweep<{', '.join(types)}, {items}, {min_blocks}{tail}>"
 
 
-def _plan_passes(plan, ct: str, cs: str, ci: str, vbytes: int = 0) -> list:
+def _plan_passes(plan, ct: str, cs: str, ci: str) -> list:
     """The one-sweep instantiation of each pass of ``plan``, in order; the last one
     gathers value rows of ``vbytes`` bytes (0: none). Each is a module of its own, so
     the distinct ones of a first sort compile side by side (:func:`~._compile.prefetch`;
     one pass instantiation took 0.45 s of NVRTC time on the H200 host, the three of a
     30-bit sort 1.27 s in one module; 2026-12-01)."""
     last = plan.passes - 1
-    carry = plan.carries(vbytes)
     return [_pass_expr(_pass_types(_position(p, plan.passes), ct, cs, ci), plan.items,
-                       plan.pass_min_blocks(vbytes, p == last),
-                       vbytes if carry or p == last else 0, carry)
+                       plan.pass_min_blocks(p == last),
+                       plan.vbytes if plan.carry or p == last else 0, plan.carry)
             for p in range(plan.passes)]
 
 
@@ -160,20 +159,22 @@ def radix_sort(keys, key_bits=None, values=None) -> tuple:
     item = keys.dtype.itemsize
     signed = keys.dtype.kind == "i"
     ukeys = cp.ascontiguousarray(keys).view(np.dtype(f"u{item}"))
-    plan = rp.plan_radix(n, item, signed, 0)   # the tiles (the bits come next)
-    scratch = cp.zeros(plan.scratch_words, dtype=np.uint64)
-    bits = key_bits_of(ukeys, signed, scratch) if key_bits is None else int(key_bits)
-    plan = rp.plan_radix(n, item, signed, bits)
+    vbytes = 0 if values is None else gather_bytes(values)
+    if key_bits is None:   # the OR of the keys, before the plan (its tiles need the bits)
+        bits = key_bits_of(ukeys, signed, cp.zeros(rp.SCRATCH_OR + 1, dtype=np.uint64))
+    else:
+        bits = int(key_bits)
+    plan = rp.plan_radix(n, item, signed, bits, vbytes)
     if plan.passes == 0:   # every key equal (to 0): the identity
         return keys.copy(), cp.arange(n, dtype=np.int64), None
+    scratch = cp.zeros(plan.scratch_words, dtype=np.uint64)
     base = scratch.data.ptr
     hist = base + 8 * rp.SCRATCH_HIST
     status = base + 8 * rp.SCRATCH_STATUS
     ct = _ctype(item)
     cs = _ctype(plan.sort_itemsize)
     ci = _ctype(4) if plan.index_itemsize == 4 else _WIDE_INDEX
-    vbytes = 0 if values is None else gather_bytes(values)
-    sweeps = _plan_passes(plan, ct, cs, ci, vbytes)
+    sweeps = _plan_passes(plan, ct, cs, ci)
     # every module of the sort is known now: compile them side by side (the prelude is
     # compiled already when its OR kernel found the key bits)
     prelude = [] if key_bits is None else [
@@ -199,7 +200,7 @@ def radix_sort(keys, key_bits=None, values=None) -> tuple:
                      np.dtype(np.int64))
     vout = cp.empty_like(values) if vbytes else None
     last = plan.passes - 1
-    if plan.carries(vbytes):   # the values move with the keys: ping-pong words too
+    if plan.carry:   # the values move with the keys: ping-pong words too
         word = np.dtype(f"u{vbytes}")
         vouts = [v.data.ptr for v in _buffers(cp, n, plan.passes - 1, word, word)] \
             + [vout.data.ptr]

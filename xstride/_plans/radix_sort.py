@@ -15,9 +15,8 @@ from dataclasses import dataclass
 
 from .._core.errors import error
 
-__all__ = ["DIGIT_BITS", "BINS", "THREADS", "TUNING", "ITEMS", "TILE", "MAX_ITEMS", "MAX_PLACES",
-           "SCRATCH_OR",
-           "SCRATCH_COUNTERS", "SCRATCH_HIST", "SCRATCH_STATUS", "COUNT_BITS", "RadixPlan",
+__all__ = ["DIGIT_BITS", "BINS", "THREADS", "TUNING", "ITEMS", "TILE", "CARRY_TILE", "MAX_ITEMS",
+           "MAX_PLACES", "SCRATCH_OR", "SCRATCH_COUNTERS", "SCRATCH_HIST", "SCRATCH_STATUS", "COUNT_BITS", "RadixPlan",
            "bits_from_or", "plan_radix", "flip_of"]
 
 #: Bits per digit; digit values per place (one per thread of a block).
@@ -37,15 +36,19 @@ THREADS = 256
 #: ``carry_passes``: a sort of at most this many passes carries its first one-word
 #: value array through every pass (read in order, written with the keys) instead of
 #: gathering it in the last pass (one random read a row; see
-#: :meth:`RadixPlan.carries`). ``narrow``: the passes
+#: :attr:`RadixPlan.carry`); ``carry_items``: ``items`` of such a sort (H200,
+#: 2026-12-03, 30-bit keys with an int64 payload: 17 keys 4.47-4.64 ms, 15 4.62-4.79,
+#: 13 5.07-5.10, 11 5.44-5.50; a 63-bit sort, which gathers, 10.7 ms at 17 against
+#: 9.5 at 15). ``narrow``: the passes
 #: move the keys as the narrowest unsigned type that holds the sorted bits (see
 #: :attr:`RadixPlan.sort_itemsize`); ``narrow_index``: the permutation moves between
 #: passes as uint32 when n <= 2**32 (:attr:`RadixPlan.index_itemsize`).
 TUNING = {"items": 15, "min_blocks": 3, "carry_min_blocks": 2, "carry_passes": 4,
-          "narrow": True, "narrow_index": True}
-#: Keys per tile at the default tuning.
+          "carry_items": 17, "narrow": True, "narrow_index": True}
+#: Keys per tile at the default tuning (a carrying sort's: CARRY_TILE).
 ITEMS = TUNING["items"]
 TILE = THREADS * ITEMS
+CARRY_TILE = THREADS * TUNING["carry_items"]
 MAX_ITEMS = 17
 #: Digit places of the widest key (uint64).
 MAX_PLACES = 8
@@ -103,9 +106,21 @@ class RadixPlan:
         Bytes of a permutation entry between passes: 4 (uint32) when :data:`TUNING`
         says ``narrow_index``, n <= 2**32 and there are two passes or more (the first
         pass writes them as uint32, the last reads uint32 and writes int64), else 8.
-    items, min_blocks, carry_min_blocks, carry_passes : int
-        The tuning of the pass (:data:`TUNING` when the plan was made);
-        ``carry_min_blocks`` is the ``min_blocks`` of a pass that moves values.
+    vbytes : int
+        Bytes of a row of the value array that moves in the passes (one word: 1, 2,
+        4 or 8), 0 for none.
+    carry : bool
+        The value rows go through every pass with the keys (``vbytes`` and at most
+        ``carry_passes`` passes); else, with ``vbytes``, the last pass gathers them.
+        Carrying reads and writes the values once a pass, in tile order; gathering
+        reads each row once at a random place, a DRAM burst a row: on the H200 the
+        four passes of 2**26 30-bit keys with an int64 payload took about 1.3 ms more
+        in the gathering last pass than in a pass without values (Nsight Compute,
+        2026-12-03).
+    items, min_blocks, carry_min_blocks : int
+        The tuning of the passes (:data:`TUNING` when the plan was made): ``items`` is
+        ``carry_items`` in a carrying sort; ``carry_min_blocks`` is the
+        ``min_blocks`` of a pass that moves values.
     tile : int
         Keys per tile, ``THREADS * items``.
     ntiles : int
@@ -124,33 +139,26 @@ class RadixPlan:
     flip: int
     sort_itemsize: int
     index_itemsize: int
+    vbytes: int
+    carry: bool
     items: int
     min_blocks: int
     carry_min_blocks: int
-    carry_passes: int
     tile: int
     ntiles: int
     scratch_words: int
 
-    def carries(self, vbytes: int) -> bool:
-        """True when a value array of one ``vbytes``-byte word a row (0: none) moves with
-        the keys through every pass; False when the last pass gathers it (or there is
-        none). Carrying reads and writes the values once a pass, in tile order;
-        gathering reads each row once at a random place, which costs a DRAM burst a
-        row: on the H200 the four passes of 2**26 30-bit keys with an int64 payload
-        took about 1.3 ms more in the gathering last pass than in a pass without
-        values (Nsight Compute, 2026-12-03)."""
-        return vbytes > 0 and 0 < self.passes <= self.carry_passes
-
-    def pass_min_blocks(self, vbytes: int, last: bool) -> int:
+    def pass_min_blocks(self, last: bool) -> int:
         """``min_blocks`` of a pass: ``carry_min_blocks`` where it moves values."""
-        moves = self.carries(vbytes) or (vbytes > 0 and last)
+        moves = self.carry or (self.vbytes > 0 and last)
         return self.carry_min_blocks if moves else self.min_blocks
 
 
-def plan_radix(n: int, itemsize: int, signed: bool, bits: int) -> RadixPlan:
+def plan_radix(n: int, itemsize: int, signed: bool, bits: int, vbytes: int = 0) -> RadixPlan:
     """The :class:`RadixPlan` of ``n`` keys of ``itemsize`` bytes (1, 2, 4, 8) sorted
-    on their low ``bits`` bits (0..8 * itemsize), at the current :data:`TUNING`."""
+    on their low ``bits`` bits (0..8 * itemsize), with a value array of one
+    ``vbytes``-byte word a row (0: none) moving in the passes, at the current
+    :data:`TUNING`."""
     width = 8 * itemsize
     if itemsize not in (1, 2, 4, 8) or not 0 <= bits <= width:
         raise error(ValueError, "plan_radix", f"bits={bits} for {itemsize}-byte keys")
@@ -159,11 +167,13 @@ def plan_radix(n: int, itemsize: int, signed: bool, bits: int) -> RadixPlan:
     passes = -(-bits // DIGIT_BITS)
     shifts = tuple(DIGIT_BITS * p for p in range(passes))
     masks = tuple((1 << min(DIGIT_BITS, bits - s)) - 1 for s in shifts)
-    items, min_blocks = int(TUNING["items"]), int(TUNING["min_blocks"])
+    if vbytes not in (0, 1, 2, 4, 8):
+        raise error(ValueError, "plan_radix", f"vbytes={vbytes}")
+    carry = vbytes > 0 and 0 < passes <= int(TUNING.get("carry_passes", 0))
+    items = int(TUNING["carry_items" if carry else "items"])
+    min_blocks = int(TUNING["min_blocks"])
     carry_min_blocks = int(TUNING.get("carry_min_blocks", min_blocks))
-    carry_passes = int(TUNING.get("carry_passes", 0))
-    if not 1 <= items <= MAX_ITEMS or min_blocks < 1 or carry_min_blocks < 1 \
-            or carry_passes < 0:
+    if not 1 <= items <= MAX_ITEMS or min_blocks < 1 or carry_min_blocks < 1:
         raise error(ValueError, "plan_radix", f"tuning {TUNING} out of range")
     tile = THREADS * items
     ntiles = -(-n // tile)
@@ -174,7 +184,7 @@ def plan_radix(n: int, itemsize: int, signed: bool, bits: int) -> RadixPlan:
         sort_itemsize = next(b for b in (1, 2, 4, 8) if 8 * b >= bits)
     return RadixPlan(n=n, itemsize=itemsize, signed=signed, bits=bits, passes=passes,
                      shifts=shifts, masks=masks, flip=flip_of(itemsize, signed),
-                     sort_itemsize=sort_itemsize, index_itemsize=index_itemsize, items=items,
-                     min_blocks=min_blocks, carry_min_blocks=carry_min_blocks,
-                     carry_passes=carry_passes, tile=tile, ntiles=ntiles,
+                     sort_itemsize=sort_itemsize, index_itemsize=index_itemsize,
+                     vbytes=vbytes, carry=carry, items=items, min_blocks=min_blocks,
+                     carry_min_blocks=carry_min_blocks, tile=tile, ntiles=ntiles,
                      scratch_words=SCRATCH_STATUS + ntiles * BINS)
