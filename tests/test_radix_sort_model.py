@@ -463,6 +463,30 @@ def test_carried_values_around_the_carry_tile(device, n):
     assert set(device.carried) == {True} and device.gathers == [8] * len(device.gathers)
 
 
+def test_carried_values_without_room_are_gathered(device, monkeypatch):
+    """When the carried values' ping-pong buffers do not fit, the sort gathers them in
+    its last pass (tiles of ``items`` keys again) and the result is the same."""
+    from xstride._kernels._cupy import cupy
+    rng = np.random.default_rng(11)
+    n = 2 * rp.CARRY_TILE + 3
+    keys = rng.integers(0, 1 << 24, size=n).astype(np.uint32)   # three passes
+    payload = rng.integers(-2**40, 2**40, size=n)
+    fake = cupy()
+    empty, refused = fake.empty, []
+
+    def no_room(shape, dtype=float, *args, **kwargs):
+        # the first request of n 8-byte words is the carried values' first buffer
+        if not refused and shape == n and np.dtype(dtype) == np.uint64:
+            refused.append(shape)
+            raise MemoryError("out of memory")
+        return empty(shape, dtype, *args, **kwargs)
+    monkeypatch.setattr(fake, "empty", no_room)
+    check(device, keys, payload, key_bits=24)
+    assert refused == [n]
+    assert device.carried == [False] * 3 and device.gathers == [0, 0, 8]
+    assert device.ran.count("onesweep") == 3
+
+
 def test_plan_tuning_range(monkeypatch):
     monkeypatch.setitem(rp.TUNING, "items", rp.MAX_ITEMS + 1)
     with pytest.raises(ValueError, match="tuning"):

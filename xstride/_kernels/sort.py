@@ -150,8 +150,10 @@ def radix_sort(keys, key_bits=None, values=None) -> tuple:
     """``(sorted_keys, order, sorted_values)`` of checked 1-D CuPy integer keys: a
     stable sort on the low ``key_bits`` bits (None: found from the keys), ``order``
     int64 with ``sorted_keys == keys[order]``; ``values``, an array of
-    :func:`gather_bytes` > 0 or None, comes back as ``values[order]`` gathered by the
-    last pass (else None: the caller gathers). The inputs are not modified."""
+    :func:`gather_bytes` > 0 or None, comes back as ``values[order]``, moved by the
+    passes (else None: the caller gathers). The inputs are not modified. Values are
+    carried through the passes where the plan says so and their two ping-pong buffers
+    fit in memory, else gathered by the last pass."""
     cp = _cupy()
     n = keys.shape[0]
     if n == 0:
@@ -167,6 +169,13 @@ def radix_sort(keys, key_bits=None, values=None) -> tuple:
     plan = rp.plan_radix(n, item, signed, bits, vbytes)
     if plan.passes == 0:   # every key equal (to 0): the identity
         return keys.copy(), cp.arange(n, dtype=np.int64), None
+    carried = []
+    if plan.carry:   # the values' words between passes; without room, the last pass gathers
+        word = np.dtype(f"u{vbytes}")
+        try:
+            carried = _buffers(cp, n, plan.passes - 1, word, word)
+        except MemoryError:
+            plan = rp.plan_radix(n, item, signed, bits, vbytes, carry=False)
     scratch = cp.zeros(plan.scratch_words, dtype=np.uint64)
     base = scratch.data.ptr
     hist = base + 8 * rp.SCRATCH_HIST
@@ -201,9 +210,7 @@ def radix_sort(keys, key_bits=None, values=None) -> tuple:
     vout = cp.empty_like(values) if vbytes else None
     last = plan.passes - 1
     if plan.carry:   # the values move with the keys: ping-pong words too
-        word = np.dtype(f"u{vbytes}")
-        vouts = [v.data.ptr for v in _buffers(cp, n, plan.passes - 1, word, word)] \
-            + [vout.data.ptr]
+        vouts = [v.data.ptr for v in carried] + [vout.data.ptr]
         vins = [values.data.ptr] + vouts[:-1]
     else:                      # the last pass gathers them (or there are none)
         vins = [0] * last + [values.data.ptr if vbytes else 0]

@@ -154,11 +154,13 @@ class RadixPlan:
         return self.carry_min_blocks if moves else self.min_blocks
 
 
-def plan_radix(n: int, itemsize: int, signed: bool, bits: int, vbytes: int = 0) -> RadixPlan:
+def plan_radix(n: int, itemsize: int, signed: bool, bits: int, vbytes: int = 0,
+               carry: bool = True) -> RadixPlan:
     """The :class:`RadixPlan` of ``n`` keys of ``itemsize`` bytes (1, 2, 4, 8) sorted
     on their low ``bits`` bits (0..8 * itemsize), with a value array of one
     ``vbytes``-byte word a row (0: none) moving in the passes, at the current
-    :data:`TUNING`."""
+    :data:`TUNING`; ``carry=False`` gathers the values in the last pass whatever the
+    tuning (the executor's way out when the carried values' buffers do not fit)."""
     width = 8 * itemsize
     if itemsize not in (1, 2, 4, 8) or not 0 <= bits <= width:
         raise error(ValueError, "plan_radix", f"bits={bits} for {itemsize}-byte keys")
@@ -169,7 +171,7 @@ def plan_radix(n: int, itemsize: int, signed: bool, bits: int, vbytes: int = 0) 
     masks = tuple((1 << min(DIGIT_BITS, bits - s)) - 1 for s in shifts)
     if vbytes not in (0, 1, 2, 4, 8):
         raise error(ValueError, "plan_radix", f"vbytes={vbytes}")
-    carry = vbytes > 0 and 0 < passes <= int(TUNING.get("carry_passes", 0))
+    carry = carry and vbytes > 0 and 0 < passes <= int(TUNING.get("carry_passes", 0))
     items = int(TUNING["carry_items" if carry else "items"])
     min_blocks = int(TUNING["min_blocks"])
     carry_min_blocks = int(TUNING.get("carry_min_blocks", min_blocks))
