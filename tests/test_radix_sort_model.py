@@ -487,6 +487,29 @@ def test_carried_values_without_room_are_gathered(device, monkeypatch):
     assert device.ran.count("onesweep") == 3
 
 
+def test_any_buffer_of_a_carrying_sort_without_room_falls_back(device, monkeypatch):
+    """Not only the carried buffers: when any buffer of the carrying sort does not fit
+    (here its scratch), the gathering sort, which needs less, is tried."""
+    from xstride._kernels._cupy import cupy
+    rng = np.random.default_rng(12)
+    n = 2 * rp.CARRY_TILE + 3
+    keys = rng.integers(0, 1 << 24, size=n).astype(np.uint32)
+    payload = rng.normal(size=n)
+    words = rp.plan_radix(n, 4, False, 24, vbytes=8).scratch_words
+    fake = cupy()
+    zeros, refused = fake.zeros, []
+
+    def no_room(shape, dtype=float, *args, **kwargs):
+        if shape == words and not refused:
+            refused.append(shape)
+            raise MemoryError("out of memory")
+        return zeros(shape, dtype, *args, **kwargs)
+    monkeypatch.setattr(fake, "zeros", no_room)
+    check(device, keys, payload, key_bits=24)
+    assert refused == [words]
+    assert device.carried == [False] * 3 and device.gathers == [0, 0, 8]
+
+
 def test_plan_tuning_range(monkeypatch):
     monkeypatch.setitem(rp.TUNING, "items", rp.MAX_ITEMS + 1)
     with pytest.raises(ValueError, match="tuning"):

@@ -254,6 +254,7 @@ xs_radix_onesweep(const KIN* __restrict__ keys_in, KOUT* __restrict__ keys_out,
                   void* __restrict__ vals_out)
 {
     static_assert(XS_RADIX_THREADS == XS_RADIX_BINS, "one digit value per thread");
+    static_assert(!CARRY || VBYTES > 0, "carried values need their word size");
     constexpr int TILE = XS_RADIX_THREADS * ITEMS;
     constexpr int SEG = 32 * ITEMS;   // consecutive keys of one warp
     __shared__ __align__(16) unsigned long long s_buf[TILE];   // the tile, sorted by digit

@@ -252,7 +252,7 @@ def _tiles(n: int) -> int:
 
 
 def _count_and_scan(flag: int, src, key_type: str, n: int, family: tuple, check: bool,
-                    thr: int = 0, longer: list | None = None, stage: tuple | None = None):
+                    thr: int = 0, longer: list | None = None, stage: list | None = None):
     """Passes 1 and 2: the exclusive offsets of the tiles (int64 (n_tiles,)), the first
     unsorted position (or -1) and the total, from one record read back. With ``check``
     (keys) the count pass also tests whether a run is longer than each of

@@ -3,7 +3,9 @@
 The keys are sorted by :func:`radix_sort` (``radix_sort.cu``; the plan in
 :mod:`xstride._plans.radix_sort`), which returns the sorted keys and the int64
 permutation; the first value array whose rows are one word of 1, 2, 4 or 8 bytes
-(C-contiguous) is gathered by the last digit pass, the others by ``cupy.take``. Only
+(C-contiguous) moves in the digit passes (carried through every pass of a sort of at
+most four passes, else gathered by the last), the others are gathered by
+``cupy.take``. Only
 the low bits in which keys can differ are sorted, ``ceil(bits / 8)`` digit passes:
 
 * ``key_bits`` given: those bits (the caller promises every key is in
@@ -99,8 +101,9 @@ def _pass_expr(types: tuple, items: int, min_blocks: int, vbytes: int = 0,
 
 
 def _plan_passes(plan, ct: str, cs: str, ci: str) -> list:
-    """The one-sweep instantiation of each pass of ``plan``, in order; the last one
-    gathers value rows of ``vbytes`` bytes (0: none). Each is a module of its own, so
+    """The one-sweep instantiation of each pass of ``plan``, in order: with
+    ``plan.vbytes``, every pass carries the value rows (``plan.carry``) or the last
+    one gathers them. Each is a module of its own, so
     the distinct ones of a first sort compile side by side (:func:`~._compile.prefetch`;
     one pass instantiation took 0.45 s of NVRTC time on the H200 host, the three of a
     30-bit sort 1.27 s in one module; 2026-12-01)."""
@@ -111,14 +114,14 @@ def _plan_passes(plan, ct: str, cs: str, ci: str) -> list:
             for p in range(plan.passes)]
 
 
-#: Bytes of a value row the last pass can gather itself (one unsigned word a row).
+#: Bytes of a value row the digit passes can move themselves (one unsigned word a row).
 GATHER_BYTES = (1, 2, 4, 8)
 
 
 def gather_bytes(values) -> int:
-    """The row size in bytes of a CuPy value array the last pass can carry: a
-    C-contiguous (n,) or (n, k) array whose row is one word of :data:`GATHER_BYTES`;
-    else 0 (gathered by ``cupy.take`` after the sort)."""
+    """The row size in bytes of a CuPy value array the digit passes can move (carry or
+    gather): a C-contiguous (n,) or (n, k) array whose row is one word of
+    :data:`GATHER_BYTES`; else 0 (gathered by ``cupy.take`` after the sort)."""
     if values.ndim not in (1, 2) or not values.flags.c_contiguous:
         return 0
     row = values.itemsize * (values.shape[1] if values.ndim == 2 else 1)
@@ -152,8 +155,9 @@ def radix_sort(keys, key_bits=None, values=None) -> tuple:
     int64 with ``sorted_keys == keys[order]``; ``values``, an array of
     :func:`gather_bytes` > 0 or None, comes back as ``values[order]``, moved by the
     passes (else None: the caller gathers). The inputs are not modified. Values are
-    carried through the passes where the plan says so and their two ping-pong buffers
-    fit in memory, else gathered by the last pass."""
+    carried through the passes where the plan says so and the sort's buffers fit in
+    device memory with their ping-pong copies (up to two more arrays of the values'
+    size), else gathered by the last pass."""
     cp = _cupy()
     n = keys.shape[0]
     if n == 0:
@@ -169,14 +173,13 @@ def radix_sort(keys, key_bits=None, values=None) -> tuple:
     plan = rp.plan_radix(n, item, signed, bits, vbytes)
     if plan.passes == 0:   # every key equal (to 0): the identity
         return keys.copy(), cp.arange(n, dtype=np.int64), None
-    carried = []
-    if plan.carry:   # the values' words between passes; without room, the last pass gathers
-        word = np.dtype(f"u{vbytes}")
-        try:
-            carried = _buffers(cp, n, plan.passes - 1, word, word)
-        except MemoryError:
-            plan = rp.plan_radix(n, item, signed, bits, vbytes, carry=False)
-    scratch = cp.zeros(plan.scratch_words, dtype=np.uint64)
+    try:
+        scratch, kouts, iouts, vout, carried = _allocate(cp, plan, ukeys.dtype, values)
+    except MemoryError:   # without room for the carried values, the last pass gathers
+        if not plan.carry:
+            raise
+        plan = rp.plan_radix(n, item, signed, bits, vbytes, carry=False)
+        scratch, kouts, iouts, vout, carried = _allocate(cp, plan, ukeys.dtype, values)
     base = scratch.data.ptr
     hist = base + 8 * rp.SCRATCH_HIST
     status = base + 8 * rp.SCRATCH_STATUS
@@ -204,10 +207,6 @@ def radix_sort(keys, key_bits=None, values=None) -> tuple:
 
     # one pass per digit place, ping-pong between two key and two index buffers; with
     # narrowed keys (permutation) the first pass writes them narrow and the last one wide
-    kouts = _buffers(cp, n, plan.passes, np.dtype(f"u{plan.sort_itemsize}"), ukeys.dtype)
-    iouts = _buffers(cp, n, plan.passes, np.dtype(np.uint32 if ci != _WIDE_INDEX else np.int64),
-                     np.dtype(np.int64))
-    vout = cp.empty_like(values) if vbytes else None
     last = plan.passes - 1
     if plan.carry:   # the values move with the keys: ping-pong words too
         vouts = [v.data.ptr for v in carried] + [vout.data.ptr]
@@ -224,6 +223,23 @@ def radix_sort(keys, key_bits=None, values=None) -> tuple:
               vins[p], vouts[p])
         kin, iin = kout.data.ptr, iout.data.ptr
     return kout.view(keys.dtype), iout, vout
+
+
+def _allocate(cp, plan, key_dtype, values) -> tuple:
+    """``(scratch, key outputs, index outputs, values' output, carried buffers)`` of a
+    sort on ``plan``: the zeroed scratch, each pass's output arrays (:func:`_buffers`),
+    and with ``plan.carry`` the values' words between passes (none for one pass)."""
+    n = plan.n
+    scratch = cp.zeros(plan.scratch_words, dtype=np.uint64)
+    kouts = _buffers(cp, n, plan.passes, np.dtype(f"u{plan.sort_itemsize}"), key_dtype)
+    iouts = _buffers(cp, n, plan.passes, np.dtype(np.uint32 if plan.index_itemsize == 4
+                                                  else np.int64), np.dtype(np.int64))
+    vout = cp.empty_like(values) if plan.vbytes else None
+    carried = []
+    if plan.carry:
+        word = np.dtype(f"u{plan.vbytes}")
+        carried = _buffers(cp, n, plan.passes - 1, word, word)
+    return scratch, kouts, iouts, vout, carried
 
 
 def _buffers(cp, n: int, passes: int, between, final) -> list:
@@ -254,7 +270,7 @@ def sort_by_key(keys, values, key_bits=None) -> tuple:
     cp = _cupy()
     check_devices("sort_by_key",
                   [("keys", keys)] + [(f"values[{i}]", v) for i, v in enumerate(values)], cp)
-    # the first value array whose rows are one word rides in the last pass
+    # the first value array whose rows are one word moves in the digit passes
     carried = next((i for i, v in enumerate(values) if gather_bytes(v)), None)
     sorted_keys, order, gathered = radix_sort(
         keys, key_bits, None if carried is None else values[carried])

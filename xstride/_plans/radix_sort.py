@@ -29,7 +29,10 @@ THREADS = 256
 #: so the tile and its counters fit the 48 KiB of static shared memory), and
 #: ``min_blocks``, blocks per SM the compiler must fit (``__launch_bounds__``; 3 keeps
 #: a thread at 80 registers, where NVRTC for sm_90 gives 113 unbounded for 64-bit
-#: keys). Both are template arguments of ``xs_radix_onesweep``. ``carry_min_blocks``:
+#: keys; since the permutation is loaded with the keys, ptxas spills 80 to 332 bytes
+#: a thread in some of those passes (64-bit keys, a 30-bit sort's last pass without
+#: values), which measured faster all the same: a 63-bit sort 10.5 -> 9.5 ms). Both
+#: are template arguments of ``xs_radix_onesweep``. ``carry_min_blocks``:
 #: ``min_blocks`` of the pass that also gathers a value array (the last; 120 registers
 #: at 2, where 3 spilled 168 bytes; H200, 2026-12-03, 2**26 30-bit keys with an int64
 #: payload: 5.07 ms against 5.10-5.13 at 3); the passes that carry values too.
