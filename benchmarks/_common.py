@@ -8,6 +8,7 @@ same run, counting bytes read plus bytes written.
 from __future__ import annotations
 
 import datetime
+import importlib.util
 import platform
 import statistics
 import sys
@@ -15,7 +16,10 @@ import time
 import traceback
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# the checkout's xstride unless one is importable already (installed, or a variant put
+# first on PYTHONPATH to time it against this checkout: it must not be shadowed)
+if importlib.util.find_spec("xstride") is None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 # this folder holds dask.py (benchmarks/dask.py): kept last on sys.path so that no script
 # run from here imports it in place of the dask package
 _HERE = Path(__file__).resolve().parent
