@@ -18,7 +18,9 @@
 //      publishes its per-digit counts and looks back across the tiles before it for
 //      the per-digit counts of all earlier tiles (decoupled look-back, Merrill &
 //      Garland, NVR-2016-002), then scatters the keys and the permutation through a
-//      tile sorted in shared memory (so writes of one digit are contiguous).
+//      tile sorted in shared memory (so writes of one digit are contiguous), and the
+//      rows of one value array with them: carried through every pass (CARRY) or
+//      gathered by the permutation in the last pass.
 //
 // Keys are passed as the unsigned type K of their width (the host views signed keys
 // as unsigned); a digit is taken from (key ^ flip), where flip is the sign bit for
