@@ -23,51 +23,32 @@ def test_carried_values_around_the_carry_tile(device, n):
     assert set(device.carried) == {True} and device.gathers == [8] * len(device.gathers)
 
 
-def test_carried_values_without_room_are_gathered(device, monkeypatch):
-    """When the carried values' ping-pong buffers do not fit, the sort gathers them in
-    its last pass (tiles of ``items`` keys again) and the result is the same."""
+@pytest.mark.parametrize("refuse", ["carried", "scratch"])
+def test_carrying_sort_without_room_gathers(device, monkeypatch, refuse):
+    """When a buffer of the carrying sort does not fit (its carried values' first
+    buffer, or its scratch), the gathering sort, which needs less, runs instead: the
+    last pass gathers, on tiles of ``items`` keys, with the same result."""
     from xstride._kernels._cupy import cupy
     rng = np.random.default_rng(11)
     n = 2 * rp.CARRY_TILE + 3
     keys = rng.integers(0, 1 << 24, size=n).astype(np.uint32)   # three passes
     payload = rng.integers(-2**40, 2**40, size=n)
     fake = cupy()
-    empty, refused = fake.empty, []
+    # the first request of n 8-byte words is the carried values' first buffer
+    name, size = (("empty", n) if refuse == "carried" else
+                  ("zeros", rp.plan_radix(n, 4, False, 24, vbytes=8).scratch_words))
+    real, refused = getattr(fake, name), []
 
     def no_room(shape, dtype=float, *args, **kwargs):
-        # the first request of n 8-byte words is the carried values' first buffer
-        if not refused and shape == n and np.dtype(dtype) == np.uint64:
+        if not refused and shape == size and np.dtype(dtype) == np.uint64:
             refused.append(shape)
             raise MemoryError("out of memory")
-        return empty(shape, dtype, *args, **kwargs)
-    monkeypatch.setattr(fake, "empty", no_room)
+        return real(shape, dtype, *args, **kwargs)
+    monkeypatch.setattr(fake, name, no_room)
     check(device, keys, payload, key_bits=24)
-    assert refused == [n]
+    assert refused == [size]
     assert device.carried == [False] * 3 and device.gathers == [0, 0, 8]
     assert device.ran.count("onesweep") == 3
-
-
-def test_any_buffer_of_a_carrying_sort_without_room_falls_back(device, monkeypatch):
-    """Not only the carried buffers: when any buffer of the carrying sort does not fit
-    (here its scratch), the gathering sort, which needs less, is tried."""
-    from xstride._kernels._cupy import cupy
-    rng = np.random.default_rng(12)
-    n = 2 * rp.CARRY_TILE + 3
-    keys = rng.integers(0, 1 << 24, size=n).astype(np.uint32)
-    payload = rng.normal(size=n)
-    words = rp.plan_radix(n, 4, False, 24, vbytes=8).scratch_words
-    fake = cupy()
-    zeros, refused = fake.zeros, []
-
-    def no_room(shape, dtype=float, *args, **kwargs):
-        if shape == words and not refused:
-            refused.append(shape)
-            raise MemoryError("out of memory")
-        return zeros(shape, dtype, *args, **kwargs)
-    monkeypatch.setattr(fake, "zeros", no_room)
-    check(device, keys, payload, key_bits=24)
-    assert refused == [words]
-    assert device.carried == [False] * 3 and device.gathers == [0, 0, 8]
 
 
 @pytest.mark.parametrize("vdtype,k", [(np.int8, 1), (np.float16, 1), (np.float32, 1),
