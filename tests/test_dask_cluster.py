@@ -187,6 +187,22 @@ def test_demo_command_line_starts_and_stops_its_own_cluster(capsys, monkeypatch)
     assert len(made) == 1 and len(made[0].workers) == 0 and made[0].status.name == "closed"
 
 
+def test_demo_on_a_running_scheduler_equals_the_numpy_backend(client, capsys):
+    """``--scheduler ADDRESS``: the demo's client of a running cluster is current while
+    the demo runs (its work runs on that cluster's workers) and closed after."""
+    common = ["--n", "3000", "--levels", "5", "--level-stats", "0", "--json"]
+    with distributed.get_task_stream(client) as stream:
+        assert main(["demo", "--backend", "dask", "--scheduler", client.scheduler.address,
+                     "--chunks", "700", *common]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert main(["demo", *common]) == 0
+    assert _comparable(res) == _comparable(json.loads(capsys.readouterr().out))
+    assert res["backend"] == "dask" and all(res["checks"].values())
+    # the cluster's workers ran the demo's tasks, both of them
+    assert len({t["worker"] for t in stream.data}) == 2
+    assert distributed.Client.current() is client
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -228,6 +244,9 @@ def test_a_peer_that_accepts_but_is_no_scheduler_is_a_clear_error_within_seconds
 
     threading.Thread(target=accept, daemon=True).start()
     address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    from distributed.client import _get_global_client
+
+    default = (_get_global_client(), dask.config.get("scheduler", None))  # the module's
     try:
         t0 = time.perf_counter()
         rc = main(["demo", "--backend", "dask", "--scheduler", address, "--connect-timeout",
@@ -243,6 +262,12 @@ def test_a_peer_that_accepts_but_is_no_scheduler_is_a_clear_error_within_seconds
         assert f"no dask scheduler answers at {address} within 2 s (the connection" in err
     else:
         assert f"the peer at {address} does not speak dask's protocol" in err
+    # the client left behind (still in its handshake) is no one's default: a later
+    # compute in this process does not wait on it for ever
+    import dask.array as da
+
+    assert (_get_global_client(), dask.config.get("scheduler", None)) == default
+    assert dask.compute(da.arange(10).sum()) == (45,)
 
 
 @pytest.mark.parametrize("argv, message", [

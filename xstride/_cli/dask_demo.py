@@ -61,12 +61,15 @@ def _connect(Client, scheduler, timeout):
     """``Client(scheduler)`` within ``timeout`` seconds (plus one of grace), or a
     ``DemoError``. ``Client``'s own timeout bounds the TCP connect only: a peer that
     accepts and never answers would hold the handshake for ever, so it runs on a daemon
-    thread that is left behind when it does not finish in time."""
+    thread that is left behind when it does not finish in time. That client is not made
+    the default (``set_as_default=False``): a default client registers itself before it
+    connects, and a left-behind one would then take every later ``compute`` of the
+    process and never answer; the caller makes the connected client current."""
     box = {}
 
     def connect():
         try:
-            box["client"] = Client(scheduler, timeout=f"{timeout}s")
+            box["client"] = Client(scheduler, timeout=f"{timeout}s", set_as_default=False)
         except Exception as exc:   # noqa: BLE001 - reported below
             box["error"] = exc
 
@@ -110,7 +113,8 @@ def cluster(workers=None, scheduler=None, gpu=False, timeout=DEFAULT_TIMEOUT):
                             "its own workers")
         client = _connect(Client, scheduler, timeout)
         try:
-            yield client
+            with client.as_current():   # dask's compute and Client.current() find it
+                yield client
         finally:
             client.close()
         return
@@ -165,9 +169,9 @@ def _wait_for_devices(chunk_backend) -> None:
     if not chunk_backend.compiles_kernels:
         return
     try:
-        from distributed import default_client
+        from distributed import Client
 
-        client = default_client()
+        client = Client.current()
     except (ImportError, ValueError):   # no client: dask's threads, in this process
         chunk_backend.synchronize()
         return
