@@ -124,6 +124,9 @@ def test_long_rows_row_tiles_match_numpy(cp, cols, dtype):
          ("rows",)),
         (lambda: xp.maximum(g[:, ::-1][:, 1:-1], g[:, 2:]),
          lambda: np.maximum(u[:, ::-1][:, 1:-1], u[:, 2:]), ("nd", "rows")),
+        # one row: a work item's second row is past the end
+        (lambda: xp.add(g[3:4, ::-1][:, 1:-1], g[4:5, 2:]),
+         lambda: u[3:4, ::-1][:, 1:-1] + u[4:5, 2:], ("nd", "rows")),
     ]
     for run, want, kind in cases:
         got = run()

@@ -441,6 +441,8 @@ def _variants():
     yield dict(kind="rows", vec=4, bcast=(False, True, False), idx32=True, row_tiles=True,
                unit=(True, False, True))
     yield dict(kind="nd", cap=4, row_tiles=True, idx32=True)
+    yield dict(kind="rows", vec=1, row_tiles=True, tile_rows=2, unit=(True, True, True))
+    yield dict(kind="nd", cap=4, row_tiles=True, tile_rows=3)
     yield dict(kind="flat2d", vec=4, bcast=(False, False, False), idx32=True,
                indexed=(False, False, True))
     yield dict(kind="flat2d", vec=1, idx32=False, indexed=(False, True, False))

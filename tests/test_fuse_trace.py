@@ -95,6 +95,30 @@ def test_jacobi_through_slices(fake_cupy):
     # the four shifted windows of u: offsets relative to u's first element
     offs = [lay.offset for i, lay in zip(g.loads, lays) if g.nodes[i].arg == 0]
     assert sorted(offs) == sorted([2 * 40 + 1, 1, 40 + 2, 40])
+    # rows above and below: the engine's row tiles take a few rows a work item
+    assert fplan.rows_apart([g.nodes[i].arg for i in g.loads], lays)
+
+
+def test_rows_apart_only_for_one_argument_read_rows_apart():
+    """A stencil's rows above and below are rows apart; a shift along the row, two
+    arguments or one load each are not."""
+    u = Layout((10, 40))
+
+    def lays(*keys):
+        return [fplan.index_layout(u, fplan.encode_key(k)) for k in keys]
+
+    rows = (slice(2, None), slice(1, -1))
+    up = (slice(None, -2), slice(1, -1))
+    left, right = (slice(1, -1), slice(None, -2)), (slice(1, -1), slice(2, None))
+    assert fplan.rows_apart([0, 0], lays(rows, up))
+    assert not fplan.rows_apart([0, 0], lays(left, right))      # 2 elements apart
+    assert not fplan.rows_apart([0, 1], lays(rows, up))         # two arrays
+    assert not fplan.rows_apart([0], lays(rows))
+    assert not fplan.rows_apart([0, 0], lays(rows, rows))       # the same view twice
+    t = Layout((10, 40), strides=(1, 10))                       # a transposed view
+    a, b = (fplan.index_layout(t, fplan.encode_key(k)) for k in ((slice(1, None),),
+                                                                  (slice(None, -1),)))
+    assert not fplan.rows_apart([0, 0], [a, b])                 # one element apart
 
 
 def test_mixed_layout_update(fake_cupy):

@@ -46,8 +46,8 @@ from ._devices import check as check_devices   # for the engine's users (user ke
 from ._launch import Launch, i32, i64, slot64, slot_scalar, struct
 from ._lru import Bounded
 from ._prepared import GATE, PY_SCALARS, Store
-from ._elementwise_source import (BLOCK, C_TYPES, COMPUTE_TYPES, ROW_TILE_STEPS, UNROLL, Operand,
-                                  kernel_source)
+from ._elementwise_source import (BLOCK, C_TYPES, COMPUTE_TYPES, ROW_TILE_ROWS, ROW_TILE_STEPS,
+                                  UNROLL, Operand, kernel_source)
 
 __all__ = ["launch", "alloc_like_inputs", "byte_range", "ctype", "call_key", "remember",
            "repeat", "repeat1", "repeat2", "clear_caches", "check_devices", "CACHE", "CALLS"]
@@ -191,7 +191,8 @@ def _resolve_overlap(cupy, outs, ins):
 
 
 def launch(tag: str, body: str, specs, outs, ins, *, keep_order: bool = False,
-           preamble: str = "", resolve_overlap: bool = True, index_var: bool = False):
+           preamble: str = "", resolve_overlap: bool = True, index_var: bool = False,
+           row_reuse: bool = False):
     """Run ``body`` elementwise over ``outs`` (CuPy arrays) and ``ins``.
 
     Parameters
@@ -207,6 +208,9 @@ def launch(tag: str, body: str, specs, outs, ins, *, keep_order: bool = False,
         Outputs, all of one shape, checked by the caller.
     ins : list of cupy.ndarray or NumPy scalars
         Arrays broadcast to the output shape; scalars are passed by value.
+    row_reuse : bool
+        Some inputs read one buffer at least a row apart (a stencil's rows above and
+        below): the row tiles then take :data:`ROW_TILE_ROWS` rows a work item.
 
     Returns
     -------
@@ -223,15 +227,17 @@ def launch(tag: str, body: str, specs, outs, ins, *, keep_order: bool = False,
         ins = fixed
     arrays = list(outs) + [x for x in ins if isinstance(x, cupy.ndarray)]
     if CACHE:
-        key = (tag, body, tuple(specs), keep_order, preamble, index_var, _MAX_GRID_YZ,
+        key = (tag, body, tuple(specs), keep_order, preamble, index_var, row_reuse, _MAX_GRID_YZ,
                cupy.cuda.runtime.getDevice(),
                tuple((a.shape, a.strides, a.dtype.char, a.data.ptr % 16) for a in arrays))
         entry = _launch_cache.get(key)
         if entry is None:
-            entry = _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var)
+            entry = _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var,
+                             row_reuse)
             _launch_cache.put(key, entry)
     else:
-        entry = _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var)
+        entry = _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var,
+                             row_reuse)
     fn, grid, block, args, kind = entry
     global last_kind
     last_kind = kind
@@ -440,7 +446,8 @@ def _repeat(tag, args, out):
     return run(args, out)
 
 
-def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var):
+def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var,
+                             row_reuse):
     nout = len(outs)
     pl = _plan.plan_arrays(arrays, nout, keep_order=keep_order)
     tile = _TILE
@@ -476,7 +483,8 @@ def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var):
                      minb=_MINB_OF_ARRAYS.get(len(arrays), 0) if small else 0)
     if kind in ("rows", "nd"):
         nv = pl.shape[inner] // vec
-        extra = dict(row_tiles=_geo.row_tiles_fit(nv, BLOCK * UNROLL),
+        tiles = _geo.row_tiles_fit(nv, BLOCK * UNROLL)
+        extra = dict(row_tiles=tiles, tile_rows=ROW_TILE_ROWS if tiles and row_reuse else 1,
                      unit=tuple(s[inner] == 1 for s in pl.strides) if kind == "rows" else ())
     src = kernel_source(name, kind, specs, body, vec=vec, bcast=bcast if vec > 1 else (),
                         idx32=idx32, cap=cap, trans=pl.transposed, tile=tile,
@@ -499,7 +507,8 @@ def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var):
             grid = (max(1, min(-(-total // (BLOCK * UNROLL)), _INT32_LIMIT)),)
         elif extra.get("row_tiles"):   # one work item per tile of a row
             tiles = -(-(pl.shape[inner] // vec) // (BLOCK * UNROLL * ROW_TILE_STEPS))
-            grid = (max(1, min((pl.size // pl.shape[inner]) * tiles, _INT32_LIMIT)),)
+            groups = -(-(pl.size // pl.shape[inner]) // extra["tile_rows"])
+            grid = (max(1, min(groups * tiles, _INT32_LIMIT)),)
         else:
             total = (pl.size // pl.shape[inner]) * (pl.shape[inner] // vec)
             grid = (max(1, min(-(-total // (BLOCK * UNROLL)), _INT32_LIMIT)),)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from .._core import dtypes as _dtypes
 
 __all__ = ["C_TYPES", "COMPUTE_TYPES", "HALF_C", "Operand", "kernel_source", "UNROLL", "BLOCK",
-           "ROW_TILE_STEPS"]
+           "ROW_TILE_STEPS", "ROW_TILE_ROWS"]
 
 #: NumPy dtype name -> C type the engine stores it as: the one table, _core/dtypes.py,
 #: and float16 as its bits (``xs_half``, ``xstride/detail/half.cuh``), whose loops
@@ -38,6 +38,16 @@ UNROLL = 4
 #: 0.194 in another process), ``add`` of two column slices 0.168 against 0.179 ms,
 #: ``u[1:-1, 1:-1] * 2`` 0.155 against 0.173 ms; 1 was slower (0.218 ms for Jacobi).
 ROW_TILE_STEPS = 2
+#: Rows one work item of row tiles covers, one after the other over the same columns,
+#: where the inputs read one buffer at least a row apart (a stencil's rows above and
+#: below: the row read as "below" for one output row is read again as "centre" and
+#: "above" for the next two, and is still in L1). On the H200 (2026-12-03, two
+#: processes) the fused Jacobi step on 8192**2 float32: 1 row 0.180 ms, 2 rows
+#: 0.168-0.170, 3 0.170-0.172, 4 0.177-0.178; Nsight Compute put the one-row kernel's
+#: L2 fabric at 95 % busy. Plain kernels without such inputs lose by it (``u[1:-1,
+#: 1:-1] * 2`` 0.138 -> 0.150 ms; a 3-D ``w[:, :, 1:] * 2`` 0.545 -> 0.602 ms), so they
+#: keep one row.
+ROW_TILE_ROWS = 2
 
 
 @dataclass(frozen=True)
@@ -116,7 +126,7 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
                   preamble: str = "", index_var: bool = False, off32: bool = False,
                   rest32: bool = True,
                   minb: int = 0, rest_axes: int = 2, indexed: tuple = (),
-                  unit: tuple = (), row_tiles: bool = False) -> str:
+                  unit: tuple = (), row_tiles: bool = False, tile_rows: int = 1) -> str:
     """CUDA source of one elementwise kernel.
 
     Parameters
@@ -171,6 +181,10 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
         once per tile) instead of ``BLOCK * UNROLL`` vectors of the flattened rows
         (a division and the outer offsets per vector). For long rows
         (:func:`xstride._kernels._geometry.row_tiles_fit`).
+    tile_rows : int
+        With ``row_tiles``: rows one work item covers, one after the other over the
+        same columns (:data:`ROW_TILE_ROWS` where inputs read one buffer some rows
+        apart, so that a row read for one output row is still in L1 for the next).
     """
     arrays = [o for o in ops if o.kind != "scalar"]
     nops = len(arrays)
@@ -195,7 +209,8 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
         out.append(f"    long long pr[{UNROLL}], pc[{UNROLL}];")
     if row_tiles and not flat:
         return "\n".join(head + [sig, "{", _row_tiles_loop(ops, arrays, body, v, idx, kind, unit,
-                                                           bcast, index_var, ptr), "}"])
+                                                           bcast, index_var, ptr, tile_rows),
+                                           "}"])
     span = BLOCK * UNROLL
     if flat:
         out.append(f"    const IDX total = (IDX)(p.n / {v});")
@@ -286,9 +301,9 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
     return "\n".join(head + [sig, "{", "\n".join(out), "}"])
 
 
-def _row_tiles_loop(ops, arrays, body, v, idx, kind, unit, bcast, index_var, ptr):
-    """The "rows"/"nd" loop over row tiles: work item ``w`` is tile ``w mod nch`` of row
-    ``w div nch`` (``nch`` tiles of ``ROW_TILE_STEPS`` steps of ``BLOCK * UNROLL``
+def _row_tiles_loop(ops, arrays, body, v, idx, kind, unit, bcast, index_var, ptr, rows):
+    """The "rows"/"nd" loop over row tiles: work item ``w`` is tile ``w mod nch`` of the
+    ``rows`` rows from ``rows * (w div nch)``, one row after the other (``nch`` tiles of ``ROW_TILE_STEPS`` steps of ``BLOCK * UNROLL``
     vectors per row, the last one cut at the row's end). Each operand's
     pointer is moved to the row once per tile; an element is that pointer plus its
     column (times the inner stride: 1 or 0 on "rows", where ``unit`` says which; read
@@ -300,11 +315,15 @@ def _row_tiles_loop(ops, arrays, body, v, idx, kind, unit, bcast, index_var, ptr
     L = [f"    typedef {idx} IDX;",
          f"    const IDX nv = (IDX)(p.e0 / {v});",
          f"    const IDX nch = (nv + (IDX)({item - 1})) / (IDX)({item});",
-         "    const IDX total = (IDX)(p.n / p.e0) * nch;",
+         "    const IDX nrows = (IDX)(p.n / p.e0);",
+         f"    const IDX total = (nrows + (IDX)({rows - 1})) / (IDX)({rows}) * nch;",
          "    for (IDX w = blockIdx.x; w < total; w += gridDim.x) {",
-         "      const IDX row = w / nch;",
-         f"      const IDX first = (w - row * nch) * (IDX)({item});",
+         "      const IDX group = w / nch;",
+         f"      const IDX first = (w - group * nch) * (IDX)({item});",
          f"      const IDX lim = nv - first < (IDX)({item}) ? nv : first + (IDX)({item});",
+         f"      for (int r = 0; r < {rows}; ++r) {{",
+         f"      const IDX row = group * (IDX)({rows}) + (IDX)r;",
+         "      if (row >= nrows) break;",
          f"      long long rb[{nops}];",
          f"      #pragma unroll\n      for (int k = 0; k < {nops}; ++k) rb[k] = p.offset[k];",
          "      xstride_ew_outer(p, row, rb);"]
@@ -351,7 +370,7 @@ def _row_tiles_loop(ops, arrays, body, v, idx, kind, unit, bcast, index_var, ptr
                          f" = __xs_r{k}[u];")
             else:   # v == 1 (an output is never repeated along the row)
                 L.append(f"        __xs_q{k}[{at(k, col)}] = __xs_r{k}[u].v[0];")
-    L.append("      }\n      }\n    }")
+    L.append("      }\n      }\n      }\n    }")
     return "\n".join(L)
 
 

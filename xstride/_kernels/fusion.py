@@ -199,7 +199,9 @@ def _run(owner, graph, args, multi):
         outs.append(_ex.alloc_like_inputs(cupy, shape, dt, views, alloc if not alloc else None))
     specs, body = _source(graph)
     svals = scalar_values(graph, args)
-    entry, _ = _ex.launch("fused", body, specs, outs, views + svals, resolve_overlap=False)
+    reuse = _fplan.rows_apart([graph.nodes[i].arg for i in loads], load_lays)
+    entry, _ = _ex.launch("fused", body, specs, outs, views + svals, resolve_overlap=False,
+                          row_reuse=reuse)
     if owner is not None:
         _remember(owner, graph, args, entry, outs, alloc[0], tuple(offs), multi, cupy)
     return _fplan.results(outs, multi)

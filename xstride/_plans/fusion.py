@@ -424,6 +424,21 @@ def call_layouts(graph: Graph, arg_layouts) -> tuple[tuple, list] | None:
     return shape, [lays[i] for i in graph.loads]
 
 
+def rows_apart(args, load_lays) -> bool:
+    """Whether two loads of one argument (``args[i]`` is load ``i``'s argument index)
+    start at least a row apart in its buffer: a stencil's rows above and below, which
+    the engine's row tiles serve best a few rows a work item. A row: the last axis of
+    the load (its extent times its stride's magnitude, at least one element)."""
+    seen: dict = {}
+    for arg, lay in zip(args, load_lays):
+        row = max(1, lay.shape[-1] * abs(lay.strides[-1])) if lay.shape else 1
+        for off, r in seen.get(arg, ()):
+            if abs(off - lay.offset) >= max(row, r):
+                return True
+        seen.setdefault(arg, []).append((lay.offset, row))
+    return False
+
+
 # ----------------------------------------------------------------------------- reductions
 def _c_order(shape) -> tuple:
     return tuple(range(len(shape)))
