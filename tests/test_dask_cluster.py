@@ -201,6 +201,23 @@ def test_demo_on_a_running_scheduler_equals_the_numpy_backend(client, capsys):
     # the cluster's workers ran the demo's tasks, both of them
     assert len({t["worker"] for t in stream.data}) == 2
     assert distributed.Client.current() is client
+    # the demo's client is the default in every thread while it is open (a pipeline
+    # run from a thread pool goes to the cluster too), and gone after
+    from concurrent.futures import ThreadPoolExecutor
+
+    import dask.array as da
+    from distributed.client import _get_global_client
+
+    def in_a_thread():   # a fresh thread: no client of this test's context
+        return _get_global_client(), int(da.arange(100, chunks=10).sum().compute())
+
+    with dask_demo.cluster(scheduler=client.scheduler.address) as mine:
+        with distributed.get_task_stream(mine) as stream, ThreadPoolExecutor(1) as pool:
+            assert pool.submit(in_a_thread).result(timeout=60) == (mine, 4950)
+        assert len(stream.data) >= 10
+    assert mine.status == "closed"
+    with ThreadPoolExecutor(1) as pool:
+        assert pool.submit(in_a_thread).result(timeout=60)[0] is not mine
 
 
 def _free_port() -> int:

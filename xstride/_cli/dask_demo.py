@@ -61,10 +61,12 @@ def _connect(Client, scheduler, timeout):
     """``Client(scheduler)`` within ``timeout`` seconds (plus one of grace), or a
     ``DemoError``. ``Client``'s own timeout bounds the TCP connect only: a peer that
     accepts and never answers would hold the handshake for ever, so it runs on a daemon
-    thread that is left behind when it does not finish in time. That client is not made
+    thread that is left behind when it does not finish in time. That probe is not made
     the default (``set_as_default=False``): a default client registers itself before it
     connects, and a left-behind one would then take every later ``compute`` of the
-    process and never answer; the caller makes the connected client current."""
+    process and never answer. Once the probe is answered, it is closed and the client
+    returned is made here, the process's default (every thread's computes go to it, as
+    with the local cluster's client)."""
     box = {}
 
     def connect():
@@ -81,7 +83,11 @@ def _connect(Client, scheduler, timeout):
                         "connection was accepted, no scheduler's reply came)")
     exc = box.get("error")
     if exc is None:
-        return box["client"]
+        box.pop("client").close()
+        try:
+            return Client(scheduler, timeout=f"{timeout}s")
+        except Exception as again:   # noqa: BLE001 - gone between the two connects
+            exc = again
     why = f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
     if isinstance(exc, (OSError, TimeoutError)):   # refused, timed out, unknown host
         raise DemoError(f"no dask scheduler answers at {scheduler} within {timeout:g} s "
@@ -113,8 +119,7 @@ def cluster(workers=None, scheduler=None, gpu=False, timeout=DEFAULT_TIMEOUT):
                             "its own workers")
         client = _connect(Client, scheduler, timeout)
         try:
-            with client.as_current():   # dask's compute and Client.current() find it
-                yield client
+            yield client
         finally:
             client.close()
         return
