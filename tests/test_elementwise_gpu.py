@@ -179,6 +179,44 @@ def test_row_tiles_shifted_neighbours_match_numpy(cp, cols, dtype):
             np.testing.assert_array_equal(stencil(g, at(g, 0)).get(), want)
 
 
+@pytest.mark.parametrize("rows", [2, 3, 8, 9])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
+def test_fused_stencil_two_rows_a_work_item_match_the_unfused_run(cp, rows, dtype):
+    """A fused call that reads one argument rows apart takes two rows a row tile (the
+    last work item half empty for an odd row count): bit-equal to the
+    unfused run, plain and 3-D ("nd": rows across the outer index), traced and then
+    prepared; a shift along the row alone keeps one row."""
+    from xstride._kernels import _elementwise_exec as ex
+    from xstride._plans import fusion as fplan
+
+    cols = 4100
+    u = _rand((rows + 2, cols + 2), dtype, 31)
+    g = cp.asarray(u)
+
+    def jacobi(u, c):
+        return c + 3 * (u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2] - 4 * c)
+
+    seen = []
+    real = fplan.rows_apart
+    fused = xp.fuse(jacobi, strict=True)
+    try:
+        fplan.rows_apart = lambda *a: seen.append(real(*a)) or seen[-1]
+        for _ in range(2):
+            got = fused(g, g[1:-1, 1:-1])
+            assert ex.last_kind == "rows"
+            np.testing.assert_array_equal(got.get(), jacobi(g, g[1:-1, 1:-1]).get())
+        w = cp.asarray(_rand((3, rows + 2, cols + 2), dtype, 32))
+        stencil = xp.fuse(lambda w: w[:, 2:, 1:-1] - w[:, :-2, 1:-1] * 2, strict=True)
+        got = stencil(w[:, :, ::-1])   # reversed rows: "nd", rows across the outer index
+        wr = w[:, :, ::-1]
+        np.testing.assert_array_equal(got.get(), (wr[:, 2:, 1:-1] - wr[:, :-2, 1:-1] * 2).get())
+        shift = xp.fuse(lambda a: a[:, 2:] + a[:, :-2], strict=True)
+        np.testing.assert_array_equal(shift(g).get(), (g[:, 2:] + g[:, :-2]).get())
+    finally:
+        fplan.rows_apart = real
+    assert seen == [True, True, False]   # the prepared repeat asks no plan
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "int64", "uint16"])
 def test_flat2d_rows_match_numpy(cp, dtype):
     """x + x[0] and friends on (n, k) arrays: the "flat2d" path (one flat zip, the
