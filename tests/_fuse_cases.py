@@ -1,5 +1,6 @@
 """Shared by the ``xp.fuse`` tests: random expression trees (Hypothesis) turned into
-Python functions, and a NumPy model of a traced graph.
+Python functions, a NumPy model of a traced graph, and :func:`check`, which traces a
+function on stand-in CuPy arrays and compares the model's run with the unfused one.
 
 A tree is nested tuples; :func:`build` makes a function of the argument arrays that
 evaluates it with operators and ``xp.*`` calls, so the same function runs fused (on
@@ -188,3 +189,36 @@ def evaluate(graph, args):
                 r = getattr(np, numpy_ufunc_name(n.func))(*ins)
             vals[i] = np.asarray(r).astype(n.dtype)
     return tuple(np.broadcast_to(vals[o], shape) for o in graph.outputs)
+
+
+def fake(a):
+    """A stand-in CuPy array of ``a`` (``tests/conftest.py``)."""
+    from .conftest import FakeCupyArray
+
+    return FakeCupyArray(a)
+
+
+def same(got, want):
+    """Same dtype, shape and bytes (NaNs and signed zeros included)."""
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    assert np.ascontiguousarray(got).tobytes() == np.ascontiguousarray(want).tobytes(), \
+        (got, want)
+
+
+def check(fn, *args):
+    """Trace ``fn`` on stand-ins of ``args`` (NumPy arrays and scalars), run the graph's
+    NumPy model and compare with ``fn`` run unfused on NumPy."""
+    fused = xp.fuse(fn, strict=True)
+    dargs = [fake(a) if isinstance(a, np.ndarray) else a for a in args]
+    graph = fused.graph(*dargs)
+    assert graph is not None
+    got = evaluate(graph, args)
+    with np.errstate(all="ignore"):
+        want = fn(*args)
+    want = want if isinstance(want, tuple) else (want,)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        same(g, w)
+    return graph
