@@ -227,17 +227,17 @@ def launch(tag: str, body: str, specs, outs, ins, *, keep_order: bool = False,
         ins = fixed
     arrays = list(outs) + [x for x in ins if isinstance(x, cupy.ndarray)]
     if CACHE:
-        key = (tag, body, tuple(specs), keep_order, preamble, index_var, row_reuse, _MAX_GRID_YZ,
-               cupy.cuda.runtime.getDevice(),
+        key = (tag, body, tuple(specs), keep_order, preamble, index_var, row_reuse,
+               _MAX_GRID_YZ, cupy.cuda.runtime.getDevice(),
                tuple((a.shape, a.strides, a.dtype.char, a.data.ptr % 16) for a in arrays))
         entry = _launch_cache.get(key)
         if entry is None:
-            entry = _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var,
-                             row_reuse)
+            entry = _prepare(tag, body, specs, outs, arrays, keep_order, preamble,
+                             index_var, row_reuse)
             _launch_cache.put(key, entry)
     else:
         entry = _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var,
-                             row_reuse)
+                         row_reuse)
     fn, grid, block, args, kind = entry
     global last_kind
     last_kind = kind
@@ -446,8 +446,7 @@ def _repeat(tag, args, out):
     return run(args, out)
 
 
-def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var,
-                             row_reuse):
+def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var, row_reuse):
     nout = len(outs)
     pl = _plan.plan_arrays(arrays, nout, keep_order=keep_order)
     tile = _TILE

@@ -303,8 +303,9 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
 
 def _row_tiles_loop(ops, arrays, body, v, idx, kind, unit, bcast, index_var, ptr, rows):
     """The "rows"/"nd" loop over row tiles: work item ``w`` is tile ``w mod nch`` of the
-    ``rows`` rows from ``rows * (w div nch)``, one row after the other (``nch`` tiles of ``ROW_TILE_STEPS`` steps of ``BLOCK * UNROLL``
-    vectors per row, the last one cut at the row's end). Each operand's
+    ``rows`` rows from ``rows * (w div nch)``, one row after the other (``nch`` tiles of
+    ``ROW_TILE_STEPS`` steps of ``BLOCK * UNROLL`` vectors per row, the last one cut at
+    the row's end). Each operand's
     pointer is moved to the row once per tile; an element is that pointer plus its
     column (times the inner stride: 1 or 0 on "rows", where ``unit`` says which; read
     from the parameter struct on "nd"), so no offset array stays live across the
