@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
 import sys
 import time
 
@@ -237,6 +238,38 @@ def test_a_scheduler_that_does_not_answer_is_a_clear_error_within_seconds(capsys
     assert f"xstride demo: error: no dask scheduler answers at {address} within 2 s" in err
 
 
+@pytest.mark.parametrize("address, said", [
+    ("notanaddress", "missing port number"),
+    ("tcp://", "missing port number"),
+    ("tcp://127.0.0.1:abc", "invalid literal"),
+    ("tcp://127.0.0.1:99999", "port 99999 is outside 1..65535"),
+    ("inproc://x", "reachable only inside the process"),
+    ("foo://bar", "unknown address scheme 'foo'"),
+])
+def test_a_malformed_scheduler_address_is_refused_before_any_connect(capsys, address, said):
+    """No client is made for an address no scheduler can have: the error names it at
+    once (it used to wait out the timeout and blame the peer's protocol)."""
+    t0 = time.perf_counter()
+    rc = main(["demo", "--backend", "dask", "--scheduler", address, "--connect-timeout", "30",
+               "--n", "100"])
+    assert rc == 2 and time.perf_counter() - t0 < 5
+    err = capsys.readouterr().err
+    assert f"xstride demo: error: --scheduler {address!r} is not a scheduler's address" in err
+    assert said in err
+
+
+def test_a_failed_connect_prints_one_line_and_no_traceback_at_exit():
+    """A ``Client`` whose constructor failed used to close itself when collected at the
+    process's exit, wait for its timeout and print a traceback after the error."""
+    proc = subprocess.run([sys.executable, "-m", "xstride", "demo", "--backend", "dask",
+                           "--scheduler", "tls://127.0.0.1:1", "--connect-timeout", "1",
+                           "--n", "100"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        proc.stderr.strip().splitlines()[0]], proc.stderr[-2000:]
+    assert proc.stderr.startswith("xstride demo: error: cannot connect to tls://127.0.0.1:1")
+
+
 @pytest.mark.parametrize("reply", [None, b"HTTP/1.1 400 Bad Request\r\n\r\n" * 10],
                          ids=["silent", "not dask"])
 def test_a_peer_that_accepts_but_is_no_scheduler_is_a_clear_error_within_seconds(capsys,
@@ -320,7 +353,6 @@ def test_bad_chunk_options_of_the_demo(client, capsys):
 
 
 def test_benchmark_runs_at_a_tiny_size():
-    import subprocess
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]

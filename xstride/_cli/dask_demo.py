@@ -57,6 +57,38 @@ def _cpus() -> int:
         return os.cpu_count() or 1
 
 
+#: Address schemes whose addresses are host:port (distributed's TCP, TLS and
+#: websocket comms); others (``ucx``) are left to ``distributed`` to parse.
+_HOST_PORT_SCHEMES = ("tcp", "tls", "ws", "wss")
+
+
+def _check_address(scheduler: str) -> None:
+    """``DemoError`` for an address no scheduler can have (no port, an unknown scheme,
+    ``inproc://`` from another process), before any connect: a ``Client`` made for one
+    waits for its timeout and fails again when it is collected at exit."""
+    from distributed.comm import get_address_host_port, parse_address
+    from distributed.comm.registry import get_backend
+
+    try:
+        scheme, _ = parse_address(scheduler)
+        backend = get_backend(scheme)   # ValueError naming the known schemes
+        if scheme == "inproc":
+            raise ValueError("an inproc:// address is reachable only inside the process "
+                             "that made it")
+        if scheme in _HOST_PORT_SCHEMES:
+            _, port = get_address_host_port(scheduler)
+            if not 0 < port < 65536:
+                raise ValueError(f"port {port} is outside 1..65535")
+    except ValueError as exc:
+        raise DemoError(f"--scheduler {scheduler!r} is not a scheduler's address ({exc}); "
+                        "give HOST:PORT or tcp://HOST:PORT") from None
+    try:
+        backend.get_connector()
+    except Exception as exc:   # noqa: BLE001 - a comm whose package is missing (ucx)
+        raise DemoError(f"the {scheme}:// comm of --scheduler {scheduler!r} cannot be used "
+                        f"here ({type(exc).__name__}: {exc})") from None
+
+
 def _connect(Client, scheduler, timeout):
     """``Client(scheduler)`` within ``timeout`` seconds (plus one of grace), or a
     ``DemoError``. ``Client``'s own timeout bounds the TCP connect only: a peer that
@@ -67,6 +99,8 @@ def _connect(Client, scheduler, timeout):
     process and never answer. Once the probe is answered, it is closed and the client
     returned is made here, the process's default (every thread's computes go to it, as
     with the local cluster's client)."""
+    _check_address(scheduler)
+    Client = _quiet_on_failure(Client)
     box = {}
 
     def connect():
@@ -92,7 +126,28 @@ def _connect(Client, scheduler, timeout):
     if isinstance(exc, (OSError, TimeoutError)):   # refused, timed out, unknown host
         raise DemoError(f"no dask scheduler answers at {scheduler} within {timeout:g} s "
                         f"({why})")
+    if isinstance(exc, TypeError):   # this side's settings (a tls:// address, no TLS set)
+        raise DemoError(f"cannot connect to {scheduler} ({why})")
     raise DemoError(f"the peer at {scheduler} does not speak dask's protocol ({why})")
+
+
+def _quiet_on_failure(Client):
+    """``Client`` whose instances, when the constructor raises, skip ``Client.__del__``:
+    it would close the half-made client at collection (often at the process's exit),
+    wait for its timeout and print a traceback after the demo's one-line error."""
+    class _Client(Client):
+        def __init__(self, *args, **kwargs):
+            try:
+                super().__init__(*args, **kwargs)
+            except BaseException:
+                self._xstride_failed = True
+                raise
+
+        def __del__(self):
+            if not getattr(self, "_xstride_failed", False):
+                super().__del__()
+
+    return _Client
 
 
 @contextlib.contextmanager
