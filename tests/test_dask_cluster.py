@@ -411,6 +411,29 @@ def test_sample_sort_on_the_cluster_equals_numpy(client):
     assert not one_memory(sk)
 
 
+def test_sample_sort_spreads_its_merges_over_the_workers(client):
+    """Every split feeds every merge, so all merges become ready at once; left to the
+    scheduler they landed 3 and 5 of 8 on two workers. Each worker merges P / W."""
+    import collections
+
+    from distributed import get_task_stream
+
+    from xstride._chunked.sample_sort import sample_sort
+
+    n = 2**18
+    keys = np.random.default_rng(8).integers(0, 2**30, n).astype(np.uint64)
+    pts = np.random.default_rng(9).random((n, 3))
+    with xp.use_backend("dask", chunks=n // 8):
+        k, p = dask.persist(xp.asarray(keys), xp.asarray(pts))
+        with get_task_stream(client) as ts:
+            sk, order, sp = sample_sort(k, [p])
+    per_worker = collections.Counter(
+        t["worker"] for t in ts.data
+        if isinstance(t["key"], tuple) and "sample-sort-merge" in str(t["key"][0]))
+    assert sorted(per_worker.values()) == [4, 4], per_worker
+    np.testing.assert_array_equal(xp.to_numpy(order), np.argsort(keys, kind="stable"))
+
+
 def test_one_worker_is_one_memory():
     from xstride._chunked.sample_sort import one_memory
 

@@ -53,7 +53,7 @@ import numpy as np
 from array_api_compat import array_namespace
 from dask.base import tokenize
 from dask.delayed import Delayed
-from dask.highlevelgraph import HighLevelGraph
+from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
 
 from . import _config
 
@@ -154,6 +154,22 @@ def _length(part) -> int:
     return int(part[0].shape[0])
 
 
+def _client_of(collection):
+    """The ``distributed`` client that would compute ``collection``, or None (dask's
+    threads or synchronous scheduler)."""
+    get = dask.base.get_scheduler(collections=[collection])
+    client = getattr(get, "__self__", None)
+    return client if getattr(client, "scheduler_info", None) is not None else None
+
+
+def _workers(client) -> list:
+    """The client's workers' addresses, sorted; [] where the scheduler cannot answer now."""
+    try:
+        return sorted(client.scheduler_info().get("workers", {}))
+    except Exception:  # a client that cannot answer now: no placement
+        return []
+
+
 def one_memory(collection) -> bool:
     """Whether every task of ``collection`` would run in this process's memory or on a
     single ``distributed`` worker (dask's threads or synchronous scheduler, a client
@@ -164,14 +180,20 @@ def one_memory(collection) -> bool:
     get = dask.base.get_scheduler(collections=[collection])
     if get in (dask.threaded.get, dask.local.get_sync):
         return True
-    client = getattr(get, "__self__", None)
-    info = getattr(client, "scheduler_info", None)
-    if info is None:
-        return False
-    try:
-        return len(info().get("workers", {})) == 1
-    except Exception:  # a client that cannot answer now: assume several workers
-        return False
+    client = _client_of(collection)
+    return client is not None and len(_workers(client)) == 1
+
+
+def _placement(workers: list, nparts: int):
+    """Layer annotations that ask for merge ``j`` on worker ``j mod W`` (the workers
+    sorted by address), other workers allowed: each worker merges ``P / W``
+    partitions. Left to the scheduler, merges that all become ready at once (every
+    split feeds every merge) land unevenly (3 and 5 of 8 on 2 workers), and the merge
+    phase lasts as long as the busiest worker's share. None without workers."""
+    if not workers:
+        return None
+    return {"workers": lambda key: [workers[key[1] % len(workers)]],
+            "allow_other_workers": True}
 
 
 def sample_sort(keys, values) -> tuple:
@@ -199,18 +221,24 @@ def sample_sort(keys, values) -> tuple:
             + tuple(k[i] for k in vk)
     dsk[(split_at, 0)] = (_splitters, nparts, keys.dtype) \
         + tuple((sample, i) for i in range(nparts))
+    merges = {}
+    placement = None
     if one_memory(keys):
         for j in range(nparts):
-            dsk[(merge, j)] = (_merge_in_place, j, sorted_pieces) \
+            merges[(merge, j)] = (_merge_in_place, j, sorted_pieces) \
                 + tuple((split, i) for i in range(nparts))
     else:
         for i in range(nparts):
             for j in range(nparts):
                 dsk[(piece, i, j)] = (_piece, (split, i), j)
         for j in range(nparts):
-            dsk[(merge, j)] = (_merge, sorted_pieces) \
+            merges[(merge, j)] = (_merge, sorted_pieces) \
                 + tuple((piece, i, j) for i in range(nparts))
-    graph = HighLevelGraph.from_collections(merge, dsk, dependencies=[keys, *vals])
+        client = _client_of(keys)
+        placement = _placement(_workers(client) if client is not None else [], nparts)
+    body = HighLevelGraph.from_collections(split, dsk, dependencies=[keys, *vals])
+    graph = HighLevelGraph({**body.layers, merge: MaterializedLayer(merges, annotations=placement)},
+                           {**body.dependencies, merge: {split}})
     parts = dask.persist(*[Delayed((merge, j), graph, layer=merge) for j in range(nparts)])
     # the sort runs in the persist above; the lengths come back as a few ints
     lengths = {(length, j): (_length, (merge, j)) for j in range(nparts)}
