@@ -416,7 +416,7 @@ def test_sample_sort_spreads_its_merges_over_the_workers(client):
     scheduler they landed 3 and 5 of 8 on two workers. Each worker merges P / W."""
     import collections
 
-    from distributed import get_task_stream
+    from distributed import get_task_stream, wait
 
     from xstride._chunked.sample_sort import sample_sort
 
@@ -427,6 +427,7 @@ def test_sample_sort_spreads_its_merges_over_the_workers(client):
         k, p = dask.persist(xp.asarray(keys), xp.asarray(pts))
         with get_task_stream(client) as ts:
             sk, order, sp = sample_sort(k, [p])
+            wait([sk, order, sp])   # the sort returns once its splits end
     per_worker = collections.Counter(
         t["worker"] for t in ts.data
         if isinstance(t["key"], tuple) and "sample-sort-merge" in str(t["key"][0]))

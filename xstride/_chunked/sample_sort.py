@@ -2,7 +2,9 @@
 chunks' own backend (NumPy chunks on CPU workers, CuPy chunks on their device).
 
 The graph, for ``P`` input chunks and ``P`` output partitions, is submitted at once;
-the client waits only for the partition lengths at the end:
+the client waits only for the splits' cuts (the partitions' lengths), so the output
+columns are submitted while the merges still run, and returns persisted arrays whose
+merges may still be running:
 
 1. ``sample``: up to ``_SAMPLES`` keys of every chunk, at rows drawn from a generator
    seeded by the chunk's index (the same rows every run), copied to the host; one
@@ -150,8 +152,10 @@ def _merge_in_place(j: int, sorted_pieces: bool, *splits):
     return _merge(sorted_pieces, *[_piece(s, j) for s in splits])
 
 
-def _length(part) -> int:
-    return int(part[0].shape[0])
+def _cuts(split):
+    """The host cuts of one split chunk: its rows of partition ``j`` are
+    ``cuts[j] .. cuts[j + 1] - 1``."""
+    return split[0]
 
 
 def _client_of(collection):
@@ -236,14 +240,18 @@ def sample_sort(keys, values) -> tuple:
                 + tuple((piece, i, j) for i in range(nparts))
         client = _client_of(keys)
         placement = _placement(_workers(client) if client is not None else [], nparts)
+    # the partitions' lengths come back as the splits' cuts (P + 1 host ints a chunk),
+    # known once the splits end while the merges still run: the columns below are
+    # submitted before the merges end
+    cuts = {(length, i): (_cuts, (split, i)) for i in range(nparts)}
     body = HighLevelGraph.from_collections(split, dsk, dependencies=[keys, *vals])
-    graph = HighLevelGraph({**body.layers, merge: MaterializedLayer(merges, annotations=placement)},
-                           {**body.dependencies, merge: {split}})
-    parts = dask.persist(*[Delayed((merge, j), graph, layer=merge) for j in range(nparts)])
-    # the sort runs in the persist above; the lengths come back as a few ints
-    lengths = {(length, j): (_length, (merge, j)) for j in range(nparts)}
-    sizes = dask.compute(*[Delayed((length, j), HighLevelGraph.from_collections(
-        length, lengths, dependencies=parts), layer=length) for j in range(nparts)])
+    graph = HighLevelGraph({**body.layers, merge: MaterializedLayer(merges, annotations=placement),
+                            length: MaterializedLayer(cuts)},
+                           {**body.dependencies, merge: {split}, length: {split}})
+    *parts, = dask.persist(*[Delayed((merge, j), graph, layer=merge) for j in range(nparts)],
+                           *[Delayed((length, i), graph, layer=length) for i in range(nparts)])
+    parts, per_chunk = parts[:nparts], dask.compute(*parts[nparts:])
+    sizes = [int(v) for v in np.sum([np.diff(c) for c in per_chunk], axis=0)]
     like = keys._meta
     columns = [(keys.dtype, (), like),
                (np.dtype(np.int64), (), like.astype(np.int64))]

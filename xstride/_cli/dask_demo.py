@@ -323,7 +323,9 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
     # 3. keys, 4. sort (positions carried along)
     keys, = stage("morton keys", lambda: _persist(
         alg.morton_keys(pos, lower.tolist(), box_upper.tolist(), levels)))
-    sorted_keys, order, sorted_pos = stage("sort_by_key", lambda: alg.sort_by_key(keys, pos))
+    # (persisted by sort_by_key, which returns once its splits end: waited for here)
+    sorted_keys, order, sorted_pos = stage("sort_by_key",
+                                           lambda: _persist(*alg.sort_by_key(keys, pos)))
 
     # 5. occupancy: run lengths of the level-k cells in key order (per chunk, with the
     # cell before each chunk and the first start after it carried by tiny tasks)
