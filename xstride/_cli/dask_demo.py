@@ -66,27 +66,39 @@ def _check_address(scheduler: str) -> None:
     """``DemoError`` for an address no scheduler can have (no port, an unknown scheme,
     ``inproc://`` from another process), before any connect: a ``Client`` made for one
     waits for its timeout and fails again when it is collected at exit."""
+    why = _address_problem(scheduler)
+    if why:
+        raise DemoError(f"--scheduler {scheduler!r} is not a scheduler's address ({why}); "
+                        "give HOST:PORT or tcp://HOST:PORT")
+    from distributed.comm import parse_address
+    from distributed.comm.registry import get_backend
+
+    scheme, _ = parse_address(scheduler)
+    try:
+        get_backend(scheme).get_connector()
+    except Exception as exc:   # noqa: BLE001 - a comm whose package is missing (ucx)
+        raise DemoError(f"the {scheme}:// comm of --scheduler {scheduler!r} cannot be used "
+                        f"here ({type(exc).__name__}: {exc})") from None
+
+
+def _address_problem(scheduler: str) -> str:
+    """Why ``scheduler`` cannot be a scheduler's address, as ``distributed`` parses
+    addresses, or ``""``."""
     from distributed.comm import get_address_host_port, parse_address
     from distributed.comm.registry import get_backend
 
     try:
         scheme, _ = parse_address(scheduler)
-        backend = get_backend(scheme)   # ValueError naming the known schemes
+        get_backend(scheme)   # ValueError naming the known schemes
         if scheme == "inproc":
-            raise ValueError("an inproc:// address is reachable only inside the process "
-                             "that made it")
+            return "an inproc:// address is reachable only inside the process that made it"
         if scheme in _HOST_PORT_SCHEMES:
             _, port = get_address_host_port(scheduler)
             if not 0 < port < 65536:
-                raise ValueError(f"port {port} is outside 1..65535")
+                return f"port {port} is outside 1..65535"
     except ValueError as exc:
-        raise DemoError(f"--scheduler {scheduler!r} is not a scheduler's address ({exc}); "
-                        "give HOST:PORT or tcp://HOST:PORT") from None
-    try:
-        backend.get_connector()
-    except Exception as exc:   # noqa: BLE001 - a comm whose package is missing (ucx)
-        raise DemoError(f"the {scheme}:// comm of --scheduler {scheduler!r} cannot be used "
-                        f"here ({type(exc).__name__}: {exc})") from None
+        return str(exc)
+    return ""
 
 
 def _connect(Client, scheduler, timeout):
