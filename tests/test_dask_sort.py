@@ -99,7 +99,7 @@ def test_more_partitions_than_one_byte_numbers(split):
 
 
 @pytest.mark.parametrize("memory", [True, False])
-def test_the_graph_is_one_layer_of_known_size(monkeypatch, memory):
+def test_the_graph_layers_have_known_sizes(monkeypatch, memory):
     monkeypatch.setattr(ss, "one_memory", lambda collection: memory)
     keys = da.from_array(np.arange(60, dtype=np.uint64)[::-1], chunks=10)
     seen = {}
@@ -115,8 +115,10 @@ def test_the_graph_is_one_layer_of_known_size(monkeypatch, memory):
     monkeypatch.setattr(ss.dask, "persist", spy)
     ss.sample_sort(keys, [])
     p = 6
-    # sample, split and merge per chunk, the splitters, and P * P pieces unless in one memory
-    assert seen["merge"] == 3 * p + 1 + (0 if memory else p * p)
+    # a sample and a split per chunk, the splitters, and P * P pieces unless in one
+    # memory; then the P merges (placed: their own layer) and the P chunks' cuts
+    assert seen["split"] == 2 * p + 1 + (0 if memory else p * p)
+    assert seen["merge"] == p and seen["length"] == p
 
 
 def test_one_memory_knows_the_local_schedulers():
