@@ -5,7 +5,7 @@ Run: ``python benchmarks/dask.py`` (``make bench-dask`` on the GPU host, with th
 of ``.whl/``; see docs/dask.md). Options: ``--n`` (points, default 2**27),
 ``--workers`` (default ``1,2,4,8,16``), ``--rows-per-chunk`` (default: ``n / 32``, two
 chunks per worker at 16 workers: the sort makes ``P * P`` small tasks for ``P`` chunks),
-``--gpu-n`` (default 2**28; ``0`` skips the GPU rows), ``--gpu-rows-per-chunk`` (default
+``--task-stream`` (each CPU run's tasks by name: where a stage's time goes), ``--gpu-n`` (default 2**28; ``0`` skips the GPU rows), ``--gpu-rows-per-chunk`` (default
 ``gpu-n / (2 * GPUs)``: two chunks per GPU worker, as the CPU rows' default has two per
 worker at 16 workers; with 8 chunks on one GPU the sort's and occupancy's task costs
 doubled the pipeline's time, docs/performance.md), ``--baseline SECONDS`` (1 worker's pipeline time from an earlier run, for a run
@@ -38,6 +38,8 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE] + [_HERE]
 
 import argparse  # noqa: E402
+import collections  # noqa: E402
+import contextlib  # noqa: E402
 import time  # noqa: E402
 
 from _common import header, print_table as _print_table  # noqa: E402
@@ -71,8 +73,68 @@ def _warm_worker() -> None:
     xp.algorithms.sort_by_key(keys, pos)
 
 
+def _task_stream(client):
+    from distributed import get_task_stream
+
+    return get_task_stream(client)
+
+
+def _prefix(key) -> str:
+    """A task key's name without its token (``sample-sort-merge-<token>`` ->
+    ``sample-sort-merge``)."""
+    name = key[0] if isinstance(key, tuple) else key
+    name = str(name)
+    head, _, tail = name.rpartition("-")
+    return head if head and len(tail) >= 16 else name
+
+
+def task_summary(records, epoch: float) -> tuple[list, dict]:
+    """Rows ``[prefix, tasks, compute s, longest s, first start s, last end s, tasks per
+    worker]`` in order of first start (times from ``epoch``), and totals: transfers
+    (count, seconds summed) and compute seconds per worker (min, median, max)."""
+    per = {}
+    busy = collections.Counter()
+    transfers = [0, 0.0]
+    for r in records:
+        for ss in r["startstops"]:
+            d = ss["stop"] - ss["start"]
+            if ss["action"] == "transfer":
+                transfers[0] += 1
+                transfers[1] += d
+            elif ss["action"] == "compute":
+                row = per.setdefault(_prefix(r["key"]),
+                                     [0, 0.0, 0.0, float("inf"), 0.0, collections.Counter()])
+                row[0] += 1
+                row[1] += d
+                row[2] = max(row[2], d)
+                row[3] = min(row[3], ss["start"] - epoch)
+                row[4] = max(row[4], ss["stop"] - epoch)
+                row[5][r["worker"]] += 1
+                busy[r["worker"]] += d
+    rows = [[name, v[0], v[1], v[2], v[3], v[4], sorted(v[5].values())]
+            for name, v in sorted(per.items(), key=lambda kv: kv[1][3])]
+    b = sorted(busy.values()) or [0.0]
+    return rows, {"transfers": tuple(transfers), "busy": (b[0], b[len(b) // 2], b[-1])}
+
+
+def print_task_summary(records, epoch: float, label: str) -> None:
+    """The timed pipeline's tasks by name (``--task-stream``): where a stage's time goes
+    between compute, transfers and waiting."""
+    rows, tot = task_summary(records, epoch)
+    print(f"\n  task stream, {label} (seconds from the pipeline's start):")
+    print_table(["task", "tasks", "compute s", "longest s", "first start", "last end",
+                 "tasks per worker"],
+                [[name, str(k), f"{c:.3f}", f"{m:.3f}", f"{a:.3f}", f"{z:.3f}",
+                  " ".join(map(str, w)) if len(w) <= 16 else f"{w[0]}..{w[-1]}"]
+                 for name, k, c, m, a, z, w in rows])
+    n, secs = tot["transfers"]
+    lo, mid, hi = tot["busy"]
+    print(f"  transfers: {n}, {secs:.3f} s summed; compute per worker: min {lo:.3f} s, "
+          f"median {mid:.3f} s, max {hi:.3f} s\n", flush=True)
+
+
 def cpu_rows(n: int, workers: list[int], rows: int, levels: int, warm_up: bool,
-             baseline: float | None):
+             baseline: float | None, task_stream: bool = False):
     out, base = [], baseline
     for w in workers:
         with dask_demo.cluster(workers=w) as client:
@@ -84,10 +146,15 @@ def cpu_rows(n: int, workers: list[int], rows: int, levels: int, warm_up: bool,
                 wn = min(n, max(1 << 16, 2 * w * (1 << 12)))
                 dask_demo.pipeline("dask", n=wn, chunks=max(1, wn // (2 * w)), levels=levels,
                                    tree=False)
+            stream = _task_stream(client) if task_stream else contextlib.nullcontext()
             t0 = time.perf_counter()
-            res = dask_demo.pipeline("dask", n=n, chunks=rows, levels=levels, tree=False)
+            with stream as ts:
+                epoch = time.time()
+                res = dask_demo.pipeline("dask", n=n, chunks=rows, levels=levels, tree=False)
             wall = time.perf_counter() - t0
             nworkers = len(client.scheduler_info().get("workers", {}))
+            if task_stream:
+                print_task_summary(ts.data, epoch, f"{nworkers} workers")
         total, stages = _timed(res)
         if base is None:   # the first row is the reference: its speedup is its workers
             base = total * w
@@ -152,6 +219,9 @@ def main(argv=None) -> int:
     p.add_argument("--levels", type=int, default=10)
     p.add_argument("--gpu-rows-per-chunk", type=int, default=None)
     p.add_argument("--no-warm-up", action="store_true", help="skip the warm-up runs")
+    p.add_argument("--task-stream", action="store_true",
+                   help="after each CPU run, its tasks by name: count, compute time, first "
+                        "start and last end, tasks per worker; transfers; compute per worker")
     p.add_argument("--baseline", type=float, default=None, metavar="SECONDS",
                    help="pipeline seconds of 1 worker from an earlier run (speedups of a "
                         "run without 1 in --workers)")
@@ -161,7 +231,7 @@ def main(argv=None) -> int:
     print(header(f"dask backend: demo pipeline, {args.n:,} points, {rows:,} rows per chunk"))
     stage_cols = list(_PIPELINE)
     cpu = cpu_rows(args.n, workers, rows, args.levels, not args.no_warm_up,
-                   args.baseline)
+                   args.baseline, args.task_stream)
     print_table(["workers", "pipeline", "speedup", "efficiency"] + stage_cols
                 + ["wall with checks", "checks"], cpu)
     if args.gpu_n:

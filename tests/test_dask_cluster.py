@@ -365,6 +365,24 @@ def test_benchmark_runs_at_a_tiny_size():
     assert len(lines) == 1 and "| 1.00 " in lines[0] and "| ok" in lines[0], proc.stdout
 
 
+def test_benchmark_task_stream_names_the_sort_steps():
+    """``--task-stream``: each CPU run's tasks by name, the merges one per partition
+    spread over the workers, and the transfers and per-worker compute."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.run([sys.executable, "benchmarks/dask.py", "--n", "4000",
+                           "--workers", "2", "--rows-per-chunk", "500", "--gpu-n", "0",
+                           "--no-warm-up", "--task-stream"],
+                          cwd=root, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    merge = [ln for ln in proc.stdout.splitlines() if ln.startswith("| sample-sort-merge ")]
+    assert len(merge) == 1, proc.stdout
+    cells = [c.strip() for c in merge[0].strip("|").split("|")]
+    assert cells[1] == "8" and cells[-1] == "4 4", merge[0]
+    assert "transfers: " in proc.stdout and "compute per worker: min" in proc.stdout
+
+
 @pytest.mark.parametrize("where", ["root", "benchmarks"])
 def test_benchmark_named_dask_py_does_not_shadow_the_dask_package(where):
     """``python benchmarks/dask.py --help`` from the repository root or from its own
