@@ -179,6 +179,39 @@ def test_row_tiles_shifted_neighbours_match_numpy(cp, cols, dtype):
             np.testing.assert_array_equal(stencil(g, at(g, 0)).get(), want)
 
 
+@pytest.mark.parametrize("cols", [205, 300, 510, 1000, 1023])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int16"])
+def test_short_row_tiles_match_numpy(cp, cols, dtype):
+    """Rows of 205 to 1023 elements take one short tile a step (256 or 512 a row, 300:
+    none fits, the per-vector walk): slices of a cube (a 7-point stencil fused, with two
+    rows a work item, and plain), a broadcast column, out=; bit-equal to NumPy and to
+    the unfused run."""
+    from xstride._kernels import _elementwise_exec as ex
+    from xstride._kernels._geometry import short_row_unroll
+
+    u = _rand((5, 6, cols + 2), dtype, 41)
+    g = cp.asarray(u)
+    got = xp.add(g[1:-1, 2:, 1:-1], g[1:-1, :-2, 2:])
+    assert ex.last_kind in ("rows", "nd")
+    np.testing.assert_array_equal(got.get(), u[1:-1, 2:, 1:-1] + u[1:-1, :-2, 2:])
+    col = cp.asarray(_rand((4, 1), dtype, 42))
+    out = cp.zeros((4, 2 * cols), dtype=dtype)
+    xp.multiply(g[0, 1:-1, 1:-1], col, out=out[:, ::2])
+    np.testing.assert_array_equal(out[:, ::2].get(), u[0, 1:-1, 1:-1] * col.get())
+    assert (out[:, 1::2] == 0).all()
+    if dtype != "int16":
+        def lap(u, c):
+            return c + 3 * (u[2:, 1:-1, 1:-1] + u[:-2, 1:-1, 1:-1] + u[1:-1, 2:, 1:-1]
+                            + u[1:-1, :-2, 1:-1] + u[1:-1, 1:-1, 2:] + u[1:-1, 1:-1, :-2]
+                            - 6 * c)
+
+        fused = xp.fuse(lap, strict=True)
+        c = g[1:-1, 1:-1, 1:-1]
+        for _ in range(2):   # traced, then prepared
+            np.testing.assert_array_equal(fused(g, c).get(), lap(g, c).get())
+    assert short_row_unroll(cols) == {205: 1, 300: 0, 510: 2, 1000: 2, 1023: 2}[cols]
+
+
 @pytest.mark.parametrize("rows", [2, 3, 8, 9])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
 def test_fused_stencil_two_rows_a_work_item_match_the_unfused_run(cp, rows, dtype):

@@ -443,6 +443,8 @@ def _variants():
     yield dict(kind="nd", cap=4, row_tiles=True, idx32=True)
     yield dict(kind="rows", vec=1, row_tiles=True, tile_rows=2, unit=(True, True, True))
     yield dict(kind="nd", cap=4, row_tiles=True, tile_rows=3)
+    yield dict(kind="rows", vec=2, row_tiles=True, tile_unroll=2, unit=(True, False, True))
+    yield dict(kind="nd", cap=4, row_tiles=True, tile_unroll=1, tile_rows=2)
     yield dict(kind="flat2d", vec=4, bcast=(False, False, False), idx32=True,
                indexed=(False, False, True))
     yield dict(kind="flat2d", vec=1, idx32=False, indexed=(False, True, False))
@@ -482,3 +484,13 @@ def test_generated_sources_compile_with_nvcc(tmp_path):
                               "-o", str(tmp_path / f"k{i}.ptx"), str(f)],
                              capture_output=True, text=True)
         assert res.returncode == 0, res.stderr + src
+
+
+def test_short_row_tiles_fit():
+    """Rows of 128 to 1023 vectors take one tile of 256 or 512 a step where the last
+    tile leaves at most a fifth of its threads idle; longer rows take the long tiles."""
+    from xstride._kernels._geometry import row_tiles_fit, short_row_unroll
+
+    assert [short_row_unroll(n) for n in (127, 128, 205, 256, 300, 409, 410, 510, 512, 1000,
+                                           1023, 1024)] == [0, 0, 1, 1, 0, 0, 2, 2, 2, 2, 2, 0]
+    assert row_tiles_fit(1024) and not row_tiles_fit(1023)

@@ -482,8 +482,10 @@ def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var, ro
                      minb=_MINB_OF_ARRAYS.get(len(arrays), 0) if small else 0)
     if kind in ("rows", "nd"):
         nv = pl.shape[inner] // vec
-        tiles = _geo.row_tiles_fit(nv, BLOCK * UNROLL)
+        short = 0 if _geo.row_tiles_fit(nv, BLOCK * UNROLL) else _geo.short_row_unroll(nv, BLOCK)
+        tiles = bool(short) or _geo.row_tiles_fit(nv, BLOCK * UNROLL)
         extra = dict(row_tiles=tiles, tile_rows=ROW_TILE_ROWS if tiles and row_reuse else 1,
+                     tile_unroll=short,
                      unit=tuple(s[inner] == 1 for s in pl.strides) if kind == "rows" else ())
     src = kernel_source(name, kind, specs, body, vec=vec, bcast=bcast if vec > 1 else (),
                         idx32=idx32, cap=cap, trans=pl.transposed, tile=tile,
@@ -505,7 +507,9 @@ def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var, ro
             total = pl.size // vec
             grid = (max(1, min(-(-total // (BLOCK * UNROLL)), _INT32_LIMIT)),)
         elif extra.get("row_tiles"):   # one work item per tile of a row
-            tiles = -(-(pl.shape[inner] // vec) // (BLOCK * UNROLL * ROW_TILE_STEPS))
+            item = BLOCK * extra["tile_unroll"] if extra["tile_unroll"] else \
+                BLOCK * UNROLL * ROW_TILE_STEPS
+            tiles = -(-(pl.shape[inner] // vec) // item)
             groups = -(-(pl.size // pl.shape[inner]) // extra["tile_rows"])
             grid = (max(1, min(groups * tiles, _INT32_LIMIT)),)
         else:

@@ -126,7 +126,8 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
                   preamble: str = "", index_var: bool = False, off32: bool = False,
                   rest32: bool = True,
                   minb: int = 0, rest_axes: int = 2, indexed: tuple = (),
-                  unit: tuple = (), row_tiles: bool = False, tile_rows: int = 1) -> str:
+                  unit: tuple = (), row_tiles: bool = False, tile_rows: int = 1,
+                  tile_unroll: int = 0) -> str:
     """CUDA source of one elementwise kernel.
 
     Parameters
@@ -185,6 +186,10 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
         With ``row_tiles``: rows one work item covers, one after the other over the
         same columns (:data:`ROW_TILE_ROWS` where inputs read one buffer some rows
         apart, so that a row read for one output row is still in L1 for the next).
+    tile_unroll : int
+        With ``row_tiles``: 0 for tiles of ``ROW_TILE_STEPS`` steps of ``BLOCK *
+        UNROLL`` vectors; else one step of ``BLOCK * tile_unroll`` vectors (rows of
+        fewer than ``BLOCK * UNROLL`` vectors, :func:`short_row_unroll`).
     """
     arrays = [o for o in ops if o.kind != "scalar"]
     nops = len(arrays)
@@ -209,7 +214,9 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
         out.append(f"    long long pr[{UNROLL}], pc[{UNROLL}];")
     if row_tiles and not flat:
         return "\n".join(head + [sig, "{", _row_tiles_loop(ops, arrays, body, v, idx, kind, unit,
-                                                           bcast, index_var, ptr, tile_rows),
+                                                           bcast, index_var, ptr, tile_rows,
+                                                           *((tile_unroll, 1) if tile_unroll
+                                                             else ())),
                                            "}"])
     span = BLOCK * UNROLL
     if flat:
@@ -301,17 +308,18 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
     return "\n".join(head + [sig, "{", "\n".join(out), "}"])
 
 
-def _row_tiles_loop(ops, arrays, body, v, idx, kind, unit, bcast, index_var, ptr, rows):
+def _row_tiles_loop(ops, arrays, body, v, idx, kind, unit, bcast, index_var, ptr, rows,
+                    unroll=UNROLL, steps=ROW_TILE_STEPS):
     """The "rows"/"nd" loop over row tiles: work item ``w`` is tile ``w mod nch`` of the
     ``rows`` rows from ``rows * (w div nch)``, one row after the other (``nch`` tiles of
-    ``ROW_TILE_STEPS`` steps of ``BLOCK * UNROLL`` vectors per row, the last one cut at
-    the row's end). Each operand's
+    ``steps`` steps of ``BLOCK * unroll`` vectors per row, the last one cut at the row's
+    end). Each operand's
     pointer is moved to the row once per tile; an element is that pointer plus its
     column (times the inner stride: 1 or 0 on "rows", where ``unit`` says which; read
     from the parameter struct on "nd"), so no offset array stays live across the
     loads (registers: a Jacobi step's six operands would hold 24 64-bit offsets)."""
-    span = BLOCK * UNROLL
-    item = span * ROW_TILE_STEPS
+    span = BLOCK * unroll
+    item = span * steps
     nops = len(arrays)
     L = [f"    typedef {idx} IDX;",
          f"    const IDX nv = (IDX)(p.e0 / {v});",
@@ -344,8 +352,8 @@ def _row_tiles_loop(ops, arrays, body, v, idx, kind, unit, bcast, index_var, ptr
     vector = [v > 1 and not (bcast and bcast[k]) for k in range(nops)]
     for k, o in enumerate(arrays):
         if o.kind == "in" or o.preload:
-            L.append(f"      xstride_vec<{o.ctype}, {v}> __xs_v{k}[{UNROLL}];")
-            L.append(f"      #pragma unroll\n      for (int u = 0; u < {UNROLL}; ++u) if ({valid}) {{")
+            L.append(f"      xstride_vec<{o.ctype}, {v}> __xs_v{k}[{unroll}];")
+            L.append(f"      #pragma unroll\n      for (int u = 0; u < {unroll}; ++u) if ({valid}) {{")
             if vector[k]:
                 L.append(f"        __xs_v{k}[u] = *reinterpret_cast<const xstride_vec<{o.ctype}, {v}>*>("
                          f"__xs_q{k} + {col});")
@@ -356,8 +364,8 @@ def _row_tiles_loop(ops, arrays, body, v, idx, kind, unit, bcast, index_var, ptr
             L.append("      }")
     for k, o in enumerate(arrays):
         if o.kind == "out":
-            L.append(f"      xstride_vec<{o.ctype}, {v}> __xs_r{k}[{UNROLL}];")
-    L.append(f"      #pragma unroll\n      for (int u = 0; u < {UNROLL}; ++u) if ({valid}) {{")
+            L.append(f"      xstride_vec<{o.ctype}, {v}> __xs_r{k}[{unroll}];")
+    L.append(f"      #pragma unroll\n      for (int u = 0; u < {unroll}; ++u) if ({valid}) {{")
     L.append(f"        #pragma unroll\n        for (int j = 0; j < {v}; ++j) {{")
     if index_var:
         L.append(f"          const long long i = (long long)row * p.e0 + (long long)({col}) + j;")

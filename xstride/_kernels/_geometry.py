@@ -20,7 +20,8 @@ __all__ = ["TILE", "CAPS", "pack_params", "TiledGeometry", "tiled_geometry",
            "BLOCK_THREADS", "OUTER_ROWS", "SHORT_MAX_BLOCKS", "INTERLEAVE_MIN_ROUNDS", "ReductionGeometry",
            "reduction_geometry", "scan_tile_rows", "scan_tile_loads", "scan_tile_bytes",
            "SCAN_TILE_MOST_LOADS", "columns_vector", "ColsplitGeometry",
-           "colsplit_geometry", "colsplit_pad", "ROW_TILE_MIN", "row_tiles_fit"]
+           "colsplit_geometry", "colsplit_pad", "ROW_TILE_MIN", "row_tiles_fit",
+           "SHORT_ROW_TILE_MIN", "short_row_unroll"]
 
 # ----------------------------------------------------------------------------- elementwise
 #: Side of the square shared-memory tile of the "tiled" path.
@@ -83,6 +84,27 @@ def row_tiles_fit(vectors_per_row: int, span: int = 1024) -> bool:
         return False
     tiles = -(-vectors_per_row // span)
     return (tiles * span - vectors_per_row) * 5 <= tiles * span
+
+
+#: Fewest vectors per row for the short row tiles (:func:`short_row_unroll`).
+SHORT_ROW_TILE_MIN = 128
+
+
+def short_row_unroll(vectors_per_row: int, block: int = 256) -> int:
+    """Vectors a thread takes per row tile (1 or 2: one step of ``block`` or ``2 *
+    block`` vectors) for rows too short for :func:`row_tiles_fit` but of at least
+    :data:`SHORT_ROW_TILE_MIN` vectors whose last tile leaves at most a fifth of the
+    threads idle; 0 where no such tile fits (the per-vector walk stays). A 3-D stencil's
+    rows of 510 float32 (512³ through slices) take one tile of 512 a row instead of a
+    division and the outer offsets of every operand per vector."""
+    if vectors_per_row < SHORT_ROW_TILE_MIN or vectors_per_row >= ROW_TILE_MIN:
+        return 0
+    for unroll in (2, 1):   # two vectors a thread where they fit: more loads in flight
+        span = block * unroll
+        tiles = -(-vectors_per_row // span)
+        if (tiles * span - vectors_per_row) * 5 <= tiles * span:
+            return unroll
+    return 0
 
 
 @dataclass(frozen=True)
