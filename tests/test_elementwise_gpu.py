@@ -182,10 +182,10 @@ def test_row_tiles_shifted_neighbours_match_numpy(cp, cols, dtype):
 @pytest.mark.parametrize("cols", [205, 300, 510, 1000, 1023])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int16"])
 def test_short_row_tiles_match_numpy(cp, cols, dtype):
-    """Rows of 205 to 1023 elements take one short tile a step (256 or 512 a row, 300:
-    none fits, the per-vector walk): slices of a cube (a 7-point stencil fused, with two
-    rows a work item, and plain), a broadcast column, out=; bit-equal to NumPy and to
-    the unfused run."""
+    """Rows of 205 to 1023 elements: a fused 7-point stencil takes one short tile a step
+    (256 or 512 a row, two rows a work item; 300: none fits, the per-vector walk), plain
+    calls the per-vector walk (slices of a cube, a broadcast column, out=); bit-equal to
+    NumPy and to the unfused run."""
     from xstride._kernels import _elementwise_exec as ex
     from xstride._kernels._geometry import short_row_unroll
 

@@ -494,3 +494,18 @@ def test_short_row_tiles_fit():
     assert [short_row_unroll(n) for n in (127, 128, 205, 256, 300, 409, 410, 510, 512, 1000,
                                            1023, 1024)] == [0, 0, 1, 1, 0, 0, 2, 2, 2, 2, 2, 0]
     assert row_tiles_fit(1024) and not row_tiles_fit(1023)
+
+
+def test_short_row_tiles_only_for_fused_calls_that_read_rows_apart():
+    """Long rows take the long tiles in every call; rows of 205-1023 vectors take the
+    short tiles only in a fused call that reads one argument rows apart (a stencil);
+    plain calls on such rows keep the per-vector walk (measured faster for them)."""
+    from xstride._kernels._geometry import row_tiles_choice
+
+    assert row_tiles_choice(8190, 256, 4, False) == (True, 0)
+    assert row_tiles_choice(8190, 256, 4, True) == (True, 0)
+    assert row_tiles_choice(510, 256, 4, True) == (True, 2)
+    assert row_tiles_choice(205, 256, 4, True) == (True, 1)
+    assert row_tiles_choice(510, 256, 4, False) == (False, 0)
+    assert row_tiles_choice(300, 256, 4, True) == (False, 0)
+    assert row_tiles_choice(100, 256, 4, True) == (False, 0)

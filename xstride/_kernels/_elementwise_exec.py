@@ -482,8 +482,7 @@ def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var, ro
                      minb=_MINB_OF_ARRAYS.get(len(arrays), 0) if small else 0)
     if kind in ("rows", "nd"):
         nv = pl.shape[inner] // vec
-        short = 0 if _geo.row_tiles_fit(nv, BLOCK * UNROLL) else _geo.short_row_unroll(nv, BLOCK)
-        tiles = bool(short) or _geo.row_tiles_fit(nv, BLOCK * UNROLL)
+        tiles, short = _geo.row_tiles_choice(nv, BLOCK, UNROLL, row_reuse)
         extra = dict(row_tiles=tiles, tile_rows=ROW_TILE_ROWS if tiles and row_reuse else 1,
                      tile_unroll=short,
                      unit=tuple(s[inner] == 1 for s in pl.strides) if kind == "rows" else ())
