@@ -171,7 +171,8 @@ __device__ __forceinline__ int xs_seg_rank_scan(int* pre, unsigned lane)
 
 // Pass 1: the number of selected elements of tile blockIdx.x into counts[blockIdx.x];
 // with FLAG 1 and check != 0 also the first i with src[i] < src[i-1] into rec[0], and
-// two tests of the run lengths (sorted keys), with L1 = thr & 0xffffffff (a power of two)
+// two tests of the run lengths (sorted keys), with L1 = thr & 0xffffffff, which must be
+// XS_SEG_THREADS (the kernel compares with the thread's next item; segments.py checks),
 // and L2 = thr >> 32 >= L1: rec[2] = 0 when some src[i] == src[i + L1], exactly when a run
 // is longer than L1 (src[i + L1] is this thread's next item, but in the last row);
 // rec[3] = 0 when some i, a multiple of L1, has src[i] == src[i + L2 - L1]: every run
@@ -184,37 +185,109 @@ __device__ __forceinline__ int xs_seg_rank_scan(int* pre, unsigned lane)
 // stage_pos and stage_key: the scatter then moves those and does not read the keys
 // again.
 #define XS_SEG_STAGE 256
+// FLAG 1 reads each key once: the tile's keys (and the XS_SEG_THREADS after it, for the
+// first run test, which compares each key with the one L1 = XS_SEG_THREADS rows on)
+// are copied to shared memory, all in flight at once, and the flags read them there;
+// the key before the tile is one load by thread 0. (Loading keys[i], keys[i - 1] and
+// keys[i + L1] from global memory, 8 items at a time, moved 2.5 times the keys through
+// L2: 293 us, 0.42 of DRAM throughput, for 2**26 uint64 keys on the H200; with a
+// shuffle for keys[i - 1] 280 us, its registers leaving 4 items in flight a thread,
+// 2026-12-03.) FLAG 0 (a mask) counts 16 bytes a thread from one 16-byte load where the
+// tile is whole and aligned (a tile's count is the same whatever the order).
+template <int FLAG, typename K>
+__device__ __forceinline__ unsigned xs_seg_count_mask16(const K* __restrict__ src, long long t0,
+                                                        long long n)
+{
+    const long long i0 = t0 + (long long)threadIdx.x * 16;
+    if (t0 + XS_SEG_TILE <= n && (((unsigned long long)src) & 15ull) == 0ull) {
+        const uint4 w = *reinterpret_cast<const uint4*>(src + i0);
+        return (unsigned)((__popc(__vcmpne4(w.x, 0u)) + __popc(__vcmpne4(w.y, 0u))
+                           + __popc(__vcmpne4(w.z, 0u)) + __popc(__vcmpne4(w.w, 0u))) >> 3);
+    }
+    unsigned c = 0u;
+#pragma unroll
+    for (int b = 0; b < 16; ++b) c += (i0 + b < n && src[i0 + b] != (K)0) ? 1u : 0u;
+    return c;
+}
+
 template <int FLAG, typename K>
 __global__ void __launch_bounds__(XS_SEG_THREADS)
 xs_seg_count(const K* __restrict__ src, long long n, long long thr,
              long long* __restrict__ counts, int check, unsigned long long* __restrict__ rec,
              long long* __restrict__ stage_pos, K* __restrict__ stage_key)
 {
-    const long long base = (long long)blockIdx.x * XS_SEG_TILE + threadIdx.x;
+    const long long t0 = (long long)blockIdx.x * XS_SEG_TILE;
+    const long long base = t0 + threadIdx.x;
     const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
     unsigned mine = 0u;
     unsigned long long bad = ~0ull;
-    const long long len1 = thr & 0xffffffffLL, len2 = thr >> 32;
+    const long long len2 = thr >> 32;
     int over1 = 0, over2 = 0;
-    // the items in two halves of 8 (the loads of three keys an item in flight: all 16
-    // at once took 64 registers)
-#pragma unroll 1
-    for (int h = 0; h < XS_SEG_ITEMS; h += XS_SEG_ITEMS / 2) {
-#pragma unroll
-        for (int u = 0; u < XS_SEG_ITEMS / 2; ++u) {
-            const int j = h + u;
-            const long long i = base + j * XS_SEG_THREADS;
-            mine |= (unsigned)xs_seg_flag<FLAG, K>(src, i, n, thr) << j;
-            if (FLAG == 1 && check && i < n) {
-                if (i > 0 && src[i] < src[i - 1] && (unsigned long long)i < bad) {
-                    bad = (unsigned long long)i;
+    if constexpr (FLAG == 0) {
+        long long total;
+        xstride_block_inclusive_sum((long long)xs_seg_count_mask16<FLAG, K>(src, t0, n), &total);
+        if (threadIdx.x == 0) counts[blockIdx.x] = total;
+        return;
+    } else if constexpr (FLAG == 1) {
+        // the tile's keys (and, for the first run test, the XS_SEG_THREADS after it) in
+        // shared memory, every copy in flight at once; row t0 + q of item j is q = j *
+        // THREADS + tid
+        const long long rem64 = n - t0;
+        const int span = check ? XS_SEG_TILE + XS_SEG_THREADS : XS_SEG_TILE;
+        const int rem = rem64 < span ? (int)rem64 : span;
+        const K* __restrict__ tile = src + t0;
+        __shared__ __align__(16) K s_key[XS_SEG_TILE + XS_SEG_THREADS];
+        if constexpr (sizeof(K) >= 4) {
+            if (rem == span && (((unsigned long long)tile) & 15ull) == 0ull) {
+                const int chunks = span * (int)sizeof(K) / 16;
+                for (int c = (int)threadIdx.x; c < chunks; c += XS_SEG_THREADS) {
+                    xs_seg_async_copy<16>(reinterpret_cast<unsigned char*>(s_key) + 16 * c,
+                                          reinterpret_cast<const unsigned char*>(tile) + 16 * c);
                 }
-                if (i + len1 < n && src[i] == src[i + len1]) over1 = 1;
-                if ((i & (len1 - 1)) == 0 && i + len2 - len1 < n
-                    && src[i] == src[i + len2 - len1]) {
+            } else {
+                for (int q = (int)threadIdx.x; q < rem; q += XS_SEG_THREADS) {
+                    xs_seg_async_copy<(int)sizeof(K)>(s_key + q, tile + q);
+                }
+            }
+            xs_seg_async_wait();
+        } else {
+            for (int q = (int)threadIdx.x; q < rem; q += XS_SEG_THREADS) s_key[q] = tile[q];
+        }
+        const K before = (threadIdx.x == 0 && t0 > 0) ? src[t0 - 1] : (K)0;
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < XS_SEG_ITEMS; ++j) {
+            const int q = j * XS_SEG_THREADS + (int)threadIdx.x;
+            if (q < rem) {
+                const K key = s_key[q];
+                const K prev = q > 0 ? s_key[q - 1] : before;
+                const bool first = t0 == 0 && q == 0;
+                mine |= (unsigned)(first || key != prev) << j;
+                if (check) {
+                    if (!first && key < prev) {
+                        const unsigned long long i = (unsigned long long)(t0 + q);
+                        bad = i < bad ? i : bad;
+                    }
+                    if (q + XS_SEG_THREADS < rem && key == s_key[q + XS_SEG_THREADS]) over1 = 1;
+                }
+            }
+        }
+        // keys[i] == keys[i + L2 - L1] for i a multiple of L1: thread 0's rows (after
+        // the loop: its loads would otherwise be hoisted beside the keys', 16 registers)
+        if (check && threadIdx.x == 0) {
+#pragma unroll 4
+            for (int j = 0; j < XS_SEG_ITEMS; ++j) {
+                const int q = j * XS_SEG_THREADS;
+                if (q < rem && len2 - XS_SEG_THREADS < rem64 - q
+                    && tile[q] == tile[q + len2 - XS_SEG_THREADS]) {
                     over2 = 1;
                 }
             }
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < XS_SEG_ITEMS; ++j) {
+            mine |= (unsigned)xs_seg_flag<FLAG, K>(src, base + j * XS_SEG_THREADS, n, thr) << j;
         }
     }
     if (FLAG == 1 && stage_pos != nullptr) {
