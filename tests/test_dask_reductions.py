@@ -333,3 +333,21 @@ def test_fuse_per_block_returns_a_value_returned_twice_as_one_array():
     assert got[0] is got[2] and got[1] is not got[3]
     for g, w in zip(got, twice(a)):
         _same(g, w, True)
+
+
+@pytest.mark.parametrize("chunks", [2, 5, (1, 3, 2)])
+def test_mean_var_std_of_masked_chunks_count_what_is_not_masked(chunks):
+    """numpy.ma chunks: the moments divide by the elements not masked, as numpy.ma does
+    (every masked element was counted: the mean of [--, 1, --, 3, --, 5] gave 1.5)."""
+    a = np.arange(12.0).reshape(6, 2)
+    mask = (np.arange(12).reshape(6, 2) % 3) == 0
+    m = np.ma.masked_array(a, mask=mask)
+    x = da.ma.masked_array(da.from_array(a, chunks=(chunks, 2)),
+                           mask=da.from_array(mask, chunks=(chunks, 2)))
+    for axis in (None, 0, 1):
+        for name, kw in (("mean", {}), ("var", {}), ("std", {"correction": 1})):
+            got = xp.to_numpy(getattr(xp, name)(x, axis=axis, **kw))
+            want = getattr(np.ma, name)(m, axis=axis, **({"ddof": 1} if kw else {}))
+            np.testing.assert_allclose(np.ma.filled(got, np.nan), np.ma.filled(want, np.nan),
+                                       rtol=RTOL)
+    assert float(xp.to_numpy(xp.mean(x[:, 0]))) == float(np.ma.mean(m[:, 0]))

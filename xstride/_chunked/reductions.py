@@ -17,7 +17,8 @@ value is not promised bit for bit.
 
 ``mean``: the sum tree in the accumulation dtype (the result's; float32 for float16)
 divided by the number of elements of the selection (known from the shape; counted by a
-sum tree of ones where dask does not know a chunk's length). An empty selection gives
+sum tree of ones where dask does not know a chunk's length, and of the elements not
+masked where the chunks are ``numpy.ma`` masked arrays, as ``numpy.ma.mean`` counts). An empty selection gives
 NaN with a ``RuntimeWarning`` when computed, as NumPy's.
 
 ``var``/``std``: two passes, the global mean first (as above, with ``keepdims``), then
@@ -144,14 +145,23 @@ def _ones(block):
     return _config.like(np.ones(block.shape, dtype=np.int64), block)
 
 
+def _unmasked(block):
+    """1 for each element of a masked chunk that is not masked, else 0 (int64)."""
+    return (~np.ma.getmaskarray(block)).astype(np.int64)
+
+
 def _count(x, axes, keepdims):
     """The number of elements of the selection: an int, or a dask array where a chunk
-    length is unknown (NaN)."""
+    length is unknown (NaN) or the chunks are masked arrays (the elements not masked, as
+    ``numpy.ma`` counts them)."""
+    masked = np.ma.isMaskedArray(x._meta)
     n = math.prod(x.shape[a] for a in axes)
-    if not math.isnan(n):
+    if not masked and not math.isnan(n):
         return int(n)
-    ones = x.map_blocks(_ones, dtype=np.int64,
-                        meta=meta_from_array(x._meta, ndim=x.ndim, dtype=np.int64))
+    ones = x.map_blocks(_unmasked if masked else _ones, dtype=np.int64,
+                        meta=meta_from_array(np.empty((0,) * x.ndim, dtype=np.int64)
+                                             if masked else x._meta,
+                                             ndim=x.ndim, dtype=np.int64))
     return _tree("sum", ones, axes, keepdims, None, np.dtype(np.int64))
 
 
