@@ -624,6 +624,18 @@ def test_asarray_of_a_dask_array_takes_the_call_s_chunks():
             xp.asarray(a, chunks=0)
 
 
+@pytest.mark.parametrize("shift, axis", [(1, (0, 2)), (-5, [2, 0, 2]), (np.int8(2), (1,)),
+                                         ((1, -2), (0, 2)), (3, None), (7, -1)])
+def test_roll_takes_one_int_shift_for_a_tuple_of_axes(shift, axis):
+    """The standard: an int shift with a tuple axis shifts each of those axes by it;
+    dask's roll wanted one shift per axis ("Must have the same number of shifts as
+    axes")."""
+    a = np.arange(24.0).reshape(2, 3, 4)
+    with xp.use_backend("dask", chunks=2):
+        got = xp.roll(xp.asarray(a), shift, axis=axis)
+    np.testing.assert_array_equal(xp.to_numpy(got), np.roll(a, shift, axis=axis))
+
+
 def test_take_repeat_roll_check_their_arguments():
     with xp.use_backend("dask", chunks=2):
         a = xp.asarray(np.arange(6).reshape(2, 3))

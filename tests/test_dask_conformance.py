@@ -45,6 +45,25 @@ def test_eye_takes_dtype_and_its_own_chunks():
     np.testing.assert_array_equal(xp.to_numpy(got), np.eye(5, 7, k=-2, dtype=np.int8))
 
 
+def test_eye_of_too_many_elements_is_refused_at_once_and_a_large_one_stays_lazy():
+    """eye(2**32) is 2**64 elements: refused like zeros of that shape (dask's eye wrote a
+    task for every block and grew until the process was killed); eye(2**29) has 2**34
+    blocks under "auto" chunks, one blockwise layer of the aranges of its rows and
+    columns, not a graph of 2**34 tasks."""
+    from dask.blockwise import Blockwise
+
+    with xp.use_backend("dask"):
+        with pytest.raises(ValueError, match=r"eye: argument 'n_rows' .* overflows int64"):
+            xp.eye(2**32)
+        with pytest.raises(ValueError, match=r"eye: argument 'n_cols' .* overflows int64"):
+            xp.eye(2**31, 2**32, dtype=xp.int8)
+        big = xp.eye(2**29)
+    assert big.shape == (2**29, 2**29) and big.numblocks[0] * big.numblocks[1] >= 2**30
+    assert isinstance(big.dask.layers[big.name], Blockwise)
+    corner = xp.to_numpy(big[2**29 - 3:, 2**29 - 4:])
+    np.testing.assert_array_equal(corner, np.eye(3, 4, k=1))
+
+
 # --------------------------------------------------------------------- elementwise
 @pytest.mark.filterwarnings("ignore:.* encountered in:RuntimeWarning")   # log(-0), acosh(0.5)
 @pytest.mark.parametrize("name", ["expm1", "log", "log1p", "tanh", "acosh"])

@@ -33,6 +33,7 @@ from __future__ import annotations
 import builtins
 import math
 import operator
+import warnings
 
 import numpy as np
 
@@ -227,17 +228,22 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, chu
                           meta=out._meta)
 
 
+def _eye_block(rows, cols, k: int, of):
+    """The block of ``eye`` (dtype ``of``) whose rows and columns have the indices
+    ``rows`` and ``cols``: one where ``column - row == k``."""
+    return (cols[None, :] - rows[:, None] == k).astype(of)
+
+
 def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, chunks=None):
     """``eye`` of the array API standard on the dask backend.
 
-    dask's ``eye`` declares square blocks whose side is the length of its first row
-    block: with fewer rows than that side and more columns than rows
-    (``dask.array.eye(3, M=4)`` under ``"auto"`` chunks) the array it declares has
-    column blocks its graph lacks, and it fails when computed; it also refuses
-    per-axis ``chunks``. Here dask's ``eye`` gets an int side that covers the blocks
-    the ``chunks`` give (the backend's, or the call's own) and at least as many rows
-    as columns (a wide matrix is the transpose of a tall one with ``-k``), then the
-    result is rechunked to those blocks where they differ.
+    dask's ``eye`` writes a task for every block into the graph (2**34 of them for
+    ``eye(2**29)`` under ``"auto"`` chunks: the process runs out of memory building
+    it), declares square blocks whose side is its first row block's, and refuses
+    per-axis ``chunks``. Here each block of the ``chunks`` (the backend's, or the
+    call's own) is made from the indices of its rows and columns (``blockwise`` over
+    two ``arange``: a task per row block and per column block, none written per
+    block), after the size is checked as ``zeros`` checks it.
     """
     _check_length("eye", "n_rows", n_rows, n_rows, "a non-negative int")
     if n_cols is not None:
@@ -246,7 +252,11 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, chunks=None):
         raise type_error("eye", "k", k, "an int (the diagonal's offset)")
     be = get(_NAME)
     opts = be.options()
-    n_cols = n_rows if n_cols is None else n_cols
+    arg = "n_rows" if n_cols is None else "n_cols"
+    n_rows = int(n_rows)
+    n_cols = n_rows if n_cols is None else int(n_cols)
+    dt = np.dtype(np.float64 if dtype is None else dtype)
+    checked_size("eye", arg, (n_rows, n_cols), dt.itemsize, result=True)
     if chunks is None:
         chunks = opts.chunks
         fit_option("eye", chunks, (n_rows, n_cols))
@@ -254,20 +264,18 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, chunks=None):
         chunks = check_chunks("eye", chunks)
     from dask.array.core import normalize_chunks
 
-    dt = np.dtype(np.float64 if dtype is None else dtype)
     target = normalize_chunks(chunks_of_no_element(chunks, (n_rows, n_cols), dt),
                               shape=(n_rows, n_cols), dtype=dt)
-    lib = be.namespace()
     if n_rows == 0 or n_cols == 0:
-        out = lib.zeros((n_rows, n_cols), dtype=dtype, device=device, chunks=target)
+        out = be.namespace().zeros((n_rows, n_cols), dtype=dt, device=device, chunks=target)
         return be.on_chunks(out, opts)
-    side = builtins.max(b for axis in target for b in axis)
-    if n_cols > n_rows:
-        out = lib.eye(n_cols, n_rows, k=-k, dtype=dtype, device=device, chunks=side).T
-    else:
-        out = lib.eye(n_rows, n_cols, k=k, dtype=dtype, device=device, chunks=side)
-    if out.chunks != target:
-        out = out.rechunk(target)
+    da = be.load()
+    rows = da.arange(n_rows, chunks=(target[0],), dtype=np.int64)
+    cols = da.arange(n_cols, chunks=(target[1],), dtype=np.int64)
+    with warnings.catch_warnings():   # blockwise warns of the blocks' count, which is
+        warnings.simplefilter("ignore", da.PerformanceWarning)   # the chunks' own
+        out = da.blockwise(_eye_block, "ij", rows, "i", cols, "j", k=int(k), of=dt,
+                           dtype=dt, meta=np.empty((0, 0), dtype=dt))
     return be.on_chunks(out, opts)
 
 

@@ -217,11 +217,15 @@ def squeeze(x, /, axis):
 
 def roll(x, /, shift, *, axis=None):
     """``roll`` of the standard on dask arrays; ``shift`` and each axis checked first
-    (dask's raised a bare ``IndexError`` out of range; an axis may repeat, as NumPy's)."""
+    (dask's raised a bare ``IndexError`` out of range; an axis may repeat, as NumPy's).
+    An int ``shift`` with a tuple ``axis`` shifts every axis named by it, as the
+    standard says (dask's wants one shift per axis)."""
     check_shift(shift)
     if axis is not None:
         for a in axis if isinstance(axis, (tuple, list)) else (axis,):
             normalize_axis("roll", a, x.ndim)
+        if isinstance(axis, (tuple, list)) and not isinstance(shift, (tuple, list)):
+            shift = (int(shift),) * len(axis)
     if _no_element(x):   # dask's concatenates the two slices into chunks of no element
         return x         # and fails reshaping them ("reduce() of empty iterable")
     if not all(_known(n) for n in x.shape):   # the shift's modulo, dask's concatenation
