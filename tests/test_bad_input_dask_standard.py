@@ -293,6 +293,26 @@ def test_creation_refuses_float_shapes_as_numpy_does(name, args, kwargs, arg):
             getattr(xp, name)(*args, **kwargs)
 
 
+@pytest.mark.parametrize("name, args, kwargs, arg", [
+    ("zeros", (2**62,), {}, "shape"), ("zeros", ((2**32, 2**32),), {}, "shape"),
+    ("ones", (2**61,), {"dtype": np.int32}, "shape"), ("empty", ((2**40, 2**30),), {}, "shape"),
+    ("full", (2**62, 3), {}, "shape"), ("arange", (2**62,), {}, "stop"),
+    ("arange", (0, 2**61, 1), {"dtype": np.complex64}, "stop"),
+    ("linspace", (0, 1, 2**62), {}, "num"), ("linspace", (0j, 1, 2**60), {}, "num"),
+])
+def test_dask_creation_of_more_than_int64_bytes_is_one_named_error(name, args, kwargs, arg):
+    """As NumPy refuses them (one line, "array is too big"); dask's gave its dispatch's
+    two-line message ("An error occurred while calling ...") or a bare MemoryError."""
+    with pytest.raises(ValueError, match=f"{name}: "):                   # NumPy's own
+        getattr(xp, name)(*args, **kwargs)
+    with xp.use_backend("dask"):
+        with pytest.raises(ValueError, match=f"^{name}: argument '{arg}' .* overflows int64"):
+            getattr(xp, name)(*args, **kwargs)
+        assert getattr(xp, name)(*(a // 2**22 if isinstance(a, int) and a > 2**30
+                                   else tuple(n // 2**22 for n in a) if isinstance(a, tuple)
+                                   else a for a in args), **kwargs).size > 0
+
+
 def test_dask_creation_names_negative_lengths_and_takes_numpy_ints():
     with xp.use_backend("dask", chunks=2):
         with pytest.raises(ValueError, match="zeros: argument 'shape' has the negative length -1"):

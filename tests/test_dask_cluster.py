@@ -344,12 +344,23 @@ def test_bad_demo_options(argv, message, capsys):
     assert message in capsys.readouterr().err
 
 
-def test_bad_chunk_options_of_the_demo(client, capsys):
+def test_bad_chunk_options_of_the_demo(client, capsys, tmp_path):
     with pytest.raises(dask_demo.DemoError, match="argument 'chunks' must hold positive"):
         dask_demo.pipeline("dask", n=10, chunks=0)
     with pytest.raises(SystemExit):
         main(["demo", "--backend", "dask", "--chunk-backend", "torch"])
     assert "invalid choice: 'torch'" in capsys.readouterr().err
+    # more chunks of rows than the sort should cut into (P * P piece tasks): refused
+    # before any task runs, with the chunk size that keeps to the limit (500 chunks of
+    # one point took a minute on 2 cores; 5000 ran for hours)
+    limit = dask_demo._MAX_SORT_CHUNKS
+    with pytest.raises(dask_demo.DemoError, match=rf"--chunks gives {limit + 1:,} chunks of "
+                                                  rf"rows .* use --chunks of at least 2 rows"):
+        dask_demo.pipeline("dask", n=limit + 1, chunks=1)
+    path = tmp_path / "points.xyz"
+    np.savetxt(path, np.random.default_rng(0).random((6000, 3)))
+    with pytest.raises(dask_demo.DemoError, match="--chunks gives 3,000 chunks of rows for 6,000"):
+        dask_demo.pipeline("dask", points=path, chunks=2)
 
 
 def test_benchmark_runs_at_a_tiny_size():

@@ -34,7 +34,10 @@ class DaskOptions:
     chunks : int, str or tuple
         dask's ``chunks`` of new arrays: ``"auto"`` (dask's choice, about
         ``array.chunk-size`` bytes per chunk), an int (elements per chunk on every
-        axis; ``-1``: one chunk), a byte size (``"64MiB"``), or one entry per axis.
+        axis; ``-1``: one chunk), a byte size (``"64MiB"``), or one entry per axis
+        (a 1-D array whose length is the sum of a tuple of ints takes them as its
+        block lengths, as dask does; another rank than the tuple's length is a
+        ``ValueError`` naming the function).
     chunk_backend : {"numpy", "cupy"}
         The backend of the chunks of new arrays.
     """

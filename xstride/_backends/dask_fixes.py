@@ -141,6 +141,17 @@ def _check_shape(func: str, args, kwargs) -> None:
         _check_length(func, "shape", n, shape)
 
 
+def _check_size(func: str, shape, dtype) -> None:
+    """The element count and byte size of a creation function's result within int64, as
+    NumPy checks them (8 bytes an element where ``dtype`` is None or not a dtype)."""
+    try:
+        itemsize = np.dtype(dtype).itemsize if dtype is not None else 8
+    except TypeError:
+        itemsize = 8
+    checked_size(func, "num" if func == "linspace" else "stop" if func == "arange"
+                 else "shape", shape, itemsize, result=func in ("arange", "linspace"))
+
+
 def _creation(name: str):
     be = get(_NAME)
 
@@ -162,8 +173,10 @@ def _creation(name: str):
             shape = _creation_shape(name, args, kwargs)
             if shape is not None:
                 fit_option(name, opts.chunks, shape)
+        shape = _creation_shape(name, args, kwargs)
+        if shape is not None:   # dask's gave its dispatch's two-line message, or a bare
+            _check_size(name, shape, kwargs.get("dtype"))   # MemoryError, past int64
         if name in _SHAPED:   # dask's auto chunks divided by an empty axis' block length
-            shape = _creation_shape(name, args, kwargs)
             kwargs["chunks"] = chunks_of_no_element(kwargs["chunks"], shape,
                                                     kwargs.get("dtype") or np.float64)
         lib = getattr(be.namespace(), name)
@@ -215,6 +228,10 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, chu
     if num < 0:
         raise value_error("linspace", "num", f"must be non-negative; got {num}")
     num = int(num)
+    complex_ends = isinstance(start, (complex, np.complexfloating)) or isinstance(
+        stop, (complex, np.complexfloating))
+    _check_size("linspace", (num,), dtype if dtype is not None
+                else (np.complex128 if complex_ends else np.float64))
     if isinstance(start, (complex, np.complexfloating)) or isinstance(
             stop, (complex, np.complexfloating)):
         out = _complex_linspace(start, stop, num, dtype, device, endpoint, chunks)

@@ -42,6 +42,10 @@ NOT_RESULTS = ("backend", "stages", "total_seconds", "run_seconds", "compile_sec
                "kernels_compiled", "compiles_kernels", "cupy_compiles_recorded")
 
 _MAX_POINTS = 2**40
+#: The most row chunks the demo sorts: the distributed sort makes P * P piece tasks
+#: (a million at 1024; 500 chunks of one point took a minute on 2 cores, 5000 ran for
+#: hours), so more are refused with the chunk size that keeps to it.
+_MAX_SORT_CHUNKS = 1024
 
 
 # --------------------------------------------------------------------- the cluster
@@ -281,6 +285,18 @@ def pipeline(backend: str, points=None, n=None, levels: int = 10, level_stats=No
                     read_points, PointFileError, tree)
 
 
+def _check_sort_chunks(xp, shape) -> None:
+    """``DemoError`` where the points of ``shape`` would be cut into more than
+    :data:`_MAX_SORT_CHUNKS` chunks of rows (the backend's ``chunks``; found from a lazy
+    ``empty`` of that shape, before any task runs)."""
+    parts, rows = xp.empty(tuple(shape)).numblocks[0], int(shape[0])
+    if parts > _MAX_SORT_CHUNKS:
+        raise DemoError(f"--chunks gives {parts:,} chunks of rows for {rows:,} points: the "
+                        f"distributed sort would make {parts * parts:,} piece tasks; use "
+                        f"--chunks of at least {-(-rows // _MAX_SORT_CHUNKS):,} rows (at most "
+                        f"{_MAX_SORT_CHUNKS} chunks; docs/dask.md)")
+
+
 def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_points,
          PointFileError, with_tree=True) -> dict:
     from .. import algorithms as alg
@@ -309,11 +325,13 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
             raise DemoError(str(exc)) from None
         if n is not None:
             host = host[:n]
+        _check_sort_chunks(xp, host.shape)
         pos, = stage("scatter to workers", lambda: _persist(xp.asarray(host)))
         source = str(points)
     else:
         _check_levels(alg, 3, levels, level_stats)
         count = DEFAULT_N if n is None else n
+        _check_sort_chunks(xp, (count, 3))
 
         def generate():
             counters = xp.arange(count, dtype=xp.uint64)[:, None]
