@@ -717,3 +717,22 @@ def test_flattening_calls_of_rows_selected_by_a_mask(call):
     with xp.use_backend("dask"):
         got = call(y)
     np.testing.assert_array_equal(xp.to_numpy(got), call(a))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint32, np.int64])
+@pytest.mark.parametrize("exponent", [-1, np.int64(-3)])
+def test_pow_of_integers_to_a_negative_integer_is_numpys_error(dtype, exponent):
+    """As the NumPy backend (NumPy's ValueError, or OverflowError for a Python int below
+    an unsigned dtype); dask's dtype inference made it a TypeError ("Parameters of such
+    types are not supported by power")."""
+    a = np.array([2, 3], dtype=dtype)
+    with pytest.raises((ValueError, OverflowError)) as want:
+        xp.pow(a, exponent)
+    assert want.value.args[0].startswith("pow: ")
+    with xp.use_backend("dask", chunks=1):
+        with pytest.raises(type(want.value), match=f"^{re.escape(want.value.args[0])}$"):
+            xp.pow(xp.asarray(a), exponent)
+        np.testing.assert_array_equal(xp.to_numpy(xp.pow(xp.asarray(a), 2)), a ** 2)
+        np.testing.assert_array_equal(xp.to_numpy(xp.pow(xp.asarray(a.astype(np.float32)),
+                                                          exponent)),
+                                      a.astype(np.float32) ** exponent)

@@ -577,7 +577,19 @@ def take_along_axis(x, indices, /, *, axis=-1):
                         concatenate=True, meta=meta)
 
 
-for _q, _fn in (("take_along_axis", take_along_axis), ("matmul", matmul), ("linalg.matmul", matmul), ("tensordot", tensordot),
+def pow(x1, x2, /):  # noqa: A001 - the standard's name
+    """``pow`` of the standard on dask arrays: an integer array to an integer scalar
+    raises at the call what NumPy raises for one element of its dtype (a negative
+    exponent: ``ValueError``; a Python int outside an unsigned dtype: ``OverflowError``),
+    where dask's dtype inference turned it into a ``TypeError`` ("Parameters of such
+    types are not supported by power")."""
+    if (isinstance(x2, (int, np.integer)) and not isinstance(x2, (bool, np.bool_))
+            and getattr(getattr(x1, "dtype", None), "kind", "-") in ("i", "u")):
+        np.power(np.ones(1, dtype=x1.dtype), x2)   # NumPy's error, if any
+    return _ns().pow(x1, x2)
+
+
+for _q, _fn in (("pow", pow), ("take_along_axis", take_along_axis), ("matmul", matmul), ("linalg.matmul", matmul), ("tensordot", tensordot),
                 ("linalg.tensordot", tensordot), ("vecdot", vecdot),
                 ("linalg.vecdot", vecdot), ("take", take), ("nonzero", nonzero), ("concat", concat), ("clip", clip), ("permute_dims", permute_dims), ("squeeze", squeeze), ("roll", roll),
                 ("reshape", reshape), ("repeat", repeat), ("flip", flip), ("sort", sort),
