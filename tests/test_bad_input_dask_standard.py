@@ -736,3 +736,27 @@ def test_pow_of_integers_to_a_negative_integer_is_numpys_error(dtype, exponent):
         np.testing.assert_array_equal(xp.to_numpy(xp.pow(xp.asarray(a.astype(np.float32)),
                                                           exponent)),
                                       a.astype(np.float32) ** exponent)
+
+
+@pytest.mark.parametrize("args, dtype", [((0, 300), np.int8), ((0, 300, 7), np.uint8),
+                                         ((100, -200, -3), np.int8), ((0, 70000), np.int16),
+                                         ((-5, 300, 3), np.int16)])
+@pytest.mark.parametrize("chunks", [1000, 100, 7])
+def test_arange_into_a_narrow_integer_dtype_wraps_as_numpy_for_any_chunks(args, dtype, chunks):
+    """NumPy's arange wraps a range past the dtype; dask made each chunk with its own
+    start, so a chunk starting past the dtype's range failed when computed (with one
+    chunk the result wrapped, with chunks=100 it raised)."""
+    want = np.arange(*args, dtype=dtype)
+    with xp.use_backend("dask", chunks=chunks):
+        got = xp.arange(*args, dtype=dtype)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(xp.to_numpy(got), want)
+
+
+@pytest.mark.parametrize("args, dtype", [((200, 300), np.int8), ((-5, 300, 3), np.uint8)])
+def test_arange_with_a_start_outside_the_dtype_is_numpys_overflow_error(args, dtype):
+    with pytest.raises(OverflowError) as want:
+        xp.arange(*args, dtype=dtype)
+    with xp.use_backend("dask", chunks=100):
+        with pytest.raises(OverflowError, match=f"^{re.escape(want.value.args[0])}$"):
+            xp.arange(*args, dtype=dtype)

@@ -152,6 +152,38 @@ def _check_size(func: str, shape, dtype) -> None:
                  else "shape", shape, itemsize, result=func in ("arange", "linspace"))
 
 
+def _narrow_arange(args, kwargs, shape):
+    """For ``arange`` of ints into an integer dtype narrower than 64 bits: NumPy's error
+    for the call raised now (a ``start`` outside the dtype: ``OverflowError``), and
+    ``kwargs`` changed to make the values in int64, in the chunks the narrow dtype gets;
+    the narrow dtype is returned, to cast to (wrapping as NumPy's ``arange`` wraps: the
+    same values). dask made each chunk with its own start, so a chunk starting past the
+    dtype's range failed when computed and the result depended on the chunks. None
+    where nothing changes."""
+    dtype = kwargs.get("dtype")
+    if dtype is None or shape is None:
+        return None
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        return None
+    start = args[0] if args else kwargs.get("start")
+    stop = args[1] if len(args) > 1 else kwargs.get("stop")
+    step = args[2] if len(args) > 2 else kwargs.get("step", 1)
+    if stop is None:
+        start, stop = 0, start
+    if dt.kind not in "iu" or dt.itemsize >= 8 or not all(
+            isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+            for v in (start, stop, step)) or step == 0:
+        return None
+    np.arange(start, int(start) + 2 * int(step), step, dtype=dt)   # NumPy's error, if any
+    from dask.array.core import normalize_chunks
+
+    kwargs["chunks"] = normalize_chunks(kwargs["chunks"], shape, dtype=dt)
+    kwargs["dtype"] = np.int64
+    return dt
+
+
 def _creation(name: str):
     be = get(_NAME)
 
@@ -179,8 +211,10 @@ def _creation(name: str):
         if name in _SHAPED:   # dask's auto chunks divided by an empty axis' block length
             kwargs["chunks"] = chunks_of_no_element(kwargs["chunks"], shape,
                                                     kwargs.get("dtype") or np.float64)
+        narrow = _narrow_arange(args, kwargs, shape) if name == "arange" else None
         lib = getattr(be.namespace(), name)
-        return be.on_chunks(lib(*args, **kwargs), opts)
+        out = lib(*args, **kwargs)
+        return be.on_chunks(out if narrow is None else out.astype(narrow), opts)
 
     impl.__name__ = impl.__qualname__ = name
     impl.__doc__ = (f"``{name}`` of the array API standard on the dask backend: dask's "
