@@ -277,53 +277,6 @@ def test_diff_of_bools_on_dask_is_numpy_s_not_equal(kw):
     assert got.dtype == want.dtype == np.bool_ and got.tolist() == want.tolist()
 
 
-# ------------------------------------------------------------------ creation
-@pytest.mark.parametrize("name, args, kwargs, arg", [
-    ("zeros", (2.0,), {}, "shape"), ("ones", ((2.5,),), {}, "shape"),
-    ("empty", ((2.0, 3),), {}, "shape"), ("full", (2.0, 1), {}, "shape"),
-    ("full", ((2, 2.0), 1), {}, "shape"), ("zeros", (True,), {}, "shape"),
-    ("zeros", ("3",), {}, "shape"), ("eye", (2.0,), {}, "n_rows"),
-    ("eye", (2, 3.0), {}, "n_cols"), ("eye", (2,), {"k": 1.0}, "k"),
-])
-def test_creation_refuses_float_shapes_as_numpy_does(name, args, kwargs, arg):
-    with pytest.raises(TypeError, match=f"{name}: "):                   # NumPy's own
-        getattr(xp, name)(*args, **kwargs)
-    with xp.use_backend("dask"):
-        with pytest.raises(TypeError, match=f"{name}: argument '{arg}' got "):
-            getattr(xp, name)(*args, **kwargs)
-
-
-@pytest.mark.parametrize("name, args, kwargs, arg", [
-    ("zeros", (2**62,), {}, "shape"), ("zeros", ((2**32, 2**32),), {}, "shape"),
-    ("ones", (2**61,), {"dtype": np.int32}, "shape"), ("empty", ((2**40, 2**30),), {}, "shape"),
-    ("full", (2**62, 3), {}, "shape"), ("arange", (2**62,), {}, "stop"),
-    ("arange", (0, 2**61, 1), {"dtype": np.complex64}, "stop"),
-    ("linspace", (0, 1, 2**62), {}, "num"), ("linspace", (0j, 1, 2**60), {}, "num"),
-])
-def test_dask_creation_of_more_than_int64_bytes_is_one_named_error(name, args, kwargs, arg):
-    """As NumPy refuses them (one line, "array is too big"); dask's gave its dispatch's
-    two-line message ("An error occurred while calling ...") or a bare MemoryError."""
-    with pytest.raises(ValueError, match=f"{name}: "):                   # NumPy's own
-        getattr(xp, name)(*args, **kwargs)
-    with xp.use_backend("dask"):
-        with pytest.raises(ValueError, match=f"^{name}: argument '{arg}' .* overflows int64"):
-            getattr(xp, name)(*args, **kwargs)
-        assert getattr(xp, name)(*(a // 2**22 if isinstance(a, int) and a > 2**30
-                                   else tuple(n // 2**22 for n in a) if isinstance(a, tuple)
-                                   else a for a in args), **kwargs).size > 0
-
-
-def test_dask_creation_names_negative_lengths_and_takes_numpy_ints():
-    with xp.use_backend("dask", chunks=2):
-        with pytest.raises(ValueError, match="zeros: argument 'shape' has the negative length -1"):
-            xp.zeros((2, -1))
-        with pytest.raises(ValueError, match="eye: argument 'n_rows' has the negative length"):
-            xp.eye(-1)
-        assert xp.zeros((np.int64(2), 3)).shape == (2, 3)
-        assert xp.to_numpy(xp.full(np.int32(2), 0.5)).tolist() == [0.5, 0.5]
-        assert xp.to_numpy(xp.linspace(0.5, 1.0, 3)).tolist() == [0.5, 0.75, 1.0]
-
-
 # ------------------------------------------------------------------ tril, triu
 @pytest.mark.parametrize("backend", ["numpy", "dask"])
 @pytest.mark.parametrize("name", ["tril", "triu"])
@@ -401,75 +354,6 @@ def test_dask_broadcast_arrays_names_shapes_that_do_not_broadcast():
         xp.broadcast_arrays(_d(np.arange(3)), _d(np.arange(2)))
     a, b = xp.broadcast_arrays(_d(np.arange(3)), _d(np.arange(2)[:, None]))
     assert a.shape == b.shape == (2, 3) and xp.to_numpy(b).tolist() == [[0] * 3, [1] * 3]
-
-
-def test_dask_linspace_takes_complex_ends():
-    with xp.use_backend("dask", chunks=2):
-        for args, kw in (((0, 1j, 5), {}), ((1 + 2j, -3j, 7), {}), ((0, 1j, 4), {"endpoint": False}),
-                         ((0, 1j, 3), {"dtype": xp.complex64}), ((0, 1j, 1), {})):
-            got, want = xp.to_numpy(xp.linspace(*args, **kw)), np.linspace(*args, **kw)
-            assert got.dtype == want.dtype
-            np.testing.assert_allclose(got, want, rtol=0, atol=1e-15)
-            assert not kw.get("endpoint", True) or got[-1] == want[-1]   # ends at stop
-        with pytest.raises(TypeError, match="linspace: argument 'dtype'"):
-            xp.linspace(0, 1j, 3, dtype=xp.float64)
-
-
-@pytest.mark.parametrize("backend", ["numpy", "dask"])
-def test_python_ints_no_integer_dtype_holds_are_overflow_errors(backend):
-    with xp.use_backend(backend):
-        for call, func, arg in ((lambda: xp.full(2, 2**70), "full", "fill_value"),
-                                (lambda: xp.full((2,), -2**63 - 1), "full", "fill_value"),
-                                (lambda: xp.asarray([2**64, 1]), "asarray", "obj"),
-                                (lambda: xp.asarray(2**64), "asarray", "obj"),
-                                (lambda: xp.asarray([[1], [10**40]]), "asarray", "obj")):
-            with pytest.raises(OverflowError, match=f"{func}: argument '{arg}' holds the Python "
-                                                    "int .*which no integer dtype holds"):
-                call()
-        # what an integer dtype holds is as NumPy gives it (uint64 past int64)
-        for got, dt in ((xp.full(2, 2**63), np.uint64), (xp.full(2, -2**63), np.int64),
-                        (xp.asarray([2**63]), np.uint64), (xp.full(2, 2**70, dtype=xp.float64),
-                                                           np.float64)):
-            assert xp.to_numpy(got).dtype == dt
-        assert xp.to_numpy(xp.full(1, 2**63)).tolist() == [2**63]
-
-
-@pytest.mark.parametrize("backend", ["numpy", "dask"])
-@pytest.mark.parametrize("call, func, match", [
-    (lambda: xp.full((2, 300), 300, dtype=xp.int8), "full", "300 out of bounds for int8"),
-    (lambda: xp.full((2,), fill_value=-1, dtype=xp.uint8), "full", "-1 out of bounds for uint8"),
-    (lambda: xp.full((0,), 300, dtype="int8"), "full", "300 out of bounds for int8"),
-    (lambda: xp.full((2,), 2**63, dtype=xp.int64), "full", "too large"),
-    (lambda: xp.full_like(xp.zeros(3, dtype=xp.int8), 300), "full_like",
-     "300 out of bounds for int8"),
-    (lambda: xp.full_like(xp.zeros(3), fill_value=256, dtype=xp.uint8), "full_like",
-     "256 out of bounds for uint8"),
-    (lambda: xp.full_like(xp.zeros(0, dtype=xp.uint16), -1), "full_like",
-     "-1 out of bounds for uint16"),
-    (lambda: xp.asarray([1, 300], dtype=xp.int8), "asarray", "300 out of bounds for int8"),
-    (lambda: xp.asarray(-1, dtype=xp.uint32), "asarray", "-1 out of bounds for uint32"),
-])
-def test_int_fill_the_dtype_cannot_hold_raises_at_the_call(backend, call, func, match):
-    """NumPy raises at the call (NEP 50); dask's full and full_like raised the same
-    OverflowError only when the array was computed."""
-    with xp.use_backend(backend):
-        with pytest.raises(OverflowError, match=f"^{func}: .*{match}"):
-            call()                                   # no compute: the call itself raises
-
-
-@pytest.mark.parametrize("backend", ["numpy", "dask"])
-def test_int_fills_the_dtype_holds_or_converts_stay_as_numpy_gives_them(backend):
-    with xp.use_backend(backend):
-        z8 = xp.zeros(2, dtype=xp.int8)
-        for got, want in ((xp.full(2, 127, dtype=xp.int8), [127, 127]),
-                          (xp.full(2, -128, dtype=xp.int8), [-128, -128]),
-                          (xp.full(2, 300, dtype=xp.bool), [True, True]),
-                          (xp.full(2, 300, dtype=xp.float32), [300.0, 300.0]),
-                          (xp.full(2, True, dtype=xp.int8), [1, 1]),
-                          (xp.full_like(z8, -128), [-128, -128]),
-                          (xp.full_like(z8, 300, dtype=xp.int16), [300, 300]),
-                          (xp.full_like(z8, 2.5), [2, 2])):
-            assert xp.to_numpy(got).tolist() == want
 
 
 # ------------------------------------------------------------------ reshape
@@ -717,46 +601,3 @@ def test_flattening_calls_of_rows_selected_by_a_mask(call):
     with xp.use_backend("dask"):
         got = call(y)
     np.testing.assert_array_equal(xp.to_numpy(got), call(a))
-
-
-@pytest.mark.parametrize("dtype", [np.int8, np.uint32, np.int64])
-@pytest.mark.parametrize("exponent", [-1, np.int64(-3)])
-def test_pow_of_integers_to_a_negative_integer_is_numpys_error(dtype, exponent):
-    """As the NumPy backend (NumPy's ValueError, or OverflowError for a Python int below
-    an unsigned dtype); dask's dtype inference made it a TypeError ("Parameters of such
-    types are not supported by power")."""
-    a = np.array([2, 3], dtype=dtype)
-    with pytest.raises((ValueError, OverflowError)) as want:
-        xp.pow(a, exponent)
-    assert want.value.args[0].startswith("pow: ")
-    with xp.use_backend("dask", chunks=1):
-        with pytest.raises(type(want.value), match=f"^{re.escape(want.value.args[0])}$"):
-            xp.pow(xp.asarray(a), exponent)
-        np.testing.assert_array_equal(xp.to_numpy(xp.pow(xp.asarray(a), 2)), a ** 2)
-        np.testing.assert_array_equal(xp.to_numpy(xp.pow(xp.asarray(a.astype(np.float32)),
-                                                          exponent)),
-                                      a.astype(np.float32) ** exponent)
-
-
-@pytest.mark.parametrize("args, dtype", [((0, 300), np.int8), ((0, 300, 7), np.uint8),
-                                         ((100, -200, -3), np.int8), ((0, 70000), np.int16),
-                                         ((-5, 300, 3), np.int16)])
-@pytest.mark.parametrize("chunks", [1000, 100, 7])
-def test_arange_into_a_narrow_integer_dtype_wraps_as_numpy_for_any_chunks(args, dtype, chunks):
-    """NumPy's arange wraps a range past the dtype; dask made each chunk with its own
-    start, so a chunk starting past the dtype's range failed when computed (with one
-    chunk the result wrapped, with chunks=100 it raised)."""
-    want = np.arange(*args, dtype=dtype)
-    with xp.use_backend("dask", chunks=chunks):
-        got = xp.arange(*args, dtype=dtype)
-    assert got.dtype == want.dtype
-    np.testing.assert_array_equal(xp.to_numpy(got), want)
-
-
-@pytest.mark.parametrize("args, dtype", [((200, 300), np.int8), ((-5, 300, 3), np.uint8)])
-def test_arange_with_a_start_outside_the_dtype_is_numpys_overflow_error(args, dtype):
-    with pytest.raises(OverflowError) as want:
-        xp.arange(*args, dtype=dtype)
-    with xp.use_backend("dask", chunks=100):
-        with pytest.raises(OverflowError, match=f"^{re.escape(want.value.args[0])}$"):
-            xp.arange(*args, dtype=dtype)
