@@ -272,14 +272,14 @@ xs_seg_count(const K* __restrict__ src, long long n, long long thr,
                 }
             }
         }
-        // keys[i] == keys[i + L2 - L1] for i a multiple of L1: thread 0's rows (after
-        // the loop: its loads would otherwise be hoisted beside the keys', 16 registers)
+        // keys[i] == keys[i + L2 - L1] for i a multiple of L1: thread 0's rows, one load
+        // from global memory each
         if (check && threadIdx.x == 0) {
 #pragma unroll 4
             for (int j = 0; j < XS_SEG_ITEMS; ++j) {
                 const int q = j * XS_SEG_THREADS;
                 if (q < rem && len2 - XS_SEG_THREADS < rem64 - q
-                    && tile[q] == tile[q + len2 - XS_SEG_THREADS]) {
+                    && s_key[q] == tile[q + len2 - XS_SEG_THREADS]) {
                     over2 = 1;
                 }
             }
