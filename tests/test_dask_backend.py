@@ -4,6 +4,7 @@ creation functions, what dask cannot do, conversions, and the errors of each."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
@@ -237,6 +238,25 @@ def test_mixing_dask_and_numpy_arrays_is_refused():
     with pytest.raises(TypeError, match=r"add: arrays from different backends cannot be mixed "
                                         r"\(x1 is dask, x2 is numpy\)"):
         xp.add(x, np.ones(3))
+
+
+@pytest.mark.parametrize("call, named", [
+    (lambda d, n: xp.broadcast_arrays(d, n), "args[0] is dask, args[1] is numpy"),
+    (lambda d, n: xp.broadcast_arrays(n, n, d), "args[0] is numpy, args[1] is numpy, "
+                                                "args[2] is dask"),
+    (lambda d, n: xp.meshgrid(d, n), "xi[0] is dask, xi[1] is numpy"),
+    (lambda d, n: xp.result_type(n, d), "arrays_and_dtypes[0] is numpy, "
+                                        "arrays_and_dtypes[1] is dask"),
+    (lambda d, n: xp.concat([d, n]), "arrays[0] is dask, arrays[1] is numpy"),
+])
+def test_mixed_backends_name_the_arguments_of_a_star_parameter_by_index(call, named):
+    """A function of ``*args`` names its arguments ``args[0]``, ``args[1]``, ... as
+    ``concat`` names its list's (they were "args" and "argument 1")."""
+    with xp.use_backend("dask"):
+        d = xp.ones(3)
+    with pytest.raises(TypeError, match=rf"arrays from different backends cannot be mixed "
+                                        rf"\({re.escape(named)}\)"):
+        call(d, np.ones(3))
 
 
 @pytest.mark.parametrize("call, name", [

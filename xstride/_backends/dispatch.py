@@ -216,13 +216,14 @@ def deferred(backend, qualname: str, table: dict | None = None):
 
 
 def param_names(fn) -> tuple[str, ...]:
-    """Names of the positional parameters of ``fn``, for error messages."""
+    """Names of the positional parameters of ``fn``, for error messages; a ``*args``
+    parameter is ``"*args"`` (its arguments are named ``args[0]``, ``args[1]``, ...)."""
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
         return ()
     return tuple(
-        p.name
+        ("*" if p.kind == p.VAR_POSITIONAL else "") + p.name
         for p in sig.parameters.values()
         if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
     )
@@ -276,8 +277,14 @@ def _backend_by_type(args):
 
 
 def _named(params, args, kwargs):
+    """``(name, value)`` of each argument: its parameter's name, ``args[j]`` for the
+    ``j``-th argument a ``*args`` parameter takes, else ``argument i``."""
     for i, a in enumerate(args):
-        yield (params[i] if i < len(params) else f"argument {i}"), a
+        name = params[min(i, len(params) - 1)] if params else ""
+        if name.startswith("*"):
+            yield f"{name[1:]}[{i - params.index(name)}]", a
+        else:
+            yield (params[i] if i < len(params) else f"argument {i}"), a
     yield from kwargs.items()
 
 
