@@ -161,6 +161,25 @@ def test_none_is_named_as_none():
             call()
 
 
+@pytest.mark.parametrize("call, said", [
+    (lambda: compact([1, 0], np.arange(2)), "'mask' got list [1, 0]; expected an array of "
+                                            "dtype bool (as an array it has dtype int64)"),
+    (lambda: segment_reduce("abc", [0, 1]), "'values' got str 'abc'; expected an integer, "
+                                            "float32 or float64 dtype"),
+    (lambda: reduce_by_key([1, 1], [True, False]), "'values' got list [True, False]; "
+                                                   "expected an integer"),
+    (lambda: segment_reduce([1.0, 2.0], (0.0, 2.0)), "'offsets' got tuple (0.0, 2.0)"),
+    (lambda: compact(np.array([1, 0]), np.arange(2)),
+     "'mask' got numpy.ndarray(shape=(2,), dtype=int64); expected an array of dtype bool"),
+])
+def test_dtype_errors_name_what_was_passed(call, said):
+    """A list or str is named as given, with the dtype it became (the message described
+    the converted array: "got numpy.ndarray(shape=(2,), dtype=int64)" for a list)."""
+    with pytest.raises(TypeError) as err:
+        call()
+    assert said in str(err.value)
+
+
 def test_generator_is_named_as_generator():
     # a generator became a 0-d object array, as None did: "got numpy.ndarray(shape=(),
     # dtype=object)", or a shape error "got ()" for compact's and sort_by_key's arrays

@@ -164,6 +164,15 @@ def _as_array(func: str, name: str, value, backend):
     return arr
 
 
+def _dtype_error(func: str, name: str, value, arr, allowed: str) -> TypeError:
+    """``TypeError`` for an argument ``value`` whose array ``arr`` has a dtype other than
+    ``allowed`` says: naming ``value`` itself where it was no array (a list, a str),
+    with the dtype it became, else the array."""
+    if value is arr or _backends.of_array(value) is not None:
+        return type_error(func, name, arr, allowed)
+    return type_error(func, name, value, f"{allowed} (as an array it has dtype {arr.dtype})")
+
+
 def _integer_array(func: str, name: str, value, backend):
     if value is None or isinstance(value, (list, tuple)) or (
             isinstance(value, np.ndarray) and value.dtype == object):
@@ -174,7 +183,8 @@ def _integer_array(func: str, name: str, value, backend):
     if arr.dtype == object:  # a Python int beyond 64 bits
         return backend.asarray(integer_array(func, name, value))
     if arr.dtype.kind not in "iu":
-        raise type_error(func, name, arr, "an integer dtype (signed or unsigned, not bool)")
+        raise _dtype_error(func, name, value, arr,
+                           "an integer dtype (signed or unsigned, not bool)")
     return arr
 
 
