@@ -351,3 +351,16 @@ def test_mean_var_std_of_masked_chunks_count_what_is_not_masked(chunks):
             np.testing.assert_allclose(np.ma.filled(got, np.nan), np.ma.filled(want, np.nan),
                                        rtol=RTOL)
     assert float(xp.to_numpy(xp.mean(x[:, 0]))) == float(np.ma.mean(m[:, 0]))
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+@pytest.mark.parametrize("chunks", [1, 3])
+def test_std_is_the_root_of_the_variance_in_the_result_dtype(chunks):
+    """NumPy's std takes the root of the variance in the result dtype: a float16
+    variance past 65504 is inf, and so is the std (the dask backend took the root of
+    the float32 variance and cast it: 30540)."""
+    a = np.array([1000.0, 2000.0, 65000.0, 60000.0], np.float16)
+    got = xp.to_numpy(xp.std(_dask(a, chunks)))
+    assert got.dtype == np.float16 and np.isinf(got) and np.isinf(np.std(a))
+    b = np.linspace(0, 60, 7, dtype=np.float16)
+    _same(xp.std(_dask(b, chunks)), np.std(b), True)

@@ -219,6 +219,9 @@ def var(x, /, *, axis=None, correction=0.0, keepdims=False, dtype=None):
 
 
 def std(x, /, *, axis=None, correction=0.0, keepdims=False, dtype=None):
-    """The standard's ``std`` of a dask array: the square root of ``var``."""
+    """The standard's ``std`` of a dask array: the square root of ``var`` in the result
+    dtype, as NumPy's ``_std`` takes it (a float16 variance past 65504 is inf, and so is
+    its root; the root of the wider variance, cast after, was finite)."""
     res, out = _var(x, axis, correction, keepdims, dtype)
-    return _finish(res.map_blocks(_sqrt, dtype=res.dtype), out)
+    res = _finish(res, out)
+    return res.map_blocks(_sqrt, dtype=res.dtype)
