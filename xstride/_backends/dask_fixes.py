@@ -72,6 +72,14 @@ def _missing(qualname: str, instead: str):
     return impl
 
 
+def _arange_args(args, kwargs):
+    """``(start, stop, step)`` of an ``arange`` call (``arange(n)``: ``(0, n, 1)``)."""
+    start = args[0] if args else kwargs.get("start")
+    stop = args[1] if len(args) > 1 else kwargs.get("stop")
+    step = args[2] if len(args) > 2 else kwargs.get("step", 1)
+    return (0, start, step) if stop is None else (start, stop, step)
+
+
 def _creation_shape(name: str, args, kwargs):
     """The shape a creation function's call asks for (``arange``: its length from
     ``start``, ``stop``, ``step``), or None where the arguments do not say it plainly
@@ -80,11 +88,7 @@ def _creation_shape(name: str, args, kwargs):
         if name == "linspace":
             return (operator.index(args[2] if len(args) > 2 else kwargs["num"]),)
         if name == "arange":
-            start = args[0] if args else kwargs["start"]
-            stop = args[1] if len(args) > 1 else kwargs.get("stop")
-            step = args[2] if len(args) > 2 else kwargs.get("step", 1)
-            if stop is None:
-                start, stop = 0, start
+            start, stop, step = _arange_args(args, kwargs)
             return (max(0, math.ceil((stop - start) / step)),)
         shape = args[0] if args else kwargs["shape"]
         if isinstance(shape, (list, tuple)):
@@ -99,11 +103,7 @@ def _check_arange(args, kwargs) -> None:
     ``2**63 - 1`` (NumPy's ``ValueError``; dask's raised ``OverflowError`` "cannot
     convert float infinity to integer" for ``arange(0, inf)`` and a ``TypeError`` from
     its ``isnan`` for ``arange(2**70)``)."""
-    start = args[0] if args else kwargs.get("start")
-    stop = args[1] if len(args) > 1 else kwargs.get("stop")
-    step = args[2] if len(args) > 2 else kwargs.get("step", 1)
-    if stop is None:
-        start, stop = 0, start
+    start, stop, step = _arange_args(args, kwargs)
     if not all(isinstance(v, (int, float, np.integer, np.floating))
                and not isinstance(v, bool) for v in (start, stop, step)) or step == 0:
         return   # dask's own checks answer
@@ -167,11 +167,7 @@ def _narrow_arange(args, kwargs, shape):
         dt = np.dtype(dtype)
     except TypeError:
         return None
-    start = args[0] if args else kwargs.get("start")
-    stop = args[1] if len(args) > 1 else kwargs.get("stop")
-    step = args[2] if len(args) > 2 else kwargs.get("step", 1)
-    if stop is None:
-        start, stop = 0, start
+    start, stop, step = _arange_args(args, kwargs)
     if dt.kind not in "iu" or dt.itemsize >= 8 or not all(
             isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
             for v in (start, stop, step)) or step == 0:
