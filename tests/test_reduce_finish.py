@@ -47,9 +47,9 @@ def test_finish_has_the_bits_of_the_array_operations(cp, monkeypatch, dtype, fun
                                rtol=2e-6 if dtype == "float32" else 1e-12)
 
 
-ROWS = [f"xs_var_rows<{tin}, {tout}, 4, {r}, {v}, {root}, 1>"
+ROWS = [f"xs_var_rows<{tin}, {tout}, 4, {r}, {v}, {root}, 1, {q}>"
         for tin, tout, v in (("float", "float", 4), ("double", "double", 2), ("int", "double", 1))
-        for r in (4, 32) for root in ("true", "false")]
+        for r, q in ((4, 4), (4, 1), (32, 1)) for root in ("true", "false")]
 
 
 @pytest.mark.skipif(nvrtc is None, reason="cuda-bindings/nvrtc not importable")
@@ -118,15 +118,17 @@ def test_rows_kernel_nan_inf_and_no_degrees_of_freedom(cp):
 @pytest.mark.parametrize("minb", __import__("xstride._kernels._reduce_common",
                                             fromlist=["VARIANTS"]).VARIANTS["var_rows"])
 def test_rows_kernel_every_tuning(cp, monkeypatch, minb):
-    """Each (MINB for rows of at most 4, MINB for longer rows) of ``TUNING["var_rows"]``
-    gives NumPy's values (the register caps of 6 and 8 blocks spill long rows)."""
+    """Each (MINB for rows of at most 4, MINB for longer rows, rows a thread) of
+    ``TUNING["var_rows"]`` gives NumPy's values (the register caps of 6 and 8 blocks
+    spill long rows), on row counts that leave a thread's last rows partly past the
+    end."""
     from xstride._kernels import _reduce_common as rc, reductions as red
 
     monkeypatch.setitem(rc.TUNING, "var_rows", minb)
     monkeypatch.setattr(red, "_VAR_ROWS", red.Bounded(256))
     rng = np.random.default_rng(5)
-    for k in (3, 7, 16, 32):
-        h = (rng.standard_normal((5000, k)) * 4 - 1).astype(np.float32)
+    for k, n in ((3, 5000), (3, 256 * 4 * 3 + 5), (2, 1), (7, 5000), (16, 5000), (32, 5000)):
+        h = (rng.standard_normal((n, k)) * 4 - 1).astype(np.float32)
         got = cp.asnumpy(xp.std(cp.asarray(h), axis=1, correction=1))
         np.testing.assert_allclose(got, np.std(h.astype(np.float64), axis=1, ddof=1),
                                    rtol=2e-6)

@@ -176,12 +176,12 @@ class FakeFinish(_FakeVarKernel):
 
 
 class FakeVarRows(_FakeVarKernel):
-    """``xs_var_rows<Tin, Tout, NK, R, V, ROOT, MINB>``: each row's two-pass variance
+    """``xs_var_rows<Tin, Tout, NK, R, V, ROOT, MINB, Q>``: each row's two-pass variance
     (its square root) from the descriptor's one reduced axis."""
 
     def __init__(self, expr, log):
         m = re.fullmatch(r"xs_var_rows<([\w ]+), (float|double), (\d+), (\d+), (\d+), "
-                         r"(true|false), (\d+)>", expr)
+                         r"(true|false), (\d+), (\d+)>", expr)
         assert m, expr
         self.expr, self.log = expr, log
         self.tin, self.tout = _CT[m.group(1)], _float_type(m.group(2))
@@ -546,8 +546,12 @@ def test_short_rows_launch_their_kernels(fake_reductions, case):
                         and x.data.ptr % 16 == 0) else 1
             rmax = max(4, 1 << (h.shape[axis] - 1).bit_length())
             minb = _rc.TUNING["var_rows"][0 if rmax == 4 else 1]
-            assert log[-2][0] == f"xs_var_rows<double, double, 4, {rmax}, {vec}, false, {minb}>"
-            assert log[-1][0] == f"xs_var_rows<double, double, 4, {rmax}, {vec}, true, {minb}>"
+            q = max(1, _rc.TUNING["var_rows"][2] * 4 // rmax)
+            tail = f"{minb}, {q}>"
+            assert log[-2][0] == f"xs_var_rows<double, double, 4, {rmax}, {vec}, false, {tail}"
+            assert log[-1][0] == f"xs_var_rows<double, double, 4, {rmax}, {vec}, true, {tail}"
+            # Q rows a thread: the grid covers the rows Q at a time
+            assert log[-1][1] == (-(-(h.size // h.shape[axis]) // (256 * q)),)
             assert np.frombuffer(log[-1][3][5], np.float64)[0] == h.shape[axis] - 1
 
 

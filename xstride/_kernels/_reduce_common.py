@@ -52,9 +52,14 @@ __all__ = [
 #: ``colsplit`` (MINB
 #: of the ``"columns_split"`` scan launch, and its chunks per SM: 4 led 2, 3, 5, 6, 8
 #: on (n, 3), (n, 8), (n, 16) float32); ``var_rows`` (MINB of ``xs_var_rows`` for rows
-#: of at most 4 elements, and for longer ones: on the H200 6 led 1, 4, 8 by 13-15% on
-#: (n, 2), (n, 3), (n, 3)[::2], while from 6 elements 4 led by 7-20% and 6 spilled,
-#: 1.8-2.0x as slow at 12 and 16); the
+#: of at most 4 elements, MINB for longer ones, and the rows a thread loads at once
+#: for rows of at most 4 elements, half as many at 8, one from 16: one row a thread,
+#: MINB 6 led 1, 4, 8 by 13-15% on (n, 2), (n, 3), (n, 3)[::2], while from 6 elements
+#: 4 led by 7-20% and 6 spilled, 1.8-2.0x as slow at 12 and 16; on the H200,
+#: 2026-12-03, n = 2**25, var(x, axis=1), fraction of copy, (4, 4, 4) read (n, 3)
+#: 0.59, (n, 4) 0.79, (n, 8) 0.88, (3, n).T 0.62, float64 (n, 3) 0.96 against 0.48,
+#: 0.68, 0.75, 0.42, 0.88 for (6, 4, 1), (4, 4, 2) and (6, 4, 2) between them, (4, 4,
+#: 8) 0.63 on (n, 3) but 0.64-0.75 on the rest); the
 #: look-back scan
 #: (``scans.cu``): ``lookback_items`` elements per thread
 #: for 4-byte types (halved for 8-byte ones), MINB ``lookback_minb`` (5: at most 51
@@ -78,7 +83,7 @@ TUNING = {
     "scan_rows": 4,
     "scan_tile": 32768,
     "colsplit": 4,
-    "var_rows": (6, 4),
+    "var_rows": (4, 4, 4),
     "lookback_items": 32,
     "lookback_minb": 5,
     "lookback_group": 32,
@@ -98,7 +103,7 @@ VARIANTS = {
     "interleave": [(4, 8), (4, 16), (2, 32)],
     "lanes": [(4, 4), (4, 2), (8, 2)],
     "colsplit": [2, 6, 4],
-    "var_rows": [(4, 4), (6, 6), (1, 1), (6, 4)],
+    "var_rows": [(6, 4, 1), (6, 4, 2), (4, 4, 2), (1, 1, 1), (4, 4, 4)],
     "lookback_items": [16, 32, 64],
     "lookback_minb": [3, 4, 5],
     "lookback_group": [32, 4],

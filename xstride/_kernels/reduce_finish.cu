@@ -23,17 +23,19 @@ xs_var_finish(const double* __restrict__ ss, T* __restrict__ out, long long n, d
 // Rows of at most R elements (R a power of two from 4 to 32, the host's smallest at
 // least rowlen), one reduced axis of element stride d.rstride[0], many rows (MINB: the
 // blocks per SM of the launch bounds, TUNING["var_rows"] in _reduce_common.py): one thread
-// per output row, the rows in a grid-stride loop. The thread loads its row into
-// registers once, every load issued before any is used (V > 1: whole 16-byte
-// vectors, when the host found the rows contiguous, 16-byte aligned and a whole
-// number of vectors long), then runs the two passes of the two-pass path on them, in
-// float64 and in the order j = 0, 1, ..., rowlen - 1: the mean (the sum divided once
-// by rowlen), then the sum of squared deviations from it, divided by dof (its square
-// root for std) and rounded once to Tout. One read of the input instead of two, and no
-// float64 mean and sums of squares between kernels (Welford's one-pass update is not
-// used: the two-pass formula is the accurate one, Chan, Golub & LeVeque, "Algorithms
-// for computing the sample variance", The American Statistician 37(3), 1983).
-template <typename Tin, typename Tout, int NK, int R, int V, bool ROOT, int MINB>
+// per output row, Q rows a thread at once (rows row, row + step, ..., row + (Q - 1) *
+// step of a grid-stride loop of step Q * step). The thread loads its Q rows into
+// registers, every load issued before any is used (V > 1: whole 16-byte vectors, when
+// the host found the rows contiguous, 16-byte aligned and a whole number of vectors
+// long), then runs the two passes of the two-pass path on each row, in float64 and in
+// the order j = 0, 1, ..., rowlen - 1: the mean (the sum divided once by rowlen), then
+// the sum of squared deviations from it, divided by dof (its square root for std) and
+// rounded once to Tout. One read of the input instead of two, and no float64 mean and
+// sums of squares between kernels (Welford's one-pass update is not used: the two-pass
+// formula is the accurate one, Chan, Golub & LeVeque, "Algorithms for computing the
+// sample variance", The American Statistician 37(3), 1983). Q > 1 keeps the loads of
+// several short rows in flight a thread (a row of 3 float32 is 12 bytes).
+template <typename Tin, typename Tout, int NK, int R, int V, bool ROOT, int MINB, int Q>
 __global__ void __launch_bounds__(256, MINB)
 xs_var_rows(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_red_desc<NK, 1> d,
             long long nrows, long long rowlen, double dof)
@@ -42,40 +44,50 @@ xs_var_rows(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_red_desc
     const long long step = (long long)gridDim.x * blockDim.x;
     const long long s = d.rstride[0];
     const int len = (int)rowlen;
-    for (long long row = (long long)blockIdx.x * blockDim.x + threadIdx.x; row < nrows;
-         row += step) {
-        const Tin* p = x + xs_offset<NK>(row, d.kshape, d.kstride, d.nk);
-        Tin v[R];
-        if constexpr (V > 1) {
+    for (long long row0 = (long long)blockIdx.x * blockDim.x + threadIdx.x; row0 < nrows;
+         row0 += Q * step) {
+        Tin v[Q][R];
 #pragma unroll
-            for (int j = 0; j < R; j += V) {
-                if (j < len) {
-                    union { uint4 u; Tin t[V]; } w;
-                    w.u = __ldg(reinterpret_cast<const uint4*>(p + j));
+        for (int q = 0; q < Q; ++q) {
+            const long long row = row0 + q * step;
+            if (row >= nrows) break;
+            const Tin* p = x + xs_offset<NK>(row, d.kshape, d.kstride, d.nk);
+            if constexpr (V > 1) {
 #pragma unroll
-                    for (int u = 0; u < V; ++u) v[j + u] = w.t[u];
+                for (int j = 0; j < R; j += V) {
+                    if (j < len) {
+                        union { uint4 u; Tin t[V]; } w;
+                        w.u = __ldg(reinterpret_cast<const uint4*>(p + j));
+#pragma unroll
+                        for (int u = 0; u < V; ++u) v[q][j + u] = w.t[u];
+                    }
                 }
+            } else {
+#pragma unroll
+                for (int j = 0; j < R; ++j)
+                    if (j < len) v[q][j] = p[j * s];
             }
-        } else {
+        }
+#pragma unroll
+        for (int q = 0; q < Q; ++q) {
+            const long long row = row0 + q * step;
+            if (row >= nrows) break;
+            double sum = 0.0;
 #pragma unroll
             for (int j = 0; j < R; ++j)
-                if (j < len) v[j] = p[j * s];
-        }
-        double sum = 0.0;
+                if (j < len) sum = sum + (double)v[q][j];
+            const double c = sum / (double)rowlen;
+            double ss = 0.0;
 #pragma unroll
-        for (int j = 0; j < R; ++j)
-            if (j < len) sum = sum + (double)v[j];
-        const double c = sum / (double)rowlen;
-        double ss = 0.0;
-#pragma unroll
-        for (int j = 0; j < R; ++j) {
-            if (j < len) {
-                const double t = (double)v[j] - c;
-                ss = ss + t * t;
+            for (int j = 0; j < R; ++j) {
+                if (j < len) {
+                    const double t = (double)v[q][j] - c;
+                    ss = ss + t * t;
+                }
             }
+            double r = ss / dof;
+            if (ROOT) r = sqrt(r);
+            out[row] = (Tout)r;
         }
-        double r = ss / dof;
-        if (ROOT) r = sqrt(r);
-        out[row] = (Tout)r;
     }
 }

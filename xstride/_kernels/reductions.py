@@ -518,6 +518,13 @@ _VAR_ROWS_STRATEGIES = frozenset({"short", "tile", "lanes"})
 _VAR_ROWS = Bounded(256)
 
 
+def var_rows_per_thread(r: int, q_short: int) -> int:
+    """Rows a thread of ``xs_var_rows`` loads at once: ``q_short`` for rows of at most 4
+    elements (``r``, the padded row length), half as many for 8, one from 16 (the
+    row values stay in registers: 16 of them a thread at most)."""
+    return builtins.max(1, int(q_short) * 4 // r)
+
+
 def _rows_ok(plan) -> bool:
     """True when ``xs_var_rows`` takes the plan: many rows (a short-row strategy) of at
     most :data:`VAR_ROWS_MAX` elements along one reduced axis."""
@@ -544,10 +551,12 @@ def _var_rows(cp, x, rec: _Recipe, dof: float, root: bool, out_dtype: np.dtype):
         if not (plan.nk == 1 and plan.rstride == (1,) and plan.rowlen % vec == 0
                 and plan.kstride[0] % vec == 0 and xa % 16 == 0):
             vec = 1
+        minb_short, minb_long, q_short = rc.TUNING["var_rows"]
+        q = var_rows_per_thread(r, q_short)
         expr = (f"xs_var_rows<{rc.CTYPE[np.dtype(x.dtype)]}, {_FINISH_TYPES[out_dtype]}, "
                 f"{rc.capacity(plan.nk)}, {r}, {vec}, {str(bool(root)).lower()}, "
-                f"{rc.TUNING['var_rows'][0 if r == 4 else 1]}>")
-        grid = builtins.min(-(-plan.nrows // 256), SHORT_MAX_BLOCKS)
+                f"{minb_short if r == 4 else minb_long}, {q}>")
+        grid = builtins.min(-(-plan.nrows // (256 * q)), SHORT_MAX_BLOCKS)
         run = _VAR_ROWS.put(key, Launch(rc.kernel("reduce_finish.cu", expr), (grid,), (256,),
                                         [slot64(), slot64(), struct(rec.desc.tobytes()),
                                          i64(plan.nrows), i64(plan.rowlen), slot_f64()]))
