@@ -268,8 +268,9 @@ class FakeCupyArray:
             installed.allocations.append(out)
         return out
 
-    def astype(self, dtype, copy=True):
-        return FakeCupyArray(self.host.astype(dtype, copy=copy), device=self.device.id)
+    def astype(self, dtype, order="K", copy=True):
+        return FakeCupyArray(self.host.astype(dtype, order=order, copy=copy),
+                             device=self.device.id)
 
     def __truediv__(self, other):
         return FakeCupyArray(self.host / other, device=self.device.id)

@@ -15,12 +15,14 @@ import pytest
 import xstride as xp
 import xstride._kernels._reduce_common as _rc
 import xstride._kernels.reductions as _red
+import xstride._kernels.var_kernels as _vk
 from xstride._kernels._geometry import reduction_geometry
 from xstride._kernels._lru import Bounded
 from xstride._kernels._prepared import GATE, Store
 from xstride._plans.reduction import normalize_axis, plan_reduction
 from xstride.layout import Layout
 
+from tests._fake_var_kernels import finish_model
 from tests.conftest import FakeCupyArray, FakeMemoryPointer
 from tests.test_reduction_plan import _offsets
 
@@ -115,7 +117,12 @@ class FakeKernel:
         if self.op in (5, 6):  # all / any: x != 0 (NaN true) into the 0/1 accumulator
             vals = vals != 0
         vals = vals.astype(self.tacc)
-        if center:
+        if center and self.op == 8:   # the shifted moments: (sum d, sum d*d) as complex
+            cen = np.frombuffer((ctypes.c_char * (nrows * 16)).from_address(center),
+                                np.complex128)
+            d = vals.real.astype(np.float64) - cen.real[:, None]
+            vals = d + 1j * d * d
+        elif center:
             cen = np.frombuffer((ctypes.c_char * (nrows * 8)).from_address(center),
                                 self.tacc)
             vals = (vals - cen[:, None]) ** 2
@@ -128,93 +135,6 @@ class FakeKernel:
         flat[...] = res.astype(self.tout)
 
 
-class _FakeVarKernel:
-    """A kernel of reduce_finish.cu on the host: records each launch (its arguments as
-    bytes), then stores ``ss / dof`` (its square root) in ``tout``."""
-
-    root = False
-    tout = np.dtype(np.float64)
-
-    @property
-    def kernel(self):
-        return self
-
-    def _raw(self, grid, block, args, sizes):
-        raw = [a.tobytes() if isinstance(a, np.generic) else _arg_bytes(a, [8])[0]
-               for a in args]
-        assert [len(b) for b in raw] == sizes, self.expr
-        self.log.append((self.expr, tuple(grid), tuple(block), raw))
-        return raw
-
-    def _store(self, out_ptr, ss, dof):
-        out = np.frombuffer((ctypes.c_char * (self.tout.itemsize * ss.shape[0])).from_address(
-            out_ptr), self.tout)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            v = ss / dof
-            out[...] = (np.sqrt(v) if self.root else v).astype(self.tout)
-
-
-def _float_type(c_name: str) -> np.dtype:
-    return np.dtype(np.float32 if c_name == "float" else np.float64)
-
-
-class FakeFinish(_FakeVarKernel):
-    """``xs_var_finish<T, ROOT>``: ``ss / dof`` (its square root) in T."""
-
-    def __init__(self, expr, log):
-        m = re.fullmatch(r"xs_var_finish<(float|double), (true|false)>", expr)
-        assert m, expr
-        self.expr, self.log = expr, log
-        self.tout, self.root = _float_type(m.group(1)), m.group(2) == "true"
-
-    def __call__(self, grid, block, args, shared_mem=0, stream=None, **kwargs):
-        raw = self._raw(grid, block, args, [8, 8, 8, 8])   # ss, out, n, dof
-        ss_ptr, out_ptr = (int.from_bytes(b, "little") for b in raw[:2])
-        n = int.from_bytes(raw[2], "little", signed=True)
-        ss = np.frombuffer((ctypes.c_char * (8 * n)).from_address(ss_ptr), np.float64)
-        self._store(out_ptr, ss, float(np.frombuffer(raw[3], np.float64)[0]))
-
-
-class FakeVarRows(_FakeVarKernel):
-    """``xs_var_rows<Tin, Tout, NK, R, V, ROOT, MINB, Q>``: each row's two-pass variance
-    (its square root) from the descriptor's one reduced axis."""
-
-    def __init__(self, expr, log):
-        m = re.fullmatch(r"xs_var_rows<([\w ]+), (float|double), (\d+), (\d+), (\d+), "
-                         r"(true|false), (\d+), (\d+)>", expr)
-        assert m, expr
-        self.expr, self.log = expr, log
-        self.tin, self.tout = _CT[m.group(1)], _float_type(m.group(2))
-        self.nkc, self.rmax, self.vec = int(m.group(3)), int(m.group(4)), int(m.group(5))
-        self.root = m.group(6) == "true"
-
-    def __call__(self, grid, block, args, shared_mem=0, stream=None, **kwargs):
-        ndesc = 8 * (2 * self.nkc + 2 + 2)
-        # x, out, desc, nrows, rowlen, dof
-        raw = self._raw(grid, block, args, [8, 8, ndesc, 8, 8, 8])
-        xptr, optr = (int.from_bytes(b, "little") for b in raw[:2])
-        desc = np.frombuffer(raw[2], np.int64)
-        c = self.nkc
-        nk, nr = int(desc[-2]), int(desc[-1])
-        assert nr == 1
-        nrows = int.from_bytes(raw[3], "little", signed=True)
-        rowlen = int.from_bytes(raw[4], "little", signed=True)
-        assert rowlen <= self.rmax and self.rmax % self.vec == 0
-        kshape, kstride = desc[:nk], desc[c:c + nk]
-        rshape, rstride = desc[2 * c:2 * c + 1], desc[2 * c + 1:2 * c + 2]
-        assert nrows == int(np.prod(kshape)) and rowlen == int(rshape[0])
-        idx = _offsets(kshape, kstride)[:, None] + _offsets(rshape, rstride)[None, :]
-        if self.vec > 1:   # whole aligned vectors: contiguous rows
-            assert int(rstride[0]) == 1 and xptr % 16 == 0
-        lo, hi = int(idx.min()), int(idx.max())
-        isz = self.tin.itemsize
-        raw_x = (ctypes.c_char * ((hi - lo + 1) * isz)).from_address(xptr + lo * isz)
-        vals = np.frombuffer(raw_x, self.tin)[idx - lo].astype(np.float64)
-        mean = vals.sum(axis=1) / rowlen
-        ss = ((vals - mean[:, None]) ** 2).sum(axis=1)
-        self._store(optr, ss, float(np.frombuffer(raw[5], np.float64)[0]))
-
-
 @pytest.fixture
 def fake_reductions(fake_cupy, monkeypatch):
     """The stand-in CuPy with the reduction kernels of this file (recorded, then run on
@@ -225,8 +145,7 @@ def fake_reductions(fake_cupy, monkeypatch):
 
     def kernel(src, expr, partner=None):
         if expr not in kernels:
-            model = ((FakeVarRows if expr.startswith("xs_var_rows") else FakeFinish)
-                     if src == "reduce_finish.cu" else FakeKernel)
+            model = finish_model(expr) if src == "reduce_finish.cu" else FakeKernel
             kernels[expr] = model(expr, log)
         return kernels[expr]
 
@@ -238,8 +157,9 @@ def fake_reductions(fake_cupy, monkeypatch):
     monkeypatch.setattr(_red, "_RECIPES", Bounded(1024))
     monkeypatch.setattr(_red, "_WORKSPACES", Bounded(1024))
     monkeypatch.setattr(_red, "_CALLS", Store(1024))
-    monkeypatch.setattr(_red, "_FINISH", Bounded(64))
-    monkeypatch.setattr(_red, "_VAR_ROWS", Bounded(256))
+    monkeypatch.setattr(_vk, "_FINISH", Bounded(64))
+    monkeypatch.setattr(_vk, "_VAR_ROWS", Bounded(256))
+    monkeypatch.setattr(_vk, "_MOMENTS", Bounded(64))
     GATE.close()
     _rc._sm_count.cache_clear()
     yield cp, log

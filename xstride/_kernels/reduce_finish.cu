@@ -20,6 +20,29 @@ xs_var_finish(const double* __restrict__ ss, T* __restrict__ out, long long n, d
     }
 }
 
+// The finish of the one-pass path of float32 inputs (reductions.py, var): m[i] holds
+// (S1, S2), the float64 sums of d and d * d over the N elements of output i, d = x - K,
+// K the output's first element. The sum of squared deviations is S2 - S1 * S1 / N
+// (exact algebra; clamped at 0 against rounding, a NaN kept), divided by dof, its
+// square root for std, rounded once to T. Since K is one of the elements,
+// (mean - K)^2 <= N * variance, so the cancellation costs at most a factor 1 + N of
+// float64's rounding (below float32's for N < 2**27).
+template <typename T, bool ROOT>
+__global__ void __launch_bounds__(256)
+xs_var_moments(const xs_complex128* __restrict__ m, T* __restrict__ out, long long n,
+               double count, double dof)
+{
+    const long long step = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
+        const xs_complex128 s = m[i];
+        double ss = s.im - s.re * s.re / count;
+        if (ss < 0.0) ss = 0.0;
+        double v = ss / dof;
+        if (ROOT) v = sqrt(v);
+        out[i] = (T)v;
+    }
+}
+
 // Rows of at most R elements (R a power of two from 4 to 32, the host's smallest at
 // least rowlen), one reduced axis of element stride d.rstride[0], many rows (MINB: the
 // blocks per SM of the launch bounds, TUNING["var_rows"] in _reduce_common.py): one thread

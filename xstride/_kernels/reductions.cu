@@ -4,7 +4,9 @@
 //
 // Template parameters of every kernel:
 //   OP    0 sum, 1 prod, 2 min, 3 max, 4 sum of (x - center[k])^2, 5 all, 6 any,
-//         7 mean (the sum, divided by the number of elements reduced when it is stored)
+//         7 mean (the sum, divided by the number of elements reduced when it is stored),
+//         8 the shifted moments (sum of d, sum of d^2) of d = x - center[k].re in a
+//         complex128 accumulator (var/std of float32 in one pass)
 //         (all/any: each element becomes (x != 0) in an int accumulator, 0 or 1 --
 //         NaN counts as true -- combined by AND / OR, identities 1 / 0)
 //   Tin   element type read; Tacc accumulator type; Tout element type written
@@ -110,7 +112,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_rows_warp(XS_RED_IN(Tin) 
     for (long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; row < nrows;
          row += nwarps) {
         XS_RED_PTR(Tin) p = x + xs_offset<NK>(row, d.kshape, d.kstride, d.nk);
-        const Tacc c = OP == 4 ? center[row] : Tacc(0);
+        const Tacc c = xs_centered<OP> ? center[row] : Tacc(0);
         Tacc acc = Op::template identity<Tacc>();
         acc = xs_fold_row<OP, Tin, Tacc, NK, NR, V, B>(p, 0, rowlen, lane, 32u, d, c, acc, op);
         acc = xstride_detail_warp_reduce_full(acc, op);
@@ -137,7 +139,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_rows_block(XS_RED_IN(Tin)
     const long long begin = ch * chunk;
     const long long end = begin + chunk < rowlen ? begin + chunk : rowlen;
     XS_RED_PTR(Tin) p = x + xs_offset<NK>(row, d.kshape, d.kstride, d.nk);
-    const Tacc c = OP == 4 ? center[row] : Tacc(0);
+    const Tacc c = xs_centered<OP> ? center[row] : Tacc(0);
     Tacc acc = Op::template identity<Tacc>();
     acc = xs_fold_row<OP, Tin, Tacc, NK, NR, V, B>(p, begin, end, threadIdx.x, blockDim.x, d, c, acc, op);
     acc = xstride_detail_block_reduce(acc, op);
@@ -190,7 +192,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_cols(XS_RED_IN(Tin) x, To
     if (active) {
         const long long width = ncols - col0 < V ? ncols - col0 : V;   // V > 1: always V
 #pragma unroll
-        for (int j = 0; j < V; ++j) c[j] = (OP == 4 && j < width) ? center[col0 + j] : Tacc(0);
+        for (int j = 0; j < V; ++j) c[j] = (xs_centered<OP> && j < width) ? center[col0 + j] : Tacc(0);
         const long long r0 = (long long)blockIdx.y * chunk;
         const long long r1 = r0 + chunk < nred ? r0 + chunk : nred;
         if constexpr (B > 1) {
@@ -305,7 +307,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_short(XS_RED_IN(Tin) x, T
     if constexpr (V < -1) {
         constexpr int W = -V;
         static_assert(W * sizeof(Tin) == 16 && NR == 1, "16-byte steps of W rows, one reduced axis");
-        static_assert(OP != 4, "no center: var's pass of such rows runs xs_var_rows");
+        static_assert(!xs_centered<OP>, "no center: var's pass of such rows runs xs_var_rows");
         const long long s = d.rstride[0];
         for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < nrows / W;
              g += nthreads) {
@@ -329,7 +331,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_short(XS_RED_IN(Tin) x, T
     for (long long row = (long long)blockIdx.x * blockDim.x + threadIdx.x; row < nrows;
          row += nthreads) {
         XS_RED_PTR(Tin) p = x + xs_offset<NK>(row, d.kshape, d.kstride, d.nk);
-        const Tacc c = OP == 4 ? center[row] : Tacc(0);
+        const Tacc c = xs_centered<OP> ? center[row] : Tacc(0);
         Tacc acc = Op::template identity<Tacc>();
         auto fold = [&](Tin w) { acc = op(acc, xs_transform<OP, Tacc>(w, c)); };
         if constexpr (V > 1) {
@@ -418,7 +420,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_tile(XS_RED_IN(Tin) x, To
             for (int t = (int)threadIdx.x; t < (int)nt; t += step) {
                 const long long row = r0 + t;
                 const int o = shift + (int)(row * ks - lo);
-                const Tacc c = OP == 4 ? center[row] : Tacc(0);
+                const Tacc c = xs_centered<OP> ? center[row] : Tacc(0);
                 Tacc acc = Op::template identity<Tacc>();
                 for (int j = 0; j < (int)rowlen; ++j)
                     acc = op(acc, xs_transform<OP, Tacc>(s[o + j], c));
@@ -451,7 +453,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_tile(XS_RED_IN(Tin) x, To
         for (int t = (int)threadIdx.x; t < (int)nt; t += step) {
             const long long row = r0 + t;
             const int o = (int)(row * ks - lo);
-            const Tacc c = OP == 4 ? center[row] : Tacc(0);
+            const Tacc c = xs_centered<OP> ? center[row] : Tacc(0);
             Tacc acc = Op::template identity<Tacc>();
             for (int j = 0; j < (int)rowlen; ++j) {
                 const int e = o + j;
@@ -490,7 +492,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_interleave(XS_RED_IN(Tin)
     const long long end = begin + chunk < total ? begin + chunk : total;
     const unsigned t = threadIdx.x;
     const int col = (int)(t % (unsigned)ncols);
-    const Tacc c = OP == 4 ? center[col] : Tacc(0);
+    const Tacc c = xs_centered<OP> ? center[col] : Tacc(0);
     Tacc acc = Op::template identity<Tacc>();
     // flat element i = begin + t + u * blockDim.x is at (i / ncols) * rs + col: rows of
     // stride rs >= ncols (rs == ncols: one contiguous run)
@@ -574,7 +576,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_lanes(const Tin* __restri
             const long long row = ck >> lg;
             Tacc acc = Op::template identity<Tacc>();
             if (ck < nch) {
-                const Tacc cen = OP == 4 ? center[row] : Tacc(0);
+                const Tacc cen = xs_centered<OP> ? center[row] : Tacc(0);
 #pragma unroll
                 for (int j = 0; j < E; ++j) acc = op(acc, xs_transform<OP, Tacc>(v[k][j], cen));
             }

@@ -12,12 +12,11 @@ floating-point atomics). See ``docs/reductions.md``.
 from __future__ import annotations
 
 import builtins
-import math
 import warnings
 
 import numpy as np
 
-from .._core.errors import type_error, value_error
+from .._core.errors import type_error
 from .._plans.reduction import (
     check_correction as _check_correction,
     empty_axis_error as _empty_axis_error,
@@ -27,20 +26,24 @@ from .._plans.reduction import (
 from .._plans.reduction_split import split_axes
 from . import _reduce_common as rc
 from . import elementwise as _ew
-from ._geometry import SHORT_MAX_BLOCKS, reduction_geometry
+from . import var_kernels as vk
+from ._geometry import reduction_geometry
 from ._cupy import cupy as _cupy
 from ._devices import check as check_devices
-from ._launch import Launch, i64, slot64, slot_f64, struct
+from ._launch import Launch, i64, slot64, struct
 from ._lru import Bounded
 from ._prepared import GATE, Store, args_ok, axis_ok
 
 __all__ = ["takes", "repeat", "reduce", "mean", "var"]
 
-_OPS = {"sum": 0, "prod": 1, "min": 2, "max": 3, "sumsq": 4, "all": 5, "any": 6, "mean": 7}
+_OPS = {"sum": 0, "prod": 1, "min": 2, "max": 3, "sumsq": 4, "all": 5, "any": 6, "mean": 7,
+        "moments": 8}
 #: all/any: each element becomes 0 or 1 (``x != 0``) in this accumulator (a 32-bit
 #: type for the shuffles), combined by AND / OR; the result is bool.
 _BOOL_ACC = np.dtype(np.int32)
 _SRC = "reductions.cu"
+#: The ops whose kernels read a center per output (``xs_centered`` in reduce_ops.cuh).
+_CENTERED = frozenset({"sumsq", "moments"})
 #: Kernels with no split (one pass, no workspace): parameters x, out, center, the
 #: descriptor, nrows, rowlen. The others add partials and counters after center, and
 #: chunk and nchunks at the end.
@@ -101,7 +104,7 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
     # walk reads no center, and var/std run such rows (one reduced axis of at most 32
     # elements) in xs_var_rows, never in two passes (see var)
     geo = reduction_geometry(plan, x.itemsize, rc.sm_count(), base, tile=tile,
-                             side_by_side=op != "sumsq")
+                             side_by_side=op not in _CENTERED)
     nkc, nrc = rc.capacity(plan.nk), rc.reduced_capacity(plan.nr)
     rec.desc = rc.pack_struct(rc.pad(plan.kshape, nkc, 1), rc.pad(plan.kstride, nkc, 0),
                               rc.pad(plan.rshape, nrc, 1), rc.pad(plan.rstride, nrc, 0),
@@ -484,84 +487,30 @@ def mean(func: str, x, axis, axes, keepdims: bool, out_dtype: np.dtype, dtype=No
     return _finish(buf, plan, x.ndim, keepdims)
 
 
-#: Output types of the one-pass finish of var/std (``reduce_finish.cu``).
-_FINISH_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
-#: (output type, root, n, device) -> Launch of ``xs_var_finish``
-_FINISH = Bounded(64)
+#: Inputs whose var/std run in one pass of shifted moments (:func:`_var_moments`).
+_MOMENT_DTYPES = frozenset({np.dtype(np.float32)})
 
 
-def _var_finish(cp, ss, dof: float, root: bool, out_dtype: np.dtype):
-    """``ss / dof`` (its square root for std) in ``out_dtype``: one kernel over the
-    float64 sums of squares ``ss`` (n,), bit for bit the array operations
-    ``(ss / dof)``, ``sqrt``, ``astype`` it replaces (three passes over n float64)."""
-    n = int(ss.shape[0])
-    out = cp.empty(n, dtype=out_dtype)
-    if n == 0:
-        return out
-    key = (out_dtype, root, n, cp.cuda.runtime.getDevice())
-    run = _FINISH.get(key)
-    if run is None:
-        expr = f"xs_var_finish<{_FINISH_TYPES[out_dtype]}, {str(bool(root)).lower()}>"
-        kernel = rc.kernel("reduce_finish.cu", expr)
-        grid = builtins.max(1, builtins.min(-(-n // 256), 65535 * 8))
-        run = _FINISH.put(key, Launch(kernel, (grid,), (256,),
-                                      [slot64(), slot64(), i64(n), slot_f64()]))
-    run(ss.data.ptr, out.data.ptr, dof)
-    return out
-
-
-#: Longest rows of ``xs_var_rows`` (one thread per row, the row in registers).
-VAR_ROWS_MAX = 32
-#: Plans whose many short rows ``xs_var_rows`` takes (one thread per row).
-_VAR_ROWS_STRATEGIES = frozenset({"short", "tile", "lanes"})
-#: (dtypes, root, descriptor, device, ...) -> Launch of ``xs_var_rows``
-_VAR_ROWS = Bounded(256)
-
-
-def var_rows_per_thread(r: int, q_short: int) -> int:
-    """Rows a thread of ``xs_var_rows`` loads at once: ``q_short`` for rows of at most 4
-    elements (``r``, the padded row length), half as many for 8, one from 16 (the
-    row values stay in registers: 16 of them a thread at most)."""
-    return builtins.max(1, int(q_short) * 4 // r)
-
-
-def _rows_ok(plan) -> bool:
-    """True when ``xs_var_rows`` takes the plan: many rows (a short-row strategy) of at
-    most :data:`VAR_ROWS_MAX` elements along one reduced axis."""
-    return (plan.strategy in _VAR_ROWS_STRATEGIES and plan.nr == 1
-            and 2 <= plan.rowlen <= VAR_ROWS_MAX)
-
-
-def _var_rows(cp, x, rec: _Recipe, dof: float, root: bool, out_dtype: np.dtype):
-    """var (``root``: std) of the short rows of ``rec``'s plan in one kernel
-    (``xs_var_rows``, reduce_finish.cu): each row read once into registers, its float64
-    mean, then its float64 sum of squared deviations, ``/ dof``, the square root for
-    std, rounded once to ``out_dtype``; the flat K-ordered result (nrows,)."""
+def _var_moments(cp, x, func: str, axis, axes, dof: float, root: bool, out_dtype: np.dtype):
+    """var (``root``: std) of float32 ``x`` in one pass over it: the flat K-ordered
+    result, or None where the plan runs no reduction kernel. Each output's first element
+    K (a view of the kept axes, cast to complex128 as the kernels' center),
+    then one launch of op ``"moments"``: the float64 sums S1 of ``d = x - K`` and S2 of
+    ``d * d`` in a complex128 accumulator, then ``xs_var_moments``: ``(S2 - S1**2 / N)
+    / dof``, its square root for std, rounded once. The shift by an element of the
+    output's own data bounds the cancellation (reduce_finish.cu); the two-pass path
+    reads the input twice."""
+    c16 = np.dtype(np.complex128)
+    rec = _recipe(func, x, axis, "moments", c16, c16, axes)
+    if rec.kind is None:
+        return None
     plan = rec.plan
-    out = cp.empty(plan.nrows, dtype=out_dtype)
-    xa = x.data.ptr + rec.xoff
-    key = (x.dtype, out_dtype, root, rec.desc.tobytes(), plan.nrows, plan.rowlen, xa & 15,
-           cp.cuda.runtime.getDevice(), rc.TUNING["var_rows"])
-    run = _VAR_ROWS.get(key)
-    if run is None:
-        r = 4
-        while r < plan.rowlen:
-            r *= 2
-        vec = 16 // x.itemsize if x.itemsize in (4, 8) else 1
-        if not (plan.nk == 1 and plan.rstride == (1,) and plan.rowlen % vec == 0
-                and plan.kstride[0] % vec == 0 and xa % 16 == 0):
-            vec = 1
-        minb_short, minb_long, q_short = rc.TUNING["var_rows"]
-        q = var_rows_per_thread(r, q_short)
-        expr = (f"xs_var_rows<{rc.CTYPE[np.dtype(x.dtype)]}, {_FINISH_TYPES[out_dtype]}, "
-                f"{rc.capacity(plan.nk)}, {r}, {vec}, {str(bool(root)).lower()}, "
-                f"{minb_short if r == 4 else minb_long}, {q}>")
-        grid = builtins.min(-(-plan.nrows // (256 * q)), SHORT_MAX_BLOCKS)
-        run = _VAR_ROWS.put(key, Launch(rc.kernel("reduce_finish.cu", expr), (grid,), (256,),
-                                        [slot64(), slot64(), struct(rec.desc.tobytes()),
-                                         i64(plan.nrows), i64(plan.rowlen), slot_f64()]))
-    run(xa, out.data.ptr, dof)
-    return out
+    # each output's first element, in the kernel's row order (the flat buffer that
+    # _finish turns into the output: the kept axes in the plan's out_order)
+    first = x[tuple(0 if i in plan.axes else slice(None) for i in range(x.ndim))]
+    center = first.transpose(plan.out_order).astype(c16, order="C").reshape(-1)
+    m = _launch(x, rec, c16, c16, center=center)
+    return vk.moments_finish(cp, m, float(plan.rowlen), dof, root, out_dtype)
 
 
 def var(func: str, x, axis, axes, correction, keepdims: bool, out_dtype: np.dtype,
@@ -570,8 +519,9 @@ def var(func: str, x, axis, axes, correction, keepdims: bool, out_dtype: np.dtyp
     accumulated in float64 — the mean, then the sum of squared deviations from it (no
     cancellation of a one-pass formula) — divided by ``max(N - correction, 0)`` as
     NumPy does (0/0 gives NaN, x/0 gives inf). Many short rows (at most
-    :data:`VAR_ROWS_MAX` elements, a float output) run both passes in one kernel that
-    reads each row once (:func:`_var_rows`)."""
+    :data:`~.var_kernels.VAR_ROWS_MAX` elements, a float output) run both passes in one
+    kernel that reads each row once (:func:`.var_kernels.var_rows`); other float32
+    inputs one pass of shifted moments (:func:`_var_moments`)."""
     cp = _cupy()
     f8 = np.dtype(np.float64)
     rec = _recipe(func, x, axis, "mean", f8, f8, axes)
@@ -590,13 +540,18 @@ def var(func: str, x, axis, axes, correction, keepdims: bool, out_dtype: np.dtyp
     elif n == 0 or plan.nrows == 0:
         ss = cp.full(plan.nrows, np.nan, dtype=f8)
     else:
-        if np.dtype(out_dtype) in _FINISH_TYPES and _rows_ok(plan):
-            v = _var_rows(cp, x, rec, float(builtins.max(dof, 0)), root, np.dtype(out_dtype))
+        if np.dtype(out_dtype) in vk.FINISH_TYPES and vk.rows_ok(plan):
+            v = vk.var_rows(cp, x, rec, float(builtins.max(dof, 0)), root, np.dtype(out_dtype))
             return _finish(v, plan, x.ndim, keepdims)
+        if np.dtype(out_dtype) in vk.FINISH_TYPES and x.dtype in _MOMENT_DTYPES:
+            v = _var_moments(cp, x, func, axis, axes, float(builtins.max(dof, 0)), root,
+                             np.dtype(out_dtype))
+            if v is not None:
+                return _finish(v, plan, x.ndim, keepdims)
         center = _launch(x, rec, f8, f8)
         ss = _launch(x, _recipe(func, x, axis, "sumsq", f8, f8, axes), f8, f8, center=center)
-        if np.dtype(out_dtype) in _FINISH_TYPES:
-            v = _var_finish(cp, ss, float(builtins.max(dof, 0)), root, np.dtype(out_dtype))
+        if np.dtype(out_dtype) in vk.FINISH_TYPES:
+            v = vk.finish(cp, ss, float(builtins.max(dof, 0)), root, np.dtype(out_dtype))
             return _finish(v, plan, x.ndim, keepdims)
     v = ss / float(builtins.max(dof, 0))
     if root:

@@ -27,6 +27,10 @@ struct xs_or_op {
 template <> struct xs_op_of<5> { typedef xs_and_op type; };
 template <> struct xs_op_of<6> { typedef xs_or_op type; };
 template <> struct xs_op_of<7> { typedef xstride_sum_op type; };
+template <> struct xs_op_of<8> { typedef xstride_sum_op type; };
+
+// The ops whose transform reads the output's center: 4 (x - c)^2, 8 the moments.
+template <int OP> constexpr bool xs_centered = OP == 4 || OP == 8;
 
 // The value stored for an output: the folded accumulator, converted; for the mean
 // (OP 7) first divided by the count n (as NumPy's mean: the sum, divided once).
@@ -43,6 +47,10 @@ __device__ __forceinline__ Tacc xs_transform(Tin v, Tacc c)
     if constexpr (OP == 4) {
         Tacc t = (Tacc)v - c;
         return t * t;
+    } else if constexpr (OP == 8) {
+        // the shifted moments: (d, d * d) of d = x - K, K = c.re (Tacc complex128)
+        const double d = (double)v - c.re;
+        return Tacc(d, d * d);
     } else if constexpr (OP == 5 || OP == 6) {
         return (Tacc)(v != Tin(0));   // NaN != 0: true, as NumPy's truth value of NaN
     } else {

@@ -1,0 +1,177 @@
+"""var/std of float32 in one pass of shifted moments (op 8, ``"moments"``): each output's
+first element K is the shift, the reduction kernels sum ``d = x - K`` and ``d * d`` in a
+complex128 accumulator, and ``xs_var_moments`` finishes ``(S2 - S1**2 / N) / dof``.
+
+On the CPU (the stand-in CuPy of ``tests/test_reduction_host_path.py``): which calls
+take the path, the launches (the center of each output is its first element, in the
+kernel's row order, for views of any strides), the values against NumPy, and the
+instantiations compiled by NVRTC. On the GPU: NumPy's values over random shapes and
+views, the two-pass path's values, the same bits run to run, NaN and inf, and a first
+element far from the rest.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import xstride as xp
+import xstride._kernels.reductions as _red
+from tests.conftest import FakeCupyArray
+from tests.test_cuda_headers_nvrtc import compile_named, nvrtc, ptx_param_sizes
+from tests.test_reduction_host_path import fake_reductions  # noqa: F401  (fixture)
+from xstride._kernels._compile import source
+
+
+def _views(rng):
+    """(host float32 view, axis) pairs that no short-row kernel takes: a few columns
+    reduced over their rows, rows side by side over the long axis, long rows, several
+    axes, reversed and strided views, the whole array."""
+    a = (rng.standard_normal((600, 3)) * 3 + 5).astype(np.float32)
+    yield a, 0
+    yield a[::-1], 0
+    yield a[::2, 1:], 0
+    yield np.ascontiguousarray(a.T).T, 0
+    yield (rng.standard_normal((40, 50)) - 2).astype(np.float32), 1
+    yield (rng.standard_normal((40, 50)) + 7).astype(np.float32)[:, ::-1], 1
+    yield (rng.standard_normal((300, 40)) * 2).astype(np.float32), 1     # staged rows
+    yield (rng.standard_normal((50, 700)) + 1).astype(np.float32), 0     # many columns
+    b = rng.standard_normal((4, 5, 6)).astype(np.float32)
+    yield b, (0, 2)
+    yield b, None
+    yield b.transpose(2, 0, 1), (1, 2)
+
+
+def _launched(log, start):
+    return [e[0] for e in log[start:]]
+
+
+def test_float32_var_and_std_run_one_pass_of_moments(fake_reductions):  # noqa: F811
+    cp, log = fake_reductions
+    rng = np.random.default_rng(4)
+    seen = 0
+    for h, axis in _views(rng):
+        x = FakeCupyArray(h)
+        assert x.strides == h.strides
+        for func, ddof in (("var", 0), ("std", 1), ("var", 2.5)):
+            start = len(log)
+            got = getattr(xp, func)(x, axis=axis, correction=ddof)
+            want = getattr(np, func)(h.astype(np.float64), axis=axis, ddof=ddof)
+            assert got.dtype == np.float32 and got.shape == want.shape
+            np.testing.assert_allclose(got.get(), want, rtol=2e-6, atol=0)
+            names = _launched(log, start)
+            # one reduction pass (op 8, complex128 accumulator), then the finish
+            assert len(names) == 2, names
+            assert names[0].startswith("xs_reduce_")
+            assert names[0].split("<")[1].startswith("8, float, xs_complex128, xs_complex128")
+            assert names[1] == f"xs_var_moments<float, {'true' if func == 'std' else 'false'}>"
+            assert log[start][3][2][0] != bytes(8)          # the center's address
+            seen += 1
+    assert seen == 33
+
+
+def test_other_dtypes_keep_the_two_passes(fake_reductions):  # noqa: F811
+    cp, log = fake_reductions
+    h = np.random.default_rng(2).standard_normal((300, 3))
+    for dtype in ("float64", "int32"):
+        start = len(log)
+        got = xp.var(FakeCupyArray(h.astype(dtype)), axis=0)
+        np.testing.assert_allclose(got.get(), np.var(h.astype(dtype), axis=0), rtol=1e-12)
+        ops = [int(e.split("<")[1].split(",")[0]) for e in _launched(log, start)
+               if e.startswith("xs_reduce_")]
+        assert ops == [7, 4], ops                          # the mean, then the centered pass
+
+
+def test_moments_values_nan_inf_and_no_degrees_of_freedom(fake_reductions):  # noqa: F811
+    cp, log = fake_reductions
+    h = np.array([[1.0, np.nan, 2.0, 0.5], [np.inf, 1.0, 0.0, 1.0], [3.0, 3.0, 3.0, np.inf],
+                  [-np.inf, 2.0, 1.0, -np.inf], [5.0, 4.0, 4.0, 1.0]] * 50, dtype=np.float32)
+    x = FakeCupyArray(h)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for correction in (0, 1, 250, 251):
+            got = xp.var(x, axis=0, correction=correction).get()
+            want = np.var(h.astype(np.float64), axis=0, ddof=correction).astype(np.float32)
+            np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+            np.testing.assert_allclose(got, want, rtol=2e-6)
+
+
+def test_a_first_element_far_from_the_rest(fake_reductions):  # noqa: F811
+    """The shift is the first element: when it lies far from the others the sums of
+    ``d`` and ``d * d`` are large, and their difference still gives the variance (the
+    first element is part of the data, which bounds the cancellation)."""
+    cp, log = fake_reductions
+    h = (np.random.default_rng(9).standard_normal((4000, 2)) * 1e-2 + 1.0).astype(np.float32)
+    h[0] = (1e4, -3e3)
+    got = xp.std(FakeCupyArray(h), axis=0).get()
+    np.testing.assert_allclose(got, np.std(h.astype(np.float64), axis=0), rtol=2e-6)
+
+
+@pytest.mark.skipif(nvrtc is None, reason="cuda-bindings/nvrtc not importable")
+def test_the_moments_instantiations_compile(fake_reductions):  # noqa: F811
+    cp, log = fake_reductions
+    rng = np.random.default_rng(4)
+    for h, axis in _views(rng):
+        xp.std(FakeCupyArray(h), axis=axis)
+    exprs = sorted({e[0] for e in log if e[0].startswith("xs_reduce_")})
+    kinds = {e.split("<")[0] for e in exprs}
+    assert len(kinds) >= 5, kinds
+    compile_named(source("reductions.cu"), exprs, "compute_90", "reductions.cu")
+    finish = [f"xs_var_moments<{t}, {r}>" for t in ("float", "double") for r in ("true", "false")]
+    lowered, ptx = compile_named(source("reduce_finish.cu"), finish, "sm_90", "reduce_finish.cu")
+    for name in finish:   # m, out, n, count, dof
+        assert ptx_param_sizes(ptx, lowered[name]) == [8, 8, 8, 8, 8], name
+
+
+# ----------------------------------------------------------------------------- GPU
+@pytest.mark.gpu
+@pytest.mark.parametrize("func", ["var", "std"])
+def test_gpu_moments_match_numpy_the_two_passes_and_repeat_bit_for_bit(cp, monkeypatch, func):
+    rng = np.random.default_rng(13)
+    cases = list(_views(rng))
+    big = (rng.standard_normal((1 << 20, 3)) * 2 + 10).astype(np.float32)
+    cases += [(big, 0), (big[::-1], 0), (np.ascontiguousarray(big.T).T, 0),
+              ((rng.standard_normal((300, 16)) + 3).astype(np.float32), 0),
+              ((rng.standard_normal((64, 5000)) - 1).astype(np.float32), 1)]
+    for h, axis in cases:
+        x = cp.asarray(h) if h.flags.c_contiguous else _device_view(cp, h)
+        assert x.strides == h.strides
+        for correction in (0, 1):
+            got = getattr(xp, func)(x, axis=axis, correction=correction)
+            again = getattr(xp, func)(x, axis=axis, correction=correction)
+            with monkeypatch.context() as m:
+                m.setattr(_red, "_MOMENT_DTYPES", frozenset())
+                two = getattr(xp, func)(x, axis=axis, correction=correction)
+            ref = getattr(np, func)(h.astype(np.float64), axis=axis, ddof=correction)
+            assert got.dtype == np.float32 and got.shape == ref.shape
+            assert cp.asnumpy(got).tobytes() == cp.asnumpy(again).tobytes()
+            np.testing.assert_allclose(cp.asnumpy(got), ref, rtol=2e-6)
+            np.testing.assert_allclose(cp.asnumpy(got), cp.asnumpy(two), rtol=2e-6)
+
+
+def _device_view(cp, h):
+    """The device array with the host view's strides (same base layout, same view)."""
+    base = h
+    while base.base is not None and isinstance(base.base, np.ndarray):
+        base = base.base
+    d = cp.asarray(base)
+    off = h.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    return cp.ndarray(h.shape, h.dtype, d.data + off, strides=h.strides)
+
+
+@pytest.mark.gpu
+def test_gpu_moments_nan_inf_and_a_far_first_element(cp):
+    h = np.array([[1.0, np.nan, 2.0, 0.5], [np.inf, 1.0, 0.0, 1.0], [3.0, 3.0, 3.0, np.inf],
+                  [-np.inf, 2.0, 1.0, -np.inf], [5.0, 4.0, 4.0, 1.0]] * 5000, dtype=np.float32)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = cp.asnumpy(xp.var(cp.asarray(h), axis=0))
+        want = np.var(h.astype(np.float64), axis=0).astype(np.float32)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_allclose(got, want, rtol=2e-6)
+    f = (np.random.default_rng(9).standard_normal((1 << 18, 2)) * 1e-2 + 1.0).astype(np.float32)
+    f[0] = (1e4, -3e3)
+    got = cp.asnumpy(xp.std(cp.asarray(f), axis=0))
+    np.testing.assert_allclose(got, np.std(f.astype(np.float64), axis=0), rtol=2e-6)

@@ -1,0 +1,121 @@
+"""The kernels of var and std besides the reductions' passes (``reduce_finish.cu``):
+the finish of the two-pass path (:func:`finish`), many short rows in one kernel
+(:func:`var_rows`), and the finish of the one-pass shifted moments
+(:func:`moments_finish`). Launchers only: :mod:`.reductions` plans and calls them."""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from . import _reduce_common as rc
+from ._geometry import SHORT_MAX_BLOCKS
+from ._launch import Launch, i64, slot64, slot_f64, struct
+from ._lru import Bounded
+
+__all__ = ["FINISH_TYPES", "VAR_ROWS_MAX", "finish", "rows_ok", "var_rows",
+           "var_rows_per_thread", "moments_finish"]
+
+#: Output types of the one-pass finish of var/std (``reduce_finish.cu``).
+FINISH_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
+#: (output type, root, n, device) -> Launch of ``xs_var_finish``
+_FINISH = Bounded(64)
+
+
+def finish(cp, ss, dof: float, root: bool, out_dtype: np.dtype):
+    """``ss / dof`` (its square root for std) in ``out_dtype``: one kernel over the
+    float64 sums of squares ``ss`` (n,), bit for bit the array operations
+    ``(ss / dof)``, ``sqrt``, ``astype`` it replaces (three passes over n float64)."""
+    n = int(ss.shape[0])
+    out = cp.empty(n, dtype=out_dtype)
+    if n == 0:
+        return out
+    key = (out_dtype, root, n, cp.cuda.runtime.getDevice())
+    run = _FINISH.get(key)
+    if run is None:
+        expr = f"xs_var_finish<{FINISH_TYPES[out_dtype]}, {str(bool(root)).lower()}>"
+        kernel = rc.kernel("reduce_finish.cu", expr)
+        grid = builtins.max(1, builtins.min(-(-n // 256), 65535 * 8))
+        run = _FINISH.put(key, Launch(kernel, (grid,), (256,),
+                                      [slot64(), slot64(), i64(n), slot_f64()]))
+    run(ss.data.ptr, out.data.ptr, dof)
+    return out
+
+
+#: Longest rows of ``xs_var_rows`` (one thread per row, the row in registers).
+VAR_ROWS_MAX = 32
+#: Plans whose many short rows ``xs_var_rows`` takes (one thread per row).
+VAR_ROWS_STRATEGIES = frozenset({"short", "tile", "lanes"})
+#: (dtypes, root, descriptor, device, ...) -> Launch of ``xs_var_rows``
+_VAR_ROWS = Bounded(256)
+
+
+def var_rows_per_thread(r: int, q_short: int) -> int:
+    """Rows a thread of ``xs_var_rows`` loads at once: ``q_short`` for rows of at most 4
+    elements (``r``, the padded row length), half as many for 8, one from 16 (the
+    row values stay in registers: 16 of them a thread at most)."""
+    return builtins.max(1, int(q_short) * 4 // r)
+
+
+def rows_ok(plan) -> bool:
+    """True when ``xs_var_rows`` takes the plan: many rows (a short-row strategy) of at
+    most :data:`VAR_ROWS_MAX` elements along one reduced axis."""
+    return (plan.strategy in VAR_ROWS_STRATEGIES and plan.nr == 1
+            and 2 <= plan.rowlen <= VAR_ROWS_MAX)
+
+
+def var_rows(cp, x, rec, dof: float, root: bool, out_dtype: np.dtype):
+    """var (``root``: std) of the short rows of ``rec``'s plan in one kernel
+    (``xs_var_rows``, reduce_finish.cu): each row read once into registers, its float64
+    mean, then its float64 sum of squared deviations, ``/ dof``, the square root for
+    std, rounded once to ``out_dtype``; the flat K-ordered result (nrows,)."""
+    plan = rec.plan
+    out = cp.empty(plan.nrows, dtype=out_dtype)
+    xa = x.data.ptr + rec.xoff
+    key = (x.dtype, out_dtype, root, rec.desc.tobytes(), plan.nrows, plan.rowlen, xa & 15,
+           cp.cuda.runtime.getDevice(), rc.TUNING["var_rows"])
+    run = _VAR_ROWS.get(key)
+    if run is None:
+        r = 4
+        while r < plan.rowlen:
+            r *= 2
+        vec = 16 // x.itemsize if x.itemsize in (4, 8) else 1
+        if not (plan.nk == 1 and plan.rstride == (1,) and plan.rowlen % vec == 0
+                and plan.kstride[0] % vec == 0 and xa % 16 == 0):
+            vec = 1
+        minb_short, minb_long, q_short = rc.TUNING["var_rows"]
+        q = var_rows_per_thread(r, q_short)
+        expr = (f"xs_var_rows<{rc.CTYPE[np.dtype(x.dtype)]}, {FINISH_TYPES[out_dtype]}, "
+                f"{rc.capacity(plan.nk)}, {r}, {vec}, {str(bool(root)).lower()}, "
+                f"{minb_short if r == 4 else minb_long}, {q}>")
+        grid = builtins.min(-(-plan.nrows // (256 * q)), SHORT_MAX_BLOCKS)
+        run = _VAR_ROWS.put(key, Launch(rc.kernel("reduce_finish.cu", expr), (grid,), (256,),
+                                        [slot64(), slot64(), struct(rec.desc.tobytes()),
+                                         i64(plan.nrows), i64(plan.rowlen), slot_f64()]))
+    run(xa, out.data.ptr, dof)
+    return out
+
+
+#: (output type, root, n, device) -> Launch of ``xs_var_moments``
+_MOMENTS = Bounded(64)
+
+
+def moments_finish(cp, m, count: float, dof: float, root: bool, out_dtype: np.dtype):
+    """``xs_var_moments`` over the complex128 shifted moments ``m`` (n,) (real part the
+    sum of ``d``, imaginary the sum of ``d * d``, over ``count`` elements each): the
+    variance ``(S2 - S1**2 / count) / dof`` (its square root for std) in ``out_dtype``."""
+    n = int(m.shape[0])
+    out = cp.empty(n, dtype=out_dtype)
+    if n == 0:
+        return out
+    key = (out_dtype, root, n, cp.cuda.runtime.getDevice())
+    run = _MOMENTS.get(key)
+    if run is None:
+        expr = f"xs_var_moments<{FINISH_TYPES[out_dtype]}, {str(bool(root)).lower()}>"
+        grid = builtins.max(1, builtins.min(-(-n // 256), 65535 * 8))
+        run = _MOMENTS.put(key, Launch(rc.kernel("reduce_finish.cu", expr), (grid,), (256,),
+                                       [slot64(), slot64(), i64(n), slot_f64(),
+                                        slot_f64()]))
+    run(m.data.ptr, out.data.ptr, count, dof)
+    return out
