@@ -62,8 +62,10 @@ def float_type(c_name: str) -> np.dtype:
 class FakeFinish(_FakeVarKernel):
     """``xs_var_finish<T, ROOT>``: ``ss / dof`` (its square root) in T."""
 
+    name = "xs_var_finish"
+
     def __init__(self, expr, log):
-        m = re.fullmatch(r"xs_var_finish<(float|double), (true|false)>", expr)
+        m = re.fullmatch(self.name + r"<(float|double), (true|false)>", expr)
         assert m, expr
         self.expr, self.log = expr, log
         self.tout, self.root = float_type(m.group(1)), m.group(2) == "true"
@@ -116,15 +118,11 @@ class FakeVarRows(_FakeVarKernel):
         self._store(optr, ss, float(np.frombuffer(raw[5], np.float64)[0]))
 
 
-class FakeMoments(_FakeVarKernel):
+class FakeMoments(FakeFinish):
     """``xs_var_moments<T, ROOT>``: ``(S2 - S1**2 / count) / dof`` (its square root) in
     T from the complex128 moments (S1 the real part, S2 the imaginary)."""
 
-    def __init__(self, expr, log):
-        m = re.fullmatch(r"xs_var_moments<(float|double), (true|false)>", expr)
-        assert m, expr
-        self.expr, self.log = expr, log
-        self.tout, self.root = float_type(m.group(1)), m.group(2) == "true"
+    name = "xs_var_moments"
 
     def __call__(self, grid, block, args, shared_mem=0, stream=None, **kwargs):
         raw = self._raw(grid, block, args, [8, 8, 8, 8, 8])   # m, out, n, count, dof

@@ -159,7 +159,6 @@ def fake_reductions(fake_cupy, monkeypatch):
     monkeypatch.setattr(_red, "_CALLS", Store(1024))
     monkeypatch.setattr(_vk, "_FINISH", Bounded(64))
     monkeypatch.setattr(_vk, "_VAR_ROWS", Bounded(256))
-    monkeypatch.setattr(_vk, "_MOMENTS", Bounded(64))
     GATE.close()
     _rc._sm_count.cache_clear()
     yield cp, log

@@ -19,28 +19,36 @@ __all__ = ["FINISH_TYPES", "VAR_ROWS_MAX", "finish", "rows_ok", "var_rows",
 
 #: Output types of the one-pass finish of var/std (``reduce_finish.cu``).
 FINISH_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
-#: (output type, root, n, device) -> Launch of ``xs_var_finish``
+#: (kernel, output type, root, n, device) -> Launch of ``xs_var_finish`` or
+#: ``xs_var_moments``
 _FINISH = Bounded(64)
+
+
+def _per_output(cp, name: str, src, doubles: tuple, root: bool, out_dtype: np.dtype):
+    """``out_dtype`` (n,) from the kernel ``name<T, ROOT>`` of ``reduce_finish.cu`` over
+    the n values of ``src`` (a thread an output): its parameters src, out, n, then
+    ``doubles``."""
+    n = int(src.shape[0])
+    out = cp.empty(n, dtype=out_dtype)
+    if n == 0:
+        return out
+    key = (name, out_dtype, root, n, cp.cuda.runtime.getDevice())
+    run = _FINISH.get(key)
+    if run is None:
+        expr = f"{name}<{FINISH_TYPES[out_dtype]}, {str(bool(root)).lower()}>"
+        grid = builtins.max(1, builtins.min(-(-n // 256), 65535 * 8))
+        run = _FINISH.put(key, Launch(rc.kernel("reduce_finish.cu", expr), (grid,), (256,),
+                                      [slot64(), slot64(), i64(n)]
+                                      + [slot_f64() for _ in doubles]))
+    run(src.data.ptr, out.data.ptr, *doubles)
+    return out
 
 
 def finish(cp, ss, dof: float, root: bool, out_dtype: np.dtype):
     """``ss / dof`` (its square root for std) in ``out_dtype``: one kernel over the
     float64 sums of squares ``ss`` (n,), bit for bit the array operations
     ``(ss / dof)``, ``sqrt``, ``astype`` it replaces (three passes over n float64)."""
-    n = int(ss.shape[0])
-    out = cp.empty(n, dtype=out_dtype)
-    if n == 0:
-        return out
-    key = (out_dtype, root, n, cp.cuda.runtime.getDevice())
-    run = _FINISH.get(key)
-    if run is None:
-        expr = f"xs_var_finish<{FINISH_TYPES[out_dtype]}, {str(bool(root)).lower()}>"
-        kernel = rc.kernel("reduce_finish.cu", expr)
-        grid = builtins.max(1, builtins.min(-(-n // 256), 65535 * 8))
-        run = _FINISH.put(key, Launch(kernel, (grid,), (256,),
-                                      [slot64(), slot64(), i64(n), slot_f64()]))
-    run(ss.data.ptr, out.data.ptr, dof)
-    return out
+    return _per_output(cp, "xs_var_finish", ss, (dof,), root, out_dtype)
 
 
 #: Longest rows of ``xs_var_rows`` (one thread per row, the row in registers).
@@ -97,25 +105,8 @@ def var_rows(cp, x, rec, dof: float, root: bool, out_dtype: np.dtype):
     return out
 
 
-#: (output type, root, n, device) -> Launch of ``xs_var_moments``
-_MOMENTS = Bounded(64)
-
-
 def moments_finish(cp, m, count: float, dof: float, root: bool, out_dtype: np.dtype):
     """``xs_var_moments`` over the complex128 shifted moments ``m`` (n,) (real part the
     sum of ``d``, imaginary the sum of ``d * d``, over ``count`` elements each): the
     variance ``(S2 - S1**2 / count) / dof`` (its square root for std) in ``out_dtype``."""
-    n = int(m.shape[0])
-    out = cp.empty(n, dtype=out_dtype)
-    if n == 0:
-        return out
-    key = (out_dtype, root, n, cp.cuda.runtime.getDevice())
-    run = _MOMENTS.get(key)
-    if run is None:
-        expr = f"xs_var_moments<{FINISH_TYPES[out_dtype]}, {str(bool(root)).lower()}>"
-        grid = builtins.max(1, builtins.min(-(-n // 256), 65535 * 8))
-        run = _MOMENTS.put(key, Launch(rc.kernel("reduce_finish.cu", expr), (grid,), (256,),
-                                       [slot64(), slot64(), i64(n), slot_f64(),
-                                        slot_f64()]))
-    run(m.data.ptr, out.data.ptr, count, dof)
-    return out
+    return _per_output(cp, "xs_var_moments", m, (count, dof), root, out_dtype)
