@@ -491,19 +491,16 @@ def mean(func: str, x, axis, axes, keepdims: bool, out_dtype: np.dtype, dtype=No
 _MOMENT_DTYPES = frozenset({np.dtype(np.float32)})
 
 
-def _var_moments(cp, x, func: str, axis, axes, dof: float, root: bool, out_dtype: np.dtype):
-    """var (``root``: std) of float32 ``x`` in one pass over it: the flat K-ordered
-    result, or None where the plan runs no reduction kernel. Each output's first element
-    K (a view of the kept axes, cast to complex128 as the kernels' center),
-    then one launch of op ``"moments"``: the float64 sums S1 of ``d = x - K`` and S2 of
-    ``d * d`` in a complex128 accumulator, then ``xs_var_moments``: ``(S2 - S1**2 / N)
-    / dof``, its square root for std, rounded once. The shift by an element of the
-    output's own data bounds the cancellation (reduce_finish.cu); the two-pass path
-    reads the input twice."""
+def _var_moments(cp, x, rec: _Recipe, dof: float, root: bool, out_dtype: np.dtype):
+    """var (``root``: std) of float32 ``x`` in one pass over it, on ``rec`` (op
+    ``"moments"``, a reduction kernel): the flat K-ordered result. Each output's first
+    element K (a view of the kept axes, cast to complex128 as the kernels' center),
+    then one launch: the float64 sums S1 of ``d = x - K`` and S2 of ``d * d`` in a
+    complex128 accumulator, then ``xs_var_moments``: ``(S2 - S1**2 / N) / dof``, its
+    square root for std, rounded once. The shift by an element of the output's own
+    data bounds the cancellation (reduce_finish.cu); the two-pass path reads the input
+    twice."""
     c16 = np.dtype(np.complex128)
-    rec = _recipe(func, x, axis, "moments", c16, c16, axes)
-    if rec.kind is None:
-        return None
     plan = rec.plan
     # each output's first element, in the kernel's row order (the flat buffer that
     # _finish turns into the output: the kept axes in the plan's out_order)
@@ -524,7 +521,12 @@ def var(func: str, x, axis, axes, correction, keepdims: bool, out_dtype: np.dtyp
     inputs one pass of shifted moments (:func:`_var_moments`)."""
     cp = _cupy()
     f8 = np.dtype(np.float64)
-    rec = _recipe(func, x, axis, "mean", f8, f8, axes)
+    # float32 into a float result: the recipe of the one-pass moments (its plan is the
+    # mean's), else the mean's (the first of the two passes)
+    moments = x.dtype in _MOMENT_DTYPES and np.dtype(out_dtype) in vk.FINISH_TYPES
+    c16 = np.dtype(np.complex128)
+    rec = (_recipe(func, x, axis, "moments", c16, c16, axes) if moments
+           else _recipe(func, x, axis, "mean", f8, f8, axes))
     plan = rec.plan
     axes = plan.axes
     n = plan.rowlen
@@ -543,11 +545,11 @@ def var(func: str, x, axis, axes, correction, keepdims: bool, out_dtype: np.dtyp
         if np.dtype(out_dtype) in vk.FINISH_TYPES and vk.rows_ok(plan):
             v = vk.var_rows(cp, x, rec, float(builtins.max(dof, 0)), root, np.dtype(out_dtype))
             return _finish(v, plan, x.ndim, keepdims)
-        if np.dtype(out_dtype) in vk.FINISH_TYPES and x.dtype in _MOMENT_DTYPES:
-            v = _var_moments(cp, x, func, axis, axes, float(builtins.max(dof, 0)), root,
-                             np.dtype(out_dtype))
-            if v is not None:
-                return _finish(v, plan, x.ndim, keepdims)
+        if moments and rec.kind is not None:
+            v = _var_moments(cp, x, rec, float(builtins.max(dof, 0)), root, np.dtype(out_dtype))
+            return _finish(v, plan, x.ndim, keepdims)
+        if moments:
+            rec = _recipe(func, x, axis, "mean", f8, f8, axes)
         center = _launch(x, rec, f8, f8)
         ss = _launch(x, _recipe(func, x, axis, "sumsq", f8, f8, axes), f8, f8, center=center)
         if np.dtype(out_dtype) in vk.FINISH_TYPES:
