@@ -202,45 +202,42 @@ def test_random_blocks_and_views(cp, n, k, skip, step, cols, dtype, include_init
         _check(got, h, 0, include_initial, f"{h.shape} {dtype}")
 
 
-@pytest.mark.parametrize("scan", [0, 1])
-@pytest.mark.parametrize("k", [2, 3, 5, 7, 11, 16, 31, 32])
-def test_both_tile_scans(cp, monkeypatch, scan, k):
-    """``TUNING["colsplit_scan"]`` 0 (the shared-memory scan of the run totals) and 1
-    (warp shuffles, then the warps' totals): integers exact, floats within the bound,
-    products, ``include_initial``, bits equal run to run."""
-    from xstride._kernels import _reduce_common as rc
-
-    monkeypatch.setitem(rc.TUNING, "colsplit_scan", scan)
-    rng = np.random.default_rng(scan * 100 + k)
+def _tuned_cases(cp, rng, k, what):
+    """The scan of (n, k) float32, int64 and float64 arrays of a whole and a partial
+    tile count, with and without ``include_initial``, within the bound and the same
+    bits run to run."""
     for n in (COLSPLIT_MIN_LENGTH + 3, 300_007):
         for dt in ("float32", "int64", "float64"):
             h = _random(rng, (n, k), dt)
             x = cp.asarray(h)
             for ii in (False, True):
                 got = xp.cumulative_sum(x, axis=0, include_initial=ii)
-                _check(got, h, 0, ii, f"scan={scan} n={n} k={k} {dt} include_initial={ii}")
+                _check(got, h, 0, ii, f"{what} n={n} k={k} {dt} include_initial={ii}")
                 again = xp.cumulative_sum(x, axis=0, include_initial=ii)
                 assert got.get().tobytes() == again.get().tobytes()
-        p = (rng.integers(-1, 2, size=(COLSPLIT_MIN_LENGTH + 5, k)) | 1).astype(np.int64)
-        np.testing.assert_array_equal(xp.cumulative_prod(cp.asarray(p), axis=0).get(),
-                                      np.cumprod(p, axis=0))
+
+
+@pytest.mark.parametrize("scan", [0, 1])
+@pytest.mark.parametrize("k", [2, 3, 5, 7, 11, 16, 31, 32])
+def test_both_tile_scans(cp, monkeypatch, scan, k):
+    """``TUNING["colsplit_scan"]`` 0 (the shared-memory scan of the run totals) and 1
+    (warp shuffles, then the warps' totals), and products."""
+    from xstride._kernels import _reduce_common as rc
+
+    monkeypatch.setitem(rc.TUNING, "colsplit_scan", scan)
+    rng = np.random.default_rng(scan * 100 + k)
+    _tuned_cases(cp, rng, k, f"scan={scan}")
+    p = (rng.integers(-1, 2, size=(COLSPLIT_MIN_LENGTH + 5, k)) | 1).astype(np.int64)
+    np.testing.assert_array_equal(xp.cumulative_prod(cp.asarray(p), axis=0).get(),
+                                  np.cumprod(p, axis=0))
 
 
 @pytest.mark.parametrize("minb", [2, 4, 6])
 @pytest.mark.parametrize("k", [3, 7, 16, 32])
 def test_every_colsplit_tuning(cp, monkeypatch, minb, k):
     """Each MINB of ``TUNING["colsplit"]`` (resident blocks of the scan launch and chunks
-    per SM; the tile's next loads held in registers through the scan) gives results
-    within the bound, tiles of whole and partial size, with and without
-    ``include_initial``."""
+    per SM; the tile's next loads held in registers through the scan)."""
     from xstride._kernels import _reduce_common as rc
 
     monkeypatch.setitem(rc.TUNING, "colsplit", minb)
-    rng = np.random.default_rng(minb * 100 + k)
-    for n in (COLSPLIT_MIN_LENGTH + 3, 300_007):
-        for dt in ("float32", "int64", "float64"):
-            h = _random(rng, (n, k), dt)
-            x = cp.asarray(h)
-            for ii in (False, True):
-                _check(xp.cumulative_sum(x, axis=0, include_initial=ii), h, 0, ii,
-                       f"minb={minb} n={n} k={k} {dt} include_initial={ii}")
+    _tuned_cases(cp, np.random.default_rng(minb * 100 + k), k, f"minb={minb}")
