@@ -291,7 +291,6 @@ def _instantiations():
             for op in (0, 1):
                 out.add(f"xs_colsplit_fold<{op}, {ci}, {ca}>")
                 out.add(f"xs_colsplit_scan<{op}, {ci}, {ca}, {co}, {run}, 4>")
-                out.add(f"xs_colsplit_scan<{op}, {ci}, {ca}, {co}, {run}, 4, 1>")
     assert dtypes.C_TYPES          # the table the executor reads
     return sorted(out)
 

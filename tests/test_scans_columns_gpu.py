@@ -217,21 +217,6 @@ def _tuned_cases(cp, rng, k, what):
                 assert got.get().tobytes() == again.get().tobytes()
 
 
-@pytest.mark.parametrize("scan", [0, 1])
-@pytest.mark.parametrize("k", [2, 3, 5, 7, 11, 16, 31, 32])
-def test_both_tile_scans(cp, monkeypatch, scan, k):
-    """``TUNING["colsplit_scan"]`` 0 (the shared-memory scan of the run totals) and 1
-    (warp shuffles, then the warps' totals), and products."""
-    from xstride._kernels import _reduce_common as rc
-
-    monkeypatch.setitem(rc.TUNING, "colsplit_scan", scan)
-    rng = np.random.default_rng(scan * 100 + k)
-    _tuned_cases(cp, rng, k, f"scan={scan}")
-    p = (rng.integers(-1, 2, size=(COLSPLIT_MIN_LENGTH + 5, k)) | 1).astype(np.int64)
-    np.testing.assert_array_equal(xp.cumulative_prod(cp.asarray(p), axis=0).get(),
-                                  np.cumprod(p, axis=0))
-
-
 @pytest.mark.parametrize("minb", [2, 4, 6])
 @pytest.mark.parametrize("k", [3, 7, 16, 32])
 def test_every_colsplit_tuning(cp, monkeypatch, minb, k):

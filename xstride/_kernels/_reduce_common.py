@@ -51,8 +51,7 @@ __all__ = [
 #: before, which loaded a tile after storing the last, 0.68, 0.76, 0.79 at 16384);
 #: ``colsplit`` (MINB
 #: of the ``"columns_split"`` scan launch, and its chunks per SM: 4 led 2, 3, 5, 6, 8
-#: on (n, 3), (n, 8), (n, 16) float32); ``colsplit_scan`` (its tile's scan of the run
-#: totals: 0 in shared memory, Hillis-Steele; 1 by warp shuffles); ``var_rows`` (MINB of ``xs_var_rows`` for rows
+#: on (n, 3), (n, 8), (n, 16) float32); ``var_rows`` (MINB of ``xs_var_rows`` for rows
 #: of at most 4 elements, MINB for longer ones, and the rows a thread loads at once
 #: for rows of at most 4 elements, half as many at 8, one from 16: one row a thread,
 #: MINB 6 led 1, 4, 8 by 13-15% on (n, 2), (n, 3), (n, 3)[::2], while from 6 elements
@@ -84,7 +83,6 @@ TUNING = {
     "scan_rows": 4,
     "scan_tile": 32768,
     "colsplit": 4,
-    "colsplit_scan": 0,
     "var_rows": (4, 4, 4),
     "lookback_items": 32,
     "lookback_minb": 5,
@@ -105,7 +103,6 @@ VARIANTS = {
     "interleave": [(4, 8), (4, 16), (2, 32)],
     "lanes": [(4, 4), (4, 2), (8, 2)],
     "colsplit": [2, 6, 4],
-    "colsplit_scan": [1, 0],
     "var_rows": [(6, 4, 1), (6, 4, 2), (4, 4, 2), (1, 1, 1), (4, 4, 4)],
     "lookback_items": [16, 32, 64],
     "lookback_minb": [3, 4, 5],

@@ -137,10 +137,8 @@ def _build_colsplit(rec: _Recipe, op: str, tin: np.dtype, tout: np.dtype) -> _Re
     g = colsplit_geometry(plan.length, k, tin.itemsize, tout.itemsize, rc.sm_count(), minb)
     ci, ca, co = rc.CTYPE[tin], rc.CTYPE[rec.acc], rc.CTYPE[tout]
     fold = rc.kernel(_COLUMNS_SRC, f"xs_colsplit_fold<{_OPS[op]}, {ci}, {ca}>")
-    # TUNING["colsplit_scan"] 1: the run totals scanned by warp shuffles (S = 1)
-    scan = ", 1" if rc.TUNING["colsplit_scan"] else ""
     rec.fn = rc.kernel(_COLUMNS_SRC,
-                       f"xs_colsplit_scan<{_OPS[op]}, {ci}, {ca}, {co}, {g.run}, {minb}{scan}>")
+                       f"xs_colsplit_scan<{_OPS[op]}, {ci}, {ca}, {co}, {g.run}, {minb}>")
     rec.grid, rec.threads, rec.smem = (g.chunks,), g.threads, g.smem
     rec.partial_bytes = g.chunks * k * rec.acc.itemsize
     n, kk, ch = i64(plan.length), i64(k), i64(g.chunk_rows)

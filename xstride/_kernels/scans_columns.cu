@@ -91,41 +91,6 @@ __device__ __forceinline__ Tacc xs_colsplit_block_scan(Tacc v, int t, int j, int
     return buf[cur][t];
 }
 
-// The same scan by warp shuffles (S = 1 of xs_colsplit_scan): within a warp thread
-// (j, c) sits k lanes after (j - 1, c), so an inclusive scan over j is ceil(log2(32 / k))
-// shuffles up by d * k lanes; the warps' column totals then go through shared memory
-// (the last lane of each column in a warp writes it), and each thread folds the totals
-// of the warps before its own, in order. Three barriers where the shared-memory scan
-// above takes ceil(log2 m) + 1. Another combination order than that scan: other float
-// bits, as deterministic.
-template <typename Op, typename Tacc>
-__device__ __forceinline__ Tacc xs_colsplit_warp_scan(Tacc v, int t, int j, int c, int k, int m,
-                                                      Tacc (*buf)[256], Tacc& excl, Tacc& total)
-{
-    Op op;
-    const int T = m * k;
-    const int lane = t & 31, w = t >> 5;
-    const int nl = T - 32 * w < 32 ? T - 32 * w : 32;         // lanes of this warp
-    const unsigned mask = nl == 32 ? 0xffffffffu : ((1u << nl) - 1u);
-    Tacc x = v;
-    for (int d = k; d < 32; d <<= 1) {
-        const Tacc y = __shfl_up_sync(mask, x, d);
-        if (lane >= d) x = op(y, x);
-    }
-    const Tacc up = __shfl_up_sync(mask, x, k);            // (j - 1, c) in this warp
-    __syncthreads();                      // earlier readers of buf are done
-    if (lane + k >= nl) buf[0][w * k + c] = x;              // the warp's column total
-    __syncthreads();
-    Tacc pre = Op::template identity<Tacc>();
-    for (int u = 0; u < w; ++u) pre = op(pre, buf[0][u * k + c]);
-    const Tacc incl = op(pre, x);
-    excl = lane >= k ? op(pre, up) : pre;
-    if (j == m - 1) buf[1][c] = incl;
-    __syncthreads();
-    total = buf[1][c];
-    return incl;
-}
-
 // Padded position of staged element f (see the top of this file), advanced from one
 // element of a thread to the next (t, t + T, t + 2T, ...) without a division.
 struct xs_colsplit_pos {
@@ -149,7 +114,7 @@ struct xs_colsplit_pos {
 // they are in flight while the block scans and stores the current one (the register
 // array v holds them until the next round stages them). MINB: blocks per SM of the
 // launch bounds (the host launches about one wave, MINB blocks per SM).
-template <int OP, typename Tin, typename Tacc, typename Tout, int L, int MINB, int S = 0>
+template <int OP, typename Tin, typename Tacc, typename Tout, int L, int MINB>
 __global__ void __launch_bounds__(256, MINB) xs_colsplit_scan(const Tin* __restrict__ x, Tout* __restrict__ out,
                                                          const Tacc* __restrict__ partials,
                                                          long long n, long long k_,
@@ -178,8 +143,7 @@ __global__ void __launch_bounds__(256, MINB) xs_colsplit_scan(const Tin* __restr
     {
         Tacc a = Op::template identity<Tacc>();
         for (long long ch = j; ch < (long long)blockIdx.x; ch += m) a = op(a, partials[ch * k + c]);
-        if constexpr (S == 1) xs_colsplit_warp_scan<Op, Tacc>(a, t, j, c, k, m, buf, excl, total);
-        else xs_colsplit_block_scan<Op, Tacc>(a, t, j, c, k, m, buf, excl, total);
+        xs_colsplit_block_scan<Op, Tacc>(a, t, j, c, k, m, buf, excl, total);
         carry = total;
     }
     const int mine = j * Up + c;               // position of row j * L of column c
@@ -208,8 +172,7 @@ __global__ void __launch_bounds__(256, MINB) xs_colsplit_scan(const Tin* __restr
 #pragma unroll
         for (int i = 0; i < L; ++i)
             if (i < rows) run = op(run, (Tacc)sx[mine + i * k]);
-        if constexpr (S == 1) xs_colsplit_warp_scan<Op, Tacc>(run, t, j, c, k, m, buf, excl, total);
-        else xs_colsplit_block_scan<Op, Tacc>(run, t, j, c, k, m, buf, excl, total);
+        xs_colsplit_block_scan<Op, Tacc>(run, t, j, c, k, m, buf, excl, total);
         Tacc acc = op(carry, excl);
 #pragma unroll
         for (int i = 0; i < L; ++i) {
