@@ -73,12 +73,20 @@ def test_float32_var_and_std_run_one_pass_of_moments(fake_reductions):  # noqa: 
 
 
 def test_other_dtypes_keep_the_two_passes(fake_reductions):  # noqa: F811
+    """float64 and integer inputs, and float32 into a float64 result (``dtype=``: the
+    moments' cancellation would show at float64's precision), run the two passes."""
     cp, log = fake_reductions
-    h = np.random.default_rng(2).standard_normal((300, 3))
-    for dtype in ("float64", "int32"):
+    h = np.random.default_rng(2).standard_normal((100_000, 2))
+    h[0] = (3e3, -2e3)                                    # a first element far out
+    for dtype, kw in (("float64", {}), ("int32", {}), ("float32", {"dtype": np.float64})):
         start = len(log)
-        got = xp.var(FakeCupyArray(h.astype(dtype)), axis=0)
-        np.testing.assert_allclose(got.get(), np.var(h.astype(dtype), axis=0), rtol=1e-12)
+        hx = h.astype(dtype)
+        got = xp.var(FakeCupyArray(hx), axis=0, **kw)
+        assert got.dtype == np.float64
+        # NumPy's pairwise sums over contiguous columns (its sum down axis 0 of an
+        # (n, 2) array is a plain running sum, off by some 1e-12 here)
+        want = np.var(np.ascontiguousarray(hx.T, dtype=np.float64), axis=1)
+        np.testing.assert_allclose(got.get(), want, rtol=1e-13)
         ops = [int(e.split("<")[1].split(",")[0]) for e in _launched(log, start)
                if e.startswith("xs_reduce_")]
         assert ops == [7, 4], ops                          # the mean, then the centered pass

@@ -487,7 +487,8 @@ def mean(func: str, x, axis, axes, keepdims: bool, out_dtype: np.dtype, dtype=No
     return _finish(buf, plan, x.ndim, keepdims)
 
 
-#: Inputs whose var/std run in one pass of shifted moments (:func:`_var_moments`).
+#: Inputs whose var/std run in one pass of shifted moments (:func:`_var_moments`),
+#: when the result has the input's dtype.
 _MOMENT_DTYPES = frozenset({np.dtype(np.float32)})
 
 
@@ -521,9 +522,10 @@ def var(func: str, x, axis, axes, correction, keepdims: bool, out_dtype: np.dtyp
     inputs one pass of shifted moments (:func:`_var_moments`)."""
     cp = _cupy()
     f8 = np.dtype(np.float64)
-    # float32 into a float result: the recipe of the one-pass moments (its plan is the
-    # mean's), else the mean's (the first of the two passes)
-    moments = x.dtype in _MOMENT_DTYPES and np.dtype(out_dtype) in vk.FINISH_TYPES
+    # float32 into a float32 result: the recipe of the one-pass moments (its plan is the
+    # mean's), else the mean's (the first of the two passes; a float64 result, dtype=,
+    # would show the moments' cancellation, which rounding to float32 hides)
+    moments = x.dtype in _MOMENT_DTYPES and np.dtype(out_dtype) == x.dtype
     c16 = np.dtype(np.complex128)
     rec = (_recipe(func, x, axis, "moments", c16, c16, axes) if moments
            else _recipe(func, x, axis, "mean", f8, f8, axes))
