@@ -547,11 +547,9 @@ def var(func: str, x, axis, axes, correction, keepdims: bool, out_dtype: np.dtyp
         if np.dtype(out_dtype) in vk.FINISH_TYPES and vk.rows_ok(plan):
             v = vk.var_rows(cp, x, rec, float(builtins.max(dof, 0)), root, np.dtype(out_dtype))
             return _finish(v, plan, x.ndim, keepdims)
-        if moments and rec.kind is not None:
+        if moments:   # a kernel strategy here: copy, identity and empty are handled above
             v = _var_moments(cp, x, rec, float(builtins.max(dof, 0)), root, np.dtype(out_dtype))
             return _finish(v, plan, x.ndim, keepdims)
-        if moments:
-            rec = _recipe(func, x, axis, "mean", f8, f8, axes)
         center = _launch(x, rec, f8, f8)
         ss = _launch(x, _recipe(func, x, axis, "sumsq", f8, f8, axes), f8, f8, center=center)
         if np.dtype(out_dtype) in vk.FINISH_TYPES:
