@@ -497,7 +497,20 @@ def test_columns_and_tile_scans_name_their_vectors_and_loads(fake_cupy, monkeypa
                   "xs_scan_columns<0, float, double, float, 4, 1>", (n // 256,)),
                  (np.zeros((n, 3), np.int8), 1, np.int8,
                   "xs_scan_tile<0, signed char, long long, signed char, 4, 16, 8192, 0>", None),
+                 # 4 rows of 3 a thread in registers (48 bytes: 3 whole words)
                  (np.zeros((n, 3), np.float32), 1, None,
+                  "xs_scan_rowregs<0, float, double, float, 3, 4, 0, 2>", (n // 1024,)),
+                 (np.zeros((n, 6), np.float32)[:, ::-1], 1, None,
+                  "xs_scan_rowregs<0, float, double, float, 6, 2, 1, 2>", (n // 512,)),
+                 (np.zeros((n, 4), np.int32), 1, np.int32,
+                  "xs_scan_rowregs<0, int, long long, int, 4, 1, 0, 2>", (n // 256,)),
+                 # int32 into int64: staged
+                 (np.zeros((n, 4), np.int32), 1, None,
+                  "xs_scan_tile<0, int, long long, long long, 4, 11, 32768, 0>", None),
+                 # off the 16-byte boundary, or 64 bytes a thread: staged
+                 (np.zeros((n + 1, 3), np.float32)[1:], 1, None,
+                  "xs_scan_tile<0, float, double, float, 4, 16, 32768, 0>", None),
+                 (np.zeros((n, 16), np.float32), 1, None,
                   "xs_scan_tile<0, float, double, float, 4, 16, 32768, 0>", None),
                  (np.zeros((n, 5), np.float32)[:, ::-1], 1, None,
                   "xs_scan_tile<0, float, double, float, 4, 16, 32768, 1>", None),

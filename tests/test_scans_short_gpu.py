@@ -200,3 +200,65 @@ def test_short_series_side_by_side_scan_tile(cp, dtype, length, series):
                 # the bits of the one-thread-a-series walk over the same values
                 other = cp.asnumpy(getattr(xp, f)(xg, axis=1, include_initial=init))
                 assert g.tobytes() == np.ascontiguousarray(other).tobytes(), (f, skip, init)
+
+
+@pytest.mark.parametrize("dtype,out", [("float32", None), ("int32", "int32"), ("uint32", "uint32")])
+@pytest.mark.parametrize("k", [1, 2, 3, 4, 6, 8, 12])
+def test_register_rows_give_the_staged_tiles_bits(cp, monkeypatch, dtype, out, k):
+    """Short dense rows of 4-byte elements scanned in registers (``xs_scan_rowregs``:
+    whole 16-byte words, forward and reversed rows, a last group of fewer rows) give
+    the bits of the staged tile (``TUNING["scan_regs"] = 0``) for sums and products, at
+    each MINB of the knob; the same shape and strides off the 16-byte boundary (a
+    prepared call of another key) take the staged tile and give its bits too."""
+    from xstride._kernels import _reduce_common as rc
+    from xstride._kernels import scans as ks
+
+    rng = np.random.default_rng(70 + k)
+    n = 100_003
+    dt = np.dtype(dtype)
+    h = (rng.standard_normal((n, k)) * 3).astype(dt) if dt.kind == "f" else \
+        rng.integers(0, 4, size=(n, k)).astype(dt)
+    flat = cp.zeros(n * k + 4, dt)
+    flat[:n * k] = cp.asarray(h).ravel()
+    flat[1:n * k + 1] = flat[:n * k].copy()
+    aligned = flat[1:n * k + 1].copy().reshape(n, k)
+    shifted = flat[1:n * k + 1].reshape(n, k)          # 4 bytes past a 16-byte boundary
+    assert aligned.data.ptr % 16 == 0 and shifted.data.ptr % 16 == 4
+    views = {"dense": aligned, "reversed": aligned[:, ::-1], "shifted": shifted}
+
+    def run(knob):
+        monkeypatch.setitem(rc.TUNING, "scan_regs", knob)
+        got = {}
+        for name, x in views.items():
+            for f in ("cumulative_sum", "cumulative_prod"):
+                for _ in range(2):                       # checked, then prepared call
+                    got[name, f] = cp.asnumpy(getattr(xp, f)(x, axis=1, dtype=out)).tobytes()
+        return got
+
+    want = run(0)
+    for knob in rc.VARIANTS["scan_regs"]:
+        if knob:
+            ks._RECIPES.clear()
+            assert run(knob) == want, knob
+    # both kernels against NumPy (small integers are exact)
+    if dt.kind != "f":
+        got = np.frombuffer(want["dense", "cumulative_sum"],
+                            np.dtype(out or ("int64" if dt.kind == "i" else "uint64")))
+        assert np.array_equal(got.reshape(n, k), np.cumsum(h, axis=1, dtype=got.dtype))
+    # the launches: the register kernel for the aligned rows only
+    from xstride._kernels._geometry import scan_regs_rows
+    assert scan_regs_rows(k, 4, 4)
+    monkeypatch.setitem(rc.TUNING, "scan_regs", 2)
+    real, seen = rc.kernel, []
+    monkeypatch.setattr(rc, "kernel", lambda src, expr, partner=None:
+                        seen.append(expr) or real(src, expr, partner))
+    names = {}
+    for name, x in views.items():
+        ks._RECIPES.clear()
+        ks._PREPARED.clear()
+        seen.clear()
+        xp.cumulative_sum(x, axis=1, dtype=out)
+        names[name] = list(seen)
+    assert all(len(v) == 1 for v in names.values()), names
+    assert all("xs_scan_rowregs" in names[v][0] for v in ("dense", "reversed")), names
+    assert "xs_scan_tile" in names["shifted"][0], names

@@ -1,5 +1,5 @@
-"""CPU tests of the short-row scan ``xs_scan_tile`` (``scans_short.cu``, strategy
-"tile"): a NumPy model of the kernel's indexing, step by step (the staged span from the
+"""CPU tests of the short-row scans ``xs_scan_tile`` and ``xs_scan_rowregs``
+(``scans_short.cu``, strategy "tile"): NumPy models of the kernel's indexing, step by step (the staged span from the
 kernel's ``x``, WALK 0 forward rows, 1 reversed rows, 2 series side by side, the
 initial element, ragged last tiles, several tiles a block through the grid stride),
 run behind the executor on the stand-in CuPy of tests/conftest.py, against NumPy over
@@ -17,6 +17,7 @@ from xstride._kernels import _reduce_common as rc
 
 _CT = {v: k for k, v in rc.CTYPE.items()}
 _TILE = re.compile(r"xs_scan_tile<(\d), ([\w ]+), ([\w ]+), ([\w ]+), (\d+), (\d+), (\d+), (\d)>")
+_REGS = re.compile(r"xs_scan_rowregs<(\d), ([\w ]+), ([\w ]+), ([\w ]+), (\d+), (\d+), (\d), (\d+)>")
 
 
 def _host(ptr, count, dtype):
@@ -82,6 +83,45 @@ class _TileKernel:
         assert np.all(written == 1)
 
 
+class _RowRegsKernel:
+    """xs_scan_rowregs on the host: thread g = block * 256 + lane takes rows
+    ``[g * Q, g * Q + Q)`` (fewer at the end) of L elements, read from ``x + g * Q * L``
+    (each row from its end when REV) and written forward at ``out + g * Q * L``; with
+    whole 16-byte words a thread when the host launches it on aligned addresses."""
+
+    def __init__(self, expr, log):
+        self.m = _REGS.fullmatch(expr)
+        assert self.m, expr
+        self.expr, self.log = expr, log
+
+    @property
+    def kernel(self):
+        return self
+
+    def __call__(self, grid, block, args, shared_mem=0, **kwargs):
+        op = self.m.group(1)
+        tin, tacc, tout = (_CT[self.m.group(i)] for i in (2, 3, 4))
+        L, Q, rev = int(self.m.group(5)), int(self.m.group(6)), int(self.m.group(7))
+        assert tin.itemsize == 4 and (Q * L) % 4 == 0 and tuple(block) == (256,)
+        assert shared_mem == 0
+        x, out, nrows = (int(a) for a in args)
+        # the host launches it only where every full group's words are aligned
+        assert x % 16 == 0 and out % 16 == 0, (x, out)
+        (nblocks,) = tuple(grid)
+        threads = nblocks * 256
+        assert threads * Q >= nrows > (threads - 256) * Q, (grid, nrows, Q)
+        self.log.append((self.expr, tuple(grid), x, nrows, Q))
+        xin = _host(x, nrows * L, tin).reshape(nrows, L).astype(tacc)
+        if rev:
+            xin = xin[:, ::-1]
+        acc = (np.cumsum if op == "0" else np.cumprod)(xin, axis=1)   # in element order
+        _host(out, nrows * L, tout)[:] = acc.astype(tout).ravel()
+
+
+def _model(expr, log):
+    return (_RowRegsKernel if expr.startswith("xs_scan_rowregs") else _TileKernel)(expr, log)
+
+
 @pytest.fixture
 def fake_tile(fake_cupy, monkeypatch):
     from xstride._kernels import scans
@@ -89,7 +129,7 @@ def fake_tile(fake_cupy, monkeypatch):
     from xstride._kernels._prepared import GATE, Store
 
     log = []
-    monkeypatch.setattr(rc, "kernel", lambda src, expr, partner=None: _TileKernel(expr, log))
+    monkeypatch.setattr(rc, "kernel", lambda src, expr, partner=None: _model(expr, log))
     monkeypatch.setattr(scans, "_RECIPES", Bounded(64))
     monkeypatch.setattr(scans, "_PREPARED", Store(64))
     GATE.close()
@@ -154,3 +194,51 @@ def test_tile_model_matches_numpy(fake_tile, monkeypatch, tuning, dtype):
                 np.testing.assert_array_equal(np.asarray(got.host, np.float64),
                                               want.astype(np.float64),
                                               err_msg=f"{name} {f} init={init}")
+
+
+@pytest.mark.parametrize("knob", [0, 4, 2])
+@pytest.mark.parametrize("dtype,out", [("float32", None), ("int32", None), ("int32", "int32"),
+                                       ("uint32", "uint32")])
+def test_register_rows_model_matches_numpy(fake_tile, monkeypatch, knob, dtype, out):
+    """Short dense rows of 4-byte elements on 16-byte boundaries, forward or reversed,
+    without the initial element, go to xs_scan_rowregs with Q = 4 / gcd(L, 4) rows a
+    thread when they hold at most 48 bytes a thread and the outputs have 4 bytes too
+    (``TUNING["scan_regs"]`` not 0); every other layout to the staged tile. Both
+    equal NumPy exactly (small integers), also with a last, shorter group of rows."""
+    import xstride as xp
+    from tests.conftest import FakeCupyArray
+    from xstride._kernels._geometry import scan_regs_rows
+
+    scans, log = fake_tile
+    monkeypatch.setitem(rc.TUNING, "scan_regs", knob)
+    rng = np.random.default_rng(knob + len(dtype))
+    taken = 0
+    for k in (1, 2, 3, 4, 5, 6, 8, 12, 16):
+        for rows in (263, 1001):
+            base = rng.integers(0, 3, size=(rows + 6, k)).astype(dtype)
+            for name, hv in (("dense", base), ("reversed", base[:, ::-1]),
+                             ("offset", base[5:]), ("offset reversed", base[2:, ::-1])):
+                for init in (False, True):
+                    for f, npf in (("cumulative_sum", np.cumsum), ("cumulative_prod", np.cumprod)):
+                        x = FakeCupyArray(hv)
+                        got = getattr(xp, f)(x, axis=1, include_initial=init, dtype=out)
+                        expr = log[-1][0]
+                        low = x.data.ptr - ((k - 1) * hv.itemsize if hv.strides[1] < 0 else 0)
+                        out_size = np.dtype(out or ("int64" if dtype == "int32" else
+                                                    "uint64" if dtype == "uint32" else dtype)).itemsize
+                        q = scan_regs_rows(k, 4, out_size)
+                        want_regs = bool(knob and q and not init and low % 16 == 0)
+                        assert expr.startswith("xs_scan_rowregs" if want_regs else "xs_scan_tile"), \
+                            (name, k, rows, init, expr, low % 16)
+                        if want_regs:
+                            taken += 1
+                            assert expr.endswith(f", {k}, {q}, {int(hv.strides[1] < 0)}, {knob}>"), expr
+                        wide = hv.astype(np.int64 if dtype == "int32" else np.uint64)
+                        want = npf(wide, axis=1)
+                        if init:
+                            want = np.concatenate([np.full((want.shape[0], 1), f == "cumulative_prod",
+                                                           want.dtype), want], axis=1)
+                        np.testing.assert_array_equal(np.asarray(got.host).astype(want.dtype), want,
+                                                      err_msg=f"{name} k={k} rows={rows} {f} {init}")
+    takes = knob and (dtype == "float32" or out is not None)   # into 8 bytes: staged
+    assert (taken > 50) if takes else (taken == 0), taken

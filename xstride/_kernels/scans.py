@@ -26,7 +26,7 @@ from . import _reduce_common as rc
 from ._cupy import cupy as _cupy
 from ._devices import check as check_devices
 from ._geometry import (SHORT_MAX_BLOCKS, colsplit_geometry, columns_vector,
-                        scan_tile_bytes, scan_tile_loads, scan_tile_rows)
+                        scan_regs_rows, scan_tile_bytes, scan_tile_loads, scan_tile_rows)
 from ._lru import Bounded
 from ._prepared import GATE, Store, args_ok
 from ._launch import Launch, i64, slot32, slot64, struct
@@ -170,6 +170,20 @@ def _build_chunks(rec: _Recipe, op: str, tin: np.dtype, tout: np.dtype) -> _Reci
     return rec
 
 
+def _rowregs(plan, tin: np.dtype, tout: np.dtype, aligned: bool):
+    """``(Q, MINB)`` of the register scan of short dense rows (``xs_scan_rowregs``) for
+    a ``"tile"`` plan it takes: rows of one axis, forward or reversed, no initial
+    element, 4-byte inputs of few bytes a thread (:func:`scan_regs_rows`), the kernel's
+    ``x`` on a 16-byte boundary (``aligned``; else its element loads read a quarter of
+    the staged kernel's speed), ``TUNING["scan_regs"]`` (MINB) not 0; else None (the
+    staged tile kernel runs)."""
+    minb = int(rc.TUNING["scan_regs"])
+    if not minb or not aligned or plan.nk != 1 or plan.include_initial:
+        return None
+    q = scan_regs_rows(plan.length, tin.itemsize, tout.itemsize)
+    return (q, minb) if q else None
+
+
 def _lookback_items(tin: np.dtype, tout: np.dtype) -> int:
     """Elements per thread of the look-back tile: the tuned count for 4-byte types
     (halved for 8-byte ones). A lane holds at most 128 bytes of input in registers at
@@ -188,6 +202,8 @@ def _segment_bytes(items: int, tin: np.dtype, tout: np.dtype) -> int:
 
 
 def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Recipe:
+    # the recipe's key holds the buffer's address modulo 16: one kernel needs the
+    # 16-byte boundary
     rec = _Recipe()
     acc = rc.acc_dtype(out_dt)
     rec.acc = acc
@@ -212,6 +228,7 @@ def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Rec
     # each staged row from its other end)
     shift = plan.length - 1 if plan.strategy == "tile" and plan.s_in < 0 else 0
     rec.xoff = (plan.offset - shift) * np.dtype(x.dtype).itemsize
+    aligned = (x.data.ptr + rec.xoff) % 16 == 0
     if plan.strategy in ("empty", "fill"):
         return rec
     cap = rc.capacity(plan.nk)
@@ -241,6 +258,13 @@ def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Rec
         rec.tail = (np.int64(plan.length), np.int64(rec.tiles_per_row),
                     np.int64(rec.groups_per_row))
         rec.smem = threads // 32 * _segment_bytes(items, np.dtype(x.dtype), out_dt)
+    elif plan.strategy == "tile" and _rowregs(plan, np.dtype(x.dtype), out_dt, aligned):
+        q, minb = _rowregs(plan, np.dtype(x.dtype), out_dt, aligned)
+        expr = (f"xs_scan_rowregs<{_OPS[op]}, {tin}, {tacc}, {tout}, {plan.length}, {q}, "
+                f"{int(plan.s_in < 0)}, {minb}>")
+        rec.grid = (-(-(-(-plan.nrows // q)) // 256),)
+        rec.tail = (np.int64(plan.nrows),)
+        rec.desc = None
     elif plan.strategy == "tile":
         tile_bytes = scan_tile_bytes(rc.TUNING["scan_tile"], np.dtype(x.dtype).itemsize,
                                      out_dt.itemsize)
@@ -276,7 +300,8 @@ def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Rec
         rec.fn.max_dynamic_shared_size_bytes = rec.smem
     # the arguments packed once; a call sets the addresses (and the epoch): x, out,
     # descriptor, tail[, tile descriptors, group descriptors, epoch]
-    args = [slot64(), slot64(), struct(rec.desc.tobytes()), *[i64(v) for v in rec.tail]]
+    desc = [] if rec.desc is None else [struct(rec.desc.tobytes())]
+    args = [slot64(), slot64(), *desc, *[i64(v) for v in rec.tail]]
     if plan.strategy == "lookback":
         args += [slot64(), slot64(), slot32()]
     rec.launch = Launch(rec.fn, rec.grid, (rec.threads,), args, rec.smem)
@@ -303,7 +328,8 @@ def scan(op: str, x, ax: int, include_initial: bool, out_dt: np.dtype, *, axis, 
     check_devices(_PUBLIC[op], (("x", x),), cp)
     dev = cp.cuda.runtime.getDevice()
     tuned = tuple(rc.TUNING.values())
-    key = (x.shape, x.strides, x.dtype, ax, include_initial, op, out_dt, dev, tuned)
+    key = (x.shape, x.strides, x.dtype, ax, include_initial, op, out_dt, dev, tuned,
+           x.data.ptr & 15)
     rec = _RECIPES.get(key)
     if rec is None:
         rec = _build(x, ax, include_initial, op, out_dt)
@@ -344,7 +370,8 @@ def _run(cp, rec: _Recipe, out_dt: np.dtype, x, dev: int):
 
 
 # Prepared calls (:mod:`._prepared`): a call that repeats an earlier one (same array
-# type, shape, strides, dtype, arguments, array's device, current device and tuning) goes straight to
+# type, shape, strides, dtype, arguments, array's device, current device, tuning and
+# address modulo 16) goes straight to
 # its recipe, skipping the argument checks, the dtype rules and the plan (a third of a
 # call's host time). The prepared call is ``partial(_run, cp, rec, out_dt)``.
 _MAX_PREPARED = 1024
@@ -357,7 +384,7 @@ def _prepare(cp, op, x, axis, dtype, include_initial, dev, tuned, rec: _Recipe,
     if not args_ok(axis, dtype, include_initial):
         return
     key = (op, x.shape, x.strides, x.dtype, axis, dtype, include_initial, x.data.device_id,
-           dev, tuned)
+           dev, tuned, x.data.ptr & 15)
     _PREPARED.prepare(key, partial(_run, cp, rec, out_dt), cp)
 
 
@@ -368,7 +395,8 @@ def repeat(op, x, axis, dtype, include_initial):
         return None
     dev = GATE.getdev()
     run = _PREPARED.get((op, x.shape, x.strides, x.dtype, axis, dtype, include_initial,
-                         x.data.device_id, dev, tuple(rc.TUNING.values())))
+                         x.data.device_id, dev, tuple(rc.TUNING.values()),
+                         x.data.ptr & 15))
     if run is None:
         return None
     return run(x, dev)

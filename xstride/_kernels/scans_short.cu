@@ -96,3 +96,88 @@ __global__ void __launch_bounds__(256) xs_scan_tile(const Tin* __restrict__ x, T
         __syncthreads();
     }
 }
+
+// Short dense rows scanned in registers (plan strategy "tile", 4-byte inputs and
+// outputs, at most 48 bytes a thread, no initial element: scan_regs_rows in
+// _geometry.py): thread g takes Q consecutive rows (Q * L elements, a whole number of
+// 16-byte words: Q = 4 / gcd(L, 4), chosen by the host), loads them with Q * L / 4 16-byte loads issued together, scans each row in
+// element order with one running value in Tacc (the fold of xs_scan_tile and
+// xs_scan_columns, so the same bits), and stores the outputs as 16-byte words. A warp's
+// words are 32 spans of Q * L elements side by side: each load instruction reads every
+// third or fourth word of the warp's span and the L1 cache holds the lines for the
+// next ones. No shared memory, no barrier: the staged tile kernel above spent its issue
+// slots on the staging (0.74-0.78 warps issued a cycle per scheduler, H200, Nsight
+// Compute), this one spends a few instructions an element. REV: the rows' elements are
+// reversed in memory (x[:, ::-1]; x is the lowest address of the first row); the
+// outputs are written in scan order. A span not on 16-byte boundaries (a view's
+// offset) or the last, shorter group of rows is read and written element by element.
+template <typename T>
+__device__ __forceinline__ T xs_rowregs_word(unsigned w)
+{
+    union { unsigned u; T t; } c;
+    c.u = w;
+    return c.t;
+}
+
+template <int OP, typename Tin, typename Tacc, typename Tout, int L, int Q, int REV, int MINB>
+__global__ void __launch_bounds__(256, MINB) xs_scan_rowregs(const Tin* __restrict__ x,
+                                                             Tout* __restrict__ out,
+                                                             long long nrows)
+{
+    static_assert(sizeof(Tin) == 4, "xs_scan_rowregs loads 4-byte elements");
+    static_assert((L * Q) % 4 == 0, "a thread's rows are whole 16-byte words");
+    static_assert(sizeof(Tout) == 4, "4-byte outputs");
+    constexpr int E = L * Q;                      // elements of a thread's rows
+    constexpr int PER = 16 / (int)sizeof(Tout);   // outputs a 16-byte word
+    typedef typename xs_scan_op<OP>::type Op;
+    Op op;
+    const long long r0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * Q;
+    if (r0 >= nrows) return;
+    const int ne = (int)(nrows - r0 < Q ? nrows - r0 : Q) * L;
+    const Tin* src = x + r0 * L;
+    Tout* dst = out + r0 * L;
+    const bool vec = ne == E && ((reinterpret_cast<unsigned long long>(src) |
+                                  reinterpret_cast<unsigned long long>(dst)) & 15ull) == 0;
+    Tin v[E];
+    if (vec) {
+        const uint4* s4 = reinterpret_cast<const uint4*>(src);
+        uint4 w[E / 4];
+#pragma unroll
+        for (int i = 0; i < E / 4; ++i) w[i] = s4[i];
+#pragma unroll
+        for (int i = 0; i < E / 4; ++i) {
+            v[4 * i] = xs_rowregs_word<Tin>(w[i].x);
+            v[4 * i + 1] = xs_rowregs_word<Tin>(w[i].y);
+            v[4 * i + 2] = xs_rowregs_word<Tin>(w[i].z);
+            v[4 * i + 3] = xs_rowregs_word<Tin>(w[i].w);
+        }
+    } else {
+#pragma unroll
+        for (int e = 0; e < E; ++e)
+            if (e < ne) v[e] = src[e];
+    }
+    Tout o[E];
+#pragma unroll
+    for (int r = 0; r < Q; ++r) {
+        Tacc acc = Op::template identity<Tacc>();
+#pragma unroll
+        for (int j = 0; j < L; ++j) {
+            acc = op(acc, (Tacc)v[r * L + (REV ? L - 1 - j : j)]);
+            o[r * L + j] = (Tout)acc;
+        }
+    }
+    if (vec) {
+        union { uint4 u; Tout t[PER]; } w;
+        uint4* d4 = reinterpret_cast<uint4*>(dst);
+#pragma unroll
+        for (int i = 0; i < E / PER; ++i) {
+#pragma unroll
+            for (int p = 0; p < PER; ++p) w.t[p] = o[i * PER + p];
+            d4[i] = w.u;
+        }
+    } else {
+#pragma unroll
+        for (int e = 0; e < E; ++e)
+            if (e < ne) dst[e] = o[e];
+    }
+}
