@@ -151,6 +151,9 @@ def fake_reductions(fake_cupy, monkeypatch):
 
     monkeypatch.setattr(_rc, "kernel", kernel)
     monkeypatch.setattr(_rc, "kernel_resident", lambda src, expr, threads: 4)
+    # the kernels of the descriptor only: short dense rows folded in registers
+    # (reductions_rows.cu) have their own model, tests/test_reduce_rows.py
+    monkeypatch.setitem(_rc.TUNING, "red_regs", 0)
     # one element per output: the stand-in runs no elementwise kernels, so the cast
     # copy is the library's (the engine's copy is tested on the GPU)
     monkeypatch.setattr(_red, "_ew", types.SimpleNamespace(takes=lambda *dtypes: False))

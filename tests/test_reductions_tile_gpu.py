@@ -127,10 +127,13 @@ def test_tile_variants(cp, tuning):
 
 
 def test_tile_grid_stride(cp, monkeypatch):
+    """The staged tile (its register kernel off) with two blocks taking every tile."""
     from xstride._kernels import _geometry
+    from xstride._kernels import _reduce_common as rc
     from xstride._kernels import reductions as red
 
     monkeypatch.setattr(_geometry, "SHORT_MAX_BLOCKS", 2)
+    monkeypatch.setitem(rc.TUNING, "red_regs", 0)
     _fresh_caches(monkeypatch)
     host = _random(np.random.default_rng(1), (20_011, 3), "float32")   # rows of 12 bytes
     x = cp.asarray(host)
@@ -283,3 +286,50 @@ def test_tile_byte_words_at_every_offset(cp, dtype):
             np.testing.assert_array_equal(xp.sum(xv, axis=1).get(), cnp.sum(hv, axis=1))
             np.testing.assert_array_equal(xp.max(xv, axis=1).get(), hv.max(axis=1))
     assert seen >= 40
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "uint8", "bool", "int16"])
+@pytest.mark.parametrize("k", [2, 3, 4, 6, 8, 12, 16])
+def test_register_rows_give_the_staged_tiles_bits(cp, monkeypatch, dtype, k):
+    """Short dense rows folded in registers (``xs_reduce_rowregs``, 16-byte words, a last
+    group of fewer rows, reversed rows) give the bits of the staged tile
+    (``TUNING["red_regs"] = 0``) for every op at each MINB of the knob, in the first and
+    the prepared call; the same shape off the 16-byte boundary stays staged and right."""
+    from xstride._kernels import _reduce_common as rc
+    from xstride._kernels._geometry import regs_rows
+
+    rng = np.random.default_rng(90 + k)
+    n = 50_003
+    dt = np.dtype(dtype)
+    h = _random(rng, (n + 1, k), dt)
+    flat = cp.asarray(h).ravel()
+    aligned = flat[:n * k].reshape(n, k)
+    shifted = flat[k:].reshape(n, k)              # k elements on: off the boundary for odd k
+    views = {"dense": aligned, "reversed": aligned[:, ::-1], "shifted": shifted}
+    ops = ["sum", "min", "max", "all", "any"] + ([] if dt.kind == "b" else ["prod", "mean"])
+
+    def run(knob):
+        monkeypatch.setitem(rc.TUNING, "red_regs", knob)
+        _fresh_caches(monkeypatch)
+        return {(v, op, i): cp.asnumpy(getattr(xp, op)(x, axis=1)).tobytes()
+                for v, x in views.items() for op in ops for i in range(2)}
+
+    want = run(0)
+    for knob in rc.VARIANTS["red_regs"]:
+        if knob:
+            assert run(knob) == want, knob
+    # the staged kernel (and so the register one) against NumPy
+    hv = cp.asnumpy(aligned)
+    for op in ("min", "max", "all", "any"):
+        got = np.frombuffer(want["dense", op, 0], getattr(np, op)(hv[:1], axis=1).dtype)
+        assert np.array_equal(got, getattr(np, op)(hv, axis=1)), op
+    # which kernel ran: registers for the aligned rows where 16-byte words hold them
+    from xstride._kernels import reductions as red
+    monkeypatch.setitem(rc.TUNING, "red_regs", 4)
+    for name, x in views.items():
+        _fresh_caches(monkeypatch)
+        xp.max(x, axis=1)                       # outputs of the input's size
+        (rec,) = red._RECIPES.values()
+        regs = bool(regs_rows(k, dt.itemsize)) and plan_array(x, (1,)).strategy == "tile" \
+            and (x.data.ptr + rec.plan.offset * dt.itemsize) % 16 == 0
+        assert (rec.kind == "rowregs") == regs, (name, rec.kind)

@@ -20,7 +20,7 @@ from .._plans.reduction import (SHORT_VECTOR_ROW_BYTES, TILE_BYTES, ReductionPla
 __all__ = ["TILE", "CAPS", "pack_params", "TiledGeometry", "tiled_geometry",
            "BLOCK_THREADS", "OUTER_ROWS", "SHORT_MAX_BLOCKS", "INTERLEAVE_MIN_ROUNDS", "ReductionGeometry",
            "reduction_geometry", "scan_tile_rows", "scan_tile_loads", "scan_tile_bytes",
-           "SCAN_TILE_MOST_LOADS", "scan_regs_rows", "SCAN_REGS_MOST_BYTES", "columns_vector", "ColsplitGeometry",
+           "SCAN_TILE_MOST_LOADS", "regs_rows", "scan_regs_rows", "REGS_MOST_BYTES", "columns_vector", "ColsplitGeometry",
            "colsplit_geometry", "colsplit_pad", "ROW_TILE_MIN", "row_tiles_fit",
            "SHORT_ROW_TILE_MIN", "short_row_unroll", "row_tiles_choice"]
 
@@ -402,34 +402,42 @@ def scan_tile_loads(tile_bytes: int, in_size: int, out_size: int, threads: int =
     return max(1, -(-(tile_bytes // (in_size + out_size)) // threads))
 
 
-#: Most bytes a thread of ``xs_scan_rowregs`` takes: its rows are read and written as
-#: 16-byte words a warp's span apart, and past 48 bytes a thread the L1 cache no longer
-#: holds the lines between one word and the next (H200, 2**25 float32 rows, fraction of
-#: copy against the staged tile: rows of 1, 2, 3, 4, 6, 8, 12 elements 0.87-0.99
-#: against 0.63-0.81; of 16 (64 bytes) 0.78 against 0.83, of 5 (80 bytes) 0.59 against
-#: 0.76).
-SCAN_REGS_MOST_BYTES = 48
+#: Most bytes of input a thread of the register kernels of short dense rows takes
+#: (``xs_scan_rowregs``, ``xs_reduce_rowregs``): its rows are read as 16-byte words a
+#: warp's span apart, and past 48 bytes a thread the L1 cache no longer holds the lines
+#: between one word and the next (H200, 2**25 float32 rows scanned, fraction of copy
+#: against the staged tile: rows of 1, 2, 3, 4, 6, 8, 12 elements 0.87-0.99 against
+#: 0.63-0.81; of 16 (64 bytes) 0.78 against 0.83, of 5 (80 bytes) 0.59 against 0.76).
+REGS_MOST_BYTES = 48
+
+
+def regs_rows(length: int, itemsize: int) -> int:
+    """Rows Q one thread of the register kernels of short dense rows takes: the fewest
+    whose ``Q * length`` elements of ``itemsize`` bytes are whole 16-byte words,
+    ``16 // gcd(length * itemsize, 16)``, when they hold at most
+    :data:`REGS_MOST_BYTES` bytes; else 0.
+
+    >>> [regs_rows(k, 4) for k in (1, 2, 3, 4, 5, 6, 8, 12, 16)]
+    [4, 2, 4, 1, 0, 2, 1, 1, 0]
+    >>> [regs_rows(k, 1) for k in (3, 5, 16, 24, 64)]
+    [16, 0, 1, 2, 0]
+    """
+    if length < 1 or itemsize < 1:
+        return 0
+    q = 16 // math.gcd(length * itemsize, 16)
+    return q if q * length * itemsize <= REGS_MOST_BYTES else 0
 
 
 def scan_regs_rows(length: int, in_size: int, out_size: int) -> int:
     """Rows Q each thread of the register scan of short dense rows (``xs_scan_rowregs``
-    in scans_short.cu) takes: the fewest whose ``Q * length`` elements are whole 16-byte
-    words, ``4 // gcd(length, 4)``, for 4-byte inputs and outputs where those rows hold
-    at most :data:`SCAN_REGS_MOST_BYTES` bytes; 0 when the kernel does not take such
-    rows. Outputs of 8 bytes (int32 summed into int64) stay staged: 0.88-0.93 of copy in
+    in scans_short.cu) takes: :func:`regs_rows` for 4-byte inputs and outputs, else 0.
+    Outputs of 8 bytes (int32 summed into int64) stay staged: 0.88-0.93 of copy in
     registers against 0.92-0.95 staged for rows of 2 and 4 (H200).
 
-    >>> [scan_regs_rows(k, 4, 4) for k in (1, 2, 3, 4, 5, 6, 8, 12, 16)]
-    [4, 2, 4, 1, 0, 2, 1, 1, 0]
-    >>> scan_regs_rows(4, 4, 8), scan_regs_rows(3, 8, 8)
-    (0, 0)
+    >>> scan_regs_rows(3, 4, 4), scan_regs_rows(4, 4, 8), scan_regs_rows(3, 8, 8)
+    (4, 0, 0)
     """
-    if in_size != 4 or out_size != 4 or length < 1:
-        return 0
-    q = 4 // math.gcd(length, 4)
-    if q * length * in_size > SCAN_REGS_MOST_BYTES:
-        return 0
-    return q
+    return regs_rows(length, 4) if in_size == out_size == 4 else 0
 
 
 def columns_vector(plan, in_size: int, out_size: int) -> int:

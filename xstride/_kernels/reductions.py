@@ -26,6 +26,7 @@ from .._plans.reduction import (
 from .._plans.reduction_split import split_axes
 from . import _reduce_common as rc
 from . import elementwise as _ew
+from . import reduce_rows as _rr
 from . import var_kernels as vk
 from ._geometry import reduction_geometry
 from ._cupy import cupy as _cupy
@@ -47,7 +48,7 @@ _CENTERED = frozenset({"sumsq", "moments"})
 #: Kernels with no split (one pass, no workspace): parameters x, out, center, the
 #: descriptor, nrows, rowlen. The others add partials and counters after center, and
 #: chunk and nchunks at the end.
-_ONE_PASS = frozenset({"rows_warp", "short", "tile", "lanes"})
+_ONE_PASS = frozenset({"rows_warp", "short", "tile", "lanes", "rowregs"})
 #: Loads each thread batches for 1-byte elements in the kernels that walk elements one
 #: by one (``TUNING``'s B keeps only B bytes a thread in flight there); the fold order
 #: is the same for every B, so the bits are too.
@@ -103,12 +104,16 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
     # rows side by side (vec < 0) for every op but var's centered pass ("sumsq"): the
     # walk reads no center, and var/std run such rows (one reduced axis of at most 32
     # elements) in xs_var_rows, never in two passes (see var)
-    geo = reduction_geometry(plan, x.itemsize, rc.sm_count(), base, tile=tile,
-                             side_by_side=op not in _CENTERED)
     nkc, nrc = rc.capacity(plan.nk), rc.reduced_capacity(plan.nr)
+    # the descriptor (also read by var's one-kernel rows, xs_var_rows)
     rec.desc = rc.pack_struct(rc.pad(plan.kshape, nkc, 1), rc.pad(plan.kstride, nkc, 0),
                               rc.pad(plan.rshape, nrc, 1), rc.pad(plan.rstride, nrc, 0),
                               tail=(plan.nk, plan.nr))
+    q = _rr.rows_q(plan, x, op, _CENTERED, base, out_dtype)
+    if q:   # short dense rows folded in registers (reductions_rows.cu)
+        return _rr.build(rec, plan, x, _OPS[op], q, out_dtype, acc)
+    geo = reduction_geometry(plan, x.itemsize, rc.sm_count(), base, tile=tile,
+                             side_by_side=op not in _CENTERED)
     tin, tacc, tout = rc.CTYPE[np.dtype(x.dtype)], rc.CTYPE[acc], rc.CTYPE[out_dtype]
     minb, batch = rc.TUNING[geo.kernel][:2]
     if x.itemsize == 1 and geo.kernel in _BYTE_BATCHED:
@@ -326,7 +331,7 @@ def _key(cp, op, x, axis, dtype, keepdims) -> tuple:
     t = rc.TUNING
     return (op, x.shape, x.strides, x.dtype, axis, dtype, keepdims, mem.ptr & 15,
             mem.device_id, cp.cuda.runtime.getDevice(), t["rows_warp"], t["rows_block"],
-            t["cols"], t["short"], t["tile"], t["interleave"], t["lanes"])
+            t["cols"], t["short"], t["tile"], t["interleave"], t["lanes"], t["red_regs"])
 
 
 def _copy(op, x, axis, axes, dtype, keepdims, out_dtype, prepare: bool):
@@ -421,7 +426,8 @@ def repeat(op: str, x, axis, dtype, keepdims):
     t = rc.TUNING
     run = _CALLS.get((op, x.shape, x.strides, x.dtype, axis, dtype, keepdims, mem.ptr & 15,
                       mem.device_id, GATE.getdev(), t["rows_warp"], t["rows_block"],
-                      t["cols"], t["short"], t["tile"], t["interleave"], t["lanes"]))
+                      t["cols"], t["short"], t["tile"], t["interleave"], t["lanes"],
+                      t["red_regs"]))
     if run is None:
         return None
     return run(x)

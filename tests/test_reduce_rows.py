@@ -1,0 +1,198 @@
+"""CPU tests of the register kernel of short dense rows (``xs_reduce_rowregs``,
+``reductions_rows.cu``, chosen by ``_kernels/reduce_rows.py``): which reductions it takes
+in place of the staged tile, and a NumPy model of the kernel behind the executor on the
+stand-in CuPy of tests/conftest.py (thread g folds rows g * Q .. g * Q + Q - 1; reads
+and writes outside the rows fail the test), against NumPy. The GPU's bits against the
+staged kernel: tests/test_reductions_tile_gpu.py."""
+
+from __future__ import annotations
+
+import ctypes
+import re
+
+import numpy as np
+import pytest
+
+import xstride as xp
+from xstride._kernels import _reduce_common as rc
+from xstride._kernels._geometry import regs_rows
+
+from tests._fake_var_kernels import finish_model
+from tests.conftest import FakeCupyArray
+from tests.test_reduction_host_path import FakeKernel
+
+_REGS = re.compile(r"xs_reduce_rowregs<(\d+), ([\w ]+), ([\w ]+), ([\w ]+), (\d+), (\d+), (\d+)>")
+_CT = {v: k for k, v in rc.CTYPE.items()}
+_FOLD = {0: np.add, 1: np.multiply, 2: np.minimum, 3: np.maximum, 5: np.bitwise_and,
+         6: np.bitwise_or, 7: np.add}
+_IDENTITY = {0: 0, 1: 1, 5: 1, 6: 0, 7: 0}
+
+
+def _host(ptr, count, dtype):
+    dtype = np.dtype(dtype)
+    return np.frombuffer((ctypes.c_char * (count * dtype.itemsize)).from_address(ptr), dtype)
+
+
+class _RowRegs:
+    """xs_reduce_rowregs on the host, from its launch alone."""
+
+    def __init__(self, expr, log):
+        self.m = _REGS.fullmatch(expr)
+        assert self.m, expr
+        self.expr, self.log = expr, log
+
+    @property
+    def kernel(self):
+        return self
+
+    def __call__(self, grid, block, args, shared_mem=0, **kwargs):
+        op = int(self.m.group(1))
+        tin, tacc, tout = (_CT[self.m.group(i)] for i in (2, 3, 4))
+        L, Q = int(self.m.group(5)), int(self.m.group(6))
+        assert (Q * L * tin.itemsize) % 16 == 0 and Q * L * tin.itemsize <= 48
+        assert tuple(block) == (256,) and shared_mem == 0
+        x, out, center, nrows = (int(np.asarray(a).reshape(-1)[0]) if not isinstance(a, int)
+                                 else a for a in args)
+        assert center == 0
+        # full groups load 16-byte words and store Q outputs as words: aligned
+        assert x % 16 == 0 and out % 16 == 0, (x, out)
+        (nblocks,) = tuple(grid)
+        assert nblocks * 256 * Q >= nrows > (nblocks - 1) * 256 * Q
+        self.log.append((self.expr, tuple(grid), x, nrows))
+        rows = _host(x, nrows * L, tin).reshape(nrows, L)
+        if op in (5, 6):
+            rows = rows != 0
+        acc = rows[:, 0].astype(tacc) if op in (2, 3) else \
+            np.full(nrows, _IDENTITY[op], tacc)
+        for j in range(0 if op not in (2, 3) else 1, L):   # element order, in Tacc
+            acc = _FOLD[op](acc, rows[:, j].astype(tacc))
+        if op == 7:
+            acc = acc / tacc.type(L)
+        _host(out, nrows, tout)[:] = acc.astype(tout)
+
+
+@pytest.fixture
+def fake_rows(fake_cupy, monkeypatch):
+    from xstride._kernels import reductions as red
+    from xstride._kernels import var_kernels as vk
+    from xstride._kernels._lru import Bounded
+    from xstride._kernels._prepared import GATE, Store
+
+    log = []
+    kernels = {}
+
+    def kernel(src, expr, partner=None):
+        if expr not in kernels:
+            model = (_RowRegs if src == "reductions_rows.cu" else
+                     finish_model(expr) if src == "reduce_finish.cu" else FakeKernel)
+            kernels[expr] = model(expr, log)
+        return kernels[expr]
+
+    monkeypatch.setattr(rc, "kernel", kernel)
+    monkeypatch.setattr(rc, "kernel_resident", lambda src, expr, threads: 4)
+    monkeypatch.setattr(red, "_RECIPES", Bounded(256))
+    monkeypatch.setattr(red, "_CALLS", Store(256))
+    monkeypatch.setattr(vk, "_FINISH", Bounded(64))
+    monkeypatch.setattr(vk, "_VAR_ROWS", Bounded(64))
+    GATE.close()
+    rc._sm_count.cache_clear()
+    yield log
+    rc._sm_count.cache_clear()
+
+
+_OPS = ("sum", "prod", "min", "max", "mean", "all", "any")
+
+
+@pytest.mark.parametrize("knob", [0, 4, 2])
+@pytest.mark.parametrize("dtype", ["float32", "int32", "uint8", "bool", "int16", "float64"])
+def test_register_rows_launch_and_values(fake_rows, monkeypatch, knob, dtype):
+    """Dense rows of 1-, 2- and 4-byte elements (not float16) whose first row is on a
+    16-byte boundary and whose Q = 16 / gcd(k * itemsize, 16) rows hold at most 48
+    bytes in and at most 32 bytes of outputs go to ``xs_reduce_rowregs`` when
+    ``TUNING["red_regs"]`` is not 0, for every op but var's; rows off the boundary, wider elements and the knob at 0 stay
+    staged. Both give NumPy's values (exactly for integers and bool), in the first
+    and the repeated (prepared) call, also with a last, shorter group of rows."""
+    from xstride._plans.reduction import plan_array
+
+    log = fake_rows
+    monkeypatch.setitem(rc.TUNING, "red_regs", knob)
+    dt = np.dtype(dtype)
+    rng = np.random.default_rng(knob + dt.itemsize)
+    taken = 0
+    for k in (2, 3, 4, 5, 6, 12, 16):
+        for n in (263, 1001):
+            if dt.kind == "b":
+                base = rng.random((n + 2, k)) < 0.8
+            elif dt.kind == "f":
+                base = rng.standard_normal((n + 2, k)).astype(dt)
+            else:
+                base = rng.integers(0, 3, size=(n + 2, k)).astype(dt)
+            for name, hv in (("dense", base[:n]), ("offset", base[1:n + 1])):
+                x = FakeCupyArray(hv)
+                staged = plan_array(hv, (1,)).strategy == "tile"
+                q = regs_rows(k, dt.itemsize) if dt.itemsize <= 4 else 0
+                for op in _OPS:
+                    if dt.kind == "b" and op in ("prod", "mean"):
+                        continue
+                    out_size = getattr(np, op)(hv[:1], axis=1).dtype.itemsize
+                    want_regs = bool(knob and q and staged and x.data.ptr % 16 == 0
+                                     and q * out_size <= 32)
+                    for _ in range(2):                    # checked, then prepared
+                        before = len(log)
+                        got = getattr(xp, op)(x, axis=1)
+                        if not staged:
+                            continue
+                        assert len(log) == before + 1
+                        expr = log[-1][0]
+                        assert expr.startswith("xs_reduce_rowregs" if want_regs
+                                               else "xs_reduce_tile"), (name, k, op, expr)
+                        if want_regs:
+                            assert expr.endswith(f", {k}, {q}, {knob}>"), expr
+                            taken += 1
+                    want = getattr(np, op)(hv, axis=1)
+                    if dt.kind == "f" and op in ("sum", "prod", "mean"):
+                        exact = getattr(np, op)(hv.astype(np.float64), axis=1)
+                        np.testing.assert_allclose(got.get(), exact.astype(dt), rtol=2e-6,
+                                                   err_msg=f"{name} k={k} {op}")
+                    else:
+                        np.testing.assert_array_equal(got.get(), want,
+                                                      err_msg=f"{name} k={k} {op}")
+    if knob and dt.itemsize <= 4:
+        assert taken > 20, taken
+    else:
+        assert taken == 0
+
+
+def test_register_rows_refuse_var_and_views(fake_rows, monkeypatch):
+    """var/std of short rows never reach the register kernel (xs_var_rows takes them);
+    rows off the 16-byte boundary and every other row stay staged; reversed rows are
+    taken (the plan folds each from its lowest address, as the staged kernel does)."""
+    from xstride._kernels import reduce_rows
+
+    monkeypatch.setitem(rc.TUNING, "red_regs", 4)
+    log = fake_rows
+    base = np.arange(2 * 3000 * 3, dtype=np.float32).reshape(6000, 3)
+    from xstride._plans.reduction import plan_array
+
+    x = FakeCupyArray(base[:3000])
+    plan = plan_array(base[:3000], (1,))
+    assert plan.strategy == "tile"
+    f4, f8 = np.dtype(np.float32), np.dtype(np.float64)
+    assert reduce_rows.rows_q(plan, x, "sum", frozenset({"sumsq", "moments"}), 0, f4) == 4
+    for op in ("sumsq", "moments"):
+        assert reduce_rows.rows_q(plan, x, op, frozenset({"sumsq", "moments"}), 0, f4) == 0
+    assert reduce_rows.rows_q(plan, x, "sum", frozenset(), 4, f4) == 0      # off the boundary
+    assert reduce_rows.rows_q(plan, x, "mean", frozenset(), 0, f8) == 4     # 32 bytes out
+    b = FakeCupyArray(np.zeros((3000, 3), bool))                          # 16 rows: 128 bytes
+    pb = plan_array(b, (1,))
+    assert reduce_rows.rows_q(pb, b, "sum", frozenset(), 0, np.dtype(np.int64)) == 0
+    assert reduce_rows.rows_q(pb, b, "any", frozenset(), 0, np.dtype(bool)) == 16
+    # reversed rows: the plan reads each row from its lowest address, as the tile does
+    p = plan_array(base[:, ::-1], (1,))
+    assert reduce_rows.rows_q(p, FakeCupyArray(base[:, ::-1]), "sum", frozenset(), 0, f4) == 4
+    p = plan_array(base[::2], (1,))                     # every other row: staged
+    assert p.strategy == "tile"
+    assert reduce_rows.rows_q(p, FakeCupyArray(base[::2]), "sum", frozenset(), 0, f4) == 0
+    xp.var(x, axis=1)
+    xp.std(FakeCupyArray(np.ones((3000, 3), np.int32)), axis=1)    # the mean's recipe first
+    assert not any(e[0].startswith("xs_reduce_rowregs") for e in log)

@@ -1,0 +1,63 @@
+"""The register kernel of short dense rows (``xs_reduce_rowregs``, reductions_rows.cu):
+which ``"tile"`` reductions it takes in place of the staged ``xs_reduce_tile``, and
+their launch.
+
+A thread folds ``Q`` whole rows from 16-byte words in registers (:func:`regs_rows`);
+the fold of every row is the staged kernel's, so the results have the same bits. See
+``docs/reductions.md`` ("tile").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _reduce_common as rc
+from ._geometry import regs_rows
+from ._launch import Launch, i64, slot64
+
+__all__ = ["rows_q", "build"]
+
+_SRC = "reductions_rows.cu"
+#: Input dtypes it takes: 1-, 2- and 4-byte integers, bool and float32 (float16 and
+#: complex stay staged).
+_KINDS = frozenset("biuf")
+
+
+#: Most bytes of outputs a thread stores: 16 bool sums of rows of 3 into int64 (128
+#: bytes a thread) read 0.34 of copy against 0.88 staged (H200); int32 sums of rows of 3
+#: into int64 (32 bytes) 0.87 against 0.78.
+MOST_OUT_BYTES = 32
+
+
+def rows_q(plan, x, op: str, centered: frozenset, base: int, out_dtype: np.dtype) -> int:
+    """Rows a thread when ``xs_reduce_rowregs`` takes this ``"tile"`` plan: rows of one
+    kept axis stored one after another (stride ``rowlen``), the reduced axis of stride 1,
+    the first row on a 16-byte boundary (``base``, its address), an op without a center,
+    a dtype of :data:`_KINDS` of at most 4 bytes (not float16), few bytes a thread in
+    (:func:`regs_rows`) and out (:data:`MOST_OUT_BYTES`) and ``TUNING["red_regs"]``
+    (MINB) not 0; else 0."""
+    dt = np.dtype(x.dtype)
+    if (not rc.TUNING["red_regs"] or plan.strategy != "tile" or op in centered
+            or dt.kind not in _KINDS or dt.itemsize > 4 or dt == np.float16
+            or plan.nk != 1 or plan.nr != 1 or plan.rstride[0] != 1
+            or plan.kstride[0] != plan.rowlen or base % 16):
+        return 0
+    q = regs_rows(plan.rowlen, dt.itemsize)
+    return q if q * np.dtype(out_dtype).itemsize <= MOST_OUT_BYTES else 0
+
+
+def build(rec, plan, x, opcode: int, q: int, out_dtype: np.dtype, acc: np.dtype):
+    """Fill ``rec`` (a one-pass recipe: parameters x, out, center, nrows) with the
+    launch of ``xs_reduce_rowregs`` for ``q`` rows a thread; returns it."""
+    tin, tacc, tout = rc.CTYPE[np.dtype(x.dtype)], rc.CTYPE[acc], rc.CTYPE[out_dtype]
+    minb = int(rc.TUNING["red_regs"])
+    rec.fn = rc.kernel(_SRC, f"xs_reduce_rowregs<{opcode}, {tin}, {tacc}, {tout}, "
+                             f"{plan.rowlen}, {q}, {minb}>")
+    rec.kind = "rowregs"   # rec.desc: the caller's
+    rec.grid, rec.block = (-(-(-(-plan.nrows // q)) // 256),), (256,)
+    rec.nchunks, rec.chunk = 1, 0
+    rec.xoff = plan.offset * x.itemsize
+    rec.ncounters = rec.npartials = 0
+    rec.launch = Launch(rec.fn, rec.grid, rec.block,
+                        [slot64(), slot64(), slot64(), i64(plan.nrows)])
+    return rec

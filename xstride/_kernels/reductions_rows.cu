@@ -1,0 +1,77 @@
+// Reduction kernel of the xstride namespace for short dense rows folded in registers
+// (plan strategy "tile" whose rows are stored one after another, 1-, 2- or 4-byte
+// elements, at most 48 bytes a thread: regs_rows in _geometry.py; e.g. sum(x, axis=1)
+// of a float32 (n, 3) array, all(b, axis=1) of a bool (n, 16) one). Launched by
+// xstride/_kernels/reductions.py in place of xs_reduce_tile (reductions.cu), whose
+// staging in shared memory spent the issue slots (Nsight Compute, H200: bool rows of 16
+// bytes 0.39 warps issued a cycle per scheduler and DRAM 39 % busy). Compiled by NVRTC:
+// no standard headers. Template parameters as in reductions.cu; L the row length, Q the
+// rows of a thread.
+//
+// Thread g takes rows g * Q .. g * Q + Q - 1 (Q * L elements: whole 16-byte words,
+// loaded together when the rows are on 16-byte boundaries, which the host checks for
+// the first row, and element by element for the last, shorter group), folds each row
+// in element order from the identity (the fold of xs_reduce_short and xs_reduce_tile,
+// so the same bits) and stores the Q outputs, as one word where they fill one.
+#include <xstride/reduce.cuh>
+#include <xstride/detail/namespace_kernels.cuh>
+#include <xstride/detail/reduce_ops.cuh>
+
+template <int OP, typename Tin, typename Tacc, typename Tout, int L, int Q, int MINB>
+__global__ void __launch_bounds__(256, MINB) xs_reduce_rowregs(const Tin* __restrict__ x,
+                                                               Tout* __restrict__ out,
+                                                               const Tacc* __restrict__ center,
+                                                               long long nrows)
+{
+    static_assert(!xs_centered<OP>, "no center: var's passes of short rows run xs_var_rows");
+    constexpr int E = L * Q;
+    static_assert((E * (int)sizeof(Tin)) % 16 == 0, "a thread's rows are whole 16-byte words");
+    constexpr int NW = E * (int)sizeof(Tin) / 16;
+    constexpr int OB = Q * (int)sizeof(Tout);     // bytes of a thread's outputs
+    typedef typename xs_op_of<OP>::type Op;
+    Op op;
+    const long long r0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * Q;
+    if (r0 >= nrows) return;
+    const int rows = nrows - r0 < Q ? (int)(nrows - r0) : Q;
+    const Tin* src = x + r0 * L;
+    union { uint4 u[NW]; Tin t[E]; } v;
+    if (rows == Q) {
+#pragma unroll
+        for (int i = 0; i < NW; ++i) v.u[i] = __ldg(reinterpret_cast<const uint4*>(src) + i);
+    } else {
+#pragma unroll
+        for (int e = 0; e < E; ++e)
+            if (e < rows * L) v.t[e] = src[e];
+    }
+    union { Tout t[Q]; unsigned w[OB % 4 == 0 ? OB / 4 : 1]; } o;
+#pragma unroll
+    for (int r = 0; r < Q; ++r) {
+        Tacc acc = Op::template identity<Tacc>();
+#pragma unroll
+        for (int j = 0; j < L; ++j) acc = op(acc, xs_transform<OP, Tacc>(v.t[r * L + j], Tacc(0)));
+        o.t[r] = xs_final<OP, Tout>(acc, L);
+    }
+    Tout* dst = out + r0;
+    if constexpr (OB % 16 == 0) {
+        if (rows == Q) {
+#pragma unroll
+            for (int i = 0; i < OB / 16; ++i)
+                reinterpret_cast<uint4*>(dst)[i] = make_uint4(o.w[4 * i], o.w[4 * i + 1],
+                                                             o.w[4 * i + 2], o.w[4 * i + 3]);
+            return;
+        }
+    } else if constexpr (OB == 8) {
+        if (rows == Q) {
+            *reinterpret_cast<uint2*>(dst) = make_uint2(o.w[0], o.w[1]);
+            return;
+        }
+    } else if constexpr (OB == 4) {
+        if (rows == Q) {
+            *reinterpret_cast<unsigned*>(dst) = o.w[0];
+            return;
+        }
+    }
+#pragma unroll
+    for (int r = 0; r < Q; ++r)
+        if (r < rows) dst[r] = o.t[r];
+}
