@@ -311,3 +311,50 @@ def test_xs_arg_desc(cp, nk, nr):
     assert got == [desc.nbytes, *rc.pad(b.kshape, ck, 1), *rc.pad(b.kstride, ck, 0),
                    *rc.pad(plan.rshape, cr, 1), *rc.pad(plan.rstride, cr, 0),
                    *rc.pad(plan.rweight, cr, 0), b.nk, plan.nr, plan.rbase]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "int8", "bool", "uint16"])
+@pytest.mark.parametrize("k", [2, 3, 4, 12, 16])
+def test_register_rows_of_argminmax_gpu(cp, monkeypatch, dtype, k):
+    """Short dense rows in registers (``xs_arg_rowregs``, 16-byte words, a last group
+    of fewer rows) give NumPy's first occurrence of the extreme, or of the first NaN,
+    at each MINB of ``TUNING["arg_regs"]`` and with it off, for rows on and off the
+    16-byte boundary and reversed rows, in the first and the prepared call."""
+    from xstride._kernels import argreductions as ka
+    from xstride._kernels._geometry import regs_rows
+
+    rng = np.random.default_rng(300 + k)
+    dt = np.dtype(dtype)
+    n = 100_003
+    if dt.kind == "f":
+        h = rng.integers(-2, 3, size=(n + 4, k)).astype(dt)
+        h.ravel()[rng.choice(h.size, h.size // 50, replace=False)] = np.nan
+    elif dt.kind == "b":
+        h = rng.random((n + 4, k)) < 0.2
+    else:
+        h = rng.integers(0, 3, size=(n + 4, k)).astype(dt)
+    d = cp.asarray(h)
+    views = {"dense": (h[:n], d[:n]), "offset": (h[1:n + 1], d[1:n + 1]),
+             "reversed": (h[:n, ::-1], d[:n, ::-1])}
+    real, seen = rc.kernel, []
+    monkeypatch.setattr(rc, "kernel", lambda src, expr, partner=None:
+                        seen.append(expr) or real(src, expr, partner))
+    taken = set()
+    for knob in rc.VARIANTS["arg_regs"]:
+        monkeypatch.setitem(rc.TUNING, "arg_regs", knob)
+        for name, (hv, x) in views.items():
+            for f in ("argmin", "argmax"):
+                want = getattr(np, f)(hv, axis=1)
+                ka._RECIPES.clear()
+                ka._CALLS.clear()
+                seen.clear()
+                for _ in range(2):
+                    got = cp.asnumpy(getattr(xp, f)(x, axis=1))
+                    assert np.array_equal(got, want), (knob, name, f)
+                if any(e.startswith("xs_arg_rowregs") for e in seen):
+                    taken.add((knob, name))
+    q = regs_rows(k, dt.itemsize)
+    regs = bool(q) and q <= 4
+    assert taken == ({(v, "dense") for v in rc.VARIANTS["arg_regs"] if v}
+                     | ({(v, "offset") for v in rc.VARIANTS["arg_regs"] if v}
+                        if k * dt.itemsize % 16 == 0 else set()) if regs else set()), taken

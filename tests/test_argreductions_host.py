@@ -166,6 +166,7 @@ def test_geometry_picks_the_kernel_from_the_plan():
 _EXPR = re.compile(r"xs_arg_(thread|warp)<([01]), ([\w ]+), ([\w ]+), (\d+), (\d+)(, \d+)?>")
 _INTER = re.compile(r"xs_arg_interleave<([01]), ([\w ]+), ([\w ]+), \d+>")
 _COMB = re.compile(r"xs_arg_combine<([01]), ([\w ]+)>")
+_REGS = re.compile(r"xs_arg_rowregs<([01]), ([\w ]+), ([\w ]+), (\d+), (\d+), (\d+)>")
 _CT = {v: k for k, v in _rc.CTYPE.items()}
 
 
@@ -199,7 +200,12 @@ class FakeArgKernel:
         self.expr, self.log, self.rng = expr, log, rng
         m = _EXPR.fullmatch(expr)
         mi = _INTER.fullmatch(expr)
-        if m:
+        mr = _REGS.fullmatch(expr)
+        if mr:
+            self.name, self.mx = "rowregs", int(mr.group(1))
+            self.tin, self.tacc = _CT[mr.group(2)], _CT[mr.group(3)]
+            self.L, self.Q = int(mr.group(4)), int(mr.group(5))
+        elif m:
             self.name, self.mx = m.group(1), int(m.group(2))
             self.tin, self.tacc = _CT[m.group(3)], _CT[m.group(4)]
             self.nkc, self.nrc = int(m.group(5)), int(m.group(6))
@@ -235,6 +241,9 @@ class FakeArgKernel:
         if self.name == "interleave":
             self._interleave(grid, block, args)
             return
+        if self.name == "rowregs":
+            self._rowregs(grid, block, args)
+            return
         x, out, pv, pi = (int(a) for a in args[:4])
         d = _words(args[4])
         nrows, rowlen, chunk, nchunks = (int(a) for a in args[5:])
@@ -267,6 +276,29 @@ class FakeArgKernel:
                 _mem(pv, nrows * nchunks, self.tacc)[w] = best[0]
                 _mem(pi, nrows * nchunks, np.int64)[w] = best[1]
 
+
+    def _rowregs(self, grid, block, args):
+        """``xs_arg_rowregs``: thread g takes rows g * Q .. g * Q + Q - 1 of L elements
+        stored one after another from ``x``, 16-byte words for a full group."""
+        x, out, nrows = (int(a) for a in args)
+        L, Q = self.L, self.Q
+        assert (Q * L * self.tin.itemsize) % 16 == 0 and Q * L * self.tin.itemsize <= 48
+        assert Q <= 4 and x % 16 == 0 and out % 16 == 0 and tuple(np.ravel(block)) == (256,)
+        (nb,) = tuple(np.ravel(grid))
+        assert nb * 256 * Q >= nrows > (nb - 1) * 256 * Q
+        rows = _mem(x, nrows * L, self.tin).reshape(nrows, L).astype(self.tacc)
+        bv = bi = None
+        for j in self.rng.permutation(L):      # _better over every row at once
+            v, i = rows[:, j], np.full(nrows, j, np.int64)
+            if bv is None:
+                bv, bi = v, i
+                continue
+            na, nb = v != v, bv != bv
+            wins = (v > bv) if self.mx else (v < bv)
+            loses = (bv > v) if self.mx else (bv < v)
+            take = np.where(na != nb, na, ~na & wins | (~na & ~loses | na) & (i < bi))
+            bv, bi = np.where(take, v, bv), np.where(take, i, bi)
+        _mem(out, nrows, np.int64)[:] = bi
 
     def _check_combine_block(self, block):
         assert int(np.prod(block)) % 32 == 0, "the combine runs whole warps"
@@ -567,3 +599,51 @@ def test_random_views_through_the_launch_path(fake_args, v, data):
             got = getattr(xp, f)(x, axis=axis, keepdims=keepdims)
             assert got.shape == np.shape(want) and got.dtype == np.int64
             np.testing.assert_array_equal(got.get(), want, err_msg=f"{f} {a.shape} {axis}")
+
+
+@pytest.mark.parametrize("knob", [0, 6])
+@pytest.mark.parametrize("dtype", ["float32", "int8", "bool", "float64"])
+def test_register_rows_of_argminmax(fake_args, monkeypatch, knob, dtype):
+    """Short dense rows read forward whose first row is on a 16-byte boundary go to
+    ``xs_arg_rowregs`` (at most 4 rows of at most 48 bytes a thread: rows of 1-byte
+    elements need a length with 4 of them in whole words) when ``TUNING["arg_regs"]``
+    is not 0; reversed rows, rows off the boundary and 8-byte elements keep the
+    one-thread walk. Both give NumPy's first occurrence of the extreme or of the
+    first NaN, also with a last, shorter group of rows and in the prepared call."""
+    from xstride._kernels._geometry import regs_rows
+
+    cp, log = fake_args
+    monkeypatch.setitem(_rc.TUNING, "arg_regs", knob)
+    rng = np.random.default_rng(knob + len(dtype))
+    dt = np.dtype(dtype)
+    taken = 0
+    for k in (2, 3, 4, 12, 16):
+        n = 263
+        if dt.kind == "f":
+            a = rng.integers(-2, 3, size=(n + 4, k)).astype(dt)          # many ties
+            a.ravel()[rng.choice(a.size, 300, replace=False)] = np.nan
+        elif dt.kind == "b":
+            a = rng.random((n + 4, k)) < 0.3
+        else:
+            a = rng.integers(0, 3, size=(n + 4, k)).astype(dt)
+        for name, h in (("dense", a[:n]), ("offset", a[1:n + 1]), ("reversed", a[:n, ::-1])):
+            x = FakeCupyArray(h)
+            q = regs_rows(k, dt.itemsize) if dt.itemsize <= 4 else 0
+            want_regs = bool(knob and q and q <= 4 and name != "reversed"
+                             and x.data.ptr % 16 == 0)
+            for f in ("argmin", "argmax"):
+                for _ in range(2):
+                    before = len(log)
+                    got = getattr(xp, f)(x, axis=1)
+                    assert len(log) == before + 1
+                    assert log[-1][0].startswith("xs_arg_rowregs" if want_regs else "xs_arg_"), \
+                        (name, k, log[-1][0])
+                    if not want_regs:
+                        assert not log[-1][0].startswith("xs_arg_rowregs")
+                    taken += want_regs
+                    np.testing.assert_array_equal(got.get(), getattr(np, f)(h, axis=1),
+                                                  err_msg=f"{name} k={k} {f}")
+    if knob and dt.itemsize <= 4:
+        assert taken >= 8, taken
+    else:
+        assert taken == 0

@@ -25,6 +25,7 @@ from .._plans.reduction import SHORT_ROWLEN, empty_axis_error
 from . import _reduce_common as rc
 from ._cupy import cupy as _cupy
 from ._devices import check as check_devices
+from ._geometry import regs_rows
 from ._launch import Launch, i64, slot64, struct
 from ._lru import Bounded
 from ._prepared import GATE, Store
@@ -175,6 +176,30 @@ class _Recipe:
 _RECIPES: dict = Bounded(1024)
 
 
+#: Most rows a thread of ``xs_arg_rowregs`` takes (4 int64 indices: two 16-byte
+#: stores); 1-byte rows of 3 would give 16 (128 bytes of indices a thread, the limit
+#: at which the register reductions lost to staging).
+ARG_REGS_MOST_ROWS = 4
+
+
+def arg_regs_rows(plan: ArgPlan, x, geo, aligned: bool) -> int:
+    """Rows a thread of the register kernel of short dense rows (``xs_arg_rowregs``)
+    takes for this plan, or 0: the one-thread walk (``geo.kernel == "thread"``, one
+    chunk) of rows of one kept axis stored one after another, read forward (logical
+    index j at element j), the first on a 16-byte boundary (``aligned``), 1-, 2- or
+    4-byte elements other than float16, :func:`regs_rows` rows of at most 48 bytes and
+    :data:`ARG_REGS_MOST_ROWS`, ``TUNING["arg_regs"]`` (MINB) not 0."""
+    base = plan.base
+    dt = np.dtype(x.dtype)
+    if (not rc.TUNING["arg_regs"] or not aligned or geo.kernel != "thread"
+            or geo.nchunks != 1 or dt.itemsize > 4 or dt == rc.HALF or dt.kind not in "biuf"
+            or base.nk != 1 or plan.nr != 1 or plan.rstride[0] != 1 or plan.rweight[0] != 1
+            or plan.rbase != 0 or base.kstride[0] != base.rowlen):
+        return 0
+    q = regs_rows(base.rowlen, dt.itemsize)
+    return q if q <= ARG_REGS_MOST_ROWS else 0
+
+
 def _build(plan: ArgPlan, x, op: str) -> _Recipe:
     rec = _Recipe()
     base = plan.base
@@ -192,6 +217,14 @@ def _build(plan: ArgPlan, x, op: str) -> _Recipe:
     geo = rec.geo = arg_geometry(plan, rc.sm_count(), x.itemsize)
     nkc, nrc, desc = pack_desc(plan)
     tin, tacc = rc.CTYPE[np.dtype(x.dtype)], rc.CTYPE[acc]
+    q = arg_regs_rows(plan, x, geo, (x.data.ptr + rec.xoff) % 16 == 0)
+    if q:   # short dense rows in registers: x, out, nrows
+        minb = rc.TUNING["arg_regs"]
+        expr = f"xs_arg_rowregs<{_MAX[op]}, {tin}, {tacc}, {base.rowlen}, {q}, {minb}>"
+        rows = Launch(rc.kernel(_SRC, expr), (-(-(-(-base.nrows // q)) // BLOCK),), (BLOCK,),
+                      [slot64(), slot64(), i64(base.nrows)])
+        rec.first = lambda xa, out, pval, pidx: rows(xa, out)
+        return rec
     if geo.kernel == "interleave":
         expr = f"xs_arg_interleave<{_MAX[op]}, {tin}, {tacc}, {interleave_tuning(x.itemsize)[1]}>"
         # x, out, partial values, partial indices, ncols, nred, chunk, nchunks, rbase,
@@ -224,7 +257,8 @@ def _recipe(func: str, x, axes: tuple) -> _Recipe:
     if not isinstance(x, cp.ndarray):
         raise type_error(func, "x", x, "a cupy.ndarray")
     check_devices(func, (("x", x),), cp)
-    key = (func, x.shape, x.strides, x.dtype, axes, cp.cuda.runtime.getDevice())
+    key = (func, x.shape, x.strides, x.dtype, axes, cp.cuda.runtime.getDevice(),
+           x.data.ptr & 15, rc.TUNING["arg_regs"])
     rec = _RECIPES.get(key)
     if rec is None:
         rec = _RECIPES.put(key, _build(plan_arg_array(x, axes), x, func))
@@ -265,8 +299,8 @@ class _Call:
         return _shape(_run(self.rec, x), self.rec, self.index)
 
 
-#: (func, shape, strides, dtype, axis, keepdims, memory's device, current device)
-#: -> the ``run`` of a :class:`_Call`
+#: (func, shape, strides, dtype, axis, keepdims, memory's device, current device,
+#: address modulo 16, ``TUNING["arg_regs"]``) -> the ``run`` of a :class:`_Call`
 _CALLS = Store(1024)
 
 
@@ -279,7 +313,7 @@ def repeat(func: str, x, axis, keepdims):
     if axis is not None and type(axis) is not int:
         return None
     run = _CALLS.get((func, x.shape, x.strides, x.dtype, axis, keepdims, x.data.device_id,
-                      GATE.getdev()))
+                      GATE.getdev(), x.data.ptr & 15, rc.TUNING["arg_regs"]))
     return None if run is None else run(x)
 
 
@@ -309,5 +343,6 @@ def argreduce(func: str, x, axis, axes: tuple, keepdims: bool):
         call = _Call()
         call.rec, call.index = rec, index
         _CALLS.prepare((func, x.shape, x.strides, x.dtype, axis, keepdims,
-                        x.data.device_id, cp.cuda.runtime.getDevice()), call.run, cp)
+                        x.data.device_id, cp.cuda.runtime.getDevice(), x.data.ptr & 15,
+                        rc.TUNING["arg_regs"]), call.run, cp)
     return res
