@@ -7,7 +7,6 @@ staged kernel: tests/test_reductions_tile_gpu.py."""
 
 from __future__ import annotations
 
-import ctypes
 import re
 
 import numpy as np
@@ -20,6 +19,7 @@ from xstride._kernels._geometry import regs_rows
 from tests._fake_var_kernels import finish_model
 from tests.conftest import FakeCupyArray
 from tests.test_reduction_host_path import FakeKernel
+from tests.test_scans_tile_model import _Model, _host
 
 _REGS = re.compile(r"xs_reduce_rowregs<(\d+), ([\w ]+), ([\w ]+), ([\w ]+), (\d+), (\d+), (\d+)>")
 _CT = {v: k for k, v in rc.CTYPE.items()}
@@ -28,22 +28,10 @@ _FOLD = {0: np.add, 1: np.multiply, 2: np.minimum, 3: np.maximum, 5: np.bitwise_
 _IDENTITY = {0: 0, 1: 1, 5: 1, 6: 0, 7: 0}
 
 
-def _host(ptr, count, dtype):
-    dtype = np.dtype(dtype)
-    return np.frombuffer((ctypes.c_char * (count * dtype.itemsize)).from_address(ptr), dtype)
-
-
-class _RowRegs:
+class _RowRegs(_Model):
     """xs_reduce_rowregs on the host, from its launch alone."""
 
-    def __init__(self, expr, log):
-        self.m = _REGS.fullmatch(expr)
-        assert self.m, expr
-        self.expr, self.log = expr, log
-
-    @property
-    def kernel(self):
-        return self
+    PATTERN = _REGS
 
     def __call__(self, grid, block, args, shared_mem=0, **kwargs):
         op = int(self.m.group(1))
@@ -196,3 +184,38 @@ def test_register_rows_refuse_var_and_views(fake_rows, monkeypatch):
     xp.var(x, axis=1)
     xp.std(FakeCupyArray(np.ones((3000, 3), np.int32)), axis=1)    # the mean's recipe first
     assert not any(e[0].startswith("xs_reduce_rowregs") for e in log)
+
+
+def test_register_kernels_compile_with_the_packed_parameter_sizes():
+    """The three register kernels of short dense rows compile under NVRTC (sm_90) for
+    the element types, row lengths and row counts the executors launch, with the
+    parameters they pack: x, out[, center], nrows, each 8 bytes."""
+    from tests.test_cuda_headers_nvrtc import compile_named, nvrtc, ptx_param_sizes
+    from xstride._kernels._compile import source
+
+    if nvrtc is None:
+        pytest.skip("cuda-bindings/nvrtc not importable")
+    red = [f"xs_reduce_rowregs<{op}, {t}, {acc}, {out}, {k}, {regs_rows(k, size)}, 4>"
+           for op, t, acc, out, size in ((0, "float", "double", "float", 4),
+                                         (7, "float", "double", "float", 4),
+                                         (3, "short", "int", "short", 2),
+                                         (5, "bool", "int", "bool", 1),
+                                         (0, "unsigned char", "unsigned long long",
+                                          "unsigned long long", 1),
+                                         (0, "int", "long long", "long long", 4))
+           for k in (2, 3, 4, 12) if regs_rows(k, size) * {"float": 4, "short": 2, "bool": 1,
+                                                             "unsigned long long": 8,
+                                                             "long long": 8}[out] <= 32]
+    arg = [f"xs_arg_rowregs<{mx}, {t}, {acc}, {k}, {regs_rows(k, size)}, 6>"
+           for mx, t, acc, size in ((0, "float", "float", 4), (1, "signed char", "int", 1),
+                                    (1, "unsigned short", "unsigned int", 2))
+           for k in (3, 4, 12, 16) if 0 < regs_rows(k, size) <= 4]
+    scan = [f"xs_scan_rowregs<{op}, {t}, {acc}, {t}, {k}, {regs_rows(k, 4)}, {rev}, 2>"
+            for op, t, acc in ((0, "float", "double"), (1, "int", "long long"))
+            for k in (1, 2, 3, 6, 12) for rev in (0, 1)]
+    assert len(red) > 15 and len(arg) > 6 and len(scan) == 20
+    for file, names, params in (("reductions_rows.cu", red, 4), ("argreductions.cu", arg, 3),
+                                ("scans_short.cu", scan, 3)):
+        lowered, ptx = compile_named(source(file), names, "sm_90", file)
+        for name in names:
+            assert ptx_param_sizes(ptx, lowered[name]) == [8] * params, name

@@ -25,20 +25,29 @@ def _host(ptr, count, dtype):
     return np.frombuffer((ctypes.c_char * (count * dtype.itemsize)).from_address(ptr), dtype)
 
 
-class _TileKernel:
-    """xs_scan_tile on the host: block b takes tiles b, b + gridDim.x, ... of
-    ``rows_per_tile`` rows; a tile's input is the span of ``nt * L * C`` elements from
-    ``x + r0 * kstride[0]``, its output the span of ``nt * (L + init) * C`` from
-    ``out + r0 * kout[0]``; series t of a tile is row ``t / C``, position ``t % C``."""
+class _Model:
+    """A kernel run on the host from its launch alone; ``self.m`` holds the template
+    arguments of its expression, matched by the class's ``PATTERN``."""
+
+    PATTERN: re.Pattern
 
     def __init__(self, expr, log):
-        self.m = _TILE.fullmatch(expr)
+        self.m = self.PATTERN.fullmatch(expr)
         assert self.m, expr
         self.expr, self.log = expr, log
 
     @property
     def kernel(self):
         return self
+
+
+class _TileKernel(_Model):
+    """xs_scan_tile on the host: block b takes tiles b, b + gridDim.x, ... of
+    ``rows_per_tile`` rows; a tile's input is the span of ``nt * L * C`` elements from
+    ``x + r0 * kstride[0]``, its output the span of ``nt * (L + init) * C`` from
+    ``out + r0 * kout[0]``; series t of a tile is row ``t / C``, position ``t % C``."""
+
+    PATTERN = _TILE
 
     def __call__(self, grid, block, args, shared_mem=0, **kwargs):
         op = self.m.group(1)
@@ -83,20 +92,13 @@ class _TileKernel:
         assert np.all(written == 1)
 
 
-class _RowRegsKernel:
+class _RowRegsKernel(_Model):
     """xs_scan_rowregs on the host: thread g = block * 256 + lane takes rows
     ``[g * Q, g * Q + Q)`` (fewer at the end) of L elements, read from ``x + g * Q * L``
     (each row from its end when REV) and written forward at ``out + g * Q * L``; with
     whole 16-byte words a thread when the host launches it on aligned addresses."""
 
-    def __init__(self, expr, log):
-        self.m = _REGS.fullmatch(expr)
-        assert self.m, expr
-        self.expr, self.log = expr, log
-
-    @property
-    def kernel(self):
-        return self
+    PATTERN = _REGS
 
     def __call__(self, grid, block, args, shared_mem=0, **kwargs):
         op = self.m.group(1)

@@ -258,8 +258,9 @@ def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Rec
         rec.tail = (np.int64(plan.length), np.int64(rec.tiles_per_row),
                     np.int64(rec.groups_per_row))
         rec.smem = threads // 32 * _segment_bytes(items, np.dtype(x.dtype), out_dt)
-    elif plan.strategy == "tile" and _rowregs(plan, np.dtype(x.dtype), out_dt, aligned):
-        q, minb = _rowregs(plan, np.dtype(x.dtype), out_dt, aligned)
+    elif plan.strategy == "tile" and (regs := _rowregs(plan, np.dtype(x.dtype), out_dt,
+                                                       aligned)):
+        q, minb = regs
         expr = (f"xs_scan_rowregs<{_OPS[op]}, {tin}, {tacc}, {tout}, {plan.length}, {q}, "
                 f"{int(plan.s_in < 0)}, {minb}>")
         rec.grid = (-(-(-(-plan.nrows // q)) // 256),)
