@@ -154,6 +154,20 @@ def _np_ptr(a: np.ndarray) -> int:
     return a.__array_interface__["data"][0]
 
 
+def _host_view(shape, dtype, memptr, strides) -> np.ndarray:
+    """The host array of ``cupy.ndarray(shape, dtype, memptr=memptr, strides=strides)``:
+    ``memptr`` points into real host memory (a fake array made without ``ptr=``)."""
+    dt = np.dtype(dtype)
+    shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(n) for n in shape)
+    if strides is None:
+        strides = tuple(int(np.prod(shape[i + 1:], dtype=np.int64)) * dt.itemsize
+                        for i in range(len(shape)))
+    lo = sum(st * (n - 1) for n, st in zip(shape, strides) if st < 0 and n)
+    hi = sum(st * (n - 1) for n, st in zip(shape, strides) if st > 0 and n) + dt.itemsize
+    buf = (ctypes.c_char * (hi - lo)).from_address(memptr.ptr + lo)
+    return np.ndarray(shape, dt, buffer=buf, offset=-lo, strides=tuple(strides))
+
+
 def _allocate(shape, dtype, *, misalign: int = 0, poison: bool = True, device: int = 0):
     """A fresh C-order fake array, 512-byte aligned like CuPy's pool (plus ``misalign``
     bytes), every byte 0xA5 unless ``poison`` is off."""
@@ -178,11 +192,17 @@ class FakeCupyArray:
     is a device array over ``host_array``'s memory, no copy, any strides. Keywords:
     ``mem`` (the allocation it lies in), ``ptr`` (a pretend address for
     ``data.ptr`` and ``__cuda_array_interface__``), ``device``, ``readonly``.
+    ``FakeCupyArray(shape, dtype, memptr=p, strides=s)`` is CuPy's view of the memory at
+    ``p`` (a pointer of a fake array over real host memory) with those byte strides.
     """
 
     poison = True
 
-    def __init__(self, a, dtype=None, *, mem=None, ptr=None, device=0, readonly=False):
+    def __init__(self, a, dtype=None, *, mem=None, ptr=None, device=0, readonly=False,
+                 memptr=None, strides=None):
+        if memptr is not None:
+            a = _host_view(a, dtype, memptr, strides)
+            mem, ptr, device = memptr.mem, memptr.ptr, memptr.mem.device_id
         if not isinstance(a, np.ndarray):
             cp = sys.modules.get("cupy")
             if isinstance(cp, FakeCupy) and self.poison:

@@ -292,8 +292,8 @@ def test_tile_byte_words_at_every_offset(cp, dtype):
 @pytest.mark.parametrize("k", [2, 3, 4, 6, 8, 12, 16])
 def test_register_rows_give_the_staged_tiles_bits(cp, monkeypatch, dtype, k):
     """Short dense rows folded in registers (``xs_reduce_rowregs``, 16-byte words, a last
-    group of fewer rows, reversed rows) give the bits of the staged tile
-    (``TUNING["red_regs"] = 0``) for every op at each MINB of the knob, in the first and
+    group of fewer rows, reversed rows) give the bits of the plan's own kernel (the staged
+    tile, "lanes" or "short"; ``TUNING["red_regs"] = 0``) for every op at each MINB of the knob, in the first and
     the prepared call; the same shape off the 16-byte boundary stays staged and right."""
     from xstride._kernels import _reduce_common as rc
     from xstride._kernels._geometry import regs_rows
@@ -330,6 +330,6 @@ def test_register_rows_give_the_staged_tiles_bits(cp, monkeypatch, dtype, k):
         _fresh_caches(monkeypatch)
         xp.max(x, axis=1)                       # outputs of the input's size
         (rec,) = red._RECIPES.values()
-        regs = bool(regs_rows(k, dt.itemsize)) and plan_array(x, (1,)).strategy == "tile" \
+        regs = bool(regs_rows(k, dt.itemsize)) and plan_array(x, (1,)).strategy in ("tile", "lanes", "short") \
             and (x.data.ptr + rec.plan.offset * dt.itemsize) % 16 == 0
         assert (rec.kind == "rowregs") == regs, (name, rec.kind)

@@ -322,6 +322,10 @@ def _kernel_functions(be) -> dict:
                     # starts from it): CuPy's complex cumsum of (n, 1) over axis 1 ran
                     # 100x slower than this copy
                     return lib().astype(x, out, copy=True)
+                if (op == "sum" and x.size and hasattr(scn, "takes_complex_sum")
+                        and scn.takes_complex_sum(x.dtype, out)):
+                    # complex: the real and imaginary parts scanned as real values
+                    return scn.complex_sum(x, ax, bool(include_initial), out)
                 return getattr(lib(), func)(x, axis=ax, dtype=dtype,
                                             include_initial=bool(include_initial))
             return scn.scan(op, x, ax, bool(include_initial), out, axis=axis, dtype=dtype,

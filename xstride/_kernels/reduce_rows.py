@@ -1,6 +1,6 @@
 """The register kernel of short dense rows (``xs_reduce_rowregs``, reductions_rows.cu):
-which ``"tile"`` reductions it takes in place of the staged ``xs_reduce_tile``, and
-their launch.
+which reductions of the ``"tile"``, ``"lanes"`` and ``"short"`` plans it takes in place
+of their kernels, and its launch.
 
 A thread folds ``Q`` whole rows from 16-byte words in registers (:func:`regs_rows`);
 the fold of every row is the staged kernel's, so the results have the same bits. See
@@ -21,6 +21,11 @@ _SRC = "reductions_rows.cu"
 #: Input dtypes it takes: 1-, 2- and 4-byte integers, bool and float32 (float16 and
 #: complex stay staged).
 _KINDS = frozenset("biuf")
+#: The plans whose dense rows it takes. H200, (2**25, k), fraction of copy, the plan's
+#: kernel against this one (2026-12-03, the same bits): float32 "lanes" k = 8 0.97 ->
+#: 1.00-1.03, "short" k = 6 0.94-0.99 -> 0.99-1.02; int16 "short" k = 16 0.48-0.58 ->
+#: 0.96-1.03; "lanes" k = 4 about even (docs/reductions.md, "tile").
+STRATEGIES = frozenset({"tile", "lanes", "short"})
 
 
 #: Most bytes of outputs a thread stores: 16 bool sums of rows of 3 into int64 (128
@@ -30,14 +35,15 @@ MOST_OUT_BYTES = 32
 
 
 def rows_q(plan, x, op: str, centered: frozenset, base: int, out_dtype: np.dtype) -> int:
-    """Rows a thread when ``xs_reduce_rowregs`` takes this ``"tile"`` plan: rows of one
+    """Rows a thread when ``xs_reduce_rowregs`` takes this plan (one of
+    :data:`STRATEGIES`): rows of one
     kept axis stored one after another (stride ``rowlen``), the reduced axis of stride 1,
     the first row on a 16-byte boundary (``base``, its address), an op without a center,
     a dtype of :data:`_KINDS` of at most 4 bytes (not float16), few bytes a thread in
     (:func:`regs_rows`) and out (:data:`MOST_OUT_BYTES`) and ``TUNING["red_regs"]``
     (MINB) not 0; else 0."""
     dt = np.dtype(x.dtype)
-    if (not rc.TUNING["red_regs"] or plan.strategy != "tile" or op in centered
+    if (not rc.TUNING["red_regs"] or plan.strategy not in STRATEGIES or op in centered
             or dt.kind not in _KINDS or dt.itemsize > 4 or dt == np.float16
             or plan.nk != 1 or plan.nr != 1 or plan.rstride[0] != 1
             or plan.kstride[0] != plan.rowlen or base % 16):

@@ -25,6 +25,7 @@ from .._plans.reduction import (
 )
 from .._plans.reduction_split import split_axes
 from . import _reduce_common as rc
+from . import complex_parts as _cx
 from . import elementwise as _ew
 from . import reduce_rows as _rr
 from . import var_kernels as vk
@@ -384,6 +385,12 @@ def _cast_copy(y, out_dtype: np.dtype, op: str):
     if (not plain and y.dtype == out_dtype and out_dtype.kind == "f"
             and _ew.takes(out_dtype)):   # 0 + y in one pass on the engine
         return _ew.ufunc("add", (out_dtype, float), (out_dtype,) * 3, (y, 0.0), None, y.shape)
+    part = _cx.PART.get(out_dtype)
+    if op == "sum" and y.dtype == out_dtype and part is not None and _ew.takes(part):
+        # a complex sum adds 0 to each part: one pass of the engine over both parts
+        p = _cx.parts(y)
+        return _cx.from_parts(_ew.ufunc("add", (part, float), (part,) * 3, (p, 0.0), None,
+                                        p.shape), out_dtype)
     res = _ew.astype(y, out_dtype) if _ew.takes(y.dtype, out_dtype) else \
         y.astype(out_dtype, copy=plain)
     if plain:

@@ -23,6 +23,7 @@ import numpy as np
 from .._plans.scan import plan_scan
 from ..layout import Layout
 from . import _reduce_common as rc
+from . import complex_parts as _cx
 from ._cupy import cupy as _cupy
 from ._devices import check as check_devices
 from ._geometry import (SHORT_MAX_BLOCKS, colsplit_geometry, columns_vector,
@@ -31,7 +32,7 @@ from ._lru import Bounded
 from ._prepared import GATE, Store, args_ok
 from ._launch import Launch, i64, slot32, slot64, struct
 
-__all__ = ["takes", "scan", "repeat"]
+__all__ = ["takes", "takes_complex_sum", "scan", "complex_sum", "repeat"]
 
 _SRC = "scans.cu"
 _SHORT_SRC = "scans_short.cu"
@@ -316,6 +317,32 @@ DTYPES = rc.SUPPORTED
 def takes(*dtypes) -> bool:
     """True when the kernels handle every one of ``dtypes`` (else the library runs)."""
     return all(np.dtype(d) in rc.SUPPORTED for d in dtypes)
+
+
+def takes_complex_sum(x_dtype, out_dt) -> bool:
+    """True when :func:`complex_sum` takes a cumulative sum of ``x_dtype`` into ``out_dt``
+    (both complex64 or complex128)."""
+    return np.dtype(x_dtype) in _cx.PART and np.dtype(out_dt) in _cx.PART
+
+
+def complex_sum(x, ax: int, include_initial: bool, out_dt: np.dtype):
+    """The cumulative sum of a complex CuPy array ``x`` (at least one dimension, not
+    empty) along the checked axis ``ax``, as a new array of complex ``out_dt``.
+
+    Complex addition adds the real parts and the imaginary parts apart, so the scan is
+    that of the real array of both parts (:func:`~._kernels.complex_parts.parts`, shape
+    ``x.shape + (2,)``): :func:`scan` into the parts' dtype of ``out_dt`` (each part
+    carried and rounded as a real scan is, docs/reductions.md), viewed back as complex.
+
+    Raises
+    ------
+    ValueError
+        As :func:`scan` (the device rules).
+    """
+    out_part = _cx.PART[np.dtype(out_dt)]
+    res = scan("sum", _cx.parts(x), ax, include_initial, out_part, axis=ax, dtype=out_part,
+               prepare=False)
+    return _cx.from_parts(res, np.dtype(out_dt))
 
 
 def scan(op: str, x, ax: int, include_initial: bool, out_dt: np.dtype, *, axis, dtype,
