@@ -74,10 +74,12 @@ def test_every_complex_instantiation_compiles(fake_reductions):  # noqa: F811
 
 
 def test_a_complex_scan_of_one_element_is_a_cast_copy(fake_reductions, monkeypatch):  # noqa: F811
-    """The scan kernels do not take complex (the library's scan runs), but a scan over
-    an axis of one element is the element (NumPy's accumulate starts from it): a cast
-    copy, not CuPy's cumsum (100x slower on (n, 1) over axis 1, H200)."""
+    """A scan over an axis of one element is the element (NumPy's accumulate starts from
+    it): a cast copy, not CuPy's cumsum (100x slower on (n, 1) over axis 1, H200). Over
+    longer axes a complex cumulative_sum is the scan of its parts
+    (``scans.complex_sum``), a complex cumulative_prod the library's."""
     from xstride import _backends
+    from xstride._kernels import scans
 
     seen = []
     lib = types.SimpleNamespace(
@@ -91,7 +93,11 @@ def test_a_complex_scan_of_one_element_is_a_cast_copy(fake_reductions, monkeypat
     assert got.get().tobytes() == np.cumulative_sum(h, axis=1).tobytes()
     xp.cumulative_prod(FakeCupyArray(h), axis=1, dtype=C16)
     assert seen[-1] == ("astype", np.dtype(C16), True)
+    monkeypatch.setattr(scans, "complex_sum",
+                        lambda x, ax, incl, out: seen.append(("parts", ax, incl, out)) or x)
     for kw in ({"axis": 0}, {"axis": 1, "include_initial": True}):   # not one element
         n = len(seen)
         xp.cumulative_sum(FakeCupyArray(h), **kw)
-        assert seen[n][0] == "cumulative_sum"
+        assert seen[n] == ("parts", kw["axis"], "include_initial" in kw, np.dtype(np.complex64))
+        xp.cumulative_prod(FakeCupyArray(h), **kw)
+        assert seen[n + 1][0] == "cumulative_prod"

@@ -371,6 +371,16 @@ def _reduce(func: str, op: str, x, axis, axes, keepdims: bool, out_dtype: np.dty
     return _finish_rec(buf, rec, x.ndim, keepdims)
 
 
+def _add_zero(y, dt: np.dtype):
+    """``y + 0.0`` (``y`` of the float dtype ``dt``) on the engine: its prepared call
+    where an earlier one left it (no planning: the host time of a launch), else the
+    checked call, which prepares it."""
+    got = _ew.repeat2("add", y, 0.0)
+    if got is not None:
+        return got
+    return _ew.ufunc("add", (dt, float), (dt,) * 3, (y, 0.0), None, y.shape)
+
+
 def _cast_copy(y, out_dtype: np.dtype, op: str):
     """``y`` cast to ``out_dtype``, reduced over an axis of one element (the "copy"
     strategy: one element per output), on the elementwise engine where it takes both
@@ -384,13 +394,11 @@ def _cast_copy(y, out_dtype: np.dtype, op: str):
                                              or op == "prod" and out_dtype.kind == "c")
     if (not plain and y.dtype == out_dtype and out_dtype.kind == "f"
             and _ew.takes(out_dtype)):   # 0 + y in one pass on the engine
-        return _ew.ufunc("add", (out_dtype, float), (out_dtype,) * 3, (y, 0.0), None, y.shape)
+        return _add_zero(y, out_dtype)
     part = _cx.PART.get(out_dtype)
     if op == "sum" and y.dtype == out_dtype and part is not None and _ew.takes(part):
         # a complex sum adds 0 to each part: one pass of the engine over both parts
-        p = _cx.parts(y)
-        return _cx.from_parts(_ew.ufunc("add", (part, float), (part,) * 3, (p, 0.0), None,
-                                        p.shape), out_dtype)
+        return _cx.from_parts(_add_zero(_cx.parts(y), part), out_dtype)
     res = _ew.astype(y, out_dtype) if _ew.takes(y.dtype, out_dtype) else \
         y.astype(out_dtype, copy=plain)
     if plain:
