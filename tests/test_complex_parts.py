@@ -118,3 +118,81 @@ def test_complex_sum_of_one_element_adds_zero_to_the_parts(fake_cupy, monkeypatc
     assert got.dtype == np.complex64 and got.shape == (20,)
     np.testing.assert_array_equal(got.host, np.sum(h, axis=1))
     assert not np.signbit(got.host[0].real) and not np.signbit(got.host[0].imag)
+
+
+@pytest.fixture
+def partwise_host(fake_cupy, monkeypatch):
+    """The engine's ufunc on the parts replaced by NumPy (recording each call), no
+    prepared calls, :data:`PARTWISE_MIN` of 1; the library's ``add``/``subtract``/
+    ``multiply`` recorded too. Yields the record."""
+    from xstride._kernels import elementwise as ew
+
+    seen = []
+
+    def host_ufunc(func, kinds, loop, args, out, shape):
+        seen.append(("engine", func, tuple(a.shape for a in args), np.dtype(loop[-1]),
+                     out is not None))
+        res = getattr(np, func)(*(a.host for a in args))
+        if out is None:
+            return FakeCupyArray(np.ascontiguousarray(res))
+        out.host[...] = res
+        return out
+
+    def library(name):
+        def call(*args):
+            seen.append(("library", name))
+            return FakeCupyArray(getattr(np, name)(*(getattr(a, "host", a) for a in args)))
+        return call
+
+    monkeypatch.setattr(ew, "ufunc", host_ufunc)
+    monkeypatch.setattr(ew, "repeat", lambda tag, args, out: None)
+    monkeypatch.setattr(ew, "PARTWISE_MIN", 1)
+    for name in ("add", "subtract", "multiply"):
+        monkeypatch.setattr(fake_cupy, name, library(name), raising=False)
+    yield seen
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_add_and_subtract_run_on_the_parts(partwise_host, dtype):
+    """``add``/``subtract`` of complex arrays of one dtype (broadcast, views, ``out=``)
+    are the engine's float function of their parts: NumPy's values."""
+    seen = partwise_host
+    rng = np.random.default_rng(5)
+    h = _complex(rng, (40, 3), dtype)
+    x = FakeCupyArray(h)
+    part = cx.PART[np.dtype(dtype)]
+    for func in ("add", "subtract"):
+        for a, b in ((x, x._view(h[0])), (x._view(h.T), x._view(h.T[::-1])),
+                     (x._view(h[:, :1]), x._view(h[0]))):
+            seen.clear()
+            got = getattr(xp, func)(a, b)
+            want = getattr(np, func)(a.host, b.host)
+            assert seen == [("engine", func, (a.shape + (2,), b.shape + (2,)), part, False)]
+            assert got.dtype == want.dtype and got.shape == want.shape
+            np.testing.assert_array_equal(got.host, want)
+        out = FakeCupyArray(np.zeros((40, 3), dtype))
+        seen.clear()
+        assert getattr(xp, func)(x, x._view(h[1]), out=out) is out
+        assert seen == [("engine", func, ((40, 3, 2), (3, 2)), part, True)]
+        np.testing.assert_array_equal(out.host, getattr(np, func)(h, h[1]))
+
+
+def test_other_complex_calls_stay_the_librarys(partwise_host, monkeypatch):
+    """Mixed complex dtypes, a Python scalar operand, ``multiply``, a call below
+    ``PARTWISE_MIN`` elements and broadcast errors: not the parts."""
+    from xstride._kernels import elementwise as ew
+
+    seen = partwise_host
+    h = _complex(np.random.default_rng(6), (40, 3), "complex64")
+    x, wide = FakeCupyArray(h), FakeCupyArray(h.astype(np.complex128))
+    for call, name in ((lambda: xp.add(x, wide), "add"), (lambda: xp.add(x, 1.5), "add"),
+                       (lambda: xp.multiply(x, x), "multiply")):
+        seen.clear()
+        call()
+        assert seen == [("library", name)], seen
+    monkeypatch.setattr(ew, "PARTWISE_MIN", 121)
+    seen.clear()
+    xp.subtract(x, x)                       # 120 elements
+    assert seen == [("library", "subtract")]
+    with pytest.raises(ValueError, match="broadcast"):
+        xp.add(x, FakeCupyArray(h[:, :2]))

@@ -143,3 +143,37 @@ def test_complex_sum_of_one_element_is_numpys(cp, dtype):
     wide = xp.sum(d, axis=1, dtype=xp.complex128).get() if dtype == "complex64" else None
     if wide is not None:
         np.testing.assert_array_equal(wide, np.sum(h, axis=1, dtype=np.complex128))
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_add_and_subtract_on_the_parts(cp, monkeypatch, dtype):
+    """``add``/``subtract`` of complex arrays on the engine over their parts: NumPy's
+    values on broadcast rows, transposed and reversed views, ``out=`` (also the input
+    itself, with a row of it as the other operand), at the default size limit and, with
+    the limit lowered, on small arrays; the engine ran, not the library."""
+    from xstride._kernels import _elementwise_exec as ex
+    from xstride._kernels import elementwise as ew
+
+    rng = np.random.default_rng(10)
+    big = _complex(rng, (ew.PARTWISE_MIN // 4, 4), dtype)
+    d = cp.asarray(big)
+    for func in ("add", "subtract"):
+        ex.last_kind = None
+        got = getattr(xp, func)(d, d[0])
+        assert ex.last_kind is not None
+        assert np.array_equal(got.get(), getattr(np, func)(big, big[0]))
+    monkeypatch.setattr(ew, "PARTWISE_MIN", 1)
+    h = _complex(rng, (3001, 5), dtype)
+    d = cp.asarray(h)
+    pairs = [(h, h[0], d, d[0]), (h.T, h.T[::-1], d.T, d.T[::-1]), (h[::-2], h[1::2][:1],
+             d[::-2], d[1::2][:1]), (h[:, :1], h[0], d[:, :1], d[0])]
+    for func in ("add", "subtract"):
+        for ha, hb, da, db in pairs:
+            ex.last_kind = None
+            got = getattr(xp, func)(da, db)
+            assert ex.last_kind is not None
+            want = getattr(np, func)(ha, hb)
+            assert got.dtype == want.dtype and np.array_equal(got.get(), want)
+        out = cp.asarray(h)
+        assert getattr(xp, func)(out, out[0], out=out) is out
+        assert np.array_equal(out.get(), getattr(np, func)(h, h[0]))

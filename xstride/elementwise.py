@@ -22,6 +22,8 @@ The list of functions is one table, ``xstride._core.ufuncs.ENGINE_UFUNCS``.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import _backends
@@ -256,6 +258,15 @@ def _engine_functions(be, ex) -> tuple[dict, dict]:
         loop = resolve(func, kinds)
         if not takes(*loop, *(a.dtype for a in arrays)) or (
                 out is not None and owns(out) and not takes(out.dtype)):
+            if len(arrays) == nin and getattr(ex, "PARTWISE", ()) and func in ex.PARTWISE:
+                # complex add/subtract: the engine over the parts, where it takes them
+                shape = broadcast_shapes(*(a.shape for a in arrays), func=func)
+                if ((out is None or owns(out))
+                        and ex.partwise_takes(func, loop, arrays, out, math.prod(shape))):
+                    if out is not None:
+                        check_out(func, out, shape, loop[-1], be, whole_elements=True,
+                                  owns=owns)
+                    return ex.partwise(func, loop, args, out, shape)
             return finish_out(func, getattr(lib(), numpy_ufunc_name(func))(*args), out)
         shape = arrays[0].shape
         for a in arrays[1:]:

@@ -19,13 +19,15 @@ import numpy as np
 from ._elementwise_source import C_TYPES   # the engine's: float16 too
 from .._core.ufuncs import ENGINE_UFUNCS
 from . import _elementwise_exec as _ex
+from . import complex_parts as _cx
 from ._cupy import cupy as _cupy
 from ._devices import check as _check_devices
 from ._elementwise_exec import repeat, repeat1, repeat2
 from ._lru import Bounded
 
 __all__ = ["takes", "repeat", "repeat1", "repeat2", "ufunc", "where", "astype", "copy_into",
-           "OPS", "ENGINE", "ACCEPTS_SEQUENCES", "WHOLE_ELEMENTS"]
+           "partwise_takes", "partwise", "OPS", "ENGINE", "ACCEPTS_SEQUENCES",
+           "WHOLE_ELEMENTS", "PARTWISE", "PARTWISE_MIN"]
 
 #: name -> (arity, C++ expression over the loop-typed inputs {0}, {1})
 OPS = ENGINE_UFUNCS
@@ -97,6 +99,45 @@ def ufunc(func: str, kinds: tuple, loop: tuple, args: tuple, out, shape):
             for a, ldt in zip(args, loop[:nin])]
     _remember(func, args, out, fresh, entry, copied, conv, alloc)
     return out
+
+
+#: The complex functions that act on the real and the imaginary parts apart (NumPy's
+#: complex add and subtract): :func:`partwise` runs them on the parts.
+PARTWISE = frozenset({"add", "subtract"})
+#: Fewest output elements for :func:`partwise`; smaller calls stay the library's. The
+#: parts' views cost host time per call that a small call's device time does not pay
+#: back: CuPy's complex64 add of (2**25, 1) + (1,) ran at 0.76 of a copy on the H200
+#: (2026-12-03), the engine's float32 one at 0.96, a gain of 40 us there.
+PARTWISE_MIN = 1 << 22
+
+
+def partwise_takes(func: str, loop: tuple, arrays, out, size: int) -> bool:
+    """True when :func:`partwise` runs ``func`` with loop dtypes ``loop`` on ``arrays``
+    (every argument an array) into ``out`` (None or a CuPy array) for ``size`` output
+    elements: a function of :data:`PARTWISE`, every array and the loop of one complex
+    dtype whose parts the engine takes, ``out`` None or of that dtype, and at least
+    :data:`PARTWISE_MIN` elements."""
+    dt = np.dtype(loop[-1])
+    part = _cx.PART.get(dt)
+    return (func in PARTWISE and part is not None and size >= PARTWISE_MIN
+            and _ex.ctype(part) is not None and all(np.dtype(d) == dt for d in loop)
+            and all(a.dtype == dt for a in arrays) and (out is None or out.dtype == dt))
+
+
+def partwise(func: str, loop: tuple, args: tuple, out, shape):
+    """Run the checked complex call ``func(*args)`` (:func:`partwise_takes`) as the same
+    function of the real arrays of their parts (``complex_parts.parts``: shape
+    ``x.shape + (2,)``, broadcast as the arrays are) into the parts of ``out`` or of a
+    new array of ``shape``: the engine's prepared call after the first."""
+    dt = np.dtype(loop[-1])
+    part = _cx.PART[dt]
+    ps = tuple(_cx.parts(a) for a in args)
+    pout = None if out is None else _cx.parts(out)
+    res = repeat(func, ps, pout)
+    if res is None:
+        res = ufunc(func, (part,) * len(ps), (part,) * (len(ps) + 1), ps, pout,
+                    tuple(shape) + (2,))
+    return out if out is not None else _cx.from_parts(res, dt)
 
 
 def where(kinds: tuple, rdt, args: tuple, out, shape):
