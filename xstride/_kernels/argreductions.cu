@@ -35,6 +35,7 @@
 // partial [w]. Index arithmetic is 64-bit throughout.
 #include <xstride/reduce.cuh>
 #include <xstride/detail/namespace_kernels.cuh>
+#include <xstride/detail/row_words.cuh>
 
 #define XS_ARG_NONE 9223372036854775807LL
 
@@ -306,21 +307,12 @@ __global__ void __launch_bounds__(256, MINB) xs_arg_rowregs(const Tin* __restric
                                                             long long nrows)
 {
     constexpr int E = L * Q;
-    static_assert((E * (int)sizeof(Tin)) % 16 == 0, "a thread's rows are whole 16-byte words");
-    constexpr int NW = E * (int)sizeof(Tin) / 16;
     const long long r0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * Q;
     if (r0 >= nrows) return;
     const int rows = nrows - r0 < Q ? (int)(nrows - r0) : Q;
     const Tin* src = x + r0 * L;
-    union { uint4 u[NW]; Tin t[E]; } v;
-    if (rows == Q) {
-#pragma unroll
-        for (int i = 0; i < NW; ++i) v.u[i] = __ldg(reinterpret_cast<const uint4*>(src) + i);
-    } else {
-#pragma unroll
-        for (int e = 0; e < E; ++e)
-            if (e < rows * L) v.t[e] = src[e];
-    }
+    xs_row_words<Tin, E> v;
+    xs_load_row_words(v, src, rows * L);
     long long o[Q];
 #pragma unroll
     for (int r = 0; r < Q; ++r) {

@@ -16,6 +16,7 @@
 #include <xstride/reduce.cuh>
 #include <xstride/detail/namespace_kernels.cuh>
 #include <xstride/detail/reduce_ops.cuh>
+#include <xstride/detail/row_words.cuh>
 
 template <int OP, typename Tin, typename Tacc, typename Tout, int L, int Q, int MINB>
 __global__ void __launch_bounds__(256, MINB) xs_reduce_rowregs(const Tin* __restrict__ x,
@@ -25,8 +26,6 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_rowregs(const Tin* __rest
 {
     static_assert(!xs_centered<OP>, "no center: var's passes of short rows run xs_var_rows");
     constexpr int E = L * Q;
-    static_assert((E * (int)sizeof(Tin)) % 16 == 0, "a thread's rows are whole 16-byte words");
-    constexpr int NW = E * (int)sizeof(Tin) / 16;
     constexpr int OB = Q * (int)sizeof(Tout);     // bytes of a thread's outputs
     typedef typename xs_op_of<OP>::type Op;
     Op op;
@@ -34,15 +33,8 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_rowregs(const Tin* __rest
     if (r0 >= nrows) return;
     const int rows = nrows - r0 < Q ? (int)(nrows - r0) : Q;
     const Tin* src = x + r0 * L;
-    union { uint4 u[NW]; Tin t[E]; } v;
-    if (rows == Q) {
-#pragma unroll
-        for (int i = 0; i < NW; ++i) v.u[i] = __ldg(reinterpret_cast<const uint4*>(src) + i);
-    } else {
-#pragma unroll
-        for (int e = 0; e < E; ++e)
-            if (e < rows * L) v.t[e] = src[e];
-    }
+    xs_row_words<Tin, E> v;
+    xs_load_row_words(v, src, rows * L);
     union { Tout t[Q]; unsigned w[OB % 4 == 0 ? OB / 4 : 1]; } o;
 #pragma unroll
     for (int r = 0; r < Q; ++r) {
