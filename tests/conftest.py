@@ -165,6 +165,9 @@ def _host_view(shape, dtype, memptr, strides) -> np.ndarray:
     lo = sum(st * (n - 1) for n, st in zip(shape, strides) if st < 0 and n)
     hi = sum(st * (n - 1) for n, st in zip(shape, strides) if st > 0 and n) + dt.itemsize
     buf = (ctypes.c_char * (hi - lo)).from_address(memptr.ptr + lo)
+    # the view's memory is the owner's: the buffer keeps it alive, as CuPy's
+    # MemoryPointer keeps its allocation (without it the view reads freed memory)
+    buf.owner = memptr.owner
     return np.ndarray(shape, dt, buffer=buf, offset=-lo, strides=tuple(strides))
 
 

@@ -21,7 +21,8 @@ from tests.conftest import FakeCupyArray
 from tests.test_reduction_host_path import FakeKernel
 from tests.test_scans_tile_model import _Model, _host
 
-_REGS = re.compile(r"xs_reduce_rowregs<(\d+), ([\w ]+), ([\w ]+), ([\w ]+), (\d+), (\d+), (\d+)>")
+_REGS = re.compile(r"xs_reduce_rowregs<(\d+), ([\w ]+), ([\w ]+), ([\w ]+), (\d+), (\d+), (\d+), "
+                   r"(\d+)>")
 _CT = {v: k for k, v in rc.CTYPE.items()}
 _FOLD = {0: np.add, 1: np.multiply, 2: np.minimum, 3: np.maximum, 5: np.bitwise_and,
          6: np.bitwise_or, 7: np.add}
@@ -36,7 +37,8 @@ class _RowRegs(_Model):
     def __call__(self, grid, block, args, shared_mem=0, **kwargs):
         op = int(self.m.group(1))
         tin, tacc, tout = (_CT[self.m.group(i)] for i in (2, 3, 4))
-        L, Q = int(self.m.group(5)), int(self.m.group(6))
+        L, Q, C = int(self.m.group(5)), int(self.m.group(6)), int(self.m.group(7))
+        assert C in (1, 2) and L % C == 0
         assert (Q * L * tin.itemsize) % 16 == 0 and Q * L * tin.itemsize <= 48
         assert tuple(block) == (256,) and shared_mem == 0
         x, out, center, nrows = (int(np.asarray(a).reshape(-1)[0]) if not isinstance(a, int)
@@ -50,10 +52,15 @@ class _RowRegs(_Model):
         rows = _host(x, nrows * L, tin).reshape(nrows, L)
         if op in (5, 6):
             rows = rows != 0
-        acc = rows[:, 0].astype(tacc) if op in (2, 3) else \
-            np.full(nrows, _IDENTITY[op], tacc)
-        for j in range(0 if op not in (2, 3) else 1, L):   # element order, in Tacc
-            acc = _FOLD[op](acc, rows[:, j].astype(tacc))
+        parts = []
+        for c in range(C):       # each of C parts in element order, in Tacc; then combined
+            lo, hi = c * (L // C), (c + 1) * (L // C)
+            acc = rows[:, lo].astype(tacc) if op in (2, 3) else \
+                np.full(nrows, _IDENTITY[op], tacc)
+            for j in range(lo if op not in (2, 3) else lo + 1, hi):
+                acc = _FOLD[op](acc, rows[:, j].astype(tacc))
+            parts.append(acc)
+        acc = parts[0] if C == 1 else _FOLD[op](parts[0], parts[1])
         if op == 7:
             acc = acc / tacc.type(L)
         _host(out, nrows, tout)[:] = acc.astype(tout)
@@ -107,7 +114,7 @@ def test_register_rows_launch_and_values(fake_rows, monkeypatch, knob, dtype):
     dt = np.dtype(dtype)
     rng = np.random.default_rng(knob + dt.itemsize)
     taken = 0
-    for k in (2, 3, 4, 5, 6, 12, 16):
+    for k in (2, 3, 4, 5, 6, 8, 12, 16):
         for n in (263, 1001):
             if dt.kind == "b":
                 base = rng.random((n + 2, k)) < 0.8
@@ -117,7 +124,9 @@ def test_register_rows_launch_and_values(fake_rows, monkeypatch, knob, dtype):
                 base = rng.integers(0, 3, size=(n + 2, k)).astype(dt)
             for name, hv in (("dense", base[:n]), ("offset", base[1:n + 1])):
                 x = FakeCupyArray(hv)
-                staged = plan_array(hv, (1,)).strategy in ("tile", "lanes", "short")
+                strategy = plan_array(hv, (1,)).strategy
+                staged = strategy in ("tile", "lanes", "short")
+                c = 2 if strategy == "lanes" and k * dt.itemsize == 32 else 1
                 q = regs_rows(k, dt.itemsize) if dt.itemsize <= 4 else 0
                 for op in _OPS:
                     if dt.kind == "b" and op in ("prod", "mean"):
@@ -136,7 +145,7 @@ def test_register_rows_launch_and_values(fake_rows, monkeypatch, knob, dtype):
                         assert expr.startswith("xs_reduce_rowregs") == want_regs, \
                             (name, k, op, expr)
                         if want_regs:
-                            assert expr.endswith(f", {k}, {q}, {knob}>"), expr
+                            assert expr.endswith(f", {k}, {q}, {c}, {knob}>"), expr
                             taken += 1
                     want = getattr(np, op)(hv, axis=1)
                     if dt.kind == "f" and op in ("sum", "prod", "mean"):
@@ -150,6 +159,30 @@ def test_register_rows_launch_and_values(fake_rows, monkeypatch, knob, dtype):
         assert taken > 20, taken
     else:
         assert taken == 0
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+def test_rows_of_two_lanes_fold_as_two_halves(fake_rows, monkeypatch, dtype):
+    """Rows of eight 4-byte elements (the "lanes" plan's two 16-byte chunks) are folded
+    as two halves, then combined, as xs_reduce_lanes folds them: a float32 row whose
+    second half cancels sums to its first half's value (element order in float64 would
+    lose the 1 to 2**60); other plans' rows fold whole."""
+    from xstride._kernels import reduce_rows
+    from xstride._plans.reduction import plan_array
+
+    monkeypatch.setitem(rc.TUNING, "red_regs", 4)
+    log = fake_rows
+    h = np.zeros((1000, 8), dtype)
+    big = 2 ** 60 if dtype == "float32" else 2 ** 30
+    h[:, 0], h[:, 4], h[:, 5] = 1, big, -big
+    plan = plan_array(h, (1,))
+    assert plan.strategy == "lanes" and reduce_rows.chunks(plan, 4) == 2
+    got = xp.sum(FakeCupyArray(h), axis=1)
+    assert log[-1][0].endswith(", 8, 1, 2, 4>"), log[-1][0]
+    assert np.array_equal(got.get(), np.ones(1000, got.dtype))
+    for k in (4, 6, 12):
+        p = plan_array(np.zeros((1000, k), dtype), (1,))
+        assert reduce_rows.chunks(p, 4) == 1, (k, p.strategy)
 
 
 def test_register_rows_refuse_var_and_views(fake_rows, monkeypatch):
@@ -196,7 +229,8 @@ def test_register_kernels_compile_with_the_packed_parameter_sizes():
 
     if nvrtc is None:
         pytest.skip("cuda-bindings/nvrtc not importable")
-    red = [f"xs_reduce_rowregs<{op}, {t}, {acc}, {out}, {k}, {regs_rows(k, size)}, 4>"
+    red = [f"xs_reduce_rowregs<{op}, {t}, {acc}, {out}, {k}, {regs_rows(k, size)}, "
+           f"{2 if k * size == 32 else 1}, 4>"
            for op, t, acc, out, size in ((0, "float", "double", "float", 4),
                                          (7, "float", "double", "float", 4),
                                          (3, "short", "int", "short", 2),
@@ -204,7 +238,7 @@ def test_register_kernels_compile_with_the_packed_parameter_sizes():
                                          (0, "unsigned char", "unsigned long long",
                                           "unsigned long long", 1),
                                          (0, "int", "long long", "long long", 4))
-           for k in (2, 3, 4, 12) if regs_rows(k, size) * {"float": 4, "short": 2, "bool": 1,
+           for k in (2, 3, 4, 8, 12) if regs_rows(k, size) * {"float": 4, "short": 2, "bool": 1,
                                                              "unsigned long long": 8,
                                                              "long long": 8}[out] <= 32]
     arg = [f"xs_arg_rowregs<{mx}, {t}, {acc}, {k}, {regs_rows(k, size)}, 6>"

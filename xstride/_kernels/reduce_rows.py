@@ -15,7 +15,7 @@ from . import _reduce_common as rc
 from ._geometry import regs_rows
 from ._launch import Launch, i64, slot64
 
-__all__ = ["rows_q", "build"]
+__all__ = ["rows_q", "chunks", "build"]
 
 _SRC = "reductions_rows.cu"
 #: Input dtypes it takes: 1-, 2- and 4-byte integers, bool and float32 (float16 and
@@ -52,13 +52,21 @@ def rows_q(plan, x, op: str, centered: frozenset, base: int, out_dtype: np.dtype
     return q if q * np.dtype(out_dtype).itemsize <= MOST_OUT_BYTES else 0
 
 
+def chunks(plan, itemsize: int) -> int:
+    """Parts a row is folded in, then combined: 2 for a ``"lanes"`` plan's rows of two
+    16-byte chunks (``xs_reduce_lanes`` folds each in a lane of its own, then adds the
+    two), else 1 (element order, as the ``"tile"`` and ``"short"`` kernels): so the
+    register kernel gives the bits of the plan's own kernel."""
+    return 2 if plan.strategy == "lanes" and plan.rowlen * itemsize == 32 else 1
+
+
 def build(rec, plan, x, opcode: int, q: int, out_dtype: np.dtype, acc: np.dtype):
     """Fill ``rec`` (a one-pass recipe: parameters x, out, center, nrows) with the
     launch of ``xs_reduce_rowregs`` for ``q`` rows a thread; returns it."""
     tin, tacc, tout = rc.CTYPE[np.dtype(x.dtype)], rc.CTYPE[acc], rc.CTYPE[out_dtype]
     minb = int(rc.TUNING["red_regs"])
     rec.fn = rc.kernel(_SRC, f"xs_reduce_rowregs<{opcode}, {tin}, {tacc}, {tout}, "
-                             f"{plan.rowlen}, {q}, {minb}>")
+                             f"{plan.rowlen}, {q}, {chunks(plan, x.itemsize)}, {minb}>")
     rec.kind = "rowregs"   # rec.desc: the caller's
     rec.grid, rec.block = (-(-(-(-plan.nrows // q)) // 256),), (256,)
     rec.nchunks, rec.chunk = 1, 0
