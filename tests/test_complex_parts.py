@@ -162,8 +162,8 @@ def test_complex_add_and_subtract_run_on_the_parts(partwise_host, dtype):
     x = FakeCupyArray(h)
     part = cx.PART[np.dtype(dtype)]
     for func in ("add", "subtract"):
-        for a, b in ((x, x._view(h[0])), (x._view(h.T), x._view(h.T[::-1])),
-                     (x._view(h[:, :1]), x._view(h[0]))):
+        for a, b in ((x, x._view(h[0])), (x._view(h[::-1, ::-1]), x._view(h[5])),
+                     (x._view(h[::2]), x._view(h[1::2])), (x._view(h[:, :1]), x._view(h[0]))):
             seen.clear()
             got = getattr(xp, func)(a, b)
             want = getattr(np, func)(a.host, b.host)
@@ -190,6 +190,12 @@ def test_other_complex_calls_stay_the_librarys(partwise_host, monkeypatch):
         seen.clear()
         call()
         assert seen == [("library", name)], seen
+    t = FakeCupyArray(np.ascontiguousarray(h.T))
+    t = t._view(t.host.T)                   # a (3, n) array used as .T
+    for a, b in ((t, t._view(t.host[0])), (x, t)):
+        seen.clear()
+        xp.add(a, b)                        # its last axis not the innermost: the library's
+        assert seen == [("library", "add")], seen
     monkeypatch.setattr(ew, "PARTWISE_MIN", 121)
     seen.clear()
     xp.subtract(x, x)                       # 120 elements

@@ -101,12 +101,13 @@ _OPS = ("sum", "prod", "min", "max", "mean", "all", "any")
 @pytest.mark.parametrize("knob", [0, 4, 2])
 @pytest.mark.parametrize("dtype", ["float32", "int32", "uint8", "bool", "int16", "float64"])
 def test_register_rows_launch_and_values(fake_rows, monkeypatch, knob, dtype):
-    """Dense rows of 1-, 2- and 4-byte elements (not float16) of the "tile", "lanes" and
-    "short" plans whose first row is on a 16-byte boundary and whose Q = 16 / gcd(k * itemsize, 16) rows hold at most 48
-    bytes in and at most 32 bytes of outputs go to ``xs_reduce_rowregs`` when
-    ``TUNING["red_regs"]`` is not 0, for every op but var's; rows off the boundary, wider
-    elements and the knob at 0 stay on the plan's kernel. Both give NumPy's values (exactly for integers and bool), in the first
-    and the repeated (prepared) call, also with a last, shorter group of rows."""
+    """Dense rows of 1-, 2- and 4-byte elements (not float16) of the "tile", "lanes" (32
+    bytes only) and "short" plans whose first row is on a 16-byte boundary and whose
+    Q = 16 / gcd(k * itemsize, 16) rows hold at most 48 bytes in and at most 32 bytes
+    of outputs go to ``xs_reduce_rowregs`` when ``TUNING["red_regs"]`` is not 0, for
+    every op but var's; rows off the boundary, wider elements and the knob at 0 stay on
+    the plan's kernel. Both give NumPy's values (exactly for integers and bool), in the
+    first and the repeated (prepared) call, also with a last, shorter group of rows."""
     from xstride._plans.reduction import plan_array
 
     log = fake_rows
@@ -133,7 +134,8 @@ def test_register_rows_launch_and_values(fake_rows, monkeypatch, knob, dtype):
                         continue
                     out_size = getattr(np, op)(hv[:1], axis=1).dtype.itemsize
                     want_regs = bool(knob and q and staged and x.data.ptr % 16 == 0
-                                     and q * out_size <= 32)
+                                     and q * out_size <= 32
+                                     and (strategy != "lanes" or k * dt.itemsize == 32))
                     for _ in range(2):                    # checked, then prepared
                         before = len(log)
                         got = getattr(xp, op)(x, axis=1)
@@ -183,6 +185,11 @@ def test_rows_of_two_lanes_fold_as_two_halves(fake_rows, monkeypatch, dtype):
     for k in (4, 6, 12):
         p = plan_array(np.zeros((1000, k), dtype), (1,))
         assert reduce_rows.chunks(p, 4) == 1, (k, p.strategy)
+    # a "lanes" row of one chunk stays on xs_reduce_lanes
+    p4 = plan_array(np.zeros((1000, 4), dtype), (1,))
+    assert p4.strategy == "lanes"
+    assert reduce_rows.rows_q(p4, FakeCupyArray(np.zeros((1000, 4), dtype)), "sum",
+                              frozenset(), 0, np.dtype(dtype)) == 0
 
 
 def test_register_rows_refuse_var_and_views(fake_rows, monkeypatch):

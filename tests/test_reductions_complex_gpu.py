@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import xstride as xp
+from tests.test_complex_parts_gpu import _check
 from tests.test_reductions_half_gpu import _VIEWS, _axes
 
 pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("poisoned_pool")]
@@ -62,7 +63,7 @@ def test_complex_mean_bits_are_numpys_division_of_the_sum(cp):
     assert got.tobytes() == want.tobytes()
 
 
-def test_complex_max_var_std_and_scans_are_cupys_and_arg_refused(cp):
+def test_complex_max_var_std_and_cumprod_are_cupys_and_arg_refused(cp):
     h = _data((500, 3), np.complex64, 3)
     d = cp.asarray(h)
     with warnings.catch_warnings():
@@ -71,8 +72,11 @@ def test_complex_max_var_std_and_scans_are_cupys_and_arg_refused(cp):
             got = getattr(xp, func)(d, axis=0)
             assert got.dtype == np.float32
             np.testing.assert_allclose(cp.asnumpy(got), getattr(np, func)(h, axis=0), rtol=1e-5)
-    np.testing.assert_array_equal(cp.asnumpy(xp.cumulative_sum(d, axis=0)),
-                                  cp.asnumpy(cp.cumsum(d, axis=0)))
+    # cumulative_prod stays CuPy's; cumulative_sum is the parts' scan
+    # (tests/test_complex_parts_gpu.py)
+    np.testing.assert_allclose(cp.asnumpy(xp.cumulative_prod(d[:20], axis=0)),
+                               cp.asnumpy(cp.cumprod(d[:20], axis=0)), rtol=1e-5)
+    _check(xp.cumulative_sum(d, axis=0), h, 0, False, np.dtype(np.complex64))
     np.testing.assert_array_equal(cp.asnumpy(xp.max(d, axis=1)), np.max(h, axis=1))
     for func in ("argmax", "argmin"):   # the standard's real-valued rule, as before
         with pytest.raises(TypeError, match="real-valued"):

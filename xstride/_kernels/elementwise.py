@@ -115,13 +115,25 @@ def partwise_takes(func: str, loop: tuple, arrays, out, size: int) -> bool:
     """True when :func:`partwise` runs ``func`` with loop dtypes ``loop`` on ``arrays``
     (every argument an array) into ``out`` (None or a CuPy array) for ``size`` output
     elements: a function of :data:`PARTWISE`, every array and the loop of one complex
-    dtype whose parts the engine takes, ``out`` None or of that dtype, and at least
-    :data:`PARTWISE_MIN` elements."""
+    dtype whose parts the engine takes, ``out`` None or of that dtype, at least
+    :data:`PARTWISE_MIN` elements, and every array's last axis its innermost
+    (:func:`_last_innermost`)."""
     dt = np.dtype(loop[-1])
     part = _cx.PART.get(dt)
     return (func in PARTWISE and part is not None and size >= PARTWISE_MIN
             and _ex.ctype(part) is not None and all(np.dtype(d) == dt for d in loop)
-            and all(a.dtype == dt for a in arrays) and (out is None or out.dtype == dt))
+            and all(a.dtype == dt for a in arrays) and (out is None or out.dtype == dt)
+            and all(_last_innermost(a) for a in (*arrays, *(() if out is None else (out,)))))
+
+
+def _last_innermost(a) -> bool:
+    """Whether the last axis of more than one element is also the one of the smallest
+    stride (or ``a`` has at most one such axis): its parts then run on as one
+    contiguous row. Where it is not, ``x + x[0]`` of a (5, 2**25) complex64 array used
+    as ``.T`` ran at 0.62 of a copy over the parts against CuPy's 0.79 (H200,
+    2026-12-03), so such calls stay the library's."""
+    axes = [(abs(st), i) for i, (n, st) in enumerate(zip(a.shape, a.strides)) if n > 1]
+    return len(axes) < 2 or min(axes)[1] == max(i for _, i in axes)
 
 
 def partwise(func: str, loop: tuple, args: tuple, out, shape):

@@ -26,6 +26,11 @@ _KINDS = frozenset("biuf")
 #: 1.00-1.03, "short" k = 6 0.94-0.99 -> 0.99-1.02; int16 "short" k = 16 0.48-0.58 ->
 #: 0.96-1.03; "lanes" k = 4 about even (docs/reductions.md, "tile").
 STRATEGIES = frozenset({"tile", "lanes", "short"})
+#: The only "lanes" rows it takes: two 16-byte chunks. Rows of one chunk ((n, 4) of
+#: 4-byte elements) read 0.88-0.95 of copy either way in the comparison, and in the
+#: sweep's next run `sum` of float32 (n, 4) 0.185 ms against CuPy's 0.177 (1.00x CuPy
+#: on "lanes" the run before), so they stay on "lanes".
+LANES_ROW_BYTES = 32
 
 
 #: Most bytes of outputs a thread stores: 16 bool sums of rows of 3 into int64 (128
@@ -36,7 +41,7 @@ MOST_OUT_BYTES = 32
 
 def rows_q(plan, x, op: str, centered: frozenset, base: int, out_dtype: np.dtype) -> int:
     """Rows a thread when ``xs_reduce_rowregs`` takes this plan (one of
-    :data:`STRATEGIES`): rows of one
+    :data:`STRATEGIES`; a ``"lanes"`` plan's rows only of :data:`LANES_ROW_BYTES`): rows of one
     kept axis stored one after another (stride ``rowlen``), the reduced axis of stride 1,
     the first row on a 16-byte boundary (``base``, its address), an op without a center,
     a dtype of :data:`_KINDS` of at most 4 bytes (not float16), few bytes a thread in
@@ -46,7 +51,8 @@ def rows_q(plan, x, op: str, centered: frozenset, base: int, out_dtype: np.dtype
     if (not rc.TUNING["red_regs"] or plan.strategy not in STRATEGIES or op in centered
             or dt.kind not in _KINDS or dt.itemsize > 4 or dt == np.float16
             or plan.nk != 1 or plan.nr != 1 or plan.rstride[0] != 1
-            or plan.kstride[0] != plan.rowlen or base % 16):
+            or plan.kstride[0] != plan.rowlen or base % 16
+            or plan.strategy == "lanes" and plan.rowlen * dt.itemsize != LANES_ROW_BYTES):
         return 0
     q = regs_rows(plan.rowlen, dt.itemsize)
     return q if q * np.dtype(out_dtype).itemsize <= MOST_OUT_BYTES else 0
@@ -57,7 +63,7 @@ def chunks(plan, itemsize: int) -> int:
     16-byte chunks (``xs_reduce_lanes`` folds each in a lane of its own, then adds the
     two), else 1 (element order, as the ``"tile"`` and ``"short"`` kernels): so the
     register kernel gives the bits of the plan's own kernel."""
-    return 2 if plan.strategy == "lanes" and plan.rowlen * itemsize == 32 else 1
+    return 2 if plan.strategy == "lanes" and plan.rowlen * itemsize == LANES_ROW_BYTES else 1
 
 
 def build(rec, plan, x, opcode: int, q: int, out_dtype: np.dtype, acc: np.dtype):
