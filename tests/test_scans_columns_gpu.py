@@ -226,3 +226,56 @@ def test_every_colsplit_tuning(cp, monkeypatch, minb, k):
 
     monkeypatch.setitem(rc.TUNING, "colsplit", minb)
     _tuned_cases(cp, np.random.default_rng(minb * 100 + k), k, f"minb={minb}")
+
+
+# ----------------------------------------------------------------------------- special values
+def _special_columns():
+    """1-D float32 columns of special values (from the look-back scan's tests): inf
+    then -inf, a NaN, partial sums of a thread's run that leave float32's range while
+    the true running values stay in it (runs of 16 rows start at multiples of 16; a
+    tile of (n, 3) float32 holds 1360 rows), a prefix past the range that comes back,
+    and the values next to FLT_MAX that broke the look-back scan's float32 runs once
+    (this scan carries float64). Each with whether its float64 scan is exact in
+    float32 (then the column must equal it, as in the look-back scan's test)."""
+    from tests.test_scans_gpu import _near_max_cases
+    n = 100_000
+    big = np.float32(3e38)
+    cols = []
+    for pos, val in ((40_000, -np.inf), (8192 * 3 + 17, np.nan)):
+        h = np.zeros(n, np.float32)
+        h[31], h[pos] = np.inf, val
+        cols.append((h, False))
+    for spots in (((31, -big), (32, big), (33, big), (34, -big)),
+                  ((0, big), (32, big), (64, big * -1)),
+                  ((1359, big), (1360, big), (1360 + 31, -big))):
+        h = np.zeros(n, np.float32)
+        for i, v in spots:
+            h[i] = v
+        cols.append((h, True))
+    return cols + [(c, False) for c in _near_max_cases()]
+
+
+def test_special_values_keep_the_float64_pattern(cp):
+    """Each special column, as column 1 of an (n, 3) array beside normal values,
+    scanned over its rows: the inf/NaN pattern of the float64 scan and finite values
+    within the stated bound, with and without include_initial."""
+    rng = np.random.default_rng(41)
+    for col, exact_col in _special_columns():
+        h = rng.standard_normal((col.size, 3)).astype(np.float32)
+        h[:, 1] = col
+        x = cp.asarray(h)
+        assert _strategy(x) == "columns_split"
+        with np.errstate(over="ignore", invalid="ignore"):
+            want = np.cumsum(h.astype(np.float64), axis=0).astype(np.float32)
+        for ii in (False, True):
+            got = xp.cumulative_sum(x, axis=0, include_initial=ii).get()[int(ii):]
+            np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+            np.testing.assert_array_equal(np.isposinf(got), np.isposinf(want))
+            np.testing.assert_array_equal(np.isneginf(got), np.isneginf(want))
+            fin = np.isfinite(want)
+            exact, bound = _scan_bound(np.where(np.isfinite(h), h, 0), 0)
+            stop = np.argmin(np.all(fin, axis=1)) if not fin.all() else len(h)
+            assert np.all(np.abs(got[:stop].astype(np.longdouble) - exact[:stop])
+                          <= bound[:stop])
+            if exact_col:
+                np.testing.assert_array_equal(got[:, 1], want[:, 1])
