@@ -142,6 +142,8 @@ GROUPS = {
 #: ``--other-dtypes``: dtypes the default sweep does not time, at odd and even k
 OTHER_DTYPES = ("int32", "int16", "uint8", "uint64", "float16", "complex64")
 OTHER_KS = (1, 3, 5, 7, 16)
+#: Bytes an element of the narrow dtypes of ``--other-dtypes``, which add rows of 128 bytes
+NARROW = {"int16": 2, "uint8": 1, "float16": 2}
 
 PARTICLE_OPS = [("sum", 1), ("sum", 0), ("max", 1), ("max", 0),
                 ("cumulative_sum", 1), ("cumulative_sum", 0), ("add_row", None)]
@@ -236,6 +238,10 @@ def make_cases(n: int, ks, small_sizes, other_dtypes=()) -> list[Case]:
         for k in OTHER_KS:
             add("other", f"(n,{k})", dt, (n, k), "", ops)
         add("other", "(5,n).T", dt, (5, n), ".T", ops)
+        size = NARROW.get(dt)
+        if size:   # rows of 128 bytes of narrow elements (their own kernel path)
+            k = 128 // size
+            add("other", f"(n/8,{k})", dt, (max(n // 8, 1), k), "", [("sum", 1), ("max", 1)])
 
     # small arrays, per call
     for size in small_sizes:

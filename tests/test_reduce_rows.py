@@ -14,6 +14,7 @@ import pytest
 
 import xstride as xp
 from xstride._kernels import _reduce_common as rc
+from xstride._kernels import reduce_rows
 from xstride._kernels._geometry import regs_rows
 
 from tests._fake_var_kernels import finish_model
@@ -39,7 +40,7 @@ class _RowRegs(_Model):
         tin, tacc, tout = (_CT[self.m.group(i)] for i in (2, 3, 4))
         L, Q, C = int(self.m.group(5)), int(self.m.group(6)), int(self.m.group(7))
         assert C in (1, 2) and L % C == 0
-        assert (Q * L * tin.itemsize) % 16 == 0 and Q * L * tin.itemsize <= 48
+        assert (Q * L * tin.itemsize) % 16 == 0 and Q * L * tin.itemsize <= 192
         assert tuple(block) == (256,) and shared_mem == 0
         x, out, center, nrows = (int(np.asarray(a).reshape(-1)[0]) if not isinstance(a, int)
                                  else a for a in args)
@@ -115,7 +116,7 @@ def test_register_rows_launch_and_values(fake_rows, monkeypatch, knob, dtype):
     dt = np.dtype(dtype)
     rng = np.random.default_rng(knob + dt.itemsize)
     taken = 0
-    for k in (2, 3, 4, 5, 6, 8, 12, 16):
+    for k in (2, 3, 4, 5, 6, 8, 12, 16, 24, 32, 64, 128):
         for n in (263, 1001):
             if dt.kind == "b":
                 base = rng.random((n + 2, k)) < 0.8
@@ -128,7 +129,7 @@ def test_register_rows_launch_and_values(fake_rows, monkeypatch, knob, dtype):
                 strategy = plan_array(hv, (1,)).strategy
                 staged = strategy in ("tile", "lanes", "short")
                 c = 2 if strategy == "lanes" and k * dt.itemsize == 32 else 1
-                q = regs_rows(k, dt.itemsize) if dt.itemsize <= 4 else 0
+                q = reduce_rows.regs_q(k, dt.itemsize) if dt.itemsize <= 4 else 0
                 for op in _OPS:
                     if dt.kind == "b" and op in ("prod", "mean"):
                         continue
@@ -216,6 +217,18 @@ def test_register_rows_refuse_var_and_views(fake_rows, monkeypatch):
     pb = plan_array(b, (1,))
     assert reduce_rows.rows_q(pb, b, "sum", frozenset(), 0, np.dtype(np.int64)) == 0
     assert reduce_rows.rows_q(pb, b, "any", frozenset(), 0, np.dtype(bool)) == 16
+    # rows past 48 bytes, one a thread, of whole 16-byte words: up to 96 bytes of 4-byte
+    # elements, 192 of 1- and 2-byte ones; float32 (n, 5) (80 bytes for 4 rows) and
+    # rows of 96 float32 (n, 24)... past them stay staged
+    u1, i2 = np.dtype(np.uint8), np.dtype(np.int16)
+    for k, dt, q in ((16, f4, 1), (24, f4, 1), (40, f4, 0), (5, f4, 0), (32, i2, 1),
+                     (96, i2, 1), (104, i2, 0), (64, u1, 1), (128, u1, 1), (192, u1, 1),
+                     (5, u1, 0)):
+        h = np.zeros((3000, k), dt)
+        p = plan_array(h, (1,))
+        assert reduce_rows.rows_q(p, FakeCupyArray(h), "max", frozenset(), 0, dt) == (
+            q if p.strategy in ("tile", "short") else 0), (k, dt, p.strategy)
+        assert reduce_rows.regs_q(k, dt.itemsize) == q, (k, dt)
     # reversed rows: the plan reads each row from its lowest address, as the tile does
     p = plan_array(base[:, ::-1], (1,))
     assert reduce_rows.rows_q(p, FakeCupyArray(base[:, ::-1]), "sum", frozenset(), 0, f4) == 4
@@ -236,7 +249,8 @@ def test_register_kernels_compile_with_the_packed_parameter_sizes():
 
     if nvrtc is None:
         pytest.skip("cuda-bindings/nvrtc not importable")
-    red = [f"xs_reduce_rowregs<{op}, {t}, {acc}, {out}, {k}, {regs_rows(k, size)}, "
+    q_of = reduce_rows.regs_q
+    red = [f"xs_reduce_rowregs<{op}, {t}, {acc}, {out}, {k}, {q_of(k, size)}, "
            f"{2 if k * size == 32 else 1}, 4>"
            for op, t, acc, out, size in ((0, "float", "double", "float", 4),
                                          (7, "float", "double", "float", 4),
@@ -245,9 +259,9 @@ def test_register_kernels_compile_with_the_packed_parameter_sizes():
                                          (0, "unsigned char", "unsigned long long",
                                           "unsigned long long", 1),
                                          (0, "int", "long long", "long long", 4))
-           for k in (2, 3, 4, 8, 12) if regs_rows(k, size) * {"float": 4, "short": 2, "bool": 1,
-                                                             "unsigned long long": 8,
-                                                             "long long": 8}[out] <= 32]
+           for k in (2, 3, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192)
+           if 0 < q_of(k, size) * {"float": 4, "short": 2, "bool": 1, "unsigned long long": 8,
+                                   "long long": 8}[out] <= 32]
     arg = [f"xs_arg_rowregs<{mx}, {t}, {acc}, {k}, {regs_rows(k, size)}, 6>"
            for mx, t, acc, size in ((0, "float", "float", 4), (1, "signed char", "int", 1),
                                     (1, "unsigned short", "unsigned int", 2))

@@ -289,7 +289,7 @@ def test_tile_byte_words_at_every_offset(cp, dtype):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "int32", "uint8", "bool", "int16"])
-@pytest.mark.parametrize("k", [2, 3, 4, 6, 8, 12, 16])
+@pytest.mark.parametrize("k", [2, 3, 4, 6, 8, 12, 16, 24, 32, 64, 128, 192])
 def test_register_rows_give_the_staged_tiles_bits(cp, monkeypatch, dtype, k):
     """Short dense rows folded in registers (``xs_reduce_rowregs``, 16-byte words, a last
     group of fewer rows, reversed rows, float rows whose halves cancel) give the bits of
@@ -338,7 +338,7 @@ def test_register_rows_give_the_staged_tiles_bits(cp, monkeypatch, dtype, k):
         (rec,) = red._RECIPES.values()
         base = x.data.ptr + rec.plan.offset * dt.itemsize
         regs = reduce_rows.rows_q(plan_array(x, (1,)), x, "max", frozenset(), base, dt) > 0
-        assert regs == (bool(regs_rows(k, dt.itemsize)) and base % 16 == 0 and (
+        assert regs == (bool(reduce_rows.regs_q(k, dt.itemsize)) and base % 16 == 0 and (
             rec.plan.strategy in ("tile", "short")
             or rec.plan.strategy == "lanes" and k * dt.itemsize == 32)), (name, k)
         assert (rec.kind == "rowregs") == regs, (name, rec.kind)

@@ -15,7 +15,7 @@ from . import _reduce_common as rc
 from ._geometry import regs_rows
 from ._launch import Launch, i64, slot64
 
-__all__ = ["rows_q", "chunks", "build"]
+__all__ = ["rows_q", "regs_q", "chunks", "build", "ONE_ROW_MOST_BYTES", "MOST_OUT_BYTES"]
 
 _SRC = "reductions_rows.cu"
 #: Input dtypes it takes: 1-, 2- and 4-byte integers, bool and float32 (float16 and
@@ -33,6 +33,36 @@ STRATEGIES = frozenset({"tile", "lanes", "short"})
 LANES_ROW_BYTES = 32
 
 
+#: Rows past :func:`regs_rows`'s 48 bytes a thread are taken one a thread (rows of whole
+#: 16-byte words) up to these bytes, by element size. The plans' kernels read narrow
+#: elements of longer rows slowly: H200, 2026-12-03, 2**25 elements, fraction of copy,
+#: the plan's kernel against this one (the same bits), 1- and 2-byte rows: int16 (n,
+#: 32) ("short") 0.26-0.28 -> 1.02-1.05 (``max`` 2.09 ms against CuPy's 0.55), 48 0.40
+#: -> 0.91, 64 0.12 -> 0.83, 96 0.21 -> 0.79-0.83; uint8, int8, bool rows of 64 (sum,
+#: max, any, all; "tile") 0.12-0.13 -> 0.87-1.02, 80 0.40 -> 0.91, 96 0.22 -> 0.86-0.93,
+#: 128 0.06 -> 0.80-0.84 (``max`` 4.26 ms against CuPy's 2.39), 192 0.12 -> 0.77. 4-byte
+#: rows gain less and lose past 96 bytes: float32 (n, 16) ("short") 0.95-1.03 ->
+#: 0.97-1.04, int32 0.97-1.03 -> 0.95-1.04, float32 (n, 24) ("tile") 0.80 -> 0.90-0.92,
+#: but (n, 40) and (n, 48) 0.83-0.84 -> 0.77-0.80 (``max``) and int32 (n, 48) 0.90 ->
+#: 0.80.
+ONE_ROW_MOST_BYTES = {1: 192, 2: 192, 4: 96}
+
+
+def regs_q(rowlen: int, itemsize: int) -> int:
+    """Rows a thread of ``xs_reduce_rowregs`` takes for rows of ``rowlen`` elements of
+    ``itemsize`` (1, 2 or 4) bytes, outputs aside: :func:`regs_rows`, else 1 for rows of
+    whole 16-byte words of at most :data:`ONE_ROW_MOST_BYTES`, else 0.
+
+    >>> [regs_q(k, 4) for k in (3, 5, 16, 24, 28, 40)], regs_q(128, 1), regs_q(5, 1)
+    ([4, 0, 1, 1, 0, 0], 1, 0)
+    """
+    q = regs_rows(rowlen, itemsize)
+    if q:
+        return q
+    nbytes = rowlen * itemsize
+    return 1 if nbytes % 16 == 0 and nbytes <= ONE_ROW_MOST_BYTES.get(itemsize, 0) else 0
+
+
 #: Most bytes of outputs a thread stores: 16 bool sums of rows of 3 into int64 (128
 #: bytes a thread) read 0.34 of copy against 0.88 staged (H200); int32 sums of rows of 3
 #: into int64 (32 bytes) 0.87 against 0.78.
@@ -45,7 +75,7 @@ def rows_q(plan, x, op: str, centered: frozenset, base: int, out_dtype: np.dtype
     kept axis stored one after another (stride ``rowlen``), the reduced axis of stride 1,
     the first row on a 16-byte boundary (``base``, its address), an op without a center,
     a dtype of :data:`_KINDS` of at most 4 bytes (not float16), few bytes a thread in
-    (:func:`regs_rows`) and out (:data:`MOST_OUT_BYTES`) and ``TUNING["red_regs"]``
+    (:func:`regs_q`) and out (:data:`MOST_OUT_BYTES`) and ``TUNING["red_regs"]``
     (MINB) not 0; else 0."""
     dt = np.dtype(x.dtype)
     if (not rc.TUNING["red_regs"] or plan.strategy not in STRATEGIES or op in centered
@@ -54,7 +84,7 @@ def rows_q(plan, x, op: str, centered: frozenset, base: int, out_dtype: np.dtype
             or plan.kstride[0] != plan.rowlen or base % 16
             or plan.strategy == "lanes" and plan.rowlen * dt.itemsize != LANES_ROW_BYTES):
         return 0
-    q = regs_rows(plan.rowlen, dt.itemsize)
+    q = regs_q(plan.rowlen, dt.itemsize)
     return q if q * np.dtype(out_dtype).itemsize <= MOST_OUT_BYTES else 0
 
 
