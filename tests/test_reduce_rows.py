@@ -40,7 +40,8 @@ class _RowRegs(_Model):
         tin, tacc, tout = (_CT[self.m.group(i)] for i in (2, 3, 4))
         L, Q, C = int(self.m.group(5)), int(self.m.group(6)), int(self.m.group(7))
         assert C in (1, 2) and L % C == 0
-        assert (Q * L * tin.itemsize) % 16 == 0 and Q * L * tin.itemsize <= 192
+        most = 48 if Q > 1 else reduce_rows.ONE_ROW_MOST_BYTES[tin.itemsize]
+        assert (Q * L * tin.itemsize) % 16 == 0 and Q * L * tin.itemsize <= most
         assert tuple(block) == (256,) and shared_mem == 0
         x, out, center, nrows = (int(np.asarray(a).reshape(-1)[0]) if not isinstance(a, int)
                                  else a for a in args)
@@ -104,8 +105,8 @@ _OPS = ("sum", "prod", "min", "max", "mean", "all", "any")
 def test_register_rows_launch_and_values(fake_rows, monkeypatch, knob, dtype):
     """Dense rows of 1-, 2- and 4-byte elements (not float16) of the "tile", "lanes" (32
     bytes only) and "short" plans whose first row is on a 16-byte boundary and whose
-    Q = 16 / gcd(k * itemsize, 16) rows hold at most 48 bytes in and at most 32 bytes
-    of outputs go to ``xs_reduce_rowregs`` when ``TUNING["red_regs"]`` is not 0, for
+    Q = 16 / gcd(k * itemsize, 16) rows hold at most 48 bytes in (or one row of whole
+    16-byte words up to ``ONE_ROW_MOST_BYTES``) and at most 32 bytes of outputs go to ``xs_reduce_rowregs`` when ``TUNING["red_regs"]`` is not 0, for
     every op but var's; rows off the boundary, wider elements and the knob at 0 stay on
     the plan's kernel. Both give NumPy's values (exactly for integers and bool), in the
     first and the repeated (prepared) call, also with a last, shorter group of rows."""
@@ -116,7 +117,7 @@ def test_register_rows_launch_and_values(fake_rows, monkeypatch, knob, dtype):
     dt = np.dtype(dtype)
     rng = np.random.default_rng(knob + dt.itemsize)
     taken = 0
-    for k in (2, 3, 4, 5, 6, 8, 12, 16, 24, 32, 64, 128):
+    for k in (2, 3, 4, 5, 6, 8, 12, 16, 24, 32, 64, 96, 128, 192):
         for n in (263, 1001):
             if dt.kind == "b":
                 base = rng.random((n + 2, k)) < 0.8
@@ -218,8 +219,8 @@ def test_register_rows_refuse_var_and_views(fake_rows, monkeypatch):
     assert reduce_rows.rows_q(pb, b, "sum", frozenset(), 0, np.dtype(np.int64)) == 0
     assert reduce_rows.rows_q(pb, b, "any", frozenset(), 0, np.dtype(bool)) == 16
     # rows past 48 bytes, one a thread, of whole 16-byte words: up to 96 bytes of 4-byte
-    # elements, 192 of 1- and 2-byte ones; float32 (n, 5) (80 bytes for 4 rows) and
-    # rows of 96 float32 (n, 24)... past them stay staged
+    # elements (float32 (n, 16), (n, 24)), 192 of 1- and 2-byte ones; float32 (n, 5) (80
+    # bytes for 4 rows), float32 (n, 40), int16 (n, 104) stay staged
     u1, i2 = np.dtype(np.uint8), np.dtype(np.int16)
     for k, dt, q in ((16, f4, 1), (24, f4, 1), (40, f4, 0), (5, f4, 0), (32, i2, 1),
                      (96, i2, 1), (104, i2, 0), (64, u1, 1), (128, u1, 1), (192, u1, 1),
@@ -251,7 +252,7 @@ def test_register_kernels_compile_with_the_packed_parameter_sizes():
         pytest.skip("cuda-bindings/nvrtc not importable")
     q_of = reduce_rows.regs_q
     red = [f"xs_reduce_rowregs<{op}, {t}, {acc}, {out}, {k}, {q_of(k, size)}, "
-           f"{2 if k * size == 32 else 1}, 4>"
+           f"{2 if size == 4 and k == 8 else 1}, 4>"   # C = 2: a "lanes" row of 32 bytes
            for op, t, acc, out, size in ((0, "float", "double", "float", 4),
                                          (7, "float", "double", "float", 4),
                                          (3, "short", "int", "short", 2),

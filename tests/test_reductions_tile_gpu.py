@@ -297,8 +297,6 @@ def test_register_rows_give_the_staged_tiles_bits(cp, monkeypatch, dtype, k):
     0``) for every op at each MINB of the knob, in the first and
     the prepared call; the same shape off the 16-byte boundary stays staged and right."""
     from xstride._kernels import _reduce_common as rc
-    from xstride._kernels._geometry import regs_rows
-
     rng = np.random.default_rng(90 + k)
     n = 50_003
     dt = np.dtype(dtype)

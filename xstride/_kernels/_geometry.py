@@ -403,7 +403,8 @@ def scan_tile_loads(tile_bytes: int, in_size: int, out_size: int, threads: int =
 
 
 #: Most bytes of input a thread of the register kernels of short dense rows takes
-#: (``xs_scan_rowregs``, ``xs_reduce_rowregs``): its rows are read as 16-byte words a
+#: (``xs_scan_rowregs``, ``xs_arg_rowregs``, and ``xs_reduce_rowregs`` for Q > 1 rows; it
+#: also takes single longer rows, ``reduce_rows.regs_q``): its rows are read as 16-byte words a
 #: warp's span apart, and past 48 bytes a thread the L1 cache no longer holds the lines
 #: between one word and the next (H200, 2**25 float32 rows scanned, fraction of copy
 #: against the staged tile: rows of 1, 2, 3, 4, 6, 8, 12 elements 0.87-0.99 against

@@ -2,7 +2,7 @@
 which reductions of the ``"tile"``, ``"lanes"`` and ``"short"`` plans it takes in place
 of their kernels, and its launch.
 
-A thread folds ``Q`` whole rows from 16-byte words in registers (:func:`regs_rows`);
+A thread folds ``Q`` whole rows from 16-byte words in registers (:func:`regs_q`);
 the fold of every row is the staged kernel's, so the results have the same bits. See
 ``docs/reductions.md`` ("tile").
 """
@@ -42,9 +42,10 @@ LANES_ROW_BYTES = 32
 #: max, any, all; "tile") 0.12-0.13 -> 0.87-1.02, 80 0.40 -> 0.91, 96 0.22 -> 0.86-0.93,
 #: 128 0.06 -> 0.80-0.84 (``max`` 4.26 ms against CuPy's 2.39), 192 0.12 -> 0.77. 4-byte
 #: rows gain less and lose past 96 bytes: float32 (n, 16) ("short") 0.95-1.03 ->
-#: 0.97-1.04, int32 0.97-1.03 -> 0.95-1.04, float32 (n, 24) ("tile") 0.80 -> 0.90-0.92,
-#: but (n, 40) and (n, 48) 0.83-0.84 -> 0.77-0.80 (``max``) and int32 (n, 48) 0.90 ->
-#: 0.80.
+#: 0.97-1.04, int32 0.97-1.03 -> 0.95-1.04, float32 (n, 24) ("tile") 0.80 -> 0.90-0.91,
+#: but (n, 40) and (n, 48) 0.83-0.84 -> 0.77-0.80 (``max``; ``sum`` and ``prod``
+#: 0.82-0.84 -> 0.80-0.82, ``mean`` of (n, 40) 0.71 -> 0.81) and int32 (n, 48) ``max``
+#: 0.90 -> 0.80 (``sum`` 0.80 -> 0.82).
 ONE_ROW_MOST_BYTES = {1: 192, 2: 192, 4: 96}
 
 

@@ -1,8 +1,9 @@
 // Reduction kernel of the xstride namespace for short dense rows folded in registers
 // (plan strategies "tile", "lanes", "short" whose rows are stored one after another, 1-, 2- or 4-byte
-// elements, at most 64 bytes a thread: MOST_BYTES in reduce_rows.py; e.g. sum(x, axis=1)
-// of a float32 (n, 3) array, all(b, axis=1) of a bool (n, 16) one, max(x, axis=1) of
-// an int16 (n, 32) one). Launched by
+// elements: Q rows of at most 48 bytes a thread, or one row of whole 16-byte words of
+// at most 192 bytes of 1- and 2-byte elements or 96 of 4-byte ones (regs_q and
+// ONE_ROW_MOST_BYTES in reduce_rows.py); e.g. sum(x, axis=1) of a float32 (n, 3) array,
+// all(b, axis=1) of a bool (n, 16) one, max(x, axis=1) of an int8 (n, 128) one). Launched by
 // xstride/_kernels/reductions.py in place of xs_reduce_tile (reductions.cu), whose
 // staging in shared memory spent the issue slots (Nsight Compute, H200: bool rows of 16
 // bytes 0.39 warps issued a cycle per scheduler and DRAM 39 % busy). Compiled by NVRTC:
