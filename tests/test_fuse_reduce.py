@@ -263,13 +263,17 @@ def test_fused_launch_is_the_unfused_launch_of_the_intermediate(stand_in, shape,
     parameter after the input and output pointers (the descriptor, the row counts, the
     split) are the unfused call's for a new array of the intermediate's shape; the
     input is the fused struct. The unfused call with its register kernel of short
-    dense rows off (``TUNING["red_regs"]``): the fused reductions stage such rows."""
+    dense rows off (``TUNING["red_regs"]``): the fused reductions stage such rows; and
+    with the interleave kernel's walk by 16-byte words off: they read element by
+    element."""
+    from xstride._kernels import _geometry
     from xstride._kernels import _reduce_common as rc
 
     a = fake(np.ones(shape, np.float32))
     b = fake(np.ones(shape[-1:], np.float32))
     with pytest.MonkeyPatch.context() as mp:
         mp.setitem(rc.TUNING, "red_regs", 0)
+        mp.setattr(_geometry, "interleave_words", lambda plan, itemsize, base: 1)
         getattr(xp, func)(fake(np.ones(shape, np.float32)), axis=axis)
     plain = stand_in.launches[-1]
     xp.fuse(lambda a, b: getattr(xp, func)(a * b, axis=axis), strict=True)(a, b)

@@ -148,6 +148,76 @@ def test_reduce_interleave_emulation(case):
     np.testing.assert_array_equal(got, x.sum(axis=0))
 
 
+def _emulate_reduce_interleave_words(x, ncols, nred, chunk, nchunks, bd, V):
+    """xs_reduce_interleave with V > 1: the flat run ``x`` read as words of V elements
+    (every whole word checked inside the run), the partial last word element by
+    element by the thread whose word it is, each lane's column checked, the lanes
+    folded in groups of columns, the groups and the chunks in order."""
+    total = ncols * nred
+    assert (bd * V) % ncols == 0 and chunk % (bd * V) == 0
+    part = np.zeros((nchunks, ncols), dtype=np.int64)
+    seen = np.zeros(total, dtype=np.int64)
+    for b in range(nchunks):
+        begin = b * chunk
+        end = min(begin + chunk, total)
+        nw = (end - begin) // V
+        sw = np.zeros(bd * V, dtype=np.int64)
+        for t in range(bd):
+            count = (nw - t + bd - 1) // bd if nw > t else 0
+            for u in range(count):
+                w0 = begin + t * V + u * bd * V
+                assert w0 + V <= end and w0 % V == 0
+                for j in range(V):
+                    assert (w0 + j) % ncols == (t * V + j) % ncols
+                    sw[t * V + j] += x[w0 + j]
+                    seen[w0 + j] += 1
+            if t == nw % bd:
+                e0 = begin + nw * V
+                for j in range(V):
+                    if e0 + j < end:
+                        assert (e0 + j) % ncols == (t * V + j) % ncols
+                        sw[t * V + j] += x[e0 + j]
+                        seen[e0 + j] += 1
+        G = bd // ncols
+        groups = [sum(sw[v] for v in range(t, bd * V, G * ncols)) for t in range(G * ncols)]
+        for c in range(ncols):
+            part[b, c] = sum(groups[k * ncols + c] for k in range(G))
+    np.testing.assert_array_equal(seen, 1)      # every element folded once
+    return part.sum(axis=0)
+
+
+@pytest.mark.parametrize("itemsize", [1, 2, 4, 8])
+@pytest.mark.parametrize("sm", [1, 3])
+def test_reduce_interleave_words_emulation(itemsize, sm):
+    rng = np.random.default_rng(itemsize)
+    dtype = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}[itemsize]
+    for k, n in [(2, 3), (3, 5), (3, 1001), (5, 777), (7, 2048), (16, 300), (31, 99),
+                 (32, 257), (9, 12_345)]:
+        x = rng.integers(-50, 50, size=(n, k)).astype(dtype)
+        plan = plan_reduction(Layout.from_array(x), (0,))
+        assert plan.strategy == "interleave", plan.strategy
+        geo = reduction_geometry(plan, itemsize, sm, 0, resident=2, words=True)
+        assert geo.vec == 16 // itemsize
+        got = _emulate_reduce_interleave_words(x.ravel(), k, n, geo.chunk, geo.nchunks,
+                                               geo.block[0], geo.vec)
+        np.testing.assert_array_equal(got, x.astype(np.int64).sum(axis=0))
+
+
+def test_interleave_words_needs_one_aligned_run():
+    """Words only for one contiguous run at a 16-byte address of 1-8 byte elements;
+    the element walk otherwise, and for fused inputs (``words=False``)."""
+    x = np.zeros((1000, 8), dtype=np.float32)
+    plan = plan_reduction(Layout.from_array(x), (0,))
+    assert reduction_geometry(plan, 4, 2, 0, words=True).vec == 4
+    assert reduction_geometry(plan, 4, 2, 8, words=True).vec == 1      # misaligned
+    assert reduction_geometry(plan, 4, 2, 0).vec == 1                  # not asked
+    cols = plan_reduction(Layout.from_array(x[:, :3]), (0,))           # rows of 8
+    assert cols.strategy == "interleave"
+    assert reduction_geometry(cols, 4, 2, 0, words=True).vec == 1
+    wide = plan_reduction(Layout.from_array(np.zeros((100, 3), np.complex128)), (0,))
+    assert reduction_geometry(wide, 16, 2, 0, words=True).vec == 1
+
+
 # ----------------------------------------------------------------------------- tile, 1 byte
 def _padded(TB, size):
     elems = TB // size

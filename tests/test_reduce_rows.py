@@ -101,9 +101,10 @@ _OPS = ("sum", "prod", "min", "max", "mean", "all", "any")
 
 
 @pytest.mark.parametrize("knob", [0, 4, 2])
-@pytest.mark.parametrize("dtype", ["float32", "int32", "uint8", "bool", "int16", "float64"])
+@pytest.mark.parametrize("dtype", ["float32", "int32", "uint8", "bool", "int16", "float16",
+                                   "float64"])
 def test_register_rows_launch_and_values(fake_rows, monkeypatch, knob, dtype):
-    """Dense rows of 1-, 2- and 4-byte elements (not float16) of the "tile", "lanes" (32
+    """Dense rows of 1-, 2- and 4-byte elements of the "tile", "lanes" (32
     bytes only) and "short" plans whose first row is on a 16-byte boundary and whose
     Q = 16 / gcd(k * itemsize, 16) rows hold at most 48 bytes in (or one row of whole
     16-byte words up to ``ONE_ROW_MOST_BYTES``) and at most 32 bytes of outputs go to ``xs_reduce_rowregs`` when ``TUNING["red_regs"]`` is not 0, for

@@ -175,9 +175,11 @@ def _expected_launch(x, axes, op, out_dtype, acc):
     plan = plan_reduction(Layout.from_array(x), axes)
     base = x.data.ptr + plan.offset * x.itemsize
     tile = tuple(_rc.TUNING["tile"][2:]) if plan.strategy == "tile" else (0, 0)
-    geo = reduction_geometry(plan, x.itemsize, 132, base, tile=tile, side_by_side=True)
+    by_words = x.dtype.kind in "biuf"     # the interleave kernel's run as 16-byte words
+    geo = reduction_geometry(plan, x.itemsize, 132, base, tile=tile, side_by_side=True,
+                             words=by_words)
     if geo.kernel not in _ONE_PASS:
-        geo = reduction_geometry(plan, x.itemsize, 132, base, resident=4)
+        geo = reduction_geometry(plan, x.itemsize, 132, base, resident=4, words=by_words)
     nkc, nrc = (4 if plan.nk <= 4 else 64), (1 if plan.nr == 1 else 4 if plan.nr <= 4 else 64)
     pad = lambda v, n, f: tuple(v) + (f,) * (n - len(v))  # noqa: E731
     words = (pad(plan.kshape, nkc, 1) + pad(plan.kstride, nkc, 0) + pad(plan.rshape, nrc, 1)
@@ -186,9 +188,14 @@ def _expected_launch(x, axes, op, out_dtype, acc):
         words += (geo.chunk, geo.nchunks)
     elif geo.kernel == "tile":
         words += (geo.chunk,)
-    minb, batch = _rc.TUNING[geo.kernel][:2]
-    if x.itemsize == 1 and geo.kernel in ("interleave", "rows_warp", "rows_block"):
-        batch = _red.BYTE_BATCH    # 1-byte elements: 32 loads in flight
+    if geo.kernel == "interleave" and geo.vec > 1:
+        minb, batch = _rc.TUNING["interleave_words"]
+        if geo.vec * acc.itemsize > 64:     # 16 int64 accumulators: half the words
+            batch //= 2
+    else:
+        minb, batch = _rc.TUNING[geo.kernel][:2]
+        if x.itemsize == 1 and geo.kernel in ("interleave", "rows_warp", "rows_block"):
+            batch = _red.BYTE_BATCH    # 1-byte elements: 32 loads in flight
     if geo.vec < 0:
         minb = min(minb, _red.SIDE_BY_SIDE_MINB)
     ops = {"sum": 0, "prod": 1, "min": 2, "max": 3, "all": 5, "any": 6}

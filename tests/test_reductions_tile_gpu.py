@@ -155,6 +155,56 @@ def test_interleave_every_width(cp, dtype):
                    ("sum", "prod", "min", "max", "mean", "var"))
 
 
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int16", "float16", "float32",
+                                   "int32", "float64", "int64"])
+def test_interleave_words(cp, monkeypatch, dtype):
+    """The word walk (a contiguous (n, k) at a 16-byte address): every k of 2..32 and
+    run lengths that end in a partial word, one block and many; exact against NumPy
+    where the order cannot matter, float sums within the bound; the same run one
+    element in (no 16-byte address) reads element by element and agrees; and the word
+    walk agrees bit for bit with the element walk (forced) where the order cannot
+    matter."""
+    from xstride._kernels import _geometry
+
+    rng = np.random.default_rng(11)
+    dt = np.dtype(dtype)
+    # float16 var/std are the library's (their squares in float16, as NumPy's)
+    funcs = ("all", "any") if dt.kind == "b" else ("sum", "min", "max") + \
+        (("var",) if dt != np.float16 else ())
+    exact = ("all", "any") if dt.kind == "b" else \
+        ("min", "max") + (("sum",) if dt.kind in "iu" else ())
+    for k in range(2, 33):
+        for n in (7, 301, 40_009):
+            host = _random(rng, (n * k + 1,), dtype)
+            dev = cp.asarray(host)
+            for off in (0, 1):
+                h = host[off:off + n * k].reshape(n, k)
+                x = dev[off:off + n * k].reshape(n, k)
+                plan = plan_array(x, (0,))
+                assert plan.strategy == "interleave"
+                vec = _geometry.interleave_words(plan, dt.itemsize, x.data.ptr)
+                assert vec == (1 if off else 16 // dt.itemsize)
+                for f in funcs:
+                    got = cp.asnumpy(getattr(xp, f)(x, axis=0))
+                    if f in exact:
+                        np.testing.assert_array_equal(got, getattr(np, f)(h, axis=0),
+                                                      err_msg=f"{f} k={k} n={n}")
+                    elif f == "sum" and dt != np.float16:
+                        _assert_sum_close(got, h, 0)
+                    else:
+                        want = getattr(np, f)(h.astype(np.float64), axis=0)
+                        np.testing.assert_allclose(got, want, rtol=2e-3 if dt == np.float16
+                                                   else 1e-5 if dt == np.float32 else 1e-11,
+                                                   atol=1e-12, err_msg=f"{f} k={k} n={n}")
+    host = _random(rng, (12_347, 3), dtype)
+    x = cp.asarray(host)
+    first = {f: cp.asnumpy(getattr(xp, f)(x, axis=0)) for f in exact}
+    _fresh_caches(monkeypatch)
+    monkeypatch.setattr(_geometry, "interleave_words", lambda plan, itemsize, base: 1)
+    for f in exact:
+        np.testing.assert_array_equal(cp.asnumpy(getattr(xp, f)(x, axis=0)), first[f])
+
+
 def test_interleave_reduces_several_leading_axes(cp):
     rng = np.random.default_rng(8)
     host = _random(rng, (64, 1000, 3), "float32")
@@ -288,7 +338,7 @@ def test_tile_byte_words_at_every_offset(cp, dtype):
     assert seen >= 40
 
 
-@pytest.mark.parametrize("dtype", ["float32", "int32", "uint8", "bool", "int16"])
+@pytest.mark.parametrize("dtype", ["float32", "int32", "uint8", "bool", "int16", "float16"])
 @pytest.mark.parametrize("k", [2, 3, 4, 6, 8, 12, 16, 24, 32, 64, 128, 192])
 def test_register_rows_give_the_staged_tiles_bits(cp, monkeypatch, dtype, k):
     """Short dense rows folded in registers (``xs_reduce_rowregs``, 16-byte words, a last
@@ -304,7 +354,8 @@ def test_register_rows_give_the_staged_tiles_bits(cp, monkeypatch, dtype, k):
     if dt.kind == "f" and k >= 4:
         # rows whose second half cancels: a float sum depends on the fold's order (a
         # "lanes" plan's two halves, then their sum), so the bits below test it
-        h[::97, 0], h[::97, k // 2], h[::97, k // 2 + 1] = 1, 2.0 ** 60, -2.0 ** 60
+        big = 2.0 ** (14 if dt == np.float16 else 60)
+        h[::97, 0], h[::97, k // 2], h[::97, k // 2 + 1] = 1, big, -big
     flat = cp.asarray(h).ravel()
     aligned = flat[:n * k].reshape(n, k)
     shifted = flat[k:].reshape(n, k)              # k elements on: off the boundary for odd k

@@ -19,6 +19,7 @@ from .._plans.reduction import (SHORT_VECTOR_ROW_BYTES, TILE_BYTES, ReductionPla
 
 __all__ = ["TILE", "CAPS", "pack_params", "TiledGeometry", "tiled_geometry",
            "BLOCK_THREADS", "OUTER_ROWS", "SHORT_MAX_BLOCKS", "INTERLEAVE_MIN_ROUNDS", "ReductionGeometry",
+           "interleave_words",
            "reduction_geometry", "scan_tile_rows", "scan_tile_loads", "scan_tile_bytes",
            "SCAN_TILE_MOST_LOADS", "regs_rows", "scan_regs_rows", "REGS_MOST_BYTES", "columns_vector", "ColsplitGeometry",
            "colsplit_geometry", "colsplit_pad", "ROW_TILE_MIN", "row_tiles_fit",
@@ -222,7 +223,8 @@ class ReductionGeometry:
     grid, block : tuple of int
     vec : int
         Elements per vector load (1 = scalar loads; "short" only: -W, W rows that lie
-        side by side per thread, one 16-byte load across them per step).
+        side by side per thread, one 16-byte load across them per step; "interleave":
+        V > 1 reads the run as words of V elements, :func:`interleave_words`).
     nchunks, chunk : int
         ("tile": ``chunk`` is the rows staged per block; "interleave": ``chunk``
         elements of the flat run per block, ``nchunks`` blocks.)
@@ -268,10 +270,24 @@ def _short_vec(plan: ReductionPlan, itemsize: int, base_address: int,
     return 1
 
 
+def interleave_words(plan: ReductionPlan, itemsize: int, base_address: int) -> int:
+    """Elements per 16-byte word of the "interleave" kernel's word walk, or 1 (element
+    by element): the columns one contiguous run (the reduced stride equal to the
+    column count) at a 16-byte aligned address, elements of 1, 2, 4 or 8 bytes. On the
+    H200 (2026-12-03, n = 2**25, fraction of copy, element walk -> words): any/all of
+    bool (n, 16) 0.50-0.52 -> 0.90-0.92, (n, 3) 0.40-0.42 -> 0.57-0.60, float32 sum
+    (n, 9)-(n, 15) 0.84-0.87 -> 0.97-1.00, (n, 3) 0.81 -> 0.89; 8-byte elements even
+    (docs/reductions.md, "interleave")."""
+    if (itemsize in (1, 2, 4, 8) and plan.nr == 1 and plan.rstride[0] == plan.nrows
+            and base_address % 16 == 0):
+        return 16 // itemsize
+    return 1
+
+
 def reduction_geometry(plan: ReductionPlan, itemsize: int, sm_count: int,
                        base_address: int = 0, resident: int = 8,
                        tile: tuple = (TILE_BYTES, 0),
-                       side_by_side: bool = False) -> ReductionGeometry:
+                       side_by_side: bool = False, words: bool = False) -> ReductionGeometry:
     """Choose kernel, grid and splitting for ``plan`` on a device of ``sm_count`` SMs.
 
     ``base_address`` is the byte address of the input's first element of row 0
@@ -282,6 +298,8 @@ def reduction_geometry(plan: ReductionPlan, itemsize: int, sm_count: int,
     block of the "tile" kernel (0 rows: as many as fit). ``side_by_side``: the "short"
     kernel may take rows that lie side by side several to a thread (``vec`` negative,
     see :func:`_short_vec`; the plain reductions' kernels, not the fused ones).
+    ``words``: the "interleave" kernel may read its run as 16-byte words
+    (:func:`interleave_words`; the plain reductions' kernels, not the fused ones).
     """
     sm = max(int(sm_count), 1)
     if plan.strategy == "short":
@@ -305,16 +323,20 @@ def reduction_geometry(plan: ReductionPlan, itemsize: int, sm_count: int,
         blocks = min(-(-plan.nrows // rows), SHORT_MAX_BLOCKS)
         return ReductionGeometry("tile", (blocks,), (BLOCK_THREADS,), 1, 1, rows)
     if plan.strategy == "interleave":
-        # block width a multiple of the column count; about one wave of blocks, each
-        # a chunk of whole block-widths of the flat run
+        # block width a multiple of the column count (with words of V elements: of
+        # ncols / gcd(ncols, V), so that the block's lanes are); about one wave of
+        # blocks, each a chunk of whole block-widths of the flat run
         ncols = plan.nrows
-        width = ncols * (BLOCK_THREADS // ncols)
+        vec = interleave_words(plan, itemsize, base_address) if words else 1
+        m = ncols // math.gcd(ncols, vec)
+        width = m * (BLOCK_THREADS // m)
+        lanes = width * vec
         total = plan.nrows * plan.rowlen
         wave = max(int(resident), 1) * sm
         chunk = -(-total // wave)
-        chunk = max(-(-chunk // width), INTERLEAVE_MIN_ROUNDS) * width
+        chunk = max(-(-chunk // lanes), INTERLEAVE_MIN_ROUNDS) * lanes
         nchunks = -(-total // chunk)
-        return ReductionGeometry("interleave", (nchunks,), (width,), 1, nchunks, chunk)
+        return ReductionGeometry("interleave", (nchunks,), (width,), vec, nchunks, chunk)
     if plan.strategy in ("inner", "full"):
         vec = _vec_width(itemsize) if plan.inner_contiguous else 1
         if plan.strategy == "inner" and (plan.rowlen <= 4096 or plan.nrows >= 32 * sm):

@@ -43,6 +43,10 @@ __all__ = [
 #: processes) 0.80-0.84 of copy at k = 2-3, 0.88-0.93 at k = 5-15 and 0.96 at 4, where
 #: ``(4, 8)`` read 0.63-0.76, 0.80-0.88 and 0.82-0.89, and ``(4, 16)``, ``(2, 16)``,
 #: ``(3, 16)`` 0.72-0.93; float64 and int64 (n, 3) 0.95-0.97 against 0.81-0.85.
+#: ``interleave_words`` ``(MINB, B)``: the same kernel reading its run as 16-byte words
+#: (:func:`~._geometry.interleave_words`), B words in flight a thread: on the H200
+#: (2026-12-03, n = 2**25) ``(2, 8)`` led ``(2, 4)``, ``(4, 4)``, ``(4, 8)`` by up to
+#: 0.06 of copy on bool, uint8, int16, float16 and float32 (n, 3) and (n, 9)-(n, 16).
 #: Scans: ``scan_rows`` (MINB of the row scan); ``scan_tile`` (bytes a block of the
 #: short-row scan stages, ``scans_short.cu``; its threads issue all their loads of
 #: a tile at once, into registers: on the H200, 2026-12-02, 32768 ran
@@ -79,6 +83,7 @@ TUNING = {
     "short": (8, 4),
     "tile": (2, 8, 32768, 0),
     "interleave": (2, 32),
+    "interleave_words": (2, 8),
     "lanes": (8, 2),
     "scan_rows": 4,
     "scan_tile": 32768,
@@ -104,6 +109,7 @@ VARIANTS = {
     "short": [(6, 4), (5, 8), (8, 4)],
     "tile": [(8, 8, 8192, 256), (4, 8, 16384, 0), (2, 8, 32768, 0)],
     "interleave": [(4, 8), (4, 16), (2, 32)],
+    "interleave_words": [(4, 4), (2, 4), (4, 8), (2, 8)],
     "lanes": [(4, 4), (4, 2), (8, 2)],
     "colsplit": [2, 6, 4],
     "scan_regs": [0, 4, 2],

@@ -18,8 +18,11 @@ from ._launch import Launch, i64, slot64
 __all__ = ["rows_q", "regs_q", "chunks", "build", "ONE_ROW_MOST_BYTES", "MOST_OUT_BYTES"]
 
 _SRC = "reductions_rows.cu"
-#: Input dtypes it takes: 1-, 2- and 4-byte integers, bool and float32 (float16 and
-#: complex stay staged).
+#: Input dtypes it takes: 1-, 2- and 4-byte integers, bool, float16 and float32 (complex
+#: stays staged). float16 rows came 2026-12-03 (H200, the same bits as staged, fraction
+#: of copy, ``sum``/``max``): (n, 3) 0.69-0.71 -> 0.88, (n, 16) 0.49 -> 0.98-0.99 (0.56
+#: ms, slower than CuPy's 0.60, -> 0.28), (n/4, 32) 0.25 -> 0.94-0.95, (n/8, 64) 0.12 ->
+#: 0.76-0.78, (n/8, 96) 0.21 -> 0.69-0.74.
 _KINDS = frozenset("biuf")
 #: The plans whose dense rows it takes. H200, (2**25, k), fraction of copy, the plan's
 #: kernel against this one (2026-12-03, the same bits): float32 "lanes" k = 8 0.97 ->
@@ -75,12 +78,12 @@ def rows_q(plan, x, op: str, centered: frozenset, base: int, out_dtype: np.dtype
     :data:`STRATEGIES`; a ``"lanes"`` plan's rows only of :data:`LANES_ROW_BYTES`): rows of one
     kept axis stored one after another (stride ``rowlen``), the reduced axis of stride 1,
     the first row on a 16-byte boundary (``base``, its address), an op without a center,
-    a dtype of :data:`_KINDS` of at most 4 bytes (not float16), few bytes a thread in
+    a dtype of :data:`_KINDS` of at most 4 bytes, few bytes a thread in
     (:func:`regs_q`) and out (:data:`MOST_OUT_BYTES`) and ``TUNING["red_regs"]``
     (MINB) not 0; else 0."""
     dt = np.dtype(x.dtype)
     if (not rc.TUNING["red_regs"] or plan.strategy not in STRATEGIES or op in centered
-            or dt.kind not in _KINDS or dt.itemsize > 4 or dt == np.float16
+            or dt.kind not in _KINDS or dt.itemsize > 4
             or plan.nk != 1 or plan.nr != 1 or plan.rstride[0] != 1
             or plan.kstride[0] != plan.rowlen or base % 16
             or plan.strategy == "lanes" and plan.rowlen * dt.itemsize != LANES_ROW_BYTES):

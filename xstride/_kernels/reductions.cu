@@ -33,6 +33,7 @@
 #endif
 #include <xstride/detail/namespace_kernels.cuh>
 #include <xstride/detail/reduce_ops.cuh>
+#include <xstride/detail/interleave_words.cuh>
 
 // Fold elements [begin, end) of one row into acc; thread `t` of `nt` cooperating
 // threads takes every nt-th element (or vector). The assignment depends only on the
@@ -476,6 +477,8 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_tile(XS_RED_IN(Tin) x, To
 // one contiguous span. The block then folds, per column c, its threads c, c + ncols,
 // ... in order in shared memory; with several blocks the last block to finish
 // (counted with one atomic) folds the blocks' partials per column in block order.
+// V > 1: one contiguous run read as 16-byte words (xs_interleave_words, the private
+// xstride/detail/interleave_words.cuh).
 template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V, int MINB, int B>
 __global__ void __launch_bounds__(256, MINB) xs_reduce_interleave(XS_RED_IN(Tin) x, Tout* __restrict__ out,
                                      const Tacc* __restrict__ center, Tacc* partials,
@@ -485,31 +488,36 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_interleave(XS_RED_IN(Tin)
 {
     typedef typename xs_op_of<OP>::type Op;
     Op op;
-    __shared__ Tacc sm[256];
     __shared__ int s_last;
     const long long total = ncols * nred;
     const long long begin = (long long)blockIdx.x * chunk;
     const long long end = begin + chunk < total ? begin + chunk : total;
     const unsigned t = threadIdx.x;
-    const int col = (int)(t % (unsigned)ncols);
-    const Tacc c = xs_centered<OP> ? center[col] : Tacc(0);
-    Tacc acc = Op::template identity<Tacc>();
-    // flat element i = begin + t + u * blockDim.x is at (i / ncols) * rs + col: rows of
-    // stride rs >= ncols (rs == ncols: one contiguous run)
     const long long bd = (long long)blockDim.x;
-    const long long rs = d.rstride[0];
-    const long long first = begin + (long long)t;
-    const long long count = end > first ? (end - first + bd - 1) / bd : 0;
-    XS_RED_PTR(Tin) base = x + (first / ncols) * rs + col;
-    const long long rstep = (bd / ncols) * rs;
-    xs_batched<B, Tin>(0, count, 1,
-                       [&](long long u, Tin& w) { w = base[u * rstep]; },
-                       [&](Tin w) { acc = op(acc, xs_transform<OP, Tacc>(w, c)); });
-    sm[t] = acc;
-    __syncthreads();
-    Tacc a = Op::template identity<Tacc>();
+    Tacc a = Op::template identity<Tacc>();   // threads t < ncols: column t's block total
+    if constexpr (V > 1) {
+        a = xs_interleave_words<OP, Tin, Tacc, V, B>(x, center, ncols, begin, end, op);
+    } else {
+        __shared__ Tacc sm[256];
+        const int col = (int)(t % (unsigned)ncols);
+        const Tacc c = xs_centered<OP> ? center[col] : Tacc(0);
+        Tacc acc = Op::template identity<Tacc>();
+        // flat element i = begin + t + u * blockDim.x is at (i / ncols) * rs + col: rows
+        // of stride rs >= ncols (rs == ncols: one contiguous run)
+        const long long rs = d.rstride[0];
+        const long long first = begin + (long long)t;
+        const long long count = end > first ? (end - first + bd - 1) / bd : 0;
+        XS_RED_PTR(Tin) base = x + (first / ncols) * rs + col;
+        const long long rstep = (bd / ncols) * rs;
+        xs_batched<B, Tin>(0, count, 1,
+                           [&](long long u, Tin& w) { w = base[u * rstep]; },
+                           [&](Tin w) { acc = op(acc, xs_transform<OP, Tacc>(w, c)); });
+        sm[t] = acc;
+        __syncthreads();
+        if ((long long)t < ncols)
+            for (unsigned u = t; u < blockDim.x; u += (unsigned)ncols) a = op(a, sm[u]);
+    }
     if ((long long)t < ncols) {
-        for (unsigned u = t; u < blockDim.x; u += (unsigned)ncols) a = op(a, sm[u]);
         if (nchunks == 1) out[t] = xs_final<OP, Tout>(a, nred);
         else partials[(long long)blockIdx.x * ncols + t] = a;
     }

@@ -55,6 +55,10 @@ _ONE_PASS = frozenset({"rows_warp", "short", "tile", "lanes", "rowregs"})
 #: is the same for every B, so the bits are too.
 BYTE_BATCH = 32
 _BYTE_BATCHED = frozenset({"interleave", "rows_warp", "rows_block"})
+#: Most bytes of a thread's V accumulators in the "interleave" kernel's word walk at
+#: the full B words in flight; past it B is halved (ptxas 13 for sm_90: int8 sums,
+#: 16 int64 accumulators, spill 88 bytes at B = 8 and none at 4).
+WORDS_ACC_BYTES = 64
 #: MINB of the "short" kernel when a thread takes W rows that lie side by side (W
 #: accumulators): ptxas 13 for sm_90 spills float32 sums (W = 4) and bool all/any
 #: (W = 16) at the default 8 (32 registers), and none at 4 (48-64 registers).
@@ -113,12 +117,19 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
     q = _rr.rows_q(plan, x, op, _CENTERED, base, out_dtype)
     if q:   # short dense rows folded in registers (reductions_rows.cu)
         return _rr.build(rec, plan, x, _OPS[op], q, out_dtype, acc)
+    # the interleave kernel's run by 16-byte words: real, integer and bool elements
+    words = x.dtype.kind in "biuf"
     geo = reduction_geometry(plan, x.itemsize, rc.sm_count(), base, tile=tile,
-                             side_by_side=op not in _CENTERED)
+                             side_by_side=op not in _CENTERED, words=words)
     tin, tacc, tout = rc.CTYPE[np.dtype(x.dtype)], rc.CTYPE[acc], rc.CTYPE[out_dtype]
-    minb, batch = rc.TUNING[geo.kernel][:2]
-    if x.itemsize == 1 and geo.kernel in _BYTE_BATCHED:
-        batch = BYTE_BATCH
+    if geo.kernel == "interleave" and geo.vec > 1:
+        minb, batch = rc.TUNING["interleave_words"]
+        if geo.vec * acc.itemsize > WORDS_ACC_BYTES:
+            batch = builtins.max(batch // 2, 1)
+    else:
+        minb, batch = rc.TUNING[geo.kernel][:2]
+        if x.itemsize == 1 and geo.kernel in _BYTE_BATCHED:
+            batch = BYTE_BATCH
     if geo.vec < 0:   # rows side by side: W accumulators a thread
         minb = builtins.min(minb, SIDE_BY_SIDE_MINB)
     tail = (f", {tin}, {tacc}, {tout}, {nkc}, {nrc}, {geo.vec}, {minb}, {batch}"
@@ -131,7 +142,8 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
     if split_kernel:
         threads = geo.block[0] * (geo.block[1] if len(geo.block) > 1 else 1)
         geo = reduction_geometry(plan, x.itemsize, rc.sm_count(), base,
-                                 resident=rc.kernel_resident(_SRC, expr, threads))
+                                 resident=rc.kernel_resident(_SRC, expr, threads),
+                                 words=words)
     rec.kind, rec.grid, rec.block = geo.kernel, geo.grid, geo.block
     rec.nchunks, rec.chunk = geo.nchunks, geo.chunk
     rec.xoff = plan.offset * x.itemsize
@@ -332,7 +344,8 @@ def _key(cp, op, x, axis, dtype, keepdims) -> tuple:
     t = rc.TUNING
     return (op, x.shape, x.strides, x.dtype, axis, dtype, keepdims, mem.ptr & 15,
             mem.device_id, cp.cuda.runtime.getDevice(), t["rows_warp"], t["rows_block"],
-            t["cols"], t["short"], t["tile"], t["interleave"], t["lanes"], t["red_regs"])
+            t["cols"], t["short"], t["tile"], t["interleave"], t["interleave_words"], t["lanes"],
+            t["red_regs"])
 
 
 def _copy(op, x, axis, axes, dtype, keepdims, out_dtype, prepare: bool):
@@ -441,8 +454,8 @@ def repeat(op: str, x, axis, dtype, keepdims):
     t = rc.TUNING
     run = _CALLS.get((op, x.shape, x.strides, x.dtype, axis, dtype, keepdims, mem.ptr & 15,
                       mem.device_id, GATE.getdev(), t["rows_warp"], t["rows_block"],
-                      t["cols"], t["short"], t["tile"], t["interleave"], t["lanes"],
-                      t["red_regs"]))
+                      t["cols"], t["short"], t["tile"], t["interleave"],
+                      t["interleave_words"], t["lanes"], t["red_regs"]))
     if run is None:
         return None
     return run(x)
