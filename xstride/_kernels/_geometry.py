@@ -276,7 +276,7 @@ def interleave_words(plan: ReductionPlan, itemsize: int, base_address: int) -> i
     column count) at a 16-byte aligned address, elements of 1, 2, 4 or 8 bytes. On the
     H200 (2026-12-03, n = 2**25, fraction of copy, element walk -> words): any/all of
     bool (n, 16) 0.50-0.52 -> 0.90-0.92, (n, 3) 0.40-0.42 -> 0.57-0.60, float32 sum
-    (n, 9)-(n, 15) 0.84-0.87 -> 0.97-1.00, (n, 3) 0.81 -> 0.89; 8-byte elements even
+    (n, 9)-(n, 15) 0.83-0.87 -> 0.93-1.00, (n, 3) 0.81-0.82 -> 0.89-0.90; 8-byte elements even
     (docs/reductions.md, "interleave")."""
     if (itemsize in (1, 2, 4, 8) and plan.nr == 1 and plan.rstride[0] == plan.nrows
             and base_address % 16 == 0):

@@ -45,8 +45,9 @@ __all__ = [
 #: ``(3, 16)`` 0.72-0.93; float64 and int64 (n, 3) 0.95-0.97 against 0.81-0.85.
 #: ``interleave_words`` ``(MINB, B)``: the same kernel reading its run as 16-byte words
 #: (:func:`~._geometry.interleave_words`), B words in flight a thread: on the H200
-#: (2026-12-03, n = 2**25) ``(2, 8)`` led ``(2, 4)``, ``(4, 4)``, ``(4, 8)`` by up to
-#: 0.06 of copy on bool, uint8, int16, float16 and float32 (n, 3) and (n, 9)-(n, 16).
+#: (2026-12-03, n = 2**25) ``(2, 8)`` led or matched (within 0.02) ``(2, 4)``, ``(4, 4)``
+#: and ``(4, 8)`` on bool, uint8, int16, float16, float32, float64 and int64 (n, 3) and
+#: float32 (n, 9)-(n, 16), by up to 0.16 of copy (uint8 (n, 3) ``sum``).
 #: Scans: ``scan_rows`` (MINB of the row scan); ``scan_tile`` (bytes a block of the
 #: short-row scan stages, ``scans_short.cu``; its threads issue all their loads of
 #: a tile at once, into registers: on the H200, 2026-12-02, 32768 ran
