@@ -233,6 +233,11 @@ def test_fused_input_compiles_into_every_reduction_kernel(fake_cupy, case, w32):
     assert not w32 or dense
     src = reduce_source(pre, 2, w32, dense) + rc.source("reductions.cu")
     exprs = [k.format(op=op, t=t, a=a, o=o) for op, t, a, o in types for k in _KERNELS]
+    # the interleave kernel's word walk: 16-byte words of the fused input's elements
+    size = {"bool": 1, "signed char": 1, "int": 4, "float": 4, "double": 8, "long long": 8,
+            "unsigned long long": 8}
+    exprs += [f"xs_reduce_interleave<{op}, {t}, {a}, {o}, 4, 1, {16 // size[t]}, 2, 4>"
+              for op, t, a, o in types]
     _nvrtc_build(src, exprs)
 
 
@@ -263,23 +268,23 @@ def test_fused_launch_is_the_unfused_launch_of_the_intermediate(stand_in, shape,
     parameter after the input and output pointers (the descriptor, the row counts, the
     split) are the unfused call's for a new array of the intermediate's shape; the
     input is the fused struct. The unfused call with its register kernel of short
-    dense rows off (``TUNING["red_regs"]``): the fused reductions stage such rows; and
-    with the interleave kernel's walk by 16-byte words off: they read element by
-    element."""
-    from xstride._kernels import _geometry
+    dense rows off (``TUNING["red_regs"]``): the fused reductions stage such rows. The
+    interleave kernel's word walk (``(1 << 16, 3)`` over axis 0) is both calls'."""
     from xstride._kernels import _reduce_common as rc
 
     a = fake(np.ones(shape, np.float32))
     b = fake(np.ones(shape[-1:], np.float32))
     with pytest.MonkeyPatch.context() as mp:
         mp.setitem(rc.TUNING, "red_regs", 0)
-        mp.setattr(_geometry, "interleave_words", lambda plan, itemsize, base: 1)
         getattr(xp, func)(fake(np.ones(shape, np.float32)), axis=axis)
     plain = stand_in.launches[-1]
     xp.fuse(lambda a, b: getattr(xp, func)(a * b, axis=axis), strict=True)(a, b)
     fused = stand_in.launches[-1]
     name = plain[0].name
     kind = name.split("<")[0][len("xs_reduce_"):]
+    if shape == (1 << 16, 3) and axis == 0:     # one contiguous run: 16-byte words of 4
+        minb, batch = rc.TUNING["interleave_words"]
+        assert kind == "interleave" and name.endswith(f", 4, {minb}, {batch}>"), name
     if kind in fr.FUSED_TUNING:   # the template's last two arguments: MINB, B
         minb, batch = fr.FUSED_TUNING[kind]
         name = name.rsplit(",", 2)[0] + f", {minb}, {batch}>"

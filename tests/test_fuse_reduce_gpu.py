@@ -113,6 +113,23 @@ def test_every_strategy_and_op(cp, shape, axis, func):
     check(lambda a, b: getattr(xp, func)(a * b, axis=axis, keepdims=True), a, b)
 
 
+@pytest.mark.parametrize("k", [3, 7, 16])
+@pytest.mark.parametrize("dt", ["float64", "float32", "int8", "int16"])
+def test_interleave_words_keep_the_unfused_bits(cp, dt, k):
+    """Over the rows of a contiguous (n, k) the unfused call reads the stored array by
+    16-byte words; the fused one computes the same words (V elements of the expression
+    each), so float64 sums, whose association shows, keep the unfused bits."""
+    from xstride._kernels import _fusion_reduce as fr
+
+    rng = np.random.default_rng(k)
+    a = cp.asarray((rng.standard_normal((40_003, k)) * 100).astype(dt))
+    b = cp.asarray((rng.random(k) + 0.5).astype(dt))
+    check(lambda a, b: xp.sum(a * b, axis=0), a, b)
+    assert fr.last_kind == "interleave"
+    check(lambda a, b: (xp.max(a - b, axis=0), xp.mean(a * b, axis=0)), a, b)
+    check(lambda a, b: xp.sum(a > b, axis=0), a, b)
+
+
 @pytest.mark.parametrize("dt", ["int8", "uint8", "int32", "int64", "float64", "bool"])
 def test_dtypes(cp, dt):
     rng = np.random.default_rng(1)

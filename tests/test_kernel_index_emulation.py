@@ -191,8 +191,10 @@ def _emulate_reduce_interleave_words(x, ncols, nred, chunk, nchunks, bd, V):
 def test_reduce_interleave_words_emulation(itemsize, sm):
     rng = np.random.default_rng(itemsize)
     dtype = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}[itemsize]
+    # k = 6, 10, 12, 24, 30: a block width that is not a multiple of k for some V
     for k, n in [(2, 3), (3, 5), (3, 1001), (5, 777), (7, 2048), (16, 300), (31, 99),
-                 (32, 257), (9, 12_345)]:
+                 (32, 257), (9, 12_345), (6, 999), (10, 555), (12, 2001), (24, 333),
+                 (30, 77)]:
         x = rng.integers(-50, 50, size=(n, k)).astype(dtype)
         plan = plan_reduction(Layout.from_array(x), (0,))
         assert plan.strategy == "interleave", plan.strategy
@@ -201,6 +203,43 @@ def test_reduce_interleave_words_emulation(itemsize, sm):
         got = _emulate_reduce_interleave_words(x.ravel(), k, n, geo.chunk, geo.nchunks,
                                                geo.block[0], geo.vec)
         np.testing.assert_array_equal(got, x.astype(np.int64).sum(axis=0))
+
+
+@pytest.mark.parametrize("itemsize", [1, 2, 4, 8])
+def test_interleave_words_geometry_for_every_width(itemsize):
+    """Every column count 2..32, several lengths and wave sizes: the block's lanes a
+    multiple of the column count, every chunk a whole number of the block's lanes, at
+    most 256 threads, at least one group of lanes per column."""
+    V = 16 // itemsize
+    for k in range(2, 33):
+        for n in (1, 7, 1000, 123_457):
+            x = np.zeros((n + 1, k), dtype=f"i{itemsize}")
+            plan = plan_reduction(Layout.from_array(x), (0,))
+            assert plan.strategy == "interleave", (k, plan.strategy)
+            for sm, resident in ((1, 1), (4, 2), (132, 3)):
+                geo = reduction_geometry(plan, itemsize, sm, 0, resident=resident, words=True)
+                bd = geo.block[0]
+                assert geo.vec == V and k <= bd <= 256 and (bd * V) % k == 0, (k, bd)
+                assert geo.chunk % (bd * V) == 0 and geo.grid == (geo.nchunks,)
+                assert (geo.nchunks - 1) * geo.chunk < (n + 1) * k <= geo.nchunks * geo.chunk
+
+
+def test_words_only_where_their_lanes_fit_shared_memory():
+    """``takes_words``: real, integer and bool inputs whose 256 * V accumulators fit
+    32 KiB (the 48 KiB a block may declare, with room): every accumulator the
+    reductions use (sums, products, means and var's into int64/uint64/float64/complex128,
+    min/max into the input widened to 32 bits, all/any into int32) for every input."""
+    accs = [np.int64, np.uint64, np.float64, np.complex128, np.int32, np.uint32, np.float32]
+    for dt in rc.REDUCED:
+        for acc in map(np.dtype, accs):
+            ok = rc.takes_words(dt, acc)
+            fits = 256 * (16 // dt.itemsize) * acc.itemsize <= rc.WORDS_SHARED_BYTES
+            assert ok == (dt.kind in "biuf" and fits), (dt, acc)
+            assert not ok or 256 * (16 // dt.itemsize) * acc.itemsize <= 48 * 1024
+    # sum(b, axis=0, dtype=complex128) of bool, int8, uint8: 64 KiB of lanes
+    for dt in (np.bool_, np.int8, np.uint8):
+        assert not rc.takes_words(dt, np.complex128)
+    assert rc.takes_words(np.int8, np.int64) and rc.takes_words(np.float32, np.complex128)
 
 
 def test_interleave_words_needs_one_aligned_run():

@@ -175,7 +175,7 @@ def _expected_launch(x, axes, op, out_dtype, acc):
     plan = plan_reduction(Layout.from_array(x), axes)
     base = x.data.ptr + plan.offset * x.itemsize
     tile = tuple(_rc.TUNING["tile"][2:]) if plan.strategy == "tile" else (0, 0)
-    by_words = x.dtype.kind in "biuf"     # the interleave kernel's run as 16-byte words
+    by_words = _rc.takes_words(x.dtype, acc)     # the interleave kernel's 16-byte words
     geo = reduction_geometry(plan, x.itemsize, 132, base, tile=tile, side_by_side=True,
                              words=by_words)
     if geo.kernel not in _ONE_PASS:
@@ -190,7 +190,7 @@ def _expected_launch(x, axes, op, out_dtype, acc):
         words += (geo.chunk,)
     if geo.kernel == "interleave" and geo.vec > 1:
         minb, batch = _rc.TUNING["interleave_words"]
-        if geo.vec * acc.itemsize > 64:     # 16 int64 accumulators: half the words
+        if geo.vec * acc.itemsize > _rc.WORDS_ACC_BYTES:   # 16 int64 accumulators
             batch //= 2
     else:
         minb, batch = _rc.TUNING[geo.kernel][:2]

@@ -159,45 +159,52 @@ def test_interleave_every_width(cp, dtype):
                                    "int32", "float64", "int64"])
 def test_interleave_words(cp, monkeypatch, dtype):
     """The word walk (a contiguous (n, k) at a 16-byte address): every k of 2..32 and
-    run lengths that end in a partial word, one block and many; exact against NumPy
-    where the order cannot matter, float sums within the bound; the same run one
-    element in (no 16-byte address) reads element by element and agrees; and the word
-    walk agrees bit for bit with the element walk (forced) where the order cannot
-    matter."""
+    run lengths that end in a partial word, one block and many, the run and its
+    row-reversed view; exact against NumPy where the order cannot matter (integer sums
+    and products, min, max, all, any), float sums within the bound, means and var
+    within a tolerance; the same run one element in (no 16-byte address) reads element
+    by element and agrees; and the word walk agrees bit for bit with the element walk
+    (forced) where the order cannot matter."""
     from xstride._kernels import _geometry
 
     rng = np.random.default_rng(11)
     dt = np.dtype(dtype)
     # float16 var/std are the library's (their squares in float16, as NumPy's)
-    funcs = ("all", "any") if dt.kind == "b" else ("sum", "min", "max") + \
-        (("var",) if dt != np.float16 else ())
+    funcs = ("all", "any") if dt.kind == "b" else ("sum", "min", "max", "mean") + \
+        (("var",) if dt != np.float16 else ()) + (("prod",) if dt.kind in "iu" else ())
     exact = ("all", "any") if dt.kind == "b" else \
-        ("min", "max") + (("sum",) if dt.kind in "iu" else ())
+        ("min", "max") + (("sum", "prod") if dt.kind in "iu" else ())
     for k in range(2, 33):
         for n in (7, 301, 40_009):
             host = _random(rng, (n * k + 1,), dtype)
             dev = cp.asarray(host)
             for off in (0, 1):
                 h = host[off:off + n * k].reshape(n, k)
-                x = dev[off:off + n * k].reshape(n, k)
-                plan = plan_array(x, (0,))
-                assert plan.strategy == "interleave"
-                vec = _geometry.interleave_words(plan, dt.itemsize, x.data.ptr)
-                assert vec == (1 if off else 16 // dt.itemsize)
-                for f in funcs:
-                    got = cp.asnumpy(getattr(xp, f)(x, axis=0))
-                    if f in exact:
-                        np.testing.assert_array_equal(got, getattr(np, f)(h, axis=0),
-                                                      err_msg=f"{f} k={k} n={n}")
-                    elif f == "sum" and dt != np.float16:
-                        _assert_sum_close(got, h, 0)
-                    else:
-                        want = getattr(np, f)(h.astype(np.float64), axis=0)
-                        np.testing.assert_allclose(got, want, rtol=2e-3 if dt == np.float16
-                                                   else 1e-5 if dt == np.float32 else 1e-11,
-                                                   atol=1e-12, err_msg=f"{f} k={k} n={n}")
+                d = dev[off:off + n * k].reshape(n, k)
+                for x, hv in ((d, h), (d[::-1], h[::-1])):
+                    plan = plan_array(x, (0,))
+                    assert plan.strategy == "interleave"
+                    vec = _geometry.interleave_words(plan, dt.itemsize,
+                                                     x.data.ptr + plan.offset * dt.itemsize)
+                    assert vec == (1 if off else 16 // dt.itemsize)
+                    for f in funcs:
+                        got = cp.asnumpy(getattr(xp, f)(x, axis=0))
+                        msg = f"{f} k={k} n={n} off={off}"
+                        if f in exact:
+                            np.testing.assert_array_equal(got, getattr(np, f)(hv, axis=0),
+                                                          err_msg=msg)
+                        elif f == "sum" and dt != np.float16:
+                            _assert_sum_close(got, hv, 0)
+                        else:
+                            want = getattr(np, f)(hv.astype(np.float64), axis=0)
+                            np.testing.assert_allclose(
+                                got, want, rtol=2e-3 if dt == np.float16 else
+                                1e-5 if dt == np.float32 else 1e-11, atol=1e-12, err_msg=msg)
     host = _random(rng, (12_347, 3), dtype)
     x = cp.asarray(host)
+    if dt.itemsize == 1:   # 256 * 16 complex128 lanes would not fit: the element walk
+        got = cp.asnumpy(xp.sum(x, axis=0, dtype=xp.complex128))
+        np.testing.assert_array_equal(got, np.sum(host, axis=0, dtype=np.complex128))
     first = {f: cp.asnumpy(getattr(xp, f)(x, axis=0)) for f in exact}
     _fresh_caches(monkeypatch)
     monkeypatch.setattr(_geometry, "interleave_words", lambda plan, itemsize, base: 1)

@@ -270,7 +270,10 @@ def _kernel(pre, plan, func, in_dt, out_dt, acc, nd, w32, dense=(), rowb=()):
     by the plain kernel's resident blocks), the kernel compiled with the fused input."""
     isz = in_dt.itemsize
     tile = tuple(rc.TUNING["tile"][2:]) if plan.strategy == "tile" else (0, 0)
-    geo = reduction_geometry(plan, isz, rc.sm_count(), 0, tile=tile)
+    # the interleave kernel's word walk where the plain call on the stored array takes
+    # it (its elements computed V at a time, xs_load_vec of the fused input)
+    words = rc.takes_words(in_dt, acc)
+    geo = reduction_geometry(plan, isz, rc.sm_count(), 0, tile=tile, words=words)
     nkc, nrc = rc.capacity(plan.nk), rc.reduced_capacity(plan.nr)
     desc = rc.pack_struct(rc.pad(plan.kshape, nkc, 1), rc.pad(plan.kstride, nkc, 0),
                           rc.pad(plan.rshape, nrc, 1), rc.pad(plan.rstride, nrc, 0),
@@ -282,12 +285,16 @@ def _kernel(pre, plan, func, in_dt, out_dt, acc, nd, w32, dense=(), rowb=()):
                 f"{nrc}, {geo.vec}, {minb}, {batch}"
                 + (f", {tile[0]}>" if geo.kernel == "tile" else ">"))
 
-    plain = rc.TUNING[geo.kernel][:2]
+    if geo.kernel == "interleave" and geo.vec > 1:
+        plain = rc.words_tuning(geo.vec, acc)
+    else:
+        plain = rc.TUNING[geo.kernel][:2]
     expr = expression(*FUSED_TUNING.get(geo.kernel, plain))
     if geo.kernel not in _kr._ONE_PASS:
         threads = geo.block[0] * (geo.block[1] if len(geo.block) > 1 else 1)
         geo = reduction_geometry(plan, isz, rc.sm_count(), 0,
-                                 resident=rc.kernel_resident(_SRC, expression(*plain), threads))
+                                 resident=rc.kernel_resident(_SRC, expression(*plain), threads),
+                                 words=words)
     key = (id(pre), expr, nd, w32, dense, rowb)
     got = _kernels.get(key)
     if got is None or got[0] is not pre:

@@ -273,7 +273,9 @@ def _short_vec(plan: ReductionPlan, itemsize: int, base_address: int,
 def interleave_words(plan: ReductionPlan, itemsize: int, base_address: int) -> int:
     """Elements per 16-byte word of the "interleave" kernel's word walk, or 1 (element
     by element): the columns one contiguous run (the reduced stride equal to the
-    column count) at a 16-byte aligned address, elements of 1, 2, 4 or 8 bytes. On the
+    column count) at a 16-byte aligned address, elements of 1, 2, 4 or 8 bytes (the
+    caller asks only for the dtypes and accumulators of ``_reduce_common.takes_words``:
+    real, integer and bool elements whose lanes fit shared memory). On the
     H200 (2026-12-03, n = 2**25, fraction of copy, element walk -> words): any/all of
     bool (n, 16) 0.50-0.52 -> 0.90-0.92, (n, 3) 0.40-0.42 -> 0.57-0.60, float32 sum
     (n, 9)-(n, 15) 0.83-0.87 -> 0.93-1.00, (n, 3) 0.81-0.82 -> 0.89-0.90; 8-byte elements even

@@ -19,7 +19,7 @@ from ._lru import Bounded
 __all__ = [
     "CTYPE", "HALF", "COMPLEX", "SUPPORTED", "REDUCED", "ARG_REDUCED", "acc_dtype", "minmax_acc_dtype",
     "kernel", "pack_struct", "capacity", "reduced_capacity", "sm_count", "source", "resident_blocks", "kernel_resident", "TUNING",
-    "VARIANTS",
+    "VARIANTS", "takes_words", "words_tuning", "WORDS_ACC_BYTES", "WORDS_SHARED_BYTES",
 ]
 
 #: Launch tuning; see docs/reductions.md. Reduction kernels take ``(MINB, B)``:
@@ -170,6 +170,37 @@ def minmax_acc_dtype(dt: np.dtype) -> np.dtype:
     if dt == HALF:
         return np.dtype(np.float32)
     return dt
+
+
+#: Most bytes of a thread's V accumulators in the "interleave" kernel's word walk at the
+#: full B words in flight; past it B is halved (ptxas 13 for sm_90: int8 sums, 16 int64
+#: accumulators, spill 88 bytes at B = 8 and none at 4).
+WORDS_ACC_BYTES = 64
+#: Most bytes of the word walk's lanes in shared memory, ``256 * V`` accumulators (a
+#: block may declare 48 KiB; a 1-byte input with a complex128 accumulator,
+#: ``sum(b, axis=0, dtype=complex128)``, would take 64 KiB and fail to compile).
+WORDS_SHARED_BYTES = 32768
+
+
+def takes_words(dt: np.dtype, acc: np.dtype) -> bool:
+    """True when the "interleave" kernel may read a run of ``dt`` elements as 16-byte
+    words (:func:`~._geometry.interleave_words` then decides by the layout): real,
+    integer and bool elements of at most 8 bytes, whose ``256 * 16 // itemsize``
+    accumulators of ``acc`` fit :data:`WORDS_SHARED_BYTES`. The plain reductions and
+    the fused ones ask the same, so a fused reduction keeps the unfused call's bits."""
+    dt, acc = np.dtype(dt), np.dtype(acc)
+    return (dt.kind in "biuf" and dt.itemsize <= 8
+            and 256 * (16 // dt.itemsize) * acc.itemsize <= WORDS_SHARED_BYTES)
+
+
+def words_tuning(vec: int, acc: np.dtype) -> tuple:
+    """``(MINB, B)`` of the word walk for words of ``vec`` elements into ``acc``:
+    ``TUNING["interleave_words"]``, B halved past :data:`WORDS_ACC_BYTES` of
+    accumulators."""
+    minb, batch = TUNING["interleave_words"]
+    if vec * np.dtype(acc).itemsize > WORDS_ACC_BYTES:
+        batch = max(batch // 2, 1)
+    return minb, batch
 
 
 def kernel(source_file: str, expression: str, partner: str | None = None):

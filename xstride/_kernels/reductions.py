@@ -55,10 +55,6 @@ _ONE_PASS = frozenset({"rows_warp", "short", "tile", "lanes", "rowregs"})
 #: is the same for every B, so the bits are too.
 BYTE_BATCH = 32
 _BYTE_BATCHED = frozenset({"interleave", "rows_warp", "rows_block"})
-#: Most bytes of a thread's V accumulators in the "interleave" kernel's word walk at
-#: the full B words in flight; past it B is halved (ptxas 13 for sm_90: int8 sums,
-#: 16 int64 accumulators, spill 88 bytes at B = 8 and none at 4).
-WORDS_ACC_BYTES = 64
 #: MINB of the "short" kernel when a thread takes W rows that lie side by side (W
 #: accumulators): ptxas 13 for sm_90 spills float32 sums (W = 4) and bool all/any
 #: (W = 16) at the default 8 (32 registers), and none at 4 (48-64 registers).
@@ -117,15 +113,13 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
     q = _rr.rows_q(plan, x, op, _CENTERED, base, out_dtype)
     if q:   # short dense rows folded in registers (reductions_rows.cu)
         return _rr.build(rec, plan, x, _OPS[op], q, out_dtype, acc)
-    # the interleave kernel's run by 16-byte words: real, integer and bool elements
-    words = x.dtype.kind in "biuf"
+    # the interleave kernel's run by 16-byte words (as the fused reductions ask)
+    words = rc.takes_words(x.dtype, acc)
     geo = reduction_geometry(plan, x.itemsize, rc.sm_count(), base, tile=tile,
                              side_by_side=op not in _CENTERED, words=words)
     tin, tacc, tout = rc.CTYPE[np.dtype(x.dtype)], rc.CTYPE[acc], rc.CTYPE[out_dtype]
     if geo.kernel == "interleave" and geo.vec > 1:
-        minb, batch = rc.TUNING["interleave_words"]
-        if geo.vec * acc.itemsize > WORDS_ACC_BYTES:
-            batch = builtins.max(batch // 2, 1)
+        minb, batch = rc.words_tuning(geo.vec, acc)
     else:
         minb, batch = rc.TUNING[geo.kernel][:2]
         if x.itemsize == 1 and geo.kernel in _BYTE_BATCHED:

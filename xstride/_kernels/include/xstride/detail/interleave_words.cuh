@@ -9,8 +9,9 @@
 #include <xstride/detail/reduce_ops.cuh>
 
 // One block's fold of the flat run's elements [begin, end) of ncols columns (one
-// contiguous run, rows of stride ncols, at a 16-byte aligned address; never a fused
-// input), read as 16-byte words of V elements: thread t takes words begin / V + t,
+// contiguous run, rows of stride ncols, at a 16-byte aligned address; a fused input
+// computes V elements of its expression a word, xs_load_vec of _fusion_source.py),
+// read as 16-byte words of V elements: thread t takes words begin / V + t,
 // + blockDim.x, ... with B words in flight. Element j of its words is lane t * V + j
 // of the block's blockDim.x * V lanes (a multiple of ncols, and begin one of that), so
 // each of its V accumulators keeps one column; the run's last, partial word is folded
