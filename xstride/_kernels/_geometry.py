@@ -301,7 +301,8 @@ def reduction_geometry(plan: ReductionPlan, itemsize: int, sm_count: int,
     kernel may take rows that lie side by side several to a thread (``vec`` negative,
     see :func:`_short_vec`; the plain reductions' kernels, not the fused ones).
     ``words``: the "interleave" kernel may read its run as 16-byte words
-    (:func:`interleave_words`; the plain reductions' kernels, not the fused ones).
+    (:func:`interleave_words`; the plain and the fused reductions ask it alike,
+    ``_reduce_common.takes_words``).
     """
     sm = max(int(sm_count), 1)
     if plan.strategy == "short":
