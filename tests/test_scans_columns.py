@@ -507,10 +507,12 @@ def test_columns_and_tile_scans_name_their_vectors_and_loads(fake_cupy, monkeypa
                  # int32 into int64: staged
                  (np.zeros((n, 4), np.int32), 1, None,
                   "xs_scan_tile<0, int, long long, long long, 4, 11, 32768, 0>", None),
-                 # off the 16-byte boundary, or 64 bytes a thread: staged
-                 (np.zeros((n + 1, 3), np.float32)[1:], 1, None,
-                  "xs_scan_tile<0, float, double, float, 4, 16, 32768, 0>", None),
+                 # 64 bytes a thread: a warp over 16-byte words, a chunk of 2048 words
+                 # a warp, 8 warps a block
                  (np.zeros((n, 16), np.float32), 1, None,
+                  "xs_scan_warprows<0, float, double, float, 4, 4>", (n * 4 // 2048 // 8,)),
+                 # off the 16-byte boundary: staged
+                 (np.zeros((n + 1, 3), np.float32)[1:], 1, None,
                   "xs_scan_tile<0, float, double, float, 4, 16, 32768, 0>", None),
                  (np.zeros((n, 5), np.float32)[:, ::-1], 1, None,
                   "xs_scan_tile<0, float, double, float, 4, 16, 32768, 1>", None),

@@ -71,8 +71,10 @@ def test_short_row_scans(cp, dtype, k):
 @pytest.mark.parametrize("k", [2, 3, 5, 16, 31, 32])
 def test_short_row_scan_tile_gives_the_bits_of_columns(cp, dtype, k):
     """Dense rows (strategy "tile") and the same values in rows with a gap after
-    them ("columns") scan to the same bits: both run each row in order in one
-    thread; also 3-D (m, n, k) and many tiles per block (grid-stride)."""
+    them ("columns") scan to the same bits: both fold each row in order (dense rows of
+    4- and 8-byte elements through the warp scan over words, which carries a row's
+    running value from lane to lane); also 3-D (m, n, k) and the staged tile's many
+    tiles per block (grid-stride)."""
     from xstride._plans.scan import plan_scan
     from xstride.layout import Layout
 
@@ -101,6 +103,7 @@ def test_short_row_scan_tile_gives_the_bits_of_columns(cp, dtype, k):
     for name, value in (("scan_tile_loads", lambda *a: 1), ("SHORT_MAX_BLOCKS", 2)):
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(ks, name, value)
+            mp.setitem(ks.rc.TUNING, "scan_warp", (0, 0))   # the staged tile itself
             ks._RECIPES.clear()
             ks._PREPARED.clear()
             assert cp.asnumpy(xp.cumulative_sum(dense, axis=1)).tobytes() == want_bits, name
@@ -261,4 +264,70 @@ def test_register_rows_give_the_staged_tiles_bits(cp, monkeypatch, dtype, out, k
         names[name] = list(seen)
     assert all(len(v) == 1 for v in names.values()), names
     assert all("xs_scan_rowregs" in names[v][0] for v in ("dense", "reversed")), names
+    assert "xs_scan_tile" in names["shifted"][0], names
+
+
+@pytest.mark.parametrize("dtype,out", [("float32", None), ("int32", "int32"), ("uint32", "uint32"),
+                                       ("float64", None), ("int32", None)])
+@pytest.mark.parametrize("k", [2, 5, 7, 9, 13, 16, 24, 31, 32])
+def test_warp_rows_give_the_staged_tiles_bits(cp, monkeypatch, dtype, out, k):
+    """Short dense rows of 4-byte elements scanned by warps over 16-byte words
+    (``xs_scan_warprows``: row heads, carries from lane to lane and from step to step, a
+    ragged last word) give the bits of the staged tile (``TUNING["scan_warp"] = (0,
+    0)``) for sums and products, at each variant of the knob, in the checked and the
+    prepared call; the same rows off the 16-byte boundary, and 8-byte rows or outputs,
+    take the staged tile."""
+    from xstride._kernels import _reduce_common as rc
+    from xstride._kernels import scans as ks
+
+    dt = np.dtype(dtype)
+    p = 16 // dt.itemsize
+    rng = np.random.default_rng(90 + k)
+    n = 100_003
+    h = (rng.standard_normal((n, k)) * 3).astype(dt) if dt.kind == "f" else \
+        rng.integers(-2, 4, size=(n, k)).astype(dt)
+    flat = cp.zeros(n * k + p, dt)
+    flat[1:n * k + 1] = cp.asarray(h).ravel()
+    aligned = flat[1:n * k + 1].copy().reshape(n, k)
+    shifted = flat[1:n * k + 1].reshape(n, k)           # one element past the boundary
+    assert aligned.data.ptr % 16 == 0 and shifted.data.ptr % 16 != 0
+
+    def run(knob):
+        monkeypatch.setitem(rc.TUNING, "scan_warp", knob)
+        ks._RECIPES.clear()
+        ks._PREPARED.clear()
+        got = {}
+        for f in ("cumulative_sum", "cumulative_prod"):
+            for _ in range(2):                          # checked, then prepared call
+                got[f] = cp.asnumpy(getattr(xp, f)(aligned, axis=1, dtype=out)).tobytes()
+        return got
+
+    want = run((0, 0))
+    for knob in rc.VARIANTS["scan_warp"]:
+        if knob[1]:
+            assert run(knob) == want, knob
+    out_dt = xp.cumulative_sum(aligned[:1], axis=1, dtype=out).dtype
+    if dt.kind != "f":
+        got = np.frombuffer(want["cumulative_sum"], out_dt)
+        assert np.array_equal(got.reshape(n, k), np.cumsum(h, axis=1, dtype=got.dtype))
+    # the launches: the warp scan for the aligned rows (unless the register scan takes
+    # them), the staged tile off the boundary
+    from xstride._kernels._geometry import scan_regs_rows
+
+    monkeypatch.setitem(rc.TUNING, "scan_warp", (4, 4))
+    real, seen = rc.kernel, []
+    monkeypatch.setattr(rc, "kernel", lambda src, expr, partner=None:
+                        seen.append(expr) or real(src, expr, partner))
+    names = {}
+    for name, x in (("aligned", aligned), ("shifted", shifted)):
+        ks._RECIPES.clear()
+        ks._PREPARED.clear()
+        seen.clear()
+        xp.cumulative_sum(x, axis=1, dtype=out)
+        names[name] = list(seen)
+    regs = dt.itemsize == 4 and scan_regs_rows(k, 4, out_dt.itemsize)
+    # 8-byte rows or outputs: the staged tile
+    warp = dt.itemsize == out_dt.itemsize == 4 and k >= p and not regs
+    assert ("xs_scan_rowregs" if regs else "xs_scan_warprows" if warp else "xs_scan_tile") \
+        in names["aligned"][0], names
     assert "xs_scan_tile" in names["shifted"][0], names

@@ -54,7 +54,11 @@ __all__ = [
 #: ``cumulative_sum(x, axis=1)`` of (n, 3), (n, 8), (n, 16), (n, 32) float32 and (n, 3) int8 at 0.76, 0.87, 0.88, 0.81,
 #: 0.85 of copy, 16384 at 0.77, 0.86, 0.87, 0.76, 0.77, 8192 at 0.65-0.72; the kernel
 #: before, which loaded a tile after storing the last, 0.68, 0.76, 0.79 at 16384);
-#: ``colsplit`` (MINB
+#: ``scan_warp`` (U steps of 32 words in flight a warp, MINB of ``xs_scan_warprows``,
+#: the warp scan of dense 4-byte rows over 16-byte words; ``(0, 0)``: off): on the
+#: H200 (2026-12-03, ``cumulative_sum(x, axis=1)`` of (2**25, k) float32, k = 5..32)
+#: ``(4, 4)`` 0.86-0.93 of copy (62 registers, no spills), ``(2, 4)`` 0.78-0.88,
+#: ``(8, 2)`` 0.65-0.87; ``colsplit`` (MINB
 #: of the ``"columns_split"`` scan launch, and its chunks per SM: 4 led 2, 3, 5, 6, 8
 #: on (n, 3), (n, 8), (n, 16) float32); ``var_rows`` (MINB of ``xs_var_rows`` for rows
 #: of at most 4 elements, MINB for longer ones, and the rows a thread loads at once
@@ -89,6 +93,7 @@ TUNING = {
     "scan_rows": 4,
     "scan_tile": 32768,
     "scan_regs": 2,
+    "scan_warp": (4, 4),
     "red_regs": 4,
     "arg_regs": 6,
     "colsplit": 4,
@@ -113,6 +118,7 @@ VARIANTS = {
     "lanes": [(4, 4), (4, 2), (8, 2)],
     "colsplit": [2, 6, 4],
     "scan_regs": [0, 4, 2],
+    "scan_warp": [(0, 0), (2, 4), (8, 2), (4, 4)],
     "red_regs": [0, 2, 4],
     "arg_regs": [0, 4, 6],
     "var_rows": [(6, 4, 1), (6, 4, 2), (4, 4, 2), (1, 1, 1), (4, 4, 4)],

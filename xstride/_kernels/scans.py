@@ -15,6 +15,7 @@ is the fast path of a call prepared before. See ``docs/reductions.md``.
 
 from __future__ import annotations
 
+import math
 import threading
 from functools import partial
 
@@ -185,6 +186,36 @@ def _rowregs(plan, tin: np.dtype, tout: np.dtype, aligned: bool):
     return (q, minb) if q else None
 
 
+#: Fewest words of a chunk of ``xs_scan_warprows`` (a warp's chunk is at least this
+#: many 16-byte words, a whole number of rows and of U steps of 32 words).
+WARP_ROWS_MIN_WORDS = 2048
+
+
+def _warp_rows(plan, tin: np.dtype, tout: np.dtype, aligned: bool):
+    """``(U, MINB, rounds, chunk_words)`` of the warp scan of short dense rows over
+    16-byte words (``xs_scan_warprows`` in scans_short.cu) for a ``"tile"`` plan it
+    takes: rows of one axis, forward, no initial element, 4-byte inputs and outputs
+    (the staged tile reads 8-byte rows, or 4-byte ones into 8-byte outputs, at 0.90-0.97
+    of a copy, the warp scan at 0.75-0.89 on the H200), at least the P = 4 elements of a
+    word a row,
+    ``x`` on a 16-byte boundary (``aligned``; the output buffer is a new allocation),
+    ``TUNING["scan_warp"]`` (U steps of loads in flight, MINB) not ``(0, 0)``; else
+    None. ``rounds`` is the most lanes without a row head in a row, ``(L - 1) // P``;
+    a chunk starts on a row head, so its words are a multiple of ``L / gcd(L, P)``
+    (and of the ``32 * U`` words of one pass of the warp's loop).
+
+    The rows :func:`_rowregs` takes never reach it (the caller asks that first)."""
+    u, minb = (int(v) for v in rc.TUNING["scan_warp"])
+    p = 4   # elements of a 16-byte word
+    length = plan.length
+    if (not minb or not aligned or plan.nk != 1 or plan.include_initial or plan.s_in != 1
+            or tin.itemsize != 4 or tout.itemsize != 4 or length < p):
+        return None
+    unit = math.lcm(32 * u, length // math.gcd(length, p))
+    chunk_words = unit * -(-WARP_ROWS_MIN_WORDS // unit)
+    return u, minb, (length - 1) // p, chunk_words
+
+
 def _lookback_items(tin: np.dtype, tout: np.dtype) -> int:
     """Elements per thread of the look-back tile: the tuned count for 4-byte types
     (halved for 8-byte ones). A lane holds at most 128 bytes of input in registers at
@@ -266,6 +297,16 @@ def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Rec
                 f"{int(plan.s_in < 0)}, {minb}>")
         rec.grid = (-(-(-(-plan.nrows // q)) // 256),)
         rec.tail = (np.int64(plan.nrows),)
+        rec.desc = None
+    elif plan.strategy == "tile" and (warp := _warp_rows(plan, np.dtype(x.dtype), out_dt,
+                                                         aligned)):
+        u, minb, rounds, chunk_words = warp
+        expr = f"xs_scan_warprows<{_OPS[op]}, {tin}, {tacc}, {tout}, {u}, {minb}>"
+        total = plan.nrows * plan.length
+        words = -(-total // 4)
+        rec.grid = (max(1, -(-(-(-words // chunk_words)) // 8)),)   # a chunk a warp
+        rec.tail = (np.int64(total), np.int64(chunk_words), np.int64(plan.length),
+                    np.int64(rounds))
         rec.desc = None
     elif plan.strategy == "tile":
         tile_bytes = scan_tile_bytes(rc.TUNING["scan_tile"], np.dtype(x.dtype).itemsize,

@@ -181,3 +181,109 @@ __global__ void __launch_bounds__(256, MINB) xs_scan_rowregs(const Tin* __restri
             if (e < ne) dst[e] = o[e];
     }
 }
+
+// Short dense rows scanned by warps over 16-byte words (plan strategy "tile": rows of
+// L >= 4 elements one after another, forward, no initial element, 4-byte inputs and
+// outputs, x and out on 16-byte boundaries: scans.py, _warp_rows): the rows that
+// xs_scan_rowregs does not take because whole words of rows are too many bytes for a
+// thread (float32 rows of 5, 7, 9-11, 13-32 elements).
+// Warp c takes chunk c of `chunk_words` words (a whole number of rows: the host makes
+// 4 * chunk_words a multiple of L), U steps of 32 words at a time, their loads issued
+// together: lane l holds word s + l of a step, 4 consecutive elements, so every load and
+// store of a warp is one coalesced span. A row crosses lanes, so a lane's first elements
+// continue the row of the lanes before it. Each lane folds its word from its row head
+// (the element of column 0) if it holds one; a lane without one ("headless", inside a
+// longer row) needs the running value the lane before it ends with. `rounds` passes of
+// __shfl_up hand each lane that value, and a headless lane refolds its 4 elements from
+// it: after round r every lane up to r lanes past a head holds its end value, and rows
+// of L elements leave at most (L - 1) / 4 headless lanes in a row (the host passes that
+// count). A last shuffle gives every lane the value its first element continues, lane 0
+// the carry out of lane 31 of the step before. Every output is thus its row folded in
+// element order from the identity, in Tacc, as xs_scan_tile and xs_scan_rowregs make it:
+// the same bits, whatever the lanes and chunks.
+template <int OP, typename Tin, typename Tacc, typename Tout, int U, int MINB>
+__global__ void __launch_bounds__(256, MINB) xs_scan_warprows(const Tin* __restrict__ x,
+                                                              Tout* __restrict__ out,
+                                                              long long total,
+                                                              long long chunk_words,
+                                                              long long len,
+                                                              long long rounds)
+{
+    static_assert(sizeof(Tin) == 4 && sizeof(Tout) == 4, "4-byte inputs and outputs");
+    typedef typename xs_scan_op<OP>::type Op;
+    Op op;
+    const unsigned full = 0xffffffffu;
+    const Tacc id = Op::template identity<Tacc>();
+    const int L = (int)len;
+    const int lane = (int)(threadIdx.x & 31);
+    const long long nwords = (total + 3) / 4;
+    const long long nchunks = (nwords + chunk_words - 1) / chunk_words;
+    const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
+    const int inc = 128 % L;   // a lane's column moves by this from step to step
+    for (long long c = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; c < nchunks;
+         c += nwarps) {
+        const long long w0 = c * chunk_words;
+        const long long w1 = w0 + chunk_words < nwords ? w0 + chunk_words : nwords;
+        Tacc carry = id;
+        int col = (lane * 4) % L;   // the column of the lane's first element
+        for (long long s = w0; s < w1; s += 32 * U) {
+            Tin v[U][4];
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                const long long w = s + u * 32 + lane;
+                const long long e0 = w * 4;
+                if (w < w1 && e0 + 4 <= total) {
+                    const uint4 word = reinterpret_cast<const uint4*>(x)[w];
+                    v[u][0] = xs_rowregs_word<Tin>(word.x);
+                    v[u][1] = xs_rowregs_word<Tin>(word.y);
+                    v[u][2] = xs_rowregs_word<Tin>(word.z);
+                    v[u][3] = xs_rowregs_word<Tin>(word.w);
+                } else {
+#pragma unroll
+                    for (int i = 0; i < 4; ++i)
+                        v[u][i] = w < w1 && e0 + i < total ? x[e0 + i] : (Tin)0;
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                const long long w = s + u * 32 + lane;
+                const int h = col == 0 ? 0 : L - col;   // the word's row head; 4 or more: none
+                Tacc end = id;
+#pragma unroll
+                for (int i = 0; i < 4; ++i)
+                    if (i >= h) end = op(end, (Tacc)v[u][i]);
+                for (int r = 0; r < (int)rounds; ++r) {
+                    const Tacc left = __shfl_up_sync(full, end, 1);
+                    if (h >= 4) {
+                        Tacc a = lane == 0 ? carry : left;
+#pragma unroll
+                        for (int i = 0; i < 4; ++i) a = op(a, (Tacc)v[u][i]);
+                        end = a;
+                    }
+                }
+                const Tacc left = __shfl_up_sync(full, end, 1);
+                Tacc a = lane == 0 ? carry : left;
+                Tout o[4];
+#pragma unroll
+                for (int i = 0; i < 4; ++i) {
+                    a = op(i == h ? id : a, (Tacc)v[u][i]);
+                    o[i] = (Tout)a;
+                }
+                carry = __shfl_sync(full, end, 31);
+                const long long e0 = w * 4;
+                if (w < w1 && e0 + 4 <= total) {
+                    union { uint4 u; Tout t[4]; } word;
+#pragma unroll
+                    for (int i = 0; i < 4; ++i) word.t[i] = o[i];
+                    reinterpret_cast<uint4*>(out)[w] = word.u;
+                } else if (w < w1) {
+#pragma unroll
+                    for (int i = 0; i < 4; ++i)
+                        if (e0 + i < total) out[e0 + i] = o[i];
+                }
+                col += inc;
+                if (col >= L) col -= L;
+            }
+        }
+    }
+}
