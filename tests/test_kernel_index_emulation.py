@@ -300,6 +300,36 @@ def test_tile_one_byte_words_fit_and_stay_in_units(variant):
                             assert 0 <= o and o + rowlen <= 16 * nw
 
 
+def _bank_ways(stride, size, sh):
+    """Most threads of one shared-memory request of the tile kernel's fold (thread t
+    reads element t * stride + j, staged at e + (e >> sh)) on one bank, averaged over j:
+    4-byte elements a warp over 32 banks, 8-byte ones a half-warp over 16 bank pairs."""
+    ways = []
+    for j in range(stride):
+        e = np.arange(32) * stride + j
+        p = e + (e >> sh)
+        if size == 4:
+            ways.append(np.bincount(p % 32).max())
+        else:
+            ways.append(max(np.bincount(p[h:h + 16] % 16).max() for h in (0, 16)))
+    return float(np.mean(ways))
+
+
+@pytest.mark.parametrize("size", [4, 8])
+def test_tile_rows_meet_few_banks(size):
+    """The staged tile's rule (reductions.cu, xs_reduce_tile): rows 2 or a multiple of
+    4 elements apart padded after every 32 elements, others unpadded. For every stride
+    the plan stages (at most 2 * 192): odd strides meet every bank once, strides of 2
+    mod 4 at most twice (padded, 31, 62, 93, ... met one bank 16-24 times for 4-byte
+    elements), the others as padded."""
+    for stride in range(1, 385):
+        unpadded = stride % 4 and stride != 2
+        got = _bank_ways(stride, size, 31 if unpadded else 5)
+        assert got <= (1.0 if stride % 2 else 2.0 if unpadded else
+                       _bank_ways(stride, size, 5)), stride
+    assert _bank_ways(31, 4, 5) > 20 and _bank_ways(62, 4, 5) == 16.0
+
+
 # ----------------------------------------------------------------------------- colsplit
 @pytest.mark.parametrize("n,k,size", [(5000, 3, 4), (4097, 32, 8), (100000, 7, 4),
                                       (70001, 16, 1), (9999, 2, 8)])

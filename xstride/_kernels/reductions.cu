@@ -364,8 +364,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_short(XS_RED_IN(Tin) x, T
 // neighbouring elements; B loads issued before any is stored), then thread t folds
 // rows r0 + t, r0 + t + blockDim.x, ... of the tile from shared memory, elements
 // j = 0, 1, ..., rowlen - 1 in that order: the same fold as xs_reduce_short, so the
-// two give the same bits. One element of padding after every 32 keeps the row reads
-// (stride ks) from piling onto one bank. R is chosen by the host
+// two give the same bits. R is chosen by the host
 // (xstride/_kernels/_geometry.py) so that the span, (R - 1)|ks| + rowlen elements,
 // fits TB bytes (TUNING["tile"]); blocks loop over the tiles (grid-stride).
 template <typename T, int TB> struct xs_tile_cap {
@@ -431,13 +430,18 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_tile(XS_RED_IN(Tin) x, To
             continue;
         }
 #endif
+        // element e staged at e + (e >> sh): a pad after every 32 when rows lie 2 or a
+        // multiple of 4 elements apart (16 apart, unpadded, would put a warp's reads of
+        // row t on one bank), else none (t * aks + j then meets each bank at most twice;
+        // padded, rows 31 apart met one bank 24 times on average, 62 apart 16 times)
+        const int sh = (aks & 3) && aks != 2 ? 31 : 5;
         int i = (int)threadIdx.x;
         for (; i + (B - 1) * step < span; i += B * step) {   // full batches
             Tin v[B];
 #pragma unroll
             for (int k = 0; k < B; ++k) v[k] = src[i + k * step];
 #pragma unroll
-            for (int k = 0; k < B; ++k) { const int e = i + k * step; s[e + (e >> 5)] = v[k]; }
+            for (int k = 0; k < B; ++k) { const int e = i + k * step; s[e + (e >> sh)] = v[k]; }
         }
         if (i < span) {                                       // the last, partial batch
             Tin v[B];
@@ -447,7 +451,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_tile(XS_RED_IN(Tin) x, To
 #pragma unroll
             for (int k = 0; k < B; ++k) {
                 const int e = i + k * step;
-                if (e < span) s[e + (e >> 5)] = v[k];
+                if (e < span) s[e + (e >> sh)] = v[k];
             }
         }
         __syncthreads();
@@ -458,7 +462,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_tile(XS_RED_IN(Tin) x, To
             Tacc acc = Op::template identity<Tacc>();
             for (int j = 0; j < (int)rowlen; ++j) {
                 const int e = o + j;
-                acc = op(acc, xs_transform<OP, Tacc>(s[e + (e >> 5)], c));
+                acc = op(acc, xs_transform<OP, Tacc>(s[e + (e >> sh)], c));
             }
             out[row] = xs_final<OP, Tout>(acc, rowlen);
         }
