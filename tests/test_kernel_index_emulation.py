@@ -321,12 +321,18 @@ def test_tile_rows_meet_few_banks(size):
     4 elements apart padded after every 32 elements, others unpadded. For every stride
     the plan stages (at most 2 * 192): odd strides meet every bank once, strides of 2
     mod 4 at most twice (padded, 31, 62, 93, ... met one bank 16-24 times for 4-byte
-    elements), the others as padded."""
+    elements); the padded ones, which unpadded would meet a bank at least 4 times (2
+    apart: twice, padded no more), at most 8 times."""
     for stride in range(1, 385):
-        unpadded = stride % 4 and stride != 2
-        got = _bank_ways(stride, size, 31 if unpadded else 5)
-        assert got <= (1.0 if stride % 2 else 2.0 if unpadded else
-                       _bank_ways(stride, size, 5)), stride
+        padded, unpadded = _bank_ways(stride, size, 5), _bank_ways(stride, size, 31)
+        if stride % 2:
+            assert unpadded == 1.0, stride
+        elif stride % 4 and stride != 2:
+            assert unpadded <= 2.0, stride
+        elif stride == 2:
+            assert padded <= unpadded == 2.0, stride
+        else:
+            assert unpadded >= 4.0 and padded <= 8.0, stride
     assert _bank_ways(31, 4, 5) > 20 and _bank_ways(62, 4, 5) == 16.0
 
 

@@ -71,8 +71,8 @@ def test_short_row_scans(cp, dtype, k):
 @pytest.mark.parametrize("k", [2, 3, 5, 16, 31, 32])
 def test_short_row_scan_tile_gives_the_bits_of_columns(cp, dtype, k):
     """Dense rows (strategy "tile") and the same values in rows with a gap after
-    them ("columns") scan to the same bits: both fold each row in order (dense rows of
-    4- and 8-byte elements through the warp scan over words, which carries a row's
+    them ("columns") scan to the same bits: both fold each row in order (dense float32
+    rows of 5 or more elements through the warp scan over words, which carries a row's
     running value from lane to lane); also 3-D (m, n, k) and the staged tile's many
     tiles per block (grid-stride)."""
     from xstride._plans.scan import plan_scan
@@ -298,8 +298,10 @@ def test_warp_rows_give_the_staged_tiles_bits(cp, monkeypatch, dtype, out, k):
         ks._PREPARED.clear()
         got = {}
         for f in ("cumulative_sum", "cumulative_prod"):
-            for _ in range(2):                          # checked, then prepared call
-                got[f] = cp.asnumpy(getattr(xp, f)(aligned, axis=1, dtype=out)).tobytes()
+            calls = [cp.asnumpy(getattr(xp, f)(aligned, axis=1, dtype=out)).tobytes()
+                     for _ in range(2)]                 # checked, then prepared call
+            assert calls[0] == calls[1], (knob, f)
+            got[f] = calls[0]
         return got
 
     want = run((0, 0))

@@ -129,59 +129,86 @@ def fake_warp(fake_cupy, monkeypatch):
 
 
 def _aligned(h):
-    """``h`` in a FakeCupyArray whose data starts on a 16-byte boundary (and one that
-    starts one element past it, for 4-byte elements)."""
+    """``h`` in a FakeCupyArray whose data starts on a 16-byte boundary."""
     x = FakeCupyArray(h)
     assert x.data.ptr % 16 == 0
     return x
+
+
+def _rows(rng, dt, n, k):
+    """Rows whose float sums depend on the order of their adds (values over 60 binary
+    orders of magnitude: float64 rounds), or small integers."""
+    if dt.kind == "f":
+        h = (rng.standard_normal((n, k)) * 2.0 ** rng.integers(-30, 30, (n, k))).astype(dt)
+        fwd = np.cumsum(h.astype(np.float64), axis=1)[:, -1]
+        rev = np.cumsum(h[:, ::-1].astype(np.float64), axis=1)[:, -1]
+        assert k < 4 or np.count_nonzero(fwd != rev) > n // 25   # the order shows
+        return h
+    return rng.integers(-3 if dt.kind == "i" else 0, 4, size=(n, k)).astype(dt)
+
+
+def _check_lengths(scans, log, monkeypatch, dt, out, lengths, expect):
+    """Sums and products of rows of each length through the executor, the checked and
+    the prepared call each against NumPy's in-order fold; the lengths whose launch was
+    ``expect`` (a kernel name prefix)."""
+    rng = np.random.default_rng(dt.itemsize + len(lengths))
+    taken = set()
+    for k in lengths:
+        for n in (257, 333, 1003):
+            # chunks of the fewest whole rows and passes: many chunks a call at 1003 rows
+            monkeypatch.setattr(scans, "WARP_ROWS_MIN_WORDS", 1 if n == 1003 else 2048)
+            h = _rows(rng, dt, n, k)
+            for f, npf in (("cumulative_sum", np.cumsum), ("cumulative_prod", np.cumprod)):
+                if f == "cumulative_prod" and n != 333:
+                    continue
+                hv = h if dt.kind == "f" or f == "cumulative_sum" else np.sign(h).astype(dt)
+                if f == "cumulative_prod" and dt.kind == "f":
+                    hv = (1 + rng.standard_normal(h.shape) / 8).astype(dt)
+                before = len(log)
+                got = [getattr(xp, f)(_aligned(hv), axis=1, dtype=out)    # checked,
+                       for _ in range(2)]                                # then prepared
+                assert len(log) == before + 2 and log[-1][0] == log[-2][0]
+                if log[-1][0].startswith(expect):
+                    taken.add(k)
+                acc = np.float64 if got[0].dtype.kind == "f" else got[0].dtype
+                want = npf(hv.astype(acc), axis=1).astype(got[0].dtype)
+                for g in got:
+                    assert g.host.tobytes() == want.tobytes(), (k, n, f)
+    return taken
 
 
 @pytest.mark.parametrize("tuning", [(4, 4), (2, 4), (8, 2)])
 @pytest.mark.parametrize("dtype,out", [("float32", None), ("int32", "int32"),
                                        ("uint32", "uint32")])
 def test_warp_rows_model_gives_the_row_order_bits(fake_warp, monkeypatch, tuning, dtype, out):
-    """Dense rows of 4-byte elements into 4-byte outputs, of every length from 4 to
-    32 that the register scan does not take, go to xs_scan_warprows; through the executor's launch its model gives each row folded
-    in element order (the staged tile's bits): random normal floats bit for bit against
-    NumPy's in-order float64 cumsum, integers exactly, sums and products, row counts
-    that leave a ragged last word, step and chunk, several chunks a call (the plan
-    gives "tile" from 256 rows on); the other tunings on a few lengths."""
+    """Dense rows of 4-byte elements into 4-byte outputs, of every length from 4 to 32
+    that the register scan does not take, go to xs_scan_warprows; through the
+    executor's launch its model gives each row folded in element order (the staged
+    tile's bits), in the checked and the prepared call: float sums whose bits show the
+    order of their adds and float products bit for bit against NumPy's in-order float64
+    fold, integers exactly, row counts that leave a ragged last word, step and chunk,
+    many chunks a call (the plan gives "tile" from 256 rows on); the other tunings on a
+    few lengths."""
     scans, log = fake_warp
     monkeypatch.setitem(rc.TUNING, "scan_warp", tuning)
-    dt = np.dtype(dtype)
-    p = 16 // dt.itemsize
-    rng = np.random.default_rng(dt.itemsize + tuning[0])
-    taken = set()
-    lengths = range(p, 33) if tuning == (4, 4) else (p, 5, 9, 16, 31)
-    for k in lengths:
-        for n in (257, 333, 1003):
-            # chunks of the fewest whole rows and passes: many chunks a call at 1003 rows
-            monkeypatch.setattr(scans, "WARP_ROWS_MIN_WORDS", 1 if n == 1003 else 2048)
-            if dt.kind == "f":
-                h = (rng.standard_normal((n, k)) * 3).astype(dt)
-            else:
-                h = rng.integers(-3 if dt.kind == "i" else 0, 4, size=(n, k)).astype(dt)
-            for f, npf in (("cumulative_sum", np.cumsum), ("cumulative_prod", np.cumprod)):
-                if f == "cumulative_prod" and n != 333:
-                    continue
-                hv = np.sign(h).astype(dt) if f == "cumulative_prod" and dt.kind != "f" else h
-                before = len(log)
-                for _ in range(2):                          # checked, then prepared call
-                    got = getattr(xp, f)(_aligned(hv), axis=1, dtype=out)
-                expr = log[-1][0]
-                assert len(log) == before + 2
-                regs = expr.startswith("xs_scan_rowregs")
-                if not regs:
-                    assert expr.startswith("xs_scan_warprows"), (k, expr)
-                    assert expr.endswith(f", {tuning[0]}, {tuning[1]}>"), expr
-                    taken.add(k)
-                want_dt = got.dtype
-                acc = np.float64 if want_dt.kind == "f" else want_dt
-                want = npf(hv.astype(acc), axis=1).astype(want_dt)
-                assert got.host.tobytes() == want.tobytes(), (k, n, f)
-    # float32 rows of 4, 8, 12 (and 6) take the register scan; every other length here
-    # the warp scan (4-byte inputs into 8-byte outputs: never the register scan)
-    assert taken == set(lengths) - {4, 6, 8, 12}, sorted(taken)   # those: the register scan
+    lengths = range(4, 33) if tuning == (4, 4) else (5, 9, 16, 31)
+    taken = _check_lengths(scans, log, monkeypatch, np.dtype(dtype), out, lengths,
+                           "xs_scan_warprows")
+    # rows of 4, 6, 8, 12: the register scan
+    assert taken == set(lengths) - {4, 6, 8, 12}, sorted(taken)
+    warp = [e[0] for e in log if e[0].startswith("xs_scan_warprows")]
+    assert warp and all(e.endswith(f", {tuning[0]}, {tuning[1]}>") for e in warp)
+
+
+def test_warp_rows_take_every_length_with_the_register_scan_off(fake_warp, monkeypatch):
+    """With ``TUNING["scan_regs"] = 0`` rows of 4, 6, 8, 12 reach the warp scan too,
+    rows of 4 with no round (every word a row), and keep the row order's bits."""
+    scans, log = fake_warp
+    monkeypatch.setitem(rc.TUNING, "scan_regs", 0)
+    for dtype, out in (("float32", None), ("int32", "int32")):
+        taken = _check_lengths(scans, log, monkeypatch, np.dtype(dtype), out, (4, 6, 8, 12),
+                               "xs_scan_warprows")
+        assert taken == {4, 6, 8, 12}, (dtype, sorted(taken))
 
 
 def test_warp_rows_refuse_what_they_do_not_take(fake_warp, monkeypatch):
@@ -195,19 +222,21 @@ def test_warp_rows_refuse_what_they_do_not_take(fake_warp, monkeypatch):
     base = FakeCupyArray(np.concatenate([h.ravel(), np.zeros(7, np.int32)]))
     xp.cumulative_sum(_aligned(h), axis=1, dtype=np.int32)
     assert log[-1][0].startswith("xs_scan_warprows")          # what the cases change
+    i32 = {"dtype": np.int32}                     # 4-byte outputs: only the layout refuses
     cases = {
-        "reversed": (_aligned(h)[:, ::-1], {}),
-        "initial": (_aligned(h), {"include_initial": True}),
-        "off the boundary": (base[1:3501].reshape(500, 7), {}),
+        "reversed": (_aligned(h)[:, ::-1], i32),
+        "initial": (_aligned(h), {"include_initial": True, **i32}),
+        "off the boundary": (base[1:3501].reshape(500, 7), i32),
         "float64": (_aligned(h.astype(np.float64)), {}),
         "int64": (_aligned(h.astype(np.int64)), {}),
         "int16": (_aligned(h.astype(np.int16)), {}),
         "uint8": (_aligned(h.astype(np.uint8)), {}),
         "float16": (_aligned(h.astype(np.float16)), {}),
-        "rows of 3": (_aligned(h[:, :3].copy()), {"dtype": np.int32}),
+        "rows of 3": (_aligned(h[:, :3].copy()), i32),   # the register scan off below
         "int32 into int64": (_aligned(h), {}),
         "float32 into float64": (_aligned(h.astype(np.float32)), {"dtype": np.float64}),
     }
+    monkeypatch.setitem(rc.TUNING, "scan_regs", 0)
     for name, (x, kw) in cases.items():
         got = xp.cumulative_sum(x, axis=1, **kw)
         assert not log[-1][0].startswith("xs_scan_warprows"), (name, log[-1][0])

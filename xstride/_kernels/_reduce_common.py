@@ -57,7 +57,8 @@ __all__ = [
 #: ``scan_warp`` (U steps of 32 words in flight a warp, MINB of ``xs_scan_warprows``,
 #: the warp scan of dense 4-byte rows over 16-byte words; ``(0, 0)``: off): on the
 #: H200 (2026-12-03, ``cumulative_sum(x, axis=1)`` of (2**25, k) float32, k = 5..32)
-#: ``(4, 4)`` 0.86-0.93 of copy (62 registers, no spills), ``(2, 4)`` 0.78-0.88,
+#: ``(4, 4)`` 0.86-0.93 of copy (ptxas 13.0 for sm_90: 64 registers and 12 bytes
+#: spilled for float32 sums, none for int32), ``(2, 4)`` 0.78-0.88,
 #: ``(8, 2)`` 0.65-0.87; ``colsplit`` (MINB
 #: of the ``"columns_split"`` scan launch, and its chunks per SM: 4 led 2, 3, 5, 6, 8
 #: on (n, 3), (n, 8), (n, 16) float32); ``var_rows`` (MINB of ``xs_var_rows`` for rows
