@@ -19,6 +19,7 @@ import pytest
 import xstride as xp
 from xstride._kernels import _reduce_common as rc
 from tests.conftest import FakeCupyArray
+from tests.test_scans_tile_model import fake_tile  # noqa: F401 (fixture)
 
 _CT = {v: k for k, v in rc.CTYPE.items()}
 _WARP = re.compile(r"xs_scan_warprows<(\d), ([\w ]+), ([\w ]+), ([\w ]+), (\d+), (\d+)>")
@@ -106,26 +107,16 @@ class _WarpRowsKernel:
 
 
 @pytest.fixture
-def fake_warp(fake_cupy, monkeypatch):
+def fake_warp(fake_tile, monkeypatch):
+    """tests/test_scans_tile_model.py's stand-in with the warp scan on (its default
+    tuning) and modelled here."""
     from tests.test_scans_tile_model import _model
-    from xstride._kernels import scans
-    from xstride._kernels._lru import Bounded
-    from xstride._kernels._prepared import GATE, Store
 
-    log = []
-
-    def kernel(src, expr, partner=None):
-        if expr.startswith("xs_scan_warprows"):
-            return _WarpRowsKernel(expr, log)
-        return _model(expr, log)
-
-    monkeypatch.setattr(rc, "kernel", kernel)
-    monkeypatch.setattr(scans, "_RECIPES", Bounded(64))
-    monkeypatch.setattr(scans, "_PREPARED", Store(64))
-    GATE.close()
-    rc._sm_count.cache_clear()
-    yield scans, log
-    rc._sm_count.cache_clear()
+    scans, log = fake_tile
+    monkeypatch.setitem(rc.TUNING, "scan_warp", (4, 4))
+    monkeypatch.setattr(rc, "kernel", lambda src, expr, partner=None: (
+        _WarpRowsKernel(expr, log) if expr.startswith("xs_scan_warprows") else _model(expr, log)))
+    return scans, log
 
 
 def _aligned(h):
