@@ -295,6 +295,50 @@ def test_bin_offsets_by_search_and_by_counts(dtype, fraction, monkeypatch):
         assert got.dtype == np.int64 and np.array_equal(got, want), (n, n_bins)
 
 
+@pytest.mark.parametrize("dtype", ["int8", "uint16", "int32", "int64", "uint64"])
+def test_bin_offsets_block_by_block(dtype, monkeypatch):
+    """The check and search block by block (``_blocked_offsets``, forced with blocks of
+    64 elements) gives the counts' offsets, with the first bins empty, the last block
+    ragged, bins closed in one block and many blocks inside one bin; and with bins out
+    of order (across a block's edge, inside a block) or beyond the last bin inside an
+    unsorted array, the errors of the whole check, naming the same positions."""
+    from xstride._host import segments as hs
+
+    monkeypatch.setattr(hs, "_SORT_BLOCK", 64)
+    monkeypatch.setattr(hs, "BLOCK_SEARCH_FRACTION", 1)
+    monkeypatch.setattr(hs, "SEARCH_FRACTION", 1 << 40)       # never the whole search
+    top = min(int(np.iinfo(dtype).max), 120)
+    rng = np.random.default_rng(11)
+    taken = []
+    real = hs._blocked_offsets
+    monkeypatch.setattr(hs, "_blocked_offsets", lambda b, nb: taken.append(nb) or real(b, nb))
+    for n, lo, hi, n_bins in [(1000, 3, 40, 41), (1001, 0, top, top + 1), (999, 5, 6, 9),
+                              (64, 0, 10, 11), (65, 2, 60, 64), (3000, 0, 2, 3)]:
+        b = np.sort(rng.integers(lo, hi + 1, n)).astype(dtype)
+        want = np.concatenate(([0], np.cumsum(np.bincount(b.astype(np.int64),
+                                                          minlength=n_bins))))
+        got = bin_offsets(b, n_bins)
+        assert got.dtype == np.int64 and np.array_equal(got, want), (n, n_bins)
+        assert taken[-1] == n_bins
+    b = np.sort(rng.integers(0, 50, 500)).astype(dtype)
+    for pos, value, message in [(128, 0, r"must be sorted.*position 128"),   # a block's edge
+                                (100, 0, r"must be sorted.*position 100"),
+                                (70, 120, r"must be sorted.*position 71")]:
+        bad = b.copy()
+        bad[pos] = value
+        if value > 0:
+            bad[:pos] = 0
+        with pytest.raises(ValueError, match=message):
+            bin_offsets(bad, 121)
+    for pos in (200, 191):     # beyond 60 bins inside an unsorted array; 191 ends a block
+        bad = b.copy()
+        bad[pos] = 100
+        with pytest.raises(ValueError, match=rf"holds bin 100 at position {pos}, outside "
+                                             r"\[0, 60\)"):
+            bin_offsets(bad, 60)
+    assert len(taken) == 6 + 3 + 2
+
+
 def test_bin_offsets_zero_bins():
     assert bin_offsets(np.array([], dtype=np.int64), 0).tolist() == [0]
 

@@ -201,12 +201,20 @@ def bin_offsets(bins: np.ndarray, n_bins: int):
     Sorted bins are outside the range only at their ends, so the whole-array range
     test runs only for unsorted bins (whose outside position is reported first). The
     offsets are a binary search of every bin's start where ``n_bins * log2(n)`` is at
-    most ``n / 8`` (:data:`SEARCH_FRACTION`), else the running sum of ``bincount``, one
+    most ``n / 8`` (:data:`SEARCH_FRACTION`); else, with at least
+    :data:`BLOCK_SEARCH_FRACTION` points a bin, the same search block by block with the
+    order check (:func:`_blocked_offsets`); else the running sum of ``bincount``, one
     pass over the bins.
     """
     n = bins.shape[0]
     if n == 0:
         return -1, -1, np.zeros(n_bins + 1, dtype=np.int64)
+    if ((n_bins + 1) * BLOCK_SEARCH_FRACTION <= n < (n_bins + 1) * max(1, n.bit_length())
+            * SEARCH_FRACTION and np.iinfo(bins.dtype).max >= n_bins
+            and (bins.dtype.kind == "u" or bins[0] >= 0) and bins[-1] < n_bins):
+        offsets = _blocked_offsets(bins, n_bins)
+        if offsets is not None:
+            return -1, -1, offsets
     unsorted = _first_unsorted(bins)
     if unsorted >= 0:
         outside = np.flatnonzero((bins < 0) | (bins >= n_bins)) if bins.dtype.kind == "i" \
@@ -241,8 +249,47 @@ def bin_offsets(bins: np.ndarray, n_bins: int):
 #: bins).
 SEARCH_FRACTION = 8
 
-#: elements per block of :func:`_first_unsorted`: its comparison stays in cache
+#: elements per block of :func:`_first_unsorted` and :func:`_blocked_offsets`: a
+#: block's comparison and searches stay in cache
 _SORT_BLOCK = 1 << 16
+
+#: :func:`bin_offsets` checks and searches block by block (:func:`_blocked_offsets`)
+#: where there are at least this many bins per point (and too many bins for one
+#: search of the whole array, :data:`SEARCH_FRACTION`). Development machine,
+#: 2026-12-04, sorted int64 bins, best of 9, blocked against check plus
+#: ``cumsum(bincount)`` (the NumPy composition ``cumsum(bincount)`` alone beside):
+#: 2**22 points in 65,536 bins 6.1 / 12.6 ms (9.8), 2**24 in 262,144 bins 24.3 / 49.9
+#: (38.9), 2**22 in 262,144 12.3 / 12.9 (9.6); 2**22 in 2**20 bins 31.8 / 15.1 (12.1):
+#: a search step per bin then costs more than counting the points.
+BLOCK_SEARCH_FRACTION = 32
+
+
+def _blocked_offsets(bins: np.ndarray, n_bins: int):
+    """The offsets of sorted ``bins`` whose ends lie in ``[0, n_bins)`` (checked by the
+    caller), from one walk of blocks of :data:`_SORT_BLOCK`: each block's order is
+    checked, then the starts of the bins its last value closes are searched in it,
+    while it is in cache. None when a block is out of order (or reaches past the last
+    bin, which only an unsorted array can): the caller's whole check then names the
+    position."""
+    n = bins.shape[0]
+    offsets = np.empty(n_bins + 1, dtype=np.int64)
+    done = int(bins[0])            # the bins whose starts are written: 0 .. done
+    offsets[:done + 1] = 0
+    for start in range(0, n, _SORT_BLOCK):
+        stop = min(n, start + _SORT_BLOCK)
+        block = bins[start:stop]
+        if (start and block[0] < bins[start - 1]) or (block[1:] < block[:-1]).any():
+            return None
+        last = int(block[-1])
+        if last >= n_bins:
+            return None
+        if last > done:
+            keys = np.arange(done + 1, last + 1, dtype=bins.dtype)
+            offsets[done + 1:last + 1] = np.searchsorted(block, keys)
+            offsets[done + 1:last + 1] += start
+            done = last
+    offsets[done + 1:] = n
+    return offsets
 
 
 def _first_unsorted(keys: np.ndarray) -> int:
