@@ -5,7 +5,9 @@ runs the kernels of ``scans.cu`` for any layout, through :func:`plan_scan`; the 
 allocated in the input's memory order (as NumPy does); the few long contiguous
 columns of ``"columns_split"`` run the two launches of ``scans_columns.cu`` over a
 per-stream scratch, and so do the chunks of many series of ``"columns_chunks"``
-(``scans_chunks.cu``). Float32 row, column and ``"columns_split"`` scans carry float64
+(``scans_chunks.cu``). Short dense rows (``"tile"``) run ``scans_short.cu``: staged
+through shared memory, or for 4-byte elements in registers (a few whole rows a thread)
+or by warps over 16-byte words (:func:`_warp_rows`), each with the staged tile's bits. Float32 row, column and ``"columns_split"`` scans carry float64
 values and round each output once; the look-back scan runs
 each thread's elements in float32 from float64 prefixes, within the bound stated in
 ``docs/reductions.md``. Launches go through :mod:`._launch`. Results are deterministic
