@@ -177,9 +177,10 @@ def _expected_launch(x, axes, op, out_dtype, acc):
     tile = tuple(_rc.TUNING["tile"][2:]) if plan.strategy == "tile" else (0, 0)
     by_words = _rc.takes_words(x.dtype, acc)     # the interleave kernel's 16-byte words
     geo = reduction_geometry(plan, x.itemsize, 132, base, tile=tile, side_by_side=True,
-                             words=by_words)
+                             words=by_words, narrow=True)
     if geo.kernel not in _ONE_PASS:
-        geo = reduction_geometry(plan, x.itemsize, 132, base, resident=4, words=by_words)
+        geo = reduction_geometry(plan, x.itemsize, 132, base, resident=4, words=by_words,
+                                 narrow=True)
     nkc, nrc = (4 if plan.nk <= 4 else 64), (1 if plan.nr == 1 else 4 if plan.nr <= 4 else 64)
     pad = lambda v, n, f: tuple(v) + (f,) * (n - len(v))  # noqa: E731
     words = (pad(plan.kshape, nkc, 1) + pad(plan.kstride, nkc, 0) + pad(plan.rshape, nrc, 1)
@@ -194,8 +195,11 @@ def _expected_launch(x, axes, op, out_dtype, acc):
             batch //= 2
     else:
         minb, batch = _rc.TUNING[geo.kernel][:2]
-        if x.itemsize == 1 and geo.kernel in ("interleave", "rows_warp", "rows_block"):
-            batch = _red.BYTE_BATCH    # 1-byte elements: 32 loads in flight
+        if (x.itemsize == 1 and geo.kernel in ("interleave", "rows_warp", "rows_block")
+                and geo.vec == 1):
+            batch = _red.BYTE_BATCH    # 1-byte elements one by one: 32 loads in flight
+        elif geo.vec == 16 and acc.itemsize == 8:
+            batch = min(batch, _red.WIDE_ACC_BYTE_VECTORS)
     if geo.vec < 0:
         minb = min(minb, _red.SIDE_BY_SIDE_MINB)
     ops = {"sum": 0, "prod": 1, "min": 2, "max": 3, "all": 5, "any": 6}

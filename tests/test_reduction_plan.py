@@ -102,6 +102,26 @@ def test_a_one_block_reduction_loads_scalars():
     assert two_rows.vec == 4
 
 
+@pytest.mark.parametrize("itemsize", [1, 2])
+def test_narrow_rows_load_vectors_when_asked(itemsize):
+    """Long contiguous rows of 1- and 2-byte elements ("inner", "full"): 16-byte
+    vectors (16 or 8 elements) with ``narrow`` (the plain reductions), element loads
+    without (the fused ones); strided rows and a one-block reduction load elements."""
+    for shape, axes, kernel in [((3, 1 << 20), (1,), "rows_block"),
+                                ((1 << 22,), (0,), "rows_block"),
+                                ((1 << 16, 1000), (1,), "rows_warp")]:
+        p = plan_reduction(_lay(shape, itemsize), axes)
+        g = reduction_geometry(p, itemsize, 132, narrow=True)
+        assert (g.kernel, g.vec) == (kernel, 16 // itemsize), shape
+        assert reduction_geometry(p, itemsize, 132).vec == 1
+    strided = Layout(shape=(3, 1 << 20), strides=(1 << 21, 2),
+                     itemsize=itemsize)
+    assert reduction_geometry(plan_reduction(strided, (1,)), itemsize, 132,
+                              narrow=True).vec == 1
+    one_block = plan_reduction(_lay((4096,), itemsize), (0,))
+    assert reduction_geometry(one_block, itemsize, 132, narrow=True).vec == 1
+
+
 # The short-row strategies: one thread per output when the reduced run is short and
 # the outputs are many ("tile" when the rows lie close together and a block can stage
 # them, else "short"); "interleave" for a contiguous (n, k) run over its rows.

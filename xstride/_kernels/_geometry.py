@@ -289,7 +289,8 @@ def interleave_words(plan: ReductionPlan, itemsize: int, base_address: int) -> i
 def reduction_geometry(plan: ReductionPlan, itemsize: int, sm_count: int,
                        base_address: int = 0, resident: int = 8,
                        tile: tuple = (TILE_BYTES, 0),
-                       side_by_side: bool = False, words: bool = False) -> ReductionGeometry:
+                       side_by_side: bool = False, words: bool = False,
+                       narrow: bool = False) -> ReductionGeometry:
     """Choose kernel, grid and splitting for ``plan`` on a device of ``sm_count`` SMs.
 
     ``base_address`` is the byte address of the input's first element of row 0
@@ -302,7 +303,9 @@ def reduction_geometry(plan: ReductionPlan, itemsize: int, sm_count: int,
     see :func:`_short_vec`; the plain reductions' kernels, not the fused ones).
     ``words``: the "interleave" kernel may read its run as 16-byte words
     (:func:`interleave_words`; the plain and the fused reductions ask it alike,
-    ``_reduce_common.takes_words``).
+    ``_reduce_common.takes_words``). ``narrow``: the row kernels ("inner", "full") read
+    contiguous rows of 1- and 2-byte elements as 16-byte vectors too (16 or 8
+    elements a load; the plain reductions, not the fused ones).
     """
     sm = max(int(sm_count), 1)
     if plan.strategy == "short":
@@ -341,7 +344,9 @@ def reduction_geometry(plan: ReductionPlan, itemsize: int, sm_count: int,
         nchunks = -(-total // chunk)
         return ReductionGeometry("interleave", (nchunks,), (width,), vec, nchunks, chunk)
     if plan.strategy in ("inner", "full"):
-        vec = _vec_width(itemsize) if plan.inner_contiguous else 1
+        vec = 1
+        if plan.inner_contiguous:
+            vec = 16 // itemsize if narrow and itemsize in (1, 2) else _vec_width(itemsize)
         if plan.strategy == "inner" and (plan.rowlen <= 4096 or plan.nrows >= 32 * sm):
             warps_per_block = BLOCK_THREADS // 32
             blocks = min(-(-plan.nrows // warps_per_block), 32 * sm)

@@ -34,6 +34,7 @@
 #include <xstride/detail/namespace_kernels.cuh>
 #include <xstride/detail/reduce_ops.cuh>
 #include <xstride/detail/interleave_words.cuh>
+#include <xstride/detail/side_rows.cuh>
 
 // Fold elements [begin, end) of one row into acc; thread `t` of `nt` cooperating
 // threads takes every nt-th element (or vector). The assignment depends only on the
@@ -305,28 +306,9 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_short(XS_RED_IN(Tin) x, T
     typedef typename xs_op_of<OP>::type Op;
     Op op;
     const long long nthreads = (long long)gridDim.x * blockDim.x;
-    if constexpr (V < -1) {
-        constexpr int W = -V;
-        static_assert(W * sizeof(Tin) == 16 && NR == 1, "16-byte steps of W rows, one reduced axis");
-        static_assert(!xs_centered<OP>, "no center: var's pass of such rows runs xs_var_rows");
-        const long long s = d.rstride[0];
-        for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < nrows / W;
-             g += nthreads) {
-            const long long row = g * W;
-            const Tin* p = x + row;   // the kept axis has stride 1
-            Tacc acc[W];
-#pragma unroll
-            for (int u = 0; u < W; ++u) acc[u] = Op::template identity<Tacc>();
-#pragma unroll 4
-            for (long long j = 0; j < rowlen; ++j) {
-                Tin v[W];
-                xs_load_vec<Tin, W>(p + j * s, v);
-#pragma unroll
-                for (int u = 0; u < W; ++u) acc[u] = op(acc[u], xs_transform<OP, Tacc>(v[u], Tacc(0)));
-            }
-#pragma unroll
-            for (int u = 0; u < W; ++u) out[row + u] = xs_final<OP, Tout>(acc[u], rowlen);
-        }
+    if constexpr (V < -1) {   // rows side by side (include/xstride/detail/side_rows.cuh)
+        static_assert(NR == 1, "rows side by side: one reduced axis");
+        xs_side_rows<OP, Tin, Tacc, Tout, -V>(x, out, d.rstride[0], nrows, rowlen, op);
         return;
     }
     for (long long row = (long long)blockIdx.x * blockDim.x + threadIdx.x; row < nrows;

@@ -55,6 +55,10 @@ _ONE_PASS = frozenset({"rows_warp", "short", "tile", "lanes", "rowregs"})
 #: is the same for every B, so the bits are too.
 BYTE_BATCH = 32
 _BYTE_BATCHED = frozenset({"interleave", "rows_warp", "rows_block"})
+#: Loads in flight a thread for 16-byte vectors of 1-byte elements into 8-byte
+#: accumulators (the row kernels): ptxas 13 for sm_90 spills B = 8 of them (each a
+#: vector of 16 unpacked bytes) at MINB 3, and none at 4 (uint8 sum: 68 registers).
+WIDE_ACC_BYTE_VECTORS = 4
 #: MINB of the "short" kernel when a thread takes W rows that lie side by side (W
 #: accumulators): ptxas 13 for sm_90 spills float32 sums (W = 4) and bool all/any
 #: (W = 16) at the default 8 (32 registers), and none at 4 (48-64 registers).
@@ -116,14 +120,16 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
     # the interleave kernel's run by 16-byte words (as the fused reductions ask)
     words = rc.takes_words(x.dtype, acc)
     geo = reduction_geometry(plan, x.itemsize, rc.sm_count(), base, tile=tile,
-                             side_by_side=op not in _CENTERED, words=words)
+                             side_by_side=op not in _CENTERED, words=words, narrow=True)
     tin, tacc, tout = rc.CTYPE[np.dtype(x.dtype)], rc.CTYPE[acc], rc.CTYPE[out_dtype]
     if geo.kernel == "interleave" and geo.vec > 1:
         minb, batch = rc.words_tuning(geo.vec, acc)
     else:
         minb, batch = rc.TUNING[geo.kernel][:2]
-        if x.itemsize == 1 and geo.kernel in _BYTE_BATCHED:
+        if x.itemsize == 1 and geo.kernel in _BYTE_BATCHED and geo.vec == 1:
             batch = BYTE_BATCH
+        elif geo.vec == 16 and acc.itemsize == 8:
+            batch = builtins.min(batch, WIDE_ACC_BYTE_VECTORS)
     if geo.vec < 0:   # rows side by side: W accumulators a thread
         minb = builtins.min(minb, SIDE_BY_SIDE_MINB)
     tail = (f", {tin}, {tacc}, {tout}, {nkc}, {nrc}, {geo.vec}, {minb}, {batch}"
@@ -137,7 +143,7 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
         threads = geo.block[0] * (geo.block[1] if len(geo.block) > 1 else 1)
         geo = reduction_geometry(plan, x.itemsize, rc.sm_count(), base,
                                  resident=rc.kernel_resident(_SRC, expr, threads),
-                                 words=words)
+                                 words=words, narrow=True)
     rec.kind, rec.grid, rec.block = geo.kernel, geo.grid, geo.block
     rec.nchunks, rec.chunk = geo.nchunks, geo.chunk
     rec.xoff = plan.offset * x.itemsize
