@@ -182,7 +182,9 @@ def test_nan_positions_and_ties_in_one_row(cp, dtype, n):
     cases.append(a)
     for a in cases:
         d = cp.asarray(a)
-        for h, dv in ((a, d), (a[::-1], d[::-1]), (a[::3], d[::3])):
+        # from the first element, one in (off the 16-byte words of the warp kernel's
+        # walk), reversed, strided
+        for h, dv in ((a, d), (a[1:], d[1:]), (a[::-1], d[::-1]), (a[::3], d[::3])):
             for f in _ARGS:
                 _check_arg(cp, f, h, dv, None)
                 _check_arg(cp, f, h, dv, 0)
@@ -240,6 +242,27 @@ def test_split_rows_and_outer_columns(cp):
             for a in {ax, None}:
                 for f in _ARGS:
                     _check_arg(cp, f, hv, dv, a)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bool", "int8", "uint16", "int32"])
+def test_rows_side_by_side(cp, dtype):
+    """argmin/argmax over axis 1 of a (k, n) array used as .T (``xs_arg_side``: W rows
+    a thread, a 16-byte word a step), forward and reversed over k, with ties and NaN
+    (the first NaN wins), and n not a multiple of W (the one-thread walk)."""
+    rng = np.random.default_rng(12)
+    for k, n in ((3, 1 << 16), (7, 4096 + 16), (2, 4096 + 1)):
+        if dtype == "bool":
+            h = rng.random((k, n)) < 0.5
+            h[:, :64] = False                  # rows of no True: index 0
+        else:
+            h = rng.integers(-3, 4, (k, n)).astype(dtype)
+            if dtype == "float32":
+                h[k // 2, ::5] = np.nan
+                h[:, ::9] = np.nan
+        d = cp.asarray(h)
+        for hv, dv in ((h.T, d.T), (h[::-1].T, d[::-1].T)):
+            for f in _ARGS:
+                _check_arg(cp, f, hv, dv, 1)
 
 
 def test_determinism_run_to_run(cp):

@@ -144,29 +144,38 @@ def test_geometry_picks_the_kernel_from_the_plan():
     assert (per_sm - 1) * 132 < g.grid <= per_sm * 132
     assert 1000 < _geo((n, 3), (0,), itemsize=8).grid <= 8 * 132   # 8-byte elements: 8
     assert g.chunk % 255 == 0 and g.chunk * g.nchunks >= 3 * n > g.chunk * (g.nchunks - 1)
-    assert g.combine_grid == 1
+    assert (g.combine_grid, g.combine_threads) == (3, 256)   # 525 chunks: a block a row
     g = _geo((100, 16), (0,))                # a short run: one block, no combine
     assert (g.kernel, g.block, g.nchunks, g.combine_grid) == ("interleave", 256, 1, 0)
     g = _geo((n, 3), (0,), strides=(6, 1))   # rows 6 apart: the flat run of the columns
     assert g.kernel == "interleave" and g.block == 255
     g = _geo((n, 3), (0,), strides=(6, 2))   # every other column: a thread per column chunk
-    assert g.kernel == "thread" and g.nchunks > 1000 and g.combine_grid == 1
+    assert g.kernel == "thread" and g.nchunks > 1000
+    assert (g.combine_grid, g.combine_threads, g.vec) == (3, 256, 1)
     assert g.chunk * g.nchunks >= n > g.chunk * (g.nchunks - 1) and g.chunk >= 64
     g = _geo((1 << 25,), (0,))               # one long row: warps, split
-    assert g.kernel == "warp" and g.nchunks == 132 * 64 and g.combine_grid == 1
+    assert g.kernel == "warp" and g.nchunks == 132 * 64
+    assert (g.combine_grid, g.combine_threads, g.vec, g.chunk % 4) == (1, 256, 4, 0)
     assert _geo((n,), (0,)).nchunks == n // 2048        # chunks of at least 2048
     g = _geo((16384, 4096), (1,))            # many long rows: a warp per row
     assert (g.kernel, g.nchunks, g.grid) == ("warp", 1, 16384 // 8)
     assert _geo((1 << 20, 64), (1,)).grid == 32 * 132    # capped: warps loop over rows
     g = _geo((8, 100_000), (1,))
     assert g.kernel == "warp" and 1 < g.nchunks <= -(-100_000 // 2048)
+    assert (g.combine_grid, g.combine_threads) == (1, 32)   # a warp a row: 8 rows a block
+    # the warp kernel's 16-byte words: one contiguous axis of 4- or 8-byte elements
+    assert [_geo((64, 100_000), (1,), itemsize=i).vec for i in (1, 2, 4, 8)] == [1, 1, 4, 2]
+    assert _geo((64, 100_000), (1,), strides=(200_000, 2)).vec == 1
+    assert _geo((64, 100, 1000), (1, 2)).vec == 4            # (1, 2) merge into one axis
+    assert _geo((64, 100, 1000), (1, 2), strides=(200_000, 2000, 1)).vec == 1
 
 
 # ----------------------------------------------------------------------------- stand-in kernels
-_EXPR = re.compile(r"xs_arg_(thread|warp)<([01]), ([\w ]+), ([\w ]+), (\d+), (\d+)(, \d+)?>")
+_EXPR = re.compile(r"xs_arg_(thread|warp)<([01]), ([\w ]+), ([\w ]+), (\d+), (\d+), (\d+)>")
 _INTER = re.compile(r"xs_arg_interleave<([01]), ([\w ]+), ([\w ]+), \d+>")
-_COMB = re.compile(r"xs_arg_combine<([01]), ([\w ]+)>")
+_COMB = re.compile(r"xs_arg_combine<([01]), ([\w ]+), (32|256)>")
 _REGS = re.compile(r"xs_arg_rowregs<([01]), ([\w ]+), ([\w ]+), (\d+), (\d+), (\d+)>")
+_SIDE = re.compile(r"xs_arg_side<([01]), ([\w ]+), ([\w ]+), (\d+)>")
 _CT = {v: k for k, v in _rc.CTYPE.items()}
 
 
@@ -201,7 +210,12 @@ class FakeArgKernel:
         m = _EXPR.fullmatch(expr)
         mi = _INTER.fullmatch(expr)
         mr = _REGS.fullmatch(expr)
-        if mr:
+        ms = _SIDE.fullmatch(expr)
+        if ms:
+            self.name, self.mx = "side", int(ms.group(1))
+            self.tin, self.tacc = _CT[ms.group(2)], _CT[ms.group(3)]
+            self.W = int(ms.group(4))
+        elif mr:
             self.name, self.mx = "rowregs", int(mr.group(1))
             self.tin, self.tacc = _CT[mr.group(2)], _CT[mr.group(3)]
             self.L, self.Q = int(mr.group(4)), int(mr.group(5))
@@ -209,7 +223,10 @@ class FakeArgKernel:
             self.name, self.mx = m.group(1), int(m.group(2))
             self.tin, self.tacc = _CT[m.group(3)], _CT[m.group(4)]
             self.nkc, self.nrc = int(m.group(5)), int(m.group(6))
-            assert (m.group(7) is not None) == (self.name == "thread"), expr   # MINB
+            # the thread kernel's MINB; the warp kernel's V: 1, or whole 16-byte words
+            self.vec = 1 if self.name == "thread" else int(m.group(7))
+            assert self.vec == 1 or (self.vec * self.tin.itemsize == 16
+                                     and self.tin.itemsize in (4, 8)), expr
         elif mi:
             self.name, self.mx = "interleave", int(mi.group(1))
             self.tin, self.tacc = _CT[mi.group(2)], _CT[mi.group(3)]
@@ -217,6 +234,7 @@ class FakeArgKernel:
             m = _COMB.fullmatch(expr)
             assert m, expr
             self.name, self.mx, self.tacc = "combine", int(m.group(1)), _CT[m.group(2)]
+            self.group = int(m.group(3))
 
     @property
     def kernel(self):
@@ -227,6 +245,11 @@ class FakeArgKernel:
         if self.name == "combine":
             self._check_combine_block(block)
             pv, pi, out, nrows, nchunks = (int(a) for a in args)
+            # a warp a row, or a block a row past COMBINE_WARP_MOST chunks; every row
+            # has its group unless the grid is capped (groups loop over the rows)
+            assert self.group == (256 if nchunks > _arg.COMBINE_WARP_MOST else 32)
+            groups = int(np.prod(grid)) * 256 // self.group
+            assert groups >= nrows or int(np.prod(grid)) == 32 * 132, (grid, nrows)
             vals, idxs = _mem(pv, nrows * nchunks, self.tacc), _mem(pi, nrows * nchunks,
                                                                      np.int64)
             res = _mem(out, nrows, np.int64)
@@ -244,6 +267,9 @@ class FakeArgKernel:
         if self.name == "rowregs":
             self._rowregs(grid, block, args)
             return
+        if self.name == "side":
+            self._side(grid, block, args)
+            return
         x, out, pv, pi = (int(a) for a in args[:4])
         d = _words(args[4])
         nrows, rowlen, chunk, nchunks = (int(a) for a in args[5:])
@@ -253,6 +279,8 @@ class FakeArgKernel:
         kshape, kstride = d[:nk], d[c:c + nk]
         rshape, rstride = d[2 * c:2 * c + nr], d[2 * c + r:2 * c + r + nr]
         rweight = d[2 * c + 2 * r:2 * c + 2 * r + nr]
+        if self.vec > 1:    # words of one contiguous axis
+            assert nr == 1 and rstride[0] == 1 and chunk % self.vec == 0, (nr, rstride, chunk)
         rows = _offsets(kshape, kstride) if nk else np.zeros(1, np.int64)
         assert len(rows) == nrows
         coords = np.array(np.unravel_index(np.arange(rowlen), tuple(rshape))).reshape(nr, -1)
@@ -300,8 +328,28 @@ class FakeArgKernel:
             bv, bi = np.where(take, v, bv), np.where(take, i, bi)
         _mem(out, nrows, np.int64)[:] = bi
 
+    def _side(self, grid, block, args):
+        """``xs_arg_side``: thread g takes rows g * W .. g * W + W - 1 (element u of
+        step j at x + g * W + u + j * rs, logical index rbase + j * rw), every step one
+        16-byte word; the W indices stored as words."""
+        x, out, nrows, rowlen, rs, rbase, rw = (int(a) for a in args)
+        W = self.W
+        assert W * self.tin.itemsize == 16 and x % 16 == 0 and out % 16 == 0
+        assert nrows % W == 0 and rs % W == 0 and rs >= nrows and rowlen >= 2
+        (nb,) = tuple(np.ravel(grid))
+        assert tuple(np.ravel(block)) == (256,) and nb * 256 * W >= nrows > (nb - 1) * 256 * W
+        flat = _mem(x, (rowlen - 1) * rs + nrows, self.tin)
+        res = _mem(out, nrows, np.int64)
+        for row in range(nrows):
+            best = None
+            for j in self.rng.permutation(rowlen):
+                v = self.tacc.type(flat[j * rs + row])
+                if best is None or _better(self.mx, v, rbase + j * rw, *best):
+                    best = (v, rbase + j * rw)
+            res[row] = best[1]
+
     def _check_combine_block(self, block):
-        assert int(np.prod(block)) % 32 == 0, "the combine runs whole warps"
+        assert int(np.prod(block)) == 256, "the combine runs blocks of 256 threads"
 
     def _interleave(self, grid, block, args):
         """``xs_arg_interleave``: block b folds the flat elements of its chunk, each
@@ -410,6 +458,61 @@ def test_long_rows_are_split_and_combined(fake_args):
                                           getattr(np, f)(h, axis=axis))
             names = [e[0].split("<")[0] for e in log[before:]]
             assert names[-1] == "xs_arg_combine" and len(names) == 2, names
+
+
+def test_rows_of_many_chunks_are_combined_by_blocks(fake_args, monkeypatch):
+    """Past COMBINE_WARP_MOST chunks a row, a block of 256 threads combines each row
+    (chunks of 64 here, so that 20,000 elements make 313 of them); the warp kernel
+    reads the contiguous float32 and float64 rows, also off a 16-byte boundary, by
+    words. NumPy's indices, NaN first."""
+    cp, log = fake_args
+    monkeypatch.setattr(_arg, "WARP_MIN_CHUNK", 64)
+    rng = np.random.default_rng(9)
+    for dt, sl in (("float32", slice(None)), ("float32", slice(1, None)),
+                   ("float64", slice(3, None)), ("float32", slice(None, None, -1))):
+        h = rng.integers(0, 50, 20_003).astype(dt)[sl]
+        for f in ("argmin", "argmax"):
+            before = len(log)
+            np.testing.assert_array_equal(getattr(xp, f)(FakeCupyArray(h)).get(),
+                                          getattr(np, f)(h))
+            exprs = [e[0] for e in log[before:]]
+            assert len(exprs) == 2 and exprs[1].endswith(", 256>"), exprs
+            assert exprs[0].startswith("xs_arg_warp") and exprs[0].endswith(
+                f", {16 // np.dtype(dt).itemsize}>"), exprs
+        h = h.copy()
+        h[12345 % h.size] = np.nan
+        assert int(xp.argmax(FakeCupyArray(h)).get()) == int(np.argmax(h))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bool", "int8", "uint16", "int32", "float16",
+                                   "float64"])
+def test_rows_side_by_side_take_a_word_a_step(fake_args, dtype):
+    """argmin/argmax(x, axis=1) of a (k, n) array used as .T: W = 16 / itemsize rows
+    a thread (``xs_arg_side``) for 1-, 2- and 4-byte elements other than float16 when
+    n and the row stride are multiples of W and the first element is on a 16-byte
+    boundary (also for the reversed walk, x[:, ::-1]); otherwise the one-thread walk.
+    NumPy's indices either way (ties: the first; NaN first)."""
+    cp, log = fake_args
+    dt = np.dtype(dtype)
+    rng = np.random.default_rng(dt.num)
+    w = 16 // dt.itemsize
+    side_ok = dt.itemsize <= 4 and dt != np.float16
+    for k, n, sl, want_side in ((3, 64, np.s_[:, :], side_ok), (5, 48, np.s_[:, :], side_ok),
+                                (3, 64, np.s_[::-1, :], side_ok),
+                                (3, 50, np.s_[:, :], side_ok and 50 % w == 0),
+                                (3, 65, np.s_[:, 1:], False)):
+        base = (rng.integers(0, 3, (k, n)) > 0) if dt.kind == "b" else \
+            rng.integers(-2, 3, (k, n)).astype(dt)
+        if dt.kind == "f":
+            base[1, ::7] = np.nan
+        h = base[sl].T
+        x = FakeCupyArray(h)
+        for f in ("argmin", "argmax"):
+            before = len(log)
+            np.testing.assert_array_equal(getattr(xp, f)(x, axis=1).get(),
+                                          getattr(np, f)(h, axis=1), err_msg=f"{f} {k} {n}")
+            names = [e[0] for e in log[before:]]
+            assert names[0].startswith("xs_arg_side") == want_side, (names, k, n, sl)
 
 
 def test_no_kernel_for_one_element_rows_and_empty_outputs(fake_args):

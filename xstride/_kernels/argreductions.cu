@@ -29,8 +29,11 @@
 //   xs_arg_interleave  a block per chunk of a contiguous run of rows of a few columns,
 //                   reduced over the rows (plan strategy "interleave": argmax(x, axis=0)
 //                   of an (n, 3) array), read as one flat array
-//   xs_arg_combine  one warp per row folds the chunks' pairs (second pass; only when
-//                   a row is split into chunks)
+//   xs_arg_combine  a warp or a block per row folds the chunks' pairs (second pass;
+//                   only when a row is split into chunks)
+//   xs_arg_rowregs  short dense rows, a thread's few rows loaded as 16-byte words
+//   xs_arg_side     rows side by side (a (k, n) array used as .T over axis 1), a
+//                   thread's W rows one 16-byte word a step
 // Work item w = chunk * nrows + row; with nchunks > 1 the pair of item w is stored at
 // partial [w]. Index arithmetic is 64-bit throughout.
 #include <xstride/reduce.cuh>
@@ -172,14 +175,56 @@ __global__ void __launch_bounds__(256, MINB) xs_arg_thread(const Tin* __restrict
     }
 }
 
-// One warp per work item (row, chunk); warps loop over the items. Lane t takes the
-// chunk's elements t, t + 32, ...
-template <int MAX, typename Tin, typename Tacc, int NK, int NR>
+// A lane's share of elements [begin, end) of one contiguous row (walk stride 1, one
+// reduced axis: logical index rbase + j * rw at walk position j): the elements before
+// the first 16-byte boundary one by one (lane t the t-th), then 16-byte words of V
+// elements (lane t words t, t + 32, ...; four words in flight before any is compared),
+// then the tail one by one.
+template <int MAX, typename Tin, typename Tacc, int V>
+__device__ __forceinline__ void xs_arg_fold_words(const Tin* __restrict__ p, long long begin,
+                                                  long long end, unsigned lane, long long rbase,
+                                                  long long rw, Tacc& bv, long long& bi)
+{
+    auto take = [&](Tacc v, long long j) {
+        const long long idx = rbase + j * rw;
+        if (xs_arg_better<MAX>(v, idx, bv, bi)) { bv = v; bi = idx; }
+    };
+    const unsigned long long a = (unsigned long long)(p + begin);
+    long long head = (long long)(((16ull - (a & 15ull)) & 15ull) / sizeof(Tin));
+    head = head < end - begin ? head : end - begin;
+    for (long long j = begin + lane; j < begin + head; j += 32) take((Tacc)p[j], j);
+    const long long w0 = begin + head, nw = (end - w0) / V;
+    const uint4* q = reinterpret_cast<const uint4*>(p + w0);
+    long long i = lane;
+    for (; i + 96 < nw; i += 128) {
+        xs_row_words<Tin, V> v[4];
+#pragma unroll
+        for (int k = 0; k < 4; ++k) v[k].u[0] = __ldg(q + i + 32 * k);
+#pragma unroll
+        for (int k = 0; k < 4; ++k)
+#pragma unroll
+            for (int e = 0; e < V; ++e) take((Tacc)v[k].t[e], w0 + (i + 32 * k) * V + e);
+    }
+    for (; i < nw; i += 32) {
+        xs_row_words<Tin, V> v;
+        v.u[0] = __ldg(q + i);
+#pragma unroll
+        for (int e = 0; e < V; ++e) take((Tacc)v.t[e], w0 + i * V + e);
+    }
+    for (long long j = w0 + nw * V + lane; j < end; j += 32) take((Tacc)p[j], j);
+}
+
+// One warp per work item (row, chunk); warps loop over the items. V == 1: lane t takes
+// the chunk's elements t, t + 32, ... (any walk); V > 1: the walk is one contiguous
+// axis (the host checks: nr == 1, rstride 1, V * sizeof(Tin) == 16), read by
+// xs_arg_fold_words.
+template <int MAX, typename Tin, typename Tacc, int NK, int NR, int V>
 __global__ void __launch_bounds__(256) xs_arg_warp(const Tin* __restrict__ x, long long* __restrict__ out,
                                                    Tacc* __restrict__ pval, long long* __restrict__ pidx,
                                                    const xs_arg_desc<NK, NR> d, long long nrows,
                                                    long long rowlen, long long chunk, long long nchunks)
 {
+    static_assert(V == 1 || V * sizeof(Tin) == 16, "16-byte words of V elements");
     const unsigned lane = threadIdx.x & 31u;
     const long long nitems = nrows * nchunks;
     const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
@@ -192,7 +237,10 @@ __global__ void __launch_bounds__(256) xs_arg_warp(const Tin* __restrict__ x, lo
         const Tin* p = x + xs_offset<NK>(row, d.kshape, d.kstride, d.nk);
         Tacc bv = xs_arg_worst<MAX, Tacc>();
         long long bi = XS_ARG_NONE;
-        xs_arg_fold<MAX, Tin, Tacc, NK, NR>(p, begin + lane, end, 32, d, bv, bi);
+        if constexpr (V > 1)
+            xs_arg_fold_words<MAX, Tin, Tacc, V>(p, begin, end, lane, d.rbase, d.rweight[0], bv, bi);
+        else
+            xs_arg_fold<MAX, Tin, Tacc, NK, NR>(p, begin + lane, end, 32, d, bv, bi);
         xs_arg_warp_reduce<MAX>(bv, bi);
         if (lane == 0u) xs_arg_store(w, row, nchunks, bv, bi, out, pval, pidx);
     }
@@ -256,30 +304,34 @@ __global__ void __launch_bounds__(256) xs_arg_interleave(const Tin* __restrict__
     }
 }
 
-// Second pass: one warp per row folds the pairs of its nchunks chunks
-// (pval/pidx[ch * nrows + row]) and writes the index. A lane loads 8 pairs before it
-// compares any (a few rows of thousands of chunks each, argmin(x, axis=0) of a (3, n)
-// array used as .T: 40 us with one pair in flight, H200); the order is a strict total
-// order, so the fold's order does not change the result.
+// Second pass: a group of G threads (G = 32, a warp, or 256, a block: a few rows of
+// many chunks) per row folds the pairs of its nchunks chunks (pval/pidx[ch * nrows +
+// row]) and writes the index. A thread loads 8 pairs before it compares any (argmin(x,
+// axis=0) of a (3, n) array used as .T: 40 us with one pair in flight and a warp a
+// row, H200); the order is a strict total order, so the fold's order does not change
+// the result.
 #define XS_ARG_COMBINE_B 8
-template <int MAX, typename Tacc>
+template <int MAX, typename Tacc, int G>
 __global__ void __launch_bounds__(256) xs_arg_combine(const Tacc* __restrict__ pval,
                                                       const long long* __restrict__ pidx,
                                                       long long* __restrict__ out,
                                                       long long nrows, long long nchunks)
 {
-    const unsigned lane = threadIdx.x & 31u;
-    const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
-    for (long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; row < nrows;
-         row += nwarps) {
+    static_assert(G == 32 || G == 256, "a warp or a block of 256 threads a row");
+    __shared__ Tacc sv[8];
+    __shared__ long long si[8];
+    const unsigned lane = threadIdx.x & 31u, r = threadIdx.x % (unsigned)G;
+    const long long ngroups = ((long long)gridDim.x * blockDim.x) / G;
+    for (long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / G; row < nrows;
+         row += ngroups) {
         Tacc bv = xs_arg_worst<MAX, Tacc>();
         long long bi = XS_ARG_NONE;
-        for (long long ch0 = lane; ch0 < nchunks; ch0 += 32 * XS_ARG_COMBINE_B) {
+        for (long long ch0 = r; ch0 < nchunks; ch0 += G * XS_ARG_COMBINE_B) {
             Tacc v[XS_ARG_COMBINE_B];
             long long i[XS_ARG_COMBINE_B];
 #pragma unroll
             for (int k = 0; k < XS_ARG_COMBINE_B; ++k) {
-                const long long ch = ch0 + 32 * k;
+                const long long ch = ch0 + G * k;
                 v[k] = ch < nchunks ? pval[ch * nrows + row] : xs_arg_worst<MAX, Tacc>();
                 i[k] = ch < nchunks ? pidx[ch * nrows + row] : XS_ARG_NONE;
             }
@@ -288,7 +340,15 @@ __global__ void __launch_bounds__(256) xs_arg_combine(const Tacc* __restrict__ p
                 if (xs_arg_better<MAX>(v[k], i[k], bv, bi)) { bv = v[k]; bi = i[k]; }
         }
         xs_arg_warp_reduce<MAX>(bv, bi);
-        if (lane == 0u) out[row] = bi;
+        if constexpr (G == 256) {   // the block's 8 warp results, by the first warp
+            if (lane == 0u) { sv[threadIdx.x >> 5] = bv; si[threadIdx.x >> 5] = bi; }
+            __syncthreads();
+            bv = lane < 8u ? sv[lane] : xs_arg_worst<MAX, Tacc>();
+            bi = lane < 8u ? si[lane] : XS_ARG_NONE;
+            xs_arg_warp_reduce<MAX>(bv, bi);
+            __syncthreads();   // sv, si are read before the next row writes them
+        }
+        if (r == 0u) out[row] = bi;
     }
 }
 
@@ -335,5 +395,51 @@ __global__ void __launch_bounds__(256, MINB) xs_arg_rowregs(const Tin* __restric
 #pragma unroll
         for (int r = 0; r < Q; ++r)
             if (r < rows) dst[r] = o[r];
+    }
+}
+
+// Rows side by side (a (k, n) array used as .T, reduced over axis 1: one kept axis of
+// stride 1, one reduced axis of stride rs; nrows and rs multiples of W = 16 /
+// sizeof(Tin), x on a 16-byte boundary, no split: arg_side_rows in argreductions.py):
+// thread g takes rows g * W .. g * W + W - 1, each step j of the walk one 16-byte word
+// of their W elements (logical index rbase + j * rw), two words in flight; the W
+// indices are stored as 16-byte words (two a word).
+template <int MAX, typename Tin, typename Tacc, int W>
+__global__ void __launch_bounds__(256) xs_arg_side(const Tin* __restrict__ x, long long* __restrict__ out,
+                                                   long long nrows, long long rowlen, long long rs,
+                                                   long long rbase, long long rw)
+{
+    static_assert(W * sizeof(Tin) == 16, "a 16-byte word of W rows a step");
+    const long long nthreads = (long long)gridDim.x * blockDim.x;
+    for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < nrows / W;
+         g += nthreads) {
+        const uint4* p = reinterpret_cast<const uint4*>(x + g * W);
+        const long long ws = rs / W;   // the walk's stride in words
+        Tacc bv[W];
+        long long bi[W];
+#pragma unroll
+        for (int u = 0; u < W; ++u) { bv[u] = xs_arg_worst<MAX, Tacc>(); bi[u] = XS_ARG_NONE; }
+        auto take = [&](const xs_row_words<Tin, W>& v, long long j) {
+            const long long idx = rbase + j * rw;
+#pragma unroll
+            for (int u = 0; u < W; ++u)
+                if (xs_arg_better<MAX>((Tacc)v.t[u], idx, bv[u], bi[u])) { bv[u] = (Tacc)v.t[u]; bi[u] = idx; }
+        };
+        long long j = 0;
+        for (; j + 1 < rowlen; j += 2) {
+            xs_row_words<Tin, W> a, b;
+            a.u[0] = __ldg(p + j * ws);
+            b.u[0] = __ldg(p + (j + 1) * ws);
+            take(a, j);
+            take(b, j + 1);
+        }
+        if (j < rowlen) {
+            xs_row_words<Tin, W> a;
+            a.u[0] = __ldg(p + j * ws);
+            take(a, j);
+        }
+        longlong2* dst = reinterpret_cast<longlong2*>(out + g * W);
+#pragma unroll
+        for (int u = 0; u < W; u += 2) dst[u / 2] = make_longlong2(bi[u], bi[u + 1]);
     }
 }

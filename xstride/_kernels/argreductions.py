@@ -31,7 +31,7 @@ from ._lru import Bounded
 from ._prepared import GATE, Store
 
 __all__ = ["DTYPES", "takes", "argreduce", "repeat", "ArgGeometry", "arg_geometry",
-           "pack_desc"]
+           "pack_desc", "arg_regs_rows", "arg_side_rows"]
 
 _SRC = "argreductions.cu"
 _MAX = {"argmin": 0, "argmax": 1}
@@ -44,6 +44,9 @@ WARP_ITEMS_PER_SM = 64
 #: Shortest chunk a row is split into, in elements (thread kernel, warp kernel).
 THREAD_MIN_CHUNK = 64
 WARP_MIN_CHUNK = 2048
+#: Most chunks a row whose pairs one warp of ``xs_arg_combine`` folds (8 pairs a lane
+#: in flight: one round); rows of more take a block of 256 threads.
+COMBINE_WARP_MOST = 256
 #: Most blocks of the thread kernel (its threads loop over the items beyond).
 THREAD_MAX_BLOCKS = 1 << 20
 #: Blocks per SM the thread kernel is compiled to keep resident (``__launch_bounds__``
@@ -95,7 +98,13 @@ class ArgGeometry:
         Each row's walk is split into ``nchunks`` chunks of ``chunk`` elements (the
         last may be shorter); work item ``w = chunk_index * nrows + row``.
     combine_grid : int
-        Blocks of ``xs_arg_combine`` (one warp per row); 0 when ``nchunks == 1``.
+        Blocks of ``xs_arg_combine``; 0 when ``nchunks == 1``.
+    vec : int
+        Elements per 16-byte word of the warp kernel's walk of one contiguous axis
+        (4- and 8-byte elements), else 1 (element by element).
+    combine_threads : int
+        Threads of ``xs_arg_combine`` per row: 32 (a warp), or 256 (a block) when a row
+        has more than :data:`COMBINE_WARP_MOST` chunks.
     """
 
     kernel: str
@@ -104,6 +113,8 @@ class ArgGeometry:
     nchunks: int
     chunk: int
     combine_grid: int
+    vec: int = 1
+    combine_threads: int = 32
 
 
 def arg_geometry(plan: ArgPlan, sm_count: int, itemsize: int = 4) -> ArgGeometry:
@@ -134,8 +145,9 @@ def arg_geometry(plan: ArgPlan, sm_count: int, itemsize: int = 4) -> ArgGeometry
         chunk = -(-total // (interleave_tuning(itemsize)[0] * sm))
         chunk = max(-(-chunk // width), INTERLEAVE_MIN_ROUNDS) * width
         nchunks = -(-total // chunk)
-        combine = min(-(-nrows // (BLOCK // 32)), 32 * sm) if nchunks > 1 else 0
-        return ArgGeometry("interleave", nchunks, width, nchunks, chunk, combine)
+        cgrid, cthreads = _combine(nrows, nchunks, sm)
+        return ArgGeometry("interleave", nchunks, width, nchunks, chunk, cgrid,
+                           combine_threads=cthreads)
     # "tile" and "lanes" rows past SHORT_ROWLEN are medium rows, a warp's work
     # (argmin/argmax stage no tiles and combine no lanes)
     thread = (base.strategy not in ("inner", "full")
@@ -143,15 +155,29 @@ def arg_geometry(plan: ArgPlan, sm_count: int, itemsize: int = 4) -> ArgGeometry
     target = sm * (THREAD_ITEMS_PER_SM if thread else WARP_ITEMS_PER_SM)
     min_chunk = THREAD_MIN_CHUNK if thread else WARP_MIN_CHUNK
     nchunks = max(1, min(-(-target // nrows), -(-rowlen // min_chunk)))
+    # the warp kernel reads one contiguous axis by 16-byte words; its chunks then
+    # start on whole words of the row
+    vec = (16 // itemsize if not thread and itemsize in (4, 8) and plan.nr == 1
+           and plan.rstride[0] == 1 else 1)
     chunk = -(-rowlen // nchunks)
+    chunk = -(-chunk // vec) * vec
     nchunks = -(-rowlen // chunk)
     items = nrows * nchunks
     if thread:
         grid = min(-(-items // BLOCK), THREAD_MAX_BLOCKS)
     else:
         grid = min(-(-items // (BLOCK // 32)), 32 * sm)
-    combine = min(-(-nrows // (BLOCK // 32)), 32 * sm) if nchunks > 1 else 0
-    return ArgGeometry("thread" if thread else "warp", grid, BLOCK, nchunks, chunk, combine)
+    cgrid, cthreads = _combine(nrows, nchunks, sm)
+    return ArgGeometry("thread" if thread else "warp", grid, BLOCK, nchunks, chunk, cgrid,
+                       vec, cthreads)
+
+
+def _combine(nrows: int, nchunks: int, sm: int) -> tuple:
+    """``(blocks, threads per row)`` of ``xs_arg_combine`` (``(0, 32)``: no split)."""
+    if nchunks == 1:
+        return 0, 32
+    group = 32 if nchunks <= COMBINE_WARP_MOST else BLOCK
+    return min(-(-nrows // (BLOCK // group)), 32 * sm), group
 
 
 def pack_desc(plan: ArgPlan) -> tuple[int, int, np.ndarray]:
@@ -200,6 +226,24 @@ def arg_regs_rows(plan: ArgPlan, x, geo, aligned: bool) -> int:
     return q if q <= ARG_REGS_MOST_ROWS else 0
 
 
+def arg_side_rows(plan: ArgPlan, x, geo, aligned: bool) -> int:
+    """Rows a thread of ``xs_arg_side`` takes (W = 16 / itemsize, each step of the walk
+    one 16-byte load across them), or 0: the one-thread walk (``geo.kernel ==
+    "thread"``, one chunk) of rows that lie side by side (one kept axis of stride 1, one
+    reduced axis; ``argmin(x, axis=1)`` of a (k, n) array used as ``.T``), ``nrows``
+    and the reduced stride multiples of W, the first element on a 16-byte boundary
+    (``aligned``), 1-, 2- or 4-byte elements other than float16, ``TUNING["arg_regs"]``
+    not 0 (the register kernels' knob)."""
+    base = plan.base
+    dt = np.dtype(x.dtype)
+    if (not rc.TUNING["arg_regs"] or not aligned or geo.kernel != "thread"
+            or geo.nchunks != 1 or dt.itemsize > 4 or dt == rc.HALF or dt.kind not in "biuf"
+            or base.nk != 1 or base.kstride[0] != 1 or plan.nr != 1):
+        return 0
+    w = 16 // dt.itemsize
+    return w if base.nrows % w == 0 and plan.rstride[0] % w == 0 else 0
+
+
 def _build(plan: ArgPlan, x, op: str) -> _Recipe:
     rec = _Recipe()
     base = plan.base
@@ -225,6 +269,15 @@ def _build(plan: ArgPlan, x, op: str) -> _Recipe:
                       [slot64(), slot64(), i64(base.nrows)])
         rec.first = lambda xa, out, pval, pidx: rows(xa, out)
         return rec
+    w = arg_side_rows(plan, x, geo, (x.data.ptr + rec.xoff) % 16 == 0)
+    if w:   # rows side by side, W a thread: x, out, nrows, rowlen, rs, rbase, rweight
+        expr = f"xs_arg_side<{_MAX[op]}, {tin}, {tacc}, {w}>"
+        side = Launch(rc.kernel(_SRC, expr),
+                      (min(-(-(base.nrows // w) // BLOCK), THREAD_MAX_BLOCKS),), (BLOCK,),
+                      [slot64(), slot64(), i64(base.nrows), i64(base.rowlen),
+                       i64(plan.rstride[0]), i64(plan.rbase), i64(plan.rweight[0])])
+        rec.first = lambda xa, out, pval, pidx: side(xa, out)
+        return rec
     if geo.kernel == "interleave":
         expr = f"xs_arg_interleave<{_MAX[op]}, {tin}, {tacc}, {interleave_tuning(x.itemsize)[1]}>"
         # x, out, partial values, partial indices, ncols, nred, chunk, nchunks, rbase,
@@ -234,8 +287,8 @@ def _build(plan: ArgPlan, x, op: str) -> _Recipe:
                             i64(base.rowlen), i64(geo.chunk), i64(geo.nchunks),
                             i64(plan.rbase), i64(plan.rweight[0]), i64(plan.rstride[0])])
     else:
-        minb = f", {THREAD_MINB}" if geo.kernel == "thread" else ""
-        expr = f"xs_arg_{geo.kernel}<{_MAX[op]}, {tin}, {tacc}, {nkc}, {nrc}{minb}>"
+        last = THREAD_MINB if geo.kernel == "thread" else geo.vec   # MINB, or V
+        expr = f"xs_arg_{geo.kernel}<{_MAX[op]}, {tin}, {tacc}, {nkc}, {nrc}, {last}>"
         # x, out, partial values, partial indices, the descriptor, nrows, rowlen, chunk,
         # nchunks
         rec.first = Launch(rc.kernel(_SRC, expr), geo.grid, geo.block,
@@ -243,7 +296,7 @@ def _build(plan: ArgPlan, x, op: str) -> _Recipe:
                             i64(base.nrows), i64(base.rowlen), i64(geo.chunk),
                             i64(geo.nchunks)])
     if geo.nchunks > 1:
-        cexpr = f"xs_arg_combine<{_MAX[op]}, {tacc}>"
+        cexpr = f"xs_arg_combine<{_MAX[op]}, {tacc}, {geo.combine_threads}>"
         # whole warps: BLOCK threads (the interleave kernel's block is ncols * (256 //
         # ncols), 255 for 15 columns, whose last warp would straddle two blocks)
         rec.combine = Launch(rc.kernel(_SRC, cexpr), geo.combine_grid, BLOCK,
