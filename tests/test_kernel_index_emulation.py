@@ -1,9 +1,10 @@
 """Exact Python emulations of the index math of four kernels, run on the host's own
 plans and launch geometry: xs_arg_interleave (+ xs_arg_combine), xs_reduce_interleave
 with rows of stride rs >= ncols, the 1-byte word staging of xs_reduce_tile, and the
-next-tile prefetch of xs_colsplit_scan. Each emulation walks the kernel's loops thread
-by thread over a flat memory buffer (the view's base array) and checks every address
-against the buffer and the result against NumPy; keep them in step with the kernels."""
+next-tile prefetch of xs_colsplit_scan; and of the walk over two reduced axes
+(xs_walk2). Each emulation walks the kernel's loops thread by thread over a flat memory
+buffer (the view's base array) and checks every address against the buffer and the
+result against NumPy; keep them in step with the kernels."""
 
 from __future__ import annotations
 
@@ -374,3 +375,37 @@ def test_colsplit_prefetch_emulation(n, k, size):
             if tr + R < r1:
                 load(tr + R)
             tr += R
+
+
+class _Walk2:
+    """xs_walk2 (detail/reduce_ops.cuh), line by line."""
+
+    def __init__(self, i, step, n1, s0, s1):
+        q, sq = i // n1, step // n1
+        self.n1, self.i1 = n1, i - q * n1
+        self.off = q * s0 + self.i1 * s1
+        self.rem = step - sq * n1
+        self.adv, self.carry = sq * s0 + self.rem * s1, s0 - n1 * s1
+
+    def next(self):
+        self.i1 += self.rem
+        self.off += self.adv
+        if self.i1 >= self.n1:
+            self.i1 -= self.n1
+            self.off += self.carry
+
+
+@pytest.mark.parametrize("step", [1, 8, 32, 256])
+def test_walk_of_two_reduced_axes_meets_the_division(step):
+    """The walk's offsets equal xs_offset's (a division per element) for every start
+    below the step and inner extents below, at and above it, negative strides too
+    (the walks of the short, column and row kernels: steps 1, 8, 32, 256)."""
+    for n1 in (1, 2, 3, 7, 8, 9, 31, 32, 33, 255, 256, 257, 1000):
+        for s0, s1 in ((n1 * 5, 1), (7, 3 * 7 * n1 + 1), (-4 * n1, 2)):
+            n0 = 3 + 2 * step // n1
+            want = [(i // n1) * s0 + (i % n1) * s1 for i in range(n0 * n1)]
+            for start in sorted({0, 1, step // 2, step - 1}):
+                w = _Walk2(start, step, n1, s0, s1)
+                for i in range(start, n0 * n1, step):
+                    assert w.off == want[i], (step, n1, s0, s1, start, i)
+                    w.next()

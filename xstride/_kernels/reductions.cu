@@ -89,11 +89,19 @@ __device__ __forceinline__ Tacc xs_fold_row(XS_RED_IN(Tin) p, long long begin,
                 acc = op(acc, xs_transform<OP, Tacc>(p[i * s], c));
         }
     } else if constexpr (B > 1) {
-        // general reduced axes: a 64-bit division per axis and element; two loads
-        // in flight (more would spill the offset arithmetic)
-        xs_batched<2, Tin>(begin + t, end, (long long)nt,
-                           [&](long long i, Tin& w) { w = p[xs_offset<NR>(i, d.rshape, d.rstride, d.nr)]; },
-                           [&](Tin w) { acc = op(acc, xs_transform<OP, Tacc>(w, c)); });
+        auto fold = [&](Tin w) { acc = op(acc, xs_transform<OP, Tacc>(w, c)); };
+        if (d.nr == 2) {   // two reduced axes: the offset walked, up to 8 loads in flight
+            // (32 one-byte loads and the walk spilled under ptxas 13)
+            xs_walk2 o(begin + t, (long long)nt, d.rshape[1], d.rstride[0], d.rstride[1]);
+            xs_batched<(B < 8 ? B : 8), Tin>(begin + t, end, (long long)nt,
+                                             [&](long long, Tin& w) { w = p[o.off]; o.next(); }, fold);
+        } else {
+            // more reduced axes: a 64-bit division per axis and element; two loads in
+            // flight (more would spill the offset arithmetic)
+            xs_batched<2, Tin>(begin + t, end, (long long)nt,
+                               [&](long long i, Tin& w) { w = p[xs_offset<NR>(i, d.rshape, d.rstride, d.nr)]; },
+                               fold);
+        }
     } else {
         for (long long i = begin + t; i < end; i += nt)
             acc = op(acc, xs_transform<OP, Tacc>(p[xs_offset<NR>(i, d.rshape, d.rstride, d.nr)], c));
@@ -210,6 +218,12 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_cols(XS_RED_IN(Tin) x, To
             if constexpr (NR == 1) {
                 xs_batched<B, xs_vec<Tin, V>>(r0 + ty, r1, (long long)XS_COLS_BY,
                     [&](long long r, xs_vec<Tin, V>& w) { xs_load_vec<Tin, V>(base + r * s, w.t); }, fold);
+            } else if (d.nr == 2) {   // the offset walked (xs_walk2), up to 6 loads in
+                // flight (8 spilled var's centered pass under ptxas 13)
+                xs_walk2 o(r0 + ty, (long long)XS_COLS_BY, d.rshape[1], d.rstride[0], d.rstride[1]);
+                xs_batched<(B < 6 ? B : 6), xs_vec<Tin, V>>(r0 + ty, r1, (long long)XS_COLS_BY,
+                    [&](long long, xs_vec<Tin, V>& w) { xs_load_vec<Tin, V>(base + o.off, w.t); o.next(); },
+                    fold);
             } else {
                 xs_batched<2, xs_vec<Tin, V>>(r0 + ty, r1, (long long)XS_COLS_BY,
                     [&](long long r, xs_vec<Tin, V>& w) {
@@ -329,8 +343,11 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_short(XS_RED_IN(Tin) x, T
         } else if constexpr (NR == 1) {
             const long long s = d.rstride[0];
             xs_batched<B, Tin>(0, rowlen, 1, [&](long long j, Tin& w) { w = p[j * s]; }, fold);
+        } else if (B > 1 && d.nr == 2) {   // the offset walked (xs_walk2)
+            xs_walk2 o(0, 1, d.rshape[1], d.rstride[0], d.rstride[1]);
+            xs_batched<B, Tin>(0, rowlen, 1, [&](long long, Tin& w) { w = p[o.off]; o.next(); }, fold);
         } else {
-            // several reduced axes: a 64-bit division per axis and element; two loads
+            // more reduced axes: a 64-bit division per axis and element; two loads
             // in flight, as in xs_fold_row (more would spill the offset arithmetic)
             xs_batched<(B < 2 ? B : 2), Tin>(0, rowlen, 1,
                                [&](long long j, Tin& w) { w = p[xs_offset<NR>(j, d.rshape, d.rstride, d.nr)]; },

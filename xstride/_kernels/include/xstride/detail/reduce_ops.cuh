@@ -100,4 +100,31 @@ __device__ __forceinline__ void xs_batched(long long first, long long end, long 
     }
 }
 
+// The element offset of flat index i over two reduced axes (C order: extents n0 x n1,
+// strides s0, s1), moved on by a fixed step with at most one carry: one division at
+// the start instead of one per element (xs_offset).
+struct xs_walk2 {
+    long long i1, off, n1, rem, adv, carry;
+    __device__ __forceinline__ xs_walk2(long long i, long long step, long long n1_,
+                                        long long s0, long long s1)
+        : n1(n1_)
+    {
+        const long long q = i / n1, sq = step / n1;
+        i1 = i - q * n1;
+        off = q * s0 + i1 * s1;
+        rem = step - sq * n1;
+        adv = sq * s0 + rem * s1;   // the step without a carry
+        carry = s0 - n1 * s1;       // and one carry
+    }
+    __device__ __forceinline__ void next()
+    {
+        i1 += rem;
+        off += adv;
+        if (i1 >= n1) {
+            i1 -= n1;
+            off += carry;
+        }
+    }
+};
+
 #endif  // XSTRIDE_DETAIL_REDUCE_OPS_CUH
