@@ -19,6 +19,9 @@
 //      from carry + the runs before it, and the tile is written back coalesced
 //      (output row r + init; row 0 holds the identity when init). The carry then
 //      grows by the tile's column totals.
+// Each thread computes the staged positions of its L elements of a tile once (they
+// are the same in every tile), and whole tiles (all but a chunk's last) run without
+// bounds tests: the scan pass issued an instruction nearly every cycle.
 // Every combination order is fixed by n, k, the chunking and the tile's (m, L): the
 // results are deterministic run to run (the chunking depends on the SM count).
 // Shared-memory layout of a tile: element f = row * k + column of the tile at
@@ -28,6 +31,8 @@
 // from shared memory twice (fold, then rescan) instead of holding it in registers
 // (128 registers for float32 runs of 16 when it did; ptxas 13.0, sm_90).
 #include <xstride/detail/scan_desc.cuh>
+
+template <bool B> struct xs_const_bool { static constexpr bool value = B; };
 
 // Loads each thread of the fold keeps in flight.
 #define XS_COLSPLIT_B 8
@@ -147,47 +152,60 @@ __global__ void __launch_bounds__(256, MINB) xs_colsplit_scan(const Tin* __restr
         carry = total;
     }
     const int mine = j * Up + c;               // position of row j * L of column c
+    int pos[L];                                // staged positions of t, t + T, ...: the
+    {                                          // same in every tile
+        xs_colsplit_pos p(t, U, Up, T);
+#pragma unroll
+        for (int s = 0; s < L; ++s, p.next()) pos[s] = p.at();
+    }
     Tin v[L];                                  // the loads of the tile staged next
     auto load = [&](long long tr) {
-        const int ne = (int)((r1 - tr < R ? r1 - tr : R) * k);
-        const Tin* src = x + tr * k;
+        const Tin* src = x + tr * k + t;
+        if (r1 - tr >= R) {                    // a whole tile: no bounds tests
+#pragma unroll
+            for (int s = 0; s < L; ++s) v[s] = src[s * T];
+        } else {
+            const int ne = (int)(r1 - tr) * k;
+#pragma unroll
+            for (int s = 0; s < L; ++s)
+                if (t + s * T < ne) v[s] = src[s * T];
+        }
+    };
+    // one tile at tr: staged, each run folded, the run totals scanned, each run
+    // rescanned from the carry, written back; FULL: nt == R, no bounds tests
+    auto tile = [&](long long tr, auto full) {
+        constexpr bool FULL = decltype(full)::value;
+        const int nt = FULL ? R : (int)(r1 - tr);
+        const int ne = nt * k;
+        const int rows = FULL ? L : (nt - j * L < L ? nt - j * L : L);   // of this run
 #pragma unroll
         for (int s = 0; s < L; ++s)
-            if (t + s * T < ne) v[s] = src[t + s * T];
-    };
-    if (r0 < r1) load(r0);
-    for (long long tr = r0; tr < r1; tr += R) {
-        const int nt = (int)(r1 - tr < R ? r1 - tr : R);
-        const int ne = nt * k;
-        const int rows = nt - j * L < L ? nt - j * L : L;   // rows of this thread's run
-        {
-            xs_colsplit_pos p(t, U, Up, T);
-#pragma unroll
-            for (int s = 0; s < L; ++s, p.next())
-                if (t + s * T < ne) sx[p.at()] = v[s];
-        }
+            if (FULL || t + s * T < ne) sx[pos[s]] = v[s];
         __syncthreads();
         if (tr + R < r1) load(tr + R);         // in flight through this tile's scan
         Tacc run = Op::template identity<Tacc>();
 #pragma unroll
         for (int i = 0; i < L; ++i)
-            if (i < rows) run = op(run, (Tacc)sx[mine + i * k]);
+            if (FULL || i < rows) run = op(run, (Tacc)sx[mine + i * k]);
         xs_colsplit_block_scan<Op, Tacc>(run, t, j, c, k, m, buf, excl, total);
         Tacc acc = op(carry, excl);
 #pragma unroll
         for (int i = 0; i < L; ++i) {
-            if (i < rows) {
+            if (FULL || i < rows) {
                 acc = op(acc, (Tacc)sx[mine + i * k]);
                 so[mine + i * k] = (Tout)acc;
             }
         }
         carry = op(carry, total);
         __syncthreads();
-        Tout* dst = out + (tr + init) * k;
-        xs_colsplit_pos p(t, U, Up, T);
+        Tout* dst = out + (tr + init) * k + t;
 #pragma unroll
-        for (int s = 0; s < L; ++s, p.next())
-            if (t + s * T < ne) dst[t + s * T] = so[p.at()];
+        for (int s = 0; s < L; ++s)
+            if (FULL || t + s * T < ne) dst[s * T] = so[pos[s]];
         __syncthreads();                       // so read before the next tile's loads
-    }
+    };
+    if (r0 < r1) load(r0);
+    long long tr = r0;
+    for (; tr + R <= r1; tr += R) tile(tr, xs_const_bool<true>());
+    if (tr < r1) tile(tr, xs_const_bool<false>());
 }
