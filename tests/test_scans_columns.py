@@ -41,6 +41,10 @@ def test_contiguous_columns_take_columns_split(k, include_initial):
                      include_initial).strategy == "columns_split"
     assert plan_scan(_lay((1 << 20, k), 8), 0, False).strategy == "columns_split"
     assert plan_scan(_lay((1 << 20, k), 1), 0, False).strategy == "columns_split"
+    # rows reversed (x[::-1]): the same block read from its last row
+    rev = _lay((1 << 20, k)).slice((slice(None, None, -1),))
+    p = plan_scan(rev, 0, include_initial)
+    assert (p.strategy, p.s_in, p.s_out) == ("columns_split", -k, k)
 
 
 def test_other_layouts_keep_their_strategies():
@@ -52,8 +56,6 @@ def test_other_layouts_keep_their_strategies():
     assert plan_scan(_lay((n, COLSPLIT_MAX_COLS + 1)), 0, False).strategy == "lookback"
     assert plan_scan(_lay((n, 1)), 0, False).strategy == "lookback"
     assert plan_scan(_lay((n,)), 0, False).strategy == "lookback"
-    rev = _lay((n, 3)).slice((slice(None, None, -1),))
-    assert plan_scan(rev, 0, False).strategy == "lookback"
     colrev = _lay((n, 3)).slice((slice(None), slice(None, None, -1)))
     assert plan_scan(colrev, 0, False).strategy != "columns_split"
     assert plan_scan(_lay((n, 6)).slice((slice(None), slice(None, 3))), 0,
@@ -70,8 +72,9 @@ def test_other_layouts_keep_their_strategies():
 def test_colsplit_ok_needs_every_condition():
     args = ((3,), (1,), (1,), 3, 3, 5000)
     assert colsplit_ok(*args)
+    assert colsplit_ok((3,), (1,), (1,), -3, 3, 5000)     # rows reversed
     for i, bad in [(0, (1,)), (0, (33,)), (0, (3, 2)), (1, (2,)), (2, (2,)), (3, 4),
-                   (4, 4), (5, 4096)]:
+                   (3, -4), (4, 4), (4, -3), (5, 4096)]:
         changed = list(args)
         changed[i] = bad
         assert not colsplit_ok(*changed), (i, bad)
@@ -342,6 +345,15 @@ def _host(ptr, count, dtype):
     return np.frombuffer((ctypes.c_char * (count * dtype.itemsize)).from_address(ptr), dtype)
 
 
+def _rows(x, n, k, rs, dtype):
+    """The kernels' input in scan order, flat: row r of k elements at x + r * rs
+    elements (rs = k forward, -k reversed: the rows of x[::-1])."""
+    assert rs in (k, -k), (rs, k)
+    first = x + (n - 1) * rs * np.dtype(dtype).itemsize if rs < 0 else x
+    rows = _host(first, n * k, dtype).reshape(n, k)
+    return (rows[::-1] if rs < 0 else rows).reshape(-1)
+
+
 class _HostKernel:
     def __init__(self, expr, log):
         self.expr, self.log = expr, log
@@ -360,22 +372,22 @@ class _HostKernel:
         if self.fold:
             op = "sum" if self.fold.group(1) == "0" else "prod"
             tin, tacc = _CT[self.fold.group(2)], _CT[self.fold.group(3)]
-            x, part, n, k, chunk = vals
-            flat = _host(x, n * k, tin).astype(tacc)
+            x, part, n, k, chunk, rs = vals
+            flat = _rows(x, n, k, rs, tin).astype(tacc)
             got = _fold_pass(flat, n, k, threads, chunk, chunks, op)
             _host(part, chunks * k, tacc)[...] = got.reshape(-1)
         else:
             op = "sum" if self.scan.group(1) == "0" else "prod"
             tin, tacc, tout = (_CT[self.scan.group(i)] for i in (2, 3, 4))
             run = int(self.scan.group(5))
-            x, out, part, n, k, chunk, pad, out_offset, init = vals
+            x, out, part, n, k, chunk, pad, out_offset, init, rs = vals
             slots = (threads // k) * (run * k + pad)
             if tin.itemsize == tout.itemsize:   # in place: each thread its own slots
                 assert out_offset == 0 and shared_mem == slots * tin.itemsize
             else:                               # apart: no thread clobbers inputs
                 assert out_offset >= slots * tin.itemsize and out_offset % 16 == 0
                 assert shared_mem == out_offset + slots * tout.itemsize
-            flat = _host(x, n * k, tin).astype(tacc)
+            flat = _rows(x, n, k, rs, tin).astype(tacc)
             partials = _host(part, chunks * k, tacc).reshape(chunks, k)
             got = _scan_pass(flat, partials, n, k, threads, run, chunk, pad, init, chunks, op,
                              inplace=out_offset == 0)
@@ -448,8 +460,32 @@ def test_executor_launches_both_passes(fake_scans, dtype, op, include_initial):
         assert grid == (g.chunks,) and block == (g.threads,) and g.chunks > 2
         assert vals[2 if i % 2 == 0 else 3:][:3] == [n, k, g.chunk_rows]
     assert log[0][3][1] == log[1][3][2] == log[2][3][1]    # one scratch, reused
-    assert log[1][3][-3:] == [g.pad, g.out_offset, int(include_initial)]
+    assert log[1][3][-4:] == [g.pad, g.out_offset, int(include_initial), k]
+    assert log[0][3][-1] == k                               # rows forward
     assert log[1][4] == g.smem
+
+
+@pytest.mark.parametrize("dtype,op", [("float32", "sum"), ("int64", "sum"), ("int32", "prod")])
+@pytest.mark.parametrize("include_initial", [False, True])
+def test_reversed_rows_are_read_from_the_last(fake_scans, dtype, op, include_initial):
+    """x[::-1] of a contiguous (n, k): the same two launches with the row stride -k
+    (the host model reads row r at x - r * k), the output forward; NumPy's values."""
+    import xstride as xp
+    from tests.conftest import FakeCupyArray
+
+    cp, log = fake_scans
+    n, k = 9001, 3
+    host, _ = scan_case((n, k), dtype, op, include_initial)
+    view = host[::-1]
+    want = getattr(np, "cumsum" if op == "sum" else "cumprod")(
+        view, axis=0, dtype=np.int64 if host.dtype.kind in "bi" else None)
+    if include_initial:
+        want = np.concatenate([np.full((1, k), 0 if op == "sum" else 1, want.dtype), want])
+    f = getattr(xp, "cumulative_" + op)
+    got = f(FakeCupyArray(host)[::-1], axis=0, include_initial=include_initial)
+    np.testing.assert_array_equal(got.host, want)
+    assert [e[0].split("<")[0] for e in log] == ["xs_colsplit_fold", "xs_colsplit_scan"]
+    assert log[0][3][-1] == log[1][3][-1] == -k
 
 
 def test_columns_and_tile_scans_name_their_vectors_and_loads(fake_cupy, monkeypatch):

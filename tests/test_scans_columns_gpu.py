@@ -144,8 +144,8 @@ def test_views_that_are_not_one_block_keep_their_strategy(cp):
 
 
 def test_offset_and_unaligned_blocks_take_it(cp):
-    """Whole-row slices and a block starting at an odd address are still one
-    contiguous block (the kernels make scalar accesses only)."""
+    """Whole-row slices, a block starting at an odd address and a block's rows
+    reversed are still one contiguous block (the kernels make scalar accesses only)."""
     rng = np.random.default_rng(500)
     n, k = 50_001, 3
     flat = _random(rng, n * k + 1, "float32")
@@ -156,6 +156,17 @@ def test_offset_and_unaligned_blocks_take_it(cp):
     x = x[7:]
     assert _strategy(x, include_initial=True) == "columns_split"
     _check(xp.cumulative_sum(x, axis=0, include_initial=True), h, 0, True, "row offset")
+    for k in (2, 3, 16):                               # rows reversed: read from the last
+        hr = _random(rng, (70_001, k), "float32")
+        xr = cp.asarray(hr)
+        for hv, xv in ((hr[::-1], xr[::-1]), (hr[::-1][5:], xr[::-1][5:])):
+            assert _strategy(xv) == "columns_split"
+            for ii in (False, True):
+                _check(xp.cumulative_sum(xv, axis=0, include_initial=ii), hv, 0, ii,
+                       f"reversed k={k}")
+        hi = _random(rng, (9000, k), "int64")
+        _check(xp.cumulative_sum(cp.asarray(hi)[::-1], axis=0), hi[::-1], 0, False,
+               f"reversed int64 k={k}")
     h3 = _random(rng, (2, 9000, 4), "int64")          # one block of a 3-D array
     x3 = cp.asarray(h3)[1]
     assert _strategy(x3) == "columns_split"
@@ -184,7 +195,7 @@ def test_random_blocks_and_views(cp, n, k, skip, step, cols, dtype, include_init
     else:
         h0, x0 = h0[:, :k], x0[:, :k]
     h, x = h0[skip::step] if step > 0 else h0[::step], x0[skip::step] if step > 0 else x0[::step]
-    contiguous = cols == "all" and step == 1
+    contiguous = cols == "all" and step in (1, -1)      # rows forward or reversed
     taken = _strategy(x, 0, include_initial) == "columns_split"
     assert taken == (contiguous and 2 <= k <= 32 and h.shape[0] > 4096), (h.shape, step, cols)
     f = xp.cumulative_prod if prod else xp.cumulative_sum

@@ -145,13 +145,13 @@ def _build_colsplit(rec: _Recipe, op: str, tin: np.dtype, tout: np.dtype) -> _Re
                        f"xs_colsplit_scan<{_OPS[op]}, {ci}, {ca}, {co}, {g.run}, {minb}>")
     rec.grid, rec.threads, rec.smem = (g.chunks,), g.threads, g.smem
     rec.partial_bytes = g.chunks * k * rec.acc.itemsize
-    n, kk, ch = i64(plan.length), i64(k), i64(g.chunk_rows)
-    # x, partials, n, k, chunk rows / x, out, partials, n, k, chunk rows, pad,
-    # out_offset, init
-    rec.launch = Launch(fold, rec.grid, (g.threads,), [slot64(), slot64(), n, kk, ch], 0)
+    n, kk, ch, rs = i64(plan.length), i64(k), i64(g.chunk_rows), i64(plan.s_in)
+    # x, partials, n, k, chunk rows, row stride / x, out, partials, n, k, chunk rows,
+    # pad, out_offset, init, row stride (k, or -k for reversed rows)
+    rec.launch = Launch(fold, rec.grid, (g.threads,), [slot64(), slot64(), n, kk, ch, rs], 0)
     rec.launch2 = Launch(rec.fn, rec.grid, (g.threads,),
                          [slot64(), slot64(), slot64(), n, kk, ch, i64(g.pad),
-                          i64(g.out_offset), i64(int(plan.include_initial))], g.smem)
+                          i64(g.out_offset), i64(int(plan.include_initial)), rs], g.smem)
     return rec
 
 

@@ -4,6 +4,8 @@
 // with the geometry of colsplit_geometry (xstride/_kernels/_geometry.py). Compiled by
 // NVRTC: no standard headers.
 //
+// Row r of the input starts at x + r * rs: rs = k (rows forward) or -k (reversed,
+// x[::-1]); the output is always forward, row r at out + (r + init) * k.
 // A reduce-then-scan in two launches over C chunks of whole rows (chunk b: rows
 // [b * chunk_rows, (b + 1) * chunk_rows), chunk_rows a multiple of the tile's rows):
 //   1. xs_colsplit_fold: block b reads its chunk as one flat array (the k columns
@@ -41,7 +43,7 @@ template <int OP, typename Tin, typename Tacc>
 __global__ void __launch_bounds__(256) xs_colsplit_fold(const Tin* __restrict__ x,
                                                          Tacc* __restrict__ partials,
                                                          long long n, long long k,
-                                                         long long chunk_rows)
+                                                         long long chunk_rows, long long rs)
 {
     typedef typename xs_scan_op<OP>::type Op;
     Op op;
@@ -52,15 +54,19 @@ __global__ void __launch_bounds__(256) xs_colsplit_fold(const Tin* __restrict__ 
     const long long T = blockDim.x;
     const unsigned t = threadIdx.x;
     Tacc acc = Op::template identity<Tacc>();
+    // flat element i = row * k + column is at row * rs + column; a step of T flat
+    // elements is T / k rows
     long long i = r0 * k + t;
-    for (; i + (XS_COLSPLIT_B - 1) * T < end; i += XS_COLSPLIT_B * T) {
+    const long long ps = (T / k) * rs;
+    const Tin* p = x + (r0 + (long long)t / k) * rs + (long long)t % k;
+    for (; i + (XS_COLSPLIT_B - 1) * T < end; i += XS_COLSPLIT_B * T, p += XS_COLSPLIT_B * ps) {
         Tin v[XS_COLSPLIT_B];
 #pragma unroll
-        for (int s = 0; s < XS_COLSPLIT_B; ++s) v[s] = x[i + s * T];
+        for (int s = 0; s < XS_COLSPLIT_B; ++s) v[s] = p[s * ps];
 #pragma unroll
         for (int s = 0; s < XS_COLSPLIT_B; ++s) acc = op(acc, (Tacc)v[s]);
     }
-    for (; i < end; i += T) acc = op(acc, (Tacc)x[i]);
+    for (; i < end; i += T, p += ps) acc = op(acc, (Tacc)*p);
     sm[t] = acc;
     __syncthreads();
     if ((long long)t < k) {
@@ -124,7 +130,8 @@ __global__ void __launch_bounds__(256, MINB) xs_colsplit_scan(const Tin* __restr
                                                          const Tacc* __restrict__ partials,
                                                          long long n, long long k_,
                                                          long long chunk_rows, long long pad_,
-                                                         long long out_offset, long long init)
+                                                         long long out_offset, long long init,
+                                                         long long rs)
 {
     typedef typename xs_scan_op<OP>::type Op;
     Op op;
@@ -159,16 +166,17 @@ __global__ void __launch_bounds__(256, MINB) xs_colsplit_scan(const Tin* __restr
         for (int s = 0; s < L; ++s, p.next()) pos[s] = p.at();
     }
     Tin v[L];                                  // the loads of the tile staged next
+    const long long ps = (long long)m * rs;    // T flat elements: m rows
     auto load = [&](long long tr) {
-        const Tin* src = x + tr * k + t;
+        const Tin* src = x + (tr + j) * rs + c;   // flat element tr * k + t
         if (r1 - tr >= R) {                    // a whole tile: no bounds tests
 #pragma unroll
-            for (int s = 0; s < L; ++s) v[s] = src[s * T];
+            for (int s = 0; s < L; ++s) v[s] = src[s * ps];
         } else {
             const int ne = (int)(r1 - tr) * k;
 #pragma unroll
             for (int s = 0; s < L; ++s)
-                if (t + s * T < ne) v[s] = src[s * T];
+                if (t + s * T < ne) v[s] = src[s * ps];
         }
     };
     // one tile at tr: staged, each run folded, the run totals scanned, each run

@@ -49,11 +49,12 @@ COLSPLIT_MIN_LENGTH = 4097
 def colsplit_ok(kshape, kstride, kout, s_in: int, s_out: int, length: int) -> bool:
     """The ``"columns_split"`` scan takes one row axis of ``2 <= k <=``
     :data:`COLSPLIT_MAX_COLS` contiguous columns (input and output stride 1) whose
-    rows follow one another (scan-axis strides ``k`` in the input and the output),
-    scanned over at least :data:`COLSPLIT_MIN_LENGTH` rows: the array is one
-    contiguous ``(length, k)`` block, read and written as one flat array."""
+    rows follow one another (scan-axis stride ``k`` in the output, ``k`` or ``-k`` in
+    the input: rows forward or reversed, as in ``x[::-1]``), scanned over at least
+    :data:`COLSPLIT_MIN_LENGTH` rows: the array is one contiguous ``(length, k)``
+    block, read row by row in either direction and written as one flat array."""
     return (len(kshape) == 1 and 2 <= kshape[0] <= COLSPLIT_MAX_COLS
-            and kstride[0] == 1 and kout[0] == 1 and s_in == kshape[0]
+            and kstride[0] == 1 and kout[0] == 1 and abs(s_in) == kshape[0]
             and s_out == kshape[0] and length >= COLSPLIT_MIN_LENGTH)
 
 
