@@ -163,8 +163,8 @@ def test_geometry_picks_the_kernel_from_the_plan():
     g = _geo((8, 100_000), (1,))
     assert g.kernel == "warp" and 1 < g.nchunks <= -(-100_000 // 2048)
     assert (g.combine_grid, g.combine_threads) == (1, 32)   # a warp a row: 8 rows a block
-    # the warp kernel's 16-byte words: one contiguous axis of 4- or 8-byte elements
-    assert [_geo((64, 100_000), (1,), itemsize=i).vec for i in (1, 2, 4, 8)] == [1, 1, 4, 2]
+    # the warp kernel's 16-byte words: one contiguous axis
+    assert [_geo((64, 100_000), (1,), itemsize=i).vec for i in (1, 2, 4, 8)] == [16, 8, 4, 2]
     assert _geo((64, 100_000), (1,), strides=(200_000, 2)).vec == 1
     assert _geo((64, 100, 1000), (1, 2)).vec == 4            # (1, 2) merge into one axis
     assert _geo((64, 100, 1000), (1, 2), strides=(200_000, 2000, 1)).vec == 1
@@ -225,8 +225,7 @@ class FakeArgKernel:
             self.nkc, self.nrc = int(m.group(5)), int(m.group(6))
             # the thread kernel's MINB; the warp kernel's V: 1, or whole 16-byte words
             self.vec = 1 if self.name == "thread" else int(m.group(7))
-            assert self.vec == 1 or (self.vec * self.tin.itemsize == 16
-                                     and self.tin.itemsize in (4, 8)), expr
+            assert self.vec == 1 or self.vec * self.tin.itemsize == 16, expr
         elif mi:
             self.name, self.mx = "interleave", int(mi.group(1))
             self.tin, self.tacc = _CT[mi.group(2)], _CT[mi.group(3)]

@@ -409,3 +409,34 @@ def test_walk_of_two_reduced_axes_meets_the_division(step):
                 for i in range(start, n0 * n1, step):
                     assert w.off == want[i], (step, n1, s0, s1, start, i)
                     w.next()
+
+
+def _run_take(mx, bv, bj, v, j, forward):
+    """xs_arg_run::take (argreductions.cu), line by line."""
+    vn, bn = v != v, bv != bv
+    better = (v > bv) if mx else (v < bv)
+    at_least = (v >= bv) if mx else (v <= bv)
+    win = ((vn and not bn) or (not vn and better)) if forward else (vn or (not bn and at_least))
+    return (v, j) if bj < 0 or win else (bv, bj)
+
+
+@pytest.mark.parametrize("mx", [0, 1])
+def test_arg_run_keeps_the_pair_order(mx):
+    """A lane's best value and position (xs_arg_run), its index formed at the end,
+    is the best pair by xs_arg_better's order (NaN first, then value, then the
+    smaller index) for walks whose index rises (rw > 0) or falls (rw < 0) with the
+    position, over values with many ties, NaN, infinities and signed zeros."""
+    rng = np.random.default_rng(mx)
+    pool = np.array([np.nan, -np.inf, np.inf, -0.0, 0.0, 1.0, -1.0, 2.0], np.float32)
+    for trial in range(400):
+        n = int(rng.integers(1, 12))
+        vals = rng.choice(pool, n)
+        rbase, rw = (0, 1) if trial % 2 else (n - 1, -1)
+        bv, bj = np.float32(np.inf if not mx else -np.inf), -1
+        for j, v in enumerate(vals):
+            bv, bj = _run_take(mx, bv, bj, v, j, rw > 0)
+        best = None
+        for j, v in enumerate(vals):
+            if best is None or _better(mx, v, rbase + j * rw, *best):
+                best = (v, rbase + j * rw)
+        assert rbase + bj * rw == best[1], (vals, rw)

@@ -100,8 +100,8 @@ class ArgGeometry:
     combine_grid : int
         Blocks of ``xs_arg_combine``; 0 when ``nchunks == 1``.
     vec : int
-        Elements per 16-byte word of the warp kernel's walk of one contiguous axis
-        (4- and 8-byte elements), else 1 (element by element).
+        Elements per 16-byte word of the warp kernel's walk of one contiguous axis,
+        else 1 (element by element).
     combine_threads : int
         Threads of ``xs_arg_combine`` per row: 32 (a warp), or 256 (a block) when a row
         has more than :data:`COMBINE_WARP_MOST` chunks.
@@ -157,7 +157,7 @@ def arg_geometry(plan: ArgPlan, sm_count: int, itemsize: int = 4) -> ArgGeometry
     nchunks = max(1, min(-(-target // nrows), -(-rowlen // min_chunk)))
     # the warp kernel reads one contiguous axis by 16-byte words; its chunks then
     # start on whole words of the row
-    vec = (16 // itemsize if not thread and itemsize in (4, 8) and plan.nr == 1
+    vec = (16 // itemsize if not thread and itemsize in (1, 2, 4, 8) and plan.nr == 1
            and plan.rstride[0] == 1 else 1)
     chunk = -(-rowlen // nchunks)
     chunk = -(-chunk // vec) * vec
@@ -185,7 +185,7 @@ def pack_desc(plan: ArgPlan) -> tuple[int, int, np.ndarray]:
     kstride, rshape, rstride, rweight (padded to the capacities), nk, nr, rbase, all
     int64."""
     base = plan.base
-    nkc, nrc = rc.capacity(base.nk), rc.capacity(plan.nr)
+    nkc, nrc = rc.capacity(base.nk), rc.reduced_capacity(plan.nr)
     desc = rc.pack_struct(rc.pad(base.kshape, nkc, 1), rc.pad(base.kstride, nkc, 0),
                           rc.pad(plan.rshape, nrc, 1), rc.pad(plan.rstride, nrc, 0),
                           rc.pad(plan.rweight, nrc, 0),
