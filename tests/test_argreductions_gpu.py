@@ -245,10 +245,17 @@ def test_split_rows_and_outer_columns(cp):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "bool", "int8", "uint16", "int32"])
-def test_rows_side_by_side(cp, dtype):
+def test_rows_side_by_side(cp, monkeypatch, dtype):
     """argmin/argmax over axis 1 of a (k, n) array used as .T (``xs_arg_side``: W rows
     a thread, a 16-byte word a step), forward and reversed over k, with ties and NaN
     (the first NaN wins), and n not a multiple of W (the one-thread walk)."""
+    from xstride._kernels import argreductions as ka
+
+    real, seen = rc.kernel, []
+    monkeypatch.setattr(rc, "kernel", lambda src, expr, partner=None:
+                        seen.append(expr) or real(src, expr, partner))
+    monkeypatch.setattr(ka, "_RECIPES", type(ka._RECIPES)(64))
+    monkeypatch.setattr(ka, "_CALLS", type(ka._CALLS)(64))
     rng = np.random.default_rng(12)
     for k, n in ((3, 1 << 16), (7, 4096 + 16), (2, 4096 + 1)):
         if dtype == "bool":
@@ -260,9 +267,13 @@ def test_rows_side_by_side(cp, dtype):
                 h[k // 2, ::5] = np.nan
                 h[:, ::9] = np.nan
         d = cp.asarray(h)
+        w = 16 // h.dtype.itemsize
         for hv, dv in ((h.T, d.T), (h[::-1].T, d[::-1].T)):
             for f in _ARGS:
+                seen.clear()
                 _check_arg(cp, f, hv, dv, 1)
+                side = any(e.startswith("xs_arg_side") for e in seen)
+                assert side == (n % w == 0), (k, n, f, seen)
 
 
 def test_determinism_run_to_run(cp):
@@ -337,7 +348,7 @@ def test_xs_arg_desc(cp, nk, nr):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "int32", "int8", "bool", "uint16"])
-@pytest.mark.parametrize("k", [2, 3, 4, 12, 16])
+@pytest.mark.parametrize("k", [2, 3, 4, 12, 16, 24, 32])
 def test_register_rows_of_argminmax_gpu(cp, monkeypatch, dtype, k):
     """Short dense rows in registers (``xs_arg_rowregs``, 16-byte words, a last group
     of fewer rows) give NumPy's first occurrence of the extreme, or of the first NaN,
@@ -378,6 +389,8 @@ def test_register_rows_of_argminmax_gpu(cp, monkeypatch, dtype, k):
                     taken.add((knob, name))
     q = regs_rows(k, dt.itemsize)
     regs = bool(q) and q <= 4
+    if not q and k * dt.itemsize % 16 == 0:     # one row of whole words a thread
+        regs = k * dt.itemsize <= ka.ARG_ONE_ROW_MOST_BYTES      # (k <= 32: thread rows)
     assert taken == ({(v, "dense") for v in rc.VARIANTS["arg_regs"] if v}
                      | ({(v, "offset") for v in rc.VARIANTS["arg_regs"] if v}
                         if k * dt.itemsize % 16 == 0 else set()) if regs else set()), taken

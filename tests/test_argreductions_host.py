@@ -164,8 +164,11 @@ def test_geometry_picks_the_kernel_from_the_plan():
     assert g.kernel == "warp" and 1 < g.nchunks <= -(-100_000 // 2048)
     assert (g.combine_grid, g.combine_threads) == (1, 32)   # a warp a row: 8 rows a block
     # the warp kernel's 16-byte words: one contiguous axis
-    assert [_geo((64, 100_000), (1,), itemsize=i).vec for i in (1, 2, 4, 8)] == [16, 8, 4, 2]
+    assert [_geo((64, 400_000), (1,), itemsize=i).vec for i in (1, 2, 4, 8)] == [16, 8, 4, 2]
     assert _geo((64, 100_000), (1,), strides=(200_000, 2)).vec == 1
+    # fewer words a row than a batch of four for every lane: element by element
+    assert _geo((1 << 20, 64), (1,)).vec == 1 and _geo((1 << 16, 511), (1,)).vec == 1
+    assert _geo((1 << 16, 512), (1,)).vec == 4 and _geo((1 << 16, 256), (1,), itemsize=8).vec == 2
     assert _geo((64, 100, 1000), (1, 2)).vec == 4            # (1, 2) merge into one axis
     assert _geo((64, 100, 1000), (1, 2), strides=(200_000, 2000, 1)).vec == 1
 
@@ -309,7 +312,8 @@ class FakeArgKernel:
         stored one after another from ``x``, 16-byte words for a full group."""
         x, out, nrows = (int(a) for a in args)
         L, Q = self.L, self.Q
-        assert (Q * L * self.tin.itemsize) % 16 == 0 and Q * L * self.tin.itemsize <= 48
+        assert (Q * L * self.tin.itemsize) % 16 == 0
+        assert Q * L * self.tin.itemsize <= (48 if Q > 1 else _arg.ARG_ONE_ROW_MOST_BYTES)
         assert Q <= 4 and x % 16 == 0 and out % 16 == 0 and tuple(np.ravel(block)) == (256,)
         (nb,) = tuple(np.ravel(grid))
         assert nb * 256 * Q >= nrows > (nb - 1) * 256 * Q
@@ -466,6 +470,7 @@ def test_rows_of_many_chunks_are_combined_by_blocks(fake_args, monkeypatch):
     words. NumPy's indices, NaN first."""
     cp, log = fake_args
     monkeypatch.setattr(_arg, "WARP_MIN_CHUNK", 64)
+    monkeypatch.setattr(_arg, "WARP_WORDS_MIN_BYTES", 64)     # words for chunks of 64
     rng = np.random.default_rng(9)
     for dt, sl in (("float32", slice(None)), ("float32", slice(1, None)),
                    ("float64", slice(3, None)), ("float32", slice(None, None, -1))):
@@ -708,7 +713,8 @@ def test_random_views_through_the_launch_path(fake_args, v, data):
 def test_register_rows_of_argminmax(fake_args, monkeypatch, knob, dtype):
     """Short dense rows read forward whose first row is on a 16-byte boundary go to
     ``xs_arg_rowregs`` (at most 4 rows of at most 48 bytes a thread: rows of 1-byte
-    elements need a length with 4 of them in whole words) when ``TUNING["arg_regs"]``
+    elements need a length with 4 of them in whole words; or one row of whole words of
+    at most ARG_ONE_ROW_MOST_BYTES) when ``TUNING["arg_regs"]``
     is not 0; reversed rows, rows off the boundary and 8-byte elements keep the
     one-thread walk. Both give NumPy's first occurrence of the extreme or of the
     first NaN, also with a last, shorter group of rows and in the prepared call."""
@@ -719,7 +725,7 @@ def test_register_rows_of_argminmax(fake_args, monkeypatch, knob, dtype):
     rng = np.random.default_rng(knob + len(dtype))
     dt = np.dtype(dtype)
     taken = 0
-    for k in (2, 3, 4, 12, 16):
+    for k in (2, 3, 4, 12, 16, 24, 32):
         n = 263
         if dt.kind == "f":
             a = rng.integers(-2, 3, size=(n + 4, k)).astype(dt)          # many ties
@@ -731,6 +737,8 @@ def test_register_rows_of_argminmax(fake_args, monkeypatch, knob, dtype):
         for name, h in (("dense", a[:n]), ("offset", a[1:n + 1]), ("reversed", a[:n, ::-1])):
             x = FakeCupyArray(h)
             q = regs_rows(k, dt.itemsize) if dt.itemsize <= 4 else 0
+            if not q and dt.itemsize <= 4 and (k * dt.itemsize) % 16 == 0:
+                q = int(k * dt.itemsize <= _arg.ARG_ONE_ROW_MOST_BYTES)   # one row
             want_regs = bool(knob and q and q <= 4 and name != "reversed"
                              and x.data.ptr % 16 == 0)
             for f in ("argmin", "argmax"):

@@ -340,28 +340,55 @@ def test_tile_rows_meet_few_banks(size):
 # ----------------------------------------------------------------------------- colsplit
 @pytest.mark.parametrize("n,k,size", [(5000, 3, 4), (4097, 32, 8), (100000, 7, 4),
                                       (70001, 16, 1), (9999, 2, 8)])
-def test_colsplit_prefetch_emulation(n, k, size):
-    """The scan kernel's staging with the prefetch reads exactly the chunk's elements, and
-    every staged element is the one of its tile (none stale)."""
+@pytest.mark.parametrize("reverse", [False, True])
+def test_colsplit_prefetch_emulation(n, k, size, reverse):
+    """The scan kernel's staging with the prefetch reads exactly the chunk's elements
+    (thread (j, c) = (t / k, t % k) loads x + (tr + j) * rs + c + s * m * rs, rs = k, or
+    -k for reversed rows), whole tiles without bounds tests and the last one with them;
+    every staged element is the one of its tile (none stale). The fold pass's pointer
+    walk (x + (r0 + t / k) * rs + t % k, then m * rs a step) meets every element of its
+    chunk once. Memory holds row r of the scan at x + r * rs."""
     g = colsplit_geometry(n, k, size, size, 5)
     m = 256 // k
     T = m * k
     L = g.run
     R = m * L
-    x = np.arange(n * k)
+    rs = -k if reverse else k
+    base = (n - 1) * k if reverse else 0          # x: row 0 of the scan in memory
+    mem = np.arange(n * k)                          # memory element e holds e
+
+    def scan_flat(f):                               # flat element f in scan order
+        r, c = divmod(f, k)
+        return mem[base + r * rs + c]
+
     for b in range(g.chunks):
         r0 = b * g.chunk_rows
         r1 = min(r0 + g.chunk_rows, n)
+        # the fold: each thread's pointer walk, B-step loop and tail alike
+        seen = []
+        for t in range(T):
+            p, i = base + (r0 + t // k) * rs + t % k, r0 * k + t
+            while i < r1 * k:
+                assert 0 <= p < n * k
+                seen.append(mem[p])
+                assert mem[p] == scan_flat(i)
+                p, i = p + m * rs, i + T
+        assert sorted(seen) == sorted(scan_flat(f) for f in range(r0 * k, r1 * k))
         v = [[None] * L for _ in range(T)]
 
         def load(tr):
-            ne = min(r1 - tr, R) * k
+            whole = r1 - tr >= R
+            ne = (r1 - tr) * k
             for t in range(T):
+                j, c = divmod(t, k)
+                src = base + (tr + j) * rs + c
                 for s in range(L):
-                    if t + s * T < ne:
-                        f = tr * k + t + s * T
-                        assert r0 * k <= f < r1 * k
-                        v[t][s] = (tr, x[f])
+                    if whole or t + s * T < ne:
+                        e = src + s * m * rs
+                        assert 0 <= e < n * k
+                        assert scan_flat(tr * k + t + s * T) == mem[e]
+                        assert r0 * k <= tr * k + t + s * T < r1 * k
+                        v[t][s] = (tr, mem[e])
         if r0 < r1:
             load(r0)
         tr = r0
@@ -371,7 +398,7 @@ def test_colsplit_prefetch_emulation(n, k, size):
             for t in range(T):
                 for s in range(L):
                     if t + s * T < ne:
-                        assert v[t][s] == (tr, tr * k + t + s * T)
+                        assert v[t][s] == (tr, scan_flat(tr * k + t + s * T))
             if tr + R < r1:
                 load(tr + R)
             tr += R

@@ -382,7 +382,8 @@ __global__ void __launch_bounds__(256) xs_arg_combine(const Tacc* __restrict__ p
 // Short dense rows in registers (plan strategy "thread" over rows of L elements stored
 // one after another, forward, the first on a 16-byte boundary, 1-, 2- or 4-byte
 // elements, Q = 16 / gcd(L * sizeof(Tin), 16) rows holding at most 48 bytes and at
-// most 4 of them: arg_regs_rows in argreductions.py): thread g loads rows g * Q ..
+// most 4 of them, or Q = 1 row of whole words of up to 96 bytes: arg_regs_rows in
+// argreductions.py): thread g loads rows g * Q ..
 // g * Q + Q - 1 as whole 16-byte words (element by element for the last, shorter
 // group), compares each row's elements (index j within the row) by the order above
 // and stores the Q indices. Instruction-bound xs_arg_thread walks such rows at 0.84

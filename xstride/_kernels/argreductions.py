@@ -44,6 +44,12 @@ WARP_ITEMS_PER_SM = 64
 #: Shortest chunk a row is split into, in elements (thread kernel, warp kernel).
 THREAD_MIN_CHUNK = 64
 WARP_MIN_CHUNK = 2048
+#: Fewest bytes of a work item whose walk the warp kernel reads by 16-byte words: a
+#: whole batch of four words for each of the 32 lanes. Rows of 64 int8 as words (4
+#: lanes of 32 busy) took 5.7 ms against 4.6 ms element by element ((2**23, 64),
+#: H200); the words were timed only on long rows (2**25 elements and more, chunks of
+#: at least 2048), so shorter items keep the element walk they had before.
+WARP_WORDS_MIN_BYTES = 32 * 4 * 16
 #: Most chunks a row whose pairs one warp of ``xs_arg_combine`` folds (8 pairs a lane
 #: in flight: one round); rows of more take a block of 256 threads.
 COMBINE_WARP_MOST = 256
@@ -160,6 +166,8 @@ def arg_geometry(plan: ArgPlan, sm_count: int, itemsize: int = 4) -> ArgGeometry
     vec = (16 // itemsize if not thread and itemsize in (1, 2, 4, 8) and plan.nr == 1
            and plan.rstride[0] == 1 else 1)
     chunk = -(-rowlen // nchunks)
+    if chunk * itemsize < WARP_WORDS_MIN_BYTES:
+        vec = 1        # fewer words than lanes: most lanes would idle
     chunk = -(-chunk // vec) * vec
     nchunks = -(-rowlen // chunk)
     items = nrows * nchunks
@@ -206,6 +214,11 @@ _RECIPES: dict = Bounded(1024)
 #: stores); 1-byte rows of 3 would give 16 (128 bytes of indices a thread, the limit
 #: at which the register reductions lost to staging).
 ARG_REGS_MOST_ROWS = 4
+#: Most bytes of the one row of whole 16-byte words a thread of ``xs_arg_rowregs``
+#: takes where :func:`regs_rows` gives no group: rows of more than 48 bytes of at most
+#: 32 elements (longer rows are the warp kernel's), so 2-byte rows of 64 bytes and
+#: 4-byte rows of 64-96 bytes.
+ARG_ONE_ROW_MOST_BYTES = 96
 
 
 def arg_regs_rows(plan: ArgPlan, x, geo, aligned: bool) -> int:
@@ -214,7 +227,8 @@ def arg_regs_rows(plan: ArgPlan, x, geo, aligned: bool) -> int:
     chunk) of rows of one kept axis stored one after another, read forward (logical
     index j at element j), the first on a 16-byte boundary (``aligned``), 1-, 2- or
     4-byte elements other than float16, :func:`regs_rows` rows of at most 48 bytes and
-    :data:`ARG_REGS_MOST_ROWS`, ``TUNING["arg_regs"]`` (MINB) not 0."""
+    :data:`ARG_REGS_MOST_ROWS`, or one row of whole 16-byte words of at most
+    :data:`ARG_ONE_ROW_MOST_BYTES`, ``TUNING["arg_regs"]`` (MINB) not 0."""
     base = plan.base
     dt = np.dtype(x.dtype)
     if (not rc.TUNING["arg_regs"] or not aligned or geo.kernel != "thread"
@@ -223,7 +237,11 @@ def arg_regs_rows(plan: ArgPlan, x, geo, aligned: bool) -> int:
             or plan.rbase != 0 or base.kstride[0] != base.rowlen):
         return 0
     q = regs_rows(base.rowlen, dt.itemsize)
-    return q if q <= ARG_REGS_MOST_ROWS else 0
+    if q:
+        return q if q <= ARG_REGS_MOST_ROWS else 0
+    # one row of whole 16-byte words a thread, as the register reductions take them
+    nbytes = base.rowlen * dt.itemsize
+    return 1 if nbytes % 16 == 0 and nbytes <= ARG_ONE_ROW_MOST_BYTES else 0
 
 
 def arg_side_rows(plan: ArgPlan, x, geo, aligned: bool) -> int:

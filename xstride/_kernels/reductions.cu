@@ -301,7 +301,8 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_cols(XS_RED_IN(Tin) x, To
 // fixed by the row alone, whatever the grid). Neighbouring threads take neighbouring
 // rows, so for an (n, k) array a warp's loads together cover one contiguous span of
 // 32 * k elements (coalesced at the sector level). B loads are issued before any is
-// folded (xs_batched; 2 with several reduced axes); a row shorter than B is one
+// folded (xs_batched; two reduced axes walked by xs_walk2, 2 loads with three or
+// more); a row shorter than B is one
 // partial, predicated batch. The fold order is the same for every B. Threads loop
 // over the rows (grid-stride) when the grid is capped. Parameters as
 // xs_reduce_rows_warp; V > 1: each row is rowlen / V aligned 16-byte vectors (the

@@ -9,7 +9,8 @@
 // A reduce-then-scan in two launches over C chunks of whole rows (chunk b: rows
 // [b * chunk_rows, (b + 1) * chunk_rows), chunk_rows a multiple of the tile's rows):
 //   1. xs_colsplit_fold: block b reads its chunk as one flat array (the k columns
-//      interleaved); with blockDim.x = m * k, thread t's elements all fall in column
+//      interleaved; row by row from the last when rs = -k, each row forward); with
+//      blockDim.x = m * k, thread t's elements all fall in column
 //      t % k. Each thread folds its elements in order, then thread c < k folds threads
 //      c, c + k, ... in order into partials[b * k + c].
 //   2. xs_colsplit_scan: block b first folds the partials of chunks 0..b-1 of each
