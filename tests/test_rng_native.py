@@ -286,7 +286,7 @@ def test_cache_reused_and_damaged_entry_rebuilt(monkeypatch, tmp_path):
     assert "-march=native" not in lib.flags and "-ffast-math" not in lib.flags
     runs = []
     real = subprocess.run
-    monkeypatch.setattr(N.subprocess, "run", lambda cmd, **kw: runs.append(cmd) or real(cmd, **kw))
+    monkeypatch.setattr(subprocess, "run", lambda cmd, **kw: runs.append(cmd) or real(cmd, **kw))
     monkeypatch.setattr(N, "_states", {})
     assert N.get() is not None
     assert len(runs) == 1 and runs[0][1:] == ["--version"]  # no compile: loaded from cache

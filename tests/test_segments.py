@@ -304,6 +304,7 @@ def test_bin_offsets_block_by_block(dtype, monkeypatch):
     unsorted array, the errors of the whole check, naming the same positions."""
     from xstride._host import segments as hs
 
+    monkeypatch.setenv("XSTRIDE_HOST_CC", "none")            # not the compiled pass
     monkeypatch.setattr(hs, "_SORT_BLOCK", 64)
     monkeypatch.setattr(hs, "BLOCK_SEARCH_FRACTION", 1)
     monkeypatch.setattr(hs, "SEARCH_FRACTION", 1 << 40)       # never the whole search

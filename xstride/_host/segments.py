@@ -199,7 +199,10 @@ def bin_offsets(bins: np.ndarray, n_bins: int):
     offsets int64 (n_bins + 1,) or None)``.
 
     Sorted bins are outside the range only at their ends, so the whole-array range
-    test runs only for unsorted bins (whose outside position is reported first). The
+    test runs only for unsorted bins (whose outside position is reported first). With
+    the compiled loop (:func:`_compiled`: int32/int64 bins, at least
+    :data:`NATIVE_MIN_POINTS_PER_BIN` points a bin, more bins than the search below
+    takes) the checks and the offsets are one pass. Else the
     offsets are a binary search of every bin's start where ``n_bins * log2(n)`` is at
     most ``n / 8`` (:data:`SEARCH_FRACTION`); else, with at least
     :data:`BLOCK_SEARCH_FRACTION` points a bin, the same search block by block with the
@@ -209,6 +212,15 @@ def bin_offsets(bins: np.ndarray, n_bins: int):
     n = bins.shape[0]
     if n == 0:
         return -1, -1, np.zeros(n_bins + 1, dtype=np.int64)
+    loops = _compiled(bins, n_bins)
+    if loops is not None:
+        # one pass: the checks and the offsets (allocated first: n_bins is at most
+        # n / 2 here, so a bad n_bins cannot ask for a huge array)
+        offsets = np.empty(n_bins + 1, dtype=np.int64)
+        unsorted, outside = loops.bin_offsets(bins, n_bins, offsets)
+        if outside >= 0:
+            return -1, outside, None
+        return (unsorted, -1, None) if unsorted >= 0 else (-1, -1, offsets)
     if ((n_bins + 1) * BLOCK_SEARCH_FRACTION <= n < (n_bins + 1) * max(1, n.bit_length())
             * SEARCH_FRACTION and np.iinfo(bins.dtype).max >= n_bins
             and (bins.dtype.kind == "u" or bins[0] >= 0) and bins[-1] < n_bins):
@@ -239,6 +251,31 @@ def bin_offsets(bins: np.ndarray, n_bins: int):
     counts = np.bincount(bins, minlength=n_bins)
     np.cumsum(counts, out=offsets[1:])
     return -1, -1, offsets
+
+
+#: Fewest points a bin for the compiled pass of :func:`bin_offsets` (and more bins than
+#: the whole-array search takes). Development machine (2 cores), 2026-12-04, sorted
+#: int64 bins, best of 9, the pass against the NumPy path: 2**22 points in 65,536 bins
+#: 4.7 / 6.5 ms, in 262,144 6.1 / 11.9 ms, 2**24 in 262,144 17.9 / 25.0 ms, 2**20 in
+#: 2**22 bins 12.9 / 19.6 ms, but 2**22 in 2**22 bins 31.0 / 27.1 ms (the fill's loop
+#: mispredicts at a point or two a bin) and 2**22 in 4096 bins 4.3 / 4.2 ms (the
+#: search); int32 alike. The offsets are allocated before the bins are checked, and
+#: n_bins is then at most n / 2.
+NATIVE_MIN_POINTS_PER_BIN = 2
+
+
+def _compiled(bins: np.ndarray, n_bins: int):
+    """The compiled loop of :mod:`._segments_native` for these bins (C-contiguous
+    int32 or int64, at least :data:`NATIVE_MIN_POINTS_PER_BIN` points a bin, too many
+    bins for the whole-array search), or ``None``: the NumPy compositions."""
+    n = bins.shape[0]
+    if (bins.dtype not in (np.int64, np.int32) or not bins.flags.c_contiguous
+            or n < NATIVE_MIN_POINTS_PER_BIN * (n_bins + 1)
+            or (n_bins + 1) * max(1, n.bit_length()) * SEARCH_FRACTION <= n):
+        return None
+    from . import _segments_native   # not at import: the first call builds it
+    loops = _segments_native.get()
+    return loops if loops is not None and loops.takes(bins.dtype) else None
 
 
 #: :func:`bin_offsets` searches each bin's start where ``n_bins * log2(n)`` times this

@@ -167,7 +167,7 @@ def arg_geometry(plan: ArgPlan, sm_count: int, itemsize: int = 4) -> ArgGeometry
            and plan.rstride[0] == 1 else 1)
     chunk = -(-rowlen // nchunks)
     if chunk * itemsize < WARP_WORDS_MIN_BYTES:
-        vec = 1        # fewer words than lanes: most lanes would idle
+        vec = 1        # less than a batch of four words a lane (WARP_WORDS_MIN_BYTES)
     chunk = -(-chunk // vec) * vec
     nchunks = -(-rowlen // chunk)
     items = nrows * nchunks

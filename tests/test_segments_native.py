@@ -1,0 +1,101 @@
+"""The compiled host pass of ``bin_offsets`` (``xstride/_host/segments_host.c``, built by
+``_segments_native.py`` through ``_native.py``) against the NumPy compositions of
+``xstride/_host/segments.py``: the same offsets, and the same first unsorted and first
+outside positions, for int32 and int64 bins; when it is taken; the fallback."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+
+from xstride._host import _segments_native as SN
+from xstride._host import segments as hs
+
+HAVE_CC = any(shutil.which(c) for c in ("cc", "gcc", "clang"))
+needs_cc = pytest.mark.skipif(not HAVE_CC, reason="no C compiler (cc, gcc, clang) on PATH")
+
+
+@pytest.fixture(autouse=True)
+def _cache(monkeypatch, tmp_path_factory):
+    monkeypatch.setenv("XSTRIDE_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "xs-cache"))
+    monkeypatch.delenv("XSTRIDE_HOST_CC", raising=False)
+
+
+def _both(monkeypatch, bins, n_bins):
+    """``(compiled result, NumPy result)`` of hs.bin_offsets, the first forced onto the
+    compiled pass (which must be taken), the second with XSTRIDE_HOST_CC=none."""
+    monkeypatch.setattr(hs, "NATIVE_MIN_POINTS_PER_BIN", 0)
+    monkeypatch.setattr(hs, "SEARCH_FRACTION", 1 << 40)
+    calls = []
+    real = hs._compiled
+    monkeypatch.setattr(hs, "_compiled", lambda b, nb: calls.append(real(b, nb)) or calls[-1])
+    got = hs.bin_offsets(bins, n_bins)
+    assert calls and calls[-1] is not None, "the compiled pass was not taken"
+    monkeypatch.setenv("XSTRIDE_HOST_CC", "none")
+    want = hs.bin_offsets(bins, n_bins)
+    monkeypatch.delenv("XSTRIDE_HOST_CC")
+    assert calls[-1] is None
+    return got, want
+
+
+def _same(got, want):
+    assert got[:2] == want[:2], (got[:2], want[:2])
+    assert (got[2] is None) == (want[2] is None)
+    if got[2] is not None:
+        assert got[2].dtype == np.int64 and np.array_equal(got[2], want[2])
+
+
+@needs_cc
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_compiled_pass_matches_the_compositions(monkeypatch, dtype):
+    """Sorted bins with empty first, last and middle bins, one bin, a bin a point; bins
+    out of order (first, middle, last position); bins outside [0, n_bins) at the start,
+    the end, inside an unsorted array before and after the unsorted position."""
+    rng = np.random.default_rng(3)
+    for n, n_bins in [(1, 1), (5, 3), (1000, 7), (1000, 1000), (4097, 100), (100, 5000)]:
+        b = np.sort(rng.integers(1 if n_bins > 2 else 0, max(1, n_bins - 1), n)).astype(dtype)
+        _same(*_both(monkeypatch, b, n_bins))
+        if n < 3:
+            continue
+        for pos in (1, n // 2, n - 1):                 # out of order
+            bad = b.copy()
+            bad[pos] = 0
+            bad[pos - 1] = max(int(bad[pos - 1]), 1)
+            _same(*_both(monkeypatch, bad, n_bins))
+        for pos, value in ((0, -1), (n - 1, n_bins), (n // 2, n_bins + 5), (n // 3, -7)):
+            bad = b.copy()
+            bad[pos] = value                          # outside (unsorted too, mid-array)
+            _same(*_both(monkeypatch, bad, n_bins))
+        bad = b.copy()                                # unsorted, then outside later on
+        bad[1] = max(int(bad[0]) - 1, 0) if bad[0] > 0 else bad[1]
+        bad[0] = n_bins - 1
+        bad[-1] = n_bins
+        _same(*_both(monkeypatch, bad, n_bins))
+
+
+@needs_cc
+def test_when_the_compiled_pass_is_taken(monkeypatch):
+    """int32/int64 C-contiguous bins, at least NATIVE_MIN_POINTS_PER_BIN points a bin,
+    more bins than the whole-array search takes; not strided or unsigned bins, not too
+    few points a bin, not the search's few bins, not with XSTRIDE_HOST_CC=none."""
+    b = np.sort(np.random.default_rng(4).integers(0, 4096, 1 << 16)).astype(np.int64)
+    assert hs._compiled(b, 4096) is not None and SN.reason() == ""
+    assert hs._compiled(b.astype(np.int32), 4096) is not None
+    assert hs._compiled(b[::2], 4096) is None                   # strided
+    assert hs._compiled(b.astype(np.uint32), 4096) is None       # unsigned
+    assert hs._compiled(b, (1 << 16) // 2) is None               # fewer than 2 points a bin
+    assert hs._compiled(b, 64) is None                           # the whole-array search
+    monkeypatch.setenv("XSTRIDE_HOST_CC", "none")
+    assert hs._compiled(b, 4096) is None
+    assert SN.get() is None and "XSTRIDE_HOST_CC=none" in SN.reason()
+
+
+def test_a_missing_compiler_leaves_the_compositions(monkeypatch):
+    monkeypatch.setenv("XSTRIDE_HOST_CC", "/no/such/cc")
+    b = np.sort(np.random.default_rng(5).integers(0, 4096, 1 << 16)).astype(np.int64)
+    assert SN.get() is None and "not found" in SN.reason()
+    got = hs.bin_offsets(b, 4096)
+    want = np.concatenate(([0], np.cumsum(np.bincount(b, minlength=4096))))
+    assert got[:2] == (-1, -1) and np.array_equal(got[2], want)
