@@ -6,6 +6,7 @@ outside positions, for int32 and int64 bins; when it is taken; the fallback."""
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -26,7 +27,8 @@ def _cache(monkeypatch, tmp_path_factory):
 def _both(monkeypatch, bins, n_bins):
     """``(compiled result, NumPy result)`` of hs.bin_offsets, the first forced onto the
     compiled pass (which must be taken), the second with XSTRIDE_HOST_CC=none."""
-    monkeypatch.setattr(hs, "NATIVE_MIN_POINTS_PER_BIN", 0)
+    monkeypatch.setattr(hs, "NATIVE_MIN_POINTS_PER_BIN", 0)     # small cases: n_bins here
+    monkeypatch.setattr(hs, "NATIVE_MIN_POINTS", 0)             # stays small
     monkeypatch.setattr(hs, "SEARCH_FRACTION", 1 << 40)
     calls = []
     real = hs._compiled
@@ -77,9 +79,10 @@ def test_compiled_pass_matches_the_compositions(monkeypatch, dtype):
 
 @needs_cc
 def test_when_the_compiled_pass_is_taken(monkeypatch):
-    """int32/int64 C-contiguous bins, at least NATIVE_MIN_POINTS_PER_BIN points a bin,
-    more bins than the whole-array search takes; not strided or unsigned bins, not too
-    few points a bin, not the search's few bins, not with XSTRIDE_HOST_CC=none."""
+    """int32/int64 C-contiguous aligned bins, at least NATIVE_MIN_POINTS of them and
+    NATIVE_MIN_POINTS_PER_BIN a bin, more bins than the whole-array search takes; not
+    strided, unaligned or unsigned bins, not too few points, not the search's few bins,
+    not with XSTRIDE_HOST_CC=none."""
     b = np.sort(np.random.default_rng(4).integers(0, 4096, 1 << 16)).astype(np.int64)
     assert hs._compiled(b, 4096) is not None and SN.reason() == ""
     assert hs._compiled(b.astype(np.int32), 4096) is not None
@@ -87,6 +90,11 @@ def test_when_the_compiled_pass_is_taken(monkeypatch):
     assert hs._compiled(b.astype(np.uint32), 4096) is None       # unsigned
     assert hs._compiled(b, (1 << 16) // 2) is None               # fewer than 2 points a bin
     assert hs._compiled(b, 64) is None                           # the whole-array search
+    assert hs._compiled(b[:1000], 100) is None                   # too few points
+    raw = np.zeros(b.nbytes + 1, np.uint8)[1:]
+    unaligned = np.frombuffer(raw.data, dtype=np.int64)
+    unaligned[:] = b
+    assert not unaligned.flags.aligned and hs._compiled(unaligned, 4096) is None
     monkeypatch.setenv("XSTRIDE_HOST_CC", "none")
     assert hs._compiled(b, 4096) is None
     assert SN.get() is None and "XSTRIDE_HOST_CC=none" in SN.reason()
@@ -99,3 +107,36 @@ def test_a_missing_compiler_leaves_the_compositions(monkeypatch):
     got = hs.bin_offsets(b, 4096)
     want = np.concatenate(([0], np.cumsum(np.bincount(b, minlength=4096))))
     assert got[:2] == (-1, -1) and np.array_equal(got[2], want)
+
+
+@needs_cc
+def test_a_cached_library_without_the_loops_is_built_again(tmp_path):
+    """A cache entry at the library's name whose digest matches but which lacks its
+    functions (another library's bytes) is compiled again, not trusted (``symbols`` of
+    ``_native.build``). Each step in a process of its own: a process that loaded a
+    library at a path gets that library again from the loader for the same path."""
+    import hashlib
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, XSTRIDE_CACHE_DIR=str(tmp_path))
+    env.pop("XSTRIDE_HOST_CC", None)
+    probe = ("import numpy as np, xstride._backends.numpy; "
+             "from xstride._host import _segments_native as SN, _philox_native as PN; "
+             "lib = SN.get(); assert lib is not None, SN.reason(); "
+             "b = np.sort(np.random.default_rng(6).integers(0, 4096, 1 << 16)); "
+             "o = np.empty(4097, np.int64); assert lib.bin_offsets(b, 4096, o) == (-1, -1); "
+             "assert (o == np.concatenate(([0], np.cumsum(np.bincount(b, minlength=4096))))).all(); "
+             "assert PN.get() is not None, PN.reason(); print(lib.path); print(PN.get().path)")
+    run = lambda: subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,  # noqa: E731
+                                 text=True, timeout=300)
+    first = run()
+    assert first.returncode == 0, first.stderr
+    seg, philox = (Path(p) for p in first.stdout.split())
+    foreign = philox.read_bytes()
+    seg.write_bytes(foreign)
+    seg.with_name(seg.name + ".sha256").write_text(hashlib.sha256(foreign).hexdigest())
+    again = run()
+    assert again.returncode == 0, again.stderr
+    assert Path(again.stdout.split()[0]) == seg and seg.read_bytes() != foreign

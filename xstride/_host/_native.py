@@ -93,13 +93,14 @@ def _compiler_label(cc: str, version_text: str) -> str:
 
 
 def build(stem: str, source: Path, headers: tuple, include, cc_spec: str, cache: Path,
-          flags: tuple, gcc_flags: tuple = ()):
+          flags: tuple, gcc_flags: tuple = (), symbols: tuple = ()):
     """Compile ``source`` (or reuse the cached build) and load it.
 
     Returns ``(ctypes.CDLL, compiler label, library path, flags used)`` or a reason
     string. ``headers``: the files it includes (hashed into the name); ``include``: the
     folder passed as ``-I`` (``None`` when there is none to pass); ``gcc_flags`` are
-    added for gcc."""
+    added for gcc; ``symbols``: the functions a cached library must export (one that
+    lacks any is built again)."""
     cc = _find_compiler(cc_spec)
     if cc is None:
         return (f"C compiler {cc_spec!r} not found" if cc_spec
@@ -125,7 +126,9 @@ def build(stem: str, source: Path, headers: tuple, include, cc_spec: str, cache:
     digest = target.with_name(target.name + ".sha256")
     if target.exists() and _intact(target, digest):
         try:
-            return ctypes.CDLL(str(target)), label, target, flags
+            lib = ctypes.CDLL(str(target))
+            if all(hasattr(lib, name) for name in symbols):
+                return lib, label, target, flags
         except OSError:
             pass  # a damaged cache entry: build it again below
     try:
@@ -146,6 +149,12 @@ def build(stem: str, source: Path, headers: tuple, include, cc_spec: str, cache:
             err = (r.stderr or r.stdout).strip().splitlines()
             return f"{label}: compile failed (exit {r.returncode}): " + (err[0] if err else "")
         os.chmod(tmp, 0o755)  # mkstemp made it 0600; a shared cache must be readable
+        # loaded under its own name before the rename: the loader hands a process the
+        # library it already loaded from a path (a damaged entry just tried) again
+        try:
+            lib = ctypes.CDLL(str(tmp))
+        except OSError as e:
+            return f"{label}: loading {target.name} failed: {e}"
         fd, tmp_digest = tempfile.mkstemp(dir=cache, prefix=f".{stem}-", suffix=".sha256")
         with os.fdopen(fd, "w") as f:
             f.write(hashlib.sha256(Path(tmp).read_bytes()).hexdigest())
@@ -156,10 +165,7 @@ def build(stem: str, source: Path, headers: tuple, include, cc_spec: str, cache:
         for t in (tmp, tmp_digest):
             if t is not None and os.path.exists(t):
                 os.unlink(t)
-    try:
-        return ctypes.CDLL(str(target)), label, target, flags
-    except OSError as e:
-        return f"{label}: loading {target.name} failed: {e}"
+    return lib, label, target, flags
 
 
 def _intact(target: Path, digest: Path) -> bool:

@@ -87,7 +87,8 @@ def _build(cc_spec, cache):
     if include is None:
         return "the shipped headers' folder is not set (xstride._host._config.INCLUDE_DIR)"
     got = _native.build("philox_host", _SOURCE, (Path(include) / "xstride" / "random.cuh",),
-                        include, cc_spec, cache, FLAGS, GCC_FLAGS)
+                        include, cc_spec, cache, FLAGS, GCC_FLAGS,
+                        ("xstride_host_philox", "xstride_host_words"))
     if isinstance(got, str):
         return got
     lib, label, path, flags = got

@@ -54,7 +54,8 @@ class _Loops:
 
 
 def _build(cc_spec, cache):
-    got = _native.build("segments_host", _SOURCE, (), None, cc_spec, cache, FLAGS)
+    got = _native.build("segments_host", _SOURCE, (), None, cc_spec, cache, FLAGS,
+                        symbols=("xstride_host_bin_offsets_i64", "xstride_host_bin_offsets_i32"))
     if isinstance(got, str):
         return got
     lib, label, path, _ = got

@@ -257,19 +257,25 @@ def bin_offsets(bins: np.ndarray, n_bins: int):
 #: the whole-array search takes). Development machine (2 cores), 2026-12-04, sorted
 #: int64 bins, best of 9, the pass against the NumPy path: 2**22 points in 65,536 bins
 #: 4.7 / 6.5 ms, in 262,144 6.1 / 11.9 ms, 2**24 in 262,144 17.9 / 25.0 ms, 2**20 in
-#: 2**22 bins 12.9 / 19.6 ms, but 2**22 in 2**22 bins 31.0 / 27.1 ms (the fill's loop
-#: mispredicts at a point or two a bin) and 2**22 in 4096 bins 4.3 / 4.2 ms (the
-#: search); int32 alike. The offsets are allocated before the bins are checked, and
-#: n_bins is then at most n / 2.
+#: 2**22 bins 12.9 / 19.6 ms (not taken: the offsets are allocated before the bins are
+#: checked, and n_bins must then be at most n / 2), even at two points a bin (2**22 in
+#: 2**21 - 1 bins 19.4 / 19.5), but 2**22 in 2**22 bins 31.0 / 27.1 ms (the fill's loop
+#: mispredicts at a point a bin) and 2**22 in 4096 bins 4.3 / 4.2 ms (the search);
+#: int32 alike.
 NATIVE_MIN_POINTS_PER_BIN = 2
+#: Fewest points for the compiled pass: the first call in a process runs ``cc
+#: --version`` (about 15 ms) and, with an empty cache, the compile.
+NATIVE_MIN_POINTS = 1 << 14
 
 
 def _compiled(bins: np.ndarray, n_bins: int):
-    """The compiled loop of :mod:`._segments_native` for these bins (C-contiguous
-    int32 or int64, at least :data:`NATIVE_MIN_POINTS_PER_BIN` points a bin, too many
-    bins for the whole-array search), or ``None``: the NumPy compositions."""
+    """The compiled loop of :mod:`._segments_native` for these bins (C-contiguous and
+    aligned int32 or int64, at least :data:`NATIVE_MIN_POINTS` of them and
+    :data:`NATIVE_MIN_POINTS_PER_BIN` a bin, too many bins for the whole-array
+    search), or ``None``: the NumPy compositions."""
     n = bins.shape[0]
     if (bins.dtype not in (np.int64, np.int32) or not bins.flags.c_contiguous
+            or not bins.flags.aligned or n < NATIVE_MIN_POINTS
             or n < NATIVE_MIN_POINTS_PER_BIN * (n_bins + 1)
             or (n_bins + 1) * max(1, n.bit_length()) * SEARCH_FRACTION <= n):
         return None
