@@ -4,8 +4,9 @@
  * no headers of the project. */
 #include <stdint.h>
 
-/* One pass over the n bins (the fill never writes past offsets[n_bins], even if the
- * bins change under it): the CSR offsets while every bin so far lies in
+/* One pass over the n bins (each bin read once into v, which the fill trusts only
+ * after the range test: it never writes past offsets[n_bins], even if another thread
+ * changes the bins meanwhile): the CSR offsets while every bin so far lies in
  * [0, n_bins) and is at least the one before it (offsets[b] is the first position
  * whose bin is b or more, b = 0 .. n_bins: n_bins + 1 entries, all written when the
  * bins pass); at the first bin that does not, a second loop finds the first position
@@ -21,7 +22,7 @@
         for (; i < n; ++i) {                                                           \
             const long long v = (long long)bins[i];                                    \
             if ((unsigned long long)v >= nb || v < prev) break;                        \
-            while (next <= v && next <= n_bins) offsets[next++] = i;                   \
+            while (next <= v) offsets[next++] = i;                                     \
             prev = v;                                                                  \
         }                                                                              \
         found[0] = -1;                                                                 \
