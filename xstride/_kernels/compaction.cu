@@ -26,9 +26,14 @@
 // to 4 bins is written by its thread, a longer one by the whole warp, one lane's gap
 // after another (32 stores a step, so that a few long gaps do not leave one thread
 // with all their bins). Nothing is written where out is null (the check alone).
+// A warp walks 32 * XS_SEG_WALK_ITEMS consecutive elements, element i = its start +
+// j * 32 + lane: lane l - 1 holds element i - 1, lane 31 of item j - 1 the one before
+// lane 0's, both by a shuffle; lane 0 of item 0 loads its predecessor itself. (A
+// 16-element walk that passed lane 31's bin through shared memory held 93 registers,
+// 2 blocks an SM: 434 us, 1.28 TB/s, for 2**26 int64 bins on the H200, 2026-12-04.)
 #define XS_SEG_GAP (1ll << 16)
 // elements a thread of the walk takes (a tile: XS_SEG_THREADS of them)
-#define XS_SEG_WALK_ITEMS 16
+#define XS_SEG_WALK_ITEMS 8
 #define XS_SEG_WALK_TILE (XS_SEG_THREADS * XS_SEG_WALK_ITEMS)
 template <typename K>
 __device__ __forceinline__ long long xs_seg_bin_in(K b, long long n_bins)
@@ -36,49 +41,39 @@ __device__ __forceinline__ long long xs_seg_bin_in(K b, long long n_bins)
     return (b < (K)0 || (unsigned long long)b >= (unsigned long long)n_bins) ? -1 : (long long)b;
 }
 
+// bins[i] as the walk reads it: -1 before the start, n_bins from the end on, -1 for a
+// bin outside [0, n_bins)
+template <typename K>
+__device__ __forceinline__ long long xs_seg_bin_at(const K* __restrict__ bins, long long i,
+                                                   long long n, long long n_bins)
+{
+    if (i < 0) return -1;
+    return i < n ? xs_seg_bin_in(bins[i], n_bins) : n_bins;
+}
+
 template <typename K>
 __global__ void __launch_bounds__(XS_SEG_THREADS)
 xs_seg_bins_walk(const K* __restrict__ bins, long long n, long long n_bins,
                  long long* __restrict__ out, unsigned long long* __restrict__ rec)
 {
-    // element i = tile + j * THREADS + warp * 32 + lane; the predecessor of a warp's
-    // lane 0 is lane 31 of the warp before (of item j - 1 for warp 0), passed through
-    // shared memory; the tile's first element's is one load, issued with the others
-    __shared__ long long s_last[XS_SEG_WALK_ITEMS][XS_SEG_THREADS / 32];
-    const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
-    const long long tile = (long long)blockIdx.x * XS_SEG_WALK_TILE;
-    const long long base = tile + threadIdx.x;
+    const unsigned lane = threadIdx.x & 31u;
+    const long long start = (long long)blockIdx.x * XS_SEG_WALK_TILE
+                            + (long long)(threadIdx.x >> 5) * (32 * XS_SEG_WALK_ITEMS);
+    const long long base = start + lane;
     long long v[XS_SEG_WALK_ITEMS];
     unsigned long long bad = ~0ull, outside = ~0ull;
     int gap_over = 0;
-    long long before = -1;   // thread 0: the bin before the tile
-    if (threadIdx.x == 0 && tile > 0 && tile <= n) before = xs_seg_bin_in(bins[tile - 1], n_bins);
 #pragma unroll
-    for (int j = 0; j < XS_SEG_WALK_ITEMS; ++j) {    // every load first
-        const long long i = base + j * XS_SEG_THREADS;
-        v[j] = n_bins;
-        if (i < n) {
-            v[j] = xs_seg_bin_in(bins[i], n_bins);
-            if (v[j] < 0) outside = outside < (unsigned long long)i ? outside : (unsigned long long)i;
-        }
-    }
-    if (lane == 31u) {
-#pragma unroll
-        for (int j = 0; j < XS_SEG_WALK_ITEMS; ++j) s_last[j][warp] = v[j];
-    }
-    __syncthreads();
+    for (int j = 0; j < XS_SEG_WALK_ITEMS; ++j) v[j] = xs_seg_bin_at(bins, base + j * 32, n, n_bins);
+    long long last = lane == 0u ? xs_seg_bin_at(bins, start - 1, n, n_bins) : 0;  // lane 0's
 #pragma unroll
     for (int j = 0; j < XS_SEG_WALK_ITEMS; ++j) {
-        const long long i = base + j * XS_SEG_THREADS;
+        const long long i = base + j * 32;
         long long prev = __shfl_up_sync(XS_SEG_FULL, v[j], 1);
-        if (lane == 0u) {
-            const int pj = j > 0 ? j - 1 : 0;
-            prev = warp > 0 ? s_last[j][warp - 1]
-                            : (j > 0 ? s_last[pj][XS_SEG_THREADS / 32 - 1] : before);
-        }
-        if (i > 0 && i < n && v[j] < prev) {
-            bad = bad < (unsigned long long)i ? bad : (unsigned long long)i;
-        }
+        if (lane == 0u) prev = last;
+        last = __shfl_sync(XS_SEG_FULL, v[j], 31);
+        if (i < n && v[j] < 0) outside = outside < (unsigned long long)i ? outside : (unsigned long long)i;
+        if (i > 0 && i < n && v[j] < prev) bad = bad < (unsigned long long)i ? bad : (unsigned long long)i;
         long long gap = out != nullptr && i <= n && v[j] > prev ? v[j] - prev : 0;
         if (gap > XS_SEG_GAP) {
             gap_over = 1;
@@ -341,41 +336,65 @@ xs_seg_count(const K* __restrict__ src, long long n, long long thr,
     }
 }
 
-// Pass 2 (one block): counts[0..n_tiles) becomes its exclusive prefix sum; the total
-// goes to rec[1], and rec[4] becomes 0 when some tile counted more than XS_SEG_STAGE
-// (then not every tile's run heads were staged). Each thread takes XS_SEG_SCAN_ITEMS
-// consecutive counts of a chunk, every load issued before the block's scan (a count a
-// thread and a scan a step waited on one load at a time: 24 us for 16384 tiles on the
-// H200, 2026-12-03).
-#define XS_SEG_SCAN_ITEMS 16
+// Pass 2 (one block of 1024 threads): counts[0..n_tiles) becomes its exclusive prefix
+// sum; the total goes to rec[1], and rec[4] becomes 0 when some tile counted more than
+// XS_SEG_STAGE (then not every tile's run heads were staged). A chunk of
+// XS_SEG_SCAN_ITEMS * 1024 counts is loaded and stored coalesced (thread t the counts
+// t, t + 1024, ...), through shared memory as 32-bit words (a count is at most a
+// tile, XS_SEG_TILE, so a chunk's prefix fits), where each thread scans its
+// XS_SEG_SCAN_ITEMS consecutive ones around the block's scan of their sums. (Each
+// thread loading its 16 consecutive counts from global memory, 32 lines a warp's
+// load: 29 us for 16384 tiles on the H200, 2026-12-04.)
+#define XS_SEG_SCAN_ITEMS 8
+#define XS_SEG_SCAN_CHUNK (1024 * XS_SEG_SCAN_ITEMS)
+// a chunk's slot q in shared memory: one word of padding every 32, so that the
+// threads of a warp reading slots t * ITEMS + k hit 32 banks
+#define XS_SEG_SCAN_SLOT(q) ((q) + ((q) >> 5))
 XS_ON_REQUEST __global__ void __launch_bounds__(1024)
 xs_seg_scan_tiles(long long* __restrict__ counts, long long n_tiles,
                   unsigned long long* __restrict__ rec)
 {
+    static_assert((long long)XS_SEG_SCAN_CHUNK * XS_SEG_TILE < (1ll << 32),
+                  "a chunk's prefix fits 32 bits");
+    __shared__ unsigned s_c[XS_SEG_SCAN_SLOT(XS_SEG_SCAN_CHUNK)];
     long long carry = 0;
     int over = 0;
-    const long long chunk = (long long)blockDim.x * XS_SEG_SCAN_ITEMS;
-    for (long long b = 0; b < n_tiles; b += chunk) {
-        const long long first = b + (long long)threadIdx.x * XS_SEG_SCAN_ITEMS;
+    const int t = (int)threadIdx.x;
+    for (long long b = 0; b < n_tiles; b += XS_SEG_SCAN_CHUNK) {
         long long v[XS_SEG_SCAN_ITEMS];
 #pragma unroll
         for (int k = 0; k < XS_SEG_SCAN_ITEMS; ++k) {
-            v[k] = first + k < n_tiles ? counts[first + k] : 0;
+            const long long i = b + k * 1024 + t;
+            v[k] = i < n_tiles ? counts[i] : 0;
         }
-        long long sum = 0;
 #pragma unroll
         for (int k = 0; k < XS_SEG_SCAN_ITEMS; ++k) {
-            sum += v[k];
             over |= v[k] > XS_SEG_STAGE;
+            s_c[XS_SEG_SCAN_SLOT(k * 1024 + t)] = (unsigned)v[k];
         }
-        long long total;
-        long long ex = carry + xstride_block_exclusive_sum(sum, &total);
+        __syncthreads();
+        unsigned mine[XS_SEG_SCAN_ITEMS];
+        unsigned sum = 0u;
 #pragma unroll
         for (int k = 0; k < XS_SEG_SCAN_ITEMS; ++k) {
-            if (first + k < n_tiles) counts[first + k] = ex;
-            ex += v[k];
+            mine[k] = s_c[XS_SEG_SCAN_SLOT(t * XS_SEG_SCAN_ITEMS + k)];
+            sum += mine[k];
         }
-        carry += total;
+        unsigned total;
+        unsigned ex = xstride_block_exclusive_sum(sum, &total);  // its barriers order the reads
+#pragma unroll
+        for (int k = 0; k < XS_SEG_SCAN_ITEMS; ++k) {
+            s_c[XS_SEG_SCAN_SLOT(t * XS_SEG_SCAN_ITEMS + k)] = ex;
+            ex += mine[k];
+        }
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < XS_SEG_SCAN_ITEMS; ++k) {
+            const long long i = b + k * 1024 + t;
+            if (i < n_tiles) counts[i] = carry + (long long)s_c[XS_SEG_SCAN_SLOT(k * 1024 + t)];
+        }
+        carry += (long long)total;
+        __syncthreads();   // the next chunk's stores wait for these reads
     }
     over = __syncthreads_or(over);
     if (threadIdx.x == 0) {
@@ -428,9 +447,12 @@ xs_seg_close(long long* __restrict__ offsets, long long total, long long n,
 // THREADS + warp * 32 + lane: the order (item, warp, lane) is the index order) and one
 // scan of the ITEMS * WARPS ballot counts by warp 0: two barriers per tile. The items
 // go in two halves of 8 (flags, then the words of the rows: every load of a half
-// before its first store): 64 registers, where all 16 at once took 155.
+// before its first store): 64 registers, where all 16 at once took 155. A row moves
+// XS_SEG_ROW_WORDS(W) words at a time: 4 of up to 4 bytes, 2 of 8 (4 of 8 bytes held
+// 92 registers, 2 blocks an SM: 414 us for half of 2**26 int64 rows on the H200,
+// against 336 us for their (n, 3) float32 rows, 2026-12-04).
 #define XS_SEG_HALF (XS_SEG_ITEMS / 2)
-#define XS_SEG_ROW_WORDS 4
+#define XS_SEG_ROW_WORDS(W) (sizeof(W) >= 8 ? 2 : 4)
 template <int FLAG, typename K, typename W>
 __global__ void __launch_bounds__(XS_SEG_THREADS)
 xs_seg_scatter(const K* __restrict__ flags, long long n, long long thr,
@@ -494,18 +516,18 @@ xs_seg_scatter(const K* __restrict__ flags, long long n, long long thr,
     if (src == nullptr) return;
     // up to XS_SEG_ROW_WORDS words of each row at a time: every load of a half (its
     // rows' words) before its first store
-    for (long long w0 = 0; w0 < row_words; w0 += XS_SEG_ROW_WORDS) {
-        const int nw = row_words - w0 < XS_SEG_ROW_WORDS ? (int)(row_words - w0)
-                                                          : XS_SEG_ROW_WORDS;
+    constexpr int RW = XS_SEG_ROW_WORDS(W);
+    for (long long w0 = 0; w0 < row_words; w0 += RW) {
+        const int nw = row_words - w0 < RW ? (int)(row_words - w0) : RW;
 #pragma unroll 1
         for (int h = 0; h < XS_SEG_ITEMS; h += XS_SEG_HALF) {
-            W word[XS_SEG_HALF][XS_SEG_ROW_WORDS];
+            W word[XS_SEG_HALF][RW];
 #pragma unroll
             for (int u = 0; u < XS_SEG_HALF; ++u) {
                 if ((mine >> (h + u)) & 1u) {
                     const W* __restrict__ p = src + (base + (h + u) * XS_SEG_THREADS) * row_words + w0;
 #pragma unroll
-                    for (int q = 0; q < XS_SEG_ROW_WORDS; ++q) {
+                    for (int q = 0; q < RW; ++q) {
                         if (q < nw) word[u][q] = p[q];
                     }
                 }
@@ -515,7 +537,7 @@ xs_seg_scatter(const K* __restrict__ flags, long long n, long long thr,
                 if ((mine >> (h + u)) & 1u) {
                     W* __restrict__ p = dst + XS_SEG_POS(h + u) * row_words + w0;
 #pragma unroll
-                    for (int q = 0; q < XS_SEG_ROW_WORDS; ++q) {
+                    for (int q = 0; q < RW; ++q) {
                         if (q < nw) p[q] = word[u][q];
                     }
                 }

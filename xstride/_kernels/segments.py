@@ -41,7 +41,7 @@ _VOX_SOURCE = "voxels.cu"
 _THREADS = 256
 _WARPS_PER_BLOCK = _THREADS // 32
 _TILE = 256 * 16          # XS_SEG_TILE of compaction.cu
-_WALK_TILE = 256 * 16     # XS_SEG_WALK_TILE of compaction.cu (bin_offsets' walk)
+_WALK_TILE = 256 * 8      # XS_SEG_WALK_TILE of compaction.cu (bin_offsets' walk)
 #: XS_SEG_STAGE of segments.cu: the run heads a tile of the count pass stages
 _STAGE = 256
 _SCAN_THREADS = 1024
@@ -403,6 +403,7 @@ def bin_offsets(bins, n_bins: int):
 #: blocks of the bounds pass (each thread folds its points in registers, each block
 #: does 2 * ndim + 1 global atomics)
 _VOX_BLOCKS = 1024
+_VOX_ITEMS = 4      # XS_VOX_ITEMS of voxels.cu: points a thread step
 
 
 def _elements(a):
@@ -456,6 +457,6 @@ def voxel_keys(points, origin, size, vmin):
     pad = [0.0] * (3 - d)
     fixed = [_bits(v) for group in (origin, size, vmin) for v in list(group) + pad]
     name = f"xs_vox_keys<{C_TYPES[points.dtype.name]}, {d}>"
-    _launch(name, (name,), _grid(n), _THREADS,
+    _launch(name, (name,), _grid(n, _THREADS * _VOX_ITEMS), _THREADS,
             [ptr(points.data.ptr), n, rs, cs, *fixed, ptr(keys.data.ptr)], _VOX_SOURCE)
     return keys
