@@ -157,6 +157,24 @@ def test_particle_shapes(cp, dtype, k, n):
             _check_bool(cp, "any", b, db, axis)
 
 
+@pytest.mark.parametrize("dtype", ["int8", "bool", "uint16", "float32"])
+@pytest.mark.parametrize("k", [33, 48, 50, 56, 64, 96, 100, 112, 113, 128])
+def test_medium_rows_of_narrow_elements(cp, dtype, k):
+    """Rows of 33-129 elements over axis 1: 1-byte rows up to 112 elements and 2-byte
+    rows up to 56 a thread's (``xs_arg_rowregs`` for whole words of up to 96 bytes,
+    the thread walk else), the rest a warp's; dense, offset, reversed and strided
+    rows, split rows (few of them) and many, against NumPy with ties."""
+    for n in (37, 300_007):
+        rng = np.random.default_rng(k + n)
+        host = _data(rng, (n + 1, 2 * k), dtype)
+        dev = cp.asarray(host)
+        for h, d in ((host[:n, :k], dev[:n, :k]), (host[1:, k:], dev[1:, k:]),
+                     (host[:n, k - 1::-1], dev[:n, k - 1::-1]),
+                     (host[:n, ::2], dev[:n, ::2])):
+            for f in _ARGS:
+                _check_arg(cp, f, h, d, 1)
+
+
 # ----------------------------------------------------------------------------- ties and NaN
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("n", [1, 2, 7, 31, 32, 33, 1000, 65_537, 2_000_003])

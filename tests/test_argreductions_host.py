@@ -173,6 +173,22 @@ def test_geometry_picks_the_kernel_from_the_plan():
     assert _geo((64, 100, 1000), (1, 2), strides=(200_000, 2000, 1)).vec == 1
 
 
+def test_medium_rows_of_narrow_elements_are_a_threads_up_to_112_bytes():
+    """Rows past SHORT_ROWLEN elements go to the warp kernel only past
+    THREAD_ROW_MOST_BYTES bytes too: 1-byte rows up to 112 elements and 2-byte rows up
+    to 56 stay a thread's (``xs_arg_rowregs`` where whole words), 4-byte rows of 33
+    and 8-byte rows of 17-32 keep their kernels."""
+    n = 1 << 22
+    kinds = {(k, i): _geo((n, k), (1,), itemsize=i).kernel
+             for k, i in [(33, 1), (64, 1), (112, 1), (113, 1), (128, 1), (40, 2), (56, 2),
+                          (57, 2), (32, 4), (33, 4), (32, 8), (33, 8)]}
+    assert kinds == {(33, 1): "thread", (64, 1): "thread", (112, 1): "thread",
+                     (113, 1): "warp", (128, 1): "warp", (40, 2): "thread",
+                     (56, 2): "thread", (57, 2): "warp", (32, 4): "thread",
+                     (33, 4): "warp", (32, 8): "thread", (33, 8): "warp"}
+    assert _arg.THREAD_ROW_MOST_BYTES == 112
+
+
 # ----------------------------------------------------------------------------- stand-in kernels
 _EXPR = re.compile(r"xs_arg_(thread|warp)<([01]), ([\w ]+), ([\w ]+), (\d+), (\d+), (\d+)>")
 _INTER = re.compile(r"xs_arg_interleave<([01]), ([\w ]+), ([\w ]+), \d+>")
@@ -669,7 +685,7 @@ def test_register_rows_of_argminmax(fake_args, monkeypatch, knob, dtype):
     rng = np.random.default_rng(knob + len(dtype))
     dt = np.dtype(dtype)
     taken = 0
-    for k in (2, 3, 4, 12, 16, 24, 32):
+    for k in (2, 3, 4, 12, 16, 24, 32, 48, 64):   # 48, 64: medium rows
         n = 263
         if dt.kind == "f":
             a = rng.integers(-2, 3, size=(n + 4, k)).astype(dt)          # many ties

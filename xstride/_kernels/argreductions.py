@@ -41,6 +41,14 @@ BLOCK = 256
 #: warp kernel (2048 threads = 64 warps fill an SM of the H200 / A100).
 THREAD_ITEMS_PER_SM = 2048
 WARP_ITEMS_PER_SM = 64
+#: Most bytes of a row of more than SHORT_ROWLEN elements the thread kernel (or
+#: ``xs_arg_rowregs``) takes: 1-byte rows of up to 112 elements, 2-byte rows of up to
+#: 56. A warp a row of 33-128 one-byte elements (2 to 4 of them a lane, then the
+#: shuffle tree of value and index) read 0.02-0.06 of a copy on the H200; a thread a
+#: row read 0.13-0.15 (int8 rows of 33, 50, 100), 0.45-0.63 in registers (int8 rows of
+#: 48, 64, 96, int16 of 40), but 0.03 for int8 rows of 128 (the warp: 0.06)
+#: (2026-12-04, argmin(x, axis=1) of 2**25 elements).
+THREAD_ROW_MOST_BYTES = 112
 #: Shortest chunk a row is split into, in elements (thread kernel, warp kernel).
 THREAD_MIN_CHUNK = 64
 WARP_MIN_CHUNK = 2048
@@ -133,7 +141,8 @@ def arg_geometry(plan: ArgPlan, sm_count: int, itemsize: int = 4) -> ArgGeometry
     ``"outer"``, ``"interleave"``: a kept axis innermost — neighbouring threads on
     neighbouring rows read neighbouring elements or short runs; ``"lanes"``: rows of
     16-byte chunks), except ``"tile"`` and ``"lanes"`` rows longer than
-    ``SHORT_ROWLEN``, which the warp kernel reads. A row is split when the rows alone give fewer
+    ``SHORT_ROWLEN`` elements and :data:`THREAD_ROW_MOST_BYTES` bytes, which the warp
+    kernel reads. A row is split when the rows alone give fewer
     work items than :data:`THREAD_ITEMS_PER_SM` threads (:data:`WARP_ITEMS_PER_SM`
     warps) per SM, into chunks of at least :data:`THREAD_MIN_CHUNK`
     (:data:`WARP_MIN_CHUNK`) elements. The plan strategy ``"interleave"`` with a walk
@@ -154,10 +163,11 @@ def arg_geometry(plan: ArgPlan, sm_count: int, itemsize: int = 4) -> ArgGeometry
         cgrid, cthreads = _combine(nrows, nchunks, sm)
         return ArgGeometry("interleave", nchunks, width, nchunks, chunk, cgrid,
                            combine_threads=cthreads)
-    # "tile" and "lanes" rows past SHORT_ROWLEN are medium rows, a warp's work
-    # (argmin/argmax stage no tiles and combine no lanes)
+    # "tile" and "lanes" rows past SHORT_ROWLEN and THREAD_ROW_MOST_BYTES are medium
+    # rows, a warp's work (argmin/argmax stage no tiles and combine no lanes)
     thread = (base.strategy not in ("inner", "full")
-              and not (base.strategy in ("tile", "lanes") and rowlen > SHORT_ROWLEN))
+              and not (base.strategy in ("tile", "lanes") and rowlen > SHORT_ROWLEN
+                       and rowlen * itemsize > THREAD_ROW_MOST_BYTES))
     target = sm * (THREAD_ITEMS_PER_SM if thread else WARP_ITEMS_PER_SM)
     min_chunk = THREAD_MIN_CHUNK if thread else WARP_MIN_CHUNK
     nchunks = max(1, min(-(-target // nrows), -(-rowlen // min_chunk)))
@@ -215,9 +225,9 @@ _RECIPES: dict = Bounded(1024)
 #: at which the register reductions lost to staging).
 ARG_REGS_MOST_ROWS = 4
 #: Most bytes of the one row of whole 16-byte words a thread of ``xs_arg_rowregs``
-#: takes where :func:`regs_rows` gives no group: rows of more than 48 bytes of at most
-#: 32 elements (longer rows are the warp kernel's), so 2-byte rows of 64 bytes and
-#: 4-byte rows of 64-96 bytes.
+#: takes where :func:`regs_rows` gives no group: rows of more than 48 bytes that the
+#: thread kernel takes (:data:`THREAD_ROW_MOST_BYTES`): 1-byte rows of 64, 80 and 96
+#: elements, 2-byte rows of 32, 40 and 48, 4-byte rows of 16, 20 and 24.
 ARG_ONE_ROW_MOST_BYTES = 96
 
 
