@@ -16,7 +16,8 @@ import xstride as xp
 from xstride._kernels import reductions as reductions_cu
 from xstride._kernels.reductions import _finish
 from xstride._plans.reduction import (SHORT_MIN_ROWS, SHORT_ROW_BYTES, SHORT_ROWLEN,
-                                      SHORT_VECTOR_ROW_BYTES, TILE_BYTES, TILE_MAX_ROWLEN,
+                                      SHORT_VECTOR_ROW_BYTES, TILE_BYTES, TILE_MAX_ROW_BYTES,
+                                      TILE_MAX_ROWLEN,
                                       TILE_MIN_ROWS, LANES_MAX, lanes_ok, normalize_axis, normalize_scan_axis,
                                       plan_reduction, tile_rows)
 from xstride._kernels._geometry import (BLOCK_THREADS, INTERLEAVE_MIN_ROUNDS,
@@ -229,6 +230,12 @@ def test_short_threshold_and_what_it_leaves_alone():
     assert plan_reduction(_lay((n // 32, 3, 4, 8)), (1, 2, 3)).strategy == "tile"
     assert plan_reduction(_lay((n, TILE_MAX_ROWLEN)), (1,)).strategy == "tile"
     assert plan_reduction(_lay((n, TILE_MAX_ROWLEN + 1)), (1,)).strategy == "inner"
+    # rows of narrow elements stage up to TILE_MAX_ROW_BYTES bytes
+    assert TILE_MAX_ROW_BYTES == 512
+    for itemsize, most in ((1, 512), (2, 256)):
+        assert plan_reduction(_lay((n, most), itemsize), (1,)).strategy == "tile"
+        assert plan_reduction(_lay((n, most + 1), itemsize), (1,)).strategy == "inner"
+    assert plan_reduction(_lay((n, 128), 8), (1,)).strategy == "tile"   # 1 KiB: elements
     assert plan_reduction(_lay((n, 200)).slice((slice(None), slice(None, 96))),
                           (1,)).strategy == "inner"            # rows 200 apart: > 2 * 96
     assert plan_reduction(_lay((n, 96)).slice((slice(None), slice(None, None, 2))),

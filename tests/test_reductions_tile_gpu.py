@@ -107,6 +107,29 @@ def test_tile_many_tiles_and_small_tiles(cp, dtype):
         _check(cp, host, x, 1)
 
 
+@pytest.mark.parametrize("dtype", ["int8", "bool", "uint8", "int16", "float16", "uint16"])
+@pytest.mark.parametrize("k", [193, 200, 256, 300, 512, 513])
+def test_tile_medium_rows_of_narrow_elements(cp, dtype, k):
+    """Rows of 193-513 narrow elements over axis 1: staged up to TILE_MAX_ROW_BYTES
+    (1-byte rows of 512 elements, 2-byte of 256), the warp per row past them; dense,
+    offset and reversed rows against NumPy (integers exactly), every op."""
+    rng = np.random.default_rng(k)
+    host = _random(rng, (4099, k + 3), dtype)
+    dev = cp.asarray(host)
+    isz = np.dtype(dtype).itemsize
+    for x, h in ((dev[:, :k], host[:, :k]), (dev[1:, 3:], host[1:, 3:]),
+                 (dev[:, k - 1::-1], host[:, k - 1::-1])):
+        strategy = plan_array(x, (1,)).strategy
+        assert strategy == ("tile" if k * isz <= plan_mod.TILE_MAX_ROW_BYTES else "inner")
+        if h.dtype.kind == "b":
+            for f in ("all", "any", "max", "sum"):
+                np.testing.assert_array_equal(cp.asnumpy(getattr(xp, f)(x, axis=1)),
+                                              getattr(cnp, f)(h, axis=1), err_msg=f)
+        else:
+            _check(cp, h, x, 1, ("min", "max") if dtype == "float16"
+                   else ("sum", "prod", "min", "max", "mean", "var"))
+
+
 def test_tile_variants(cp, tuning):
     """Every tile size and row limit of VARIANTS["tile"] gives the default's bits."""
     from xstride._kernels._reduce_common import VARIANTS

@@ -36,7 +36,7 @@ def test_chunk_count_comes_from_the_shape():
 @pytest.mark.parametrize("shape, axis, chunks", [
     ((4096, 24576), 0, 6), ((4096, 100), 0, 64), ((2000, 30, 40), 0, 31),
     ((1500, 7, 9), 0, 23), ((30, 2000, 9), 1, 31), ((4096, 3), 0, 64),
-    ((8192, 2000), 0, 64), ((200000, 200), 0, 64), ((65536, 2000), 0, 64),
+    ((8192, 2000), 0, 64), ((200000, 300), 0, 64), ((65536, 2000), 0, 64),
 ])
 def test_wide_scans_over_an_outer_axis_take_chunks(shape, axis, chunks):
     for include_initial in (False, True):
@@ -52,9 +52,14 @@ def test_other_scans_keep_their_strategy():
     assert plan_scan(Layout((1 << 20, 3), itemsize=4), 0, False).strategy == "columns_split"
     assert plan_scan(Layout((40, 1 << 17), itemsize=4), 0, False).strategy == "columns"
     assert plan_scan(Layout((100, 6000), itemsize=4), 0, False).strategy == "columns"  # short
-    # long series, too few of them for CHUNKS_MIN_THREADS: the look-back scan
-    assert plan_scan(Layout((1 << 20, 33), itemsize=4), 0, False).strategy == "lookback"
-    assert plan_scan(Layout((1 << 24, 100), itemsize=4), 0, False).strategy == "lookback"
+    # long series, too few of them for CHUNKS_MIN_THREADS, not one contiguous block
+    # (which columns_split takes up to COLSPLIT_MAX_COLS columns): the look-back scan
+    assert plan_scan(Layout((1 << 20, 33), itemsize=4), 0, False).strategy == "columns_split"
+    assert plan_scan(Layout((1 << 24, 100), itemsize=4), 0, False).strategy == "columns_split"
+    half = Layout((1 << 20, 66), itemsize=4).slice((slice(None), slice(None, 33)))
+    assert plan_scan(half, 0, False).strategy == "lookback"
+    half = Layout((1 << 24, 200), itemsize=4).slice((slice(None), slice(None, 100)))
+    assert plan_scan(half, 0, False).strategy == "lookback"
     p = plan_scan(Layout((1 << 20, 3), itemsize=4), 1, False)
     assert p.strategy == "tile" and p.chunks == 1
 

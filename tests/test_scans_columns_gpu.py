@@ -1,5 +1,5 @@
 """GPU tests of the "columns_split" scan (cumulative_sum / cumulative_prod over the rows
-of a contiguous (n, k) array, 2 <= k <= 32, n > 4096; ``scans_columns.cu``) against
+of a contiguous (n, k) array, 2 <= k <= 256, n > 4096; ``scans_columns.cu``) against
 NumPy: integers exact, floats within the bound of docs/reductions.md (``_scan_bound``),
 bit-equal run to run, and views that are not one contiguous block keep their old
 strategies (and their results)."""
@@ -62,7 +62,7 @@ def test_cumulative_sum_every_width(cp, k):
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int32", "int8", "uint8",
                                    "bool"])
-@pytest.mark.parametrize("k", [3, 16, 32])
+@pytest.mark.parametrize("k", [3, 16, 32, 33, 64, 100, 256])
 def test_cumulative_sum_dtypes(cp, dtype, k):
     rng = np.random.default_rng(100 + k)
     h = _random(rng, (100_003, k), dtype)
@@ -75,7 +75,7 @@ def test_cumulative_sum_dtypes(cp, dtype, k):
                                    rtol=1e-12, atol=1e-9)
 
 
-@pytest.mark.parametrize("k", [2, 3, 7, 32])
+@pytest.mark.parametrize("k", [2, 3, 7, 32, 200])
 def test_cumulative_prod(cp, k):
     rng = np.random.default_rng(200 + k)
     n = 200_003
@@ -174,16 +174,16 @@ def test_offset_and_unaligned_blocks_take_it(cp):
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
-@given(n=st.integers(COLSPLIT_MIN_LENGTH - 3, 40_000), k=st.integers(1, 34),
+@given(n=st.integers(COLSPLIT_MIN_LENGTH - 3, 40_000), k=st.one_of(st.integers(1, 34), st.sampled_from([64, 100, 255, 256, 257])),
        skip=st.integers(0, 3), step=st.sampled_from([1, 1, 1, 2, -1]),
        cols=st.sampled_from(["all", "all", "slice"]),
        dtype=st.sampled_from(["int32", "int64", "float64", "float32", "uint8"]),
        include_initial=st.booleans(), prod=st.booleans())
 def test_random_blocks_and_views(cp, n, k, skip, step, cols, dtype, include_initial, prod):
-    """Random (n, k) blocks around the thresholds (n near 4097, k = 1..34) and views of
+    """Random (n, k) blocks around the thresholds (n near 4097, k = 1..34, 64-257) and views of
     them (a row offset, reversed or every other row, a column slice): the results of
     whichever strategy the plan picks equal NumPy's, and exactly the contiguous blocks
-    with 2 <= k <= 32 and more than 4096 rows take columns_split."""
+    with 2 <= k <= 256 and more than 4096 rows take columns_split."""
     rng = np.random.default_rng(n * 37 + k)
     h0 = _random(rng, (n, k + 1), dtype)
     if prod:
@@ -197,7 +197,7 @@ def test_random_blocks_and_views(cp, n, k, skip, step, cols, dtype, include_init
     h, x = h0[skip::step] if step > 0 else h0[::step], x0[skip::step] if step > 0 else x0[::step]
     contiguous = cols == "all" and step in (1, -1)      # rows forward or reversed
     taken = _strategy(x, 0, include_initial) == "columns_split"
-    assert taken == (contiguous and 2 <= k <= 32 and h.shape[0] > 4096), (h.shape, step, cols)
+    assert taken == (contiguous and 2 <= k <= 256 and h.shape[0] > 4096), (h.shape, step, cols)
     f = xp.cumulative_prod if prod else xp.cumulative_sum
     got = f(x, axis=0, include_initial=include_initial).get()
     want = (cnp.cumulative_prod if prod else cnp.cumulative_sum)(

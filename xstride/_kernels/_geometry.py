@@ -561,7 +561,7 @@ def colsplit_geometry(n: int, k: int, in_size: int, out_size: int,
                       sm_count: int, blocks_per_sm: int = COLSPLIT_CHUNKS_PER_SM
                       ) -> ColsplitGeometry:
     """The geometry of the ``"columns_split"`` scan of ``n`` rows of ``k`` columns
-    (``2 <= k <= 32``, ``n >= 1``) of ``in_size``-byte inputs and ``out_size``-byte
+    (``2 <= k <= 256``, ``n >= 1``) of ``in_size``-byte inputs and ``out_size``-byte
     outputs on a device of ``sm_count`` SMs: ``m = 256 // k`` threads per column,
     runs of 16 rows (8 when an element has 8 bytes), at most
     ``blocks_per_sm * sm_count`` chunks of whole tiles (one wave of the scan launch,
@@ -574,9 +574,9 @@ def colsplit_geometry(n: int, k: int, in_size: int, out_size: int,
     >>> g.threads, g.run, g.tile_rows, g.pad, g.chunks
     (255, 16, 1360, 19, 525)
     """
-    if not 2 <= k <= 32 or n < 1:
+    if not 2 <= k <= 256 or n < 1:
         raise error(ValueError, "colsplit_geometry",
-                    f"takes 2 <= k <= 32 columns and n >= 1 rows, got n={n}, k={k}")
+                    f"takes 2 <= k <= 256 columns and n >= 1 rows, got n={n}, k={k}")
     m = 256 // k
     run = 16 if max(in_size, out_size) <= 4 else 8
     tile = m * run

@@ -1,5 +1,5 @@
 // Scan kernels of the xstride namespace for a few long columns (plan strategy
-// "columns_split": a contiguous (n, k) array, 2 <= k <= 32, scanned over its rows, e.g.
+// "columns_split": a contiguous (n, k) array, 2 <= k <= 256, scanned over its rows, e.g.
 // cumulative_sum(x, axis=0) of an (n, 3) array). Launched by xstride/_kernels/scans.py
 // with the geometry of colsplit_geometry (xstride/_kernels/_geometry.py). Compiled by
 // NVRTC: no standard headers.

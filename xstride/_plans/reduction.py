@@ -55,7 +55,7 @@ __all__ = [
     "plan_array",
     "SHORT_ROWLEN",
     "SHORT_MIN_ROWS",
-    "TILE_BYTES",
+    "TILE_BYTES", "TILE_MAX_ROW_BYTES",
     "TILE_MAX_ROWLEN",
     "LANES_MAX",
     "lanes_ok",
@@ -194,6 +194,11 @@ SHORT_VECTOR_ROW_BYTES = 64
 #: case measured, and faster than CuPy up to 128 (1.2-2.5x); at 192 float32 CuPy
 #: kept ahead of both (0.73x staged, 0.55x the warp).
 TILE_MAX_ROWLEN = 192
+#: Rows of narrow elements past :data:`TILE_MAX_ROWLEN` of at most this many bytes
+#: stage too (1-byte rows up to 512 elements, 2-byte up to 256): a warp a row of 200
+#: int8 read ``max(x, axis=1)`` at 0.06 of copy and int16 at 0.23 (H200, 2026-12-04,
+#: 64 MiB arrays; CuPy 0.15 and 0.29).
+TILE_MAX_ROW_BYTES = 512
 #: Fewest rows one staged tile must hold for ``"tile"``.
 TILE_MIN_ROWS = 32
 #: Most columns of the ``"interleave"`` strategy (``k`` contiguous columns of rows of
@@ -400,7 +405,8 @@ def plan_reduction(layout: Layout, axes: tuple) -> ReductionPlan:
         elif strategy == "inner" and short:
             strategy = short_rows_strategy(kshape, kstride, rstride, rowlen,
                                            layout.itemsize)
-        elif (strategy == "inner" and rowlen <= TILE_MAX_ROWLEN and nrows >= SHORT_MIN_ROWS
+        elif (strategy == "inner" and nrows >= SHORT_MIN_ROWS
+              and (rowlen <= TILE_MAX_ROWLEN or rowlen * layout.itemsize <= TILE_MAX_ROW_BYTES)
               and tile_ok(kshape, kstride, rstride, rowlen, layout.itemsize)):
             strategy = "tile"
         elif strategy == "outer":

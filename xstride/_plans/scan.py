@@ -15,7 +15,7 @@ stages many rows in shared memory, scans each in one thread and writes the outpu
 back as one contiguous span; also rows whose elements are reversed, ``x[:, ::-1]``,
 and up to :data:`TILE_MAX_SERIES` short series side by side in dense rows,
 :func:`tile_series_ok`), ``"columns_split"`` (a contiguous ``(n, k)`` block,
-``2 <= k <= 32``, scanned over more than 4096 rows: a reduce-then-scan over chunks of
+``2 <= k <= 256``, scanned over more than 4096 rows: a reduce-then-scan over chunks of
 whole rows, each read as one flat array, in two launches; ``scans_columns.cu``),
 ``"columns_chunks"`` (series too few for one thread each, cut into chunks;
 :mod:`.scan_chunks`) or
@@ -40,7 +40,9 @@ __all__ = ["ScanPlan", "plan_scan", "COLSPLIT_MAX_COLS", "COLSPLIT_MIN_LENGTH", 
 
 #: Most columns of the ``"columns_split"`` scan (a contiguous ``(n, k)`` run scanned
 #: over its rows): the block width ``(256 // k) * k`` keeps each thread in one column.
-COLSPLIT_MAX_COLS = 32
+#: Past 32 columns the scan was the strided look-back's, 0.02-0.11 of a copy for
+#: (n, 33) to (n, 100) arrays over axis 0 on the H200 (2026-12-04).
+COLSPLIT_MAX_COLS = 256
 #: Fewest rows of ``"columns_split"``: shorter columns stay ``"columns"`` (one thread
 #: per column), as every column scan of at most 4096 rows does.
 COLSPLIT_MIN_LENGTH = 4097
