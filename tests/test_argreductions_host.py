@@ -1,7 +1,8 @@
 """all, any, argmin and argmax on the CPU: the arg-reduction plan's index mapping
-against NumPy over random views, the launch geometry, the CuPy launch path with a
+against NumPy over random views, the CuPy launch path with a
 stand-in CuPy (kernels that run on the host from the bytes they are launched with),
-and every argument error on both backends.
+and every argument error on both backends (the launch geometry:
+tests/test_argreductions_geometry.py).
 """
 
 from __future__ import annotations
@@ -122,71 +123,6 @@ def test_walk_merges_only_where_the_index_stays_exact():
     p = plan_arg_array(a, (1,))
     assert (p.rshape, p.rstride, p.rweight, p.rbase) == ((8,), (1,), (1,), 0)
     assert plan_arg_array(a[:, :1], (1,)).rshape == ()
-
-
-# ----------------------------------------------------------------------------- geometry
-def _geo(shape, axes, strides=None, itemsize=4):
-    lay = Layout(shape, strides, 0, itemsize) if strides else Layout(shape, itemsize=itemsize)
-    from xstride._plans.argreduction import plan_argreduction
-    return _arg.arg_geometry(plan_argreduction(lay, axes), 132, itemsize)
-
-
-def test_geometry_picks_the_kernel_from_the_plan():
-    n = 1 << 22
-    g = _geo((n, 3), (1,))                   # short rows: a thread per row, no split
-    assert (g.kernel, g.nchunks, g.combine_grid) == ("thread", 1, 0)
-    assert g.grid == n // 256
-    g = _geo((n, 3), (1,), strides=(1, n))   # a (3, n) array used as .T: outer
-    assert (g.kernel, g.nchunks) == ("thread", 1)
-    g = _geo((n, 3), (0,))                   # 3 long columns: the flat run, combined
-    assert (g.kernel, g.block, g.nchunks) == ("interleave", 255, g.grid)
-    per_sm = _arg.interleave_tuning(4)[0]     # about one wave of its blocks per SM
-    assert (per_sm - 1) * 132 < g.grid <= per_sm * 132
-    assert 1000 < _geo((n, 3), (0,), itemsize=8).grid <= 8 * 132   # 8-byte elements: 8
-    assert g.chunk % 255 == 0 and g.chunk * g.nchunks >= 3 * n > g.chunk * (g.nchunks - 1)
-    assert (g.combine_grid, g.combine_threads) == (3, 256)   # 525 chunks: a block a row
-    g = _geo((100, 16), (0,))                # a short run: one block, no combine
-    assert (g.kernel, g.block, g.nchunks, g.combine_grid) == ("interleave", 256, 1, 0)
-    g = _geo((n, 3), (0,), strides=(6, 1))   # rows 6 apart: the flat run of the columns
-    assert g.kernel == "interleave" and g.block == 255
-    g = _geo((n, 3), (0,), strides=(6, 2))   # every other column: a thread per column chunk
-    assert g.kernel == "thread" and g.nchunks > 1000
-    assert (g.combine_grid, g.combine_threads, g.vec) == (3, 256, 1)
-    assert g.chunk * g.nchunks >= n > g.chunk * (g.nchunks - 1) and g.chunk >= 64
-    g = _geo((1 << 25,), (0,))               # one long row: warps, split
-    assert g.kernel == "warp" and g.nchunks == 132 * 64
-    assert (g.combine_grid, g.combine_threads, g.vec, g.chunk % 4) == (1, 256, 4, 0)
-    assert _geo((n,), (0,)).nchunks == n // 2048        # chunks of at least 2048
-    g = _geo((16384, 4096), (1,))            # many long rows: a warp per row
-    assert (g.kernel, g.nchunks, g.grid) == ("warp", 1, 16384 // 8)
-    assert _geo((1 << 20, 64), (1,)).grid == 32 * 132    # capped: warps loop over rows
-    g = _geo((8, 100_000), (1,))
-    assert g.kernel == "warp" and 1 < g.nchunks <= -(-100_000 // 2048)
-    assert (g.combine_grid, g.combine_threads) == (1, 32)   # a warp a row: 8 rows a block
-    # the warp kernel's 16-byte words: one contiguous axis
-    assert [_geo((64, 400_000), (1,), itemsize=i).vec for i in (1, 2, 4, 8)] == [16, 8, 4, 2]
-    assert _geo((64, 100_000), (1,), strides=(200_000, 2)).vec == 1
-    # fewer words a row than a batch of four for every lane: element by element
-    assert _geo((1 << 20, 64), (1,)).vec == 1 and _geo((1 << 16, 511), (1,)).vec == 1
-    assert _geo((1 << 16, 512), (1,)).vec == 4 and _geo((1 << 16, 256), (1,), itemsize=8).vec == 2
-    assert _geo((64, 100, 1000), (1, 2)).vec == 4            # (1, 2) merge into one axis
-    assert _geo((64, 100, 1000), (1, 2), strides=(200_000, 2000, 1)).vec == 1
-
-
-def test_medium_rows_of_narrow_elements_are_a_threads_up_to_112_bytes():
-    """Rows past SHORT_ROWLEN elements go to the warp kernel only past
-    THREAD_ROW_MOST_BYTES bytes too: 1-byte rows up to 112 elements and 2-byte rows up
-    to 56 stay a thread's (``xs_arg_rowregs`` where whole words), 4-byte rows of 33
-    and 8-byte rows of 17-32 keep their kernels."""
-    n = 1 << 22
-    kinds = {(k, i): _geo((n, k), (1,), itemsize=i).kernel
-             for k, i in [(33, 1), (64, 1), (112, 1), (113, 1), (128, 1), (40, 2), (56, 2),
-                          (57, 2), (32, 4), (33, 4), (32, 8), (33, 8)]}
-    assert kinds == {(33, 1): "thread", (64, 1): "thread", (112, 1): "thread",
-                     (113, 1): "warp", (128, 1): "warp", (40, 2): "thread",
-                     (56, 2): "thread", (57, 2): "warp", (32, 4): "thread",
-                     (33, 4): "warp", (32, 8): "thread", (33, 8): "warp"}
-    assert _arg.THREAD_ROW_MOST_BYTES == 112
 
 
 # ----------------------------------------------------------------------------- stand-in kernels
