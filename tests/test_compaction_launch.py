@@ -117,6 +117,50 @@ def test_bin_offsets_walk_played(dev, bins, n_bins):
     assert names(dev) == ["xs_seg_bins_walk"] + ["xs_seg_bins_fill"] * searched
 
 
+def sparse_bins(rng, n, tile):
+    """Sorted bins of ``n`` points with jumps of 1-40 bins at lane, warp and tile
+    boundaries (positions 31/32, 255/256, tile - 1/tile, ...), one jump past
+    XS_SEG_GAP, and runs of equal bins between them: ``(bins, n_bins)``."""
+    steps = rng.integers(0, 2, size=n)
+    for p in (31, 32, 63, 255, 256, 257, tile - 1, tile, tile + 1, 2 * tile, n - 1):
+        if p < n:
+            steps[p] = rng.integers(5, 41)
+    steps[n // 2] = GAP + 17
+    bins = np.cumsum(steps)
+    return bins.astype(np.int64), int(bins[-1]) + 30
+
+
+def test_bin_offsets_sparse_bins_at_every_boundary_played(dev):
+    """Gaps of every length at the lanes', warps' and tiles' seams of the walk (a lane's
+    predecessor from the lane before, lane 0's from the step or warp before), one past
+    XS_SEG_GAP (then the search fills every offset), and the same bins with that gap
+    closed (the walk alone): the offsets of the NumPy backend."""
+    rng = np.random.default_rng(9)
+    tile = ks._WALK_TILE
+    b, n_bins = sparse_bins(rng, 3 * tile + 5, tile)
+    np.testing.assert_array_equal(alg.bin_offsets(dev.asarray(b), n_bins).get(),
+                                  alg.bin_offsets(b, n_bins))
+    assert names(dev) == ["xs_seg_bins_walk", "xs_seg_bins_fill"]
+    dev.launches.clear()
+    b[b.size // 2:] -= GAP
+    np.testing.assert_array_equal(alg.bin_offsets(dev.asarray(b), n_bins - GAP).get(),
+                                  alg.bin_offsets(b, n_bins - GAP))
+    assert names(dev) == ["xs_seg_bins_walk"]
+    with pytest.raises(ValueError, match=f"position {tile}"):
+        bad = b.copy()
+        bad[tile] = bad[tile - 1] - 1
+        alg.bin_offsets(dev.asarray(bad), n_bins)
+
+
+def test_launch_constants_match_the_kernels():
+    """The grids the executor sizes from XS_SEG_WALK_ITEMS and XS_VOX_ITEMS."""
+    from tests.test_segments_launch import _define
+
+    assert ks._WALK_TILE == ks._THREADS * _define("compaction.cu", "XS_SEG_WALK_ITEMS")
+    assert ks._VOX_ITEMS == _define("voxels.cu", "XS_VOX_ITEMS")
+    assert ks._SCAN_THREADS == 1024
+
+
 def test_bin_offsets_bad_bins_before_the_offsets_size_played(dev):
     """Where the offsets do not fit, the walk only checks: bad bins are named first,
     good ones give the MemoryError."""

@@ -16,7 +16,8 @@ import xstride as xp
 from xstride._kernels import reductions as reductions_cu
 from xstride._kernels.reductions import _finish
 from xstride._plans.reduction import (SHORT_MIN_ROWS, SHORT_ROW_BYTES, SHORT_ROWLEN,
-                                      SHORT_VECTOR_ROW_BYTES, TILE_BYTES, TILE_MAX_ROW_BYTES,
+                                      SHORT_VECTOR_ROW_BYTES, TILE_BYTES, TILE_CONFLICT_BYTES,
+                                      TILE_MAX_ROW_BYTES,
                                       TILE_MAX_ROWLEN,
                                       TILE_MIN_ROWS, LANES_MAX, lanes_ok, normalize_axis, normalize_scan_axis,
                                       plan_reduction, tile_rows)
@@ -230,12 +231,21 @@ def test_short_threshold_and_what_it_leaves_alone():
     assert plan_reduction(_lay((n // 32, 3, 4, 8)), (1, 2, 3)).strategy == "tile"
     assert plan_reduction(_lay((n, TILE_MAX_ROWLEN)), (1,)).strategy == "tile"
     assert plan_reduction(_lay((n, TILE_MAX_ROWLEN + 1)), (1,)).strategy == "inner"
-    # rows of narrow elements stage up to TILE_MAX_ROW_BYTES bytes
-    assert TILE_MAX_ROW_BYTES == 512
-    for itemsize, most in ((1, 512), (2, 256)):
+    # rows of narrow elements stage up to TILE_MAX_ROW_BYTES bytes, except rows a
+    # multiple of TILE_CONFLICT_BYTES apart (bank conflicts of the unpadded stage)
+    assert (TILE_MAX_ROW_BYTES, TILE_CONFLICT_BYTES) == (512, 64)
+    for itemsize, most in ((1, 511), (2, 255)):
         assert plan_reduction(_lay((n, most), itemsize), (1,)).strategy == "tile"
-        assert plan_reduction(_lay((n, most + 1), itemsize), (1,)).strategy == "inner"
+        assert plan_reduction(_lay((n, most + 2), itemsize), (1,)).strategy == "inner"
+        assert plan_reduction(_lay((n, 200), itemsize), (1,)).strategy == "tile"
+    for itemsize, k in ((1, 256), (1, 320), (1, 512), (2, 256), (2, 224)):
+        assert plan_reduction(_lay((n, k), itemsize), (1,)).strategy == "inner"
+    assert plan_reduction(_lay((n, 192), 1), (1,)).strategy == "tile"   # TILE_MAX_ROWLEN
     assert plan_reduction(_lay((n, 128), 8), (1,)).strategy == "tile"   # 1 KiB: elements
+    wide = _lay((n, 400), 1).slice((slice(None), slice(None, 300)))     # 300 of 400 bytes
+    assert plan_reduction(wide, (1,)).strategy == "tile"
+    wide = _lay((n, 384), 1).slice((slice(None), slice(None, 300)))     # 3 * 128 apart
+    assert plan_reduction(wide, (1,)).strategy == "inner"
     assert plan_reduction(_lay((n, 200)).slice((slice(None), slice(None, 96))),
                           (1,)).strategy == "inner"            # rows 200 apart: > 2 * 96
     assert plan_reduction(_lay((n, 96)).slice((slice(None), slice(None, None, 2))),

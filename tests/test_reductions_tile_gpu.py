@@ -111,8 +111,9 @@ def test_tile_many_tiles_and_small_tiles(cp, dtype):
 @pytest.mark.parametrize("k", [193, 200, 256, 300, 512, 513])
 def test_tile_medium_rows_of_narrow_elements(cp, dtype, k):
     """Rows of 193-513 narrow elements over axis 1: staged up to TILE_MAX_ROW_BYTES
-    (1-byte rows of 512 elements, 2-byte of 256), the warp per row past them; dense,
-    offset and reversed rows against NumPy (integers exactly), every op."""
+    (1-byte rows of 512 elements, 2-byte of 256) unless a multiple of
+    TILE_CONFLICT_BYTES apart, the warp per row else; dense, offset and reversed rows
+    against NumPy (integers exactly), every op."""
     rng = np.random.default_rng(k)
     host = _random(rng, (4099, k + 3), dtype)
     dev = cp.asarray(host)
@@ -120,7 +121,8 @@ def test_tile_medium_rows_of_narrow_elements(cp, dtype, k):
     for x, h in ((dev[:, :k], host[:, :k]), (dev[1:, 3:], host[1:, 3:]),
                  (dev[:, k - 1::-1], host[:, k - 1::-1])):
         strategy = plan_array(x, (1,)).strategy
-        assert strategy == ("tile" if k * isz <= plan_mod.TILE_MAX_ROW_BYTES else "inner")
+        assert strategy == ("tile" if plan_mod.tile_row_fits((x.strides[0] // isz,), k, isz)
+                            else "inner")
         if h.dtype.kind == "b":
             for f in ("all", "any", "max", "sum"):
                 np.testing.assert_array_equal(cp.asnumpy(getattr(xp, f)(x, axis=1)),

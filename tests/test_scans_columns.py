@@ -81,7 +81,7 @@ def test_colsplit_ok_needs_every_condition():
 
 
 # ----------------------------------------------------------------------------- geometry
-@pytest.mark.parametrize("k", range(2, 33))
+@pytest.mark.parametrize("k", [*range(2, 33), 33, 50, 64, 85, 86, 100, 128, 129, 200, 255, 256])
 @pytest.mark.parametrize("sizes", [(4, 4), (8, 8), (1, 8), (4, 8)])
 def test_geometry_covers_the_rows(k, sizes):
     for n in (1, 4097, 100_003, 1 << 25):
@@ -110,7 +110,7 @@ def test_geometry_refuses_bad_sizes():
         colsplit_geometry(0, 3, 4, 4, 132)
 
 
-@pytest.mark.parametrize("k", range(2, 33))
+@pytest.mark.parametrize("k", [*range(2, 33), 33, 50, 64, 85, 86, 100, 128, 129, 200, 255, 256])
 def test_padding_puts_a_warp_on_distinct_banks(k):
     """Step i of the runs of the threads of a warp reads distinct positions mod 32 (4-byte
     banks), and of a half-warp distinct positions mod 16 (8-byte elements), the claim
@@ -247,7 +247,7 @@ def _model(x, opname, init, sm):
     return out.reshape(n + init, k)
 
 
-@pytest.mark.parametrize("k", [2, 3, 5, 8, 13, 16, 31, 32])
+@pytest.mark.parametrize("k", [2, 3, 5, 8, 13, 16, 31, 32, 33, 64, 100, 129, 200, 256])
 @pytest.mark.parametrize("init", [0, 1])
 def test_model_matches_cumsum_exactly(k, init):
     """Integers: the model's indexing gives np.cumsum exactly, over several chunks

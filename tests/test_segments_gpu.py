@@ -295,6 +295,29 @@ def test_bin_offsets_device(cp, n):
                                   alg.bin_offsets(bins, 1003))
 
 
+@pytest.mark.parametrize("dtype", ["int64", "int32"])
+def test_bin_offsets_sparse_bins_at_every_boundary_device(cp, dtype):
+    """Jumps of 5-40 bins at the walk's lane, warp and tile seams and one past
+    XS_SEG_GAP (the search then fills every offset), then the same bins with that
+    gap closed (the walk alone), and an unsorted bin at a tile's first position: the
+    NumPy backend's offsets and error."""
+    from tests.test_compaction_launch import sparse_bins
+    from xstride._kernels import segments as ks
+
+    rng = np.random.default_rng(11)
+    tile, gap = ks._WALK_TILE, 1 << 16
+    b, n_bins = sparse_bins(rng, 5 * tile + 3, tile)
+    for bins, nb in ((b, n_bins), (np.where(np.arange(b.size) >= b.size // 2, b - gap, b),
+                                   n_bins - gap)):
+        bins = bins.astype(dtype)
+        np.testing.assert_array_equal(alg.bin_offsets(cp.asarray(bins), nb).get(),
+                                      alg.bin_offsets(bins, nb))
+    bad = b.astype(dtype)
+    bad[2 * tile] = bad[2 * tile - 1] - 1
+    with pytest.raises(ValueError, match=f"position {2 * tile}"):
+        alg.bin_offsets(cp.asarray(bad), n_bins)
+
+
 @pytest.mark.parametrize("n", [0, 1, 100, 4096, 4097, 1_000_003])
 def test_compact_device(poisoned, n):
     cp = poisoned

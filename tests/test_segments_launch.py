@@ -13,6 +13,7 @@ tests/test_segments_gpu.py does, on the device.
 from __future__ import annotations
 
 import ctypes
+import re
 
 import numpy as np
 import pytest
@@ -297,25 +298,60 @@ def m_scatter(name, grid, flags, n, thr, offsets, src, row_words, dst, idx, stag
 GAP = 1 << 16
 
 
+def _define(file: str, name: str) -> int:
+    """The value of ``#define name`` in a kernel source beside the executor."""
+    m = re.search(rf"^#define {name} (\d+)$", _compile.source(file), re.M)
+    assert m, (file, name)
+    return int(m.group(1))
+
+
 def m_bins_walk(name, grid, bins, n, n_bins, out, rec):
-    b = mem(bins, np_type(targs(name)[0]), n).astype(object)
+    """``xs_seg_bins_walk`` lane by lane: warp w of block b walks the 32 * ITEMS
+    elements from its start, element start + j * 32 + lane in lane ``lane`` at step
+    ``j``; a lane's predecessor is the lane before's element (a shuffle), lane 0's lane
+    31's of the step before, or at step 0 the load of the element before the start."""
+    items, threads = _define("compaction.cu", "XS_SEG_WALK_ITEMS"), ks._THREADS
+    assert ks._WALK_TILE == threads * items
+    b = mem(bins, np_type(targs(name)[0]), n)
     r = mem(rec, np.uint64, 3)
-    assert grid[0] * ks._WALK_TILE >= n + 1
-    outside = [i for i, x in enumerate(b) if x < 0 or x >= n_bins]
-    v = [-1 if x < 0 or x >= n_bins else int(x) for x in b] + [n_bins]
-    bad = [i for i in range(1, n) if v[i] < v[i - 1]]
-    if bad:
-        r[0] = bad[0]
-    if outside:
-        r[1] = outside[0]
     o = mem(out, np.int64, n_bins + 1) if out else None
-    for i in range(n + 1):
-        prev = -1 if i == 0 else v[i - 1]
-        gap = max(v[i] - prev, 0) if o is not None else 0
-        if gap > GAP:
-            r[2] = 0
-        elif gap:
-            o[prev + 1:v[i] + 1] = i
+    assert grid[0] * ks._WALK_TILE >= n + 1
+
+    def at(i):   # xs_seg_bin_at
+        if i < 0:
+            return -1
+        if i >= n:
+            return n_bins
+        x = int(b[i])
+        return -1 if x < 0 or x >= n_bins else x
+
+    bad, outside, over = [], [], False
+    for block in range(grid[0]):
+        for warp in range(threads // 32):
+            start = block * ks._WALK_TILE + warp * 32 * items
+            v = [[at(start + j * 32 + lane) for lane in range(32)] for j in range(items)]
+            last = at(start - 1)
+            for j in range(items):
+                for lane in range(32):
+                    i, cur = start + j * 32 + lane, v[j][lane]
+                    prev = v[j][lane - 1] if lane else last
+                    if i < n and cur < 0:
+                        outside.append(i)
+                    if 0 < i < n and cur < prev:
+                        bad.append(i)
+                    gap = cur - prev if o is not None and cur > prev else 0
+                    assert gap == 0 or i <= n   # past the end both are n_bins
+                    if gap > GAP:
+                        over = True
+                    elif gap:
+                        o[prev + 1:cur + 1] = i
+                last = v[j][31]
+    if bad:
+        r[0] = min(bad)
+    if outside:
+        r[1] = min(outside)
+    if over:
+        r[2] = 0
 
 
 def m_bins_fill(name, grid, bins, n, n_bins, out):

@@ -55,7 +55,7 @@ __all__ = [
     "plan_array",
     "SHORT_ROWLEN",
     "SHORT_MIN_ROWS",
-    "TILE_BYTES", "TILE_MAX_ROW_BYTES",
+    "TILE_BYTES", "TILE_MAX_ROW_BYTES", "TILE_CONFLICT_BYTES", "tile_row_fits",
     "TILE_MAX_ROWLEN",
     "LANES_MAX",
     "lanes_ok",
@@ -195,10 +195,28 @@ SHORT_VECTOR_ROW_BYTES = 64
 #: kept ahead of both (0.73x staged, 0.55x the warp).
 TILE_MAX_ROWLEN = 192
 #: Rows of narrow elements past :data:`TILE_MAX_ROWLEN` of at most this many bytes
-#: stage too (1-byte rows up to 512 elements, 2-byte up to 256): a warp a row of 200
-#: int8 read ``max(x, axis=1)`` at 0.06 of copy and int16 at 0.23 (H200, 2026-12-04,
-#: 64 MiB arrays; CuPy 0.15 and 0.29).
+#: stage too (1-byte rows up to 512 elements, 2-byte up to 256; :func:`tile_row_fits`):
+#: a warp a row of 200 int8 read ``max(x, axis=1)`` at 0.06 of copy and int16 at 0.23
+#: (H200, 2026-12-04, 64 MiB arrays; CuPy 0.15 and 0.29), staged at least 0.17 and
+#: 0.35 (``sum`` of float16 (n, 200)).
 TILE_MAX_ROW_BYTES = 512
+#: ... except rows a multiple of this many bytes apart: the 1- and 2-byte tile kernel
+#: reads thread t's row from byte t * stride of an unpadded stage, so at a stride of a
+#: multiple of 128 bytes the 32 lanes of a warp read one bank (32-way conflicts), of 64
+#: bytes two (16-way). Not timed: such rows keep the warp kernel they had.
+TILE_CONFLICT_BYTES = 64
+
+
+def tile_row_fits(kstride, rowlen: int, itemsize: int) -> bool:
+    """Whether rows of ``rowlen`` elements ``kstride[0]`` apart may stage: at most
+    :data:`TILE_MAX_ROWLEN` elements, or narrow rows of at most
+    :data:`TILE_MAX_ROW_BYTES` whose stride is not a multiple of
+    :data:`TILE_CONFLICT_BYTES` bytes."""
+    if rowlen <= TILE_MAX_ROWLEN:
+        return True
+    stride = abs(kstride[0]) * itemsize if len(kstride) == 1 else 0
+    return (rowlen * itemsize <= TILE_MAX_ROW_BYTES and stride > 0
+            and stride % TILE_CONFLICT_BYTES != 0)
 #: Fewest rows one staged tile must hold for ``"tile"``.
 TILE_MIN_ROWS = 32
 #: Most columns of the ``"interleave"`` strategy (``k`` contiguous columns of rows of
@@ -406,7 +424,7 @@ def plan_reduction(layout: Layout, axes: tuple) -> ReductionPlan:
             strategy = short_rows_strategy(kshape, kstride, rstride, rowlen,
                                            layout.itemsize)
         elif (strategy == "inner" and nrows >= SHORT_MIN_ROWS
-              and (rowlen <= TILE_MAX_ROWLEN or rowlen * layout.itemsize <= TILE_MAX_ROW_BYTES)
+              and tile_row_fits(kstride, rowlen, layout.itemsize)
               and tile_ok(kshape, kstride, rstride, rowlen, layout.itemsize)):
             strategy = "tile"
         elif strategy == "outer":
