@@ -50,16 +50,22 @@ def test_geometry_picks_the_kernel_from_the_plan():
     # the warp kernel's 16-byte words: one contiguous axis
     assert [_geo((64, 400_000), (1,), itemsize=i).vec for i in (1, 2, 4, 8)] == [16, 8, 4, 2]
     assert _geo((64, 100_000), (1,), strides=(200_000, 2)).vec == 1
-    # fewer words a row than a batch of four for every lane: element by element
-    assert _geo((1 << 20, 64), (1,)).vec == 1 and _geo((1 << 16, 511), (1,)).vec == 1
+    # a row of a few dozen words: a group of lanes (_geometry.warp_group) reads it by
+    # words; past WARP_GROUP_MOST_LOADS words the warp, element by element below a
+    # batch of four words for every lane
+    g = _geo((1 << 20, 64), (1,))
+    assert (g.kernel, g.vec, g.group, g.nchunks, g.combine_grid) == ("group", 4, 2, 1, 0)
+    assert _geo((1 << 16, 384), (1,)).group == 16
+    g = _geo((1 << 16, 511), (1,))
+    assert (g.kernel, g.vec) == ("warp", 1)
     assert _geo((1 << 16, 512), (1,)).vec == 4 and _geo((1 << 16, 256), (1,), itemsize=8).vec == 2
     assert _geo((64, 100, 1000), (1, 2)).vec == 4            # (1, 2) merge into one axis
     assert _geo((64, 100, 1000), (1, 2), strides=(200_000, 2000, 1)).vec == 1
 
 
 def test_medium_rows_of_narrow_elements_are_a_threads_up_to_112_bytes():
-    """Rows past SHORT_ROWLEN elements go to the warp kernel only past
-    THREAD_ROW_MOST_BYTES bytes too: 1-byte rows up to 112 elements and 2-byte rows up
+    """Rows past SHORT_ROWLEN elements go to a warp's lanes (a group of them: rows of
+    a few words) only past THREAD_ROW_MOST_BYTES bytes too: 1-byte rows up to 112 elements and 2-byte rows up
     to 56 stay a thread's (``xs_arg_rowregs`` where whole words), 4-byte rows of 33
     and 8-byte rows of 17-32 keep their kernels."""
     n = 1 << 22
@@ -67,7 +73,7 @@ def test_medium_rows_of_narrow_elements_are_a_threads_up_to_112_bytes():
              for k, i in [(33, 1), (64, 1), (112, 1), (113, 1), (128, 1), (40, 2), (56, 2),
                           (57, 2), (32, 4), (33, 4), (32, 8), (33, 8)]}
     assert kinds == {(33, 1): "thread", (64, 1): "thread", (112, 1): "thread",
-                     (113, 1): "warp", (128, 1): "warp", (40, 2): "thread",
-                     (56, 2): "thread", (57, 2): "warp", (32, 4): "thread",
-                     (33, 4): "warp", (32, 8): "thread", (33, 8): "warp"}
+                     (113, 1): "group", (128, 1): "group", (40, 2): "thread",
+                     (56, 2): "thread", (57, 2): "group", (32, 4): "thread",
+                     (33, 4): "group", (32, 8): "thread", (33, 8): "group"}
     assert _arg.THREAD_ROW_MOST_BYTES == 112

@@ -15,7 +15,8 @@ import pytest
 
 from xstride._kernels import _reduce_common as rc
 from xstride._kernels import argreductions as _arg
-from xstride._kernels._geometry import colsplit_geometry, reduction_geometry, tile_rows
+from xstride._kernels._colsplit_geometry import colsplit_geometry
+from xstride._kernels._geometry import reduction_geometry, tile_rows
 from xstride._plans.argreduction import plan_arg_array
 from xstride._plans.reduction import plan_reduction
 from xstride.layout import Layout

@@ -56,8 +56,8 @@ _CT = {v: k for k, v in _rc.CTYPE.items()}
 _OPF = {0: np.add, 1: np.multiply, 2: np.minimum, 3: np.maximum, 5: np.bitwise_and,
         6: np.bitwise_or}
 #: Kernels launched without partials and counters (x, out, center, desc, nrows, rowlen;
-#: "tile" adds the rows it stages per block).
-_ONE_PASS = ("rows_warp", "short", "tile", "lanes")
+#: "tile" adds the rows it stages per block, "rows_group" the lanes a row).
+_ONE_PASS = ("rows_warp", "rows_group", "short", "tile", "lanes")
 
 
 class FakeKernel:
@@ -80,8 +80,8 @@ class FakeKernel:
 
     def __call__(self, grid, block, args, shared_mem=0, stream=None, **kwargs):
         ndesc = 8 * (2 * self.nkc + 2 * self.nrc + 2)
-        if self.name in _ONE_PASS:  # x, out, center, desc, nrows, rowlen
-            sizes = [8, 8, 8, ndesc, 8, 8] + ([8] if self.name == "tile" else [])
+        if self.name in _ONE_PASS:  # x, out, center, desc, nrows, rowlen[, rows | group]
+            sizes = [8, 8, 8, ndesc, 8, 8] + ([8] if self.name in ("tile", "rows_group") else [])
         else:  # x, out, center, partials, counters, desc, nrows, rowlen, chunk, nchunks
             sizes = [8, 8, 8, 8, 8, ndesc, 8, 8, 8, 8]
         decoded = []
@@ -107,6 +107,8 @@ class FakeKernel:
         rshape, rstride = desc[2 * c:2 * c + nr], desc[2 * c + r:2 * c + r + nr]
         nrows = q(decoded[idesc + 1][0])
         assert nrows == int(np.prod(kshape))
+        if self.name == "rows_group":   # lanes a row: a power of two below a warp's
+            assert q(decoded[-1][0]) in (1, 2, 4, 8, 16)
         k = _offsets(kshape, kstride)
         rr = _offsets(rshape, rstride)
         idx = k[:, None] + rr[None, :]
@@ -189,13 +191,15 @@ def _expected_launch(x, axes, op, out_dtype, acc):
         words += (geo.chunk, geo.nchunks)
     elif geo.kernel == "tile":
         words += (geo.chunk,)
+    elif geo.kernel == "rows_group":
+        words += (geo.group,)
     if geo.kernel == "interleave" and geo.vec > 1:
         minb, batch = _rc.TUNING["interleave_words"]
         if geo.vec * acc.itemsize > _rc.WORDS_ACC_BYTES:   # 16 int64 accumulators
             batch //= 2
     else:
         minb, batch = _rc.TUNING[geo.kernel][:2]
-        if (x.itemsize == 1 and geo.kernel in ("interleave", "rows_warp", "rows_block")
+        if (x.itemsize == 1 and geo.kernel in ("interleave", "rows_warp", "rows_group", "rows_block")
                 and geo.vec == 1):
             batch = _red.BYTE_BATCH    # 1-byte elements one by one: 32 loads in flight
         elif geo.vec == 16 and acc.itemsize == 8:
@@ -225,7 +229,7 @@ def _check_launch(entry, x, axes, op, out_dtype, acc, result):
             assert args[3][0] != bytes(8) and args[4][0] != bytes(8)  # workspace addresses
         else:
             assert args[3][0] == args[4][0] == bytes(8)
-    n_tail = 5 if geo.kernel not in _ONE_PASS else 4 if geo.kernel == "tile" else 3
+    n_tail = 5 if geo.kernel not in _ONE_PASS else 4 if geo.kernel in ("tile", "rows_group") else 3
     assert b"".join(b for b, _ in args[-n_tail:]) == tail
     return plan, split
 

@@ -114,7 +114,7 @@ def test_narrow_rows_load_vectors_when_asked(itemsize):
                                 ((1 << 16, 1000), (1,), "rows_warp")]:
         p = plan_reduction(_lay(shape, itemsize), axes)
         g = reduction_geometry(p, itemsize, 132, narrow=True)
-        assert (g.kernel, g.vec) == (kernel, 16 // itemsize), shape
+        assert (g.kernel if g.kernel != "rows_group" else "rows_warp", g.vec) == (kernel, 16 // itemsize), shape
         assert reduction_geometry(p, itemsize, 132).vec == 1
     strided = Layout(shape=(3, 1 << 20), strides=(1 << 21, 2),
                      itemsize=itemsize)
@@ -548,3 +548,64 @@ def test_short_rows_side_by_side_only_where_asked_and_whole():
     g = reduction_geometry(plan_array(np.zeros((3, n), np.float32).T, (1,)), 4, 132, 0,
                            side_by_side=True)
     assert g.grid == (n // 4 // 256,)                                   # a thread per W rows
+
+
+# ----------------------------------------------------------------------------- warp groups
+@pytest.mark.parametrize("nrows,rowlen,vec,group", [
+    (167772, 200, 4, 8),      # (n, 200) float32: 50 words, 7 a lane
+    (16777, 2000, 4, 32),     # 500 words: 16 a lane even with 32 lanes
+    (65536, 256, 2, 32),      # (n, 256) float64: 128 words, past WARP_GROUP_MOST_LOADS
+    (65536, 90, 1, 16),       # 90 strided elements: 6 a lane
+    (524288, 600, 16, 8),     # (n, 600) int8: 38 words of 16
+    (524288, 1000, 16, 32),   # 63 words of 16: past WARP_GROUP_MOST_BYTE_LOADS
+    (524288, 256, 16, 2),     # (n, 256) bool: 16 words
+    (300, 200, 4, 32),        # few rows: doubled up to the whole warp
+    (12672, 200, 4, 8),       # 12672 * 8 lanes fill 24 warps on each of 132 SMs
+    (12671, 200, 4, 16),      # ... 12671 * 8 do not
+    (1 << 20, 8, 1, 1),       # 8 loads: one lane (rows this short run other kernels)
+])
+def test_warp_group_gives_each_lane_a_few_loads(nrows, rowlen, vec, group):
+    from xstride._kernels._geometry import warp_group
+
+    assert warp_group(nrows, rowlen, vec, 132) == group
+
+
+def test_rows_warp_geometry_carries_its_group():
+    """The launch of (n, 200) float32 rows: 8 lanes a row, a warp for every 4 rows, the
+    grid capped at 32 blocks an SM; the one-row warp's launch for few rows."""
+    n = (1 << 25) // 200
+    g = reduction_geometry(plan_reduction(_lay((n, 200)), (1,)), 4, 132)
+    assert (g.kernel, g.group, g.vec) == ("rows_group", 8, 4)
+    assert g.grid == (min(-(-(-(-n * 8 // 32)) // 8), 32 * 132),)
+    few = reduction_geometry(plan_reduction(_lay((300, 200)), (1,)), 4, 132)
+    assert (few.kernel, few.group, few.grid) == ("rows_warp", 32, (38,))
+
+
+@pytest.mark.parametrize("nrows,group,blocks", [(1000, 8, 3), (37, 4, 1), (5000, 2, 2),
+                                                (999, 32, 5), (12, 1, 1)])
+def test_rows_warp_lanes_take_every_row_once(nrows, group, blocks):
+    """A model of ``xs_reduce_rows_group``'s loop (reductions.cu), lane by lane: each row
+    is taken by exactly ``group`` lanes of one warp, lanes 0..group-1 of its group, in
+    one pass of that warp; a warp's passes are the same for all its lanes (every lane
+    reaches the shuffles), and rows past the end are never stored."""
+    threads = 256
+    per, step = 32 // group, (blocks * threads >> 5) * (32 // group)
+    seen = {}
+    for b in range(blocks):
+        for w in range(threads // 32):
+            passes = set()
+            for lane in range(32):
+                t = w * 32 + lane
+                row = ((b * threads + t) >> 5) * per + lane // group
+                count = 0
+                while row - lane // group < nrows:
+                    if row < nrows:
+                        seen.setdefault(row, []).append((b, w, lane % group))
+                    row += step
+                    count += 1
+                passes.add(count)
+            assert len(passes) == 1, (b, w, passes)
+    assert sorted(seen) == list(range(nrows))
+    for row, takers in seen.items():
+        assert len({(b, w) for b, w, _ in takers}) == 1, row
+        assert sorted(s for _, _, s in takers) == list(range(group)), row

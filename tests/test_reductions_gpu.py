@@ -326,13 +326,16 @@ def test_moments_propagate_nan(cp, dtype):
 def _reduction_variants():
     from xstride._kernels._reduce_common import VARIANTS
 
-    return [(k, v) for k in ("rows_warp", "rows_block", "cols") for v in VARIANTS[k]]
+    return [(k, v) for k in ("rows_warp", "rows_group", "rows_block", "cols") for v in VARIANTS[k]]
 
 
 # (shape, axis, view) routed to each reduction kernel, with tails and odd alignments
 _ROUTES = {
     "rows_warp": [((600, 643), 1, None), ((300, 4001), 1, "offset"), ((40, 6, 50), (0, 2), None),
                   ((700, 80), 1, "stride")],   # rows of 40: still a warp each (not "short")
+    # groups of 8 and 16 lanes a row (_geometry.warp_group), rows off 16-byte boundaries
+    "rows_group": [((20_001, 200), 1, None), ((13_001, 301), 1, "offset"),
+                   ((15_000, 80), 1, "stride")],   # rows of 40 elements 16 bytes apart
     "rows_block": [((1_000_003,), None, None), ((3, 300_001), 1, "offset"),
                    ((2, 50_000, 3), (1, 2), "stride")],
     "cols": [((300, 2048), 0, None), ((5000, 12), 0, None), ((999, 513), 0, None),

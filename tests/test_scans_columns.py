@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from xstride._kernels import _reduce_common as rc
-from xstride._kernels._geometry import _distinct_banks, colsplit_geometry
+from xstride._kernels._colsplit_geometry import _distinct_banks, colsplit_geometry
 from xstride._plans.scan import (COLSPLIT_MAX_COLS, COLSPLIT_MIN_LENGTH, colsplit_ok,
                                  plan_scan)
 from xstride.layout import Layout

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import xstride as xp
-from xstride._kernels._geometry import colsplit_geometry
+from xstride._kernels._colsplit_geometry import colsplit_geometry
 from xstride._plans.scan import COLSPLIT_MIN_LENGTH, plan_scan
 from xstride.layout import Layout
 from tests.test_reductions_gpu import _random

@@ -208,6 +208,8 @@ def _recipe(graph, red, args, nd) -> _Recipe:
     params += [struct(desc.tobytes()), i64(plan.nrows), i64(plan.rowlen)]
     if geo.kernel == "tile":
         params += [i64(geo.chunk)]
+    elif geo.kernel == "rows_group":
+        params += [i64(geo.group)]
     if split:
         params += [i64(geo.chunk), i64(geo.nchunks)]
     rec.launch = Launch(fn, geo.grid, geo.block, params)

@@ -3,7 +3,8 @@
 The plans (:mod:`xstride._plans`) decide what is computed over which layout; this
 module turns a plan into what a CUDA launch needs: the packed parameter struct of the
 elementwise kernels, the grid of the tiled kernel, and the kernel, grid, block and
-splitting of a reduction. Pure Python (no CuPy import), so it is tested on the CPU.
+splitting of a reduction (the ``"columns_split"`` scan's geometry is
+:mod:`._colsplit_geometry`). Pure Python (no CuPy import), so it is tested on the CPU.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ __all__ = ["TILE", "CAPS", "pack_params", "TiledGeometry", "tiled_geometry",
            "BLOCK_THREADS", "OUTER_ROWS", "SHORT_MAX_BLOCKS", "INTERLEAVE_MIN_ROUNDS", "ReductionGeometry",
            "interleave_words",
            "reduction_geometry", "scan_tile_rows", "scan_tile_loads", "scan_tile_bytes",
-           "SCAN_TILE_MOST_LOADS", "regs_rows", "scan_regs_rows", "REGS_MOST_BYTES", "columns_vector", "ColsplitGeometry",
-           "colsplit_geometry", "colsplit_pad", "ROW_TILE_MIN", "row_tiles_fit",
+           "SCAN_TILE_MOST_LOADS", "regs_rows", "scan_regs_rows", "REGS_MOST_BYTES", "columns_vector",
+           "WARP_ROW_LOADS", "WARP_GROUP_MOST_LOADS", "WARP_GROUP_MOST_BYTE_LOADS",
+           "WARP_GROUP_MIN_WARPS", "warp_group", "ROW_TILE_MIN", "row_tiles_fit",
            "SHORT_ROW_TILE_MIN", "short_row_unroll", "row_tiles_choice"]
 
 # ----------------------------------------------------------------------------- elementwise
@@ -219,12 +221,14 @@ class ReductionGeometry:
 
     Attributes
     ----------
-    kernel : {"rows_warp", "rows_block", "cols", "short", "tile", "interleave", "lanes"}
+    kernel : {"rows_warp", "rows_group", "rows_block", "cols", "short", "tile", "interleave", "lanes"}
     grid, block : tuple of int
     vec : int
         Elements per vector load (1 = scalar loads; "short" only: -W, W rows that lie
         side by side per thread, one 16-byte load across them per step; "interleave":
         V > 1 reads the run as words of V elements, :func:`interleave_words`).
+    group : int
+        Lanes per row of "rows_group" (:func:`warp_group`; 32: "rows_warp").
     nchunks, chunk : int
         ("tile": ``chunk`` is the rows staged per block; "interleave": ``chunk``
         elements of the flat run per block, ``nchunks`` blocks.)
@@ -239,6 +243,7 @@ class ReductionGeometry:
     vec: int
     nchunks: int
     chunk: int
+    group: int = 32
 
 
 def _vec_width(itemsize: int) -> int:
@@ -268,6 +273,44 @@ def _short_vec(plan: ReductionPlan, itemsize: int, base_address: int,
                 and plan.rstride[0] % w == 0 and base_address % 16 == 0):
             return -w
     return 1
+
+
+#: Loads of its row a lane of a ``"rows_group"`` group should have (a load: one
+#: element, or one 16-byte word with vector loads): :func:`warp_group`.
+WARP_ROW_LOADS = 8
+#: Longest rows, in loads, that groups of fewer than 32 lanes take (rows of 16-byte
+#: words of 16 one-byte elements: :data:`WARP_GROUP_MOST_BYTE_LOADS`); longer ones
+#: keep the warp of ``"rows_warp"``.
+WARP_GROUP_MOST_LOADS = 96
+WARP_GROUP_MOST_BYTE_LOADS = 48
+#: Fewest warps per SM :func:`warp_group` keeps busy before it gives a row more lanes.
+WARP_GROUP_MIN_WARPS = 24
+
+
+def warp_group(nrows: int, rowlen: int, vec: int, sm_count: int) -> int:
+    """Lanes per row of a reduction of ``nrows`` rows of ``rowlen`` elements loaded
+    ``vec`` at a time, on ``sm_count`` SMs: 32 (``"rows_warp"``) for rows of more
+    than :data:`WARP_GROUP_MOST_LOADS` loads, else the fewest (a power of two) that
+    leave each lane at most :data:`WARP_ROW_LOADS` loads, doubled while the rows
+    would occupy fewer than :data:`WARP_GROUP_MIN_WARPS` warps per SM.
+
+    On the H200 (2026-12-04, 128 MiB arrays, fraction of copy; a warp of 32 lanes a
+    row -> this rule; docs/reductions.md, "rows_group"): ``sum(x, axis=1)`` of float32
+    (n, 200) 0.45 -> 0.76 (50 words: 8 lanes), (n, 300) 0.53 -> 0.73 (16 lanes), int32
+    (n, 200) 0.45 -> 0.73, float16 (n, 300) 0.27 -> 0.57; ``all`` of bool (n, 256)
+    0.08 -> 0.59 (2 lanes). Groups of 16 on rows of 97-128 words read float32
+    (n, 500) at 0.62 against 0.75 (int64 (n, 200) ``max`` 0.60 against 0.69), and
+    groups of 8 on int8 and bool rows of 63 words ``max`` and ``all`` at 0.15-0.17
+    against 0.18-0.21: those keep the warp."""
+    loads = -(-rowlen // max(vec, 1))
+    if loads > (WARP_GROUP_MOST_BYTE_LOADS if vec == 16 else WARP_GROUP_MOST_LOADS):
+        return 32
+    group = 1
+    while group < 32 and -(-loads // group) > WARP_ROW_LOADS:
+        group *= 2
+    while group < 32 and nrows * group < 32 * WARP_GROUP_MIN_WARPS * sm_count:
+        group *= 2
+    return group
 
 
 def interleave_words(plan: ReductionPlan, itemsize: int, base_address: int) -> int:
@@ -348,10 +391,11 @@ def reduction_geometry(plan: ReductionPlan, itemsize: int, sm_count: int,
         if plan.inner_contiguous:
             vec = 16 // itemsize if narrow and itemsize in (1, 2) else _vec_width(itemsize)
         if plan.strategy == "inner" and (plan.rowlen <= 4096 or plan.nrows >= 32 * sm):
-            warps_per_block = BLOCK_THREADS // 32
-            blocks = min(-(-plan.nrows // warps_per_block), 32 * sm)
-            return ReductionGeometry("rows_warp", (blocks,), (BLOCK_THREADS,), vec, 1,
-                                     plan.rowlen)
+            group = warp_group(plan.nrows, plan.rowlen, vec, sm)
+            warps = -(-plan.nrows * group // 32)
+            blocks = min(-(-warps // (BLOCK_THREADS // 32)), 32 * sm)
+            return ReductionGeometry("rows_warp" if group == 32 else "rows_group", (blocks,),
+                                     (BLOCK_THREADS,), vec, 1, plan.rowlen, group)
         target = max(int(resident), 1) * sm
         nchunks = max(1, min(-(-target // plan.nrows), -(-plan.rowlen // 4096), 65535))
         chunk = -(-plan.rowlen // nchunks)
@@ -484,107 +528,3 @@ def columns_vector(plan, in_size: int, out_size: int) -> int:
             and plan.nrows % v == 0 and plan.s_in % v == 0 and plan.s_out % v == 0):
         return v
     return 1
-
-
-#: Chunks per SM of the "columns_split" scan: one wave of its scan launch, whose
-#: ``__launch_bounds__(256, MINB)`` (MINB = ``TUNING["colsplit"]``, this by default)
-#: keeps that many blocks of 256 threads per SM.
-COLSPLIT_CHUNKS_PER_SM = 4
-
-
-@dataclass(frozen=True)
-class ColsplitGeometry:
-    """Launch geometry of the ``"columns_split"`` scan (``scans_columns.cu``).
-
-    Attributes
-    ----------
-    threads : int
-        Block width ``m * k``.
-    m : int
-        Threads per column.
-    run : int
-        ``L``: consecutive rows one thread scans in a tile (a template parameter).
-    tile_rows : int
-        ``R = m * L`` rows per staged tile.
-    pad : int
-        Shared elements of padding after each run of ``L * k`` elements.
-    chunk_rows : int
-        Rows per chunk (a multiple of ``tile_rows``).
-    chunks : int
-        ``C``: blocks of both launches.
-    out_offset : int
-        Byte offset of the staged outputs in that memory: 0 when inputs and outputs
-        have one size (each thread overwrites its own inputs), else past the inputs
-        (rounded up to 16).
-    smem : int
-        Dynamic shared bytes of the scan launch.
-    """
-
-    threads: int
-    m: int
-    run: int
-    tile_rows: int
-    pad: int
-    chunk_rows: int
-    chunks: int
-    out_offset: int
-    smem: int
-
-
-def _distinct_banks(k: int, stride: int, threads: int) -> bool:
-    """Threads ``t = j * k + c`` at staged positions ``j * stride + c``: distinct
-    modulo 32 within each warp and modulo 16 within each half-warp (4- and 8-byte
-    elements without bank conflicts; a step down the run adds ``k`` to every
-    position, which keeps them distinct)."""
-    for width, banks in ((32, 32), (16, 16)):
-        for w in range(0, threads, width):
-            pos = {((t // k) * stride + t % k) % banks for t in range(w, min(w + width, threads))}
-            if len(pos) != min(width, threads - w):
-                return False
-    return True
-
-
-def colsplit_pad(k: int, run: int, threads: int) -> int:
-    """Fewest elements of padding after each run of ``run * k`` staged elements of the
-    ``"columns_split"`` scan that put the threads of a warp reading their runs on
-    distinct banks (:func:`_distinct_banks`); ``(-(run - 1) * k) % 32`` always does
-    (positions then equal the thread index plus a constant modulo 32), and is the
-    answer when no smaller one does."""
-    fallback = (-(run - 1) * k) % 32
-    for pad in range(fallback):
-        if _distinct_banks(k, run * k + pad, threads):
-            return pad
-    return fallback
-
-
-def colsplit_geometry(n: int, k: int, in_size: int, out_size: int,
-                      sm_count: int, blocks_per_sm: int = COLSPLIT_CHUNKS_PER_SM
-                      ) -> ColsplitGeometry:
-    """The geometry of the ``"columns_split"`` scan of ``n`` rows of ``k`` columns
-    (``2 <= k <= 256``, ``n >= 1``) of ``in_size``-byte inputs and ``out_size``-byte
-    outputs on a device of ``sm_count`` SMs: ``m = 256 // k`` threads per column,
-    runs of 16 rows (8 when an element has 8 bytes), at most
-    ``blocks_per_sm * sm_count`` chunks of whole tiles (one wave of the scan launch,
-    compiled for that many resident blocks). The chunking fixes
-    the combination order, so results are deterministic for one device model.
-
-    Examples
-    --------
-    >>> g = colsplit_geometry(1 << 25, 3, 4, 4, 132)
-    >>> g.threads, g.run, g.tile_rows, g.pad, g.chunks
-    (255, 16, 1360, 19, 525)
-    """
-    if not 2 <= k <= 256 or n < 1:
-        raise error(ValueError, "colsplit_geometry",
-                    f"takes 2 <= k <= 256 columns and n >= 1 rows, got n={n}, k={k}")
-    m = 256 // k
-    run = 16 if max(in_size, out_size) <= 4 else 8
-    tile = m * run
-    pad = colsplit_pad(k, run, m * k)
-    want = min(-(-n // tile), max(int(blocks_per_sm), 1) * max(int(sm_count), 1))
-    chunk = -(-(-(-n // want)) // tile) * tile
-    chunks = -(-n // chunk)
-    slots = m * (run * k + pad)
-    out_offset = 0 if in_size == out_size else -(-slots * in_size // 16) * 16
-    smem = out_offset + slots * out_size
-    return ColsplitGeometry(m * k, m, run, tile, pad, chunk, chunks, out_offset, smem)

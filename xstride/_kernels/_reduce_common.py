@@ -27,7 +27,16 @@ __all__ = [
 #: the registers), ``B`` the loads each thread batches (issued together before any
 #: is folded; ``B = 1`` is the original one-load-in-flight loop). Chosen from ptxas
 #: register counts (no spills in the hot loops) and the H200 benchmark
-#: (``benchmarks/reductions.py --sweep``). ``short`` (one thread per output row): ptxas
+#: (``benchmarks/reductions.py --sweep``). ``rows_warp`` and ``rows_group`` ``(4, 4)``:
+#: on the H200 (2026-12-04, ``sum``/``max``/``all(x, axis=1)``, 128 MiB arrays, the
+#: knob switched within one process, two rounds, fraction of copy) the warp read
+#: float64 (n, 256) ``max`` at 0.80 against 0.56 for ``(3, 8)`` (CuPy 0.74), (n, 1000)
+#: 0.77 against 0.65, bool (n, 1000) ``all`` 0.40 against 0.18, int8 ``max`` 0.38
+#: against 0.20, 3-5 % below ``(3, 8)`` on ``sum`` of float64 (n, 194), int64 (n, 200)
+#: and float32 (n, 500); ``(8, 2)``, ``(6, 4)``, ``(4, 8)``, ``(2, 8)``, ``(2, 16)``
+#: between them or below. The groups: int8 (n, 600) ``max`` 0.47 against 0.20 (CuPy
+#: 0.34), float32 (n, 200)-(n, 300) ``max`` +0.05, ``sum`` -0.02 to -0.05, int32 (n,
+#: 200) ``max`` 0.77 against 0.83. ``short`` (one thread per output row): ptxas
 #: 12.9/13.0 for sm_90 gives ``(6, 4)`` 36-40 registers and no spills (8 bytes in the
 #: float64 ``var`` pass), ``(5, 8)`` 40-48 and none, ``(8, 4)`` 32 and 4-28 bytes;
 #: on the H200 (2026-12-01, ``sum(x, axis=1)`` of (n, k) float32, n = 2**25, against
@@ -83,7 +92,8 @@ __all__ = [
 #: stay within 2048). Only ``lookback_items``, ``lookback_group``,
 #: ``lookback_f32_run`` and ``lookback_threads`` change the bits of float results.
 TUNING = {
-    "rows_warp": (3, 8),
+    "rows_warp": (4, 4),
+    "rows_group": (4, 4),
     "rows_block": (3, 8),
     "cols": (3, 8),
     "short": (8, 4),
@@ -111,6 +121,7 @@ TUNING = {
 #: The variants each knob can take (tested on the GPU; the benchmark's --sweep).
 VARIANTS = {
     "rows_warp": [(6, 1), (4, 4), (3, 8)],
+    "rows_group": [(6, 1), (4, 4), (3, 8)],
     "rows_block": [(1, 1), (4, 4), (3, 8)],
     "cols": [(6, 1), (4, 4), (3, 8)],
     "short": [(6, 4), (5, 8), (8, 4)],

@@ -26,6 +26,7 @@
 //                   axis is innermost, plan strategies "short" and "outer")
 //   xs_arg_warp     one warp per (row, chunk), lanes interleaved over the elements
 //                   (coalesced when the reduced axis is innermost: "inner", "full")
+//   xs_arg_group    a group of 1-16 lanes per row of a few dozen 16-byte words
 //   xs_arg_interleave  a block per chunk of a contiguous run of rows of a few columns,
 //                   reduced over the rows (plan strategy "interleave": argmax(x, axis=0)
 //                   of an (n, 3) array), read as one flat array
@@ -203,41 +204,43 @@ __global__ void __launch_bounds__(256, MINB) xs_arg_thread(const Tin* __restrict
     }
 }
 
-// A lane's share of elements [begin, end) of one contiguous row (walk stride 1, one
-// reduced axis: logical index rbase + j * rw at walk position j): the elements before
-// the first 16-byte boundary one by one (lane t the t-th), then 16-byte words of V
-// elements (lane t words t, t + 32, ...; four words in flight before any is compared),
-// then the tail one by one; a lane's positions rise, so it keeps an xs_arg_run.
+// Lane `lane` of `nt` lanes' share of elements [begin, end) of one contiguous row (walk
+// stride 1, one reduced axis: logical index rbase + j * rw at walk position j): the
+// elements before the first 16-byte boundary one by one (lane t the t-th), then 16-byte
+// words of V elements (lane t words t, t + nt, ...; four words in flight before any is
+// compared), then the tail one by one; a lane's positions rise, so it keeps an
+// xs_arg_run. xs_arg_warp passes nt = 32, a constant once inlined.
 template <int MAX, typename Tin, typename Tacc, int V>
 __device__ __forceinline__ void xs_arg_fold_words(const Tin* __restrict__ p, long long begin,
-                                                  long long end, unsigned lane, long long rbase,
-                                                  long long rw, Tacc& bv, long long& bi)
+                                                  long long end, unsigned lane, unsigned nt,
+                                                  long long rbase, long long rw, Tacc& bv,
+                                                  long long& bi)
 {
     xs_arg_run<MAX, Tacc> run;
     auto take = [&](Tacc v, long long j) { run.take(v, j, rw > 0); };
     const unsigned long long a = (unsigned long long)(p + begin);
     long long head = (long long)(((16ull - (a & 15ull)) & 15ull) / sizeof(Tin));
     head = head < end - begin ? head : end - begin;
-    for (long long j = begin + lane; j < begin + head; j += 32) take((Tacc)p[j], j);
+    for (long long j = begin + lane; j < begin + head; j += nt) take((Tacc)p[j], j);
     const long long w0 = begin + head, nw = (end - w0) / V;
     const uint4* q = reinterpret_cast<const uint4*>(p + w0);
     long long i = lane;
-    for (; i + 96 < nw; i += 128) {
+    for (; i + 3 * nt < nw; i += 4 * nt) {
         xs_row_words<Tin, V> v[4];
 #pragma unroll
-        for (int k = 0; k < 4; ++k) v[k].u[0] = __ldg(q + i + 32 * k);
+        for (int k = 0; k < 4; ++k) v[k].u[0] = __ldg(q + i + nt * k);
 #pragma unroll
         for (int k = 0; k < 4; ++k)
 #pragma unroll
-            for (int e = 0; e < V; ++e) take((Tacc)v[k].t[e], w0 + (i + 32 * k) * V + e);
+            for (int e = 0; e < V; ++e) take((Tacc)v[k].t[e], w0 + (i + nt * k) * V + e);
     }
-    for (; i < nw; i += 32) {
+    for (; i < nw; i += nt) {
         xs_row_words<Tin, V> v;
         v.u[0] = __ldg(q + i);
 #pragma unroll
         for (int e = 0; e < V; ++e) take((Tacc)v.t[e], w0 + i * V + e);
     }
-    for (long long j = w0 + nw * V + lane; j < end; j += 32) take((Tacc)p[j], j);
+    for (long long j = w0 + nw * V + lane; j < end; j += nt) take((Tacc)p[j], j);
     run.merge(bv, bi, rbase, rw);
 }
 
@@ -265,11 +268,44 @@ __global__ void __launch_bounds__(256) xs_arg_warp(const Tin* __restrict__ x, lo
         Tacc bv = xs_arg_worst<MAX, Tacc>();
         long long bi = XS_ARG_NONE;
         if constexpr (V > 1)
-            xs_arg_fold_words<MAX, Tin, Tacc, V>(p, begin, end, lane, d.rbase, d.rweight[0], bv, bi);
+            xs_arg_fold_words<MAX, Tin, Tacc, V>(p, begin, end, lane, 32u, d.rbase, d.rweight[0], bv, bi);
         else
             xs_arg_fold<MAX, Tin, Tacc, NK, NR>(p, begin + lane, end, 32, d, bv, bi);
         xs_arg_warp_reduce<MAX>(bv, bi);
         if (lane == 0u) xs_arg_store(w, row, nchunks, bv, bi, out, pval, pidx);
+    }
+}
+
+// `group` lanes (1, 2, 4, 8 or 16) a row of one contiguous axis (the host checks: one
+// chunk a row, nr == 1, rstride 1, V * sizeof(Tin) == 16), 32 / group rows a warp at
+// once, each group's lanes reading the row by words as xs_arg_fold_words with nt =
+// group, then a butterfly of log2(group) steps; warps stride over the rows. Rows of a
+// few dozen words give each lane several words in flight (_geometry.warp_group).
+template <int MAX, typename Tin, typename Tacc, int NK, int NR, int V>
+__global__ void __launch_bounds__(256) xs_arg_group(const Tin* __restrict__ x, long long* __restrict__ out,
+                                                    const xs_arg_desc<NK, NR> d, long long nrows,
+                                                    long long rowlen, long long group)
+{
+    static_assert(V * sizeof(Tin) == 16, "16-byte words of V elements");
+    const unsigned g = (unsigned)group, lane = threadIdx.x & 31u, sub = lane & (g - 1u);
+    const unsigned slot = lane / g;
+    const long long per = 32 / group, step = (((long long)gridDim.x * blockDim.x) >> 5) * per;
+    for (long long row = (((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5) * per + slot;
+         row - slot < nrows; row += step) {   // warp-uniform: every lane shuffles below
+        Tacc bv = xs_arg_worst<MAX, Tacc>();
+        long long bi = XS_ARG_NONE;
+        if (row < nrows)
+            xs_arg_fold_words<MAX, Tin, Tacc, V>(x + xs_offset<NK>(row, d.kshape, d.kstride, d.nk),
+                                                 0, rowlen, sub, g, d.rbase, d.rweight[0], bv, bi);
+#pragma unroll
+        for (unsigned o = 16; o > 0; o >>= 1) {
+            if (o < g) {
+                const Tacc ov = __shfl_xor_sync(XSTRIDE_FULL_WARP_MASK, bv, o);
+                const long long oi = __shfl_xor_sync(XSTRIDE_FULL_WARP_MASK, bi, o);
+                if (xs_arg_better<MAX>(ov, oi, bv, bi)) { bv = ov; bi = oi; }
+            }
+        }
+        if (row < nrows && sub == 0u) out[row] = bi;
     }
 }
 

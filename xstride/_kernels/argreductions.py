@@ -25,7 +25,7 @@ from .._plans.reduction import SHORT_ROWLEN, empty_axis_error
 from . import _reduce_common as rc
 from ._cupy import cupy as _cupy
 from ._devices import check as check_devices
-from ._geometry import regs_rows
+from ._geometry import regs_rows, warp_group
 from ._launch import Launch, i64, slot64, struct
 from ._lru import Bounded
 from ._prepared import GATE, Store
@@ -102,8 +102,9 @@ class ArgGeometry:
 
     Attributes
     ----------
-    kernel : {"thread", "warp", "interleave"}
-        ``xs_arg_thread`` (one thread per work item), ``xs_arg_warp`` (one warp) or
+    kernel : {"thread", "warp", "group", "interleave"}
+        ``xs_arg_thread`` (one thread per work item), ``xs_arg_warp`` (one warp),
+        ``xs_arg_group`` (``group`` lanes a row, rows of one chunk read by words) or
         ``xs_arg_interleave`` (a block per chunk of a flat run of a few columns; its
         block is ``ncols * (256 // ncols)`` threads).
     grid, block : int
@@ -119,6 +120,8 @@ class ArgGeometry:
     combine_threads : int
         Threads of ``xs_arg_combine`` per row: 32 (a warp), or 256 (a block) when a row
         has more than :data:`COMBINE_WARP_MOST` chunks.
+    group : int
+        Lanes a row of ``xs_arg_group`` (:func:`~._geometry.warp_group`, below 32).
     """
 
     kernel: str
@@ -129,6 +132,7 @@ class ArgGeometry:
     combine_grid: int
     vec: int = 1
     combine_threads: int = 32
+    group: int = 32
 
 
 def arg_geometry(plan: ArgPlan, sm_count: int, itemsize: int = 4) -> ArgGeometry:
@@ -145,7 +149,10 @@ def arg_geometry(plan: ArgPlan, sm_count: int, itemsize: int = 4) -> ArgGeometry
     kernel reads. A row is split when the rows alone give fewer
     work items than :data:`THREAD_ITEMS_PER_SM` threads (:data:`WARP_ITEMS_PER_SM`
     warps) per SM, into chunks of at least :data:`THREAD_MIN_CHUNK`
-    (:data:`WARP_MIN_CHUNK`) elements. The plan strategy ``"interleave"`` with a walk
+    (:data:`WARP_MIN_CHUNK`) elements. Warp rows of one chunk along one contiguous
+    axis that :func:`~._geometry.warp_group` gives fewer than 32 lanes take
+    ``xs_arg_group`` (``"group"``): rows of a few dozen 16-byte words, each lane
+    several words. The plan strategy ``"interleave"`` with a walk
     of one axis (a few contiguous columns of rows of any stride, reduced over the rows) takes
     ``xs_arg_interleave``: about :func:`interleave_tuning`'s blocks per SM, each
     a chunk of whole block widths of the flat run (work item ``b * ncols + c``).
@@ -176,6 +183,12 @@ def arg_geometry(plan: ArgPlan, sm_count: int, itemsize: int = 4) -> ArgGeometry
     vec = (16 // itemsize if not thread and itemsize in (1, 2, 4, 8) and plan.nr == 1
            and plan.rstride[0] == 1 else 1)
     chunk = -(-rowlen // nchunks)
+    if vec > 1 and nchunks == 1:   # rows of a few dozen words: a group of lanes a row
+        group = warp_group(nrows, rowlen, vec, sm)
+        if group < 32:
+            warps = -(-nrows * group // 32)
+            return ArgGeometry("group", min(-(-warps // (BLOCK // 32)), 32 * sm), BLOCK, 1,
+                               rowlen, 0, vec, 32, group)
     if chunk * itemsize < WARP_WORDS_MIN_BYTES:
         vec = 1        # less than a batch of four words a lane (WARP_WORDS_MIN_BYTES)
     chunk = -(-chunk // vec) * vec
@@ -305,6 +318,13 @@ def _build(plan: ArgPlan, x, op: str) -> _Recipe:
                       [slot64(), slot64(), i64(base.nrows), i64(base.rowlen),
                        i64(plan.rstride[0]), i64(plan.rbase), i64(plan.rweight[0])])
         rec.first = lambda xa, out, pval, pidx: side(xa, out)
+        return rec
+    if geo.kernel == "group":   # x, out, the descriptor, nrows, rowlen, lanes a row
+        expr = f"xs_arg_group<{_MAX[op]}, {tin}, {tacc}, {nkc}, {nrc}, {geo.vec}>"
+        grouped = Launch(rc.kernel(_SRC, expr), geo.grid, geo.block,
+                         [slot64(), slot64(), struct(desc.tobytes()), i64(base.nrows),
+                          i64(base.rowlen), i64(geo.group)])
+        rec.first = lambda xa, out, pval, pidx: grouped(xa, out)
         return rec
     if geo.kernel == "interleave":
         expr = f"xs_arg_interleave<{_MAX[op]}, {tin}, {tacc}, {interleave_tuning(x.itemsize)[1]}>"

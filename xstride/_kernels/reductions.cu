@@ -35,79 +35,7 @@
 #include <xstride/detail/reduce_ops.cuh>
 #include <xstride/detail/interleave_words.cuh>
 #include <xstride/detail/side_rows.cuh>
-
-// Fold elements [begin, end) of one row into acc; thread `t` of `nt` cooperating
-// threads takes every nt-th element (or vector). The assignment depends only on the
-// row's address and length, so the order is fixed. One walk is compiled per
-// instantiation: NR == 1 (one reduced axis) with V > 1 (the host vectorizes only a
-// contiguous run) the vector walk, NR == 1 with V == 1 the strided walk, NR > 1 the
-// general one (smaller kernels compile faster; see docs/performance.md, "Cold start").
-template <int OP, typename Tin, typename Tacc, int NK, int NR, int V, int B, typename Op>
-__device__ __forceinline__ Tacc xs_fold_row(XS_RED_IN(Tin) p, long long begin,
-                                            long long end, unsigned t, unsigned nt,
-                                            const xs_red_desc<NK, NR>& d, Tacc c, Tacc acc, Op op)
-{
-    if constexpr (NR == 1 && V > 1) {
-        {
-            const unsigned long long addr = XS_RED_ADDR(p + begin);
-            long long head = (long long)(((16ull - (addr & 15ull)) & 15ull) / sizeof(Tin));
-            if ((addr % sizeof(Tin)) != 0ull) head = end - begin;   // unaligned element: scalar
-            if (head > end - begin) head = end - begin;
-            for (long long i = begin + t; i < begin + head; i += nt)
-                acc = op(acc, xs_transform<OP, Tacc>(p[i], c));
-            const long long vbeg = begin + head;
-            const long long nvec = (end - vbeg) / V;
-            if constexpr (B > 1) {
-                xs_batched<B, xs_vec<Tin, V>>(
-                    (long long)t, nvec, (long long)nt,
-                    [&](long long i, xs_vec<Tin, V>& w) { xs_load_vec<Tin, V>(p + vbeg + i * V, w.t); },
-                    [&](const xs_vec<Tin, V>& w) {
-#pragma unroll
-                        for (int j = 0; j < V; ++j) acc = op(acc, xs_transform<OP, Tacc>(w.t[j], c));
-                    });
-            } else {
-#pragma unroll 4
-                for (long long i = t; i < nvec; i += nt) {
-                    Tin v[V];
-                    xs_load_vec<Tin, V>(p + vbeg + i * V, v);
-#pragma unroll
-                    for (int j = 0; j < V; ++j) acc = op(acc, xs_transform<OP, Tacc>(v[j], c));
-                }
-            }
-            for (long long i = vbeg + nvec * V + t; i < end; i += nt)
-                acc = op(acc, xs_transform<OP, Tacc>(p[i], c));
-        }
-    } else if constexpr (NR == 1) {
-        const long long s = d.rstride[0];
-        if constexpr (B > 1) {
-            xs_batched<B, Tin>(begin + t, end, (long long)nt,
-                               [&](long long i, Tin& w) { w = p[i * s]; },
-                               [&](Tin w) { acc = op(acc, xs_transform<OP, Tacc>(w, c)); });
-        } else {
-#pragma unroll 4
-            for (long long i = begin + t; i < end; i += nt)
-                acc = op(acc, xs_transform<OP, Tacc>(p[i * s], c));
-        }
-    } else if constexpr (B > 1) {
-        auto fold = [&](Tin w) { acc = op(acc, xs_transform<OP, Tacc>(w, c)); };
-        if (d.nr == 2) {   // two reduced axes: the offset walked, up to 8 loads in flight
-            // (32 one-byte loads and the walk spilled under ptxas 13)
-            xs_walk2 o(begin + t, (long long)nt, d.rshape[1], d.rstride[0], d.rstride[1]);
-            xs_batched<(B < 8 ? B : 8), Tin>(begin + t, end, (long long)nt,
-                                             [&](long long, Tin& w) { w = p[o.off]; o.next(); }, fold);
-        } else {
-            // more reduced axes: a 64-bit division per axis and element; two loads in
-            // flight (more would spill the offset arithmetic)
-            xs_batched<2, Tin>(begin + t, end, (long long)nt,
-                               [&](long long i, Tin& w) { w = p[xs_offset<NR>(i, d.rshape, d.rstride, d.nr)]; },
-                               fold);
-        }
-    } else {
-        for (long long i = begin + t; i < end; i += nt)
-            acc = op(acc, xs_transform<OP, Tacc>(p[xs_offset<NR>(i, d.rshape, d.rstride, d.nr)], c));
-    }
-    return acc;
-}
+#include <xstride/detail/fold_row.cuh>   // xs_fold_row
 
 // One warp per output element (row); warps stride over the rows.
 template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V, int MINB, int B>
@@ -127,6 +55,35 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_rows_warp(XS_RED_IN(Tin) 
         acc = xs_fold_row<OP, Tin, Tacc, NK, NR, V, B>(p, 0, rowlen, lane, 32u, d, c, acc, op);
         acc = xstride_detail_warp_reduce_full(acc, op);
         if (lane == 0u) out[row] = xs_final<OP, Tout>(acc, rowlen);
+    }
+}
+
+// `group` lanes (1, 2, 4, 8 or 16) per output element (row), 32 / group rows a warp at
+// once: a row of a few dozen 16-byte words gives each lane several loads in flight
+// (the host's choice, _geometry.warp_group; 32 lanes: xs_reduce_rows_warp, whose
+// step is a constant). Each group folds as xs_reduce_rows_warp's warp with nt = group
+// and a tree of log2(group) shuffles; warps stride over the rows.
+template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V, int MINB, int B>
+__global__ void __launch_bounds__(256, MINB) xs_reduce_rows_group(XS_RED_IN(Tin) x, Tout* __restrict__ out,
+                                     const Tacc* __restrict__ center,
+                                     const xs_red_desc<NK, NR> d, long long nrows,
+                                     long long rowlen, long long group)
+{
+    typedef typename xs_op_of<OP>::type Op;
+    Op op;
+    const unsigned g = (unsigned)group, lane = threadIdx.x & 31u, sub = lane & (g - 1u);
+    const unsigned slot = lane / g;
+    const long long per = 32 / group, step = (((long long)gridDim.x * blockDim.x) >> 5) * per;
+    for (long long row = (((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5) * per + slot;
+         row - slot < nrows; row += step) {   // warp-uniform: every lane shuffles below
+        Tacc acc = Op::template identity<Tacc>();
+        if (row < nrows) {
+            XS_RED_PTR(Tin) p = x + xs_offset<NK>(row, d.kshape, d.kstride, d.nk);
+            acc = xs_fold_row<OP, Tin, Tacc, NK, NR, V, B>(
+                p, 0, rowlen, sub, g, d, xs_centered<OP> ? center[row] : Tacc(0), acc, op);
+        }
+        acc = xs_group_reduce(acc, g, op);
+        if (row < nrows && sub == 0u) out[row] = xs_final<OP, Tout>(acc, rowlen);
     }
 }
 

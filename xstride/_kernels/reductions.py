@@ -49,12 +49,12 @@ _CENTERED = frozenset({"sumsq", "moments"})
 #: Kernels with no split (one pass, no workspace): parameters x, out, center, the
 #: descriptor, nrows, rowlen. The others add partials and counters after center, and
 #: chunk and nchunks at the end.
-_ONE_PASS = frozenset({"rows_warp", "short", "tile", "lanes", "rowregs"})
+_ONE_PASS = frozenset({"rows_warp", "rows_group", "short", "tile", "lanes", "rowregs"})
 #: Loads each thread batches for 1-byte elements in the kernels that walk elements one
 #: by one (``TUNING``'s B keeps only B bytes a thread in flight there); the fold order
 #: is the same for every B, so the bits are too.
 BYTE_BATCH = 32
-_BYTE_BATCHED = frozenset({"interleave", "rows_warp", "rows_block"})
+_BYTE_BATCHED = frozenset({"interleave", "rows_warp", "rows_group", "rows_block"})
 #: Loads in flight a thread for 16-byte vectors of 1-byte elements into 8-byte
 #: accumulators (the row kernels): ptxas 13 for sm_90 spills B = 8 of them (each a
 #: vector of 16 unpacked bytes) at MINB 3, and none at 4 (uint8 sum: 68 registers).
@@ -153,6 +153,8 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
     args += [struct(rec.desc.tobytes()), i64(plan.nrows), i64(plan.rowlen)]
     if geo.kernel == "tile":
         args += [i64(geo.chunk)]  # rows staged per block
+    elif geo.kernel == "rows_group":
+        args += [i64(geo.group)]  # lanes per row
     if split_kernel:
         args += [i64(geo.chunk), i64(geo.nchunks)]
     rec.launch = Launch(rec.fn, geo.grid, geo.block, args)
@@ -343,7 +345,7 @@ def _key(cp, op, x, axis, dtype, keepdims) -> tuple:
     mem = x.data
     t = rc.TUNING
     return (op, x.shape, x.strides, x.dtype, axis, dtype, keepdims, mem.ptr & 15,
-            mem.device_id, cp.cuda.runtime.getDevice(), t["rows_warp"], t["rows_block"],
+            mem.device_id, cp.cuda.runtime.getDevice(), t["rows_warp"], t["rows_group"], t["rows_block"],
             t["cols"], t["short"], t["tile"], t["interleave"], t["interleave_words"], t["lanes"],
             t["red_regs"])
 
@@ -453,7 +455,7 @@ def repeat(op: str, x, axis, dtype, keepdims):
     mem = x.data
     t = rc.TUNING
     run = _CALLS.get((op, x.shape, x.strides, x.dtype, axis, dtype, keepdims, mem.ptr & 15,
-                      mem.device_id, GATE.getdev(), t["rows_warp"], t["rows_block"],
+                      mem.device_id, GATE.getdev(), t["rows_warp"], t["rows_group"], t["rows_block"],
                       t["cols"], t["short"], t["tile"], t["interleave"],
                       t["interleave_words"], t["lanes"], t["red_regs"]))
     if run is None:

@@ -29,7 +29,8 @@ from . import _reduce_common as rc
 from . import complex_parts as _cx
 from ._cupy import cupy as _cupy
 from ._devices import check as check_devices
-from ._geometry import (SHORT_MAX_BLOCKS, colsplit_geometry, columns_vector,
+from ._colsplit_geometry import colsplit_geometry
+from ._geometry import (SHORT_MAX_BLOCKS, columns_vector,
                         scan_regs_rows, scan_tile_bytes, scan_tile_loads, scan_tile_rows)
 from ._lru import Bounded
 from ._prepared import GATE, Store, args_ok

@@ -1,7 +1,7 @@
 // Scan kernels of the xstride namespace for a few long columns (plan strategy
 // "columns_split": a contiguous (n, k) array, 2 <= k <= 256, scanned over its rows, e.g.
 // cumulative_sum(x, axis=0) of an (n, 3) array). Launched by xstride/_kernels/scans.py
-// with the geometry of colsplit_geometry (xstride/_kernels/_geometry.py). Compiled by
+// with the geometry of colsplit_geometry (xstride/_kernels/_colsplit_geometry.py). Compiled by
 // NVRTC: no standard headers.
 //
 // Row r of the input starts at x + r * rs: rs = k (rows forward) or -k (reversed,
@@ -29,7 +29,7 @@
 // results are deterministic run to run (the chunking depends on the SM count).
 // Shared-memory layout of a tile: element f = row * k + column of the tile at
 // position f + (f / U) * pad, U = L * k the elements of one run; pad is the fewest
-// (colsplit_pad in _geometry.py) that puts the threads of a warp reading step i of
+// (colsplit_pad in _colsplit_geometry.py) that puts the threads of a warp reading step i of
 // their runs on distinct banks ((L - 1) * k + pad a multiple of 32 always does). A thread reads its run
 // from shared memory twice (fold, then rescan) instead of holding it in registers
 // (128 registers for float32 runs of 16 when it did; ptxas 13.0, sm_90).

@@ -127,4 +127,22 @@ struct xs_walk2 {
     }
 };
 
+// The values of each aligned group of g lanes (g a power of two, at most 32) folded by
+// a butterfly, the lower lanes' values on the left of op (the steps of
+// xstride_detail_warp_reduce_full, which is this with g == 32: the same bits); every
+// lane of a group gets its group's result. g must be the same in every lane.
+template <typename T, typename Op>
+__device__ __forceinline__ T xs_group_reduce(T v, unsigned g, Op op)
+{
+    const unsigned lane = threadIdx.x & 31u;
+#pragma unroll
+    for (unsigned o = 16; o > 0; o >>= 1) {
+        if (o < g) {
+            T other = __shfl_xor_sync(0xffffffffu, v, o);
+            v = (lane & o) ? op(other, v) : op(v, other);
+        }
+    }
+    return v;
+}
+
 #endif  // XSTRIDE_DETAIL_REDUCE_OPS_CUH
