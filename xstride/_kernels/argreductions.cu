@@ -157,15 +157,18 @@ __device__ __forceinline__ void xs_arg_fold(const Tin* __restrict__ p, long long
     }
 }
 
-// Butterfly over the 32 lanes; every lane ends with the best pair of the warp.
+// Butterfly over each aligned group of g lanes (a power of two, the same in every
+// lane; 32 by default: the warp); every lane ends with the best pair of its group.
 template <int MAX, typename Tacc>
-__device__ __forceinline__ void xs_arg_warp_reduce(Tacc& bv, long long& bi)
+__device__ __forceinline__ void xs_arg_warp_reduce(Tacc& bv, long long& bi, unsigned g = 32u)
 {
 #pragma unroll
     for (unsigned o = 16; o > 0; o >>= 1) {
-        const Tacc ov = __shfl_xor_sync(XSTRIDE_FULL_WARP_MASK, bv, o);
-        const long long oi = __shfl_xor_sync(XSTRIDE_FULL_WARP_MASK, bi, o);
-        if (xs_arg_better<MAX>(ov, oi, bv, bi)) { bv = ov; bi = oi; }
+        if (o < g) {
+            const Tacc ov = __shfl_xor_sync(XSTRIDE_FULL_WARP_MASK, bv, o);
+            const long long oi = __shfl_xor_sync(XSTRIDE_FULL_WARP_MASK, bi, o);
+            if (xs_arg_better<MAX>(ov, oi, bv, bi)) { bv = ov; bi = oi; }
+        }
     }
 }
 
@@ -297,14 +300,7 @@ __global__ void __launch_bounds__(256) xs_arg_group(const Tin* __restrict__ x, l
         if (row < nrows)
             xs_arg_fold_words<MAX, Tin, Tacc, V>(x + xs_offset<NK>(row, d.kshape, d.kstride, d.nk),
                                                  0, rowlen, sub, g, d.rbase, d.rweight[0], bv, bi);
-#pragma unroll
-        for (unsigned o = 16; o > 0; o >>= 1) {
-            if (o < g) {
-                const Tacc ov = __shfl_xor_sync(XSTRIDE_FULL_WARP_MASK, bv, o);
-                const long long oi = __shfl_xor_sync(XSTRIDE_FULL_WARP_MASK, bi, o);
-                if (xs_arg_better<MAX>(ov, oi, bv, bi)) { bv = ov; bi = oi; }
-            }
-        }
+        xs_arg_warp_reduce<MAX>(bv, bi, g);
         if (row < nrows && sub == 0u) out[row] = bi;
     }
 }
