@@ -193,6 +193,8 @@ def _nvrtc_build(source: str, exprs) -> None:
 
 _KERNELS = [
     "xs_reduce_rows_warp<{op}, {t}, {a}, {o}, 4, 1, 4, 3, 8>",
+    "xs_reduce_rows_group<{op}, {t}, {a}, {o}, 4, 1, 4, 4, 4>",
+    "xs_reduce_rows_group<{op}, {t}, {a}, {o}, 4, 4, 1, 4, 4>",
     "xs_reduce_rows_block<{op}, {t}, {a}, {o}, 4, 4, 1, 3, 8>",
     "xs_reduce_rows_block<{op}, {t}, {a}, {o}, 4, 1, 2, 3, 8>",   # V = 2: 8-byte dense loads
     "xs_reduce_cols<{op}, {t}, {a}, {o}, 4, 1, 4, 3, 8>",

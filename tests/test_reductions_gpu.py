@@ -333,7 +333,9 @@ def _reduction_variants():
 _ROUTES = {
     "rows_warp": [((600, 643), 1, None), ((300, 4001), 1, "offset"), ((40, 6, 50), (0, 2), None),
                   ((700, 80), 1, "stride")],   # rows of 40: still a warp each (not "short")
-    # groups of 8 and 16 lanes a row (_geometry.warp_group), rows off 16-byte boundaries
+    # groups of 8 and 16 lanes a row (_geometry.warp_group) for float32, rows off 16-byte
+    # boundaries (float64 rows of 200 and 300 are past 96 words: the warp; of 40
+    # elements 16 bytes apart, a group)
     "rows_group": [((20_001, 200), 1, None), ((13_001, 301), 1, "offset"),
                    ((15_000, 80), 1, "stride")],   # rows of 40 elements 16 bytes apart
     "rows_block": [((1_000_003,), None, None), ((3, 300_001), 1, "offset"),

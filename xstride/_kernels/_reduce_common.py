@@ -19,14 +19,15 @@ from ._lru import Bounded
 __all__ = [
     "CTYPE", "HALF", "COMPLEX", "SUPPORTED", "REDUCED", "ARG_REDUCED", "acc_dtype", "minmax_acc_dtype",
     "kernel", "pack_struct", "capacity", "reduced_capacity", "sm_count", "source", "resident_blocks", "kernel_resident", "TUNING",
-    "VARIANTS", "takes_words", "words_tuning", "WORDS_ACC_BYTES", "WORDS_SHARED_BYTES",
+    "VARIANTS", "ROW_BYTE_WORDS", "takes_words", "words_tuning", "WORDS_ACC_BYTES", "WORDS_SHARED_BYTES",
 ]
 
 #: Launch tuning; see docs/reductions.md. Reduction kernels take ``(MINB, B)``:
 #: ``MINB`` the minimum resident blocks per SM given to ``__launch_bounds__`` (it caps
 #: the registers), ``B`` the loads each thread batches (issued together before any
 #: is folded; ``B = 1`` is the original one-load-in-flight loop). Chosen from ptxas
-#: register counts (no spills in the hot loops) and the H200 benchmark
+#: register counts (no spills in the hot loops, but for a few instantiations of
+#: ``(4, 4)`` below: a complex64 ``sum`` spills 16 bytes) and the H200 benchmark
 #: (``benchmarks/reductions.py --sweep``). ``rows_warp`` and ``rows_group`` ``(4, 4)``:
 #: on the H200 (2026-12-04, ``sum``/``max``/``all(x, axis=1)``, 128 MiB arrays, the
 #: knob switched within one process, two rounds, fraction of copy) the warp read
@@ -118,7 +119,16 @@ TUNING = {
     "lookback_threads": 256,
 }
 
-#: The variants each knob can take (tested on the GPU; the benchmark's --sweep).
+#: (MINB, B) of the warp and group row kernels over 16-byte words of 1-byte elements
+#: (in place of their ``TUNING``): B = 4 at MINB 4 spilled 50-128 bytes (ptxas 13,
+#: sm_90) and B = 2 none, at the same speed; the warp read (n, 1000) int8 ``max``,
+#: uint8 ``sum`` and bool ``all`` at 0.44-0.48 of copy at MINB 3 against 0.39-0.40 at
+#: 4, the groups (n, 256)-(n, 600) at 0.38-0.63 at MINB 4 against 0.33-0.58 at 3 (H200,
+#: 2026-12-04, the knobs switched within one process).
+ROW_BYTE_WORDS = {"rows_warp": (3, 2), "rows_group": (4, 2)}
+
+#: The variants each knob can take (tested on the GPU; the benchmark's --sweep times
+#: those of its cube cases, which ``rows_group`` has none of).
 VARIANTS = {
     "rows_warp": [(6, 1), (4, 4), (3, 8)],
     "rows_group": [(6, 1), (4, 4), (3, 8)],

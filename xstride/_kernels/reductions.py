@@ -17,12 +17,8 @@ import warnings
 import numpy as np
 
 from .._core.errors import type_error
-from .._plans.reduction import (
-    check_correction as _check_correction,
-    empty_axis_error as _empty_axis_error,
-    normalize_axis,
-    plan_array,
-)
+from .._plans.reduction import (check_correction as _check_correction,
+                                empty_axis_error as _empty_axis_error, normalize_axis, plan_array)
 from .._plans.reduction_split import split_axes
 from . import _reduce_common as rc
 from . import complex_parts as _cx
@@ -130,6 +126,8 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
             batch = BYTE_BATCH
         elif geo.vec == 16 and acc.itemsize == 8:
             batch = builtins.min(batch, WIDE_ACC_BYTE_VECTORS)
+        if geo.vec == 16 and geo.kernel in rc.ROW_BYTE_WORDS:
+            minb, batch = rc.ROW_BYTE_WORDS[geo.kernel]
     if geo.vec < 0:   # rows side by side: W accumulators a thread
         minb = builtins.min(minb, SIDE_BY_SIDE_MINB)
     tail = (f", {tin}, {tacc}, {tout}, {nkc}, {nrc}, {geo.vec}, {minb}, {batch}"
