@@ -12,9 +12,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.test_reductions_warp_group_gpu import _expect
+
 import xstride as xp
 from xstride._kernels import _reduce_common as rc
-from xstride._kernels._geometry import warp_group
 from xstride._kernels.argreductions import arg_geometry
 from xstride._plans.argreduction import plan_arg_array
 
@@ -24,16 +25,6 @@ pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("poisoned_pool")]
 def _geometry(d):
     return arg_geometry(plan_arg_array(d, (1,)), rc.sm_count(), d.itemsize)
 
-
-def _expect(group, nrows, rowlen, vec):
-    """The group the H200 (132 SMs) takes, the cases' reference; on another device the
-    rule's own answer, and a skip where that is the whole warp (no group to test)."""
-    if rc.sm_count() == 132:
-        return group
-    got = warp_group(nrows, rowlen, vec, rc.sm_count())
-    if got == 32:
-        pytest.skip(f"{rc.sm_count()} SMs give these rows the whole warp")
-    return got
 
 
 def _values(rng, shape, dtype):
