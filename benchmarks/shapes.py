@@ -29,6 +29,8 @@ Usage:
     python benchmarks/shapes.py --only "axis=0" # only the cases whose text contains this
     python benchmarks/shapes.py --other-dtypes  # also int32, int16, uint8, uint64, float16,
                                                 # complex64 at k = 1, 3, 5, 7, 16 and (5, n).T
+    python benchmarks/shapes.py --medium        # also medium rows (4n/k, k), k = 17-256:
+                                                # float32, float64, int64, int32, bool
     python benchmarks/shapes.py --fresh         # cold start: first call vs steady, add and sum,
                                                 # each library in a new process, empty caches
     python benchmarks/shapes.py --self-test     # CPU: case generation, checks and tables on NumPy
@@ -37,16 +39,13 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
-import subprocess
-import sys
-import tempfile
 import time
 from dataclasses import dataclass
 
 import _common as C
+from _shapes_fresh import fresh, fresh_child
 
 NEEDS_DEVICE = True  # python -m xstride bench skips it without CuPy and a GPU
 
@@ -137,6 +136,7 @@ GROUPS = {
     "moments": "prod, min, mean, var, std, argmin, argmax, float32",
     "small": "small arrays, per call (host time included), float32",
     "other": "other dtypes (--other-dtypes): int32, int16, uint8, uint64, float16, complex64",
+    "medium": "medium rows (--medium): (4n/k, k), k = 17-256",
 }
 
 #: ``--other-dtypes``: dtypes the default sweep does not time, at odd and even k
@@ -144,15 +144,24 @@ OTHER_DTYPES = ("int32", "int16", "uint8", "uint64", "float16", "complex64")
 OTHER_KS = (1, 3, 5, 7, 16)
 #: Bytes an element of the narrow dtypes of ``--other-dtypes``, which add rows of 128 bytes
 NARROW = {"int16": 2, "uint8": 1, "float16": 2}
+#: ``--medium``: rows past the particle arrays' 16 elements, 4n elements an array (the
+#: shapes of a probe on the H200, 2026-12-04, that found 26 cases slower than CuPy:
+#: docs/performance.md, "Twenty-fifth run")
+MEDIUM_KS = (17, 24, 33, 50, 64, 100, 128, 200, 256)
+MEDIUM_DTYPES = ("float32", "float64", "int64", "int32", "bool")
+MEDIUM_OPS = [("sum", 1), ("max", 1), ("prod", 1), ("argmax", 1), ("argmin", 1),
+              ("cumulative_sum", 1), ("sum", 0), ("argmax", 0)]
+MEDIUM_BOOL_OPS = [("all", 1), ("any", 0), ("argmax", 1)]
 
 PARTICLE_OPS = [("sum", 1), ("sum", 0), ("max", 1), ("max", 0),
                 ("cumulative_sum", 1), ("cumulative_sum", 0), ("add_row", None)]
 
 
-def make_cases(n: int, ks, small_sizes, other_dtypes=()) -> list[Case]:
+def make_cases(n: int, ks, small_sizes, other_dtypes=(), medium=False) -> list[Case]:
     """Every case of the sweep, in table order (pure Python: no array is made here);
     ``other_dtypes`` adds the group "other" (each dtype at :data:`OTHER_KS` and as
-    ``(5, n).T``: the particle operations, ``min``, ``prod`` and ``argmax``)."""
+    ``(5, n).T``: the particle operations, ``min``, ``prod`` and ``argmax``), ``medium``
+    the group "medium" (:data:`MEDIUM_DTYPES` at :data:`MEDIUM_KS`)."""
     p = n.bit_length() - 1
     if n != 2 ** p or p < 10:
         raise ValueError(f"n must be a power of two >= 2**10, not {n}")
@@ -242,6 +251,12 @@ def make_cases(n: int, ks, small_sizes, other_dtypes=()) -> list[Case]:
         if size:   # rows of 128 bytes of narrow elements (their own kernel path)
             k = 128 // size
             add("other", f"(n/8,{k})", dt, (max(n // 8, 1), k), "", [("sum", 1), ("max", 1)])
+
+    # medium rows (--medium)
+    for dt in MEDIUM_DTYPES if medium else ():
+        for k in MEDIUM_KS:
+            add("medium", f"({4 * n // k},{k})", dt, (4 * n // k, k), "",
+                MEDIUM_BOOL_OPS if dt == "bool" else MEDIUM_OPS)
 
     # small arrays, per call
     for size in small_sizes:
@@ -489,72 +504,6 @@ def summarize(dev: Device, results, wall: float) -> int:
     return 1 if failed or differ else 0
 
 
-# --------------------------------------------------------------------------- cold start
-def fresh(n: int) -> int:
-    """First call vs steady for add and sum, each library in a new process whose CuPy
-    kernel cache and xstride cache are empty temporary folders."""
-    rows = []
-    with tempfile.TemporaryDirectory(prefix="xstride-fresh-") as tmp:
-        for lib in ("cupy", "xstride"):
-            env = {**os.environ, "PYTHONUNBUFFERED": "1", "CUDA_CACHE_DISABLE": "1",
-                   "CUPY_CACHE_DIR": os.path.join(tmp, lib, "cupy"),
-                   "XSTRIDE_CACHE_DIR": os.path.join(tmp, lib, "xstride")}
-            t0 = time.perf_counter()
-            r = subprocess.run([sys.executable, os.path.abspath(__file__), "--fresh-child", lib,
-                                "--n", str(n)], env=env, capture_output=True, text=True,
-                               timeout=600)
-            wall = time.perf_counter() - t0
-            lines = [ln[6:] for ln in r.stdout.splitlines() if ln.startswith("FRESH ")]
-            if r.returncode or not lines:
-                sys.stderr.write(r.stdout + r.stderr)
-                rows.append([lib, "FAILED", f"exit {r.returncode}", "-", "-", "-", "-"])
-                continue
-            info = json.loads(lines[-1])
-            for op in info["ops"]:
-                rows.append([op["case"], lib, op["first_ms"], op["steady_ms"],
-                             op["first_ms"] / op["steady_ms"], op["kernels"],
-                             f"{info['import_s']:.2f} / {wall:.2f}"])
-    print(C.header(f"cold start, float32 (n,3), n = {n}"))
-    print("first call: wall time of the first call in a new process with empty caches "
-          "(compiles included), to the end of the GPU work; steady: median device time "
-          "after warm-up; kernels: files the call added to CUPY_CACHE_DIR\n")
-    C.print_table(["case", "library", "first call ms", "steady ms", "first / steady",
-                   "kernels compiled", "import s / process s"], rows)
-    return 1 if any(r[1] == "FAILED" for r in rows) else 0
-
-
-def fresh_child(lib: str, n: int) -> None:
-    import numpy as np
-
-    t0 = time.perf_counter()
-    import cupy as cp
-
-    cp.cuda.runtime.getDeviceCount()
-    if lib == "xstride":
-        import xstride as xp
-    import_s = time.perf_counter() - t0
-    x = cp.asarray(np.random.default_rng(0).standard_normal((n, 3), dtype=np.float32))
-    cp.cuda.Device().synchronize()
-    cache = os.environ["CUPY_CACHE_DIR"]
-    count = lambda: sum(len(f) for _, _, f in os.walk(cache))  # noqa: E731
-    if lib == "xstride":
-        ops = [("x + x[0]", lambda: xp.add(x, x[0])), ("sum(x, axis=1)", lambda: xp.sum(x, axis=1))]
-    else:
-        ops = [("x + x[0]", lambda: x + x[0]), ("sum(x, axis=1)", lambda: cp.sum(x, axis=1))]
-    out = []
-    for name, fn in ops:
-        before = count()
-        t = time.perf_counter()
-        fn()
-        cp.cuda.Device().synchronize()
-        first = time.perf_counter() - t
-        kernels = count() - before
-        steady = C.time_gpu(fn, reps=20, warmup=3)
-        out.append({"case": name, "first_ms": first * 1e3, "steady_ms": steady * 1e3,
-                    "kernels": kernels})
-    print("FRESH " + json.dumps({"import_s": import_s, "ops": out}))
-
-
 # --------------------------------------------------------------------------- main
 def options(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -570,6 +519,9 @@ def options(argv=None):
                     help="seconds of timed calls per case and library (0.1); at least 3 calls")
     ap.add_argument("--other-dtypes", action="store_true",
                     help="also the group of " + ", ".join(OTHER_DTYPES) + " arrays")
+    ap.add_argument("--medium", action="store_true",
+                    help="also the group of medium rows, (4n/k, k) for k = "
+                         + ", ".join(map(str, MEDIUM_KS)) + ": " + ", ".join(MEDIUM_DTYPES))
     ap.add_argument("--fresh", action="store_true",
                     help="cold start only: first call vs steady time of add and sum")
     ap.add_argument("--fresh-child", choices=("cupy", "xstride"), help=argparse.SUPPRESS)
@@ -598,7 +550,7 @@ def main(argv=None) -> int:
         fresh_child(args.fresh_child, args.n)
         return 0
     cases = make_cases(args.n, args.ks, args.sizes,
-                       OTHER_DTYPES if args.other_dtypes else ())
+                       OTHER_DTYPES if args.other_dtypes else (), args.medium)
     cases = [c for c in cases if args.only in f"{c.group} {c.label} {c.dtype}"]
     import xstride as xp
 

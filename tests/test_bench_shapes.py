@@ -53,6 +53,28 @@ def test_default_cases_cover_the_issue(shapes):
         shapes.make_cases(3 * 2 ** 20, args.ks, args.sizes)
 
 
+def test_medium_rows_on_request(shapes):
+    """``--medium``: (4n/k, k) arrays of five dtypes at k = 17-256, each numeric one
+    with the same eight operations, bool with all/any/argmax; not in the default run."""
+    args = shapes.options(["--medium"])
+    assert args.medium and not shapes.options([]).medium
+    n = 2 ** 20
+    plain = shapes.make_cases(n, args.ks, args.sizes)
+    cases = shapes.make_cases(n, args.ks, args.sizes, medium=True)
+    medium = [c for c in cases if c.group == "medium"]
+    assert not any(c.group == "medium" for c in plain)
+    assert len(cases) == len(plain) + len(medium)
+    assert {c.base[1] for c in medium} == set(shapes.MEDIUM_KS)
+    assert all(c.base[0] == 4 * n // c.base[1] and c.view == "" for c in medium)
+    for dt in shapes.MEDIUM_DTYPES:
+        for k in shapes.MEDIUM_KS:
+            got = {(c.op, c.axis) for c in medium if c.dtype == dt and c.base[1] == k}
+            want = shapes.MEDIUM_BOOL_OPS if dt == "bool" else shapes.MEDIUM_OPS
+            assert got == set(want), (dt, k)
+    keys = [(c.label, c.dtype) for c in cases]
+    assert len(keys) == len(set(keys))
+
+
 def test_quick_mode(shapes, monkeypatch):
     assert shapes.options(["--quick"]).n == 2 ** 20
     monkeypatch.setenv("XSTRIDE_BENCH_QUICK", "1")
