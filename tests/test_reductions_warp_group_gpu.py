@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from tests.test_reductions_gpu import _assert_sum_close
 
@@ -131,3 +132,58 @@ def test_fused_grouped_rows_keep_the_unfused_bits(cp, dtype, k, group):
     cp.testing.assert_array_equal(fused(a, b), xp.sum(a * b, axis=1))
     cp.testing.assert_array_equal(xp.max(a * b + 1, axis=1),
                                   xp.fuse(lambda u, v: xp.max(u * v + 1, axis=1))(a, b))
+
+
+@st.composite
+def _grouped_views(draw):
+    """(host view, device view) of rows the group kernels take once any row count may
+    have a group: contiguous 4-byte rows of 193-384 elements (past the staged tile;
+    16-byte words), or rows of 33-96 elements two apart (element loads), under one or
+    two kept axes, some starting off a 16-byte boundary or reversed."""
+    dtype = draw(st.sampled_from(["float32", "int32", "float64", "int64"]))
+    strided = dtype in ("float64", "int64") or draw(st.booleans())
+    k = draw(st.integers(33, 96) if strided else st.integers(193, 384))
+    lead = draw(st.sampled_from([(), (2,), (3,)]))
+    rows = draw(st.integers(2, 300))
+    start = draw(st.integers(0, 1))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    full = _host(rng, lead + (rows, start + (2 * k if strided else k)), dtype)
+    cols = slice(start, None, 2) if strided else slice(start, None)
+    if not strided and draw(st.booleans()):
+        cols = slice(None, start - 1 if start else None, -1)   # reversed rows
+    return full, (Ellipsis, cols)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(drawn=_grouped_views())
+def test_grouped_rows_of_random_layouts(cp, tuning, monkeypatch, drawn):
+    """Random layouts on the group kernel: ``WARP_GROUP_MIN_WARPS`` 0 gives rows a
+    group whatever their count (the kernels' index arithmetic then meets 1-600 rows,
+    one or two kept axes, heads off 16-byte boundaries, reversed and strided rows), a
+    tuning of their own keeps recipes built before out; each example asserts that the
+    group kernels run."""
+    import xstride._kernels._geometry as geometry
+    from xstride._kernels.argreductions import arg_geometry
+    from xstride._plans.argreduction import plan_arg_array
+
+    monkeypatch.setattr(geometry, "WARP_GROUP_MIN_WARPS", 0)
+    tuning(rows_group=(4, 2), arg_regs=4)
+    full, idx = drawn
+    view, d = full[idx], cp.asarray(full)[idx]
+    assert d.shape == view.shape and d.strides == view.strides
+    geo = _geometry(d)
+    assert geo.kernel == "rows_group", (geo, view.shape, view.strides)
+    for f in ("sum", "max", "min") + (("mean", "var") if view.dtype.kind == "f" else ()):
+        got, want = cp.asnumpy(getattr(xp, f)(d, axis=-1)), getattr(np, f)(view, axis=-1)
+        if f == "sum" and view.dtype.kind == "f":
+            _assert_sum_close(got, view, -1)
+        elif view.dtype.kind == "f" and f in ("mean", "var"):
+            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6)
+        else:
+            np.testing.assert_array_equal(got, want, err_msg=f)
+    if view.ndim == 2 and view.strides[-1] == view.itemsize:   # argmin/argmax by words
+        assert arg_geometry(plan_arg_array(d, (1,)), rc.sm_count(), d.itemsize).kernel == "group"
+    for f in ("argmin", "argmax"):
+        np.testing.assert_array_equal(cp.asnumpy(getattr(xp, f)(d, axis=-1)),
+                                      getattr(np, f)(view, axis=-1), err_msg=f)
+
