@@ -56,6 +56,8 @@ _CASES = [
     (110_001, 113, "uint8", 0, 1),     # 8 words: a lane a row
     (30_001, 300, "float16", 0, 8),    # 38 words of 8
     (40_001, 100, "int64", 0, 8),      # 50 words
+    (20_001, 200, "float64", 0, 16),   # 100 words: 7 a lane of 16
+    (20_001, 801, "float16", 1, 16),   # 100 words of 8, rows 2 bytes in
 ]
 
 

@@ -555,6 +555,8 @@ def test_short_rows_side_by_side_only_where_asked_and_whole():
     (167772, 200, 4, 8),      # (n, 200) float32: 50 words, 7 a lane
     (16777, 2000, 4, 32),     # 500 words: 16 a lane even with 32 lanes
     (65536, 256, 2, 32),      # (n, 256) float64: 128 words, past WARP_GROUP_MOST_LOADS
+    (65536, 224, 2, 16),      # (n, 224) float64: 112 words, 7 a lane of 16
+    (65536, 226, 2, 32),      # 113 words: the warp
     (65536, 90, 1, 16),       # 90 strided elements: 6 a lane
     (524288, 600, 16, 8),     # (n, 600) int8: 38 words of 16
     (524288, 1000, 16, 32),   # 63 words of 16: past WARP_GROUP_MOST_BYTE_LOADS

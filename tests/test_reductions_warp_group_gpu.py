@@ -76,6 +76,8 @@ _CASES = [
     ((30001, 300), "int32", slice(3, None), 16),  # rows start 12 bytes in, 75 words
     ((25001, 600), "int8", slice(None), 8),       # 38 words of 16 one-byte elements
     ((20001, 120), "int64", slice(None, None, 2), 8),      # 60 strided elements
+    ((20001, 200), "float64", slice(None), 16),   # 100 words: 7 a lane of 16
+    ((20001, 441), "float32", slice(1, None), 16),  # 110 words, rows 4 bytes in
 ]
 
 

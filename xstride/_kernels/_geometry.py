@@ -280,8 +280,10 @@ def _short_vec(plan: ReductionPlan, itemsize: int, base_address: int,
 WARP_ROW_LOADS = 8
 #: Longest rows, in loads, that groups of fewer than 32 lanes take (rows of 16-byte
 #: words of 16 one-byte elements: :data:`WARP_GROUP_MOST_BYTE_LOADS`); longer ones
-#: keep the warp of ``"rows_warp"``.
-WARP_GROUP_MOST_LOADS = 96
+#: keep the warp of ``"rows_warp"``. 112: seven loads a lane of a group of 16 (on the
+#: H200, 2026-12-04, rows of 100-110 words read at 0.89-0.97 of copy in groups of 16
+#: against 0.73-0.85 with the warp; rows of 125-128 words, eight loads a lane, lost).
+WARP_GROUP_MOST_LOADS = 112
 WARP_GROUP_MOST_BYTE_LOADS = 48
 #: Fewest warps per SM :func:`warp_group` keeps busy before it gives a row more lanes.
 WARP_GROUP_MIN_WARPS = 24
@@ -301,7 +303,10 @@ def warp_group(nrows: int, rowlen: int, vec: int, sm_count: int) -> int:
     0.08 -> 0.59 (2 lanes). Groups of 16 on rows of 97-128 words read float32
     (n, 500) at 0.62 against 0.75 (int64 (n, 200) ``max`` 0.60 against 0.69), and
     groups of 8 on int8 and bool rows of 63 words ``max`` and ``all`` at 0.15-0.17
-    against 0.18-0.21: those keep the warp."""
+    against 0.18-0.21: those keep the warp. Rows of 97-112 words took the warp until
+    groups of 16 read them faster (1 GiB arrays, warp -> 16 lanes): ``sum`` of float64
+    (n, 200) 0.80 -> 0.95, int64 (n, 200) ``max`` 0.77 -> 0.94, float32 (n, 400) 0.75 ->
+    0.96, ``argmax`` of float32 (n, 400) 0.29 -> 0.60, float16 (n, 800) 0.12 -> 0.40."""
     loads = -(-rowlen // max(vec, 1))
     if loads > (WARP_GROUP_MOST_BYTE_LOADS if vec == 16 else WARP_GROUP_MOST_LOADS):
         return 32
