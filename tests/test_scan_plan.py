@@ -139,3 +139,48 @@ def test_scan_plan_matches_numpy(include_initial):
             np.testing.assert_array_equal(got, want)
             # every output element is written exactly once (no -999 left)
             assert not np.any(got == -999)
+
+
+@pytest.mark.parametrize("nrows,length,steps,group", [
+    (1 << 22, 33, 4, 4),       # (n, 33): 16 elements a step, 3 of the 4 steps loaded
+    (1 << 22, 64, 4, 4),       # exactly one load of 4 steps
+    (1 << 22, 65, 4, 8),
+    (1 << 20, 256, 4, 16),     # the longest rows of a group at 4 steps
+    (1 << 20, 257, 4, 32),     # a warp a row (xs_scan_rows)
+    (1 << 20, 100, 2, 16),     # 2 steps loaded together: twice the lanes
+    (3000, 33, 4, 32),         # few rows: doubled up to the warp
+    (25344, 33, 4, 4),         # 25344 * 4 lanes fill 24 warps on each of 132 SMs
+    (25343, 33, 4, 8),
+])
+def test_scan_row_group(nrows, length, steps, group):
+    """The row scan's lanes a row (``_geometry.scan_row_group``): the fewest that load a
+    row in one batch of ``steps`` steps of 4 elements a lane, doubled while the device
+    would hold fewer than 24 warps an SM."""
+    from xstride._kernels._geometry import scan_row_group
+
+    assert scan_row_group(nrows, length, steps, 132) == group
+
+
+def test_row_scan_kernels_compile_with_the_packed_parameter_sizes():
+    """scans_rows.cu compiles under NVRTC (sm_90) for the types and tunings the executor
+    launches: ``xs_scan_rows_group`` with x, out, the descriptor, nrows, length and the
+    group; ``xs_scan_rows`` without the group."""
+    from tests.test_cuda_headers_nvrtc import compile_named, nvrtc, ptx_param_sizes
+    from xstride._kernels import _reduce_common as rc
+    from xstride._kernels._compile import source
+
+    if nvrtc is None:
+        pytest.skip("cuda-bindings/nvrtc not importable")
+    types = ((0, "float", "double", "float"), (1, "int", "long long", "long long"),
+             (0, "xs_half", "float", "xs_half"), (0, "bool", "long long", "long long"),
+             (0, "double", "double", "double"))
+    groups = [f"xs_scan_rows_group<{op}, {t}, {acc}, {out}, {cap}, {minb}, {u}>"
+              for op, t, acc, out in types for cap in (1, 4)
+              for minb, u in rc.VARIANTS["scan_rows_group"]]
+    warps = [f"xs_scan_rows<{op}, {t}, {acc}, {out}, 1, {rc.TUNING['scan_rows']}>"
+             for op, t, acc, out in types]
+    lowered, ptx = compile_named(source("scans_rows.cu"), groups + warps, "sm_90",
+                                 "scans_rows.cu")
+    for name in groups + warps:
+        sizes = ptx_param_sizes(ptx, lowered[name])
+        assert sizes[:2] == [8, 8] and sizes[3:] == [8] * (3 if name in groups else 2), name

@@ -24,7 +24,7 @@ __all__ = ["TILE", "CAPS", "pack_params", "TiledGeometry", "tiled_geometry",
            "reduction_geometry", "scan_tile_rows", "scan_tile_loads", "scan_tile_bytes",
            "SCAN_TILE_MOST_LOADS", "regs_rows", "scan_regs_rows", "REGS_MOST_BYTES", "columns_vector",
            "WARP_ROW_LOADS", "WARP_GROUP_MOST_LOADS", "WARP_GROUP_MOST_BYTE_LOADS",
-           "WARP_GROUP_MIN_WARPS", "warp_group", "ROW_TILE_MIN", "row_tiles_fit",
+           "WARP_GROUP_MIN_WARPS", "warp_group", "scan_row_group", "ROW_TILE_MIN", "row_tiles_fit",
            "SHORT_ROW_TILE_MIN", "short_row_unroll", "row_tiles_choice"]
 
 # ----------------------------------------------------------------------------- elementwise
@@ -312,6 +312,20 @@ def warp_group(nrows: int, rowlen: int, vec: int, sm_count: int) -> int:
         return 32
     group = 1
     while group < 32 and -(-loads // group) > WARP_ROW_LOADS:
+        group *= 2
+    while group < 32 and nrows * group < 32 * WARP_GROUP_MIN_WARPS * sm_count:
+        group *= 2
+    return group
+
+
+def scan_row_group(nrows: int, length: int, steps: int, sm_count: int) -> int:
+    """Lanes per row of the row scan of ``nrows`` rows of ``length`` elements (plan
+    strategy "rows"), whose lanes take 4 elements a step and load ``steps`` steps
+    together: the fewest (a power of two) that cover a row in one such load, doubled
+    while the rows would occupy fewer than :data:`WARP_GROUP_MIN_WARPS` warps per SM of
+    ``sm_count``; 32 (``xs_scan_rows``, a warp a row) for longer rows."""
+    group = 1
+    while group < 32 and 4 * group * steps < length:
         group *= 2
     while group < 32 and nrows * group < 32 * WARP_GROUP_MIN_WARPS * sm_count:
         group *= 2

@@ -69,7 +69,16 @@ __all__ = [
 #: H200 (2026-12-03, ``cumulative_sum(x, axis=1)`` of (2**25, k) float32, k = 5..32)
 #: ``(4, 4)`` 0.86-0.93 of copy (ptxas 13.0 for sm_90: 64 registers and 12 bytes
 #: spilled for float32 sums, none for int32), ``(2, 4)`` 0.78-0.88,
-#: ``(8, 2)`` 0.65-0.87; ``colsplit`` (MINB
+#: ``(8, 2)`` 0.65-0.87; ``scan_rows_group`` (MINB of ``xs_scan_rows_group`` and U, the
+#: steps of 4 elements a lane it loads together; U = 0: a warp a row always): on the
+#: H200 (2026-12-04, ``cumulative_sum(x, axis=1)`` of 512 MiB (n, k), fraction of
+#: copy) ``(4, 2)`` read float32 k = 33, 50, 64 at 0.34, 0.38, 0.72 against 0.16,
+#: 0.25, 0.36 with the warp, float64 k = 33, 64 at 0.59, 0.92 against 0.35, 0.68,
+#: bool (n, 50) 0.71 against 0.35, and k = 100-128 as the warp did (0.50-0.95);
+#: ``(3, 4)`` 0.30-0.88 and below the warp from k = 128, ``(4, 1)``, ``(6, 1)``, ``(8,
+#: 1)``, ``(6, 2)``, ``(2, 4)`` and ``(4, 4)`` below ``(4, 2)`` but for float32 k = 50-64
+#: at ``(6, 1)`` (ptxas 13 for sm_90: ``(4, 2)`` 64 registers and 0-12 bytes spilled,
+#: ``(4, 1)`` none, ``(3, 4)`` 75-80 registers and none); ``colsplit`` (MINB
 #: of the ``"columns_split"`` scan launch, and its chunks per SM: 4 led 2, 3, 5, 6, 8
 #: on (n, 3), (n, 8), (n, 16) float32); ``var_rows`` (MINB of ``xs_var_rows`` for rows
 #: of at most 4 elements, MINB for longer ones, and the rows a thread loads at once
@@ -103,6 +112,7 @@ TUNING = {
     "interleave_words": (2, 8),
     "lanes": (8, 2),
     "scan_rows": 4,
+    "scan_rows_group": (4, 2),
     "scan_tile": 32768,
     "scan_regs": 2,
     "scan_warp": (4, 4),
@@ -141,6 +151,7 @@ VARIANTS = {
     "colsplit": [2, 6, 4],
     "scan_regs": [0, 4, 2],
     "scan_warp": [(0, 0), (2, 4), (8, 2), (4, 4)],
+    "scan_rows_group": [(4, 1), (3, 4), (4, 2)],
     "red_regs": [0, 2, 4],
     "arg_regs": [0, 4, 6],
     "var_rows": [(6, 4, 1), (6, 4, 2), (4, 4, 2), (1, 1, 1), (4, 4, 4)],

@@ -10,80 +10,7 @@
 #include <xstride/scan.cuh>
 #include <xstride/detail/namespace_kernels.cuh>
 #include <xstride/detail/scan_desc.cuh>
-
-__device__ __forceinline__ bool xs_aligned16(const void* p)
-{
-    return (((unsigned long long)p) & 15ull) == 0ull;
-}
-
-// N consecutive elements (N * sizeof(T) a multiple of 16) from / to 16-byte aligned
-// addresses, through 128-bit accesses.
-template <typename T, int N, typename Tacc>
-__device__ __forceinline__ void xs_load_items(const T* p, Tacc (&v)[N])
-{
-    constexpr int PER = 16 / sizeof(T);
-#pragma unroll
-    for (int b = 0; b < N / PER; ++b) {
-        union { uint4 u; T t[PER]; } w;
-        w.u = __ldg(reinterpret_cast<const uint4*>(p) + b);
-#pragma unroll
-        for (int j = 0; j < PER; ++j) v[b * PER + j] = (Tacc)w.t[j];
-    }
-}
-
-template <typename T, int N>
-__device__ __forceinline__ void xs_store_items(T* q, const T (&v)[N])
-{
-    constexpr int PER = 16 / sizeof(T);
-#pragma unroll
-    for (int b = 0; b < N / PER; ++b) {
-        union { uint4 u; T t[PER]; } w;
-#pragma unroll
-        for (int j = 0; j < PER; ++j) w.t[j] = v[b * PER + j];
-        reinterpret_cast<uint4*>(q)[b] = w.u;
-    }
-}
-
-template <typename T>
-__device__ __forceinline__ constexpr bool xs_vector_type()
-{
-    return sizeof(T) == 4 || sizeof(T) == 8;
-}
-
-// Load N elements k0..k0+N-1 of a row (identity past `len`), as Tacc.
-template <typename Tin, typename Tacc, int N, typename Op>
-__device__ __forceinline__ void xs_load_row(const Tin* __restrict__ p, long long k0, long long len,
-                                            long long s, Tacc (&v)[N])
-{
-    if constexpr (xs_vector_type<Tin>() && (N * sizeof(Tin)) % 16 == 0) {
-        if (s == 1 && k0 + N <= len && xs_aligned16(p + k0)) {
-            xs_load_items<Tin, N, Tacc>(p + k0, v);
-            return;
-        }
-    }
-#pragma unroll
-    for (int j = 0; j < N; ++j)
-        v[j] = k0 + j < len ? (Tacc)p[(k0 + j) * s] : Op::template identity<Tacc>();
-}
-
-// Store out[j] = op(pre, v[j]) for the elements k0+j < len.
-template <typename Tout, typename Tacc, int N, typename Op>
-__device__ __forceinline__ void xs_store_row(Tout* __restrict__ q, long long k0, long long len,
-                                             long long s, Tacc pre, const Tacc (&v)[N], Op op)
-{
-    if constexpr (xs_vector_type<Tout>() && (N * sizeof(Tout)) % 16 == 0) {
-        if (s == 1 && k0 + N <= len && xs_aligned16(q + k0)) {
-            Tout o[N];
-#pragma unroll
-            for (int j = 0; j < N; ++j) o[j] = (Tout)op(pre, v[j]);
-            xs_store_items<Tout, N>(q + k0, o);
-            return;
-        }
-    }
-#pragma unroll
-    for (int j = 0; j < N; ++j)
-        if (k0 + j < len) q[(k0 + j) * s] = (Tout)op(pre, v[j]);
-}
+#include <xstride/detail/scan_row_io.cuh>
 
 // One thread per row; neighbouring threads take neighbouring rows (the innermost row
 // axis), so each step of the sequential scan reads and writes coalesced.
@@ -142,42 +69,6 @@ __global__ void xs_scan_columns(const Tin* __restrict__ x, Tout* __restrict__ ou
         for (long long k = 0; k < len; ++k) {
             acc = op(acc, (Tacc)p[k * d.s_in]);
             q[k * d.s_out] = (Tout)acc;
-        }
-    }
-}
-
-// One warp per row: steps of 32 lanes x 4 elements, a warp scan of the lanes' sums,
-// and a carry from step to step.
-template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int MINB>
-__global__ void __launch_bounds__(256, MINB) xs_scan_rows(const Tin* __restrict__ x, Tout* __restrict__ out,
-                             const xs_scan_desc<NK> d, long long nrows, long long len)
-{
-    typedef typename xs_scan_op<OP>::type Op;
-    Op op;
-    const unsigned lane = threadIdx.x & 31u;
-    const long long nwarps = ((long long)gridDim.x * blockDim.x) >> 5;
-    for (long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; row < nrows;
-         row += nwarps) {
-        const Tin* p = x + xs_offset<NK>(row, d.kshape, d.kstride, d.nk);
-        Tout* q = out + xs_offset<NK>(row, d.kshape, d.kout, d.nk);
-        if (d.init && lane == 0u) q[0] = (Tout)Op::template identity<Tacc>();
-        q += d.init * d.s_out;
-        Tacc carry = Op::template identity<Tacc>();
-        Tacc v[4], nxt[4];
-        xs_load_row<Tin, Tacc, 4, Op>(p, lane * 4, len, d.s_in, nxt);
-        for (long long base = 0; base < len; base += 128) {
-            const long long k0 = base + lane * 4;
-#pragma unroll
-            for (int j = 0; j < 4; ++j) v[j] = nxt[j];
-            if (base + 128 < len)   // prefetch the next step before the shuffles
-                xs_load_row<Tin, Tacc, 4, Op>(p, k0 + 128, len, d.s_in, nxt);
-#pragma unroll
-            for (int j = 1; j < 4; ++j) v[j] = op(v[j - 1], v[j]);
-            Tacc incl = xstride_detail_warp_scan_first(v[3], 32u, op);
-            Tacc lex = xstride_detail_warp_shift(incl, XSTRIDE_FULL_WARP_MASK, op);
-            Tacc wtot = __shfl_sync(XSTRIDE_FULL_WARP_MASK, incl, 31);
-            xs_store_row<Tout, Tacc, 4>(q, k0, len, d.s_out, op(carry, lex), v, op);
-            carry = op(carry, wtot);
         }
     }
 }

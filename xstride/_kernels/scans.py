@@ -5,7 +5,9 @@ runs the kernels of ``scans.cu`` for any layout, through :func:`plan_scan`; the 
 allocated in the input's memory order (as NumPy does); the few long contiguous
 columns of ``"columns_split"`` run the two launches of ``scans_columns.cu`` over a
 per-stream scratch, and so do the chunks of many series of ``"columns_chunks"``
-(``scans_chunks.cu``). Short dense rows (``"tile"``) run ``scans_short.cu``: staged
+(``scans_chunks.cu``). Rows along the innermost axis run ``scans_rows.cu``: a warp a
+row, or a group of lanes a row for rows of up to a few hundred elements
+(:func:`~._geometry.scan_row_group`). Short dense rows (``"tile"``) run ``scans_short.cu``: staged
 through shared memory, or for 4-byte elements in registers (a few whole rows a thread)
 or by warps over 16-byte words (:func:`_warp_rows`), each with the staged tile's bits. Float32 row, column and ``"columns_split"`` scans carry float64
 values and round each output once; the look-back scan runs
@@ -30,7 +32,7 @@ from . import complex_parts as _cx
 from ._cupy import cupy as _cupy
 from ._devices import check as check_devices
 from ._colsplit_geometry import colsplit_geometry
-from ._geometry import (SHORT_MAX_BLOCKS, columns_vector,
+from ._geometry import (SHORT_MAX_BLOCKS, columns_vector, scan_row_group,
                         scan_regs_rows, scan_tile_bytes, scan_tile_loads, scan_tile_rows)
 from ._lru import Bounded
 from ._prepared import GATE, Store, args_ok
@@ -40,6 +42,7 @@ __all__ = ["takes", "takes_complex_sum", "scan", "complex_sum", "repeat"]
 
 _SRC = "scans.cu"
 _SHORT_SRC = "scans_short.cu"
+_ROWS_SRC = "scans_rows.cu"
 _COLUMNS_SRC = "scans_columns.cu"
 _CHUNKS_SRC = "scans_chunks.cu"
 _OPS = {"sum": 0, "prod": 1}
@@ -258,6 +261,7 @@ def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Rec
         acc_ *= m
     rec.c_order = tuple(reversed(compact)) == tuple(plan.out_strides)
     rec.fn = None
+    rec.tail = None
     # bytes from the buffer to the kernel's x: the first element, or for reversed
     # rows of the "tile" scan the lowest address of the first row (the kernel reads
     # each staged row from its other end)
@@ -330,18 +334,28 @@ def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Rec
         rec.tail = (np.int64(outer), np.int64(plan.length), np.int64(rows),
                     np.int64(out_offset))
     elif plan.strategy == "rows":
-        expr = f"xs_scan_rows<{_OPS[op]}, {tin}, {tacc}, {tout}, {cap}, {rc.TUNING['scan_rows']}>"
-        rec.grid = (min(-(-plan.nrows // 8), 32 * sm),)
+        minb, u = rc.TUNING["scan_rows_group"]
+        group = scan_row_group(plan.nrows, plan.length, u, sm)
+        if group < 32:   # a group of lanes a row, 32 / group rows a warp
+            expr = (f"xs_scan_rows_group<{_OPS[op]}, {tin}, {tacc}, {tout}, {cap}, {minb}, "
+                    f"{u}>")
+            warps = -(-plan.nrows * group // 32)
+            rec.grid = (min(-(-warps // 8), 32 * sm),)
+            rec.tail = (np.int64(plan.nrows), np.int64(plan.length), np.int64(group))
+        else:            # a warp a row
+            expr = (f"xs_scan_rows<{_OPS[op]}, {tin}, {tacc}, {tout}, {cap}, "
+                    f"{rc.TUNING['scan_rows']}>")
+            rec.grid = (min(-(-plan.nrows // 8), 32 * sm),)
     else:  # columns
         vec = columns_vector(plan, np.dtype(x.dtype).itemsize, out_dt.itemsize)
         expr = f"xs_scan_columns<{_OPS[op]}, {tin}, {tacc}, {tout}, {cap}, {vec}>"
         rec.grid = (min(-(-plan.nrows // (256 * vec)), 32 * sm),)
-    if plan.strategy not in ("lookback", "tile"):
+    if plan.strategy not in ("lookback", "tile") and rec.tail is None:
         rec.tail = (np.int64(plan.nrows), np.int64(plan.length))
     if plan.strategy != "lookback":
         rec.smem = 0
         rec.threads = 256
-    rec.fn = rc.kernel(_SHORT_SRC if plan.strategy == "tile" else _SRC, expr)
+    rec.fn = rc.kernel({"tile": _SHORT_SRC, "rows": _ROWS_SRC}.get(plan.strategy, _SRC), expr)
     if rec.smem > 48 * 1024 and rec.fn.max_dynamic_shared_size_bytes < rec.smem:
         rec.fn.max_dynamic_shared_size_bytes = rec.smem
     # the arguments packed once; a call sets the addresses (and the epoch): x, out,
