@@ -2,17 +2,17 @@
 
 :mod:`xstride.reductions` checks the arguments and applies the dtype rules; this module
 runs the call on the kernels of ``reductions.cu`` for any layout and any axis set,
-through the plan of :mod:`xstride._plans.reduction`: :func:`reduce` (sum, prod, min,
-max, all, any), :func:`mean`, :func:`var`, and :func:`repeat`, the prepared-call fast path of a
-call seen before (:mod:`._prepared`). Results are deterministic run to run: the order in which values are
-combined is fixed by the plan and the device's SM count, never by timing (no
-floating-point atomics). See ``docs/reductions.md``.
+through the plan of :mod:`xstride._plans.reduction`: :func:`reduce`, :func:`mean`,
+:func:`var`, and :func:`repeat`, the prepared-call fast path (:mod:`._prepared`).
+Results are deterministic run to run: the order in which values are combined is fixed
+by the plan and the device's SM count, never by timing. See ``docs/reductions.md``.
 """
 
 from __future__ import annotations
 
 import builtins
 import warnings
+from dataclasses import replace
 
 import numpy as np
 
@@ -43,8 +43,7 @@ _SRC = "reductions.cu"
 #: The ops whose kernels read a center per output (``xs_centered`` in reduce_ops.cuh).
 _CENTERED = frozenset({"sumsq", "moments"})
 #: Kernels with no split (one pass, no workspace): parameters x, out, center, the
-#: descriptor, nrows, rowlen. The others add partials and counters after center, and
-#: chunk and nchunks at the end.
+#: descriptor, nrows, rowlen; the others add partials, counters, chunk and nchunks.
 _ONE_PASS = frozenset({"rows_warp", "rows_group", "short", "tile", "lanes", "rowregs"})
 #: Loads each thread batches for 1-byte elements in the kernels that walk elements one
 #: by one (``TUNING``'s B keeps only B bytes a thread in flight there); the fold order
@@ -183,7 +182,11 @@ def _recipe(func: str, x, axis, op: str, out_dtype: np.dtype, acc: np.dtype,
         return rec
     if axes is None:
         axes = normalize_axis(func, axis, x.ndim)
-    rec = _build_recipe(plan_array(x, axes), x, op, out_dtype, acc)
+    plan = plan_array(x, axes)
+    if plan.strategy == "copy" and op == "prod" and x.dtype.kind == out_dtype.kind == "c":
+        # (1 + 0j) * y in one pass, a thread a row of one element (docs/reductions.md)
+        plan = replace(plan, strategy="short", rshape=(1,), rstride=(1,))
+    rec = _build_recipe(plan, x, op, out_dtype, acc)
     if keyed:
         _RECIPES.put(key, rec)
     return rec
