@@ -45,9 +45,8 @@ _CENTERED = frozenset({"sumsq", "moments"})
 #: Kernels with no split (one pass, no workspace): parameters x, out, center, the
 #: descriptor, nrows, rowlen; the others add partials, counters, chunk and nchunks.
 _ONE_PASS = frozenset({"rows_warp", "rows_group", "short", "tile", "lanes", "rowregs"})
-#: Loads each thread batches for 1-byte elements in the kernels that walk elements one
-#: by one (``TUNING``'s B keeps only B bytes a thread in flight there); the fold order
-#: is the same for every B, so the bits are too.
+#: Loads each thread batches for 1-byte elements in the kernels that walk elements one by
+#: one (``TUNING``'s B keeps only B bytes a thread in flight there); the bits of any B.
 BYTE_BATCH = 32
 _BYTE_BATCHED = frozenset({"interleave", "rows_warp", "rows_group", "rows_block"})
 #: Loads in flight a thread for 16-byte vectors of 1-byte elements into 8-byte
