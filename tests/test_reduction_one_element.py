@@ -93,3 +93,24 @@ def test_a_repeated_call_of_one_element_per_output_is_prepared(fake_reductions, 
     xp.sum(x, axis=1, dtype=np.float64)                  # dtype=: a new key
     xp.mean(x, axis=1)
     assert len(_red._CALLS) == 4
+
+
+def test_a_complex_product_narrowed_by_dtype_casts_first(fake_reductions):
+    """``prod(..., dtype=complex64)`` of complex128 elements over an axis of one
+    element: NumPy casts each element, then multiplies by ``1 + 0j``, so a real part
+    past float32's range becomes inf and the imaginary part NaN (inf * 0); the short
+    kernel's complex128 product would cast after and keep the imaginary part. Narrowing
+    takes the cast copy (no kernel); widening takes the short kernel."""
+    cp, log = fake_reductions
+    h = np.array([[1e39 + 1j], [2.5 - 0.0j], [-0.0 + 3j]], np.complex128)
+    with np.errstate(all="ignore"):
+        want = np.prod(h, axis=1, dtype=np.complex64)
+    before = len(log)
+    got = xp.prod(FakeCupyArray(h), axis=1, dtype=np.complex64).get()
+    assert len(log) == before
+    assert np.isinf(want[0].real) and np.isnan(want[0].imag)   # not vacuous
+    assert got.dtype == want.dtype and _parts(got).tobytes() == _parts(want).tobytes()
+    w = h[1:].astype(np.complex64)
+    got = xp.prod(FakeCupyArray(w), axis=1, dtype=np.complex128).get()
+    assert len(log) == before + 1 and log[-1][0].startswith("xs_reduce_short<1, xs_complex64")
+    assert _parts(got).tobytes() == _parts(np.prod(w, axis=1, dtype=np.complex128)).tobytes()

@@ -172,7 +172,7 @@ def test_row_scan_kernels_compile_with_the_packed_parameter_sizes():
     if nvrtc is None:
         pytest.skip("cuda-bindings/nvrtc not importable")
     types = ((0, "float", "double", "float"), (1, "int", "long long", "long long"),
-             (0, "xs_half", "float", "xs_half"), (0, "bool", "long long", "long long"),
+             (0, "xs_half", "double", "xs_half"), (0, "bool", "long long", "long long"),
              (0, "double", "double", "double"))
     groups = [f"xs_scan_rows_group<{op}, {t}, {acc}, {out}, {cap}, {minb}, {u}>"
               for op, t, acc, out in types for cap in (1, 4)

@@ -300,11 +300,12 @@ def warp_group(nrows: int, rowlen: int, vec: int, sm_count: int) -> int:
     row -> this rule; docs/reductions.md, "rows_group"): ``sum(x, axis=1)`` of float32
     (n, 200) 0.45 -> 0.76 (50 words: 8 lanes), (n, 300) 0.53 -> 0.73 (16 lanes), int32
     (n, 200) 0.45 -> 0.73, float16 (n, 300) 0.27 -> 0.57; ``all`` of bool (n, 256)
-    0.08 -> 0.59 (2 lanes). Groups of 16 on rows of 97-128 words read float32
-    (n, 500) at 0.62 against 0.75 (int64 (n, 200) ``max`` 0.60 against 0.69), and
-    groups of 8 on int8 and bool rows of 63 words ``max`` and ``all`` at 0.15-0.17
-    against 0.18-0.21: those keep the warp. Rows of 97-112 words took the warp until
-    groups of 16 read them faster (1 GiB arrays, warp -> 16 lanes): ``sum`` of float64
+    0.08 -> 0.59 (2 lanes). Groups of 16 on rows of 113-128 words read float32
+    (n, 500) at 0.62 against 0.75, and groups of 8 on int8 and bool rows of 63 words
+    ``max`` and ``all`` at 0.15-0.17 against 0.18-0.21: those keep the warp. Rows of
+    97-112 words kept the warp too (an int64 (n, 200) ``max`` read 0.60 in groups of
+    16 against 0.69 on 128 MiB arrays) until a probe on 1 GiB arrays, two processes a
+    variant, read them faster in groups of 16 (warp -> 16 lanes): ``sum`` of float64
     (n, 200) 0.80 -> 0.95, int64 (n, 200) ``max`` 0.77 -> 0.94, float32 (n, 400) 0.75 ->
     0.96, ``argmax`` of float32 (n, 400) 0.29 -> 0.60, float16 (n, 800) 0.12 -> 0.40."""
     loads = -(-rowlen // max(vec, 1))

@@ -182,8 +182,8 @@ def _recipe(func: str, x, axis, op: str, out_dtype: np.dtype, acc: np.dtype,
     if axes is None:
         axes = normalize_axis(func, axis, x.ndim)
     plan = plan_array(x, axes)
-    if plan.strategy == "copy" and op == "prod" and x.dtype.kind == out_dtype.kind == "c":
-        # (1 + 0j) * y in one pass, a thread a row of one element (docs/reductions.md)
+    if (plan.strategy == "copy" and op == "prod" and x.dtype.kind == out_dtype.kind == "c"
+            and x.itemsize <= out_dtype.itemsize):   # (1 + 0j) * y, one pass (reductions.md)
         plan = replace(plan, strategy="short", rshape=(1,), rstride=(1,))
     rec = _build_recipe(plan, x, op, out_dtype, acc)
     if keyed:

@@ -6,7 +6,7 @@ allocated in the input's memory order (as NumPy does); the few long contiguous
 columns of ``"columns_split"`` run the two launches of ``scans_columns.cu`` over a
 per-stream scratch, and so do the chunks of many series of ``"columns_chunks"``
 (``scans_chunks.cu``). Rows along the innermost axis run ``scans_rows.cu``: a warp a
-row, or a group of lanes a row for rows of up to a few hundred elements
+row, or a group of lanes a row for rows of up to 128 elements at the default tuning
 (:func:`~._geometry.scan_row_group`). Short dense rows (``"tile"``) run ``scans_short.cu``: staged
 through shared memory, or for 4-byte elements in registers (a few whole rows a thread)
 or by warps over 16-byte words (:func:`_warp_rows`), each with the staged tile's bits. Float32 row, column and ``"columns_split"`` scans carry float64
