@@ -16,7 +16,6 @@ broadcast rows, two row axes, and the initial element."""
 
 from __future__ import annotations
 
-import ctypes
 import re
 import types
 
@@ -26,16 +25,10 @@ import pytest
 import xstride as xp
 from xstride._kernels import _reduce_common as rc
 from tests.conftest import FakeCupyArray
-from tests.test_scans_tile_model import fake_tile  # noqa: F401 (fixture)
+from tests.test_scans_tile_model import _CT, _host, fake_tile  # noqa: F401 (fixture)
 
-_CT = {v: k for k, v in rc.CTYPE.items()}
 _GROUP = re.compile(r"xs_scan_rows_group<(\d), ([\w ]+), ([\w ]+), ([\w ]+), (\d+), (\d+), (\d+)>")
 _WARP = re.compile(r"xs_scan_rows<(\d), ([\w ]+), ([\w ]+), ([\w ]+), (\d+), (\d+)>")
-
-
-def _host(ptr, count, dtype):
-    dtype = np.dtype(dtype)
-    return np.frombuffer((ctypes.c_char * (count * dtype.itemsize)).from_address(ptr), dtype)
 
 
 def _offsets(i, shape, stride, nk):
