@@ -118,6 +118,35 @@ class FakeVarRows(_FakeVarKernel):
         self._store(optr, ss, float(np.frombuffer(raw[5], np.float64)[0]))
 
 
+class FakeVarRowregs(_FakeVarKernel):
+    """``xs_var_rowregs<Tin, Tout, L, Q, ROOT, MINB>``: the two-pass variance (its
+    square root) of rows of L elements stored one after another, Q rows a thread of a
+    256-thread block (the grid must cover the rows), x on a 16-byte boundary."""
+
+    def __init__(self, expr, log):
+        m = re.fullmatch(r"xs_var_rowregs<([\w ]+), (float|double), (\d+), (\d+), "
+                         r"(true|false), (\d+)>", expr)
+        assert m, expr
+        self.expr, self.log = expr, log
+        self.tin, self.tout = _CT[m.group(1)], float_type(m.group(2))
+        self.rowlen, self.q = int(m.group(3)), int(m.group(4))
+        self.root = m.group(5) == "true"
+        assert (self.rowlen * self.q * self.tin.itemsize) % 16 == 0, expr   # whole words
+
+    def __call__(self, grid, block, args, shared_mem=0, stream=None, **kwargs):
+        raw = self._raw(grid, block, args, [8, 8, 8, 8])   # x, out, nrows, dof
+        xptr, optr = (int.from_bytes(b, "little") for b in raw[:2])
+        nrows = int.from_bytes(raw[2], "little", signed=True)
+        assert xptr % 16 == 0 and tuple(block) == (256,)
+        assert grid[0] * 256 * self.q >= nrows > (grid[0] - 1) * 256 * self.q
+        n = nrows * self.rowlen
+        raw_x = (ctypes.c_char * (n * self.tin.itemsize)).from_address(xptr)
+        vals = np.frombuffer(raw_x, self.tin).reshape(nrows, self.rowlen).astype(np.float64)
+        mean = vals.sum(axis=1) / self.rowlen
+        ss = ((vals - mean[:, None]) ** 2).sum(axis=1)
+        self._store(optr, ss, float(np.frombuffer(raw[3], np.float64)[0]))
+
+
 class FakeMoments(FakeFinish):
     """``xs_var_moments<T, ROOT>``: ``(S2 - S1**2 / count) / dof`` (its square root) in
     T from the complex128 moments (S1 the real part, S2 the imaginary)."""
@@ -137,7 +166,8 @@ class FakeMoments(FakeFinish):
 
 def finish_model(expr):
     """The host model class of a ``reduce_finish.cu`` instantiation."""
-    for prefix, model in (("xs_var_rows", FakeVarRows), ("xs_var_moments", FakeMoments),
+    for prefix, model in (("xs_var_rows<", FakeVarRows), ("xs_var_rowregs<", FakeVarRowregs),
+                          ("xs_var_moments", FakeMoments),
                           ("xs_var_finish", FakeFinish)):
         if expr.startswith(prefix):
             return model

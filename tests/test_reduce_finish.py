@@ -126,6 +126,7 @@ def test_rows_kernel_every_tuning(cp, monkeypatch, minb):
     from xstride._kernels import _reduce_common as rc, var_kernels as red
 
     monkeypatch.setitem(rc.TUNING, "var_rows", minb)
+    monkeypatch.setitem(rc.TUNING, "var_regs", (0, 0, 0))   # dense rows here too
     monkeypatch.setattr(red, "_VAR_ROWS", red.Bounded(256))
     rng = np.random.default_rng(5)
     for k, n in ((3, 5000), (3, 256 * 4 * 3 + 5), (2, 1), (7, 5000), (16, 5000), (32, 5000)):

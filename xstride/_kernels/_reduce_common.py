@@ -88,7 +88,16 @@ __all__ = [
 #: 2026-12-03, n = 2**25, var(x, axis=1), fraction of copy, (4, 4, 4) read (n, 3)
 #: 0.59, (n, 4) 0.79, (n, 8) 0.88, (3, n).T 0.62, float64 (n, 3) 0.96 against 0.48,
 #: 0.68, 0.75, 0.42, 0.88 for (6, 4, 1), (4, 4, 2) and (6, 4, 2) between them, (4, 4,
-#: 8) 0.63 on (n, 3) but 0.64-0.75 on the rest); the
+#: 8) 0.63 on (n, 3) but 0.64-0.75 on the rest); ``var_regs`` (``xs_var_rowregs``,
+#: dense rows of 1-, 2- and 4-byte elements that are not whole 16-byte words: MINB,
+#: the bytes a thread's rows are doubled within, the most bytes of the fewest rows
+#: that fill whole words; ``var_kernels.var_regs_q``; on the H200, 2026-12-04, n =
+#: 2**25 float32, var(x, axis=1), fraction of copy against ``xs_var_rows`` in the same
+#: process, (n, 2) 0.44-0.51 -> 0.76-0.89, (n, 3) 0.57-0.64 -> 0.76-0.86, std (n, 3)
+#: 0.53-0.56 -> 0.55-0.82, (n, 5) 0.51-0.56 -> 0.81-0.90, (n, 6) 0.48-0.64 -> 0.82-0.91,
+#: (n, 7) 0.59-0.67 -> 0.76-0.77, (n, 10) 0.50 -> 0.81-0.84, (n, 14) 0.48 -> 0.72, int32
+#: (n, 3) 0.74-0.78 -> 0.85-0.97; MINB 6 lost on rows of 6 and more, 8 rows of 3 a
+#: thread lost to 4); the
 #: look-back scan
 #: (``scans.cu``): ``lookback_items`` elements per thread
 #: for 4-byte types (halved for 8-byte ones), MINB ``lookback_minb`` (5: at most 51
@@ -120,6 +129,7 @@ TUNING = {
     "arg_regs": 6,
     "colsplit": 4,
     "var_rows": (4, 4, 4),
+    "var_regs": (4, 48, 128),
     "lookback_items": 32,
     "lookback_minb": 5,
     "lookback_group": 32,
@@ -155,6 +165,7 @@ VARIANTS = {
     "red_regs": [0, 2, 4],
     "arg_regs": [0, 4, 6],
     "var_rows": [(6, 4, 1), (6, 4, 2), (4, 4, 2), (1, 1, 1), (4, 4, 4)],
+    "var_regs": [(0, 0, 0), (4, 96, 96), (4, 48, 128)],
     "lookback_items": [16, 32, 64],
     "lookback_minb": [3, 4, 5],
     "lookback_group": [32, 4],

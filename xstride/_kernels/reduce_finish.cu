@@ -1,7 +1,8 @@
-// var and std on the device besides the reductions' passes (launcher: reductions.py):
-// the finish of the two-pass path (_var_finish) and short rows in one kernel
-// (_var_rows). Compiled by NVRTC: no standard headers.
+// var and std on the device besides the reductions' passes (launcher: var_kernels.py):
+// the finish of the two-pass path and short rows in one kernel (xs_var_rows, and
+// xs_var_rowregs for dense rows). Compiled by NVRTC: no standard headers.
 #include <xstride/detail/namespace_kernels.cuh>
+#include <xstride/detail/row_words.cuh>
 
 // The last step of the two-pass path: each output is the float64 sum of squared
 // deviations divided by the degrees of freedom, its square root for std, rounded once
@@ -41,6 +42,31 @@ xs_var_moments(const xs_complex128* __restrict__ m, T* __restrict__ out, long lo
         if (ROOT) v = sqrt(v);
         out[i] = (T)v;
     }
+}
+
+// The variance of one row: the first n of the N values v (1 <= n <= N), the float64
+// mean (their sum in index order, divided once by n), the float64 sum of the squared
+// deviations from it in index order, divided by dof, its square root for std (ROOT),
+// rounded once to Tout. The two passes of the two-pass path, on registers.
+template <typename Tout, bool ROOT, int N, typename T>
+__device__ __forceinline__ Tout xs_var_of_row(const T* v, int n, double dof)
+{
+    double sum = 0.0;
+#pragma unroll
+    for (int j = 0; j < N; ++j)
+        if (j < n) sum = sum + (double)v[j];
+    const double c = sum / (double)n;
+    double ss = 0.0;
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+        if (j < n) {
+            const double t = (double)v[j] - c;
+            ss = ss + t * t;
+        }
+    }
+    double r = ss / dof;
+    if (ROOT) r = sqrt(r);
+    return (Tout)r;
 }
 
 // Rows of at most R elements (R a power of two from 4 to 32, the host's smallest at
@@ -95,22 +121,45 @@ xs_var_rows(const Tin* __restrict__ x, Tout* __restrict__ out, const xs_red_desc
         for (int q = 0; q < Q; ++q) {
             const long long row = row0 + q * step;
             if (row >= nrows) break;
-            double sum = 0.0;
-#pragma unroll
-            for (int j = 0; j < R; ++j)
-                if (j < len) sum = sum + (double)v[q][j];
-            const double c = sum / (double)rowlen;
-            double ss = 0.0;
-#pragma unroll
-            for (int j = 0; j < R; ++j) {
-                if (j < len) {
-                    const double t = (double)v[q][j] - c;
-                    ss = ss + t * t;
-                }
-            }
-            double r = ss / dof;
-            if (ROOT) r = sqrt(r);
-            out[row] = (Tout)r;
+            out[row] = xs_var_of_row<Tout, ROOT, R>(v[q], len, dof);
         }
     }
+}
+
+// Rows of L elements stored one after another (the reduced axis of stride 1, row i at
+// x + i * L, x on a 16-byte boundary: the host checks), many of them: a thread takes
+// rows g * Q .. g * Q + Q - 1, Q * L elements that fill whole 16-byte words, loaded as
+// words together (xs_load_row_words; element by element for the last, shorter group),
+// as xs_reduce_rowregs (reductions_rows.cu) loads its rows, then xs_var_of_row on each:
+// the bits of xs_var_rows, whose rows of an odd length are read element by element
+// (3 loads of 4 bytes a row of (n, 3) float32 against 3 words for 4 rows here). The Q
+// outputs are stored as whole 16-byte words where they fill them. MINB: the blocks per
+// SM of the launch bounds.
+template <typename Tin, typename Tout, int L, int Q, bool ROOT, int MINB>
+__global__ void __launch_bounds__(256, MINB)
+xs_var_rowregs(const Tin* __restrict__ x, Tout* __restrict__ out, long long nrows, double dof)
+{
+    constexpr int E = L * Q;
+    constexpr int OB = Q * (int)sizeof(Tout);     // bytes of a thread's outputs
+    const long long r0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * Q;
+    if (r0 >= nrows) return;
+    const int rows = nrows - r0 < Q ? (int)(nrows - r0) : Q;
+    xs_row_words<Tin, E> v;
+    xs_load_row_words(v, x + r0 * L, rows * L);
+    union { Tout t[Q]; uint4 w[OB % 16 == 0 ? OB / 16 : 1]; } o;
+#pragma unroll
+    for (int r = 0; r < Q; ++r)
+        o.t[r] = xs_var_of_row<Tout, ROOT, L>(v.t + r * L, L, dof);
+    Tout* dst = out + r0;
+    if constexpr (OB % 16 == 0) {
+        if (rows == Q) {
+#pragma unroll
+            for (int i = 0; i < OB / 16; ++i)
+                reinterpret_cast<uint4*>(dst)[i] = o.w[i];
+            return;
+        }
+    }
+#pragma unroll
+    for (int r = 0; r < Q; ++r)
+        if (r < rows) dst[r] = o.t[r];
 }

@@ -6,6 +6,7 @@ the finish of the two-pass path (:func:`finish`), many short rows in one kernel
 from __future__ import annotations
 
 import builtins
+import math
 
 import numpy as np
 
@@ -15,7 +16,7 @@ from ._launch import Launch, i64, slot64, slot_f64, struct
 from ._lru import Bounded
 
 __all__ = ["FINISH_TYPES", "VAR_ROWS_MAX", "finish", "rows_ok", "var_rows",
-           "var_rows_per_thread", "moments_finish"]
+           "var_rows_per_thread", "var_regs_q", "moments_finish"]
 
 #: Output types of the one-pass finish of var/std (``reduce_finish.cu``).
 FINISH_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
@@ -73,6 +74,50 @@ def rows_ok(plan) -> bool:
             and 2 <= plan.rowlen <= VAR_ROWS_MAX)
 
 
+def var_regs_q(plan, itemsize: int, address: int, out_dtype: np.dtype, tuning) -> int:
+    """Rows a thread of ``xs_var_rowregs`` takes (0: the plan's rows go to
+    ``xs_var_rows``): rows of 1-, 2- or 4-byte elements stored one after another (one
+    kept axis of stride ``rowlen``, the reduced axis of stride 1, the first row at
+    ``address`` on a 16-byte boundary) whose length is not a whole number of 16-byte
+    words (``xs_var_rows`` reads those as words already). ``tuning`` is
+    ``TUNING["var_regs"]``, (MINB, bytes, most bytes): the fewest rows whose elements
+    fill whole words, if they hold at most ``most bytes``, doubled while they stay
+    within ``bytes`` and their outputs within 32 bytes; MINB 0 turns the kernel off.
+
+    >>> from types import SimpleNamespace as P
+    >>> rows = lambda k: P(nk=1, nr=1, rstride=(1,), kstride=(k,), rowlen=k)
+    >>> f32 = np.dtype(np.float32)
+    >>> [var_regs_q(rows(k), 4, 0, f32, (4, 48, 128)) for k in (2, 3, 4, 5, 6, 7, 9, 14)]
+    [4, 4, 0, 4, 2, 4, 0, 2]
+    >>> var_regs_q(rows(3), 4, 0, f32, (4, 96, 96)), var_regs_q(rows(3), 2, 0, f32, (4, 48, 128))
+    (8, 8)
+    >>> var_regs_q(rows(3), 4, 8, f32, (4, 48, 128))   # not on a 16-byte boundary
+    0
+    """
+    minb, double_within, most = tuning
+    nbytes = plan.rowlen * itemsize
+    out_size = np.dtype(out_dtype).itemsize
+    if (not minb or itemsize not in (1, 2, 4) or nbytes % 16 == 0 or address % 16
+            or plan.nk != 1 or plan.rstride != (1,) or plan.kstride[0] != plan.rowlen):
+        return 0
+    q = 16 // math.gcd(nbytes, 16)
+    if q * nbytes > most or q * out_size > 32:
+        return 0
+    while 2 * q * nbytes <= double_within and 2 * q * out_size <= 32:
+        q *= 2
+    return q
+
+
+def _rowregs_launch(plan, x, q: int, root: bool, out_dtype: np.dtype) -> Launch:
+    """The launch of ``xs_var_rowregs`` for ``q`` rows a thread (:func:`var_regs_q`),
+    called as ``xs_var_rows``'s: x, out, then dof (nrows packed)."""
+    expr = (f"xs_var_rowregs<{rc.CTYPE[np.dtype(x.dtype)]}, {FINISH_TYPES[out_dtype]}, "
+            f"{plan.rowlen}, {q}, {str(bool(root)).lower()}, {rc.TUNING['var_regs'][0]}>")
+    grid = -(-(-(-plan.nrows // q)) // 256)
+    return Launch(rc.kernel("reduce_finish.cu", expr), (grid,), (256,),
+                  [slot64(), slot64(), i64(plan.nrows), slot_f64()])
+
+
 def var_rows(cp, x, rec, dof: float, root: bool, out_dtype: np.dtype):
     """var (``root``: std) of the short rows of ``rec``'s plan in one kernel
     (``xs_var_rows``, reduce_finish.cu): each row read once into registers, its float64
@@ -82,8 +127,12 @@ def var_rows(cp, x, rec, dof: float, root: bool, out_dtype: np.dtype):
     out = cp.empty(plan.nrows, dtype=out_dtype)
     xa = x.data.ptr + rec.xoff
     key = (x.dtype, out_dtype, root, rec.desc.tobytes(), plan.nrows, plan.rowlen, xa & 15,
-           cp.cuda.runtime.getDevice(), rc.TUNING["var_rows"])
+           cp.cuda.runtime.getDevice(), rc.TUNING["var_rows"], rc.TUNING["var_regs"])
     run = _VAR_ROWS.get(key)
+    if run is None:
+        q = var_regs_q(plan, x.itemsize, xa, out_dtype, rc.TUNING["var_regs"])
+        if q:
+            run = _VAR_ROWS.put(key, _rowregs_launch(plan, x, q, root, out_dtype))
     if run is None:
         r = 4
         while r < plan.rowlen:

@@ -1,0 +1,216 @@
+"""var/std of dense short rows in registers (``xs_var_rowregs``, ``reduce_finish.cu``,
+chosen by ``var_kernels.var_regs_q``): which rows it takes from ``xs_var_rows``, its
+launch and, behind the executor on the stand-in CuPy of tests/conftest.py, NumPy's
+values (CPU); it compiles under NVRTC with the parameters the launcher packs (CPU);
+on the GPU, the bits of ``xs_var_rows`` (the same arithmetic per row) for every
+``TUNING["var_regs"]`` variant."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import xstride as xp
+from xstride._kernels import _reduce_common as rc
+from xstride._kernels import var_kernels as vk
+
+from tests._fake_var_kernels import finish_model
+from tests.conftest import FakeCupyArray
+from tests.test_reduce_rows import _RowRegs
+from tests.test_reduction_host_path import FakeKernel
+
+ROWLENS = (2, 3, 4, 5, 6, 7, 9, 10, 14, 16)
+DTYPES = ("float32", "int32", "int16", "uint8")
+
+
+def _expected_q(k: int, itemsize: int, out_size: int, tuning) -> int:
+    """The rows a thread by the rule, found by counting: the fewest rows that fill whole
+    16-byte words, doubled within the tuning's bytes and 32 bytes of outputs."""
+    minb, within, most = tuning
+    if not minb or (k * itemsize) % 16 == 0:
+        return 0
+    q = 1
+    while (q * k * itemsize) % 16:
+        q += 1
+    if q * k * itemsize > most or q * out_size > 32:
+        return 0
+    while 2 * q * k * itemsize <= within and 2 * q * out_size <= 32:
+        q *= 2
+    return q
+
+
+@pytest.fixture
+def fake_var(fake_cupy, monkeypatch):
+    """The reductions on the stand-in CuPy, ``reduce_finish.cu``'s kernels as host
+    models; yields the launch log (expression, grid, block, argument bytes)."""
+    from xstride._kernels import reductions as red
+    from xstride._kernels._lru import Bounded
+    from xstride._kernels._prepared import GATE, Store
+
+    log, kernels = [], {}
+
+    def kernel(src, expr, partner=None):
+        if expr not in kernels:
+            model = (_RowRegs if src == "reductions_rows.cu" else
+                     finish_model(expr) if src == "reduce_finish.cu" else FakeKernel)
+            kernels[expr] = model(expr, log)
+        return kernels[expr]
+
+    monkeypatch.setattr(rc, "kernel", kernel)
+    monkeypatch.setattr(rc, "kernel_resident", lambda src, expr, threads: 4)
+    monkeypatch.setattr(red, "_RECIPES", Bounded(256))
+    monkeypatch.setattr(red, "_CALLS", Store(256))
+    monkeypatch.setattr(vk, "_FINISH", Bounded(64))
+    monkeypatch.setattr(vk, "_VAR_ROWS", Bounded(64))
+    GATE.close()
+    rc._sm_count.cache_clear()
+    yield log
+    rc._sm_count.cache_clear()
+
+
+def _reference(func, h, correction):
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return getattr(np, func)(h.astype(np.float64), axis=1, ddof=correction)
+
+
+@pytest.mark.parametrize("tuning", rc.VARIANTS["var_regs"])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_dense_rows_launch_and_values(fake_var, monkeypatch, tuning, dtype):
+    """Dense rows on a 16-byte boundary that are not whole words go to
+    ``xs_var_rowregs`` with the rule's Q (its grid covering the rows Q at a time and
+    256 threads a block), the rest to ``xs_var_rows``; both give NumPy's float64
+    var/std, rounded to the result type, on row counts that leave a thread's last rows
+    partly past the end."""
+    monkeypatch.setitem(rc.TUNING, "var_regs", tuning)
+    log = fake_var
+    dt = np.dtype(dtype)
+    out = np.dtype(np.float32 if dt == np.float32 else np.float64)
+    ctype, ftype = rc.CTYPE[dt], vk.FINISH_TYPES[out]
+    rng = np.random.default_rng(7)
+    taken = 0
+    for k in ROWLENS:
+        for nrows in (300, 256 * 4 * 3 + 5):
+            h = (rng.standard_normal((nrows, k)) * 20 + 3).astype(dt)
+            for func, correction in (("var", 0), ("std", 1)):
+                got = getattr(xp, func)(FakeCupyArray(h), axis=1, correction=correction)
+                want = _reference(func, h, correction).astype(out)
+                np.testing.assert_allclose(got.get(), want, rtol=2e-6 if out == np.float32
+                                           else 1e-12, err_msg=f"{k} {nrows} {func}")
+                expr = log[-1][0]
+                q = _expected_q(k, dt.itemsize, out.itemsize, tuning)
+                if q:
+                    root = "true" if func == "std" else "false"
+                    assert expr == (f"xs_var_rowregs<{ctype}, {ftype}, {k}, {q}, {root}, "
+                                    f"{tuning[0]}>"), (k, expr)
+                    assert log[-1][1] == (-(-nrows // (256 * q)),) and log[-1][2] == (256,)
+                    taken += 1
+                else:
+                    assert expr.startswith("xs_var_rows<"), (k, expr)
+    if tuning[0]:
+        assert taken >= 4     # the register kernel served some of the rows
+
+
+def test_views_off_the_rule_keep_the_rows_kernel(fake_var, monkeypatch):
+    """Rows off a 16-byte boundary, every other row and rows of a transposed array go
+    to ``xs_var_rows``; reversed rows (each read from its lowest address, as the plan
+    gives them) and a row-aligned slice stay on the register kernel. Values: NumPy's."""
+    monkeypatch.setitem(rc.TUNING, "var_regs", (4, 48, 128))
+    log = fake_var
+    base = (np.random.default_rng(3).standard_normal(3 * 4001 + 1) * 5).astype(np.float32)
+    cases = [
+        (base[1:].reshape(4001, 3), "xs_var_rows<"),            # 4 bytes past the boundary
+        (base[:12000].reshape(4000, 3)[::2], "xs_var_rows<"),   # every other row
+        (base[:12000].reshape(3, 4000).T, "xs_var_rows<"),      # rows across the columns
+        (base[:12000].reshape(4000, 3)[:, ::-1], "xs_var_rowregs<float, float, 3, 4,"),
+        (base[:12000].reshape(4000, 3)[4:], "xs_var_rowregs<float, float, 3, 4,"),  # 48 bytes in
+    ]
+    for h, prefix in cases:
+        x = FakeCupyArray(h)
+        got = xp.var(x, axis=1)
+        np.testing.assert_allclose(got.get(), _reference("var", h, 0).astype(np.float32),
+                                   rtol=2e-6)
+        assert log[-1][0].startswith(prefix), (h.strides, log[-1][0])
+
+
+def test_every_rule_input_is_checked():
+    """``var_regs_q`` refuses what the kernel cannot read as whole words of rows stored
+    one after another: 8-byte elements, two kept axes, a reduced stride other than 1,
+    rows not ``rowlen`` apart, MINB 0."""
+    from types import SimpleNamespace as P
+
+    f4 = np.dtype(np.float32)
+    dense = dict(nk=1, nr=1, rstride=(1,), kstride=(3,), rowlen=3)
+    assert vk.var_regs_q(P(**dense), 4, 0, f4, (4, 48, 128)) == 4
+    for change, itemsize, tuning in ((dict(), 8, (4, 48, 128)), (dict(nk=2), 4, (4, 48, 128)),
+                                     (dict(rstride=(2,)), 4, (4, 48, 128)),
+                                     (dict(kstride=(6,)), 4, (4, 48, 128)),
+                                     (dict(), 4, (0, 48, 128))):
+        plan = P(**(dense | change))
+        assert vk.var_regs_q(plan, itemsize, 0, f4, tuning) == 0, (change, itemsize, tuning)
+
+
+ROWREGS = [f"xs_var_rowregs<{tin}, {tout}, {k}, {q}, {root}, {minb}>"
+           for tin, tout, k, q, minb in (("float", "float", 3, 4, 4), ("float", "float", 7, 4, 4),
+                                         ("float", "float", 2, 8, 3), ("int", "double", 3, 4, 4),
+                                         ("short", "double", 6, 4, 4),
+                                         ("unsigned char", "double", 12, 4, 4))
+           for root in ("true", "false")]
+
+
+def test_every_register_kernel_compiles_with_the_packed_parameter_sizes():
+    from tests.test_cuda_headers_nvrtc import compile_named, nvrtc, ptx_param_sizes
+    from xstride._kernels._compile import source
+
+    if nvrtc is None:
+        pytest.skip("cuda-bindings/nvrtc not importable")
+    lowered, ptx = compile_named(source("reduce_finish.cu"), ROWREGS, "sm_90",
+                                 "reduce_finish.cu")
+    for name in ROWREGS:   # x, out, nrows, dof
+        assert ptx_param_sizes(ptx, lowered[name]) == [8, 8, 8, 8], name
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("tuning", [t for t in rc.VARIANTS["var_regs"] if t[0]])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_register_kernel_has_the_bits_of_the_rows_kernel(cp, monkeypatch, tuning, dtype):
+    """The same rows through ``xs_var_rowregs`` and through ``xs_var_rows``
+    (``TUNING["var_regs"]`` off): the same bits (each row's arithmetic is one device
+    function), NumPy's values within float32's rounding, NaN and infinities where
+    NumPy has them; every row length the rule takes was launched on the register
+    kernel."""
+    spy = []
+    launch = vk._rowregs_launch
+
+    def recording(plan, x, q, root, out_dtype):
+        spy.append((plan.rowlen, q))
+        return launch(plan, x, q, root, out_dtype)
+
+    monkeypatch.setattr(vk, "_rowregs_launch", recording)
+    rng = np.random.default_rng(17)
+    dt = np.dtype(dtype)
+    out_size = 4 if dt == np.float32 else 8
+    for k in ROWLENS:
+        for nrows in (256, 256 * 8 * 3 + 7, 100_003):
+            h = (rng.standard_normal((nrows, k)) * 30 + 5).astype(dt)
+            if dt.kind == "f" and nrows > 256:
+                h[5, 0], h[6, k - 1], h[7, :] = np.nan, np.inf, -np.inf
+            x = cp.asarray(h)
+            for func, correction in (("var", 0), ("std", 1), ("var", k)):
+                monkeypatch.setitem(rc.TUNING, "var_regs", tuning)
+                monkeypatch.setattr(vk, "_VAR_ROWS", vk.Bounded(256))
+                with np.errstate(all="ignore"), warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    got = cp.asnumpy(getattr(xp, func)(x, axis=1, correction=correction))
+                    monkeypatch.setitem(rc.TUNING, "var_regs", (0, 0, 0))
+                    monkeypatch.setattr(vk, "_VAR_ROWS", vk.Bounded(256))
+                    want = cp.asnumpy(getattr(xp, func)(x, axis=1, correction=correction))
+                assert got.tobytes() == want.tobytes(), (k, nrows, func, correction)
+                ref = _reference(func, h, correction).astype(got.dtype)
+                np.testing.assert_allclose(got, ref, rtol=2e-6 if out_size == 4 else 1e-12)
+    taken = {k for k, q in spy}
+    assert taken == {k for k in ROWLENS
+                     if _expected_q(k, dt.itemsize, out_size, tuning)}, (taken, spy)
+    assert taken   # not vacuous: some row length took the register kernel
