@@ -199,6 +199,8 @@ def _expected_launch(x, axes, op, out_dtype, acc):
             batch //= 2
     else:
         minb, batch = _rc.TUNING[geo.kernel][:2]
+        if geo.kernel == "tile" and x.itemsize == 8:
+            minb = max(minb, 4)        # 8-byte elements staged: 64 registers, 4 blocks
         if (x.itemsize == 1 and geo.kernel in ("interleave", "rows_warp", "rows_group", "rows_block")
                 and geo.vec == 1):
             batch = _red.BYTE_BATCH    # 1-byte elements one by one: 32 loads in flight

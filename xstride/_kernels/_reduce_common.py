@@ -242,6 +242,25 @@ def takes_words(dt: np.dtype, acc: np.dtype) -> bool:
             and 256 * (16 // dt.itemsize) * acc.itemsize <= WORDS_SHARED_BYTES)
 
 
+#: MINB of the tile kernel over 8-byte elements, at least: at ``TUNING["tile"]``'s 2,
+#: ptxas 13 (sm_90) gave the int64 sum 68 registers (3 blocks an SM; 64 and 4 blocks
+#: for int64 max and every float64 op), at 4 all of them 64 and no spills. H200,
+#: 2026-12-04, 2**27 elements, fraction of copy, MINB 2 -> 4: int64 ``sum(x, axis=1)``
+#: of (n, 33) 0.83 -> 0.88, (n, 50) 0.73 -> 0.83, (n, 100) 0.91 -> 1.02, (n, 128) 0.78
+#: -> 0.93 (CuPy 0.89); int64 ``max`` and float64 within 0.02 either way. 4-byte
+#: elements keep 2 (at 4 they lost 0.04-0.10: 52 registers, 4 blocks against 5).
+TILE_WIDE_MINB = 4
+
+
+def row_tuning(kernel_name: str, itemsize: int) -> tuple:
+    """``(MINB, B)`` of a reduction kernel of ``TUNING``: the tile kernel over 8-byte
+    elements at least :data:`TILE_WIDE_MINB` blocks an SM."""
+    minb, batch = TUNING[kernel_name][:2]
+    if kernel_name == "tile" and itemsize == 8:
+        minb = max(minb, TILE_WIDE_MINB)
+    return minb, batch
+
+
 def words_tuning(vec: int, acc: np.dtype) -> tuple:
     """``(MINB, B)`` of the word walk for words of ``vec`` elements into ``acc``:
     ``TUNING["interleave_words"]``, B halved past :data:`WORDS_ACC_BYTES` of

@@ -119,7 +119,7 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
     if geo.kernel == "interleave" and geo.vec > 1:
         minb, batch = rc.words_tuning(geo.vec, acc)
     else:
-        minb, batch = rc.TUNING[geo.kernel][:2]
+        minb, batch = rc.row_tuning(geo.kernel, x.itemsize)
         if x.itemsize == 1 and geo.kernel in _BYTE_BATCHED and geo.vec == 1:
             batch = BYTE_BATCH
         elif geo.vec == 16 and acc.itemsize == 8:
