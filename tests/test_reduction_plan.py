@@ -18,7 +18,7 @@ from xstride._kernels.reductions import _finish
 from xstride._plans.reduction import (SHORT_MIN_ROWS, SHORT_ROW_BYTES, SHORT_ROWLEN,
                                       SHORT_VECTOR_ROW_BYTES, TILE_BYTES, TILE_CONFLICT_BYTES,
                                       TILE_MAX_ROW_BYTES,
-                                      TILE_MAX_ROWLEN,
+                                      TILE_MAX_ROWLEN, TILE_WIDE_MAX_ROWLEN,
                                       TILE_MIN_ROWS, LANES_MAX, lanes_ok, normalize_axis, normalize_scan_axis,
                                       plan_reduction, tile_rows)
 from xstride._kernels._geometry import (BLOCK_THREADS, INTERLEAVE_MIN_ROUNDS,
@@ -192,7 +192,8 @@ def test_short_vector_loads_need_whole_aligned_vectors():
     assert vec((n, 16), 4, 0) == 4 and vec((n, 8), 8, 0) == 2
     assert plan_reduction(_lay((n, 8), 4), (1,)).strategy == "lanes"   # 32-byte rows
     assert plan_reduction(_lay((n, 32), 4), (1,)).strategy == "lanes"
-    assert plan_reduction(_lay((n, 128), 4), (1,)).strategy == "tile"   # 32 lanes: staged
+    assert plan_reduction(_lay((n, 72), 4), (1,)).strategy == "tile"    # 18 words: staged
+    assert plan_reduction(_lay((n, 128), 4), (1,)).strategy == "inner"  # past 95 elements
     assert plan_reduction(_lay((n, 18), 4).slice((slice(None), slice(None, 16))),
                           (1,)).strategy == "tile"      # rows 72 bytes apart: no vectors
 
@@ -224,13 +225,20 @@ def test_short_threshold_and_what_it_leaves_alone():
     n = 1 << 20
     assert SHORT_ROWLEN == 32 and SHORT_MIN_ROWS == 256
     # past the short row length, contiguous medium rows are staged too; past
-    # TILE_MAX_ROWLEN, or not contiguous, or few of them: the warp per row
+    # TILE_WIDE_MAX_ROWLEN (elements of 4 bytes and more) or TILE_MAX_ROWLEN (narrower
+    # ones), or not contiguous, or few of them: the row kernels (a warp or a group a row)
+    assert (TILE_WIDE_MAX_ROWLEN, TILE_MAX_ROWLEN) == (95, 192)
     assert plan_reduction(_lay((n, SHORT_ROWLEN + 1)), (1,)).strategy == "tile"
     assert plan_reduction(_lay((n, SHORT_ROWLEN - 1)), (1,)).strategy == "tile"
     assert plan_reduction(_lay((n, SHORT_ROWLEN), 8), (1,)).strategy == "tile"
-    assert plan_reduction(_lay((n // 32, 3, 4, 8)), (1, 2, 3)).strategy == "tile"
-    assert plan_reduction(_lay((n, TILE_MAX_ROWLEN)), (1,)).strategy == "tile"
-    assert plan_reduction(_lay((n, TILE_MAX_ROWLEN + 1)), (1,)).strategy == "inner"
+    assert plan_reduction(_lay((n // 32, 3, 4, 4)), (1, 2, 3)).strategy == "tile"
+    assert plan_reduction(_lay((n // 32, 3, 4, 8)), (1, 2, 3)).strategy == "inner"   # 96
+    for itemsize in (4, 8):
+        assert plan_reduction(_lay((n, TILE_WIDE_MAX_ROWLEN), itemsize),
+                              (1,)).strategy == "tile"
+        assert plan_reduction(_lay((n, TILE_WIDE_MAX_ROWLEN + 1), itemsize),
+                              (1,)).strategy == "inner"
+    assert plan_reduction(_lay((n, TILE_MAX_ROWLEN), 2), (1,)).strategy == "tile"
     # rows of narrow elements stage up to TILE_MAX_ROW_BYTES bytes, except rows a
     # multiple of TILE_CONFLICT_BYTES apart (bank conflicts of the unpadded stage)
     assert (TILE_MAX_ROW_BYTES, TILE_CONFLICT_BYTES) == (512, 64)
@@ -241,7 +249,7 @@ def test_short_threshold_and_what_it_leaves_alone():
     for itemsize, k in ((1, 256), (1, 320), (1, 512), (2, 256), (2, 224)):
         assert plan_reduction(_lay((n, k), itemsize), (1,)).strategy == "inner"
     assert plan_reduction(_lay((n, 192), 1), (1,)).strategy == "tile"   # TILE_MAX_ROWLEN
-    assert plan_reduction(_lay((n, 128), 8), (1,)).strategy == "tile"   # 1 KiB: elements
+    assert plan_reduction(_lay((n, 128), 8), (1,)).strategy == "inner"  # 1 KiB: elements
     wide = _lay((n, 400), 1).slice((slice(None), slice(None, 300)))     # 300 of 400 bytes
     assert plan_reduction(wide, (1,)).strategy == "tile"
     wide = _lay((n, 384), 1).slice((slice(None), slice(None, 300)))     # 3 * 128 apart

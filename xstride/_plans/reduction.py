@@ -56,7 +56,7 @@ __all__ = [
     "SHORT_ROWLEN",
     "SHORT_MIN_ROWS",
     "TILE_BYTES", "TILE_MAX_ROW_BYTES", "TILE_CONFLICT_BYTES", "tile_row_fits",
-    "TILE_MAX_ROWLEN",
+    "TILE_MAX_ROWLEN", "TILE_WIDE_MAX_ROWLEN",
     "LANES_MAX",
     "lanes_ok",
     "TILE_MIN_ROWS",
@@ -192,7 +192,8 @@ SHORT_VECTOR_ROW_BYTES = 64
 #: array at 0.82 of copy against 0.26 with the warp kernel (H200, 2026-12-01). From 33
 #: to 192 float32 and 33 to 128 float64 staging was faster than the warp in every
 #: case measured, and faster than CuPy up to 128 (1.2-2.5x); at 192 float32 CuPy
-#: kept ahead of both (0.73x staged, 0.55x the warp).
+#: kept ahead of both (0.73x staged, 0.55x the warp). Elements of 4 bytes and more
+#: stage only up to :data:`TILE_WIDE_MAX_ROWLEN` since the groups of lanes came.
 TILE_MAX_ROWLEN = 192
 #: Rows of narrow elements past :data:`TILE_MAX_ROWLEN` of at most this many bytes
 #: stage too (1-byte rows up to 512 elements, 2-byte up to 256; :func:`tile_row_fits`):
@@ -207,11 +208,29 @@ TILE_MAX_ROW_BYTES = 512
 TILE_CONFLICT_BYTES = 64
 
 
+#: Longest rows of elements of 4 bytes and more that stage: since the row kernels
+#: read a row of a few dozen 16-byte words by a group of lanes (``xs_reduce_rows_group``)
+#: they led the tile from 96 elements (H200, 2026-12-04, 2**27 elements, ``sum`` / ``max``
+#: over axis 1, fraction of copy, staged -> row kernel): float32 (n, 96) 0.80 / 0.78 ->
+#: 0.90 / 0.91, (n, 112) 0.72 -> 0.92 / 0.90, (n, 128) 0.76 / 0.72 -> 0.97 / 0.88, (n,
+#: 136) 0.75 -> 0.88 / 0.86, (n, 150) 0.67 / 0.69 -> 0.79 / 0.78, (n, 176) 0.70 -> 0.90,
+#: (n, 192) 0.68 -> 0.94 / 0.95 (CuPy's sum 0.82), int32 (n, 128) 0.74 / 0.82 -> 0.96 /
+#: 0.98, (n, 192) 0.68 / 0.77 -> 0.95 / 0.97, float64 (n, 128) 0.90 / 0.83 -> 1.00 /
+#: 0.94, int64 (n, 128) 0.91 / 0.93 -> 1.00 / 0.98; even (within 0.03) at float32 (n,
+#: 100) and (n, 120), float64 (n, 96), (n, 160), (n, 192), int64 (n, 96). Below 96 the
+#: tile kept rows it led (float32 (n, 64) ``max`` 0.87 against 0.82, float64 (n, 64)
+#: 0.95 against 0.90, float64 (n, 50) ``sum`` 0.81 against 0.77) beside ones it lost
+#: (float64 (n, 48) 0.84 against 0.94, (n, 80) 0.80 against 0.93): not changed.
+TILE_WIDE_MAX_ROWLEN = 95
+
+
 def tile_row_fits(kstride, rowlen: int, itemsize: int) -> bool:
-    """Whether rows of ``rowlen`` elements ``kstride[0]`` apart may stage: at most
-    :data:`TILE_MAX_ROWLEN` elements, or narrow rows of at most
-    :data:`TILE_MAX_ROW_BYTES` whose stride is not a multiple of
-    :data:`TILE_CONFLICT_BYTES` bytes."""
+    """Whether rows of ``rowlen`` elements ``kstride[0]`` apart may stage: elements of
+    4 bytes and more up to :data:`TILE_WIDE_MAX_ROWLEN`; narrower ones up to
+    :data:`TILE_MAX_ROWLEN` elements, or rows of at most :data:`TILE_MAX_ROW_BYTES`
+    whose stride is not a multiple of :data:`TILE_CONFLICT_BYTES` bytes."""
+    if itemsize >= 4:
+        return rowlen <= TILE_WIDE_MAX_ROWLEN
     if rowlen <= TILE_MAX_ROWLEN:
         return True
     stride = abs(kstride[0]) * itemsize if len(kstride) == 1 else 0
