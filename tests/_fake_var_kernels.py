@@ -147,6 +147,37 @@ class FakeVarRowregs(_FakeVarKernel):
         self._store(optr, ss, float(np.frombuffer(raw[3], np.float64)[0]))
 
 
+class FakeVarSide(_FakeVarKernel):
+    """``xs_var_side<Tin, Tout, R, ROOT, MINB>``: the two-pass variance (its square
+    root) of rows that lie side by side (element j of row r at ``x[r + j * s]``), W =
+    16 / itemsize rows a thread by 16-byte loads: x on a 16-byte boundary, nrows and s
+    multiples of W, rowlen at most R."""
+
+    def __init__(self, expr, log):
+        m = re.fullmatch(r"xs_var_side<([\w ]+), (float|double), (\d+), (true|false), (\d+)>",
+                         expr)
+        assert m, expr
+        self.expr, self.log = expr, log
+        self.tin, self.tout = _CT[m.group(1)], float_type(m.group(2))
+        self.rmax, self.root = int(m.group(3)), m.group(4) == "true"
+
+    def __call__(self, grid, block, args, shared_mem=0, stream=None, **kwargs):
+        raw = self._raw(grid, block, args, [8] * 6)   # x, out, s, nrows, rowlen, dof
+        xptr, optr = (int.from_bytes(b, "little") for b in raw[:2])
+        s, nrows, rowlen = (int.from_bytes(b, "little", signed=True) for b in raw[2:5])
+        w = 16 // self.tin.itemsize
+        assert xptr % 16 == 0 and optr % 16 == 0 and nrows % w == 0 and s % w == 0 and s > 0
+        assert 2 <= rowlen <= self.rmax and tuple(block) == (256,) and grid[0] >= 1
+        n = (rowlen - 1) * s + nrows
+        raw_x = (ctypes.c_char * (n * self.tin.itemsize)).from_address(xptr)
+        flat = np.frombuffer(raw_x, self.tin)
+        idx = np.arange(nrows)[:, None] + s * np.arange(rowlen)[None, :]
+        vals = flat[idx].astype(np.float64)
+        mean = vals.sum(axis=1) / rowlen
+        ss = ((vals - mean[:, None]) ** 2).sum(axis=1)
+        self._store(optr, ss, float(np.frombuffer(raw[5], np.float64)[0]))
+
+
 class FakeMoments(FakeFinish):
     """``xs_var_moments<T, ROOT>``: ``(S2 - S1**2 / count) / dof`` (its square root) in
     T from the complex128 moments (S1 the real part, S2 the imaginary)."""
@@ -167,6 +198,7 @@ class FakeMoments(FakeFinish):
 def finish_model(expr):
     """The host model class of a ``reduce_finish.cu`` instantiation."""
     for prefix, model in (("xs_var_rows<", FakeVarRows), ("xs_var_rowregs<", FakeVarRowregs),
+                          ("xs_var_side<", FakeVarSide),
                           ("xs_var_moments", FakeMoments),
                           ("xs_var_finish", FakeFinish)):
         if expr.startswith(prefix):

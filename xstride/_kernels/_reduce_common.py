@@ -97,7 +97,8 @@ __all__ = [
 #: 0.53-0.56 -> 0.55-0.82, (n, 5) 0.51-0.56 -> 0.81-0.90, (n, 6) 0.48-0.64 -> 0.82-0.91,
 #: (n, 7) 0.59-0.67 -> 0.76-0.77, (n, 10) 0.50 -> 0.81-0.84, (n, 14) 0.48 -> 0.72, int32
 #: (n, 3) 0.74-0.78 -> 0.85-0.97; MINB 6 lost on rows of 6 and more, 8 rows of 3 a
-#: thread lost to 4); the
+#: thread lost to 4); ``var_side`` (MINB of ``xs_var_side``, rows of 2-4 4-byte
+#: elements side by side, 0 turns it off); the
 #: look-back scan
 #: (``scans.cu``): ``lookback_items`` elements per thread
 #: for 4-byte types (halved for 8-byte ones), MINB ``lookback_minb`` (5: at most 51
@@ -130,6 +131,7 @@ TUNING = {
     "colsplit": 4,
     "var_rows": (4, 4, 4),
     "var_regs": (4, 48, 128),
+    "var_side": 4,
     "lookback_items": 32,
     "lookback_minb": 5,
     "lookback_group": 32,
@@ -166,6 +168,7 @@ VARIANTS = {
     "arg_regs": [0, 4, 6],
     "var_rows": [(6, 4, 1), (6, 4, 2), (4, 4, 2), (1, 1, 1), (4, 4, 4)],
     "var_regs": [(0, 0, 0), (4, 96, 96), (4, 48, 128)],
+    "var_side": [0, 3, 4],
     "lookback_items": [16, 32, 64],
     "lookback_minb": [3, 4, 5],
     "lookback_group": [32, 4],

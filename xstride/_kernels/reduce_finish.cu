@@ -1,7 +1,8 @@
 // var and std on the device besides the reductions' passes (launcher: var_kernels.py):
-// the finish of the two-pass path and short rows in one kernel (xs_var_rows, and
-// xs_var_rowregs for dense rows). Compiled by NVRTC: no standard headers.
+// the finish of the two-pass path and short rows in one kernel (xs_var_rows;
+// xs_var_rowregs for dense rows, xs_var_side for rows side by side). Compiled by NVRTC: no standard headers.
 #include <xstride/detail/namespace_kernels.cuh>
+#include <xstride/detail/reduce_ops.cuh>
 #include <xstride/detail/row_words.cuh>
 
 // The last step of the two-pass path: each output is the float64 sum of squared
@@ -162,4 +163,43 @@ xs_var_rowregs(const Tin* __restrict__ x, Tout* __restrict__ out, long long nrow
 #pragma unroll
     for (int r = 0; r < Q; ++r)
         if (r < rows) dst[r] = o.t[r];
+}
+
+// Rows that lie side by side (one kept axis of stride 1, the reduced axis of stride s;
+// nrows and s multiples of W = 16 / sizeof(Tin), x on a 16-byte boundary: the host
+// checks), rowlen <= R: thread g takes rows g * W .. g * W + W - 1, each of their
+// rowlen elements one 16-byte load (all issued before any is used), then
+// xs_var_of_row on each row (the bits of xs_var_rows, which loads such rows an element
+// at a time); the W outputs stored as 16-byte words (out is a fresh allocation, on a
+// 16-byte boundary, and W * sizeof(Tout) a multiple of 16). E.g. var(x, axis=1) of a
+// float32 (3, n) array used as .T: 3 loads of 16 bytes for 4 rows.
+template <typename Tin, typename Tout, int R, bool ROOT, int MINB>
+__global__ void __launch_bounds__(256, MINB)
+xs_var_side(const Tin* __restrict__ x, Tout* __restrict__ out, long long s, long long nrows,
+            long long rowlen, double dof)
+{
+    constexpr int W = 16 / (int)sizeof(Tin);
+    static_assert(W * (int)sizeof(Tin) == 16 && (W * (int)sizeof(Tout)) % 16 == 0,
+                  "16-byte loads of W rows, their outputs whole 16-byte words");
+    const long long nthreads = (long long)gridDim.x * blockDim.x;
+    const int len = (int)rowlen;
+    for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < nrows / W;
+         g += nthreads) {
+        const Tin* p = x + g * W;
+        Tin v[R][W];
+#pragma unroll
+        for (int j = 0; j < R; ++j)
+            if (j < len) xs_load_vec<Tin, W>(p + j * s, v[j]);
+        xs_row_words<Tout, W> o;
+#pragma unroll
+        for (int u = 0; u < W; ++u) {
+            Tin row[R];
+#pragma unroll
+            for (int j = 0; j < R; ++j) row[j] = v[j][u];
+            o.t[u] = xs_var_of_row<Tout, ROOT, R>(row, len, dof);
+        }
+#pragma unroll
+        for (int k = 0; k < W * (int)sizeof(Tout) / 16; ++k)
+            reinterpret_cast<uint4*>(out + g * W)[k] = o.u[k];
+    }
 }

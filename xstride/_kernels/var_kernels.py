@@ -15,8 +15,8 @@ from ._geometry import SHORT_MAX_BLOCKS
 from ._launch import Launch, i64, slot64, slot_f64, struct
 from ._lru import Bounded
 
-__all__ = ["FINISH_TYPES", "VAR_ROWS_MAX", "finish", "rows_ok", "var_rows",
-           "var_rows_per_thread", "var_regs_q", "moments_finish"]
+__all__ = ["FINISH_TYPES", "VAR_ROWS_MAX", "VAR_SIDE_MAX", "finish", "rows_ok", "var_rows",
+           "var_rows_per_thread", "var_regs_q", "var_side_ok", "moments_finish"]
 
 #: Output types of the one-pass finish of var/std (``reduce_finish.cu``).
 FINISH_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
@@ -118,6 +118,42 @@ def _rowregs_launch(plan, x, q: int, root: bool, out_dtype: np.dtype) -> Launch:
                   [slot64(), slot64(), i64(plan.nrows), slot_f64()])
 
 
+#: Longest rows of ``xs_var_side``: 4 elements of 16-byte loads (16 values a thread;
+#: rows of 8 spilled 40-52 bytes at MINB 4, ptxas 13, sm_90).
+VAR_SIDE_MAX = 4
+
+
+def var_side_ok(plan, itemsize: int, address: int, minb: int) -> bool:
+    """True when ``xs_var_side`` takes the plan: rows of 2 to :data:`VAR_SIDE_MAX`
+    4-byte elements that lie side by side (one kept axis of stride 1, the reduced axis
+    of a stride that is a multiple of 4 elements), a multiple of 4 rows, the first
+    element at ``address`` on a 16-byte boundary, ``minb`` (``TUNING["var_side"]``)
+    not 0.
+
+    >>> from types import SimpleNamespace as P
+    >>> side = lambda k, n, s: P(nk=1, kstride=(1,), rstride=(s,), nrows=n, rowlen=k)
+    >>> [var_side_ok(side(k, 4096, 4096), 4, 0, 4) for k in (2, 3, 4, 5)]
+    [True, True, True, False]
+    >>> var_side_ok(side(3, 4098, 4098), 4, 0, 4), var_side_ok(side(3, 4096, 4096), 8, 0, 4)
+    (False, False)
+    """
+    return bool(minb and itemsize == 4 and address % 16 == 0 and plan.nk == 1
+                and plan.kstride == (1,) and len(plan.rstride) == 1
+                and plan.rstride[0] % 4 == 0 and plan.nrows % 4 == 0
+                and 2 <= plan.rowlen <= VAR_SIDE_MAX)
+
+
+def _side_launch(plan, x, root: bool, out_dtype: np.dtype) -> Launch:
+    """The launch of ``xs_var_side`` (:func:`var_side_ok`), called as
+    ``xs_var_rows``'s: x, out, then dof (stride, nrows and rowlen packed)."""
+    expr = (f"xs_var_side<{rc.CTYPE[np.dtype(x.dtype)]}, {FINISH_TYPES[out_dtype]}, "
+            f"{VAR_SIDE_MAX}, {str(bool(root)).lower()}, {rc.TUNING['var_side']}>")
+    grid = builtins.min(-(-(plan.nrows // 4) // 256), SHORT_MAX_BLOCKS)
+    return Launch(rc.kernel("reduce_finish.cu", expr), (grid,), (256,),
+                  [slot64(), slot64(), i64(plan.rstride[0]), i64(plan.nrows),
+                   i64(plan.rowlen), slot_f64()])
+
+
 def var_rows(cp, x, rec, dof: float, root: bool, out_dtype: np.dtype):
     """var (``root``: std) of the short rows of ``rec``'s plan in one kernel
     (``xs_var_rows``, reduce_finish.cu): each row read once into registers, its float64
@@ -127,12 +163,15 @@ def var_rows(cp, x, rec, dof: float, root: bool, out_dtype: np.dtype):
     out = cp.empty(plan.nrows, dtype=out_dtype)
     xa = x.data.ptr + rec.xoff
     key = (x.dtype, out_dtype, root, rec.desc.tobytes(), plan.nrows, plan.rowlen, xa & 15,
-           cp.cuda.runtime.getDevice(), rc.TUNING["var_rows"], rc.TUNING["var_regs"])
+           cp.cuda.runtime.getDevice(), rc.TUNING["var_rows"], rc.TUNING["var_regs"],
+           rc.TUNING["var_side"])
     run = _VAR_ROWS.get(key)
     if run is None:
         q = var_regs_q(plan, x.itemsize, xa, out_dtype, rc.TUNING["var_regs"])
         if q:
             run = _VAR_ROWS.put(key, _rowregs_launch(plan, x, q, root, out_dtype))
+        elif var_side_ok(plan, x.itemsize, xa, rc.TUNING["var_side"]):
+            run = _VAR_ROWS.put(key, _side_launch(plan, x, root, out_dtype))
     if run is None:
         r = 4
         while r < plan.rowlen:

@@ -1,9 +1,10 @@
-"""var/std of dense short rows in registers (``xs_var_rowregs``, ``reduce_finish.cu``,
-chosen by ``var_kernels.var_regs_q``): which rows it takes from ``xs_var_rows``, its
-launch and, behind the executor on the stand-in CuPy of tests/conftest.py, NumPy's
-values (CPU); it compiles under NVRTC with the parameters the launcher packs (CPU);
-on the GPU, the bits of ``xs_var_rows`` (the same arithmetic per row) for every
-``TUNING["var_regs"]`` variant."""
+"""var/std of short rows loaded as 16-byte words: dense rows in registers
+(``xs_var_rowregs``, chosen by ``var_kernels.var_regs_q``) and rows side by side
+(``xs_var_side``, ``var_kernels.var_side_ok``), both in ``reduce_finish.cu``: which
+rows they take from ``xs_var_rows``, their launches and, behind the executor on the
+stand-in CuPy of tests/conftest.py, NumPy's values (CPU); they compile under NVRTC
+with the parameters the launcher packs (CPU); on the GPU, the bits of ``xs_var_rows``
+(the same arithmetic per row) for every ``TUNING`` variant."""
 
 from __future__ import annotations
 
@@ -114,16 +115,18 @@ def test_dense_rows_launch_and_values(fake_var, monkeypatch, tuning, dtype):
 
 
 def test_views_off_the_rule_keep_the_rows_kernel(fake_var, monkeypatch):
-    """Rows off a 16-byte boundary, every other row and rows of a transposed array go
-    to ``xs_var_rows``; reversed rows (each read from its lowest address, as the plan
-    gives them) and a row-aligned slice stay on the register kernel. Values: NumPy's."""
+    """Rows off a 16-byte boundary and every other row go to ``xs_var_rows``; rows of
+    a transposed array to ``xs_var_side`` (to ``xs_var_rows`` off the boundary);
+    reversed rows (each read from its lowest address, as the plan gives them) and a
+    row-aligned slice stay on the register kernel. Values: NumPy's."""
     monkeypatch.setitem(rc.TUNING, "var_regs", (4, 48, 128))
     log = fake_var
     base = (np.random.default_rng(3).standard_normal(3 * 4001 + 1) * 5).astype(np.float32)
     cases = [
         (base[1:].reshape(4001, 3), "xs_var_rows<"),            # 4 bytes past the boundary
         (base[:12000].reshape(4000, 3)[::2], "xs_var_rows<"),   # every other row
-        (base[:12000].reshape(3, 4000).T, "xs_var_rows<"),      # rows across the columns
+        (base[:12000].reshape(3, 4000).T, "xs_var_side<float, float, 4,"),   # side by side
+        (base[1:12001].reshape(3, 4000).T, "xs_var_rows<"),     # the same, 4 bytes off
         (base[:12000].reshape(4000, 3)[:, ::-1], "xs_var_rowregs<float, float, 3, 4,"),
         (base[:12000].reshape(4000, 3)[4:], "xs_var_rowregs<float, float, 3, 4,"),  # 48 bytes in
     ]
@@ -214,3 +217,95 @@ def test_register_kernel_has_the_bits_of_the_rows_kernel(cp, monkeypatch, tuning
     assert taken == {k for k in ROWLENS
                      if _expected_q(k, dt.itemsize, out_size, tuning)}, (taken, spy)
     assert taken   # not vacuous: some row length took the register kernel
+
+
+@pytest.mark.parametrize("minb", rc.VARIANTS["var_side"])
+@pytest.mark.parametrize("dtype", ["float32", "int32", "float64"])
+def test_side_rows_launch_and_values(fake_var, monkeypatch, minb, dtype):
+    """Rows of 2 to 4 elements of 4 bytes side by side ((k, n) arrays used as .T, a
+    multiple of 4 of them, on a 16-byte boundary) go to ``xs_var_side`` (its grid over
+    the groups of 4 rows, 256 threads a block, the stride, rows and length packed);
+    other counts, lengths, offsets and 8-byte elements to ``xs_var_rows``. Values:
+    NumPy's float64 var/std rounded to the result type."""
+    monkeypatch.setitem(rc.TUNING, "var_side", minb)
+    log = fake_var
+    dt = np.dtype(dtype)
+    out = np.dtype(np.float32 if dt == np.float32 else np.float64)
+    rng = np.random.default_rng(9)
+    taken = 0
+    for k, n, start in ((2, 4096, 0), (3, 4096, 0), (4, 1028, 0), (5, 4096, 0), (3, 4098, 0),
+                        (3, 4100, 1), (3, 4100, 4)):
+        base = (rng.standard_normal((k, n)) * 9 - 2).astype(dt)
+        h = base[:, start:].T                     # rows side by side, start elements in
+        for func, correction in (("var", 0), ("std", 1)):
+            got = getattr(xp, func)(FakeCupyArray(h), axis=1, correction=correction)
+            want = _reference(func, h, correction).astype(out)
+            np.testing.assert_allclose(got.get(), want, rtol=2e-6 if out == np.float32
+                                       else 1e-12, err_msg=f"{k} {n} {start} {func}")
+            expr, grid, block, args = log[-1]
+            nrows = n - start
+            if (minb and dt.itemsize == 4 and 2 <= k <= 4 and nrows % 4 == 0
+                    and start % 4 == 0):
+                root = "true" if func == "std" else "false"
+                assert expr == (f"xs_var_side<{rc.CTYPE[dt]}, {vk.FINISH_TYPES[out]}, 4, "
+                                f"{root}, {minb}>"), (k, n, start, expr)
+                assert grid == (min(-(-nrows // 1024), vk.SHORT_MAX_BLOCKS),) and block == (256,)
+                assert [int.from_bytes(b, "little") for b in args[2:5]] == [n, nrows, k]
+                taken += 1
+            else:
+                assert expr.startswith("xs_var_rows<"), (k, n, start, expr)
+    assert taken == (0 if not minb or dt.itemsize != 4 else 2 * 4)
+
+
+SIDE = [f"xs_var_side<{tin}, {tout}, 4, {root}, {minb}>"
+        for tin, tout, minb in (("float", "float", 4), ("int", "double", 4), ("float", "float", 3))
+        for root in ("true", "false")]
+
+
+def test_every_side_kernel_compiles_with_the_packed_parameter_sizes():
+    from tests.test_cuda_headers_nvrtc import compile_named, nvrtc, ptx_param_sizes
+    from xstride._kernels._compile import source
+
+    if nvrtc is None:
+        pytest.skip("cuda-bindings/nvrtc not importable")
+    lowered, ptx = compile_named(source("reduce_finish.cu"), SIDE, "sm_90", "reduce_finish.cu")
+    for name in SIDE:   # x, out, s, nrows, rowlen, dof
+        assert ptx_param_sizes(ptx, lowered[name]) == [8] * 6, name
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("minb", [m for m in rc.VARIANTS["var_side"] if m])
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+def test_side_kernel_has_the_bits_of_the_rows_kernel(cp, monkeypatch, minb, dtype):
+    """Rows side by side through ``xs_var_side`` and through ``xs_var_rows``
+    (``TUNING["var_side"]`` 0): the same bits, NumPy's values, NaN and infinities where
+    NumPy has them; the side kernel launched for every row length it takes."""
+    spy = []
+    launch = vk._side_launch
+
+    def recording(plan, x, root, out_dtype):
+        spy.append(plan.rowlen)
+        return launch(plan, x, root, out_dtype)
+
+    monkeypatch.setattr(vk, "_side_launch", recording)
+    rng = np.random.default_rng(23)
+    dt = np.dtype(dtype)
+    for k in (2, 3, 4):
+        for n in (1024, 4 * 40_001):
+            h = (rng.standard_normal((k, n)) * 30 + 5).astype(dt)
+            if dt.kind == "f":
+                h[0, 5], h[k - 1, 6], h[:, 7] = np.nan, np.inf, -np.inf
+            x = cp.asarray(h).T
+            for func, correction in (("var", 0), ("std", 1), ("var", k)):
+                monkeypatch.setitem(rc.TUNING, "var_side", minb)
+                monkeypatch.setattr(vk, "_VAR_ROWS", vk.Bounded(256))
+                with np.errstate(all="ignore"), warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    got = cp.asnumpy(getattr(xp, func)(x, axis=1, correction=correction))
+                    monkeypatch.setitem(rc.TUNING, "var_side", 0)
+                    monkeypatch.setattr(vk, "_VAR_ROWS", vk.Bounded(256))
+                    want = cp.asnumpy(getattr(xp, func)(x, axis=1, correction=correction))
+                assert got.tobytes() == want.tobytes(), (k, n, func, correction)
+                ref = _reference(func, h.T, correction).astype(got.dtype)
+                np.testing.assert_allclose(got, ref, rtol=2e-6 if dt == np.float32 else 1e-12)
+    assert set(spy) == {2, 3, 4}
