@@ -147,7 +147,7 @@ NARROW = {"int16": 2, "uint8": 1, "float16": 2}
 #: ``--medium``: rows past the particle arrays' 16 elements, 4n elements an array (the
 #: shapes of a probe on the H200, 2026-12-04, that found 26 cases slower than CuPy:
 #: docs/performance.md, "Twenty-fifth run")
-MEDIUM_KS = (17, 24, 33, 50, 64, 100, 128, 200, 256)
+MEDIUM_KS = (17, 24, 33, 50, 64, 96, 100, 128, 192, 200, 256)
 MEDIUM_DTYPES = ("float32", "float64", "int64", "int32", "bool")
 MEDIUM_OPS = [("sum", 1), ("max", 1), ("prod", 1), ("argmax", 1), ("argmin", 1),
               ("cumulative_sum", 1), ("sum", 0), ("argmax", 0)]
