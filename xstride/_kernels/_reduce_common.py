@@ -93,10 +93,10 @@ __all__ = [
 #: the bytes a thread's rows are doubled within, the most bytes of the fewest rows
 #: that fill whole words; ``var_kernels.var_regs_q``; on the H200, 2026-12-04, n =
 #: 2**25 float32, var(x, axis=1), fraction of copy against ``xs_var_rows`` in the same
-#: process, (n, 2) 0.44-0.51 -> 0.76-0.89, (n, 3) 0.57-0.64 -> 0.76-0.86, std (n, 3)
-#: 0.53-0.56 -> 0.55-0.82, (n, 5) 0.51-0.56 -> 0.81-0.90, (n, 6) 0.48-0.64 -> 0.82-0.91,
+#: process, (n, 2) 0.44-0.51 -> 0.86-0.88, (n, 3) 0.57-0.64 -> 0.86, std (n, 3)
+#: 0.53-0.56 -> 0.79-0.82, (n, 5) 0.51-0.56 -> 0.81-0.90, (n, 6) 0.48-0.64 -> 0.85-0.87,
 #: (n, 7) 0.59-0.67 -> 0.76-0.77, (n, 10) 0.50 -> 0.81-0.84, (n, 14) 0.48 -> 0.72, int32
-#: (n, 3) 0.74-0.78 -> 0.85-0.97; MINB 6 lost on rows of 6 and more, 8 rows of 3 a
+#: (n, 3) 0.74-0.78 -> 0.95-0.97; MINB 6 lost on rows of 6 and more, 8 rows of 3 a
 #: thread lost to 4); ``var_side`` (MINB of ``xs_var_side``, rows of 2-4 4-byte
 #: elements side by side, 0 turns it off); the
 #: look-back scan
