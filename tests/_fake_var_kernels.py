@@ -139,6 +139,7 @@ class FakeVarRowregs(_FakeVarKernel):
         nrows = int.from_bytes(raw[2], "little", signed=True)
         assert xptr % 16 == 0 and tuple(block) == (256,)
         assert grid[0] * 256 * self.q >= nrows > (grid[0] - 1) * 256 * self.q
+        assert optr % 16 == 0    # the outputs are stored as 16-byte words
         n = nrows * self.rowlen
         raw_x = (ctypes.c_char * (n * self.tin.itemsize)).from_address(xptr)
         vals = np.frombuffer(raw_x, self.tin).reshape(nrows, self.rowlen).astype(np.float64)
@@ -166,7 +167,7 @@ class FakeVarSide(_FakeVarKernel):
         xptr, optr = (int.from_bytes(b, "little") for b in raw[:2])
         s, nrows, rowlen = (int.from_bytes(b, "little", signed=True) for b in raw[2:5])
         w = 16 // self.tin.itemsize
-        assert xptr % 16 == 0 and optr % 16 == 0 and nrows % w == 0 and s % w == 0 and s > 0
+        assert xptr % 16 == 0 and optr % 16 == 0 and nrows % w == 0 and s % w == 0 and s >= 0
         assert 2 <= rowlen <= self.rmax and tuple(block) == (256,) and grid[0] >= 1
         n = (rowlen - 1) * s + nrows
         raw_x = (ctypes.c_char * (n * self.tin.itemsize)).from_address(xptr)

@@ -2,7 +2,8 @@
 calls reach it, on the stand-in CuPy of ``tests/test_reduction_host_path.py``, and the
 instantiations the executor builds compiled by NVRTC (CPU).
 
-var/std of such rows run ``xs_var_rows`` (one reduced axis of at most 32 elements), so
+var/std of such rows run ``xs_var_side`` (rows of 2-4 elements of 4 bytes, 4 rows a
+thread by 16-byte loads) or ``xs_var_rows`` (one reduced axis of at most 32 elements), so
 the walk has no centered pass (op 4, ``"sumsq"``): the kernel refuses it with a
 ``static_assert`` and ``_build_recipe`` never asks for it (docs/reductions.md).
 """
@@ -42,7 +43,8 @@ def _expressions(log) -> list[str]:
 def test_var_and_std_of_rows_side_by_side_run_var_rows_never_a_centered_pass(
         fake_reductions, dtype):  # noqa: F811
     """Every reduction of rows side by side takes W rows a thread, var/std
-    ``xs_var_rows``: no op 4 (the centered pass) is ever built for such rows."""
+    ``xs_var_side`` (4-byte elements) or ``xs_var_rows``: no op 4 (the centered pass)
+    is ever built for such rows."""
     cp, log = fake_reductions
     h = _side_by_side(dtype)
     x = FakeCupyArray(h)
@@ -56,7 +58,8 @@ def test_var_and_std_of_rows_side_by_side_run_var_rows_never_a_centered_pass(
             got = getattr(xp, f)(x, axis=1).get()
         exprs = _expressions(log[before:])
         if f in ("var", "std"):
-            assert [e.split("<")[0] for e in exprs] == ["xs_var_rows"], (f, exprs)
+            kernel = "xs_var_side" if h.itemsize == 4 else "xs_var_rows"
+            assert [e.split("<")[0] for e in exprs] == [kernel], (f, exprs)
             want = getattr(np, f)(h.astype(np.float64), axis=1)
             np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
         else:

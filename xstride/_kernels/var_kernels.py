@@ -76,10 +76,11 @@ def rows_ok(plan) -> bool:
 
 def var_regs_q(plan, itemsize: int, address: int, out_dtype: np.dtype, tuning) -> int:
     """Rows a thread of ``xs_var_rowregs`` takes (0: the plan's rows go to
-    ``xs_var_rows``): rows of 1-, 2- or 4-byte elements stored one after another (one
-    kept axis of stride ``rowlen``, the reduced axis of stride 1, the first row at
+    ``xs_var_rows``): rows of 4-byte elements stored one after another (one kept axis
+    of stride ``rowlen``, the reduced axis of stride 1, the first row and the output at
     ``address`` on a 16-byte boundary) whose length is not a whole number of 16-byte
-    words (``xs_var_rows`` reads those as words already). ``tuning`` is
+    words (``xs_var_rows`` reads those as words already). Narrower elements stay on
+    ``xs_var_rows``: not timed, and their rows of 14-28 elements spill at 64 registers. ``tuning`` is
     ``TUNING["var_regs"]``, (MINB, bytes, most bytes): the fewest rows whose elements
     fill whole words, if they hold at most ``most bytes``, doubled while they stay
     within ``bytes`` and their outputs within 32 bytes; MINB 0 turns the kernel off.
@@ -89,15 +90,15 @@ def var_regs_q(plan, itemsize: int, address: int, out_dtype: np.dtype, tuning) -
     >>> f32 = np.dtype(np.float32)
     >>> [var_regs_q(rows(k), 4, 0, f32, (4, 48, 128)) for k in (2, 3, 4, 5, 6, 7, 9, 14)]
     [4, 4, 0, 4, 2, 4, 0, 2]
-    >>> var_regs_q(rows(3), 4, 0, f32, (4, 96, 96)), var_regs_q(rows(3), 2, 0, f32, (4, 48, 128))
-    (8, 8)
+    >>> var_regs_q(rows(3), 4, 0, f32, (4, 96, 96)), var_regs_q(rows(6), 2, 0, f32, (4, 48, 128))
+    (8, 0)
     >>> var_regs_q(rows(3), 4, 8, f32, (4, 48, 128))   # not on a 16-byte boundary
     0
     """
     minb, double_within, most = tuning
     nbytes = plan.rowlen * itemsize
     out_size = np.dtype(out_dtype).itemsize
-    if (not minb or itemsize not in (1, 2, 4) or nbytes % 16 == 0 or address % 16
+    if (not minb or itemsize != 4 or nbytes % 16 == 0 or address % 16
             or plan.nk != 1 or plan.rstride != (1,) or plan.kstride[0] != plan.rowlen):
         return 0
     q = 16 // math.gcd(nbytes, 16)
@@ -126,9 +127,9 @@ VAR_SIDE_MAX = 4
 def var_side_ok(plan, itemsize: int, address: int, minb: int) -> bool:
     """True when ``xs_var_side`` takes the plan: rows of 2 to :data:`VAR_SIDE_MAX`
     4-byte elements that lie side by side (one kept axis of stride 1, the reduced axis
-    of a stride that is a multiple of 4 elements), a multiple of 4 rows, the first
-    element at ``address`` on a 16-byte boundary, ``minb`` (``TUNING["var_side"]``)
-    not 0.
+    of a stride that is a multiple of 4 elements, 0 included: a broadcast), a multiple
+    of 4 rows, the first element and the output at ``address`` on a 16-byte boundary,
+    ``minb`` (``TUNING["var_side"]``) not 0.
 
     >>> from types import SimpleNamespace as P
     >>> side = lambda k, n, s: P(nk=1, kstride=(1,), rstride=(s,), nrows=n, rowlen=k)
@@ -162,15 +163,16 @@ def var_rows(cp, x, rec, dof: float, root: bool, out_dtype: np.dtype):
     plan = rec.plan
     out = cp.empty(plan.nrows, dtype=out_dtype)
     xa = x.data.ptr + rec.xoff
+    words = (xa | out.data.ptr) & 15   # both on 16-byte boundaries: the word kernels' rule
     key = (x.dtype, out_dtype, root, rec.desc.tobytes(), plan.nrows, plan.rowlen, xa & 15,
-           cp.cuda.runtime.getDevice(), rc.TUNING["var_rows"], rc.TUNING["var_regs"],
+           words, cp.cuda.runtime.getDevice(), rc.TUNING["var_rows"], rc.TUNING["var_regs"],
            rc.TUNING["var_side"])
     run = _VAR_ROWS.get(key)
     if run is None:
-        q = var_regs_q(plan, x.itemsize, xa, out_dtype, rc.TUNING["var_regs"])
+        q = var_regs_q(plan, x.itemsize, words, out_dtype, rc.TUNING["var_regs"])
         if q:
             run = _VAR_ROWS.put(key, _rowregs_launch(plan, x, q, root, out_dtype))
-        elif var_side_ok(plan, x.itemsize, xa, rc.TUNING["var_side"]):
+        elif var_side_ok(plan, x.itemsize, words, rc.TUNING["var_side"]):
             run = _VAR_ROWS.put(key, _side_launch(plan, x, root, out_dtype))
     if run is None:
         r = 4

@@ -27,7 +27,8 @@ Reductions
    most ``2 * rowlen`` elements apart, unless rows of 24-48 bytes: a block stages the
    memory of as many rows as fit 32 KiB in shared memory with coalesced loads, then
    folds each row in one thread; also ``"inner"`` rows of 33 to
-   :data:`TILE_MAX_ROWLEN` contiguous elements, too short for a warp each),
+   :data:`TILE_WIDE_MAX_ROWLEN` contiguous elements of 4 bytes and more, or to
+   :data:`TILE_MAX_ROWLEN` narrower ones, too short for a warp each),
    ``"lanes"`` (rows stored one after another, a power of two of 16-byte chunks:
    read as one flat array of chunks, each row's lanes combined by shuffles;
    :func:`lanes_ok`),
