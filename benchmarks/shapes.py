@@ -421,10 +421,11 @@ def run_case(dev: Device, xp, bases: Bases, case: Case, opts) -> Result:
     return res
 
 
-#: Seconds of untimed calls before a case's timed ones (at least 3 calls, at most the
-#: timed count): the first calls after the compile of a first use, or after the other
-#: library's calls, ran up to 6 % slower than steady ones (H200, 2026-12-04: float64
-#: (n, 200) ``sum`` 0.280 ms in the first 20 calls, 0.265 after 0.3 s of calls).
+#: Seconds of untimed calls before a case's timed ones (at most the timed count; none
+#: for calls of more than this): the first calls after the compile of a first use, or
+#: after the other library's calls, ran up to 6 % slower than steady ones (H200,
+#: 2026-12-04: float64 (n, 200) ``sum`` 0.280 ms in the first 20 calls, 0.265 after
+#: 0.3 s of calls).
 WARM_SECONDS = 0.01
 
 
@@ -433,12 +434,12 @@ def measure(dev: Device, fn, case: Case, opts) -> float:
     (host time included, as in elementwise.py); others one probe call (the checked call
     before it was the warm-up), then :data:`WARM_SECONDS` of untimed calls, then as many
     calls as fit in ``opts.budget`` seconds (3 to ``opts.reps``), so a 100 ms case costs
-    8 calls in all. Both libraries are measured the same way."""
+    5 calls in all. Both libraries are measured the same way."""
     if case.small:
         return dev.time(fn, reps=opts.small_reps, warmup=10)
     probe = dev.time(fn, reps=1, warmup=0)
     reps = max(3, min(opts.reps, int(opts.budget / max(probe, 1e-9))))
-    warm = max(3, min(reps, int(WARM_SECONDS / max(probe, 1e-9))))
+    warm = min(reps, int(WARM_SECONDS / max(probe, 1e-9)))
     return dev.time(fn, reps=reps, warmup=warm)
 
 
