@@ -17,10 +17,8 @@ import xstride as xp
 from xstride._kernels import _reduce_common as rc
 from xstride._kernels import var_kernels as vk
 
-from tests._fake_var_kernels import finish_model
 from tests.conftest import FakeCupyArray
-from tests.test_reduce_rows import _RowRegs
-from tests.test_reduction_host_path import FakeKernel
+from tests.test_reduce_rows import fake_rows  # noqa: F401  (fixture)
 
 ROWLENS = (2, 3, 4, 5, 6, 7, 9, 10, 14, 16)
 DTYPES = ("float32", "int32", "int16", "uint8")
@@ -43,35 +41,6 @@ def _expected_q(k: int, itemsize: int, out_size: int, tuning) -> int:
     return q
 
 
-@pytest.fixture
-def fake_var(fake_cupy, monkeypatch):
-    """The reductions on the stand-in CuPy, ``reduce_finish.cu``'s kernels as host
-    models; yields the launch log (expression, grid, block, argument bytes)."""
-    from xstride._kernels import reductions as red
-    from xstride._kernels._lru import Bounded
-    from xstride._kernels._prepared import GATE, Store
-
-    log, kernels = [], {}
-
-    def kernel(src, expr, partner=None):
-        if expr not in kernels:
-            model = (_RowRegs if src == "reductions_rows.cu" else
-                     finish_model(expr) if src == "reduce_finish.cu" else FakeKernel)
-            kernels[expr] = model(expr, log)
-        return kernels[expr]
-
-    monkeypatch.setattr(rc, "kernel", kernel)
-    monkeypatch.setattr(rc, "kernel_resident", lambda src, expr, threads: 4)
-    monkeypatch.setattr(red, "_RECIPES", Bounded(256))
-    monkeypatch.setattr(red, "_CALLS", Store(256))
-    monkeypatch.setattr(vk, "_FINISH", Bounded(64))
-    monkeypatch.setattr(vk, "_VAR_ROWS", Bounded(64))
-    GATE.close()
-    rc._sm_count.cache_clear()
-    yield log
-    rc._sm_count.cache_clear()
-
-
 def _reference(func, h, correction):
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -80,14 +49,14 @@ def _reference(func, h, correction):
 
 @pytest.mark.parametrize("tuning", rc.VARIANTS["var_regs"])
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_dense_rows_launch_and_values(fake_var, monkeypatch, tuning, dtype):
+def test_dense_rows_launch_and_values(fake_rows, monkeypatch, tuning, dtype):  # noqa: F811
     """Dense rows on a 16-byte boundary that are not whole words go to
     ``xs_var_rowregs`` with the rule's Q (its grid covering the rows Q at a time and
     256 threads a block), the rest to ``xs_var_rows``; both give NumPy's float64
     var/std, rounded to the result type, on row counts that leave a thread's last rows
     partly past the end."""
     monkeypatch.setitem(rc.TUNING, "var_regs", tuning)
-    log = fake_var
+    log = fake_rows
     dt = np.dtype(dtype)
     out = np.dtype(np.float32 if dt == np.float32 else np.float64)
     ctype, ftype = rc.CTYPE[dt], vk.FINISH_TYPES[out]
@@ -115,13 +84,13 @@ def test_dense_rows_launch_and_values(fake_var, monkeypatch, tuning, dtype):
         assert taken >= 12    # the register kernel served rows of several lengths
 
 
-def test_views_off_the_rule_keep_the_rows_kernel(fake_var, fake_cupy, monkeypatch):
+def test_views_off_the_rule_keep_the_rows_kernel(fake_rows, fake_cupy, monkeypatch):  # noqa: F811
     """Rows off a 16-byte boundary and every other row go to ``xs_var_rows``; rows of
     a transposed array to ``xs_var_side`` (to ``xs_var_rows`` off the boundary);
     reversed rows (each read from its lowest address, as the plan gives them) and a
     row-aligned slice stay on the register kernel. Values: NumPy's."""
     monkeypatch.setitem(rc.TUNING, "var_regs", (4, 48, 128))
-    log = fake_var
+    log = fake_rows
     base = (np.random.default_rng(3).standard_normal(3 * 4001 + 1) * 5).astype(np.float32)
     cases = [
         (base[1:].reshape(4001, 3), "xs_var_rows<"),            # 4 bytes past the boundary
@@ -236,14 +205,14 @@ def test_register_kernel_has_the_bits_of_the_rows_kernel(cp, monkeypatch, tuning
 
 @pytest.mark.parametrize("minb", rc.VARIANTS["var_side"])
 @pytest.mark.parametrize("dtype", ["float32", "int32", "float64"])
-def test_side_rows_launch_and_values(fake_var, monkeypatch, minb, dtype):
+def test_side_rows_launch_and_values(fake_rows, monkeypatch, minb, dtype):  # noqa: F811
     """Rows of 2 to 4 elements of 4 bytes side by side ((k, n) arrays used as .T, a
     multiple of 4 of them, on a 16-byte boundary) go to ``xs_var_side`` (its grid over
     the groups of 4 rows, 256 threads a block, the stride, rows and length packed);
     other counts, lengths, offsets and 8-byte elements to ``xs_var_rows``. Values:
     NumPy's float64 var/std rounded to the result type."""
     monkeypatch.setitem(rc.TUNING, "var_side", minb)
-    log = fake_var
+    log = fake_rows
     dt = np.dtype(dtype)
     out = np.dtype(np.float32 if dt == np.float32 else np.float64)
     rng = np.random.default_rng(9)
