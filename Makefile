@@ -3,6 +3,10 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+# An editable install compiles no bytecode (a wheel install does): both set-ups compile
+# xstride's modules once, so that a process where Python may not write bytecode
+# (PYTHONDONTWRITEBYTECODE=1, as on the GPU host) does not compile them on every start
+# (docs/performance.md, "Cold start").
 # GPU host: CuPy is installed there, the rest travels as wheels in .whl/
 GPU_SITE := .gpu-site
 GPU_PY   := PYTHONPATH=$(CURDIR)/$(GPU_SITE):$(CURDIR) python3
@@ -13,6 +17,7 @@ $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e ".[test]"
+	$(PY) -m compileall -q xstride
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -37,6 +42,7 @@ $(GPU_SITE):
 	  --no-cache-dir --upgrade --target $(GPU_SITE) \
 	  $$(ls .whl/*.whl | grep -v -E '$(HOST_WHEELS)') \
 	  $$(ls .whl-pyarrow/*.whl 2>/dev/null); fi
+	python3 -m compileall -q xstride
 
 # On the GPU host (no network): wheels from .whl/, CuPy from the host.
 test-gpu: $(GPU_SITE)

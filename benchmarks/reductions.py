@@ -140,7 +140,6 @@ def sweep(cases, nbytes, copy) -> None:
         ref = ours()
         timed = []
         for var in todo:
-            rc.TUNING.clear()
             rc.TUNING.update(default)
             rc.TUNING.update(var)
             got = ours()
@@ -151,7 +150,6 @@ def sweep(cases, nbytes, copy) -> None:
             timed.append((frac, label))
             rows.append((name, label, f"{t * 1e3:.3f}", f"{frac:.2f}",
                          "yes" if same else "no"))
-        rc.TUNING.clear()
         rc.TUNING.update(default)
         frac, label = max(timed)
         best.append((name, label, f"{frac:.2f}"))

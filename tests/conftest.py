@@ -77,12 +77,10 @@ def tuning():
     saved = dict(rc.TUNING)
 
     def set_(**kw):
-        rc.TUNING.clear()
         rc.TUNING.update(saved)
         rc.TUNING.update(kw)
 
     yield set_
-    rc.TUNING.clear()
     rc.TUNING.update(saved)
 
 

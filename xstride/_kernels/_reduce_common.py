@@ -14,6 +14,7 @@ from .._core import dtypes as _dtypes
 from ._cupy import cupy as _cupy
 from . import _compile
 from ._compile import Request, current_device, function, prefetch, source
+from ._knobs import Knobs
 from ._lru import Bounded
 
 __all__ = [
@@ -111,7 +112,9 @@ __all__ = [
 #: as both fix the register cap, 65536 / (threads * minb), and threads * minb must
 #: stay within 2048). Only ``lookback_items``, ``lookback_group``,
 #: ``lookback_f32_run`` and ``lookback_threads`` change the bits of float results.
-TUNING = {
+#: Every assignment bumps ``TUNING.version`` (:class:`._knobs.Knobs`), which the keys of
+#: the prepared calls and recipes hold: a changed knob is never served a stale plan.
+TUNING = Knobs({
     "rows_warp": (4, 4),
     "rows_group": (4, 4),
     "rows_block": (3, 8),
@@ -139,7 +142,7 @@ TUNING = {
     "lookback_direct": 1,
     "lookback_f32_run": 1,
     "lookback_threads": 256,
-}
+})
 
 #: (MINB, B) of the warp and group row kernels over 16-byte words of 1-byte elements
 #: (in place of their ``TUNING``): B = 4 at MINB 4 spilled 50-128 bytes (ptxas 13,

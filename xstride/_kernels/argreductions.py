@@ -414,7 +414,7 @@ def repeat(func: str, x, axis, keepdims):
     if axis is not None and type(axis) is not int:
         return None
     run = _CALLS.get((func, x.shape, x.strides, x.dtype, axis, keepdims, x.data.device_id,
-                      GATE.getdev(), x.data.ptr & 15, rc.TUNING["arg_regs"]))
+                      GATE.getdev(), x.data.ptr & 15, rc.TUNING.version))
     return None if run is None else run(x)
 
 
@@ -445,5 +445,5 @@ def argreduce(func: str, x, axis, axes: tuple, keepdims: bool):
         call.rec, call.index = rec, index
         _CALLS.prepare((func, x.shape, x.strides, x.dtype, axis, keepdims,
                         x.data.device_id, cp.cuda.runtime.getDevice(), x.data.ptr & 15,
-                        rc.TUNING["arg_regs"]), call.run, cp)
+                        rc.TUNING.version), call.run, cp)
     return res

@@ -31,6 +31,7 @@ from ._devices import check as check_devices
 from ._launch import Launch, i64, slot64, struct
 from ._lru import Bounded
 from ._prepared import GATE, Store, args_ok, axis_ok
+from ._reduce_common import TUNING
 
 __all__ = ["takes", "repeat", "reduce", "mean", "var"]
 
@@ -175,7 +176,7 @@ def _recipe(func: str, x, axis, op: str, out_dtype: np.dtype, acc: np.dtype,
     mem = x.data
     # the current device too: the recipe's launch holds that device's function
     key = (x.shape, x.strides, x.dtype, axis, op, out_dtype, acc, mem.ptr & 15,
-           mem.device_id, cp.cuda.runtime.getDevice(), tuple(rc.TUNING.values()))
+           mem.device_id, cp.cuda.runtime.getDevice(), rc.TUNING.version)
     rec = _RECIPES.get(key) if keyed else None
     if rec is not None:
         return rec
@@ -343,11 +344,8 @@ def _prepare(op, x, axis, dtype, keepdims, rec: _Recipe, out_dtype, acc):
 def _key(cp, op, x, axis, dtype, keepdims) -> tuple:
     """The key :func:`repeat` looks a prepared call up by."""
     mem = x.data
-    t = rc.TUNING
     return (op, x.shape, x.strides, x.dtype, axis, dtype, keepdims, mem.ptr & 15,
-            mem.device_id, cp.cuda.runtime.getDevice(), t["rows_warp"], t["rows_group"], t["rows_block"],
-            t["cols"], t["short"], t["tile"], t["interleave"], t["interleave_words"], t["lanes"],
-            t["red_regs"])
+            mem.device_id, cp.cuda.runtime.getDevice(), rc.TUNING.version)
 
 
 def _copy(op, x, axis, axes, dtype, keepdims, out_dtype, prepare: bool):
@@ -453,11 +451,8 @@ def repeat(op: str, x, axis, dtype, keepdims):
     if type(x) is not GATE.nd or not args_ok(axis, dtype, keepdims):
         return None
     mem = x.data
-    t = rc.TUNING
     run = _CALLS.get((op, x.shape, x.strides, x.dtype, axis, dtype, keepdims, mem.ptr & 15,
-                      mem.device_id, GATE.getdev(), t["rows_warp"], t["rows_group"], t["rows_block"],
-                      t["cols"], t["short"], t["tile"], t["interleave"],
-                      t["interleave_words"], t["lanes"], t["red_regs"]))
+                      mem.device_id, GATE.getdev(), TUNING.version))
     if run is None:
         return None
     return run(x)

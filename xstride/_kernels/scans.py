@@ -28,6 +28,7 @@ import numpy as np
 from .._plans.scan import plan_scan
 from ..layout import Layout
 from . import _reduce_common as rc
+from ._reduce_common import TUNING
 from . import complex_parts as _cx
 from ._cupy import cupy as _cupy
 from ._devices import check as check_devices
@@ -413,7 +414,7 @@ def scan(op: str, x, ax: int, include_initial: bool, out_dt: np.dtype, *, axis, 
     # recipe's launch holds that device's function
     check_devices(_PUBLIC[op], (("x", x),), cp)
     dev = cp.cuda.runtime.getDevice()
-    tuned = tuple(rc.TUNING.values())
+    tuned = rc.TUNING.version
     key = (x.shape, x.strides, x.dtype, ax, include_initial, op, out_dt, dev, tuned,
            x.data.ptr & 15)
     rec = _RECIPES.get(key)
@@ -481,7 +482,7 @@ def repeat(op, x, axis, dtype, include_initial):
         return None
     dev = GATE.getdev()
     run = _PREPARED.get((op, x.shape, x.strides, x.dtype, axis, dtype, include_initial,
-                         x.data.device_id, dev, tuple(rc.TUNING.values()),
+                         x.data.device_id, dev, TUNING.version,
                          x.data.ptr & 15))
     if run is None:
         return None

@@ -165,8 +165,7 @@ def var_rows(cp, x, rec, dof: float, root: bool, out_dtype: np.dtype):
     xa = x.data.ptr + rec.xoff
     words = (xa | out.data.ptr) & 15   # both on 16-byte boundaries: the word kernels' rule
     key = (x.dtype, out_dtype, root, rec.desc.tobytes(), plan.nrows, plan.rowlen, xa & 15,
-           words, cp.cuda.runtime.getDevice(), rc.TUNING["var_rows"], rc.TUNING["var_regs"],
-           rc.TUNING["var_side"])
+           words, cp.cuda.runtime.getDevice(), rc.TUNING.version)
     run = _VAR_ROWS.get(key)
     if run is None:
         q = var_regs_q(plan, x.itemsize, words, out_dtype, rc.TUNING["var_regs"])
