@@ -72,6 +72,7 @@ class _RowRegs(_Model):
 def fake_rows(fake_cupy, monkeypatch):
     from xstride._kernels import reductions as red
     from xstride._kernels import var_kernels as vk
+    from xstride._kernels import variance
     from xstride._kernels._lru import Bounded
     from xstride._kernels._prepared import GATE, Store
 
@@ -89,6 +90,7 @@ def fake_rows(fake_cupy, monkeypatch):
     monkeypatch.setattr(rc, "kernel_resident", lambda src, expr, threads: 4)
     monkeypatch.setattr(red, "_RECIPES", Bounded(256))
     monkeypatch.setattr(red, "_CALLS", Store(256))
+    monkeypatch.setattr(variance, "_CALLS", Store(256))
     monkeypatch.setattr(vk, "_FINISH", Bounded(64))
     monkeypatch.setattr(vk, "_VAR_ROWS", Bounded(64))
     GATE.close()

@@ -16,6 +16,7 @@ import xstride as xp
 import xstride._kernels._reduce_common as _rc
 import xstride._kernels.reductions as _red
 import xstride._kernels.var_kernels as _vk
+import xstride._kernels.variance as _variance
 from xstride._kernels._geometry import reduction_geometry
 from xstride._kernels._lru import Bounded
 from xstride._kernels._prepared import GATE, Store
@@ -162,6 +163,7 @@ def fake_reductions(fake_cupy, monkeypatch):
     monkeypatch.setattr(_red, "_RECIPES", Bounded(1024))
     monkeypatch.setattr(_red, "_WORKSPACES", Bounded(1024))
     monkeypatch.setattr(_red, "_CALLS", Store(1024))
+    monkeypatch.setattr(_variance, "_CALLS", Store(1024))
     monkeypatch.setattr(_vk, "_FINISH", Bounded(64))
     monkeypatch.setattr(_vk, "_VAR_ROWS", Bounded(256))
     GATE.close()

@@ -36,6 +36,7 @@ dtype (complex: ``TypeError``); an empty selection raises ``ValueError`` as for
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 
@@ -205,6 +206,7 @@ def _kernel_functions(be) -> dict:
     """The namespace functions of a backend whose executors run reductions and scans."""
     red, scn = be.executor("reductions"), be.executor("scans")
     arg = be.executor("argreductions")
+    variance = functools.partial(be.executor, "variance")   # imported on a first var/std
     lib = be.namespace
     nd = []   # the backend's array type, looked up once its library is loaded
 
@@ -284,6 +286,10 @@ def _kernel_functions(be) -> dict:
 
     def var_like(func):
         def impl(x, /, *, axis=None, correction=0.0, keepdims=False, dtype=None, **kwargs):
+            if not kwargs:
+                res = variance().repeat(func, x, axis, correction, dtype, keepdims)
+                if res is not None:
+                    return res
             check_x(func, x)
             _check_bool(func, "keepdims", keepdims)
             check_correction(func, correction)
@@ -298,8 +304,8 @@ def _kernel_functions(be) -> dict:
                 return getattr(lib(), func)(x, axis=axis, correction=correction,
                                             keepdims=keepdims, **kwargs)
             axes = normalize_axis(func, axis, x.ndim)
-            return red.var(func, x, axis, axes, correction, bool(keepdims), out,
-                           func == "std")
+            return variance().var(func, x, axis, axes, correction, bool(keepdims), out,
+                                  func == "std", dtype)
         return impl
 
     def scan(func):

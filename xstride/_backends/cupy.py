@@ -25,6 +25,7 @@ class CupyBackend(Backend):
     executors = {
         "elementwise": "xstride._kernels.elementwise",
         "reductions": "xstride._kernels.reductions",
+        "variance": "xstride._kernels.variance",
         "argreductions": "xstride._kernels.argreductions",
         "scans": "xstride._kernels.scans",
         "philox": "xstride._kernels.philox",

@@ -1,9 +1,10 @@
-"""The CUDA executor of the reductions: sum, prod, min, max, all, any, mean, var, std.
+"""The CUDA executor of the reductions: sum, prod, min, max, all, any, mean (var and
+std: :mod:`.variance`, on this module's launches).
 
 :mod:`xstride.reductions` checks the arguments and applies the dtype rules; this module
 runs the call on the kernels of ``reductions.cu`` for any layout and any axis set,
 through the plan of :mod:`xstride._plans.reduction`: :func:`reduce`, :func:`mean`,
-:func:`var`, and :func:`repeat`, the prepared-call fast path (:mod:`._prepared`).
+and :func:`repeat`, the prepared-call fast path (:mod:`._prepared`).
 Results are deterministic run to run: the order in which values are combined is fixed
 by the plan and the device's SM count, never by timing. See ``docs/reductions.md``.
 """
@@ -17,14 +18,12 @@ from dataclasses import replace
 import numpy as np
 
 from .._core.errors import type_error
-from .._plans.reduction import (check_correction as _check_correction,
-                                empty_axis_error as _empty_axis_error, normalize_axis, plan_array)
+from .._plans.reduction import empty_axis_error as _empty_axis_error, normalize_axis, plan_array
 from .._plans.reduction_split import split_axes
 from . import _reduce_common as rc
 from . import complex_parts as _cx
 from . import elementwise as _ew
 from . import reduce_rows as _rr
-from . import var_kernels as vk
 from ._geometry import reduction_geometry
 from ._cupy import cupy as _cupy
 from ._devices import check as check_devices
@@ -33,7 +32,7 @@ from ._lru import Bounded
 from ._prepared import GATE, Store, args_ok, axis_ok
 from ._reduce_common import TUNING
 
-__all__ = ["takes", "repeat", "reduce", "mean", "var"]
+__all__ = ["takes", "repeat", "reduce", "mean"]
 
 _OPS = {"sum": 0, "prod": 1, "min": 2, "max": 3, "sumsq": 4, "all": 5, "any": 6, "mean": 7,
         "moments": 8}
@@ -516,80 +515,3 @@ def mean(func: str, x, axis, axes, keepdims: bool, out_dtype: np.dtype, dtype=No
     else:  # empty
         buf = cp.empty(0, dtype=out_dtype)
     return _finish(buf, plan, x.ndim, keepdims)
-
-
-#: Inputs whose var/std run in one pass of shifted moments (:func:`_var_moments`),
-#: when the result has the input's dtype.
-_MOMENT_DTYPES = frozenset({np.dtype(np.float32)})
-
-
-def _var_moments(cp, x, rec: _Recipe, dof: float, root: bool, out_dtype: np.dtype):
-    """var (``root``: std) of float32 ``x`` in one pass over it, on ``rec`` (op
-    ``"moments"``, a reduction kernel): the flat K-ordered result. Each output's first
-    element K (a view of the kept axes, cast to complex128 as the kernels' center),
-    then one launch: the float64 sums S1 of ``d = x - K`` and S2 of ``d * d`` in a
-    complex128 accumulator, then ``xs_var_moments``: ``(S2 - S1**2 / N) / dof``, its
-    square root for std, rounded once. The shift by an element of the output's own
-    data bounds the cancellation (reduce_finish.cu); the two-pass path reads the input
-    twice."""
-    c16 = np.dtype(np.complex128)
-    plan = rec.plan
-    # each output's first element, in the kernel's row order (the flat buffer that
-    # _finish turns into the output: the kept axes in the plan's out_order)
-    first = x[tuple(0 if i in plan.axes else slice(None) for i in range(x.ndim))]
-    center = first.transpose(plan.out_order).astype(c16, order="C").reshape(-1)
-    m = _launch(x, rec, c16, c16, center=center)
-    return vk.moments_finish(cp, m, float(plan.rowlen), dof, root, out_dtype)
-
-
-def var(func: str, x, axis, axes, correction, keepdims: bool, out_dtype: np.dtype,
-        root: bool):
-    """Variance (``root``: standard deviation) of ``x``: two passes on the kernels, both
-    accumulated in float64 — the mean, then the sum of squared deviations from it (no
-    cancellation of a one-pass formula) — divided by ``max(N - correction, 0)`` as
-    NumPy does (0/0 gives NaN, x/0 gives inf). Many short rows (at most
-    :data:`~.var_kernels.VAR_ROWS_MAX` elements, a float output) run both passes in one
-    kernel that reads each row once (:func:`.var_kernels.var_rows`); other float32
-    inputs one pass of shifted moments (:func:`_var_moments`)."""
-    cp = _cupy()
-    f8 = np.dtype(np.float64)
-    # float32 into a float32 result: the recipe of the one-pass moments (its plan is the
-    # mean's), else the mean's (the first of the two passes; a float64 result, dtype=,
-    # would show the moments' cancellation, which rounding to float32 hides)
-    moments = x.dtype in _MOMENT_DTYPES and np.dtype(out_dtype) == x.dtype
-    c16 = np.dtype(np.complex128)
-    rec = (_recipe(func, x, axis, "moments", c16, c16, axes) if moments
-           else _recipe(func, x, axis, "mean", f8, f8, axes))
-    plan = rec.plan
-    axes = plan.axes
-    n = plan.rowlen
-    dof = n - correction
-    if dof <= 0 or n == 0:
-        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=4)
-    one_each = plan.strategy == "copy"
-    if one_each:
-        # one element per output: its deviation from itself, x - x, is 0 for finite
-        # x and NaN for NaN or inf (as NumPy's x - mean(x)), never a plain 0
-        y = (cp.squeeze(x, axis=axes) if axes else x).astype(f8)
-        ss = (y - y) * (y - y)
-    elif n == 0 or plan.nrows == 0:
-        ss = cp.full(plan.nrows, np.nan, dtype=f8)
-    else:
-        if np.dtype(out_dtype) in vk.FINISH_TYPES and vk.rows_ok(plan):
-            v = vk.var_rows(cp, x, rec, float(builtins.max(dof, 0)), root, np.dtype(out_dtype))
-            return _finish(v, plan, x.ndim, keepdims)
-        if moments:   # a kernel strategy here: copy, identity and empty are handled above
-            v = _var_moments(cp, x, rec, float(builtins.max(dof, 0)), root, np.dtype(out_dtype))
-            return _finish(v, plan, x.ndim, keepdims)
-        center = _launch(x, rec, f8, f8)
-        ss = _launch(x, _recipe(func, x, axis, "sumsq", f8, f8, axes), f8, f8, center=center)
-        if np.dtype(out_dtype) in vk.FINISH_TYPES:
-            v = vk.finish(cp, ss, float(builtins.max(dof, 0)), root, np.dtype(out_dtype))
-            return _finish(v, plan, x.ndim, keepdims)
-    v = ss / float(builtins.max(dof, 0))
-    if root:
-        v = cp.sqrt(v)
-    v = v.astype(out_dtype, copy=False)
-    if one_each:
-        return _keep(v, axes, x.ndim, keepdims)
-    return _finish(v, plan, x.ndim, keepdims)
