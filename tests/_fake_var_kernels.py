@@ -196,11 +196,39 @@ class FakeMoments(FakeFinish):
         self._store(out_ptr, ss, float(np.frombuffer(raw[4], np.float64)[0]))
 
 
+class FakeCenter(_FakeVarKernel):
+    """``xs_var_center<Tin, NK, NR>``: ``c[i] = complex(x[offset(i)], 0)`` over the kept
+    axes of the descriptor, i in the kernels' row order."""
+
+    def __init__(self, expr, log):
+        m = re.fullmatch(r"xs_var_center<([\w ]+), (\d+), (\d+)>", expr)
+        assert m, expr
+        self.expr, self.log = expr, log
+        self.tin, self.nkc, self.nrc = _CT[m.group(1)], int(m.group(2)), int(m.group(3))
+
+    def __call__(self, grid, block, args, shared_mem=0, stream=None, **kwargs):
+        ndesc = 8 * (2 * self.nkc + 2 * self.nrc + 2)
+        raw = self._raw(grid, block, args, [8, 8, ndesc, 8])   # x, c, desc, nrows
+        xptr, cptr = (int.from_bytes(b, "little") for b in raw[:2])
+        desc = np.frombuffer(raw[2], np.int64)
+        nk = int(desc[-2])
+        kshape, kstride = desc[:nk], desc[self.nkc:self.nkc + nk]
+        nrows = int.from_bytes(raw[3], "little", signed=True)
+        assert nrows == int(np.prod(kshape)) and tuple(block) == (256,)
+        idx = _offsets(kshape, kstride)
+        lo, hi = int(idx.min()), int(idx.max())
+        isz = self.tin.itemsize
+        raw_x = (ctypes.c_char * ((hi - lo + 1) * isz)).from_address(xptr + lo * isz)
+        vals = np.frombuffer(raw_x, self.tin)[idx - lo]
+        c = np.frombuffer((ctypes.c_char * (16 * nrows)).from_address(cptr), np.complex128)
+        c[...] = vals.astype(np.float64)
+
+
 def finish_model(expr):
     """The host model class of a ``reduce_finish.cu`` instantiation."""
     for prefix, model in (("xs_var_rows<", FakeVarRows), ("xs_var_rowregs<", FakeVarRowregs),
                           ("xs_var_side<", FakeVarSide),
-                          ("xs_var_moments", FakeMoments),
+                          ("xs_var_moments", FakeMoments), ("xs_var_center<", FakeCenter),
                           ("xs_var_finish", FakeFinish)):
         if expr.startswith(prefix):
             return model

@@ -93,6 +93,7 @@ def fake_rows(fake_cupy, monkeypatch):
     monkeypatch.setattr(variance, "_CALLS", Store(256))
     monkeypatch.setattr(vk, "_FINISH", Bounded(64))
     monkeypatch.setattr(vk, "_VAR_ROWS", Bounded(64))
+    monkeypatch.setattr(vk, "_CENTERS", Bounded(64))
     GATE.close()
     rc._sm_count.cache_clear()
     yield log

@@ -166,6 +166,7 @@ def fake_reductions(fake_cupy, monkeypatch):
     monkeypatch.setattr(_variance, "_CALLS", Store(1024))
     monkeypatch.setattr(_vk, "_FINISH", Bounded(64))
     monkeypatch.setattr(_vk, "_VAR_ROWS", Bounded(256))
+    monkeypatch.setattr(_vk, "_CENTERS", Bounded(256))
     GATE.close()
     _rc._sm_count.cache_clear()
     yield cp, log

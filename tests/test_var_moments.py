@@ -49,8 +49,16 @@ def _launched(log, start):
     return [e[0] for e in log[start:]]
 
 
-def test_float32_var_and_std_run_one_pass_of_moments(fake_reductions):  # noqa: F811
+def test_float32_var_and_std_run_one_pass_of_moments(fake_reductions, monkeypatch):  # noqa: F811
     cp, log = fake_reductions
+    shifts = []
+    launch = _variance._launch
+
+    def spy(x, rec, out_dtype, acc, center=None):   # the centers the reduction reads
+        shifts.append((rec.plan, center.get().copy()))
+        return launch(x, rec, out_dtype, acc, center=center)
+
+    monkeypatch.setattr(_variance, "_launch", spy)
     rng = np.random.default_rng(4)
     seen = 0
     for h, axis in _views(rng):
@@ -63,12 +71,18 @@ def test_float32_var_and_std_run_one_pass_of_moments(fake_reductions):  # noqa: 
             assert got.dtype == np.float32 and got.shape == want.shape
             np.testing.assert_allclose(got.get(), want, rtol=2e-6, atol=0)
             names = _launched(log, start)
-            # one reduction pass (op 8, complex128 accumulator), then the finish
-            assert len(names) == 2, names
-            assert names[0].startswith("xs_reduce_")
-            assert names[0].split("<")[1].startswith("8, float, xs_complex128, xs_complex128")
-            assert names[1] == f"xs_var_moments<float, {'true' if func == 'std' else 'false'}>"
-            assert log[start][3][2][0] != bytes(8)          # the center's address
+            # the centers, one reduction pass (op 8, complex128 accumulator), the finish
+            assert len(names) == 3, names
+            assert names[0].startswith("xs_var_center<float, ")
+            assert names[1].startswith("xs_reduce_")
+            assert names[1].split("<")[1].startswith("8, float, xs_complex128, xs_complex128")
+            assert names[2] == f"xs_var_moments<float, {'true' if func == 'std' else 'false'}>"
+            # each output's first element (logical index 0 along the reduced axes, also
+            # of reversed views), in the kernels' row order, widened exactly
+            plan, center = shifts.pop()
+            first = h[tuple(0 if i in plan.axes else slice(None) for i in range(h.ndim))]
+            np.testing.assert_array_equal(
+                center, first.transpose(plan.out_order).astype(np.complex128).reshape(-1))
             seen += 1
     assert seen == 33
 
@@ -129,9 +143,15 @@ def test_the_moments_instantiations_compile(fake_reductions):  # noqa: F811
     assert len(kinds) >= 5, kinds
     compile_named(source("reductions.cu"), exprs, "compute_90", "reductions.cu")
     finish = [f"xs_var_moments<{t}, {r}>" for t in ("float", "double") for r in ("true", "false")]
-    lowered, ptx = compile_named(source("reduce_finish.cu"), finish, "sm_90", "reduce_finish.cu")
+    centers = sorted({e[0] for e in log if e[0].startswith("xs_var_center<")})
+    assert len(centers) >= 2, centers
+    lowered, ptx = compile_named(source("reduce_finish.cu"), finish + centers, "sm_90",
+                                 "reduce_finish.cu")
     for name in finish:   # m, out, n, count, dof
         assert ptx_param_sizes(ptx, lowered[name]) == [8, 8, 8, 8, 8], name
+    for name in centers:  # x, c, the descriptor, nrows
+        nkc, nrc = (int(v) for v in name[:-1].split(", ")[1:])
+        assert ptx_param_sizes(ptx, lowered[name]) == [8, 8, 8 * (2 * nkc + 2 * nrc + 2), 8]
 
 
 # ----------------------------------------------------------------------------- GPU
@@ -185,3 +205,26 @@ def test_gpu_moments_nan_inf_and_a_far_first_element(cp):
     f[0] = (1e4, -3e3)
     got = cp.asnumpy(xp.std(cp.asarray(f), axis=0))
     np.testing.assert_allclose(got, np.std(f.astype(np.float64), axis=0), rtol=2e-6)
+
+
+@pytest.mark.gpu
+def test_gpu_centers_are_each_outputs_first_element(cp):
+    """``xs_var_center`` writes the logical first element of each output (reduced axes
+    at index 0, reversed views too) in the kernels' row order, widened exactly."""
+    from xstride._kernels import var_kernels as vk
+    from xstride._plans.reduction import normalize_axis
+
+    rng = np.random.default_rng(21)
+    big = (rng.standard_normal((1 << 16, 3)) * 2 + 10).astype(np.float32)
+    cases = list(_views(rng)) + [(big[::-1], 0), (big[::-3, ::-1], 0)]
+    for h, axis in cases:
+        x = cp.asarray(h) if h.flags.c_contiguous else _device_view(cp, h)
+        axes = normalize_axis("var", axis, x.ndim)
+        rec = _variance._recipe("var", x, axis, "moments", np.dtype(np.complex128),
+                                np.dtype(np.complex128), axes)
+        launch, skip = vk.moments_center(x, rec)
+        got = cp.full(rec.plan.nrows, np.nan, dtype=np.complex128)
+        launch(x.data.ptr + rec.xoff + skip, got.data.ptr)
+        first = h[tuple(0 if i in rec.plan.axes else slice(None) for i in range(h.ndim))]
+        want = first.transpose(rec.plan.out_order).astype(np.complex128).reshape(-1)
+        np.testing.assert_array_equal(cp.asnumpy(got), want)

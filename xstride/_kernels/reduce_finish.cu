@@ -1,6 +1,7 @@
 // var and std on the device besides the reductions' passes (launcher: var_kernels.py):
 // the finish of the two-pass path and short rows in one kernel (xs_var_rows;
-// xs_var_rowregs for dense rows, xs_var_side for rows side by side). Compiled by NVRTC: no standard headers.
+// xs_var_rowregs for dense rows, xs_var_side for rows side by side), the one-pass
+// path's shifts and finish (xs_var_center, xs_var_moments). Compiled by NVRTC: no standard headers.
 #include <xstride/detail/namespace_kernels.cuh>
 #include <xstride/detail/reduce_ops.cuh>
 #include <xstride/detail/row_words.cuh>
@@ -43,6 +44,23 @@ xs_var_moments(const xs_complex128* __restrict__ m, T* __restrict__ out, long lo
         if (ROOT) v = sqrt(v);
         out[i] = (T)v;
     }
+}
+
+// The shifts of the one-pass path (variance.py): each output row's first element
+// (its reduced axes at logical index 0), widened to float64 exactly, as the real part
+// of a complex128 (imaginary part 0), in the kernels' row order. x points at row 0's
+// first element; row i's is xs_offset(i) elements on, over the kept axes of the
+// reduction's descriptor d (so the reduction kernel reads center[i] for its row i).
+// One launch instead of the four array operations of a view, a transpose, a cast and a
+// reshape.
+template <typename Tin, int NK, int NR>
+__global__ void __launch_bounds__(256)
+xs_var_center(const Tin* __restrict__ x, xs_complex128* __restrict__ c,
+              const xs_red_desc<NK, NR> d, long long nrows)
+{
+    const long long step = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < nrows; i += step)
+        c[i] = xs_complex128((double)x[xs_offset<NK>(i, d.kshape, d.kstride, d.nk)], 0.0);
 }
 
 // The variance of one row: the first n of the N values v (1 <= n <= N), the float64

@@ -1,7 +1,8 @@
 """The kernels of var and std besides the reductions' passes (``reduce_finish.cu``):
 the finish of the two-pass path (:func:`finish`), many short rows in one kernel
-(:func:`var_rows`), and the finish of the one-pass shifted moments
-(:func:`moments_finish`). Launchers only: :mod:`.reductions` plans and calls them."""
+(:func:`var_rows`), and the shifts and the finish of the one-pass shifted moments
+(:func:`moments_center`, :func:`moments_finish`). Launchers only: :mod:`.variance`
+plans and calls them."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from ._launch import Launch, i64, slot64, slot_f64, struct
 from ._lru import Bounded
 
 __all__ = ["FINISH_TYPES", "VAR_ROWS_MAX", "VAR_SIDE_MAX", "finish", "rows_ok", "var_rows",
-           "var_rows_per_thread", "var_regs_q", "var_side_ok", "moments_finish"]
+           "var_rows_per_thread", "var_regs_q", "var_side_ok", "moments_center",
+           "moments_finish"]
 
 #: Output types of the one-pass finish of var/std (``reduce_finish.cu``).
 FINISH_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
@@ -192,6 +194,36 @@ def var_rows(cp, x, rec, dof: float, root: bool, out_dtype: np.dtype):
                                          i64(plan.nrows), i64(plan.rowlen), slot_f64()]))
     run(xa, out.data.ptr, dof)
     return out
+
+
+#: (input dtype, descriptor bytes, rows, device) -> Launch of ``xs_var_center``
+_CENTERS = Bounded(256)
+
+
+def moments_center(x, rec):
+    """``(launch, skip)`` of the one-pass path's shifts for ``x`` on the recipe ``rec``
+    (its plan and descriptor): ``launch(x.data.ptr + rec.xoff + skip, out.data.ptr)``
+    writes each output row's first element, widened to float64, as the real part of a
+    complex128 ``out`` (nrows,) in the kernels' row order (``xs_var_center``). ``skip``
+    (bytes) takes the plan's row start, where the reduced axes of negative stride are
+    flipped, back to the element of logical index 0 along them: the shifts are those
+    of ``x[first].transpose(plan.out_order).astype(complex128)``."""
+    plan = rec.plan
+    skip = 0
+    for a in plan.axes:
+        n, s = x.shape[a], x.strides[a]
+        if n > 1 and s < 0:
+            skip -= (n - 1) * s
+    key = (x.dtype, rec.desc.tobytes(), plan.nrows, rc.current_device())
+    run = _CENTERS.get(key)
+    if run is None:
+        expr = (f"xs_var_center<{rc.CTYPE[np.dtype(x.dtype)]}, {rc.capacity(plan.nk)}, "
+                f"{rc.reduced_capacity(plan.nr)}>")
+        grid = builtins.max(1, builtins.min(-(-plan.nrows // 256), SHORT_MAX_BLOCKS))
+        run = _CENTERS.put(key, Launch(rc.kernel("reduce_finish.cu", expr), (grid,), (256,),
+                                       [slot64(), slot64(), struct(rec.desc.tobytes()),
+                                        i64(plan.nrows)]))
+    return run, skip
 
 
 def moments_finish(cp, m, count: float, dof: float, root: bool, out_dtype: np.dtype):

@@ -37,28 +37,22 @@ _C16 = np.dtype(np.complex128)
 
 
 def _var_moments(cp, x, rec: _Recipe, dof: float, root: bool, out_dtype: np.dtype,
-                 first=None, order=None):
+                 center=None):
     """var (``root``: std) of float32 ``x`` in one pass over it, on ``rec`` (op
     ``"moments"``, a reduction kernel): the flat K-ordered result. Each output's first
-    element K (a view of the kept axes, cast to complex128 as the kernels' center),
-    then one launch: the float64 sums S1 of ``d = x - K`` and S2 of ``d * d`` in a
-    complex128 accumulator, then ``xs_var_moments``: ``(S2 - S1**2 / N) / dof``, its
-    square root for std, rounded once. The shift by an element of the output's own
-    data bounds the cancellation (reduce_finish.cu); the two-pass path reads the input
-    twice. ``first`` (the index of the first elements) and ``order`` (the plan's
-    ``out_order``): computed here when not given."""
+    element K (``xs_var_center``, :func:`.var_kernels.moments_center`: the kernels'
+    complex128 centers), then one launch: the float64 sums S1 of ``d = x - K`` and S2
+    of ``d * d`` in a complex128 accumulator, then ``xs_var_moments``: ``(S2 - S1**2 /
+    N) / dof``, its square root for std, rounded once. The shift by an element of the
+    output's own data bounds the cancellation (reduce_finish.cu); the two-pass path
+    reads the input twice. ``center``: the ``(launch, skip)`` of
+    :func:`.var_kernels.moments_center` (looked up when not given)."""
     plan = rec.plan
-    if first is None:
-        first, order = _first_index(plan, x.ndim), plan.out_order
-    # each output's first element, in the kernel's row order (the flat buffer that
-    # _finish turns into the output: the kept axes in the plan's out_order)
-    center = x[first].transpose(order).astype(_C16, order="C").reshape(-1)
-    m = _launch(x, rec, _C16, _C16, center=center)
+    launch, skip = center or vk.moments_center(x, rec)
+    shifts = cp.empty(plan.nrows, dtype=_C16)
+    launch(x.data.ptr + rec.xoff + skip, shifts.data.ptr)
+    m = _launch(x, rec, _C16, _C16, center=shifts)
     return vk.moments_finish(cp, m, float(plan.rowlen), dof, root, out_dtype)
-
-
-def _first_index(plan, ndim: int) -> tuple:
-    return tuple(0 if i in plan.axes else slice(None) for i in range(ndim))
 
 
 class _VarCall:
@@ -67,14 +61,14 @@ class _VarCall:
     (the two float64 passes and :func:`.var_kernels.finish`). :meth:`run` is the
     checked call's path and, stored in :data:`_CALLS`, the prepared one."""
 
-    __slots__ = ("kind", "rec", "rec2", "dof", "root", "out_dtype", "first", "order",
-                 "mem_shape", "inv", "index")
+    __slots__ = ("kind", "rec", "rec2", "dof", "root", "out_dtype", "center", "mem_shape",
+                 "inv", "index")
 
-    def __init__(self, kind, rec, rec2, dof, root, out_dtype, ndim, keepdims):
-        plan = rec.plan
+    def __init__(self, x, kind, rec, rec2, dof, root, out_dtype, keepdims):
+        plan, ndim = rec.plan, x.ndim
         self.kind, self.rec, self.rec2 = kind, rec, rec2
         self.dof, self.root, self.out_dtype = dof, root, out_dtype
-        self.first, self.order = _first_index(plan, ndim), plan.out_order
+        self.center = vk.moments_center(x, rec) if kind == "moments" else None
         # _finish's reshape and transpose, computed once
         self.mem_shape = tuple(plan.out_shape[j] for j in plan.out_order)
         inv = [0] * len(plan.out_order)
@@ -91,7 +85,7 @@ class _VarCall:
             v = vk.var_rows(cp, x, self.rec, self.dof, self.root, self.out_dtype)
         elif kind == "moments":
             v = _var_moments(cp, x, self.rec, self.dof, self.root, self.out_dtype,
-                             self.first, self.order)
+                             self.center)
         else:
             center = _launch(x, self.rec, _F8, _F8)
             ss = _launch(x, self.rec2, _F8, _F8, center=center)
@@ -165,8 +159,8 @@ def var(func: str, x, axis, axes, correction, keepdims: bool, out_dtype: np.dtyp
         else:
             kind, rec2 = "two", _recipe(func, x, axis, "sumsq", _F8, _F8, axes)
         if kind != "two" or finished:
-            call = _VarCall(kind, rec, rec2, float(builtins.max(dof, 0)), root, out_dtype,
-                            x.ndim, keepdims)
+            call = _VarCall(x, kind, rec, rec2, float(builtins.max(dof, 0)), root,
+                            out_dtype, keepdims)
             res = call.run(x)
             if (not warned and args_ok(axis, dtype, keepdims)
                     and (type(correction) is int or type(correction) is float)):
