@@ -262,7 +262,7 @@ class _Call:
     workspace of the last stream a split reduction ran on). :meth:`run` (stored in
     :data:`_CALLS`) repeats it."""
 
-    __slots__ = ("rec", "new", "alloc", "out_dtype", "acc", "direct", "index",
+    __slots__ = ("rec", "go", "new", "alloc", "out_dtype", "acc", "direct", "index",
                  "bound", "current_stream", "device_id")
 
     def run(self, x):
@@ -275,9 +275,8 @@ class _Call:
             stream = self.current_stream().ptr
             if stream != bound[0]:
                 bound = _rebind(self, stream)
-            rec.launch(mem.ptr + rec.xoff, out.data.ptr, *bound[1], stream_ptr=stream)
-        else:
-            rec.launch(mem.ptr + rec.xoff, out.data.ptr, *bound[1])
+        # the launch bound to its facts (Launch.bind), on the current stream
+        self.go(mem.ptr + rec.xoff, out.data.ptr, *bound[1])
         if self.direct:
             return out
         res = out.reshape(rec.mem_shape).transpose(rec.inv) if rec.inv else out.reshape(())
@@ -322,6 +321,7 @@ def _prepare(op, x, axis, dtype, keepdims, rec: _Recipe, out_dtype, acc):
     key = _key(cp, op, x, axis, dtype, keepdims)
     call = _Call()
     call.rec, call.out_dtype, call.acc = rec, out_dtype, acc
+    call.go = rec.launch.bind()
     call.new = cp.ndarray
     identity = rec.inv == tuple(range(len(rec.inv)))
     call.direct = identity and not keepdims
