@@ -403,7 +403,8 @@ class FakeCupy(types.ModuleType):
         with np.errstate(all="ignore"):
             if out is None:
                 dev = next(v for v in (a, b) if isinstance(v, FakeCupyArray)).device.id
-                return FakeCupyArray(ufunc(*host), device=dev)
+                # np.asarray: a NumPy ufunc gives a scalar for 0-d operands, CuPy an array
+                return FakeCupyArray(np.asarray(ufunc(*host)), device=dev)
             ufunc(*host, out=out.host)
         return out
 

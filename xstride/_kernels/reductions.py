@@ -411,8 +411,11 @@ def _cast_copy(y, out_dtype: np.dtype, op: str):
     if op == "sum" and y.dtype == out_dtype and part is not None and _ew.takes(part):
         # a complex sum adds 0 to each part: one pass of the engine over both parts
         return _cx.from_parts(_add_zero(_cx.parts(y), part), out_dtype)
-    res = _ew.astype(y, out_dtype) if _ew.takes(y.dtype, out_dtype) else \
-        y.astype(out_dtype, copy=plain)
+    if not plain and y.dtype == out_dtype:
+        res = y     # no cast: the identity's operation below is the one pass
+    else:
+        res = _ew.astype(y, out_dtype) if _ew.takes(y.dtype, out_dtype) else \
+            y.astype(out_dtype, copy=plain)
     if plain:
         return res
     cp = _cupy()
