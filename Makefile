@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 # An editable install compiles no bytecode (a wheel install does): both set-ups compile
 # xstride's modules once, so that a process where Python may not write bytecode
 # (PYTHONDONTWRITEBYTECODE=1, as on the GPU host) does not compile them on every start
-# (docs/performance.md, "Cold start").
+# (docs/performance.md, "Twenty-eighth run").
 # GPU host: CuPy is installed there, the rest travels as wheels in .whl/
 GPU_SITE := .gpu-site
 GPU_PY   := PYTHONPATH=$(CURDIR)/$(GPU_SITE):$(CURDIR) python3
