@@ -30,6 +30,15 @@ def arg_bytes(a):
     raise TypeError(f"unexpected kernel argument {type(a).__name__}")
 
 
+def gather(xptr: int, idx, dtype: np.dtype):
+    """The elements of ``dtype`` at element offsets ``idx`` (any shape, negative ones
+    too) from the host address ``xptr``."""
+    lo, hi = int(idx.min()), int(idx.max())
+    isz = dtype.itemsize
+    raw = (ctypes.c_char * ((hi - lo + 1) * isz)).from_address(xptr + lo * isz)
+    return np.frombuffer(raw, dtype)[idx - lo]
+
+
 class _FakeVarKernel:
     """A kernel of reduce_finish.cu on the host: records each launch (its arguments as
     bytes), then stores ``ss / dof`` (its square root) in ``tout``."""
@@ -109,10 +118,7 @@ class FakeVarRows(_FakeVarKernel):
         idx = _offsets(kshape, kstride)[:, None] + _offsets(rshape, rstride)[None, :]
         if self.vec > 1:   # whole aligned vectors: contiguous rows
             assert int(rstride[0]) == 1 and xptr % 16 == 0
-        lo, hi = int(idx.min()), int(idx.max())
-        isz = self.tin.itemsize
-        raw_x = (ctypes.c_char * ((hi - lo + 1) * isz)).from_address(xptr + lo * isz)
-        vals = np.frombuffer(raw_x, self.tin)[idx - lo].astype(np.float64)
+        vals = gather(xptr, idx, self.tin).astype(np.float64)
         mean = vals.sum(axis=1) / rowlen
         ss = ((vals - mean[:, None]) ** 2).sum(axis=1)
         self._store(optr, ss, float(np.frombuffer(raw[5], np.float64)[0]))
@@ -216,10 +222,7 @@ class FakeCenter(_FakeVarKernel):
         nrows = int.from_bytes(raw[3], "little", signed=True)
         assert nrows == int(np.prod(kshape)) and tuple(block) == (256,)
         idx = _offsets(kshape, kstride)
-        lo, hi = int(idx.min()), int(idx.max())
-        isz = self.tin.itemsize
-        raw_x = (ctypes.c_char * ((hi - lo + 1) * isz)).from_address(xptr + lo * isz)
-        vals = np.frombuffer(raw_x, self.tin)[idx - lo]
+        vals = gather(xptr, idx, self.tin)
         c = np.frombuffer((ctypes.c_char * (16 * nrows)).from_address(cptr), np.complex128)
         c[...] = vals.astype(np.float64)
 
