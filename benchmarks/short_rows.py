@@ -75,7 +75,6 @@ def main() -> None:
             runs = [(args.knob, v) for v in variants] + [
                 (s, None) for s in ("short", "tile") if s != args.knob]
             for strategy, v in runs:
-                rc.TUNING.clear()
                 rc.TUNING.update(default)
                 if v is not None:
                     rc.TUNING[args.knob] = v
@@ -85,7 +84,6 @@ def main() -> None:
                 t = _time(ours)
                 cells.append(f"{v if v is not None else strategy}: {t:.3f} "
                              f"({moved * copy / 2 / t:.2f})")
-            rc.TUNING.clear()
             rc.TUNING.update(default)
             plan_mod.short_rows_strategy = chooser
             red._RECIPES.clear()

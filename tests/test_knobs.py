@@ -42,3 +42,27 @@ def test_monkeypatch_setitem_changes_and_restores_through_the_version(monkeypatc
         mp.setitem(rc.TUNING, "red_regs", 0)
         assert rc.TUNING["red_regs"] == 0 and rc.TUNING.version == v + 1
     assert rc.TUNING["red_regs"] == old and rc.TUNING.version == v + 2
+
+
+def test_update_checks_every_name_before_setting_any():
+    k = Knobs({"a": 1, "b": 2})
+    with pytest.raises(KeyError, match="no launch knob 'zz'"):
+        k.update({"a": 5, "zz": 1})
+    assert k == {"a": 1, "b": 2} and k.version == 0
+
+
+def test_setdefault_of_a_held_name_is_its_value():
+    k = Knobs({"a": 1})
+    assert k.setdefault("a", 7) == 1 and k.version == 0
+
+
+def test_copies_and_pickles_are_knobs_of_the_same_names():
+    import copy
+    import pickle
+
+    for made in (copy.copy(rc.TUNING), copy.deepcopy(rc.TUNING),
+                 pickle.loads(pickle.dumps(rc.TUNING))):
+        assert type(made) is Knobs and made == rc.TUNING and made is not rc.TUNING
+        before = rc.TUNING.version
+        made["red_regs"] = made["red_regs"]          # its own names, its own version
+        assert made.version == 1 and rc.TUNING.version == before

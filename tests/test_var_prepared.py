@@ -69,7 +69,7 @@ def test_the_key_holds_correction_dtype_keepdims_and_the_function(fake_reduction
     h = np.random.default_rng(3).standard_normal((300, 4))
     x = FakeCupyArray(h)
     xp.var(x, axis=0)
-    xp.var(x, axis=0, correction=0)        # 0 and 0.0 are one key: the same result
+    xp.var(x, axis=0, correction=0.0)      # the default's key
     assert len(_variance._CALLS) == 1
     got = {
         "correction": xp.var(x, axis=0, correction=1),
@@ -124,3 +124,24 @@ def test_another_layout_or_alignment_misses(fake_reductions):  # noqa: F811
     xp.var(FakeCupyArray(h[::-1]), axis=0)
     assert len(_variance._CALLS) == 3
     np.testing.assert_allclose(got.get(), np.var(h[1:], axis=0), rtol=1e-12)
+
+
+def test_an_int_correction_past_int64_is_not_served_by_an_equal_float(fake_reductions):  # noqa: F811
+    """-2**64 and -2.0**64 are equal and hash alike; the int raises (NumPy's ddof is a C
+    long), the float does not: the key holds the correction's type."""
+    cp, log = fake_reductions
+    x = FakeCupyArray(np.random.default_rng(8).standard_normal((300, 4)))
+    with pytest.raises(ValueError, match="correction"):
+        xp.var(x, axis=0, correction=-2**64)
+    xp.var(x, axis=0, correction=-2.0**64)
+    assert len(_variance._CALLS) == 1
+    with pytest.raises(ValueError, match="correction"):
+        xp.var(x, axis=0, correction=-2**64)
+
+
+def test_a_nan_correction_is_never_prepared(fake_reductions):  # noqa: F811
+    cp, log = fake_reductions
+    x = FakeCupyArray(np.random.default_rng(9).standard_normal((300, 4)))
+    for _ in range(3):
+        assert np.isnan(xp.var(x, axis=0, correction=float("nan")).get()).all()
+    assert len(_variance._CALLS) == 0

@@ -3,8 +3,8 @@
 A prepared call (:mod:`._prepared`) repeats a recipe that was planned under the knobs
 of its time, so its key must change when a knob does. Keying on each knob's value
 costs a dict lookup per knob on every repeat call (ten of them in a reduction's key,
-about 0.3 us of a 12 us call on the H200's host); keying on :attr:`Knobs.version`
-costs one attribute read and keys every knob, including those a key used to miss.
+the whole tuple of knobs in a scan's); keying on :attr:`Knobs.version` costs one
+attribute read and keys every knob, including those a key used to miss.
 """
 
 from __future__ import annotations
@@ -19,9 +19,11 @@ class Knobs(dict):
 
     The names are fixed when it is made: assigning a name it does not hold raises
     ``KeyError`` (a misspelt knob would otherwise change nothing), and the methods
-    that remove names raise ``TypeError``. ``knobs[name] = value``,
-    ``knobs.update(...)`` (one assignment a name) and ``monkeypatch.setitem`` change
-    them.
+    that add or remove names raise ``TypeError``. ``knobs[name] = value``,
+    ``knobs.update(...)`` (one assignment a name, after every name is checked) and
+    ``monkeypatch.setitem`` change them. Copies and pickles are ``Knobs`` of the same
+    names and values. A knob's value is replaced, never changed in place (a tuple or
+    an int): an in-place change would not bump the version.
 
     >>> k = Knobs({"minb": 4})
     >>> v = k.version; k["minb"] = 2; k.version == v + 1
@@ -46,8 +48,21 @@ class Knobs(dict):
         self.version += 1
 
     def update(self, *args, **kwargs) -> None:
-        for name, value in dict(*args, **kwargs).items():
+        new = dict(*args, **kwargs)
+        for name in new:      # every name checked before any is set
+            if name not in self:
+                self[name] = new[name]   # raises the KeyError
+        for name, value in new.items():
             self[name] = value
+
+    def setdefault(self, name, default=None):
+        if name not in self:
+            self._fixed()
+        return self[name]
+
+    def __reduce__(self):
+        # copy.copy, copy.deepcopy and pickle: a new Knobs of the same names and values
+        return (type(self), (dict(self),))
 
     def __ior__(self, other):
         self.update(other)
@@ -57,4 +72,4 @@ class Knobs(dict):
         raise error(TypeError, "Knobs", "launch knobs are fixed names; set one with "
                     "knobs[name] = value")
 
-    __delitem__ = pop = popitem = clear = setdefault = _fixed
+    __delitem__ = pop = popitem = clear = _fixed

@@ -401,7 +401,7 @@ class _Call:
 
 
 #: (func, shape, strides, dtype, axis, keepdims, memory's device, current device,
-#: address modulo 16, ``TUNING["arg_regs"]``) -> the ``run`` of a :class:`_Call`
+#: address modulo 16, ``TUNING.version``) -> the ``run`` of a :class:`_Call`
 _CALLS = Store(1024)
 
 

@@ -42,8 +42,9 @@ _BOOL_ACC = np.dtype(np.int32)
 _SRC = "reductions.cu"
 #: The ops whose kernels read a center per output (``xs_centered`` in reduce_ops.cuh).
 _CENTERED = frozenset({"sumsq", "moments"})
-#: Kernels with no split (one pass, no workspace): parameters x, out, center, the
-#: descriptor, nrows, rowlen; the others add partials, counters, chunk and nchunks.
+#: Kernels with no split (one pass, no workspace): parameters x, out, center, then the
+#: descriptor, nrows, rowlen (``rowregs``: nrows only); the others add partials and
+#: counters after the center, chunk and nchunks at the end.
 _ONE_PASS = frozenset({"rows_warp", "rows_group", "short", "tile", "lanes", "rowregs"})
 #: Loads each thread batches for 1-byte elements in the kernels that walk elements one by
 #: one (``TUNING``'s B keeps only B bytes a thread in flight there); the bits of any B.
@@ -255,8 +256,8 @@ def _finish_rec(buf, rec: _Recipe, ndim: int, keepdims: bool):
 
 # ----------------------------------------------------------------------------- prepared calls
 class _Call:
-    """A prepared call (:mod:`._prepared`) of sum/prod/min/max that launches a kernel,
-    for one key of :func:`repeat` (op, layout, dtype, axis, dtype=, keepdims,
+    """A prepared call (:mod:`._prepared`) of sum/prod/min/max/mean/all/any that
+    launches a kernel, for one key of :func:`repeat` (op, layout, dtype, axis, dtype=, keepdims,
     alignment, devices, tuning): the recipe (with its launch), the output's allocation
     and how it becomes the result, and the addresses after the two pointers (with the
     workspace of the last stream a split reduction ran on). :meth:`run` (stored in

@@ -101,16 +101,24 @@ _CALLS = Store(_MAX_CALLS)
 
 def _key(func, x, axis, correction, dtype, keepdims, device: int) -> tuple:
     mem = x.data
-    return (func, x.shape, x.strides, x.dtype, axis, correction, dtype, keepdims,
-            mem.ptr & 15, mem.device_id, device, TUNING.version)
+    # the correction's type too: an int past int64 raises where the equal float does not
+    return (func, x.shape, x.strides, x.dtype, axis, type(correction), correction, dtype,
+            keepdims, mem.ptr & 15, mem.device_id, device, TUNING.version)
+
+
+def _keyed(correction) -> bool:
+    """``correction`` may be keyed: a Python int or float (not a bool, not a NumPy
+    scalar), and not NaN (a NaN never equals the stored one)."""
+    t = type(correction)
+    return (t is int or t is float) and correction == correction
 
 
 def repeat(func: str, x, axis, correction, dtype, keepdims):
     """The result of the call of ``func`` (var, std) prepared before with the same key,
     else None (a miss: the checked path runs). ``correction`` is keyed only as a Python
-    int or float (its value: 1 and 1.0 give the same result)."""
+    int or float, by its type and value (:func:`_keyed`)."""
     if (type(x) is not GATE.nd or not args_ok(axis, dtype, keepdims)
-            or (type(correction) is not int and type(correction) is not float)):
+            or not _keyed(correction)):
         return None
     run = _CALLS.get(_key(func, x, axis, correction, dtype, keepdims, GATE.getdev()))
     return None if run is None else run(x)
@@ -162,8 +170,7 @@ def var(func: str, x, axis, axes, correction, keepdims: bool, out_dtype: np.dtyp
             call = _VarCall(x, kind, rec, rec2, float(builtins.max(dof, 0)), root,
                             out_dtype, keepdims)
             res = call.run(x)
-            if (not warned and args_ok(axis, dtype, keepdims)
-                    and (type(correction) is int or type(correction) is float)):
+            if not warned and args_ok(axis, dtype, keepdims) and _keyed(correction):
                 _CALLS.prepare(_key(func, x, axis, correction, dtype, keepdims,
                                     cp.cuda.runtime.getDevice()), call.run, cp)
             return res
