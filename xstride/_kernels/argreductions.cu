@@ -35,11 +35,14 @@
 //   xs_arg_rowregs  short dense rows, a thread's few rows loaded as 16-byte words
 //   xs_arg_side     rows side by side (a (k, n) array used as .T over axis 1), a
 //                   thread's W rows one 16-byte word a step
+//   xs_arg_tile     short rows of any element type staged in shared memory by
+//                   asynchronous 16-byte copies, a thread a row
 // Work item w = chunk * nrows + row; with nchunks > 1 the pair of item w is stored at
 // partial [w]. Index arithmetic is 64-bit throughout.
 #include <xstride/reduce.cuh>
 #include <xstride/detail/namespace_kernels.cuh>
 #include <xstride/detail/row_words.cuh>
+#include <xstride/detail/async_copy.cuh>
 
 #define XS_ARG_NONE 9223372036854775807LL
 
@@ -501,5 +504,79 @@ __global__ void __launch_bounds__(256) xs_arg_side(const Tin* __restrict__ x, lo
         longlong2* dst = reinterpret_cast<longlong2*>(out + g * W);
 #pragma unroll
         for (int u = 0; u < W; u += 2) dst[u / 2] = make_longlong2(bi[u], bi[u + 1]);
+    }
+}
+
+// Short rows staged in shared memory (arg_tile_rows in argreductions.py: one kept axis
+// of stride ks != 0, one contiguous reduced run of rowlen elements, no split; every
+// element type): block b takes the tiles b, b + gridDim.x, ... of R = rows_per_tile
+// consecutive rows. The 16-byte words that hold a tile's span, (R - 1)|ks| + rowlen
+// elements, are copied to shared memory by cp.async, the next tile's copies in flight
+// while this tile's rows are compared (two buffers); the first and last word may reach
+// up to 15 bytes outside the span, never past the 16-byte unit of the allocation that
+// holds it (as xs_reduce_tile's words). Thread t then walks rows t, t + blockDim.x, ...
+// of the tile in memory order (walk position j, logical index rbase + j * rw: rising
+// when rw > 0) and stores their indices, neighbouring threads on neighbouring outputs.
+// 4- and 8-byte elements: one word of padding after every 8 (byte b of the span's
+// words at b + 16 * (b >> 7)), so that rows 32, 64 or 128 bytes apart do not meet on
+// one bank. TB: the most bytes of a span; MINB: blocks an SM (__launch_bounds__).
+template <int MAX, typename Tin, typename Tacc, int TB, int MINB>
+__global__ void __launch_bounds__(256, MINB) xs_arg_tile(const Tin* __restrict__ x, long long* __restrict__ out,
+                                                         long long nrows, long long rowlen, long long ks,
+                                                         long long rows_per_tile, long long rbase, long long rw)
+{
+    constexpr int S = (int)sizeof(Tin);
+    constexpr bool PAD = S >= 4;
+    constexpr int WORDS = TB / 16 + 1;     // one more where the span starts inside a word
+    constexpr int CAP = PAD ? WORDS + WORDS / 8 + 1 : WORDS;
+    static_assert(2 * CAP * 16 <= 48 * 1024, "two buffers in static shared memory");
+    __shared__ uint4 s[2][CAP];
+    const long long R = rows_per_tile;
+    const long long ntiles = (nrows + R - 1) / R;
+    const long long aks = ks < 0 ? -ks : ks;
+    const bool forward = rw > 0;
+    // rows in the tile, and the element offset of its lowest element
+    auto extent = [&](long long tile, long long& nt, long long& lo) {
+        const long long r0 = tile * R;
+        nt = nrows - r0 < R ? nrows - r0 : R;
+        lo = ks >= 0 ? r0 * ks : (r0 + nt - 1) * ks;
+    };
+    auto stage = [&](long long tile, int b) {
+        long long nt, lo;
+        extent(tile, nt, lo);
+        const unsigned long long a = (unsigned long long)(x + lo);
+        const long long nbytes = (long long)(a & 15ull) + ((nt - 1) * aks + rowlen) * S;
+        const int nw = (int)((nbytes + 15) >> 4);
+        const uint4* w = reinterpret_cast<const uint4*>(a & ~15ull);
+        for (int i = (int)threadIdx.x; i < nw; i += (int)blockDim.x)
+            xs_async_copy<16>(&s[b][PAD ? i + (i >> 3) : i], w + i);
+        xs_async_commit();
+    };
+    long long tile = blockIdx.x;
+    if (tile < ntiles) stage(tile, 0);
+    for (int b = 0; tile < ntiles; tile += gridDim.x, b ^= 1) {
+        if (tile + gridDim.x < ntiles) {
+            stage(tile + gridDim.x, b ^ 1);   // the buffer every thread left at the last barrier
+            xs_async_wait_prior<1>();
+        } else {
+            xs_async_wait_prior<0>();
+        }
+        __syncthreads();
+        long long nt, lo;
+        extent(tile, nt, lo);
+        const int shift = (int)(((unsigned long long)(x + lo) & 15ull) / S);
+        const Tin* e0 = reinterpret_cast<const Tin*>(s[b]);
+        const long long r0 = tile * R;
+        for (int t = (int)threadIdx.x; t < (int)nt; t += (int)blockDim.x) {
+            const int o = shift + (int)((r0 + t) * ks - lo);
+            xs_arg_run<MAX, Tacc> run;
+#pragma unroll 4
+            for (int j = 0; j < (int)rowlen; ++j) {
+                const int e = o + j;
+                run.take((Tacc)e0[PAD ? e + ((e * S) >> 7) * (16 / S) : e], j, forward);
+            }
+            out[r0 + t] = rbase + run.bj * rw;
+        }
+        __syncthreads();
     }
 }

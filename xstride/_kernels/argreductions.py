@@ -7,7 +7,9 @@ plan plus the logical-index weights of the walk). The kernel is chosen by
 :func:`arg_geometry`: one thread per output where a kept axis is innermost or the rows
 are short, one warp per output where the reduced axis is innermost; rows too long for
 the outputs to fill the device are split into chunks whose (value, index) pairs a
-second kernel folds. Pairs are combined by a strict total order (NaN first, then the
+second kernel folds. Short rows go to the register kernels where they fit
+(:func:`arg_regs_rows`, :func:`arg_side_rows`), else to tiles staged in shared memory
+(:func:`arg_tile_rows`). Pairs are combined by a strict total order (NaN first, then the
 better value, then the smaller index), so the result is the same for every split and
 tree: NumPy's first occurrence, or the first NaN. :func:`repeat` is the prepared-call
 fast path (:mod:`._prepared`) of a call seen before. See ``docs/reductions.md``.
@@ -31,7 +33,7 @@ from ._lru import Bounded
 from ._prepared import GATE, Store
 
 __all__ = ["DTYPES", "takes", "argreduce", "repeat", "ArgGeometry", "arg_geometry",
-           "pack_desc", "arg_regs_rows", "arg_side_rows"]
+           "pack_desc", "arg_regs_rows", "arg_side_rows", "arg_tile_rows"]
 
 _SRC = "argreductions.cu"
 _MAX = {"argmin": 0, "argmax": 1}
@@ -285,6 +287,41 @@ def arg_side_rows(plan: ArgPlan, x, geo, aligned: bool) -> int:
     return w if base.nrows % w == 0 and plan.rstride[0] % w == 0 else 0
 
 
+#: Most bytes between the first elements of neighbouring rows that ``xs_arg_tile``
+#: stages (the words it copies hold the gaps between the rows too).
+ARG_TILE_MOST_STRIDE_BYTES = 128
+#: Fewest rows of a tile of ``xs_arg_tile`` (unless that is every row).
+ARG_TILE_MIN_ROWS = 32
+
+
+def arg_tile_rows(plan: ArgPlan, x, geo) -> int:
+    """Rows R of a tile of ``xs_arg_tile`` (short rows staged in shared memory by
+    asynchronous 16-byte copies, a thread a row), or 0: the one-thread walk
+    (``geo.kernel == "thread"``, one chunk) of rows of one kept axis of stride ``ks``
+    (not 0, at most :data:`ARG_TILE_MOST_STRIDE_BYTES` bytes apart) and one contiguous
+    reduced run (stride 1, logical weight 1 or -1), any element type the kernels take,
+    ``TUNING["arg_tile"]`` (span bytes TB, MINB of wide and of narrow elements) not
+    0. R is the most rows whose span,
+    ``(R - 1)|ks| + rowlen`` elements, fits TB bytes, at most ``nrows``, whole blocks
+    of :data:`BLOCK` rows when it is that many, and at least :data:`ARG_TILE_MIN_ROWS`
+    unless it is every row. The register kernels (:func:`arg_regs_rows`,
+    :func:`arg_side_rows`) are preferred where they apply."""
+    knob = rc.TUNING["arg_tile"]
+    base = plan.base
+    if (not knob or geo.kernel != "thread" or geo.nchunks != 1 or base.nk != 1
+            or plan.nr != 1 or plan.rstride[0] != 1 or abs(plan.rweight[0]) != 1):
+        return 0
+    size = np.dtype(x.dtype).itemsize
+    ks = abs(base.kstride[0])
+    elems = knob[0] // size
+    if ks == 0 or ks * size > ARG_TILE_MOST_STRIDE_BYTES or base.rowlen > elems:
+        return 0
+    r = min(base.nrows, (elems - base.rowlen) // ks + 1)
+    if r >= BLOCK:
+        r -= r % BLOCK
+    return r if r >= ARG_TILE_MIN_ROWS or r == base.nrows else 0
+
+
 def _build(plan: ArgPlan, x, op: str) -> _Recipe:
     rec = _Recipe()
     base = plan.base
@@ -318,6 +355,17 @@ def _build(plan: ArgPlan, x, op: str) -> _Recipe:
                       [slot64(), slot64(), i64(base.nrows), i64(base.rowlen),
                        i64(plan.rstride[0]), i64(plan.rbase), i64(plan.rweight[0])])
         rec.first = lambda xa, out, pval, pidx: side(xa, out)
+        return rec
+    r = arg_tile_rows(plan, x, geo)
+    if r:   # staged tiles of r rows: x, out, nrows, rowlen, ks, r, rbase, rweight
+        tb, wide, narrow = rc.TUNING["arg_tile"]
+        minb = wide if x.itemsize >= 4 else narrow
+        expr = f"xs_arg_tile<{_MAX[op]}, {tin}, {tacc}, {tb}, {minb}>"
+        ntiles = -(-base.nrows // r)
+        tile = Launch(rc.kernel(_SRC, expr), (min(ntiles, minb * rc.sm_count()),), (BLOCK,),
+                      [slot64(), slot64(), i64(base.nrows), i64(base.rowlen),
+                       i64(base.kstride[0]), i64(r), i64(plan.rbase), i64(plan.rweight[0])])
+        rec.first = lambda xa, out, pval, pidx: tile(xa, out)
         return rec
     if geo.kernel == "group":   # x, out, the descriptor, nrows, rowlen, lanes a row
         expr = f"xs_arg_group<{_MAX[op]}, {tin}, {tacc}, {nkc}, {nrc}, {geo.vec}>"
@@ -359,7 +407,7 @@ def _recipe(func: str, x, axes: tuple) -> _Recipe:
         raise type_error(func, "x", x, "a cupy.ndarray")
     check_devices(func, (("x", x),), cp)
     key = (func, x.shape, x.strides, x.dtype, axes, cp.cuda.runtime.getDevice(),
-           x.data.ptr & 15, rc.TUNING["arg_regs"])
+           x.data.ptr & 15, rc.TUNING["arg_regs"], rc.TUNING["arg_tile"])
     rec = _RECIPES.get(key)
     if rec is None:
         rec = _RECIPES.put(key, _build(plan_arg_array(x, axes), x, func))

@@ -236,15 +236,15 @@ xs_seg_count(const K* __restrict__ src, long long n, long long thr,
             if (rem == span && (((unsigned long long)tile) & 15ull) == 0ull) {
                 const int chunks = span * (int)sizeof(K) / 16;
                 for (int c = (int)threadIdx.x; c < chunks; c += XS_SEG_THREADS) {
-                    xs_seg_async_copy<16>(reinterpret_cast<unsigned char*>(s_key) + 16 * c,
+                    xs_async_copy<16>(reinterpret_cast<unsigned char*>(s_key) + 16 * c,
                                           reinterpret_cast<const unsigned char*>(tile) + 16 * c);
                 }
             } else {
                 for (int q = (int)threadIdx.x; q < rem; q += XS_SEG_THREADS) {
-                    xs_seg_async_copy<(int)sizeof(K)>(s_key + q, tile + q);
+                    xs_async_copy<(int)sizeof(K)>(s_key + q, tile + q);
                 }
             }
-            xs_seg_async_wait();
+            xs_async_wait_all();
         } else {
             for (int q = (int)threadIdx.x; q < rem; q += XS_SEG_THREADS) s_key[q] = tile[q];
         }

@@ -165,9 +165,9 @@ xs_seg_thread(const T* __restrict__ v, const long long* __restrict__ off, long l
                 // two round trips a group and 64 registers: 378 us at 0.47 of DRAM
                 // throughput for 2**26 (n, 3) float32 rows, H200, 2026-12-03)
                 for (int e = (int)threadIdx.x; e < mm; e += step) {
-                    xs_seg_async_copy<(int)sizeof(T)>(stage + xs_seg_pad(e), v + e0 + e);
+                    xs_async_copy<(int)sizeof(T)>(stage + xs_seg_pad(e), v + e0 + e);
                 }
-                xs_seg_async_wait();
+                xs_async_wait_all();
             } else {       // 1- and 2-byte values: loads to registers, 16 in flight
                 for (int e = (int)threadIdx.x; e < mm; e += XS_SEG_STAGE_LOADS * step) {
                     T b[XS_SEG_STAGE_LOADS];
