@@ -171,10 +171,16 @@ class FakeArgKernel:
         assert Q <= 4 and x % 16 == 0 and out % 16 == 0 and tuple(np.ravel(block)) == (256,)
         (nb,) = tuple(np.ravel(grid))
         assert nb * 256 * Q >= nrows > (nb - 1) * 256 * Q
-        rows = _mem(x, nrows * L, self.tin).reshape(nrows, L).astype(self.tacc)
+        rows = _mem(x, nrows * L, self.tin).reshape(nrows, L)
+        _mem(out, nrows, np.int64)[:] = self._fold_rows(rows, np.arange(L))
+
+    def _fold_rows(self, rows, index):
+        """The index (``index[j]`` for column j) of the best element of each row of
+        ``rows`` by :func:`_better`, the columns met in a random order."""
+        rows = rows.astype(self.tacc)
         bv = bi = None
-        for j in self.rng.permutation(L):      # _better over every row at once
-            v, i = rows[:, j], np.full(nrows, j, np.int64)
+        for j in self.rng.permutation(rows.shape[1]):      # _better over every row at once
+            v, i = rows[:, j], np.full(rows.shape[0], index[j], np.int64)
             if bv is None:
                 bv, bi = v, i
                 continue
@@ -183,7 +189,7 @@ class FakeArgKernel:
             loses = (bv > v) if self.mx else (bv < v)
             take = np.where(na != nb, na, ~na & wins | (~na & ~loses | na) & (i < bi))
             bv, bi = np.where(take, v, bv), np.where(take, i, bi)
-        _mem(out, nrows, np.int64)[:] = bi
+        return bi
 
     def _side(self, grid, block, args):
         """``xs_arg_side``: thread g takes rows g * W .. g * W + W - 1 (element u of
@@ -206,26 +212,48 @@ class FakeArgKernel:
             res[row] = best[1]
 
     def _tile(self, grid, block, args):
-        """``xs_arg_tile``: tiles of R rows (row r's elements at x + r * ks + j, walk
-        position j, logical index rbase + j * rw), every tile's span within TB bytes;
-        a grid of at most MINB blocks an SM, at most one a tile."""
+        """``xs_arg_tile`` as the kernel computes it: block b takes tiles b, b + G, ...
+        of R rows (row r's elements at x + r * ks + j, walk position j, logical index
+        rbase + j * rw); a tile's span is copied as the 16-byte words that hold it,
+        from the word below its first byte, into a buffer of the kernel's capacity
+        (4- and 8-byte elements: a pad word after every 8), and each row's elements
+        are read back at the kernel's padded index, checked against memory, then
+        folded in a random order."""
         x, out, nrows, rowlen, ks, R, rbase, rw = (int(a) for a in args)
-        isz = self.tin.itemsize
+        isz, tb = self.tin.itemsize, self.TB
         assert tuple(np.ravel(block)) == (256,) and ks != 0 and abs(rw) == 1 and rowlen >= 2
-        assert ((R - 1) * abs(ks) + rowlen) * isz <= self.TB <= 16384 and 1 <= R <= nrows
+        assert tb % 16 == 0 and tb <= _arg.ARG_TILE_MOST_BYTES
+        assert ((R - 1) * abs(ks) + rowlen) * isz <= tb and 1 <= R <= nrows
         assert R % 256 == 0 or R < 256 and (R >= _arg.ARG_TILE_MIN_ROWS or R == nrows)
+        assert (abs(ks) - rowlen) * isz < 32, "a whole 32-byte sector between rows"
+        ntiles = -(-nrows // R)
         (nb,) = tuple(np.ravel(grid))
-        assert 1 <= nb <= min(-(-nrows // R), self.minb * _rc.sm_count()), (nb, nrows, R)
-        lo = min(0, (nrows - 1) * ks)
-        flat = _mem(x + lo * isz, (nrows - 1) * abs(ks) + rowlen, self.tin)
+        assert nb == min(ntiles, self.minb * _rc.sm_count()), (nb, nrows, R)
+        pad = isz >= 4
+        words = (tb + 30) // 16           # the kernel's WORDS and CAP
+        cap = words + (words - 1) // 8 if pad else words
+        lo_all = min(0, (nrows - 1) * ks)
+        flat = _mem(x + lo_all * isz, (nrows - 1) * abs(ks) + rowlen, self.tin)
         res = _mem(out, nrows, np.int64)
-        for row in range(nrows):
-            best = None
-            for j in self.rng.permutation(rowlen):
-                v = self.tacc.type(flat[row * ks - lo + j])
-                if best is None or _better(self.mx, v, rbase + j * rw, *best):
-                    best = (v, rbase + j * rw)
-            res[row] = best[1]
+        j = np.arange(rowlen)
+        for b in range(nb):
+            for tile in range(b, ntiles, nb):
+                r0 = tile * R
+                nt = min(nrows - r0, R)
+                lo = r0 * ks if ks >= 0 else (r0 + nt - 1) * ks
+                a = x + lo * isz
+                nw = -(-((a & 15) + ((nt - 1) * abs(ks) + rowlen) * isz) // 16)
+                slots = np.arange(nw) + (np.arange(nw) >> 3 if pad else 0)
+                assert slots[-1] < cap, (nw, cap)
+                stage = np.zeros((cap, 16), np.uint8)
+                stage[slots] = np.frombuffer((ctypes.c_char * (16 * nw)).from_address(
+                    a & ~15), np.uint8).reshape(nw, 16)
+                e = (a & 15) // isz + (r0 + np.arange(nt))[:, None] * ks - lo + j
+                at = e + ((e * isz) >> 7) * (16 // isz) if pad else e
+                rows = stage.reshape(-1).view(self.tin)[at]
+                mem = flat[(r0 + np.arange(nt))[:, None] * ks - lo_all + j]
+                assert rows.tobytes() == mem.tobytes(), "an element read from another place"
+                res[r0:r0 + nt] = self._fold_rows(rows, rbase + j * rw)
 
     def _check_combine_block(self, block):
         assert int(np.prod(block)) == 256, "the combine runs blocks of 256 threads"

@@ -262,7 +262,7 @@ def test_split_rows_and_outer_columns(cp):
                     _check_arg(cp, f, hv, dv, a)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "bool", "int8", "uint16", "int32"])
+@pytest.mark.parametrize("dtype", ["float32", "bool", "int8", "uint16", "int32", "float16"])
 def test_rows_side_by_side(cp, monkeypatch, dtype):
     """argmin/argmax over axis 1 of a (k, n) array used as .T (``xs_arg_side``: W rows
     a thread, a 16-byte word a step), forward and reversed over k, with ties and NaN
@@ -281,7 +281,7 @@ def test_rows_side_by_side(cp, monkeypatch, dtype):
             h[:, :64] = False                  # rows of no True: index 0
         else:
             h = rng.integers(-3, 4, (k, n)).astype(dtype)
-            if dtype == "float32":
+            if dtype in ("float32", "float16"):
                 h[k // 2, ::5] = np.nan
                 h[:, ::9] = np.nan
         d = cp.asarray(h)
@@ -365,7 +365,7 @@ def test_xs_arg_desc(cp, nk, nr):
                    *rc.pad(plan.rweight, cr, 0), b.nk, plan.nr, plan.rbase]
 
 
-@pytest.mark.parametrize("dtype", ["float32", "int32", "int8", "bool", "uint16"])
+@pytest.mark.parametrize("dtype", ["float32", "int32", "int8", "bool", "uint16", "float16"])
 @pytest.mark.parametrize("k", [2, 3, 4, 12, 16, 24, 32])
 def test_register_rows_of_argminmax_gpu(cp, monkeypatch, dtype, k):
     """Short dense rows in registers (``xs_arg_rowregs``, 16-byte words, a last group

@@ -376,7 +376,7 @@ def test_random_views_through_the_launch_path(fake_args, v, data):
 
 
 @pytest.mark.parametrize("knob", [0, 6])
-@pytest.mark.parametrize("dtype", ["float32", "int8", "bool", "float64"])
+@pytest.mark.parametrize("dtype", ["float32", "int8", "bool", "float64", "float16"])
 def test_register_rows_of_argminmax(fake_args, monkeypatch, knob, dtype):
     """Short dense rows read forward whose first row is on a 16-byte boundary go to
     ``xs_arg_rowregs`` (at most 4 rows of at most 48 bytes a thread: rows of 1-byte

@@ -30,7 +30,8 @@ def _tile_rows(a, axis=1, sm=132):
 
 def test_rows_of_a_tile(monkeypatch):
     """The most rows whose span fits TB bytes, whole blocks of 256 rows; rows too far
-    apart, rows of many elements, several reduced axes or a split go elsewhere."""
+    apart or with a whole 32-byte sector between them, rows of many elements, several
+    kept axes, columns or a split go elsewhere."""
     monkeypatch.setitem(rc.TUNING, "arg_tile", (16384, 4, 6))
     f4 = np.zeros((100_000, 5), np.float32)
     assert _tile_rows(f4) == 768                       # 819 rows fit 4096 elements
@@ -43,6 +44,8 @@ def test_rows_of_a_tile(monkeypatch):
     assert _tile_rows(np.zeros((100_000, 4), np.float32)[:, 1:]) == 1024   # gaps: 4 apart
     assert _tile_rows(np.zeros((100_000, 5), np.float32)[::-1]) == 768
     assert _tile_rows(np.zeros((100_000, 40), np.float32)[:, :3]) == 0     # 160 bytes apart
+    assert _tile_rows(np.zeros((100_000, 8), np.float32)[:, :3]) == 512    # a 20-byte gap
+    assert _tile_rows(np.zeros((100_000, 16), np.float32)[:, :8]) == 0     # a 32-byte gap
     assert _tile_rows(np.zeros((100_000, 100), np.float32)) == 0   # a warp's rows
     assert _tile_rows(np.zeros((5, 100_000), np.float32), axis=0) == 0     # columns
     assert _tile_rows(np.zeros((5, 100_000), np.float32).T) == 0   # rows side by side
@@ -83,6 +86,43 @@ def test_staged_rows_through_the_launch_path(fake_args, monkeypatch, dtype):
                                                   err_msg=f"{name} {f} {k}")
                 exprs = {e[0].split("<")[0] for e in log[before:]}
                 assert exprs == {"xs_arg_tile"}, (name, exprs)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "uint8", "float64", "int16", "bool"])
+def test_overlapping_gapped_and_many_tiles(fake_args, monkeypatch, dtype):
+    """Rows that overlap (``as_strided`` windows: 1 to k - 1 elements apart) or leave
+    gaps of less than a 32-byte sector, forward and backwards, at spans of 8192 bytes
+    on one SM: blocks that take several tiles each, the model reading every element
+    where the kernel's staged words put it. A gap of a whole sector goes to the thread
+    kernel; so does a span knob that is not a multiple of 16."""
+    cp, log = fake_args
+    monkeypatch.setattr(rc, "sm_count", lambda: 1)
+    monkeypatch.setitem(rc.TUNING, "arg_tile", (8192, 6, 8))
+    dt = np.dtype(dtype)
+    rng = np.random.default_rng(40 + dt.num)
+    n, k = 20_000, 6
+    for ks in (1, 3, 5, 6, 7, 6 + 31 // dt.itemsize, 6 + 32 // dt.itemsize):
+        flat = rng.random((n - 1) * ks + k + 16) < 0.3 if dt.kind == "b" else \
+            rng.integers(-2, 3, (n - 1) * ks + k + 16).astype(dt)
+        if dt.kind == "f":
+            flat[::11] = np.nan
+        h = np.lib.stride_tricks.as_strided(flat[3:], shape=(n, k),
+                                            strides=(ks * dt.itemsize, dt.itemsize))
+        dv = FakeCupyArray(h)
+        tile = (ks - k) * dt.itemsize < 32
+        for hv, v in ((h, dv), (h[::-1], dv[::-1])):
+            for f in ("argmin", "argmax"):
+                before = len(log)
+                np.testing.assert_array_equal(getattr(xp, f)(v, axis=1).get(),
+                                              getattr(np, f)(hv, axis=1), err_msg=f"{ks} {f}")
+                names = {e[0].split("<")[0] for e in log[before:]}
+                assert names == ({"xs_arg_tile"} if tile else {"xs_arg_thread"}), (ks, names)
+    monkeypatch.setitem(rc.TUNING, "arg_tile", (16383, 4, 6))
+    before = len(log)
+    h = rng.integers(0, 3, (3000, 5)).astype(dt)
+    np.testing.assert_array_equal(xp.argmax(FakeCupyArray(h), axis=1).get(),
+                                  np.argmax(h, axis=1))
+    assert {e[0].split("<")[0] for e in log[before:]} == {"xs_arg_thread"}
 
 
 def test_rows_in_registers_stay_there(fake_args):

@@ -99,3 +99,30 @@ def test_run_to_run_and_the_last_nan(cp, monkeypatch):
         a, b = (cp.asnumpy(getattr(xp, f)(d, axis=1)) for _ in range(2))
         np.testing.assert_array_equal(a, getattr(np, f)(h, axis=1))
         assert a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "uint8", "float64", "float16", "bool"])
+def test_overlapping_and_gapped_rows(cp, monkeypatch, dtype):
+    """Rows 1 to k - 1 elements apart (``as_strided`` windows) and rows with gaps of
+    less than a 32-byte sector, forward and backwards, one SM's worth of blocks."""
+    monkeypatch.setattr(rc, "sm_count", lambda: 1)
+    ka._RECIPES.clear()
+    ka._CALLS.clear()
+    dt = np.dtype(dtype)
+    rng = np.random.default_rng(80 + dt.num)
+    n, k = 100_003, 6
+    for ks in (1, 4, 7, 6 + 31 // dt.itemsize):
+        size = (n - 1) * ks + k + 16
+        flat = rng.random(size) < 0.3 if dt.kind == "b" else \
+            rng.integers(-2, 3, size).astype(dt)
+        if dt.kind == "f":
+            flat[::13] = np.nan
+        strides = (ks * dt.itemsize, dt.itemsize)
+        h = np.lib.stride_tricks.as_strided(flat[3:], shape=(n, k), strides=strides)
+        d = cp.lib.stride_tricks.as_strided(cp.asarray(flat)[3:], shape=(n, k),
+                                            strides=strides)
+        for hv, dv in ((h, d), (h[::-1], d[::-1])):
+            for f in ("argmin", "argmax"):
+                got = cp.asnumpy(getattr(xp, f)(dv, axis=1))
+                np.testing.assert_array_equal(got, getattr(np, f)(hv, axis=1),
+                                              err_msg=f"{dtype} {ks} {f}")

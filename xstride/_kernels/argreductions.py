@@ -251,13 +251,13 @@ def arg_regs_rows(plan: ArgPlan, x, geo, aligned: bool) -> int:
     takes for this plan, or 0: the one-thread walk (``geo.kernel == "thread"``, one
     chunk) of rows of one kept axis stored one after another, read forward (logical
     index j at element j), the first on a 16-byte boundary (``aligned``), 1-, 2- or
-    4-byte elements other than float16, :func:`regs_rows` rows of at most 48 bytes and
+    4-byte elements, :func:`regs_rows` rows of at most 48 bytes and
     :data:`ARG_REGS_MOST_ROWS`, or one row of whole 16-byte words of at most
     :data:`ARG_ONE_ROW_MOST_BYTES`, ``TUNING["arg_regs"]`` (MINB) not 0."""
     base = plan.base
     dt = np.dtype(x.dtype)
     if (not rc.TUNING["arg_regs"] or not aligned or geo.kernel != "thread"
-            or geo.nchunks != 1 or dt.itemsize > 4 or dt == rc.HALF or dt.kind not in "biuf"
+            or geo.nchunks != 1 or dt.itemsize > 4 or dt.kind not in "biuf"
             or base.nk != 1 or plan.nr != 1 or plan.rstride[0] != 1 or plan.rweight[0] != 1
             or plan.rbase != 0 or base.kstride[0] != base.rowlen):
         return 0
@@ -275,12 +275,12 @@ def arg_side_rows(plan: ArgPlan, x, geo, aligned: bool) -> int:
     "thread"``, one chunk) of rows that lie side by side (one kept axis of stride 1, one
     reduced axis; ``argmin(x, axis=1)`` of a (k, n) array used as ``.T``), ``nrows``
     and the reduced stride multiples of W, the first element on a 16-byte boundary
-    (``aligned``), 1-, 2- or 4-byte elements other than float16, ``TUNING["arg_regs"]``
+    (``aligned``), 1-, 2- or 4-byte elements, ``TUNING["arg_regs"]``
     not 0 (the register kernels' knob)."""
     base = plan.base
     dt = np.dtype(x.dtype)
     if (not rc.TUNING["arg_regs"] or not aligned or geo.kernel != "thread"
-            or geo.nchunks != 1 or dt.itemsize > 4 or dt == rc.HALF or dt.kind not in "biuf"
+            or geo.nchunks != 1 or dt.itemsize > 4 or dt.kind not in "biuf"
             or base.nk != 1 or base.kstride[0] != 1 or plan.nr != 1):
         return 0
     w = 16 // dt.itemsize
@@ -290,6 +290,13 @@ def arg_side_rows(plan: ArgPlan, x, geo, aligned: bool) -> int:
 #: Most bytes between the first elements of neighbouring rows that ``xs_arg_tile``
 #: stages (the words it copies hold the gaps between the rows too).
 ARG_TILE_MOST_STRIDE_BYTES = 128
+#: Fewest bytes of a gap between rows that ``xs_arg_tile`` leaves to the thread kernel:
+#: a whole 32-byte sector, which the thread kernel's loads skip and the tile's copy
+#: would read.
+ARG_TILE_GAP_BYTES = 32
+#: Most bytes of a tile's span (``TUNING["arg_tile"][0]``, a multiple of 16): two
+#: buffers of it, padded, fill at most the 48 KiB of static shared memory.
+ARG_TILE_MOST_BYTES = 16384
 #: Fewest rows of a tile of ``xs_arg_tile`` (unless that is every row).
 ARG_TILE_MIN_ROWS = 32
 
@@ -298,10 +305,12 @@ def arg_tile_rows(plan: ArgPlan, x, geo) -> int:
     """Rows R of a tile of ``xs_arg_tile`` (short rows staged in shared memory by
     asynchronous 16-byte copies, a thread a row), or 0: the one-thread walk
     (``geo.kernel == "thread"``, one chunk) of rows of one kept axis of stride ``ks``
-    (not 0, at most :data:`ARG_TILE_MOST_STRIDE_BYTES` bytes apart) and one contiguous
-    reduced run (stride 1, logical weight 1 or -1), any element type the kernels take,
-    ``TUNING["arg_tile"]`` (span bytes TB, MINB of wide and of narrow elements) not
-    0. R is the most rows whose span,
+    (not 0, at most :data:`ARG_TILE_MOST_STRIDE_BYTES` bytes apart, with a gap between
+    rows of less than :data:`ARG_TILE_GAP_BYTES`) and one contiguous reduced run
+    (stride 1, logical weight 1 or -1), any element type the kernels take,
+    ``TUNING["arg_tile"]`` (span bytes TB, a multiple of 16 of at most
+    :data:`ARG_TILE_MOST_BYTES`; MINB of wide and of narrow elements) not 0 (a TB out
+    of that range leaves the rows to the thread kernel). R is the most rows whose span,
     ``(R - 1)|ks| + rowlen`` elements, fits TB bytes, at most ``nrows``, whole blocks
     of :data:`BLOCK` rows when it is that many, and at least :data:`ARG_TILE_MIN_ROWS`
     unless it is every row. The register kernels (:func:`arg_regs_rows`,
@@ -314,7 +323,9 @@ def arg_tile_rows(plan: ArgPlan, x, geo) -> int:
     size = np.dtype(x.dtype).itemsize
     ks = abs(base.kstride[0])
     elems = knob[0] // size
-    if ks == 0 or ks * size > ARG_TILE_MOST_STRIDE_BYTES or base.rowlen > elems:
+    if (knob[0] % 16 or knob[0] > ARG_TILE_MOST_BYTES or ks == 0
+            or ks * size > ARG_TILE_MOST_STRIDE_BYTES
+            or (ks - base.rowlen) * size >= ARG_TILE_GAP_BYTES or base.rowlen > elems):
         return 0
     r = min(base.nrows, (elems - base.rowlen) // ks + 1)
     if r >= BLOCK:
