@@ -382,6 +382,18 @@ def test_numpy_stride_tricks_views_reach_their_source_allocation():
     np.testing.assert_array_equal(xp.as_strided(past[:1], (10,), (1,)), x)
 
 
+def test_the_refusal_names_the_whole_elements_of_a_buffer_at_a_byte_offset():
+    """A new-user probe: a uint16 view one byte into a bytes buffer; the element before
+    a[0] would start one byte before the buffer, and the message said the buffer held
+    elements -1..3."""
+    a = np.frombuffer(bytes(range(10)), np.uint16, count=4, offset=1)
+    with pytest.raises(ValueError, match=r"reaches elements -1\.\.-1 relative to a\[0\], "
+                                         r"outside the underlying buffer, which holds "
+                                         r"elements 0\.\.3 relative"):
+        xp.as_strided(a, (1,), (1,), offset=-1)
+    np.testing.assert_array_equal(xp.as_strided(a, (4,), (1,)), a)
+
+
 @pytest.mark.parametrize("bad", [{3, 2}, {3: 0, 2: 0}, b"\x03", bytearray(b"\x03"), "3",
                                  (v for v in (3,))])
 def test_shapes_that_are_not_sequences_of_ints_are_refused(bad):

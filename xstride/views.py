@@ -235,10 +235,12 @@ def _as_strided(a, shape, strides, *, offset=0):
         vlo, vhi = lay.byte_span()
         if ptr + vlo < blo or ptr + vhi > bhi:
             lo, hi = lay.span()
+            # the buffer's whole elements: a buffer that starts or ends inside an
+            # element (a view made at a byte offset) does not hold that element
             raise _error(
                 ValueError, "as_strided", f"the view (shape {shape}, strides {strides}, offset {offset}) "
                 f"reaches elements {lo}..{hi} relative to a[0], outside the underlying buffer, "
-                f"which holds elements {(blo - ptr) // a.itemsize}.."
+                f"which holds elements {-((ptr - blo) // a.itemsize)}.."
                 f"{(bhi - ptr) // a.itemsize - 1} relative to a[0]")
     view = be.make_view(a, lay)
     if be.readonly_views and lay.has_internal_overlap:
