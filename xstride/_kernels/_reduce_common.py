@@ -113,8 +113,9 @@ __all__ = [
 #: stay within 2048). Only ``lookback_items``, ``lookback_group``,
 #: ``lookback_f32_run`` and ``lookback_threads`` change the bits of float results.
 #: ``arg_tile`` (``xs_arg_tile``, argmin/argmax of short rows staged in shared memory:
-#: the most bytes of a tile's span, at most 16384; MINB, which is also the blocks an SM
-#: of its grid, for 4- and 8-byte elements and for 1- and 2-byte ones; 0 turns it off;
+#: the most bytes of a tile's span, a multiple of 16 of at most 16384; MINB, which is
+#: also the blocks an SM of its grid, for 4- and 8-byte elements and for 1- and 2-byte
+#: ones; 0 turns it off;
 #: ``argreductions.arg_tile_rows``). On the H200 (2026-12-04, argmax(x, axis=1), n =
 #: 2**25 rows, two rounds) MINB 6 against 4 read uint8 (n, 3) 0.85-0.87 of copy against
 #: 0.78-0.84, bool (n, 100) 0.48 against 0.44-0.46, int16 (n, 5) 0.79-0.84 against

@@ -237,7 +237,7 @@ xs_seg_count(const K* __restrict__ src, long long n, long long thr,
                 const int chunks = span * (int)sizeof(K) / 16;
                 for (int c = (int)threadIdx.x; c < chunks; c += XS_SEG_THREADS) {
                     xs_async_copy<16>(reinterpret_cast<unsigned char*>(s_key) + 16 * c,
-                                          reinterpret_cast<const unsigned char*>(tile) + 16 * c);
+                                      reinterpret_cast<const unsigned char*>(tile) + 16 * c);
                 }
             } else {
                 for (int q = (int)threadIdx.x; q < rem; q += XS_SEG_THREADS) {
