@@ -414,6 +414,11 @@ def run_case(dev: Device, xp, bases: Bases, case: Case, opts) -> Result:
     inputs = [a] + ([b] if b is not None else []) + ([a[0]] if case.op == "add_row" else [])
     res.moved = sum(int(x.size) * x.dtype.itemsize for x in inputs) + m.asarray(want).nbytes
     del got, want
+    # the compiles a first call started on xstride's compile threads (kernels this or a
+    # later case will need) end before the timed calls, which they would share the
+    # interpreter with (the suspected cause of one sweep's 200 timed calls of `add` at
+    # 79 us a call against 17; not reproduced)
+    xp.cuda.wait_for_compiles()
     res.t_ours = measure(dev, f_ours, case, opts)
     res.t_cupy = measure(dev, f_cupy, case, opts)
     if not case.small:
