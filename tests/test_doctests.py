@@ -12,7 +12,8 @@ import pytest
 MODULES = ["xstride.layout", "xstride._plans.reduction", "xstride._core.sizes",
            "xstride.algorithms.segments", "xstride._plans.segments",
            "xstride.algorithms.voxels", "xstride.algorithms.tree",
-           "xstride.algorithms.sort"]
+           "xstride.algorithms.sort",
+           "xstride._kernels._elementwise_vectors"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -250,24 +250,28 @@ def test_fused_stencil_two_rows_a_work_item_match_the_unfused_run(cp, rows, dtyp
     assert seen == [True, True, False]   # the prepared repeat asks no plan
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "int64", "uint16"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "int64", "uint16", "uint8",
+                                   "float16", "bool"])
 def test_flat2d_rows_match_numpy(cp, dtype):
     """x + x[0] and friends on (n, k) arrays: the "flat2d" path (one flat zip, the
-    row read at i mod k) for every k that is not a whole number of vectors, with odd
-    n (the flat tail), a misaligned base, the row first or second, a scalar beside
-    it, a strided row, and an output given with out=; bit-equal to NumPy."""
+    row read at i mod k; 1- and 2-byte rows from the table of the row's rotations)
+    for every k that is not a whole number of vectors, with odd n (the flat tail), a
+    misaligned base, the row first or second, a scalar beside it, a strided and a
+    reversed row, and an output given with out=; bit-equal to NumPy."""
     rng = np.random.default_rng(21)
     dt = np.dtype(dtype)
     seen = set()
-    for k in list(range(2, 18)) + [31, 63]:
+    for k in list(range(2, 18)) + [31, 63, 64]:
         base = (rng.standard_normal((1001, k + 1)) * 9).astype(dt)
         for x in (np.ascontiguousarray(base[:, :k]), np.ascontiguousarray(base[:, :k])[1:]):
             g = cp.asarray(x) if x.base is None else cp.asarray(x.base)[1:]
             assert g.strides == x.strides
             row, grow = x[3], g[3]
             cases = [(xp.add(g, grow), x + row), (xp.multiply(grow, g), row * x),
-                     (xp.subtract(g, grow), x - row),
-                     (xp.maximum(g, grow), np.maximum(x, row))]
+                     (xp.maximum(g, grow), np.maximum(x, row)),
+                     (xp.add(g, g[5, ::-1]), x + x[5, ::-1])]
+            if dt != np.bool_:
+                cases.append((xp.subtract(g, grow), x - row))
             for got, want in cases:
                 seen.add(_kind())
                 assert got.dtype == want.dtype and got.shape == want.shape

@@ -47,7 +47,8 @@ from ._launch import Launch, i32, i64, slot64, slot_scalar, struct
 from ._lru import Bounded
 from ._prepared import GATE, PY_SCALARS, Store
 from ._elementwise_source import (BLOCK, C_TYPES, COMPUTE_TYPES, ROW_TILE_ROWS, ROW_TILE_STEPS,
-                                  UNROLL, Operand, kernel_source)
+                                  Operand, kernel_source)
+from ._elementwise_vectors import row_tables, vector_unroll, vector_width
 
 __all__ = ["launch", "alloc_like_inputs", "byte_range", "ctype", "call_key", "remember",
            "repeat", "repeat1", "repeat2", "clear_caches", "check_devices", "CACHE", "CALLS"]
@@ -465,8 +466,10 @@ def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var, ro
     indexed = _plan.flat2d_indexed(pl.shape, pl.strides) if pl.kind == "flat2d" else ()
     vec = 1
     if pl.kind in ("flat", "rows", "flat2d"):
-        vec = _vector_width(pl, arrays, tuple(b or bool(indexed and indexed[k])
+        vec = vector_width(pl, arrays, tuple(b or bool(indexed and indexed[k])
                                               for k, b in enumerate(bcast)))
+    unroll = vector_unroll(vec)
+    table = row_tables(indexed, pl.strides, vec)
     idx32 = pl.size <= _INT32_LIMIT
     kind = pl.kind
     name = f"xs_ew_{tag}_{kind}"
@@ -482,14 +485,14 @@ def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var, ro
                      minb=_MINB_OF_ARRAYS.get(len(arrays), 0) if small else 0)
     if kind in ("rows", "nd"):
         nv = pl.shape[inner] // vec
-        tiles, short = _geo.row_tiles_choice(nv, BLOCK, UNROLL, row_reuse)
+        tiles, short = _geo.row_tiles_choice(nv, BLOCK, unroll, row_reuse)
         extra = dict(row_tiles=tiles, tile_rows=ROW_TILE_ROWS if tiles and row_reuse else 1,
                      tile_unroll=short,
                      unit=tuple(s[inner] == 1 for s in pl.strides) if kind == "rows" else ())
     src = kernel_source(name, kind, specs, body, vec=vec, bcast=bcast if vec > 1 else (),
                         idx32=idx32, cap=cap, trans=pl.transposed, tile=tile,
                         preamble=preamble, index_var=index_var, indexed=indexed,
-                        **extra)
+                        unroll=unroll, table=table, **extra)
     fn = function(name, code=src)
     if walk and extra["minb"] and func_attribute(fn, "LOCAL_SIZE_BYTES") > 0:
         # the register cap of minb blocks per SM made the compiler spill: drop the cap
@@ -504,16 +507,16 @@ def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var, ro
     else:
         if kind in ("flat", "flat2d"):
             total = pl.size // vec
-            grid = (max(1, min(-(-total // (BLOCK * UNROLL)), _INT32_LIMIT)),)
+            grid = (max(1, min(-(-total // (BLOCK * unroll)), _INT32_LIMIT)),)
         elif extra.get("row_tiles"):   # one work item per tile of a row
             item = BLOCK * extra["tile_unroll"] if extra["tile_unroll"] else \
-                BLOCK * UNROLL * ROW_TILE_STEPS
+                BLOCK * unroll * ROW_TILE_STEPS
             tiles = -(-(pl.shape[inner] // vec) // item)
             groups = -(-(pl.size // pl.shape[inner]) // extra["tile_rows"])
             grid = (max(1, min(groups * tiles, _INT32_LIMIT)),)
         else:
             total = (pl.size // pl.shape[inner]) * (pl.shape[inner] // vec)
-            grid = (max(1, min(-(-total // (BLOCK * UNROLL)), _INT32_LIMIT)),)
+            grid = (max(1, min(-(-total // (BLOCK * unroll)), _INT32_LIMIT)),)
         block, args = (BLOCK,), (params,)
     return _Packed(fn, grid, block, args, specs), grid, block, args, kind
 
@@ -556,28 +559,6 @@ def func_attribute(fn, name: str) -> int:
         return int(drv.funcGetAttribute(attr, fn.ptr))
     except Exception:  # a probe: CuPy versions differ in what they expose
         return -1
-
-
-def _vector_width(pl, arrays, bcast) -> int:
-    """Largest elements-per-vector (16-byte loads) every operand's alignment permits."""
-    vec = 16 // max(a.itemsize for a in arrays)
-    inner = len(pl.shape) - 1
-    while vec > 1:
-        ok = pl.kind in ("flat", "flat2d") or pl.shape[inner] % vec == 0
-        for k, a in enumerate(arrays):
-            if not ok:
-                break
-            if bcast[k]:
-                continue
-            nbytes = vec * a.itemsize
-            if (a.data.ptr + pl.offsets[k] * a.itemsize) % nbytes:
-                ok = False
-            elif pl.kind == "rows" and any(s % vec for s in pl.strides[k][:inner]):
-                ok = False
-        if ok:
-            return vec
-        vec //= 2
-    return 1
 
 
 def operand(name, dt, loop_dt=None, kind="in", preload=False, cast=False) -> Operand:

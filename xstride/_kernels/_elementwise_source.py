@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from .._core import dtypes as _dtypes
 
 __all__ = ["C_TYPES", "COMPUTE_TYPES", "HALF_C", "Operand", "kernel_source", "UNROLL", "BLOCK",
+           "TABLE_ROWS",
            "ROW_TILE_STEPS", "ROW_TILE_ROWS"]
 
 #: NumPy dtype name -> C type the engine stores it as: the one table, _core/dtypes.py,
@@ -32,6 +33,11 @@ COMPUTE_TYPES = {HALF_C: "float"}
 #: Threads per block of the flat/rows/nd kernels, and vectors per thread.
 BLOCK = 256
 UNROLL = 4
+#: Most elements of a repeated row read from a table of its rotations ("flat2d" rows
+#: are at most this long: ``xstride._plans.elementwise.FLAT2D_MAX``).
+TABLE_ROWS = 64
+
+
 #: Steps of ``BLOCK * UNROLL`` vectors one row tile takes (the row's pointers are set
 #: once per tile). On the H200 (2026-12-02, one process, three rounds) 2 against 4:
 #: the fused Jacobi step on 8192**2 float32 0.194 against 0.201 ms (and 0.188 against
@@ -127,7 +133,7 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
                   rest32: bool = True,
                   minb: int = 0, rest_axes: int = 2, indexed: tuple = (),
                   unit: tuple = (), row_tiles: bool = False, tile_rows: int = 1,
-                  tile_unroll: int = 0) -> str:
+                  tile_unroll: int = 0, unroll: int = UNROLL, table: tuple = ()) -> str:
     """CUDA source of one elementwise kernel.
 
     Parameters
@@ -190,6 +196,17 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
         With ``row_tiles``: 0 for tiles of ``ROW_TILE_STEPS`` steps of ``BLOCK *
         UNROLL`` vectors; else one step of ``BLOCK * tile_unroll`` vectors (rows of
         fewer than ``BLOCK * UNROLL`` vectors, :func:`short_row_unroll`).
+    unroll : int
+        "flat", "flat2d", "rows", "nd": vectors a thread takes a step, their loads
+        issued before any is used (:func:`._elementwise_vectors.vector_unroll` of ``vec``); in the text
+        above, ``UNROLL`` stands for it.
+    table : tuple of bool
+        "flat2d" with ``vec > 1``: per array operand, one row repeated (outer stride 0,
+        ``e0`` at most :data:`TABLE_ROWS` elements) read as whole vectors from a table
+        in shared memory that each block fills first: entry ``c`` holds the row's
+        elements ``c, c + 1, ...`` (mod ``e0``), ``vec`` of them, so the vector at
+        flat index ``i`` is entry ``i mod e0`` (one load in place of ``vec``). Such an
+        operand must be ``indexed`` too.
     """
     arrays = [o for o in ops if o.kind != "scalar"]
     nops = len(arrays)
@@ -211,14 +228,29 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
     out = []
     out.append(f"    typedef {idx} IDX;")
     if any(per):
-        out.append(f"    long long pr[{UNROLL}], pc[{UNROLL}];")
+        out.append(f"    long long pr[{unroll}], pc[{unroll}];")
+    tab = tuple(table) if kind == "flat2d" and vec > 1 and table else (False,) * nops
+    for k, o in enumerate(arrays):
+        if tab[k]:   # the rotations of a repeated row (docstring: table)
+            out += [f"    __shared__ xstride_vec<{o.ctype}, {vec}> __xs_t{k}[{TABLE_ROWS}];",
+                    f"    for (int c = threadIdx.x; c < (int)p.e0; c += {BLOCK}) {{",
+                    f"      xstride_vec<{o.ctype}, {vec}> w;",
+                    "      int e = c;",
+                    f"      #pragma unroll\n      for (int j = 0; j < {vec}; ++j) {{",
+                    f"        w.v[j] = {ptr[o.name]}[p.offset[{k}] + (long long)e * p.s0[{k}]];",
+                    "        if (++e == (int)p.e0) e = 0;",
+                    "      }",
+                    f"      __xs_t{k}[c] = w;",
+                    "    }"]
+    if any(tab):
+        out.append("    __syncthreads();")
     if row_tiles and not flat:
         return "\n".join(head + [sig, "{", _row_tiles_loop(ops, arrays, body, v, idx, kind, unit,
                                                            bcast, index_var, ptr, tile_rows,
                                                            *((tile_unroll, 1) if tile_unroll
-                                                             else ())),
+                                                             else (unroll,))),
                                            "}"])
-    span = BLOCK * UNROLL
+    span = BLOCK * unroll
     if flat:
         out.append(f"    const IDX total = (IDX)(p.n / {v});")
     else:
@@ -227,9 +259,9 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
     out.append(f"    const IDX step = (IDX)gridDim.x * (IDX)({span});")
     out.append(f"    for (IDX base = (IDX)blockIdx.x * (IDX)({span}) + threadIdx.x; "
                "base < total; base += step) {")
-    # phase 1: offsets and loads of every input for UNROLL vectors
-    out.append(f"      long long off[{UNROLL}][{nops}];")
-    out.append(f"      #pragma unroll\n      for (int u = 0; u < {UNROLL}; ++u) {{")
+    # phase 1: offsets and loads of every input for unroll vectors
+    out.append(f"      long long off[{unroll}][{nops}];")
+    out.append(f"      #pragma unroll\n      for (int u = 0; u < {unroll}; ++u) {{")
     out.append(f"        const IDX vi = base + (IDX)(u * {BLOCK});")
     out.append(f"        #pragma unroll\n        for (int k = 0; k < {nops}; ++k) off[u][k] = p.offset[k];")
     out.append("        if (vi < total) {")
@@ -257,10 +289,12 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
     # loads into registers
     for k, o in enumerate(arrays):
         if o.kind == "in" or o.preload:
-            out.append(f"      xstride_vec<{o.ctype}, {v}> __xs_v{k}[{UNROLL}];")
-            out.append(f"      #pragma unroll\n      for (int u = 0; u < {UNROLL}; ++u) if (base + (IDX)(u * {BLOCK}) < total) {{")
+            out.append(f"      xstride_vec<{o.ctype}, {v}> __xs_v{k}[{unroll}];")
+            out.append(f"      #pragma unroll\n      for (int u = 0; u < {unroll}; ++u) if (base + (IDX)(u * {BLOCK}) < total) {{")
             if v == 1:
                 out.append(f"        __xs_v{k}[u].v[0] = {ptr[o.name]}[off[u][{k}]];")
+            elif tab[k]:
+                out.append(f"        __xs_v{k}[u] = __xs_t{k}[pc[u]];")
             elif per[k]:   # by (row, column): element j of the vector at i + j
                 out.append(f"        long long o = off[u][{k}], c = pc[u];")
                 out.append(f"        #pragma unroll\n        for (int j = 0; j < {v}; ++j) {{")
@@ -278,8 +312,8 @@ def kernel_source(name: str, kind: str, ops, body: str, *, vec: int = 1, bcast: 
     # phase 2: compute and store
     for k, o in enumerate(arrays):
         if o.kind == "out":
-            out.append(f"      xstride_vec<{o.ctype}, {v}> __xs_r{k}[{UNROLL}];")
-    out.append(f"      #pragma unroll\n      for (int u = 0; u < {UNROLL}; ++u) if (base + (IDX)(u * {BLOCK}) < total) {{")
+            out.append(f"      xstride_vec<{o.ctype}, {v}> __xs_r{k}[{unroll}];")
+    out.append(f"      #pragma unroll\n      for (int u = 0; u < {unroll}; ++u) if (base + (IDX)(u * {BLOCK}) < total) {{")
     out.append(f"        #pragma unroll\n        for (int j = 0; j < {v}; ++j) {{")
     if index_var:
         out.append(f"          const long long i = (long long)(base + (IDX)(u * {BLOCK})) * {v} + j;")
