@@ -376,6 +376,37 @@ def test_binary_dtypes_match_numpy(cp, op, pair):
     np.testing.assert_array_equal(got.get(), want)
 
 
+@pytest.mark.parametrize("pair", [("uint8", "float32"), ("bool", "float32"), ("int16", "float32"),
+                                  ("float16", "float64"), ("uint8", "float64"),
+                                  ("int8", "complex128"), ("float32", "float64")],
+                         ids=lambda p: f"{p[0]}-{p[1]}")
+def test_mixed_widths_match_numpy(cp, pair):
+    """Operands of different widths (vectors of 16 bytes of the widest), flat and by
+    rows, each operand's start on and off every alignment (the width halves), odd
+    lengths (the flat tail), a repeated row of the wide type, a scalar, a cast;
+    bit-equal to NumPy."""
+    na, nb = 1 << 13, 1 << 13
+    a = _rand(na + 37, pair[0], 31)
+    b = _rand(nb + 37, pair[1], 32)
+    ga, gb = cp.asarray(a), cp.asarray(b)
+    for sa, sb in ((0, 0), (1, 0), (0, 1), (3, 2), (16, 8), (0, 4), (8, 0)):
+        for n in (na, na + 5, 29):
+            x, y = a[sa:sa + n], b[sb:sb + n]
+            gx, gy = ga[sa:sa + n], gb[sb:sb + n]
+            np.testing.assert_array_equal(xp.add(gx, gy).get(), x + y)
+            np.testing.assert_array_equal(xp.multiply(gy, gx).get(), y * x)
+    for k in (3, 4, 16):
+        x = a[:(na // k) * k].reshape(-1, k)
+        row = b[:k]
+        gx = ga[:(na // k) * k].reshape(-1, k)
+        np.testing.assert_array_equal(xp.add(gx, gb[:k]).get(), x + row, err_msg=f"k={k}")
+        np.testing.assert_array_equal(xp.add(gx, gb[1:k + 1]).get(), x + b[1:k + 1])
+    s = np.dtype(pair[1]).type(1.5)
+    np.testing.assert_array_equal(xp.multiply(ga, s).get(), a * s)
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(xp.astype(ga, getattr(xp, pair[1])).get(), a.astype(pair[1]))
+
+
 @pytest.mark.parametrize("op", ["add", "multiply", "less", "maximum", "divide"])
 @pytest.mark.parametrize("scalar", [3, -2.5, True])
 def test_python_scalars_are_weak(cp, op, scalar):

@@ -19,7 +19,7 @@ from hypothesis import given, settings, strategies as st
 from xstride._plans import elementwise as P
 from xstride._kernels import _geometry as G
 from xstride._kernels._elementwise_source import Operand, kernel_source
-from xstride._kernels._elementwise_vectors import vector_unroll
+from xstride._kernels._elementwise_vectors import vector_unroll, vector_width
 from xstride.layout import Layout
 
 
@@ -508,6 +508,31 @@ def test_repeated_row_of_narrow_elements_reads_a_table_of_its_rotations():
         src = kernel_source("k", "flat2d", ops, "out0 = in0 + in1 + in2;", idx32=True,
                             indexed=(False, False, True, True), **kw)
         assert "__xs_t2" not in src and "__syncthreads" not in src
+
+
+class _Arr:
+    def __init__(self, dtype, ptr):
+        self.itemsize = np.dtype(dtype).itemsize
+        self.data = type("D", (), {"ptr": ptr})()
+
+
+@pytest.mark.parametrize("dtypes,ptrs,kind,want", [
+    (("float32", "uint8"), (0, 0), "flat", 4),         # 16 bytes of the widest
+    (("float32", "uint8"), (8, 0), "flat", 2),         # float32 only 8-byte aligned
+    (("float32", "uint8"), (0, 2), "flat", 2),         # uint8 2-byte aligned
+    (("float32", "uint8"), (0, 1), "flat", 1),
+    (("uint8", "uint8"), (0, 0), "flat", 16),
+    (("uint8", "uint8"), (0, 8), "flat", 8),
+    (("float64", "float64"), (0, 0), "flat", 2),
+    (("complex128", "int8"), (0, 0), "flat", 1),
+    (("uint8", "uint8"), (0, 0), "rows", 4),           # rows of 12 elements: 4 divides 12
+])
+def test_vector_width_takes_16_bytes_of_the_widest_aligned(dtypes, ptrs, kind, want):
+    arrays = [_Arr(d, p) for d, p in zip(dtypes, ptrs)]
+    shape = (8, 12) if kind == "rows" else (96,)
+    strides = tuple(((12, 1) if kind == "rows" else (1,)) for _ in arrays)
+    pl = P.Plan(kind, shape, strides, (0,) * len(arrays))
+    assert vector_width(pl, arrays, (False,) * len(arrays)) == want
 
 
 def test_narrow_vectors_fit_four_blocks_an_sm_in_registers():
