@@ -194,10 +194,11 @@ class FakeArgKernel:
     def _side(self, grid, block, args):
         """``xs_arg_side``: thread g takes rows g * W .. g * W + W - 1 (element u of
         step j at x + g * W + u + j * rs, logical index rbase + j * rw), every step one
-        16-byte word; the W indices stored as words."""
+        16-byte word, or for 1-byte elements 8 rows and 8 bytes a step; the W indices
+        stored as words."""
         x, out, nrows, rowlen, rs, rbase, rw = (int(a) for a in args)
         W = self.W
-        assert W * self.tin.itemsize == 16 and x % 16 == 0 and out % 16 == 0
+        assert W == min(16 // self.tin.itemsize, 8) and x % 16 == 0 and out % 16 == 0
         assert nrows % W == 0 and rs % W == 0 and rs >= nrows and rowlen >= 2
         (nb,) = tuple(np.ravel(grid))
         assert tuple(np.ravel(block)) == (256,) and nb * 256 * W >= nrows > (nb - 1) * 256 * W

@@ -262,11 +262,13 @@ def test_split_rows_and_outer_columns(cp):
                     _check_arg(cp, f, hv, dv, a)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "bool", "int8", "uint16", "int32", "float16"])
+@pytest.mark.parametrize("dtype", ["float32", "bool", "int8", "uint8", "uint16", "int32",
+                                   "float16"])
 def test_rows_side_by_side(cp, monkeypatch, dtype):
     """argmin/argmax over axis 1 of a (k, n) array used as .T (``xs_arg_side``: W rows
-    a thread, a 16-byte word a step), forward and reversed over k, with ties and NaN
-    (the first NaN wins), and n not a multiple of W (the one-thread walk)."""
+    a thread, a 16-byte word a step, 8 rows and 8 bytes for 1-byte rows), forward and
+    reversed over k, with ties and NaN (the first NaN wins), and n not a multiple of W
+    (the one-thread walk)."""
     from xstride._kernels import argreductions as ka
 
     real, seen = rc.kernel, []
@@ -275,7 +277,7 @@ def test_rows_side_by_side(cp, monkeypatch, dtype):
     monkeypatch.setattr(ka, "_RECIPES", type(ka._RECIPES)(64))
     monkeypatch.setattr(ka, "_CALLS", type(ka._CALLS)(64))
     rng = np.random.default_rng(12)
-    for k, n in ((3, 1 << 16), (7, 4096 + 16), (2, 4096 + 1)):
+    for k, n in ((3, 1 << 16), (7, 4096 + 16), (5, 4096 + 8), (2, 4096 + 1)):
         if dtype == "bool":
             h = rng.random((k, n)) < 0.5
             h[:, :64] = False                  # rows of no True: index 0
@@ -285,13 +287,14 @@ def test_rows_side_by_side(cp, monkeypatch, dtype):
                 h[k // 2, ::5] = np.nan
                 h[:, ::9] = np.nan
         d = cp.asarray(h)
-        w = 16 // h.dtype.itemsize
+        w = min(16 // h.dtype.itemsize, ka.ARG_SIDE_MOST_ROWS)
         for hv, dv in ((h.T, d.T), (h[::-1].T, d[::-1].T)):
             for f in _ARGS:
                 seen.clear()
                 _check_arg(cp, f, hv, dv, 1)
-                side = any(e.startswith("xs_arg_side") for e in seen)
-                assert side == (n % w == 0), (k, n, f, seen)
+                side = [e for e in seen if e.startswith("xs_arg_side")]
+                assert bool(side) == (n % w == 0), (k, n, f, seen)
+                assert all(e.endswith(f", {w}>") for e in side), (k, n, f, seen)
 
 
 def test_determinism_run_to_run(cp):

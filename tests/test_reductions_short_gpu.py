@@ -273,10 +273,11 @@ def test_short_variants(cp, tuning, value):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int32", "int16", "int8",
-                                   "bool"])
+                                   "uint8", "bool"])
 def test_short_rows_side_by_side_take_vectors_with_the_same_bits(cp, dtype):
     """Rows that lie side by side ((k, n) used as .T, reduced over k): W = 16 //
-    itemsize rows a thread, one 16-byte load across them per step, give the bits of
+    itemsize rows a thread (8 rows and 8-byte loads for 1-byte rows into 8-byte sums,
+    products and means), one load across them per step, give the bits of
     one row per thread (sum, prod, min, max, mean, all, any) and NumPy's values (var and
     std too, which run xs_var_rows on such rows); a misaligned input and a row count
     not a multiple of W take the one-row walk; 8-byte rows stay one a thread."""
@@ -296,6 +297,9 @@ def test_short_rows_side_by_side_take_vectors_with_the_same_bits(cp, dtype):
         base = x.data.ptr + plan.offset * x.itemsize
         assert _geometry.reduction_geometry(plan, x.itemsize, 132, base,
                                             side_by_side=True).vec == want_vec, name
+        wide = -min(-want_vec, 8) if want_vec < 0 else want_vec    # 8-byte accumulators
+        assert _geometry.reduction_geometry(plan, x.itemsize, 132, base, side_by_side=True,
+                                            acc_size=8).vec == wide, name
         for f in funcs:
             if f in ("mean", "var", "std") and dt.kind not in "fi":
                 continue

@@ -250,8 +250,19 @@ def _vec_width(itemsize: int) -> int:
     return 16 // itemsize if itemsize in (4, 8) else 1
 
 
+#: Most bytes of the W accumulators a thread of the side-by-side "short" walk holds: W
+#: = 16 // itemsize rows a thread, fewer where their accumulators would take more
+#: (1-byte rows into 8-byte sums: 8 rows, 8-byte loads). H200, 2026-12-04, (k, n).T
+#: over axis 1, n = 2**25, fraction of copy, 16 rows a thread -> 8 (two rounds):
+#: uint8/int8/bool ``sum`` of k = 3, 5, 16 0.39, 0.41-0.42, 0.69-0.73 -> 0.58-0.60,
+#: 0.66-0.68, 0.97-1.03; ``prod`` 0.36, 0.36-0.37, 0.56-0.60 -> 0.58-0.59, 0.66-0.71,
+#: 0.84-0.95; ``mean`` 0.24, 0.26-0.27, 0.64-0.65 -> 0.52, 0.54-0.56, 0.82-0.84;
+#: ``max`` (16 rows either way) within 0.04.
+SIDE_ACC_BYTES = 64
+
+
 def _short_vec(plan: ReductionPlan, itemsize: int, base_address: int,
-               side_by_side: bool = False) -> int:
+               side_by_side: bool = False, acc_size: int = 0) -> int:
     """Elements per load of the "short" kernel: whole 16-byte vectors when every row
     is a contiguous run of at least :data:`SHORT_VECTOR_ROW_BYTES` of them at a
     16-byte aligned address (one kept axis whose stride, like the row, is a whole
@@ -261,7 +272,9 @@ def _short_vec(plan: ReductionPlan, itemsize: int, base_address: int,
     stride 1, one reduced axis, ``nrows`` and the reduced stride multiples of W, a
     16-byte aligned base, elements of 1, 2 or 4 bytes (on the H200, 2026-12-02, sum of
     (3, n).T float32 0.75 -> 0.90 of copy, any of (16, n).T bool 0.43 -> 1.01; float64
-    and int64 1.03-1.08 either way)."""
+    and int64 1.03-1.08 either way). ``acc_size``: bytes of an accumulator, W then at
+    most :data:`SIDE_ACC_BYTES` of them (each step an 8-byte load when that leaves 8
+    rows of 1-byte elements)."""
     vec = _vec_width(itemsize)
     if (vec > 1 and plan.nk == 1 and plan.inner_contiguous and plan.rowlen % vec == 0
             and plan.rowlen * itemsize >= SHORT_VECTOR_ROW_BYTES
@@ -269,6 +282,8 @@ def _short_vec(plan: ReductionPlan, itemsize: int, base_address: int,
         return vec
     if side_by_side and itemsize in (1, 2, 4):   # 8-byte rows: no gain measured
         w = 16 // itemsize
+        if acc_size:
+            w = max(min(w, SIDE_ACC_BYTES // acc_size), 8 // itemsize)
         if (plan.nk == 1 and plan.nr == 1 and plan.kstride[0] == 1 and plan.nrows % w == 0
                 and plan.rstride[0] % w == 0 and base_address % 16 == 0):
             return -w
@@ -353,7 +368,7 @@ def reduction_geometry(plan: ReductionPlan, itemsize: int, sm_count: int,
                        base_address: int = 0, resident: int = 8,
                        tile: tuple = (TILE_BYTES, 0),
                        side_by_side: bool = False, words: bool = False,
-                       narrow: bool = False) -> ReductionGeometry:
+                       narrow: bool = False, acc_size: int = 0) -> ReductionGeometry:
     """Choose kernel, grid and splitting for ``plan`` on a device of ``sm_count`` SMs.
 
     ``base_address`` is the byte address of the input's first element of row 0
@@ -363,7 +378,8 @@ def reduction_geometry(plan: ReductionPlan, itemsize: int, sm_count: int,
     idles through a partial last wave. ``tile`` is ``(bytes, most rows)`` of one
     block of the "tile" kernel (0 rows: as many as fit). ``side_by_side``: the "short"
     kernel may take rows that lie side by side several to a thread (``vec`` negative,
-    see :func:`_short_vec`; the plain reductions' kernels, not the fused ones).
+    see :func:`_short_vec`; the plain reductions' kernels, not the fused ones), with
+    ``acc_size`` the bytes of one accumulator (0: not counted).
     ``words``: the "interleave" kernel may read its run as 16-byte words
     (:func:`interleave_words`; the plain and the fused reductions ask it alike,
     ``_reduce_common.takes_words``). ``narrow``: the row kernels ("inner", "full") read
@@ -374,7 +390,7 @@ def reduction_geometry(plan: ReductionPlan, itemsize: int, sm_count: int,
     if plan.strategy == "short":
         # one thread per output row, in order: ceil(nrows / 256) blocks, capped (the
         # kernel's grid-stride loop takes the rest); scalar loads, no split
-        vec = _short_vec(plan, itemsize, base_address, side_by_side)
+        vec = _short_vec(plan, itemsize, base_address, side_by_side, acc_size)
         threads = plan.nrows // -vec if vec < 0 else plan.nrows
         blocks = min(-(-threads // BLOCK_THREADS), SHORT_MAX_BLOCKS)
         return ReductionGeometry("short", (blocks,), (BLOCK_THREADS,), vec, 1, plan.rowlen)

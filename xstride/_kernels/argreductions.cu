@@ -463,26 +463,33 @@ __global__ void __launch_bounds__(256, MINB) xs_arg_rowregs(const Tin* __restric
 
 // Rows side by side (a (k, n) array used as .T, reduced over axis 1: one kept axis of
 // stride 1, one reduced axis of stride rs; nrows and rs multiples of W = 16 /
-// sizeof(Tin), x on a 16-byte boundary, no split: arg_side_rows in argreductions.py):
-// thread g takes rows g * W .. g * W + W - 1, each step j of the walk one 16-byte word
-// of their W elements (logical index rbase + j * rw), two words in flight; the W
-// indices are stored as 16-byte words (two a word).
+// sizeof(Tin), 8 for 1-byte elements, x on a 16-byte boundary, no split:
+// arg_side_rows in argreductions.py): thread g takes rows g * W .. g * W + W - 1, each
+// step j of the walk one 16-byte (8-byte) word of their W elements (logical index
+// rbase + j * rw), two words in flight; the W indices are stored as 16-byte words
+// (two a word).
+template <int BYTES> struct xs_side_word { typedef uint4 type; };
+template <> struct xs_side_word<8> { typedef uint2 type; };
+
 template <int MAX, typename Tin, typename Tacc, int W>
 __global__ void __launch_bounds__(256) xs_arg_side(const Tin* __restrict__ x, long long* __restrict__ out,
                                                    long long nrows, long long rowlen, long long rs,
                                                    long long rbase, long long rw)
 {
-    static_assert(W * sizeof(Tin) == 16, "a 16-byte word of W rows a step");
+    // a 16-byte word of W rows a step, or 8 bytes of 8 one-byte rows (W = 8)
+    static_assert(W * sizeof(Tin) == 16 || W * sizeof(Tin) == 8, "W rows a 16- or 8-byte step");
+    typedef typename xs_side_word<W * sizeof(Tin)>::type Word;
+    union Row { Word u; Tin t[W]; };
     const long long nthreads = (long long)gridDim.x * blockDim.x;
     for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < nrows / W;
          g += nthreads) {
-        const uint4* p = reinterpret_cast<const uint4*>(x + g * W);
+        const Word* p = reinterpret_cast<const Word*>(x + g * W);
         const long long ws = rs / W;   // the walk's stride in words
         Tacc bv[W];
         long long bi[W];
 #pragma unroll
         for (int u = 0; u < W; ++u) { bv[u] = xs_arg_worst<MAX, Tacc>(); bi[u] = XS_ARG_NONE; }
-        auto take = [&](const xs_row_words<Tin, W>& v, long long j) {
+        auto take = [&](const Row& v, long long j) {
             const long long idx = rbase + j * rw;
 #pragma unroll
             for (int u = 0; u < W; ++u)
@@ -490,15 +497,15 @@ __global__ void __launch_bounds__(256) xs_arg_side(const Tin* __restrict__ x, lo
         };
         long long j = 0;
         for (; j + 1 < rowlen; j += 2) {
-            xs_row_words<Tin, W> a, b;
-            a.u[0] = __ldg(p + j * ws);
-            b.u[0] = __ldg(p + (j + 1) * ws);
+            Row a, b;
+            a.u = __ldg(p + j * ws);
+            b.u = __ldg(p + (j + 1) * ws);
             take(a, j);
             take(b, j + 1);
         }
         if (j < rowlen) {
-            xs_row_words<Tin, W> a;
-            a.u[0] = __ldg(p + j * ws);
+            Row a;
+            a.u = __ldg(p + j * ws);
             take(a, j);
         }
         longlong2* dst = reinterpret_cast<longlong2*>(out + g * W);

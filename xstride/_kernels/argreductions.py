@@ -269,9 +269,18 @@ def arg_regs_rows(plan: ArgPlan, x, geo, aligned: bool) -> int:
     return 1 if nbytes % 16 == 0 and nbytes <= ARG_ONE_ROW_MOST_BYTES else 0
 
 
+#: Most rows a thread of ``xs_arg_side`` takes: 1-byte rows take 8 (an 8-byte load a
+#: step), not 16 (ptxas 13, sm_90: the uint8 walk of 16 rows held 79 registers, of 8
+#: 52). H200, 2026-12-04, ``argmax(x, axis=1)`` of (k, n).T, n = 2**25, fraction of
+#: copy, 16 -> 8 rows: uint8, int8, bool k = 3 0.39 -> 0.62-0.63, k = 5 0.40 ->
+#: 0.57-0.64, k = 16 0.36-0.38 -> 0.38-0.41 (CuPy 0.02-0.14).
+ARG_SIDE_MOST_ROWS = 8
+
+
 def arg_side_rows(plan: ArgPlan, x, geo, aligned: bool) -> int:
-    """Rows a thread of ``xs_arg_side`` takes (W = 16 / itemsize, each step of the walk
-    one 16-byte load across them), or 0: the one-thread walk (``geo.kernel ==
+    """Rows a thread of ``xs_arg_side`` takes (W = 16 / itemsize, at most
+    :data:`ARG_SIDE_MOST_ROWS`, each step of the walk one load of 16 or 8 bytes across
+    them), or 0: the one-thread walk (``geo.kernel ==
     "thread"``, one chunk) of rows that lie side by side (one kept axis of stride 1, one
     reduced axis; ``argmin(x, axis=1)`` of a (k, n) array used as ``.T``), ``nrows``
     and the reduced stride multiples of W, the first element on a 16-byte boundary
@@ -283,7 +292,7 @@ def arg_side_rows(plan: ArgPlan, x, geo, aligned: bool) -> int:
             or geo.nchunks != 1 or dt.itemsize > 4 or dt.kind not in "biuf"
             or base.nk != 1 or base.kstride[0] != 1 or plan.nr != 1):
         return 0
-    w = 16 // dt.itemsize
+    w = min(16 // dt.itemsize, ARG_SIDE_MOST_ROWS)
     return w if base.nrows % w == 0 and plan.rstride[0] % w == 0 else 0
 
 

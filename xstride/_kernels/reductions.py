@@ -115,7 +115,8 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
     # the interleave kernel's run by 16-byte words (as the fused reductions ask)
     words = rc.takes_words(x.dtype, acc)
     geo = reduction_geometry(plan, x.itemsize, rc.sm_count(), base, tile=tile,
-                             side_by_side=op not in _CENTERED, words=words, narrow=True)
+                             side_by_side=op not in _CENTERED, words=words, narrow=True,
+                             acc_size=acc.itemsize)
     tin, tacc, tout = rc.CTYPE[np.dtype(x.dtype)], rc.CTYPE[acc], rc.CTYPE[out_dtype]
     if geo.kernel == "interleave" and geo.vec > 1:
         minb, batch = rc.words_tuning(geo.vec, acc)

@@ -1,6 +1,7 @@
 /* xstride/detail/side_rows.cuh -- the "short" reduction of rows that lie side by side
  * (xs_reduce_short with V < -1, xstride/_kernels/reductions.cu): a thread takes
- * W = 16 / sizeof(Tin) adjacent rows, each step of their elements one 16-byte load.
+ * W adjacent rows, each step of their elements one load of 16 (W = 16 / sizeof(Tin))
+ * or 8 bytes (1-byte rows into 8-byte accumulators: SIDE_ACC_BYTES of _geometry.py).
  * Not part of the shipped header API: names and contents may change in any release.
  * Compiled by NVRTC: no standard headers.
  */
@@ -20,7 +21,7 @@ __device__ __forceinline__ void xs_side_rows(const Tin* __restrict__ x, Tout* __
                                              long long s, long long nrows, long long rowlen,
                                              Op op)
 {
-    static_assert(W * sizeof(Tin) == 16, "16-byte steps of W rows");
+    static_assert(W * sizeof(Tin) == 16 || W * sizeof(Tin) == 8, "16- or 8-byte steps of W rows");
     static_assert(!xs_centered<OP>, "no center: var's pass of such rows runs xs_var_rows");
     constexpr bool WORDS = (W * sizeof(Tout)) % 16 == 0;
     const bool aligned = WORDS && (reinterpret_cast<unsigned long long>(out) & 15ull) == 0ull;
@@ -35,7 +36,14 @@ __device__ __forceinline__ void xs_side_rows(const Tin* __restrict__ x, Tout* __
 #pragma unroll 4
         for (long long j = 0; j < rowlen; ++j) {
             Tin v[W];
-            xs_load_vec<Tin, W>(p + j * s, v);
+            if constexpr (W * sizeof(Tin) == 16) {
+                xs_load_vec<Tin, W>(p + j * s, v);
+            } else {
+                union { uint2 u; Tin t[W]; } w;
+                w.u = __ldg(reinterpret_cast<const uint2*>(p + j * s));
+#pragma unroll
+                for (int u = 0; u < W; ++u) v[u] = w.t[u];
+            }
 #pragma unroll
             for (int u = 0; u < W; ++u) acc[u] = op(acc[u], xs_transform<OP, Tacc>(v[u], Tacc(0)));
         }
