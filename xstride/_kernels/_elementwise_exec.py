@@ -469,7 +469,7 @@ def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var, ro
         vec = vector_width(pl, arrays, tuple(b or bool(indexed and indexed[k])
                                               for k, b in enumerate(bcast)))
     unroll = vector_unroll(vec)
-    table = row_tables(indexed, pl.strides, vec)
+    table = row_tables(indexed, pl.strides, vec, pl.shape[-1]) if pl.kind == "flat2d" else ()
     idx32 = pl.size <= _INT32_LIMIT
     kind = pl.kind
     name = f"xs_ew_{tag}_{kind}"

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .._core import dtypes as _dtypes
+from .._plans.elementwise import FLAT2D_MAX
 
 __all__ = ["C_TYPES", "COMPUTE_TYPES", "HALF_C", "Operand", "kernel_source", "UNROLL", "BLOCK",
            "TABLE_ROWS",
@@ -33,9 +34,9 @@ COMPUTE_TYPES = {HALF_C: "float"}
 #: Threads per block of the flat/rows/nd kernels, and vectors per thread.
 BLOCK = 256
 UNROLL = 4
-#: Most elements of a repeated row read from a table of its rotations ("flat2d" rows
-#: are at most this long: ``xstride._plans.elementwise.FLAT2D_MAX``).
-TABLE_ROWS = 64
+#: Most elements of a repeated row read from a table of its rotations: the longest
+#: "flat2d" row.
+TABLE_ROWS = FLAT2D_MAX
 
 
 #: Steps of ``BLOCK * UNROLL`` vectors one row tile takes (the row's pointers are set

@@ -7,7 +7,7 @@ source from :mod:`._elementwise_source`; docs/elementwise.md.
 
 from __future__ import annotations
 
-from ._elementwise_source import UNROLL
+from ._elementwise_source import TABLE_ROWS, UNROLL
 
 __all__ = ["VECTOR_UNROLL", "vector_unroll", "ROW_TABLE_VEC", "row_tables", "vector_width"]
 
@@ -44,17 +44,20 @@ def vector_unroll(vec: int) -> int:
 ROW_TABLE_VEC = 8
 
 
-def row_tables(indexed, strides, vec: int) -> tuple:
-    """Per operand of a "flat2d" plan (``indexed``, ``strides``): a repeated row (outer
-    stride 0) that the kernel reads from a table of its rotations (vectors of at least
-    :data:`ROW_TABLE_VEC` elements); ``()`` for none.
+def row_tables(indexed, strides, vec: int, rowlen: int) -> tuple:
+    """Per operand of a "flat2d" plan (``indexed``, ``strides``, rows of ``rowlen``
+    elements): a repeated row (outer stride 0) that the kernel reads from a table of
+    its rotations (vectors of at least :data:`ROW_TABLE_VEC` elements, rows of at most
+    ``TABLE_ROWS``); ``()`` for none.
 
-    >>> row_tables((False, False, True, True), ((3, 1), (3, 1), (0, 1), (1, 9)), 16)
+    >>> row_tables((False, False, True, True), ((3, 1), (3, 1), (0, 1), (1, 9)), 16, 3)
     (False, False, True, False)
-    >>> row_tables((False, False, True), ((3, 1), (3, 1), (0, 1)), 4)
+    >>> row_tables((False, False, True), ((3, 1), (3, 1), (0, 1)), 4, 3)
+    ()
+    >>> row_tables((False, False, True), ((65, 1), (65, 1), (0, 1)), 16, 65)
     ()
     """
-    if not 1 < ROW_TABLE_VEC <= vec:
+    if not 1 < ROW_TABLE_VEC <= vec or rowlen > TABLE_ROWS:
         return ()
     return tuple(bool(ind) and s[0] == 0 for ind, s in zip(indexed, strides))
 

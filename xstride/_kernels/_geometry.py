@@ -73,7 +73,8 @@ def pack_params(plan: Plan) -> tuple[int, bytes]:
 
 
 #: Fewest vectors per row for the engine's row tiles (``kernel_source(row_tiles=True)``):
-#: one whole tile of ``BLOCK * UNROLL`` vectors.
+#: one whole tile of ``BLOCK * UNROLL`` vectors (kernels of one vector a thread,
+#: ``_elementwise_vectors.vector_unroll``, keep the bound: their tiles are of ``BLOCK``).
 ROW_TILE_MIN = 1024
 
 
@@ -94,9 +95,9 @@ def row_tiles_fit(vectors_per_row: int, span: int = 1024) -> bool:
 SHORT_ROW_TILE_MIN = 128
 
 
-def short_row_unroll(vectors_per_row: int, block: int = 256) -> int:
-    """Vectors a thread takes per row tile (1 or 2: one step of ``block`` or ``2 *
-    block`` vectors) for rows too short for :func:`row_tiles_fit` but of at least
+def short_row_unroll(vectors_per_row: int, block: int = 256, most: int = 2) -> int:
+    """Vectors a thread takes per row tile (1 or 2, at most ``most``: one step of
+    ``block`` or ``2 * block`` vectors) for rows too short for :func:`row_tiles_fit` but of at least
     :data:`SHORT_ROW_TILE_MIN` vectors whose last tile leaves at most a fifth of the
     threads idle; 0 where no such tile fits (the per-vector walk stays). A 3-D stencil's
     rows of 510 float32 (512³ through slices) take one tile of 512 a row instead of a
@@ -104,6 +105,8 @@ def short_row_unroll(vectors_per_row: int, block: int = 256) -> int:
     if vectors_per_row < SHORT_ROW_TILE_MIN or vectors_per_row >= ROW_TILE_MIN:
         return 0
     for unroll in (2, 1):   # two vectors a thread where they fit: more loads in flight
+        if unroll > most:
+            continue
         span = block * unroll
         tiles = -(-vectors_per_row // span)
         if (tiles * span - vectors_per_row) * 5 <= tiles * span:
@@ -121,7 +124,7 @@ def row_tiles_choice(vectors_per_row: int, block: int, unroll: int,
     ``add`` of two such slices went 0.40 -> 0.46 ms, so plain calls keep the walk."""
     if row_tiles_fit(vectors_per_row, block * unroll):
         return True, 0
-    short = short_row_unroll(vectors_per_row, block) if row_reuse else 0
+    short = short_row_unroll(vectors_per_row, block, unroll) if row_reuse else 0
     return bool(short), short
 
 
