@@ -136,8 +136,9 @@ class _Built(Exception):
 
 @pytest.mark.skipif(nvrtc is None, reason="cuda-bindings (NVRTC) not installed")
 def test_every_float16_scan_instantiation_compiles(fake_cupy, monkeypatch):
-    """The scans' instantiations for float16 (look-back, tile, columns, the split column
-    scan) that calls over these shapes build, compiled by NVRTC for sm_90."""
+    """The scans' instantiations for float16 (look-back, tile, rows in registers,
+    columns, the split column scan) that calls over these shapes build, compiled by
+    NVRTC for sm_90."""
     from xstride._kernels import scans
     from xstride._kernels._lru import Bounded
     from xstride._kernels._prepared import GATE, Store
@@ -161,7 +162,7 @@ def test_every_float16_scan_instantiation_compiles(fake_cupy, monkeypatch):
     monkeypatch.setattr(scans, "_PREPARED", Store(64))
     GATE.close()
     for shape, axis in [((1 << 20,), 0), ((70000, 3), 1), ((70000, 3), 0), ((3, 70000), 1),
-                        ((5000, 16), 1), ((4097, 7), 0)]:
+                        ((5000, 16), 1), ((4097, 7), 0), ((70000, 5), 1)]:
         for f in (xp.cumulative_sum, xp.cumulative_prod):
             with pytest.raises(_Built):
                 f(FakeCupyArray(np.ones(shape, H)), axis=axis)
@@ -172,7 +173,8 @@ def test_every_float16_scan_instantiation_compiles(fake_cupy, monkeypatch):
         strategies |= {n.split("<")[0] for n in names}
         lowered, ptx = compile_named(source(src), names, name=src)
         assert all(lowered[n] in ptx for n in names)
-    assert {"xs_scan_lookback", "xs_scan_tile", "xs_colsplit_scan"} <= strategies, strategies
+    assert {"xs_scan_lookback", "xs_scan_tile", "xs_colsplit_scan",
+            "xs_scan_rowregs"} <= strategies, strategies
 
 
 @pytest.mark.parametrize("func, xdt, dtype", [

@@ -205,10 +205,12 @@ def test_short_series_side_by_side_scan_tile(cp, dtype, length, series):
                 assert g.tobytes() == np.ascontiguousarray(other).tobytes(), (f, skip, init)
 
 
-@pytest.mark.parametrize("dtype,out", [("float32", None), ("int32", "int32"), ("uint32", "uint32")])
+@pytest.mark.parametrize("dtype,out", [("float32", None), ("int32", "int32"), ("uint32", "uint32"),
+                                       ("float16", None), ("int16", "int16"),
+                                       ("uint16", "uint16")])
 @pytest.mark.parametrize("k", [1, 2, 3, 4, 6, 8, 12])
 def test_register_rows_give_the_staged_tiles_bits(cp, monkeypatch, dtype, out, k):
-    """Short dense rows of 4-byte elements scanned in registers (``xs_scan_rowregs``:
+    """Short dense rows of 4- and 2-byte elements scanned in registers (``xs_scan_rowregs``:
     whole 16-byte words, forward and reversed rows, a last group of fewer rows) give
     the bits of the staged tile (``TUNING["scan_regs"] = 0``) for sums and products, at
     each MINB of the knob; the same shape and strides off the 16-byte boundary (a
@@ -225,8 +227,8 @@ def test_register_rows_give_the_staged_tiles_bits(cp, monkeypatch, dtype, out, k
     flat[:n * k] = cp.asarray(h).ravel()
     flat[1:n * k + 1] = flat[:n * k].copy()
     aligned = flat[1:n * k + 1].copy().reshape(n, k)
-    shifted = flat[1:n * k + 1].reshape(n, k)          # 4 bytes past a 16-byte boundary
-    assert aligned.data.ptr % 16 == 0 and shifted.data.ptr % 16 == 4
+    shifted = flat[1:n * k + 1].reshape(n, k)          # an element past a 16-byte boundary
+    assert aligned.data.ptr % 16 == 0 and shifted.data.ptr % 16 == dt.itemsize
     views = {"dense": aligned, "reversed": aligned[:, ::-1], "shifted": shifted}
 
     def run(knob):
@@ -250,7 +252,7 @@ def test_register_rows_give_the_staged_tiles_bits(cp, monkeypatch, dtype, out, k
         assert np.array_equal(got.reshape(n, k), np.cumsum(h, axis=1, dtype=got.dtype))
     # the launches: the register kernel for the aligned rows only
     from xstride._kernels._geometry import scan_regs_rows
-    assert scan_regs_rows(k, 4, 4)
+    assert scan_regs_rows(k, dt.itemsize, dt.itemsize)
     monkeypatch.setitem(rc.TUNING, "scan_regs", 2)
     real, seen = rc.kernel, []
     monkeypatch.setattr(rc, "kernel", lambda src, expr, partner=None:

@@ -542,16 +542,30 @@ def regs_rows(length: int, itemsize: int) -> int:
     return q if q * length * itemsize <= REGS_MOST_BYTES else 0
 
 
+#: Bytes of the elements (in and out alike) the register scan takes: 4 (float32, int32
+#: and uint32 sums and products) and 2 (float16, and 2-byte integers scanned in their
+#: own type, ``dtype=``). H200, 2026-12-04, ``cumulative_sum(x, axis=1)``, n = 2**25,
+#: fraction of copy, staged -> registers (the same bits, two rounds): float16 (n, 1),
+#: (n, 2), (n, 3), (n, 4), (n, 6), (n, 8), (n, 16) 0.41-0.43, 0.40-0.43, 0.41, 0.42-0.43,
+#: 0.41-0.42, 0.43, 0.43 -> 0.90-1.00, 0.93-1.00, 0.90-0.93, 0.98-1.00, 0.89-0.91,
+#: 0.99, 0.96; int16 (n, 3) with ``dtype=int16`` 0.45 -> 0.77-0.78 (CuPy 0.002-0.007).
+SCAN_REGS_SIZES = (2, 4)
+
+
 def scan_regs_rows(length: int, in_size: int, out_size: int) -> int:
     """Rows Q each thread of the register scan of short dense rows (``xs_scan_rowregs``
-    in scans_short.cu) takes: :func:`regs_rows` for 4-byte inputs and outputs, else 0.
-    Outputs of 8 bytes (int32 summed into int64) stay staged: 0.88-0.93 of copy in
-    registers against 0.92-0.95 staged for rows of 2 and 4 (H200).
+    in scans_short.cu) takes: :func:`regs_rows` for inputs and outputs of one size of
+    :data:`SCAN_REGS_SIZES`, else 0. Outputs of 8 bytes (int32 summed into int64) stay
+    staged: 0.88-0.93 of copy in registers against 0.92-0.95 staged for rows of 2 and 4
+    (H200).
 
     >>> scan_regs_rows(3, 4, 4), scan_regs_rows(4, 4, 8), scan_regs_rows(3, 8, 8)
     (4, 0, 0)
+    >>> scan_regs_rows(3, 2, 2), scan_regs_rows(5, 2, 2), scan_regs_rows(16, 2, 2)
+    (8, 0, 1)
     """
-    return regs_rows(length, 4) if in_size == out_size == 4 else 0
+    return regs_rows(length, in_size) if in_size == out_size and in_size in SCAN_REGS_SIZES \
+        else 0
 
 
 def columns_vector(plan, in_size: int, out_size: int) -> int:

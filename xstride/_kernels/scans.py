@@ -182,7 +182,8 @@ def _build_chunks(rec: _Recipe, op: str, tin: np.dtype, tout: np.dtype) -> _Reci
 def _rowregs(plan, tin: np.dtype, tout: np.dtype, aligned: bool):
     """``(Q, MINB)`` of the register scan of short dense rows (``xs_scan_rowregs``) for
     a ``"tile"`` plan it takes: rows of one axis, forward or reversed, no initial
-    element, 4-byte inputs of few bytes a thread (:func:`scan_regs_rows`), the kernel's
+    element, 2- or 4-byte inputs and outputs of one size, few bytes a thread
+    (:func:`scan_regs_rows`), the kernel's
     ``x`` on a 16-byte boundary (``aligned``; else its element loads read a quarter of
     the staged kernel's speed), ``TUNING["scan_regs"]`` (MINB) not 0; else None (the
     staged tile kernel runs)."""

@@ -97,10 +97,11 @@ __global__ void __launch_bounds__(256) xs_scan_tile(const Tin* __restrict__ x, T
     }
 }
 
-// Short dense rows scanned in registers (plan strategy "tile", 4-byte inputs and
-// outputs, at most 48 bytes a thread, no initial element: scan_regs_rows in
-// _geometry.py): thread g takes Q consecutive rows (Q * L elements, a whole number of
-// 16-byte words: Q = 4 / gcd(L, 4), chosen by the host), loads them with Q * L / 4 16-byte loads issued together, scans each row in
+// Short dense rows scanned in registers (plan strategy "tile", inputs and outputs of
+// one size, 2 or 4 bytes, at most 48 bytes a thread, no initial element:
+// scan_regs_rows in _geometry.py): thread g takes Q consecutive rows (Q * L elements,
+// a whole number of 16-byte words: Q = 16 / gcd(L * sizeof(Tin), 16), chosen by the
+// host), loads them with 16-byte loads issued together, scans each row in
 // element order with one running value in Tacc (the fold of xs_scan_tile and
 // xs_scan_columns, so the same bits), and stores the outputs as 16-byte words. A warp's
 // words are 32 spans of Q * L elements side by side: each load instruction reads every
@@ -124,11 +125,11 @@ __global__ void __launch_bounds__(256, MINB) xs_scan_rowregs(const Tin* __restri
                                                              Tout* __restrict__ out,
                                                              long long nrows)
 {
-    static_assert(sizeof(Tin) == 4, "xs_scan_rowregs loads 4-byte elements");
-    static_assert((L * Q) % 4 == 0, "a thread's rows are whole 16-byte words");
-    static_assert(sizeof(Tout) == 4, "4-byte outputs");
+    static_assert(sizeof(Tin) == sizeof(Tout) && (sizeof(Tin) == 2 || sizeof(Tin) == 4),
+                  "inputs and outputs of one size, 2 or 4 bytes");
+    constexpr int PER = 16 / (int)sizeof(Tout);   // elements (in and out) a 16-byte word
+    static_assert((L * Q) % PER == 0, "a thread's rows are whole 16-byte words");
     constexpr int E = L * Q;                      // elements of a thread's rows
-    constexpr int PER = 16 / (int)sizeof(Tout);   // outputs a 16-byte word
     typedef typename xs_scan_op<OP>::type Op;
     Op op;
     const long long r0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * Q;
@@ -141,16 +142,13 @@ __global__ void __launch_bounds__(256, MINB) xs_scan_rowregs(const Tin* __restri
     Tin v[E];
     if (vec) {
         const uint4* s4 = reinterpret_cast<const uint4*>(src);
-        uint4 w[E / 4];
+        union { uint4 u; Tin t[PER]; } w[E / PER];
 #pragma unroll
-        for (int i = 0; i < E / 4; ++i) w[i] = s4[i];
+        for (int i = 0; i < E / PER; ++i) w[i].u = s4[i];
 #pragma unroll
-        for (int i = 0; i < E / 4; ++i) {
-            v[4 * i] = xs_rowregs_word<Tin>(w[i].x);
-            v[4 * i + 1] = xs_rowregs_word<Tin>(w[i].y);
-            v[4 * i + 2] = xs_rowregs_word<Tin>(w[i].z);
-            v[4 * i + 3] = xs_rowregs_word<Tin>(w[i].w);
-        }
+        for (int i = 0; i < E / PER; ++i)
+#pragma unroll
+            for (int p = 0; p < PER; ++p) v[i * PER + p] = w[i].t[p];
     } else {
 #pragma unroll
         for (int e = 0; e < E; ++e)
