@@ -1,0 +1,190 @@
+"""The elementwise engine's generated CUDA kernels run on the host (no GPU): the real
+planning and source generation (``_elementwise_exec.launch``), the source compiled by
+g++ (C++20) against the shipped headers and the host stand-ins of ``host_cuda/``, each
+block's 256 threads run as threads that meet at ``__syncthreads`` (a barrier), the
+blocks one after another. The arrays are NumPy arrays in host memory behind a stand-in
+of the CuPy array interface, so a test compares the kernel's result with NumPy's bit
+for bit: the index arithmetic, the vector widths, the tables of a row's rotations, the
+flat tail and the grid-stride loops as the device runs them (the device's arithmetic
+aside: float16 converts through g++'s ``_Float16``).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import re
+import shutil
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+
+from xstride._kernels import _elementwise_exec as ex
+from xstride._kernels._headers import include_dir
+
+__all__ = ["CXX", "Host", "HostArray", "Launch", "aligned", "install"]
+
+#: The host compiler, or None (the tests that need it skip).
+CXX = shutil.which("g++")
+_STANDINS = Path(__file__).resolve().parent / "host_cuda"
+
+
+class _Data:
+    def __init__(self, ptr):
+        self.ptr, self.device_id = ptr, 0
+
+
+class HostArray:
+    """A NumPy array seen through the parts of the CuPy array interface the engine reads."""
+
+    def __init__(self, a: np.ndarray):
+        self.a = a
+
+    shape = property(lambda self: self.a.shape)
+    strides = property(lambda self: self.a.strides)
+    dtype = property(lambda self: self.a.dtype)
+    itemsize = property(lambda self: self.a.itemsize)
+    size = property(lambda self: self.a.size)
+    ndim = property(lambda self: self.a.ndim)
+    data = property(lambda self: _Data(self.a.__array_interface__["data"][0]))
+
+    def copy(self):
+        return HostArray(aligned(self.a))
+
+
+def aligned(a: np.ndarray, shift: int = 0) -> np.ndarray:
+    """A C-ordered copy of ``a`` that starts ``shift`` elements past a 64-byte boundary."""
+    a = np.asarray(a)
+    nbytes = (a.size + shift) * a.itemsize
+    raw = np.zeros(nbytes + 64, np.uint8)
+    off = (-raw.__array_interface__["data"][0]) % 64
+    out = raw[off:off + nbytes].view(a.dtype)[shift:].reshape(a.shape)
+    out[...] = a
+    return out
+
+
+class Launch:
+    """One recorded launch: the kernel's source, its grid, the blocks it runs (the grid
+    or the cap), and once run the ``__syncthreads`` each thread met."""
+
+    def __init__(self, kernel, params, ptrs, keep, grid, blocks):
+        self.kernel, self.params, self.ptrs, self.keep = kernel, params, ptrs, keep
+        self.src, self.grid, self.blocks, self.syncs = kernel.src, grid, blocks, None
+
+
+class _Kernel:
+    def __init__(self, index, src, call):
+        self.index, self.src, self.call = index, src, call
+
+
+class Host:
+    """The engine's kernels on the host for one test: ``function`` (the engine's compile)
+    records each generated source and returns a launcher that records each launch;
+    :meth:`run` compiles every new source in one g++ run (one translation unit, each
+    kernel in a namespace of its own, the headers parsed once) and runs the recorded
+    launches in order, 256 threads a block, the blocks one after another. ``cap``: at
+    most this many blocks (None: the engine's grid), so that grid-stride loops run."""
+
+    def __init__(self, build: Path):
+        self.build, self.cap = build, None
+        self.kernels: dict = {}
+        self.pending: list = []
+        self._libs: dict = {}
+
+    def function(self, name, code=None, **_):
+        kernel = self.kernels.get(code)
+        if kernel is None:
+            cap, nops = map(int, re.search(r"xstride_ew_params<(\d+), (\d+)>", code).groups())
+            sig = re.search(r"void __launch_bounds__\([^)]*\) (\w+)\((.*)\)\n", code)
+            args = []
+            for i, (typ, kind) in enumerate(re.findall(
+                    r"(const [\w ]+?\*|[\w ]+?\*|const [\w ]+?) __xs_([ps])_\w+", sig.group(2))):
+                args.append(f"({typ})ptrs[{i}]" if kind == "p"
+                            else f"*(const {typ.replace('const ', '')}*)ptrs[{i}]")
+            call = (f"{sig.group(1)}(*(const xstride_ew_params<{cap}, {nops}>*)params, "
+                    f"{', '.join(args)})")
+            kernel = self.kernels[code] = _Kernel(len(self.kernels), code, call)
+
+        def launch(grid, block, args):
+            params, rest = args[0], args[1:]
+            keep, ptrs = [params], (ctypes.c_void_p * len(rest))()
+            for i, a in enumerate(rest):
+                if isinstance(a, HostArray):
+                    keep.append(a)
+                    ptrs[i] = a.data.ptr
+                else:
+                    b = np.array(a)
+                    keep.append(b)
+                    ptrs[i] = b.__array_interface__["data"][0]
+            blocks = grid[0] if self.cap is None else min(grid[0], self.cap)
+            self.pending.append(Launch(kernel, params, ptrs, keep, grid[0], blocks))
+        return launch
+
+    def _library(self, kernels):
+        parts = ['#include "prelude.h"', "#include <xstride/elementwise.cuh>",
+                 "#include <xstride/detail/half.cuh>"]
+        for k in kernels:
+            body = "\n".join(line for line in k.src.splitlines()
+                             if not line.startswith("#include"))
+            parts += [f"namespace xs_host_k{k.index} {{", body.replace('extern "C" ', ""),
+                      "}", f'extern "C" int xs_host_launch_{k.index}(const void* params, '
+                      "void** ptrs, int grid) {",
+                      "  gridDim.x = (unsigned)grid; blockDim.x = 256;",
+                      "  std::barrier<> bar(256); xs_host_barrier = &bar;",
+                      "  std::vector<std::thread> threads; int syncs[256];",
+                      "  for (int t = 0; t < 256; ++t) threads.emplace_back([&, t] {",
+                      "    threadIdx.x = (unsigned)t; xs_host_syncs = 0;",
+                      "    for (int b = 0; b < grid; ++b) {",
+                      f"      blockIdx.x = (unsigned)b; xs_host_k{k.index}::{k.call};",
+                      "      bar.arrive_and_wait(); }",
+                      "    syncs[t] = xs_host_syncs; });",
+                      "  for (auto& th : threads) th.join();",
+                      "  for (int t = 1; t < 256; ++t) if (syncs[t] != syncs[0]) return -1;",
+                      "  return syncs[0];", "}"]
+        text = "\n".join(parts) + "\n"
+        so = self.build / (hashlib.sha1(text.encode()).hexdigest()[:20] + ".so")
+        if not so.exists():
+            src = so.with_suffix(".cpp")
+            src.write_text(text)
+            r = subprocess.run([CXX, "-std=c++20", "-O0", "-w", "-fno-strict-aliasing",
+                                "-shared", "-fPIC", f"-I{_STANDINS}", f"-I{include_dir()}",
+                                str(src), "-o", str(so), "-lpthread"],
+                               capture_output=True, text=True)
+            if r.returncode:
+                raise RuntimeError(f"g++ rejected the kernels:\n{r.stderr[:4000]}")
+        return ctypes.CDLL(str(so))
+
+    def run(self) -> list:
+        """Compile what is new, run every recorded launch; returns the launches."""
+        new = [k for k in self.kernels.values() if k.index not in self._libs]
+        if new:
+            lib = self._library(new)
+            for k in new:
+                f = getattr(lib, f"xs_host_launch_{k.index}")
+                f.restype, f.argtypes = ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p,
+                                                       ctypes.c_int]
+                self._libs[k.index] = f
+        done, self.pending = self.pending, []
+        for launch in done:
+            launch.syncs = self._libs[launch.kernel.index](
+                launch.params.__array_interface__["data"][0], launch.ptrs, launch.blocks)
+            assert launch.syncs >= 0, \
+                "the block's threads met different numbers of __syncthreads"
+        return done
+
+
+def install(monkeypatch, build: Path) -> Host:
+    """Route the engine's compiles and launches to a :class:`Host` for one test
+    (``monkeypatch``; libraries in ``build``)."""
+    cupy = types.ModuleType("cupy")
+    cupy.ndarray = HostArray
+    cupy.cuda = types.SimpleNamespace(runtime=types.SimpleNamespace(getDevice=lambda: 0))
+    monkeypatch.setitem(sys.modules, "cupy", cupy)
+    host = Host(build)
+    monkeypatch.setattr(ex, "function", host.function)
+    monkeypatch.setattr(ex, "CACHE", False)
+    monkeypatch.setattr(ex, "_Packed", lambda fn, grid, block, pre, specs: fn)
+    return host

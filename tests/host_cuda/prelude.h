@@ -1,0 +1,22 @@
+// Host stand-ins for the CUDA built-ins that the elementwise engine's generated kernels
+// use, so that g++ compiles a kernel's source as written (tests/_host_kernels.py): a
+// block's threads are std::threads, __syncthreads a std::barrier, __shared__ arrays
+// statics shared by the threads of the block that runs.
+#include <barrier>
+#include <cmath>
+#include <cstring>
+#include <thread>
+#include <vector>
+#define __device__
+#define __forceinline__ inline
+#define __global__
+#define __launch_bounds__(...)
+#define __grid_constant__
+#define __restrict__
+#define __shared__ static
+struct xs_host_dim3 { unsigned int x = 0, y = 0, z = 0; };
+static thread_local xs_host_dim3 threadIdx, blockIdx;
+static xs_host_dim3 gridDim, blockDim;
+static std::barrier<>* xs_host_barrier;
+static thread_local int xs_host_syncs = 0;
+inline void __syncthreads() { ++xs_host_syncs; xs_host_barrier->arrive_and_wait(); }
