@@ -23,13 +23,29 @@ from pathlib import Path
 import numpy as np
 
 from xstride._kernels import _elementwise_exec as ex
+from xstride._kernels import _launch
 from xstride._kernels._headers import include_dir
 
-__all__ = ["CXX", "Host", "HostArray", "Launch", "aligned", "install"]
+__all__ = ["CXX", "Host", "HostArray", "Launch", "aligned", "install", "unusable"]
 
 #: The host compiler, or None (the tests that need it skip).
 CXX = shutil.which("g++")
 _STANDINS = Path(__file__).resolve().parent / "host_cuda"
+#: A ``__shared__`` array's declaration, and its name.
+_SHARED = re.compile(r"(__shared__ [^;]*?(\w+)\[[^;]*\];)")
+
+
+def unusable(build: Path) -> str | None:
+    """Why the host compiler cannot build the kernels here (no g++, or one without
+    C++20's ``<barrier>`` or the alignment sanitizer), or None."""
+    if CXX is None:
+        return "g++ is not on PATH"
+    src = build / "probe.cpp"
+    src.write_text("#include <barrier>\nint main() { std::barrier<> b(1); b.arrive_and_wait(); }\n")
+    r = subprocess.run([CXX, "-std=c++20", "-fsanitize=alignment", str(src), "-o",
+                        str(build / "probe"), "-lpthread"], capture_output=True, text=True)
+    return None if r.returncode == 0 else f"{CXX} builds no C++20 <barrier> with the " \
+        f"alignment sanitizer: {r.stderr.strip()[:200]}"
 
 
 class _Data:
@@ -109,6 +125,9 @@ class Host:
             kernel = self.kernels[code] = _Kernel(len(self.kernels), code, call)
 
         def launch(grid, block, args):
+            if tuple(block) != (256,) or len(grid) != 1:
+                raise NotImplementedError(f"{name}: blocks {block} over a grid {grid} are not "
+                                          "emulated (one dimension of 256 threads only)")
             params, rest = args[0], args[1:]
             keep, ptrs = [params], (ctypes.c_void_p * len(rest))()
             for i, a in enumerate(rest):
@@ -129,6 +148,7 @@ class Host:
         for k in kernels:
             body = "\n".join(line for line in k.src.splitlines()
                              if not line.startswith("#include"))
+            body = _SHARED.sub(r"\1 xs_host_poison(\2);", body)
             parts += [f"namespace xs_host_k{k.index} {{", body.replace('extern "C" ', ""),
                       "}", f'extern "C" int xs_host_launch_{k.index}(const void* params, '
                       "void** ptrs, int grid) {",
@@ -149,7 +169,9 @@ class Host:
         if not so.exists():
             src = so.with_suffix(".cpp")
             src.write_text(text)
+            # misaligned vector loads and stores stop the run, as they fault on the device
             r = subprocess.run([CXX, "-std=c++20", "-O0", "-w", "-fno-strict-aliasing",
+                                "-fsanitize=alignment", "-fno-sanitize-recover=all",
                                 "-shared", "-fPIC", f"-I{_STANDINS}", f"-I{include_dir()}",
                                 str(src), "-o", str(so), "-lpthread"],
                                capture_output=True, text=True)
@@ -176,6 +198,19 @@ class Host:
         return done
 
 
+def _scalars_typed(fn, grid, block, pre, specs):
+    """The engine's launch entry (``_Packed``'s place): each by-value scalar converted to
+    its operand's C type, as the real launcher's slots do, before ``fn`` sees it."""
+    types_ = [None if o.kind != "scalar" else _launch._NUMPY[type(_launch.slot_scalar(o.ctype))]
+              for o in specs]
+    npre = len(pre)
+
+    def call(grid, block, args):
+        ops = [a if t is None else np.array(a).astype(t) for a, t in zip(args[npre:], types_)]
+        fn(grid, block, (*args[:npre], *ops))
+    return call
+
+
 def install(monkeypatch, build: Path) -> Host:
     """Route the engine's compiles and launches to a :class:`Host` for one test
     (``monkeypatch``; libraries in ``build``)."""
@@ -186,5 +221,5 @@ def install(monkeypatch, build: Path) -> Host:
     host = Host(build)
     monkeypatch.setattr(ex, "function", host.function)
     monkeypatch.setattr(ex, "CACHE", False)
-    monkeypatch.setattr(ex, "_Packed", lambda fn, grid, block, pre, specs: fn)
+    monkeypatch.setattr(ex, "_Packed", _scalars_typed)
     return host

@@ -11,14 +11,18 @@ import pytest
 
 from xstride._kernels import _elementwise_exec as ex
 
-from ._host_kernels import CXX, HostArray, aligned, install
+from ._host_kernels import CXX, HostArray, aligned, install, unusable
 
 pytestmark = pytest.mark.skipif(CXX is None, reason="g++ (C++20) is not on PATH")
 
 
 @pytest.fixture(scope="module")
 def build(tmp_path_factory):
-    return tmp_path_factory.mktemp("host_kernels")
+    path = tmp_path_factory.mktemp("host_kernels")
+    why = unusable(path)
+    if why:
+        pytest.skip(why)
+    return path
 
 
 @pytest.fixture

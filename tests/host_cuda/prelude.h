@@ -20,3 +20,12 @@ static xs_host_dim3 gridDim, blockDim;
 static std::barrier<>* xs_host_barrier;
 static thread_local int xs_host_syncs = 0;
 inline void __syncthreads() { ++xs_host_syncs; xs_host_barrier->arrive_and_wait(); }
+// After each __shared__ declaration (tests/_host_kernels.py inserts the call): the
+// array filled with 0xA5 bytes by thread 0, the block's threads waiting for it (not
+// counted as a __syncthreads), so that no block reads what the block before left there
+// (on the device every block's shared memory starts undefined).
+template <typename T> inline void xs_host_poison(T& a)
+{
+    if (threadIdx.x == 0) std::memset((void*)&a, 0xA5, sizeof(a));
+    xs_host_barrier->arrive_and_wait();
+}
