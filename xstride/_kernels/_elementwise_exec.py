@@ -38,7 +38,6 @@ import sys
 import numpy as np
 
 from .._plans import elementwise as _plan
-from ..layout import Layout, check_output
 from . import _geometry as _geo
 from ._compile import function
 from ._cupy import empty_maker
