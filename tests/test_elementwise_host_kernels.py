@@ -113,3 +113,41 @@ def test_one_vector_a_thread_covers_every_element(host):
     assert [c[2] for c in cases] == ["rows", "rows"]
     assert all("__xs_v1[1];" in launch.src for launch in launches)
     assert [(launch.grid, launch.blocks) for launch in launches] == [(20, 20), (20, 1)]
+
+
+def test_other_layouts_match_numpy(host):
+    """The engine's other loops on the host: long rows in row tiles (uint8 and float32),
+    a 3-D broadcast (rows under two outer axes), reversed and strided views and mixed
+    widths (flat2d), a strided output view, a scalar operand; the engine's grid and
+    one block."""
+    rng = np.random.default_rng(6)
+    cases, scalar_cases = [], []
+    for dtype in ("uint8", "float32"):
+        x = aligned(_values(rng, (3, 70001), dtype))
+        for cap in (None, 1):
+            host.cap = cap
+            _add(host, x, x[1], cases, (dtype, "row tiles", cap))
+            a = aligned(_values(rng, (4, 1, 37), dtype))
+            b = aligned(_values(rng, (1, 5, 37), dtype))
+            _add(host, a, b, cases, (dtype, "3-d broadcast", cap))
+            c = aligned(_values(rng, (40, 66), dtype))
+            _add(host, c[::-1, ::-2], c[:, 1:34], cases, (dtype, "reversed, strided", cap))
+            m = aligned(_values(rng, (40, 33), "float32" if dtype == "uint8" else "uint8"))
+            _add(host, c[:, :33], m, cases, (dtype, "mixed widths", cap))
+    launches = _check(host, cases)
+    kinds = {c[2] for c in cases}
+    assert {"rows", "flat2d"} <= kinds, kinds
+    assert any("__xs_q" in launch.src for launch in launches)   # the row tiles' pointers
+    # a strided output view and a scalar operand
+    x = aligned(_values(rng, (50, 64), "int16"))
+    big = aligned(np.zeros((50, 128), np.int16))
+    out = big[:, ::2]
+    specs = [ex.operand("out0", np.int16, kind="out"), ex.operand("in0", np.int16, np.int16),
+             ex.operand("s", np.int16, np.int16, kind="scalar")]
+    for cap in (None, 1):
+        host.cap = cap
+        big[...] = 0
+        ex.launch("host", "out0 = in0 * s;", specs, [HostArray(out)],
+                  [HostArray(x), np.int16(3)])
+        host.run()
+        assert np.array_equal(out, x * np.int16(3)) and not big[:, 1::2].any(), cap
