@@ -121,7 +121,7 @@ def test_other_layouts_match_numpy(host):
     widths (flat2d), a strided output view, a scalar operand; the engine's grid and
     one block."""
     rng = np.random.default_rng(6)
-    cases, scalar_cases = [], []
+    cases = []
     for dtype in ("uint8", "float32"):
         x = aligned(_values(rng, (3, 70001), dtype))
         for cap in (None, 1):
