@@ -519,3 +519,35 @@ def test_short_rows_side_by_side_launch_w_rows_a_thread(fake_reductions, dtype):
         _check_launch(log[-1], x, (1,), op, np.dtype(out), np.dtype(acc), r)
         expr, grid = log[-1][0], log[-1][1]
         assert f", -{w}, {_red.SIDE_BY_SIDE_MINB}, " in expr and grid == (-(-1024 // w // 256),)
+
+
+@pytest.mark.parametrize("func, dtype, axes", [("sum", np.float32, (1, 3)),
+                                               ("max", np.float32, (0, 3)),
+                                               ("mean", np.float64, (0, 2)),
+                                               ("any", np.bool_, (1, 3))])
+def test_split_call_is_prepared(fake_reductions, monkeypatch, func, dtype, axes):
+    """A reduction that runs as two passes (``split_axes``) leaves one prepared call of
+    both passes: the repeat launches the same two kernels on the same grids, plans
+    nothing, and gives the same bits."""
+    cp, log = fake_reductions
+    rng = np.random.default_rng(3)
+    shape = (64, 48, 512) if len(axes) == 2 and axes == (0, 2) else (32, 32, 48, 32)
+    h = (rng.random(shape) < 0.5 if dtype is np.bool_
+         else rng.standard_normal(shape).astype(dtype))
+    x = FakeCupyArray(h)
+    for keepdims in (False, True):
+        before = len(log)
+        first = getattr(xp, func)(x, axis=axes, keepdims=keepdims)
+        launches = [(e[0], e[1]) for e in log[before:]]
+        assert len(launches) == 2, launches   # the two passes
+        calls, recipe = [], _red._recipe
+        monkeypatch.setattr(_red, "_recipe", lambda *a, **k: calls.append(a))
+        again = getattr(xp, func)(x, axis=axes, keepdims=keepdims)
+        monkeypatch.setattr(_red, "_recipe", recipe)
+        assert calls == []   # the prepared call: no recipe, no plan
+        assert [(e[0], e[1]) for e in log[before + 2:]] == launches
+        assert again.shape == first.shape and again.dtype == first.dtype
+        assert again.get().tobytes() == first.get().tobytes()
+        wide = h if dtype is np.bool_ else h.astype(np.float64)
+        want = getattr(np, func)(wide, axis=axes, keepdims=keepdims)
+        np.testing.assert_allclose(again.get(), want, rtol=1e-6)

@@ -297,8 +297,18 @@ class _CopyCall:
                      self.keepdims)
 
 
+class _SplitCall:
+    """A prepared call of two passes (:func:`_split`): the first pass's prepared launch,
+    then the second's on its result."""
+
+    __slots__ = ("first", "second")
+
+    def run(self, x):
+        return self.second(self.first(x))
+
+
 _MAX_CALLS = 1024
-#: key -> the ``run`` of a :class:`_Call` or :class:`_CopyCall`
+#: key -> the ``run`` of a :class:`_Call`, :class:`_CopyCall` or :class:`_SplitCall`
 _CALLS = Store(_MAX_CALLS)
 
 
@@ -314,13 +324,9 @@ def _rebind(call: _Call, stream: int):
     return bound
 
 
-def _prepare(op, x, axis, dtype, keepdims, rec: _Recipe, out_dtype, acc):
-    """Prepare ``rec`` (just launched by a checked call) under the key of this call,
-    so the next equal call goes through :func:`repeat`."""
-    if rec.kind is None or not args_ok(axis, dtype, keepdims):
-        return
-    cp = _cupy()
-    key = _key(cp, op, x, axis, dtype, keepdims)
+def _new_call(cp, x, keepdims, rec: _Recipe, out_dtype, acc) -> _Call:
+    """The :class:`_Call` that repeats ``rec`` (just launched on ``x`` by a checked
+    call) with ``keepdims``."""
     call = _Call()
     call.rec, call.out_dtype, call.acc = rec, out_dtype, acc
     call.go = rec.launch.bind()
@@ -339,7 +345,35 @@ def _prepare(op, x, axis, dtype, keepdims, rec: _Recipe, out_dtype, acc):
     else:
         call.current_stream = None
         call.bound = (None, (0,) if rec.kind in _ONE_PASS else (0, 0, 0), ())
-    _CALLS.prepare(key, call.run, cp)
+    return call
+
+
+def _prepare(op, x, axis, dtype, keepdims, rec: _Recipe, out_dtype, acc):
+    """Prepare ``rec`` (just launched by a checked call) under the key of this call,
+    so the next equal call goes through :func:`repeat`."""
+    if rec.kind is None or not args_ok(axis, dtype, keepdims):
+        return
+    cp = _cupy()
+    call = _new_call(cp, x, keepdims, rec, out_dtype, acc)
+    _CALLS.prepare(_key(cp, op, x, axis, dtype, keepdims), call.run, cp)
+
+
+def _split(func, op, x, axis, axes, outer, keepdims, out_dtype, mid, acc, dtype):
+    """The two passes of a split call (:func:`~xstride._plans.reduction_split.split_axes`):
+    the ``outer`` axes into an intermediate of ``mid`` kept as size-1 axes, then every
+    reduced axis of it; prepared for :func:`repeat` as one call of the two passes'
+    prepared launches where both run a kernel (no planning between them)."""
+    rec1 = _recipe(func, x, outer, op, mid, acc, outer)
+    y = _reduce(func, op, x, outer, outer, True, mid, acc, prepare=False)
+    rec2 = _recipe(func, y, axes, op, out_dtype, acc, axes)
+    res = _reduce(func, op, y, axes, axes, keepdims, out_dtype, acc, prepare=False)
+    if rec1.kind is not None and rec2.kind is not None and args_ok(axis, dtype, keepdims):
+        cp = _cupy()
+        call = _SplitCall()
+        call.first = _new_call(cp, x, True, rec1, mid, acc).run
+        call.second = _new_call(cp, y, keepdims, rec2, out_dtype, acc).run
+        _CALLS.prepare(_key(cp, op, x, axis, dtype, keepdims), call.run, cp)
+    return res
 
 
 def _key(cp, op, x, axis, dtype, keepdims) -> tuple:
@@ -485,8 +519,8 @@ def reduce(func: str, op: str, x, axis, axes, keepdims: bool, out_dtype: np.dtyp
         # then every reduced axis of it; no value is rounded in between
         mid = {"min": x.dtype, "max": x.dtype, "all": np.dtype(bool),
                "any": np.dtype(bool)}.get(op, acc)
-        y = _reduce(func, op, x, split[0], split[0], True, np.dtype(mid), acc, prepare=False)
-        return _reduce(func, op, y, axes, axes, keepdims, out_dtype, acc, prepare=False)
+        return _split(func, op, x, axis, axes, split[0], keepdims, out_dtype,
+                      np.dtype(mid), acc, dtype)
     return _reduce(func, op, x, axis, axes, keepdims, out_dtype, acc, dtype)
 
 
@@ -502,8 +536,8 @@ def mean(func: str, x, axis, axes, keepdims: bool, out_dtype: np.dtype, dtype=No
     if split is not None:
         # two passes (see reduce): the mean of the outer axes in float64, then the mean
         # of its rows (every group holds the same count: the mean of the means)
-        y = _reduce(func, "mean", x, split[0], split[0], True, f8, f8, prepare=False)
-        return _reduce(func, "mean", y, axes, axes, keepdims, out_dtype, f8, prepare=False)
+        return _split(func, "mean", x, axis, axes, split[0], keepdims, out_dtype, f8, f8,
+                      dtype)
     rec = _recipe(func, x, axis, "mean", out_dtype, f8, axes)
     if rec.kind is not None:
         res = _finish_rec(_launch(x, rec, out_dtype, f8), rec, x.ndim, keepdims)
