@@ -20,7 +20,7 @@ from xstride._kernels._lru import Bounded
 from tests.test_reduction_plan import _offsets
 
 _EXPR = re.compile(r"xs_arg_(thread|warp)<([01]), ([\w ]+), ([\w ]+), (\d+), (\d+), (\d+)>")
-_INTER = re.compile(r"xs_arg_interleave<([01]), ([\w ]+), ([\w ]+), \d+>")
+_INTER = re.compile(r"xs_arg_interleave<([01]), ([\w ]+), ([\w ]+), (\d+), (\d+)>")
 _COMB = re.compile(r"xs_arg_combine<([01]), ([\w ]+), (32|256)>")
 _REGS = re.compile(r"xs_arg_rowregs<([01]), ([\w ]+), ([\w ]+), (\d+), (\d+), (\d+)>")
 _SIDE = re.compile(r"xs_arg_side<([01]), ([\w ]+), ([\w ]+), (\d+)>")
@@ -83,6 +83,11 @@ class FakeArgKernel:
         elif mi:
             self.name, self.mx = "interleave", int(mi.group(1))
             self.tin, self.tacc = _CT[mi.group(2)], _CT[mi.group(3)]
+            # V: 1, or whole 16-byte words of 4- or 8-byte elements (4 words in flight)
+            self.vec = int(mi.group(5))
+            assert self.vec == 1 or (self.vec * self.tin.itemsize == 16
+                                     and self.tin.itemsize in (4, 8)
+                                     and int(mi.group(4)) == 4), expr
         else:
             m = _COMB.fullmatch(expr)
             assert m, expr
@@ -261,11 +266,15 @@ class FakeArgKernel:
 
     def _interleave(self, grid, block, args):
         """``xs_arg_interleave``: block b folds the flat elements of its chunk, each
-        thread those of its column (in a random order here), walk position i // ncols."""
+        thread those of its column (in a random order here), walk position i // ncols;
+        with V > 1 (16-byte words) the launch's alignment and run are checked."""
         x, out, pv, pi, ncols, nred, chunk, nchunks, rbase, rweight, rs = (int(a) for a in args)
         assert rs >= ncols
         nb, width = (int(np.prod(v)) for v in (grid, block))
-        assert nb == nchunks and width == ncols * (256 // ncols) and chunk % width == 0
+        m = ncols // np.gcd(ncols, self.vec)      # the block's lanes: a multiple of ncols
+        assert nb == nchunks and width == m * (256 // m) and chunk % (width * self.vec) == 0
+        if self.vec > 1:   # words: one contiguous run, 16-byte aligned
+            assert rs == ncols and x % 16 == 0
         assert chunk * (nchunks - 1) < ncols * nred <= chunk * nchunks
         rows = _mem(x, (nred - 1) * rs + ncols, self.tin)
         for b in range(nchunks):

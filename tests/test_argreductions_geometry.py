@@ -10,9 +10,9 @@ from xstride._plans.argreduction import plan_argreduction
 from xstride.layout import Layout
 
 
-def _geo(shape, axes, strides=None, itemsize=4):
+def _geo(shape, axes, strides=None, itemsize=4, aligned=False):
     lay = Layout(shape, strides, 0, itemsize) if strides else Layout(shape, itemsize=itemsize)
-    return _arg.arg_geometry(plan_argreduction(lay, axes), 132, itemsize)
+    return _arg.arg_geometry(plan_argreduction(lay, axes), 132, itemsize, aligned)
 
 
 def test_geometry_picks_the_kernel_from_the_plan():
@@ -33,6 +33,7 @@ def test_geometry_picks_the_kernel_from_the_plan():
     assert (g.kernel, g.block, g.nchunks, g.combine_grid) == ("interleave", 256, 1, 0)
     g = _geo((n, 3), (0,), strides=(6, 1))   # rows 6 apart: the flat run of the columns
     assert g.kernel == "interleave" and g.block == 255
+    assert g.vec == 1 and _geo((n, 3), (0,), strides=(6, 1), aligned=True).vec == 1
     g = _geo((n, 3), (0,), strides=(6, 2))   # every other column: a thread per column chunk
     assert g.kernel == "thread" and g.nchunks > 1000
     assert (g.combine_grid, g.combine_threads, g.vec) == (3, 256, 1)
@@ -77,3 +78,25 @@ def test_medium_rows_of_narrow_elements_are_a_threads_up_to_112_bytes():
                      (56, 2): "thread", (57, 2): "group", (32, 4): "thread",
                      (33, 4): "group", (32, 8): "thread", (33, 8): "group"}
     assert _arg.THREAD_ROW_MOST_BYTES == 112
+
+
+def test_interleave_reads_aligned_contiguous_runs_by_words():
+    """A contiguous run of 4- or 8-byte elements at a 16-byte boundary: 16-byte words of
+    V elements, the block's lanes (threads x V) a multiple of the column count, the chunk
+    whole blocks of words; otherwise (misaligned, rows apart, 1- or 2-byte elements)
+    the element walk."""
+    n = 1 << 22
+    for k, size, block in [(3, 4, 255), (4, 4, 256), (6, 4, 255), (16, 4, 256), (5, 4, 255),
+                           (3, 8, 255), (2, 8, 256), (12, 8, 252)]:
+        g = _geo((n, k), (0,), itemsize=size, aligned=True)
+        vec = 16 // size
+        assert (g.kernel, g.vec, g.block) == ("interleave", vec, block), (k, size, g)
+        assert (g.block * vec) % k == 0 and g.chunk % (g.block * vec) == 0
+        assert g.chunk * g.nchunks >= k * n > g.chunk * (g.nchunks - 1)
+        per_sm = _arg.interleave_tuning(size)[0]
+        assert (per_sm - 1) * 132 < g.grid <= per_sm * 132
+        plain = _geo((n, k), (0,), itemsize=size)
+        assert (plain.vec, plain.block) == (1, k * (256 // k))
+    assert _geo((n, 3), (0,), itemsize=2, aligned=True).vec == 1
+    assert _geo((n, 3), (0,), itemsize=1, aligned=True).vec == 1
+    assert _geo((100, 16), (0,), aligned=True).nchunks == 1   # a short run: one block

@@ -43,8 +43,8 @@
 #include <xstride/detail/namespace_kernels.cuh>
 #include <xstride/detail/row_words.cuh>
 #include <xstride/detail/async_copy.cuh>
-
-#define XS_ARG_NONE 9223372036854775807LL
+#include <xstride/detail/arg_order.cuh>
+#include <xstride/detail/arg_interleave_words.cuh>
 
 template <int NK, int NR>
 struct xs_arg_desc {
@@ -57,25 +57,6 @@ struct xs_arg_desc {
     long long nr;
     long long rbase;
 };
-
-// True when (va, ia) beats (vb, ib) (the order above).
-template <int MAX, typename T>
-__device__ __forceinline__ bool xs_arg_better(T va, long long ia, T vb, long long ib)
-{
-    const bool na = va != va, nb = vb != vb;
-    if (na != nb) return na;
-    if (!na) {
-        if (MAX ? (va > vb) : (va < vb)) return true;
-        if (MAX ? (vb > va) : (vb < va)) return false;
-    }
-    return ia < ib;
-}
-
-template <int MAX, typename T>
-__device__ __forceinline__ T xs_arg_worst()
-{
-    return MAX ? xstride_lowest<T>() : xstride_highest<T>();
-}
 
 // Element offset (from the row's first element) and logical index of the walk's flat
 // index j (C order over rshape[0:nr]).
@@ -102,34 +83,6 @@ __device__ __forceinline__ void xs_arg_pos(long long j, const xs_arg_desc<NK, NR
         }
     }
 }
-
-// The best of a thread's elements met in increasing walk position j of one reduced
-// axis (logical index rbase + j * rw, so the index rises with j when rw > 0 and falls
-// when rw < 0), by xs_arg_better's order without forming an index per element: a NaN
-// beats a number; of two numbers the better value wins; a tie (two NaNs, equal
-// numbers) goes to the smaller index, the earlier position when rw > 0 and the later
-// when rw < 0. merge folds the winner, with its index, into (bv, bi). For the warp
-// kernel's word walk (the element walks of the thread and interleave kernels read
-// no faster with it on the H200: (n, 16) over axis 1 0.52 -> 0.53 of copy, (n, 3)
-// over axis 0 0.58-0.62 -> 0.56-0.57).
-template <int MAX, typename Tacc>
-struct xs_arg_run {
-    Tacc bv = xs_arg_worst<MAX, Tacc>();
-    long long bj = -1;        // none yet
-    __device__ __forceinline__ void take(Tacc v, long long j, bool forward)
-    {
-        const bool vn = v != v, bn = bv != bv;
-        const bool win = forward ? (vn && !bn) || (!vn && (MAX ? v > bv : v < bv))
-                                 : vn || (!bn && (MAX ? v >= bv : v <= bv));
-        if (bj < 0 || win) { bv = v; bj = j; }
-    }
-    __device__ __forceinline__ void merge(Tacc& v, long long& i, long long rbase, long long rw) const
-    {
-        if (bj < 0) return;
-        const long long idx = rbase + bj * rw;
-        if (xs_arg_better<MAX>(bv, idx, v, i)) { v = bv; i = idx; }
-    }
-};
 
 // Fold elements j = first, first + step, ... < end of the row at p into (bv, bi).
 // Each round issues the loads of four elements (predicated past the end: such a slot
@@ -313,31 +266,37 @@ __global__ void __launch_bounds__(256) xs_arg_group(const Tin* __restrict__ x, l
 // of an (n, 3) array or of x[:, :3] of an (n, 7) one. As xs_reduce_interleave
 // (reductions.cu), the rows' columns are one flat array (flat element f at
 // (f / ncols) * rs + f % ncols): block b takes the flat
-// elements [b * chunk, (b + 1) * chunk) (chunk a multiple of the width ncols *
-// floor(blockDim.x / ncols); threads past the width idle), thread t the elements
-// b * chunk + t, + width, ..., all of column t % ncols at walk positions (b * chunk +
-// t) / ncols + m * width / ncols; every load of a warp is one contiguous span, B = 8
-// in flight per thread. The block then folds each column's pairs in shared memory;
-// the pair of (block b, column c) is work item b * ncols + c of xs_arg_combine, or
-// with one block the index itself.
-template <int MAX, typename Tin, typename Tacc, int B>
+// elements [b * chunk, (b + 1) * chunk) (chunk a multiple of the block's lanes,
+// blockDim.x * V, a multiple of ncols), thread t (V = 1) the elements b * chunk + t, +
+// blockDim.x, ..., all of column t % ncols at walk positions (b * chunk + t) / ncols +
+// m * blockDim.x / ncols; every load of a warp is one contiguous span, B in flight per
+// thread. V > 1 (rs == ncols, a 16-byte aligned run): thread t reads 16-byte words of
+// V elements, each element a lane of its own (xs_arg_interleave_words). The block then
+// folds each column's lanes in shared memory, in G = blockDim.x / ncols groups, then
+// the groups (the order is strict: any fold order gives the same pair); the pair of
+// (block b, column c) is work item b * ncols + c of xs_arg_combine, or with one block
+// the index itself.
+template <int MAX, typename Tin, typename Tacc, int B, int V>
 __global__ void __launch_bounds__(256) xs_arg_interleave(const Tin* __restrict__ x, long long* __restrict__ out,
                                                          Tacc* __restrict__ pval, long long* __restrict__ pidx,
                                                          long long ncols, long long nred, long long chunk,
                                                          long long nchunks, long long rbase, long long rweight,
                                                          long long rs)
 {
-    __shared__ Tacc sv[256];
-    __shared__ long long si[256];
-    const long long width = ncols * ((long long)blockDim.x / ncols);
-    const long long wrows = width / ncols;               // walk positions per step
+    __shared__ Tacc sv[256 * V];
+    __shared__ long long si[256 * V];
+    const long long width = (long long)blockDim.x;       // a multiple of ncols / gcd(ncols, V)
     const long long total = ncols * nred;
     const long long begin = (long long)blockIdx.x * chunk;
     const long long end = begin + chunk < total ? begin + chunk : total;
     const unsigned t = threadIdx.x;
-    Tacc bv = xs_arg_worst<MAX, Tacc>();
-    long long bi = XS_ARG_NONE;
-    if ((long long)t < width) {
+    if (V > 1) {
+        xs_arg_interleave_words<MAX, Tin, Tacc, V, B>(x, ncols, begin, end, rbase, rweight,
+                                                      sv, si);
+    } else {
+        const long long wrows = width / ncols;            // walk positions per step
+        Tacc bv = xs_arg_worst<MAX, Tacc>();
+        long long bi = XS_ARG_NONE;
         long long j = (begin + t) / ncols;
         const Tin* p = x + j * rs + (long long)(t % (unsigned)ncols);   // flat begin + t
         const long long pstep = wrows * rs;
@@ -355,13 +314,25 @@ __global__ void __launch_bounds__(256) xs_arg_interleave(const Tin* __restrict__
                 if (xs_arg_better<MAX>(v[k], idx, bv, bi)) { bv = v[k]; bi = idx; }
             }
         }
+        sv[t] = bv;
+        si[t] = bi;
     }
-    sv[t] = bv;
-    si[t] = bi;
+    __syncthreads();
+    const long long groups = width / ncols;
+    Tacc bv = xs_arg_worst<MAX, Tacc>();
+    long long bi = XS_ARG_NONE;
+    if ((long long)t < groups * ncols)    // lanes t, t + groups * ncols, ...: column t % ncols
+        for (long long u = t; u < width * V; u += groups * ncols)
+            if (xs_arg_better<MAX>(sv[u], si[u], bv, bi)) { bv = sv[u]; bi = si[u]; }
+    __syncthreads();
+    if ((long long)t < groups * ncols) { sv[t] = bv; si[t] = bi; }
     __syncthreads();
     if ((long long)t < ncols) {
-        for (long long u = t + ncols; u < width; u += ncols)
-            if (xs_arg_better<MAX>(sv[u], si[u], bv, bi)) { bv = sv[u]; bi = si[u]; }
+        for (long long g = 1; g < groups; ++g)
+            if (xs_arg_better<MAX>(sv[g * ncols + t], si[g * ncols + t], bv, bi)) {
+                bv = sv[g * ncols + t];
+                bi = si[g * ncols + t];
+            }
         xs_arg_store((long long)blockIdx.x * ncols + t, t, nchunks, bv, bi, out, pval, pidx);
     }
 }

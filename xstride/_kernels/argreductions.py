@@ -17,6 +17,8 @@ fast path (:mod:`._prepared`) of a call seen before. See ``docs/reductions.md``.
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -89,6 +91,15 @@ def interleave_tuning(itemsize: int) -> tuple:
     ``itemsize`` bytes (:data:`INTERLEAVE_TUNING`)."""
     return INTERLEAVE_TUNING[8 if itemsize > 4 else 4]
 
+
+#: Element sizes whose contiguous, 16-byte aligned runs ``xs_arg_interleave`` reads as
+#: 16-byte words (each element a lane with its own best pair: ``256 * V`` pairs in
+#: shared memory, so not the 16 lanes a thread of 1-byte elements would take).
+INTERLEAVE_WORD_SIZES = (4, 8)
+#: Words each thread of the word walk keeps in flight (64 bytes, as the element walk's
+#: 16 four-byte loads).
+INTERLEAVE_WORDS_B = 4
+
 #: The dtypes the kernels handle (anything else: the library).
 DTYPES = rc.ARG_REDUCED
 
@@ -117,8 +128,9 @@ class ArgGeometry:
     combine_grid : int
         Blocks of ``xs_arg_combine``; 0 when ``nchunks == 1``.
     vec : int
-        Elements per 16-byte word of the warp kernel's walk of one contiguous axis,
-        else 1 (element by element).
+        Elements per 16-byte word of the warp kernel's walk of one contiguous axis or
+        of the interleave kernel's walk of one contiguous run, else 1 (element by
+        element).
     combine_threads : int
         Threads of ``xs_arg_combine`` per row: 32 (a warp), or 256 (a block) when a row
         has more than :data:`COMBINE_WARP_MOST` chunks.
@@ -137,9 +149,11 @@ class ArgGeometry:
     group: int = 32
 
 
-def arg_geometry(plan: ArgPlan, sm_count: int, itemsize: int = 4) -> ArgGeometry:
+def arg_geometry(plan: ArgPlan, sm_count: int, itemsize: int = 4,
+                 aligned: bool = False) -> ArgGeometry:
     """Kernel, grid and split for ``plan`` (``rowlen >= 2``, ``nrows >= 1``) on a device
-    of ``sm_count`` SMs, for elements of ``itemsize`` bytes.
+    of ``sm_count`` SMs, for elements of ``itemsize`` bytes; ``aligned``: the walk's
+    first element lies on a 16-byte boundary.
 
     The warp kernel serves the plan strategies ``"inner"`` and ``"full"`` (long
     reduced runs innermost: the lanes of a warp read neighbouring elements of one
@@ -157,20 +171,29 @@ def arg_geometry(plan: ArgPlan, sm_count: int, itemsize: int = 4) -> ArgGeometry
     several words. The plan strategy ``"interleave"`` with a walk
     of one axis (a few contiguous columns of rows of any stride, reduced over the rows) takes
     ``xs_arg_interleave``: about :func:`interleave_tuning`'s blocks per SM, each
-    a chunk of whole block widths of the flat run (work item ``b * ncols + c``).
+    a chunk of whole block widths of the flat run (work item ``b * ncols + c``); a
+    contiguous, aligned run of 4- or 8-byte elements (:data:`INTERLEAVE_WORD_SIZES`)
+    read as 16-byte words of ``vec`` elements, the block ``m * (256 // m)`` threads,
+    ``m = ncols / gcd(ncols, vec)``, and the chunk whole blocks of words.
     """
     base = plan.base
     sm = max(int(sm_count), 1)
     nrows, rowlen = base.nrows, base.rowlen
     if (base.strategy == "interleave" and plan.nr == 1 and plan.rstride[0] >= nrows
             and nrows <= BLOCK):
-        width = nrows * (BLOCK // nrows)
+        # 16-byte words of V elements where the run is one contiguous, aligned block:
+        # the block's lanes (threads x V) a multiple of the column count
+        vec = (16 // itemsize if aligned and itemsize in INTERLEAVE_WORD_SIZES
+               and plan.rstride[0] == nrows else 1)
+        m = nrows // math.gcd(nrows, vec)
+        width = m * (BLOCK // m)
+        lanes = width * vec
         total = nrows * rowlen
         chunk = -(-total // (interleave_tuning(itemsize)[0] * sm))
-        chunk = max(-(-chunk // width), INTERLEAVE_MIN_ROUNDS) * width
+        chunk = max(-(-chunk // lanes), INTERLEAVE_MIN_ROUNDS) * lanes
         nchunks = -(-total // chunk)
         cgrid, cthreads = _combine(nrows, nchunks, sm)
-        return ArgGeometry("interleave", nchunks, width, nchunks, chunk, cgrid,
+        return ArgGeometry("interleave", nchunks, width, nchunks, chunk, cgrid, vec,
                            combine_threads=cthreads)
     # "tile" and "lanes" rows past SHORT_ROWLEN and THREAD_ROW_MOST_BYTES are medium
     # rows, a warp's work (argmin/argmax stage no tiles and combine no lanes)
@@ -356,7 +379,8 @@ def _build(plan: ArgPlan, x, op: str) -> _Recipe:
     if base.nrows == 0 or base.rowlen <= 1:
         return rec
     acc = rec.acc = rc.minmax_acc_dtype(np.dtype(x.dtype))
-    geo = rec.geo = arg_geometry(plan, rc.sm_count(), x.itemsize)
+    geo = rec.geo = arg_geometry(plan, rc.sm_count(), x.itemsize,
+                                 (x.data.ptr + rec.xoff) % 16 == 0)
     nkc, nrc, desc = pack_desc(plan)
     tin, tacc = rc.CTYPE[np.dtype(x.dtype)], rc.CTYPE[acc]
     q = arg_regs_rows(plan, x, geo, (x.data.ptr + rec.xoff) % 16 == 0)
@@ -395,7 +419,8 @@ def _build(plan: ArgPlan, x, op: str) -> _Recipe:
         rec.first = lambda xa, out, pval, pidx: grouped(xa, out)
         return rec
     if geo.kernel == "interleave":
-        expr = f"xs_arg_interleave<{_MAX[op]}, {tin}, {tacc}, {interleave_tuning(x.itemsize)[1]}>"
+        batch = INTERLEAVE_WORDS_B if geo.vec > 1 else interleave_tuning(x.itemsize)[1]
+        expr = f"xs_arg_interleave<{_MAX[op]}, {tin}, {tacc}, {batch}, {geo.vec}>"
         # x, out, partial values, partial indices, ncols, nred, chunk, nchunks, rbase,
         # rweight, the rows' stride
         rec.first = Launch(rc.kernel(_SRC, expr), geo.grid, geo.block,
