@@ -13,7 +13,7 @@ MODULES = ["xstride.layout", "xstride._plans.reduction", "xstride._core.sizes",
            "xstride.algorithms.segments", "xstride._plans.segments",
            "xstride.algorithms.voxels", "xstride.algorithms.tree",
            "xstride.algorithms.sort",
-           "xstride._kernels._elementwise_vectors"]
+           "xstride._kernels._elementwise_vectors", "xstride._kernels._geometry"]
 
 
 @pytest.mark.parametrize("name", MODULES)
