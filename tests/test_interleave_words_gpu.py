@@ -1,7 +1,7 @@
 """GPU tests of the "interleave" kernels' 16-byte word walks over one contiguous run of
 a few columns (``x`` of shape (n, k) reduced over axis 0): argmin/argmax by words of 4-
 and 8-byte elements (``xs_arg_interleave``, V > 1: each element its own lane) and
-all/any of 1-byte elements four lanes a 32-bit word (``xs_interleave_words``), against
+all/any of 1-byte elements by words of 16 (``xs_interleave_words``), against
 NumPy: ties, NaNs, reversed rows, misaligned starts (the element walks), bytes other
 than 0 and 1."""
 
