@@ -88,3 +88,32 @@ def test_elementwise_keys_by_current_device(fake_cupy, monkeypatch):
         assert {k[2] for k in ex.CALLS} == {0, 1}
     finally:
         ex.clear_caches()
+
+
+def test_elementwise_scalar_calls_are_prepared(fake_cupy, monkeypatch):
+    """An array and a Python scalar (``add(x, 2.5)``) repeat through the prepared call:
+    one key per scalar type (not per value), no checked path on the repeat, and each
+    launch takes that call's value; a scalar first (``add(2.5, x)``) keys a call of
+    its own."""
+    from xstride._kernels import _elementwise_exec as ex
+
+    monkeypatch.setattr(ex, "function", lambda name, *, code=None, options=(), **_:
+                        fake_cupy.RawModule(code=code, options=options).get_function(name))
+    monkeypatch.setattr(ex, "CACHE", True)
+    ex.clear_caches()
+    try:
+        x = FakeCupyArray(np.arange(8, dtype=np.float32))
+        fake_cupy.launches.clear()
+        xp.add(x, 2.5)
+        checked, prepare = [], ex._prepare
+        monkeypatch.setattr(ex, "_prepare", lambda *a, **k: checked.append(a) or prepare(*a, **k))
+        for v in (0.5, -7.25, 3.0):
+            assert xp.add(x, v).shape == (8,)
+            assert float(fake_cupy.launches[-1][3][-1]) == v   # this call's value
+        assert xp.multiply(x, 2).dtype == np.float32          # a new key: checked path
+        assert len(checked) == 1
+        assert len(fake_cupy.launches) == 5                  # every call launched
+        assert [k[-1] for k in ex.CALLS] == [float, int]     # by the scalar's type
+        assert ex.repeat2("add", x, 1.5) is not None and ex.repeat2("add", 1.5, x) is None
+    finally:
+        ex.clear_caches()

@@ -298,7 +298,7 @@ class _Call:
     (stored in :data:`CALLS`) repeats it."""
 
     __slots__ = ("fn", "grid", "block", "pre", "kind", "ashape", "perm", "dtype", "oalign",
-                 "olo", "ohi", "checks", "conv", "empty", "launch", "nptr")
+                 "olo", "ohi", "checks", "conv", "empty", "launch", "nptr", "isptr")
 
     def run(self, args, out):
         """Repeat the call on ``args`` into ``out`` (None: a fresh output): the output,
@@ -334,6 +334,9 @@ class _Call:
             self.launch(out.data.ptr, args[0].data.ptr)
         elif n == 3:
             self.launch(out.data.ptr, args[0].data.ptr, args[1].data.ptr)
+        elif self.isptr is not None:   # Python scalars among the inputs: their values
+            self.launch(out.data.ptr, *[a.data.ptr if p else a
+                                        for a, p in zip(args, self.isptr)])
         elif self.fn is not None:
             self.fn(self.grid, self.block, (*self.pre, out, *args))
         return out
@@ -374,9 +377,12 @@ def remember(tag, entry, out, args, conv, alloc=None) -> None:
     c.empty = empty_maker(cupy)
     # the fast launch of run(): one output and one or two array inputs, no scalar
     packed = c.fn
-    c.nptr = (len(packed.isptr) if packed is not None and all(packed.isptr)
-              and len(packed.isptr) == 1 + len(args) and len(args) in (1, 2) else 0)
-    c.launch = packed.launch.bind() if c.nptr else None
+    whole = (packed is not None and len(packed.isptr) == 1 + len(args)
+             and packed.isptr[0])   # one output, then an operand per argument
+    c.nptr = len(packed.isptr) if whole and all(packed.isptr) and len(args) in (1, 2) else 0
+    # scalars among the inputs: the bound launch too, each scalar's slot set per call
+    c.isptr = packed.isptr[1:] if whole and not c.nptr else None
+    c.launch = packed.launch.bind() if c.nptr or c.isptr is not None else None
     c.conv = tuple(conv) if any(cv is not None for cv in conv) else None
     c.dtype = out.dtype
     c.oalign = out.data.ptr & 15
@@ -400,16 +406,25 @@ def remember(tag, entry, out, args, conv, alloc=None) -> None:
 
 
 def repeat2(tag, a, b):
-    """``repeat(tag, (a, b), None)``, the commonest call: for two CuPy arrays the key of
-    :func:`call_key` is built as one tuple, without its list and loop."""
+    """``repeat(tag, (a, b), None)``, the commonest call: for two CuPy arrays, or an
+    array and a Python scalar after it, the key of :func:`call_key` is built as one
+    tuple, without its list and loop."""
     if not CACHE:
         return None
     nd = GATE.nd
-    if type(a) is nd and type(b) is nd:
-        ma, mb = a.data, b.data
-        run = CALLS.get((tag, _MAX_GRID_YZ, GATE.getdev(), None,
-                         a.dtype, a.shape, a.strides, ma.ptr & 15, ma.device_id,
-                         b.dtype, b.shape, b.strides, mb.ptr & 15, mb.device_id))
+    ta, tb = type(a), type(b)
+    if ta is nd:
+        ma = a.data
+        if tb is nd:
+            mb = b.data
+            run = CALLS.get((tag, _MAX_GRID_YZ, GATE.getdev(), None,
+                             a.dtype, a.shape, a.strides, ma.ptr & 15, ma.device_id,
+                             b.dtype, b.shape, b.strides, mb.ptr & 15, mb.device_id))
+        elif tb in PY_SCALARS:   # an array and a Python scalar (x + 1.0)
+            run = CALLS.get((tag, _MAX_GRID_YZ, GATE.getdev(), None,
+                             a.dtype, a.shape, a.strides, ma.ptr & 15, ma.device_id, tb))
+        else:
+            return None
         return None if run is None else run((a, b), None)
     return _repeat(tag, (a, b), None)
 
