@@ -120,9 +120,14 @@ class FakeKernel:
         if self.op in (5, 6):  # all / any: x != 0 (NaN true) into the 0/1 accumulator
             vals = vals != 0
         vals = vals.astype(self.tacc)
-        if center and self.op == 8:   # the shifted moments: (sum d, sum d*d) as complex
-            cen = np.frombuffer((ctypes.c_char * (nrows * 16)).from_address(center),
-                                np.complex128)
+        if center and self.op in (8, 9):   # the shifted moments: (sum d, sum d*d) as complex
+            if self.op == 9:   # about each output's first element, read from the input
+                assert self.name == "interleave", self.name
+                cen = np.frombuffer((ctypes.c_char * (nrows * isz)).from_address(center),
+                                    self.tin).astype(np.complex128)
+            else:
+                cen = np.frombuffer((ctypes.c_char * (nrows * 16)).from_address(center),
+                                    np.complex128)
             d = vals.real.astype(np.float64) - cen.real[:, None]
             vals = d + 1j * d * d
         elif center:

@@ -21,10 +21,12 @@ def _no_recipes(monkeypatch):
     monkeypatch.setattr(_variance, "_recipe", refuse)
 
 
-# each kernel path: short rows (var_rows), float32 moments, float64 two passes
+# each kernel path: short rows (var_rows), float32 moments (the interleave kernel's
+# own shifts, or the centers' launch), float64 two passes
 _CASES = [
     ((5000, 3), np.float32, 1, "rows"),
-    ((600, 3), np.float32, 0, "moments"),
+    ((600, 3), np.float32, 0, "moments0"),   # a few contiguous columns: interleave
+    ((40, 50), np.float32, 0, "moments"),
     ((600, 3), np.float64, 0, "two"),
     ((40, 50), np.float64, 1, "two"),
 ]

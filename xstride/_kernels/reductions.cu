@@ -6,7 +6,9 @@
 //   OP    0 sum, 1 prod, 2 min, 3 max, 4 sum of (x - center[k])^2, 5 all, 6 any,
 //         7 mean (the sum, divided by the number of elements reduced when it is stored),
 //         8 the shifted moments (sum of d, sum of d^2) of d = x - center[k].re in a
-//         complex128 accumulator (var/std of float32 in one pass)
+//         complex128 accumulator (var/std of float32 in one pass), 9 the same about
+//         each output's own first element, read from x (center: the address of the
+//         row of logical index 0; xs_reduce_interleave only)
 //         (all/any: each element becomes (x != 0) in an int accumulator, 0 or 1 --
 //         NaN counts as true -- combined by AND / OR, identities 1 / 0)
 //   Tin   element type read; Tacc accumulator type; Tout element type written
@@ -461,7 +463,7 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_interleave(XS_RED_IN(Tin)
     } else {
         __shared__ Tacc sm[256];
         const int col = (int)(t % (unsigned)ncols);
-        const Tacc c = xs_centered<OP> ? center[col] : Tacc(0);
+        const Tacc c = xs_center_of<OP, Tin>(center, col);
         Tacc acc = Op::template identity<Tacc>();
         // flat element i = begin + t + u * blockDim.x is at (i / ncols) * rs + col: rows
         // of stride rs >= ncols (rs == ncols: one contiguous run)

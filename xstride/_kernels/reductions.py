@@ -35,13 +35,14 @@ from ._reduce_common import TUNING
 __all__ = ["takes", "repeat", "reduce", "mean"]
 
 _OPS = {"sum": 0, "prod": 1, "min": 2, "max": 3, "sumsq": 4, "all": 5, "any": 6, "mean": 7,
-        "moments": 8}
+        "moments": 8, "moments0": 9}
 #: all/any: each element becomes 0 or 1 (``x != 0``) in this accumulator (a 32-bit
 #: type for the shuffles), combined by AND / OR; the result is bool.
 _BOOL_ACC = np.dtype(np.int32)
 _SRC = "reductions.cu"
-#: The ops whose kernels read a center per output (``xs_centered`` in reduce_ops.cuh).
-_CENTERED = frozenset({"sumsq", "moments"})
+#: The ops whose kernels read a center per output (``xs_centered`` in reduce_ops.cuh;
+#: "moments0": the interleave kernel reads each output's first element from the input).
+_CENTERED = frozenset({"sumsq", "moments", "moments0"})
 #: Kernels with no split (one pass, no workspace): parameters x, out, center, then the
 #: descriptor, nrows, rowlen (``rowregs``: nrows only); the others add partials and
 #: counters after the center, chunk and nchunks at the end.
@@ -228,11 +229,12 @@ def _workspace(cp, device_id: int, ncounters: int, npartials: int, acc: np.dtype
 
 def _launch(x, rec: _Recipe, out_dtype: np.dtype, acc: np.dtype, center=None):
     """Run the kernel of ``rec`` on ``x``; the flat K-ordered result buffer.
-    ``center`` (op ``"sumsq"``) is a flat buffer of ``acc`` in the same order."""
+    ``center`` (op ``"sumsq"``, ``"moments"``) is a flat buffer of ``acc`` in the same
+    order, or (op ``"moments0"``) the address of ``x``'s row of logical index 0."""
     cp = _cupy()
     out = cp.empty(rec.plan.nrows, dtype=out_dtype)
     xa = x.data.ptr + rec.xoff
-    cen = 0 if center is None else center.data.ptr
+    cen = 0 if center is None else center if type(center) is int else center.data.ptr
     if rec.kind in _ONE_PASS:
         rec.launch(xa, out.data.ptr, cen)
     elif rec.npartials:

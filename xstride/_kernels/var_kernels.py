@@ -200,6 +200,17 @@ def var_rows(cp, x, rec, dof: float, root: bool, out_dtype: np.dtype):
 _CENTERS = Bounded(256)
 
 
+def first_skip(x, axes) -> int:
+    """Bytes from the plan's row start (where the reduced ``axes`` of negative stride
+    are flipped) to the element of logical index 0 along them."""
+    skip = 0
+    for a in axes:
+        n, s = x.shape[a], x.strides[a]
+        if n > 1 and s < 0:
+            skip -= (n - 1) * s
+    return skip
+
+
 def moments_center(x, rec):
     """``(launch, skip)`` of the one-pass path's shifts for ``x`` on the recipe ``rec``
     (its plan and descriptor): ``launch(x.data.ptr + rec.xoff + skip, out.data.ptr)``
@@ -209,11 +220,7 @@ def moments_center(x, rec):
     flipped, back to the element of logical index 0 along them: the shifts are those
     of ``x[first].transpose(plan.out_order).astype(complex128)``."""
     plan = rec.plan
-    skip = 0
-    for a in plan.axes:
-        n, s = x.shape[a], x.strides[a]
-        if n > 1 and s < 0:
-            skip -= (n - 1) * s
+    skip = first_skip(x, plan.axes)
     key = (x.dtype, rec.desc.tobytes(), plan.nrows, rc.current_device())
     run = _CENTERS.get(key)
     if run is None:

@@ -68,7 +68,10 @@ class _VarCall:
         plan, ndim = rec.plan, x.ndim
         self.kind, self.rec, self.rec2 = kind, rec, rec2
         self.dof, self.root, self.out_dtype = dof, root, out_dtype
-        self.center = vk.moments_center(x, rec) if kind == "moments" else None
+        # "moments": the centers' launch; "moments0": the bytes from the walk's start
+        # to the row of logical index 0, whose elements the kernel reads as centers
+        self.center = (vk.moments_center(x, rec) if kind == "moments" else
+                       rec.xoff + vk.first_skip(x, plan.axes) if kind == "moments0" else None)
         # _finish's reshape and transpose, computed once
         self.mem_shape = tuple(plan.out_shape[j] for j in plan.out_order)
         inv = [0] * len(plan.out_order)
@@ -86,6 +89,10 @@ class _VarCall:
         elif kind == "moments":
             v = _var_moments(cp, x, self.rec, self.dof, self.root, self.out_dtype,
                              self.center)
+        elif kind == "moments0":   # one launch: each output's first element its shift
+            m = _launch(x, self.rec, _C16, _C16, center=x.data.ptr + self.center)
+            v = vk.moments_finish(cp, m, float(self.rec.plan.rowlen), self.dof, self.root,
+                                  self.out_dtype)
         else:
             center = _launch(x, self.rec, _F8, _F8)
             ss = _launch(x, self.rec2, _F8, _F8, center=center)
@@ -162,6 +169,11 @@ def var(func: str, x, axis, axes, correction, keepdims: bool, out_dtype: np.dtyp
         finished = out_dtype in vk.FINISH_TYPES
         if finished and vk.rows_ok(plan):
             kind, rec2 = "rows", None
+        elif moments and rec.kind == "interleave":
+            # the interleave kernel reads each column's first element itself (op
+            # "moments0"): no launch of the centers, the same shifts and bits
+            kind, rec2 = "moments0", None
+            rec = _recipe(func, x, axis, "moments0", _C16, _C16, axes)
         elif moments:   # a kernel strategy here: copy, identity and empty are handled above
             kind, rec2 = "moments", None
         else:

@@ -31,7 +31,7 @@ __device__ __forceinline__ Tacc xs_interleave_words(P x, const Tacc* __restrict_
 #pragma unroll
     for (int j = 0; j < V; ++j) {
         acc[j] = Op::template identity<Tacc>();
-        cen[j] = xs_centered<OP> ? center[((long long)t * V + j) % ncols] : Tacc(0);
+        cen[j] = xs_center_of<OP, Tin>(center, ((long long)t * V + j) % ncols);
     }
     const long long nw = (end - begin) / V;          // whole words of the chunk
     const long long count = nw > (long long)t ? (nw - (long long)t + bd - 1) / bd : 0;

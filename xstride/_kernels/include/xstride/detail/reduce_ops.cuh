@@ -28,9 +28,22 @@ template <> struct xs_op_of<5> { typedef xs_and_op type; };
 template <> struct xs_op_of<6> { typedef xs_or_op type; };
 template <> struct xs_op_of<7> { typedef xstride_sum_op type; };
 template <> struct xs_op_of<8> { typedef xstride_sum_op type; };
+template <> struct xs_op_of<9> { typedef xstride_sum_op type; };
 
 // The ops whose transform reads the output's center: 4 (x - c)^2, 8 the moments.
-template <int OP> constexpr bool xs_centered = OP == 4 || OP == 8;
+template <int OP> constexpr bool xs_centered = OP == 4 || OP == 8 || OP == 9;
+
+// The center of output i: center[i] (OP 4, 8), or for OP 9 (the moments of OP 8 about
+// each output's own first element; the "interleave" kernel only) element i of the row
+// of logical index 0, whose address the host passes as center: K = x0[i] widened to
+// double, the value xs_var_center would have written (reduce_finish.cu).
+template <int OP, typename Tin, typename Tacc>
+__device__ __forceinline__ Tacc xs_center_of(const Tacc* __restrict__ center, long long i)
+{
+    if constexpr (OP == 9) return Tacc((double)reinterpret_cast<const Tin*>(center)[i], 0.0);
+    else if constexpr (xs_centered<OP>) return center[i];
+    else return Tacc(0);
+}
 
 // The value stored for an output: the folded accumulator, converted; for the mean
 // (OP 7) first divided by the count n (as NumPy's mean: the sum, divided once).
@@ -47,7 +60,7 @@ __device__ __forceinline__ Tacc xs_transform(Tin v, Tacc c)
     if constexpr (OP == 4) {
         Tacc t = (Tacc)v - c;
         return t * t;
-    } else if constexpr (OP == 8) {
+    } else if constexpr (OP == 8 || OP == 9) {
         // the shifted moments: (d, d * d) of d = x - K, K = c.re (Tacc complex128)
         const double d = (double)v - c.re;
         return Tacc(d, d * d);
