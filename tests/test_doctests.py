@@ -13,7 +13,8 @@ MODULES = ["xstride.layout", "xstride._plans.reduction", "xstride._core.sizes",
            "xstride.algorithms.segments", "xstride._plans.segments",
            "xstride.algorithms.voxels", "xstride.algorithms.tree",
            "xstride.algorithms.sort",
-           "xstride._kernels._elementwise_vectors", "xstride._kernels._geometry"]
+           "xstride._kernels._elementwise_vectors", "xstride._kernels._geometry",
+           "xstride._kernels._waves"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -17,6 +17,7 @@ from .._core.errors import error
 from .._plans.elementwise import Plan
 from .._plans.reduction import (SHORT_VECTOR_ROW_BYTES, TILE_BYTES, ReductionPlan,
                                 tile_rows)
+from ._waves import wave_chunks
 
 __all__ = ["TILE", "CAPS", "pack_params", "TiledGeometry", "tiled_geometry",
            "BLOCK_THREADS", "OUTER_ROWS", "SHORT_MAX_BLOCKS", "INTERLEAVE_MIN_ROUNDS", "ReductionGeometry",
@@ -25,7 +26,7 @@ __all__ = ["TILE", "CAPS", "pack_params", "TiledGeometry", "tiled_geometry",
            "SCAN_TILE_MOST_LOADS", "regs_rows", "scan_regs_rows", "REGS_MOST_BYTES", "columns_vector",
            "WARP_ROW_LOADS", "WARP_GROUP_MOST_LOADS", "WARP_GROUP_MOST_BYTE_LOADS",
            "WARP_GROUP_MIN_WARPS", "warp_group", "scan_row_group", "ROW_TILE_MIN", "row_tiles_fit",
-           "SHORT_ROW_TILE_MIN", "short_row_unroll", "row_tiles_choice", "wave_chunks"]
+           "SHORT_ROW_TILE_MIN", "short_row_unroll", "row_tiles_choice"]
 
 # ----------------------------------------------------------------------------- elementwise
 #: Side of the square shared-memory tile of the "tiled" path.
@@ -365,33 +366,6 @@ def interleave_words(plan: ReductionPlan, itemsize: int, base_address: int) -> i
             and base_address % 16 == 0):
         return 16 // itemsize
     return 1
-
-
-def wave_chunks(units: int, wave: int, most: int) -> int:
-    """Chunks to cut each of ``units`` work units into (at most ``most``) so that the
-    ``units * c`` blocks fill whole waves of ``wave`` resident blocks: 1 where the units
-    alone fill a wave, else the c of 1 ... 2 * ceil(wave / units) whose blocks use the
-    waves they take best, ``units * c / (wave * ceil(units * c / wave))`` (the fewest
-    chunks of equal use). The blocks of a few more than a wave run their last ones
-    alone: on the H200 (2026-12-04) ``sum(x, axis=(0, 2))`` of (64, 64, 384, 64)
-    float32 took the "cols" kernel's 416 blocks over a wave of 396 (13 chunks of 32
-    tiles; 12 now).
-
-    >>> wave_chunks(32, 396, 1000), wave_chunks(256, 396, 96), wave_chunks(500, 396, 9)
-    (12, 3, 1)
-    >>> wave_chunks(32, 396, 4), wave_chunks(1, 396, 1000)
-    (4, 396)
-    """
-    units, wave = max(int(units), 1), max(int(wave), 1)
-    if units >= wave or most <= 1:
-        return 1
-    best, use = 1, 0.0
-    for c in range(1, min(int(most), 2 * -(-wave // units)) + 1):
-        blocks = units * c
-        u = blocks / (wave * -(-blocks // wave))
-        if u > use + 1e-9:
-            best, use = c, u
-    return best
 
 
 def reduction_geometry(plan: ReductionPlan, itemsize: int, sm_count: int,
