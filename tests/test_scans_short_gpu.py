@@ -205,10 +205,20 @@ def test_short_series_side_by_side_scan_tile(cp, dtype, length, series):
                 assert g.tobytes() == np.ascontiguousarray(other).tobytes(), (f, skip, init)
 
 
-@pytest.mark.parametrize("dtype,out", [("float32", None), ("int32", "int32"), ("uint32", "uint32"),
-                                       ("float16", None), ("int16", "int16"),
-                                       ("uint16", "uint16")])
-@pytest.mark.parametrize("k", [1, 2, 3, 4, 6, 8, 12])
+def _register_cases():
+    """(dtype, out, k) of the rows ``xs_scan_rowregs`` takes: 4-byte rows of 1-12
+    elements, 2-byte rows of those and of 16 and 24 (32 and 48 bytes)."""
+    from xstride._kernels._geometry import scan_regs_rows
+
+    for dtype, out in [("float32", None), ("int32", "int32"), ("uint32", "uint32"),
+                       ("float16", None), ("int16", "int16"), ("uint16", "uint16")]:
+        for k in (1, 2, 3, 4, 6, 8, 12, 16, 24):
+            size = np.dtype(dtype).itemsize
+            if scan_regs_rows(k, size, size):
+                yield dtype, out, k
+
+
+@pytest.mark.parametrize("dtype,out,k", list(_register_cases()))
 def test_register_rows_give_the_staged_tiles_bits(cp, monkeypatch, dtype, out, k):
     """Short dense rows of 4- and 2-byte elements scanned in registers (``xs_scan_rowregs``:
     whole 16-byte words, forward and reversed rows, a last group of fewer rows) give
