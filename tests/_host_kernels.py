@@ -26,7 +26,7 @@ from xstride._kernels import _elementwise_exec as ex
 from xstride._kernels import _launch
 from xstride._kernels._headers import include_dir
 
-__all__ = ["CXX", "Host", "HostArray", "Launch", "aligned", "install", "unusable"]
+__all__ = ["CXX", "Host", "HostArray", "Launch", "aligned", "build_dir", "install", "unusable"]
 
 #: The host compiler, or None (the tests that need it skip).
 CXX = shutil.which("g++")
@@ -46,6 +46,18 @@ def unusable(build: Path) -> str | None:
                         str(build / "probe"), "-lpthread"], capture_output=True, text=True)
     return None if r.returncode == 0 else f"{CXX} builds no C++20 <barrier> with the " \
         f"alignment sanitizer: {r.stderr.strip()[:200]}"
+
+
+def build_dir(tmp_path_factory, name: str) -> Path:
+    """A fresh folder for a module's host builds; the test skips (with the reason)
+    where :func:`unusable` says g++ cannot build them."""
+    import pytest
+
+    path = tmp_path_factory.mktemp(name)
+    why = unusable(path)
+    if why:
+        pytest.skip(why)
+    return path
 
 
 class _Data:

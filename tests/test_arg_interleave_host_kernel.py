@@ -24,7 +24,7 @@ from xstride._kernels._headers import include_dir
 
 from tests._fake_arg_kernels import fake_args  # noqa: F401 - a fixture
 from tests.test_reduction_host_path import fake_reductions  # noqa: F401 - a fixture
-from tests._host_kernels import CXX, _STANDINS, unusable
+from tests._host_kernels import CXX, _STANDINS, aligned, build_dir
 from tests.conftest import FakeCupyArray
 
 pytestmark = pytest.mark.skipif(CXX is None, reason="g++ (C++20) is not on PATH")
@@ -43,10 +43,7 @@ def _entry(mx, tin, b, v) -> str:
 
 @pytest.fixture(scope="module")
 def library(tmp_path_factory):
-    build = tmp_path_factory.mktemp("arg_interleave")
-    why = unusable(build)
-    if why:
-        pytest.skip(why)
+    build = build_dir(tmp_path_factory, "arg_interleave")
     parts = ['#include "prelude.h"', '#include "builtins.h"', f'#include "{_SOURCE}"']
     for mx in (0, 1):
         for tin, b, v in _INSTANCES:
@@ -119,16 +116,6 @@ def host_interleave(fake_args, library, monkeypatch):  # noqa: F811
     return log, sm
 
 
-def _aligned(a, shift):
-    """A copy of ``a`` starting ``shift`` elements past a 64-byte boundary."""
-    nbytes = (a.size + shift) * a.itemsize
-    raw = np.zeros(nbytes + 64, np.uint8)
-    off = (-raw.__array_interface__["data"][0]) % 64
-    out = raw[off:off + nbytes].view(a.dtype)[shift:].reshape(a.shape)
-    out[...] = a
-    return out
-
-
 def _views(rng, dtype, n, k):
     dt = np.dtype(dtype)
     h = rng.integers(-6, 7, size=(n, k)).astype(dt)         # many ties
@@ -136,7 +123,7 @@ def _views(rng, dtype, n, k):
         h.ravel()[rng.choice(h.size, 4, replace=False)] = np.nan
         h[:, 0] = np.nan if k > 1 else h[:, 0]               # a column of NaNs
     for shift in (0, 1):
-        base = _aligned(h, shift)
+        base = aligned(h, shift)
         yield base, f"shift {shift}"
         yield base[::-1], f"reversed, shift {shift}"
         yield base[3:], f"from row 3, shift {shift}"

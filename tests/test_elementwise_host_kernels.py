@@ -11,18 +11,14 @@ import pytest
 
 from xstride._kernels import _elementwise_exec as ex
 
-from ._host_kernels import CXX, HostArray, aligned, install, unusable
+from ._host_kernels import CXX, HostArray, aligned, build_dir, install
 
 pytestmark = pytest.mark.skipif(CXX is None, reason="g++ (C++20) is not on PATH")
 
 
 @pytest.fixture(scope="module")
 def build(tmp_path_factory):
-    path = tmp_path_factory.mktemp("host_kernels")
-    why = unusable(path)
-    if why:
-        pytest.skip(why)
-    return path
+    return build_dir(tmp_path_factory, "host_kernels")
 
 
 @pytest.fixture
