@@ -556,3 +556,10 @@ def test_split_call_is_prepared(fake_reductions, monkeypatch, func, dtype, axes)
         wide = h if dtype is np.bool_ else h.astype(np.float64)
         want = getattr(np, func)(wide, axis=axes, keepdims=keepdims)
         np.testing.assert_allclose(again.get(), want, rtol=1e-6)
+    if func in ("sum", "mean"):   # dtype= is part of the key: each call keeps its own
+        for _ in range(2):
+            f8 = getattr(xp, func)(x, axis=axes, dtype=np.float64)
+            assert f8.dtype == np.float64
+            np.testing.assert_allclose(f8.get(), getattr(np, func)(
+                h.astype(np.float64), axis=axes), rtol=1e-12)
+            assert getattr(xp, func)(x, axis=axes).dtype == first.dtype

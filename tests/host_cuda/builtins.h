@@ -1,7 +1,9 @@
 // Host stand-ins for the CUDA built-ins and vector types that xstride's reduction
 // sources name (tests/test_arg_interleave_host_kernel.py compiles argreductions.cu with
-// them, after prelude.h). Only what a host run reaches has a body; warp shuffles,
-// ballots and fences are declared so that templates nobody instantiates here parse.
+// them, after prelude.h). Only what a host run reaches has a body (atomics and fences
+// as the host's, the block's threads being threads); warp shuffles and ballots are
+// declared so that templates nobody instantiates here parse.
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }
@@ -26,11 +28,12 @@ template <typename T> T __shfl_xor_sync(unsigned, T v, int, int = 32);
 template <typename T> T __shfl_sync(unsigned, T v, int, int = 32);
 template <typename T> T __shfl_up_sync(unsigned, T v, unsigned, int = 32);
 template <typename T> T __shfl_down_sync(unsigned, T v, unsigned, int = 32);
-template <typename T> T atomicAdd(T* p, T v);
+template <typename T> T atomicAdd(T* p, T v) { return std::atomic_ref<T>(*p).fetch_add(v); }
 unsigned __ballot_sync(unsigned, int);
 unsigned __activemask();
 void __syncwarp(unsigned = 0xffffffffu);
-void __threadfence();
+inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+#define __align__(n) __attribute__((aligned(n)))
 struct alignas(16) uint4 { unsigned x, y, z, w; };
 struct alignas(8) uint2 { unsigned x, y; };
 struct alignas(16) float4 { float x, y, z, w; };
