@@ -6,7 +6,9 @@ blocks one after another. The arrays are NumPy arrays in host memory behind a st
 of the CuPy array interface, so a test compares the kernel's result with NumPy's bit
 for bit: the index arithmetic, the vector widths, the tables of a row's rotations, the
 flat tail and the grid-stride loops as the device runs them (the device's arithmetic
-aside: float16 converts through g++'s ``_Float16``).
+aside: float16 converts through g++'s ``_Float16``). :func:`block_entry` and
+:func:`build_source` do the same for a kernel file of ``xstride/_kernels`` itself (the
+reduction kernels' tests), with ``host_cuda/builtins.h`` for the built-ins it names.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ from xstride._kernels import _elementwise_exec as ex
 from xstride._kernels import _launch
 from xstride._kernels._headers import include_dir
 
-__all__ = ["CXX", "Host", "HostArray", "Launch", "aligned", "build_dir", "install", "unusable"]
+__all__ = ["CXX", "Host", "HostArray", "Launch", "aligned", "block_entry", "build_dir",
+           "build_source", "install", "unusable"]
 
 #: The host compiler, or None (the tests that need it skip).
 CXX = shutil.which("g++")
@@ -58,6 +61,41 @@ def build_dir(tmp_path_factory, name: str) -> Path:
     if why:
         pytest.skip(why)
     return path
+
+
+def block_entry(name: str, params: str, call: str) -> list:
+    """C++ lines of ``extern "C" void name(params, int block, int grid)``: ``call`` (a
+    kernel's call on ``params``) run by ``block`` threads meeting at ``__syncthreads``,
+    for each of ``grid`` blocks one after another (prelude.h's stand-ins)."""
+    return [f'extern "C" void {name}({params}, int block, int grid) {{',
+            "  gridDim.x = (unsigned)grid; blockDim.x = (unsigned)block;",
+            "  std::barrier<> bar(block); xs_host_barrier = &bar;",
+            "  std::vector<std::thread> threads;",
+            "  for (int t = 0; t < block; ++t) threads.emplace_back([&, t] {",
+            "    threadIdx.x = (unsigned)t;",
+            "    for (int g = 0; g < grid; ++g) {",
+            f"      blockIdx.x = (unsigned)g; {call};",
+            "      bar.arrive_and_wait(); } });",
+            "  for (auto& th : threads) th.join();", "}"]
+
+
+def build_source(build: Path, source: str, lines: list) -> ctypes.CDLL:
+    """The kernel file ``source`` (in ``xstride/_kernels``) and ``lines`` (its entries,
+    :func:`block_entry`) compiled by g++ with the stand-ins of ``host_cuda/``
+    (prelude.h, builtins.h), the alignment sanitizer on; the loaded library."""
+    path = Path(include_dir()).parent / source
+    text = "\n".join(['#include "prelude.h"', '#include "builtins.h"', f'#include "{path}"',
+                      *lines]) + "\n"
+    stem = build / Path(source).stem
+    src, so = stem.with_suffix(".cpp"), stem.with_suffix(".so")
+    src.write_text(text)
+    r = subprocess.run([CXX, "-std=c++20", "-O1", "-w", "-fno-strict-aliasing",
+                        "-fsanitize=alignment", "-fno-sanitize-recover=all", "-shared",
+                        "-fPIC", f"-I{_STANDINS}", f"-I{include_dir()}", str(src), "-o",
+                        str(so), "-lpthread"], capture_output=True, text=True)
+    if r.returncode:
+        raise RuntimeError(f"g++ rejected {source}:\n{r.stderr[:4000]}")
+    return ctypes.CDLL(str(so))
 
 
 class _Data:

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import ctypes
 import re
-import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,16 +18,14 @@ import pytest
 import xstride as xp
 import xstride._kernels._reduce_common as _rc
 import xstride._kernels.argreductions as _arg
-from xstride._kernels._headers import include_dir
 
 from tests._fake_arg_kernels import fake_args  # noqa: F401 - a fixture
 from tests.test_reduction_host_path import fake_reductions  # noqa: F401 - a fixture
-from tests._host_kernels import CXX, _STANDINS, aligned, build_dir
+from tests._host_kernels import CXX, aligned, block_entry, build_dir, build_source
 from tests.conftest import FakeCupyArray
 
 pytestmark = pytest.mark.skipif(CXX is None, reason="g++ (C++20) is not on PATH")
 
-_SOURCE = Path(include_dir()).parent / "argreductions.cu"
 _EXPR = re.compile(r"xs_arg_interleave<([01]), ([\w ]+), ([\w ]+), (\d+), (\d+)>")
 #: (Tin, B, V) of every instantiation the recipes below name (the word walk's batch and
 #: the element walk's, argreductions.INTERLEAVE_WORDS_B / interleave_tuning).
@@ -44,34 +40,17 @@ def _entry(mx, tin, b, v) -> str:
 @pytest.fixture(scope="module")
 def library(tmp_path_factory):
     build = build_dir(tmp_path_factory, "arg_interleave")
-    parts = ['#include "prelude.h"', '#include "builtins.h"', f'#include "{_SOURCE}"']
+    lines = []
     for mx in (0, 1):
         for tin, b, v in _INSTANCES:
-            parts += [
-                f'extern "C" void {_entry(mx, tin, b, v)}(const {tin}* x, long long* out, '
-                f"{tin}* pval, long long* pidx, long long ncols, long long nred, "
-                "long long chunk, long long nchunks, long long rbase, long long rweight, "
-                "long long rs, int block, int grid) {",
-                "  gridDim.x = (unsigned)grid; blockDim.x = (unsigned)block;",
-                "  std::barrier<> bar(block); xs_host_barrier = &bar;",
-                "  std::vector<std::thread> threads;",
-                "  for (int t = 0; t < block; ++t) threads.emplace_back([&, t] {",
-                "    threadIdx.x = (unsigned)t;",
-                "    for (int b = 0; b < grid; ++b) {",
-                f"      blockIdx.x = (unsigned)b; xs_arg_interleave<{mx}, {tin}, {tin}, {b}, "
-                f"{v}>(x, out, pval, pidx, ncols, nred, chunk, nchunks, rbase, rweight, rs);",
-                "      bar.arrive_and_wait(); } });",
-                "  for (auto& th : threads) th.join();", "}"]
-    src = build / "arg_interleave.cpp"
-    src.write_text("\n".join(parts) + "\n")
-    so = build / "arg_interleave.so"
-    r = subprocess.run([CXX, "-std=c++20", "-O1", "-w", "-fno-strict-aliasing",
-                        "-fsanitize=alignment", "-fno-sanitize-recover=all", "-shared",
-                        "-fPIC", f"-I{_STANDINS}", f"-I{include_dir()}", str(src), "-o",
-                        str(so), "-lpthread"], capture_output=True, text=True)
-    if r.returncode:
-        raise RuntimeError(f"g++ rejected argreductions.cu:\n{r.stderr[:4000]}")
-    return ctypes.CDLL(str(so))
+            lines += block_entry(
+                _entry(mx, tin, b, v),
+                f"const {tin}* x, long long* out, {tin}* pval, long long* pidx, "
+                "long long ncols, long long nred, long long chunk, long long nchunks, "
+                "long long rbase, long long rweight, long long rs",
+                f"xs_arg_interleave<{mx}, {tin}, {tin}, {b}, {v}>(x, out, pval, pidx, ncols, "
+                "nred, chunk, nchunks, rbase, rweight, rs)")
+    return build_source(build, "argreductions.cu", lines)
 
 
 class _HostInterleave:

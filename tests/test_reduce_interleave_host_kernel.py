@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ctypes
 import re
-import subprocess
 
 import numpy as np
 import pytest
@@ -20,9 +19,8 @@ import xstride as xp
 import xstride._kernels._reduce_common as _rc
 import xstride._kernels.reductions as _red
 import xstride._kernels.variance as _variance
-from xstride._kernels._headers import include_dir
 
-from tests._host_kernels import CXX, _STANDINS, aligned, build_dir
+from tests._host_kernels import CXX, aligned, block_entry, build_dir, build_source
 from tests.conftest import FakeCupyArray
 from tests.test_reduction_host_path import fake_reductions  # noqa: F401 - a fixture
 
@@ -48,37 +46,18 @@ def _entry(inst) -> str:
 @pytest.fixture(scope="module")
 def library(tmp_path_factory):
     build = build_dir(tmp_path_factory, "reduce_interleave")
-    source = f"{include_dir()}/../reductions.cu"
-    parts = ['#include "prelude.h"', '#include "builtins.h"', f'#include "{source}"']
+    lines = []
     for nk, nr, v, minb, b in _instances():
-        parts += [
-            f'extern "C" void {_entry((nk, nr, v, minb, b))}(const float* x, void* out, '
-            "const void* center, void* partials, unsigned* counters, const void* desc, "
-            "long long ncols, long long nred, long long chunk, long long nchunks, "
-            "int block, int grid) {",
-            "  gridDim.x = (unsigned)grid; blockDim.x = (unsigned)block;",
-            "  std::barrier<> bar(block); xs_host_barrier = &bar;",
-            "  std::vector<std::thread> threads;",
-            "  for (int t = 0; t < block; ++t) threads.emplace_back([&, t] {",
-            "    threadIdx.x = (unsigned)t;",
-            "    for (int g = 0; g < grid; ++g) {",
-            "      blockIdx.x = (unsigned)g;",
-            f"      xs_reduce_interleave<9, float, xs_complex128, xs_complex128, {nk}, {nr}, "
-            f"{v}, {minb}, {b}>(x, (xs_complex128*)out, (const xs_complex128*)center, "
+        lines += block_entry(
+            _entry((nk, nr, v, minb, b)),
+            "const float* x, void* out, const void* center, void* partials, "
+            "unsigned* counters, const void* desc, long long ncols, long long nred, "
+            "long long chunk, long long nchunks",
+            f"xs_reduce_interleave<9, float, xs_complex128, xs_complex128, {nk}, {nr}, {v}, "
+            f"{minb}, {b}>(x, (xs_complex128*)out, (const xs_complex128*)center, "
             f"(xs_complex128*)partials, counters, *(const xs_red_desc<{nk}, {nr}>*)desc, "
-            "ncols, nred, chunk, nchunks);",
-            "      bar.arrive_and_wait(); } });",
-            "  for (auto& th : threads) th.join();", "}"]
-    src = build / "reduce_interleave.cpp"
-    src.write_text("\n".join(parts) + "\n")
-    so = build / "reduce_interleave.so"
-    r = subprocess.run([CXX, "-std=c++20", "-O1", "-w", "-fno-strict-aliasing",
-                        "-fsanitize=alignment", "-fno-sanitize-recover=all", "-shared",
-                        "-fPIC", f"-I{_STANDINS}", f"-I{include_dir()}", str(src), "-o",
-                        str(so), "-lpthread"], capture_output=True, text=True)
-    if r.returncode:
-        raise RuntimeError(f"g++ rejected reductions.cu:\n{r.stderr[:4000]}")
-    return ctypes.CDLL(str(so))
+            "ncols, nred, chunk, nchunks)")
+    return build_source(build, "reductions.cu", lines)
 
 
 class _HostInterleave:
