@@ -24,6 +24,19 @@ CASES = {
     "asarray": ("ns.asarray(lst)", {}),
     "reshape": ("ns.reshape(a, (2, 4))", {}),
     "multiply scalar": ("ns.multiply(a, 2.0)", {}),
+    "prod": ("ns.prod(a)", {}),
+    "min": ("ns.min(a)", {}),
+    "max": ("ns.max(a)", {}),
+    "max axis 0 of (4, 2)": ("ns.max(m, axis=0)", {}),
+    "mean": ("ns.mean(a)", {}),
+    "var": ("ns.var(a)", {}),
+    "std": ("ns.std(a)", {}),
+    "all": ("ns.all(t)", {}),
+    "any": ("ns.any(t)", {}),
+    "argmax": ("ns.argmax(a)", {}),
+    "argmin axis 0 of (4, 2)": ("ns.argmin(m, axis=0)", {}),
+    "cumulative_sum": ("ns.cumulative_sum(a)", {}),
+    "cumulative_prod axis 0 of (4, 2)": ("ns.cumulative_prod(m, axis=0)", {}),
 }
 
 
@@ -33,7 +46,8 @@ QUICK = os.environ.get("XSTRIDE_BENCH_QUICK") == "1"
 
 def per_call(stmt: str, ns, number: int = 200 if QUICK else 20000,
              repeat: int = 3 if QUICK else 7) -> float:
-    env = {"ns": ns, "a": cnp.arange(8.0), "b": cnp.ones(8), "lst": list(range(8))}
+    env = {"ns": ns, "a": cnp.arange(8.0), "b": cnp.ones(8), "lst": list(range(8)),
+           "m": cnp.reshape(cnp.arange(8.0), (4, 2)), "t": cnp.ones(8, dtype=cnp.bool)}
     return min(timeit.repeat(stmt, globals=env, number=number, repeat=repeat)) / number
 
 

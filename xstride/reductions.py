@@ -370,13 +370,23 @@ def _library_functions(be) -> tuple[dict, dict]:
         own = getattr(ex, f, None) if around is None else None
         table[f] = own if own is not None else dispatch.deferred(be, f, table)
     if around is not None:
-        libs.update(table)
-        libs.update(around(table))
+        # a name without a walk gets a stand-in of its own, which replaces itself in
+        # ``libs`` (a copy of ``table``'s would look the function up on every call)
+        walks = around(table)
+        for f in table:
+            libs[f] = walks[f] if f in walks else dispatch.deferred(be, f, libs)
+
+    # ``type(x) is nd`` and ``type(keepdims) is bool`` spare a small array's call the
+    # full checks (docs/performance.md, "Call overhead on the host")
+    def check_x_keepdims(func, x, keepdims):
+        if type(x) is not nd or x.dtype.kind not in _NUMERIC:
+            _check_array(func, be, x)
+        if type(keepdims) is not bool:
+            _check_bool(func, "keepdims", keepdims)
 
     def min_max(func):
         def impl(x, /, *, axis=None, keepdims=False, **kwargs):
-            _check_array(func, be, x)
-            _check_bool(func, "keepdims", keepdims)
+            check_x_keepdims(func, x, keepdims)
             if axis is not None:
                 axis = normalize_axis(func, axis, x.ndim)
             if x.size == 0 and "initial" not in kwargs and "where" not in kwargs:
@@ -386,8 +396,7 @@ def _library_functions(be) -> tuple[dict, dict]:
 
     def checked(func):
         def impl(x, /, *, axis=None, keepdims=False, **kwargs):
-            _check_array(func, be, x)
-            _check_bool(func, "keepdims", keepdims)
+            check_x_keepdims(func, x, keepdims)
             if axis is not None:
                 axis = normalize_axis(func, axis, x.ndim)
             # (all/any take no dtype=, sum/prod/mean/all/any no correction=: the
@@ -401,6 +410,11 @@ def _library_functions(be) -> tuple[dict, dict]:
 
     def argminmax(func):
         def impl(x, /, *, axis=None, keepdims=False, **kwargs):
+            if (type(x) is nd and type(axis) is int and type(keepdims) is bool
+                    and not kwargs and x.size and x.dtype.kind in "biuf"
+                    and -x.ndim <= axis < x.ndim):   # nothing to refuse: one axis
+                return libs[func](x, axis=axis + x.ndim if axis < 0 else axis,
+                                  keepdims=keepdims)
             _check_array(func, be, x)
             axes = _arg_rules(func, x, axis, keepdims)
             if axis is not None:
@@ -410,8 +424,10 @@ def _library_functions(be) -> tuple[dict, dict]:
 
     def scan(func, as_array):
         def impl(x, /, *, axis=None, dtype=None, include_initial=False):
-            _check_array(func, be, x)
-            _check_bool(func, "include_initial", include_initial)
+            if type(x) is not nd or x.dtype.kind not in _NUMERIC:
+                _check_array(func, be, x)
+            if type(include_initial) is not bool:
+                _check_bool(func, "include_initial", include_initial)
             if dtype is not None:
                 _out_dtype(func, dtype, None, x.dtype)
             if isinstance(x, np.generic):
@@ -429,27 +445,54 @@ def _library_functions(be) -> tuple[dict, dict]:
         funcs[f] = argminmax(f)
     nd = be.array_type()
 
-    def unchecked_keywords(func):
+    def unchecked_keywords(func, fast=None):
         # without keywords only ``x`` needs its check: a list, a tuple or a string
         # array must be refused as with ``axis=0`` (and as on CuPy), not reduced; and
-        # without an axis no walk applies: the library's function (``table``) directly.
-        # ``axis`` and the others are keyword-only (the standard; CuPy's and dask's
-        # functions refuse them positionally): NumPy's would take them unchecked
+        # without an axis no walk applies: the library's function (``libs``: on NumPy,
+        # the ufunc's reduce itself) directly. Where ``fast(x)`` fails (an empty
+        # min/max, a complex argmax, a scan of other than one dimension), the checked
+        # function answers. ``axis`` and the others are keyword-only (the standard;
+        # CuPy's and dask's functions refuse them positionally): NumPy's would take
+        # them unchecked
+        checked_impl = funcs[func]
+        scan = func in SCANS
+
+        def refuse(args):
+            return error(TypeError, func, f"takes 1 positional argument (x) but "
+                                          f"{1 + len(args)} were given; pass axis, "
+                                          "keepdims and the others by keyword")
+
         def impl(x, /, *args):
             if args:
-                raise error(TypeError, func, f"takes 1 positional argument (x) but "
-                                             f"{1 + len(args)} were given; pass axis, "
-                                             "keepdims and the others by keyword")
+                raise refuse(args)
             if type(x) is not nd or x.dtype.kind not in _NUMERIC:
                 _check_array(func, be, x)
-            return table[func](x)
-        return impl
+            if not fast(x):
+                return checked_impl(x)
+            if scan:
+                return libs[func](x, axis=0, dtype=None, include_initial=False)
+            return libs[func](x)
+
+        def impl_any_x(x, /, *args):   # every array ``_check_array`` passes is taken
+            if args:
+                raise refuse(args)
+            if type(x) is not nd or x.dtype.kind not in _NUMERIC:
+                _check_array(func, be, x)
+            return libs[func](x)
+        return impl if fast is not None else impl_any_x
 
     for f in ("sum", "prod", "mean", "var", "std") + LOGICAL:
         funcs[f] = checked(f)
-        positional[f] = unchecked_keywords(f)
     for f in SCANS:
         funcs[f] = scan(f, be.load().asarray)
+    for f in ("sum", "prod", "mean", "var", "std") + LOGICAL:
+        positional[f] = unchecked_keywords(f)
+    for f in ("min", "max"):
+        positional[f] = unchecked_keywords(f, lambda x: x.size > 0)
+    for f in ARG_REDUCTIONS:
+        positional[f] = unchecked_keywords(f, lambda x: x.size > 0 and x.dtype.kind != "c")
+    for f in SCANS:
+        positional[f] = unchecked_keywords(f, lambda x: x.ndim == 1)
     return funcs, positional
 
 

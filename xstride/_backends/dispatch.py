@@ -262,9 +262,13 @@ def _backend_by_type(args):
     for a in args:
         kind = _BY_TYPE.get(type(a), _MISSING)
         if kind is _MISSING:
-            if isinstance(a, (np.dtype, type)) or (
-                    type(a) is tuple and all(type(e) is int for e in a)):
-                continue  # dtype=..., axis=(0, 1): names no backend
+            if type(a) is tuple:   # axis=(0, 1), a shape: names no backend
+                for e in a:
+                    if type(e) is not int:
+                        return None
+                continue
+            if isinstance(a, (np.dtype, type)):
+                continue  # dtype=...: names no backend
             kind = _array_type_backend(type(a))
             if kind is None:
                 return None
@@ -353,15 +357,13 @@ def follower(qualname: str, module: str = "xstride"):
                 backend = _backend.backend_of(qualname, _named(params[0], args, kwargs))
             if backend in rewrites:
                 args, kwargs = rewrites[backend](args, kwargs)
-            if not kwargs:
-                if backend == "numpy":
-                    return np_positional[qualname](*args)
-                # implementation()'s table, read here: one call less on every array call
-                fn = tables[backend].get(qualname)
-                if fn is None:
-                    fn = implementation(backend, qualname)
-                return fn(*args)
-            return implementation(backend, qualname)(*args, **kwargs)
+            if not kwargs and backend == "numpy":
+                return np_positional[qualname](*args)
+            # implementation()'s table, read here: one call less on every array call
+            fn = tables[backend].get(qualname)
+            if fn is None:
+                fn = implementation(backend, qualname)
+            return fn(*args, **kwargs) if kwargs else fn(*args)
         except (TypeError, ValueError, OverflowError) as exc:  # a library's names no function
             raise named_error(exc, qualname) from None
 

@@ -191,46 +191,94 @@ def walk_scan(name: str, x: np.ndarray, axis: int):
 
 
 def _reduction(name: str, library: dict):
-    def call(x, *args, **kwargs):
+    reduce = _direct_reduce(name)
+    # min/max/all/any take no dtype= (NumPy's "unexpected keyword" then answers)
+    extra = frozenset(("dtype",)) if name in ("sum", "prod") else frozenset()
+
+    def call(x, *args, axis=None, keepdims=False, **kwargs):
         # axis arrives normalized (a sorted tuple of non-negative ints) from
-        # xstride.reductions; small arrays and positional arguments go to the library
-        # after two tests (the per-call cost of a small reduction)
-        if type(x) is np.ndarray and x.size >= MIN_SIZE and not args:
-            out = _walked(name, x, kwargs)
-            if out is not None:
-                return out
-        return library[name](x, *args, **kwargs)
+        # xstride.reductions; positional arguments and other keywords go to the library
+        if type(x) is np.ndarray and not args and (not kwargs or kwargs.keys() <= extra):
+            dtype = kwargs.get("dtype") if kwargs else None
+            if x.size >= MIN_SIZE and type(axis) is tuple and len(axis) == 1:
+                out = walk_reduction(name, x, axis[0], dtype)
+                if out is not None:
+                    return np.expand_dims(out, axis) if keepdims else out
+            return reduce(x, axis, dtype, keepdims)
+        return library[name](x, *args, axis=axis, keepdims=keepdims, **kwargs)
     return call
 
 
-def _walked(name: str, x: np.ndarray, kwargs: dict):
-    axis = kwargs.get("axis")
-    if not (isinstance(axis, tuple) and len(axis) == 1) or not set(kwargs) <= _KEYWORDS:
-        return None
-    out = walk_reduction(name, x, axis[0], kwargs.get("dtype"))
-    if out is not None and kwargs.get("keepdims"):
-        return np.expand_dims(out, axis)
-    return out
-
-
-_KEYWORDS = frozenset(("axis", "keepdims", "dtype"))
+def _direct_reduce(name: str):
+    """``reduce(x, axis, dtype, keepdims)``: what NumPy's ``name`` runs for a plain
+    ``ndarray`` (``np.max`` is ``np.maximum.reduce`` behind ``_wrapreduction``,
+    ``np.all`` is ``np.logical_and.reduce(x, axis, bool)``), called without the Python
+    wrapper: about 1 us of a small array's call (docs/performance.md, "Call overhead on
+    the host"). ``dtype`` is None for all but ``sum``/``prod``."""
+    uf = _UFUNCS[name]
+    if name in ("sum", "prod"):
+        return lambda x, axis, dtype, keepdims: uf.reduce(x, axis, dtype, keepdims=keepdims)
+    if name in ("all", "any"):
+        return lambda x, axis, dtype, keepdims: uf.reduce(x, axis, np.bool_, keepdims=keepdims)
+    return lambda x, axis, dtype, keepdims: uf.reduce(x, axis, keepdims=keepdims)
 
 
 def _scan(name: str, library: dict):
-    def call(x, **kwargs):
-        if (type(x) is np.ndarray and x.size >= MIN_SIZE and kwargs.get("dtype") is None
-                and not kwargs.get("include_initial") and isinstance(kwargs.get("axis"), int)):
-            out = walk_scan(name, x, kwargs["axis"])
-            if out is not None:
-                return out
-        return library[name](x, **kwargs)
+    method = _SCAN_METHODS[name]
+
+    def call(x, *, axis=None, dtype=None, include_initial=False, **kwargs):
+        if (type(x) is np.ndarray and not include_initial and not kwargs
+                and isinstance(axis, int)):
+            if x.size >= MIN_SIZE and dtype is None:
+                out = walk_scan(name, x, axis)
+                if out is not None:
+                    return out
+            # what the library (array_api_compat's cumulative_sum: np.cumsum) runs
+            return method(x, axis, dtype)
+        return library[name](x, axis=axis, dtype=dtype, include_initial=include_initial,
+                             **kwargs)
     return call
+
+
+_SCAN_METHODS = {"cumulative_sum": np.ndarray.cumsum, "cumulative_prod": np.ndarray.cumprod}
+
+
+def _arg(name: str, library: dict):
+    method = _ARG_METHODS[name]
+
+    def call(x, *, axis=None, keepdims=False, **kwargs):
+        # NumPy's argmax is the array's method behind ``_wrapfunc``
+        if type(x) is np.ndarray and not kwargs:
+            return method(x, axis, keepdims=keepdims)
+        return library[name](x, axis=axis, keepdims=keepdims, **kwargs)
+    return call
+
+
+_ARG_METHODS = {"argmin": np.ndarray.argmin, "argmax": np.ndarray.argmax}
+
+
+def _moment(name: str):
+    fn = _MOMENTS[name]
+
+    def call(x, *, axis=None, correction=0.0, keepdims=False, **kwargs):
+        # array_api_compat's var/std: this call behind two Python wrappers
+        return fn(x, axis=axis, ddof=correction, keepdims=keepdims, **kwargs)
+    return call
+
+
+_MOMENTS = {"var": np.var, "std": np.std}
 
 
 def around(library: dict) -> dict:
     """The walks in front of the library's functions: ``name -> function`` for every
-    name that has a walk; each looks up ``library[name]`` when no walk applies (a
-    stand-in there may replace itself with the real function on its first call)."""
+    name that has a walk or a direct call. Where no walk applies, a plain ``ndarray``
+    goes to what NumPy's function runs for it, without NumPy's (and
+    array_api_compat's) Python wrappers: the ufunc's ``reduce``, the array's
+    ``argmax``/``cumsum`` method, ``np.var(x, ddof=correction)``; anything else looks
+    up ``library[name]`` (a stand-in there may replace itself with the real function
+    on its first call)."""
     funcs = {name: _reduction(name, library) for name in _UFUNCS}
     funcs.update({name: _scan(name, library) for name in _SCANS})
+    funcs.update({name: _arg(name, library) for name in _ARG_METHODS})
+    funcs.update({name: _moment(name) for name in _MOMENTS})
     return funcs

@@ -48,8 +48,8 @@ def check_arg_axis(func: str, axis, ndim: int) -> tuple[int, ...]:
     ValueError
         ``axis`` is out of range for ``ndim`` (also any axis of a 0-D array).
     """
-    if axis is None:
-        return tuple(range(ndim))
+    if axis is None or type(axis) is int:   # (a bool's type is bool, not int)
+        return normalize_axis(func, axis, ndim)
     if isinstance(axis, bool) or isinstance(axis, (tuple, list)):
         raise type_error(func, "axis", axis, "an int or None (one axis; argmin and "
                                              "argmax take no tuple of axes)")

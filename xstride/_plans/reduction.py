@@ -104,6 +104,8 @@ def normalize_axis(func: str, axis, ndim: int) -> tuple[int, ...]:
     """
     if axis is None:
         return tuple(range(ndim))
+    if type(axis) is int and -ndim <= axis < ndim:   # the common call: one axis in range
+        return (axis + ndim if axis < 0 else axis,)
     if isinstance(axis, list):   # NumPy 2 and the standard take a tuple, not a list
         raise type_error(func, "axis", axis, "an int, a tuple of ints, or None")
     items = axis if isinstance(axis, tuple) else (axis,)
