@@ -51,6 +51,31 @@ def test_chunks_option_reaches_every_creation_function(chunks, expected):
     assert xp.get_backend() == "numpy"
 
 
+@pytest.mark.parametrize("chunks, expected", [
+    (np.int64(4), ((4, 4, 2),)), (np.int32(4), ((4, 4, 2),)), ((np.int64(4),), ((4, 4, 2),)),
+    (((np.int64(3), np.int16(7)),), ((3, 7),))])
+def test_chunks_take_numpy_integers(chunks, expected):
+    """``chunks=n // 4`` of an array's length is a NumPy integer: taken as an int, as
+    shapes and offsets take one elsewhere."""
+    with xp.use_backend("dask", chunks=chunks):
+        assert xp.zeros(10).chunks == expected
+    xp.set_backend("dask", chunks=chunks)
+    try:
+        assert xp.ones(10).chunks == expected
+    finally:
+        xp.set_backend("numpy")
+    with xp.use_backend("dask"):
+        assert xp.asarray(np.arange(10), chunks=chunks).chunks == expected
+
+
+@pytest.mark.parametrize("chunks, cls", [(np.bool_(True), TypeError), (np.int64(0), ValueError),
+                                         (np.float32(4), TypeError),
+                                         (((np.int64(3), np.bool_(True)),), ValueError)])
+def test_chunks_refuse_numpy_bools_floats_and_non_positive_ints(chunks, cls):
+    with pytest.raises(cls, match="set_backend: argument 'chunks'"):
+        xp.set_backend("dask", chunks=chunks)
+
+
 def test_a_call_may_give_its_own_chunks():
     with xp.use_backend("dask", chunks=4):
         assert xp.zeros(10, chunks=5).chunks == ((5, 5),)

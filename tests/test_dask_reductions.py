@@ -364,3 +364,33 @@ def test_std_is_the_root_of_the_variance_in_the_result_dtype(chunks):
     assert got.dtype == np.float16 and np.isinf(got) and np.isinf(np.std(a))
     b = np.linspace(0, 60, 7, dtype=np.float16)
     _same(xp.std(_dask(b, chunks)), np.std(b), True)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("chunks", [2, 5])
+@pytest.mark.parametrize("dtype", [">f2", ">f4", ">f8", ">c16", ">i4", ">u8"])
+@pytest.mark.parametrize("name", ["sum", "prod", "min", "max", "mean", "var", "std",
+                                  "cumulative_sum", "cumulative_prod"])
+def test_big_endian_values_give_the_numpy_backends_result(name, dtype, chunks):
+    """Values as read from FITS or HDF5 ('>f8'): the declared and computed dtypes are
+    the NumPy backend's (native), not a '>f8' dtype= that NumPy's ufuncs refuse."""
+    a = np.arange(1, 6).astype(dtype)
+    if name in ("min", "max") and a.dtype.kind == "c":
+        return
+    want = getattr(xp, name)(a)
+    got = getattr(xp, name)(_dask(a, chunks))
+    assert got.dtype == want.dtype and got.dtype.isnative
+    res = xp.to_numpy(got)
+    assert res.dtype == want.dtype
+    np.testing.assert_allclose(res, want, rtol=1e-3 if a.dtype.itemsize == 2 else RTOL)
+
+
+@pytest.mark.parametrize("chunks", [1, 2])
+def test_float16_variance_sums_its_squares_in_float32(chunks):
+    """docs/dask.md: NumPy sums the squared float16 deviations in float16 (80000 > 65504:
+    inf); the dask backend sums them in float32, so a variance below 65504 is finite."""
+    a = np.array([200, 0, -200], dtype=np.float16)
+    with np.errstate(over="ignore"):
+        assert np.isinf(xp.var(a))
+    got = xp.to_numpy(xp.var(_dask(a, chunks)))
+    assert got.dtype == np.float16 and got == np.float16(80000 / 3)

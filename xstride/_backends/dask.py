@@ -11,6 +11,8 @@ thread/context like the selection itself (:meth:`Backend.select_options`).
 
 from __future__ import annotations
 
+import numbers
+import operator
 import sys
 from dataclasses import dataclass
 
@@ -54,14 +56,25 @@ _OPTION_NAMES = ("chunks", "chunk_backend")
 _MAX_CHUNK = 2**63 - 1
 
 
-def _check_chunk_entry(func: str, value, whole) -> None:
+def _as_int(value):
+    """``value`` as a Python int where it is an integer (a NumPy integer too, as
+    ``arr.shape[0] // 4`` of an array's length gives), else ``value``; a bool stays a
+    bool (refused by the callers; NumPy's bool is no ``Integral``)."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return operator.index(value)
+    return value
+
+
+def _check_chunk_entry(func: str, value, whole):
     """One entry of ``chunks``: a positive int, -1, None, "auto", a byte size, or (inside a
-    per-axis tuple) a tuple of positive block lengths."""
+    per-axis tuple) a tuple of positive block lengths; returned with a NumPy integer
+    made a Python int."""
+    value = _as_int(value)
     if isinstance(value, bool):
         raise type_error(func, "chunks", whole, "'auto', an int, a byte size such as "
                                                 "'64MiB', or a tuple of those per axis")
     if value is None:
-        return
+        return value
     if isinstance(value, int):
         if value < 1 and value != -1:
             raise value_error(func, "chunks", f"must hold positive chunk lengths (or -1 for "
@@ -69,10 +82,10 @@ def _check_chunk_entry(func: str, value, whole) -> None:
         if value > _MAX_CHUNK:  # dask's arange failed on it: "ufunc 'isnan' not supported"
             raise value_error(func, "chunks", f"must hold chunk lengths of at most 2**63-1 "
                                               f"(-1 for one chunk); got {whole!r}")
-        return
+        return value
     if isinstance(value, str):
         if value == "auto":
-            return
+            return value
         from dask.utils import parse_bytes
 
         try:
@@ -82,28 +95,28 @@ def _check_chunk_entry(func: str, value, whole) -> None:
         if size <= 0:
             raise value_error(func, "chunks", f"has {value!r}, which is neither 'auto' nor a "
                                               "byte size such as '64MiB'")
-        return
+        return value
     raise type_error(func, "chunks", whole, "'auto', an int, a byte size such as '64MiB', "
                                             "or a tuple of those per axis")
 
 
 def check_chunks(func: str, chunks):
-    """``chunks`` checked (see :class:`DaskOptions`); lists become tuples."""
+    """``chunks`` checked (see :class:`DaskOptions`); lists become tuples and NumPy
+    integers Python ints."""
     if isinstance(chunks, (list, tuple)):
         out = []
         for entry in chunks:
             if isinstance(entry, (list, tuple)):
+                entry = tuple(_as_int(b) for b in entry)
                 if not entry or any(isinstance(b, bool) or not isinstance(b, int) or b < 0
                                     for b in entry):
                     raise value_error(func, "chunks", f"has the block lengths {entry!r}; "
                                                       "expected non-negative ints")
-                out.append(tuple(entry))
-            else:
-                _check_chunk_entry(func, entry, chunks)
                 out.append(entry)
+            else:
+                out.append(_check_chunk_entry(func, entry, chunks))
         return tuple(out)
-    _check_chunk_entry(func, chunks, chunks)
-    return chunks
+    return _check_chunk_entry(func, chunks, chunks)
 
 
 class DaskBackend(Backend):

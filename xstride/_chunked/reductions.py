@@ -85,7 +85,9 @@ def _sum_dtype(x, dtype) -> np.dtype:
         return np.dtype(dtype)
     if x.dtype.kind in "bi":
         return np.dtype(np.int64)
-    return np.dtype(np.uint64) if x.dtype.kind == "u" else np.dtype(x.dtype)
+    # the native byte order: a '>f8' dtype= is refused by NumPy's ufuncs, and NumPy's
+    # own sum of '>f8' values is '<f8' (on a little-endian host)
+    return np.dtype(np.uint64) if x.dtype.kind == "u" else x.dtype.newbyteorder("=")
 
 
 def sum(x, /, *, axis=None, keepdims=False, dtype=None):  # noqa: A001 - the standard's name
@@ -100,12 +102,12 @@ def prod(x, /, *, axis=None, keepdims=False, dtype=None):
 
 def min(x, /, *, axis=None, keepdims=False):  # noqa: A001
     """The standard's ``min`` of a dask array (a non-empty selection, checked)."""
-    return _tree("min", x, axis, keepdims, None, x.dtype)
+    return _tree("min", x, axis, keepdims, None, x.dtype.newbyteorder("="))
 
 
 def max(x, /, *, axis=None, keepdims=False):  # noqa: A001
     """The standard's ``max`` of a dask array (a non-empty selection, checked)."""
-    return _tree("max", x, axis, keepdims, None, x.dtype)
+    return _tree("max", x, axis, keepdims, None, x.dtype.newbyteorder("="))
 
 
 def all(x, /, *, axis=None, keepdims=False):  # noqa: A001
@@ -126,7 +128,7 @@ def _moment_dtypes(x, dtype, real: bool) -> tuple:
     if dtype is not None:
         out = np.dtype(dtype)
     elif x.dtype.kind in "fc":
-        out = np.dtype(x.dtype)
+        out = x.dtype.newbyteorder("=")   # (as _sum_dtype)
     else:
         out = np.dtype(np.float64)
     if real and out.kind == "c":

@@ -119,4 +119,4 @@ def _out(x, dtype) -> np.dtype:
         return np.dtype(dtype)
     if x.dtype.kind in "bi":
         return np.dtype(np.int64)
-    return np.dtype(np.uint64) if x.dtype.kind == "u" else np.dtype(x.dtype)
+    return np.dtype(np.uint64) if x.dtype.kind == "u" else x.dtype.newbyteorder("=")
