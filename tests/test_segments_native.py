@@ -51,6 +51,27 @@ def _same(got, want):
 
 @needs_cc
 @pytest.mark.parametrize("dtype", ["int32", "int64"])
+@pytest.mark.parametrize("pos", [2047, 2048, 2049, 4095, 4096, 6143, 9999])
+def test_compiled_pass_finds_bad_bins_at_and_across_block_edges(monkeypatch, dtype, pos):
+    """The pass checks blocks of 2048 bins before it fills (``XS_BLOCK``): a bin out of
+    order or outside the range just before, at and after a block's edge, in the last
+    (partial) block, and an unsorted bin in one block with a bin outside in a later one
+    (the outside position is the one reported)."""
+    b = np.sort(np.random.default_rng(pos).integers(1, 499, 10000)).astype(dtype)
+    _same(*_both(monkeypatch, b, 500))
+    for value in (0, -1, 500, int(b[pos]) - 1 if b[pos] > b[pos - 1] else 0):
+        bad = b.copy()
+        bad[pos] = value
+        _same(*_both(monkeypatch, bad, 500))
+    bad = b.copy()
+    bad[pos] = bad[pos - 1] + 0
+    bad[pos - 1] = 498                                  # out of order at pos
+    bad[min(pos + 2500, 9999)] = 777                    # outside later on
+    _same(*_both(monkeypatch, bad, 500))
+
+
+@needs_cc
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
 def test_compiled_pass_matches_the_compositions(monkeypatch, dtype):
     """Sorted bins with empty first, last and middle bins, one bin, a bin a point; bins
     out of order (first, middle, last position); bins outside [0, n_bins) at the start,
@@ -88,7 +109,8 @@ def test_when_the_compiled_pass_is_taken(monkeypatch):
     assert hs._compiled(b.astype(np.int32), 4096) is not None
     assert hs._compiled(b[::2], 4096) is None                   # strided
     assert hs._compiled(b.astype(np.uint32), 4096) is None       # unsigned
-    assert hs._compiled(b, (1 << 16) // 2) is None               # fewer than 2 points a bin
+    assert hs._compiled(b, (1 << 16) - 1) is not None            # a point a bin
+    assert hs._compiled(b, 1 << 16) is None                      # fewer: offsets past the bins' size
     assert hs._compiled(b, 64) is None                           # the whole-array search
     assert hs._compiled(b[:1000], 100) is None                   # too few points
     raw = np.zeros(b.nbytes + 1, np.uint8)[1:]

@@ -66,3 +66,37 @@ def test_sort_by_key_carries_values_of_every_shape():
     np.testing.assert_array_equal(sv, vals[ref])
     np.testing.assert_array_equal(sl, labels[ref])
     assert se.shape == (777, 0)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64])
+@pytest.mark.parametrize("n", [2, 3, 1000, 4097])
+def test_two_packed_sorts_for_64_bit_keys_of_a_wide_range(dtype, n):
+    """Keys whose range needs more than ``64 - bits(n - 1)`` bits: the low bits, then the
+    high bits, each a packed sort; equal to NumPy's stable argsort with equal high parts
+    that differ in the low ones, equal low parts that differ in the high ones, the
+    type's ends and exact duplicates."""
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(n)
+    keys = rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+    keys[0], keys[-1] = info.max, info.min        # the whole range, whatever n
+    assert host_sort._packed(keys) is None and host_sort._packed_twice(keys) is not None
+    _check(keys)
+    high = rng.integers(0, 3, n).astype(np.uint64) << np.uint64(60)
+    for low in (rng.integers(0, 4, n).astype(np.uint64),
+                rng.integers(0, 2**40, n).astype(np.uint64)):
+        keys = (high | low).astype(dtype)      # (signed: the top bits make negatives)
+        keys[0], keys[-1] = info.min, info.max
+        assert host_sort._packed_twice(keys) is not None
+        _check(keys)
+    keys[n // 2:] = keys[: n - n // 2]         # exact duplicates, across the halves
+    _check(keys)
+
+
+def test_two_packed_sorts_only_where_one_does_not_fit():
+    n = 1 << 10
+    keys = np.zeros(n, dtype=np.uint64)
+    keys[1] = (1 << 54) - 1                    # 54 bits + 10 row bits: one sort
+    assert host_sort._packed(keys) is not None and host_sort._packed_twice(keys) is None
+    keys[1] = 1 << 54
+    assert host_sort._packed(keys) is None and host_sort._packed_twice(keys) is not None
+    _check(keys)

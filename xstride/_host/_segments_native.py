@@ -2,8 +2,9 @@
 is the fallback): ``segments_host.c`` beside this file, built and cached by
 :mod:`._native` (``XSTRIDE_HOST_CC``, ``XSTRIDE_CACHE_DIR``) at first use.
 
-Flags: ``-O2 -fPIC -shared -std=c99``, no ``-march=native`` (a shared cache must not
-hold builds for one CPU only).
+Flags: ``-O3 -fPIC -shared -std=c99`` (``-O3``: the order and range check is written to
+be vectorized, which GCC 12's ``-O2`` does not do; 5.5 against 3.6 ms for 2**22 bins),
+no ``-march=native`` (a shared cache must not hold builds for one CPU only).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from . import _native
 
 __all__ = ["FLAGS", "get", "reason"]
 
-FLAGS = ("-O2", "-fPIC", "-shared", "-std=c99")
+FLAGS = ("-O3", "-fPIC", "-shared", "-std=c99")
 _SOURCE = Path(__file__).resolve().parent / "segments_host.c"
 
 _lock = threading.Lock()

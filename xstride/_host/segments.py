@@ -254,15 +254,15 @@ def bin_offsets(bins: np.ndarray, n_bins: int):
 
 
 #: Fewest points a bin for the compiled pass of :func:`bin_offsets` (and more bins than
-#: the whole-array search takes). Development machine (2 cores), 2026-12-04, sorted
-#: int64 bins, best of 9, the pass against the NumPy path: 2**22 points in 65,536 bins
-#: 4.7 / 6.5 ms, in 262,144 6.1 / 11.9 ms, 2**24 in 262,144 17.9 / 25.0 ms, 2**20 in
-#: 2**22 bins 12.9 / 19.6 ms (not taken: the offsets are allocated before the bins are
-#: checked, and n_bins must then be at most n / 2), even at two points a bin (2**22 in
-#: 2**21 - 1 bins 19.4 / 19.5), but 2**22 in 2**22 bins 31.0 / 27.1 ms (the fill's loop
-#: mispredicts at a point a bin) and 2**22 in 4096 bins 4.3 / 4.2 ms (the search);
-#: int32 alike.
-NATIVE_MIN_POINTS_PER_BIN = 2
+#: the whole-array search takes): the offsets are allocated before the bins are checked,
+#: so ``n_bins`` must not ask for more than the bins' own size. Development machine (2
+#: cores), 2026-12-04, 2**22 sorted int64 bins, best of 9, the block-by-block pass
+#: against ``cumsum(bincount)`` (the NumPy path adds the order check): 65,536 bins 3.2 /
+#: 7.4 ms, 262,144 3.6 / 6.9, 2**21 5.9 / 15.6, 2**22 - 1 10.5 / 25.4 (the NumPy path
+#: 29.9); the whole-array search wins up to about 20,000 bins (16,384: 1.1 ms and the
+#: order check). The pass before it (a branch a run) lost at a point a bin (31.0 / 27.1)
+#: and was taken from two.
+NATIVE_MIN_POINTS_PER_BIN = 1
 #: Fewest points for the compiled pass: the first call in a process runs ``cc
 #: --version`` (about 15 ms) and, with an empty cache, the compile.
 NATIVE_MIN_POINTS = 1 << 14

@@ -11,6 +11,14 @@ The stable order comes from one of two exact routes:
   x86-simd-sort routines where the CPU has AVX2/AVX-512), several times faster than
   ``argsort(kind="stable")``'s timsort; the row bits give ``order`` and the high bits
   give the sorted keys back without a gather.
+- **packed twice** (64-bit keys whose range does not fit, for up to 2**32 rows): a
+  least-significant-digit sort in two packed sorts. The first sorts the words
+  ``low(key - min) << bits(n - 1) | row`` of the range's low ``64 - bits(n - 1)`` bits;
+  the second the words ``high(key - min) << bits(n - 1) | position in the first
+  order`` of the rest, so that equal high parts stay in the first order: low parts,
+  then rows. Two vectorised sorts and three gathers: 242 against 485 ms for
+  ``argsort(kind="stable")`` of 2**22 random uint64 keys on the development machine
+  (2026-12-04, median of 7).
 - otherwise ``argsort(kind="stable")``: a radix sort for integers of 16 bits or fewer,
   a timsort for wider ones; both keep equal keys in input order.
 
@@ -36,20 +44,26 @@ SPLIT = "sorted"
 _U64 = np.uint64
 
 
-def _packed(keys: np.ndarray):
-    """(sorted_keys, order) by the packed route, or None where the words do not fit."""
+def _span(keys: np.ndarray):
+    """``(row bits, base, range bits)`` of integer keys wider than 16 bits, n >= 2:
+    ``bits(n - 1)``, ``min`` as a uint64 (``key - base`` in uint64 wraps for signed keys
+    below zero, exact as the range fits 64 bits), ``bits(max - min)``; else None."""
     n = keys.shape[0]
     if n < 2 or keys.dtype.itemsize <= 2 or keys.dtype.kind not in "iu":
         return None
-    bits = (n - 1).bit_length()
     lo, hi = keys.min(), keys.max()
-    span = int(hi) - int(lo)
-    if span >> (64 - bits):
+    return (n - 1).bit_length(), _U64(int(lo) % 2**64), (int(hi) - int(lo)).bit_length()
+
+
+def _packed(keys: np.ndarray, span=None):
+    """(sorted_keys, order) by the packed route, or None where the words do not fit."""
+    span = span or _span(keys)
+    if span is None or span[2] > 64 - span[0]:
         return None
-    # keys - lo in uint64: wraps for signed keys below zero, exact as the span fits;
+    bits, base, _ = span
+    n = keys.shape[0]
     # every step in place (each pass over n words costs about as much as a tenth of
     # the sort)
-    base = _U64(int(lo) % 2**64)
     words = keys.astype(_U64)
     words -= base
     words <<= _U64(bits)
@@ -62,10 +76,40 @@ def _packed(keys: np.ndarray):
     return words.astype(keys.dtype, copy=False), order
 
 
+def _packed_twice(keys: np.ndarray, span=None):
+    """(sorted_keys, order) of keys whose range needs more than ``64 - bits`` bits, by
+    the low ``64 - bits`` bits of ``key - base`` sorted with the rows, then the high
+    bits with the positions in that first order; None where ``2 * bits > 64`` (more
+    than 2**32 rows) or the keys take one packed sort."""
+    span = span or _span(keys)
+    if span is None or span[2] <= 64 - span[0] or 2 * span[0] > 64:
+        return None
+    bits, base, _ = span
+    n = keys.shape[0]
+    low = 64 - bits
+    rows = np.arange(n, dtype=np.int64).view(_U64)
+    row_mask = _U64((1 << bits) - 1)
+    shifted = keys.astype(_U64)
+    shifted -= base
+    words = shifted & _U64((1 << low) - 1)
+    words <<= _U64(bits)
+    words |= rows
+    words.sort()
+    first = np.bitwise_and(words, row_mask, out=words).view(np.int64)   # the first order
+    words = shifted[first]
+    words >>= _U64(low)
+    words <<= _U64(bits)
+    words |= rows
+    words.sort()
+    order = first[np.bitwise_and(words, row_mask, out=words).view(np.int64)]
+    return keys[order], order
+
+
 def stable_order(keys: np.ndarray) -> tuple:
     """``(keys[order], order)`` with ``order = numpy.argsort(keys, kind="stable")``
     (int64) of checked 1-D integer keys."""
-    got = _packed(keys)
+    span = _span(keys)
+    got = _packed(keys, span) or _packed_twice(keys, span)
     if got is not None:
         return got
     order = np.argsort(keys, kind="stable").astype(np.int64, copy=False)
