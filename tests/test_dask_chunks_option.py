@@ -1,0 +1,102 @@
+"""The dask backend's ``chunks`` option (``set_backend("dask", chunks=...)``, a
+creation call's own ``chunks=``): what reaches the creation functions, NumPy integers,
+per-axis options on arrays of another rank, and the checks of each."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+da = pytest.importorskip("dask.array")
+
+import xstride as xp  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _numpy_after():
+    yield
+    xp.set_backend("numpy")
+
+
+@pytest.mark.parametrize("chunks, expected", [
+    (4, ((4, 4, 2), (3,))),
+    ((5, 1), ((5, 5), (1, 1, 1))),
+    (-1, ((10,), (3,))),
+    ("80B", ((3, 3, 3, 1), (3,))),
+])
+def test_chunks_option_reaches_every_creation_function(chunks, expected):
+    with xp.use_backend("dask", chunks=chunks):
+        for a in (xp.zeros((10, 3)), xp.ones((10, 3)), xp.empty((10, 3)),
+                  xp.full((10, 3), 2.0), xp.asarray(np.ones((10, 3)))):
+            assert a.chunks == expected
+        if isinstance(chunks, int):
+            assert xp.arange(10).chunks == expected[:1]
+            assert xp.linspace(0, 1, 10).chunks == expected[:1]
+    assert xp.get_backend() == "numpy"
+
+
+@pytest.mark.parametrize("chunks, expected", [
+    (np.int64(4), ((4, 4, 2),)), (np.int32(4), ((4, 4, 2),)), ((np.int64(4),), ((4, 4, 2),)),
+    (((np.int64(3), np.int16(7)),), ((3, 7),))])
+def test_chunks_take_numpy_integers(chunks, expected):
+    """``chunks=n // 4`` of an array's length is a NumPy integer: taken as an int, as
+    shapes and offsets take one elsewhere."""
+    with xp.use_backend("dask", chunks=chunks):
+        assert xp.zeros(10).chunks == expected
+    xp.set_backend("dask", chunks=chunks)
+    try:
+        assert xp.ones(10).chunks == expected
+    finally:
+        xp.set_backend("numpy")
+    with xp.use_backend("dask"):
+        assert xp.asarray(np.arange(10), chunks=chunks).chunks == expected
+
+
+@pytest.mark.parametrize("chunks, cls", [(np.bool_(True), TypeError), (np.int64(0), ValueError),
+                                         (np.float32(4), TypeError),
+                                         (((np.int64(3), np.bool_(True)),), ValueError)])
+def test_chunks_refuse_numpy_bools_floats_and_non_positive_ints(chunks, cls):
+    with pytest.raises(cls, match="set_backend: argument 'chunks'"):
+        xp.set_backend("dask", chunks=chunks)
+
+
+def test_a_call_may_give_its_own_chunks():
+    with xp.use_backend("dask", chunks=4):
+        assert xp.zeros(10, chunks=5).chunks == ((5, 5),)
+        assert xp.asarray(np.arange(10), chunks=2).chunks == ((2,) * 5,)
+
+
+@pytest.mark.parametrize("call, cls, match", [
+    (lambda: xp.zeros(10, chunks=0), ValueError, "zeros: argument 'chunks' must hold positive"),
+    (lambda: xp.asarray(np.arange(10), chunks=0), ValueError, "asarray: argument 'chunks'"),
+    (lambda: xp.ones(10, chunks="lots"), ValueError, "ones: argument 'chunks' has 'lots'"),
+    (lambda: xp.arange(10, chunks=-2), ValueError, "arange: argument 'chunks'"),
+    (lambda: xp.full((4,), 1.0, chunks=(2.5,)), TypeError, "full: argument 'chunks' got"),
+])
+def test_a_call_s_own_chunks_get_the_option_s_checks(call, cls, match):
+    """chunks= given to one creation call is checked as set_backend checks the option:
+    a clear error naming the function, not dask's ZeroDivisionError or message."""
+    with xp.use_backend("dask", chunks=4):
+        with pytest.raises(cls, match=match):
+            call()
+        assert xp.ones((4, 4), chunks=[2, 4]).chunks == ((2, 2), (4,))   # lists as tuples
+
+
+@pytest.mark.parametrize("call", [
+    lambda: xp.zeros((55,)), lambda: xp.ones(55), lambda: xp.empty((4, 5, 6)),
+    lambda: xp.full((55,), 1.0), lambda: xp.arange(55), lambda: xp.arange(5, 60, 1),
+    lambda: xp.asarray(np.arange(55)), lambda: xp.asarray(np.ones((2, 2, 2))),
+    lambda: xp.rng.Philox(1).uniform((55,)), lambda: xp.rng.Philox(1).normal((2, 3, 4)),
+])
+def test_a_per_axis_option_on_an_array_of_another_rank_names_the_option(call):
+    """chunks=(13, 3) is per axis for (n, 3) arrays; an array of another rank says so,
+    naming the function and the option, instead of dask's 'Chunks do not add up'."""
+    with xp.use_backend("dask", chunks=(13, 3)):
+        with pytest.raises(ValueError, match=r"argument 'chunks' is the dask backend's "
+                                             r"option \(13, 3\): 2 entries, one per axis"):
+            call()
+        assert xp.zeros((55, 3)).chunks == ((13, 13, 13, 13, 3), (3,))   # its own rank
+        assert xp.rng.Philox(1).uniform((55, 3)).chunks[1] == (3,)
+        assert xp.zeros(55, chunks=11).chunks == ((11,) * 5,)           # the call's own
+    with xp.use_backend("dask", chunks=(50, 5)):   # block lengths of a 1-D array, summed
+        assert xp.arange(55).chunks == ((50, 5),) and xp.zeros(55).chunks == ((50, 5),)
