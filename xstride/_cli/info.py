@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import platform
-import sys
 
 from .. import _backends
 

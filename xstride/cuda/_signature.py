@@ -379,7 +379,7 @@ def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = 
     found: list[tuple[str, ...]] = []
     for prefix, open_end in _global_candidates(text, name):
         if re.search(r"\btemplate\b", prefix):
-            raise error(ValueError, label, f"template kernels are not supported; wrap the "
+            raise error(ValueError, label, "template kernels are not supported; wrap the "
                                   "instantiation you need in a non-template __global__ function")
         found.append(_params_text(text, open_end, label))
     if not found:

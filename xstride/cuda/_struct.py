@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-
-import numpy as np
-
 from .._core.csource import is_c_identifier
 from .._core.errors import argument_error, error, type_error, value_error
 from ._args import CudaStructValue, pack_value
