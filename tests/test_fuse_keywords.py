@@ -233,27 +233,46 @@ def _logged(fn):
     return wrapper
 
 
+def _plain(x, dt=1.0, s=1.0):
+    return x * dt * s
+
+
 @_logged
 def _wrapped(x, dt=1.0, s=1.0):
     return x * dt * s
 
 
-_by_reference = xp.fuse(_wrapped)
+_by_reference = xp.fuse(_plain)
 
 
-@pytest.mark.parametrize("fn", [_Scale(), _wrapped, functools.partial(_wrapped),
-                                xp.fuse(_wrapped)], ids=["instance", "wraps", "partial", "fused"])
+@pytest.mark.parametrize("fn", [_Scale(), _plain, functools.partial(_plain),
+                                xp.fuse(_plain)], ids=["instance", "function", "partial", "fused"])
 def test_callables_fuse_keyword_calls(engine, no_warnings, fn):
-    """A callable instance, a ``functools.wraps`` wrapper (its signature is the wrapped
-    function's), a partial, a fused function: ``f(a, s=2.0)`` is one prepared kernel.
-    (A partial's own keywords are keyword-only: ``partial(g, s=1.0)(a, s=2.0)`` runs
-    unfused, as docs/fuse.md says.)"""
+    """A callable instance, a function, a partial, a fused function: ``f(a, s=2.0)`` is
+    one prepared kernel. (A partial's own keywords are keyword-only: ``partial(g,
+    s=1.0)(a, s=2.0)`` runs unfused, as docs/fuse.md says.)"""
     f = xp.fuse(fn, strict=True)
     a = ones()
     for _ in range(2):
         f(a, s=2.0)
         f(x=a, s=2.0)
     assert len(engine.launches) == 4 and len(fx.PREPARED) == 1
+
+
+def test_a_wraps_wrapper_fuses_positional_calls_and_runs_keyword_calls_unfused(engine):
+    """A ``functools.wraps`` wrapper's own parameters are ``(*args, **kwargs)``: what it
+    does with keywords is its own (it may fill or read them), so a keyword call runs
+    unfused, as written, and says why; positional calls fuse."""
+    f = xp.fuse(_logged(lambda x, dt=1.0, s=1.0: xp.multiply(xp.multiply(x, dt), s)))
+    a = ones()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        f(a, 2.0, 3.0)
+        f(a, 2.0, 3.0)
+    assert len(engine.launches) == 2 and len(fx.PREPARED) == 1     # one fused kernel
+    with pytest.warns(xp.FusionWarning, match=r"\*\*kwargs"):
+        f(a, s=2.0)
+    assert len(engine.launches) == 4                               # two unfused calls
 
 
 def test_a_pickled_fused_function_takes_keywords():
@@ -285,3 +304,65 @@ def test_strict_calls_that_do_not_fit_raise_pythons_error(engine, call, match):
 
 
 _posonly_fused = xp.fuse(_posonly, strict=True)
+
+
+_SEEN: list = []   # what the wrappers below were called with: (positional count, keywords)
+
+
+def _with_defaults(**defaults):
+    """A decorator (functools.wraps) whose wrapper fills keywords in itself."""
+    def deco(f):
+        @functools.wraps(f)
+        def wrapper(*args, **kwargs):
+            _SEEN.append((len(args), sorted(kwargs)))
+            for k, v in defaults.items():
+                kwargs.setdefault(k, v)
+            return f(*args, **kwargs)
+        return wrapper
+    return deco
+
+
+def _reads_scale(f):
+    """A decorator whose wrapper reads a keyword of its own from ``**kwargs``."""
+    @functools.wraps(f)
+    def wrapper(x, *args, **kwargs):
+        _SEEN.append((1 + len(args), sorted(kwargs)))
+        return xp.multiply(f(x, *args), kwargs.get("scale", 1.0))
+    return wrapper
+
+
+@_with_defaults(a=10.0)
+def _step(x, a=1.0, b=2.0):
+    return xp.add(xp.multiply(x, a), b)     # (the stand-in CuPy array has no operators)
+
+
+@_reads_scale
+def _scaled(x, y=1.0):
+    return xp.add(x, y)
+
+
+@pytest.mark.parametrize("fn, kwargs", [(_step, {"b": 5.0}), (_step, {}),
+                                        (_scaled, {"scale": 3.0}), (_scaled, {"y": 2.0})])
+def test_a_wrapped_function_gets_the_call_as_written(engine, fn, kwargs):
+    """``functools.wraps`` makes ``inspect.signature`` report the wrapped function's
+    parameters; the call must reach the wrapper as the user wrote it (keywords stay
+    keywords, no defaults filled in), on NumPy and dask (the unfused function's result)
+    and on the stand-in CuPy (whose kernels compute nothing: the call the wrapper saw)."""
+    import dask.array as da
+
+    base = np.arange(6.0, dtype=np.float32)
+    want = fn(base, **kwargs)
+    written = (1, sorted(kwargs))
+    f = xp.fuse(fn)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", xp.FusionWarning)   # **kwargs: runs unfused
+        _SEEN.clear()
+        np.testing.assert_array_equal(f(base, **kwargs), want)
+        f(FakeCupyArray(base), **kwargs)
+        xp.set_backend("dask")
+        try:
+            got = f(da.from_array(base, chunks=4), **kwargs)
+            np.testing.assert_array_equal(got.compute(), want)
+        finally:
+            xp.set_backend("numpy")
+    assert _SEEN and all(seen == written for seen in _SEEN), (_SEEN, written)

@@ -163,6 +163,7 @@ class Fused:
         return types.MethodType(self, obj)
 
     def __call__(self, /, *args, **kwargs):   # /: fn may have a parameter "self"
+        given = (args, kwargs)   # an unfused run gets the call as written
         if kwargs:
             args, kwargs = self._positional(args, kwargs)
         ex = self._ex
@@ -173,7 +174,7 @@ class Fused:
                 got = None
             if got is not None:
                 return got
-        return self._call(args, kwargs)
+        return self._call(args, kwargs, given)
 
     def _positional(self, args, kwargs):
         """``(args, kwargs)`` of the call with its keywords that name positional
@@ -205,7 +206,14 @@ class Fused:
         params = self._params
         if params is None:
             try:
-                params = inspect.signature(self.fn)
+                # fn's own parameters: a functools.wraps wrapper's (*args, **kwargs),
+                # not those of the function it wraps (it may read its keywords itself)
+                # (a fused function's calls reach its own fn as written: its parameters)
+                fn = self.fn
+                while isinstance(fn, Fused):
+                    fn = fn.fn
+                fn = fn.__func__ if isinstance(fn, staticmethod) else fn
+                params = inspect.signature(fn, follow_wrapped=False)
             except (TypeError, ValueError):
                 params = False
             else:
@@ -260,48 +268,51 @@ class Fused:
                 return None
         return tuple(sig)
 
-    def _call(self, args, kwargs):
+    def _call(self, args, kwargs, given):
+        """The call of ``args``/``kwargs`` (keywords of positional parameters moved to
+        their places); every unfused run calls ``fn`` as the user did, ``given``."""
+        fn = self.fn
         for a in (*args, *kwargs.values()):
             if isinstance(a, (Traced, Weak)):   # called inside another fused function's
-                return self.fn(*args, **kwargs)  # trace: its body is part of that graph
+                return fn(*given[0], **given[1])  # trace: its body is part of that graph
         be = self._backend(args)
         ex = be.executor("fusion") if be is not None else None
         if ex is None:
-            return self.fn(*args, **kwargs)   # NumPy arrays, no arrays, mixed: as written
+            return fn(*given[0], **given[1])   # NumPy arrays, no arrays, mixed: as written
         prepare = getattr(ex, "arguments", None)
         if prepare is not None:                # the backend's rewrite, as its namespace's
             args, kwargs = prepare(args, kwargs)
         if kwargs:
             if self._params and not _fits(self._params, args, kwargs):
-                return self.fn(*args, **kwargs)   # Python's error for the call
+                return fn(*given[0], **given[1])   # Python's error for the call
             why = ("keyword-only arguments or **kwargs (make them positional parameters)"
                    if self._params else "keyword arguments of a function with no "
                    "signature to read (pass them positionally)")
-            return self._unfusable(("kwargs",), why, args, kwargs)
+            return self._unfusable(("kwargs",), why, given)
         sig = self._signature(args, be)
         if sig is None:
             kinds = ", ".join(sorted({type(a).__name__ for a in args}))
-            return self._unfusable(("types", kinds), f"arguments of types {kinds}", args, {})
+            return self._unfusable(("types", kinds), f"arguments of types {kinds}", given)
         entry = self._lookup(sig, args)
         if entry is None:
-            entry = self._trace(sig, args, be)
+            entry = self._trace(sig, args, be, given)
             if not isinstance(entry, tuple):   # ran unfused: its result
                 return entry[0]
         if entry[0] is None:                   # unfusable signature, warned before
-            return self.fn(*args)
+            return fn(*given[0], **given[1])
         _sig, graph, multi = entry
         try:
             out = ex.run(self, graph, args, multi)
         except DeviceError:   # an array on another device: refused, never run unfused
             raise
         except (ValueError, IndexError, TypeError, OverflowError):
-            return self.fn(*args)              # the unfused run gives the error
+            return fn(*given[0], **given[1])   # the unfused run gives the error
         if out is None:                        # outputs of different shapes for these shapes
-            return self.fn(*args)
+            return fn(*given[0], **given[1])
         self._ex = ex
         return out
 
-    def _trace(self, sig, args, be):
+    def _trace(self, sig, args, be, given):
         """Trace a new signature: ``(signature, graph, multi)``, or ``[result]`` of the unfused
         run (warned, or an error raised)."""
         try:
@@ -314,7 +325,7 @@ class Fused:
             reason = f"{type(exc).__name__}: {exc}"
         else:
             return self._keep(sig, args, graph, multi)
-        result = self.fn(*args)          # raises the unfused error, or runs
+        result = self.fn(*given[0], **given[1])   # raises the unfused error, or runs
         self._refused(reason)
         self._store(self._key(sig, args), (None, reason))
         return [result]
@@ -325,11 +336,11 @@ class Fused:
             raise error(TypeError, "fuse", f"cannot fuse {name}: {reason}")
         warnings.warn(f"fuse: {name} runs unfused: {reason}", FusionWarning, stacklevel=5)
 
-    def _unfusable(self, key, reason, args, kwargs):
+    def _unfusable(self, key, reason, given):
         if key not in self._graphs:
             self._refused(reason)
             self._store(key, (None, reason))
-        return self.fn(*args, **kwargs)
+        return self.fn(*given[0], **given[1])
 
     def _key(self, sig, args):
         """The key of ``sig``'s entry: ``sig``, or ``sig`` and the arguments' shapes once
