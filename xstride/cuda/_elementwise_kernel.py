@@ -1,8 +1,8 @@
 """``xp.cuda.ElementwiseKernel``: CuPy's user elementwise kernels on xstride's engine.
 
 The parameter syntax is CuPy's (``"float32 x, T y"``, ``"T z"``): a type is a NumPy
-dtype name or a type placeholder (any other identifier that is no C type name: ``float
-x`` is refused, write ``float32 x``), bound from the arguments.
+dtype (``float32``, ``f4``; a C type name such as ``float`` is refused: write
+``float32``) or a type placeholder of one letter, bound from the arguments.
 Inputs are read by value, outputs are assigned; ``i`` is the linear C-order index of
 the element (a kernel that uses it keeps the C iteration order: no axis reordering,
 no tiling). Broadcasting, the fast paths and the overlap rule are the engine's.
@@ -12,6 +12,7 @@ Not supported (``NotImplementedError``): ``raw`` parameters, ``reduce``-style op
 
 from __future__ import annotations
 
+import difflib
 import numbers
 import re
 
@@ -78,12 +79,32 @@ def _parse(text: str, what: str):
                         f"{what} parameter {part!r}: {typ!r} is a C type name, not a NumPy "
                         "dtype name or a type placeholder"
                         + (f"; write {hint!r}" if hint else ""))
-        elif _IDENT.match(typ):
-            dt = None  # a type placeholder, bound from the arguments
+        elif len(typ) == 1 and _IDENT.match(typ):
+            dt = None  # a type placeholder (one letter, as in CuPy), bound from the arguments
         else:
-            raise error(ValueError, "ElementwiseKernel", f"bad type {typ!r} in {part!r}")
+            dt = _dtype_of(typ, what, part)
         params.append((name, typ, dt))
     return params
+
+
+def _dtype_of(typ: str, what: str, part: str) -> np.dtype:
+    """The dtype a parameter's type of more than one character names (CuPy reads such a
+    type as a dtype, ``numpy.dtype(typ)``: ``"f4"`` is float32; only one letter is a
+    placeholder). A misspelt name (``flaot32``) was a placeholder, bound from the
+    argument: the kernel then computed in the argument's dtype without a word."""
+    try:
+        dt = np.dtype(typ)
+    except TypeError:
+        dt = None
+    if dt is None or dt.name not in _DTYPE_NAMES:
+        close = difflib.get_close_matches(typ, sorted(_DTYPE_NAMES), n=1)
+        raise error(ValueError, "ElementwiseKernel",
+                    f"{what} parameter {part!r}: {typ!r} is "
+                    + ("not a dtype the kernels take" if dt is not None
+                       else "neither a NumPy dtype name nor a type placeholder (one letter, "
+                            "as in CuPy: 'T x')")
+                    + (f"; did you mean {close[0]!r}?" if close else ""))
+    return dt
 
 
 class ElementwiseKernel:
