@@ -213,3 +213,34 @@ def test_ctrl_c_in_a_real_demo_process():
         proc.kill()
     assert proc.returncode == 130, err
     assert err.strip().splitlines()[-1] == "xstride: interrupted" and "Traceback" not in err
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/dev/full"), reason="no /dev/full here")
+@pytest.mark.parametrize("args", [["info"], ["info", "--json"], ["demo", "--n", "5"],
+                                  ["demo", "--n", "5", "--json"]])
+def test_output_that_cannot_be_written_is_one_line_and_status_74(args):
+    """A new-user probe: ``python -m xstride info > /dev/full`` ended with an OSError
+    traceback and status 1 (docs/demo.md: a failed check); now one line and status 74
+    (EX_IOERR)."""
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "xstride", *args], stdout=full,
+                              stderr=subprocess.PIPE, text=True, timeout=120)
+    assert proc.returncode == 74, proc.stderr
+    assert proc.stderr == "xstride: error: cannot write the output: No space left on device\n"
+
+
+def test_an_oserror_of_anything_but_stdout_is_not_called_an_output_error(monkeypatch):
+    """Only a write to stdout is an output error: another ``OSError`` propagates as it
+    did (and stdout is the real stream again afterwards)."""
+    import xstride.__main__ as cli
+
+    real = sys.stdout
+
+    def fails(argv):
+        assert isinstance(sys.stdout, cli._Stdout)
+        raise OSError(5, "Input/output error", "points.ply")
+
+    monkeypatch.setattr(cli, "main", fails)
+    with pytest.raises(OSError, match="points.ply"):
+        cli.entry_point(["demo"])
+    assert sys.stdout is real

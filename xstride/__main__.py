@@ -10,6 +10,9 @@ import sys
 _BROKEN_PIPE_STATUS = 141
 #: Status of a command stopped by Ctrl-C (SIGINT): 128 + 2, as a shell reports it.
 _INTERRUPTED_STATUS = 130
+#: Status of a command whose output could not be written (a full disk, ``> /dev/full``):
+#: ``EX_IOERR`` of sysexits.h.
+_OUTPUT_ERROR_STATUS = 74
 
 
 def main(argv=None) -> int:
@@ -85,14 +88,23 @@ def entry_point(argv=None) -> int:
 
     Ctrl-C (``KeyboardInterrupt``) ends the command with ``xstride: interrupted`` on
     stderr and status 130, not a traceback through the stage that was running.
+
+    Output that cannot be written (``> /dev/full``, a full disk: an ``OSError`` of a
+    write to stdout other than a broken pipe) is one line on stderr and status 74
+    (``EX_IOERR``); an ``OSError`` of anything else goes on as before.
     """
     from ._backends.select import check_setting
     from ._core.errors import SettingError
 
+    real = sys.stdout
     try:
         check_setting()   # a bad XSTRIDE_BACKEND, deferred by the import for this line
-        status = main(argv)
-        sys.stdout.flush()
+        sys.stdout = _Stdout(real)
+        try:
+            status = main(argv)
+            sys.stdout.flush()
+        finally:
+            sys.stdout = real
     except BrokenPipeError:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
@@ -103,7 +115,44 @@ def entry_point(argv=None) -> int:
     except KeyboardInterrupt:
         print("xstride: interrupted", file=sys.stderr)
         return _INTERRUPTED_STATUS
+    except _OutputError as exc:
+        print(f"xstride: error: cannot write the output: {exc}", file=sys.stderr)
+        devnull = os.open(os.devnull, os.O_WRONLY)   # Python's own flush at exit
+        os.dup2(devnull, sys.stdout.fileno())
+        return _OUTPUT_ERROR_STATUS
     return status
+
+
+class _OutputError(Exception):
+    """A write to stdout failed (not a broken pipe): its ``OSError``'s text."""
+
+
+class _Stdout:
+    """stdout while a command runs: its writes' ``OSError`` (but a broken pipe's)
+    becomes :class:`_OutputError`, so that :func:`entry_point` tells it from the
+    ``OSError`` of anything else; the rest is the real stream's."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise _OutputError(exc.strerror or str(exc)) from exc
+
+    def flush(self):
+        try:
+            return self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise _OutputError(exc.strerror or str(exc)) from exc
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
 
 
 if __name__ == "__main__":
