@@ -321,7 +321,7 @@ def test_a_peer_that_accepts_but_is_no_scheduler_is_a_clear_error_within_seconds
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--backend", "numpy", "--workers", "2"], "--workers apply only to --backend dask"),
+    (["--backend", "numpy", "--workers", "2"], "--workers applies only to --backend dask"),
     (["--backend", "numpy", "--chunks", "10", "--scheduler", "tcp://x:1"],
      "--scheduler, --chunks apply only to --backend dask; got --backend numpy"),
     (["--backend", "dask", "--workers", "0"], "--workers must be at least 1; got 0"),

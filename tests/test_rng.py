@@ -652,3 +652,17 @@ def test_philox_result_past_memory_is_named_and_consumes_nothing(method):
         _DRAWS[method](g, (2**20, 2**20))
     np.testing.assert_array_equal(_DRAWS[method](g, 4),
                                   _DRAWS[method](rng.Philox(1, backend="numpy"), 4))
+
+
+@pytest.mark.parametrize("name", ["seed", "stream"])
+@pytest.mark.parametrize("value", [1.0, np.array(3), np.array([1, 2]), [1], True, np.bool_(1),
+                                   "1", None])
+def test_philox_seed_and_stream_are_one_int_and_say_so(name, value):
+    """A new-user probe: ``Philox(1.0)`` said "expected a non-negative integer or an
+    integer array" (what the philox_* functions take) though the generator takes one
+    int, and ``Philox(np.array(3))`` said "expected an int"; both now say one thing."""
+    kwargs = {"seed": 1, "stream": 0, name: value}
+    with pytest.raises(TypeError, match=f"^Philox: argument '{name}' got .*; expected a "
+                                        "non-negative int$"):
+        xp.rng.Philox(**kwargs)
+    assert xp.rng.Philox(np.uint64(5), np.int32(2)).seed == 5   # NumPy integers are ints

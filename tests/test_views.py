@@ -425,3 +425,15 @@ def test_copy_into_a_list_that_does_not_cast_names_src(src, kind):
                                         rf"same_kind rule \(these are {kind}\)"):
         xp.copy_into(dst, src)
     assert dst.tolist() == [0, 0]
+
+
+@pytest.mark.parametrize("axis", [2, -3, (0, 5)])
+def test_sliding_window_view_axis_out_of_range_is_numpys_axis_error(axis):
+    """A new-user probe: NumPy raises ``AxisError`` (a ValueError and an IndexError);
+    ``except AxisError`` missed xstride's plain ValueError."""
+    window = (2, 2) if isinstance(axis, tuple) else 2
+    with pytest.raises(np.exceptions.AxisError, match=r"^sliding_window_view: argument "
+                                                      r"'axis' -?\d+ is out of range for 2 axes"):
+        xp.sliding_window_view(np.ones((4, 6)), window, axis=axis)
+    with pytest.raises(np.exceptions.AxisError):
+        np.lib.stride_tricks.sliding_window_view(np.ones((4, 6)), window, axis=axis)

@@ -14,6 +14,7 @@ from . import _backends
 from .elementwise import copy_into_checked as _copy_into_checked
 from ._core.errors import error as _error, immutable_error as _immutable_error
 from ._core.errors import type_error as _type_error, value_error as _value_error
+from ._core.errors import argument_error as _argument_error
 from ._core.sizes import checked_size as _checked_size
 from .layout import INT64_MAX as _INT64_MAX, Layout as _Layout, MAX_NDIM as _MAX_NDIM
 
@@ -94,7 +95,8 @@ def sliding_window_view(x, window_shape, axis=None, *, writeable=False):
         ``x`` is not an array; ``window_shape`` or ``axis`` are not ints;
         ``writeable`` is not a bool.
     ValueError
-        A window larger than its axis, a negative window, ``axis`` out of range,
+        A window larger than its axis, a negative window, ``axis`` out of range
+        (``numpy.exceptions.AxisError``, a ``ValueError``, as NumPy raises),
         window_shape/axis of different lengths, or a dask ``x`` whose chunk lengths are
         unknown (``x.compute_chunk_sizes()`` first).
 
@@ -272,9 +274,9 @@ def _sliding_window_view(x, window_shape, axis=None, *, writeable=False):
                               f"{axes} must have as many entries as window_shape {window}")
         norm = []
         for ax in axes:
-            if not -x.ndim <= ax < x.ndim:
-                raise _value_error("sliding_window_view", "axis",
-                                  f"{ax} is out of range for {x.ndim} axes")
+            if not -x.ndim <= ax < x.ndim:   # NumPy's AxisError (a ValueError, as before)
+                raise _argument_error(_np.exceptions.AxisError, "sliding_window_view", "axis",
+                                      f"{ax} is out of range for {x.ndim} axes")
             norm.append(ax % x.ndim)
         axes = tuple(norm)
     if any(n != n for n in x.shape):   # NaN: a dask array after boolean indexing

@@ -96,6 +96,7 @@ def check_arguments(args) -> str | None:
         return None
     given = [f"--{name.replace('_', '-')}" for name in _OWN if getattr(args, name, None) is not None]
     if given:
-        return (f"{', '.join(given)} apply only to --backend {_lazy_backend().name}; "
+        return (f"{', '.join(given)} appl{'ies' if len(given) == 1 else 'y'} only to --backend "
+                f"{_lazy_backend().name}; "
                 f"got --backend {args.backend}")
     return None

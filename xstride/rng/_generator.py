@@ -135,12 +135,12 @@ class Philox:
     """
 
     def __init__(self, seed, stream=0, *, backend=None):
+        for name, value in (("seed", seed), ("stream", stream)):
+            # one int each (the functions philox_* take arrays, the generator does not)
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+                raise type_error("Philox", name, value, "a non-negative int")
         self._seed = _check_int("Philox", "seed", seed, _LIMIT - 1, "2**64 - 1")
         self._stream = _check_int("Philox", "stream", stream, _LIMIT - 1, "2**64 - 1")
-        if not isinstance(self._seed, int):
-            raise type_error("Philox", "seed", seed, "an int")
-        if not isinstance(self._stream, int):
-            raise type_error("Philox", "stream", stream, "an int")
         be = _backends.active() if backend is None else \
             _backends.get(normalize_name(backend, source="Philox", arg="backend"))
         self._be = be
