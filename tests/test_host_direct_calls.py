@@ -176,3 +176,16 @@ def test_var_std_equal_numpy(x, data):
     _same(getattr(xp, name)(x), getattr(np, name)(x))
     _same(getattr(xp, name)(x, axis=axis, correction=correction, keepdims=keepdims),
           getattr(np, name)(x, axis=axis, ddof=correction, keepdims=keepdims))
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "min", "max", "mean", "var", "std", "all",
+                                  "any", "argmin", "argmax", "cumulative_sum",
+                                  "cumulative_prod", "asarray"])
+def test_a_call_without_x_names_the_function_not_its_fast_path(name):
+    """The calls without keywords run a function of their own: Python's "missing
+    argument" message names the namespace function (it named
+    ``_library_functions.<locals>.unchecked_keywords.<locals>.impl``)."""
+    arg = "obj" if name == "asarray" else "x"
+    with pytest.raises(TypeError, match=rf"^{name}: {name}\(\) missing 1 required positional "
+                                        rf"argument: '{arg}'$"):
+        getattr(xp, name)()

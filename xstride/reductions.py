@@ -479,7 +479,9 @@ def _library_functions(be) -> tuple[dict, dict]:
             if type(x) is not nd or x.dtype.kind not in _NUMERIC:
                 _check_array(func, be, x)
             return libs[func](x)
-        return impl if fast is not None else impl_any_x
+        got = impl if fast is not None else impl_any_x
+        got.__name__ = got.__qualname__ = func   # Python's "max() missing ..." names it
+        return got
 
     for f in ("sum", "prod", "mean", "var", "std") + LOGICAL:
         funcs[f] = checked(f)

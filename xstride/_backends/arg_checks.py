@@ -234,6 +234,7 @@ def _asarray_positional(obj, /):
     return out
 
 
+_asarray_positional.__name__ = _asarray_positional.__qualname__ = "asarray"   # its errors
 for _fn in (take, repeat, roll, searchsorted, sort, argsort, full):
     register(_fn.__name__, "numpy")(_fn)
 register("asarray", "numpy", positional=_asarray_positional)(asarray)
