@@ -281,7 +281,8 @@ class Fused:
             return fn(*given[0], **given[1])   # NumPy arrays, no arrays, mixed: as written
         prepare = getattr(ex, "arguments", None)
         if prepare is not None:                # the backend's rewrite, as its namespace's
-            args, kwargs = prepare(args, kwargs)
+            args, kwargs = prepare(args, kwargs)   # (dask: chunks of no element merged
+            given = prepare(*given)                # away, in the unfused run's too)
         if kwargs:
             if self._params and not _fits(self._params, args, kwargs):
                 return fn(*given[0], **given[1])   # Python's error for the call
