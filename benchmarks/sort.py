@@ -130,7 +130,7 @@ def main(argv=None) -> int:
     ap.add_argument("--n", type=int, default=1 << 26)
     ap.add_argument("--sweep", action="store_true", help="also sweep the pass's tuning")
     a = ap.parse_args(argv)
-    cp = require_device("benchmarks/sort.py")
+    cp = require_device("sort")
     print(header("benchmarks/sort.py"))
     rows = sort_rows(cp, a.n) + stage_rows(cp, a.n)
     if a.sweep:

@@ -227,3 +227,22 @@ def test_compile_failure_reports_the_log():
     ok, log, _ = nvrtc_compile('extern "C" __global__ void bad() { undefined_thing(); }', "sm_90")
     assert not ok
     assert "undefined_thing" in log
+
+
+_DOC = Path(__file__).resolve().parent.parent / "docs" / "cuda-headers.md"
+
+
+def _doc_kernels() -> list[str]:
+    """The ```cpp blocks of docs/cuda-headers.md that define a kernel."""
+    blocks = re.findall(r"```cpp\n(.*?)```", _DOC.read_text(encoding="utf-8"), re.S)
+    return [b for b in blocks if "__global__" in b]
+
+
+def test_the_header_docs_kernels_compile_as_written():
+    """A docs probe: five of the page's six kernels named the headers' macros without
+    including a header (CudaKernel includes none), so they failed to compile as written."""
+    kernels = _doc_kernels()
+    assert len(kernels) >= 6
+    for src in kernels:
+        ok, log, _ = nvrtc_compile(src, "sm_90")
+        assert ok, f"{src}\n{log}"

@@ -26,3 +26,14 @@ def test_readme_example_numpy_half(capsys):
 def test_readme_example_whole(capsys):
     exec(compile(_example(), "README.md", "exec"), {})
     assert capsys.readouterr().out.split() == ["4500.0", "4500.0"]
+
+
+def test_segments_page_example_runs_as_written():
+    """A docs probe: docs/segments.md's first example named ``points``, ``lower`` and
+    five other names it never defined (a ``NameError``)."""
+    page = Path(__file__).resolve().parents[1] / "docs" / "segments.md"
+    code = re.findall(r"```python\n(.*?)```", page.read_text(), flags=re.S)[0]
+    names: dict = {}
+    exec(compile(code, "docs/segments.md", "exec"), names)
+    assert names["offsets"].shape == (2 ** 18 + 1,) and names["per_cell"].shape[1] == 3
+    assert names["kept"].shape[0] == int((names["counts"] >= 4).sum())

@@ -15,8 +15,9 @@ views of 5+ dimensions        ``high_dim_cuda_views_available`` ``requires_high_
 bounds-checked views          ``bounds_check_views_available`` ``requires_bounds_check_views``
 ============================  ==============================  ==============================
 
-pytest is imported only when a marker is used, so importing this module (or xstride)
-never imports pytest.
+pytest is imported when a marker's name is first taken from this module (``from
+xstride.kernel_testing import requires_warp_shuffle``); importing the module (or
+xstride) never imports it.
 
 Examples
 --------

@@ -78,16 +78,19 @@ def sort_by_key(keys, *values, key_bits=None):
 
     Notes
     -----
-    NumPy: ``argsort(kind="stable")`` and gathers. CuPy: xstride's least significant
-    digit radix sort with one-sweep digit passes and decoupled look-back (A. Adinets
-    and D. Merrill, 2022, "Onesweep: A Faster Least Significant Digit Radix Sort for
-    GPUs", arXiv:2206.01784): ``ceil(bits / 8)`` passes of 8-bit digits over the keys
-    (moved as the narrowest unsigned type that holds ``bits`` bits) and an int64
-    permutation (moved as uint32 between passes when n <= 2**32); the last pass also
-    gathers the first value array whose rows are one 1-, 2-, 4- or 8-byte word
-    (C-contiguous), the other values are gathered after it (``cupy.take``). Signed keys are sorted with their sign bit flipped. Both
-    are deterministic, and give the same ``order`` for the same keys. See
-    ``docs/morton.md``.
+    NumPy: NumPy's sort of packed ``(key - min) << bits(n - 1) | row`` words where the
+    key range fits (two such sorts, low bits first, for wider 64-bit keys), else
+    ``argsort(kind="stable")``; then gathers. CuPy: xstride's least significant digit
+    radix sort with one-sweep digit passes and decoupled look-back (A. Adinets and D.
+    Merrill, 2022, "Onesweep: A Faster Least Significant Digit Radix Sort for GPUs",
+    arXiv:2206.01784): ``ceil(bits / 8)`` passes of 8-bit digits over the keys (moved
+    as the narrowest unsigned type that holds ``bits`` bits) and an int64 permutation
+    (moved as uint32 between passes when n <= 2**32); the first value array whose rows
+    are one 1-, 2-, 4- or 8-byte word (C-contiguous) moves with the keys through every
+    pass of a sort of up to four passes, or is gathered by the last pass of a longer
+    one; the other values are gathered after it (``cupy.take``). Signed keys are
+    sorted with their sign bit flipped. Both are deterministic, and give the same
+    ``order`` for the same keys. See ``docs/morton.md``.
 
     Examples
     --------
