@@ -1,8 +1,7 @@
-"""The compiled host loops (``xstride/_host/segments_host.c``, built by
+"""The compiled host pass of ``bin_offsets`` (``xstride/_host/segments_host.c``, built by
 ``_segments_native.py`` through ``_native.py``) against the NumPy compositions of
-``xstride/_host/segments.py``: ``bin_offsets``' pass gives the same offsets, and the
-same first unsorted and first outside positions, for int32 and int64 bins; the float32
-segment sums give reduceat's bits; when each is taken; the fallback."""
+``xstride/_host/segments.py``: the same offsets, and the same first unsorted and first
+outside positions, for int32 and int64 bins; when it is taken; the fallback."""
 
 from __future__ import annotations
 
@@ -163,61 +162,3 @@ def test_a_cached_library_without_the_loops_is_built_again(tmp_path):
     again = run()
     assert again.returncode == 0, again.stderr
     assert Path(again.stdout.split()[0]) == seg and seg.read_bytes() != foreign
-
-
-def _sums_both(monkeypatch, values, offsets, op):
-    """``(compiled, NumPy)`` results of ``hs.segment_reduce`` for float32 rows, the first
-    on the compiled sums (which must be taken), the second with XSTRIDE_HOST_CC=none."""
-    monkeypatch.setattr(hs, "NATIVE_MIN_POINTS", 0)
-    calls = []
-    real = hs._compiled_sums
-    monkeypatch.setattr(hs, "_compiled_sums", lambda *a: calls.append(real(*a)) or calls[-1])
-    args = (values, offsets, op, "float32", "float64", 0)
-    got = hs.segment_reduce(*args)
-    assert calls[-1] is not None, "the compiled sums were not taken"
-    monkeypatch.setenv("XSTRIDE_HOST_CC", "none")
-    want = hs.segment_reduce(*args)
-    monkeypatch.delenv("XSTRIDE_HOST_CC")
-    assert calls[-1] is None
-    return got, want
-
-
-@needs_cc
-@pytest.mark.filterwarnings("ignore::RuntimeWarning")
-@pytest.mark.parametrize("k", [2, 3, 4, 7, 8, 9, 16, 17, 256])
-@pytest.mark.parametrize("op", ["sum", "mean"])
-def test_compiled_segment_sums_are_reduceats_bits(monkeypatch, k, op):
-    """float32 rows, float64 sums row by row from each segment's first row: the bits of
-    NumPy's reduceat (signed zeros, NaN, inf), empty segments first, inside and last."""
-    rng = np.random.default_rng(k)
-    n = 3000
-    values = (rng.standard_normal((n, k)) * 1e3).astype(np.float32)
-    values[::7] = -0.0
-    values[5::301, 0] = np.nan
-    values[9::401, -1] = np.inf
-    cuts = np.sort(rng.integers(0, n + 1, 700))
-    offsets = np.concatenate([[0, 0], cuts, [n, n]]).astype(np.int64)
-    got, want = _sums_both(monkeypatch, values, offsets, op)
-    assert got.dtype == want.dtype == np.float32 and got.tobytes() == want.tobytes()
-    long = np.array([0, 1, 2, 2, 1500, n], dtype=np.int64)      # long segments too
-    got, want = _sums_both(monkeypatch, values, long, op)
-    assert got.tobytes() == want.tobytes()
-
-
-@needs_cc
-def test_when_the_compiled_sums_are_taken(monkeypatch):
-    """float32 C-contiguous aligned (n, k) rows with 2 <= k <= SUMS_MAX_COLUMNS, sum or
-    mean in float64, at least NATIVE_MIN_POINTS rows, the first-use check passed."""
-    x = np.zeros((1 << 14, 3), dtype=np.float32)
-    take = lambda v, op="sum", acc="float64": hs._compiled_sums(op, v, acc)  # noqa: E731
-    assert take(x) is not None and take(x, "mean") is not None
-    assert take(x.astype(np.float64)) is None                      # reduceat's own order
-    assert take(x[:, :1]) is None and take(x[:, 0]) is None        # one column, 1-D
-    assert take(np.zeros((1 << 14, hs.SUMS_MAX_COLUMNS + 1), np.float32)) is None
-    assert take(x[::2]) is None and take(np.asfortranarray(x)) is None
-    assert take(x, "prod") is None and take(x, "min") is None
-    assert take(x[:1000]) is None                                  # too few rows
-    raw = np.zeros(x.nbytes + 1, np.uint8)[1:]
-    assert take(raw.view(np.float32).reshape(x.shape)) is None     # unaligned
-    monkeypatch.setattr(hs, "_LOOP_SUMS", [False])                 # NumPy adds otherwise
-    assert take(x) is None

@@ -3,10 +3,7 @@
 Arguments arrive checked; the dtypes come from ``xstride._plans.segments``. NumPy
 folds each non-empty segment with ``ufunc.reduceat`` (one fixed order per call, so the
 same bits run to run); empty segments, which ``reduceat`` cannot express, are filled
-with the identity afterwards. float32 sums and means of ``(n, k)`` rows, ``k >= 2``,
-take a compiled loop where one is built (``segments_host.c``): the same
-additions in the same order as ``reduceat``'s, without its cost a segment (2**22 rows
-of 3 float32 in 3.7 million segments: 105 against 13 ms). The mean of integers is the exact sum of the segment
+with the identity afterwards. The mean of integers is the exact sum of the segment
 (:func:`integer_mean`), rounded once to float64, divided by the count.
 """
 
@@ -57,11 +54,7 @@ def segment_reduce(values: np.ndarray, offsets: np.ndarray, op: str, out_dtype: 
     # before this, so their fill is never seen)
     identity = {"sum": 0, "prod": 1}.get(op, np.nan if np.dtype(acc_dtype).kind == "f" else 0)
     nonempty = np.flatnonzero(lengths > 0)
-    loops = _compiled_sums(op, values, acc_dtype)
-    if loops is not None:
-        # every segment, the empty ones as +0.0 (the identity)
-        out = loops.segment_sums(values, offs)
-    elif nonempty.size == n_seg and n_seg:
+    if nonempty.size == n_seg and n_seg:
         # every segment holds a row (the runs of sorted keys, the voxels): reduceat's
         # result is the answer, without a fill and a scatter
         out = _reduceat(op, values, offs[:-1], acc_dtype)
@@ -78,52 +71,6 @@ def segment_reduce(values: np.ndarray, offsets: np.ndarray, op: str, out_dtype: 
             if nonempty.size < n_seg:
                 out[lengths == 0] = np.nan
     return out.astype(out_dtype, copy=False)
-
-
-def _compiled_sums(op: str, values: np.ndarray, acc_dtype: str):
-    """The compiled loops for a float64 ``sum``/``mean`` of C-contiguous, aligned
-    float32 rows ``(n, k)``, ``k >= 2`` and at least :data:`NATIVE_MIN_POINTS` rows;
-    else None. ``reduceat`` casts float32 rows to float64 through a buffer and adds them
-    row by row, as the loop does; without the cast (float64 rows) and for one column
-    or 1-D values it walks each column as one reduction, adding in NumPy's pairwise
-    order: those stay NumPy's, and so keep their bits."""
-    if (op not in ("sum", "mean") or acc_dtype != "float64" or values.ndim != 2
-            or not 2 <= values.shape[1] <= SUMS_MAX_COLUMNS or values.dtype != np.float32
-            or not values.flags.c_contiguous or not values.flags.aligned
-            or values.shape[0] < NATIVE_MIN_POINTS):
-        return None
-    from . import _segments_native   # not at import: the first call builds it
-    loops = _segments_native.get()
-    if loops is None or not loops.takes_sums(values.dtype) or not _loop_sums_match(loops):
-        return None
-    return loops
-
-
-#: Widest rows the compiled sums take: NumPy's buffered cast walks rows of up to 2048
-#: float32 row by row (development machine, NumPy 2.4.6: the same bits for 2 .. 2048
-#: columns; at 4096 its order changes)
-SUMS_MAX_COLUMNS = 256
-_LOOP_SUMS: list = []   # [whether the compiled sums give reduceat's bits], checked once
-
-
-def _loop_sums_match(loops) -> bool:
-    """Whether the compiled sums give ``add.reduceat``'s bits (float32 rows, float64
-    sums: NumPy's order is not a documented promise, so it is checked at first use,
-    on rows whose sums round and signed zeros, with an empty segment)."""
-    if not _LOOP_SUMS:
-        rows = (np.arange(1.0, 40 * SUMS_MAX_COLUMNS + 1).reshape(40, SUMS_MAX_COLUMNS)
-                ** 1.5 / 7).astype(np.float32)
-        rows[::5] = -0.0
-        offs = np.array([0, 1, 3, 3, 12, 40], dtype=np.int64)
-        kept = np.flatnonzero(np.diff(offs) > 0)
-        ok = True
-        for k in (2, 3, SUMS_MAX_COLUMNS):
-            part = np.ascontiguousarray(rows[:, :k])
-            want = np.zeros((offs.shape[0] - 1, k))
-            want[kept] = np.add.reduceat(part, offs[kept], axis=0, dtype=np.float64)
-            ok = ok and loops.segment_sums(part, offs).tobytes() == want.tobytes()
-        _LOOP_SUMS.append(ok)
-    return _LOOP_SUMS[0]
 
 
 def _reduceat(op: str, values: np.ndarray, starts: np.ndarray, acc_dtype: str) -> np.ndarray:

@@ -66,32 +66,3 @@
 
 XS_BIN_OFFSETS(xstride_host_bin_offsets_i64, int64_t)
 XS_BIN_OFFSETS(xstride_host_bin_offsets_i32, int32_t)
-
-/* The float64 sums of the segments of k-wide rows of T values (row r is values[r * k ..
- * r * k + k - 1], rows C-contiguous): out[s * k + c] is the sum over the rows of
- * [offsets[s], offsets[s + 1]) of column c, started from the first row and added row
- * by row in double precision (NumPy's add.reduceat of (n, k) float rows, k >= 2, with
- * dtype=float64 adds in this order: the same bits); an empty segment gives +0.0. The
- * offsets arrive checked (non-decreasing, from 0 to n). */
-#define XS_SEGMENT_SUMS(NAME, T)                                                       \
-    void NAME(const T* values, long long k, const long long* offsets, long long n_seg, \
-              double* out)                                                             \
-    {                                                                                  \
-        for (long long s = 0; s < n_seg; ++s) {                                        \
-            const long long lo = offsets[s], hi = offsets[s + 1];                      \
-            double* acc = out + s * k;                                                 \
-            if (lo == hi) {                                                            \
-                for (long long c = 0; c < k; ++c) acc[c] = 0.0;                        \
-                continue;                                                              \
-            }                                                                          \
-            const T* row = values + lo * k;                                            \
-            for (long long c = 0; c < k; ++c) acc[c] = (double)row[c];                 \
-            for (long long r = lo + 1; r < hi; ++r) {                                  \
-                row += k;                                                              \
-                for (long long c = 0; c < k; ++c) acc[c] += (double)row[c];            \
-            }                                                                          \
-        }                                                                              \
-    }
-
-XS_SEGMENT_SUMS(xstride_host_segment_sums_f32, float)
-XS_SEGMENT_SUMS(xstride_host_segment_sums_f64, double)
