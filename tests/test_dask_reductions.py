@@ -394,3 +394,14 @@ def test_float16_variance_sums_its_squares_in_float32(chunks):
         assert np.isinf(xp.var(a))
     got = xp.to_numpy(xp.var(_dask(a, chunks)))
     assert got.dtype == np.float16 and got == np.float16(80000 / 3)
+
+
+@pytest.mark.parametrize("name", ["cumulative_sum", "cumulative_prod"])
+def test_a_big_endian_dtype_argument_of_a_scan_declares_the_native_dtype(name):
+    """A review: ``cumulative_sum(x, axis=0, dtype=">f8")`` declared '>f8' and computed
+    float64; the NumPy backend's result is float64 (native)."""
+    a = np.arange(1.0, 6.0)
+    want = getattr(xp, name)(a, axis=0, dtype=">f8")
+    got = getattr(xp, name)(_dask(a, 2), axis=0, dtype=">f8")
+    assert want.dtype.isnative and got.dtype == want.dtype
+    np.testing.assert_array_equal(xp.to_numpy(got), want)

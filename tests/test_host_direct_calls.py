@@ -189,3 +189,21 @@ def test_a_call_without_x_names_the_function_not_its_fast_path(name):
     with pytest.raises(TypeError, match=rf"^{name}: {name}\(\) missing 1 required positional "
                                         rf"argument: '{arg}'$"):
         getattr(xp, name)()
+
+
+@pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
+@pytest.mark.parametrize("name", ["sum", "prod", "min", "max", "all", "any"])
+def test_a_subclass_gets_only_the_keywords_given(name):
+    """A review: the direct path's fallback passed ``axis=None, keepdims=False`` to the
+    library for every call, and ``np.matrix.sum`` takes no ``keepdims``: ``xp.sum(m)``
+    raised where NumPy's ``np.sum(m)`` answers."""
+    m = np.matrix([[1.0, 2.0], [3.0, 4.0]])
+    assert getattr(xp, name)(m) == getattr(np, name)(m)
+
+
+def test_argmin_argmax_refuse_complex_with_an_axis_too():
+    """A review: the keyword fast path's dtype test ("biuf") had no test of its own."""
+    for name in ("argmin", "argmax"):
+        for kw in ({"axis": 0}, {"axis": -1}, {"axis": 0, "keepdims": True}):
+            with pytest.raises(TypeError, match=f"^{name}: argument 'x' got .*real-valued"):
+                getattr(xp, name)(np.array([1 + 1j, 2]), **kw)

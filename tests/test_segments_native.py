@@ -162,3 +162,18 @@ def test_a_cached_library_without_the_loops_is_built_again(tmp_path):
     again = run()
     assert again.returncode == 0, again.stderr
     assert Path(again.stdout.split()[0]) == seg and seg.read_bytes() != foreign
+
+
+@needs_cc
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+@pytest.mark.parametrize("first, second", [(100, 105), (2047, 2049), (3000, 9000)])
+def test_compiled_pass_names_the_first_of_several_unsorted_bins(monkeypatch, dtype, first,
+                                                                 second):
+    """A review: the pass's rescan could name the last unsorted position of the block
+    (or of the array) and no test saw it; two bins out of order, the first named."""
+    b = np.sort(np.random.default_rng(first).integers(1, 499, 10000)).astype(dtype)
+    for p in (first, second):
+        b[p] = 0                                    # below the bin before it
+    got, want = _both(monkeypatch, b, 500)
+    _same(got, want)
+    assert got[:2] == (first, -1)

@@ -65,22 +65,24 @@ def test_an_empty_parameter_is_refused(params):
     ("float32x", "neither a NumPy dtype name nor a type placeholder", "float32"),
     ("qqq", "neither a NumPy dtype name nor a type placeholder", None),
     ("TT", "neither a NumPy dtype name nor a type placeholder", None),
-    ("object", "not a dtype the kernels take", None),
-    ("datetime64", "not a dtype the kernels take", None),
+    ("object", "not a dtype name the kernels take", None),
+    ("datetime64", "not a dtype name the kernels take", None),
+    ("f4", "not a dtype name the kernels take", "float32"),
+    (">f8", "not a dtype name the kernels take", "float64"),
+    ("i8", "not a dtype name the kernels take", "int64"),
 ])
-def test_a_type_of_several_letters_must_be_a_dtype(typ, said, hint):
-    """Only one letter is a placeholder (CuPy's rule); a misspelt dtype name was read as
-    one and bound from the argument, so a float64 array computed in float64 where the
-    kernel said float32."""
+def test_a_type_of_several_letters_must_be_a_dtype_name(typ, said, hint):
+    """Only one letter is a placeholder, and a longer type must be a dtype's own name
+    (CuPy's rule: ``numpy.dtype(t).name == t``). A misspelt name was read as a
+    placeholder and bound from the argument, so a float64 array computed in float64
+    where the kernel said float32; ``>f8`` would have declared a big-endian output."""
     with pytest.raises(ValueError, match=f"ElementwiseKernel: input parameter '{typ} x': "
                                          f"'{typ}' is {said}") as info:
         xp.cuda.ElementwiseKernel(f"{typ} x", "float32 z", "z = x", "k")
     assert str(info.value).endswith(f"did you mean '{hint}'?") == (hint is not None)
 
 
-@pytest.mark.parametrize("typ, dtype", [("f4", "float32"), ("i8", "int64"), ("u1", "uint8"),
-                                        ("float32", "float32"), ("complex64", "complex64")])
-def test_numpy_dtype_strings_name_their_dtype(typ, dtype):
-    """As in CuPy (``numpy.dtype(typ)`` for a type of more than one letter)."""
+@pytest.mark.parametrize("typ", ["float32", "complex64", "uint8", "bool", "int16"])
+def test_dtype_names_name_their_dtype(typ):
     k = xp.cuda.ElementwiseKernel(f"{typ} x, T y", "T z", "z = x + y", "k")
-    assert k.in_params[0][2] == np.dtype(dtype) and k.in_params[1][2] is None
+    assert k.in_params[0][2] == np.dtype(typ) and k.in_params[1][2] is None

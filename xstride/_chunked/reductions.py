@@ -82,7 +82,7 @@ def _sum_dtype(x, dtype) -> np.dtype:
     """``dtype=``, else the standard's default (the caller's rule, ``default_sum_dtype``):
     bool and signed integers -> int64, unsigned -> uint64, others keep theirs."""
     if dtype is not None:
-        return np.dtype(dtype)
+        return np.dtype(dtype).newbyteorder("=")   # (a '>f8' dtype= computes native)
     if x.dtype.kind in "bi":
         return np.dtype(np.int64)
     # the native byte order: a '>f8' dtype= is refused by NumPy's ufuncs, and NumPy's

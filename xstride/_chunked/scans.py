@@ -116,7 +116,7 @@ def _out(x, dtype) -> np.dtype:
     """``dtype=``, else the standard's default (bool and signed -> int64, unsigned ->
     uint64, others keep theirs; the caller's ``default_sum_dtype``)."""
     if dtype is not None:
-        return np.dtype(dtype)
+        return np.dtype(dtype).newbyteorder("=")   # (a '>f8' dtype= computes native)
     if x.dtype.kind in "bi":
         return np.dtype(np.int64)
     return np.dtype(np.uint64) if x.dtype.kind == "u" else x.dtype.newbyteorder("=")

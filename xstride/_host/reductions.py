@@ -195,18 +195,28 @@ def _reduction(name: str, library: dict):
     # min/max/all/any take no dtype= (NumPy's "unexpected keyword" then answers)
     extra = frozenset(("dtype",)) if name in ("sum", "prod") else frozenset()
 
-    def call(x, *args, axis=None, keepdims=False, **kwargs):
+    def call(x, *args, axis=_UNSET, keepdims=_UNSET, **kwargs):
         # axis arrives normalized (a sorted tuple of non-negative ints) from
-        # xstride.reductions; positional arguments and other keywords go to the library
+        # xstride.reductions; positional arguments and other keywords go to the library,
+        # with only the keywords given (np.matrix.sum takes no keepdims=)
         if type(x) is np.ndarray and not args and (not kwargs or kwargs.keys() <= extra):
+            axis = None if axis is _UNSET else axis
+            keepdims = False if keepdims is _UNSET else keepdims
             dtype = kwargs.get("dtype") if kwargs else None
             if x.size >= MIN_SIZE and type(axis) is tuple and len(axis) == 1:
                 out = walk_reduction(name, x, axis[0], dtype)
                 if out is not None:
                     return np.expand_dims(out, axis) if keepdims else out
             return reduce(x, axis, dtype, keepdims)
-        return library[name](x, *args, axis=axis, keepdims=keepdims, **kwargs)
+        if axis is not _UNSET:
+            kwargs["axis"] = axis
+        if keepdims is not _UNSET:
+            kwargs["keepdims"] = keepdims
+        return library[name](x, *args, **kwargs)
     return call
+
+
+_UNSET = object()   # a keyword the call did not give
 
 
 def _direct_reduce(name: str):

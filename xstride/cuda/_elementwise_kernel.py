@@ -1,8 +1,9 @@
 """``xp.cuda.ElementwiseKernel``: CuPy's user elementwise kernels on xstride's engine.
 
 The parameter syntax is CuPy's (``"float32 x, T y"``, ``"T z"``): a type is a NumPy
-dtype (``float32``, ``f4``; a C type name such as ``float`` is refused: write
-``float32``) or a type placeholder of one letter, bound from the arguments.
+dtype name (``float32``; ``f4``, ``>f8`` and C type names such as ``float`` are
+refused, as CuPy refuses them) or a type placeholder of one letter, bound from the
+arguments.
 Inputs are read by value, outputs are assigned; ``i`` is the linear C-order index of
 the element (a kernel that uses it keeps the C iteration order: no axis reordering,
 no tiling). Broadcasting, the fast paths and the overlap rule are the engine's.
@@ -82,29 +83,31 @@ def _parse(text: str, what: str):
         elif len(typ) == 1 and _IDENT.match(typ):
             dt = None  # a type placeholder (one letter, as in CuPy), bound from the arguments
         else:
-            dt = _dtype_of(typ, what, part)
+            _refuse_type(typ, what, part)
         params.append((name, typ, dt))
     return params
 
 
-def _dtype_of(typ: str, what: str, part: str) -> np.dtype:
-    """The dtype a parameter's type of more than one character names (CuPy reads such a
-    type as a dtype, ``numpy.dtype(typ)``: ``"f4"`` is float32; only one letter is a
-    placeholder). A misspelt name (``flaot32``) was a placeholder, bound from the
-    argument: the kernel then computed in the argument's dtype without a word."""
+def _refuse_type(typ: str, what: str, part: str):
+    """A parameter's type of more than one character that is no dtype name the kernels
+    take (only one letter is a placeholder, and CuPy takes a longer type only where
+    ``numpy.dtype(typ).name == typ``: ``f4`` and ``>f8`` are refused). A misspelt name
+    (``flaot32``) was a placeholder, bound from the argument: the kernel then computed
+    in the argument's dtype without a word."""
     try:
-        dt = np.dtype(typ)
+        name = np.dtype(typ).name
     except TypeError:
-        dt = None
-    if dt is None or dt.name not in _DTYPE_NAMES:
+        name = None
+    if name in _DTYPE_NAMES:
+        hint = name                     # f4, >f8: the dtype's name
+    else:
         close = difflib.get_close_matches(typ, sorted(_DTYPE_NAMES), n=1)
-        raise error(ValueError, "ElementwiseKernel",
-                    f"{what} parameter {part!r}: {typ!r} is "
-                    + ("not a dtype the kernels take" if dt is not None
-                       else "neither a NumPy dtype name nor a type placeholder (one letter, "
-                            "as in CuPy: 'T x')")
-                    + (f"; did you mean {close[0]!r}?" if close else ""))
-    return dt
+        hint = close[0] if close else None
+    said = ("not a dtype name the kernels take" if name is not None
+            else "neither a NumPy dtype name nor a type placeholder (one letter, as in "
+                 "CuPy: 'T x')")
+    raise error(ValueError, "ElementwiseKernel", f"{what} parameter {part!r}: {typ!r} is "
+                f"{said}" + (f"; did you mean {hint!r}?" if hint else ""))
 
 
 class ElementwiseKernel:
