@@ -21,7 +21,9 @@
  * offsets[n_bins]. At the first block that fails the check, a second loop finds the
  * first position outside the range (found[1], else -1) and, while there is none, the
  * first position whose bin is below the one before it (found[0], else -1); the
- * offsets are then partial and unused. */
+ * offsets are then partial and unused. Where that loop finds neither (another thread
+ * changed the bins between the two reads), found[0] is the block's start: an error
+ * rather than offsets that were never filled. */
 
 #define XS_BLOCK 2048
 
@@ -62,6 +64,7 @@
             if (v < prev && found[0] < 0) found[0] = i;                                \
             prev = v;                                                                  \
         }                                                                              \
+        if (found[0] < 0) found[0] = s; /* the bins changed under the pass: no offsets */ \
     }
 
 XS_BIN_OFFSETS(xstride_host_bin_offsets_i64, int64_t)
