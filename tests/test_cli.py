@@ -215,7 +215,8 @@ def test_ctrl_c_in_a_real_demo_process():
     assert err.strip().splitlines()[-1] == "xstride: interrupted" and "Traceback" not in err
 
 
-@pytest.mark.skipif(not __import__("os").path.exists("/dev/full"), reason="no /dev/full here")
+@pytest.mark.skipif(not __import__("os").path.exists("/dev/full"),
+                    reason="no /dev/full on this system (a device whose writes always fail)")
 @pytest.mark.parametrize("args", [["info"], ["info", "--json"], ["demo", "--n", "5"],
                                   ["demo", "--n", "5", "--json"]])
 def test_output_that_cannot_be_written_is_one_line_and_status_74(args):
