@@ -4,6 +4,7 @@ for each of them (else the shortcut would skip a fix of that namespace)."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
@@ -33,6 +34,40 @@ def test_a_first_min_max_and_sum_on_numpy_import_no_compat_namespace():
                           timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == [[0.0, [9.0, 10.0, 11.0], 66.0, True, 11], False]
+
+
+def test_a_first_engine_call_without_keywords_imports_no_compat_namespace():
+    """The engine's ufuncs called without keywords are NumPy's own functions (an
+    ``out=`` call is xstride's engine function): none imports array_api_compat."""
+    code = ("import json, sys, numpy as np, xstride as xp\n"
+            "x = np.arange(4.0)\n"
+            "r = [xp.add(x, x).tolist(), xp.multiply(x, 2.0).tolist(),\n"
+            "     xp.greater(x, 1.0).tolist(), xp.abs(-x).tolist(),\n"
+            "     xp.square(x, out=np.empty(4)).tolist(), xp.where(x > 1, x, 0.5).tolist()]\n"
+            "print(json.dumps([r, 'array_api_compat.numpy' in sys.modules]))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == [[[0.0, 2.0, 4.0, 6.0], [0.0, 2.0, 4.0, 6.0],
+                                        [False, False, True, True], [0.0, 1.0, 2.0, 3.0],
+                                        [0.0, 1.0, 4.0, 9.0], [0.5, 0.5, 2.0, 3.0]], False]
+
+
+def test_no_numpy_own_name_has_a_fix_of_xstride():
+    """A name of NUMPY_OWN must not be one that xstride's own array-API fixes replace
+    on NumPy (``_backends/fixes.py`` and its siblings): the shortcut would skip it."""
+    for module in ("fixes", "complex_special", "linalg_fixes", "size_checks"):
+        importlib.import_module(f"xstride._backends.{module}")   # each registers its fixes
+
+    for name in dispatch.NUMPY_OWN:
+        fn = dispatch._overrides["numpy"].get(name)
+        assert fn is None or fn.__module__.startswith(("xstride.elementwise",
+                                                       "xstride.reductions")), name
+    from xstride._core.ufuncs import ENGINE_UFUNCS
+
+    xp.add(np.ones(2), np.ones(2))   # the engine's functions registered
+    for name in ENGINE_UFUNCS:
+        assert dispatch._positional[name] is getattr(np, name), name
 
 
 def test_the_checks_still_run_before_numpys_function():

@@ -32,6 +32,7 @@ class NumpyBackend(Backend):
         "sort": "xstride._host.sort",
         "segments": "xstride._host.segments",
         "reductions": "xstride._host.reductions",
+        "tree": "xstride._host.tree",
     }
     readonly_views = True
 

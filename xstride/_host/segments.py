@@ -14,7 +14,7 @@ import numpy as np
 from .._plans.segments import INT_MEAN
 
 __all__ = ["offsets_stats", "segment_reduce", "integer_mean", "exact_sums", "runs",
-           "bin_offsets", "compact", "voxel_bounds", "voxel_keys"]
+           "first_unsorted", "bin_offsets", "compact", "voxel_bounds", "voxel_keys"]
 
 _UFUNCS = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum,
            "mean": np.add}
@@ -227,7 +227,7 @@ def bin_offsets(bins: np.ndarray, n_bins: int):
         offsets = _blocked_offsets(bins, n_bins)
         if offsets is not None:
             return -1, -1, offsets
-    unsorted = _first_unsorted(bins)
+    unsorted = first_unsorted(bins)
     if unsorted >= 0:
         outside = np.flatnonzero((bins < 0) | (bins >= n_bins)) if bins.dtype.kind == "i" \
             else np.flatnonzero(bins >= n_bins)
@@ -292,7 +292,7 @@ def _compiled(bins: np.ndarray, n_bins: int):
 #: bins).
 SEARCH_FRACTION = 8
 
-#: elements per block of :func:`_first_unsorted` and :func:`_blocked_offsets`: a
+#: elements per block of :func:`first_unsorted` and :func:`_blocked_offsets`: a
 #: block's comparison and searches stay in cache
 _SORT_BLOCK = 1 << 16
 
@@ -335,7 +335,7 @@ def _blocked_offsets(bins: np.ndarray, n_bins: int):
     return offsets
 
 
-def _first_unsorted(keys: np.ndarray) -> int:
+def first_unsorted(keys: np.ndarray) -> int:
     """The first ``i`` with ``keys[i] < keys[i - 1]`` of 1-D keys, or -1."""
     n = keys.shape[0]
     for start in range(1, n, _SORT_BLOCK):

@@ -4,11 +4,11 @@ For each level, the occupied nodes (their keys), the first point and point count
 each, and each node's parent: the arrays a GPU tree build starts from (Karras, "Maximizing
 parallelism in the construction of BVHs, octrees, and k-d trees", HPG 2012, builds its
 octree from the same sorted Morton codes). On CuPy keys it runs on xstride's own
-kernels (``xstride/_kernels/tree.cu``: every level in one pass over the keys, four
-launches, one read-back); on NumPy keys it is composed of
-:func:`~xstride.algorithms.run_length_encode` (the finest level) and
-:func:`~xstride.algorithms.compact` (each coarser level from the one below). Both give
-the same integers. See ``docs/voxels.md``.
+kernels (``xstride/_kernels/tree.py`` + ``tree.cu``: every level in one pass over the
+keys, four launches, one read-back); on NumPy keys on ``xstride/_host/tree.py``: the
+run-length encoding of the keys (the finest level), then each coarser level from the
+one below by a shift and a stream compaction. Both give the same integers. See
+``docs/voxels.md``.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ import numpy as np
 from .. import _backends
 from .._core.errors import argument_error, type_error, value_error
 from ._args import MAX_MORTON_LEVELS, _integer_array, _lazy_refusal, _levels
-from .segments import compact, run_length_encode
 
 __all__ = ["MortonTree", "morton_tree"]
 
@@ -169,64 +168,13 @@ def morton_tree(sorted_keys, ndim, levels) -> MortonTree:
     if k.ndim != 1:
         raise value_error(_FUNC, "sorted_keys", f"must be 1-D; got shape {tuple(k.shape)}")
     n = int(k.shape[0])
-    ex = backend.executor("tree")
-    if ex is not None:   # own tree kernels (CuPy: one pass over the keys, _kernels/tree.cu)
-        run = ex.morton_tree(k, nd, lv)
-        if run.unsorted >= 0:
-            _refuse_unsorted(backend, k, run.unsorted)
-        if n:
-            _check_range(run.lowest, run.highest, nd, lv)
-        keys, first, count, parent = run.build()
-        return MortonTree(nd, lv, n, keys, first, count, parent)
-    ns = backend.namespace()
-    if n == 0:
-        empty_u = ns.empty((0,), dtype=ns.uint64)
-        empty_i = ns.empty((0,), dtype=ns.int64)
-        per = (lv + 1)
-        return MortonTree(nd, lv, 0, (empty_u,) * per, (empty_i,) * per, (empty_i,) * per,
-                          (empty_i,) * per)
-    _check_keys(backend, ns, k, nd, lv)
-
-    u = ns.astype(k, ns.uint64)  # no copy for uint64 keys
-    keys, counts = run_length_encode(u)
-    counts = ns.astype(counts, ns.int64)
-    firsts = ns.cumulative_sum(counts) - counts
-    out_keys, out_first, out_count, out_parent = [keys], [firsts], [counts], []
-    step = _shift(ns, nd)
-    for _ in range(lv):
-        shifted = keys >> step
-        m = int(shifted.shape[0])
-        start = ns.concat([ns.ones(1, dtype=ns.bool), shifted[1:] != shifted[:-1]]) \
-            if m > 1 else ns.ones(m, dtype=ns.bool)
-        out_parent.append(ns.cumulative_sum(ns.astype(start, ns.int64)) - 1)
-        keys, firsts = compact(start, shifted, firsts)
-        ends = ns.concat([firsts[1:], ns.full(1, n, dtype=ns.int64)])
-        out_keys.append(keys)
-        out_first.append(firsts)
-        out_count.append(ends - firsts)
-    out_parent.append(ns.full(1, -1, dtype=ns.int64))  # the root
-    return MortonTree(nd, lv, n, tuple(reversed(out_keys)), tuple(reversed(out_first)),
-                      tuple(reversed(out_count)), tuple(reversed(out_parent)))
-
-
-def _shift(ns, nd: int):
-    """The shift of one level, as a uint64 array scalar (uint64 >> a Python int would
-    be float64 under NumPy 1.x's value-based casting)."""
-    return ns.asarray(nd, dtype=ns.uint64)
-
-
-def _check_keys(backend, ns, k, nd: int, lv: int) -> None:
-    """Sorted, non-negative, at most ``nd * lv`` bits: two scalars read back."""
-    n = int(k.shape[0])
-    if n > 1:
-        down = k[1:] < k[:-1]
-        # the first descent, or n - 1 when there is none (one read-back)
-        flag = ns.concat([down, ns.ones(1, dtype=ns.bool)])
-        pos = int(backend.to_host(ns.argmax(ns.astype(flag, ns.int8)))) + 1
-        if pos < n:
-            _refuse_unsorted(backend, k, pos)
-    lo, hi = (int(v) for v in np.asarray(backend.to_host(ns.stack([k[0], k[-1]]))).tolist())
-    _check_range(lo, hi, nd, lv)
+    run = backend.executor("tree").morton_tree(k, nd, lv)
+    if run.unsorted >= 0:
+        _refuse_unsorted(backend, k, run.unsorted)
+    if n:
+        _check_range(run.lowest, run.highest, nd, lv)
+    keys, first, count, parent = run.build()
+    return MortonTree(nd, lv, n, keys, first, count, parent)
 
 
 def _refuse_unsorted(backend, k, pos: int):

@@ -121,9 +121,9 @@ def voxel_downsample(points, voxel_size, *, origin=None):
     n, ndim = (int(s) for s in pts.shape)
     size = _voxel_size(voxel_size, ndim)
     lo = None if origin is None else _origin(origin, ndim)
-    ns = backend.namespace()
+    xm = backend.load()   # numpy or cupy itself: no array_api_compat namespace to import
     if n == 0:
-        return ns.empty((0, ndim), dtype=pts.dtype), ns.empty((0,), dtype=ns.int64)
+        return xm.empty((0, ndim), dtype=pts.dtype), xm.empty((0,), dtype=xm.int64)
 
     # the points travel in their own dtype (float16 as float32, exactly: segment_reduce
     # takes float32 and float64; a non-native byte order, '>f8' from a FITS or HDF5
@@ -132,9 +132,9 @@ def voxel_downsample(points, voxel_size, *, origin=None):
     _same_device(_FUNC, backend, [("points", pts)], "segments")
     native = np.dtype(pts.dtype).newbyteorder("=")
     if native in (np.dtype(np.float32), np.dtype(np.float64)):
-        carried = pts if pts.dtype == native else ns.astype(pts, native)
+        carried = pts if pts.dtype == native else pts.astype(native)
     else:
-        carried = ns.astype(pts, ns.float32)
+        carried = pts.astype(np.float32)
     # one pass and one read-back: the columns' extremes over the finite rows and the
     # first row that is not finite; they give the default origin and (the voxel index
     # being monotone in the coordinate) the voxel span
@@ -191,7 +191,7 @@ def voxel_downsample(points, voxel_size, *, origin=None):
     dtype = carried.dtype.name
     means = ex.segment_reduce(sorted_pts, offsets, "mean", result_dtype("mean", dtype),
                               accumulator("mean", dtype), longest)
-    return ns.astype(means, pts.dtype, copy=False), counts
+    return means.astype(pts.dtype, copy=False), counts
 
 
 def _count(span) -> str:
