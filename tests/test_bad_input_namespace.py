@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import xstride as xp
 from xstride import _backends
+from xstride._core.ufuncs import ENGINE_UFUNCS
 
 from .test_bad_input import _call, arrays, junk, scalars
 
@@ -464,3 +465,20 @@ def test_to_device_refuses_what_dask_cannot_chunk(a):
                                         r"array dask can chunk"):
         xp.to_device(a, "dask")
     assert xp.to_device(a, "numpy") is a
+
+
+@pytest.mark.parametrize("name", sorted(ENGINE_UFUNCS))
+def test_an_extra_positional_argument_is_no_unchecked_out(name):
+    """On NumPy a call without keywords runs NumPy's ufunc, whose next positional
+    argument is ``out``: one more than the standard's must be refused, not written
+    without the ``out=`` checks (shape, dtype, self-overlap)."""
+    nin = ENGINE_UFUNCS[name][0]
+    dt = np.int64 if name.startswith("bitwise") else np.float64
+    args = [np.arange(1, 7, dtype=dt).reshape(2, 3)] * nin
+    buf = np.zeros(3, dtype=dt)
+    overlapping = np.lib.stride_tricks.as_strided(buf, (2, 3), (0, 8))
+    with pytest.raises(TypeError, match=rf"^{name}: .*takes {nin} positional argument"):
+        getattr(xp, name)(*args, overlapping)
+    np.testing.assert_array_equal(buf, 0)
+    with pytest.raises(ValueError, match="overlaps itself"):
+        getattr(xp, name)(*args, out=overlapping)

@@ -171,7 +171,8 @@ def test_capabilities_report_every_rule_on_hip(hip):
     assert caps["device"]["warp_size"] == 64
     assert set(caps["features"]) == {r.feature for r in _hip_rules.RULES}
     for r in _hip_rules.RULES:
-        assert caps["features"][r.feature] == {"available": False, "reason": r.reason}
+        assert caps["features"][r.feature] == {"available": False, "reason": r.reason,
+                                               "trigger": r.trigger}
     assert not kt.warp_shuffle_available()
     assert not kt.high_dim_cuda_views_available()
     assert not kt.bounds_check_views_available()
@@ -185,7 +186,8 @@ def test_capabilities_on_cuda(cuda):
 
     caps = capabilities()
     assert caps["backend"] == "cuda"
-    assert all(row == {"available": True, "reason": ""} for row in caps["features"].values())
+    assert all(row == {"available": True, "reason": "", "trigger": r.trigger}
+               for r, row in zip(_hip_rules.RULES, caps["features"].values()))
     assert kt.warp_shuffle_available() and kt.high_dim_cuda_views_available()
     assert kt.bounds_check_views_available()
     assert kt.requires_bounds_check_views.mark.args == (False,)
@@ -199,6 +201,12 @@ def test_without_a_device_nothing_is_available(monkeypatch):
     assert not kt.feature_available("warp_shuffle")
     reason = kt.requires_high_dim_cuda_views.mark.kwargs["reason"]
     assert "no device" in reason
+    from xstride.cuda import capabilities
+
+    rows = capabilities()["features"]
+    for r in _hip_rules.RULES:   # what triggers each rule, with or without a device
+        assert rows[r.feature] == {"available": False, "reason": "no device",
+                                   "trigger": r.trigger}
 
 
 def test_kernel_testing_agrees_with_the_table():

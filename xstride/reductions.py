@@ -350,6 +350,16 @@ def _kernel_functions(be) -> dict:
 
 
 # ----------------------------------------------------------------------------- on a backend's library
+def _given_keepdims(fn, x, axis, keepdims, kwargs):
+    """``fn(x, axis=axis, **kwargs)``, with ``keepdims=True`` only where asked: NumPy's
+    functions pass a given ``keepdims`` on to a subclass's method, and ``np.matrix``'s
+    take none (array_api_compat's ``sum(m, axis=0)`` works, with ``keepdims=False``
+    it raises)."""
+    if keepdims:
+        return fn(x, axis=axis, keepdims=True, **kwargs)
+    return fn(x, axis=axis, **kwargs)
+
+
 def _library_functions(be) -> tuple[dict, dict]:
     """The backend's own library functions behind the same checks, and what a call
     without keywords runs (``x``'s check, then the library function). The library's
@@ -391,7 +401,7 @@ def _library_functions(be) -> tuple[dict, dict]:
                 axis = normalize_axis(func, axis, x.ndim)
             if x.size == 0 and "initial" not in kwargs and "where" not in kwargs:
                 _check_empty_minmax(func, x, axis)
-            return libs[func](x, axis=axis, keepdims=bool(keepdims), **kwargs)
+            return _given_keepdims(libs[func], x, axis, keepdims, kwargs)
         return impl
 
     def checked(func):
@@ -405,7 +415,7 @@ def _library_functions(be) -> tuple[dict, dict]:
                 _out_dtype(func, kwargs["dtype"], None, x.dtype)
             if "correction" in kwargs and func in ("var", "std"):
                 check_correction(func, kwargs["correction"])
-            return libs[func](x, axis=axis, keepdims=bool(keepdims), **kwargs)
+            return _given_keepdims(libs[func], x, axis, keepdims, kwargs)
         return impl
 
     def argminmax(func):
@@ -419,7 +429,7 @@ def _library_functions(be) -> tuple[dict, dict]:
             axes = _arg_rules(func, x, axis, keepdims)
             if axis is not None:
                 axis = axes[0]
-            return libs[func](x, axis=axis, keepdims=bool(keepdims), **kwargs)
+            return _given_keepdims(libs[func], x, axis, keepdims, kwargs)
         return impl
 
     def scan(func, as_array):

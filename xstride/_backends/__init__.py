@@ -17,12 +17,12 @@ __all__ = ["Backend", "REGISTRY", "DEFAULT", "get", "each", "of_array", "of", "a
            "default", "names"]
 
 
-def of(func: str, named_arrays, default: Backend | None = None) -> Backend:
+def of(func: str, named_arrays) -> Backend:
     """The backend of the arrays in ``named_arrays``; ``TypeError`` if they mix backends.
 
     Same rules as :func:`xstride._backends.select.backend_of`, returning the object.
     """
-    return get(backend_of(func, named_arrays, None if default is None else default.name))
+    return get(backend_of(func, named_arrays, None))
 
 
 def default() -> Backend:

@@ -27,7 +27,8 @@ class Backend:
         The name users select it by (``xp.set_backend(name)``).
     executors : dict of str to str
         Executor kind (``"elementwise"``, ``"reductions"``, ``"scans"``, ``"philox"``,
-        ``"morton"``, ``"sort"``) -> the module that runs it on this backend's arrays.
+        ``"morton"``, ``"sort"``, ``"segments"``, ``"tree"``, ...) -> the module that runs
+        it on this backend's arrays.
     """
 
     name = ""
@@ -37,9 +38,6 @@ class Backend:
     #: Its array type as users spell it in messages (``"numpy.ndarray"``).
     array_name = ""
     executors: dict[str, str] = {}
-
-    #: Names of the options ``set_backend(name, **options)`` takes (none by default).
-    option_names: tuple[str, ...] = ()
 
     def __init__(self):
         self._namespace = None

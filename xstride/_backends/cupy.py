@@ -34,7 +34,6 @@ class CupyBackend(Backend):
         "segments": "xstride._kernels.segments",
         "tree": "xstride._kernels.tree",
         "compile": "xstride._kernels._compile",
-        "includes": "xstride._core.includes",
         "engine": "xstride._kernels._elementwise_exec",
         "fusion": "xstride._kernels.fusion",
     }

@@ -136,7 +136,6 @@ class DaskBackend(Backend):
     }
     immutable = True
     lazy = True
-    option_names = _OPTION_NAMES
     chunk_backends = CHUNK_BACKENDS
 
     def __init__(self):
@@ -219,9 +218,9 @@ class DaskBackend(Backend):
         """The backend object of the chunks of new arrays."""
         return self.peers[(opts or self.options()).chunk_backend]
 
-    def meta(self, opts: DaskOptions | None = None, dtype="float64"):
-        """An empty array of the chunk backend (dask's ``meta`` of new arrays)."""
-        lib = self.chunk_backend(opts).load()
+    def meta(self, dtype="float64"):
+        """An empty array of the active chunk backend (dask's ``meta`` of new arrays)."""
+        lib = self.chunk_backend().load()
         return lib.empty((0,), dtype=dtype)
 
     # ------------------------------------------------------------------ memory

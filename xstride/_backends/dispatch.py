@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import importlib
 import inspect
+import math
 import sys
 import threading
 
@@ -302,6 +303,19 @@ def _finish(wrapper, reference, qualname: str, module: str):
     return wrapper
 
 
+def _most_positional(positional, reference) -> int | float:
+    """How many positional arguments a call may pass to ``positional``, the NumPy
+    function a call without keywords runs: for a NumPy ufunc, whose further positional
+    arguments are ``out`` (which would skip every check of ``out=``), the positional
+    parameters of ``reference`` (xstride's function: ``add(x1, x2, /, *, out=None)``);
+    a call with more goes to ``reference``, which refuses it. Else no limit."""
+    code = getattr(reference, "__code__", None)
+    if (not isinstance(positional, np.ufunc) or code is None
+            or code.co_flags & inspect.CO_VARARGS):
+        return math.inf
+    return code.co_argcount
+
+
 def _numpy_positional(qualname: str):
     fn = _positional.get(qualname)
     if fn is None:
@@ -336,7 +350,7 @@ def follower(qualname: str, module: str = "xstride"):
     Mixed NumPy and CuPy arguments raise ``TypeError`` naming each of them.
     """
     reference = implementation("numpy", qualname)
-    _numpy_positional(qualname)
+    most = _most_positional(_numpy_positional(qualname), reference)
     params = []   # the reference's parameter names, read when a message needs them
     np_table, np_positional, tables = _tables["numpy"], _positional, _tables
     modules, rewrites = _modules, _ARGUMENTS
@@ -346,7 +360,7 @@ def follower(qualname: str, module: str = "xstride"):
     def wrapper(*args, **kwargs):
         try:
             if only_optional not in modules:  # no array of another backend can exist
-                if kwargs:
+                if kwargs or len(args) > most:
                     return np_table[qualname](*args, **kwargs)
                 return np_positional[qualname](*args)
             backend = _backend_by_type(args + tuple(kwargs.values()) if kwargs else args)
@@ -360,7 +374,7 @@ def follower(qualname: str, module: str = "xstride"):
                 backend = _backend.backend_of(qualname, _named(params[0], args, kwargs))
             if backend in rewrites:
                 args, kwargs = rewrites[backend](args, kwargs)
-            if not kwargs and backend == "numpy":
+            if not kwargs and backend == "numpy" and len(args) <= most:
                 return np_positional[qualname](*args)
             # implementation()'s table, read here: one call less on every array call
             fn = tables[backend].get(qualname)

@@ -51,10 +51,11 @@ def shape_of(value) -> tuple[int, ...] | None:
     return out
 
 
-def itemsize_of(dtype, default: int = 8) -> int:
-    """Bytes per element of ``dtype``; ``default`` (float64's) for None or a bad dtype."""
+def itemsize_of(dtype) -> int:
+    """Bytes per element of ``dtype``: float64's 8 for None (the default dtype), 1 for
+    what is not a dtype."""
     if dtype is None:
-        return default
+        return 8
     try:
         return np.dtype(dtype).itemsize
     except TypeError:

@@ -58,15 +58,14 @@ def _steps(xp, am, n: int):
     ]
 
 
-def collect(backend: str | None = None, n: int = WORKLOAD_ROWS) -> dict:
+def collect(backend: str | None = None) -> dict:
     """Run the workload and return what ``info --kernels --json`` prints.
 
     Parameters
     ----------
     backend : str, optional
-        Backend name (default: the active backend).
-    n : int
-        Rows of the workload's array.
+        Backend name (default: the active backend). The workload's array has
+        :data:`WORKLOAD_ROWS` rows.
 
     Returns
     -------
@@ -84,6 +83,7 @@ def collect(backend: str | None = None, n: int = WORKLOAD_ROWS) -> dict:
     """
     import xstride as xp
 
+    n = WORKLOAD_ROWS
     try:
         name = _backends.active().name if backend is None else backend
         be = _backends.get(name)

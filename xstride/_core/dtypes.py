@@ -10,7 +10,7 @@ library underneath).
 
 from __future__ import annotations
 
-__all__ = ["C_TYPES", "DTYPE_OF_C", "c_type"]
+__all__ = ["C_TYPES", "DTYPE_OF_C"]
 
 #: NumPy dtype name -> C type (CUDA, LP64: ``long long`` is 64 bits).
 C_TYPES = {
@@ -29,8 +29,3 @@ C_TYPES = {
 
 #: C type -> NumPy dtype name (the inverse of :data:`C_TYPES`).
 DTYPE_OF_C = {c: name for name, c in C_TYPES.items()}
-
-
-def c_type(dtype_name: str) -> str | None:
-    """C type of the dtype named ``dtype_name``, or None when the kernels lack it."""
-    return C_TYPES.get(dtype_name)

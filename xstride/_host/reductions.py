@@ -260,7 +260,9 @@ def _arg(name: str, library: dict):
         # NumPy's argmax is the array's method behind ``_wrapfunc``
         if type(x) is np.ndarray and not kwargs:
             return method(x, axis, keepdims=keepdims)
-        return library[name](x, axis=axis, keepdims=keepdims, **kwargs)
+        if keepdims:   # only where asked: np.matrix's argmax takes no keepdims
+            kwargs["keepdims"] = True
+        return library[name](x, axis=axis, **kwargs)
     return call
 
 
@@ -272,7 +274,10 @@ def _moment(name: str):
 
     def call(x, *, axis=None, correction=0.0, keepdims=False, **kwargs):
         # array_api_compat's var/std: this call behind two Python wrappers
-        return fn(x, axis=axis, ddof=correction, keepdims=keepdims, **kwargs)
+        # (keepdims only where asked: np.matrix's var takes none)
+        if keepdims:
+            kwargs["keepdims"] = True
+        return fn(x, axis=axis, ddof=correction, **kwargs)
     return call
 
 

@@ -274,8 +274,7 @@ def prefetch(requests) -> int:
     return started
 
 
-def family_function(name: str, *, file: str, family: tuple[str, ...],
-                    options: tuple[str, ...] = ()):
+def family_function(name: str, *, file: str, family: tuple[str, ...]):
     """The kernel ``name``, one of ``family``: the name expressions of ``file`` that one
     call launches (a count pass, a scan, a scatter).
 
@@ -287,10 +286,10 @@ def family_function(name: str, *, file: str, family: tuple[str, ...],
     one module, at most 0.25 s each as three (NVRTC 13, sm_90, 2026-12-02).
     """
     if COMPILE_THREADS < 2:
-        return function(name, file=file, options=options, name_expressions=family)
-    prefetch(Request(e, file=file, options=options, name_expressions=(e,))
+        return function(name, file=file, name_expressions=family)
+    prefetch(Request(e, file=file, name_expressions=(e,))
              for e in family if e != name)
-    return function(name, file=file, options=options, name_expressions=(name,))
+    return function(name, file=file, name_expressions=(name,))
 
 
 def _compile_on_thread(key):

@@ -23,7 +23,8 @@ __all__ = ["TILE", "CAPS", "pack_params", "TiledGeometry", "tiled_geometry",
            "BLOCK_THREADS", "OUTER_ROWS", "SHORT_MAX_BLOCKS", "INTERLEAVE_MIN_ROUNDS", "ReductionGeometry",
            "interleave_words",
            "reduction_geometry", "scan_tile_rows", "scan_tile_loads", "scan_tile_bytes",
-           "SCAN_TILE_MOST_LOADS", "regs_rows", "scan_regs_rows", "REGS_MOST_BYTES", "columns_vector",
+           "SCAN_TILE_MOST_LOADS", "SCAN_TILE_THREADS", "regs_rows", "scan_regs_rows",
+           "REGS_MOST_BYTES", "columns_vector",
            "WARP_ROW_LOADS", "WARP_GROUP_MOST_LOADS", "WARP_GROUP_MOST_BYTE_LOADS",
            "WARP_GROUP_MIN_WARPS", "warp_group", "scan_row_group", "ROW_TILE_MIN", "row_tiles_fit",
            "SHORT_ROW_TILE_MIN", "short_row_unroll", "row_tiles_choice"]
@@ -501,19 +502,22 @@ def scan_tile_rows(length: int, init: int, in_size: int, out_size: int,
 #: ``xs_scan_tile``): ptxas 13 for sm_90 gives 63 registers at 16 and 242 at 64 (a
 #: 32 KiB tile of int8 in and out), which leaves one block per SM.
 SCAN_TILE_MOST_LOADS = 16
+#: Threads of a block of ``xs_scan_tile`` (its ``__launch_bounds__``).
+SCAN_TILE_THREADS = 256
 
 
-def scan_tile_bytes(tile_bytes: int, in_size: int, out_size: int, threads: int = 256) -> int:
+def scan_tile_bytes(tile_bytes: int, in_size: int, out_size: int) -> int:
     """The bytes a block of the short-row scan stages: ``tile_bytes``, or less where
     narrow elements would need more than :data:`SCAN_TILE_MOST_LOADS` loads a thread."""
-    return min(tile_bytes, SCAN_TILE_MOST_LOADS * threads * (in_size + out_size))
+    return min(tile_bytes, SCAN_TILE_MOST_LOADS * SCAN_TILE_THREADS * (in_size + out_size))
 
 
-def scan_tile_loads(tile_bytes: int, in_size: int, out_size: int, threads: int = 256) -> int:
-    """Loads NV each of ``threads`` threads makes of one tile of the short-row scan
-    (``xs_scan_tile``): enough for the largest input span :func:`scan_tile_rows` can
-    give, since input and outputs (at least as many) share ``tile_bytes``."""
-    return max(1, -(-(tile_bytes // (in_size + out_size)) // threads))
+def scan_tile_loads(tile_bytes: int, in_size: int, out_size: int) -> int:
+    """Loads NV each of the :data:`SCAN_TILE_THREADS` threads makes of one tile of the
+    short-row scan (``xs_scan_tile``): enough for the largest input span
+    :func:`scan_tile_rows` can give, since input and outputs (at least as many) share
+    ``tile_bytes``."""
+    return max(1, -(-(tile_bytes // (in_size + out_size)) // SCAN_TILE_THREADS))
 
 
 #: Most bytes of input a thread of the register kernels of short dense rows takes

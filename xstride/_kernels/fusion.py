@@ -76,10 +76,9 @@ def _scalar_to(v, dt):
     return np.asarray(v, dtype=dt)[()]
 
 
-def scalar_values(graph, args, hv=None) -> list:
+def scalar_values(graph, args) -> list:
     """The by-value scalars of one call, in :meth:`Graph.scalars` order."""
-    if hv is None and graph.host:
-        hv = host_values(graph, args)
+    hv = host_values(graph, args) if graph.host else None
     out = []
     for i in graph.scalars:
         n = graph.nodes[i]

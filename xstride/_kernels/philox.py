@@ -329,8 +329,6 @@ def words(counter_words, key0, key1, shape):
     n = math.prod(shape)
     out = cp.empty(shape + (4,), dtype=cp.uint32)
     if n:
-        if isinstance(counter_words, int):  # pragma: no cover - rng passes arrays
-            counter_words = cp.full((4,), counter_words, dtype=cp.uint32)
         stream_ptr = cp.cuda.get_current_stream().ptr
         key = ("words", shape, _sig(counter_words), _sig(key0), _sig(key1),
                cp.cuda.runtime.getDevice(), stream_ptr)

@@ -115,8 +115,9 @@ def capabilities() -> dict:
     dict
         ``backend`` ("cuda", "hip" or "none"), ``device`` (``device_properties()`` or
         ``None``), ``is_hip``, ``reason`` (why there is no device, else ``""``) and
-        ``features``: ``{feature: {"available": bool, "reason": str}}``, one row per
-        rule of the HIP table (``xstride/cuda/_hip_rules.py``):
+        ``features``: ``{feature: {"available": bool, "reason": str, "trigger": str}}``
+        (``trigger``: what in a kernel makes the HIP gate refuse it, in words), one row
+        per rule of the HIP table (``xstride/cuda/_hip_rules.py``):
         ``warp_shuffle`` (``reduce.cuh``/``scan.cuh``), ``high_dim_cuda_views``
         (views of 5 or more dimensions) and ``bounds_check_views``
         (``XSTRIDE_BOUNDS_CHECK``). Without a device every row is unavailable with the
@@ -126,7 +127,8 @@ def capabilities() -> dict:
         props = device_properties()
     except RuntimeError as exc:
         rows = {
-            r.feature: {"available": False, "reason": "no device"} for r in _hip_rules.RULES
+            r.feature: {"available": False, "reason": "no device", "trigger": r.trigger}
+            for r in _hip_rules.RULES
         }
         return {"backend": "none", "device": None, "is_hip": False, "reason": str(exc),
                 "features": rows}

@@ -26,7 +26,8 @@ class HipRule:
     reason : str
         Why it is refused on HIP.
     trigger : str
-        What in a kernel triggers the rule, in words (docs and messages).
+        What in a kernel triggers the rule, in words (each row of
+        ``capabilities()["features"]`` carries it).
     headers : tuple of str
         Shipped headers (``xstride/<name>``) whose inclusion, direct or through other
         headers, triggers the rule.
@@ -88,8 +89,10 @@ def rule(feature: str) -> HipRule:
 
 
 def feature_rows(is_hip: bool) -> dict[str, dict]:
-    """One row per rule: ``{feature: {"available": bool, "reason": str}}``."""
+    """One row per rule: ``{feature: {"available": bool, "reason": str, "trigger":
+    str}}`` (the reason empty where the feature is available)."""
     return {
-        r.feature: {"available": not is_hip, "reason": r.reason if is_hip else ""}
+        r.feature: {"available": not is_hip, "reason": r.reason if is_hip else "",
+                    "trigger": r.trigger}
         for r in RULES
     }
