@@ -100,3 +100,16 @@ def test_a_per_axis_option_on_an_array_of_another_rank_names_the_option(call):
         assert xp.zeros(55, chunks=11).chunks == ((11,) * 5,)           # the call's own
     with xp.use_backend("dask", chunks=(50, 5)):   # block lengths of a 1-D array, summed
         assert xp.arange(55).chunks == ((50, 5),) and xp.zeros(55).chunks == ((50, 5),)
+
+
+@pytest.mark.parametrize("call", [
+    lambda A: A.voxel_downsample([[0.0, 0.0], [1.0, 1.0]], 1.0),
+    lambda A: A.morton_keys([[0.1, 0.2], [0.3, 0.4]], [0, 0], [1, 1], 3),
+    lambda A: A.sort_by_key([3, 1], [[1, 2], [3, 4]]),
+], ids=["voxel_downsample", "morton_keys", "sort_by_key"])
+def test_a_list_argument_meets_the_chunks_error_not_no_array(call):
+    """A probe: a 2-D list under a one-entry chunks option was refused as "expected an
+    array" (the conversion's ValueError about the option swallowed), hiding the cause."""
+    with xp.use_backend("dask", chunks=(4,)):
+        with pytest.raises(ValueError, match="argument 'chunks' is the dask backend's option"):
+            call(xp.algorithms)
