@@ -5,7 +5,7 @@ Run: ``python benchmarks/rng.py`` (device rows need CuPy and a GPU; the host row
 run). Sizes: 2**28 float64 on the device, 2**24 on the host (``XSTRIDE_BENCH_HOST_N``
 overrides). Device: ``Philox(seed).uniform(n)`` / ``.normal(n)`` (two values per Philox
 block, counters computed in the kernel: 8 B written per value, like CuPy's generator),
-each compiled unroll, and the previous one-value-per-block general kernel for
+and the previous one-value-per-block general kernel for
 comparison; ``philox_uniform(seed, stream, counter)`` with a stored uint64 counter array
 (8 B read + 8 B written per value: memory-bound), fast and general kernel.
 """
@@ -41,21 +41,14 @@ def device_rows(cp):
     rows.append(row("device cupy default_rng().random, 2**28 float64", t_cupy, 8 * n, t_cupy,
                     "CuPy"))
 
-    def gen_row(kind, unroll, label, base, base_name):
+    def gen_row(kind, label, base, base_name):
         def f():
-            seeds = [1234]
-            t = time_gpu(lambda: K.pairs(kind, seeds[0], 0, 0, n, unroll=unroll), reps=10)
+            t = time_gpu(lambda: K.pairs(kind, 1234, 0, 0, n), reps=10)
             return row(label, t, 8 * n, base, base_name)
         return f
 
-    default_u = dict(K.PAIRS_UNROLL)
-    for (kind, unroll) in sorted(K._PAIRS):
-        if kind != "uniform":
-            continue
-        mark = " (default)" if default_u[kind] == unroll else ""
-        try_row(rows, f"pairs {kind} u{unroll}",
-             gen_row(kind, unroll, f"device xstride Philox.uniform: 2 per block, unroll "
-                     f"{unroll}{mark}", t_cupy, "CuPy"))
+    try_row(rows, "pairs uniform", gen_row("uniform", "device xstride Philox.uniform: 2 per "
+                                           "block (the pairs kernel)", t_cupy, "CuPy"))
 
     def gen_public():
         g = rng.Philox(1234, backend="cupy")
@@ -100,13 +93,8 @@ def device_rows(cp):
 
     rows.append(row("device cupy default_rng().standard_normal, 2**28", t_cupy_n, 8 * n,
                     t_cupy_n, "CuPy normal"))
-    for (kind, unroll) in sorted(K._PAIRS):
-        if kind != "normal":
-            continue
-        mark = " (default)" if default_u[kind] == unroll else ""
-        try_row(rows, f"pairs {kind} u{unroll}",
-             gen_row(kind, unroll, f"device xstride Philox.normal: pairs kernel, unroll "
-                     f"{unroll}{mark}", t_cupy_n, "CuPy normal"))
+    try_row(rows, "pairs normal", gen_row("normal", "device xstride Philox.normal: the pairs "
+                                          "kernel", t_cupy_n, "CuPy normal"))
 
     def normal_public():
         g = rng.Philox(1234, backend="cupy")

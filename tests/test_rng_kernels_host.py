@@ -173,7 +173,7 @@ def test_fast_kernels_emulated_on_cpu(emulated, n):
             got = _run_fast(emulated, f"xstride_philox_{kind}_f{cm}", n, seed, stream, ctr, st)
             for g, w in zip(got, ref):
                 np.testing.assert_array_equal(bits(g), bits(w), err_msg=f"{kind} cm={cm}")
-    for (kind, unroll), name in K._PAIRS.items():
+    for kind, (name, _) in K._PAIRS.items():
         want = H.pairs(kind, seed, stream, start, n)
         for grid, block in ((1, 1), (3, 5)):
             got = _run_fast(emulated, name, n, seed, stream, None, start, nout=1, grid=grid,

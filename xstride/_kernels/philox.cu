@@ -150,8 +150,6 @@ XS_FAST_KERNEL(xstride_philox_uniform2_f3, 1, 3, 4)
 XS_FAST_KERNEL(xstride_philox_normal_f3, 2, 3, 2)
 XS_FAST_KERNEL(xstride_philox_normal2_f3, 3, 3, 2)
 XS_FAST_KERNEL(xstride_philox_upairs_u1, 4, 3, 1)
-XS_FAST_KERNEL(xstride_philox_upairs_u4, 4, 3, 4)
-XS_FAST_KERNEL(xstride_philox_npairs_u1, 5, 3, 1)
 XS_FAST_KERNEL(xstride_philox_npairs_u2, 5, 3, 2)
 
 // ---- grid path: the broadcast output coalesced to R x C (R may be 1). Argument x is

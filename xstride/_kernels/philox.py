@@ -56,12 +56,10 @@ _KERNELS = {
 _BLOCK = 256
 
 
-#: Counters per thread and loop step of the generator's pair kernels (compiled: 1, 4
-#: for uniforms; 1, 2 for normals), chosen by benchmarks/rng.py on the H200 (2**28
-#: values: uniforms 0.513 ms unroll 1 vs 0.578 ms unroll 4; normals 1.470 vs 1.458 ms).
-PAIRS_UNROLL = {"uniform": 1, "normal": 2}
-_PAIRS = {("uniform", 1): "xstride_philox_upairs_u1", ("uniform", 4): "xstride_philox_upairs_u4",
-          ("normal", 1): "xstride_philox_npairs_u1", ("normal", 2): "xstride_philox_npairs_u2"}
+#: The generator's pair kernels and their counters per thread and loop step, chosen on
+#: the H200 (2**28 values: uniforms 0.513 ms at 1 against 0.578 ms at 4; normals 1.458
+#: ms at 2 against 1.470 at 1; the other variants were deleted after that run).
+_PAIRS = {"uniform": ("xstride_philox_upairs_u1", 1), "normal": ("xstride_philox_npairs_u2", 2)}
 _FAST_UNROLL = {"uniform": 4, "uniform2": 4, "normal": 2, "normal2": 2}
 
 #: Prepared launches: key (see :func:`_real`, :func:`pairs`, :func:`words`) ->
@@ -273,7 +271,7 @@ def repeat(kind, seed, stream, counter):
     return run(seed, stream, counter, stream_ptr)
 
 
-def pairs(kind, seed, stream, start, n, unroll=None):
+def pairs(kind, seed, stream, start, n):
     """The generator's stream on the device; see :func:`xstride._host.philox.pairs`.
 
     ``kind`` is ``"uniform"`` or ``"normal"``; ``seed``, ``stream``, ``start`` ints.
@@ -283,11 +281,11 @@ def pairs(kind, seed, stream, start, n, unroll=None):
     cp = _cupy()
     out = cp.empty(n, dtype=cp.float64)
     if n:
-        unroll = PAIRS_UNROLL[kind] if unroll is None else unroll
-        key = ("pairs", kind, unroll, n, cp.cuda.runtime.getDevice())
+        key = ("pairs", kind, n, cp.cuda.runtime.getDevice())
         launch = _LAUNCHES.get(key)
         if launch is None:
-            fn = kernel(_PAIRS[kind, unroll], SOURCE_FILE)
+            name, unroll = _PAIRS[kind]
+            fn = kernel(name, SOURCE_FILE)
             # out0, out1 (the same), n, seed, stream, counter address (not read), start
             args = [slot64(), slot64(), i64(n), slot64(), slot64(), slot64(), slot64()]
             grid = _fast_grid(sm_count(), (n + 1) // 2, unroll)
