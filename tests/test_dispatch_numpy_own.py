@@ -77,3 +77,37 @@ def test_the_checks_still_run_before_numpys_function():
     with pytest.raises(TypeError):
         xp.sum([1, 2, 3])
     assert xp.max(x, axis=(-1,), keepdims=True).shape == (2, 1)
+
+
+@pytest.mark.parametrize("name", sorted(dispatch.NUMPY_COMMON))
+def test_compat_builds_these_creation_functions_from_its_common_aliases(name):
+    """``dispatch.NUMPY_COMMON``: array_api_compat's NumPy namespace makes each of these
+    as ``get_xp(numpy)(common._aliases.<name>)``; xstride builds the same function
+    from the same parts (without the namespace's clone of NumPy)."""
+    import inspect
+
+    import array_api_compat.numpy as compat
+    from array_api_compat.common import _aliases
+
+    theirs, ours = getattr(compat, name), dispatch._numpy_common(name)
+    assert theirs.__wrapped__ is getattr(_aliases, name) is ours.__wrapped__
+    assert inspect.signature(ours) == inspect.signature(theirs)
+    assert dispatch.compat_function("numpy", name) is ours   # one object per name
+
+
+def test_first_creation_calls_import_no_compat_namespace():
+    code = ("import json, sys, numpy as np, xstride as xp\n"
+            "r = [xp.zeros(2).tolist(), xp.ones((1, 2), dtype=xp.float32).tolist(),\n"
+            "     xp.arange(3).tolist(), xp.linspace(0, 1, 3).tolist(),\n"
+            "     xp.full(2, -0.0).tolist(), xp.eye(2, k=1).tolist(),\n"
+            "     xp.zeros_like(np.ones(2), dtype=xp.int8).dtype.name, str(xp.empty(2).shape)]\n"
+            "try:\n    xp.zeros(2, device='gpu')\n"
+            "except ValueError as exc:\n    r.append(str(exc))\n"
+            "print(json.dumps([r, 'array_api_compat.numpy' in sys.modules]))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == [
+        [[0.0, 0.0], [[1.0, 1.0]], [0, 1, 2], [0.0, 0.5, 1.0], [-0.0, -0.0],
+         [[0.0, 1.0], [0.0, 0.0]], "int8", "(2,)", "zeros: Unsupported device for NumPy: 'gpu'"],
+        False]

@@ -16,7 +16,7 @@ import numpy as np
 
 from .._core.errors import argument_error, overflow_error, type_error, value_error
 from . import select as _backend
-from .dispatch import register
+from .dispatch import compat_function, register
 
 __all__ = ["check_take", "check_repeats", "check_shift", "check_sorter", "check_axis",
            "check_triangle", "check_int_fill", "check_fill_fits", "check_int_items",
@@ -162,7 +162,7 @@ def check_int_items(func: str, out) -> None:
 
 
 def _numpy(name):
-    return getattr(_backend.namespace("numpy"), name)
+    return compat_function("numpy", name)
 
 
 def take(x, indices, /, *, axis=None):

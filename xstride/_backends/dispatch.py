@@ -150,7 +150,15 @@ def _import_pending() -> None:
             _UNFINISHED[0] -= 1
 
 
-def _from_compat(backend: str, qualname: str):
+def compat_function(backend: str, qualname: str):
+    """The function ``qualname`` of ``backend``'s ``array_api_compat`` namespace; on
+    NumPy a name of :data:`NUMPY_OWN` or :data:`NUMPY_COMMON` without importing that
+    namespace."""
+    if backend == "numpy":   # the NumPy namespace's functions built without its clone
+        if qualname in NUMPY_OWN:
+            return getattr(np, qualname)
+        if qualname in NUMPY_COMMON:
+            return _numpy_common(qualname)
     ns = _backend.namespace(backend)
     for part in qualname.split("."):
         ns = getattr(ns, part)
@@ -173,7 +181,7 @@ def implementation(backend: str, qualname: str):
             _import_pending()
             fn = _overrides[backend].get(qualname)
         if fn is None:
-            fn = _from_compat(backend, qualname)
+            fn = compat_function(backend, qualname)
         table[qualname] = fn
     return fn
 
@@ -189,6 +197,26 @@ def implementation(backend: str, qualname: str):
 #: attribute, importing ``numpy.f2py``, ``numpy.testing``, ``numpy.ma``).
 NUMPY_OWN = frozenset(("sum", "prod", "mean", "min", "max", "argmin", "argmax", "all",
                        "any", "where") + tuple(ENGINE_UFUNCS))
+
+
+#: Creation functions that ``array_api_compat``'s NumPy namespace builds as
+#: ``get_xp(numpy)(common._aliases.<name>)`` (its ``numpy/_aliases.py``, 1.11 to 1.16;
+#: tests/test_dispatch_numpy_own.py holds that to the installed version).
+#: :func:`_numpy_common` builds them the same way from ``array_api_compat.common``
+#: (about 2 ms to import) instead of importing the namespace, whose clone of NumPy
+#: costs a program's first ``xp.zeros`` 60-90 ms.
+NUMPY_COMMON = frozenset(("arange", "empty", "empty_like", "eye", "full", "full_like",
+                          "linspace", "ones", "ones_like", "zeros", "zeros_like"))
+
+
+@functools.cache
+def _numpy_common(qualname: str):
+    """``array_api_compat``'s NumPy function ``qualname`` (one of :data:`NUMPY_COMMON`),
+    built as that namespace builds it: one object per name."""
+    from array_api_compat._internal import get_xp
+    from array_api_compat.common import _aliases
+
+    return get_xp(np)(getattr(_aliases, qualname))
 
 
 def deferred(backend, qualname: str, table: dict | None = None):
@@ -210,7 +238,7 @@ def deferred(backend, qualname: str, table: dict | None = None):
         table = _positional if name == DEFAULT else {}
 
     def first_call(*args, **kwargs):
-        fn = _from_compat(name, qualname)
+        fn = compat_function(name, qualname)
         if table.get(qualname) is first_call:
             table[qualname] = fn
         return fn(*args, **kwargs)
