@@ -45,6 +45,7 @@ import numpy as np
 from . import _backends
 from ._backends import dispatch
 from ._core.errors import error, type_error
+from ._core.reduction_docs import reduction_doc
 from ._plans.argreduction import check_arg_axis
 from ._plans.reduction import (
     check_correction,
@@ -76,40 +77,6 @@ _SIGNATURES = {
     "argmax": "(x, /, *, axis=None, keepdims=False, **kwargs)",
     "cumulative_sum": "(x, /, *, axis=None, dtype=None, include_initial=False)",
     "cumulative_prod": "(x, /, *, axis=None, dtype=None, include_initial=False)",
-}
-
-_DOCS = {
-    "sum": "Sum (array API standard ``sum``). Integers accumulate exactly in 64 bits "
-           "(narrower ``dtype=`` results wrap like NumPy's); on the kernels float32 and "
-           "float64 accumulate in float64, in a fixed order. Empty sums are 0.",
-    "prod": "Product (array API standard ``prod``); the dtype rules of ``sum``. Empty "
-            "products are 1.",
-    "min": "Minimum (array API standard ``min``). NaN propagates. An empty selection "
-           "raises ValueError naming the empty axis.",
-    "max": "Maximum (array API standard ``max``). NaN propagates. An empty selection "
-           "raises ValueError naming the empty axis.",
-    "mean": "Arithmetic mean (array API standard ``mean``); integer inputs give float64 "
-            "(as NumPy). On the kernels the sum accumulates in float64 and is divided "
-            "once. An empty selection gives NaN with NumPy's RuntimeWarning.",
-    "var": "Variance (array API standard ``var``), divided by ``max(N - correction, 0)`` "
-           "as NumPy does. On the kernels: two passes in float64 (the mean, then the "
-           "squared deviations from it).",
-    "std": "Standard deviation (array API standard ``std``): the square root of ``var``.",
-    "all": "Logical AND (array API standard ``all``): True where every element of the "
-           "selection is nonzero (NaN counts as nonzero); an empty selection gives True.",
-    "any": "Logical OR (array API standard ``any``): True where some element of the "
-           "selection is nonzero (NaN counts as nonzero); an empty selection gives False.",
-    "argmin": "Index of the minimum (array API standard ``argmin``): int64, the index "
-              "along ``axis`` (an int), or into the flattened array in C order for "
-              "``axis=None``. Ties give the first occurrence; where NaN is present, the "
-              "first NaN (NumPy's rule). Real dtypes only; an empty selection raises "
-              "ValueError naming the empty axis.",
-    "argmax": "Index of the maximum (array API standard ``argmax``); the rules of "
-              "``argmin``.",
-    "cumulative_sum": "Cumulative sum (array API standard ``cumulative_sum``). "
-                      "``include_initial=True`` puts the identity 0 first (formed by "
-                      "shifting, never by subtracting).",
-    "cumulative_prod": "Cumulative product (array API standard ``cumulative_prod``).",
 }
 
 
@@ -523,7 +490,7 @@ def _signature(name: str) -> inspect.Signature:
 def _finish(funcs: dict) -> dict:
     for name, fn in funcs.items():
         fn.__name__ = fn.__qualname__ = name
-        fn.__doc__ = _DOCS[name]
+        fn.__doc__ = reduction_doc(name)
         fn.__signature__ = _signature(name)
     return funcs
 
