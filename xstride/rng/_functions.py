@@ -110,12 +110,41 @@ def philox_uniform(seed, stream, counter):
 def philox_uniform2(seed, stream, counter):
     """Two uniform float64 per counter: ``(u0, u1)`` from ``(w0, w1)`` and ``(w2, w3)``.
 
-    Same parameters, errors and guarantees as :func:`philox_uniform`; ``u0`` equals
-    ``philox_uniform(seed, stream, counter)``.
+    ``u0`` equals ``philox_uniform(seed, stream, counter)``; ``u1`` is made the same way
+    from the other two output words of the same Philox4x32-10 block, so one block gives
+    both (the generator :class:`Philox` draws its uniforms this way).
+
+    Parameters
+    ----------
+    seed, stream, counter : int or integer array
+        Values in ``[0, 2**64 - 1]``; they broadcast together (NumPy rules). Python
+        ints, NumPy integers, lists of ints, or NumPy, CuPy or dask arrays of a signed
+        or unsigned integer dtype (no masked arrays).
 
     Returns
     -------
-    tuple of two float64 arrays of the broadcast shape
+    tuple of two arrays of float64, each of the broadcast shape
+        ``u0 = (((w0 << 32) | w1) >> 11) * 2**-53`` and ``u1 = (((w2 << 32) | w3) >>
+        11) * 2**-53``: multiples of ``2**-53`` in ``[0, 1 - 2**-53]`` (never 1.0). On the
+        backend of the array arguments, else on the active backend (0-D arrays for
+        scalar arguments). Bit-identical on NumPy and CuPy.
+
+    Raises
+    ------
+    TypeError
+        An argument is a float, bool, string, masked array or an array of a
+        non-integer dtype; arrays of two backends are mixed. The message names the
+        argument.
+    ValueError
+        A value is negative or above ``2**64 - 1`` (the message names the argument);
+        the shapes do not broadcast, or broadcast to more than ``2**63 - 1`` bytes of
+        results; a dask argument has chunk lengths dask does not know.
+
+    Notes
+    -----
+    Salmon, Moraes, Dror, Shaw, "Parallel random numbers: as easy as 1, 2, 3", SC'11
+    (see :func:`philox4x32_10`); the mapping of seed, stream and counter to key and
+    counter words is in the package docstring and docs/rng.md.
     """
     return _dispatch("uniform2", "philox_uniform2", seed, stream, counter)
 
@@ -124,16 +153,41 @@ def philox_normal(seed, stream, counter):
     """Standard normal float64 per counter: Box–Muller ``r cos(theta)``.
 
     ``r = sqrt(-2 log(1 - u0))``, ``theta = 2 pi u1`` with ``(u0, u1)`` from
-    :func:`philox_uniform2`. Same parameters and errors as :func:`philox_uniform`.
-    Box, G. E. P. and Muller, M. E. (1958), "A note on the generation of random
-    normal deviates", Ann. Math. Statist. 29(2), 610-611.
+    :func:`philox_uniform2`. ``1 - u0`` is exact and never 0, so ``r`` is finite: at
+    most ``sqrt(2 * 53 ln 2)``, about 8.57, the largest magnitude of a value.
+
+    Parameters
+    ----------
+    seed, stream, counter : int or integer array
+        As in :func:`philox_uniform2`: values in ``[0, 2**64 - 1]`` that broadcast
+        together.
 
     Returns
     -------
     array of float64, broadcast shape
-        Bit-identical on NumPy and CuPy (log and sin/cos built from IEEE
-        ``+ - * / sqrt`` only, in one fixed order; docs/rng.md gives the accuracy
-        against ``numpy.log``/``numpy.cos``).
+        One standard normal per ``(seed, stream, counter)``, on the backend of the array
+        arguments, else on the active backend (a 0-D array for scalar arguments).
+        Bit-identical on NumPy and CuPy (log and sin/cos built from IEEE ``+ - * /
+        sqrt`` only, in one fixed order; docs/rng.md gives the accuracy against
+        ``numpy.log``/``numpy.cos``).
+
+    Raises
+    ------
+    TypeError
+        An argument is a float, bool, string, masked array or an array of a
+        non-integer dtype; arrays of two backends are mixed. The message names the
+        argument.
+    ValueError
+        A value is negative or above ``2**64 - 1`` (the message names the argument);
+        the shapes do not broadcast, or broadcast to more than ``2**63 - 1`` bytes of
+        results; a dask argument has chunk lengths dask does not know.
+
+    Notes
+    -----
+    Box, G. E. P. and Muller, M. E. (1958), "A note on the generation of random
+    normal deviates", Ann. Math. Statist. 29(2), 610-611. The log is ``2 atanh(s)`` on
+    the mantissa of ``1 - u0`` (its Taylor series to ``s**21``), sin and cos Taylor
+    series after an exact reduction of ``4 u1`` (docs/rng.md).
     """
     return _dispatch("normal", "philox_normal", seed, stream, counter)
 
@@ -141,12 +195,36 @@ def philox_normal(seed, stream, counter):
 def philox_normal2(seed, stream, counter):
     """Two independent standard normals per counter: ``(r cos(theta), r sin(theta))``.
 
-    Same parameters and errors as :func:`philox_uniform`; the first array equals
-    :func:`philox_normal`.
+    The Box–Muller pair of :func:`philox_normal` (``r`` and ``theta`` from the two
+    uniforms of :func:`philox_uniform2`); the first array equals
+    :func:`philox_normal`. The generator :class:`Philox` draws its normals this way.
+
+    Parameters
+    ----------
+    seed, stream, counter : int or integer array
+        As in :func:`philox_uniform2`: values in ``[0, 2**64 - 1]`` that broadcast
+        together.
 
     Returns
     -------
-    tuple of two float64 arrays of the broadcast shape
+    tuple of two arrays of float64, each of the broadcast shape
+        ``(z0, z1)``, each of magnitude at most about 8.57 (:func:`philox_normal`), on the
+        backend of the array arguments, else on the active backend (0-D arrays for
+        scalar arguments). Bit-identical on NumPy and CuPy.
+
+    Raises
+    ------
+    TypeError
+        An argument is a float, bool, string, masked array or an array of a
+        non-integer dtype; arrays of two backends are mixed. The message names the
+        argument.
+    ValueError
+        A value is negative or above ``2**64 - 1`` (the message names the argument);
+        the shapes do not broadcast, or broadcast to more than ``2**63 - 1`` bytes of
+        results; a dask argument has chunk lengths dask does not know.
+
+    Notes
+    -----
+    Box and Muller (1958), as for :func:`philox_normal`.
     """
     return _dispatch("normal2", "philox_normal2", seed, stream, counter)
-
