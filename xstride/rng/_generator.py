@@ -198,6 +198,18 @@ class Philox:
     def advance(self, n):
         """Skip ``n`` counters (``n >= 0``); returns ``self``.
 
+        Parameters
+        ----------
+        n : int
+            How many counters to skip, ``>= 0`` (a Python or NumPy integer; not a bool).
+            The next call starts at ``counter + n``, as if calls had used those counters.
+
+        Returns
+        -------
+        Philox
+            ``self``, with :attr:`counter` advanced by ``n`` (calls chain:
+            ``g.advance(10).uniform(4)``).
+
         Raises
         ------
         TypeError
@@ -266,10 +278,43 @@ class Philox:
     def normal(self, shape=()):
         """Float64 standard normals, two per counter (Box–Muller pairs).
 
-        Box, G. E. P. and Muller, M. E. (1958), "A note on the generation of random
-        normal deviates", Ann. Math. Statist. 29(2); the log and sin/cos are xstride's
-        own, IEEE-only, so host and device give the same bits. Parameters, result
-        and errors as :meth:`uniform`.
+        Counter ``counter + j`` gives values ``2j`` and ``2j + 1`` of the call in C
+        order: the pair ``(z0, z1)`` of :func:`~xstride.rng.philox_normal2`; an odd count
+        drops the last counter's ``z1``.
+
+        Parameters
+        ----------
+        shape : int or tuple of int
+            Shape of the result; ``ceil(size / 2)`` counters are used. As NumPy's
+            shapes: any integer-like (``__index__``: a NumPy integer, a 0-d integer
+            array) stands for an int, and a 1-D integer array for a tuple.
+
+        Returns
+        -------
+        array of float64, ``shape``
+            On the generator's backend; bit-identical on NumPy and CuPy. Each value of
+            magnitude at most ``sqrt(2 * 53 ln 2)``, about 8.57.
+
+        Raises
+        ------
+        TypeError
+            ``shape`` is not an int or a tuple of ints (the message names it as
+            given).
+        ValueError
+            A negative extent, more than 64 axes, or a shape no array can have (its
+            non-zero extents times 8 bytes above ``2**63 - 1``).
+        OverflowError
+            The stream's 2**64 counters are used up.
+        MemoryError
+            The result does not fit in memory (the message names the call, the shape
+            and the size).
+
+        Notes
+        -----
+        A call that raises consumes no counter and changes no state. Box, G. E. P. and
+        Muller, M. E. (1958), "A note on the generation of random normal deviates",
+        Ann. Math. Statist. 29(2), 610-611; the log and sin/cos are xstride's own,
+        IEEE-only, so host and device give the same bits (docs/rng.md).
         """
         shape = _shape("Philox.normal", shape)
         n = math.prod(shape)
@@ -293,6 +338,14 @@ class Philox:
             and both ends inside int64 or inside uint64.
         shape : int or tuple of ints
             As in :meth:`uniform`.
+
+        Returns
+        -------
+        array of int64 or uint64, ``shape``
+            Values in ``[low, high)`` (``[0, low)`` for ``high=None``), on the
+            generator's backend: int64 where both ends lie in the int64 range
+            (``low >= -2**63`` and ``high - 1 < 2**63``), else uint64. Bit-identical on
+            NumPy and CuPy; the counter moves past every counter the draws used.
 
         Raises
         ------
