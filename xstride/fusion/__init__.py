@@ -124,11 +124,29 @@ def fuse(fn=None, *, strict: bool = False):
 class Fused:
     """A fused function (made by :func:`fuse`); call it as ``fn``.
 
+    Calling it returns what ``fn`` returns for the same arguments: on CuPy arrays the
+    output(s) of one fused kernel (bit-identical to ``fn`` run unfused through xstride),
+    on dask arrays whose chunks line up one fused call per block, anything else ``fn``
+    run as written. It raises what ``fn`` raises, ``TypeError`` under ``strict=True``
+    where a call cannot be fused, and :class:`~xstride._core.errors.DeviceError` for a
+    CuPy argument on another device (see :meth:`__call__`). The instance carries
+    ``fn``'s name and docstring (``functools.update_wrapper``); as a class attribute
+    it binds as a method, as a plain function does.
+
+    Parameters
+    ----------
+    fn : callable
+        The function to fuse (:func:`fuse` checks it).
+    strict : bool, optional
+        Raise instead of running unfused (default False).
+
     Attributes
     ----------
     fn : callable
         The function as written.
     strict : bool
+        Whether a call that cannot be fused raises ``TypeError`` (True) or runs ``fn``
+        unfused with a :class:`FusionWarning` (False).
     """
 
     def __init__(self, fn, strict: bool = False):
@@ -163,6 +181,49 @@ class Fused:
         return types.MethodType(self, obj)
 
     def __call__(self, /, *args, **kwargs):   # /: fn may have a parameter "self"
+        """``fn(*args, **kwargs)``, as one fused kernel where the arguments allow.
+
+        Parameters
+        ----------
+        *args, **kwargs
+            ``fn``'s arguments: arrays, Python or NumPy scalars, and ``str``/``bytes``/
+            ``None`` values (part of the signature, so of the kernel). Keywords that
+            name positional parameters of ``fn`` are moved to their places; values for
+            keyword-only parameters or ``**kwargs`` run ``fn`` unfused.
+
+        Returns
+        -------
+        array or tuple of arrays
+            What ``fn`` returns. On CuPy arrays, for a signature the trace could fuse:
+            the new output arrays of one engine kernel (of one shape, or reductions'
+            results), bit-identical to ``fn`` run unfused through xstride. On dask
+            arrays whose chunks line up: dask arrays of one fused call per block.
+            Otherwise (NumPy arrays, no arrays, arrays of two backends, a signature
+            that does not fuse): ``fn`` run as written, whatever it returns.
+
+        Raises
+        ------
+        TypeError
+            ``strict=True`` and the call cannot be fused: ``fn`` does something no
+            fused kernel expresses (docs/fuse.md, "Not yet fused"), an argument of
+            another type than the above, keyword-only arguments, or a trace that raised
+            where the unfused run did not; the message, ``fuse: cannot fuse <name>:
+            <reason>``, gives the reason.
+        ValueError
+            :class:`~xstride._core.errors.DeviceError`: a CuPy argument is on another
+            device than the current one; raised before anything is launched, and ``fn``
+            is then not run unfused.
+        Exception
+            Whatever ``fn`` raises run unfused: a call whose trace or fused run fails
+            (shapes that do not broadcast, dtypes NumPy refuses, a wrong argument
+            count) runs ``fn`` as written, which raises its own error.
+
+        Warns
+        -----
+        FusionWarning
+            Once per signature, when ``strict=False`` and the call runs unfused because
+            the trace could not fuse it (the message names the operation).
+        """
         given = (args, kwargs)   # an unfused run gets the call as written
         if kwargs:
             args, kwargs = self._positional(args, kwargs)
