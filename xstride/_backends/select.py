@@ -160,11 +160,22 @@ def get_backend() -> str:
     """Name of the active backend of this thread/context: ``"numpy"``, ``"cupy"`` or
     ``"dask"``.
 
+    Returns
+    -------
+    str
+        The name given to the innermost :class:`use_backend` or the last
+        :func:`set_backend` of this thread/context (lowercased), else the process
+        default: ``XSTRIDE_BACKEND`` (lowercased) or ``"numpy"``.
+
     Raises
     ------
     RuntimeError
         ``XSTRIDE_BACKEND`` named a backend that could not be loaded at import and no
         backend has been selected since; the message carries the reason.
+    ValueError
+        :class:`~xstride._core.errors.SettingError`: ``XSTRIDE_BACKEND`` names no
+        backend and xstride was imported by its command line (``python -m xstride``),
+        which defers that error to the first use of the active backend.
     """
     return check_active(_current.get())
 
@@ -228,6 +239,29 @@ class use_backend:  # noqa: N801 - used as a function: ``with xp.use_backend("cu
     previous options) are restored on exit, also when the block raises. One object may
     be entered again, also while it is entered, and from several threads or asyncio
     tasks at once (each exit restores what its own entry replaced, in its own context).
+
+    Parameters
+    ----------
+    name : {"numpy", "cupy", "dask"}
+        The backend to select inside the block; case-insensitive, surrounding blanks
+        are an error.
+    **options
+        The options of :func:`set_backend` (only ``"dask"`` takes any: ``chunks``,
+        ``chunk_backend``), in force inside the block.
+
+    Returns
+    -------
+    use_backend
+        A context manager; ``with use_backend(name) as active:`` binds ``active`` to the
+        backend's name, lowercased.
+
+    Raises
+    ------
+    TypeError, ValueError, RuntimeError
+        As :func:`set_backend`, at the call (before the block): a name that is not a
+        string or names no backend, a bad option, a backend that cannot be loaded.
+    RuntimeError
+        On exit, an object exited without an entry in this thread or task.
 
     Examples
     --------

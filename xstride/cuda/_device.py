@@ -17,7 +17,16 @@ __all__ = ["is_hip", "device_count", "device_properties", "capabilities"]
 def is_hip() -> bool:
     """``True`` when the CuPy in use is a ROCm/HIP build.
 
-    Does not import CuPy when nobody has: without CuPy there is no HIP build to use.
+    Where CuPy is already imported, reads its runtime's ``is_hip`` flag. Where nobody
+    has imported it, imports it (and checks that a device answers, as the CuPy backend
+    does on first use): an installed CuPy is imported by this call.
+
+    Returns
+    -------
+    bool
+        ``cupy.cuda.runtime.is_hip``; ``False`` where CuPy cannot be imported or no
+        device answers (without a usable CuPy there is no HIP build to use). Never
+        raises.
     """
     cupy = sys.modules.get("cupy")
     if cupy is None:

@@ -60,6 +60,22 @@ def compile_stats() -> dict:
     (:func:`watch_cupy_compiles`). Cheap: a program reads it before and after a step to
     count what the step compiled and how long it waited (``python -m xstride demo``
     does, per stage).
+
+    Returns
+    -------
+    dict
+        ``kernels`` (int): the compiles recorded in this process, all of them (the
+        10,000 that :func:`compiled_kernels` keeps and every older one);
+        ``seconds`` (float): the sum of their times, in seconds; ``wall_seconds``
+        (float): the seconds during which at least one of them was running, at most
+        ``seconds``; ``cupy_watched`` (bool): whether CuPy's own compiles are recorded
+        (:func:`watch_cupy_compiles`). ``{"kernels": 0, "seconds": 0.0,
+        "wall_seconds": 0.0, "cupy_watched": False}`` while nothing has been compiled.
+
+    Notes
+    -----
+    Raises nothing and imports nothing: until xstride's compiler is loaded (by a first
+    kernel, or :func:`watch_cupy_compiles`) the record is empty and is not looked up.
     """
     if not _executors.compiler_imported():  # nothing compiled yet: an empty record
         return {"kernels": 0, "seconds": 0.0, "wall_seconds": 0.0, "cupy_watched": False}
@@ -78,6 +94,13 @@ def wait_for_compiles() -> None:
     step's end, so that what the step started is counted in it (``python -m xstride
     demo`` does). A compile that failed raises nothing here: the call that needs the
     kernel raises its error. Returns at once when nothing was compiled in this process.
+
+    Returns
+    -------
+    None
+        Once every compile under way when it was called has finished or failed
+        (compiles started after that are not waited for). It raises nothing and
+        imports nothing.
     """
     if _executors.compiler_imported():
         _executors.compiler().drain()
