@@ -45,9 +45,8 @@ def _int(value, what: str, func: str = "Layout") -> int:
     try:
         return operator.index(value)
     except TypeError:
-        raise error(
-            TypeError, func, f"{what} must be an integer, got {type(value).__name__} {value!r}"
-        ) from None
+        raise error(TypeError, func, f"{what} must be an integer, got "
+                                     f"{type(value).__name__} {value!r}") from None
 
 
 def _int_seq(value, what: str, entry: str, func: str = "Layout", *,
@@ -163,10 +162,8 @@ class Layout:
         else:
             strd = _int_seq(strides, "strides", "stride")
             if len(strd) != len(shp):
-                raise error(
-                    ValueError, "Layout", f"shape {shp} has rank {len(shp)} but strides {strd} "
-                    f"have rank {len(strd)}"
-                )
+                raise error(ValueError, "Layout", f"shape {shp} has rank {len(shp)} but "
+                                                  f"strides {strd} have rank {len(strd)}")
             for s in strd:
                 _check_int64(s, "a stride")
         off = _check_int64(_int(offset, "offset"), "offset")
@@ -247,12 +244,10 @@ class Layout:
 
     def replace(self, *, shape=None, strides=None, offset=None, itemsize=None) -> "Layout":
         """A copy with some fields changed (checked like the constructor)."""
-        return Layout(
-            self._shape if shape is None else shape,
-            self._strides if strides is None and shape is None else strides,
-            self._offset if offset is None else offset,
-            self._itemsize if itemsize is None else itemsize,
-        )
+        return Layout(self._shape if shape is None else shape,
+                      self._strides if strides is None and shape is None else strides,
+                      self._offset if offset is None else offset,
+                      self._itemsize if itemsize is None else itemsize)
 
     # ------------------------------------------------------------------ predicates
     compact_strides = staticmethod(compact_strides)
@@ -555,9 +550,8 @@ class Layout:
             bs = int(bs)
             if bs % itemsize:
                 if n > 1:
-                    raise error(
-                        ValueError, "Layout.from_array", f"byte strides {tuple(a.strides)} are not "
-                        f"multiples of the item size {itemsize}")
+                    raise error(ValueError, "Layout.from_array", f"byte strides {tuple(a.strides)}"
+                                f" are not multiples of the item size {itemsize}")
                 bs = 0  # never stepped along; any element stride describes it
             strides.append(bs // itemsize)
         return cls(shape, tuple(strides), 0, itemsize)
