@@ -5,8 +5,7 @@ bytes. It is pure Python (no NumPy or CuPy import), immutable and hashable, so p
 be cached on it. Every quantity is checked to fit in a signed 64-bit integer: a shape
 whose element count or byte size (the rule of ``xstride._core.sizes``), or a layout
 whose reachable offsets, overflow int64 is refused with ``ValueError`` rather than
-wrapping silently. Ranks up to :data:`MAX_NDIM` (64,
-NumPy's limit) are supported.
+wrapping silently. Ranks up to :data:`MAX_NDIM` (64, NumPy's limit) are supported.
 
 See ``docs/layout-and-views.md``.
 """
@@ -304,13 +303,22 @@ class Layout:
     def permute(self, axes) -> "Layout":
         """Reorder the axes: axis ``i`` of the result is axis ``axes[i]`` of ``self``.
 
+        Parameters
+        ----------
+        axes : sequence of int
+            A permutation of ``range(ndim)``; negative entries count from the end.
+
+        Returns
+        -------
+        Layout
+            The same elements: shape and strides reordered, offset and itemsize kept.
+
         Raises
         ------
         TypeError
             ``axes`` is not a sequence of ints (tuple, list, range, 1-D integer array).
         ValueError
-            ``axes`` is not a permutation of ``range(ndim)`` (negative entries count
-            from the end).
+            ``axes`` is not a permutation of ``range(ndim)``.
         """
         nd = self.ndim
         ax = _int_seq(axes, "axes", "axis", "Layout.permute", one_int=False)
@@ -323,12 +331,23 @@ class Layout:
     def broadcast_to(self, shape) -> "Layout":
         """Broadcast to ``shape`` by the array API rules (axes aligned on the right).
 
-        New leading axes and size-1 axes that grow get stride 0.
+        Parameters
+        ----------
+        shape : int or sequence of int
+            The target, as the constructor takes a shape; at least ``ndim`` axes.
+
+        Returns
+        -------
+        Layout
+            Of ``shape``; new leading axes and size-1 axes that grow get stride 0.
 
         Raises
         ------
+        TypeError
+            A non-integer entry of ``shape``.
         ValueError
-            The shapes do not broadcast; the message names both.
+            The shapes do not broadcast (the message names both); a ``shape`` the constructor
+            refuses (a negative extent, more than 64 axes, a size or byte size past int64).
         """
         target = _checked_shape(shape)
         nd, td = self.ndim, len(target)
@@ -349,12 +368,21 @@ class Layout:
     def slice(self, index) -> "Layout":
         """Basic indexing: a tuple of ``slice`` objects and ints, one per leading axis.
 
-        Python's slice rules apply, negative steps included (``slice(None, None, -1)``
-        reverses an axis). An int selects one position and drops the axis. Axes not
-        named are kept whole.
+        Parameters
+        ----------
+        index : slice, int or tuple of them
+            Python's slice rules, negative steps included (``slice(None, None, -1)`` reverses an
+            axis); an int selects one position and drops its axis; axes not named stay whole.
+
+        Returns
+        -------
+        Layout
+            The view: a slice keeps its axis, an int drops it; the itemsize is kept.
 
         Raises
         ------
+        TypeError
+            An index or slice bound that is not an integer (``None``, ``...``, a float).
         IndexError
             An int index out of range, or more indices than axes.
         ValueError
@@ -458,15 +486,23 @@ class Layout:
     def pack(self, max_ndim: int = MAX_NDIM) -> bytes:
         """The layout as the fixed-size struct that kernels take by value.
 
-        The bytes are ``xstride_layout_t<max_ndim>`` of ``xstride/layout.cuh``
-        (little-endian, 8-byte aligned, ``16 + 16 * max_ndim`` bytes):
-        ``offset`` (int64), ``ndim`` (int32), ``itemsize`` (int32), ``shape[max_ndim]``
-        and ``strides[max_ndim]`` (int64, elements; unused entries are shape 1,
-        stride 0). Pass it as a ``__grid_constant__`` kernel parameter; no device
-        allocation is involved.
+        Parameters
+        ----------
+        max_ndim : int, optional
+            The struct's capacity, from ``max(ndim, 1)`` to 64 (the default).
+
+        Returns
+        -------
+        bytes
+            ``16 + 16 * max_ndim`` bytes, ``xstride_layout_t<max_ndim>`` of ``xstride/layout.cuh``
+            (little-endian, 8-byte aligned; :func:`PACK_FORMAT`): ``offset`` (int64), ``ndim``,
+            ``itemsize`` (int32), ``shape``, ``strides`` (int64 elements; unused: 1, 0). Pass it
+            as a ``__grid_constant__`` kernel parameter; no device allocation is involved.
 
         Raises
         ------
+        TypeError
+            ``max_ndim`` is not an int (bool is refused).
         ValueError
             ``max_ndim`` is smaller than the rank (or than 1) or larger than 64.
         """
