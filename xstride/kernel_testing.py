@@ -57,6 +57,21 @@ def _row(feature: str) -> dict:
 def feature_available(feature: str) -> bool:
     """Whether a feature of the HIP table works on the current device.
 
+    Imports CuPy (through :func:`xstride.cuda.capabilities`) to look at the device.
+
+    Parameters
+    ----------
+    feature : str
+        A row of the table: ``"warp_shuffle"``, ``"high_dim_cuda_views"`` or
+        ``"bounds_check_views"`` (``xstride/cuda/_hip_rules.py``).
+
+    Returns
+    -------
+    bool
+        True where the feature works: CuPy imports, a device answers and the build is
+        CUDA's; False without CuPy or a device, and on a ROCm/HIP build (the table lists
+        what HIP lacks). Never raises for a device that is missing.
+
     Raises
     ------
     TypeError

@@ -68,6 +68,19 @@ class MortonTree:
     def nodes(self, level: int) -> int:
         """Number of occupied nodes at ``level``.
 
+        Parameters
+        ----------
+        level : int
+            From 0 (the root) to :attr:`levels` (the finest); a Python or NumPy integer,
+            not a bool.
+
+        Returns
+        -------
+        int
+            ``m_l``, the length of ``keys[level]`` (and of ``first``, ``count``,
+            ``parent`` at that level): 1 at level 0, 0 at every level when the tree was
+            built from no keys.
+
         Raises
         ------
         TypeError
