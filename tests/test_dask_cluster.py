@@ -146,6 +146,34 @@ def test_sort_by_key_partitions_stay_on_the_workers(client):
     np.testing.assert_array_equal(xp.to_numpy(sk), np.sort(keys, kind="stable"))
 
 
+def test_sort_then_compute_of_its_inputs_sends_each_key_with_one_task(client):
+    """A probe: the sort submitted its inputs' graphs as they were, a later compute of
+    the same arrays sent them optimized, and the scheduler warned of a key with two
+    different tasks ("can cause failures and deadlocks")."""
+    import logging
+
+    seen = []
+
+    class Catch(logging.Handler):
+        def emit(self, record):
+            seen.append(record.getMessage())
+
+    catch = Catch()
+    logging.getLogger("distributed.scheduler").addHandler(catch)
+    try:
+        with xp.use_backend("dask", chunks=400):
+            pos = xp.rng.Philox(1).uniform((2000, 3))
+            keys = xp.algorithms.morton_keys(pos, [0, 0, 0], [1, 1, 1], 5)
+            sk, order, sp = xp.algorithms.sort_by_key(keys, pos)
+            host_pos, host_keys = xp.to_numpy(pos), xp.to_numpy(keys)
+    finally:
+        logging.getLogger("distributed.scheduler").removeHandler(catch)
+    assert not [m for m in seen if "run_spec" in m], seen
+    ref = np.argsort(host_keys, kind="stable")
+    np.testing.assert_array_equal(xp.to_numpy(order), ref)
+    np.testing.assert_array_equal(xp.to_numpy(sp), host_pos[ref])
+
+
 # --------------------------------------------------------------------- the demo
 def _comparable(res):
     return {k: v for k, v in res.items() if k not in NOT_RESULTS}

@@ -200,6 +200,18 @@ def _placement(workers: list, nparts: int):
             "allow_other_workers": True}
 
 
+def _optimized(a):
+    """``a`` with the graph dask's compute of ``a`` alone sends; ``a`` itself where that
+    graph lacks its own chunks (a persisted array's: its chunks are the client's
+    futures, which dask's optimization leaves out, and the sort's tasks would take
+    their keys for plain tuples)."""
+    opt, = dask.optimize(a)
+    first = opt.__dask_keys__()
+    while isinstance(first, list):
+        first = first[0]
+    return opt if first in opt.__dask_graph__() else a
+
+
 def sample_sort(keys, values) -> tuple:
     """(sorted_keys, order int64, *sorted_values) of checked 1-D dask keys and (n,) or
     (n, k) dask values, all persisted; chunks stay on the keys' chunk backend. The
@@ -207,6 +219,13 @@ def sample_sort(keys, values) -> tuple:
 
     The graph is written as one layer of plain tasks (``dask.delayed`` calls would
     merge graphs once per call: seconds for the ``P * P`` pieces of 64 chunks)."""
+    # each input's graph as dask's compute of that array sends it (optimized alone, as
+    # ``xp.to_numpy(a)`` would): a later compute of the same arrays then sends each key
+    # with the task the sort sent (their unoptimized graphs inside the sort's made a
+    # distributed scheduler see one key with two tasks, and warn of failures and
+    # deadlocks)
+    keys = _optimized(keys)
+    values = [_optimized(v) for v in values]
     nparts = keys.numblocks[0]
     rows_of = keys.chunks[0]
     vals = [v.rechunk({0: rows_of} if v.ndim == 1 else {0: rows_of, 1: -1}) for v in values]
