@@ -98,6 +98,12 @@ def test_a_per_axis_option_on_an_array_of_another_rank_names_the_option(call):
         assert xp.zeros((55, 3)).chunks == ((13, 13, 13, 13, 3), (3,))   # its own rank
         assert xp.rng.Philox(1).uniform((55, 3)).chunks[1] == (3,)
         assert xp.zeros(55, chunks=11).chunks == ((11,) * 5,)           # the call's own
+        # a draw takes no chunks= of its own: its message does not offer one
+        with pytest.raises(ValueError) as info:
+            xp.rng.Philox(1).uniform(55)
+        assert "own chunks=" not in str(info.value) and "'auto'" in str(info.value)
+        with pytest.raises(ValueError, match="give this call its own chunks="):
+            xp.zeros(55)
     with xp.use_backend("dask", chunks=(50, 5)):   # block lengths of a 1-D array, summed
         assert xp.arange(55).chunks == ((50, 5),) and xp.zeros(55).chunks == ((50, 5),)
 

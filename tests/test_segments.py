@@ -514,7 +514,12 @@ def test_dask_arrays_name_what_to_do():
                  lambda: reduce_by_key(keys.astype(float), x[:3], 5),
                  lambda: run_length_encode(keys.reshape(2, 2)),
                  lambda: compact(x, x.reshape(2, 2)),
-                 lambda: compact(da.ones(4, dtype=bool, chunks=2), x)):
+                 lambda: compact(da.ones(4, dtype=bool, chunks=2), x),
+                 # beside NumPy arrays too (a probe: the mixed-backend TypeError told
+                 # the user to move them to one backend, which for dask meets this)
+                 lambda: segment_reduce(x, np.array([0, 4])),
+                 lambda: compact(np.ones(4, dtype=bool), x),
+                 lambda: reduce_by_key(np.zeros(4, dtype=int), x)):
         with pytest.raises(NotImplementedError, match="not available on the dask backend; "
                                                       "compute the arrays first"):
             call()

@@ -437,3 +437,17 @@ def test_sliding_window_view_axis_out_of_range_is_numpys_axis_error(axis):
         xp.sliding_window_view(np.ones((4, 6)), window, axis=axis)
     with pytest.raises(np.exceptions.AxisError):
         np.lib.stride_tricks.sliding_window_view(np.ones((4, 6)), window, axis=axis)
+
+
+def test_byte_strides_get_a_hint_in_elements():
+    """A probe: NumPy's ``a.strides`` (bytes) passed as strides only said "outside the
+    underlying buffer"; where the strides in elements would fit, the message says so."""
+    x = np.arange(10.0).reshape(5, 2)
+    with pytest.raises(ValueError, match=r"strides count elements, not bytes \(NumPy's "
+                                         r"a.strides are bytes\): strides=\(2, 1\) would fit"):
+        xp.as_strided(x, x.shape, x.strides)
+    np.testing.assert_array_equal(xp.as_strided(x, x.shape, (2, 1)), x)
+    for args in ((np.arange(10.0), (11,), (1,)), (np.arange(10, dtype=np.int8), (20,), (1,))):
+        with pytest.raises(ValueError) as info:   # no hint where elements would not fit
+            xp.as_strided(*args)
+        assert "not bytes" not in str(info.value)

@@ -203,6 +203,23 @@ def _view_layout(func, shape, strides, offset, itemsize):
     return lay
 
 
+def _byte_strides_hint(strides, itemsize: int, shape, offset: int, first: int,
+                       last: int) -> str:
+    """A hint where ``strides`` look like NumPy's byte strides (``a.strides``): each a
+    multiple of the item size, and in elements the view would fit the buffer."""
+    if itemsize < 2 or any(s % itemsize for s in strides):
+        return ""
+    lo = hi = offset
+    for n, s in zip(shape, strides):
+        step = (n - 1) * (s // itemsize)
+        lo, hi = lo + min(0, step), hi + max(0, step)
+    if first <= lo and hi <= last:
+        in_elements = tuple(s // itemsize for s in strides)
+        return (f"; strides count elements, not bytes (NumPy's a.strides are bytes): "
+                f"strides={in_elements} would fit")
+    return ""
+
+
 def _as_strided(a, shape, strides, *, offset=0):
     be = _check_array("as_strided", "a", a, immutable_too=False)
     if be.immutable:
@@ -239,11 +256,12 @@ def _as_strided(a, shape, strides, *, offset=0):
             lo, hi = lay.span()
             # the buffer's whole elements: a buffer that starts or ends inside an
             # element (a view made at a byte offset) does not hold that element
+            first, last = -((ptr - blo) // a.itemsize), (bhi - ptr) // a.itemsize - 1
             raise _error(
                 ValueError, "as_strided", f"the view (shape {shape}, strides {strides}, offset {offset}) "
                 f"reaches elements {lo}..{hi} relative to a[0], outside the underlying buffer, "
-                f"which holds elements {-((ptr - blo) // a.itemsize)}.."
-                f"{(bhi - ptr) // a.itemsize - 1} relative to a[0]")
+                f"which holds elements {first}..{last} relative to a[0]"
+                + _byte_strides_hint(strides, a.itemsize, shape, offset, first, last))
     view = be.make_view(a, lay)
     if be.readonly_views and lay.has_internal_overlap:
         # two indices reach one element: allowed for reading only (CuPy arrays have

@@ -82,10 +82,12 @@ def chunks_of_no_element(chunks, shape, dtype):
     return tuple((0,) if n == 0 else c for c, n in zip(got, shape))
 
 
-def fit_option(func: str, chunks, shape) -> None:
+def fit_option(func: str, chunks, shape, own_chunks: bool = True) -> None:
     """Raise when ``chunks``, the backend's option, is a tuple whose length is not the
     rank of ``shape`` (the shape of the array ``func`` makes); a 1-D array takes a
-    tuple of block lengths that add up to its length, as dask does.
+    tuple of block lengths that add up to its length, as dask does. ``own_chunks``:
+    whether ``func`` takes a ``chunks=`` of its own (the creation functions do; the
+    Philox draws do not), which the message then offers.
 
     Raises
     ------
@@ -99,8 +101,8 @@ def fit_option(func: str, chunks, shape) -> None:
         return
     if len(shape) == 1 and all(type(c) is int for c in chunks) and sum(chunks) == shape[0]:
         return
+    own = "give this call its own chunks= (creation functions), or " if own_chunks else ""
     raise value_error(func, "chunks", f"is the dask backend's option {chunks!r}: "
                                       f"{len(chunks)} entries, one per axis, but the array "
-                                      f"has shape {shape}; give this call its own chunks= "
-                                      "(creation functions), or set the option to 'auto', "
+                                      f"has shape {shape}; {own}set the option to 'auto', "
                                       "an int or a byte size for arrays of several ranks")

@@ -115,7 +115,7 @@ def stream_chunks(n: int, shape, dtype, func: str = "Philox") -> tuple:
     opt = _config.default_chunks()
     if shape is not None and len(shape) == 0:
         return ((n,),)
-    fit_option(func, opt, (n,) if shape is None else shape)
+    fit_option(func, opt, (n,) if shape is None else shape, own_chunks=False)
     if n == 0:   # dask's byte-size rule divides by zero for (0, k) rows wider than it
         return ((0,),)
     if shape is None or len(shape) == 1:

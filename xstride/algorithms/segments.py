@@ -34,6 +34,13 @@ __all__ = ["segment_reduce", "reduce_by_key", "run_length_encode", "bin_offsets"
 SEGMENT_OPS = tuple(OPS)
 
 def _executor(func: str, named):
+    # a dask array is refused first, also beside arrays of another backend: the
+    # mixed-backend error would advise moving them all to one backend, which for dask
+    # meets this refusal
+    for _, value in named:
+        lazy = _backends.of_array(value)
+        if lazy is not None and lazy.lazy:
+            raise _lazy_refusal(func, lazy, named)
     backend = _backends.of(func, named)
     ex = backend.executor("segments")
     if ex is None:
