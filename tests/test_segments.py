@@ -555,3 +555,22 @@ def test_a_list_beside_a_dask_array_is_told_to_compute_the_array():
                      lambda: segment_reduce([1.0, 2.0], [x[0], 2])):
             with pytest.raises(NotImplementedError, match="compute the arrays first"):
                 call()
+
+
+def test_a_list_of_arrays_is_told_to_pass_them_one_by_one():
+    """A probe: ``compact(mask, [x, v])`` and ``sort_by_key(keys, (x, v))`` said only
+    that the shape (2, n, 3) does not match; ``sort_by_key(keys, x, 30)`` that a value
+    of shape () does not (``key_bits`` is keyword-only)."""
+    m, x, v = np.ones(4, dtype=bool), np.ones((4, 3)), np.zeros((4, 3))
+    with pytest.raises(ValueError, match=r"got \(2, 4, 3\); pass each array as an argument "
+                                         r"of its own: compact\(mask, x, v\)"):
+        compact(m, [x, v])
+    keys = np.arange(4, dtype=np.uint64)
+    with pytest.raises(ValueError, match=r"pass each array as an argument of its own: "
+                                         r"sort_by_key\(keys, x, v\)"):
+        xp.algorithms.sort_by_key(keys, (x, v))
+    with pytest.raises(ValueError, match=r"got \(\); key_bits is keyword-only"):
+        xp.algorithms.sort_by_key(keys, x, 30)
+    with pytest.raises(ValueError) as info:   # a plain wrong length gets no hint
+        compact(m, np.ones(3))
+    assert "argument of its own" not in str(info.value)

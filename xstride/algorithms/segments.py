@@ -414,7 +414,10 @@ def compact(mask, *arrays):
     for name, a in named[1:]:
         arr = _as_array(func, name, a, backend)
         if arr.ndim < 1 or arr.shape[0] != n:
+            hint = ("; pass each array as an argument of its own: compact(mask, x, v)"
+                    if isinstance(a, (list, tuple)) and arr.ndim >= 2 and arr.shape[1] == n
+                    else "")
             raise value_error(func, name, f"must have shape ({n}, ...) to match the mask of "
-                                          f"shape ({n},); got {tuple(arr.shape)}")
+                                          f"shape ({n},); got {tuple(arr.shape)}{hint}")
         arrs.append(arr)
     return ex.compact(m, arrs)

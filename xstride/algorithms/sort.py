@@ -7,6 +7,8 @@ radix sort; dask: ``xstride._chunked.sort``). See ``docs/morton.md``.
 
 from __future__ import annotations
 
+import numbers
+
 import operator
 
 import numpy as np
@@ -115,8 +117,14 @@ def sort_by_key(keys, *values, key_bits=None):
         if arr.ndim in (1, 2):
             _known_shape(func, name, arr)
         if arr.ndim not in (1, 2) or arr.shape[0] != n:
+            hint = ""
+            if arr.ndim == 0 and isinstance(v, numbers.Integral):   # sort_by_key(k, x, 30)
+                hint = "; key_bits is keyword-only: sort_by_key(keys, *values, key_bits=...)"
+            elif arr.ndim == 3 and isinstance(v, (list, tuple)):    # (x, v) for x, v
+                hint = "; pass each array as an argument of its own: sort_by_key(keys, x, v)"
             raise value_error(func, name, f"must have shape ({n},) or ({n}, k) to match "
-                                          f"keys of shape ({n},); got {tuple(arr.shape)}")
+                                          f"keys of shape ({n},); got {tuple(arr.shape)}"
+                                          + hint)
         vals.append(arr)
     bits = _key_bits(func, key_bits, k)
     return backend.executor("sort").sort_by_key(k, vals, bits)
