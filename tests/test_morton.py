@@ -441,3 +441,23 @@ def test_a_result_too_large_for_memory_is_named(monkeypatch):
     with pytest.raises(MemoryError, match=r"^morton_decode: not enough memory for the "
                                           r"cells, shape \(68719476736, 3\) \(1\.50 TiB\)"):
         alg.morton_decode(np.broadcast_to(np.uint64(1), (2**36,)), 3)
+
+
+def test_numpy_bounds_go_with_positions_of_any_backend():
+    """A probe: the bounds are host parameters, yet NumPy-array bounds beside dask
+    positions were the mixed-backend TypeError (a list worked). Bounds of another
+    non-NumPy backend than the positions' are still refused."""
+    da = pytest.importorskip("dask.array")
+    import xstride as xp
+
+    host = np.random.default_rng(5).random((300, 3))
+    want = xp.algorithms.morton_keys(host, [0, 0, 0], [1, 1, 1], 5)
+    with xp.use_backend("dask", chunks=100):
+        pos = xp.asarray(host)
+        for lo, hi in ((np.zeros(3), np.ones(3)), (np.zeros(3), [1, 1, 1]),
+                       (xp.zeros(3), xp.ones(3))):
+            got = xp.algorithms.morton_keys(pos, lo, hi, 5)
+            assert isinstance(got, da.Array)
+            np.testing.assert_array_equal(xp.to_numpy(got), want)
+    with pytest.raises(TypeError, match="positions is numpy, lower is dask"):
+        xp.algorithms.morton_keys(host, da.zeros(3), [1, 1, 1], 5)

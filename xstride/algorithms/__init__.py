@@ -136,7 +136,8 @@ def morton_keys(positions, lower, upper, levels):
     ------
     TypeError
         ``positions`` is not a real array (bool and complex are refused); ``levels``
-        not an int; NumPy and CuPy arrays mixed.
+        not an int; NumPy and CuPy arrays mixed (NumPy bounds go with positions of any
+        backend).
     ValueError
         ``positions`` not of shape (n, 2) or (n, 3); bounds of the wrong length;
         ``lower == upper`` on an axis; ``levels`` out of range; a NaN or infinite
@@ -157,7 +158,13 @@ def morton_keys(positions, lower, upper, levels):
     array([1], dtype=uint64)
     """
     func = "morton_keys"
-    backend = _backends.of(func, [("positions", positions), ("lower", lower), ("upper", upper)])
+    # the bounds are host parameters: NumPy arrays pass beside positions of any backend
+    # (a list of positions takes the backend of array bounds)
+    named = [("positions", positions)]
+    host_ok = _backends.of_array(positions) is not None
+    named += [(name, b) for name, b in (("lower", lower), ("upper", upper))
+              if not (host_ok and isinstance(b, (_np.ndarray, _np.generic)))]
+    backend = _backends.of(func, named)
     pos = _as_array(func, "positions", positions, backend)
     if pos.dtype.kind not in "fiu":
         raise _type_error(func, "positions", pos, "a real floating or integer dtype")
