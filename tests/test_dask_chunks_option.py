@@ -83,13 +83,24 @@ def test_a_call_s_own_chunks_get_the_option_s_checks(call, cls, match):
 
 
 @pytest.mark.parametrize("call", [
-    lambda: xp.zeros((55,)), lambda: xp.ones(55), lambda: xp.empty((4, 5, 6)),
-    lambda: xp.full((55,), 1.0), lambda: xp.arange(55), lambda: xp.arange(5, 60, 1),
-    lambda: xp.asarray(np.arange(55)), lambda: xp.asarray(np.ones((2, 2, 2))),
-    lambda: xp.rng.Philox(1).uniform((55,)), lambda: xp.rng.Philox(1).normal((2, 3, 4)),
+    lambda: xp.zeros((55,)), lambda: xp.ones(55), lambda: xp.full((55,), 1.0),
+    lambda: xp.arange(55), lambda: xp.arange(5, 60, 1), lambda: xp.linspace(0, 1, 55),
+    lambda: xp.asarray(np.arange(55)), lambda: xp.rng.Philox(1).uniform((55,)),
+    lambda: xp.rng.Philox(1).normal(55),
 ])
-def test_a_per_axis_option_on_an_array_of_another_rank_names_the_option(call):
-    """chunks=(13, 3) is per axis for (n, 3) arrays; an array of another rank says so,
+def test_a_per_axis_option_chunks_an_array_of_lower_rank_by_its_leading_entries(call):
+    """A probe: under chunks=(13, 3) for (n, 3) positions, the (n,) masses of the same
+    script were refused; they take the leading entries, the same rows."""
+    with xp.use_backend("dask", chunks=(13, 3)):
+        assert call().chunks == ((13, 13, 13, 13, 3),)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: xp.empty((4, 5, 6)), lambda: xp.asarray(np.ones((2, 2, 2))),
+    lambda: xp.rng.Philox(1).normal((2, 3, 4)),
+])
+def test_a_per_axis_option_on_an_array_of_higher_rank_names_the_option(call):
+    """chunks=(13, 3) is per axis for (n, 3) arrays; an array of more axes says so,
     naming the function and the option, instead of dask's 'Chunks do not add up'."""
     with xp.use_backend("dask", chunks=(13, 3)):
         with pytest.raises(ValueError, match=r"argument 'chunks' is the dask backend's "
@@ -100,12 +111,13 @@ def test_a_per_axis_option_on_an_array_of_another_rank_names_the_option(call):
         assert xp.zeros(55, chunks=11).chunks == ((11,) * 5,)           # the call's own
         # a draw takes no chunks= of its own: its message does not offer one
         with pytest.raises(ValueError) as info:
-            xp.rng.Philox(1).uniform(55)
+            xp.rng.Philox(1).uniform((2, 3, 4))
         assert "own chunks=" not in str(info.value) and "'auto'" in str(info.value)
         with pytest.raises(ValueError, match="give this call its own chunks="):
-            xp.zeros(55)
+            xp.zeros((2, 3, 4))
     with xp.use_backend("dask", chunks=(50, 5)):   # block lengths of a 1-D array, summed
         assert xp.arange(55).chunks == ((50, 5),) and xp.zeros(55).chunks == ((50, 5),)
+        assert xp.arange(100).chunks == ((50, 50),)   # else its leading entry
 
 
 @pytest.mark.parametrize("call", [

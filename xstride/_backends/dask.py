@@ -38,8 +38,9 @@ class DaskOptions:
         ``array.chunk-size`` bytes per chunk), an int (elements per chunk on every
         axis; ``-1``: one chunk), a byte size (``"64MiB"``), or one entry per axis
         (a 1-D array whose length is the sum of a tuple of ints takes them as its
-        block lengths, as dask does; another rank than the tuple's length is a
-        ``ValueError`` naming the function).
+        block lengths, as dask does; an array of lower rank than the tuple's length
+        takes its leading entries, one of higher rank is a ``ValueError`` naming the
+        function).
     chunk_backend : {"numpy", "cupy"}
         The backend of the chunks of new arrays.
     """
@@ -249,8 +250,8 @@ class DaskBackend(Backend):
             host = np.asarray(host, dtype=dtype)
         elif dtype is not None:
             host = host.astype(dtype, copy=False)
-        fit_option("asarray", opts.chunks, host.shape)
-        chunks = chunks_of_no_element(opts.chunks, host.shape, host.dtype)
+        chunks = chunks_of_no_element(fit_option("asarray", opts.chunks, host.shape),
+                                      host.shape, host.dtype)
         return self.on_chunks(da.from_array(host, chunks=chunks, asarray=False), opts)
 
     def to_host(self, a):

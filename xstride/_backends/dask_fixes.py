@@ -200,7 +200,7 @@ def _creation(name: str):
             kwargs["chunks"] = opts.chunks
             shape = _creation_shape(name, args, kwargs)
             if shape is not None:
-                fit_option(name, opts.chunks, shape)
+                kwargs["chunks"] = fit_option(name, opts.chunks, shape)
         shape = _creation_shape(name, args, kwargs)
         if shape is not None:   # dask's gave its dispatch's two-line message, or a bare
             _check_size(name, shape, kwargs.get("dtype"))   # MemoryError, past int64
@@ -305,8 +305,7 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, chunks=None):
     dt = np.dtype(np.float64 if dtype is None else dtype)
     checked_size("eye", arg, (n_rows, n_cols), dt.itemsize, result=True)
     if chunks is None:
-        chunks = opts.chunks
-        fit_option("eye", chunks, (n_rows, n_cols))
+        chunks = fit_option("eye", opts.chunks, (n_rows, n_cols))
     else:
         chunks = check_chunks("eye", chunks)
     from dask.array.core import normalize_chunks
@@ -356,9 +355,8 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, chunks=None):
         host = get("numpy").namespace().asarray(obj, dtype=dtype, copy=copy)
         if host.dtype == object and dtype is None and not isinstance(obj, np.ndarray):
             check_int_items("asarray", host)
-    if chunks is None:
-        fit_option("asarray", opts.chunks, host.shape)
-    chunks = opts.chunks if chunks is None else check_chunks("asarray", chunks)
+    chunks = (fit_option("asarray", opts.chunks, host.shape) if chunks is None
+              else check_chunks("asarray", chunks))
     out = da.from_array(host, chunks=chunks_of_no_element(chunks, host.shape, host.dtype),
                         asarray=False)
     return be.on_chunks(out, opts)

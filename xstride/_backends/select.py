@@ -191,8 +191,9 @@ def set_backend(name: str, **options) -> None:
         Options of the backend; only ``"dask"`` takes any: ``chunks="auto"`` (dask's
         ``chunks`` of new arrays: ``"auto"``, an int, a byte size such as
         ``"64MiB"``, or one entry per axis; a 1-D array whose length is the sum of
-        a tuple of ints takes them as its block lengths, as dask does, and any other
-        array of another rank than the tuple's length is a ``ValueError``) and
+        a tuple of ints takes them as its block lengths, as dask does; an array of
+        lower rank than the tuple's length takes its leading entries, one of higher
+        rank is a ``ValueError``) and
         ``chunk_backend="numpy"`` (or
         ``"cupy"``: the chunks are CuPy arrays). See ``docs/dask.md``.
 

@@ -82,27 +82,34 @@ def chunks_of_no_element(chunks, shape, dtype):
     return tuple((0,) if n == 0 else c for c, n in zip(got, shape))
 
 
-def fit_option(func: str, chunks, shape, own_chunks: bool = True) -> None:
-    """Raise when ``chunks``, the backend's option, is a tuple whose length is not the
-    rank of ``shape`` (the shape of the array ``func`` makes); a 1-D array takes a
-    tuple of block lengths that add up to its length, as dask does. ``own_chunks``:
-    whether ``func`` takes a ``chunks=`` of its own (the creation functions do; the
-    Philox draws do not), which the message then offers.
+def fit_option(func: str, chunks, shape, own_chunks: bool = True):
+    """``chunks``, the backend's option, as an array of ``shape`` (the array ``func``
+    makes) takes it: a per-axis tuple of the array's rank as it is; a 1-D array also
+    takes a tuple of block lengths that add up to its length, as dask does; a tuple
+    longer than the rank gives its leading entries (under ``(1_000_000, 3)`` for
+    ``(n, 3)`` positions, the ``(n,)`` masses are chunked by the same rows). Anything
+    else (a string, an int) as it is. ``own_chunks``: whether ``func`` takes a
+    ``chunks=`` of its own (the creation functions do; the Philox draws do not), which
+    the error then offers.
 
     Raises
     ------
     ValueError
-        Naming ``func``, the option's value and the array's shape.
+        A per-axis tuple shorter than the array's rank, naming ``func``, the option's
+        value and the array's shape.
     """
     if not isinstance(chunks, tuple):
-        return
+        return chunks
     shape = tuple(shape)
     if len(chunks) == len(shape):
-        return
+        return chunks
     if len(shape) == 1 and all(type(c) is int for c in chunks) and sum(chunks) == shape[0]:
-        return
+        return chunks
+    if len(chunks) > len(shape):
+        return chunks[:len(shape)]
     own = "give this call its own chunks= (creation functions), or " if own_chunks else ""
     raise value_error(func, "chunks", f"is the dask backend's option {chunks!r}: "
                                       f"{len(chunks)} entries, one per axis, but the array "
-                                      f"has shape {shape}; {own}set the option to 'auto', "
+                                      f"has shape {shape}, more axes; {own}set the option to "
+                                      "'auto', "
                                       "an int or a byte size for arrays of several ranks")

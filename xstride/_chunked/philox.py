@@ -111,11 +111,12 @@ def stream_chunks(n: int, shape, dtype, func: str = "Philox") -> tuple:
     creation functions' arrays have): whole rows per chunk, the trailing axes whole (an
     array of no elements: one empty chunk; 0-d: one chunk). ``shape=None`` or 1-D: the
     option applied to the stream itself. ``func``, the method called
-    (``"Philox.uniform"``), is named by the error of an option of another rank."""
+    (``"Philox.uniform"``), is named by the error of an option of lower rank than the
+    array."""
     opt = _config.default_chunks()
     if shape is not None and len(shape) == 0:
         return ((n,),)
-    fit_option(func, opt, (n,) if shape is None else shape, own_chunks=False)
+    opt = fit_option(func, opt, (n,) if shape is None else shape, own_chunks=False)
     if n == 0:   # dask's byte-size rule divides by zero for (0, k) rows wider than it
         return ((0,),)
     if shape is None or len(shape) == 1:
