@@ -569,8 +569,13 @@ def test_a_list_of_arrays_is_told_to_pass_them_one_by_one():
     with pytest.raises(ValueError, match=r"pass each array as an argument of its own: "
                                          r"sort_by_key\(keys, x, v\)"):
         xp.algorithms.sort_by_key(keys, (x, v))
+    with pytest.raises(ValueError, match=r"got \(2, 4\); pass each array as an argument"):
+        xp.algorithms.sort_by_key(keys, [np.ones(4), np.zeros(4)])   # 1-D ones too
     with pytest.raises(ValueError, match=r"got \(\); key_bits is keyword-only"):
         xp.algorithms.sort_by_key(keys, x, 30)
+    # n_bins is checked before the bins (docs/segments.md, "Errors"; a review)
+    with pytest.raises(ValueError, match="argument 'n_bins' must be >= 0"):
+        bin_offsets(np.array([[0]]), -1)
     with pytest.raises(ValueError) as info:   # a plain wrong length gets no hint
         compact(m, np.ones(3))
     assert "argument of its own" not in str(info.value)

@@ -22,6 +22,7 @@ The list of functions is one table, ``xstride._core.ufuncs.ENGINE_UFUNCS``.
 
 from __future__ import annotations
 
+import functools
 import math
 import textwrap
 
@@ -411,7 +412,8 @@ def copy_into_checked(be, dst, src):
 def _docs(funcs: dict) -> dict:
     for name, fn in funcs.items():
         fn.__name__ = fn.__qualname__ = name
-        fn.__doc__ = _doc(name)
+        fn.__doc__ = None   # built when the namespace's wrapper is made
+        setattr(fn, dispatch.DOC_FACTORY, functools.partial(_doc, name))
     return funcs
 
 
@@ -428,9 +430,9 @@ _OUT_PARAM = (
     "one: NumPy's answer, as if the inputs were read before any write. None (the "
     "default): a new array.")
 _TYPE_OPERANDS = (
-    "An operand that is neither an array of the backend nor a scalar (on CuPy, or with "
-    "``out=``: without it NumPy's {0} takes lists too), or an array of no bool or "
-    "numeric dtype; ")
+    "An operand that is neither an array of the backend nor a scalar, or an array of no "
+    "bool or numeric dtype (on CuPy, or with ``out=``: without it NumPy's {0} answers "
+    "for itself, taking lists, and strings or objects where it has a loop for them); ")
 _TYPE_OUT = (
     "arrays of two backends; ``out`` is not an array of the inputs' backend (a NumPy "
     "scalar, a list, an array of another backend; any dask array), has no bool or numeric "

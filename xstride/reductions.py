@@ -490,7 +490,8 @@ def _signature(name: str) -> inspect.Signature:
 def _finish(funcs: dict) -> dict:
     for name, fn in funcs.items():
         fn.__name__ = fn.__qualname__ = name
-        fn.__doc__ = reduction_doc(name)
+        fn.__doc__ = None   # built when the namespace's wrapper is made
+        setattr(fn, dispatch.DOC_FACTORY, functools.partial(reduction_doc, name))
         fn.__signature__ = _signature(name)
     return funcs
 

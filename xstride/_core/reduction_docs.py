@@ -90,8 +90,9 @@ _INITIAL = """include_initial : bool, optional
     first element along ``axis``: the result is one longer along it (default False)."""
 _KWARGS = """**kwargs
     Keywords the standard does not have (NumPy's ``out=``, ``where=``, ``initial=``,
-    where NumPy's function takes them): the call goes to the backend's own function
-    (``array_api_compat``), which answers for them."""
+    where NumPy's function takes them): on NumPy and CuPy the call goes to the
+    library's own function (NumPy's, CuPy's), which answers for them; dask's reduction
+    trees take none (``TypeError``)."""
 
 
 _SHAPE = ("``x``'s shape without the reduced axes (with them, of extent 1, under "

@@ -154,16 +154,17 @@ def _as_array(func: str, name: str, value, backend):
     if value is None:  # NumPy would make it a 0-d object array, which the message names
         raise type_error(func, name, value, "an array")
     try:   # what the conversion refuses (a ragged list) is no array
-        host = np.asarray(value)
+        # a lazy backend's asarray checks its chunks option against the array: that
+        # error passes as it is (not "no array"), so the list becomes NumPy's first; on
+        # CuPy the backend's own (a list of CuPy arrays is stacked, NumPy refuses it)
+        arr = np.asarray(value) if backend.lazy else backend.asarray(value)
     except Exception:
         raise type_error(func, name, value, "an array") from None
-    if host.dtype == object and host.ndim == 0 and not isinstance(value, numbers.Integral):
+    if arr.dtype == object and arr.ndim == 0 and not isinstance(value, numbers.Integral):
         # a generator, or another object that is no sequence, wrapped whole: name it
         # (a Python int beyond 64 bits goes on to the range checks that name it)
         raise type_error(func, name, value, "an array")
-    # the backend's own errors pass as they are (dask's chunks= option that does not
-    # fit the array's rank is a ValueError naming the option, not "no array")
-    return backend.asarray(host)
+    return backend.asarray(arr) if backend.lazy else arr
 
 
 def _dtype_error(func: str, name: str, value, arr, allowed: str) -> TypeError:

@@ -338,13 +338,13 @@ def bin_offsets(sorted_bins, n_bins):
         nb = operator.index(n_bins)
     except TypeError:
         raise type_error(func, "n_bins", n_bins, "an int") from None
-    bins = _keys(func, "sorted_bins", sorted_bins, backend)
     if nb < 0:
         raise value_error(func, "n_bins", f"must be >= 0; got {nb}")
     if (nb + 1) * 8 > 2**63 - 1:  # the (nb + 1,) int64 offsets: an array's byte limit
         raise value_error(func, "n_bins", "must be below 2**60 - 1: the offsets, (n_bins + 1) "
                                           "int64, may hold at most 2**63 - 1 bytes; "
                                           f"got {nb}")
+    bins = _keys(func, "sorted_bins", sorted_bins, backend)   # n_bins first (docs/segments.md)
     try:
         first_unsorted, first_outside, offsets = ex.bin_offsets(bins, nb)
     except MemoryError:

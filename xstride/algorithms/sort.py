@@ -120,7 +120,8 @@ def sort_by_key(keys, *values, key_bits=None):
             hint = ""
             if arr.ndim == 0 and isinstance(v, numbers.Integral):   # sort_by_key(k, x, 30)
                 hint = "; key_bits is keyword-only: sort_by_key(keys, *values, key_bits=...)"
-            elif arr.ndim == 3 and isinstance(v, (list, tuple)):    # (x, v) for x, v
+            elif (isinstance(v, (list, tuple)) and arr.ndim >= 2
+                  and arr.shape[1] == n):                           # (x, v) for x, v
                 hint = "; pass each array as an argument of its own: sort_by_key(keys, x, v)"
             raise value_error(func, name, f"must have shape ({n},) or ({n}, k) to match "
                                           f"keys of shape ({n},); got {tuple(arr.shape)}"
