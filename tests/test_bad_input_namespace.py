@@ -482,3 +482,18 @@ def test_an_extra_positional_argument_is_no_unchecked_out(name):
     np.testing.assert_array_equal(buf, 0)
     with pytest.raises(ValueError, match="overlaps itself"):
         getattr(xp, name)(*args, out=overlapping)
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda u: xp.linalg.vector_norm(u, 0), "vector_norm"),
+    (lambda u: xp.roll(u, 1, 0), "roll"),
+    (lambda u: xp.add(u, u, u), "add"),
+])
+def test_too_many_positional_arguments_say_to_pass_them_by_keyword(call, name):
+    """A probe: Python's message named an inner closure
+    (``_vector_norm_of.<locals>.vector_norm()``) and did not say what to do."""
+    with pytest.raises(TypeError) as info:
+        call(np.ones((3, 3)))
+    text = str(info.value)
+    assert text.startswith(f"{name}: {name}() takes ") and "<locals>" not in text
+    assert "go by keyword (help(xstride." in text

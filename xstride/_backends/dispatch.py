@@ -18,6 +18,7 @@ import functools
 import importlib
 import inspect
 import math
+import re
 import sys
 import threading
 
@@ -26,7 +27,7 @@ import numpy as np
 from .._core.errors import error
 from .._core.ufuncs import ENGINE_UFUNCS
 from ._base import Backend
-from .registry import DEFAULT, REGISTRY, each
+from .registry import DEFAULT, REGISTRY, each, get
 from . import select as _backend
 
 __all__ = ["register", "register_all", "register_arguments", "implementation", "follower",
@@ -80,6 +81,9 @@ def register(qualname: str, backend, *, positional=None):
         raise error(ValueError, "register", f"unknown backend {backend!r}")
 
     def deco(fn):
+        if "<locals>" in getattr(fn, "__qualname__", ""):
+            # Python's own messages ("f() takes 1 positional argument") name it so
+            fn.__qualname__ = qualname.rsplit(".", 1)[-1]
         _overrides[backend][qualname] = fn
         _tables[backend][qualname] = fn
         if backend == "numpy":
@@ -329,6 +333,27 @@ def _named(params, args, kwargs):
     yield from kwargs.items()
 
 
+def _no_array_error(qualname: str, backend: str, named):
+    """The ``TypeError`` of a call on a lazy backend given a list or tuple of no array of
+    it where an array goes (its functions read array attributes of it), naming the
+    first such argument; else the ``AttributeError`` being handled, raised again."""
+    be = get(backend)
+    if be.lazy:
+        for name, value in named:
+            if (isinstance(value, (list, tuple)) and value
+                    and not any(be.owns(v) for v in value)):
+                return error(TypeError, qualname.rsplit(".", 1)[-1],
+                             f"argument {name!r} got {type(value).__name__} "
+                             f"{_short_repr(value)}; expected an array of the {backend} "
+                             "backend (xstride.asarray(x) makes one)")
+    raise   # noqa: PLE0704 - the AttributeError being handled, as it was
+
+
+def _short_repr(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def _finish(wrapper, reference, qualname: str, module: str):
     # a docstring built on request (``DOC_FACTORY``): only the names a program touches
     # pay for theirs (the engine's 24 numpydoc texts took 4.6 ms at once)
@@ -361,6 +386,12 @@ def _numpy_positional(qualname: str):
     return fn
 
 
+#: Python's message of a call with too many positional arguments.
+_TOO_MANY = re.compile(r"takes (from \d+ to )?\d+ positional arguments? but \d+ "
+                       r"(positional arguments? )?(\(and \d+ keyword-only arguments?\) )?"
+                       r"(was|were) given")
+
+
 def named_error(exc: Exception, qualname: str) -> Exception:
     """``exc`` (raised by a library function) with a message that starts with the
     namespace function's name: the same exception type where it takes one message,
@@ -369,6 +400,9 @@ def named_error(exc: Exception, qualname: str) -> Exception:
     text = str(exc)
     if text.startswith(f"{name}:") or text.startswith(f"{qualname}:"):
         return exc
+    if isinstance(exc, TypeError) and _TOO_MANY.search(text):
+        text += ("; the standard's arguments after those go by keyword "
+                 f"(help(xstride.{qualname}))")
     msg = f"{name}: {text}"
     try:
         new = type(exc)(msg)
@@ -418,7 +452,14 @@ def follower(qualname: str, module: str = "xstride"):
             fn = tables[backend].get(qualname)
             if fn is None:
                 fn = implementation(backend, qualname)
-            return fn(*args, **kwargs) if kwargs else fn(*args)
+            try:
+                return fn(*args, **kwargs) if kwargs else fn(*args)
+            except AttributeError:
+                # dask's functions read ``.shape``/``.ndim`` of what they are given: a
+                # list there (dask the active backend, no array among the arguments)
+                if not params:
+                    params.append(param_names(reference))
+                raise _no_array_error(qualname, backend, _named(params[0], args, kwargs))
         except (TypeError, ValueError, OverflowError) as exc:  # a library's names no function
             raise named_error(exc, qualname) from None
 

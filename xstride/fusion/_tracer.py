@@ -490,7 +490,12 @@ def namespace_call(qualname: str, args: tuple, kwargs: dict):
         return _reduction(name, args, kwargs)
     if name in _REDUCTIONS:
         raise Unfusable(f"xp.{name} (only sum, prod, min, max and mean fuse)")
-    raise Unfusable(f"xp.{name}")
+    raise Unfusable(f"xp.{name} (neither elementwise nor one of the fused views and "
+                    "reductions: docs/fuse.md, \"What fuses\"; for a periodic stencil, "
+                    "refresh ghost cells with xp.copy_into and fuse the slices)"
+                    if name in ("roll", "concat") else
+                    f"xp.{name} (neither elementwise nor one of the fused views and "
+                    "reductions: docs/fuse.md, \"What fuses\")")
 
 
 def _reduction(name, args, kwargs) -> Traced:
