@@ -1,6 +1,7 @@
 """Time xstride adds to a call over calling array_api_compat.numpy directly.
 
-Small (8-element) arrays, so the call overhead dominates. The two namespaces are
+Small (8-element) arrays, so the call overhead dominates; ``copy_into`` against
+``numpy.copyto`` (array_api_compat has none). The two namespaces are
 timed in alternation (7 rounds; each round takes the fastest of several repeats, the
 usual way to keep other processes out of a micro-benchmark), and the table gives the
 median over rounds of each time and of the per-round difference. Target: at most
@@ -15,6 +16,7 @@ import timeit
 
 import _common  # noqa: F401  (puts the checkout on sys.path)
 import array_api_compat.numpy as cnp
+import numpy as np
 
 import xstride as xp
 
@@ -37,6 +39,9 @@ CASES = {
     "argmin axis 0 of (4, 2)": ("ns.argmin(m, axis=0)", {}),
     "cumulative_sum": ("ns.cumulative_sum(a)", {}),
     "cumulative_prod axis 0 of (4, 2)": ("ns.cumulative_prod(m, axis=0)", {}),
+    "add out=": ("ns.add(a, b, out=o)", {}),
+    "negative out=": ("ns.negative(a, out=o)", {}),
+    "copy_into (numpy.copyto)": ("xp.copy_into(o, a)", {"base": "np.copyto(o, a)"}),
 }
 
 
@@ -47,17 +52,18 @@ QUICK = os.environ.get("XSTRIDE_BENCH_QUICK") == "1"
 def per_call(stmt: str, ns, number: int = 200 if QUICK else 20000,
              repeat: int = 3 if QUICK else 7) -> float:
     env = {"ns": ns, "a": cnp.arange(8.0), "b": cnp.ones(8), "lst": list(range(8)),
-           "m": cnp.reshape(cnp.arange(8.0), (4, 2)), "t": cnp.ones(8, dtype=cnp.bool)}
+           "m": cnp.reshape(cnp.arange(8.0), (4, 2)), "t": cnp.ones(8, dtype=cnp.bool),
+           "o": cnp.empty(8), "np": np, "xp": xp}
     return min(timeit.repeat(stmt, globals=env, number=number, repeat=repeat)) / number
 
 
 def main() -> None:
     rows = []
-    for name, (stmt, _) in CASES.items():
+    for name, (stmt, extra) in CASES.items():
         # interleave to share the machine's noise between the two
         base, ours = [], []
         for _ in range(2 if QUICK else 7):  # alternate, so both see the same noise
-            base.append(per_call(stmt, cnp))
+            base.append(per_call(extra.get("base", stmt), cnp))
             ours.append(per_call(stmt, xp))
         added = statistics.median(o - b for b, o in zip(base, ours))
         rows.append((name, statistics.median(base) * 1e6, statistics.median(ours) * 1e6,

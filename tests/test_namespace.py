@@ -114,17 +114,28 @@ def test_mixing_backends_raises_type_error_naming_arguments(fake_cupy):
 
 
 def test_several_optional_libraries_always_take_the_look(fake_cupy, monkeypatch):
-    """With more than one backend besides NumPy (no single library to test in
+    """With more than two backends besides NumPy (no pair of libraries to test in
     sys.modules), a wrapper must look at its arguments on every call; a bug sent every
     call to NumPy then (found by following the new-backend recipe)."""
     from xstride._backends import dispatch
 
-    monkeypatch.setattr(dispatch, "_ONLY_OPTIONAL", None)
+    monkeypatch.setattr(dispatch, "_OPTIONAL_PAIR", ("sys", "sys"))
     add = dispatch.follower("add")
     d, h = fake_cupy.ndarray((3,)), np.ones(3, dtype=np.float32)
     with pytest.raises(TypeError, match=r"add: .*x1 is numpy, x2 is cupy"):
         add(h, d)
     np.testing.assert_array_equal(add(h, h), 2 * h)
+
+
+def test_the_two_optional_libraries_are_each_tested(monkeypatch):
+    """CuPy and dask: while neither is imported a call goes to NumPy without a look; an
+    array of either (here dask's, with CuPy absent) is found."""
+    from xstride._backends import dispatch
+
+    assert dispatch._OPTIONAL_PAIR == ("cupy", "dask.array")
+    da = pytest.importorskip("dask.array")
+    got = xp.add(da.ones(3, chunks=2), 1.0)
+    assert isinstance(got, da.Array) and xp.to_numpy(got).tolist() == [2.0, 2.0, 2.0]
 
 
 def test_info_json_is_valid_with_documented_keys():

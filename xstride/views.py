@@ -147,7 +147,10 @@ def copy_into(dst, src):
     elementwise engine (any layout at memory bandwidth); on NumPy arrays it is
     ``numpy.copyto``.
     """
-    be = _backends.of("copy_into", [("dst", dst), ("src", src)])
+    if type(dst) is _np.ndarray and type(src) is _np.ndarray:   # one backend, no look
+        be = _backends.of_array(dst)
+    else:
+        be = _backends.of("copy_into", [("dst", dst), ("src", src)])
     return _copy_into_checked(be, dst, src)
 
 

@@ -45,15 +45,19 @@ _positional: dict[str, object] = {}
 _modules = sys.modules
 # The libraries of the backends other than the default one. While none of them has been
 # imported by anyone, no array of theirs can exist, so a call goes to the default
-# backend without looking at its arguments. With one such library (CuPy) that is one
-# ``in sys.modules`` test; with more, the wrappers always take the look.
+# backend without looking at its arguments: one ``in sys.modules`` test for each of the
+# (two: CuPy, dask) libraries; with more than two, the wrappers always take the look.
 #: ``xp.fuse``'s tracer (``xstride/fusion``) sets this to a callable ``(qualname, args,
 #: kwargs)``: a call whose arguments name no backend (the full check) is first offered
 #: to it, so that ``xp.exp(t)`` of a traced stand-in ``t`` is recorded; it answers
 #: ``NotImplemented`` for any other call. Only the slow path reads it.
 TRACE_HOOK = None
 _OPTIONAL = tuple(cls.library for name, cls in REGISTRY.items() if name != DEFAULT)
-_ONLY_OPTIONAL = _OPTIONAL[0] if len(_OPTIONAL) == 1 else None
+# two names to test (a name no module has where there is one library; "sys", always
+# imported, where there are more than two: the look is always taken)
+_NO_MODULE = "xstride: no module has this name"
+_OPTIONAL_PAIR = ((_OPTIONAL + (_NO_MODULE,) * 2)[:2] if len(_OPTIONAL) <= 2
+                  else ("sys", "sys"))
 
 
 def register(qualname: str, backend, *, positional=None):
@@ -426,12 +430,12 @@ def follower(qualname: str, module: str = "xstride"):
     params = []   # the reference's parameter names, read when a message needs them
     np_table, np_positional, tables = _tables["numpy"], _positional, _tables
     modules, rewrites = _modules, _ARGUMENTS
-    # with several optional libraries, a name always in sys.modules: always take the look
-    only_optional = _ONLY_OPTIONAL if _ONLY_OPTIONAL is not None else "sys"
+    first_optional, second_optional = _OPTIONAL_PAIR
 
     def wrapper(*args, **kwargs):
         try:
-            if only_optional not in modules:  # no array of another backend can exist
+            if first_optional not in modules and second_optional not in modules:
+                # no array of another backend can exist: NumPy's function
                 if kwargs or len(args) > most:
                     return np_table[qualname](*args, **kwargs)
                 return np_positional[qualname](*args)
