@@ -366,8 +366,8 @@ def _library_functions(be, ex) -> tuple[dict, dict]:
                 if _plain_into(out, x1, x2):
                     try:
                         return libs[func](x1, x2, out=out)
-                    except (TypeError, ValueError):
-                        pass
+                    except (TypeError, ValueError):   # refused before any write
+                        return into(func, ("x1", "x2"), (x1, x2), out)
                 return into(func, ("x1", "x2"), (x1, x2), out)
         else:
             def impl(x, /, *, out=None):
@@ -376,8 +376,8 @@ def _library_functions(be, ex) -> tuple[dict, dict]:
                 if _plain_into(out, x):
                     try:
                         return libs[func](x, out=out)
-                    except (TypeError, ValueError):
-                        pass
+                    except (TypeError, ValueError):   # refused before any write
+                        return into(func, ("x",), (x,), out)
                 return into(func, ("x",), (x,), out)
         return impl
 
@@ -431,8 +431,13 @@ def copy_into_checked(be, dst, src):
         try:
             np.copyto(dst, src, casting="same_kind")
             return dst
-        except (TypeError, ValueError):
-            pass
+        except (TypeError, ValueError):   # refused before any write: the checks name it
+            return _copy_into_checks(be, dst, src)
+    return _copy_into_checks(be, dst, src)
+
+
+def _copy_into_checks(be, dst, src):
+    """``copy_into``'s rules, then the backend's executor."""
     ex = be.executor("elementwise")
     check_out("copy_into", dst, None, None, be, "dst",
               whole_elements=getattr(ex, "WHOLE_ELEMENTS", False), numeric=False)
