@@ -366,7 +366,7 @@ def _library_functions(be, ex) -> tuple[dict, dict]:
                 if _plain_into(out, x1, x2):
                     try:
                         return libs[func](x1, x2, out=out)
-                    except (TypeError, ValueError):   # refused before any write
+                    except (TypeError, ValueError):   # its dtype checks precede the loop
                         return into(func, ("x1", "x2"), (x1, x2), out)
                 return into(func, ("x1", "x2"), (x1, x2), out)
         else:
@@ -376,7 +376,7 @@ def _library_functions(be, ex) -> tuple[dict, dict]:
                 if _plain_into(out, x):
                     try:
                         return libs[func](x, out=out)
-                    except (TypeError, ValueError):   # refused before any write
+                    except (TypeError, ValueError):   # its dtype checks precede the loop
                         return into(func, ("x",), (x,), out)
                 return into(func, ("x",), (x,), out)
         return impl
@@ -431,7 +431,7 @@ def copy_into_checked(be, dst, src):
         try:
             np.copyto(dst, src, casting="same_kind")
             return dst
-        except (TypeError, ValueError):   # refused before any write: the checks name it
+        except (TypeError, ValueError):   # its cast check precedes the copy: ours name it
             return _copy_into_checks(be, dst, src)
     return _copy_into_checks(be, dst, src)
 

@@ -338,18 +338,22 @@ def _named(params, args, kwargs):
 
 
 def _no_array_error(qualname: str, backend: str, named):
-    """The ``TypeError`` of a call on a lazy backend given a list or tuple of no array of
-    it where an array goes (its functions read array attributes of it), naming the
-    first such argument; else the ``AttributeError`` being handled, raised again."""
+    """The ``TypeError`` of a call on a lazy backend whose first argument is no array of
+    it (its functions read array attributes of what they are given), naming it; else
+    the ``AttributeError`` being handled, raised again."""
     be = get(backend)
-    if be.lazy:
-        for name, value in named:
-            if (isinstance(value, (list, tuple)) and value
-                    and not any(be.owns(v) for v in value)):
-                return error(TypeError, qualname.rsplit(".", 1)[-1],
-                             f"argument {name!r} got {type(value).__name__} "
-                             f"{_short_repr(value)}; expected an array of the {backend} "
-                             "backend (xstride.asarray(x) makes one)")
+    named = list(named)
+    # only where the first argument (where the standard's functions take their array)
+    # is no array of the backend, nor a sequence of them (concat's): else the error is
+    # the library's own, raised as it was
+    first = named[0][1] if named else None
+    if be.lazy and named and not (be.owns(first) or (
+            isinstance(first, (list, tuple)) and any(be.owns(i) for i in first))):
+        name, value = named[0]
+        return error(TypeError, qualname.rsplit(".", 1)[-1],
+                     f"argument {name!r} got {type(value).__name__} {_short_repr(value)}; "
+                     f"expected an array of the {backend} backend (xstride.asarray(x) "
+                     "makes one)")
     raise   # noqa: PLE0704 - the AttributeError being handled, as it was
 
 
@@ -431,10 +435,12 @@ def follower(qualname: str, module: str = "xstride"):
     np_table, np_positional, tables = _tables["numpy"], _positional, _tables
     modules, rewrites = _modules, _ARGUMENTS
     first_optional, second_optional = _OPTIONAL_PAIR
+    current = _backend._current
 
     def wrapper(*args, **kwargs):
         try:
-            if first_optional not in modules and second_optional not in modules:
+            if (first_optional not in modules and second_optional not in modules
+                    and current.get() == DEFAULT):   # (an unavailable active one: checked)
                 # no array of another backend can exist: NumPy's function
                 if kwargs or len(args) > most:
                     return np_table[qualname](*args, **kwargs)
