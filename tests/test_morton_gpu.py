@@ -110,8 +110,13 @@ def test_device_nonfinite_names_the_first_row(cp, bad):
 
 
 def test_mixed_backends_refused(cp):
+    # the bounds are host parameters: NumPy bounds go with CuPy positions (2026-12-05),
+    # CuPy bounds with NumPy positions are mixed backends
+    pts = np.array([[0.1, 0.2], [0.9, 0.4]])
+    got = alg.morton_keys(cp.asarray(pts), np.zeros(2), [1, 1], 3)
+    np.testing.assert_array_equal(cp.asnumpy(got), alg.morton_keys(pts, [0, 0], [1, 1], 3))
     with pytest.raises(TypeError, match="morton_keys: arrays from different backends"):
-        alg.morton_keys(cp.zeros((2, 2)), np.zeros(2), [1, 1], 3)
+        alg.morton_keys(pts, cp.zeros(2), [1, 1], 3)
     with pytest.raises(TypeError, match="sort_by_key: arrays from different backends"):
         alg.sort_by_key(cp.arange(3), np.arange(3))
 
