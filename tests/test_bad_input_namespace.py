@@ -401,6 +401,7 @@ LEAD_ELEMENTWISE = (
        ("xp.astype(_A, 'abc')", TypeError, "astype: argument 'dtype'"),
        ("xp.astype(_A, object)", TypeError, "astype: argument 'dtype'"),
        ("xp.astype(_A, _REC.dtype)", TypeError, "astype: argument 'dtype'"),
+       ("xp.astype(_A, None)", TypeError, "astype: argument 'dtype'"),   # not float64
        ("xp.astype(None, np.float32)", TypeError, "astype: argument 'x'")]
 )
 

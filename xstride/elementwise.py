@@ -208,6 +208,8 @@ def _astype_dtype(be, x, dtype) -> np.dtype:
     """``astype``'s rules: ``x`` an array of ``be``, ``dtype`` a bool or numeric dtype."""
     if not be.owns(x) or (isinstance(x, np.generic) and not be.readonly_views):
         raise type_error("astype", "x", x, f"an array of the {be.name} backend")
+    if dtype is None:   # np.dtype(None) is float64: a silent cast to float64
+        raise type_error("astype", "dtype", dtype, "a dtype (astype has no default dtype)")
     try:
         dt = np.dtype(dtype)
     except TypeError:
