@@ -451,3 +451,17 @@ def test_byte_strides_get_a_hint_in_elements():
         with pytest.raises(ValueError) as info:   # no hint where elements would not fit
             xp.as_strided(*args)
         assert "not bytes" not in str(info.value)
+
+
+@pytest.mark.parametrize("dtype, src", [(np.int8, [1, 300]), (np.int16, (7, 40000)),
+                                        (np.uint8, [[2**64 - 1], [2**63]])])
+def test_copy_into_a_list_of_python_ints_out_of_range_raises(dtype, src):
+    """A new-user probe: ``copy_into(int8_array, 300)`` raised OverflowError but
+    ``copy_into(int8_array, [1, 300])`` wrote ``[1, 44]``: the list became int64 and the
+    same_kind cast wrapped it. Python ints in a list are as weak as a scalar."""
+    dst = np.zeros((2, 2) if isinstance(src[0], list) else 2, dtype)
+    with pytest.raises(OverflowError, match=r"^copy_into: src .* does not fit dst's dtype "):
+        xp.copy_into(dst, src)
+    assert not dst.any()
+    assert xp.copy_into(np.zeros(2, np.int8), [1, 127]).tolist() == [1, 127]
+    assert xp.copy_into(np.zeros(2, np.int8), np.array([1, 300])).tolist() == [1, 44]

@@ -43,6 +43,8 @@ def copy_into(dst, src):
             raise ValueError
     except ValueError:
         raise broadcast_error("copy_into", (shape, dst.shape), into="dst") from None
+    if dst.dtype.kind in "iu" and isinstance(src, (list, tuple)):
+        _check_int_items(dst, src)
     try:
         np.copyto(dst, src, casting="same_kind")
     except TypeError:  # a sequence whose values do not fit dst's kind
@@ -53,3 +55,17 @@ def copy_into(dst, src):
         raise error(OverflowError, "copy_into",
                     f"src {src!r} does not fit dst's dtype {dst.dtype} ({exc})") from None
     return dst
+
+
+def _check_int_items(dst, src) -> None:
+    """The Python ints of a (nested) list ``src`` are weak as a scalar is (NEP 50): each
+    must fit ``dst``'s integer dtype (``copyto`` made the list int64 and wrapped
+    ``[1, 300]`` into int8 as ``[1, 44]``, where ``300`` alone raises)."""
+    ints = np.asarray(src).dtype
+    if ints.kind in "iu" and np.can_cast(ints, dst.dtype, casting="same_kind"):
+        try:
+            np.asarray(src, dtype=dst.dtype)   # NumPy's OverflowError where one does not fit
+        except OverflowError as exc:
+            raise error(OverflowError, "copy_into",
+                        f"src (a {type(src).__name__} of ints) does not fit dst's "
+                        f"dtype {dst.dtype} ({exc})") from None
