@@ -60,6 +60,20 @@ def test_chunks_refuse_numpy_bools_floats_and_non_positive_ints(chunks, cls):
         xp.set_backend("dask", chunks=chunks)
 
 
+def test_chunks_option_none_is_refused_before_anything_changes():
+    """A new-user probe: ``set_backend("dask", chunks=None)`` was taken, and the first
+    creation function failed with dask's "You must specify a chunks= keyword argument"
+    (docs/dask.md: an option of the wrong type is a TypeError, raised before anything
+    changes). A call's own ``chunks=None`` still means the option."""
+    for select in (xp.set_backend, xp.use_backend):
+        with pytest.raises(TypeError, match=r"^(set|use)_backend: argument 'chunks' got "
+                                            r"NoneType None; expected 'auto'"):
+            select("dask", chunks=None)
+        assert xp.get_backend() == "numpy"
+    with xp.use_backend("dask", chunks=4):
+        assert xp.zeros(10, chunks=None).chunks == ((4, 4, 2),)
+
+
 def test_a_call_may_give_its_own_chunks():
     with xp.use_backend("dask", chunks=4):
         assert xp.zeros(10, chunks=5).chunks == ((5, 5),)

@@ -207,7 +207,11 @@ class DaskBackend(Backend):
             raise value_error(func, "chunk_backend", f"names {cb!r}, which cannot hold dask "
                                                      "chunks; valid names are 'numpy', 'cupy'")
         self.peers[key].load()  # RuntimeError with the reason (CuPy missing, no device)
-        chunks = check_chunks(func, options.get("chunks", _DEFAULT.chunks))
+        chunks = options.get("chunks", _DEFAULT.chunks)
+        if chunks is None:   # a call's chunks=None means "the option": the option has none
+            raise type_error(func, "chunks", chunks, "'auto', an int, a byte size such as "
+                                                     "'64MiB', or a tuple of those per axis")
+        chunks = check_chunks(func, chunks)
         self.load()
         return DaskOptions(chunks=chunks, chunk_backend=key)
 
