@@ -269,3 +269,32 @@ def test_elementwise_kernel_index_use_ignores_comments_and_literals():
     assert not mk("T x", "T z", "z = x; // i is unused", "k")._uses_i
     assert not mk("T x", "T z", "z = x + 'i' /* i */", "k")._uses_i
     assert mk("T x", "T z", "z = x + i; // i", "k")._uses_i
+
+
+# ---------------------------------------------------------------- CudaStruct fields
+@pytest.mark.parametrize("source_field,struct_field", [
+    ("float *out;", ("out", "float*")),                  # the C habit of '*' by the name
+    ("float* __restrict__ out;", ("out", "float *")),
+    ("float const* out;", ("out", "const float*")),
+    ("Array2D<const float> out;", ("out", "Array2D<float const>")),
+    ("long long int n;", ("n", "long long")),
+    ("unsigned n;", ("n", "unsigned int")),
+])
+def test_a_struct_field_matches_however_its_type_is_spelled(no_cupy, source_field, struct_field):
+    """The fields were compared as spelled: a struct written with 'float *out;' refused
+    the CudaStruct of "float*" (the same type) with a TypeError at launch."""
+    k = CudaKernel("#include <xstride/array_view.cuh>\nstruct P { " + source_field
+                   + " };\n__global__ void k(P p) {}", "k")
+    P = CudaStruct("P", [struct_field])
+    value = {"out": dev((2, 2)) if "Array" in struct_field[1] else dev(4), "n": 3}
+    with pytest.raises(RuntimeError, match="backend 'cupy' is unavailable"):
+        k(P(**{struct_field[0]: value[struct_field[0]]}), n_threads=1)
+
+
+def test_a_struct_field_of_another_type_is_still_refused(no_cupy):
+    k = CudaKernel("struct P { float *out; int n; };\n__global__ void k(P p) {}", "k")
+    for out, dtype, n in (("double*", np.float64, "int"), ("const float*", np.float32, "int"),
+                          ("float*", np.float32, "unsigned int")):
+        value = CudaStruct("P", [("out", out), ("n", n)])(out=dev(4, dtype), n=1)
+        with pytest.raises(TypeError, match="but the kernel's struct 'P' declares"):
+            k(value, n_threads=1)

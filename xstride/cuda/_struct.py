@@ -12,6 +12,15 @@ __all__ = ["CudaStruct", "CudaStructValue"]
 _LABEL = "CudaStruct"
 
 
+def _type_key(ct: CType) -> tuple:
+    """A field's type as the kernel receives it, not as it is spelled: ``float *``,
+    ``float*`` and ``float * __restrict__`` are one type, as are ``const float*`` and
+    ``float const*``, or ``long long`` and ``int64_t`` (kind, dtype, rank, constness,
+    struct name and, for a struct, its fields)."""
+    fields = None if ct.fields is None else tuple((f, _type_key(c)) for f, c in ct.fields)
+    return ct.kind, ct.dtype, ct.ndim, ct.const, ct.struct, fields
+
+
 class CudaStruct:
     """A C struct type, built from named fields, passed to kernels by value.
 
@@ -163,9 +172,10 @@ class CudaStruct:
                                 f"{self.name!r}; the kernel takes struct '{ct.struct}'")
         if ct.fields is None:
             return  # the source's definition is not a plain field list: names suffice
-        mine = [(f, c.text) for f, c in self.fields]
-        theirs = [(f, c.text) for f, c in ct.fields]
-        if mine != theirs or self.itemsize != ct.nbytes:
+        if [(f, _type_key(c)) for f, c in self.fields] != \
+                [(f, _type_key(c)) for f, c in ct.fields] or self.itemsize != ct.nbytes:
+            mine = [(f, c.text) for f, c in self.fields]
+            theirs = [(f, c.text) for f, c in ct.fields]
             raise argument_error(
                 TypeError, label, arg, f"is a value of CudaStruct {self.name!r}, which has fields "
                 f"({'; '.join(f'{t} {n}' for n, t in mine)}), but the kernel's struct "
