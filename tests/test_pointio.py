@@ -160,6 +160,9 @@ PLY_FACE = ("ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty
     ("blank.ply", PLY_F4 + "1 2 3\n\n4 5 6\n"),
     ("lead.ply", PLY_F4 + "\n1 2 3\n4 5 6\n"),
     ("v2.ply", PLY_F4.replace("ascii 1.0", "ascii 2.0") + "1 2 3\n4 5 6\n"),
+    # a CR before each CRLF: NumPy's reader saw a blank line after each row, warned
+    # ("Input line 9 contained no data") and read what plyfile refuses
+    ("crcrlf.ply", PLY_F4 + "1 2 3\r\r\n4 5 6\r\r\n"),
 ])
 def test_ascii_ply_that_plyfile_refuses_is_refused(tmp_path, name, data):
     """The fast ASCII route takes only files whose rows it can count: the rest goes to

@@ -397,6 +397,7 @@ _PLY_SCALARS = {
 
 _BLANK_FIRST = re.compile(rb"[ \t\r]*(?:\n|$)")
 _BLANK_AFTER = re.compile(rb"\n[ \t\r]*(?:\n|$)")
+_LONE_CR = re.compile(rb"\r(?!\n)")
 
 
 def _has_blank_line(body: bytes) -> bool:
@@ -454,8 +455,10 @@ def _ascii_ply_vertices(p: Path):
         if fmt != "ascii 1.0" or not elements or elements[0][0] != "vertex":
             return None
         # one line per row of every element: a blank line, or fewer lines than rows,
-        # is plyfile's to report (the fast read would skip or misread them)
-        if _has_blank_line(body) or \
+        # is plyfile's to report (the fast read would skip or misread them); so is a
+        # carriage return that ends no "\r\n" ("1 2 3\r\r\n"): NumPy's reader ends a
+        # line there, which this count does not
+        if _has_blank_line(body) or _LONE_CR.search(body) is not None or \
                 (body.count(b"\n") + 1 if body else 0) < sum(c for _, c, _ in elements):
             return None
         _, count, props = elements[0]
