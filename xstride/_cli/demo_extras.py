@@ -44,6 +44,8 @@ def check(voxel, out, plot) -> Extras:
         if voxel is None:
             raise OptionError("--out writes the downsampled cloud: it needs --voxel SIZE")
         if Path(out).suffix.lower() != ".ply":
+            if Path(out).name.lower() == ".ply":   # a dot file: no suffix, no name either
+                raise OptionError(f"--out {out!r}: a file name is needed before .ply")
             raise OptionError(f"--out writes a PLY file: its name must end in .ply; got {out}")
         try:
             import plyfile  # noqa: F401
