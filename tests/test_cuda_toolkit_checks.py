@@ -298,3 +298,23 @@ def test_a_struct_field_of_another_type_is_still_refused(no_cupy):
         value = CudaStruct("P", [("out", out), ("n", n)])(out=dev(4, dtype), n=1)
         with pytest.raises(TypeError, match="but the kernel's struct 'P' declares"):
             k(value, n_threads=1)
+
+
+# ---------------------------------------------------------------- declarations
+@pytest.mark.parametrize("declaration", [
+    "__global__ void k(float*, int);",             # unnamed, as prototypes often are
+    "__global__ void k(float* y, int m);",         # other names
+    "__global__ void k(float *x, int n);",         # other spacing
+    "__global__ void k(float* __restrict__ x, const int n);",
+])
+def test_a_declaration_before_the_definition_is_no_overload(declaration):
+    """A prototype whose parameter list was not spelled as the definition's was refused as
+    "declared with different parameter lists (overloads are not supported)"; the
+    parameters and their names are the definition's."""
+    for src in (declaration + "\n__global__ void k(float* x, int n) {}",
+                "__global__ void k(float* x, int n) {}\n" + declaration):
+        k = CudaKernel(src, "k")
+        assert [(p.name, p.ctype.kind, p.ctype.dtype) for p in k.params] == \
+            [("x", "pointer", np.float32), ("n", "scalar", np.int32)]
+    with pytest.raises(ValueError, match="overloads are not supported"):
+        CudaKernel(declaration + "\n__global__ void k(double* x, int n) {}", "k")

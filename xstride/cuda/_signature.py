@@ -31,7 +31,7 @@ from .._core.errors import error
 
 __all__ = [
     "CType", "Param", "Signature", "MAX_VIEW_NDIM", "strip_comments", "find_structs",
-    "parse_type", "parse_struct_fields", "parse_signature", "scalar_dtype",
+    "parse_type", "type_key", "parse_struct_fields", "parse_signature", "scalar_dtype",
 ]
 
 #: Largest view rank of ``array_view.cuh`` (``Array16D``).
@@ -120,6 +120,15 @@ class Signature:
 
     name: str
     params: tuple[Param, ...]
+
+
+def type_key(ct: CType) -> tuple:
+    """A type as the kernel receives it, not as it is spelled: ``float *``, ``float*``
+    and ``float * __restrict__`` are one type, as are ``const float*`` and ``float
+    const*``, or ``long long`` and ``int64_t`` (kind, dtype, rank, constness, struct
+    name and, for a struct, its fields' names and types)."""
+    fields = None if ct.fields is None else tuple((f, type_key(c)) for f, c in ct.fields)
+    return ct.kind, ct.dtype, ct.ndim, ct.const, ct.struct, fields
 
 
 def struct_layout(fields) -> tuple[tuple[int, ...], int]:
@@ -376,19 +385,27 @@ def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = 
     text = code_only(source)
     known = dict(structs or {})
     known.update(find_structs(text))
-    found: list[tuple[str, ...]] = []
+    found: list[tuple[tuple[Param, ...], bool]] = []
     for prefix, open_end in _global_candidates(text, name):
         if re.search(r"\btemplate\b", prefix):
             raise error(ValueError, label, "template kernels are not supported; wrap the "
                                   "instantiation you need in a non-template __global__ function")
-        found.append(_params_text(text, open_end, label))
+        plist = _params_text(text, open_end, label)
+        body = text[open_end + len(plist) + 1:].lstrip().startswith("{")
+        found.append((_parse_params(plist.strip(), known, label), body))
     if not found:
         raise error(ValueError, label, f"no '__global__ void {name}(...)' in the source")
-    norm = {" ".join(p.split()) for p in found}
-    if len(norm) > 1:
+    # a declaration (unnamed parameters, other names or spacing) and the definition are
+    # one kernel where their types agree; other types are an overload
+    if len({tuple(type_key(p.ctype) for p in params) for params, _ in found}) > 1:
         raise error(ValueError, label, f"'{name}' is declared with different parameter lists "
                               "(overloads are not supported)")
-    plist = found[-1].strip()
+    defined = [params for params, body in found if body]
+    return Signature(name, (defined or [params for params, _ in found])[-1])
+
+
+def _parse_params(plist: str, known: dict[str, str], label: str) -> tuple[Param, ...]:
+    """The parameters of one declaration's parameter list (without its parentheses)."""
     params: list[Param] = []
     if plist and plist != "void":
         named: set[str] = set()
@@ -402,4 +419,4 @@ def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = 
             ct = parse_type(tp, structs=known,
                             where=f"{label}: parameter {i} ({pname!r})")
             params.append(Param(i, pname, ct))
-    return Signature(name, tuple(params))
+    return tuple(params)

@@ -5,20 +5,11 @@ from __future__ import annotations
 from .._core.csource import is_c_identifier
 from .._core.errors import argument_error, error, type_error, value_error
 from ._args import CudaStructValue, pack_value
-from ._signature import CType, parse_type, struct_layout
+from ._signature import CType, parse_type, struct_layout, type_key
 
 __all__ = ["CudaStruct", "CudaStructValue"]
 
 _LABEL = "CudaStruct"
-
-
-def _type_key(ct: CType) -> tuple:
-    """A field's type as the kernel receives it, not as it is spelled: ``float *``,
-    ``float*`` and ``float * __restrict__`` are one type, as are ``const float*`` and
-    ``float const*``, or ``long long`` and ``int64_t`` (kind, dtype, rank, constness,
-    struct name and, for a struct, its fields)."""
-    fields = None if ct.fields is None else tuple((f, _type_key(c)) for f, c in ct.fields)
-    return ct.kind, ct.dtype, ct.ndim, ct.const, ct.struct, fields
 
 
 class CudaStruct:
@@ -172,8 +163,8 @@ class CudaStruct:
                                 f"{self.name!r}; the kernel takes struct '{ct.struct}'")
         if ct.fields is None:
             return  # the source's definition is not a plain field list: names suffice
-        if [(f, _type_key(c)) for f, c in self.fields] != \
-                [(f, _type_key(c)) for f, c in ct.fields] or self.itemsize != ct.nbytes:
+        if [(f, type_key(c)) for f, c in self.fields] != \
+                [(f, type_key(c)) for f, c in ct.fields] or self.itemsize != ct.nbytes:
             mine = [(f, c.text) for f, c in self.fields]
             theirs = [(f, c.text) for f, c in ct.fields]
             raise argument_error(
