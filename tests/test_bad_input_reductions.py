@@ -92,3 +92,15 @@ def test_a_correction_past_int64_is_named(func, correction):
         warnings.simplefilter("ignore", RuntimeWarning)      # NumPy: "Degrees of freedom"
         for taken in (2**63 - 1, float(2**70)):
             assert getattr(xp, func)(x, correction=taken, axis=0).shape == (3,)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("func", ["var", "std"])
+def test_numpy_s_ddof_is_refused_with_the_standard_s_name(func, backend):
+    """``xp.var(x, ddof=1)`` raised NumPy's "numpy.var() got multiple values for keyword
+    argument 'ddof'" (the namespace passes ``correction`` on as ``ddof``)."""
+    with xp.use_backend(backend):
+        x = xp.asarray(np.arange(6.0))
+        for kwargs in ({"ddof": 1}, {"ddof": 1, "axis": 0}, {"ddof": 0, "correction": 1}):
+            with pytest.raises(TypeError, match=rf"^{func}: takes correction= .* got ddof="):
+                getattr(xp, func)(x, **kwargs)

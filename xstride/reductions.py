@@ -158,6 +158,14 @@ def _arg_rules(func: str, x, axis, keepdims) -> tuple:
     return axes
 
 
+def _check_no_ddof(func: str, kwargs: dict) -> None:
+    """``var``/``std`` take the standard's ``correction=``; NumPy's ``ddof=`` beside it
+    made the library raise "got multiple values for keyword argument 'ddof'"."""
+    if "ddof" in kwargs:
+        raise error(TypeError, func, f"takes correction= (the array API's name for NumPy's "
+                                     f"ddof=), not ddof=; got ddof={kwargs['ddof']!r}")
+
+
 def _check_empty_minmax(func: str, x, axis) -> None:
     if x.size == 0:
         axes = normalize_axis(func, axis, x.ndim)
@@ -257,6 +265,7 @@ def _kernel_functions(be) -> dict:
                 res = variance().repeat(func, x, axis, correction, dtype, keepdims)
                 if res is not None:
                     return res
+            _check_no_ddof(func, kwargs)
             check_x(func, x)
             _check_bool(func, "keepdims", keepdims)
             check_correction(func, correction)
@@ -380,8 +389,10 @@ def _library_functions(be) -> tuple[dict, dict]:
             # library's "unexpected keyword argument" names them, as on CuPy)
             if kwargs.get("dtype") is not None and func not in LOGICAL:
                 _out_dtype(func, kwargs["dtype"], None, x.dtype)
-            if "correction" in kwargs and func in ("var", "std"):
-                check_correction(func, kwargs["correction"])
+            if func in ("var", "std"):
+                _check_no_ddof(func, kwargs)
+                if "correction" in kwargs:
+                    check_correction(func, kwargs["correction"])
             return _given_keepdims(libs[func], x, axis, keepdims, kwargs)
         return impl
 
