@@ -194,6 +194,9 @@ def test_constructor_argument_errors():
         CudaKernel("__global__ void k() {}", "k", options="-DX")
     with pytest.raises(TypeError, match="'include_dirs'"):
         CudaKernel("__global__ void k() {}", "k", include_dirs="/tmp")
+    # a folder that does not exist: named at once, not later as "unknown C type"
+    with pytest.raises(ValueError, match="'include_dirs' names '/nonexistent/x', which is not"):
+        CudaKernel("__global__ void k() {}", "k", include_dirs=["/nonexistent/x"])
     with pytest.raises(TypeError, match="'debug'"):
         CudaKernel("__global__ void k() {}", "k", debug=1)
     with pytest.raises(ValueError, match="'block'"):

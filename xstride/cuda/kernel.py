@@ -152,7 +152,8 @@ class CudaKernel:
         ``-I<cuda_include_dir()>`` are always added, once.
     include_dirs : iterable of str or Path, optional
         Folders searched for included headers (``-I``), before the shipped folder.
-        Both are read once (an iterator or generator is fine) and kept as tuples.
+        Both are read once (an iterator or generator is fine) and kept as tuples; each
+        folder must exist (``ValueError`` otherwise).
     block : int or tuple of int, optional
         Default block size (threads per dimension, x first), 128.
     debug : bool, optional
@@ -213,6 +214,9 @@ class CudaKernel:
         self.name = name
         self.options = options
         self.include_dirs = tuple(str(Path(d)) for d in include_dirs)
+        for d in self.include_dirs:   # a missing folder showed later as "unknown C type"
+            if not Path(d).is_dir():
+                raise value_error(label, "include_dirs", f"names {d!r}, which is not a folder")
         self.block = block
         self.debug = debug_from_env() if debug is None else debug
         self._label = label
