@@ -174,7 +174,11 @@ def test_table_shows_voxels_and_files(tmp_path, capsys):
     (["--out", "x.ply"], "--out writes the downsampled cloud: it needs --voxel SIZE"),
     (["--voxel", "1", "--out", "x.txt"], "--out writes a PLY file: its name must end in .ply"),
     # was "its name must end in .ply; got .ply": a name of a dot alone has no suffix
-    (["--voxel", "1", "--out", "d/.PLY"], "--out 'd/.PLY': a file name is needed before .ply"),
+    (["--voxel", "1", "--out", "d/.PLY"], "--out 'd/.PLY': a file name is needed before .PLY"),
+    # --plot .png wrote '.png.png'; a trailing slash (a folder meant) wrote 'a.png'
+    (["--plot", ".png"], "--plot '.png': a file name is needed before .png"),
+    (["--plot", "a.png/"], "--plot 'a.png/': a file name is needed, not a folder"),
+    (["--voxel", "1", "--out", "x.ply/"], "--out 'x.ply/': a file name is needed, not a folder"),
     (["--voxel", "1", "--out", "/nonexistent-dir/x.ply"], "--out /nonexistent-dir/x.ply: "
                                                           "cannot write the file (the folder"),
     (["--voxel", "1", "--out", "/proc/x.ply"], "--out /proc/x.ply: cannot write the file"),

@@ -6,6 +6,7 @@ Morton tree. Options are checked before any point is read. See ``docs/demo.md``.
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,16 +37,19 @@ class Extras:
 def check(voxel, out, plot) -> Extras:
     """The checked options (:class:`OptionError` with one line for a bad one)."""
     for flag, path in (("--out", out), ("--plot", plot)):
-        if path is not None and (str(path) == "" or _is_dir(flag, path)):
+        if path is not None and (str(path) == "" or str(path).endswith(("/", os.sep))
+                                 or _is_dir(flag, path)):
             raise OptionError(f"{flag} {path!r}: a file name is needed, not a folder")
+        if path is not None and Path(path).name.startswith(".") and not Path(path).suffix:
+            # ".ply" or ".png" alone: a dot file, which the extension rules would misread
+            raise OptionError(f"{flag} {path!r}: a file name is needed before "
+                              f"{Path(path).name}")
     if voxel is not None and not (math.isfinite(voxel) and voxel > 0):
         raise OptionError(f"--voxel must be a positive, finite voxel edge length; got {voxel}")
     if out is not None:
         if voxel is None:
             raise OptionError("--out writes the downsampled cloud: it needs --voxel SIZE")
         if Path(out).suffix.lower() != ".ply":
-            if Path(out).name.lower() == ".ply":   # a dot file: no suffix, no name either
-                raise OptionError(f"--out {out!r}: a file name is needed before .ply")
             raise OptionError(f"--out writes a PLY file: its name must end in .ply; got {out}")
         try:
             import plyfile  # noqa: F401
