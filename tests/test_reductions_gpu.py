@@ -260,6 +260,10 @@ def test_bad_arguments(cp):
     for c in ("1", True, np.bool_(True), 1 + 0j, np.complex128(1)):
         with pytest.raises(TypeError, match="correction"):
             xp.var(x, correction=c)
+    for f in ("var", "std"):   # NumPy's name, after a prepared call of the same array
+        getattr(xp, f)(x, axis=1)
+        with pytest.raises(TypeError, match=rf"^{f}: takes correction= .* got ddof=1"):
+            getattr(xp, f)(x, axis=1, ddof=1)
     with pytest.raises(ValueError, match="out of range"):
         xp.sum(cp.asarray(2.5), axis=0)
     with pytest.raises(ValueError, match="must be given"):
