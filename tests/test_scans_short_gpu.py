@@ -345,3 +345,33 @@ def test_warp_rows_give_the_staged_tiles_bits(cp, monkeypatch, dtype, out, k):
     assert ("xs_scan_rowregs" if regs else "xs_scan_warprows" if warp else "xs_scan_tile") \
         in names["aligned"][0], names
     assert "xs_scan_tile" in names["shifted"][0], names
+
+
+@pytest.mark.parametrize("dtype,out", [("float32", None), ("int32", "int32")])
+@pytest.mark.parametrize("k", [33, 40, 50, 63, 64])
+def test_rows_of_33_to_63_elements_take_the_warp_scan(cp, monkeypatch, dtype, out, k):
+    """Dense rows of 33 to 63 4-byte elements (a ``"rows"`` plan) run xs_scan_warprows,
+    rows of 64 the rows kernels; either way each output is the row folded in element
+    order (float32: NumPy's float64 ``cumsum`` rounded once; int32: exact), in the
+    checked and the prepared call."""
+    from xstride._kernels import _reduce_common as rc
+    from xstride._kernels import scans as ks
+
+    dt = np.dtype(dtype)
+    rng = np.random.default_rng(k)
+    n = 50_001
+    h = (rng.standard_normal((n, k)) * 2.0 ** rng.integers(-20, 20, (n, k))).astype(dt) \
+        if dt.kind == "f" else rng.integers(-2, 4, size=(n, k)).astype(dt)
+    x = cp.asarray(h)
+    assert x.data.ptr % 16 == 0
+    real, seen = rc.kernel, []
+    monkeypatch.setattr(rc, "kernel", lambda src, expr, partner=None:
+                        seen.append(expr) or real(src, expr, partner))
+    ks._RECIPES.clear()
+    ks._PREPARED.clear()
+    got = [cp.asnumpy(xp.cumulative_sum(x, axis=1, dtype=out)) for _ in range(2)]
+    assert ("xs_scan_warprows" in seen[0]) == (k <= ks.WARP_ROWS_LONGEST), seen
+    acc = np.float64 if dt.kind == "f" else np.int32
+    want = np.cumsum(h.astype(acc), axis=1).astype(got[0].dtype)
+    for g in got:
+        assert g.tobytes() == want.tobytes()

@@ -240,6 +240,46 @@ def test_warp_rows_refuse_what_they_do_not_take(fake_warp, monkeypatch):
     assert log[-1][0].startswith("xs_scan_tile")
 
 
+@pytest.mark.parametrize("dtype,out", [("float32", None), ("int32", "int32")])
+def test_warp_rows_take_rows_of_33_to_63_elements_from_the_rows_plan(fake_warp, monkeypatch,
+                                                                       dtype, out):
+    """Dense rows of 33 to ``WARP_ROWS_LONGEST`` (63) 4-byte elements, which the plans
+    give to ``"rows"`` (a group of lanes a row: 0.35-0.56 of a copy for float32 L = 33,
+    40, 50 on the H200), go to xs_scan_warprows (0.68-0.78) with the row order's bits."""
+    scans, log = fake_warp
+    assert scans.WARP_ROWS_LONGEST == 63
+    lengths = (33, 34, 37, 40, 47, 50, 61, 63) if dtype == "float32" else (33, 50, 63)
+    taken = _check_lengths(scans, log, monkeypatch, np.dtype(dtype), out, lengths,
+                           "xs_scan_warprows")
+    assert taken == set(lengths), sorted(taken)
+
+
+def test_warp_rows_leave_other_rows_plans_to_the_rows_kernels():
+    """Rows of 64 and 100 elements (faster on the rows kernels: 0.73 and 0.57 of a copy
+    against 0.61 and 0.45), 8-byte outputs, rows that are not one after another, the
+    initial element and reversed rows stay ``"rows"`` plans' own."""
+    from xstride._kernels import scans
+    from xstride._plans.scan import plan_scan
+    from xstride.layout import Layout
+
+    f4, f8 = np.dtype(np.float32), np.dtype(np.float64)
+
+    def warp(layout, tin=f4, tout=f4, init=False):
+        plan = plan_scan(layout, 1, init)
+        assert plan.strategy == "rows", plan
+        return scans._warp_rows(plan, tin, tout, True)
+
+    assert warp(Layout((300, 50), itemsize=4)) is not None
+    assert warp(Layout((300, 33), itemsize=4)) is not None
+    for L in (64, 100):
+        assert warp(Layout((300, L), itemsize=4)) is None, L
+    assert warp(Layout((300, 50), itemsize=4), tout=f8) is None
+    assert warp(Layout((300, 50), itemsize=4), init=True) is None
+    assert warp(Layout((300, 60), itemsize=4).slice((slice(None), slice(0, 50)))) is None
+    assert warp(Layout((300, 50), itemsize=4).slice((slice(None), slice(None, None, -1)))) \
+        is None
+
+
 @pytest.mark.parametrize("L", range(1, 40))
 def test_warp_rows_rounds_cover_every_headless_run(L):
     """The host's round count, (L - 1) // P, is the longest run of lanes without a row

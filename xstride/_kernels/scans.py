@@ -9,7 +9,8 @@ per-stream scratch, and so do the chunks of many series of ``"columns_chunks"``
 row, or a group of lanes a row for rows of up to 128 elements at the default tuning
 (:func:`~._geometry.scan_row_group`). Short dense rows (``"tile"``) run ``scans_short.cu``: staged
 through shared memory, or for 4-byte elements in registers (a few whole rows a thread)
-or by warps over 16-byte words (:func:`_warp_rows`), each with the staged tile's bits. Float32 row, column and ``"columns_split"`` scans carry float64
+or by warps over 16-byte words (:func:`_warp_rows`; also dense rows of 33 to 63
+4-byte elements), each with the staged tile's bits. Float32 row, column and ``"columns_split"`` scans carry float64
 values and round each output once; the look-back scan runs
 each thread's elements in float32 from float64 prefixes, within the bound stated in
 ``docs/reductions.md``. Launches go through :mod:`._launch`. Results are deterministic
@@ -199,10 +200,22 @@ def _rowregs(plan, tin: np.dtype, tout: np.dtype, aligned: bool):
 WARP_ROWS_MIN_WORDS = 2048
 
 
+#: Longest dense rows a ``"rows"`` plan hands to ``xs_scan_warprows`` (rows of more
+#: than 32 elements, which the ``"tile"`` plans do not take). float32 ``(n, L)``
+#: ``cumulative_sum(x, axis=1)`` of 2**27 elements, fraction of a copy, H200
+#: (2026-12-05): L = 33, 40, 50: 0.35, 0.56, 0.38 by a group of lanes a row, 0.78,
+#: 0.74, 0.68 by the warp scan; L = 64: 0.73 against 0.61 (whole 16-byte words a lane
+#: suit the groups), L = 100: 0.57 against 0.45 (its rounds, one shuffle each, grow
+#: with L).
+WARP_ROWS_LONGEST = 63
+
+
 def _warp_rows(plan, tin: np.dtype, tout: np.dtype, aligned: bool):
     """``(U, MINB, rounds, chunk_words)`` of the warp scan of short dense rows over
     16-byte words (``xs_scan_warprows`` in scans_short.cu) for a ``"tile"`` plan it
-    takes: rows of one axis, forward, no initial element, 4-byte inputs and outputs
+    takes, or a ``"rows"`` plan of dense rows of 33 to :data:`WARP_ROWS_LONGEST`
+    elements (one after another in the input and the output):
+    rows of one axis, forward, no initial element, 4-byte inputs and outputs
     (the staged tile reads 8-byte rows, or 4-byte ones into 8-byte outputs, at 0.90-0.97
     of a copy, the warp scan at 0.75-0.89 on the H200), at least the P = 4 elements of a
     word a row,
@@ -218,6 +231,10 @@ def _warp_rows(plan, tin: np.dtype, tout: np.dtype, aligned: bool):
     length = plan.length
     if (not minb or not aligned or plan.nk != 1 or plan.include_initial or plan.s_in != 1
             or tin.itemsize != 4 or tout.itemsize != 4 or length < p):
+        return None
+    if plan.strategy == "rows" and not (
+            32 < length <= WARP_ROWS_LONGEST and plan.s_out == 1
+            and plan.kstride[0] == length and plan.kout[0] == length):
         return None
     unit = math.lcm(32 * u, length // math.gcd(length, p))
     chunk_words = unit * -(-WARP_ROWS_MIN_WORDS // unit)
@@ -307,8 +324,8 @@ def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Rec
         rec.grid = (-(-(-(-plan.nrows // q)) // 256),)
         rec.tail = (np.int64(plan.nrows),)
         rec.desc = None
-    elif plan.strategy == "tile" and (warp := _warp_rows(plan, np.dtype(x.dtype), out_dt,
-                                                         aligned)):
+    elif plan.strategy in ("tile", "rows") and (warp := _warp_rows(
+            plan, np.dtype(x.dtype), out_dt, aligned)):
         u, minb, rounds, chunk_words = warp
         expr = f"xs_scan_warprows<{_OPS[op]}, {tin}, {tacc}, {tout}, {u}, {minb}>"
         total = plan.nrows * plan.length
@@ -357,7 +374,9 @@ def _build(x, ax: int, include_initial: bool, op: str, out_dt: np.dtype) -> _Rec
     if plan.strategy != "lookback":
         rec.smem = 0
         rec.threads = 256
-    rec.fn = rc.kernel({"tile": _SHORT_SRC, "rows": _ROWS_SRC}.get(plan.strategy, _SRC), expr)
+    source = _SHORT_SRC if expr.startswith("xs_scan_warprows") else \
+        {"tile": _SHORT_SRC, "rows": _ROWS_SRC}.get(plan.strategy, _SRC)
+    rec.fn = rc.kernel(source, expr)
     if rec.smem > 48 * 1024 and rec.fn.max_dynamic_shared_size_bytes < rec.smem:
         rec.fn.max_dynamic_shared_size_bytes = rec.smem
     # the arguments packed once; a call sets the addresses (and the epoch): x, out,
