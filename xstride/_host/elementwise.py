@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.errors import broadcast_error, error, type_error
+from .._core.errors import broadcast_error, describe, error, type_error
 from .._core.ufuncs import numpy_ufunc_name
 
 __all__ = ["ufunc_into", "copy_into", "ENGINE", "ACCEPTS_SEQUENCES", "WHOLE_ELEMENTS"]
@@ -52,8 +52,9 @@ def copy_into(dst, src):
         raise type_error("copy_into", "src", src, f"values that cast to dst's dtype "
                          f"{dst.dtype} by the same_kind rule (these are {kind})") from None
     except OverflowError as exc:  # a Python int out of dst's range (300 into int8)
+        text = repr(src) if len(repr(src)) <= 40 else describe(src)   # not 600 digits
         raise error(OverflowError, "copy_into",
-                    f"src {src!r} does not fit dst's dtype {dst.dtype} ({exc})") from None
+                    f"src {text} does not fit dst's dtype {dst.dtype} ({exc})") from None
     return dst
 
 
