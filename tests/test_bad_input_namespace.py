@@ -342,10 +342,11 @@ def test_a_missing_device_is_reported_by_the_function_called(call, func):
     assert xp.get_backend() == before
 
 
-@pytest.mark.parametrize("a", [None, [[1], [2, 3]], object(), {"a": 1}])
+@pytest.mark.parametrize("a", [None, [[1], [2, 3]], object(), {"a": 1}, "abc", b"x",
+                               ["a", "b"]])
 def test_to_device_names_itself_for_bad_arrays(a):
     """to_device(None) raised "to_numpy: argument 'a' ..."; a ragged list raised NumPy's
-    ValueError."""
+    ValueError; a str became a ``<U3`` array (no number in it)."""
     for backend in (None, "numpy", "cupy"):
         with _no_cupy(), pytest.raises(TypeError, match="^to_device: argument 'a'"):
             xp.to_device(a, backend)   # the type is checked before the device

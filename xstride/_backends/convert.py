@@ -93,7 +93,8 @@ def to_numpy(a) -> np.ndarray:
     Raises
     ------
     TypeError
-        ``a`` is not array-like (NumPy would make an object array of it, e.g. None).
+        ``a`` is not array-like (NumPy would make an object array of it, e.g. None, or
+        an array of strings or bytes).
     """
     return _host(a, "to_numpy")
 
@@ -108,7 +109,9 @@ def _host(a, func: str) -> np.ndarray:
         out = np.asarray(a)
     except (TypeError, ValueError):  # a ragged nesting of lists, an unconvertible object
         out = None
-    if out is None or out.dtype == object:
+    # object arrays (None), and strings or bytes (NumPy's str_/bytes_ dtypes, which no
+    # backend computes with): not array-like in the namespace's sense
+    if out is None or out.dtype.kind in "OUSV":
         raise type_error(func, "a", a, "an array, a number or a sequence of numbers")
     return out
 
