@@ -20,7 +20,8 @@
   of chunks ``((1, 0),)`` has two elements). The rechunk only drops block boundaries, so
   no element moves; an array without such chunks costs one ``0 in chunks`` per axis.
 - ``broadcast_to``'s shape is checked at the call (dask's took bools, floats, negative
-  lengths and sizes past int64, and failed when computed).
+  lengths and sizes past int64, and failed when computed); ``broadcast_arrays`` of shapes
+  that do not broadcast is the standard's error (dask's said "Chunks do not add up").
 - Functions dask cannot provide raise ``NotImplementedError`` naming what to use
   instead (compat's namespace has no such name; ``getattr`` would give an
   ``AttributeError`` that names no function of xstride).
@@ -37,7 +38,7 @@ import warnings
 
 import numpy as np
 
-from .._core.errors import not_provided_error, type_error, value_error
+from .._core.errors import broadcast_error, not_provided_error, type_error, value_error
 from .._core.sizes import INT64_MAX, checked_size
 from .._chunked import _config as _chunked_config
 from .._chunked.chunks import chunks_of_no_element, fit_option, without_empty_chunks as _merged
@@ -408,9 +409,22 @@ def broadcast_to(x, /, shape):
     return get(_NAME).namespace().broadcast_to(x, items)
 
 
+def broadcast_arrays(*arrays):
+    """``broadcast_arrays`` of the standard on dask arrays; shapes that do not broadcast
+    are the standard's error (dask's said "Chunks do not add up to shape")."""
+    shapes = [a.shape for a in arrays]
+    if all(n == n for s in shapes for n in s):   # NaN: lengths after boolean indexing
+        try:
+            np.broadcast_shapes(*shapes)
+        except ValueError:
+            raise broadcast_error("broadcast_arrays", shapes) from None
+    return get(_NAME).namespace().broadcast_arrays(*arrays)
+
+
 for _q, _instead in MISSING.items():
     register(_q, _NAME)(_missing(_q, _instead))
 register("broadcast_to", _NAME)(broadcast_to)
+register("broadcast_arrays", _NAME)(broadcast_arrays)
 for _n in _CHUNKED_CREATION:
     register(_n, _NAME)(_creation(_n))
 register("asarray", _NAME)(asarray)

@@ -31,8 +31,7 @@ backend"):
 - ``flip``, ``sort``, ``argsort``, ``diff``: axes checked first (dask's flipped a
   repeated axis twice and raised bare ``IndexError``s out of range and for 0-D arrays);
   ``diff`` of bools by ``not_equal``, as NumPy's; ``searchsorted``'s ``sorter`` checked.
-- ``broadcast_arrays``: shapes that do not broadcast are the standard's error (dask's
-  said "Chunks do not add up to shape").
+- ``take``: an index out of range raises NumPy's ``IndexError`` when computed.
 - Lengths dask does not know (after boolean indexing): ``repeat`` (per block),
   ``expand_dims`` (an index of ``None``s) and ``clip`` (by ``where``) do without them; ``reshape``, ``take`` along
   such an axis, ``roll`` and ``nonzero`` say to call ``compute_chunk_sizes()``.
@@ -50,7 +49,7 @@ import operator
 import numpy as np
 
 from .._chunked import _config as _chunked_config
-from .._core.errors import broadcast_error, type_error, value_error
+from .._core.errors import broadcast_error, error, type_error, value_error
 from .._plans.reduction import normalize_axis
 from .arg_checks import check_repeats, check_shift, check_axis, check_sorter, check_take
 from .dispatch import register
@@ -58,7 +57,7 @@ from .registry import get
 from .linalg_fixes import check_tensordot
 
 __all__ = ["matmul", "tensordot", "vecdot", "take", "nonzero", "concat", "clip", "permute_dims", "squeeze", "roll", "flip", "sort", "argsort",
-           "diff", "broadcast_arrays", "reshape", "repeat", "expand_dims", "searchsorted",
+           "diff", "reshape", "repeat", "expand_dims", "searchsorted",
            "take_along_axis"]
 
 _NAME = "dask"
@@ -145,13 +144,27 @@ def vecdot(x1, x2, /, *, axis=-1):
     return _promoted(ns.sum(ns.multiply(ns.conj(x1), x2), axis=axis), x1, x2)
 
 
+def _index_in_range(block, *, n, axis):
+    """Block ``block`` of ``take``'s indices, each in ``[-n, n)``: NumPy's ``IndexError``."""
+    bad = (block < -n) | (block >= n)
+    if bool(bad.any()):
+        raise error(IndexError, "take", f"index {int(block[bad][0])} is out of bounds for "
+                                        f"axis {axis} with size {n}")
+    return block
+
+
 def take(x, indices, /, *, axis=None):
     """``take`` of the standard on dask arrays, its arguments checked first; a 1-D
-    ``x`` without ``axis`` along its one axis (dask's wanted an int axis)."""
+    ``x`` without ``axis`` along its one axis (dask's wanted an int axis). An index out of
+    range raises NumPy's ``IndexError`` when computed (dask's put 0 in its place)."""
     check_take(x, indices, axis)
     ax = 0 if axis is None else axis
     if x.ndim and not _known(x.shape[normalize_axis("take", ax, x.ndim)[0]]):
         raise _unknown_error("take", x, "dask's take needs along the axis taken from")
+    if x.ndim and get(_NAME).owns(indices):
+        ax = normalize_axis("take", ax, x.ndim)[0]
+        indices = indices.map_blocks(_index_in_range, n=x.shape[ax], axis=ax,
+                                     dtype=indices.dtype, meta=indices._meta)
     return _ns().take(x, indices, axis=ax)
 
 
@@ -309,18 +322,6 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
     for _ in range(int(n) - 1):
         out = ns.not_equal(ns.diff(ns.astype(out, np.int8), axis=axis, n=1), 0)
     return out
-
-
-def broadcast_arrays(*arrays):
-    """``broadcast_arrays`` of the standard on dask arrays; shapes that do not broadcast
-    are the standard's error (dask's said "Chunks do not add up to shape")."""
-    shapes = [a.shape for a in arrays]
-    if all(_known(n) for s in shapes for n in s):
-        try:
-            np.broadcast_shapes(*shapes)
-        except ValueError:
-            raise broadcast_error("broadcast_arrays", shapes) from None
-    return _ns().broadcast_arrays(*arrays)
 
 
 def _reshape_shape(x, shape) -> tuple:
@@ -594,7 +595,6 @@ for _q, _fn in (("pow", pow), ("take_along_axis", take_along_axis), ("matmul", m
                 ("linalg.vecdot", vecdot), ("take", take), ("nonzero", nonzero), ("concat", concat), ("clip", clip), ("permute_dims", permute_dims), ("squeeze", squeeze), ("roll", roll),
                 ("reshape", reshape), ("repeat", repeat), ("flip", flip), ("sort", sort),
                 ("argsort", argsort), ("diff", diff),
-                ("broadcast_arrays", broadcast_arrays),
                 ("expand_dims", expand_dims), ("searchsorted", searchsorted)):
     register(_q, _NAME)(_fn)
 del _q, _fn

@@ -1,0 +1,38 @@
+"""Bad input of the standard's functions on the dask backend that dask took silently or
+answered with a message that names no function, argument or remedy (found by a
+new-user probe; the earlier ones: tests/test_bad_input_dask_standard.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+da = pytest.importorskip("dask.array")
+
+import xstride as xp  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _numpy_after():
+    yield
+    xp.set_backend("numpy")
+
+
+def _d(a, chunks=2):
+    return da.from_array(np.asarray(a), chunks=chunks)
+
+
+# ------------------------------------------------------------------ take
+@pytest.mark.parametrize("x_chunks", [1, 3, -1])
+@pytest.mark.parametrize("index", [4, -5, 7])
+def test_take_out_of_range_raises_when_computed(x_chunks, index):
+    """dask's take of indices in chunks of more than one element dropped an index out of
+    range and put 0 in its place (``take(arange(4), [4, 0])`` computed ``[0, 0]``)."""
+    x = _d(np.arange(4.0), x_chunks)
+    for chunks in (1, 2):
+        got = xp.take(x, _d(np.array([index, 0]), chunks), axis=0)
+        with pytest.raises(IndexError, match=rf"take: index {index} is out of bounds for "
+                                             r"axis 0 with size 4"):
+            xp.to_numpy(got)
+    got = xp.take(_d(np.arange(12.0).reshape(3, 4)), _d(np.array([1, -4, 3])), axis=1)
+    np.testing.assert_array_equal(xp.to_numpy(got), np.arange(12.0).reshape(3, 4)[:, [1, 0, 3]])
