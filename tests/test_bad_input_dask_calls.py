@@ -36,3 +36,17 @@ def test_take_out_of_range_raises_when_computed(x_chunks, index):
             xp.to_numpy(got)
     got = xp.take(_d(np.arange(12.0).reshape(3, 4)), _d(np.array([1, -4, 3])), axis=1)
     np.testing.assert_array_equal(xp.to_numpy(got), np.arange(12.0).reshape(3, 4)[:, [1, 0, 3]])
+
+
+# ------------------------------------------------------------------ out= of reductions
+@pytest.mark.parametrize("name", ["sum", "prod", "min", "max", "mean", "var", "std", "all",
+                                  "any", "argmin", "argmax"])
+def test_reductions_refuse_out_as_immutable(name):
+    """docs/dask.md: ``out=`` raises the backend's "immutable" ``TypeError``; the
+    reductions raised "sum() got an unexpected keyword argument 'out'"."""
+    x = _d(np.arange(6.0))
+    with pytest.raises(TypeError, match=rf"{name}: argument 'out' got dask.Array.*arrays of "
+                                        r"the dask backend are immutable"):
+        getattr(xp, name)(x, axis=0, out=_d(np.zeros(())))
+    with pytest.raises(TypeError, match=rf"{name}: arrays from different backends"):
+        getattr(xp, name)(x, axis=0, out=np.zeros(()))

@@ -44,7 +44,7 @@ import numpy as np
 
 from . import _backends
 from ._backends import dispatch
-from ._core.errors import error, type_error
+from ._core.errors import error, immutable_error, type_error
 from ._core.reduction_docs import reduction_doc
 from ._plans.argreduction import check_arg_axis
 from ._plans.reduction import (
@@ -164,6 +164,14 @@ def _check_no_ddof(func: str, kwargs: dict) -> None:
     if "ddof" in kwargs:
         raise error(TypeError, func, f"takes correction= (the array API's name for NumPy's "
                                      f"ddof=), not ddof=; got ddof={kwargs['ddof']!r}")
+
+
+def _check_no_out(func: str, be, kwargs: dict) -> None:
+    """A backend of immutable arrays (dask's) takes no ``out=``: its reductions raised
+    "sum() got an unexpected keyword argument 'out'"."""
+    if be.immutable and "out" in kwargs:
+        raise immutable_error(func, "out", kwargs["out"], be.name,
+                              "use the returned array (call without out=)")
 
 
 def _check_empty_minmax(func: str, x, axis) -> None:
@@ -373,6 +381,7 @@ def _library_functions(be) -> tuple[dict, dict]:
     def min_max(func):
         def impl(x, /, *, axis=None, keepdims=False, **kwargs):
             check_x_keepdims(func, x, keepdims)
+            _check_no_out(func, be, kwargs)
             if axis is not None:
                 axis = normalize_axis(func, axis, x.ndim)
             if x.size == 0 and "initial" not in kwargs and "where" not in kwargs:
@@ -383,6 +392,7 @@ def _library_functions(be) -> tuple[dict, dict]:
     def checked(func):
         def impl(x, /, *, axis=None, keepdims=False, **kwargs):
             check_x_keepdims(func, x, keepdims)
+            _check_no_out(func, be, kwargs)
             if axis is not None:
                 axis = normalize_axis(func, axis, x.ndim)
             # (all/any take no dtype=, sum/prod/mean/all/any no correction=: the
@@ -404,6 +414,7 @@ def _library_functions(be) -> tuple[dict, dict]:
                 return libs[func](x, axis=axis + x.ndim if axis < 0 else axis,
                                   keepdims=keepdims)
             _check_array(func, be, x)
+            _check_no_out(func, be, kwargs)
             axes = _arg_rules(func, x, axis, keepdims)
             if axis is not None:
                 axis = axes[0]
