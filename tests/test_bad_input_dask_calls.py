@@ -50,3 +50,22 @@ def test_reductions_refuse_out_as_immutable(name):
         getattr(xp, name)(x, axis=0, out=_d(np.zeros(())))
     with pytest.raises(TypeError, match=rf"{name}: arrays from different backends"):
         getattr(xp, name)(x, axis=0, out=np.zeros(()))
+
+
+# ------------------------------------------------------------------ lengths dask does not know
+def _selected():
+    """A (nan, 3) dask array: rows picked by a boolean mask."""
+    a = _d(np.arange(24.0).reshape(8, 3))
+    return a[a[:, 0] > 2]
+
+
+@pytest.mark.parametrize("name", ["trace", "diagonal"])
+def test_trace_diagonal_of_unknown_lengths_say_compute_chunk_sizes(name):
+    """dask's raised "not enough values to unpack (expected 1, got 0)"."""
+    with pytest.raises(ValueError, match=rf"{name}: argument 'x' has shape \(nan, 3\), with "
+                                         r"lengths dask does not know.*compute_chunk_sizes"):
+        getattr(xp.linalg, name)(_selected())
+    y = _selected()
+    y.compute_chunk_sizes()
+    want = getattr(np.linalg, name)(np.arange(24.0).reshape(8, 3)[1:])
+    np.testing.assert_array_equal(xp.to_numpy(getattr(xp.linalg, name)(y)), want)

@@ -43,7 +43,7 @@ from .registry import get
 
 __all__ = ["svdvals", "matrix_rank", "cholesky", "inv", "det", "slogdet", "eigh",
            "eigvalsh", "eig", "eigvals", "matrix_power", "pinv", "qr", "svd", "solve",
-           "cross"]
+           "cross", "trace", "diagonal"]
 
 _NAME = "dask"
 
@@ -519,7 +519,21 @@ def cross(x1, x2, /, *, axis=-1):
     return ns.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=ax)
 
 
+def trace(x, /, *, offset=0, dtype=None):
+    """dask's ``trace``; matrix axes of lengths dask does not know (after boolean
+    indexing) are the error saying to compute them (dask's: "not enough values to
+    unpack (expected 1, got 0)")."""
+    _check("trace", x, square=False, lapack=False)
+    return _ns().linalg.trace(x, offset=offset, dtype=dtype)
+
+
+def diagonal(x, /, *, offset=0):
+    """dask's ``diagonal``; matrix axes of unknown lengths as for :func:`trace`."""
+    _check("diagonal", x, square=False, lapack=False)
+    return _ns().linalg.diagonal(x, offset=offset)
+
+
 for _fn in (svdvals, vector_norm, matrix_norm, matrix_rank, cholesky, inv, det, slogdet, eigh, eigvalsh, eig, eigvals,
-            matrix_power, pinv, qr, svd, solve, cross):
+            matrix_power, pinv, qr, svd, solve, cross, trace, diagonal):
     register(f"linalg.{_fn.__name__}", _NAME)(_fn)
 del _fn
