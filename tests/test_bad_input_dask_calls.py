@@ -69,3 +69,28 @@ def test_trace_diagonal_of_unknown_lengths_say_compute_chunk_sizes(name):
     y.compute_chunk_sizes()
     want = getattr(np.linalg, name)(np.arange(24.0).reshape(8, 3)[1:])
     np.testing.assert_array_equal(xp.to_numpy(getattr(xp.linalg, name)(y)), want)
+
+
+@pytest.mark.parametrize("name, call, want", [
+    ("broadcast_arrays", lambda y: xp.broadcast_arrays(y, xp.asarray(1.0)),
+     lambda v: np.broadcast_arrays(v, 1.0)),
+    ("broadcast_arrays", lambda y: xp.broadcast_arrays(y[:, None], y[:, None], _d(np.ones(3))),
+     lambda v: np.broadcast_arrays(v[:, None], v[:, None], np.ones(3))),
+    ("meshgrid", lambda y: xp.meshgrid(y, y), lambda v: np.meshgrid(v, v)),
+    ("meshgrid", lambda y: xp.meshgrid(y, _d(np.ones(2)), indexing="ij"),
+     lambda v: np.meshgrid(v, np.ones(2), indexing="ij")),
+])
+def test_broadcasts_of_unknown_lengths_say_compute_chunk_sizes(name, call, want):
+    """dask's said "cannot broadcast shape (nan,) to shape (nan,)"."""
+    with xp.use_backend("dask"):
+        y = _selected()[:, 0]
+        with pytest.raises(ValueError, match=rf"{name}: argument 'arrays' has shapes .*nan.*, "
+                                             r"with lengths dask does not know.*"
+                                             r"compute_chunk_sizes"):
+            call(y)
+        y.compute_chunk_sizes()
+        got = [xp.to_numpy(a) for a in call(y)]
+    for g, w in zip(got, want(np.arange(24.0).reshape(8, 3)[1:, 0]), strict=True):
+        np.testing.assert_array_equal(g, w)
+    y = _selected()[:, 0]   # shapes dask's broadcast takes as they are: no error
+    assert len(xp.broadcast_arrays(y)) == 1

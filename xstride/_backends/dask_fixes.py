@@ -21,7 +21,9 @@
   no element moves; an array without such chunks costs one ``0 in chunks`` per axis.
 - ``broadcast_to``'s shape is checked at the call (dask's took bools, floats, negative
   lengths and sizes past int64, and failed when computed); ``broadcast_arrays`` of shapes
-  that do not broadcast is the standard's error (dask's said "Chunks do not add up").
+  that do not broadcast is the standard's error (dask's said "Chunks do not add up"), and
+  it and ``meshgrid`` say to call ``compute_chunk_sizes()`` where dask's broadcast needs
+  lengths it does not know (after boolean indexing).
 - Functions dask cannot provide raise ``NotImplementedError`` naming what to use
   instead (compat's namespace has no such name; ``getattr`` would give an
   ``AttributeError`` that names no function of xstride).
@@ -409,22 +411,47 @@ def broadcast_to(x, /, shape):
     return get(_NAME).namespace().broadcast_to(x, items)
 
 
-def broadcast_arrays(*arrays):
-    """``broadcast_arrays`` of the standard on dask arrays; shapes that do not broadcast
-    are the standard's error (dask's said "Chunks do not add up to shape")."""
+def _broadcast(func: str, arrays, call):
+    """``call()``, dask's broadcast of ``arrays`` (``broadcast_arrays``, ``meshgrid``):
+    shapes that do not broadcast are the standard's error (dask's said "Chunks do not
+    add up to shape"), and where dask's needs lengths it does not know (after boolean
+    indexing) the error says to compute them (dask's: "cannot broadcast shape (nan,) to
+    shape (nan,)")."""
     shapes = [a.shape for a in arrays]
     if all(n == n for s in shapes for n in s):   # NaN: lengths after boolean indexing
-        try:
-            np.broadcast_shapes(*shapes)
-        except ValueError:
-            raise broadcast_error("broadcast_arrays", shapes) from None
-    return get(_NAME).namespace().broadcast_arrays(*arrays)
+        if func == "broadcast_arrays":
+            try:
+                np.broadcast_shapes(*shapes)
+            except ValueError:
+                raise broadcast_error(func, shapes) from None
+        return call()
+    try:
+        return call()
+    except ValueError:
+        text = ", ".join(str(s) for s in shapes)
+        raise value_error(func, "arrays", f"has shapes {text}, with lengths dask does not "
+                                          "know (as after boolean indexing), which its "
+                                          "broadcast needs; call x.compute_chunk_sizes() "
+                                          "first") from None
+
+
+def broadcast_arrays(*arrays):
+    """``broadcast_arrays`` of the standard on dask arrays (:func:`_broadcast`)."""
+    return _broadcast("broadcast_arrays", arrays,
+                      lambda: get(_NAME).namespace().broadcast_arrays(*arrays))
+
+
+def meshgrid(*arrays, indexing="xy"):
+    """``meshgrid`` of the standard on dask arrays (:func:`_broadcast`)."""
+    return _broadcast("meshgrid", arrays,
+                      lambda: get(_NAME).namespace().meshgrid(*arrays, indexing=indexing))
 
 
 for _q, _instead in MISSING.items():
     register(_q, _NAME)(_missing(_q, _instead))
 register("broadcast_to", _NAME)(broadcast_to)
 register("broadcast_arrays", _NAME)(broadcast_arrays)
+register("meshgrid", _NAME)(meshgrid)
 for _n in _CHUNKED_CREATION:
     register(_n, _NAME)(_creation(_n))
 register("asarray", _NAME)(asarray)
