@@ -253,3 +253,16 @@ def test_take_repeat_roll_refuse_what_the_standard_refuses():
     assert xp.take(np.arange(5), np.array([4, 0])).tolist() == [4, 0]
     assert xp.repeat(np.arange(3), np.array([1, 0, 2])).tolist() == [0, 2, 2]
     assert xp.roll(np.arange(4), np.int64(1)).tolist() == [3, 0, 1, 2]
+
+
+def test_roll_tuple_shift_needs_a_tuple_axis_of_its_length():
+    """"roll": "If shift is a tuple, then axis must be a tuple of the same size". NumPy
+    broadcast the two and summed the shifts of a repeated axis: (1, 1) with axis (0,)
+    rolled axis 0 by 2 (a no-op on 2 rows), and without axis rolled the flat array by 2."""
+    a = np.arange(6).reshape(2, 3)
+    for shift, axis in (((1, 1), (0,)), ((1, 1), None), ((1, 2), 0), ((1,), (0, 1))):
+        with pytest.raises(ValueError, match="roll: argument 'shift' has"):
+            xp.roll(a, shift, axis=axis)
+    assert xp.roll(a, (1, 1), axis=(0, 1)).tolist() == [[5, 3, 4], [2, 0, 1]]
+    assert xp.roll(a, 1, axis=(0, 1)).tolist() == [[5, 3, 4], [2, 0, 1]]
+    assert xp.roll(a, [1, 1], axis=[0, 1]).tolist() == [[5, 3, 4], [2, 0, 1]]

@@ -2,7 +2,8 @@
 message that names no argument): ``take`` of a
 multi-dimensional array without ``axis`` (NumPy flattened it), ``take`` with indices of
 a non-integer dtype (a bool mask became indices 0 and 1), ``repeat`` with a float
-``repeats`` and ``roll`` with a float ``shift`` (both truncated), ``searchsorted``'s ``sorter`` of
+``repeats`` and ``roll`` with a float ``shift`` (both truncated), ``roll`` with a tuple
+``shift`` and no tuple ``axis`` of its length (NumPy summed the shifts), ``searchsorted``'s ``sorter`` of
 another dtype or shape, ``sort``/``argsort``'s axis (a 0-D array has none),
 ``tril``/``triu`` of fewer than two dimensions. The checks run before
 the backend's function, on the NumPy and dask backends ("Indexing Functions", "take":
@@ -45,11 +46,21 @@ def check_repeats(repeats) -> None:
                                                        "dtype")
 
 
-def check_shift(shift) -> None:
-    """``roll``'s ``shift``: an int or a tuple of ints."""
+def check_shift(shift, axis=None) -> None:
+    """``roll``'s ``shift``: an int or a tuple of ints; a tuple needs a tuple ``axis`` of
+    its length ("If shift is a tuple, then axis must be a tuple of the same size": NumPy
+    broadcast the two and summed the shifts of a repeated axis)."""
     for s in shift if isinstance(shift, (tuple, list)) else (shift,):
         if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
             raise type_error("roll", "shift", shift, "an int or a tuple of ints")
+    if isinstance(shift, (tuple, list)):
+        n_axes = len(axis) if isinstance(axis, (tuple, list)) else None
+        if n_axes != len(shift):
+            named = ("no axis" if axis is None else f"axis {axis!r}" if n_axes is None
+                     else f"{n_axes} ax{'is' if n_axes == 1 else 'es'} {tuple(axis)}")
+            raise value_error("roll", "shift", f"has {len(shift)} shifts {tuple(shift)} for "
+                                               f"{named}; a tuple of shifts needs a tuple "
+                                               "axis of the same length")
 
 
 def check_sorter(x1, sorter) -> None:
@@ -179,7 +190,7 @@ def repeat(x, repeats, /, *, axis=None):
 
 def roll(x, /, shift, *, axis=None):
     """``roll`` of the standard on NumPy arrays, ``shift`` checked first."""
-    check_shift(shift)
+    check_shift(shift, axis)
     return _numpy("roll")(x, shift, axis=axis)
 
 

@@ -233,7 +233,7 @@ def roll(x, /, shift, *, axis=None):
     (dask's raised a bare ``IndexError`` out of range; an axis may repeat, as NumPy's).
     An int ``shift`` with a tuple ``axis`` shifts every axis named by it, as the
     standard says (dask's wants one shift per axis)."""
-    check_shift(shift)
+    check_shift(shift, axis)
     if axis is not None:
         for a in axis if isinstance(axis, (tuple, list)) else (axis,):
             normalize_axis("roll", a, x.ndim)
