@@ -266,3 +266,14 @@ def test_roll_tuple_shift_needs_a_tuple_axis_of_its_length():
     assert xp.roll(a, (1, 1), axis=(0, 1)).tolist() == [[5, 3, 4], [2, 0, 1]]
     assert xp.roll(a, 1, axis=(0, 1)).tolist() == [[5, 3, 4], [2, 0, 1]]
     assert xp.roll(a, [1, 1], axis=[0, 1]).tolist() == [[5, 3, 4], [2, 0, 1]]
+
+
+def test_repeat_takes_uint64_repeats():
+    """"repeat": an array of repeats of any integer dtype; NumPy's refused uint64 ("Cannot
+    cast array data from dtype('uint64') to dtype('int64') according to the rule 'safe'")."""
+    got = xp.repeat(np.arange(3), np.array([1, 0, 2], dtype=np.uint64))
+    assert got.tolist() == [0, 2, 2]
+    got = xp.repeat(np.arange(4).reshape(2, 2), np.array([2, 1], dtype=np.uint64), axis=0)
+    assert got.tolist() == [[0, 1], [0, 1], [2, 3]]
+    with pytest.raises(ValueError, match="repeat: argument 'repeats' holds 18446744073709551615"):
+        xp.repeat(np.arange(2), np.array([1, 2**64 - 1], dtype=np.uint64))

@@ -183,8 +183,15 @@ def take(x, indices, /, *, axis=None):
 
 
 def repeat(x, repeats, /, *, axis=None):
-    """``repeat`` of the standard on NumPy arrays, ``repeats`` checked first."""
+    """``repeat`` of the standard on NumPy arrays, ``repeats`` checked first; an array
+    of uint64 repeats is taken as intp (NumPy's refused to cast it 'safely')."""
     check_repeats(repeats)
+    if getattr(repeats, "dtype", None) == np.uint64:
+        top = int(repeats.max()) if repeats.size else 0
+        if top > np.iinfo(np.intp).max:
+            raise value_error("repeat", "repeats", f"holds {top}, more repeats than an "
+                                                   "array can hold")
+        repeats = repeats.astype(np.intp)
     return _numpy("repeat")(x, repeats, axis=axis)
 
 
