@@ -277,3 +277,18 @@ def test_repeat_takes_uint64_repeats():
     assert got.tolist() == [[0, 1], [0, 1], [2, 3]]
     with pytest.raises(ValueError, match="repeat: argument 'repeats' holds 18446744073709551615"):
         xp.repeat(np.arange(2), np.array([1, 2**64 - 1], dtype=np.uint64))
+
+
+def test_iinfo_names_a_dtype_that_is_no_integer_dtype():
+    """compat's iinfo retried ``type.dtype`` after NumPy refused: a float dtype was
+    "Invalid integer data type 'O'." (the class's dtype descriptor), None an AttributeError."""
+    for bad in (xp.float32, xp.bool, np.ones(2), "float64"):
+        with pytest.raises(ValueError, match="iinfo: argument 'type' is (float32|bool|float64); "
+                                             "expected an integer dtype or array"):
+            xp.iinfo(bad)
+    for bad in (None, 3, "foo"):
+        with pytest.raises(TypeError, match="iinfo: argument 'type' got"):
+            xp.iinfo(bad)
+    assert (xp.iinfo(xp.int8).min, xp.iinfo(xp.int8).max, xp.iinfo(xp.int8).bits) == (-128, 127, 8)
+    assert xp.iinfo(np.ones(2, np.uint16)).max == 65535
+    assert xp.iinfo("int32").dtype == np.int32

@@ -22,7 +22,7 @@ from .dispatch import register
 from .._core.errors import type_error, value_error
 from .._core.sizes import checked_size
 
-__all__ = ["finfo_object", "finfo", "floor_divide", "remainder", "asarray", "from_dlpack", "full",
+__all__ = ["finfo_object", "finfo", "iinfo", "floor_divide", "remainder", "asarray", "from_dlpack", "full",
            "full_like"]
 
 
@@ -66,6 +66,23 @@ def finfo(type, /) -> finfo_object:
     f = np.finfo(dt)
     return finfo_object(int(f.bits), float(f.eps), float(f.max), float(f.min),
                         float(f.smallest_normal), f.dtype)
+
+
+def iinfo(type, /):
+    """``iinfo`` of the standard ("Data type functions"): NumPy's ``iinfo`` of an integer
+    dtype or array; anything else is refused naming ``type`` (compat's retried
+    ``type.dtype``: a float dtype was "Invalid integer data type 'O'.", None an
+    ``AttributeError``)."""
+    is_dtype = isinstance(type, (builtins.type, np.dtype, str))
+    if not is_dtype and not hasattr(type, "dtype"):
+        raise type_error("iinfo", "type", type, "an integer dtype or array")
+    try:
+        dt = np.dtype(type if is_dtype else type.dtype)
+    except TypeError:
+        raise type_error("iinfo", "type", type, "an integer dtype or array") from None
+    if dt.kind not in "iu":
+        raise value_error("iinfo", "type", f"is {dt}; expected an integer dtype or array")
+    return np.iinfo(dt)
 
 
 def _freq(name: str, backend: str):
@@ -222,6 +239,7 @@ def full_like(x, /, fill_value, *, dtype=None, device=None, **kwargs):
 
 for _backend_name in _backend.BACKENDS:
     register("finfo", _backend_name)(finfo)
+    register("iinfo", _backend_name)(iinfo)
     register("floor_divide", _backend_name)(floor_divide)
 del _backend_name
 # NumPy and dask, where they were found and tested (CuPy's not yet run on a device)
