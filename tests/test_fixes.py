@@ -292,3 +292,14 @@ def test_iinfo_names_a_dtype_that_is_no_integer_dtype():
     assert (xp.iinfo(xp.int8).min, xp.iinfo(xp.int8).max, xp.iinfo(xp.int8).bits) == (-128, 127, 8)
     assert xp.iinfo(np.ones(2, np.uint16)).max == 65535
     assert xp.iinfo("int32").dtype == np.int32
+
+
+def test_arange_names_a_zero_step():
+    """NumPy's raised a bare ``ZeroDivisionError: division by zero`` (dask's the same,
+    wrapped in its dispatch message)."""
+    for args in ((0, 5, 0), (0.0, 1.0, 0.0), (0, 5, np.int64(0))):
+        with pytest.raises(ValueError, match="arange: argument 'step' is 0"):
+            xp.arange(*args)
+    with xp.use_backend("dask"):
+        with pytest.raises(ValueError, match="arange: argument 'step' is 0"):
+            xp.arange(0, 5, 0)

@@ -20,7 +20,7 @@ from . import select as _backend
 from .dispatch import compat_function, register
 
 __all__ = ["check_take", "check_repeats", "check_shift", "check_sorter", "check_axis",
-           "check_triangle", "check_int_fill", "check_fill_fits", "check_int_items",
+           "check_step", "check_triangle", "check_int_fill", "check_fill_fits", "check_int_items",
            "int_fill_dtype"]
 
 
@@ -89,6 +89,14 @@ def check_axis(func: str, x, axis) -> None:
         raise argument_error(np.exceptions.AxisError, func, "axis",
                              f"is {axis}, out of range for an array of {x.ndim} "
                              f"dimension{'s' if x.ndim != 1 else ''}")
+
+
+def check_step(step) -> None:
+    """``arange``'s ``step``: not zero (NumPy's and dask's raised a bare
+    ``ZeroDivisionError``, "division by zero")."""
+    if isinstance(step, (int, float, np.integer, np.floating)) and step == 0:
+        raise value_error("arange", "step", f"is {step}; the step between values must be "
+                                            "non-zero")
 
 
 def check_triangle(func: str, x, k) -> None:
@@ -226,6 +234,12 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True, **kwargs):
     return _numpy("argsort")(x, axis=axis, descending=descending, stable=stable, **kwargs)
 
 
+def arange(start, /, stop=None, step=1, *, dtype=None, device=None, **kwargs):
+    """``arange`` of the standard on NumPy, ``step`` checked first (not zero)."""
+    check_step(step)
+    return _numpy("arange")(start, stop, step, dtype=dtype, device=device, **kwargs)
+
+
 def full(shape, fill_value, *, dtype=None, device=None, **kwargs):
     """``full`` of the standard on NumPy: a Python int ``fill_value`` no integer dtype
     holds is an ``OverflowError`` (NumPy made an array of Python objects)."""
@@ -253,7 +267,7 @@ def _asarray_positional(obj, /):
 
 
 _asarray_positional.__name__ = _asarray_positional.__qualname__ = "asarray"   # its errors
-for _fn in (take, repeat, roll, searchsorted, sort, argsort, full):
+for _fn in (take, repeat, roll, searchsorted, sort, argsort, arange, full):
     register(_fn.__name__, "numpy")(_fn)
 register("asarray", "numpy", positional=_asarray_positional)(asarray)
 for _backend_name in ("numpy", "dask"):

@@ -44,7 +44,7 @@ from .._core.errors import broadcast_error, not_provided_error, type_error, valu
 from .._core.sizes import INT64_MAX, checked_size
 from .._chunked import _config as _chunked_config
 from .._chunked.chunks import chunks_of_no_element, fit_option, without_empty_chunks as _merged
-from .arg_checks import check_fill_fits, check_int_fill, check_int_items, int_fill_dtype
+from .arg_checks import check_fill_fits, check_int_fill, check_int_items, check_step, int_fill_dtype
 from .dask import check_chunks
 from .dispatch import implementation, register, register_arguments
 from .registry import get, of_array
@@ -107,6 +107,7 @@ def _check_arange(args, kwargs) -> None:
     convert float infinity to integer" for ``arange(0, inf)`` and a ``TypeError`` from
     its ``isnan`` for ``arange(2**70)``)."""
     start, stop, step = _arange_args(args, kwargs)
+    check_step(step)
     if not all(isinstance(v, (int, float, np.integer, np.floating))
                and not isinstance(v, bool) for v in (start, stop, step)) or step == 0:
         return   # dask's own checks answer
