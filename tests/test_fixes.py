@@ -303,3 +303,25 @@ def test_arange_names_a_zero_step():
     with xp.use_backend("dask"):
         with pytest.raises(ValueError, match="arange: argument 'step' is 0"):
             xp.arange(0, 5, 0)
+
+
+def test_arange_of_python_ints_past_int64():
+    """NumPy made float64 of them: arange(2**63, 2**63 + 3) was three equal values,
+    arange(2**63) and arange(-1, 2**63 + 1) empty, arange(0, 5, 2**70) an object array.
+    Values uint64 holds are uint64 (as asarray(2**63) and full's fill); a length past
+    int64 or values no integer dtype holds are refused."""
+    got = xp.arange(2**63, 2**63 + 3)
+    assert got.dtype == np.uint64 and got.tolist() == [2**63, 2**63 + 1, 2**63 + 2]
+    got = xp.arange(2**63 + 5, 2**63, -2)
+    assert got.dtype == np.uint64 and got.tolist() == [2**63 + 5, 2**63 + 3, 2**63 + 1]
+    assert xp.arange(2**64 - 2, 2**64).tolist() == [2**64 - 2, 2**64 - 1]
+    got = xp.arange(0, 5, 2**70)
+    assert got.dtype == np.int64 and got.tolist() == [0]
+    assert xp.arange(2**63, 0).dtype == np.int64 and xp.arange(2**63, 0).size == 0
+    for args in ((2**63,), (-1, 2**63 + 1)):
+        with pytest.raises(ValueError, match="arange: argument 'stop' gives "):
+            xp.arange(*args)
+    for args in ((-2**63 - 2, -2**63 + 1), (-1, 2**64, 2**63 + 1)):
+        with pytest.raises(OverflowError, match="arange: argument '(start|stop)' gives values"):
+            xp.arange(*args)
+    assert xp.arange(2**63 - 3, 2**63 - 1).dtype == np.int64   # within int64: as before

@@ -124,7 +124,7 @@ _NUMPY_REFUSES = {
     "full": lambda: xp.full((2**32, 2**32), 1.5),
     "broadcast_to": lambda: xp.broadcast_to(xp.ones(1), (2**40, 2**40)),
     "eye": lambda: xp.eye(2**32),
-    "arange": lambda: xp.arange(2**64),
+    "arange": lambda: xp.arange(2.0**62),
     "linspace": lambda: xp.linspace(0, 1, 2**62),
     "zeros_like": lambda: xp.zeros_like(xp.ones(1), shape=(2**32, 2**32)),
     "reshape": lambda: xp.reshape(xp.ones(4), SEVEN),
@@ -136,6 +136,14 @@ def test_numpy_backend_refuses_with_a_value_error(name):
     """NumPy checks sizes itself; xstride adds nothing to its fast path."""
     with pytest.raises(ValueError, match="too big|too large|Maximum allowed|cannot reshape"):
         _NUMPY_REFUSES[name]()
+
+
+def test_numpy_arange_of_ints_past_float_precision_checks_its_length():
+    """NumPy's arange computes its length in float64: arange(2**63 - 1) and arange(2**63)
+    were empty; the exact length is checked (tests/test_fixes.py: the values)."""
+    for args in ((2**63 - 1,), (2**63,), (-2**62, 2**62)):
+        with pytest.raises(ValueError, match=r"^arange: argument 'stop' gives"):
+            xp.arange(*args)
 
 
 # ---------------------------------------------------------------------- CuPy overrides
