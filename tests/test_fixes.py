@@ -325,3 +325,15 @@ def test_arange_of_python_ints_past_int64():
         with pytest.raises(OverflowError, match="arange: argument '(start|stop)' gives values"):
             xp.arange(*args)
     assert xp.arange(2**63 - 3, 2**63 - 1).dtype == np.int64   # within int64: as before
+
+
+def test_searchsorted_names_an_x1_of_other_than_one_dimension():
+    """NumPy's said "object too deep for desired array" (2-D) or "object of too small
+    depth" (0-D); dask's "Input array a must be one dimensional"."""
+    for x1 in (np.arange(6).reshape(2, 3), np.asarray(3)):
+        with pytest.raises(ValueError, match="searchsorted: argument 'x1' has shape "):
+            xp.searchsorted(x1, np.asarray([2]))
+        with xp.use_backend("dask"):
+            with pytest.raises(ValueError, match="searchsorted: argument 'x1' has shape "):
+                xp.searchsorted(xp.asarray(x1), xp.asarray([2]))
+    assert xp.searchsorted(np.asarray([1, 2, 3]), np.asarray([2]), side="right").tolist() == [2]

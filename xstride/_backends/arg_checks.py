@@ -3,12 +3,13 @@ message that names no argument): ``take`` of a
 multi-dimensional array without ``axis`` (NumPy flattened it), ``take`` with indices of
 a non-integer dtype (a bool mask became indices 0 and 1), ``repeat`` with a float
 ``repeats`` and ``roll`` with a float ``shift`` (both truncated), ``roll`` with a tuple
-``shift`` and no tuple ``axis`` of its length (NumPy summed the shifts), ``searchsorted``'s ``sorter`` of
+``shift`` and no tuple ``axis`` of its length (NumPy summed the shifts),
+``searchsorted``'s ``x1`` of other than one dimension and ``sorter`` of
 another dtype or shape, ``sort``/``argsort``'s axis (a 0-D array has none),
-``tril``/``triu`` of fewer than two dimensions. The checks run before
-the backend's function, on the NumPy and dask backends ("Indexing Functions", "take":
-"if x has more than one dimension, providing an axis is required"; "repeat",
-"roll": integer counts).
+``tril``/``triu`` of fewer than two dimensions, ``arange``'s zero ``step``. The checks
+run before the backend's function, on the NumPy and dask backends ("Indexing
+Functions", "take": "if x has more than one dimension, providing an axis is required";
+"repeat", "roll": integer counts).
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ from .._core.sizes import checked_size
 from . import select as _backend
 from .dispatch import compat_function, register
 
-__all__ = ["check_take", "check_repeats", "check_shift", "check_sorter", "check_axis",
-           "check_step", "check_triangle", "check_int_fill", "check_fill_fits", "check_int_items",
-           "int_fill_dtype"]
+__all__ = ["check_take", "check_repeats", "check_shift", "check_sorted_x1", "check_sorter",
+           "check_axis", "check_step", "check_triangle", "check_int_fill", "check_fill_fits",
+           "check_int_items", "int_fill_dtype"]
 
 
 def _integer_dtype(v) -> bool:
@@ -62,6 +63,14 @@ def check_shift(shift, axis=None) -> None:
             raise value_error("roll", "shift", f"has {len(shift)} shifts {tuple(shift)} for "
                                                f"{named}; a tuple of shifts needs a tuple "
                                                "axis of the same length")
+
+
+def check_sorted_x1(x1) -> None:
+    """``searchsorted``'s ``x1``: one dimension (NumPy's said "object too deep for
+    desired array", dask's "Input array a must be one dimensional")."""
+    if getattr(x1, "ndim", 1) != 1:
+        raise value_error("searchsorted", "x1", f"has shape {tuple(x1.shape)}; expected a "
+                                                "one-dimensional sorted array")
 
 
 def check_sorter(x1, sorter) -> None:
@@ -213,7 +222,8 @@ def roll(x, /, shift, *, axis=None):
 def searchsorted(x1, x2, /, *, side="left", sorter=None):
     """``searchsorted`` of the standard on NumPy arrays, ``sorter``'s dtype and shape
     checked first (NumPy's ``TypeError`` "could not parse sorter argument" for a 2-D
-    one); NumPy checks its values."""
+    one); NumPy checks its values. ``x1`` of one dimension, checked first."""
+    check_sorted_x1(x1)
     if sorter is not None:
         check_sorter(x1, np.asarray(sorter))
     return _numpy("searchsorted")(x1, x2, side=side, sorter=sorter)

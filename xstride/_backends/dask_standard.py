@@ -51,7 +51,8 @@ import numpy as np
 from .._chunked import _config as _chunked_config
 from .._core.errors import broadcast_error, error, type_error, value_error
 from .._plans.reduction import normalize_axis
-from .arg_checks import check_repeats, check_shift, check_axis, check_sorter, check_take
+from .arg_checks import (check_repeats, check_shift, check_axis, check_sorted_x1, check_sorter,
+                         check_take)
 from .dispatch import register
 from .registry import get
 from .linalg_fixes import check_tensordot
@@ -485,6 +486,7 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
         out of ``[0, x1.shape[0])``, when the result is computed (dask took a negative
         one as counted from the end).
     """
+    check_sorted_x1(x1)
     ns = _ns()
     if sorter is not None:
         if not get(_NAME).owns(sorter):
