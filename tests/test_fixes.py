@@ -337,3 +337,23 @@ def test_searchsorted_names_an_x1_of_other_than_one_dimension():
             with pytest.raises(ValueError, match="searchsorted: argument 'x1' has shape "):
                 xp.searchsorted(xp.asarray(x1), xp.asarray([2]))
     assert xp.searchsorted(np.asarray([1, 2, 3]), np.asarray([2]), side="right").tolist() == [2]
+
+
+def test_diff_names_a_prepend_or_append_of_another_shape():
+    """"diff": prepend/append "must have the same shape as x, except for the axis".
+    NumPy's said "axis 1 is out of bounds for array of dimension 1" for a 1-D prepend of
+    a 2-D x, and named neither argument for another length; dask's said
+    "('Shapes do not align: %s', [(2, 3), (3, 1)])"."""
+    a = np.arange(6).reshape(2, 3)
+    for kw in ({"prepend": np.zeros(2)}, {"append": np.zeros((3, 1))},
+               {"prepend": np.zeros((2, 1, 1))}):
+        (arg, _), = kw.items()
+        with pytest.raises(ValueError, match=f"diff: argument '{arg}' has shape "):
+            xp.diff(a, axis=1, **kw)
+        with xp.use_backend("dask"):
+            with pytest.raises(ValueError, match=f"diff: argument '{arg}' has shape "):
+                xp.diff(xp.asarray(a), axis=1, **{arg: xp.asarray(kw[arg])})
+    assert xp.diff(a, axis=1, prepend=np.zeros((2, 2), int)).tolist() == [[0, 0, 1, 1],
+                                                                           [0, 3, 1, 1]]
+    assert xp.diff(np.asarray([1, 4, 9]), prepend=0, append=np.asarray([16])).tolist() == [
+        1, 3, 5, 7]

@@ -22,8 +22,8 @@ from . import select as _backend
 from .dispatch import compat_function, register
 
 __all__ = ["check_take", "check_repeats", "check_shift", "check_sorted_x1", "check_sorter",
-           "check_axis", "check_step", "check_triangle", "check_int_fill", "check_fill_fits",
-           "check_int_items", "int_fill_dtype"]
+           "check_axis", "check_step", "check_diff_ends", "check_triangle", "check_int_fill",
+           "check_fill_fits", "check_int_items", "int_fill_dtype"]
 
 
 def _integer_dtype(v) -> bool:
@@ -107,6 +107,22 @@ def check_step(step) -> None:
     if isinstance(step, (int, float, np.integer, np.floating)) and step == 0:
         raise value_error("arange", "step", f"is {step}; the step between values must be "
                                             "non-zero")
+
+
+def check_diff_ends(x, axis, prepend, append) -> None:
+    """``diff``'s ``prepend`` and ``append``, where they are arrays of at least one
+    dimension: the shape of ``x`` but along ``axis`` ("Must have the same shape as x,
+    except for the axis"; NumPy's named neither, and for a 1-D one of a 2-D ``x`` said
+    that the axis was out of bounds). Call after ``axis`` is checked."""
+    ax = int(axis) % x.ndim
+    for arg, end in (("prepend", prepend), ("append", append)):
+        shape = getattr(end, "shape", None)
+        if not shape:   # None, a Python scalar, a 0-D array: broadcast, as NumPy's
+            continue
+        if len(shape) != x.ndim or any(n != m for i, (n, m) in enumerate(zip(shape, x.shape))
+                                       if i != ax):
+            raise value_error("diff", arg, f"has shape {tuple(shape)}; expected the shape "
+                                           f"of x {tuple(x.shape)} but along axis {axis}")
 
 
 def check_triangle(func: str, x, k) -> None:
@@ -296,6 +312,17 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None, **kwargs):
     return _numpy("arange")(start, stop, step, dtype=dtype, device=device, **kwargs)
 
 
+def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
+    """``diff`` of the standard on NumPy arrays: ``axis`` checked first (as ``sort``'s,
+    for an ``x`` of at least one dimension), then the shapes of ``prepend`` and
+    ``append``."""
+    if getattr(x, "ndim", 0) >= 1:   # NumPy's own message for a 0-D x or a list
+        check_axis("diff", x, axis)
+        check_diff_ends(x, axis, prepend, append)
+    ends = {k: v for k, v in (("prepend", prepend), ("append", append)) if v is not None}
+    return _numpy("diff")(x, axis=axis, n=n, **ends)   # NumPy's prepends a None given
+
+
 def full(shape, fill_value, *, dtype=None, device=None, **kwargs):
     """``full`` of the standard on NumPy: a Python int ``fill_value`` no integer dtype
     holds is an ``OverflowError`` (NumPy made an array of Python objects)."""
@@ -323,7 +350,7 @@ def _asarray_positional(obj, /):
 
 
 _asarray_positional.__name__ = _asarray_positional.__qualname__ = "asarray"   # its errors
-for _fn in (take, repeat, roll, searchsorted, sort, argsort, arange, full):
+for _fn in (take, repeat, roll, searchsorted, sort, argsort, diff, arange, full):
     register(_fn.__name__, "numpy")(_fn)
 register("asarray", "numpy", positional=_asarray_positional)(asarray)
 for _backend_name in ("numpy", "dask"):

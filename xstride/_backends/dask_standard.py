@@ -51,8 +51,8 @@ import numpy as np
 from .._chunked import _config as _chunked_config
 from .._core.errors import broadcast_error, error, type_error, value_error
 from .._plans.reduction import normalize_axis
-from .arg_checks import (check_repeats, check_shift, check_axis, check_sorted_x1, check_sorter,
-                         check_take)
+from .arg_checks import (check_repeats, check_shift, check_axis, check_diff_ends,
+                         check_sorted_x1, check_sorter, check_take)
 from .dispatch import register
 from .registry import get
 from .linalg_fixes import check_tensordot
@@ -312,6 +312,7 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
     if x.ndim == 0:
         raise value_error("diff", "x", "is 0-D; diff takes arrays of at least one dimension")
     check_axis("diff", x, axis)
+    check_diff_ends(x, axis, prepend, append)
     if not isinstance(n, (int, np.integer)):
         raise type_error("diff", "n", n, "a non-negative int")
     ns = _ns()
