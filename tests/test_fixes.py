@@ -357,3 +357,23 @@ def test_diff_names_a_prepend_or_append_of_another_shape():
                                                                            [0, 3, 1, 1]]
     assert xp.diff(np.asarray([1, 4, 9]), prepend=0, append=np.asarray([16])).tolist() == [
         1, 3, 5, 7]
+
+
+def test_sort_and_count_nonzero_flags_are_bools():
+    """sort/argsort took descending="yes" (sorted descending) and stable="no" (stable);
+    count_nonzero's keepdims="yes" was "'str' object cannot be interpreted as an integer"."""
+    x = np.asarray([3, 1, 2])
+    for func in (xp.sort, xp.argsort):
+        for kw in ({"descending": "yes"}, {"stable": "no"}, {"descending": None}):
+            (arg, _), = kw.items()
+            with pytest.raises(TypeError, match=f"{func.__name__}: argument '{arg}' got .*; "
+                                                "expected a bool"):
+                func(x, **kw)
+            with xp.use_backend("dask"):
+                with pytest.raises(TypeError, match=f"{func.__name__}: argument '{arg}'"):
+                    func(xp.asarray(x), **kw)
+    with pytest.raises(TypeError, match="count_nonzero: argument 'keepdims' got str"):
+        xp.count_nonzero(x, keepdims="yes")
+    assert xp.sort(x, descending=np.bool_(True)).tolist() == [3, 2, 1]
+    assert xp.count_nonzero(np.asarray([[0, 1], [1, 1]]), axis=1, keepdims=True).tolist() == [
+        [1], [2]]

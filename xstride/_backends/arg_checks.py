@@ -22,8 +22,8 @@ from . import select as _backend
 from .dispatch import compat_function, register
 
 __all__ = ["check_take", "check_repeats", "check_shift", "check_sorted_x1", "check_sorter",
-           "check_axis", "check_step", "check_diff_ends", "check_triangle", "check_int_fill",
-           "check_fill_fits", "check_int_items", "int_fill_dtype"]
+           "check_axis", "check_flag", "check_step", "check_diff_ends", "check_triangle",
+           "check_int_fill", "check_fill_fits", "check_int_items", "int_fill_dtype"]
 
 
 def _integer_dtype(v) -> bool:
@@ -63,6 +63,13 @@ def check_shift(shift, axis=None) -> None:
             raise value_error("roll", "shift", f"has {len(shift)} shifts {tuple(shift)} for "
                                                f"{named}; a tuple of shifts needs a tuple "
                                                "axis of the same length")
+
+
+def check_flag(func: str, arg: str, value) -> None:
+    """A flag of the standard (``sort``'s ``descending`` and ``stable``,
+    ``count_nonzero``'s ``keepdims``): a bool (NumPy's took any truthy value)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise type_error(func, arg, value, "a bool")
 
 
 def check_sorted_x1(x1) -> None:
@@ -248,6 +255,8 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
 def sort(x, /, *, axis=-1, descending=False, stable=True, **kwargs):
     """``sort`` of the standard on NumPy arrays, ``axis`` checked first (``None``
     passes: NumPy's flattened sort)."""
+    check_flag("sort", "descending", descending)
+    check_flag("sort", "stable", stable)
     if axis is not None:
         check_axis("sort", x, axis)
     return _numpy("sort")(x, axis=axis, descending=descending, stable=stable, **kwargs)
@@ -256,6 +265,8 @@ def sort(x, /, *, axis=-1, descending=False, stable=True, **kwargs):
 def argsort(x, /, *, axis=-1, descending=False, stable=True, **kwargs):
     """``argsort`` of the standard on NumPy arrays, ``axis`` checked first: a 0-D array
     is refused as ``sort`` refuses it (NumPy's gave shape (1,))."""
+    check_flag("argsort", "descending", descending)
+    check_flag("argsort", "stable", stable)
     if axis is not None:
         check_axis("argsort", x, axis)
     return _numpy("argsort")(x, axis=axis, descending=descending, stable=stable, **kwargs)
@@ -312,6 +323,12 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None, **kwargs):
     return _numpy("arange")(start, stop, step, dtype=dtype, device=device, **kwargs)
 
 
+def count_nonzero(x, /, *, axis=None, keepdims=False):
+    """``count_nonzero`` of the standard on NumPy arrays, ``keepdims`` a bool."""
+    check_flag("count_nonzero", "keepdims", keepdims)
+    return _numpy("count_nonzero")(x, axis=axis, keepdims=keepdims)
+
+
 def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
     """``diff`` of the standard on NumPy arrays: ``axis`` checked first (as ``sort``'s,
     for an ``x`` of at least one dimension), then the shapes of ``prepend`` and
@@ -350,7 +367,8 @@ def _asarray_positional(obj, /):
 
 
 _asarray_positional.__name__ = _asarray_positional.__qualname__ = "asarray"   # its errors
-for _fn in (take, repeat, roll, searchsorted, sort, argsort, diff, arange, full):
+for _fn in (take, repeat, roll, searchsorted, sort, argsort, count_nonzero, diff, arange,
+            full):
     register(_fn.__name__, "numpy")(_fn)
 register("asarray", "numpy", positional=_asarray_positional)(asarray)
 for _backend_name in ("numpy", "dask"):

@@ -51,7 +51,7 @@ import numpy as np
 from .._chunked import _config as _chunked_config
 from .._core.errors import broadcast_error, error, type_error, value_error
 from .._plans.reduction import normalize_axis
-from .arg_checks import (check_repeats, check_shift, check_axis, check_diff_ends,
+from .arg_checks import (check_repeats, check_shift, check_axis, check_diff_ends, check_flag,
                          check_sorted_x1, check_sorter, check_take)
 from .dispatch import register
 from .registry import get
@@ -259,6 +259,8 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
     """``sort`` of the standard on dask arrays; ``axis`` checked first (an int naming an
     axis: dask's raised a bare ``IndexError`` out of range and for 0-D arrays, and
     ``axis=None`` a ``TypeError`` comparing None with an int)."""
+    check_flag("sort", "descending", descending)
+    check_flag("sort", "stable", stable)
     check_axis("sort", x, axis)
     x = _sort_axis_whole("sort", x, axis)
     return _ns().sort(x, axis=axis, descending=descending, stable=stable)
@@ -299,6 +301,8 @@ def _one_block(x):
 
 def argsort(x, /, *, axis=-1, descending=False, stable=True):
     """``argsort`` of the standard on dask arrays; ``axis`` checked first, as ``sort``'s."""
+    check_flag("argsort", "descending", descending)
+    check_flag("argsort", "stable", stable)
     check_axis("argsort", x, axis)
     x = _sort_axis_whole("argsort", x, axis)
     return _ns().argsort(x, axis=axis, descending=descending, stable=stable)
