@@ -377,3 +377,14 @@ def test_sort_and_count_nonzero_flags_are_bools():
     assert xp.sort(x, descending=np.bool_(True)).tolist() == [3, 2, 1]
     assert xp.count_nonzero(np.asarray([[0, 1], [1, 1]]), axis=1, keepdims=True).tolist() == [
         [1], [2]]
+
+
+def test_from_dlpack_names_an_x_without_dlpack():
+    """NumPy's raised "AttributeError: 'list' object has no attribute '__dlpack__'"."""
+    for bad in ([1, 2], 3.0, None):
+        with pytest.raises(TypeError, match="from_dlpack: argument 'x' got .*; expected an "
+                                            "array with __dlpack__"):
+            xp.from_dlpack(bad)
+    a = np.arange(3)
+    assert np.shares_memory(xp.from_dlpack(a), a)
+    assert not np.shares_memory(xp.from_dlpack(a, copy=True), a)

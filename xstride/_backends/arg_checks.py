@@ -329,6 +329,15 @@ def count_nonzero(x, /, *, axis=None, keepdims=False):
     return _numpy("count_nonzero")(x, axis=axis, keepdims=keepdims)
 
 
+def from_dlpack(x, /, *, device=None, copy=None):
+    """``from_dlpack`` of the standard on NumPy: an ``x`` without ``__dlpack__`` is a
+    ``TypeError`` naming it (NumPy's an ``AttributeError``)."""
+    if not hasattr(x, "__dlpack__"):
+        raise type_error("from_dlpack", "x", x, "an array with __dlpack__ (of a library "
+                                                "that supports DLPack)")
+    return _numpy("from_dlpack")(x, device=device, copy=copy)
+
+
 def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
     """``diff`` of the standard on NumPy arrays: ``axis`` checked first (as ``sort``'s,
     for an ``x`` of at least one dimension), then the shapes of ``prepend`` and
@@ -367,8 +376,8 @@ def _asarray_positional(obj, /):
 
 
 _asarray_positional.__name__ = _asarray_positional.__qualname__ = "asarray"   # its errors
-for _fn in (take, repeat, roll, searchsorted, sort, argsort, count_nonzero, diff, arange,
-            full):
+for _fn in (take, repeat, roll, searchsorted, sort, argsort, count_nonzero, from_dlpack, diff,
+            arange, full):
     register(_fn.__name__, "numpy")(_fn)
 register("asarray", "numpy", positional=_asarray_positional)(asarray)
 for _backend_name in ("numpy", "dask"):
