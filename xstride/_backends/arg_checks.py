@@ -22,7 +22,8 @@ from . import select as _backend
 from .dispatch import compat_function, register
 
 __all__ = ["check_take", "check_repeats", "check_shift", "check_sorted_x1", "check_sorter",
-           "check_axis", "check_flag", "check_step", "check_diff_ends", "check_triangle",
+           "check_axis", "check_flag", "check_sort_args", "check_step", "check_diff_ends",
+           "check_diff", "check_triangle",
            "check_int_fill", "check_fill_fits", "check_int_items", "int_fill_dtype"]
 
 
@@ -81,9 +82,12 @@ def check_sorted_x1(x1) -> None:
 
 
 def check_sorter(x1, sorter) -> None:
-    """``searchsorted``'s ``sorter``: a 1-D array of an integer dtype with one index per
-    element of ``x1`` (its values are checked where they are known: NumPy's own check,
-    or the dask backend's per block)."""
+    """``searchsorted``'s ``x1`` (:func:`check_sorted_x1`) and ``sorter``, unless None: a
+    1-D array of an integer dtype with one index per element of ``x1`` (its values are
+    checked where they are known: NumPy's own check, or the dask backend's per block)."""
+    check_sorted_x1(x1)
+    if sorter is None:
+        return
     if not _integer_dtype(sorter):
         raise type_error("searchsorted", "sorter", sorter, "a 1-D array of an integer dtype")
     n = x1.shape[0] if getattr(x1, "ndim", 0) else None
@@ -130,6 +134,21 @@ def check_diff_ends(x, axis, prepend, append) -> None:
                                        if i != ax):
             raise value_error("diff", arg, f"has shape {tuple(shape)}; expected the shape "
                                            f"of x {tuple(x.shape)} but along axis {axis}")
+
+
+def check_sort_args(func: str, x, axis, descending, stable) -> None:
+    """``sort``/``argsort``: the flags ``descending`` and ``stable`` bools, ``axis`` an
+    axis of ``x`` (:func:`check_axis`)."""
+    check_flag(func, "descending", descending)
+    check_flag(func, "stable", stable)
+    check_axis(func, x, axis)
+
+
+def check_diff(x, axis, prepend, append) -> None:
+    """``diff``'s ``axis`` (:func:`check_axis`) and ``prepend``/``append``
+    (:func:`check_diff_ends`)."""
+    check_axis("diff", x, axis)
+    check_diff_ends(x, axis, prepend, append)
 
 
 def check_triangle(func: str, x, k) -> None:
@@ -246,29 +265,29 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     """``searchsorted`` of the standard on NumPy arrays, ``sorter``'s dtype and shape
     checked first (NumPy's ``TypeError`` "could not parse sorter argument" for a 2-D
     one); NumPy checks its values. ``x1`` of one dimension, checked first."""
-    check_sorted_x1(x1)
-    if sorter is not None:
-        check_sorter(x1, np.asarray(sorter))
+    check_sorter(x1, None if sorter is None else np.asarray(sorter))
     return _numpy("searchsorted")(x1, x2, side=side, sorter=sorter)
 
 
 def sort(x, /, *, axis=-1, descending=False, stable=True, **kwargs):
     """``sort`` of the standard on NumPy arrays, ``axis`` checked first (``None``
     passes: NumPy's flattened sort)."""
-    check_flag("sort", "descending", descending)
-    check_flag("sort", "stable", stable)
-    if axis is not None:
-        check_axis("sort", x, axis)
+    if axis is None:
+        check_flag("sort", "descending", descending)
+        check_flag("sort", "stable", stable)
+    else:
+        check_sort_args("sort", x, axis, descending, stable)
     return _numpy("sort")(x, axis=axis, descending=descending, stable=stable, **kwargs)
 
 
 def argsort(x, /, *, axis=-1, descending=False, stable=True, **kwargs):
     """``argsort`` of the standard on NumPy arrays, ``axis`` checked first: a 0-D array
     is refused as ``sort`` refuses it (NumPy's gave shape (1,))."""
-    check_flag("argsort", "descending", descending)
-    check_flag("argsort", "stable", stable)
-    if axis is not None:
-        check_axis("argsort", x, axis)
+    if axis is None:
+        check_flag("argsort", "descending", descending)
+        check_flag("argsort", "stable", stable)
+    else:
+        check_sort_args("argsort", x, axis, descending, stable)
     return _numpy("argsort")(x, axis=axis, descending=descending, stable=stable, **kwargs)
 
 
@@ -343,8 +362,7 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
     for an ``x`` of at least one dimension), then the shapes of ``prepend`` and
     ``append``."""
     if getattr(x, "ndim", 0) >= 1:   # NumPy's own message for a 0-D x or a list
-        check_axis("diff", x, axis)
-        check_diff_ends(x, axis, prepend, append)
+        check_diff(x, axis, prepend, append)
     ends = {k: v for k, v in (("prepend", prepend), ("append", append)) if v is not None}
     return _numpy("diff")(x, axis=axis, n=n, **ends)   # NumPy's prepends a None given
 

@@ -51,8 +51,7 @@ import numpy as np
 from .._chunked import _config as _chunked_config
 from .._core.errors import broadcast_error, error, type_error, value_error
 from .._plans.reduction import normalize_axis
-from .arg_checks import (check_repeats, check_shift, check_axis, check_diff_ends, check_flag,
-                         check_sorted_x1, check_sorter, check_take)
+from .arg_checks import check_repeats, check_shift, check_diff, check_sort_args, check_sorter, check_take
 from .dispatch import register
 from .registry import get
 from .linalg_fixes import check_tensordot
@@ -259,9 +258,7 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
     """``sort`` of the standard on dask arrays; ``axis`` checked first (an int naming an
     axis: dask's raised a bare ``IndexError`` out of range and for 0-D arrays, and
     ``axis=None`` a ``TypeError`` comparing None with an int)."""
-    check_flag("sort", "descending", descending)
-    check_flag("sort", "stable", stable)
-    check_axis("sort", x, axis)
+    check_sort_args("sort", x, axis, descending, stable)
     x = _sort_axis_whole("sort", x, axis)
     return _ns().sort(x, axis=axis, descending=descending, stable=stable)
 
@@ -301,9 +298,7 @@ def _one_block(x):
 
 def argsort(x, /, *, axis=-1, descending=False, stable=True):
     """``argsort`` of the standard on dask arrays; ``axis`` checked first, as ``sort``'s."""
-    check_flag("argsort", "descending", descending)
-    check_flag("argsort", "stable", stable)
-    check_axis("argsort", x, axis)
+    check_sort_args("argsort", x, axis, descending, stable)
     x = _sort_axis_whole("argsort", x, axis)
     return _ns().argsort(x, axis=axis, descending=descending, stable=stable)
 
@@ -315,8 +310,7 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
     NumPy's does (dask's subtracted bools: a ``TypeError``)."""
     if x.ndim == 0:
         raise value_error("diff", "x", "is 0-D; diff takes arrays of at least one dimension")
-    check_axis("diff", x, axis)
-    check_diff_ends(x, axis, prepend, append)
+    check_diff(x, axis, prepend, append)
     if not isinstance(n, (int, np.integer)):
         raise type_error("diff", "n", n, "a non-negative int")
     ns = _ns()
@@ -487,16 +481,15 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
         ``sorter`` of a dtype other than an integer one (a bool or float ``sorter``
         gave wrong answers or dask's ``AttributeError``).
     ValueError
-        ``sorter`` not 1-D or of another length than ``x1``; an index of ``sorter``
-        out of ``[0, x1.shape[0])``, when the result is computed (dask took a negative
-        one as counted from the end).
+        ``x1`` or ``sorter`` not 1-D, ``sorter`` of another length than ``x1``; a
+        ``sorter`` index out of ``[0, x1.shape[0])``, when the result is computed (dask
+        took a negative one as counted from the end).
     """
-    check_sorted_x1(x1)
     ns = _ns()
+    if sorter is not None and not get(_NAME).owns(sorter):
+        sorter = np.asarray(sorter)
+    check_sorter(x1, sorter)   # and x1 of one dimension
     if sorter is not None:
-        if not get(_NAME).owns(sorter):
-            sorter = np.asarray(sorter)
-        check_sorter(x1, sorter)
         if get(_NAME).owns(sorter):
             sorter = sorter.map_blocks(_sorter_in_range, n=x1.shape[0], dtype=sorter.dtype,
                                        meta=sorter._meta)
