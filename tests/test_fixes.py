@@ -388,3 +388,12 @@ def test_from_dlpack_names_an_x_without_dlpack():
     a = np.arange(3)
     assert np.shares_memory(xp.from_dlpack(a), a)
     assert not np.shares_memory(xp.from_dlpack(a, copy=True), a)
+
+
+@pytest.mark.parametrize("fill", [None, "a", b"x", object()])
+def test_full_refuses_a_fill_value_of_no_number(fill):
+    """``full(2, "a")`` made a ``<U1`` array and ``full(2, None)`` an object array on
+    NumPy; the standard's fill value is a bool, int, float or complex."""
+    with pytest.raises(TypeError, match="^full: argument 'fill_value' got .*expected a bool, int"):
+        xp.full(2, fill)
+    assert xp.full(2, 1.5).tolist() == [1.5, 1.5] and xp.full(2, True).dtype == np.bool_

@@ -369,9 +369,14 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
 
 def full(shape, fill_value, *, dtype=None, device=None, **kwargs):
     """``full`` of the standard on NumPy: a Python int ``fill_value`` no integer dtype
-    holds is an ``OverflowError`` (NumPy made an array of Python objects)."""
+    holds is an ``OverflowError`` (NumPy made an array of Python objects); a fill value
+    of no number (``None``, a str, bytes) a ``TypeError`` (NumPy made an object or
+    string array)."""
     check_int_fill("full", fill_value, dtype)
-    return _numpy("full")(shape, fill_value, dtype=dtype, device=device, **kwargs)
+    out = _numpy("full")(shape, fill_value, dtype=dtype, device=device, **kwargs)
+    if dtype is None and out.dtype.kind in "OSUV":
+        raise type_error("full", "fill_value", fill_value, "a bool, int, float or complex")
+    return out
 
 
 def asarray(obj, /, *, dtype=None, device=None, copy=None, **kwargs):
