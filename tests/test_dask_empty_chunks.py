@@ -332,3 +332,17 @@ def test_to_device_of_no_element_under_a_byte_size_option():
     xp.set_backend("dask", chunks="1 KiB")
     got = xp.to_device(np.zeros((0, 200)), "dask")
     assert got.shape == (0, 200) and xp.to_numpy(got).shape == (0, 200)
+
+
+@pytest.mark.parametrize("shape", [0, (0, 3)])
+def test_philox_integers_of_no_element_at_the_last_counter(shape):
+    """A draw of no element from a generator whose 2**64 counters are all used is an
+    empty array, as on NumPy (its chunk made the counter 2**64 as a uint64 and raised
+    "Python int too large to convert to C long")."""
+    want = xp.rng.Philox(1, backend="numpy").advance(2**64).integers(5, shape=shape)
+    with xp.use_backend("dask", chunks=2):
+        g = xp.rng.Philox(1).advance(2**64)
+        got = g.integers(5, shape=shape)
+    assert isinstance(got, da.Array) and got.dtype == want.dtype
+    np.testing.assert_array_equal(xp.to_numpy(got), want)
+    assert g.counter == 2**64

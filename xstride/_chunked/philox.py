@@ -189,6 +189,8 @@ def _integers_block(seed, stream, start, r, thresh, like, block_info=None):
     returns uint64 (e - s, 2): the value and whether both tries were rejected."""
     s, e = block_info[None]["array-location"][0]
     xp = array_namespace(like)
+    if e <= s:   # no element: no counter (start + s may be 2**64, past uint64)
+        return xp.zeros((0, 2), dtype=xp.uint64)
     ctr = xp.arange(e - s, dtype=xp.uint64) + xp.asarray(start + s, dtype=xp.uint64)
     words = _config.executor_of("philox", like).words(
         _counter_words(xp, ctr, stream), seed & M32, seed >> 32, (e - s,))
