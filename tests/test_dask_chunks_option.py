@@ -145,3 +145,21 @@ def test_a_list_argument_meets_the_chunks_error_not_no_array(call):
     with xp.use_backend("dask", chunks=(4,)):
         with pytest.raises(ValueError, match="argument 'chunks' is the dask backend's option"):
             call(xp.algorithms)
+
+
+@pytest.mark.parametrize("method", ["uniform", "normal", "integers"])
+def test_philox_block_lengths_that_do_not_fit_name_the_method(method):
+    """A chunks option of block lengths that do not add up to the draw's rows: the
+    error names the method and the option (it was dask's bare "Chunks do not add up to
+    shape"), and no counter is used."""
+    draws = {"uniform": lambda g, s: g.uniform(s), "normal": lambda g, s: g.normal(s),
+             "integers": lambda g, s: g.integers(5, shape=s)}
+    with xp.use_backend("dask", chunks=((3, 4), 3)):
+        g = xp.rng.Philox(1)
+        for shape in (9, (9, 3)):
+            with pytest.raises(ValueError, match=rf"^Philox\.{method}: argument 'chunks' is "
+                                                 r"the dask backend's option \(\(3, 4\), 3\)"
+                                                 r".*Chunks do not add up"):
+                draws[method](g, shape)
+            assert g.counter == 0
+        assert draws[method](g, (7, 3)).chunks == ((3, 4), (3,))   # rows that fit

@@ -18,6 +18,7 @@ import dask.array as da
 import numpy as np
 from array_api_compat import array_namespace
 
+from .._core.errors import value_error
 from .._plans.philox import M32, mul_hi_lo
 from . import _config
 from .chunks import fit_option, without_empty_chunks
@@ -119,9 +120,16 @@ def stream_chunks(n: int, shape, dtype, func: str = "Philox") -> tuple:
     opt = fit_option(func, opt, (n,) if shape is None else shape, own_chunks=False)
     if n == 0:   # dask's byte-size rule divides by zero for (0, k) rows wider than it
         return ((0,),)
-    if shape is None or len(shape) == 1:
-        return da.core.normalize_chunks(opt, (n,), dtype=dtype)
-    rows = da.core.normalize_chunks(opt, tuple(shape), dtype=dtype)[0]
+    whole = (n,) if shape is None or len(shape) == 1 else tuple(shape)
+    try:
+        normal = da.core.normalize_chunks(opt, whole, dtype=dtype)
+    except ValueError as exc:   # block lengths that do not add up to this shape
+        raise value_error(func, "chunks", f"is the dask backend's option "
+                                          f"{_config.default_chunks()!r}, which does not "
+                                          f"fit shape {whole}: {exc}") from None
+    if len(whole) == 1:
+        return normal
+    rows = normal[0]
     row = int(np.prod(shape[1:], dtype=np.int64))
     return (tuple(c * row for c in rows),) if row else ((0,),)
 
