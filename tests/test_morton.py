@@ -461,3 +461,13 @@ def test_numpy_bounds_go_with_positions_of_any_backend():
             np.testing.assert_array_equal(xp.to_numpy(got), want)
     with pytest.raises(TypeError, match="positions is numpy, lower is dask"):
         xp.algorithms.morton_keys(host, da.zeros(3), [1, 1, 1], 5)
+
+
+@pytest.mark.parametrize("positions", ["abc", [["a", "b"]], [[1j, 2]]])
+def test_positions_not_an_array_named_as_given(positions):
+    """A str or a list of non-numbers is named as the caller passed it (the message
+    described a 0-d str array the caller never made)."""
+    with pytest.raises(TypeError, match=rf"^morton_keys: argument 'positions' got "
+                                        rf"{type(positions).__name__} .*real floating or "
+                                        r"integer dtype \(as an array it has dtype"):
+        alg.morton_keys(positions, [0, 0], [1, 1], 3)

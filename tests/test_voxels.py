@@ -316,3 +316,13 @@ def test_coordinates_less_the_origin_past_float64_are_named():
         alg.voxel_downsample(pts[:1], 1.0, origin=[-1e308, 0.0])
     _, counts = alg.voxel_downsample(pts / 4, 1e308)   # no overflow: one voxel of both
     assert counts.tolist() == [2]
+
+
+@pytest.mark.parametrize("points", ["abc", [[1, 2]], [["a", "b"]]])
+def test_points_not_an_array_of_floats_named_as_given(points):
+    """A str or a list of ints or strs is named as the caller passed it (the message
+    described the array it became, a 0-d str array for "abc")."""
+    with pytest.raises(TypeError, match=rf"^voxel_downsample: argument 'points' got "
+                                        rf"{type(points).__name__} .*floating dtype .*"
+                                        r"\(as an array it has dtype"):
+        alg.voxel_downsample(points, 1.0)

@@ -18,8 +18,8 @@ import numpy as np
 from .. import _backends
 from .._core.errors import type_error, value_error
 from .._plans.segments import accumulator, result_dtype
-from ._args import (MAX_MORTON_LEVELS, _as_array, _host_vector, _lazy_refusal, _real_numbers,
-                    _refuse_mask, _same_device, _short)
+from ._args import (MAX_MORTON_LEVELS, _as_array, _dtype_error, _host_vector, _lazy_refusal,
+                    _real_numbers, _refuse_mask, _same_device, _short)
 
 __all__ = ["voxel_downsample"]
 
@@ -112,7 +112,8 @@ def voxel_downsample(points, voxel_size, *, origin=None):
     pts = _as_array(_FUNC, "points", points, backend)
     if pts.dtype.kind != "f" or pts.dtype.itemsize > 8:
         # long double too: it would be carried as float32 (segment_reduce refuses it)
-        raise type_error(_FUNC, "points", pts, "a floating dtype (float16, float32 or float64)")
+        raise _dtype_error(_FUNC, "points", points, pts,
+                           "a floating dtype (float16, float32 or float64)")
     if backend.lazy:
         raise _lazy_refusal(_FUNC, backend, named, "compute the points first "
                                                    "(xstride.to_numpy or .compute())")
