@@ -471,3 +471,10 @@ def test_positions_not_an_array_named_as_given(positions):
                                         rf"{type(positions).__name__} .*real floating or "
                                         r"integer dtype \(as an array it has dtype"):
         alg.morton_keys(positions, [0, 0], [1, 1], 3)
+
+
+def test_bools_in_a_list_of_positions_are_refused():
+    """[[True, 0.5]] was read as [[1.0, 0.5]], where bool positions are refused (and
+    bools in a list of bounds)."""
+    with pytest.raises(TypeError, match=r"^morton_keys: argument 'positions' got list .*bool"):
+        alg.morton_keys([[True, 0.5]], [0, 0], [1, 1], 3)

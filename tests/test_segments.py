@@ -579,3 +579,12 @@ def test_a_list_of_arrays_is_told_to_pass_them_one_by_one():
     with pytest.raises(ValueError) as info:   # a plain wrong length gets no hint
         compact(m, np.ones(3))
     assert "argument of its own" not in str(info.value)
+
+
+@pytest.mark.parametrize("call", [lambda v: segment_reduce(v, [0, 2]),
+                                  lambda v: reduce_by_key([1, 1], v)])
+def test_bools_in_a_list_of_values_are_refused_as_bool_arrays_are(call):
+    """[True, 1] was read as the ints [1, 1] and summed; a bool array is refused."""
+    for values in ([True, 1], [[0.5, np.True_], [1.0, 2.0]]):
+        with pytest.raises(TypeError, match=r"argument 'values' got list .*bool"):
+            call(values)

@@ -326,3 +326,10 @@ def test_points_not_an_array_of_floats_named_as_given(points):
                                         rf"{type(points).__name__} .*floating dtype .*"
                                         r"\(as an array it has dtype"):
         alg.voxel_downsample(points, 1.0)
+
+
+def test_bools_in_a_list_of_points_are_refused():
+    """[[True, 0.5]] was read as [[1.0, 0.5]], where bools in a list of origins are
+    refused."""
+    with pytest.raises(TypeError, match=r"^voxel_downsample: argument 'points' got list .*bool"):
+        alg.voxel_downsample([[True, 0.5], [0.25, 0.5]], 1.0)

@@ -44,7 +44,7 @@ __all__ = [
 
 from ._args import MAX_MORTON_LEVELS  # noqa: E402
 from ._args import (_levels, _host_vector, _as_array, _dtype_error, _integer_array,
-                    _known_shape, _nonfinite, _same_device)
+                    _known_shape, _nonfinite, _refuse_listed_bools, _same_device)
 from .sort import sort_by_key  # noqa: E402
 from .segments import (SEGMENT_OPS, bin_offsets, compact, reduce_by_key,  # noqa: E402
                        run_length_encode, segment_reduce)
@@ -168,6 +168,7 @@ def morton_keys(positions, lower, upper, levels):
     pos = _as_array(func, "positions", positions, backend)
     if pos.dtype.kind not in "fiu":
         raise _dtype_error(func, "positions", positions, pos, "a real floating or integer dtype")
+    _refuse_listed_bools(func, "positions", positions, "a real floating or integer dtype")
     if pos.ndim != 2 or pos.shape[1] not in MAX_MORTON_LEVELS:
         raise _value_error(func, "positions", f"must have shape (n, 2) or (n, 3); got {tuple(pos.shape)}")
     ndim = pos.shape[1]

@@ -130,6 +130,15 @@ def _real_numbers(value) -> bool:
                for v in arr.reshape(-1).tolist())
 
 
+def _refuse_listed_bools(func: str, name: str, value, allowed: str) -> None:
+    """``TypeError`` for a list or tuple of numbers that holds a bool (``[True, 1]``,
+    which NumPy reads as the ints ``[1, 1]``), where an array of bools is refused."""
+    if isinstance(value, (list, tuple)) and any(
+            isinstance(v, (bool, np.bool_)) for v in _flat(value)):
+        raise type_error(func, name, value, f"{allowed}; it holds a bool (bools are "
+                                            "refused, in an array or in a list of numbers)")
+
+
 def _flat(value):
     """The scalars of nested lists/tuples, in order."""
     for v in value:

@@ -25,7 +25,8 @@ from .. import _backends
 from .._core.errors import type_error, value_error
 from .._core.sizes import out_of_memory
 from .._plans.segments import FLOATS, OPS, VALUE_DTYPES, accumulator, result_dtype
-from ._args import _as_array, _dtype_error, _integer_array, _lazy_refusal, _same_device
+from ._args import (_as_array, _dtype_error, _integer_array, _lazy_refusal,
+                    _refuse_listed_bools, _same_device)
 
 __all__ = ["segment_reduce", "reduce_by_key", "run_length_encode", "bin_offsets", "compact",
            "SEGMENT_OPS"]
@@ -60,9 +61,10 @@ def _op(func: str, op) -> str:
 
 def _values(func: str, name: str, values, backend, n: int | None = None):
     arr = _as_array(func, name, values, backend)
+    allowed = "an integer, float32 or float64 dtype (bool, float16 and complex are not reduced)"
     if arr.dtype.name not in VALUE_DTYPES:
-        raise _dtype_error(func, name, values, arr, "an integer, float32 or float64 dtype "
-                                                   "(bool, float16 and complex are not reduced)")
+        raise _dtype_error(func, name, values, arr, allowed)
+    _refuse_listed_bools(func, name, values, allowed)
     if arr.ndim not in (1, 2):
         raise value_error(func, name, f"must have shape (n,) or (n, k); got {tuple(arr.shape)}")
     if n is not None and arr.shape[0] != n:

@@ -19,7 +19,8 @@ from .. import _backends
 from .._core.errors import type_error, value_error
 from .._plans.segments import accumulator, result_dtype
 from ._args import (MAX_MORTON_LEVELS, _as_array, _dtype_error, _host_vector, _lazy_refusal,
-                    _real_numbers, _refuse_mask, _same_device, _short)
+                    _real_numbers, _refuse_listed_bools, _refuse_mask, _same_device,
+                    _short)
 
 __all__ = ["voxel_downsample"]
 
@@ -110,10 +111,11 @@ def voxel_downsample(points, voxel_size, *, origin=None):
     named = [("points", points), ("voxel_size", voxel_size), ("origin", origin)]
     backend = _backends.of(_FUNC, named)
     pts = _as_array(_FUNC, "points", points, backend)
+    allowed = "a floating dtype (float16, float32 or float64)"
     if pts.dtype.kind != "f" or pts.dtype.itemsize > 8:
         # long double too: it would be carried as float32 (segment_reduce refuses it)
-        raise _dtype_error(_FUNC, "points", points, pts,
-                           "a floating dtype (float16, float32 or float64)")
+        raise _dtype_error(_FUNC, "points", points, pts, allowed)
+    _refuse_listed_bools(_FUNC, "points", points, allowed)
     if backend.lazy:
         raise _lazy_refusal(_FUNC, backend, named, "compute the points first "
                                                    "(xstride.to_numpy or .compute())")
