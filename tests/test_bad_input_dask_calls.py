@@ -10,16 +10,8 @@ import pytest
 da = pytest.importorskip("dask.array")
 
 import xstride as xp  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def _numpy_after():
-    yield
-    xp.set_backend("numpy")
-
-
-def _d(a, chunks=2):
-    return da.from_array(np.asarray(a), chunks=chunks)
+# the NumPy backend restored after each test (autouse), and dask arrays of chunks of 2
+from tests.test_bad_input_dask_standard import _d, _numpy_after  # noqa: E402,F401
 
 
 # ------------------------------------------------------------------ take
