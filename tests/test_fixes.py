@@ -397,3 +397,12 @@ def test_full_refuses_a_fill_value_of_no_number(fill):
     with pytest.raises(TypeError, match="^full: argument 'fill_value' got .*expected a bool, int"):
         xp.full(2, fill)
     assert xp.full(2, 1.5).tolist() == [1.5, 1.5] and xp.full(2, True).dtype == np.bool_
+
+
+def test_count_nonzero_takes_a_numpy_bool_keepdims():
+    """check_flag takes NumPy bools (as the reductions' keepdims does), but NumPy's
+    count_nonzero raised "'numpy.bool' object cannot be interpreted as an integer"."""
+    x = np.asarray([[0, 1], [1, 1]])
+    for flag, want in ((np.True_, [[1], [2]]), (np.False_, [1, 2])):
+        assert xp.count_nonzero(x, axis=1, keepdims=flag).tolist() == want
+    assert xp.count_nonzero(x, keepdims=np.True_).tolist() == [[3]]

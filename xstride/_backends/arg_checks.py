@@ -343,9 +343,11 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None, **kwargs):
 
 
 def count_nonzero(x, /, *, axis=None, keepdims=False):
-    """``count_nonzero`` of the standard on NumPy arrays, ``keepdims`` a bool."""
+    """``count_nonzero`` of the standard on NumPy arrays, ``keepdims`` a bool (a NumPy
+    bool too, passed on as a Python bool: NumPy's raised "'numpy.bool' object cannot be
+    interpreted as an integer")."""
     check_flag("count_nonzero", "keepdims", keepdims)
-    return _numpy("count_nonzero")(x, axis=axis, keepdims=keepdims)
+    return _numpy("count_nonzero")(x, axis=axis, keepdims=bool(keepdims))
 
 
 def from_dlpack(x, /, *, device=None, copy=None):
