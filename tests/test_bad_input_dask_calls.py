@@ -86,3 +86,18 @@ def test_broadcasts_of_unknown_lengths_say_compute_chunk_sizes(name, call, want)
         np.testing.assert_array_equal(g, w)
     y = _selected()[:, 0]   # shapes dask's broadcast takes as they are: no error
     assert len(xp.broadcast_arrays(y)) == 1
+
+
+def test_broadcast_arrays_of_known_lengths_that_differ_is_no_unknown_length_error():
+    """Shapes (nan, 3) and (4,): the known lengths 3 and 4 never broadcast, whatever the
+    unknown one is; the error is the standard's, not "call compute_chunk_sizes()" (after
+    which it would still fail)."""
+    with xp.use_backend("dask"):
+        y = _selected()                       # (nan, 3)
+        for other in (_d(np.ones(4)), _d(np.ones((2, 1, 4)))):
+            with pytest.raises(ValueError, match=r"broadcast_arrays: shapes .* cannot be "
+                                                 r"broadcast together") as info:
+                xp.broadcast_arrays(y, other)
+            assert "compute_chunk_sizes" not in str(info.value)
+        with pytest.raises(ValueError, match="compute_chunk_sizes"):   # lengths 3 and 1
+            xp.broadcast_arrays(y, _d(np.ones((5, 1))))
