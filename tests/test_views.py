@@ -469,3 +469,18 @@ def test_copy_into_a_list_of_python_ints_out_of_range_raises(dtype, src):
     assert not dst.any()
     assert xp.copy_into(np.zeros(2, np.int8), [1, 127]).tolist() == [1, 127]
     assert xp.copy_into(np.zeros(2, np.int8), np.array([1, 300])).tolist() == [1, 44]
+
+
+def test_copy_into_a_list_of_numpy_ints_casts_as_their_array_does():
+    """Only Python ints in a list are weak: NumPy integer scalars out of dst's range are
+    cast by same_kind as their array (or one of them alone) is, not refused with
+    "Python integer 300 out of bounds" (NumPy's asarray says so for them too)."""
+    want = xp.copy_into(np.zeros(2, np.int8), np.array([300, 1])).tolist()
+    assert xp.copy_into(np.zeros(1, np.int8), np.int64(300)).tolist() == want[:1]
+    for src in ([np.int64(300), 1], (np.int64(300), np.int16(1))):
+        assert xp.copy_into(np.zeros(2, np.int8), src).tolist() == want
+    dst = np.zeros(2, np.int8)
+    with pytest.raises(OverflowError, match=r"^copy_into: src .* \(Python integer 300 out of "
+                                            r"bounds for int8\)"):
+        xp.copy_into(dst, [np.int64(1), 300])
+    assert not dst.any()

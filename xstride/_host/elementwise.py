@@ -66,7 +66,23 @@ def _check_int_items(dst, src) -> None:
     if ints.kind in "iu" and np.can_cast(ints, dst.dtype, casting="same_kind"):
         try:
             np.asarray(src, dtype=dst.dtype)   # NumPy's OverflowError where one does not fit
-        except OverflowError as exc:
-            raise error(OverflowError, "copy_into",
-                        f"src (a {type(src).__name__} of ints) does not fit dst's "
-                        f"dtype {dst.dtype} ({exc})") from None
+        except OverflowError:
+            # NumPy raises it for NumPy integer scalars in the list too ([np.int64(300)]),
+            # which are not weak: those are cast by same_kind as an array of them is
+            info = np.iinfo(dst.dtype)
+            bad = next((v for v in _leaves(src) if isinstance(v, int)
+                        and not isinstance(v, bool) and not info.min <= v <= info.max), None)
+            if bad is not None:
+                raise error(OverflowError, "copy_into",
+                            f"src (a {type(src).__name__} of ints) does not fit dst's dtype "
+                            f"{dst.dtype} (Python integer {bad} out of bounds for "
+                            f"{dst.dtype})") from None
+
+
+def _leaves(src):
+    """The items of the nested lists/tuples ``src``, in order."""
+    for v in src:
+        if isinstance(v, (list, tuple)):
+            yield from _leaves(v)
+        else:
+            yield v
