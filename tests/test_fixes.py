@@ -406,3 +406,14 @@ def test_count_nonzero_takes_a_numpy_bool_keepdims():
     for flag, want in ((np.True_, [[1], [2]]), (np.False_, [1, 2])):
         assert xp.count_nonzero(x, axis=1, keepdims=flag).tolist() == want
     assert xp.count_nonzero(x, keepdims=np.True_).tolist() == [[3]]
+
+
+@pytest.mark.parametrize("fill, dtype", [(None, np.float64), (None, np.bool_), ("1", np.int32),
+                                         ("1.5", np.float32), (b"2", np.int8),
+                                         (np.str_("3"), np.complex64)])
+def test_full_refuses_a_fill_value_of_no_number_with_a_dtype_too(fill, dtype):
+    """With a dtype NumPy's full made NaN (or False) of None and parsed a str or bytes:
+    ``full(2, "1", dtype=int32)`` was ``[1, 1]``; the standard's fill value is a number."""
+    with pytest.raises(TypeError, match="^full: argument 'fill_value' got .*expected a bool, int"):
+        xp.full(2, fill, dtype=dtype)
+    assert xp.full(2, 1, dtype=dtype).dtype == dtype

@@ -373,8 +373,16 @@ def full(shape, fill_value, *, dtype=None, device=None, **kwargs):
     """``full`` of the standard on NumPy: a Python int ``fill_value`` no integer dtype
     holds is an ``OverflowError`` (NumPy made an array of Python objects); a fill value
     of no number (``None``, a str, bytes) a ``TypeError`` (NumPy made an object or
-    string array)."""
+    string array); so with a numeric or bool ``dtype`` (NumPy's made NaN of None and
+    parsed a str: ``full(2, "1", dtype=int32)``)."""
     check_int_fill("full", fill_value, dtype)
+    if (fill_value is None or isinstance(fill_value, (str, bytes))) and dtype is not None:
+        try:
+            numeric = np.dtype(dtype).kind in "biufc"
+        except TypeError:
+            numeric = False   # NumPy's own error for a dtype it does not know
+        if numeric:
+            raise type_error("full", "fill_value", fill_value, "a bool, int, float or complex")
     out = _numpy("full")(shape, fill_value, dtype=dtype, device=device, **kwargs)
     if dtype is None and out.dtype.kind in "OSUV":
         raise type_error("full", "fill_value", fill_value, "a bool, int, float or complex")
