@@ -28,6 +28,11 @@ def test_take_out_of_range_raises_when_computed(x_chunks, index):
             xp.to_numpy(got)
     got = xp.take(_d(np.arange(12.0).reshape(3, 4)), _d(np.array([1, -4, 3])), axis=1)
     np.testing.assert_array_equal(xp.to_numpy(got), np.arange(12.0).reshape(3, 4)[:, [1, 0, 3]])
+    # unsigned indices: no comparison with a negative bound (CuPy may refuse one)
+    u = np.array([3, 0, 1], dtype=np.uint64)
+    np.testing.assert_array_equal(xp.to_numpy(xp.take(x, _d(u), axis=0)), [3.0, 0.0, 1.0])
+    with pytest.raises(IndexError, match="take: index 4 is out of bounds"):
+        xp.to_numpy(xp.take(x, _d(np.array([0, 4], dtype=np.uint64)), axis=0))
 
 
 # ------------------------------------------------------------------ out= of reductions

@@ -146,7 +146,7 @@ def vecdot(x1, x2, /, *, axis=-1):
 
 def _index_in_range(block, *, n, axis):
     """Block ``block`` of ``take``'s indices, each in ``[-n, n)``: NumPy's ``IndexError``."""
-    bad = (block < -n) | (block >= n)
+    bad = (block >= n) if block.dtype.kind == "u" else (block < -n) | (block >= n)
     if bool(bad.any()):
         raise error(IndexError, "take", f"index {int(block[bad][0])} is out of bounds for "
                                         f"axis {axis} with size {n}")

@@ -184,7 +184,8 @@ __global__ void __launch_bounds__(256, MINB) xs_scan_rowregs(const Tin* __restri
 // L >= 4 elements one after another, forward, no initial element, 4-byte inputs and
 // outputs, x and out on 16-byte boundaries: scans.py, _warp_rows): the rows that
 // xs_scan_rowregs does not take because whole words of rows are too many bytes for a
-// thread (float32 rows of 5, 7, 9-11, 13-32 elements).
+// thread (float32 rows of 5, 7, 9-11, 13-32 elements), and the dense rows of 33 to 63
+// such elements of a "rows" plan (WARP_ROWS_LONGEST).
 // Warp c takes chunk c of `chunk_words` words (a whole number of rows: the host makes
 // 4 * chunk_words a multiple of L), U steps of 32 words at a time, their loads issued
 // together: lane l holds word s + l of a step, 4 consecutive elements, so every load and
