@@ -65,7 +65,8 @@ def _ran_group(launched):
 
 # (full shape, columns taken, dtype): rows of 33-128 elements
 _CASES = [
-    ((40_001, 33), slice(None), "float32"),          # rows 132 bytes apart, few aligned
+    # rows 136 bytes apart (dense rows of 33-63 4-byte elements take the warp scan)
+    ((40_001, 34), slice(None, 33), "float32"),
     ((40_001, 50), slice(None, None, -1), "int32"),  # reversed rows, into int64
     ((30_001, 64), slice(None), "int64"),
     ((20_001, 101), slice(1, None), "float64"),      # rows starting 8 bytes in
@@ -128,7 +129,7 @@ def test_grouped_rows_under_two_row_axes_and_the_grid_walk(cp, launched):
                                   np.cumsum(h, axis=-1))
     _ran_group(launched)
     n = 32 * rc.sm_count() * 8 * (32 // 8) + 1001     # past one grid's rows at group 8
-    h = rng.integers(-9, 10, size=(n, 33)).astype(np.float32)
+    h = rng.integers(-9, 10, size=(n, 33)).astype(np.int32)   # into int64: no warp scan
     d = cp.asarray(h)
     assert _group(d) == ("rows", 8)
     np.testing.assert_array_equal(cp.asnumpy(xp.cumulative_sum(d, axis=1)),
@@ -152,8 +153,9 @@ def test_every_tuning_of_the_group_scan(cp, tuning, launched, knob):
     tuning(scan_rows_group=knob)
     rng = np.random.default_rng(9)
     for k in (33, 40, 60):
-        h = rng.integers(-50, 51, size=(40_001, k)).astype(np.float32)
-        d = cp.asarray(h)
+        # rows k + 1 elements apart: dense rows of 33-63 4-byte elements take the warp scan
+        full = rng.integers(-50, 51, size=(40_001, k + 1)).astype(np.float32)
+        h, d = full[:, :k], cp.asarray(full)[:, :k]
         _expect(cp, d)
         np.testing.assert_array_equal(cp.asnumpy(xp.cumulative_sum(d, axis=1)),
                                       np.cumsum(h, axis=1))
