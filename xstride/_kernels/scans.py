@@ -203,10 +203,10 @@ WARP_ROWS_MIN_WORDS = 2048
 #: Longest dense rows a ``"rows"`` plan hands to ``xs_scan_warprows`` (rows of more
 #: than 32 elements, which the ``"tile"`` plans do not take). float32 ``(n, L)``
 #: ``cumulative_sum(x, axis=1)`` of 2**27 elements, fraction of a copy, H200
-#: (2026-12-05): L = 33, 40, 50: 0.35, 0.56, 0.38 by a group of lanes a row, 0.78,
-#: 0.74, 0.68 by the warp scan; L = 64: 0.73 against 0.61 (whole 16-byte words a lane
-#: suit the groups), L = 100: 0.57 against 0.45 (its rounds, one shuffle each, grow
-#: with L).
+#: (2026-12-05): L = 33, 36, 40, 44, 48, 52, 56, 63: 0.35, 0.52, 0.55, 0.59, 0.57, 0.59,
+#: 0.62, 0.37 by a group of lanes a row, 0.78, 0.81, 0.74, 0.71, 0.71, 0.65, 0.65, 0.58
+#: by the warp scan (L = 60 the one loss: 0.64 against 0.56); L = 64: 0.71 either way,
+#: L = 100: 0.57 against 0.45 (the warp scan's rounds, a shuffle each, grow with L).
 WARP_ROWS_LONGEST = 63
 
 
