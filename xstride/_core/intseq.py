@@ -11,7 +11,7 @@ import numpy as np
 
 from .errors import type_error, value_error
 
-__all__ = ["integer_array"]
+__all__ = ["integer_array", "leaves"]
 
 
 def integer_array(func: str, name: str, value) -> np.ndarray:
@@ -43,3 +43,12 @@ def integer_array(func: str, name: str, value) -> np.ndarray:
         raise value_error(func, name, "holds integers outside the 64-bit range "
                                       f"(from {lo} to {hi})")
     return np.array(items, dtype=dtype).reshape(arr.shape)
+
+
+def leaves(value):
+    """The scalars of the nested lists/tuples ``value``, in order (a generator)."""
+    for v in value:
+        if isinstance(v, (list, tuple)):
+            yield from leaves(v)
+        else:
+            yield v

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core.errors import broadcast_error, describe, error, type_error
+from .._core.intseq import leaves
 from .._core.ufuncs import numpy_ufunc_name
 
 __all__ = ["ufunc_into", "copy_into", "ENGINE", "ACCEPTS_SEQUENCES", "WHOLE_ELEMENTS"]
@@ -70,19 +71,10 @@ def _check_int_items(dst, src) -> None:
             # NumPy raises it for NumPy integer scalars in the list too ([np.int64(300)]),
             # which are not weak: those are cast by same_kind as an array of them is
             info = np.iinfo(dst.dtype)
-            bad = next((v for v in _leaves(src) if isinstance(v, int)
+            bad = next((v for v in leaves(src) if isinstance(v, int)
                         and not isinstance(v, bool) and not info.min <= v <= info.max), None)
             if bad is not None:
                 raise error(OverflowError, "copy_into",
                             f"src (a {type(src).__name__} of ints) does not fit dst's dtype "
                             f"{dst.dtype} (Python integer {bad} out of bounds for "
                             f"{dst.dtype})") from None
-
-
-def _leaves(src):
-    """The items of the nested lists/tuples ``src``, in order."""
-    for v in src:
-        if isinstance(v, (list, tuple)):
-            yield from _leaves(v)
-        else:
-            yield v
