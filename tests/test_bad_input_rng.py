@@ -1,0 +1,304 @@
+"""Bad input of the Philox functions and the generator on the host: types, values,
+shapes, read-only attributes, thread settings and results past memory, each a clear
+error naming the argument (the known answers, statistics and the generator's streams:
+test_rng.py)."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+import xstride as xp
+from xstride import rng
+from xstride._host import philox as H
+from tests.test_rng import U64, ref_uniform2
+
+
+# ------------------------------------------------------------------ bad input
+FUNCS = [rng.philox_uniform, rng.philox_uniform2, rng.philox_normal, rng.philox_normal2]
+ARGS = ["seed", "stream", "counter"]
+
+
+def _call(f, arg, value):
+    kw = {"seed": 1, "stream": 2, "counter": 3, arg: value}
+    return f(kw["seed"], kw["stream"], kw["counter"])
+
+
+@pytest.mark.parametrize("f", FUNCS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("arg", ARGS)
+@pytest.mark.parametrize("value", [1.5, True, "3", None, 2j, np.float64(2.0),
+                                   np.array([1.0, 2.0]), np.array([True]), [1.5, 2.0],
+                                   [1, "a"]], ids=repr)
+def test_bad_type(f, arg, value):
+    with pytest.raises(TypeError, match=f"'{arg}'"):
+        _call(f, arg, value)
+
+
+@pytest.mark.parametrize("arg", ARGS)
+def test_masked_arrays_are_refused(arg):
+    """A masked counter's masked elements would still draw: refused, naming what to pass."""
+    value = np.ma.masked_array(np.array([1, 2], np.uint64), mask=[False, True])
+    with pytest.raises(TypeError, match=f"'{arg}'.*without a mask"):
+        _call(rng.philox_uniform, arg, value)
+
+
+@pytest.mark.parametrize("arg", ARGS)
+def test_dask_arrays_of_masked_chunks_are_refused(arg):
+    """As a NumPy masked array: refused at the call (a dask array of masked chunks
+    was taken and failed in dask's compute with numpy's MaskError)."""
+    da = pytest.importorskip("dask.array")
+    value = da.ma.masked_array(da.from_array(np.array([1, 2], np.uint64), chunks=1),
+                               mask=np.array([False, True]))
+    with pytest.raises(TypeError, match=f"'{arg}'.*without a mask \\(pass dask"):
+        _call(rng.philox_uniform, arg, value)
+    with pytest.raises(TypeError, match="'key0'.*without a mask"):
+        rng.philox4x32_10(da.zeros((2, 4), dtype=np.uint32), value.astype(np.uint32), 0)
+
+
+@pytest.mark.parametrize("f", FUNCS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("arg", ARGS)
+@pytest.mark.parametrize("value", [-1, 2**64, -(2**70), np.array([3, -1]), [1, -2],
+                                   [1, 2**64], np.int64(-4)], ids=repr)
+def test_bad_value(f, arg, value):
+    with pytest.raises(ValueError, match=f"'{arg}'"):
+        _call(f, arg, value)
+
+
+def test_max_values_are_valid():
+    u = rng.philox_uniform(2**64 - 1, 2**64 - 1, [2**64 - 1])
+    assert u[0] == ref_uniform2(2**64 - 1, 2**64 - 1, 2**64 - 1)[0]
+
+
+@pytest.mark.parametrize("f", FUNCS, ids=lambda f: f.__name__)
+def test_not_broadcastable(f):
+    with pytest.raises(ValueError, match="broadcast"):
+        f(np.zeros(3, U64), 0, np.zeros(4, U64))
+
+
+@pytest.mark.parametrize("f", FUNCS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("width", [2**31, 2**33])
+def test_broadcast_results_too_large_to_exist(f, width):
+    """Broadcast views whose result no array can hold (2**62 or 2**64 values): a
+    ValueError naming the function and the shapes (NumPy's bare "array is too big", or
+    "shapes do not broadcast together" for shapes that do)."""
+    seed = np.broadcast_to(U64(0), (2**31, 1))
+    counter = np.broadcast_to(U64(0), (1, width))
+    with pytest.raises(ValueError, match=rf"{f.__name__}: the arguments broadcast to shape "
+                                         rf"\(2147483648, {width}\) \(seed .*more than the "
+                                         r"2\*\*63 - 1 bytes"):
+        f(seed, 0, counter)
+    cw = np.broadcast_to(np.uint32(0), (2**30, 1, 4))
+    with pytest.raises(ValueError, match=r"philox4x32_10: the arguments broadcast to shape "
+                                         r"\(1073741824, 2147483648\).* of 16 bytes"):
+        rng.philox4x32_10(cw, np.broadcast_to(np.uint32(0), (1, 2**31)), 0)
+
+
+def test_words_bad_input():
+    with pytest.raises(TypeError, match="'counter_words'"):
+        rng.philox4x32_10(np.zeros(4, np.float32), 0, 0)
+    with pytest.raises(TypeError, match="'counter_words'"):
+        rng.philox4x32_10(5, 0, 0)
+    with pytest.raises(ValueError, match="'counter_words'.*shape"):
+        rng.philox4x32_10(np.zeros(3, np.uint32), 0, 0)
+    with pytest.raises(ValueError, match="'counter_words'"):
+        rng.philox4x32_10(np.array([2**32, 0, 0, 0], np.uint64), 0, 0)
+    with pytest.raises(ValueError, match="'counter_words'"):
+        rng.philox4x32_10(np.array([-1, 0, 0, 0]), 0, 0)
+    with pytest.raises(ValueError, match="'key0'"):
+        rng.philox4x32_10(np.zeros(4, np.uint32), 2**32, 0)
+    with pytest.raises(ValueError, match="'key1'"):
+        rng.philox4x32_10(np.zeros(4, np.uint32), 0, -1)
+    with pytest.raises(TypeError, match="'key1'"):
+        rng.philox4x32_10(np.zeros(4, np.uint32), 0, 1.0)
+    with pytest.raises(ValueError, match="broadcast"):
+        rng.philox4x32_10(np.zeros((3, 4), np.uint32), np.zeros(2, np.uint32), 0)
+
+
+def test_generator_bad_input():
+    with pytest.raises(ValueError, match="'seed'"):
+        rng.Philox(-1)
+    with pytest.raises(TypeError, match="'seed'"):
+        rng.Philox(1.0)
+    with pytest.raises(TypeError, match="'seed'"):
+        rng.Philox(np.arange(3))
+    with pytest.raises(ValueError, match="'stream'"):
+        rng.Philox(1, 2**64)
+    with pytest.raises(ValueError, match="'backend'"):
+        rng.Philox(1, backend="torch")
+    with pytest.raises(ValueError, match="Philox: argument 'backend' names an unknown backend ' NumPy '"):
+        rng.Philox(1, backend=" NumPy ")   # blanks are an error, as in set_backend
+    assert rng.Philox(1, backend="NumPy").backend == "numpy"
+    with pytest.raises(TypeError, match="'backend'"):
+        rng.Philox(1, backend=3)
+    g = rng.Philox(1, backend="numpy")
+    with pytest.raises(ValueError, match="'shape'"):
+        g.uniform((2, -1))
+    with pytest.raises(TypeError, match="'shape'"):
+        g.normal(2.5)
+    with pytest.raises(TypeError, match="'shape'"):
+        g.uniform((2, 1.0))
+    with pytest.raises(ValueError, match="'n'"):
+        g.advance(-1)
+    with pytest.raises(TypeError, match="'n'"):
+        g.advance(1.5)
+    with pytest.raises(ValueError, match="'high'"):
+        g.integers(5, 5)
+    with pytest.raises(TypeError, match="'low'"):
+        g.integers(0.5, 5)
+    with pytest.raises(ValueError, match="'high'"):
+        g.integers(-1, 2**64)
+    assert g.counter == 0  # failed calls consume nothing
+
+
+_DRAWS = {"uniform": lambda g, s: g.uniform(s), "normal": lambda g, s: g.normal(s),
+          "integers": lambda g, s: g.integers(0, 9, shape=s)}
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("method", list(_DRAWS))
+def test_philox_shapes_are_what_numpy_takes(method, backend):
+    """An integer-like (``__index__``: a 0-d integer array, a NumPy integer) is a shape,
+    alone or in a sequence, as in ``np.zeros(np.array(3))``; the numbers are those of
+    the plain int shape."""
+    if backend == "dask":
+        pytest.importorskip("dask.array")
+    from xstride import rng
+
+    draw = _DRAWS[method]
+    assert np.zeros(np.array(3)).shape == (3,)                  # NumPy's rule
+    for shape, want in ((np.array(3), (3,)), (np.int8(3), (3,)),
+                        ((np.array(2), np.uint16(3)), (2, 3)), (np.array([2, 3]), (2, 3)),
+                        (np.array(0), (0,))):
+        got = draw(rng.Philox(5, backend=backend), shape)
+        plain = draw(rng.Philox(5, backend="numpy"), want)
+        assert got.shape == want
+        np.testing.assert_array_equal(xp.to_numpy(got), plain)
+
+
+@pytest.mark.parametrize("method", list(_DRAWS))
+def test_philox_shape_errors_name_the_shape_as_given(method):
+    """A list with a float was reported as "got tuple (2.0,)", a value never passed."""
+    from xstride import rng
+
+    g = rng.Philox(1, backend="numpy")
+    draw = _DRAWS[method]
+    name = f"Philox.{method}: argument 'shape'"
+    zero_d = r"got numpy.ndarray\(shape=\(\), dtype="
+    for bad, shown in (([2.0], r"got list \[2\.0\]"), ((2, 1.0), r"got tuple \(2, 1\.0\)"),
+                       ([[2]], r"got list \[\[2\]\]"), (np.array(3.0), zero_d + r"float64\)"),
+                       (np.array(True), zero_d + r"bool\)"), ([True], r"got list \[True\]"),
+                       (True, "got bool True")):
+        with pytest.raises(TypeError, match=f"{name} {shown}; expected an int or a tuple"):
+            draw(g, bad)
+    for bad, shown in ((-1, "-1"), ([2, -1], r"\[2, -1\]"), (np.array(-2), r"array\(-2\)")):
+        with pytest.raises(ValueError, match=f"{name} has a negative extent: {shown}$"):
+            draw(g, bad)
+    assert g.counter == 0
+
+
+def test_counter_lists_are_exact_past_2_63():
+    from xstride import rng
+
+    got = rng.philox_uniform(1, 2, [3, 2**64 - 1])
+    want = rng.philox_uniform(1, 2, np.array([3, 2**64 - 1], dtype=np.uint64))
+    np.testing.assert_array_equal(got, want)
+    with pytest.raises(ValueError, match="argument 'counter' has values outside"):
+        rng.philox_uniform(1, 2, [-1, 2**64 - 1])
+    with pytest.raises(TypeError, match="argument 'counter' got list"):
+        rng.philox_uniform(1, 2, [1.5])
+
+
+def test_philox_counter_is_read_only():
+    from xstride import rng
+
+    g = rng.Philox(1)
+    g.uniform(3)
+    assert g.counter == 2
+    with pytest.raises(AttributeError):
+        g.counter = -5
+    assert g.advance(10).counter == 12
+
+
+@pytest.mark.parametrize("attr, value", [("seed", -1), ("seed", 1.5), ("seed", 2),
+                                         ("stream", 2**64), ("stream", 3),
+                                         ("backend", "dask"), ("backend", "numpy")])
+def test_philox_seed_stream_and_backend_are_read_only(attr, value):
+    """A new-user probe: ``g.seed = -1`` silently gave the stream of seed 2**64 - 1,
+    ``g.seed = 1.5`` failed later, ``g.backend = "dask"`` changed the repr only."""
+    g = rng.Philox(1, 5, backend="numpy")
+    first = g.uniform(4)
+    with pytest.raises(AttributeError):
+        setattr(g, attr, value)
+    assert (g.seed, g.stream, g.backend) == (1, 5, "numpy")
+    assert repr(g) == "Philox(seed=1, stream=5, counter=2, backend='numpy')"
+    again = rng.Philox(1, 5, backend="numpy")
+    again.advance(2)
+    np.testing.assert_array_equal(g.uniform(4), again.uniform(4))
+    np.testing.assert_array_equal(first, rng.Philox(1, 5, backend="numpy").uniform(4))
+
+
+@pytest.mark.parametrize("low", [-5, 0, np.int64(-1)])
+def test_philox_integers_one_argument_form_names_low_only(low):
+    """``integers(-5)`` complained about 'high' and "[0, -5)" though only 'low' was given."""
+    g = rng.Philox(1, backend="numpy")
+    with pytest.raises(ValueError, match=r"^Philox\.integers: argument 'low' must be positive "
+                                         r"when 'high' is omitted .*; got -?\d+$") as info:
+        g.integers(low)
+    assert "'high' must" not in str(info.value) and "argument 'high'" not in str(info.value)
+    with pytest.raises(ValueError, match=r"^Philox\.integers: argument 'low' range \[0, "
+                                         r"36893488147419103232\) does not fit"):
+        g.integers(2**65)
+    assert g.counter == 0
+    assert g.integers(1, shape=3).tolist() == [0, 0, 0]
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "abc", "1.5"])
+def test_num_threads_variable_that_is_no_positive_int_is_an_error(monkeypatch, value):
+    """Issue 15 item 13: XSTRIDE_NUM_THREADS=0, -1 or abc was silently ignored."""
+    monkeypatch.setenv("XSTRIDE_NUM_THREADS", value)
+    with pytest.raises(ValueError, match="XSTRIDE_NUM_THREADS="):
+        xp.rng.philox_uniform(1, 2, np.arange(1 << 20, dtype=np.uint64))
+
+
+def test_host_threads_follow_omp_num_threads_when_xstride_num_threads_is_unset(monkeypatch):
+    """A dask worker process has OMP_NUM_THREADS=1: its one thread must use one core."""
+    monkeypatch.delenv("XSTRIDE_NUM_THREADS", raising=False)
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert H._threads(64) == 1
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert H._threads(64) == 3
+    monkeypatch.setenv("XSTRIDE_NUM_THREADS", "2")     # xstride's own variable wins
+    assert H._threads(64) == 2
+    monkeypatch.delenv("XSTRIDE_NUM_THREADS")
+    for ignored in ("", "0", "many"):                  # not ours to refuse: the default
+        monkeypatch.setenv("OMP_NUM_THREADS", ignored)
+        assert H._threads(64) == max(1, min(os.cpu_count() or 1, 16, 32))
+
+
+@pytest.mark.parametrize("method", list(_DRAWS))
+def test_philox_result_past_memory_is_named_and_consumes_nothing(method):
+    """An 8 TiB draw was NumPy's "Unable to allocate", naming no call."""
+    from xstride import rng
+
+    g = rng.Philox(1, backend="numpy")
+    with pytest.raises(MemoryError, match=rf"Philox\.{method}: not enough memory for the "
+                                          r"result, shape \(1048576, 1048576\) \(8\.00 TiB\)"):
+        _DRAWS[method](g, (2**20, 2**20))
+    np.testing.assert_array_equal(_DRAWS[method](g, 4),
+                                  _DRAWS[method](rng.Philox(1, backend="numpy"), 4))
+
+
+@pytest.mark.parametrize("name", ["seed", "stream"])
+@pytest.mark.parametrize("value", [1.0, np.array(3), np.array([1, 2]), [1], True, np.bool_(1),
+                                   "1", None])
+def test_philox_seed_and_stream_are_one_int_and_say_so(name, value):
+    """A new-user probe: ``Philox(1.0)`` said "expected a non-negative integer or an
+    integer array" (what the philox_* functions take) though the generator takes one
+    int, and ``Philox(np.array(3))`` said "expected an int"; both now say one thing."""
+    kwargs = {"seed": 1, "stream": 0, name: value}
+    with pytest.raises(TypeError, match=f"^Philox: argument '{name}' got .*; expected a "
+                                        "non-negative int$"):
+        xp.rng.Philox(**kwargs)
+    assert xp.rng.Philox(np.uint64(5), np.int32(2)).seed == 5   # NumPy integers are ints
