@@ -1,0 +1,180 @@
+"""xstride's extensions on dask arrays under dask's local threads (no cluster): Philox
+draws and the generator for any chunking, Morton keys' checks when computed, and the
+distributed sort_by_key, each equal to the NumPy backend (selection, the namespace and
+conversions: test_dask_backend.py; a cluster: test_dask_cluster.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+da = pytest.importorskip("dask.array")
+
+import xstride as xp  # noqa: E402
+from tests.test_dask_backend import _numpy_after  # noqa: E402,F401 (autouse)
+
+
+def test_philox_on_the_threads_scheduler():
+    ctr = np.arange(1000, dtype=np.uint64)
+    ref = xp.rng.philox_uniform(1, 2, ctr)
+    with xp.use_backend("dask", chunks=333):
+        got = xp.rng.philox_uniform(1, 2, xp.asarray(ctr))
+        scalar = xp.rng.philox_normal(1, 2, 3)
+    np.testing.assert_array_equal(xp.to_numpy(got), ref)
+    assert isinstance(scalar, da.Array) and scalar.shape == ()
+    assert xp.to_numpy(scalar) == xp.rng.philox_normal(1, 2, 3)
+
+
+@pytest.mark.parametrize("kind", ["uniform", "uniform2", "normal", "normal2"])
+def test_philox_of_0d_dask_arguments(kind):
+    """0-d dask arguments (``da.asarray(np.uint64(3))``): the NumPy backend's 0-d
+    results; the two-output functions raised NumPy's "cannot reshape array of size 1
+    into shape (0,)" (dask's meta of a 0-d array holds one element)."""
+    fn = getattr(xp.rng, f"philox_{kind}")
+    z = da.asarray(np.uint64(3))
+    want = fn(3, 4, 3)
+    got = fn(z, 4, z)
+    for g, w in zip(got if isinstance(got, tuple) else (got,),
+                    want if isinstance(want, tuple) else (want,)):
+        assert isinstance(g, da.Array) and g.shape == () and g.dtype == np.float64
+        assert xp.to_numpy(g) == w
+
+
+@pytest.mark.parametrize("method", ["uniform", "normal", "integers"])
+def test_philox_draw_of_no_element_under_a_byte_size_option(method):
+    """Shapes (0, k) whose row is wider than a byte-size chunks option: one empty chunk
+    (dask's normalize_chunks raised ZeroDivisionError)."""
+    with xp.use_backend("dask", chunks="1 KiB"):
+        g = xp.rng.Philox(3)
+        args = (0, 5) if method == "integers" else ()
+        got = getattr(g, method)(*args, (0, 200))
+    assert isinstance(got, da.Array) and got.shape == (0, 200)
+    assert xp.to_numpy(got).shape == (0, 200) and g.counter == 0
+
+
+@pytest.mark.parametrize("low, high", [(0, 10), (-5, 2**40), (0, 2**64),
+                                       (0, 2**63 + 1)])  # the last rejects ~1/4 per counter
+def test_philox_integers_equal_numpy_for_any_chunking(low, high):
+    ref = xp.rng.Philox(5, 2, backend="numpy")
+    want = ref.integers(low, high, (40, 7))
+    for rows in (9, 100, 280):
+        with xp.use_backend("dask", chunks=rows):
+            g = xp.rng.Philox(5, 2)
+            got = g.integers(low, high, (40, 7))
+        assert isinstance(got, da.Array) and got.dtype == want.dtype
+        np.testing.assert_array_equal(xp.to_numpy(got), want)
+        assert g.counter == ref.counter
+
+
+@pytest.mark.parametrize("chunks", [(500, 3), ((600, 401), 3), 1000, 7, "auto"])
+def test_philox_generator_takes_the_creation_functions_chunks(chunks):
+    """Philox(...).uniform/normal/integers with any form of the chunks option (per axis
+    as docs/dask.md shows, or one int): the rows of xp.zeros of the same shape, and the
+    NumPy backend's bits."""
+    shapes = [(1001, 3), (10, 0), (), (12,)] if chunks != ((600, 401), 3) else [(1001, 3)]
+    for shape in shapes:
+        with xp.use_backend("dask", chunks=chunks):
+            try:
+                zeros = xp.zeros(shape)
+            except ValueError:
+                continue      # an option of another rank: creation refuses it too
+            g = xp.rng.Philox(11, stream=2)
+            got = [g.uniform(shape), g.normal(shape), g.integers(-3, 9, shape=shape)]
+        for a in got:
+            if a.size:    # an empty array has one empty chunk
+                assert a.chunks[:1] == zeros.chunks[:1], (chunks, shape, a.chunks,
+                                                          zeros.chunks)
+        h = xp.rng.Philox(11, stream=2)
+        want = [h.uniform(shape), h.normal(shape), h.integers(-3, 9, shape=shape)]
+        for a, w in zip(got, want):
+            np.testing.assert_array_equal(xp.to_numpy(a), w)
+
+
+@pytest.mark.parametrize("method", ["uniform", "normal", "integers"])
+def test_philox_chunks_option_of_another_rank_names_the_method(method):
+    """The error named "Philox", not the method the user called."""
+    draws = {"uniform": lambda g, s: g.uniform(s), "normal": lambda g, s: g.normal(s),
+             "integers": lambda g, s: g.integers(5, shape=s)}
+    with xp.use_backend("dask", chunks=(2, 2)):
+        g = xp.rng.Philox(1)
+        with pytest.raises(ValueError, match=rf"^Philox\.{method}: argument 'chunks' is "
+                                             r"the dask backend's option \(2, 2\)"):
+            draws[method](g, (2, 3, 4))
+        assert g.counter == 0
+        assert draws[method](g, (4, 3)).chunks[0] == (2, 2)    # the option's rank: taken
+        assert draws[method](g, 5).chunks == ((2, 2, 1),)      # lower: its leading entry
+
+
+def test_philox_integers_that_would_pass_the_last_counter_consume_nothing():
+    with xp.use_backend("dask", chunks=4):
+        g = xp.rng.Philox(1).advance(2**64 - 10)
+        with pytest.raises(OverflowError, match=r"Philox.integers: the stream is exhausted"):
+            g.integers(3, shape=11)
+        assert g.counter == 2**64 - 10
+        with pytest.raises(OverflowError, match=r"Philox.integers: the stream is exhausted"):
+            g.integers(0, 2**63 + 1, shape=10)   # rejections need counters past the end
+        assert g.counter == 2**64 - 10
+
+
+def test_morton_keys_nonfinite_row_raises_when_computed():
+    pts = np.random.default_rng(0).random((100, 3))
+    pts[57, 1] = np.nan
+    with xp.use_backend("dask", chunks=(25, 3)):
+        keys = xp.algorithms.morton_keys(xp.asarray(pts), [0, 0, 0], [1, 1, 1], 8)
+    with pytest.raises(ValueError, match=r"morton_keys: argument 'positions' has a NaN or "
+                                         r"infinite coordinate in row 57 \("):
+        xp.to_numpy(keys)
+
+
+def test_morton_keys_nonfinite_row_of_unknown_chunk_lengths_names_its_block():
+    """After boolean indexing the blocks' offsets are unknown: the message names the
+    row in its block and the way to global rows (it said "row nan")."""
+    pts = np.random.default_rng(0).random((12, 2))
+    pts[8, 1] = np.inf
+    d = da.from_array(pts, chunks=(4, 2))
+    masked = d[d[:, 0] > -1.0]   # keeps every row; dask no longer knows the lengths
+    keys = xp.algorithms.morton_keys(masked, [0, 0], [1, 1], 8)
+    with pytest.raises(ValueError, match=r"coordinate in row 0 of row block 2 \(dask does "
+                                         r"not know .*compute_chunk_sizes\(\) first gives "
+                                         r"the global row\) \(\["):
+        keys.compute()
+    masked.compute_chunk_sizes()
+    with pytest.raises(ValueError, match=r"coordinate in row 8 \("):
+        xp.algorithms.morton_keys(masked, [0, 0], [1, 1], 8).compute()
+
+
+def test_sort_by_key_on_the_threads_scheduler():
+    keys = np.random.default_rng(2).integers(0, 5, 500).astype(np.int32)
+    with xp.use_backend("dask", chunks=90):
+        sk, order = xp.algorithms.sort_by_key(xp.asarray(keys))
+    assert sk.dtype == keys.dtype and order.dtype == np.int64
+    np.testing.assert_array_equal(xp.to_numpy(order), np.argsort(keys, kind="stable"))
+
+
+@pytest.mark.parametrize("n, rows, top, dtype", [
+    (3000, 250, 12, np.uint64),    # many duplicates, 12 chunks
+    (3000, 3000, 5, np.int16),     # one chunk
+    (10, 3, 2**40, np.int64),      # more chunks than distinct splitters matter
+    (0, 5, 5, np.int64),           # nothing to sort
+])
+def test_sample_sort_of_device_chunks_equals_numpy_stable_sort(n, rows, top, dtype):
+    """The sort CuPy chunks take (every step on the chunks' backend), run here on NumPy
+    chunks: the same result as NumPy's stable sort, values of every shape carried."""
+    from xstride._chunked.sample_sort import sample_sort
+
+    rng = np.random.default_rng(n + rows)
+    keys = rng.integers(0, top, n).astype(dtype)
+    vals, labels, empty = rng.random((n, 3)), np.arange(n, dtype=np.int32), np.ones((n, 0))
+    ref = np.argsort(keys, kind="stable")
+    with xp.use_backend("dask", chunks=rows):
+        sk, order, sv, sl, se = sample_sort(xp.asarray(keys), [xp.asarray(vals),
+                                                               xp.asarray(labels),
+                                                               xp.asarray(empty)])
+    assert (sk.dtype, order.dtype, sv.dtype, sl.dtype) == (dtype, np.int64, np.float64, np.int32)
+    np.testing.assert_array_equal(xp.to_numpy(order), ref)
+    np.testing.assert_array_equal(xp.to_numpy(sk), keys[ref])
+    np.testing.assert_array_equal(xp.to_numpy(sv), vals[ref])
+    np.testing.assert_array_equal(xp.to_numpy(sl), labels[ref])
+    assert xp.to_numpy(se).shape == (n, 0)
+    if n > rows:   # the result is split: no partition got every row
+        assert sk.numblocks[0] > 1 and max(sk.chunks[0]) < n
