@@ -1,0 +1,87 @@
+"""``xp.cuda.CudaStruct`` without a device: the C layout of a struct against NumPy's
+aligned dtype, nesting, a value passed through a kernel's launch (the pretend device of
+test_cuda_kernel.py) and the errors of a definition and of a value."""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+import pytest
+
+from xstride.cuda import CudaKernel, CudaStruct
+from tests.test_cuda_kernel import BASE, dev, gpu  # noqa: F401 (gpu: a fixture)
+
+def test_struct_layout_matches_numpy_aligned_dtype():
+    S = CudaStruct("S", [("a", "char"), ("b", "double"), ("c", "int"), ("d", "short"),
+                         ("e", "float*"), ("f", "bool")])
+    ref = np.dtype([("a", "i1"), ("b", "f8"), ("c", "i4"), ("d", "i2"), ("e", "u8"),
+                    ("f", "?")], align=True)
+    assert S.itemsize == ref.itemsize == 40
+    assert S.offsets == tuple(ref.fields[n][1] for n in "abcdef")
+    v = S(a=-1, b=2.5, c=3, d=-4, e=dev(3), f=True)
+    got = np.frombuffer(v.tobytes(), dtype=ref)[0]
+    assert (got["a"], got["b"], got["c"], got["d"], got["e"], got["f"]) == (-1, 2.5, 3, -4, BASE, True)
+    assert v.as_array().size == 1 and v.as_array().tobytes() == v.tobytes()
+
+
+def test_struct_declaration_and_nesting():
+    Inner = CudaStruct("Inner", [("lo", "double"), ("n", "int")])
+    Outer = CudaStruct("Outer", [("tag", "char"), ("box", Inner), ("v", "CArray5D<float>")])
+    assert Outer.declaration() == (
+        "struct Outer {\n    char tag;\n    Inner box;\n    CArray5D<float> v;\n};")
+    assert Outer.offsets == (0, 8, 24) and Outer.itemsize == 72
+    assert Outer.max_view_ndim == 5 and Inner.max_view_ndim == 0
+    val = Outer(tag=1, box=Inner(lo=0.5, n=2), v=dev((1, 1, 1, 2, 3)))
+    raw = val.tobytes()
+    assert struct.unpack_from("<di", raw, 8) == (0.5, 2)
+    assert struct.unpack_from("<Q5q", raw, 24) == (BASE, 1, 1, 1, 2, 3)
+    assert "Outer value, 72 bytes" in repr(val)
+
+
+def test_struct_value_passes_through_kernel(gpu):
+    P = CudaStruct("P", [("n", "long long"), ("x", "Array1D<double>")])
+    src = P.declaration() + '\n#include <xstride/array_view.cuh>\n__global__ void k(P p) {}'
+    src = "#include <xstride/array_view.cuh>\n" + src
+    k = CudaKernel(src, "k")
+    k(P(n=5, x=dev(4, np.float64)), n_threads=1)
+    raw = gpu.builds[0][3].launches[0][2][0].tobytes()
+    assert struct.unpack("<qQqq", raw) == (5, BASE, 4, 1)
+
+
+@pytest.mark.parametrize("make,exc,match", [
+    (lambda: CudaStruct(3, [("a", "int")]), TypeError, "'name'"),
+    (lambda: CudaStruct("1x", [("a", "int")]), ValueError, "not a valid C identifier"),
+    (lambda: CudaStruct("S", []), ValueError, "is empty"),
+    (lambda: CudaStruct("S", 5), TypeError, "'fields'"),
+    (lambda: CudaStruct("S", [("a", "int"), ("a", "float")]), ValueError, "repeats"),
+    (lambda: CudaStruct("S", [("a b", "int")]), ValueError, "field name"),
+    (lambda: CudaStruct("S", [("a", "float3")]), ValueError, "unknown C type 'float3'"),
+    (lambda: CudaStruct("S", [("a", 4)]), TypeError, "a C type string or a CudaStruct"),
+    (lambda: CudaStruct("S", ["a"]), TypeError, "pairs"),
+    # struct S { S s; } (another CudaStruct of the same name): was accepted
+    (lambda: CudaStruct("S", [("s", CudaStruct("S", [("a", "int")]))]), ValueError,
+     "field 's' is a struct 'S' that is or holds a struct named 'S'"),
+    (lambda: CudaStruct("S", [("t", CudaStruct("T", [("s", CudaStruct("S", [("a", "int")]))]))]),
+     ValueError, "field 't' is a struct 'T' that is or holds a struct named 'S'"),
+])
+def test_struct_definition_errors(make, exc, match):
+    with pytest.raises(exc, match=match):
+        make()
+
+
+def test_struct_value_errors():
+    S = CudaStruct("S", [("n", "int"), ("p", "float*")])
+    with pytest.raises(TypeError, match="missing value\\(s\\) for field\\(s\\) p"):
+        S(n=1)
+    with pytest.raises(TypeError, match=r"^CudaStruct 'S' takes one keyword argument per "
+                                        r"field \(n, p\); got 2 positional"):
+        S(1, dev(2))      # was CudaStruct.__call__() takes 1 positional argument but 3 ...
+    with pytest.raises(TypeError, match="unknown field\\(s\\) q"):
+        S(n=1, p=dev(2), q=3)
+    with pytest.raises(OverflowError, match="'field n' value 4294967296"):
+        S(n=2**32, p=dev(2))
+    with pytest.raises(TypeError, match="'field p'.*host memory"):
+        S(n=1, p=np.zeros(2, np.float32))
+    with pytest.raises(TypeError, match="'field p' has dtype float64"):
+        S(n=1, p=dev(2, np.float64))
