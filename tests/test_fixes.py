@@ -417,3 +417,23 @@ def test_full_refuses_a_fill_value_of_no_number_with_a_dtype_too(fill, dtype):
     with pytest.raises(TypeError, match="^full: argument 'fill_value' got .*expected a bool, int"):
         xp.full(2, fill, dtype=dtype)
     assert xp.full(2, 1, dtype=dtype).dtype == dtype
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_linspace_num_is_an_int_and_endpoint_a_bool(backend):
+    """``linspace(0, 1, True)`` was ``num=1`` on NumPy and ``endpoint="no"`` was taken as
+    true on both backends; the standard's ``num`` is an int and ``endpoint`` a bool."""
+    if backend == "dask":
+        pytest.importorskip("dask.array")
+    with xp.use_backend(backend):
+        for bad in (True, np.False_, 2.0, "3", None):
+            with pytest.raises(TypeError, match="^linspace: argument 'num' got "):
+                xp.linspace(0, 1, bad)
+        for bad in ("no", 1, 0, None, 1.0):
+            with pytest.raises(TypeError, match="^linspace: argument 'endpoint' got .*"
+                                                "expected a bool"):
+                xp.linspace(0, 1, 3, endpoint=bad)
+        np.testing.assert_array_equal(xp.to_numpy(xp.linspace(0, 1, np.int64(3),
+                                                              endpoint=np.False_)),
+                                      np.linspace(0, 1, 3, endpoint=False))
+        assert xp.to_numpy(xp.linspace(0, 1, num=2, endpoint=True)).tolist() == [0.0, 1.0]

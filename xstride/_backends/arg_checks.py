@@ -6,7 +6,9 @@ a non-integer dtype (a bool mask became indices 0 and 1), ``repeat`` with a floa
 ``shift`` and no tuple ``axis`` of its length (NumPy summed the shifts),
 ``searchsorted``'s ``x1`` of other than one dimension and ``sorter`` of
 another dtype or shape, ``sort``/``argsort``'s axis (a 0-D array has none),
-``tril``/``triu`` of fewer than two dimensions, ``arange``'s zero ``step``. The checks
+``tril``/``triu`` of fewer than two dimensions, ``arange``'s zero ``step``,
+``linspace``'s ``num`` of no int and ``endpoint`` of no bool (NumPy's took
+``linspace(0, 1, True)`` as one value, both libraries ``endpoint="no"`` as true). The checks
 run before the backend's function, on the NumPy and dask backends ("Indexing
 Functions", "take": "if x has more than one dimension, providing an axis is required";
 "repeat", "roll": integer counts).
@@ -23,7 +25,7 @@ from .dispatch import compat_function, register
 
 __all__ = ["check_take", "check_repeats", "check_shift", "check_sorted_x1", "check_sorter",
            "check_axis", "check_flag", "check_sort_args", "check_step", "check_diff_ends",
-           "check_diff", "check_triangle",
+           "check_diff", "check_triangle", "check_linspace",
            "check_int_fill", "check_fill_fits", "check_int_items", "int_fill_dtype"]
 
 
@@ -71,6 +73,14 @@ def check_flag(func: str, arg: str, value) -> None:
     ``count_nonzero``'s ``keepdims``): a bool (NumPy's took any truthy value)."""
     if not isinstance(value, (bool, np.bool_)):
         raise type_error(func, arg, value, "a bool")
+
+
+def check_linspace(num, endpoint) -> None:
+    """``linspace``'s ``num`` an int (a NumPy integer too; not a bool: NumPy's took
+    ``True`` as 1) and ``endpoint`` a bool (a NumPy bool too; ``"no"`` was taken as true)."""
+    if isinstance(num, (bool, np.bool_)) or not isinstance(num, (int, np.integer)):
+        raise type_error("linspace", "num", num, "a non-negative int")
+    check_flag("linspace", "endpoint", endpoint)
 
 
 def check_sorted_x1(x1) -> None:
@@ -342,6 +352,14 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None, **kwargs):
     return _numpy("arange")(start, stop, step, dtype=dtype, device=device, **kwargs)
 
 
+def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, **kwargs):
+    """``linspace`` of the standard on NumPy, ``num`` and ``endpoint`` checked first
+    (:func:`check_linspace`)."""
+    check_linspace(num, endpoint)
+    return _numpy("linspace")(start, stop, num, dtype=dtype, device=device,
+                              endpoint=bool(endpoint), **kwargs)
+
+
 def count_nonzero(x, /, *, axis=None, keepdims=False):
     """``count_nonzero`` of the standard on NumPy arrays, ``keepdims`` a bool (a NumPy
     bool too, passed on as a Python bool: NumPy's raised "'numpy.bool' object cannot be
@@ -410,7 +428,7 @@ def _asarray_positional(obj, /):
 
 _asarray_positional.__name__ = _asarray_positional.__qualname__ = "asarray"   # its errors
 for _fn in (take, repeat, roll, searchsorted, sort, argsort, count_nonzero, from_dlpack, diff,
-            arange, full):
+            arange, linspace, full):
     register(_fn.__name__, "numpy")(_fn)
 register("asarray", "numpy", positional=_asarray_positional)(asarray)
 for _backend_name in ("numpy", "dask"):

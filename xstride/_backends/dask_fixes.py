@@ -44,7 +44,8 @@ from .._core.errors import broadcast_error, not_provided_error, type_error, valu
 from .._core.sizes import INT64_MAX, checked_size
 from .._chunked import _config as _chunked_config
 from .._chunked.chunks import chunks_of_no_element, fit_option, without_empty_chunks as _merged
-from .arg_checks import check_fill_fits, check_int_fill, check_int_items, check_step, int_fill_dtype
+from .arg_checks import (check_fill_fits, check_int_fill, check_int_items, check_linspace,
+                         check_step, int_fill_dtype)
 from .dask import check_chunks
 from .dispatch import implementation, register, register_arguments
 from .registry import get, of_array
@@ -256,9 +257,10 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, chu
     """``linspace`` of the standard on the dask backend: dask's, with the last element
     exactly ``stop`` when ``endpoint`` is true (dask's computes it as ``start + (num -
     1) * step``, off by rounding; the standard and NumPy give ``stop``). ``num`` must be
-    a non-negative int (dask's took ``-1`` and ``2.0``)."""
-    if isinstance(num, bool) or not isinstance(num, (int, np.integer)):
-        raise type_error("linspace", "num", num, "a non-negative int")
+    a non-negative int (dask's took ``-1`` and ``2.0``), ``endpoint`` a bool (dask's
+    took ``"no"`` as true)."""
+    check_linspace(num, endpoint)
+    endpoint = bool(endpoint)
     if num < 0:
         raise value_error("linspace", "num", f"must be non-negative; got {num}")
     num = int(num)
