@@ -437,3 +437,22 @@ def test_linspace_num_is_an_int_and_endpoint_a_bool(backend):
                                                               endpoint=np.False_)),
                                       np.linspace(0, 1, 3, endpoint=False))
         assert xp.to_numpy(xp.linspace(0, 1, num=2, endpoint=True)).tolist() == [0.0, 1.0]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_vector_norm_ord_is_no_bool_and_keepdims_a_bool(backend):
+    """``vector_norm([3, 4], ord=True)`` was the norm of ord 1 (7.0) and
+    ``keepdims="yes"`` was taken as true, on NumPy and dask."""
+    if backend == "dask":
+        pytest.importorskip("dask.array")
+    with xp.use_backend(backend):
+        v = xp.asarray([3.0, 4.0])
+        for bad in (True, False, np.True_):
+            with pytest.raises(TypeError, match="^vector_norm: argument 'ord' got .*not a bool"):
+                xp.linalg.vector_norm(v, ord=bad)
+        for bad in ("yes", 1, None, 0.0):
+            with pytest.raises(TypeError, match="^vector_norm: argument 'keepdims' got .*"
+                                                "expected a bool"):
+                xp.linalg.vector_norm(v, keepdims=bad)
+        assert xp.to_numpy(xp.linalg.vector_norm(v, keepdims=np.True_)).tolist() == [5.0]
+        assert float(xp.to_numpy(xp.linalg.vector_norm(v, ord=np.int64(1)))) == 7.0

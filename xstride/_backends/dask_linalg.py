@@ -228,7 +228,8 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     of every axis of rows selected by a boolean mask, of them flattened by row blocks
     (dask's ravel of unknown lengths failed); ``ord`` +-inf over axes of no element as
     NumPy's (0 for inf, an error for -inf)."""
-    check_vector_norm(axis, ord)
+    check_vector_norm(axis, ord, keepdims)
+    keepdims = bool(keepdims)
     if axis is None and not keepdims and x.ndim > 1 and any(n != n for n in x.shape):
         x = flat(x)
     if _is(ord, np.inf, -np.inf):

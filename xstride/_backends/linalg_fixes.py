@@ -27,7 +27,7 @@ count past the ranks; dask said "('Chunks do not add up to same value', ...)" fo
 contracted lengths that differ, broadcast a length 1 against any other silently, and
 raised an ``AttributeError`` for an axis named twice. The standard: a non-negative int,
 two sequences of the same length, contracted axes "must not be broadcasted".
-``vector_norm``'s ``axis`` and ``ord`` too (``check_vector_norm``).
+``vector_norm``'s ``axis``, ``keepdims`` and ``ord`` too (``check_vector_norm``).
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import select as _backend
+from .arg_checks import check_flag
 from .dispatch import register
 from .._core.errors import broadcast_error, type_error, value_error
 
@@ -226,13 +227,18 @@ def check_tensordot(x1, x2, axes) -> None:
                                                    "lengths must be equal (not broadcast)")
 
 
-def check_vector_norm(axis, ord) -> None:
+def check_vector_norm(axis, ord, keepdims=False) -> None:
     """``vector_norm``'s ``axis`` (None, an int or a tuple: NumPy refused a list, dask
-    took a list of two as a matrix norm, "SVD based norm not implemented") and ``ord``
-    (a real number or +-inf: dask raised a ``TypeError`` from ``**`` for a string, and
-    took a complex ``ord``, returning a complex norm)."""
+    took a list of two as a matrix norm, "SVD based norm not implemented"), ``keepdims``
+    (a bool: ``"yes"`` was taken as true) and ``ord`` (a real number or +-inf, not a
+    bool: ``ord=True`` was the norm of ord 1; dask raised a ``TypeError`` from ``**``
+    for a string, and took a complex ``ord``, returning a complex norm)."""
     if isinstance(axis, list):
         raise type_error("vector_norm", "axis", axis, "None, an int or a tuple of ints")
+    check_flag("vector_norm", "keepdims", keepdims)
+    if isinstance(ord, (bool, np.bool_)):
+        raise type_error("vector_norm", "ord", ord, "a real number (an int, a float, inf or "
+                                                    "-inf), not a bool")
     if ord is not None and (isinstance(ord, (str, bytes)) or not isinstance(
             ord, (int, float, np.integer, np.floating))):
         raise value_error("vector_norm", "ord", f"is {ord!r}; expected a real number "
@@ -242,9 +248,9 @@ def check_vector_norm(axis, ord) -> None:
 def _vector_norm_of(backend: str):
     def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
         """``vector_norm`` of the standard: ``axis`` and ``ord`` checked first."""
-        check_vector_norm(axis, ord)
+        check_vector_norm(axis, ord, keepdims)
         return _backend.namespace(backend).linalg.vector_norm(x, axis=axis,
-                                                              keepdims=keepdims, ord=ord)
+                                                              keepdims=bool(keepdims), ord=ord)
     return vector_norm
 
 
