@@ -456,3 +456,22 @@ def test_vector_norm_ord_is_no_bool_and_keepdims_a_bool(backend):
                 xp.linalg.vector_norm(v, keepdims=bad)
         assert xp.to_numpy(xp.linalg.vector_norm(v, keepdims=np.True_)).tolist() == [5.0]
         assert float(xp.to_numpy(xp.linalg.vector_norm(v, ord=np.int64(1)))) == 7.0
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("name", ["fftfreq", "rfftfreq"])
+def test_fft_frequencies_take_a_real_floating_dtype(backend, name):
+    """``rfftfreq(5, dtype=int64)`` silently returned zeros (the frequencies truncated);
+    the standard's ``dtype`` "must be a real-valued floating-point data type"."""
+    if backend == "dask":
+        pytest.importorskip("dask.array")
+    f = getattr(xp.fft, name)
+    with xp.use_backend(backend):
+        for bad in (xp.int64, xp.uint8, xp.bool, xp.complex128, "int32", "nonsense", 3):
+            with pytest.raises(TypeError, match=f"^{name}: argument 'dtype' got .*expected a "
+                                                "real-valued floating-point dtype"):
+                f(5, dtype=bad)
+        for dt in (xp.float32, xp.float64, "float32", None):
+            got = f(5, dtype=dt)
+            assert got.dtype == np.dtype(dt or np.float64)
+            np.testing.assert_allclose(xp.to_numpy(got), getattr(np.fft, name)(5), rtol=1e-6)

@@ -90,7 +90,8 @@ def _freq(name: str, backend: str):
     checked first: NumPy's raised ``ZeroDivisionError`` for ``n=0``, and dask's took
     ``2.5`` and ``-1``; and the spacing ``d`` a non-zero real number (NumPy's raised an
     unnamed ``ZeroDivisionError`` for 0, dask's gave inf and nan; a string was NumPy's
-    ``TypeError`` and dask's ``ValueError``)."""
+    ``TypeError`` and dask's ``ValueError``); and ``dtype`` None or a real-valued
+    floating-point dtype, as the standard asks (``dtype=int64`` gave zeros silently)."""
 
     def impl(n, /, *, d=1.0, dtype=None, device=None):
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
@@ -102,11 +103,20 @@ def _freq(name: str, backend: str):
             raise type_error(name, "d", d, "a real number (the sample spacing)")
         if d == 0:   # NumPy's: an unnamed ZeroDivisionError; dask's: inf and nan silently
             raise value_error(name, "d", "is 0; the sample spacing must be non-zero")
+        if dtype is not None:
+            try:
+                real_float = np.dtype(dtype).kind == "f"
+            except TypeError:
+                real_float = False
+            if not real_float:   # NumPy's and dask's cast the frequencies: int64 zeros
+                raise type_error(name, "dtype", dtype, "a real-valued floating-point dtype "
+                                                       "or None")
         return getattr(_backend.namespace(backend).fft, name)(int(n), d=d, dtype=dtype,
                                                                device=device)
 
     impl.__name__ = impl.__qualname__ = name
-    impl.__doc__ = f"``fft.{name}`` of the standard; ``n`` a positive int, ``d`` non-zero."
+    impl.__doc__ = (f"``fft.{name}`` of the standard; ``n`` a positive int, ``d`` non-zero, "
+                    "``dtype`` a real floating-point dtype.")
     return impl
 
 
