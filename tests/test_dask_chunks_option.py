@@ -163,3 +163,47 @@ def test_philox_block_lengths_that_do_not_fit_name_the_method(method):
                 draws[method](g, shape)
             assert g.counter == 0
         assert draws[method](g, (7, 3)).chunks == ((3, 4), (3,))   # rows that fit
+
+
+_FIVE = {"zeros": lambda **k: xp.zeros(5, **k), "ones": lambda **k: xp.ones((5,), **k),
+         "empty": lambda **k: xp.empty(5, **k), "full": lambda **k: xp.full(5, 1.0, **k),
+         "arange": lambda **k: xp.arange(5, **k), "linspace": lambda **k: xp.linspace(0, 1, 5, **k),
+         "asarray": lambda **k: xp.asarray(np.arange(5.0), **k)}
+
+
+@pytest.mark.parametrize("name", sorted(_FIVE))
+def test_block_lengths_that_do_not_add_up_name_the_function_and_chunks(name):
+    """Block lengths (2, 2) for 5 elements were dask's "An error occurred while calling
+    the wrap_func_shape_as_first_arg method ... Chunks do not add up to shape", naming
+    neither the argument nor the option; the check of the Philox draws answers first."""
+    with xp.use_backend("dask", chunks=((2, 2),)):
+        with pytest.raises(ValueError, match=rf"^{name}: argument 'chunks' is the dask "
+                                             r"backend's option \(\(2, 2\),\), which does not "
+                                             r"fit shape \(5,\): Chunks do not add up"):
+            _FIVE[name]()
+    with xp.use_backend("dask", chunks=2):
+        with pytest.raises(ValueError, match=rf"^{name}: argument 'chunks' is this call's "
+                                             r"\(\(2, 2\),\), which does not fit shape \(5,\)"):
+            _FIVE[name](chunks=((2, 2),))
+        assert _FIVE[name](chunks=((2, 3),)).chunks == ((2, 3),)
+
+
+def test_eye_and_like_block_lengths_that_do_not_fit_name_the_function():
+    """eye's and the *_like functions' own chunks= of other block lengths (or another
+    count of axes) than the shape: dask's unnamed messages, named here."""
+    with xp.use_backend("dask"):
+        with pytest.raises(ValueError, match=r"^eye: argument 'chunks' is this call's "
+                                             r"\(\(2, 2\),\), which does not fit shape \(5, 5\)"):
+            xp.eye(5, chunks=((2, 2),))
+        with pytest.raises(ValueError, match=r"^eye: argument 'chunks' is this call's "
+                                             r"\(\(2, 2\), \(5,\)\), which does not fit"):
+            xp.eye(5, chunks=((2, 2), (5,)))
+        assert xp.eye(5, chunks=((2, 3), (5,))).chunks == ((2, 3), (5,))
+        x = xp.zeros(5)
+        for name in ("zeros_like", "ones_like", "empty_like"):
+            with pytest.raises(ValueError, match=rf"^{name}: argument 'chunks' is this call's "
+                                                 r"\(\(4,\),\), which does not fit shape"):
+                getattr(xp, name)(x, chunks=((4,),))
+        with pytest.raises(ValueError, match=r"^full_like: argument 'chunks' is this call's"):
+            xp.full_like(x, 2.0, chunks=((4,),))
+        assert xp.zeros_like(x, chunks=((1, 4),)).chunks == ((1, 4),)

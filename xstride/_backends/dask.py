@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass
 
 from .._chunked import _config as _chunked_config
-from .._chunked.chunks import chunks_of_no_element, fit_option, without_empty_chunks
+from .._chunked.chunks import fit_chunks, fit_option, without_empty_chunks
 from .._core.errors import backend_unavailable_error, type_error, value_error
 from ._base import Backend
 
@@ -254,8 +254,8 @@ class DaskBackend(Backend):
             host = np.asarray(host, dtype=dtype)
         elif dtype is not None:
             host = host.astype(dtype, copy=False)
-        chunks = chunks_of_no_element(fit_option("asarray", opts.chunks, host.shape),
-                                      host.shape, host.dtype)
+        chunks = fit_chunks("asarray", fit_option("asarray", opts.chunks, host.shape),
+                            host.shape, host.dtype, option=opts.chunks)
         return self.on_chunks(da.from_array(host, chunks=chunks, asarray=False), opts)
 
     def to_host(self, a):

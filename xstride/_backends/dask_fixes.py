@@ -43,7 +43,8 @@ import numpy as np
 from .._core.errors import broadcast_error, not_provided_error, type_error, value_error
 from .._core.sizes import INT64_MAX, checked_size
 from .._chunked import _config as _chunked_config
-from .._chunked.chunks import chunks_of_no_element, fit_option, without_empty_chunks as _merged
+from .._chunked.chunks import (chunks_of_no_element, fit_chunks, fit_option,
+                               without_empty_chunks as _merged)
 from .arg_checks import (check_fill_fits, check_int_fill, check_int_items, check_linspace,
                          check_step, int_fill_dtype)
 from .dask import check_chunks
@@ -199,7 +200,8 @@ def _creation(name: str):
             check_fill_fits(fill, kwargs.get("dtype"))   # at the call, not when computed
             kwargs["dtype"] = int_fill_dtype(fill, kwargs.get("dtype"))
         opts = be.options()
-        if kwargs.get("chunks") is not None:   # the call's own: the option's checks
+        own = kwargs.get("chunks") is not None
+        if own:   # the call's own: the option's checks
             kwargs["chunks"] = check_chunks(name, kwargs["chunks"])
         else:
             kwargs["chunks"] = opts.chunks
@@ -209,6 +211,9 @@ def _creation(name: str):
         shape = _creation_shape(name, args, kwargs)
         if shape is not None:   # dask's gave its dispatch's two-line message, or a bare
             _check_size(name, shape, kwargs.get("dtype"))   # MemoryError, past int64
+            # block lengths that do not add up to the shape, named before dask's message
+            fit_chunks(name, kwargs["chunks"], shape, kwargs.get("dtype"),
+                       option=None if own else opts.chunks)
         if name in _SHAPED:   # dask's auto chunks divided by an empty axis' block length
             kwargs["chunks"] = chunks_of_no_element(kwargs["chunks"], shape,
                                                     kwargs.get("dtype") or np.float64)
@@ -310,14 +315,12 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, chunks=None):
     n_cols = n_rows if n_cols is None else int(n_cols)
     dt = np.dtype(np.float64 if dtype is None else dtype)
     checked_size("eye", arg, (n_rows, n_cols), dt.itemsize, result=True)
+    option = opts.chunks if chunks is None else None
     if chunks is None:
         chunks = fit_option("eye", opts.chunks, (n_rows, n_cols))
     else:
         chunks = check_chunks("eye", chunks)
-    from dask.array.core import normalize_chunks
-
-    target = normalize_chunks(chunks_of_no_element(chunks, (n_rows, n_cols), dt),
-                              shape=(n_rows, n_cols), dtype=dt)
+    target = fit_chunks("eye", chunks, (n_rows, n_cols), dt, option=option)
     if n_rows == 0 or n_cols == 0:
         out = be.namespace().zeros((n_rows, n_cols), dtype=dt, device=device, chunks=target)
         return be.on_chunks(out, opts)
@@ -361,19 +364,21 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, chunks=None):
         host = get("numpy").namespace().asarray(obj, dtype=dtype, copy=copy)
         if host.dtype == object and dtype is None and not isinstance(obj, np.ndarray):
             check_int_items("asarray", host)
+    option = opts.chunks if chunks is None else None
     chunks = (fit_option("asarray", opts.chunks, host.shape) if chunks is None
               else check_chunks("asarray", chunks))
-    out = da.from_array(host, chunks=chunks_of_no_element(chunks, host.shape, host.dtype),
-                        asarray=False)
+    out = da.from_array(host, chunks=fit_chunks("asarray", chunks, host.shape, host.dtype,
+                                                option=option), asarray=False)
     return be.on_chunks(out, opts)
 
 
 def _like_chunks(name: str, x, dtype, kwargs) -> dict:
     """``kwargs`` of a ``*_like`` call with its own ``chunks=`` checked, and fitted to an
-    array of no element (dask's byte-size chunks divided by an empty axis' length)."""
+    array of no element (dask's byte-size chunks divided by an empty axis' length); block
+    lengths that do not add up to the shape are named (:func:`fit_chunks`)."""
     if kwargs.get("chunks") is not None:
-        kwargs["chunks"] = chunks_of_no_element(check_chunks(name, kwargs["chunks"]),
-                                                x.shape, x.dtype if dtype is None else dtype)
+        kwargs["chunks"] = fit_chunks(name, check_chunks(name, kwargs["chunks"]),
+                                      x.shape, x.dtype if dtype is None else dtype)
     return kwargs
 
 

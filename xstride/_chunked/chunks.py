@@ -10,15 +10,22 @@ Chunks of no element (``compute_chunk_sizes()`` of a boolean selection, slices a
 concatenations leave them): :func:`without_empty_chunks` merges them away. The
 namespace's calls do it to every dask argument (``_backends/dask_fixes.py``), the
 chunked executors of xstride's extensions to theirs (docs/dask.md).
+
+Block lengths that do not add up to the shape (the option ``((2, 2),)`` for ``zeros(5)``,
+a call's own ``chunks=``): :func:`fit_chunks` names the function and the argument (dask's
+said "Chunks do not add up to shape" inside its dispatch's message), for the creation
+functions and the Philox draws alike.
 """
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .._core.errors import value_error
 
-__all__ = ["fit_option", "without_empty_chunks", "chunks_of_no_element"]
+__all__ = ["fit_option", "without_empty_chunks", "chunks_of_no_element", "fit_chunks"]
 
 
 def without_empty_chunks(a):
@@ -113,3 +120,36 @@ def fit_option(func: str, chunks, shape, own_chunks: bool = True):
                                       f"has shape {shape}, more axes; {own}set the option to "
                                       "'auto', "
                                       "an int or a byte size for arrays of several ranks")
+
+
+def fit_chunks(func: str, chunks, shape, dtype, option=None) -> tuple:
+    """``chunks`` (a checked ``chunks=``, or the option as :func:`fit_option` gives it)
+    normalized by dask for an array of ``shape`` and ``dtype`` (None, or one NumPy does
+    not know: as float64), through :func:`chunks_of_no_element`. ``option``: the
+    backend's option as set, where ``chunks`` came from it (None: the call's own). A
+    shape of lengths dask does not know (NaN) gets ``chunks`` as they are.
+
+    Raises
+    ------
+    ValueError
+        Block lengths that do not add up to ``shape``, or another count of entries than
+        its axes (dask's "Chunks do not add up to shape", named neither the function
+        nor the option), naming ``func``, ``chunks``, the option if it was one and the
+        shape, before dask is called.
+    """
+    shape = tuple(shape)
+    if any(n != n for n in shape):
+        return chunks
+    try:
+        dtype = np.dtype(dtype)
+    except TypeError:   # the function's own check of dtype answers
+        dtype = np.dtype(np.float64)
+    from dask.array.core import normalize_chunks
+
+    try:
+        return normalize_chunks(chunks_of_no_element(chunks, shape, dtype), shape, dtype=dtype)
+    except ValueError as exc:   # block lengths that do not add up to this shape
+        whose = (f"the dask backend's option {option!r}" if option is not None
+                 else f"this call's {chunks!r}")
+        raise value_error(func, "chunks", f"is {whose}, which does not fit shape {shape}: "
+                                          f"{exc}") from None

@@ -18,10 +18,9 @@ import dask.array as da
 import numpy as np
 from array_api_compat import array_namespace
 
-from .._core.errors import value_error
 from .._plans.philox import M32, mul_hi_lo
 from . import _config
-from .chunks import fit_option, without_empty_chunks
+from .chunks import fit_chunks, fit_option, without_empty_chunks
 
 __all__ = ["uniform", "uniform2", "normal", "normal2", "pairs", "words", "integers"]
 
@@ -121,12 +120,7 @@ def stream_chunks(n: int, shape, dtype, func: str = "Philox") -> tuple:
     if n == 0:   # dask's byte-size rule divides by zero for (0, k) rows wider than it
         return ((0,),)
     whole = (n,) if shape is None or len(shape) == 1 else tuple(shape)
-    try:
-        normal = da.core.normalize_chunks(opt, whole, dtype=dtype)
-    except ValueError as exc:   # block lengths that do not add up to this shape
-        raise value_error(func, "chunks", f"is the dask backend's option "
-                                          f"{_config.default_chunks()!r}, which does not "
-                                          f"fit shape {whole}: {exc}") from None
+    normal = fit_chunks(func, opt, whole, dtype, option=_config.default_chunks())
     if len(whole) == 1:
         return normal
     rows = normal[0]
