@@ -106,3 +106,22 @@ def test_broadcast_arrays_of_known_lengths_that_differ_is_no_unknown_length_erro
             assert "compute_chunk_sizes" not in str(info.value)
         with pytest.raises(ValueError, match="compute_chunk_sizes"):   # lengths 3 and 1
             xp.broadcast_arrays(y, _d(np.ones((5, 1))))
+
+
+@pytest.mark.parametrize("call", [
+    lambda d, o: xp.bitwise_left_shift(d, 1, out=o),
+    lambda d, o: xp.bitwise_right_shift(d, 1, out=o),
+    lambda d, o: xp.bitwise_invert(d, out=o),
+    lambda d, o: xp.logical_not(d > 1, out=o),
+    lambda d, o: xp.floor_divide(d, 2, out=o),
+])
+def test_every_function_refuses_out_as_immutable(call):
+    """Functions that hand ``out=`` to dask's (``bitwise_left_shift``, ``logical_not``,
+    ...) wrote nothing and raised nothing; ``out=None`` stays no ``out``."""
+    d = _d(np.arange(4))
+    with pytest.raises(TypeError, match=r"argument 'out' got dask.Array.*arrays of the dask "
+                                        r"backend are immutable"):
+        call(d, _d(np.zeros(4, np.int64)))
+    assert xp.to_numpy(call(d, None)).shape == (4,)
+    for name in ("sum", "max", "argmax"):   # dask's reductions take no out keyword
+        assert xp.to_numpy(getattr(xp, name)(d, out=None)) == getattr(np, name)(np.arange(4))

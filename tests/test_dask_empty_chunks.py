@@ -90,12 +90,12 @@ def test_the_merge_keeps_known_chunks_and_drops_only_empty_ones():
     x = da.from_array(np.arange(12).reshape(3, 4), chunks=((2, 0, 1), (4,)))
     e = da.from_array(np.zeros((0, 2)), chunks=((0, 0), (2,)))
     plain = da.from_array(np.arange(4), chunks=2)
-    args, kwargs = without_empty_chunks((x, [plain, e], 3), {"other": x})
+    args, kwargs = without_empty_chunks("concat", (x, [plain, e], 3), {"other": x})
     assert args[0].chunks == ((2, 1), (4,)) and kwargs["other"].chunks == ((2, 1), (4,))
     assert args[1][0] is plain                        # nothing to merge: the same array
     assert args[1][1].chunks == ((0,), (2,)) and args[2] == 3
     u = x[x[:, 0] > 0]                                # unknown chunk sizes stay as they are
-    assert without_empty_chunks((u,), {})[0][0] is u
+    assert without_empty_chunks("sum", (u,), {})[0][0] is u
     with xp.use_backend("dask"):                      # asarray of a dask array merges too
         assert xp.asarray(x).chunks == ((2, 1), (4,))
 

@@ -169,7 +169,7 @@ def _check_no_ddof(func: str, kwargs: dict) -> None:
 def _check_no_out(func: str, be, kwargs: dict) -> None:
     """A backend of immutable arrays (dask's) takes no ``out=``: its reductions raised
     "sum() got an unexpected keyword argument 'out'"."""
-    if be.immutable and "out" in kwargs:
+    if be.immutable and kwargs.get("out") is not None:
         raise immutable_error(func, "out", kwargs["out"], be.name,
                               "use the returned array (call without out=)")
 

@@ -40,7 +40,8 @@ import warnings
 
 import numpy as np
 
-from .._core.errors import broadcast_error, not_provided_error, type_error, value_error
+from .._core.errors import (broadcast_error, immutable_error, not_provided_error, type_error,
+                             value_error)
 from .._core.sizes import INT64_MAX, checked_size
 from .._chunked import _config as _chunked_config
 from .._chunked.chunks import (chunks_of_no_element, fit_chunks, fit_option,
@@ -494,11 +495,19 @@ def _merged_arg(value, array_type):
     return value
 
 
-def without_empty_chunks(args, kwargs):
+def without_empty_chunks(qualname, args, kwargs):
     """The dask backend's rewrite of a namespace call's arguments: each dask array among
     them (or in a list or tuple among them: ``concat``, ``stack``) without its chunks of
     no element (``_chunked/chunks.py``'s
-    :func:`without_empty_chunks`)."""
+    :func:`without_empty_chunks`). An ``out=`` is refused for every function alike (dask
+    arrays are immutable; functions that hand ``out=`` to dask's, such as
+    ``bitwise_left_shift``, wrote nothing and raised nothing); ``out=None`` is dropped,
+    as no ``out`` (dask's reductions take no ``out`` keyword)."""
+    if kwargs and "out" in kwargs:
+        if kwargs["out"] is not None:
+            raise immutable_error(qualname, "out", kwargs["out"], _NAME,
+                                  "use the returned array (call without out=)")
+        kwargs = {k: v for k, v in kwargs.items() if k != "out"}   # out=None: none given
     array_type = get(_NAME).array_type()
     if array_type is None:   # dask not imported: no dask array in the call
         return args, kwargs

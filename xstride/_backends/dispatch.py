@@ -105,8 +105,9 @@ _ARGUMENTS: dict[str, object] = {}
 
 
 def register_arguments(backend: str, fn) -> None:
-    """Make ``fn(args, kwargs) -> (args, kwargs)`` the rewrite of the arguments of every
-    namespace call (wrappers of :func:`follower` and :func:`creator`) on ``backend``."""
+    """Make ``fn(qualname, args, kwargs) -> (args, kwargs)`` the rewrite of the arguments
+    of every namespace call (wrappers of :func:`follower` and :func:`creator`) on
+    ``backend``; it may also refuse them (raise)."""
     if backend not in _tables:
         raise error(ValueError, "register_arguments", f"unknown backend {backend!r}")
     _ARGUMENTS[backend] = fn
@@ -455,7 +456,7 @@ def follower(qualname: str, module: str = "xstride"):
                     params.append(param_names(reference))
                 backend = _backend.backend_of(qualname, _named(params[0], args, kwargs))
             if backend in rewrites:
-                args, kwargs = rewrites[backend](args, kwargs)
+                args, kwargs = rewrites[backend](qualname, args, kwargs)
             if not kwargs and backend == "numpy" and len(args) <= most:
                 return np_positional[qualname](*args)
             # implementation()'s table, read here: one call less on every array call
@@ -491,7 +492,7 @@ def creator(qualname: str, module: str = "xstride"):
                     return np_table[qualname](*args, **kwargs)
                 return np_positional[qualname](*args)
             if backend in rewrites:
-                args, kwargs = rewrites[backend](args, kwargs)
+                args, kwargs = rewrites[backend](qualname, args, kwargs)
             return implementation(_backend.check_active(backend), qualname)(*args, **kwargs)
         except (TypeError, ValueError, OverflowError) as exc:  # a library's names no function
             raise named_error(exc, qualname) from None
