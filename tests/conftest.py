@@ -313,6 +313,19 @@ class FakeKernel:
         self.log.append((self, grid, block, args))
 
 
+class FakeEvent:
+    """``cupy.cuda.Event``: the stand-in runs everything at once, so it records nothing."""
+
+    def __init__(self, *args, **kwargs):
+        self.recorded = False
+
+    def record(self, stream=None):
+        self.recorded = True
+
+    def synchronize(self):
+        assert self.recorded, "synchronize() before record()"
+
+
 class FakeCupy(types.ModuleType):
     """The ``cupy`` module as far as xstride's device path goes (see the ``fake_cupy``
     fixture, which installs one in ``sys.modules``).
@@ -340,9 +353,12 @@ class FakeCupy(types.ModuleType):
             getDevice=lambda: cur.device,
             getDeviceCount=lambda: self.device_count,
             getDeviceProperties=lambda d: {"multiProcessorCount": self.multiprocessors},
-            memsetAsync=lambda ptr, value, size, stream: ctypes.memset(ptr, value, size))
+            memsetAsync=lambda ptr, value, size, stream: ctypes.memset(ptr, value, size),
+            memcpyAsync=lambda dst, src, size, kind, stream: ctypes.memmove(dst, src, size),
+            memcpyDeviceToHost=2)
         self.cuda = types.SimpleNamespace(
             runtime=runtime, Device=FakeDevice, MemoryPointer=FakeMemoryPointer,
+            alloc_pinned_memory=bytearray, Event=FakeEvent,
             driver=types.SimpleNamespace(),  # no launchKernel: a test sets one
             get_current_stream=lambda device_id=-1: cur.stream,
             function=types.SimpleNamespace(CPointer=FakeCPointer))

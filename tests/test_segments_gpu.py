@@ -390,6 +390,27 @@ def test_device_offset_errors(cp):
         alg.segment_reduce(cp.arange(10), cp.asarray([0, 4, 4, 10]), "max")
 
 
+@pytest.mark.parametrize("n, k, short", [(200, 3, "thread"), (4000, 64, "warp")])
+def test_walk_before_the_check_reads_inside_the_rows(cp, n, k, short):
+    """The short walk runs before the offsets' check is read back: offsets far outside
+    the rows (which, unclamped, would read 2**40 rows away and fault the context) give
+    the check's ValueError and leave the device working."""
+    from xstride._plans.segments import plan_segments
+    assert plan_segments(n, 3, 0, 4 * k).short == plan_segments(n, 2, 0, 4 * k).short == short
+    v = cp.ones((n, k), dtype=cp.float32)
+    bad = [([0, 2**40, -2**40, n], r"non-decreasing; offsets\[2\]"),
+           ([0, 5, 2**40], f"must end at n = {n}"),
+           ([-2**40, 7, n], "must start at 0"),
+           ([0, n - 1, 2**40, n], r"non-decreasing; offsets\[3\]")]
+    for offs, message in bad:
+        for op in ("sum", "max", "mean"):
+            with pytest.raises(ValueError, match=message):
+                alg.segment_reduce(v, cp.asarray(offs, dtype=cp.int64), op)
+    cp.cuda.Device().synchronize()          # an out-of-range read would surface here
+    got = alg.segment_reduce(v, cp.asarray([0, 1, n], dtype=cp.int64))
+    np.testing.assert_array_equal(got.get(), np.array([[1.0] * k, [n - 1.0] * k], np.float32))
+
+
 def test_device_unsorted_keys_name_the_first_position(cp):
     keys = np.arange(50_000, dtype=np.int64)
     keys[30_001] = 5      # first unsorted position (a later tile)

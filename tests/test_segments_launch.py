@@ -111,35 +111,41 @@ def reduce_types(name):
     return np_type(t), np_type(a), np_type(r), int(op), mean == "true"
 
 
-def m_thread(name, grid, v, off, n_seg, k, max_rows, per_block, out):
+def clamp(o, lo, n):
+    """``xs_seg_clamp``: the short walks run before the offsets' check is read back."""
+    return min(max(int(o), lo), n)
+
+
+def m_thread(name, grid, v, off, n, n_seg, k, max_rows, per_block, out):
     T, A, R, op, mean = reduce_types(name)
     assert 1 <= per_block <= 512 and grid[0] == min(-(-n_seg // per_block), 1 << 20)
-    o = mem(off, np.int64, n_seg + 1)
-    n = int(o[-1])
+    o = [clamp(x, 0, n) for x in mem(off, np.int64, n_seg + 1)]
     vals = mem(v, T, n * k)
     res = mem(out, R, n_seg * k)
     for t in range(n_seg * k):
         s, c = divmod(t, k)
-        if o[s + 1] - o[s] > max_rows:
+        r0, r1 = o[s], max(o[s], o[s + 1])
+        if r1 - r0 > max_rows:
             continue
         acc = identity(op, T, A)
-        for r in range(o[s], o[s + 1]):
+        for r in range(r0, r1):
             acc = fold(op, acc, A(vals[r * k + c]))
-        res[t] = finish(op, mean, R, acc, o[s + 1] - o[s])
+        res[t] = finish(op, mean, R, acc, r1 - r0)
 
 
-def m_warp(name, grid, v, off, ids, n_items, k, chunks, chunk_rows, max_rows, out, part):
+def m_warp(name, grid, v, off, n, ids, n_items, k, chunks, chunk_rows, max_rows, out, part):
     T, A, R, op, mean = reduce_types(name)
     idx = mem(ids, np.int64, n_items) if ids else np.arange(n_items)
     top = int(idx.max()) + 1          # the segments it reaches: 0 .. top - 1
     o = mem(off, np.int64, top + 1)
-    vals = mem(v, T, int(o[-1]) * k)
+    vals = mem(v, T, n * k)
     res = mem(out, R, top * k)
     parts = parts_of(part, A, n_items * chunks * k) if part else None
     for w in range(n_items * chunks):
         j, p = divmod(w, chunks)
         s = int(idx[j])
-        s0, s1 = int(o[s]), int(o[s + 1])
+        s0 = clamp(o[s], 0, n)
+        s1 = clamp(o[s + 1], s0, n)
         r0 = s0 + p * chunk_rows
         if s1 - s0 > max_rows or (r0 >= s1 and (p > 0 or chunks > 1)):
             continue
@@ -542,6 +548,24 @@ def test_device_errors_played(dev):
         alg.bin_offsets(dev.asarray(np.array([0, 1, 7, 0])), 7)
     with pytest.raises(ValueError, match="must be sorted.*position 3"):
         alg.bin_offsets(dev.asarray(np.array([0, 1, 6, 0])), 7)
+
+
+@pytest.mark.parametrize("plan", [SegmentPlan("thread", 5, False), SegmentPlan("warp", 5, False)])
+def test_short_walk_runs_before_the_check_is_read(dev, monkeypatch, plan):
+    """``reduce_checked`` queues the check, the copy of its record and the short walk,
+    then waits: the walk is launched on offsets the check refuses, with ``n`` (the
+    played walk clamps to it as ``xs_seg_clamp`` does; an index past the rows would
+    raise here), and the refusal still comes."""
+    monkeypatch.setattr(ks, "plan_segments", lambda n, n_seg, max_len, row_bytes: plan)
+    short = "xs_seg_thread" if plan.short == "thread" else "xs_seg_warp"
+    for offs, message in (([0, 2**40, -2**40, 6], r"non-decreasing; offsets\[2\]"),
+                          ([0, 2, 2**40], "must end at n = 6")):
+        dev.launches.clear()
+        with pytest.raises(ValueError, match=message):
+            alg.segment_reduce(dev.asarray(np.arange(6.0)),
+                               dev.asarray(np.array(offs, dtype=np.int64)))
+        assert names(dev)[:2] == ["xs_seg_offsets_stats", short]
+        assert dev.launches[1][3][2].item() == 6          # n, the walk's clamp
 
 
 @pytest.mark.parametrize("k", [1, 3, 7])

@@ -13,7 +13,7 @@ import numpy as np
 
 from .._plans.segments import INT_MEAN
 
-__all__ = ["offsets_stats", "segment_reduce", "integer_mean", "exact_sums", "runs",
+__all__ = ["offsets_stats", "reduce_checked", "segment_reduce", "integer_mean", "exact_sums", "runs",
            "first_unsorted", "bin_offsets", "compact", "voxel_bounds", "voxel_keys"]
 
 _UFUNCS = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum,
@@ -35,6 +35,15 @@ def offsets_stats(offsets: np.ndarray, n: int) -> tuple[int, int, int, int, int]
     d = np.diff(o.astype(np.int64, copy=False))
     empty = np.flatnonzero(d == 0)
     return start, end, -1, (int(empty[0]) if empty.size else -1), int(d.max())
+
+
+def reduce_checked(values: np.ndarray, offsets: np.ndarray, op: str, out_dtype: str,
+                   acc_dtype: str):
+    """``(offsets_stats(offsets, n), finish)``: ``finish()`` gives
+    :func:`segment_reduce`'s result (the device executor starts the walk before the
+    check is read back; here the check simply comes first)."""
+    stats = offsets_stats(offsets, values.shape[0])
+    return stats, lambda: segment_reduce(values, offsets, op, out_dtype, acc_dtype, stats[4])
 
 
 def segment_reduce(values: np.ndarray, offsets: np.ndarray, op: str, out_dtype: str,

@@ -134,15 +134,27 @@ __device__ __forceinline__ A xs_seg_fold_rows(const T* __restrict__ x, long long
 
 __device__ __forceinline__ int xs_seg_pad(int e) { return e + (e >> 5); }
 
+// An offset clamped into [lo, n]. The short walks run before the host has read the
+// offsets' check (segments.py launches them in its shadow): on offsets the check will
+// refuse they must still read no row outside [0, n); on valid offsets this changes
+// nothing.
+__device__ __forceinline__ long long xs_seg_clamp(long long o, long long lo, long long n)
+{
+    return o < lo ? lo : (o > n ? n : o);
+}
+
 // One thread per (segment, column): rows in order. Block g takes segments g * per_block
 // ... (g + 1) * per_block - 1 (per_block <= XS_SEG_STAGE_SEGMENTS; item t = local
 // segment * k + column); segments of more than max_rows rows are left to the long
 // walk. The folds run in row order whether the group was staged or not: per_block
-// changes no result.
+// changes no result. n: the rows of v (offsets are clamped to it, see xs_seg_clamp;
+// a segment outside the group's staged rows, which only unchecked offsets give, is
+// read from global memory).
 template <typename T, typename A, typename R, int OP, bool MEAN>
 __global__ void __launch_bounds__(XS_SEG_THREADS)
-xs_seg_thread(const T* __restrict__ v, const long long* __restrict__ off, long long n_seg,
-              long long k, long long max_rows, long long per_block, R* __restrict__ out)
+xs_seg_thread(const T* __restrict__ v, const long long* __restrict__ off, long long n,
+              long long n_seg, long long k, long long max_rows, long long per_block,
+              R* __restrict__ out)
 {
     __shared__ __align__(16) unsigned char raw[XS_SEG_STAGE_BYTES];
     __shared__ long long so[XS_SEG_STAGE_SEGMENTS + 1];
@@ -153,10 +165,10 @@ xs_seg_thread(const T* __restrict__ v, const long long* __restrict__ off, long l
     for (long long g = blockIdx.x; g < groups; g += gridDim.x) {
         const long long sa = g * per_block;
         const int ns = (int)(sa + per_block < n_seg ? per_block : n_seg - sa);
-        for (int i = (int)threadIdx.x; i <= ns; i += step) so[i] = off[sa + i];
+        for (int i = (int)threadIdx.x; i <= ns; i += step) so[i] = xs_seg_clamp(off[sa + i], 0, n);
         __syncthreads();
         const long long e0 = so[0] * k, m = so[ns] * k - e0;
-        const bool staged = m + (m >> 5) <= CAP;        // block-uniform
+        const bool staged = m >= 0 && m + (m >> 5) <= CAP;        // block-uniform
         if (staged) {
             const int mm = (int)m;
             if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
@@ -186,10 +198,10 @@ xs_seg_thread(const T* __restrict__ v, const long long* __restrict__ off, long l
         const long long items = ns * k;
         for (long long t = threadIdx.x; t < items; t += step) {
             const long long sl = xs_seg_div(t, k), c = t - sl * k;
-            const long long r0 = so[sl], r1 = so[sl + 1];
+            const long long r0 = so[sl], r1 = so[sl + 1] < r0 ? r0 : so[sl + 1];
             if (r1 - r0 > max_rows) continue;
             A acc;
-            if (staged) {
+            if (staged && r0 >= so[0] && r1 <= so[ns]) {
                 acc = xs_seg_identity<OP, T, A>();
                 const int kk = (int)k, rows = (int)(r1 - r0);
                 int e = (int)(r0 * k - e0 + c);
@@ -224,10 +236,11 @@ xs_seg_thread(const T* __restrict__ v, const long long* __restrict__ off, long l
 // chunk_rows of them). For each slab of up to 32 columns (kk of them), lane l folds
 // column c0 + l % kk over the rows l / kk, l / kk + G, ... (G = 32 / kk row slots),
 // then the G slots of each column are folded by a fixed binary tree into lane l < kk. chunks == 1: the result goes to
-// out; else the partial goes to part[(j * chunks + p) * k + c] for xs_seg_combine.
+// out; else the partial goes to part[(j * chunks + p) * k + c] for xs_seg_combine. n:
+// the rows of v (offsets clamped to it, as in xs_seg_thread).
 template <typename T, typename A, typename R, int OP, bool MEAN>
 __global__ void __launch_bounds__(XS_SEG_THREADS, 5)
-xs_seg_warp(const T* __restrict__ v, const long long* __restrict__ off,
+xs_seg_warp(const T* __restrict__ v, const long long* __restrict__ off, long long n,
             const long long* __restrict__ ids, long long n_items, long long k,
             long long chunks, long long chunk_rows, long long max_rows, R* __restrict__ out,
             A* __restrict__ part)
@@ -243,7 +256,7 @@ xs_seg_warp(const T* __restrict__ v, const long long* __restrict__ off,
          w += wstep) {
         const long long j = chunks == 1 ? w : xs_seg_div(w, chunks), p = w - j * chunks;
         const long long s = ids != nullptr ? ids[j] : j;
-        const long long s0 = off[s], s1 = off[s + 1];
+        const long long s0 = xs_seg_clamp(off[s], 0, n), s1 = xs_seg_clamp(off[s + 1], s0, n);
         const long long r0 = s0 + p * chunk_rows;
         if (s1 - s0 > max_rows) continue;                     // warp-uniform
         if (r0 >= s1 && (p > 0 || chunks > 1)) continue;

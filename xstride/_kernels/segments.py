@@ -31,7 +31,7 @@ from ._lru import Bounded
 from .._core.dtypes import C_TYPES
 from .._plans.segments import INT_MEAN, RUN_TESTS, longest_bound, plan_long, plan_segments
 
-__all__ = ["offsets_stats", "segment_reduce", "runs", "bin_offsets", "compact",
+__all__ = ["offsets_stats", "reduce_checked", "segment_reduce", "runs", "bin_offsets", "compact",
            "voxel_bounds", "voxel_keys", "reduce_kernels", "ptr", "check_devices"]
 
 _SOURCE = "segments.cu"
@@ -132,19 +132,46 @@ def _int64(cupy, a):
 
 
 # ------------------------------------------------------------------ offsets
-def offsets_stats(offsets, n: int) -> tuple[int, int, int, int, int]:
-    """``(offsets[0], offsets[-1], first decreasing position or -1, first empty segment or
-    -1, longest segment)``: one kernel over the offsets, one 40-byte read."""
-    cupy = _cupy()
-    offs = _int64(cupy, offsets)
+def _stats_record(offs):
+    """Launch the offsets' check into a fresh 5-entry record and return it."""
     m = offs.shape[0]
     rec = _record(5)
     _launch(_OFFSETS_STATS, (_OFFSETS_STATS,), min(_CHECK_BLOCKS, _grid(m)), _THREADS,
             [ptr(offs.data.ptr), m, ptr(rec.data.ptr)])
-    bad, empty, nlen, start, end = _read(rec)
+    return rec
+
+
+def _stats(words: list[int]) -> tuple[int, int, int, int, int]:
+    bad, empty, nlen, start, end = words
     if bad != _NONE:
         return _signed(start), _signed(end), bad, -1, 0
     return _signed(start), _signed(end), -1, _opt(empty), (~nlen) & _NONE
+
+
+def offsets_stats(offsets, n: int) -> tuple[int, int, int, int, int]:
+    """``(offsets[0], offsets[-1], first decreasing position or -1, first empty segment or
+    -1, longest segment)``: one kernel over the offsets, one 40-byte read."""
+    return _stats(_read(_stats_record(_int64(_cupy(), offsets))))
+
+
+def _read_later(rec):
+    """Queue the copy of ``rec`` into pinned host memory on the current stream; return
+    a function that waits for that copy alone (an event after it, not the kernels
+    queued later) and gives the record's entries."""
+    cupy = _cupy()
+    size = rec.shape[0]          # uint64 entries
+    mem = cupy.cuda.alloc_pinned_memory(8 * size)
+    host = np.frombuffer(mem, dtype=np.uint64, count=size)
+    stream = cupy.cuda.get_current_stream()
+    cupy.cuda.runtime.memcpyAsync(host.ctypes.data, rec.data.ptr, 8 * size,
+                                  cupy.cuda.runtime.memcpyDeviceToHost, stream.ptr)
+    done = cupy.cuda.Event(disable_timing=True)
+    done.record(stream)
+
+    def wait() -> list[int]:
+        done.synchronize()
+        return [int(v) for v in host.tolist()]   # ``host`` keeps ``mem`` alive
+    return wait
 
 
 # ------------------------------------------------------------------ segment_reduce
@@ -156,6 +183,28 @@ def reduce_kernels(value_dtype: str, op: str, out_dtype: str, acc_dtype: str) ->
     return tuple(f"xs_seg_{kind}{tail}" for kind in ("thread", "warp", "combine"))
 
 
+def reduce_checked(values, offsets, op: str, out_dtype: str, acc_dtype: str):
+    """:func:`offsets_stats` and :func:`segment_reduce` in one queue: the offsets' check,
+    the copy of its record to the host, then the short walk, launched before the host
+    waits for the record (the walks clamp every offset to ``[0, n]``, so offsets the
+    check will refuse read no row outside ``values``). Returns ``(stats, finish)``:
+    ``stats`` as :func:`offsets_stats` gives it; ``finish()``, to be called only when
+    the caller accepts those offsets, launches the long walk where a segment needs it
+    and returns the result. Saves the host's round trip between the check and the
+    walk (about 0.07 of 0.35 ms for 2**26 (n, 3) float32 rows in 2**21 segments)."""
+    cupy = _cupy()
+    offs = _int64(cupy, offsets)
+    wait = _read_later(_stats_record(offs))
+    started = None if op == "count" else _short_walk(values, offs, op, out_dtype, acc_dtype)
+    stats = _stats(wait())
+
+    def finish():
+        if started is None:
+            return segment_reduce(values, offs, op, out_dtype, acc_dtype, stats[4])
+        return _long_walk(started, stats[4])
+    return stats, finish
+
+
 def segment_reduce(values, offsets, op: str, out_dtype: str, acc_dtype: str, max_len: int):
     """The reduction of each segment: the short walk (one thread or one warp per
     segment) over every segment of at most ``split`` rows, then the long walk (warps
@@ -163,34 +212,57 @@ def segment_reduce(values, offsets, op: str, out_dtype: str, acc_dtype: str, max
     compaction of the offsets gathers (:mod:`xstride._plans.segments`)."""
     cupy = _cupy()
     offs = _int64(cupy, offsets)
+    if op == "count":
+        n_seg = offs.shape[0] - 1
+        tail = tuple(values.shape[1:])
+        lengths = (offs[1:] - offs[:-1]).reshape((n_seg,) + (1,) * len(tail))
+        return cupy.ascontiguousarray(cupy.broadcast_to(lengths, (n_seg,) + tail))
+    return _long_walk(_short_walk(values, offs, op, out_dtype, acc_dtype), max_len)
+
+
+def _short_walk(values, offs, op: str, out_dtype: str, acc_dtype: str):
+    """Launch the walk of every segment of at most the plan's ``split`` rows (its
+    choice of thread or warp walk needs only ``n``, the segments and the row's bytes);
+    return what :func:`_long_walk` needs: ``(out, v, offs, family, op, acc_dtype)``,
+    ``v``/``family`` None where there is nothing to walk."""
+    cupy = _cupy()
     n_seg = offs.shape[0] - 1
     tail = tuple(values.shape[1:])
     k = tail[0] if tail else 1
-    if op == "count":
-        lengths = (offs[1:] - offs[:-1]).reshape((n_seg,) + (1,) * len(tail))
-        return cupy.ascontiguousarray(cupy.broadcast_to(lengths, (n_seg,) + tail))
     out = cupy.empty((n_seg,) + tail, dtype=out_dtype)
     if n_seg == 0 or k == 0:
-        return out
+        return out, None, offs, None, op, acc_dtype
     n = values.shape[0]
     v = cupy.ascontiguousarray(values)
     family = reduce_kernels(values.dtype.name, op, out_dtype, acc_dtype)
-    plan = plan_segments(n, n_seg, max_len, k * v.dtype.itemsize)
+    plan = plan_segments(n, n_seg, 0, k * v.dtype.itemsize)
     if plan.short == "thread":
         per_block = _per_block(n, n_seg, k, v.dtype.itemsize)
         _launch(family[0], family, _grid(n_seg, per_block), _THREADS,
-                [ptr(v.data.ptr), ptr(offs.data.ptr), n_seg, k, plan.split, per_block,
+                [ptr(v.data.ptr), ptr(offs.data.ptr), n, n_seg, k, plan.split, per_block,
                  ptr(out.data.ptr)])
     else:
         _warps(family, v, offs, None, n_seg, k, 1, plan.split, plan.split, out, None)
+    return out, v, offs, family, op, acc_dtype
+
+
+def _long_walk(started, max_len: int):
+    """The long walk after :func:`_short_walk`, where the longest segment (``max_len``
+    rows) passes the plan's ``split``; returns the result."""
+    out, v, offs, family, op, acc_dtype = started
+    if v is None:
+        return out
+    n_seg = offs.shape[0] - 1
+    k = out.shape[1] if out.ndim == 2 else 1
+    plan = plan_segments(v.shape[0], n_seg, max_len, k * v.dtype.itemsize)
     if plan.long:
         ids = _long_segments(offs, n_seg, plan.split)
         walk = plan_long(ids.shape[0], max_len)
         part = None
         if walk.chunks > 1:
-            acc = _acc_dtype(values.dtype.name, op, acc_dtype)
+            acc = _acc_dtype(v.dtype.name, op, acc_dtype)
             dtype, words = _WIDE[acc][1] if acc in _WIDE else (acc, 1)
-            part = cupy.empty(ids.shape[0] * walk.chunks * k * words, dtype=dtype)
+            part = _cupy().empty(ids.shape[0] * walk.chunks * k * words, dtype=dtype)
         _warps(family, v, offs, ids, ids.shape[0], k, walk.chunks, walk.chunk_rows,
                max_len, out, part)
     return out
@@ -213,7 +285,7 @@ def _warps(family, v, offs, ids, n_items: int, k: int, chunks: int, chunk_rows: 
     warps = n_items * chunks
     idp = ptr(0 if ids is None else ids.data.ptr)
     _launch(family[1], family, _grid(warps, _WARPS_PER_BLOCK), _THREADS,
-            [ptr(v.data.ptr), ptr(offs.data.ptr), idp, n_items, k, chunks, chunk_rows,
+            [ptr(v.data.ptr), ptr(offs.data.ptr), v.shape[0], idp, n_items, k, chunks, chunk_rows,
              max_rows, ptr(out.data.ptr), ptr(0 if part is None else part.data.ptr)])
     if part is not None:
         _launch(family[2], family, _grid(n_items * k), _THREADS,

@@ -86,12 +86,16 @@ def _unsorted(func: str, name: str, pos: int, keys, backend) -> ValueError:
                                    f"{pair[1]}, less than {pair[0]} at position {pos - 1}")
 
 
-def _reduce(func: str, ex, values, offsets, op: str, max_len: int, first_empty: int):
-    dtype = values.dtype.name
+def _refuse_empty(func: str, dtype: str, op: str, first_empty: int) -> None:
     if op in ("min", "max", "mean") and dtype not in FLOATS and first_empty >= 0:
         raise value_error(func, "offsets", f"gives segment {first_empty} no rows; the {op} of "
                                            f"an empty segment of {dtype} values is undefined "
                                            "(floats give NaN)")
+
+
+def _reduce(func: str, ex, values, offsets, op: str, max_len: int, first_empty: int):
+    dtype = values.dtype.name
+    _refuse_empty(func, dtype, op, first_empty)
     return ex.segment_reduce(values, offsets, op, result_dtype(op, dtype),
                              accumulator(op, dtype), max_len)
 
@@ -180,7 +184,12 @@ def segment_reduce(values, offsets, op="sum"):
         raise value_error(func, "offsets", "must have shape (n_segments + 1,) with at least "
                                            f"one entry; got {tuple(offs.shape)}")
     n = vals.shape[0]
-    start, end, first_bad, first_empty, max_len = ex.offsets_stats(offs, n)
+    dtype = vals.dtype.name
+    # the check and the walk in one queue: the walk's result is used only once the
+    # offsets pass (on CuPy it runs while the check is read back)
+    stats, finish = ex.reduce_checked(vals, offs, op, result_dtype(op, dtype),
+                                      accumulator(op, dtype))
+    start, end, first_bad, first_empty, _ = stats
     if start != 0:
         raise value_error(func, "offsets", f"must start at 0; got offsets[0] = {start}")
     if first_bad >= 0:
@@ -191,7 +200,8 @@ def segment_reduce(values, offsets, op="sum"):
     if end != n:
         raise value_error(func, "offsets", f"must end at n = {n} (the rows of 'values'); "
                                            f"got offsets[-1] = {end}")
-    return _reduce(func, ex, vals, offs, op, max_len, first_empty)
+    _refuse_empty(func, dtype, op, first_empty)
+    return finish()
 
 
 def reduce_by_key(sorted_keys, values, op="sum"):
