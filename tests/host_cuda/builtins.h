@@ -1,6 +1,7 @@
 // Host stand-ins for the CUDA built-ins and vector types that xstride's reduction
-// sources name (tests/test_arg_interleave_host_kernel.py compiles argreductions.cu with
-// them, after prelude.h). Only what a host run reaches has a body (atomics and fences
+// and segment sources name (tests/test_arg_interleave_host_kernel.py compiles
+// argreductions.cu with them, after prelude.h; tests/test_segments_host_kernel.py
+// segments.cu). Only what a host run reaches has a body (atomics and fences
 // as the host's, the block's threads being threads); warp shuffles and ballots are
 // declared so that templates nobody instantiates here parse.
 #include <atomic>
@@ -29,6 +30,14 @@ template <typename T> T __shfl_sync(unsigned, T v, int, int = 32);
 template <typename T> T __shfl_up_sync(unsigned, T v, unsigned, int = 32);
 template <typename T> T __shfl_down_sync(unsigned, T v, unsigned, int = 32);
 template <typename T> T atomicAdd(T* p, T v) { return std::atomic_ref<T>(*p).fetch_add(v); }
+template <typename T> T atomicMin(T* p, T v)
+{
+    std::atomic_ref<T> a(*p);
+    T old = a.load();
+    while (v < old && !a.compare_exchange_weak(old, v)) {}
+    return old;
+}
+inline double __ull2double_rn(unsigned long long x) { return (double)x; }
 unsigned __ballot_sync(unsigned, int);
 unsigned __activemask();
 void __syncwarp(unsigned = 0xffffffffu);
