@@ -335,6 +335,25 @@ def test_fuse_per_block_returns_a_value_returned_twice_as_one_array():
         _same(g, w, True)
 
 
+def test_fuse_per_block_refuses_an_int_out_of_its_dtype_at_the_call():
+    """A new-user probe: traced with ``s=2``, a later call with ``s=300`` (int8 ``x``)
+    built a graph whose blocks raised ``OverflowError`` only at ``compute()``, where the
+    first call and dask's unfused ``x * 300`` raise at once; a comparison by value
+    (``x < 300``: NumPy's answer, no error) runs as written and compares."""
+    x = _dask(np.arange(-3, 3, dtype=np.int8), 2)
+    scale = xp.fuse(lambda x, s: x * s + 1)
+    _same(scale(x, 2), np.arange(-3, 3, dtype=np.int8) * 2 + 1, True)
+    with pytest.raises(OverflowError, match="300 out of bounds for int8"):
+        scale(x, 300)
+    u = _dask(np.arange(6, dtype=np.uint64), 2)
+    _same(scale(u, 2**63), np.arange(6, dtype=np.uint64) * 2**63 + 1, True)
+    with pytest.raises(OverflowError):
+        scale(u, 2**64)
+    below = xp.fuse(lambda x, s: x < s)
+    _same(below(x, 2), np.arange(-3, 3) < 2, True)
+    _same(below(x, 300), np.ones(6, dtype=bool), True)
+
+
 @pytest.mark.parametrize("chunks", [2, 5, (1, 3, 2)])
 def test_mean_var_std_of_masked_chunks_count_what_is_not_masked(chunks):
     """numpy.ma chunks: the moments divide by the elements not masked, as numpy.ma does

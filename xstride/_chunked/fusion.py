@@ -26,7 +26,7 @@ import dask.array as da
 import numpy as np
 from dask.array.utils import compute_meta, meta_from_array
 
-from .._plans.fusion import Load, node_shapes, results
+from .._plans.fusion import Load, node_shapes, results, scalar_sources
 from .chunks import without_empty_chunks
 from ..layout import Layout
 
@@ -99,6 +99,22 @@ def _outputs_span(graph, args, chunks) -> bool:
     return all(shapes[k] == shape for k in graph.outputs)
 
 
+def _scalars_fit(graph, args) -> bool:
+    """Whether this call's by-value scalars convert to their dtypes, as the CuPy
+    executor converts them before a launch. A Python int outside its loop dtype (``x *
+    300`` of int8 ``x``, traced with a scalar that fit) runs as written, where dask
+    raises NumPy's ``OverflowError`` at once (or compares by value), not a graph
+    whose blocks raise it at ``compute()``. Python arithmetic on the scalars runs here
+    as in the unfused run (its errors, ``ZeroDivisionError``, are raised now too)."""
+    try:
+        with np.errstate(all="ignore"):   # 1e300 into float32 is inf, as the kernel's
+            for v, dt in scalar_sources(graph, args):
+                np.asarray(v, dtype=dt)
+    except OverflowError:
+        return False
+    return True
+
+
 class _PerBlock:
     """The fused function called on one block of each dask argument (the other
     arguments as they are)."""
@@ -115,7 +131,7 @@ class _PerBlock:
 
 def run(fused, graph, args, multi):
     """The fused call as a blockwise dask graph, or None (run ``fn`` as written)."""
-    if not elementwise(graph):
+    if not elementwise(graph) or not _scalars_fit(graph, args):
         return None
     args = [without_empty_chunks(a) if _is_dask(a) else a for a in args]
     positions = [p for p, a in enumerate(args) if _is_dask(a)]

@@ -20,12 +20,12 @@ Imports CuPy only when called.
 from __future__ import annotations
 
 import inspect
-import operator
 import sys
 
 import numpy as np
 
 from .._plans import fusion as _fplan
+from .._plans.fusion import host_values
 from ..layout import Layout
 from . import _elementwise_exec as _ex
 from . import _fusion_reduce as _fr
@@ -54,23 +54,6 @@ def clear() -> None:
     _fr.clear()
 
 
-def host_values(graph, args) -> list:
-    """The values of the graph's host nodes for ``args`` (Python arithmetic, as the
-    unfused run does it)."""
-    vals = []
-    for h in graph.host:
-        kind = h[0]
-        if kind == "arg":
-            vals.append(args[h[1]])
-        elif kind == "const":
-            vals.append(h[1])
-        elif kind == "unary":
-            vals.append(getattr(operator, h[1])(vals[h[2]]))
-        else:
-            vals.append(getattr(operator, h[1])(vals[h[2]], vals[h[3]]))
-    return vals
-
-
 def _scalar_to(v, dt):
     """A NumPy scalar of ``dt`` from a Python scalar (``OverflowError`` as NumPy)."""
     return np.asarray(v, dtype=dt)[()]
@@ -78,14 +61,7 @@ def _scalar_to(v, dt):
 
 def scalar_values(graph, args) -> list:
     """The by-value scalars of one call, in :meth:`Graph.scalars` order."""
-    hv = host_values(graph, args) if graph.host else None
-    out = []
-    for i in graph.scalars:
-        n = graph.nodes[i]
-        src = n.source
-        v = hv[src[1]] if src[0] == "host" else args[src[1]]
-        out.append(_scalar_to(v, n.dtype))
-    return out
+    return [_scalar_to(v, dt) for v, dt in _fplan.scalar_sources(graph, args)]
 
 
 def _source(graph):

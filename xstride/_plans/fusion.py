@@ -27,6 +27,7 @@ View steps (tuples, first item the kind):
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 
 from .._core.errors import broadcast_error, error
@@ -35,7 +36,8 @@ from .elementwise import broadcast_shapes, result_axis_order
 
 __all__ = ["Load", "Scalar", "Op", "Reduce", "Graph", "build", "call_layouts", "node_shapes",
            "index_layout", "reshape_layout", "expand_key", "encode_key", "decode_key", "pre_graph",
-           "virtual_layout", "stored_layout_known", "reduce_walk", "magic", "results"]
+           "virtual_layout", "stored_layout_known", "reduce_walk", "magic", "results", "host_values",
+           "scalar_sources"]
 
 
 @dataclass(frozen=True)
@@ -184,6 +186,36 @@ def results(outs, multi):
     if not multi:
         return outs[0]
     return tuple(outs[i] for i in multi)
+
+
+def host_values(graph: Graph, args) -> list:
+    """The values of the graph's host nodes for ``args`` (Python arithmetic, as the
+    unfused run does it)."""
+    vals = []
+    for h in graph.host:
+        kind = h[0]
+        if kind == "arg":
+            vals.append(args[h[1]])
+        elif kind == "const":
+            vals.append(h[1])
+        elif kind == "unary":
+            vals.append(getattr(operator, h[1])(vals[h[2]]))
+        else:
+            vals.append(getattr(operator, h[1])(vals[h[2]], vals[h[3]]))
+    return vals
+
+
+def scalar_sources(graph: Graph, args) -> list:
+    """``(value, dtype name)`` of each by-value scalar of one call, in ``graph.scalars``
+    order: the value an executor converts to that dtype (as NumPy converts it: an int
+    out of its range is an ``OverflowError``, which the unfused run raises too)."""
+    hv = host_values(graph, args) if graph.host else None
+    out = []
+    for i in graph.scalars:
+        n = graph.nodes[i]
+        src = n.source
+        out.append((hv[src[1]] if src[0] == "host" else args[src[1]], n.dtype))
+    return out
 
 
 def _reach(nodes, starts, follow):
