@@ -116,6 +116,22 @@ def test_words_bad_input():
         rng.philox4x32_10(np.zeros((3, 4), np.uint32), np.zeros(2, np.uint32), 0)
 
 
+def test_generator_of_an_unavailable_backend_names_philox(monkeypatch):
+    """A new-user probe: ``Philox(1, backend="cupy")`` without CuPy raised the backend's
+    bare ``RuntimeError`` ("backend 'cupy' is unavailable: ..."), the one message of an
+    unavailable backend that named no function (``set_backend`` and ``use_backend``
+    name theirs)."""
+    from xstride import _backends
+    from xstride._core.errors import backend_unavailable_error
+
+    def unavailable():
+        raise backend_unavailable_error("cupy", "no device here")
+
+    monkeypatch.setattr(_backends.get("cupy"), "load", unavailable)
+    with pytest.raises(RuntimeError, match="^Philox: backend 'cupy' is unavailable: no device"):
+        rng.Philox(1, backend="cupy")
+
+
 def test_generator_bad_input():
     with pytest.raises(ValueError, match="'seed'"):
         rng.Philox(-1)

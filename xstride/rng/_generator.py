@@ -13,7 +13,7 @@ import operator
 import numpy as np
 
 from .. import _backends
-from .._backends.select import normalize_name
+from .._backends.select import load_for, normalize_name
 from .._core.errors import error, type_error, value_error
 from .._core.sizes import out_of_memory
 from .._plans.philox import mul_hi_lo
@@ -144,7 +144,7 @@ class Philox:
         be = _backends.active() if backend is None else \
             _backends.get(normalize_name(backend, source="Philox", arg="backend"))
         self._be = be
-        self._xp = be.load()
+        self._xp = load_for("Philox", be.name)   # its RuntimeError names Philox
         self._counter = 0
 
     # Read-only, as the counter: a new seed, stream or backend is a new generator.
