@@ -4,6 +4,8 @@ new-user probe; the earlier ones: tests/test_bad_input_dask_standard.py)."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -91,6 +93,24 @@ def test_broadcasts_of_unknown_lengths_say_compute_chunk_sizes(name, call, want)
         np.testing.assert_array_equal(g, w)
     y = _selected()[:, 0]   # shapes dask's broadcast takes as they are: no error
     assert len(xp.broadcast_arrays(y)) == 1
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_meshgrid_takes_one_dimensional_arrays_only(backend):
+    """The standard's meshgrid takes 1-D arrays; NumPy's and dask's flattened a 2-D one
+    (``meshgrid(ones((2, 3)), ones(4))`` gave shapes (4, 6)) and made a 0-D one of
+    length 1, silently."""
+    wrap = np.asarray if backend == "numpy" else (lambda a: _d(a, ()) if np.ndim(a) == 0 else _d(a))
+    v = wrap(np.arange(4.0))
+    for bad, at in ((np.ones((2, 3)), 0), (np.array(5.0), 1)):
+        args = (wrap(bad), v) if at == 0 else (v, wrap(bad))
+        shape = re.escape(str(bad.shape))
+        with pytest.raises(ValueError, match=rf"meshgrid: argument 'arrays\[{at}\]' has shape "
+                                             rf"{shape}; expected a one-dimensional array"):
+            xp.meshgrid(*args, indexing="ij")
+    got = [xp.to_numpy(a) for a in xp.meshgrid(v, wrap(np.ones(3)), indexing="ij")]
+    for g, w in zip(got, np.meshgrid(np.arange(4.0), np.ones(3), indexing="ij"), strict=True):
+        np.testing.assert_array_equal(g, w)
 
 
 def test_broadcast_arrays_of_known_lengths_that_differ_is_no_unknown_length_error():

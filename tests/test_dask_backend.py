@@ -185,7 +185,7 @@ def test_mixing_dask_and_numpy_arrays_is_refused():
     (lambda d, n: xp.broadcast_arrays(d, n), "args[0] is dask, args[1] is numpy"),
     (lambda d, n: xp.broadcast_arrays(n, n, d), "args[0] is numpy, args[1] is numpy, "
                                                 "args[2] is dask"),
-    (lambda d, n: xp.meshgrid(d, n), "xi[0] is dask, xi[1] is numpy"),
+    (lambda d, n: xp.meshgrid(d, n), "arrays[0] is dask, arrays[1] is numpy"),
     (lambda d, n: xp.result_type(n, d), "arrays_and_dtypes[0] is numpy, "
                                         "arrays_and_dtypes[1] is dask"),
     (lambda d, n: xp.concat([d, n]), "arrays[0] is dask, arrays[1] is numpy"),

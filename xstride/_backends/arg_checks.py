@@ -6,7 +6,8 @@ a non-integer dtype (a bool mask became indices 0 and 1), ``repeat`` with a floa
 ``shift`` and no tuple ``axis`` of its length (NumPy summed the shifts),
 ``searchsorted``'s ``x1`` of other than one dimension and ``sorter`` of
 another dtype or shape, ``sort``/``argsort``'s axis (a 0-D array has none),
-``tril``/``triu`` of fewer than two dimensions, ``arange``'s zero ``step``,
+``tril``/``triu`` of fewer than two dimensions, ``meshgrid`` of arrays of other than
+one dimension (both libraries flattened them), ``arange``'s zero ``step``,
 ``linspace``'s ``num`` of no int and ``endpoint`` of no bool (NumPy's took
 ``linspace(0, 1, True)`` as one value, both libraries ``endpoint="no"`` as true). The checks
 run before the backend's function, on the NumPy and dask backends ("Indexing
@@ -25,7 +26,7 @@ from .dispatch import compat_function, register
 
 __all__ = ["check_take", "check_repeats", "check_shift", "check_sorted_x1", "check_sorter",
            "check_axis", "check_flag", "check_sort_args", "check_step", "check_diff_ends",
-           "check_diff", "check_triangle", "check_linspace",
+           "check_diff", "check_triangle", "check_meshgrid", "check_linspace",
            "check_int_fill", "check_fill_fits", "check_int_items", "int_fill_dtype"]
 
 
@@ -174,6 +175,24 @@ def check_triangle(func: str, x, k) -> None:
         raise value_error(func, "x", f"has shape {tuple(x.shape)}, with lengths dask does not "
                                      "know (as after boolean indexing), which the diagonal "
                                      "needs; call x.compute_chunk_sizes() first")
+
+
+def check_meshgrid(arrays) -> None:
+    """``meshgrid``'s arrays: each of one dimension ("Creation Functions", ``meshgrid``:
+    "an arbitrary number of one-dimensional arrays"; NumPy's and dask's flattened a 2-D
+    array, and made a 0-D one of length 1, silently)."""
+    for i, a in enumerate(arrays):
+        ndim = getattr(a, "ndim", None)
+        if ndim is not None and ndim != 1:
+            raise value_error("meshgrid", f"arrays[{i}]", f"has shape {tuple(a.shape)}; "
+                                                          "expected a one-dimensional array")
+
+
+def meshgrid(*arrays, indexing="xy"):
+    """``meshgrid`` of the standard on NumPy arrays, each checked first to be of one
+    dimension (:func:`check_meshgrid`)."""
+    check_meshgrid(arrays)
+    return _numpy("meshgrid")(*arrays, indexing=indexing)
 
 
 def _triangle(name: str, backend: str):
@@ -428,7 +447,7 @@ def _asarray_positional(obj, /):
 
 _asarray_positional.__name__ = _asarray_positional.__qualname__ = "asarray"   # its errors
 for _fn in (take, repeat, roll, searchsorted, sort, argsort, count_nonzero, from_dlpack, diff,
-            arange, linspace, full):
+            arange, linspace, full, meshgrid):
     register(_fn.__name__, "numpy")(_fn)
 register("asarray", "numpy", positional=_asarray_positional)(asarray)
 for _backend_name in ("numpy", "dask"):

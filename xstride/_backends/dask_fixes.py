@@ -47,7 +47,7 @@ from .._chunked import _config as _chunked_config
 from .._chunked.chunks import (chunks_of_no_element, fit_chunks, fit_option,
                                without_empty_chunks as _merged)
 from .arg_checks import (check_fill_fits, check_int_fill, check_int_items, check_linspace,
-                         check_step, int_fill_dtype)
+                         check_meshgrid, check_step, int_fill_dtype)
 from .dask import check_chunks
 from .dispatch import implementation, register, register_arguments
 from .registry import get, of_array
@@ -465,7 +465,10 @@ def broadcast_arrays(*arrays):
 
 
 def meshgrid(*arrays, indexing="xy"):
-    """``meshgrid`` of the standard on dask arrays (:func:`_broadcast`)."""
+    """``meshgrid`` of the standard on dask arrays: each of one dimension, checked first
+    (:func:`~xstride._backends.arg_checks.check_meshgrid`; dask's flattened them), then
+    :func:`_broadcast`."""
+    check_meshgrid(arrays)
     return _broadcast("meshgrid", arrays,
                       lambda: get(_NAME).namespace().meshgrid(*arrays, indexing=indexing))
 
