@@ -226,6 +226,41 @@ def test_counter_lists_are_exact_past_2_63():
         rng.philox_uniform(1, 2, [1.5])
 
 
+@pytest.mark.parametrize("func", ["philox_uniform", "philox_uniform2", "philox_normal",
+                                  "philox_normal2"])
+@pytest.mark.parametrize("arg", [0, 1, 2])
+def test_lists_holding_0d_arrays_are_the_lists_of_their_ints(func, arg):
+    """A 0-d array in a seed, stream or counter list stands for its int, as a NumPy
+    scalar does: ``[np.int64(3), np.array(5)]`` was refused as "expected integers"
+    (NumPy keeps a 0-d array whole in the object array the list became)."""
+    from xstride import rng
+
+    def call(v):
+        args = [1, 2, 7]
+        args[arg] = v
+        return getattr(rng, func)(*args)
+
+    got, want = call([np.int64(3), np.array(5)]), call([3, 5])
+    for g, w in zip(got if isinstance(got, tuple) else (got,),
+                    want if isinstance(want, tuple) else (want,), strict=True):
+        np.testing.assert_array_equal(g, w)
+    np.testing.assert_array_equal(call([[np.array(2**64 - 1, np.uint64), 4]])[0],
+                                  call(np.array([[2**64 - 1, 4]], np.uint64))[0])
+    with pytest.raises(ValueError, match="has negative values"):
+        call([np.array(-5), 1])
+    with pytest.raises(TypeError, match="got list .*expected integers"):
+        call([np.array(5.0), 1])
+
+
+def test_philox4x32_10_lists_holding_0d_arrays():
+    from xstride import rng
+
+    want = rng.philox4x32_10([[3, 5, 1, 2]], [3, 5], 0)
+    got = rng.philox4x32_10([[np.int64(3), np.array(5), 1, np.array(2, np.uint32)]],
+                            [np.int64(3), np.array(5)], 0)
+    np.testing.assert_array_equal(got, want)
+
+
 def test_philox_counter_is_read_only():
     from xstride import rng
 

@@ -18,7 +18,10 @@ def integer_array(func: str, name: str, value) -> np.ndarray:
     """An exact NumPy integer array from a (nested) list/tuple of ints or an object array.
 
     Returns int64 when every value fits, else uint64 when every value lies in
-    ``[0, 2**64 - 1]``; an empty input gives an empty int64 array of its shape.
+    ``[0, 2**64 - 1]``; an empty input gives an empty int64 array of its shape. A 0-d
+    NumPy array in the list stands for its value, as a NumPy scalar does
+    (``[np.int64(3), np.array(5)]`` is ``[3, 5]``: NumPy keeps a 0-d array whole in an
+    object array, which was refused as no integer).
 
     Raises
     ------
@@ -30,7 +33,8 @@ def integer_array(func: str, name: str, value) -> np.ndarray:
     arr = np.asarray(value, dtype=object)
     if arr.size == 0:
         return np.zeros(arr.shape, dtype=np.int64)
-    items = arr.reshape(-1).tolist()
+    items = [v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v
+             for v in arr.reshape(-1).tolist()]
     for item in items:
         if isinstance(item, (bool, np.bool_)) or not isinstance(item, (int, np.integer)):
             raise type_error(func, name, value, "integers (a list of ints or an integer array)")
