@@ -443,6 +443,64 @@ def test_a_result_too_large_for_memory_is_named(monkeypatch):
         alg.morton_decode(np.broadcast_to(np.uint64(1), (2**36,)), 3)
 
 
+def test_broadcast_views_are_range_checked_by_the_elements_they_hold(monkeypatch):
+    """A new-user probe: Morton functions of a broadcast view of a few elements
+    (``np.broadcast_to(np.uint32(1), (2**40,))``) hung: the range checks (and
+    ``morton_keys``' finite check) walked every repeat of the view before the keys'
+    allocation could fail. They read the elements the view holds; the MemoryError
+    names the function and the size at once."""
+    import time
+
+    from xstride import _backends
+    from xstride._host import morton as host_morton
+
+    be = _backends.get("numpy")
+    real = type(be).executor
+    monkeypatch.setattr(type(be), "executor", lambda self, kind: _NoMemory(real(self, kind)))
+
+    def no_keys(*args, **kwargs):
+        raise MemoryError("Unable to allocate 8.00 TiB for an array")
+    monkeypatch.setattr(host_morton, "keys", no_keys)
+    t0 = time.perf_counter()
+    with pytest.raises(MemoryError, match=r"^morton_encode: not enough memory for the "
+                                          r"keys, shape \(68719476736,\) \(512\.00 GiB\)"):
+        alg.morton_encode(np.broadcast_to(np.uint32(1), (2**36,)), 1)
+    with pytest.raises(MemoryError, match=r"^morton_encode: not enough memory for the "
+                                          r"keys, shape \(65536, 1048576\)"):
+        alg.morton_encode(np.broadcast_to(np.arange(2**20, dtype=np.uint32), (2**16, 2**20)), 3)
+    with pytest.raises(MemoryError, match=r"^morton_decode: not enough memory for the "
+                                          r"cells, shape \(68719476736, 2\) \(1\.00 TiB\)"):
+        alg.morton_decode(np.broadcast_to(np.uint64(5), (2**36,)), 2)
+    with pytest.raises(MemoryError, match=r"^morton_keys: not enough memory for the "
+                                          r"keys, shape \(1073741824,\) \(8\.00 GiB\)"):
+        alg.morton_keys(np.broadcast_to(np.array([0.5, 0.1, 0.2]), (2**30, 3)),
+                        [0, 0, 0], [1, 1, 1], 5)
+    assert time.perf_counter() - t0 < 3      # the views' 2**36 repeats are not read
+    # the range checks still see every value the view holds
+    with pytest.raises(ValueError, match=r"^morton_encode: argument 'ix' has cell index "
+                                         r"8589934592"):
+        alg.morton_encode(np.broadcast_to(np.array([3, 2**33]), (2**36, 2)), 1)
+    with pytest.raises(ValueError, match=r"^morton_decode: argument 'keys' has a negative key "
+                                         r"\(-1\)"):
+        alg.morton_decode(np.broadcast_to(np.array([[4], [-1]]), (2, 2**36)), 2)
+    with pytest.raises(ValueError, match=r"^morton_decode: argument 'keys' has a key with bit "
+                                         r"63 set"):
+        alg.morton_decode(np.broadcast_to(np.array([[4], [2**63]], np.uint64), (2, 2**36)), 3)
+    with pytest.raises(ValueError, match=r"^morton_keys: argument 'positions' has a NaN .* "
+                                         r"in row 0"):
+        alg.morton_keys(np.broadcast_to(np.array([0.5, np.nan]), (2**36, 2)), [0, 0], [1, 1], 5)
+    assert time.perf_counter() - t0 < 3
+    monkeypatch.undo()
+    # and small views give the keys and cells of their copies
+    ix = np.broadcast_to(np.array([5, 7]), (3, 2))
+    iy = np.array([[1], [2], [3]])
+    assert alg.morton_encode(ix, iy).tolist() == alg.morton_encode(ix.copy(), iy).tolist()
+    assert (alg.morton_decode(ix, 3).tolist() == alg.morton_decode(ix.copy(), 3).tolist())
+    pos = np.broadcast_to(np.array([0.5, 0.25, 0.125]), (4, 3))
+    assert (alg.morton_keys(pos, [0] * 3, [1] * 3, 4).tolist()
+            == alg.morton_keys(pos.copy(), [0] * 3, [1] * 3, 4).tolist())
+
+
 def test_numpy_bounds_go_with_positions_of_any_backend():
     """A probe: the bounds are host parameters, yet NumPy-array bounds beside dask
     positions were the mixed-backend TypeError (a list worked). Bounds of another

@@ -65,7 +65,10 @@ def compact(v: np.ndarray, ndim: int) -> np.ndarray:
 
 
 def first_nonfinite_row(positions: np.ndarray) -> int:
-    """Index of the first row with a NaN or infinite coordinate, or -1."""
+    """Index of the first row with a NaN or infinite coordinate, or -1. Rows of byte
+    stride 0 (a broadcast view, ``broadcast_to(row, (n, 3))``) are one row, read once."""
+    if positions.shape[0] > 1 and positions.strides[0] == 0:
+        positions = positions[:1]
     for start in range(0, positions.shape[0], CHUNK):
         block = positions[start:start + CHUNK]
         # the whole block first, flat (contiguous: one fast pass); rows only if it fails

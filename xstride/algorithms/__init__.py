@@ -44,7 +44,7 @@ __all__ = [
 
 from ._args import MAX_MORTON_LEVELS  # noqa: E402
 from ._args import (_levels, _host_vector, _as_array, _dtype_error, _integer_array,
-                    _known_shape, _nonfinite, _refuse_listed_bools, _same_device)
+                    _known_shape, _nonfinite, _refuse_listed_bools, _same_device, _stored)
 from .sort import sort_by_key  # noqa: E402
 from .segments import (SEGMENT_OPS, bin_offsets, compact, reduce_by_key,  # noqa: E402
                        run_length_encode, segment_reduce)
@@ -143,6 +143,9 @@ def morton_keys(positions, lower, upper, levels):
         ``lower == upper`` on an axis; ``levels`` out of range; a NaN or infinite
         coordinate (the message names the first bad row). On CuPy the check reads one
         8-byte value back from the device.
+    MemoryError
+        The keys do not fit in memory (a broadcast view of positions; the message gives
+        their shape and size).
 
     Notes
     -----
@@ -180,7 +183,10 @@ def morton_keys(positions, lower, upper, levels):
                                          f"{lo.size} and {hi.size}")
     lv = _levels(func, levels, ndim)
     scales = _scales(func, lo, hi, lv)
-    keys, bad = backend.executor("morton").checked_keys(pos, lo, scales, lv)
+    try:
+        keys, bad = backend.executor("morton").checked_keys(pos, lo, scales, lv)
+    except MemoryError:   # a broadcast view of positions: far more rows than its memory
+        raise _out_of_memory(func, "the keys", (int(pos.shape[0]),), 8) from None
     if bad >= 0:
         raise _nonfinite(func, bad, backend.to_host(pos[bad]))
     return keys
@@ -215,8 +221,8 @@ def morton_encode(ix, iy, iz=None, *, levels=None):
         lengths dask does not know (``x.compute_chunk_sizes()`` first).
     MemoryError
         The broadcast keys do not fit in memory (the message gives their shape and
-        size; the range checks read the inputs before broadcasting, so this comes at
-        once).
+        size; the range checks read the inputs before broadcasting, and of an input
+        that is a broadcast view the elements it holds, so this comes at once).
 
     Examples
     --------
@@ -246,11 +252,13 @@ def morton_encode(ix, iy, iz=None, *, levels=None):
                                            f"({text})") from None
         _checked_size(func, name, shape, 8, result=True)
     # the range checks read each input as given, not its broadcast view (an (n, 1)
-    # column and a (1, n) row: n values each, not n * n)
+    # column and a (1, n) row: n values each, not n * n), and of an input that is itself
+    # a broadcast view only the elements it holds (_stored)
     empty = any(n == 0 for n in shape)
     for (name, _), c in zip(named, cells):
         if c.size == 0 or empty:
             continue
+        c = _stored(c)
         if c.dtype.kind == "i" and int(c.min()) < 0:
             raise _value_error(func, name, f"has a negative cell index ({int(c.min())})")
         top = int(c.max())
@@ -306,17 +314,20 @@ def morton_decode(keys, ndim):
     # the result holds ndim uint64 words a key (a broadcast view of keys may be far
     # larger than its memory)
     _checked_size(func, "keys", tuple(int(n) for n in arr.shape) + (nd,), 8, result=True)
-    if arr.size and arr.dtype.kind == "i" and int(arr.min()) < 0:
-        raise _value_error(func, "keys", f"has a negative key ({int(arr.min())})")
-    u = arr.astype(_np.uint64, copy=False)
-    if nd == 3 and arr.size and int(u.max()) >> 63:
-        raise _value_error(func, "keys", f"has a key with bit 63 set ({int(u.max())}); "
+    # the range checks read the elements keys hold, not a broadcast view's repeats
+    held = _stored(arr)
+    if arr.size and arr.dtype.kind == "i" and int(held.min()) < 0:
+        raise _value_error(func, "keys", f"has a negative key ({int(held.min())})")
+    top = int(held.astype(_np.uint64, copy=False).max()) if nd == 3 and arr.size else 0
+    if top >> 63:
+        raise _value_error(func, "keys", f"has a key with bit 63 set ({top}); "
                                         "3-D keys have 63 bits")
-    if backend.lazy and arr.size == 0:
-        u = u.rechunk(-1)   # dask cannot reshape an array of no element in several chunks
-    flat = u.reshape(-1)  # the executors work on 1-D keys; 0-d keys too
-    try:
+    try:   # a broadcast view's keys are copied here: their MemoryError is the cells'
+        u = arr.astype(_np.uint64, copy=False)
+        if backend.lazy and arr.size == 0:
+            u = u.rechunk(-1)   # dask cannot reshape an array of no element in several chunks
+        flat = u.reshape(-1)  # the executors work on 1-D keys; 0-d keys too
         cells = backend.executor("morton").decode(flat, nd)
     except MemoryError:
-        raise _out_of_memory(func, "the cells", tuple(u.shape) + (nd,), 8) from None
+        raise _out_of_memory(func, "the cells", tuple(arr.shape) + (nd,), 8) from None
     return cells.reshape(tuple(u.shape) + (nd,))

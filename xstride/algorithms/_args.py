@@ -169,6 +169,20 @@ def _as_array(func: str, name: str, value, backend):
     return backend.asarray(arr) if backend.lazy else arr
 
 
+def _stored(arr):
+    """The elements ``arr`` holds in memory, for the range checks: a broadcast view (byte
+    stride 0 along an axis of more than one element) cut to one element along those
+    axes, the same values without reading its repeats (``max`` of
+    ``broadcast_to(x, (2**40,))`` walked 2**40 elements before the result's allocation
+    could fail). Arrays without strides (dask's) pass as they are."""
+    strides = getattr(arr, "strides", None)
+    if not isinstance(strides, tuple) or not any(
+            st == 0 and n > 1 for st, n in zip(strides, arr.shape)):
+        return arr
+    return arr[tuple(slice(0, 1) if st == 0 else slice(None)
+                     for st in strides)]
+
+
 def _dtype_error(func: str, name: str, value, arr, allowed: str) -> TypeError:
     """``TypeError`` for an argument ``value`` whose array ``arr`` has a dtype other than
     ``allowed`` says: naming ``value`` itself where it was no array (a list, a str),
