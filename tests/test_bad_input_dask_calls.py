@@ -70,6 +70,31 @@ def test_trace_diagonal_of_unknown_lengths_say_compute_chunk_sizes(name):
     np.testing.assert_array_equal(xp.to_numpy(getattr(xp.linalg, name)(y)), want)
 
 
+@pytest.mark.parametrize("call, want, shape, axis", [
+    (lambda y: xp.diff(y, axis=0), lambda v: np.diff(v, axis=0), "(nan, 3)", 0),
+    (lambda y: xp.diff(y, axis=-2, n=2), lambda v: np.diff(v, axis=-2, n=2), "(nan, 3)", -2),
+    (lambda y: xp.diff(y, axis=0, append=_d(np.ones((1, 3)))),
+     lambda v: np.diff(v, axis=0, append=np.ones((1, 3))), "(nan, 3)", 0),
+    (lambda y: xp.diff(y[:, 0]), lambda v: np.diff(v[:, 0]), "(nan,)", -1),
+    (lambda y: xp.diff(y[:, 0] > 5), lambda v: np.diff(v[:, 0] > 5), "(nan,)", -1),  # bools
+])
+def test_diff_along_unknown_lengths_says_compute_chunk_sizes(call, want, shape, axis):
+    """dask's said "Arrays chunk sizes are unknown: (nan, 3)" with a paragraph of advice
+    for DataFrames; ``diff`` along an axis of known length, or of ``n=0``, still
+    answers."""
+    y = _selected()                       # (nan, 3)
+    with pytest.raises(ValueError, match=rf"^diff: argument 'x' has shape {re.escape(shape)}, "
+                                         r"with lengths dask does not know .*differences "
+                                         rf"along axis {axis} need; call "
+                                         r"x.compute_chunk_sizes\(\) first$"):
+        call(y)
+    rows = np.arange(24.0).reshape(8, 3)[1:]
+    np.testing.assert_array_equal(xp.to_numpy(xp.diff(y, axis=1)), np.diff(rows, axis=1))
+    np.testing.assert_array_equal(xp.to_numpy(xp.diff(y, axis=0, n=0)), rows)
+    y.compute_chunk_sizes()
+    np.testing.assert_array_equal(xp.to_numpy(call(y)), want(rows))
+
+
 @pytest.mark.parametrize("name, call, want", [
     ("broadcast_arrays", lambda y: xp.broadcast_arrays(y, xp.asarray(1.0)),
      lambda v: np.broadcast_arrays(v, 1.0)),

@@ -26,7 +26,7 @@ from .dispatch import compat_function, register
 
 __all__ = ["check_take", "check_repeats", "check_shift", "check_sorted_x1", "check_sorter",
            "check_axis", "check_flag", "check_sort_args", "check_step", "check_diff_ends",
-           "check_diff", "check_triangle", "check_meshgrid", "check_linspace",
+           "check_diff", "check_dask_diff", "check_triangle", "check_meshgrid", "check_linspace",
            "check_int_fill", "check_fill_fits", "check_int_items", "int_fill_dtype"]
 
 
@@ -160,6 +160,23 @@ def check_diff(x, axis, prepend, append) -> None:
     (:func:`check_diff_ends`)."""
     check_axis("diff", x, axis)
     check_diff_ends(x, axis, prepend, append)
+
+
+def check_dask_diff(x, axis, n, prepend, append) -> None:
+    """``diff`` on dask: ``x`` of at least one dimension, ``axis`` and the ends
+    (:func:`check_diff`), ``n`` an int, and for ``n`` differences a length along
+    ``axis`` that dask knows (after boolean indexing dask's said "Arrays chunk sizes are
+    unknown", with advice for DataFrames; other axes may be unknown)."""
+    if x.ndim == 0:
+        raise value_error("diff", "x", "is 0-D; diff takes arrays of at least one dimension")
+    check_diff(x, axis, prepend, append)
+    if not isinstance(n, (int, np.integer)):
+        raise type_error("diff", "n", n, "a non-negative int")
+    if n > 0 and x.shape[axis] != x.shape[axis]:   # NaN: a length dask does not know
+        raise value_error("diff", "x", f"has shape {tuple(x.shape)}, with lengths dask does "
+                                       "not know (as after boolean indexing), which its "
+                                       f"differences along axis {axis} need; call "
+                                       "x.compute_chunk_sizes() first")
 
 
 def check_triangle(func: str, x, k) -> None:

@@ -34,7 +34,8 @@ backend"):
 - ``take``: an index out of range raises NumPy's ``IndexError`` when computed.
 - Lengths dask does not know (after boolean indexing): ``repeat`` (per block),
   ``expand_dims`` (an index of ``None``s) and ``clip`` (by ``where``) do without them; ``reshape``, ``take`` along
-  such an axis, ``roll`` and ``nonzero`` say to call ``compute_chunk_sizes()``.
+  such an axis, ``diff`` along one, ``roll`` and ``nonzero`` say to call
+  ``compute_chunk_sizes()``.
 
 The linear algebra of stacks of matrices is in ``dask_linalg.py``.
 Nothing here imports dask at import time.
@@ -51,7 +52,8 @@ import numpy as np
 from .._chunked import _config as _chunked_config
 from .._core.errors import broadcast_error, error, type_error, value_error
 from .._plans.reduction import normalize_axis
-from .arg_checks import check_repeats, check_shift, check_diff, check_sort_args, check_sorter, check_take
+from .arg_checks import (check_repeats, check_shift, check_dask_diff, check_sort_args,
+                         check_sorter, check_take)
 from .dispatch import register
 from .registry import get
 from .linalg_fixes import check_tensordot
@@ -306,13 +308,10 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
 def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
     """``diff`` of the standard on dask arrays: ``x`` of at least one dimension, ``axis``
     and ``n`` checked first (dask's raised a bare ``IndexError`` for a 0-D ``x`` or an
-    axis out of range, and took ``n=1.0``); a bool ``x`` differs by ``not_equal``, as
-    NumPy's does (dask's subtracted bools: a ``TypeError``)."""
-    if x.ndim == 0:
-        raise value_error("diff", "x", "is 0-D; diff takes arrays of at least one dimension")
-    check_diff(x, axis, prepend, append)
-    if not isinstance(n, (int, np.integer)):
-        raise type_error("diff", "n", n, "a non-negative int")
+    axis out of range, and took ``n=1.0``), and a length along ``axis`` that dask knows
+    (:func:`~xstride._backends.arg_checks.check_dask_diff`); a bool ``x`` differs by
+    ``not_equal``, as NumPy's does (dask's subtracted bools: a ``TypeError``)."""
+    check_dask_diff(x, axis, n, prepend, append)
     ns = _ns()
     if x.dtype != np.bool_ or n == 0:
         return ns.diff(x, axis=axis, n=n, prepend=prepend, append=append)
