@@ -499,3 +499,44 @@ def test_too_many_positional_arguments_say_to_pass_them_by_keyword(call, name):
     text = str(info.value)
     assert text.startswith(f"{name}: {name}() takes ") and "<locals>" not in text
     assert "go by keyword (help(xstride." in text
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("name, x1, x2, arg, shown, dt", [
+    ("add", "int8", 2**200, "x2", r"160693804425\.\.\. \(61 digits\)", np.int8),
+    ("add", -2**200, "int8", "x1", r"-160693804425\.\.\. \(61 digits\)", np.int8),
+    ("multiply", "int8", 300, "x2", "300", np.int8),
+    ("subtract", "uint64", 2**64, "x2", "18446744073709551616", np.uint64),
+    ("bitwise_and", "uint64", -1, "x2", "-1", np.uint64),
+    ("pow", "int64", 2**70, "x2", "1180591620717411303424", np.int64),
+    ("floor_divide", "int8", 2**100, "x2", r"126765060022\.\.\. \(31 digits\)", np.int8),
+])
+def test_a_python_int_its_array_s_dtype_cannot_hold_is_named(backend, name, x1, x2, arg,
+                                                             shown, dt):
+    """A probe: ``xp.add(x, 2**200)`` of an integer ``x`` raised NumPy's "add: Python int
+    too large to convert to C long", naming no argument, dtype or range (a Python int is
+    a weak scalar: it takes the array's dtype, NEP 50); ints within 64 bits said "Python
+    integer 300 out of bounds for int8", naming no argument."""
+    if backend == "dask":
+        da = pytest.importorskip("dask.array")
+    wrap = np.asarray if backend == "numpy" else (lambda v: da.from_array(v, chunks=2))
+    args = [wrap(np.arange(3, dtype=v)) if isinstance(v, str) else v for v in (x1, x2)]
+    info = np.iinfo(dt)
+    with pytest.raises(OverflowError, match=rf"^{name}: argument '{arg}' is the Python int "
+                                            rf"{shown}, out of bounds for {np.dtype(dt)} "
+                                            rf"\(from {info.min} to {info.max}\), the dtype "
+                                            r"of the array beside it"):
+        getattr(xp, name)(*args)
+
+
+def test_a_python_int_an_array_s_dtype_holds_still_answers():
+    """Only the error's words changed: ints that fit the dtype, float and wider operands,
+    and other functions' int arguments are as before."""
+    i8 = np.arange(3, dtype=np.int8)
+    assert xp.add(i8, 127).dtype == np.int8
+    assert xp.add(i8, np.arange(3)).dtype == np.int64
+    assert xp.add(np.ones(3), 2**200).tolist() == [2.0**200] * 3
+    assert xp.equal(i8, 2**200).tolist() == [False] * 3     # NumPy's comparison
+    assert xp.roll(i8, 2**62).tolist() == np.roll(np.arange(3, dtype=np.int8), 2**62).tolist()
+    with pytest.raises(OverflowError, match=r"^add: int too large to convert to float"):
+        xp.add(np.ones(3), 2**2000)                        # NumPy's float conversion

@@ -24,7 +24,8 @@ import threading
 
 import numpy as np
 
-from .._core.errors import error
+from .._core.errors import error, overflow_error
+from .._core.names import ELEMENTWISE
 from .._core.ufuncs import ENGINE_UFUNCS
 from ._base import Backend
 from .registry import DEFAULT, REGISTRY, each, get
@@ -425,6 +426,38 @@ def named_error(exc: Exception, qualname: str) -> Exception:
     return ValueError(msg)  # pragma: no cover - only those three are caught
 
 
+_ELEMENTWISE = frozenset(ELEMENTWISE)
+
+
+def _unheld_int(qualname: str, named) -> OverflowError | None:
+    """The ``OverflowError`` of an elementwise function for a Python int argument that
+    the integer dtype of its arrays cannot hold: a weak scalar (NEP 50, the standard's
+    "Type promotion rules"), it takes that dtype (NumPy's said "Python int too large to
+    convert to C long" past 64 bits, naming no argument, dtype or range). None for any
+    other function or cause: the library's error, named, is raised as it was."""
+    if qualname not in _ELEMENTWISE:
+        return None
+    named = list(named)
+    dtypes = [v.dtype for _, v in named if not isinstance(v, (int, float, complex))
+              and getattr(getattr(v, "dtype", None), "kind", None) in ("i", "u")]
+    if not dtypes:
+        return None
+    dt = np.result_type(*dtypes)
+    if dt.kind not in "iu":   # int64 beside uint64: float64, which NumPy converts to
+        return None
+    info = np.iinfo(dt)
+    for name, v in named:
+        if type(v) is int and not info.min <= v <= info.max:
+            text = str(abs(v))
+            shown = ("-" if v < 0 else "") + (text if len(text) <= 24
+                                              else f"{text[:12]}... ({len(text)} digits)")
+            return overflow_error(qualname.rsplit(".", 1)[-1], name,
+                                  f"is the Python int {shown}, out of bounds for {dt} (from "
+                                  f"{info.min} to {info.max}), the dtype of the array beside "
+                                  "it, which a Python int takes (NEP 50)")
+    return None
+
+
 def follower(qualname: str, module: str = "xstride"):
     """Wrapper for a function that takes arrays: it runs on its arguments' backend.
 
@@ -472,6 +505,12 @@ def follower(qualname: str, module: str = "xstride"):
                     params.append(param_names(reference))
                 raise _no_array_error(qualname, backend, _named(params[0], args, kwargs))
         except (TypeError, ValueError, OverflowError) as exc:  # a library's names no function
+            if isinstance(exc, OverflowError):
+                if not params:
+                    params.append(param_names(reference))
+                unheld = _unheld_int(qualname, _named(params[0], args, kwargs))
+                if unheld is not None:
+                    raise unheld from None
             raise named_error(exc, qualname) from None
 
     return _finish(wrapper, reference, qualname, module)

@@ -17,14 +17,8 @@ DTYPES = (
 #: Creation functions that take no array: they run on the active backend.
 CREATION = ("arange", "asarray", "empty", "eye", "full", "linspace", "ones", "zeros")
 
-#: Everything else takes arrays (or dtypes) and follows them.
-FUNCTIONS = (
-    # creation functions that take an array
-    "empty_like", "from_dlpack", "full_like", "meshgrid", "ones_like", "tril", "triu",
-    "zeros_like",
-    # data type functions
-    "astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type",
-    # elementwise
+#: The elementwise functions ("Element-wise functions" of the standard).
+ELEMENTWISE = (
     "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh",
     "bitwise_and", "bitwise_left_shift", "bitwise_invert", "bitwise_or",
     "bitwise_right_shift", "bitwise_xor", "ceil", "clip", "conj", "copysign", "cos",
@@ -35,6 +29,17 @@ FUNCTIONS = (
     "negative", "nextafter", "not_equal", "positive", "pow", "real", "reciprocal",
     "remainder", "round", "sign", "signbit", "sin", "sinh", "square", "sqrt",
     "subtract", "tan", "tanh", "trunc",
+)
+
+#: Everything else takes arrays (or dtypes) and follows them.
+FUNCTIONS = (
+    # creation functions that take an array
+    "empty_like", "from_dlpack", "full_like", "meshgrid", "ones_like", "tril", "triu",
+    "zeros_like",
+    # data type functions
+    "astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type",
+    # elementwise
+    *ELEMENTWISE,
     # indexing
     "take", "take_along_axis",
     # linear algebra
