@@ -88,6 +88,31 @@ def test_strict_raises_type_error_naming_the_operation(fake_cupy, body, what):
         f(fake(np.arange(3, dtype=np.int8)))
 
 
+@pytest.mark.parametrize("name, op", [("bitwise_left_shift", "<<"),
+                                      ("bitwise_right_shift", ">>"), ("floor_divide", "//"),
+                                      ("remainder", "%"), ("pow", r"\*\*"),
+                                      ("nextafter", None), ("copysign", None)])
+def test_an_elementwise_function_that_does_not_fuse_says_what_to_do(fake_cupy, name, op):
+    """docs/fuse.md, "What fuses": ``xp.bitwise_left_shift`` (and the others here) does
+    not fuse; the message said "neither elementwise nor one of the fused views and
+    reductions" of an elementwise function, and not what to write instead."""
+    def body(x):
+        if _unfused_marker(x):
+            return "unfused"
+        return getattr(xp, name)(x, 2) + 1
+
+    x = fake(np.arange(6, dtype=np.uint32))
+    instead = (rf"write the operator {op} in its place \(it fuses\) or call xp.{name} "
+               if op else f"call xp.{name} ") + "outside the fused function$"
+    reason = (rf"xp.{name} is not supported inside xp.fuse \(docs/fuse.md, \"What "
+              rf"fuses\"\); {instead}")
+    with pytest.raises(TypeError, match=rf"^fuse: cannot fuse \S*body: {reason}") as info:
+        xp.fuse(body, strict=True)(x)
+    assert "neither elementwise" not in str(info.value)
+    with pytest.warns(xp.FusionWarning, match=rf"^fuse: \S*body runs unfused: {reason}"):
+        assert xp.fuse(body)(x) == "unfused"
+
+
 @pytest.mark.parametrize("body, other", [
     (lambda x, h: x * h, np.float16(1.5)),               # a float16 NumPy scalar
     (lambda x, h: x * h, np.ones(3, np.float16)),        # a float16 array

@@ -34,6 +34,7 @@ import operator
 import numpy as np
 
 from .._core.errors import error
+from .._core.names import ELEMENTWISE
 from .._core.ufuncs import ENGINE_UFUNCS, FUSION_MATH, FUSION_PREDICATES, IDENTITY_ON_INTEGERS
 from .._plans import fusion as _plan
 from .._plans.elementwise import broadcast_shapes
@@ -428,6 +429,21 @@ _ENGINE = frozenset(ENGINE_UFUNCS) | {"where"}
 _VIEWS = {"permute_dims", "matrix_transpose", "broadcast_to", "reshape", "expand_dims"}
 _REDUCTIONS = {"sum", "prod", "min", "max", "mean", "var", "std", "all", "any", "argmin",
                "argmax", "cumulative_sum", "cumulative_prod"}
+#: elementwise functions the trace does not compute whose operator fuses in their place
+#: (docs/fuse.md, "What fuses": CuPy's own operators, "CuPy's //, %, **, shifts")
+_BY_OPERATOR = {"bitwise_left_shift": "<<", "bitwise_right_shift": ">>",
+                "floor_divide": "//", "remainder": "%", "pow": "**"}
+
+
+def _unfused_elementwise(name: str) -> str:
+    """Why ``xp.<name>``, an elementwise function the trace does not compute, stops a
+    call from fusing, and what to do instead (it said "neither elementwise nor one of
+    the fused views", of functions that are elementwise)."""
+    op = _BY_OPERATOR.get(name)
+    instead = (f"write the operator {op} in its place (it fuses) or call xp.{name} outside "
+               "the fused function" if op else f"call xp.{name} outside the fused function")
+    return (f"xp.{name} is not supported inside xp.fuse (docs/fuse.md, \"What fuses\"); "
+            f"{instead}")
 
 
 def namespace_call(qualname: str, args: tuple, kwargs: dict):
@@ -490,6 +506,8 @@ def namespace_call(qualname: str, args: tuple, kwargs: dict):
         return _reduction(name, args, kwargs)
     if name in _REDUCTIONS:
         raise Unfusable(f"xp.{name} (only sum, prod, min, max and mean fuse)")
+    if name in ELEMENTWISE:
+        raise Unfusable(_unfused_elementwise(name))
     raise Unfusable(f"xp.{name} (neither elementwise nor one of the fused views and "
                     "reductions: docs/fuse.md, \"What fuses\"; for a periodic stencil, "
                     "refresh ghost cells with xp.copy_into and fuse the slices)"
