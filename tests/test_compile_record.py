@@ -386,6 +386,25 @@ def test_drain_waits_for_prefetched_compiles_and_keeps_their_errors(fake_cupy, m
         _compile.function("k2", code=SRC2)
 
 
+def test_clear_forgets_the_compiles_still_in_flight(fake_cupy, monkeypatch):
+    """A prefetched compile that ends after ``clear()`` must not put its kernel back
+    (tests that swap the stand-in CuPy between cases found the last case's kernels)."""
+    monkeypatch.setattr(_compile, "COMPILE_THREADS", 2)
+    made = slow_modules(fake_cupy, 0.2)
+    assert _compile.prefetch([_compile.Request("k", code=SRC)]) == 1
+    _compile.clear()                                 # while the compile runs
+    time.sleep(0.05)
+    assert len(made) == 1 and not _compile._INFLIGHT
+    _compile.function("k", code=SRC)                 # compiled again, not the old one
+    assert len(made) == 2
+    slow_modules(fake_cupy, 0.05, fail=RuntimeError("nvrtc: bad source"))
+    assert _compile.prefetch([_compile.Request("k2", code=SRC2)]) == 1
+    _compile.clear()                                 # its error is forgotten as well
+    made = slow_modules(fake_cupy, 0.0)
+    _compile.function("k2", code=SRC2)
+    assert len(made) == 1
+
+
 def test_threads_asking_for_one_kernel_compile_it_once(fake_cupy):
     import threading
 

@@ -316,7 +316,12 @@ def drain() -> None:
 
 def clear() -> None:
     """Forget every compiled module and function (CuPy's own caches stay; the record of
-    past compiles too: :func:`reset_record`)."""
+    past compiles too: :func:`reset_record`). Compiles :func:`prefetch` started are
+    waited for first and forgotten with the rest (their errors too): one that finished
+    after the tables were emptied would put its kernel back."""
+    drain()
+    with _INFLIGHT_LOCK:
+        _INFLIGHT.clear()
     _MODULES.clear()
     _FUNCTIONS.clear()
 
