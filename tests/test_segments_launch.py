@@ -610,3 +610,22 @@ def test_plan_of_the_short_walk(n, n_seg, row_bytes, short):
     (5, 10, 1, 4, 512)])                          # empty segments count as a byte
 def test_segments_per_block_of_the_thread_walk(n, n_seg, k, itemsize, want):
     assert ks._per_block(n, n_seg, k, itemsize) == want
+
+
+def test_record_reads_share_a_pinned_buffer_only_once_it_is_free(fake_cupy):
+    """``_read_later`` reuses its thread's pinned words for the next read only after the
+    last one was waited for: a read still pending keeps its own."""
+    first = ks._read_later(fake_cupy.asarray(np.array([1, 2, 3], np.uint64)))
+    second = ks._read_later(fake_cupy.asarray(np.array([7, 8], np.uint64)))   # first pending
+    assert second() == [7, 8] and first() == [1, 2, 3]
+    third = ks._read_later(fake_cupy.asarray(np.array([4, 5, 6], np.uint64)))
+    assert third() == [4, 5, 6]
+    longer = np.arange(12, dtype=np.uint64)                    # more than the spare holds
+    assert ks._read_later(fake_cupy.asarray(longer))() == longer.tolist()
+
+
+@pytest.mark.parametrize("dtype", ["float32", ">f4", "int64", "<u2", "bool", "V8", "M8[ns]"])
+def test_dtype_names_from_the_table_are_numpy_s(dtype):
+    from xstride._core.dtypes import name_of
+    dt = np.dtype(dtype)
+    assert name_of(dt) == dt.name and name_of(dt) == dt.name    # the second from the table

@@ -16,7 +16,9 @@ template instances of one call are its family: compiled side by side, one module
 
 from __future__ import annotations
 
+import functools
 import struct
+import threading
 
 import numpy as np
 
@@ -28,7 +30,7 @@ from ._cupy import cupy as _cupy
 from ._devices import check as check_devices
 from ._launch import Launch, i32, i64, slot64
 from ._lru import Bounded
-from .._core.dtypes import C_TYPES
+from .._core.dtypes import C_TYPES, name_of
 from .._plans.segments import INT_MEAN, RUN_TESTS, longest_bound, plan_long, plan_segments
 
 __all__ = ["offsets_stats", "reduce_checked", "segment_reduce", "runs", "bin_offsets", "compact",
@@ -90,15 +92,22 @@ def _launch(name: str, family: tuple, grid: int, block: int, args, file: str = _
     """Launch kernel ``name`` of ``file`` (compiled with the name expressions ``family``)
     with ``args``: :class:`ptr` (device addresses), :class:`_I32` or ints (``long
     long``)."""
-    fixed = tuple(None if isinstance(a, ptr) else (type(a).__name__, int(a)) for a in args)
-    key = (name, family, grid, block, fixed, _cupy().cuda.runtime.getDevice(), file)
+    fixed, slots = [], []       # one pass (the key's cost is host time of every call)
+    for a in args:
+        t = type(a)
+        if t is ptr:
+            fixed.append(None)
+            slots.append(int(a))
+        else:
+            fixed.append(a if t is int else (t.__name__, int(a)))
+    key = (name, family, grid, block, tuple(fixed), _cupy().cuda.runtime.getDevice(), file)
     prepared = _LAUNCHES.get(key)
     if prepared is None:
         kernel = family_function(name, file=file, family=family)
         params = [slot64() if isinstance(a, ptr) else i32(a) if isinstance(a, _I32) else i64(a)
                   for a in args]
         prepared = _LAUNCHES.put(key, Launch(kernel, (grid,), (block,), params))
-    prepared(*[int(a) for a in args if isinstance(a, ptr)])
+    prepared(*slots)
 
 
 def _grid(items: int, per_block: int = _THREADS) -> int:
@@ -155,27 +164,42 @@ def offsets_stats(offsets, n: int) -> tuple[int, int, int, int, int]:
     return _stats(_read(_stats_record(_int64(_cupy(), offsets))))
 
 
+#: the records' pinned host words and their event, one set a thread, reused by the
+#: thread's next read once the last one was waited for (an allocation and an event
+#: creation less a call)
+_PINNED = threading.local()
+_RECORD_WORDS = 8
+
+
 def _read_later(rec):
-    """Queue the copy of ``rec`` into pinned host memory on the current stream; return
-    a function that waits for that copy alone (an event after it, not the kernels
-    queued later) and gives the record's entries."""
+    """Queue the copy of ``rec`` (uint64 entries) into pinned host memory on
+    the current stream; return a function that waits for that copy alone (an event
+    after it, not the kernels queued later) and gives the record's entries."""
     cupy = _cupy()
     size = rec.shape[0]          # uint64 entries
-    mem = cupy.cuda.alloc_pinned_memory(8 * size)
-    host = np.frombuffer(mem, dtype=np.uint64, count=size)
+    spare = getattr(_PINNED, "spare", None) if size <= _RECORD_WORDS else None
+    if spare is None or spare[0] is not cupy:   # first read of this thread, one still
+        words = max(size, _RECORD_WORDS)        # pending, a long record (or a new cupy)
+        mem = cupy.cuda.alloc_pinned_memory(8 * words)
+        spare = (cupy, mem, np.frombuffer(mem, dtype=np.uint64, count=words),
+                 cupy.cuda.Event(disable_timing=True))
+    _PINNED.spare = None
+    _, _, host, done = spare
     stream = cupy.cuda.get_current_stream()
     cupy.cuda.runtime.memcpyAsync(host.ctypes.data, rec.data.ptr, 8 * size,
                                   cupy.cuda.runtime.memcpyDeviceToHost, stream.ptr)
-    done = cupy.cuda.Event(disable_timing=True)
     done.record(stream)
 
     def wait() -> list[int]:
         done.synchronize()
-        return [int(v) for v in host.tolist()]   # ``host`` keeps ``mem`` alive
+        words = host[:size].tolist()
+        _PINNED.spare = spare     # free for this thread's next read
+        return words
     return wait
 
 
 # ------------------------------------------------------------------ segment_reduce
+@functools.lru_cache(maxsize=256)
 def reduce_kernels(value_dtype: str, op: str, out_dtype: str, acc_dtype: str) -> tuple:
     """The name expressions ``(thread, warp, combine)`` of one reduction."""
     acc = _acc_dtype(value_dtype, op, acc_dtype)
@@ -235,7 +259,7 @@ def _short_walk(values, offs, op: str, out_dtype: str, acc_dtype: str):
         return out, None, offs, None, op, acc_dtype
     n = values.shape[0]
     v = cupy.ascontiguousarray(values)
-    family = reduce_kernels(values.dtype.name, op, out_dtype, acc_dtype)
+    family = reduce_kernels(name_of(values.dtype), op, out_dtype, acc_dtype)
     plan = plan_segments(n, n_seg, 0, k * v.dtype.itemsize)
     if plan.short == "thread":
         per_block = _per_block(n, n_seg, k, v.dtype.itemsize)
@@ -261,7 +285,7 @@ def _long_walk(started, max_len: int):
         walk = plan_long(ids.shape[0], max_len)
         part = None
         if walk.chunks > 1:
-            acc = _acc_dtype(v.dtype.name, op, acc_dtype)
+            acc = _acc_dtype(name_of(v.dtype), op, acc_dtype)
             dtype, words = _WIDE[acc][1] if acc in _WIDE else (acc, 1)
             part = _cupy().empty(ids.shape[0] * walk.chunks * k * words, dtype=dtype)
         _warps(family, v, offs, ids, ids.shape[0], k, walk.chunks, walk.chunk_rows,
@@ -366,7 +390,7 @@ def runs(keys, check_sorted: bool, lengths: bool = False):
         empty = (-1, cupy.zeros(1, dtype=cupy.int64), cupy.empty(0, dtype=keys.dtype), 0)
         return empty + (cupy.empty(0, dtype=cupy.int64),) if lengths else empty
     k = cupy.ascontiguousarray(keys)
-    kt, word = C_TYPES[k.dtype.name], _WORDS[k.dtype.itemsize]
+    kt, word = C_TYPES[name_of(k.dtype)], _WORDS[k.dtype.itemsize]
     copy = f"xs_seg_copy_staged<{word}>"
     family = (f"xs_seg_count<1, {kt}>", f"xs_seg_scatter<1, {kt}, {word}>", _SCAN_TILES,
               _CLOSE, copy)
@@ -449,7 +473,7 @@ def bin_offsets(bins, n_bins: int):
     cupy = _cupy()
     n = bins.shape[0]
     b = cupy.ascontiguousarray(bins)
-    kt = C_TYPES[b.dtype.name]
+    kt = C_TYPES[name_of(b.dtype)]
     family = (f"xs_seg_bins_walk<{kt}>", f"xs_seg_bins_fill<{kt}>")
     try:
         out = cupy.empty(n_bins + 1, dtype=cupy.int64)
@@ -495,7 +519,7 @@ def voxel_bounds(points):
     n, d = (int(s) for s in points.shape)
     points, (rs, cs) = _elements(points)
     rec = _record(2 * d + 1)
-    t = C_TYPES[points.dtype.name]
+    t = C_TYPES[name_of(points.dtype)]
     name = f"xs_vox_bounds<{t}, {d}>"
     _launch(name, (name,), min(_VOX_BLOCKS, _grid(n)), _THREADS,
             [ptr(points.data.ptr), n, rs, cs, ptr(rec.data.ptr)], _VOX_SOURCE)
@@ -529,7 +553,7 @@ def voxel_keys(points, origin, size, vmin):
     points, (rs, cs) = _elements(points)
     pad = [0.0] * (3 - d)
     fixed = [_bits(v) for group in (origin, size, vmin) for v in list(group) + pad]
-    name = f"xs_vox_keys<{C_TYPES[points.dtype.name]}, {d}>"
+    name = f"xs_vox_keys<{C_TYPES[name_of(points.dtype)]}, {d}>"
     _launch(name, (name,), _grid(n, _THREADS * _VOX_ITEMS), _THREADS,
             [ptr(points.data.ptr), n, rs, cs, *fixed, ptr(keys.data.ptr)], _VOX_SOURCE)
     return keys

@@ -22,6 +22,7 @@ import operator
 import numpy as np
 
 from .. import _backends
+from .._core.dtypes import name_of
 from .._core.errors import type_error, value_error
 from .._core.sizes import out_of_memory
 from .._plans.segments import FLOATS, OPS, VALUE_DTYPES, accumulator, result_dtype
@@ -38,11 +39,13 @@ def _executor(func: str, named):
     # a dask array is refused first, also beside arrays of another backend: the
     # mixed-backend error would advise moving them all to one backend, which for dask
     # meets this refusal
-    for _, value in named:
-        lazy = _backends.of_array(value)
-        if lazy is not None and lazy.lazy:
-            raise _lazy_refusal(func, lazy, named)
-    backend = _backends.of(func, named)
+    owners = [_backends.of_array(value) for _, value in named]
+    for owner in owners:
+        if owner is not None and owner.lazy:
+            raise _lazy_refusal(func, owner, named)
+    backend = owners[0]
+    if backend is None or any(owner is not backend for owner in owners):
+        backend = _backends.of(func, named)    # lists, scalars, mixed: the full rules
     ex = backend.executor("segments")
     if ex is None:
         raise _lazy_refusal(func, backend, named)
@@ -62,7 +65,7 @@ def _op(func: str, op) -> str:
 def _values(func: str, name: str, values, backend, n: int | None = None):
     arr = _as_array(func, name, values, backend)
     allowed = "an integer, float32 or float64 dtype (bool, float16 and complex are not reduced)"
-    if arr.dtype.name not in VALUE_DTYPES:
+    if name_of(arr.dtype) not in VALUE_DTYPES:
         raise _dtype_error(func, name, values, arr, allowed)
     _refuse_listed_bools(func, name, values, allowed)
     if arr.ndim not in (1, 2):
@@ -94,7 +97,7 @@ def _refuse_empty(func: str, dtype: str, op: str, first_empty: int) -> None:
 
 
 def _reduce(func: str, ex, values, offsets, op: str, max_len: int, first_empty: int):
-    dtype = values.dtype.name
+    dtype = name_of(values.dtype)
     _refuse_empty(func, dtype, op, first_empty)
     return ex.segment_reduce(values, offsets, op, result_dtype(op, dtype),
                              accumulator(op, dtype), max_len)
@@ -184,7 +187,7 @@ def segment_reduce(values, offsets, op="sum"):
         raise value_error(func, "offsets", "must have shape (n_segments + 1,) with at least "
                                            f"one entry; got {tuple(offs.shape)}")
     n = vals.shape[0]
-    dtype = vals.dtype.name
+    dtype = name_of(vals.dtype)
     # the check and the walk in one queue: the walk's result is used only once the
     # offsets pass (on CuPy it runs while the check is read back)
     stats, finish = ex.reduce_checked(vals, offs, op, result_dtype(op, dtype),

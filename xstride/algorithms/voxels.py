@@ -16,6 +16,7 @@ import inspect
 import numpy as np
 
 from .. import _backends
+from .._core.dtypes import name_of
 from .._core.errors import type_error, value_error
 from .._plans.segments import accumulator, result_dtype
 from ._args import (MAX_MORTON_LEVELS, _as_array, _dtype_error, _host_vector, _lazy_refusal,
@@ -191,7 +192,7 @@ def voxel_downsample(points, voxel_size, *, origin=None):
     _, offsets, _, longest, counts = ex.runs(sorted_keys, True, lengths=True)
     if longest is None:
         longest = ex.offsets_stats(offsets, n)[4]
-    dtype = carried.dtype.name
+    dtype = name_of(carried.dtype)
     means = ex.segment_reduce(sorted_pts, offsets, "mean", result_dtype("mean", dtype),
                               accumulator("mean", dtype), longest)
     return means.astype(pts.dtype, copy=False), counts
