@@ -65,11 +65,16 @@ def build_dir(tmp_path_factory, name: str) -> Path:
 
 def block_entry(name: str, params: str, call: str) -> list:
     """C++ lines of ``extern "C" void name(params, int block, int grid)``: ``call`` (a
-    kernel's call on ``params``) run by ``block`` threads meeting at ``__syncthreads``,
+    kernel's call on ``params``) run by ``block`` threads meeting at ``__syncthreads``
+    (and each warp's lanes at their own barrier, for builtins.h's shuffles and ballots),
     for each of ``grid`` blocks one after another (prelude.h's stand-ins)."""
     return [f'extern "C" void {name}({params}, int block, int grid) {{',
             "  gridDim.x = (unsigned)grid; blockDim.x = (unsigned)block;",
             "  std::barrier<> bar(block); xs_host_barrier = &bar;",
+            "  std::vector<std::unique_ptr<std::barrier<>>> warps;",
+            "  for (int w = 0; w < (block + 31) / 32; ++w)",
+            "    warps.emplace_back(new std::barrier<>(block - 32 * w < 32 ? block - 32 * w : 32));",
+            "  xs_host_warp_bars = warps.data();",
             "  std::vector<std::thread> threads;",
             "  for (int t = 0; t < block; ++t) threads.emplace_back([&, t] {",
             "    threadIdx.x = (unsigned)t;",

@@ -4,9 +4,10 @@ the blocks one after another), on values that end where a page no process may re
 begins. ``segment_reduce`` queues this walk before the host reads the offsets' check,
 so on offsets the check will refuse it must still read no row outside the values: the
 kernel clamps every offset into ``[0, n]``. Each run is made in a forked child, so a
-read past the values is a failing exit code here, not a crashed test process.
-(The warp walk needs warp shuffles, which the stand-ins do not run:
-tests/test_segments_gpu.py checks both walks on the device.)"""
+read past the values is a failing exit code here, not a crashed test process. The
+warp walk ``xs_seg_warp`` runs too, its shuffles on the stand-ins' lanes (builtins.h),
+and gives the bits of the walk's model in tests/test_segments_launch.py (the order
+tests/test_segments_gpu.py checks the device against)."""
 
 from __future__ import annotations
 
@@ -35,14 +36,22 @@ def library(tmp_path_factory):
         "long long max_rows, long long per_block, float* out",
         "xs_seg_thread<float, float, float, 0, false>(v, off, n, n_seg, k, max_rows, "
         "per_block, out)")
+    lines += block_entry(
+        "xs_host_warp_sum",
+        "const float* v, const long long* off, long long n, const long long* ids, "
+        "long long n_items, long long k, long long chunks, long long chunk_rows, "
+        "long long max_rows, float* out, float* part",
+        "xs_seg_warp<float, float, float, 0, false>(v, off, n, ids, n_items, k, chunks, "
+        "chunk_rows, max_rows, out, part)")
     return build_source(build, "segments.cu", lines)
 
 
 class Guarded:
-    """``rows`` (n, 3) float32 rows that end at a page with no access, in memory a
+    """``rows`` (n, k) float32 rows that end at a page with no access, in memory a
     forked child shares with this process (``MAP_SHARED``); ``out`` beside them."""
 
     def __init__(self, values: np.ndarray, n_seg: int):
+        k = values.shape[1]
         nbytes = values.nbytes
         pages = -(-nbytes // _PAGE) + 1
         self.map = mmap.mmap(-1, (pages + 1) * _PAGE)      # shared, anonymous
@@ -55,14 +64,21 @@ class Guarded:
         self.rows = np.frombuffer(self.map, np.float32, values.size,
                                   start - base).reshape(values.shape)
         self.rows[...] = values
-        self.out = np.zeros((n_seg, _K), np.float32)
-        self.out_map = mmap.mmap(-1, max(self.out.nbytes, 1))
-        self.out = np.frombuffer(self.out_map, np.float32, n_seg * _K).reshape(n_seg, _K)
+        self.out_map = mmap.mmap(-1, max(4 * n_seg * k, 1))
+        self.out = np.frombuffer(self.out_map, np.float32, n_seg * k).reshape(n_seg, k)
+
+
+def _in_child(run) -> int:
+    """The exit code of a forked child that calls ``run`` (0: it returned; -11: it read
+    the guard page)."""
+    child = multiprocessing.get_context("fork").Process(target=run)
+    child.start()
+    child.join(120)
+    return child.exitcode
 
 
 def _walk(lib, g: Guarded, offsets, max_rows: int, per_block: int) -> int:
-    """The exit code of a forked child that runs the walk (0: it returned; -11: it
-    read the guard page)."""
+    """The thread walk of ``g``'s rows over ``offsets``, in a child (its exit code)."""
     off = np.ascontiguousarray(offsets, dtype=np.int64)
     n, n_seg = g.rows.shape[0], off.shape[0] - 1
     groups = -(-n_seg // per_block)
@@ -74,11 +90,24 @@ def _walk(lib, g: Guarded, offsets, max_rows: int, per_block: int) -> int:
            ctypes.c_longlong(n), ctypes.c_longlong(n_seg), ctypes.c_longlong(_K),
            ctypes.c_longlong(max_rows), ctypes.c_longlong(per_block),
            ctypes.c_void_p(g.out.ctypes.data), ctypes.c_int(_THREADS), ctypes.c_int(groups))
+    return _in_child(run)
 
-    child = multiprocessing.get_context("fork").Process(target=run)
-    child.start()
-    child.join(120)
-    return child.exitcode
+
+def _warp_walk(lib, g: Guarded, offsets, max_rows: int, blocks: int) -> int:
+    """The warp walk (a warp a segment, one chunk) of ``g``'s rows, in a child."""
+    off = np.ascontiguousarray(offsets, dtype=np.int64)
+    n, k = g.rows.shape
+    n_seg = off.shape[0] - 1
+
+    def run():
+        fn = lib.xs_host_warp_sum
+        fn.restype = None
+        fn(ctypes.c_void_p(g.rows.ctypes.data), ctypes.c_void_p(off.ctypes.data),
+           ctypes.c_longlong(n), ctypes.c_void_p(0), ctypes.c_longlong(n_seg),
+           ctypes.c_longlong(k), ctypes.c_longlong(1), ctypes.c_longlong(max_rows),
+           ctypes.c_longlong(max_rows), ctypes.c_void_p(g.out.ctypes.data), ctypes.c_void_p(0),
+           ctypes.c_int(_THREADS), ctypes.c_int(blocks))
+    return _in_child(run)
 
 
 @pytest.mark.parametrize("per_block", [2, 512])     # groups staged, and one group unstaged
@@ -108,6 +137,41 @@ def test_thread_walk_reads_no_row_outside_on_refused_offsets(library, per_block,
     assert _walk(library, g, offs, 256, per_block) == 0, \
         f"the walk read outside the rows on offsets {offs}"
     # each segment sums the rows of its offsets clamped into [0, n] (ones: its length)
+    c = np.clip(np.asarray(offs, dtype=np.int64), 0, n)
+    lens = np.maximum(c[1:] - c[:-1], 0).astype(np.float32)
+    np.testing.assert_array_equal(g.out, np.repeat(lens[:, None], _K, axis=1))
+
+
+@pytest.mark.parametrize("k", [1, 3, 7, 33])
+@pytest.mark.parametrize("blocks", [1, 2])       # the grid's stride, and every warp once
+def test_warp_walk_gives_the_model_s_bits(library, k, blocks):
+    from tests.test_segments_launch import m_warp
+    rng = np.random.default_rng(k)
+    lens = rng.integers(0, 40, size=23)
+    offs = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+    n = int(offs[-1])
+    g = Guarded(rng.normal(size=(n, k)).astype(np.float32), 23)
+    assert _warp_walk(library, g, offs, 4096, blocks) == 0
+    want = np.zeros((23, k), np.float32)
+    m_warp("xs_seg_warp<float, float, float, 0, false>", (blocks,), g.rows.ctypes.data,
+           offs.ctypes.data, n, 0, 23, k, 1, 4096, 4096, want.ctypes.data, 0)
+    np.testing.assert_array_equal(g.out, want)
+    np.testing.assert_allclose(g.out, np.add.reduceat(g.rows.astype(np.float64), offs[:-1])
+                               * (lens > 0)[:, None], rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("bad", [
+    lambda n: [0, n + 5, 2, n],
+    lambda n: [0, 2**40, -2**40, n],
+    lambda n: [-3, 4, n + 1],
+    lambda n: [0, n - 2, n + 7],
+])
+def test_warp_walk_reads_no_row_outside_on_refused_offsets(library, bad):
+    n = 50
+    offs = bad(n)
+    g = Guarded(np.ones((n, _K), np.float32), len(offs) - 1)
+    assert _warp_walk(library, g, offs, 4096, 1) == 0, \
+        f"the warp walk read outside the rows on offsets {offs}"
     c = np.clip(np.asarray(offs, dtype=np.int64), 0, n)
     lens = np.maximum(c[1:] - c[:-1], 0).astype(np.float32)
     np.testing.assert_array_equal(g.out, np.repeat(lens[:, None], _K, axis=1))

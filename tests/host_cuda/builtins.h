@@ -25,10 +25,41 @@ inline double __dmul_rn(double a, double b) { return a * b; }
 inline float __fdiv_rn(float a, float b) { return a / b; }
 inline double __ddiv_rn(double a, double b) { return a / b; }
 template <typename T> T __ldg(const T* p) { return *p; }
-template <typename T> T __shfl_xor_sync(unsigned, T v, int, int = 32);
-template <typename T> T __shfl_sync(unsigned, T v, int, int = 32);
-template <typename T> T __shfl_up_sync(unsigned, T v, unsigned, int = 32);
-template <typename T> T __shfl_down_sync(unsigned, T v, unsigned, int = 32);
+// Warp shuffles of values of up to 8 bytes, as the CUDA C++ Programming Guide
+// ("Warp Shuffle Functions") defines them: a source lane outside the caller's segment
+// of `width` lanes gives the caller's own value (every lane of the warp calls them).
+template <typename T> T xs_host_from_lane(T v, int src)
+{
+    static_assert(sizeof(T) <= 8, "host shuffles move up to 8 bytes");
+    const unsigned w = threadIdx.x >> 5, lane = threadIdx.x & 31u;
+    std::memcpy(&xs_host_lanes[w][lane], &v, sizeof(T));
+    xs_host_warp_sync();
+    T r;
+    std::memcpy(&r, &xs_host_lanes[w][src], sizeof(T));
+    xs_host_warp_sync();
+    return r;
+}
+inline int xs_host_lane() { return (int)(threadIdx.x & 31u); }
+template <typename T> T __shfl_sync(unsigned, T v, int src, int width = 32)
+{
+    const int base = xs_host_lane() & ~(width - 1);
+    return xs_host_from_lane(v, base + (src & (width - 1)));
+}
+template <typename T> T __shfl_down_sync(unsigned, T v, unsigned delta, int width = 32)
+{
+    const int lane = xs_host_lane(), s = lane + (int)delta;
+    return xs_host_from_lane(v, (s & ~(width - 1)) == (lane & ~(width - 1)) ? s : lane);
+}
+template <typename T> T __shfl_up_sync(unsigned, T v, unsigned delta, int width = 32)
+{
+    const int lane = xs_host_lane(), s = lane - (int)delta;
+    return xs_host_from_lane(v, s >= (lane & ~(width - 1)) ? s : lane);
+}
+template <typename T> T __shfl_xor_sync(unsigned, T v, int mask, int width = 32)
+{
+    const int lane = xs_host_lane(), s = lane ^ mask;
+    return xs_host_from_lane(v, (s & ~(width - 1)) == (lane & ~(width - 1)) ? s : lane);
+}
 template <typename T> T atomicAdd(T* p, T v) { return std::atomic_ref<T>(*p).fetch_add(v); }
 template <typename T> T atomicMin(T* p, T v)
 {
@@ -38,7 +69,18 @@ template <typename T> T atomicMin(T* p, T v)
     return old;
 }
 inline double __ull2double_rn(unsigned long long x) { return (double)x; }
-unsigned __ballot_sync(unsigned, int);
+inline unsigned __ballot_sync(unsigned mask, int pred)
+{
+    const unsigned w = threadIdx.x >> 5, lane = threadIdx.x & 31u;
+    xs_host_lanes[w][lane] = pred ? 1ull : 0ull;
+    xs_host_warp_sync();
+    unsigned bits = 0;
+    for (unsigned l = 0; l < 32; ++l) {
+        if (((mask >> l) & 1u) && xs_host_lanes[w][l]) bits |= 1u << l;
+    }
+    xs_host_warp_sync();
+    return bits;
+}
 unsigned __activemask();
 void __syncwarp(unsigned = 0xffffffffu);
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }

@@ -5,6 +5,7 @@
 #include <barrier>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <thread>
 #include <vector>
 #define __device__
@@ -20,6 +21,12 @@ static xs_host_dim3 gridDim, blockDim;
 static std::barrier<>* xs_host_barrier;
 static thread_local int xs_host_syncs = 0;
 inline void __syncthreads() { ++xs_host_syncs; xs_host_barrier->arrive_and_wait(); }
+// A warp's lanes meet at their own barrier (set per block by the entry, one a warp of
+// 32 threads or of the block's last few) and swap values through 32 slots a warp: the
+// warp-wide operations of builtins.h, which every lane of the warp must call.
+static std::unique_ptr<std::barrier<>>* xs_host_warp_bars;
+static unsigned long long xs_host_lanes[32][32];
+inline void xs_host_warp_sync() { xs_host_warp_bars[threadIdx.x >> 5]->arrive_and_wait(); }
 // After each __shared__ declaration (tests/_host_kernels.py inserts the call): the
 // array filled with 0xA5 bytes by thread 0, the block's threads waiting for it (not
 // counted as a __syncthreads), so that no block reads what the block before left there
