@@ -70,6 +70,7 @@ def block_entry(name: str, params: str, call: str) -> list:
     for each of ``grid`` blocks one after another (prelude.h's stand-ins)."""
     return [f'extern "C" void {name}({params}, int block, int grid) {{',
             "  gridDim.x = (unsigned)grid; blockDim.x = (unsigned)block;",
+            "  gridDim.y = gridDim.z = blockDim.y = blockDim.z = 1;",
             "  std::barrier<> bar(block); xs_host_barrier = &bar;",
             "  std::vector<std::unique_ptr<std::barrier<>>> warps;",
             "  for (int w = 0; w < (block + 31) / 32; ++w)",

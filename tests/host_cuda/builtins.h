@@ -81,6 +81,32 @@ inline unsigned __ballot_sync(unsigned mask, int pred)
     xs_host_warp_sync();
     return bits;
 }
+inline int __any_sync(unsigned mask, int pred) { return __ballot_sync(mask, pred) != 0u; }
+inline int __all_sync(unsigned mask, int pred) { return __ballot_sync(mask, pred) == mask; }
+// per byte: 0xFF where the bytes of a and b differ, else 0
+inline unsigned __vcmpne4(unsigned a, unsigned b)
+{
+    unsigned r = 0;
+    for (int i = 0; i < 4; ++i) {
+        if (((a >> (8 * i)) & 0xFFu) != ((b >> (8 * i)) & 0xFFu)) r |= 0xFFu << (8 * i);
+    }
+    return r;
+}
+// __syncthreads that also gives whether any thread of the block passed a non-zero
+// predicate
+inline int __syncthreads_or(int pred)
+{
+    static std::atomic<int> any{0};
+    xs_host_barrier->arrive_and_wait();
+    if (pred) any.fetch_or(1);
+    xs_host_barrier->arrive_and_wait();
+    const int r = any.load();
+    xs_host_barrier->arrive_and_wait();
+    if (threadIdx.x == 0) any.store(0);
+    xs_host_barrier->arrive_and_wait();
+    return r;
+}
+using std::isfinite;
 unsigned __activemask();
 void __syncwarp(unsigned = 0xffffffffu);
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }

@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 #define __device__
+#define __host__
 #define __forceinline__ inline
 #define __global__
 #define __launch_bounds__(...)
