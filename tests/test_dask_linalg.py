@@ -59,6 +59,24 @@ def test_tensordot_has_the_promoted_dtype(d1, d2, axes):
         np.testing.assert_array_equal(xp.to_numpy(got), want.astype(got.dtype))
 
 
+@pytest.mark.parametrize("chunks", [1, 2, "auto"])
+@pytest.mark.parametrize("axes", [([-2, -1], [0, 1]), ([-1, -2], [1, 0]), ([1, -1], [-2, 1]),
+                                  ([2, 1], [-1, 0]), ([-1], [0]), (-1, 0), ((2,), (-2,))])
+def test_tensordot_negative_axes(chunks, axes):
+    """dask's tensordot contracted the wrong axes for two or more negative ones:
+    ``axes=([-2, -1], [0, 1])`` of a (2, 3, 4) and a (3, 4) array gave shape (1,) where
+    NumPy's is (2,). The axes are made non-negative before dask is called."""
+    a = np.arange(24.).reshape(2, 3, 4)
+    b = np.arange(12.).reshape(3, 4) if len(np.atleast_1d(axes[0])) == 2 else np.arange(8.).reshape(4, 2)
+    with xp.use_backend("dask", chunks=chunks):
+        x1, x2 = xp.asarray(a), xp.asarray(b)
+    want = np.tensordot(a, b, axes=axes)
+    for fn in (xp.tensordot, xp.linalg.tensordot):
+        got = fn(x1, x2, axes=axes)
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(xp.to_numpy(got), want)
+
+
 @pytest.mark.parametrize("backend", ["numpy", "dask"])
 @pytest.mark.parametrize("s1, s2, axes, cls, match", [
     ((2, 3, 4), (2, 4, 5), 1, ValueError, "contracts axis 2 of x1 .* \\(length 4\\) with axis 0"),

@@ -127,7 +127,7 @@ def _promoted(out, x1, x2):
 def tensordot(x1, x2, /, *, axes=2):
     """``tensordot`` of the standard on dask arrays (``axes`` checked first), in the
     promoted dtype of the two."""
-    check_tensordot(x1, x2, axes)
+    axes = check_tensordot(x1, x2, axes)   # negative axes made non-negative for dask
     return _promoted(_ns().tensordot(x1, x2, axes=axes), x1, x2)
 
 

@@ -171,9 +171,14 @@ def _pinv_of(backend: str):
     return pinv
 
 
-def check_tensordot(x1, x2, axes) -> None:
+def check_tensordot(x1, x2, axes):
     """``tensordot``'s ``axes``: a non-negative int no larger than either rank, or two
     sequences of as many distinct axes in range; the contracted lengths equal.
+
+    Returns ``axes`` with the axes of two sequences made non-negative (an int as it is):
+    dask's ``tensordot`` contracted the wrong axes for two or more negative ones
+    (``axes=([-2, -1], [0, 1])`` of a ``(2, 3, 4)`` and a ``(3, 4)`` array gave shape
+    ``(1,)``).
 
     Raises
     ------
@@ -211,6 +216,7 @@ def check_tensordot(x1, x2, axes) -> None:
                                                        "named twice")
         first = [a % x1.ndim for a in pairs[0]]
         second = [a % x2.ndim for a in pairs[1]]
+        normalized = (tuple(first), tuple(second))
     else:
         (n,) = ints(axes, "an int or two sequences of ints")
         if n < 0 or n > min(x1.ndim, x2.ndim):
@@ -218,6 +224,7 @@ def check_tensordot(x1, x2, axes) -> None:
                                                    f"0 to {min(x1.ndim, x2.ndim)} (the "
                                                    "smaller rank of x1 and x2)")
         first, second = list(range(x1.ndim - n, x1.ndim)), list(range(n))
+        normalized = axes
     for a, b in zip(first, second):
         m, k = x1.shape[a], x2.shape[b]
         if m == m and k == k and m != k:   # NaN: a length dask does not know
@@ -225,6 +232,7 @@ def check_tensordot(x1, x2, axes) -> None:
                                                    f"(length {m}) with axis {b} of x2 "
                                                    f"{x2.shape} (length {k}); contracted "
                                                    "lengths must be equal (not broadcast)")
+    return normalized
 
 
 def check_vector_norm(axis, ord, keepdims=False) -> None:
