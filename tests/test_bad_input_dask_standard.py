@@ -183,6 +183,42 @@ def test_fft_lengths_n_and_s_are_checked_at_the_call(backend):
                                np.fft.fftn(a, s=(4, 4), axes=(0, 1)), rtol=1e-12, atol=1e-9)
 
 
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_fft_norm_and_empty_transforms_are_refused_at_the_call(backend):
+    """A ``norm`` not of the standard's three, and a transform of no point (length 0
+    along a transformed axis without ``n``/``s``; ``irfft``/``hfft`` of length 1, whose
+    default length is ``2 * (m - 1)``): dask's 1-D transforms raised NumPy's unnamed
+    "Invalid norm value" / "Invalid number of FFT data points (0)" only when computed."""
+    wrap = np.asarray if backend == "numpy" else (lambda v: _d(v, 3))
+    c = wrap(np.ones((3, 4), complex))
+    for name in _ONE + _N:
+        with pytest.raises(ValueError, match=f"^{name}: argument 'norm' is 'bad'; expected "
+                                             "'backward', 'ortho' or 'forward'"):
+            getattr(xp.fft, name)(c, norm="bad")
+    empty = wrap(np.zeros((0, 4), complex))
+    for name in _ONE:
+        with pytest.raises(ValueError, match=f"^{name}: argument 'x' has shape \\(0, 4\\), "
+                                             "whose length 0 along axis 0 .*give 'n'"):
+            getattr(xp.fft, name)(empty, axis=0)
+    for name in _N:
+        with pytest.raises(ValueError, match=f"^{name}: argument 'x' has shape \\(0, 4\\)"):
+            getattr(xp.fft, name)(empty)
+    one = wrap(np.ones((3, 1), complex))
+    for name in ("irfft", "hfft", "irfftn"):
+        with pytest.raises(ValueError, match=f"^{name}: argument 'x' .*default length "
+                                             "2 \\* \\(1 - 1\\) = 0"):
+            getattr(xp.fft, name)(one)
+    # given lengths, norm=None (NumPy's "backward") and -1 in s still transform as NumPy
+    a = np.ones((3, 1), complex)
+    np.testing.assert_allclose(xp.to_numpy(xp.fft.irfft(one, n=3, norm=None)),
+                               np.fft.irfft(a, n=3))
+    np.testing.assert_allclose(xp.to_numpy(xp.fft.irfftn(one, s=(3, -1), axes=(0, 1))),
+                               np.fft.irfftn(a, s=(3, -1), axes=(0, 1)))
+    np.testing.assert_allclose(xp.to_numpy(xp.fft.fft(empty, n=2, axis=0)),
+                               np.fft.fft(np.zeros((0, 4), complex), n=2, axis=0))
+    assert xp.to_numpy(xp.fft.fft(empty, axis=1)).shape == (0, 4)
+
+
 def test_fft_along_axes_of_unknown_lengths_says_so():
     """An axis transformed or shifted whose lengths dask does not know (after boolean
     indexing): dask raised "Array chunk sizes are unknown" or "cannot convert float NaN

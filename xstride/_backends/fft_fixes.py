@@ -20,6 +20,12 @@ dask backend the transformed axes gathered into one chunk.
   another length than ``axes``, raised a bare ``IndexError`` on dask. ``s`` without
   ``axes`` transforms the last ``len(s)`` axes on every backend (NumPy's and CuPy's
   rule; dask's transformed the first ones): the axes are passed to the library.
+- ``norm`` is one of ``"backward"``, ``"ortho"``, ``"forward"`` (or None, NumPy's
+  ``"backward"``), and a transform has at least one point (an input of length 0 along
+  a transformed axis without ``n``/``s``; ``irfft``/``hfft`` of length 1, whose default
+  length is ``2 * (m - 1)``), checked at the call: dask's 1-D transforms raised NumPy's
+  unnamed "Invalid norm value" / "Invalid number of FFT data points (0)" only when
+  computed, and its n-D ones the second.
 - On dask, an axis transformed (any axis shifted) whose length dask does not know
   (after boolean indexing) is a ``ValueError`` naming the function and saying to call
   ``x.compute_chunk_sizes()`` (dask's said "Array chunk sizes are unknown", "cannot
@@ -89,6 +95,41 @@ def _length(func: str, arg: str, n, minimum: int = 1) -> None:
                                      f"at least 1{extra}")
 
 
+_NORMS = ("backward", "ortho", "forward")
+
+
+def _norm(func: str, norm) -> None:
+    """``norm``: one of the standard's three strings, or None (NumPy's ``"backward"``)."""
+    if norm is not None and not (isinstance(norm, str) and norm in _NORMS):
+        raise value_error(func, "norm", f"is {norm!r}; expected 'backward', 'ortho' or "
+                                        "'forward'")
+
+
+def _points(func: str, x, axes, s=None) -> None:
+    """Each transform along ``axes`` of ``x`` (lengths from ``s``, else the input's) has
+    at least one point; without ``s``, ``irfft``-like transforms default to
+    ``2 * (m - 1)`` points along the last of ``axes`` (an entry -1 of ``s`` is the
+    input's length ``m``, as NumPy takes it)."""
+    for k, ax in enumerate(axes):
+        if s is not None and s[k] != -1:
+            continue
+        m = x.shape[ax]
+        if m != m:   # NaN: a length dask does not know (refused by ``_known``)
+            continue
+        last = s is None and (func in ("irfft", "hfft")
+                              or (func == "irfftn" and k == len(axes) - 1))
+        n = 2 * (m - 1) if last else m
+        if n < 1:
+            what = (f"gives {func}'s default length 2 * ({m} - 1) = {n}" if last
+                    else "leaves no point to transform")
+            arg = "n" if func in ONE_AXIS else "s"
+            raise value_error(func, "x", f"has shape {x.shape}, whose length {m} along axis "
+                                         f"{ax} {what}; give '{arg}' (at least 1) or an "
+                                         "input of at least "
+                                         f"{2 if last else 1} element{'s' if last else ''} "
+                                         "there")
+
+
 def _n_axes(func: str, x, s, axes) -> tuple[int, ...]:
     """The axes an n-D transform of ``x`` runs along (NumPy's defaults: every axis, or
     the last ``len(s)`` ones); ``s`` checked against them."""
@@ -141,7 +182,10 @@ def _one_axis(name: str, backend: str):
         ax = _axis(name, "axis", axis, x.ndim)
         if n is not None:
             _length(name, "n", n)
+        _norm(name, norm)
         _known(name, x, (ax,))
+        if n is None:
+            _points(name, x, (ax,))
         lib = getattr(_backend.namespace(backend).fft, name)
         return lib(_one_chunk(x, (ax,)), n=n, axis=axis, norm=norm)
 
@@ -158,7 +202,9 @@ def _n_axis(name: str, backend: str):
             raise argument_error(_AXIS_ERROR, name, "x" if x.ndim == 0 else "axes",
                                  f"leaves no axis to transform ({name} of an array of "
                                  f"{x.ndim} dimensions, axes={axes!r})")
+        _norm(name, norm)
         _known(name, x, chosen)
+        _points(name, x, chosen, s)
         lib = getattr(_backend.namespace(backend).fft, name)
         # the axes passed as chosen: dask's default for ``s`` without ``axes`` was the
         # first len(s) axes, NumPy's (and CuPy's) the last
