@@ -54,6 +54,21 @@ def test_searchsorted_refuses_sorter_indices_out_of_range(sorter):
         xp.searchsorted(np.array([3.0, 1.0, 2.0]), np.array([1.5, 2.5]), sorter=np.array(sorter))
 
 
+@pytest.mark.parametrize("side, cls", [("middle", ValueError), ("Right", ValueError),
+                                       (None, TypeError), (1, TypeError)])
+def test_searchsorted_checks_side_at_the_call(side, cls):
+    """dask's searchsorted took any ``side`` and raised NumPy's unnamed "search side must
+    be 'left' or 'right'" only when computed; both backends now refuse it at the call."""
+    x1, x2 = _d([1.0, 2.0, 3.0]), _d([1.5, 2.5], 1)
+    match = "is .*; expected 'left' or 'right'" if cls is ValueError else "got .*"
+    for a, v in ((x1, x2), (np.array([1.0, 2.0, 3.0]), np.array([1.5, 2.5]))):
+        with pytest.raises(cls, match=f"^searchsorted: argument 'side' {match}"):
+            xp.searchsorted(a, v, side=side)
+        with pytest.raises(cls, match="^searchsorted: argument 'side'"):
+            xp.searchsorted(a, v, side=side, sorter=[0, 1, 2])
+    assert xp.to_numpy(xp.searchsorted(x1, x2, side="right")).tolist() == [1, 2]
+
+
 def test_searchsorted_with_a_good_sorter_still_answers():
     x1, x2 = _d([3.0, 1.0, 2.0]), _d([1.5, 2.5], 1)
     for s in ([1, 2, 0], np.array([1, 2, 0], np.uint8)):

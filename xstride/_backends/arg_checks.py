@@ -92,11 +92,17 @@ def check_sorted_x1(x1) -> None:
                                                 "one-dimensional sorted array")
 
 
-def check_sorter(x1, sorter) -> None:
-    """``searchsorted``'s ``x1`` (:func:`check_sorted_x1`) and ``sorter``, unless None: a
-    1-D array of an integer dtype with one index per element of ``x1`` (its values are
-    checked where they are known: NumPy's own check, or the dask backend's per block)."""
+def check_sorter(x1, sorter, side="left") -> None:
+    """``searchsorted``'s ``x1`` (:func:`check_sorted_x1`), ``side`` (``"left"`` or
+    ``"right"``: dask's raised NumPy's unnamed "search side must be 'left' or 'right'"
+    only when computed) and ``sorter``, unless None: a 1-D array of an integer dtype
+    with one index per element of ``x1`` (its values are checked where they are known:
+    NumPy's own check, or the dask backend's per block)."""
     check_sorted_x1(x1)
+    if not isinstance(side, str):
+        raise type_error("searchsorted", "side", side, "'left' or 'right'")
+    if side not in ("left", "right"):
+        raise value_error("searchsorted", "side", f"is {side!r}; expected 'left' or 'right'")
     if sorter is None:
         return
     if not _integer_dtype(sorter):
@@ -311,7 +317,7 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     """``searchsorted`` of the standard on NumPy arrays, ``sorter``'s dtype and shape
     checked first (NumPy's ``TypeError`` "could not parse sorter argument" for a 2-D
     one); NumPy checks its values. ``x1`` of one dimension, checked first."""
-    check_sorter(x1, None if sorter is None else np.asarray(sorter))
+    check_sorter(x1, None if sorter is None else np.asarray(sorter), side)
     return _numpy("searchsorted")(x1, x2, side=side, sorter=sorter)
 
 

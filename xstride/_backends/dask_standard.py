@@ -487,7 +487,7 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     ns = _ns()
     if sorter is not None and not get(_NAME).owns(sorter):
         sorter = np.asarray(sorter)
-    check_sorter(x1, sorter)   # and x1 of one dimension
+    check_sorter(x1, sorter, side)   # and x1 of one dimension, side
     if sorter is not None:
         if get(_NAME).owns(sorter):
             sorter = sorter.map_blocks(_sorter_in_range, n=x1.shape[0], dtype=sorter.dtype,
