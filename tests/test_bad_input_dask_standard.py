@@ -652,3 +652,23 @@ def test_flattening_calls_of_rows_selected_by_a_mask(call):
     with xp.use_backend("dask"):
         got = call(y)
     np.testing.assert_array_equal(xp.to_numpy(got), call(a))
+
+
+@pytest.mark.parametrize("shapes, axis, dim, lengths", [
+    (((2, 2), (4, 1)), 0, 1, "2 and 1"),
+    (((2, 2), (4, 1)), 1, 0, "2 and 4"),
+    (((2, 3, 4), (2, 5, 4), (2, 3, 5)), -2, 2, "4 and 5"),
+])
+def test_concat_of_lengths_that_differ_off_the_axis_names_them(shapes, axis, dim, lengths):
+    """dask's message was its unformatted "('Shapes do not align: %s', [(2, 2), (4, 1)])";
+    it now names the arrays, the dimension and its lengths, as NumPy's does."""
+    arrays = [_d(np.ones(s)) for s in shapes]
+    with pytest.raises(ValueError, match=rf"^concat: argument 'arrays' holds shapes .*differ "
+                                         rf"along dimension {dim} \({lengths}\)"):
+        xp.concat(arrays, axis=axis)
+    with pytest.raises(ValueError, match=f"along dimension {dim}"):   # NumPy's own
+        xp.concat([np.ones(s) for s in shapes], axis=axis)
+    a, y = _selected()                               # lengths dask does not know: taken
+    with xp.use_backend("dask"):
+        got = xp.concat([y, y], axis=0)
+    np.testing.assert_array_equal(xp.to_numpy(got), np.concatenate([a, a]))

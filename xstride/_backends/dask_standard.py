@@ -53,7 +53,7 @@ from .._chunked import _config as _chunked_config
 from .._core.errors import broadcast_error, error, type_error, value_error
 from .._plans.reduction import normalize_axis
 from .arg_checks import (check_repeats, check_shift, check_dask_diff, check_sort_args,
-                         check_sorter, check_take)
+                         check_sorter, check_take, check_concat_shapes)
 from .dispatch import register
 from .registry import get
 from .linalg_fixes import check_tensordot
@@ -414,7 +414,7 @@ def concat(arrays, /, *, axis=0):
                             if get(_NAME).owns(a)):
         arrays, axis = [reshape(a, (-1,)) if get(_NAME).owns(a) else a
                         for a in arrays], 0
-    return _ns().concat(arrays, axis=axis)
+    return _ns().concat(check_concat_shapes(arrays, axis), axis=axis)   # dask's: no message
 
 
 def repeat(x, repeats, /, *, axis=None):
