@@ -208,6 +208,20 @@ def test_segment_reduce_float_identities_and_nan():
         assert np.isnan(r[0]) and np.isnan(r[1]) and r[2] == 3.0
 
 
+@pytest.mark.parametrize("shape", [(6,), (6, 1), (6, 3), (0,)])
+def test_count_results_are_writeable_arrays(shape):
+    # "count" of (n,) or (n, 1) values was a read-only broadcast view on NumPy
+    v = np.ones(shape)
+    o = [0, 2, shape[0]] if shape[0] else [0, 0]
+    r = segment_reduce(v, o, "count")
+    assert r.flags.writeable and r.flags.c_contiguous and r.dtype == np.int64
+    r += 1
+    k = np.repeat([1, 2], [2, shape[0] - 2]) if shape[0] else np.zeros(0, dtype=np.int64)
+    _, c = reduce_by_key(k, v, "count")
+    assert c.flags.writeable
+    c[...] = 0
+
+
 def test_segment_reduce_strided_values_and_lists():
     base = np.arange(40, dtype=np.float64).reshape(10, 4)
     view = base[::-2, 1::2]

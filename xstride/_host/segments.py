@@ -56,9 +56,11 @@ def segment_reduce(values: np.ndarray, offsets: np.ndarray, op: str, out_dtype: 
     if acc_dtype == INT_MEAN:
         return integer_mean(values, offs)
     if op == "count":
-        counts = lengths.astype(np.int64, copy=False)
-        return np.ascontiguousarray(np.broadcast_to(counts.reshape((n_seg,) + (1,) * len(tail)),
-                                                    (n_seg,) + tail))
+        # a new array (a broadcast view, which ascontiguousarray keeps where it is
+        # contiguous already, would be read-only)
+        out = np.empty((n_seg,) + tail, dtype=np.int64)
+        out[...] = lengths.reshape((n_seg,) + (1,) * len(tail))
+        return out
     # min/max/mean of an empty segment: NaN (integers with empty segments are refused
     # before this, so their fill is never seen)
     identity = {"sum": 0, "prod": 1}.get(op, np.nan if np.dtype(acc_dtype).kind == "f" else 0)
