@@ -257,6 +257,18 @@ def test_bad_origin(origin, cls, match):
         alg.voxel_downsample(np.zeros((4, 3)), 1.0, origin=origin)
 
 
+@pytest.mark.parametrize("ndim", [2, 3])
+@pytest.mark.parametrize("origin, cls, said", [
+    (1.0, TypeError, "expected a sequence of {} real numbers, one per axis"),
+    ([0, 1j, 0], TypeError, "expected a sequence of {} real numbers$"),
+    ([[0.0, 0.0, 0.0]], ValueError, "must be a sequence of {} numbers; got shape"),
+])
+def test_bad_origin_asks_for_one_number_per_axis_of_the_points(ndim, origin, cls, said):
+    # the messages said "2 or 3" numbers where the points' dimension was known
+    with pytest.raises(cls, match=said.format(ndim)):
+        alg.voxel_downsample(np.zeros((4, ndim)), 1.0, origin=origin)
+
+
 def test_mixed_backends_name_the_arguments(fake_cupy):
     dev = fake_cupy.asarray(np.ones(3))
     with pytest.raises(TypeError, match="different backends.*points is numpy.*origin is"):

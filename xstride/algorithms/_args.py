@@ -28,26 +28,28 @@ def _levels(func: str, levels, ndim: int) -> int:
     return value
 
 
-def _host_vector(func: str, name: str, value) -> np.ndarray:
-    """A bound (lower/upper) as a float64 NumPy vector; CuPy arrays are copied to the host."""
+def _host_vector(func: str, name: str, value, entries: str = "2 or 3") -> np.ndarray:
+    """A bound (lower/upper) as a float64 NumPy vector; CuPy arrays are copied to the host.
+    ``entries``: how many numbers the messages ask for (``"3"`` where the caller knows
+    the points' dimension)."""
     be = _backends.of_array(value)
     _refuse_mask(func, name, value, be)
     if be is not None and not isinstance(value, np.generic):
         value = be.to_host(value)
     if value is None or not _real_numbers(value):
         # complex would lose its imaginary part, str and bool would be read as numbers
-        raise type_error(func, name, value, "a sequence of 2 or 3 real numbers")
+        raise type_error(func, name, value, f"a sequence of {entries} real numbers")
     try:
         arr = np.asarray(value, dtype=np.float64)
     except OverflowError:  # an int beyond float64's range
         raise value_error(func, name, f"must be finite; {_short(value)} does not fit a "
                                       "float64") from None
     except (TypeError, ValueError):
-        raise type_error(func, name, value, "a sequence of 2 or 3 real numbers") from None
+        raise type_error(func, name, value, f"a sequence of {entries} real numbers") from None
     if arr.ndim == 0:
-        raise type_error(func, name, value, "a sequence of 2 or 3 real numbers, one per axis")
+        raise type_error(func, name, value, f"a sequence of {entries} real numbers, one per axis")
     if arr.ndim != 1:
-        raise value_error(func, name, f"must be a sequence of 2 or 3 numbers; got shape {arr.shape}")
+        raise value_error(func, name, f"must be a sequence of {entries} numbers; got shape {arr.shape}")
     if not np.isfinite(arr).all():
         raise value_error(func, name, f"must be finite; got {arr.tolist()}")
     return arr

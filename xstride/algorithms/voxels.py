@@ -239,7 +239,7 @@ def _voxel_size(value, ndim: int) -> np.ndarray:
 def _origin(value, ndim: int) -> np.ndarray:
     if isinstance(value, (str, bytes)):
         raise type_error(_FUNC, "origin", value, f"a sequence of {ndim} real numbers")
-    lo = _host_vector(_FUNC, "origin", value)
+    lo = _host_vector(_FUNC, "origin", value, str(ndim))
     if lo.shape != (ndim,):
         raise value_error(_FUNC, "origin", f"must have {ndim} entries (one per axis of the "
                                            f"points); got {lo.size}")
