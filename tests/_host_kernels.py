@@ -14,6 +14,7 @@ reduction kernels' tests), with ``host_cuda/builtins.h`` for the built-ins it na
 from __future__ import annotations
 
 import ctypes
+import faulthandler
 import hashlib
 import re
 import shutil
@@ -28,7 +29,8 @@ from xstride._kernels import _elementwise_exec as ex
 from xstride._kernels import _launch
 from xstride._kernels._headers import include_dir
 
-__all__ = ["CXX", "Host", "HostArray", "Launch", "aligned", "block_entry", "build_dir",
+__all__ = ["CXX", "Host", "HostArray", "HostLaunches", "Launch", "aligned", "block_entry",
+           "build_dir", "launch_table",
            "build_source", "install", "unusable"]
 
 #: The host compiler, or None (the tests that need it skip).
@@ -102,6 +104,57 @@ def build_source(build: Path, source: str, lines: list) -> ctypes.CDLL:
     if r.returncode:
         raise RuntimeError(f"g++ rejected {source}:\n{r.stderr[:4000]}")
     return ctypes.CDLL(str(so))
+
+
+def launch_table(build: Path, source: str, names) -> dict:
+    """Name expression -> a host entry ``fn(words, block, grid)`` that runs that kernel of
+    ``source`` (one g++ build, in a folder of its own under ``build``) on 64-bit
+    argument words: pointers as addresses, integers by value (``host_cuda/call.h``)."""
+    names = list(names)
+    lines = ['#include "call.h"']
+    for i, name in enumerate(names):
+        lines += block_entry(f"xs_host_k{i}", "const unsigned long long* a",
+                             f"xs_host_call(&{name}, a)")
+    folder = build / Path(source).stem
+    folder.mkdir(exist_ok=True)
+    lib = build_source(folder, source, lines)
+    table = {}
+    for i, name in enumerate(names):
+        fn = getattr(lib, f"xs_host_k{i}")
+        fn.restype = None
+        table[name] = fn
+    return table
+
+
+#: the longest a host launch of :class:`HostLaunches` may run
+LAUNCH_SECONDS = 60
+
+
+class HostLaunches(list):
+    """A stand-in CuPy's launch log (``fake_cupy.launches``) that runs each launch, as it
+    is recorded, by the kernel's own source: the entry of ``table`` (:func:`launch_table`)
+    for its name expression, on its arguments' words, grid and block."""
+
+    def __init__(self, table: dict):
+        super().__init__()
+        self.table = table
+
+    def append(self, item):
+        super().append(item)
+        kernel, grid, block, args = item
+        grid = grid if isinstance(grid, tuple) else (grid,)
+        block = block if isinstance(block, tuple) else (block,)
+        assert len(grid) == len(block) == 1, (kernel.name, grid, block)
+        words = [int(a.item()) & ((1 << 64) - 1) for a in args]
+        # a broken kernel may loop or leave a barrier waiting for threads that left:
+        # past LAUNCH_SECONDS the process prints every thread's stack and exits (the
+        # test fails as a crashed worker instead of hanging the run)
+        faulthandler.dump_traceback_later(LAUNCH_SECONDS, exit=True)
+        try:
+            self.table[kernel.name]((ctypes.c_ulonglong * max(len(words), 1))(*words),
+                                    ctypes.c_int(block[0]), ctypes.c_int(grid[0]))
+        finally:
+            faulthandler.cancel_dump_traceback_later()
 
 
 class _Data:

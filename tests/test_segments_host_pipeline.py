@@ -13,12 +13,10 @@ are the GPU tests' (tests/test_segments_gpu.py, tests/test_voxels_gpu.py)."""
 
 from __future__ import annotations
 
-import ctypes
-
 import numpy as np
 import pytest
 
-from tests._host_kernels import CXX, block_entry, build_dir, build_source
+from tests._host_kernels import CXX, HostLaunches, build_dir, launch_table
 from tests.conftest import FakeCupyArray
 from tests.test_segments_gpu import assert_close, values_of
 from tests.test_segments_nvrtc import every_compaction_name
@@ -45,43 +43,13 @@ def _reduction_names() -> list:
 def kernels(tmp_path_factory):
     """name expression -> the host entry that runs it on 64-bit argument words."""
     build = build_dir(tmp_path_factory, "segments_pipeline")
-    table = {}
-    for source, names in (("segments.cu", _reduction_names()),
-                          ("compaction.cu", every_compaction_name())):
-        lines = ['#include "call.h"']
-        for i, name in enumerate(names):
-            lines += block_entry(f"xs_host_k{i}", "const unsigned long long* a",
-                                 f"xs_host_call(&{name}, a)")
-        (build / source.replace(".cu", "")).mkdir()
-        lib = build_source(build / source.replace(".cu", ""), source, lines)
-        for i, name in enumerate(names):
-            fn = getattr(lib, f"xs_host_k{i}")
-            fn.restype = None
-            table[name] = fn
-    return table
-
-
-class HostRun(list):
-    """The stand-in's launch log, running each launch's kernel on the host as it comes."""
-
-    def __init__(self, table):
-        super().__init__()
-        self.table = table
-
-    def append(self, item):
-        super().append(item)
-        kernel, grid, block, args = item
-        grid = grid if isinstance(grid, tuple) else (grid,)
-        block = block if isinstance(block, tuple) else (block,)
-        assert len(grid) == len(block) == 1, (kernel.name, grid, block)
-        words = [int(a.item()) & ((1 << 64) - 1) for a in args]
-        self.table[kernel.name]((ctypes.c_ulonglong * max(len(words), 1))(*words),
-                                ctypes.c_int(block[0]), ctypes.c_int(grid[0]))
+    return {**launch_table(build, "segments.cu", _reduction_names()),
+            **launch_table(build, "compaction.cu", every_compaction_name())}
 
 
 @pytest.fixture
 def dev(fake_cupy, monkeypatch, kernels):
-    fake_cupy.launches = HostRun(kernels)
+    fake_cupy.launches = HostLaunches(kernels)
     _compile.clear()
     ks._LAUNCHES.clear()
     monkeypatch.setattr(FakeCupyArray, "__setitem__",

@@ -8,8 +8,10 @@ the same start levels (from the highest differing bit), ranks, parents and flat
 offsets. Against the composed NumPy path (itself checked against a plain-Python
 reference in tests/test_morton_tree.py) this checks the index arithmetic of the
 one-pass algorithm and the launcher (arguments in order, grids, the record read back,
-the views of the flat buffers) without a GPU. It proves nothing about the CUDA code
-itself: tests/test_morton_tree_gpu.py does, on the device.
+the views of the flat buffers) without a GPU. Every test runs a second time with
+``tree.cu`` itself compiled by g++ for the host in place of the models (``dev``'s
+"source" case): the kernels' own index arithmetic, without the device's timing and
+memory ordering, which tests/test_morton_tree_gpu.py checks on the device.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests._host_kernels import CXX, HostLaunches, build_dir, launch_table
 from tests.test_segments_launch import mem
 from tests.test_tree_nvrtc import PARAMS
 from xstride import algorithms as alg
@@ -146,9 +149,28 @@ class Played(list):
         MODELS[base](kernel.name, grid, *[a.item() for a in args])
 
 
-@pytest.fixture
-def dev(fake_cupy):
-    fake_cupy.launches = Played()
+@pytest.fixture(scope="module")
+def tree_source(tmp_path_factory):
+    """tree.cu's kernels for every key dtype, built by g++ for the host (the stand-ins of
+    tests/host_cuda/; skipped where g++ cannot build them)."""
+    build = build_dir(tmp_path_factory, "tree_source")
+    names = []
+    for dtype in INT_DTYPES:
+        names += [e for e in kt.kernel_family(dtype) if e not in names]
+    return launch_table(build, "tree.cu", names)
+
+
+@pytest.fixture(params=["model", "source"])
+def dev(request, fake_cupy):
+    """The stand-in CuPy whose launches run on the kernels' NumPy models, or on
+    ``tree.cu`` itself compiled for the host (a block's threads as threads, each warp's
+    lanes at a barrier of their own)."""
+    if request.param == "model":
+        fake_cupy.launches = Played()
+    elif CXX is None:
+        pytest.skip("g++ (C++20) is not on PATH")
+    else:
+        fake_cupy.launches = HostLaunches(request.getfixturevalue("tree_source"))
     _compile.clear()
     kt._LAUNCHES.clear()
     yield fake_cupy

@@ -81,6 +81,22 @@ inline unsigned __ballot_sync(unsigned mask, int pred)
     xs_host_warp_sync();
     return bits;
 }
+// the lanes of mask whose value equals the caller's
+template <typename T> unsigned __match_any_sync(unsigned mask, T v)
+{
+    static_assert(sizeof(T) <= 8, "host matches compare up to 8 bytes");
+    const unsigned w = threadIdx.x >> 5, lane = threadIdx.x & 31u;
+    unsigned long long mine = 0;
+    std::memcpy(&mine, &v, sizeof(T));
+    xs_host_lanes[w][lane] = mine;
+    xs_host_warp_sync();
+    unsigned bits = 0;
+    for (unsigned l = 0; l < 32; ++l) {
+        if (((mask >> l) & 1u) && xs_host_lanes[w][l] == mine) bits |= 1u << l;
+    }
+    xs_host_warp_sync();
+    return bits;
+}
 inline int __any_sync(unsigned mask, int pred) { return __ballot_sync(mask, pred) != 0u; }
 inline int __all_sync(unsigned mask, int pred) { return __ballot_sync(mask, pred) == mask; }
 // per byte: 0xFF where the bytes of a and b differ, else 0
