@@ -17,11 +17,10 @@ import numpy as np
 import pytest
 
 from tests._host_kernels import CXX, HostLaunches, build_dir, launch_table
-from tests.conftest import FakeCupyArray
 from tests.test_segments_gpu import assert_close, values_of
+from tests.test_segments_launch import segments_device
 from tests.test_segments_nvrtc import every_compaction_name
 from xstride import algorithms as alg
-from xstride._kernels import _compile
 from xstride._kernels import segments as ks
 from xstride._plans.segments import accumulator, result_dtype
 
@@ -49,16 +48,7 @@ def kernels(tmp_path_factory):
 
 @pytest.fixture
 def dev(fake_cupy, monkeypatch, kernels):
-    fake_cupy.launches = HostLaunches(kernels)
-    _compile.clear()
-    ks._LAUNCHES.clear()
-    monkeypatch.setattr(FakeCupyArray, "__setitem__",
-                        lambda self, i, v: self.host.__setitem__(i, v), raising=False)
-    monkeypatch.setattr(FakeCupyArray, "__sub__",
-                        lambda self, o: FakeCupyArray(self.host - o.host), raising=False)
-    yield fake_cupy
-    _compile.clear()
-    ks._LAUNCHES.clear()
+    yield from segments_device(fake_cupy, monkeypatch, HostLaunches(kernels))
 
 
 def _names(fake) -> set:

@@ -438,18 +438,25 @@ class Played(list):
             MODELS[kernel.name.partition("<")[0]](kernel.name, grid, *[a.item() for a in args])
 
 
-@pytest.fixture
-def dev(fake_cupy, monkeypatch):
-    fake_cupy.launches = Played()
+def segments_device(fake, monkeypatch, launches):
+    """The body of a fixture: the stand-in CuPy ``fake`` with ``launches`` as its launch
+    log (which runs each launch), the indexing the executor uses, and empty caches of
+    compiled kernels and launches before and after."""
+    fake.launches = launches
     _compile.clear()
     ks._LAUNCHES.clear()
     monkeypatch.setattr(FakeCupyArray, "__setitem__",
                         lambda self, i, v: self.host.__setitem__(i, v), raising=False)
     monkeypatch.setattr(FakeCupyArray, "__sub__",
                         lambda self, o: FakeCupyArray(self.host - o.host), raising=False)
-    yield fake_cupy
+    yield fake
     _compile.clear()
     ks._LAUNCHES.clear()
+
+
+@pytest.fixture
+def dev(fake_cupy, monkeypatch):
+    yield from segments_device(fake_cupy, monkeypatch, Played())
 
 
 def names(fake):
