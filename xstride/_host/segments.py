@@ -94,8 +94,9 @@ def _reduceat(op: str, values: np.ndarray, starts: np.ndarray, acc_dtype: str) -
     return _UFUNCS[op].reduceat(values, starts, axis=0, dtype=acc)
 
 
-#: rows per piece of the exact sums of :func:`integer_mean`: 32-bit limbs of fewer than
-#: 2**31 rows sum exactly in int64 (longer segments are cut into pieces, joined exactly)
+#: rows per piece of the exact sums (:func:`exact_sums`, which :func:`integer_mean`
+#: uses): 32-bit limbs of fewer than 2**31 rows sum exactly in int64 (longer segments
+#: are cut into pieces, joined exactly)
 LIMB_ROWS = 2**31 - 1
 
 
@@ -129,11 +130,6 @@ def integer_mean(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     else:
         out[...] = exact_sums(values, offsets)
     return np.divide(out, div, out=out)
-
-
-#: rows per piece of :func:`exact_sums`: 32-bit limbs of fewer than 2**31 rows sum
-#: exactly in int64 (longer segments are cut into pieces, joined exactly)
-LIMB_ROWS = 2**31 - 1
 
 
 def exact_sums(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
