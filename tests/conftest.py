@@ -314,12 +314,16 @@ class FakeKernel:
 
 
 class FakeEvent:
-    """``cupy.cuda.Event``: the stand-in runs everything at once, so it records nothing."""
+    """``cupy.cuda.Event``: the stand-in runs everything at once, so it records nothing;
+    as CUDA's, it belongs to the device current at its creation and records only
+    there (``current``: the stand-in's state, :class:`FakeCupy`)."""
 
-    def __init__(self, *args, **kwargs):
-        self.recorded = False
+    def __init__(self, current, *args, **kwargs):
+        self.current, self.device, self.recorded = current, current.device, False
 
     def record(self, stream=None):
+        assert self.current.device == self.device, \
+            f"an event of device {self.device} recorded on device {self.current.device}"
         self.recorded = True
 
     def synchronize(self):
@@ -358,7 +362,8 @@ class FakeCupy(types.ModuleType):
             memcpyDeviceToHost=2)
         self.cuda = types.SimpleNamespace(
             runtime=runtime, Device=FakeDevice, MemoryPointer=FakeMemoryPointer,
-            alloc_pinned_memory=bytearray, Event=FakeEvent,
+            alloc_pinned_memory=bytearray,
+            Event=lambda *args, **kwargs: FakeEvent(cur, *args, **kwargs),
             driver=types.SimpleNamespace(),  # no launchKernel: a test sets one
             get_current_stream=lambda device_id=-1: cur.stream,
             function=types.SimpleNamespace(CPointer=FakeCPointer))

@@ -47,8 +47,9 @@ def library(tmp_path_factory):
 
 
 class Guarded:
-    """``rows`` (n, k) float32 rows that end at a page with no access, in memory a
-    forked child shares with this process (``MAP_SHARED``); ``out`` beside them."""
+    """``rows`` (n, k) float32 rows that end at a page with no access and follow NaNs, in
+    memory a forked child shares with this process (``MAP_SHARED``); ``out`` beside
+    them."""
 
     def __init__(self, values: np.ndarray, n_seg: int):
         k = values.shape[1]
@@ -61,6 +62,8 @@ class Guarded:
         libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
         assert libc.mprotect(ctypes.c_void_p(guard), _PAGE, 0) == 0   # PROT_NONE
         start = guard - nbytes
+        # before the rows: NaN (a row read there would make its sum NaN)
+        np.frombuffer(self.map, np.float32, (start - base) // 4)[...] = np.nan
         self.rows = np.frombuffer(self.map, np.float32, values.size,
                                   start - base).reshape(values.shape)
         self.rows[...] = values

@@ -629,6 +629,29 @@ def test_record_reads_share_a_pinned_buffer_only_once_it_is_free(fake_cupy):
     assert third() == [4, 5, 6]
     longer = np.arange(12, dtype=np.uint64)                    # more than the spare holds
     assert ks._read_later(fake_cupy.asarray(longer))() == longer.tolist()
+    fake_cupy.current.device = 1          # an event records on its own device only
+    assert ks._read_later(fake_cupy.asarray(np.array([9], np.uint64)))() == [9]
+    fake_cupy.current.device = 0
+    assert ks._read_later(fake_cupy.asarray(np.array([3], np.uint64)))() == [3]
+
+
+def test_a_failed_walk_waits_for_the_check_s_copy(dev, monkeypatch):
+    """``reduce_checked``: the walk failing after the record's copy was queued (no
+    memory for the result, a compile error) waits for that copy before raising, so
+    its pinned words are not handed back while the copy is pending."""
+    def fail(*args):
+        raise MemoryError("out of device memory")
+    monkeypatch.setattr(ks, "_short_walk", fail)
+    waited = []
+    read_later = ks._read_later
+
+    def watched(rec):
+        wait = read_later(rec)
+        return lambda: waited.append(1) or wait()
+    monkeypatch.setattr(ks, "_read_later", watched)
+    with pytest.raises(MemoryError):
+        alg.segment_reduce(dev.asarray(np.arange(6.0)), dev.asarray(np.array([0, 3, 6])))
+    assert waited == [1]
 
 
 @pytest.mark.parametrize("dtype", ["float32", ">f4", "int64", "<u2", "bool", "V8", "M8[ns]"])

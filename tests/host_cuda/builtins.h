@@ -26,8 +26,9 @@ inline float __fdiv_rn(float a, float b) { return a / b; }
 inline double __ddiv_rn(double a, double b) { return a / b; }
 template <typename T> T __ldg(const T* p) { return *p; }
 // Warp shuffles of values of up to 8 bytes, as the CUDA C++ Programming Guide
-// ("Warp Shuffle Functions") defines them: a source lane outside the caller's segment
-// of `width` lanes gives the caller's own value (every lane of the warp calls them).
+// ("Warp Shuffle Functions") and PTX's shfl define them: a source lane outside the
+// caller's segment of `width` lanes gives the caller's own value, except that the xor
+// form reads lanes of earlier segments (every lane of the warp calls them).
 template <typename T> T xs_host_from_lane(T v, int src)
 {
     static_assert(sizeof(T) <= 8, "host shuffles move up to 8 bytes");
@@ -57,8 +58,10 @@ template <typename T> T __shfl_up_sync(unsigned, T v, unsigned delta, int width 
 }
 template <typename T> T __shfl_xor_sync(unsigned, T v, int mask, int width = 32)
 {
+    // PTX shfl.bfly: a source lane past the caller's group of `width` gives the
+    // caller's value; one in an earlier group is read
     const int lane = xs_host_lane(), s = lane ^ mask;
-    return xs_host_from_lane(v, (s & ~(width - 1)) == (lane & ~(width - 1)) ? s : lane);
+    return xs_host_from_lane(v, s <= (lane | (width - 1)) ? s : lane);
 }
 template <typename T> T atomicAdd(T* p, T v) { return std::atomic_ref<T>(*p).fetch_add(v); }
 template <typename T> T atomicMin(T* p, T v)

@@ -318,8 +318,10 @@ def clear() -> None:
     """Forget every compiled module and function (CuPy's own caches stay; the record of
     past compiles too: :func:`reset_record`). Compiles :func:`prefetch` started are
     waited for first and forgotten with the rest (their errors too): one that finished
-    after the tables were emptied would put its kernel back."""
-    drain()
+    after the tables were emptied would put its kernel back. (On a compile thread it
+    does not wait: it would wait for its own compile.)"""
+    if not threading.current_thread().name.startswith("xstride-compile"):
+        drain()
     with _INFLIGHT_LOCK:
         _INFLIGHT.clear()
     _MODULES.clear()

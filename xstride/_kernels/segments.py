@@ -164,8 +164,9 @@ def offsets_stats(offsets, n: int) -> tuple[int, int, int, int, int]:
     return _stats(_read(_stats_record(_int64(_cupy(), offsets))))
 
 
-#: the records' pinned host words and their event, one set a thread, reused by the
-#: thread's next read once the last one was waited for (an allocation and an event
+#: the records' pinned host words and their event, one set a thread and device (an
+#: event belongs to the device current at its creation), reused by the thread's next
+#: read on that device once the last one was waited for (an allocation and an event
 #: creation less a call)
 _PINNED = threading.local()
 _RECORD_WORDS = 8
@@ -177,13 +178,16 @@ def _read_later(rec):
     after it, not the kernels queued later) and gives the record's entries."""
     cupy = _cupy()
     size = rec.shape[0]          # uint64 entries
-    spare = getattr(_PINNED, "spare", None) if size <= _RECORD_WORDS else None
-    if spare is None or spare[0] is not cupy:   # first read of this thread, one still
-        words = max(size, _RECORD_WORDS)        # pending, a long record (or a new cupy)
+    spares = getattr(_PINNED, "spares", None)
+    if spares is None:
+        spares = _PINNED.spares = {}
+    where = (id(cupy), cupy.cuda.runtime.getDevice())
+    spare = spares.pop(where, None) if size <= _RECORD_WORDS else None
+    if spare is None or spare[0] is not cupy:   # first read of this thread and device,
+        words = max(size, _RECORD_WORDS)        # one still pending, or a long record
         mem = cupy.cuda.alloc_pinned_memory(8 * words)
         spare = (cupy, mem, np.frombuffer(mem, dtype=np.uint64, count=words),
                  cupy.cuda.Event(disable_timing=True))
-    _PINNED.spare = None
     _, _, host, done = spare
     stream = cupy.cuda.get_current_stream()
     cupy.cuda.runtime.memcpyAsync(host.ctypes.data, rec.data.ptr, 8 * size,
@@ -193,7 +197,7 @@ def _read_later(rec):
     def wait() -> list[int]:
         done.synchronize()
         words = host[:size].tolist()
-        _PINNED.spare = spare     # free for this thread's next read
+        spares[where] = spare     # free for this thread's next read on this device
         return words
     return wait
 
@@ -220,7 +224,12 @@ def reduce_checked(values, offsets, op: str, out_dtype: str, acc_dtype: str):
     cupy = _cupy()
     offs = _int64(cupy, offsets)
     wait = _read_later(_stats_record(offs))
-    started = None if op == "count" else _short_walk(values, offs, op, out_dtype, acc_dtype)
+    try:
+        started = None if op == "count" else _short_walk(values, offs, op, out_dtype,
+                                                         acc_dtype)
+    except BaseException:
+        wait()    # the copy lands before its pinned words can go back to CuPy's pool
+        raise
     stats = _stats(wait())
 
     def finish():

@@ -318,7 +318,10 @@ def morton_decode(keys, ndim):
     held = _stored(arr)
     if arr.size and arr.dtype.kind == "i" and int(held.min()) < 0:
         raise _value_error(func, "keys", f"has a negative key ({int(held.min())})")
-    top = int(held.astype(_np.uint64, copy=False).max()) if nd == 3 and arr.size else 0
+    # bit 63: only unsigned keys can hold it (signed ones are non-negative here), and
+    # their max needs no conversion (an int64 array converted here and again below
+    # cost a full-size copy on the device)
+    top = int(held.max()) if nd == 3 and arr.size and arr.dtype.kind == "u" else 0
     if top >> 63:
         raise _value_error(func, "keys", f"has a key with bit 63 set ({top}); "
                                         "3-D keys have 63 bits")
