@@ -475,7 +475,7 @@ def test_broadcast_views_are_range_checked_by_the_elements_they_hold(monkeypatch
                                           r"keys, shape \(1073741824,\) \(8\.00 GiB\)"):
         alg.morton_keys(np.broadcast_to(np.array([0.5, 0.1, 0.2]), (2**30, 3)),
                         [0, 0, 0], [1, 1, 1], 5)
-    assert time.perf_counter() - t0 < 3      # the views' 2**36 repeats are not read
+    assert time.perf_counter() - t0 < 30     # the views' 2**36 repeats (minutes) are not read
     # the range checks still see every value the view holds
     with pytest.raises(ValueError, match=r"^morton_encode: argument 'ix' has cell index "
                                          r"8589934592"):
@@ -489,7 +489,7 @@ def test_broadcast_views_are_range_checked_by_the_elements_they_hold(monkeypatch
     with pytest.raises(ValueError, match=r"^morton_keys: argument 'positions' has a NaN .* "
                                          r"in row 0"):
         alg.morton_keys(np.broadcast_to(np.array([0.5, np.nan]), (2**36, 2)), [0, 0], [1, 1], 5)
-    assert time.perf_counter() - t0 < 3
+    assert time.perf_counter() - t0 < 30
     monkeypatch.undo()
     # and small views give the keys and cells of their copies
     ix = np.broadcast_to(np.array([5, 7]), (3, 2))
