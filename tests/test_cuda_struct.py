@@ -85,3 +85,18 @@ def test_struct_value_errors():
         S(n=1, p=np.zeros(2, np.float32))
     with pytest.raises(TypeError, match="'field p' has dtype float64"):
         S(n=1, p=dev(2, np.float64))
+
+
+def test_complex_fields_are_aligned_to_their_size():
+    """CuPy's (and Thrust's) ``complex<T>`` is ``__align__(2 * sizeof(T))`` on the
+    device; the layout aligned it like its parts (``char, complex<double>`` put the
+    complex at 8 in 24 bytes, where NVRTC puts it at 16 in 32), so a kernel read
+    other bytes than the ones packed."""
+    S = CudaStruct("S", [("a", "char"), ("z", "complex<double>")])
+    assert S.offsets == (0, 16) and S.itemsize == 32
+    T = CudaStruct("T", [("n", "int"), ("z", "complex<float>"), ("c", "char")])
+    assert T.offsets == (0, 8, 16) and T.itemsize == 24
+    raw = T(n=7, z=1.5 - 2j, c=3).tobytes()
+    assert struct.unpack_from("<i", raw, 0) == (7,)
+    assert struct.unpack_from("<ff", raw, 8) == (1.5, -2.0)
+    assert raw[16] == 3

@@ -198,6 +198,10 @@ def _structs(cp):
     cases.append((E, [], dict(c=-128, s=-32768, u=255)))
     F = CudaStruct("XsDeep", [("u", "unsigned char"), ("n", B), ("f", "float")])
     cases.append((F, [inner, B], dict(u=1, n=cases[1][2], f=0.75)))
+    # complex<T> is __align__(2 * sizeof(T)) on the device: after an int or a char
+    G = CudaStruct("XsComplexAlign", [("n", "int"), ("z", "complex<float>"), ("c", "char"),
+                                      ("w", "complex<double>")])
+    cases.append((G, [], dict(n=-3, z=1.5 - 2j, c=5, w=0.25 + 8j)))
     return cases
 
 
@@ -207,7 +211,7 @@ def _pack(S: CudaStruct, values: dict):
     return S(**kw)
 
 
-@pytest.mark.parametrize("case", range(6))
+@pytest.mark.parametrize("case", range(7))
 def test_cuda_struct_layout(cp, case):
     """sizeof, alignof and every field offset of a CudaStruct's declaration as NVRTC
     lays it out, against ``CudaStruct.itemsize`` / ``offsets`` / its C alignment, and

@@ -98,8 +98,11 @@ class CType:
 
     @property
     def alignment(self) -> int:
+        """C alignment, bytes. ``complex<T>`` (CuPy's and Thrust's) is declared
+        ``__align__(2 * sizeof(T))`` for the device: 8 for ``complex<float>``, 16 for
+        ``complex<double>`` (not NumPy's, which aligns a complex like its parts)."""
         if self.kind == "scalar":
-            return self.dtype.alignment if self.dtype.kind != "c" else self.dtype.itemsize // 2
+            return self.dtype.itemsize if self.dtype.kind == "c" else self.dtype.alignment
         if self.kind == "struct":
             return max((f[1].alignment for f in self.fields or ()), default=1)
         return 8
