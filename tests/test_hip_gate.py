@@ -77,6 +77,21 @@ REFUSED = {
     "option -D": ("__global__ void k(float* a) {}",
                   {"options": ("-DXSTRIDE_BOUNDS_CHECK",)}, "bounds_check_views",
                   "-DXSTRIDE_BOUNDS_CHECK"),
+    # NVRTC's long spelling and the flag and name as two options were compiled on HIP
+    "option --define-macro=": ("__global__ void k(float* a) {}",
+                               {"options": ("--define-macro=XSTRIDE_BOUNDS_CHECK",)},
+                               "bounds_check_views", "--define-macro=XSTRIDE_BOUNDS_CHECK"),
+    "options -D, name": ("__global__ void k(float* a) {}",
+                         {"options": ("-D", "XSTRIDE_BOUNDS_CHECK=1")}, "bounds_check_views",
+                         "-D XSTRIDE_BOUNDS_CHECK=1"),
+    "options --define-macro, name": ("__global__ void k(float* a) {}",
+                                     {"options": ("--define-macro", "XSTRIDE_BOUNDS_CHECK")},
+                                     "bounds_check_views",
+                                     "--define-macro XSTRIDE_BOUNDS_CHECK"),
+    "#define across a line continuation": (
+        "#define \\\n  XSTRIDE_BOUNDS_CHECK\n#include <xstride/array_view.cuh>\n"
+        "__global__ void k(Array1D<float> a) {}", {}, "bounds_check_views",
+        "defines XSTRIDE_BOUNDS_CHECK"),
     "reduce.cuh after '/*' in a // comment": (
         "// old: /* \n#include <xstride/reduce.cuh>\n__global__ void k(float* x) {}\n// */\n",
         {}, "warp_shuffle", "xstride/reduce.cuh"),
@@ -102,7 +117,8 @@ ACCEPTED = {
                                    "#include <xstride/array_view.cuh>\n"
                                    "__global__ void k(Array1D<float> a) {}", {}),
     "other -D options": ("__global__ void k(float* a) {}",
-                         {"options": ("-DXSTRIDE_BOUNDS_CHECKER=1", "-DN=5")}),
+                         {"options": ("-DXSTRIDE_BOUNDS_CHECKER=1", "-DN=5", "-D", "M",
+                                      "--define-macro=XSTRIDE_BOUNDS", "-DXSTRIDE")}),
 }
 
 

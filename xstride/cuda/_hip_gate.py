@@ -20,6 +20,26 @@ from ._signature import CType, Signature
 __all__ = ["violations", "check"]
 
 _BOUNDS_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+XSTRIDE_BOUNDS_CHECK\b", re.M)
+_BOUNDS_MACRO = "XSTRIDE_BOUNDS_CHECK"
+_SPLICE = re.compile(r"\\\r?\n")     # a backslash-newline: one logical line (C phase 2)
+
+
+def _bounds_option(options) -> str | None:
+    """The option(s) that define ``XSTRIDE_BOUNDS_CHECK``, as written, or ``None``:
+    ``-DXSTRIDE_BOUNDS_CHECK[=v]``, ``--define-macro=XSTRIDE_BOUNDS_CHECK[=v]``, with
+    spaces, or the flag (``-D``, ``--define-macro``) and the name as two options."""
+    opts = [o for o in options if isinstance(o, str)]
+    for i, o in enumerate(opts):
+        flat = re.sub(r"\s+", "", o)
+        for flag in ("--define-macro=", "--define-macro", "-D"):
+            if flat.startswith(flag):
+                name, spelled = flat[len(flag):], o
+                if not name and i + 1 < len(opts):
+                    name, spelled = re.sub(r"\s+", "", opts[i + 1]), f"{o} {opts[i + 1]}"
+                if name.split("=", 1)[0] == _BOUNDS_MACRO:
+                    return spelled
+                break
+    return None
 _SHIPPED = Path(include_dir()).resolve() / "xstride"
 
 
@@ -61,10 +81,10 @@ def violations(signature: Signature, graph: IncludeGraph, options, source: str,
                     break
         if r.bounds_check:
             texts = [source] + list(graph.texts.values())
-            if any(o.replace(" ", "") in ("-DXSTRIDE_BOUNDS_CHECK", "-DXSTRIDE_BOUNDS_CHECK=1")
-                   or o.startswith("-DXSTRIDE_BOUNDS_CHECK=") for o in options):
-                out.append((r, "it is compiled with -DXSTRIDE_BOUNDS_CHECK"))
-            elif any(_BOUNDS_DEFINE.search(strip_comments(t)) for t in texts):
+            spelled = _bounds_option(options)
+            if spelled is not None:
+                out.append((r, f"it is compiled with {spelled}"))
+            elif any(_BOUNDS_DEFINE.search(_SPLICE.sub("", strip_comments(t))) for t in texts):
                 out.append((r, "its source defines XSTRIDE_BOUNDS_CHECK"))
     return out
 
