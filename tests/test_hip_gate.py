@@ -72,6 +72,28 @@ REFUSED = {
                             {}, "high_dim_cuda_views", "7-dimensional"),
     "struct field CArray5D": (_struct_src(5), {}, "high_dim_cuda_views",
                               "parameter 'h' (Holder) has a struct field with a 5-dimensional"),
+    # views in a struct the parameter's struct holds, where one of the two bodies is not
+    # a plain field list, or behind an alias: were compiled on HIP
+    "CArray5D in a struct with a method, in a struct": (
+        "#include <xstride/array_view.cuh>\n"
+        "struct Inner { CArray5D<float> a; __device__ int n() const { return 0; } };\n"
+        "struct Outer { Inner i; int n; };\n__global__ void k(Outer o) {}",
+        {}, "high_dim_cuda_views", "parameter 'o' (Outer) has a struct field with a 5-dim"),
+    "Array6D in a struct, in a struct with a method": (
+        "#include <xstride/array_view.cuh>\nstruct In2 { Array6D<float> a; };\n"
+        "struct Out2 { In2 i; __device__ int g() const { return 1; } };\n"
+        "__global__ void k(Out2 o) {}",
+        {}, "high_dim_cuda_views", "6-dimensional view"),
+    "typedef of Array5D in a struct": (
+        "#include <xstride/array_view.cuh>\ntypedef Array5D<float> V5;\n"
+        "struct S { V5 v; };\n__global__ void k(S s) {}",
+        {}, "high_dim_cuda_views", "5-dimensional view"),
+    "using alias of xstride_carray<T, 9> in a header's struct": (
+        '#include "mine.h"\n__global__ void k(S s) {}',
+        {"header": "#include <xstride/array_view.cuh>\n"
+                   "using V9 = xstride_carray<double, 9>;\n"
+                   "struct S { V9 v; __device__ void f() {} };\n"},
+        "high_dim_cuda_views", "9-dimensional view"),
     "debug=True": ("#include <xstride/array_view.cuh>\n__global__ void k(Array1D<float> a) {}",
                    {"debug": True}, "bounds_check_views", "-DXSTRIDE_BOUNDS_CHECK"),
     "option -D": ("__global__ void k(float* a) {}",
@@ -105,6 +127,10 @@ ACCEPTED = {
     "Array4D + CArray4D": ("#include <xstride/array_view.cuh>\n"
                            "__global__ void k(Array4D<float> a, CArray4D<int> b) {}", {}),
     "struct field CArray4D": (_struct_src(4), {}),
+    "struct of a struct of CArray4D, aliases of Array4D": (
+        "#include <xstride/array_view.cuh>\ntypedef Array4D<float> V4;\n"
+        "struct In { CArray4D<float> a; V4 b; __device__ int f() const { return 0; } };\n"
+        "struct Out { In i; In* self; };\n__global__ void k(Out o) {}", {}),
     "index/array_view/atomic": ("#include <xstride/index.cuh>\n#include <xstride/atomic.cuh>\n"
                                 "__global__ void k(CArray2D<float> a) {}", {}),
     "random/morton": ("#include <xstride/random.cuh>\n#include <xstride/morton.cuh>\n"

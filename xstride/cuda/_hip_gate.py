@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from . import _device
-from .._core.csource import strip_comments
+from .._core.csource import code_only, strip_comments
 from ._executors import include_dir
 from ._hip_rules import RULES, HipRule
 from .._core.includes import IncludeGraph
@@ -51,10 +51,33 @@ def _max_view(ct: CType) -> int:
     return 0
 
 
-def _struct_view_ndims(body: str) -> int:
-    """Largest N in ``ArrayND``/``CArrayND``/``xstride_(c)array<T, N>`` in a struct body."""
+_TYPEDEF = re.compile(r"\btypedef\s+([^;{}]*?)\s*\b([A-Za-z_]\w*)\s*;")
+_USING = re.compile(r"\busing\s+([A-Za-z_]\w*)\s*=\s*([^;{}]*);")
+
+
+def _aliases(texts) -> dict[str, str]:
+    """``{name: aliased type text}`` of every ``typedef`` / ``using`` alias in C texts."""
+    out: dict[str, str] = {}
+    for text in texts:
+        text = code_only(text)
+        out.update((m.group(2), m.group(1)) for m in _TYPEDEF.finditer(text))
+        out.update((m.group(1), m.group(2)) for m in _USING.finditer(text))
+    return out
+
+
+def _struct_view_ndims(body: str, structs: dict[str, str] | None = None,
+                       aliases: dict[str, str] | None = None, _seen=None) -> int:
+    """Largest N in ``ArrayND``/``CArrayND``/``xstride_(c)array<T, N>`` in a struct body
+    (or an alias's text), following the structs and aliases it names (a struct field
+    of another struct, ``typedef Array5D<float> V5;``), whatever else the bodies hold."""
     ns = [int(n) for n in re.findall(r"\bC?Array(\d+)D\s*<", body)]
     ns += [int(n) for n in re.findall(r"\bxstride_c?array\s*<[^;]*?,\s*(\d+)\s*>", body)]
+    seen = set() if _seen is None else _seen
+    for name in set(re.findall(r"\b[A-Za-z_]\w*", body)) - seen:
+        for table in (structs or {}, aliases or {}):
+            if name in table:
+                seen.add(name)
+                ns.append(_struct_view_ndims(table[name], structs, aliases, seen))
     return max(ns, default=0)
 
 
@@ -62,6 +85,7 @@ def violations(signature: Signature, graph: IncludeGraph, options, source: str,
                struct_bodies: dict[str, str]) -> list[tuple[HipRule, str]]:
     """Every ``(rule, what triggered it)`` of a kernel; empty when HIP may compile it."""
     out: list[tuple[HipRule, str]] = []
+    aliases = None
     for r in RULES:
         if r.headers:
             for f in graph.files:
@@ -73,7 +97,10 @@ def violations(signature: Signature, graph: IncludeGraph, options, source: str,
             for p in signature.params:
                 nd = _max_view(p.ctype)
                 if p.ctype.kind == "struct":
-                    nd = max(nd, _struct_view_ndims(struct_bodies.get(p.ctype.struct, "")))
+                    if aliases is None:
+                        aliases = _aliases([source, *graph.texts.values()])
+                    nd = max(nd, _struct_view_ndims(struct_bodies.get(p.ctype.struct, ""),
+                                                    struct_bodies, aliases, {p.ctype.struct}))
                 if nd >= r.min_view_ndim:
                     where = "takes" if p.ctype.kind != "struct" else "has a struct field with"
                     out.append((r, f"parameter '{p.name}' ({p.ctype.text}) {where} a "
