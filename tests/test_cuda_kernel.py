@@ -552,3 +552,13 @@ def test_internal_kernels_key_their_compile_on_header_contents(tmp_path, monkeyp
     user = _compile.module_options(src, ("-DXSTRIDE_HEADERS_SHA256=0xabc",))
     assert [o for o in user if o.startswith("-DXSTRIDE_HEADERS")] == \
         ["-DXSTRIDE_HEADERS_SHA256=0xabc"]
+
+
+def test_a_const_after_a_view_type_is_the_parameter_s_own():
+    """``Array2D<const float> const a`` (a const parameter, as ``float* const p`` and
+    ``Params const p`` are taken) was an unknown C type."""
+    src = ("#include <xstride/array_view.cuh>\n__global__ void k(Array2D<const float> const a,"
+           " CArray1D<int>const b, xstride_array<double, 3> const c) {}")
+    k = CudaKernel(src, "k")
+    assert [(p.name, p.ctype.kind, p.ctype.ndim, p.ctype.const) for p in k.params] == [
+        ("a", "view", 2, True), ("b", "cview", 1, False), ("c", "view", 3, False)]

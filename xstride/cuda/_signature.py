@@ -254,7 +254,8 @@ def parse_type(text: str, *, structs: dict[str, str] | None = None, where: str =
             raise error(ValueError, where, f"unknown C type {text.strip()!r}: pointers to {base!r} "
                              "are not supported (use a scalar pointer or void*)")
         return CType("pointer", spelled, dt, const=const)
-    body = " ".join(re.sub(r"^\s*const\b", " ", raw).split())
+    # a const of the parameter itself, before or after the type: "Array2D<float> const"
+    body = " ".join(re.sub(r"^\s*const\b|\bconst\s*$", " ", raw).split())
     m = _VIEW_ALIAS.match(body)
     t = _VIEW_TEMPLATE.match(body)
     if m or t:
