@@ -562,3 +562,14 @@ def test_a_const_after_a_view_type_is_the_parameter_s_own():
     k = CudaKernel(src, "k")
     assert [(p.name, p.ctype.kind, p.ctype.ndim, p.ctype.const) for p in k.params] == [
         ("a", "view", 2, True), ("b", "cview", 1, False), ("c", "view", 3, False)]
+
+
+def test_line_continuations_join_lines():
+    """A backslash-newline joins two lines before C reads anything: ``int \\<newline>
+    n`` was an unknown C type 'int \\'."""
+    src = ("struct P { long long \\\n n; };\n__global__ void \\\nk(const float* \\\n x, "
+           "unsigned \\\r\n int n, P p) {}")
+    k = CudaKernel(src, "k")
+    assert [(p.name, p.ctype.kind, str(p.ctype.dtype)) for p in k.params] == [
+        ("x", "pointer", "float32"), ("n", "scalar", "uint32"), ("p", "struct", "None")]
+    assert k.params[2].ctype.fields[0][0] == "n"

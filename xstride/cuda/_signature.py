@@ -60,6 +60,8 @@ _DROP = re.compile(r"\b(__restrict__|__restrict|restrict|__grid_constant__|volat
 _VIEW_ALIAS = re.compile(r"^(C?)Array(\d+)D\s*<(.+)>$")
 _VIEW_TEMPLATE = re.compile(r"^xstride_(c?)array\s*<(.+),\s*(\d+)\s*>$")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
+#: A backslash-newline: C joins the two lines into one before anything else (phase 2).
+_SPLICE = re.compile(r"\\\r?\n")
 
 
 @dataclass(frozen=True)
@@ -164,7 +166,7 @@ def _match_brace(text: str, open_at: int) -> int:
 def find_structs(text: str) -> dict[str, str]:
     """``{name: body}`` of every ``struct``/``class`` definition in C text (comments
     removed; braces inside string or character literals do not count)."""
-    text = code_only(text)
+    text = _SPLICE.sub("", code_only(text))
     out: dict[str, str] = {}
     for m in re.finditer(r"\b(?:struct|class)\s+(\w+)\s*(?::[^{;]*)?\{", text):
         end = _match_brace(text, m.end() - 1)
@@ -386,7 +388,7 @@ def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = 
         parameter of unknown C type (the message names the parameter and the type).
     """
     label = label or f"CudaKernel {name!r}"
-    text = code_only(source)
+    text = _SPLICE.sub("", code_only(source))
     known = dict(structs or {})
     known.update(find_structs(text))
     found: list[tuple[tuple[Param, ...], bool]] = []
