@@ -318,3 +318,16 @@ def test_a_declaration_before_the_definition_is_no_overload(declaration):
             [("x", "pointer", np.float32), ("n", "scalar", np.int32)]
     with pytest.raises(ValueError, match="overloads are not supported"):
         CudaKernel(declaration + "\n__global__ void k(double* x, int n) {}", "k")
+
+
+def test_a_missing_cupy_names_what_to_install(no_cupy):
+    """The message said "No module named 'cupy'" and nothing about installing it (the
+    dask backend's names its extra)."""
+    k = CudaKernel(SRC_CHECKS, "k")
+    with pytest.raises(RuntimeError) as info:
+        k(*_good(), n_threads=4)
+    msg = str(info.value)
+    assert msg.startswith("CudaKernel 'k': backend 'cupy' is unavailable: CuPy could not be "
+                          "imported: ")
+    assert "pip install 'xstride[cuda13]'" in msg and "'xstride[cuda12]'" in msg
+    assert xp.cuda.capabilities()["reason"].endswith("a ROCm build of CuPy)")

@@ -67,6 +67,10 @@ class CupyBackend(Backend):
             import cupy
         except Exception as exc:  # ImportError, or a broken CUDA install raising anything
             self.failure = f"CuPy could not be imported: {type(exc).__name__}: {exc}"
+            if isinstance(exc, ImportError) and exc.name == "cupy":   # not installed
+                self.failure += (" (install CuPy through an extra: pip install "
+                                 "'xstride[cuda13]' for CUDA 13 or 'xstride[cuda12]' for "
+                                 "CUDA 12; on ROCm, a ROCm build of CuPy)")
             raise backend_unavailable_error("cupy", self.failure) from None
         try:
             count = cupy.cuda.runtime.getDeviceCount()
