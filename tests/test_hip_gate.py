@@ -191,7 +191,8 @@ def test_cuda_accepts_everything(cuda, tmp_path, case):
 
 
 def test_several_rules_are_all_named(hip):
-    src = "#include <xstride/reduce.cuh>\n__global__ void k(Array6D<float> a) {}"
+    src = ("#include <xstride/reduce.cuh>\nstruct C { char c; complex<float> z; };\n"
+           "__global__ void k(Array6D<float> a, C c) {}")
     with pytest.raises(NotImplementedError) as info:
         CudaKernel(src, "k", debug=True).compile()
     msg = str(info.value)
@@ -203,6 +204,34 @@ def test_struct_built_with_cudastruct_is_gated(hip):
     src = "#include <xstride/array_view.cuh>\n" + S.declaration() + "\n__global__ void k(S s) {}"
     with pytest.raises(NotImplementedError, match="high_dim_cuda_views"):
         CudaKernel(src, "k").compile()
+
+
+def test_complex_fields_of_struct_parameters_are_gated(hip):
+    """CudaStruct aligns a complex field as CuPy's complex is aligned for CUDA; CuPy's
+    ROCm build does not, so on HIP such a struct is refused: a CudaStruct, a struct
+    declared in the source, one nested in another, one behind an alias."""
+    S = CudaStruct("S", [("c", "char"), ("z", "complex<double>")])
+    sources = [
+        S.declaration() + "\n__global__ void k(S s) {}",
+        "struct T { int n; complex<float> z; };\n__global__ void k(T t) {}",
+        "struct I { complex<double> z; };\nstruct O { char c; I i; };\n"
+        "__global__ void k(O o) {}",
+        "typedef complex<float> cf;\nstruct A { char c; cf z; };\n__global__ void k(A a) {}",
+    ]
+    for src in sources:
+        with pytest.raises(NotImplementedError, match="complex_struct_fields"):
+            CudaKernel(src, "k").compile()
+    # no complex field, or a complex scalar or pointer parameter: compiled
+    for src in ("struct P { int n; float x; };\n__global__ void k(P p, complex<float>* z) {}",
+                "__global__ void k(complex<double> z) {}"):
+        CudaKernel(src, "k").compile()
+    assert len(hip.builds) == 2
+
+
+def test_complex_struct_fields_compile_on_cuda(cuda):
+    S = CudaStruct("S", [("c", "char"), ("z", "complex<double>")])
+    CudaKernel(S.declaration() + "\n__global__ void k(S s) {}", "k").compile()
+    assert len(cuda.builds) == 1
 
 
 def test_capabilities_report_every_rule_on_hip(hip):
@@ -255,9 +284,10 @@ def test_kernel_testing_agrees_with_the_table():
     for r in _hip_rules.RULES:
         assert callable(getattr(kt, f"{r.feature}_available"))
         assert r.marker == f"requires_{r.feature}" and r.marker in kt.__all__
-        assert r.headers or r.min_view_ndim or r.bounds_check  # every rule has a trigger
+        # every rule has a trigger
+        assert r.headers or r.min_view_ndim or r.bounds_check or r.complex_fields
     assert [r.feature for r in _hip_rules.RULES] == [
-        "warp_shuffle", "high_dim_cuda_views", "bounds_check_views"]
+        "warp_shuffle", "high_dim_cuda_views", "bounds_check_views", "complex_struct_fields"]
     with pytest.raises(AttributeError, match="requires_nothing"):
         kt.requires_nothing  # noqa: B018
     with pytest.raises(KeyError, match="feature_available: argument 'feature' is an unknown "

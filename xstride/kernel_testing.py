@@ -13,6 +13,7 @@ feature                       function                        marker
 warp shuffles                 ``warp_shuffle_available``      ``requires_warp_shuffle``
 views of 5+ dimensions        ``high_dim_cuda_views_available`` ``requires_high_dim_cuda_views``
 bounds-checked views          ``bounds_check_views_available`` ``requires_bounds_check_views``
+complex fields of structs     ``complex_struct_fields_available`` ``requires_complex_struct_fields``
 ============================  ==============================  ==============================
 
 pytest is imported when a marker's name is first taken from this module (``from
@@ -36,9 +37,11 @@ __all__ = [
     "warp_shuffle_available",
     "high_dim_cuda_views_available",
     "bounds_check_views_available",
+    "complex_struct_fields_available",
     "requires_warp_shuffle",
     "requires_high_dim_cuda_views",
     "requires_bounds_check_views",
+    "requires_complex_struct_fields",
 ]
 
 _MARKERS = {r.marker: r.feature for r in RULES}
@@ -101,6 +104,12 @@ def high_dim_cuda_views_available() -> bool:
 def bounds_check_views_available() -> bool:
     """Bounds-checked views (debug mode) work here."""
     return feature_available("bounds_check_views")
+
+
+def complex_struct_fields_available() -> bool:
+    """Structs with ``complex<float>``/``complex<double>`` fields can be passed to
+    kernels here (CudaStruct's layout is CUDA's)."""
+    return feature_available("complex_struct_fields")
 
 
 def __getattr__(name: str):

@@ -65,20 +65,39 @@ def _aliases(texts) -> dict[str, str]:
     return out
 
 
-def _struct_view_ndims(body: str, structs: dict[str, str] | None = None,
-                       aliases: dict[str, str] | None = None, _seen=None) -> int:
-    """Largest N in ``ArrayND``/``CArrayND``/``xstride_(c)array<T, N>`` in a struct body
-    (or an alias's text), following the structs and aliases it names (a struct field
-    of another struct, ``typedef Array5D<float> V5;``), whatever else the bodies hold."""
-    ns = [int(n) for n in re.findall(r"\bC?Array(\d+)D\s*<", body)]
-    ns += [int(n) for n in re.findall(r"\bxstride_c?array\s*<[^;]*?,\s*(\d+)\s*>", body)]
+def _struct_texts(body: str, structs: dict[str, str] | None = None,
+                  aliases: dict[str, str] | None = None, _seen=None):
+    """A struct body (or an alias's text) and the texts of every struct and alias it
+    names, at any depth (a struct field of another struct, ``typedef Array5D<float>
+    V5;``), each once, whatever else the bodies hold."""
+    yield body
     seen = set() if _seen is None else _seen
     for name in set(re.findall(r"\b[A-Za-z_]\w*", body)) - seen:
         for table in (structs or {}, aliases or {}):
             if name in table:
                 seen.add(name)
-                ns.append(_struct_view_ndims(table[name], structs, aliases, seen))
-    return max(ns, default=0)
+                yield from _struct_texts(table[name], structs, aliases, seen)
+
+
+def _struct_view_ndims(body: str, structs: dict[str, str] | None = None,
+                       aliases: dict[str, str] | None = None, _seen=None) -> int:
+    """Largest N in ``ArrayND``/``CArrayND``/``xstride_(c)array<T, N>`` in a struct body
+    and the structs and aliases it names (:func:`_struct_texts`)."""
+    ns = [0]
+    for text in _struct_texts(body, structs, aliases, _seen):
+        ns += [int(n) for n in re.findall(r"\bC?Array(\d+)D\s*<", text)]
+        ns += [int(n) for n in re.findall(r"\bxstride_c?array\s*<[^;]*?,\s*(\d+)\s*>", text)]
+    return max(ns)
+
+
+_COMPLEX = re.compile(r"\bcomplex\s*<\s*(?:float|double)\s*>")
+
+
+def _has_complex(ct: CType) -> bool:
+    """Whether a parsed struct type holds a complex field, at any depth."""
+    if ct.kind == "scalar":
+        return ct.dtype is not None and ct.dtype.kind == "c"
+    return ct.kind == "struct" and any(_has_complex(f) for _, f in ct.fields or ())
 
 
 def violations(signature: Signature, graph: IncludeGraph, options, source: str,
@@ -105,6 +124,19 @@ def violations(signature: Signature, graph: IncludeGraph, options, source: str,
                     where = "takes" if p.ctype.kind != "struct" else "has a struct field with"
                     out.append((r, f"parameter '{p.name}' ({p.ctype.text}) {where} a "
                                    f"{nd}-dimensional view"))
+                    break
+        if r.complex_fields:
+            for p in signature.params:
+                if p.ctype.kind != "struct":
+                    continue
+                if aliases is None:
+                    aliases = _aliases([source, *graph.texts.values()])
+                body = struct_bodies.get(p.ctype.struct, "")
+                if _has_complex(p.ctype) or any(
+                        _COMPLEX.search(code_only(t)) for t in _struct_texts(
+                            body, struct_bodies, aliases, {p.ctype.struct})):
+                    out.append((r, f"parameter '{p.name}' ({p.ctype.text}) has a complex "
+                                   "field"))
                     break
         if r.bounds_check:
             texts = [source] + list(graph.texts.values())

@@ -37,6 +37,9 @@ class HipRule:
     bounds_check : bool
         Compiling bounds-checked views (debug mode, ``-DXSTRIDE_BOUNDS_CHECK`` or a
         ``#define XSTRIDE_BOUNDS_CHECK``) triggers the rule.
+    complex_fields : bool
+        A struct parameter with a ``complex<float>``/``complex<double>`` field, at any
+        depth, triggers the rule.
     """
 
     feature: str
@@ -45,6 +48,7 @@ class HipRule:
     headers: tuple[str, ...] = ()
     min_view_ndim: int = 0
     bounds_check: bool = False
+    complex_fields: bool = False
 
     @property
     def marker(self) -> str:
@@ -76,6 +80,15 @@ RULES: tuple[HipRule, ...] = (
         "the kernel is compiled with XSTRIDE_BOUNDS_CHECK (debug=True, "
         "XSTRIDE_CUDA_DEBUG=1, -DXSTRIDE_BOUNDS_CHECK or a #define in the source)",
         bounds_check=True,
+    ),
+    HipRule(
+        "complex_struct_fields",
+        "CudaStruct lays out complex<float>/complex<double> fields as CuPy's complex is "
+        "aligned for CUDA (to twice the size of a part); CuPy's ROCm build declares it "
+        "without that alignment, so a HIP kernel would read the fields at other offsets",
+        "a kernel parameter is a struct with a complex<float> or complex<double> field "
+        "(directly, in a nested struct or behind a typedef/using alias)",
+        complex_fields=True,
     ),
 )
 
