@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import _backends
 from .._core.errors import not_provided_error, type_error, value_error
-from .._core.intseq import integer_array, leaves
+from .._core.intseq import holds_bool, integer_array
 
 #: Deepest tree level per dimension: 2-D keys hold 2 x 32 bits, 3-D keys 3 x 21 bits.
 MAX_MORTON_LEVELS = {2: 32, 3: 21}
@@ -121,8 +121,7 @@ def _real_numbers(value) -> bool:
         arr = np.asarray(value)
     except (TypeError, ValueError):
         return False  # ragged: refused as a whole
-    if isinstance(value, (list, tuple)) and arr.dtype.kind in "iuf" and any(
-            isinstance(v, (bool, np.bool_)) for v in leaves(value)):
+    if isinstance(value, (list, tuple)) and arr.dtype.kind in "iuf" and holds_bool(value):
         return False  # [True, 0, 0]: NumPy reads the bool as a number
     if arr.dtype.kind in "iuf":
         return True
@@ -135,8 +134,7 @@ def _real_numbers(value) -> bool:
 def _refuse_listed_bools(func: str, name: str, value, allowed: str) -> None:
     """``TypeError`` for a list or tuple of numbers that holds a bool (``[True, 1]``,
     which NumPy reads as the ints ``[1, 1]``), where an array of bools is refused."""
-    if isinstance(value, (list, tuple)) and any(
-            isinstance(v, (bool, np.bool_)) for v in leaves(value)):
+    if isinstance(value, (list, tuple)) and holds_bool(value):
         raise type_error(func, name, value, f"{allowed}; it holds a bool (bools are "
                                             "refused, in an array or in a list of numbers)")
 
