@@ -309,3 +309,19 @@ def test_point_file_name_too_long_is_a_point_file_error(tmp_path, name):
     a traceback from the demo."""
     with pytest.raises(PointFileError, match="cannot read: File name too long"):
         read_points(tmp_path / name)
+
+
+@pytest.mark.parametrize("fmt, message", [
+    ("binary_middle_endian 1.0", "don't understand format 'binary_middle_endian'"),
+    ("ascii 2.0", "expected version '1.0'"),
+])
+def test_ply_of_an_unknown_format_is_named_not_cut_short(tmp_path, fmt, message):
+    """A PLY whose format plyfile does not read was "cut short: the header declares 5
+    'vertex' rows, at least 60 bytes of data ...": the size check took any format but
+    ASCII for binary. The format is named now, as plyfile names it."""
+    path = tmp_path / "fmt.ply"
+    path.write_text(f"ply\nformat {fmt}\nelement vertex 5\nproperty float x\n"
+                    "property float y\nproperty float z\nend_header\n1 2 3\n")
+    with pytest.raises(PointFileError, match=re.escape(message)) as info:
+        read_points(path)
+    assert "cut short" not in str(info.value)

@@ -395,6 +395,9 @@ _PLY_SCALARS = {
 }
 
 
+#: The formats of a PLY header's ``format`` line (version 1.0) that plyfile reads.
+_PLY_FORMATS = ("ascii", "binary_little_endian", "binary_big_endian")
+
 _BLANK_FIRST = re.compile(rb"[ \t\r]*(?:\n|$)")
 _BLANK_AFTER = re.compile(rb"\n[ \t\r]*(?:\n|$)")
 _LONE_CR = re.compile(rb"\r(?!\n)")
@@ -501,7 +504,8 @@ def _ply_rows_fit(p: Path) -> None:
     declaring 10**11 vertices would be a MemoryError ("not enough memory"), not a
     message about the file. A lower bound only: an ASCII row takes at least two bytes
     per property (a digit and a blank or newline), a binary row the sizes of its
-    scalars and list counts. A header that cannot be parsed here is plyfile's to report.
+    scalars and list counts. A header that cannot be parsed here, or whose format plyfile
+    does not read (``binary_middle_endian``, version 2.0), is plyfile's to report.
     """
     try:
         with open(p, "rb") as fh:
@@ -510,7 +514,9 @@ def _ply_rows_fit(p: Path) -> None:
             fmt, elements = None, []
             for raw in fh:
                 parts = raw.decode("ascii").split()
-                if parts[:1] == ["format"] and len(parts) == 3:
+                if parts[:1] == ["format"]:
+                    if parts[1:] not in ([f, "1.0"] for f in _PLY_FORMATS):
+                        return   # a format plyfile does not read: its message says which
                     fmt = parts[1]
                 elif parts[:1] == ["element"] and len(parts) == 3:
                     elements.append([parts[1], int(parts[2]), 0])
