@@ -325,3 +325,15 @@ def test_ply_of_an_unknown_format_is_named_not_cut_short(tmp_path, fmt, message)
     with pytest.raises(PointFileError, match=re.escape(message)) as info:
         read_points(path)
     assert "cut short" not in str(info.value)
+
+
+@pytest.mark.parametrize("fmt", ["ascii", "binary_little_endian"])
+def test_ply_declaring_a_negative_row_count_says_so(tmp_path, fmt):
+    """``element vertex -1`` was "not a valid PLY file (ValueError: negative dimensions
+    are not allowed)", NumPy's words for plyfile's allocation."""
+    path = tmp_path / "neg.ply"
+    path.write_text(f"ply\nformat {fmt} 1.0\nelement vertex -1\nproperty float x\n"
+                    "property float y\nproperty float z\nend_header\n")
+    with pytest.raises(PointFileError, match=re.escape(
+            "not a valid PLY file (the header declares -1 'vertex' rows, a negative count)")):
+        read_points(path)

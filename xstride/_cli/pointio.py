@@ -520,6 +520,9 @@ def _ply_rows_fit(p: Path) -> None:
                     fmt = parts[1]
                 elif parts[:1] == ["element"] and len(parts) == 3:
                     elements.append([parts[1], int(parts[2]), 0])
+                    if elements[-1][1] < 0:   # plyfile: "negative dimensions are not allowed"
+                        raise PointFileError(f"{p}: not a valid PLY file (the header declares "
+                                             f"{parts[2]} {parts[1]!r} rows, a negative count)")
                 elif parts[:1] == ["property"] and elements:
                     kind = parts[2] if parts[1:2] == ["list"] and len(parts) == 5 else parts[1]
                     size = np.dtype(_PLY_SCALARS[kind]).itemsize
