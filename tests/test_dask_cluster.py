@@ -564,3 +564,25 @@ def test_a_bad_points_path_is_refused_before_any_cluster(name, message, tmp_path
     err = capsys.readouterr().err
     assert err.startswith("xstride demo: error: ") and message in err, err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--seed", "-1"], "--seed must be in 0..2**64-1; got -1"),
+    (["--n", "0", "--points", "p.npy"], "--n must be a number of points in 1.."),
+    (["--levels", "22"], "--levels must be in 1..21 for 3-D points; got 22"),
+    (["--level-stats", "11"], "--level-stats must be in 0..10"),
+    (["--n", "5000", "--chunks", "1"], "--chunks gives 5,000 chunks of rows"),
+])
+def test_bad_option_values_are_refused_before_any_cluster(argv, message, tmp_path, capsys,
+                                                          monkeypatch):
+    """``demo --backend dask --seed -1`` (or ``--levels 22``, ...) started a local cluster
+    and printed its address before the one-line error; the values are checked first."""
+    def no_cluster(*args, **kwargs):
+        raise AssertionError("a cluster was started before the option values were checked")
+
+    np.save(tmp_path / "p.npy", np.zeros((4, 3)))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(dask_demo, "cluster", no_cluster)
+    assert main(["demo", "--backend", "dask", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("xstride demo: error: ") and message in err and err.count("\n") == 1

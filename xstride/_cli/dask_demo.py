@@ -267,22 +267,51 @@ def pipeline(backend: str, points=None, n=None, levels: int = 10, level_stats=No
     import xstride as xp
     from .pointio import PointFileError, read_points
 
+    _check_counts(n, seed)
+    with _selection(xp, backend, chunks, chunk_backend):
+        return _run(xp, backend, points, n, levels, level_stats, seed, progress,
+                    read_points, PointFileError, tree)
+
+
+def _check_counts(n, seed) -> None:
+    """``DemoError`` for a ``--n`` or ``--seed`` out of range."""
     if n is not None and not 1 <= n <= _MAX_POINTS:
         raise DemoError(f"--n must be a number of points in 1..{_MAX_POINTS:,}; got {n}")
     if seed < 0 or seed >= 2**64:
         raise DemoError(f"--seed must be in 0..2**64-1; got {seed}")
+
+
+def _selection(xp, backend, chunks, chunk_backend):
+    """``xp.use_backend(backend)`` with the demo's chunk options, or ``DemoError``."""
     options = {}
     if chunks is not None:
         options["chunks"] = chunks
     if chunk_backend is not None:
         options["chunk_backend"] = chunk_backend
     try:
-        selection = xp.use_backend(backend, **options)
+        return xp.use_backend(backend, **options)
     except (TypeError, ValueError, RuntimeError) as exc:
         raise DemoError(str(exc)) from None
+
+
+def _check_before_cluster(args) -> None:
+    """The checks of ``pipeline`` that need neither the cluster nor the point file:
+    ``--n``, ``--seed`` and, for generated points, ``--levels``, ``--level-stats`` and
+    the count of chunks the sort would take. A bad value is refused before a cluster
+    starts (seconds, and its address on stderr before the one-line error)."""
+    import xstride as xp
+    from .. import algorithms as alg
+
+    _check_counts(args.n, args.seed)
+    if args.points is not None:
+        return   # the levels' bounds depend on the file's dimension
+    _check_levels(alg, 3, args.levels, args.level_stats)
+    try:
+        selection = _selection(xp, args.backend, args.chunks, args.chunk_backend)
+    except DemoError:
+        return   # said by the run (after dask-cuda's check, for --chunk-backend cupy)
     with selection:
-        return _run(xp, backend, points, n, levels, level_stats, seed, progress,
-                    read_points, PointFileError, tree)
+        _check_sort_chunks(xp, (DEFAULT_N if args.n is None else args.n, 3))
 
 
 def _check_sort_chunks(xp, shape) -> None:
@@ -456,6 +485,7 @@ def run(args) -> int:
                 check_path(args.points)
             except PointFileError as exc:
                 raise DemoError(str(exc)) from None
+        _check_before_cluster(args)
         with cluster(args.workers, args.scheduler, gpu, timeout) as client:
             if not args.json:
                 print(f"dask cluster: {client.scheduler.address} "
