@@ -602,21 +602,3 @@ def test_bools_in_a_list_of_values_are_refused_as_bool_arrays_are(call):
     for values in ([True, 1], [[0.5, np.True_], [1.0, 2.0]]):
         with pytest.raises(TypeError, match=r"argument 'values' got list .*bool"):
             call(values)
-
-
-@pytest.mark.parametrize("value, want", [
-    ([1, 2, True], True), ([[1, 2], [3, np.bool_(0)]], True), ([[1, [2, [3, [False]]]]], True),
-    ([[1, 2], 3, [True]], True), ([[1.0, 2], (3, 4)], False), ([], False), ([[], []], False),
-    ((1, (2, (3,))), False), ([np.int64(1), np.float32(2)], False)])
-def test_bools_found_at_any_depth_of_a_list(value, want):
-    from xstride._core.intseq import holds_bool
-    assert holds_bool(value) is want
-
-
-def test_a_long_list_of_points_is_checked_for_bools_to_its_last_leaf():
-    from xstride.algorithms._args import _refuse_listed_bools
-    rows = np.random.default_rng(0).random((300_000, 3)).tolist()
-    _refuse_listed_bools("f", "x", rows, "numbers")
-    rows[-1][-1] = True
-    with pytest.raises(TypeError, match="it holds a bool"):
-        _refuse_listed_bools("f", "x", rows, "numbers")

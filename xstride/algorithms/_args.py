@@ -10,6 +10,7 @@ import numpy as np
 from .. import _backends
 from .._core.errors import not_provided_error, type_error, value_error
 from .._core.intseq import holds_bool, integer_array
+from .._core.sizes import out_of_memory
 
 #: Deepest tree level per dimension: 2-D keys hold 2 x 32 bits, 3-D keys 3 x 21 bits.
 MAX_MORTON_LEVELS = {2: 32, 3: 21}
@@ -181,6 +182,21 @@ def _stored(arr):
         return arr
     return arr[tuple(slice(0, 1) if st == 0 else slice(None)
                      for st in strides)]
+
+
+def _materialized(func: str, name: str, arr):
+    """``arr``, or a copy of it where it is a broadcast view (a byte stride of 0 along an
+    axis of more than one element): the sorts, walks and compactions read every element
+    they are given, and of a view far larger than its memory
+    (``broadcast_to(x, (2**50,))``) they ran for minutes or raised NumPy's unnamed
+    ``MemoryError``; the copy's ``MemoryError`` names the function and the argument."""
+    if _stored(arr) is arr:
+        return arr
+    try:
+        return arr.copy()
+    except MemoryError:
+        raise out_of_memory(func, f"a copy of the broadcast view '{name}'",
+                            tuple(int(n) for n in arr.shape), arr.dtype.itemsize) from None
 
 
 def _dtype_error(func: str, name: str, value, arr, allowed: str) -> TypeError:

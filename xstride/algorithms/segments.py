@@ -27,7 +27,7 @@ from .._core.errors import type_error, value_error
 from .._core.sizes import out_of_memory
 from .._plans.segments import FLOATS, OPS, VALUE_DTYPES, accumulator, result_dtype
 from ._args import (_as_array, _dtype_error, _integer_array, _lazy_refusal,
-                    _refuse_listed_bools, _same_device)
+                    _materialized, _refuse_listed_bools, _same_device)
 
 __all__ = ["segment_reduce", "reduce_by_key", "run_length_encode", "bin_offsets", "compact",
            "SEGMENT_OPS"]
@@ -73,14 +73,14 @@ def _values(func: str, name: str, values, backend, n: int | None = None):
     if n is not None and arr.shape[0] != n:
         raise value_error(func, name, f"must have shape ({n},) or ({n}, k) to match the "
                                       f"keys of shape ({n},); got {tuple(arr.shape)}")
-    return arr
+    return _materialized(func, name, arr)
 
 
 def _keys(func: str, name: str, keys, backend):
     k = _integer_array(func, name, keys, backend)
     if k.ndim != 1:
         raise value_error(func, name, f"must be 1-D; got shape {tuple(k.shape)}")
-    return k
+    return _materialized(func, name, k)
 
 
 def _unsorted(func: str, name: str, pos: int, keys, backend) -> ValueError:
@@ -186,6 +186,7 @@ def segment_reduce(values, offsets, op="sum"):
     if offs.ndim != 1 or offs.shape[0] < 1:
         raise value_error(func, "offsets", "must have shape (n_segments + 1,) with at least "
                                            f"one entry; got {tuple(offs.shape)}")
+    offs = _materialized(func, "offsets", offs)
     n = vals.shape[0]
     dtype = name_of(vals.dtype)
     # the check and the walk in one queue: the walk's result is used only once the
@@ -424,6 +425,7 @@ def compact(mask, *arrays):
         raise _dtype_error(func, "mask", mask, m, "an array of dtype bool")
     if m.ndim != 1:
         raise value_error(func, "mask", f"must be 1-D; got shape {tuple(m.shape)}")
+    m = _materialized(func, "mask", m)
     n = m.shape[0]
     arrs = []
     for name, a in named[1:]:
@@ -434,5 +436,5 @@ def compact(mask, *arrays):
                     else "")
             raise value_error(func, name, f"must have shape ({n}, ...) to match the mask of "
                                           f"shape ({n},); got {tuple(arr.shape)}{hint}")
-        arrs.append(arr)
+        arrs.append(_materialized(func, name, arr))
     return ex.compact(m, arrs)

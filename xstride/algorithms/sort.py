@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import _backends
 from .._core.errors import type_error, value_error
-from ._args import _as_array, _integer_array, _known_shape
+from ._args import _as_array, _integer_array, _known_shape, _materialized
 
 __all__ = ["sort_by_key"]
 
@@ -110,6 +110,7 @@ def sort_by_key(keys, *values, key_bits=None):
     if k.ndim != 1:
         raise value_error(func, "keys", f"must be 1-D; got shape {tuple(k.shape)}")
     _known_shape(func, "keys", k)
+    k = _materialized(func, "keys", k)
     n = k.shape[0]
     vals = []
     for name, v in named[1:]:
@@ -126,6 +127,6 @@ def sort_by_key(keys, *values, key_bits=None):
             raise value_error(func, name, f"must have shape ({n},) or ({n}, k) to match "
                                           f"keys of shape ({n},); got {tuple(arr.shape)}"
                                           + hint)
-        vals.append(arr)
+        vals.append(_materialized(func, name, arr))
     bits = _key_bits(func, key_bits, k)
     return backend.executor("sort").sort_by_key(k, vals, bits)

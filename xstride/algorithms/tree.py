@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import _backends
 from .._core.errors import argument_error, type_error, value_error
-from ._args import MAX_MORTON_LEVELS, _integer_array, _lazy_refusal, _levels
+from ._args import MAX_MORTON_LEVELS, _integer_array, _lazy_refusal, _levels, _materialized
 
 __all__ = ["MortonTree", "morton_tree"]
 
@@ -180,6 +180,7 @@ def morton_tree(sorted_keys, ndim, levels) -> MortonTree:
                                                    "(xstride.to_numpy or .compute())")
     if k.ndim != 1:
         raise value_error(_FUNC, "sorted_keys", f"must be 1-D; got shape {tuple(k.shape)}")
+    k = _materialized(_FUNC, "sorted_keys", k)
     n = int(k.shape[0])
     run = backend.executor("tree").morton_tree(k, nd, lv)
     if run.unsorted >= 0:

@@ -21,7 +21,7 @@ from .._core.errors import type_error, value_error
 from .._plans.segments import accumulator, result_dtype
 from ._args import (MAX_MORTON_LEVELS, _as_array, _dtype_error, _host_vector, _lazy_refusal,
                     _real_numbers, _refuse_listed_bools, _refuse_mask, _same_device,
-                    _short)
+                    _materialized, _short)
 
 __all__ = ["voxel_downsample"]
 
@@ -122,6 +122,7 @@ def voxel_downsample(points, voxel_size, *, origin=None):
                                                    "(xstride.to_numpy or .compute())")
     if pts.ndim != 2 or pts.shape[1] not in MAX_MORTON_LEVELS:
         raise value_error(_FUNC, "points", f"must have shape (n, 2) or (n, 3); got {tuple(pts.shape)}")
+    pts = _materialized(_FUNC, "points", pts)
     n, ndim = (int(s) for s in pts.shape)
     size = _voxel_size(voxel_size, ndim)
     lo = None if origin is None else _origin(origin, ndim)

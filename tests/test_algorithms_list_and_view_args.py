@@ -1,0 +1,72 @@
+"""The algorithms' arguments that are no plain arrays: lists checked for bools at any
+depth, and broadcast views, which are copied before any walk reads them (a view far
+larger than its memory is named at once by the copy's MemoryError)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import xstride as xp
+
+alg = xp.algorithms
+#: more bytes than a 64-bit process can address: allocations fail at once
+HUGE = 2**50
+
+
+@pytest.mark.parametrize("value, want", [
+    ([1, 2, True], True), ([[1, 2], [3, np.bool_(0)]], True), ([[1, [2, [3, [False]]]]], True),
+    ([[1, 2], 3, [True]], True), ([[1.0, 2], (3, 4)], False), ([], False), ([[], []], False),
+    ((1, (2, (3,))), False), ([np.int64(1), np.float32(2)], False)])
+def test_bools_found_at_any_depth_of_a_list(value, want):
+    from xstride._core.intseq import holds_bool
+    assert holds_bool(value) is want
+
+
+def test_a_long_list_of_points_is_checked_for_bools_to_its_last_leaf():
+    from xstride.algorithms._args import _refuse_listed_bools
+    rows = np.random.default_rng(0).random((300_000, 3)).tolist()
+    _refuse_listed_bools("f", "x", rows, "numbers")
+    rows[-1][-1] = True
+    with pytest.raises(TypeError, match="it holds a bool"):
+        _refuse_listed_bools("f", "x", rows, "numbers")
+
+
+
+
+@pytest.mark.parametrize("call, func, arg", [
+    (lambda v, f: alg.run_length_encode(v), "run_length_encode", "keys"),
+    (lambda v, f: alg.sort_by_key(v), "sort_by_key", "keys"),
+    (lambda v, f: alg.reduce_by_key(v, f), "reduce_by_key", "sorted_keys"),
+    (lambda v, f: alg.compact(np.broadcast_to(True, (HUGE,)), v), "compact", "mask"),
+    (lambda v, f: alg.bin_offsets(v, 3), "bin_offsets", "sorted_bins"),
+    (lambda v, f: alg.morton_tree(v, 3, 4), "morton_tree", "sorted_keys"),
+    (lambda v, f: alg.segment_reduce(f, [0, HUGE]), "segment_reduce", "values"),
+    (lambda v, f: alg.voxel_downsample(np.broadcast_to(np.float32(1), (HUGE, 3)), 0.1),
+     "voxel_downsample", "points"),
+])
+def test_huge_broadcast_views_are_named_at_once(call, func, arg):
+    """A broadcast view far larger than its memory is copied before any walk reads it:
+    the copy's MemoryError names the function and the argument at once (sort_by_key,
+    bin_offsets and morton_tree ran for minutes; the others raised NumPy's message)."""
+    import time
+    keys = np.broadcast_to(np.int64(1), (HUGE,))
+    vals = np.broadcast_to(np.float32(1), (HUGE,))
+    t0 = time.perf_counter()
+    with pytest.raises(MemoryError, match=f"^{func}: not enough memory for a copy of the "
+                                          f"broadcast view '{arg}'"):
+        call(keys, vals)
+    assert time.perf_counter() - t0 < 30
+
+
+def test_small_broadcast_views_give_their_copies_results():
+    keys = np.broadcast_to(np.int64(7), (6,))
+    vals = np.broadcast_to(np.array([1.0, 2.0, 3.0], np.float32), (6, 3))
+    for got, want in zip(alg.reduce_by_key(keys, vals), alg.reduce_by_key(keys.copy(),
+                                                                           vals.copy())):
+        np.testing.assert_array_equal(got, want)
+    for got, want in zip(alg.sort_by_key(keys, vals), alg.sort_by_key(keys.copy(), vals.copy())):
+        np.testing.assert_array_equal(got, want)
+    mask = np.broadcast_to(np.array([True, False]), (3, 2)).reshape(-1)
+    for got, want in zip(alg.compact(mask, vals), alg.compact(mask.copy(), vals.copy())):
+        np.testing.assert_array_equal(got, want)
