@@ -139,6 +139,10 @@ def segment_reduce(values, offsets, op="sum"):
         the device and one 40-byte record is read back.
     NotImplementedError
         dask arrays; lists or tuples while dask is the active backend.
+    MemoryError
+        An array argument that is a broadcast view (a byte stride of 0) larger than
+        memory: such views are copied first, and the copy's error names the
+        argument and its size.
 
     Notes
     -----
@@ -237,6 +241,10 @@ def reduce_by_key(sorted_keys, values, op="sum"):
         only that index and the two keys are read back); ``values`` of another length.
     NotImplementedError
         dask arrays; lists or tuples while dask is the active backend.
+    MemoryError
+        An array argument that is a broadcast view (a byte stride of 0) larger than
+        memory: such views are copied first, and the copy's error names the
+        argument and its size.
 
     Notes
     -----
@@ -291,6 +299,10 @@ def run_length_encode(keys):
         ``keys`` not 1-D.
     NotImplementedError
         dask arrays; lists or tuples while dask is the active backend.
+    MemoryError
+        An array argument that is a broadcast view (a byte stride of 0) larger than
+        memory: such views are copied first, and the copy's error names the
+        argument and its size.
 
     Examples
     --------
@@ -336,6 +348,8 @@ def bin_offsets(sorted_bins, n_bins):
     MemoryError
         The ``(n_bins + 1,)`` offsets do not fit in memory (the message gives their
         size).
+        Also an array argument that is a broadcast view larger than memory (it is
+        copied first; the copy's error names the argument).
     NotImplementedError
         dask arrays; lists or tuples while dask is the active backend.
 
@@ -398,6 +412,10 @@ def compact(mask, *arrays):
         ``mask`` not 1-D; an array that is 0-d or whose length differs from the mask's.
     NotImplementedError
         dask arrays; lists or tuples while dask is the active backend.
+    MemoryError
+        An array argument that is a broadcast view (a byte stride of 0) larger than
+        memory: such views are copied first, and the copy's error names the
+        argument and its size.
 
     Notes
     -----

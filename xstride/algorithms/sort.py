@@ -77,6 +77,10 @@ def sort_by_key(keys, *values, key_bits=None):
         ``[0, 2**key_bits)`` (the message names its position); dask keys or values
         whose chunk lengths dask does not know (after boolean indexing: the global row
         numbers of ``order`` need them; ``x.compute_chunk_sizes()`` first).
+    MemoryError
+        An array argument that is a broadcast view (a byte stride of 0) larger than
+        memory: such views are copied first, and the copy's error names the
+        argument and its size.
 
     Notes
     -----

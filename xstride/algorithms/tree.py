@@ -134,6 +134,10 @@ def morton_tree(sorted_keys, ndim, levels) -> MortonTree:
         position ``i`` with ``sorted_keys[i] < sorted_keys[i - 1]``), or with a key of
         more than ``ndim * levels`` bits; ``ndim`` not 2 or 3; ``levels`` out of range.
         The checks run on the keys' device and read back a few scalars, never the keys.
+    MemoryError
+        An array argument that is a broadcast view (a byte stride of 0) larger than
+        memory: such views are copied first, and the copy's error names the
+        argument and its size.
 
     Notes
     -----

@@ -71,6 +71,10 @@ def voxel_downsample(points, voxel_size, *, origin=None):
         in 2-D, counted from the lowest occupied voxel): choose a larger ``voxel_size``;
         coordinates whose distance to the origin overflows float64 (naming ``points``,
         or ``origin`` when one is given).
+    MemoryError
+        An array argument that is a broadcast view (a byte stride of 0) larger than
+        memory: such views are copied first, and the copy's error names the
+        argument and its size.
 
     Notes
     -----
