@@ -167,6 +167,23 @@ def test_morton_decode_of_no_element_in_several_chunks_of_another_axis(shape, ch
     assert got.shape == g.shape == want.shape == shape + (3,) and g.dtype == want.dtype
 
 
+@pytest.mark.parametrize("chunks", [((2, 0, 3), (2, 0)), ((2, 3, 0), (1, 0, 1)),
+                                    ((0, 5), (0, 2)), ((3, 2), (2, 0, 0))])
+@pytest.mark.parametrize("dtype", [np.uint64, np.int64])
+def test_morton_range_checks_over_chunks_of_no_element_on_two_axes(chunks, dtype):
+    """morton_decode and morton_encode of (5, 2) arrays with chunks of no element on
+    both axes: their range checks (dask's own ``max()``/``min()``) raised dask's
+    "all the input array dimensions except for the concatenation axis must match",
+    and a decode past them "cannot reshape array of size 2 into shape (1,)"."""
+    keys = np.arange(10, dtype=dtype).reshape(5, 2)
+    for nd in (2, 3):
+        got = xp.to_numpy(xp.algorithms.morton_decode(da.from_array(keys, chunks=chunks), nd))
+        np.testing.assert_array_equal(got, xp.algorithms.morton_decode(keys, nd))
+    got = xp.algorithms.morton_encode(da.from_array(keys, chunks=chunks), 1,
+                                      da.from_array(keys, chunks=chunks))
+    np.testing.assert_array_equal(xp.to_numpy(got), xp.algorithms.morton_encode(keys, 1, keys))
+
+
 def test_sort_by_key_after_a_selection_and_a_concatenation():
     xp.set_backend("dask", chunks=4)
     x = xp.arange(12, dtype=xp.uint64)

@@ -228,6 +228,10 @@ class DaskBackend(Backend):
         lib = self.chunk_backend().load()
         return lib.empty((0,), dtype=dtype)
 
+    def without_empty_chunks(self, a):
+        """``a`` without its chunks of no element (``_chunked/chunks.py``)."""
+        return without_empty_chunks(a)
+
     # ------------------------------------------------------------------ memory
     def on_chunks(self, x, opts: DaskOptions | None = None):
         """``x`` (a dask array with NumPy chunks) with chunks of the chunk backend."""

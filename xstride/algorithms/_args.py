@@ -147,13 +147,15 @@ def _as_array(func: str, name: str, value, backend):
     but a NumPy subclass (``np.memmap``, ...) as a plain ``ndarray`` view, so results
     are plain arrays. A masked array raises ``TypeError``: its plain view would drop
     the mask, and the masked elements would count; so does a value that is no array
-    and no sequence (a generator), which NumPy would wrap as a 0-d object array."""
+    and no sequence (a generator), which NumPy would wrap as a 0-d object array. A
+    dask array comes without its chunks of no element: the range checks' ``max()``
+    of one with such chunks on two axes failed in dask's concatenate."""
     be = _backends.of_array(value)
     if be is not None:
         _refuse_mask(func, name, value, be)
         if isinstance(value, np.ndarray) and type(value) is not np.ndarray:
             return np.asarray(value)
-        return value
+        return be.without_empty_chunks(value)
     if value is None:  # NumPy would make it a 0-d object array, which the message names
         raise type_error(func, name, value, "an array")
     try:   # what the conversion refuses (a ragged list) is no array
