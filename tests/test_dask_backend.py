@@ -78,6 +78,22 @@ def test_use_backend_restores_the_options():
             raise KeyError("boom")
     assert xp.zeros(10).chunks == ((3, 3, 3, 1),)
 
+def test_use_backend_restores_options_set_inside_the_block():
+    """A ``set_backend`` inside a ``use_backend`` block is undone whole on exit: the
+    selection and every backend's options (dask's options set under
+    ``use_backend("numpy")`` outlived the block, so the restored dask selection ran with
+    the inner call's chunks)."""
+    xp.set_backend("dask", chunks=3)
+    with xp.use_backend("numpy"):
+        xp.set_backend("dask", chunks=2)
+        assert xp.zeros(5).chunks == ((2, 2, 1),)
+    assert xp.get_backend() == "dask" and xp.zeros(10).chunks == ((3, 3, 3, 1),)
+    with pytest.raises(KeyError):
+        with xp.use_backend("numpy"):
+            xp.set_backend("dask", chunks=4)
+            raise KeyError("boom")
+    assert xp.get_backend() == "dask" and xp.zeros(10).chunks == ((3, 3, 3, 1),)
+
 
 def test_names_are_case_insensitive_for_the_chunk_backend_too():
     with xp.use_backend("DASK", chunk_backend="NumPy"):

@@ -84,6 +84,11 @@ class Backend:
         the token that :meth:`restore_options` takes."""
         return self._options.set(opts)
 
+    def hold_options(self):
+        """Keep this context's options as they are; the token :meth:`restore_options`
+        takes brings them back after a later change (``use_backend``'s exit)."""
+        return self._options.set(self._options.get())
+
     def restore_options(self, token) -> None:
         self._options.reset(token)
 

@@ -131,9 +131,9 @@ def _initial_backend() -> str:
 _current: contextvars.ContextVar[str] = contextvars.ContextVar(
     "xstride_backend", default=_initial_backend()
 )
-#: This context's open ``use_backend`` entries, oldest first: (object, options token,
-#: selection token). Kept per context, so threads and asyncio tasks that enter one
-#: shared object each restore their own.
+#: This context's open ``use_backend`` entries, oldest first: (object, (backend, options
+#: token) of every backend, selection token). Kept per context, so threads and asyncio
+#: tasks that enter one shared object each restore their own.
 _entered: contextvars.ContextVar[tuple] = contextvars.ContextVar("xstride_use_backend",
                                                                  default=())
 
@@ -236,8 +236,9 @@ class use_backend:  # noqa: N801 - used as a function: ``with xp.use_backend("cu
 
     Takes the options of :func:`set_backend` (``use_backend("dask", chunks=1000)``).
     The name and the options are checked when ``use_backend`` is called, with the
-    same errors as :func:`set_backend`; the previous selection (and the backend's
-    previous options) are restored on exit, also when the block raises. One object may
+    same errors as :func:`set_backend`; the previous selection (and every backend's
+    previous options, also those a :func:`set_backend` inside the block changed) are
+    restored on exit, also when the block raises. One object may
     be entered again, also while it is entered, and from several threads or asyncio
     tasks at once (each exit restores what its own entry replaced, in its own context).
 
@@ -281,8 +282,12 @@ class use_backend:  # noqa: N801 - used as a function: ``with xp.use_backend("cu
         self.name = key
 
     def __enter__(self) -> str:
-        be = get(self.name)
-        entry = (self, be.select_options(self.options), _current.set(self.name))
+        target = get(self.name)
+        # every backend's options, not only the target's: a ``set_backend`` inside the
+        # block changes another backend's, and the exit undoes it with the selection
+        held = tuple((be, be.select_options(self.options) if be is target
+                      else be.hold_options()) for be in each())
+        entry = (self, held, _current.set(self.name))
         _entered.set(_entered.get() + (entry,))
         return self.name
 
@@ -293,10 +298,11 @@ class use_backend:  # noqa: N801 - used as a function: ``with xp.use_backend("cu
         if at is None:
             raise error(RuntimeError, "use_backend",
                         f"{self!r} is exited without an entry in this thread or task")
-        _, opt_token, token = stack[at]
+        _, held, token = stack[at]
         _entered.set(stack[:at] + stack[at + 1:])
         _current.reset(token)
-        get(self.name).restore_options(opt_token)
+        for be, opt_token in reversed(held):
+            be.restore_options(opt_token)
 
     def __repr__(self) -> str:
         return f"use_backend({self.name!r})"
