@@ -211,3 +211,19 @@ def test_searchsorted_of_no_value(shape, chunks):
     got = xp.searchsorted(x1, da.from_array(np.zeros(shape), chunks=chunks))
     h = xp.to_numpy(got)
     assert got.shape == h.shape == shape and h.dtype == np.int64
+
+
+# --------------------------------------------------------------------- data type functions
+@pytest.mark.parametrize("x", [da.ones(4, chunks=2, dtype=np.float32),
+                               da.ones(4, chunks=2, dtype=np.float32).sum()])
+def test_can_cast_of_a_dask_array_asks_its_dtype_quietly(x):
+    """compat's can_cast is numpy.can_cast, which reached a dask array through
+    __array_function__: dask's FutureWarning that the call "may stop working"."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert xp.can_cast(x, xp.float64) is True
+        assert xp.can_cast(x, xp.int8) is False
+        assert xp.can_cast(x.dtype, xp.float16) is False
+

@@ -23,7 +23,7 @@ from .._core.errors import type_error, value_error
 from .._core.sizes import checked_size
 
 __all__ = ["finfo_object", "finfo", "iinfo", "floor_divide", "remainder", "asarray", "from_dlpack", "full",
-           "full_like"]
+           "full_like", "dask_can_cast"]
 
 
 def _module_of(*xs):
@@ -83,6 +83,15 @@ def iinfo(type, /):
     if dt.kind not in "iu":
         raise value_error("iinfo", "type", f"is {dt}; expected an integer dtype or array")
     return np.iinfo(dt)
+
+
+def dask_can_cast(from_, to, /) -> bool:
+    """``can_cast`` of the dask backend: a dask array ``from_`` is asked by its dtype
+    (compat's is ``numpy.can_cast``, which reached the array through
+    ``__array_function__``: dask's ``FutureWarning`` that it "may stop working")."""
+    if _backend.backend_of_array(from_) == "dask":
+        from_ = from_.dtype
+    return np.can_cast(from_, to)
 
 
 def _freq(name: str, backend: str):
@@ -257,6 +266,7 @@ for _backend_name in ("numpy", "dask"):
     for _freq_name in ("fftfreq", "rfftfreq"):
         register(f"fft.{_freq_name}", _backend_name)(_freq(_freq_name, _backend_name))
 del _backend_name, _freq_name
+register("can_cast", "dask")(dask_can_cast)
 register("remainder", "cupy")(remainder)
 register("full", "cupy")(full)
 register("asarray", "cupy")(asarray)
