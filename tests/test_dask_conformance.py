@@ -227,3 +227,16 @@ def test_can_cast_of_a_dask_array_asks_its_dtype_quietly(x):
         assert xp.can_cast(x, xp.int8) is False
         assert xp.can_cast(x.dtype, xp.float16) is False
 
+
+@pytest.mark.parametrize("x", [da.ones(4, chunks=2, dtype=np.float32),
+                               da.ones(4, chunks=2).sum()])
+def test_isdtype_refuses_a_dask_array_as_numpy_arrays_are(x):
+    """The standard's isdtype takes a dtype; NumPy's refuses an array, dask's answered
+    for its dtype."""
+    with pytest.raises(TypeError):
+        xp.isdtype(np.ones(2, np.float32), "real floating")
+    with pytest.raises(TypeError, match=r"isdtype: argument 'dtype' got dask\.Array.*; "
+                                        r"expected a dtype \(an array's \.dtype\)"):
+        xp.isdtype(x, "real floating")
+    assert xp.isdtype(x.dtype, "real floating") and not xp.isdtype(x.dtype, "integral")
+    assert xp.isdtype(x.dtype, ("integral", xp.float32, xp.float64))

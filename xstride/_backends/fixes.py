@@ -23,7 +23,7 @@ from .._core.errors import type_error, value_error
 from .._core.sizes import checked_size
 
 __all__ = ["finfo_object", "finfo", "iinfo", "floor_divide", "remainder", "asarray", "from_dlpack", "full",
-           "full_like", "dask_can_cast"]
+           "full_like", "dask_can_cast", "dask_isdtype"]
 
 
 def _module_of(*xs):
@@ -92,6 +92,15 @@ def dask_can_cast(from_, to, /) -> bool:
     if _backend.backend_of_array(from_) == "dask":
         from_ = from_.dtype
     return np.can_cast(from_, to)
+
+
+def dask_isdtype(dtype, kind, /) -> bool:
+    """``isdtype`` of the dask backend: the standard's ``dtype`` is a dtype, and a dask
+    array is refused as NumPy's and CuPy's refuse theirs (compat's answered for its
+    dtype)."""
+    if _backend.backend_of_array(dtype) is not None:
+        raise type_error("isdtype", "dtype", dtype, "a dtype (an array's .dtype)")
+    return _backend.namespace("dask").isdtype(dtype, kind)
 
 
 def _freq(name: str, backend: str):
@@ -267,6 +276,7 @@ for _backend_name in ("numpy", "dask"):
         register(f"fft.{_freq_name}", _backend_name)(_freq(_freq_name, _backend_name))
 del _backend_name, _freq_name
 register("can_cast", "dask")(dask_can_cast)
+register("isdtype", "dask")(dask_isdtype)
 register("remainder", "cupy")(remainder)
 register("full", "cupy")(full)
 register("asarray", "cupy")(asarray)
