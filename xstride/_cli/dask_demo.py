@@ -32,7 +32,8 @@ import numpy as np
 from .. import _backends
 from . import demo_tree
 from .dask_options import DEFAULT_TIMEOUT, add_arguments, check_arguments  # noqa: F401
-from .demo import DEFAULT_N, DemoError, Progress, _check_levels, _morton_box, _table
+from .demo import (DEFAULT_N, DemoError, Progress, _check_levels, _morton_box, _table,
+                   summary)
 
 __all__ = ["add_arguments", "check_arguments", "run", "pipeline", "cluster", "NOT_RESULTS"]
 
@@ -424,22 +425,8 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
         return demo_tree.tree_rows_from_runs(keys_h, counts, ndim, levels, npts)
 
     rows = stage("morton tree", tree) if with_tree else None
-    cells_total = 2 ** (ndim * k_level)
     out = {
-        "backend": backend,
-        "source": source,
-        "points": npts,
-        "ndim": ndim,
-        "levels": int(levels),
-        "level_stats": int(k_level),
-        "cells_at_level": cells_total,
-        "occupied_cells": red["occupied"],
-        "occupied_fraction": red["occupied"] / cells_total,
-        "occupancy": {"min": red["min"], "max": red["max"], "mean": npts / red["occupied"]},
-        "bounding_box": {"lower": lower.tolist(), "upper": upper.tolist()},
-        "checks": {"keys_sorted": red["sorted"], "counts_sum_to_points": red["total"] == npts,
-                   "values_follow_keys": red["carried"]},
-        "tree": rows,
+        **summary(backend, source, npts, ndim, levels, k_level, red, lower, upper, rows),
         # compiles happen on the workers, where this process does not record them: all of
         # a stage's time counts as run time
         "stages": [{"name": name, "seconds": t, "run_seconds": t, "compile_seconds": 0.0,

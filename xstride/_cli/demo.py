@@ -290,6 +290,26 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
                                lower, box_upper, source)
     except demo_extras.OptionError as exc:
         raise DemoError(str(exc)) from None
+    return {
+        **summary(backend, source, npts, ndim, levels, k_level, red, lower, upper, rows),
+        **more,
+        "stages": [{"name": name, **t.as_dict()} for name, t in stages.times],
+        "total_seconds": sum(t.seconds for _, t in stages.times),
+        "run_seconds": sum(t.run_seconds for _, t in stages.times),
+        "compile_seconds": sum(t.compile_seconds for _, t in stages.times),
+        "kernels_compiled": sum(t.kernels for _, t in stages.times),
+        "compiles_kernels": bool(be.compiles_kernels),
+        "cupy_compiles_recorded": watched,
+    }
+
+
+def summary(backend: str, source: str, npts: int, ndim: int, levels: int, k_level: int,
+            red: dict, lower, upper, rows) -> dict:
+    """The demo's result record up to its extras and stage times, shared by the NumPy,
+    CuPy and dask demos so that their ``--json`` results have the same keys: ``red``
+    holds the reductions stage's ``occupied``, ``min``, ``max``, ``total``, ``sorted``
+    and ``carried``; ``lower``/``upper`` the points' bounding box (NumPy arrays); ``rows`` the
+    tree's rows per level."""
     cells_total = 2 ** (ndim * k_level)
     return {
         "backend": backend,
@@ -306,14 +326,6 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
         "checks": {"keys_sorted": red["sorted"], "counts_sum_to_points": red["total"] == npts,
                    "values_follow_keys": red["carried"]},
         "tree": rows,
-        **more,
-        "stages": [{"name": name, **t.as_dict()} for name, t in stages.times],
-        "total_seconds": sum(t.seconds for _, t in stages.times),
-        "run_seconds": sum(t.run_seconds for _, t in stages.times),
-        "compile_seconds": sum(t.compile_seconds for _, t in stages.times),
-        "kernels_compiled": sum(t.kernels for _, t in stages.times),
-        "compiles_kernels": bool(be.compiles_kernels),
-        "cupy_compiles_recorded": watched,
     }
 
 
