@@ -215,10 +215,8 @@ def random_keys(rng, n, ndim, levels, dtype, mode, dup):
 SIZES = [0, 1, 2, 31, 33, TILE - 1, TILE, TILE + 1, 2 * TILE + 1]
 
 
-@settings(max_examples=40, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(ndim=st.sampled_from([2, 3]), data=st.data())
-def test_random_keys_equal_the_numpy_path(dev, ndim, data):
+def random_keys_case(dev, ndim, data):
+    """One drawn case of sorted keys: the tree on ``dev`` equals the NumPy path's."""
     del dev.launches[:]   # the log of this example only
     levels = data.draw(st.integers(1, MAX_MORTON_LEVELS[ndim]), label="levels")
     fits = [d for d in INT_DTYPES if np.iinfo(d).max >= min(2 ** (ndim * levels) - 1, 2**30)]
@@ -232,6 +230,25 @@ def test_random_keys_equal_the_numpy_path(dev, ndim, data):
     assert_same_tree(got, alg.morton_tree(keys, ndim, levels))
     assert names(dev) == ([] if n == 0 else
                           ["xs_tree_count", "xs_tree_scan", "xs_tree_build", "xs_tree_counts"])
+
+
+# the models are cheap; tree.cu under g++ runs a host thread per device thread (about
+# 1.5 s an example on a loaded 2-core runner), so its share of examples is smaller
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ndim=st.sampled_from([2, 3]), data=st.data())
+def test_random_keys_equal_the_numpy_path(dev, ndim, data):
+    if isinstance(dev.launches, HostLaunches):
+        pytest.skip("tree.cu itself: test_random_keys_on_the_kernel_source")
+    random_keys_case(dev, ndim, data)
+
+
+@pytest.mark.parametrize("dev", ["source"], indirect=True)
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ndim=st.sampled_from([2, 3]), data=st.data())
+def test_random_keys_on_the_kernel_source(dev, ndim, data):
+    random_keys_case(dev, ndim, data)
 
 
 @pytest.mark.parametrize("ndim, levels", [(2, 32), (3, 21), (2, 1), (3, 1)])
