@@ -3,6 +3,8 @@ by Hypothesis, the bunny), the accuracy bound of its docstring, Morton order, ba
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -345,3 +347,21 @@ def test_bools_in_a_list_of_points_are_refused():
     refused."""
     with pytest.raises(TypeError, match=r"^voxel_downsample: argument 'points' got list .*bool"):
         alg.voxel_downsample([[True, 0.5], [0.25, 0.5]], 1.0)
+
+
+def test_centroids_of_points_near_the_float64_limit_are_finite():
+    # two points of one voxel whose float64 sum passes 1.8e308: the mean is finite
+    pts = np.array([[1.7e308, 0.0], [1.75e308, 0.0], [1e-310, 1.0], [3e-310, 1.0]])
+    with warnings.catch_warnings():   # and NumPy's overflow warning does not leak
+        warnings.simplefilter("error")
+        cent, counts = alg.voxel_downsample(pts, 1e308)
+    np.testing.assert_array_equal(counts, [2, 2])
+    np.testing.assert_array_equal(cent, [[2e-310, 1.0], [1.725e308, 0.0]])
+    # the same bits as the unscaled sum where that does not overflow
+    ref = alg.voxel_downsample(pts / 4, 1e308 / 4)[0]
+    np.testing.assert_array_equal(cent[1], ref[1] * 4)
+    # three points at the limit, and below the origin
+    pts = np.array([[-1.79e308, 1.79e308, 0.0]] * 3)
+    cent, counts = alg.voxel_downsample(pts, 1.0, origin=[-1.79e308, 1.79e308, 0.0])
+    np.testing.assert_array_equal(cent, pts[:1])
+    np.testing.assert_array_equal(counts, [3])

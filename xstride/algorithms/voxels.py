@@ -94,7 +94,9 @@ def voxel_downsample(points, voxel_size, *, origin=None):
     most ``(m - 1) * 2**-53 * sum|x_i|``, each division by half an ulp; Higham,
     *Accuracy and Stability of Numerical Algorithms*, 2nd ed., section 4.2). For
     float32 and float16 points add one ulp of the result dtype (the final rounding).
-    Results are the same run to run on each backend.
+    Results are the same run to run on each backend. A voxel whose float64 sum would
+    pass float64's range (points near ``+-1.8e308``) is summed again with its points
+    scaled by a power of two, so its centroid is finite, as its points are.
 
     Voxel indices must fit a Morton key: at most ``2**MAX_MORTON_LEVELS[ndim]``
     voxels per axis between the lowest and highest occupied voxel. A wider span is a
@@ -198,8 +200,24 @@ def voxel_downsample(points, voxel_size, *, origin=None):
     if longest is None:
         longest = ex.offsets_stats(offsets, n)[4]
     dtype = name_of(carried.dtype)
-    means = ex.segment_reduce(sorted_pts, offsets, "mean", result_dtype("mean", dtype),
-                              accumulator("mean", dtype), longest)
+
+    def mean(values):
+        return ex.segment_reduce(values, offsets, "mean", result_dtype("mean", dtype),
+                                 accumulator("mean", dtype), longest)
+
+    if dtype != "float64" or float(np.abs(ends).max()) < np.finfo(np.float64).max / n:
+        means = mean(sorted_pts)
+    else:
+        # a voxel's float64 sum may pass float64's range (points near +-1.8e308), where
+        # its mean does not: those voxels again, their points scaled by 2**-k (exact),
+        # so no sum overflows and the mean, scaled back, is the same rounding of the
+        # same sum (only the exponent range differs). Known from the extremes on the
+        # host: nothing more is done unless some sum can overflow.
+        with np.errstate(over="ignore"):
+            means = mean(sorted_pts)
+        k = n.bit_length()
+        scaled = mean(sorted_pts * 2.0**-k) * 2.0**k
+        means = xm.where(xm.isfinite(means), means, scaled)
     return means.astype(pts.dtype, copy=False), counts
 
 
