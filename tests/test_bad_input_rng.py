@@ -95,6 +95,25 @@ def test_broadcast_results_too_large_to_exist(f, width):
         rng.philox4x32_10(cw, np.broadcast_to(np.uint32(0), (1, 2**31)), 0)
 
 
+@pytest.mark.parametrize("f", FUNCS, ids=lambda f: f.__name__)
+def test_results_past_memory_name_the_function(f):
+    """Broadcast views whose result exists on paper but not in memory (8 TiB): was
+    NumPy's "Unable to allocate ...", naming no xstride function."""
+    what = "results" if f.__name__.endswith("2") else "result"
+    seed = np.broadcast_to(U64(0), (2**20, 1))
+    counter = np.broadcast_to(U64(0), (1, 2**20))
+    with pytest.raises(MemoryError, match=rf"{f.__name__}: not enough memory for the {what}, "
+                                          r"shape \(1048576, 1048576\) \(8\.00 TiB\)"):
+        f(seed, 0, counter)
+
+
+def test_words_past_memory_name_the_function():
+    cw = np.broadcast_to(np.uint32(0), (2**20, 1, 4))
+    with pytest.raises(MemoryError, match=r"philox4x32_10: not enough memory for the output "
+                                          r"words, shape \(1048576, 1048576, 4\) \(16\.00 TiB\)"):
+        rng.philox4x32_10(cw, np.broadcast_to(np.uint32(0), (1, 2**20)), 0)
+
+
 def test_words_bad_input():
     with pytest.raises(TypeError, match="'counter_words'"):
         rng.philox4x32_10(np.zeros(4, np.float32), 0, 0)

@@ -9,7 +9,7 @@ import numpy as np
 from .. import _backends
 from .._core.errors import error, type_error, value_error
 from .._core.intseq import integer_array
-from .._core.sizes import INT64_MAX
+from .._core.sizes import INT64_MAX, out_of_memory
 from .._plans.elementwise import broadcast_shapes
 
 _U64_MAX = (1 << 64) - 1
@@ -114,11 +114,18 @@ def _dispatch(kind, func, seed, stream, counter):
         if be is not None:
             rep = getattr(be.executor("philox"), "repeat", None)
             if rep is not None:
-                res = rep(kind, seed, stream, counter)
+                try:
+                    res = rep(kind, seed, stream, counter)
+                except MemoryError:   # the checked path allocates again, and names the call
+                    res = None
                 if res is not None:
                     return res
     backend, (sd, st, ct), shape = _prepare(func, seed, stream, counter)
-    return getattr(backend.executor("philox"), kind)(sd, st, ct, shape)
+    try:
+        return getattr(backend.executor("philox"), kind)(sd, st, ct, shape)
+    except MemoryError:   # the library's message named neither the function nor the result
+        what = "the results" if kind.endswith("2") else "the result"
+        raise out_of_memory(func, what, shape, 8) from None
 
 
 def _fill_pairs(kind, backend, seed, stream, start, n, shape):

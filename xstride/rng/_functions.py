@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core.errors import type_error, value_error
+from .._core.sizes import out_of_memory
 from ._args import _U32_MAX, _backend_of, _broadcast, _check_int, _dispatch, _known_shape, _on
 
 __all__ = [
@@ -41,6 +42,8 @@ def philox4x32_10(counter_words, key0, key1):
     ValueError
         The last axis of ``counter_words`` is not 4; a word or key is negative or above
         ``2**32 - 1``; the shapes do not broadcast.
+    MemoryError
+        The output words do not fit in memory (the message gives their shape and size).
 
     Notes
     -----
@@ -70,7 +73,10 @@ def philox4x32_10(counter_words, key0, key1):
     shape = _broadcast(func, [("counter_words[..., 0]", cw[..., 0]), ("key0", k0), ("key1", k1)],
                        16)   # four uint32 words per element
     cw, k0, k1 = (_on(backend, v, np.uint32) for v in (cw, k0, k1))
-    return backend.executor("philox").words(cw, k0, k1, shape)
+    try:
+        return backend.executor("philox").words(cw, k0, k1, shape)
+    except MemoryError:   # the library's message named neither the function nor the words
+        raise out_of_memory(func, "the output words", tuple(shape) + (4,), 4) from None
 
 
 def philox_uniform(seed, stream, counter):
@@ -96,6 +102,9 @@ def philox_uniform(seed, stream, counter):
     ValueError
         A value is negative or above ``2**64 - 1`` (message names the argument);
         the shapes do not broadcast.
+    MemoryError
+        The result does not fit in memory (the message names the function and gives
+        the result's shape and size).
 
     Examples
     --------
@@ -139,6 +148,9 @@ def philox_uniform2(seed, stream, counter):
         A value is negative or above ``2**64 - 1`` (the message names the argument);
         the shapes do not broadcast, or broadcast to more than ``2**63 - 1`` bytes of
         results; a dask argument has chunk lengths dask does not know.
+    MemoryError
+        The result does not fit in memory (the message names the function and gives
+        the result's shape and size).
 
     Notes
     -----
@@ -181,6 +193,9 @@ def philox_normal(seed, stream, counter):
         A value is negative or above ``2**64 - 1`` (the message names the argument);
         the shapes do not broadcast, or broadcast to more than ``2**63 - 1`` bytes of
         results; a dask argument has chunk lengths dask does not know.
+    MemoryError
+        The result does not fit in memory (the message names the function and gives
+        the result's shape and size).
 
     Notes
     -----
@@ -222,6 +237,9 @@ def philox_normal2(seed, stream, counter):
         A value is negative or above ``2**64 - 1`` (the message names the argument);
         the shapes do not broadcast, or broadcast to more than ``2**63 - 1`` bytes of
         results; a dask argument has chunk lengths dask does not know.
+    MemoryError
+        The result does not fit in memory (the message names the function and gives
+        the result's shape and size).
 
     Notes
     -----
