@@ -2,7 +2,7 @@
 
 Each function here is written against the plain library module of its input
 (``numpy`` or ``cupy``), so one definition serves both; it is registered for the
-backends that need it. Complex special values are in ``_complex_special.py``; the
+backends that need it. Complex special values are in ``complex_special.py``; the
 size checks of CuPy's creation and reshaping functions in ``size_checks.py``.
 Each names the clause of the standard it restores; the conformance suite
 (``docs/conformance.md``) is the check.
