@@ -114,6 +114,19 @@ def test_repeat_without_axis_repeats_the_flattened_array():
     np.testing.assert_array_equal(xp.to_numpy(xp.repeat(x, 3, axis=1)), np.repeat(a, 3, axis=1))
 
 
+def test_repeat_refuses_an_array_of_counts_naming_the_argument():
+    """dask's repeat takes one count; an array of counts was its bare
+    NotImplementedError "Only integer valued repeats supported", naming nothing."""
+    with xp.use_backend("dask", chunks=2):
+        x = xp.asarray(np.arange(3))
+        counts = xp.asarray(np.array([1, 2, 1]))
+    with pytest.raises(NotImplementedError, match=r"repeat: argument 'repeats' got "
+                                                  r"dask\.Array.*one count \(an int\)"):
+        xp.repeat(x, counts)
+    np.testing.assert_array_equal(xp.to_numpy(xp.repeat(x, np.int64(2))),
+                                  np.repeat(np.arange(3), 2))
+
+
 @pytest.mark.parametrize("axis, match", [
     ((0, 0), "names axis 0 twice"), ((0, 5, 3, 0), "out of range|twice"), ((1, -3), "twice"),
     ((0, 4), "4 is out of range for an array of 4 dimensions"),

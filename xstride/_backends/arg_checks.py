@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.errors import argument_error, overflow_error, type_error, value_error
+from .._core.errors import argument_error, describe, overflow_error, type_error, value_error
 from .._core.sizes import checked_size
 from . import select as _backend
 from .dispatch import compat_function, register
 
-__all__ = ["check_take", "check_repeats", "check_shift", "check_sorted_x1", "check_sorter",
-           "check_axis", "check_flag", "check_sort_args", "check_step", "check_diff_ends",
+__all__ = ["check_take", "check_repeats", "check_dask_repeats", "check_shift",
+           "check_sorted_x1", "check_sorter", "check_axis", "check_flag", "check_sort_args",
+           "check_step", "check_diff_ends",
            "check_diff", "check_dask_diff", "check_triangle", "check_meshgrid", "check_linspace",
            "check_int_fill", "check_fill_fits", "check_int_items", "int_fill_dtype",
            "check_concat_shapes"]
@@ -76,6 +77,18 @@ def check_repeats(repeats) -> None:
                                          or _integer_dtype(repeats)):
         raise type_error("repeat", "repeats", repeats, "an int or an array of an integer "
                                                        "dtype")
+
+
+def check_dask_repeats(repeats) -> None:
+    """``repeat``'s ``repeats`` on dask: one count (:func:`check_repeats`, then an int;
+    dask takes no array of counts, whose result lengths it could not know, and said only
+    "Only integer valued repeats supported")."""
+    check_repeats(repeats)
+    if not isinstance(repeats, (int, np.integer)):
+        raise argument_error(NotImplementedError, "repeat", "repeats",
+                             f"got {describe(repeats)}; the dask backend repeats by one "
+                             "count (an int): for an array of counts compute the arrays "
+                             "first (xstride.to_numpy)")
 
 
 def check_shift(shift, axis=None) -> None:

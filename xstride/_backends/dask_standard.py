@@ -52,7 +52,7 @@ import numpy as np
 from .._chunked import _config as _chunked_config
 from .._core.errors import broadcast_error, error, type_error, value_error
 from .._plans.reduction import normalize_axis
-from .arg_checks import (check_repeats, check_shift, check_dask_diff, check_sort_args,
+from .arg_checks import (check_dask_repeats, check_shift, check_dask_diff, check_sort_args,
                          check_sorter, check_take, check_concat_shapes)
 from .dispatch import register
 from .registry import get
@@ -419,8 +419,8 @@ def concat(arrays, /, *, axis=0):
 
 def repeat(x, repeats, /, *, axis=None):
     """``repeat`` of the standard on dask arrays; ``axis=None`` repeats the flattened
-    array (C order); ``repeats`` checked first."""
-    check_repeats(repeats)
+    array (C order); ``repeats`` checked first (one int: no array of counts)."""
+    check_dask_repeats(repeats)
     ns = _ns()
     if _no_element(x):   # dask's fails on an empty axis: "Need array(s) to concatenate"
         if axis is None:
