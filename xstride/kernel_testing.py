@@ -65,8 +65,9 @@ def feature_available(feature: str) -> bool:
     Parameters
     ----------
     feature : str
-        A row of the table: ``"warp_shuffle"``, ``"high_dim_cuda_views"`` or
-        ``"bounds_check_views"`` (``xstride/cuda/_hip_rules.py``).
+        A row of the table: ``"warp_shuffle"``, ``"high_dim_cuda_views"``,
+        ``"bounds_check_views"`` or ``"complex_struct_fields"``
+        (``xstride/cuda/_hip_rules.py``).
 
     Returns
     -------

@@ -128,9 +128,10 @@ def capabilities() -> dict:
         (``trigger``: what in a kernel makes the HIP gate refuse it, in words), one row
         per rule of the HIP table (``xstride/cuda/_hip_rules.py``):
         ``warp_shuffle`` (``reduce.cuh``/``scan.cuh``), ``high_dim_cuda_views``
-        (views of 5 or more dimensions) and ``bounds_check_views``
-        (``XSTRIDE_BOUNDS_CHECK``). Without a device every row is unavailable with the
-        reason ``"no device"``.
+        (views of 5 or more dimensions), ``bounds_check_views``
+        (``XSTRIDE_BOUNDS_CHECK``) and ``complex_struct_fields`` (a struct parameter
+        with a ``complex<float>``/``complex<double>`` field). Without a device every
+        row is unavailable with the reason ``"no device"``.
     """
     try:
         props = device_properties()
