@@ -1,8 +1,13 @@
-"""``xp.algorithms``: Morton (Z-order) keys and a stable ``sort_by_key``.
+"""``xp.algorithms``: Morton (Z-order) keys and a stable ``sort_by_key`` (here and
+``sort.py``), the segment primitives (``segments.py``), ``voxel_downsample`` and
+``morton_tree``.
 
 Each function runs on the backend of its array arguments (NumPy → ``xstride._host``,
-CuPy → ``xstride._kernels``). Scales are always computed on the host in float64, so
-host and device keys are bit-identical. See ``docs/morton.md``.
+CuPy → ``xstride._kernels``; dask → per-chunk graphs for the Morton functions and
+``sort_by_key``, while the segment functions, ``voxel_downsample`` and ``morton_tree``
+refuse dask arrays). Scales are always computed on the host in float64, so host and
+device keys are bit-identical. See ``docs/morton.md``, ``docs/segments.md`` and
+``docs/voxels.md``.
 
 Morton order: G. M. Morton (1966), "A computer oriented geodetic data base and a new
 technique in file sequencing", IBM Ltd., Ottawa. ``MAX_MORTON_LEVELS`` is what fits
