@@ -28,14 +28,13 @@ import time
 from collections import deque
 from typing import NamedTuple
 
-from .._core.errors import setting_error
+from .._core.settings import env_flag
 
 __all__ = ["CompiledKernel", "ENV", "timed", "records", "totals", "reset", "log_enabled",
            "watch_cupy", "watch_if_logging", "cupy_watched", "digest"]
 
 #: The environment switch: ``1`` prints one line per compile on stderr.
 ENV = "XSTRIDE_LOG_KERNELS"
-_ON, _OFF = ("1", "true", "yes", "on"), ("", "0", "false", "no", "off")
 #: Most entries :func:`records` keeps (the oldest are dropped; :func:`totals` counts all).
 MAX_RECORDS = 10_000
 
@@ -97,13 +96,7 @@ def log_enabled() -> bool:
         The variable holds anything but 1/true/yes/on or 0/false/no/off/empty
         (case-insensitive).
     """
-    raw = os.environ.get(ENV, "")
-    value = raw.strip().lower()
-    if value in _ON:
-        return True
-    if value in _OFF:
-        return False
-    raise setting_error(ENV, raw, "1 (print one line per kernel compile on stderr) or 0")
+    return env_flag(ENV, "print one line per kernel compile on stderr")
 
 
 def _after_fork_in_child() -> None:

@@ -16,6 +16,7 @@ import numpy as np
 from .._core.csource import is_c_identifier
 from .._backends.select import load_cupy
 from .._core.errors import error, type_error, unavailable_error, value_error
+from .._core.settings import env_flag
 from . import _executors
 from . import _hip_gate
 from ._args import check_device, pack_value
@@ -50,8 +51,11 @@ class CudaCompileError(RuntimeError):
 
 
 def debug_from_env() -> bool:
-    """``True`` when ``XSTRIDE_CUDA_DEBUG`` is 1/true/yes/on (case-insensitive)."""
-    return os.environ.get(_DEBUG_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+    """``True`` when ``XSTRIDE_CUDA_DEBUG`` is 1/true/yes/on, ``False`` when it is unset,
+    empty or 0/false/no/off (case-insensitive); anything else is a ``ValueError`` naming
+    the variable (a misspelt switch is not read as off)."""
+    return env_flag(_DEBUG_ENV, "compile CudaKernels with bounds checks and synchronize "
+                                "after each launch")
 
 
 # ---------------------------------------------------------------- device hooks
@@ -160,7 +164,8 @@ class CudaKernel:
         Debug mode: views are bounds-checked (``-DXSTRIDE_BOUNDS_CHECK``) and every
         launch is followed by a synchronize that turns a device fault into an
         exception naming the kernel, grid and block. Default: the
-        ``XSTRIDE_CUDA_DEBUG`` environment variable.
+        ``XSTRIDE_CUDA_DEBUG`` environment variable (1/true/yes/on; unset, empty or
+        0/false/no/off is off).
 
     Raises
     ------
@@ -168,7 +173,8 @@ class CudaKernel:
         A parameter of the wrong Python type.
     ValueError
         No such kernel in the source, a parameter of unknown C type (the message names
-        the parameter), a bad name or block.
+        the parameter), a bad name or block; ``debug=None`` while
+        ``XSTRIDE_CUDA_DEBUG`` holds a value that is neither on nor off.
 
     Notes
     -----
