@@ -238,10 +238,18 @@ def test_nonfinite_bounds_and_overflowing_scale():
         alg.morton_keys(np.zeros((1, 2)), [0, 1e308], [1, -1e308], 3)
 
 
-@pytest.mark.parametrize("dtype", [np.bool_, np.complex128, object])
+@pytest.mark.parametrize("dtype", [np.bool_, np.complex128, object]
+                         + ([np.longdouble] if np.dtype(np.longdouble).itemsize > 8 else []))
 def test_positions_of_bad_dtype(dtype):
-    with pytest.raises(TypeError, match="argument 'positions'.*real floating or integer"):
+    with pytest.raises(TypeError, match="argument 'positions'.*expected a float16, float32, "
+                                        "float64 or integer dtype"):
         alg.morton_keys(np.zeros((2, 2), dtype=dtype), [0, 0], [1, 1], 3)
+
+
+def test_float16_positions_are_keyed_as_float64():
+    pos = np.array([[0.5, 0.25], [0.125, 1.0]], dtype=np.float16)
+    assert alg.morton_keys(pos, [0, 0], [1, 1], 3).tolist() == \
+        alg.morton_keys(pos.astype(np.float64), [0, 0], [1, 1], 3).tolist()
 
 
 def test_bounds_of_bad_type():
@@ -526,7 +534,7 @@ def test_positions_not_an_array_named_as_given(positions):
     """A str or a list of non-numbers is named as the caller passed it (the message
     described a 0-d str array the caller never made)."""
     with pytest.raises(TypeError, match=rf"^morton_keys: argument 'positions' got "
-                                        rf"{type(positions).__name__} .*real floating or "
+                                        rf"{type(positions).__name__} .*float64 or "
                                         r"integer dtype \(as an array it has dtype"):
         alg.morton_keys(positions, [0, 0], [1, 1], 3)
 

@@ -121,7 +121,8 @@ def morton_keys(positions, lower, upper, levels):
     Parameters
     ----------
     positions : array of shape (n, 2) or (n, 3), real dtype
-        Points, one per row (float32/float64; integers are converted to float64).
+        Points, one per row: float32/float64 (float16 and integers are converted to
+        float64; long double is refused).
         NumPy or CuPy; any strides.
     lower, upper : sequence or array of shape (ndim,)
         The box (see :func:`morton_scales`).
@@ -140,9 +141,9 @@ def morton_keys(positions, lower, upper, levels):
     Raises
     ------
     TypeError
-        ``positions`` is not a real array (bool and complex are refused); ``levels``
-        not an int; NumPy and CuPy arrays mixed (NumPy bounds go with positions of any
-        backend).
+        ``positions`` is not a float16/32/64 or integer array (bool, complex and long
+        double are refused); ``levels`` not an int; NumPy and CuPy arrays mixed (NumPy
+        bounds go with positions of any backend).
     ValueError
         ``positions`` not of shape (n, 2) or (n, 3); bounds of the wrong length;
         ``lower == upper`` on an axis; ``levels`` out of range; a NaN or infinite
@@ -174,9 +175,11 @@ def morton_keys(positions, lower, upper, levels):
               if not (host_ok and isinstance(b, (_np.ndarray, _np.generic)))]
     backend = _backends.of(func, named)
     pos = _as_array(func, "positions", positions, backend)
-    if pos.dtype.kind not in "fiu":
-        raise _dtype_error(func, "positions", positions, pos, "a real floating or integer dtype")
-    _refuse_listed_bools(func, "positions", positions, "a real floating or integer dtype")
+    allowed = "a float16, float32, float64 or integer dtype"
+    # long double is refused, not rounded to float64 in silence (no device holds it)
+    if pos.dtype.kind not in "fiu" or (pos.dtype.kind == "f" and pos.dtype.itemsize > 8):
+        raise _dtype_error(func, "positions", positions, pos, allowed)
+    _refuse_listed_bools(func, "positions", positions, allowed)
     if pos.ndim != 2 or pos.shape[1] not in MAX_MORTON_LEVELS:
         raise _value_error(func, "positions", f"must have shape (n, 2) or (n, 3); got {tuple(pos.shape)}")
     ndim = pos.shape[1]
