@@ -45,9 +45,13 @@ def integer_array(func: str, name: str, value) -> np.ndarray:
         dtype = np.int64
     elif lo >= 0 and hi < (1 << 64):
         dtype = np.uint64
+    elif lo >= -(1 << 63) and hi < (1 << 64):   # each fits a 64-bit type, not both
+        raise value_error(func, name, f"holds {lo} and {hi}: no 64-bit integer type holds "
+                                      "both (int64 ends at 2**63 - 1, uint64 starts at 0)")
     else:
-        raise value_error(func, name, "holds integers outside the 64-bit range "
-                                      f"(from {lo} to {hi})")
+        bad = lo if lo < -(1 << 63) else hi
+        raise value_error(func, name, f"holds {bad}, outside every 64-bit integer type "
+                                      "(int64 from -2**63, uint64 up to 2**64 - 1)")
     return np.array(items, dtype=dtype).reshape(arr.shape)
 
 
