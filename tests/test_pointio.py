@@ -262,7 +262,7 @@ def test_an_empty_path_is_named_as_empty():
 @given(st.binary(max_size=40).map(lambda b: bytes(b" \t\r\na"[c % 5] for c in b)))
 def test_blank_line_check_is_the_one_pattern(body):
     """The two-pattern check answers what ``(?:^|\\n)[ \\t\\r]*(?:\\n|$)`` answers."""
-    from xstride._cli.pointio import _has_blank_line
+    from xstride._cli.plyio import _has_blank_line
 
     reference = re.compile(rb"(?:^|\n)[ \t\r]*(?:\n|$)")
     assert _has_blank_line(body) == (reference.search(body) is not None)

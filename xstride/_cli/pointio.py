@@ -9,8 +9,8 @@ Formats (chosen by the file extension, case-insensitive):
 - ``.xyz``: whitespace-separated columns, ``#`` comments; x, y, z are the first three
   columns (extra columns such as normals or colours are ignored), or x, y when a file
   has exactly 2 columns.
-- ``.ply``: ASCII or binary PLY through ``plyfile`` (the ``demo`` extra); the ``x``,
-  ``y``, ``z`` properties of the ``vertex`` element.
+- ``.ply``: ASCII or binary PLY through ``plyfile`` (the ``demo`` extra; the reader
+  is :mod:`.plyio`); the ``x``, ``y``, ``z`` properties of the ``vertex`` element.
 
 Text files are UTF-8 (a byte-order mark is skipped). A CSV line separated by ``;``
 or blanks, a trailing comma, an empty field, a header naming ``x``, ``y`` or ``z``
@@ -27,19 +27,17 @@ the file and the row.
 from __future__ import annotations
 
 import os
-import re
 import warnings
 from pathlib import Path
 
 import numpy as np
 
+from .plyio import read_ply as _read_ply
+from .pointfile_error import PointFileError, one_line as _one_line
+
 __all__ = ["PointFileError", "FORMATS", "read_points"]
 
 FORMATS = (".npy", ".csv", ".xyz", ".ply")
-
-
-class PointFileError(Exception):
-    """A point file that cannot be used; the message is one line for the user."""
 
 
 def check_path(path) -> Path:
@@ -384,200 +382,3 @@ def _name_overflow(p: Path, fmt, skip: int, columns, arr: np.ndarray) -> None:
                     raise PointFileError(f"{p}: line {number}: {token!r} is out of the "
                                          "float64 range")
             return
-
-
-# --------------------------------------------------------------------- .ply
-_PLY_SCALARS = {
-    "char": "i1", "int8": "i1", "uchar": "u1", "uint8": "u1",
-    "short": "i2", "int16": "i2", "ushort": "u2", "uint16": "u2",
-    "int": "i4", "int32": "i4", "uint": "u4", "uint32": "u4",
-    "float": "f4", "float32": "f4", "double": "f8", "float64": "f8",
-}
-
-
-#: The formats of a PLY header's ``format`` line (version 1.0) that plyfile reads.
-_PLY_FORMATS = ("ascii", "binary_little_endian", "binary_big_endian")
-
-_BLANK_FIRST = re.compile(rb"[ \t\r]*(?:\n|$)")
-_BLANK_AFTER = re.compile(rb"\n[ \t\r]*(?:\n|$)")
-_LONE_CR = re.compile(rb"\r(?!\n)")
-
-
-def _has_blank_line(body: bytes) -> bool:
-    """Whether a line of ``body`` holds nothing but spaces, tabs and carriage returns.
-
-    Two patterns, the first line and every line after a newline: one pattern that
-    starts with ``(?:^|\n)`` tries every position of the text (0.065 s of the 0.11 s
-    read of the bunny's 2.9 MB, development CPU); one that starts with a newline is
-    searched for that byte first (0.006 s).
-    """
-    return _BLANK_FIRST.match(body) is not None or _BLANK_AFTER.search(body) is not None
-
-
-def _ascii_ply_vertices(p: Path):
-    """Fast path for the common ASCII PLY: vertex first, scalar properties, x/y/z present.
-
-    NumPy's C text reader takes the x/y/z columns of the vertex lines (plyfile's ASCII
-    reader is ~50x slower, mostly on the face lists that follow). Values are rounded
-    to the declared property type, as plyfile does. Returns ``None`` for anything
-    else (binary, other layouts, format versions other than 1.0, a blank line among the
-    rows, fewer rows than the header's elements declare), which then goes through
-    plyfile: it reports what is wrong (a file cut short would otherwise give the rows
-    of the next element as points).
-    """
-    try:
-        with open(p, "rb") as fh:
-            if fh.readline().strip() != b"ply":
-                return None
-            header_lines, fmt, elements = 1, None, []
-            for raw in fh:
-                header_lines += 1
-                parts = raw.decode("ascii").split()
-                if not parts or parts[0] in ("comment", "obj_info"):
-                    continue
-                if parts[0] == "format":
-                    fmt = " ".join(parts[1:])
-                elif parts[0] == "element" and len(parts) == 3:
-                    elements.append((parts[1], int(parts[2]), []))
-                elif parts[0] == "property" and elements:
-                    elements[-1][2].append(parts[1:])
-                elif parts[0] == "end_header":
-                    break
-                else:
-                    return None
-            else:
-                return None
-            body = fh.read().rstrip()      # the rows; blank lines at the end are no rows
-        for name, _, props in elements:
-            names = [pr[-1] for pr in props if pr]
-            twice = next((n for n in names if names.count(n) > 1), None)
-            if name == "vertex" and twice is not None:  # plyfile would fail on its dtype
-                times = names.count(twice)
-                raise PointFileError(f"{p}: PLY vertex element names property {twice!r} "
-                                     f"{'twice' if times == 2 else f'{times} times'}")
-        if fmt != "ascii 1.0" or not elements or elements[0][0] != "vertex":
-            return None
-        # one line per row of every element: a blank line, or fewer lines than rows,
-        # is plyfile's to report (the fast read would skip or misread them); so is a
-        # carriage return that ends no "\r\n" ("1 2 3\r\r\n"): NumPy's reader ends a
-        # line there, which this count does not
-        if _has_blank_line(body) or _LONE_CR.search(body) is not None or \
-                (body.count(b"\n") + 1 if body else 0) < sum(c for _, c, _ in elements):
-            return None
-        _, count, props = elements[0]
-        if any(len(pr) != 2 or pr[0] not in _PLY_SCALARS for pr in props):
-            return None
-        names = [pr[1] for pr in props]
-        if not all(a in names for a in ("x", "y", "z")) or count < 1:
-            return None
-        columns = [names.index(a) for a in ("x", "y", "z")]
-        # every column, so that a row with extra or missing tokens fails here
-        rows = np.loadtxt(p, dtype=np.float64, skiprows=header_lines, max_rows=count,
-                          ndmin=2, comments=None, encoding="ascii")
-    except (ValueError, IndexError, UnicodeDecodeError, OSError):  # plyfile says what is wrong
-        return None
-    if rows.shape != (count, len(props)):
-        return None
-    arr = rows[:, columns]
-    for j, c in enumerate(columns):
-        dt = np.dtype(_PLY_SCALARS[props[c][0]])
-        if dt.kind in "iu":
-            info = np.iinfo(dt)
-            col = arr[:, j]
-            if (col < info.min).any() or (col > info.max).any() or (col != np.floor(col)).any():
-                return None  # plyfile reports the bad value
-        with np.errstate(over="ignore"):
-            cast = arr[:, j].astype(dt)
-        past = np.flatnonzero(np.isinf(cast) & np.isfinite(arr[:, j]))
-        if past.size:
-            row = int(past[0])
-            raise PointFileError(f"{p}: vertex {row}: {float(arr[row, j])!r} is out of range "
-                                 f"for the {props[c][0]} property {props[c][1]!r}")
-        arr[:, j] = cast
-    return np.ascontiguousarray(arr)
-
-
-def _ply_rows_fit(p: Path) -> None:
-    """A header that declares more rows than the file can hold: :class:`PointFileError`.
-
-    plyfile allocates an ASCII element's rows before reading them, so a cut-off file
-    declaring 10**11 vertices would be a MemoryError ("not enough memory"), not a
-    message about the file. A lower bound only: an ASCII row takes at least two bytes
-    per property (a digit and a blank or newline), a binary row the sizes of its
-    scalars and list counts. A header that cannot be parsed here, or whose format plyfile
-    does not read (``binary_middle_endian``, version 2.0), is plyfile's to report.
-    """
-    try:
-        with open(p, "rb") as fh:
-            if fh.readline().strip() != b"ply":
-                return
-            fmt, elements = None, []
-            for raw in fh:
-                parts = raw.decode("ascii").split()
-                if parts[:1] == ["format"]:
-                    if parts[1:] not in ([f, "1.0"] for f in _PLY_FORMATS):
-                        return   # a format plyfile does not read: its message says which
-                    fmt = parts[1]
-                elif parts[:1] == ["element"] and len(parts) == 3:
-                    elements.append([parts[1], int(parts[2]), 0])
-                    if elements[-1][1] < 0:   # plyfile: "negative dimensions are not allowed"
-                        raise PointFileError(f"{p}: not a valid PLY file (the header declares "
-                                             f"{parts[2]} {parts[1]!r} rows, a negative count)")
-                elif parts[:1] == ["property"] and elements:
-                    kind = parts[2] if parts[1:2] == ["list"] and len(parts) == 5 else parts[1]
-                    size = np.dtype(_PLY_SCALARS[kind]).itemsize
-                    elements[-1][2] += 2 if fmt == "ascii" else size
-                elif parts[:1] == ["end_header"]:
-                    break
-            else:
-                return
-            have = os.fstat(fh.fileno()).st_size - fh.tell()
-    except (ValueError, KeyError, UnicodeDecodeError, OSError):
-        return
-    need = 0
-    for name, count, row in elements:
-        need += max(count, 0) * row
-        if need - 1 > have:  # the last ASCII row may lack its newline
-            raise PointFileError(f"{p}: not a valid PLY file (cut short: the header declares "
-                                 f"{count:,} {name!r} rows, at least {need - (fmt == 'ascii'):,} "
-                                 f"bytes of data up to them, but {have:,} bytes follow it)")
-
-
-def _read_ply(p: Path) -> np.ndarray:
-    fast = _ascii_ply_vertices(p)
-    if fast is not None:
-        return fast
-    _ply_rows_fit(p)
-    try:
-        import plyfile
-    except ImportError:
-        raise PointFileError(f"{p}: reading .ply files needs the 'plyfile' package "
-                             "(pip install 'xstride[demo]' or pip install plyfile)") from None
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # e.g. a float past float32: inf, named below
-            data = plyfile.PlyData.read(str(p))
-    except (plyfile.PlyParseError, plyfile.PlyHeaderParseError) as exc:
-        raise PointFileError(f"{p}: not a valid PLY file ({_one_line(exc)})") from None
-    except (ValueError, IndexError, EOFError, UnicodeDecodeError, OverflowError) as exc:
-        raise PointFileError(f"{p}: not a valid PLY file ({type(exc).__name__}: "
-                             f"{_one_line(exc)})") from None
-    names = [e.name for e in data.elements]
-    if "vertex" not in names:
-        raise PointFileError(f"{p}: PLY has no 'vertex' element (elements: {', '.join(names) or 'none'})")
-    vertex = data["vertex"]
-    props = [prop.name for prop in vertex.properties]
-    missing = [a for a in ("x", "y", "z") if a not in props]
-    if missing:
-        raise PointFileError(f"{p}: PLY vertex element lacks the {'/'.join(missing)} "
-                             f"propert{'y' if len(missing) == 1 else 'ies'} "
-                             f"(has: {', '.join(props) or 'none'})")
-    v = vertex.data
-    for a in ("x", "y", "z"):
-        if v[a].dtype.kind not in "fiu":
-            raise PointFileError(f"{p}: PLY vertex property {a!r} is not a number")
-    return np.stack([np.asarray(v[a], dtype=np.float64) for a in ("x", "y", "z")], axis=1)
-
-
-def _one_line(exc) -> str:
-    return " ".join(str(exc).split())
