@@ -337,3 +337,73 @@ def test_ply_declaring_a_negative_row_count_says_so(tmp_path, fmt):
     with pytest.raises(PointFileError, match=re.escape(
             "not a valid PLY file (the header declares -1 'vertex' rows, a negative count)")):
         read_points(path)
+
+
+# ---------------------------------------------------------------- rows past the header's count
+def _ply_header(fmt: str, n: int, faces: int | None = None, first: str = "") -> str:
+    face = ("" if faces is None else
+            f"element face {faces}\nproperty list uchar int vertex_indices\n")
+    return (f"ply\nformat {fmt} 1.0\n{first}element vertex {n}\nproperty float x\n"
+            f"property float y\nproperty float z\n{face}end_header\n")
+
+
+ROWS = np.arange(15, dtype="<f4").reshape(5, 3)
+FACE = bytes([3]) + np.array([0, 1, 2], "<i4").tobytes()
+
+
+@pytest.mark.parametrize("name, data, message", [
+    # binary: plyfile read 3 of the 5 rows and stopped
+    ("b.ply", _ply_header("binary_little_endian", 3).encode() + ROWS.tobytes(),
+     "the header declares 3 'vertex' rows (36 bytes), but the body holds 60 bytes, "
+     "24 more than declared; that is 5 rows of 12 bytes"),
+    ("be.ply", _ply_header("binary_big_endian", 4).encode() + ROWS.astype(">f4").tobytes(),
+     "the header declares 4 'vertex' rows (48 bytes), but the body holds 60 bytes, "
+     "12 more than declared; that is 5 rows of 12 bytes"),
+    ("bface.ply", _ply_header("binary_little_endian", 5, 1).encode() + ROWS.tobytes()
+     + FACE + FACE, "the header declares 5 'vertex' rows and 1 'face' row (73 bytes), but "
+     "the body holds 86 bytes, 13 more than declared"),
+    # ASCII, vertices first (NumPy's reader) and not (plyfile's)
+    ("a.ply", _ply_header("ascii", 3) + "1 2 3\n4 5 6\n7 8 9\n1 1 1\n2 2 2\n",
+     "the header declares 3 'vertex' rows (3 lines), but the body holds 5 lines, "
+     "2 more than declared"),
+    ("aface.ply", _ply_header("ascii", 2, 1) + "1 2 3\n4 5 6\n7 8 9\n3 0 1 2\n",
+     "the header declares 2 'vertex' rows and 1 'face' row (3 lines), but the body holds "
+     "4 lines, 1 more than declared"),
+    ("alater.ply", _ply_header("ascii", 1, first="element t 1\nproperty float a\n")
+     + "0\n1 2 3\n4 5 6\n\n", "the header declares 1 't' row and 1 'vertex' row (2 lines), "
+     "but the body holds 3 lines, 1 more than declared"),
+])
+def test_ply_body_holding_more_rows_than_declared_is_refused(tmp_path, name, data, message):
+    """A header declaring fewer rows than the body holds was read silently: plyfile
+    stops after the declared rows, and the rest of the points were lost."""
+    path = tmp_path / name
+    path.write_bytes(data.encode() if isinstance(data, str) else data)
+    with pytest.raises(PointFileError, match=re.escape(f"{path}: not a valid PLY file "
+                                                       f"({message})")):
+        read_quietly(path)
+
+
+@pytest.mark.parametrize("name, data", [
+    ("cut.ply", _ply_header("ascii", 3) + "1.1234567 2.1234567 3.1234567\n"
+     "4.1234567 5.1234567 6.1234567\n"),
+    ("cutlater.ply", _ply_header("ascii", 3, first="element t 1\nproperty float a\n")
+     + "0\n1.1234567 2.1234567 3.1234567\n4.1234567 5.1234567 6.1234567\n"),
+])
+def test_ply_cut_short_names_the_declared_and_read_rows(tmp_path, name, data):
+    """Rows long enough for the size check that still end early: plyfile's "element
+    'vertex': row 2: early end-of-file" is said with the declared count."""
+    path = tmp_path / name
+    path.write_text(data)
+    with pytest.raises(PointFileError, match=re.escape(
+            "not a valid PLY file (cut short: the header declares 3 'vertex' rows, but the "
+            "data end after 2 of them)")):
+        read_quietly(path)
+
+
+@pytest.mark.parametrize("tail", [b"", b"\n", b"\r\n", b" \n\n"])
+@pytest.mark.parametrize("fmt", ["ascii", "binary_little_endian"])
+def test_ply_line_ends_after_the_rows_are_no_rows(tmp_path, fmt, tail):
+    path = tmp_path / "ok.ply"
+    body = b"0 1 2\n3 4 5\n" if fmt == "ascii" else ROWS[:2].tobytes()
+    path.write_bytes(_ply_header(fmt, 2).encode() + body + tail)
+    np.testing.assert_array_equal(read_points(path), ROWS[:2])

@@ -2,7 +2,9 @@
 
 ASCII or binary PLY through ``plyfile`` (the ``demo`` extra): the ``x``, ``y``, ``z``
 properties of the ``vertex`` element, after a fast path for the common ASCII layout
-(NumPy's C text reader). Every problem a user can cause raises
+(NumPy's C text reader). A body holding more rows than the header declares (plyfile
+reads the declared rows and stops) or fewer is refused, naming the declared rows and
+what the body holds. Every problem a user can cause raises
 :class:`~xstride._cli.pointfile_error.PointFileError` with one readable line.
 """
 
@@ -55,7 +57,7 @@ def _ascii_ply_vertices(p: Path):
     else (binary, other layouts, format versions other than 1.0, a blank line among the
     rows, fewer rows than the header's elements declare), which then goes through
     plyfile: it reports what is wrong (a file cut short would otherwise give the rows
-    of the next element as points).
+    of the next element as points). More lines than rows: :class:`PointFileError`.
     """
     try:
         with open(p, "rb") as fh:
@@ -93,9 +95,13 @@ def _ascii_ply_vertices(p: Path):
         # is plyfile's to report (the fast read would skip or misread them); so is a
         # carriage return that ends no "\r\n" ("1 2 3\r\r\n"): NumPy's reader ends a
         # line there, which this count does not
+        lines = body.count(b"\n") + 1 if body else 0
         if _has_blank_line(body) or _LONE_CR.search(body) is not None or \
-                (body.count(b"\n") + 1 if body else 0) < sum(c for _, c, _ in elements):
+                lines < sum(c for _, c, _ in elements):
             return None
+        if lines > sum(c for _, c, _ in elements):
+            raise _more_rows_error(p, [(name, c) for name, c, _ in elements],
+                                   sum(c for _, c, _ in elements), lines, "lines")
         _, count, props = elements[0]
         if any(len(pr) != 2 or pr[0] not in _PLY_SCALARS for pr in props):
             return None
@@ -129,7 +135,25 @@ def _ascii_ply_vertices(p: Path):
     return np.ascontiguousarray(arr)
 
 
-def _ply_rows_fit(p: Path) -> None:
+def _declared(elements) -> str:
+    """``"3 'vertex' rows and 1 'face' row"``: what a header's elements declare."""
+    each = [f"{count:,} {name!r} row{'' if count == 1 else 's'}" for name, count in elements]
+    return each[0] if len(each) == 1 else ", ".join(each[:-1]) + " and " + each[-1]
+
+
+def _more_rows_error(p: Path, elements, declared: int, held: int, unit: str,
+                     note: str = "") -> PointFileError:
+    """The body of a PLY file holds more than its header declares: ``declared`` and
+    ``held`` lines of an ASCII body (``unit`` ``"lines"``) or bytes of a binary one."""
+    def amount(n):
+        return f"{n:,} {unit[:-1] if n == 1 else unit}"
+
+    return PointFileError(f"{p}: not a valid PLY file (the header declares "
+                          f"{_declared(elements)} ({amount(declared)}), but the body holds "
+                          f"{amount(held)}, {held - declared:,} more than declared{note})")
+
+
+def _ply_rows_fit(p: Path) -> tuple[str, int] | None:
     """A header that declares more rows than the file can hold: :class:`PointFileError`.
 
     plyfile allocates an ASCII element's rows before reading them, so a cut-off file
@@ -138,17 +162,20 @@ def _ply_rows_fit(p: Path) -> None:
     per property (a digit and a blank or newline), a binary row the sizes of its
     scalars and list counts. A header that cannot be parsed here, or whose format plyfile
     does not read (``binary_middle_endian``, version 2.0), is plyfile's to report.
+
+    Returns ``(format, offset of the data)`` (format ``"ascii"``,
+    ``"binary_little_endian"``, ...), or ``None`` for a header that is plyfile's to report.
     """
     try:
         with open(p, "rb") as fh:
             if fh.readline().strip() != b"ply":
-                return
+                return None
             fmt, elements = None, []
             for raw in fh:
                 parts = raw.decode("ascii").split()
                 if parts[:1] == ["format"]:
                     if parts[1:] not in ([f, "1.0"] for f in _PLY_FORMATS):
-                        return   # a format plyfile does not read: its message says which
+                        return None   # a format plyfile does not read: its message says which
                     fmt = parts[1]
                 elif parts[:1] == ["element"] and len(parts) == 3:
                     elements.append([parts[1], int(parts[2]), 0])
@@ -162,10 +189,11 @@ def _ply_rows_fit(p: Path) -> None:
                 elif parts[:1] == ["end_header"]:
                     break
             else:
-                return
-            have = os.fstat(fh.fileno()).st_size - fh.tell()
+                return None
+            start = fh.tell()
+            have = os.fstat(fh.fileno()).st_size - start
     except (ValueError, KeyError, UnicodeDecodeError, OSError):
-        return
+        return None
     need = 0
     for name, count, row in elements:
         need += max(count, 0) * row
@@ -173,6 +201,48 @@ def _ply_rows_fit(p: Path) -> None:
             raise PointFileError(f"{p}: not a valid PLY file (cut short: the header declares "
                                  f"{count:,} {name!r} rows, at least {need - (fmt == 'ascii'):,} "
                                  f"bytes of data up to them, but {have:,} bytes follow it)")
+    return fmt, start
+
+
+def _read_whole(p: Path, header, plyfile):
+    """``plyfile.PlyData.read`` of the file, then a check that the body holds nothing
+    past the rows the header declares (plyfile stops reading there and says nothing):
+    :class:`PointFileError` naming the declared rows and what the body holds. An ASCII
+    file is read through a text stream (as plyfile reads it), which is then read on for
+    lines that hold anything; a binary one through its own stream, whose position is then
+    the end of the declared rows. Blanks and line ends after the data are allowed.
+
+    ``header``: ``(format, offset of the data)`` from :func:`_ply_rows_fit`, or ``None``
+    (then plyfile reads the file alone, and reports what is wrong with its header).
+    """
+    if header is None:
+        return plyfile.PlyData.read(str(p))
+    fmt, start = header
+    if fmt == "ascii":
+        with open(p, encoding="ascii") as fh:
+            data = plyfile.PlyData.read(fh)
+            rest = sum(1 for line in fh if line.strip())
+        if rest:
+            declared = sum(e.count for e in data.elements)
+            raise _more_rows_error(p, [(e.name, e.count) for e in data.elements], declared,
+                                   declared + rest, "lines")
+        return data
+    with open(p, "rb") as fh:
+        data = plyfile.PlyData.read(fh)
+        end = fh.tell()
+        tail = fh.read()
+    if tail.strip(b" \t\r\n"):
+        used, held = end - start, end - start + len(tail)
+        note = ""
+        only = data.elements[0] if len(data.elements) == 1 else None
+        if only is not None and not any(isinstance(q, plyfile.PlyListProperty)
+                                        for q in only.properties):
+            row = only.dtype().itemsize
+            note = (f"; that is {held // row:,} rows of {row} bytes" if held % row == 0
+                    else f"; a row takes {row} bytes")
+        raise _more_rows_error(p, [(e.name, e.count) for e in data.elements], used, held,
+                               "bytes", note)
+    return data
 
 
 def read_ply(p: Path) -> np.ndarray:
@@ -181,7 +251,7 @@ def read_ply(p: Path) -> np.ndarray:
     fast = _ascii_ply_vertices(p)
     if fast is not None:
         return fast
-    _ply_rows_fit(p)
+    header = _ply_rows_fit(p)
     try:
         import plyfile
     except ImportError:
@@ -190,7 +260,14 @@ def read_ply(p: Path) -> np.ndarray:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # e.g. a float past float32: inf, named below
-            data = plyfile.PlyData.read(str(p))
+            data = _read_whole(p, header, plyfile)
+    except plyfile.PlyElementParseError as exc:
+        elt = exc.element
+        if exc.message == "early end-of-file" and elt is not None and exc.row is not None:
+            raise PointFileError(f"{p}: not a valid PLY file (cut short: the header declares "
+                                 f"{_declared([(elt.name, elt.count)])}, but the data end "
+                                 f"after {exc.row:,} of them)") from None
+        raise PointFileError(f"{p}: not a valid PLY file ({_one_line(exc)})") from None
     except (plyfile.PlyParseError, plyfile.PlyHeaderParseError) as exc:
         raise PointFileError(f"{p}: not a valid PLY file ({_one_line(exc)})") from None
     except (ValueError, IndexError, EOFError, UnicodeDecodeError, OverflowError) as exc:
