@@ -203,7 +203,7 @@ def test_take_along_axis_equals_the_numpy_backend(x_shape, i_shape, axis):
 
 
 @pytest.mark.parametrize("i_shape, axis, match", [
-    ((3,), 0, "argument 'indices' has 1 dimensions; expected x's 2"),
+    ((3,), 0, "argument 'indices' has 1 dimension; expected x's 2"),
     ((3, 4), 2, "argument 'axis' is 2, out of range"),
     ((2, 4), 1, r"shapes \(3, 4\) and \(2, 4\) cannot be broadcast"),
 ])

@@ -255,6 +255,50 @@ def test_take_repeat_roll_refuse_what_the_standard_refuses():
     assert xp.roll(np.arange(4), np.int64(1)).tolist() == [3, 0, 1, 2]
 
 
+A34 = np.arange(12.0).reshape(3, 4)
+I31 = np.zeros((3, 1), dtype=np.int64)
+
+
+@pytest.mark.parametrize("x, indices, axis, exc, message", [
+    (A34, I31, 2, np.exceptions.AxisError,
+     "argument 'axis' is 2, out of range for an array of 2 dimensions"),
+    (A34, I31, -3, np.exceptions.AxisError, "argument 'axis' is -3, out of range"),
+    (A34, I31, 1.0, TypeError, "argument 'axis' got float 1.0; expected an int naming an axis"),
+    (A34, I31, None, TypeError, "argument 'axis' got NoneType None; expected an int"),
+    (A34, np.zeros(3, dtype=np.int64), 1, ValueError,
+     "argument 'indices' has 1 dimension; expected x's 2"),
+    (A34, np.zeros((3, 1)), 1, TypeError, "(shape=(3, 1), dtype=float64); expected an "
+     "array of an integer dtype"),
+    (A34, np.zeros((3, 1), dtype=bool), 1, TypeError, "argument 'indices' got"),
+    (A34, [[0]], 1, TypeError, "argument 'indices' got list [[0]]; expected an array"),
+    (A34, np.zeros((4, 1), dtype=np.int64), 1, ValueError,
+     "shapes (3, 4) and (4, 1) cannot be broadcast together"),
+])
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_take_along_axis_names_the_bad_argument_on_every_backend(backend, x, indices, axis,
+                                                                exc, message):
+    """NumPy's own errors named neither take_along_axis nor the argument (``IndexError:
+    `indices` must be an integer array``, "shape mismatch: indexing arrays could not be
+    broadcast ...", an AttributeError for a list); dask's took float and bool indices."""
+    with xp.use_backend(backend):
+        x = xp.asarray(x)
+        indices = xp.asarray(indices) if isinstance(indices, np.ndarray) else indices
+    with pytest.raises(exc) as info:
+        xp.take_along_axis(x, indices, axis=axis)
+    assert str(info.value).startswith("take_along_axis: ") and message in str(info.value)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_take_along_axis_index_out_of_range_names_the_function(backend):
+    with xp.use_backend(backend, **({"chunks": 2} if backend == "dask" else {})):
+        x, indices = xp.asarray(A34), xp.asarray(np.full((3, 1), 7))
+        with pytest.raises(IndexError, match=r"^take_along_axis: index 7 is out of bounds "
+                                             r"for axis 1 with size 4"):
+            xp.to_numpy(xp.take_along_axis(x, indices, axis=1))
+        assert xp.to_numpy(xp.take_along_axis(x, indices - 8, axis=1)).tolist() == \
+            [[3.0], [7.0], [11.0]]
+
+
 def test_roll_tuple_shift_needs_a_tuple_axis_of_its_length():
     """"roll": "If shift is a tuple, then axis must be a tuple of the same size". NumPy
     broadcast the two and summed the shifts of a repeated axis: (1, 1) with axis (0,)

@@ -1,7 +1,9 @@
 """Arguments the libraries take where the standard asks for an error (or refuse with a
 message that names no argument): ``take`` of a
 multi-dimensional array without ``axis`` (NumPy flattened it), ``take`` with indices of
-a non-integer dtype (a bool mask became indices 0 and 1), ``repeat`` with a float
+a non-integer dtype (a bool mask became indices 0 and 1), ``take_along_axis``'s
+arguments (NumPy's errors named neither the function nor the argument; one check for
+the NumPy and dask backends), ``repeat`` with a float
 ``repeats`` and ``roll`` with a float ``shift`` (both truncated), ``roll`` with a tuple
 ``shift`` and no tuple ``axis`` of its length (NumPy summed the shifts),
 ``searchsorted``'s ``x1`` of other than one dimension and ``sorter`` of
@@ -21,14 +23,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.errors import argument_error, describe, overflow_error, type_error, value_error
+from .._core.errors import (argument_error, broadcast_error, describe, error, overflow_error,
+                            type_error, value_error)
 from .._core.sizes import checked_size
 from . import select as _backend
 from .dispatch import compat_function, register
 
-__all__ = ["check_take", "check_repeats", "check_dask_repeats", "check_shift",
-           "check_sorted_x1", "check_sorter", "check_axis", "check_flag", "check_sort_args",
-           "check_step", "check_diff_ends",
+__all__ = ["check_take", "check_take_along_axis", "check_repeats", "check_dask_repeats",
+           "check_shift", "check_sorted_x1", "check_sorter", "check_axis", "check_flag",
+           "check_sort_args", "check_step", "check_diff_ends",
            "check_diff", "check_dask_diff", "check_triangle", "check_meshgrid", "check_linspace",
            "check_int_fill", "check_fill_fits", "check_int_items", "int_fill_dtype",
            "check_concat_shapes"]
@@ -69,6 +72,37 @@ def check_take(x, indices, axis) -> None:
                                           "dimensions (the standard does not flatten)")
     if not _integer_dtype(indices):
         raise type_error("take", "indices", indices, "an array of an integer dtype")
+
+
+def check_take_along_axis(x, indices, axis) -> int:
+    """``take_along_axis``'s arguments, on every backend: ``x`` an array, ``indices`` an
+    array of an integer dtype and of ``x``'s rank, ``axis`` an int naming an axis of
+    ``x`` (out of range: ``numpy.exceptions.AxisError``, as NumPy's), and the other
+    axes of the two broadcasting together. NumPy raised its own errors, naming neither
+    the function nor the argument (``IndexError: `indices` must be an integer array``,
+    an ``AttributeError`` for a list, "shape mismatch: indexing arrays could not be
+    broadcast ..."); dask's took float and bool indices. Returns the axis, made
+    non-negative."""
+    func = "take_along_axis"
+    if not hasattr(x, "ndim") or not hasattr(x, "shape"):
+        raise type_error(func, "x", x, "an array")
+    if not hasattr(indices, "shape") or not _integer_dtype(indices):
+        raise type_error(func, "indices", indices, "an array of an integer dtype")
+    check_axis(func, x, axis)
+    if indices.ndim != x.ndim:
+        raise value_error(func, "indices", f"has {indices.ndim} dimension"
+                                           f"{'' if indices.ndim == 1 else 's'}; expected "
+                                           f"x's {x.ndim}")
+    ax = int(axis) % x.ndim
+
+    def but_axis(shape):
+        return tuple(shape[:ax]) + (1,) + tuple(shape[ax + 1:])
+
+    try:
+        np.broadcast_shapes(but_axis(x.shape), but_axis(indices.shape))
+    except ValueError:
+        raise broadcast_error(func, (x.shape, indices.shape)) from None
+    return ax
 
 
 def check_repeats(repeats) -> None:
@@ -333,6 +367,17 @@ def take(x, indices, /, *, axis=None):
     return _numpy("take")(x, indices, axis=axis)
 
 
+def take_along_axis(x, indices, /, *, axis=-1):
+    """``take_along_axis`` of the standard on NumPy arrays, its arguments checked first
+    (:func:`check_take_along_axis`); an index out of range is NumPy's ``IndexError``
+    with the function's name in front."""
+    check_take_along_axis(x, indices, axis)
+    try:
+        return _numpy("take_along_axis")(x, indices, axis=axis)
+    except IndexError as exc:
+        raise error(IndexError, "take_along_axis", exc) from None
+
+
 def repeat(x, repeats, /, *, axis=None):
     """``repeat`` of the standard on NumPy arrays, ``repeats`` checked first; an array
     of uint64 repeats is taken as intp (NumPy's refused to cast it 'safely')."""
@@ -508,7 +553,7 @@ def _asarray_positional(obj, /):
 
 
 _asarray_positional.__name__ = _asarray_positional.__qualname__ = "asarray"   # its errors
-for _fn in (take, repeat, roll, searchsorted, sort, argsort, count_nonzero, from_dlpack, diff,
+for _fn in (take, take_along_axis, repeat, roll, searchsorted, sort, argsort, count_nonzero, from_dlpack, diff,
             arange, linspace, full, meshgrid):
     register(_fn.__name__, "numpy")(_fn)
 register("asarray", "numpy", positional=_asarray_positional)(asarray)

@@ -53,7 +53,7 @@ from .._chunked import _config as _chunked_config
 from .._core.errors import broadcast_error, error, type_error, value_error
 from .._plans.reduction import normalize_axis
 from .arg_checks import (check_dask_repeats, check_shift, check_dask_diff, check_sort_args,
-                         check_sorter, check_take, check_concat_shapes)
+                         check_sorter, check_take, check_take_along_axis, check_concat_shapes)
 from .dispatch import register
 from .registry import get
 from .linalg_fixes import check_tensordot
@@ -533,6 +533,8 @@ def _searchsorted_by_counts(x1, x2, side):
 
 
 def _take_block(x, indices, *, axis):
+    """One block of ``take_along_axis``: the chunk's namespace's function (on NumPy
+    chunks xstride's, whose ``IndexError`` for an index out of range names it)."""
     return _chunked_config.namespace_function("take_along_axis", x)(x, indices, axis=axis)
 
 
@@ -544,27 +546,24 @@ def take_along_axis(x, indices, /, *, axis=-1):
 
     Raises
     ------
+    TypeError
+        ``x`` not an array, ``indices`` not an array of an integer dtype, ``axis`` not
+        an int (:func:`~xstride._backends.arg_checks.check_take_along_axis`, the NumPy
+        backend's checks).
     ValueError
-        ``indices`` of another rank; ``axis`` out of range; shapes that do not
-        broadcast on the other axes.
+        ``indices`` of another rank; ``axis`` out of range (``AxisError``); shapes
+        that do not broadcast on the other axes.
+    IndexError
+        When computed, an index out of range.
     """
-    if indices.ndim != x.ndim:
-        raise value_error("take_along_axis", "indices", f"has {indices.ndim} dimensions; "
-                                                       f"expected x's {x.ndim}")
+    ax = check_take_along_axis(x, indices, axis)
     nd = x.ndim
-    if not -nd <= axis < nd:
-        raise value_error("take_along_axis", "axis", f"is {axis}, out of range for an array "
-                                                     f"of {nd} dimensions")
-    ax = axis % nd
     ns = _ns()
 
     def but_axis(shape):
         return shape[:ax] + (1,) + shape[ax + 1:]
 
-    try:
-        rest = np.broadcast_shapes(but_axis(x.shape), but_axis(indices.shape))
-    except ValueError:
-        raise broadcast_error("take_along_axis", (x.shape, indices.shape)) from None
+    rest = np.broadcast_shapes(but_axis(x.shape), but_axis(indices.shape))
     xb = ns.broadcast_to(x, rest[:ax] + (x.shape[ax],) + rest[ax + 1:]).rechunk({ax: -1})
     ib = ns.broadcast_to(indices, rest[:ax] + (indices.shape[ax],) + rest[ax + 1:])
     ib = ib.rechunk(xb.chunks[:ax] + (ib.chunks[ax],) + xb.chunks[ax + 1:])
