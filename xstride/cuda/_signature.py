@@ -8,7 +8,7 @@ read here before it launches. Understood types:
   ``size_t``, ``ptrdiff_t``, ``int8_t`` ... ``uint64_t``, ``complex<float>``/
   ``complex<double>`` (also spelled ``thrust::complex<...>``);
 - plain pointers to one of them, or ``void*`` (``const`` and ``__restrict__`` allowed,
-  ``T x[]`` means ``T* x``);
+  ``T x[]`` means ``T* x``; two or more bounds, ``T x[4][4]``, are refused);
 - views ``ArrayND<T>`` / ``CArrayND<T>`` for N = 1..16 (and their template names
   ``xstride_array<T, N>`` / ``xstride_carray<T, N>``) from ``xstride/array_view.cuh``;
 - structs declared in the source or an included header (``struct Name { ... };``),
@@ -410,12 +410,39 @@ def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = 
     return Signature(name, (defined or [params for params, _ in found])[-1])
 
 
+_ARRAY_BOUNDS = re.compile(r"(?:\[[^\[\]]*\]\s*){2,}$")
+
+
+def _check_array_bounds(decl: str, index: int, label: str) -> None:
+    """A parameter declared with two or more array bounds (``float x[4][4]``):
+    ``ValueError`` naming it and saying what is supported. C passes it as a pointer to
+    rows of a fixed length, which no argument check here can match (the parser read
+    ``float x[4]`` as the type ``'float x[4]'`` of a nameless parameter); one bound
+    (``T x[]``, ``T x[4]``) is ``T* x``."""
+    decl = " ".join(decl.split("=", 1)[0].split())
+    bounds = _ARRAY_BOUNDS.search(decl)
+    if bounds is None:
+        return
+    tp, pname = _split_decl(decl[:bounds.start()])
+    pname = pname or f"arg{index}"
+    ndim = decl[bounds.start():].count("[")
+    elem = " ".join(re.sub(r"\bconst\b", " ", tp).split())
+    how = (f": declare it '{tp}* {pname}' (one bound, '{tp} {pname}[]', is that pointer) "
+           f"and index it yourself, or take an 'Array{ndim}D<{tp}>' view"
+           if scalar_dtype(elem) is not None else "")
+    raise error(ValueError, label, f"parameter {index} ({pname!r}) is declared as a "
+                                   f"{ndim}-dimensional array ({decl!r}), which is not "
+                                   "supported; a parameter is a scalar, a pointer, an "
+                                   f"ArrayND<T> / CArrayND<T> view or a struct{how}")
+
+
 def _parse_params(plist: str, known: dict[str, str], label: str) -> tuple[Param, ...]:
     """The parameters of one declaration's parameter list (without its parentheses)."""
     params: list[Param] = []
     if plist and plist != "void":
         named: set[str] = set()
         for i, decl in enumerate(_split_top(plist, ",")):
+            _check_array_bounds(decl, i, label)
             tp, pname = _split_decl(decl)
             if pname in named:    # C refuses it too, at compile time; messages need one
                 raise error(ValueError, label, f"parameter {i} repeats the name {pname!r}")
