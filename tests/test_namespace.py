@@ -39,6 +39,43 @@ def test_version_and_info():
     assert info.default_dtypes()["real floating"] == np.float64
 
 
+KINDS = (None, "bool", "signed integer", "unsigned integer", "integral", "real floating",
+         "complex floating", "numeric", ("bool", "complex floating"))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_info_dtypes_are_dtype_objects_on_every_backend(backend):
+    """The standard's ``dtypes()`` maps names to the namespace's data types, and
+    ``default_dtypes()`` gives dtype objects: on dask ``dtypes(kind="bool")`` gave the
+    class ``numpy.bool`` (compat's), on NumPy a dtype."""
+    with xp.use_backend(backend):
+        info = xp.__array_namespace_info__()
+    with xp.use_backend("numpy"):
+        reference = xp.__array_namespace_info__()
+    for kind in KINDS:
+        got = info.dtypes(kind=kind)
+        assert got == reference.dtypes(kind=kind)
+        assert all(type(v) is type(np.dtype(k)) and v == np.dtype(k) for k, v in got.items())
+    assert all(isinstance(v, np.dtype) for v in info.default_dtypes().values())
+    assert info.default_dtypes()["real floating"] in info.dtypes(kind="real floating").values()
+    assert "bool" in type(info).dtypes.__doc__
+
+
+def test_info_dtypes_of_a_class_giving_a_scalar_type():
+    """CuPy's compat info has the dask one's ``{"bool": bool}`` (no CuPy here: a stand-in
+    class with that ``dtypes``)."""
+    from xstride._backends._base import _dtype_info
+
+    class Info:
+        def dtypes(self, /, *, device=None, kind=None):
+            return {"bool": np.bool_} if kind == "bool" else {"int8": np.dtype(np.int8)}
+
+    sub = _dtype_info(Info)
+    assert _dtype_info(Info) is sub and issubclass(sub, Info)
+    assert sub().dtypes(kind="bool") == {"bool": np.dtype(bool)}
+    assert type(sub().dtypes(kind="bool")["bool"]) is type(np.dtype(bool))
+
+
 def test_results_are_plain_numpy_and_equal_compat():
     a = xp.asarray([[1.0, 2.0], [3.0, 4.0]])
     assert type(a) is np.ndarray

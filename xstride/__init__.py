@@ -52,10 +52,11 @@ def _wrapper(name: str):
 def __array_namespace_info__():
     """Inspection namespace of the active backend (array API standard, "Inspection").
 
-    Returns the ``__array_namespace_info__()`` object of ``array_api_compat.numpy`` or
-    ``array_api_compat.cupy``, whichever backend is active.
+    Returns the ``__array_namespace_info__()`` object of the active backend's
+    ``array_api_compat`` namespace (``numpy``, ``cupy`` or ``dask.array``), whose
+    ``dtypes()`` values are dtype objects on every backend, as ``default_dtypes()``'s are.
     """
-    return _backends.active().namespace().__array_namespace_info__()
+    return _backends.active().namespace_info()
 
 
 # xstride's own public names, resolved on first use so that importing xstride stays

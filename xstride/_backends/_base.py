@@ -17,6 +17,28 @@ from .._core.errors import type_error
 
 __all__ = ["Backend"]
 
+#: compat's inspection class -> its subclass whose ``dtypes()`` gives dtype objects
+_INFO_CLASSES: dict[type, type] = {}
+
+
+def _dtype_info(cls: type) -> type:
+    """``cls`` (an ``__array_namespace_info__`` class of array_api_compat) with a
+    ``dtypes`` whose every value is ``numpy.dtype(value)``. Made once per class."""
+    sub = _INFO_CLASSES.get(cls)
+    if sub is not None:
+        return sub
+
+    def dtypes(self, /, *, device=None, kind=None):
+        import numpy as np
+
+        return {name: np.dtype(dt) for name, dt in
+                cls.dtypes(self, device=device, kind=kind).items()}
+
+    dtypes.__doc__ = cls.dtypes.__doc__
+    sub = type(cls.__name__, (cls,), {"dtypes": dtypes, "__module__": cls.__module__,
+                                      "__doc__": cls.__doc__})
+    return _INFO_CLASSES.setdefault(cls, sub)
+
 
 class Backend:
     """Base class of the backend objects (one instance per backend, made once).
@@ -106,6 +128,13 @@ class Backend:
         return ns
 
     compat_module = ""
+
+    def namespace_info(self):
+        """The standard's inspection namespace of this backend: its compat namespace's
+        ``__array_namespace_info__()``, whose ``dtypes()`` values are dtype objects, as
+        its ``default_dtypes()`` values are on every backend (compat's dask and CuPy
+        ``dtypes(kind="bool")`` gave the class ``numpy.bool``, its NumPy one a dtype)."""
+        return _dtype_info(self.namespace().__array_namespace_info__)()
 
     def version(self) -> str | None:
         """The library's version, or None when it cannot be imported."""
