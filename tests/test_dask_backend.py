@@ -227,6 +227,38 @@ def test_what_dask_lacks_raises_not_implemented_naming_an_alternative(call, name
             call(x)
 
 
+class _Foreign:
+    """Another library's array: DLPack only."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __dlpack__(self, **kwargs):
+        return self.a.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self.a.__dlpack_device__()
+
+
+def test_from_dlpack_on_dask_does_what_docs_dask_md_says():
+    """docs/dask.md said only that ``from_dlpack`` raises ``NotImplementedError`` on the
+    dask backend; of a NumPy array it returns that NumPy array's copy-free view, also
+    while dask is active. The remedy the message names works."""
+    a = np.arange(4.0)
+    with xp.use_backend("dask"):
+        got = xp.from_dlpack(a)
+        assert type(got) is np.ndarray and np.shares_memory(got, a)
+        for x in (xp.ones(3), _Foreign(a)):
+            with pytest.raises(NotImplementedError, match=r"^from_dlpack: not available on "
+                               r"the dask backend; build a NumPy or CuPy array with "
+                               r"numpy.from_dlpack or cupy.from_dlpack, then "
+                               r"xstride.to_device\(a, 'dask'\)"):
+                xp.from_dlpack(x)
+        d = xp.to_device(np.from_dlpack(_Foreign(a)), "dask")
+    assert type(d).__module__.startswith("dask") and xp.to_numpy(d).tolist() == a.tolist()
+    assert type(xp.from_dlpack(_Foreign(a))) is np.ndarray   # the NumPy backend
+
+
 # --------------------------------------------------------------------- immutable arrays
 def test_out_copy_into_and_as_strided_refuse_dask_arrays():
     with xp.use_backend("dask"):

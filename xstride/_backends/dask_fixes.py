@@ -57,8 +57,9 @@ __all__ = ["MISSING"]
 _NAME = "dask"
 #: qualified name -> what to use instead (dask's library has no such function).
 MISSING = {
-    "from_dlpack": "build a NumPy or CuPy array with from_dlpack, then "
-                   "xstride.to_device(a, 'dask') (or dask.array.from_array)",
+    "from_dlpack": "build a NumPy or CuPy array with numpy.from_dlpack or "
+                   "cupy.from_dlpack, then xstride.to_device(a, 'dask') (or "
+                   "dask.array.from_array)",
 }
 
 # dask's creation functions take chunks=; asarray and eye are built here, linspace
