@@ -25,7 +25,8 @@ import numpy as np
 from .._core.errors import argument_error, overflow_error, type_error, value_error
 from ._signature import CType
 
-__all__ = ["DeviceArray", "device_array", "pack_value", "check_device", "c_contiguous"]
+__all__ = ["DeviceArray", "device_array", "pack_value", "check_device", "c_contiguous",
+           "check_aligned"]
 
 
 @dataclass(frozen=True)
@@ -182,10 +183,31 @@ def _check_array(ct: CType, value, label: str, arg: str, device: int | None) -> 
     if ct.kind == "view" and arr.strides is None:
         raise value_error(label, arg, f"has byte strides {arr.byte_strides} that are not a "
                           f"multiple of the itemsize {arr.dtype.itemsize}")
+    if ct.dtype is not None and arr.size:
+        check_aligned(arr.ptr, CType("scalar", ct.text, ct.dtype).alignment, label, arg,
+                      ct.text)
     if arr.readonly and not ct.const:
         raise value_error(label, arg, f"is read-only; the kernel takes '{ct.text}' (declare "
                           "it const to pass a read-only array)")
     return arr
+
+
+def check_aligned(ptr: int, alignment: int, label: str, arg: str, ctext: str) -> None:
+    """``ValueError`` when device address ``ptr`` is not a multiple of ``alignment``
+    bytes, the C alignment of the elements of parameter type ``ctext``.
+
+    A kernel reads such an array with loads the device refuses ("misaligned address",
+    which leaves the CUDA context unusable): a view that starts inside an element, e.g.
+    ``a[1:].view(cupy.float64)`` of a float32 ``a``. Pure arithmetic on ints, so the
+    rule is tested without a device.
+    """
+    offset = ptr % alignment
+    if offset:
+        raise value_error(label, arg, f"starts at device address {ptr:#x}, {offset} "
+                          f"byte{'s' if offset != 1 else ''} past a multiple of {alignment}; "
+                          f"'{ctext}' needs its elements aligned to {alignment} bytes (the "
+                          "device cannot load them from this address): pass an aligned "
+                          "copy, x.copy()")
 
 
 def _check_array_device(arr: DeviceArray, label: str, arg: str, device: int) -> None:
@@ -221,8 +243,9 @@ def pack_value(ct: CType, value, label: str, arg: str, device: int | None = None
         Wrong kind of object, dtype, rank, a NumPy array for a device parameter, a
         CudaStruct of another struct type.
     ValueError
-        Wrong device, a non-contiguous array for a pointer or ``CArrayND``, a read-only
-        array for a non-const parameter.
+        Wrong device, a non-contiguous array for a pointer or ``CArrayND``, an array
+        whose address is not aligned for its elements (:func:`check_aligned`), a
+        read-only array for a non-const parameter.
     OverflowError
         An integer (or a finite float) outside the range of the C type.
     """
