@@ -289,6 +289,19 @@ def test_take_along_axis_names_the_bad_argument_on_every_backend(backend, x, ind
 
 
 @pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_take_index_out_of_range_names_the_function_on_every_backend(backend):
+    """NumPy's "index 7 is out of bounds for axis 0 with size 4" named no function on
+    the NumPy backend; the dask backend's said "take: ..." (when computed)."""
+    with xp.use_backend(backend):
+        x = xp.asarray(np.arange(4.0))
+        for axis in (None, 0):
+            with pytest.raises(IndexError, match=r"^take: index 7 is out of bounds for axis 0 "
+                                                 r"with size 4$"):
+                xp.to_numpy(xp.take(x, xp.asarray(np.array([1, 7])), axis=axis))
+        assert xp.to_numpy(xp.take(x, xp.asarray(np.array([-1])), axis=0)).tolist() == [3.0]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
 def test_take_along_axis_index_out_of_range_names_the_function(backend):
     with xp.use_backend(backend, **({"chunks": 2} if backend == "dask" else {})):
         x, indices = xp.asarray(A34), xp.asarray(np.full((3, 1), 7))

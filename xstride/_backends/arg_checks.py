@@ -362,9 +362,16 @@ def _numpy(name):
 
 
 def take(x, indices, /, *, axis=None):
-    """``take`` of the standard on NumPy arrays, its arguments checked first."""
+    """``take`` of the standard on NumPy arrays, its arguments checked first; an index
+    out of range is NumPy's ``IndexError`` with the function's name in front (as the
+    dask backend's, which raises it when computed)."""
     check_take(x, indices, axis)
-    return _numpy("take")(x, indices, axis=axis)
+    try:
+        return _numpy("take")(x, indices, axis=axis)
+    except IndexError as exc:
+        if isinstance(exc, np.exceptions.AxisError):
+            raise
+        raise error(IndexError, "take", exc) from None
 
 
 def take_along_axis(x, indices, /, *, axis=-1):
