@@ -61,6 +61,21 @@ def test_info_dtypes_are_dtype_objects_on_every_backend(backend):
     assert "bool" in type(info).dtypes.__doc__
 
 
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("call, message", [
+    (lambda info: info.dtypes(kind="nope"), r"dtypes: unsupported kind: 'nope'"),
+    (lambda info: info.dtypes(kind=("bool", 3)), r"dtypes: unsupported kind: 3"),
+    (lambda info: info.dtypes(device="gpu"), r"dtypes: .*gpu"),
+    (lambda info: info.default_dtypes(device="gpu"), r"default_dtypes: .*gpu"),
+])
+def test_info_errors_name_the_function(backend, call, message):
+    """compat's "unsupported kind: 'nope'" named neither function nor namespace."""
+    with xp.use_backend(backend):
+        info = xp.__array_namespace_info__()
+    with pytest.raises(ValueError, match=r"^__array_namespace_info__\(\)\." + message):
+        call(info)
+
+
 def test_info_dtypes_of_a_class_giving_a_scalar_type():
     """CuPy's compat info has the dask one's ``{"bool": bool}`` (no CuPy here: a stand-in
     class with that ``dtypes``)."""
@@ -69,6 +84,9 @@ def test_info_dtypes_of_a_class_giving_a_scalar_type():
     class Info:
         def dtypes(self, /, *, device=None, kind=None):
             return {"bool": np.bool_} if kind == "bool" else {"int8": np.dtype(np.int8)}
+
+        def default_dtypes(self, /, *, device=None):
+            return {"integral": np.dtype(np.int64)}
 
     sub = _dtype_info(Info)
     assert _dtype_info(Info) is sub and issubclass(sub, Info)

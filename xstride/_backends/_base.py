@@ -13,7 +13,7 @@ import contextvars
 import importlib
 import sys
 
-from .._core.errors import type_error
+from .._core.errors import error, type_error
 
 __all__ = ["Backend"]
 
@@ -23,7 +23,9 @@ _INFO_CLASSES: dict[type, type] = {}
 
 def _dtype_info(cls: type) -> type:
     """``cls`` (an ``__array_namespace_info__`` class of array_api_compat) with a
-    ``dtypes`` whose every value is ``numpy.dtype(value)``. Made once per class."""
+    ``dtypes`` whose every value is ``numpy.dtype(value)``, and whose ``dtypes`` and
+    ``default_dtypes`` name themselves in their ``ValueError``s (an unknown kind or
+    device: compat's said "unsupported kind: 'x'"). Made once per class."""
     sub = _INFO_CLASSES.get(cls)
     if sub is not None:
         return sub
@@ -31,12 +33,25 @@ def _dtype_info(cls: type) -> type:
     def dtypes(self, /, *, device=None, kind=None):
         import numpy as np
 
-        return {name: np.dtype(dt) for name, dt in
-                cls.dtypes(self, device=device, kind=kind).items()}
+        name = "__array_namespace_info__().dtypes"
+        try:
+            found = cls.dtypes(self, device=device, kind=kind)
+        except ValueError as exc:   # "unsupported kind: 'x'", named here
+            if str(exc).startswith(name):   # a tuple's kind: compat's asked self.dtypes
+                raise
+            raise error(ValueError, name, exc) from None
+        return {name: np.dtype(dt) for name, dt in found.items()}
+
+    def default_dtypes(self, /, *, device=None):
+        try:
+            return cls.default_dtypes(self, device=device)
+        except ValueError as exc:   # a device it does not know, named here
+            raise error(ValueError, "__array_namespace_info__().default_dtypes", exc) from None
 
     dtypes.__doc__ = cls.dtypes.__doc__
-    sub = type(cls.__name__, (cls,), {"dtypes": dtypes, "__module__": cls.__module__,
-                                      "__doc__": cls.__doc__})
+    default_dtypes.__doc__ = cls.default_dtypes.__doc__
+    sub = type(cls.__name__, (cls,), {"dtypes": dtypes, "default_dtypes": default_dtypes,
+                                      "__module__": cls.__module__, "__doc__": cls.__doc__})
     return _INFO_CLASSES.setdefault(cls, sub)
 
 
