@@ -227,6 +227,21 @@ def test_npy_headers_and_sizes(tmp_path):
         read_quietly(tmp_path / "zip.npy")
 
 
+def test_npy_holding_more_than_its_header_declares_is_refused(tmp_path):
+    """Bytes past the declared array (two ``np.save`` calls into one file) were ignored:
+    the first array was read as the whole cloud."""
+    path = tmp_path / "two.npy"
+    with open(path, "wb") as fh:
+        np.save(fh, np.zeros((2, 3)))
+        np.save(fh, np.ones((5, 3)))
+    with pytest.raises(PointFileError, match=re.escape(
+            f"{path}: holds more than its header declares: (2, 3) float64 (48 bytes of data) "
+            "but 296 bytes follow (a second array saved into the same file?)")):
+        read_quietly(path)
+    np.save(path, np.zeros((2, 3)))
+    assert read_quietly(path).shape == (2, 3)
+
+
 def test_npy_values_past_float64_are_named_not_warned(tmp_path):
     path = tmp_path / "long.npy"
     pts = np.ones((3, 3), dtype=np.longdouble)

@@ -160,6 +160,11 @@ def _read_npy(p: Path) -> np.ndarray:
     if data_bytes < need:
         raise PointFileError(f"{p}: is truncated: its header promises {shape} {dtype} "
                              f"({need:,} bytes of data) but {data_bytes:,} bytes follow")
+    if data_bytes > need:   # np.load reads the declared rows and ignores the rest
+        raise PointFileError(f"{p}: holds more than its header declares: {shape} {dtype} "
+                             f"({need:,} bytes of data) but {data_bytes:,} bytes follow "
+                             "(a second array saved into the same file?); save one array "
+                             "with numpy.save")
     try:
         mapped = np.load(p, allow_pickle=False, mmap_mode="r")
     except ValueError as exc:
