@@ -117,6 +117,13 @@ REFUSED = {
     "reduce.cuh after '/*' in a // comment": (
         "// old: /* \n#include <xstride/reduce.cuh>\n__global__ void k(float* x) {}\n// */\n",
         {}, "warp_shuffle", "xstride/reduce.cuh"),
+    # an #include continued by a backslash-newline was missed (compiled on HIP)
+    "reduce.cuh across a line continuation": (
+        "#include \\\n  <xstride/reduce.cuh>\n__global__ void k(float* x) {}",
+        {}, "warp_shuffle", "xstride/reduce.cuh"),
+    "scan.cuh with '#' and 'include' on two lines": (
+        '#\\\ninclude "xstride/scan.cuh"\n__global__ void k(float* x) {}',
+        {}, "warp_shuffle", "xstride/scan.cuh"),
     "#define": ("#define XSTRIDE_BOUNDS_CHECK\n#include <xstride/array_view.cuh>\n"
                 "__global__ void k(Array1D<float> a) {}", {}, "bounds_check_views",
                 "defines XSTRIDE_BOUNDS_CHECK"),
@@ -142,6 +149,9 @@ ACCEPTED = {
     "#define in a block comment": ("/*\n#define XSTRIDE_BOUNDS_CHECK\n*/\n"
                                    "#include <xstride/array_view.cuh>\n"
                                    "__global__ void k(Array1D<float> a) {}", {}),
+    # a raw string's line that reads as an #include was taken for one
+    "reduce.cuh in a raw string": ('const char* doc = R"(\n#include <xstride/reduce.cuh>\n)";\n'
+                                   "__global__ void k(float* a) {}", {}),
     "other -D options": ("__global__ void k(float* a) {}",
                          {"options": ("-DXSTRIDE_BOUNDS_CHECKER=1", "-DN=5", "-D", "M",
                                       "--define-macro=XSTRIDE_BOUNDS", "-DXSTRIDE")}),
