@@ -152,6 +152,10 @@ ACCEPTED = {
     # a raw string's line that reads as an #include was taken for one
     "reduce.cuh in a raw string": ('const char* doc = R"(\n#include <xstride/reduce.cuh>\n)";\n'
                                    "__global__ void k(float* a) {}", {}),
+    # a raw string's line that reads as a #define was taken for one
+    "#define in a raw string": ('const char* doc = R"(\n#define XSTRIDE_BOUNDS_CHECK\n)";\n'
+                                "#include <xstride/array_view.cuh>\n"
+                                "__global__ void k(Array1D<float> a) {}", {}),
     "other -D options": ("__global__ void k(float* a) {}",
                          {"options": ("-DXSTRIDE_BOUNDS_CHECKER=1", "-DN=5", "-D", "M",
                                       "--define-macro=XSTRIDE_BOUNDS", "-DXSTRIDE")}),

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from . import _device
-from .._core.csource import code_only, strip_comments
+from .._core.csource import code_only
 from ._executors import include_dir
 from ._hip_rules import RULES, HipRule
 from .._core.includes import IncludeGraph
@@ -143,7 +143,7 @@ def violations(signature: Signature, graph: IncludeGraph, options, source: str,
             spelled = _bounds_option(options)
             if spelled is not None:
                 out.append((r, f"it is compiled with {spelled}"))
-            elif any(_BOUNDS_DEFINE.search(_SPLICE.sub("", strip_comments(t))) for t in texts):
+            elif any(_BOUNDS_DEFINE.search(code_only(_SPLICE.sub("", t))) for t in texts):
                 out.append((r, "its source defines XSTRIDE_BOUNDS_CHECK"))
     return out
 
