@@ -236,10 +236,29 @@ def test_complex_fields_of_struct_parameters_are_gated(hip):
         with pytest.raises(NotImplementedError, match="complex_struct_fields"):
             CudaKernel(src, "k").compile()
     # no complex field, or a complex scalar or pointer parameter: compiled
-    for src in ("struct P { int n; float x; };\n__global__ void k(P p, complex<float>* z) {}",
-                "__global__ void k(complex<double> z) {}"):
+    accepted = (
+        "struct P { int n; float x; };\n__global__ void k(P p, complex<float>* z) {}",
+        "__global__ void k(complex<double> z) {}",
+        # complex behind a pointer, as a view's elements or in a member function: the
+        # struct holds none by value (these were refused)
+        "#include <xstride/array_view.cuh>\n"
+        "struct Q { complex<float>* p; complex<double> const *q; "
+        "Array2D<const complex<float>> v; };\n__global__ void k(Q q) {}",
+        "struct M { float re, im; __device__ complex<float> z() const "
+        "{ return complex<float>(re, im); } __device__ void set(complex<float> z); };\n"
+        "__global__ void k(M m) {}",
+        "typedef complex<double>* zp;\nstruct Z { zp p; int n; };\n__global__ void k(Z z) {}",
+    )
+    for src in accepted:
         CudaKernel(src, "k").compile()
-    assert len(hip.builds) == 2
+    assert len(hip.builds) == len(accepted)
+    # by value beside a member function, or in a struct of its own: refused
+    for src in ("struct F { __device__ int f() const { return 0; } complex<float> z; };\n"
+                "__global__ void k(F f) {}",
+                "struct G { struct { complex<double> z; } in; int n; };\n"
+                "__global__ void k(G g) {}"):
+        with pytest.raises(NotImplementedError, match="complex_struct_fields"):
+            CudaKernel(src, "k").compile()
 
 
 def test_complex_struct_fields_compile_on_cuda(cuda):

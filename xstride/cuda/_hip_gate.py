@@ -15,7 +15,7 @@ from .._core.csource import code_only
 from ._executors import include_dir
 from ._hip_rules import RULES, HipRule
 from .._core.includes import IncludeGraph
-from ._signature import CType, Signature
+from ._signature import CType, Signature, _match_brace
 
 __all__ = ["violations", "check"]
 
@@ -91,6 +91,36 @@ def _struct_view_ndims(body: str, structs: dict[str, str] | None = None,
 
 
 _COMPLEX = re.compile(r"\bcomplex\s*<\s*(?:float|double)\s*>")
+# the "<" of a view whose elements a complex is: Array2D<complex<float>> holds a pointer
+_VIEW_OPEN = re.compile(r"(?:\bC?Array\d+D|\bxstride_c?array)\s*<\s*(?:(?:const|volatile)\s+)*$")
+# ") const {": where a member function's body begins
+_FUNCTION_BODY = re.compile(r"\)\s*(?:(?:const|volatile|noexcept|override|final|&&?)\s*)*\{")
+# after the type: a pointer or reference, or a member function's name and "("
+_NOT_A_VALUE = re.compile(r"\s*(?:(?:const|volatile)\b\s*)*(?:[*&]|[A-Za-z_]\w*\s*\()")
+
+
+def _without_function_bodies(text: str) -> str:
+    """C text with every member function's body (``) const { ... }``) removed."""
+    out, i = [], 0
+    while (m := _FUNCTION_BODY.search(text, i)) is not None:
+        out.append(text[i:m.end() - 1] + ";")
+        i = _match_brace(text, m.end() - 1)
+    out.append(text[i:])
+    return "".join(out)
+
+
+def _complex_by_value(text: str) -> bool:
+    """Whether a struct body (or an alias's text; code only) holds a ``complex<float>``
+    or ``complex<double>`` by value: not behind a pointer or reference, not as a view's
+    element type, not in a member function (its return type, parameters or body)."""
+    text = _without_function_bodies(text)
+    for m in _COMPLEX.finditer(text):
+        before = text[:m.start()]
+        if before.count("(") > before.count(")") or _NOT_A_VALUE.match(text, m.end()) \
+                or _VIEW_OPEN.search(before):
+            continue
+        return True
+    return False
 
 
 def _has_complex(ct: CType) -> bool:
@@ -133,7 +163,7 @@ def violations(signature: Signature, graph: IncludeGraph, options, source: str,
                     aliases = _aliases([source, *graph.texts.values()])
                 body = struct_bodies.get(p.ctype.struct, "")
                 if _has_complex(p.ctype) or any(
-                        _COMPLEX.search(code_only(t)) for t in _struct_texts(
+                        _complex_by_value(code_only(t)) for t in _struct_texts(
                             body, struct_bodies, aliases, {p.ctype.struct})):
                     out.append((r, f"parameter '{p.name}' ({p.ctype.text}) has a complex "
                                    "field"))
