@@ -100,3 +100,29 @@ def test_complex_fields_are_aligned_to_their_size():
     assert struct.unpack_from("<i", raw, 0) == (7,)
     assert struct.unpack_from("<ff", raw, 8) == (1.5, -2.0)
     assert raw[16] == 3
+
+
+def test_struct_with_alignment_base_or_packing_is_not_a_plain_field_list(gpu):
+    """``struct __align__(16) P`` was not found (``unknown C type 'P'``), and the fields
+    of ``struct P : Base`` or of a packed struct were checked as if they were its whole
+    layout (a CudaStruct with the base's fields refused, one without them accepted):
+    their layout is more than the field list, so the struct name is what is checked."""
+    base = "struct Base { double d; };\n"
+    for head, tail in (("struct __align__(16) P", ";"), ("struct alignas(16) P", ";"),
+                       ("struct __attribute__((aligned(16))) P", ";"),
+                       ("struct P", " __attribute__((packed));"), ("struct P : Base", ";"),
+                       ("typedef struct __align__(8)", " P;"),
+                       ("typedef struct", " __attribute__((packed)) P;")):
+        src = f"{base}{head} {{ char c; int n; }}{tail}\n__global__ void k(P p) {{}}"
+        k = CudaKernel(src, "k")
+        ct = k.params[0].ctype
+        assert (ct.kind, ct.struct, ct.fields) == ("struct", "P", None), head + tail
+        for fields in ([("c", "char"), ("n", "int")],
+                       [("d", "double"), ("c", "char"), ("n", "int")]):
+            k(CudaStruct("P", fields)(**{f: 1 for f, _ in fields}), n_threads=1)
+        with pytest.raises(TypeError, match="argument 'p' is a value of CudaStruct 'Q'"):
+            k(CudaStruct("Q", [("c", "char")])(c=1), n_threads=1)
+    # attributes that do not change the layout leave a plain field list
+    for head in ("struct [[nodiscard]] P", "struct P final"):
+        k = CudaKernel(f"{head} {{ char c; int n; }};\n__global__ void k(P p) {{}}", "k")
+        assert [f for f, _ in k.params[0].ctype.fields] == ["c", "n"]

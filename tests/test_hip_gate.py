@@ -84,6 +84,14 @@ REFUSED = {
         "struct Out2 { In2 i; __device__ int g() const { return 1; } };\n"
         "__global__ void k(Out2 o) {}",
         {}, "high_dim_cuda_views", "6-dimensional view"),
+    # a base class's fields were not looked at (compiled on HIP)
+    "Array5D in a base class": (
+        "#include <xstride/array_view.cuh>\nstruct B { Array5D<float> v; };\n"
+        "struct __align__(16) D : public B { int n; };\n__global__ void k(D d) {}",
+        {}, "high_dim_cuda_views", "parameter 'd' (D) has a struct field with a 5-dim"),
+    "complex in a base class": (
+        "struct B { complex<float> z; };\nstruct D : B { int n; };\n__global__ void k(D d) {}",
+        {}, "complex_struct_fields", "parameter 'd' (D) has a complex field"),
     "typedef of Array5D in a struct": (
         "#include <xstride/array_view.cuh>\ntypedef Array5D<float> V5;\n"
         "struct S { V5 v; };\n__global__ void k(S s) {}",

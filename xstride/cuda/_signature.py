@@ -163,19 +163,46 @@ def _match_brace(text: str, open_at: int) -> int:
     return len(text)
 
 
+# what may stand between "struct" and its name: alignas(16), __align__(16),
+# __attribute__((aligned(16))), [[nodiscard]]
+_STRUCT_SPEC = (r"(?:alignas|__align__|__declspec)\s*\((?:[^()]|\([^()]*\))*\)"
+                r"|__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)|\[\[[^\]]*\]\]")
+_STRUCT_HEAD = re.compile(r"\b(?:struct|class)\s+((?:(?:" + _STRUCT_SPEC + r")\s*)*)(\w+)\s*"
+                          r"(?:final\b\s*)?(:[^{;]*)?\{")
+_TYPEDEF_STRUCT = re.compile(r"\btypedef\s+struct\s*((?:(?:" + _STRUCT_SPEC + r")\s*)*)\w*\s*\{")
+_PACKED_AFTER = re.compile(r"\s*__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)")
+
+
 def find_structs(text: str) -> dict[str, str]:
     """``{name: body}`` of every ``struct``/``class`` definition in C text (comments
-    removed; braces inside string or character literals do not count)."""
+    removed; braces inside string or character literals do not count).
+
+    A struct whose layout is more than its field list (a base class, an alignment or
+    packing attribute: ``struct __align__(16) P``, ``struct P : Base``, ``} __attribute__
+    ((packed))``) has that text, in parentheses, in front of its body: the body is then
+    not a plain field list (:func:`parse_struct_fields` gives ``None``), and the names
+    in it (a base class) are still there for the HIP gate to follow.
+    """
     text = _SPLICE.sub("", code_only(text))
     out: dict[str, str] = {}
-    for m in re.finditer(r"\b(?:struct|class)\s+(\w+)\s*(?::[^{;]*)?\{", text):
+
+    def layout(specs: str, base: str | None, end: int) -> str:
+        """The text that makes the layout more than the fields ("" if none)."""
+        after = _PACKED_AFTER.match(text, end)
+        parts = [sp for sp in re.findall(_STRUCT_SPEC, specs + (after.group(0) if after else ""))
+                 if "align" in sp or "pack" in sp]
+        return " ".join(parts + ([base.strip()] if base else []))
+
+    for m in _STRUCT_HEAD.finditer(text):
         end = _match_brace(text, m.end() - 1)
-        out.setdefault(m.group(1), text[m.end():end - 1])
-    for m in re.finditer(r"\btypedef\s+struct\s*\w*\s*\{", text):
+        extra, body = layout(m.group(1), m.group(3), end), text[m.end():end - 1]
+        out.setdefault(m.group(2), f"({extra}); {body}" if extra else body)
+    for m in _TYPEDEF_STRUCT.finditer(text):
         end = _match_brace(text, m.end() - 1)
-        alias = re.match(r"\s*(\w+)\s*;", text[end:])
+        alias = re.compile(r"(?:" + _PACKED_AFTER.pattern + r")?\s*(\w+)\s*;").match(text, end)
         if alias:
-            out.setdefault(alias.group(1), text[m.end():end - 1])
+            extra, body = layout(m.group(1), None, end), text[m.end():end - 1]
+            out.setdefault(alias.group(1), f"({extra}); {body}" if extra else body)
     return out
 
 
