@@ -66,24 +66,75 @@ def c_contiguous(shape, byte_strides, itemsize) -> bool:
     return True
 
 
+class MalformedInterface(TypeError):
+    """An object's ``__cuda_array_interface__`` is not one (the reason is the text)."""
+
+
+def _whole(v) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _read_interface(cai) -> DeviceArray:
+    """The :class:`DeviceArray` a CUDA array interface describes;
+    :class:`MalformedInterface` naming what is wrong with it."""
+    if not isinstance(cai, dict):
+        raise MalformedInterface(f"it is a {type(cai).__name__}, not a dict")
+    missing = [k for k in ("shape", "typestr", "data") if k not in cai]
+    if missing:
+        raise MalformedInterface(f"it has no {', '.join(repr(k) for k in missing)}")
+    shape = cai["shape"]
+    if not isinstance(shape, (tuple, list)) or not all(_whole(n) and n >= 0 for n in shape):
+        raise MalformedInterface(f"its shape {shape!r} is not a tuple of ints >= 0")
+    shape = tuple(int(n) for n in shape)
+    try:
+        dtype = np.dtype(cai["typestr"])
+    except (TypeError, ValueError):
+        raise MalformedInterface(f"its typestr {cai['typestr']!r} is not a dtype") from None
+    data = cai["data"]
+    if not (isinstance(data, (tuple, list)) and len(data) == 2
+            and (data[0] is None or _whole(data[0]) and 0 <= data[0] < 2**64)):
+        raise MalformedInterface(f"its data {data!r} is not (pointer, read-only flag) with "
+                                 "a pointer in [0, 2**64)")
+    ptr, readonly = data
+    if not ptr and math.prod(shape) and dtype.itemsize:
+        raise MalformedInterface(f"its data pointer is null for {math.prod(shape)} elements")
+    if cai.get("mask") is not None:
+        raise MalformedInterface("it has a mask; masked arrays are not supported")
+    bstrides = cai.get("strides")
+    if bstrides is None:
+        bstrides = _c_strides(shape, dtype.itemsize)
+    elif not (isinstance(bstrides, (tuple, list)) and len(bstrides) == len(shape)
+              and all(_whole(st) for st in bstrides)):
+        raise MalformedInterface(f"its strides {bstrides!r} are not one int per axis of "
+                                 f"shape {shape}")
+    bstrides = tuple(int(st) for st in bstrides)
+    if dtype.itemsize and all(st % dtype.itemsize == 0 for st in bstrides):
+        strides = tuple(st // dtype.itemsize for st in bstrides)
+    else:
+        strides = None
+    return DeviceArray(int(ptr or 0), shape, strides, bstrides, dtype, bool(readonly), None)
+
+
 def device_array(value) -> DeviceArray | None:
-    """The device array behind ``value``, or ``None`` if it has no CUDA array interface."""
+    """The device array behind ``value``, or ``None`` if it has no CUDA array interface.
+
+    Raises
+    ------
+    MalformedInterface
+        ``value.__cuda_array_interface__`` is not a valid interface (a ``TypeError``
+        whose text says what is wrong: a missing key, a shape or strides that are not
+        ints, a typestr that is no dtype, a pointer out of range or null, a mask).
+    """
     try:
         cai = value.__cuda_array_interface__
     except AttributeError:
         return None
-    shape = tuple(int(n) for n in cai["shape"])
-    dtype = np.dtype(cai["typestr"])
-    ptr, readonly = cai["data"]
-    bstrides = cai.get("strides")
-    bstrides = _c_strides(shape, dtype.itemsize) if bstrides is None else tuple(int(s) for s in bstrides)
-    if all(s % dtype.itemsize == 0 for s in bstrides):
-        strides = tuple(s // dtype.itemsize for s in bstrides)
-    else:
-        strides = None
+    arr = _read_interface(cai)
     dev = getattr(getattr(value, "device", None), "id", None)
-    return DeviceArray(int(ptr or 0), shape, strides, bstrides, dtype, bool(readonly),
-                       None if dev is None else int(dev))
+    if dev is None:
+        return arr
+    return DeviceArray(arr.ptr, arr.shape, arr.strides, arr.byte_strides, arr.dtype,
+                       arr.readonly, int(dev))
 
 
 def _short(value) -> str:
@@ -161,7 +212,11 @@ def _check_array(ct: CType, value, label: str, arg: str, device: int | None) -> 
         raise type_error(label, arg, value, allowed + "; a NumPy array lives in host memory "
                          "and is never copied implicitly (use xstride.to_device or "
                          "cupy.asarray first)")
-    arr = device_array(value)
+    try:
+        arr = device_array(value)
+    except MalformedInterface as exc:
+        raise type_error(label, arg, value, allowed + f"; its __cuda_array_interface__ "
+                         f"is not valid: {exc}") from None
     if arr is None:
         raise type_error(label, arg, value, allowed + " (an object with "
                          "__cuda_array_interface__)")
