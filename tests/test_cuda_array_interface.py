@@ -62,3 +62,18 @@ def test_valid_interfaces_are_still_accepted(gpu):  # noqa: F811
     k(Interface(_cai(shape=[2, 3], strides=[12, 4], data=[0x1000, True], mask=None)),
       Interface(_cai(typestr="|V0", shape=(5,), data=(0, False))), n_threads=1)
     assert len(gpu.builds) == 1
+
+
+def test_a_byte_swapped_array_says_so(gpu):  # noqa: F811
+    """Was 'has dtype float32; the kernel takes 'float*' (dtype float32)'."""
+    k = CudaKernel("#include <xstride/array_view.cuh>\n"
+                   "__global__ void k(float* x, Array1D<double> v) {}", "k")
+    good = Interface(_cai())
+    with pytest.raises(TypeError, match=r"argument 'x' has dtype >f4 \(byte-swapped: the "
+                       r"device's order is little-endian\); the kernel takes 'float\*' "
+                       r"\(dtype float32\)"):
+        k(Interface(_cai(typestr=">f4")), good, n_threads=1)
+    with pytest.raises(TypeError, match=r"argument 'v' has dtype >f8 \(byte-swapped"):
+        k(good, Interface(_cai(typestr=">f8")), n_threads=1)
+    with pytest.raises(TypeError, match=r"argument 'x' has dtype float64; the kernel"):
+        k(Interface(_cai(typestr="<f8")), good, n_threads=1)

@@ -221,7 +221,10 @@ def _check_array(ct: CType, value, label: str, arg: str, device: int | None) -> 
         raise type_error(label, arg, value, allowed + " (an object with "
                          "__cuda_array_interface__)")
     if ct.dtype is not None and arr.dtype != ct.dtype:
-        raise argument_error(TypeError, label, arg, f"has dtype {arr.dtype.name}; the kernel "
+        got = arr.dtype.name
+        if got == ct.dtype.name:   # float32 of the other byte order: say which
+            got = f"{arr.dtype.str} (byte-swapped: the device's order is little-endian)"
+        raise argument_error(TypeError, label, arg, f"has dtype {got}; the kernel "
                             f"takes '{ct.text}' (dtype {ct.dtype.name})")
     if device is not None:
         _check_array_device(arr, label, arg, device)
