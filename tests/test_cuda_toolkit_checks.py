@@ -67,6 +67,16 @@ def test_unnamed_parameters_after_const_get_positional_names():
         ("arg0", "scalar"), ("x", "scalar"), ("arg2", "pointer"), ("arg3", "pointer")]
 
 
+def test_parameter_attributes_are_not_part_of_the_type():
+    """``[[maybe_unused]] float x`` was 'unknown C type '[[maybe_unused]] float'', and
+    ``float y __attribute__((unused))`` an unknown type named 'arg1'."""
+    k = CudaKernel("__global__ void k([[maybe_unused]] float x, float y __attribute__"
+                   "((unused)), const int* __attribute__((aligned(16), unused)) p, "
+                   "[[maybe_unused]] double) {}", "k")
+    assert [(p.name, p.ctype.text) for p in k.params] == [
+        ("x", "float"), ("y", "float"), ("p", "const int*"), ("arg3", "double")]
+
+
 # ---------------------------------------------------------------- C type spellings
 @pytest.mark.parametrize("ctype,why", [
     ("long long long", "'long' is repeated"),

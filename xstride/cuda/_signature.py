@@ -57,6 +57,9 @@ _INT_WORDS = {"signed", "unsigned", "char", "short", "int", "long"}
 _TYPE_WORDS = _INT_WORDS | {"bool", "float", "double", "void", "half", "__half"}
 _DROP = re.compile(r"\b(__restrict__|__restrict|restrict|__grid_constant__|volatile|"
                    r"register|struct|class)\b")
+# attributes of a parameter, which do not change its type: [[maybe_unused]],
+# __attribute__((unused))
+_ATTRIBUTES = re.compile(r"\[\[.*?\]\]|\b__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)", re.S)
 _VIEW_ALIAS = re.compile(r"^(C?)Array(\d+)D\s*<(.+)>$")
 _VIEW_TEMPLATE = re.compile(r"^xstride_(c?)array\s*<(.+),\s*(\d+)\s*>$")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
@@ -469,6 +472,7 @@ def _parse_params(plist: str, known: dict[str, str], label: str) -> tuple[Param,
     if plist and plist != "void":
         named: set[str] = set()
         for i, decl in enumerate(_split_top(plist, ",")):
+            decl = _ATTRIBUTES.sub(" ", decl)
             _check_array_bounds(decl, i, label)
             tp, pname = _split_decl(decl)
             if pname in named:    # C refuses it too, at compile time; messages need one
