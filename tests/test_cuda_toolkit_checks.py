@@ -77,6 +77,22 @@ def test_parameter_attributes_are_not_part_of_the_type():
         ("x", "float"), ("y", "float"), ("p", "const int*"), ("arg3", "double")]
 
 
+@pytest.mark.parametrize("ctype, why", [
+    # was "pointers to 'Array2D<float' are not supported"
+    ("Array2D<float*>", "view element type 'float\\*' is not a known scalar type"),
+    ("CArray3D<const double* const>", "view element type 'const double\\* const' is not"),
+    ("Array2D<float*>*", "pointers to 'Array2D<float\\*>' are not supported"),
+    # was read as Array2D<float>, which array_view.cuh does not declare
+    ("Array02D<float>", "unknown C type 'Array02D<float>'$"),
+    ("Array0D<float>", "views have 1 to 16 dimensions"),
+])
+def test_view_spellings_that_are_not_views(ctype, why):
+    with pytest.raises(ValueError, match=f"CudaKernel 'k': parameter 0 \\('a'\\): .*{why}"):
+        CudaKernel(f"__global__ void k({ctype} a) {{}}", "k")
+    with pytest.raises(ValueError, match=f"CudaStruct 'S': field 'a': .*{why}"):
+        CudaStruct("S", [("a", ctype)])
+
+
 # ---------------------------------------------------------------- C type spellings
 @pytest.mark.parametrize("ctype,why", [
     ("long long long", "'long' is repeated"),

@@ -60,7 +60,7 @@ _DROP = re.compile(r"\b(__restrict__|__restrict|restrict|__grid_constant__|volat
 # attributes of a parameter, which do not change its type: [[maybe_unused]],
 # __attribute__((unused))
 _ATTRIBUTES = re.compile(r"\[\[.*?\]\]|\b__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)", re.S)
-_VIEW_ALIAS = re.compile(r"^(C?)Array(\d+)D\s*<(.+)>$")
+_VIEW_ALIAS = re.compile(r"^(C?)Array(0|[1-9]\d*)D\s*<(.+)>$")
 _VIEW_TEMPLATE = re.compile(r"^xstride_(c?)array\s*<(.+),\s*(\d+)\s*>$")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 #: A backslash-newline: C joins the two lines into one before anything else (phase 2).
@@ -269,12 +269,15 @@ def parse_type(text: str, *, structs: dict[str, str] | None = None, where: str =
     if "&" in raw:
         raise error(ValueError, where, f"reference type {text.strip()!r} cannot be passed from "
                          "the host; pass by value or by pointer")
-    stars = raw.count("*")
+    # the pointer's stars, not those of a template argument (Array2D<float*>)
+    top = [i for i, c in enumerate(raw) if c == "*"
+           and raw.count("<", 0, i) == raw.count(">", 0, i)]
+    stars = len(top)
     if stars > 1:
         raise error(ValueError, where, f"unknown C type {text.strip()!r}: pointers to pointers "
                          "are not supported (pass void* or unsigned long long)")
     if stars == 1:
-        base, _, after = raw.partition("*")
+        base = raw[:top[0]]
         const = bool(re.search(r"\bconst\b", base))
         base = " ".join(re.sub(r"\bconst\b", " ", base).split())
         if base == "void":
