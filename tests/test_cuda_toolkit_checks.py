@@ -77,6 +77,16 @@ def test_parameter_attributes_are_not_part_of_the_type():
         ("x", "float"), ("y", "float"), ("p", "const int*"), ("arg3", "double")]
 
 
+def test_parameter_and_struct_names_beyond_ascii():
+    """C++ identifiers may hold other letters: 'float ξ' was refused as an unknown C
+    type 'float ξ' named 'arg0', and a struct 'Pä' of the source as unknown."""
+    k = CudaKernel("struct Pä { int n; };\n"
+                   "__global__ void k(float ξ, const double* größe, Pä p) {}", "k")
+    assert [(p.name, p.ctype.kind, p.ctype.text) for p in k.params] == [
+        ("ξ", "scalar", "float"), ("größe", "pointer", "const double*"),
+        ("p", "struct", "Pä")]
+
+
 @pytest.mark.parametrize("ctype, why", [
     # was "pointers to 'Array2D<float' are not supported"
     ("Array2D<float*>", "view element type 'float\\*' is not a known scalar type"),

@@ -62,7 +62,7 @@ _DROP = re.compile(r"\b(__restrict__|__restrict|restrict|__grid_constant__|volat
 _ATTRIBUTES = re.compile(r"\[\[.*?\]\]|\b__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)", re.S)
 _VIEW_ALIAS = re.compile(r"^(C?)Array(0|[1-9]\d*)D\s*<(.+)>$")
 _VIEW_TEMPLATE = re.compile(r"^xstride_(c?)array\s*<(.+),\s*(\d+)\s*>$")
-_IDENT = re.compile(r"[A-Za-z_]\w*")
+_IDENT = re.compile(r"[^\W\d]\w*")  # C++ identifiers may hold letters beyond ASCII
 #: A backslash-newline: C joins the two lines into one before anything else (phase 2).
 _SPLICE = re.compile(r"\\\r?\n")
 
@@ -345,7 +345,7 @@ def _split_decl(decl: str) -> tuple[str, str | None]:
         decl = re.sub(r"\[[^\]]*\]\s*$", "", decl).strip()
         decl = re.sub(r"(\w+)\s*$", r"* \1", decl)
     cleaned = " ".join(_DROP.sub(" ", decl).split())
-    m = re.search(r"([A-Za-z_]\w*)\s*$", cleaned)
+    m = re.search(r"([^\W\d]\w*)\s*$", cleaned)
     if m and m.group(1) not in _TYPE_WORDS and m.group(1) not in CXX_KEYWORDS \
             and m.start() > 0:
         head = cleaned[:m.start()].rstrip()
