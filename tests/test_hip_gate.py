@@ -132,6 +132,14 @@ REFUSED = {
     "scan.cuh with '#' and 'include' on two lines": (
         '#\\\ninclude "xstride/scan.cuh"\n__global__ void k(float* x) {}',
         {}, "warp_shuffle", "xstride/scan.cuh"),
+    # headers NVRTC includes first by an option were not looked at (compiled on HIP)
+    "option --pre-include=": ("__global__ void k(float* x) {}",
+                              {"options": ("--pre-include=xstride/reduce.cuh",)},
+                              "warp_shuffle", "xstride/reduce.cuh"),
+    "options -include, header": ("__global__ void k(float* x) {}",
+                                 {"options": ("-include", "mine.h"),
+                                  "header": "#include <xstride/scan.cuh>\n"},
+                                 "warp_shuffle", "mine.h -> xstride/scan.cuh"),
     "#define": ("#define XSTRIDE_BOUNDS_CHECK\n#include <xstride/array_view.cuh>\n"
                 "__global__ void k(Array1D<float> a) {}", {}, "bounds_check_views",
                 "defines XSTRIDE_BOUNDS_CHECK"),

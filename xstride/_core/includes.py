@@ -22,7 +22,8 @@ from pathlib import Path
 
 from .csource import code_only, strip_comments
 
-__all__ = ["Include", "IncludeGraph", "scan_includes", "include_dirs_from_options"]
+__all__ = ["Include", "IncludeGraph", "scan_includes", "include_dirs_from_options",
+           "pre_includes_from_options"]
 
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*([<"])', re.M)
 _SPEC = re.compile(r'([^>"\n]+)[>"]')
@@ -76,6 +77,20 @@ def include_dirs_from_options(options) -> list[str]:
         elif opt.startswith("--include-path="):
             out.append(opt.split("=", 1)[1])
     return out
+
+
+def pre_includes_from_options(options) -> list[str]:
+    """Headers NVRTC includes before the source: ``--pre-include=<h>``,
+    ``-include=<h>``, or the flag (``--pre-include``, ``-include``) and the header as
+    two options."""
+    out, opts = [], [o for o in options if isinstance(o, str)]
+    for i, opt in enumerate(opts):
+        for flag in ("--pre-include", "-include"):
+            if opt == flag and i + 1 < len(opts):
+                out.append(opts[i + 1].strip())
+            elif opt.startswith(flag + "="):
+                out.append(opt[len(flag) + 1:].strip())
+    return [h for h in out if h]
 
 
 def _resolve(spec: str, quoted: bool, here: Path | None, dirs) -> Path | None:

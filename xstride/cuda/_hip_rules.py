@@ -61,8 +61,8 @@ RULES: tuple[HipRule, ...] = (
         "warp_shuffle",
         "reduce.cuh and scan.cuh assume 32-lane warps and the CUDA *_sync shuffles; "
         "AMD wavefronts have 64 lanes",
-        "the kernel includes xstride/reduce.cuh or xstride/scan.cuh (directly or "
-        "through another header)",
+        "the kernel includes xstride/reduce.cuh or xstride/scan.cuh (directly, through "
+        "another header or a --pre-include option)",
         headers=("reduce.cuh", "scan.cuh"),
     ),
     HipRule(

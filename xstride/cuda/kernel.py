@@ -20,7 +20,8 @@ from .._core.settings import env_flag
 from . import _executors
 from . import _hip_gate
 from ._args import check_device, pack_value
-from .._core.includes import IncludeGraph, include_dirs_from_options, scan_includes
+from .._core.includes import (IncludeGraph, include_dirs_from_options,
+                              pre_includes_from_options, scan_includes)
 from ._launch_config import Limits, launch_config
 from ._signature import Param, find_structs, parse_signature
 
@@ -246,7 +247,9 @@ class CudaKernel:
                 + [_executors.include_dir()])
 
     def _scan(self) -> IncludeGraph:
-        return scan_includes(self.source, self._search_dirs())
+        # headers of --pre-include options are included before the source's own
+        pre = "".join(f"#include <{h}>\n" for h in pre_includes_from_options(self.options))
+        return scan_includes(pre + self.source, self._search_dirs())
 
     def _struct_bodies(self, graph: IncludeGraph) -> dict[str, str]:
         bodies: dict[str, str] = {}
