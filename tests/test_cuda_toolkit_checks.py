@@ -4,6 +4,7 @@ anything loads CuPy."""
 
 from __future__ import annotations
 
+import re
 import sys
 
 import numpy as np
@@ -85,6 +86,22 @@ def test_parameter_and_struct_names_beyond_ascii():
     assert [(p.name, p.ctype.kind, p.ctype.text) for p in k.params] == [
         ("ξ", "scalar", "float"), ("größe", "pointer", "const double*"),
         ("p", "struct", "Pä")]
+
+
+@pytest.mark.parametrize("params, index, name, decl", [
+    ("void (*f)(int)", 0, "f", "void (*f)(int)"),
+    ("int n, float (* const cb)(float, float)", 1, "cb", "float (* const cb)(float, float)"),
+    ("float (*)(float), int n", 0, "arg0", "float (*)(float)"),
+    ("int n, float (&g)(float)", 1, "g", "float (&g)(float)"),
+])
+def test_function_pointer_parameters_are_named(params, index, name, decl):
+    """Were "parameter 0 ('arg0'): unknown C type 'void (*f)(int)': pointers to 'void ('
+    are not supported"."""
+    with pytest.raises(ValueError, match=re.escape(
+            f"CudaKernel 'k': parameter {index} ({name!r}): function pointer or reference "
+            f"{decl!r} is not a supported parameter type (pass the address as an unsigned "
+            "long long")):
+        CudaKernel(f"__global__ void k({params}) {{}}", "k")
 
 
 @pytest.mark.parametrize("ctype, why", [

@@ -60,6 +60,8 @@ _DROP = re.compile(r"\b(__restrict__|__restrict|restrict|__grid_constant__|volat
 # attributes of a parameter, which do not change its type: [[maybe_unused]],
 # __attribute__((unused))
 _ATTRIBUTES = re.compile(r"\[\[.*?\]\]|\b__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)", re.S)
+# a function pointer or reference: "void (*f)(int)", "float (&)(float)"
+_FUNCTION_POINTER = re.compile(r"\(\s*(?:[*&]\s*|__restrict__\s*|const\s*)+([^\W\d]\w*)?\s*\)\s*\(")
 _VIEW_ALIAS = re.compile(r"^(C?)Array(0|[1-9]\d*)D\s*<(.+)>$")
 _VIEW_TEMPLATE = re.compile(r"^xstride_(c?)array\s*<(.+),\s*(\d+)\s*>$")
 _IDENT = re.compile(r"[^\W\d]\w*")  # C++ identifiers may hold letters beyond ASCII
@@ -476,6 +478,13 @@ def _parse_params(plist: str, known: dict[str, str], label: str) -> tuple[Param,
         named: set[str] = set()
         for i, decl in enumerate(_split_top(plist, ",")):
             decl = _ATTRIBUTES.sub(" ", decl)
+            fn = _FUNCTION_POINTER.search(decl.split("=", 1)[0])
+            if fn is not None:
+                pname = fn.group(1) or f"arg{i}"
+                raise error(ValueError, label, f"parameter {i} ({pname!r}): "
+                            f"function pointer or reference {' '.join(decl.split())!r} is "
+                            "not a supported parameter type (pass the address as an "
+                            "unsigned long long and cast it on the device)")
             _check_array_bounds(decl, i, label)
             tp, pname = _split_decl(decl)
             if pname in named:    # C refuses it too, at compile time; messages need one
