@@ -126,3 +126,12 @@ def test_struct_with_alignment_base_or_packing_is_not_a_plain_field_list(gpu):
     for head in ("struct [[nodiscard]] P", "struct P final"):
         k = CudaKernel(f"{head} {{ char c; int n; }};\n__global__ void k(P p) {{}}", "k")
         assert [f for f, _ in k.params[0].ctype.fields] == ["c", "n"]
+
+
+def test_a_scoped_enum_is_no_struct():
+    """'enum class E' was read as a struct E (a CudaStruct value expected for it)."""
+    for head in ("enum class E : int", "enum struct E", "enum  class E"):
+        with pytest.raises(ValueError, match=r"parameter 0 \('e'\): unknown C type 'E'"):
+            CudaKernel(f"{head} {{ A, B }};\n__global__ void k(E e) {{}}", "k")
+    k = CudaKernel("enum class F { A };\nstruct E { int a; };\n__global__ void k(E e) {}", "k")
+    assert k.params[0].ctype.struct == "E" and k.params[0].ctype.fields is not None

@@ -199,6 +199,8 @@ def find_structs(text: str) -> dict[str, str]:
         return " ".join(parts + ([base.strip()] if base else []))
 
     for m in _STRUCT_HEAD.finditer(text):
+        if re.search(r"\benum\s*$", text[max(0, m.start() - 64):m.start()]):
+            continue   # "enum class E { A, B }": a scoped enum, no struct
         end = _match_brace(text, m.end() - 1)
         extra, body = layout(m.group(1), m.group(3), end), text[m.end():end - 1]
         out.setdefault(m.group(2), f"({extra}); {body}" if extra else body)
