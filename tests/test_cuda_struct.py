@@ -128,6 +128,17 @@ def test_struct_with_alignment_base_or_packing_is_not_a_plain_field_list(gpu):
         assert [f for f, _ in k.params[0].ctype.fields] == ["c", "n"]
 
 
+def test_a_struct_under_pragma_pack_is_not_a_plain_field_list(gpu):  # noqa: F811
+    """Under '#pragma pack(1)' the fields were checked with their natural offsets, so a
+    CudaStruct laid out unlike the kernel's struct was accepted without a word."""
+    src = ("struct A { char c; int n; };\n#pragma pack(push, 1)\n"
+           "struct P { char c; int n; };\n#pragma pack(pop)\nstruct Q { char c; int n; };\n"
+           "#pragma pack(2)\nstruct R { char c; int n; };\n"
+           "__global__ void k(A a, P p, Q q, R r) {}")
+    k = CudaKernel(src, "k")
+    assert [p.ctype.fields is None for p in k.params] == [False, True, False, True]
+
+
 def test_a_scoped_enum_is_no_struct():
     """'enum class E' was read as a struct E (a CudaStruct value expected for it)."""
     for head in ("enum class E : int", "enum struct E", "enum  class E"):

@@ -178,37 +178,63 @@ _TYPEDEF_STRUCT = re.compile(r"\btypedef\s+struct\s*((?:(?:" + _STRUCT_SPEC + r"
 _PACKED_AFTER = re.compile(r"\s*__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)")
 
 
+_PRAGMA_PACK = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+pack[ \t]*\(([^)\n]*)\)", re.M)
+
+
+def _packing(text: str) -> list[tuple[int, str]]:
+    """``(offset, "#pragma pack(...)")`` from each ``#pragma pack`` of ``text`` on
+    where it leaves a packing in force (``""`` where it ends one): ``pack(n)``,
+    ``pack(push, n)``, ``pack(pop)``, ``pack()``."""
+    out, stack, cur = [], [], ""
+    for m in _PRAGMA_PACK.finditer(text):
+        args = [a.strip() for a in m.group(1).split(",") if a.strip()]
+        if args[:1] == ["push"]:
+            stack.append(cur)
+            args = args[1:]
+            cur = m.group(0).strip() if args else cur
+        elif args[:1] == ["pop"]:
+            cur = stack.pop() if stack else ""
+        else:
+            cur = m.group(0).strip() if args else ""
+        out.append((m.end(), cur))
+    return out
+
+
 def find_structs(text: str) -> dict[str, str]:
     """``{name: body}`` of every ``struct``/``class`` definition in C text (comments
     removed; braces inside string or character literals do not count).
 
     A struct whose layout is more than its field list (a base class, an alignment or
     packing attribute: ``struct __align__(16) P``, ``struct P : Base``, ``} __attribute__
-    ((packed))``) has that text, in parentheses, in front of its body: the body is then
-    not a plain field list (:func:`parse_struct_fields` gives ``None``), and the names
-    in it (a base class) are still there for the HIP gate to follow.
+    ((packed))``, or a ``#pragma pack(n)`` in force where it is defined) has that text,
+    in parentheses, in front of its body: the body is then not a plain field list
+    (:func:`parse_struct_fields` gives ``None``), and the names in it (a base class)
+    are still there for the HIP gate to follow.
     """
     text = _SPLICE.sub("", code_only(text))
     out: dict[str, str] = {}
 
-    def layout(specs: str, base: str | None, end: int) -> str:
+    packing = _packing(text)
+
+    def layout(specs: str, base: str | None, start: int, end: int) -> str:
         """The text that makes the layout more than the fields ("" if none)."""
         after = _PACKED_AFTER.match(text, end)
         parts = [sp for sp in re.findall(_STRUCT_SPEC, specs + (after.group(0) if after else ""))
                  if "align" in sp or "pack" in sp]
-        return " ".join(parts + ([base.strip()] if base else []))
+        parts += [p for at, p in packing if at <= start][-1:]   # a #pragma pack in force
+        return " ".join(p for p in parts + ([base.strip()] if base else []) if p)
 
     for m in _STRUCT_HEAD.finditer(text):
         if re.search(r"\benum\s*$", text[max(0, m.start() - 64):m.start()]):
             continue   # "enum class E { A, B }": a scoped enum, no struct
         end = _match_brace(text, m.end() - 1)
-        extra, body = layout(m.group(1), m.group(3), end), text[m.end():end - 1]
+        extra, body = layout(m.group(1), m.group(3), m.start(), end), text[m.end():end - 1]
         out.setdefault(m.group(2), f"({extra}); {body}" if extra else body)
     for m in _TYPEDEF_STRUCT.finditer(text):
         end = _match_brace(text, m.end() - 1)
         alias = re.compile(r"(?:" + _PACKED_AFTER.pattern + r")?\s*(\w+)\s*;").match(text, end)
         if alias:
-            extra, body = layout(m.group(1), None, end), text[m.end():end - 1]
+            extra, body = layout(m.group(1), None, m.start(), end), text[m.end():end - 1]
             out.setdefault(alias.group(1), f"({extra}); {body}" if extra else body)
     return out
 
