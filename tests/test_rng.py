@@ -153,6 +153,10 @@ def test_strided_views_and_dtypes_match_contiguous():
     np.testing.assert_array_equal(rng.philox_uniform(1, 2, small),
                                   rng.philox_uniform(1, 2, small.astype(U64)))
     assert rng.philox_uniform(1, 2, [3, 4]).tolist() == rng.philox_uniform(1, 2, small[3:]).tolist()
+    # a range is a Python sequence of ints, as NumPy reads it
+    assert rng.philox_uniform(1, range(2), range(3, 5)).tolist() == \
+        rng.philox_uniform(1, [0, 1], [3, 4]).tolist()
+    assert rng.philox_normal(range(1), 0, 0).tolist() == rng.philox_normal([0], 0, 0).tolist()
 
 
 def test_scalars_give_0d_on_numpy_backend():

@@ -25,7 +25,7 @@ def _check_int(func, name, value, limit, limit_text):
         if v < 0 or v > limit:
             raise value_error(func, name, f"must be an integer in [0, {limit_text}], got {v}")
         return v
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, (list, tuple, range)):   # Python sequences of ints, as NumPy takes
         try:
             value = integer_array(func, name, value)  # exact, also past 2**63
         except ValueError:
