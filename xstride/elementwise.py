@@ -128,24 +128,31 @@ def where_dtype(kinds: tuple, values: tuple) -> np.dtype:
 
 
 def check_where_ints(x1, x2) -> None:
-    """``where``'s Python int operand beside an integer array: a weak scalar, which takes
-    the array's dtype as in ``add`` (NEP 50), so it must fit that dtype (NumPy's ``where``
-    wrapped ``where(c, int8_array, 1000)`` to -24 where ``add(int8_array, 1000)`` raises).
+    """``where``'s Python int operand: a weak scalar, which takes the other operand's
+    integer dtype as in ``add`` (NEP 50), or NumPy's default integer (int64) beside a
+    bool or another Python int, so it must fit that dtype (NumPy's ``where`` wrapped
+    ``where(c, int8_array, 1000)`` to -24 where ``add(int8_array, 1000)`` raises, and
+    ``where(c, 2**63, 1)`` to -2**63).
 
     Raises
     ------
     OverflowError
-        The int is out of the bounds of the other operand's integer dtype.
+        The int is out of the bounds of the dtype it takes.
     """
     for name, v, other in (("x1", x1, x2), ("x2", x2, x1)):
         if type(v) is int:
             dt = getattr(other, "dtype", None)
-            if dt is not None and dt.kind in "iu":
-                info = np.iinfo(dt)
-                if not info.min <= v <= info.max:
-                    raise overflow_error("where", name, f"is the Python int {v}, out of bounds "
-                                                        f"for {dt}, the dtype of the other "
-                                                        "operand it takes (as in add)")
+            if isinstance(other, (bool, int)) or (dt is not None and dt.kind == "b"):
+                dt, beside = np.dtype(np.int64), ("NumPy's default integer, which it takes "
+                                                  "beside a bool or a Python int")
+            elif dt is not None and dt.kind in "iu":
+                beside = "the dtype of the other operand it takes (as in add)"
+            else:
+                continue
+            info = np.iinfo(dt)
+            if not info.min <= v <= info.max:
+                raise overflow_error("where", name, f"is the Python int {v}, out of bounds "
+                                                    f"for {dt}, {beside}")
 
 
 def check_out(func: str, out, shape, dtype, be, arg: str = "out", *,

@@ -1,0 +1,56 @@
+"""Python ints beside bools and other Python ints (weak scalars, NEP 50): they take
+NumPy's default integer, int64, so an int past its range is a clear ``OverflowError``
+naming the function and the argument, never a wrapped value (found by a new-user
+probe of the elementwise functions)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import xstride as xp
+
+da = pytest.importorskip("dask.array")
+
+
+@pytest.fixture(autouse=True)
+def _numpy_after():
+    yield
+    xp.set_backend("numpy")
+
+
+def _wrap(backend):
+    if backend == "numpy":
+        return np.asarray
+    return lambda a: da.from_array(np.asarray(a), chunks=2)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("x1, x2, arg, v", [
+    (2**63, 1, "x1", 2**63),                  # NumPy's where wrapped this to -2**63
+    (1, -2**63 - 1, "x2", -2**63 - 1),
+    (2**70, 5, "x1", 2**70),
+    (2**63, True, "x1", 2**63),
+    (2**63, "bools", "x1", 2**63),
+    ("bools", 2**70, "x2", 2**70),
+])
+def test_where_s_python_int_beside_a_bool_or_an_int_must_fit_int64(backend, x1, x2, arg, v):
+    wrap = _wrap(backend)
+    c = wrap(np.array([True, False, True]))
+    bools = wrap(np.array([False, True, True]))
+    x1 = bools if isinstance(x1, str) else x1
+    x2 = bools if isinstance(x2, str) else x2
+    with pytest.raises(OverflowError, match=f"where: argument '{arg}' is the Python int {v}, "
+                                            "out of bounds for int64"):
+        xp.where(c, x1, x2)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_where_s_python_ints_that_fit_int64_are_taken(backend):
+    c = _wrap(backend)(np.array([True, False]))
+    got = xp.to_numpy(xp.where(c, 2**63 - 1, -2**63))
+    assert got.dtype == np.int64 and got.tolist() == [2**63 - 1, -2**63]
+    got = xp.to_numpy(xp.where(c, 2**70, 1.5))           # a float beside: float64
+    assert got.dtype == np.float64 and got.tolist() == [float(2**70), 1.5]
+    got = xp.to_numpy(xp.where(c, 2**63, _wrap(backend)(np.array([1, 2], np.uint64))))
+    assert got.dtype == np.uint64 and got.tolist() == [2**63, 2]
