@@ -54,3 +54,25 @@ def test_where_s_python_ints_that_fit_int64_are_taken(backend):
     assert got.dtype == np.float64 and got.tolist() == [float(2**70), 1.5]
     got = xp.to_numpy(xp.where(c, 2**63, _wrap(backend)(np.array([1, 2], np.uint64))))
     assert got.dtype == np.uint64 and got.tolist() == [2**63, 2]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("call, func, arg, v", [
+    (lambda b: xp.add(b, 2**63), "add", "x2", 2**63),
+    (lambda b: xp.multiply(2**70, b), "multiply", "x1", 2**70),
+    (lambda b: xp.logical_and(b, -2**64), "logical_and", "x2", -2**64),
+    (lambda b: xp.bitwise_and(b, 2**64), "bitwise_and", "x2", 2**64),
+    (lambda b: xp.add(2**70, 1), "add", "x1", 2**70),
+])
+def test_elementwise_python_int_beside_bools_names_the_argument(backend, call, func, arg, v):
+    # NumPy's message was "Python int too large to convert to C long", naming no argument
+    b = _wrap(backend)(np.array([True, False, True]))
+    with pytest.raises(OverflowError, match=f"{func}: argument '{arg}' is the Python int "
+                                            f"{v}, out of bounds for int64 .*beside bools"):
+        call(b)
+
+
+def test_elementwise_python_int_beside_floats_keeps_numpy_s_error():
+    with pytest.raises(OverflowError, match="add: int too large to convert to float"):
+        xp.add(np.array([1.0]), 2**2000)
+    assert xp.add(np.array([True]), 2**62).tolist() == [2**62 + 1]

@@ -438,11 +438,21 @@ def _unheld_int(qualname: str, named) -> OverflowError | None:
     if qualname not in _ELEMENTWISE:
         return None
     named = list(named)
+    kinds = [getattr(getattr(v, "dtype", None), "kind", None) for _, v in named
+             if not isinstance(v, (int, float, complex)) and v is not None]
     dtypes = [v.dtype for _, v in named if not isinstance(v, (int, float, complex))
               and getattr(getattr(v, "dtype", None), "kind", None) in ("i", "u")]
+    beside = "the dtype of the array beside it, which a Python int takes (NEP 50)"
     if not dtypes:
-        return None
-    dt = np.result_type(*dtypes)
+        # beside bools and Python ints alone, a Python int takes NumPy's default integer
+        if any(k != "b" for k in kinds) or any(
+                isinstance(v, (float, complex)) for _, v in named):
+            return None
+        dt = np.dtype(np.int64)
+        beside = ("NumPy's default integer, which a Python int takes beside bools and "
+                  "other Python ints (NEP 50)")
+    else:
+        dt = np.result_type(*dtypes)
     if dt.kind not in "iu":   # int64 beside uint64: float64, which NumPy converts to
         return None
     info = np.iinfo(dt)
@@ -453,8 +463,7 @@ def _unheld_int(qualname: str, named) -> OverflowError | None:
                                               else f"{text[:12]}... ({len(text)} digits)")
             return overflow_error(qualname.rsplit(".", 1)[-1], name,
                                   f"is the Python int {shown}, out of bounds for {dt} (from "
-                                  f"{info.min} to {info.max}), the dtype of the array beside "
-                                  "it, which a Python int takes (NEP 50)")
+                                  f"{info.min} to {info.max}), {beside}")
     return None
 
 
