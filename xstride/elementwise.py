@@ -211,10 +211,12 @@ def _copy_dtype(be, dst, src):
                                  f"{dst.dtype}") from None
 
 
-def _astype_dtype(be, x, dtype) -> np.dtype:
-    """``astype``'s rules: ``x`` an array of ``be``, ``dtype`` a bool or numeric dtype."""
+def _astype_dtype(be, x, dtype, copy=True) -> np.dtype:
+    """``astype``'s rules: ``x`` an array of ``be``, ``dtype`` a bool or numeric dtype,
+    ``copy`` a bool (NumPy's took any value by its truth: ``copy="no"`` copied)."""
     if not be.owns(x) or (isinstance(x, np.generic) and not be.readonly_views):
         raise type_error("astype", "x", x, f"an array of the {be.name} backend")
+    check_astype_copy(copy)
     if dtype is None:   # np.dtype(None) is float64: a silent cast to float64
         raise type_error("astype", "dtype", dtype, "a dtype (astype has no default dtype)")
     try:
@@ -224,6 +226,13 @@ def _astype_dtype(be, x, dtype) -> np.dtype:
     if dt.kind not in _NUMERIC:
         raise type_error("astype", "dtype", dtype, "a bool or numeric dtype of the namespace")
     return dt
+
+
+def check_astype_copy(copy) -> None:
+    """``astype``'s ``copy``: ``True`` or ``False`` (a NumPy bool too), as the standard
+    has it; ``TypeError`` naming the argument for anything else (``None`` included)."""
+    if copy is not True and copy is not False and not isinstance(copy, np.bool_):
+        raise type_error("astype", "copy", copy, "True or False")
 
 
 # ----------------------------------------------------------------------------- per backend
@@ -331,7 +340,7 @@ def _engine_functions(be, ex) -> tuple[dict, dict]:
         return ex.where(kinds, rdt, args, out, shape)
 
     def astype(x, dtype, /, *, copy=True, device=None):
-        dt = _astype_dtype(be, x, dtype)
+        dt = _astype_dtype(be, x, dtype, copy)
         if device is not None and device != x.device:
             return be.namespace().astype(x, dtype, copy=copy, device=device)
         if not copy and x.dtype == dt:
@@ -403,7 +412,7 @@ def _library_functions(be, ex) -> tuple[dict, dict]:
         return ex.copy_into(out, libs["where"](condition, x1, x2))
 
     def astype(x, dtype, /, *, copy=True, device=None):
-        dt = _astype_dtype(be, x, dtype)
+        dt = _astype_dtype(be, x, dtype, copy)
         return libs["astype"](x, dt, copy=copy, device=device)
 
     funcs = {name: make(name, nin) for name, (nin, _) in ENGINE_UFUNCS.items()}

@@ -38,7 +38,7 @@ from .._core.names import ELEMENTWISE
 from .._core.ufuncs import ENGINE_UFUNCS, FUSION_MATH, FUSION_PREDICATES, IDENTITY_ON_INTEGERS
 from .._plans import fusion as _plan
 from .._plans.elementwise import broadcast_shapes
-from ..elementwise import check_where_ints, resolve, where_dtype
+from ..elementwise import check_astype_copy, check_where_ints, resolve, where_dtype
 from . import _operators as _ops
 from . import _reduce
 from ._views import broadcast, index, permute, reshape
@@ -473,6 +473,7 @@ def namespace_call(qualname: str, args: tuple, kwargs: dict):
     if name == "where" and not kwargs:
         return where(rec, *args)
     if name == "astype":
+        check_astype_copy(kwargs.get("copy", True))   # the unfused call's TypeError
         kw = dict(kwargs)
         if kw.pop("device", None) is not None:
             raise Unfusable("xp.astype with device=")
