@@ -138,9 +138,9 @@ def test_int_fills_the_dtype_holds_or_converts_stay_as_numpy_gives_them(backend)
             assert xp.to_numpy(got).tolist() == want
 
 
-@pytest.mark.parametrize("dtype", [np.int8, np.uint32, np.int64])
+@pytest.mark.parametrize("dtype", [np.int8, np.uint32, np.int64, np.bool_])
 @pytest.mark.parametrize("exponent", [-1, np.int64(-3)])
-def test_pow_of_integers_to_a_negative_integer_is_numpys_error(dtype, exponent):
+def test_pow_of_integers_or_bools_to_a_negative_integer_is_numpys_error(dtype, exponent):
     """As the NumPy backend (NumPy's ValueError, or OverflowError for a Python int below
     an unsigned dtype); dask's dtype inference made it a TypeError ("Parameters of such
     types are not supported by power")."""

@@ -577,13 +577,13 @@ def take_along_axis(x, indices, /, *, axis=-1):
 
 
 def pow(x1, x2, /):  # noqa: A001 - the standard's name
-    """``pow`` of the standard on dask arrays: an integer array to an integer scalar
+    """``pow`` of the standard on dask arrays: an integer or bool array to an integer scalar
     raises at the call what NumPy raises for one element of its dtype (a negative
     exponent: ``ValueError``; a Python int outside an unsigned dtype: ``OverflowError``),
     where dask's dtype inference turned it into a ``TypeError`` ("Parameters of such
     types are not supported by power")."""
     if (isinstance(x2, (int, np.integer)) and not isinstance(x2, (bool, np.bool_))
-            and getattr(getattr(x1, "dtype", None), "kind", "-") in ("i", "u")):
+            and getattr(getattr(x1, "dtype", None), "kind", "-") in ("i", "u", "b")):
         np.power(np.ones(1, dtype=x1.dtype), x2)   # NumPy's error, if any
     return _ns().pow(x1, x2)
 
