@@ -382,11 +382,27 @@ def _most_positional(positional, reference) -> int | float:
     arguments are ``out`` (which would skip every check of ``out=``), the positional
     parameters of ``reference`` (xstride's function: ``add(x1, x2, /, *, out=None)``);
     a call with more goes to ``reference``, which refuses it. Else no limit."""
+    if isinstance(reference, np.ufunc):   # the ufunc itself: its inputs (see _ufunc_out)
+        return reference.nin
     code = getattr(reference, "__code__", None)
     if (not isinstance(positional, np.ufunc) or code is None
             or code.co_flags & inspect.CO_VARARGS):
         return math.inf
     return code.co_argcount
+
+
+def _ufunc_out(fn, args, qualname: str) -> None:
+    """Refuse positional arguments past a ufunc's inputs (NumPy's, CuPy's or dask's
+    ufunc, the namespace's function on that backend): the ufunc takes them as ``out``
+    and writes into them (``xp.sin(x, y)`` overwrote ``y``, ``xp.atan(y, x)`` wrote
+    ``atan(y)`` into ``x``), skipping every check of ``out=`` and returning a result
+    of another function than the one meant. Python's ``TypeError`` of a call with too
+    many positional arguments, which :func:`named_error` names."""
+    nin = getattr(fn, "nin", None)
+    if type(nin) is int and len(args) > nin:
+        name = qualname.rsplit(".", 1)[-1]   # the namespace's name (atan, not arctan)
+        raise TypeError(f"{name}() takes {nin} positional argument{'s' if nin > 1 else ''} "
+                        f"but {len(args)} were given")
 
 
 def _numpy_positional(qualname: str):
@@ -486,7 +502,10 @@ def follower(qualname: str, module: str = "xstride"):
                     and current.get() == DEFAULT):   # (an unavailable active one: checked)
                 # no array of another backend can exist: NumPy's function
                 if kwargs or len(args) > most:
-                    return np_table[qualname](*args, **kwargs)
+                    fn = np_table[qualname]
+                    if len(args) > most:
+                        _ufunc_out(fn, args, qualname)
+                    return fn(*args, **kwargs)
                 return np_positional[qualname](*args)
             backend = _backend_by_type(args + tuple(kwargs.values()) if kwargs else args)
             if backend is None:  # sequences, other types, mixed, no array: the full check
@@ -505,6 +524,8 @@ def follower(qualname: str, module: str = "xstride"):
             fn = tables[backend].get(qualname)
             if fn is None:
                 fn = implementation(backend, qualname)
+            if len(args) > 1:
+                _ufunc_out(fn, args, qualname)
             try:
                 return fn(*args, **kwargs) if kwargs else fn(*args)
             except AttributeError:

@@ -1,0 +1,57 @@
+"""A ufunc behind a namespace function takes positional arguments past its inputs as
+``out``: ``xp.sin(x, y)`` wrote ``sin(x)`` into ``y`` and ``xp.atan(y, x)`` (``atan2``
+meant) overwrote ``x``, skipping every check of ``out=``, on NumPy arrays and in the
+chunks of dask arrays. They are refused with Python's ``TypeError`` of a call with
+too many positional arguments, named (found by a new-user probe)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import xstride as xp
+
+da = pytest.importorskip("dask.array")
+
+
+@pytest.fixture(autouse=True)
+def _numpy_after():
+    yield
+    xp.set_backend("numpy")
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("name, nin", [("sin", 1), ("atan", 1), ("exp", 1), ("isnan", 1),
+                                       ("sqrt", 1), ("logical_not", 1), ("atan2", 2),
+                                       ("pow", 2), ("hypot", 2), ("trunc", 1), ("ceil", 1)])
+def test_a_ufunc_s_extra_positional_argument_is_refused_not_written(backend, name, nin):
+    x = np.array([0.5, 1.0, 2.0])
+    y = np.zeros(3)
+    args = [x] * nin + [y]
+    if backend == "dask":
+        args = [da.from_array(a, chunks=2) for a in args]
+    with xp.use_backend(backend):
+        with pytest.raises(TypeError, match=f"^{name}: {name}\\(\\) takes {nin} positional "
+                                            f"arguments? but {nin + 1} were given; the "
+                                            "standard's arguments after those go by keyword"):
+            xp.__getattribute__(name)(*args)
+    assert y.tolist() == [0.0, 0.0, 0.0]
+    assert x.tolist() == [0.5, 1.0, 2.0]
+
+
+def test_vecdot_s_third_positional_argument_is_refused():
+    a = np.eye(2)
+    z = np.full(2, 7.0)
+    with pytest.raises(TypeError, match="vecdot: vecdot\\(\\) takes 2 positional"):
+        xp.vecdot(a, a, z)
+    assert z.tolist() == [7.0, 7.0]
+
+
+def test_out_by_keyword_still_works_and_calls_of_the_inputs_run():
+    x = np.array([0.5, 1.0])
+    y = np.zeros(2)
+    assert xp.sin(x, out=y) is y and y.tolist() == np.sin(x).tolist()
+    assert xp.atan2(x, x).tolist() == np.arctan2(x, x).tolist()
+    with xp.use_backend("dask"):
+        got = xp.atan2(da.from_array(x), da.from_array(x))
+        assert xp.to_numpy(got).tolist() == np.arctan2(x, x).tolist()
