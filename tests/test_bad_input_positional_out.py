@@ -55,3 +55,22 @@ def test_out_by_keyword_still_works_and_calls_of_the_inputs_run():
     with xp.use_backend("dask"):
         got = xp.atan2(da.from_array(x), da.from_array(x))
         assert xp.to_numpy(got).tolist() == np.arctan2(x, x).tolist()
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("call, name, most, given", [
+    (lambda a: xp.zeros((2,), xp.float32), "zeros", 1, 2),
+    (lambda a: xp.ones_like(a, xp.float32), "ones_like", 1, 2),
+    (lambda a: xp.matmul(a, a, a), "matmul", 2, 3),
+    (lambda a: xp.sign(a, a), "sign", 1, 2),
+    (lambda a: xp.permute_dims(a, (1, 0), 1), "permute_dims", 2, 3),
+])
+def test_too_many_positional_arguments_are_named_not_an_xp_clash(backend, call, name, most,
+                                                                  given):
+    # array_api_compat binds ``xp`` by keyword: the message was "zeros() got multiple
+    # values for argument 'xp'", which names no argument the caller passed
+    with xp.use_backend(backend):
+        a = xp.ones((2, 2))
+        with pytest.raises(TypeError, match=f"^{name}: {name}\\(\\) takes {most} positional "
+                                            f"arguments? but {given} were given"):
+            call(a)

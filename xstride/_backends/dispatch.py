@@ -418,14 +418,42 @@ _TOO_MANY = re.compile(r"takes (from \d+ to )?\d+ positional arguments? but \d+ 
                        r"(was|were) given")
 
 
-def named_error(exc: Exception, qualname: str) -> Exception:
+#: array_api_compat's functions bind ``xp`` by keyword: a positional argument too many
+#: lands on it ("zeros() got multiple values for argument 'xp'").
+_XP_BOUND = re.compile(r"got multiple values for argument 'xp'")
+
+
+def _positional_count(reference) -> int | None:
+    """How many positional arguments ``reference`` takes (``xp`` not counted: the
+    library binds it); None when its signature cannot be read or takes ``*args``."""
+    try:
+        params = inspect.signature(reference).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
+        return None
+    return sum(1 for p in params if p.kind in kinds and p.name != "xp")
+
+
+def named_error(exc: Exception, qualname: str, reference=None,
+                given: int | None = None) -> Exception:
     """``exc`` (raised by a library function) with a message that starts with the
     namespace function's name: the same exception type where it takes one message,
-    else its ``TypeError``/``ValueError`` base. Errors that already name it pass."""
+    else its ``TypeError``/``ValueError`` base. Errors that already name it pass.
+    ``reference`` and ``given`` (the function and the number of positional arguments
+    of the call) turn array_api_compat's "got multiple values for argument 'xp'" into
+    Python's message of too many positional arguments."""
     name = qualname.rsplit(".", 1)[-1]
     text = str(exc)
     if text.startswith(f"{name}:") or text.startswith(f"{qualname}:"):
         return exc
+    if (isinstance(exc, TypeError) and given is not None and reference is not None
+            and _XP_BOUND.search(text)):
+        most = _positional_count(reference)
+        if most is not None and given > most:
+            text = (f"{name}() takes {most} positional argument{'' if most == 1 else 's'} "
+                    f"but {given} were given")
     if isinstance(exc, TypeError) and _TOO_MANY.search(text):
         text += ("; the standard's arguments after those go by keyword "
                  f"(help(xstride.{qualname}))")
@@ -541,7 +569,7 @@ def follower(qualname: str, module: str = "xstride"):
                 unheld = _unheld_int(qualname, _named(params[0], args, kwargs))
                 if unheld is not None:
                     raise unheld from None
-            raise named_error(exc, qualname) from None
+            raise named_error(exc, qualname, reference, len(args)) from None
 
     return _finish(wrapper, reference, qualname, module)
 
@@ -564,6 +592,6 @@ def creator(qualname: str, module: str = "xstride"):
                 args, kwargs = rewrites[backend](qualname, args, kwargs)
             return implementation(_backend.check_active(backend), qualname)(*args, **kwargs)
         except (TypeError, ValueError, OverflowError) as exc:  # a library's names no function
-            raise named_error(exc, qualname) from None
+            raise named_error(exc, qualname, reference, len(args)) from None
 
     return _finish(wrapper, reference, qualname, module)
