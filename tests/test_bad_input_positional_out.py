@@ -74,3 +74,19 @@ def test_too_many_positional_arguments_are_named_not_an_xp_clash(backend, call, 
         with pytest.raises(TypeError, match=f"^{name}: {name}\\(\\) takes {most} positional "
                                             f"arguments? but {given} were given"):
             call(a)
+
+
+@pytest.mark.parametrize("call, name, most", [
+    (lambda x: xp.real(x, x), "real", 1),
+    (lambda x: xp.imag(x, 1), "imag", 1),
+    (lambda x: xp.clip(xp.real(x), 0, 1, 2), "clip", "(from 1 to )?3"),
+])
+def test_dask_takes_no_more_positional_arguments_than_numpy(call, name, most):
+    # dask's real/imag take *args: xp.real(x, y) returned NotImplemented
+    x = np.array([1 + 2j, 3j])
+    with pytest.raises(TypeError, match=f"^{name}: {name}\\(\\) takes {most} positional"):
+        call(x)
+    with xp.use_backend("dask"):
+        with pytest.raises(TypeError, match=f"^{name}: {name}\\(\\) takes {most} positional"):
+            call(xp.asarray(x))
+        assert xp.to_numpy(xp.real(xp.asarray(x))).tolist() == [1.0, 0.0]

@@ -29,6 +29,7 @@ from .._core.names import ELEMENTWISE
 from .._core.ufuncs import ENGINE_UFUNCS
 from ._base import Backend
 from .registry import DEFAULT, REGISTRY, each, get
+from .positional import XP_BOUND, positional_count, reference_most, too_many, ufunc_out
 from . import select as _backend
 
 __all__ = ["register", "register_all", "register_arguments", "implementation", "follower",
@@ -382,27 +383,13 @@ def _most_positional(positional, reference) -> int | float:
     arguments are ``out`` (which would skip every check of ``out=``), the positional
     parameters of ``reference`` (xstride's function: ``add(x1, x2, /, *, out=None)``);
     a call with more goes to ``reference``, which refuses it. Else no limit."""
-    if isinstance(reference, np.ufunc):   # the ufunc itself: its inputs (see _ufunc_out)
+    if isinstance(reference, np.ufunc):   # the ufunc itself: its inputs (see positional.ufunc_out)
         return reference.nin
     code = getattr(reference, "__code__", None)
     if (not isinstance(positional, np.ufunc) or code is None
             or code.co_flags & inspect.CO_VARARGS):
         return math.inf
     return code.co_argcount
-
-
-def _ufunc_out(fn, args, qualname: str) -> None:
-    """Refuse positional arguments past a ufunc's inputs (NumPy's, CuPy's or dask's
-    ufunc, the namespace's function on that backend): the ufunc takes them as ``out``
-    and writes into them (``xp.sin(x, y)`` overwrote ``y``, ``xp.atan(y, x)`` wrote
-    ``atan(y)`` into ``x``), skipping every check of ``out=`` and returning a result
-    of another function than the one meant. Python's ``TypeError`` of a call with too
-    many positional arguments, which :func:`named_error` names."""
-    nin = getattr(fn, "nin", None)
-    if type(nin) is int and len(args) > nin:
-        name = qualname.rsplit(".", 1)[-1]   # the namespace's name (atan, not arctan)
-        raise TypeError(f"{name}() takes {nin} positional argument{'s' if nin > 1 else ''} "
-                        f"but {len(args)} were given")
 
 
 def _numpy_positional(qualname: str):
@@ -418,24 +405,6 @@ _TOO_MANY = re.compile(r"takes (from \d+ to )?\d+ positional arguments? but \d+ 
                        r"(was|were) given")
 
 
-#: array_api_compat's functions bind ``xp`` by keyword: a positional argument too many
-#: lands on it ("zeros() got multiple values for argument 'xp'").
-_XP_BOUND = re.compile(r"got multiple values for argument 'xp'")
-
-
-def _positional_count(reference) -> int | None:
-    """How many positional arguments ``reference`` takes (``xp`` not counted: the
-    library binds it); None when its signature cannot be read or takes ``*args``."""
-    try:
-        params = inspect.signature(reference).parameters.values()
-    except (TypeError, ValueError):
-        return None
-    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
-        return None
-    return sum(1 for p in params if p.kind in kinds and p.name != "xp")
-
-
 def named_error(exc: Exception, qualname: str, reference=None,
                 given: int | None = None) -> Exception:
     """``exc`` (raised by a library function) with a message that starts with the
@@ -449,11 +418,10 @@ def named_error(exc: Exception, qualname: str, reference=None,
     if text.startswith(f"{name}:") or text.startswith(f"{qualname}:"):
         return exc
     if (isinstance(exc, TypeError) and given is not None and reference is not None
-            and _XP_BOUND.search(text)):
-        most = _positional_count(reference)
+            and XP_BOUND.search(text)):
+        most = positional_count(reference)
         if most is not None and given > most:
-            text = (f"{name}() takes {most} positional argument{'' if most == 1 else 's'} "
-                    f"but {given} were given")
+            text = too_many(qualname, most, given)
     if isinstance(exc, TypeError) and _TOO_MANY.search(text):
         text += ("; the standard's arguments after those go by keyword "
                  f"(help(xstride.{qualname}))")
@@ -519,6 +487,7 @@ def follower(qualname: str, module: str = "xstride"):
     reference = implementation("numpy", qualname)
     most = _most_positional(_numpy_positional(qualname), reference)
     params = []   # the reference's parameter names, read when a message needs them
+    limit = []    # how many positional arguments the reference takes, read when needed
     np_table, np_positional, tables = _tables["numpy"], _positional, _tables
     modules, rewrites = _modules, _ARGUMENTS
     first_optional, second_optional = _OPTIONAL_PAIR
@@ -532,7 +501,7 @@ def follower(qualname: str, module: str = "xstride"):
                 if kwargs or len(args) > most:
                     fn = np_table[qualname]
                     if len(args) > most:
-                        _ufunc_out(fn, args, qualname)
+                        ufunc_out(fn, args, qualname)
                     return fn(*args, **kwargs)
                 return np_positional[qualname](*args)
             backend = _backend_by_type(args + tuple(kwargs.values()) if kwargs else args)
@@ -553,7 +522,10 @@ def follower(qualname: str, module: str = "xstride"):
             if fn is None:
                 fn = implementation(backend, qualname)
             if len(args) > 1:
-                _ufunc_out(fn, args, qualname)
+                if not limit:   # NumPy's count, so a call other backends take, it takes
+                    limit.append(reference_most(reference))
+                if len(args) > limit[0]:   # (a ufunc's limit: its inputs, not out)
+                    raise TypeError(too_many(qualname, limit[0], len(args)))
             try:
                 return fn(*args, **kwargs) if kwargs else fn(*args)
             except AttributeError:
