@@ -293,3 +293,13 @@ def test_bools_and_non_integer_slice_parts_are_refused():
     with pytest.raises(TypeError, match="Layout: a slice bound or step"):
         Layout((4,)).slice(slice(0.5, None))
     assert Layout((4,)).slice(slice(np.int64(1), None, np.int64(2))).shape == (2,)
+
+
+def test_replace_changes_only_the_fields_given():
+    lay = Layout((3,), (2,), 1, 8)
+    # a new shape kept no strides: Layout((3,), (2,)).replace(shape=(2,)) had stride 1
+    assert lay.replace(shape=(2,)) == Layout((2,), (2,), 1, 8)
+    assert lay.replace(offset=0) == Layout((3,), (2,), 0, 8)
+    assert lay.replace(shape=(2, 5), strides=(10, 2)) == Layout((2, 5), (10, 2), 1, 8)
+    with pytest.raises(ValueError, match="rank"):
+        lay.replace(shape=(2, 5))

@@ -242,9 +242,9 @@ class Layout:
                 f"offset={self._offset}, itemsize={self._itemsize})")
 
     def replace(self, *, shape=None, strides=None, offset=None, itemsize=None) -> "Layout":
-        """A copy with some fields changed (checked like the constructor)."""
+        """A copy with the given fields changed, the others kept (a new shape keeps the strides)."""
         return Layout(self._shape if shape is None else shape,
-                      self._strides if strides is None and shape is None else strides,
+                      self._strides if strides is None else strides,
                       self._offset if offset is None else offset,
                       self._itemsize if itemsize is None else itemsize)
 
