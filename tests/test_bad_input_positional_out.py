@@ -90,3 +90,21 @@ def test_dask_takes_no_more_positional_arguments_than_numpy(call, name, most):
         with pytest.raises(TypeError, match=f"^{name}: {name}\\(\\) takes {most} positional"):
             call(xp.asarray(x))
         assert xp.to_numpy(xp.real(xp.asarray(x))).tolist() == [1.0, 0.0]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_round_s_third_positional_argument_is_not_written_as_out(backend):
+    """NumPy's round(a, decimals, out) wrote into a third positional argument."""
+    if backend == "dask":
+        pytest.importorskip("dask.array")
+    x = np.array([1.26, -2.71])
+    y = np.zeros(2)
+    with xp.use_backend(backend):
+        a = xp.asarray(x)
+        out = y if backend == "numpy" else xp.asarray(y)   # an array of the same backend
+        with pytest.raises(TypeError, match=r"^round: round\(\) takes 2 positional arguments "
+                                            r"but 3 were given"):
+            xp.round(a, 1, out)
+        assert xp.to_numpy(xp.round(a, 1)).tolist() == [1.3, -2.7]
+        assert xp.to_numpy(xp.round(a)).tolist() == [1.0, -3.0]
+    assert y.tolist() == [0.0, 0.0]

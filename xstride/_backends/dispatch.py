@@ -29,7 +29,8 @@ from .._core.names import ELEMENTWISE
 from .._core.ufuncs import ENGINE_UFUNCS
 from ._base import Backend
 from .registry import DEFAULT, REGISTRY, each, get
-from .positional import XP_BOUND, positional_count, reference_most, too_many, ufunc_out
+from .positional import (XP_BOUND, out_position, positional_count, reference_most,
+                         too_many, too_many_error, ufunc_out)
 from . import select as _backend
 
 __all__ = ["register", "register_all", "register_arguments", "implementation", "follower",
@@ -382,11 +383,16 @@ def _most_positional(positional, reference) -> int | float:
     function a call without keywords runs: for a NumPy ufunc, whose further positional
     arguments are ``out`` (which would skip every check of ``out=``), the positional
     parameters of ``reference`` (xstride's function: ``add(x1, x2, /, *, out=None)``);
-    a call with more goes to ``reference``, which refuses it. Else no limit."""
+    a call with more goes to ``reference``, which refuses it. For another NumPy function
+    that takes ``out`` positionally, the parameters before it (a call with more is
+    refused, :func:`positional.ufunc_out`). Else no limit."""
     if isinstance(reference, np.ufunc):   # the ufunc itself: its inputs (see positional.ufunc_out)
         return reference.nin
+    if not isinstance(positional, np.ufunc):   # NumPy's round(a, decimals, out): up to out
+        at = out_position(positional)
+        return math.inf if at is None else at
     code = getattr(reference, "__code__", None)
-    if (not isinstance(positional, np.ufunc) or code is None
+    if (code is None
             or code.co_flags & inspect.CO_VARARGS):
         return math.inf
     return code.co_argcount
@@ -525,7 +531,7 @@ def follower(qualname: str, module: str = "xstride"):
                 if not limit:   # NumPy's count, so a call other backends take, it takes
                     limit.append(reference_most(reference))
                 if len(args) > limit[0]:   # (a ufunc's limit: its inputs, not out)
-                    raise TypeError(too_many(qualname, limit[0], len(args)))
+                    raise too_many_error(qualname, limit[0], len(args))
             try:
                 return fn(*args, **kwargs) if kwargs else fn(*args)
             except AttributeError:

@@ -11,19 +11,41 @@ import re
 
 import numpy as np
 
-__all__ = ["ufunc_out", "too_many", "reference_most", "positional_count", "XP_BOUND"]
+from .._core.errors import error
+
+__all__ = ["ufunc_out", "too_many", "too_many_error", "reference_most", "positional_count", "XP_BOUND"]
+
+
+def out_position(fn) -> int | None:
+    """Where ``fn`` takes ``out`` positionally: a ufunc (NumPy's, CuPy's or dask's)
+    after its inputs, a NumPy function by its signature (``round(a, decimals, out)``);
+    None where it takes none or its signature cannot be read."""
+    nin = getattr(fn, "nin", None)
+    if type(nin) is int:
+        return nin
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    for i, p in enumerate(params):
+        if p.kind not in kinds:
+            return None
+        if p.name == "out":
+            return i
+    return None
 
 
 def ufunc_out(fn, args, qualname: str) -> None:
-    """Refuse positional arguments past a ufunc's inputs (NumPy's, CuPy's or dask's
-    ufunc, the namespace's function on that backend): the ufunc takes them as ``out``
-    and writes into them (``xp.sin(x, y)`` overwrote ``y``, ``xp.atan(y, x)`` wrote
-    ``atan(y)`` into ``x``), skipping every check of ``out=`` and returning a result
-    of another function than the one meant. Python's ``TypeError`` of a call with too
-    many positional arguments, which ``dispatch.named_error`` names."""
-    nin = getattr(fn, "nin", None)
-    if type(nin) is int and len(args) > nin:
-        raise TypeError(too_many(qualname, nin, len(args)))
+    """Refuse positional arguments from ``fn``'s ``out`` on (:func:`out_position`; a
+    ufunc takes those after its inputs as ``out``, NumPy's ``round`` its third) and
+    writes into them (``xp.sin(x, y)`` overwrote ``y``, ``xp.atan(y, x)`` wrote
+    ``atan(y)`` into ``x``, ``xp.round(x, 1, y)`` rounded into ``y``), skipping every
+    check of ``out=`` and returning a result of another function than the one meant.
+    Python's ``TypeError`` of a call with too many positional arguments."""
+    at = out_position(fn)
+    if at is not None and len(args) > at:
+        raise too_many_error(qualname, at, len(args))
 
 
 def too_many(qualname: str, most: int, given: int) -> str:
@@ -33,6 +55,15 @@ def too_many(qualname: str, most: int, given: int) -> str:
             f"{given} were given")
 
 
+def too_many_error(qualname: str, most: int, given: int) -> TypeError:
+    """The ``TypeError`` of a call with too many positional arguments, named as
+    ``dispatch.named_error`` names a library's: Python's message, then where the rest
+    go."""
+    return error(TypeError, qualname.rsplit(".", 1)[-1],
+                 f"{too_many(qualname, most, given)}; the standard's arguments after those "
+                 f"go by keyword (help(xstride.{qualname}))")
+
+
 def reference_most(reference) -> int | float:
     """How many positional arguments the NumPy backend's function takes (a ufunc: its
     inputs; no limit where its signature takes ``*args`` or cannot be read). A call with
@@ -40,6 +71,9 @@ def reference_most(reference) -> int | float:
     ``NotImplemented`` for ``xp.real(x, y)``, where NumPy's raise."""
     if isinstance(reference, np.ufunc):
         return reference.nin
+    at = out_position(reference)   # NumPy's round(a, decimals, out): up to out
+    if at is not None:
+        return at
     most = positional_count(reference)
     return math.inf if most is None else most
 
