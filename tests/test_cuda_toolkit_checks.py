@@ -88,6 +88,21 @@ def test_parameter_and_struct_names_beyond_ascii():
         ("p", "struct", "Pä")]
 
 
+def test_kernel_struct_and_field_names_beyond_ascii():
+    """The rule of parameter names holds for kernel, struct and field names: 'kξ' was
+    a name but 'ξ' was "not a C identifier"."""
+    from xstride._core.csource import is_c_identifier
+
+    assert all(is_c_identifier(n) for n in ("ξ", "kξ", "größe", "_ξ", "Ξ1"))
+    assert not any(is_c_identifier(n) for n in ("1ξ", "ξ-1", "", "int", "٣x"))
+    k = CudaKernel("__global__ void ξ(float* x) {}", "ξ")
+    assert k.name == "ξ" and [p.name for p in k.params] == ["x"]
+    S = CudaStruct("Ξ", [("ä", "int"), ("ß", "float")])
+    assert "struct Ξ {" in S.declaration() and S(ä=1, ß=2.0) is not None
+    with pytest.raises(ValueError, match="not a C identifier"):
+        CudaKernel("__global__ void k() {}", "1ξ")
+
+
 @pytest.mark.parametrize("params, index, name, decl", [
     ("void (*f)(int)", 0, "f", "void (*f)(int)"),
     ("int n, float (* const cb)(float, float)", 1, "cb", "float (* const cb)(float, float)"),

@@ -102,6 +102,11 @@ REFUSED = {
                    "using V9 = xstride_carray<double, 9>;\n"
                    "struct S { V9 v; __device__ void f() {} };\n"},
         "high_dim_cuda_views", "9-dimensional view"),
+    # an alias named with a letter beyond ASCII was not read as one (compiled on HIP)
+    "typedef of Array5D named beyond ASCII": (
+        "#include <xstride/array_view.cuh>\ntypedef Array5D<float> Ξ;\n"
+        "struct S { Ξ v; };\n__global__ void k(S s) {}",
+        {}, "high_dim_cuda_views", "5-dimensional view"),
     "debug=True": ("#include <xstride/array_view.cuh>\n__global__ void k(Array1D<float> a) {}",
                    {"debug": True}, "bounds_check_views", "-DXSTRIDE_BOUNDS_CHECK"),
     "option -D": ("__global__ void k(float* a) {}",

@@ -7,7 +7,8 @@ import re
 
 __all__ = ["CXX_KEYWORDS", "is_c_identifier", "strip_comments", "code_only"]
 
-_IDENT = re.compile(r"[A-Za-z_]\w*")
+#: A name: a letter (also beyond ASCII, as C++ allows) or "_", then letters, digits, "_".
+_IDENT = re.compile(r"[^\W\d]\w*")
 
 #: Reserved words of C++17 and CUDA's own type and qualifier words; none may name
 #: a kernel, a struct or a field.
@@ -25,7 +26,9 @@ __forceinline__ __noinline__ __launch_bounds__ __grid_constant__
 
 
 def is_c_identifier(name) -> bool:
-    """True for a string that can name a C/C++ function, struct or variable."""
+    """True for a string that can name a C/C++ function, struct or variable: a letter
+    (ASCII or not: ``ξ``, ``größe``) or ``_``, then letters, digits and ``_``, and no
+    reserved word. The signature parser reads parameter and struct names by this rule."""
     return isinstance(name, str) and bool(_IDENT.fullmatch(name)) and name not in CXX_KEYWORDS
 
 

@@ -51,8 +51,8 @@ def _max_view(ct: CType) -> int:
     return 0
 
 
-_TYPEDEF = re.compile(r"\btypedef\s+([^;{}]*?)\s*\b([A-Za-z_]\w*)\s*;")
-_USING = re.compile(r"\busing\s+([A-Za-z_]\w*)\s*=\s*([^;{}]*);")
+_TYPEDEF = re.compile(r"\btypedef\s+([^;{}]*?)\s*\b([^\W\d]\w*)\s*;")
+_USING = re.compile(r"\busing\s+([^\W\d]\w*)\s*=\s*([^;{}]*);")
 
 
 def _aliases(texts) -> dict[str, str]:
@@ -72,7 +72,7 @@ def _struct_texts(body: str, structs: dict[str, str] | None = None,
     V5;``), each once, whatever else the bodies hold."""
     yield body
     seen = set() if _seen is None else _seen
-    for name in set(re.findall(r"\b[A-Za-z_]\w*", body)) - seen:
+    for name in set(re.findall(r"\b[^\W\d]\w*", body)) - seen:
         for table in (structs or {}, aliases or {}):
             if name in table:
                 seen.add(name)
@@ -96,7 +96,7 @@ _VIEW_OPEN = re.compile(r"(?:\bC?Array\d+D|\bxstride_c?array)\s*<\s*(?:(?:const|
 # ") const {": where a member function's body begins
 _FUNCTION_BODY = re.compile(r"\)\s*(?:(?:const|volatile|noexcept|override|final|&&?)\s*)*\{")
 # after the type: a pointer or reference, or a member function's name and "("
-_NOT_A_VALUE = re.compile(r"\s*(?:(?:const|volatile)\b\s*)*(?:[*&]|[A-Za-z_]\w*\s*\()")
+_NOT_A_VALUE = re.compile(r"\s*(?:(?:const|volatile)\b\s*)*(?:[*&]|[^\W\d]\w*\s*\()")
 
 
 def _without_function_bodies(text: str) -> str:
