@@ -245,3 +245,19 @@ def test_an_oserror_of_anything_but_stdout_is_not_called_an_output_error(monkeyp
     with pytest.raises(OSError, match="points.ply"):
         cli.entry_point(["demo"])
     assert sys.stdout is real
+
+
+@pytest.mark.parametrize("command, option", [("info", "--kernels"), ("demo", "--points"),
+                                             ("bench", "name")])
+def test_an_unknown_option_shows_the_subcommands_usage(capsys, command, option):
+    """``python -m xstride info --bogus`` printed the top-level usage (``python -m xstride
+    [-h] {info,demo,bench} ...``), which does not show the options ``info`` takes."""
+    from xstride.__main__ import main
+
+    with pytest.raises(SystemExit) as info:
+        main([command, "--bogus"])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"usage: python -m xstride {command} ") and option in err
+    assert err.rstrip().endswith(f"python -m xstride {command}: error: unrecognized "
+                                 "arguments: --bogus")

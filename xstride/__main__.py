@@ -45,7 +45,13 @@ def main(argv=None) -> int:
                               + (", ".join(known) if known else
                                  "none (benchmarks/ is not beside the package)"))
 
-    args = parser.parse_args(argv)
+    # an option the subcommand does not take is its error, with its usage (argparse
+    # leaves unknown arguments of a subparser to the top-level parser, whose usage
+    # says nothing of the subcommand's options)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        {"info": p_info, "demo": p_demo, "bench": p_bench}[args.command].error(
+            f"unrecognized arguments: {' '.join(unknown)}")
     if args.command == "info":
         if args.kernels:
             from ._cli.kernels import run as run_kernels
