@@ -474,27 +474,39 @@ def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = 
 
 
 _ARRAY_BOUNDS = re.compile(r"(?:\[[^\[\]]*\]\s*){2,}$")
+# a pointer to arrays or a reference to an array: "float (*x)[4]", "int (&)[2][3]"
+_ARRAY_POINTER = re.compile(r"\(\s*([*&])\s*(?:(?:const|volatile|__restrict__|__restrict)\s*)*"
+                            r"([^\W\d]\w*)?\s*\)\s*((?:\[[^\[\]]*\]\s*)+)$")
 
 
 def _check_array_bounds(decl: str, index: int, label: str) -> None:
-    """A parameter declared with two or more array bounds (``float x[4][4]``):
+    """A parameter declared with two or more array bounds (``float x[4][4]``), or as a
+    pointer to arrays or a reference to an array (``float (*x)[4]``, ``float (&x)[4]``):
     ``ValueError`` naming it and saying what is supported. C passes it as a pointer to
     rows of a fixed length, which no argument check here can match (the parser read
     ``float x[4]`` as the type ``'float x[4]'`` of a nameless parameter); one bound
     (``T x[]``, ``T x[4]``) is ``T* x``."""
     decl = " ".join(decl.split("=", 1)[0].split())
-    bounds = _ARRAY_BOUNDS.search(decl)
-    if bounds is None:
-        return
-    tp, pname = _split_decl(decl[:bounds.start()])
-    pname = pname or f"arg{index}"
-    ndim = decl[bounds.start():].count("[")
-    elem = " ".join(re.sub(r"\bconst\b", " ", tp).split())
+    to_array = _ARRAY_POINTER.search(decl)
+    if to_array is not None:     # float (*x)[4]: a pointer to rows of 4
+        tp, pname = decl[:to_array.start()].strip(), to_array.group(2) or f"arg{index}"
+        ndim = to_array.group(3).count("[") + (to_array.group(1) == "*")
+        what = ("a pointer to arrays" if to_array.group(1) == "*"
+                else "a reference to an array")
+    else:
+        bounds = _ARRAY_BOUNDS.search(decl)
+        if bounds is None:
+            return
+        tp, pname = _split_decl(decl[:bounds.start()])
+        pname = pname or f"arg{index}"
+        ndim = decl[bounds.start():].count("[")
+        what = f"a {ndim}-dimensional array"
+    elem = " ".join(re.sub(r"\bconst\b", " ", _DROP.sub(" ", tp)).split())
     how = (f": declare it '{tp}* {pname}' (one bound, '{tp} {pname}[]', is that pointer) "
            f"and index it yourself, or take an 'Array{ndim}D<{tp}>' view"
            if scalar_dtype(elem) is not None else "")
-    raise error(ValueError, label, f"parameter {index} ({pname!r}) is declared as a "
-                                   f"{ndim}-dimensional array ({decl!r}), which is not "
+    raise error(ValueError, label, f"parameter {index} ({pname!r}) is declared as "
+                                   f"{what} ({decl!r}), which is not "
                                    "supported; a parameter is a scalar, a pointer, an "
                                    f"ArrayND<T> / CArrayND<T> view or a struct{how}")
 
