@@ -32,3 +32,18 @@ def test_a_pointer_to_arrays_is_named(decl, name, text, how):
             "or a struct: declare it ")) as info:
         CudaKernel(f"__global__ void k(int ok, {decl}) {{}}", "k")
     assert how in str(info.value)
+
+
+def test_restrict_last_is_the_parameters_name():
+    """C++ has no ``restrict``: ``float* restrict`` declares a parameter called
+    ``restrict`` (it was dropped as a qualifier, the parameter called ``arg0``). Before a
+    name it is still read as the qualifier a ``#define restrict __restrict__`` makes it."""
+    assert _params("__global__ void k(float* restrict, int restrict2) {}") == [
+        ("restrict", "pointer", "float*"), ("restrict2", "scalar", "int")]
+    assert _params("__global__ void k(const double* restrict) {}") == [
+        ("restrict", "pointer", "const double*")]
+    assert [p.name for p in CudaKernel("__global__ void k(float restrict[]) {}", "k").params] \
+        == ["restrict"]
+    assert _params("#define restrict __restrict__\n"
+                   "__global__ void k(float* restrict x, const int* __restrict__ y) {}") == [
+        ("x", "pointer", "float*"), ("y", "pointer", "const int*")]

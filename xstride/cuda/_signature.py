@@ -57,6 +57,8 @@ _INT_WORDS = {"signed", "unsigned", "char", "short", "int", "long"}
 _TYPE_WORDS = _INT_WORDS | {"bool", "float", "double", "void", "half", "__half"}
 _DROP = re.compile(r"\b(__restrict__|__restrict|restrict|__grid_constant__|volatile|"
                    r"register|struct|class)\b")
+_DROP_BUT_RESTRICT = re.compile(r"\b(__restrict__|__restrict|__grid_constant__|volatile|"
+                                r"register|struct|class)\b")
 # attributes of a parameter, which do not change its type: [[maybe_unused]],
 # __attribute__((unused))
 _ATTRIBUTES = re.compile(r"\[\[.*?\]\]|\b__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)", re.S)
@@ -374,11 +376,14 @@ def _split_decl(decl: str) -> tuple[str, str | None]:
     if re.search(r"\[[^\]]*\]\s*$", decl):  # T x[] / T x[4]: a pointer
         decl = re.sub(r"\[[^\]]*\]\s*$", "", decl).strip()
         decl = re.sub(r"(\w+)\s*$", r"* \1", decl)
-    cleaned = " ".join(_DROP.sub(" ", decl).split())
+    # C++ has no 'restrict' (C99's word): last, it is the parameter's name, as C++ reads
+    # it ('float* restrict'); before a name it is read as the qualifier a
+    # '#define restrict __restrict__' makes it (the preprocessor is not run here)
+    cleaned = " ".join(_DROP_BUT_RESTRICT.sub(" ", decl).split())
     m = re.search(r"([^\W\d]\w*)\s*$", cleaned)
     if m and m.group(1) not in _TYPE_WORDS and m.group(1) not in CXX_KEYWORDS \
             and m.start() > 0:
-        head = cleaned[:m.start()].rstrip()
+        head = " ".join(_DROP.sub(" ", cleaned[:m.start()]).split())
         if head and not head.endswith("::") and head not in ("const",):
             return head, m.group(1)
     return cleaned, None
