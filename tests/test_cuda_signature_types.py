@@ -47,3 +47,53 @@ def test_restrict_last_is_the_parameters_name():
     assert _params("#define restrict __restrict__\n"
                    "__global__ void k(float* restrict x, const int* __restrict__ y) {}") == [
         ("x", "pointer", "float*"), ("y", "pointer", "const int*")]
+
+
+def test_alias_parameter_types_are_read_as_their_types(tmp_path):
+    """``typedef Array4D<float> V; __global__ void k(V a)`` was "unknown C type 'V'":
+    aliases of scalars, pointers, views and structs, declared in the source or a
+    header, are read as the type they name (through chains of aliases too)."""
+    (tmp_path / "types.h").write_text("typedef unsigned long long u64;\n"
+                                      "using cfloat_p = const float*;\n")
+    k = CudaKernel("#include <xstride/array_view.cuh>\n#include \"types.h\"\n"
+                   "typedef Array4D<float> V;\nusing W = CArray2D<const double>;\n"
+                   "typedef u64 index_t;\ntypedef float real;\n"
+                   "struct S { V v; index_t n; };\ntypedef S S2;\n"
+                   "__global__ void k(V a, W b, index_t n, cfloat_p x, const index_t* p,\n"
+                   "                  Array3D<real> c, S2 s) {}", "k", include_dirs=[tmp_path])
+    got = [(p.name, p.ctype.kind, p.ctype.text, p.ctype.ndim, str(p.ctype.dtype),
+            p.ctype.const) for p in k.params]
+    assert got == [
+        ("a", "view", "Array4D<float>", 4, "float32", False),
+        ("b", "cview", "CArray2D<const double>", 2, "float64", True),
+        ("n", "scalar", "unsigned long long", 0, "uint64", False),
+        ("x", "pointer", "const float*", 0, "float32", True),
+        ("p", "pointer", "const unsigned long long *", 0, "uint64", True),
+        ("c", "view", "Array3D<float>", 3, "float32", False),
+        ("s", "struct", "S", 0, "None", False)]
+    # the struct of an alias field is a plain field list, checked field by field
+    assert [(f, c.kind) for f, c in k.params[6].ctype.fields] == [("v", "view"), ("n", "scalar")]
+
+
+def test_a_const_alias_of_a_pointer_is_a_const_pointer_not_a_const_pointee():
+    """``const P`` with ``P`` = ``float*`` is ``float* const``: the kernel may write
+    through it, so it must not take a read-only array as ``const float*`` would."""
+    k = CudaKernel("typedef float* P;\ntypedef const float cf;\n"
+                   "__global__ void k(const P a, P const b, cf* c) {}", "k")
+    assert [(p.ctype.kind, p.ctype.const) for p in k.params] == [
+        ("pointer", False), ("pointer", False), ("pointer", True)]
+
+
+@pytest.mark.parametrize("src, match", [
+    ("typedef Foo V;\n__global__ void k(V a) {}",
+     "parameter 0 ('a'): unknown C type 'V' (read through its aliases as 'Foo')"),
+    ("typedef float* P;\n__global__ void k(P* a) {}",
+     "parameter 0 ('a'): unknown C type 'P*' (read through its aliases as 'float* *'): "
+     "pointers to pointers are not supported"),
+    ("#include <xstride/array_view.cuh>\ntypedef Array4D<float> V;\n__global__ void k(V* a) {}",
+     "pointers to 'Array4D<float>' are not supported"),
+])
+def test_an_alias_of_an_unsupported_type_says_what_it_names(src, match):
+    with pytest.raises(ValueError, match=re.escape(match)) as info:
+        CudaKernel(src, "k")
+    assert str(info.value).startswith("CudaKernel 'k': parameter 0 ('a'): unknown C type ")

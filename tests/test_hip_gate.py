@@ -107,6 +107,11 @@ REFUSED = {
         "#include <xstride/array_view.cuh>\ntypedef Array5D<float> Ξ;\n"
         "struct S { Ξ v; };\n__global__ void k(S s) {}",
         {}, "high_dim_cuda_views", "5-dimensional view"),
+    # an alias as a parameter's type was an unknown C type; it is the view it names
+    "using alias of Array5D as a parameter": (
+        "#include <xstride/array_view.cuh>\nusing V5 = Array5D<float>;\n"
+        "__global__ void k(V5 a) {}",
+        {}, "high_dim_cuda_views", "parameter 'a' (Array5D<float>) takes a 5-dimensional"),
     "debug=True": ("#include <xstride/array_view.cuh>\n__global__ void k(Array1D<float> a) {}",
                    {"debug": True}, "bounds_check_views", "-DXSTRIDE_BOUNDS_CHECK"),
     "option -D": ("__global__ void k(float* a) {}",
@@ -159,6 +164,9 @@ ACCEPTED = {
         "#include <xstride/array_view.cuh>\ntypedef Array4D<float> V4;\n"
         "struct In { CArray4D<float> a; V4 b; __device__ int f() const { return 0; } };\n"
         "struct Out { In i; In* self; };\n__global__ void k(Out o) {}", {}),
+    "typedef of Array4D as a parameter": (
+        "#include <xstride/array_view.cuh>\ntypedef Array4D<float> V4;\n"
+        "__global__ void k(V4 a) {}", {}),
     "index/array_view/atomic": ("#include <xstride/index.cuh>\n#include <xstride/atomic.cuh>\n"
                                 "__global__ void k(CArray2D<float> a) {}", {}),
     "random/morton": ("#include <xstride/random.cuh>\n#include <xstride/morton.cuh>\n"

@@ -15,7 +15,7 @@ from .._core.csource import code_only
 from ._executors import include_dir
 from ._hip_rules import RULES, HipRule
 from .._core.includes import IncludeGraph
-from ._signature import CType, Signature, _match_brace
+from ._signature import CType, Signature, _match_brace, find_aliases
 
 __all__ = ["violations", "check"]
 
@@ -51,17 +51,12 @@ def _max_view(ct: CType) -> int:
     return 0
 
 
-_TYPEDEF = re.compile(r"\btypedef\s+([^;{}]*?)\s*\b([^\W\d]\w*)\s*;")
-_USING = re.compile(r"\busing\s+([^\W\d]\w*)\s*=\s*([^;{}]*);")
-
-
 def _aliases(texts) -> dict[str, str]:
-    """``{name: aliased type text}`` of every ``typedef`` / ``using`` alias in C texts."""
+    """``{name: aliased type text}`` of every ``typedef`` / ``using`` alias in C texts
+    (the signature parser's table, :func:`find_aliases`)."""
     out: dict[str, str] = {}
     for text in texts:
-        text = code_only(text)
-        out.update((m.group(2), m.group(1)) for m in _TYPEDEF.finditer(text))
-        out.update((m.group(1), m.group(2)) for m in _USING.finditer(text))
+        out.update(find_aliases(text))
     return out
 
 

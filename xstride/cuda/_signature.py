@@ -28,9 +28,11 @@ import numpy as np
 from .._core import dtypes as _dtypes
 from .._core.csource import CXX_KEYWORDS, code_only, strip_comments
 from .._core.errors import error
+from ._aliases import expand_aliases, find_aliases
 
 __all__ = [
     "CType", "Param", "Signature", "MAX_VIEW_NDIM", "strip_comments", "find_structs",
+    "find_aliases",
     "parse_type", "type_key", "parse_struct_fields", "parse_signature", "scalar_dtype",
 ]
 
@@ -281,32 +283,40 @@ def scalar_dtype(text: str) -> np.dtype | None:
     return np.dtype(f"{'u' if unsigned else ''}int{bits}")
 
 
-def _unknown(where: str, text: str, spelled: str) -> ValueError:
+def _unknown(where: str, shown: str, spelled: str) -> ValueError:
     """``unknown C type`` error; says why when the words are integer words."""
     words = " ".join(re.sub(r"\bconst\b", " ", spelled).split()).split()
     why = _int_spelling_error(words) if words and set(words) <= _INT_WORDS else None
-    return error(ValueError, where, f"unknown C type {text.strip()!r}"
-                 + (f": {why}" if why else ""))
+    return error(ValueError, where, f"unknown C type {shown}" + (f": {why}" if why else ""))
 
 
-def parse_type(text: str, *, structs: dict[str, str] | None = None, where: str = "parse_type",
+def parse_type(text: str, *, structs: dict[str, str] | None = None,
+               aliases: dict[str, str] | None = None, where: str = "parse_type",
                _depth: int = 0) -> CType:
     """Parse one C type (no parameter name). ``ValueError`` for an unknown type.
 
-    ``structs`` maps struct names declared in the source to their bodies.
+    ``structs`` maps struct names declared in the source to their bodies, ``aliases``
+    ``typedef``/``using`` names to the types they name (:func:`find_aliases`): an alias
+    is read as its type.
     """
     structs = structs or {}
+    shown = repr(text.strip())
+    if aliases:
+        expanded = " ".join(expand_aliases(text, aliases).split())
+        if expanded != " ".join(text.split()):
+            shown = f"{shown} (read through its aliases as {expanded!r})"
+            text = expanded
     raw = " ".join(_DROP.sub(" ", text).split())
     spelled = raw
     if "&" in raw:
-        raise error(ValueError, where, f"reference type {text.strip()!r} cannot be passed from "
+        raise error(ValueError, where, f"reference type {shown} cannot be passed from "
                          "the host; pass by value or by pointer")
     # the pointer's stars, not those of a template argument (Array2D<float*>)
     top = [i for i, c in enumerate(raw) if c == "*"
            and raw.count("<", 0, i) == raw.count(">", 0, i)]
     stars = len(top)
     if stars > 1:
-        raise error(ValueError, where, f"unknown C type {text.strip()!r}: pointers to pointers "
+        raise error(ValueError, where, f"unknown C type {shown}: pointers to pointers "
                          "are not supported (pass void* or unsigned long long)")
     if stars == 1:
         base = raw[:top[0]]
@@ -317,8 +327,8 @@ def parse_type(text: str, *, structs: dict[str, str] | None = None, where: str =
         dt = scalar_dtype(base)
         if dt is None:
             if base and set(base.split()) <= _INT_WORDS:
-                raise _unknown(where, text, base)
-            raise error(ValueError, where, f"unknown C type {text.strip()!r}: pointers to {base!r} "
+                raise _unknown(where, shown, base)
+            raise error(ValueError, where, f"unknown C type {shown}: pointers to {base!r} "
                              "are not supported (use a scalar pointer or void*)")
         return CType("pointer", spelled, dt, const=const)
     # a const of the parameter itself, before or after the type: "Array2D<float> const"
@@ -329,14 +339,14 @@ def parse_type(text: str, *, structs: dict[str, str] | None = None, where: str =
         c, n, elem = (m.group(1), m.group(2), m.group(3)) if m else (t.group(1), t.group(3), t.group(2))
         ndim = int(n)
         if not 1 <= ndim <= MAX_VIEW_NDIM:
-            raise error(ValueError, where, f"unknown C type {text.strip()!r}: views have 1 to "
+            raise error(ValueError, where, f"unknown C type {shown}: views have 1 to "
                              f"{MAX_VIEW_NDIM} dimensions")
         dt = scalar_dtype(elem)
         elem_words = set(re.sub(r"\bconst\b", " ", elem).split())
         if dt is None and elem_words and elem_words <= _INT_WORDS:
-            raise _unknown(where, text, elem)
+            raise _unknown(where, shown, elem)
         if dt is None:
-            raise error(ValueError, where, f"unknown C type {text.strip()!r}: view element type "
+            raise error(ValueError, where, f"unknown C type {shown}: view element type "
                              f"{elem.strip()!r} is not a known scalar type")
         kind = "cview" if c else "view"
         const = bool(re.search(r"\bconst\b", elem))
@@ -348,9 +358,10 @@ def parse_type(text: str, *, structs: dict[str, str] | None = None, where: str =
     if _IDENT.fullmatch(name) and name in structs:
         fields = None
         if _depth < 8:
-            fields = parse_struct_fields(structs[name], structs=structs, _depth=_depth + 1)
+            fields = parse_struct_fields(structs[name], structs=structs, aliases=aliases,
+                                         _depth=_depth + 1)
         return CType("struct", name, None, struct=name, fields=fields)
-    raise _unknown(where, text, body)
+    raise _unknown(where, shown, body)
 
 
 def _split_top(text: str, sep: str) -> list[str]:
@@ -390,6 +401,7 @@ def _split_decl(decl: str) -> tuple[str, str | None]:
 
 
 def parse_struct_fields(body: str, *, structs: dict[str, str] | None = None,
+                        aliases: dict[str, str] | None = None,
                         _depth: int = 0) -> tuple | None:
     """``((name, CType), ...)`` for a plain struct body, else ``None``."""
     body = strip_comments(body)
@@ -405,7 +417,7 @@ def parse_struct_fields(body: str, *, structs: dict[str, str] | None = None,
         if name is None:
             return None
         try:
-            ct = parse_type(tp, structs=structs, _depth=_depth)
+            ct = parse_type(tp, structs=structs, aliases=aliases, _depth=_depth)
         except ValueError:
             return None
         if ct.kind == "struct" and ct.fields is None:
@@ -436,6 +448,7 @@ def _params_text(text: str, open_end: int, label: str) -> str:
 
 
 def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = None,
+                    aliases: dict[str, str] | None = None,
                     label: str | None = None) -> Signature:
     """Find ``__global__ void <name>(...)`` in ``source`` and parse its parameters.
 
@@ -448,6 +461,10 @@ def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = 
     structs : dict, optional
         Struct definitions visible to the kernel (``find_structs`` of the source and its
         headers); the source's own are always found.
+    aliases : dict, optional
+        ``typedef``/``using`` aliases visible to the kernel (:func:`find_aliases` of its
+        headers); the source's own are always found. A parameter of an alias type is
+        read as the type it names.
 
     Raises
     ------
@@ -459,6 +476,8 @@ def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = 
     text = _SPLICE.sub("", code_only(source))
     known = dict(structs or {})
     known.update(find_structs(text))
+    named = dict(aliases or {})
+    named.update(find_aliases(text))
     found: list[tuple[tuple[Param, ...], bool]] = []
     for prefix, open_end in _global_candidates(text, name):
         if re.search(r"\btemplate\b", prefix):
@@ -466,7 +485,7 @@ def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = 
                                   "instantiation you need in a non-template __global__ function")
         plist = _params_text(text, open_end, label)
         body = text[open_end + len(plist) + 1:].lstrip().startswith("{")
-        found.append((_parse_params(plist.strip(), known, label), body))
+        found.append((_parse_params(plist.strip(), known, named, label), body))
     if not found:
         raise error(ValueError, label, f"no '__global__ void {name}(...)' in the source")
     # a declaration (unnamed parameters, other names or spacing) and the definition are
@@ -516,7 +535,8 @@ def _check_array_bounds(decl: str, index: int, label: str) -> None:
                                    f"ArrayND<T> / CArrayND<T> view or a struct{how}")
 
 
-def _parse_params(plist: str, known: dict[str, str], label: str) -> tuple[Param, ...]:
+def _parse_params(plist: str, known: dict[str, str], aliases: dict[str, str],
+                  label: str) -> tuple[Param, ...]:
     """The parameters of one declaration's parameter list (without its parentheses)."""
     params: list[Param] = []
     if plist and plist != "void":
@@ -537,7 +557,7 @@ def _parse_params(plist: str, known: dict[str, str], label: str) -> tuple[Param,
             if pname:
                 named.add(pname)
             pname = pname or f"arg{i}"
-            ct = parse_type(tp, structs=known,
+            ct = parse_type(tp, structs=known, aliases=aliases,
                             where=f"{label}: parameter {i} ({pname!r})")
             params.append(Param(i, pname, ct))
     return tuple(params)

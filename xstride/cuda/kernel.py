@@ -23,7 +23,7 @@ from ._args import check_device, pack_value
 from .._core.includes import (IncludeGraph, include_dirs_from_options,
                               pre_includes_from_options, scan_includes)
 from ._launch_config import Limits, launch_config
-from ._signature import Param, find_structs, parse_signature
+from ._signature import Param, find_aliases, find_structs, parse_signature
 
 __all__ = ["CudaKernel", "CudaCompileError", "debug_from_env"]
 
@@ -229,7 +229,7 @@ class CudaKernel:
         self._label = label
         graph = self._scan()
         self.signature = parse_signature(source, name, structs=self._struct_bodies(graph),
-                                         label=label)
+                                         aliases=self._aliases(graph), label=label)
         self._functions: dict[int, tuple[str, object]] = {}
 
     def __repr__(self) -> str:
@@ -257,6 +257,12 @@ class CudaKernel:
             bodies.update(find_structs(text))
         bodies.update(find_structs(self.source))
         return bodies
+
+    def _aliases(self, graph: IncludeGraph) -> dict[str, str]:
+        aliases: dict[str, str] = {}
+        for text in graph.texts.values():
+            aliases.update(find_aliases(text))
+        return aliases
 
     def compile_options(self, digest: str = "") -> tuple[str, ...]:
         """The options passed to CuPy (``-std=c++17`` and the shipped ``-I`` are added
