@@ -97,3 +97,39 @@ def test_an_alias_of_an_unsupported_type_says_what_it_names(src, match):
     with pytest.raises(ValueError, match=re.escape(match)) as info:
         CudaKernel(src, "k")
     assert str(info.value).startswith("CudaKernel 'k': parameter 0 ('a'): unknown C type ")
+
+
+@pytest.mark.parametrize("decl, ctype, dtype", [
+    ("enum class E { A, B };", "int", "int32"),            # scoped: int by the standard
+    ("enum struct E : unsigned char { A, B };", "unsigned char", "uint8"),
+    ("enum E : short { A };", "short", "int16"),
+    ("enum class E : long long;", "long long", "int64"),   # an opaque declaration
+    ("enum E { A, B, C };", "int", "int32"),               # literals in int's range
+    ("enum E { A = -5, B = 0x10u, C };", "int", "int32"),
+    ("typedef enum { A, B } E;", "int", "int32"),
+    ("typedef enum : char { A, B } E;", "char", "int8"),
+])
+def test_an_enum_parameter_is_its_underlying_integer_type(decl, ctype, dtype):
+    """An enum parameter was "unknown C type 'E'": an enum whose underlying type is
+    certain is passed as that type (a Python int)."""
+    k = CudaKernel(decl + "\n__global__ void k(E e, const E* p, enum E f) {}", "k")
+    assert [(p.ctype.kind, p.ctype.text.replace(" *", "*"), str(p.ctype.dtype))
+            for p in k.params] == [("scalar", ctype, dtype),
+                                   ("pointer", f"const {ctype}*", dtype),
+                                   ("scalar", ctype, dtype)]
+
+
+@pytest.mark.parametrize("decl", [
+    "enum E { A = 1 << 3, B };",            # an expression: not read
+    "enum E { A = 0x7fffffff, B };",        # B = 2**31: unsigned int or long
+    "typedef enum { A = 5000000000 } E;",
+    "enum E;",
+])
+def test_an_enum_of_unknown_size_is_refused_by_name(decl):
+    """An unscoped enum without a fixed underlying type has the size the compiler picks
+    for its values: refused, saying what to write, where its values do not prove it."""
+    with pytest.raises(ValueError, match=re.escape(
+            "CudaKernel 'k': parameter 0 ('e'): enum 'E' has no fixed underlying type")) as info:
+        CudaKernel(decl + "\n__global__ void k(E e) {}", "k")
+    assert "'enum E : int { ... }'" in str(info.value) and "underlying integer type (int)" \
+        in str(info.value)

@@ -13,6 +13,8 @@ read here before it launches. Understood types:
   ``xstride_array<T, N>`` / ``xstride_carray<T, N>``) from ``xstride/array_view.cuh``;
 - structs declared in the source or an included header (``struct Name { ... };``),
   passed by value from a :class:`xstride.cuda.CudaStruct`.
+- ``typedef``/``using`` aliases of these, and enums whose underlying integer type is
+  certain, declared in the source or an included header (``_aliases.find_aliases``).
 
 Anything else is a ``ValueError`` naming the parameter and the type. The parser reads C
 text; it does not run the preprocessor (macros in a signature are not expanded).
@@ -302,6 +304,7 @@ def parse_type(text: str, *, structs: dict[str, str] | None = None,
     structs = structs or {}
     shown = repr(text.strip())
     if aliases:
+        text = re.sub(r"\benum\s+(?:class\b|struct\b)?", " ", text)   # "enum E e": E
         expanded = " ".join(expand_aliases(text, aliases).split())
         if expanded != " ".join(text.split()):
             shown = f"{shown} (read through its aliases as {expanded!r})"
@@ -355,6 +358,13 @@ def parse_type(text: str, *, structs: dict[str, str] | None = None,
     if dt is not None:
         return CType("scalar", body, dt)
     name = " ".join(re.sub(r"\bconst\b", " ", body).split())  # "Params const"
+    enum = re.fullmatch(r"enum\s+(\S+)", name)
+    if enum:     # an unscoped enum of no fixed underlying type (_aliases.find_aliases)
+        raise error(ValueError, where, f"enum {enum.group(1)!r} has no fixed underlying "
+                    "type and an enumerator that is not an int literal, so its size is "
+                    "the compiler's choice; give it one ('enum E : int { ... }', or "
+                    "'enum class E'), or take the underlying integer type (int) and cast "
+                    "on the device")
     if _IDENT.fullmatch(name) and name in structs:
         fields = None
         if _depth < 8:
