@@ -133,3 +133,12 @@ def test_an_enum_of_unknown_size_is_refused_by_name(decl):
         CudaKernel(decl + "\n__global__ void k(E e) {}", "k")
     assert "'enum E : int { ... }'" in str(info.value) and "underlying integer type (int)" \
         in str(info.value)
+
+
+def test_a_view_rank_that_is_no_literal_says_so():
+    """``xstride_array<float, D>`` was a bare "unknown C type": the parser reads the
+    rank as written (no constant or macro is evaluated) and says to write a literal."""
+    with pytest.raises(ValueError, match=re.escape(
+            "CudaKernel 'k': parameter 0 ('a'): unknown C type 'xstride_array<float, D>': "
+            "the view's rank 'D' is not an integer literal; write the rank as a literal")):
+        CudaKernel("#define D 3\n__global__ void k(xstride_array<float, D> a) {}", "k")

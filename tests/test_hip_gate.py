@@ -112,6 +112,11 @@ REFUSED = {
         "#include <xstride/array_view.cuh>\nusing V5 = Array5D<float>;\n"
         "__global__ void k(V5 a) {}",
         {}, "high_dim_cuda_views", "parameter 'a' (Array5D<float>) takes a 5-dimensional"),
+    # a rank written as a constant was not read (compiled on HIP): it may be 5 or more
+    "xstride_array of a constexpr rank in a struct": (
+        "#include <xstride/array_view.cuh>\nconstexpr int D = 6;\n"
+        "struct S { xstride_array<float, D> v; };\n__global__ void k(S s) {}",
+        {}, "high_dim_cuda_views", "a view of rank 'D', which is not an integer literal"),
     "debug=True": ("#include <xstride/array_view.cuh>\n__global__ void k(Array1D<float> a) {}",
                    {"debug": True}, "bounds_check_views", "-DXSTRIDE_BOUNDS_CHECK"),
     "option -D": ("__global__ void k(float* a) {}",
@@ -167,6 +172,16 @@ ACCEPTED = {
     "typedef of Array4D as a parameter": (
         "#include <xstride/array_view.cuh>\ntypedef Array4D<float> V4;\n"
         "__global__ void k(V4 a) {}", {}),
+    # no data member of a 5-D view type (these were refused): a member function's
+    # parameter or result, a static member, a field named like an alias
+    "5-D views in member functions and a static member": (
+        "#include <xstride/array_view.cuh>\n"
+        "struct S { int n; __device__ static void f(Array5D<float> a) {}\n"
+        "  __device__ CArray6D<float> g() const; __device__ Array5D<float> operator[](int i);\n"
+        "  static Array7D<int> z; };\n__global__ void k(S s) {}", {}),
+    "a field named like an alias of a 5-D view": (
+        "#include <xstride/array_view.cuh>\ntypedef Array5D<float> V;\n"
+        "struct S { int V; float w = sizeof(V); };\n__global__ void k(S s) {}", {}),
     "index/array_view/atomic": ("#include <xstride/index.cuh>\n#include <xstride/atomic.cuh>\n"
                                 "__global__ void k(CArray2D<float> a) {}", {}),
     "random/morton": ("#include <xstride/random.cuh>\n#include <xstride/morton.cuh>\n"

@@ -60,28 +60,71 @@ def _aliases(texts) -> dict[str, str]:
     return out
 
 
+# a function declarator: a name and "(" (not an attribute's or alignment's)
+_FUNCTION_DECL = re.compile(r"(?<!\w)(?!(?:alignas|__align__|__attribute__|__declspec|"
+                            r"decltype)\b)[^\W\d]\w*\s*\(|\boperator\b")
+# what a struct's layout does not hold: static members, aliases, friends
+_NOT_A_MEMBER = re.compile(r"\b(?:static|typedef|using|friend|template)\b")
+# a declarator's name: followed by the end, ",", "=", "[", "{" or a bit-field's ":"
+_DECLARATOR = re.compile(r"(?<!\w)[^\W\d]\w*(?=\s*(?:$|,|=|\[|\{|:(?!:)))")
+_ACCESS = re.compile(r"\b(?:public|private|protected)\s*:(?!:)")
+
+
+def _data_members(body: str) -> str:
+    """The types of a struct body's data members (code only): member functions
+    (declarations and bodies, their parameters and return types), static members,
+    aliases, initializers and the declared names themselves are left out, so that
+    ``void f(Array5D<float> a)`` or a field named like an alias (``int V;``) is no
+    field of that type. A layout prefix (``(: public B); ...``, ``find_structs``) is
+    kept: its base classes are part of the layout."""
+    prefix = ""
+    if body.startswith("("):
+        depth = 0
+        for i, c in enumerate(body):
+            depth += (c == "(") - (c == ")")
+            if depth == 0:
+                prefix, body = body[1:i], body[i + 1:]
+                break
+    members = []
+    for stmt in _ACCESS.sub(" ", _without_function_bodies(body)).split(";"):
+        if _NOT_A_MEMBER.search(stmt) or _FUNCTION_DECL.search(stmt.split("=", 1)[0]):
+            continue
+        stmt = re.sub(r"=[^,{}]*", " ", stmt)     # default member initializers
+        members.append(_DECLARATOR.sub(" ", stmt.strip()))
+    return " ".join([prefix] + [m + ";" for m in members if m.strip()])
+
+
 def _struct_texts(body: str, structs: dict[str, str] | None = None,
-                  aliases: dict[str, str] | None = None, _seen=None):
-    """A struct body (or an alias's text) and the texts of every struct and alias it
-    names, at any depth (a struct field of another struct, ``typedef Array5D<float>
-    V5;``), each once, whatever else the bodies hold."""
-    yield body
+                  aliases: dict[str, str] | None = None, _seen=None, _alias: bool = False):
+    """The data members of a struct body (:func:`_data_members`), or an alias's text,
+    and the same of every struct and alias they name as a type, at any depth (a struct
+    field of another struct, ``typedef Array5D<float> V5;``), each once."""
+    text = body if _alias else _data_members(body)
+    yield text
     seen = set() if _seen is None else _seen
-    for name in set(re.findall(r"\b[^\W\d]\w*", body)) - seen:
-        for table in (structs or {}, aliases or {}):
+    for name in set(re.findall(r"(?<!\w)[^\W\d]\w*", text)) - seen:
+        for table, alias in ((structs or {}, False), (aliases or {}, True)):
             if name in table:
                 seen.add(name)
-                yield from _struct_texts(table[name], structs, aliases, seen)
+                yield from _struct_texts(table[name], structs, aliases, seen, alias)
+
+
+_VIEW_RANK = re.compile(r"\bxstride_c?array\s*<[^;]*?,\s*([^,<>;]+?)\s*>")
 
 
 def _struct_view_ndims(body: str, structs: dict[str, str] | None = None,
-                       aliases: dict[str, str] | None = None, _seen=None) -> int:
-    """Largest N in ``ArrayND``/``CArrayND``/``xstride_(c)array<T, N>`` in a struct body
-    and the structs and aliases it names (:func:`_struct_texts`)."""
+                       aliases: dict[str, str] | None = None, _seen=None) -> int | str:
+    """Largest N in ``ArrayND``/``CArrayND``/``xstride_(c)array<T, N>`` among a struct
+    body's data members and the structs and aliases they name (:func:`_struct_texts`);
+    a rank that is not an integer literal (``xstride_array<float, D>``: constants are not
+    evaluated) is returned as written, since it may be 5 or more."""
     ns = [0]
     for text in _struct_texts(body, structs, aliases, _seen):
         ns += [int(n) for n in re.findall(r"\bC?Array(\d+)D\s*<", text)]
-        ns += [int(n) for n in re.findall(r"\bxstride_c?array\s*<[^;]*?,\s*(\d+)\s*>", text)]
+        for rank in _VIEW_RANK.findall(text):
+            if not rank.isdigit():
+                return rank
+            ns.append(int(rank))
     return max(ns)
 
 
@@ -143,8 +186,15 @@ def violations(signature: Signature, graph: IncludeGraph, options, source: str,
                 if p.ctype.kind == "struct":
                     if aliases is None:
                         aliases = _aliases([source, *graph.texts.values()])
-                    nd = max(nd, _struct_view_ndims(struct_bodies.get(p.ctype.struct, ""),
-                                                    struct_bodies, aliases, {p.ctype.struct}))
+                    held = _struct_view_ndims(struct_bodies.get(p.ctype.struct, ""),
+                                              struct_bodies, aliases, {p.ctype.struct})
+                    nd = held if isinstance(held, str) else max(nd, held)
+                if isinstance(nd, str):
+                    out.append((r, f"parameter '{p.name}' ({p.ctype.text}) has a struct field "
+                                   f"with a view of rank {nd!r}, which is not an integer "
+                                   "literal and may be 5 or more (write the rank as a literal: "
+                                   "the gate does not evaluate constants)"))
+                    break
                 if nd >= r.min_view_ndim:
                     where = "takes" if p.ctype.kind != "struct" else "has a struct field with"
                     out.append((r, f"parameter '{p.name}' ({p.ctype.text}) {where} a "

@@ -70,7 +70,8 @@ RULES: tuple[HipRule, ...] = (
         "ArrayND/CArrayND views of 5 or more dimensions passed by value exceed what "
         "HIP kernels take reliably as arguments",
         "a kernel parameter, or a field of a struct parameter, is a view of 5 or more "
-        "dimensions (Array5D ... Array16D, CArray5D ... CArray16D)",
+        "dimensions (Array5D ... Array16D, CArray5D ... CArray16D; a struct field "
+        "xstride_array<T, N> whose rank N is not an integer literal counts)",
         min_view_ndim=5,
     ),
     HipRule(

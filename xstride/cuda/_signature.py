@@ -354,6 +354,11 @@ def parse_type(text: str, *, structs: dict[str, str] | None = None,
         kind = "cview" if c else "view"
         const = bool(re.search(r"\bconst\b", elem))
         return CType(kind, f"{'C' if c else ''}Array{ndim}D<{elem.strip()}>", dt, ndim, const)
+    rank = re.match(r"xstride_c?array\s*<.+,\s*([^,<>]+?)\s*>$", body)
+    if rank:     # xstride_array<float, D>: no constant or macro is evaluated here
+        raise error(ValueError, where, f"unknown C type {shown}: the view's rank "
+                    f"{rank.group(1)!r} is not an integer literal; write the rank as a "
+                    "literal (or use ArrayND<T>)")
     dt = scalar_dtype(body)
     if dt is not None:
         return CType("scalar", body, dt)
