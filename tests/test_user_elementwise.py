@@ -86,3 +86,38 @@ def test_a_type_of_several_letters_must_be_a_dtype_name(typ, said, hint):
 def test_dtype_names_name_their_dtype(typ):
     k = xp.cuda.ElementwiseKernel(f"{typ} x, T y", "T z", "z = x + y", "k")
     assert k.in_params[0][2] == np.dtype(typ) and k.in_params[1][2] is None
+
+
+@pytest.mark.parametrize("preamble, rule, detail", [
+    ("#include <xstride/reduce.cuh>\n", "warp_shuffle", "it includes xstride/reduce.cuh"),
+    ('#include "xstride/scan.cuh"\n', "warp_shuffle", "it includes xstride/scan.cuh"),
+    ("#define XSTRIDE_BOUNDS_CHECK\n#include <xstride/array_view.cuh>\n",
+     "bounds_check_views", "its source defines XSTRIDE_BOUNDS_CHECK"),
+])
+def test_a_preamble_that_breaks_a_hip_rule_is_refused_on_hip(monkeypatch, preamble, rule,
+                                                             detail):
+    """A preamble including reduce.cuh (32-lane shuffles) was compiled on a HIP build,
+    which CudaKernel refuses for its source; the call is refused the same way, before
+    anything is compiled or launched. On CUDA the gate lets it through."""
+    from xstride.cuda import _device, _elementwise_kernel as ek
+
+    launched = []
+    monkeypatch.setattr(ek, "load_cupy", lambda: object())
+    monkeypatch.setattr(ek._executors, "engine", lambda: launched.append(1))
+    monkeypatch.setattr(_device, "is_hip", lambda: True)
+    k = xp.cuda.ElementwiseKernel("float32 x", "float32 z", "z = x", "k", preamble=preamble)
+    with pytest.raises(NotImplementedError, match=f"ElementwiseKernel 'k' cannot be compiled "
+                                                  f"on a HIP \\(ROCm\\) build: rule '{rule}': "
+                                                  f"{detail}"):
+        k(1.0, size=4)
+    assert launched == []
+    monkeypatch.setattr(_device, "is_hip", lambda: False)
+    with pytest.raises(AttributeError):     # past the gate: the fake CuPy has no ndarray
+        k(1.0, size=4)
+
+
+def test_a_preamble_without_a_hip_rule_is_not_scanned_again():
+    k = xp.cuda.ElementwiseKernel("float32 x", "float32 z", "z = f(x)", "k",
+                                  preamble="#include <xstride/index.cuh>\n"
+                                           "__device__ float f(float v) { return v; }")
+    assert k._hip_graph is None

@@ -24,7 +24,9 @@ from .._core.csource import CXX_KEYWORDS, code_only, is_c_identifier, strip_comm
 from .._plans.elementwise import broadcast_shapes
 from .._core.errors import error, type_error, unavailable_error
 from .._backends.select import load_cupy
-from . import _executors
+from . import _executors, _hip_gate
+from ._signature import Signature
+from .._core.includes import scan_includes
 from .. import _backends
 from ..elementwise import check_out
 
@@ -178,6 +180,13 @@ class ElementwiseKernel:
         self.preamble = preamble
         self._uses_i = bool(_USES_I.search(code_only(operation)))
         self._return_tuple = bool(kwargs.get("return_tuple", False))
+        # the preamble's includes and defines, read as a CudaKernel's source is: what
+        # breaks a HIP rule is refused at the call on a HIP build (host work, done once)
+        self._hip_graph = None
+        if "#" in preamble:
+            graph = scan_includes(preamble, [_executors.include_dir()])
+            if _hip_gate.violations(Signature(name, ()), graph, (), preamble, {}):
+                self._hip_graph = graph
 
     def __call__(self, *args, size=None, stream=None):
         """Run on CuPy arrays (inputs, then optionally outputs); returns the output(s).
@@ -209,6 +218,10 @@ class ElementwiseKernel:
             another device than the current one (nothing is launched).
         RuntimeError
             CuPy or a device is unavailable (after the checks above).
+        NotImplementedError
+            On a HIP (ROCm) build, the preamble breaks a rule of the HIP gate (it
+            includes ``xstride/reduce.cuh`` or ``xstride/scan.cuh``, or defines
+            ``XSTRIDE_BOUNDS_CHECK``), as :class:`CudaKernel` refuses such a source.
         """
         nin, nout = len(self.in_params), len(self.out_params)
         if len(args) not in (nin, nin + nout):
@@ -234,6 +247,9 @@ class ElementwiseKernel:
             cupy = load_cupy()
         except RuntimeError as exc:
             raise unavailable_error(self.name, exc) from None
+        if self._hip_graph is not None:
+            _hip_gate.check(f"ElementwiseKernel {self.name!r}", Signature(self.name, ()),
+                            self._hip_graph, (), self.preamble, {})
         bound: dict[str, np.dtype] = {}
 
         def bind(typ, dt, argname):
