@@ -108,6 +108,8 @@ def test_an_alias_of_an_unsupported_type_says_what_it_names(src, match):
     ("enum E { A = -5, B = 0x10u, C };", "int", "int32"),
     ("typedef enum { A, B } E;", "int", "int32"),
     ("typedef enum : char { A, B } E;", "char", "int8"),
+    ("enum E { A = 01, B = 02, C = 010 };", "int", "int32"),      # octal literals
+    ("enum E { A = 0b101, B = -0x7fffffffL, C = -2147483648 };", "int", "int32"),
 ])
 def test_an_enum_parameter_is_its_underlying_integer_type(decl, ctype, dtype):
     """An enum parameter was "unknown C type 'E'": an enum whose underlying type is
@@ -124,6 +126,11 @@ def test_an_enum_parameter_is_its_underlying_integer_type(decl, ctype, dtype):
     "enum E { A = 0x7fffffff, B };",        # B = 2**31: unsigned int or long
     "typedef enum { A = 5000000000 } E;",
     "enum E;",
+    # a minus before an unsigned literal wraps (-0x80000000 is 2**31, -1u 2**32 - 1):
+    # beside -1 the enum needs 8 bytes, not int's 4
+    "enum E { A = -1, B = -0x80000000 };",
+    "enum E { A = -1, B = -1u };",
+    "enum E { A = 08 };",                   # no octal literal: not read
 ])
 def test_an_enum_of_unknown_size_is_refused_by_name(decl):
     """An unscoped enum without a fixed underlying type has the size the compiler picks
@@ -133,6 +140,14 @@ def test_an_enum_of_unknown_size_is_refused_by_name(decl):
         CudaKernel(decl + "\n__global__ void k(E e) {}", "k")
     assert "'enum E : int { ... }'" in str(info.value) and "underlying integer type (int)" \
         in str(info.value)
+
+
+def test_an_enum_with_octal_literals_beside_a_kernel_is_read():
+    """An enumerator written in octal (``A = 01``) stopped every CudaKernel whose source
+    or headers held it with Python's "invalid literal for int() with base 0: '01'",
+    even where no parameter took the enum."""
+    src = "enum Flags { READ = 01, WRITE = 02, BAD = 09 };\n__global__ void k(float* x) {}"
+    assert [p.ctype.text for p in CudaKernel(src, "k").params] == ["float*"]
 
 
 def test_a_view_rank_that_is_no_literal_says_so():

@@ -21,9 +21,38 @@ _TEMPLATE_BEFORE = re.compile(r"\btemplate\s*<[^;{}]*>\s*$")
 _ENUM = re.compile(r"\benum\s+(class\s+|struct\s+)?(?:\[\[[^\]]*\]\]\s*)?([^\W\d]\w*)\s*"
                    r"(?::\s*([^;{}]+?))?\s*([{;])")
 _TYPEDEF_ENUM = re.compile(r"\btypedef\s+enum\b\s*(?:[^\W\d]\w*)?\s*(?::\s*([^;{}]+?))?\s*\{")
-_ENUMERATOR = re.compile(r"^\s*[^\W\d]\w*\s*(?:=\s*([-+]?\s*(?:0[xX][0-9a-fA-F]+|\d+))"
-                         r"[uUlL]*\s*)?$")
+# an enumerator: a name, optionally "= literal" (sign, digits, suffix)
+_ENUMERATOR = re.compile(r"^\s*[^\W\d]\w*\s*(?:=\s*([-+]?)\s*(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)"
+                         r"([uUlL]*)\s*)?$")
+_SUFFIX = re.compile(r"(?:[uU](?:ll|LL|l|L)?|(?:ll|LL|l|L)[uU]?)?")
 _INT32 = (-2**31, 2**31)
+
+
+def _literal_value(sign: str, digits: str, suffix: str) -> int | None:
+    """The value of ``sign digits suffix`` as C++ computes it for an enumerator, or
+    ``None`` where that is not certain here: an invalid literal (``08``, ``1uu``), or a
+    minus before a literal of unsigned type (``-1u``, ``-0x80000000``: C++ negates it
+    modulo 2**32 or 2**64, not to a negative value). ``0`` followed by digits is
+    octal, ``0x`` hexadecimal, ``0b`` binary ([lex.icon])."""
+    if not _SUFFIX.fullmatch(suffix):
+        return None
+    low = digits.lower()
+    if low.startswith(("0x", "0b")):
+        value, base_ten = int(low, 0), False
+    elif len(digits) > 1 and digits[0] == "0":
+        if not set(digits) <= set("01234567"):
+            return None
+        value, base_ten = int(digits, 8), False
+    else:
+        value, base_ten = int(digits), True
+    long_ = "l" in suffix.lower()
+    # the literal's type: a decimal one without 'u' is always signed; an octal, hex or
+    # binary one takes the first of int, unsigned int, long, unsigned long that holds it
+    unsigned = "u" in suffix.lower() or (not base_ten and (
+        (not long_ and 2**31 <= value < 2**32) or 2**63 <= value < 2**64))
+    if sign == "-":
+        return None if unsigned and value else -value
+    return value
 
 
 def _plain_enum_is_int(body: str) -> bool:
@@ -36,7 +65,12 @@ def _plain_enum_is_int(body: str) -> bool:
         m = _ENUMERATOR.match(item)
         if m is None:
             return False
-        value = int(m.group(1).replace(" ", ""), 0) if m.group(1) else value + 1
+        if m.group(2) is None:
+            value += 1
+        else:
+            value = _literal_value(*m.group(1, 2, 3))
+            if value is None:
+                return False
         if not _INT32[0] <= value < _INT32[1]:
             return False
     return True
