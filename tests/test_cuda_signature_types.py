@@ -110,6 +110,10 @@ def test_an_alias_of_an_unsupported_type_says_what_it_names(src, match):
     ("typedef enum : char { A, B } E;", "char", "int8"),
     ("enum E { A = 01, B = 02, C = 010 };", "int", "int32"),      # octal literals
     ("enum E { A = 0b101, B = -0x7fffffffL, C = -2147483648 };", "int", "int32"),
+    # C's idiom: the typedef names the enum itself (was refused as of unknown size)
+    ("enum E { A, B };\ntypedef enum E E;", "int", "int32"),
+    ("enum class F : short { A };\ntypedef enum F E;", "short", "int16"),
+    ("enum class F : unsigned char { A };\nusing E = enum F;", "unsigned char", "uint8"),
 ])
 def test_an_enum_parameter_is_its_underlying_integer_type(decl, ctype, dtype):
     """An enum parameter was "unknown C type 'E'": an enum whose underlying type is

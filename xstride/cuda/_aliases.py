@@ -117,10 +117,26 @@ def find_aliases(text: str) -> dict[str, str]:
     """
     text = _SPLICE.sub("", code_only(text))
     out = _enums(text)
-    out.update((m.group(2), m.group(1)) for m in _TYPEDEF.finditer(text))
-    out.update((m.group(1), m.group(2)) for m in _USING.finditer(text)
-               if not _TEMPLATE_BEFORE.search(text, 0, m.start()))
+    found = [(m.group(2), m.group(1)) for m in _TYPEDEF.finditer(text)]
+    found += [(m.group(1), m.group(2)) for m in _USING.finditer(text)
+              if not _TEMPLATE_BEFORE.search(text, 0, m.start())]
+    for name, aliased in found:
+        # "enum E" in an alias is the type E (its entry in this table); C's "typedef
+        # enum E E;" / "typedef struct S S;" names the type it is: no alias
+        aliased = " ".join(_ELABORATED_ENUM.sub(" ", aliased).split())
+        if not _names_itself(name, aliased):
+            out[name] = aliased
     return out
+
+
+_ELABORATED_ENUM = re.compile(r"\benum\s+(?:class\b|struct\b)?")
+_TAG = re.compile(r"^(?:(?:struct|class|union)\s+)?([^\W\d]\w*)$")
+
+
+def _names_itself(name: str, aliased: str) -> bool:
+    """Whether ``aliased`` is ``name`` itself, or ``struct name`` (a C tag name)."""
+    m = _TAG.match(aliased)
+    return m is not None and m.group(1) == name
 
 
 def _top_level(text: str, char: str) -> bool:
