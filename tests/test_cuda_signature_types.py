@@ -99,6 +99,38 @@ def test_an_alias_of_an_unsupported_type_says_what_it_names(src, match):
     assert str(info.value).startswith("CudaKernel 'k': parameter 0 ('a'): unknown C type ")
 
 
+@pytest.mark.parametrize("src, name", [
+    ("#ifdef USE_DOUBLE\ntypedef double real;\n#else\ntypedef float real;\n#endif\n"
+     "__global__ void k(real a) {}", "real"),
+    # a typedef of a struct's scope beside the global one
+    ("typedef float real;\nstruct Acc { typedef double real; real v; };\n"
+     "__global__ void k(real a) {}", "real"),
+    # behind another alias, and in the header and the source
+    ('#include "real.h"\nusing real = double;\ntypedef const real* in_t;\n'
+     "__global__ void k(in_t a) {}", "real"),
+])
+def test_an_alias_defined_as_two_types_is_refused_by_name(tmp_path, src, name):
+    """An alias defined twice (``#ifdef`` branches, which the parser does not evaluate,
+    or two scopes) was read as its last definition: with ``-DUSE_DOUBLE`` a ``real``
+    parameter was packed as a 4-byte float where the kernel takes a double."""
+    (tmp_path / "real.h").write_text("typedef float real;\n")
+    with pytest.raises(ValueError, match=re.escape(
+            "CudaKernel 'k': parameter 0 ('a'): type ")) as info:
+        CudaKernel(src, "k", options=("-DUSE_DOUBLE",), include_dirs=[tmp_path])
+    msg = str(info.value)
+    assert f"{name!r}" in msg and "defined more than once, as " in msg \
+        and "'double'" in msg and "'float'" in msg and "give each definition its own name" in msg
+
+
+def test_an_alias_defined_twice_as_one_type_is_read():
+    """Two definitions of one type, spelled alike or not, are that type."""
+    k = CudaKernel("#if A\ntypedef unsigned int u32;\n#else\ntypedef unsigned u32;\n#endif\n"
+                   "typedef float real;\ntypedef  float  real;\n"
+                   "__global__ void k(u32 n, const real* x) {}", "k")
+    assert [(p.ctype.kind, str(p.ctype.dtype)) for p in k.params] == [
+        ("scalar", "uint32"), ("pointer", "float32")]
+
+
 @pytest.mark.parametrize("decl, ctype, dtype", [
     ("enum class E { A, B };", "int", "int32"),            # scoped: int by the standard
     ("enum struct E : unsigned char { A, B };", "unsigned char", "uint8"),

@@ -112,6 +112,12 @@ REFUSED = {
         "#include <xstride/array_view.cuh>\nusing V5 = Array5D<float>;\n"
         "__global__ void k(V5 a) {}",
         {}, "high_dim_cuda_views", "parameter 'a' (Array5D<float>) takes a 5-dimensional"),
+    # an alias of a 5-D view in one #ifdef branch, of a 2-D one in the other: the last
+    # was read alone (compiled on HIP with -DBIG)
+    "alias of Array5D in one #ifdef branch": (
+        "#include <xstride/array_view.cuh>\n#ifdef BIG\ntypedef Array5D<float> V;\n#else\n"
+        "typedef Array2D<float> V;\n#endif\nstruct S { V v; };\n__global__ void k(S s) {}",
+        {"options": ("-DBIG",)}, "high_dim_cuda_views", "5-dimensional view"),
     # a rank written as a constant was not read (compiled on HIP): it may be 5 or more
     "xstride_array of a constexpr rank in a struct": (
         "#include <xstride/array_view.cuh>\nconstexpr int D = 6;\n"

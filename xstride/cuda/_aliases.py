@@ -7,8 +7,10 @@ from __future__ import annotations
 import re
 
 from .._core.csource import code_only
+from .._core.errors import error
 
-__all__ = ["find_aliases", "expand_aliases"]
+__all__ = ["find_aliases", "expand_aliases", "merge_aliases", "conflict_in", "Conflicting",
+           "read_through_conflict"]
 
 _IDENT = re.compile(r"(?<!\w)[^\W\d]\w*")  # a name (letters beyond ASCII too), not "x10" of 0x10
 _SPLICE = re.compile(r"\\\r?\n")   # a backslash-newline: one logical line (C phase 2)
@@ -125,8 +127,58 @@ def find_aliases(text: str) -> dict[str, str]:
         # enum E E;" / "typedef struct S S;" names the type it is: no alias
         aliased = " ".join(_ELABORATED_ENUM.sub(" ", aliased).split())
         if not _names_itself(name, aliased):
-            out[name] = aliased
+            _add(out, name, aliased)
     return out
+
+
+class Conflicting(str):
+    """An alias name defined more than once with different types: in branches of
+    ``#if``/``#ifdef`` (the parser does not run the preprocessor), or in different
+    scopes (a ``typedef`` inside a struct or namespace beside a global one). Its text
+    is every type joined by ``" | "`` (the HIP gate sees a view or complex behind any
+    of them); ``choices``: the types, as written."""
+
+    def __new__(cls, choices):
+        self = super().__new__(cls, " | ".join(choices))
+        self.choices = tuple(choices)
+        return self
+
+
+def _choices(aliased: str) -> tuple:
+    if isinstance(aliased, Conflicting):
+        return aliased.choices
+    return (" ".join(aliased.split()),)
+
+
+def _add(table: dict, name: str, aliased: str) -> None:
+    old = table.get(name)
+    if old is None:
+        table[name] = aliased
+        return
+    both = tuple(dict.fromkeys(_choices(old) + _choices(aliased)))
+    table[name] = both[0] if len(both) == 1 else Conflicting(both)
+
+
+def merge_aliases(table: dict, more: dict) -> dict:
+    """Add the aliases ``more`` (another text's :func:`find_aliases`) to ``table``; a
+    name the two define as different types becomes :class:`Conflicting`. Returns
+    ``table``."""
+    for name, aliased in more.items():
+        _add(table, name, aliased)
+    return table
+
+
+def conflict_in(text: str, aliases: dict, _seen: frozenset = frozenset()):
+    """``(name, choices)`` of the first :class:`Conflicting` alias that ``text`` names,
+    itself or through other aliases; ``None`` if none."""
+    for name in sorted(set(_IDENT.findall(text)) & (set(aliases) - _seen)):
+        aliased = aliases[name]
+        if isinstance(aliased, Conflicting):
+            return name, aliased.choices
+        found = conflict_in(aliased, aliases, _seen | {name})
+        if found is not None:
+            return found
+    return None
 
 
 _ELABORATED_ENUM = re.compile(r"\benum\s+(?:class\b|struct\b)?")
@@ -161,3 +213,27 @@ def expand_aliases(text: str, aliases: dict[str, str], _seen: frozenset = frozen
         text = re.sub(r"\bconst\b", " ", text)
     return " ".join(_IDENT.sub(lambda m: f" {expanded.get(m.group(0), m.group(0))} ",
                                text).split())
+
+
+def read_through_conflict(text: str, shown: str, conflict, aliases: dict, where: str, key,
+                          read):
+    """The type ``text`` names through an alias defined as several types (``conflict``:
+    its name and types, :func:`conflict_in`), where every definition gives the same one
+    (``read(table)`` parses ``text`` with ``table`` as the aliases, ``key`` compares two
+    readings); else a ``ValueError`` naming the alias and its types."""
+    name, choices = conflict
+    readings = {}
+    for choice in choices:
+        try:
+            ct = read({**aliases, name: choice})
+        except ValueError:
+            ct = None
+        readings.setdefault(None if ct is None else key(ct), ct)
+    if len(readings) == 1 and None not in readings:
+        return next(iter(readings.values()))
+    what = "is" if text.strip() == name else f"names {name!r}, which is"
+    raise error(ValueError, where, f"type {shown} {what} defined more than once, as "
+                f"{' and as '.join(repr(c) for c in choices)} (in branches of #if/#ifdef, "
+                "which are not evaluated here, or in different scopes), so the type the "
+                "kernel takes is not known here; give each definition its own name, or "
+                "write the type")

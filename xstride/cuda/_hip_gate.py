@@ -15,7 +15,7 @@ from .._core.csource import code_only
 from ._executors import include_dir
 from ._hip_rules import RULES, HipRule
 from .._core.includes import IncludeGraph
-from ._signature import CType, Signature, _match_brace, find_aliases
+from ._signature import CType, Signature, _match_brace, find_aliases, merge_aliases
 
 __all__ = ["violations", "check"]
 
@@ -56,7 +56,7 @@ def _aliases(texts) -> dict[str, str]:
     (the signature parser's table, :func:`find_aliases`)."""
     out: dict[str, str] = {}
     for text in texts:
-        out.update(find_aliases(text))
+        merge_aliases(out, find_aliases(text))
     return out
 
 

@@ -30,11 +30,12 @@ import numpy as np
 from .._core import dtypes as _dtypes
 from .._core.csource import CXX_KEYWORDS, code_only, strip_comments
 from .._core.errors import error
-from ._aliases import expand_aliases, find_aliases
+from ._aliases import (conflict_in, expand_aliases, find_aliases, merge_aliases,
+                       read_through_conflict)
 
 __all__ = [
     "CType", "Param", "Signature", "MAX_VIEW_NDIM", "strip_comments", "find_structs",
-    "find_aliases",
+    "find_aliases", "merge_aliases",
     "parse_type", "type_key", "parse_struct_fields", "parse_signature", "scalar_dtype",
 ]
 
@@ -305,6 +306,11 @@ def parse_type(text: str, *, structs: dict[str, str] | None = None,
     shown = repr(text.strip())
     if aliases:
         text = re.sub(r"\benum\s+(?:class\b|struct\b)?", " ", text)   # "enum E e": E
+        conflict = conflict_in(text, aliases)
+        if conflict is not None:
+            return read_through_conflict(
+                text, shown, conflict, aliases, where, type_key, lambda table: parse_type(
+                    text, structs=structs, aliases=table, where=where, _depth=_depth))
         expanded = " ".join(expand_aliases(text, aliases).split())
         if expanded != " ".join(text.split()):
             shown = f"{shown} (read through its aliases as {expanded!r})"
@@ -491,8 +497,7 @@ def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = 
     text = _SPLICE.sub("", code_only(source))
     known = dict(structs or {})
     known.update(find_structs(text))
-    named = dict(aliases or {})
-    named.update(find_aliases(text))
+    named = merge_aliases(dict(aliases or {}), find_aliases(text))
     found: list[tuple[tuple[Param, ...], bool]] = []
     for prefix, open_end in _global_candidates(text, name):
         if re.search(r"\btemplate\b", prefix):

@@ -23,7 +23,7 @@ from ._args import check_device, pack_value
 from .._core.includes import (IncludeGraph, include_dirs_from_options,
                               pre_includes_from_options, scan_includes)
 from ._launch_config import Limits, launch_config
-from ._signature import Param, find_aliases, find_structs, parse_signature
+from ._signature import Param, find_aliases, find_structs, merge_aliases, parse_signature
 
 __all__ = ["CudaKernel", "CudaCompileError", "debug_from_env"]
 
@@ -261,7 +261,7 @@ class CudaKernel:
     def _aliases(self, graph: IncludeGraph) -> dict[str, str]:
         aliases: dict[str, str] = {}
         for text in graph.texts.values():
-            aliases.update(find_aliases(text))
+            merge_aliases(aliases, find_aliases(text))
         return aliases
 
     def compile_options(self, digest: str = "") -> tuple[str, ...]:
