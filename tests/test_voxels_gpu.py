@@ -132,3 +132,22 @@ def test_voxel_bounds_pass_skips_non_finite_rows(cp):
     np.testing.assert_array_equal(hi, pts[finite].max(axis=0))
     with pytest.raises(ValueError, match="row 123456"):
         alg.voxel_downsample(cp.asarray(pts), 1.0)
+
+
+def test_centroids_near_the_float64_limit_on_the_device(cp):
+    """The re-sum of overflowing voxels with scaled points (``xm.where``, ``xm.isfinite``
+    and the scaled mean through the segments executor, on CuPy arrays): finite
+    centroids equal to the NumPy backend's, for a voxel of the thread walk and one of
+    the long walk (more than 4096 rows: chunks and their combine overflow)."""
+    rng = np.random.default_rng(3)
+    big = np.column_stack([rng.uniform(1.6e308, 1.79e308, 9000), np.zeros(9000)])
+    small = np.array([[1e-310, 1.0], [3e-310, 1.0], [1.7e308, 0.0], [1.75e308, 0.0]])
+    for pts in (small, np.concatenate([small, big])):
+        c_host, n_host = alg.voxel_downsample(pts, 1e308)
+        c_dev, n_dev = alg.voxel_downsample(cp.asarray(pts), 1e308)
+        assert bool(cp.isfinite(c_dev).all()) and np.isfinite(c_host).all()
+        np.testing.assert_array_equal(n_dev.get(), n_host)
+        # host and device sums of m rows: within 2 (m - 1) u sum|x| (the docstring's
+        # bound), here over the mean and with the largest |x| for every row
+        bound = (n_host[:, None] + 1) * 2 * 2.0**-53 * np.abs(pts).max()
+        assert (np.abs(c_dev.get() - c_host) <= bound).all()
