@@ -178,6 +178,17 @@ def test_an_enum_of_unknown_size_is_refused_by_name(decl):
         in str(info.value)
 
 
+@pytest.mark.parametrize("src", ["__global__ void k(enum Mode m) {}",
+                                 "typedef int X;\n__global__ void k(enum Mode m) {}"])
+def test_an_enum_declared_nowhere_read_is_an_unknown_type(src):
+    """``enum Mode m`` of an enum the parser finds no declaration of (a header it does not
+    read) was said to have "no fixed underlying type and an enumerator that is not an
+    int literal" when the source held no alias, "unknown C type" when it held one."""
+    with pytest.raises(ValueError) as info:
+        CudaKernel("#include <mylib.h>\n" + src, "k")
+    assert str(info.value) == "CudaKernel 'k': parameter 0 ('m'): unknown C type 'enum Mode'"
+
+
 def test_an_enum_with_octal_literals_beside_a_kernel_is_read():
     """An enumerator written in octal (``A = 01``) stopped every CudaKernel whose source
     or headers held it with Python's "invalid literal for int() with base 0: '01'",

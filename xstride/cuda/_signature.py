@@ -304,8 +304,8 @@ def parse_type(text: str, *, structs: dict[str, str] | None = None,
     """
     structs = structs or {}
     shown = repr(text.strip())
+    text = re.sub(r"\benum\s+(?:class\b|struct\b)?", " ", text)   # "enum E e": E
     if aliases:
-        text = re.sub(r"\benum\s+(?:class\b|struct\b)?", " ", text)   # "enum E e": E
         conflict = conflict_in(text, aliases)
         if conflict is not None:
             return read_through_conflict(
