@@ -281,3 +281,28 @@ def test_debug_mode_turns_out_of_bounds_into_an_exception(cp, tmp_path):
     assert "RAISED CudaKernel 'shift_oob' failed on the device (grid=(2, 1, 1), " \
            "block=(64, 1, 1)" in out, out
     assert "NO_ERROR" not in out
+
+
+# ---------------------------------------------------------------- enums and aliases
+ENUM_SRC = r"""
+enum class Small : unsigned char { A = 1, B = 200 };
+enum Flags { R = 01, W = 02, X = 010 };
+enum class Wide : long long { Big = 1 };
+typedef double real;
+using index_t = unsigned short;
+extern "C" __global__ void echo(Small s, Flags f, Wide w, real r, index_t i, signed char c,
+                                double* out) {
+    out[0] = (double)(unsigned char)s; out[1] = (double)f; out[2] = (double)(long long)w;
+    out[3] = r; out[4] = (double)i; out[5] = (double)c;
+}
+"""
+
+
+def test_enum_and_alias_parameters_arrive_with_their_sizes(cp):
+    """Each enum and alias parameter is packed as its underlying type: a 1-byte enum
+    beside a 4-byte one and an 8-byte one, a double alias, a 2-byte alias; a wrong size
+    would shift every later parameter."""
+    k = CudaKernel(ENUM_SRC, "echo")
+    out = cp.zeros(6, dtype=cp.float64)
+    k(200, 8, 2**40 + 3, 0.1, 65535, -7, out, grid=1, block=1)
+    np.testing.assert_array_equal(out.get(), [200, 8, 2**40 + 3, 0.1, 65535, -7])
