@@ -92,3 +92,19 @@ def test_a_view_inside_an_element_is_refused_on_the_device(cupy):
         k(v, n_threads=1)
     k(a[2:8].view(cupy.float64), n_threads=1)   # 8 bytes past it: aligned
     cupy.cuda.Device().synchronize()
+
+
+@pytest.mark.gpu
+def test_a_complex128_array_8_bytes_past_16_is_refused_on_the_device(cupy):
+    """CuPy's ``complex<double>`` is ``__align__(16)`` under NVRTC: an array of it that
+    starts 8 bytes past a multiple of 16 is refused (the device's 16-byte loads would
+    fault), one at a multiple of 16 is read."""
+    a = cupy.arange(10, dtype=cupy.float64)
+    src = ('#include <cupy/complex.cuh>\nextern "C" __global__ void k(const complex<double>* z,'
+           ' double* out) { out[0] = z[0].real() + z[0].imag(); }')
+    k = CudaKernel(src, "k")
+    out = cupy.zeros(1, dtype=cupy.float64)
+    with pytest.raises(ValueError, match=r"argument 'z' .* 8 bytes past a multiple of 16"):
+        k(a[1:9].view(cupy.complex128), out, n_threads=1)
+    k(a[2:10].view(cupy.complex128), out, n_threads=1)
+    assert float(out.get()[0]) == 5.0
