@@ -25,8 +25,8 @@ hands the call to the backend of ``x``:
   dask's reduction trees and scans with the namespace's function on each chunk) behind
   the same checks, and its library's for any name the executor lacks.
 
-Rules: ``axis`` an int, a tuple of ints or None (``ValueError`` out of range or
-repeated); ``keepdims`` and ``include_initial`` bools; ``correction`` a real number;
+Rules: ``axis`` an int, a tuple of ints or None (``numpy.exceptions.AxisError`` out
+of range, as NumPy's, on every backend; ``ValueError`` repeated); ``keepdims`` and ``include_initial`` bools; ``correction`` a real number;
 ``dtype`` a dtype or None; ``min``/``max`` of an empty selection raise ``ValueError``
 naming the empty axis; a 0-D array is scanned as one of shape ``(1,)``. ``argmin``/
 ``argmax`` take one axis (an int) or None, never a tuple (``TypeError``), and a real

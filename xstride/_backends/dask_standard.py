@@ -183,7 +183,7 @@ def permute_dims(x, /, axes):
     """``permute_dims`` of the standard on dask arrays; ``axes`` checked first, a
     permutation of ``x``'s axes (dask's said "('Unknown dimension', {2})" for an axis out
     of range, and "object of type 'int' has no len()" for an int, which NumPy takes as
-    a tuple of one)."""
+    a tuple of one): out of range ``AxisError``, repeated or missing ``ValueError``."""
     if axes is None:   # NumPy's and dask's: the axes reversed
         return _ns().permute_dims(x, axes)
     items = tuple(axes) if isinstance(axes, (tuple, list)) else (axes,)
@@ -194,6 +194,7 @@ def permute_dims(x, /, axes):
     except TypeError:
         raise type_error("permute_dims", "axes", axes, "a tuple of ints, a permutation of "
                                                        "x's axes") from None
+    normalize_axis("permute_dims", items, x.ndim, "axes")   # in range (AxisError), once
     if sorted(a + x.ndim if a < 0 else a for a in items) != list(range(x.ndim)):
         raise value_error("permute_dims", "axes", f"is {axes!r}; expected a permutation of "
                                                   f"the {x.ndim} axes of x")
@@ -443,8 +444,8 @@ def _repeat_block(block, repeats, axis):
 
 
 def expand_dims(x, /, *, axis=0):
-    """``expand_dims`` of the standard on dask arrays; a tuple ``axis`` is checked
-    against the result's rank first (``ValueError`` out of range or repeated)."""
+    """``expand_dims`` of the standard on dask arrays; ``axis`` checked against the
+    result's rank first (out of range ``AxisError``, repeated ``ValueError``)."""
     if isinstance(axis, (tuple, list)):
         new = normalize_axis("expand_dims", tuple(axis), x.ndim + len(axis))
     else:

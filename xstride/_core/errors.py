@@ -6,7 +6,8 @@ backend/device, shape) and raises through these helpers. Tests match on the text
 
 from __future__ import annotations
 
-__all__ = ["describe", "type_error", "value_error", "argument_error", "error", "overflow_error",
+__all__ = ["describe", "type_error", "value_error", "argument_error", "axis_error", "error",
+           "overflow_error",
            "cast_error", "broadcast_error", "backend_unavailable_error", "mixed_backends_error",
            "unavailable_error", "immutable_error", "not_provided_error", "SettingError",
            "setting_error", "DeviceError", "device_error"]
@@ -53,6 +54,16 @@ def value_error(func: str, arg: str, message: str) -> ValueError:
 def argument_error(cls: type[Exception], func: str, arg: str, message: str) -> Exception:
     """``cls`` naming the function and the argument (``value_error`` for any class)."""
     return cls(f"{func}: argument '{arg}' {message}")
+
+
+def axis_error(func: str, arg: str, message: str) -> ValueError:
+    """``numpy.exceptions.AxisError`` naming the function and the argument, for an axis
+    out of range: the class NumPy raises (a subclass of both ``ValueError`` and
+    ``IndexError``, so that a caller catching either, as the array API standard allows,
+    sees it), on every backend. NumPy is imported here, on the error's path only."""
+    from numpy.exceptions import AxisError
+
+    return argument_error(AxisError, func, arg, message)
 
 
 def error(cls: type[Exception], func: str, message, *, subject: bool = False) -> Exception:

@@ -104,11 +104,14 @@ _SUM_DTYPE = ("Dtype ``dtype=``, else int64 for bool and signed integers, uint64
 _TYPE_X = ("``x`` is not a NumPy, CuPy or dask array (a list, a Python scalar) or not of a "
            "bool or numeric dtype; an argument after ``x`` is given by position (the "
            "others are keyword-only)")
+_AXIS_ERROR = ("``numpy.exceptions.AxisError``, NumPy's class, a ``ValueError`` and an "
+               "``IndexError``, on every backend")
 _TYPE_AXES = "``axis`` is not an int, a tuple of ints or None (a bool or a list neither)"
 _TYPE_KEEPDIMS = "``keepdims`` is not a bool"
 _TYPE_DTYPE = ("``dtype`` is not a dtype, not a bool or numeric one, or a real one for a "
                "complex ``x``")
-_VALUE_AXES = "An axis is out of range for ``x.ndim`` or named twice"
+_VALUE_AXES = ("An axis is out of range for ``x.ndim`` (" + _AXIS_ERROR + ") or named "
+               "twice")
 _EMPTY = "the selection is empty: a reduced axis has extent 0, which the message names"
 _DEVICE = ("a CuPy ``x`` is on another device than the current one "
            "(:class:`~xstride._core.errors.DeviceError`)")
@@ -135,14 +138,16 @@ _ARG = ((_X_REAL, _ONE_AXIS, _KEEPDIMS, _KWARGS), "array of int64",
         "for a 0-D result.",
         (_TYPE_X, "``x`` has a complex dtype", "``axis`` is a tuple or a list (one axis "
          "only), a bool, or no integer", _TYPE_KEEPDIMS),
-        ("``axis`` is out of range for ``x.ndim`` (any int for a 0-D ``x``)", _EMPTY,
+        ("``axis`` is out of range for ``x.ndim``, any int for a 0-D ``x`` (" + _AXIS_ERROR
+         + ")", _EMPTY,
          _DEVICE))
 _SCAN = ((_X, _SCAN_AXIS, _DTYPE, _INITIAL), "array",
          "``x``'s shape, one longer along ``axis`` under ``include_initial`` (a 0-D ``x``: "
          "shape ``(1,)``, or ``(2,)``). " + _SUM_DTYPE,
          (_TYPE_X, "``axis`` is not an int or None (a bool, a tuple or a list neither)",
           _TYPE_DTYPE, "``include_initial`` is not a bool"),
-         ("``axis`` is None for an ``x`` of more than one dimension, or out of range",
+         ("``axis`` is None for an ``x`` of more than one dimension, or out of range ("
+          + _AXIS_ERROR + ")",
           _DEVICE))
 
 #: name -> (Parameters' entries, the Returns' type, its text, the causes of TypeError,

@@ -45,8 +45,9 @@ def check_arg_axis(func: str, axis, ndim: int) -> tuple[int, ...]:
     TypeError
         ``axis`` is a tuple or list (the standard's ``axis`` is an int or None), a
         bool, or not an integer.
-    ValueError
-        ``axis`` is out of range for ``ndim`` (also any axis of a 0-D array).
+    numpy.exceptions.AxisError
+        ``axis`` is out of range for ``ndim`` (also any axis of a 0-D array); a
+        ``ValueError`` and an ``IndexError``, as NumPy's.
     """
     if axis is None or type(axis) is int:   # (a bool's type is bool, not int)
         return normalize_axis(func, axis, ndim)

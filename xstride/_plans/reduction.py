@@ -8,8 +8,9 @@ See ``docs/reductions.md``.
 
 Reductions
 ----------
-1. Normalize ``axis`` (int, tuple, ``None``; negatives wrap; duplicates and out-of-range
-   axes raise ``ValueError``; ``axis=()`` reduces nothing).
+1. Normalize ``axis`` (int, tuple, ``None``; negatives wrap; duplicates raise
+   ``ValueError``, out-of-range axes ``numpy.exceptions.AxisError`` (a ``ValueError``
+   and an ``IndexError``), as NumPy's; ``axis=()`` reduces nothing).
 2. Split the axes into *kept* and *reduced*. The output is allocated in the memory
    order of the input's kept axes (largest stride first, NumPy's "K" order), so kept
    index ``k`` walks the output buffer contiguously and writes are coalesced.
@@ -49,7 +50,7 @@ import numbers
 import operator
 from dataclasses import dataclass, field
 
-from .._core.errors import type_error, value_error
+from .._core.errors import axis_error, type_error, value_error
 from ..layout import Layout
 
 __all__ = [
@@ -81,7 +82,7 @@ def _prod(xs) -> int:
 
 
 # ----------------------------------------------------------------------------- axes
-def normalize_axis(func: str, axis, ndim: int) -> tuple[int, ...]:
+def normalize_axis(func: str, axis, ndim: int, arg: str = "axis") -> tuple[int, ...]:
     """Sorted tuple of the non-negative axes that ``axis`` names.
 
     Parameters
@@ -93,37 +94,42 @@ def normalize_axis(func: str, axis, ndim: int) -> tuple[int, ...]:
         end.
     ndim : int
         Rank of the array.
+    arg : str, optional
+        The argument's name, for error messages (``"axes"`` for ``permute_dims``).
 
     Raises
     ------
     TypeError
         ``axis`` or one of its entries is not an integer (bool is refused), or
         ``axis`` is a list (NumPy 2's reductions and scans refuse one too).
+    numpy.exceptions.AxisError
+        An axis is out of range for ``ndim`` (NumPy's class, a ``ValueError`` and an
+        ``IndexError``: every caller, on every backend, raises what NumPy raises).
     ValueError
-        An axis is out of range for ``ndim``, or an axis is named twice.
+        An axis is named twice (NumPy's "repeated axis" is a ``ValueError`` too).
     """
     if axis is None:
         return tuple(range(ndim))
     if type(axis) is int and -ndim <= axis < ndim:   # the common call: one axis in range
         return (axis + ndim if axis < 0 else axis,)
     if isinstance(axis, list):   # NumPy 2 and the standard take a tuple, not a list
-        raise type_error(func, "axis", axis, "an int, a tuple of ints, or None")
+        raise type_error(func, arg, axis, "an int, a tuple of ints, or None")
     items = axis if isinstance(axis, tuple) else (axis,)
     out = []
     for a in items:
         if isinstance(a, bool):
-            raise type_error(func, "axis", axis, "an int, a tuple of ints, or None")
+            raise type_error(func, arg, axis, "an int, a tuple of ints, or None")
         try:
             i = operator.index(a)
         except TypeError:
-            raise type_error(func, "axis", axis, "an int, a tuple of ints, or None") from None
+            raise type_error(func, arg, axis, "an int, a tuple of ints, or None") from None
         if not -ndim <= i < ndim:
-            raise value_error(func, "axis", f"{i} is out of range for an array of "
-                                            f"{ndim} dimension{'s' if ndim != 1 else ''}")
+            raise axis_error(func, arg, f"{i} is out of range for an array of "
+                                      f"{ndim} dimension{'s' if ndim != 1 else ''}")
         i = i + ndim if i < 0 else i
         if i in out:
-            raise value_error(func, "axis", f"{tuple(items)!r} names axis {i} twice "
-                                            "(duplicate axes)")
+            raise value_error(func, arg, f"{tuple(items)!r} names axis {i} twice "
+                                       "(duplicate axes)")
         out.append(i)
     return tuple(sorted(out))
 
@@ -140,8 +146,10 @@ def normalize_scan_axis(func: str, axis, ndim: int) -> int:
     ------
     TypeError
         ``axis`` is not an int or None.
+    numpy.exceptions.AxisError
+        ``axis`` is out of range (a ``ValueError`` and an ``IndexError``, as NumPy's).
     ValueError
-        ``axis`` is None for ``ndim > 1``, or ``axis`` is out of range.
+        ``axis`` is None for ``ndim > 1``.
     """
     zero_d, ndim = ndim == 0, max(ndim, 1)
     if axis is None:
@@ -158,7 +166,7 @@ def normalize_scan_axis(func: str, axis, ndim: int) -> int:
     if not -ndim <= i < ndim:
         what = ("a 0-D array (scanned as one of shape (1,): axis 0, -1 or None)" if zero_d
                 else f"an array of {ndim} dimension{'s' if ndim != 1 else ''}")
-        raise value_error(func, "axis", f"{i} is out of range for {what}")
+        raise axis_error(func, "axis", f"{i} is out of range for {what}")
     return i + ndim if i < 0 else i
 
 

@@ -1,0 +1,130 @@
+"""A bad ``axis`` (``axes``, ``source``, ``destination``) raises the same exception class on
+the NumPy and dask backends, for every function of the namespace that takes one.
+
+An axis out of range is ``numpy.exceptions.AxisError`` everywhere, as NumPy raises it: a
+subclass of both ``ValueError`` and ``IndexError``, so a caller catching either (the
+array API standard allows ``IndexError`` for an axis out of range) sees it. The dask
+backend's checks (``normalize_axis``, ``xstride/_plans/reduction.py``) raised a plain
+``ValueError`` for ``flip``, ``roll``, ``expand_dims``, ``squeeze``, ``take``,
+``repeat``, ``vecdot`` and ``permute_dims``, and the reductions and scans did on both
+backends. A repeated axis stays a ``ValueError`` (not an ``AxisError``), as NumPy's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import xstride as xp
+
+AxisError = np.exceptions.AxisError
+A = np.arange(1.0, 7.0).reshape(2, 3)
+REDUCTIONS = ("sum", "prod", "min", "max", "mean", "var", "std", "all", "any")
+
+
+def _on_axis(name):
+    return lambda x, v: getattr(xp, name)(x, axis=v)
+
+
+def _fft(name, arg):
+    return lambda x, v: getattr(xp.fft, name)(x, **{arg: v})
+
+
+# name -> (call(x, axis value), the rank the axis counts in, whether a tuple of axes is taken)
+CASES = {
+    **{f: (_on_axis(f), 2, True) for f in REDUCTIONS},
+    **{f: (_on_axis(f), 2, False) for f in ("argmin", "argmax", "cumulative_sum",
+                                             "cumulative_prod", "sort", "argsort", "diff",
+                                             "unstack")},
+    "flip": (_on_axis("flip"), 2, True),
+    "count_nonzero": (_on_axis("count_nonzero"), 2, True),
+    "roll": (lambda x, v: xp.roll(x, 1, axis=v), 2, True),
+    "expand_dims": (_on_axis("expand_dims"), 3, True),
+    "squeeze": (lambda x, v: xp.squeeze(x[:1], axis=v), 2, True),
+    "moveaxis(source)": (lambda x, v: xp.moveaxis(x, v, 0), 2, False),
+    "moveaxis(destination)": (lambda x, v: xp.moveaxis(x, 0, v), 2, False),
+    "permute_dims": (lambda x, v: xp.permute_dims(x, (0, v)), 2, False),
+    "concat": (lambda x, v: xp.concat([x, x], axis=v), 2, False),
+    "stack": (lambda x, v: xp.stack([x, x], axis=v), 3, False),
+    "take": (lambda x, v: xp.take(x, xp.asarray([0, 1]), axis=v), 2, False),
+    "take_along_axis": (lambda x, v: xp.take_along_axis(x, xp.zeros((2, 3), dtype=xp.int64),
+                                                        axis=v), 2, False),
+    "repeat": (lambda x, v: xp.repeat(x, 2, axis=v), 2, False),
+    "vecdot": (lambda x, v: xp.vecdot(x, x, axis=v), 2, False),
+    "sliding_window_view": (lambda x, v: xp.sliding_window_view(x, 1, axis=v), 2, False),
+    "linalg.vecdot": (lambda x, v: xp.linalg.vecdot(x, x, axis=v), 2, False),
+    "linalg.vector_norm": (lambda x, v: xp.linalg.vector_norm(x, axis=v), 2, True),
+    **{f"fft.{f}": (_fft(f, "axis"), 2, False) for f in ("fft", "ifft", "rfft", "irfft",
+                                                           "hfft", "ihfft")},
+    **{f"fft.{f}": (_fft(f, "axes"), 2, True) for f in ("fftn", "ifftn", "rfftn", "irfftn",
+                                                          "fftshift", "ifftshift")},
+}
+TUPLES = [name for name, (_, _, takes_tuple) in CASES.items() if takes_tuple]
+
+
+def raised(backend: str, name: str, value):
+    """The exception ``CASES[name]`` raises for ``value`` on ``backend`` (the result
+    computed, for dask), or None."""
+    call = CASES[name][0]
+    with xp.use_backend(backend):
+        try:
+            out = call(xp.asarray(A), value)
+            for o in out if isinstance(out, (tuple, list)) else (out,):
+                xp.to_numpy(o)
+        except Exception as exc:  # noqa: BLE001 - the class is what is compared
+            return exc
+    return None
+
+
+def both(name: str, value):
+    """The exceptions of the NumPy and dask backends (the dask half skipped where dask
+    cannot provide the function: ``NotImplementedError`` by design)."""
+    got = raised("numpy", name, value), raised("dask", name, value)
+    if isinstance(got[1], NotImplementedError):
+        pytest.skip(f"{name} is not provided on the dask backend: {got[1]}")
+    return got
+
+
+def _func(name: str) -> str:
+    return name.split("(")[0].rsplit(".", 1)[-1]
+
+
+def _out_of_range(name: str):
+    nd = CASES[name][1]
+    values = [nd, -nd - 1, np.int64(nd)]
+    if CASES[name][2]:
+        values.append((0, 9))   # out of range for any rank here (expand_dims: 2 + 2)
+    return values
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_axis_out_of_range_is_axis_error_on_both_backends(name):
+    for value in _out_of_range(name):
+        on_numpy, on_dask = both(name, value)
+        for exc in (on_numpy, on_dask):
+            assert type(exc) is AxisError, (name, value, on_numpy, on_dask)
+            assert isinstance(exc, IndexError) and isinstance(exc, ValueError)
+            assert str(exc).startswith(f"{_func(name)}:"), str(exc)
+
+
+@pytest.mark.parametrize("name", TUPLES)
+@pytest.mark.parametrize("value", [(0, 0), (1, -1)])
+def test_repeated_axes_raise_the_same_class_on_both_backends(name, value):
+    """NumPy's class for a repeated axis is ``ValueError`` (never ``AxisError``); ``roll``
+    and ``fftshift`` take one (shifting the axis again), on both backends."""
+    on_numpy, on_dask = both(name, value)
+    assert type(on_numpy) is type(on_dask), (on_numpy, on_dask)
+    if on_numpy is not None:
+        assert type(on_numpy) is ValueError
+        assert str(on_numpy).startswith(f"{_func(name)}:")
+
+
+def test_flip_axis_out_of_range_is_an_index_error_on_dask():
+    """The probe's case: an ``except IndexError`` (the standard's) catches it on dask."""
+    a = np.zeros((2, 3))
+    with xp.use_backend("dask"):
+        d = xp.asarray(a)
+        for call in (lambda: xp.flip(d, axis=3), lambda: xp.roll(d, 1, axis=-3),
+                     lambda: xp.expand_dims(d, axis=3), lambda: xp.sum(d, axis=2)):
+            with pytest.raises(IndexError, match="argument 'axis' -?[23] is out of range"):
+                call()
