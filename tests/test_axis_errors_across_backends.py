@@ -12,6 +12,8 @@ backends. A repeated axis stays a ``ValueError`` (not an ``AxisError``), as NumP
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -89,6 +91,14 @@ def _func(name: str) -> str:
     return name.split("(")[0].rsplit(".", 1)[-1]
 
 
+def _arg(name: str) -> str:
+    """The argument ``CASES[name]`` passes the axis in."""
+    if "(" in name:
+        return name.split("(")[1].rstrip(")")
+    return "axes" if name == "permute_dims" or (name.startswith("fft.") and CASES[name][2]) \
+        else "axis"
+
+
 def _out_of_range(name: str):
     nd = CASES[name][1]
     values = [nd, -nd - 1, np.int64(nd)]
@@ -114,9 +124,48 @@ def test_repeated_axes_raise_the_same_class_on_both_backends(name, value):
     and ``fftshift`` take one (shifting the axis again), on both backends."""
     on_numpy, on_dask = both(name, value)
     assert type(on_numpy) is type(on_dask), (on_numpy, on_dask)
-    if on_numpy is not None:
-        assert type(on_numpy) is ValueError
-        assert str(on_numpy).startswith(f"{_func(name)}:")
+    for exc in (on_numpy, on_dask):
+        if exc is not None:
+            assert type(exc) is ValueError
+            assert str(exc).startswith(f"{_func(name)}: argument '{_arg(name)}' "), str(exc)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_axis_out_of_range_message_names_function_and_argument(name):
+    """NumPy's own messages (``flip``: "axis 3 is out of bounds for array of dimension
+    2", ``moveaxis``: "source: axis 3 ...", ``unstack`` through compat's moveaxis:
+    "source: ...") named no argument, or the wrong one."""
+    for value in _out_of_range(name):
+        for exc in both(name, value):
+            assert re.match(rf"{_func(name)}: argument '{_arg(name)}' .*out of range",
+                            str(exc)), str(exc)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.parametrize("value", [2**70, -2**70])
+def test_axis_past_64_bits_is_axis_error_on_both_backends(name, value):
+    """NumPy's functions raised ``OverflowError`` ("Python int too large to convert to
+    C long", ``permute_dims`` a ``ValueError`` "Maximum allowed dimension exceeded"),
+    where the dask backend's check raised ``AxisError``: out of range for any array."""
+    for exc in both(name, value):
+        assert type(exc) is AxisError, (name, exc)
+        assert str(exc).startswith(f"{_func(name)}: argument '{_arg(name)}' "), str(exc)
+
+
+@pytest.mark.parametrize("axis, cls, match", [
+    ([0], TypeError, r"argument 'axis' got list \[0\]"),
+    ((0, 0), ValueError, r"argument 'axis' \(0, 0\) names axis 0 twice"),
+    (1.0, TypeError, "argument 'axis' got float 1.0"),
+])
+def test_count_nonzero_checks_axis_on_both_backends(axis, cls, match):
+    """dask's took a list, and raised "duplicate value in 'axis'" (no function named)
+    only when computed."""
+    for backend in ("numpy", "dask"):
+        with xp.use_backend(backend), pytest.raises(cls, match=f"^count_nonzero: {match}"):
+            xp.count_nonzero(xp.asarray(A), axis=axis)
+    with xp.use_backend("dask"):
+        got = xp.count_nonzero(xp.asarray(A) > 2, axis=(1, 0), keepdims=True)
+        assert xp.to_numpy(got).tolist() == [[4]]
 
 
 def test_flip_axis_out_of_range_is_an_index_error_on_dask():

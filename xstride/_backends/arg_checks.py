@@ -26,6 +26,7 @@ import numpy as np
 from .._core.errors import (argument_error, broadcast_error, describe, error, overflow_error,
                             type_error, value_error)
 from .._core.sizes import checked_size
+from .._plans.reduction import normalize_axis
 from . import select as _backend
 from .dispatch import compat_function, register
 
@@ -493,12 +494,18 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, **k
                               endpoint=bool(endpoint), **kwargs)
 
 
-def count_nonzero(x, /, *, axis=None, keepdims=False):
-    """``count_nonzero`` of the standard on NumPy arrays, ``keepdims`` a bool (a NumPy
-    bool too, passed on as a Python bool: NumPy's raised "'numpy.bool' object cannot be
-    interpreted as an integer")."""
-    check_flag("count_nonzero", "keepdims", keepdims)
-    return _numpy("count_nonzero")(x, axis=axis, keepdims=bool(keepdims))
+def _count_nonzero_of(backend: str):
+    def count_nonzero(x, /, *, axis=None, keepdims=False):
+        """``count_nonzero`` of the standard, ``keepdims`` a bool (a NumPy bool too,
+        passed on as a Python bool: NumPy's raised "'numpy.bool' object cannot be
+        interpreted as an integer") and ``axis`` checked first as the reductions' (dask's
+        took a list, and raised "duplicate value in 'axis'" for a repeated one only when
+        computed, naming no function)."""
+        check_flag("count_nonzero", "keepdims", keepdims)
+        if hasattr(x, "ndim"):
+            normalize_axis("count_nonzero", axis, x.ndim)
+        return compat_function(backend, "count_nonzero")(x, axis=axis, keepdims=bool(keepdims))
+    return count_nonzero
 
 
 def from_dlpack(x, /, *, device=None, copy=None):
@@ -560,11 +567,12 @@ def _asarray_positional(obj, /):
 
 
 _asarray_positional.__name__ = _asarray_positional.__qualname__ = "asarray"   # its errors
-for _fn in (take, take_along_axis, repeat, roll, searchsorted, sort, argsort, count_nonzero, from_dlpack, diff,
+for _fn in (take, take_along_axis, repeat, roll, searchsorted, sort, argsort, from_dlpack, diff,
             arange, linspace, full, meshgrid):
     register(_fn.__name__, "numpy")(_fn)
 register("asarray", "numpy", positional=_asarray_positional)(asarray)
 for _backend_name in ("numpy", "dask"):
     for _name in ("tril", "triu"):
         register(_name, _backend_name)(_triangle(_name, _backend_name))
+    register("count_nonzero", _backend_name)(_count_nonzero_of(_backend_name))
 del _fn, _backend_name, _name

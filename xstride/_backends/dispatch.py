@@ -28,6 +28,7 @@ from .._core.errors import error, overflow_error
 from .._core.names import ELEMENTWISE
 from .._core.ufuncs import ENGINE_UFUNCS
 from ._base import Backend
+from .axis_errors import axis_argument_error
 from .registry import DEFAULT, REGISTRY, each, get
 from .positional import (XP_BOUND, out_position, positional_count, reference_most,
                          too_many, too_many_error, ufunc_out)
@@ -541,12 +542,14 @@ def follower(qualname: str, module: str = "xstride"):
                     params.append(param_names(reference))
                 raise _no_array_error(qualname, backend, _named(params[0], args, kwargs))
         except (TypeError, ValueError, OverflowError) as exc:  # a library's names no function
-            if isinstance(exc, OverflowError):
+            if isinstance(exc, (OverflowError, ValueError)):
                 if not params:
                     params.append(param_names(reference))
-                unheld = _unheld_int(qualname, _named(params[0], args, kwargs))
-                if unheld is not None:
-                    raise unheld from None
+                named = list(_named(params[0], args, kwargs))
+                better = (_unheld_int(qualname, named) if isinstance(exc, OverflowError)
+                          else None) or axis_argument_error(exc, qualname, named)
+                if better is not None:
+                    raise better from None
             raise named_error(exc, qualname, reference, len(args)) from None
 
     return _finish(wrapper, reference, qualname, module)

@@ -1,0 +1,92 @@
+"""The errors of a library function (NumPy's, dask's, CuPy's) for a bad axis argument,
+named as xstride's own checks name them.
+
+xstride's checks (``_plans/reduction.py:normalize_axis`` and those built on it) raise
+``numpy.exceptions.AxisError`` for an axis out of range, ``"{func}: argument 'axis' 3 is
+out of range for an array of 2 dimensions"``, and ``ValueError`` for a repeated one.
+Where the library's function checks the axis itself, its errors named neither the
+function nor the argument (NumPy's ``flip``: "axis 3 is out of bounds for array of
+dimension 2"; ``moveaxis``: "repeated axis in `source` argument"), and an axis past
+64 bits was NumPy's ``OverflowError`` ("Python int too large to convert to C long")
+where the dask backend's check raised ``AxisError``. :func:`axis_argument_error` gives
+the same class and wording on every backend. The dispatch calls it on the error path
+only.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from .._core.errors import axis_error, value_error
+
+__all__ = ["AXIS_PARAMETERS", "axis_argument_error"]
+
+#: The parameters of the standard's functions that name axes.
+AXIS_PARAMETERS = ("axis", "axes", "source", "destination")
+
+#: NumPy's and dask's texts of an axis out of range and of a repeated axis.
+_OUT_OF_BOUNDS = re.compile(r"[Aa]xis (-?\d+) is out of bounds for array of dimension (\d+)")
+_REPEATED = re.compile(r"repeated axis|duplicate value in 'axis'")
+_INT64 = (-2**63, 2**63)
+
+
+def _items(value) -> tuple:
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,)
+
+
+def _argument(text: str, axes: list) -> tuple | None:
+    """The ``(name, value)`` of ``axes`` the library's ``text`` is about: the one it
+    names (NumPy's ``moveaxis``: "source: ...", "... in `destination` argument"), else
+    the only one given; None where that is not known."""
+    for name, value in axes:
+        if text.startswith(f"{name}: ") or f"`{name}`" in text:
+            return name, value
+    return axes[0] if len(axes) == 1 else None
+
+
+def axis_argument_error(exc: Exception, qualname: str, named) -> Exception | None:
+    """The error to raise for ``exc``, raised by the library function of namespace
+    function ``qualname`` called with the arguments ``named`` (``(name, value)`` pairs),
+    when it is about an axis argument; None for any other error.
+
+    - ``numpy.exceptions.AxisError`` (an axis out of range): an ``AxisError`` naming the
+      function and the argument, worded as xstride's own check;
+    - ``OverflowError`` (or NumPy's ``permute_dims``' "Maximum allowed dimension
+      exceeded" ``ValueError``) where an axis argument holds a Python int beyond 64
+      bits: an ``AxisError`` (such an axis is out of range for any array), as the dask
+      backend's check raises it;
+    - NumPy's ``ValueError`` for a repeated axis: a ``ValueError`` naming both.
+
+    Errors whose message names an argument already (xstride's checks) give None.
+    """
+    text = str(exc)
+    axes = [(n, v) for n, v in named if n in AXIS_PARAMETERS]
+    if not axes or "argument '" in text:
+        return None
+    func = qualname.rsplit(".", 1)[-1]
+    for name, value in axes:   # NumPy's OverflowError, or permute_dims' "Maximum allowed
+        for i in _items(value):   # dimension exceeded" ValueError
+            if type(i) is int and not _INT64[0] <= i < _INT64[1]:
+                return axis_error(func, name, f"{i} is out of range for any array (ranks "
+                                              "are at most 64)")
+    if isinstance(exc, OverflowError):
+        return None
+    found = _argument(text, axes)
+    if found is None:
+        return None
+    name, value = found
+    if isinstance(exc, np.exceptions.AxisError):
+        axis, ndim = getattr(exc, "axis", None), getattr(exc, "ndim", None)
+        if axis is None or ndim is None:   # dask's: a message only
+            m = _OUT_OF_BOUNDS.search(text)
+            if m is None:
+                return None
+            axis, ndim = int(m.group(1)), int(m.group(2))
+        return axis_error(func, name, f"{axis} is out of range for an array of {ndim} "
+                                      f"dimension{'s' if ndim != 1 else ''}")
+    if isinstance(exc, ValueError) and _REPEATED.search(text):
+        return value_error(func, name, f"{value!r} names an axis more than once (repeated "
+                                       "axes)")
+    return None
