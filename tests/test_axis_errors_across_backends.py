@@ -177,3 +177,17 @@ def test_flip_axis_out_of_range_is_an_index_error_on_dask():
                      lambda: xp.expand_dims(d, axis=3), lambda: xp.sum(d, axis=2)):
             with pytest.raises(IndexError, match="argument 'axis' -?[23] is out of range"):
                 call()
+
+
+@pytest.mark.parametrize("name", ["take", "repeat", "vecdot", "linalg.vecdot"])
+@pytest.mark.parametrize("value", [(0,), (0, 0), (0, 9), [1], None])
+def test_one_axis_functions_refuse_a_tuple_on_both_backends(name, value):
+    """``take``, ``repeat`` and ``vecdot`` take one int axis (``take``/``repeat``: None
+    for a flat array): NumPy's refused a tuple with ``TypeError``, where the dask
+    backend's check took it as a tuple of axes (``ValueError`` for ``(0, 0)``, its first
+    axis for ``(0,)``)."""
+    if value is None and name in ("take", "repeat"):
+        pytest.skip("axis=None is taken (repeat flattens; take refuses it past 1-D)")
+    on_numpy, on_dask = both(name, value)
+    assert type(on_numpy) is type(on_dask) is TypeError, (on_numpy, on_dask)
+    assert str(on_dask).startswith(f"{_func(name)}: argument 'axis' got "), str(on_dask)

@@ -51,7 +51,7 @@ import numpy as np
 
 from .._chunked import _config as _chunked_config
 from .._core.errors import broadcast_error, error, type_error, value_error
-from .._plans.reduction import normalize_axis
+from .._plans.reduction import normalize_axis, normalize_one_axis
 from .arg_checks import (check_dask_repeats, check_shift, check_dask_diff, check_sort_args,
                          check_sorter, check_take, check_take_along_axis, check_concat_shapes)
 from .dispatch import register
@@ -137,7 +137,7 @@ def vecdot(x1, x2, /, *, axis=-1):
     the standard: "on the interval [-N, -1], where N is min(x1.ndim, x2.ndim)").
     Arrays with lengths dask does not know (after boolean indexing) are the sum of
     ``conj(x1) * x2`` along ``axis`` (compat's refused them as of unequal lengths)."""
-    normalize_axis("vecdot", axis, builtins.min(x1.ndim, x2.ndim))   # in both operands
+    normalize_one_axis("vecdot", axis, builtins.min(x1.ndim, x2.ndim))   # in both operands
     ns = _ns()
     if all(_known(n) for n in x1.shape + x2.shape):
         return _promoted(ns.vecdot(x1, x2, axis=axis), x1, x2)
@@ -161,10 +161,10 @@ def take(x, indices, /, *, axis=None):
     range raises NumPy's ``IndexError`` when computed (dask's put 0 in its place)."""
     check_take(x, indices, axis)
     ax = 0 if axis is None else axis
-    if x.ndim and not _known(x.shape[normalize_axis("take", ax, x.ndim)[0]]):
+    if x.ndim and not _known(x.shape[normalize_one_axis("take", ax, x.ndim)]):
         raise _unknown_error("take", x, "dask's take needs along the axis taken from")
     if x.ndim and get(_NAME).owns(indices):
-        ax = normalize_axis("take", ax, x.ndim)[0]
+        ax = normalize_one_axis("take", ax, x.ndim)
         indices = indices.map_blocks(_index_in_range, n=x.shape[ax], axis=ax,
                                      dtype=indices.dtype, meta=indices._meta)
     return _ns().take(x, indices, axis=ax)
@@ -426,12 +426,12 @@ def repeat(x, repeats, /, *, axis=None):
     if _no_element(x):   # dask's fails on an empty axis: "Need array(s) to concatenate"
         if axis is None:
             return ns.reshape(x, (0,))
-        ax = normalize_axis("repeat", axis, x.ndim)[0]
+        ax = normalize_one_axis("repeat", axis, x.ndim)
         if x.shape[ax] == 0:
             return x
     if axis is None:
         x, axis = reshape(x, (-1,)), 0   # rows of unknown lengths: flattened per block
-    ax = normalize_axis("repeat", axis, x.ndim)[0]
+    ax = normalize_one_axis("repeat", axis, x.ndim)
     if not _known(x.shape[ax]) and isinstance(repeats, (int, np.integer)):
         # dask's needs the lengths; each block repeated on its own is the same array
         chunks = x.chunks[:ax] + (tuple(n * repeats for n in x.chunks[ax]),) + x.chunks[ax + 1:]

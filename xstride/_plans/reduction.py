@@ -69,6 +69,7 @@ __all__ = [
     "short_rows_strategy",
     "tile_ok",
     "normalize_axis",
+    "normalize_one_axis",
     "normalize_scan_axis",
     "ReductionPlan",
     "plan_reduction",
@@ -132,6 +133,29 @@ def normalize_axis(func: str, axis, ndim: int, arg: str = "axis") -> tuple[int, 
                                        "(duplicate axes)")
         out.append(i)
     return tuple(sorted(out))
+
+
+def normalize_one_axis(func: str, axis, ndim: int, arg: str = "axis") -> int:
+    """The one non-negative axis that ``axis``, an int, names: the axis of ``take``,
+    ``repeat``, ``vecdot`` (no tuple and no None, which their callers handle first).
+
+    Raises
+    ------
+    TypeError
+        ``axis`` is not an int: a tuple or list (NumPy's said "'tuple' object cannot be
+        interpreted as an integer", naming neither function nor argument), a bool,
+        None, a float.
+    numpy.exceptions.AxisError
+        ``axis`` is out of range for ``ndim`` (:func:`normalize_axis`).
+    """
+    if type(axis) is not int:
+        try:
+            if isinstance(axis, (bool, tuple, list)):
+                raise TypeError
+            operator.index(axis)
+        except TypeError:
+            raise type_error(func, arg, axis, "an int naming one axis") from None
+    return normalize_axis(func, axis, ndim, arg)[0]
 
 
 def normalize_scan_axis(func: str, axis, ndim: int) -> int:
