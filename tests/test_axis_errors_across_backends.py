@@ -191,3 +191,23 @@ def test_one_axis_functions_refuse_a_tuple_on_both_backends(name, value):
     on_numpy, on_dask = both(name, value)
     assert type(on_numpy) is type(on_dask) is TypeError, (on_numpy, on_dask)
     assert str(on_dask).startswith(f"{_func(name)}: argument 'axis' got "), str(on_dask)
+
+
+@pytest.mark.parametrize("name", [n for n in CASES if n != "linalg.vector_norm"])
+@pytest.mark.parametrize("value", [1.0, "1", np.float64(1.0)])
+def test_an_axis_of_no_int_is_a_type_error_naming_the_argument(name, value):
+    """NumPy's own messages named neither function nor argument ("'float' object cannot
+    be interpreted as an integer", "'float' object is not iterable", "integer argument
+    expected, got float")."""
+    for exc in both(name, value):
+        assert type(exc) is TypeError, (name, exc)
+        assert str(exc).startswith(f"{_func(name)}: argument '{_arg(name)}' got "), str(exc)
+
+
+@pytest.mark.parametrize("name", ["unstack", "moveaxis(source)", "moveaxis(destination)",
+                                  "stack", "expand_dims", "vecdot"])
+def test_none_where_an_axis_is_required_is_a_type_error_naming_the_argument(name):
+    for exc in both(name, None):
+        assert type(exc) is TypeError, (name, exc)
+        assert str(exc).startswith(f"{_func(name)}: argument '{_arg(name)}' got NoneType"), \
+            str(exc)

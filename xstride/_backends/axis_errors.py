@@ -8,24 +8,29 @@ Where the library's function checks the axis itself, its errors named neither th
 function nor the argument (NumPy's ``flip``: "axis 3 is out of bounds for array of
 dimension 2"; ``moveaxis``: "repeated axis in `source` argument"), and an axis past
 64 bits was NumPy's ``OverflowError`` ("Python int too large to convert to C long")
-where the dask backend's check raised ``AxisError``. :func:`axis_argument_error` gives
-the same class and wording on every backend. The dispatch calls it on the error path
+where the dask backend's check raised ``AxisError``; an axis of no int was NumPy's
+"'float' object cannot be interpreted as an integer". :func:`axis_argument_error`
+gives the same class and wording on every backend. The dispatch calls it on the error path
 only.
 """
 
 from __future__ import annotations
 
+import operator
 import re
 
 import numpy as np
 
-from .._core.errors import axis_error, value_error
+from .._core.errors import axis_error, type_error, value_error
 
 __all__ = ["AXIS_PARAMETERS", "axis_argument_error"]
 
 #: The parameters of the standard's functions that name axes.
 AXIS_PARAMETERS = ("axis", "axes", "source", "destination")
 
+#: NumPy's and dask's texts of an axis of no int (or a tuple where one int is taken).
+_NOT_AN_INT = re.compile(r"cannot be interpreted as an integer|integer argument expected|"
+                         r"an integer is required|is not iterable|must be an integer")
 #: NumPy's and dask's texts of an axis out of range and of a repeated axis.
 _OUT_OF_BOUNDS = re.compile(r"[Aa]xis (-?\d+) is out of bounds for array of dimension (\d+)")
 _REPEATED = re.compile(r"repeated axis|duplicate value in 'axis'")
@@ -34,6 +39,28 @@ _INT64 = (-2**63, 2**63)
 
 def _items(value) -> tuple:
     return tuple(value) if isinstance(value, (tuple, list)) else (value,)
+
+
+def _is_int(value) -> bool:
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    try:
+        operator.index(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _not_an_axis(value, text: str) -> bool:
+    """Whether ``value`` of an axis argument is what the library's ``TypeError`` ``text``
+    refuses: no int (None only where the text names it), a tuple holding one, or a
+    tuple or list where the text says the function takes no such object."""
+    if value is None:
+        return "'NoneType'" in text or "got None" in text
+    if isinstance(value, (tuple, list)):
+        return (f"'{type(value).__name__}' object" in text
+                or not all(_is_int(i) for i in value))
+    return not _is_int(value)
 
 
 def _argument(text: str, axes: list) -> tuple | None:
@@ -59,6 +86,11 @@ def axis_argument_error(exc: Exception, qualname: str, named) -> Exception | Non
       backend's check raises it;
     - NumPy's ``ValueError`` for a repeated axis: a ``ValueError`` naming both.
 
+    - a ``TypeError`` for an axis of no int (a float, a bool, a str, None where none is
+      taken, a tuple where one int is: NumPy's "'float' object cannot be interpreted as
+      an integer", "an integer is required for the axis"): a ``TypeError`` naming the
+      function, the argument and what it got.
+
     Errors whose message names an argument already (xstride's checks) give None.
     """
     text = str(exc)
@@ -66,6 +98,16 @@ def axis_argument_error(exc: Exception, qualname: str, named) -> Exception | Non
     if not axes or "argument '" in text:
         return None
     func = qualname.rsplit(".", 1)[-1]
+    if isinstance(exc, TypeError):
+        if not _NOT_AN_INT.search(text):
+            return None
+        for name, value in axes:
+            if _not_an_axis(value, text):
+                one = isinstance(value, (tuple, list)) and all(_is_int(i) for i in value)
+                return type_error(func, name, value, "an int naming one axis" if one else
+                                  "an int (or a tuple of ints where the function takes "
+                                  "several axes)")
+        return None
     for name, value in axes:   # NumPy's OverflowError, or permute_dims' "Maximum allowed
         for i in _items(value):   # dimension exceeded" ValueError
             if type(i) is int and not _INT64[0] <= i < _INT64[1]:

@@ -542,14 +542,13 @@ def follower(qualname: str, module: str = "xstride"):
                     params.append(param_names(reference))
                 raise _no_array_error(qualname, backend, _named(params[0], args, kwargs))
         except (TypeError, ValueError, OverflowError) as exc:  # a library's names no function
-            if isinstance(exc, (OverflowError, ValueError)):
-                if not params:
-                    params.append(param_names(reference))
-                named = list(_named(params[0], args, kwargs))
-                better = (_unheld_int(qualname, named) if isinstance(exc, OverflowError)
-                          else None) or axis_argument_error(exc, qualname, named)
-                if better is not None:
-                    raise better from None
+            if not params:
+                params.append(param_names(reference))
+            named = list(_named(params[0], args, kwargs))
+            better = (_unheld_int(qualname, named) if isinstance(exc, OverflowError)
+                      else None) or axis_argument_error(exc, qualname, named)
+            if better is not None:
+                raise better from None
             raise named_error(exc, qualname, reference, len(args)) from None
 
     return _finish(wrapper, reference, qualname, module)
