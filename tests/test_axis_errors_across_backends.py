@@ -193,7 +193,7 @@ def test_one_axis_functions_refuse_a_tuple_on_both_backends(name, value):
     assert str(on_dask).startswith(f"{_func(name)}: argument 'axis' got "), str(on_dask)
 
 
-@pytest.mark.parametrize("name", [n for n in CASES if n != "linalg.vector_norm"])
+@pytest.mark.parametrize("name", list(CASES))
 @pytest.mark.parametrize("value", [1.0, "1", np.float64(1.0)])
 def test_an_axis_of_no_int_is_a_type_error_naming_the_argument(name, value):
     """NumPy's own messages named neither function nor argument ("'float' object cannot
@@ -211,3 +211,44 @@ def test_none_where_an_axis_is_required_is_a_type_error_naming_the_argument(name
         assert type(exc) is TypeError, (name, exc)
         assert str(exc).startswith(f"{_func(name)}: argument '{_arg(name)}' got NoneType"), \
             str(exc)
+
+
+#: Functions whose library (NumPy's, kept on both backends) takes a bool as an axis, as
+#: the int it is in Python; every other function here refuses one.
+BOOL_TAKEN = {"unstack", "moveaxis(source)", "moveaxis(destination)", "stack"}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.parametrize("value", [True, np.True_])
+def test_a_bool_axis_raises_the_same_class_on_both_backends(name, value):
+    """NumPy's ``flip``, ``roll`` and ``expand_dims`` took ``axis=True`` as axis 1, and
+    NumPy's and dask's ``vector_norm`` ``1.0``, ``True`` and (NumPy) ``"1"``, where the
+    dask backend's checks refused them."""
+    on_numpy, on_dask = both(name, value)
+    assert type(on_numpy) is type(on_dask), (name, on_numpy, on_dask)
+    if name in BOOL_TAKEN and type(value) is bool:
+        assert on_numpy is None
+        return
+    assert type(on_numpy) is TypeError, (name, on_numpy)
+    for exc in (on_numpy, on_dask):
+        assert str(exc).startswith(f"{_func(name)}: argument '{_arg(name)}' got "), str(exc)
+
+
+def test_flip_roll_expand_dims_vector_norm_take_valid_axes():
+    """The checks in front of them take what is an axis: NumPy integers, 0-D integer
+    arrays (NumPy backend), lists of axes (``flip``, ``expand_dims``), repeats in
+    ``roll``."""
+    want = np.flip(A, axis=1)
+    for backend in ("numpy", "dask"):
+        with xp.use_backend(backend):
+            x = xp.asarray(A)
+            np.testing.assert_array_equal(xp.to_numpy(xp.flip(x, axis=np.int64(1))), want)
+            np.testing.assert_array_equal(xp.to_numpy(xp.flip(x, axis=[1])), want)
+            np.testing.assert_array_equal(xp.to_numpy(xp.roll(x, 1, axis=(1, 1))),
+                                          np.roll(A, 2, axis=1))
+            assert xp.expand_dims(x, axis=[0, -1]).shape == (1, 2, 3, 1)
+            np.testing.assert_allclose(
+                xp.to_numpy(xp.linalg.vector_norm(x, axis=(np.int64(0), 1))),
+                np.linalg.norm(A))
+    np.testing.assert_array_equal(xp.flip(A, axis=np.array(1)), want)
+    assert xp.expand_dims(A, axis=np.array(2)).shape == (2, 3, 1)

@@ -400,8 +400,12 @@ def repeat(x, repeats, /, *, axis=None):
 
 
 def roll(x, /, shift, *, axis=None):
-    """``roll`` of the standard on NumPy arrays, ``shift`` checked first."""
+    """``roll`` of the standard on NumPy arrays, ``shift`` and each axis checked first
+    (as on dask: NumPy's took a bool axis; an axis may repeat)."""
     check_shift(shift, axis)
+    if axis is not None and hasattr(x, "ndim"):
+        for a in axis if isinstance(axis, (tuple, list)) else (axis,):
+            normalize_axis("roll", a, x.ndim)
     return _numpy("roll")(x, shift, axis=axis)
 
 
