@@ -56,6 +56,9 @@ CASES = {
     "sliding_window_view": (lambda x, v: xp.sliding_window_view(x, 1, axis=v), 2, False),
     "linalg.vecdot": (lambda x, v: xp.linalg.vecdot(x, x, axis=v), 2, False),
     "linalg.vector_norm": (lambda x, v: xp.linalg.vector_norm(x, axis=v), 2, True),
+    "linalg.cross": (lambda x, v: xp.linalg.cross(x, x, axis=v), 2, False),
+    "tensordot": (lambda x, v: xp.tensordot(x, x, axes=((v,), (0,))), 2, False),
+    "linalg.tensordot": (lambda x, v: xp.linalg.tensordot(x, x, axes=((v,), (0,))), 2, False),
     **{f"fft.{f}": (_fft(f, "axis"), 2, False) for f in ("fft", "ifft", "rfft", "irfft",
                                                            "hfft", "ihfft")},
     **{f"fft.{f}": (_fft(f, "axes"), 2, True) for f in ("fftn", "ifftn", "rfftn", "irfftn",
@@ -95,8 +98,8 @@ def _arg(name: str) -> str:
     """The argument ``CASES[name]`` passes the axis in."""
     if "(" in name:
         return name.split("(")[1].rstrip(")")
-    return "axes" if name == "permute_dims" or (name.startswith("fft.") and CASES[name][2]) \
-        else "axis"
+    return "axes" if name in ("permute_dims", "tensordot", "linalg.tensordot") or (
+        name.startswith("fft.") and CASES[name][2]) else "axis"
 
 
 def _out_of_range(name: str):

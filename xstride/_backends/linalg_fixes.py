@@ -40,7 +40,7 @@ import numpy as np
 from . import select as _backend
 from .arg_checks import check_flag
 from .dispatch import register
-from .._core.errors import broadcast_error, type_error, value_error
+from .._core.errors import axis_error, broadcast_error, type_error, value_error
 
 __all__ = ["EigResult", "eig", "eigvals", "solve", "check_cross", "check_outer",
            "check_tensordot", "check_vector_norm"]
@@ -125,10 +125,12 @@ def check_cross(x1, x2, axis) -> tuple[tuple[int, ...], int]:
     Raises
     ------
     TypeError
-        Both operands bool (the standard: numeric).
+        Both operands bool (the standard: numeric); ``axis`` not an int (a float, a
+        bool, None: was a ``ValueError`` saying it was out of range).
+    numpy.exceptions.AxisError
+        ``axis`` out of range (a ``ValueError`` and an ``IndexError``, as NumPy's).
     ValueError
-        Shapes that do not broadcast; ``axis`` out of range; an operand whose length
-        along ``axis`` is not 3.
+        Shapes that do not broadcast; an operand whose length along ``axis`` is not 3.
     """
     # two bools: NumPy raised its bool-subtract error, dask a bare one for '-'
     if x1.dtype == bool and x2.dtype == bool:
@@ -139,9 +141,11 @@ def check_cross(x1, x2, axis) -> tuple[tuple[int, ...], int]:
     except ValueError:
         raise broadcast_error("cross", (x1.shape, x2.shape)) from None
     nd = len(shape)
-    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)) or not -nd <= axis < nd:
-        raise value_error("cross", "axis", f"is {axis!r}, out of range for the broadcast "
-                                           f"shape {shape}")
+    if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (int, np.integer)):
+        raise type_error("cross", "axis", axis, "an int naming an axis")
+    if not -nd <= axis < nd:   # NumPy's cross: AxisError, its linalg.cross IndexError
+        raise axis_error("cross", "axis", f"is {axis!r}, out of range for the broadcast "
+                                          f"shape {shape}")
     ax = int(axis) % nd
     for name, x in (("x1", x1), ("x2", x2)):
         own = ax - (nd - x.ndim)
@@ -184,10 +188,13 @@ def check_tensordot(x1, x2, axes):
     ------
     TypeError
         ``axes`` a bool, a float, or not two sequences of ints.
+    numpy.exceptions.AxisError
+        An axis out of range (a ``ValueError`` and an ``IndexError``: NumPy's
+        ``tensordot`` raised a bare ``IndexError``).
     ValueError
-        A negative count or one past a rank; sequences of different lengths; an axis out
-        of range or named twice; contracted lengths that differ (the standard: "must not
-        be broadcasted").
+        A negative count or one past a rank; sequences of different lengths; an axis
+        named twice; contracted lengths that differ (the standard: "must not be
+        broadcasted").
     """
     def ints(v, what):
         items = tuple(v) if isinstance(v, (tuple, list)) else (v,)
@@ -207,10 +214,10 @@ def check_tensordot(x1, x2, axes):
                                                    "have the same length")
         for name, x, seq in (("x1", x1, pairs[0]), ("x2", x2, pairs[1])):
             for a in seq:
-                if not -x.ndim <= a < x.ndim:
-                    raise value_error("tensordot", "axes", f"is {axes!r}: the axis {a} is "
-                                                           f"out of range for {name} of "
-                                                           f"{x.ndim} dimensions")
+                if not -x.ndim <= a < x.ndim:   # NumPy's IndexError; AxisError is one
+                    raise axis_error("tensordot", "axes", f"is {axes!r}: the axis {a} is "
+                                                          f"out of range for {name} of "
+                                                          f"{x.ndim} dimensions")
             if len({a % x.ndim for a in seq}) < len(seq):
                 raise value_error("tensordot", "axes", f"is {axes!r}: an axis of {name} is "
                                                        "named twice")
