@@ -255,3 +255,16 @@ def test_flip_roll_expand_dims_vector_norm_take_valid_axes():
                 np.linalg.norm(A))
     np.testing.assert_array_equal(xp.flip(A, axis=np.array(1)), want)
     assert xp.expand_dims(A, axis=np.array(2)).shape == (2, 3, 1)
+
+
+@pytest.mark.parametrize("name", ["fftn", "ifftn", "rfftn", "irfftn"])
+@pytest.mark.parametrize("axes", [1, np.int64(-1)])
+def test_n_dimensional_transforms_take_one_int_axes(name, axes):
+    """The check takes an int for ``axes`` ("expected an int or a tuple of ints"), but the
+    library's function was called with it and iterated over it: "'int' object is not
+    iterable" on both backends."""
+    want = getattr(np.fft, name)(A, axes=(int(axes),))
+    for backend in ("numpy", "dask"):
+        with xp.use_backend(backend):
+            got = xp.to_numpy(getattr(xp.fft, name)(xp.asarray(A), axes=axes))
+        np.testing.assert_allclose(got, want)

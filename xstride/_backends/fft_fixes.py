@@ -207,9 +207,10 @@ def _n_axis(name: str, backend: str):
         _points(name, x, chosen, s)
         lib = getattr(_backend.namespace(backend).fft, name)
         # the axes passed as chosen: dask's default for ``s`` without ``axes`` was the
-        # first len(s) axes, NumPy's (and CuPy's) the last
-        return lib(_one_chunk(x, chosen), s=s, axes=chosen if s is not None else axes,
-                   norm=norm)
+        # first len(s) axes, NumPy's (and CuPy's) the last; one int ``axes`` (taken by
+        # the check) as a tuple: the libraries iterate over it
+        return lib(_one_chunk(x, chosen), s=s,
+                   axes=axes if s is None and axes is None else chosen, norm=norm)
 
     impl.__doc__ = (f"``fft.{name}`` of the standard; each of ``axes`` checked first "
                     "(``numpy.exceptions.AxisError`` naming it); on dask the transformed "
