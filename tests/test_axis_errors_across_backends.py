@@ -268,3 +268,21 @@ def test_n_dimensional_transforms_take_one_int_axes(name, axes):
         with xp.use_backend(backend):
             got = xp.to_numpy(getattr(xp.fft, name)(xp.asarray(A), axes=axes))
         np.testing.assert_allclose(got, want)
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_and_argsort_of_axis_none_flatten_on_both_backends(descending):
+    """NumPy's sort takes ``axis=None`` (the flattened array), which the NumPy backend
+    kept; the dask backend's raised ``TypeError``, and the NumPy backend's ``argsort``
+    with ``descending=True`` compat's "'>=' not supported between instances of
+    'NoneType' and 'int'"."""
+    flat = A[::-1].reshape(-1)
+    order = np.argsort(-flat if descending else flat, stable=True)
+    for backend in ("numpy", "dask"):
+        with xp.use_backend(backend):
+            x = xp.asarray(A[::-1])
+            got = xp.sort(x, axis=None, descending=descending)
+            np.testing.assert_array_equal(xp.to_numpy(got), flat[order])
+            got = xp.argsort(x, axis=None, descending=descending)
+            np.testing.assert_array_equal(xp.to_numpy(got), order)
+    assert type(raised("numpy", "sort", None)) is type(raised("dask", "sort", None))

@@ -418,24 +418,22 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
 
 
 def sort(x, /, *, axis=-1, descending=False, stable=True, **kwargs):
-    """``sort`` of the standard on NumPy arrays, ``axis`` checked first (``None``
-    passes: NumPy's flattened sort)."""
-    if axis is None:
-        check_flag("sort", "descending", descending)
-        check_flag("sort", "stable", stable)
-    else:
-        check_sort_args("sort", x, axis, descending, stable)
+    """``sort`` of the standard on NumPy arrays, ``axis`` checked first (``None``: the
+    flattened array, NumPy's flattened sort, as on the dask backend)."""
+    if axis is None and hasattr(x, "reshape"):
+        x, axis = x.reshape(-1), -1
+    check_sort_args("sort", x, axis, descending, stable)
     return _numpy("sort")(x, axis=axis, descending=descending, stable=stable, **kwargs)
 
 
 def argsort(x, /, *, axis=-1, descending=False, stable=True, **kwargs):
     """``argsort`` of the standard on NumPy arrays, ``axis`` checked first: a 0-D array
-    is refused as ``sort`` refuses it (NumPy's gave shape (1,))."""
-    if axis is None:
-        check_flag("argsort", "descending", descending)
-        check_flag("argsort", "stable", stable)
-    else:
-        check_sort_args("argsort", x, axis, descending, stable)
+    is refused as ``sort`` refuses it (NumPy's gave shape (1,)); ``None`` sorts the
+    flattened array, as ``sort`` (compat's raised "'>=' not supported between instances
+    of 'NoneType' and 'int'" with ``descending=True``)."""
+    if axis is None and hasattr(x, "reshape"):
+        x, axis = x.reshape(-1), -1
+    check_sort_args("argsort", x, axis, descending, stable)
     return _numpy("argsort")(x, axis=axis, descending=descending, stable=stable, **kwargs)
 
 

@@ -258,28 +258,30 @@ def flip(x, /, *, axis=None):
 
 
 def sort(x, /, *, axis=-1, descending=False, stable=True):
-    """``sort`` of the standard on dask arrays; ``axis`` checked first (an int naming an
-    axis: dask's raised a bare ``IndexError`` out of range and for 0-D arrays, and
-    ``axis=None`` a ``TypeError`` comparing None with an int)."""
-    check_sort_args("sort", x, axis, descending, stable)
-    x = _sort_axis_whole("sort", x, axis)
+    """``sort`` of the standard on dask arrays; ``axis`` checked first (dask's raised a
+    bare ``IndexError`` out of range and for 0-D arrays; None: :func:`_sort_input`)."""
+    x, axis = _sort_input("sort", x, axis, descending, stable)
     return _ns().sort(x, axis=axis, descending=descending, stable=stable)
 
 
-def _sort_axis_whole(func: str, x, axis: int):
-    """``x`` with lengths dask does not know (after boolean indexing) on axes other than
-    the sorted one: that axis in one chunk already (compat's rechunked the others to
-    "auto" too, which dask refuses for such lengths: "Can not perform automatic
-    rechunking with unknown (nan) chunk sizes"). Unknown lengths along the sorted axis
-    are an error saying so, but for a 1-D ``x`` (``unique_values`` of floats, a boolean
+def _sort_input(func: str, x, axis, descending, stable) -> tuple:
+    """``x`` and ``axis`` of ``sort``/``argsort``, checked (``check_sort_args``); None
+    sorts the flattened array, as the NumPy backend's (dask's: a ``TypeError``). ``x``
+    with lengths dask does not know (after boolean indexing) on axes other than the
+    sorted one: that axis in one chunk already (compat's rechunked the others to "auto"
+    too, which dask refuses for such lengths). Unknown lengths along the sorted axis are
+    an error saying so, but for a 1-D ``x`` (``unique_values`` of floats, a boolean
     selection), whose blocks are joined into one by a task (dask's rechunk refuses)."""
+    if axis is None and hasattr(x, "ndim"):
+        x, axis = reshape(x, (-1,)), -1
+    check_sort_args(func, x, axis, descending, stable)
     if all(_known(n) for n in x.shape) or x.numblocks[axis] == 1:
-        return x
+        return x, axis
     if not _known(x.shape[axis]):
         if x.ndim == 1:
-            return _one_block(x)
+            return _one_block(x), axis
         raise _unknown_error(func, x, "gathering the sorted axis into one chunk needs")
-    return x.rechunk({axis % x.ndim: -1})
+    return x.rechunk({axis % x.ndim: -1}), axis
 
 
 def _joined(blocks):
@@ -301,8 +303,7 @@ def _one_block(x):
 
 def argsort(x, /, *, axis=-1, descending=False, stable=True):
     """``argsort`` of the standard on dask arrays; ``axis`` checked first, as ``sort``'s."""
-    check_sort_args("argsort", x, axis, descending, stable)
-    x = _sort_axis_whole("argsort", x, axis)
+    x, axis = _sort_input("argsort", x, axis, descending, stable)
     return _ns().argsort(x, axis=axis, descending=descending, stable=stable)
 
 
