@@ -286,3 +286,13 @@ def test_sort_and_argsort_of_axis_none_flatten_on_both_backends(descending):
             got = xp.argsort(x, axis=None, descending=descending)
             np.testing.assert_array_equal(xp.to_numpy(got), order)
     assert type(raised("numpy", "sort", None)) is type(raised("dask", "sort", None))
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_a_0d_float_array_axis_is_a_type_error_naming_the_argument(name):
+    """On the NumPy backend (on dask a NumPy array beside dask arrays is refused as
+    arrays of two backends): NumPy said "only integer scalar arrays can be converted to
+    a scalar index" or "iteration over a 0-d array"."""
+    exc = raised("numpy", name, np.array(1.0))
+    assert type(exc) is TypeError, (name, exc)
+    assert str(exc).startswith(f"{_func(name)}: argument '{_arg(name)}' got "), str(exc)

@@ -30,7 +30,8 @@ AXIS_PARAMETERS = ("axis", "axes", "source", "destination")
 
 #: NumPy's and dask's texts of an axis of no int (or a tuple where one int is taken).
 _NOT_AN_INT = re.compile(r"cannot be interpreted as an integer|integer argument expected|"
-                         r"an integer is required|is not iterable|must be an integer")
+                         r"an integer is required|is not iterable|must be an integer|"
+                         r"only integer scalar arrays|iteration over a 0-d array")
 #: NumPy's and dask's texts of an axis out of range and of a repeated axis.
 _OUT_OF_BOUNDS = re.compile(r"[Aa]xis (-?\d+) is out of bounds for array of dimension (\d+)")
 _REPEATED = re.compile(r"repeated axis|duplicate value in 'axis'")
@@ -84,8 +85,7 @@ def axis_argument_error(exc: Exception, qualname: str, named) -> Exception | Non
       exceeded" ``ValueError``) where an axis argument holds a Python int beyond 64
       bits: an ``AxisError`` (such an axis is out of range for any array), as the dask
       backend's check raises it;
-    - NumPy's ``ValueError`` for a repeated axis: a ``ValueError`` naming both.
-
+    - NumPy's ``ValueError`` for a repeated axis: a ``ValueError`` naming both;
     - a ``TypeError`` for an axis of no int (a float, a bool, a str, None where none is
       taken, a tuple where one int is: NumPy's "'float' object cannot be interpreted as
       an integer", "an integer is required for the axis"): a ``TypeError`` naming the
