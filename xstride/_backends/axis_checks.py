@@ -26,7 +26,7 @@ def flip(x, /, *, axis=None):
     return compat_function("numpy", "flip")(x, axis=axis)
 
 
-def expand_dims(x, /, *, axis=0):
+def expand_dims(x, /, axis=0):
     """``expand_dims`` of the standard on NumPy arrays, ``axis`` checked first against
     the result's rank (a tuple or list of axes too, which NumPy's takes)."""
     if hasattr(x, "ndim"):

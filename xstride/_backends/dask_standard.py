@@ -444,7 +444,7 @@ def _repeat_block(block, repeats, axis):
     return block.repeat(repeats, axis=axis)
 
 
-def expand_dims(x, /, *, axis=0):
+def expand_dims(x, /, axis=0):
     """``expand_dims`` of the standard on dask arrays; ``axis`` checked against the
     result's rank first (out of range ``AxisError``, repeated ``ValueError``)."""
     if isinstance(axis, (tuple, list)):
