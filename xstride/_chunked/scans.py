@@ -90,11 +90,13 @@ def _scan(name, x, axis, dtype, include_initial, out_dtype):
     if include_initial:
         import dask.array as da
 
-        first = x[tuple(slice(0, 1) if a == axis else slice(None) for a in range(x.ndim))]
-        if x.shape[axis] == 0:
-            shape = tuple(1 if a == axis else n for a, n in enumerate(x.shape))
-            first = da.zeros(shape, dtype=x.dtype, chunks=tuple(
-                (1,) if a == axis else c for a, c in enumerate(x.chunks)))
+        # the identity's blocks read nothing of x: a slice of x's first row made the
+        # blocks of x's merge of empty chunks tasks of two dependents here and of one
+        # in a later scan of x, and the scheduler warned of a key sent with two
+        # different tasks ("can cause failures and deadlocks")
+        shape = tuple(1 if a == axis else n for a, n in enumerate(x.shape))
+        first = da.zeros(shape, dtype=x.dtype, chunks=tuple(
+            (1,) if a == axis else c for a, c in enumerate(x.chunks)))
         head = first.map_blocks(_filled, ident, out_dtype, like=res._meta, dtype=out_dtype,
                                 meta=res._meta)
         res = da.concatenate([head, res], axis=axis)
