@@ -9,6 +9,7 @@ closed) and its ``xdist_group``, so both modules run on one pytest-xdist worker.
 from __future__ import annotations
 
 import logging
+import re
 
 import numpy as np
 import pytest
@@ -55,3 +56,38 @@ def test_scan_with_initial_then_without_sends_each_key_with_one_task(client):
     assert not [m for m in caught.seen if "run_spec" in m], caught.seen
     np.testing.assert_array_equal(first, xp.cumulative_sum(a, axis=0, include_initial=True))
     np.testing.assert_array_equal(second, xp.cumulative_sum(a, axis=0))
+
+
+def test_arrays_persisted_by_a_closed_client_are_a_clear_error():
+    """A probe: blocks persisted on a cluster whose client has closed since are gone,
+    and ``to_numpy`` (also of a result made from them), ``sort_by_key``, the Morton and
+    Philox functions raised dask's "Missing dependency ('array-…', 3, 0) for dependents
+    {…}"; now a ``ValueError`` naming the function and the argument."""
+    keys_np = np.arange(40, dtype=np.uint64)[::-1].copy()
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster, set_as_default=False) as gone:
+        with xp.use_backend("dask", chunks=10):
+            keys = gone.persist(xp.asarray(keys_np))
+            pos = gone.persist(xp.asarray(np.zeros((40, 3))))
+    said = "holds blocks persisted on a dask cluster that are gone (their client has closed"
+    calls = [
+        ("to_numpy", "a", lambda: xp.to_numpy(keys)),
+        ("to_numpy", "a", lambda: xp.to_numpy(xp.sum(pos))),
+        ("to_device", "a", lambda: xp.to_device(pos, "numpy")),
+        ("sort_by_key", "keys", lambda: xp.algorithms.sort_by_key(keys)),
+        ("sort_by_key", "values[0]", lambda: xp.algorithms.sort_by_key(
+            xp.asarray(keys_np), pos)),
+        ("morton_keys", "positions", lambda: xp.algorithms.morton_keys(pos, [0] * 3, [1] * 3, 4)),
+        ("morton_encode", "ix", lambda: xp.algorithms.morton_encode(keys, keys)),
+        ("morton_decode", "keys", lambda: xp.algorithms.morton_decode(keys, 2)),
+        ("philox_uniform", "counter", lambda: xp.rng.philox_uniform(1, 0, keys)),
+    ]
+    for func, arg, call in calls:
+        expected = "^" + re.escape(f"{func}: argument '{arg}' {said}")
+        with pytest.raises(ValueError, match=expected), xp.use_backend("dask", chunks=10):
+            call()
+    # arrays of no persisted block still compute (on the threads, without a client)
+    with xp.use_backend("dask", chunks=10):
+        fresh = xp.algorithms.sort_by_key(xp.asarray(keys_np))[0]
+    np.testing.assert_array_equal(xp.to_numpy(fresh), np.sort(keys_np))

@@ -181,6 +181,13 @@ class Backend:
         the ``TypeError`` of the functions that refuse it."""
         return None
 
+    def lost_remedy(self, a) -> str | None:
+        """None for an array ``a`` of this backend whose data can still be read; for one
+        whose data is gone (a dask array persisted on a cluster whose client has
+        closed), what to say and do, for the ``ValueError`` of the functions that read
+        it."""
+        return None
+
     def without_empty_chunks(self, a):
         """``a`` (an array of this backend) as its functions take it: ``a`` itself here;
         the dask backend merges away chunks of no element, over which dask's own

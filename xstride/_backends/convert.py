@@ -7,7 +7,7 @@ import numpy as np
 from . import dispatch
 from . import select as _backend
 from .registry import get, of_array
-from .._core.errors import type_error, unavailable_error
+from .._core.errors import type_error, unavailable_error, value_error
 
 __all__ = ["get_array_module", "array_namespace", "to_numpy", "to_device"]
 
@@ -104,6 +104,9 @@ def _host(a, func: str) -> np.ndarray:
         return a
     be = of_array(a)
     if be is not None and not isinstance(a, np.generic):
+        lost = be.lost_remedy(a)
+        if lost is not None:   # dask's compute said "Missing dependency" and a key
+            raise value_error(func, "a", lost)
         return be.to_host(a)   # a device-to-host copy; a dask array is computed
     try:
         out = np.asarray(a)

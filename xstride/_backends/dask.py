@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass
 
 from .._chunked import _config as _chunked_config
-from .._chunked.chunks import fit_chunks, fit_option, without_empty_chunks
+from .._chunked.chunks import fit_chunks, fit_option, lost_blocks, without_empty_chunks
 from .._core.errors import backend_unavailable_error, type_error, value_error
 from ._base import Backend
 
@@ -157,6 +157,16 @@ class DaskBackend(Backend):
         ma = sys.modules.get("numpy.ma")   # not imported: nothing is masked
         if ma is not None and isinstance(getattr(a, "_meta", None), ma.MaskedArray):
             return "pass dask.array.ma.filled(x, v)"
+        return None
+
+    def lost_remedy(self, a) -> str | None:
+        """Blocks that ``persist()`` left on a cluster whose client has closed since (or
+        that were cancelled): dask's compute said only "Missing dependency" and a key."""
+        if lost_blocks(a):
+            return ("holds blocks persisted on a dask cluster that are gone (their client "
+                    "has closed, or they were cancelled); make the array again while a "
+                    "client is open (from its sources, or xstride.to_device(x, \"dask\") "
+                    "of a NumPy x)")
         return None
 
     def load(self):

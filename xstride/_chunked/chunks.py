@@ -25,7 +25,36 @@ import numpy as np
 
 from .._core.errors import value_error
 
-__all__ = ["fit_option", "without_empty_chunks", "chunks_of_no_element", "fit_chunks"]
+__all__ = ["fit_option", "without_empty_chunks", "chunks_of_no_element", "fit_chunks",
+           "lost_blocks"]
+
+
+def lost_blocks(a) -> bool:
+    """Whether dask array ``a`` is made of blocks that ``persist()`` left on a
+    ``distributed`` cluster whose client has closed since (or that were cancelled): its
+    graph holds cancelled futures, whose data is gone (dask's compute then said only
+    "Missing dependency" with a key). Looks at the first value of each layer held as a
+    dict (a persisted array's blocks are such a layer of futures): one look per layer."""
+    import sys
+
+    client_mod = sys.modules.get("distributed.client")
+    if client_mod is None:   # distributed never imported: no future exists
+        return False
+    from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
+
+    future = client_mod.Future
+    graph = a.__dask_graph__()
+    # other layers (blockwise) would make their tasks to show a value
+    layers = ([la.mapping for la in graph.layers.values() if isinstance(la, MaterializedLayer)]
+              if isinstance(graph, HighLevelGraph) else [graph])
+    for mapping in layers:
+        if not isinstance(mapping, dict) or not mapping:
+            continue
+        first = next(iter(mapping.values()))
+        if isinstance(first, future) and (first.status == "cancelled" or getattr(
+                first.client, "status", None) in ("closing", "closed")):
+            return True
+    return False
 
 
 def without_empty_chunks(a):

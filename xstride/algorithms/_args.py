@@ -62,6 +62,9 @@ def _refuse_mask(func: str, name: str, value, be) -> None:
     remedy = None if be is None else be.mask_remedy(value)
     if remedy is not None:
         raise type_error(func, name, value, f"an array without a mask ({remedy})")
+    lost = None if be is None else be.lost_remedy(value)
+    if lost is not None:   # dask's compute said "Missing dependency" and a key
+        raise value_error(func, name, lost)
 
 
 #: What to do with arrays of a lazy backend (dask) that a function does not run on.

@@ -34,6 +34,9 @@ def _check_int(func, name, value, limit, limit_text):
     remedy = None if be is None else be.mask_remedy(value)
     if remedy is not None:   # its masked counters would still draw
         raise type_error(func, name, value, f"an integer array without a mask ({remedy})")
+    lost = None if be is None else be.lost_remedy(value)
+    if lost is not None:   # dask's compute said "Missing dependency" and a key
+        raise value_error(func, name, lost)
     try:
         kind = getattr(getattr(value, "dtype", None), "kind", None)
         shape = getattr(value, "shape", None)
