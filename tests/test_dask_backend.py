@@ -113,6 +113,12 @@ def test_names_are_case_insensitive_for_the_chunk_backend_too():
                                     r"2\*\*63-1"),
     ({"chunks": "lots"}, ValueError, r"argument 'chunks' has 'lots', which is neither 'auto' "
                                      r"nor a byte size"),
+    # a unit without its number: dask's parse_bytes read '' as 1 byte (chunks of one
+    # element, silently) and 'KiB' as 1024 bytes
+    ({"chunks": ""}, ValueError, r"argument 'chunks' has '', which is neither 'auto' nor"),
+    ({"chunks": " "}, ValueError, r"argument 'chunks' has ' ', which is neither 'auto' nor"),
+    ({"chunks": "KiB"}, ValueError, r"argument 'chunks' has 'KiB', which is neither 'auto'"),
+    ({"chunks": (3, "B")}, ValueError, r"argument 'chunks' has 'B', which is neither 'auto'"),
     ({"chunks": True}, TypeError, r"argument 'chunks' got bool True; expected 'auto', an int"),
     ({"chunks": 2.5}, TypeError, r"argument 'chunks' got float 2.5"),
     ({"chunks": ((3, -1),)}, ValueError, r"has the block lengths \(3, -1\)"),

@@ -520,6 +520,7 @@ def test_chunks_without_a_unit_count_rows(capsys):
     # past int64: a traceback from dask's arange ("ufunc 'isnan' not supported")
     ("99999999999999999999999", "'99999999999999999999999' rows is more than a chunk holds"),
     ("1e30", "'1e30' rows is more than a chunk holds (2**63-1 rows)"),
+    ("", "'' is neither 'auto' nor a byte size with its unit"),   # was 1 byte a chunk
 ])
 def test_a_bad_chunks_value_is_the_parsers_error_before_any_cluster(text, message, capsys,
                                                                       monkeypatch):

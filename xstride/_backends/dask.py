@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numbers
 import operator
+import re
 import sys
 from dataclasses import dataclass
 
@@ -66,6 +67,10 @@ def _as_int(value):
     return value
 
 
+#: A byte size starts with its number (blanks before it allowed, as dask allows them).
+_NUMBER_FIRST = re.compile(r"\s*[+]?(\d|\.\d)")
+
+
 def _check_chunk_entry(func: str, value, whole):
     """One entry of ``chunks``: a positive int, -1, None, "auto", a byte size, or (inside a
     per-axis tuple) a tuple of positive block lengths; returned with a NumPy integer
@@ -90,7 +95,9 @@ def _check_chunk_entry(func: str, value, whole):
         from dask.utils import parse_bytes
 
         try:
-            size = parse_bytes(value)
+            # a unit without its number ('', 'KiB') is no size: dask's parse_bytes reads
+            # the missing number as 1 ('' was chunks of one byte, an element each)
+            size = parse_bytes(value) if _NUMBER_FIRST.match(value) else 0
         except (ValueError, TypeError):
             size = 0
         if size <= 0:
