@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 
 import numpy as np
 import pytest
@@ -91,3 +92,40 @@ def test_arrays_persisted_by_a_closed_client_are_a_clear_error():
     with xp.use_backend("dask", chunks=10):
         fresh = xp.algorithms.sort_by_key(xp.asarray(keys_np))[0]
     np.testing.assert_array_equal(xp.to_numpy(fresh), np.sort(keys_np))
+
+
+def _slow_block(block):
+    time.sleep(1)
+    return block
+
+
+def test_demo_cluster_that_loses_all_its_workers_is_an_error_not_a_hang():
+    """A probe: ``demo --backend dask --points bunny.ply --chunks 90`` (400 chunks, the
+    sort's 160,000 piece tasks) on a busy 2-core machine made the scheduler remove both
+    workers; their nannies closed, the local cluster started no new ones and the
+    demo's stage waited for ever. Here the workers go by ``scale(0)`` while a stage
+    waits: a ``DemoError`` saying so, within seconds."""
+    import threading
+
+    import dask.array as da
+
+    from xstride._cli import dask_demo
+    from xstride._cli.demo import DemoError
+
+    def demo_stage():
+        try:
+            with dask_demo.cluster(workers=1) as demo_client:
+                threading.Timer(0.2, demo_client.cluster.scale, (0,)).start()
+                slow = da.from_array(np.arange(4), chunks=2).map_blocks(
+                    _slow_block, meta=np.array((), dtype=np.int64))
+                dask_demo._persist(slow)
+        except BaseException as exc:   # noqa: BLE001 (handed to the test's thread)
+            raised.append(exc)
+
+    raised = []
+    runner = threading.Thread(target=demo_stage, daemon=True)   # a hang fails the test
+    runner.start()
+    runner.join(timeout=60)
+    assert not runner.is_alive(), "the stage still waits for the lost workers"
+    assert len(raised) == 1 and isinstance(raised[0], DemoError), raised
+    assert str(raised[0]).startswith("the local cluster lost all its workers")

@@ -215,12 +215,67 @@ def cluster(workers=None, scheduler=None, gpu=False, timeout=DEFAULT_TIMEOUT):
                              threads_per_worker=1, processes=True, dashboard_address=":0")
     try:
         client = Client(local)
+        watch = _WorkerWatch(local, client)
         try:
             yield client
+            if watch.lost:   # the stages ended without the cluster (dask's threads)
+                raise DemoError(watch.message)
+        except BaseException:
+            if watch.lost:   # what the closed client raised in the stage that waited
+                raise DemoError(watch.message) from None
+            raise
         finally:
+            watch.stop()
             client.close()
     finally:
         local.close()
+
+
+class _WorkerWatch:
+    """Watches the workers of a local cluster made by :func:`cluster` while the demo
+    runs. When none is left (each worker's nanny closed: the scheduler removed the
+    workers, as an overloaded machine made it do, and a local cluster starts no new
+    ones), the client's futures are cancelled, so that the stage waiting on the cluster
+    ends (it waited for ever, its tasks queued for workers that would never come);
+    ``lost`` then says so and ``message`` is the demo's error."""
+
+    def __init__(self, local, client, period: float = 0.5):
+        self._local, self._client, self._period = local, client, period
+        self.lost = False
+        self.message = ("the local cluster lost all its workers (dask's log above says "
+                        "why) and starts no new ones: the demo cannot finish. On a busy "
+                        "machine, fewer chunks of rows (a larger --chunks) make fewer "
+                        "tasks")
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True,
+                                        name="xstride-demo-worker-watch")
+        self._thread.start()
+
+    def _gone(self) -> bool:
+        from distributed.core import Status
+
+        live = (Status.init, Status.created, Status.starting, Status.running, Status.paused)
+        return not any(getattr(w, "status", None) in live
+                       for w in list(self._local.workers.values()))
+
+    def _watch(self) -> None:
+        while not self._stop.wait(self._period):
+            if self.lost or self._gone():
+                # again each period: a stage may have submitted more since
+                self.lost = True
+                with contextlib.suppress(Exception):
+                    self._client.loop.add_callback(self._cancel_all)
+
+    def _cancel_all(self) -> None:
+        """Ends every wait of the client (on its event loop): each of its futures
+        cancelled, as the scheduler would cancel them (its waits raise dask's
+        ``FutureCancelledError``)."""
+        for state in list(self._client.futures.values()):
+            state.cancel(reason="the local cluster lost all its workers")
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
 
 
 # --------------------------------------------------------------------- pipeline
