@@ -74,6 +74,22 @@ def test_chunks_option_none_is_refused_before_anything_changes():
         assert xp.zeros(10, chunks=None).chunks == ((4, 4, 2),)
 
 
+@pytest.mark.parametrize("call", [
+    lambda: xp.asarray([1, 2], chunks=1),
+    lambda: xp.zeros(5, chunks=3),
+    lambda: xp.arange(5, chunks=2),
+    lambda: xp.full(3, 1.0, chunks=(2,)),
+], ids=["asarray", "zeros", "arange", "full"])
+def test_a_call_s_own_chunks_on_the_numpy_backend_name_the_backend(call):
+    """A new user's slip: ``xp.asarray(a, chunks=...)`` with the NumPy backend active
+    said NumPy's "asarray: array() got an unexpected keyword argument 'chunks'"."""
+    name = call.__code__.co_names[-1]
+    with pytest.raises(TypeError, match=rf"^{name}: argument 'chunks' got .*; expected no "
+                                        r"chunks on the numpy backend \(an argument of the "
+                                        r"dask backend's arrays"):
+        call()
+
+
 def test_a_call_may_give_its_own_chunks():
     with xp.use_backend("dask", chunks=4):
         assert xp.zeros(10, chunks=5).chunks == ((5, 5),)

@@ -24,7 +24,7 @@ import threading
 
 import numpy as np
 
-from .._core.errors import error, overflow_error
+from .._core.errors import error, overflow_error, type_error
 from .._core.names import ELEMENTWISE
 from .._core.ufuncs import ENGINE_UFUNCS
 from ._base import Backend
@@ -572,6 +572,13 @@ def creator(qualname: str, module: str = "xstride"):
                 args, kwargs = rewrites[backend](qualname, args, kwargs)
             return implementation(_backend.check_active(backend), qualname)(*args, **kwargs)
         except (TypeError, ValueError, OverflowError) as exc:  # a library's names no function
+            if (type(exc) is TypeError and "chunks" in kwargs and "'chunks'" in str(exc)
+                    and not get(backend).lazy):
+                # NumPy's own words named its inner function ("array() got an unexpected
+                # keyword argument 'chunks'") and not the backend that takes it
+                raise type_error(qualname.rsplit(".", 1)[-1], "chunks", kwargs["chunks"],
+                                 f"no chunks on the {backend} backend (an argument of the "
+                                 "dask backend's arrays: xp.use_backend('dask'))") from None
             raise named_error(exc, qualname, reference, len(args)) from None
 
     return _finish(wrapper, reference, qualname, module)
