@@ -281,21 +281,30 @@ def test_warp_rows_leave_other_rows_plans_to_the_rows_kernels():
 
 
 @pytest.mark.parametrize("L", range(1, 40))
-def test_warp_rows_rounds_cover_every_headless_run(L):
-    """The host's round count, (L - 1) // P, is the longest run of lanes without a row
-    head that rows of L elements leave in 16-byte words of P = 4 elements, for every
-    alignment of a row in a word (counted here from the row heads' positions)."""
-    for p in (4,):
-        if L < p:
-            continue
-        span = math.lcm(L, p) * 32
-        heads = np.zeros(span // p, bool)
-        heads[np.arange(0, span, L) // p] = True
-        longest = run = 0
-        for has in heads:
-            run = 0 if has else run + 1
-            longest = max(longest, run)
-        assert longest == (L - 1) // p, (L, p)
+def test_warp_rows_rounds_cover_every_headless_run(L, monkeypatch):
+    """The host's round count (``_warp_rows``: ``(L - 1) // P``) is the longest run of
+    lanes without a row head that rows of L elements leave in 16-byte words of P = 4
+    elements, for every alignment of a row in a word (counted here from the row heads'
+    positions); rows shorter than a word are not the warp scan's."""
+    from xstride._kernels import scans
+    from xstride._plans.scan import plan_scan
+    from xstride.layout import Layout
+
+    monkeypatch.setitem(rc.TUNING, "scan_warp", (4, 4))
+    f4, p = np.dtype(np.float32), 4
+    warp = scans._warp_rows(plan_scan(Layout((300, L), itemsize=4), 1, False), f4, f4, True)
+    if L < p:
+        assert warp is None, (L, warp)
+        return
+    assert warp is not None, L
+    span = math.lcm(L, p) * 32
+    heads = np.zeros(span // p, bool)
+    heads[np.arange(0, span, L) // p] = True
+    longest = run = 0
+    for has in heads:
+        run = 0 if has else run + 1
+        longest = max(longest, run)
+    assert longest == warp[2], (L, warp)
 
 
 def test_warp_rows_kernels_compile_with_the_packed_parameter_sizes():
