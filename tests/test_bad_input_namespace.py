@@ -21,7 +21,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 import xstride as xp
 from xstride import _backends
@@ -49,8 +49,11 @@ def _no_cupy():
 
 
 # ---------------------------------------------------------------- xp.algorithms
+# each sweep also runs one valid call (junk alone never made one succeed, so the checks
+# of a result below never ran)
 @_settings
 @given(lower=junk, upper=junk, levels=junk)
+@example(lower=[0.0, -1.0], upper=[2.0, 3.0], levels=3)
 def test_morton_scales(lower, upper, levels):
     got = _call("morton_scales", xp.algorithms.morton_scales, lower, upper, levels)
     if isinstance(got, np.ndarray):
@@ -59,6 +62,8 @@ def test_morton_scales(lower, upper, levels):
 
 @_settings
 @given(positions=junk, lower=junk, upper=junk, levels=junk)
+@example(positions=np.array([[0.5, 0.25, 1.0], [0.0, 0.0, 0.0]]), lower=[0, 0, 0],
+         upper=[1, 1, 1], levels=4)
 def test_morton_keys(positions, lower, upper, levels):
     got = _call("morton_keys", xp.algorithms.morton_keys, positions, lower, upper, levels)
     if isinstance(got, np.ndarray):
@@ -153,6 +158,7 @@ def test_cuda_struct_values(ctype, value, extra):
        operation=st.one_of(junk, st.just("z = x")), name=st.one_of(junk, st.just("ek")),
        kw=st.dictionaries(st.sampled_from(["preamble", "return_tuple", "reduce_dims",
                                            "bogus"]), junk, max_size=2))
+@example(in_params="T x", out_params="T z", operation="z = x", name="ek", kw={})
 def test_elementwise_kernel(in_params, out_params, operation, name, kw):
     with _no_cupy():
         got = _call("ElementwiseKernel", xp.cuda.ElementwiseKernel, in_params, out_params,
