@@ -15,6 +15,12 @@ def _params(src: str):
 
 
 @pytest.mark.parametrize("decl, name, text, how", [
+    ("float x[4][4]", "x", "a 2-dimensional array ('float x[4][4]')",
+     "declare it 'float* x' (one bound, 'float x[]', is that pointer) and index it "
+     "yourself, or take an 'Array2D<float>' view"),
+    ("const double y [][3] [2]", "y", "a 3-dimensional array ('const double y [][3] [2]')",
+     "'const double* y'"),
+    ("int [2][2]", "arg1", "a 2-dimensional array ('int [2][2]')", "'int* arg1'"),
     ("float (*x)[4]", "x", "a pointer to arrays ('float (*x)[4]')",
      "declare it 'float* x' (one bound, 'float x[]', is that pointer) and index it "
      "yourself, or take an 'Array2D<float>' view"),
@@ -23,9 +29,11 @@ def _params(src: str):
     ("int (*)[2]", "arg1", "a pointer to arrays ('int (*)[2]')", "'int* arg1'"),
     ("float (&r)[4]", "r", "a reference to an array ('float (&r)[4]')", "'Array1D<float>'"),
 ])
-def test_a_pointer_to_arrays_is_named(decl, name, text, how):
-    """``float (*x)[4]`` was "parameter 1 ('arg1'): unknown C type 'float (*x)': pointers
-    to 'float (' are not supported"; it is refused as ``float x[4][4]`` is, by its name."""
+def test_array_parameters_are_named(decl, name, text, how):
+    """``float x[4][4]`` was "parameter 1 ('arg1'): unknown C type 'float x[4]'" (the
+    first bound read as the pointer, the name taken for a type word), ``float (*x)[4]``
+    "unknown C type 'float (*x)': pointers to 'float (' are not supported"; both are
+    refused by their name, with what to declare instead."""
     with pytest.raises(ValueError, match=re.escape(
             f"CudaKernel 'k': parameter 1 ({name!r}) is declared as {text}, which is not "
             "supported; a parameter is a scalar, a pointer, an ArrayND<T> / CArrayND<T> view "

@@ -16,12 +16,12 @@ only.
 
 from __future__ import annotations
 
-import operator
 import re
 
 import numpy as np
 
 from .._core.errors import axis_error, type_error, value_error
+from .._core.intseq import is_index
 
 __all__ = ["AXIS_PARAMETERS", "axis_argument_error"]
 
@@ -42,16 +42,6 @@ def _items(value) -> tuple:
     return tuple(value) if isinstance(value, (tuple, list)) else (value,)
 
 
-def _is_int(value) -> bool:
-    if isinstance(value, (bool, np.bool_)):
-        return False
-    try:
-        operator.index(value)
-    except TypeError:
-        return False
-    return True
-
-
 def _not_an_axis(value, text: str) -> bool:
     """Whether ``value`` of an axis argument is what the library's ``TypeError`` ``text``
     refuses: no int (None only where the text names it), a tuple holding one, or a
@@ -60,8 +50,8 @@ def _not_an_axis(value, text: str) -> bool:
         return "'NoneType'" in text or "got None" in text
     if isinstance(value, (tuple, list)):
         return (f"'{type(value).__name__}' object" in text
-                or not all(_is_int(i) for i in value))
-    return not _is_int(value)
+                or not all(is_index(i) for i in value))
+    return not is_index(value)
 
 
 def _argument(text: str, axes: list) -> tuple | None:
@@ -103,7 +93,7 @@ def axis_argument_error(exc: Exception, qualname: str, named) -> Exception | Non
             return None
         for name, value in axes:
             if _not_an_axis(value, text):
-                one = isinstance(value, (tuple, list)) and all(_is_int(i) for i in value)
+                one = isinstance(value, (tuple, list)) and all(is_index(i) for i in value)
                 return type_error(func, name, value, "an int naming one axis" if one else
                                   "an int (or a tuple of ints where the function takes "
                                   "several axes)")

@@ -41,6 +41,7 @@ from . import select as _backend
 from .arg_checks import check_flag
 from .dispatch import register
 from .._core.errors import axis_error, broadcast_error, type_error, value_error
+from .._core.intseq import is_index
 
 __all__ = ["EigResult", "eig", "eigvals", "solve", "check_cross", "check_outer",
            "check_tensordot", "check_vector_norm"]
@@ -242,17 +243,6 @@ def check_tensordot(x1, x2, axes):
     return normalized
 
 
-def _is_int(a) -> bool:
-    """An int of an axis: an int, a NumPy integer or a 0-D integer array, no bool."""
-    if isinstance(a, (bool, np.bool_)):
-        return False
-    try:
-        operator.index(a)
-    except TypeError:
-        return False
-    return True
-
-
 def check_vector_norm(axis, ord, keepdims=False) -> None:
     """``vector_norm``'s ``axis`` (None, an int or a tuple of ints: NumPy refused a list,
     dask took a list of two as a matrix norm, "SVD based norm not implemented"; NumPy
@@ -261,7 +251,7 @@ def check_vector_norm(axis, ord, keepdims=False) -> None:
     bool: ``ord=True`` was the norm of ord 1; dask raised a ``TypeError`` from ``**``
     for a string, and took a complex ``ord``, returning a complex norm)."""
     if isinstance(axis, list) or (axis is not None and not all(
-            _is_int(a) for a in (axis if isinstance(axis, tuple) else (axis,)))):
+            is_index(a) for a in (axis if isinstance(axis, tuple) else (axis,)))):
         raise type_error("vector_norm", "axis", axis, "None, an int or a tuple of ints")
     check_flag("vector_norm", "keepdims", keepdims)
     if isinstance(ord, (bool, np.bool_)):

@@ -8,12 +8,13 @@ need them exact.
 from __future__ import annotations
 
 import itertools
+import operator
 
 import numpy as np
 
 from .errors import type_error, value_error
 
-__all__ = ["integer_array", "leaves", "holds_bool"]
+__all__ = ["integer_array", "leaves", "holds_bool", "is_index"]
 
 
 def integer_array(func: str, name: str, value) -> np.ndarray:
@@ -78,3 +79,15 @@ def holds_bool(value) -> bool:
             return False
         level = list(itertools.chain.from_iterable(
             v for v in level if isinstance(v, (list, tuple))))
+
+
+def is_index(value) -> bool:
+    """Whether ``value`` stands for an int where Python takes an index (``__index__``:
+    an int, a NumPy integer, a 0-D integer array), bools excepted: the test of an axis."""
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    try:
+        operator.index(value)
+    except TypeError:
+        return False
+    return True
