@@ -8,6 +8,7 @@ functions dask lacks; ``dask_standard``: where dask's functions differ from the
 standard; ``dask_linalg``: the linear algebra of stacks of matrices on dask;
 ``dask_unique``: the set functions of dask arrays with NaN; ``arg_checks``: ``take``,
 ``repeat``, ``roll`` arguments the libraries take and the standard refuses;
+``clip_checks``: ``clip``'s Python scalar bounds against ``x``'s dtype;
 ``fft_fixes``: the ``fft`` functions' axes, and on dask their gather into one chunk;
 ``axis_checks``: NumPy's ``flip`` and ``expand_dims`` axis checked as dask's). None of them imports CuPy at import time. ``dask_fixes`` is
 imported here, with ``import xstride``: it also sets the chunked executors' hook, which
@@ -25,5 +26,6 @@ from .dispatch import register_on_first_lookup
 register_on_first_lookup(f"{__package__}.fixes", f"{__package__}.complex_special",
                          f"{__package__}.linalg_fixes", f"{__package__}.dask_standard",
                          f"{__package__}.dask_linalg", f"{__package__}.dask_unique",
-                         f"{__package__}.arg_checks", f"{__package__}.fft_fixes",
+                         f"{__package__}.arg_checks", f"{__package__}.clip_checks",
+                         f"{__package__}.fft_fixes",
                          f"{__package__}.axis_checks")

@@ -1,0 +1,117 @@
+"""``clip``'s bounds checked before the library's ``clip``, on the NumPy and dask
+backends (one check for both).
+
+The result of ``clip`` has ``x``'s dtype (standard: "Elementwise Functions", ``clip``),
+so array_api_compat converts a Python scalar bound to that dtype, whatever it is. That
+made answers no reading of the call gives, and different ones on the two backends:
+
+- a Python ``int`` or ``float`` bound of a bool ``x`` became a bool
+  (``clip([True, False], -200, 300)`` was ``[True, True]``: -200 is true), and
+  ``clip(x, None, -1)`` of bools was ``[True, False]`` on NumPy, ``[True, True]`` on
+  dask;
+- a Python ``float`` bound of an integer ``x`` was truncated (``min=0.5`` clipped to 0,
+  ``min=1e40`` was NumPy's unnamed "Python int too large to convert to C long" and 0 on
+  dask);
+- a Python ``int`` bound past the far end of an integer ``x``'s range (``min=300`` of
+  int8, which would lift every element above the dtype) was NumPy's ``OverflowError``
+  but wrapped on dask (``[44, 44, 44, 44]``);
+- a Python ``complex``, a string or a list as a bound was a conversion error naming no
+  argument (``int() argument must be ...``) on NumPy and a bare ``AttributeError``
+  ("'complex' object has no attribute 'shape'") on dask.
+
+Here a Python scalar bound must be of a kind the standard's type promotion lets a
+scalar take beside ``x`` ("Type Promotion Rules", mixing arrays with Python scalars): a
+``bool`` for a bool ``x``; a ``bool`` or ``int`` for an integer ``x``; a ``bool``,
+``int`` or ``float`` for a real floating ``x``; and a ``complex`` too for a complex
+``x`` (which NumPy clips in its lexicographic order, as ``maximum`` compares). Anything
+else that is not an array is a ``TypeError`` naming the bound. A Python ``int`` past
+the near end of an integer range (``min=-1000`` of int8) is no bound, as
+array_api_compat has it; past the far end it is an ``OverflowError`` naming the bound
+on both backends. Array bounds are the library's (their dtype should be ``x``'s; the
+standard leaves other dtypes unspecified). ``clip`` of a bool array without bounds is
+a copy on dask too (dask's called NumPy's ``positive``, which refuses bools), and a
+complex bound of a complex ``x`` is taken there too (compat's read its ``shape``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._core.errors import overflow_error, type_error
+from . import dask_standard as _dask_standard
+from .dispatch import compat_function, register
+
+__all__ = ["check_clip"]
+
+#: Python scalar types a bound may be, by the kind of ``x``'s dtype
+_TAKES = {"b": ((bool,), "a Python bool"),
+          "i": ((bool, int), "a Python int or bool"),
+          "u": ((bool, int), "a Python int or bool"),
+          "f": ((bool, int, float), "a Python int, float or bool"),
+          "c": ((bool, int, float, complex), "a Python int, float, complex or bool")}
+
+
+def _is_array(v) -> bool:
+    return hasattr(v, "shape") and hasattr(v, "dtype") and not isinstance(
+        v, (np.generic, type))
+
+
+def check_clip(x, min, max) -> tuple:   # noqa: A002 (the standard's names)
+    """``clip``'s ``min`` and ``max`` checked against ``x``'s dtype (module docstring).
+
+    Returns ``(min, max)``, with a Python int bound past the near end of an integer
+    ``x``'s range replaced by None (no bound)."""
+    dtype = getattr(x, "dtype", None)
+    kind = getattr(dtype, "kind", None)
+    if kind not in _TAKES:
+        return min, max   # not an array of a numeric dtype: the library's error
+    scalars, allowed = _TAKES[kind]
+    bounds = []
+    for name, v in (("min", min), ("max", max)):
+        if v is None or _is_array(v):
+            bounds.append(v)
+            continue
+        if isinstance(v, np.generic):   # a NumPy scalar: its Python value's kind
+            v = v.item()
+        if type(v) not in scalars:
+            raise type_error("clip", name, v,
+                             f"None, an array or {allowed} (a bound of x of dtype {dtype}, "
+                             "whose dtype the result has)")
+        if kind in "iu" and type(v) is int:
+            info = np.iinfo(dtype)
+            far = v > info.max if name == "min" else v < info.min
+            near = v <= info.min if name == "min" else v >= info.max
+            if far:
+                raise overflow_error("clip", name,
+                                     f"is the Python int {v}, out of bounds for {dtype} "
+                                     f"(from {info.min} to {info.max}), the dtype of x, "
+                                     "which the result has")
+            if near:
+                v = None
+        bounds.append(v)
+    return tuple(bounds)
+
+
+def clip(x, /, min=None, max=None):   # noqa: A002 (the standard's names)
+    """``clip`` of the standard on NumPy arrays, its bounds checked first
+    (:func:`check_clip`)."""
+    min, max = check_clip(x, min, max)   # noqa: A001
+    return compat_function("numpy", "clip")(x, min, max)
+
+
+def dask_clip(x, /, min=None, max=None):   # noqa: A002 (the standard's names)
+    """``clip`` of the standard on dask arrays, its bounds checked first
+    (:func:`check_clip`); without bounds a copy (dask's called ``positive`` of bools)."""
+    min, max = check_clip(x, min, max)   # noqa: A001
+    ns = _dask_standard._ns()
+    if min is None and max is None and getattr(x, "ndim", None) is not None:
+        return ns.asarray(x, copy=True)
+    # a complex bound as an array: compat's clip reads the shape of any other scalar
+    min, max = (ns.asarray(v, dtype=x.dtype) if type(v) is complex else v   # noqa: A001
+                for v in (min, max))
+    return _dask_standard.clip(x, min, max)
+
+
+dask_clip.__name__ = dask_clip.__qualname__ = "clip"
+register("clip", "numpy")(clip)
+register("clip", "dask")(dask_clip)
