@@ -126,18 +126,21 @@ def test_fft_norm_and_empty_transforms_are_refused_at_the_call(backend):
     "Invalid norm value" / "Invalid number of FFT data points (0)" only when computed."""
     wrap = np.asarray if backend == "numpy" else (lambda v: _d(v, 3))
     c = wrap(np.ones((3, 4), complex))
+
+    def real(name, v):   # the transforms of real data take real input (a TypeError)
+        return v.real if name in ("rfft", "ihfft", "rfftn") else v
     for name in _ONE + _N:
         with pytest.raises(ValueError, match=f"^{name}: argument 'norm' is 'bad'; expected "
                                              "'backward', 'ortho' or 'forward'"):
-            getattr(xp.fft, name)(c, norm="bad")
+            getattr(xp.fft, name)(real(name, c), norm="bad")
     empty = wrap(np.zeros((0, 4), complex))
     for name in _ONE:
         with pytest.raises(ValueError, match=f"^{name}: argument 'x' has shape \\(0, 4\\), "
                                              "whose length 0 along axis 0 .*give 'n'"):
-            getattr(xp.fft, name)(empty, axis=0)
+            getattr(xp.fft, name)(real(name, empty), axis=0)
     for name in _N:
         with pytest.raises(ValueError, match=f"^{name}: argument 'x' has shape \\(0, 4\\)"):
-            getattr(xp.fft, name)(empty)
+            getattr(xp.fft, name)(real(name, empty))
     one = wrap(np.ones((3, 1), complex))
     for name in ("irfft", "hfft", "irfftn"):
         with pytest.raises(ValueError, match=f"^{name}: argument 'x' .*default length "
@@ -194,3 +197,17 @@ def test_fft_n_axes_check_of_the_cupy_backend_runs_before_cupy(name):
         fn(np.zeros((2, 2)), axes=(0, -2))
     with pytest.raises(IndexError, match=f"^{name}: argument 'axes' holds the axis 5"):
         fn(np.zeros((2, 2)), axes=(0, 5))
+
+
+@pytest.mark.parametrize("chunks", [None, 1, 2])
+@pytest.mark.parametrize("name, call", [
+    ("rfft", lambda v: xp.fft.rfft(v)), ("ihfft", lambda v: xp.fft.ihfft(v, n=4)),
+    ("rfftn", lambda v: xp.fft.rfftn(v, axes=(0,))),
+])
+def test_transforms_of_real_data_refuse_complex_input(name, call, chunks):
+    """rfft, ihfft and rfftn take real input (the standard); a complex x was NumPy's
+    "ufunc 'rfft_n_odd' not supported for the input types", naming no argument."""
+    a = np.arange(6.0).reshape(2, 3) + 1j
+    x = a if chunks is None else _d(a, chunks)
+    with pytest.raises(TypeError, match=rf"^{name}: argument 'x' got .*complex128.*real-valued"):
+        call(x)

@@ -26,6 +26,9 @@ dask backend the transformed axes gathered into one chunk.
   length is ``2 * (m - 1)``), checked at the call: dask's 1-D transforms raised NumPy's
   unnamed "Invalid norm value" / "Invalid number of FFT data points (0)" only when
   computed, and its n-D ones the second.
+- ``rfft``, ``ihfft`` and ``rfftn`` of a complex ``x`` are a ``TypeError`` naming ``x``
+  (the standard asks for real input; NumPy's said "ufunc 'rfft_n_odd' not supported for
+  the input types", naming no argument, on both backends).
 - On dask, an axis transformed (any axis shifted) whose length dask does not know
   (after boolean indexing) is a ``ValueError`` naming the function and saying to call
   ``x.compute_chunk_sizes()`` (dask's said "Array chunk sizes are unknown", "cannot
@@ -158,6 +161,19 @@ def _n_axes(func: str, x, s, axes) -> tuple[int, ...]:
     return chosen
 
 
+#: transforms of real input (the standard: "a real-valued floating-point data type")
+_REAL_INPUT = ("rfft", "ihfft", "rfftn")
+
+
+def _real(func: str, x) -> None:
+    """``x`` of ``rfft``, ``ihfft`` and ``rfftn`` is not complex: NumPy's refusal was its
+    unnamed "ufunc 'rfft_n_odd' not supported for the input types"."""
+    if func in _REAL_INPUT and getattr(getattr(x, "dtype", None), "kind", None) == "c":
+        raise type_error(func, "x", x, "an array of a real-valued dtype (the input of a "
+                                       "transform of real data; for complex input use "
+                                       f"{'fftn' if func == 'rfftn' else 'fft'})")
+
+
 def _known(func: str, x, axes) -> None:
     """Each of ``axes`` of a dask array ``x`` has a length dask knows (not after boolean
     indexing): dask's transforms and shifts raised its unnamed "Array chunk sizes are
@@ -179,6 +195,7 @@ def _one_chunk(x, axes):
 
 def _one_axis(name: str, backend: str):
     def impl(x, /, *, n=None, axis=-1, norm="backward"):
+        _real(name, x)
         ax = _axis(name, "axis", axis, x.ndim)
         if n is not None:
             _length(name, "n", n)
@@ -197,6 +214,7 @@ def _one_axis(name: str, backend: str):
 
 def _n_axis(name: str, backend: str):
     def impl(x, /, *, s=None, axes=None, norm="backward"):
+        _real(name, x)
         chosen = _n_axes(name, x, s, axes)
         if not chosen and name in ("rfftn", "irfftn"):
             raise argument_error(_AXIS_ERROR, name, "x" if x.ndim == 0 else "axes",
