@@ -26,7 +26,7 @@ import numpy as np
 from .._core.errors import (argument_error, broadcast_error, describe, error, overflow_error,
                             type_error, value_error)
 from .._core.sizes import checked_size
-from .._plans.reduction import normalize_axis
+from .._plans.reduction import normalize_axis, normalize_one_axis
 from . import select as _backend
 from .dispatch import compat_function, register
 
@@ -67,12 +67,22 @@ def check_concat_shapes(arrays, axis):
 
 
 def check_take(x, indices, axis) -> None:
-    """``take``'s ``axis`` (required past one dimension) and ``indices`` (integers)."""
+    """``take``'s ``axis`` (required past one dimension), ``indices`` (integers, one
+    dimension) and ``x`` (at least one dimension: the standard's "indices ... must be
+    one-dimensional"; NumPy took a 0-D ``x`` and indices of any rank, dask refused 2-D
+    indices with a bare ``AssertionError``)."""
     if axis is None and getattr(x, "ndim", 1) > 1:
         raise value_error("take", "axis", f"is required for an array of {x.ndim} "
                                           "dimensions (the standard does not flatten)")
     if not _integer_dtype(indices):
         raise type_error("take", "indices", indices, "an array of an integer dtype")
+    if getattr(x, "ndim", 1) == 0:
+        raise argument_error(np.exceptions.AxisError, "take", "x",
+                             "has 0 dimensions: no axis to take along (the standard's x "
+                             "has at least one)")
+    if indices.ndim != 1:
+        raise value_error("take", "indices", f"has shape {indices.shape}; expected a "
+                                             "one-dimensional array (the standard's)")
 
 
 def check_take_along_axis(x, indices, axis) -> int:
@@ -390,6 +400,8 @@ def repeat(x, repeats, /, *, axis=None):
     """``repeat`` of the standard on NumPy arrays, ``repeats`` checked first; an array
     of uint64 repeats is taken as intp (NumPy's refused to cast it 'safely')."""
     check_repeats(repeats)
+    if axis is not None:   # NumPy's took axis 0 (and -1) of a 0-D x
+        normalize_one_axis("repeat", axis, getattr(x, "ndim", 0))
     if getattr(repeats, "dtype", None) == np.uint64:
         top = int(repeats.max()) if repeats.size else 0
         if top > np.iinfo(np.intp).max:

@@ -1,0 +1,50 @@
+"""``take``'s ranks (a 1-D ``indices``, an ``x`` of at least one dimension) and
+``repeat``'s ``axis`` of a 0-D array, the same error on the NumPy and dask backends
+(``xstride/_backends/arg_checks.py``)."""
+
+import numpy as np
+import pytest
+
+import xstride as xp
+
+
+def _on(backend, a):
+    if backend == "numpy":
+        return np.asarray(a)
+    with xp.use_backend("dask", chunks=1):
+        return xp.asarray(a)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("indices", [[[0, 1], [2, 0]], 1], ids=["2-D", "0-D"])
+def test_take_refuses_indices_of_other_than_one_dimension(backend, indices):
+    """NumPy took them (a result of another rank), dask's 2-D was a bare AssertionError."""
+    x = _on(backend, np.arange(12.0).reshape(3, 4))
+    with pytest.raises(ValueError, match=r"^take: argument 'indices' has shape \(.*\); "
+                                         "expected a one-dimensional array"):
+        xp.to_numpy(xp.take(x, _on(backend, indices), axis=0))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("axis", [None, 0])
+def test_take_of_a_0d_array_names_x(backend, axis):
+    """NumPy's took a 0-D x without axis as 1-D; dask's said "Axis 0 is out of bounds"."""
+    with pytest.raises(np.exceptions.AxisError, match=r"^take: argument 'x' has 0 dimensions"):
+        xp.take(_on(backend, 3.0), _on(backend, [0]), axis=axis)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("axis", [0, -1])
+def test_repeat_of_a_0d_array_has_no_axis(backend, axis):
+    """NumPy's repeated a 0-D array along axis 0 (the dask backend's refused it)."""
+    with pytest.raises(np.exceptions.AxisError, match=rf"^repeat: argument 'axis' {axis} is "
+                                                      "out of range for an array of 0"):
+        xp.repeat(_on(backend, 2.0), 3, axis=axis)
+    assert xp.to_numpy(xp.repeat(_on(backend, 2.0), 3)).tolist() == [2.0, 2.0, 2.0]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_take_of_one_dimensional_indices_still_takes(backend):
+    x = _on(backend, np.arange(12.0).reshape(3, 4))
+    got = xp.to_numpy(xp.take(x, _on(backend, [3, 0, -1]), axis=1))
+    np.testing.assert_array_equal(got, np.arange(12.0).reshape(3, 4)[:, [3, 0, -1]])
