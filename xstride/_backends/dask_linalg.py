@@ -38,7 +38,7 @@ from .._chunked import _config as _chunked_config
 from .._core.errors import broadcast_error, type_error, value_error
 from .dask_standard import _unknown_error, flat
 from .dispatch import register
-from .linalg_fixes import EigResult, check_cross, check_vector_norm
+from .linalg_fixes import EigResult, check_cross, check_linalg_args, check_vector_norm
 from .registry import get
 
 __all__ = ["svdvals", "matrix_rank", "cholesky", "inv", "det", "slogdet", "eigh",
@@ -57,7 +57,10 @@ def _block(block, rtol=None, *, op, kw):
     (``rtol``: a block of per-matrix tolerances, shape ``(..., 1, 1)``, for ``pinv``)."""
     if rtol is not None:
         kw = {**kw, "rtol": rtol[..., 0, 0]}
-    return _chunked_config.namespace_function(f"linalg.{op}", block)(block, **kw)
+    fn = _chunked_config.namespace_function(f"linalg.{op}", block)
+    if op == "matrix_power":   # its n is positional-only (the standard's signature)
+        return fn(block, kw["n"])
+    return fn(block, **kw)
 
 
 def _solve_block(a, b):
@@ -304,6 +307,7 @@ def cholesky(x, /, *, upper=False):
     ValueError
         ``x`` is not a stack of square matrices.
     """
+    check_linalg_args("cholesky", upper)
     _check("cholesky", x, True)
     return _per_matrix("cholesky", x, x.shape[-2:], _float(x.dtype), upper=bool(upper))
 
@@ -338,6 +342,7 @@ def matrix_power(x, n, /):
         ``x`` is not a stack of square matrices.
     """
     _check("matrix_power", x, True, lapack=False)
+    check_linalg_args("matrix_power", n)   # a bool too (operator.index takes True)
     try:   # NumPy's rule (operator.index), checked at the call: dask's task raised
         n = operator.index(n)   # NumPy's unnamed "exponent must be an integer" when computed
     except TypeError:
@@ -443,6 +448,7 @@ def svd(x, /, *, full_matrices=True):
     ValueError
         ``x`` has fewer than two dimensions.
     """
+    check_linalg_args("svd", full_matrices)
     _check("svd", x, False)
     if not full_matrices and _tall_or_wide(x):
         return _ns().linalg.svd(x, full_matrices=False)
@@ -524,12 +530,14 @@ def trace(x, /, *, offset=0, dtype=None):
     """dask's ``trace``; matrix axes of lengths dask does not know (after boolean
     indexing) are the error saying to compute them (dask's: "not enough values to
     unpack (expected 1, got 0)")."""
+    check_linalg_args("trace", offset)
     _check("trace", x, square=False, lapack=False)
     return _ns().linalg.trace(x, offset=offset, dtype=dtype)
 
 
 def diagonal(x, /, *, offset=0):
     """dask's ``diagonal``; matrix axes of unknown lengths as for :func:`trace`."""
+    check_linalg_args("diagonal", offset)
     _check("diagonal", x, square=False, lapack=False)
     return _ns().linalg.diagonal(x, offset=offset)
 

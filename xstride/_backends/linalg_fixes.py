@@ -27,7 +27,12 @@ count past the ranks; dask said "('Chunks do not add up to same value', ...)" fo
 contracted lengths that differ, broadcast a length 1 against any other silently, and
 raised an ``AttributeError`` for an axis named twice. The standard: a non-negative int,
 two sequences of the same length, contracted axes "must not be broadcasted".
-``vector_norm``'s ``axis``, ``keepdims`` and ``ord`` too (``check_vector_norm``).
+``vector_norm``'s ``axis``, ``keepdims`` and ``ord`` too (``check_vector_norm``), and
+the flags and ints of ``svd`` (``full_matrices``), ``cholesky`` (``upper``),
+``matrix_power`` (``n``), ``trace`` and ``diagonal`` (``offset``) (``check_linalg_args``):
+both libraries took any truthy ``full_matrices``/``upper`` (``"no"`` as true) and
+``True`` as an ``n`` or ``offset`` of 1, and NumPy's ``trace(x, offset=1.0)`` said
+"integer argument expected, got float", naming no argument.
 """
 
 from __future__ import annotations
@@ -44,7 +49,7 @@ from .._core.errors import axis_error, broadcast_error, type_error, value_error
 from .._core.intseq import is_index
 
 __all__ = ["EigResult", "eig", "eigvals", "solve", "check_cross", "check_outer",
-           "check_tensordot", "check_vector_norm"]
+           "check_tensordot", "check_vector_norm", "check_linalg_args"]
 
 
 class EigResult(NamedTuple):
@@ -272,6 +277,63 @@ def _vector_norm_of(backend: str):
     return vector_norm
 
 
+#: the flags (a bool) and ints (no bool) of the linalg functions, by function
+_FLAGS = {"svd": "full_matrices", "cholesky": "upper"}
+_INTS = {"matrix_power": ("n", "an int (the exponent)"),
+         "trace": ("offset", "an int (the diagonal's offset)"),
+         "diagonal": ("offset", "an int (the diagonal's offset)")}
+
+
+def check_linalg_args(func: str, value) -> None:
+    """The flag or int argument of ``linalg.<func>`` (``_FLAGS``, ``_INTS``): a bool for a
+    flag (NumPy's and dask's took any truthy value), an int that is no bool for an int
+    (``True`` was 1; a float NumPy's unnamed "integer argument expected")."""
+    if func in _FLAGS:
+        check_flag(func, _FLAGS[func], value)
+    elif func in _INTS and not is_index(value):
+        raise type_error(func, _INTS[func][0], value, _INTS[func][1])
+
+
+def _svd_of(backend: str):
+    def svd(x, /, *, full_matrices=True):
+        """``linalg.svd`` of the standard; ``full_matrices`` a bool, checked first."""
+        check_linalg_args("svd", full_matrices)
+        return _backend.namespace(backend).linalg.svd(x, full_matrices=full_matrices)
+    return svd
+
+
+def _cholesky_of(backend: str):
+    def cholesky(x, /, *, upper=False):
+        """``linalg.cholesky`` of the standard; ``upper`` a bool, checked first."""
+        check_linalg_args("cholesky", upper)
+        return _backend.namespace(backend).linalg.cholesky(x, upper=upper)
+    return cholesky
+
+
+def _matrix_power_of(backend: str):
+    def matrix_power(x, n, /):
+        """``linalg.matrix_power`` of the standard; ``n`` an int, checked first."""
+        check_linalg_args("matrix_power", n)
+        return _backend.namespace(backend).linalg.matrix_power(x, n)
+    return matrix_power
+
+
+def _trace_of(backend: str):
+    def trace(x, /, *, offset=0, dtype=None):
+        """``linalg.trace`` of the standard; ``offset`` an int, checked first."""
+        check_linalg_args("trace", offset)
+        return _backend.namespace(backend).linalg.trace(x, offset=offset, dtype=dtype)
+    return trace
+
+
+def _diagonal_of(backend: str):
+    def diagonal(x, /, *, offset=0):
+        """``linalg.diagonal`` of the standard; ``offset`` an int, checked first."""
+        check_linalg_args("diagonal", offset)
+        return _backend.namespace(backend).linalg.diagonal(x, offset=offset)
+    return diagonal
+
+
 def _tensordot_of(backend: str):
     def tensordot(x1, x2, /, *, axes=2):
         """``tensordot`` of the standard: ``axes`` checked first (``check_tensordot``)."""
@@ -305,6 +367,9 @@ for _q in ("tensordot", "linalg.tensordot"):
     register(_q, "numpy")(_tensordot_of("numpy"))
 register("linalg.cross", "numpy")(_cross_of("numpy"))
 register("linalg.vector_norm", "numpy")(_vector_norm_of("numpy"))
+for _make in (_svd_of, _cholesky_of, _matrix_power_of, _trace_of, _diagonal_of):
+    _fn = _make("numpy")
+    register(f"linalg.{_fn.__name__}", "numpy")(_fn)
 for _backend_name in ("numpy", "dask"):
     register("linalg.outer", _backend_name)(_outer_of(_backend_name))
-del _fn, _backend_name, _q
+del _fn, _backend_name, _q, _make
