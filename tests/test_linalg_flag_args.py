@@ -46,3 +46,17 @@ def test_flag_and_int_arguments_are_refused(backend, call, func, arg, expected):
 ])
 def test_valid_flags_and_ints_still_compute(backend, call, want):
     np.testing.assert_allclose(xp.to_numpy(call(_on(backend, _SPD))), want, rtol=1e-10)
+
+
+@pytest.mark.parametrize("x1, match", [
+    (np.ones((3, 2)), r"has shape \(3, 2\); expected a stack of square matrices"),
+    (np.ones(3), r"has shape \(3,\); expected a stack of matrices"),
+    (np.eye(3, dtype=np.float16), "got .*float16"),
+])
+def test_dask_solve_names_x1(x1, match):
+    """The dask backend's solve said "argument 'x'" of its first argument, which the
+    standard (and xstride's signature) names x1."""
+    with xp.use_backend("dask", chunks=1):
+        a, b = xp.asarray(x1), xp.ones(3)
+    with pytest.raises((ValueError, TypeError), match=rf"^solve: argument 'x1' {match}"):
+        xp.linalg.solve(a, b)

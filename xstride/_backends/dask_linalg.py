@@ -111,16 +111,23 @@ def _check_rtol(func: str, rtol) -> None:
     raise type_error(func, "rtol", rtol, "None, a real number or an array of real numbers")
 
 
-def _check(func: str, x, square: bool, lapack: bool = True) -> None:
+def _check(func: str, x, square: bool, lapack: bool = True, arg: str = "x") -> None:
+    """``x`` (the argument named ``arg``: ``solve``'s is ``x1``) a stack of matrices
+    whose lengths dask knows, square if ``square``, of a dtype LAPACK takes if
+    ``lapack``."""
     if lapack:
-        _lapack_dtype(func, "x", x)
+        _lapack_dtype(func, arg, x)
     if x.ndim < 2:
-        raise value_error(func, "x", f"has shape {x.shape}; expected a stack of matrices "
+        raise value_error(func, arg, f"has shape {x.shape}; expected a stack of matrices "
                                      "(at least 2 dimensions)")
     if any(n != n for n in x.shape[-2:]):   # NaN: lengths after boolean indexing
-        raise _unknown_error(func, x, "its matrices need")
+        if arg == "x":
+            raise _unknown_error(func, x, "its matrices need")
+        raise value_error(func, arg, f"has shape {x.shape}, with lengths dask does not know "
+                                     f"(as after boolean indexing), which {func} needs; "
+                                     f"call {arg}.compute_chunk_sizes() first")
     if square and x.shape[-1] != x.shape[-2]:
-        raise value_error(func, "x", f"has shape {x.shape}; expected a stack of square "
+        raise value_error(func, arg, f"has shape {x.shape}; expected a stack of square "
                                      "matrices")
 
 
@@ -473,7 +480,7 @@ def solve(x1, x2, /):
         ``x1`` not a stack of square matrices; ``x2`` 0-D or of another ``M``; stacks
         that do not broadcast.
     """
-    _check("solve", x1, True)
+    _check("solve", x1, True, arg="x1")
     _lapack_dtype("solve", "x2", x2)
     for name, x in (("x1", x1), ("x2", x2)):
         if any(n != n for n in x.shape):   # the stacks are broadcast: every length needed
