@@ -6,8 +6,10 @@ value should have a count of one"; NumPy's ``unique(..., equal_nan=False)``). da
 equality, which NaN never has: ``unique_counts`` of ``[2, nan, 1]`` gave the counts
 ``[1, 1, 0]`` and ``unique_inverse`` sent the NaN to the index of 1.0. Here the
 floating and complex arrays take dask's ``unique`` without its folded NaN, then every
-NaN, in the order of the flattened array, one value each (the order NumPy's gives). The inverse of an element that is not NaN is its position among the
-sorted values (a ``searchsorted`` per block against them, dask's ``unique`` giving one
+NaN, in the order of the flattened array, one value each: NumPy's order for real
+arrays; for complex ones NumPy sorts its NaNs by which part is NaN, this order may
+differ (the standard leaves it open). The inverse of an element that is not NaN is its
+position among the sorted values (a ``searchsorted`` per block against them, dask's ``unique`` giving one
 block); of the k-th NaN, the number of those values plus k. Nothing is computed.
 Integer and bool arrays go to dask's functions unchanged. ``unique_counts``,
 ``unique_inverse`` and ``unique_all`` of an array whose lengths dask does not know
