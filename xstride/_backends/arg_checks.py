@@ -32,7 +32,7 @@ from .dispatch import compat_function, register
 
 __all__ = ["check_take", "check_take_along_axis", "check_repeats", "check_dask_repeats",
            "check_shift", "check_sorted_x1", "check_sorter", "check_axis", "check_flag",
-           "check_sort_args", "check_step", "check_diff_ends",
+           "check_sort_args", "sort_descending", "check_step", "check_diff_ends",
            "check_diff", "check_dask_diff", "check_triangle", "check_meshgrid", "check_linspace",
            "check_int_fill", "check_fill_fits", "check_int_items", "int_fill_dtype",
            "check_concat_shapes"]
@@ -435,7 +435,17 @@ def sort(x, /, *, axis=-1, descending=False, stable=True, **kwargs):
     if axis is None and hasattr(x, "reshape"):
         x, axis = x.reshape(-1), -1
     check_sort_args("sort", x, axis, descending, stable)
+    if descending:
+        return sort_descending(_numpy("flip"), _numpy("sort"), x, axis, **kwargs)
     return _numpy("sort")(x, axis=axis, descending=descending, stable=stable, **kwargs)
+
+
+def sort_descending(flip, sort, x, axis: int, **kwargs):
+    """The descending sort of ``x`` along ``axis`` whose equal elements keep their order,
+    as ``argsort(descending=True)`` keeps them, through the backend's ``flip`` and
+    ascending stable ``sort``: the flip of the ascending sort (NumPy's and dask's way)
+    reversed them, ``sort([0.0, -0.0], descending=True)`` gave ``[-0.0, 0.0]``."""
+    return flip(sort(flip(x, axis=axis), axis=axis, stable=True, **kwargs), axis=axis)
 
 
 def argsort(x, /, *, axis=-1, descending=False, stable=True, **kwargs):

@@ -53,7 +53,8 @@ from .._chunked import _config as _chunked_config
 from .._core.errors import broadcast_error, error, type_error, value_error
 from .._plans.reduction import normalize_axis, normalize_one_axis
 from .arg_checks import (check_dask_repeats, check_shift, check_dask_diff, check_sort_args,
-                         check_sorter, check_take, check_take_along_axis, check_concat_shapes)
+                         check_sorter, check_take, check_take_along_axis, check_concat_shapes,
+                         sort_descending)
 from .dispatch import register
 from .registry import get
 from .linalg_fixes import check_tensordot
@@ -261,17 +262,18 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
     """``sort`` of the standard on dask arrays; ``axis`` checked first (dask's raised a
     bare ``IndexError`` out of range and for 0-D arrays; None: :func:`_sort_input`)."""
     x, axis = _sort_input("sort", x, axis, descending, stable)
-    return _ns().sort(x, axis=axis, descending=descending, stable=stable)
+    ns = _ns()
+    if descending and _known(x.shape[axis]):   # (dask's flip needs the length)
+        return sort_descending(ns.flip, ns.sort, x, axis)
+    return ns.sort(x, axis=axis, descending=descending, stable=stable)
 
 
 def _sort_input(func: str, x, axis, descending, stable) -> tuple:
-    """``x`` and ``axis`` of ``sort``/``argsort``, checked (``check_sort_args``); None
-    sorts the flattened array, as the NumPy backend's (dask's: a ``TypeError``). ``x``
-    with lengths dask does not know (after boolean indexing) on axes other than the
-    sorted one: that axis in one chunk already (compat's rechunked the others to "auto"
-    too, which dask refuses for such lengths). Unknown lengths along the sorted axis are
-    an error saying so, but for a 1-D ``x`` (``unique_values`` of floats, a boolean
-    selection), whose blocks are joined into one by a task (dask's rechunk refuses)."""
+    """``x`` and ``axis`` of ``sort``/``argsort``, checked; None: the flattened array, as
+    on NumPy. Lengths dask does not know (after boolean indexing) off the sorted axis:
+    that axis in one chunk already (compat's rechunked the others, which dask refuses).
+    Unknown lengths along it are an error saying so, but for a 1-D ``x`` (``unique_values``
+    of floats), whose blocks one task joins (dask's rechunk refuses)."""
     if axis is None and hasattr(x, "ndim"):
         x, axis = reshape(x, (-1,)), -1
     check_sort_args(func, x, axis, descending, stable)

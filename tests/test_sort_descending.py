@@ -1,0 +1,38 @@
+"""``sort(descending=True)`` keeps equal elements in their order on the NumPy and dask
+backends, as ``argsort(descending=True)`` does: the flip of an ascending sort reversed
+them (``sort([0.0, -0.0], descending=True)`` gave ``[-0.0, 0.0]``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import xstride as xp
+
+X = np.array([[0.0, -0.0, 1.0, np.nan, -0.0, 0.0],
+              [-0.0, 0.0, -0.0, 2.0, np.nan, np.inf]])
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_descending_sort_is_x_at_the_descending_argsort(backend, axis):
+    if backend == "dask":
+        pytest.importorskip("dask.array")
+    with xp.use_backend(backend):
+        a = xp.asarray(X)
+        got = np.asarray(xp.to_numpy(xp.sort(a, axis=axis, descending=True)))
+        order = np.asarray(xp.to_numpy(xp.argsort(a, axis=axis, descending=True)))
+    want = np.take_along_axis(X, order, axis=axis)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))   # -0.0 where it was
+    # and the values are descending, NaN first as NumPy's flipped sort puts them
+    np.testing.assert_array_equal(got, np.flip(np.sort(X, axis=axis), axis=axis))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_signed_zeros_keep_their_order(backend):
+    if backend == "dask":
+        pytest.importorskip("dask.array")
+    with xp.use_backend(backend):
+        got = np.asarray(xp.to_numpy(xp.sort(xp.asarray([0.0, -0.0]), descending=True)))
+    assert np.signbit(got).tolist() == [False, True]
