@@ -351,14 +351,14 @@ def test_a_first_min_compiles_the_max_of_its_layout_beside_it(fake_cupy, monkeyp
     from xstride._kernels import reductions
 
     monkeypatch.setattr(_compile, "COMPILE_THREADS", 3)
-    made = _modules_by_expressions(fake_cupy, 0.2)
+    made = _modules_by_expressions(fake_cupy, 0.5)   # two at once: 0.5 s, one by one: 1 s
     tail = ", long long, long long, long long, 4, 1, 2, 3, 8>"
     lo, hi = (f"xs_reduce_rows_block<{reductions._OPS[op]}{tail}" for op in ("min", "max"))
     assert rc.PARTNER_OP == {"min": "max", "max": "min"}
     t0 = time.perf_counter()
     fmin = rc.kernel("reductions.cu", lo, hi)
     fmax = rc.kernel("reductions.cu", hi, lo)     # taken from the compile thread
-    assert time.perf_counter() - t0 < 0.35
+    assert time.perf_counter() - t0 < 0.9   # (0.35 of 0.4 failed on a loaded 2-core runner)
     assert (fmin.name, fmax.name) == (lo, hi) and sorted(made) == sorted([(lo,), (hi,)])
     assert rc.kernel("reductions.cu", lo, hi) is fmin and len(made) == 2   # hits start nothing
 

@@ -441,10 +441,8 @@ def sort(x, /, *, axis=-1, descending=False, stable=True, **kwargs):
 
 
 def sort_descending(flip, sort, x, axis: int, **kwargs):
-    """The descending sort of ``x`` along ``axis`` whose equal elements keep their order,
-    as ``argsort(descending=True)`` keeps them, through the backend's ``flip`` and
-    ascending stable ``sort``: the flip of the ascending sort (NumPy's and dask's way)
-    reversed them, ``sort([0.0, -0.0], descending=True)`` gave ``[-0.0, 0.0]``."""
+    """Descending sort keeping equal elements in order, as ``argsort`` (the flip of the
+    ascending sort reversed them: ``[0.0, -0.0]`` gave ``[-0.0, 0.0]``)."""
     return flip(sort(flip(x, axis=axis), axis=axis, stable=True, **kwargs), axis=axis)
 
 

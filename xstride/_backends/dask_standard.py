@@ -52,9 +52,8 @@ import numpy as np
 from .._chunked import _config as _chunked_config
 from .._core.errors import broadcast_error, error, type_error, value_error
 from .._plans.reduction import normalize_axis, normalize_one_axis
-from .arg_checks import (check_dask_repeats, check_shift, check_dask_diff, check_sort_args,
-                         check_sorter, check_take, check_take_along_axis, check_concat_shapes,
-                         sort_descending)
+from .arg_checks import (check_dask_repeats, check_shift, check_dask_diff, check_sort_args, check_sorter,
+                         check_take, check_take_along_axis, check_concat_shapes, sort_descending)
 from .dispatch import register
 from .registry import get
 from .linalg_fixes import check_tensordot
@@ -262,10 +261,9 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
     """``sort`` of the standard on dask arrays; ``axis`` checked first (dask's raised a
     bare ``IndexError`` out of range and for 0-D arrays; None: :func:`_sort_input`)."""
     x, axis = _sort_input("sort", x, axis, descending, stable)
-    ns = _ns()
     if descending and _known(x.shape[axis]):   # (dask's flip needs the length)
-        return sort_descending(ns.flip, ns.sort, x, axis)
-    return ns.sort(x, axis=axis, descending=descending, stable=stable)
+        return sort_descending(_ns().flip, _ns().sort, x, axis)
+    return _ns().sort(x, axis=axis, descending=descending, stable=stable)
 
 
 def _sort_input(func: str, x, axis, descending, stable) -> tuple:
