@@ -84,7 +84,8 @@ def test_aligned_void_and_empty_arrays_pass(gpu):
 
 
 @pytest.mark.gpu
-def test_a_view_inside_an_element_is_refused_on_the_device(cupy):
+def test_a_view_inside_an_element_is_refused_on_the_device(cp):
+    cupy = cp
     a = cupy.zeros(9, dtype=cupy.float32)
     v = a[1:].view(cupy.float64)   # 4 bytes past the start of a's allocation
     k = CudaKernel('extern "C" __global__ void k(const double* x) { }', "k")
@@ -95,10 +96,11 @@ def test_a_view_inside_an_element_is_refused_on_the_device(cupy):
 
 
 @pytest.mark.gpu
-def test_a_complex128_array_8_bytes_past_16_is_refused_on_the_device(cupy):
+def test_a_complex128_array_8_bytes_past_16_is_refused_on_the_device(cp):
     """CuPy's ``complex<double>`` is ``__align__(16)`` under NVRTC: an array of it that
     starts 8 bytes past a multiple of 16 is refused (the device's 16-byte loads would
     fault), one at a multiple of 16 is read."""
+    cupy = cp
     a = cupy.arange(10, dtype=cupy.float64)
     src = ('#include <cupy/complex.cuh>\nextern "C" __global__ void k(const complex<double>* z,'
            ' double* out) { out[0] = z[0].real() + z[0].imag(); }')
