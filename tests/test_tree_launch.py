@@ -234,12 +234,11 @@ def random_keys_case(dev, ndim, data):
 
 # the models are cheap; tree.cu under g++ runs a host thread per device thread (about
 # 1.5 s an example on a loaded 2-core runner), so its share of examples is smaller
+@pytest.mark.parametrize("dev", ["model"], indirect=True)
 @settings(max_examples=40, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ndim=st.sampled_from([2, 3]), data=st.data())
 def test_random_keys_equal_the_numpy_path(dev, ndim, data):
-    if isinstance(dev.launches, HostLaunches):
-        pytest.skip("tree.cu itself: test_random_keys_on_the_kernel_source")
     random_keys_case(dev, ndim, data)
 
 
