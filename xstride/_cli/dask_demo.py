@@ -106,6 +106,26 @@ def _address_problem(scheduler: str) -> str:
     return ""
 
 
+def _refused(scheduler: str, timeout: float) -> None:
+    """A ``DemoError`` at once when nothing listens at a ``tcp://`` ``scheduler`` (the
+    host refuses the connection): ``Client`` would retry a refused connect until its
+    whole timeout has passed. Any other outcome of the probe is left to ``Client``."""
+    import socket
+
+    from distributed.comm import get_address_host_port, parse_address
+
+    if parse_address(scheduler)[0] != "tcp":
+        return
+    host, port = get_address_host_port(scheduler)
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except ConnectionRefusedError:
+        raise DemoError(f"no dask scheduler answers at {scheduler}: nothing listens "
+                        "there (connection refused)") from None
+    except OSError:   # timed out, unknown host: Client reports it as before
+        pass
+
+
 def _connect(Client, scheduler, timeout):
     """``Client(scheduler)`` within ``timeout`` seconds (plus one of grace), or a
     ``DemoError``. ``Client``'s own timeout bounds the TCP connect only: a peer that
@@ -117,6 +137,7 @@ def _connect(Client, scheduler, timeout):
     returned is made here, the process's default (every thread's computes go to it, as
     with the local cluster's client)."""
     _check_address(scheduler)
+    _refused(scheduler, timeout)
     Client = _quiet_on_failure(Client)
     box = {}
 
