@@ -1,5 +1,5 @@
-"""``clip``'s Python scalar bounds against ``x``'s dtype, on the NumPy and dask backends
-(``xstride/_backends/clip_checks.py``)."""
+"""``clip``'s bounds (Python scalars, arrays) against ``x``'s dtype, on the NumPy and dask
+backends (``xstride/_backends/clip_checks.py``)."""
 
 import numpy as np
 import pytest
@@ -54,4 +54,45 @@ def test_int_bound_past_the_far_end_is_an_overflow_on_both_backends(backend, dty
 ])
 def test_bounds_the_standard_allows(backend, x, kw, want):
     got = xp.to_numpy(xp.clip(_on(backend, x), **kw))
+    assert got.dtype == x.dtype and got.tolist() == want
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("x, kw, arg", [
+    (np.array([1.5, -2.0, 3.0], np.float32), dict(min=np.zeros(3, np.int64)), "min"),
+    (np.array([1, -2, 3], np.int8), dict(min=np.array([0.5, 0.0, 0.0])), "min"),  # truncated
+    (np.array([1, -2, 3], np.int8), dict(max=np.array([300, 1, 1], np.int16)), "max"),
+    (np.array([1, -2, 3], np.int8), dict(max=np.ones(3, np.uint8)), "max"),   # int16 by both
+    (np.array([1, 2], np.int64), dict(max=np.ones(2, np.uint64)), "max"),     # float64 by NumPy
+    (np.array([True, False]), dict(max=np.zeros(2, np.int8)), "max"),
+    (np.array([1.0, -2.0]), dict(max=np.array([1j, 1.0])), "max"),           # lost its 1j
+    (np.array([1.0, -2.0], np.float32), dict(min=np.float32(0), max=np.ones(2)), "max"),
+])
+def test_array_bound_of_a_dtype_that_does_not_promote_to_x_s_is_refused(backend, x, kw, arg):
+    """An array bound "should have the same data type as x" (the standard's clip); the
+    library cast one of another dtype to x's (a float bound of int8 truncated, int16 300
+    wrapped, a complex bound lost its imaginary part) alike on both backends, with no
+    word of it: now a TypeError naming the bound on both."""
+    bound = kw[arg]
+    with pytest.raises(TypeError, match=rf"^clip: argument '{arg}' got .*dtype={bound.dtype}\)"
+                                        rf"; expected .*array of dtype {x.dtype} \(the dtype "
+                                        r"of x"):
+        xp.to_numpy(xp.clip(_on(backend, x), **{k: _on(backend, v) for k, v in kw.items()}))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("x, kw, want", [
+    (np.array([1, -2, 3]), dict(max=np.ones(3, np.int8)), [1, -2, 1]),   # NumPy: OverflowError
+    (np.array([1, -2, 300], np.int16), dict(min=np.zeros(3, np.uint8), max=np.int16(7)),
+     [1, 0, 7]),
+    (np.array([1.5, -2.0, 3.0]), dict(min=np.zeros(3, np.float32)), [1.5, 0.0, 3.0]),
+    (np.array([2 + 1j, -1j]), dict(max=np.ones(2, np.float32)), [1 + 0j, -1j]),
+    (np.array([1.5, -2.0], np.float32), dict(min=np.zeros(2, np.float32)), [1.5, 0.0]),
+])
+def test_array_bound_of_x_s_dtype_or_one_that_promotes_to_it(backend, x, kw, want):
+    """A narrower dtype of the same kind (or a real float bound of a complex x) holds
+    every value in x's dtype: it is taken, with the same answer on both backends (the
+    NumPy backend's int64 x with an int8 bound was an unnamed OverflowError, "Python
+    integer 9223372036854775807 out of bounds for int8")."""
+    got = xp.to_numpy(xp.clip(_on(backend, x), **{k: _on(backend, v) for k, v in kw.items()}))
     assert got.dtype == x.dtype and got.tolist() == want

@@ -27,8 +27,15 @@ scalar take beside ``x`` ("Type Promotion Rules", mixing arrays with Python scal
 else that is not an array is a ``TypeError`` naming the bound. A Python ``int`` past
 the near end of an integer range (``min=-1000`` of int8) is no bound, as
 array_api_compat has it; past the far end it is an ``OverflowError`` naming the bound
-on both backends. Array bounds are the library's (their dtype should be ``x``'s; the
-standard leaves other dtypes unspecified). ``clip`` of a bool array without bounds is
+on both backends. An array bound must have ``x``'s dtype (the standard: "should have
+the same data type as ``x``"; 2023.12 left bounds of another kind unspecified) or one
+that promotes to it by the standard's rules (a narrower dtype of the same kind: int8
+bounds of an int64 ``x``, float32 of a float64 or complex ``x``), whose every value
+``x``'s dtype holds; any other dtype is a ``TypeError`` naming the bound on both
+backends (the library cast it to ``x``'s dtype: a float64 bound of int8 was truncated,
+an int64 bound of float32 rounded, a complex bound of a real ``x`` lost its imaginary
+part, and an int8 bound of an int64 ``x`` was NumPy's unnamed ``OverflowError`` but
+answered on dask). ``clip`` of a bool array without bounds is
 a copy on dask too (dask's called NumPy's ``positive``, which refuses bools), and a
 complex bound of a complex ``x`` is taken there too (compat's read its ``shape``).
 """
@@ -56,8 +63,22 @@ def _is_array(v) -> bool:
         v, (np.generic, type))
 
 
+#: kinds of the dtypes an array bound may have, by the kind of ``x``'s dtype (the
+#: standard's promotion: within bools, integers, real floats; real and complex floats)
+_ARRAY_KINDS = {"b": "b", "i": "iu", "u": "iu", "f": "f", "c": "fc"}
+
+
+def _array_bound_fits(dtype, bound_dtype) -> bool:
+    """An array bound of ``bound_dtype`` is ``x``'s dtype or promotes to it (module
+    docstring): a kind the standard promotes with ``x``'s, and no wider."""
+    if getattr(bound_dtype, "kind", None) not in _ARRAY_KINDS[dtype.kind]:
+        return False
+    return np.result_type(dtype, bound_dtype).newbyteorder("=") == dtype.newbyteorder("=")
+
+
 def check_clip(x, min, max) -> tuple:   # noqa: A002 (the standard's names)
-    """``clip``'s ``min`` and ``max`` checked against ``x``'s dtype (module docstring).
+    """``clip``'s ``min`` and ``max`` checked against ``x``'s dtype (module docstring):
+    Python scalars by their kind, arrays by their dtype.
 
     Returns ``(min, max)``, with a Python int bound past the near end of an integer
     ``x``'s range replaced by None (no bound)."""
@@ -68,7 +89,15 @@ def check_clip(x, min, max) -> tuple:   # noqa: A002 (the standard's names)
     scalars, allowed = _TAKES[kind]
     bounds = []
     for name, v in (("min", min), ("max", max)):
-        if v is None or _is_array(v):
+        if v is None:
+            bounds.append(v)
+            continue
+        if _is_array(v):
+            if not _array_bound_fits(dtype, v.dtype):
+                raise type_error("clip", name, v,
+                                 f"None, {allowed} or an array of dtype {dtype} (the dtype "
+                                 "of x, which the result has) or of a dtype that promotes "
+                                 "to it")
             bounds.append(v)
             continue
         if isinstance(v, np.generic):   # a NumPy scalar: its Python value's kind
@@ -96,6 +125,10 @@ def clip(x, /, min=None, max=None):   # noqa: A002 (the standard's names)
     """``clip`` of the standard on NumPy arrays, its bounds checked first
     (:func:`check_clip`)."""
     min, max = check_clip(x, min, max)   # noqa: A001
+    # an array bound of a narrower dtype in x's: compat's clamps an integer x's array
+    # bounds to x's range, comparing them with limits their own dtype cannot hold
+    min, max = (np.asarray(v, dtype=x.dtype)   # noqa: A001
+                if _is_array(v) and v.dtype != x.dtype else v for v in (min, max))
     return compat_function("numpy", "clip")(x, min, max)
 
 

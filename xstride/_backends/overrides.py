@@ -8,7 +8,7 @@ functions dask lacks; ``dask_standard``: where dask's functions differ from the
 standard; ``dask_linalg``: the linear algebra of stacks of matrices on dask;
 ``dask_unique``: the set functions of dask arrays with NaN; ``arg_checks``: ``take``,
 ``repeat``, ``roll`` arguments the libraries take and the standard refuses;
-``clip_checks``: ``clip``'s Python scalar bounds against ``x``'s dtype;
+``clip_checks``: ``clip``'s bounds (Python scalars, arrays) against ``x``'s dtype;
 ``fft_fixes``: the ``fft`` functions' axes, and on dask their gather into one chunk;
 ``axis_checks``: NumPy's ``flip`` and ``expand_dims`` axis checked as dask's). None of them imports CuPy at import time. ``dask_fixes`` is
 imported here, with ``import xstride``: it also sets the chunked executors' hook, which
