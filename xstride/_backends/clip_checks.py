@@ -123,13 +123,26 @@ def check_clip(x, min, max) -> tuple:   # noqa: A002 (the standard's names)
 
 def clip(x, /, min=None, max=None):   # noqa: A002 (the standard's names)
     """``clip`` of the standard on NumPy arrays, its bounds checked first
-    (:func:`check_clip`)."""
+    (:func:`check_clip`), then NumPy's ``clip`` of ``x`` and the bounds in ``x``'s dtype
+    into a new array of that dtype.
+
+    Not array_api_compat's (1.16): it clamps an integer ``x``'s array bounds to ``x``'s
+    range by writing into them (a read-only bound, a ``broadcast_to`` view, was "assignment
+    destination is read-only"; a narrower dtype's was an ``OverflowError``) and takes no
+    ``x`` of non-native byte order ("Cannot cast ufunc 'clip' input 0 from dtype('>f8')").
+    After the check every bound is in ``x``'s range, and converts to ``x``'s dtype as
+    compat's does."""
     min, max = check_clip(x, min, max)   # noqa: A001
-    # an array bound of a narrower dtype in x's: compat's clamps an integer x's array
-    # bounds to x's range, comparing them with limits their own dtype cannot hold
-    min, max = (np.asarray(v, dtype=x.dtype)   # noqa: A001
-                if _is_array(v) and v.dtype != x.dtype else v for v in (min, max))
-    return compat_function("numpy", "clip")(x, min, max)
+    if type(x) is not np.ndarray:   # not a plain NumPy array: compat's (and its error)
+        return compat_function("numpy", "clip")(x, min, max)
+    lo, hi = (None if v is None else np.asarray(v, dtype=x.dtype) for v in (min, max))
+    shape = np.broadcast_shapes(x.shape, *(v.shape for v in (lo, hi) if v is not None))
+    out = np.empty(shape, dtype=x.dtype)
+    if lo is None and hi is None:
+        out[...] = x
+    else:
+        np.clip(x, lo, hi, out=out)
+    return out[()]
 
 
 def dask_clip(x, /, min=None, max=None):   # noqa: A002 (the standard's names)
