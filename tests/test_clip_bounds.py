@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import xstride as xp
+from xstride._backends import dispatch, registry
 
 
 def _on(backend, a):
@@ -122,3 +123,66 @@ def test_read_only_bounds_and_byte_swapped_x(backend, x, kw, want):
     assert got.dtype == x.dtype and got.tolist() == want
     for k, v in before.items():
         assert kw[k].tolist() == v.tolist()
+
+
+def test_the_checks_are_every_backend_s_clip():
+    """One check for all: the CuPy backend's clip went to array_api_compat unchecked."""
+    for name in registry.REGISTRY:
+        assert dispatch.implementation(name, "clip").__module__ == "xstride._backends.clip_checks"
+
+
+class _Compat:
+    """Stand-in ``array_api_compat.cupy``: every function records its call."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __getattr__(self, name):
+        def fn(*args, **kwargs):
+            self.calls.append((name, args, kwargs))
+            return name
+        return fn
+
+
+@pytest.fixture
+def cupy_compat(fake_cupy, monkeypatch):
+    """The CuPy backend over the tests' stand-in CuPy, its compat namespace recording."""
+    rec = _Compat()
+    monkeypatch.setattr(registry.get("cupy"), "_namespace", rec)
+    monkeypatch.setitem(dispatch._tables, "cupy", dict(dispatch._tables["cupy"]))
+    with xp.use_backend("cupy"):
+        yield rec, fake_cupy
+
+
+@pytest.mark.parametrize("x, kw, exc, arg", [
+    (np.array([True, False]), dict(min=-200), TypeError, "min"),
+    (np.array([-3, 0, 5], np.int8), dict(min=0.5), TypeError, "min"),
+    (np.array([1.0, 2.0]), dict(max="a"), TypeError, "max"),
+    (np.array([-3, 0, 5], np.int8), dict(min=300), OverflowError, "min"),
+    (np.array([1, 2], np.int8), dict(max=np.array([1, 1], np.int16)), TypeError, "max"),
+])
+def test_cupy_clip_checks_its_bounds_before_cupy(cupy_compat, x, kw, exc, arg):
+    """The check runs on CuPy arrays too (a stand-in CuPy: its registration, not CuPy's
+    kernels), before array_api_compat's clip is called."""
+    compat, fake = cupy_compat
+    kw = {k: fake.ndarray(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+    with pytest.raises(exc, match=rf"^clip: argument '{arg}' .*{x.dtype}"):
+        xp.clip(fake.ndarray(x), **kw)
+    assert compat.calls == []
+
+
+def test_cupy_clip_hands_the_checked_bounds_to_compat(cupy_compat):
+    compat, fake = cupy_compat
+    i8, z = fake.ndarray(np.array([-3, 0, 5], np.int8)), fake.ndarray(np.array([1j, 2.0]))
+    b = fake.ndarray(np.zeros(3, np.int8))
+    for call, args in [(lambda: xp.clip(i8, -1000, 7), (i8, None, 7)),
+                       (lambda: xp.clip(i8, np.int64(-2), max=b), (i8, -2, b)),
+                       (lambda: xp.clip(i8), (i8, None, None))]:
+        compat.calls.clear()
+        assert call() == "clip"
+        assert compat.calls == [("clip", args, {})]
+    compat.calls.clear()
+    xp.clip(z, min=0.5, max=2 + 0j)   # compat's clip reads the shape of a complex bound
+    assert [(name, args) for name, args, _ in compat.calls] == [
+        ("asarray", (2 + 0j,)), ("clip", (z, 0.5, "asarray"))]
+    assert compat.calls[0][2] == {"dtype": np.complex128}

@@ -1,5 +1,6 @@
-"""``clip``'s bounds checked before the library's ``clip``, on the NumPy and dask
-backends (one check for both).
+"""``clip``'s bounds checked before the library's ``clip``, on the NumPy, dask and CuPy
+backends (one check for all three; CuPy's registration is checked on the CPU with the
+tests' stand-in CuPy, not yet run on a device).
 
 The result of ``clip`` has ``x``'s dtype (standard: "Elementwise Functions", ``clip``),
 so array_api_compat converts a Python scalar bound to that dtype, whatever it is. That
@@ -46,6 +47,7 @@ import numpy as np
 
 from .._core.errors import overflow_error, type_error
 from . import dask_standard as _dask_standard
+from . import select as _backend
 from .dispatch import compat_function, register
 
 __all__ = ["check_clip"]
@@ -158,6 +160,21 @@ def dask_clip(x, /, min=None, max=None):   # noqa: A002 (the standard's names)
     return _dask_standard.clip(x, min, max)
 
 
+def cupy_clip(x, /, min=None, max=None):   # noqa: A002 (the standard's names)
+    """``clip`` of the standard on CuPy arrays, its bounds checked first
+    (:func:`check_clip`), then array_api_compat's; a complex bound of a complex ``x`` as
+    an array of ``x``'s dtype (compat's clip reads the shape of any bound other than a
+    Python int or float)."""
+    min, max = check_clip(x, min, max)   # noqa: A001
+    if type(min) is complex or type(max) is complex:
+        ns = _backend.namespace("cupy")
+        min, max = (ns.asarray(v, dtype=x.dtype) if type(v) is complex   # noqa: A001
+                    else v for v in (min, max))
+    return compat_function("cupy", "clip")(x, min, max)
+
+
 dask_clip.__name__ = dask_clip.__qualname__ = "clip"
+cupy_clip.__name__ = cupy_clip.__qualname__ = "clip"
 register("clip", "numpy")(clip)
 register("clip", "dask")(dask_clip)
+register("clip", "cupy")(cupy_clip)
