@@ -30,6 +30,7 @@ from .._core.ufuncs import ENGINE_UFUNCS
 from ._base import Backend
 from .axis_errors import axis_argument_error
 from .registry import DEFAULT, REGISTRY, each, get
+from .real_only import complex_argument_error
 from .positional import (XP_BOUND, out_position, positional_count, reference_most,
                          too_many, too_many_error, ufunc_out)
 from . import select as _backend
@@ -545,8 +546,9 @@ def follower(qualname: str, module: str = "xstride"):
             if not params:
                 params.append(param_names(reference))
             named = list(_named(params[0], args, kwargs))
-            better = (_unheld_int(qualname, named) if isinstance(exc, OverflowError)
-                      else None) or axis_argument_error(exc, qualname, named)
+            better = ((_unheld_int(qualname, named) if isinstance(exc, OverflowError)
+                       else None) or axis_argument_error(exc, qualname, named)
+                      or complex_argument_error(exc, qualname, named))
             if better is not None:
                 raise better from None
             raise named_error(exc, qualname, reference, len(args)) from None

@@ -1,0 +1,82 @@
+"""The ``TypeError`` of a complex argument to an elementwise function of real-valued
+input, naming the argument.
+
+The standard's ``atan2``, ``ceil``, ``copysign``, ``floor``, ``floor_divide``,
+``hypot``, ``logaddexp``, ``nextafter``, ``remainder``, ``signbit`` and ``trunc``
+take real-valued input ("Should have a real-valued ... data type"). The libraries
+refused a complex one in their own words, naming no argument: NumPy's "ufunc 'hypot'
+not supported for the input types, and the inputs could not be safely coerced to any
+supported types according to the casting rule ''safe''", dask's "Parameters of such
+types are not supported by hypot". The dispatch (``dispatch.follower``) asks
+:func:`complex_argument_error` on the way out of a library's ``TypeError``: for one of
+these functions the first complex argument (an array or NumPy scalar of a complex
+dtype, a Python ``complex``) is named, on every backend, as xstride's checks name
+arguments. The functions are not listed here but read from NumPy's loops: those whose
+ufunc takes float64 and no complex128 (the bitwise functions, which take no real
+floats either, are not among them).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from .._core.errors import type_error
+from .._core.names import ELEMENTWISE
+from .._core.ufuncs import numpy_ufunc_name
+
+__all__ = ["complex_argument_error"]
+
+_ELEMENTWISE = frozenset(ELEMENTWISE)
+
+
+@functools.cache
+def real_only(qualname: str) -> bool:
+    """``qualname`` is an elementwise function whose NumPy ufunc takes real floats and no
+    complex input."""
+    uf = getattr(np, numpy_ufunc_name(qualname), None) if qualname in _ELEMENTWISE else None
+    if not isinstance(uf, np.ufunc):
+        return False
+
+    def takes(dtype) -> bool:
+        try:
+            uf.resolve_dtypes((np.dtype(dtype),) * uf.nin + (None,) * uf.nout)
+        except TypeError:
+            return False
+        return True
+
+    return takes(np.float64) and not takes(np.complex128)
+
+
+def _kind(v) -> str | None:
+    """The dtype kind of an array or NumPy scalar, ``"c"``/``"f"``/``"i"`` for a Python
+    complex, float or int (or bool), else None."""
+    if isinstance(v, (bool, int, float, complex)) and not isinstance(v, np.generic):
+        return "c" if isinstance(v, complex) else "f" if isinstance(v, float) else "i"
+    if isinstance(v, type):
+        return None
+    try:
+        return getattr(getattr(v, "dtype", None), "kind", None)
+    except Exception:   # a property that raises: no array
+        return None
+
+
+def complex_argument_error(exc: Exception, qualname: str, named) -> TypeError | None:
+    """The ``TypeError`` naming the first complex argument of ``named`` (``(name,
+    value)`` pairs of the call) for a function of :func:`real_only` input, where the
+    library's ``exc`` (a ``TypeError``) names no argument and every argument is a number
+    (an array or scalar of a bool or numeric dtype, a Python number); else None (``exc``
+    stands)."""
+    if not isinstance(exc, TypeError) or not real_only(qualname) or "argument '" in str(exc):
+        return None
+    named = [(name, value) for name, value in named if value is not None]
+    kinds = [_kind(value) for _, value in named]
+    if any(k is None or k not in "biufc" for k in kinds):
+        return None   # an argument of no number at all: the library's error stands
+    func = qualname.rsplit(".", 1)[-1]
+    for (name, value), kind in zip(named, kinds):
+        if kind == "c":
+            return type_error(func, name, value, "a real-valued array or Python scalar "
+                                                 f"({func} takes real-valued input only)")
+    return None
