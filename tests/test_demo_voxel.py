@@ -147,6 +147,28 @@ def test_out_round_trip(shared_dir, tmp_path, capsys):
     assert vertex["count"].tolist() == counts.tolist() and vertex["x"].dtype == np.float64
 
 
+@pytest.mark.parametrize("how", ["same", "dotted", "symlink", "hardlink"])
+def test_out_onto_the_points_file_is_refused(tmp_path, capsys, monkeypatch, how):
+    """``--out`` naming the ``--points`` file (or a link to it) replaced the input cloud
+    with the downsampled one, status 0."""
+    monkeypatch.chdir(tmp_path)
+    _, path = cloud(tmp_path, n=300)
+    src = tmp_path / "in.ply"
+    demo_tree.write_ply(src, read_points(path), np.ones(300, dtype=np.int64))
+    before = src.read_bytes()
+    out = {"same": "in.ply", "dotted": "./in.ply", "symlink": "link.ply",
+           "hardlink": "hard.ply"}[how]
+    if how == "symlink":
+        (tmp_path / out).symlink_to(src)
+    elif how == "hardlink":
+        (tmp_path / out).hardlink_to(src)
+    assert main(["demo", "--points", "in.ply", "--voxel", "0.5", "--out", out]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"xstride demo: error: --out {out}: is the --points file in.ply; writing "
+                   "it would replace the input cloud: choose another name\n")
+    assert src.read_bytes() == before
+
+
 def test_out_of_a_2d_cloud_has_z_zero(tmp_path, capsys):
     from xstride import algorithms as alg
 

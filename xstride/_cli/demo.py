@@ -195,7 +195,7 @@ def pipeline(backend: str = _backends.DEFAULT, points=None, n=None, levels: int 
     if seed < 0 or seed >= 2**64:
         raise DemoError(f"--seed must be in 0..2**64-1; got {seed}")
     try:
-        extras = demo_extras.check(voxel, out, plot)  # before spending time on the points
+        extras = demo_extras.check(voxel, out, plot, points)  # before reading the points
     except demo_extras.OptionError as exc:
         raise DemoError(str(exc)) from None
     try:

@@ -34,8 +34,11 @@ class Extras:
     plot: Path | None = None
 
 
-def check(voxel, out, plot) -> Extras:
-    """The checked options (:class:`OptionError` with one line for a bad one)."""
+def check(voxel, out, plot, points=None) -> Extras:
+    """The checked options (:class:`OptionError` with one line for a bad one).
+
+    ``points`` is the ``--points`` file, if any: ``--out`` may not name it (the PLY
+    written at the end would replace the cloud it was computed from)."""
     for flag, path in (("--out", out), ("--plot", plot)):
         if path is not None and (str(path) == "" or str(path).endswith(("/", os.sep))
                                  or _is_dir(flag, path)):
@@ -73,6 +76,9 @@ def check(voxel, out, plot) -> Extras:
         if not _is_dir(flag, folder):
             raise OptionError(f"{flag} {path}: cannot write the file (the folder "
                               f"{folder} does not exist)")
+    if out is not None and points is not None and _same_file(out, points):
+        raise OptionError(f"--out {out}: is the --points file {points}; writing it would "
+                          "replace the input cloud: choose another name")
     if plot is not None and not Path(plot).suffix:
         plot = f"{plot}.png"  # what matplotlib's savefig would write: the name says so
     return Extras(voxel, None if out is None else Path(out), None if plot is None else Path(plot))
@@ -86,6 +92,15 @@ def _is_dir(flag, path) -> bool:
     except OSError as exc:
         raise OptionError(f"{flag} {path}: cannot write the file "
                           f"({exc.strerror or exc})") from None
+
+
+def _same_file(a, b) -> bool:
+    """Whether the paths ``a`` and ``b`` name one existing file (the same name, a
+    symbolic link to it or a hard link); ``False`` where either cannot be looked up."""
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):   # a missing file (for --points, its own error later)
+        return False
 
 
 def _plot_format(plot) -> None:
