@@ -4,6 +4,7 @@ results against independent references, the PLY round trip, the picture, every u
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -288,6 +289,39 @@ def test_plot_or_out_to_a_folder_or_empty_name_is_one_line(capsys, tmp_path, mon
         err = capsys.readouterr().err
         assert "a file name is needed, not a folder" in err and err.count("\n") == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d.ply"]
+
+
+@pytest.mark.parametrize("flag, name, why", [
+    ("--out", "x.ply", "the folder {folder} is not writable"),
+    ("--plot", "x", "the folder {folder} is not writable"),   # writes x.png
+    ("--out", "ro.ply", "{folder}/ro.ply is read-only"),
+    ("--plot", "ro.png", "{folder}/ro.png is read-only"),
+])
+def test_out_or_plot_one_may_not_write_is_refused_before_the_points(
+        tmp_path, capsys, monkeypatch, flag, name, why):
+    """An ``--out``/``--plot`` in a folder the user may not write, or onto a read-only
+    file, failed only after the whole pipeline ran (a large cloud: minutes lost)."""
+    pytest.importorskip("matplotlib")
+    folder = (tmp_path / "ro").resolve()
+    folder.mkdir()
+    for f in ("ro.ply", "ro.png"):
+        (folder / f).write_bytes(b"")
+        (folder / f).chmod(0o444)
+    folder.chmod(0o555)
+    if os.access(folder, os.W_OK):
+        # a process that writes past the permission bits (root): the answer a user gets
+        real = os.access
+        monkeypatch.setattr(demo_extras.os, "access", lambda p, mode, **kw: (
+            real(p, mode, **kw) and Path(p) != folder and Path(p).parent != folder))
+    missing = tmp_path / "missing.npy"   # the --points file is read after the check
+    argv = ["demo", "--points", str(missing), "--voxel", "0.1", flag, str(folder / name)]
+    try:
+        assert main(argv) == 2
+    finally:
+        folder.chmod(0o755)
+    err = capsys.readouterr().err
+    assert err == (f"xstride demo: error: {flag} {folder / name}: cannot write the file "
+                   f"(Permission denied: {why.format(folder=folder)})\n")
 
 
 def test_plot_helpers():

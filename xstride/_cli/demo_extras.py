@@ -68,20 +68,41 @@ def check(voxel, out, plot, points=None) -> Extras:
     for flag, path in (("--out", out), ("--plot", plot)):
         if path is None:
             continue
+        # what is written: matplotlib's savefig appends .png to a name without an extension
+        target = f"{path}.png" if flag == "--plot" and not Path(path).suffix else path
         try:
-            folder = Path(path).resolve().parent
+            target = Path(target).resolve()
         except (RuntimeError, OSError):  # a symlink loop (OSError from Python 3.13)
             raise OptionError(f"{flag} {path}: cannot write the file (its path runs "
                               "through a symbolic link loop)") from None
+        folder = target.parent
         if not _is_dir(flag, folder):
             raise OptionError(f"{flag} {path}: cannot write the file (the folder "
                               f"{folder} does not exist)")
+        denied = _denied(target)
+        if denied is not None:
+            raise OptionError(f"{flag} {path}: cannot write the file (Permission denied: "
+                              f"{denied})")
     if out is not None and points is not None and _same_file(out, points):
         raise OptionError(f"--out {out}: is the --points file {points}; writing it would "
                           "replace the input cloud: choose another name")
     if plot is not None and not Path(plot).suffix:
         plot = f"{plot}.png"  # what matplotlib's savefig would write: the name says so
     return Extras(voxel, None if out is None else Path(out), None if plot is None else Path(plot))
+
+
+def _denied(target: Path) -> str | None:
+    """Why the process may not write the file ``target`` (a resolved path), or ``None``:
+    an existing file it may not write, or a folder it may not create the file in
+    (``os.access``, with the effective ids where the platform has them). Checked here so
+    that a user who cannot write the output learns it before the pipeline runs, not
+    after; what ``access`` cannot foresee still fails at the write, as one line too."""
+    kwargs = {"effective_ids": True} if os.access in os.supports_effective_ids else {}
+    if target.exists():
+        return None if os.access(target, os.W_OK, **kwargs) else f"{target} is read-only"
+    if os.access(target.parent, os.W_OK | os.X_OK, **kwargs):
+        return None
+    return f"the folder {target.parent} is not writable"
 
 
 def _is_dir(flag, path) -> bool:
