@@ -324,6 +324,18 @@ def test_out_or_plot_one_may_not_write_is_refused_before_the_points(
                    f"(Permission denied: {why.format(folder=folder)})\n")
 
 
+@pytest.mark.parametrize("flag, ext", [("--out", ".ply"), ("--plot", ".png")])
+def test_plot_or_out_below_a_file_says_it_is_a_file(tmp_path, capsys, flag, ext):
+    """``--out cloud.ply/x.ply`` where ``cloud.ply`` is a file said that the folder
+    ``cloud.ply`` does not exist."""
+    (tmp_path / "cloud.ply").write_bytes(b"ply\n")
+    path = tmp_path / "cloud.ply" / f"x{ext}"
+    assert main(["demo", "--n", "300", "--voxel", "0.1", flag, str(path)]) == 2
+    assert capsys.readouterr().err == (
+        f"xstride demo: error: {flag} {path}: cannot write the file (the folder "
+        f"{tmp_path / 'cloud.ply'} is a file, not a folder)\n")
+
+
 def test_plot_helpers():
     rows = [{"level": lv, "nodes": n} for lv, n in enumerate([1, 4, 16, 100, 400, 900])]
     assert demo_plot.curve_level(rows) == 3

@@ -77,8 +77,9 @@ def check(voxel, out, plot, points=None) -> Extras:
                               "through a symbolic link loop)") from None
         folder = target.parent
         if not _is_dir(flag, folder):
+            what = "is a file, not a folder" if folder.exists() else "does not exist"
             raise OptionError(f"{flag} {path}: cannot write the file (the folder "
-                              f"{folder} does not exist)")
+                              f"{folder} {what})")
         denied = _denied(target)
         if denied is not None:
             raise OptionError(f"{flag} {path}: cannot write the file (Permission denied: "
