@@ -133,6 +133,13 @@ PLY_F4 = "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty fl
 @pytest.mark.parametrize("name, data, message", [
     ("big.ply", PLY_F4 + "1 2 3\n4 5 -1e40\n", "vertex 1: -1e+40 is out of range for the float "
                                                "property 'z'"),
+    # past float64: the text reader reads inf, and the error named an infinite
+    # coordinate ([4.0, 5.0, inf]) that the file does not hold
+    ("d400.ply", PLY_F4.replace("float", "double") + "1 2 3\n4 5 1e400\n",
+     "vertex 1: 1e400 is out of range for the double property 'z'"),
+    ("f999.ply", PLY_F4 + "1 -1e999 3\n4 5 6\n",
+     "vertex 0: -1e999 is out of range for the float property 'y'"),
+    ("inf.ply", PLY_F4 + "1 2 3\n4 -inf 6\n", "point 1 has a NaN or infinite coordinate"),
     ("big2.ply", "ply\nformat ascii 1.0\nelement thing 1\nproperty float a\nelement vertex 1\n"
                  "property float x\nproperty float y\nproperty float z\nend_header\n7\n1e40 2 3\n",
      "point 0 has a NaN or infinite coordinate"),  # through plyfile: no line to name

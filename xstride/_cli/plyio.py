@@ -10,6 +10,7 @@ what the body holds. Every problem a user can cause raises
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import warnings
@@ -117,6 +118,9 @@ def _ascii_ply_vertices(p: Path):
     if rows.shape != (count, len(props)):
         return None
     arr = rows[:, columns]
+    infinite = np.flatnonzero(np.isinf(arr).any(axis=1))
+    if infinite.size:   # a number past float64 (1e400) reads as inf: name it
+        _name_past_float64(p, header_lines, int(infinite[0]), columns, props)
     for j, c in enumerate(columns):
         dt = np.dtype(_PLY_SCALARS[props[c][0]])
         if dt.kind in "iu":
@@ -133,6 +137,22 @@ def _ascii_ply_vertices(p: Path):
                                  f"for the {props[c][0]} property {props[c][1]!r}")
         arr[:, j] = cast
     return np.ascontiguousarray(arr)
+
+
+def _name_past_float64(p: Path, header_lines: int, row: int, columns, props) -> None:
+    """Row ``row`` of an ASCII PLY read as an infinite coordinate: a token that is a
+    number past the float64 range (``1e400``, which the text reader reads as inf) is a
+    :class:`PointFileError` naming the vertex, the token and the property, not "an
+    infinite coordinate" the file does not hold. A real ``inf`` token is left to
+    ``read_points``."""
+    with open(p, encoding="ascii") as fh:
+        line = next(itertools.islice(fh, header_lines + row, None))
+    tokens = line.split()
+    for c in columns:
+        token = tokens[c]
+        if np.isinf(float(token)) and "inf" not in token.lower():
+            raise PointFileError(f"{p}: vertex {row}: {token} is out of range for the "
+                                 f"{props[c][0]} property {props[c][1]!r}")
 
 
 def _declared(elements) -> str:
