@@ -3,6 +3,7 @@ results against independent references, the PLY round trip, the picture, every u
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -334,6 +335,32 @@ def test_plot_or_out_below_a_file_says_it_is_a_file(tmp_path, capsys, flag, ext)
     assert capsys.readouterr().err == (
         f"xstride demo: error: {flag} {path}: cannot write the file (the folder "
         f"{tmp_path / 'cloud.ply'} is a file, not a folder)\n")
+
+
+def test_file_names_that_are_not_utf8_are_shown_escaped(tmp_path, capsys, monkeypatch):
+    """A ``--points``/``--out``/``--plot`` name holding bytes that are not UTF-8 (Python
+    holds them as lone surrogates) stopped matplotlib drawing the title (a TypeError
+    traceback after the pipeline ran) and a stdout with strict errors printing the
+    table (UnicodeEncodeError). The outputs show such bytes as ``\\xNN``; the files
+    keep their names."""
+    pytest.importorskip("matplotlib")
+    pts, path = cloud(tmp_path, n=300)
+    raw = os.fsencode(tmp_path)
+    src, out, png = (os.fsdecode(raw + name) for name in (b"/in\xff.npy", b"/o\xfe.ply",
+                                                           b"/p\xfd"))
+    Path(path).rename(src)
+    argv = ["demo", "--points", src, "--voxel", "0.5", "--out", out, "--plot", png]
+    res = run_json(capsys, *argv[1:])
+    assert res["source"] == f"{tmp_path}/in\\xff.npy"
+    assert res["files"] == {"ply": f"{tmp_path}/o\\xfe.ply", "plot": f"{tmp_path}/p\\xfd.png"}
+    assert os.path.isfile(raw + b"/o\xfe.ply") and os.path.isfile(raw + b"/p\xfd.png")
+    strict = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict")
+    monkeypatch.setattr(sys, "stdout", strict)
+    assert main(argv[:-2]) == 0   # the picture once is enough
+    strict.flush()
+    text = strict.buffer.getvalue().decode("utf-8")
+    assert f"xstride demo: {tmp_path}/in\\xff.npy on numpy" in text
+    assert f"wrote ply             {tmp_path}/o\\xfe.ply" in text
 
 
 def test_plot_helpers():

@@ -30,7 +30,7 @@ import time
 import numpy as np
 
 from .. import _backends
-from . import demo_tree
+from . import demo_extras, demo_tree
 from .dask_options import DEFAULT_TIMEOUT, add_arguments, check_arguments  # noqa: F401
 from .demo import (DEFAULT_N, DemoError, Progress, _check_levels, _morton_box, _table,
                    summary)
@@ -433,7 +433,7 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
             host = host[:n]
         _check_sort_chunks(xp, host.shape)
         pos, = stage("scatter to workers", lambda: _persist(xp.asarray(host)))
-        source = str(points)
+        source = demo_extras.shown_path(points)
     else:
         _check_levels(alg, 3, levels, level_stats)
         count = DEFAULT_N if n is None else n

@@ -227,7 +227,7 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
         if n is not None:
             host = host[:n]
         pos = host if be.owns(host) else stages.run("copy to device", lambda: be.asarray(host))
-        source = str(points)
+        source = demo_extras.shown_path(points)
     else:
         _check_levels(alg, 3, levels, level_stats)  # before spending time on positions
         count = DEFAULT_N if n is None else n

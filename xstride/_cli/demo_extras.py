@@ -14,8 +14,8 @@ import numpy as np
 
 from . import demo_tree
 
-__all__ = ["Extras", "OptionError", "check", "run", "table_lines", "PLOT_INSTALL",
-           "MAX_PLOT_POINTS"]
+__all__ = ["Extras", "OptionError", "check", "run", "table_lines", "shown_path",
+           "PLOT_INSTALL", "MAX_PLOT_POINTS"]
 
 #: What ``--plot`` says when matplotlib is missing.
 PLOT_INSTALL = "pip install 'xstride[plot]'"
@@ -25,6 +25,15 @@ MAX_PLOT_POINTS = 200_000
 
 class OptionError(Exception):
     """A bad option or a file that cannot be written: one line (the demo's ``DemoError``)."""
+
+
+def shown_path(path) -> str:
+    """``path`` as text every output takes: the bytes of a file name that are not UTF-8,
+    which Python holds as lone surrogates (``\\udcff``), become ``\\xNN`` escapes. A
+    surrogate stopped matplotlib drawing the title (a TypeError) and a stdout with
+    strict errors (``PYTHONIOENCODING=utf-8``, a ``en_US.UTF-8`` locale) printing the
+    table."""
+    return os.fsencode(str(path)).decode("utf-8", "backslashreplace")
 
 
 @dataclass(frozen=True)
@@ -164,7 +173,7 @@ def run(extras: Extras | None, stage, alg, am, be, pos, sorted_pos, tree, rows, 
             stage("write ply", lambda: demo_tree.write_ply(extras.out, *cloud))
         except demo_tree.PlyWriteError as exc:
             raise OptionError(str(exc)) from None
-        files["ply"] = str(extras.out)
+        files["ply"] = shown_path(extras.out)
     if extras.plot is not None:
         from . import demo_plot
 
@@ -180,7 +189,7 @@ def run(extras: Extras | None, stage, alg, am, be, pos, sorted_pos, tree, rows, 
         except OSError as exc:
             raise OptionError(f"--plot {extras.plot}: cannot write the file "
                             f"({exc.strerror or exc})") from None
-        files["plot"] = str(extras.plot)
+        files["plot"] = shown_path(extras.plot)
     if files:
         out["files"] = files
     return out
