@@ -352,6 +352,19 @@ def test_bad_option_values(capsys, argv, needle):
     assert needle in user_error(capsys, *argv)
 
 
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("seed", ["0", "7"])
+def test_seed_with_points_is_a_user_error(tmp_path, capsys, backend, seed):
+    """``--seed`` draws the generated cloud; with ``--points`` it was silently ignored
+    (two seeds, the same result), where other options that do nothing are refused."""
+    path = tmp_path / "p.npy"
+    np.save(path, np.ones((4, 3)))
+    err = user_error(capsys, "--backend", backend, "--points", str(path), "--seed", seed)
+    assert err == (f"xstride demo: error: --seed draws the generated points: it does "
+                   f"nothing with --points "
+                   f"{path}; leave it out")
+
+
 def test_cupy_unavailable_is_one_line(capsys, monkeypatch):
     from xstride import _backends
 

@@ -63,7 +63,7 @@ def main(argv=None) -> int:
 
         return run_info(json_output=args.json)
     if args.command == "demo":
-        problem = _dask_options.check_arguments(args)
+        problem = _dask_options.check_arguments(args) or _demo.check_arguments(args)
         if problem is not None:
             print(f"xstride demo: error: {problem}", file=sys.stderr)
             return 2

@@ -29,7 +29,7 @@ from .timing import StepTime, timed_step, watch_compiles
 # above this, one (n, 3) float64 array alone needs more than 24 TiB
 _MAX_POINTS = 2**40
 
-__all__ = ["add_arguments", "run", "pipeline", "DemoError", "Progress"]
+__all__ = ["add_arguments", "check_arguments", "run", "pipeline", "DemoError", "Progress"]
 
 DEFAULT_N = 1_000_000
 DEFAULT_LEVELS = 10
@@ -56,7 +56,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--level-stats", type=int, default=None, metavar="K",
                         help=f"tree level of the occupancy statistics (default "
                              f"min({DEFAULT_LEVEL_STATS}, levels))")
-    parser.add_argument("--seed", type=int, default=0, help="Philox seed (default 0)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="Philox seed of the generated points (default 0; not with --points)")
     parser.add_argument("--voxel", type=float, default=None, metavar="SIZE",
                         help="downsample to one point per voxel of edge SIZE (the mean of "
                              "its points), voxels in Morton order")
@@ -67,6 +68,17 @@ def add_arguments(parser) -> None:
                              "coarse level and the occupancy of every level (needs "
                              "matplotlib: pip install 'xstride[plot]')")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def check_arguments(args) -> str | None:
+    """A one-line error for an option that would do nothing with the others given
+    (called by ``xstride.__main__`` for every backend); fills in the default seed."""
+    if args.seed is not None and args.points is not None:
+        return (f"--seed draws the generated points: it does nothing with --points "
+                f"{args.points}; leave it out")
+    if args.seed is None:
+        args.seed = 0
+    return None
 
 
 # --------------------------------------------------------------------- progress
