@@ -291,9 +291,39 @@ def test_sort_and_argsort_of_axis_none_flatten_on_both_backends(descending):
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_a_0d_float_array_axis_is_a_type_error_naming_the_argument(name):
-    """On the NumPy backend (on dask a NumPy array beside dask arrays is refused as
-    arrays of two backends): NumPy said "only integer scalar arrays can be converted to
-    a scalar index" or "iteration over a 0-d array"."""
-    exc = raised("numpy", name, np.array(1.0))
-    assert type(exc) is TypeError, (name, exc)
-    assert str(exc).startswith(f"{_func(name)}: argument '{_arg(name)}' got "), str(exc)
+    """NumPy said "only integer scalar arrays can be converted to a scalar index" or
+    "iteration over a 0-d array"; the dask backend refused the NumPy array beside dask
+    arrays as arrays of two backends."""
+    for exc in both(name, np.array(1.0)):
+        assert type(exc) is TypeError, (name, exc)
+        assert str(exc).startswith(f"{_func(name)}: argument '{_arg(name)}' got "), str(exc)
+
+
+def outcome(backend: str, name: str, value):
+    """What ``CASES[name]`` gives for ``value`` on ``backend``: its results as NumPy
+    arrays, or the class and message of what it raised."""
+    with xp.use_backend(backend):
+        try:
+            out = CASES[name][0](xp.asarray(A), value)
+            return [xp.to_numpy(o).tolist() for o in
+                    (out if isinstance(out, (tuple, list)) else (out,))]
+        except Exception as exc:  # noqa: BLE001 - the class and message are compared
+            return type(exc), str(exc)
+
+
+@pytest.mark.parametrize("name, within", [(name, False) for name in CASES]
+                         + [(name, True) for name in TUPLES])
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_a_0d_integer_array_axis_stands_for_its_int(backend, name, within):
+    """As NumPy's functions take it (``__index__``), and as both backends take a NumPy
+    integer. The dask backend refused it as arrays of two backends ("x is dask, axis is
+    numpy"), and once past that dask's functions refused it ("iteration over a 0-d
+    array", "Axis value must be an integer, got 1"); the NumPy backend's ``sort``,
+    ``argsort``, ``diff``, ``take_along_axis`` and ``linalg.cross`` refused it ("expected
+    an int naming an axis"), and its ``fftshift``/``ifftshift`` failed in NumPy's
+    ("iteration over a 0-d array"). ``within``: the array in a tuple of axes."""
+    for value, same in ((np.array(1), 1), (np.array(-1, dtype=np.int8), -1)):
+        if within:
+            value, same = (value,), (same,)
+        got, want = outcome(backend, name, value), outcome(backend, name, same)
+        assert got == want, (name, value, got, want)

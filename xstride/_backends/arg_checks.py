@@ -25,6 +25,7 @@ import numpy as np
 
 from .._core.errors import (argument_error, broadcast_error, describe, error, overflow_error,
                             type_error, value_error)
+from .._core.intseq import is_index
 from .._core.sizes import checked_size
 from .._plans.reduction import normalize_axis, normalize_one_axis
 from . import select as _backend
@@ -200,12 +201,11 @@ def check_sorter(x1, sorter, side="left") -> None:
 
 
 def check_axis(func: str, x, axis) -> None:
-    """One ``axis`` of ``sort``, ``argsort``, ``diff``: an int naming an axis of ``x`` (a
-    0-D array has none: NumPy's ``sort`` raised ``AxisError``, its ``argsort`` returned
-    shape (1,), dask's both a bare ``IndexError``). Out of range it is
-    ``numpy.exceptions.AxisError``, an ``IndexError`` and a ``ValueError``, as NumPy
-    raises."""
-    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
+    """One ``axis`` of ``sort``, ``argsort``, ``diff``: an int (or a 0-D integer array, as
+    NumPy's take) naming an axis of ``x`` (a 0-D ``x`` has none: NumPy's ``sort`` raised
+    ``AxisError``, its ``argsort`` returned shape (1,), dask's a bare ``IndexError``).
+    Out of range: ``numpy.exceptions.AxisError``, an ``IndexError`` and a ``ValueError``."""
+    if not is_index(axis):
         raise type_error(func, "axis", axis, "an int naming an axis")
     if not -x.ndim <= axis < x.ndim:
         raise argument_error(np.exceptions.AxisError, func, "axis",

@@ -29,6 +29,7 @@ from .._core.names import ELEMENTWISE
 from .._core.ufuncs import ENGINE_UFUNCS
 from ._base import Backend
 from .axis_errors import axis_argument_error
+from .axis_values import axis_ints
 from .registry import DEFAULT, REGISTRY, each, get
 from .real_only import complex_argument_error
 from .positional import (XP_BOUND, out_position, positional_count, reference_most,
@@ -521,6 +522,8 @@ def follower(qualname: str, module: str = "xstride"):
                 if not params:
                     params.append(param_names(reference))
                 backend = _backend.backend_of(qualname, _named(params[0], args, kwargs))
+                if backend != DEFAULT:   # axis=numpy.asarray(1) as 1 (axis_values.py)
+                    args, kwargs = axis_ints(params[0], args, kwargs)
             if backend in rewrites:
                 args, kwargs = rewrites[backend](qualname, args, kwargs)
             if not kwargs and backend == "numpy" and len(args) <= most:

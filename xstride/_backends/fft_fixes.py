@@ -239,9 +239,10 @@ def _n_axis(name: str, backend: str):
 def _shift(name: str, backend: str):
     def impl(x, /, *, axes=None):
         ns = _backend.namespace(backend)
-        if axes is not None:
-            for a in axes if isinstance(axes, (tuple, list)) else (axes,):
-                _axis(name, "axes", a, x.ndim)
+        if axes is not None:   # the library given ints: NumPy's iterated over a 0-D array
+            one = not isinstance(axes, (tuple, list))
+            axes = tuple(_axis(name, "axes", a, x.ndim) for a in ((axes,) if one else axes))
+            axes = axes[0] if one else axes
         elif x.ndim == 0:
             return ns.asarray(x, copy=True)
         _known(name, x, range(x.ndim))   # dask's roll concatenates: every length needed

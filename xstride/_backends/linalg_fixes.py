@@ -147,12 +147,13 @@ def check_cross(x1, x2, axis) -> tuple[tuple[int, ...], int]:
     except ValueError:
         raise broadcast_error("cross", (x1.shape, x2.shape)) from None
     nd = len(shape)
-    if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (int, np.integer)):
+    if not is_index(axis):   # an int, a NumPy integer or a 0-D integer array, as NumPy's
         raise type_error("cross", "axis", axis, "an int naming an axis")
+    axis = operator.index(axis)
     if not -nd <= axis < nd:   # NumPy's cross: AxisError, its linalg.cross IndexError
         raise axis_error("cross", "axis", f"is {axis!r}, out of range for the broadcast "
                                           f"shape {shape}")
-    ax = int(axis) % nd
+    ax = axis % nd
     for name, x in (("x1", x1), ("x2", x2)):
         own = ax - (nd - x.ndim)
         length = x.shape[own] if own >= 0 else 1

@@ -19,6 +19,8 @@ import numpy as np
 
 from .._core.errors import (error, mixed_backends_error, setting_error, type_error,
                             unavailable_error, value_error)
+from .axis_errors import AXIS_PARAMETERS
+from .axis_values import is_0d
 from .registry import REGISTRY, each, get
 
 __all__ = [
@@ -330,8 +332,9 @@ def backend_of(func: str, named_arrays, default: str | None = None) -> str:
     named_arrays : iterable of (name, value)
         Arguments to inspect; lists and tuples are searched one level deep.
         Non-arrays (Python scalars, dtypes, None) are ignored; NumPy scalars
-        (``numpy.float64(1.0)``) count only when no argument is an array, since CuPy
-        takes them as scalars.
+        (``numpy.float64(1.0)``), and 0-D NumPy arrays given for an axis argument
+        (``axis=numpy.asarray(1)``, ``axis_values.py``), count only when no argument is
+        an array, since CuPy takes them as scalars and they name axes, not data.
     default : str, optional
         Returned when no argument is an array; the active backend if omitted.
 
@@ -346,9 +349,13 @@ def backend_of(func: str, named_arrays, default: str | None = None) -> str:
     for name, value in named_arrays:
         items = ((f"{name}[{i}]", v) for i, v in enumerate(value)) \
             if isinstance(value, (list, tuple)) else ((name, value),)
+        axis = name in AXIS_PARAMETERS
         for label, item in items:
             if isinstance(item, np.generic):  # a scalar to CuPy too: weak, like 2.0
                 numpy_scalar = True
+                continue
+            if axis and is_0d(item):   # axis=numpy.asarray(1): an axis, as 1 is
+                numpy_scalar = True       # (axis_values.py)
                 continue
             b = backend_of_array(item)
             if b is not None:
