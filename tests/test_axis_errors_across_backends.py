@@ -217,25 +217,37 @@ def test_none_where_an_axis_is_required_is_a_type_error_naming_the_argument(name
             str(exc)
 
 
-#: Functions whose library (NumPy's, kept on both backends) takes a bool as an axis, as
-#: the int it is in Python; every other function here refuses one.
-BOOL_TAKEN = {"unstack", "moveaxis(source)", "moveaxis(destination)", "stack"}
-
-
 @pytest.mark.parametrize("name", list(CASES))
 @pytest.mark.parametrize("value", [True, np.True_])
 def test_a_bool_axis_raises_the_same_class_on_both_backends(name, value):
     """NumPy's ``flip``, ``roll`` and ``expand_dims`` took ``axis=True`` as axis 1, and
     NumPy's and dask's ``vector_norm`` ``1.0``, ``True`` and (NumPy) ``"1"``, where the
-    dask backend's checks refused them."""
+    dask backend's checks refused them; ``stack``, ``unstack`` and ``moveaxis`` took
+    ``True`` as axis 1 on both backends (NumPy's and dask's functions)."""
     on_numpy, on_dask = both(name, value)
-    assert type(on_numpy) is type(on_dask), (name, on_numpy, on_dask)
-    if name in BOOL_TAKEN and type(value) is bool:
-        assert on_numpy is None
-        return
-    assert type(on_numpy) is TypeError, (name, on_numpy)
+    assert type(on_numpy) is type(on_dask) is TypeError, (name, on_numpy, on_dask)
     for exc in (on_numpy, on_dask):
         assert str(exc).startswith(f"{_func(name)}: argument '{_arg(name)}' got "), str(exc)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("func, call, arg, expected", [
+    ("stack", lambda x, v: xp.stack([x, x], axis=v), "axis", "an int naming one axis"),
+    ("unstack", lambda x, v: xp.unstack(x, axis=v), "axis", "an int naming one axis"),
+    ("moveaxis", lambda x, v: xp.moveaxis(x, v, 0), "source", "an int or a tuple of ints"),
+    ("moveaxis", lambda x, v: xp.moveaxis(x, 0, v), "destination",
+     "an int or a tuple of ints"),
+    ("moveaxis", lambda x, v: xp.moveaxis(x, (0, v), (0, 1)), "source",
+     "an int or a tuple of ints"),
+])
+def test_stack_unstack_moveaxis_refuse_a_bool_axis(backend, func, call, arg, expected):
+    """The standard's axis is an int; NumPy's and dask's functions took ``True`` as 1
+    (``stack([x, x], axis=True)`` stacked along axis 1)."""
+    with xp.use_backend(backend):
+        x = xp.asarray(A)
+        with pytest.raises(TypeError, match=rf"^{func}: argument '{arg}' got .*True.*; "
+                                            rf"expected {expected}$"):
+            call(x, True)
 
 
 def test_flip_roll_expand_dims_vector_norm_take_valid_axes():

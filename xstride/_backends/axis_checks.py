@@ -1,21 +1,33 @@
-"""``flip`` and ``expand_dims`` of the NumPy backend, ``axis`` checked first by the check
-the dask backend's share (``normalize_axis``, ``xstride/_plans/reduction.py``; the dask
-ones are in ``dask_standard.py``).
+"""Axis checks in front of library functions: ``flip`` and ``expand_dims`` of the NumPy
+backend, and ``stack``, ``unstack`` and ``moveaxis`` of every backend.
 
-NumPy's took a bool as an axis (``flip(x, axis=True)`` flipped axis 1,
-``expand_dims(x, axis=True)`` inserted one there), where the dask backend's, the
-reductions and ``sort``/``diff`` refuse one with ``TypeError`` (the standard's ``axis``
-is an int). With the check both backends raise the same class and message for any bad
-axis: ``TypeError`` of no int, ``numpy.exceptions.AxisError`` out of range,
+NumPy's ``flip`` and ``expand_dims`` took a bool as an axis (``flip(x, axis=True)``
+flipped axis 1, ``expand_dims(x, axis=True)`` inserted one there), where the dask
+backend's, the reductions and ``sort``/``diff`` refuse one with ``TypeError`` (the
+standard's ``axis`` is an int): here their axis is checked first by the check the dask
+backend's share (``normalize_axis``, ``xstride/_plans/reduction.py``; the dask ones are
+in ``dask_standard.py``). With the check both backends raise the same class and message
+for any bad axis: ``TypeError`` of no int, ``numpy.exceptions.AxisError`` out of range,
 ``ValueError`` repeated. ``roll``'s axis is checked in ``arg_checks.roll``.
+
+NumPy's and dask's ``stack``, ``unstack`` (compat's, by ``moveaxis``) and ``moveaxis``
+took ``True`` as axis 1 too, on both backends: here a bool (Python's or NumPy's, also in
+a tuple of ``moveaxis``) is refused first with the ``TypeError`` of the other functions;
+everything else is the library's (its errors named by ``axis_errors.py``).
 """
 
 from __future__ import annotations
 
+import numpy as np
+
+from .._core.errors import type_error
 from .._plans.reduction import normalize_axis
 from .dispatch import compat_function, register
 
-__all__ = ["flip", "expand_dims"]
+__all__ = ["flip", "expand_dims", "refuse_bool_axis"]
+
+_ONE = "an int naming one axis"
+_MOVED = "an int or a tuple of ints"
 
 
 def flip(x, /, *, axis=None):
@@ -37,6 +49,49 @@ def expand_dims(x, /, axis=0):
     return compat_function("numpy", "expand_dims")(x, axis=axis)
 
 
+def refuse_bool_axis(func: str, arg: str, value, expected: str) -> None:
+    """``TypeError`` where ``value`` of axis argument ``arg`` is a bool or a tuple or list
+    holding one (NumPy's functions take ``True`` as 1)."""
+    items = value if isinstance(value, (tuple, list)) else (value,)
+    if any(isinstance(i, (bool, np.bool_)) for i in items):
+        raise type_error(func, arg, value, expected)
+
+
+def _stack_numpy(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    refuse_bool_axis("stack", "axis", axis, _ONE)
+    return compat_function("numpy", "stack")(arrays, axis=axis, out=out, dtype=dtype,
+                                              casting=casting)
+
+
+def _stack_of(backend: str):
+    def stack(arrays, axis=0, *args, **kwargs):
+        refuse_bool_axis("stack", "axis", axis, _ONE)
+        return compat_function(backend, "stack")(arrays, axis, *args, **kwargs)
+    return stack
+
+
+def _unstack_of(backend: str):
+    def unstack(x, /, *, axis=0):
+        refuse_bool_axis("unstack", "axis", axis, _ONE)
+        return compat_function(backend, "unstack")(x, axis=axis)
+    return unstack
+
+
+def _moveaxis_of(backend: str):
+    def moveaxis(a, source, destination):
+        refuse_bool_axis("moveaxis", "source", source, _MOVED)
+        refuse_bool_axis("moveaxis", "destination", destination, _MOVED)
+        return compat_function(backend, "moveaxis")(a, source, destination)
+    return moveaxis
+
+
 for _fn in (flip, expand_dims):
     register(_fn.__name__, "numpy")(_fn)
-del _fn
+_stack_numpy.__name__ = _stack_numpy.__qualname__ = "stack"
+register("stack", "numpy")(_stack_numpy)
+for _backend_name in ("numpy", "dask", "cupy"):
+    if _backend_name != "numpy":
+        register("stack", _backend_name)(_stack_of(_backend_name))
+    register("unstack", _backend_name)(_unstack_of(_backend_name))
+    register("moveaxis", _backend_name)(_moveaxis_of(_backend_name))
+del _fn, _backend_name
