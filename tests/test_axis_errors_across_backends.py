@@ -339,3 +339,35 @@ def test_a_0d_integer_array_axis_stands_for_its_int(backend, name, within):
             value, same = (value,), (same,)
         got, want = outcome(backend, name, value), outcome(backend, name, same)
         assert got == want, (name, value, got, want)
+
+
+@pytest.mark.parametrize("axis", [1, -2, (0, 1), (2, 1), np.int64(1)])
+def test_squeeze_of_an_axis_not_of_length_1_names_the_axis_on_both_backends(axis):
+    """NumPy's said "cannot select an axis to squeeze out which has size not equal to
+    one", dask's "cannot squeeze axis with size other than one": neither named the axis
+    nor the argument, and the two backends differed."""
+    x = np.zeros((1, 3, 1))
+    got = []
+    for backend in ("numpy", "dask"):
+        with xp.use_backend(backend), pytest.raises(ValueError) as info:
+            xp.squeeze(xp.asarray(x), axis=axis)
+        got.append((type(info.value), str(info.value)))
+    assert got[0] == got[1], got
+    assert got[0] == (ValueError, "squeeze: argument 'axis' names axis 1, which has length "
+                                  "3 in an array of shape (1, 3, 1); only axes of length 1 "
+                                  "can be squeezed out")
+
+
+def test_squeeze_of_an_axis_of_unknown_length_says_so_on_dask():
+    """After boolean indexing dask does not know the length (it may be 1): dask's said
+    "cannot squeeze axis with size other than one"; the other axis squeezes."""
+    with xp.use_backend("dask"):
+        d = xp.asarray(np.zeros((4, 1)))
+        rows = d[d[:, 0] < 1]
+        with pytest.raises(ValueError, match=r"^squeeze: argument 'axis' names axis 0, whose "
+                                             r"length dask does not know .*"
+                                             r"compute_chunk_sizes\(\)"):
+            xp.squeeze(rows, axis=0)
+        assert xp.to_numpy(xp.squeeze(rows, axis=1)).tolist() == [0.0] * 4
+        rows.compute_chunk_sizes()
+        assert xp.squeeze(rows[:1], axis=0).shape == (1,)

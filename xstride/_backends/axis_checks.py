@@ -1,5 +1,6 @@
 """Axis checks in front of library functions: ``flip`` and ``expand_dims`` of the NumPy
-backend, and ``stack``, ``unstack`` and ``moveaxis`` of every backend.
+backend, ``squeeze`` of the NumPy and dask backends, and ``stack``, ``unstack`` and
+``moveaxis`` of every backend.
 
 NumPy's ``flip`` and ``expand_dims`` took a bool as an axis (``flip(x, axis=True)``
 flipped axis 1, ``expand_dims(x, axis=True)`` inserted one there), where the dask
@@ -9,6 +10,12 @@ backend's share (``normalize_axis``, ``xstride/_plans/reduction.py``; the dask o
 in ``dask_standard.py``). With the check both backends raise the same class and message
 for any bad axis: ``TypeError`` of no int, ``numpy.exceptions.AxisError`` out of range,
 ``ValueError`` repeated. ``roll``'s axis is checked in ``arg_checks.roll``.
+
+``squeeze`` of an axis whose length is not 1 said "cannot select an axis to squeeze out
+which has size not equal to one" (NumPy's) and "cannot squeeze axis with size other than
+one" (dask's), naming neither the axis nor the argument: :func:`check_squeeze` raises one
+``ValueError`` on both backends (dask's also raised a bare ``IndexError`` for an axis out
+of range).
 
 NumPy's and dask's ``stack``, ``unstack`` (compat's, by ``moveaxis``) and ``moveaxis``
 took ``True`` as axis 1 too, on both backends: here a bool (Python's or NumPy's, also in
@@ -20,11 +27,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.errors import type_error
+from .._core.errors import type_error, value_error
 from .._plans.reduction import normalize_axis
 from .dispatch import compat_function, register
+from .registry import get
 
-__all__ = ["flip", "expand_dims", "refuse_bool_axis"]
+__all__ = ["flip", "expand_dims", "check_squeeze", "squeeze", "refuse_bool_axis"]
 
 _ONE = "an int naming one axis"
 _MOVED = "an int or a tuple of ints"
@@ -47,6 +55,33 @@ def expand_dims(x, /, axis=0):
         else:
             normalize_axis("expand_dims", axis, x.ndim + 1)
     return compat_function("numpy", "expand_dims")(x, axis=axis)
+
+
+def check_squeeze(x, axis) -> None:
+    """``squeeze``'s ``axis`` (an int or a tuple of ints, ``normalize_axis``'s checks)
+    names axes of ``x`` of length 1 only."""
+    for i in normalize_axis("squeeze", axis, x.ndim):
+        n = x.shape[i]
+        if n != 1:
+            length = (f"which has length {n}" if n == n else "whose length dask does not "
+                      "know (as after boolean indexing; x.compute_chunk_sizes() first)")
+            raise value_error("squeeze", "axis", f"names axis {i}, {length} in an array of "
+                                                 f"shape {tuple(x.shape)}; only axes of "
+                                                 "length 1 can be squeezed out")
+
+
+def squeeze(a, axis=None):
+    """``squeeze`` on NumPy arrays (NumPy's signature: without ``axis`` every axis of
+    length 1), ``axis`` checked first (:func:`check_squeeze`)."""
+    if axis is not None and hasattr(a, "ndim"):
+        check_squeeze(a, axis)
+    return compat_function("numpy", "squeeze")(a, axis=axis)
+
+
+def _dask_squeeze(x, /, axis):
+    """``squeeze`` of the standard on dask arrays, ``axis`` checked first."""
+    check_squeeze(x, axis)
+    return get("dask").namespace().squeeze(x, axis=axis)
 
 
 def refuse_bool_axis(func: str, arg: str, value, expected: str) -> None:
@@ -85,8 +120,10 @@ def _moveaxis_of(backend: str):
     return moveaxis
 
 
-for _fn in (flip, expand_dims):
+for _fn in (flip, expand_dims, squeeze):
     register(_fn.__name__, "numpy")(_fn)
+_dask_squeeze.__name__ = _dask_squeeze.__qualname__ = "squeeze"
+register("squeeze", "dask")(_dask_squeeze)
 _stack_numpy.__name__ = _stack_numpy.__qualname__ = "stack"
 register("stack", "numpy")(_stack_numpy)
 for _backend_name in ("numpy", "dask", "cupy"):

@@ -58,7 +58,7 @@ from .dispatch import register
 from .registry import get
 from .linalg_fixes import check_tensordot
 
-__all__ = ["matmul", "tensordot", "vecdot", "take", "nonzero", "concat", "clip", "permute_dims", "squeeze", "roll", "flip", "sort", "argsort",
+__all__ = ["matmul", "tensordot", "vecdot", "take", "nonzero", "concat", "clip", "permute_dims", "roll", "flip", "sort", "argsort",
            "diff", "reshape", "repeat", "expand_dims", "searchsorted",
            "take_along_axis"]
 
@@ -222,13 +222,6 @@ def clip(x, /, min=None, max=None):   # noqa: A002 (the standard's names)
                                                                                x.dtype)
         out = ns.where(beyond(out, b) | ns.isnan(b), b, out)
     return out
-
-
-def squeeze(x, /, axis):
-    """``squeeze`` of the standard on dask arrays; ``axis`` checked first (dask's
-    raised a bare ``IndexError`` out of range)."""
-    normalize_axis("squeeze", axis, x.ndim)
-    return _ns().squeeze(x, axis=axis)
 
 
 def roll(x, /, shift, *, axis=None):
@@ -592,7 +585,7 @@ def pow(x1, x2, /):  # noqa: A001 - the standard's name
 
 for _q, _fn in (("pow", pow), ("take_along_axis", take_along_axis), ("matmul", matmul), ("linalg.matmul", matmul), ("tensordot", tensordot),
                 ("linalg.tensordot", tensordot), ("vecdot", vecdot),
-                ("linalg.vecdot", vecdot), ("take", take), ("nonzero", nonzero), ("concat", concat), ("clip", clip), ("permute_dims", permute_dims), ("squeeze", squeeze), ("roll", roll),
+                ("linalg.vecdot", vecdot), ("take", take), ("nonzero", nonzero), ("concat", concat), ("clip", clip), ("permute_dims", permute_dims), ("roll", roll),
                 ("reshape", reshape), ("repeat", repeat), ("flip", flip), ("sort", sort),
                 ("argsort", argsort), ("diff", diff),
                 ("expand_dims", expand_dims), ("searchsorted", searchsorted)):

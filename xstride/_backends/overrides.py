@@ -10,8 +10,8 @@ standard; ``dask_linalg``: the linear algebra of stacks of matrices on dask;
 ``repeat``, ``roll`` arguments the libraries take and the standard refuses;
 ``clip_checks``: ``clip``'s bounds (Python scalars, arrays) against ``x``'s dtype;
 ``fft_fixes``: the ``fft`` functions' axes, and on dask their gather into one chunk;
-``axis_checks``: NumPy's ``flip`` and ``expand_dims`` axis checked as dask's, and
-``stack``, ``unstack``, ``moveaxis`` refusing a bool axis). None of them imports CuPy at
+``axis_checks``: NumPy's ``flip`` and ``expand_dims`` axis checked as dask's,
+``squeeze``'s on both, ``stack``, ``unstack``, ``moveaxis`` refusing a bool axis). None of them imports CuPy at
 import time. ``dask_fixes`` is
 imported here, with ``import xstride``: it also sets the chunked executors' hook, which
 every dask worker needs once it unpickles a task. The others are imported by the
