@@ -38,6 +38,36 @@ def test_set_functions_equal_the_numpy_backend(case, chunks):
     assert inverse._fields == ("values", "inverse_indices")
 
 
+@pytest.mark.parametrize("case", range(len(CASES)))
+@pytest.mark.parametrize("chunks", [1, 2, -1])
+def test_unique_all_equals_the_numpy_backend(case, chunks):
+    """dask's ``unique_all`` failed when computed on an array with NaN: "zero-size array
+    to reduction operation minimum which has no identity", for each of its arrays."""
+    host = np.asarray(CASES[case])
+    with xp.use_backend("dask", chunks=chunks):
+        got = xp.unique_all(xp.asarray(host))
+    want = xp.unique_all(host)
+    assert got._fields == ("values", "indices", "inverse_indices", "counts")
+    for name in got._fields:
+        g, w = xp.to_numpy(getattr(got, name)), getattr(want, name)
+        np.testing.assert_array_equal(g, w, err_msg=name)
+        assert g.shape == w.shape and g.dtype == w.dtype, (name, g, w)
+
+
+def test_unique_all_indices_and_inverse_of_nans_are_their_own():
+    """Every NaN is a value of its own: its index is its own flat position, and
+    ``values[inverse]`` and ``x.flat[indices]`` give back ``x`` and ``values``."""
+    host = np.array([[np.nan, 2.0, 1.0], [2.0, np.nan, np.nan]])
+    with xp.use_backend("dask", chunks=(1, 2)):
+        got = [xp.to_numpy(a) for a in xp.unique_all(xp.asarray(host))]
+    values, indices, inverse, counts = got
+    np.testing.assert_array_equal(values, [1.0, 2.0, np.nan, np.nan, np.nan])
+    assert indices.tolist() == [2, 1, 0, 4, 5] and counts.tolist() == [1, 2, 1, 1, 1]
+    assert inverse.tolist() == [[2, 1, 0], [1, 3, 4]]
+    np.testing.assert_array_equal(values[inverse], host)
+    np.testing.assert_array_equal(host.reshape(-1)[indices], values)
+
+
 def test_each_nan_counted_once_and_found_by_its_inverse():
     with xp.use_backend("dask", chunks=2):
         x = xp.asarray(np.array([2.0, np.nan, 1.0]))

@@ -11,9 +11,14 @@ arrays; for complex ones NumPy sorts its NaNs by which part is NaN, this order m
 differ (the standard leaves it open). The inverse of an element that is not NaN is its
 position among the sorted values (a ``searchsorted`` per block against them, dask's ``unique`` giving one
 block); of the k-th NaN, the number of those values plus k. Nothing is computed.
-Integer and bool arrays go to dask's functions unchanged. ``unique_counts``,
-``unique_inverse`` and ``unique_all`` of an array whose lengths dask does not know
-(after boolean indexing) raise a ``ValueError`` saying so (dask's failed unclearly).
+Integer and bool arrays go to dask's functions unchanged. ``unique_all`` of a floating
+or complex array is built on the same inverse: its ``indices`` and ``counts`` are those
+of dask's ``unique`` of the (integer) inverse, whose values are ``0 .. K-1``: the first
+flat position of each value, and its count. (dask's ``unique_all`` failed when computed
+on an array with NaN: "zero-size array to reduction operation minimum which has no
+identity", for every one of its four arrays.) ``unique_counts``, ``unique_inverse`` and
+``unique_all`` of an array whose lengths dask does not know (after boolean indexing)
+raise a ``ValueError`` saying so (dask's failed unclearly).
 """
 
 from __future__ import annotations
@@ -27,10 +32,20 @@ from .dask_standard import flat
 from .dispatch import register
 from .registry import get
 
-__all__ = ["UniqueCountsResult", "UniqueInverseResult", "unique_values", "unique_counts",
-           "unique_inverse", "unique_all"]
+__all__ = ["UniqueAllResult", "UniqueCountsResult", "UniqueInverseResult", "unique_values",
+           "unique_counts", "unique_inverse", "unique_all"]
 
 _NAME = "dask"
+
+
+class UniqueAllResult(NamedTuple):
+    """``unique_all``: ``values``, ``indices`` and ``counts`` (int64, 1-D) and
+    ``inverse_indices`` (``x``'s shape)."""
+
+    values: object
+    indices: object
+    inverse_indices: object
+    counts: object
 
 
 class UniqueCountsResult(NamedTuple):
@@ -114,13 +129,10 @@ def _inverse_block(xb, rank, values):
     return out
 
 
-def unique_inverse(x, /):
-    """``unique_inverse`` of the standard on dask arrays: the k-th NaN (flattened
-    order) is value ``len(non-NaN values) + k``; ``inverse_indices`` has ``x``'s shape."""
-    _check_known("unique_inverse", x)
+def _values_and_inverse(x):
+    """``(values, flat inverse)`` of a floating or complex dask array ``x``: the k-th NaN
+    (flattened order) is value ``len(non-NaN values) + k``."""
     ns = get(_NAME).namespace()
-    if x.dtype.kind not in "fc":
-        return UniqueInverseResult(*ns.unique_inverse(x))
     da = get(_NAME).load()
     flat, nan, nans = _nans(x)
     (values,) = _not_nan(ns.unique_values(x))
@@ -128,14 +140,33 @@ def unique_inverse(x, /):
     inverse = da.blockwise(_inverse_block, "i", flat, "i", rank, "i", values, "j",
                            dtype=np.int64, concatenate=True,
                            meta=get(_NAME).chunk_like(np.empty((0,), np.int64), flat._meta))
-    return UniqueInverseResult(ns.concat([values, nans]), ns.reshape(inverse, x.shape))
+    return ns.concat([values, nans]), inverse
+
+
+def unique_inverse(x, /):
+    """``unique_inverse`` of the standard on dask arrays: the k-th NaN (flattened
+    order) is value ``len(non-NaN values) + k``; ``inverse_indices`` has ``x``'s shape."""
+    _check_known("unique_inverse", x)
+    ns = get(_NAME).namespace()
+    if x.dtype.kind not in "fc":
+        return UniqueInverseResult(*ns.unique_inverse(x))
+    values, inverse = _values_and_inverse(x)
+    return UniqueInverseResult(values, ns.reshape(inverse, x.shape))
 
 
 def unique_all(x, /):
-    """``unique_all`` of the standard on dask arrays: dask's (which raises on arrays with
-    NaN), after the lengths of ``x`` are checked to be known."""
+    """``unique_all`` of the standard on dask arrays, each NaN a value of its own (as
+    :func:`unique_inverse`); ``indices`` (each value's first flat position) and
+    ``counts`` from dask's ``unique`` of the inverse."""
     _check_known("unique_all", x)
-    return get(_NAME).namespace().unique_all(x)
+    ns = get(_NAME).namespace()
+    if x.dtype.kind not in "fc":
+        return UniqueAllResult(*ns.unique_all(x))
+    values, inverse = _values_and_inverse(x)
+    _, indices, counts = get(_NAME).load().unique(inverse, return_index=True,
+                                                  return_counts=True)
+    return UniqueAllResult(values, ns.astype(indices, np.int64),
+                           ns.reshape(inverse, x.shape), ns.astype(counts, np.int64))
 
 
 for _fn in (unique_values, unique_counts, unique_inverse, unique_all):
