@@ -303,3 +303,30 @@ def test_the_stored_layout_check_visits_a_shared_subexpression_once():
     nodes.append(fplan.Op("add", (len(nodes) - 1, 0), ("float32", "float32"), "float32", "xp"))
     assert not fplan.stored_layout_known(nodes, len(nodes) - 1)
     assert time.perf_counter() - t0 < 1.0     # 2**60 paths if walked path by path
+
+
+@pytest.mark.parametrize("strict", [False, True])
+@pytest.mark.parametrize("x, bound, error, said", [
+    (np.array([True, False]), -200, TypeError, "argument 'min'"),        # int bound of bools
+    (np.arange(4, dtype=np.int8), 0.5, TypeError, "argument 'min'"),     # float of ints
+    (np.arange(4, dtype=np.int8), 300, OverflowError, "argument 'min'"),  # past int8's end
+    (np.ones(3, np.float32), np.ones(3, np.float64), TypeError, "argument 'min'"),
+    (np.arange(3, dtype=np.int16), np.ones(3, np.float32), TypeError, "argument 'min'"),
+])
+def test_clip_inside_fuse_checks_its_bounds_as_the_unfused_call(fake_cupy, strict, x, bound,
+                                                                error, said):
+    """The tracer's ``clip`` converted every bound to ``x``'s dtype (a bool ``x`` clipped
+    by -200, a float64 array bound of float32): the fused call answered where the
+    unfused call raises, naming the bound."""
+    body = lambda x, b: xp.clip(x, b)   # noqa: E731
+    with pytest.raises(error, match=said):
+        body(x, bound)                                   # the unfused (NumPy) call
+    b = fake(bound) if isinstance(bound, np.ndarray) else bound
+    with pytest.raises(error, match=f"^clip: {said}"):
+        xp.fuse(body, strict=strict)(fake(x), b)
+
+
+def test_clip_inside_fuse_takes_a_narrower_array_bound_and_drops_a_near_int(fake_cupy):
+    x = np.arange(-3, 3, dtype=np.int64)
+    check(lambda x, b: xp.clip(x, b, 2**63 - 1), x, np.full(6, -1, np.int8))
+    check(lambda x: xp.clip(x, -2**63, 1), x)

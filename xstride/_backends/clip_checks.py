@@ -1,6 +1,7 @@
 """``clip``'s bounds checked before the library's ``clip``, on the NumPy, dask and CuPy
 backends (one check for all three; CuPy's registration is checked on the CPU with the
-tests' stand-in CuPy, not yet run on a device).
+tests' stand-in CuPy, not yet run on a device), and by ``xp.fuse``'s tracer
+(:func:`check_bounds`), so a fused ``clip`` refuses what the unfused call refuses.
 
 The result of ``clip`` has ``x``'s dtype (standard: "Elementwise Functions", ``clip``),
 so array_api_compat converts a Python scalar bound to that dtype, whatever it is. That
@@ -50,7 +51,7 @@ from . import dask_standard as _dask_standard
 from . import select as _backend
 from .dispatch import compat_function, register
 
-__all__ = ["check_clip"]
+__all__ = ["check_clip", "check_bounds"]
 
 #: Python scalar types a bound may be, by the kind of ``x``'s dtype
 _TAKES = {"b": ((bool,), "a Python bool"),
@@ -84,7 +85,12 @@ def check_clip(x, min, max) -> tuple:   # noqa: A002 (the standard's names)
 
     Returns ``(min, max)``, with a Python int bound past the near end of an integer
     ``x``'s range replaced by None (no bound)."""
-    dtype = getattr(x, "dtype", None)
+    return check_bounds(getattr(x, "dtype", None), min, max)
+
+
+def check_bounds(dtype, min, max, array_type=()) -> tuple:   # noqa: A002 (the standard's names)
+    """:func:`check_clip` for an ``x`` of ``dtype``; a bound of ``array_type`` (a type or
+    a tuple of them: ``xp.fuse``'s traced arrays) is an array bound too."""
     kind = getattr(dtype, "kind", None)
     if kind not in _TAKES:
         return min, max   # not an array of a numeric dtype: the library's error
@@ -94,7 +100,7 @@ def check_clip(x, min, max) -> tuple:   # noqa: A002 (the standard's names)
         if v is None:
             bounds.append(v)
             continue
-        if _is_array(v):
+        if isinstance(v, array_type) or _is_array(v):
             if not _array_bound_fits(dtype, v.dtype):
                 raise type_error("clip", name, v,
                                  f"None, {allowed} or an array of dtype {dtype} (the dtype "

@@ -516,7 +516,11 @@ def follower(qualname: str, module: str = "xstride"):
             backend = _backend_by_type(args + tuple(kwargs.values()) if kwargs else args)
             if backend is None:  # sequences, other types, mixed, no array: the full check
                 if TRACE_HOOK is not None:
-                    got = TRACE_HOOK(qualname, args, kwargs)
+                    try:
+                        got = TRACE_HOOK(qualname, args, kwargs)
+                    except (TypeError, ValueError, OverflowError) as exc:
+                        exc.xstride_traced = True   # the trace's own error: as raised
+                        raise
                     if got is not NotImplemented:
                         return got
                 if not params:
@@ -546,6 +550,8 @@ def follower(qualname: str, module: str = "xstride"):
                     params.append(param_names(reference))
                 raise _no_array_error(qualname, backend, _named(params[0], args, kwargs))
         except (TypeError, ValueError, OverflowError) as exc:  # a library's names no function
+            if getattr(exc, "xstride_traced", False):   # xp.fuse's stand-ins: no library's
+                raise
             if not params:
                 params.append(param_names(reference))
             named = list(_named(params[0], args, kwargs))

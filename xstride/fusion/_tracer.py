@@ -33,6 +33,7 @@ import operator
 
 import numpy as np
 
+from .._backends.clip_checks import check_bounds
 from .._core.errors import error
 from .._core.names import ELEMENTWISE
 from .._core.ufuncs import ENGINE_UFUNCS, FUSION_MATH, FUSION_PREDICATES, IDENTITY_ON_INTEGERS
@@ -401,16 +402,18 @@ def clip(rec, x, min=None, max=None):   # noqa: A002 (the standard's keyword nam
     int bound beyond an integer dtype's range is dropped; each bound is converted to
     ``x``'s dtype, and where ``out < min`` (then ``out > max``) or the bound is NaN, the
     bound replaces the value. ``min`` and ``max`` are the standard's keywords."""
-    lo, hi = min, max
     if not isinstance(x, Traced):
         raise Unfusable("clip of a value that is no traced array")
+    # the bounds' checks of the unfused call, a traced bound an array bound of its
+    # dtype, a scalar argument by its value in this call (its type is the signature's);
+    # a constant Python int past the near end of an integer range is no bound
+    given = (min, max)
+    lo, hi = (g if isinstance(g, Weak) else c for g, c in zip(given, check_bounds(
+        x.dtype, *(g.value if isinstance(g, Weak) else g for g in given), Traced)))
     out = x
     xd = x.dtype
     for bound, cmp in ((lo, "less"), (hi, "greater")):
         if bound is None:
-            continue
-        if xd.kind in "iu" and type(bound) is int and (
-                bound <= np.iinfo(xd).min if cmp == "less" else bound >= np.iinfo(xd).max):
             continue
         if isinstance(bound, Traced):
             b = bound if bound.dtype == xd else astype(bound, xd)
