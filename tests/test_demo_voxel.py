@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from xstride._cli import demo_extras, demo_plot, demo_tree
+from xstride._cli import demo, demo_extras, demo_plot, demo_tree
 from xstride._cli.pointio import read_points
 from xstride.__main__ import main
 
@@ -212,6 +212,68 @@ def test_bad_voxel_options_are_one_line(capsys, argv, needle):
     assert main(["demo", "--n", "2000", *argv]) == 2
     err = capsys.readouterr().err
     assert needle in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+class _StageNames(demo.Progress):
+    """A progress display that records the stages started, and shows nothing."""
+
+    def __init__(self):
+        super().__init__()
+        self.names = []
+
+    def start(self, name):
+        self.names.append(name)
+
+    def stop(self):
+        pass
+
+
+def _library_error(points, size):
+    """``voxel_downsample``'s message for ``size`` as the demo prints it, or ``None``."""
+    from xstride import algorithms as alg
+
+    try:
+        alg.voxel_downsample(points, size)
+    except ValueError as exc:
+        return f"--voxel {size:g}: {exc}"
+    return None
+
+
+@pytest.mark.parametrize("ndim, size", [(3, 1e-9), (2, 1e-12)])
+def test_voxel_grid_past_a_morton_key_is_refused_once_the_box_is_known(tmp_path, ndim, size):
+    """More voxels per axis than a Morton key holds (2**21 in 3-D, 2**32 in 2-D) was
+    refused only by the voxel stage, after the keys, the sort and the tree had run; it
+    is refused once the bounding box is known, with the voxel stage's message."""
+    pts, path = cloud(tmp_path, ndim=ndim)
+    expected = _library_error(pts, size)
+    assert expected is not None and f"holds at most 2**{21 if ndim == 3 else 32}" in expected
+    stages = _StageNames()
+    with pytest.raises(demo.DemoError) as info:
+        demo.pipeline(points=path, voxel=size, progress=stages)
+    assert str(info.value) == expected
+    assert stages.names == ["read points", "bounding box"]
+
+
+@pytest.mark.parametrize("ndim", [3, 2])
+def test_voxel_span_refused_early_exactly_where_the_voxel_stage_refuses(tmp_path, ndim):
+    """At the edge of the limit (the widest axis's extent over 2**21 or 2**32, and the
+    next float above it) the early check and voxel_downsample agree."""
+    pts, path = cloud(tmp_path, ndim=ndim)
+    extent = float((pts.max(axis=0) - pts.min(axis=0)).max())
+    edge = extent / 2.0 ** (21 if ndim == 3 else 32)
+    outcomes = []
+    for size in (edge, float(np.nextafter(edge, np.inf))):
+        expected = _library_error(pts, size)
+        stages = _StageNames()
+        if expected is None:
+            res = demo.pipeline(points=path, voxel=size, progress=stages, levels=4)
+            assert res["voxel"]["voxels"] >= 1 and "voxel downsample" in stages.names
+        else:
+            with pytest.raises(demo.DemoError, match="Morton key holds at most") as info:
+                demo.pipeline(points=path, voxel=size, progress=stages, levels=4)
+            assert str(info.value) == expected and "morton keys" not in stages.names
+        outcomes.append(expected is None)
+    assert outcomes == [False, True]
 
 
 def test_voxel_error_via_subprocess(tmp_path):

@@ -261,6 +261,10 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
 
     lower, upper = stages.run("bounding box", bbox)
     box_upper = _morton_box(lower, upper, levels)
+    try:   # a --voxel grid the box cannot hold: now, not after the tree
+        demo_extras.check_voxel_span(extras, lower, upper)
+    except demo_extras.OptionError as exc:
+        raise DemoError(str(exc)) from None
 
     # 3. keys, 4. sort (positions carried along)
     # bounds as Python floats: host parameters for either backend

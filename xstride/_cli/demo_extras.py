@@ -14,7 +14,8 @@ import numpy as np
 
 from . import demo_tree
 
-__all__ = ["Extras", "OptionError", "check", "run", "table_lines", "shown_path",
+__all__ = ["Extras", "OptionError", "check", "check_voxel_span", "run", "table_lines",
+           "shown_path",
            "PLOT_INSTALL", "MAX_PLOT_POINTS"]
 
 #: What ``--plot`` says when matplotlib is missing.
@@ -148,6 +149,25 @@ def _plot_format(plot) -> None:
                           f"{', '.join(formats)}")
 
 
+def check_voxel_span(extras: Extras | None, lower, upper) -> None:
+    """``--voxel SIZE`` whose grid over the points' bounding box (``lower``, ``upper``:
+    the columns' minima and maxima) needs more voxels per axis than a Morton key holds:
+    the voxel stage's :class:`OptionError`, with its message, as soon as the box is
+    known, rather than after the keys, the sort and the tree have run."""
+    if extras is None or extras.voxel is None:
+        return
+    from ..algorithms.voxels import check_span
+
+    try:
+        check_span(lower, upper, extras.voxel)
+    except ValueError as exc:
+        raise OptionError(_voxel_error(extras.voxel, exc)) from None
+
+
+def _voxel_error(voxel: float, exc: ValueError) -> str:
+    return f"--voxel {voxel:g}: {exc}"
+
+
 def run(extras: Extras | None, stage, alg, am, be, pos, sorted_pos, tree, rows, lower,
         box_upper, source) -> dict:
     """Run the stages the options ask for (``stage(name, fn)`` times each); returns the
@@ -162,7 +182,7 @@ def run(extras: Extras | None, stage, alg, am, be, pos, sorted_pos, tree, rows, 
             cent, counts = stage("voxel downsample",
                                  lambda: alg.voxel_downsample(pos, extras.voxel))
         except ValueError as exc:  # more voxels than a Morton key holds
-            raise OptionError(f"--voxel {extras.voxel:g}: {exc}") from None
+            raise OptionError(_voxel_error(extras.voxel, exc)) from None
         out["voxel"] = demo_tree.voxel_stats(am, be.to_host, extras.voxel, counts, npts,
                                              demo_tree.device_sort(alg))
         if extras.out is not None or extras.plot is not None:

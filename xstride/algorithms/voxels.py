@@ -157,31 +157,7 @@ def voxel_downsample(points, voxel_size, *, origin=None):
     ends = np.stack([low, high])
     if lo is None:
         lo = ends[0].copy()
-    # floor((p - origin) / size) is monotone in p: the voxel span from the extremes
-    with np.errstate(over="ignore", invalid="ignore"):
-        offsets = ends - lo
-        vmin = np.floor(offsets[0] / size)
-        vmax = np.floor(offsets[1] / size)
-        span = vmax - vmin
-    top = MAX_MORTON_LEVELS[ndim]
-    for axis in range(ndim):
-        if not np.isfinite(offsets[:, axis]).all():   # p - origin past float64's range
-            where = (f"on axis {axis} (points {ends[0][axis]:.6g} to "
-                     f"{ends[1][axis]:.6g}, origin {lo[axis]:.6g})")
-            if origin is None:
-                raise value_error(_FUNC, "points", "spans more than float64 holds: its "
-                                                   f"coordinates less the origin overflow {where}")
-            raise value_error(_FUNC, "origin", "is too far from the points: their "
-                                               f"coordinates less it overflow float64 {where}")
-        if not (np.isfinite(span[axis]) and span[axis] < 2.0**top):
-            raise value_error(_FUNC, "voxel_size", f"gives {_count(span[axis])} voxels on axis "
-                                                   f"{axis} (points {ends[0][axis]:.6g} to "
-                                                   f"{ends[1][axis]:.6g}, voxel size "
-                                                   f"{size[axis]:.6g}); a {ndim}-D Morton key "
-                                                   f"holds at most 2**{top}: choose a larger "
-                                                   "voxel_size"
-                                                   + ("" if origin is None else
-                                                      " or an origin nearer the points"))
+    vmin, span = _span(ends, lo, size, origin is not None)
 
     # the voxel of every point and its Morton key in one pass
     keys = ex.voxel_keys(carried, lo, size, vmin)
@@ -219,6 +195,51 @@ def voxel_downsample(points, voxel_size, *, origin=None):
         scaled = mean(sorted_pts * 2.0**-k) * 2.0**k
         means = xm.where(xm.isfinite(means), means, scaled)
     return means.astype(pts.dtype, copy=False), counts
+
+
+def check_span(lower, upper, voxel_size) -> None:
+    """:func:`voxel_downsample`'s check that the voxel grid fits a Morton key, for
+    points whose columns' minima and maxima are ``lower`` and ``upper`` (the default
+    origin, ``lower``), without the points: the same ``ValueError``, with the same
+    message (``voxel_size`` checked as there). The demo calls it once its bounding box
+    is known, before its keys, sort and tree run."""
+    low = np.asarray(lower, dtype=np.float64)
+    ends = np.stack([low, np.asarray(upper, dtype=np.float64)])
+    _span(ends, low.copy(), _voxel_size(voxel_size, int(low.size)), False)
+
+
+def _span(ends, lo, size, origin_given: bool):
+    """``(vmin, span)``: the lowest voxel and the voxel span per axis (float64) of points
+    whose columns' extremes are the rows of ``ends`` (2, ndim), for the origin ``lo``;
+    ``ValueError`` where a coordinate less the origin overflows float64 or the span
+    passes a Morton key's ``2**MAX_MORTON_LEVELS[ndim]``."""
+    ndim = int(ends.shape[1])
+    # floor((p - origin) / size) is monotone in p: the voxel span from the extremes
+    with np.errstate(over="ignore", invalid="ignore"):
+        offsets = ends - lo
+        vmin = np.floor(offsets[0] / size)
+        vmax = np.floor(offsets[1] / size)
+        span = vmax - vmin
+    top = MAX_MORTON_LEVELS[ndim]
+    for axis in range(ndim):
+        if not np.isfinite(offsets[:, axis]).all():   # p - origin past float64's range
+            where = (f"on axis {axis} (points {ends[0][axis]:.6g} to "
+                     f"{ends[1][axis]:.6g}, origin {lo[axis]:.6g})")
+            if not origin_given:
+                raise value_error(_FUNC, "points", "spans more than float64 holds: its "
+                                                   f"coordinates less the origin overflow {where}")
+            raise value_error(_FUNC, "origin", "is too far from the points: their "
+                                               f"coordinates less it overflow float64 {where}")
+        if not (np.isfinite(span[axis]) and span[axis] < 2.0**top):
+            raise value_error(_FUNC, "voxel_size", f"gives {_count(span[axis])} voxels on axis "
+                                                   f"{axis} (points {ends[0][axis]:.6g} to "
+                                                   f"{ends[1][axis]:.6g}, voxel size "
+                                                   f"{size[axis]:.6g}); a {ndim}-D Morton key "
+                                                   f"holds at most 2**{top}: choose a larger "
+                                                   "voxel_size"
+                                                   + ("" if not origin_given else
+                                                      " or an origin nearer the points"))
+    return vmin, span
 
 
 def _count(span) -> str:
