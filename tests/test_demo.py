@@ -352,6 +352,34 @@ def test_bad_option_values(capsys, argv, needle):
     assert needle in user_error(capsys, *argv)
 
 
+@pytest.mark.parametrize("argv, needle", [
+    (["--n", "1_000"], "argument --n: invalid int value: '1_000' ('_' digit separators are "
+                       "not taken)"),
+    (["--voxel", "0.0_1"], "argument --voxel: invalid float value: '0.0_1' ('_' digit"),
+    (["--levels", "1_0"], "argument --levels: invalid int value: '1_0'"),
+    (["--level-stats", "0_1"], "argument --level-stats: invalid int value: '0_1'"),
+    (["--seed", "1_2"], "argument --seed: invalid int value: '1_2'"),
+    (["--n", "\u0661\u0662"], "argument --n: invalid int value: '\u0661\u0662' (only ASCII "
+                              "digits are taken)"),
+    (["--backend", "dask", "--workers", "1_0"], "argument --workers: invalid int value"),
+    (["--backend", "dask", "--connect-timeout", "1_0"], "argument --connect-timeout: invalid "
+                                                        "float value: '1_0'"),
+    (["--backend", "dask", "--chunks", "1_000"], "argument --chunks: '1_000': '_' digit "
+                                                 "separators are not taken"),
+    (["--n", "12x"], "argument --n: invalid int value: '12x'"),   # as before
+])
+def test_numeric_options_refuse_digit_separators_as_point_files_do(capsys, argv, needle):
+    """Python's int()/float() take 1_000 and other scripts' digits, which the text
+    point files refuse (docs/demo.md): the options follow the point files' rule, as the
+    parser's error naming the option."""
+    with pytest.raises(SystemExit) as info:
+        main(["demo", *argv])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: python -m xstride demo ")
+    assert err.rstrip().splitlines()[-1].startswith("python -m xstride demo: error: " + needle)
+
+
 @pytest.mark.parametrize("backend", ["numpy", "dask"])
 @pytest.mark.parametrize("seed", ["0", "7"])
 def test_seed_with_points_is_a_user_error(tmp_path, capsys, backend, seed):

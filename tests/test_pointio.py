@@ -154,6 +154,40 @@ def test_ply_range_and_duplicates(tmp_path, name, data, message):
         read_quietly(path)
 
 
+@pytest.mark.parametrize("name, data, message", [
+    # plyfile's int()/float() read 1_0 as 10: the digit separator the text files refuse
+    ("under.ply", PLY_F4 + "1_0 2 3\n4 5 6\n", "line 8: '1_0' is not a number"),
+    ("underx.ply", PLY_F4 + "1 2 3\n4 5 6.5e1_0\n", "line 9: '6.5e1_0' is not a number"),
+    ("underi.ply", PLY_F4.replace("float", "int") + "1 2 3\n4\t5_5 6\n",
+     "line 9: '5_5' is not a number"),
+    ("underv.ply", "ply\nformat ascii 1.0\nelement thing 1\nproperty float a\nelement vertex 1\n"
+                   "property float x\nproperty float y\nproperty float z\nend_header\n7\n"
+                   "1 2_0 3\n", "line 11: '2_0' is not a number"),   # vertices not first
+    ("underf.ply", PLY_F4.replace("end_header", "element face 1\nproperty list uchar int "
+                                                "vertex_indices\nend_header")
+     + "1 2 3\n4 5 6\n3 0 1_0 1\n", "line 12: '1_0' is not a number"),   # in a face list
+    ("undercr.ply", PLY_F4 + "1 2 3\r\n4 5 6_0\r\n", "line 9: '6_0' is not a number"),
+])
+@pytest.mark.parametrize("route", ["fast", "plyfile"])
+def test_ascii_ply_refuses_digit_separators_as_text_files_do(tmp_path, monkeypatch, name, data,
+                                                             message, route):
+    """docs/demo.md: digit separators are not numbers in a point file; an ASCII PLY
+    read through plyfile took them (1_0 was 10). Refused on both routes: the fast
+    ASCII reader and plyfile (what the fast reader leaves to it)."""
+    from xstride._cli import plyio
+
+    if route == "plyfile":
+        monkeypatch.setattr(plyio, "_ascii_ply_vertices", lambda p: None)
+    path = tmp_path / name
+    path.write_text(data)
+    with pytest.raises(PointFileError, match=re.escape(message)) as info:
+        read_quietly(path)
+    assert "\n" not in str(info.value)
+    header, body = data.split("end_header\n")
+    path.write_text(f"{header}end_header\n{body.replace('_', '')}")   # without them: read
+    assert read_quietly(path).shape[1] == 3
+
+
 PLY_FACE = ("ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
             "property float z\nproperty float confidence\nelement face 1\n"
             "property list uchar int vertex_indices\nend_header\n")

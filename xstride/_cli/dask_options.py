@@ -8,6 +8,7 @@ import argparse
 
 from .. import _backends
 from .demo import DemoError
+from .numbers import option as _number, plain as _plain
 
 __all__ = ["add_arguments", "check_arguments", "DEFAULT_TIMEOUT"]
 
@@ -31,6 +32,10 @@ def _chunks_arg(text: str):
     1000 bytes); one that is not whole is refused. The value is checked here, by the
     backend's own option check, so that a bad one is the parser's error naming
     ``--chunks`` before any cluster starts."""
+    if not _plain(text):   # float() and int() take 1_000 and other scripts' digits
+        why = ("'_' digit separators are not taken" if "_" in text
+               else "only ASCII digits are taken")
+        raise argparse.ArgumentTypeError(f"{text!r}: {why}; {_CHUNKS_FORMS}")
     try:
         rows = float(text)
     except ValueError:
@@ -60,7 +65,7 @@ def add_arguments(parser) -> None:
     """The options of ``demo`` that only the dask backend takes."""
     be = _lazy_backend()
     group = parser.add_argument_group(f"--backend {be.name}")
-    group.add_argument("--workers", type=int, default=None, metavar="N",
+    group.add_argument("--workers", type=_number(int), default=None, metavar="N",
                        help="worker processes of the local cluster (default: 2; with "
                             "--chunk-backend cupy, one per GPU)")
     group.add_argument("--scheduler", default=None, metavar="ADDRESS",
@@ -70,7 +75,7 @@ def add_arguments(parser) -> None:
                        choices=be.chunk_backends, help="backend of the chunks (default numpy)")
     group.add_argument("--chunks", type=_chunks_arg, default=None, metavar="SIZE",
                        help="rows per chunk, 'auto' (default) or a byte size such as 64MiB")
-    group.add_argument("--connect-timeout", type=float, default=None, metavar="SECONDS",
+    group.add_argument("--connect-timeout", type=_number(float), default=None, metavar="SECONDS",
                        help=f"how long to wait for --scheduler (default {DEFAULT_TIMEOUT:g})")
 
 

@@ -24,6 +24,7 @@ import numpy as np
 
 from .. import _backends
 from . import demo_ahead, demo_extras, demo_tree
+from .numbers import option as _number
 from .timing import StepTime, timed_step, watch_compiles
 
 # above this, one (n, 3) float64 array alone needs more than 24 TiB
@@ -48,17 +49,17 @@ def add_arguments(parser) -> None:
     parser.add_argument("--points", metavar="FILE", default=None,
                         help="point file: .npy (n,2)/(n,3), .csv, .xyz or .ply "
                              "(default: Philox uniforms in the unit cube)")
-    parser.add_argument("--n", type=int, default=None,
+    parser.add_argument("--n", type=_number(int), default=None,
                         help=f"number of generated points (default {DEFAULT_N:,}); "
                              "with --points, use the first N points of the file")
-    parser.add_argument("--levels", type=int, default=DEFAULT_LEVELS,
+    parser.add_argument("--levels", type=_number(int), default=DEFAULT_LEVELS,
                         help=f"Morton key depth (default {DEFAULT_LEVELS}; max 32 in 2-D, 21 in 3-D)")
-    parser.add_argument("--level-stats", type=int, default=None, metavar="K",
+    parser.add_argument("--level-stats", type=_number(int), default=None, metavar="K",
                         help=f"tree level of the occupancy statistics (default "
                              f"min({DEFAULT_LEVEL_STATS}, levels))")
-    parser.add_argument("--seed", type=int, default=None,
+    parser.add_argument("--seed", type=_number(int), default=None,
                         help="Philox seed of the generated points (default 0; not with --points)")
-    parser.add_argument("--voxel", type=float, default=None, metavar="SIZE",
+    parser.add_argument("--voxel", type=_number(float), default=None, metavar="SIZE",
                         help="downsample to one point per voxel of edge SIZE (the mean of "
                              "its points), voxels in Morton order")
     parser.add_argument("--out", metavar="FILE.ply", default=None,

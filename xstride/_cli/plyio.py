@@ -36,6 +36,7 @@ _PLY_FORMATS = ("ascii", "binary_little_endian", "binary_big_endian")
 _BLANK_FIRST = re.compile(rb"[ \t\r]*(?:\n|$)")
 _BLANK_AFTER = re.compile(rb"\n[ \t\r]*(?:\n|$)")
 _LONE_CR = re.compile(rb"\r(?!\n)")
+_BLANKS = (b" ", b"\t", b"\r", b"\n")
 
 
 def _has_blank_line(body: bytes) -> bool:
@@ -90,6 +91,8 @@ def _ascii_ply_vertices(p: Path):
                 times = names.count(twice)
                 raise PointFileError(f"{p}: PLY vertex element names property {twice!r} "
                                      f"{'twice' if times == 2 else f'{times} times'}")
+        if fmt == "ascii 1.0":
+            _refuse_separators(p, body, header_lines + 1)
         if fmt != "ascii 1.0" or not elements or elements[0][0] != "vertex":
             return None
         # one line per row of every element: a blank line, or fewer lines than rows,
@@ -137,6 +140,22 @@ def _ascii_ply_vertices(p: Path):
                                  f"for the {props[c][0]} property {props[c][1]!r}")
         arr[:, j] = cast
     return np.ascontiguousarray(arr)
+
+
+def _refuse_separators(p: Path, body: bytes, first_line: int) -> None:
+    """An ASCII PLY body holding a ``_`` (a digit separator, ``1_0``, which plyfile's
+    ``int``/``float`` parse would take): :class:`PointFileError` naming the line (the
+    body's first is ``first_line``) and the token, as the text point files refuse it
+    (:mod:`.numbers`). The body of an ASCII PLY holds numbers and blanks only."""
+    at = body.find(b"_")
+    if at < 0:
+        return
+    start = max(body.rfind(blank, 0, at) for blank in _BLANKS) + 1
+    end = min((i for i in (body.find(blank, at) for blank in _BLANKS) if i >= 0),
+              default=len(body))
+    token = body[start:end].decode("ascii", "backslashreplace")
+    line = first_line + body.count(b"\n", 0, at)
+    raise PointFileError(f"{p}: line {line}: {token!r} is not a number")
 
 
 def _name_past_float64(p: Path, header_lines: int, row: int, columns, props) -> None:
@@ -272,6 +291,10 @@ def read_ply(p: Path) -> np.ndarray:
     if fast is not None:
         return fast
     header = _ply_rows_fit(p)
+    if header is not None and header[0] == "ascii":
+        with open(p, "rb") as fh:
+            head = fh.read(header[1])
+            _refuse_separators(p, fh.read(), head.count(b"\n") + 1)
     try:
         import plyfile
     except ImportError:

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .numbers import plain as _plain
 from .plyio import read_ply as _read_ply
 from .pointfile_error import PointFileError, one_line as _one_line
 
@@ -190,7 +191,7 @@ def _data_lines(p: Path):
 
 def _is_number(token: str) -> bool:
     """A decimal number as NumPy's text reader takes it (no ``_`` nor non-ASCII digits)."""
-    if not token.isascii() or "_" in token:
+    if not _plain(token):
         return False
     try:
         float(token)
