@@ -393,6 +393,40 @@ def test_seed_with_points_is_a_user_error(tmp_path, capsys, backend, seed):
                    f"{path}; leave it out")
 
 
+@pytest.mark.parametrize("how", ["missing", "seed", "out", "dask"])
+def test_a_file_name_with_a_newline_keeps_the_error_on_one_line(tmp_path, capsys, how):
+    """A file name holding a newline (or a tab, ESC, a byte that is not UTF-8) made a
+    two-line error, and sent ESC to the terminal: the error line shows them escaped
+    (``\\n``, ``\\t``, ``\\x1b``, ``\\xff``), whichever part of the demo refuses."""
+    import os
+
+    name = os.fsdecode(os.fsencode(tmp_path) + b"/a\nb\tc\x1b[31m\xff.npy")
+    shown = f"{tmp_path}/a\\nb\\tc\\x1b[31m\\xff.npy"
+    argv, problem = ["--points", name], f"{shown}: no such file"
+    if how == "dask":   # the dask demo's own check, before a cluster starts
+        argv = ["--backend", "dask", *argv]
+    elif how == "seed":   # __main__'s check of the options
+        np.save(name, np.ones((4, 3)))
+        argv.extend(["--seed", "1"])
+        problem = (f"--seed draws the generated points: it does nothing with --points "
+                   f"{shown}; leave it out")
+    elif how == "out":   # the options' check in the pipeline: --out a hard link to --points
+        np.save(name, np.ones((4, 3)))
+        os.link(name, name[:-4] + ".ply")
+        argv.extend(["--voxel", "1", "--out", name[:-4] + ".ply"])
+        problem = (f"--out {shown[:-4]}.ply: is the --points file {shown}; writing it would "
+                   "replace the input cloud: choose another name")
+    assert main(["demo", *argv]) == 2
+    assert capsys.readouterr().err == f"xstride demo: error: {problem}\n"
+
+
+def test_shown_text_escapes_only_what_is_not_printable():
+    from xstride._cli.demo_extras import shown_text
+
+    assert shown_text("points é 点.csv: line 2") == "points é 点.csv: line 2"
+    assert shown_text("a\r\nb\u2028c\x7f\udcfe") == "a\\r\\nb\\u2028c\\x7f\\xfe"
+
+
 def test_cupy_unavailable_is_one_line(capsys, monkeypatch):
     from xstride import _backends
 

@@ -65,7 +65,7 @@ def main(argv=None) -> int:
     if args.command == "demo":
         problem = _dask_options.check_arguments(args) or _demo.check_arguments(args)
         if problem is not None:
-            print(f"xstride demo: error: {problem}", file=sys.stderr)
+            print(_demo.error_line(problem), file=sys.stderr)
             return 2
         from . import _backends
 

@@ -33,7 +33,7 @@ from .. import _backends
 from . import demo_extras, demo_tree
 from .dask_options import DEFAULT_TIMEOUT, add_arguments, check_arguments  # noqa: F401
 from .demo import (DEFAULT_N, DemoError, Progress, _check_levels, _morton_box, _table,
-                   summary)
+                   error_line, summary)
 
 __all__ = ["add_arguments", "check_arguments", "run", "pipeline", "cluster", "NOT_RESULTS"]
 
@@ -558,11 +558,10 @@ def run(args) -> int:
                               level_stats=args.level_stats, seed=args.seed, chunks=args.chunks,
                               chunk_backend=args.chunk_backend, progress=progress)
     except DemoError as exc:
-        print(f"xstride demo: error: {exc}", file=sys.stderr)
+        print(error_line(exc), file=sys.stderr)
         return 2
     except MemoryError as exc:
-        print(f"xstride demo: error: not enough memory ({' '.join(str(exc).split())})",
-              file=sys.stderr)
+        print(error_line(f"not enough memory ({' '.join(str(exc).split())})"), file=sys.stderr)
         return 2
     # a reader that left (`... | head`): BrokenPipeError, status 141 in xstride.__main__
     print(json.dumps(result, indent=2) if args.json else _table(result), flush=True)

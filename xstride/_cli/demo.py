@@ -30,7 +30,8 @@ from .timing import StepTime, timed_step, watch_compiles
 # above this, one (n, 3) float64 array alone needs more than 24 TiB
 _MAX_POINTS = 2**40
 
-__all__ = ["add_arguments", "check_arguments", "run", "pipeline", "DemoError", "Progress"]
+__all__ = ["add_arguments", "check_arguments", "run", "pipeline", "DemoError", "Progress",
+           "error_line"]
 
 DEFAULT_N = 1_000_000
 DEFAULT_LEVELS = 10
@@ -420,6 +421,12 @@ def _table(result: dict) -> str:
     return "\n".join(lines)
 
 
+def error_line(problem) -> str:
+    """The one line on stderr of a user error: ``problem``'s text, a file name's newline
+    or other control character escaped (:func:`~xstride._cli.demo_extras.shown_text`)."""
+    return f"xstride demo: error: {demo_extras.shown_text(problem)}"
+
+
 def run(args) -> int:
     """Entry point of ``python -m xstride demo``; returns the exit status."""
     progress = Progress()
@@ -428,11 +435,11 @@ def run(args) -> int:
                           level_stats=args.level_stats, seed=args.seed, progress=progress,
                           voxel=args.voxel, out=args.out, plot=args.plot)
     except DemoError as exc:
-        print(f"xstride demo: error: {exc}", file=sys.stderr)
+        print(error_line(exc), file=sys.stderr)
         return 2
     except MemoryError as exc:  # numpy's _ArrayMemoryError, cupy's OutOfMemoryError
-        print(f"xstride demo: error: not enough memory on {args.backend} "
-              f"({' '.join(str(exc).split())})", file=sys.stderr)
+        print(error_line(f"not enough memory on {args.backend} ({' '.join(str(exc).split())})"),
+              file=sys.stderr)
         return 2
     # a reader that left (`... | head`): BrokenPipeError, status 141 in xstride.__main__
     print(json.dumps(result, indent=2) if args.json else _table(result), flush=True)

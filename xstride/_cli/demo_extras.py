@@ -15,7 +15,7 @@ import numpy as np
 from . import demo_tree
 
 __all__ = ["Extras", "OptionError", "check", "check_voxel_span", "run", "table_lines",
-           "shown_path",
+           "shown_path", "shown_text",
            "PLOT_INSTALL", "MAX_PLOT_POINTS"]
 
 #: What ``--plot`` says when matplotlib is missing.
@@ -35,6 +35,25 @@ def shown_path(path) -> str:
     strict errors (``PYTHONIOENCODING=utf-8``, a ``en_US.UTF-8`` locale) printing the
     table."""
     return os.fsencode(str(path)).decode("utf-8", "backslashreplace")
+
+
+def shown_text(text) -> str:
+    """``text`` as one line of printable text: the bytes of a file name that are not
+    UTF-8 (lone surrogates) as ``\\xNN``, as :func:`shown_path` shows them, and every
+    other character Python would not print (a newline, a tab, ESC and the other
+    controls) as its escape (``\\n``, ``\\t``, ``\\x1b``), so that a message naming
+    such a file stays on its line and sends no control sequence to a terminal."""
+    text = str(text)
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else _escaped(ch) for ch in text)
+
+
+def _escaped(ch: str) -> str:
+    code = ord(ch)
+    if 0xDC80 <= code <= 0xDCFF:   # a byte that is not UTF-8 (os.fsdecode's surrogateescape)
+        return f"\\x{code - 0xDC00:02x}"
+    return ascii(ch)[1:-1]
 
 
 @dataclass(frozen=True)
