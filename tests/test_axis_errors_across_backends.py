@@ -252,8 +252,9 @@ def test_stack_unstack_moveaxis_refuse_a_bool_axis(backend, func, call, arg, exp
 
 def test_flip_roll_expand_dims_vector_norm_take_valid_axes():
     """The checks in front of them take what is an axis: NumPy integers, 0-D integer
-    arrays (NumPy backend), lists of axes (``flip``, ``expand_dims``), repeats in
-    ``roll``."""
+    arrays, lists of axes (``flip``, ``expand_dims``), repeats in ``roll``. The 0-D
+    arrays are checked here on the NumPy backend; the dask backend takes them too
+    (``test_a_0d_integer_array_axis_stands_for_its_int`` runs both)."""
     want = np.flip(A, axis=1)
     for backend in ("numpy", "dask"):
         with xp.use_backend(backend):
