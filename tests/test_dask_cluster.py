@@ -422,7 +422,8 @@ def test_benchmark_task_stream_names_the_sort_steps():
     merge = [ln for ln in proc.stdout.splitlines() if ln.startswith("| sample-sort-merge ")]
     assert len(merge) == 1, proc.stdout
     cells = [c.strip() for c in merge[0].strip("|").split("|")]
-    assert cells[1] == "8" and cells[-1] == "4 4", merge[0]
+    # 8 chunks of 500 rows on two workers: a partition a worker (sample_sort._output_parts)
+    assert cells[1] == "2" and cells[-1] == "1 1", merge[0]
     assert "transfers: " in proc.stdout and "compute per worker: min" in proc.stdout
 
 
@@ -454,6 +455,19 @@ def test_benchmark_named_dask_py_does_not_shadow_the_dask_package(where):
     assert found and "benchmarks" not in found[0], found
 
 
+def test_sort_of_many_small_chunks_on_the_cluster_makes_a_partition_per_worker(client):
+    """400 chunks of 10 rows on the two workers: two output partitions (and 800 piece
+    tasks, not 160,000), equal to NumPy's stable sort."""
+    keys = np.random.default_rng(11).integers(0, 30, 4000).astype(np.uint64)
+    vals = np.random.default_rng(12).random((4000, 3))
+    with xp.use_backend("dask", chunks=10):
+        sk, order, sv = xp.algorithms.sort_by_key(xp.asarray(keys), xp.asarray(vals))
+    ref = np.argsort(keys, kind="stable")
+    assert sk.numblocks[0] == 2
+    np.testing.assert_array_equal(xp.to_numpy(order), ref)
+    np.testing.assert_array_equal(xp.to_numpy(sv), vals[ref])
+
+
 def test_sample_sort_on_the_cluster_equals_numpy(client):
     """The device-chunk sort's task graph on worker processes (here with NumPy chunks)."""
     from xstride._chunked.sample_sort import sample_sort
@@ -472,16 +486,18 @@ def test_sample_sort_on_the_cluster_equals_numpy(client):
     assert not one_memory(sk)
 
 
-def test_sample_sort_spreads_its_merges_over_the_workers(client):
+def test_sample_sort_spreads_its_merges_over_the_workers(client, monkeypatch):
     """Every split feeds every merge, so all merges become ready at once; left to the
     scheduler they landed 3 and 5 of 8 on two workers. Each worker merges P / W."""
     import collections
 
     from distributed import get_task_stream, wait
 
+    from xstride._chunked import sample_sort as ss
     from xstride._chunked.sample_sort import sample_sort
 
     n = 2**18
+    monkeypatch.setattr(ss, "_PARTITION_ROWS", n // 8)   # an output partition a chunk
     keys = np.random.default_rng(8).integers(0, 2**30, n).astype(np.uint64)
     pts = np.random.default_rng(9).random((n, 3))
     with xp.use_backend("dask", chunks=n // 8):

@@ -101,6 +101,7 @@ def test_more_partitions_than_one_byte_numbers(split):
 @pytest.mark.parametrize("memory", [True, False])
 def test_the_graph_layers_have_known_sizes(monkeypatch, memory):
     monkeypatch.setattr(ss, "one_memory", lambda collection: memory)
+    monkeypatch.setattr(ss, "_PARTITION_ROWS", 10)   # an output partition per chunk
     keys = da.from_array(np.arange(60, dtype=np.uint64)[::-1], chunks=10)
     seen = {}
     real = ss.dask.persist
@@ -171,3 +172,41 @@ def test_morton_encode_and_decode_of_unknown_chunk_lengths_name_the_way_out():
     cells.compute_chunk_sizes()
     want = xp.algorithms.morton_encode(ix[ix % 3 == 0], ix[ix % 3 == 0])
     np.testing.assert_array_equal(xp.to_numpy(xp.algorithms.morton_encode(cells, cells)), want)
+
+
+@pytest.mark.parametrize("nparts, rows, workers, expected", [
+    (32, 2**27, 16, 32),        # the benchmark's chunks of 2**22 rows: one per chunk
+    (400, 35_947, 2, 2),        # the bunny in chunks of 90 rows: one per worker
+    (400, 35_947, 0, 1),        # no worker known (a local process pool): one
+    (8, 2**18, 2, 2),
+    (3, 10, 16, 3),             # never more than the chunks
+    (1000, 2**30, 4, 256),      # no more rows a partition than 2**22
+])
+def test_output_partitions_of_a_cluster_sort(nparts, rows, workers, expected):
+    assert ss._output_parts(nparts, rows, workers) == expected
+
+
+def test_small_chunks_on_a_cluster_make_a_partition_per_worker(monkeypatch):
+    """400 chunks of 10 rows on two workers: 2 merges and 800 pieces, not 400 and
+    160,000 (P * P; the bunny demo in 400 chunks took 324 s on 2 cores)."""
+    monkeypatch.setattr(ss, "one_memory", lambda collection: False)
+    monkeypatch.setattr(ss, "_client_of", lambda collection: object())
+    monkeypatch.setattr(ss, "_workers", lambda client: ["tcp://a:1", "tcp://b:2"])
+    keys_np = np.random.default_rng(10).integers(0, 50, 4000).astype(np.uint64)
+    keys = da.from_array(keys_np, chunks=10)
+    seen = {}
+    real = ss.dask.persist
+
+    def spy(*args, **kw):
+        for a in args:
+            for name, layer in a.__dask_graph__().layers.items():
+                if isinstance(name, str) and name.startswith("sample-sort-"):
+                    seen[name.split("-")[2]] = len(layer)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(ss.dask, "persist", spy)
+    sk, order = ss.sample_sort(keys, [])
+    assert seen["split"] == 2 * 400 + 1 + 400 * 2 and seen["merge"] == 2
+    ref = np.argsort(keys_np, kind="stable")
+    np.testing.assert_array_equal(order.compute(), ref)
+    np.testing.assert_array_equal(sk.compute(), keys_np[ref])

@@ -43,9 +43,10 @@ NOT_RESULTS = ("backend", "stages", "total_seconds", "run_seconds", "compile_sec
                "kernels_compiled", "compiles_kernels", "cupy_compiles_recorded")
 
 _MAX_POINTS = 2**40
-#: The most row chunks the demo sorts: the distributed sort makes P * P piece tasks
-#: (a million at 1024; 500 chunks of one point took a minute on 2 cores, 5000 ran for
-#: hours), so more are refused with the chunk size that keeps to it.
+#: The most row chunks the demo sorts: the distributed sort makes P * Q piece tasks for
+#: Q output partitions (up to P: a million at 1024 chunks of 2**22 rows or more; 5000
+#: chunks of one point ran for hours before Q was kept small for small chunks), so
+#: more are refused with the chunk size that keeps to it.
 _MAX_SORT_CHUNKS = 1024
 
 
