@@ -461,6 +461,37 @@ def fake_cupy():
         yield fake
 
 
+class CompatRecorder:
+    """Stand-in ``array_api_compat.cupy``: every function records its call
+    (``calls``: ``(name, args, kwargs)``) and returns its name."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __getattr__(self, name):
+        def fn(*args, **kwargs):
+            self.calls.append((name, args, kwargs))
+            return name
+        return fn
+
+
+@pytest.fixture
+def cupy_compat(fake_cupy, monkeypatch):
+    """The CuPy backend active over the stand-in CuPy, its compat namespace a
+    :class:`CompatRecorder`: ``.calls`` (what reached compat) and ``.cupy`` (the
+    stand-in CuPy)."""
+    from xstride._backends import dispatch, registry
+
+    rec = CompatRecorder()
+    monkeypatch.setattr(registry.get("cupy"), "_namespace", rec)
+    # a function taken from the recorder is cached in the dispatch table: drop it after
+    monkeypatch.setitem(dispatch._tables, "cupy", dict(dispatch._tables["cupy"]))
+    import xstride as xp
+
+    with xp.use_backend("cupy"):
+        yield types.SimpleNamespace(calls=rec.calls, cupy=fake_cupy)
+
+
 def race(work, args_list) -> None:
     """Run ``work(*args)`` for each ``args`` of ``args_list`` on threads of their own,
     with CPython switching threads as often as it allows; wait for all of them."""

@@ -98,11 +98,9 @@ def test_more_partitions_than_one_byte_numbers(split):
     _check(keys, (10,) * 300)   # 299 splitters: two-byte partition numbers
 
 
-@pytest.mark.parametrize("memory", [True, False])
-def test_the_graph_layers_have_known_sizes(monkeypatch, memory):
-    monkeypatch.setattr(ss, "one_memory", lambda collection: memory)
-    monkeypatch.setattr(ss, "_PARTITION_ROWS", 10)   # an output partition per chunk
-    keys = da.from_array(np.arange(60, dtype=np.uint64)[::-1], chunks=10)
+def _layer_sizes(monkeypatch) -> dict:
+    """``{step: tasks}`` of the sort's graph layers (``split``, ``merge``, ``length``),
+    filled in when the sort persists its graph."""
     seen = {}
     real = ss.dask.persist
 
@@ -114,6 +112,15 @@ def test_the_graph_layers_have_known_sizes(monkeypatch, memory):
         return real(*args, **kw)
 
     monkeypatch.setattr(ss.dask, "persist", spy)
+    return seen
+
+
+@pytest.mark.parametrize("memory", [True, False])
+def test_the_graph_layers_have_known_sizes(monkeypatch, memory):
+    monkeypatch.setattr(ss, "one_memory", lambda collection: memory)
+    monkeypatch.setattr(ss, "_PARTITION_ROWS", 10)   # an output partition per chunk
+    keys = da.from_array(np.arange(60, dtype=np.uint64)[::-1], chunks=10)
+    seen = _layer_sizes(monkeypatch)
     ss.sample_sort(keys, [])
     p = 6
     # a sample and a split per chunk, the splitters, and P * P pieces unless in one
@@ -194,17 +201,7 @@ def test_small_chunks_on_a_cluster_make_a_partition_per_worker(monkeypatch):
     monkeypatch.setattr(ss, "_workers", lambda client: ["tcp://a:1", "tcp://b:2"])
     keys_np = np.random.default_rng(10).integers(0, 50, 4000).astype(np.uint64)
     keys = da.from_array(keys_np, chunks=10)
-    seen = {}
-    real = ss.dask.persist
-
-    def spy(*args, **kw):
-        for a in args:
-            for name, layer in a.__dask_graph__().layers.items():
-                if isinstance(name, str) and name.startswith("sample-sort-"):
-                    seen[name.split("-")[2]] = len(layer)
-        return real(*args, **kw)
-
-    monkeypatch.setattr(ss.dask, "persist", spy)
+    seen = _layer_sizes(monkeypatch)
     sk, order = ss.sample_sort(keys, [])
     assert seen["split"] == 2 * 400 + 1 + 400 * 2 and seen["merge"] == 2
     ref = np.argsort(keys_np, kind="stable")

@@ -6,7 +6,6 @@ Real CuPy runs the issue's examples in ``test_sizes_gpu.py``.
 
 from __future__ import annotations
 
-import types
 
 import numpy as np
 import pytest
@@ -147,28 +146,11 @@ def test_numpy_arange_of_ints_past_float_precision_checks_its_length():
 
 
 # ---------------------------------------------------------------------- CuPy overrides
-class _Recorder:
-    """Stand-in ``array_api_compat.cupy``: every function records its call."""
-
-    def __init__(self):
-        self.calls = []
-
-    def __getattr__(self, name):
-        def fn(*args, **kwargs):
-            self.calls.append((name, args, kwargs))
-            return name
-        return fn
-
-
 @pytest.fixture
-def compat(fake_cupy, monkeypatch):
-    """The CuPy backend active over the stand-in CuPy, its compat namespace recording."""
-    rec = _Recorder()
-    monkeypatch.setattr(registry.get("cupy"), "_namespace", rec)
-    # a function taken from the recorder is cached in the dispatch table: drop it after
-    monkeypatch.setitem(dispatch._tables, "cupy", dict(dispatch._tables["cupy"]))
-    with xp.use_backend("cupy"):
-        yield types.SimpleNamespace(calls=rec.calls, cupy=fake_cupy)
+def compat(cupy_compat):
+    """conftest's ``cupy_compat``: the CuPy backend over the stand-in CuPy, compat's
+    calls recorded."""
+    return cupy_compat
 
 
 def _big(fake, n=2**40, dtype=np.float64):
