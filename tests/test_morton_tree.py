@@ -183,6 +183,21 @@ def test_dask_keys_say_what_to_do():
             alg.morton_tree([0, 1, 9], 2, 3)
 
 
+def test_dask_refusal_comes_before_the_conversion_of_a_list():
+    """A list of keys while dask is active is refused as such, also where a per-axis
+    chunks option does not fit its rank (it was that option's ValueError, naming
+    ``asarray``), and dask keys of floats are refused as dask, not for their dtype."""
+    da = pytest.importorskip("dask.array")
+    import xstride as xp
+
+    with xp.use_backend("dask", chunks=(2,)):
+        with pytest.raises(NotImplementedError, match=r"morton_tree: not available on the "
+                                                      r"dask backend; lists and tuples"):
+            alg.morton_tree([[0, 1, 9]], 2, 3)
+    with pytest.raises(NotImplementedError, match="morton_tree: not available.*compute"):
+        alg.morton_tree(da.zeros(4, chunks=2), 2, 3)
+
+
 @pytest.mark.parametrize("level, exc, match", [
     (-1, IndexError, r"level.*must be in 0\.\.3; got -1"),
     (4, IndexError, r"level.*must be in 0\.\.3; got 4"),

@@ -291,6 +291,22 @@ def test_dask_points_say_what_to_do():
             alg.voxel_downsample([[0.1, 0.2, 0.3], [0.15, 0.2, 0.3]], 0.5)
 
 
+def test_dask_refusal_comes_before_the_conversion_of_a_list():
+    """A list of points while dask is active is refused as such, also under a per-axis
+    chunks option that does not fit its rank (it was that option's ValueError, naming
+    ``asarray``: the list was made a dask array before the refusal), and a dask array
+    of ints is refused as dask, not for its dtype."""
+    da = pytest.importorskip("dask.array")
+    import xstride as xp
+
+    with xp.use_backend("dask", chunks=(2,)):
+        with pytest.raises(NotImplementedError, match=r"voxel_downsample: not available on "
+                                                      r"the dask backend; lists and tuples"):
+            alg.voxel_downsample([[0.1, 0.2, 0.3], [0.15, 0.2, 0.3]], 0.5)
+    with pytest.raises(NotImplementedError, match="voxel_downsample: not available.*compute"):
+        alg.voxel_downsample(da.zeros((4, 3), dtype=np.int64, chunks=2), 1.0)
+
+
 @pytest.mark.parametrize("dtype", [">f8", ">f4", "<f8"])
 def test_non_native_byte_order_keeps_the_precision(dtype):
     """Big-endian points (FITS, HDF5) carry their own width: float64 centroids are not

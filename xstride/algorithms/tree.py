@@ -178,10 +178,10 @@ def morton_tree(sorted_keys, ndim, levels) -> MortonTree:
     lv = _levels(_FUNC, levels, nd)
     named = [("sorted_keys", sorted_keys)]
     backend = _backends.of(_FUNC, named)
-    k = _integer_array(_FUNC, "sorted_keys", sorted_keys, backend)
-    if backend.lazy:
+    if backend.lazy:   # before a list becomes a dask array (the chunks option may not fit it)
         raise _lazy_refusal(_FUNC, backend, named, "compute the keys first "
                                                    "(xstride.to_numpy or .compute())")
+    k = _integer_array(_FUNC, "sorted_keys", sorted_keys, backend)
     if k.ndim != 1:
         raise value_error(_FUNC, "sorted_keys", f"must be 1-D; got shape {tuple(k.shape)}")
     k = _materialized(_FUNC, "sorted_keys", k)

@@ -117,15 +117,15 @@ def voxel_downsample(points, voxel_size, *, origin=None):
     """
     named = [("points", points), ("voxel_size", voxel_size), ("origin", origin)]
     backend = _backends.of(_FUNC, named)
+    if backend.lazy:   # before a list becomes a dask array (the chunks option may not fit it)
+        raise _lazy_refusal(_FUNC, backend, named, "compute the points first "
+                                                   "(xstride.to_numpy or .compute())")
     pts = _as_array(_FUNC, "points", points, backend)
     allowed = "a floating dtype (float16, float32 or float64)"
     if pts.dtype.kind != "f" or pts.dtype.itemsize > 8:
         # long double too: it would be carried as float32 (segment_reduce refuses it)
         raise _dtype_error(_FUNC, "points", points, pts, allowed)
     _refuse_listed_bools(_FUNC, "points", points, allowed)
-    if backend.lazy:
-        raise _lazy_refusal(_FUNC, backend, named, "compute the points first "
-                                                   "(xstride.to_numpy or .compute())")
     if pts.ndim != 2 or pts.shape[1] not in MAX_MORTON_LEVELS:
         raise value_error(_FUNC, "points", f"must have shape (n, 2) or (n, 3); got {tuple(pts.shape)}")
     pts = _materialized(_FUNC, "points", pts)
