@@ -4,6 +4,8 @@ per-axis options on arrays of another rank, and the checks of each."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -160,8 +162,34 @@ def test_a_list_argument_meets_the_chunks_error_not_no_array(call):
     (``voxel_downsample``, which does not run on dask, refuses such a list with its
     ``NotImplementedError`` first: tests/test_voxels.py.)"""
     with xp.use_backend("dask", chunks=(4,)):
-        with pytest.raises(ValueError, match="argument 'chunks' is the dask backend's option"):
+        with pytest.raises(ValueError, match="the dask backend's chunks option"):
             call(xp.algorithms)
+
+
+@pytest.mark.parametrize("call, func, arg", [
+    (lambda A: A.morton_keys([[0.1, 0.2], [0.3, 0.4]], [0, 0], [1, 1], 3),
+     "morton_keys", "positions"),
+    (lambda A: A.sort_by_key([3, 1], [[1, 2], [3, 4]]), "sort_by_key", r"values\[0\]"),
+    (lambda A: A.morton_decode([[1, 2], [3, 4]], 2), "morton_decode", "keys"),
+    (lambda A: A.morton_encode([[1, 2], [3, 4]], 1), "morton_encode", "ix"),
+], ids=["morton_keys", "sort_by_key", "morton_decode", "morton_encode"])
+def test_a_list_argument_that_the_chunks_option_does_not_fit_names_the_call(call, func, arg):
+    """A list that the algorithm makes a dask array under a chunks option that does not
+    fit its rank: the error named ``asarray`` and its argument 'chunks', and offered
+    "give this call its own chunks=", which the algorithm does not take. It names the
+    function called and the list's argument now, and says how to pass a dask array."""
+    with xp.use_backend("dask", chunks=(4,)):
+        with pytest.raises(ValueError) as info:
+            call(xp.algorithms)
+    text = str(info.value)
+    assert re.match(rf"^{func}: argument '{arg}' becomes a dask array of shape \(2, 2\)", text)
+    assert "the dask backend's chunks option (4,) does not fit: 1 entries, one per axis" in text
+    assert "xstride.asarray(x, chunks=...)" in text and "own chunks=" not in text
+    with xp.use_backend("dask", chunks=((1, 2),)):   # block lengths of another length
+        with pytest.raises(ValueError, match=r"^sort_by_key: argument 'keys' becomes a dask "
+                                             r"array of shape \(2,\).*chunks option "
+                                             r"\(\(1, 2\),\).*Chunks do not add up"):
+            xp.algorithms.sort_by_key([3, 1])
 
 
 @pytest.mark.parametrize("method", ["uniform", "normal", "integers"])

@@ -26,7 +26,7 @@ import numpy as np
 from .._core.errors import value_error
 
 __all__ = ["fit_option", "without_empty_chunks", "chunks_of_no_element", "fit_chunks",
-           "lost_blocks"]
+           "lost_blocks", "list_error"]
 
 
 def lost_blocks(a) -> bool:
@@ -118,7 +118,7 @@ def chunks_of_no_element(chunks, shape, dtype):
     return tuple((0,) if n == 0 else c for c, n in zip(got, shape))
 
 
-def fit_option(func: str, chunks, shape, own_chunks: bool = True):
+def fit_option(func: str, chunks, shape, own_chunks: bool = True, arg: str | None = None):
     """``chunks``, the backend's option, as an array of ``shape`` (the array ``func``
     makes) takes it: a per-axis tuple of the array's rank as it is; a 1-D array also
     takes a tuple of block lengths that add up to its length, as dask does; a tuple
@@ -126,7 +126,8 @@ def fit_option(func: str, chunks, shape, own_chunks: bool = True):
     ``(n, 3)`` positions, the ``(n,)`` masses are chunked by the same rows). Anything
     else (a string, an int) as it is. ``own_chunks``: whether ``func`` takes a
     ``chunks=`` of its own (the creation functions do; the Philox draws do not), which
-    the error then offers.
+    the error then offers. ``arg``: the argument of ``func`` (a list) that becomes the
+    array, which the error then names (:func:`list_error`).
 
     Raises
     ------
@@ -143,19 +144,34 @@ def fit_option(func: str, chunks, shape, own_chunks: bool = True):
         return chunks
     if len(chunks) > len(shape):
         return chunks[:len(shape)]
+    what = (f"{len(chunks)} entries, one per axis, but the array has shape {shape}, more "
+            "axes")
+    if arg is not None:
+        raise list_error(func, arg, shape, chunks, what)
     own = "give this call its own chunks= (creation functions), or " if own_chunks else ""
-    raise value_error(func, "chunks", f"is the dask backend's option {chunks!r}: "
-                                      f"{len(chunks)} entries, one per axis, but the array "
-                                      f"has shape {shape}, more axes; {own}set the option to "
-                                      "'auto', "
+    raise value_error(func, "chunks", f"is the dask backend's option {chunks!r}: {what}; "
+                                      f"{own}set the option to 'auto', "
                                       "an int or a byte size for arrays of several ranks")
 
 
-def fit_chunks(func: str, chunks, shape, dtype, option=None) -> tuple:
+def list_error(func: str, arg: str, shape, option, what: str) -> ValueError:
+    """``ValueError`` of ``func``, which made its argument ``arg`` (a list or tuple) a
+    dask array of ``shape`` under the backend's chunks ``option``, which does not fit it
+    (``what``). ``func`` takes no ``chunks=``: the way out is an array made by the
+    caller or another option."""
+    return value_error(func, arg, f"becomes a dask array of shape {tuple(shape)} (the dask "
+                                  f"backend is active), which the dask backend's chunks "
+                                  f"option {option!r} does not fit: {what}; pass a dask array "
+                                  "(xstride.asarray(x, chunks=...)), or set the option to "
+                                  "'auto', an int or a byte size")
+
+
+def fit_chunks(func: str, chunks, shape, dtype, option=None, arg: str | None = None) -> tuple:
     """``chunks`` (a checked ``chunks=``, or the option as :func:`fit_option` gives it)
     normalized by dask for an array of ``shape`` and ``dtype`` (None, or one NumPy does
     not know: as float64), through :func:`chunks_of_no_element`. ``option``: the
-    backend's option as set, where ``chunks`` came from it (None: the call's own). A
+    backend's option as set, where ``chunks`` came from it (None: the call's own).
+    ``arg``: as for :func:`fit_option` (``chunks`` is then the option's). A
     shape of lengths dask does not know (NaN) gets ``chunks`` as they are.
 
     Raises
@@ -178,6 +194,8 @@ def fit_chunks(func: str, chunks, shape, dtype, option=None) -> tuple:
     try:
         return normalize_chunks(chunks_of_no_element(chunks, shape, dtype), shape, dtype=dtype)
     except ValueError as exc:   # block lengths that do not add up to this shape
+        if arg is not None:
+            raise list_error(func, arg, shape, chunks, str(exc)) from None
         whose = (f"the dask backend's option {option!r}" if option is not None
                  else f"this call's {chunks!r}")
         raise value_error(func, "chunks", f"is {whose}, which does not fit shape {shape}: "

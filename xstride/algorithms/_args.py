@@ -172,7 +172,16 @@ def _as_array(func: str, name: str, value, backend):
         # a generator, or another object that is no sequence, wrapped whole: name it
         # (a Python int beyond 64 bits goes on to the range checks that name it)
         raise type_error(func, name, value, "an array")
-    return backend.asarray(arr) if backend.lazy else arr
+    return _new_array(func, name, arr, backend) if backend.lazy else arr
+
+
+def _new_array(func: str, name: str, host, backend):
+    """``host`` (a NumPy array made of the argument ``name``, a list) as an array of
+    ``backend``; a lazy backend's chunks option that does not fit it is a ``ValueError``
+    naming ``func`` and ``name`` (it named ``asarray`` and its ``chunks``)."""
+    if backend.lazy:
+        return backend.asarray(host, func=func, arg=name)
+    return backend.asarray(host)
 
 
 def _stored(arr):
@@ -218,10 +227,10 @@ def _integer_array(func: str, name: str, value, backend):
             isinstance(value, np.ndarray) and value.dtype == object):
         # exact for lists mixing small ints with ints >= 2**63 (NumPy makes those
         # float64), TypeError for None and non-integers, empty lists allowed
-        return backend.asarray(integer_array(func, name, value))
+        return _new_array(func, name, integer_array(func, name, value), backend)
     arr = _as_array(func, name, value, backend)
     if arr.dtype == object:  # a Python int beyond 64 bits
-        return backend.asarray(integer_array(func, name, value))
+        return _new_array(func, name, integer_array(func, name, value), backend)
     if arr.dtype.kind not in "iu":
         raise _dtype_error(func, name, value, arr,
                            "an integer dtype (signed or unsigned, not bool)")
