@@ -207,3 +207,16 @@ def test_small_chunks_on_a_cluster_make_a_partition_per_worker(monkeypatch):
     ref = np.argsort(keys_np, kind="stable")
     np.testing.assert_array_equal(order.compute(), ref)
     np.testing.assert_array_equal(sk.compute(), keys_np[ref])
+
+
+def test_the_process_pool_sorts_into_a_partition_per_process():
+    """dask's ``processes`` scheduler (no ``distributed`` client): as many output
+    partitions as its processes where the chunks are small, not one."""
+    import dask
+
+    keys_np = np.random.default_rng(13).integers(0, 50, 400).astype(np.uint64)
+    with dask.config.set(scheduler="processes", num_workers=3):
+        sk, order = ss.sample_sort(da.from_array(keys_np, chunks=20), [])
+        assert sk.numblocks[0] == 3
+        ref = np.argsort(keys_np, kind="stable")
+        np.testing.assert_array_equal(order.compute(), ref)

@@ -50,6 +50,7 @@ approach to minimal storage tree sorting", J. ACM 17(3), 1970; dask's task shuff
 from __future__ import annotations
 
 import operator
+import os
 
 import dask
 import dask.array as da
@@ -254,13 +255,17 @@ def sample_sort(keys, values) -> tuple:
     kk = keys.__dask_keys__()
     vk = [[row[0] if v.ndim == 2 else row for row in v.__dask_keys__()] for v in vals]
     in_place = one_memory(keys)
-    workers = []
+    workers, nworkers = [], 0
     if not in_place:
         client = _client_of(keys)
-        workers = _workers(client) if client is not None else []
+        if client is not None:
+            workers = _workers(client)
+            nworkers = len(workers)
+        else:   # dask's process pool: its processes (num_workers, else the CPUs)
+            nworkers = dask.config.get("num_workers", None) or os.cpu_count() or 1
     # output partitions: one per chunk in one memory (no piece tasks), else fewer where
     # the chunks are small (the pieces are nparts * nout tasks)
-    nout = nparts if in_place else _output_parts(nparts, int(sum(rows_of)), len(workers))
+    nout = nparts if in_place else _output_parts(nparts, int(sum(rows_of)), nworkers)
     dsk = {}
     for i in range(nparts):
         dsk[(sample, i)] = (_sample, kk[i], i, _SAMPLES)
