@@ -115,6 +115,60 @@ def test_array_arguments_and_broadcasting(func, monkeypatch, native_calls):
 
 @needs_cc
 @pytest.mark.parametrize("func", KINDS)
+def test_arrays_with_steps_not_whole_items(func, monkeypatch, native_calls):
+    """uint64 arguments whose byte strides are not multiples of 8 (a field of a packed
+    structured array: 12-byte steps) or whose data is not aligned: the C loops read
+    whole aligned items, and used to step 8 bytes for 12 (wrong values; reversed, -16
+    for -12, reading before the array's data). Same bits as the contiguous copies."""
+    rs = np.random.default_rng()
+    f = getattr(rng, func)
+    rec = np.zeros(3 * H.NATIVE_CHUNK, dtype=[("c", "<u8"), ("x", "<u4")])
+    rec["c"] = rand_u64(rs, rec.size)
+    c = rec["c"]
+    assert c.strides == (12,)
+    raw = np.zeros(8 * 41 + 1, np.uint8)
+    unaligned = np.frombuffer(raw.data, dtype=U64, offset=1, count=41)
+    unaligned[:] = rand_u64(rs, 41)   # (copies of it are aligned)
+    assert not unaligned.flags.aligned
+    cases = [
+        (7, 2**63 + 1, c),                                     # stride 12 bytes
+        (c[: 2 * H.NATIVE_CHUNK + 3], 5, 9),                   # seeds, several chunks
+        (7, 3, c[:c.size - 5001:-1]),   # -12 bytes (one chunk: -16 stayed inside rec)
+        (c[:60].reshape(6, 10), 1, c[60:120].reshape(6, 10)),  # 2-D, rows of 120 bytes
+        (unaligned, 4, 5),
+    ]
+    for args in cases:
+        want = f(*[np.array(a) if isinstance(a, np.ndarray) else a for a in args])
+        got, ref = both(monkeypatch, lambda: f(*args))
+        same(got, want)
+        same(ref, want)
+    assert native_calls and all(native_calls)
+
+
+@needs_cc
+def test_words_with_steps_not_whole_items(monkeypatch):
+    """Keys and counter words of packed struct fields (5-byte steps), unaligned words."""
+    rs = np.random.default_rng()
+    rec = np.zeros((50, 4), dtype=[("c", "<u4"), ("x", "u1")])
+    rec["c"] = rs.integers(0, 2**32, rec.shape, dtype=np.uint32)
+    cw, k0 = rec["c"], rec["c"][:, 1:].T.reshape(-1)[:50]
+    raw = np.zeros(4 * 200 + 1, np.uint8)
+    unaligned = np.frombuffer(raw.data, dtype=np.uint32, offset=1, count=200).reshape(50, 4)
+    unaligned[:] = cw
+    k1 = np.zeros(50, dtype=[("c", "<u4"), ("x", "u1")])["c"]
+    k1[:] = rs.integers(0, 2**32, 50, dtype=np.uint32)
+    assert k1.strides == (5,) and not unaligned.flags.aligned
+    want = rng.philox4x32_10(np.array(cw), np.array(k0), np.array(k1))
+    for args in ((cw, k0, k1), (unaligned, 3, k1), (np.zeros((50, 4), np.uint32), k1, 0)):
+        got, ref = both(monkeypatch, lambda: rng.philox4x32_10(*args))
+        same(got, ref)
+        same(got, rng.philox4x32_10(*[np.array(a) if isinstance(a, np.ndarray) else a
+                                      for a in args]))
+    same(rng.philox4x32_10(cw, k0, k1), want)
+
+
+@needs_cc
+@pytest.mark.parametrize("func", KINDS)
 def test_two_d_broadcasts_run_column_by_column_without_copies(func, monkeypatch,
                                                               native_calls):
     """(n, k) outputs of broadcast arguments (the demo's counters (n, 1) with streams

@@ -387,6 +387,8 @@ def _native_arg(src, s, e, keep, itemsize=8):
     if src.scalar is not None:
         return None, 0, src.scalar, 0
     a = src.flat[s:e] if src.flat is not None else _flat_range(src.view, s, e)
+    if a.strides[0] % itemsize or not a.flags.aligned:   # C steps whole aligned items
+        a = a.copy()   # (a packed struct field: 12-byte steps; -12 read out of bounds)
     keep.append(a)
     return a.ctypes.data, a.strides[0] // itemsize, 0, 0
 
@@ -527,7 +529,7 @@ def words(counter_words, key0, key1, shape, native=True):
     lib = (_native() if native is True else (native or None)) if n else None
     if lib is not None and all(_native_ok(src, np.dtype(_U32)) for src in cw + ks):
         dense = (counter_words.shape == shape + (4,) and counter_words.flags.c_contiguous
-                 and counter_words.dtype == np.dtype(_U32))
+                 and counter_words.flags.aligned and counter_words.dtype == np.dtype(_U32))
         base = flat.ctypes.data
         cbase = counter_words.ctypes.data if dense else 0
 
