@@ -324,6 +324,19 @@ def test_philox_integers_one_argument_form_names_low_only(low):
     assert g.integers(1, shape=3).tolist() == [0, 0, 0]
 
 
+@pytest.mark.parametrize("low, high, culprit", [
+    (-2**63 - 1, 0, "low"), (-2**70, 2**70, "low"),     # low below int64: no dtype holds it
+    (0, 2**64 + 1, "high"), (-1, 2**64, "high"), (-1, 2**63 + 1, "high")])
+def test_philox_integers_range_error_names_the_end_out_of_range(low, high, culprit):
+    """``integers(-2**63 - 1, 0)`` said "argument 'high'", though 0 fits every dtype and
+    ``low`` is below int64 (NumPy: "low is out of bounds for int64")."""
+    g = rng.Philox(1, backend="numpy")
+    with pytest.raises(ValueError, match=rf"^Philox\.integers: argument '{culprit}' range "
+                                         rf"\[{low}, {high}\) does not fit int64 or uint64$"):
+        g.integers(low, high)
+    assert g.counter == 0
+
+
 @pytest.mark.parametrize("value", ["0", "-1", "abc", "1.5"])
 def test_num_threads_variable_that_is_no_positive_int_is_an_error(monkeypatch, value):
     """Issue 15 item 13: XSTRIDE_NUM_THREADS=0, -1 or abc was silently ignored."""
