@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import operator
+import threading
 
 import numpy as np
 
@@ -124,7 +125,8 @@ class Philox:
     :func:`philox_normal2`; an odd count drops the last counter's second value and
     still consumes that counter. ``integers`` uses one counter per value plus one per
     rejected value. The same seed, stream and call sequence give the same numbers on
-    NumPy and CuPy.
+    NumPy and CuPy. Threads may share a generator: each call holds it from reading the
+    counter to storing it, so concurrent calls get distinct consecutive blocks.
 
     Examples
     --------
@@ -146,6 +148,9 @@ class Philox:
         self._be = be
         self._xp = load_for("Philox", be.name)   # its RuntimeError names Philox
         self._counter = 0
+        # held by every call from reading the counter to storing it: threads that share
+        # a generator get consecutive blocks, never the same one (NumPy's lock too)
+        self._lock = threading.Lock()
 
     # Read-only, as the counter: a new seed, stream or backend is a new generator.
     @property
@@ -224,9 +229,11 @@ class Philox:
         n = int(n)
         if n < 0:
             raise value_error("Philox.advance", "n", f"must be non-negative, got {n}")
-        if self._counter + n > _LIMIT:
-            raise error(OverflowError, "Philox.advance", f"counter {self._counter} + {n} passes 2**64")
-        self._counter += n
+        with self._lock:
+            if self._counter + n > _LIMIT:
+                raise error(OverflowError, "Philox.advance",
+                            f"counter {self._counter} + {n} passes 2**64")
+            self._counter += n
         return self
 
     # -------------------------------------------------------------- draws
@@ -265,14 +272,15 @@ class Philox:
         """
         shape = _shape("Philox.uniform", shape)
         n = math.prod(shape)
-        start = self._counter
-        end = self._check_room("uniform", start, (n + 1) // 2)
-        try:
-            res = _fill_pairs("uniform", self._be, self.seed, self.stream, start,
-                              n, shape).reshape(shape)
-        except MemoryError:
-            raise out_of_memory("Philox.uniform", "the result", shape, 8) from None
-        self._counter = end
+        with self._lock:
+            start = self._counter
+            end = self._check_room("uniform", start, (n + 1) // 2)
+            try:
+                res = _fill_pairs("uniform", self._be, self.seed, self.stream, start,
+                                  n, shape).reshape(shape)
+            except MemoryError:
+                raise out_of_memory("Philox.uniform", "the result", shape, 8) from None
+            self._counter = end
         return res
 
     def normal(self, shape=()):
@@ -318,14 +326,15 @@ class Philox:
         """
         shape = _shape("Philox.normal", shape)
         n = math.prod(shape)
-        start = self._counter
-        end = self._check_room("normal", start, (n + 1) // 2)
-        try:
-            res = _fill_pairs("normal", self._be, self.seed, self.stream, start,
-                              n, shape).reshape(shape)
-        except MemoryError:
-            raise out_of_memory("Philox.normal", "the result", shape, 8) from None
-        self._counter = end
+        with self._lock:
+            start = self._counter
+            end = self._check_room("normal", start, (n + 1) // 2)
+            try:
+                res = _fill_pairs("normal", self._be, self.seed, self.stream, start,
+                                  n, shape).reshape(shape)
+            except MemoryError:
+                raise out_of_memory("Philox.normal", "the result", shape, 8) from None
+            self._counter = end
         return res
 
     def integers(self, low, high=None, shape=()):
@@ -395,7 +404,8 @@ class Philox:
             raise value_error(func, "high", "high - low must be at most 2**64")
         shape = _shape(func, shape)
         try:
-            return self._integers(func, low, r, dtype, shape)
+            with self._lock:
+                return self._integers(func, low, r, dtype, shape)
         except MemoryError:
             raise out_of_memory(func, "the result", shape, 8) from None
 
