@@ -123,8 +123,9 @@ class Philox:
     and ``2j + 1`` of the call, the two uniforms of :func:`philox_uniform2` (from
     ``(w0, w1)`` and ``(w2, w3)``) or the two normals ``z0, z1`` of
     :func:`philox_normal2`; an odd count drops the last counter's second value and
-    still consumes that counter. ``integers`` uses one counter per value plus one per
-    rejected value. The same seed, stream and call sequence give the same numbers on
+    still consumes that counter. ``integers`` uses one counter per value, and one more
+    for each value whose two candidates (``(w0, w1)``, then ``(w2, w3)`` of its counter)
+    are both rejected (docs/rng.md). The same seed, stream and call sequence give the same numbers on
     NumPy and CuPy. Threads may share a generator: each call holds it from reading the
     counter to storing it, so concurrent calls get distinct consecutive blocks.
 
