@@ -271,16 +271,21 @@ class Philox:
         -----
         A call that raises consumes no counter and changes no state.
         """
-        shape = _shape("Philox.uniform", shape)
+        return self._pairs("uniform", shape)
+
+    def _pairs(self, kind: str, shape):
+        """``uniform`` or ``normal`` (``kind``) of ``shape``: two values a counter, the
+        counters taken under the generator's lock; nothing consumed where it raises."""
+        shape = _shape(f"Philox.{kind}", shape)
         n = math.prod(shape)
         with self._lock:
             start = self._counter
-            end = self._check_room("uniform", start, (n + 1) // 2)
+            end = self._check_room(kind, start, (n + 1) // 2)
             try:
-                res = _fill_pairs("uniform", self._be, self.seed, self.stream, start,
+                res = _fill_pairs(kind, self._be, self.seed, self.stream, start,
                                   n, shape).reshape(shape)
             except MemoryError:
-                raise out_of_memory("Philox.uniform", "the result", shape, 8) from None
+                raise out_of_memory(f"Philox.{kind}", "the result", shape, 8) from None
             self._counter = end
         return res
 
@@ -325,18 +330,7 @@ class Philox:
         Ann. Math. Statist. 29(2), 610-611; the log and sin/cos are xstride's own,
         IEEE-only, so host and device give the same bits (docs/rng.md).
         """
-        shape = _shape("Philox.normal", shape)
-        n = math.prod(shape)
-        with self._lock:
-            start = self._counter
-            end = self._check_room("normal", start, (n + 1) // 2)
-            try:
-                res = _fill_pairs("normal", self._be, self.seed, self.stream, start,
-                                  n, shape).reshape(shape)
-            except MemoryError:
-                raise out_of_memory("Philox.normal", "the result", shape, 8) from None
-            self._counter = end
-        return res
+        return self._pairs("normal", shape)
 
     def integers(self, low, high=None, shape=()):
         """Uniform integers in ``[low, high)``, unbiased, int64 (uint64 above 2**63 - 1).
