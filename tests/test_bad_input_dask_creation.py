@@ -179,3 +179,19 @@ def test_arange_with_a_start_outside_the_dtype_is_numpys_overflow_error(args, dt
     with xp.use_backend("dask", chunks=100):
         with pytest.raises(OverflowError, match=f"^{re.escape(want.value.args[0])}$"):
             xp.arange(*args, dtype=dtype)
+
+
+@pytest.mark.parametrize("args, dtype", [((1, 0, -0.3), None), ((0, 1, 0.1), None),
+                                         ((-3, 10, 0.13), None), ((0.5, 7.3, 0.7), np.float32),
+                                         ((-2.5, 30, 0.37), np.float16),
+                                         ((1e10, 1e10 + 50, 0.37), None)])
+@pytest.mark.parametrize("chunks", [1, 2, 3, -1])
+def test_float_arange_is_numpys_for_any_chunks(args, dtype, chunks):
+    """dask made each block from its own start (``start + offset * step``), so the
+    values were off in the last bits from NumPy's and depended on the chunks
+    (``arange(1, 0, -0.3)`` in chunks of 1: ``0.1`` one ulp too large)."""
+    want = np.arange(*args, dtype=dtype)
+    with xp.use_backend("dask", chunks=chunks):
+        got = xp.arange(*args, dtype=dtype)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert xp.to_numpy(got).tobytes() == want.tobytes()

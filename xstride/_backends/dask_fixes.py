@@ -49,6 +49,7 @@ from .._chunked.chunks import (chunks_of_no_element, fit_chunks, fit_option,
 from .arg_checks import (check_fill_fits, check_int_fill, check_int_items, check_linspace,
                          check_meshgrid, check_step, int_fill_dtype)
 from .dask import check_chunks
+from .dask_ranges import float_arange
 from .dispatch import implementation, register, register_arguments
 from .registry import get, of_array
 
@@ -222,6 +223,9 @@ def _creation(name: str):
         narrow = _narrow_arange(args, kwargs, shape) if name == "arange" else None
         lib = getattr(be.namespace(), name)
         out = lib(*args, **kwargs)
+        if name == "arange" and out.dtype.kind == "f" and shape is not None:
+            start, _, step = _arange_args(args, kwargs)   # NumPy's values, any chunks
+            out = float_arange(start, step, shape[0], out.dtype, out.chunks, out)
         return be.on_chunks(out if narrow is None else out.astype(narrow), opts)
 
     impl.__name__ = impl.__qualname__ = name
