@@ -195,3 +195,19 @@ def test_float_arange_is_numpys_for_any_chunks(args, dtype, chunks):
         got = xp.arange(*args, dtype=dtype)
     assert got.dtype == want.dtype and got.shape == want.shape
     assert xp.to_numpy(got).tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("args, kwargs", [((1, 0, 4), {}), ((0, 1, 7), {}),
+                                          ((-5.5, 3.25, 10), {"endpoint": False}),
+                                          ((-20, 20, 7), {"dtype": np.int16}),
+                                          ((0, 1, 9), {"dtype": np.float32})])
+@pytest.mark.parametrize("chunks", [1, 2, 3, -1])
+def test_linspace_is_numpys_for_any_chunks(args, kwargs, chunks):
+    """dask made each block a linspace of its own ends, so the values were off in the
+    last bits from NumPy's and depended on the chunks (``linspace(1, 0, 4)`` in chunks
+    of 1: ``1/3`` one ulp off; one value in 3 over random ends and chunkings)."""
+    want = np.linspace(*args, **kwargs)
+    with xp.use_backend("dask", chunks=chunks):
+        got = xp.linspace(*args, **kwargs)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert xp.to_numpy(got).tobytes() == want.tobytes()

@@ -7,7 +7,8 @@
   ``asarray`` of host data goes through ``dask.array.from_array`` (compat's ignores
   ``chunks``); ``eye`` gives dask's an int block side (dask's declares blocks its
   graph lacks for more columns than rows under ``"auto"`` chunks); ``linspace`` ends
-  exactly at ``stop`` and takes complex ends. ``full`` and ``full_like`` raise NumPy's
+  exactly at ``stop``, is NumPy's for real ends whatever the chunks (``dask_ranges``)
+  and takes complex ends. ``full`` and ``full_like`` raise NumPy's
   ``OverflowError`` for a Python int fill its integer dtype cannot hold at the call
   (dask's raised it when the array was computed).
 - ``broadcast_shapes`` takes shapes, not arrays: NumPy's function answers.
@@ -49,7 +50,7 @@ from .._chunked.chunks import (chunks_of_no_element, fit_chunks, fit_option,
 from .arg_checks import (check_fill_fits, check_int_fill, check_int_items, check_linspace,
                          check_meshgrid, check_step, int_fill_dtype)
 from .dask import check_chunks
-from .dask_ranges import float_arange
+from .dask_ranges import float_arange, float_linspace
 from .dispatch import implementation, register, register_arguments
 from .registry import get, of_array
 
@@ -282,9 +283,11 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, chu
     if isinstance(start, (complex, np.complexfloating)) or isinstance(
             stop, (complex, np.complexfloating)):
         out = _complex_linspace(start, stop, num, dtype, device, endpoint, chunks)
-    else:
+    else:   # dask's blocks, made again as NumPy makes them (any chunks, ends exact)
         out = _chunked_linspace(start, stop, num, dtype=dtype, device=device,
                                 endpoint=endpoint, chunks=chunks)
+        return get(_NAME).on_chunks(float_linspace(start, stop, num, out.dtype, endpoint,
+                                                   out), get(_NAME).options())
     if not endpoint or num < 2:
         return out
     last = builtins.max(i for i, n in enumerate(out.chunks[0]) if n)   # the last non-empty

@@ -1,12 +1,15 @@
-"""``arange`` of floats on the dask backend, each element from its global index as
-NumPy computes it, so the values do not depend on the chunks.
+"""``arange`` of floats and ``linspace`` of real ends on the dask backend, each element
+from its global index as NumPy computes it, so the values do not depend on the chunks.
 
 dask made each block with its own start (``start + offset * step``, then NumPy's
-``arange`` of the block), which rounds otherwise than NumPy's one array:
+``arange``/``linspace`` of the block), which rounds otherwise than NumPy's one array:
 ``arange(1, 0, -0.3)`` in chunks of 1 or 2 was off in the last bits from the NumPy
-backend's. NumPy's ``arange`` stores ``start`` and ``start + step`` and fills element
-``i >= 2`` with ``start + i * delta`` (``delta`` the difference of the two stored
-values; float16 computed in float32).
+backend's, and ``linspace(1, 0, 4)`` in chunks of 1. NumPy's ``arange`` stores
+``start`` and ``start + step`` and fills element ``i >= 2`` with ``start + i * delta``
+(``delta`` the difference of the two stored values; float16 computed in float32); its
+``linspace`` is ``i * step + start`` in the ends' float type (``i / div * delta`` where
+the step is 0), the last element ``stop`` with ``endpoint``, floored for an integer
+dtype.
 
 Nothing here imports dask at import time.
 """
@@ -15,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["float_arange"]
+__all__ = ["float_arange", "float_linspace"]
 
 
 def _arange_block(idx, first, second, dt):
@@ -37,3 +40,31 @@ def float_arange(start, step, n: int, dtype, chunks, like):
     idx = da.arange(0, n, 1, chunks=chunks, dtype=np.int64)
     return idx.map_blocks(_arange_block, start, start + step, dt, dtype=dt,
                           meta=like._meta)
+
+
+def _linspace_block(idx, start, stop, num, div, dt, dtype, endpoint):
+    delta = np.subtract(stop, start, dtype=dt)
+    y = idx.astype(dt)
+    if div > 0:
+        step = delta / div
+        y = y / div * delta if step == 0 else y * step
+    else:
+        y = y * delta
+    y = y + dt.type(start)
+    if endpoint and num > 1:
+        y[idx == num - 1] = stop
+    if np.dtype(dtype).kind in "iu":
+        y = np.floor(y)
+    return y.astype(dtype)
+
+
+def float_linspace(start, stop, num: int, dtype, endpoint: bool, like):
+    """NumPy's ``linspace`` of real ``start`` and ``stop`` in NumPy blocks of the chunks
+    and dtype of ``like`` (dask's ``linspace`` of the call)."""
+    import dask.array as da
+
+    dt = np.result_type(start, stop, 1.0)   # NumPy's: the ends' type, made inexact
+    div = (num - 1) if endpoint else num
+    idx = da.arange(0, num, 1, chunks=like.chunks, dtype=np.int64)
+    return idx.map_blocks(_linspace_block, start, stop, num, div, dt, like.dtype,
+                          endpoint, dtype=like.dtype, meta=np.empty((0,), like.dtype))
