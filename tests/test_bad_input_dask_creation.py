@@ -211,3 +211,18 @@ def test_linspace_is_numpys_for_any_chunks(args, kwargs, chunks):
         got = xp.linspace(*args, **kwargs)
     assert got.dtype == want.dtype and got.shape == want.shape
     assert xp.to_numpy(got).tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("args, dtype", [((0, 5, 1.5), np.int64), ((10, 0, -1.7), np.int32),
+                                         ((0, 300, 1.3), np.int8), ((0.5, 9, 1), np.uint8)])
+@pytest.mark.parametrize("chunks", [1, 2, 3])
+def test_integer_arange_of_float_arguments_is_numpys_for_any_chunks(args, dtype, chunks):
+    """NumPy casts ``start`` and ``start + step`` to the integer dtype and steps by
+    their difference (``arange(0, 5, 1.5, dtype=int64)`` is ``[0, 1, 2, 3]``); dask cast
+    each block's own start (``[0, 1, 3, 4]`` in chunks of 1, ``[0, 1, 2, 4]`` in chunks
+    of 3), and for int8 past 127 a block's start raised ``OverflowError``."""
+    want = np.arange(*args, dtype=dtype)
+    with xp.use_backend("dask", chunks=chunks):
+        got = xp.arange(*args, dtype=dtype)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert xp.to_numpy(got).tobytes() == want.tobytes()

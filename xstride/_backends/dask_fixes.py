@@ -224,7 +224,9 @@ def _creation(name: str):
         narrow = _narrow_arange(args, kwargs, shape) if name == "arange" else None
         lib = getattr(be.namespace(), name)
         out = lib(*args, **kwargs)
-        if name == "arange" and out.dtype.kind == "f" and shape is not None:
+        if name == "arange" and shape is not None and narrow is None and (
+                out.dtype.kind == "f" or not all(isinstance(v, (int, np.integer)) for v in
+                                                 _arange_args(args, kwargs))):
             start, _, step = _arange_args(args, kwargs)   # NumPy's values, any chunks
             out = float_arange(start, step, shape[0], out.dtype, out.chunks, out)
         return be.on_chunks(out if narrow is None else out.astype(narrow), opts)

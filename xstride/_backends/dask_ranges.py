@@ -1,10 +1,13 @@
-"""``arange`` of floats and ``linspace`` of real ends on the dask backend, each element
-from its global index as NumPy computes it, so the values do not depend on the chunks.
+"""``arange`` of floats (or from floats) and ``linspace`` of real ends on the dask
+backend, each element from its global index as NumPy computes it, so the values do not
+depend on the chunks.
 
 dask made each block with its own start (``start + offset * step``, then NumPy's
 ``arange``/``linspace`` of the block), which rounds otherwise than NumPy's one array:
 ``arange(1, 0, -0.3)`` in chunks of 1 or 2 was off in the last bits from the NumPy
-backend's, and ``linspace(1, 0, 4)`` in chunks of 1. NumPy's ``arange`` stores
+backend's, and ``linspace(1, 0, 4)`` in chunks of 1; into an integer dtype, each
+block's start was cast on its own (``arange(0, 5, 1.5, dtype=int64)`` was ``[0, 1, 3,
+4]`` in chunks of 1). NumPy's ``arange`` stores
 ``start`` and ``start + step`` and fills element ``i >= 2`` with ``start + i * delta``
 (``delta`` the difference of the two stored values; float16 computed in float32); its
 ``linspace`` is ``i * step + start`` in the ends' float type (``i / div * delta`` where
@@ -32,7 +35,8 @@ def _arange_block(idx, first, second, dt):
 
 
 def float_arange(start, step, n: int, dtype, chunks, like):
-    """NumPy's ``arange`` of ``n`` elements of the float ``dtype`` from ``start`` by
+    """NumPy's ``arange`` of ``n`` elements of ``dtype`` (a float one, or an integer one
+    from a float ``start`` or ``step``) from ``start`` by
     ``step``, in ``chunks`` (the blocks of ``like``, dask's ``arange`` of the call)."""
     import dask.array as da
 
