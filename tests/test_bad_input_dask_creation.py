@@ -226,3 +226,14 @@ def test_integer_arange_of_float_arguments_is_numpys_for_any_chunks(args, dtype,
         got = xp.arange(*args, dtype=dtype)
     assert got.dtype == want.dtype and got.shape == want.shape
     assert xp.to_numpy(got).tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("start, stop", [(np.float32(0), 1.5), (0, np.float32(1.3)),
+                                         (np.float16(3), 7), (np.int32(2), 9), (0.5, 2)])
+def test_linspace_without_dtype_takes_the_ends_float_type_as_numpy(start, stop):
+    """NumPy's linspace of float32 ends is float32; dask's was always float64."""
+    want = np.linspace(start, stop, 9)
+    with xp.use_backend("dask", chunks=2):
+        got = xp.linspace(start, stop, 9)
+    assert got.dtype == want.dtype == xp.linspace(start, stop, 9).dtype
+    assert xp.to_numpy(got).tobytes() == want.tobytes()

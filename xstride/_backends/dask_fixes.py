@@ -280,6 +280,9 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, chu
     num = int(num)
     complex_ends = isinstance(start, (complex, np.complexfloating)) or isinstance(
         stop, (complex, np.complexfloating))
+    if dtype is None and not complex_ends and all(
+            isinstance(v, (int, float, np.generic)) for v in (start, stop)):
+        dtype = np.result_type(start, stop, 1.0)   # NumPy's: float32 ends give float32
     _check_size("linspace", (num,), dtype if dtype is not None
                 else (np.complex128 if complex_ends else np.float64))
     if isinstance(start, (complex, np.complexfloating)) or isinstance(
