@@ -237,3 +237,16 @@ def test_linspace_without_dtype_takes_the_ends_float_type_as_numpy(start, stop):
         got = xp.linspace(start, stop, 9)
     assert got.dtype == want.dtype == xp.linspace(start, stop, 9).dtype
     assert xp.to_numpy(got).tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("args", [(0, 5, float("inf")), (0, -5, -float("inf")),
+                                  (0, 5, 1e308), (5, 0, float("inf")), (0, 5, -float("inf"))])
+@pytest.mark.parametrize("chunks", [1, "auto"])
+def test_arange_with_a_step_past_stop_is_numpys_one_element(args, chunks):
+    """NumPy's arange of a nonzero range whose quotient by the step is +0 has one
+    element, ``start``; dask's took ``ceil(0.0)`` and was empty."""
+    want = np.arange(*args)
+    with xp.use_backend("dask", chunks=chunks):
+        got = xp.arange(*args)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    assert xp.to_numpy(got).tobytes() == want.tobytes()

@@ -98,7 +98,10 @@ def _creation_shape(name: str, args, kwargs):
             return (operator.index(args[2] if len(args) > 2 else kwargs["num"]),)
         if name == "arange":
             start, stop, step = _arange_args(args, kwargs)
-            return (max(0, math.ceil((stop - start) / step)),)
+            q = (stop - start) / step
+            if q == 0 and stop != start and math.copysign(1.0, q) > 0:
+                return (1,)   # NumPy's: an infinite step towards stop gives start
+            return (max(0, math.ceil(q)),)
         shape = args[0] if args else kwargs["shape"]
         if isinstance(shape, (list, tuple)):
             return tuple(operator.index(n) for n in shape)
@@ -228,7 +231,7 @@ def _creation(name: str):
                 out.dtype.kind == "f" or not all(isinstance(v, (int, np.integer)) for v in
                                                  _arange_args(args, kwargs))):
             start, _, step = _arange_args(args, kwargs)   # NumPy's values, any chunks
-            out = float_arange(start, step, shape[0], out.dtype, out.chunks, out)
+            out = float_arange(start, step, shape[0], out.dtype, kwargs["chunks"], out)
         return be.on_chunks(out if narrow is None else out.astype(narrow), opts)
 
     impl.__name__ = impl.__qualname__ = name

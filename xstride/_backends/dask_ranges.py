@@ -28,7 +28,8 @@ def _arange_block(idx, first, second, dt):
     work = np.dtype(np.float32) if dt == np.float16 else dt
     start = work.type(dt.type(first))
     delta = work.type(dt.type(second)) - start
-    out = (start + idx.astype(work) * delta).astype(dt)
+    with np.errstate(invalid="ignore"):   # 0 * inf at the first element, replaced
+        out = (start + idx.astype(work) * delta).astype(dt)
     out[idx == 0] = dt.type(first)
     out[idx == 1] = dt.type(second)
     return out
@@ -37,10 +38,14 @@ def _arange_block(idx, first, second, dt):
 def float_arange(start, step, n: int, dtype, chunks, like):
     """NumPy's ``arange`` of ``n`` elements of ``dtype`` (a float one, or an integer one
     from a float ``start`` or ``step``) from ``start`` by
-    ``step``, in ``chunks`` (the blocks of ``like``, dask's ``arange`` of the call)."""
+    ``step``, in ``chunks`` (dask's ``chunks=`` for ``n`` elements; ``like`` is dask's
+    ``arange`` of the call, whose meta it keeps)."""
     import dask.array as da
 
+    from dask.array.core import normalize_chunks
+
     dt = np.dtype(dtype)
+    chunks = normalize_chunks(chunks, (n,), dtype=dt)
     idx = da.arange(0, n, 1, chunks=chunks, dtype=np.int64)
     return idx.map_blocks(_arange_block, start, start + step, dt, dtype=dt,
                           meta=like._meta)
