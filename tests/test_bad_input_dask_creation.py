@@ -250,3 +250,19 @@ def test_arange_with_a_step_past_stop_is_numpys_one_element(args, chunks):
         got = xp.arange(*args)
     assert got.shape == want.shape and got.dtype == want.dtype
     assert xp.to_numpy(got).tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("args, arg, match", [
+    ((None,), "start", "got NoneType None; expected a real number"),
+    (("3",), "start", "got str '3'; expected a real number"),
+    ((0, [3]), "stop", "got list"),
+    ((1j,), "start", "takes no complex values"),
+    ((0, 3, np.complex64(1)), "step", "takes no complex values"),
+])
+def test_dask_arange_names_an_argument_that_is_no_real_number(args, arg, match):
+    """dask's arange(None) was an empty array (NumPy raises TypeError), and for the
+    others dask raised its dispatch's two-line message naming no argument."""
+    with xp.use_backend("dask", chunks=2):
+        with pytest.raises(TypeError, match=rf"^arange: argument '{arg}' .*{re.escape(match)}"):
+            xp.arange(*args)
+        assert xp.to_numpy(xp.arange(0, None)).tolist() == []   # stop None: arange(0)

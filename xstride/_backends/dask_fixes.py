@@ -115,6 +115,16 @@ def _check_arange(args, kwargs) -> None:
     ``2**63 - 1`` (NumPy's ``ValueError``; dask's raised ``OverflowError`` "cannot
     convert float infinity to integer" for ``arange(0, inf)`` and a ``TypeError`` from
     its ``isnan`` for ``arange(2**70)``)."""
+    given = (("start", args[0] if args else kwargs.get("start")),
+             ("stop", args[1] if len(args) > 1 else kwargs.get("stop", 0)),
+             ("step", args[2] if len(args) > 2 else kwargs.get("step", 1)))
+    for arg, v in given:   # dask's made arange(None) an empty array, and named no
+        complex_ = isinstance(v, complex) or getattr(v, "dtype", None) is not None and (
+            np.dtype(v.dtype).kind == "c")   # argument for the others
+        if (v is None and arg == "start") or complex_ or isinstance(
+                v, (str, bytes, list, tuple)):
+            raise type_error("arange", arg, v, "a real number (an int or a float)" + (
+                "; the dask backend's arange takes no complex values" if complex_ else ""))
     start, stop, step = _arange_args(args, kwargs)
     check_step(step)
     if not all(isinstance(v, (int, float, np.integer, np.floating))
