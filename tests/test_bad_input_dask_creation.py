@@ -266,3 +266,15 @@ def test_dask_arange_names_an_argument_that_is_no_real_number(args, arg, match):
         with pytest.raises(TypeError, match=rf"^arange: argument '{arg}' .*{re.escape(match)}"):
             xp.arange(*args)
         assert xp.to_numpy(xp.arange(0, None)).tolist() == []   # stop None: arange(0)
+
+
+@pytest.mark.parametrize("args", [(np.asarray(3),), (np.asarray(np.float32(2.5)),),
+                                  (1, np.asarray(7), np.asarray(2))])
+def test_dask_arange_takes_0d_numpy_arrays_as_numpy_does(args):
+    """dask's raised "The truth value of an empty array is ambiguous" inside its
+    dispatch's message for ``arange(numpy.asarray(3))``."""
+    want = np.arange(*args)
+    with xp.use_backend("dask", chunks=2):
+        got = xp.arange(*args)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(xp.to_numpy(got), want)

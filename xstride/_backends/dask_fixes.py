@@ -210,6 +210,8 @@ def _creation(name: str):
         if name in _SHAPED:
             _check_shape(name, args, kwargs)
         if name == "arange":
+            args = tuple(v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v
+                         for v in args)   # a 0-D NumPy array as its scalar, as NumPy's
             _check_arange(args, kwargs)
         if name == "full" and (len(args) > 1 or "fill_value" in kwargs):
             fill = args[1] if len(args) > 1 else kwargs["fill_value"]
