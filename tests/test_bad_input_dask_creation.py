@@ -278,3 +278,22 @@ def test_dask_arange_takes_0d_numpy_arrays_as_numpy_does(args):
         got = xp.arange(*args)
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(xp.to_numpy(got), want)
+
+
+@pytest.mark.parametrize("args, kwargs", [
+    ((0.3j, 1.1, 9), {"endpoint": False}),
+    ((-6.953903641414739 - 1.9578925710780837j, 0.3013232871845464 - 1.2486956325447993j,
+      13), {}),
+    ((1 - 2j, -3 + 0.7j, 7), {"dtype": np.complex64}),
+    ((np.complex64(1 + 2j), 3, 5), {})])
+@pytest.mark.parametrize("chunks", [1, 2, -1])
+def test_complex_linspace_is_numpys_for_any_chunks(args, kwargs, chunks):
+    """The parts were dask's linspace of each block's own ends, in the parts of
+    ``dtype`` (NumPy's computes in the ends' complex type, its step ``delta`` times
+    ``1 / div``), so values were off in the last bits and depended on the chunks;
+    complex64 ends without ``dtype`` gave complex128."""
+    want = np.linspace(*args, **kwargs)
+    with xp.use_backend("dask", chunks=chunks):
+        got = xp.linspace(*args, **kwargs)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert xp.to_numpy(got).tobytes() == want.tobytes()

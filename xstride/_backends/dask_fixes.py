@@ -268,18 +268,23 @@ _chunked_linspace = _creation("linspace")
 
 def _complex_linspace(start, stop, num, dtype, device, endpoint, chunks):
     """dask's ``linspace`` of complex ends (dask's takes ``float()`` of them): the real
-    and imaginary parts spaced apart in the parts' float dtype, then joined; the result
-    is complex128 without ``dtype``, as NumPy's."""
-    dt = np.dtype(np.complex128 if dtype is None else dtype)
+    and imaginary parts spaced apart as NumPy's complex arithmetic spaces them, in the
+    float type of the ends' complex type, then joined and cast to ``dtype`` (dask's
+    made each block from its own ends, in the parts of ``dtype``); without ``dtype``
+    the ends' complex type, as NumPy's."""
+    ends = np.result_type(start, stop, 1.0)
+    dt = np.dtype(ends if dtype is None else dtype)
     if dt.kind != "c":
         raise type_error("linspace", "dtype", dt, "a complex dtype (or None) for complex "
                                                      "start or stop")
-    part = np.finfo(dt).dtype
+    part = np.finfo(ends).dtype
     start, stop = complex(start), complex(stop)
-    re, im = (_chunked_linspace(a, b, num, dtype=part, device=device, endpoint=endpoint,
-                                chunks=chunks)
+    re, im = (float_linspace(part.type(a), part.type(b), num, part, endpoint,
+                             _chunked_linspace(a, b, num, dtype=part, device=device,
+                                               endpoint=endpoint, chunks=chunks), True)
               for a, b in ((start.real, stop.real), (start.imag, stop.imag)))
-    return re.astype(dt) + im.astype(dt) * dt.type(1j)
+    out = re.astype(dt) + im.astype(dt) * dt.type(1j)
+    return get(_NAME).on_chunks(out, get(_NAME).options())
 
 
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, chunks=None):

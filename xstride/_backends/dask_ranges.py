@@ -12,7 +12,8 @@ block's start was cast on its own (``arange(0, 5, 1.5, dtype=int64)`` was ``[0, 
 (``delta`` the difference of the two stored values; float16 computed in float32); its
 ``linspace`` is ``i * step + start`` in the ends' float type (``i / div * delta`` where
 the step is 0), the last element ``stop`` with ``endpoint``, floored for an integer
-dtype.
+dtype; of complex ends, each part the same with the step ``delta * (1 / div)`` (NumPy's
+complex division by the real ``div``).
 
 Nothing here imports dask at import time.
 """
@@ -51,12 +52,13 @@ def float_arange(start, step, n: int, dtype, chunks, like):
                           meta=like._meta)
 
 
-def _linspace_block(idx, start, stop, num, div, dt, dtype, endpoint):
+def _linspace_block(idx, start, stop, num, div, dt, dtype, endpoint, recip):
     delta = np.subtract(stop, start, dtype=dt)
     y = idx.astype(dt)
-    if div > 0:
-        step = delta / div
-        y = y / div * delta if step == 0 else y * step
+    if div > 0:   # a complex step is delta times 1 / div (NumPy's complex division)
+        inv = dt.type(1) / dt.type(div)
+        step = delta * inv if recip else delta / div
+        y = (y * inv if recip else y / div) * delta if step == 0 else y * step
     else:
         y = y * delta
     y = y + dt.type(start)
@@ -67,13 +69,16 @@ def _linspace_block(idx, start, stop, num, div, dt, dtype, endpoint):
     return y.astype(dtype)
 
 
-def float_linspace(start, stop, num: int, dtype, endpoint: bool, like):
+def float_linspace(start, stop, num: int, dtype, endpoint: bool, like,
+                   complex_part: bool = False):
     """NumPy's ``linspace`` of real ``start`` and ``stop`` in NumPy blocks of the chunks
-    and dtype of ``like`` (dask's ``linspace`` of the call)."""
+    and dtype of ``like`` (dask's ``linspace`` of the call); ``complex_part``: one part
+    of a complex ``linspace``, whose step NumPy's complex division makes."""
     import dask.array as da
 
     dt = np.result_type(start, stop, 1.0)   # NumPy's: the ends' type, made inexact
     div = (num - 1) if endpoint else num
     idx = da.arange(0, num, 1, chunks=like.chunks, dtype=np.int64)
     return idx.map_blocks(_linspace_block, start, stop, num, div, dt, like.dtype,
-                          endpoint, dtype=like.dtype, meta=np.empty((0,), like.dtype))
+                          endpoint, complex_part, dtype=like.dtype,
+                          meta=np.empty((0,), like.dtype))
