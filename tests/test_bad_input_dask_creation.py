@@ -7,6 +7,7 @@ probes; the rest of the standard's functions: tests/test_bad_input_dask_standard
 from __future__ import annotations
 
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -297,3 +298,19 @@ def test_complex_linspace_is_numpys_for_any_chunks(args, kwargs, chunks):
         got = xp.linspace(*args, **kwargs)
     assert got.dtype == want.dtype and got.shape == want.shape
     assert xp.to_numpy(got).tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("start, stop", [(np.asarray(np.float32(0)), 1),
+                                         (np.asarray(np.complex64(1j)), 2),
+                                         (np.asarray(1j), np.asarray(2.0))])
+def test_linspace_of_0d_numpy_ends_has_numpys_dtype(start, stop):
+    """A float32 0-D array end gave float64; a complex one went down the real path
+    (dask's ``float()`` of it, a ``ComplexWarning``)."""
+    want = np.linspace(start, stop, 5)
+    with xp.use_backend("dask", chunks=2):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = xp.linspace(start, stop, 5)
+            values = xp.to_numpy(got)
+    assert got.dtype == want.dtype
+    assert values.tobytes() == want.tobytes()

@@ -298,15 +298,15 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, chu
     if num < 0:
         raise value_error("linspace", "num", f"must be non-negative; got {num}")
     num = int(num)
-    complex_ends = isinstance(start, (complex, np.complexfloating)) or isinstance(
-        stop, (complex, np.complexfloating))
-    if dtype is None and not complex_ends and all(
-            isinstance(v, (int, float, np.generic)) for v in (start, stop)):
+    complex_ends = any(isinstance(v, (complex, np.complexfloating)) or isinstance(
+        v, np.ndarray) and v.ndim == 0 and v.dtype.kind == "c" for v in (start, stop))
+    if dtype is None and not complex_ends and all(   # scalars or 0-D NumPy arrays
+            isinstance(v, (int, float, np.generic)) or isinstance(v, np.ndarray)
+            and v.ndim == 0 for v in (start, stop)):
         dtype = np.result_type(start, stop, 1.0)   # NumPy's: float32 ends give float32
     _check_size("linspace", (num,), dtype if dtype is not None
                 else (np.complex128 if complex_ends else np.float64))
-    if isinstance(start, (complex, np.complexfloating)) or isinstance(
-            stop, (complex, np.complexfloating)):
+    if complex_ends:
         out = _complex_linspace(start, stop, num, dtype, device, endpoint, chunks)
     else:   # dask's blocks, made again as NumPy makes them (any chunks, ends exact)
         out = _chunked_linspace(start, stop, num, dtype=dtype, device=device,
