@@ -132,6 +132,25 @@ def test_reductions_of_unknown_chunk_lengths_and_empty_selections():
     _same(xp.any(e, axis=0), np.zeros(3, bool), True)
 
 
+@pytest.mark.parametrize("chunks", [1, 4, 6])
+@pytest.mark.parametrize("name", ["min", "max"])
+def test_min_max_of_an_empty_selection_of_unknown_chunk_lengths_raise(name, chunks):
+    """After boolean indexing dask does not know the chunks' lengths, so the call cannot
+    see an empty selection: computing it raised nothing and gave an empty array of
+    shape (0,) for the 0-D result of ``min(e)``; now the ``ValueError`` NumPy raises."""
+    x = _dask(np.arange(12.0).reshape(6, 2), (chunks, 2))
+    e = x[x[:, 0] > 100]
+    assert np.isnan(e.shape[0])
+    for axis in (None, 0, (0, 1)):
+        with pytest.raises(ValueError, match=rf"{name}: argument 'x' of shape \(0, 2\) has "
+                                             r"the zero-size axis 0 .* no identity"):
+            xp.to_numpy(getattr(xp, name)(e, axis=axis))
+    _same(getattr(xp, name)(e, axis=1), np.zeros(0), True)       # nothing reduced is empty
+    m = x[x[:, 0] > 3]
+    _same(getattr(xp, name)(m, axis=0, keepdims=True),
+          np.array([[4.0, 5.0]]) if name == "min" else np.array([[10.0, 11.0]]), True)
+
+
 @pytest.mark.parametrize("a, kwargs", [
     (np.arange(7, dtype=np.float32), {}),
     (np.arange(7, dtype=np.float16), {}),

@@ -42,6 +42,7 @@ import dask.array as da
 import numpy as np
 from dask.array.utils import meta_from_array
 
+from .._plans.reduction import empty_axis_error
 from . import _config
 
 from .argreductions import argmax, argmin
@@ -69,12 +70,25 @@ def _part(name, block, axis=None, keepdims=False, dtype=None):
     return _config.namespace_function(name, block)(block, axis=axis, keepdims=keepdims, **kw)
 
 
+def _last(name, shape, block, axis=None, keepdims=False):
+    """The tree's last step of ``min``/``max``: no element left along a reduced axis
+    means the whole selection was empty, which the caller could not see where dask does
+    not know the chunks' lengths (after boolean indexing): the ``ValueError`` of an
+    empty selection, as NumPy's (not an empty partial result as the answer)."""
+    axes = tuple(range(block.ndim)) if axis is None else tuple(axis)
+    if builtins.any(block.shape[a] == 0 for a in axes):
+        raise empty_axis_error(name, tuple(0 if a in axes and block.shape[a] == 0 else n
+                                           for a, n in enumerate(shape)), axes)
+    return _part(name, block, axis=axis, keepdims=keepdims)
+
+
 def _tree(name, x, axis, keepdims, dtype, out_dtype):
     first = functools.partial(_part, name, dtype=dtype)
     again = functools.partial(_part, name)  # partial results already have out_dtype
+    last = functools.partial(_last, name, x.shape) if name in ("min", "max") else again
     nd_out = x.ndim if keepdims else x.ndim - (x.ndim if axis is None else len(axis))
     meta = meta_from_array(x._meta, ndim=nd_out, dtype=out_dtype)
-    return da.reduction(x, first, again, combine=again, axis=axis, keepdims=keepdims,
+    return da.reduction(x, first, last, combine=again, axis=axis, keepdims=keepdims,
                         dtype=out_dtype, concatenate=True, meta=meta, name=f"xstride-{name}")
 
 
