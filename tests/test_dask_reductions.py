@@ -441,3 +441,18 @@ def test_a_big_endian_dtype_argument_of_a_scan_declares_the_native_dtype(name):
     got = getattr(xp, name)(_dask(a, 2), axis=0, dtype=">f8")
     assert want.dtype.isnative and got.dtype == want.dtype
     np.testing.assert_array_equal(xp.to_numpy(got), want)
+
+
+@pytest.mark.parametrize("axis", [1, (), None, 0, (0, 1)])
+def test_count_nonzero_keepdims_with_unknown_chunk_lengths(axis):
+    """After boolean indexing, ``count_nonzero(..., keepdims=True)`` of an axis it kept
+    raised "cannot convert float NaN to integer" (dask's expand_dims of unknown
+    chunk lengths); the kept axes are now put back by indexing."""
+    a = np.array([[1.0, 0, 2, 0], [5, 6, 0, 0], [7, 0, 0, 8], [0, 1, 1, 1]])
+    x = _dask(a, (1, 3))
+    m = x[x[:, 1] > -1]
+    assert np.isnan(m.shape[0])
+    got = xp.to_numpy(xp.count_nonzero(m, axis=axis, keepdims=True))
+    want = np.count_nonzero(a, axis=axis, keepdims=True)
+    assert got.shape == np.shape(want)
+    np.testing.assert_array_equal(got, want)

@@ -518,14 +518,14 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, **k
 
 def _count_nonzero_of(backend: str):
     def count_nonzero(x, /, *, axis=None, keepdims=False):
-        """``count_nonzero`` of the standard, ``keepdims`` a bool (a NumPy bool too,
-        passed on as a Python bool: NumPy's raised "'numpy.bool' object cannot be
-        interpreted as an integer") and ``axis`` checked first as the reductions' (dask's
-        took a list, and raised "duplicate value in 'axis'" for a repeated one only when
-        computed, naming no function)."""
+        """``count_nonzero``: ``keepdims`` a bool (passed on as a Python bool: NumPy's
+        refused a NumPy bool), ``axis`` checked as the reductions' (dask's took a list);
+        dask's keepdims by indexing (its expand_dims refused unknown chunk lengths)."""
         check_flag("count_nonzero", "keepdims", keepdims)
-        if hasattr(x, "ndim"):
-            normalize_axis("count_nonzero", axis, x.ndim)
+        axes = normalize_axis("count_nonzero", axis, x.ndim) if hasattr(x, "ndim") else ()
+        if keepdims and backend == "dask" and hasattr(x, "ndim"):
+            r = compat_function(backend, "count_nonzero")(x, axis=axis)
+            return r[tuple(None if a in axes else slice(None) for a in range(x.ndim))]
         return compat_function(backend, "count_nonzero")(x, axis=axis, keepdims=bool(keepdims))
     return count_nonzero
 
