@@ -150,18 +150,53 @@ def test_cupy_clip_checks_its_bounds_before_cupy(cupy_compat, x, kw, exc, arg):
     assert compat.calls == []
 
 
-def test_cupy_clip_hands_the_checked_bounds_to_compat(cupy_compat):
+def test_cupy_clip_hands_the_checked_bounds_to_cupys_clip(cupy_compat, monkeypatch):
+    """Integer and real floating ``x``: CuPy's clip into a new array of ``x``'s dtype
+    (scalar bounds converted to it, a near-end int dropped); bool and complex ``x``:
+    array_api_compat's."""
     compat, fake = cupy_compat, cupy_compat.cupy
-    i8, z = fake.ndarray(np.array([-3, 0, 5], np.int8)), fake.ndarray(np.array([1j, 2.0]))
-    b = fake.ndarray(np.zeros(3, np.int8))
-    for call, args in [(lambda: xp.clip(i8, -1000, 7), (i8, None, 7)),
-                       (lambda: xp.clip(i8, np.int64(-2), max=b), (i8, -2, b)),
-                       (lambda: xp.clip(i8), (i8, None, None))]:
-        compat.calls.clear()
-        assert call() == "clip"
-        assert compat.calls == [("clip", args, {})]
+    clips = []   # (x, lo, hi) of each clip: maximum by lo, then minimum by hi
+
+    def ufunc(name, f):
+        def call(a, b, out=None):
+            if name == "maximum" or not clips or clips[-1][2] is not None:
+                clips.append([a, None, None])
+            clips[-1][1 if name == "maximum" else 2] = b
+            out.host[...] = f(a.host, getattr(b, "host", b))
+            return out
+        return call
+
+    monkeypatch.setattr(fake, "maximum", ufunc("maximum", np.maximum), raising=False)
+    monkeypatch.setattr(fake, "minimum", ufunc("minimum", np.minimum), raising=False)
+    monkeypatch.setattr(fake, "broadcast_to", lambda a, shape: fake.ndarray(
+        np.broadcast_to(a.host, shape)), raising=False)
+    i8 = fake.ndarray(np.array([-3, 0, 5], np.int8))
+    b = fake.ndarray(np.zeros((2, 3), np.int8))
+    got = xp.clip(i8, -1000, 4)
+    (x, lo, hi), = clips
+    assert x is i8 and lo is None and type(hi) is np.int8 and hi == 4
+    assert got.dtype == np.int8 and got.host.tolist() == [-3, 0, 4]
+    clips.clear()
+    got = xp.clip(i8, np.int64(-2), max=b)          # a NumPy scalar: its Python value
+    assert clips[0][0].shape == (2, 3)              # x broadcast to the result's shape
+    assert clips[0][1] == -2 and type(clips[0][1]) is np.int8 and clips[0][2] is b
+    assert got.shape == (2, 3) and got.host.tolist() == [[-2, 0, 0]] * 2
+    f4 = fake.ndarray(np.array([0.5, 2.0, -1.0], np.float32))
+    clips.clear()
+    got = xp.clip(f4, True, 1.5)
+    assert [type(v) for v in clips[0][1:]] == [np.float32, np.float32]
+    assert got.dtype == np.float32 and got.host.tolist() == [1.0, 1.5, 1.0]
+    clips.clear()
+    got = xp.clip(i8)                                 # no bounds: a copy, no clip
+    assert clips == [] and got is not i8 and got.host.tolist() == [-3, 0, 5]
+    assert compat.calls == []
+    # bool x, complex x: array_api_compat's clip
+    bools, z = fake.ndarray(np.array([True, False])), fake.ndarray(np.array([1j, 2.0]))
+    assert xp.clip(bools, False, True) == "clip"
+    assert compat.calls == [("clip", (bools, False, True), {})]
     compat.calls.clear()
     xp.clip(z, min=0.5, max=2 + 0j)   # compat's clip reads the shape of a complex bound
     assert [(name, args) for name, args, _ in compat.calls] == [
         ("asarray", (2 + 0j,)), ("clip", (z, 0.5, "asarray"))]
     assert compat.calls[0][2] == {"dtype": np.complex128}
+    assert clips == []

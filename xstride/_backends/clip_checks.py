@@ -44,6 +44,8 @@ complex bound of a complex ``x`` is taken there too (compat's read its ``shape``
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from .._core.errors import overflow_error, type_error
@@ -168,15 +170,45 @@ def dask_clip(x, /, min=None, max=None):   # noqa: A002 (the standard's names)
 
 def cupy_clip(x, /, min=None, max=None):   # noqa: A002 (the standard's names)
     """``clip`` of the standard on CuPy arrays, its bounds checked first
-    (:func:`check_clip`), then array_api_compat's; a complex bound of a complex ``x`` as
-    an array of ``x``'s dtype (compat's clip reads the shape of any bound other than a
-    Python int or float)."""
+    (:func:`check_clip`). An integer or real floating ``x`` whose bounds are None,
+    Python scalars or CuPy arrays: CuPy's ``maximum`` and ``minimum`` into a new array of
+    ``x``'s dtype, as :func:`clip` does on NumPy (:func:`_cupy_clip`; array_api_compat's
+    clip took about 0.45 ms a call on the host, CuPy's own 0.04 ms; H100, 1000 elements,
+    2026-12-05). Otherwise (bool or complex ``x``)
+    array_api_compat's clip, a complex bound of a complex ``x`` as an array of
+    ``x``'s dtype (compat's clip reads the shape of any bound other than a Python int or
+    float). (Bounds on another backend were refused by the dispatch before.)"""
     min, max = check_clip(x, min, max)   # noqa: A001
+    cp = sys.modules.get("cupy")
+    if (cp is not None and type(x) is cp.ndarray and x.dtype.kind in "iuf"
+            and all(v is None or type(v) in (bool, int, float, cp.ndarray) for v in (min, max))):
+        return _cupy_clip(cp, x, min, max)
     if type(min) is complex or type(max) is complex:
         ns = _backend.namespace("cupy")
         min, max = (ns.asarray(v, dtype=x.dtype) if type(v) is complex   # noqa: A001
                     else v for v in (min, max))
     return compat_function("cupy", "clip")(x, min, max)
+
+
+def _cupy_clip(cp, x, lo, hi):
+    """``minimum(maximum(x, lo), hi)`` into a new array of the broadcast shape and ``x``'s
+    dtype, NumPy's definition of its ``clip``: a NaN in ``x`` or a bound gives NaN, and
+    ``hi`` wins where ``lo > hi`` (CuPy's clip kernel compares, so a NaN bound was no
+    bound). Scalars as ``x``'s dtype (each in its range after :func:`check_clip`)."""
+    lo, hi = (v if v is None or type(v) is cp.ndarray else x.dtype.type(v) for v in (lo, hi))
+    shape = np.broadcast_shapes(x.shape, *(v.shape for v in (lo, hi) if type(v) is cp.ndarray))
+    out = cp.empty(shape, dtype=x.dtype)
+    if shape != x.shape:
+        x = cp.broadcast_to(x, shape)
+    if lo is None and hi is None:
+        out[...] = x
+    elif hi is None:
+        cp.maximum(x, lo, out=out)
+    elif lo is None:
+        cp.minimum(x, hi, out=out)
+    else:
+        cp.minimum(cp.maximum(x, lo, out=out), hi, out=out)
+    return out
 
 
 dask_clip.__name__ = dask_clip.__qualname__ = "clip"
