@@ -121,3 +121,100 @@ def test_a_preamble_without_a_hip_rule_is_not_scanned_again():
                                   preamble="#include <xstride/index.cuh>\n"
                                            "__device__ float f(float v) { return v; }")
     assert k._hip_graph is None
+
+
+# ------------------------------------------------ options and the user's own headers
+@pytest.fixture
+def compiles(fake_cupy, monkeypatch):
+    """The engine compiling through the real compile cache (``_compile.function``) on
+    the stand-in CuPy; yields the options of every module CuPy was asked to build."""
+    from xstride._kernels import _compile, _elementwise_exec as ex
+    from xstride._kernels._prepared import GATE
+
+    built = []
+    make = fake_cupy.RawModule
+
+    def raw_module(code=None, options=(), **kwargs):
+        built.append(tuple(options))
+        return make(code=code, options=options, **kwargs)
+
+    monkeypatch.setattr(fake_cupy, "RawModule", raw_module, raising=False)
+    monkeypatch.setattr(ex, "CACHE", True)
+    monkeypatch.setattr(GATE, "nd", None)
+    monkeypatch.setattr(GATE, "getdev", GATE.getdev)
+    ex.clear_caches()
+    _compile.clear()
+    yield built
+    ex.clear_caches()
+    _compile.clear()
+
+
+def _digests(opts):
+    return [o for o in opts if o.startswith("-DXSTRIDE_HEADERS_SHA256=0x")]
+
+
+def test_an_edited_user_header_changes_the_options_handed_to_cupy(compiles, tmp_path):
+    """The ``options`` were accepted and dropped: a preamble including a header of an
+    ``-I`` folder never saw the folder, and CuPy's cache key (source text and options)
+    did not change when the header did. Now the options reach NVRTC with the digest
+    of the headers the preamble reaches, as a CudaKernel's do."""
+    from tests.conftest import FakeCupyArray
+
+    inc = tmp_path / "inc"
+    inc.mkdir()
+    (inc / "scale.h").write_text("#define SCALE 2.0f\n")
+
+    def run():
+        k = xp.cuda.ElementwiseKernel("float32 x", "float32 z", "z = x * SCALE", "scaled",
+                                      preamble='#include "scale.h"\n',
+                                      options=[f"-I{inc}", "-DEXTRA=1"])
+        k(FakeCupyArray(np.arange(4, dtype=np.float32)))
+        return k
+
+    k = run()
+    assert k.options == (f"-I{inc}", "-DEXTRA=1")
+    (first,) = compiles
+    assert f"-I{inc}" in first and "-DEXTRA=1" in first and len(_digests(first)) == 1
+    run()                                   # same header: the same key, no compile
+    assert len(compiles) == 1
+    (inc / "scale.h").write_text("#define SCALE 3.0f\n")
+    run()                                   # edited header: new options, compiled again
+    assert len(compiles) == 2 and _digests(compiles[1]) != _digests(first)
+    assert [o for o in compiles[1] if o not in _digests(compiles[1])] == \
+        [o for o in first if o not in _digests(first)]
+
+
+def test_the_own_digest_covers_the_shipped_headers_too(compiles, tmp_path, monkeypatch):
+    """Options that carry the digest define get none of the compiler layer's, so the
+    user's digest must change with a shipped header as well (the engine includes
+    them)."""
+    from xstride._kernels import _compile
+    from tests.conftest import FakeCupyArray
+
+    (tmp_path / "h.h").write_text("#define ONE 1\n")
+    make = lambda: xp.cuda.ElementwiseKernel(  # noqa: E731
+        "float32 x", "float32 z", "z = x + ONE", "plus_one", preamble="#include <h.h>\n",
+        options=(f"-I{tmp_path}",))
+    make()(FakeCupyArray(np.arange(3, dtype=np.float32)))
+    monkeypatch.setattr(_compile, "headers_digest", lambda: "f" * 64)
+    make()(FakeCupyArray(np.arange(3, dtype=np.float32)))
+    assert len(compiles) == 2 and _digests(compiles[0]) != _digests(compiles[1])
+
+
+def test_a_preamble_of_shipped_headers_keeps_the_shared_option_set(compiles):
+    """Without a header of its own, a kernel keeps the compiler layer's option set
+    (one digest of the shipped headers, shared with xstride's own kernels)."""
+    from xstride._kernels import _compile
+    from tests.conftest import FakeCupyArray
+
+    k = xp.cuda.ElementwiseKernel("float32 x", "float32 z", "z = x", "copy1",
+                                  preamble="#include <xstride/index.cuh>\n")
+    k(FakeCupyArray(np.arange(3, dtype=np.float32)))
+    (opts,) = compiles
+    assert opts == _compile.module_options("")
+
+
+@pytest.mark.parametrize("options", ["-I/tmp", None, ["-DA=1", 3]])
+def test_options_must_be_a_sequence_of_str(options):
+    with pytest.raises(TypeError, match="ElementwiseKernel 'k'.*'options'.*a sequence of str"):
+        xp.cuda.ElementwiseKernel("float32 x", "float32 z", "z = x", "k", options=options)

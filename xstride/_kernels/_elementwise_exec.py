@@ -192,7 +192,7 @@ def _resolve_overlap(cupy, outs, ins):
 
 def launch(tag: str, body: str, specs, outs, ins, *, keep_order: bool = False,
            preamble: str = "", resolve_overlap: bool = True, index_var: bool = False,
-           row_reuse: bool = False):
+           row_reuse: bool = False, options: tuple = ()):
     """Run ``body`` elementwise over ``outs`` (CuPy arrays) and ``ins``.
 
     Parameters
@@ -211,6 +211,8 @@ def launch(tag: str, body: str, specs, outs, ins, *, keep_order: bool = False,
     row_reuse : bool
         Some inputs read one buffer at least a row apart (a stencil's rows above and
         below): the row tiles then take :data:`ROW_TILE_ROWS` rows a work item.
+    options : tuple of str
+        Extra NVRTC options (a user kernel's, with the digest of its own headers).
 
     Returns
     -------
@@ -227,17 +229,17 @@ def launch(tag: str, body: str, specs, outs, ins, *, keep_order: bool = False,
         ins = fixed
     arrays = list(outs) + [x for x in ins if isinstance(x, cupy.ndarray)]
     if CACHE:
-        key = (tag, body, tuple(specs), keep_order, preamble, index_var, row_reuse,
+        key = (tag, body, tuple(specs), keep_order, preamble, index_var, row_reuse, options,
                _MAX_GRID_YZ, cupy.cuda.runtime.getDevice(),
                tuple((a.shape, a.strides, a.dtype.char, a.data.ptr % 16) for a in arrays))
         entry = _launch_cache.get(key)
         if entry is None:
             entry = _prepare(tag, body, specs, outs, arrays, keep_order, preamble,
-                             index_var, row_reuse)
+                             index_var, row_reuse, options)
             _launch_cache.put(key, entry)
     else:
         entry = _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var,
-                         row_reuse)
+                         row_reuse, options)
     fn, grid, block, args, kind = entry
     global last_kind
     last_kind = kind
@@ -461,7 +463,8 @@ def _repeat(tag, args, out):
     return run(args, out)
 
 
-def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var, row_reuse):
+def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var, row_reuse,
+             options=()):
     nout = len(outs)
     pl = _plan.plan_arrays(arrays, nout, keep_order=keep_order)
     tile = _TILE
@@ -507,13 +510,13 @@ def _prepare(tag, body, specs, outs, arrays, keep_order, preamble, index_var, ro
                         idx32=idx32, cap=cap, trans=pl.transposed, tile=tile,
                         preamble=preamble, index_var=index_var, indexed=indexed,
                         unroll=unroll, table=table, **extra)
-    fn = function(name, code=src)
+    fn = function(name, code=src, options=options)
     if walk and extra["minb"] and func_attribute(fn, "LOCAL_SIZE_BYTES") > 0:
         # the register cap of minb blocks per SM made the compiler spill: drop the cap
         extra["minb"] = 0
         src = kernel_source(name, kind, specs, body, cap=cap, trans=pl.transposed, tile=tile,
                             preamble=preamble, **extra)
-        fn = function(name, code=src)
+        fn = function(name, code=src, options=options)
     if walk:
         args = (params, np.int64(geo.rest), np.int64(geo.nchunks), np.int32(geo.r),
                 np.int32(geo.ga), np.int32(geo.nga), np.int32(geo.nz))

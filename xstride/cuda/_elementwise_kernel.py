@@ -14,8 +14,10 @@ Not supported (``NotImplementedError``): ``raw`` parameters, ``reduce``-style op
 from __future__ import annotations
 
 import difflib
+import hashlib
 import numbers
 import re
+from pathlib import Path
 
 import numpy as np
 
@@ -26,7 +28,8 @@ from .._core.errors import error, type_error, unavailable_error
 from .._backends.select import load_cupy
 from . import _executors, _hip_gate
 from ._signature import Signature
-from .._core.includes import scan_includes
+from .._core.includes import IncludeGraph
+from .kernel import _sequence_of, scan_user_source, user_options
 from .. import _backends
 from ..elementwise import check_out
 
@@ -50,6 +53,21 @@ def _unsupported(engine, dt) -> bool:
     computes its ufunc loops in float; user kernels written for CuPy's float16 type
     are not run on that yet)."""
     return engine.ctype(dt) is None or np.dtype(dt) == np.float16
+
+
+def _own_digest(graph: IncludeGraph) -> str:
+    """The digest for the options of a preamble that includes a header outside the
+    shipped folder (a user's, from an ``-I`` folder of the options), else ``""``.
+
+    The options then carry ``-DXSTRIDE_HEADERS_SHA256=`` as a :class:`CudaKernel`'s
+    do, so that an edited header changes CuPy's cache key; as the compiler layer adds
+    no digest of its own to options that carry one, this digest covers every shipped
+    header too (the engine's source includes them)."""
+    shipped = Path(_executors.include_dir())
+    if all(shipped in f.parents for f in graph.files):
+        return ""
+    both = f"{graph.digest}:{_executors.compiler().headers_digest()}"
+    return hashlib.sha256(both.encode()).hexdigest()
 
 
 def _parse(text: str, what: str):
@@ -129,13 +147,19 @@ class ElementwiseKernel:
         C++ code placed before the kernel (helper functions).
     **kwargs
         CuPy's options ``reduce_dims``, ``options``, ``no_return`` and
-        ``return_tuple`` are accepted (only ``return_tuple`` changes anything: the
-        engine plans dimensions itself); any other keyword is a ``TypeError``.
+        ``return_tuple`` are accepted; ``options`` (a sequence of str: NVRTC options
+        such as ``-I<dir>``, ``-DNAME=1``) is handed to the compiler, and a preamble
+        that includes a header outside the shipped folder adds the digest of the
+        headers it reaches (``-DXSTRIDE_HEADERS_SHA256=``, as :class:`CudaKernel`), so
+        an edited header is compiled again; ``reduce_dims`` and ``no_return`` change
+        nothing (the engine plans dimensions itself); any other keyword is a
+        ``TypeError``.
 
     Raises
     ------
     TypeError
-        A non-string parameter, or an unsupported keyword.
+        A non-string parameter, ``options`` that is no sequence of str, or an
+        unsupported keyword.
     ValueError
         A parameter that does not parse, a name that is not a C identifier, a
         reserved name (``i``, ``_*``), or a C type name as a type (``float x``: write
@@ -180,12 +204,16 @@ class ElementwiseKernel:
         self.preamble = preamble
         self._uses_i = bool(_USES_I.search(code_only(operation)))
         self._return_tuple = bool(kwargs.get("return_tuple", False))
+        self.options = _sequence_of(f"ElementwiseKernel {name!r}", "options",
+                                    kwargs.get("options", ()), (str,), "a sequence of str")
         # the preamble's includes and defines, read as a CudaKernel's source is: what
         # breaks a HIP rule is refused at the call on a HIP build (host work, done once)
         self._hip_graph = None
-        if "#" in preamble:
-            graph = scan_includes(preamble, [_executors.include_dir()])
-            if _hip_gate.violations(Signature(name, ()), graph, (), preamble, {}):
+        self._options = self.options
+        if "#" in preamble or self.options:
+            graph = scan_user_source(preamble, self.options)
+            self._options = user_options(self.options, digest=_own_digest(graph))
+            if _hip_gate.violations(Signature(name, ()), graph, self._options, preamble, {}):
                 self._hip_graph = graph
 
     def __call__(self, *args, size=None, stream=None):
@@ -249,7 +277,7 @@ class ElementwiseKernel:
             raise unavailable_error(self.name, exc) from None
         if self._hip_graph is not None:
             _hip_gate.check(f"ElementwiseKernel {self.name!r}", Signature(self.name, ()),
-                            self._hip_graph, (), self.preamble, {})
+                            self._hip_graph, self._options, self.preamble, {})
         bound: dict[str, np.dtype] = {}
 
         def bind(typ, dt, argname):
@@ -325,11 +353,13 @@ class ElementwiseKernel:
         body = strip_comments(self.operation).rstrip().rstrip(";") + ";"
         if stream is None:
             _ex.launch(self.name, body, specs, outs, kins, keep_order=self._uses_i,
-                       preamble=typedefs + self.preamble, index_var=self._uses_i)
+                       preamble=typedefs + self.preamble, index_var=self._uses_i,
+                       options=self._options)
         else:
             with stream:  # a cupy.cuda.Stream is current inside its with-block
                 _ex.launch(self.name, body, specs, outs, kins, keep_order=self._uses_i,
-                           preamble=typedefs + self.preamble, index_var=self._uses_i)
+                           preamble=typedefs + self.preamble, index_var=self._uses_i,
+                           options=self._options)
         if len(outs) == 1 and not self._return_tuple:
             return outs[0]
         return tuple(outs)

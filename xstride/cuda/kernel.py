@@ -29,6 +29,7 @@ __all__ = ["CudaKernel", "CudaCompileError", "debug_from_env"]
 
 _DEBUG_ENV = "XSTRIDE_CUDA_DEBUG"
 _BOUNDS = "-DXSTRIDE_BOUNDS_CHECK"
+HEADERS_DEFINE = "-DXSTRIDE_HEADERS_SHA256="
 
 
 class CudaCompileError(RuntimeError):
@@ -141,6 +142,34 @@ def _sequence_of(label: str, arg: str, value, types: tuple, allowed: str) -> tup
     return items
 
 
+def scan_user_source(source: str, options, include_dirs=()) -> IncludeGraph:
+    """The include graph of a user's source (a :class:`CudaKernel`'s, an
+    ``ElementwiseKernel``'s preamble): the headers of ``--pre-include`` options first,
+    then the source's own, searched in ``include_dirs``, the options' ``-I`` folders
+    and the shipped folder, in that order."""
+    dirs = list(include_dirs) + include_dirs_from_options(options) + [_executors.include_dir()]
+    pre = "".join(f"#include <{h}>\n" for h in pre_includes_from_options(options))
+    return scan_includes(pre + source, dirs)
+
+
+def user_options(options, include_dirs=(), digest: str = "", *, debug: bool = False
+                 ) -> tuple[str, ...]:
+    """The NVRTC options of a user's kernel as handed to the compiler layer (which adds
+    ``-std=c++17`` and the shipped ``-I``): ``options`` less a shipped ``-I``, an
+    ``-I`` per folder of ``include_dirs``, ``-DXSTRIDE_BOUNDS_CHECK`` when ``debug``,
+    and, when ``digest`` (hex SHA-256 of the included headers) is given,
+    ``-DXSTRIDE_HEADERS_SHA256=0x<its first 16 digits>``: an edited header changes
+    the options, and so CuPy's compile cache key."""
+    shipped = _executors.include_dir()
+    opts = [o for o in options if o not in (f"-I{shipped}",)]
+    opts += [f"-I{d}" for d in include_dirs if str(d) != shipped]
+    if debug and _BOUNDS not in opts:
+        opts.append(_BOUNDS)
+    if digest:
+        opts.append(f"{HEADERS_DEFINE}0x{digest[:16]}")
+    return tuple(opts)
+
+
 # ---------------------------------------------------------------- the kernel
 class CudaKernel:
     """A CUDA kernel from source, compiled on first use and launched with checks.
@@ -242,14 +271,8 @@ class CudaKernel:
         return self.signature.params
 
     # ------------------------------------------------------------ compilation
-    def _search_dirs(self) -> list[str]:
-        return (list(self.include_dirs) + include_dirs_from_options(self.options)
-                + [_executors.include_dir()])
-
     def _scan(self) -> IncludeGraph:
-        # headers of --pre-include options are included before the source's own
-        pre = "".join(f"#include <{h}>\n" for h in pre_includes_from_options(self.options))
-        return scan_includes(pre + self.source, self._search_dirs())
+        return scan_user_source(self.source, self.options, self.include_dirs)
 
     def _struct_bodies(self, graph: IncludeGraph) -> dict[str, str]:
         bodies: dict[str, str] = {}
@@ -275,14 +298,7 @@ class CudaKernel:
             digits go into a ``-DXSTRIDE_HEADERS_SHA256`` define, so that an edited
             header changes the options and so CuPy's compile cache key.
         """
-        shipped = _executors.include_dir()
-        opts = [o for o in self.options if o not in (f"-I{shipped}",)]
-        opts += [f"-I{d}" for d in self.include_dirs if str(d) != shipped]
-        if self.debug and _BOUNDS not in opts:
-            opts.append(_BOUNDS)
-        if digest:
-            opts.append(f"-DXSTRIDE_HEADERS_SHA256=0x{digest[:16]}")
-        return tuple(opts)
+        return user_options(self.options, self.include_dirs, digest, debug=self.debug)
 
     def _gate(self, graph: IncludeGraph) -> None:
         _hip_gate.check(self._label, self.signature, graph, self.compile_options(),
