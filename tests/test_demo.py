@@ -92,6 +92,49 @@ def test_table_output(capsys):
         assert text in out
 
 
+def _ends(line: str) -> list[int]:
+    """Column just past each cell of ``line`` (a right-aligned column's edge); a cell's
+    words are one space apart (``run s``), cells at least two."""
+    import re
+
+    return [m.end() for m in re.finditer(r"\S+(?: \S+)*", line)]
+
+
+def test_table_columns_line_up_and_every_count_has_separators(capsys):
+    """The stage header's titles ended one column left of their values, the voxel
+    line's value stood four columns left of every other label's, and a mean of
+    thousands was written ``2500`` or ``2.5e+03`` beside ``2,435``."""
+    assert main(["demo", "--n", "20000", "--levels", "1", "--voxel", "0.5"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    head = next(i for i, ln in enumerate(lines) if ln.lstrip().startswith("stage"))
+    rows = [ln for ln in lines[head + 1:] if ln.strip() and not ln.startswith("  wall")]
+    assert len(rows) >= 8 and all(_ends(r)[-3:] == _ends(lines[head])[-3:] for r in rows)
+    value_column = lines[2].index("20,000")
+    assert lines[2].startswith("  points ") and value_column == 24
+    voxel = next(ln for ln in lines if ln.startswith("  voxels of 0.5"))
+    assert voxel[value_column - 2:value_column] == "  " and voxel[value_column] != " "
+    assert "mean 2,500" in "\n".join(lines) and "(2,500 points per voxel" in voxel
+
+
+@pytest.mark.parametrize("value, digits, text", [
+    (9.754952, 4, "9.755"), (38.61, 4, "38.61"), (2.5, 4, "2.5"), (4493.375, 4, "4,493"),
+    (46875.0, 4, "46,880"), (1375.1, 3, "1,380"), (47.61, 3, "47.6"), (0.0, 3, "0"),
+    (9.9996, 4, "10"), (1_234_567.0, 4, "1,235,000"),
+])
+def test_grouped_numbers(value, digits, text):
+    from xstride._cli.demo_extras import grouped
+
+    assert grouped(value, digits) == text
+
+
+def test_no_tree_rows_no_tree_header():
+    """A result without the tree (the dask demo's ``with_tree=False``) printed the tree's
+    header over no rows, then a blank line."""
+    from xstride._cli.demo_extras import table_lines
+
+    assert table_lines({}) == [] and table_lines({"tree": []}) == []
+
+
 def test_subprocess_default_size_is_quick():
     t0 = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "xstride", "demo", "--backend", "numpy"],

@@ -403,11 +403,12 @@ def _table(result: dict) -> str:
         f"  occupancy at level    {result['level_stats']} ({result['cells_at_level']:,} cells)",
         f"  occupied cells        {result['occupied_cells']:,} "
         f"({100 * result['occupied_fraction']:.3g} %)",
-        f"  points per cell       min {occ['min']:,}  max {occ['max']:,}  mean {occ['mean']:.4g}",
+        f"  points per cell       min {occ['min']:,}  max {occ['max']:,}  "
+        f"mean {demo_extras.grouped(occ['mean'], 4)}",
         f"  checks                {'passed' if all(result['checks'].values()) else 'FAILED'}",
         "",
         *demo_extras.table_lines(result),
-        "  stage                   run s  compile s  kernels",
+        f"  {'stage':<{demo_extras.LABEL}}  {'run s':>8}  {'compile s':>9}  {'kernels':>7}",
     ]
     for st in result["stages"]:
         lines.append(f"  {st['name']:<20}  {st['run_seconds']:8.4f}  {st['compile_seconds']:9.4f}"

@@ -14,7 +14,8 @@ import numpy as np
 
 from . import demo_tree
 
-__all__ = ["Extras", "OptionError", "check", "check_voxel_span", "run", "table_lines",
+__all__ = ["Extras", "OptionError", "LABEL", "check", "check_voxel_span", "grouped", "run",
+           "table_lines",
            "shown_path", "shown_text",
            "PLOT_INSTALL", "MAX_PLOT_POINTS"]
 
@@ -234,18 +235,25 @@ def run(extras: Extras | None, stage, alg, am, be, pos, sorted_pos, tree, rows, 
     return out
 
 
+#: Width of the label column of the demo's table (the values start two spaces after it).
+LABEL = 20
+
+
 def table_lines(result: dict) -> list[str]:
     """The tree (and voxel) part of the demo's table."""
     rows = result.get("tree", [])
-    lines = ["  tree level         nodes     points per node:  min      median         max"]
+    lines = ["  tree level         nodes     points per node:  min      median         max"] \
+        if rows else []
     for r in rows:
         lines.append(f"  {r['level']:>10}  {r['nodes']:>12,}  {r['min']:>24,}  "
                      f"{_median(r['median']):>10}  {r['max']:>10,}")
-    lines.append("")
+    if rows:
+        lines.append("")
     vox = result.get("voxel")
     if vox is not None:
-        lines += [f"  voxels of {vox['size']:.6g}    {vox['voxels']:,} "
-                  f"({vox['reduction']:.3g} points per voxel on average)",
+        label = f"voxels of {vox['size']:.6g}"
+        lines += [f"  {label:<{LABEL}}  {vox['voxels']:,} "
+                  f"({grouped(vox['reduction'], 3)} points per voxel on average)",
                   f"  points per voxel      min {vox['min']:,}  median {_median(vox['median'])}  "
                   f"max {vox['max']:,}", ""]
     for kind, path in result.get("files", {}).items():
@@ -253,6 +261,17 @@ def table_lines(result: dict) -> list[str]:
     if result.get("files"):
         lines.append("")
     return lines
+
+
+def grouped(value: float, digits: int) -> str:
+    """``value`` rounded to ``digits`` significant digits, written as the counts beside
+    it are: fixed notation with digit separators (``4,493`` and ``46,880`` where ``.4g``
+    wrote ``4493`` and ``4.688e+04``), trailing zeros of a fraction dropped."""
+    if value == 0 or not math.isfinite(value):
+        return f"{value:.{digits}g}"
+    rounded = float(f"{value:.{digits}g}")
+    text = f"{rounded:,.{max(0, digits - 1 - math.floor(math.log10(abs(rounded))))}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def _median(value: float) -> str:
