@@ -269,6 +269,23 @@ def test_dask_arange_names_an_argument_that_is_no_real_number(args, arg, match):
         assert xp.to_numpy(xp.arange(0, None)).tolist() == []   # stop None: arange(0)
 
 
+@pytest.mark.parametrize("args, kwargs", [
+    ((1, 4, None), {}), ((4, None, None), {}), ((4,), {"step": None}),
+    ((1.0, 4, None), {}), ((10, 1, None), {}), ((4, None, 2), {}),
+    ((1, 4, None), {"dtype": np.int8}), ((0.5, 7, None), {"dtype": np.float32}),
+    ((4.5, None), {})])
+@pytest.mark.parametrize("chunks", [1, 2, "auto"])
+def test_dask_arange_takes_a_step_of_none_as_one_as_numpy(args, kwargs, chunks):
+    """NumPy's ``arange(1, 4, None)`` is ``[1, 2, 3]``; dask's divided by the None step
+    and raised its dispatch's ``TypeError``."""
+    want = np.arange(*args, **kwargs)
+    np.testing.assert_array_equal(xp.to_numpy(xp.arange(*args, **kwargs)), want)
+    with xp.use_backend("dask", chunks=chunks):
+        got = xp.arange(*args, **kwargs)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert xp.to_numpy(got).tobytes() == want.tobytes()
+
+
 @pytest.mark.parametrize("args", [(np.asarray(3),), (np.asarray(np.float32(2.5)),),
                                   (1, np.asarray(7), np.asarray(2))])
 def test_dask_arange_takes_0d_numpy_arrays_as_numpy_does(args):

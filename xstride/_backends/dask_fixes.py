@@ -89,6 +89,16 @@ def _arange_args(args, kwargs):
     return (0, start, step) if stop is None else (start, stop, step)
 
 
+def _arange_step(args, kwargs):
+    """``arange``'s arguments with a ``step`` of None as 1, NumPy's default (dask's
+    computed ``stop - start`` over None and failed with a ``TypeError``)."""
+    if len(args) > 2 and args[2] is None:
+        args = args[:2] + (1,) + args[3:]
+    if "step" in kwargs and kwargs["step"] is None:
+        kwargs = dict(kwargs, step=1)
+    return args, kwargs
+
+
 def _creation_shape(name: str, args, kwargs):
     """The shape a creation function's call asks for (``arange``: its length from
     ``start``, ``stop``, ``step``), or None where the arguments do not say it plainly
@@ -212,6 +222,7 @@ def _creation(name: str):
         if name == "arange":
             args = tuple(v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v
                          for v in args)   # a 0-D NumPy array as its scalar, as NumPy's
+            args, kwargs = _arange_step(args, kwargs)
             _check_arange(args, kwargs)
         if name == "full" and (len(args) > 1 or "fill_value" in kwargs):
             fill = args[1] if len(args) > 1 else kwargs["fill_value"]
