@@ -91,3 +91,55 @@ def test_unknown_lengths_are_a_clear_error(name, dtype):
     y.compute_chunk_sizes()
     got = getattr(xp, name)(y)
     assert xp.to_numpy(got[0]).tolist() == [2, 3, 7]
+
+
+ZEROS = [
+    [0.0, -0.0, np.nan, 1.0, -0.0, np.nan, 0.0, 2.0, -0.0],
+    [-0.0, 0.0, 3.0, 0.0, -0.0, np.nan], np.array([0.0, -1.0, -0.0, 0.0], np.float32),
+    np.array([-0.0, np.nan, 0.0], np.float16), [[0.0, -0.0], [-0.0, 0.0]], [-0.0, -0.0],
+    [complex(0.0, -0.0), complex(-0.0, 0.0), 1j, complex(np.nan, 0.0), 0j],
+]
+
+
+@pytest.mark.parametrize("case", range(len(ZEROS)))
+@pytest.mark.parametrize("chunks", [1, 2, 3, -1])
+def test_signed_zeros_are_one_value_signed_as_the_first_for_any_chunks(case, chunks):
+    """-0.0 and 0.0 are one value, as NumPy counts them; its sign is the first zero's
+    (NumPy's ``unique_all``: ``values[i]`` is ``x.flat[indices[i]]``) in every set
+    function, whatever the chunks (dask's kept the zero its chunks merged first:
+    ``0.0`` of ``[0.0, -0.0, ...]`` in chunks of 2 but ``-0.0`` in one chunk)."""
+    host = np.asarray(ZEROS[case])
+    want = xp.unique_all(host)
+    with xp.use_backend("dask", chunks=chunks):
+        x = xp.asarray(host)
+        got = {"unique_values": (xp.unique_values(x),),
+               "unique_counts": xp.unique_counts(x),
+               "unique_inverse": xp.unique_inverse(x), "unique_all": xp.unique_all(x)}
+    for func, result in got.items():
+        values = xp.to_numpy(result[0])
+        assert values.dtype == want.values.dtype, func
+        assert values.tobytes() == want.values.tobytes(), (func, values, want.values)
+        want_f = getattr(xp, func)(host)
+        for name in result._fields[1:] if func != "unique_values" else ():
+            np.testing.assert_array_equal(xp.to_numpy(getattr(result, name)),
+                                          getattr(want_f, name), err_msg=f"{func}.{name}")
+    assert want.values.tobytes() == host.reshape(-1)[want.indices].tobytes()
+
+
+@pytest.mark.parametrize("chunks", [1, 2, -1])
+def test_signed_zeros_of_rows_selected_by_a_mask_are_the_first_zero(chunks):
+    """``unique_values`` of rows a boolean mask selected (lengths dask does not know),
+    flattened by row blocks: the zero value is signed as the first zero kept."""
+    host = np.array([[5.0, 1.0], [0.0, -0.0], [-0.0, 0.0], [np.nan, -0.0]])
+    keep = np.array([False, True, True, True])
+    want = xp.unique_values(host[keep])
+    with xp.use_backend("dask", chunks=chunks):
+        x = xp.asarray(host)
+        rows = x[xp.asarray(keep)]
+        assert rows.shape[0] != rows.shape[0]   # NaN: unknown
+        got = xp.to_numpy(xp.unique_values(rows))
+        got_neg = xp.to_numpy(xp.unique_values(x[xp.asarray(~keep | np.array(
+            [False, False, True, False]))]))
+    assert got.tobytes() == np.array([0.0, np.nan]).tobytes() and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+    assert got_neg.tobytes() == np.array([-0.0, 1.0, 5.0]).tobytes()   # rows 0 and 2

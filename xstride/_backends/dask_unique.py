@@ -18,7 +18,8 @@ flat position of each value, and its count. (dask's ``unique_all`` failed when c
 on an array with NaN: "zero-size array to reduction operation minimum which has no
 identity", for every one of its four arrays.) ``unique_counts``, ``unique_inverse`` and
 ``unique_all`` of an array whose lengths dask does not know (after boolean indexing)
-raise a ``ValueError`` saying so (dask's failed unclearly).
+raise a ``ValueError`` saying so (dask's failed unclearly). -0.0 and 0.0 are one value,
+signed as the first zero of ``x`` whatever the chunks (:func:`_zero_of_first`).
 """
 
 from __future__ import annotations
@@ -79,6 +80,50 @@ def _not_nan(values, *others):
     return (values[keep], *(o[keep] for o in others))
 
 
+def _first_zero_block(block):
+    """One row for a block (NumPy or CuPy) of the flattened array: whether it holds a
+    zero, and the sign bits of its first zero's real and imaginary parts."""
+    from array_api_compat import array_namespace
+
+    xs = array_namespace(block)
+    out = xs.zeros((1, 3), dtype=xs.bool)
+    at = xs.nonzero(block == 0)[0]
+    if at.shape[0]:
+        v = block[at[:1]]
+        out[0, 0] = True
+        out[0, 1] = xs.signbit(v.real)[0]
+        out[0, 2] = xs.signbit(v.imag)[0] if v.dtype.kind == "c" else False
+    return out
+
+
+def _zero_of_first(values, flat):
+    """``values`` (sorted, of the flattened ``flat``) with their zero, if any, signed as
+    ``flat``'s first zero (for complex, each part's sign as that element's): -0.0 and
+    0.0 are one value, and dask's ``unique`` kept the sign of whichever zero its chunks
+    merged first, so it changed with the chunks. NumPy's ``unique_all`` (a stable sort)
+    keeps the first occurrence's, which is one of the answers NumPy gives for the
+    others (an unstable sort) and the one ``values[i] == x[indices[i]]`` asks. Each
+    block's first zero, then the first block holding one (blocks of unknown, even
+    zero, lengths: dask's cumulative sum over them failed)."""
+    ns = get(_NAME).namespace()
+    blocks = flat.numblocks[0]
+    per = flat.map_blocks(_first_zero_block, new_axis=1, chunks=((1,) * blocks, (3,)),
+                          dtype=bool, meta=get(_NAME).chunk_like(np.empty((0, 0), bool),
+                                                                 flat._meta))
+    per = per.rechunk((blocks, 3))   # one chunk of one row a block
+    first = per[:, 0] & (ns.cumulative_sum(ns.astype(per[:, 0], np.int64)) == 1)
+    re, im = (ns.any(first & per[:, i]) for i in (1, 2))
+    dt = np.dtype(values.dtype)
+    if dt.kind == "f":
+        rep = ns.where(re, np.negative(np.zeros((), dt)), np.zeros((), dt))
+    else:
+        zeros = {(a, b): np.asarray(complex(-0.0 if a else 0.0, -0.0 if b else 0.0), dt)
+                 for a in (False, True) for b in (False, True)}
+        rep = ns.where(re, ns.where(im, zeros[True, True], zeros[True, False]),
+                       ns.where(im, zeros[False, True], zeros[False, False]))
+    return ns.where(values == 0, rep, values)
+
+
 def unique_values(x, /):
     """``unique_values`` of the standard on dask arrays, each NaN a value of its own (an
     array of rows selected by a boolean mask flattened by row blocks: dask's ravel of
@@ -89,7 +134,8 @@ def unique_values(x, /):
     if x.dtype.kind not in "fc":
         return ns.unique_values(x)
     (values,) = _not_nan(ns.unique_values(x))
-    return ns.concat([values, _nans(x)[2]])
+    flat_x, _, nans = _nans(x)
+    return ns.concat([_zero_of_first(values, flat_x), nans])
 
 
 def _check_known(func: str, x) -> None:
@@ -112,9 +158,10 @@ def unique_counts(x, /):
     if x.dtype.kind not in "fc":
         return UniqueCountsResult(*ns.unique_counts(x))
     values, counts = _not_nan(*ns.unique_counts(x))
-    nans = _nans(x)[2]
+    flat_x, _, nans = _nans(x)
     ones = ns.astype(nans != nans, counts.dtype)   # 1 per NaN
-    return UniqueCountsResult(ns.concat([values, nans]), ns.concat([counts, ones]))
+    return UniqueCountsResult(ns.concat([_zero_of_first(values, flat_x), nans]),
+                              ns.concat([counts, ones]))
 
 
 def _inverse_block(xb, rank, values):
@@ -140,7 +187,7 @@ def _values_and_inverse(x):
     inverse = da.blockwise(_inverse_block, "i", flat, "i", rank, "i", values, "j",
                            dtype=np.int64, concatenate=True,
                            meta=get(_NAME).chunk_like(np.empty((0,), np.int64), flat._meta))
-    return ns.concat([values, nans]), inverse
+    return ns.concat([_zero_of_first(values, flat), nans]), inverse
 
 
 def unique_inverse(x, /):
