@@ -198,6 +198,22 @@ def test_dask_refusal_comes_before_the_conversion_of_a_list():
         alg.morton_tree(da.zeros(4, chunks=2), 2, 3)
 
 
+@pytest.mark.parametrize("keys_shape, ndim, levels", [
+    ((4,), 4, 3), ((4,), 1, 3), ((4,), True, 3), ((4,), 2.0, 3), ((4,), "2", 3),
+    ((4,), 2, 99), ((4,), 3, 0), ((4,), 2, 1.5), ((2, 2), 2, 3), ((2, 2), 5, 3), ((), 2, 3),
+])
+def test_dask_keys_are_refused_before_ndim_and_levels(keys_shape, ndim, levels):
+    """dask keys with a bad ``ndim`` or ``levels`` argument were told that argument's
+    ``ValueError``/``TypeError``, and after fixing it that dask keys are not taken: the
+    refusal of the backend is now the one error, as for ``voxel_downsample`` and the
+    segment functions."""
+    da = pytest.importorskip("dask.array")
+    keys = da.zeros(keys_shape, dtype=np.uint64)
+    with pytest.raises(NotImplementedError, match=r"^morton_tree: not available on the dask "
+                                                  r"backend; compute the keys first"):
+        alg.morton_tree(keys, ndim, levels)
+
+
 @pytest.mark.parametrize("level, exc, match", [
     (-1, IndexError, r"level.*must be in 0\.\.3; got -1"),
     (4, IndexError, r"level.*must be in 0\.\.3; got 4"),

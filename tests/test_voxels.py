@@ -291,6 +291,19 @@ def test_dask_points_say_what_to_do():
             alg.voxel_downsample([[0.1, 0.2, 0.3], [0.15, 0.2, 0.3]], 0.5)
 
 
+@pytest.mark.parametrize("shape, voxel_size, origin", [
+    ((4,), 1.0, None), ((4, 5), 1.0, None), ((4, 3), -1.0, None), ((4, 3), [1.0, 2.0], None),
+    ((4, 3), "1", None), ((4, 3), 1.0, [0.0, 0.0]), ((4, 3), 1.0, [np.inf] * 3),
+])
+def test_dask_points_are_refused_before_the_other_arguments(shape, voxel_size, origin):
+    """The refusal of dask points is the one error, before the points' shape, the voxel
+    size and the origin are checked (as for ``morton_tree`` and the segment functions)."""
+    da = pytest.importorskip("dask.array")
+    with pytest.raises(NotImplementedError, match=r"^voxel_downsample: not available on the "
+                                                  r"dask backend; compute the points first"):
+        alg.voxel_downsample(da.zeros(shape), voxel_size, origin=origin)
+
+
 def test_dask_refusal_comes_before_the_conversion_of_a_list():
     """A list of points while dask is active is refused as such, also under a per-axis
     chunks option that does not fit its rank (it was that option's ValueError, naming

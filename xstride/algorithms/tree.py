@@ -128,7 +128,8 @@ def morton_tree(sorted_keys, ndim, levels) -> MortonTree:
         ``sorted_keys`` not of an integer dtype; ``ndim`` or ``levels`` not an int.
     NotImplementedError
         ``sorted_keys`` of a lazy backend (dask): compute them first; a list or tuple while
-        dask is the active backend: pass a NumPy or CuPy array.
+        dask is the active backend: pass a NumPy or CuPy array. Raised before any other
+        argument is checked.
     ValueError
         ``sorted_keys`` not 1-D, negative, not sorted (the message names the first
         position ``i`` with ``sorted_keys[i] < sorted_keys[i - 1]``), or with a key of
@@ -167,6 +168,12 @@ def morton_tree(sorted_keys, ndim, levels) -> MortonTree:
     >>> t.keys[1], t.count[1], t.parent[2]
     (array([0, 1], dtype=uint64), array([3, 1]), array([0, 0, 1]))
     """
+    named = [("sorted_keys", sorted_keys)]
+    backend = _backends.of(_FUNC, named)
+    if backend.lazy:   # before a list becomes a dask array (the chunks option may not fit
+        # it), and before ndim and levels: the one error of a backend it does not run on
+        raise _lazy_refusal(_FUNC, backend, named, "compute the keys first "
+                                                   "(xstride.to_numpy or .compute())")
     if isinstance(ndim, (bool, np.bool_)):
         raise type_error(_FUNC, "ndim", ndim, "2 or 3")
     try:
@@ -176,11 +183,6 @@ def morton_tree(sorted_keys, ndim, levels) -> MortonTree:
     if nd not in MAX_MORTON_LEVELS:
         raise value_error(_FUNC, "ndim", f"must be 2 or 3; got {nd}")
     lv = _levels(_FUNC, levels, nd)
-    named = [("sorted_keys", sorted_keys)]
-    backend = _backends.of(_FUNC, named)
-    if backend.lazy:   # before a list becomes a dask array (the chunks option may not fit it)
-        raise _lazy_refusal(_FUNC, backend, named, "compute the keys first "
-                                                   "(xstride.to_numpy or .compute())")
     k = _integer_array(_FUNC, "sorted_keys", sorted_keys, backend)
     if k.ndim != 1:
         raise value_error(_FUNC, "sorted_keys", f"must be 1-D; got shape {tuple(k.shape)}")
