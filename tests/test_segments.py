@@ -528,16 +528,41 @@ def test_dask_arrays_name_what_to_do():
                  lambda: reduce_by_key(keys.astype(float), x[:3], 5),
                  lambda: run_length_encode(keys.reshape(2, 2)),
                  lambda: compact(x, x.reshape(2, 2)),
-                 lambda: compact(da.ones(4, dtype=bool, chunks=2), x),
-                 # beside NumPy arrays too (a probe: the mixed-backend TypeError told
-                 # the user to move them to one backend, which for dask meets this)
-                 lambda: segment_reduce(x, np.array([0, 4])),
-                 lambda: compact(np.ones(4, dtype=bool), x),
-                 lambda: reduce_by_key(np.zeros(4, dtype=int), x)):
+                 lambda: compact(da.ones(4, dtype=bool, chunks=2), x)):
         with pytest.raises(NotImplementedError, match="not available on the dask backend; "
                                                       "compute the arrays first"):
             call()
     assert xp.algorithms.SEGMENT_OPS == tuple(OPS)
+
+
+def test_dask_arrays_beside_numpy_ones_are_the_mixed_backend_error():
+    """A dask array beside NumPy arrays was told "not available on the dask backend"
+    (``NotImplementedError``), also a 0-d one (``compact(mask, dask.array.from_array(
+    numpy.asarray(3.0)))``); it is now the mixed-backend ``TypeError`` that the
+    dispatch and the other algorithms (``sort_by_key``, ``voxel_downsample``, the
+    Morton functions) raise, naming both arguments, before any other check."""
+    da = pytest.importorskip("dask.array")
+    x = da.zeros(4, chunks=2)
+    zero_d = da.from_array(np.asarray(3.0))
+    mask = np.ones(4, dtype=bool)
+    for call, names in (
+            (lambda: compact(mask, zero_d), "mask is numpy, arrays\\[0\\] is dask"),
+            (lambda: compact(mask, x), "mask is numpy, arrays\\[0\\] is dask"),
+            (lambda: compact(mask, np.zeros(4), zero_d), "arrays\\[1\\] is dask"),
+            (lambda: compact(da.from_array(mask), np.zeros(4)), "mask is dask, arrays"),
+            (lambda: compact(mask[:3], zero_d), "mask is numpy"),   # before the shapes
+            (lambda: segment_reduce(x, np.array([0, 4])), "values is dask, offsets is numpy"),
+            (lambda: segment_reduce(x, np.array([0, 4]), "bogus"), "values is dask"),
+            (lambda: segment_reduce(np.zeros(4), zero_d), "offsets is dask"),
+            (lambda: reduce_by_key(np.zeros(4, dtype=int), x), "values is dask"),
+            (lambda: reduce_by_key(zero_d, np.zeros(4)), "sorted_keys is dask")):
+        with pytest.raises(TypeError, match=r"^\w+: arrays from different backends cannot be "
+                                            rf"mixed \(.*{names}.*\); move them to one "
+                                            r"backend first with xstride\.to_numpy"):
+            call()
+    with pytest.raises(TypeError, match=r"^add: arrays from different backends cannot be "
+                                        r"mixed \(x1 is numpy, x2 is dask\)"):
+        xp.add(np.zeros(4), zero_d)   # the dispatch's own, for comparison
 
 
 @pytest.mark.parametrize("call", [

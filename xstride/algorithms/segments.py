@@ -36,16 +36,15 @@ __all__ = ["segment_reduce", "reduce_by_key", "run_length_encode", "bin_offsets"
 SEGMENT_OPS = tuple(OPS)
 
 def _executor(func: str, named):
-    # a dask array is refused first, also beside arrays of another backend: the
-    # mixed-backend error would advise moving them all to one backend, which for dask
-    # meets this refusal
+    # arrays of different backends are the dispatch's mixed-backend TypeError, a dask
+    # array beside NumPy ones too (its advice, xstride.to_numpy, runs); arrays of one
+    # lazy backend (dask) are refused before any other check
     owners = [_backends.of_array(value) for _, value in named]
-    for owner in owners:
-        if owner is not None and owner.lazy:
-            raise _lazy_refusal(func, owner, named)
     backend = owners[0]
     if backend is None or any(owner is not backend for owner in owners):
         backend = _backends.of(func, named)    # lists, scalars, mixed: the full rules
+    if backend.lazy:
+        raise _lazy_refusal(func, backend, named)
     ex = backend.executor("segments")
     if ex is None:
         raise _lazy_refusal(func, backend, named)
@@ -130,7 +129,8 @@ def segment_reduce(values, offsets, op="sum"):
     ------
     TypeError
         ``values`` of another dtype; ``offsets`` not integers; ``op`` not a str;
-        NumPy and CuPy arrays mixed.
+        arrays of different backends mixed (a dask array beside NumPy or CuPy ones
+        too).
     ValueError
         ``op`` unknown; ``values`` not 1-D or 2-D; ``offsets`` not 1-D or empty, not
         starting at 0, decreasing (the message names the first position) or not ending
@@ -234,7 +234,8 @@ def reduce_by_key(sorted_keys, values, op="sum"):
     ------
     TypeError
         ``sorted_keys`` not integers; ``values`` of a refused dtype; ``op`` not a str;
-        NumPy and CuPy arrays mixed.
+        arrays of different backends mixed (a dask array beside NumPy or CuPy ones
+        too).
     ValueError
         ``op`` unknown; ``sorted_keys`` not 1-D, or not sorted: the message names the
         first position ``i`` with ``keys[i] < keys[i - 1]`` (on CuPy found by a kernel;
@@ -407,7 +408,8 @@ def compact(mask, *arrays):
     Raises
     ------
     TypeError
-        ``mask`` not of dtype bool; NumPy and CuPy arrays mixed.
+        ``mask`` not of dtype bool; arrays of different backends mixed (a
+        dask array beside NumPy or CuPy ones too).
     ValueError
         ``mask`` not 1-D; an array that is 0-d or whose length differs from the mask's.
     NotImplementedError
