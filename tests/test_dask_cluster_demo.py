@@ -1,0 +1,402 @@
+"""The ``xstride demo --backend dask`` command and ``benchmarks/dask.py`` on a
+``distributed.LocalCluster`` of 2 worker processes (one thread each): the demo's results
+equal to the NumPy backend's, on its own cluster or a running scheduler; a scheduler
+address that does not answer, and bad option values, refused at once, before any cluster.
+The library's functions on the cluster: ``test_dask_cluster.py``.
+
+Reuses ``test_dask_cluster.py``'s module fixture (one cluster per module, always
+closed) and its ``xdist_group``, so both modules run on one pytest-xdist worker.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+dask = pytest.importorskip("dask")
+distributed = pytest.importorskip("distributed")
+
+from xstride._cli import dask_demo  # noqa: E402
+from xstride._cli.dask_demo import NOT_RESULTS  # noqa: E402
+from xstride.__main__ import main  # noqa: E402
+
+from .test_dask_cluster import _numpy_after, client  # noqa: E402, F401  (fixtures)
+
+pytestmark = pytest.mark.xdist_group("dask-cluster")
+
+
+# --------------------------------------------------------------------- the demo
+def _comparable(res):
+    return {k: v for k, v in res.items() if k not in NOT_RESULTS}
+
+
+def test_demo_on_the_bunny_equals_the_numpy_backend(client, shared_dir, capsys):
+    path = str(shared_dir / "data" / "bunny.ply")
+    assert main(["demo", "--json", "--points", path]) == 0
+    ref = json.loads(capsys.readouterr().out)
+    got = dask_demo.pipeline("dask", points=path, chunks=5000)
+    assert got["backend"] == "dask" and all(got["checks"].values())
+    assert _comparable(got) == _comparable(ref)
+    from xstride._cli.demo import _table   # the table of the plain demo prints it too
+
+    text = _table(got)
+    assert "on dask" in text and "checks                passed" in text and "sort_by_key" in text
+    assert [s["name"] for s in got["stages"]] == ["read points", "scatter to workers",
+                                                  "bounding box", "morton keys", "sort_by_key",
+                                                  "cell occupancy", "reductions", "morton tree"]
+    # the tree's rows (from the finest level's runs on dask, from morton_tree on NumPy)
+    assert got["tree"] == ref["tree"] and len(got["tree"]) == 11
+
+
+def test_demo_command_line_starts_and_stops_its_own_cluster(capsys, monkeypatch):
+    made = []
+
+    class Recorded(distributed.LocalCluster):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr(distributed, "LocalCluster", Recorded)
+    common = ["--n", "2000", "--levels", "4", "--level-stats", "0", "--json"]  # one cell
+    assert main(["demo", "--backend", "dask", "--workers", "1", "--chunks", "600", *common]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["backend"] == "dask" and res["points"] == 2000 and all(res["checks"].values())
+    assert main(["demo", *common]) == 0
+    assert _comparable(res) == _comparable(json.loads(capsys.readouterr().out))
+    assert res["occupancy"] == {"min": 2000, "max": 2000, "mean": 2000.0}
+    assert len(made) == 1 and len(made[0].workers) == 0 and made[0].status.name == "closed"
+
+
+def test_demo_on_a_running_scheduler_equals_the_numpy_backend(client, capsys):
+    """``--scheduler ADDRESS``: the demo's client of a running cluster is current while
+    the demo runs (its work runs on that cluster's workers) and closed after."""
+    common = ["--n", "3000", "--levels", "5", "--level-stats", "0", "--json"]
+    with distributed.get_task_stream(client) as stream:
+        assert main(["demo", "--backend", "dask", "--scheduler", client.scheduler.address,
+                     "--chunks", "700", *common]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert main(["demo", *common]) == 0
+    assert _comparable(res) == _comparable(json.loads(capsys.readouterr().out))
+    assert res["backend"] == "dask" and all(res["checks"].values())
+    # the cluster's workers ran the demo's tasks, both of them
+    assert len({t["worker"] for t in stream.data}) == 2
+    assert distributed.Client.current() is client
+    # the demo's client is the default in every thread while it is open (a pipeline
+    # run from a thread pool goes to the cluster too), and gone after
+    from concurrent.futures import ThreadPoolExecutor
+
+    import dask.array as da
+    from distributed.client import _get_global_client
+
+    def in_a_thread():   # a fresh thread: no client of this test's context
+        return _get_global_client(), int(da.arange(100, chunks=10).sum().compute())
+
+    with dask_demo.cluster(scheduler=client.scheduler.address) as mine:
+        with distributed.get_task_stream(mine) as stream, ThreadPoolExecutor(1) as pool:
+            assert pool.submit(in_a_thread).result(timeout=60) == (mine, 4950)
+        assert len(stream.data) >= 10
+    assert mine.status == "closed"
+    with ThreadPoolExecutor(1) as pool:
+        assert pool.submit(in_a_thread).result(timeout=60)[0] is not mine
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_scheduler_address_where_nothing_listens_is_refused_at_once(capsys):
+    # the host refuses the connection: no wait for the connect timeout (30 s here),
+    # which distributed's Client would spend retrying
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    t0 = time.perf_counter()
+    rc = main(["demo", "--backend", "dask", "--scheduler", address, "--connect-timeout", "30",
+               "--n", "100"])
+    elapsed = time.perf_counter() - t0
+    assert rc == 2 and elapsed < 10
+    err = capsys.readouterr().err
+    assert (f"xstride demo: error: no dask scheduler answers at {address}: nothing listens "
+            "there (connection refused)") in err
+
+
+@pytest.mark.parametrize("address, said", [
+    ("notanaddress", "missing port number"),
+    ("tcp://", "missing port number"),
+    ("tcp://127.0.0.1:abc", "invalid literal"),
+    ("tcp://127.0.0.1:99999", "port 99999 is outside 1..65535"),
+    ("inproc://x", "reachable only inside the process"),
+    ("foo://bar", "unknown address scheme 'foo'"),
+])
+def test_a_malformed_scheduler_address_is_refused_before_any_connect(capsys, address, said):
+    """No client is made for an address no scheduler can have: the error names it at
+    once (it used to wait out the timeout and blame the peer's protocol)."""
+    t0 = time.perf_counter()
+    rc = main(["demo", "--backend", "dask", "--scheduler", address, "--connect-timeout", "30",
+               "--n", "100"])
+    assert rc == 2 and time.perf_counter() - t0 < 5
+    err = capsys.readouterr().err
+    assert f"xstride demo: error: --scheduler {address!r} is not a scheduler's address" in err
+    assert said in err
+
+
+def test_a_failed_connect_prints_one_line_and_no_traceback_at_exit():
+    """A ``Client`` whose constructor failed used to close itself when collected at the
+    process's exit, wait for its timeout and print a traceback after the error."""
+    proc = subprocess.run([sys.executable, "-m", "xstride", "demo", "--backend", "dask",
+                           "--scheduler", "tls://127.0.0.1:1", "--connect-timeout", "1",
+                           "--n", "100"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        proc.stderr.strip().splitlines()[0]], proc.stderr[-2000:]
+    assert proc.stderr.startswith("xstride demo: error: cannot connect to tls://127.0.0.1:1")
+
+
+@pytest.mark.parametrize("reply", [None, b"HTTP/1.1 400 Bad Request\r\n\r\n" * 10],
+                         ids=["silent", "not dask"])
+def test_a_peer_that_accepts_but_is_no_scheduler_is_a_clear_error_within_seconds(capsys,
+                                                                                  reply):
+    """A peer that accepts the connection and then never answers (the handshake had no
+    time limit: the demo hung), or answers with something that is not dask's protocol."""
+    import threading
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    held = []
+
+    def accept():   # every connection, as a real peer would (the demo probes first)
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            held.append(conn)
+            if reply is not None:
+                conn.sendall(reply)
+
+    threading.Thread(target=accept, daemon=True).start()
+    address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    from distributed.client import _get_global_client
+
+    default = (_get_global_client(), dask.config.get("scheduler", None))  # the module's
+    try:
+        t0 = time.perf_counter()
+        rc = main(["demo", "--backend", "dask", "--scheduler", address, "--connect-timeout",
+                   "2", "--n", "100"])
+        elapsed = time.perf_counter() - t0
+    finally:
+        server.close()
+        for c in held:
+            c.close()
+    assert rc == 2 and elapsed < 10
+    err = capsys.readouterr().err
+    if reply is None:
+        assert f"no dask scheduler answers at {address} within 2 s (the connection" in err
+    else:
+        assert f"the peer at {address} does not speak dask's protocol" in err
+    # the client left behind (still in its handshake) is no one's default: a later
+    # compute in this process does not wait on it for ever
+    import dask.array as da
+
+    assert (_get_global_client(), dask.config.get("scheduler", None)) == default
+    assert dask.compute(da.arange(10).sum()) == (45,)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--backend", "numpy", "--workers", "2"], "--workers applies only to --backend dask"),
+    (["--backend", "numpy", "--chunks", "10", "--scheduler", "tcp://x:1"],
+     "--scheduler, --chunks apply only to --backend dask; got --backend numpy"),
+    (["--backend", "dask", "--workers", "0"], "--workers must be at least 1; got 0"),
+    # each worker a process: a count past a few per CPU is refused before any starts
+    (["--backend", "dask", "--workers", "100000", "--n", "100"],
+     "--workers 100000 is more than 4 worker processes per CPU"),
+    (["--backend", "dask", "--scheduler", "tcp://127.0.0.1:1", "--workers", "2"],
+     "--workers sizes a local cluster"),
+    (["--backend", "dask", "--connect-timeout", "0", "--scheduler", "tcp://127.0.0.1:1"],
+     "--connect-timeout must be positive"),
+    # inf passed the check and reached dask's time parser: a KeyError about time units
+    (["--backend", "dask", "--connect-timeout", "inf", "--scheduler", "tcp://127.0.0.1:1"],
+     "--connect-timeout must be positive and finite; got inf"),
+    (["--backend", "dask", "--voxel", "0.1", "--plot", "x.png"],
+     "--voxel, --plot need the points in one memory: use --backend numpy or cupy"),
+    (["--backend", "dask", "--out", "x.ply"], "--out needs the points in one memory"),
+])
+def test_bad_demo_options(argv, message, capsys):
+    assert main(["demo", *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_bad_chunk_options_of_the_demo(client, capsys, tmp_path):
+    with pytest.raises(dask_demo.DemoError, match="argument 'chunks' must hold positive"):
+        dask_demo.pipeline("dask", n=10, chunks=0)
+    with pytest.raises(SystemExit):
+        main(["demo", "--backend", "dask", "--chunk-backend", "torch"])
+    assert "invalid choice: 'torch'" in capsys.readouterr().err
+    # more chunks of rows than the sort should cut into (P * P piece tasks): refused
+    # before any task runs, with the chunk size that keeps to the limit (500 chunks of
+    # one point took a minute on 2 cores; 5000 ran for hours)
+    limit = dask_demo._MAX_SORT_CHUNKS
+    with pytest.raises(dask_demo.DemoError, match=rf"--chunks gives {limit + 1:,} chunks of "
+                                                  rf"rows .* use --chunks of at least 2 rows"):
+        dask_demo.pipeline("dask", n=limit + 1, chunks=1)
+    path = tmp_path / "points.xyz"
+    np.savetxt(path, np.random.default_rng(0).random((6000, 3)))
+    with pytest.raises(dask_demo.DemoError, match="--chunks gives 3,000 chunks of rows for 6,000"):
+        dask_demo.pipeline("dask", points=path, chunks=2)
+
+
+def test_benchmark_runs_at_a_tiny_size():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.run([sys.executable, "benchmarks/dask.py", "--n", "1000",
+                           "--workers", "1", "--rows-per-chunk", "500", "--gpu-n", "0",
+                           "--no-warm-up"],
+                          cwd=root, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("| 1 x 1 thread")]
+    assert len(lines) == 1 and "| 1.00 " in lines[0] and "| ok" in lines[0], proc.stdout
+
+
+def test_benchmark_task_stream_names_the_sort_steps():
+    """``--task-stream``: each CPU run's tasks by name, the merges one per partition
+    spread over the workers, and the transfers and per-worker compute."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.run([sys.executable, "benchmarks/dask.py", "--n", "4000",
+                           "--workers", "2", "--rows-per-chunk", "500", "--gpu-n", "0",
+                           "--no-warm-up", "--task-stream"],
+                          cwd=root, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    merge = [ln for ln in proc.stdout.splitlines() if ln.startswith("| sample-sort-merge ")]
+    assert len(merge) == 1, proc.stdout
+    cells = [c.strip() for c in merge[0].strip("|").split("|")]
+    # 8 chunks of 500 rows on two workers: a partition a worker (sample_sort._output_parts)
+    assert cells[1] == "2" and cells[-1] == "1 1", merge[0]
+    assert "transfers: " in proc.stdout and "compute per worker: min" in proc.stdout
+
+
+@pytest.mark.parametrize("where", ["root", "benchmarks"])
+def test_benchmark_named_dask_py_does_not_shadow_the_dask_package(where):
+    """``python benchmarks/dask.py --help`` from the repository root or from its own
+    folder: the script's folder is ``sys.path[0]``, yet ``import dask`` inside it finds
+    the package (the script moves its folder last before importing anything)."""
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    cwd = root if where == "root" else root / "benchmarks"
+    script = root / "benchmarks" / "dask.py"
+    proc = subprocess.run([sys.executable, str(script), "--help"], cwd=cwd,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "--rows-per-chunk" in proc.stdout and "--gpu-n" in proc.stdout
+    # as `python benchmarks/dask.py` starts: the script's folder is sys.path[0]
+    probe = ("import os, runpy, sys; sys.argv = [sys.argv[1], '--help']\n"
+             "sys.path[0] = os.path.dirname(sys.argv[0])\n"
+             "try:\n    runpy.run_path(sys.argv[0], run_name='__main__')\n"
+             "except SystemExit:\n    pass\n"
+             "import dask, dask.array; print('DASK', dask.__file__)")
+    proc = subprocess.run([sys.executable, "-c", probe, str(script)], cwd=cwd,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    found = [ln for ln in proc.stdout.splitlines() if ln.startswith("DASK ")]
+    assert found and "benchmarks" not in found[0], found
+
+
+
+def test_chunks_without_a_unit_count_rows(capsys):
+    from xstride._cli.dask_options import _chunks_arg
+
+    assert _chunks_arg("600") == 600 and _chunks_arg("1e3") == 1000
+    assert _chunks_arg("auto") == "auto" and _chunks_arg("64MiB") == "64MiB"
+    for text in ("1.5", "2.5e0"):
+        with pytest.raises(SystemExit):
+            main(["demo", "--backend", "dask", "--chunks", text])
+        assert f"{text!r} is not a whole number of rows" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text, message", [
+    ("abc", "'abc' is neither 'auto' nor a byte size with its unit"),
+    ("64 parsecs", "'64 parsecs' is neither 'auto' nor a byte size with its unit"),
+    ("0", "'0' is not a positive number of rows (or -1: one chunk)"),
+    ("-5", "'-5' is not a positive number of rows"),
+    ("0e3", "'0e3' is not a positive number of rows"),
+    # past int64: a traceback from dask's arange ("ufunc 'isnan' not supported")
+    ("99999999999999999999999", "'99999999999999999999999' rows is more than a chunk holds"),
+    ("1e30", "'1e30' rows is more than a chunk holds (2**63-1 rows)"),
+    ("", "'' is neither 'auto' nor a byte size with its unit"),   # was 1 byte a chunk
+])
+def test_a_bad_chunks_value_is_the_parsers_error_before_any_cluster(text, message, capsys,
+                                                                      monkeypatch):
+    """A new-user probe: ``demo --backend dask --chunks abc`` started a local cluster,
+    then failed naming ``use_backend: argument 'chunks'``; now the parser refuses it,
+    naming ``--chunks``, and no cluster is made."""
+    def no_cluster(*args, **kwargs):
+        raise AssertionError("a cluster was started before --chunks was checked")
+
+    monkeypatch.setattr(dask_demo, "cluster", no_cluster)
+    with pytest.raises(SystemExit) as info:
+        main(["demo", "--backend", "dask", "--chunks", text])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert f"error: argument --chunks: {message}" in err, err
+    assert "use_backend" not in err and "Traceback" not in err
+    assert _chunks_arg_ok("-1") == -1 and _chunks_arg_ok("1KiB") == "1KiB"
+
+
+def _chunks_arg_ok(text):
+    from xstride._cli.dask_options import _chunks_arg
+
+    return _chunks_arg(text)
+
+
+@pytest.mark.parametrize("name, message", [
+    ("missing.ply", "missing.ply: no such file"),
+    ("points.txt", "unknown point-file extension '.txt'"),
+    ("folder.ply", "folder.ply: not a regular file"),
+])
+def test_a_bad_points_path_is_refused_before_any_cluster(name, message, tmp_path, capsys,
+                                                         monkeypatch):
+    """``demo --backend dask --points missing.ply`` started a local cluster (seconds)
+    and then refused the file; the path is checked first, with read_points' words."""
+    def no_cluster(*args, **kwargs):
+        raise AssertionError("a cluster was started before --points was checked")
+
+    (tmp_path / "points.txt").write_text("0 0 0\n")
+    (tmp_path / "folder.ply").mkdir()
+    monkeypatch.setattr(dask_demo, "cluster", no_cluster)
+    assert main(["demo", "--backend", "dask", "--points", str(tmp_path / name)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("xstride demo: error: ") and message in err, err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--seed", "-1"], "--seed must be in 0..2**64-1; got -1"),
+    (["--n", "0", "--points", "p.npy"], "--n must be a number of points in 1.."),
+    (["--levels", "22"], "--levels must be in 1..21 for 3-D points; got 22"),
+    (["--level-stats", "11"], "--level-stats must be in 0..10"),
+    (["--n", "5000", "--chunks", "1"], "--chunks gives 5,000 chunks of rows"),
+])
+def test_bad_option_values_are_refused_before_any_cluster(argv, message, tmp_path, capsys,
+                                                          monkeypatch):
+    """``demo --backend dask --seed -1`` (or ``--levels 22``, ...) started a local cluster
+    and printed its address before the one-line error; the values are checked first."""
+    def no_cluster(*args, **kwargs):
+        raise AssertionError("a cluster was started before the option values were checked")
+
+    np.save(tmp_path / "p.npy", np.zeros((4, 3)))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(dask_demo, "cluster", no_cluster)
+    assert main(["demo", "--backend", "dask", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("xstride demo: error: ") and message in err and err.count("\n") == 1
