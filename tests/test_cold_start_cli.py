@@ -79,7 +79,7 @@ def test_demo_json_reports_compile_apart_from_run_in_every_stage(capsys):
 def test_demo_table_has_run_and_compile_columns(capsys):
     assert main(["demo", "--n", "2000"]) == 0
     out = capsys.readouterr().out
-    assert "  stage                   run s  compile s  kernels" in out
+    assert "  stage                    run s  compile s  kernels" in out
     lines = out.splitlines()
     total = next(line for line in lines if line.startswith("  total "))
     assert total.split()[-2:] == ["0.0000", "0"]
