@@ -178,3 +178,14 @@ def test_sample_sort_of_device_chunks_equals_numpy_stable_sort(n, rows, top, dty
     assert xp.to_numpy(se).shape == (n, 0)
     if n > rows:   # the result is split: no partition got every row
         assert sk.numblocks[0] > 1 and max(sk.chunks[0]) < n
+
+
+@pytest.mark.parametrize("bad", [da.zeros(()), da.asarray(np.array(1j))], ids=["0-d", "complex"])
+def test_morton_keys_names_a_bad_dask_bound_as_passed(bad):
+    """A user probe: a 0-d (or complex) dask array for a bound is refused, but the
+    message described its computed host copy ("got numpy.ndarray(shape=(), ...)"), not
+    the dask array the caller passed."""
+    pos = da.from_array(np.random.default_rng(0).uniform(size=(20, 2)), chunks=7)
+    with pytest.raises(TypeError, match=r"^morton_keys: argument 'lower' got "
+                                        r"dask\.Array\(shape=\(\), dtype=(float64|complex128)\)"):
+        xp.algorithms.morton_keys(pos, bad, np.ones(2), 5)

@@ -35,20 +35,21 @@ def _host_vector(func: str, name: str, value, entries: str = "2 or 3") -> np.nda
     the points' dimension)."""
     be = _backends.of_array(value)
     _refuse_mask(func, name, value, be)
+    given = value   # the messages describe what the caller passed, not its host copy
     if be is not None and not isinstance(value, np.generic):
         value = be.to_host(value)
     if value is None or not _real_numbers(value):
         # complex would lose its imaginary part, str and bool would be read as numbers
-        raise type_error(func, name, value, f"a sequence of {entries} real numbers")
+        raise type_error(func, name, given, f"a sequence of {entries} real numbers")
     try:
         arr = np.asarray(value, dtype=np.float64)
     except OverflowError:  # an int beyond float64's range
         raise value_error(func, name, f"must be finite; {_short(value)} does not fit a "
                                       "float64") from None
     except (TypeError, ValueError):
-        raise type_error(func, name, value, f"a sequence of {entries} real numbers") from None
+        raise type_error(func, name, given, f"a sequence of {entries} real numbers") from None
     if arr.ndim == 0:
-        raise type_error(func, name, value, f"a sequence of {entries} real numbers, one per axis")
+        raise type_error(func, name, given, f"a sequence of {entries} real numbers, one per axis")
     if arr.ndim != 1:
         raise value_error(func, name, f"must be a sequence of {entries} numbers; got shape {arr.shape}")
     if not np.isfinite(arr).all():
