@@ -182,6 +182,23 @@ def test_searchsorted_of_unknown_block_lengths(side):
     assert xp.to_numpy(xp.searchsorted(none, v1, side=side)).tolist() == [[0] * 3] * 2
 
 
+
+@pytest.mark.parametrize("axis", [None, 0, -1, (0, 2), [1, 2]])
+def test_flip_of_unknown_block_lengths(axis):
+    """A user probe: ``flip`` of particles selected by a mask (block lengths dask does
+    not know) raised dask's "Arrays chunk sizes are unknown"; reversing an axis is
+    reversing its blocks and each block, which needs no length: NumPy's answer."""
+    a = np.arange(60.0).reshape(10, 3, 2)
+    keep = a[:, 0, 0] % 4 != 0
+    with xp.use_backend("dask", chunks=(3, 2, 1)):
+        x, m = xp.asarray(a), xp.asarray(keep, chunks=4)
+    y = x[m]
+    assert any(n != n for n in y.shape)
+    got = xp.flip(y, axis=axis)
+    np.testing.assert_array_equal(xp.to_numpy(got), np.flip(a[keep], axis=axis))
+    assert xp.to_numpy(xp.flip(y[y[:, 0, 0] > 100], axis=axis)).shape == (0, 3, 2)
+
+
 # --------------------------------------------------------------------- indexing
 @pytest.mark.parametrize("x_shape, i_shape, axis", [
     ((5, 7, 3), (5, 4, 1), 1), ((5, 7, 3), (5, 7, 3), -1), ((6,), (0,), 0), ((4, 1), (4, 9), 1),

@@ -32,7 +32,8 @@ backend"):
   repeated axis twice and raised bare ``IndexError``s out of range and for 0-D arrays);
   ``diff`` of bools by ``not_equal``, as NumPy's; ``searchsorted``'s ``sorter`` checked.
 - ``take``: an index out of range raises NumPy's ``IndexError`` when computed.
-- Lengths dask does not know (after boolean indexing): ``repeat`` (per block),
+- Lengths dask does not know (after boolean indexing): ``flip`` (``dask_flip.py``),
+  ``repeat`` (per block),
   ``expand_dims`` (an index of ``None``s) and ``clip`` (by ``where``) do without them; ``reshape``, ``take`` along
   such an axis, ``diff`` along one, ``roll`` and ``nonzero`` say to call
   ``compute_chunk_sizes()``.
@@ -54,6 +55,7 @@ from .._core.errors import broadcast_error, error, type_error, value_error
 from .._plans.reduction import normalize_axis, normalize_one_axis
 from .arg_checks import (check_dask_repeats, check_shift, check_dask_diff, check_sort_args, check_sorter,
                          check_take, check_take_along_axis, check_concat_shapes, sort_descending)
+from .dask_flip import flip_unknown
 from .dispatch import register
 from .registry import get
 from .linalg_fixes import check_tensordot
@@ -245,8 +247,11 @@ def roll(x, /, shift, *, axis=None):
 def flip(x, /, *, axis=None):
     """``flip`` of the standard on dask arrays; ``axis`` checked first (dask's flipped a
     repeated axis twice, as though it was not named; NumPy's raises ``ValueError``)."""
+    axes = tuple(range(x.ndim))
     if axis is not None:   # NumPy's flip takes a list of axes too
-        normalize_axis("flip", tuple(axis) if isinstance(axis, list) else axis, x.ndim)
+        axes = normalize_axis("flip", tuple(axis) if isinstance(axis, list) else axis, x.ndim)
+    if not all(_known(n) for n in x.shape):   # dask's x[::-1] needs the lengths
+        return flip_unknown(x, axes, _ns().flip)
     return _ns().flip(x, axis=axis)
 
 
