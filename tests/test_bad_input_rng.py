@@ -385,3 +385,26 @@ def test_philox_seed_and_stream_are_one_int_and_say_so(name, value):
                                         "non-negative int$"):
         xp.rng.Philox(**kwargs)
     assert xp.rng.Philox(np.uint64(5), np.int32(2)).seed == 5   # NumPy integers are ints
+
+
+@pytest.mark.parametrize("low, high", [(np.array(2), np.array(9)), (np.int8(2), 9),
+                                       (2, np.array(9, np.uint64))])
+def test_philox_integers_takes_0d_integer_arrays_as_their_ints(low, high):
+    """``integers(np.array(0), np.array(5))`` was "expected an int" while ``shape``,
+    the seed and NumPy integer scalars took anything that stands for an int."""
+    from xstride.rng import Philox
+
+    got = Philox(3).integers(low, high, 50)
+    np.testing.assert_array_equal(got, Philox(3).integers(2, 9, 50))
+
+
+@pytest.mark.parametrize("bad", [np.array(2.0), np.array(True), np.array([2]), "2", 2.0,
+                                 np.float32(2)])
+def test_philox_integers_refuses_what_is_no_int(bad):
+    from xstride.rng import Philox
+
+    g = Philox(3)
+    with pytest.raises(TypeError, match=r"^Philox\.integers: argument 'low' .*expected an int"):
+        g.integers(bad, 9)
+    assert g.counter == 0
+

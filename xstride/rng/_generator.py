@@ -338,7 +338,8 @@ class Philox:
         Parameters
         ----------
         low, high : int
-            ``high=None`` means ``[0, low)``. Need ``low < high``, ``high - low <= 2**64``,
+            Or an integer NumPy scalar or 0-d integer array. ``high=None`` means
+            ``[0, low)``. Need ``low < high``, ``high - low <= 2**64``,
             and both ends inside int64 or inside uint64.
         shape : int or tuple of ints
             As in :meth:`uniform`.
@@ -377,10 +378,16 @@ class Philox:
         if one_argument:  # integers(high): the one argument given is called low
             low, high = 0, low
             names = ("low", "low")
-        for name, v in zip(names, (low, high)):
-            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+        ends = []
+        for name, v in zip(names, (low, high)):   # an int, or what stands for one (0-d)
+            if isinstance(v, (bool, np.bool_)) or getattr(getattr(v, "dtype", None),
+                                                          "kind", "i") not in "iu":
                 raise type_error(func, name, v, "an int")
-        low, high = int(low), int(high)
+            try:
+                ends.append(operator.index(v))
+            except TypeError:
+                raise type_error(func, name, v, "an int") from None
+        low, high = ends
         if one_argument and high <= 0:
             raise value_error(func, "low", f"must be positive when 'high' is omitted (the "
                                            f"interval is then [0, low)); got {high}")
