@@ -15,6 +15,7 @@ block-wide ``__syncthreads`` has no sequential emulation; its arguments are chec
 from __future__ import annotations
 
 import ctypes
+import re
 import shutil
 import struct
 import subprocess
@@ -23,6 +24,7 @@ import types
 import numpy as np
 import pytest
 
+import xstride as xp
 import xstride._kernels._reduce_common as _rc
 from xstride import algorithms as alg
 from xstride._host import morton as HM
@@ -521,27 +523,51 @@ def test_morton_encode_decode_match_the_host(emu, ndim):
 
 
 # ------------------------------------------------ byte strides of partial elements
+@pytest.fixture
+def no_launch(fake_cupy, monkeypatch):
+    """The Philox executor on the stand-in with empty caches; every kernel lookup and
+    launch is recorded (none may happen in these tests)."""
+    monkeypatch.setattr(K, "_LAUNCHES", Bounded(256))
+    monkeypatch.setattr(K, "_CALLS", Store(512))
+    monkeypatch.setattr(GATE, "nd", None)
+    monkeypatch.setattr(GATE, "getdev", GATE.getdev)
+    done = []
+    monkeypatch.setattr(K, "kernel", lambda name, file: done.append(name))
+    monkeypatch.setattr(_launch.Launch, "__call__", lambda self, *a, **k: done.append(self))
+    return fake_cupy, done
+
+
 def _odd(host, shape, strides):
     """A stand-in CuPy array over ``host`` with these byte strides (``as_strided``)."""
     return FakeCupyArray(np.lib.stride_tricks.as_strided(host, shape, strides))
 
 
+@pytest.mark.parametrize("kind", ["uniform", "uniform2", "normal", "normal2"])
 @pytest.mark.parametrize("arg", ["seed", "stream", "counter"])
-def test_a_stride_of_partial_elements_gives_the_hosts_numbers(emu, arg):
+def test_a_stride_of_partial_elements_is_refused_before_anything_runs(no_launch, kind, arg):
     """``s // itemsize`` turned a uint64 array of 12-byte strides into element strides
     of 1: the kernels read elements 0, 1, 2 where the array holds the words at bytes
-    0, 12, 24. Such an argument is copied first, as the NumPy host loops copy it."""
-    raw = np.random.default_rng(3).integers(0, 2**63, 16, dtype=np.uint64)
-    host = {"seed": 7, "stream": 0, "counter": np.arange(3, dtype=np.uint64)}
-    host[arg] = np.lib.stride_tricks.as_strided(raw, (3,), (12,))
-    dvals = [_odd(raw, (3,), (12,)) if k == arg else v if isinstance(v, int) else dev(v)
-             for k, v in host.items()]
-    for kind in ("uniform", "uniform2", "normal", "normal2"):
-        got = K._real(kind, *dvals, (3,), fast=True)
-        want = getattr(H, kind)(*host.values(), (3,))
-        for g, w in zip(got if isinstance(got, tuple) else (got,),
-                        want if isinstance(want, tuple) else (want,)):
-            np.testing.assert_array_equal(bits(g), bits(w), err_msg=f"{kind} {emu.mode}")
+    0, 12, 24, without a word. Refused, naming the argument, before any allocation,
+    kernel lookup or launch (the prepared call misses such a layout: never prepared)."""
+    fake, done = no_launch
+    host = np.arange(16, dtype=np.uint64)
+    args = {"seed": 7, "stream": 0, "counter": FakeCupyArray(np.arange(3, dtype=np.uint64))}
+    args[arg] = _odd(host, (3,), (12,))
+    func = getattr(xp.rng, f"philox_{kind}")
+    before = len(fake.allocations)
+    with pytest.raises(ValueError, match=rf"^philox_{kind}: argument '{arg}' has byte strides "
+                                         rf"\(12,\) that are not multiples of its item size 8 "
+                                         rf"\(for shape \(3,\)\).*pass a copy \({arg}\.copy\(\)\)"):
+        func(args["seed"], args["stream"], args["counter"])
+    assert done == [] and len(fake.allocations) == before
+
+
+def test_a_partial_stride_on_an_axis_of_one_element_is_read_as_it_is(no_launch):
+    """A stride the kernels never step (an axis of extent 1) is no error."""
+    fake, done = no_launch
+    counter = _odd(np.arange(16, dtype=np.uint64), (1, 3), (12, 8))
+    xp.rng.philox_uniform(7, 0, counter)
+    assert done                              # looked up and launched
 
 
 @pytest.mark.parametrize("arg, shape, strides", [
@@ -549,14 +575,13 @@ def test_a_stride_of_partial_elements_gives_the_hosts_numbers(emu, arg):
     ("counter_words", (2, 4), (18, 4)),     # rows 18 bytes apart
     ("key0", (2,), (6,)),
 ])
-def test_philox4x32_10_of_partial_element_strides_gives_the_hosts_words(emu, arg, shape,
-                                                                         strides):
-    raw = np.random.default_rng(5).integers(0, 2**32, 64, dtype=np.uint32)
-    host = {"counter_words": np.arange(8, dtype=np.uint32).reshape(2, 4), "key0": 1,
+def test_philox4x32_10_refuses_partial_element_strides(no_launch, arg, shape, strides):
+    fake, done = no_launch
+    args = {"counter_words": FakeCupyArray(np.zeros((2, 4), dtype=np.uint32)), "key0": 1,
             "key1": 2}
-    host[arg] = np.lib.stride_tricks.as_strided(raw, shape, strides)
-    dvals = {k: _odd(raw, shape, strides) if k == arg else v if isinstance(v, int) else dev(v)
-             for k, v in host.items()}
-    got = K.words(dvals["counter_words"], dvals["key0"], dvals["key1"], (2,))
-    want = H.words(host["counter_words"], host["key0"], host["key1"], (2,), native=False)
-    np.testing.assert_array_equal(got.host, want)
+    args[arg] = _odd(np.zeros(64, dtype=np.uint32), shape, strides)
+    with pytest.raises(ValueError, match=rf"^philox4x32_10: argument '{arg}' has byte strides "
+                                         rf"{re.escape(str(strides))} that are not multiples "
+                                         "of its item size 4"):
+        xp.rng.philox4x32_10(args["counter_words"], args["key0"], args["key1"])
+    assert done == []

@@ -31,6 +31,7 @@ from functools import partial
 
 import numpy as np
 
+from .._core.errors import value_error
 from .._plans.philox import Affine, grid2, plan
 from ._compile import kernel
 from ._cupy import cupy as _cupy
@@ -100,20 +101,21 @@ def _sig(v):
     return (v.shape, v.strides, v.dtype)
 
 
-def _whole_elements(cp, named) -> list:
-    """The arguments of ``named`` (``(name, value)`` pairs), an array with a byte stride
-    that is not a whole number of its elements on an axis of extent > 1 (a CuPy
-    ``as_strided`` view can have one) replaced by a C-contiguous copy: the kernels
-    address arguments in elements (:func:`_src`, ``words``' counter columns), where
-    ``s // itemsize`` would read other elements than the array holds. The NumPy host
-    loops copy such an argument too (``_host/philox.py``), so both give the same numbers."""
-    out = []
-    for _, v in named:
-        if not isinstance(v, (int, Affine)) and any(
-                n > 1 and int(s) % v.itemsize for n, s in zip(v.shape, v.strides)):
-            v = cp.ascontiguousarray(v)
-        out.append(v)
-    return out
+def _check_whole_elements(func: str, named) -> None:
+    """Refuse an array argument with a byte stride that is not a whole number of its
+    elements on an axis of extent > 1 (a CuPy ``as_strided`` view can have one): the
+    kernels address arguments in elements (:func:`_src`, ``words``' counter columns),
+    so ``s // itemsize`` would read other elements than the array holds, without a
+    word. Checked before anything is allocated or launched."""
+    for name, v in named:
+        if isinstance(v, (int, Affine)):
+            continue
+        shape, strides, isz = tuple(v.shape), tuple(int(s) for s in v.strides), v.itemsize
+        if any(n > 1 and s % isz for n, s in zip(shape, strides)):
+            raise value_error(func, name, f"has byte strides {strides} that are not "
+                                          f"multiples of its item size {isz} (for shape "
+                                          f"{shape}); the Philox kernels address whole "
+                                          f"elements: pass a copy ({name}.copy())")
 
 
 def _src(v):
@@ -204,7 +206,7 @@ def _real(kind, seed, stream, counter, shape, fast=True):
     cp = _cupy()
     named = (("seed", seed), ("stream", stream), ("counter", counter))
     check_devices("philox_" + kind, named, cp)
-    seed, stream, counter = _whole_elements(cp, named)
+    _check_whole_elements("philox_" + kind, named)
     n = math.prod(shape)
     nout = 2 if kind in ("uniform2", "normal2") else 1
     outs = [cp.empty(shape, dtype=cp.float64) for _ in range(nout)]
@@ -341,7 +343,7 @@ def words(counter_words, key0, key1, shape):
     cp = _cupy()
     named = (("counter_words", counter_words), ("key0", key0), ("key1", key1))
     check_devices("philox4x32_10", named, cp)
-    counter_words, key0, key1 = _whole_elements(cp, named)
+    _check_whole_elements("philox4x32_10", named)
     n = math.prod(shape)
     out = cp.empty(shape + (4,), dtype=cp.uint32)
     if n:
