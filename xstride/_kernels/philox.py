@@ -106,7 +106,10 @@ def _check_whole_elements(func: str, named) -> None:
     elements on an axis of extent > 1 (a CuPy ``as_strided`` view can have one): the
     kernels address arguments in elements (:func:`_src`, ``words``' counter columns),
     so ``s // itemsize`` would read other elements than the array holds, without a
-    word. Checked before anything is allocated or launched."""
+    word. Checked before anything is allocated or launched. Not copied, as the NumPy
+    host loops copy it: CuPy's own copy kernel faults on such a view
+    (``CUDA_ERROR_MISALIGNED_ADDRESS`` for a uint64 view 12 bytes apart, H100,
+    2026-12-05), and the fault ends the process's CUDA context."""
     for name, v in named:
         if isinstance(v, (int, Affine)):
             continue
@@ -114,8 +117,10 @@ def _check_whole_elements(func: str, named) -> None:
         if any(n > 1 and s % isz for n, s in zip(shape, strides)):
             raise value_error(func, name, f"has byte strides {strides} that are not "
                                           f"multiples of its item size {isz} (for shape "
-                                          f"{shape}); the Philox kernels address whole "
-                                          f"elements: pass a copy ({name}.copy())")
+                                          f"{shape}); the device reads elements only at "
+                                          f"multiples of their size (CuPy's own copy of "
+                                          f"such a view faults too): build the array from "
+                                          f"whole elements")
 
 
 def _src(v):
