@@ -29,7 +29,6 @@ from . import _headers
 from ._lru import Bounded
 from . import _compile_log
 from . import _nvrtc_watch
-from . import _lowered_names
 
 __all__ = ["include_dir", "module_options", "raw_module", "raw_function", "source", "function",
            "kernel", "on_request", "prefetch", "Request", "family_function", "drain",
@@ -122,12 +121,9 @@ def current_device() -> int:
 def _module(key, text: str, options: tuple, name_expressions: tuple):
     mod = _MODULES.get(key)
     if mod is None:
-        cp, options = _cupy(), module_options(text, options)
-        if name_expressions:   # loaded by lowered names where a past process recorded them
-            mod = _lowered_names.build(cp, text, options, name_expressions)
-        else:
-            mod = cp.RawModule(code=text, options=options)
-        mod = _MODULES.put(key, mod)
+        mod = _MODULES.put(key, _cupy().RawModule(
+            code=text, options=module_options(text, options),
+            name_expressions=name_expressions or None))
     return mod
 
 

@@ -3,8 +3,7 @@ of CuPy's on-disk kernel cache while it happens.
 
 CuPy compiles a kernel (xstride's through ``cupy.RawModule``, or its own) with
 ``cupy.cuda.compiler._compile_with_cache_cuda``, which loads the binary from
-``CUPY_CACHE_DIR`` when it is there and the module has no name expressions (a few
-milliseconds; xstride's template modules: :mod:`._lowered_names`) and otherwise calls
+``CUPY_CACHE_DIR`` when it is there (a few milliseconds) and otherwise calls
 ``_compile_using_nvrtc_no_warning`` (0.1-0.5 s a kernel on the H200 host). :func:`watch`
 wraps that second, private function of CuPy (checked in CuPy 14.2) with a counter;
 where a CuPy lacks it, nothing is wrapped and :func:`watch` says so, and callers go by
