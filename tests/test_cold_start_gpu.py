@@ -127,3 +127,39 @@ def test_compile_ahead_runs_library_and_cupy_calls_on_threads(cp):
     assert n == 3
     with pytest.raises(ValueError, match="must be 1-D"):
         xp.cuda.compile_ahead([lambda: xp.algorithms.sort_by_key(x.astype(cp.int64))])
+
+
+_SECOND_PROCESS = """
+import json
+import numpy as np, cupy as cp
+import xstride as xp
+from xstride import algorithms as alg
+from xstride._kernels import _compile
+xp.set_backend("cupy")
+_compile.nvrtc_started(cp)                  # count from here
+x = cp.asarray(np.arange(3000, dtype=np.float32).reshape(1000, 3))
+keys = cp.asarray((np.arange(5000, dtype=np.uint64) * 7919) % 4096)
+out = [xp.sum(x, axis=1), xp.argmax(x, axis=0), xp.cumulative_sum(x, axis=0),
+       alg.sort_by_key(keys, cp.arange(5000), key_bits=12)[1]]
+cp.cuda.runtime.deviceSynchronize()
+print(json.dumps({"nvrtc": _compile.nvrtc_started(cp),
+                  "out": [cp.asnumpy(o).tolist() for o in out]}))
+"""
+
+
+def test_a_second_process_loads_the_template_kernels_without_nvrtc(tmp_path):
+    """Every internal kernel is a template instance built with name expressions; CuPy
+    14.2 keeps such a module's lowered names in its disk cache (older CuPy compiled it
+    again in every process to learn them), so a second process compiles nothing."""
+    env = {**os.environ, "CUPY_CACHE_DIR": str(tmp_path / "cupy"),
+           "XSTRIDE_CACHE_DIR": str(tmp_path / "xstride")}
+    env.pop("CUPY_CACHE_IN_MEMORY", None)
+    runs = []
+    for _ in range(2):
+        proc = subprocess.run([sys.executable, "-c", _SECOND_PROCESS], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        runs.append(json.loads(proc.stdout))
+    assert runs[0]["nvrtc"] >= 4, runs[0]["nvrtc"]      # sum, argmax, scan, sort passes
+    assert runs[1]["nvrtc"] == 0                         # all loaded from CuPy's cache
+    assert runs[1]["out"] == runs[0]["out"]
