@@ -531,3 +531,15 @@ def test_pipeline_api_reports_progress_fraction():
     assert ("philox positions", 1.0) in seen
     assert res["points"] == 3 * _demo._CHUNK // 2 and all(res["checks"].values())
     assert alg.MAX_MORTON_LEVELS[3] == 21
+
+
+def test_one_cell_and_one_point_a_voxel_are_singular(capsys):
+    """``occupancy at level 0 (1 cells)`` and ``(1 points per voxel on average)``."""
+    assert main(["demo", "--n", "50", "--levels", "2", "--level-stats", "0",
+                 "--voxel", "0.0001"]) == 0
+    out = capsys.readouterr().out
+    assert "occupancy at level    0 (1 cell)" in out
+    assert "(1 point per voxel on average)" in out
+    assert main(["demo", "--n", "50", "--levels", "2", "--voxel", "0.5"]) == 0
+    out = capsys.readouterr().out
+    assert "(64 cells)" in out and "points per voxel on average)" in out

@@ -400,7 +400,8 @@ def _table(result: dict) -> str:
         lines.append(f"  bounding box {a}        [{lo:.6g}, {hi:.6g}]")
     lines += [
         f"  morton levels         {result['levels']} (keys of {result['ndim'] * result['levels']} bits)",
-        f"  occupancy at level    {result['level_stats']} ({result['cells_at_level']:,} cells)",
+        f"  occupancy at level    {result['level_stats']} ({result['cells_at_level']:,} "
+        f"{'cell' if result['cells_at_level'] == 1 else 'cells'})",
         f"  occupied cells        {result['occupied_cells']:,} "
         f"({100 * result['occupied_fraction']:.3g} %)",
         f"  points per cell       min {occ['min']:,}  max {occ['max']:,}  "

@@ -252,8 +252,9 @@ def table_lines(result: dict) -> list[str]:
     vox = result.get("voxel")
     if vox is not None:
         label = f"voxels of {vox['size']:.6g}"
+        mean = grouped(vox['reduction'], 3)
         lines += [f"  {label:<{LABEL}}  {vox['voxels']:,} "
-                  f"({grouped(vox['reduction'], 3)} points per voxel on average)",
+                  f"({mean} {'point' if mean == '1' else 'points'} per voxel on average)",
                   f"  points per voxel      min {vox['min']:,}  median {_median(vox['median'])}  "
                   f"max {vox['max']:,}", ""]
     for kind, path in result.get("files", {}).items():
