@@ -255,6 +255,26 @@ def test_fuse_per_block_declares_the_dtype_its_blocks_have(fn):
         _same(g, w, True)
 
 
+def _inverse(x):
+    return x ** -1
+
+
+def test_fuse_per_block_refuses_at_once_what_dask_refuses():
+    """A new-user probe: ``x ** -1`` of an integer array traces (CuPy's rules take it),
+    while the blocks, NumPy arrays run as written, refuse it; dask's operator refuses
+    the call at once (its dtype probe fails: ``TypeError``), but the fused call built a
+    graph whose ``compute()`` raised NumPy's ``ValueError``. It now runs as written."""
+    x = _dask(np.arange(1, 7, dtype=np.int8), 3)
+    with pytest.raises(TypeError, match=r"unsupported operand type\(s\) for \*\*"):
+        _inverse(x)
+    with pytest.raises(TypeError, match=r"unsupported operand type\(s\) for \*\*"):
+        xp.fuse(_inverse)(x)
+    f = _dask(np.arange(1.0, 7.0), 3)           # floats: still one fused call a block
+    got = xp.fuse(_inverse)(f)
+    assert "xstride-fuse" in _layers(got)
+    _same(got, np.arange(1.0, 7.0) ** -1, True)
+
+
 def test_fuse_runs_as_written_where_blocks_do_not_line_up():
     rng = np.random.default_rng(4)
     p, v = rng.standard_normal((10, 3)), rng.standard_normal((10, 3))

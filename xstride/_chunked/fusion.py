@@ -21,6 +21,7 @@ blocks) and ``dask/array/gufunc.py`` (a tuple per block, one array per item).
 from __future__ import annotations
 
 import operator
+import warnings
 
 import dask.array as da
 import numpy as np
@@ -115,6 +116,23 @@ def _scalars_fit(graph, args) -> bool:
     return True
 
 
+def _probe_fails(fused, args) -> bool:
+    """Whether ``fn`` raises on one-element NumPy arrays of the arguments' dtypes, as
+    dask's operators probe a call (``elemwise``) before building its graph: where that
+    fails, dask refuses the unfused call at once (``x ** -1`` of ints: CuPy's rules,
+    which the trace follows, take it; NumPy's blocks would raise only at ``compute()``),
+    so the call runs as written and gives dask's error."""
+    probe = [np.ones((1,) * a.ndim, dtype=a.dtype)
+             if _is_dask(a) or isinstance(a, np.ndarray) else a for a in args]
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fused.fn(*probe)
+    except Exception:
+        return True
+    return False
+
+
 class _PerBlock:
     """The fused function called on one block of each dask argument (the other
     arguments as they are)."""
@@ -131,7 +149,7 @@ class _PerBlock:
 
 def run(fused, graph, args, multi):
     """The fused call as a blockwise dask graph, or None (run ``fn`` as written)."""
-    if not elementwise(graph) or not _scalars_fit(graph, args):
+    if not elementwise(graph) or not _scalars_fit(graph, args) or _probe_fails(fused, args):
         return None
     args = [without_empty_chunks(a) if _is_dask(a) else a for a in args]
     positions = [p for p, a in enumerate(args) if _is_dask(a)]
