@@ -484,3 +484,26 @@ def test_copy_into_a_list_of_numpy_ints_casts_as_their_array_does():
                                             r"bounds for int8\)"):
         xp.copy_into(dst, [np.int64(1), 300])
     assert not dst.any()
+
+
+def test_as_strided_of_an_object_field_is_refused():
+    """A new-user probe: ``as_strided(s['o'], (3,), (1,))`` of a structured array with an
+    int field beside the object field stepped by 8 bytes, reading the int field's bytes
+    as object references: the bounds-checked view crashed the interpreter when shown."""
+    s = np.zeros(3, dtype=[("a", "i8"), ("o", "O")])
+    s["a"] = 12345
+    s["o"] = ["x", "y", "z"]
+    for shape, strides, offset in [((3,), (1,), 0), ((2,), (2,), 0), ((1,), (1,), -1)]:
+        with pytest.raises(ValueError, match=r"as_strided: argument 'a' has dtype object "
+                                             r"holding Python objects .* structured array"):
+            xp.as_strided(s["o"], shape, strides, offset=offset)
+    assert xp.as_strided(s["o"], (0,), (1,)).shape == (0,)    # an empty view reads nothing
+    # whole records, and views of object arrays, read whole elements: taken
+    assert xp.as_strided(s, (2,), (2,))["o"].tolist() == ["x", "z"]
+    o = np.array(["p", "q", "r", "s", "t", "u"], dtype=object)
+    assert xp.as_strided(o[1:], (3,), (-1,), offset=2).tolist() == ["s", "r", "q"]
+    t = o.reshape(2, 3).T[::-1]
+    assert xp.as_strided(t, (6,), (1,), offset=-2).tolist() == list("pqrstu")
+    assert xp.as_strided(xp.as_strided(o, (2,), (3,)), (6,), (1,)).tolist() == list("pqrstu")
+    with pytest.raises(ValueError, match="outside the underlying buffer"):
+        xp.as_strided(o, (7,), (1,))

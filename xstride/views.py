@@ -11,6 +11,7 @@ import operator as _operator
 import numpy as _np
 
 from . import _backends
+from ._backends.views import numpy_whole_objects as _whole_objects
 from .elementwise import copy_into_checked as _copy_into_checked
 from ._core.errors import error as _error, immutable_error as _immutable_error
 from ._core.errors import type_error as _type_error, value_error as _value_error
@@ -53,7 +54,9 @@ def as_strided(a, shape, strides, *, offset=0):
     ValueError
         Shape and strides differ in rank; a negative extent; a size or offset that
         overflows int64; or an element of the view outside the underlying buffer
-        (either end, negative strides included). An empty view is always accepted.
+        (either end, negative strides included); on NumPy, an ``a`` holding Python
+        objects that is not whole elements of its buffer (an object field of a
+        structured array). An empty view is always accepted.
 
     Examples
     --------
@@ -252,6 +255,11 @@ def _as_strided(a, shape, strides, *, offset=0):
     empty = 0 in shape
     lay = _view_layout("as_strided", shape, strides, 0 if empty else offset, a.itemsize)
     if not empty:
+        if isinstance(a, _np.ndarray) and a.dtype.hasobject and not _whole_objects(a):
+            raise _value_error("as_strided", "a", f"has dtype {a.dtype} holding Python objects "
+                              "and is not a whole-element view of an array of that dtype (a "
+                              "field of a structured array?): a view stepping by its item "
+                              "size could read other bytes as object references")
         blo, bhi = be.buffer_range(a)
         ptr = be.data_ptr(a)
         vlo, vhi = lay.byte_span()

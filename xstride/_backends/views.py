@@ -23,7 +23,7 @@ import numpy as np
 
 from ..layout import INT64_MAX, Layout
 
-__all__ = ["numpy_buffer_range", "numpy_view", "byte_span", "view_byte_strides"]
+__all__ = ["numpy_buffer_range", "numpy_whole_objects", "numpy_view", "byte_span", "view_byte_strides"]
 
 
 class _Interface:
@@ -43,15 +43,33 @@ def _np_ptr(a) -> int:
     return a.__array_interface__["data"][0]
 
 
-def numpy_buffer_range(a) -> tuple[int, int]:
-    """``[lo, hi)`` absolute byte addresses of the allocation behind NumPy array ``a``."""
+def _numpy_owner(a):
+    """The last ndarray of ``a``'s chain of bases (through the holders of xstride's own
+    views and of NumPy's ``as_strided``)."""
     owner = a
-    while True:   # through ndarray bases, and through the holders of xstride's own views
+    while True:
         held = isinstance(owner.base, (_Interface, _NP_HOLDER))
         nxt = getattr(owner.base, "base", None) if held else owner.base
         if not isinstance(nxt, np.ndarray):
-            break
+            return owner
         owner = nxt
+
+
+def numpy_whole_objects(a) -> bool:
+    """Whether every element-stride view of NumPy array ``a`` (a dtype holding Python
+    objects) inside its buffer reads whole elements of ``a``'s dtype: the buffer is its
+    owner's dense elements of that dtype, and ``a`` starts on one of them. A field of a
+    structured array (``s['o']``) is not: a view stepping by its item size would read
+    the other fields' bytes as object pointers (a crash)."""
+    owner = _numpy_owner(a)
+    olo, ohi = _np_span(owner)
+    return (owner.dtype == a.dtype and ohi - olo == owner.size * a.itemsize
+            and numpy_buffer_range(a) == (olo, ohi) and (_np_ptr(a) - olo) % a.itemsize == 0)
+
+
+def numpy_buffer_range(a) -> tuple[int, int]:
+    """``[lo, hi)`` absolute byte addresses of the allocation behind NumPy array ``a``."""
+    owner = _numpy_owner(a)   # through ndarray bases and the holders of views
     base = owner.base
     if base is not None:
         try:
