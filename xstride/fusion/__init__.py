@@ -445,12 +445,13 @@ class Fused:
         Raises
         ------
         TypeError
-            No argument is an array of a backend with a fusion executor.
+            No argument is an array of a backend with a fusion executor (CuPy, dask).
         """
         be = self._backend(args)
         if be is None or be.executor("fusion") is None:
             raise error(TypeError, "Fused.graph", "needs array arguments of a backend that "
-                                                  "fuses (CuPy)")
+                                                  "traces (CuPy or dask); on NumPy arrays "
+                                                  "the function runs as written")
         sig = self._signature(args, be)
         if sig is None:                        # an argument type that runs unfused
             return None
