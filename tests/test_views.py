@@ -507,3 +507,17 @@ def test_as_strided_of_an_object_field_is_refused():
     assert xp.as_strided(xp.as_strided(o, (2,), (3,)), (6,), (1,)).tolist() == list("pqrstu")
     with pytest.raises(ValueError, match="outside the underlying buffer"):
         xp.as_strided(o, (7,), (1,))
+
+
+def test_views_keep_the_dtype_metadata():
+    """A new-user probe: the views came through ``__array_interface__``, which drops a
+    dtype's metadata (h5py marks its string and reference types so), so ``as_strided``
+    and ``sliding_window_view`` of such an array had a plain dtype, where NumPy's
+    functions of those names, slicing and ``broadcast_to`` keep it."""
+    for dt in (np.dtype("f8", metadata={"k": 1}),
+               np.dtype([("a", "i4"), ("b", "f8")], metadata={"k": 2})):
+        a = np.zeros(6, dtype=dt)
+        for v in (xp.as_strided(a, (3,), (2,)), xp.as_strided(a, (2,), (-1,), offset=1),
+                  xp.sliding_window_view(a, 2), xp.sliding_window_view(a, 2, writeable=True)):
+            assert v.dtype == dt and v.dtype.metadata == dt.metadata
+            assert np.shares_memory(v, a)

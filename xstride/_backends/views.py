@@ -124,8 +124,8 @@ def numpy_view(a, lay: Layout):
     iface.pop("mask", None)
     iface.pop("offset", None)
     view = np.asarray(_Interface(iface, a))
-    if view.dtype != a.dtype:  # structured dtypes travel through 'descr'
-        view = view.view(a.dtype)
-    return view
+    if view.dtype != a.dtype or view.dtype.metadata != a.dtype.metadata:
+        view = view.view(a.dtype)   # structured dtypes travel through 'descr', and the
+    return view                     # interface drops a dtype's metadata (h5py's types)
 
 
