@@ -202,3 +202,27 @@ def test_found_by_this_file():
     with pytest.raises(TypeError, match="copy_into: argument 'src'"):
         xp.copy_into(np.zeros(2), [[], [0]])                    # was NumPy's ragged error
     np.testing.assert_array_equal(xp.copy_into(np.zeros(2), [1, 2]), [1, 2])
+
+
+@pytest.mark.parametrize("dtype, src", [
+    (np.uint8, [1, 0]), (np.uint8, [[255, 0]]), (np.uint16, [True, 7]),
+    (np.uint64, [2**64 - 1, 1]), (np.int64, [-(2**63), 2**63 - 1]), (np.int8, [-128, 127])])
+def test_copy_into_takes_a_list_of_python_ints_each_fitting_dst(dtype, src):
+    """A list of Python ints is weak, as one Python int is: ``[1, 0]`` into uint8 was a
+    ``TypeError`` (``copyto`` made it int64, no same_kind cast into an unsigned dtype),
+    and ``[2**64 - 1, 1]`` into uint64 too."""
+    dst = np.zeros(np.shape(src), dtype)
+    got = xp.copy_into(dst, src)
+    assert got is dst and dst.tolist() == np.asarray(src, dtype=dtype).tolist()
+
+
+@pytest.mark.parametrize("dtype, src, bad", [
+    (np.uint8, [300, 0], 300), (np.uint8, [-1, 2], -1), (np.int64, [2**63, 1], 2**63),
+    (np.uint64, [2**64, 0], 2**64), (np.int8, [[1, 128]], 128)])
+def test_copy_into_names_the_python_int_a_dst_cannot_hold(dtype, src, bad):
+    dst = np.zeros(np.shape(src), dtype)
+    with pytest.raises(OverflowError, match=rf"^copy_into: src \(a list of ints\) does not "
+                                            rf"fit dst's dtype {np.dtype(dtype)} \(Python "
+                                            rf"integer {bad} out of bounds"):
+        xp.copy_into(dst, src)
+    assert not dst.any()

@@ -45,7 +45,7 @@ def copy_into(dst, src):
     except ValueError:
         raise broadcast_error("copy_into", (shape, dst.shape), into="dst") from None
     if dst.dtype.kind in "iu" and isinstance(src, (list, tuple)):
-        _check_int_items(dst, src)
+        src = _check_int_items(dst, src)
     try:
         np.copyto(dst, src, casting="same_kind")
     except TypeError:  # a sequence whose values do not fit dst's kind
@@ -59,10 +59,21 @@ def copy_into(dst, src):
     return dst
 
 
-def _check_int_items(dst, src) -> None:
+def _check_int_items(dst, src):
     """The Python ints of a (nested) list ``src`` are weak as a scalar is (NEP 50): each
     must fit ``dst``'s integer dtype (``copyto`` made the list int64 and wrapped
-    ``[1, 300]`` into int8 as ``[1, 44]``, where ``300`` alone raises)."""
+    ``[1, 300]`` into int8 as ``[1, 44]``, where ``300`` alone raises). A list of Python
+    ints and bools alone is returned as an array of ``dst``'s dtype (``copyto``'s int64
+    or uint64 array of it was no same_kind cast into an unsigned ``dst``, or into int64
+    from ``[2**63, 1]``: a ``TypeError`` for ``[1, 0]`` into uint8); any other list is
+    returned as it is."""
+    items = list(leaves(src))
+    if items and all(type(v) in (int, bool) for v in items):
+        info = np.iinfo(dst.dtype)
+        bad = next((v for v in items if not info.min <= v <= info.max), None)
+        if bad is not None:
+            raise _int_overflow(dst, src, bad)
+        return np.asarray(src, dtype=dst.dtype)
     ints = np.asarray(src).dtype
     if ints.kind in "iu" and np.can_cast(ints, dst.dtype, casting="same_kind"):
         try:
@@ -74,7 +85,11 @@ def _check_int_items(dst, src) -> None:
             bad = next((v for v in leaves(src) if isinstance(v, int)
                         and not isinstance(v, bool) and not info.min <= v <= info.max), None)
             if bad is not None:
-                raise error(OverflowError, "copy_into",
-                            f"src (a {type(src).__name__} of ints) does not fit dst's dtype "
-                            f"{dst.dtype} (Python integer {bad} out of bounds for "
-                            f"{dst.dtype})") from None
+                raise _int_overflow(dst, src, bad) from None
+    return src
+
+
+def _int_overflow(dst, src, bad: int) -> OverflowError:
+    return error(OverflowError, "copy_into",
+                 f"src (a {type(src).__name__} of ints) does not fit dst's dtype {dst.dtype} "
+                 f"(Python integer {bad} out of bounds for {dst.dtype})")
