@@ -211,3 +211,18 @@ def test_transforms_of_real_data_refuse_complex_input(name, call, chunks):
     x = a if chunks is None else _d(a, chunks)
     with pytest.raises(TypeError, match=rf"^{name}: argument 'x' got .*complex128.*real-valued"):
         call(x)
+
+
+@pytest.mark.parametrize("chunks", [None, 1, 3])
+@pytest.mark.parametrize("name, s", [("fftn", (-1, 4)), ("ifftn", (-1, -1)),
+                                     ("rfftn", (-1, -1)), ("irfftn", (3, -1))])
+def test_fft_n_axes_minus_one_in_s_gives_the_input_length_in_the_shape(name, s, chunks):
+    """-1 in ``s`` keeps the input's length: dask's arrays declared it as the length
+    (shape (-1, 4), chunks ((-1,), (4,))) though their blocks held NumPy's result."""
+    a = np.arange(6.0).reshape(3, 2) + (0 if name == "rfftn" else 1j)
+    want = getattr(np.fft, name)(a, s=s, axes=(0, 1))
+    got = getattr(xp.fft, name)(a if chunks is None else _d(a, chunks), s=s, axes=(0, 1))
+    assert got.shape == want.shape
+    if chunks is not None:
+        assert tuple(sum(c) for c in got.chunks) == want.shape
+    np.testing.assert_allclose(xp.to_numpy(got), want, rtol=1e-12, atol=1e-9)

@@ -224,6 +224,8 @@ def _n_axis(name: str, backend: str):
         _known(name, x, chosen)
         _points(name, x, chosen, s)
         lib = getattr(_backend.namespace(backend).fft, name)
+        if s is not None:   # -1: the input's length (dask's arrays declared the shape -1)
+            s = tuple(x.shape[a] if n == -1 else n for n, a in zip(s, chosen))
         # the axes passed as chosen: dask's default for ``s`` without ``axes`` was the
         # first len(s) axes, NumPy's (and CuPy's) the last; one int ``axes`` (taken by
         # the check) as a tuple: the libraries iterate over it
