@@ -270,3 +270,21 @@ def test_isdtype_refuses_a_dask_array_as_numpy_arrays_are(x):
         xp.isdtype(x, "real floating")
     assert xp.isdtype(x.dtype, "real floating") and not xp.isdtype(x.dtype, "integral")
     assert xp.isdtype(x.dtype, ("integral", xp.float32, xp.float64))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("dtype, kind, error", [
+    ("float32", "real floating", TypeError),              # a string is no dtype
+    (np.dtype(np.float32), (("real floating",),), TypeError),   # a nested tuple
+    (np.dtype(np.float32), 5, TypeError),                  # a kind of no dtype or name
+    (np.dtype(np.float32), (np.float32, "x"), ValueError),  # an unknown name in a tuple
+    (np.dtype(np.float32), "floating", ValueError),
+])
+def test_isdtype_refuses_what_numpy_refuses_on_every_backend(backend, dtype, kind, error):
+    """The dask backend's isdtype (compat's) took a string dtype, answered False for an
+    int or a nested tuple kind and True for ``(float32, 'x')``; it refuses each as the
+    NumPy backend's does."""
+    with xp.use_backend(backend):
+        with pytest.raises(error, match="^isdtype: "):
+            xp.isdtype(dtype, kind)
+        assert xp.isdtype(np.dtype(np.float32), ("integral", xp.float32))

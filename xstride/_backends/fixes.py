@@ -97,10 +97,12 @@ def dask_can_cast(from_, to, /) -> bool:
 def dask_isdtype(dtype, kind, /) -> bool:
     """``isdtype`` of the dask backend: the standard's ``dtype`` is a dtype, and a dask
     array is refused as NumPy's and CuPy's refuse theirs (compat's answered for its
-    dtype)."""
+    dtype); the rest is NumPy's ``isdtype`` (dask's dtypes are NumPy's): compat's took
+    a string dtype, answered False for a kind of no dtype or name (an int, a nested
+    tuple) and True for ``(float32, 'x')``, where NumPy's refuses each."""
     if _backend.backend_of_array(dtype) is not None:
         raise type_error("isdtype", "dtype", dtype, "a dtype (an array's .dtype)")
-    return _backend.namespace("dask").isdtype(dtype, kind)
+    return np.isdtype(dtype, kind)
 
 
 def _freq(name: str, backend: str):
