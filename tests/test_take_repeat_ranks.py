@@ -48,3 +48,15 @@ def test_take_of_one_dimensional_indices_still_takes(backend):
     x = _on(backend, np.arange(12.0).reshape(3, 4))
     got = xp.to_numpy(xp.take(x, _on(backend, [3, 0, -1]), axis=1))
     np.testing.assert_array_equal(got, np.arange(12.0).reshape(3, 4)[:, [3, 0, -1]])
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("repeats", [-1, np.int8(-2)], ids=["int", "numpy-int"])
+def test_repeat_refuses_a_negative_count_naming_it(backend, repeats):
+    """A negative int ``repeats`` was NumPy's "negative dimensions are not allowed" and
+    dask's "Number of samples, -1, must be non-negative", neither naming the argument."""
+    x = _on(backend, np.arange(3))
+    with pytest.raises(ValueError, match=rf"^repeat: argument 'repeats' is {int(repeats)}; "
+                                         "a count must be at least 0"):
+        xp.repeat(x, repeats)
+    assert xp.to_numpy(xp.repeat(x, 0)).shape == (0,)

@@ -118,17 +118,17 @@ def check_take_along_axis(x, indices, axis) -> int:
 
 
 def check_repeats(repeats) -> None:
-    """``repeat``'s ``repeats``: an int or an array of an integer dtype."""
-    if isinstance(repeats, bool) or not (isinstance(repeats, (int, np.integer))
-                                         or _integer_dtype(repeats)):
-        raise type_error("repeat", "repeats", repeats, "an int or an array of an integer "
-                                                       "dtype")
+    """``repeat``'s ``repeats``: an int (not negative) or an array of an integer dtype."""
+    one = isinstance(repeats, (int, np.integer))
+    if isinstance(repeats, bool) or not (one or _integer_dtype(repeats)):
+        raise type_error("repeat", "repeats", repeats, "an int or an array of an integer dtype")
+    if one and repeats < 0:   # NumPy's said "negative dimensions", dask's "Number of samples"
+        raise value_error("repeat", "repeats", f"is {repeats}; a count must be at least 0")
 
 
 def check_dask_repeats(repeats) -> None:
-    """``repeat``'s ``repeats`` on dask: one count (:func:`check_repeats`, then an int;
-    dask takes no array of counts, whose result lengths it could not know, and said only
-    "Only integer valued repeats supported")."""
+    """``repeat``'s ``repeats`` on dask: one count (:func:`check_repeats`, then an int; no
+    array of counts, whose result lengths dask could not know: its "Only integer ...")."""
     check_repeats(repeats)
     if not isinstance(repeats, (int, np.integer)):
         raise argument_error(NotImplementedError, "repeat", "repeats",
