@@ -372,3 +372,16 @@ def test_squeeze_of_an_axis_of_unknown_length_says_so_on_dask():
         assert xp.to_numpy(xp.squeeze(rows, axis=1)).tolist() == [0.0] * 4
         rows.compute_chunk_sizes()
         assert xp.squeeze(rows[:1], axis=0).shape == (1,)
+
+
+@pytest.mark.parametrize("shape", [(1, 3, 1), (2, 3), (1, 1)])
+def test_squeeze_axis_none_squeezes_every_axis_of_length_1_on_both_backends(shape):
+    """NumPy's squeeze takes ``axis=None`` (every axis of length 1); the dask backend's
+    check took None for every axis and refused an array with an axis of another length
+    ("names axis 0, which has length 2" for shape (2, 3))."""
+    x = np.arange(float(np.prod(shape))).reshape(shape)
+    for backend in ("numpy", "dask"):
+        with xp.use_backend(backend):
+            got = xp.squeeze(xp.asarray(x), axis=None)
+        assert got.shape == np.squeeze(x).shape, backend
+        np.testing.assert_array_equal(xp.to_numpy(got), np.squeeze(x))

@@ -79,8 +79,10 @@ def squeeze(a, axis=None):
 
 
 def _dask_squeeze(x, /, axis):
-    """``squeeze`` of the standard on dask arrays, ``axis`` checked first."""
-    check_squeeze(x, axis)
+    """``squeeze`` of the standard on dask arrays, ``axis`` checked first; ``None``
+    squeezes every axis of length 1, as on NumPy (the check took it for every axis)."""
+    if axis is not None:
+        check_squeeze(x, axis)
     return get("dask").namespace().squeeze(x, axis=axis)
 
 
