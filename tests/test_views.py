@@ -417,7 +417,7 @@ def test_shapes_that_are_not_sequences_of_ints_are_refused(bad):
     assert xp.as_strided(a, np.array([3]), (np.int64(2),)).tolist() == [0.0, 2.0, 4.0]
 
 
-@pytest.mark.parametrize("src, kind", [([-1, 1], "int64"), (["a", "b"], "<U1"),
+@pytest.mark.parametrize("src, kind", [([np.int64(-1), 1], "int64"), (["a", "b"], "<U1"),
                                        ([1.5, 2], "float64")])
 def test_copy_into_a_list_that_does_not_cast_names_src(src, kind):
     """A new-user probe: a list whose values do not cast to ``dst`` by the same_kind
