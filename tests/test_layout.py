@@ -303,3 +303,14 @@ def test_replace_changes_only_the_fields_given():
     assert lay.replace(shape=(2, 5), strides=(10, 2)) == Layout((2, 5), (10, 2), 1, 8)
     with pytest.raises(ValueError, match="rank"):
         lay.replace(shape=(2, 5))
+
+
+def test_compact_strides_past_int64_are_refused_as_layout_refuses_them():
+    """``compact_strides((0, 2**62, 4))`` returned ``(2**64, 4, 1)`` although
+    ``Layout`` of that shape is refused: a compact stride past int64."""
+    from xstride.layout import compact_strides
+
+    with pytest.raises(ValueError, match=r"compact stride = 18446744073709551616 does not "
+                                         r"fit in a signed 64-bit integer"):
+        compact_strides((0, 2**62, 4))
+    assert compact_strides((0, 2**60, 4)) == (2**62, 4, 1)

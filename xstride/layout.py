@@ -95,12 +95,14 @@ def compact_strides(shape) -> tuple[int, ...]:
     --------
     >>> compact_strides((2, 3, 4))
     (12, 4, 1)
+
+    Raises ``ValueError`` where a stride does not fit int64 (``(0, 2**62, 4)``).
     """
     shape = _checked_shape(shape)
     strides = [0] * len(shape)
     step = 1
-    for i in range(len(shape) - 1, -1, -1):
-        strides[i] = step
+    for i in range(len(shape) - 1, -1, -1):   # (0, 2**62, 4) has a stride past int64
+        strides[i] = _check_int64(step, "a compact stride")
         step *= max(shape[i], 1)
     return tuple(strides)
 
@@ -155,9 +157,7 @@ class Layout:
                                       f"the packed struct), got {isz}")
         shp = _checked_shape(shape, isz)
         if strides is None:
-            strd = compact_strides(shp)
-            for s in strd:   # (0, 2**62, 4) has a compact stride past int64
-                _check_int64(s, "a compact stride")
+            strd = compact_strides(shp)   # each checked to fit int64
         else:
             strd = _int_seq(strides, "strides", "stride")
             if len(strd) != len(shp):
