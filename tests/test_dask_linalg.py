@@ -588,3 +588,15 @@ def test_rtol_not_a_real_number_is_refused_at_the_call(name):
         want = getattr(np.linalg, name)(a, rtol=np.asarray(good))
         np.testing.assert_allclose(xp.to_numpy(getattr(xp.linalg, name)(x, rtol=good)), want,
                                    atol=1e-12)
+
+
+@pytest.mark.parametrize("func, shape", [("det", (3,)), ("inv", (2, 3)), ("cholesky", (4,)),
+                                         ("slogdet", (2, 3))])
+def test_a_shape_that_is_no_stack_of_matrices_is_numpys_linalg_error(func, shape):
+    """NumPy raises ``LinAlgError`` here, dask raised a plain ``ValueError``: an
+    ``except numpy.linalg.LinAlgError`` caught one backend's error and not the other's.
+    Both are ``LinAlgError`` (a ``ValueError``) now."""
+    for backend, make in (("numpy", np.ones), ("dask", lambda s: da.ones(s, chunks=2))):
+        with xp.use_backend(backend):
+            with pytest.raises(np.linalg.LinAlgError, match=rf"^{func}: "):
+                getattr(xp.linalg, func)(make(shape))

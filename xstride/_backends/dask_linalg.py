@@ -33,9 +33,10 @@ import builtins
 import operator
 
 import numpy as np
+from numpy.linalg import LinAlgError
 
 from .._chunked import _config as _chunked_config
-from .._core.errors import broadcast_error, type_error, value_error
+from .._core.errors import argument_error, broadcast_error, type_error, value_error
 from .dask_standard import _unknown_error, flat
 from .dispatch import register
 from .linalg_fixes import EigResult, check_cross, check_linalg_args, check_vector_norm
@@ -114,12 +115,14 @@ def _check_rtol(func: str, rtol) -> None:
 def _check(func: str, x, square: bool, lapack: bool = True, arg: str = "x") -> None:
     """``x`` (the argument named ``arg``: ``solve``'s is ``x1``) a stack of matrices
     whose lengths dask knows, square if ``square``, of a dtype LAPACK takes if
-    ``lapack``."""
+    ``lapack``. A shape that is no stack of (square) matrices is NumPy's class,
+    ``numpy.linalg.LinAlgError`` (a ``ValueError``), so one ``except`` serves both
+    backends."""
     if lapack:
         _lapack_dtype(func, arg, x)
     if x.ndim < 2:
-        raise value_error(func, arg, f"has shape {x.shape}; expected a stack of matrices "
-                                     "(at least 2 dimensions)")
+        raise argument_error(LinAlgError, func, arg, f"has shape {x.shape}; expected a stack "
+                                                     "of matrices (at least 2 dimensions)")
     if any(n != n for n in x.shape[-2:]):   # NaN: lengths after boolean indexing
         if arg == "x":
             raise _unknown_error(func, x, "its matrices need")
@@ -127,8 +130,8 @@ def _check(func: str, x, square: bool, lapack: bool = True, arg: str = "x") -> N
                                      f"(as after boolean indexing), which {func} needs; "
                                      f"call {arg}.compute_chunk_sizes() first")
     if square and x.shape[-1] != x.shape[-2]:
-        raise value_error(func, arg, f"has shape {x.shape}; expected a stack of square "
-                                     "matrices")
+        raise argument_error(LinAlgError, func, arg, f"has shape {x.shape}; expected a stack "
+                                                     "of square matrices")
 
 
 def _tall_or_wide(x) -> bool:
