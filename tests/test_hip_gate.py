@@ -382,3 +382,17 @@ def test_kernel_testing_agrees_with_the_table():
             kt.feature_available(bad)
     with pytest.raises(KeyError):
         _hip_rules.rule("nothing")
+
+
+def test_complex_value_declared_after_a_complex_pointer_is_gated(hip):
+    """``complex<float> *p, z;`` declares a pointer and a complex by value: the value is
+    a complex field (the gate read the whole declaration as pointers and let it
+    through); pointers only, ``*p, *q``, stay accepted."""
+    for src in ("struct M { complex<float> *p, z; };\n__global__ void k(M m) {}",
+                "struct M { int n; complex<double> const *p, z, *q; };\n"
+                "__global__ void k(M m) {}"):
+        with pytest.raises(NotImplementedError, match="complex_struct_fields"):
+            CudaKernel(src, "k").compile()
+    CudaKernel("struct M { complex<float> *p, *q; int n, m; };\n__global__ void k(M m) {}",
+               "k").compile()
+    assert len(hip.builds) == 1

@@ -15,7 +15,8 @@ from .._core.csource import code_only
 from ._executors import include_dir
 from ._hip_rules import RULES, HipRule
 from .._core.includes import IncludeGraph
-from ._signature import CType, Signature, _match_brace, find_aliases, merge_aliases
+from ._signature import (CType, Signature, _match_brace, _split_top, find_aliases,
+                         merge_aliases)
 
 __all__ = ["violations", "check"]
 
@@ -70,6 +71,23 @@ _DECLARATOR = re.compile(r"(?<!\w)[^\W\d]\w*(?=\s*(?:$|,|=|\[|\{|:(?!:)))")
 _ACCESS = re.compile(r"\b(?:public|private|protected)\s*:(?!:)")
 
 
+# what ends a member's type before its first declarator: "*", "&", const, volatile
+_DECLARATOR_HEAD = re.compile(r"(?:\s|[*&]|\b(?:const|volatile)\b)*$")
+
+
+def _declarators(stmt: str) -> list[str]:
+    """One member declaration per declarator: ``complex<float> *p, z`` is
+    ``complex<float> *p`` and ``complex<float> z`` (the type, then each declarator's
+    own ``*``/``&``), so that a value declared after a pointer is seen as a value."""
+    parts = _split_top(stmt, ",")
+    names = list(_DECLARATOR.finditer(parts[0]))
+    if len(parts) == 1 or not names:
+        return [stmt]
+    head = parts[0][:names[-1].start()]
+    base = head[:_DECLARATOR_HEAD.search(head).start()]
+    return [parts[0]] + [f"{base} {p.strip()}" for p in parts[1:]]
+
+
 def _data_members(body: str) -> str:
     """The types of a struct body's data members (code only): member functions
     (declarations and bodies, their parameters and return types), static members,
@@ -90,7 +108,7 @@ def _data_members(body: str) -> str:
         if _NOT_A_MEMBER.search(stmt) or _FUNCTION_DECL.search(stmt.split("=", 1)[0]):
             continue
         stmt = re.sub(r"=[^,{}]*", " ", stmt)     # default member initializers
-        members.append(_DECLARATOR.sub(" ", stmt.strip()))
+        members += [_DECLARATOR.sub(" ", d) for d in _declarators(stmt.strip())]
     return " ".join([prefix] + [m + ";" for m in members if m.strip()])
 
 
