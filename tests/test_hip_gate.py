@@ -396,3 +396,40 @@ def test_complex_value_declared_after_a_complex_pointer_is_gated(hip):
     CudaKernel("struct M { complex<float> *p, *q; int n, m; };\n__global__ void k(M m) {}",
                "k").compile()
     assert len(hip.builds) == 1
+
+
+def test_struct_fields_behind_a_pointer_are_not_gated(hip):
+    """A pointer or reference member is 8 bytes whatever it points to: a pointer to a
+    5-D view, to an alias of complex, or to a struct holding either is no view or
+    complex field (these were refused); the same types held by value still are."""
+    av = "#include <xstride/array_view.cuh>\n"
+    accepted = (
+        av + "struct S { Array5D<float>* p; xstride_array<double, 6> const *q; };\n"
+        "__global__ void k(S s) {}",
+        av + "typedef Array5D<float> V5;\nstruct S { V5* p; const V5& r; };\n"
+        "__global__ void k(S s) {}",
+        av + "struct I { CArray6D<int> v; };\nstruct O { const I* i; };\n"
+        "__global__ void k(O o) {}",
+        "typedef complex<float> cf;\nstruct A { cf* p; };\n__global__ void k(A a) {}",
+        av + "typedef complex<float> cf;\nstruct A { Array2D<cf> v; };\n"
+        "__global__ void k(A a) {}",
+        "struct M { using cf = complex<double>; cf* p; };\n__global__ void k(M m) {}",
+        "struct I { complex<float> z; };\nstruct O { I* i; int n; };\n"
+        "__global__ void k(O o) {}",
+    )
+    for src in accepted:
+        CudaKernel(src, "k").compile()
+    assert len(hip.builds) == len(accepted)
+    refused = {
+        av + "typedef Array5D<float> V5;\nstruct S { V5* p; V5 v; };\n"
+        "__global__ void k(S s) {}": "high_dim_cuda_views",
+        av + "struct I { CArray6D<int> v; };\nstruct O { I* p; I i; };\n"
+        "__global__ void k(O o) {}": "high_dim_cuda_views",
+        "typedef complex<float> cf;\nstruct A { cf *p, z; };\n"
+        "__global__ void k(A a) {}": "complex_struct_fields",
+        "struct I { complex<float> z; };\nstruct O { I *p, i; };\n"
+        "__global__ void k(O o) {}": "complex_struct_fields",
+    }
+    for src, feature in refused.items():
+        with pytest.raises(NotImplementedError, match=feature):
+            CudaKernel(src, "k").compile()

@@ -112,6 +112,26 @@ def _data_members(body: str) -> str:
     return " ".join([prefix] + [m + ";" for m in members if m.strip()])
 
 
+# after a type: a pointer or a reference ("S *p", "S const& r")
+_POINTER_AFTER = re.compile(r"\s*(?:(?:const|volatile)\b\s*)*[*&]")
+
+
+def _template_end(text: str, i: int) -> int:
+    """Index just past the ``>`` closing the template arguments that begin at ``i``."""
+    depth = 1
+    for j in range(i, len(text)):
+        depth += (text[j] == "<") - (text[j] == ">")
+        if depth == 0:
+            return j + 1
+    return len(text)
+
+
+def _by_value(text: str, start: int, end: int) -> bool:
+    """Whether the type ``text[start:end]`` of a member is held by value: not behind a
+    pointer or reference, not the element type of a view (which holds a pointer)."""
+    return not _POINTER_AFTER.match(text, end) and not _VIEW_OPEN.search(text[:start])
+
+
 def _struct_texts(body: str, structs: dict[str, str] | None = None,
                   aliases: dict[str, str] | None = None, _seen=None, _alias: bool = False):
     """The data members of a struct body (:func:`_data_members`), or an alias's text,
@@ -120,7 +140,10 @@ def _struct_texts(body: str, structs: dict[str, str] | None = None,
     text = body if _alias else _data_members(body)
     yield text
     seen = set() if _seen is None else _seen
-    for name in set(re.findall(r"(?<!\w)[^\W\d]\w*", text)) - seen:
+    for m in re.finditer(r"(?<!\w)[^\W\d]\w*", text):
+        name = m.group(0)
+        if name in seen or not _by_value(text, m.start(), m.end()):
+            continue    # "S* p", "V5& r", "Array2D<cf>": no S, V5 or cf held by value
         for table, alias in ((structs or {}, False), (aliases or {}, True)):
             if name in table:
                 seen.add(name)
@@ -138,11 +161,14 @@ def _struct_view_ndims(body: str, structs: dict[str, str] | None = None,
     evaluated) is returned as written, since it may be 5 or more."""
     ns = [0]
     for text in _struct_texts(body, structs, aliases, _seen):
-        ns += [int(n) for n in re.findall(r"\bC?Array(\d+)D\s*<", text)]
-        for rank in _VIEW_RANK.findall(text):
-            if not rank.isdigit():
-                return rank
-            ns.append(int(rank))
+        ns += [int(m.group(1)) for m in re.finditer(r"\bC?Array(\d+)D\s*<", text)
+               if _by_value(text, m.start(), _template_end(text, m.end()))]
+        for m in _VIEW_RANK.finditer(text):
+            if not _by_value(text, m.start(), m.end()):
+                continue    # Array5D<float>* p: a pointer, 8 bytes
+            if not m.group(1).isdigit():
+                return m.group(1)
+            ns.append(int(m.group(1)))
     return max(ns)
 
 
