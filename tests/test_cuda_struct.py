@@ -147,3 +147,23 @@ def test_a_scoped_enum_is_no_struct():
         assert (k.params[0].ctype.kind, k.params[0].ctype.text) == ("scalar", "int")
     k = CudaKernel("enum class F { A };\nstruct E { int a; };\n__global__ void k(E e) {}", "k")
     assert k.params[0].ctype.struct == "E" and k.params[0].ctype.fields is not None
+
+
+def test_fields_declared_together_are_checked(gpu):  # noqa: F811
+    """``float a, b;`` (and ``float *p, q;``) is a plain field list, but the struct was
+    read as one of unknown layout, so a CudaStruct of other field types was accepted
+    without a word; each declarator is a field, with its own ``*``."""
+    src = ("struct P { float a, b; long long *p, n; };\n"
+           "__global__ void k(P p) {}")
+    k = CudaKernel(src, "k")
+    assert [(f, c.kind, str(c.dtype)) for f, c in k.params[0].ctype.fields] == [
+        ("a", "scalar", "float32"), ("b", "scalar", "float32"),
+        ("p", "pointer", "int64"), ("n", "scalar", "int64")]
+    good = CudaStruct("P", [("a", "float"), ("b", "float"), ("p", "long long*"),
+                            ("n", "long long")])
+    k(good(a=1, b=2, p=dev(3, np.int64), n=4), n_threads=1)
+    bad = CudaStruct("P", [("a", "float"), ("b", "double"), ("p", "long long*"),
+                           ("n", "long long")])
+    with pytest.raises(TypeError, match=r"argument 'p' is a value of CudaStruct 'P'.*"
+                                        r"declares \(float a; float b;"):
+        k(bad(a=1, b=2, p=dev(3, np.int64), n=4), n_threads=1)

@@ -432,18 +432,23 @@ def parse_struct_fields(body: str, *, structs: dict[str, str] | None = None,
     for stmt in body.split(";"):
         if not stmt.strip():
             continue
-        if "[" in stmt or len(_split_top(stmt, ",")) > 1:  # arrays, "float a, b;"
+        if "[" in stmt:  # arrays: no CudaStruct field type
             return None
-        tp, name = _split_decl(stmt)
-        if name is None:
-            return None
-        try:
-            ct = parse_type(tp, structs=structs, aliases=aliases, _depth=_depth)
-        except ValueError:
-            return None
-        if ct.kind == "struct" and ct.fields is None:
-            return None
-        fields.append((name, ct))
+        # "float *p, q;": the type, then each declarator with its own "*"
+        first, *more = _split_top(stmt, ",")
+        tp, name = _split_decl(first)
+        base = re.sub(r"(?:\s|\*|\bconst\b)*$", "", tp)
+        decls = [(tp, name)] + [_split_decl(f"{base} {d}") for d in more]
+        for tp, name in decls:
+            if name is None:
+                return None
+            try:
+                ct = parse_type(tp, structs=structs, aliases=aliases, _depth=_depth)
+            except ValueError:
+                return None
+            if ct.kind == "struct" and ct.fields is None:
+                return None
+            fields.append((name, ct))
     return tuple(fields)
 
 
