@@ -201,6 +201,18 @@ def test_bools_are_not_integers():
         S(n=True)
 
 
+@pytest.mark.parametrize("ctype, expected", [("int", "an integer"), ("float", "a real number"),
+                                             ("complex<double>", "a number")])
+def test_timedeltas_are_not_numbers(ctype, expected):
+    """np.timedelta64 subclasses np.signedinteger: a unitless one was packed as its
+    count, one with a unit failed inside int() with a message naming no argument."""
+    S = CudaStruct("S", [("n", ctype)])
+    for value in (np.timedelta64(3), np.timedelta64(3, "s"), np.timedelta64("NaT")):
+        with pytest.raises(TypeError, match=f"'field n' got numpy.timedelta64.*; expected "
+                                            f"{expected} for C type '{ctype}'"):
+            S(n=value)
+
+
 # ---------------------------------------------------------------- sequences, once
 SRC_K = "__global__ void k(float* x) {}"
 

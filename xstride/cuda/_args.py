@@ -165,6 +165,11 @@ def _pack_real(ct: CType, value, part, label: str, arg: str) -> bytes:
     return packed.tobytes()
 
 
+#: Scalars that are no numbers for a number parameter: a bool, and NumPy's
+#: ``timedelta64`` (a subclass of ``np.signedinteger``, but a duration with a unit).
+_NOT_NUMBERS = (bool, np.bool_, np.timedelta64)
+
+
 def _check_scalar(ct: CType, value, label: str, arg: str) -> bytes:
     dt = ct.dtype
     allowed = f"a Python or NumPy scalar for C type '{ct.text}'"
@@ -178,8 +183,8 @@ def _check_scalar(ct: CType, value, label: str, arg: str) -> bytes:
             raise type_error(label, arg, value, "a bool")
         return np.array(bool(value), dtype=dt).tobytes()
     if dt.kind in "iu":
-        if isinstance(value, (float, complex, np.floating, np.complexfloating, bool,
-                              np.bool_)) or not isinstance(value, (int, np.integer)):
+        if isinstance(value, (float, complex, np.floating, np.complexfloating)
+                      + _NOT_NUMBERS) or not isinstance(value, (int, np.integer)):
             raise type_error(label, arg, value, f"an integer for C type '{ct.text}'")
         v = int(value)
         info = np.iinfo(dt)
@@ -189,12 +194,12 @@ def _check_scalar(ct: CType, value, label: str, arg: str) -> bytes:
         return np.array(v, dtype=dt).tobytes()
     if dt.kind == "f":
         if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(
-                value, (bool, np.bool_)):
+                value, _NOT_NUMBERS):
             raise type_error(label, arg, value, f"a real number for C type '{ct.text}'")
         return _pack_real(ct, value, value, label, arg)
     if dt.kind == "c":
         if not isinstance(value, (int, float, complex, np.number)) or isinstance(
-                value, (bool, np.bool_)):
+                value, _NOT_NUMBERS):
             raise type_error(label, arg, value, f"a number for C type '{ct.text}'")
         parts = (value.real, value.imag) if isinstance(value, (complex, np.complexfloating)) \
             else (value, 0.0)
