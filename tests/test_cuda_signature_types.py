@@ -212,3 +212,15 @@ def test_a_view_rank_that_is_no_literal_says_so():
             "CudaKernel 'k': parameter 0 ('a'): unknown C type 'xstride_array<float, D>': "
             "the view's rank 'D' is not an integer literal; write the rank as a literal")):
         CudaKernel("#define D 3\n__global__ void k(xstride_array<float, D> a) {}", "k")
+
+
+def test_a_view_rank_is_any_integer_literal():
+    """``xstride_array<float, 4u>`` (or ``0x5``, ``1'0``) is a rank C++ reads as an
+    integer, but the parser took only decimal digits and said the rank "is not an
+    integer literal"; an invalid literal (``08``) is still a ValueError."""
+    src = ("__global__ void k(xstride_array<float, 4u> a, xstride_carray<int, 0x5> b, "
+           "xstride_array<double, 1'0> c) {}")
+    assert _params(src) == [("a", "view", "Array4D<float>"), ("b", "cview", "CArray5D<int>"),
+                            ("c", "view", "Array10D<double>")]
+    with pytest.raises(ValueError, match="the view's rank '08' is not a valid integer literal"):
+        CudaKernel("__global__ void k(xstride_array<float, 08> a) {}", "k")

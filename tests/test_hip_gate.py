@@ -433,3 +433,15 @@ def test_struct_fields_behind_a_pointer_are_not_gated(hip):
     for src, feature in refused.items():
         with pytest.raises(NotImplementedError, match=feature):
             CudaKernel(src, "k").compile()
+
+
+def test_a_struct_view_rank_with_a_suffix_is_read(hip):
+    """``xstride_array<float, 4u>`` in a struct was refused as a rank "which is not an
+    integer literal"; it is the literal 4 (and ``0x5`` is 5, refused as a 5-D view)."""
+    av = "#include <xstride/array_view.cuh>\n"
+    CudaKernel(av + "struct S { xstride_array<float, 4u> v; };\n__global__ void k(S s) {}",
+               "k").compile()
+    assert len(hip.builds) == 1
+    with pytest.raises(NotImplementedError, match="5-dimensional view"):
+        CudaKernel(av + "struct S { xstride_carray<float, 0x5> v; };\n"
+                   "__global__ void k(S s) {}", "k").compile()

@@ -16,7 +16,7 @@ from ._executors import include_dir
 from ._hip_rules import RULES, HipRule
 from .._core.includes import IncludeGraph
 from ._signature import (CType, Signature, _match_brace, _split_top, find_aliases,
-                         merge_aliases)
+                         merge_aliases, rank_value)
 
 __all__ = ["violations", "check"]
 
@@ -166,9 +166,10 @@ def _struct_view_ndims(body: str, structs: dict[str, str] | None = None,
         for m in _VIEW_RANK.finditer(text):
             if not _by_value(text, m.start(), m.end()):
                 continue    # Array5D<float>* p: a pointer, 8 bytes
-            if not m.group(1).isdigit():
+            rank = rank_value(m.group(1))
+            if rank is None:
                 return m.group(1)
-            ns.append(int(m.group(1)))
+            ns.append(rank)
     return max(ns)
 
 

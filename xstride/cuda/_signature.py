@@ -30,13 +30,14 @@ import numpy as np
 from .._core import dtypes as _dtypes
 from .._core.csource import CXX_KEYWORDS, code_only, strip_comments
 from .._core.errors import error
-from ._aliases import (conflict_in, expand_aliases, find_aliases, merge_aliases,
-                       read_through_conflict)
+from ._aliases import (_literal_value, conflict_in, expand_aliases, find_aliases,
+                       merge_aliases, read_through_conflict)
 
 __all__ = [
     "CType", "Param", "Signature", "MAX_VIEW_NDIM", "strip_comments", "find_structs",
     "find_aliases", "merge_aliases",
     "parse_type", "type_key", "parse_struct_fields", "parse_signature", "scalar_dtype",
+    "rank_value",
 ]
 
 #: Largest view rank of ``array_view.cuh`` (``Array16D``).
@@ -70,7 +71,15 @@ _ATTRIBUTES = re.compile(r"\[\[.*?\]\]|\b__attribute__\s*\(\((?:[^()]|\([^()]*\)
 # a function pointer or reference: "void (*f)(int)", "float (&)(float)"
 _FUNCTION_POINTER = re.compile(r"\(\s*(?:[*&]\s*|__restrict__\s*|const\s*)+([^\W\d]\w*)?\s*\)\s*\(")
 _VIEW_ALIAS = re.compile(r"^(C?)Array(0|[1-9]\d*)D\s*<(.+)>$")
-_VIEW_TEMPLATE = re.compile(r"^xstride_(c?)array\s*<(.+),\s*(\d+)\s*>$")
+_VIEW_TEMPLATE = re.compile(r"^xstride_(c?)array\s*<(.+),\s*([0-9][\w']*)\s*>$")
+_INT_LITERAL = re.compile(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)([uUlL]*)")
+
+
+def rank_value(text: str) -> int | None:
+    """The value of a view rank written as a C++ integer literal (``4``, ``4u``,
+    ``0x5``, ``1'0``), or ``None`` when it is no literal (a name, an expression)."""
+    m = _INT_LITERAL.fullmatch(text.strip().replace("'", ""))
+    return None if m is None else _literal_value("", m.group(1), m.group(2))
 _IDENT = re.compile(r"[^\W\d]\w*")  # C++ identifiers may hold letters beyond ASCII
 #: A backslash-newline: C joins the two lines into one before anything else (phase 2).
 _SPLICE = re.compile(r"\\\r?\n")
@@ -346,7 +355,10 @@ def parse_type(text: str, *, structs: dict[str, str] | None = None,
     t = _VIEW_TEMPLATE.match(body)
     if m or t:
         c, n, elem = (m.group(1), m.group(2), m.group(3)) if m else (t.group(1), t.group(3), t.group(2))
-        ndim = int(n)
+        ndim = rank_value(n)
+        if ndim is None:
+            raise error(ValueError, where, f"unknown C type {shown}: the view's rank "
+                        f"{n!r} is not a valid integer literal")
         if not 1 <= ndim <= MAX_VIEW_NDIM:
             raise error(ValueError, where, f"unknown C type {shown}: views have 1 to "
                              f"{MAX_VIEW_NDIM} dimensions")
