@@ -224,3 +224,15 @@ def test_a_view_rank_is_any_integer_literal():
                             ("c", "view", "Array10D<double>")]
     with pytest.raises(ValueError, match="the view's rank '08' is not a valid integer literal"):
         CudaKernel("__global__ void k(xstride_array<float, 08> a) {}", "k")
+
+
+def test_a_comparison_or_shift_in_a_default_argument_keeps_every_parameter():
+    """``int n = 1 < 2, int m = 0`` was split as if ``<`` opened a template: ``n`` and
+    ``m`` were read as one parameter, so the kernel was launched with one argument
+    fewer than it takes. In a default value ``<`` and ``>`` are operators."""
+    for default in ("1 < 2", "8 >> 1", "(4 > 3)", "std::max<int>(1, 2)"):
+        src = f"__global__ void k(float* x, int n = {default}, Array2D<float> m = {{}}) {{}}"
+        assert _params(src) == [("x", "pointer", "float*"), ("n", "scalar", "int"),
+                                ("m", "view", "Array2D<float>")], default
+    src = "struct P { int a = 1 < 2, b; };\n__global__ void k(P p) {}"
+    assert [f for f, _ in CudaKernel(src, "k").params[0].ctype.fields] == ["a", "b"]

@@ -10,7 +10,7 @@ from .._core.csource import code_only
 from .._core.errors import error
 
 __all__ = ["find_aliases", "expand_aliases", "merge_aliases", "conflict_in", "Conflicting",
-           "read_through_conflict"]
+           "read_through_conflict", "rank_value"]
 
 _IDENT = re.compile(r"(?<!\w)[^\W\d]\w*")  # a name (letters beyond ASCII too), not "x10" of 0x10
 _SPLICE = re.compile(r"\\\r?\n")   # a backslash-newline: one logical line (C phase 2)
@@ -55,6 +55,16 @@ def _literal_value(sign: str, digits: str, suffix: str) -> int | None:
     if sign == "-":
         return None if unsigned and value else -value
     return value
+
+
+_INT_LITERAL = re.compile(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)([uUlL]*)")
+
+
+def rank_value(text: str) -> int | None:
+    """The value of a view rank written as a C++ integer literal (``4``, ``4u``,
+    ``0x5``, ``1'0``), or ``None`` when it is no literal (a name, an expression)."""
+    m = _INT_LITERAL.fullmatch(text.strip().replace("'", ""))
+    return None if m is None else _literal_value("", m.group(1), m.group(2))
 
 
 def _plain_enum_is_int(body: str) -> bool:

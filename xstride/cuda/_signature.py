@@ -30,8 +30,8 @@ import numpy as np
 from .._core import dtypes as _dtypes
 from .._core.csource import CXX_KEYWORDS, code_only, strip_comments
 from .._core.errors import error
-from ._aliases import (_literal_value, conflict_in, expand_aliases, find_aliases,
-                       merge_aliases, read_through_conflict)
+from ._aliases import (conflict_in, expand_aliases, find_aliases, merge_aliases,
+                       rank_value, read_through_conflict)
 
 __all__ = [
     "CType", "Param", "Signature", "MAX_VIEW_NDIM", "strip_comments", "find_structs",
@@ -72,14 +72,6 @@ _ATTRIBUTES = re.compile(r"\[\[.*?\]\]|\b__attribute__\s*\(\((?:[^()]|\([^()]*\)
 _FUNCTION_POINTER = re.compile(r"\(\s*(?:[*&]\s*|__restrict__\s*|const\s*)+([^\W\d]\w*)?\s*\)\s*\(")
 _VIEW_ALIAS = re.compile(r"^(C?)Array(0|[1-9]\d*)D\s*<(.+)>$")
 _VIEW_TEMPLATE = re.compile(r"^xstride_(c?)array\s*<(.+),\s*([0-9][\w']*)\s*>$")
-_INT_LITERAL = re.compile(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)([uUlL]*)")
-
-
-def rank_value(text: str) -> int | None:
-    """The value of a view rank written as a C++ integer literal (``4``, ``4u``,
-    ``0x5``, ``1'0``), or ``None`` when it is no literal (a name, an expression)."""
-    m = _INT_LITERAL.fullmatch(text.strip().replace("'", ""))
-    return None if m is None else _literal_value("", m.group(1), m.group(2))
 _IDENT = re.compile(r"[^\W\d]\w*")  # C++ identifiers may hold letters beyond ASCII
 #: A backslash-newline: C joins the two lines into one before anything else (phase 2).
 _SPLICE = re.compile(r"\\\r?\n")
@@ -398,16 +390,19 @@ def parse_type(text: str, *, structs: dict[str, str] | None = None,
 
 
 def _split_top(text: str, sep: str) -> list[str]:
-    """Split on ``sep`` outside (), <>, [] and {}."""
-    parts, depth, cur = [], 0, []
+    """Split on ``sep`` outside (), <>, [] and {}; in a default value (after ``=``)
+    ``<`` and ``>`` are operators, not brackets (``int n = 1 < 2, int m``)."""
+    parts, depth, cur, default = [], 0, [], False
     for c in text:
-        if c in "(<[{":
+        if c in "([{" or c == "<" and not default:
             depth += 1
-        elif c in ")>]}":
+        elif c in ")]}" or c == ">" and not default:
             depth -= 1
+        elif c == "=" and depth == 0:
+            default = True
         if c == sep and depth == 0:
             parts.append("".join(cur))
-            cur = []
+            cur, default = [], False
         else:
             cur.append(c)
     parts.append("".join(cur))
