@@ -515,3 +515,19 @@ def test_self_check_passes_and_runs_once(monkeypatch, tmp_path):
     for _ in range(3):
         rng.philox_uniform(1, 2, np.arange(10, dtype=U64))
     assert calls == [lib] and lib.checked and N.describe()[0]
+
+
+@needs_cc
+def test_info_runs_the_self_check_before_reporting_compiled(monkeypatch, tmp_path):
+    """``python -m xstride info`` in a fresh process must not call a library "compiled
+    C" that the first use would reject (say a fast-math compiler): the row runs the
+    self-check first."""
+    from xstride._cli import info as _info
+
+    monkeypatch.setenv("XSTRIDE_CACHE_DIR", str(tmp_path))   # a fresh, unchecked library
+    lib = N.get()
+    assert lib is not None and not lib.checked, N.describe()
+    monkeypatch.setattr(H, "_self_check", lambda l: "compiled results differ (test)")
+    row = _info.collect()["capabilities"]["features"]["host_philox"]
+    assert row == {"available": False, "reason": "compiled results differ (test)",
+                   "path": "NumPy ufuncs (compiled results differ (test))"}

@@ -563,8 +563,10 @@ def words(counter_words, key0, key1, shape, native=True):
 def native_status() -> dict:
     """Capability row of this executor: ``available`` (whether it runs compiled C),
     ``reason`` (why not, else ``""``) and ``path`` (``"compiled C (gcc 12.2)"`` or
-    ``"NumPy ufuncs (<reason>)"``). May trigger the compile."""
+    ``"NumPy ufuncs (<reason>)"``). May trigger the compile and runs the self-check
+    (a library the first use would reject is not reported as compiled)."""
     from . import _philox_native
 
+    _native()
     ok, path = _philox_native.describe()
     return {"available": ok, "reason": _philox_native.reason(), "path": path}
