@@ -177,3 +177,21 @@ def test_compiled_pass_names_the_first_of_several_unsorted_bins(monkeypatch, dty
     got, want = _both(monkeypatch, b, 500)
     _same(got, want)
     assert got[:2] == (first, -1)
+
+
+@needs_cc
+def test_info_reports_the_bin_offsets_loop(monkeypatch, tmp_path):
+    """``python -m xstride info`` tells whether ``bin_offsets`` has its compiled pass,
+    apart from the Philox loops (one may build while the other does not)."""
+    from xstride._cli import info as _info
+
+    monkeypatch.setenv("XSTRIDE_CACHE_DIR", str(tmp_path))
+    row = _info.collect()["capabilities"]["features"]["host_bin_offsets"]
+    assert row["available"] is True and row["reason"] == ""
+    assert row["path"] == f"compiled C ({SN.get().compiler})"
+    monkeypatch.setattr(SN, "_build", lambda cc, cache: "broken for the test")
+    monkeypatch.setenv("XSTRIDE_CACHE_DIR", str(tmp_path / "other"))   # a new setting
+    feats = _info.collect()["capabilities"]["features"]
+    assert feats["host_bin_offsets"] == {"available": False, "reason": "broken for the test",
+                                         "path": "NumPy (broken for the test)"}
+    assert feats["host_philox"]["available"] is True

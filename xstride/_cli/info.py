@@ -34,12 +34,14 @@ def collect() -> dict:
     ``devices`` (list of device property dicts) and ``capabilities``
     (:func:`xstride.cuda.capabilities`, plus the feature row ``host_philox``:
     ``available`` whether the host Philox executor runs compiled C, ``reason`` why
-    not, ``path`` e.g. ``"compiled C (gcc 12.2)"`` or ``"NumPy ufuncs (<reason>)"``).
+    not, ``path`` e.g. ``"compiled C (gcc 12.2)"`` or ``"NumPy ufuncs (<reason>)"``,
+    and ``host_bin_offsets`` likewise for the compiled pass of ``bin_offsets``).
     """
     from ..cuda._device import capabilities, device_count, device_properties
 
     caps = capabilities()
-    caps = {**caps, "features": {**caps["features"], "host_philox": _host_philox()}}
+    caps = {**caps, "features": {**caps["features"], "host_philox": _host_philox(),
+                                        "host_bin_offsets": _host_bin_offsets()}}
     devices = []
     if caps["device"] is not None:
         devices = [device_properties(i) for i in range(device_count())]
@@ -62,6 +64,11 @@ def _host_philox() -> dict:
     return _backends.default().executor("philox").native_status()
 
 
+def _host_bin_offsets() -> dict:
+    """Capability row of the host ``bin_offsets`` pass (compiles its C loop on first use)."""
+    return _backends.default().executor("segments").native_status()
+
+
 def _print_table(info: dict) -> None:
     print(f"xstride {info['versions']['xstride']}  (active backend: {info['backend']})")
     print("versions:")
@@ -77,7 +84,7 @@ def _print_table(info: dict) -> None:
     print("capabilities:")
     for feat, row in info["capabilities"]["features"].items():
         state = "yes" if row["available"] else f"no ({row['reason']})"
-        if "path" in row:  # host_philox: which executor runs, e.g. "compiled C (gcc 12.2)"
+        if "path" in row:  # host_philox, host_bin_offsets: which executor runs, e.g. "compiled C (gcc 12.2)"
             state = row["path"]
         print(f"  {feat:<22} {state}")
 

@@ -14,7 +14,7 @@ import numpy as np
 from .._plans.segments import INT_MEAN
 
 __all__ = ["offsets_stats", "reduce_checked", "segment_reduce", "integer_mean", "exact_sums", "runs",
-           "first_unsorted", "bin_offsets", "compact", "voxel_bounds", "voxel_keys"]
+           "first_unsorted", "bin_offsets", "compact", "voxel_bounds", "voxel_keys", "native_status"]
 
 _UFUNCS = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum,
            "mean": np.add}
@@ -289,6 +289,19 @@ def _compiled(bins: np.ndarray, n_bins: int):
     from . import _segments_native   # not at import: the first call builds it
     loops = _segments_native.get()
     return loops if loops is not None and loops.takes(bins.dtype) else None
+
+
+def native_status() -> dict:
+    """Capability row of :func:`bin_offsets`' compiled pass: ``available``, ``reason``
+    (why not, else ``""``) and ``path`` (``"compiled C (gcc 12.2)"`` or
+    ``"NumPy (<reason>)"``). May trigger the compile."""
+    from . import _segments_native
+
+    loops = _segments_native.get()
+    if loops is not None:
+        return {"available": True, "reason": "", "path": f"compiled C ({loops.compiler})"}
+    why = _segments_native.reason()
+    return {"available": False, "reason": why, "path": f"NumPy ({why})"}
 
 
 #: :func:`bin_offsets` searches each bin's start where ``n_bins * log2(n)`` times this
