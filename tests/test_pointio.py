@@ -463,3 +463,24 @@ def test_ply_line_ends_after_the_rows_are_no_rows(tmp_path, fmt, tail):
     body = b"0 1 2\n3 4 5\n" if fmt == "ascii" else ROWS[:2].tobytes()
     path.write_bytes(_ply_header(fmt, 2).encode() + body + tail)
     np.testing.assert_array_equal(read_points(path), ROWS[:2])
+
+
+@pytest.mark.parametrize("row, message", [
+    ("1e3 2 3 0", "row 0: property 'x': malformed input"),
+    ("4.0 2 3 0", "row 0: property 'x': malformed input"),
+    ("1 2 3 300", "300 out of bounds for uint8"),
+    ("1 2 3 2.5", "row 0: property 'red': malformed input"),
+])
+@pytest.mark.parametrize("first", ["", "element t 1\nproperty float a\n"])
+def test_ascii_ply_integer_token_plyfile_refuses_is_refused_on_every_route(tmp_path, row,
+                                                                          message, first):
+    """``1e3`` or ``4.0`` for an ``int`` property, or ``300``/``2.5`` for a ``uchar`` one
+    beside x/y/z, were read by the fast ASCII reader (vertex first) as whole numbers,
+    while the same rows after another element went to plyfile, which refuses them."""
+    path = tmp_path / "i.ply"
+    body = ("0\n" if first else "") + row + "\n"
+    path.write_text(f"ply\nformat ascii 1.0\n{first}element vertex 1\nproperty int x\n"
+                    "property float y\nproperty float z\nproperty uchar red\nend_header\n"
+                    + body)
+    with pytest.raises(PointFileError, match=re.escape(message)):
+        read_quietly(path)

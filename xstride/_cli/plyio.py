@@ -113,9 +113,19 @@ def _ascii_ply_vertices(p: Path):
         if not all(a in names for a in ("x", "y", "z")) or count < 1:
             return None
         columns = [names.index(a) for a in ("x", "y", "z")]
-        # every column, so that a row with extra or missing tokens fails here
-        rows = np.loadtxt(p, dtype=np.float64, skiprows=header_lines, max_rows=count,
-                          ndmin=2, comments=None, encoding="ascii")
+        # every column, so that a row with extra or missing tokens fails here; an integer
+        # property is read as its type, so that a token plyfile's int() refuses ("4.0",
+        # "1e3", "300" for a uchar), in any column, is plyfile's to report
+        kinds = [np.dtype(_PLY_SCALARS[t]) for t, _ in props]
+        if any(k.kind in "iu" for k in kinds):
+            table = np.loadtxt(p, dtype=[(f"c{i}", k if k.kind in "iu" else np.float64)
+                                         for i, k in enumerate(kinds)],
+                               skiprows=header_lines, max_rows=count, ndmin=1,
+                               comments=None, encoding="ascii")
+            rows = np.stack([table[f].astype(np.float64) for f in table.dtype.names], axis=1)
+        else:
+            rows = np.loadtxt(p, dtype=np.float64, skiprows=header_lines, max_rows=count,
+                              ndmin=2, comments=None, encoding="ascii")
     except (ValueError, IndexError, UnicodeDecodeError, OSError):  # plyfile says what is wrong
         return None
     if rows.shape != (count, len(props)):
