@@ -484,3 +484,17 @@ def test_ascii_ply_integer_token_plyfile_refuses_is_refused_on_every_route(tmp_p
                     + body)
     with pytest.raises(PointFileError, match=re.escape(message)):
         read_quietly(path)
+
+
+@pytest.mark.parametrize("fmt", ["ascii", "binary_little_endian"])
+def test_ply_other_element_naming_a_property_twice_is_refused(tmp_path, fmt):
+    """A face element naming a property twice: the fast ASCII reader read the vertices
+    (plyfile refuses the file); binary was "ValueError: two properties with same name"."""
+    body = b"1 2 3\n" if fmt == "ascii" else np.array([1, 2, 3], "<f4").tobytes()
+    path = tmp_path / "dupface.ply"
+    path.write_bytes(_ply_header(fmt, 1).replace(
+        "end_header", "element face 0\nproperty uchar a\nproperty uchar a\nend_header").encode()
+        + body)
+    with pytest.raises(PointFileError, match=re.escape(
+            f"{path}: PLY face element names property 'a' twice")):
+        read_quietly(path)

@@ -87,9 +87,9 @@ def _ascii_ply_vertices(p: Path):
         for name, _, props in elements:
             names = [pr[-1] for pr in props if pr]
             twice = next((n for n in names if names.count(n) > 1), None)
-            if name == "vertex" and twice is not None:  # plyfile would fail on its dtype
+            if twice is not None:  # plyfile would fail on its dtype, in any element
                 times = names.count(twice)
-                raise PointFileError(f"{p}: PLY vertex element names property {twice!r} "
+                raise PointFileError(f"{p}: PLY {name} element names property {twice!r} "
                                      f"{'twice' if times == 2 else f'{times} times'}")
         if fmt == "ascii 1.0":
             _refuse_separators(p, body, header_lines + 1)
