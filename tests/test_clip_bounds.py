@@ -150,42 +150,61 @@ def test_cupy_clip_checks_its_bounds_before_cupy(cupy_compat, x, kw, exc, arg):
     assert compat.calls == []
 
 
-def test_cupy_clip_hands_the_checked_bounds_to_cupys_clip(cupy_compat, monkeypatch):
-    """Integer and real floating ``x``: CuPy's clip into a new array of ``x``'s dtype
-    (scalar bounds converted to it, a near-end int dropped); bool and complex ``x``:
-    array_api_compat's."""
+def test_cupy_clip_hands_the_checked_bounds_to_one_kernel(cupy_compat, monkeypatch):
+    """Integer and real floating ``x``: one ``ElementwiseKernel`` into a new array of
+    ``x``'s dtype (scalar bounds converted to it, a near-end int dropped, an array bound
+    converted to ``x``'s dtype); bool and complex ``x``: array_api_compat's."""
     compat, fake = cupy_compat, cupy_compat.cupy
-    clips = []   # (x, lo, hi) of each clip: maximum by lo, then minimum by hi
+    clips = []   # (kernel's in_params, its arguments) of each launch
 
-    def ufunc(name, f):
-        def call(a, b, out=None):
-            if name == "maximum" or not clips or clips[-1][2] is not None:
-                clips.append([a, None, None])
-            clips[-1][1 if name == "maximum" else 2] = b
-            out.host[...] = f(a.host, getattr(b, "host", b))
-            return out
-        return call
+    class Kernel:   # runs the kernel's operation on the host, as the device would
+        def __init__(self, in_params, out_params, operation, name):
+            assert out_params == "T out" and name.startswith("xs_clip")
+            self.params, self.operation = in_params, operation
 
-    monkeypatch.setattr(fake, "maximum", ufunc("maximum", np.maximum), raising=False)
-    monkeypatch.setattr(fake, "minimum", ufunc("minimum", np.minimum), raising=False)
-    monkeypatch.setattr(fake, "broadcast_to", lambda a, shape: fake.ndarray(
-        np.broadcast_to(a.host, shape)), raising=False)
+        def __call__(self, *args):
+            clips.append((self.params, args))
+            x, *bounds, out = args
+            v = np.broadcast_to(x.host, out.shape).copy()
+            names = [p.split()[1] for p in self.params.split(", ")[1:]]
+            for name, b in zip(names, bounds):
+                b = np.broadcast_to(getattr(b, "host", b), v.shape)
+                hit = (v < b if name == "lo" else v > b) | (b != b)
+                assert f"v {'<' if name == 'lo' else '>'} {name} || {name} != {name}" \
+                    in self.operation
+                v[hit] = b[hit]
+            out.host[...] = v
+
+    monkeypatch.setattr(fake, "ElementwiseKernel", Kernel, raising=False)
+    monkeypatch.setattr(fake.ndarray, "astype", lambda self, dt, copy=True: self
+                        if self.host.dtype == dt and not copy
+                        else fake.ndarray(self.host.astype(dt)), raising=False)
     i8 = fake.ndarray(np.array([-3, 0, 5], np.int8))
     b = fake.ndarray(np.zeros((2, 3), np.int8))
     got = xp.clip(i8, -1000, 4)
-    (x, lo, hi), = clips
-    assert x is i8 and lo is None and type(hi) is np.int8 and hi == 4
-    assert got.dtype == np.int8 and got.host.tolist() == [-3, 0, 4]
+    (params, (x, hi, out)), = clips
+    assert params == "T x, T hi" and x is i8 and type(hi) is np.int8 and hi == 4
+    assert out is got and got.dtype == np.int8 and got.host.tolist() == [-3, 0, 4]
     clips.clear()
     got = xp.clip(i8, np.int64(-2), max=b)          # a NumPy scalar: its Python value
-    assert clips[0][0].shape == (2, 3)              # x broadcast to the result's shape
-    assert clips[0][1] == -2 and type(clips[0][1]) is np.int8 and clips[0][2] is b
+    (params, (x, lo, hi, out)), = clips
+    assert params == "T x, T lo, T hi" and x is i8 and hi is b
+    assert lo == -2 and type(lo) is np.int8
     assert got.shape == (2, 3) and got.host.tolist() == [[-2, 0, 0]] * 2
-    f4 = fake.ndarray(np.array([0.5, 2.0, -1.0], np.float32))
+    clips.clear()
+    wide = fake.ndarray(np.array([1, 1, 1], np.int8))
+    got = xp.clip(fake.ndarray(np.array([-3, 0, 5], np.int64)), wide)   # int8 bound of int64
+    (_, (_, lo, _)), = clips
+    assert lo.host.dtype == np.int64 and got.host.tolist() == [1, 1, 5]
+    f4 = fake.ndarray(np.array([0.5, 2.0, -1.0, np.nan], np.float32))
     clips.clear()
     got = xp.clip(f4, True, 1.5)
-    assert [type(v) for v in clips[0][1:]] == [np.float32, np.float32]
-    assert got.dtype == np.float32 and got.host.tolist() == [1.0, 1.5, 1.0]
+    assert [type(v) for v in clips[0][1][1:3]] == [np.float32, np.float32]
+    assert got.dtype == np.float32 and got.host.tolist()[:3] == [1.0, 1.5, 1.0]
+    assert np.isnan(got.host[3])
+    clips.clear()
+    got = xp.clip(f4, float("nan"), 1.5)              # a NaN bound gives NaN
+    assert np.isnan(got.host).all()
     clips.clear()
     got = xp.clip(i8)                                 # no bounds: a copy, no clip
     assert clips == [] and got is not i8 and got.host.tolist() == [-3, 0, 5]

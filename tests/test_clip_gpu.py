@@ -55,3 +55,17 @@ def test_clip_returns_a_new_array(cp):
     x = cp.arange(5, dtype=cp.float32)
     for got in (xp.clip(x), xp.clip(x, 1.0), xp.clip(x, None, 2.0)):
         assert got.data.ptr != x.data.ptr
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_clip_passes_a_nan_of_x_through_bit_for_bit(cp, dtype):
+    """A NaN of ``x`` comes out with its own bits (sign and payload), as NumPy's clip and
+    the fused ``clip`` give it (two launches of ``maximum`` and ``minimum`` did not)."""
+    x = np.array([NAN, -NAN, 3.0, -3.0], dtype)
+    bits = x.view(f"u{x.itemsize}")
+    bits[0] |= 1                                           # a payload
+    for lo, hi in [(-1.0, 1.0), (-1.0, None), (None, 1.0)]:
+        got = cp.asnumpy(xp.clip(cp.asarray(x), lo, hi))
+        want = np.clip(x, lo, hi)
+        assert got.tobytes() == want.tobytes(), (lo, hi, got.view(bits.dtype),
+                                                 want.view(bits.dtype))
