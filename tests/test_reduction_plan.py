@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 import xstride as xp
 from xstride._kernels.reductions import _finish
-from xstride._plans.reduction import (SHORT_MIN_ROWS, SHORT_ROW_BYTES, SHORT_ROWLEN,
+from xstride._plans.reduction import (SHORT_MIN_ROWS, SHORT_ROW_BYTES, SHORT_ROW_BYTES_4,
+                                      SHORT_ROWLEN,
                                       SHORT_VECTOR_ROW_BYTES, TILE_BYTES, TILE_CONFLICT_BYTES,
                                       TILE_MAX_ROW_BYTES, TILE_MAX_ROWLEN, TILE_MIN_ROWS,
                                       TILE_WIDE_MAX_ROWLEN, lanes_ok, normalize_axis,
@@ -136,6 +137,7 @@ def test_short_rows_choose_tile(k, itemsize):
     lay = _lay((_N, k), itemsize)
     p = plan_reduction(lay, (1,))
     lo, hi = SHORT_ROW_BYTES
+    hi = SHORT_ROW_BYTES_4 if itemsize == 4 else hi
     if lanes_ok((_N,), (k,), (1,), k, itemsize):
         # a power of two of 16-byte chunks per row (at most LANES_MAX): the lanes kernel
         assert (p.strategy, p.kstride, p.rstride) == ("lanes", (k,), (1,))

@@ -215,6 +215,15 @@ TILE_BYTES = 32768
 #: With ``TUNING["short"]`` (8, 4) one thread per row read 20-byte rows ((n, 5)
 #: float32) in 0.91 of the staged time (1.11x CuPy against 1.01x; later that day).
 SHORT_ROW_BYTES = (20, 48)
+#: The window's end for elements of 4 bytes: rows of 13-15 float32 (52-60 bytes) read
+#: 0.88-0.93 of copy one thread per row against 0.79-0.83 staged (H200, CuPy 14.2,
+#: 2026-12-05, ``sum`` and ``max(x, axis=1)`` of (n, k), n = 2**25, the same
+#: bits); from 68 bytes the two were even (0.78-0.82) and from 80 staging won. 2-byte
+#: rows of 52-60 bytes staged read 0.93-0.97 against 0.63-0.70, so they keep 48. On
+#: the H100 the same day, rows of 13-15 float32 and int32, 48 -> 60: ``sum``, ``max``,
+#: ``mean``, ``prod``, ``all`` and a fused ``sum(x * x)`` 0.80-0.97 -> 0.87-1.01 of
+#: copy, ``var`` and ``argmax`` even (0.55-0.93).
+SHORT_ROW_BYTES_4 = 60
 #: Contiguous rows of this many bytes, a whole number of 16-byte vectors apart, stay
 #: ``"short"`` too: one thread per row loading whole vectors read (n, 16) float32 at
 #: 1.02 of CuPy's time against 0.91 staged (H200, 2026-12-01); at 128 bytes staging
@@ -335,6 +344,8 @@ def short_rows_strategy(kshape, kstride, rstride, rowlen: int, itemsize: int) ->
     int8 in 0.80 and 0.73 of one thread's time per row (H200, 2026-12-01, n = 2**25;
     (n, 32) bool alike, 1.06)."""
     lo, hi = SHORT_ROW_BYTES
+    if itemsize == 4:
+        hi = SHORT_ROW_BYTES_4
     nbytes = rowlen * itemsize
     vector_rows = (nbytes == SHORT_VECTOR_ROW_BYTES and len(kstride) == 1
                    and (kstride[0] * itemsize) % 16 == 0)
