@@ -396,6 +396,22 @@ def test_searchsorted_names_an_x1_of_other_than_one_dimension():
     assert xp.searchsorted(np.asarray([1, 2, 3]), np.asarray([2]), side="right").tolist() == [2]
 
 
+@pytest.mark.parametrize("sorter, bad", [([0, 5], 5), ([0, 2], 2), ([-1, 0], -1),
+                                         ([0, -1], -1), ([-3, 5], -3)])
+def test_searchsorted_refuses_a_sorter_index_out_of_range(sorter, bad):
+    """NumPy checked only the indices its search read: ``[0, 5]`` was its unnamed "Sorter
+    index out of range." and ``[-1, 0]`` the answer ``[2]``; now a ``ValueError`` naming
+    ``sorter``, for a list, a NumPy array and one of another integer dtype."""
+    x1, x2 = np.asarray([1.0, 2.0]), np.asarray([1.5])
+    match = f"^searchsorted: argument 'sorter' holds the index {bad}, out of range for x1 of 2"
+    for s in (sorter, np.asarray(sorter), np.asarray(sorter, np.int8)):
+        with pytest.raises(ValueError, match=match):
+            xp.searchsorted(x1, x2, sorter=s)
+    assert xp.searchsorted(x1, x2, sorter=np.asarray([0, 1], np.uint8)).tolist() == [1]
+    assert xp.searchsorted(np.asarray([2.0, 1.0]), x2, sorter=[1, 0]).tolist() == [1]
+    assert xp.searchsorted(np.asarray([]), x2, sorter=np.asarray([], np.intp)).tolist() == [0]
+
+
 def test_diff_names_a_prepend_or_append_of_another_shape():
     """"diff": prepend/append "must have the same shape as x, except for the axis".
     NumPy's said "axis 1 is out of bounds for array of dimension 1" for a 1-D prepend of

@@ -30,6 +30,7 @@ from .._core.sizes import checked_size
 from .._plans.reduction import normalize_axis, normalize_one_axis
 from . import select as _backend
 from .dispatch import compat_function, register
+from .sorter_checks import check_sorted_x1, check_sorter, check_sorter_range
 
 __all__ = ["check_take", "check_take_along_axis", "check_repeats", "check_dask_repeats",
            "check_shift", "check_sorted_x1", "check_sorter", "check_axis", "check_flag",
@@ -167,37 +168,6 @@ def check_linspace(num, endpoint) -> None:
     if isinstance(num, (bool, np.bool_)) or not isinstance(num, (int, np.integer)):
         raise type_error("linspace", "num", num, "a non-negative int")
     check_flag("linspace", "endpoint", endpoint)
-
-
-def check_sorted_x1(x1) -> None:
-    """``searchsorted``'s ``x1``: one dimension (NumPy's said "object too deep for
-    desired array", dask's "Input array a must be one dimensional")."""
-    if getattr(x1, "ndim", 1) != 1:
-        raise value_error("searchsorted", "x1", f"has shape {tuple(x1.shape)}; expected a "
-                                                "one-dimensional sorted array")
-
-
-def check_sorter(x1, sorter, side="left") -> None:
-    """``searchsorted``'s ``x1`` (:func:`check_sorted_x1`), ``side`` (``"left"`` or
-    ``"right"``: dask's raised NumPy's unnamed "search side must be 'left' or 'right'"
-    only when computed) and ``sorter``, unless None: a 1-D array of an integer dtype
-    with one index per element of ``x1`` (its values are checked where they are known:
-    NumPy's own check, or the dask backend's per block)."""
-    check_sorted_x1(x1)
-    if not isinstance(side, str):
-        raise type_error("searchsorted", "side", side, "'left' or 'right'")
-    if side not in ("left", "right"):
-        raise value_error("searchsorted", "side", f"is {side!r}; expected 'left' or 'right'")
-    if sorter is None:
-        return
-    if not _integer_dtype(sorter):
-        raise type_error("searchsorted", "sorter", sorter, "a 1-D array of an integer dtype")
-    n = x1.shape[0] if getattr(x1, "ndim", 0) else None
-    if sorter.ndim != 1 or (n == n and sorter.shape[0] == sorter.shape[0]
-                            and sorter.shape[0] != n):   # NaN: a length dask does not know
-        raise value_error("searchsorted", "sorter", f"has shape {tuple(sorter.shape)}; "
-                                                    f"expected ({n},), one index per "
-                                                    "element of x1")
 
 
 def check_axis(func: str, x, axis) -> None:
@@ -424,8 +394,14 @@ def roll(x, /, shift, *, axis=None):
 def searchsorted(x1, x2, /, *, side="left", sorter=None):
     """``searchsorted`` of the standard on NumPy arrays, ``sorter``'s dtype and shape
     checked first (NumPy's ``TypeError`` "could not parse sorter argument" for a 2-D
-    one); NumPy checks its values. ``x1`` of one dimension, checked first."""
-    check_sorter(x1, None if sorter is None else np.asarray(sorter), side)
+    one), then its values, each in ``[0, len(x1))``: a ``min`` and a ``max`` of
+    ``sorter`` (NumPy checked only the indices its search read, and answered for the
+    others). ``x1`` of one dimension, checked first."""
+    if sorter is not None:
+        sorter = np.asarray(sorter)
+    check_sorter(x1, sorter, side)
+    if sorter is not None:
+        check_sorter_range(sorter, x1.shape[0])
     return _numpy("searchsorted")(x1, x2, side=side, sorter=sorter)
 
 

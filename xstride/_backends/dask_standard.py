@@ -53,8 +53,9 @@ import numpy as np
 from .._chunked import _config as _chunked_config
 from .._core.errors import broadcast_error, error, type_error, value_error
 from .._plans.reduction import normalize_axis, normalize_one_axis
-from .arg_checks import (check_dask_repeats, check_shift, check_dask_diff, check_sort_args, check_sorter,
+from .arg_checks import (check_dask_repeats, check_shift, check_dask_diff, check_sort_args,
                          check_take, check_take_along_axis, check_concat_shapes, sort_descending)
+from .sorter_checks import check_sorter, check_sorter_range
 from .dask_flip import flip_unknown
 from .dispatch import register
 from .registry import get
@@ -460,14 +461,9 @@ def _host_on(block, *, like):
 
 
 def _sorter_in_range(block, *, n):
-    """Block ``block`` of ``sorter``, whose indices must lie in ``[0, n)`` (NumPy's
-    ``searchsorted`` refuses negative ones too)."""
-    bad = (block < 0) | (block >= n)
-    if bool(bad.any()):
-        bad = block[bad][:1]
-        raise value_error("searchsorted", "sorter", f"holds the index {int(bad[0])}, out of "
-                                                    f"range for x1 of {n} elements")
-    return block
+    """Block ``block`` of ``sorter``, whose indices must lie in ``[0, n)``, checked as
+    the NumPy backend checks a whole ``sorter`` (its ``min`` and ``max``)."""
+    return check_sorter_range(block, n)
 
 
 def searchsorted(x1, x2, /, *, side="left", sorter=None):
