@@ -207,6 +207,55 @@ def test_a_fused_method_on_device_arrays_runs_unfused(fake_cupy):
         p.strict_step(x)
 
 
+def _add(a, b):
+    return a + b
+
+
+def _pair(a, b):
+    return a, b
+
+
+@pytest.mark.parametrize("args, where, kind", [
+    (([1.0, 2.0], None), r"'a' \(position 0\)", "list"),
+    ((None, (1.0, 2.0)), r"'b' \(position 1\)", "tuple")])
+def test_a_list_argument_is_named_with_what_to_pass(fake_cupy, args, where, kind):
+    """A list or tuple beside device arrays runs unfused (``strict``: refused); the
+    message gave only "arguments of types FakeCupyArray, list", naming no argument and
+    nothing to pass instead."""
+    x = FakeCupyArray(np.ones(2, np.float32))
+    args = tuple(x if a is None else a for a in args)
+    match = (rf"arguments of types .*; argument {where} is a {kind}: a fused kernel takes "
+             r"arrays .*xp\.asarray")
+    with pytest.raises(TypeError, match=r"^fuse: cannot fuse _pair: " + match):
+        xp.fuse(_pair, strict=True)(*args)
+    with pytest.warns(xp.FusionWarning, match=r"^fuse: _pair runs unfused: " + match):
+        assert xp.fuse(_pair)(*args) == args    # run as written
+    with pytest.raises(TypeError, match=r"argument at position 1 is a list"):
+        xp.fuse(lambda *z: z[0] + z[1], strict=True)(x, [1.0, 2.0])   # no parameter name
+
+
+def test_lists_on_numpy_give_what_the_unfused_call_gives():
+    """On NumPy (no fusion executor) a fused function runs as written, lists and all:
+    the unfused call's result, or its own error, and no warning even under ``strict``."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert xp.fuse(_add, strict=True)([1, 2], [3, 4]) == [1, 2, 3, 4]   # as _add's
+        assert xp.fuse(_add)(np.asarray([1, 2]), [3, 4]).tolist() == [4, 6]
+        with pytest.raises(TypeError, match="bad operand type for unary -: 'list'"):
+            xp.fuse(lambda a: -a)([1, 2])
+
+
+def test_a_list_beside_dask_arrays_is_named():
+    da = pytest.importorskip("dask.array")
+    x = da.from_array(np.arange(4.0), chunks=2)
+    with pytest.raises(TypeError, match=r"^fuse: cannot fuse _add: arguments of types "
+                                        r"Array, list; argument 'b' \(position 1\) is a list"):
+        xp.fuse(_add, strict=True)(x, [1.0, 2.0, 3.0, 4.0])
+    with pytest.warns(xp.FusionWarning, match=r"argument 'b' \(position 1\) is a list"):
+        got = xp.fuse(_add)(x, [1.0, 2.0, 3.0, 4.0])
+    assert xp.to_numpy(got).tolist() == [1.0, 3.0, 5.0, 7.0]
+
+
 def test_strict_takes_a_numpy_bool_as_keepdims_does(fake_cupy):
     """``strict=np.True_`` was refused ("expected a bool") although the reductions take
     ``keepdims=np.True_``; other non-bools are still refused."""

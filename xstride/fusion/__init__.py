@@ -258,12 +258,8 @@ class Fused:
         moved = tuple(args[w] if t == 0 else kwargs[w] if t == 1 else w for t, w in places)
         return moved, {k: kwargs[k] for k in rest}
 
-    def _plan(self, nargs, names):
-        """Where each argument of a call with ``nargs`` positional arguments and the
-        keywords ``names`` goes: ``(places, rest)``, ``places`` a ``(0, i)`` (the
-        positional argument ``i``), ``(1, name)`` (the keyword ``name``) or ``(2,
-        value)`` (a default) per positional parameter, ``rest`` the keywords that stay;
-        False where the call does not fit or ``fn`` has no signature."""
+    def _read_params(self):
+        """``fn``'s ``inspect.Signature`` (False where it has none), read once."""
         params = self._params
         if params is None:
             try:
@@ -281,6 +277,35 @@ class Fused:
                 self._defaults = tuple(p.default for p in params.parameters.values()
                                        if p.kind <= p.POSITIONAL_OR_KEYWORD)
             self._params = params
+        return params
+
+    def _untaken(self, args, be) -> str:
+        """The reason a call of ``args`` has no signature: each argument of a type no
+        fused kernel takes named (``fn``'s parameter and its position) and what to pass
+        instead, after the arguments' types (as the message always began)."""
+        params = self._read_params()
+        names = [p.name for p in params.parameters.values()
+                 if p.kind <= p.POSITIONAL_OR_KEYWORD] if params else []
+        kinds = ", ".join(sorted({type(a).__name__ for a in args}))
+        bad = []
+        defaults = self._defaults
+        for i, a in enumerate(args):
+            if (isinstance(a, (np.generic, *_STATIC)) or type(a) in _PY_SCALARS
+                    or be.owns(a) or (i < len(defaults) and a is defaults[i])):
+                continue   # as _signature takes them
+            where = f"'{names[i]}' (position {i})" if i < len(names) else f"at position {i}"
+            bad.append(f"argument {where} is a {type(a).__name__}")
+        return (f"arguments of types {kinds}; {', '.join(bad)}: a fused kernel takes "
+                "arrays of the arguments' backend (convert a list or tuple with "
+                "xp.asarray), Python or NumPy scalars, and str, bytes or None")
+
+    def _plan(self, nargs, names):
+        """Where each argument of a call with ``nargs`` positional arguments and the
+        keywords ``names`` goes: ``(places, rest)``, ``places`` a ``(0, i)`` (the
+        positional argument ``i``), ``(1, name)`` (the keyword ``name``) or ``(2,
+        value)`` (a default) per positional parameter, ``rest`` the keywords that stay;
+        False where the call does not fit or ``fn`` has no signature."""
+        params = self._read_params()
         if params is False:
             return False
         try:          # marks stand for the values: bind reads only their number and names
@@ -354,7 +379,7 @@ class Fused:
         sig = self._signature(args, be)
         if sig is None:
             kinds = ", ".join(sorted({type(a).__name__ for a in args}))
-            return self._unfusable(("types", kinds), f"arguments of types {kinds}", given)
+            return self._unfusable(("types", kinds), self._untaken(args, be), given)
         entry = self._lookup(sig, args)
         if entry is None:
             entry = self._trace(sig, args, be, given)
