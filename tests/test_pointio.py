@@ -498,3 +498,52 @@ def test_ply_other_element_naming_a_property_twice_is_refused(tmp_path, fmt):
     with pytest.raises(PointFileError, match=re.escape(
             f"{path}: PLY face element names property 'a' twice")):
         read_quietly(path)
+
+
+_V3 = "0 0 0\n1 0 0\n0 1 0\n"
+
+
+@pytest.mark.parametrize("extra, faces, message", [
+    ("", "3 0 1\n3 0 2 1\n", "element 'face': row 0: property 'vertex_indices': early end-of-line"),
+    ("", "3 0 1 2\n3 0 2 1 2\n", "element 'face': row 1: expected end-of-line"),
+    ("", "3 0 x 2\n3 0 2 1\n", "element 'face': row 0: property 'vertex_indices': malformed input"),
+    ("", "3 0 1.5 2\n3 0 2 1\n", "property 'vertex_indices': malformed input"),
+    ("", "300 0 1 2\n3 0 2 1\n", "300 out of bounds for uint8"),
+    ("", "3 0 1 2\n4 0 1 2 99999999999\n", "property 'vertex_indices': malformed input"),
+    ("property uchar flag\n", "3 0 1 2 7\n3 0 2 1\n", "row 1: property 'flag': early end-of-line"),
+    ("property uchar flag\n", "3 0 1 2 700\n3 0 2 1 1\n", "700 out of bounds for uint8"),
+])
+@pytest.mark.parametrize("route", ["fast", "plyfile"])
+def test_ascii_ply_rows_after_the_vertices_are_checked(tmp_path, monkeypatch, extra, faces,
+                                                       message, route):
+    """The fast ASCII reader (vertex first) read the vertices of a file whose face rows
+    were too short, too long or held a bad token, all of which plyfile refuses; both
+    routes now give plyfile's error, naming the element, row and property."""
+    from xstride._cli import plyio
+
+    if route == "plyfile":
+        monkeypatch.setattr(plyio, "_ascii_ply_vertices", lambda p: None)
+    path = tmp_path / "f.ply"
+    path.write_text(PLY_FACE.replace("property float confidence\n", "").replace(
+        "element face 1", "element face 2").replace("end_header", extra + "end_header")
+        + _V3 + faces)
+    with pytest.raises(PointFileError, match=re.escape(f"{path}: not a valid PLY file (")
+                       + ".*" + re.escape(message)) as info:
+        read_quietly(path)
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("faces", ["3 0 1 2\n3 0 2 1\n", "3 0 1 2\n4 0 1 2 0\n",
+                                   "0\n3 0 2 1\n", "3 0 1 2\r\n4 0 1 2 0\r\n"])
+def test_ascii_ply_with_valid_faces_stays_on_the_fast_route(tmp_path, faces):
+    """Triangles, triangles and quads, an empty list, CRLF: the check of the face rows
+    keeps such files on the fast route, and they read as plyfile reads them."""
+    from xstride._cli import plyio
+
+    path = tmp_path / "ok.ply"
+    path.write_bytes((PLY_FACE.replace("property float confidence\n", "").replace(
+        "element face 1", "element face 2") + _V3).encode() + faces.encode())
+    fast = plyio._ascii_ply_vertices(path)
+    assert fast is not None
+    np.testing.assert_array_equal(fast, [[0, 0, 0], [1, 0, 0], [0, 1, 0]])
+    np.testing.assert_array_equal(read_quietly(path), fast)

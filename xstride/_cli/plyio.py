@@ -2,7 +2,9 @@
 
 ASCII or binary PLY through ``plyfile`` (the ``demo`` extra): the ``x``, ``y``, ``z``
 properties of the ``vertex`` element, after a fast path for the common ASCII layout
-(NumPy's C text reader). A body holding more rows than the header declares (plyfile
+(NumPy's C text reader), which also checks the rows of the elements after the
+vertices, leaving a file that fails the check to plyfile. A body holding more rows than
+the header declares (plyfile
 reads the declared rows and stops) or fewer is refused, naming the declared rows and
 what the body holds. Every problem a user can cause raises
 :class:`~xstride._cli.pointfile_error.PointFileError` with one readable line.
@@ -10,6 +12,7 @@ what the body holds. Every problem a user can cause raises
 
 from __future__ import annotations
 
+import io
 import itertools
 import os
 import re
@@ -128,8 +131,8 @@ def _ascii_ply_vertices(p: Path):
                               ndmin=2, comments=None, encoding="ascii")
     except (ValueError, IndexError, UnicodeDecodeError, OSError):  # plyfile says what is wrong
         return None
-    if rows.shape != (count, len(props)):
-        return None
+    if rows.shape != (count, len(props)) or not _later_rows_ok(body, elements):
+        return None   # plyfile names the element, row and property
     arr = rows[:, columns]
     infinite = np.flatnonzero(np.isinf(arr).any(axis=1))
     if infinite.size:   # a number past float64 (1e400) reads as inf: name it
@@ -150,6 +153,89 @@ def _ascii_ply_vertices(p: Path):
                                  f"for the {props[c][0]} property {props[c][1]!r}")
         arr[:, j] = cast
     return np.ascontiguousarray(arr)
+
+
+def _later_rows_ok(body: bytes, elements) -> bool:
+    """Whether the rows of the elements after ``vertex`` (the first) are what their
+    properties declare, checked as plyfile would read them: one token per scalar, a
+    list's count then that many items, each token a number of its declared type
+    (integers in range, no ``1.5`` or ``1e3`` for one). False for anything else, which
+    then goes through plyfile, whose error names the element, row and property; the
+    fast path used to read the vertices of such a file without a word.
+
+    ``body`` is the rows of every element, one a line (blank lines and lone carriage
+    returns already sent to plyfile), its line count that of the header. Vectorised:
+    the tokens of each line counted over the bytes, then NumPy's text reader on the
+    rows of each token count (a mesh of triangles: one read of its faces)."""
+    later = [(count, props) for _, count, props in elements[1:] if count]
+    if not later:
+        return True
+    if not all(len(pr) == 2 and pr[0] in _PLY_SCALARS or len(pr) == 4 and pr[0] == "list"
+               and pr[1] in _PLY_SCALARS and pr[2] in _PLY_SCALARS
+               for _, props in later for pr in props):
+        return False
+    raw = np.frombuffer(body, np.uint8)
+    newlines = np.flatnonzero(raw == 10)
+    line = elements[0][1]            # the vertex rows come first (at least one)
+    for count, props in later:
+        begin = int(newlines[line - 1]) + 1
+        line += count
+        end = int(newlines[line - 1]) if line - 1 < newlines.size else raw.size
+        if not _element_rows_ok(raw[begin:end], count, props):
+            return False
+    return True
+
+
+def _element_rows_ok(raw: np.ndarray, count: int, props) -> bool:
+    """The ``count`` rows ``raw`` (bytes, lines apart) of one element of ``props``: see
+    :func:`_later_rows_ok`. First read as rows of one width (a mesh of triangles), else
+    grouped by their count of tokens (triangles and quads), each group read apart."""
+    text = bytes(raw)
+    if _rows_ok(text, props, count):
+        return True
+    blank = (raw == 32) | (raw == 9) | (raw == 13) | (raw == 10)
+    starts = ~blank
+    starts[1:] &= blank[:-1]
+    tokens = np.bincount(np.cumsum(raw == 10)[starts], minlength=count)
+    widths = np.unique(tokens)
+    if widths.size == 1:
+        return False                # one width, yet not read: a bad row
+    lines = text.split(b"\n")
+    return all(_rows_ok(b"\n".join(lines[i] for i in np.flatnonzero(tokens == w).tolist()),
+                        props, int((tokens == w).sum()))
+               for w in widths.tolist())
+
+
+def _rows_ok(text: bytes, props, count: int) -> bool:
+    """Whether ``text``, ``count`` rows of one element of ``props`` that all have the
+    width of the first, holds what the properties declare: a list's item count is read
+    from the first row and every row must hold it."""
+    first = text.split(b"\n", 1)[0].split()
+    kinds, counts = [], []
+    for pr in props:
+        if pr[0] != "list":
+            kinds.append(pr[0])
+            continue
+        at = len(kinds)
+        try:
+            n = int(first[at]) if at < len(first) else -1
+        except ValueError:
+            return False
+        if n < 0:
+            return False
+        counts.append((at, n))
+        kinds += [pr[1]] + [pr[2]] * n
+    if len(kinds) != len(first):
+        return False
+    dtype = [(f"c{i}", _PLY_SCALARS[k] if _PLY_SCALARS[k][0] in "iu" else "f8")
+             for i, k in enumerate(kinds)]
+    try:
+        table = np.loadtxt(io.StringIO(text.decode("ascii")), dtype=dtype, ndmin=1,
+                           comments=None)
+    except (ValueError, IndexError, UnicodeDecodeError):
+        return False   # a bad token, or rows of several widths
+    return table.shape == (count,) and not any((table[f"c{at}"] != n).any()
+                                               for at, n in counts)
 
 
 def _refuse_separators(p: Path, body: bytes, first_line: int) -> None:
