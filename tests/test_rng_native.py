@@ -426,6 +426,30 @@ def test_cache_dir_relative_and_home_relative(spec, monkeypatch, tmp_path):
     assert u[0] == ((0x6627E8D5 << 32 | 0xE169C58D) >> 11) * 2.0**-53
 
 
+@pytest.mark.parametrize("value", ["", " ", " \t "])
+def test_cache_dir_empty_or_blank_is_the_default(value, monkeypatch, tmp_path):
+    """A blank ``XSTRIDE_CACHE_DIR`` is unset, as an empty one is (it was a folder named
+    ``" "`` in the working directory)."""
+    from xstride._host import _native
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XSTRIDE_CACHE_DIR", value)
+    assert _native.cache_dir() == tmp_path / "home" / ".cache" / "xstride"
+
+
+def test_cache_dir_surrounding_blanks_are_stripped(monkeypatch, tmp_path):
+    """``" /tmp/c "`` was the relative folder ``" /tmp/c "`` under the working
+    directory; blanks around the value are stripped, as ``XSTRIDE_HOST_CC``'s are."""
+    from xstride._host import _native
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XSTRIDE_CACHE_DIR", f"  {tmp_path / 'c'}\t")
+    assert _native.cache_dir() == tmp_path / "c"
+    monkeypatch.setenv("XSTRIDE_CACHE_DIR", " sub ")
+    assert _native.cache_dir() == tmp_path / "sub"
+
+
 def test_no_home_directory_falls_back(monkeypatch):
     """A user without a home directory (a container's arbitrary uid, no ``HOME``) and no
     ``XSTRIDE_CACHE_DIR``: the NumPy path with the reason, not a RuntimeError."""

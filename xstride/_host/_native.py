@@ -6,8 +6,9 @@ Environment:
 
 - ``XSTRIDE_HOST_CC``: compiler to use (a name on ``PATH`` or a path); ``none``
   disables the compiled paths. Default: the first of ``cc``, ``gcc``, ``clang`` found.
-- ``XSTRIDE_CACHE_DIR``: cache directory (default ``~/.cache/xstride``; ``~`` and
-  relative paths are resolved when read). A library's name carries a hash of its C
+- ``XSTRIDE_CACHE_DIR``: cache directory (default ``~/.cache/xstride``, also for an
+  empty or blank value; surrounding blanks stripped; ``~`` and relative paths are
+  resolved when read). A library's name carries a hash of its C
   source, the headers it includes, the compiler path and version, the flags and the
   platform, so a shared cache never serves a stale or foreign build; a ``.sha256``
   file beside it holds the digest of its bytes, and an entry that does not match (cut
@@ -34,8 +35,12 @@ __all__ = ["state", "build", "cache_dir"]
 
 
 def cache_dir() -> Path:
-    """The cache directory (``XSTRIDE_CACHE_DIR``, else ``~/.cache/xstride``), absolute."""
-    env = os.environ.get("XSTRIDE_CACHE_DIR")
+    """The cache directory (``XSTRIDE_CACHE_DIR``, else ``~/.cache/xstride``), absolute.
+
+    The value is stripped of surrounding blanks, as ``XSTRIDE_HOST_CC`` is: one that is
+    empty or only blanks is unset (it named a folder ``" "`` in the working directory,
+    and ``" /tmp/c"`` one under it)."""
+    env = os.environ.get("XSTRIDE_CACHE_DIR", "").strip()
     # absolute: ctypes would hand a bare file name (XSTRIDE_CACHE_DIR=.) to dlopen,
     # which then searches the library path instead of the working directory
     return (Path(os.path.abspath(os.path.expanduser(env))) if env
