@@ -259,5 +259,48 @@ def test_an_unknown_option_shows_the_subcommands_usage(capsys, command, option):
     assert info.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith(f"usage: python -m xstride {command} ") and option in err
-    assert err.rstrip().endswith(f"python -m xstride {command}: error: unrecognized "
+    assert err.rstrip().endswith(f"\nxstride {command}: error: unrecognized "
                                  "arguments: --bogus")
+
+
+@pytest.mark.parametrize("argv, line", [
+    ([], "xstride: error: the following arguments are required: command"),
+    (["bogus"], "xstride: error: argument command: invalid choice: 'bogus'"),
+    (["demo", "--backend", "bogus"], "xstride demo: error: argument --backend: invalid choice"),
+    (["demo", "--voxel", "abc"], "xstride demo: error: argument --voxel: invalid float value"),
+    (["demo", "--chunks", "abc"], "xstride demo: error: argument --chunks: 'abc' is neither"),
+    (["demo", "--bogus"], "xstride demo: error: unrecognized arguments: --bogus"),
+    (["info", "--backend", "numpy"], "xstride info: error: --backend goes with --kernels"),
+    (["bench", "--x"], "xstride bench: error: unrecognized arguments: --x"),
+])
+def test_parser_errors_begin_as_the_command_s_own(capsys, argv, line):
+    """The parser's errors began ``python -m xstride demo: error:``, the subcommands'
+    own ``xstride demo: error:``; both now begin ``xstride[ <subcommand>]: error:``
+    (after the parser's usage line), with exit status 2."""
+    from xstride.__main__ import main
+
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: python -m xstride")
+    assert err.rstrip("\n").splitlines()[-1].startswith(line), err
+
+
+@pytest.mark.parametrize("argv, line", [
+    (["demo", "--voxel", "-1"], "xstride demo: error: --voxel must be a positive"),
+    (["demo", "--workers", "3"], "xstride demo: error: --workers applies only to --backend "
+                                 "dask"),
+    (["demo", "--points", "{missing}"], "xstride demo: error: {missing}: no such file"),
+    (["bench", "nope"], "xstride bench: error: unknown benchmark(s): nope"),
+])
+def test_the_commands_own_errors_have_the_same_prefix(capsys, tmp_path, argv, line):
+    """A value the parser takes but the command refuses: one line, the same prefix as
+    the parser's errors, exit status 2."""
+    from xstride.__main__ import main
+
+    missing = tmp_path / "nope.xyz"
+    argv = [a.format(missing=missing) for a in argv]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(line.format(missing=missing)), err

@@ -420,7 +420,7 @@ def test_numeric_options_refuse_digit_separators_as_point_files_do(capsys, argv,
     assert info.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith("usage: python -m xstride demo ")
-    assert err.rstrip().splitlines()[-1].startswith("python -m xstride demo: error: " + needle)
+    assert err.rstrip().splitlines()[-1].startswith("xstride demo: error: " + needle)
 
 
 @pytest.mark.parametrize("backend", ["numpy", "dask"])

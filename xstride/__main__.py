@@ -15,8 +15,24 @@ _INTERRUPTED_STATUS = 130
 _OUTPUT_ERROR_STATUS = 74
 
 
+#: How every error line of the command begins: ``xstride: error: ...``, or with the
+#: subcommand, ``xstride demo: error: ...`` (the parser's own errors included).
+ERROR_PREFIX = "xstride"
+
+
+class _Parser(argparse.ArgumentParser):
+    """The command's parser (and its subcommands'): its usage says ``python -m
+    xstride ...``, and its errors begin as the subcommands' own do, ``xstride demo:
+    error: ...`` (argparse's began ``python -m xstride demo: error:``); exit status 2."""
+
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        name = ERROR_PREFIX + self.prog.removeprefix("python -m xstride")
+        self.exit(2, f"{name}: error: {message}\n")
+
+
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m xstride", description=__doc__)
+    parser = _Parser(prog="python -m xstride", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
     p_info = sub.add_parser("info", help="backend, versions, devices and the capability table")
