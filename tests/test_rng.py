@@ -159,6 +159,48 @@ def test_strided_views_and_dtypes_match_contiguous():
     assert rng.philox_normal(range(1), 0, 0).tolist() == rng.philox_normal([0], 0, 0).tolist()
 
 
+def test_signed_broadcast_views_are_not_materialised():
+    """A new-user probe: a signed (int64, int32) broadcast view of counters or words was
+    checked for negative values and cast to uint64 at its full broadcast size (twice
+    the result's memory; a view too large for memory was NumPy's bare MemoryError about
+    a bool array), while rng.md says broadcast inputs are never materialised. The
+    checks and the cast now touch the stored elements only; uint64 views always did."""
+    import tracemalloc
+
+    shape = (2**10, 2**8, 4)   # 8 MiB of float64 results
+    for dt in (np.int64, np.int32, np.uint64):
+        view = np.broadcast_to(np.arange(4, dtype=dt) + 7, shape)
+        small = rng.philox_uniform(1, 2, view[:2, :3])
+        np.testing.assert_array_equal(
+            small, rng.philox_uniform(1, 2, np.ascontiguousarray(view[:2, :3]).astype(U64)))
+        tracemalloc.start()
+        try:
+            out = rng.philox_uniform(1, 2, view)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak < 1.25 * out.nbytes, (dt, peak, out.nbytes)
+        np.testing.assert_array_equal(out[:2, :3], small)
+    words = np.broadcast_to(np.array([1, 2, 3, 4], dtype=np.int64), (2**18, 4))
+    tracemalloc.start()
+    try:
+        got = rng.philox4x32_10(words, 5, 6)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1.25 * got.nbytes
+    assert (got == rng.philox4x32_10(np.array([1, 2, 3, 4], dtype=np.uint32), 5, 6)).all()
+    # the checks still see every stored value of a broadcast view
+    with pytest.raises(ValueError, match=r"^philox_uniform: argument 'counter' has negative"):
+        rng.philox_uniform(1, 2, np.broadcast_to(np.array([0, -1]), (5, 2)))
+    with pytest.raises(ValueError, match=r"^philox4x32_10: argument 'counter_words' has values "
+                                         r"above 2\*\*32 - 1"):
+        rng.philox4x32_10(np.broadcast_to(np.array([0, 0, 0, 2**32]), (5, 4)), 0, 0)
+    # a view whose result cannot exist in memory: the function's MemoryError
+    with pytest.raises(MemoryError, match=r"^philox_uniform: not enough memory"):
+        rng.philox_uniform(1, 2, np.broadcast_to(np.arange(3), (2**20, 2**20, 3)))
+
+
 def test_scalars_give_0d_on_numpy_backend():
     with xp.use_backend("numpy"):
         u = rng.philox_uniform(1, 2, 3)

@@ -47,13 +47,27 @@ def _check_int(func, name, value, limit, limit_text):
     if kind not in "iu" or value.dtype.itemsize > 8:
         raise type_error(func, name, value, "an integer array (signed or unsigned integer dtype)")
     if value.size:
-        if kind == "i" and bool((value < 0).any()):
+        stored = _distinct(value)   # a broadcast view's elements once, not its full size
+        if kind == "i" and bool((stored < 0).any()):
             raise value_error(func, name, "has negative values; expected integers in "
                               f"[0, {limit_text}]")
         if limit < _U64_MAX and value.dtype.itemsize * 8 > math.log2(limit + 1):
-            if bool((value > limit).any()):
+            if bool((stored > limit).any()):
                 raise value_error(func, name, f"has values above {limit_text}")
     return value
+
+
+def _distinct(value):
+    """``value`` with each broadcast axis (stride 0, extent above 1) cut to extent 1:
+    the elements a broadcast view stores, once each, so that a check or a cast of them
+    allocates what the view holds, not its broadcast size. An array without strides
+    (dask) or without such an axis is returned as it is."""
+    strides = getattr(value, "strides", None)
+    if not isinstance(strides, tuple) or len(strides) != len(value.shape):
+        return value
+    cut = tuple(slice(0, 1) if st == 0 and n > 1 else slice(None)
+                for n, st in zip(value.shape, strides))
+    return value[cut] if any(c.stop == 1 for c in cut) else value
 
 
 def _shape_of(v):
@@ -91,6 +105,9 @@ def _on(backend, v, dtype):
     if isinstance(v, int):
         return v
     if backend.owns(v):
+        stored = _distinct(v)
+        if stored is not v and v.dtype != dtype:   # cast the stored elements, view again
+            return backend.namespace().broadcast_to(stored.astype(dtype), v.shape)
         return v.astype(dtype, copy=False)
     return backend.asarray(np.asarray(v, dtype=dtype))
 
