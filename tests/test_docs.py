@@ -1,13 +1,17 @@
-"""The README's example runs as written (its NumPy half here; the CuPy half on a GPU)."""
+"""The README's example runs as written (its NumPy half here; the CuPy half on a GPU), and
+so do the CPU examples of the pages under docs/ (their first python block, or their
+interactive ``>>>`` examples as doctests)."""
 
 from __future__ import annotations
 
+import doctest
 import re
 from pathlib import Path
 
 import pytest
 
 README = Path(__file__).resolve().parents[1] / "README.md"
+DOCS = README.parent / "docs"
 
 
 def _example() -> str:
@@ -37,3 +41,54 @@ def test_segments_page_example_runs_as_written():
     exec(compile(code, "docs/segments.md", "exec"), names)
     assert names["offsets"].shape == (2 ** 18 + 1,) and names["per_cell"].shape[1] == 3
     assert names["kept"].shape[0] == int((names["counts"] >= 4).sum())
+
+
+def _blocks(page: str) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", (DOCS / page).read_text(), flags=re.S)
+
+
+def test_getting_started_first_steps_numpy_half(capsys):
+    """docs/getting-started.md's first steps up to the CuPy selection, as pasted."""
+    code = _blocks("getting-started.md")[0].split('xp.set_backend("cupy")')[0]
+    exec(compile(code, "docs/getting-started.md", "exec"), {})
+    assert capsys.readouterr().out.strip() == "1.875"
+
+
+def test_page_examples_run_as_written():
+    """A docs probe: the first python block of each page below runs on NumPy as pasted,
+    and what its comments say of the results holds."""
+    ns: dict = {}
+    exec(compile(_blocks("morton.md")[0], "docs/morton.md", "exec"), ns)
+    assert ns["keys"].dtype == "uint64" and ns["keys"].shape == (1000,)
+    assert ns["cells"].dtype == "uint64" and ns["cells"].shape == (1000, 3)
+    ns = {}
+    exec(compile(_blocks("rng.md")[0], "docs/rng.md", "exec"), ns)
+    u = ns["u"]
+    assert u.dtype == "float64" and 0.0 <= float(u.min()) and float(u.max()) < 1.0
+    assert ns["x"].shape == (1000, 3) and set(ns["k"].tolist()) <= set(range(6))
+    ns = {}
+    exec(compile(_blocks("voxels.md")[0], "docs/voxels.md", "exec"), ns)
+    centroids, counts = ns["centroids"], ns["counts"]
+    assert centroids.dtype == "float32" and centroids.shape == (counts.shape[0], 3)
+    assert counts.dtype == "int64" and int(counts.sum()) == 100_000
+    assert all(int(c.sum()) == 100_000 for c in ns["tree"].count)
+    ns = {}
+    exec(compile(_blocks("fuse.md")[0], "docs/fuse.md", "exec"), ns)
+    x = ns["xp"].ones((4, 3))
+    new_x, new_v = ns["push"](x, x, x, 0.1)
+    assert float(new_x[0, 0]) == 1.0 + 0.1 + 0.5 * 0.1 * 0.1 and float(new_v[0, 0]) == 1.1
+    u = ns["xp"].ones((6, 6))
+    assert ns["jacobi"](u, u[1:-1, 1:-1]).shape == (4, 4)
+
+
+@pytest.mark.parametrize("page", ["layout-and-views.md", "cuda-kernels.md"])
+def test_page_interactive_examples(page):
+    """The ``>>>`` blocks of a page are doctests (an error shown after its traceback
+    line), so they stay what the code prints; these need no device."""
+    text = "\n".join(b for b in _blocks(page) if b.lstrip().startswith(">>>"))
+    assert text, f"{page} has no >>> example"
+    test = doctest.DocTestParser().get_doctest(text, {}, page, page, 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    runner.run(test)
+    result = runner.summarize(verbose=False)
+    assert result.attempted > 0 and result.failed == 0
