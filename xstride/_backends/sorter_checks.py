@@ -5,15 +5,19 @@ values (indices into ``x1``).
 NumPy checks a ``sorter``'s indices only where its binary search reads them: with
 ``x1`` of two elements, ``sorter=[0, 5]`` was its unnamed "Sorter index out of range."
 and ``sorter=[-1, 0]`` an answer (``[2]``) of no reading of the call. dask took a
-negative index as counted from the end. Both backends now refuse an index outside
-``[0, x1.shape[0])`` with a ``ValueError`` naming ``sorter`` (:func:`check_sorter_range`).
+negative index as counted from the end, and CuPy's ``searchsorted`` gathers ``x1`` by
+``sorter`` with ``take``, which wraps an index out of range into it (an answer of no
+reading of the call). The three backends now refuse an index outside ``[0,
+x1.shape[0])`` with a ``ValueError`` naming ``sorter`` (:func:`check_sorter_range`; on
+CuPy a ``min`` and a ``max`` on the device, read back: :func:`cupy_searchsorted`).
 """
 
 from __future__ import annotations
 
 from .._core.errors import type_error, value_error
+from .dispatch import compat_function, register
 
-__all__ = ["check_sorted_x1", "check_sorter", "check_sorter_range"]
+__all__ = ["check_sorted_x1", "check_sorter", "check_sorter_range", "cupy_searchsorted"]
 
 
 def check_sorted_x1(x1) -> None:
@@ -69,3 +73,19 @@ def check_sorter_range(sorter, n: int):
             raise value_error("searchsorted", "sorter", f"holds the index {int(bad)}, out of "
                                                         f"range for x1 of {n} elements")
     return sorter
+
+
+def cupy_searchsorted(x1, x2, /, *, side="left", sorter=None):
+    """``searchsorted`` of the standard on CuPy arrays: ``x1``, ``side`` and ``sorter``
+    checked as on NumPy (:func:`check_sorter`), then ``sorter``'s values, each in ``[0,
+    len(x1))`` (:func:`check_sorter_range`: a ``min`` and a ``max`` on the device and
+    their read-back, a wait for the stream; CuPy's ``take`` wrapped an index out of
+    range), then CuPy's ``searchsorted``."""
+    check_sorter(x1, sorter, side)
+    if sorter is not None:
+        check_sorter_range(sorter, x1.shape[0])
+    return compat_function("cupy", "searchsorted")(x1, x2, side=side, sorter=sorter)
+
+
+cupy_searchsorted.__name__ = cupy_searchsorted.__qualname__ = "searchsorted"
+register("searchsorted", "cupy")(cupy_searchsorted)
