@@ -1,0 +1,91 @@
+"""The dask backend's per-block fixes on CuPy chunks, under dask's default scheduler (no
+cluster): the signed zero of the set functions, ``xp.fuse``'s dtype probe (``x ** -1``
+of integers), -1 in the ``s`` of the n-D FFTs, ``flip`` of unknown block lengths and
+``searchsorted``'s ``sorter`` check; each against the CuPy or NumPy backend."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.gpu
+
+pytest.importorskip("dask")
+
+import xstride as xp  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _numpy_after():
+    yield
+    xp.set_backend("numpy")
+
+
+def _cupy_chunks(cp, a, chunks):
+    with xp.use_backend("dask", chunks=chunks, chunk_backend="cupy"):
+        x = xp.asarray(a)
+    assert isinstance(x._meta, cp.ndarray)
+    return x
+
+
+@pytest.mark.parametrize("chunks", [1, 2, 5])
+def test_unique_values_signs_zero_as_the_first_zero(cp, chunks):
+    for a in (np.asarray([0.0, -0.0, 1.0, -0.0, 2.0]), np.asarray([-0.0, 0.0, 1.0, 0.0])):
+        got = xp.to_numpy(xp.unique_values(_cupy_chunks(cp, a, chunks)))
+        want = np.unique(a)
+        np.testing.assert_array_equal(got, want)
+        first = a[a == 0][0]
+        assert np.signbit(got[got == 0][0]) == np.signbit(first)
+
+
+def _inverse(x):
+    return x ** -1
+
+
+def test_fuse_of_a_call_the_blocks_take_runs_as_the_unfused_call(cp):
+    ints = _cupy_chunks(cp, np.arange(1, 7, dtype=np.int32), 3)
+    try:
+        want = xp.to_numpy(_inverse(ints))
+    except (TypeError, ValueError) as exc:     # refused unfused: refused fused alike
+        with pytest.raises(type(exc)):
+            xp.to_numpy(xp.fuse(_inverse)(ints))
+    else:
+        got = xp.to_numpy(xp.fuse(_inverse)(ints))
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    floats = _cupy_chunks(cp, np.arange(1.0, 7.0), 3)
+    got = xp.fuse(_inverse)(floats)
+    assert isinstance(got._meta, cp.ndarray)
+    np.testing.assert_array_equal(xp.to_numpy(got), np.arange(1.0, 7.0) ** -1)
+
+
+@pytest.mark.parametrize("name, s", [("fftn", (-1, 4)), ("ifftn", (-1, -1)),
+                                     ("rfftn", (-1, -1)), ("irfftn", (3, -1))])
+def test_fft_minus_one_in_s_on_cupy_and_cupy_chunks(cp, name, s):
+    a = np.arange(6.0).reshape(3, 2) + (0 if name == "rfftn" else 1j)
+    want = getattr(np.fft, name)(a, s=s, axes=(0, 1))
+    got = getattr(xp.fft, name)(cp.asarray(a), s=s, axes=(0, 1))
+    assert got.shape == want.shape
+    np.testing.assert_allclose(cp.asnumpy(got), want, rtol=1e-12, atol=1e-9)
+    for chunks in (1, 3):
+        got = getattr(xp.fft, name)(_cupy_chunks(cp, a, chunks), s=s, axes=(0, 1))
+        assert got.shape == want.shape
+        np.testing.assert_allclose(xp.to_numpy(got), want, rtol=1e-12, atol=1e-9)
+
+
+def test_flip_of_unknown_block_lengths(cp):
+    a = np.arange(12.0)
+    x = _cupy_chunks(cp, a, 5)
+    y = x[x > 3]                                  # block lengths unknown (NaN)
+    np.testing.assert_array_equal(xp.to_numpy(xp.flip(y)), a[a > 3][::-1])
+
+
+def test_searchsorted_sorter_checked_on_cupy_blocks(cp):
+    a = np.asarray([3.0, 1.0, 2.0])
+    x1, x2 = _cupy_chunks(cp, a, 2), _cupy_chunks(cp, np.asarray([1.5, 2.5]), 2)
+    good = _cupy_chunks(cp, np.argsort(a), 2)
+    np.testing.assert_array_equal(xp.to_numpy(xp.searchsorted(x1, x2, sorter=good)),
+                                  np.searchsorted(a, [1.5, 2.5], sorter=np.argsort(a)))
+    bad = _cupy_chunks(cp, np.asarray([0, 5, 1]), 2)
+    with pytest.raises(ValueError, match="argument 'sorter' holds the index 5"):
+        xp.to_numpy(xp.searchsorted(x1, x2, sorter=bad))
