@@ -30,6 +30,7 @@ from .._core.sizes import checked_size
 from .._plans.reduction import normalize_axis, normalize_one_axis
 from . import select as _backend
 from .dispatch import compat_function, register
+from .shape_checks import named_shape_error
 from .sorter_checks import check_sorted_x1, check_sorter, check_sorter_range
 
 __all__ = ["check_take", "check_take_along_axis", "check_repeats", "check_dask_repeats",
@@ -530,7 +531,8 @@ def full(shape, fill_value, *, dtype=None, device=None, **kwargs):
     holds is an ``OverflowError`` (NumPy made an array of Python objects); a fill value
     of no number (``None``, a str, bytes) a ``TypeError`` (NumPy made an object or
     string array); so with a numeric or bool ``dtype`` (NumPy's made NaN of None and
-    parsed a str: ``full(2, "1", dtype=int32)``)."""
+    parsed a str: ``full(2, "1", dtype=int32)``). A ``shape`` NumPy refuses is named
+    (:func:`~xstride._backends.shape_checks.named_shape_error`)."""
     check_int_fill("full", fill_value, dtype)
     if (fill_value is None or isinstance(fill_value, (str, bytes))) and dtype is not None:
         try:
@@ -539,7 +541,11 @@ def full(shape, fill_value, *, dtype=None, device=None, **kwargs):
             numeric = False   # NumPy's own error for a dtype it does not know
         if numeric:
             raise type_error("full", "fill_value", fill_value, "a bool, int, float or complex")
-    out = _numpy("full")(shape, fill_value, dtype=dtype, device=device, **kwargs)
+    try:
+        out = _numpy("full")(shape, fill_value, dtype=dtype, device=device, **kwargs)
+    except (TypeError, ValueError):
+        named_shape_error("full", shape, dtype)   # a bad shape named; else NumPy's error
+        raise
     if dtype is None and out.dtype.kind in "OSUV":
         raise type_error("full", "fill_value", fill_value, "a bool, int, float or complex")
     return out

@@ -53,6 +53,7 @@ from .dask import check_chunks
 from .dask_ranges import float_arange, float_linspace
 from .dispatch import implementation, register, register_arguments
 from .registry import get, of_array
+from .shape_checks import check_eye, check_length, check_shape
 
 __all__ = ["MISSING"]
 
@@ -150,30 +151,6 @@ def _check_arange(args, kwargs) -> None:
                                             "2**63 - 1")
 
 
-def _check_length(func: str, arg: str, n, whole,
-                  allowed: str = "an int or a tuple of ints") -> None:
-    """One length of a shape (or ``eye``'s ``n_rows``/``n_cols``): an int, not a bool,
-    not negative (dask's took ``2.0`` for ``eye`` and ``full`` and failed with an
-    ``AttributeError`` for ``zeros``; NumPy's raises ``TypeError``)."""
-    try:
-        if isinstance(n, bool):
-            raise TypeError
-        n = operator.index(n)
-    except TypeError:
-        raise type_error(func, arg, whole, allowed) from None
-    if n < 0:
-        raise value_error(func, arg, f"has the negative length {n}; lengths must be "
-                                     "non-negative")
-
-
-def _check_shape(func: str, args, kwargs) -> None:
-    """The ``shape`` of ``empty``, ``zeros``, ``ones``, ``full``: an int or a tuple of
-    ints, each non-negative."""
-    shape = args[0] if args else kwargs.get("shape")
-    for n in shape if isinstance(shape, (tuple, list)) else (shape,):
-        _check_length(func, "shape", n, shape)
-
-
 def _check_size(func: str, shape, dtype) -> None:
     """The element count and byte size of a creation function's result within int64, as
     NumPy checks them (8 bytes an element where ``dtype`` is None or not a dtype)."""
@@ -218,7 +195,7 @@ def _creation(name: str):
 
     def impl(*args, **kwargs):
         if name in _SHAPED:
-            _check_shape(name, args, kwargs)
+            check_shape(name, args[0] if args else kwargs.get("shape"))
         if name == "arange":
             args = tuple(v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v
                          for v in args)   # a 0-D NumPy array as its scalar, as NumPy's
@@ -348,11 +325,7 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, chunks=None):
     two ``arange``: a task per row block and per column block, none written per
     block), after the size is checked as ``zeros`` checks it.
     """
-    _check_length("eye", "n_rows", n_rows, n_rows, "a non-negative int")
-    if n_cols is not None:
-        _check_length("eye", "n_cols", n_cols, n_cols, "a non-negative int")
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise type_error("eye", "k", k, "an int (the diagonal's offset)")
+    check_eye(n_rows, n_cols, k)
     be = get(_NAME)
     opts = be.options()
     arg = "n_rows" if n_cols is None else "n_cols"
@@ -458,7 +431,7 @@ def broadcast_to(x, /, shape):
     except TypeError:   # one int (or not a shape: refused below)
         items = (shape,)
     for n in items:
-        _check_length("broadcast_to", "shape", n, shape)
+        check_length("broadcast_to", "shape", n, shape)
     items = tuple(operator.index(n) for n in items)
     checked_size("broadcast_to", "shape", items, getattr(x, "itemsize", 1))
     return get(_NAME).namespace().broadcast_to(x, items)

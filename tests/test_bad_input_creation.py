@@ -1,0 +1,64 @@
+"""Bad shapes and sizes of the creation functions on the NumPy and dask backends: one
+error naming the function and the argument, of the class NumPy raises (NumPy's own
+messages named no argument: "'float' object cannot be interpreted as an integer",
+"negative dimensions are not allowed"; found by a new-user walkthrough)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import xstride as xp
+
+def _backends():
+    out = ["numpy"]
+    try:
+        import dask.array  # noqa: F401
+        out.append("dask")
+    except ImportError:   # pragma: no cover - dask is a test dependency
+        pass
+    return out
+
+
+@pytest.mark.parametrize("backend", _backends())
+@pytest.mark.parametrize("call, cls, match", [
+    (lambda: xp.eye(2, k=1.0), TypeError, r"^eye: argument 'k' got float 1\.0; expected an int"),
+    (lambda: xp.eye(2, k=None), TypeError, r"^eye: argument 'k' got NoneType None"),
+    (lambda: xp.eye(2, k=True), TypeError, r"^eye: argument 'k' got bool True"),
+    (lambda: xp.eye(2.0), TypeError, r"^eye: argument 'n_rows' got float 2\.0"),
+    (lambda: xp.eye(2, 3.0), TypeError, r"^eye: argument 'n_cols' got float 3\.0"),
+    (lambda: xp.eye(-1), ValueError, r"^eye: argument 'n_rows' has the negative length -1"),
+    (lambda: xp.eye(2, -3), ValueError, r"^eye: argument 'n_cols' has the negative length -3"),
+    (lambda: xp.zeros(-1), ValueError, r"^zeros: argument 'shape' has the negative length -1"),
+    (lambda: xp.ones((2, -1)), ValueError, r"^ones: argument 'shape' has the negative length"),
+    (lambda: xp.empty(-2), ValueError, r"^empty: argument 'shape' has the negative length -2"),
+    (lambda: xp.full(-1, 1.0), ValueError, r"^full: argument 'shape' has the negative length"),
+    (lambda: xp.zeros(2.0), TypeError, r"^zeros: argument 'shape' got float 2\.0; expected "
+                                        r"an int or a tuple of ints"),
+    (lambda: xp.ones((2.0, 3)), TypeError, r"^ones: argument 'shape' got tuple \(2\.0, 3\)"),
+    (lambda: xp.zeros(True), TypeError, r"^zeros: argument 'shape' got bool True"),
+    (lambda: xp.empty((True, 2)), TypeError, r"^empty: argument 'shape' got tuple \(True, 2\)"),
+    (lambda: xp.zeros(None), TypeError, r"^zeros: argument 'shape' got NoneType None"),
+    (lambda: xp.full("3", 1), TypeError, r"^full: argument 'shape' got str '3'"),
+    (lambda: xp.zeros((2**40, 2**40)), ValueError, r"^zeros: argument 'shape' .* overflows int64"),
+    (lambda: xp.full((2**62, 4), 1), ValueError, r"^full: argument 'shape' .* overflows int64"),
+    (lambda: xp.eye(2**32), ValueError, r"^eye: argument 'n_rows' .* overflows int64"),
+    (lambda: xp.eye(2, 2**62), ValueError, r"^eye: argument 'n_cols' .* overflows int64"),
+])
+def test_creation_names_a_bad_shape_and_eye_argument(backend, call, cls, match):
+    with xp.use_backend(backend):
+        with pytest.raises(cls, match=match):
+            call()
+
+
+@pytest.mark.parametrize("backend", _backends())
+def test_creation_takes_numpy_ints_and_keeps_other_errors_as_numpys(backend):
+    with xp.use_backend(backend):
+        assert xp.zeros((np.int32(2), np.int64(3))).shape == (2, 3)
+        assert xp.full(np.int64(2), 0.5).shape == (2,)
+        assert xp.to_numpy(xp.eye(np.int64(2), np.int16(3), k=np.int8(1))).tolist() == [
+            [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    with pytest.raises(TypeError, match="^zeros: data type 'foo' not understood"):   # NumPy's
+        xp.zeros(3, dtype="foo")
+    with pytest.raises(ValueError, match="^ones: Unsupported device"):   # NumPy's own
+        xp.ones(3, device="gpu")
