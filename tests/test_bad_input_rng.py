@@ -408,3 +408,36 @@ def test_philox_integers_refuses_what_is_no_int(bad):
         g.integers(bad, 9)
     assert g.counter == 0
 
+
+
+# ------------------------------------------------------------------ NumPy's Generator calls
+@pytest.mark.parametrize("call, match", [
+    (lambda g: g.integers(0, 6, size=3),
+     r"^Philox\.integers: no argument 'size'; the output shape is shape= "
+     r"\(g\.integers\(low, high, shape\), as NumPy's size=\)$"),
+    (lambda g: g.uniform(size=3), r"^Philox\.uniform: no argument 'size'; .*shape="),
+    (lambda g: g.normal(size=(2, 2)), r"^Philox\.normal: no argument 'size'; .*shape="),
+    (lambda g: g.uniform(0, 1, 100),
+     r"^Philox\.uniform: takes at most 1 positional argument \(shape\) but 3 were given: "
+     r"g\.uniform\(shape\); .*low \+ \(high - low\) \* g\.uniform\(shape\)$"),
+    (lambda g: g.normal(0.0, 2.0, 5), r"^Philox\.normal: takes at most 1 positional .*"
+                                       r"loc \+ scale \* g\.normal\(shape\)$"),
+    (lambda g: g.normal(loc=1.0), r"^Philox\.normal: no argument 'loc'; g\.normal\(shape\)"),
+    (lambda g: g.integers(0, 6, 3, np.int32), r"^Philox\.integers: takes at most 3 "
+                                               r"positional arguments \(low, high, shape\)"),
+    (lambda g: g.integers(0, 6, 3, endpoint=True), r"^Philox\.integers: no argument "
+                                                    r"'endpoint'; .*give high \+ 1"),
+    (lambda g: g.integers(0, 6, dtype=np.int32), r"^Philox\.integers: no argument 'dtype'"),
+    (lambda g: g.advance(1, 2), r"^Philox\.advance: takes at most 1 positional argument"),
+])
+def test_generator_called_as_numpys_says_what_to_write(call, match):
+    """A NumPy user's call (``size=``, the distribution's parameters, ``dtype=``) was
+    Python's bare "got an unexpected keyword argument 'size'" or "takes from 1 to 2
+    positional arguments but 4 were given"; nothing is consumed, nothing accepted."""
+    g = rng.Philox(5, backend="numpy")
+    with pytest.raises(TypeError, match=match):
+        call(g)
+    assert g.counter == 0
+    assert g.integers(0, 6, shape=3).shape == (3,)
+    assert g.uniform(shape=(2, 1)).shape == (2, 1)
+    assert str(__import__("inspect").signature(g.integers)) == "(low, high=None, shape=())"

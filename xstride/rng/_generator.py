@@ -20,6 +20,7 @@ from .._core.sizes import out_of_memory
 from .._plans.philox import mul_hi_lo
 from ._args import _check_int, _fill_pairs
 from ._functions import philox4x32_10
+from ._numpy_calls import numpy_style
 
 __all__ = ["Philox"]
 
@@ -201,6 +202,7 @@ class Philox:
         xp = self._xp
         return xp.arange(n, dtype=xp.uint64) + xp.uint64(start)
 
+    @numpy_style
     def advance(self, n):
         """Skip ``n`` counters (``n >= 0``); returns ``self``.
 
@@ -238,6 +240,7 @@ class Philox:
         return self
 
     # -------------------------------------------------------------- draws
+    @numpy_style
     def uniform(self, shape=()):
         """Float64 uniforms in [0, 1), two per counter (see the class notes).
 
@@ -289,6 +292,7 @@ class Philox:
             self._counter = end
         return res
 
+    @numpy_style
     def normal(self, shape=()):
         """Float64 standard normals, two per counter (Box–Muller pairs).
 
@@ -332,6 +336,7 @@ class Philox:
         """
         return self._pairs("normal", shape)
 
+    @numpy_style
     def integers(self, low, high=None, shape=()):
         """Uniform integers in ``[low, high)``, unbiased, int64 (uint64 above 2**63 - 1).
 

@@ -1,0 +1,66 @@
+"""The ``TypeError`` of a ``Philox`` method called as NumPy's ``Generator`` method is.
+
+NumPy's ``Generator`` names the output shape ``size`` and takes the distribution's
+parameters first: ``g.integers(0, 6, size=3)``, ``g.uniform(0, 1, 100)``,
+``g.normal(0, 1, size=5)``. ``Philox`` takes ``shape`` (its methods take no ``size``,
+and ``uniform``/``normal`` no parameters: they give [0, 1) and standard normals).
+Python's own errors ("got an unexpected keyword argument 'size'", "takes from 1 to 2
+positional arguments but 4 were given") said neither; :func:`numpy_style` makes a
+method's call with an argument it lacks, or too many positional ones, a ``TypeError``
+that names the method and says what to write instead. Nothing is accepted silently.
+A call the method takes costs one ``len`` (and with keywords one set test) more.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+from .._core.errors import error
+
+__all__ = ["numpy_style"]
+
+#: method -> what replaces NumPy's parameters of the distribution (a closing clause)
+_INSTEAD = {
+    "uniform": "it gives float64 in [0, 1): for NumPy's uniform(low, high, size) write "
+               "low + (high - low) * g.uniform(shape)",
+    "normal": "it gives standard normals: for NumPy's normal(loc, scale, size) write "
+              "loc + scale * g.normal(shape)",
+    "integers": "it gives int64 in [low, high) (uint64 past int64): for NumPy's "
+                "endpoint=True give high + 1, for its dtype= cast the result "
+                "(xp.astype)",
+    "advance": "it skips n counters",
+}
+
+
+def _call_of(name: str, params) -> str:
+    shown = ", ".join(params)
+    return f"g.{name}({shown})"
+
+
+def numpy_style(method):
+    """``method`` of ``Philox``, refusing with a clear ``TypeError`` a keyword it does
+    not take (``size=`` named as ``shape=``) and more positional arguments than it has;
+    its signature (``help``, ``inspect.signature``) stays the method's own."""
+    params = [p for p in inspect.signature(method).parameters if p != "self"]
+    names = frozenset(params)
+    most = len(params)
+    func = f"Philox.{method.__name__}"
+    call = _call_of(method.__name__, params)
+    instead = _INSTEAD[method.__name__]
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        if len(args) > most:
+            raise error(TypeError, func, f"takes at most {most} positional argument"
+                                         f"{'s' if most != 1 else ''} ({', '.join(params)})"
+                                         f" but {len(args)} were given: {call}; {instead}")
+        if kwargs and not names.issuperset(kwargs):
+            bad = next(k for k in kwargs if k not in names)
+            if bad == "size" and "shape" in names:
+                raise error(TypeError, func, f"no argument 'size'; the output shape is "
+                                             f"shape= ({call}, as NumPy's size=)")
+            raise error(TypeError, func, f"no argument {bad!r}; {call}: {instead}")
+        return method(self, *args, **kwargs)
+
+    return wrapper
