@@ -149,6 +149,17 @@ def test_numpy_arange_of_ints_past_float_precision_checks_its_length():
             xp.arange(*args)
 
 
+def test_numpy_arange_of_ints_past_float_precision_names_the_result_it_cannot_allocate():
+    """``arange(2**53 + 1)`` was NumPy's MemoryError about an internal uint64 array of
+    shape (2**53,) (its float length): the result's true shape and size are named."""
+    with pytest.raises(MemoryError, match=r"^arange: not enough memory for the result, "
+                                          r"shape \(9007199254740993,\) \(64\.00 PiB\)$"):
+        xp.arange(2**53 + 1)
+    with pytest.raises(MemoryError, match=r"^arange: .* shape \(768614336404564651,\)"):
+        xp.arange(-2**60, 2**60, 3)
+    assert xp.arange(2**53 + 7, 2**53, -3).tolist() == [2**53 + 7, 2**53 + 4, 2**53 + 1]
+
+
 # ---------------------------------------------------------------------- CuPy overrides
 @pytest.fixture
 def compat(cupy_compat):

@@ -26,7 +26,7 @@ import numpy as np
 from .._core.errors import (argument_error, broadcast_error, describe, error, overflow_error,
                             type_error, value_error)
 from .._core.intseq import is_index
-from .._core.sizes import checked_size
+from .._core.sizes import checked_size, out_of_memory
 from .._plans.reduction import normalize_axis, normalize_one_axis
 from . import select as _backend
 from .dispatch import compat_function, register
@@ -468,7 +468,12 @@ def _wide_arange(start, stop, step, device):
     if n == 1:
         return np.asarray([start], dtype=dt)
     # modulo 2**64 in uint64 (wrapping, as the bits of int64 wrap): the values are exact
-    words = np.uint64(start % 2**64) + np.arange(n, dtype=np.uint64) * np.uint64(step % 2**64)
+    try:   # NumPy's MemoryError named this uint64 array, of its float length
+        words = np.arange(n, dtype=np.uint64)
+    except MemoryError:
+        raise out_of_memory("arange", "the result", (n,), dt.itemsize) from None
+    words *= np.uint64(step % 2**64)
+    words += np.uint64(start % 2**64)
     return words.view(dt)
 
 
