@@ -62,3 +62,26 @@ def test_creation_takes_numpy_ints_and_keeps_other_errors_as_numpys(backend):
         xp.zeros(3, dtype="foo")
     with pytest.raises(ValueError, match="^ones: Unsupported device"):   # NumPy's own
         xp.ones(3, device="gpu")
+
+
+@pytest.mark.parametrize("backend", _backends())
+@pytest.mark.parametrize("args, kwargs, cls, match", [
+    ((None,), {}, TypeError, r"^arange: argument 'start' got NoneType None; expected a real"),
+    (("a",), {}, TypeError, r"^arange: argument 'start' got str 'a'"),
+    ((0, [1]), {}, TypeError, r"^arange: argument 'stop' got list \[1\]"),
+    ((1e20,), {}, ValueError, r"^arange: argument 'stop' gives 1e\+20 elements"),
+    ((float("inf"),), {}, ValueError, r"^arange: argument 'stop' gives inf elements"),
+    ((0, 2**63, 1), {"dtype": np.int8}, ValueError,
+     r"^arange: argument 'stop' gives 9223372036854775808 elements"),
+    ((0, 2**63), {"dtype": np.float64}, ValueError, r"^arange: argument 'stop' gives 922"),
+])
+def test_arange_names_its_bad_argument_and_a_length_past_int64(backend, args, kwargs, cls,
+                                                               match):
+    """NumPy's said "unsupported operand type(s) for -: 'NoneType' and 'int'" and "Maximum
+    allowed size exceeded", and made arange(0, 2**63, dtype=int8) an empty array (its
+    length in float64): the NumPy backend now answers as the dask backend does."""
+    with xp.use_backend(backend):
+        with pytest.raises(cls, match=match):
+            xp.arange(*args, **kwargs)
+        got = xp.to_numpy(xp.arange(2**53, 2**53 + 2**51 * 3, 2**51, dtype=np.int64))
+        assert got.tolist() == [2**53, 2**53 + 2**51, 2**53 + 2**52]

@@ -26,7 +26,6 @@ import numpy as np
 from .._core.errors import (argument_error, broadcast_error, describe, error, overflow_error,
                             type_error, value_error)
 from .._core.intseq import is_index
-from .._core.sizes import checked_size, out_of_memory
 from .._plans.reduction import normalize_axis, normalize_one_axis
 from . import select as _backend
 from .dispatch import compat_function, register
@@ -434,62 +433,6 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True, **kwargs):
     return _numpy("argsort")(x, axis=axis, descending=descending, stable=stable, **kwargs)
 
 
-#: Python ints from this magnitude on are inexact as floats, in which NumPy's arange
-#: computes its length (and from 2**63 on its values)
-_EXACT_FLOAT = 2**53
-
-
-def _wide_arange(start, stop, step, device):
-    """``arange`` of Python ints, one of at least 2**53 in magnitude, without ``dtype``:
-    NumPy computed in float64 (``arange(2**63, 2**63 + 3)``: three equal float values;
-    ``arange(2**63 - 1)`` and ``arange(2**63)``: empty). The exact length, refused past
-    int64 as NumPy refuses a size; the values exactly, in int64 where it holds them,
-    else in uint64 (as ``asarray(2**63)``); values neither holds are refused."""
-    _numpy("arange")(0, device=device)   # compat's check of the device
-    n = max(0, -(-(stop - start) // step))
-    if n > _INT_HI >> 1:   # checked_size would write out the digits of any length
-        raise value_error("arange", "stop", f"gives {_short(n)} elements from start "
-                                            f"{_short(start)} by step {_short(step)}, "
-                                            "which overflows int64 (at most 2**63 - 1)")
-    checked_size("arange", "stop", (n,), 8, result=True)
-    if not n:   # no value to hold: the default integer dtype
-        return np.empty(0, dtype=np.int64)
-    last = start + (n - 1) * step
-    lo, hi = min(start, last), max(start, last)
-    if _INT_LO <= lo and hi <= _INT_HI >> 1:
-        dt = np.dtype(np.int64)
-    elif 0 <= lo and hi <= _INT_HI:
-        dt = np.dtype(np.uint64)
-    else:
-        arg = "start" if not _INT_LO <= start <= _INT_HI else "stop"
-        raise overflow_error("arange", arg, f"gives values from {_short(lo)} to {_short(hi)}, "
-                                            "which no integer dtype holds (int64 or uint64); "
-                                            "give floats")
-    if n == 1:
-        return np.asarray([start], dtype=dt)
-    # modulo 2**64 in uint64 (wrapping, as the bits of int64 wrap): the values are exact
-    try:   # NumPy's MemoryError named this uint64 array, of its float length
-        words = np.arange(n, dtype=np.uint64)
-    except MemoryError:
-        raise out_of_memory("arange", "the result", (n,), dt.itemsize) from None
-    words *= np.uint64(step % 2**64)
-    words += np.uint64(start % 2**64)
-    return words.view(dt)
-
-
-def arange(start, /, stop=None, step=1, *, dtype=None, device=None, **kwargs):
-    """``arange`` of the standard on NumPy, ``step`` checked first (not zero); Python
-    ints of 2**53 and more without ``dtype`` are exact (:func:`_wide_arange`)."""
-    check_step(step)
-    if dtype is None and not kwargs:
-        ends = (0, start) if stop is None else (start, stop)
-        ints = (*ends, step)
-        if (all(type(v) is int for v in ints)
-                and not all(-_EXACT_FLOAT < v < _EXACT_FLOAT for v in ints)):
-            return _wide_arange(*ints, device)
-    return _numpy("arange")(start, stop, step, dtype=dtype, device=device, **kwargs)
-
-
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, **kwargs):
     """``linspace`` of the standard on NumPy, ``num`` and ``endpoint`` checked first
     (:func:`check_linspace`)."""
@@ -577,7 +520,7 @@ def _asarray_positional(obj, /):
 
 _asarray_positional.__name__ = _asarray_positional.__qualname__ = "asarray"   # its errors
 for _fn in (take, take_along_axis, repeat, roll, searchsorted, sort, argsort, from_dlpack, diff,
-            arange, linspace, full, meshgrid):
+            linspace, full, meshgrid):
     register(_fn.__name__, "numpy")(_fn)
 register("asarray", "numpy", positional=_asarray_positional)(asarray)
 for _backend_name in ("numpy", "dask"):

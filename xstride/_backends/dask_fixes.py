@@ -43,12 +43,13 @@ import numpy as np
 
 from .._core.errors import (broadcast_error, immutable_error, not_provided_error, type_error,
                              value_error)
-from .._core.sizes import INT64_MAX, checked_size
+from .._core.sizes import checked_size
 from .._chunked import _config as _chunked_config
 from .._chunked.chunks import (chunks_of_no_element, fit_chunks, fit_option,
                                without_empty_chunks as _merged)
+from .arange_checks import arange_args, check_arange
 from .arg_checks import (check_fill_fits, check_int_fill, check_int_items, check_linspace,
-                         check_meshgrid, check_step, int_fill_dtype)
+                         check_meshgrid, int_fill_dtype)
 from .dask import check_chunks
 from .dask_ranges import float_arange, float_linspace
 from .dispatch import implementation, register, register_arguments
@@ -82,14 +83,6 @@ def _missing(qualname: str, instead: str):
     return impl
 
 
-def _arange_args(args, kwargs):
-    """``(start, stop, step)`` of an ``arange`` call (``arange(n)``: ``(0, n, 1)``)."""
-    start = args[0] if args else kwargs.get("start")
-    stop = args[1] if len(args) > 1 else kwargs.get("stop")
-    step = args[2] if len(args) > 2 else kwargs.get("step", 1)
-    return (0, start, step) if stop is None else (start, stop, step)
-
-
 def _arange_step(args, kwargs):
     """``arange``'s arguments with a ``step`` of None as 1, NumPy's default (dask's
     computed ``stop - start`` over None and failed with a ``TypeError``)."""
@@ -108,7 +101,7 @@ def _creation_shape(name: str, args, kwargs):
         if name == "linspace":
             return (operator.index(args[2] if len(args) > 2 else kwargs["num"]),)
         if name == "arange":
-            start, stop, step = _arange_args(args, kwargs)
+            start, stop, step = arange_args(args, kwargs)
             q = (stop - start) / step
             if q == 0 and stop != start and math.copysign(1.0, q) > 0:
                 return (1,)   # NumPy's: an infinite step towards stop gives start
@@ -119,36 +112,6 @@ def _creation_shape(name: str, args, kwargs):
         return (operator.index(shape),)
     except (KeyError, TypeError, ValueError, ZeroDivisionError, OverflowError):
         return None
-
-
-def _check_arange(args, kwargs) -> None:
-    """``arange``'s length, where its arguments are real numbers: finite and at most
-    ``2**63 - 1`` (NumPy's ``ValueError``; dask's raised ``OverflowError`` "cannot
-    convert float infinity to integer" for ``arange(0, inf)`` and a ``TypeError`` from
-    its ``isnan`` for ``arange(2**70)``)."""
-    given = (("start", args[0] if args else kwargs.get("start")),
-             ("stop", args[1] if len(args) > 1 else kwargs.get("stop", 0)),
-             ("step", args[2] if len(args) > 2 else kwargs.get("step", 1)))
-    for arg, v in given:   # dask's made arange(None) an empty array, and named no
-        complex_ = isinstance(v, complex) or getattr(v, "dtype", None) is not None and (
-            np.dtype(v.dtype).kind == "c")   # argument for the others
-        if (v is None and arg == "start") or complex_ or isinstance(
-                v, (str, bytes, list, tuple)):
-            raise type_error("arange", arg, v, "a real number (an int or a float)" + (
-                "; the dask backend's arange takes no complex values" if complex_ else ""))
-    start, stop, step = _arange_args(args, kwargs)
-    check_step(step)
-    if not all(isinstance(v, (int, float, np.integer, np.floating))
-               and not isinstance(v, bool) for v in (start, stop, step)) or step == 0:
-        return   # dask's own checks answer
-    if all(isinstance(v, (int, np.integer)) for v in (start, stop, step)):
-        n = builtins.max(0, -(-(int(stop) - int(start)) // int(step)))
-    else:
-        n = (float(stop) - float(start)) / float(step)
-    if n != n or n > INT64_MAX:
-        raise value_error("arange", "stop", f"gives {n} elements from start {start!r} by "
-                                            f"step {step!r}; an array holds at most "
-                                            "2**63 - 1")
 
 
 def _check_size(func: str, shape, dtype) -> None:
@@ -177,7 +140,7 @@ def _narrow_arange(args, kwargs, shape):
         dt = np.dtype(dtype)
     except TypeError:
         return None
-    start, stop, step = _arange_args(args, kwargs)
+    start, stop, step = arange_args(args, kwargs)
     if dt.kind not in "iu" or dt.itemsize >= 8 or not all(
             isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
             for v in (start, stop, step)) or step == 0:
@@ -200,7 +163,7 @@ def _creation(name: str):
             args = tuple(v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v
                          for v in args)   # a 0-D NumPy array as its scalar, as NumPy's
             args, kwargs = _arange_step(args, kwargs)
-            _check_arange(args, kwargs)
+            check_arange(args, kwargs)
         if name == "full" and (len(args) > 1 or "fill_value" in kwargs):
             fill = args[1] if len(args) > 1 else kwargs["fill_value"]
             check_int_fill(name, fill, kwargs.get("dtype"))   # one no integer dtype holds
@@ -229,8 +192,8 @@ def _creation(name: str):
         out = lib(*args, **kwargs)
         if name == "arange" and shape is not None and narrow is None and (
                 out.dtype.kind == "f" or not all(isinstance(v, (int, np.integer)) for v in
-                                                 _arange_args(args, kwargs))):
-            start, _, step = _arange_args(args, kwargs)   # NumPy's values, any chunks
+                                                 arange_args(args, kwargs))):
+            start, _, step = arange_args(args, kwargs)   # NumPy's values, any chunks
             out = float_arange(start, step, shape[0], out.dtype, kwargs["chunks"], out)
         return be.on_chunks(out if narrow is None else out.astype(narrow), opts)
 

@@ -1,0 +1,134 @@
+"""``arange``'s arguments and length, one check for the NumPy and dask backends, and
+the NumPy backend's ``arange``.
+
+:func:`check_arange` names the argument of a call that is no real number (``arange(None)``
+was NumPy's "unsupported operand type(s) for -: 'NoneType' and 'int'") and a length
+past int64 (``arange(1e20)`` was NumPy's "Maximum allowed size exceeded"). The dask
+backend runs it before dask's function (``dask_fixes.py``); the NumPy backend on
+NumPy's error, so that a call NumPy takes costs nothing more.
+
+NumPy computes the length (and from 2**63 on the values) of an ``arange`` of Python
+ints in float64: ``arange(2**63, 2**63 + 3)`` gave three equal values, ``arange(2**63)``
+and ``arange(0, 2**63, dtype=int8)`` an empty array. Where an int is 2**53 or more in
+magnitude, the length is computed exactly and refused past int64; without ``dtype`` the
+values are exact too (:func:`_wide_arange`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._core.errors import overflow_error, type_error, value_error
+from .._core.sizes import INT64_MAX, checked_size, out_of_memory
+from .arg_checks import _INT_HI, _INT_LO, _short, check_step
+from .dispatch import compat_function, register
+
+__all__ = ["arange_args", "check_arange", "arange"]
+
+#: Python ints from this magnitude on are inexact as floats, in which NumPy's arange
+#: computes its length (and from 2**63 on its values)
+_EXACT_FLOAT = 2**53
+
+
+def arange_args(args, kwargs):
+    """``(start, stop, step)`` of an ``arange`` call (``arange(n)``: ``(0, n, 1)``)."""
+    start = args[0] if args else kwargs.get("start")
+    stop = args[1] if len(args) > 1 else kwargs.get("stop")
+    step = args[2] if len(args) > 2 else kwargs.get("step", 1)
+    return (0, start, step) if stop is None else (start, stop, step)
+
+
+def check_arange(args, kwargs, *, complex_ok: bool = False) -> None:
+    """``arange``'s arguments real numbers (complex ones too where ``complex_ok``: NumPy
+    takes them, dask does not) and its length, where they are real numbers, finite and
+    at most ``2**63 - 1`` (NumPy's ``ValueError``; dask's raised ``OverflowError``
+    "cannot convert float infinity to integer" for ``arange(0, inf)`` and a
+    ``TypeError`` from its ``isnan`` for ``arange(2**70)``)."""
+    given = (("start", args[0] if args else kwargs.get("start")),
+             ("stop", args[1] if len(args) > 1 else kwargs.get("stop", 0)),
+             ("step", args[2] if len(args) > 2 else kwargs.get("step", 1)))
+    for arg, v in given:   # dask's made arange(None) an empty array, and named no
+        complex_ = not complex_ok and (isinstance(v, complex) or getattr(
+            v, "dtype", None) is not None and np.dtype(v.dtype).kind == "c")   # argument
+        if (v is None and arg == "start") or complex_ or isinstance(
+                v, (str, bytes, list, tuple)):
+            raise type_error("arange", arg, v, "a real number (an int or a float)" + (
+                "; the dask backend's arange takes no complex values" if complex_ else ""))
+    start, stop, step = arange_args(args, kwargs)
+    check_step(step)
+    if not all(isinstance(v, (int, float, np.integer, np.floating))
+               and not isinstance(v, bool) for v in (start, stop, step)) or step == 0:
+        return   # the library's own checks answer
+    if all(isinstance(v, (int, np.integer)) for v in (start, stop, step)):
+        n = max(0, -(-(int(stop) - int(start)) // int(step)))
+    else:
+        n = (float(stop) - float(start)) / float(step)
+    if n != n or n > INT64_MAX:
+        raise value_error("arange", "stop", f"gives {_short(n) if isinstance(n, int) else n} "
+                                            f"elements from start {start!r} by step "
+                                            f"{step!r}; an array holds at most 2**63 - 1")
+
+
+def _exact_length(start: int, stop: int, step: int) -> int:
+    """The length of ``arange`` of Python ints, refused past int64 (8 bytes a value)."""
+    n = max(0, -(-(stop - start) // step))
+    if n > _INT_HI >> 1:   # checked_size would write out the digits of any length
+        raise value_error("arange", "stop", f"gives {_short(n)} elements from start "
+                                            f"{_short(start)} by step {_short(step)}, "
+                                            "which overflows int64 (at most 2**63 - 1)")
+    checked_size("arange", "stop", (n,), 8, result=True)
+    return n
+
+
+def _wide_arange(start, stop, step, device):
+    """``arange`` of Python ints, one of at least 2**53 in magnitude, without ``dtype``:
+    the exact length (:func:`_exact_length`); the values exactly, in int64 where it holds
+    them, else in uint64 (as ``asarray(2**63)``); values neither holds are refused."""
+    compat_function("numpy", "arange")(0, device=device)   # compat's check of the device
+    n = _exact_length(start, stop, step)
+    if not n:   # no value to hold: the default integer dtype
+        return np.empty(0, dtype=np.int64)
+    last = start + (n - 1) * step
+    lo, hi = min(start, last), max(start, last)
+    if _INT_LO <= lo and hi <= _INT_HI >> 1:
+        dt = np.dtype(np.int64)
+    elif 0 <= lo and hi <= _INT_HI:
+        dt = np.dtype(np.uint64)
+    else:
+        arg = "start" if not _INT_LO <= start <= _INT_HI else "stop"
+        raise overflow_error("arange", arg, f"gives values from {_short(lo)} to {_short(hi)}, "
+                                            "which no integer dtype holds (int64 or uint64); "
+                                            "give floats")
+    if n == 1:
+        return np.asarray([start], dtype=dt)
+    # modulo 2**64 in uint64 (wrapping, as the bits of int64 wrap): the values are exact
+    try:   # NumPy's MemoryError named this uint64 array, of its float length
+        words = np.arange(n, dtype=np.uint64)
+    except MemoryError:
+        raise out_of_memory("arange", "the result", (n,), dt.itemsize) from None
+    words *= np.uint64(step % 2**64)
+    words += np.uint64(start % 2**64)
+    return words.view(dt)
+
+
+def arange(start, /, stop=None, step=1, *, dtype=None, device=None, **kwargs):
+    """``arange`` of the standard on NumPy, ``step`` checked first (not zero); Python
+    ints of 2**53 and more: the exact length, without ``dtype`` the exact values
+    (:func:`_wide_arange`); where NumPy refuses the call, :func:`check_arange` names
+    the argument."""
+    check_step(step)
+    ints = ((0, start) if stop is None else (start, stop)) + (step,)
+    if (all(type(v) is int for v in ints)
+            and not all(-_EXACT_FLOAT < v < _EXACT_FLOAT for v in ints)):
+        if dtype is None and not kwargs:
+            return _wide_arange(*ints, device)
+        _exact_length(*ints)   # NumPy's float length was 0 for arange(2**63, dtype=int8)
+    try:
+        return compat_function("numpy", "arange")(start, stop, step, dtype=dtype,
+                                                  device=device, **kwargs)
+    except (TypeError, ValueError):
+        check_arange((start, stop, step), {}, complex_ok=True)
+        raise
+
+
+register("arange", "numpy")(arange)
