@@ -85,3 +85,23 @@ def test_arange_names_its_bad_argument_and_a_length_past_int64(backend, args, kw
             xp.arange(*args, **kwargs)
         got = xp.to_numpy(xp.arange(2**53, 2**53 + 2**51 * 3, 2**51, dtype=np.int64))
         assert got.tolist() == [2**53, 2**53 + 2**51, 2**53 + 2**52]
+
+
+@pytest.mark.parametrize("backend", _backends())
+@pytest.mark.parametrize("call, func, shown", [
+    (lambda: xp.full(3, None), "full", "NoneType None"),
+    (lambda: xp.full(3, "a"), "full", "str 'a'"),
+    (lambda: xp.full(2, b"1", dtype=np.int8), "full", "bytes b'1'"),
+    (lambda: xp.full_like(xp.zeros(3), None), "full_like", "NoneType None"),
+    (lambda: xp.full_like(xp.zeros(3, dtype=np.int32), "1"), "full_like", "str '1'"),
+    (lambda: xp.full_like(xp.zeros(3), None, dtype=np.int16), "full_like", "NoneType None"),
+])
+def test_a_fill_of_no_number_is_a_type_error_on_every_backend(backend, call, func, shown):
+    """dask's full(3, None) raised NotImplementedError and full(3, "a") ValueError, both
+    its dispatch's two-line message; full_like(x, None) filled NaN on both backends."""
+    with xp.use_backend(backend):
+        with pytest.raises(TypeError, match=f"^{func}: argument 'fill_value' got {shown}; "
+                                            "expected a bool, int, float or complex$"):
+            call()
+        assert xp.to_numpy(xp.full_like(xp.zeros(2), True)).tolist() == [1.0, 1.0]
+        assert xp.to_numpy(xp.full(2, "ab", dtype="U2")).tolist() == ["ab", "ab"]

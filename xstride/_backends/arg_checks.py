@@ -36,8 +36,8 @@ __all__ = ["check_take", "check_take_along_axis", "check_repeats", "check_dask_r
            "check_shift", "check_sorted_x1", "check_sorter", "check_axis", "check_flag",
            "check_sort_args", "sort_descending", "check_step", "check_diff_ends",
            "check_diff", "check_dask_diff", "check_triangle", "check_meshgrid", "check_linspace",
-           "check_int_fill", "check_fill_fits", "check_int_items", "int_fill_dtype",
-           "check_concat_shapes"]
+           "check_int_fill", "check_fill_fits", "check_fill_type", "check_int_items",
+           "int_fill_dtype", "check_concat_shapes"]
 
 
 def _integer_dtype(v) -> bool:
@@ -321,6 +321,28 @@ def check_fill_fits(fill_value, dtype) -> None:
         np.asarray(fill_value, dtype=dt)
 
 
+def check_fill_type(func: str, fill_value, dtype) -> None:
+    """``full``/``full_like``'s ``fill_value`` of no number (None, a str, bytes) for a
+    numeric or bool ``dtype`` (or none: ``full`` made an object or string array, dask's
+    failed with its dispatch's two-line message, ``full_like`` filled NaN): a
+    ``TypeError``. A ``dtype`` NumPy does not know is left to the library's error."""
+    if fill_value is None or isinstance(fill_value, (str, bytes)):
+        try:
+            numeric = dtype is None or np.dtype(dtype).kind in "biufc"
+        except TypeError:
+            return
+        if numeric:
+            raise type_error(func, "fill_value", fill_value, "a bool, int, float or complex")
+
+
+def full_like(x, /, fill_value, *, dtype=None, device=None, **kwargs):
+    """``full_like`` of the standard on NumPy: a ``fill_value`` of no number refused
+    (:func:`check_fill_type`; NumPy's filled NaN for None)."""
+    check_fill_type("full_like", fill_value, getattr(x, "dtype", None) if dtype is None
+                    else dtype)
+    return _numpy("full_like")(x, fill_value, dtype=dtype, device=device, **kwargs)
+
+
 def int_fill_dtype(fill_value, dtype):
     """``dtype``, or for a Python int fill without one past int64 NumPy's uint64 (dask's
     ``full`` failed converting it to a C long)."""
@@ -482,13 +504,7 @@ def full(shape, fill_value, *, dtype=None, device=None, **kwargs):
     parsed a str: ``full(2, "1", dtype=int32)``). A ``shape`` NumPy refuses is named
     (:func:`~xstride._backends.shape_checks.named_shape_error`)."""
     check_int_fill("full", fill_value, dtype)
-    if (fill_value is None or isinstance(fill_value, (str, bytes))) and dtype is not None:
-        try:
-            numeric = np.dtype(dtype).kind in "biufc"
-        except TypeError:
-            numeric = False   # NumPy's own error for a dtype it does not know
-        if numeric:
-            raise type_error("full", "fill_value", fill_value, "a bool, int, float or complex")
+    check_fill_type("full", fill_value, dtype)
     try:
         out = _numpy("full")(shape, fill_value, dtype=dtype, device=device, **kwargs)
     except (TypeError, ValueError):
@@ -520,7 +536,7 @@ def _asarray_positional(obj, /):
 
 _asarray_positional.__name__ = _asarray_positional.__qualname__ = "asarray"   # its errors
 for _fn in (take, take_along_axis, repeat, roll, searchsorted, sort, argsort, from_dlpack, diff,
-            linspace, full, meshgrid):
+            linspace, full, full_like, meshgrid):
     register(_fn.__name__, "numpy")(_fn)
 register("asarray", "numpy", positional=_asarray_positional)(asarray)
 for _backend_name in ("numpy", "dask"):

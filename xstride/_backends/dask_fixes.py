@@ -48,8 +48,8 @@ from .._chunked import _config as _chunked_config
 from .._chunked.chunks import (chunks_of_no_element, fit_chunks, fit_option,
                                without_empty_chunks as _merged)
 from .arange_checks import arange_args, check_arange
-from .arg_checks import (check_fill_fits, check_int_fill, check_int_items, check_linspace,
-                         check_meshgrid, int_fill_dtype)
+from .arg_checks import (check_fill_fits, check_fill_type, check_int_fill, check_int_items,
+                         check_linspace, check_meshgrid, int_fill_dtype)
 from .dask import check_chunks
 from .dask_ranges import float_arange, float_linspace
 from .dispatch import implementation, register, register_arguments
@@ -167,6 +167,7 @@ def _creation(name: str):
         if name == "full" and (len(args) > 1 or "fill_value" in kwargs):
             fill = args[1] if len(args) > 1 else kwargs["fill_value"]
             check_int_fill(name, fill, kwargs.get("dtype"))   # one no integer dtype holds
+            check_fill_type(name, fill, kwargs.get("dtype"))   # None, a str: no number
             check_fill_fits(fill, kwargs.get("dtype"))   # at the call, not when computed
             kwargs["dtype"] = int_fill_dtype(fill, kwargs.get("dtype"))
         opts = be.options()
@@ -367,6 +368,8 @@ def full_like(x, /, fill_value, *, dtype=None, **kwargs):
     """``full_like`` of the standard on dask: dask's function, after a Python int
     ``fill_value`` is checked against the result's integer dtype at the call (dask's
     raised NumPy's ``OverflowError`` only when the array was computed)."""
+    check_fill_type("full_like", fill_value, getattr(x, "dtype", None) if dtype is None
+                    else dtype)   # dask's filled NaN for None
     check_fill_fits(fill_value, getattr(x, "dtype", None) if dtype is None else dtype)
     kwargs = _like_chunks("full_like", x, dtype, kwargs)
     return get(_NAME).namespace().full_like(x, fill_value, dtype=dtype, **kwargs)
