@@ -105,3 +105,13 @@ def test_a_fill_of_no_number_is_a_type_error_on_every_backend(backend, call, fun
             call()
         assert xp.to_numpy(xp.full_like(xp.zeros(2), True)).tolist() == [1.0, 1.0]
         assert xp.to_numpy(xp.full(2, "ab", dtype="U2")).tolist() == ["ab", "ab"]
+
+
+@pytest.mark.parametrize("backend", _backends())
+def test_linspace_names_a_negative_num(backend):
+    """NumPy's said "Number of samples, -1, must be non-negative." (no argument named)."""
+    with xp.use_backend(backend):
+        with pytest.raises(ValueError, match=r"^linspace: argument 'num' must be "
+                                             r"non-negative; got -1$"):
+            xp.linspace(0, 1, -1)
+        assert xp.to_numpy(xp.linspace(0, 1, np.int64(0))).size == 0

@@ -167,6 +167,8 @@ def check_linspace(num, endpoint) -> None:
     ``True`` as 1) and ``endpoint`` a bool (a NumPy bool too; ``"no"`` was taken as true)."""
     if isinstance(num, (bool, np.bool_)) or not isinstance(num, (int, np.integer)):
         raise type_error("linspace", "num", num, "a non-negative int")
+    if num < 0:   # NumPy's "Number of samples, -1, must be non-negative." named no argument
+        raise value_error("linspace", "num", f"must be non-negative; got {num}")
     check_flag("linspace", "endpoint", endpoint)
 
 

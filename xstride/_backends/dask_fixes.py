@@ -247,8 +247,6 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, chu
     took ``"no"`` as true)."""
     check_linspace(num, endpoint)
     endpoint = bool(endpoint)
-    if num < 0:
-        raise value_error("linspace", "num", f"must be non-negative; got {num}")
     num = int(num)
     complex_ends = any(isinstance(v, (complex, np.complexfloating)) or isinstance(
         v, np.ndarray) and v.ndim == 0 and v.dtype.kind == "c" for v in (start, stop))
