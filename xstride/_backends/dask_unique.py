@@ -114,11 +114,17 @@ def _zero_of_first(values, flat):
     first = per[:, 0] & (ns.cumulative_sum(ns.astype(per[:, 0], np.int64)) == 1)
     re, im = (ns.any(first & per[:, i]) for i in (1, 2))
     dt = np.dtype(values.dtype)
+
+    def zero(re_sign: bool, im_sign: bool = False):
+        # a 0-d array of the chunks' backend: CuPy's where took no NumPy operand
+        host = np.asarray(complex(-0.0 if re_sign else 0.0, -0.0 if im_sign else 0.0)
+                          if dt.kind == "c" else (-0.0 if re_sign else 0.0), dt)
+        return get(_NAME).chunk_like(host, flat._meta)
+
     if dt.kind == "f":
-        rep = ns.where(re, np.negative(np.zeros((), dt)), np.zeros((), dt))
+        rep = ns.where(re, zero(True), zero(False))
     else:
-        zeros = {(a, b): np.asarray(complex(-0.0 if a else 0.0, -0.0 if b else 0.0), dt)
-                 for a in (False, True) for b in (False, True)}
+        zeros = {(a, b): zero(a, b) for a in (False, True) for b in (False, True)}
         rep = ns.where(re, ns.where(im, zeros[True, True], zeros[True, False]),
                        ns.where(im, zeros[False, True], zeros[False, False]))
     return ns.where(values == 0, rep, values)
