@@ -220,3 +220,22 @@ def test_the_process_pool_sorts_into_a_partition_per_process():
         assert sk.numblocks[0] == 3
         ref = np.argsort(keys_np, kind="stable")
         np.testing.assert_array_equal(order.compute(), ref)
+
+
+@pytest.mark.parametrize("scheduler, threads", [("sync", 1), ("threads", 2)])
+def test_many_small_chunks_in_one_memory_make_a_partition_per_thread(monkeypatch, scheduler,
+                                                                     threads):
+    """1,000 chunks of 2 rows on dask's own schedulers: as many merges as threads, each
+    naming every chunk, not 1,000 (P * P references to the chunks: 11 s and 0.8 GB for
+    2,000 keys; 5,000 chunks of one row ran out of memory), and one task adding up the
+    partitions' lengths (a result per chunk made dask cull the graph once per chunk)."""
+    import dask
+
+    keys_np = np.random.default_rng(14).integers(0, 3, 2000)
+    seen = _layer_sizes(monkeypatch)
+    with dask.config.set(scheduler=scheduler, num_workers=threads):
+        sk, order = xp.algorithms.sort_by_key(da.from_array(keys_np, chunks=2))
+        assert seen["merge"] == threads and seen["length"] == 1000 and seen["sizes"] == 1
+        ref = np.argsort(keys_np, kind="stable")
+        np.testing.assert_array_equal(order.compute(), ref)
+        np.testing.assert_array_equal(sk.compute(), keys_np[ref])

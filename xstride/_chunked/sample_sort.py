@@ -1,9 +1,9 @@
 """``sort_by_key`` of dask arrays: a sample sort whose every step is a dask task on the
 chunks' own backend (NumPy chunks on CPU workers, CuPy chunks on their device).
 
-The graph, for ``P`` input chunks and ``Q`` output partitions (``Q = P``, or on a
-cluster of several workers fewer where the chunks are small: at least one per worker,
-no more than keep 2**22 rows a partition), is submitted at once;
+The graph, for ``P`` input chunks and ``Q`` output partitions (``Q = P``, or fewer
+where the chunks are small: at least one per worker, or per thread where every task
+shares one memory, no more than keep 2**22 rows a partition), is submitted at once;
 the client waits only for the splits' cuts (the partitions' lengths), so the output
 columns are submitted while the merges still run, and returns persisted arrays whose
 merges may still be running:
@@ -31,7 +31,7 @@ merges may still be running:
    so only pieces travel between workers (dask's task shuffle: ``P * Q`` tiny tasks).
    Where all chunks share one memory (dask's threads or synchronous scheduler, a
    ``distributed`` cluster of one worker) nothing travels, and each merge slices its
-   pieces itself: ``Q = P`` tasks instead of ``P * P``.
+   pieces itself: ``Q`` tasks instead of ``P * Q``.
 4. ``merge``: partition ``j`` concatenates its pieces in chunk order and sorts them by
    key (stable): equal keys come from increasing chunks and, within a chunk,
    increasing rows, so the result is the stable sort, equal to
@@ -39,8 +39,10 @@ merges may still be running:
 
 No task ever holds more than one partition (in one memory, a merge reads the chunks
 where they are). Partition sizes follow the key distribution: a key repeated more
-often than ``n / P`` times makes its partition larger. Right for tens to hundreds of
-chunks, not for tens of thousands.
+often than ``n / Q`` times makes its partition larger. Every merge reads every chunk,
+so the graph holds ``P * Q`` references: in one memory too, ``Q`` is no larger than
+the rows (2**22 a partition) or the threads need (before, ``Q = P`` there: 1,000
+chunks of 2 rows took 11 s and 0.8 GB, 5,000 chunks of one row ran out of 23 GB).
 
 Source: the sample sort of W. D. Frazer and A. C. McKellar, "Samplesort: a sampling
 approach to minimal storage tree sorting", J. ACM 17(3), 1970; dask's task shuffle
@@ -74,12 +76,33 @@ _PARTITION_ROWS = 2**22
 
 
 def _output_parts(nparts: int, rows: int, workers: int) -> int:
-    """How many output partitions a sort over a cluster of ``workers`` makes of
-    ``nparts`` input chunks of ``rows`` rows in all: one per input chunk, but no more
-    than keep :data:`_PARTITION_ROWS` rows a partition, and no fewer than one per
-    worker. The piece tasks are ``nparts`` times as many: the bunny's 35,947 points in
-    400 chunks made 160,000 of them for one merge of 90 rows each."""
+    """How many output partitions a sort over ``workers`` (a cluster's workers, or the
+    threads of one memory: :func:`_local_threads`) makes of ``nparts`` input chunks of
+    ``rows`` rows in all: one per input chunk, but no more than keep
+    :data:`_PARTITION_ROWS` rows a partition, and no fewer than one per worker. The
+    piece tasks (or, in one memory, the merges' references to the chunks) are ``nparts``
+    times as many: the bunny's 35,947 points in 400 chunks made 160,000 of them for one
+    merge of 90 rows each."""
     return max(1, min(nparts, max(workers, -(-rows // _PARTITION_ROWS))))
+
+
+def _local_threads(collection) -> int:
+    """How many tasks of ``collection`` run at once where they all share one memory
+    (:func:`one_memory`): 1 under dask's synchronous scheduler, the single worker's
+    threads on a ``distributed`` client, else the threaded pool's (``num_workers``,
+    else the CPUs)."""
+    import dask.local
+
+    if dask.base.get_scheduler(collections=[collection]) is dask.local.get_sync:
+        return 1
+    client = _client_of(collection)
+    if client is not None:
+        try:
+            info = client.scheduler_info().get("workers", {})
+            return max(1, sum(int(w.get("nthreads", 1)) for w in info.values()))
+        except Exception:  # a client that cannot answer now: one thread
+            return 1
+    return dask.config.get("num_workers", None) or os.cpu_count() or 1
 
 
 def _sample(keys, index: int, count: int):
@@ -174,6 +197,11 @@ def _cuts(split):
     return split[0]
 
 
+def _sizes(*cuts) -> list:
+    """The output partitions' lengths (Python ints) from every split chunk's cuts."""
+    return [int(v) for v in np.sum([np.diff(c) for c in cuts], axis=0)]
+
+
 def _client_of(collection):
     """The ``distributed`` client that would compute ``collection``, or None (dask's
     threads or synchronous scheduler)."""
@@ -231,8 +259,8 @@ def _optimized(a):
 def sample_sort(keys, values) -> tuple:
     """(sorted_keys, order int64, *sorted_values) of checked 1-D dask keys and (n,) or
     (n, k) dask values, all persisted; chunks stay on the keys' chunk backend. The
-    output has as many partitions as ``keys`` has chunks, less those of no row (on a
-    cluster of several workers, fewer where the chunks are small: :func:`_output_parts`).
+    output has as many partitions as ``keys`` has chunks, less those of no row (fewer
+    where the chunks are small: :func:`_output_parts`).
 
     The graph is written as one layer of plain tasks (``dask.delayed`` calls would
     merge graphs once per call: seconds for the ``P * P`` pieces of 64 chunks)."""
@@ -249,23 +277,25 @@ def sample_sort(keys, values) -> tuple:
     offsets = np.concatenate([[0], np.cumsum(rows_of[:-1], dtype=np.int64)]).astype(int)
     sorted_pieces = _config.executor_of("sort", keys._meta).SPLIT == "sorted"
     token = tokenize(keys.name, *[v.name for v in vals])
-    sample, split_at, split, piece, merge, length = (
+    sample, split_at, split, piece, merge, length, total = (
         f"sample-sort-{step}-{token}"
-        for step in ("sample", "splitters", "split", "piece", "merge", "length"))
+        for step in ("sample", "splitters", "split", "piece", "merge", "length", "sizes"))
     kk = keys.__dask_keys__()
     vk = [[row[0] if v.ndim == 2 else row for row in v.__dask_keys__()] for v in vals]
     in_place = one_memory(keys)
     workers, nworkers = [], 0
-    if not in_place:
+    if in_place:   # each merge reads every chunk: P * Q references, not P * P
+        nworkers = _local_threads(keys)
+    else:
         client = _client_of(keys)
         if client is not None:
             workers = _workers(client)
             nworkers = len(workers)
         else:   # dask's process pool: its processes (num_workers, else the CPUs)
             nworkers = dask.config.get("num_workers", None) or os.cpu_count() or 1
-    # output partitions: one per chunk in one memory (no piece tasks), else fewer where
-    # the chunks are small (the pieces are nparts * nout tasks)
-    nout = nparts if in_place else _output_parts(nparts, int(sum(rows_of)), nworkers)
+    # output partitions: one per chunk, but fewer where the chunks are small (the pieces
+    # are nparts * nout tasks; in one memory each of the nout merges names every chunk)
+    nout = _output_parts(nparts, int(sum(rows_of)), nworkers)
     dsk = {}
     for i in range(nparts):
         dsk[(sample, i)] = (_sample, kk[i], i, _SAMPLES)
@@ -290,15 +320,18 @@ def sample_sort(keys, values) -> tuple:
     # the partitions' lengths come back as the splits' cuts (P + 1 host ints a chunk),
     # known once the splits end while the merges still run: the columns below are
     # submitted before the merges end
+    # (one task adds them up: a Delayed per chunk made dask cull and order the graph
+    # once per chunk, P * P steps)
     cuts = {(length, i): (_cuts, (split, i)) for i in range(nparts)}
     body = HighLevelGraph.from_collections(split, dsk, dependencies=[keys, *vals])
     graph = HighLevelGraph({**body.layers, merge: MaterializedLayer(merges, annotations=placement),
-                            length: MaterializedLayer(cuts)},
-                           {**body.dependencies, merge: {split}, length: {split}})
+                            length: MaterializedLayer(cuts),
+                            total: {(total, 0): (_sizes,) + tuple(cuts)}},
+                           {**body.dependencies, merge: {split}, length: {split},
+                            total: {length}})
     *parts, = dask.persist(*[Delayed((merge, j), graph, layer=merge) for j in range(nout)],
-                           *[Delayed((length, i), graph, layer=length) for i in range(nparts)])
-    parts, per_chunk = parts[:nout], dask.compute(*parts[nout:])
-    sizes = [int(v) for v in np.sum([np.diff(c) for c in per_chunk], axis=0)]
+                           Delayed((total, 0), graph, layer=total))
+    parts, (sizes,) = parts[:nout], dask.compute(parts[nout])
     like = keys._meta
     columns = [(keys.dtype, (), like),
                (np.dtype(np.int64), (), like.astype(np.int64))]
