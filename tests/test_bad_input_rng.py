@@ -59,6 +59,40 @@ def test_dask_arrays_of_masked_chunks_are_refused(arg):
 
 @pytest.mark.parametrize("f", FUNCS, ids=lambda f: f.__name__)
 @pytest.mark.parametrize("arg", ARGS)
+def test_lists_the_dask_chunks_option_does_not_fit_name_the_function(f, arg):
+    """Under the dask backend a list becomes a dask array with the chunks option; one
+    the option does not fit names the function and the argument (it named ``asarray``
+    and its ``chunks``, which the caller never passed), and the list the option fits
+    gives the NumPy backend's values."""
+    pytest.importorskip("dask.array")
+    with xp.use_backend("dask", chunks=((2, 2),)):
+        with pytest.raises(ValueError, match=f"^{f.__name__}: argument '{arg}' becomes a "
+                                             "dask array of shape \\(3,\\)"):
+            _call(f, arg, [1, 2, 3])
+    with xp.use_backend("dask", chunks=(2,)):
+        with pytest.raises(ValueError, match=f"^{f.__name__}: argument '{arg}' becomes a "
+                                             "dask array of shape \\(2, 3\\)"):
+            _call(f, arg, [[1, 2, 3], [4, 5, 6]])
+        got = _call(f, arg, [1, 2, 3])
+    want = _call(f, arg, np.array([1, 2, 3]))
+    for g, w in zip(got if isinstance(got, tuple) else (got,),
+                    want if isinstance(want, tuple) else (want,)):
+        np.testing.assert_array_equal(xp.to_numpy(g), w)
+
+
+def test_words_lists_the_dask_chunks_option_does_not_fit_name_the_argument():
+    da = pytest.importorskip("dask.array")
+    with xp.use_backend("dask", chunks=(2,)):
+        for args, name in ((([[1, 2, 3, 4]] * 3, 0, 0), "counter_words"),
+                           ((da.zeros((2, 3, 4), dtype=np.uint32), [[1, 2, 3]] * 2, 0),
+                            "key0")):
+            with pytest.raises(ValueError, match=f"^philox4x32_10: argument '{name}' "
+                                                 "becomes a dask array"):
+                rng.philox4x32_10(*args)
+
+
+@pytest.mark.parametrize("f", FUNCS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("arg", ARGS)
 @pytest.mark.parametrize("value", [-1, 2**64, -(2**70), np.array([3, -1]), [1, -2],
                                    [1, 2**64], np.int64(-4)], ids=repr)
 def test_bad_value(f, arg, value):

@@ -100,8 +100,11 @@ def _broadcast(func, named, itemsize=8):
     return shape
 
 
-def _on(backend, v, dtype):
-    """``v`` (int or array) as an array of ``dtype`` on ``backend`` (ints stay ints)."""
+def _on(backend, v, dtype, func, name):
+    """``v`` (int or array) as an array of ``dtype`` on ``backend`` (ints stay ints). A
+    list made an array of a lazy backend (dask) under a chunks option that does not fit
+    it is a ``ValueError`` naming ``func`` and its argument ``name`` (it named
+    ``asarray`` and its ``chunks``, which the caller never passed)."""
     if isinstance(v, int):
         return v
     if backend.owns(v):
@@ -109,7 +112,10 @@ def _on(backend, v, dtype):
         if stored is not v and v.dtype != dtype:   # cast the stored elements, view again
             return backend.namespace().broadcast_to(stored.astype(dtype), v.shape)
         return v.astype(dtype, copy=False)
-    return backend.asarray(np.asarray(v, dtype=dtype))
+    host = np.asarray(v, dtype=dtype)
+    if backend.lazy:
+        return backend.asarray(host, func=func, arg=name)
+    return backend.asarray(host)
 
 
 def _backend_of(func, named):
@@ -122,7 +128,7 @@ def _prepare(func, seed, stream, counter):
     backend = _backend_of(func, given)
     named = [(name, _check_int(func, name, v, _U64_MAX, "2**64 - 1")) for name, v in given]
     shape = _broadcast(func, named)
-    args = [_on(backend, v, np.uint64) for _, v in named]
+    args = [_on(backend, v, np.uint64, func, name) for name, v in named]
     return backend, args, shape
 
 

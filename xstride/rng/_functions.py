@@ -72,7 +72,8 @@ def philox4x32_10(counter_words, key0, key1):
     k1 = _check_int(func, "key1", key1, _U32_MAX, "2**32 - 1")
     shape = _broadcast(func, [("counter_words[..., 0]", cw[..., 0]), ("key0", k0), ("key1", k1)],
                        16)   # four uint32 words per element
-    cw, k0, k1 = (_on(backend, v, np.uint32) for v in (cw, k0, k1))
+    cw, k0, k1 = (_on(backend, v, np.uint32, func, name)
+                  for name, v in (("counter_words", cw), ("key0", k0), ("key1", k1)))
     try:
         return backend.executor("philox").words(cw, k0, k1, shape)
     except MemoryError:   # the library's message named neither the function nor the words
