@@ -126,21 +126,51 @@ def test_morton_keys_nonfinite_row_raises_when_computed():
         xp.to_numpy(keys)
 
 
-def test_morton_keys_nonfinite_row_of_unknown_chunk_lengths_names_its_block():
-    """After boolean indexing the blocks' offsets are unknown: the message names the
-    row in its block and the way to global rows (it said "row nan")."""
+def test_morton_keys_nonfinite_row_of_unknown_chunk_lengths_is_global():
+    """After boolean indexing the blocks' offsets are unknown to dask: the message still
+    names the global row, counted from the rows the blocks before it hold (it said "row
+    nan", then "row 0 of row block 2" and how to get the global row)."""
     pts = np.random.default_rng(0).random((12, 2))
     pts[8, 1] = np.inf
     d = da.from_array(pts, chunks=(4, 2))
     masked = d[d[:, 0] > -1.0]   # keeps every row; dask no longer knows the lengths
     keys = xp.algorithms.morton_keys(masked, [0, 0], [1, 1], 8)
-    with pytest.raises(ValueError, match=r"coordinate in row 0 of row block 2 \(dask does "
-                                         r"not know .*compute_chunk_sizes\(\) first gives "
-                                         r"the global row\) \(\["):
+    with pytest.raises(ValueError, match=r"coordinate in row 8 \(\["):
         keys.compute()
     masked.compute_chunk_sizes()
     with pytest.raises(ValueError, match=r"coordinate in row 8 \("):
         xp.algorithms.morton_keys(masked, [0, 0], [1, 1], 8).compute()
+
+
+@pytest.mark.parametrize("scheduler", ["sync", "threads"])
+@pytest.mark.parametrize("chunks", [(20,), (13, 7), (14, 6), (4,) * 5, (0, 5, 0, 8, 7, 0),
+                                    (1,) * 20])
+def test_morton_keys_names_the_first_nonfinite_row_for_any_chunking(scheduler, chunks):
+    """The NumPy backend's row, whatever the chunking and the order the blocks run in
+    (each block raised its own first bad row: row 17 in blocks of 14 and 6 rows, row 13
+    in blocks of 13 and 7), also for a slice of the keys that holds the later row."""
+    import dask
+
+    pts = np.random.default_rng(0).random((20, 3))
+    pts[13, 2] = np.inf
+    pts[17, 0] = np.nan
+    with pytest.raises(ValueError, match=r"in row 13 \("):
+        xp.algorithms.morton_keys(pts, [0] * 3, [1] * 3, 4)
+    d = da.from_array(pts, chunks=(chunks, 3))
+    with dask.config.set(scheduler=scheduler):
+        keys = xp.algorithms.morton_keys(d, [0] * 3, [1] * 3, 4)
+        for part in (keys, keys[15:], keys[::-1]):
+            with pytest.raises(ValueError, match=r"morton_keys: argument 'positions' has a "
+                                                 r"NaN or infinite coordinate in row 13 "
+                                                 r"\(\[0\.357"):
+                part.compute()
+        good = pts.copy()
+        good[[13, 17]] = 0.5
+        got = xp.algorithms.morton_keys(da.from_array(good, chunks=(chunks, 3)),
+                                        [0] * 3, [1] * 3, 4)
+        assert got.chunks[0] == tuple(c for c in chunks if c) or got.chunks[0] == chunks
+        np.testing.assert_array_equal(got.compute(), xp.algorithms.morton_keys(
+            good, [0] * 3, [1] * 3, 4))
 
 
 def test_sort_by_key_on_the_threads_scheduler():

@@ -7,14 +7,24 @@ box as arguments; a caller that wants the points' own bounding box computes it f
 with ``xp.min``/``xp.max``, dask reductions.)
 
 A NaN or infinite coordinate is found by the block that holds it, when the graph is
-computed: the ``ValueError`` then names the global row (the block's offset from
-dask's ``block_info`` plus the row in the block).
+computed; the ``ValueError`` names the first bad row of the whole array, as the NumPy
+backend's does, whatever the chunking and the order the blocks run in: each block's
+keys pass through a task that waits for a chain of small tasks carrying the row count
+and the first bad row of the blocks up to it (not the keys), so a block raises the
+first bad row among the blocks before it and itself, and no later block can hold an
+earlier row. (Before, each block raised its own first bad row: row 17 or row 13 of
+the same points by the chunking, and by the scheduler's order.) The chain counts the
+rows the blocks hold, so the row is global even where dask does not know the blocks'
+lengths (after boolean indexing). Computing the last blocks alone computes the keys
+of the blocks before them too.
 """
 
 from __future__ import annotations
 
 import dask.array as da
 import numpy as np
+from dask.base import tokenize
+from dask.highlevelgraph import HighLevelGraph
 
 from .._core.errors import value_error
 from . import _config
@@ -23,33 +33,61 @@ from .chunks import without_empty_chunks
 __all__ = ["checked_keys", "encode", "decode"]
 
 
-def _keys_block(pos, lower, scales, levels, block_info=None):
+def _keys_and_bad(pos, lower, scales, levels):
+    """``(keys or None, rows, bad, values)`` of one row block: its first bad row in the
+    block (-1 for none) and that row's coordinates (host floats)."""
     ex = _config.executor_of("morton", pos)
     keys, bad = ex.checked_keys(pos, lower, scales, levels)
-    if bad >= 0:
-        info = block_info[0]
-        start = info["array-location"][0][0]
-        if start == start:   # the block's first global row
-            where = f"row {int(start) + bad}"
-        else:   # NaN: the lengths of the blocks before it are unknown (boolean indexing)
-            where = (f"row {bad} of row block {info['chunk-location'][0]} (dask does not "
-                     "know the lengths of the blocks before it; positions."
-                     "compute_chunk_sizes() first gives the global row)")
-        values = np.asarray(_config.to_host(pos[bad])).tolist()
+    values = np.asarray(_config.to_host(pos[bad])).tolist() if bad >= 0 else None
+    return keys, int(pos.shape[0]), int(bad), values
+
+
+def _status(block):
+    """``(rows, bad, values)`` of a block: what the chain needs, without the keys (they
+    stay where the block ran)."""
+    return block[1:]
+
+
+def _first_bad(before, status):
+    """``(rows, first)`` after one more block: the rows counted so far and the first bad
+    row ``(global row, values)`` among them, or None."""
+    rows, first = before
+    m, bad, values = status
+    if first is None and bad >= 0:
+        first = (rows + bad, values)
+    return rows + m, first
+
+
+def _keys_or_raise(block, upto):
+    """The keys of ``block``, or the error of the first bad row up to it."""
+    first = upto[1]
+    if first is not None:
+        row, values = first
         raise value_error("morton_keys", "positions",
-                          f"has a NaN or infinite coordinate in {where} ({values}); "
+                          f"has a NaN or infinite coordinate in row {row} ({values}); "
                           "Morton keys need finite positions")
-    return keys
+    return block[0]
 
 
 def checked_keys(positions, lower, scales, levels: int):
     """``(keys, -1)``: uint64 keys (n,) of positions (n, ndim) as a dask array, chunked
-    like the rows of ``positions``. Non-finite rows raise when the keys are computed."""
+    like the rows of ``positions``. Non-finite rows raise when the keys are computed,
+    naming the first of the whole array (module docstring)."""
     pos = without_empty_chunks(positions).rechunk({1: -1})  # a block holds whole rows
+    token = tokenize(pos.name, lower, scales, levels)
+    block, status, chain, out = (f"morton-keys-{step}-{token}"
+                                 for step in ("block", "status", "chain", "out"))
+    dsk = {}
+    before = (0, None)   # no row yet
+    for i, row in enumerate(pos.__dask_keys__()):
+        dsk[(block, i)] = (_keys_and_bad, row[0], lower, scales, levels)
+        dsk[(status, i)] = (_status, (block, i))
+        dsk[(chain, i)] = (_first_bad, before, (status, i))
+        dsk[(out, i)] = (_keys_or_raise, (block, i), (chain, i))
+        before = (chain, i)
+    graph = HighLevelGraph.from_collections(out, dsk, dependencies=[pos])
     meta = pos._meta.astype(np.uint64).reshape((0,))
-    keys = da.map_blocks(_keys_block, pos, lower, scales, levels, drop_axis=1,
-                         dtype=np.uint64, meta=meta)
-    return keys, -1
+    return da.Array(graph, out, (pos.chunks[0],), dtype=np.uint64, meta=meta), -1
 
 
 def _encode_block(*cells):
