@@ -475,3 +475,37 @@ def test_generator_called_as_numpys_says_what_to_write(call, match):
     assert g.integers(0, 6, shape=3).shape == (3,)
     assert g.uniform(shape=(2, 1)).shape == (2, 1)
     assert str(__import__("inspect").signature(g.integers)) == "(low, high=None, shape=())"
+
+
+# ------------------------------------------------------------------ NumPy's Generator names
+@pytest.mark.parametrize("name, instead", [
+    ("random", r"g\.uniform\(shape\)"),
+    ("standard_normal", r"g\.normal\(shape\)"),
+    ("random_sample", r"g\.uniform\(shape\)"),
+    ("choice", r"a\[g\.integers\(0, a\.shape\[0\], shape\)\]"),
+    ("permutation", r"xp\.argsort\(g\.uniform\(n\)\)"),
+    ("shuffle", r"x\[xp\.argsort\(g\.uniform\(x\.shape\[0\]\)\)\]"),
+    ("bytes", r"xp\.astype\(g\.integers\(0, 256, n\), xp\.uint8\)"),
+])
+def test_numpys_generator_method_it_lacks_says_what_to_write(name, instead):
+    """``g.random(3)``, ``g.standard_normal(3)`` were Python's bare "'Philox' object has
+    no attribute 'random'"; the AttributeError now names the method and what to call."""
+    g = rng.Philox(5, backend="numpy")
+    with pytest.raises(AttributeError, match=rf"^Philox: no method '{name}' \(NumPy's "
+                                             rf"Generator\.{name}\); write {instead}"):
+        getattr(g, name)
+    assert not hasattr(g, name)
+    assert g.counter == 0
+
+
+def test_other_missing_names_and_existing_methods_are_unchanged():
+    import copy
+    import pickle
+
+    g = rng.Philox(5, backend="numpy")
+    with pytest.raises(AttributeError, match=r"^'Philox' object has no attribute 'nope'$"):
+        g.nope
+    assert g.normal(2).shape == (2,) and g.integers(0, 6, 3).shape == (3,)
+    for twin in (copy.copy(g), copy.deepcopy(g), pickle.loads(pickle.dumps(g))):
+        assert twin.counter == g.counter
+        np.testing.assert_array_equal(twin.uniform(4), copy.copy(g).uniform(4))

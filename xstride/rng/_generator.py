@@ -20,7 +20,7 @@ from .._core.sizes import out_of_memory
 from .._plans.philox import mul_hi_lo
 from ._args import _check_int, _fill_pairs
 from ._functions import philox4x32_10
-from ._numpy_calls import numpy_style
+from ._numpy_calls import missing_method, numpy_style
 
 __all__ = ["Philox"]
 
@@ -178,6 +178,11 @@ class Philox:
     def __repr__(self):
         return (f"Philox(seed={self.seed}, stream={self.stream}, counter={self.counter}, "
                 f"backend={self.backend!r})")
+
+    def __getattr__(self, name):
+        # only a name the generator lacks comes here: NumPy's Generator methods it has
+        # not (random, standard_normal, choice, ...) say what to write instead
+        raise missing_method(name)
 
     def __reduce__(self):
         """Pickled and copied (``copy.copy``, ``copy.deepcopy``) as its seed, stream,

@@ -9,6 +9,12 @@ positional arguments but 4 were given") said neither; :func:`numpy_style` makes 
 method's call with an argument it lacks, or too many positional ones, a ``TypeError``
 that names the method and says what to write instead. Nothing is accepted silently.
 A call the method takes costs one ``len`` (and with keywords one set test) more.
+
+NumPy's ``Generator`` methods ``Philox`` lacks (``g.random(3)``, ``g.standard_normal(3)``,
+``g.choice``, ``g.permutation``, ...) were Python's bare "'Philox' object has no
+attribute 'random'"; :func:`missing_method` is the ``AttributeError`` that names the
+method and says what to write (``Philox.__getattr__``, reached only by a name the
+class does not have: the methods and attributes it has cost nothing more).
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import inspect
 
 from .._core.errors import error
 
-__all__ = ["numpy_style"]
+__all__ = ["numpy_style", "missing_method"]
 
 #: method -> what replaces NumPy's parameters of the distribution (a closing clause)
 _INSTEAD = {
@@ -64,3 +70,36 @@ def numpy_style(method):
         return method(self, *args, **kwargs)
 
     return wrapper
+
+
+#: NumPy ``Generator`` (and legacy ``RandomState``) method -> what to write with ``Philox``
+_NUMPY_METHODS = {
+    "random": "g.uniform(shape): float64 in [0, 1), as NumPy's random(size)",
+    "random_sample": "g.uniform(shape): float64 in [0, 1)",
+    "rand": "g.uniform(shape): float64 in [0, 1)",
+    "standard_normal": "g.normal(shape): standard normals, as NumPy's "
+                       "standard_normal(size)",
+    "randn": "g.normal(shape): standard normals",
+    "randint": "g.integers(low, high, shape): int64 in [low, high)",
+    "standard_exponential": "-xp.log1p(-g.uniform(shape)): standard exponentials",
+    "exponential": "-scale * xp.log1p(-g.uniform(shape)) for NumPy's "
+                   "exponential(scale, size)",
+    "choice": "a[g.integers(0, a.shape[0], shape)] for NumPy's choice(a, size) with "
+              "replacement; without replacement, a[xp.argsort(g.uniform(a.shape[0]))[:k]]",
+    "permutation": "xp.argsort(g.uniform(n)) for a permutation of range(n); "
+                   "x[xp.argsort(g.uniform(x.shape[0]))] for one of x's rows",
+    "permuted": "x[xp.argsort(g.uniform(x.shape[0]))] (a shuffled copy of x's rows)",
+    "shuffle": "x[xp.argsort(g.uniform(x.shape[0]))] (a shuffled copy of x's rows; "
+               "Philox shuffles nothing in place)",
+    "bytes": "xp.astype(g.integers(0, 256, n), xp.uint8) for n random bytes as an array",
+}
+
+
+def missing_method(name: str) -> AttributeError:
+    """The ``AttributeError`` of ``Philox``'s attribute ``name``: for a method of NumPy's
+    ``Generator`` it lacks, what to write instead; else Python's own message."""
+    instead = _NUMPY_METHODS.get(name)
+    if instead is None:
+        return AttributeError(f"'Philox' object has no attribute {name!r}")
+    return error(AttributeError, "Philox", f"no method {name!r} (NumPy's Generator."
+                                           f"{name}); write {instead}")
