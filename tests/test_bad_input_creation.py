@@ -58,7 +58,7 @@ def test_creation_takes_numpy_ints_and_keeps_other_errors_as_numpys(backend):
         assert xp.full(np.int64(2), 0.5).shape == (2,)
         assert xp.to_numpy(xp.eye(np.int64(2), np.int16(3), k=np.int8(1))).tolist() == [
             [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
-    with pytest.raises(TypeError, match="^zeros: data type 'foo' not understood"):   # NumPy's
+    with pytest.raises(TypeError, match="^zeros: argument 'dtype' got str 'foo'"):   # named
         xp.zeros(3, dtype="foo")
     with pytest.raises(ValueError, match="^ones: Unsupported device"):   # NumPy's own
         xp.ones(3, device="gpu")
@@ -115,3 +115,34 @@ def test_linspace_names_a_negative_num(backend):
                                              r"non-negative; got -1$"):
             xp.linspace(0, 1, -1)
         assert xp.to_numpy(xp.linspace(0, 1, np.int64(0))).size == 0
+
+
+@pytest.mark.parametrize("backend", _backends())
+@pytest.mark.parametrize("func, call", [
+    ("zeros", lambda d: xp.zeros(3, dtype=d)),
+    ("ones", lambda d: xp.ones((2, 2), dtype=d)),
+    ("empty", lambda d: xp.empty(3, dtype=d)),
+    ("full", lambda d: xp.full(3, 1, dtype=d)),
+    ("zeros_like", lambda d: xp.zeros_like(xp.asarray([1.0]), dtype=d)),
+    ("full_like", lambda d: xp.full_like(xp.asarray([1.0]), 2, dtype=d)),
+    ("asarray", lambda d: xp.asarray([1, 2], dtype=d)),
+    ("arange", lambda d: xp.arange(3, dtype=d)),
+    ("linspace", lambda d: xp.linspace(0, 1, 3, dtype=d)),
+    ("eye", lambda d: xp.eye(2, dtype=d)),
+])
+def test_a_dtype_that_is_no_dtype_is_named(backend, func, call):
+    """``dtype="foo"`` was NumPy's "data type 'foo' not understood" (no argument named)
+    and dask's two-line message of its dispatch; a TypeError naming ``dtype`` now, as
+    ``astype``'s, with NumPy's reason."""
+    with xp.use_backend(backend):
+        with pytest.raises(TypeError, match=rf"^{func}: argument 'dtype' got str 'foo'; "
+                                            r"expected a dtype such as xstride\.float64 "
+                                            r"\(data type 'foo' not understood\)$"):
+            call("foo")
+        with pytest.raises(TypeError, match=rf"^{func}: argument 'dtype' got int 1; "
+                                            r"expected a dtype .*Cannot interpret '1'"):
+            call(1)
+        with pytest.raises(TypeError, match=r"^astype: argument 'dtype' got str 'foo'"):
+            xp.astype(xp.asarray([1.0]), "foo")
+        assert call(xp.int32).dtype == xp.int32   # a good dtype: as before
+        assert call("float32").dtype == xp.float32
