@@ -255,12 +255,13 @@ def test_cupy_overrides_pass_valid_calls_on_unchanged(compat):
 
 
 def test_cupy_overrides_leave_unreadable_arguments_to_the_library(compat):
-    """Arguments the check cannot read reach CuPy unchanged, which raises its own error."""
+    """Arguments the check cannot read reach CuPy unchanged, which raises its own error
+    (a shape of no ints and a zero step are named first, as on NumPy:
+    tests/test_creation_cupy.py)."""
     fake = compat.cupy
     x = fake.ndarray((2, 3))
-    for call in (lambda: xp.zeros("abc"), lambda: xp.zeros((2, 2.5)),
-                 lambda: xp.repeat(x, -1), lambda: xp.repeat(x, [1, 2], axis=1),
-                 lambda: xp.tile(x, (-2,)), lambda: xp.arange(0, 5, 0),
+    for call in (lambda: xp.repeat(x, -1), lambda: xp.repeat(x, [1, 2], axis=1),
+                 lambda: xp.tile(x, (-2,)),
                  lambda: xp.arange(0.0, float("inf")), lambda: xp.reshape(x, (-1, -1)),
                  lambda: xp.broadcast_arrays(fake.ndarray((2,)), fake.ndarray((3,)))):
         compat.calls.clear()

@@ -18,9 +18,9 @@ import numpy as np
 
 from . import select as _backend
 from . import size_checks as _sizes
+from .arg_checks import check_fill_type
 from .dispatch import register
 from .._core.errors import type_error, value_error
-from .._core.sizes import checked_size
 
 __all__ = ["finfo_object", "finfo", "iinfo", "floor_divide", "remainder", "asarray", "from_dlpack", "full",
            "full_like", "dask_can_cast", "dask_isdtype"]
@@ -245,22 +245,26 @@ def from_dlpack(x, /, *, device=None, copy=None):
 def full(shape, fill_value, *, dtype=None, device=None, **kwargs):
     """``full`` on CuPy, keeping the sign of a ``-0.0`` fill value.
 
-    A shape whose element count or byte size overflows int64 is refused
-    (``ValueError``; CuPy would wrap it, see ``size_checks.py``).
+    A fill of no number is refused first, as on NumPy (``arg_checks.check_fill_type``:
+    CuPy's made an object array it cannot hold for ``None``); ``shape`` is named and a
+    shape whose element count or byte size overflows int64 refused (``ValueError``;
+    CuPy would wrap it, see ``size_checks.py``).
     """
-    shp = _sizes.shape_of(shape)
-    if shp is not None:
-        checked_size("full", "shape", shp, _sizes.fill_itemsize(fill_value, dtype))
+    check_fill_type("full", fill_value, dtype)
     impl = _backend.namespace("cupy").full
-    return _restore_negative_zero(impl(shape, fill_value, dtype=dtype, device=device,
-                                       **kwargs), fill_value)
+    return _restore_negative_zero(_sizes.shaped(
+        "full", lambda: impl(shape, fill_value, dtype=dtype, device=device, **kwargs),
+        shape, _sizes.fill_itemsize(fill_value, dtype)), fill_value)
 
 
 def full_like(x, /, fill_value, *, dtype=None, device=None, **kwargs):
     """``full_like`` on CuPy, keeping the sign of a ``-0.0`` fill value.
 
-    ``shape=`` (CuPy's keyword) is checked like ``full``'s shape.
+    ``shape=`` (CuPy's keyword) is checked like ``full``'s shape; a fill of no number
+    is refused first, as on NumPy (CuPy's fill kernel: "Unsupported type").
     """
+    check_fill_type("full_like", fill_value, getattr(x, "dtype", None) if dtype is None
+                    else dtype)
     _sizes.check_like("full_like", x, dtype, kwargs)
     impl = _backend.namespace("cupy").full_like
     return _restore_negative_zero(impl(x, fill_value, dtype=dtype, device=device, **kwargs),

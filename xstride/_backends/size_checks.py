@@ -10,6 +10,19 @@ argument) and only then calls ``array_api_compat.cupy``. Arguments it cannot rea
 (wrong types, negative repeats, shapes that do not broadcast) are passed on unchanged,
 so the library raises its own error for them. Registered for CuPy in ``fixes.py``.
 NumPy checks sizes itself (``ValueError``), so the NumPy backend keeps its fast path.
+
+The creation functions' arguments are named here as on the NumPy and dask backends
+(``shape_checks.py``, ``arange_checks.py``, ``arg_checks.py``; CuPy's own messages named
+none: "an integer is required" for ``zeros(True)``, a bare ``ZeroDivisionError`` for
+``arange(0, 5, 0)``). Where CuPy takes a bad argument (``eye(2, k=True)``,
+``linspace(0, 1, 2, endpoint="no")``) or fails obscurely on it (``full(3, None)``:
+an object array it cannot hold; ``full_like(x, "a")``: its fill kernel's "Unsupported
+type"), a cheap type test runs first, as on NumPy; the ``shape`` of ``empty``,
+``zeros``, ``ones`` and ``full`` and ``arange``'s arguments are checked only once CuPy
+refused the call (or the shape is no tuple of ints, which the size check found
+already), so a good call costs nothing more. Checked on the CPU with the tests'
+stand-in CuPy (``tests/test_creation_cupy.py``); the same calls on a device:
+``tests/test_creation_cupy_gpu.py``.
 """
 
 from __future__ import annotations
@@ -21,9 +34,12 @@ import numpy as np
 
 from . import select as _backend
 from .._core.sizes import checked_size
+from .arange_checks import check_arange
+from .arg_checks import check_fill_type, check_linspace, check_step
+from .shape_checks import check_eye, check_shape
 
 __all__ = ["shape_of", "itemsize_of", "fill_itemsize", "empty", "zeros", "ones", "eye",
-           "arange", "linspace", "empty_like", "zeros_like", "ones_like", "check_like",
+           "arange", "linspace", "shaped", "empty_like", "zeros_like", "ones_like", "check_like",
            "broadcast_to", "broadcast_arrays", "reshape", "tile", "repeat"]
 
 
@@ -68,22 +84,41 @@ def _check(func: str, arg: str, shape, itemsize: int, *, result: bool = False) -
 
 
 # ---------------------------------------------------------------------- creation
+def shaped(func: str, call, shape, itemsize: int):
+    """``call()`` (CuPy's ``func`` of ``shape``), ``shape`` named where it is not one
+    (:func:`~.shape_checks.check_shape`): a shape of no ints or of a negative length
+    before the call, its size past int64 too; a bool where CuPy refused the call."""
+    shp = shape_of(shape)
+    if shp is None:   # no int or tuple of ints: named (else the library's error)
+        check_shape(func, shape)
+    try:
+        _check(func, "shape", shp, itemsize)
+    except ValueError:   # a negative length: named as on NumPy
+        check_shape(func, shape)
+        raise
+    try:
+        return call()
+    except (TypeError, ValueError):
+        check_shape(func, shape)
+        raise
+
+
 def empty(shape, *, dtype=None, device=None, **kwargs):
-    """``empty`` on CuPy, refusing a shape whose size overflows int64."""
-    _check("empty", "shape", shape_of(shape), itemsize_of(dtype))
-    return _impl("empty")(shape, dtype=dtype, device=device, **kwargs)
+    """``empty`` on CuPy, ``shape`` named (:func:`shaped`), its size past int64 refused."""
+    return shaped("empty", lambda: _impl("empty")(shape, dtype=dtype, device=device,
+                                                  **kwargs), shape, itemsize_of(dtype))
 
 
 def zeros(shape, *, dtype=None, device=None, **kwargs):
-    """``zeros`` on CuPy, refusing a shape whose size overflows int64."""
-    _check("zeros", "shape", shape_of(shape), itemsize_of(dtype))
-    return _impl("zeros")(shape, dtype=dtype, device=device, **kwargs)
+    """``zeros`` on CuPy, ``shape`` named (:func:`shaped`), its size past int64 refused."""
+    return shaped("zeros", lambda: _impl("zeros")(shape, dtype=dtype, device=device,
+                                                  **kwargs), shape, itemsize_of(dtype))
 
 
 def ones(shape, *, dtype=None, device=None, **kwargs):
-    """``ones`` on CuPy, refusing a shape whose size overflows int64."""
-    _check("ones", "shape", shape_of(shape), itemsize_of(dtype))
-    return _impl("ones")(shape, dtype=dtype, device=device, **kwargs)
+    """``ones`` on CuPy, ``shape`` named (:func:`shaped`), its size past int64 refused."""
+    return shaped("ones", lambda: _impl("ones")(shape, dtype=dtype, device=device,
+                                                **kwargs), shape, itemsize_of(dtype))
 
 
 def fill_itemsize(fill_value, dtype) -> int:
@@ -98,7 +133,10 @@ def fill_itemsize(fill_value, dtype) -> int:
 
 
 def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, **kwargs):
-    """``eye`` on CuPy, refusing ``n_rows * n_cols`` elements past int64."""
+    """``eye`` on CuPy: ``n_rows``, ``n_cols`` and ``k`` checked first, as on NumPy
+    (:func:`~.shape_checks.check_eye`; CuPy took ``k=True`` as 1), then
+    ``n_rows * n_cols`` elements past int64 refused."""
+    check_eye(n_rows, n_cols, k)
     rows = _index(n_rows)
     cols = rows if n_cols is None else _index(n_cols)
     if rows is not None and cols is not None:
@@ -128,18 +166,29 @@ def _scalar_itemsize(dtype, *values) -> int:
 
 
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None, **kwargs):
-    """``arange`` on CuPy, refusing a count of values whose size overflows int64."""
+    """``arange`` on CuPy: ``step`` not zero (CuPy's raised a bare ``ZeroDivisionError``),
+    a count of values whose size overflows int64 refused; where CuPy refuses the call,
+    the argument named (:func:`~.arange_checks.check_arange`: ``arange(None)``,
+    ``arange(0, inf)``)."""
+    check_step(step)
     lo, hi = (0, start) if stop is None else (start, stop)
     count = _arange_count(lo, hi, step)
     if count is not None:
         _check("arange", "start" if stop is None else "stop", (count,),
                _scalar_itemsize(dtype, start, stop, step), result=True)
-    return _impl("arange")(start, stop=stop, step=step, dtype=dtype, device=device,
-                           **kwargs)
+    try:
+        return _impl("arange")(start, stop=stop, step=step, dtype=dtype, device=device,
+                               **kwargs)
+    except (TypeError, ValueError, OverflowError):
+        check_arange((start, stop, step), {}, complex_ok=True)
+        raise
 
 
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, **kwargs):
-    """``linspace`` on CuPy, refusing ``num`` values whose size overflows int64."""
+    """``linspace`` on CuPy: ``num`` and ``endpoint`` checked first, as on NumPy
+    (:func:`~.arg_checks.check_linspace`; CuPy took ``endpoint="no"`` as true), ``num``
+    values whose size overflows int64 refused."""
+    check_linspace(num, endpoint)
     n = _index(num)
     if n is not None and n >= 0:
         _check("linspace", "num", (n,), _scalar_itemsize(dtype, start, stop), result=True)
