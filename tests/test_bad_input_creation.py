@@ -146,3 +146,19 @@ def test_a_dtype_that_is_no_dtype_is_named(backend, func, call):
             xp.astype(xp.asarray([1.0]), "foo")
         assert call(xp.int32).dtype == xp.int32   # a good dtype: as before
         assert call("float32").dtype == xp.float32
+
+
+@pytest.mark.parametrize("backend", _backends())
+def test_eye_takes_a_0d_integer_array_k_as_numpy_does(backend):
+    """NumPy's ``eye(3, k=np.array(1))`` is the first superdiagonal; the check of ``k``
+    (``isinstance`` of int) refused it on both backends ("got numpy.ndarray"), a
+    regression of the NumPy backend. A 0-D bool or float array is still refused."""
+    with xp.use_backend(backend):
+        got = xp.to_numpy(xp.eye(3, k=np.array(1)))
+        assert got.tolist() == np.eye(3, k=1).tolist()
+        assert xp.to_numpy(xp.eye(2, 3, k=np.array(-1, np.int8))).tolist() == \
+            np.eye(2, 3, k=-1).tolist()
+        for bad, shown in ((np.array(True), "bool"), (np.array(1.0), "float64")):
+            with pytest.raises(TypeError, match=rf"^eye: argument 'k' got numpy\.ndarray"
+                                                rf"\(shape=\(\), dtype={shown}\); expected an int"):
+                xp.eye(3, k=bad)

@@ -52,12 +52,17 @@ def check_shape(func: str, shape) -> None:
 
 
 def check_eye(n_rows, n_cols, k) -> None:
-    """``eye``'s sizes (non-negative ints; ``n_cols`` may be None) and ``k`` (an int)."""
+    """``eye``'s sizes (non-negative ints; ``n_cols`` may be None) and ``k`` (an int: a
+    NumPy integer or 0-D integer array too, as NumPy's ``eye`` takes; not a bool)."""
     check_length("eye", "n_rows", n_rows, n_rows, "a non-negative int")
     if n_cols is not None:
         check_length("eye", "n_cols", n_cols, n_cols, "a non-negative int")
-    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
-        raise type_error("eye", "k", k, "an int (the diagonal's offset)")
+    try:   # an int, a NumPy integer or a 0-D integer array (NumPy's eye takes them)
+        if isinstance(k, (bool, np.bool_)):
+            raise TypeError
+        operator.index(k)
+    except TypeError:
+        raise type_error("eye", "k", k, "an int (the diagonal's offset)") from None
 
 
 def _itemsize(dtype) -> int:
