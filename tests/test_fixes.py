@@ -412,6 +412,22 @@ def test_searchsorted_refuses_a_sorter_index_out_of_range(sorter, bad):
     assert xp.searchsorted(np.asarray([]), x2, sorter=np.asarray([], np.intp)).tolist() == [0]
 
 
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_searchsorted_takes_a_uint64_sorter_on_numpy_as_on_dask(backend):
+    """A uint64 ``sorter`` (an integer dtype, as check_sorter asks) was NumPy's unnamed
+    "could not parse sorter argument" on the NumPy backend and an answer on dask; its
+    values checked in range, it is cast to intp. One out of range is still named."""
+    with xp.use_backend(backend):
+        x1, x2 = xp.asarray([3.0, 1.0, 2.0]), xp.asarray([1.5, 2.5])
+        s = xp.asarray(np.asarray([1, 2, 0], np.uint64))
+        for side, want in (("left", [1, 2]), ("right", [1, 2])):
+            assert xp.to_numpy(xp.searchsorted(x1, x2, side=side, sorter=s)).tolist() == want
+        with pytest.raises(ValueError, match="^searchsorted: argument 'sorter' holds the "
+                                             "index 3, out of range for x1 of 3"):
+            xp.to_numpy(xp.searchsorted(x1, x2, sorter=xp.asarray(np.asarray([1, 3, 0],
+                                                                               np.uint64))))
+
+
 def test_diff_names_a_prepend_or_append_of_another_shape():
     """"diff": prepend/append "must have the same shape as x, except for the axis".
     NumPy's said "axis 1 is out of bounds for array of dimension 1" for a 1-D prepend of

@@ -420,12 +420,16 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     checked first (NumPy's ``TypeError`` "could not parse sorter argument" for a 2-D
     one), then its values, each in ``[0, len(x1))``: a ``min`` and a ``max`` of
     ``sorter`` (NumPy checked only the indices its search read, and answered for the
-    others). ``x1`` of one dimension, checked first."""
+    others). ``x1`` of one dimension, checked first. A uint64 ``sorter`` (NumPy's
+    "could not parse sorter argument": no safe cast to intp) is cast, its values in
+    range."""
     if sorter is not None:
         sorter = np.asarray(sorter)
     check_sorter(x1, sorter, side)
     if sorter is not None:
         check_sorter_range(sorter, x1.shape[0])
+        if not np.can_cast(sorter.dtype, np.intp):
+            sorter = sorter.astype(np.intp)
     return _numpy("searchsorted")(x1, x2, side=side, sorter=sorter)
 
 
