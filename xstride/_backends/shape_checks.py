@@ -81,9 +81,26 @@ def named_shape_error(func: str, shape, dtype) -> None:
     argument, raised where ``shape`` is not a shape or its size overflows int64 (8
     bytes an element for a ``dtype`` of None or none NumPy knows); else nothing, and
     the caller raises NumPy's own error."""
-    check_shape(func, shape)
-    items = shape if isinstance(shape, (tuple, list)) else (shape,)
+    items = shape if isinstance(shape, (tuple, list)) else _numpy_items(shape)
+    for n in items:
+        check_length(func, "shape", n, shape)
     checked_size(func, "shape", tuple(operator.index(n) for n in items), _itemsize(dtype))
+
+
+def _numpy_items(shape) -> tuple:
+    """The lengths of a ``shape`` that is no tuple or list: ``(shape,)`` for an int (or
+    anything else that is not a sequence), its items for a sequence NumPy takes as a
+    shape (a 1-D integer array, a ``range``), so that its error for another argument
+    (``zeros(np.array([2, 3]), dtype="foo")``) is not laid on ``shape``."""
+    try:
+        operator.index(shape)
+    except TypeError:
+        if not isinstance(shape, (str, bytes)):
+            try:
+                return tuple(shape)
+            except TypeError:
+                pass
+    return (shape,)
 
 
 def _numpy_shaped(name: str):
