@@ -200,14 +200,14 @@ def test_numpy_creation_of_a_good_shape_does_not_go_through_compat():
 def test_numpy_creation_lays_no_other_error_on_a_shape_numpy_takes():
     """NumPy takes a 1-D integer array or a ``range`` as a shape; an error of another
     argument (a dtype it does not know, a device) was laid on ``shape`` ("got
-    numpy.ndarray ...; expected an int or a tuple of ints"). NumPy's own error now;
-    a bad length in such a shape is still named."""
+    numpy.ndarray ...; expected an int or a tuple of ints"). The other argument's error
+    now (a dtype named as for any shape); a bad length in such a shape is still named."""
     with xp.use_backend("numpy"):
         assert xp.zeros(np.array([2, 3])).shape == (2, 3)
         assert xp.full(range(2, 4), 1.0).shape == (2, 3)
-        with pytest.raises(TypeError, match="^zeros: data type 'foo' not understood"):
+        with pytest.raises(TypeError, match="^zeros: argument 'dtype' got str 'foo'"):
             xp.zeros(np.array([2, 3]), dtype="foo")
-        with pytest.raises(TypeError, match="^empty: data type 'foo' not understood"):
+        with pytest.raises(TypeError, match="^empty: argument 'dtype' got str 'foo'"):
             xp.empty(range(2, 4), dtype="foo")
         with pytest.raises(ValueError, match="^ones: Unsupported device"):
             xp.ones(np.array([2]), device="gpu")
