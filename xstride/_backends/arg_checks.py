@@ -420,21 +420,29 @@ def roll(x, /, shift, *, axis=None):
 
 
 def searchsorted(x1, x2, /, *, side="left", sorter=None):
-    """``searchsorted`` of the standard on NumPy arrays, ``sorter``'s dtype and shape
-    checked first (NumPy's ``TypeError`` "could not parse sorter argument" for a 2-D
-    one), then its values, each in ``[0, len(x1))``: a ``min`` and a ``max`` of
-    ``sorter`` (NumPy checked only the indices its search read, and answered for the
-    others). ``x1`` of one dimension, checked first. A uint64 ``sorter`` (NumPy's
-    "could not parse sorter argument": no safe cast to intp) is cast, its values in
-    range."""
+    """``searchsorted`` of the standard on NumPy arrays, ``x1`` (of one dimension),
+    ``side`` and ``sorter``'s dtype and shape checked first (NumPy's ``TypeError``
+    "could not parse sorter argument" for a 2-D one). ``sorter``'s values are checked
+    where NumPy's binary search reads them, ``O(len(x2) log len(x1))`` of them: an index
+    out of range there is NumPy's "Sorter index out of range.", raised here as a
+    ``ValueError`` naming ``sorter`` and the index (found by a ``min`` and a ``max``
+    then, on the error's path only); an index the search never reads is not looked at
+    (a scan of every index before each call made ``searchsorted`` of 10 values in 10**6
+    sorted ones 280x slower: 580 against 2 us). A uint64 ``sorter`` (NumPy's "could not
+    parse sorter argument": no safe cast to intp) is cast, an index past intp's range
+    becoming a negative one the search refuses where it reads it."""
     if sorter is not None:
         sorter = np.asarray(sorter)
     check_sorter(x1, sorter, side)
-    if sorter is not None:
-        check_sorter_range(sorter, x1.shape[0])
-        if not np.can_cast(sorter.dtype, np.intp):
-            sorter = sorter.astype(np.intp)
-    return _numpy("searchsorted")(x1, x2, side=side, sorter=sorter)
+    given = sorter
+    if sorter is not None and not np.can_cast(sorter.dtype, np.intp):
+        sorter = sorter.astype(np.intp)
+    try:
+        return _numpy("searchsorted")(x1, x2, side=side, sorter=sorter)
+    except ValueError:
+        if given is not None:
+            check_sorter_range(given, x1.shape[0])   # names the index, when that is why
+        raise
 
 
 def sort(x, /, *, axis=-1, descending=False, stable=True, **kwargs):

@@ -4,12 +4,15 @@ values (indices into ``x1``).
 
 NumPy checks a ``sorter``'s indices only where its binary search reads them: with
 ``x1`` of two elements, ``sorter=[0, 5]`` was its unnamed "Sorter index out of range."
-and ``sorter=[-1, 0]`` an answer (``[2]``) of no reading of the call. dask took a
+and ``sorter=[-1, 0]`` an answer (``[2]``: the search never read the -1). dask took a
 negative index as counted from the end, and CuPy's ``searchsorted`` gathers ``x1`` by
 ``sorter`` with ``take``, which wraps an index out of range into it (an answer of no
-reading of the call). The three backends now refuse an index outside ``[0,
-x1.shape[0])`` with a ``ValueError`` naming ``sorter`` (:func:`check_sorter_range`; on
-CuPy a ``min`` and a ``max`` on the device, read back: :func:`cupy_searchsorted`).
+reading of the call). dask and CuPy, which read every index of ``sorter`` anyway (their
+gather of ``x1``), now refuse an index outside ``[0, x1.shape[0])`` with a
+``ValueError`` naming ``sorter`` (:func:`check_sorter_range`; on CuPy a ``min`` and a
+``max`` on the device, read back: :func:`cupy_searchsorted`); the NumPy backend names
+the index NumPy's search refuses, and leaves unread ones unread (a scan of all of them
+would make each call ``O(len(x1))``: ``arg_checks.searchsorted``).
 """
 
 from __future__ import annotations
