@@ -197,8 +197,11 @@ def _cupy_clip(cp, x, lo, hi):
     NaN, ``hi`` wins where ``lo > hi``; CuPy's clip kernel compares, so a NaN bound was no
     bound) and, bit for bit, what ``xp.fuse`` traces for ``clip``
     (``xstride/fusion/_tracer.py``): a NaN of ``x`` is passed through as it is (two
-    launches of ``maximum`` and ``minimum`` gave another NaN's bits). Scalars as ``x``'s
-    dtype (each in its range after :func:`check_clip`), array bounds converted to it."""
+    launches of ``maximum`` and ``minimum`` gave another NaN's bits). Where ``x`` equals
+    a bound, ``x`` is kept: a zero keeps its sign, as NumPy's ``clip`` of two bounds
+    gives it (NumPy's of one bound is its ``minimum``/``maximum``, which give the
+    bound's: ``clip(0.0, None, -0.0)`` is -0.0 there). Scalars as ``x``'s dtype (each in
+    its range after :func:`check_clip`), array bounds converted to it."""
     lo, hi = (v if v is None else v.astype(x.dtype, copy=False) if type(v) is cp.ndarray
               else x.dtype.type(v) for v in (lo, hi))
     shape = np.broadcast_shapes(x.shape, *(v.shape for v in (lo, hi) if type(v) is cp.ndarray))
