@@ -96,6 +96,13 @@ def test_negative_zero_detection():
 
     assert _has_negative_zero(-0.0) and _has_negative_zero(complex(1.0, -0.0))
     assert not _has_negative_zero(0.0) and not _has_negative_zero(0) and not _has_negative_zero(-1.0)
+    # NumPy scalars and 0-d arrays (CuPy fills a 0-d array from them too)
+    for v in (np.float32(-0.0), np.float64(-0.0), np.asarray(-0.0), np.asarray(-0.0, np.float16),
+              np.complex64(complex(1.0, -0.0)), np.asarray(complex(-0.0, 2.0))):
+        assert _has_negative_zero(v), v
+    for v in (np.float32(0.0), np.asarray(0.0), np.asarray([-0.0]), np.asarray(0),
+              np.int8(0), np.asarray(True), np.complex128(1.0)):
+        assert not _has_negative_zero(v), v
 
 
 @pytest.mark.parametrize("name, z, re_check, im_check", [

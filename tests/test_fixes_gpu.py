@@ -45,6 +45,9 @@ def test_asarray_of_negative_zero_scalar_keeps_sign(cp):
             assert bool(cp.signbit(xp.asin(a)))  # the standard: asin(-0) is -0
         z = xp.asarray(complex(-0.0, -0.0))
         assert bool(cp.signbit(z.real)) and bool(cp.signbit(z.imag))
+        for v in (np.float32(-0.0), np.float64(-0.0), np.asarray(-0.0),
+                  np.asarray(-0.0, np.float32)):   # NumPy scalars and 0-d arrays too
+            assert bool(cp.signbit(xp.asarray(v))), v
         b = xp.asarray([-0.0, 1.5])
         assert bool(cp.signbit(b[0])) and float(b[1]) == 1.5
         assert float(xp.asarray(2.5)) == 2.5

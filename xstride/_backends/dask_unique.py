@@ -116,10 +116,11 @@ def _zero_of_first(values, flat):
     dt = np.dtype(values.dtype)
 
     def zero(re_sign: bool, im_sign: bool = False):
-        # a 0-d array of the chunks' backend: CuPy's where took no NumPy operand
-        host = np.asarray(complex(-0.0 if re_sign else 0.0, -0.0 if im_sign else 0.0)
-                          if dt.kind == "c" else (-0.0 if re_sign else 0.0), dt)
-        return get(_NAME).chunk_like(host, flat._meta)
+        # a 0-d array of the chunks' backend (CuPy's where took no NumPy operand), cut
+        # from a 1-element copy: CuPy's asarray of a 0-d -0.0 fills, which gave +0.0
+        host = np.asarray([complex(-0.0 if re_sign else 0.0, -0.0 if im_sign else 0.0)
+                           if dt.kind == "c" else (-0.0 if re_sign else 0.0)], dt)
+        return get(_NAME).chunk_like(host, flat._meta)[0]
 
     if dt.kind == "f":
         rep = ns.where(re, zero(True), zero(False))

@@ -184,9 +184,17 @@ def remainder(x1, x2, /):
 
 
 def _has_negative_zero(value) -> bool:
-    if isinstance(value, complex):
-        return _has_negative_zero(value.real) or _has_negative_zero(value.imag)
-    return isinstance(value, float) and value == 0.0 and np.signbit(value)
+    """A -0.0 in ``value``: a Python or NumPy float or complex scalar, or a 0-d NumPy
+    array of one (CuPy fills a 0-d array from those too)."""
+    if isinstance(value, np.ndarray):
+        if value.ndim or value.dtype.kind not in "fc":
+            return False
+        value = value[()]
+    if isinstance(value, (complex, np.complexfloating)):
+        return _has_negative_zero(float(value.real)) or _has_negative_zero(float(value.imag))
+    if isinstance(value, np.floating):
+        value = float(value)
+    return isinstance(value, float) and value == 0.0 and bool(np.signbit(value))
 
 
 def _restore_negative_zero(out, fill_value):
@@ -214,14 +222,17 @@ def _restore_negative_zero(out, fill_value):
 
 
 def asarray(obj, /, *, dtype=None, device=None, copy=None, **kwargs):
-    """``asarray`` on CuPy, keeping the sign of a Python ``-0.0`` scalar.
+    """``asarray`` on CuPy, keeping the sign of a ``-0.0`` scalar: a Python or NumPy
+    float or complex, or a 0-d NumPy array of one.
 
-    CuPy builds 0-d arrays from Python scalars by filling, which loses the sign of
-    -0.0 (see :func:`_restore_negative_zero`). Sequences go through NumPy and keep it.
+    CuPy builds 0-d arrays from those by filling, which loses the sign of -0.0 (see
+    :func:`_restore_negative_zero`; a 0-d NumPy -0.0 came out +0.0 on the H100,
+    2026-12-05). Sequences and arrays of more dimensions are copied and keep it.
     """
     impl = _backend.namespace("cupy").asarray
     res = impl(obj, dtype=dtype, device=device, copy=copy, **kwargs)
-    if isinstance(obj, (float, complex)):
+    if isinstance(obj, (float, complex, np.floating, np.complexfloating)) or (
+            isinstance(obj, np.ndarray) and obj.ndim == 0):
         return _restore_negative_zero(res, obj)
     return res
 
