@@ -10,8 +10,9 @@ NumPy's error, so that a call NumPy takes costs nothing more.
 NumPy computes the length (and from 2**63 on the values) of an ``arange`` of Python
 ints in float64: ``arange(2**63, 2**63 + 3)`` gave three equal values, ``arange(2**63)``
 and ``arange(0, 2**63, dtype=int8)`` an empty array. Where an int is 2**53 or more in
-magnitude, the length is computed exactly and refused past int64; without ``dtype`` the
-values are exact too (:func:`_wide_arange`).
+magnitude, the length is computed exactly and refused past int64 (the bytes of the
+dtype's items); without ``dtype`` or into an integer one the values are exact too
+(:func:`wide_plan`, :func:`wide_values`: the dask backend's from each block's indices).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from .._core.sizes import INT64_MAX, checked_size, out_of_memory
 from .arg_checks import _INT_HI, _INT_LO, _short, check_step
 from .dispatch import compat_function, register
 
-__all__ = ["arange_args", "check_arange", "arange"]
+__all__ = ["arange_args", "check_arange", "arange", "wide_ints", "wide_plan", "wide_values"]
 
 #: Python ints from this magnitude on are inexact as floats, in which NumPy's arange
 #: computes its length (and from 2**63 on its values)
@@ -64,51 +65,103 @@ def check_arange(args, kwargs, *, complex_ok: bool = False) -> None:
     else:
         n = (float(stop) - float(start)) / float(step)
     if n != n or n > INT64_MAX:
-        raise value_error("arange", "stop", f"gives {_short(n) if isinstance(n, int) else n} "
-                                            f"elements from start {start!r} by step "
-                                            f"{step!r}; an array holds at most 2**63 - 1")
+        raise _length_error(n, start, step)
 
 
-def _exact_length(start: int, stop: int, step: int) -> int:
-    """The length of ``arange`` of Python ints, refused past int64 (8 bytes a value)."""
+def _text(v) -> str:
+    return _short(int(v)) if isinstance(v, (int, np.integer)) else repr(v)
+
+
+def _length_error(n, start, step) -> ValueError:
+    """The one message of a length past int64, on every backend."""
+    return value_error("arange", "stop", f"gives {_text(n)} elements from start "
+                                        f"{_text(start)} by step {_text(step)}, which "
+                                        "overflows int64 (at most 2**63 - 1)")
+
+
+def _exact_length(start: int, stop: int, step: int, itemsize: int = 8) -> int:
+    """The length of ``arange`` of Python ints, refused past int64 (in elements, or in
+    bytes of ``itemsize`` each)."""
     n = max(0, -(-(stop - start) // step))
     if n > _INT_HI >> 1:   # checked_size would write out the digits of any length
-        raise value_error("arange", "stop", f"gives {_short(n)} elements from start "
-                                            f"{_short(start)} by step {_short(step)}, "
-                                            "which overflows int64 (at most 2**63 - 1)")
-    checked_size("arange", "stop", (n,), 8, result=True)
+        raise _length_error(n, start, step)
+    checked_size("arange", "stop", (n,), itemsize, result=True)
     return n
 
 
-def _wide_arange(start, stop, step, device):
-    """``arange`` of Python ints, one of at least 2**53 in magnitude, without ``dtype``:
-    the exact length (:func:`_exact_length`); the values exactly, in int64 where it holds
-    them, else in uint64 (as ``asarray(2**63)``); values neither holds are refused."""
-    compat_function("numpy", "arange")(0, device=device)   # compat's check of the device
-    n = _exact_length(start, stop, step)
+def wide_ints(ints) -> bool:
+    """Whether ``(start, stop, step)`` are Python ints, one of 2**53 or more in
+    magnitude (NumPy's float64 length and values are inexact)."""
+    return (all(type(v) is int for v in ints)
+            and not all(-_EXACT_FLOAT < v < _EXACT_FLOAT for v in ints))
+
+
+def _itemsize(dtype) -> int:
+    try:
+        return 8 if dtype is None else np.dtype(dtype).itemsize
+    except TypeError:   # no dtype: the library's own error answers
+        return 8
+
+
+def wide_plan(start: int, stop: int, step: int, dtype):
+    """``(n, dtype)`` of ``arange`` of Python ints, one of at least 2**53 in magnitude,
+    of no ``dtype`` or an integer one: the exact length (NumPy's was computed in
+    float64: ``arange(0, 2**63 + 5, 2**62, dtype=uint64)`` had 2 values, not 3); without
+    ``dtype`` int64 where it holds the values, else uint64 (as ``asarray(2**63)``),
+    values neither holds refused; into an integer ``dtype``, NumPy's ``OverflowError``
+    for a ``start`` (or, of two values or more, a ``start + step``) it does not hold,
+    the others wrapping as NumPy's ``arange`` wraps them. None for another ``dtype``
+    (NumPy's ``arange`` answers, after the exact length is checked)."""
+    dt = None
+    if dtype is not None:
+        try:
+            dt = np.dtype(dtype)
+        except TypeError:
+            return None
+    n = _exact_length(start, stop, step, _itemsize(dt))
+    if dt is not None:
+        if dt.kind not in "iu":
+            return None
+        for v in (start, start + step)[:min(n, 2)]:
+            dt.type(v)   # NumPy's OverflowError for a value dtype does not hold
+        return n, dt
     if not n:   # no value to hold: the default integer dtype
-        return np.empty(0, dtype=np.int64)
+        return 0, np.dtype(np.int64)
     last = start + (n - 1) * step
     lo, hi = min(start, last), max(start, last)
     if _INT_LO <= lo and hi <= _INT_HI >> 1:
-        dt = np.dtype(np.int64)
-    elif 0 <= lo and hi <= _INT_HI:
-        dt = np.dtype(np.uint64)
-    else:
-        arg = "start" if not _INT_LO <= start <= _INT_HI else "stop"
-        raise overflow_error("arange", arg, f"gives values from {_short(lo)} to {_short(hi)}, "
-                                            "which no integer dtype holds (int64 or uint64); "
-                                            "give floats")
-    if n == 1:
-        return np.asarray([start], dtype=dt)
-    # modulo 2**64 in uint64 (wrapping, as the bits of int64 wrap): the values are exact
-    try:   # NumPy's MemoryError named this uint64 array, of its float length
-        words = np.arange(n, dtype=np.uint64)
-    except MemoryError:
-        raise out_of_memory("arange", "the result", (n,), dt.itemsize) from None
+        return n, np.dtype(np.int64)
+    if 0 <= lo and hi <= _INT_HI:
+        return n, np.dtype(np.uint64)
+    arg = "start" if not _INT_LO <= start <= _INT_HI else "stop"
+    raise overflow_error("arange", arg, f"gives values from {_short(lo)} to {_short(hi)}, "
+                                        "which no integer dtype holds (int64 or uint64); "
+                                        "give floats")
+
+
+def wide_values(idx, start: int, step: int, dt):
+    """Elements ``idx`` (their global indices) of ``arange`` from ``start`` by ``step``
+    into the integer dtype ``dt``: modulo 2**64 in uint64, then wrapped into ``dt`` (as
+    the bits of int64 wrap), so the values are exact wherever ``dt`` holds them."""
+    words = idx.astype(np.uint64)
     words *= np.uint64(step % 2**64)
     words += np.uint64(start % 2**64)
-    return words.view(dt)
+    return words.view(dt) if dt.itemsize == 8 else words.astype(dt)
+
+
+def _wide_arange(start, stop, step, dtype, device):
+    """``arange`` of Python ints, one of at least 2**53 in magnitude, of no ``dtype`` or
+    an integer one (:func:`wide_plan`), or None for another ``dtype``."""
+    plan = wide_plan(start, stop, step, dtype)
+    if plan is None:
+        return None
+    compat_function("numpy", "arange")(0, device=device)   # compat's check of the device
+    n, dt = plan
+    try:   # NumPy's errors named this uint64 array (ValueError: its bytes past int64)
+        idx = np.arange(n, dtype=np.uint64)
+    except (MemoryError, ValueError):
+        raise out_of_memory("arange", "the result", (n,), dt.itemsize) from None
+    return wide_values(idx, start, step, dt)
 
 
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None, **kwargs):
@@ -118,11 +171,12 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None, **kwargs):
     the argument."""
     check_step(step)
     ints = ((0, start) if stop is None else (start, stop)) + (step,)
-    if (all(type(v) is int for v in ints)
-            and not all(-_EXACT_FLOAT < v < _EXACT_FLOAT for v in ints)):
-        if dtype is None and not kwargs:
-            return _wide_arange(*ints, device)
-        _exact_length(*ints)   # NumPy's float length was 0 for arange(2**63, dtype=int8)
+    if wide_ints(ints):
+        out = None if kwargs else _wide_arange(*ints, dtype, device)
+        if out is not None:
+            return out
+        _exact_length(*ints, _itemsize(dtype))   # NumPy's float length was 0 for
+        # arange(2**63, dtype=float16)
     try:
         return compat_function("numpy", "arange")(start, stop, step, dtype=dtype,
                                                   device=device, **kwargs)

@@ -43,15 +43,15 @@ import numpy as np
 
 from .._core.errors import (broadcast_error, immutable_error, not_provided_error, type_error,
                              value_error)
-from .._core.sizes import checked_size
+from .._core.sizes import checked_size, out_of_memory
 from .._chunked import _config as _chunked_config
 from .._chunked.chunks import (chunks_of_no_element, fit_chunks, fit_option,
                                without_empty_chunks as _merged)
-from .arange_checks import arange_args, check_arange
+from .arange_checks import arange_args, check_arange, wide_ints, wide_plan
 from .arg_checks import (check_fill_fits, check_fill_type, check_int_fill, check_int_items,
                          check_linspace, check_meshgrid, int_fill_dtype)
 from .dask import check_chunks
-from .dask_ranges import float_arange, float_linspace
+from .dask_ranges import float_arange, float_linspace, int_arange
 from .dispatch import implementation, register, register_arguments
 from .registry import get, of_array
 from .shape_checks import check_eye, check_length, check_shape
@@ -153,6 +153,32 @@ def _narrow_arange(args, kwargs, shape):
     return dt
 
 
+def _wide_arange(args, kwargs):
+    """``arange`` of Python ints, one of 2**53 or more, of no ``dtype`` or an integer
+    one: the NumPy backend's exact values (``arange_checks.wide_plan``) from each
+    block's global indices, whatever the chunks; None for another call."""
+    ints = arange_args(args, kwargs)
+    if not wide_ints(ints) or set(kwargs) - {"start", "stop", "step", "dtype", "device",
+                                             "chunks"}:
+        return None
+    plan = wide_plan(*ints, kwargs.get("dtype"))
+    if plan is None:
+        return None
+    be = get(_NAME)
+    be.namespace().arange(0, device=kwargs.get("device"))   # compat's check of the device
+    opts = be.options()
+    n, dt = plan
+    own = kwargs.get("chunks") is not None
+    chunks = check_chunks("arange", kwargs["chunks"]) if own else opts.chunks
+    try:   # dask's tuple of block lengths was a bare MemoryError
+        if not own:
+            chunks = fit_option("arange", chunks, (n,))
+        fit_chunks("arange", chunks, (n,), dt, option=None if own else opts.chunks)
+    except MemoryError:
+        raise out_of_memory("arange", "the chunks of the result", (n,), dt.itemsize) from None
+    return be.on_chunks(int_arange(ints[0], ints[2], n, dt, chunks), opts)
+
+
 def _creation(name: str):
     be = get(_NAME)
 
@@ -164,6 +190,9 @@ def _creation(name: str):
                          for v in args)   # a 0-D NumPy array as its scalar, as NumPy's
             args, kwargs = _arange_step(args, kwargs)
             check_arange(args, kwargs)
+            wide = _wide_arange(args, kwargs)
+            if wide is not None:
+                return wide
         if name == "full" and (len(args) > 1 or "fill_value" in kwargs):
             fill = args[1] if len(args) > 1 else kwargs["fill_value"]
             check_int_fill(name, fill, kwargs.get("dtype"))   # one no integer dtype holds

@@ -15,6 +15,11 @@ the step is 0), the last element ``stop`` with ``endpoint``, floored for an inte
 dtype; of complex ends, each part the same with the step ``delta * (1 / div)`` (NumPy's
 complex division by the real ``div``).
 
+``arange`` of Python ints of 2**53 and more (no ``dtype`` or an integer one) is NumPy
+backend's, exact (``arange_checks.wide_plan``): dask's computed its length in float64
+and its values in int64 (``arange(2**63 - 2, 2**63 + 1)`` wrapped, ``arange(2**63,
+2**63 + 3)`` failed with an unnamed "Python int too large to convert to C long").
+
 Nothing here imports dask at import time.
 """
 
@@ -22,7 +27,10 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["float_arange", "float_linspace"]
+from .._core.sizes import out_of_memory
+from .arange_checks import wide_values
+
+__all__ = ["float_arange", "float_linspace", "int_arange"]
 
 
 def _arange_block(idx, first, second, dt):
@@ -50,6 +58,22 @@ def float_arange(start, step, n: int, dtype, chunks, like):
     idx = da.arange(0, n, 1, chunks=chunks, dtype=np.int64)
     return idx.map_blocks(_arange_block, start, start + step, dt, dtype=dt,
                           meta=like._meta)
+
+
+def int_arange(start: int, step: int, n: int, dt, chunks):
+    """``arange`` of ``n`` values of the integer dtype ``dt`` from the Python ints
+    ``start`` by ``step`` (:func:`~.arange_checks.wide_values` of each block's global
+    indices) in ``chunks`` (dask's ``chunks=`` for ``n`` elements)."""
+    import dask.array as da
+
+    from dask.array.core import normalize_chunks
+
+    try:   # dask's tuple of block lengths was a bare MemoryError
+        chunks = normalize_chunks(chunks, (n,), dtype=dt)
+    except MemoryError:
+        raise out_of_memory("arange", "the chunks of the result", (n,), dt.itemsize) from None
+    idx = da.arange(0, n, 1, chunks=chunks, dtype=np.int64)
+    return idx.map_blocks(wide_values, start, step, dt, dtype=dt, meta=np.empty((0,), dt))
 
 
 def _linspace_block(idx, start, stop, num, div, dt, dtype, endpoint, recip):

@@ -1,0 +1,109 @@
+"""``arange`` of Python ints of 2**53 and more on the dask backend: the NumPy backend's
+result bit for bit (values, dtype, length) or its error, whatever the chunks.
+
+dask computed the length in float64 and the values in int64: ``arange(2**63 - 2, 2**63 +
+1)`` wrapped to -2**63, ``arange(5, -2**63 - 3, -2**62)`` had 2 values, ``arange(2**63,
+2**63 + 3)`` raised an unnamed "Python int too large to convert to C long"; both
+backends gave ``arange(0, 2**63 + 5, 2**62, dtype=uint64)`` 2 values, not 3.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import xstride as xp
+
+_CHUNKS = (1, 2, 3, "auto")
+_DTYPES = (None, np.int64, np.uint64, np.int32, np.uint8, np.float64)
+
+
+def _result(args, dtype, backend, chunks=None):
+    """``(dtype, bytes)`` of ``arange(*args, dtype=dtype)``, or ``(error type, message)``."""
+    opts = {} if chunks is None else {"chunks": chunks}
+    with xp.use_backend(backend, **opts):
+        try:
+            out = xp.to_numpy(xp.arange(*args, **({} if dtype is None else {"dtype": dtype})))
+        except (ValueError, TypeError, OverflowError, MemoryError) as e:
+            return type(e), str(e)
+    assert isinstance(out, np.ndarray)
+    return out.dtype, out.tobytes()
+
+
+def _check(args, dtype, chunkings=_CHUNKS):
+    want = _result(args, dtype, "numpy")
+    for chunks in chunkings:
+        assert _result(args, dtype, "dask", chunks) == want, (args, dtype, chunks)
+    return want
+
+
+@pytest.mark.parametrize("args, dtype, values", [
+    ((0, 2**63 + 5, 2**62), np.uint64, [0, 2**62, 2**63]),
+    ((5, -2**63 - 3, -2**62), None, [5, 5 - 2**62, 5 - 2**63]),
+    ((2**63 - 2, 2**63 + 1), None, [2**63 - 2, 2**63 - 1, 2**63]),
+    ((2**63, 2**63 + 3), None, [2**63, 2**63 + 1, 2**63 + 2]),
+    ((2**63 - 2, 2**63 + 1), np.int64, [2**63 - 2, 2**63 - 1, -2**63]),   # NumPy wraps
+    ((-2**63, -2**63 + 3), None, [-2**63, -2**63 + 1, -2**63 + 2]),
+])
+def test_wide_int_arange_is_exact_on_both_backends(args, dtype, values):
+    got = _check(args, dtype)
+    assert np.frombuffer(got[1], got[0]).tolist() == values
+    assert got[0] == np.dtype(dtype or (np.uint64 if max(values) >= 2**63 else np.int64))
+
+
+@pytest.mark.parametrize("args, dtype, cls, match", [
+    ((0, 2**64 + 5, 2**62), None, OverflowError,
+     r"^arange: argument 'stop' gives values from 0 to 18446744073709551616, which no "
+     r"integer dtype holds"),
+    ((2**64, 2**64 + 2), None, OverflowError, r"^arange: argument 'start' gives values"),
+    ((2**63, 2**63 + 3), np.int64, OverflowError, "Python int too large to convert"),
+    ((-2**62, 2**62, 2**61), np.uint64, OverflowError,
+     "Python integer -4611686018427387904 out of bounds for uint64"),
+    ((2**70,), None, ValueError,
+     r"^arange: argument 'stop' gives 1180591620717411303424 elements from start 0 by "
+     r"step 1, which overflows int64 \(at most 2\*\*63 - 1\)$"),
+    ((0, 2**62), np.int8, MemoryError, r"^arange: not enough memory for the "),
+    ((0, 2**62), np.float32, ValueError,
+     r"^arange: argument 'stop' gives a result .* elements of 4 bytes"),
+])
+def test_wide_int_arange_errors_are_named_alike_on_both_backends(args, dtype, cls, match):
+    """One message for a length past int64 (dask's said "...; an array holds at most
+    2**63 - 1"), and the bytes of the call's dtype (``arange(0, 2**62, dtype=int8)``
+    was refused as 8 bytes an element, overflowing int64: 2**62 bytes do not)."""
+    kwargs = {} if dtype is None else {"dtype": dtype}
+    for backend, chunks in (("numpy", None), ("dask", 2), ("dask", "auto")):
+        with xp.use_backend(backend, **({} if chunks is None else {"chunks": chunks})):
+            with pytest.raises(cls, match=match):
+                xp.arange(*args, **kwargs)
+    if cls is not MemoryError:   # the dask chunks' message names the chunks
+        assert _check(args, dtype)[0] is cls
+
+
+def test_wide_int_dask_arange_is_lazy_and_blockwise():
+    """Each block from its global indices: no array of the whole length on the client."""
+    with xp.use_backend("dask", chunks=2**30):
+        a = xp.arange(2**63 - 2**40, 2**63 + 2**40)
+        assert a.shape == (2**41,) and a.dtype == np.uint64 and a.numblocks == (2**11,)
+        assert xp.to_numpy(a[-3:]).tolist() == [2**63 + 2**40 - k for k in (3, 2, 1)]
+
+
+@st.composite
+def _wide_args(draw):
+    big = st.integers(-2**66, 2**66)
+    start = draw(st.one_of(big, st.sampled_from([2**53, -2**53, 2**63, 2**63 - 1, -2**63,
+                                                  2**64 - 1, 2**64, 0, 5])))
+    step = draw(st.one_of(st.integers(-2**65, 2**65), st.integers(-3, 3)).filter(bool))
+    n = draw(st.integers(0, 9))
+    short = draw(st.integers(0, abs(step) - 1)) if n else draw(st.integers(0, 2**64))
+    stop = start + n * step - (short if step > 0 else -short)
+    if max(abs(start), abs(stop), abs(step)) < 2**53:
+        start += 2**60   # at least one int past float precision
+        stop += 2**60
+    return (start, stop, step)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(args=_wide_args(), dtype=st.sampled_from(_DTYPES))
+def test_wide_int_dask_arange_is_the_numpy_backends_for_any_chunks(args, dtype):
+    _check(args, dtype, (1, 3, "auto"))
