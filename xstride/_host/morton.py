@@ -113,13 +113,31 @@ def _keys_chunk(positions, lower, scales, ndim, max_cell, start, stop, t, cell, 
 
 
 def encode(cells) -> np.ndarray:
-    """Keys of checked uint64 cell arrays (already broadcast to one shape)."""
+    """Keys of checked integer cell arrays (already broadcast to one shape; any integer
+    dtype, values in range). Blocks of at most ``CHUNK`` elements, so that the only
+    array of the result's size is the result (whole-array temporaries made the peak
+    4x the keys' memory in 3-D); the result has the layout of ``cells[0]``'s copy."""
     ndim = len(cells)
-    out = spread(np.array(cells[0], dtype=np.uint64, copy=True), ndim)
-    for a in range(1, ndim):
-        part = spread(np.array(cells[a], dtype=np.uint64, copy=True), ndim)
-        np.left_shift(part, _U(a), out=part)
-        np.bitwise_or(out, part, out=out)
+    out = np.empty_like(cells[0], dtype=np.uint64, subok=False)
+    if out.size == 0:
+        return out
+    it = np.nditer(list(cells) + [out], flags=["external_loop", "buffered", "zerosize_ok"],
+                   op_flags=[["readonly"]] * ndim + [["writeonly"]], order="K",
+                   buffersize=CHUNK)
+    cell = np.empty(min(out.size, CHUNK), dtype=np.uint64)
+    with it:
+        for *parts, acc in it:
+            if acc.shape[0] > cell.shape[0]:   # not expected: blocks of buffersize at most
+                cell = np.empty(acc.shape[0], dtype=np.uint64)
+            cc = cell[:acc.shape[0]]
+            for a, part in enumerate(parts):
+                np.copyto(cc, part, casting="unsafe")   # checked: 0 <= cell < 2**levels
+                spread(cc, ndim)
+                if a == 0:
+                    acc[...] = cc
+                else:
+                    np.left_shift(cc, _U(a), out=cc)
+                    np.bitwise_or(acc, cc, out=acc)
     return out
 
 
