@@ -62,8 +62,10 @@ def morton_scales(lower, upper, levels) -> _np.ndarray:
 
     Parameters
     ----------
-    lower, upper : sequence of 2 or 3 float, or array of shape (ndim,)
-        Corners of the box. ``lower > upper`` on an axis reverses that axis.
+    lower, upper : sequence of 2 or 3 int or float, or array of shape (ndim,)
+        Corners of the box. ``lower > upper`` on an axis reverses that axis. The
+        numbers of positions: Python ints and floats, NumPy integers and
+        float16/32/64 (long double, ``Fraction`` and ``Decimal`` are refused).
     levels : int
         Tree depth, 1..``MAX_MORTON_LEVELS[ndim]``.
 
@@ -76,7 +78,9 @@ def morton_scales(lower, upper, levels) -> _np.ndarray:
     Raises
     ------
     TypeError
-        ``levels`` is not an int; a bound is not numeric.
+        ``levels`` is not an int; a bound holds something other than ints and floats
+        (bool, complex, str, ``Fraction``, ``Decimal``; a long double, which float64
+        would round).
     ValueError
         Bounds of different lengths or not of length 2 or 3, non-finite bounds,
         ``lower == upper`` on an axis, ``levels`` out of range, an extent
@@ -142,7 +146,8 @@ def morton_keys(positions, lower, upper, levels):
     ------
     TypeError
         ``positions`` is not a float16/32/64 or integer array (bool, complex and long
-        double are refused); ``levels`` not an int; NumPy and CuPy arrays mixed (NumPy
+        double are refused); bounds not ints and floats (as for
+        :func:`morton_scales`); ``levels`` not an int; NumPy and CuPy arrays mixed (NumPy
         bounds go with positions of any backend).
     ValueError
         ``positions`` not of shape (n, 2) or (n, 3); bounds of the wrong length;

@@ -38,6 +38,7 @@ def _host_vector(func: str, name: str, value, entries: str = "2 or 3") -> np.nda
     given = value   # the messages describe what the caller passed, not its host copy
     if be is not None and not isinstance(value, np.generic):
         value = be.to_host(value)
+    _refuse_inexact_numbers(func, name, value, given, f"a sequence of {entries} real numbers")
     if value is None or not _real_numbers(value):
         # complex would lose its imaginary part, str and bool would be read as numbers
         raise type_error(func, name, given, f"a sequence of {entries} real numbers")
@@ -134,6 +135,34 @@ def _real_numbers(value) -> bool:
         return False
     return all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
                for v in arr.reshape(-1).tolist())
+
+
+#: the numbers a host parameter (a bound, an origin, a voxel size) takes: those of positions
+HOST_NUMBERS = "int or float, or NumPy integer, float16, float32 or float64"
+
+
+def _refuse_inexact_numbers(func: str, name: str, value, given, expected: str) -> None:
+    """``TypeError`` for numbers of ``value`` that float64 would round, or that positions
+    refuse: long double (an array, or a NumPy scalar in a list: it was rounded to
+    float64 in silence, where long-double positions are refused), and Python numbers
+    other than int, float and complex (``Fraction`` was taken, ``Decimal`` refused; as
+    positions both are). Other values (complex, str, bool) pass to the caller's checks.
+    ``given``: the argument as the caller passed it; ``expected``: what it takes."""
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):
+        return   # ragged: refused as a whole by the caller
+    items = arr.reshape(-1).tolist() if arr.dtype.kind == "O" else []
+    if (arr.dtype.kind == "f" and arr.dtype.itemsize > 8) or any(
+            isinstance(v, np.floating) and v.dtype.itemsize > 8 for v in items):
+        raise type_error(func, name, given, f"{expected} ({HOST_NUMBERS}); long double is "
+                                            "refused, not rounded to float64")
+    other = next((v for v in items if isinstance(v, numbers.Number)
+                  and not isinstance(v, (int, float, complex, np.number))), None)
+    if other is not None:
+        raise type_error(func, name, given, f"{expected} ({HOST_NUMBERS}); it "
+                                            f"{'is' if arr.ndim == 0 else 'holds'} a "
+                                            f"{type(other).__name__}")
 
 
 def _refuse_listed_bools(func: str, name: str, value, allowed: str) -> None:

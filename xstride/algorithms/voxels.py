@@ -20,8 +20,8 @@ from .._core.dtypes import name_of
 from .._core.errors import type_error, value_error
 from .._plans.segments import accumulator, result_dtype
 from ._args import (MAX_MORTON_LEVELS, _as_array, _dtype_error, _host_vector, _lazy_refusal,
-                    _real_numbers, _refuse_listed_bools, _refuse_mask, _same_device,
-                    _materialized, _short)
+                    _real_numbers, _refuse_inexact_numbers, _refuse_listed_bools, _refuse_mask,
+                    _same_device, _materialized, _short)
 
 __all__ = ["voxel_downsample"]
 
@@ -58,8 +58,9 @@ def voxel_downsample(points, voxel_size, *, origin=None):
     ------
     TypeError
         ``points`` not of dtype float16, float32 or float64 (long double is
-        refused); ``voxel_size`` or ``origin`` not real
-        numbers; arrays of different backends mixed (the message names them).
+        refused); ``voxel_size`` or ``origin`` not ints and floats (bool, complex,
+        str, ``Fraction``, ``Decimal`` and long double are refused); arrays of
+        different backends mixed (the message names them).
     NotImplementedError
         ``points`` of a lazy backend (dask): compute them first; a list or tuple while
         dask is the active backend: pass a NumPy or CuPy array.
@@ -256,6 +257,8 @@ def _voxel_size(value, ndim: int) -> np.ndarray:
     _refuse_mask(_FUNC, "voxel_size", value, be)
     if be is not None and not isinstance(value, np.generic):
         value = be.to_host(value)
+    _refuse_inexact_numbers(_FUNC, "voxel_size", value, value,
+                            f"a positive real number or {ndim} of them")
     if value is None or isinstance(value, (str, bytes)) or not _real_numbers(value) or (
             isinstance(value, (list, tuple))
             and any(isinstance(v, (bool, np.bool_)) for v in value)):
