@@ -182,6 +182,31 @@ def test_arange_with_a_start_outside_the_dtype_is_numpys_overflow_error(args, dt
             xp.arange(*args, dtype=dtype)
 
 
+@pytest.mark.parametrize("args, dtype", [((0, -2, -1), np.uint64), ((-1, 2), np.uint64),
+                                         ((0, -2, -1), np.uint16)])
+def test_arange_of_a_value_outside_an_unsigned_dtype_raises_numpys_error_at_the_call(args,
+                                                                                     dtype):
+    """uint64's was NumPy's OverflowError without "arange:" only when computed."""
+    with pytest.raises(OverflowError) as want:
+        xp.arange(*args, dtype=dtype)
+    assert want.value.args[0].startswith("arange: ")
+    with xp.use_backend("dask", chunks=1):
+        with pytest.raises(OverflowError, match=f"^{re.escape(want.value.args[0])}$"):
+            xp.arange(*args, dtype=dtype)                 # no compute: the call raises
+
+
+@pytest.mark.parametrize("args", [(0, -1, -1), (0, 1, -1), (1, -3, -1), (-1, -1)])
+@pytest.mark.parametrize("dtype", [np.uint64, np.uint8])
+def test_arange_into_an_unsigned_dtype_gives_numpys_values_for_any_chunks(args, dtype):
+    """NumPy checks only the values the range has (start of one, start + step of two)
+    and wraps the rest; dask's uint64 chunks failed when one started below 0."""
+    want = np.arange(*args, dtype=dtype)
+    with xp.use_backend("dask", chunks=1):
+        got = xp.arange(*args, dtype=dtype)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(xp.to_numpy(got), want)
+
+
 @pytest.mark.parametrize("args, dtype", [((1, 0, -0.3), None), ((0, 1, 0.1), None),
                                          ((-3, 10, 0.13), None), ((0.5, 7.3, 0.7), np.float32),
                                          ((-2.5, 30, 0.37), np.float16),

@@ -126,8 +126,9 @@ def _check_size(func: str, shape, dtype) -> None:
 
 
 def _narrow_arange(args, kwargs, shape):
-    """For ``arange`` of ints into an integer dtype narrower than 64 bits: NumPy's error
-    for the call raised now (a ``start`` outside the dtype: ``OverflowError``), and
+    """For ``arange`` of ints into an integer dtype other than int64: NumPy's error for
+    the call raised now (a ``start``, or of two values or more a ``start + step``,
+    outside the dtype: ``OverflowError``; uint64's came when computed), and
     ``kwargs`` changed to make the values in int64, in the chunks the narrow dtype gets;
     the narrow dtype is returned, to cast to (wrapping as NumPy's ``arange`` wraps: the
     same values). dask made each chunk with its own start, so a chunk starting past the
@@ -141,11 +142,11 @@ def _narrow_arange(args, kwargs, shape):
     except TypeError:
         return None
     start, stop, step = arange_args(args, kwargs)
-    if dt.kind not in "iu" or dt.itemsize >= 8 or not all(
+    if dt.kind not in "iu" or dt == np.int64 or not all(
             isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
             for v in (start, stop, step)) or step == 0:
         return None
-    np.arange(start, int(start) + 2 * int(step), step, dtype=dt)   # NumPy's error, if any
+    np.arange(start, int(start) + min(shape[0], 2) * int(step), step, dtype=dt)   # NumPy's
     from dask.array.core import normalize_chunks
 
     kwargs["chunks"] = normalize_chunks(kwargs["chunks"], shape, dtype=dt)
