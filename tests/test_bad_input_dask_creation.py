@@ -356,3 +356,22 @@ def test_linspace_of_0d_numpy_ends_has_numpys_dtype(start, stop):
             values = xp.to_numpy(got)
     assert got.dtype == want.dtype
     assert values.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("backend, devices", [("numpy", "'cpu'"),
+                                              ("dask", "'cpu', DASK_DEVICE")])
+@pytest.mark.parametrize("call", [
+    lambda: xp.zeros(3, device="gpu"), lambda: xp.full(2, 1.0, device="gpu"),
+    lambda: xp.arange(3, device="gpu"), lambda: xp.linspace(0, 1, 3, device="gpu"),
+    lambda: xp.eye(2, device="gpu"), lambda: xp.asarray([1], device="gpu"),
+    lambda: xp.zeros_like(xp.ones(2), device="gpu"),
+    lambda: xp.full_like(xp.ones(2), 3, device="gpu"),
+])
+def test_a_device_the_backend_lacks_is_a_value_error_naming_device(backend, devices, call):
+    """array_api_compat's "Unsupported device for Dask: 'gpu'" named no argument (dask's
+    asarray did), and dask's eye ignored the device."""
+    with xp.use_backend(backend):
+        with pytest.raises(ValueError, match=r"^\w+: argument 'device' is 'gpu'; the "
+                                             f"{backend} backend's devices are {devices}$"):
+            call()
+        assert xp.to_numpy(xp.eye(2, device="cpu")).tolist() == [[1.0, 0.0], [0.0, 1.0]]

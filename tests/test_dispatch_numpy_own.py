@@ -109,5 +109,5 @@ def test_first_creation_calls_import_no_compat_namespace():
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == [
         [[0.0, 0.0], [[1.0, 1.0]], [0, 1, 2], [0.0, 0.5, 1.0], [-0.0, -0.0],
-         [[0.0, 1.0], [0.0, 0.0]], "int8", "(2,)", "zeros: Unsupported device for NumPy: 'gpu'"],
+         [[0.0, 1.0], [0.0, 0.0]], "int8", "(2,)", "zeros: argument 'device' is 'gpu'; the numpy backend's devices are 'cpu'"],
         False]

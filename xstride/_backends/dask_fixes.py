@@ -51,6 +51,7 @@ from .arange_checks import arange_args, check_arange, wide_ints, wide_plan
 from .arg_checks import (check_fill_fits, check_fill_type, check_int_fill, check_int_items,
                          check_linspace, check_meshgrid, int_fill_dtype)
 from .dask import check_chunks
+from .creation_errors import device_argument_error
 from .dask_ranges import float_arange, float_linspace, int_arange
 from .dispatch import implementation, register, register_arguments
 from .registry import get, of_array
@@ -318,6 +319,7 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, chunks=None):
     block), after the size is checked as ``zeros`` checks it.
     """
     check_eye(n_rows, n_cols, k)
+    _check_device("eye", device)   # it was ignored (eye(2, device="gpu") made an array)
     be = get(_NAME)
     opts = be.options()
     arg = "n_rows" if n_cols is None else "n_cols"
@@ -344,6 +346,14 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, chunks=None):
     return be.on_chunks(out, opts)
 
 
+def _check_device(func: str, device) -> None:
+    """``device`` None or one of the namespace info's ``devices()``, as compat's creation
+    functions check it, refused with the message of the dispatch's other functions."""
+    if device is not None and device not in get(_NAME).namespace(
+            ).__array_namespace_info__().devices():
+        raise device_argument_error(func, device, _NAME)
+
+
 def asarray(obj, /, *, dtype=None, device=None, copy=None, chunks=None):
     """``asarray`` of the array API standard on the dask backend.
 
@@ -358,10 +368,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, chunks=None):
     if be.owns(obj):
         out = be.namespace().asarray(obj, dtype=dtype, device=device, copy=copy)
         return out if chunks is None else out.rechunk(check_chunks("asarray", chunks))
-    devices = be.namespace().__array_namespace_info__().devices()
-    if device is not None and device not in devices:   # compat's creations check it
-        raise value_error("asarray", "device", f"is {device!r}; the dask backend's devices "
-                                               f"are {', '.join(map(repr, devices))}")
+    _check_device("asarray", device)   # it was ignored
     opts = be.options()
     da = be.load()
     src = be.of_array(obj)

@@ -30,7 +30,7 @@ from .._core.ufuncs import ENGINE_UFUNCS
 from ._base import Backend
 from .axis_errors import axis_argument_error
 from .axis_values import axis_ints
-from .dtype_checks import dtype_argument_error
+from .creation_errors import creation_argument_error
 from .registry import DEFAULT, REGISTRY, each, get
 from .real_only import complex_argument_error
 from .positional import (XP_BOUND, out_position, positional_count, reference_most,
@@ -557,7 +557,7 @@ def follower(qualname: str, module: str = "xstride"):
                 params.append(param_names(reference))
             named = list(_named(params[0], args, kwargs))
             better = ((_unheld_int(qualname, named) if isinstance(exc, OverflowError)
-                       else None) or dtype_argument_error(exc, qualname, kwargs)
+                       else None) or creation_argument_error(exc, qualname, args, kwargs)
                       or axis_argument_error(exc, qualname, named)
                       or complex_argument_error(exc, qualname, named))
             if better is not None:
@@ -592,7 +592,7 @@ def creator(qualname: str, module: str = "xstride"):
                 raise type_error(qualname.rsplit(".", 1)[-1], "chunks", kwargs["chunks"],
                                  f"no chunks on the {backend} backend (an argument of the "
                                  "dask backend's arrays: xp.use_backend('dask'))") from None
-            raise (dtype_argument_error(exc, qualname, kwargs)   # dtype="foo" (dtype_checks.py)
+            raise (creation_argument_error(exc, qualname, args, kwargs, backend)   # dtype, device
                    or named_error(exc, qualname, reference, len(args))) from None
 
     return _finish(wrapper, reference, qualname, module)

@@ -1,0 +1,56 @@
+"""The creation functions' arguments named once a library has refused the call.
+
+The dispatch's wrappers (``dispatch.creator``, and ``dispatch.follower`` for the
+``*_like`` functions) ask :func:`creation_argument_error` only after the library
+raised, so a call that works costs nothing more. It answers, in this order:
+
+- a ``dtype`` that is no dtype (``dtype_checks.py``);
+- a ``device`` the backend does not have: array_api_compat's "Unsupported device for
+  Dask: 'gpu'" named no argument and listed no device; the ``ValueError`` now names
+  ``device`` and the backend's devices, as the dask backend's ``asarray`` does.
+
+Else None: the library's error, with the function's name, stands.
+"""
+
+from __future__ import annotations
+
+from .._core.errors import value_error
+from .dtype_checks import TAKE_DTYPE, dtype_argument_error
+from .registry import get, of_array
+
+__all__ = ["creation_argument_error", "device_argument_error"]
+
+
+def device_argument_error(func: str, device, backend: str) -> ValueError:
+    """The ``ValueError`` of a ``device`` that ``backend`` does not have, naming
+    ``func``, ``device`` and the backend's devices."""
+    # NumPy's one device, as compat's NumPy info lists it: that namespace is not
+    # imported for this error (the NumPy backend's creation functions import none)
+    devices = ("cpu",) if backend == "numpy" else get(backend).namespace(
+        ).__array_namespace_info__().devices()
+    return value_error(func, "device", f"is {device!r}; the {backend} backend's devices "
+                                       f"are {', '.join(map(repr, devices))}")
+
+
+def _backend_name(qualname: str, args, backend) -> str | None:
+    if backend is not None:
+        return backend
+    be = of_array(args[0]) if args and qualname.endswith("_like") else None
+    return None if be is None else be.name
+
+
+def creation_argument_error(exc: Exception, qualname: str, args, kwargs,
+                            backend: str | None = None) -> Exception | None:
+    """After a library refused ``qualname(*args, **kwargs)`` (a creation function on
+    ``backend``, or a ``*_like`` function on its array's backend) with ``exc``: the
+    error naming the argument at fault, or None (the library's error stands)."""
+    better = dtype_argument_error(exc, qualname, kwargs)
+    if better is not None or not kwargs or qualname not in TAKE_DTYPE:
+        return better
+    device = kwargs.get("device")
+    if (device is not None and isinstance(exc, ValueError)
+            and str(exc).startswith("Unsupported device")):
+        name = _backend_name(qualname, args, backend)
+        if name is not None:
+            return device_argument_error(qualname.rsplit(".", 1)[-1], device, name)
+    return None
