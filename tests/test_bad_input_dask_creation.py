@@ -375,3 +375,24 @@ def test_a_device_the_backend_lacks_is_a_value_error_naming_device(backend, devi
                                              f"{backend} backend's devices are {devices}$"):
             call()
         assert xp.to_numpy(xp.eye(2, device="cpu")).tolist() == [[1.0, 0.0], [0.0, 1.0]]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("name", ["empty_like", "zeros_like", "ones_like", "full_like"])
+@pytest.mark.parametrize("shape, cls, match", [
+    ((True, 2), TypeError, r"got tuple \(True, 2\); expected an int or a tuple of ints"),
+    ((2.0, 2), TypeError, r"got tuple \(2.0, 2\); expected an int or a tuple of ints"),
+    (2.0, TypeError, "got float 2.0; expected an int or a tuple of ints"),
+    ((-1, 2), ValueError, "has the negative length -1; lengths must be non-negative"),
+])
+def test_like_functions_name_a_bad_shape_keyword_as_zeros_does(backend, name, shape, cls,
+                                                               match):
+    """NumPy's said "an integer is required" or "negative dimensions are not allowed";
+    dask's took them (a bool shape made an array of a function, a float one an array)
+    or failed when computed."""
+    extra = (1,) if name == "full_like" else ()
+    with xp.use_backend(backend):
+        x = xp.ones(3)
+        with pytest.raises(cls, match=f"^{name}: argument 'shape' {match}$"):
+            getattr(xp, name)(x, *extra, shape=shape)          # no compute: the call raises
+        assert getattr(xp, name)(x, *extra, shape=(2, 3)).shape == (2, 3)

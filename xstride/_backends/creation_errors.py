@@ -7,7 +7,12 @@ raised, so a call that works costs nothing more. It answers, in this order:
 - a ``dtype`` that is no dtype (``dtype_checks.py``);
 - a ``device`` the backend does not have: array_api_compat's "Unsupported device for
   Dask: 'gpu'" named no argument and listed no device; the ``ValueError`` now names
-  ``device`` and the backend's devices, as the dask backend's ``asarray`` does.
+  ``device`` and the backend's devices, as the dask backend's ``asarray`` does;
+- a ``shape=`` of a ``*_like`` function (NumPy's keyword) that is no shape: NumPy's
+  "an integer is required" or "negative dimensions are not allowed" named no argument;
+  named as ``zeros``' shape is (``shape_checks.named_shape_error``). The dask backend
+  checks it before dask's function (``dask_fixes.py``), which took bools, floats and
+  negative lengths and failed when computed.
 
 Else None: the library's error, with the function's name, stands.
 """
@@ -18,7 +23,11 @@ from .._core.errors import value_error
 from .dtype_checks import TAKE_DTYPE, dtype_argument_error
 from .registry import get, of_array
 
-__all__ = ["creation_argument_error", "device_argument_error"]
+__all__ = ["SHAPE_ERROR", "creation_argument_error", "device_argument_error"]
+
+#: ``[shape_checks.named_shape_error]``, set when ``shape_checks`` is imported (with
+#: ``import xstride``, by ``dask_fixes``): it imports the dispatch, which imports this
+SHAPE_ERROR: list = []
 
 
 def device_argument_error(func: str, device, backend: str) -> ValueError:
@@ -53,4 +62,12 @@ def creation_argument_error(exc: Exception, qualname: str, args, kwargs,
         name = _backend_name(qualname, args, backend)
         if name is not None:
             return device_argument_error(qualname.rsplit(".", 1)[-1], device, name)
+    shape = kwargs.get("shape")
+    if shape is not None and qualname.endswith("_like") and SHAPE_ERROR:
+        dtype = kwargs.get("dtype")
+        try:
+            SHAPE_ERROR[0](qualname, shape, dtype if dtype is not None or not args
+                           else getattr(args[0], "dtype", None))
+        except (TypeError, ValueError) as named:
+            return named
     return None

@@ -392,7 +392,11 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, chunks=None):
 def _like_chunks(name: str, x, dtype, kwargs) -> dict:
     """``kwargs`` of a ``*_like`` call with its own ``chunks=`` checked, and fitted to an
     array of no element (dask's byte-size chunks divided by an empty axis' length); block
-    lengths that do not add up to the shape are named (:func:`fit_chunks`)."""
+    lengths that do not add up to the shape are named (:func:`fit_chunks`); a ``shape=``
+    (NumPy's keyword, which dask's takes) checked as ``zeros``' (dask's took bools,
+    floats and negative lengths, and failed when computed)."""
+    if kwargs.get("shape") is not None:
+        check_shape(name, kwargs["shape"])
     if kwargs.get("chunks") is not None:
         kwargs["chunks"] = fit_chunks(name, check_chunks(name, kwargs["chunks"]),
                                       x.shape, x.dtype if dtype is None else dtype)

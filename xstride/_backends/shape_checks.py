@@ -25,6 +25,7 @@ import numpy as np
 
 from .._core.errors import type_error, value_error
 from .._core.sizes import checked_size
+from .creation_errors import SHAPE_ERROR
 from .dispatch import compat_function, register
 
 __all__ = ["check_length", "check_shape", "check_eye", "named_shape_error"]
@@ -142,6 +143,7 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, **kwargs):
         raise
 
 
+SHAPE_ERROR.append(named_shape_error)   # a *_like function's shape=, on NumPy's error
 for _name in ("empty", "zeros", "ones"):
     register(_name, "numpy")(_numpy_shaped(_name))
 register("eye", "numpy")(eye)
