@@ -396,3 +396,29 @@ def test_like_functions_name_a_bad_shape_keyword_as_zeros_does(backend, name, sh
         with pytest.raises(cls, match=f"^{name}: argument 'shape' {match}$"):
             getattr(xp, name)(x, *extra, shape=shape)          # no compute: the call raises
         assert getattr(xp, name)(x, *extra, shape=(2, 3)).shape == (2, 3)
+
+
+@pytest.mark.parametrize("call", [
+    lambda **c: xp.zeros(3, dtype=object, **c), lambda **c: xp.ones(2, dtype="O", **c),
+    lambda **c: xp.full(2, 1, dtype=object, **c), lambda **c: xp.arange(3, dtype=object, **c),
+    lambda **c: xp.eye(2, dtype=object, **c), lambda **c: xp.empty(2, dtype=object, **c),
+    lambda **c: xp.linspace(0, 1, 3, dtype=object, **c),
+    lambda **c: xp.asarray([1, 2], dtype=object, **c),
+])
+def test_object_dtype_under_dask_auto_chunks_is_a_type_error_naming_dtype(call):
+    """NumPy makes object arrays (kept on the NumPy backend); dask's "auto" chunks raised
+    an unnamed NotImplementedError ("Can not use auto rechunking with object dtype")."""
+    assert call().dtype == object                                      # NumPy backend's
+    with xp.use_backend("dask"):
+        with pytest.raises(TypeError, match=r"^\w+: argument 'dtype' got (type <class 'object'>|str 'O'); "
+                                            r"expected .*give chunks= a number of elements"):
+            call()
+        assert xp.to_numpy(call(chunks=1)).dtype == object             # as the hint says
+
+
+def test_asarray_of_object_data_under_dask_auto_chunks_names_obj():
+    assert xp.asarray([1, None]).dtype == object
+    with xp.use_backend("dask"):
+        with pytest.raises(TypeError, match=r"^asarray: argument 'obj' got list \[1, None\]"):
+            xp.asarray([1, None])
+        assert xp.to_numpy(xp.asarray([1, None], chunks=1)).tolist() == [1, None]

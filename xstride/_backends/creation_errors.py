@@ -13,13 +13,18 @@ raised, so a call that works costs nothing more. It answers, in this order:
   named as ``zeros``' shape is (``shape_checks.named_shape_error``). The dask backend
   checks it before dask's function (``dask_fixes.py``), which took bools, floats and
   negative lengths and failed when computed.
+- an object array dask's "auto" chunks cannot size (dask's unnamed
+  ``NotImplementedError`` "Can not use auto rechunking with object dtype"): a
+  ``TypeError`` naming ``dtype`` (or ``asarray``'s ``obj``, of data NumPy makes an
+  object array of). The standard has no object dtype; the NumPy backend keeps NumPy's
+  object arrays, and dask makes them with ``chunks=`` a number of elements.
 
 Else None: the library's error, with the function's name, stands.
 """
 
 from __future__ import annotations
 
-from .._core.errors import value_error
+from .._core.errors import type_error, value_error
 from .dtype_checks import TAKE_DTYPE, dtype_argument_error
 from .registry import get, of_array
 
@@ -48,12 +53,31 @@ def _backend_name(qualname: str, args, backend) -> str | None:
     return None if be is None else be.name
 
 
+def _object_error(qualname: str, args, kwargs, backend) -> TypeError | None:
+    """The ``TypeError`` of an object array that ``backend``'s "auto" chunks cannot size,
+    naming ``dtype`` where the call gives one, else ``asarray``'s ``obj``."""
+    name = qualname.rsplit(".", 1)[-1]
+    why = (f"; the {backend} backend sizes 'auto' chunks in bytes, which object items do "
+           "not have (the array API has no object dtype): give chunks= a number of "
+           "elements, or use the numpy backend")
+    dtype = (kwargs or {}).get("dtype")
+    if dtype is not None:
+        return type_error(name, "dtype", dtype, "a dtype of the array API standard" + why)
+    if name == "asarray":
+        obj = args[0] if args else (kwargs or {}).get("obj")
+        return type_error(name, "obj", obj, "data of numbers, bools or strings (NumPy "
+                                            "makes an object array of it)" + why)
+    return None
+
+
 def creation_argument_error(exc: Exception, qualname: str, args, kwargs,
                             backend: str | None = None) -> Exception | None:
     """After a library refused ``qualname(*args, **kwargs)`` (a creation function on
     ``backend``, or a ``*_like`` function on its array's backend) with ``exc``: the
     error naming the argument at fault, or None (the library's error stands)."""
     better = dtype_argument_error(exc, qualname, kwargs)
+    if isinstance(exc, NotImplementedError) and "object dtype" in str(exc):
+        return _object_error(qualname, args, kwargs, backend)
     if better is not None or not kwargs or qualname not in TAKE_DTYPE:
         return better
     device = kwargs.get("device")

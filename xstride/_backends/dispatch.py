@@ -584,7 +584,7 @@ def creator(qualname: str, module: str = "xstride"):
             if backend in rewrites:
                 args, kwargs = rewrites[backend](qualname, args, kwargs)
             return implementation(_backend.check_active(backend), qualname)(*args, **kwargs)
-        except (TypeError, ValueError, OverflowError) as exc:  # a library's names no function
+        except (TypeError, ValueError, OverflowError, NotImplementedError) as exc:  # unnamed
             if (type(exc) is TypeError and "chunks" in kwargs and "'chunks'" in str(exc)
                     and not get(backend).lazy):
                 # NumPy's own words named its inner function ("array() got an unexpected
