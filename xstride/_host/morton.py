@@ -33,6 +33,18 @@ _SPREAD3 = (
 )
 _LOW = {2: _U(0x00000000FFFFFFFF), 3: _U(0x00000000001FFFFF)}
 _STEPS = {2: _SPREAD2, 3: _SPREAD3}
+
+
+def _compact_steps(ndim: int):
+    """The last spreading mask, then the (shift, mask) steps of compacting: the
+    spreading steps backwards, each shift with the mask of the step before it (the
+    low bits' mask last)."""
+    steps = _STEPS[ndim]
+    masks = [m for _, m in steps[:-1]][::-1] + [_LOW[ndim]]
+    return steps[-1][1], tuple((_U(shift), m) for (shift, _), m in zip(steps[::-1], masks))
+
+
+_COMPACT = {nd: _compact_steps(nd) for nd in _STEPS}
 #: rows per block of the key loops: their scratch stays in cache
 CHUNK = 1 << 16
 
@@ -51,17 +63,58 @@ def spread(v: np.ndarray, ndim: int) -> np.ndarray:
     return v
 
 
+def interleave(acc: np.ndarray, cell: np.ndarray, axis: int, ndim: int) -> None:
+    """Put the bits of uint64 cells ``cell`` (scratch: spread in place) at axis ``axis``
+    of the keys ``acc``: axis 0 sets the keys, the others are or-ed in."""
+    spread(cell, ndim)
+    if axis == 0:
+        acc[...] = cell
+    else:
+        np.left_shift(cell, _U(axis), out=cell)
+        np.bitwise_or(acc, cell, out=acc)
+
+
 def compact(v: np.ndarray, ndim: int) -> np.ndarray:
     """Inverse of :func:`spread` on a uint64 array (new array): bit ndim*b -> bit b."""
-    steps = _STEPS[ndim]
-    out = np.bitwise_and(v, steps[-1][1])
-    tmp = np.empty_like(out)
-    masks = [m for _, m in steps[:-1]][::-1] + [_LOW[ndim]]
-    for (shift, _), mask in zip(steps[::-1], masks):
-        np.right_shift(out, _U(shift), out=tmp)
-        np.bitwise_or(out, tmp, out=out)
-        np.bitwise_and(out, mask, out=out)
-    return out
+    out = np.array(v, dtype=np.uint64, copy=True)
+    return _compact_in_place(out, ndim, np.empty_like(out))
+
+
+def _compact_in_place(v: np.ndarray, ndim: int, tmp: np.ndarray) -> np.ndarray:
+    """:func:`compact` on ``v`` itself (writable uint64); ``tmp``: scratch of its shape."""
+    first, steps = _COMPACT[ndim]
+    np.bitwise_and(v, first, out=v)
+    for shift, mask in steps:
+        np.right_shift(v, shift, out=tmp)
+        np.bitwise_or(v, tmp, out=v)
+        np.bitwise_and(v, mask, out=v)
+    return v
+
+
+def _blocks(inputs, outputs, scratch: int):
+    """Walk arrays of one shape together in blocks of at most ``CHUNK`` elements (a
+    buffered ``np.nditer``, memory order): yields ``(input blocks, output blocks,
+    scratch blocks)``, the scratch ``scratch`` uint64 arrays of the blocks' shape.
+    Outputs are written back as the walk moves on; nothing but the outputs has the
+    arrays' size. Up to ``CHUNK`` elements, one block: the arrays as they are."""
+    size = outputs[0].size
+    if size == 0:
+        return
+    if size <= CHUNK:   # one block: the arrays themselves (an nditer costs 2-4 us)
+        buf = np.empty((scratch,) + outputs[0].shape, dtype=np.uint64)
+        yield inputs, outputs, [buf[i, ...] for i in range(scratch)]
+        return
+    ops = list(inputs) + list(outputs)
+    it = np.nditer(ops, flags=["external_loop", "buffered", "zerosize_ok"],
+                   op_flags=[["readonly"]] * len(inputs) + [["writeonly"]] * len(outputs),
+                   order="K", buffersize=CHUNK)
+    buf = np.empty((scratch, min(size, CHUNK)), dtype=np.uint64)
+    with it:
+        for blocks in it:
+            m = blocks[0].shape[0]
+            if m > buf.shape[1]:   # not expected: blocks of buffersize at most
+                buf = np.empty((scratch, m), dtype=np.uint64)
+            yield blocks[:len(inputs)], blocks[len(inputs):], buf[:, :m]
 
 
 def first_nonfinite_row(positions: np.ndarray) -> int:
@@ -104,12 +157,7 @@ def _keys_chunk(positions, lower, scales, ndim, max_cell, start, stop, t, cell, 
         np.floor(tt, out=tt)
         np.clip(tt, 0.0, max_cell, out=tt)
         cc[...] = tt  # exact: integral values below 2**32
-        spread(cc, ndim)
-        if a == 0:
-            acc[...] = cc
-        else:
-            np.left_shift(cc, _U(a), out=cc)
-            np.bitwise_or(acc, cc, out=acc)
+        interleave(acc, cc, a, ndim)
 
 
 def encode(cells) -> np.ndarray:
@@ -119,33 +167,23 @@ def encode(cells) -> np.ndarray:
     4x the keys' memory in 3-D); the result has the layout of ``cells[0]``'s copy."""
     ndim = len(cells)
     out = np.empty_like(cells[0], dtype=np.uint64, subok=False)
-    if out.size == 0:
-        return out
-    it = np.nditer(list(cells) + [out], flags=["external_loop", "buffered", "zerosize_ok"],
-                   op_flags=[["readonly"]] * ndim + [["writeonly"]], order="K",
-                   buffersize=CHUNK)
-    cell = np.empty(min(out.size, CHUNK), dtype=np.uint64)
-    with it:
-        for *parts, acc in it:
-            if acc.shape[0] > cell.shape[0]:   # not expected: blocks of buffersize at most
-                cell = np.empty(acc.shape[0], dtype=np.uint64)
-            cc = cell[:acc.shape[0]]
-            for a, part in enumerate(parts):
-                np.copyto(cc, part, casting="unsafe")   # checked: 0 <= cell < 2**levels
-                spread(cc, ndim)
-                if a == 0:
-                    acc[...] = cc
-                else:
-                    np.left_shift(cc, _U(a), out=cc)
-                    np.bitwise_or(acc, cc, out=acc)
+    for parts, (acc,), (cc,) in _blocks(cells, [out], 1):
+        for a, part in enumerate(parts):
+            np.copyto(cc, part, casting="unsafe")   # checked: 0 <= cell < 2**levels
+            interleave(acc, cc, a, ndim)
     return out
 
 
 def decode(keys_u64: np.ndarray, ndim: int) -> np.ndarray:
-    """Cells (..., ndim) uint64 of a uint64 key array."""
+    """Cells (..., ndim) uint64 of a uint64 key array. Blocks of at most ``CHUNK``
+    keys (the walk of :func:`encode`), so that the cells are the only array of their
+    size (whole-array shifted copies and scratch made the peak 2x the cells' memory)."""
     out = np.empty(keys_u64.shape + (ndim,), dtype=np.uint64)
-    for a in range(ndim):
-        out[..., a] = compact(np.right_shift(keys_u64, _U(a)), ndim)
+    columns = [out[..., a] for a in range(ndim)]
+    for (k,), cols, (cc, tmp) in _blocks([keys_u64], columns, 2):
+        for a, col in enumerate(cols):
+            np.right_shift(k, _U(a), out=cc)
+            col[...] = _compact_in_place(cc, ndim, tmp)
     return out
 
 
