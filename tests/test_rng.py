@@ -425,6 +425,30 @@ def test_generator_exhaustion():
         rng.Philox(1, backend="numpy").advance(2**64 + 1)
 
 
+def test_advance_takes_a_0d_integer_array_as_its_int():
+    """advance refused ``np.asarray(5)`` (a TypeError "expected a non-negative int"),
+    where ``shape`` and ``integers`` take a 0-d integer array as an int; bools and
+    floats, 0-d or not, are still refused with that TypeError."""
+    for n in (np.asarray(5), np.asarray(5, dtype=np.uint8), np.int64(5), np.uint64(5), 5):
+        g = rng.Philox(42, 3, backend="numpy").advance(n)
+        assert g.counter == 5 and type(g.counter) is int
+        assert g.uniform() == rng.philox_uniform(42, 3, 5)
+    big = rng.Philox(1, backend="numpy").advance(np.asarray(2**64 - 2, dtype=np.uint64))
+    assert big.counter == 2**64 - 2
+    with pytest.raises(ValueError, match=r"^Philox\.advance: argument 'n' must be "
+                                         r"non-negative, got -1$"):
+        rng.Philox(1, backend="numpy").advance(np.asarray(-1))
+    with pytest.raises(OverflowError, match="passes 2\\*\\*64"):
+        big.advance(np.asarray(3, dtype=np.int8))
+    for bad in (True, np.True_, np.asarray(True), 5.0, np.float64(5), np.asarray(5.0),
+                np.asarray([5]), "5"):
+        g = rng.Philox(1, backend="numpy")
+        with pytest.raises(TypeError, match=r"^Philox\.advance: argument 'n' got .*; "
+                                            r"expected a non-negative int$"):
+            g.advance(bad)
+        assert g.counter == 0
+
+
 @pytest.mark.parametrize("backend", ["numpy", "dask"])
 @pytest.mark.parametrize("method", ["uniform", "normal", "integers"])
 def test_generator_shared_by_threads_never_repeats_a_block(backend, method, monkeypatch):

@@ -214,8 +214,10 @@ class Philox:
         Parameters
         ----------
         n : int
-            How many counters to skip, ``>= 0`` (a Python or NumPy integer; not a bool).
-            The next call starts at ``counter + n``, as if calls had used those counters.
+            How many counters to skip, ``>= 0``: an int or any integer-like
+            (``__index__``: a NumPy integer, a 0-d integer array such as
+            ``np.asarray(5)``), as ``shape`` takes; not a bool. The next call starts at
+            ``counter + n``, as if calls had used those counters.
 
         Returns
         -------
@@ -232,9 +234,10 @@ class Philox:
         OverflowError
             The counter would pass ``2**64``.
         """
-        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
+        count = _index(n)   # a 0-d integer array too, as shape and integers take
+        if count is None:
             raise type_error("Philox.advance", "n", n, "a non-negative int")
-        n = int(n)
+        n = count
         if n < 0:
             raise value_error("Philox.advance", "n", f"must be non-negative, got {n}")
         with self._lock:
