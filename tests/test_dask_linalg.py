@@ -150,6 +150,22 @@ def test_svdvals_and_matrix_rank_of_stacks(shape, dtype):
     np.testing.assert_array_equal(xp.to_numpy(r), want_r)
 
 
+@pytest.mark.parametrize("shape", [(0, 3, 2), (2, 0, 3, 3), (0, 0, 2)])
+@pytest.mark.parametrize("rtol", [None, 0.1])
+def test_matrix_rank_of_a_stack_of_no_matrix_is_empty(shape, rtol):
+    """dask's maximum of the singular values of no matrix raised "zero-size array to
+    reduction operation maximum which has no identity" when computed; NumPy's rank is
+    an empty int64 array of the stack's shape."""
+    a = np.ones(shape)
+    with xp.use_backend("dask", chunks=2):
+        x = xp.asarray(a)
+    r = xp.linalg.matrix_rank(x, rtol=rtol)
+    assert r.shape == shape[:-2] and r.dtype == np.int64
+    got = xp.to_numpy(r)
+    assert got.shape == shape[:-2] and got.dtype == np.int64
+    assert xp.to_numpy(xp.linalg.matrix_rank(a, rtol=rtol)).shape == shape[:-2]
+
+
 def test_matrix_rank_takes_rtol_and_svdvals_refuses_vectors():
     a = np.stack([np.ones((3, 3)), np.diag([1.0, 0.05, 1e-3])])
     with xp.use_backend("dask"):

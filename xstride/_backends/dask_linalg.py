@@ -299,7 +299,9 @@ def matrix_rank(x, /, *, rtol=None):
     _check_rtol("matrix_rank", rtol)
     ns = _ns()
     s = svdvals(x)
-    if s.shape[-1] == 0:
+    if 0 in s.shape:   # no singular value, or a stack of no matrix (dask's max of an
+        # empty stack raised "zero-size array to reduction operation maximum" when
+        # computed)
         return ns.zeros(s.shape[:-1], dtype=np.int64, chunks=s.chunks[:-1])
     if rtol is None:
         rtol = builtins.max(x.shape[-2:]) * np.finfo(s.dtype).eps
