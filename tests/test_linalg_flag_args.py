@@ -60,3 +60,43 @@ def test_dask_solve_names_x1(x1, match):
         a, b = xp.asarray(x1), xp.ones(3)
     with pytest.raises((ValueError, TypeError), match=rf"^solve: argument 'x1' {match}"):
         xp.linalg.solve(a, b)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("kw, cls, match", [
+    ({"ord": True}, TypeError, r"argument 'ord' got bool True; expected 'fro', 'nuc'"),
+    ({"ord": np.True_}, TypeError, r"argument 'ord' got .*; expected 'fro', 'nuc'"),
+    ({"ord": 3}, ValueError, r"argument 'ord' is 3; expected 'fro', 'nuc', 1, -1, 2, -2"),
+    ({"ord": 0}, ValueError, r"argument 'ord' is 0; expected"),
+    ({"ord": "bad"}, ValueError, r"argument 'ord' is 'bad'; expected"),
+    ({"ord": 1j}, ValueError, r"argument 'ord' is 1j; expected"),
+    ({"keepdims": 1}, TypeError, r"argument 'keepdims' got int 1; expected a bool"),
+    ({"keepdims": "no"}, TypeError, r"argument 'keepdims' got str 'no'; expected a bool"),
+])
+def test_matrix_norm_checks_ord_and_keepdims(backend, kw, cls, match):
+    """ord=True was the norm of ord 1 and keepdims=1 (or "no") kept the dimensions on
+    both backends; NumPy's other orders said "Invalid norm order for matrices.", naming
+    no argument."""
+    with pytest.raises(cls, match=rf"^matrix_norm: {match}"):
+        xp.linalg.matrix_norm(_on(backend, _SPD), **kw)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_matrix_norm_of_a_vector_names_x_and_valid_orders_compute(backend):
+    """NumPy's matrix_norm of a vector said "axis -2 is out of bounds for array of
+    dimension 1"; both backends now raise NumPy's LinAlgError (a ValueError) naming x.
+    dask's took ord=np.int64(2) for its own spectral norm, "not implemented for ndim > 2"."""
+    with pytest.raises(np.linalg.LinAlgError,
+                       match=r"^matrix_norm: argument 'x' has shape \(3,\); expected a stack"):
+        xp.linalg.matrix_norm(_on(backend, np.ones(3)))
+    x = _on(backend, _SPD)
+    for o in ("fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf, None, 1.0, np.int64(2),
+              np.float64(-np.inf)):
+        for keepdims in (False, True, np.True_):
+            want = np.linalg.matrix_norm(_SPD, ord="fro" if o is None else o,
+                                         keepdims=bool(keepdims))
+            got = xp.linalg.matrix_norm(x, ord=o, keepdims=keepdims)
+            assert got.shape == want.shape
+            np.testing.assert_allclose(xp.to_numpy(got), want, rtol=1e-10)
+    if backend == "numpy":   # a nested list, as NumPy's matrix_norm takes (no .ndim)
+        assert float(xp.linalg.matrix_norm([[3.0, 0.0], [0.0, 4.0]])) == 5.0

@@ -39,7 +39,8 @@ from .._chunked import _config as _chunked_config
 from .._core.errors import argument_error, broadcast_error, type_error, value_error
 from .dask_standard import _unknown_error, flat
 from .dispatch import register
-from .linalg_fixes import EigResult, check_cross, check_linalg_args, check_vector_norm
+from .linalg_fixes import (EigResult, check_cross, check_linalg_args, check_matrix_norm,
+                           check_vector_norm)
 from .registry import get
 
 __all__ = ["svdvals", "matrix_rank", "cholesky", "inv", "det", "slogdet", "eigh",
@@ -269,8 +270,9 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     ValueError
         ``x`` has fewer than two dimensions.
     """
-    _check("matrix_norm", x, False, lapack=ord in (2, -2, "nuc")
-           and not isinstance(ord, bool))
+    ord = check_matrix_norm(x, ord, keepdims)
+    keepdims = bool(keepdims)
+    _check("matrix_norm", x, False, lapack=ord in (2, -2, "nuc"))
     ns = _ns()
     x = _inexact(x)
     m, n = x.shape[-2:]

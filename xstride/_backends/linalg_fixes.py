@@ -28,6 +28,9 @@ contracted lengths that differ, broadcast a length 1 against any other silently,
 raised an ``AttributeError`` for an axis named twice. The standard: a non-negative int,
 two sequences of the same length, contracted axes "must not be broadcasted".
 ``vector_norm``'s ``axis``, ``keepdims`` and ``ord`` too (``check_vector_norm``), and
+``matrix_norm``'s ``x``, ``keepdims`` and ``ord`` (``check_matrix_norm``: ``ord=True``
+was the norm of ord 1, ``keepdims=1`` taken as true, a vector NumPy's "axis -2 is out of
+bounds"), and
 the flags and ints of ``svd`` (``full_matrices``), ``cholesky`` (``upper``),
 ``matrix_power`` (``n``), ``trace`` and ``diagonal`` (``offset``) (``check_linalg_args``):
 both libraries took any truthy ``full_matrices``/``upper`` (``"no"`` as true) and
@@ -41,15 +44,18 @@ import operator
 from typing import NamedTuple
 
 import numpy as np
+from numpy.linalg import LinAlgError
 
 from . import select as _backend
 from .arg_checks import check_flag
 from .dispatch import register
-from .._core.errors import axis_error, broadcast_error, type_error, value_error
+from .._core.errors import (argument_error, axis_error, broadcast_error, type_error,
+                            value_error)
 from .._core.intseq import is_index
 
 __all__ = ["EigResult", "eig", "eigvals", "solve", "check_cross", "check_outer",
-           "check_tensordot", "check_vector_norm", "check_linalg_args"]
+           "check_tensordot", "check_vector_norm", "check_matrix_norm",
+           "check_linalg_args"]
 
 
 class EigResult(NamedTuple):
@@ -278,6 +284,44 @@ def _vector_norm_of(backend: str):
     return vector_norm
 
 
+#: ``matrix_norm``'s orders (None: NumPy's ``"fro"``)
+_MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf)
+
+
+def check_matrix_norm(x, ord, keepdims):
+    """``matrix_norm``'s ``x`` (a stack of matrices: NumPy's said "axis -2 is out of
+    bounds" for a vector), ``keepdims`` (a bool: ``1`` and ``"no"`` were taken as true)
+    and ``ord`` (one of the standard's: ``True`` was the norm of ord 1; another value
+    NumPy's "Invalid norm order for matrices.", naming no argument).
+
+    Returns ``ord``, a NumPy number as a Python one (dask's took ``np.int64(2)`` for its
+    own spectral norm: "SVD based norm not implemented for ndim > 2")."""
+    check_flag("matrix_norm", "keepdims", keepdims)
+    if isinstance(ord, (bool, np.bool_)):
+        raise type_error("matrix_norm", "ord", ord, "'fro', 'nuc', 1, -1, 2, -2, inf or "
+                                                    "-inf, not a bool")
+    if ord is not None and not (
+            (isinstance(ord, str) and ord in ("fro", "nuc"))
+            or (isinstance(ord, (int, float, np.integer, np.floating))
+                and ord in _MATRIX_ORDS[2:])):
+        raise value_error("matrix_norm", "ord", f"is {ord!r}; expected 'fro', 'nuc', 1, -1, "
+                                                "2, -2, inf or -inf")
+    if np.ndim(x) < 2:   # (np.ndim: a nested list, which NumPy's takes, has no .ndim)
+        raise argument_error(LinAlgError, "matrix_norm", "x",
+                             f"has shape {np.shape(x)}; expected a stack of matrices (at "
+                             "least 2 dimensions)")
+    return ord.item() if isinstance(ord, (np.integer, np.floating)) else ord
+
+
+def _matrix_norm_of(backend: str):
+    def matrix_norm(x, /, *, keepdims=False, ord="fro"):
+        """``matrix_norm`` of the standard: ``x``, ``keepdims`` and ``ord`` checked first."""
+        ord = check_matrix_norm(x, ord, keepdims)
+        return _backend.namespace(backend).linalg.matrix_norm(x, keepdims=bool(keepdims),
+                                                              ord=ord)
+    return matrix_norm
+
+
 #: the flags (a bool) and ints (no bool) of the linalg functions, by function
 _FLAGS = {"svd": "full_matrices", "cholesky": "upper"}
 _INTS = {"matrix_power": ("n", "an int (the exponent)"),
@@ -368,6 +412,7 @@ for _q in ("tensordot", "linalg.tensordot"):
     register(_q, "numpy")(_tensordot_of("numpy"))
 register("linalg.cross", "numpy")(_cross_of("numpy"))
 register("linalg.vector_norm", "numpy")(_vector_norm_of("numpy"))
+register("linalg.matrix_norm", "numpy")(_matrix_norm_of("numpy"))
 for _make in (_svd_of, _cholesky_of, _matrix_power_of, _trace_of, _diagonal_of):
     _fn = _make("numpy")
     register(f"linalg.{_fn.__name__}", "numpy")(_fn)
