@@ -40,7 +40,7 @@ from .._core.errors import argument_error, broadcast_error, type_error, value_er
 from .dask_standard import _unknown_error, flat
 from .dispatch import register
 from .linalg_fixes import (EigResult, check_cross, check_linalg_args, check_matrix_norm,
-                           check_vector_norm)
+                           check_rtol, check_vector_norm)
 from .registry import get
 
 __all__ = ["svdvals", "matrix_rank", "cholesky", "inv", "det", "slogdet", "eigh",
@@ -100,17 +100,6 @@ def _lapack_dtype(func: str, arg: str, x) -> None:
     if x.dtype == np.float16:
         raise type_error(func, arg, x, "a float32, float64, complex, integer or bool array "
                                        "(float16 is unsupported in linalg, as in NumPy)")
-
-
-def _check_rtol(func: str, rtol) -> None:
-    """``rtol``: None, a real number or an array of real numbers (dask's took a string
-    and raised unnamed "Only length-1 arrays can be converted" or a ufunc's type error
-    when computed)."""
-    dt = getattr(rtol, "dtype", None)
-    if rtol is None or (dt is not None and np.dtype(dt).kind in "biuf") or (
-            dt is None and isinstance(rtol, (int, float)) and not isinstance(rtol, bool)):
-        return
-    raise type_error(func, "rtol", rtol, "None, a real number or an array of real numbers")
 
 
 def _check(func: str, x, square: bool, lapack: bool = True, arg: str = "x") -> None:
@@ -298,7 +287,7 @@ def matrix_rank(x, /, *, rtol=None):
     """``linalg.matrix_rank``: int64 ``(...)``, the singular values above ``rtol`` times
     the largest (``rtol`` a float or an array broadcasting to ``(...)``)."""
     _check("matrix_rank", x, False)   # named as matrix_rank, not svdvals
-    _check_rtol("matrix_rank", rtol)
+    check_rtol("matrix_rank", rtol)
     ns = _ns()
     s = svdvals(x)
     if 0 in s.shape:   # no singular value, or a stack of no matrix (dask's max of an
@@ -375,7 +364,7 @@ def pinv(x, /, *, rtol=None):
         ``x`` has fewer than two dimensions.
     """
     _check("pinv", x, False)
-    _check_rtol("pinv", rtol)
+    check_rtol("pinv", rtol)
     if x.dtype.kind in "biu":   # NumPy's pinv of integers, bools: float64 (compat's raised)
         x = _ns().astype(x, np.float64)
     tail = (x.shape[-1], x.shape[-2])

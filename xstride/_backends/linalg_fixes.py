@@ -14,7 +14,9 @@ of length 2, returning a 0-D array or a 3-vector; "Linear Algebra Functions",
 ``cross``: "must have a size of 3"), and ``outer`` 1-D vectors only (both libraries
 flattened anything else; "outer": "x1: first one-dimensional input array").
 
-On NumPy (not yet registered for CuPy: not run on a device): ``matrix_rank`` of
+On NumPy (not yet registered for CuPy: not run on a device): ``rtol`` of
+``matrix_rank`` and ``pinv`` is None, a real number or an array of them (``check_rtol``;
+a string raised NumPy's unnamed ufunc error), ``matrix_rank`` of
 empty matrices is 0 (NumPy's reduced an empty
 array of singular values and raised), and ``qr`` names a ``mode`` other than
 ``"reduced"`` and ``"complete"`` (compat's failed building its result from NumPy's
@@ -55,7 +57,7 @@ from .._core.intseq import is_index
 
 __all__ = ["EigResult", "eig", "eigvals", "solve", "check_cross", "check_outer",
            "check_tensordot", "check_vector_norm", "check_matrix_norm",
-           "check_linalg_args"]
+           "check_linalg_args", "check_rtol"]
 
 
 class EigResult(NamedTuple):
@@ -111,9 +113,22 @@ def solve(x1, x2, /):
     return res[..., 0] if vector else res
 
 
+def check_rtol(func: str, rtol) -> None:
+    """``rtol`` of ``matrix_rank`` and ``pinv``: None, a real number or an array of real
+    numbers (a string: dask's raised unnamed "Only length-1 arrays can be converted" or
+    a ufunc's type error when computed, NumPy's "ufunc 'multiply' did not contain a loop
+    with signature matching types" at the call)."""
+    dt = getattr(rtol, "dtype", None)
+    if rtol is None or (dt is not None and np.dtype(dt).kind in "biuf") or (
+            dt is None and isinstance(rtol, (int, float)) and not isinstance(rtol, bool)):
+        return
+    raise type_error(func, "rtol", rtol, "None, a real number or an array of real numbers")
+
+
 def _matrix_rank_of(backend: str):
     def matrix_rank(x, /, *, rtol=None):
         """``matrix_rank`` of the standard; 0 for matrices with no rows or no columns."""
+        check_rtol("matrix_rank", rtol)
         ns = _backend.namespace(backend)
         if x.ndim >= 2 and (x.shape[-2] == 0 or x.shape[-1] == 0):
             out = ns.zeros(x.shape[:-2], dtype=ns.int64)
@@ -181,6 +196,7 @@ def _pinv_of(backend: str):
     def pinv(x, /, *, rtol=None):
         """``pinv`` of the standard; integer and bool matrices as float64 (NumPy's ``pinv``;
         compat's default ``rtol`` asked ``finfo`` of the integer dtype and raised)."""
+        check_rtol("pinv", rtol)
         ns = _backend.namespace(backend)
         if x.dtype.kind in "biu":
             x = ns.astype(x, ns.float64)
