@@ -226,3 +226,29 @@ def test_fft_n_axes_minus_one_in_s_gives_the_input_length_in_the_shape(name, s, 
     if chunks is not None:
         assert tuple(sum(c) for c in got.chunks) == want.shape
     np.testing.assert_allclose(xp.to_numpy(got), want, rtol=1e-12, atol=1e-9)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("name", ["fftn", "ifftn"])
+@pytest.mark.parametrize("dtype, want", [(np.float32, np.complex64), (np.float64, np.complex128),
+                                         (np.float16, np.complex64), (np.int8, np.complex128),
+                                         (np.bool_, np.complex128),
+                                         (np.complex64, np.complex64)])
+def test_fftn_along_no_axis_is_x_in_the_transforms_complex_dtype(backend, name, dtype, want):
+    """fftn/ifftn with axes=() or s=() (or of a 0-D array) transform nothing: NumPy's
+    returned x's own dtype (compat's complex64 for float32 only), dask's x itself, so
+    the backends disagreed (complex64 vs float32). Now a copy of x in the dtype a
+    transform along an axis gives, on both."""
+    a = (np.arange(6) % 2).astype(dtype).reshape(2, 3)
+    wrap = np.asarray if backend == "numpy" else (lambda v: _d(v, ()) if v.ndim == 0 else _d(v))
+    fn = getattr(xp.fft, name)
+    assert fn(wrap(a)).dtype == want                  # along every axis: the reference
+    for got in (fn(wrap(a), axes=()), fn(wrap(a), s=()), fn(wrap(a), axes=(), norm="ortho"),
+                fn(wrap(a[0, 0].copy()))):
+        assert got.dtype == want
+        h = xp.to_numpy(got)
+        assert h.dtype == want
+        np.testing.assert_array_equal(h, a if h.ndim else a[0, 0])
+    x = wrap(a)
+    got = fn(x, axes=())
+    assert got is not x

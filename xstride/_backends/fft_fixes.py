@@ -26,6 +26,9 @@ dask backend the transformed axes gathered into one chunk.
   length is ``2 * (m - 1)``), checked at the call: dask's 1-D transforms raised NumPy's
   unnamed "Invalid norm value" / "Invalid number of FFT data points (0)" only when
   computed, and its n-D ones the second.
+- ``fftn``/``ifftn`` along no axis (``axes=()``, ``s=()``, a 0-D array) is a copy of
+  ``x`` in the complex dtype of a transform along an axis: NumPy's was ``x``'s own dtype
+  (float64, int8; compat's complex64 for float32), dask's ``x`` itself.
 - ``rfft``, ``ihfft`` and ``rfftn`` of a complex ``x`` are a ``TypeError`` naming ``x``
   (the standard asks for real input; NumPy's said "ufunc 'rfft_n_odd' not supported for
   the input types", naming no argument, on both backends).
@@ -212,6 +215,17 @@ def _one_axis(name: str, backend: str):
     return impl
 
 
+def _untransformed(ns, x):
+    """``fftn``/``ifftn`` of ``x`` along no axis (``axes=()``, ``s=()``, a 0-D ``x``): a
+    copy of ``x`` in the complex dtype a transform along an axis gives (complex64 of
+    float16/32 and complex64, complex128 of the others). NumPy's returned ``x``'s own
+    dtype (compat's complex64 of float32 only), dask's ``x`` itself."""
+    dt = x.dtype
+    kind = np.dtype(dt).kind
+    want = np.result_type(dt, np.complex64) if kind in "fc" else np.dtype(np.complex128)
+    return ns.astype(x, getattr(ns, want.name), copy=True)
+
+
 def _n_axis(name: str, backend: str):
     def impl(x, /, *, s=None, axes=None, norm="backward"):
         _real(name, x)
@@ -221,6 +235,8 @@ def _n_axis(name: str, backend: str):
                                  f"leaves no axis to transform ({name} of an array of "
                                  f"{x.ndim} dimensions, axes={axes!r})")
         _norm(name, norm)
+        if not chosen:   # fftn/ifftn along no axis: x, in the dtype of a transform
+            return _untransformed(_backend.namespace(backend), x)
         _known(name, x, chosen)
         _points(name, x, chosen, s)
         lib = getattr(_backend.namespace(backend).fft, name)
