@@ -36,11 +36,11 @@ import numpy as np
 from numpy.linalg import LinAlgError
 
 from .._chunked import _config as _chunked_config
-from .._core.errors import argument_error, broadcast_error, type_error, value_error
+from .._core.errors import argument_error, type_error, value_error
 from .dask_standard import _unknown_error, flat
 from .dispatch import register
 from .linalg_fixes import (EigResult, check_cross, check_linalg_args, check_matrix_norm,
-                           check_rtol, check_vector_norm)
+                           check_rtol, check_solve, check_vector_norm)
 from .registry import get
 
 __all__ = ["svdvals", "matrix_rank", "cholesky", "inv", "det", "slogdet", "eigh",
@@ -484,20 +484,11 @@ def solve(x1, x2, /):
                                              "not know (as after boolean indexing), which "
                                              f"solve needs; call {name}.compute_chunk_sizes() "
                                              "first")
-    if x2.ndim == 0:
-        raise value_error("solve", "x2", "is 0-D; expected a vector (M,) or a stack of "
-                                         "matrices (..., M, K)")
+    stack = check_solve(x1, x2)
     m = x1.shape[-1]
     vector = x2.ndim == 1
-    if x2.shape[-2 if not vector else 0] != m:
-        raise value_error("solve", "x2", f"has shape {x2.shape}; expected {m} rows, as x1 "
-                                         f"{x1.shape}")
     ns = _ns()
     b = ns.reshape(x2, (m, 1)) if vector else x2
-    try:
-        stack = np.broadcast_shapes(x1.shape[:-2], b.shape[:-2])
-    except ValueError:
-        raise broadcast_error("solve", (x1.shape, x2.shape)) from None
     a = _whole(ns.broadcast_to(x1, stack + (m, m)))
     b = ns.broadcast_to(b, stack + b.shape[-2:]).rechunk(a.chunks[:-2] + (-1, -1))
     dt = np.result_type(_float(x1.dtype), _float(x2.dtype))

@@ -14,7 +14,8 @@ of length 2, returning a 0-D array or a 3-vector; "Linear Algebra Functions",
 ``cross``: "must have a size of 3"), and ``outer`` 1-D vectors only (both libraries
 flattened anything else; "outer": "x1: first one-dimensional input array").
 
-On NumPy (not yet registered for CuPy: not run on a device): ``rtol`` of
+On NumPy and dask, ``solve``'s shapes (``check_solve``: NumPy's errors named no
+argument). On NumPy (not yet registered for CuPy: not run on a device): ``rtol`` of
 ``matrix_rank`` and ``pinv`` is None, a real number or an array of them (``check_rtol``;
 a string raised NumPy's unnamed ufunc error), ``matrix_rank`` of
 empty matrices is 0 (NumPy's reduced an empty
@@ -57,7 +58,7 @@ from .._core.intseq import is_index
 
 __all__ = ["EigResult", "eig", "eigvals", "solve", "check_cross", "check_outer",
            "check_tensordot", "check_vector_norm", "check_matrix_norm",
-           "check_linalg_args", "check_rtol"]
+           "check_linalg_args", "check_rtol", "check_solve"]
 
 
 class EigResult(NamedTuple):
@@ -123,6 +124,48 @@ def check_rtol(func: str, rtol) -> None:
             dt is None and isinstance(rtol, (int, float)) and not isinstance(rtol, bool)):
         return
     raise type_error(func, "rtol", rtol, "None, a real number or an array of real numbers")
+
+
+def check_solve(x1, x2) -> tuple[int, ...]:
+    """``solve``'s shapes: ``x1`` a stack of square matrices ``(..., M, M)``, ``x2`` a
+    vector ``(M,)`` or a stack ``(..., M, K)`` whose stack broadcasts against ``x1``'s.
+    Returns the broadcast stack shape. NumPy's errors named no argument ("Input operand
+    1 has a mismatch in its core dimension 0, with gufunc signature ...", "1-dimensional
+    array given", "operands could not be broadcast together with remapped shapes").
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        ``x1`` not a stack of square matrices (NumPy's class, a ``ValueError``).
+    ValueError
+        ``x2`` 0-D or of another ``M``; stacks that do not broadcast.
+    """
+    s1, s2 = np.shape(x1), np.shape(x2)   # (np.shape: nested lists, as NumPy's take)
+    if len(s1) < 2:
+        raise argument_error(LinAlgError, "solve", "x1", f"has shape {s1}; expected a stack "
+                                                         "of matrices (at least 2 dimensions)")
+    if s1[-1] != s1[-2]:
+        raise argument_error(LinAlgError, "solve", "x1", f"has shape {s1}; expected a stack "
+                                                         "of square matrices")
+    if not s2:
+        raise value_error("solve", "x2", "is 0-D; expected a vector (M,) or a stack of "
+                                         "matrices (..., M, K)")
+    m = s1[-1]
+    vector = len(s2) == 1
+    if s2[0 if vector else -2] != m:
+        raise value_error("solve", "x2", f"has shape {s2}; expected {m} rows, as x1 {s1}")
+    try:
+        return np.broadcast_shapes(s1[:-2], () if vector else s2[:-2])
+    except ValueError:
+        raise broadcast_error("solve", (s1, s2)) from None
+
+
+def _solve_of(backend: str):
+    def solve(x1, x2, /):
+        """``linalg.solve`` of the standard: the shapes checked first (``check_solve``)."""
+        check_solve(x1, x2)
+        return _backend.namespace(backend).linalg.solve(x1, x2)
+    return solve
 
 
 def _matrix_rank_of(backend: str):
@@ -422,6 +465,7 @@ def _outer_of(backend: str):
 for _fn in (eig, eigvals, solve):
     register(f"linalg.{_fn.__name__}", "cupy")(_fn)
 register("linalg.matrix_rank", "numpy")(_matrix_rank_of("numpy"))
+register("linalg.solve", "numpy")(_solve_of("numpy"))
 register("linalg.qr", "numpy")(_qr_of("numpy"))
 register("linalg.pinv", "numpy")(_pinv_of("numpy"))
 for _q in ("tensordot", "linalg.tensordot"):
