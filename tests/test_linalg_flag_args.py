@@ -3,6 +3,8 @@
 and dask backends (``linalg_fixes.check_linalg_args``): both libraries took any truthy
 flag and ``True`` as 1."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -100,3 +102,16 @@ def test_matrix_norm_of_a_vector_names_x_and_valid_orders_compute(backend):
             np.testing.assert_allclose(xp.to_numpy(got), want, rtol=1e-10)
     if backend == "numpy":   # a nested list, as NumPy's matrix_norm takes (no .ndim)
         assert float(xp.linalg.matrix_norm([[3.0, 0.0], [0.0, 4.0]])) == 5.0
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("func", ["trace", "diagonal"])
+@pytest.mark.parametrize("shape", [(3,), ()])
+def test_trace_and_diagonal_of_no_matrix_name_x(backend, func, shape):
+    """NumPy's said "diag requires an array of at least two dimensions", naming no
+    argument (and a function the caller did not call); the dask backend's LinAlgError
+    naming x on both."""
+    with pytest.raises(np.linalg.LinAlgError,
+                       match=rf"^{func}: argument 'x' has shape {re.escape(str(shape))}; "
+                             "expected a stack of matrices"):
+        getattr(xp.linalg, func)(_on(backend, np.ones(shape)))

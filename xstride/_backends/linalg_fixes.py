@@ -38,7 +38,9 @@ the flags and ints of ``svd`` (``full_matrices``), ``cholesky`` (``upper``),
 ``matrix_power`` (``n``), ``trace`` and ``diagonal`` (``offset``) (``check_linalg_args``):
 both libraries took any truthy ``full_matrices``/``upper`` (``"no"`` as true) and
 ``True`` as an ``n`` or ``offset`` of 1, and NumPy's ``trace(x, offset=1.0)`` said
-"integer argument expected, got float", naming no argument.
+"integer argument expected, got float", naming no argument; NumPy's ``trace`` and
+``diagonal`` of fewer than two dimensions said "diag requires an array of at least two
+dimensions" (``check_matrices``: the dask backend's ``LinAlgError`` naming ``x``).
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ from .._core.intseq import is_index
 
 __all__ = ["EigResult", "eig", "eigvals", "solve", "check_cross", "check_outer",
            "check_tensordot", "check_vector_norm", "check_matrix_norm",
-           "check_linalg_args", "check_rtol", "check_solve"]
+           "check_linalg_args", "check_rtol", "check_solve", "check_matrices"]
 
 
 class EigResult(NamedTuple):
@@ -343,6 +345,16 @@ def _vector_norm_of(backend: str):
     return vector_norm
 
 
+def check_matrices(func: str, x) -> None:
+    """``x`` a stack of matrices (at least 2 dimensions): NumPy's ``LinAlgError`` (a
+    ``ValueError``) naming ``x``, as the dask backend's (``np.ndim``: a nested list,
+    which NumPy's functions take, has no ``.ndim``)."""
+    if np.ndim(x) < 2:
+        raise argument_error(LinAlgError, func, "x", f"has shape {np.shape(x)}; expected a "
+                                                     "stack of matrices (at least 2 "
+                                                     "dimensions)")
+
+
 #: ``matrix_norm``'s orders (None: NumPy's ``"fro"``)
 _MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf)
 
@@ -365,10 +377,7 @@ def check_matrix_norm(x, ord, keepdims):
                 and ord in _MATRIX_ORDS[2:])):
         raise value_error("matrix_norm", "ord", f"is {ord!r}; expected 'fro', 'nuc', 1, -1, "
                                                 "2, -2, inf or -inf")
-    if np.ndim(x) < 2:   # (np.ndim: a nested list, which NumPy's takes, has no .ndim)
-        raise argument_error(LinAlgError, "matrix_norm", "x",
-                             f"has shape {np.shape(x)}; expected a stack of matrices (at "
-                             "least 2 dimensions)")
+    check_matrices("matrix_norm", x)
     return ord.item() if isinstance(ord, (np.integer, np.floating)) else ord
 
 
@@ -426,6 +435,7 @@ def _trace_of(backend: str):
     def trace(x, /, *, offset=0, dtype=None):
         """``linalg.trace`` of the standard; ``offset`` an int, checked first."""
         check_linalg_args("trace", offset)
+        check_matrices("trace", x)   # NumPy's: "diag requires an array of at least two ..."
         return _backend.namespace(backend).linalg.trace(x, offset=offset, dtype=dtype)
     return trace
 
@@ -434,6 +444,7 @@ def _diagonal_of(backend: str):
     def diagonal(x, /, *, offset=0):
         """``linalg.diagonal`` of the standard; ``offset`` an int, checked first."""
         check_linalg_args("diagonal", offset)
+        check_matrices("diagonal", x)
         return _backend.namespace(backend).linalg.diagonal(x, offset=offset)
     return diagonal
 
