@@ -31,6 +31,7 @@ from ._base import Backend
 from .axis_errors import axis_argument_error
 from .axis_values import axis_ints
 from .creation_errors import creation_argument_error
+from .no_array import attribute_error, no_array_error
 from .registry import DEFAULT, REGISTRY, each, get
 from .real_only import complex_argument_error
 from .positional import (XP_BOUND, out_position, positional_count, reference_most,
@@ -345,31 +346,6 @@ def _named(params, args, kwargs):
     yield from kwargs.items()
 
 
-def _no_array_error(qualname: str, backend: str, named):
-    """The ``TypeError`` of a call on a lazy backend whose first argument is no array of
-    it (its functions read array attributes of what they are given), naming it; else
-    the ``AttributeError`` being handled, raised again."""
-    be = get(backend)
-    named = list(named)
-    # only where the first argument (where the standard's functions take their array)
-    # is no array of the backend, nor a sequence of them (concat's): else the error is
-    # the library's own, raised as it was
-    first = named[0][1] if named else None
-    if be.lazy and named and not (be.owns(first) or (
-            isinstance(first, (list, tuple)) and any(be.owns(i) for i in first))):
-        name, value = named[0]
-        return error(TypeError, qualname.rsplit(".", 1)[-1],
-                     f"argument {name!r} got {type(value).__name__} {_short_repr(value)}; "
-                     f"expected an array of the {backend} backend (xstride.asarray(x) "
-                     "makes one)")
-    raise   # noqa: PLE0704 - the AttributeError being handled, as it was
-
-
-def _short_repr(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
 def _finish(wrapper, reference, qualname: str, module: str):
     # a docstring built on request (``DOC_FACTORY``): only the names a program touches
     # pay for theirs (the engine's 24 numpydoc texts took 4.6 ms at once)
@@ -549,7 +525,7 @@ def follower(qualname: str, module: str = "xstride"):
                 # list there (dask the active backend, no array among the arguments)
                 if not params:
                     params.append(param_names(reference))
-                raise _no_array_error(qualname, backend, _named(params[0], args, kwargs))
+                raise no_array_error(qualname, backend, _named(params[0], args, kwargs))
         except (TypeError, ValueError, OverflowError) as exc:  # a library's names no function
             if getattr(exc, "xstride_traced", False):   # xp.fuse's stand-ins: no library's
                 raise
@@ -563,6 +539,13 @@ def follower(qualname: str, module: str = "xstride"):
             if better is not None:
                 raise better from None
             raise named_error(exc, qualname, reference, len(args)) from None
+        except AttributeError as exc:   # .ndim of a list or a scalar (no_array.py)
+            if not params:
+                params.append(param_names(reference))
+            better = attribute_error(exc, qualname, _named(params[0], args, kwargs))
+            if better is None:
+                raise
+            raise better from None
 
     return _finish(wrapper, reference, qualname, module)
 
