@@ -45,6 +45,18 @@ def test_eye_takes_dtype_and_its_own_chunks():
     np.testing.assert_array_equal(xp.to_numpy(got), np.eye(5, 7, k=-2, dtype=np.int8))
 
 
+@pytest.mark.parametrize("dtype", [object, np.complex64, np.bool_, np.float32, np.uint8])
+def test_eye_of_any_dtype_holds_numpys_values(dtype):
+    """An object eye held True/False (a bool mask cast to the dtype); NumPy's holds the
+    ints 1 and 0, and each block here is made as NumPy makes it, for every dtype."""
+    with xp.use_backend("dask", chunks=1):
+        got = xp.to_numpy(xp.eye(2, 3, k=1, dtype=dtype, chunks=1))
+    want = np.eye(2, 3, k=1, dtype=dtype)
+    assert got.dtype == want.dtype
+    assert [[(type(v), v) for v in row] for row in got.tolist()] == \
+        [[(type(v), v) for v in row] for row in want.tolist()]
+
+
 def test_eye_of_too_many_elements_is_refused_at_once_and_a_large_one_stays_lazy():
     """eye(2**32) is 2**64 elements: refused like zeros of that shape (dask's eye wrote a
     task for every block and grew until the process was killed); eye(2**29) has 2**34

@@ -303,8 +303,11 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, chu
 
 def _eye_block(rows, cols, k: int, of):
     """The block of ``eye`` (dtype ``of``) whose rows and columns have the indices
-    ``rows`` and ``cols``: one where ``column - row == k``."""
-    return (cols[None, :] - rows[:, None] == k).astype(of)
+    ``rows`` and ``cols``: one where ``column - row == k``. Zeros with ones set, as
+    NumPy's ``eye`` makes it (an object block holds ints 0 and 1, not bools)."""
+    out = np.zeros((len(rows), len(cols)), dtype=of)
+    out[cols[None, :] - rows[:, None] == k] = 1
+    return out
 
 
 def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, chunks=None):
