@@ -252,3 +252,20 @@ def test_eye_and_like_block_lengths_that_do_not_fit_name_the_function():
         with pytest.raises(ValueError, match=r"^full_like: argument 'chunks' is this call's"):
             xp.full_like(x, 2.0, chunks=((4,),))
         assert xp.zeros_like(x, chunks=((1, 4),)).chunks == ((1, 4),)
+
+
+def test_like_chunks_fit_the_shape_keyword_not_x():
+    """A *_like call's chunks= with a shape= of its own: checked against that shape (they
+    were checked against x's, so chunks fitting shape= were refused and chunks fitting x
+    passed to dask's unnamed error)."""
+    with xp.use_backend("dask"):
+        x = xp.zeros((2, 3))
+        for name in ("zeros_like", "ones_like", "empty_like"):
+            assert getattr(xp, name)(x, shape=(4,), chunks=((1, 3),)).chunks == ((1, 3),)
+            assert getattr(xp, name)(x, shape=4, chunks=2).chunks == ((2, 2),)
+            with pytest.raises(ValueError, match=rf"^{name}: argument 'chunks' is this call's "
+                                                 r"\(\(2, 3\),\), which does not fit shape \(4,\)"):
+                getattr(xp, name)(x, shape=[4], chunks=((2, 3),))
+        got = xp.full_like(x, 7, shape=(3, 1), chunks=((2, 1), (1,)))
+        assert got.chunks == ((2, 1), (1,))
+        np.testing.assert_array_equal(xp.to_numpy(got), np.full((3, 1), 7.0))

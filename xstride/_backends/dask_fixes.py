@@ -397,12 +397,16 @@ def _like_chunks(name: str, x, dtype, kwargs) -> dict:
     array of no element (dask's byte-size chunks divided by an empty axis' length); block
     lengths that do not add up to the shape are named (:func:`fit_chunks`); a ``shape=``
     (NumPy's keyword, which dask's takes) checked as ``zeros``' (dask's took bools,
-    floats and negative lengths, and failed when computed)."""
+    floats and negative lengths, and failed when computed); the chunks then fit that
+    shape, not ``x``'s."""
+    shape = x.shape
     if kwargs.get("shape") is not None:
         check_shape(name, kwargs["shape"])
+        shape = (tuple(kwargs["shape"]) if isinstance(kwargs["shape"], (tuple, list))
+                 else (kwargs["shape"],))
     if kwargs.get("chunks") is not None:
         kwargs["chunks"] = fit_chunks(name, check_chunks(name, kwargs["chunks"]),
-                                      x.shape, x.dtype if dtype is None else dtype)
+                                      shape, x.dtype if dtype is None else dtype)
     return kwargs
 
 
