@@ -408,12 +408,13 @@ def test_philox_result_past_memory_is_named_and_consumes_nothing(method):
 
 
 @pytest.mark.parametrize("name", ["seed", "stream"])
-@pytest.mark.parametrize("value", [1.0, np.array(3), np.array([1, 2]), [1], True, np.bool_(1),
-                                   "1", None])
+@pytest.mark.parametrize("value", [1.0, np.array(3.0), np.array([1, 2]), [1], True,
+                                   np.bool_(1), np.array(True), "1", None])
 def test_philox_seed_and_stream_are_one_int_and_say_so(name, value):
     """A new-user probe: ``Philox(1.0)`` said "expected a non-negative integer or an
     integer array" (what the philox_* functions take) though the generator takes one
-    int, and ``Philox(np.array(3))`` said "expected an int"; both now say one thing."""
+    int; all say one thing. (A 0-d integer array is taken as its int since, as
+    ``advance`` takes it: tests/test_rng.py.)"""
     kwargs = {"seed": 1, "stream": 0, name: value}
     with pytest.raises(TypeError, match=f"^Philox: argument '{name}' got .*; expected a "
                                         "non-negative int$"):

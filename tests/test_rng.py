@@ -425,6 +425,33 @@ def test_generator_exhaustion():
         rng.Philox(1, backend="numpy").advance(2**64 + 1)
 
 
+def test_seed_and_stream_take_a_0d_integer_array_as_its_int():
+    """Philox(np.asarray(5)) was a TypeError "expected a non-negative int", where advance,
+    shape and integers take a 0-d integer array as an int; the generator's bits are those
+    of the int. Bools and floats, 0-d or not, are still refused with that TypeError."""
+    want = rng.Philox(2**64 - 1, 2**63 + 5, backend="numpy").uniform(6)
+    for seed, stream in ((np.asarray(2**64 - 1, dtype=np.uint64), np.asarray(2**63 + 5,
+                                                                             dtype=np.uint64)),
+                         (np.uint64(2**64 - 1), np.asarray(2**63 + 5, dtype=np.uint64))):
+        g = rng.Philox(seed, stream, backend="numpy")
+        assert type(g.seed) is int and type(g.stream) is int
+        assert (g.seed, g.stream) == (2**64 - 1, 2**63 + 5)
+        np.testing.assert_array_equal(g.uniform(6), want)
+    g = rng.Philox(np.asarray(5, dtype=np.int8), stream=np.asarray(3), backend="numpy")
+    assert (g.seed, g.stream) == (5, 3)
+    np.testing.assert_array_equal(g.integers(0, 100, 7),
+                                  rng.Philox(5, 3, backend="numpy").integers(0, 100, 7))
+    with pytest.raises(ValueError, match=r"^Philox: argument 'seed' must be an integer in "
+                                         r"\[0, 2\*\*64 - 1\], got -1$"):
+        rng.Philox(np.asarray(-1))
+    for bad in (True, np.True_, np.asarray(True), 5.0, np.float64(5), np.asarray(5.0),
+                np.asarray([5]), "5"):
+        for args, name in (((bad,), "seed"), ((1, bad), "stream")):
+            with pytest.raises(TypeError, match=rf"^Philox: argument '{name}' got .*; "
+                                                r"expected a non-negative int$"):
+                rng.Philox(*args, backend="numpy")
+
+
 def test_advance_takes_a_0d_integer_array_as_its_int():
     """advance refused ``np.asarray(5)`` (a TypeError "expected a non-negative int"),
     where ``shape`` and ``integers`` take a 0-d integer array as an int; bools and

@@ -91,9 +91,11 @@ class Philox:
     Parameters
     ----------
     seed : int
-        In ``[0, 2**64 - 1]``; the Philox key.
+        In ``[0, 2**64 - 1]``; the Philox key. A NumPy integer or 0-d integer array is
+        taken as its int (not a bool).
     stream : int, optional
-        In ``[0, 2**64 - 1]``; independent sequences for one seed (default 0).
+        In ``[0, 2**64 - 1]``; independent sequences for one seed (default 0); taken as
+        ``seed``.
     backend : {"numpy", "cupy", "dask"}, optional
         Where the arrays are made; the active backend if omitted. On dask, with the
         active ``chunks`` and chunk backend; the numbers do not depend on the chunking
@@ -139,10 +141,12 @@ class Philox:
     """
 
     def __init__(self, seed, stream=0, *, backend=None):
+        # one int each (the functions philox_* take arrays, the generator does not): an
+        # integer-like (a NumPy integer, a 0-d integer array) as its int, as advance takes
         for name, value in (("seed", seed), ("stream", stream)):
-            # one int each (the functions philox_* take arrays, the generator does not)
-            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            if _index(value) is None:
                 raise type_error("Philox", name, value, "a non-negative int")
+        seed, stream = _index(seed), _index(stream)
         self._seed = _check_int("Philox", "seed", seed, _LIMIT - 1, "2**64 - 1")
         self._stream = _check_int("Philox", "stream", stream, _LIMIT - 1, "2**64 - 1")
         be = _backends.active() if backend is None else \
