@@ -394,3 +394,27 @@ def test_centroids_of_points_near_the_float64_limit_are_finite():
     cent, counts = alg.voxel_downsample(pts, 1.0, origin=[-1.79e308, 1.79e308, 0.0])
     np.testing.assert_array_equal(cent, pts[:1])
     np.testing.assert_array_equal(counts, [3])
+
+
+@pytest.mark.parametrize("ndim", [2, 3])
+def test_host_voxel_keys_are_the_bits_of_the_cells(ndim):
+    """The host's voxel keys (which interleave through the Morton module's shared step)
+    against a bit-by-bit reference: bit ndim*b + a of a key is bit b of the cell on axis
+    a, over more than one 65536-row block, a zero and a non-zero vmin."""
+    from xstride._host.segments import voxel_keys
+
+    rng = np.random.default_rng(5)
+    pts = rng.uniform(-3.0, 40.0, size=(70_000, ndim))
+    size = np.array([0.7, 0.3, 1.1][:ndim])
+    for origin in (pts.min(axis=0), pts.min(axis=0) - 10.0):
+        vmin = np.floor((pts.min(axis=0) - origin) / size)
+        keys = voxel_keys(pts, origin, size, vmin)
+        assert keys.dtype == np.uint64 and keys.shape == (70_000,)
+        for i in (0, 1, 65535, 65536, 69_999):
+            cells = [int(np.floor((pts[i, a] - origin[a]) / size[a]) - vmin[a])
+                     for a in range(ndim)]
+            want = 0
+            for b in range(21):
+                for a, c in enumerate(cells):
+                    want |= ((c >> b) & 1) << (ndim * b + a)
+            assert int(keys[i]) == want

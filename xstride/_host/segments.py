@@ -392,7 +392,7 @@ def voxel_keys(points: np.ndarray, origin, size, vmin) -> np.ndarray:
     float points (n, ndim), each operation rounded in float64 (the host checked that
     every cell fits a key). Blocks of rows, so that the float64 and uint64 scratch
     stays in cache (3x faster than whole columns at 2**22 points)."""
-    from .morton import CHUNK, spread
+    from .morton import CHUNK, interleave
 
     n, ndim = points.shape
     out = np.empty(n, dtype=np.uint64)
@@ -411,10 +411,5 @@ def voxel_keys(points: np.ndarray, origin, size, vmin) -> np.ndarray:
             # every q >= 0 here (vmin is the floor of the smallest): the cast's
             # truncation is the floor
             np.copyto(cc, qq, casting="unsafe")
-            spread(cc, ndim)
-            if axis == 0:
-                keys[...] = cc
-            else:
-                np.left_shift(cc, np.uint64(axis), out=cc)
-                np.bitwise_or(keys, cc, out=keys)
+            interleave(keys, cc, axis, ndim)
     return out
