@@ -17,6 +17,9 @@ import xstride as xp  # noqa: E402
 @pytest.fixture(autouse=True)
 def _numpy_after():
     yield
+    # the dask backend's default options back (a dask Philox made later under the NumPy
+    # backend, rng.Philox(..., backend="dask"), reads the options set last), then NumPy
+    xp.set_backend("dask")
     xp.set_backend("numpy")
 
 
