@@ -20,7 +20,8 @@ from tests.conftest import gpu_reason  # noqa: E402
 @pytest.fixture(autouse=True)
 def _numpy_after():
     yield
-    xp.set_backend("numpy")
+    xp.set_backend("dask")     # the dask backend's default options back (tests that follow
+    xp.set_backend("numpy")    # make dask arrays under NumPy, Philox(backend="dask"), read them)
 
 
 # --------------------------------------------------------------------- selection
