@@ -174,6 +174,22 @@ def test_searchsorted_takes_a_sorter_and_scalars(side):
 
 
 @pytest.mark.parametrize("side", ["left", "right"])
+@pytest.mark.parametrize("values", [[1.0, 2.0], [[0.5, 3.0], [9.0, -1.0]], [], (2.0,)])
+def test_searchsorted_takes_a_list_x2_as_the_numpy_backend_does(side, values):
+    """A review: a Python list x2 beside a dask x1 raised dask's "Chunks and shape must
+    be of the same length/dimension. Got chunks=(), shape=(2,)"; the NumPy backend takes
+    it (NumPy's answer), so the dask backend gives the same."""
+    a = np.array([0.0, 1.0, 2.0, 2.0, 3.0])
+    with xp.use_backend("dask", chunks=2):
+        x1 = xp.asarray(a)
+    got = xp.searchsorted(x1, values, side=side)
+    assert isinstance(got, da.Array)
+    want = xp.searchsorted(xp.asarray(a), values, side=side)   # the NumPy backend's
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(xp.to_numpy(got), want)
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
 def test_searchsorted_of_unknown_block_lengths(side):
     """A sorted x1 after boolean indexing (block lengths dask does not know): dask's
     added its blocks' offsets from those lengths and gave float NaN for every value past

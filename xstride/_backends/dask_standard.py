@@ -468,7 +468,7 @@ def _sorter_in_range(block, *, n):
 
 def searchsorted(x1, x2, /, *, side="left", sorter=None):
     """``searchsorted`` of the standard on dask arrays: ``sorter`` as a ``take`` of
-    ``x1`` first; a Python scalar ``x2`` as a 0-D array; a 0-D ``x2`` as shape (1,).
+    ``x1`` first; a Python scalar or list ``x2`` as one block; a 0-D ``x2`` as shape (1,).
 
     Raises
     ------
@@ -494,7 +494,7 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     if not get(_NAME).owns(x2):
         da = get(_NAME).load()
         host = np.asarray(x2)
-        x2 = da.from_array(host, chunks=()).map_blocks(
+        x2 = da.from_array(host, chunks=tuple((n,) for n in host.shape)).map_blocks(
             _host_on, like=x1._meta, dtype=host.dtype,
             meta=get(_NAME).chunk_like(np.empty((0,) * host.ndim, host.dtype), x1._meta))
     if _no_element(x2):   # dask's declared x2's shape but computed (1, 0) for (0, 3)
