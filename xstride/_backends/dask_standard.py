@@ -51,7 +51,7 @@ import operator
 import numpy as np
 
 from .._chunked import _config as _chunked_config
-from .._core.errors import broadcast_error, error, type_error, value_error
+from .._core.errors import error, type_error, value_error
 from .._plans.reduction import normalize_axis, normalize_one_axis
 from .arg_checks import (check_dask_repeats, check_shift, check_dask_diff, check_sort_args,
                          check_take, check_take_along_axis, check_concat_shapes, sort_descending)
@@ -60,6 +60,7 @@ from .dask_flip import flip_unknown
 from .dispatch import register
 from .registry import get
 from .linalg_fixes import check_tensordot
+from .matmul_checks import matmul_shape_error, vecdot_shape_error
 
 __all__ = ["matmul", "tensordot", "vecdot", "take", "nonzero", "concat", "clip", "permute_dims", "roll", "flip", "sort", "argsort",
            "diff", "reshape", "repeat", "expand_dims", "searchsorted",
@@ -100,22 +101,9 @@ def matmul(x1, x2, /):
         ``x2.shape[-2]``, or ``x2.shape[0]`` for 1-D ``x2``); stack dimensions that
         do not broadcast.
     """
-    if x1.ndim == 0 or x2.ndim == 0:
-        arg = "x1" if x1.ndim == 0 else "x2"
-        raise value_error("matmul", arg, "is 0-D; matmul takes arrays of at least one "
-                                         "dimension")
-    k1 = x1.shape[-1]
-    k2 = x2.shape[-2] if x2.ndim > 1 else x2.shape[0]
-    if _known(k1) and _known(k2) and k1 != k2:
-        raise value_error("matmul", "x2", f"has shape {x2.shape}, whose contracted "
-                                          f"dimension {k2} differs from the last of x1 "
-                                          f"{x1.shape}")
-    s1, s2 = x1.shape[:-2], x2.shape[:-2]
-    if s1 and s2 and all(_known(n) for n in s1 + s2):
-        try:
-            np.broadcast_shapes(s1, s2)
-        except ValueError:
-            raise broadcast_error("matmul", (x1.shape, x2.shape)) from None
+    bad = matmul_shape_error(x1, x2)
+    if bad is not None:
+        raise bad
     return _promoted(_ns().matmul(x1, x2), x1, x2)
 
 
@@ -143,6 +131,9 @@ def vecdot(x1, x2, /, *, axis=-1):
     normalize_one_axis("vecdot", axis, builtins.min(x1.ndim, x2.ndim))   # in both operands
     ns = _ns()
     if all(_known(n) for n in x1.shape + x2.shape):
+        bad = vecdot_shape_error(x1, x2, axis)
+        if bad is not None:
+            raise bad
         return _promoted(ns.vecdot(x1, x2, axis=axis), x1, x2)
     # lengths dask does not know (after boolean indexing): compat's equal-length check
     # (nan != nan) and its broadcast refused them; the products' sum needs no length
