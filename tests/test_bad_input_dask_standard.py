@@ -5,6 +5,8 @@ asks for), naming the function and the argument (found by a new-user probe)."""
 from __future__ import annotations
 
 
+import re
+
 import numpy as np
 import pytest
 
@@ -166,6 +168,27 @@ def test_tril_triu_take_matrices_only(name, backend):
 
 
 # ------------------------------------------------------------------ linalg.cross, outer
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("s1, s2, axis, who, shape", [
+    ((3,), (2, 3), 0, "x1", (3,)), ((3,), (2, 3), -2, "x1", (3,)),
+    ((3, 2), (4, 3, 2), -3, "x1", (3, 2)), ((4, 3, 2), (3, 2), 0, "x2", (3, 2)),
+])
+def test_cross_axis_of_one_operand_only_is_out_of_range(backend, s1, s2, axis, who, shape):
+    """A review: cross(ones(3), ones((2, 3)), axis=0) said "whose length in x1 of shape
+    (3,) is 1" of an axis x1 lacks; the standard's axis is one of both operands, in
+    [-min(x1.ndim, x2.ndim), -1]: out of range, naming 'axis' (NumPy's AxisError)."""
+    wrap = np.asarray if backend == "numpy" else _d
+    x1, x2 = wrap(np.ones(s1)), wrap(np.ones(s2))
+    m = min(len(s1), len(s2))
+    text = (f"cross: argument 'axis' is {axis}, out of range for the operands: {who} of "
+            f"shape {shape} has no such axis (an axis of both lies in [-{m}, -1])")
+    with pytest.raises(np.exceptions.AxisError, match=f"^{re.escape(text)}$"):
+        xp.linalg.cross(x1, x2, axis=axis)
+    # the last axis, an axis of both, still runs
+    assert xp.linalg.cross(wrap(np.ones((3, 2))), wrap(np.ones((4, 3, 2))), axis=-2).shape \
+        == (4, 3, 2)
+
+
 @pytest.mark.parametrize("backend", ["numpy", "dask"])
 def test_cross_takes_vectors_of_length_3_only(backend):
     wrap = np.asarray if backend == "numpy" else _d

@@ -200,7 +200,8 @@ def check_cross(x1, x2, axis) -> tuple[tuple[int, ...], int]:
         Both operands bool (the standard: numeric); ``axis`` not an int (a float, a
         bool, None: was a ``ValueError`` saying it was out of range).
     numpy.exceptions.AxisError
-        ``axis`` out of range (a ``ValueError`` and an ``IndexError``, as NumPy's).
+        ``axis`` out of range (a ``ValueError`` and an ``IndexError``, as NumPy's): of
+        the broadcast shape, or of an operand of fewer dimensions.
     ValueError
         Shapes that do not broadcast; an operand whose length along ``axis`` is not 3.
     """
@@ -221,8 +222,13 @@ def check_cross(x1, x2, axis) -> tuple[tuple[int, ...], int]:
                                           f"shape {shape}")
     ax = axis % nd
     for name, x in (("x1", x1), ("x2", x2)):
-        own = ax - (nd - x.ndim)
-        length = x.shape[own] if own >= 0 else 1
+        if ax < nd - x.ndim:   # an axis broadcasting added to x: the standard's is of both
+            raise axis_error("cross", "axis", f"is {axis!r}, out of range for the operands: "
+                                              f"{name} of shape {tuple(x.shape)} has no such "
+                                              "axis (an axis of both lies in "
+                                              f"[-{min(x1.ndim, x2.ndim)}, -1])")
+    for name, x in (("x1", x1), ("x2", x2)):
+        length = x.shape[ax - (nd - x.ndim)]
         if length != 3:
             raise value_error("cross", "axis", f"is {axis}, whose length in {name} of shape "
                                                f"{x.shape} is {length}, not 3")
