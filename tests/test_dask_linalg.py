@@ -593,6 +593,25 @@ def test_float16_matrices_are_refused_at_the_call(name):
             xp.linalg.solve(da.from_array(np.eye(3), chunks=1), x)
 
 
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("shape", [(0, 0), (0, 3), (3, 0), (2, 0, 0), (3, 3)])
+@pytest.mark.parametrize("name", ["matrix_rank", "pinv"])
+def test_float16_matrices_are_refused_empty_or_not_on_both_backends(backend, shape, name):
+    """A review: the NumPy backend answered matrix_rank and pinv of an empty float16
+    matrix (0, an empty float16 pinv) while dask's refused it at the call; NumPy's linalg
+    refuses float16 (its matrix_rank even when empty): both refuse, with one message."""
+    with xp.use_backend(backend):
+        x = xp.ones(shape, dtype=xp.float16)
+    with pytest.raises(TypeError, match=rf"^{name}: argument 'x' got .*float16.*; expected "
+                                        r"a float32, float64, complex, integer or bool "
+                                        r"array \(float16 is unsupported in linalg"):
+        getattr(xp.linalg, name)(x)
+    # float32 of the same shape still runs
+    with xp.use_backend(backend):
+        y = xp.ones(shape, dtype=xp.float32)
+    assert xp.to_numpy(getattr(xp.linalg, name)(y)).dtype in (np.float32, np.int64)
+
+
 def test_float16_norms_and_powers_are_numpys():
     a = np.eye(3, dtype=np.float16)
     x = da.from_array(a, chunks=1)

@@ -41,6 +41,7 @@ from .dask_standard import _unknown_error, flat
 from .dispatch import register
 from .linalg_fixes import (EigResult, check_cross, check_linalg_args, check_matrix_norm,
                            check_rtol, check_solve, check_vector_norm)
+from .linalg_fixes import check_lapack_dtype as _lapack_dtype   # dask's tasks raised later
 from .registry import get
 
 __all__ = ["svdvals", "matrix_rank", "cholesky", "inv", "det", "slogdet", "eigh",
@@ -92,14 +93,6 @@ def _float(dt) -> np.dtype:
 
 def _complex(dt) -> np.dtype:
     return np.result_type(_float(dt), np.complex64)
-
-
-def _lapack_dtype(func: str, arg: str, x) -> None:
-    """NumPy's linalg refuses float16 at the call ("array type float16 is unsupported in
-    linalg"); dask's tasks took it and raised that, unnamed, when computed."""
-    if x.dtype == np.float16:
-        raise type_error(func, arg, x, "a float32, float64, complex, integer or bool array "
-                                       "(float16 is unsupported in linalg, as in NumPy)")
 
 
 def _check(func: str, x, square: bool, lapack: bool = True, arg: str = "x") -> None:

@@ -170,10 +170,21 @@ def _solve_of(backend: str):
     return solve
 
 
+def check_lapack_dtype(func: str, arg: str, x) -> None:
+    """NumPy's linalg refuses float16 at the call ("array type float16 is unsupported in
+    linalg"), of any size but ``pinv``'s empty matrices: refused on every size, named, on
+    the NumPy and dask backends alike."""
+    if x.dtype == np.float16:
+        raise type_error(func, arg, x, "a float32, float64, complex, integer or bool array "
+                                       "(float16 is unsupported in linalg, as in NumPy)")
+
+
 def _matrix_rank_of(backend: str):
     def matrix_rank(x, /, *, rtol=None):
-        """``matrix_rank`` of the standard; 0 for matrices with no rows or no columns."""
+        """``matrix_rank`` of the standard; 0 for matrices with no rows or no columns
+        (not of float16, which NumPy's linalg refuses, empty or not)."""
         check_rtol("matrix_rank", rtol)
+        check_lapack_dtype("matrix_rank", "x", x)
         ns = _backend.namespace(backend)
         if x.ndim >= 2 and (x.shape[-2] == 0 or x.shape[-1] == 0):
             out = ns.zeros(x.shape[:-2], dtype=ns.int64)
@@ -248,6 +259,7 @@ def _pinv_of(backend: str):
         """``pinv`` of the standard; integer and bool matrices as float64 (NumPy's ``pinv``;
         compat's default ``rtol`` asked ``finfo`` of the integer dtype and raised)."""
         check_rtol("pinv", rtol)
+        check_lapack_dtype("pinv", "x", x)   # NumPy's took an empty float16 matrix only
         ns = _backend.namespace(backend)
         if x.dtype.kind in "biu":
             x = ns.astype(x, ns.float64)
