@@ -612,6 +612,40 @@ def test_float16_matrices_are_refused_empty_or_not_on_both_backends(backend, sha
     assert xp.to_numpy(getattr(xp.linalg, name)(y)).dtype in (np.float32, np.int64)
 
 
+_F16_CALLS = {
+    "inv": lambda x, y: xp.linalg.inv(x), "det": lambda x, y: xp.linalg.det(x),
+    "slogdet": lambda x, y: xp.linalg.slogdet(x), "svd": lambda x, y: xp.linalg.svd(x),
+    "svdvals": lambda x, y: xp.linalg.svdvals(x), "eigh": lambda x, y: xp.linalg.eigh(x),
+    "eigvalsh": lambda x, y: xp.linalg.eigvalsh(x), "eig": lambda x, y: xp.linalg.eig(x),
+    "eigvals": lambda x, y: xp.linalg.eigvals(x),
+    "cholesky": lambda x, y: xp.linalg.cholesky(x), "qr": lambda x, y: xp.linalg.qr(x),
+    "solve": lambda x, y: xp.linalg.solve(x, y),
+    "solve-x2": lambda x, y: xp.linalg.solve(y, x),
+    "matrix_norm": lambda x, y: xp.linalg.matrix_norm(x, ord=2),
+    "matrix_norm-nuc": lambda x, y: xp.linalg.matrix_norm(x, ord="nuc"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_F16_CALLS))
+def test_float16_refused_on_the_numpy_backend_naming_the_argument(case):
+    """A review: on the NumPy backend the linalg functions other than matrix_rank/pinv
+    raised NumPy's unnamed "array type float16 is unsupported in linalg" (inv, det and
+    eigvalsh would have named NumPy's 'a'), while the dask backend named the argument:
+    now the dask backend's message, asked on NumPy's error only."""
+    func = case.split("-")[0]
+    arg = "x2" if case == "solve-x2" else "x1" if func == "solve" else "x"
+    want = (rf"^{func}: argument '{arg}' got numpy.ndarray\(shape=\(3, 3\), dtype=float16\); "
+            r"expected a float32, float64, complex, integer or bool array \(float16 is "
+            r"unsupported in linalg, as in NumPy\)$")
+    a = np.eye(3, dtype=np.float16)
+    with pytest.raises(TypeError, match=want):
+        _F16_CALLS[case](a, np.eye(3))
+    with pytest.raises(TypeError, match=want.replace("numpy.ndarray", "dask.Array")):
+        _F16_CALLS[case](da.from_array(a, chunks=1), da.from_array(np.eye(3), chunks=1))
+    # float32 still runs
+    _F16_CALLS[case](a.astype(np.float32), np.eye(3, dtype=np.float32))
+
+
 def test_float16_norms_and_powers_are_numpys():
     a = np.eye(3, dtype=np.float16)
     x = da.from_array(a, chunks=1)

@@ -41,7 +41,7 @@ from .dask_standard import _unknown_error, flat
 from .dispatch import register
 from .linalg_fixes import (EigResult, check_cross, check_linalg_args, check_matrix_norm,
                            check_rtol, check_solve, check_vector_norm)
-from .linalg_fixes import check_lapack_dtype as _lapack_dtype   # dask's tasks raised later
+from .lapack_dtype import check_lapack_dtype as _lapack_dtype   # dask's tasks raised later
 from .registry import get
 
 __all__ = ["svdvals", "matrix_rank", "cholesky", "inv", "det", "slogdet", "eigh",

@@ -35,6 +35,7 @@ from .no_array import attribute_error, no_array_error
 from .registry import DEFAULT, REGISTRY, each, get
 from .real_only import complex_argument_error
 from .matmul_checks import gufunc_shape_error
+from .lapack_dtype import lapack_dtype_error
 from .positional import (XP_BOUND, out_position, positional_count, reference_most,
                          too_many, too_many_error, ufunc_out)
 from . import select as _backend
@@ -537,7 +538,8 @@ def follower(qualname: str, module: str = "xstride"):
                        else None) or creation_argument_error(exc, qualname, args, kwargs)
                       or axis_argument_error(exc, qualname, named)
                       or complex_argument_error(exc, qualname, named)
-                      or gufunc_shape_error(exc, qualname, named))
+                      or gufunc_shape_error(exc, qualname, named)
+                      or lapack_dtype_error(exc, qualname, named))
             if better is not None:
                 raise better from None
             raise named_error(exc, qualname, reference, len(args)) from None

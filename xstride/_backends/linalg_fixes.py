@@ -54,6 +54,7 @@ from numpy.linalg import LinAlgError
 from . import select as _backend
 from .arg_checks import check_flag
 from .dispatch import register
+from .lapack_dtype import check_lapack_dtype
 from .._core.errors import (argument_error, axis_error, broadcast_error, type_error,
                             value_error)
 from .._core.intseq import is_index
@@ -168,15 +169,6 @@ def _solve_of(backend: str):
         check_solve(x1, x2)
         return _backend.namespace(backend).linalg.solve(x1, x2)
     return solve
-
-
-def check_lapack_dtype(func: str, arg: str, x) -> None:
-    """NumPy's linalg refuses float16 at the call ("array type float16 is unsupported in
-    linalg"), of any size but ``pinv``'s empty matrices: refused on every size, named, on
-    the NumPy and dask backends alike."""
-    if x.dtype == np.float16:
-        raise type_error(func, arg, x, "a float32, float64, complex, integer or bool array "
-                                       "(float16 is unsupported in linalg, as in NumPy)")
 
 
 def _matrix_rank_of(backend: str):
