@@ -234,6 +234,21 @@ def test_a_list_argument_is_named_with_what_to_pass(fake_cupy, args, where, kind
         xp.fuse(lambda *z: z[0] + z[1], strict=True)(x, [1.0, 2.0])   # no parameter name
 
 
+def test_a_list_in_another_position_is_warned_about_too(fake_cupy):
+    """The warning was keyed by the set of argument types only: after f(x, list), a call
+    f(list, x) of the same types ran unfused silently, never naming 'a'. Each untaken
+    argument's place is now part of the key; a repeated call still warns once."""
+    x = FakeCupyArray(np.ones(2, np.float32))
+    f = xp.fuse(_pair)
+    with pytest.warns(xp.FusionWarning, match=r"argument 'b' \(position 1\) is a list"):
+        f(x, [1.0, 2.0])
+    with pytest.warns(xp.FusionWarning, match=r"argument 'a' \(position 0\) is a list"):
+        f([1.0, 2.0], x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert f(x, [3.0]) == (x, [3.0]) and f([3.0], x) == ([3.0], x)   # warned before
+
+
 def test_lists_on_numpy_give_what_the_unfused_call_gives():
     """On NumPy (no fusion executor) a fused function runs as written, lists and all:
     the unfused call's result, or its own error, and no warning even under ``strict``."""

@@ -377,9 +377,9 @@ class Fused:
                    "signature to read (pass them positionally)")
             return self._unfusable(("kwargs",), why, given)
         sig = self._signature(args, be)
-        if sig is None:
-            kinds = ", ".join(sorted({type(a).__name__ for a in args}))
-            return self._unfusable(("types", kinds), self._untaken(args, be), given)
+        if sig is None:   # warned once per reason: its types and each untaken argument's place
+            why = self._untaken(args, be)
+            return self._unfusable(("types", why), why, given)
         entry = self._lookup(sig, args)
         if entry is None:
             entry = self._trace(sig, args, be, given)
