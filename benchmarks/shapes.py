@@ -12,14 +12,18 @@ the same arrays (allocated once per shape and reused). Times: CUDA events, media
 several calls after warm-up (``_common.time_gpu``; reps chosen per case from one probe
 call, so slow cases cost a few calls only). "of copy": bytes read once + written once
 over xstride's time, divided by the bandwidth of a device-to-device copy of that size
-measured in the same run. "ratio": CuPy's time over xstride's (above 1: xstride is
-faster). "check": max abs / rel difference from CuPy's result (sum, mean and scans:
-relative to the same reduction of ``abs(x)``; others: to ``max(abs(CuPy's result))``);
-"exact" when identical (ints, bools, max/min are compared exactly); a trailing "!" marks
-a difference past the tolerance (float32 1e-3, float64 1e-9 relative). The last lines
-give the worst ratio to CuPy, how many cases are slower than CuPy and how many of those
-moving at least 64 MiB are below 0.85 of copy, and the lowest fraction of copy among
-them, each with its case. Exit status 1 when a case failed or differs past tolerance.
+measured in the same run. "bound": the highest "of copy" the case's memory traffic
+allows, the bytes it moves over those of the 64-byte blocks its operands touch
+(``_traffic.py``; below 1 for views that skip part of each block). "ratio": CuPy's time
+over xstride's (above 1: xstride is faster). "check": max abs / rel difference from
+CuPy's result (sum, mean and scans: relative to the same reduction of ``abs(x)``;
+others: to ``max(abs(CuPy's result))``); "exact" when identical (ints, bools, max/min
+are compared exactly); a trailing "!" marks a difference past the tolerance (float32
+1e-3, float64 1e-9 relative). The last lines give the worst ratio to CuPy, how many
+cases are slower than CuPy and how many of those moving at least 64 MiB are below 0.85
+of copy (and how many of those have a traffic bound below 0.85), the lowest fraction of
+its bound and the lowest fraction of copy among them, each with its case. Exit status 1
+when a case failed or differs past tolerance.
 
 n defaults to 2**25: the (n, 3) float32 array is 384 MiB; it must be a power of two.
 
@@ -39,17 +43,17 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import time
 from dataclasses import dataclass
 
 import _common as C
 from _shapes_fresh import fresh, fresh_child
+from _shapes_device import MiB, Device
+from _traffic import BLOCK, array_bytes
 
 NEEDS_DEVICE = True  # python -m xstride bench skips it without CuPy and a GPU
 
-MiB = 2 ** 20
 TOL = {"float32": 1e-3, "float64": 1e-9, "float16": 1e-2, "complex64": 1e-3}
 
 
@@ -85,6 +89,7 @@ VIEWS = {
     "[::2]": lambda a: a[::2],
     "[::3]": lambda a: a[::3],
     "[:, 1:]": lambda a: a[:, 1:],
+    "[:, :3]": lambda a: a[:, :3],
     "[:, :8]": lambda a: a[:, :8],
     "[:, ::-1]": lambda a: a[:, ::-1],
     "[:, ::2]": lambda a: a[:, ::2],
@@ -184,6 +189,8 @@ def make_cases(n: int, ks, small_sizes, other_dtypes=(), medium=False) -> list[C
         [("sum", 1), ("max", 0), ("cumulative_sum", 1)])
     add("views", "(n,4)[:, 1:]", f32, (n, 4), "[:, 1:]",
         [("sum", 1), ("sum", 0), ("cumulative_sum", 1), ("add_row", None)])
+    add("views", "(n,4)[:, :3]", f32, (n, 4), "[:, :3]",   # x, y, z of float4 particles
+        [("sum", 1), ("max", 0), ("cumulative_sum", 1), ("add_row", None)])
     add("views", "(n,16)[:, ::-1]", f32, (n, 16), "[:, ::-1]",
         [("sum", 1), ("cumulative_sum", 1)])
     add("views", "(n,16)[:, :8]", f32, (n, 16), "[:, :8]", [("sum", 1), ("sum", 0)])
@@ -265,72 +272,7 @@ def make_cases(n: int, ks, small_sizes, other_dtypes=(), medium=False) -> list[C
     return cases
 
 
-# --------------------------------------------------------------------------- device
-class Device:
-    """Where the sweep runs: CuPy on the GPU (CUDA events), or NumPy on the host for the
-    self-test (same cases, checks and tables; host timers)."""
-
-    def __init__(self, mod, gpu: bool, copy_reps: int):
-        self.m = mod
-        self.gpu = gpu
-        self.copy_reps = copy_reps
-        self._copy = {}          # buffer bytes -> GB/s (read + write)
-
-    def time(self, fn, reps: int, warmup: int) -> float:
-        if self.gpu:
-            return C.time_gpu(fn, reps=reps, warmup=warmup)
-        return C.time_cpu(fn, reps=reps, warmup=warmup)
-
-    def sync(self) -> None:
-        if self.gpu:
-            self.m.cuda.get_current_stream().synchronize()
-
-    def fill(self, shape, dtype: str, seed: int):
-        m = self.m
-        kind = m.dtype(dtype).kind
-        if kind in "iu" and dtype != "int64" or dtype in ("float16", "complex64"):
-            # small integers (no sum of 2**25 of them overflows int32 or wraps a uint8
-            # row sum past what CuPy's gives too), halves, complex of two normals
-            part = "float32" if dtype in ("float16", "complex64") else "int64"
-            a = self.fill(shape, part, seed)
-            if kind in "iu":
-                a = m.remainder(a, 3)
-            if dtype == "complex64":
-                a = a + 1j * self.fill(shape, "float32", seed + 1000)
-            return a.astype(dtype)
-        if self.gpu:
-            rs = m.random.RandomState(seed)
-            if dtype == "int64":
-                return rs.randint(-1000, 1000, size=shape, dtype=m.int64)
-            if dtype == "bool":
-                return rs.random_sample(shape, dtype=m.float32) < 0.9
-            return rs.standard_normal(shape, dtype=getattr(m, dtype))
-        g = m.random.default_rng(seed)
-        if dtype == "int64":
-            return g.integers(-1000, 1000, size=shape, dtype=m.int64)
-        if dtype == "bool":
-            return g.random(shape, dtype=m.float32) < 0.9
-        return g.standard_normal(shape, dtype=getattr(m, dtype))
-
-    def free(self) -> None:
-        if self.gpu:
-            self.m.get_default_memory_pool().free_all_blocks()
-
-    def copy_gbs(self, moved: int) -> float:
-        """Copy bandwidth (read + write) for a copy moving about ``moved`` bytes: buffers
-        of ``moved / 2`` rounded to a power of two (at least 1 MiB), measured once."""
-        size = max(MiB, 1 << round(math.log2(max(moved / 2, 1))))
-        if size not in self._copy:
-            if self.gpu:
-                self._copy[size] = C.copy_ceiling(size, reps=self.copy_reps)
-            else:
-                a = self.m.ones(size // 4, dtype=self.m.float32)
-                b = self.m.empty_like(a)
-                t = C.time_cpu(lambda: self.m.copyto(b, a), reps=3)
-                self._copy[size] = 2 * a.nbytes / t / 1e9
-        return self._copy[size]
-
-
+# --------------------------------------------------------------------------- arrays
 class Bases:
     """The allocated arrays: one per (shape, dtype) at a time, reused by every case on it."""
 
@@ -388,6 +330,7 @@ class Result:
     t_cupy: float = 0.0
     moved: int = 0
     frac: float = float("nan")
+    bound: float = float("nan")   # moved / the bytes of the blocks touched (_traffic.py)
     check: str = ""
     ok: bool = True
     first: float = 0.0
@@ -413,6 +356,8 @@ def run_case(dev: Device, xp, bases: Bases, case: Case, opts) -> Result:
     res.check, res.ok = check(m, case, a, b, got, want)
     inputs = [a] + ([b] if b is not None else []) + ([a[0]] if case.op == "add_row" else [])
     res.moved = sum(int(x.size) * x.dtype.itemsize for x in inputs) + m.asarray(want).nbytes
+    res.bound = min(1.0, res.moved / (sum(array_bytes(x) for x in inputs)
+                                      + m.asarray(want).nbytes))
     del got, want
     # the compiles a first call started on xstride's compile threads (kernels this or a
     # later case will need) end before the timed calls, which they would share the
@@ -451,10 +396,11 @@ def measure(dev: Device, fn, case: Case, opts) -> float:
 def table_row(r: Result) -> list:
     c = r.case
     if r.failed:
-        return [c.label, c.dtype, "-", "-", "-", "-", r.failed]
+        return [c.label, c.dtype, "-", "-", "-", "-", "-", r.failed]
     scale = 1e6 if c.small else 1e3
-    frac = "-" if c.small else r.frac
-    return [c.label, c.dtype, r.t_ours * scale, frac, r.t_cupy * scale, r.ratio, r.check]
+    frac, bound = ("-", "-") if c.small else (r.frac, r.bound)
+    return [c.label, c.dtype, r.t_ours * scale, frac, bound, r.t_cupy * scale, r.ratio,
+            r.check]
 
 
 def run_sweep(dev: Device, xp, cases, opts) -> int:
@@ -481,8 +427,8 @@ def run_sweep(dev: Device, xp, cases, opts) -> int:
         bases.clear()
         unit = "us/call" if group == "small" else "ms"
         print(f"\n### {title}\n")
-        C.print_table(["case", "dtype", f"xstride {unit}", "of copy", f"CuPy {unit}",
-                       "ratio", "check (abs / rel)"], rows)
+        C.print_table(["case", "dtype", f"xstride {unit}", "of copy", "bound",
+                       f"CuPy {unit}", "ratio", "check (abs / rel)"], rows)
         first = sum(r.first for r in done)
         print(f"\n({len(done)} cases, {time.perf_counter() - t0:.1f} s, of which xstride's "
               f"first calls {first:.1f} s)", flush=True)
@@ -510,7 +456,11 @@ def summarize(dev: Device, results, wall: float) -> int:
     big = [r for r in timed if not r.case.small and r.moved >= 64 * MiB]
     if big:
         below = [r for r in big if r.frac < 0.85]
-        print(f"below 0.85 of copy: {len(below)} of {len(big)} cases moving >= 64 MiB")
+        print(f"below 0.85 of copy: {len(below)} of {len(big)} cases moving >= 64 MiB; "
+              f"{sum(r.bound < 0.85 for r in below)} of them with a traffic bound below 0.85")
+        w = min(big, key=lambda r: r.frac / r.bound)
+        print(f"lowest fraction of the traffic bound: {w.frac / w.bound:.2f} "
+              f"({w.case.label}, {w.case.dtype}, bound {w.bound:.2f})")
         w = min(big, key=lambda r: r.frac)
         print(f"lowest fraction of copy (cases moving >= 64 MiB): {w.frac:.2f} "
               f"({w.case.label}, {w.case.dtype}, {w.moved / MiB:.0f} MiB)")
@@ -584,7 +534,8 @@ def main(argv=None) -> int:
         print(C.header(f"shape sweep, n = {args.n} (2**{args.n.bit_length() - 1})"))
     print(f"{len(cases)} cases; k = {','.join(map(str, args.ks))}; ms per call unless stated; "
           "ratio = CuPy time / xstride time (above 1: xstride faster); of copy = bytes read "
-          "+ written per second over a device copy's")
+          f"+ written per second over a device copy's; bound: of copy at {BLOCK}-byte blocks' "
+          "traffic")
     return run_sweep(dev, xp, cases, args)
 
 
