@@ -538,20 +538,25 @@ def test_internal_kernels_key_their_compile_on_header_contents(tmp_path, monkeyp
     opts = _compile.module_options(src, ("-DX=1",))
     assert opts[:3] == ("-std=c++17", f"-I{_compile.include_dir()}", "-DX=1")
     assert opts[3].startswith("-DXSTRIDE_HEADERS_SHA256=0x") and len(opts) == 4
-    # a copy of the shipped headers: editing one changes the define
+    # a copy of the shipped headers: editing one changes the define of the next
+    # process (the digest is computed once a process: a new process is an empty table)
     inc = tmp_path / "include"
     shutil.copytree(_compile.include_dir(), inc)
     monkeypatch.setattr(_compile, "_INCLUDE", inc)
+    monkeypatch.setattr(_compile, "_HEADERS_SEEN", {})
     before = _compile.module_options(src)[-1]
     assert before == _compile.module_options(src)[-1]
     reduce_h = inc / "xstride" / "reduce.cuh"     # reached through scan.cuh
     reduce_h.write_text(reduce_h.read_text() + "\n// edited\n")
+    assert _compile.module_options(src)[-1] == before          # this process: unchanged
+    monkeypatch.setattr(_compile, "_HEADERS_SEEN", {})         # the next process
     edited = _compile.module_options(src)[-1]
     assert edited != before
     # one digest for every shipped header: a header the source does not reach counts
     # too, and every source gets the same options (one CuPy preprocess per process)
     morton_h = inc / "xstride" / "morton.cuh"
     morton_h.write_text(morton_h.read_text() + "\n// edited\n")
+    monkeypatch.setattr(_compile, "_HEADERS_SEEN", {})
     assert _compile.module_options(src)[-1] != edited
     assert _compile.module_options("__global__ void k() {}\n") == _compile.module_options(src)
     # the caller's own digest define is kept, not doubled
