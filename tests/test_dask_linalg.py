@@ -623,6 +623,8 @@ _F16_CALLS = {
     "solve-x2": lambda x, y: xp.linalg.solve(y, x),
     "matrix_norm": lambda x, y: xp.linalg.matrix_norm(x, ord=2),
     "matrix_norm-nuc": lambda x, y: xp.linalg.matrix_norm(x, ord="nuc"),
+    "matrix_power": lambda x, y: xp.linalg.matrix_power(x, -1),
+    "matrix_power-neg2": lambda x, y: xp.linalg.matrix_power(x, -2),
 }
 
 

@@ -333,7 +333,8 @@ def matrix_power(x, n, /):
     Raises
     ------
     TypeError
-        ``n`` is not an int (``operator.index``).
+        ``n`` is not an int (``operator.index``), or ``n`` is negative and ``x`` is
+        float16 (NumPy's ``inv`` refuses it).
     ValueError
         ``x`` is not a stack of square matrices.
     """
@@ -343,6 +344,8 @@ def matrix_power(x, n, /):
         n = operator.index(n)   # NumPy's unnamed "exponent must be an integer" when computed
     except TypeError:
         raise type_error("matrix_power", "n", n, "an int (the exponent)") from None
+    if n < 0:   # NumPy's inverts first: LAPACK's dtypes (a float16 task raised when computed)
+        _lapack_dtype("matrix_power", "x", x)
     return _per_matrix("matrix_power", x, x.shape[-2:],
                        x.dtype if n >= 0 else _float(x.dtype), n=n)
 
