@@ -107,3 +107,58 @@ def _wide_args(draw):
 @given(args=_wide_args(), dtype=st.sampled_from(_DTYPES))
 def test_wide_int_dask_arange_is_the_numpy_backends_for_any_chunks(args, dtype):
     _check(args, dtype, (1, 3, "auto"))
+
+
+def _rounded(v: int, dtype) -> float:
+    """The Python int ``v`` rounded once to nearest (ties to even) in ``dtype``'s
+    precision, by integer arithmetic (no float in between)."""
+    bits = np.finfo(dtype).nmant + 1
+    shift = max(0, abs(v).bit_length() - bits)
+    q, rem = divmod(abs(v), 2**shift)
+    if 2 * rem > 2**shift or (shift and 2 * rem == 2**shift and q % 2):
+        q += 1
+    return float(q * 2**shift * (1 if v >= 0 else -1))
+
+
+@pytest.mark.parametrize("args, dtype, values", [
+    ((0, 2**63 + 5, 2**62), np.float64, [0, 2**62, 2**63]),   # NumPy's: 2 values
+    ((0, 2**63 + 5, 2**62), np.complex128, [0, 2**62, 2**63]),
+    ((0, 2**63 + 5, 2**62), np.float32, [0, 2**62, 2**63]),
+    ((2**53, 2**53 + 4), np.float64, [2**53, 2**53, 2**53 + 2, 2**53 + 4]),   # NumPy's:
+    ((-2**53 - 3, -2**53 + 1), np.float64, [-2**53 - 4, -2**53 - 2, -2**53, -2**53]),  # equal
+    ((2**63 - 2**11, 2**63 + 2**12, 2**11 + 1), np.float64,
+     [2**63 - 2**11, 2**63 + 1, 2**63 + 2**11 + 2]),
+    ((-2**63, 2**64, 3 * 2**61), np.float64, [-2**63 + 3 * 2**61 * i for i in range(4)]),
+    ((2**60 + 2**36 + 1, 2**60 + 2**36 + 2), np.float32, [2**60 + 2**37]),   # once, not
+    ((10**20 + 1, 10**20 + 4), np.float64, [float(10**20 + k) for k in (1, 2, 3)]),  # twice
+])
+def test_wide_int_arange_into_a_float_dtype_is_the_exact_values_rounded(args, dtype, values):
+    """A review: ``arange(0, 2**63 + 5, 2**62, dtype=float64)`` had NumPy's float64 length
+    (2 values) on both backends, and values from 2**53 on were NumPy's float64 steps
+    (``arange(2**53, 2**53 + 4, dtype=float64)`` four equal values): the exact count of
+    the exact values, each rounded once to the dtype."""
+    got = _check(args, dtype)
+    out = np.frombuffer(got[1], got[0])
+    assert out.dtype == dtype
+    assert out.tolist() == [_rounded(int(v), dtype) for v in values]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(args=_wide_args(), dtype=st.sampled_from([np.float64, np.float32, np.float16,
+                                                 np.complex64]))
+def test_wide_int_float_arange_rounds_each_exact_value_once(args, dtype):
+    start, stop, step = args
+    got = _check(args, dtype, (1, 3, "auto"))
+    out = np.frombuffer(got[1], got[0])
+    n = max(0, -(-(stop - start) // step))
+    with np.errstate(over="ignore"):
+        want = np.array([_rounded(start + i * step, dtype) for i in range(n)]).astype(dtype)
+    assert out.tobytes() == want.tobytes()
+
+
+def test_wide_int_float_arange_past_float64_is_refused_at_the_call():
+    for backend in ("numpy", "dask"):
+        with xp.use_backend(backend):
+            with pytest.raises(OverflowError, match=r"^arange: argument 'start' gives values "
+                                                    r"from .* past the largest float64"):
+                xp.arange(10**400, 10**400 + 3, dtype=xp.float64)

@@ -11,7 +11,10 @@ NumPy computes the length (and from 2**63 on the values) of an ``arange`` of Pyt
 ints in float64: ``arange(2**63, 2**63 + 3)`` gave three equal values, ``arange(2**63)``
 and ``arange(0, 2**63, dtype=int8)`` an empty array. Where an int is 2**53 or more in
 magnitude, the length is computed exactly and refused past int64 (the bytes of the
-dtype's items); without ``dtype`` or into an integer one the values are exact too
+dtype's items); without ``dtype`` or into an integer one the values are exact too, and
+into a float or complex ``dtype`` each is the exact integer rounded once to the dtype
+(``arange(0, 2**63 + 5, 2**62, dtype=float64)`` is ``[0.0, 2.0**62, 2.0**63]``; NumPy's
+had 2 values, and ``arange(2**53, 2**53 + 4, dtype=float64)`` four equal ones)
 (:func:`wide_plan`, :func:`wide_values`: the dask backend's from each block's indices).
 """
 
@@ -21,6 +24,7 @@ import numpy as np
 
 from .._core.errors import overflow_error, type_error, value_error
 from .._core.sizes import INT64_MAX, checked_size, out_of_memory
+from .arange_floats import float_values
 from .arg_checks import _INT_HI, _INT_LO, _short, check_step
 from .dispatch import compat_function, register
 
@@ -105,13 +109,14 @@ def _itemsize(dtype) -> int:
 
 def wide_plan(start: int, stop: int, step: int, dtype):
     """``(n, dtype)`` of ``arange`` of Python ints, one of at least 2**53 in magnitude,
-    of no ``dtype`` or an integer one: the exact length (NumPy's was computed in
+    of no ``dtype``, an integer one or a float or complex one: the exact length (NumPy's was computed in
     float64: ``arange(0, 2**63 + 5, 2**62, dtype=uint64)`` had 2 values, not 3); without
     ``dtype`` int64 where it holds the values, else uint64 (as ``asarray(2**63)``),
     values neither holds refused; into an integer ``dtype``, NumPy's ``OverflowError``
     for a ``start`` (or, of two values or more, a ``start + step``) it does not hold,
-    the others wrapping as NumPy's ``arange`` wraps them. None for another ``dtype``
-    (NumPy's ``arange`` answers, after the exact length is checked)."""
+    the others wrapping as NumPy's ``arange`` wraps them; into a float or complex
+    ``dtype``, values past float64 refused (NumPy's ``OverflowError``). None for another
+    ``dtype`` (bool: NumPy's ``arange`` answers, after the exact length is checked)."""
     dt = None
     if dtype is not None:
         try:
@@ -120,6 +125,10 @@ def wide_plan(start: int, stop: int, step: int, dtype):
             return None
     n = _exact_length(start, stop, step, _itemsize(dt))
     if dt is not None:
+        if dt.kind in "fc":
+            if n:   # NumPy's float() of a start it cannot hold, raised at the call
+                _check_float_range(start, start + (n - 1) * step)
+            return n, dt
         if dt.kind not in "iu":
             return None
         for v in (start, start + step)[:min(n, 2)]:
@@ -139,10 +148,27 @@ def wide_plan(start: int, stop: int, step: int, dtype):
                                         "give floats")
 
 
+def _check_float_range(first: int, last: int) -> None:
+    """The first and last values of a float ``arange`` within float64 (``float()``'s
+    "int too large to convert to float", named)."""
+    for arg, v in (("start", first), ("stop", last)):
+        try:
+            float(v)
+        except OverflowError:
+            raise overflow_error("arange", arg, f"gives values from {_short(first)} to "
+                                                f"{_short(last)}, past the largest float64 "
+                                                "(int too large to convert to float)"
+                                 ) from None
+
+
 def wide_values(idx, start: int, step: int, dt):
     """Elements ``idx`` (their global indices) of ``arange`` from ``start`` by ``step``
     into the integer dtype ``dt``: modulo 2**64 in uint64, then wrapped into ``dt`` (as
-    the bits of int64 wrap), so the values are exact wherever ``dt`` holds them."""
+    the bits of int64 wrap), so the values are exact wherever ``dt`` holds them; into a
+    float or complex ``dt``, each exact value rounded once (:func:`~.arange_floats.
+    float_values`)."""
+    if dt.kind in "fc":
+        return float_values(idx, start, step, dt)
     words = idx.astype(np.uint64)
     words *= np.uint64(step % 2**64)
     words += np.uint64(start % 2**64)
@@ -150,8 +176,8 @@ def wide_values(idx, start: int, step: int, dt):
 
 
 def _wide_arange(start, stop, step, dtype, device):
-    """``arange`` of Python ints, one of at least 2**53 in magnitude, of no ``dtype`` or
-    an integer one (:func:`wide_plan`), or None for another ``dtype``."""
+    """``arange`` of Python ints, one of at least 2**53 in magnitude, of no ``dtype``, an
+    integer, float or complex one (:func:`wide_plan`), or None for another ``dtype``."""
     plan = wide_plan(start, stop, step, dtype)
     if plan is None:
         return None
@@ -166,8 +192,8 @@ def _wide_arange(start, stop, step, dtype, device):
 
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None, **kwargs):
     """``arange`` of the standard on NumPy, ``step`` checked first (not zero); Python
-    ints of 2**53 and more: the exact length, without ``dtype`` the exact values
-    (:func:`_wide_arange`); where NumPy refuses the call, :func:`check_arange` names
+    ints of 2**53 and more: the exact length and values (rounded once into a float
+    ``dtype``) (:func:`_wide_arange`); where NumPy refuses the call, :func:`check_arange` names
     the argument."""
     check_step(step)
     ints = ((0, start) if stop is None else (start, stop)) + (step,)

@@ -15,10 +15,11 @@ the step is 0), the last element ``stop`` with ``endpoint``, floored for an inte
 dtype; of complex ends, each part the same with the step ``delta * (1 / div)`` (NumPy's
 complex division by the real ``div``).
 
-``arange`` of Python ints of 2**53 and more (no ``dtype`` or an integer one) is NumPy
-backend's, exact (``arange_checks.wide_plan``): dask's computed its length in float64
-and its values in int64 (``arange(2**63 - 2, 2**63 + 1)`` wrapped, ``arange(2**63,
-2**63 + 3)`` failed with an unnamed "Python int too large to convert to C long").
+``arange`` of Python ints of 2**53 and more (no ``dtype``, an integer, float or complex
+one) is NumPy backend's, exact (``arange_checks.wide_plan``): dask's computed its length
+in float64 and its values in int64 (``arange(2**63 - 2, 2**63 + 1)`` wrapped, ``arange(2**63,
+2**63 + 3)`` failed with an unnamed "Python int too large to convert to C long"), and
+into a float dtype each value from the first two in float64 (``arange_floats.py``).
 
 Nothing here imports dask at import time.
 """
@@ -61,7 +62,8 @@ def float_arange(start, step, n: int, dtype, chunks, like):
 
 
 def int_arange(start: int, step: int, n: int, dt, chunks):
-    """``arange`` of ``n`` values of the integer dtype ``dt`` from the Python ints
+    """``arange`` of ``n`` values of ``dt`` (integer: wrapped as NumPy's; float or
+    complex: each exact value rounded once) from the Python ints
     ``start`` by ``step`` (:func:`~.arange_checks.wide_values` of each block's global
     indices) in ``chunks`` (dask's ``chunks=`` for ``n`` elements)."""
     import dask.array as da
