@@ -170,8 +170,8 @@ def test_tril_triu_take_matrices_only(name, backend):
 # ------------------------------------------------------------------ linalg.cross, outer
 @pytest.mark.parametrize("backend", ["numpy", "dask"])
 @pytest.mark.parametrize("s1, s2, axis, who, shape", [
-    ((3,), (2, 3), 0, "x1", (3,)), ((3,), (2, 3), -2, "x1", (3,)),
-    ((3, 2), (4, 3, 2), -3, "x1", (3, 2)), ((4, 3, 2), (3, 2), 0, "x2", (3, 2)),
+    ((3,), (2, 3), -2, "x1", (3,)), ((3, 2), (4, 3, 2), -3, "x1", (3, 2)),
+    ((4, 3, 2), (3, 2), -3, "x2", (3, 2)),
 ])
 def test_cross_axis_of_one_operand_only_is_out_of_range(backend, s1, s2, axis, who, shape):
     """A review: cross(ones(3), ones((2, 3)), axis=0) said "whose length in x1 of shape
@@ -187,6 +187,39 @@ def test_cross_axis_of_one_operand_only_is_out_of_range(backend, s1, s2, axis, w
     # the last axis, an axis of both, still runs
     assert xp.linalg.cross(wrap(np.ones((3, 2))), wrap(np.ones((4, 3, 2))), axis=-2).shape \
         == (4, 3, 2)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("s1, s2, axis, last", [
+    ((3,), (2, 3), 0, "-1"), ((3,), (2, 3), 1, "-1"), ((2, 3), (4, 2, 3), 1, "one of [-2, -1]"),
+    ((2, 3), (4, 2, 3), 2, "one of [-2, -1]"), ((3, 2), (4, 3, 2), 1, "one of [-2, -1]"),
+    ((4, 3, 2), (3, 2), 0, "one of [-2, -1]"), ((3, 3), (3, 3, 3), 1, "one of [-2, -1]"),
+])
+def test_cross_non_negative_axis_of_operands_of_different_ranks(backend, s1, s2, axis, last):
+    """A review: a non-negative axis with operands of different ranks names a different
+    axis in each (NumPy counts it in each operand, the broadcast shape counts it in the
+    longer): cross(ones((3, 3)), ones((3, 3, 3)), axis=1) crossed x1's last axis on the
+    NumPy backend and its first on dask (two answers, silently); (2, 3) beside (4, 2, 3)
+    with axis=1 said "whose length in x1 of shape (2, 3) is 2", of x1's axis 0, and
+    (3, 2) beside (4, 3, 2) with axis=1 NumPy's "objects cannot be broadcast" of shapes
+    (3,) and (4, 2). The standard's axis counts from the last, in [-min(ndim), -1]: one
+    AxisError naming 'axis' on both backends, saying which to give."""
+    wrap = np.asarray if backend == "numpy" else _d
+    x1, x2 = wrap(np.ones(s1)), wrap(np.ones(s2))
+    text = (f"cross: argument 'axis' is {axis}, counted from the first axis of operands of "
+            f"different ranks (x1 of shape {s1}, x2 of shape {s2}), where it names a "
+            f"different axis in each; give the axis counted from the last: {last} "
+            "(the standard's)")
+    with pytest.raises(np.exceptions.AxisError, match=f"^{re.escape(text)}$"):
+        xp.linalg.cross(x1, x2, axis=axis)
+    # a non-negative axis of operands of one rank is one axis: still NumPy's answer
+    a, b = np.arange(9.0).reshape(3, 3), np.arange(9.0)[::-1].reshape(3, 3)
+    np.testing.assert_array_equal(xp.to_numpy(xp.linalg.cross(wrap(a), wrap(b), axis=0)),
+                                  np.linalg.cross(a, b, axis=0))
+    # a 0-D operand has no axis (it said "an axis of both lies in [-0, -1]")
+    with pytest.raises(np.exceptions.AxisError, match=r"x1 of shape \(\) has no such axis "
+                                                      r"\(a 0-D operand has no axis\)$"):
+        xp.linalg.cross(wrap(np.ones(())), wrap(np.ones(3)))
 
 
 @pytest.mark.parametrize("backend", ["numpy", "dask"])

@@ -204,7 +204,10 @@ def check_cross(x1, x2, axis) -> tuple[tuple[int, ...], int]:
         bool, None: was a ``ValueError`` saying it was out of range).
     numpy.exceptions.AxisError
         ``axis`` out of range (a ``ValueError`` and an ``IndexError``, as NumPy's): of
-        the broadcast shape, or of an operand of fewer dimensions.
+        the broadcast shape, or of an operand of fewer dimensions; or non-negative with
+        operands of different ranks (the standard's axis counts from the last, in
+        ``[-min(x1.ndim, x2.ndim), -1]``; NumPy's counted it in each operand, dask's in
+        the broadcast shape: two answers).
     ValueError
         Shapes that do not broadcast; an operand whose length along ``axis`` is not 3.
     """
@@ -224,12 +227,24 @@ def check_cross(x1, x2, axis) -> tuple[tuple[int, ...], int]:
         raise axis_error("cross", "axis", f"is {axis!r}, out of range for the broadcast "
                                           f"shape {shape}")
     ax = axis % nd
+    low = min(x1.ndim, x2.ndim)
+    both = f"[-{low}, -1]"
+    if axis >= 0 and low and x1.ndim != x2.ndim:   # NumPy counts it in each operand (x1's
+        # axis 0 of (3, 3) beside (3, 3, 3)), dask's from the broadcast shape's first
+        raise axis_error("cross", "axis", f"is {axis}, counted from the first axis of "
+                                          f"operands of different ranks (x1 of shape "
+                                          f"{tuple(x1.shape)}, x2 of shape "
+                                          f"{tuple(x2.shape)}), where it names a different "
+                                          "axis in each; give the axis counted from the "
+                                          f"last: {'-1' if low == 1 else 'one of ' + both} "
+                                          "(the standard's)")
     for name, x in (("x1", x1), ("x2", x2)):
         if ax < nd - x.ndim:   # an axis broadcasting added to x: the standard's is of both
             raise axis_error("cross", "axis", f"is {axis!r}, out of range for the operands: "
                                               f"{name} of shape {tuple(x.shape)} has no such "
-                                              "axis (an axis of both lies in "
-                                              f"[-{min(x1.ndim, x2.ndim)}, -1])")
+                                              "axis (" + (f"an axis of both lies in {both}"
+                                                          if low else "a 0-D operand has "
+                                                          "no axis") + ")")
     for name, x in (("x1", x1), ("x2", x2)):
         length = x.shape[ax - (nd - x.ndim)]
         if length != 3:
