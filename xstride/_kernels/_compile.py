@@ -95,6 +95,7 @@ def module_options(source: str, options: tuple[str, ...] = ()) -> tuple[str, ...
 
 
 _HEADERS_SEEN: dict = {}   # include folder -> digest, computed once a process
+_HEADERS_LOCK = threading.Lock()
 
 
 def headers_digest() -> str:
@@ -106,12 +107,18 @@ def headers_digest() -> str:
     stage went from 0.21-0.25 s to 0.17-0.19 s (2026-12-05)."""
     root = Path(include_dir())
     digest = _HEADERS_SEEN.get(str(root))
-    if digest is None:
-        files = sorted(p for p in root.rglob("*") if p.suffix in (".cuh", ".h") and p.is_file())
-        h = hashlib.sha256()
-        for p in files:
-            h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
-        digest = _HEADERS_SEEN[str(root)] = h.hexdigest()
+    if digest is not None:
+        return digest
+    with _HEADERS_LOCK:   # threads loading kernels side by side: one walk, not one each
+        digest = _HEADERS_SEEN.get(str(root))
+        if digest is None:
+            files = sorted(p for p in root.rglob("*")
+                           if p.suffix in (".cuh", ".h") and p.is_file())
+            h = hashlib.sha256()
+            for p in files:
+                h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes()
+                         + b"\0")
+            digest = _HEADERS_SEEN[str(root)] = h.hexdigest()
     return digest
 
 
