@@ -418,6 +418,9 @@ class FakeCupy(types.ModuleType):
     def multiply(self, a, b, out=None):
         return self._binary(np.multiply, a, b, out)
 
+    def bitwise_xor(self, a, b, out=None):
+        return self._binary(np.bitwise_xor, a, b, out)
+
     @staticmethod
     def _binary(ufunc, a, b, out):
         host = [v.host if isinstance(v, FakeCupyArray) else v for v in (a, b)]

@@ -4,6 +4,7 @@ errors."""
 
 from __future__ import annotations
 
+import re
 import zlib
 
 import numpy as np
@@ -388,6 +389,21 @@ def test_device_offset_errors(cp):
         alg.segment_reduce(v, cp.asarray([0, 4, 9]))
     with pytest.raises(ValueError, match="segment 1 no rows; the max"):
         alg.segment_reduce(cp.arange(10), cp.asarray([0, 4, 4, 10]), "max")
+
+
+def test_device_uint64_offsets_past_int64_as_on_the_host(cp):
+    """uint64 offsets at or past 2**63 give the NumPy backend's error (their int64 casts
+    were compared: 'offsets[1] = 9223372036854775809 is less than offsets[0] = 0')."""
+    vals = np.arange(4.0)
+    for offs in ([0, 2**63 + 1, 4], [0, 2**64 - 1], [2**63, 4], [0, 2**63 + 5, 2**63 + 1, 4]):
+        o = np.array(offs, dtype=np.uint64)
+        with pytest.raises(ValueError) as want:
+            alg.segment_reduce(vals, o)
+        for op in ("sum", "count", "mean"):
+            with pytest.raises(ValueError, match=re.escape(str(want.value))):
+                alg.segment_reduce(cp.asarray(vals), cp.asarray(o), op)
+    got = alg.segment_reduce(cp.asarray(vals), cp.asarray(np.array([0, 1, 4], np.uint64)))
+    np.testing.assert_array_equal(got.get(), [0.0, 6.0])
 
 
 @pytest.mark.parametrize("n, k, short", [(200, 3, "thread"), (4000, 64, "warp")])

@@ -131,3 +131,17 @@ def test_device_errors_on_the_host_kernels(dev):
                            dev.asarray(np.array([0, 3, 2**40])))
     with pytest.raises(ValueError, match="holds bin 7 at position 2"):
         alg.bin_offsets(dev.asarray(np.array([0, 1, 7, 0])), 7)
+
+
+@pytest.mark.parametrize("offs, message", [
+    ([0, 2**63 + 1, 4], r"non-decreasing; offsets\[2\] = 4 is less than offsets\[1\]"),
+    ([0, 2**64 - 1], r"must end at n = 4 .*offsets\[-1\] = 18446744073709551615"),
+    ([2**63, 4], r"must start at 0; got offsets\[0\] = 9223372036854775808")])
+def test_uint64_offsets_past_int64_on_the_host_kernels(dev, offs, message):
+    """uint64 offsets at or past 2**63 are checked as uint64 by the kernel itself, as
+    the NumPy backend checks them (their int64 casts were negative)."""
+    vals, o = np.zeros(4, np.float32), np.array(offs, dtype=np.uint64)
+    with pytest.raises(ValueError, match=message):
+        alg.segment_reduce(vals, o)
+    with pytest.raises(ValueError, match=message):
+        alg.segment_reduce(dev.asarray(vals), dev.asarray(o))

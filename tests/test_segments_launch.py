@@ -22,6 +22,7 @@ from tests.conftest import FakeCupyArray
 from tests.test_segments_gpu import assert_close, values_of
 from xstride import algorithms as alg
 from xstride._core.dtypes import DTYPE_OF_C
+from xstride._host import segments as host_segments
 from xstride._kernels import _compile
 from xstride._kernels import segments as ks
 from xstride._plans.segments import (SHORT_BYTES, SHORT_MAX, SHORT_MEAN, LongPlan, SegmentPlan,
@@ -196,15 +197,17 @@ def m_offsets_stats(name, grid, off, m, rec):
     o = mem(off, np.int64, m)
     r = mem(rec, np.uint64, 5)
     r[3], r[4] = o[:1].view(np.uint64)[0], o[-1:].view(np.uint64)[0]
-    d = np.diff(o)
-    bad = np.flatnonzero(d < 0)
+    # compared, not subtracted, as the kernel does (offsets far apart would wrap)
+    down = o[1:] < o[:-1]
+    d = o[1:].view(np.uint64) - o[:-1].view(np.uint64)
+    bad = np.flatnonzero(down)
     if bad.size:
         r[0] = bad[0] + 1
-    empty = np.flatnonzero(d == 0)
+    empty = np.flatnonzero(~down & (d == 0))
     if empty.size:
         r[1] = empty[0]
-    if d[d >= 0].size:
-        r[2] = ~np.uint64(d[d >= 0].max())
+    if (~down).any():
+        r[2] = ~d[~down].max()
 
 
 def flags_of(flag, K, src, n, thr):
@@ -555,6 +558,29 @@ def test_device_errors_played(dev):
         alg.bin_offsets(dev.asarray(np.array([0, 1, 7, 0])), 7)
     with pytest.raises(ValueError, match="must be sorted.*position 3"):
         alg.bin_offsets(dev.asarray(np.array([0, 1, 6, 0])), 7)
+
+
+@pytest.mark.parametrize("offs", [[0, 2**63 + 1, 6], [0, 2**64 - 1], [2**63, 6],
+                                  [0, 2**63 + 5, 2**63 + 1, 6], [0, 2**63, 2**63, 6],
+                                  [0, 3, 2, 6], [0, 2, 2, 6]])
+def test_uint64_offsets_checked_as_on_the_host(dev, offs):
+    """uint64 offsets at or past 2**63 are compared as uint64, as on the NumPy backend:
+    the device compared their int64 casts, and named ``[0, 2**63 + 1, 6]``'s
+    ``offsets[1]`` as less than ``offsets[0] = 0``, ``[0, 2**64 - 1]`` as decreasing
+    where it only fails to end at n."""
+    o = np.array(offs, dtype=np.uint64)
+    vals = np.arange(6.0)
+    try:
+        want = alg.segment_reduce(vals, o)
+    except ValueError as e:
+        with pytest.raises(ValueError, match=re.escape(str(e))):
+            alg.segment_reduce(dev.asarray(vals), dev.asarray(o))
+    else:
+        np.testing.assert_array_equal(
+            alg.segment_reduce(dev.asarray(vals), dev.asarray(o)).get(), want)
+    # start, end, first descent, first empty segment (the longest one matters only to
+    # offsets that pass)
+    assert ks.offsets_stats(dev.asarray(o), 6)[:4] == host_segments.offsets_stats(o, 6)[:4]
 
 
 @pytest.mark.parametrize("plan", [SegmentPlan("thread", 5, False), SegmentPlan("warp", 5, False)])

@@ -141,7 +141,22 @@ def _int64(cupy, a):
     return cupy.ascontiguousarray(a, dtype=cupy.int64)
 
 
+#: the sign bit of a 64-bit word
+_SIGN = 1 << 63
+
+
 # ------------------------------------------------------------------ offsets
+def _check_words(cupy, offsets, offs):
+    """``(words, flipped)``: the int64 words the offsets' check compares. ``offs`` (the
+    int64 cast of ``offsets``) itself, but for uint64 offsets their bits with the sign
+    bit flipped (``x ^ 2**63`` orders as int64 as ``x`` does as uint64, and keeps every
+    difference): their int64 cast makes offsets at or past 2**63 negative, which the
+    check named as less than the offsets before them (one more pass, for uint64 only)."""
+    if offsets.dtype != cupy.uint64:
+        return offs, False
+    return cupy.bitwise_xor(offs, cupy.int64(-_SIGN)), True
+
+
 def _stats_record(offs):
     """Launch the offsets' check into a fresh 5-entry record and return it."""
     m = offs.shape[0]
@@ -151,17 +166,22 @@ def _stats_record(offs):
     return rec
 
 
-def _stats(words: list[int]) -> tuple[int, int, int, int, int]:
+def _stats(words: list[int], flipped: bool = False) -> tuple[int, int, int, int, int]:
+    """The record of the offsets' check as ``offsets_stats`` gives it; ``flipped``: the
+    check read uint64 offsets with their sign bit flipped (:func:`_check_words`)."""
     bad, empty, nlen, start, end = words
+    start, end = (start ^ _SIGN, end ^ _SIGN) if flipped else (_signed(start), _signed(end))
     if bad != _NONE:
-        return _signed(start), _signed(end), bad, -1, 0
-    return _signed(start), _signed(end), -1, _opt(empty), (~nlen) & _NONE
+        return start, end, bad, -1, 0
+    return start, end, -1, _opt(empty), (~nlen) & _NONE
 
 
 def offsets_stats(offsets, n: int) -> tuple[int, int, int, int, int]:
     """``(offsets[0], offsets[-1], first decreasing position or -1, first empty segment or
     -1, longest segment)``: one kernel over the offsets, one 40-byte read."""
-    return _stats(_read(_stats_record(_int64(_cupy(), offsets))))
+    cupy = _cupy()
+    words, flipped = _check_words(cupy, offsets, _int64(cupy, offsets))
+    return _stats(_read(_stats_record(words)), flipped)
 
 
 #: the records' pinned host words and their event, one set a thread and device (an
@@ -223,14 +243,15 @@ def reduce_checked(values, offsets, op: str, out_dtype: str, acc_dtype: str):
     walk (about 0.07 of 0.35 ms for 2**26 (n, 3) float32 rows in 2**21 segments)."""
     cupy = _cupy()
     offs = _int64(cupy, offsets)
-    wait = _read_later(_stats_record(offs))
+    words, flipped = _check_words(cupy, offsets, offs)
+    wait = _read_later(_stats_record(words))
     try:
         started = None if op == "count" else _short_walk(values, offs, op, out_dtype,
                                                          acc_dtype)
     except BaseException:
         wait()    # the copy lands before its pinned words can go back to CuPy's pool
         raise
-    stats = _stats(wait())
+    stats = _stats(wait(), flipped)
 
     def finish():
         if started is None:
