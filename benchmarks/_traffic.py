@@ -16,12 +16,20 @@ and H200 reading every other sector took as long as reading them all: the rows o
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 #: Bytes of a memory block (see the module docstring).
 BLOCK = 64
 #: Elements whose addresses are computed to estimate the blocks of a large view.
-SAMPLE = 1 << 18
+SAMPLE = 1 << 16
+
+
+@functools.lru_cache(maxsize=256)
+def _cached(shape: tuple, strides: tuple, itemsize: int, address: int, block: int,
+            sample: int) -> float:
+    return _touched(shape, strides, itemsize, address, block, sample)
 
 
 def touched_bytes(shape, strides, itemsize: int, address: int = 0, block: int = BLOCK,
@@ -57,6 +65,12 @@ def touched_bytes(shape, strides, itemsize: int, address: int = 0, block: int = 
         ``shape`` and ``strides`` of different lengths, a negative extent, or an
         ``itemsize``, ``block`` or ``sample`` below 1.
     """
+    shape, strides = tuple(int(n) for n in shape), tuple(int(s) for s in strides)
+    return _cached(shape, strides, int(itemsize), int(address) % block if block > 0 else 0,
+                   int(block), int(sample))
+
+
+def _touched(shape, strides, itemsize, address, block, sample) -> float:
     if len(shape) != len(strides):
         raise ValueError(f"shape {tuple(shape)} and strides {tuple(strides)} differ in length")
     if itemsize < 1 or block < 1 or sample < 1:
