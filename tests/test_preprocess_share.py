@@ -99,3 +99,43 @@ def test_a_failure_reaches_its_caller():
     _preprocess_share.share(_cupy_with(compiler))
     with pytest.raises(RuntimeError, match="nvrtc failed"):
         compiler._preprocess("", ("-b",), "90", "nvrtc")
+
+
+class _InterruptOnRelease:
+    """The module's lock, raising ``KeyboardInterrupt`` as it is released once armed:
+    where CPython delivers a Ctrl-C to the main thread (after the call that releases
+    the lock, before the next line)."""
+
+    def __init__(self, lock):
+        self._lock, self.armed = lock, False
+
+    def __enter__(self):
+        return self._lock.__enter__()
+
+    def __exit__(self, *exc):
+        self._lock.__exit__(*exc)
+        if self.armed:
+            self.armed = False
+            raise KeyboardInterrupt
+
+
+def test_a_first_caller_interrupted_as_it_takes_the_slot_leaves_no_waiter_hanging(
+        monkeypatch):
+    """A review: a ``KeyboardInterrupt`` of the first caller after its slot was made and
+    before its run began left the slot unanswered: every later call of that option set
+    (any thread, the interrupted one too) waited for it forever."""
+    compiler, calls = _slow_compiler()
+    _preprocess_share.share(_cupy_with(compiler))
+    lock = _InterruptOnRelease(_preprocess_share._LOCK)
+    monkeypatch.setattr(_preprocess_share, "_LOCK", lock)
+    lock.armed = True
+    with pytest.raises(KeyboardInterrupt):
+        compiler._preprocess("", ("-c",), "90", "nvrtc")
+    assert not lock.armed and calls == []
+    got = []
+    later = threading.Thread(target=lambda: got.append(
+        compiler._preprocess("", ("-c",), "90", "nvrtc")), daemon=True)
+    later.start()
+    later.join(timeout=5)
+    assert not later.is_alive(), "the next call of the option set waits forever"
+    assert got == ["// version of ('-c',)"] and len(calls) == 1

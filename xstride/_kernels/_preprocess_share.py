@@ -11,6 +11,8 @@ side, where one run takes about 14 ms (2026-12-05, docs/performance.md).
 
 :func:`share` wraps that private function of CuPy (checked in CuPy 14.2): for an empty
 source, the first caller of an argument set compiles and the others wait for its answer.
+A first caller that fails or is interrupted (``KeyboardInterrupt``) answers its slot as it
+leaves (a ``finally``): its waiters run the compile themselves and a later call tries again.
 Any other source, or arguments that cannot be a dict key, pass through unchanged. Where
 a CuPy lacks the function, nothing is wrapped and :func:`share` returns ``False``.
 """
@@ -27,14 +29,15 @@ _WRAPPERS: dict = {}   # id(compiler module) -> the wrapper installed there
 
 
 class _Slot:
-    """One argument set's answer: set once by the first caller."""
+    """One argument set's answer: set once by the first caller; ``failed`` until its
+    value is in (a caller interrupted before or during its run leaves a failed slot)."""
 
     __slots__ = ("done", "value", "failed")
 
     def __init__(self):
         self.done = threading.Event()
         self.value = None
-        self.failed = False
+        self.failed = True
 
 
 def share(cupy) -> bool:
@@ -57,26 +60,24 @@ def share(cupy) -> bool:
                 hash(key)
             except TypeError:
                 return inner(*args, **kwargs)
-            with _LOCK:
-                slot = slots.get(key)
-                first = slot is None
-                if first:
-                    slot = slots[key] = _Slot()
-            if not first:
-                slot.done.wait()
-                if not slot.failed:
-                    return slot.value
-                return inner(*args, **kwargs)   # raises as the first caller's did
-            try:
-                slot.value = inner(*args, **kwargs)
-            except BaseException:
-                slot.failed = True
+            mine = _Slot()
+            try:   # from the slot's insertion on: an interrupt anywhere still answers it
                 with _LOCK:
-                    slots.pop(key, None)        # a later call tries again
-                raise
+                    slot = slots.setdefault(key, mine)
+                if slot is mine:
+                    mine.value = inner(*args, **kwargs)
+                    mine.failed = False
+                    return mine.value
             finally:
-                slot.done.set()
-            return slot.value
+                mine.done.set()   # first, so that no waiter is left waiting
+                if mine.failed:
+                    with _LOCK:
+                        if slots.get(key) is mine:
+                            del slots[key]   # a later call tries again
+            slot.done.wait()
+            if not slot.failed:
+                return slot.value
+            return inner(*args, **kwargs)   # its error again, or the run it did not end
 
         preprocess.__wrapped__ = inner
         setattr(compiler, _HOOK, preprocess)
