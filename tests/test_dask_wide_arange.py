@@ -162,3 +162,23 @@ def test_wide_int_float_arange_past_float64_is_refused_at_the_call():
             with pytest.raises(OverflowError, match=r"^arange: argument 'start' gives values "
                                                     r"from .* past the largest float64"):
                 xp.arange(10**400, 10**400 + 3, dtype=xp.float64)
+
+
+def test_wide_int_float_arange_past_64_bits_holds_no_python_int_per_element():
+    """A review: values of more than 64 significant bits (``arange(2**70 + 1, 2**70 + 1 +
+    n, dtype=float64)``) were computed as one object array of ``n`` Python ints: about
+    180 bytes an element at the peak (0.7 GB for 4 * 10**6 float64 values of 32 MB, a
+    dask block of the default chunks 3 GB), where NumPy's arange needs the result only.
+    They are computed in slices of a bounded number of elements."""
+    import tracemalloc
+
+    n = 2**18
+    tracemalloc.start()
+    try:
+        out = xp.arange(2**70 + 1, 2**70 + 1 + n, dtype=xp.float64)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 6 * out.nbytes, peak   # the result, its indices and float64 temporaries
+    some = [0, 1, 2**17 + 3, n - 1]
+    assert xp.to_numpy(out)[some].tolist() == [float(2**70 + 1 + i) for i in some]

@@ -55,12 +55,23 @@ def _words_to_float(idx, s: int, t: int):
     return nearest, np.sign((high - nearest) + low)   # exact: |high| >= 2**32 > low, or 0
 
 
+#: Elements of a slice of :func:`_ints_to_float` (its Python ints: about 180 bytes each)
+_SLICE = 1 << 14
+
+
 def _ints_to_float(idx, s: int, t: int):
-    """The same of values of more than 64 bits: each a Python int."""
-    exact = idx.astype(object) * t + s
-    nearest = exact.astype(np.float64)
-    back = np.frompyfunc(int, 1, 1)(nearest)
-    return nearest, np.sign(exact - back).astype(np.float64)
+    """The same of values of more than 64 bits: each a Python int, :data:`_SLICE` of
+    them at a time (an object array of the whole took 180 bytes an element)."""
+    flat = idx.reshape(-1)
+    nearest = np.empty(flat.shape, np.float64)
+    residual = np.empty(flat.shape, np.float64)
+    to_int = np.frompyfunc(int, 1, 1)
+    for lo in range(0, flat.size, _SLICE):
+        exact = flat[lo:lo + _SLICE].astype(object) * t + s
+        near = exact.astype(np.float64)
+        nearest[lo:lo + _SLICE] = near
+        residual[lo:lo + _SLICE] = np.sign(exact - to_int(near)).astype(np.float64)
+    return nearest.reshape(idx.shape), residual.reshape(idx.shape)
 
 
 def float_values(idx, start: int, step: int, dt):
