@@ -182,3 +182,20 @@ def test_wide_int_float_arange_past_64_bits_holds_no_python_int_per_element():
     assert peak < 6 * out.nbytes, peak   # the result, its indices and float64 temporaries
     some = [0, 1, 2**17 + 3, n - 1]
     assert xp.to_numpy(out)[some].tolist() == [float(2**70 + 1 + i) for i in some]
+
+
+def test_wide_int_arange_into_long_double_is_numpys_again():
+    """A review: the float path rounded every value to float64, not to the dtype, so
+    ``arange(2**60 + 1, 2**60 + 4, dtype=longdouble)`` (exact on NumPy's and, before, on
+    both backends: x86-64's long double holds 64 bits) became three equal values. A
+    float dtype wider than float64 (long double, its complex) is left to NumPy's
+    ``arange`` after the exact length, as before."""
+    args = (2**60 + 1, 2**60 + 4)
+    want = np.arange(*args, dtype=np.longdouble)
+    for backend, chunks in (("numpy", None), ("dask", 1), ("dask", "auto")):
+        with xp.use_backend(backend, **({} if chunks is None else {"chunks": chunks})):
+            got = xp.to_numpy(xp.arange(*args, dtype=np.longdouble))
+        assert got.dtype == want.dtype and np.array_equal(got, want), (backend, got)   # not
+        # the bytes: an 80-bit long double's 6 padding bytes are whatever memory held
+    if np.finfo(np.longdouble).nmant >= 63:   # x86-64's: the exact values
+        assert [int(v) - 2**60 for v in want] == [1, 2, 3]

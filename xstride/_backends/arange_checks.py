@@ -115,8 +115,9 @@ def wide_plan(start: int, stop: int, step: int, dtype):
     values neither holds refused; into an integer ``dtype``, NumPy's ``OverflowError``
     for a ``start`` (or, of two values or more, a ``start + step``) it does not hold,
     the others wrapping as NumPy's ``arange`` wraps them; into a float or complex
-    ``dtype``, values past float64 refused (NumPy's ``OverflowError``). None for another
-    ``dtype`` (bool: NumPy's ``arange`` answers, after the exact length is checked)."""
+    ``dtype`` (of float64 at most), values past float64 refused (NumPy's ``OverflowError``).
+    None for another ``dtype`` (bool, or a long double whose precision float64 would cut:
+    NumPy's ``arange`` answers, after the exact length is checked)."""
     dt = None
     if dtype is not None:
         try:
@@ -125,7 +126,7 @@ def wide_plan(start: int, stop: int, step: int, dtype):
             return None
     n = _exact_length(start, stop, step, _itemsize(dt))
     if dt is not None:
-        if dt.kind in "fc":
+        if dt.kind in "fc" and np.finfo(dt).nmant <= 52:   # no wider than float64
             if n:   # NumPy's float() of a start it cannot hold, raised at the call
                 _check_float_range(start, start + (n - 1) * step)
             return n, dt
