@@ -12,18 +12,19 @@ the same arrays (allocated once per shape and reused). Times: CUDA events, media
 several calls after warm-up (``_common.time_gpu``; reps chosen per case from one probe
 call, so slow cases cost a few calls only). "of copy": bytes read once + written once
 over xstride's time, divided by the bandwidth of a device-to-device copy of that size
-measured in the same run. "bound": the highest "of copy" the case's memory traffic
-allows, the bytes it moves over those of the 64-byte blocks its operands touch
-(``_traffic.py``; below 1 for views that skip part of each block). "ratio": CuPy's time
-over xstride's (above 1: xstride is faster). "check": max abs / rel difference from
-CuPy's result (sum, mean and scans: relative to the same reduction of ``abs(x)``;
-others: to ``max(abs(CuPy's result))``); "exact" when identical (ints, bools, max/min
-are compared exactly); a trailing "!" marks a difference past the tolerance (float32
-1e-3, float64 1e-9 relative). The last lines give the worst ratio to CuPy, how many
-cases are slower than CuPy and how many of those moving at least 64 MiB are below 0.85
-of copy (and how many of those have a traffic bound below 0.85), the lowest fraction of
-its bound and the lowest fraction of copy among them, each with its case. Exit status 1
-when a case failed or differs past tolerance.
+measured in the same run. "bound": the "of copy" the case's memory traffic allows at a
+copy's speed, the bytes it moves over those of the 64-byte blocks its operands touch
+(``_traffic.py``; below 1 for views that skip part of each block; an estimate: a read-
+only case can read above it). "ratio": CuPy's time over xstride's (above 1: xstride is
+faster). "check": max abs / rel difference from CuPy's result (sum, mean and scans:
+relative to the same reduction of ``abs(x)``; others: to ``max(abs(CuPy's result))``);
+"exact" when identical (ints, bools, max/min are compared exactly); a trailing "!" marks
+a difference past the tolerance (float32 1e-3, float64 1e-9 relative). The last lines
+give the worst ratio to CuPy, how many cases are slower than CuPy and how many of those
+moving at least 64 MiB are below 0.85 of copy (and how many of those have a traffic
+bound below 0.85), the lowest fraction of its bound and the lowest fraction of copy
+among them, each with its case. Exit status 1 when a case failed or differs past
+tolerance.
 
 n defaults to 2**25: the (n, 3) float32 array is 384 MiB; it must be a power of two.
 

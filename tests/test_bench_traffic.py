@@ -82,3 +82,16 @@ def test_summary_counts_cases_bounded_below_the_target(mods, capsys):
     assert any(line.startswith("lowest fraction of the traffic bound: 0.60 (sum(x, axis=0), "
                                "x=(n,3), float32, bound 1.00)") for line in out), out
     assert out[-1].startswith("lowest fraction of copy (cases moving >= 64 MiB): 0.36")
+
+
+@pytest.mark.parametrize("shape, strides, exact", [
+    ((2**20, 3), (0, 4), 64),             # a row broadcast over rows: its one block
+    ((2**16, 64), (0, 4), 256),           # a 256-byte row broadcast
+    ((4, 2**20), (0, 4), 2**22),          # a long row broadcast over 4 rows
+])
+def test_broadcast_axes_of_large_views_touch_no_other_block(mods, shape, strides, exact):
+    """Past the sample, an axis of stride 0 (it sorts first) cut the walk and its length
+    scaled the estimate: 768 bytes for a 12-byte row broadcast over 2**20 rows, where
+    the row's one block is 64 (a review's finding)."""
+    T, _ = mods
+    assert T.touched_bytes(shape, strides, 4, address=0) == exact
