@@ -521,3 +521,27 @@ def test_views_keep_the_dtype_metadata():
                   xp.sliding_window_view(a, 2), xp.sliding_window_view(a, 2, writeable=True)):
             assert v.dtype == dt and v.dtype.metadata == dt.metadata
             assert np.shares_memory(v, a)
+
+
+def test_as_strided_of_a_field_beside_an_object_field_is_refused():
+    """A new-user probe: ``as_strided(s['i'], (6,), (1,), offset=-1)`` of records with an
+    object field beside the int field gave a writeable int64 view of the object
+    references; writing it and then showing ``s`` crashed the interpreter."""
+    s = np.zeros(3, dtype=[("o", "O"), ("i", "i8")])
+    s["o"] = ["x", "y", "z"]
+    s["i"] = [1, 2, 3]
+    for a, shape, strides, offset in [(s["i"], (6,), (1,), -1), (s["i"], (3,), (2,), 0),
+                                      (s["i"][::-1], (1,), (1,), 0)]:
+        with pytest.raises(ValueError, match=r"as_strided: argument 'a' has dtype .* over a "
+                                             r"buffer holding Python objects \(dtype .*\) .* "
+                                             r"structured array.*whole records"):
+            xp.as_strided(a, shape, strides, offset=offset)
+    assert s["o"].tolist() == ["x", "y", "z"] and s["i"].tolist() == [1, 2, 3]
+    assert xp.as_strided(s["i"], (0,), (1,)).shape == (0,)    # an empty view reaches nothing
+    # the documented way: whole records, then the field
+    v = xp.as_strided(s, (2,), (2,))["i"]
+    assert v.tolist() == [1, 3] and v.flags.writeable
+    # an int field of records without objects is viewed as before
+    t = np.zeros(3, dtype=[("f", "f8"), ("i", "i8")])
+    t["i"] = [4, 5, 6]
+    assert xp.as_strided(t["i"], (3,), (2,)).tolist() == [4, 5, 6]

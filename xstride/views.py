@@ -12,6 +12,7 @@ import numpy as _np
 
 from . import _backends
 from ._backends.views import numpy_whole_objects as _whole_objects
+from ._backends.views import numpy_objects_dtype as _objects_dtype
 from .elementwise import copy_into_checked as _copy_into_checked
 from ._core.errors import error as _error, immutable_error as _immutable_error
 from ._core.errors import type_error as _type_error, value_error as _value_error
@@ -54,9 +55,10 @@ def as_strided(a, shape, strides, *, offset=0):
     ValueError
         Shape and strides differ in rank; a negative extent; a size or offset that
         overflows int64; or an element of the view outside the underlying buffer
-        (either end, negative strides included); on NumPy, an ``a`` holding Python
-        objects that is not whole elements of its buffer (an object field of a
-        structured array). An empty view is always accepted.
+        (either end, negative strides included); on NumPy, an ``a`` over a buffer
+        holding Python objects that is not whole elements of it (a field of a
+        structured array with an object field, that field or another). An empty view
+        is always accepted.
 
     Examples
     --------
@@ -255,11 +257,17 @@ def _as_strided(a, shape, strides, *, offset=0):
     empty = 0 in shape
     lay = _view_layout("as_strided", shape, strides, 0 if empty else offset, a.itemsize)
     if not empty:
-        if isinstance(a, _np.ndarray) and a.dtype.hasobject and not _whole_objects(a):
-            raise _value_error("as_strided", "a", f"has dtype {a.dtype} holding Python objects "
-                              "and is not a whole-element view of an array of that dtype (a "
-                              "field of a structured array?): a view stepping by its item "
-                              "size could read other bytes as object references")
+        held = _objects_dtype(a) if isinstance(a, _np.ndarray) else None
+        if held is not None and not _whole_objects(a):
+            # an object field, or a plain field beside one: a view stepping by its item
+            # size reads other bytes as references, or writes over them (a crash)
+            holds = ("holding Python objects" if held == a.dtype else
+                     f"over a buffer holding Python objects (dtype {held})")
+            raise _value_error("as_strided", "a", f"has dtype {a.dtype} {holds} and is not a "
+                              "whole-element view of an array of that dtype (a field of a "
+                              "structured array?): a view stepping by its item size could "
+                              "read or write other bytes as object references; view the "
+                              "whole records and take the field from that view")
         blo, bhi = be.buffer_range(a)
         ptr = be.data_ptr(a)
         vlo, vhi = lay.byte_span()

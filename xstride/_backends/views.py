@@ -23,7 +23,7 @@ import numpy as np
 
 from ..layout import INT64_MAX, Layout
 
-__all__ = ["numpy_buffer_range", "numpy_whole_objects", "numpy_view", "byte_span", "view_byte_strides"]
+__all__ = ["numpy_buffer_range", "numpy_whole_objects", "numpy_objects_dtype", "numpy_view", "byte_span", "view_byte_strides"]
 
 
 class _Interface:
@@ -65,6 +65,16 @@ def numpy_whole_objects(a) -> bool:
     olo, ohi = _np_span(owner)
     return (owner.dtype == a.dtype and ohi - olo == owner.size * a.itemsize
             and numpy_buffer_range(a) == (olo, ohi) and (_np_ptr(a) - olo) % a.itemsize == 0)
+
+
+def numpy_objects_dtype(a):
+    """The dtype holding Python objects behind NumPy array ``a``: ``a``'s own, or that of
+    the array owning its buffer (``s['i']``, an int field of records with an object
+    field, views memory that holds object references); ``None`` when neither has any."""
+    if a.dtype.hasobject:
+        return a.dtype
+    owner = _numpy_owner(a)
+    return owner.dtype if owner.dtype.hasobject else None
 
 
 def numpy_buffer_range(a) -> tuple[int, int]:
