@@ -545,3 +545,24 @@ def test_as_strided_of_a_field_beside_an_object_field_is_refused():
     t = np.zeros(3, dtype=[("f", "f8"), ("i", "i8")])
     t["i"] = [4, 5, 6]
     assert xp.as_strided(t["i"], (3,), (2,)).tolist() == [4, 5, 6]
+
+
+def test_views_of_a_string_dtype_array_name_the_argument():
+    """A new-user probe: ``as_strided`` and ``sliding_window_view`` of a NumPy 2
+    ``StringDType`` array raised NumPy's "data type 'StringDType()' not understood",
+    naming neither the function nor the argument (the array interface has no typestr
+    for that dtype; NumPy's own functions fail so too)."""
+    s = np.array(["alpha", "b" * 40, "c", "dd"], dtype=np.dtypes.StringDType())
+    for call, arg in [(lambda: xp.as_strided(s, (2,), (2,)), "a"),
+                      (lambda: xp.as_strided(s, (0,), (1,)), "a"),
+                      (lambda: xp.sliding_window_view(s, 2), "x"),
+                      (lambda: xp.sliding_window_view(s, 2, writeable=True), "x")]:
+        with pytest.raises(TypeError, match=rf"^\w+: argument '{arg}' has dtype StringDType\(\), "
+                                            r"which NumPy's array interface cannot describe.*"
+                                            r"numpy\.array\(\w\.tolist\(\)\)"):
+            call()
+    assert s.tolist() == ["alpha", "b" * 40, "c", "dd"]
+    # the fixed-width conversion the message names is viewed
+    u = np.array(s.tolist())
+    assert xp.as_strided(u, (2,), (2,)).tolist() == ["alpha", "c"]
+    assert xp.sliding_window_view(u, 3).shape == (2, 3)

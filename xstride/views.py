@@ -13,6 +13,7 @@ import numpy as _np
 from . import _backends
 from ._backends.views import numpy_whole_objects as _whole_objects
 from ._backends.views import numpy_objects_dtype as _objects_dtype
+from ._backends.views import numpy_interface_describes as _interface_describes
 from .elementwise import copy_into_checked as _copy_into_checked
 from ._core.errors import error as _error, immutable_error as _immutable_error
 from ._core.errors import type_error as _type_error, value_error as _value_error
@@ -51,7 +52,8 @@ def as_strided(a, shape, strides, *, offset=0):
     ------
     TypeError
         ``a`` is not a NumPy/CuPy array (a dask array included), or shape/strides/offset
-        are not integers (a set, dict, bytes or generator is not a shape).
+        are not integers (a set, dict, bytes or generator is not a shape); a NumPy
+        ``a`` whose dtype the array interface cannot describe (``StringDType``).
     ValueError
         Shape and strides differ in rank; a negative extent; a size or offset that
         overflows int64; or an element of the view outside the underlying buffer
@@ -98,7 +100,8 @@ def sliding_window_view(x, window_shape, axis=None, *, writeable=False):
     ------
     TypeError
         ``x`` is not an array; ``window_shape`` or ``axis`` are not ints;
-        ``writeable`` is not a bool.
+        ``writeable`` is not a bool; a NumPy ``x`` whose dtype the array interface
+        cannot describe (``StringDType``, which NumPy's function refuses too).
     ValueError
         A window larger than its axis, a negative window, ``axis`` out of range
         (``numpy.exceptions.AxisError``, a ``ValueError``, as NumPy raises),
@@ -195,6 +198,18 @@ def _check_itemsize(func, arg, a):
                                      "and offsets cannot describe items of no size")
 
 
+def _check_describable(func, arg, a):
+    """A NumPy array whose dtype the array interface cannot describe (``StringDType``)
+    has no strided view: NumPy's ``as_strided`` fails on it with an unnamed
+    ``TypeError``; this one names the function and the argument."""
+    if isinstance(a, _np.ndarray) and not _interface_describes(a):
+        raise _argument_error(TypeError, func, arg, f"has dtype {a.dtype}, which NumPy's "
+                              "array interface cannot describe, so no strided view of it "
+                              "can be made (NumPy's as_strided cannot either); convert it "
+                              f"to a fixed-width dtype first (numpy.array({arg}.tolist()) "
+                              "for strings)")
+
+
 def _view_layout(func, shape, strides, offset, itemsize):
     """The checked Layout of a view; errors name ``func``; the view's byte size must fit
     int64 (NumPy's and CuPy's limit on ``nbytes``), checked here on every backend."""
@@ -235,6 +250,7 @@ def _as_strided(a, shape, strides, *, offset=0):
                               "functions (reshape, broadcast_to, slicing, "
                               "sliding_window_view), which make new arrays")
     _check_itemsize("as_strided", "a", a)
+    _check_describable("as_strided", "a", a)
     shape = _int_tuple("as_strided", "shape", shape)
     strides = _int_tuple("as_strided", "strides", strides)
     if len(shape) != len(strides):
@@ -338,6 +354,7 @@ def _sliding_window_view(x, window_shape, axis=None, *, writeable=False):
                           f"{len(window)} window axes), more than {_MAX_NDIM}")
     # the size rule on every backend (dask's function would build a graph of any size)
     _checked_size("sliding_window_view", "window_shape", tuple(shape), x.itemsize, result=True)
+    _check_describable("sliding_window_view", "x", x)
     if be.immutable:  # no memory to view: the library's function makes a new array
         if writeable:
             raise _immutable_error("sliding_window_view", "writeable", writeable, be.name,

@@ -23,7 +23,8 @@ import numpy as np
 
 from ..layout import INT64_MAX, Layout
 
-__all__ = ["numpy_buffer_range", "numpy_whole_objects", "numpy_objects_dtype", "numpy_view", "byte_span", "view_byte_strides"]
+__all__ = ["numpy_buffer_range", "numpy_whole_objects", "numpy_objects_dtype",
+           "numpy_interface_describes", "numpy_view", "byte_span", "view_byte_strides"]
 
 
 class _Interface:
@@ -75,6 +76,20 @@ def numpy_objects_dtype(a):
         return a.dtype
     owner = _numpy_owner(a)
     return owner.dtype if owner.dtype.hasobject else None
+
+
+def numpy_interface_describes(a) -> bool:
+    """Whether ``__array_interface__``, through which :func:`numpy_view` makes views,
+    describes NumPy array ``a``'s dtype: every dtype of NumPy's legacy kinds does; a
+    dtype of the newer kind may have no typestr (``StringDType``'s is
+    ``'StringDType()'``, which NumPy's own ``as_strided`` cannot read either)."""
+    if getattr(type(a.dtype), "_legacy", True):
+        return True
+    try:
+        np.dtype(a.__array_interface__["typestr"])
+    except TypeError:
+        return False
+    return True
 
 
 def numpy_buffer_range(a) -> tuple[int, int]:
