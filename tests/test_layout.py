@@ -314,3 +314,24 @@ def test_compact_strides_past_int64_are_refused_as_layout_refuses_them():
                                          r"fit in a signed 64-bit integer"):
         compact_strides((0, 2**62, 4))
     assert compact_strides((0, 2**60, 4)) == (2**62, 4, 1)
+
+
+def test_rank_and_stride_errors_name_the_argument():
+    """A new-user probe: ``as_strided(a, (1,) * 65, (0,) * 65)`` said "rank 65 exceeds the
+    maximum of 64" and a stride of 2**63 "a stride = 9223372036854775808 does not fit",
+    naming neither ``shape`` nor ``strides`` (NumPy's as_strided names neither either)."""
+    import numpy as np
+    import xstride as xp
+
+    for call, func in [(lambda: Layout((1,) * 65), "Layout"),
+                       (lambda: Layout((1,)).broadcast_to((1,) * 65), "Layout"),
+                       (lambda: xp.as_strided(np.zeros(3), (1,) * 65, (0,) * 65), "as_strided")]:
+        with pytest.raises(ValueError, match=rf"^{func}: argument 'shape' has rank 65, more "
+                                             r"than 64$"):
+            call()
+    for call, func in [(lambda: Layout((2,), (-2**63 - 1,)), "Layout"),
+                       (lambda: xp.as_strided(np.zeros(3), (1,), (2**63,)), "as_strided")]:
+        with pytest.raises(ValueError, match=rf"^{func}: argument 'strides' \(-?\d+,\) has an "
+                                             r"entry outside int64$"):
+            call()
+    assert Layout((1,), (-2**63,)).strides == (-2**63,)    # int64's ends are taken

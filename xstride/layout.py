@@ -82,7 +82,7 @@ def _check_int64(value: int, what: str) -> int:
 def _checked_shape(shape, itemsize: int = 1) -> tuple[int, ...]:
     out = _int_seq(shape, "shape", "shape entry")
     if len(out) > MAX_NDIM:
-        raise error(ValueError, "Layout", f"rank {len(out)} exceeds the maximum of {MAX_NDIM}")
+        raise value_error("Layout", "shape", f"has rank {len(out)}, more than {MAX_NDIM}")
     # extents >= 0; every extent, the size and the byte size fit in int64
     checked_size("Layout", "shape", out, itemsize)
     return out
@@ -163,8 +163,8 @@ class Layout:
             if len(strd) != len(shp):
                 raise error(ValueError, "Layout", f"shape {shp} has rank {len(shp)} but "
                                                   f"strides {strd} have rank {len(strd)}")
-            for s in strd:
-                _check_int64(s, "a stride")
+            if any(not _INT64_MIN <= s <= INT64_MAX for s in strd):
+                raise value_error("Layout", "strides", f"{strd} has an entry outside int64")
         off = _check_int64(_int(offset, "offset"), "offset")
         object.__setattr__(self, "_shape", shp)
         object.__setattr__(self, "_strides", strd)
