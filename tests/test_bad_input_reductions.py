@@ -8,6 +8,7 @@ refuse it with the namespace's ``TypeError``. A keyword must not change what is 
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -104,3 +105,47 @@ def test_numpy_s_ddof_is_refused_with_the_standard_s_name(func, backend):
         for kwargs in ({"ddof": 1}, {"ddof": 1, "axis": 0}, {"ddof": 0, "correction": 1}):
             with pytest.raises(TypeError, match=rf"^{func}: takes correction= .* got ddof="):
                 getattr(xp, func)(x, **kwargs)
+
+
+def test_a_bad_out_is_named():
+    """A new-user probe: ``out=`` went to NumPy unchecked, whose errors named no
+    argument: a list said "return arrays must be of ArrayType", ``min(x, axis=1,
+    out=zeros(2))`` "operands could not be broadcast together with remapped shapes",
+    and ``argmax`` into a float ``out`` "Cannot cast array data from dtype('float64')
+    to dtype('int64')". A masked ``x``'s ``mean`` into a wrong shape gave wrong values."""
+    x = np.arange(12.0).reshape(3, 4)
+    for func in _FUNCS:
+        for bad in ([0.0] * 4, (np.zeros(4),), np.float64(0)):
+            with pytest.raises(TypeError, match=rf"^{func}: argument 'out' got .*; expected an "
+                                                r"array of the numpy backend"):
+                getattr(xp, func)(x, axis=0, out=bad)
+        dt = np.intp if func.startswith("arg") else x.dtype
+        for kwargs, shape, want in [({"axis": 0}, (3,), (4,)), ({"axis": 1}, (1, 3), (3,)),
+                                    ({"axis": 1, "keepdims": True}, (3,), (3, 1)),
+                                    ({}, (1,), ())]:
+            with pytest.raises(ValueError, match=rf"^{func}: argument 'out' has shape "
+                                                 rf"{re.escape(str(shape))}; expected the "
+                                                 rf"result's shape {re.escape(str(want))}"):
+                getattr(xp, func)(x, **kwargs, out=np.zeros(shape, dt))
+    with pytest.raises(ValueError, match=r"^mean: argument 'out' has shape \(1, 4\)"):
+        xp.mean(np.ma.masked_array(x, mask=x > 9), axis=0, out=np.zeros((1, 4)))
+    for dt in ("f8", "u8", "c16"):
+        with pytest.raises(TypeError, match=rf"^argmax: argument 'out' has dtype "
+                                            rf"{np.dtype(dt)}; .* casts safely to int"):
+            xp.argmax(x, axis=0, out=np.zeros(4, dt))
+    # what NumPy takes is taken, with NumPy's values
+    for func in _FUNCS:
+        dt = np.intp if func.startswith("arg") else x.dtype
+        for kwargs, shape in [({"axis": 0}, (4,)), ({"axis": 1, "keepdims": True}, (3, 1)),
+                              ({}, ())]:
+            out = np.zeros(shape, dt)
+            got = getattr(xp, func)(x, **kwargs, out=out)
+            assert got is out
+            assert np.array_equal(out, getattr(np, func)(x, **kwargs))
+    assert xp.argmax(x, axis=0, out=np.zeros(4, np.int32)).tolist() == [2, 2, 2, 2]
+    assert xp.sum(x, axis=0, out=np.zeros(4, int)).tolist() == [12, 15, 18, 21]
+    with warnings.catch_warnings():   # np.matrix is discouraged (PendingDeprecationWarning)
+        warnings.simplefilter("ignore", PendingDeprecationWarning)
+        m, out = np.matrix(x), np.matrix(np.zeros((1, 4)))
+    # its reductions keep both axes: NumPy's shapes
+    assert xp.sum(m, axis=0, out=out).tolist() == [[12, 15, 18, 21]]

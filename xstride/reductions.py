@@ -44,7 +44,7 @@ import numpy as np
 
 from . import _backends
 from ._backends import dispatch
-from ._core.errors import error, immutable_error, type_error
+from ._core.errors import argument_error, error, immutable_error, type_error, value_error
 from ._core.reduction_docs import reduction_doc
 from ._plans.argreduction import check_arg_axis
 from ._plans.reduction import (
@@ -172,6 +172,27 @@ def _check_no_out(func: str, be, kwargs: dict) -> None:
     if be.immutable and kwargs.get("out") is not None:
         raise immutable_error(func, "out", kwargs["out"], be.name,
                               "use the returned array (call without out=)")
+
+
+def _check_out_shape(func: str, be, kwargs: dict, x, axes, keepdims) -> None:
+    """``out=`` that the library takes (NumPy's): an array of ``be`` of the result's
+    shape (``axes`` reduced, None for all). NumPy's errors named no argument: "return
+    arrays must be of ArrayType" (a list), "operands could not be broadcast together
+    with remapped shapes" (``min(x, axis=1, out=...)`` of another shape)."""
+    out = kwargs.get("out")
+    if out is None:
+        return
+    if not be.owns(out) or isinstance(out, np.generic):
+        raise type_error(func, "out", out, f"an array of the {be.name} backend (x's backend)")
+    if isinstance(x, np.matrix):   # its reductions keep both axes: NumPy's own check
+        return
+    axes = range(x.ndim) if axes is None else axes
+    want = tuple((1 if keepdims else None) if i in axes else n for i, n in enumerate(x.shape))
+    want = tuple(n for n in want if n is not None)
+    if tuple(out.shape) != want:
+        raise value_error(func, "out", f"has shape {tuple(out.shape)}; expected the result's "
+                                       f"shape {want} (x of shape {tuple(x.shape)} reduced "
+                                       f"over axes {tuple(axes)}, keepdims={bool(keepdims)})")
 
 
 def _check_empty_minmax(func: str, x, axis) -> None:
@@ -384,6 +405,7 @@ def _library_functions(be) -> tuple[dict, dict]:
             _check_no_out(func, be, kwargs)
             if axis is not None:
                 axis = normalize_axis(func, axis, x.ndim)
+            _check_out_shape(func, be, kwargs, x, axis, keepdims)
             if x.size == 0 and "initial" not in kwargs and "where" not in kwargs:
                 _check_empty_minmax(func, x, axis)
             return _given_keepdims(libs[func], x, axis, keepdims, kwargs)
@@ -395,6 +417,7 @@ def _library_functions(be) -> tuple[dict, dict]:
             _check_no_out(func, be, kwargs)
             if axis is not None:
                 axis = normalize_axis(func, axis, x.ndim)
+            _check_out_shape(func, be, kwargs, x, axis, keepdims)
             # (all/any take no dtype=, sum/prod/mean/all/any no correction=: the
             # library's "unexpected keyword argument" names them, as on CuPy)
             if kwargs.get("dtype") is not None and func not in LOGICAL:
@@ -418,6 +441,13 @@ def _library_functions(be) -> tuple[dict, dict]:
             axes = _arg_rules(func, x, axis, keepdims)
             if axis is not None:
                 axis = axes[0]
+            _check_out_shape(func, be, kwargs, x, None if axis is None else axes, keepdims)
+            out = kwargs.get("out")
+            if out is not None and not np.can_cast(out.dtype, np.intp, casting="safe"):
+                # NumPy's own: "Cannot cast array data from dtype('float64') to ..."
+                raise argument_error(TypeError, func, "out", f"has dtype {out.dtype}; the "
+                                     f"indices go into an out whose dtype casts safely to "
+                                     f"{np.dtype(np.intp)} (NumPy's rule)")
             return _given_keepdims(libs[func], x, axis, keepdims, kwargs)
         return impl
 
