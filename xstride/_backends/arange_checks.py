@@ -109,8 +109,8 @@ def _itemsize(dtype) -> int:
 
 def wide_plan(start: int, stop: int, step: int, dtype):
     """``(n, dtype)`` of ``arange`` of Python ints, one of at least 2**53 in magnitude,
-    of no ``dtype``, an integer one or a float or complex one: the exact length (NumPy's was computed in
-    float64: ``arange(0, 2**63 + 5, 2**62, dtype=uint64)`` had 2 values, not 3); without
+    of no ``dtype``, an integer one or a float or complex one: the exact length (NumPy's
+    was computed in float64: ``arange(0, 2**63 + 5, 2**62, dtype=uint64)`` had 2 values, not 3); without
     ``dtype`` int64 where it holds the values, else uint64 (as ``asarray(2**63)``),
     values neither holds refused; into an integer ``dtype``, NumPy's ``OverflowError``
     for a ``start`` (or, of two values or more, a ``start + step``) it does not hold,

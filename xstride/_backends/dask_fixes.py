@@ -156,9 +156,11 @@ def _narrow_arange(args, kwargs, shape):
 
 
 def _wide_arange(args, kwargs):
-    """``arange`` of Python ints, one of 2**53 or more, of no ``dtype`` or an integer
-    one: the NumPy backend's exact values (``arange_checks.wide_plan``) from each
-    block's global indices, whatever the chunks; None for another call."""
+    """``arange`` of Python ints, one of 2**53 or more, of no ``dtype``, an integer one
+    or a float or complex one of float64 at most: the NumPy backend's exact values
+    (``arange_checks.wide_plan``; into a float dtype each exact value rounded once,
+    ``arange_floats.py``) from each block's global indices, whatever the chunks; None
+    for another call."""
     ints = arange_args(args, kwargs)
     if not wide_ints(ints) or set(kwargs) - {"start", "stop", "step", "dtype", "device",
                                              "chunks"}:

@@ -16,10 +16,11 @@ dtype; of complex ends, each part the same with the step ``delta * (1 / div)`` (
 complex division by the real ``div``).
 
 ``arange`` of Python ints of 2**53 and more (no ``dtype``, an integer, float or complex
-one) is NumPy backend's, exact (``arange_checks.wide_plan``): dask's computed its length
-in float64 and its values in int64 (``arange(2**63 - 2, 2**63 + 1)`` wrapped, ``arange(2**63,
-2**63 + 3)`` failed with an unnamed "Python int too large to convert to C long"), and
-into a float dtype each value from the first two in float64 (``arange_floats.py``).
+one) is the NumPy backend's, exact (``arange_checks.wide_plan``; into a float dtype each
+exact value rounded once, ``arange_floats.py``). dask's own computed its length in
+float64 and its values in int64 (``arange(2**63 - 2, 2**63 + 1)`` wrapped,
+``arange(2**63, 2**63 + 3)`` failed with an unnamed "Python int too large to convert to
+C long"), and into a float dtype each value from the first two in float64.
 
 Nothing here imports dask at import time.
 """
