@@ -167,3 +167,27 @@ def test_fields_declared_together_are_checked(gpu):  # noqa: F811
     with pytest.raises(TypeError, match=r"argument 'p' is a value of CudaStruct 'P'.*"
                                         r"declares \(float a; float b;"):
         k(bad(a=1, b=2, p=dev(3, np.int64), n=4), n_threads=1)
+
+
+def test_a_struct_defined_twice_is_checked_by_name(gpu):  # noqa: F811
+    """A struct of one name defined twice (a namespace's beside the global one, or in
+    two ``#ifdef`` branches) had its first definition's fields checked: the CudaStruct
+    of the struct the kernel takes (``float a``) was refused, and one laid out as the
+    other definition (``double a``: 8 bytes for a 4-byte struct) accepted. Which one
+    the kernel gets is not known without scopes and the preprocessor: its name is
+    what is checked, as for a struct whose layout is more than its field list."""
+    for src in ("namespace n { struct P { double a; }; }\nstruct P { float a; };\n",
+                "#ifdef BIG\nstruct P { double a; };\n#else\nstruct P { float a; };\n#endif\n",
+                "struct O { struct P { double a; } p; };\nstruct P { float a; };\n"):
+        k = CudaKernel(src + "__global__ void k(P p) {}", "k")
+        assert k.params[0].ctype.fields is None, src
+        for ctype in ("float", "double"):
+            k(CudaStruct("P", [("a", ctype)])(a=1), n_threads=1)
+        with pytest.raises(TypeError, match="argument 'p' is a value of CudaStruct 'Q'"):
+            k(CudaStruct("Q", [("a", "float")])(a=1), n_threads=1)
+    # the same definition twice (spaced otherwise) is still one plain field list
+    k = CudaKernel("#ifdef A\nstruct P { float a; };\n#else\nstruct P {  float  a; };\n"
+                   "#endif\n__global__ void k(P p) {}", "k")
+    assert [f for f, _ in k.params[0].ctype.fields] == ["a"]
+    with pytest.raises(TypeError, match="declares \\(float a\\)"):
+        k(CudaStruct("P", [("a", "double")])(a=1), n_threads=1)

@@ -445,3 +445,28 @@ def test_a_struct_view_rank_with_a_suffix_is_read(hip):
     with pytest.raises(NotImplementedError, match="5-dimensional view"):
         CudaKernel(av + "struct S { xstride_carray<float, 0x5> v; };\n"
                    "__global__ void k(S s) {}", "k").compile()
+
+
+def test_every_definition_of_a_struct_is_gated(hip, tmp_path):
+    """Of a struct defined twice (``#ifdef`` branches, a namespace's beside the global
+    one, a header's and the source's), only the first definition's fields were read:
+    a 5-D view or a complex field in the other was compiled on HIP."""
+    av = "#include <xstride/array_view.cuh>\n"
+    refused = {
+        av + "#ifndef SMALL\nstruct P { Array2D<float> v; };\n#else\n"
+        "struct P { Array5D<float> v; };\n#endif\n": "high_dim_cuda_views",
+        av + "namespace n { struct P { float a; }; }\nstruct P { Array5D<float> v; };\n":
+            "high_dim_cuda_views",
+        "namespace n { struct P { float a; }; }\nstruct P { complex<float> z; };\n":
+            "complex_struct_fields",
+        '#include "mine.h"\nnamespace n { struct P { complex<double> z; }; }\n':
+            "complex_struct_fields",
+    }
+    (tmp_path / "mine.h").write_text("struct P { float a; };\n")
+    for src, feature in refused.items():
+        with pytest.raises(NotImplementedError, match=feature):
+            CudaKernel(src + "__global__ void k(P p) {}", "k", include_dirs=[tmp_path]).compile()
+    CudaKernel(av + "#ifdef A\nstruct P { Array2D<float> v; };\n#else\n"
+               "struct P { Array4D<float> v; };\n#endif\n__global__ void k(P p) {}",
+               "k").compile()
+    assert len(hip.builds) == 1

@@ -1,6 +1,7 @@
 """``typedef`` / ``using`` aliases (and enums) of C text: one table, read by the signature parser
 (a parameter or field of an alias type is the type it names) and by the HIP gate
-(a view or complex behind an alias)."""
+(a view or complex behind an alias); and the rule for a name defined twice, an alias
+(:func:`merge_aliases`) or a struct (:func:`merge_structs`)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ import re
 from .._core.csource import code_only
 from .._core.errors import error
 
-__all__ = ["find_aliases", "expand_aliases", "merge_aliases", "conflict_in", "Conflicting",
-           "read_through_conflict", "rank_value"]
+__all__ = ["find_aliases", "expand_aliases", "merge_aliases", "merge_structs", "conflict_in",
+           "Conflicting", "read_through_conflict", "rank_value"]
 
 _IDENT = re.compile(r"(?<!\w)[^\W\d]\w*")  # a name (letters beyond ASCII too), not "x10" of 0x10
 _SPLICE = re.compile(r"\\\r?\n")   # a backslash-newline: one logical line (C phase 2)
@@ -175,6 +176,36 @@ def merge_aliases(table: dict, more: dict) -> dict:
     ``table``."""
     for name, aliased in more.items():
         _add(table, name, aliased)
+    return table
+
+
+def _layout_prefix(body: str) -> tuple[str, str]:
+    """``(prefix, fields)`` of a struct body of ``find_structs``: ``"(extra); fields"``
+    (a layout that is more than the fields) or the fields alone (``""`` prefix)."""
+    if body.startswith("("):
+        depth = 0
+        for i, c in enumerate(body):
+            depth += (c == "(") - (c == ")")
+            if depth == 0:
+                return body[1:i], body[i + 1:].lstrip(" ;")
+    return "", body
+
+
+def merge_structs(table: dict, more: dict) -> dict:
+    """Add the struct bodies ``more`` (``find_structs`` of another text, or of other
+    definitions in one text) to ``table``. A name defined with two different bodies
+    (``#ifdef`` branches, a namespace's struct beside a global one, a struct nested in
+    another) is one whose layout the kernel gets is not known without the preprocessor
+    and scopes: its body becomes both, behind a ``( ... );`` prefix, so its fields are
+    not compared (a plain field list has no parentheses: the name is what is checked)
+    and the HIP gate reads the fields of every definition. Returns ``table``."""
+    for name, body in more.items():
+        old = table.get(name)
+        if old is None or " ".join(old.split()) == " ".join(body.split()):
+            table.setdefault(name, body)
+            continue
+        (p1, b1), (p2, b2) = _layout_prefix(old), _layout_prefix(body)
+        table[name] = f"({' '.join(p for p in (p1, p2) if p) or ' '}); {b1}; {b2}"
     return table
 
 

@@ -31,7 +31,7 @@ from .._core import dtypes as _dtypes
 from .._core.csource import CXX_KEYWORDS, code_only, strip_comments
 from .._core.errors import error
 from ._aliases import (conflict_in, expand_aliases, find_aliases, merge_aliases,
-                       rank_value, read_through_conflict)
+                       merge_structs, rank_value, read_through_conflict)
 
 __all__ = [
     "CType", "Param", "Signature", "MAX_VIEW_NDIM", "strip_comments", "find_structs",
@@ -217,7 +217,8 @@ def find_structs(text: str) -> dict[str, str]:
     ((packed))``, or a ``#pragma pack(n)`` in force where it is defined) has that text,
     in parentheses, in front of its body: the body is then not a plain field list
     (:func:`parse_struct_fields` gives ``None``), and the names in it (a base class)
-    are still there for the HIP gate to follow.
+    are still there for the HIP gate to follow. A name defined twice with different
+    bodies has both (:func:`~._aliases.merge_structs`): not a plain field list either.
     """
     text = _SPLICE.sub("", code_only(text))
     out: dict[str, str] = {}
@@ -237,13 +238,13 @@ def find_structs(text: str) -> dict[str, str]:
             continue   # "enum class E { A, B }": a scoped enum, no struct
         end = _match_brace(text, m.end() - 1)
         extra, body = layout(m.group(1), m.group(3), m.start(), end), text[m.end():end - 1]
-        out.setdefault(m.group(2), f"({extra}); {body}" if extra else body)
+        merge_structs(out, {m.group(2): f"({extra}); {body}" if extra else body})
     for m in _TYPEDEF_STRUCT.finditer(text):
         end = _match_brace(text, m.end() - 1)
         alias = re.compile(r"(?:" + _PACKED_AFTER.pattern + r")?\s*(\w+)\s*;").match(text, end)
         if alias:
             extra, body = layout(m.group(1), None, m.start(), end), text[m.end():end - 1]
-            out.setdefault(alias.group(1), f"({extra}); {body}" if extra else body)
+            merge_structs(out, {alias.group(1): f"({extra}); {body}" if extra else body})
     return out
 
 

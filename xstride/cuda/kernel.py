@@ -23,7 +23,8 @@ from ._args import check_device, pack_value
 from .._core.includes import (IncludeGraph, include_dirs_from_options,
                               pre_includes_from_options, scan_includes)
 from ._launch_config import Limits, launch_config
-from ._signature import Param, find_aliases, find_structs, merge_aliases, parse_signature
+from ._signature import (Param, find_aliases, find_structs, merge_aliases, merge_structs,
+                         parse_signature)
 
 __all__ = ["CudaKernel", "CudaCompileError", "debug_from_env"]
 
@@ -276,10 +277,9 @@ class CudaKernel:
 
     def _struct_bodies(self, graph: IncludeGraph) -> dict[str, str]:
         bodies: dict[str, str] = {}
-        for text in graph.texts.values():
-            bodies.update(find_structs(text))
-        bodies.update(find_structs(self.source))
-        return bodies
+        for text in graph.texts.values():   # a name defined twice: both (merge_structs)
+            merge_structs(bodies, find_structs(text))
+        return merge_structs(bodies, find_structs(self.source))
 
     def _aliases(self, graph: IncludeGraph) -> dict[str, str]:
         aliases: dict[str, str] = {}
