@@ -218,3 +218,29 @@ def test_a_preamble_of_shipped_headers_keeps_the_shared_option_set(compiles):
 def test_options_must_be_a_sequence_of_str(options):
     with pytest.raises(TypeError, match="ElementwiseKernel 'k'.*'options'.*a sequence of str"):
         xp.cuda.ElementwiseKernel("float32 x", "float32 z", "z = x", "k", options=options)
+
+
+@pytest.mark.parametrize("typ, value, exc, match", [
+    ("int8", 300, OverflowError, "value 300 is out of range for its dtype int8"),
+    ("uint8", -1, OverflowError, "value -1 is out of range for its dtype uint8"),
+    ("int32", 2**40, OverflowError, "value 1099511627776 is out of range for its dtype int32"),
+    ("uint64", -1, OverflowError, "value -1 is out of range for its dtype uint64"),
+    ("int16", float("nan"), ValueError, "value nan cannot be converted to its dtype int16"),
+    ("int16", float("inf"), OverflowError, "value inf is out of range for its dtype int16"),
+])
+def test_a_python_scalar_out_of_its_parameter_s_range_is_refused(compiles, fake_cupy, typ,
+                                                                 value, exc, match):
+    """A Python int for a parameter of a narrower integer dtype was cast (300 into int8
+    ran the kernel with 44, -1 into uint8 with 255); CuPy's kernels store it by NumPy's
+    assignment, which raises. Nothing is launched; a value that fits still runs."""
+    from tests.conftest import FakeCupyArray
+
+    k = xp.cuda.ElementwiseKernel(f"float32 x, {typ} y", "float32 z", "z = x + y", "k")
+    x = FakeCupyArray(np.arange(4, dtype=np.float32))
+    with pytest.raises(exc, match=f"k: argument 'y' {match}"):
+        k(x, value)
+    assert fake_cupy.launches == []
+    k(x, 100)                      # in range: launched
+    k(x, 1.5)                      # a float for an integer dtype: truncated, as CuPy does
+    k(x, np.int64(300) if typ != "uint64" else np.int64(-1))   # a NumPy scalar: cast
+    assert len(fake_cupy.launches) == 3

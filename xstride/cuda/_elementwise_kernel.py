@@ -24,7 +24,7 @@ import numpy as np
 from .._core import dtypes as _dtypes
 from .._core.csource import CXX_KEYWORDS, code_only, is_c_identifier, strip_comments
 from .._plans.elementwise import broadcast_shapes
-from .._core.errors import error, type_error, unavailable_error
+from .._core.errors import argument_error, error, overflow_error, type_error, unavailable_error
 from .._backends.select import load_cupy
 from . import _executors, _hip_gate
 from ._signature import Signature
@@ -128,6 +128,22 @@ def _refuse_type(typ: str, what: str, part: str):
                  "CuPy: 'T x')")
     raise error(ValueError, "ElementwiseKernel", f"{what} parameter {part!r}: {typ!r} is "
                 f"{said}" + (f"; did you mean {hint!r}?" if hint else ""))
+
+
+def _scalar_value(label: str, pname: str, value, dt) -> np.generic:
+    """A scalar argument in its parameter's dtype, stored as CuPy stores it (NumPy's
+    assignment, ``numpy.array(value, dtype)``): a Python int outside ``dt``'s range is
+    an ``OverflowError`` and a NaN or infinite float for an integer ``dt`` an error too,
+    naming the parameter (a cast wrapped 300 into the int8 44 and -1 into the uint8
+    255); a float is truncated and a NumPy scalar cast, as CuPy does."""
+    try:
+        return np.array(value, dtype=dt)[()]
+    except OverflowError:
+        raise overflow_error(label, pname, f"value {value!r} is out of range for its "
+                             f"dtype {np.dtype(dt).name}") from None
+    except (ValueError, TypeError) as exc:
+        raise argument_error(type(exc), label, pname, f"value {value!r} cannot be "
+                             f"converted to its dtype {np.dtype(dt).name}: {exc}") from None
 
 
 class ElementwiseKernel:
@@ -346,7 +362,7 @@ class ElementwiseKernel:
                 kins.append(a)
             else:
                 specs.append(_ex.operand(pname, ldt, ldt, kind="scalar"))
-                kins.append(np.asarray(a).astype(ldt)[()])
+                kins.append(_scalar_value(self.name, pname, a, ldt))
         typedefs = "".join(f"typedef {_ex.ctype(d)} {t};\n" for t, d in sorted(bound.items()))
         # CuPy accepts it without ';'. Comments are dropped: the engine writes the body
         # on a line with code after it, which a trailing '//' comment would swallow.
