@@ -331,3 +331,41 @@ def test_clip_inside_fuse_takes_a_narrower_array_bound_and_drops_a_near_int(fake
     x = np.arange(-3, 3, dtype=np.int64)
     check(lambda x, b: xp.clip(x, b, 2**63 - 1), x, np.full(6, -1, np.int8))
     check(lambda x: xp.clip(x, -2**63, 1), x)
+
+
+def test_a_recursive_function_that_does_not_fuse_traces_and_warns_once(fake_cupy):
+    """A fused function calling itself from its unfused run traced and warned again at
+    every level (the signature's entry was stored only after the outermost run): one
+    trace and one warning per signature. An unfused run that raises keeps nothing, and
+    ``strict=True`` still raises at each call."""
+    traced = []
+
+    @xp.fuse
+    def f(x, n):
+        traced.append(type(x) is not FakeCupyArray)
+        if n <= 0:                                   # bool() of a scalar argument
+            return x
+        return f(x, n - 1)
+
+    x = fake(np.arange(3, dtype=np.float32))
+    with pytest.warns(xp.FusionWarning, match="control flow on a scalar argument") as got:
+        assert f(x, 5) is x
+    assert len(got) == 1 and traced.count(True) == 1 and len(traced) == 7
+
+    @xp.fuse
+    def g(x, n):
+        if n > 3:
+            raise ValueError("too deep")
+        return g(x, n + 1)
+
+    for _ in range(2):              # raised at the bottom: nothing kept, warned never
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(ValueError, match="too deep"):
+                g(x, 0)
+    assert g._graphs == {}
+
+    s = xp.fuse(lambda x, n: x if n else x, strict=True)
+    for _ in range(2):
+        with pytest.raises(TypeError, match="cannot fuse .*<lambda>: Python control flow"):
+            s(x, 1)

@@ -412,10 +412,7 @@ class Fused:
             reason = f"{type(exc).__name__}: {exc}"
         else:
             return self._keep(sig, args, graph, multi)
-        result = self.fn(*given[0], **given[1])   # raises the unfused error, or runs
-        self._refused(reason)
-        self._store(self._key(sig, args), (None, reason))
-        return [result]
+        return [self._run_unfused(self._key(sig, args), reason, given)]
 
     def _refused(self, reason):
         name = getattr(self.fn, "__qualname__", repr(self.fn))
@@ -428,6 +425,24 @@ class Fused:
             self._refused(reason)
             self._store(key, (None, reason))
         return self.fn(*given[0], **given[1])
+
+    def _run_unfused(self, key, reason, given):
+        """``fn`` run as written for a signature first found unfusable, then the warning
+        and the entry ``key``. The entry is there while ``fn`` runs, so that ``fn``
+        calling this fused function again (recursion) runs unfused at once: one trace
+        and one warning per signature, not one per level. Where ``fn`` raises, the
+        entry goes again (as before: nothing kept, the next call traces again), and so
+        it does where ``strict=True`` raises."""
+        had = key in self._graphs
+        self._store(key, (None, reason))
+        try:
+            result = self.fn(*given[0], **given[1])   # raises the unfused error, or runs
+            self._refused(reason)   # strict=True: raises, keeping nothing, as before
+        except BaseException:
+            if not had:
+                self._graphs.pop(key, None)
+            raise
+        return result
 
     def _key(self, sig, args):
         """The key of ``sig``'s entry: ``sig``, or ``sig`` and the arguments' shapes once
