@@ -139,6 +139,25 @@ def test_an_alias_defined_twice_as_one_type_is_read():
         ("scalar", "uint32"), ("pointer", "float32")]
 
 
+@pytest.mark.parametrize("src", [
+    "#ifdef WIDE\nenum class E : long long { A };\n#else\nenum class E : char { A };\n#endif\n",
+    "enum E : long long { A };\nnamespace n { enum class E : char { B }; }\n",
+    "struct S { enum E : short { A }; };\nenum E { B };\n",
+    "#ifdef X\ntypedef enum : char { A } E;\n#else\ntypedef enum { B } E;\n#endif\n",
+])
+def test_an_enum_defined_with_two_underlying_types_is_refused_by_name(src):
+    """An enum defined twice with other underlying types (``#ifdef`` branches, another
+    scope) was read as its last definition, silently: with ``-DWIDE`` a ``char`` was
+    packed where the kernel takes 8 bytes. As an alias defined as two types, it is a
+    ``ValueError`` naming the enum and both types; one type twice is that type."""
+    with pytest.raises(ValueError, match=re.escape(
+            "CudaKernel 'k': parameter 0 ('e'): type 'E' is defined more than once, as ")):
+        CudaKernel(src + "__global__ void k(E e) {}", "k", options=("-DWIDE",))
+    k = CudaKernel("enum class E : char;\n#ifdef X\nenum class E : char { A };\n#else\n"
+                   "enum class E : char { B };\n#endif\n__global__ void k(E e) {}", "k")
+    assert str(k.params[0].ctype.dtype) == "int8"
+
+
 @pytest.mark.parametrize("decl, ctype, dtype", [
     ("enum class E { A, B };", "int", "int32"),            # scoped: int by the standard
     ("enum struct E : unsigned char { A, B };", "unsigned char", "uint8"),

@@ -95,25 +95,30 @@ def _enums(text: str) -> dict[str, str]:
     short``); an unscoped enum without one is an ``int`` when its enumerators prove it
     (:func:`_plain_enum_is_int`), else ``"enum E"``, which the signature parser refuses."""
     out: dict[str, str] = {}
+    opaque = []
+    # an enum defined twice with other underlying types (#ifdef branches, a namespace's
+    # beside a global one) is Conflicting, as an alias is: the last one was taken
     for m in _ENUM.finditer(text):
         scoped, name, under, end = m.groups()
         if under:
-            out[name] = under
+            _add(out, name, under)
         elif scoped:
-            out[name] = "int"
+            _add(out, name, "int")
         elif end == "{":
             close = text.find("}", m.end())
             body = text[m.end():close if close >= 0 else len(text)]
-            out[name] = "int" if _plain_enum_is_int(body) else f"enum {name}"
+            _add(out, name, "int" if _plain_enum_is_int(body) else f"enum {name}")
         else:
-            out.setdefault(name, f"enum {name}")   # "enum E;": opaque, not C++ here
+            opaque.append(name)   # "enum E;": opaque, not C++ here
+    for name in opaque:
+        out.setdefault(name, f"enum {name}")
     for m in _TYPEDEF_ENUM.finditer(text):
         close = text.find("}", m.end())
         alias = re.compile(r"\s*([^\W\d]\w*)\s*;").match(text, close + 1) if close >= 0 else None
         if alias:
             body = text[m.end():close]
-            out[alias.group(1)] = m.group(1) or (
-                "int" if _plain_enum_is_int(body) else f"enum {alias.group(1)}")
+            _add(out, alias.group(1), m.group(1) or (
+                "int" if _plain_enum_is_int(body) else f"enum {alias.group(1)}"))
     return out
 
 
