@@ -158,6 +158,29 @@ def test_an_enum_defined_with_two_underlying_types_is_refused_by_name(src):
     assert str(k.params[0].ctype.dtype) == "int8"
 
 
+@pytest.mark.parametrize("src, other", [
+    ("#ifdef X\nstruct T { int a; };\n#else\ntypedef long long T;\n#endif\n", "'long long'"),
+    ("#ifdef X\ntypedef double T;\n#else\nstruct T { float a; };\n#endif\n", "'double'"),
+    ("#ifdef X\nstruct T { int a; };\n#else\nenum T : char { A };\n#endif\n", "'char'"),
+])
+def test_a_struct_and_an_alias_of_one_name_are_refused_by_name(src, other):
+    """A struct in one ``#ifdef`` branch and an alias (or enum) of its name in the other
+    was read as the alias, silently: compiled with ``-DX`` the kernel takes the struct,
+    and the value was packed as the alias's type (8 bytes for a 4-byte struct). Which one
+    the kernel takes is not known here: a ``ValueError`` naming both."""
+    with pytest.raises(ValueError, match=re.escape(
+            "CudaKernel 'k': parameter 0 ('t'): type 'T' is defined more than once, as ")) \
+            as info:
+        CudaKernel(src + "__global__ void k(T t) {}", "k", options=("-DX",))
+    assert other in str(info.value) and "'struct T'" in str(info.value)
+    # the C idioms that name the struct itself stay the struct
+    for src in ("typedef struct T T;\nstruct T { int a; };\n",
+                "struct T { int a; };\nnamespace n { using T = ::T; }\n"):
+        (p,) = CudaKernel(src + "__global__ void k(T t) {}", "k").params
+        assert (p.ctype.kind, p.ctype.struct, [f for f, _ in p.ctype.fields]) == \
+            ("struct", "T", ["a"])
+
+
 @pytest.mark.parametrize("decl, ctype, dtype", [
     ("enum class E { A, B };", "int", "int32"),            # scoped: int by the standard
     ("enum struct E : unsigned char { A, B };", "unsigned char", "uint8"),

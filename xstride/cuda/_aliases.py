@@ -228,11 +228,12 @@ def conflict_in(text: str, aliases: dict, _seen: frozenset = frozenset()):
 
 
 _ELABORATED_ENUM = re.compile(r"\benum\s+(?:class\b|struct\b)?")
-_TAG = re.compile(r"^(?:(?:struct|class|union)\s+)?([^\W\d]\w*)$")
+_TAG = re.compile(r"^(?:(?:struct|class|union)\s+)?(?:::\s*)?([^\W\d]\w*)$")
 
 
 def _names_itself(name: str, aliased: str) -> bool:
-    """Whether ``aliased`` is ``name`` itself, or ``struct name`` (a C tag name)."""
+    """Whether ``aliased`` is ``name`` itself, ``struct name`` (a C tag name) or the
+    global ``::name``."""
     m = _TAG.match(aliased)
     return m is not None and m.group(1) == name
 

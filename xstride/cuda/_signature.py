@@ -511,6 +511,8 @@ def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = 
     known = dict(structs or {})
     known.update(find_structs(text))
     named = merge_aliases(dict(aliases or {}), find_aliases(text))
+    for tag in set(named) & set(known):   # a struct and an alias (or enum) of one name:
+        merge_aliases(named, {tag: f"struct {tag}"})   # both read (#ifdef branches, scopes)
     found: list[tuple[tuple[Param, ...], bool]] = []
     for prefix, open_end in _global_candidates(text, name):
         if re.search(r"\btemplate\b", prefix):
