@@ -4,6 +4,7 @@ test_cuda_kernel.py) and the errors of a definition and of a value."""
 
 from __future__ import annotations
 
+import re
 import struct
 
 import numpy as np
@@ -191,3 +192,18 @@ def test_a_struct_defined_twice_is_checked_by_name(gpu):  # noqa: F811
     assert [f for f, _ in k.params[0].ctype.fields] == ["a"]
     with pytest.raises(TypeError, match="declares \\(float a\\)"):
         k(CudaStruct("P", [("a", "double")])(a=1), n_threads=1)
+
+
+def test_a_nested_struct_of_other_fields_is_shown_in_the_message(gpu):  # noqa: F811
+    """A value whose nested struct's fields differ from the kernel's was refused with
+    the same text on both sides, "(int n; In i), but the kernel's struct 'Out' declares
+    (int n; In i)": each nested struct is spelled with its fields."""
+    k = CudaKernel("struct In { float a; float* p; };\nstruct Out { int n; In i; };\n"
+                   "__global__ void k(Out o) {}", "k")
+    In2 = CudaStruct("In", [("a", "double"), ("p", "float*")])
+    Out2 = CudaStruct("Out", [("n", "int"), ("i", In2)])
+    with pytest.raises(TypeError, match=re.escape(
+            "argument 'o' is a value of CudaStruct 'Out', which has fields (int n; In "
+            "{double a; float* p} i), but the kernel's struct 'Out' declares (int n; In "
+            "{float a; float* p} i)")):
+        k(Out2(n=1, i=In2(a=1.0, p=dev(3))), n_threads=1)

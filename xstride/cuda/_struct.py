@@ -165,9 +165,17 @@ class CudaStruct:
             return  # the source's definition is not a plain field list: names suffice
         if [(f, type_key(c)) for f, c in self.fields] != \
                 [(f, type_key(c)) for f, c in ct.fields] or self.itemsize != ct.nbytes:
-            mine = [(f, c.text) for f, c in self.fields]
-            theirs = [(f, c.text) for f, c in ct.fields]
             raise argument_error(
                 TypeError, label, arg, f"is a value of CudaStruct {self.name!r}, which has fields "
-                f"({'; '.join(f'{t} {n}' for n, t in mine)}), but the kernel's struct "
-                f"'{ct.struct}' declares ({'; '.join(f'{t} {n}' for n, t in theirs)})")
+                f"({_spelled(self.fields)}), but the kernel's struct '{ct.struct}' declares "
+                f"({_spelled(ct.fields)})")
+
+
+def _spelled(fields) -> str:
+    """``"int n; In {float a; float* p} i"``: the fields as declared, a nested struct's
+    with its own fields (where two structs differ only inside a nested one, the names
+    alone, ``In i`` and ``In i``, showed no difference)."""
+    def one(c):
+        return f"{c.text} {{{_spelled(c.fields)}}}" if c.kind == "struct" and c.fields \
+            else c.text
+    return "; ".join(f"{one(c)} {n}" for n, c in fields)
