@@ -207,3 +207,22 @@ def test_a_nested_struct_of_other_fields_is_shown_in_the_message(gpu):  # noqa: 
             "{double a; float* p} i), but the kernel's struct 'Out' declares (int n; In "
             "{float a; float* p} i)")):
         k(Out2(n=1, i=In2(a=1.0, p=dev(3))), n_threads=1)
+
+
+def test_an_alignment_after_the_closing_brace_is_not_a_plain_field_list(gpu):  # noqa: F811
+    """``struct P { float a; } __align__(16);`` (CUDA's macro after the brace, as
+    ``__attribute__((aligned(16)))`` there) was read as the plain 4-byte field list, so a
+    CudaStruct of 4 bytes was accepted for a 16-byte struct; ``typedef struct { ... }
+    __align__(16) P;`` was "unknown C type 'P'", and so was ``struct
+    __builtin_align__(16) P``. Their layout is more than the fields: the name is checked."""
+    for src in ("struct P { float a; } __align__(16);\n",
+                "typedef struct { float a; } __align__(16) P;\n",
+                "struct __builtin_align__(16) P { float a; };\n",
+                "struct P { float a; } __attribute__((packed)) __align__(8);\n"):
+        k = CudaKernel(src + "__global__ void k(P p, float* out) {}", "k")
+        ct = k.params[0].ctype
+        assert (ct.kind, ct.struct, ct.fields) == ("struct", "P", None), src
+        k(CudaStruct("P", [("a", "float")])(a=1.0), dev(3), n_threads=1)
+    # an attribute that is no alignment or packing keeps the plain field list
+    k = CudaKernel("struct P { float a; } [[deprecated]];\n__global__ void k(P p) {}", "k")
+    assert [f for f, _ in k.params[0].ctype.fields] == ["a"]

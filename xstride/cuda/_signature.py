@@ -178,12 +178,13 @@ def _match_brace(text: str, open_at: int) -> int:
 
 # what may stand between "struct" and its name: alignas(16), __align__(16),
 # __attribute__((aligned(16))), [[nodiscard]]
-_STRUCT_SPEC = (r"(?:alignas|__align__|__declspec)\s*\((?:[^()]|\([^()]*\))*\)"
+_STRUCT_SPEC = (r"(?:alignas|__align__|__builtin_align__|__declspec)\s*\((?:[^()]|\([^()]*\))*\)"
                 r"|__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)|\[\[[^\]]*\]\]")
 _STRUCT_HEAD = re.compile(r"\b(?:struct|class)\s+((?:(?:" + _STRUCT_SPEC + r")\s*)*)(\w+)\s*"
                           r"(?:final\b\s*)?(:[^{;]*)?\{")
 _TYPEDEF_STRUCT = re.compile(r"\btypedef\s+struct\s*((?:(?:" + _STRUCT_SPEC + r")\s*)*)\w*\s*\{")
-_PACKED_AFTER = re.compile(r"\s*__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)")
+# after the closing brace: "} __attribute__((packed))", "} __align__(16)" (CUDA's macro)
+_PACKED_AFTER = re.compile(r"(?:\s*(?:" + _STRUCT_SPEC + r"))+")
 
 
 _PRAGMA_PACK = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+pack[ \t]*\(([^)\n]*)\)", re.M)
