@@ -5,6 +5,7 @@ the unfused functions, and the signature's parts (stand-in CuPy, no GPU).
 
 from __future__ import annotations
 
+import sys
 import warnings
 
 import numpy as np
@@ -369,3 +370,24 @@ def test_a_recursive_function_that_does_not_fuse_traces_and_warns_once(fake_cupy
     for _ in range(2):
         with pytest.raises(TypeError, match="cannot fuse .*<lambda>: Python control flow"):
             s(x, 1)
+
+
+def test_the_unfused_warning_names_the_caller_s_line(fake_cupy):
+    """The ``FusionWarning`` of a signature found unfusable by its trace named a line
+    of ``xstride/fusion/__init__.py`` (the unfused run moved one frame deeper), not the
+    user's call, so a filter on the caller's module missed it; it names the call again,
+    as the warning of keyword arguments (found without a trace) does."""
+    x = fake(np.arange(3, dtype=np.float32))
+    f = xp.fuse(lambda x, n: x if n else x)      # bool() of a scalar: found by the trace
+    with pytest.warns(xp.FusionWarning, match="control flow") as got:
+        line = sys._getframe().f_lineno + 1
+        f(x, 1)
+    assert (got[0].filename, got[0].lineno) == (__file__, line)
+
+    def h(x, *, k=1):
+        return x
+    g = xp.fuse(h)                                 # keyword-only: found before a trace
+    with pytest.warns(xp.FusionWarning, match="keyword") as got:
+        line = sys._getframe().f_lineno + 1
+        g(x, k=2)
+    assert (got[0].filename, got[0].lineno) == (__file__, line)

@@ -414,11 +414,15 @@ class Fused:
             return self._keep(sig, args, graph, multi)
         return [self._run_unfused(self._key(sig, args), reason, given)]
 
-    def _refused(self, reason):
+    def _refused(self, reason, depth=0):
+        """Raise (``strict=True``) or warn; the warning names the user's call line,
+        ``depth`` frames further out than ``_call``'s caller of this (``_run_unfused``
+        is one more frame below ``_call`` than ``_unfusable``)."""
         name = getattr(self.fn, "__qualname__", repr(self.fn))
         if self.strict:
             raise error(TypeError, "fuse", f"cannot fuse {name}: {reason}")
-        warnings.warn(f"fuse: {name} runs unfused: {reason}", FusionWarning, stacklevel=5)
+        warnings.warn(f"fuse: {name} runs unfused: {reason}", FusionWarning,
+                      stacklevel=5 + depth)
 
     def _unfusable(self, key, reason, given):
         if key not in self._graphs:
@@ -437,7 +441,7 @@ class Fused:
         self._store(key, (None, reason))
         try:
             result = self.fn(*given[0], **given[1])   # raises the unfused error, or runs
-            self._refused(reason)   # strict=True: raises, keeping nothing, as before
+            self._refused(reason, depth=1)   # strict=True: raises, keeping nothing
         except BaseException:
             if not had:
                 self._graphs.pop(key, None)
