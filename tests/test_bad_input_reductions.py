@@ -149,3 +149,27 @@ def test_a_bad_out_is_named():
         m, out = np.matrix(x), np.matrix(np.zeros((1, 4)))
     # its reductions keep both axes: NumPy's shapes
     assert xp.sum(m, axis=0, out=out).tolist() == [[12, 15, 18, 21]]
+
+
+def test_out_is_taken_exactly_where_numpy_takes_it():
+    """The ``out=`` shape check (computed on every call with ``out=``) against NumPy's
+    own answer: each ``out`` NumPy fills is filled with its values, each it refuses is
+    refused, for every axis form and ``keepdims``."""
+    x = np.arange(1.0, 7.0).reshape(2, 3)
+    shapes = [(), (1,), (2,), (3,), (1, 1), (1, 3), (2, 1), (3, 1), (2, 3)]
+    for func in ("sum", "max", "argmax"):
+        axes = [None, 0, 1, -1] + ([] if func == "argmax" else [(0, 1), (-1,)])
+        for axis in axes:
+            for keepdims in (False, True):
+                for shape in shapes:
+                    dt = np.intp if func == "argmax" else x.dtype
+                    want, got = np.zeros(shape, dt), np.zeros(shape, dt)
+                    try:
+                        getattr(np, func)(x, axis=axis, keepdims=keepdims, out=want)
+                    except ValueError:
+                        with pytest.raises(ValueError, match=rf"^{func}: argument 'out'"):
+                            getattr(xp, func)(x, axis=axis, keepdims=keepdims, out=got)
+                    else:
+                        assert getattr(xp, func)(x, axis=axis, keepdims=keepdims,
+                                                 out=got) is got
+                        assert np.array_equal(got, want)

@@ -174,6 +174,9 @@ def _check_no_out(func: str, be, kwargs: dict) -> None:
                               "use the returned array (call without out=)")
 
 
+_INTP = np.dtype(np.intp)
+
+
 def _check_out_shape(func: str, be, kwargs: dict, x, axes, keepdims) -> None:
     """``out=`` that the library takes (NumPy's): an array of ``be`` of the result's
     shape (``axes`` reduced, None for all). NumPy's errors named no argument: "return
@@ -186,10 +189,15 @@ def _check_out_shape(func: str, be, kwargs: dict, x, axes, keepdims) -> None:
         raise type_error(func, "out", out, f"an array of the {be.name} backend (x's backend)")
     if isinstance(x, np.matrix):   # its reductions keep both axes: NumPy's own check
         return
-    axes = range(x.ndim) if axes is None else axes
-    want = tuple((1 if keepdims else None) if i in axes else n for i, n in enumerate(x.shape))
-    want = tuple(n for n in want if n is not None)
-    if tuple(out.shape) != want:
+    shape = x.shape   # (list comprehensions: this runs on every call with out=)
+    if axes is None:
+        want = (1,) * len(shape) if keepdims else ()
+    elif keepdims:
+        want = tuple([1 if i in axes else n for i, n in enumerate(shape)])
+    else:
+        want = tuple([n for i, n in enumerate(shape) if i not in axes])
+    if out.shape != want:
+        axes = range(x.ndim) if axes is None else axes
         raise value_error(func, "out", f"has shape {tuple(out.shape)}; expected the result's "
                                        f"shape {want} (x of shape {tuple(x.shape)} reduced "
                                        f"over axes {tuple(axes)}, keepdims={bool(keepdims)})")
@@ -443,7 +451,8 @@ def _library_functions(be) -> tuple[dict, dict]:
                 axis = axes[0]
             _check_out_shape(func, be, kwargs, x, None if axis is None else axes, keepdims)
             out = kwargs.get("out")
-            if out is not None and not np.can_cast(out.dtype, np.intp, casting="safe"):
+            if out is not None and out.dtype != _INTP and \
+                    not np.can_cast(out.dtype, _INTP, casting="safe"):
                 # NumPy's own: "Cannot cast array data from dtype('float64') to ..."
                 raise argument_error(TypeError, func, "out", f"has dtype {out.dtype}; the "
                                      f"indices go into an out whose dtype casts safely to "
