@@ -530,14 +530,16 @@ def test_as_strided_of_a_field_beside_an_object_field_is_refused():
     s = np.zeros(3, dtype=[("o", "O"), ("i", "i8")])
     s["o"] = ["x", "y", "z"]
     s["i"] = [1, 2, 3]
-    for a, shape, strides, offset in [(s["i"], (6,), (1,), -1), (s["i"], (3,), (2,), 0),
-                                      (s["i"][::-1], (1,), (1,), 0)]:
+    for a, shape, strides, offset in [(s["i"], (6,), (1,), -1), (s["i"], (3,), (1,), 0),
+                                      (s["i"], (1,), (1,), 1), (s["i"][::-1], (2,), (1,), 0),
+                                      (xp.as_strided(s["i"], (3,), (2,)), (1,), (1,), 1)]:
         with pytest.raises(ValueError, match=r"as_strided: argument 'a' has dtype .* over a "
                                              r"buffer holding Python objects \(dtype .*\) .* "
                                              r"structured array.*whole records"):
             xp.as_strided(a, shape, strides, offset=offset)
     assert s["o"].tolist() == ["x", "y", "z"] and s["i"].tolist() == [1, 2, 3]
     assert xp.as_strided(s["i"], (0,), (1,)).shape == (0,)    # an empty view reaches nothing
+    assert s["o"].tolist() == ["x", "y", "z"] and s["i"].tolist() == [1, 2, 3]
     # the documented way: whole records, then the field
     v = xp.as_strided(s, (2,), (2,))["i"]
     assert v.tolist() == [1, 3] and v.flags.writeable
@@ -566,3 +568,26 @@ def test_views_of_a_string_dtype_array_name_the_argument():
     u = np.array(s.tolist())
     assert xp.as_strided(u, (2,), (2,)).tolist() == ["alpha", "c"]
     assert xp.sliding_window_view(u, 3).shape == (2, 3)
+
+
+def test_as_strided_of_a_field_beside_an_object_field_in_whole_records():
+    """A view of the int field ``s['i']`` of records with an object field that steps by
+    whole records (2 int64s of a 16-byte record) reaches only that field's bytes, as
+    ``s['i']`` itself does: viewed as NumPy's ``as_strided`` views it (it was refused
+    with every other view of that field, even one element of ``s['i'][::-1]``)."""
+    s = np.zeros(3, dtype=[("o", "O"), ("i", "i8")])
+    s["o"] = ["x", "y", "z"]
+    s["i"] = [1, 2, 3]
+    assert xp.as_strided(s["i"], (3,), (2,)).tolist() == [1, 2, 3]
+    assert xp.as_strided(s["i"][::-1], (1,), (1,)).tolist() == [3]
+    assert xp.as_strided(s["i"], (2, 2), (2, 2)).tolist() == [[1, 2], [2, 3]]   # windows
+    v = xp.as_strided(s["i"], (3,), (2,))
+    assert v.flags.writeable
+    v[2] = 30
+    assert xp.as_strided(s["i"][1:], (1, 2), (0, 2)).tolist() == [[2, 30]]
+    assert s["o"].tolist() == ["x", "y", "z"] and s["i"].tolist() == [1, 2, 30]
+    t = np.zeros(2, dtype=[("o", "O"), ("i", "i4")])   # 12-byte records: 3 int32s each
+    t["i"] = [7, 8]
+    assert xp.as_strided(t["i"], (2,), (3,)).tolist() == [7, 8]
+    with pytest.raises(ValueError, match=r"as_strided: argument 'a' has dtype int32 over"):
+        xp.as_strided(t["i"], (2,), (1,))

@@ -13,6 +13,7 @@ import numpy as _np
 from . import _backends
 from ._backends.views import numpy_whole_objects as _whole_objects
 from ._backends.views import numpy_objects_dtype as _objects_dtype
+from ._backends.views import numpy_field_view as _field_view
 from ._backends.views import numpy_interface_describes as _interface_describes
 from .elementwise import copy_into_checked as _copy_into_checked
 from ._core.errors import error as _error, immutable_error as _immutable_error
@@ -59,8 +60,8 @@ def as_strided(a, shape, strides, *, offset=0):
         overflows int64; or an element of the view outside the underlying buffer
         (either end, negative strides included); on NumPy, an ``a`` over a buffer
         holding Python objects that is not whole elements of it (a field of a
-        structured array with an object field, that field or another). An empty view
-        is always accepted.
+        structured array with an object field, that field, or another one viewed off
+        whole records). An empty view is always accepted.
 
     Examples
     --------
@@ -274,9 +275,10 @@ def _as_strided(a, shape, strides, *, offset=0):
     lay = _view_layout("as_strided", shape, strides, 0 if empty else offset, a.itemsize)
     if not empty:
         held = _objects_dtype(a) if isinstance(a, _np.ndarray) else None
-        if held is not None and not _whole_objects(a):
-            # an object field, or a plain field beside one: a view stepping by its item
-            # size reads other bytes as references, or writes over them (a crash)
+        if held is not None and not _whole_objects(a) and not _field_view(a, lay):
+            # an object field, or a plain field beside one viewed across records' other
+            # bytes: a view stepping by its item size reads other bytes as references,
+            # or writes over them (a crash); whole records of a plain field are its own
             holds = ("holding Python objects" if held == a.dtype else
                      f"over a buffer holding Python objects (dtype {held})")
             raise _value_error("as_strided", "a", f"has dtype {a.dtype} {holds} and is not a "

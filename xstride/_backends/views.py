@@ -23,7 +23,7 @@ import numpy as np
 
 from ..layout import INT64_MAX, Layout
 
-__all__ = ["numpy_buffer_range", "numpy_whole_objects", "numpy_objects_dtype",
+__all__ = ["numpy_buffer_range", "numpy_whole_objects", "numpy_objects_dtype", "numpy_field_view",
            "numpy_interface_describes", "numpy_view", "byte_span", "view_byte_strides"]
 
 
@@ -76,6 +76,22 @@ def numpy_objects_dtype(a):
         return a.dtype
     owner = _numpy_owner(a)
     return owner.dtype if owner.dtype.hasobject else None
+
+
+def numpy_field_view(a, lay: Layout) -> bool:
+    """Whether view ``lay`` of NumPy array ``a``, a dtype without objects over records
+    holding them (``s['i']``), reaches only the bytes ``a``'s first element has in its
+    record, in whole records: the records dense in their owner, and the view's byte
+    offset and the byte stride of each axis it steps along (extent above 1) multiples of
+    the record size. Such a view reads and writes the field ``a`` is, never the object
+    references beside it (``as_strided(s['i'], (3,), (2,))`` of 16-byte records)."""
+    owner = _numpy_owner(a)
+    rec = owner.itemsize
+    olo, ohi = _np_span(owner)
+    if a.dtype.hasobject or rec == 0 or ohi - olo != owner.size * rec:
+        return False
+    steps = [s * a.itemsize for s, n in zip(lay.strides, lay.shape) if n > 1]
+    return (lay.offset * a.itemsize) % rec == 0 and all(s % rec == 0 for s in steps)
 
 
 def numpy_interface_describes(a) -> bool:
