@@ -55,6 +55,7 @@ from .._core.errors import error, type_error, value_error
 from .._plans.reduction import normalize_axis, normalize_one_axis
 from .arg_checks import (check_dask_repeats, check_shift, check_dask_diff, check_sort_args,
                          check_take, check_take_along_axis, check_concat_shapes, sort_descending)
+from .reshape_checks import check_shape
 from .sorter_checks import check_sorter, check_sorter_range
 from .dask_flip import flip_unknown
 from .dispatch import register
@@ -315,34 +316,6 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
     return out
 
 
-def _reshape_shape(x, shape) -> tuple:
-    """``reshape``'s ``shape`` as a tuple of ints, checked against ``x`` where its
-    lengths are known as NumPy checks it (dask's divided by zero for ``(0, -1)``,
-    raised ``IndexError`` "Bad index" for ``(-1, 4)`` of 6 elements, and took
-    ``(6.0,)``)."""
-    items = shape if isinstance(shape, (tuple, list)) else (shape,)
-    try:
-        if any(isinstance(n, bool) for n in items):
-            raise TypeError
-        items = tuple(operator.index(n) for n in items)
-    except TypeError:
-        raise type_error("reshape", "shape", shape, "an int or a tuple of ints") from None
-    if any(n < -1 for n in items):   # dask's made an array of shape (-2, -6)
-        raise value_error("reshape", "shape", f"is {items}: a length is negative (only one "
-                                              "length may be -1, the unknown one)")
-    if not all(_known(n) for n in x.shape):
-        return items
-    size = math.prod(x.shape)
-    free = items.count(-1)
-    rest = math.prod(n for n in items if n != -1)
-    if free > 1:
-        raise value_error("reshape", "shape", f"is {items}: only one length may be -1")
-    if (free and (rest == 0 or size % rest)) or (not free and rest != size):
-        raise value_error("reshape", "shape", f"is {items}, which does not hold the "
-                                              f"{size} elements of x's shape {x.shape}")
-    return items
-
-
 def reshape(x, /, shape, *, copy=None):
     """``reshape`` of the standard on dask arrays. ``copy=False`` asks for no copy of
     the data: a dask array holds none (its reshape is a step of the task graph), so it
@@ -362,7 +335,7 @@ def reshape(x, /, shape, *, copy=None):
         ``shape`` with more than one -1, or whose elements are not ``x``'s; ``x`` with
         lengths dask does not know (after boolean indexing) where dask needs them.
     """
-    shape = _reshape_shape(x, shape)
+    shape = check_shape(x, shape)
     ns = _ns()
     copy = None if copy is False else copy
     if shape == (-1,) and x.ndim > 1 and all(_known(n) for n in x.shape[1:]):
