@@ -76,3 +76,31 @@ def test_reshape_takes_a_1d_integer_array_as_a_shape_as_numpy():
     np.testing.assert_array_equal(got, a.reshape(2, 3))
     with pytest.raises(ValueError, match="a length is negative"):
         xp.reshape(a, np.array([-2, 3]))
+
+
+# ``copy``: a bool or None, as ``astype``'s (NumPy took any value by its truth, dask any)
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("copy", ["no", 1, 0, 1.0, [], "x"])
+def test_reshape_refuses_a_copy_that_is_not_a_bool_or_none(backend, copy):
+    x = _wrap(backend, np.arange(6.0))
+    with xp.use_backend(backend):
+        with pytest.raises(TypeError, match="reshape: argument 'copy' got .*; expected True, "
+                                            "False or None"):
+            xp.reshape(x, (2, 3), copy=copy)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("copy", [None, True, False, np.True_, np.False_])
+def test_reshape_takes_python_and_numpy_bools_and_none(backend, copy):
+    a = np.arange(6.0)
+    x = _wrap(backend, a)
+    with xp.use_backend(backend):
+        got = xp.reshape(x, (2, 3), copy=copy)
+    np.testing.assert_array_equal(xp.to_numpy(got), a.reshape(2, 3))
+    if backend == "numpy":
+        assert np.shares_memory(got, a) == (copy is None or not copy)
+
+
+def test_reshape_copy_false_of_a_strided_view_still_raises_on_numpy():
+    with pytest.raises(ValueError, match="reshape: Unable to avoid creating a copy"):
+        xp.reshape(np.arange(6.0).reshape(2, 3).T, (6,), copy=np.False_)

@@ -55,7 +55,7 @@ from .._core.errors import error, type_error, value_error
 from .._plans.reduction import normalize_axis, normalize_one_axis
 from .arg_checks import (check_dask_repeats, check_shift, check_dask_diff, check_sort_args,
                          check_take, check_take_along_axis, check_concat_shapes, sort_descending)
-from .reshape_checks import check_shape
+from .reshape_checks import check_copy, check_shape
 from .sorter_checks import check_sorter, check_sorter_range
 from .dask_flip import flip_unknown
 from .dispatch import register
@@ -330,14 +330,15 @@ def reshape(x, /, shape, *, copy=None):
     Raises
     ------
     TypeError
-        ``shape`` not an int or a tuple of ints.
+        ``shape`` not an int or a tuple of ints; ``copy`` not a bool or None.
     ValueError
         ``shape`` with more than one -1, or whose elements are not ``x``'s; ``x`` with
         lengths dask does not know (after boolean indexing) where dask needs them.
     """
+    check_copy(copy)
     shape = check_shape(x, shape)
     ns = _ns()
-    copy = None if copy is False else copy
+    copy = True if copy is not None and copy else None   # False: as None (above)
     if shape == (-1,) and x.ndim > 1 and all(_known(n) for n in x.shape[1:]):
         return flat(x)
     try:

@@ -1,4 +1,4 @@
-"""``reshape``'s ``shape``, one check for the NumPy and dask backends.
+"""``reshape``'s ``shape`` and ``copy``, one check for the NumPy and dask backends.
 
 NumPy takes any negative length as the unknown one: ``reshape(x, (-2, 3))`` of six
 elements gave shape ``(2, 3)`` and ``reshape(x, (-3,))`` the flat array, where the
@@ -8,6 +8,11 @@ NumPy backend's common call, a tuple of lengths none below -1, goes to NumPy at 
 (one ``min`` of the tuple: 0.3 us a call); its other calls, and NumPy's refusals, are
 checked here, so a float or a bool length is a ``TypeError`` naming ``shape`` as on
 dask.
+
+``copy`` is ``True``, ``False`` or ``None`` (a NumPy bool too), as the standard has it
+and as ``astype``'s: NumPy took any value by its truth (``copy=1.0`` copied,
+``copy=[]`` refused to), dask any value at all (``copy="no"``); now a ``TypeError``
+naming ``copy`` on both.
 """
 
 from __future__ import annotations
@@ -15,10 +20,12 @@ from __future__ import annotations
 import math
 import operator
 
+import numpy as np
+
 from .._core.errors import type_error, value_error
 from .dispatch import compat_function, register
 
-__all__ = ["check_shape", "reshape"]
+__all__ = ["check_shape", "check_copy", "reshape"]
 
 
 def _known(n) -> bool:
@@ -59,11 +66,20 @@ def check_shape(x, shape) -> tuple:
 _numpy_reshape = None
 
 
+def check_copy(copy) -> None:
+    """``reshape``'s ``copy``: ``True``, ``False``, ``None`` or a NumPy bool."""
+    if copy is not None and copy is not True and copy is not False \
+            and not isinstance(copy, np.bool_):
+        raise type_error("reshape", "copy", copy, "True, False or None")
+
+
 def reshape(x, /, shape, *, copy=None):
     """``reshape`` of the standard on NumPy arrays: ``shape`` checked as on the dask
     backend (:func:`check_shape`) where it is not a tuple of lengths of -1 or more, and
-    where NumPy refuses it."""
+    where NumPy refuses it; ``copy`` first (:func:`check_copy`)."""
     global _numpy_reshape
+    if copy is not None and copy.__class__ is not bool:
+        check_copy(copy)
     try:
         odd = shape.__class__ is not tuple or min(shape, default=0) < -1
     except TypeError:   # a length of no number
