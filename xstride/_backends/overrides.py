@@ -13,7 +13,8 @@ standard; ``dask_linalg``: the linear algebra of stacks of matrices on dask;
 ``axis_checks``: NumPy's ``flip`` and ``expand_dims`` axis checked as dask's,
 ``squeeze``'s on both, ``stack``, ``unstack``, ``moveaxis`` refusing a bool axis;
 ``reshape_checks``: ``reshape``'s ``shape`` on NumPy checked as on dask; ``numpy_unique``:
-the NumPy backend's set functions of floating arrays, their zero and NaNs as dask's). None of them imports CuPy at
+the NumPy backend's set functions of floating arrays, their zero and NaNs as dask's;
+``tile_checks``: ``tile``'s ``repetitions`` on NumPy and dask). None of them imports CuPy at
 import time. ``dask_fixes`` is
 imported here, with ``import xstride``: it also sets the chunked executors' hook, which
 every dask worker needs once it unpickles a task. The others are imported by the
@@ -33,4 +34,4 @@ register_on_first_lookup(f"{__package__}.fixes", f"{__package__}.complex_special
                          f"{__package__}.arg_checks", f"{__package__}.clip_checks",
                          f"{__package__}.fft_fixes",
                          f"{__package__}.axis_checks", f"{__package__}.reshape_checks",
-                         f"{__package__}.numpy_unique")
+                         f"{__package__}.numpy_unique", f"{__package__}.tile_checks")

@@ -1,0 +1,54 @@
+"""``tile``'s ``repetitions`` is checked alike on the NumPy and dask backends
+(``_backends/tile_checks.py``): NumPy and dask took a bool count and refused a float or
+a negative count with messages of their own naming no argument (found by a user probe
+of the manipulation functions)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import xstride as xp
+
+da = pytest.importorskip("dask.array")
+
+
+@pytest.fixture(autouse=True)
+def _numpy_after():
+    yield
+    xp.set_backend("numpy")
+
+
+def _wrap(backend, a):
+    return a if backend == "numpy" else da.from_array(a, chunks=1)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("reps", [(2.0, 1), (True, 2), (np.True_,), 1.5, ("2",), (None,)])
+def test_tile_refuses_a_count_of_no_int(backend, reps):
+    x = _wrap(backend, np.arange(6).reshape(2, 3))
+    with xp.use_backend(backend):
+        with pytest.raises(TypeError, match="tile: argument 'repetitions' got .*; expected a "
+                                            "tuple of ints"):
+            xp.tile(x, reps)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("reps", [(-1, 1), (2, -3), -1])
+def test_tile_refuses_a_negative_count(backend, reps):
+    x = _wrap(backend, np.arange(6).reshape(2, 3))
+    with xp.use_backend(backend):
+        with pytest.raises(ValueError, match=r"tile: argument 'repetitions' is \(.*\): a count "
+                                             "is negative"):
+            xp.tile(x, reps)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("reps", [(2, 1), (1, 2, 3), (0, 1), (), [2, 2], 3, (np.int64(2),)])
+def test_tile_still_takes_counts(backend, reps):
+    a = np.arange(6).reshape(2, 3)
+    with xp.use_backend(backend):
+        got = xp.tile(_wrap(backend, a), reps)
+    want = np.tile(a, reps)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(xp.to_numpy(got), want)

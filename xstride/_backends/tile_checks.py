@@ -1,0 +1,54 @@
+"""``tile``'s ``repetitions``, one check for the NumPy and dask backends.
+
+The standard's ``tile(x, repetitions, /)`` takes a tuple of counts. NumPy and dask
+took a bool as a count (``tile(x, (True, 2))``) and refused the rest with messages
+that named no argument, each its own: a float count was "'float' object cannot be
+interpreted as an integer" on NumPy and "can't multiply sequence by non-int of type
+'float'" on dask, a negative one "negative dimensions are not allowed" and
+"Negative `reps` are not allowed.". Here a count of no int (a bool, a float, a str)
+is a ``TypeError`` and a negative count a ``ValueError``, both naming
+``repetitions``, on both backends. A plain int is taken as NumPy takes it (one count),
+and a NumPy array of counts is left to the library.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from .._core.errors import type_error, value_error
+from .dispatch import compat_function, register
+
+__all__ = ["check_repetitions", "tile"]
+
+
+def check_repetitions(repetitions) -> None:
+    """``tile``'s ``repetitions``: ints (not bools) of at least 0, in a tuple or a list,
+    or one int."""
+    if isinstance(repetitions, np.ndarray):
+        return
+    items = repetitions if isinstance(repetitions, (tuple, list)) else (repetitions,)
+    try:
+        if any(isinstance(n, (bool, np.bool_)) for n in items):
+            raise TypeError
+        counts = tuple(operator.index(n) for n in items)
+    except TypeError:
+        raise type_error("tile", "repetitions", repetitions, "a tuple of ints") from None
+    if any(n < 0 for n in counts):
+        raise value_error("tile", "repetitions", f"is {counts}: a count is negative; each "
+                                                 "count must be at least 0")
+
+
+def _tile_of(backend: str):
+    def tile(x, repetitions, /):
+        """``tile`` of the standard, ``repetitions`` checked first
+        (:func:`check_repetitions`)."""
+        check_repetitions(repetitions)
+        return compat_function(backend, "tile")(x, repetitions)
+    return tile
+
+
+for _backend_name in ("numpy", "dask"):
+    register("tile", _backend_name)(_tile_of(_backend_name))
+del _backend_name
