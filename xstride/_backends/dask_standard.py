@@ -32,9 +32,11 @@ backend"):
   repeated axis twice and raised bare ``IndexError``s out of range and for 0-D arrays);
   ``diff`` of bools by ``not_equal``, as NumPy's; ``searchsorted``'s ``sorter`` checked.
 - ``take``: an index out of range raises NumPy's ``IndexError`` when computed.
+- ``clip``: per block by the chunks' backend's ``clip`` (compat's ``minimum(maximum(x,
+  min), max)`` changed a signed zero of ``x`` inside the bounds).
 - Lengths dask does not know (after boolean indexing): ``flip`` (``dask_flip.py``),
-  ``repeat`` (per block),
-  ``expand_dims`` (an index of ``None``s) and ``clip`` (by ``where``) do without them; ``reshape``, ``take`` along
+  ``repeat`` (per block), ``expand_dims`` (an index of ``None``s) and ``clip`` (per
+  block; by ``where`` with an array bound) do without them; ``reshape``, ``take`` along
   such an axis, ``diff`` along one, ``roll`` and ``nonzero`` say to call
   ``compute_chunk_sizes()``.
 
@@ -58,7 +60,7 @@ from .arg_checks import (check_dask_repeats, check_shift, check_dask_diff, check
 from .reshape_checks import check_copy, check_shape
 from .sorter_checks import check_sorter, check_sorter_range
 from .dask_flip import flip_unknown
-from .dispatch import register
+from .dispatch import implementation, register
 from .registry import get
 from .linalg_fixes import check_tensordot
 from .matmul_checks import matmul_shape_error, vecdot_shape_error
@@ -196,15 +198,31 @@ def permute_dims(x, /, axes):
     return _ns().permute_dims(x, items)
 
 
+def _clip_block(xb, lo, hi):
+    """One block of :func:`clip`: the clip of the block's own backend (NumPy's or
+    CuPy's, as xstride's namespace runs it), with each bound's block or scalar."""
+    be = get(_NAME).of_array(xb)
+    return implementation(be.name, "clip")(xb, lo, hi)
+
+
 def clip(x, /, min=None, max=None):   # noqa: A002 (the standard's names)
-    """``clip`` of the standard on dask arrays. compat's fills an ``empty`` of the
-    broadcast shape, which lengths dask does not know (after boolean indexing) make
-    impossible ("'float' object cannot be interpreted as an integer"); such an ``x`` is
-    clipped by ``where``, with compat's rules: the result has ``x``'s dtype, a NaN
-    bound gives NaN, and a Python int bound beyond ``x``'s integer range is none."""
+    """``clip`` of the standard on dask arrays: each block clipped by its backend's
+    ``clip`` in xstride's namespace, so the values are the NumPy (CuPy) backend's bit
+    for bit, a signed zero and a NaN's bits included (compat's ``minimum(maximum(x,
+    min), max)`` gave 0.0 for an ``x`` of -0.0 inside ``[-1.0, 0.0]``, where NumPy's
+    ``clip`` and the standard keep ``x_i``; and ``max``'s 0.0 for -1.0 clipped to
+    ``[-0.0, 0.0]``). Array bounds are broadcast against ``x`` first. Lengths dask does
+    not know (after boolean indexing) with an array bound cannot be broadcast: such an
+    ``x`` is clipped by ``where``, with compat's rules: the result has ``x``'s dtype, a
+    NaN bound gives NaN, and a Python int bound beyond ``x``'s integer range is none."""
     ns = _ns()
-    if all(_known(n) for n in x.shape):
-        return ns.clip(x, min, max)
+    arrays = [v for v in (min, max) if get(_NAME).owns(v)]
+    if not arrays or all(_known(n) for a in (x, *arrays) for n in a.shape):
+        if arrays:
+            x, *bounds = ns.broadcast_arrays(x, *arrays)
+            it = iter(bounds)
+            min, max = (next(it) if get(_NAME).owns(v) else v for v in (min, max))  # noqa: A001
+        return x.map_blocks(_clip_block, min, max, dtype=x.dtype)
     out = x
     for bound, beyond, sign in ((min, ns.less, -1), (max, ns.greater, 1)):
         if bound is None:
