@@ -217,23 +217,28 @@ def check_sort_args(func: str, x, axis, descending, stable) -> None:
     check_axis(func, x, axis)
 
 
-def check_diff(x, axis, prepend, append) -> None:
-    """``diff``'s ``axis`` (:func:`check_axis`) and ``prepend``/``append``
-    (:func:`check_diff_ends`)."""
+def check_diff(x, axis, n, prepend, append) -> None:
+    """``diff``'s ``axis`` (:func:`check_axis`), ``n`` (an int, not a bool, of at least
+    0: NumPy's took ``n=True`` and said "'float' object cannot be interpreted as an
+    integer" and "order must be non-negative", naming no argument) and
+    ``prepend``/``append`` (:func:`check_diff_ends`)."""
     check_axis("diff", x, axis)
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
+        raise type_error("diff", "n", n, "a non-negative int")
+    if n < 0:
+        raise value_error("diff", "n", f"is {n}; the number of differences must be at "
+                                       "least 0")
     check_diff_ends(x, axis, prepend, append)
 
 
 def check_dask_diff(x, axis, n, prepend, append) -> None:
     """``diff`` on dask: ``x`` of at least one dimension, ``axis`` and the ends
-    (:func:`check_diff`), ``n`` an int, and for ``n`` differences a length along
+    and ``n`` (:func:`check_diff`), and for ``n`` differences a length along
     ``axis`` that dask knows (after boolean indexing dask's said "Arrays chunk sizes are
     unknown", with advice for DataFrames; other axes may be unknown)."""
     if x.ndim == 0:
         raise value_error("diff", "x", "is 0-D; diff takes arrays of at least one dimension")
-    check_diff(x, axis, prepend, append)
-    if not isinstance(n, (int, np.integer)):
-        raise type_error("diff", "n", n, "a non-negative int")
+    check_diff(x, axis, n, prepend, append)
     if n > 0 and x.shape[axis] != x.shape[axis]:   # NaN: a length dask does not know
         raise value_error("diff", "x", f"has shape {tuple(x.shape)}, with lengths dask does "
                                        "not know (as after boolean indexing), which its "
@@ -506,10 +511,10 @@ def from_dlpack(x, /, *, device=None, copy=None):
 
 def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
     """``diff`` of the standard on NumPy arrays: ``axis`` checked first (as ``sort``'s,
-    for an ``x`` of at least one dimension), then the shapes of ``prepend`` and
-    ``append``."""
+    for an ``x`` of at least one dimension), then ``n`` and the shapes of ``prepend``
+    and ``append`` (:func:`check_diff`)."""
     if getattr(x, "ndim", 0) >= 1:   # NumPy's own message for a 0-D x or a list
-        check_diff(x, axis, prepend, append)
+        check_diff(x, axis, n, prepend, append)
     ends = {k: v for k, v in (("prepend", prepend), ("append", append)) if v is not None}
     return _numpy("diff")(x, axis=axis, n=n, **ends)   # NumPy's prepends a None given
 

@@ -1,0 +1,54 @@
+"""``diff``'s ``n`` is checked alike on the NumPy and dask backends: an int (not a
+bool) of at least 0, named in the error. NumPy's took ``n=True`` as one difference and
+refused a float and a negative ``n`` with messages naming no argument ("'float' object
+cannot be interpreted as an integer", "order must be non-negative but got -1"), dask's
+took ``n=True`` too (found by a user probe of the manipulation functions)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import xstride as xp
+
+da = pytest.importorskip("dask.array")
+
+
+@pytest.fixture(autouse=True)
+def _numpy_after():
+    yield
+    xp.set_backend("numpy")
+
+
+def _wrap(backend, a):
+    return a if backend == "numpy" else da.from_array(a, chunks=2)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("n", [1.0, True, np.True_, "1", None])
+def test_diff_refuses_an_n_of_no_int(backend, n):
+    x = _wrap(backend, np.arange(12).reshape(3, 4))
+    with xp.use_backend(backend):
+        with pytest.raises(TypeError, match="diff: argument 'n' got .*; expected a "
+                                            "non-negative int"):
+            xp.diff(x, n=n)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_diff_refuses_a_negative_n(backend):
+    x = _wrap(backend, np.arange(12).reshape(3, 4))
+    with xp.use_backend(backend):
+        with pytest.raises(ValueError, match="diff: argument 'n' is -1; the number of "
+                                             "differences must be at least 0"):
+            xp.diff(x, n=-1)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("n", [0, 1, 2, np.int64(3), 9])
+def test_diff_takes_counts(backend, n):
+    a = np.arange(12).reshape(3, 4) ** 2
+    with xp.use_backend(backend):
+        got = xp.diff(_wrap(backend, a), n=n)
+    want = np.diff(a, n=int(n))
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(xp.to_numpy(got), want)
