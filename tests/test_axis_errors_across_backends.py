@@ -385,3 +385,17 @@ def test_squeeze_axis_none_squeezes_every_axis_of_length_1_on_both_backends(shap
             got = xp.squeeze(xp.asarray(x), axis=None)
         assert got.shape == np.squeeze(x).shape, backend
         np.testing.assert_array_equal(xp.to_numpy(got), np.squeeze(x))
+
+
+@pytest.mark.parametrize("axes", [(0,), (), [1]])
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_permute_dims_of_too_few_or_too_many_axes_names_axes_alike(backend, axes):
+    """NumPy's said "axes don't match array", naming no argument; the dask backend's
+    check names ``axes`` and the rank (found by a user probe)."""
+    if backend == "dask":
+        da = pytest.importorskip("dask.array")
+    x = A if backend == "numpy" else da.from_array(A, chunks=1)
+    with pytest.raises(ValueError, match=re.escape(f"permute_dims: argument 'axes' is "
+                                                   f"{axes!r}; expected a permutation of the "
+                                                   "2 axes of x")):
+        xp.permute_dims(x, axes)

@@ -75,7 +75,9 @@ def axis_argument_error(exc: Exception, qualname: str, named) -> Exception | Non
       exceeded" ``ValueError``) where an axis argument holds a Python int beyond 64
       bits: an ``AxisError`` (such an axis is out of range for any array), as the dask
       backend's check raises it;
-    - NumPy's ``ValueError`` for a repeated axis: a ``ValueError`` naming both;
+    - NumPy's ``ValueError`` for a repeated axis: a ``ValueError`` naming both; its
+      ``permute_dims``' "axes don't match array" (fewer or more axes than ``x`` has): a
+      ``ValueError`` naming ``axes``, worded as the dask backend's check;
     - a ``TypeError`` for an axis of no int (a float, a bool, a str, None where none is
       taken, a tuple where one int is: NumPy's "'float' object cannot be interpreted as
       an integer", "an integer is required for the axis"): a ``TypeError`` naming the
@@ -121,4 +123,8 @@ def axis_argument_error(exc: Exception, qualname: str, named) -> Exception | Non
     if isinstance(exc, ValueError) and _REPEATED.search(text):
         return value_error(func, name, f"{value!r} names an axis more than once (repeated "
                                        "axes)")
+    rank = getattr(dict(named).get("x"), "ndim", None)
+    if isinstance(exc, ValueError) and "don't match array" in text and rank is not None:
+        return value_error(func, name, f"is {value!r}; expected a permutation of the {rank} "
+                                       "axes of x")   # the dask backend's words
     return None
