@@ -519,6 +519,18 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
     return _numpy("diff")(x, axis=axis, n=n, **ends)   # NumPy's prepends a None given
 
 
+def broadcast_to(x, /, shape):
+    """``broadcast_to`` of the standard on NumPy arrays: a ``shape`` NumPy refuses is
+    named as on the dask backend (a float or bool length, a negative one; NumPy's said
+    "'float' object cannot be interpreted as an integer", "all elements of broadcast
+    shape must be non-negative"), on the error's path only."""
+    try:
+        return _numpy("broadcast_to")(x, shape)
+    except (TypeError, ValueError):
+        named_shape_error("broadcast_to", shape, getattr(x, "dtype", None))
+        raise
+
+
 def full(shape, fill_value, *, dtype=None, device=None, **kwargs):
     """``full`` of the standard on NumPy: a Python int ``fill_value`` no integer dtype
     holds is an ``OverflowError`` (NumPy made an array of Python objects); a fill value
@@ -559,7 +571,7 @@ def _asarray_positional(obj, /):
 
 _asarray_positional.__name__ = _asarray_positional.__qualname__ = "asarray"   # its errors
 for _fn in (take, take_along_axis, repeat, roll, searchsorted, sort, argsort, from_dlpack, diff,
-            linspace, full, full_like, meshgrid):
+            linspace, full, full_like, meshgrid, broadcast_to):
     register(_fn.__name__, "numpy")(_fn)
 register("asarray", "numpy", positional=_asarray_positional)(asarray)
 for _backend_name in ("numpy", "dask"):
