@@ -10,17 +10,8 @@ import pytest
 
 import xstride as xp
 
-da = pytest.importorskip("dask.array")
-
-
-@pytest.fixture(autouse=True)
-def _numpy_after():
-    yield
-    xp.set_backend("numpy")
-
-
-def _wrap(backend, a):
-    return a if backend == "numpy" else da.from_array(a, chunks=2)
+from tests._two_backends import numpy_after  # noqa: F401 - an autouse fixture
+from tests._two_backends import on_backend as _wrap
 
 
 @pytest.mark.parametrize("backend", ["numpy", "dask"])

@@ -10,17 +10,12 @@ import pytest
 
 import xstride as xp
 
-da = pytest.importorskip("dask.array")
-
-
-@pytest.fixture(autouse=True)
-def _numpy_after():
-    yield
-    xp.set_backend("numpy")
+from tests._two_backends import numpy_after  # noqa: F401 - an autouse fixture
+from tests._two_backends import on_backend
 
 
 def _wrap(backend, a):
-    return a if backend == "numpy" else da.from_array(a, chunks=1)
+    return on_backend(backend, a, chunks=1)
 
 
 @pytest.mark.parametrize("backend", ["numpy", "dask"])
