@@ -135,8 +135,9 @@ def test_numpy_backend_refuses_with_a_value_error(name):
     """NumPy checks sizes itself; xstride adds nothing to its fast path (on NumPy's
     error the creation functions of a ``shape`` name it: tests/test_bad_input_creation.py)."""
     named = ("argument 'shape' .* overflows int64" if name in ("empty", "full", "ones", "zeros",
-                                                                 "zeros_like")
+                                                                 "zeros_like", "broadcast_to")
              else "argument 'n_rows' .* overflows int64" if name == "eye"
+             else "argument 'shape' .* does not hold the 4 elements" if name == "reshape"
              else "too big|too large|Maximum allowed|cannot reshape")
     with pytest.raises(ValueError, match=f"^{name}: .*({named})"):
         _NUMPY_REFUSES[name]()
