@@ -9,6 +9,8 @@ backends gave ``arange(0, 2**63 + 5, 2**62, dtype=uint64)`` 2 values, not 3.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -145,6 +147,7 @@ def test_wide_int_arange_into_a_float_dtype_is_the_exact_values_rounded(args, dt
     assert out.tolist() == [_rounded(int(v), dtype) for v in values]
 
 
+@pytest.mark.filterwarnings("ignore:overflow encountered in cast:RuntimeWarning")
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(args=_wide_args(), dtype=st.sampled_from([np.float64, np.float32, np.float16,
                                                  np.complex64]))
@@ -201,3 +204,16 @@ def test_wide_int_arange_into_long_double_is_numpys_again():
         # the bytes: an 80-bit long double's 6 padding bytes are whatever memory held
     if np.finfo(np.longdouble).nmant >= 63:   # x86-64's: the exact values
         assert [int(v) - 2**60 for v in want] == [1, 2, 3]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_wide_int_arange_past_a_narrow_float_warns_as_numpys_cast(backend):
+    """Values past float16's range become inf with NumPy's overflow warning, as
+    ``numpy.arange`` gives it (the exact path had silenced it: a review)."""
+    with xp.use_backend(backend):
+        with pytest.warns(RuntimeWarning, match="overflow"):
+            got = xp.to_numpy(xp.arange(2**60, 2**60 + 3, dtype=xp.float16))
+    assert np.isinf(got).all() and (got > 0).all()
+    with xp.use_backend(backend), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert xp.to_numpy(xp.arange(2**60, 2**60 + 3, dtype=xp.float64))[0] == 2.0**60

@@ -97,5 +97,6 @@ def float_values(idx, start: int, step: int, dt):
         nearest[nudge] = np.nextafter(nearest[nudge], residual[nudge] * np.inf)
     with np.errstate(over="ignore"):   # past float64: scaled to inf, refused before
         values = np.ldexp(nearest, k)
-    with np.errstate(over="ignore"):   # past float32/float16: inf, as NumPy's cast
-        return values.astype(dt)
+    # past float32/float16: inf, with the overflow warning of NumPy's cast, as NumPy's
+    # arange gives it
+    return values.astype(dt)
