@@ -224,6 +224,10 @@ def test_a_peer_that_accepts_but_is_no_scheduler_is_a_clear_error_within_seconds
     # inf passed the check and reached dask's time parser: a KeyError about time units
     (["--backend", "dask", "--connect-timeout", "inf", "--scheduler", "tcp://127.0.0.1:1"],
      "--connect-timeout must be positive and finite; got inf"),
+    # the timeout bounds the wait for --scheduler: with a local cluster it was ignored
+    (["--backend", "dask", "--connect-timeout", "3", "--n", "100"],
+     "--connect-timeout bounds the wait for --scheduler: it does nothing with the local "
+     "cluster; give --scheduler ADDRESS or leave it out"),
     (["--backend", "dask", "--voxel", "0.1", "--plot", "x.png"],
      "--voxel, --plot need the points in one memory: use --backend numpy or cupy"),
     (["--backend", "dask", "--out", "x.ply"], "--out needs the points in one memory"),

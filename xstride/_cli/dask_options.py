@@ -89,8 +89,9 @@ _IN_MEMORY = ("voxel", "out", "plot")
 
 
 def check_arguments(args) -> str | None:
-    """A one-line error when an option of this module is given for another backend, or
-    an option of the in-memory demo for this one."""
+    """A one-line error when an option of this module is given for another backend, an
+    option of the in-memory demo for this one, or ``--connect-timeout`` without
+    ``--scheduler`` (it would be ignored)."""
     if _backends.get(args.backend).lazy:
         given = [f"--{name}" for name in _IN_MEMORY if getattr(args, name, None) is not None]
         if given:
@@ -98,6 +99,10 @@ def check_arguments(args) -> str | None:
                     f"one memory: use --backend "
                     f"{' or '.join(b.name for b in _backends.each() if not b.lazy)} "
                     f"(got --backend {args.backend})")
+        if args.connect_timeout is not None and args.scheduler is None:
+            # the local cluster is started here, not connected to: the wait is unused
+            return ("--connect-timeout bounds the wait for --scheduler: it does nothing "
+                    "with the local cluster; give --scheduler ADDRESS or leave it out")
         return None
     given = [f"--{name.replace('_', '-')}" for name in _OWN if getattr(args, name, None) is not None]
     if given:
