@@ -311,6 +311,26 @@ def test_plot_writes_a_png(tmp_path, capsys, ndim, voxel):
     assert "plot" in [s["name"] for s in res["stages"]]
 
 
+@pytest.mark.parametrize("scale", [
+    [1.79e308, 1.0, 1.0],   # x reaches the float64 limit: matplotlib's ticks overflowed
+    [1e300, 1e-10, 1.0],    # sides 1e310-fold apart: drawn to scale, a singular matrix
+    [1e20, 1.0, 1.0],       # drawn to scale the panel was a line: the points invisible
+])
+def test_plot_of_an_extreme_cloud_is_drawn(tmp_path, capsys, scale):
+    """A new-user probe: ``--plot`` of a cloud near +-1.8e308 or of very unequal sides
+    ended with a matplotlib traceback and status 1 after the whole pipeline ran."""
+    pytest.importorskip("matplotlib")
+    pts = np.random.default_rng(5).random((2000, 3)) * np.array(scale)
+    path = tmp_path / "extreme.npy"
+    np.save(path, pts)
+    png = tmp_path / "extreme.png"
+    res = run_json(capsys, "--points", str(path), "--voxel", "1e305", "--plot", str(png))
+    assert res["files"]["plot"] == str(png) and png.read_bytes()[:4] == b"\x89PNG"
+    low, high = demo_plot.panel_limits(pts.min(axis=0), pts.max(axis=0))
+    assert np.isfinite(high - low).all() and (low <= pts.min(axis=0)).all()
+    assert demo_plot.equal_aspect(low[:2], high[:2]) is (scale[0] <= 100 * scale[1])
+
+
 def test_plot_to_a_bad_path_is_one_line(capsys):
     pytest.importorskip("matplotlib")
     assert main(["demo", "--n", "500", "--plot", "/nonexistent-dir/p.png"]) == 2

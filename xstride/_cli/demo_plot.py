@@ -16,14 +16,21 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["render", "curve_level", "plane_order", "projection_axes", "MAX_CURVE_NODES",
-           "PLANE_LEVELS"]
+__all__ = ["render", "curve_level", "plane_order", "projection_axes", "panel_limits",
+           "equal_aspect", "MAX_CURVE_NODES", "PLANE_LEVELS", "MAX_ASPECT", "HUGE",
+           "HUGE_SHIFT"]
 
 #: The Z-curve is drawn at the deepest level with at most this many occupied nodes.
 MAX_CURVE_NODES = 160
 #: Levels of the plane's quadtree (the colours need no finer order than 2**16 per axis).
 PLANE_LEVELS = 16
 _CMAP = "turbo"
+#: A panel whose sides differ more than this many times is not drawn to scale.
+MAX_ASPECT = 100
+#: Coordinates past this magnitude (2**1000, about 1.1e301) are drawn divided by
+#: 2**HUGE_SHIFT: matplotlib's tick arithmetic overflows near the float64 limit.
+HUGE = 2.0**1000
+HUGE_SHIFT = 64
 
 
 def curve_level(rows) -> int:
@@ -87,6 +94,13 @@ def render(path, *, alg, sample, n_points, lower, upper, rows, source, voxels=No
 
     lower = np.asarray(lower, dtype=np.float64)
     upper = np.asarray(upper, dtype=np.float64)
+    # matplotlib's ticks overflow near +-1.8e308: such a cloud is drawn divided by a
+    # power of two (exact: the Morton order and the voxels are the same), its axes say so
+    huge = max(np.abs(lower).max(), np.abs(upper).max()) > HUGE
+    if huge:
+        sample, lower, upper = (a * 2.0**-HUGE_SHIFT for a in (sample, lower, upper))
+        if voxels is not None:
+            voxels = (np.asarray(voxels[0], dtype=np.float64) * 2.0**-HUGE_SHIFT, voxels[1])
     ax0, ax1 = projection_axes(lower, upper)
     panels = 3 if voxels is not None else 2
     fig = Figure(figsize=(6.4 * panels + 0.6, 6.6), dpi=110, layout="constrained")
@@ -105,6 +119,11 @@ def render(path, *, alg, sample, n_points, lower, upper, rows, source, voxels=No
         _voxel_panel(axv, fig, voxels, ax0, ax1, axes_names)
         axv.set_xlim(ax.get_xlim())
         axv.set_ylim(ax.get_ylim())
+        axv.set_aspect(ax.get_aspect(), adjustable="box")
+    if huge:
+        for panel in [ax] if voxels is None else [ax, axv]:
+            panel.set_xlabel(f"{axes_names[ax0]} / 2**{HUGE_SHIFT}")
+            panel.set_ylabel(f"{axes_names[ax1]} / 2**{HUGE_SHIFT}")
     _occupancy_panel(fig.add_subplot(grid[0, panels - 1]), fig, rows, n_points)
     fig.savefig(str(path))
 
@@ -143,9 +162,30 @@ def _points_panel(ax, fig, sample, rank, cells, level, lower, upper, a0, a1, nam
     ax.set_xlabel(names[a0])
     ax.set_ylabel(names[a1])
     ax.set_aspect("equal", adjustable="box")
-    pad = 0.02 * (upper - lower)
-    ax.set_xlim(lower[a0] - pad[a0], upper[a0] + pad[a0])
-    ax.set_ylim(lower[a1] - pad[a1], upper[a1] + pad[a1])
+    low, high = panel_limits(lower, upper)
+    ax.set_xlim(low[a0], high[a0])
+    ax.set_ylim(low[a1], high[a1])
+    if not equal_aspect(low[[a0, a1]], high[[a0, a1]]):
+        ax.set_aspect("auto")
+
+
+def panel_limits(lower, upper):
+    """Axis limits of the box ``lower..upper`` with a margin of 2 % of each side, kept
+    inside float64 with a finite width (matplotlib refuses an infinite limit, and its
+    transforms divide by the width): a cloud near +-1.8e308 gets a smaller margin."""
+    lower = np.asarray(lower, dtype=np.float64)
+    upper = np.asarray(upper, dtype=np.float64)
+    big = np.finfo(np.float64).max
+    extent = upper - lower   # finite: the demo refuses an extent that overflows
+    pad = np.minimum(0.02 * extent, (big - extent) / 4)
+    return np.maximum(lower - pad, -big), np.minimum(upper + pad, big)
+
+
+def equal_aspect(low, high) -> bool:
+    """Whether a panel of these limits is drawn to scale: its sides differ at most
+    :data:`MAX_ASPECT`-fold (beyond that a scaled panel is a line; it fills the panel)."""
+    width = np.asarray(high, dtype=np.float64) - np.asarray(low, dtype=np.float64)
+    return bool(width.max() <= MAX_ASPECT * width.min())
 
 
 def _voxel_panel(ax, fig, voxels, a0, a1, names):
@@ -165,7 +205,6 @@ def _voxel_panel(ax, fig, voxels, a0, a1, names):
                  "points; colour: how many)", fontsize=10)
     ax.set_xlabel(names[a0])
     ax.set_ylabel(names[a1])
-    ax.set_aspect("equal", adjustable="box")
 
 
 def _occupancy_panel(ax, fig, rows, n_points):
