@@ -29,8 +29,12 @@ def expected_occupancy(points, levels, k):
     """Occupancy by an independent route: np.unique of the level-k cells."""
     pts = np.asarray(points, dtype=np.float64)
     lo, hi = pts.min(axis=0), pts.max(axis=0)
-    # a flat axis: a unit extent, or the next float up where lo + 1 == lo (docs/demo.md)
-    hi = np.where(hi > lo, hi, np.where(lo + 1.0 > lo, lo + 1.0, np.nextafter(lo, np.inf)))
+    # a flat axis: a unit extent, or the next float up where lo + 1 == lo, or at the
+    # largest float64 the float below (docs/demo.md)
+    top = (hi == lo) & (lo == np.finfo(np.float64).max)
+    lo = np.where(top, np.nextafter(lo, -np.inf), lo)
+    with np.errstate(over="ignore"):
+        hi = np.where(hi > lo, hi, np.where(lo + 1.0 > lo, lo + 1.0, np.nextafter(lo, np.inf)))
     scale = 2.0**levels / (hi - lo)
     cells = np.clip(np.floor((pts - lo) * scale), 0, 2**levels - 1).astype(np.int64)
     coarse = cells >> (levels - k)
@@ -342,8 +346,10 @@ def test_extent_out_of_float64_range_is_one_line(tmp_path, capsys, pts, needle):
 
 
 def test_flat_axis_far_from_zero_still_runs(tmp_path, capsys, cloud):
-    # lower + 1 == lower past 2**53: the flat axis gets the next float up instead
-    for z in (1e17, -3e300):
+    # lower + 1 == lower past 2**53: the flat axis gets the next float up instead; at
+    # the largest float64 (no next float: the extent was called an overflow) the float
+    # below it
+    for z in (1e17, -3e300, np.finfo(np.float64).max):
         flat = cloud.copy()
         flat[:, 2] = z
         path = tmp_path / "far.npy"

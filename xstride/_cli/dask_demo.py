@@ -455,11 +455,11 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
         return dask_tasks.bounding_box(pos)
 
     lower, upper = stage("bounding box", bbox)
-    box_upper = _morton_box(lower, upper, levels)
+    box_lower, box_upper = _morton_box(lower, upper, levels)
 
     # 3. keys, 4. sort (positions carried along)
     keys, = stage("morton keys", lambda: _persist(
-        alg.morton_keys(pos, lower.tolist(), box_upper.tolist(), levels)))
+        alg.morton_keys(pos, box_lower.tolist(), box_upper.tolist(), levels)))
     # (persisted by sort_by_key, which returns once its splits end: waited for here)
     sorted_keys, order, sorted_pos = stage("sort_by_key",
                                            lambda: _persist(*alg.sort_by_key(keys, pos)))
@@ -483,7 +483,7 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
                  dask_tasks.sorted_across(sorted_keys),
                  # the carried positions have the sorted keys (per chunk; a gather of
                  # pos by order would move every row across the cluster once more)
-                 xp.all(alg.morton_keys(sorted_pos, lower.tolist(), box_upper.tolist(),
+                 xp.all(alg.morton_keys(sorted_pos, box_lower.tolist(), box_upper.tolist(),
                                         levels) == sorted_keys)]
         lo, hi, total, ok_sorted, carried = dask.compute(*parts)
         return {"occupied": int(counts.shape[0]), "min": int(lo), "max": int(hi),

@@ -262,7 +262,7 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
         return lo, hi
 
     lower, upper = stages.run("bounding box", bbox)
-    box_upper = _morton_box(lower, upper, levels)
+    box_lower, box_upper = _morton_box(lower, upper, levels)
     try:   # a --voxel grid the box cannot hold: now, not after the tree
         demo_extras.check_voxel_span(extras, lower, upper)
     except demo_extras.OptionError as exc:
@@ -270,7 +270,7 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
 
     # 3. keys, 4. sort (positions carried along)
     # bounds as Python floats: host parameters for either backend
-    keys = stages.run("morton keys", lambda: alg.morton_keys(pos, lower.tolist(),
+    keys = stages.run("morton keys", lambda: alg.morton_keys(pos, box_lower.tolist(),
                                                              box_upper.tolist(), levels))
     sorted_keys, order, sorted_pos = stages.run(   # keys of ndim * levels bits
         "sort_by_key", lambda: alg.sort_by_key(keys, pos, key_bits=ndim * levels))
@@ -305,7 +305,7 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
         alg, am, be.to_host, sorted_keys, ndim, levels))
     try:
         more = demo_extras.run(extras, stages.run, alg, am, be, pos, sorted_pos, tree, rows,
-                               lower, box_upper, source)
+                               box_lower, box_upper, source)
     except demo_extras.OptionError as exc:
         raise DemoError(str(exc)) from None
     return {
@@ -359,10 +359,13 @@ def _check_levels(alg, ndim: int, levels: int, level_stats) -> int:
 
 
 def _morton_box(lower: np.ndarray, upper: np.ndarray, levels: int) -> np.ndarray:
-    """Upper corner of the Morton box: the bounding box's, with a small extent on a flat axis.
+    """Corners of the Morton box ``(box_lower, box_upper)``: the bounding box's, with a
+    small extent on a flat axis.
 
     A flat axis (all points agree) gets a unit extent, or the step to the next float
-    where ``lower + 1 == lower`` (past 2**53). Morton keys need ``2**levels / (upper -
+    where ``lower + 1 == lower`` (past 2**53); at the largest float64, which has no next
+    float, the step to the float below it (``box_lower`` is then below ``lower``).
+    Morton keys need ``2**levels / (upper -
     lower)`` finite on every axis, so a cloud whose extent overflows float64 (points
     near +-1.7e308) or is too small for that quotient (subnormal extents) is a
     :class:`DemoError` naming the axis.
@@ -371,7 +374,11 @@ def _morton_box(lower: np.ndarray, upper: np.ndarray, levels: int) -> np.ndarray
         step = lower + 1.0
         flat = np.where(step > lower, step, np.nextafter(lower, np.inf))
         box_upper = np.where(upper > lower, upper, flat)
-        extent = box_upper - lower
+        # a flat axis at the largest float64 has no float above it: the box goes down
+        top = (upper == lower) & np.isinf(box_upper) & np.isfinite(lower)
+        box_lower = np.where(top, np.nextafter(lower, -np.inf), lower)
+        box_upper = np.where(top, upper, box_upper)
+        extent = box_upper - box_lower
         scale = 2.0**levels / extent
     for axis, name in enumerate("xyz"[: lower.size]):
         lo, hi = lower[axis], upper[axis]
@@ -383,7 +390,7 @@ def _morton_box(lower: np.ndarray, upper: np.ndarray, levels: int) -> np.ndarray
             raise DemoError(f"the points span only {extent[axis]:.3g} on axis {name} "
                             f"({lo:.3g} to {hi:.3g}): too small for 2**{levels} cells "
                             f"(2**{levels} / extent overflows float64); rescale the points")
-    return box_upper
+    return box_lower, box_upper
 
 
 # --------------------------------------------------------------------- output

@@ -188,7 +188,7 @@ def _voxel_error(voxel: float, exc: ValueError) -> str:
     return f"--voxel {voxel:g}: {exc}"
 
 
-def run(extras: Extras | None, stage, alg, am, be, pos, sorted_pos, tree, rows, lower,
+def run(extras: Extras | None, stage, alg, am, be, pos, sorted_pos, tree, rows, box_lower,
         box_upper, source) -> dict:
     """Run the stages the options ask for (``stage(name, fn)`` times each); returns the
     JSON records they add (``"voxel"``, ``"files"``)."""
@@ -221,7 +221,7 @@ def run(extras: Extras | None, stage, alg, am, be, pos, sorted_pos, tree, rows, 
             step = max(1, -(-npts // MAX_PLOT_POINTS))
             sample = np.asarray(be.to_host(sorted_pos[::step]), dtype=np.float64)
             demo_plot.render(extras.plot, alg=alg, sample=sample, n_points=npts,
-                             lower=lower, upper=box_upper, rows=rows, source=source,
+                             lower=box_lower, upper=box_upper, rows=rows, source=source,
                              voxels=cloud)
 
         try:
