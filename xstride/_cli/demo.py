@@ -358,7 +358,8 @@ def _check_levels(alg, ndim: int, levels: int, level_stats) -> int:
     return k_level
 
 
-def _morton_box(lower: np.ndarray, upper: np.ndarray, levels: int) -> np.ndarray:
+def _morton_box(lower: np.ndarray, upper: np.ndarray,
+                levels: int) -> tuple[np.ndarray, np.ndarray]:
     """Corners of the Morton box ``(box_lower, box_upper)``: the bounding box's, with a
     small extent on a flat axis.
 
