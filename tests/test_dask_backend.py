@@ -375,6 +375,16 @@ def test_to_numpy_and_to_device_compute():
     assert isinstance(xp.to_device([1, 2], "dask"), da.Array)
 
 
+def test_to_numpy_of_a_0d_dask_array_is_an_ndarray():
+    # dask's compute of a 0-d array is a NumPy scalar (np.int64): it came back as one
+    x = xp.to_device(np.arange(5), "dask")
+    for got in (xp.to_numpy(xp.sum(x)), xp.to_numpy(x[0]), xp.to_device(x[1], "numpy")):
+        assert type(got) is np.ndarray and got.shape == ()
+    assert xp.to_numpy(xp.sum(x)) == 10 and xp.to_device(x[1], "numpy") == 1
+    with xp.use_backend("numpy"):
+        assert type(xp.to_device(x[2])) is np.ndarray
+
+
 # --------------------------------------------------------------------- reductions and manipulation
 @pytest.mark.parametrize("name", ["sum", "prod", "min", "max"])
 def test_reductions_are_dask_trees_of_the_namespace_functions(name):

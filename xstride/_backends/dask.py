@@ -282,10 +282,13 @@ class DaskBackend(Backend):
         return self.on_chunks(da.from_array(host, chunks=chunks, asarray=False), opts)
 
     def to_host(self, a):
-        """Computes ``a`` (on the current dask scheduler) and returns a NumPy array."""
+        """Computes ``a`` (on the current dask scheduler) and returns a NumPy array; a
+        0-d one too (dask's compute of a 0-d array gives a NumPy scalar, ``np.int64``)."""
+        import numpy as np
+
         out = a.compute()
         be = self.of_array(out)
-        return out if be is None else be.to_host(out)
+        return np.asarray(out if be is None else be.to_host(out))
 
     def library_sliding_window_view(self, x, window, axes, writeable):
         """dask's function, except where it fails and NumPy's windows are trivial: a 0-d
