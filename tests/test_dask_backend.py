@@ -385,6 +385,19 @@ def test_to_numpy_of_a_0d_dask_array_is_an_ndarray():
         assert type(xp.to_device(x[2])) is np.ndarray
 
 
+def test_numpy_backend_asarray_of_a_dask_array_with_copy_false_raises():
+    # computing a dask array makes a new array: NumPy's copy=False error, not dask's
+    # FutureWarning ("Can't acquire a memory view") and a silent copy
+    x = xp.to_device(np.arange(3), "dask")
+    with xp.use_backend("numpy"):
+        with pytest.raises(ValueError, match=r"^asarray: argument 'copy' is False, but 'obj' "
+                                             r"is a dask array.*copy=None"):
+            xp.asarray(x, copy=False)
+        for copy in (None, True):
+            got = xp.asarray(x, copy=copy)
+            assert type(got) is np.ndarray and got.tolist() == [0, 1, 2]
+
+
 # --------------------------------------------------------------------- reductions and manipulation
 @pytest.mark.parametrize("name", ["sum", "prod", "min", "max"])
 def test_reductions_are_dask_trees_of_the_namespace_functions(name):

@@ -552,7 +552,13 @@ def full(shape, fill_value, *, dtype=None, device=None, **kwargs):
 
 def asarray(obj, /, *, dtype=None, device=None, copy=None, **kwargs):
     """``asarray`` of the standard on NumPy: a Python int no integer dtype holds is an
-    ``OverflowError`` (NumPy made an array of Python objects)."""
+    ``OverflowError`` (NumPy made an array of Python objects); ``copy=False`` of a dask
+    array, which is computed into a new array, is NumPy's ``ValueError`` (it was
+    computed anyway, with dask's ``FutureWarning``)."""
+    if copy is False and _backend.backend_of_array(obj) == "dask":
+        raise value_error("asarray", "copy", "is False, but 'obj' is a dask array, computed "
+                          "into a new NumPy array (a copy); pass copy=None, or use "
+                          "xstride.to_numpy(obj)")
     out = _numpy("asarray")(obj, dtype=dtype, device=device, copy=copy, **kwargs)
     if out.dtype == object and dtype is None and not isinstance(obj, np.ndarray):
         check_int_items("asarray", out)
