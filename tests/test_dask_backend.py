@@ -385,6 +385,22 @@ def test_to_numpy_of_a_0d_dask_array_is_an_ndarray():
         assert type(xp.to_device(x[2])) is np.ndarray
 
 
+def test_to_device_names_itself_when_the_chunks_option_does_not_fit():
+    # it named asarray, which the caller did not call, and offered a chunks= it lacks
+    with xp.use_backend("dask", chunks=(4,)):
+        with pytest.raises(ValueError, match=r"^to_device: argument 'chunks' is the dask "
+                                             r"backend's option \(4,\): 1 entries.*shape "
+                                             r"\(2, 3\), more axes; set the option"):
+            xp.to_device(np.ones((2, 3)))
+    with xp.use_backend("numpy"):
+        xp.set_backend("dask", chunks=((1, 1), (2,)))
+        xp.set_backend("numpy")
+        with pytest.raises(ValueError, match=r"^to_device: argument 'chunks' is the dask "
+                                             r"backend's option .*does not fit shape \(2, 3\)"):
+            xp.to_device(np.ones((2, 3)), "dask")
+        assert xp.to_device(np.ones((2, 2)), "dask").chunks == ((1, 1), (2,))
+
+
 def test_numpy_backend_asarray_of_a_dask_array_with_copy_false_raises():
     # computing a dask array makes a new array: NumPy's copy=False error, not dask's
     # FutureWarning ("Can't acquire a memory view") and a silent copy

@@ -166,4 +166,6 @@ def to_device(a, backend: str | None = None):
         # with object dtype", "auto-chunking with dtype.itemsize == 0")
         raise type_error("to_device", "a", a, "an array dask can chunk (not of object "
                          "dtype, elements of at least one byte)")
+    if be.lazy:   # an option that does not fit ``a`` names to_device (it named asarray)
+        return be.asarray(a, func="to_device", own_chunks=False)
     return be.asarray(a)

@@ -259,10 +259,13 @@ class DaskBackend(Backend):
         return x.map_blocks(lib.asarray, dtype=x.dtype,
                             meta=lib.empty((0,) * x.ndim, dtype=x.dtype))
 
-    def asarray(self, value, dtype=None, *, func: str = "asarray", arg: str | None = None):
+    def asarray(self, value, dtype=None, *, func: str = "asarray", arg: str | None = None,
+                own_chunks: bool = True):
         """``value`` as a dask array with the active chunks and chunk backend. ``func``
         and ``arg``: the function and its argument that ``value`` (a list) was given as,
-        which an option that does not fit it names (default: ``asarray``'s ``chunks``)."""
+        which an option that does not fit it names (default: ``asarray``'s ``chunks``);
+        ``own_chunks``: whether ``func`` takes a ``chunks=`` of its own, which that
+        error then offers (``to_device`` takes none)."""
         da = self.load()
         if self.owns(value):
             return value if dtype is None else value.astype(dtype)
@@ -277,7 +280,7 @@ class DaskBackend(Backend):
             host = np.asarray(host, dtype=dtype)
         elif dtype is not None:
             host = host.astype(dtype, copy=False)
-        chunks = fit_chunks(func, fit_option(func, opts.chunks, host.shape, arg=arg),
+        chunks = fit_chunks(func, fit_option(func, opts.chunks, host.shape, own_chunks, arg),
                             host.shape, host.dtype, option=opts.chunks, arg=arg)
         return self.on_chunks(da.from_array(host, chunks=chunks, asarray=False), opts)
 
