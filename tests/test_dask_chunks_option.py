@@ -257,6 +257,23 @@ def test_eye_and_like_block_lengths_that_do_not_fit_name_the_function():
         assert xp.zeros_like(x, chunks=((1, 4),)).chunks == ((1, 4),)
 
 
+def test_asarray_of_a_dask_array_checks_its_own_chunks_as_of_any_input():
+    """asarray(dask_array, chunks=...) went to dask's rechunk unchecked: block lengths of
+    another sum raised dask's unnamed "Chunks do not add up to shape", and (1, 2) or
+    ((4,), (1,)) of a 1-D array were taken, where a NumPy array's were refused."""
+    with xp.use_backend("dask"):
+        x = xp.arange(4)
+        for chunks in (((1, 1),), (1, 2), ((4,), (1,))):
+            for a in (x, np.arange(4)):
+                with pytest.raises(ValueError, match=r"^asarray: argument 'chunks' is this "
+                                   rf"call's {re.escape(repr(chunks))}, which does not fit "
+                                   r"shape \(4,\)"):
+                    xp.asarray(a, chunks=chunks)
+        assert xp.asarray(x, chunks=((1, 3),)).chunks == ((1, 3),)
+        assert xp.asarray(x, chunks=(2,)).chunks == ((2, 2),)
+        assert xp.asarray(x, chunks="8B").chunks == ((1, 1, 1, 1),)
+
+
 def test_like_chunks_fit_the_shape_keyword_not_x():
     """A *_like call's chunks= with a shape= of its own: checked against that shape (they
     were checked against x's, so chunks fitting shape= were refused and chunks fitting x

@@ -363,7 +363,8 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, chunks=None):
     """``asarray`` of the array API standard on the dask backend.
 
     A dask array passes to ``array_api_compat.dask.array.asarray`` (the standard's
-    ``copy`` rules). Anything else becomes a NumPy array first (NumPy's rules for
+    ``copy`` rules), rechunked to a ``chunks`` given, which must fit its shape as for any
+    other input. Anything else becomes a NumPy array first (NumPy's rules for
     nested sequences and scalars; a CuPy array is copied to the host unless the
     chunks are CuPy), then a dask array with the backend's ``chunks`` (or the
     ``chunks`` given) on the chunk backend. ``device`` must be one of the namespace
@@ -372,7 +373,12 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, chunks=None):
     be = get(_NAME)
     if be.owns(obj):
         out = be.namespace().asarray(obj, dtype=dtype, device=device, copy=copy)
-        return out if chunks is None else out.rechunk(check_chunks("asarray", chunks))
+        if chunks is None:
+            return out
+        # checked as for any other input (dask's rechunk took (1, 2) of a 1-D array and
+        # said only "Chunks do not add up to shape" of block lengths that do not fit)
+        return out.rechunk(fit_chunks("asarray", check_chunks("asarray", chunks), out.shape,
+                                      out.dtype))
     _check_device("asarray", device)   # it was ignored
     opts = be.options()
     da = be.load()
