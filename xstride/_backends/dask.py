@@ -291,7 +291,8 @@ class DaskBackend(Backend):
 
         out = a.compute()
         be = self.of_array(out)
-        return np.asarray(out if be is None else be.to_host(out))
+        # asanyarray: a masked array's chunks (numpy.ma) keep their mask
+        return np.asanyarray(out if be is None else be.to_host(out))
 
     def library_sliding_window_view(self, x, window, axes, writeable):
         """dask's function, except where it fails and NumPy's windows are trivial: a 0-d
