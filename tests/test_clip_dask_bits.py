@@ -56,3 +56,18 @@ def test_dask_clip_of_array_bounds_in_other_chunks_broadcasts_as_numpy():
     got = xp.clip(da.from_array(xi[0], chunks=2), da.from_array(xi, chunks=3), 50)
     np.testing.assert_array_equal(xp.to_numpy(got), xp.clip(xi[0], xi, 50))
     assert got.dtype == np.int8
+
+
+def test_dask_clip_of_masked_chunks_keeps_their_mask():
+    """numpy.ma chunks: the clip of each block kept its mask before the per-block clip
+    (NumPy's ``clip`` of a block's data had dropped it, showing the masked values)."""
+    a = np.array([1.0, 2.0, 3.0, -4.0])
+    m = da.ma.masked_array(da.from_array(a, chunks=2), mask=[False, True, False, True])
+    got = xp.to_numpy(xp.clip(m, 0.0, 1.5))
+    assert np.ma.isMaskedArray(got)
+    assert np.ma.getmaskarray(got).tolist() == [False, True, False, True]
+    assert got.compressed().tolist() == [1.0, 1.5]
+    lo = da.ma.masked_array(da.from_array(np.zeros(4), chunks=2), mask=[1, 0, 0, 0])
+    got = xp.to_numpy(xp.clip(da.from_array(a, chunks=2), lo, None))
+    assert np.ma.getmaskarray(got).tolist() == [True, False, False, False]
+    assert got.compressed().tolist() == [2.0, 3.0, 0.0]

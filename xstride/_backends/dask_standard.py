@@ -200,7 +200,16 @@ def permute_dims(x, /, axes):
 
 def _clip_block(xb, lo, hi):
     """One block of :func:`clip`: the clip of the block's own backend (NumPy's or
-    CuPy's, as xstride's namespace runs it), with each bound's block or scalar."""
+    CuPy's, as xstride's namespace runs it), with each bound's block or scalar. Masked
+    (``numpy.ma``) blocks: their data clipped, the masks kept (any operand's)."""
+    masked = [v for v in (xb, lo, hi) if hasattr(v, "mask")]
+    if masked:
+        out = _clip_block(*(np.ma.getdata(v) if hasattr(v, "mask") else v
+                            for v in (xb, lo, hi)))
+        mask = np.zeros(out.shape, dtype=bool)
+        for v in masked:
+            mask = mask | np.ma.getmaskarray(v)
+        return np.ma.masked_array(out, mask=mask)
     be = get(_NAME).of_array(xb)
     return implementation(be.name, "clip")(xb, lo, hi)
 
