@@ -31,10 +31,15 @@ def _settle(x, values, inverse=None, indices=None):
     the NaNs of ``x``'s order, in place, and the same NaNs' ``inverse`` (flat) and
     ``indices``; returns ``values``."""
     flat = x.reshape(-1)
-    zeros = values == 0
-    if zeros.any():   # one zero among the values: x's first
-        values[zeros] = flat[np.argmax(flat == 0)]
-    if not values.shape[0] or not np.isnan(values[-1]):   # NaNs sort last: none in x
+    if values.dtype.kind == "f":   # sorted: the zero is where 0 would go (one search)
+        at = int(values.searchsorted(0.0))
+        if at < values.shape[0] and values[at] == 0:
+            values[at] = flat[np.argmax(flat == 0)]
+    else:
+        zeros = values == 0
+        if zeros.any():   # one zero among the values: x's first
+            values[zeros] = flat[np.argmax(flat == 0)]
+    if not values.shape[0] or values[-1] == values[-1]:   # NaNs sort last: none in x
         return values
     nan = np.isnan(flat)
     count = int(np.count_nonzero(nan))
@@ -48,19 +53,29 @@ def _settle(x, values, inverse=None, indices=None):
     return values
 
 
+_COMPAT: dict = {}   # name -> compat's NumPy function, looked up once
+
+
+def _compat(name: str):
+    fn = _COMPAT.get(name)
+    if fn is None:
+        fn = _COMPAT[name] = compat_function("numpy", name)
+    return fn
+
+
 def _floating(x) -> bool:
     return getattr(getattr(x, "dtype", None), "kind", None) in ("f", "c")
 
 
 def unique_values(x, /):
     """``unique_values`` of the standard on NumPy arrays (floating: see the module)."""
-    values = compat_function("numpy", "unique_values")(x)
+    values = _compat("unique_values")(x)
     return _settle(x, values) if _floating(x) else values
 
 
 def unique_counts(x, /):
     """``unique_counts`` of the standard on NumPy arrays; a NaN's count is 1."""
-    res = compat_function("numpy", "unique_counts")(x)
+    res = _compat("unique_counts")(x)
     if _floating(x):
         _settle(x, res.values)
     return res
@@ -69,7 +84,7 @@ def unique_counts(x, /):
 def unique_inverse(x, /):
     """``unique_inverse`` of the standard on NumPy arrays: the k-th NaN of ``x``'s
     flattened order is value ``len(other values) + k``."""
-    res = compat_function("numpy", "unique_inverse")(x)
+    res = _compat("unique_inverse")(x)
     if not _floating(x):
         return res
     inverse = res.inverse_indices.reshape(-1).copy()
@@ -80,7 +95,7 @@ def unique_inverse(x, /):
 def unique_all(x, /):
     """``unique_all`` of the standard on NumPy arrays, its NaNs as ``unique_inverse``'s
     with their flat positions as ``indices``."""
-    res = compat_function("numpy", "unique_all")(x)
+    res = _compat("unique_all")(x)
     if not _floating(x):
         return res
     inverse = res.inverse_indices.reshape(-1).copy()
