@@ -95,13 +95,14 @@ def _numpy_items(shape) -> tuple:
     (``zeros(np.array([2, 3]), dtype="foo")``) is not laid on ``shape``."""
     try:
         operator.index(shape)
+        return (shape,)   # an int, a 0-d integer array
     except TypeError:
-        if not isinstance(shape, (str, bytes)):
-            try:
-                return tuple(shape)
-            except TypeError:
-                pass
-    return (shape,)
+        if isinstance(shape, (str, bytes)):
+            return (shape,)
+    try:
+        return tuple(shape)
+    except TypeError:   # no sequence (a float, None, a 0-d float array): one length
+        return (shape,)
 
 
 def _numpy_shaped(name: str):
