@@ -68,3 +68,17 @@ def test_copy_into_shortcut_and_its_errors():
     ro.flags.writeable = False
     with pytest.raises(ValueError, match="read-only"):
         xp.copy_into(ro, src)
+
+
+def test_copy_into_shortcut_leaves_the_rest_to_the_checks():
+    src = np.arange(3.0)
+    with pytest.raises(ValueError, match="overlaps itself"):    # not contiguous: checked
+        xp.copy_into(np.lib.stride_tricks.as_strided(np.zeros(3), (2, 3), (0, 8)), src)
+    with pytest.raises(ValueError, match=r"^copy_into: .*broadcast"):
+        xp.copy_into(np.empty(3), np.arange(4.0))              # shapes differ: checked
+    dst = np.zeros(3, object)                                  # not numeric: checked,
+    assert xp.copy_into(dst, src) is dst                       # copied as NumPy does
+    assert dst.tolist() == [0.0, 1.0, 2.0]
+    strided = np.zeros(6)[::2]                                 # not contiguous, no overlap
+    assert xp.copy_into(strided, src) is strided
+    np.testing.assert_array_equal(strided, src)

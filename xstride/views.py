@@ -15,6 +15,7 @@ from ._backends.views import numpy_whole_objects as _whole_objects
 from ._backends.views import numpy_objects_dtype as _objects_dtype
 from ._backends.views import numpy_field_view as _field_view
 from ._backends.views import numpy_interface_describes as _interface_describes
+from .elementwise import _copy_into_checks, _plain_into
 from .elementwise import copy_into_checked as _copy_into_checked
 from ._core.errors import error as _error, immutable_error as _immutable_error
 from ._core.errors import type_error as _type_error, value_error as _value_error
@@ -157,10 +158,15 @@ def copy_into(dst, src):
     ``numpy.copyto``.
     """
     if type(dst) is _np.ndarray and type(src) is _np.ndarray:   # one backend, no look
-        be = _backends.of_array(dst)
-    else:
-        be = _backends.of("copy_into", [("dst", dst), ("src", src)])
-    return _copy_into_checked(be, dst, src)
+        if _plain_into(dst, src):   # NumPy's copyto answers it as the checks would
+            try:
+                _np.copyto(dst, src, casting="same_kind")
+                return dst
+            except (TypeError, ValueError):   # its cast check precedes the copy
+                pass
+        return _copy_into_checks(_backends.of_array(dst), dst, src)
+    return _copy_into_checked(_backends.of("copy_into", [("dst", dst), ("src", src)]),
+                              dst, src)
 
 
 # ----------------------------------------------------------------------------- checks
