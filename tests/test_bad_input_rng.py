@@ -36,6 +36,22 @@ def test_bad_type(f, arg, value):
         _call(f, arg, value)
 
 
+@pytest.mark.parametrize("value", [np.timedelta64(5), np.timedelta64(5, "ns"),
+                                   np.timedelta64(5, "s"), np.timedelta64("NaT"),
+                                   [np.timedelta64(5)], [1, np.timedelta64(5, "s")]],
+                         ids=repr)
+def test_timedelta_scalars_are_refused(value):
+    """NumPy's timedelta64 is an ``np.integer`` subclass but a duration: its arrays were
+    refused while a scalar was taken as its count of ns (a 5 ns seed drew seed 5) or
+    failed in ``int()`` ("int() argument must be ... not 'datetime.timedelta'", naming
+    no argument), and in a list raised a bare ``OverflowError``."""
+    for arg in ARGS:
+        with pytest.raises(TypeError, match=f"^philox_uniform: argument '{arg}' got "):
+            _call(rng.philox_uniform, arg, value)
+    with pytest.raises(TypeError, match="^philox4x32_10: argument 'key1' got "):
+        rng.philox4x32_10(np.zeros(4, np.uint32), 0, value)
+
+
 @pytest.mark.parametrize("arg", ARGS)
 def test_masked_arrays_are_refused(arg):
     """A masked counter's masked elements would still draw: refused, naming what to pass."""

@@ -18,7 +18,9 @@ _U32_MAX = (1 << 32) - 1
 
 def _check_int(func, name, value, limit, limit_text):
     """A Python int in ``[0, limit]`` or an unsigned integer array (NumPy/CuPy, uint64)."""
-    if isinstance(value, (bool, np.bool_)):
+    # a NumPy timedelta64 is an np.integer subclass, but a duration: its arrays are
+    # refused below, and so is the scalar (its int() is a count of its unit, or fails)
+    if isinstance(value, (bool, np.bool_, np.timedelta64)):
         raise type_error(func, name, value, "a non-negative integer or an integer array")
     if isinstance(value, (int, np.integer)):
         v = int(value)
