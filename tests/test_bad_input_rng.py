@@ -376,10 +376,12 @@ def test_philox_integers_one_argument_form_names_low_only(low):
 
 @pytest.mark.parametrize("low, high, culprit", [
     (-2**63 - 1, 0, "low"), (-2**70, 2**70, "low"),     # low below int64: no dtype holds it
+    (2**64, 2**64 + 1, "low"), (2**70, 2**71, "low"),   # low past uint64: named 'high'
     (0, 2**64 + 1, "high"), (-1, 2**64, "high"), (-1, 2**63 + 1, "high")])
 def test_philox_integers_range_error_names_the_end_out_of_range(low, high, culprit):
     """``integers(-2**63 - 1, 0)`` said "argument 'high'", though 0 fits every dtype and
-    ``low`` is below int64 (NumPy: "low is out of bounds for int64")."""
+    ``low`` is below int64 (NumPy: "low is out of bounds for int64"); and
+    ``integers(2**64, 2**64 + 1)`` named 'high' though ``low`` is past uint64."""
     g = rng.Philox(1, backend="numpy")
     with pytest.raises(ValueError, match=rf"^Philox\.integers: argument '{culprit}' range "
                                          rf"\[{low}, {high}\) does not fit int64 or uint64$"):

@@ -415,8 +415,9 @@ class Philox:
             dtype = np.int64
         elif low >= 0 and high - 1 < _LIMIT:
             dtype = np.uint64
-        else:   # name the end no dtype holds (low below int64: 'low'), else 'high'
-            raise value_error(func, names[0] if low < -(1 << 63) else names[1],
+        else:   # name the end no dtype holds (low below int64 or past uint64: 'low')
+            raise value_error(func, names[0] if low < -(1 << 63) or low >= _LIMIT
+                              else names[1],
                               f"range [{low}, {high}) does not fit int64 or uint64")
         r = high - low
         if r > _LIMIT:
