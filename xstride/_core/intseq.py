@@ -36,12 +36,14 @@ def integer_array(func: str, name: str, value) -> np.ndarray:
     arr = np.asarray(value, dtype=object)
     if arr.size == 0:
         return np.zeros(arr.shape, dtype=np.int64)
-    items = [v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v
-             for v in arr.reshape(-1).tolist()]
-    for item in items:
-        if isinstance(item, (bool, np.bool_, np.timedelta64)) or not isinstance(
-                item, (int, np.integer)):   # timedelta64: an np.integer, but a duration
-            raise type_error(func, name, value, "integers (a list of ints or an integer array)")
+    items = arr.reshape(-1).tolist()
+    if not {int}.issuperset(map(type, items)):   # not only Python ints: item by item
+        items = [v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v for v in items]
+        for item in items:
+            if isinstance(item, (bool, np.bool_, np.timedelta64)) or not isinstance(
+                    item, (int, np.integer)):   # timedelta64: an np.integer, but a duration
+                raise type_error(func, name, value,
+                                 "integers (a list of ints or an integer array)")
     lo, hi = min(items), max(items)
     if lo >= -(1 << 63) and hi < (1 << 63):
         dtype = np.int64

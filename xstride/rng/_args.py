@@ -120,9 +120,20 @@ def _on(backend, v, dtype, func, name):
     return backend.asarray(host)
 
 
+#: types no backend owns: a list or tuple of only these holds no array
+_NO_ARRAY = frozenset({int, bool, float, complex, str, bytes, type(None), list, tuple})
+
+
 def _backend_of(func, named):
-    """Backend of the array arguments as given (NumPy scalars and lists do not count)."""
-    return _backends.of(func, [(n, v) for n, v in named if not isinstance(v, np.generic)])
+    """Backend of the array arguments as given (NumPy scalars and lists do not count).
+
+    A list or tuple is searched for arrays one level deep (``_backends.of``), an item
+    at a time; one whose items' types say no array is there (Python scalars, nested
+    lists) is left out at C speed: ``counter=list(range(10**6))`` spent about 1 s on
+    that search, 30 times NumPy's conversion of the list."""
+    return _backends.of(func, [(n, v) for n, v in named if not isinstance(v, np.generic)
+                               and not (isinstance(v, (list, tuple))
+                                        and _NO_ARRAY.issuperset(map(type, v)))])
 
 
 def _prepare(func, seed, stream, counter):
