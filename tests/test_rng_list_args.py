@@ -47,3 +47,21 @@ def test_lists_of_other_integers_are_still_taken(value):
 def test_lists_of_other_items_are_still_refused(value):
     with pytest.raises(TypeError, match="^philox_uniform: argument 'counter' got "):
         rng.philox_uniform(1, 2, value)
+
+
+@pytest.mark.parametrize("value", [[1, np.uint64(2)], (np.int64(1), np.uint8(2)),
+                                   [np.uint64(1), 2]], ids=repr)
+def test_numpy_scalars_in_a_list_take_the_active_backend(value):
+    """Python ints, NumPy scalars and lists give the active backend's array
+    (docs/rng.md); a NumPy scalar inside a list made a NumPy result under dask, where
+    ``[1, 2]`` and a NumPy scalar alone gave a dask array."""
+    da = pytest.importorskip("dask.array")
+    want = rng.philox_uniform(1, 2, np.array([1, 2]))
+    with xp.use_backend("dask", chunks=1):
+        for got in (rng.philox_uniform(1, 2, value), rng.philox_normal2(value, 2, 3)[1],
+                    rng.philox4x32_10([[v, 0, 0, 0] for v in value], value[:1], 0)):
+            assert isinstance(got, da.Array)
+        got = rng.philox_uniform(1, 2, value)
+    np.testing.assert_array_equal(xp.to_numpy(got), want)
+    with pytest.raises(TypeError, match=r"\(seed is numpy, counter\[1\] is dask\)"):
+        rng.philox_uniform(np.zeros(2, np.uint64), 2, [value[0], da.zeros(2, dtype=np.uint64)])

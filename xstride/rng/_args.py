@@ -130,10 +130,20 @@ def _backend_of(func, named):
     A list or tuple is searched for arrays one level deep (``_backends.of``), an item
     at a time; one whose items' types say no array is there (Python scalars, nested
     lists) is left out at C speed: ``counter=list(range(10**6))`` spent about 1 s on
-    that search, 30 times NumPy's conversion of the list."""
-    return _backends.of(func, [(n, v) for n, v in named if not isinstance(v, np.generic)
-                               and not (isinstance(v, (list, tuple))
-                                        and _NO_ARRAY.issuperset(map(type, v)))])
+    that search, 30 times NumPy's conversion of the list. A NumPy scalar in a list
+    counts no more than one given alone (``_backends.of`` takes it for NumPy when no
+    array is given, which made ``[np.uint64(1), 2]`` a NumPy result under dask, where
+    ``[1, 2]`` and ``np.uint64(1)`` give the active backend's)."""
+    kept = []
+    for n, v in named:
+        if isinstance(v, np.generic):
+            continue
+        if isinstance(v, (list, tuple)):
+            if _NO_ARRAY.issuperset(map(type, v)):
+                continue
+            v = [None if isinstance(x, np.generic) else x for x in v]   # same positions
+        kept.append((n, v))
+    return _backends.of(func, kept)
 
 
 def _prepare(func, seed, stream, counter):
