@@ -120,27 +120,19 @@ def _on(backend, v, dtype, func, name):
     return backend.asarray(host)
 
 
-#: types no backend owns: a list or tuple of only these holds no array
-_NO_ARRAY = frozenset({int, bool, float, complex, str, bytes, type(None), list, tuple})
-
-
 def _backend_of(func, named):
     """Backend of the array arguments as given (NumPy scalars and lists do not count).
 
-    A list or tuple is searched for arrays one level deep (``_backends.of``), an item
-    at a time; one whose items' types say no array is there (Python scalars, nested
-    lists) is left out at C speed: ``counter=list(range(10**6))`` spent about 1 s on
-    that search, 30 times NumPy's conversion of the list. A NumPy scalar in a list
-    counts no more than one given alone (``_backends.of`` takes it for NumPy when no
-    array is given, which made ``[np.uint64(1), 2]`` a NumPy result under dask, where
-    ``[1, 2]`` and ``np.uint64(1)`` give the active backend's)."""
+    A NumPy scalar in a list counts no more than one given alone (``_backends.of`` takes
+    it for NumPy when no array is given, which made ``[np.uint64(1), 2]`` a NumPy result
+    under dask, where ``[1, 2]`` and ``np.uint64(1)`` give the active backend's). A list
+    of Python scalars is passed over by ``_backends.of`` without a look at each item."""
     kept = []
     for n, v in named:
         if isinstance(v, np.generic):
             continue
-        if isinstance(v, (list, tuple)):
-            if _NO_ARRAY.issuperset(map(type, v)):
-                continue
+        if isinstance(v, (list, tuple)) and any(issubclass(t, np.generic)
+                                                for t in set(map(type, v))):
             v = [None if isinstance(x, np.generic) else x for x in v]   # same positions
         kept.append((n, v))
     return _backends.of(func, kept)
