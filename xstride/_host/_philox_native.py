@@ -44,7 +44,8 @@ _U32 = ctypes.c_uint32
 
 
 class Native:
-    """A loaded library: ``philox(kind, n, args, outs)`` and ``words(...)``."""
+    """A loaded library: ``philox(kind, n, args, outs)``, ``words(...)`` and
+    ``integers(...)``."""
 
     def __init__(self, lib, compiler: str, path: Path, flags: tuple = FLAGS):
         self.compiler = compiler  # e.g. "gcc 12.2"
@@ -59,6 +60,10 @@ class Native:
         w.argtypes = [_I, _P, _P, _P, _P, _I, _U32, _P, _I, _U32, _P]
         w.restype = None
         self._words = w
+        g = lib.xstride_host_integers
+        g.argtypes = [_I, _U, _U, _U, _U, _U, ctypes.c_int, _P, _P]
+        g.restype = _I
+        self._integers = g
 
     def philox(self, kind, n, args, outs):
         """Evaluate ``kind`` for ``n`` elements.
@@ -81,6 +86,16 @@ class Native:
         self._words(n, ptrs, strides, base, *k0, *k1, out)
 
 
+    def integers(self, n, seed, stream, base, r, thresh, out, rejected):
+        """The first round of ``Philox.integers`` for ``n`` counters from ``base``
+        (``r`` 2**64 for the full range); ``out`` (uint64) and ``rejected`` (int64)
+        addresses of ``n`` elements. Returns how many were rejected (their indices,
+        in order, at the start of ``rejected``)."""
+        full = r >= 1 << 64
+        return self._integers(n, seed, stream, base, 0 if full else r, thresh, int(full),
+                              out, rejected)
+
+
 def _build(cc_spec, cache):
     """Compile (or reuse) and load the library; returns Native or a reason string."""
     include = _config.INCLUDE_DIR
@@ -88,7 +103,8 @@ def _build(cc_spec, cache):
         return "the shipped headers' folder is not set (xstride._host._config.INCLUDE_DIR)"
     got = _native.build("philox_host", _SOURCE, (Path(include) / "xstride" / "random.cuh",),
                         include, cc_spec, cache, FLAGS, GCC_FLAGS,
-                        ("xstride_host_philox", "xstride_host_words"))
+                        ("xstride_host_philox", "xstride_host_words",
+                         "xstride_host_integers"))
     if isinstance(got, str):
         return got
     lib, label, path, flags = got

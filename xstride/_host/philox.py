@@ -37,6 +37,7 @@ import numpy as np
 
 from .._core.errors import setting_error
 from .._plans.philox import Affine
+from . import philox_integers
 
 __all__ = ["Affine", "words", "uniform", "uniform2", "normal", "normal2", "pairs", "CHUNK",
            "CONSTANTS"]
@@ -570,3 +571,12 @@ def native_status() -> dict:
     _native()
     ok, path = _philox_native.describe()
     return {"available": ok, "reason": _philox_native.reason(), "path": path}
+
+def integers_first(seed, stream, start, n, r, thresh):
+    """``Philox.integers``' first round on the compiled loops
+    (:func:`.philox_integers.first_round`), or ``None`` without them."""
+    lib = _native() if n else None
+    if lib is None:
+        return None
+    return philox_integers.first_round(lib, lambda fn, m: _map(fn, m, NATIVE_CHUNK), words,
+                                       seed, stream, start, n, r, thresh)

@@ -88,3 +88,54 @@ void xstride_host_words(
         out[4 * i + 3] = w.w[3];
     }
 }
+
+/* High 64 bits of x * r, the low 64 bits to *lo: 32-bit halves, as
+ * xstride._plans.philox.mul_hi_lo computes them for every backend (C99 has no
+ * 128-bit type). */
+static xs_u64 xs_mul_hi(xs_u64 x, xs_u64 r, xs_u64 *lo)
+{
+    const xs_u64 m = 0xFFFFFFFFull;
+    const xs_u64 xl = x & m, xh = x >> 32, rl = r & m, rh = r >> 32;
+    const xs_u64 ll = xl * rl, lh = xl * rh, hl = xh * rl, hh = xh * rh;
+    const xs_u64 mid = (ll >> 32) + (lh & m) + (hl & m);
+    *lo = (mid << 32) | (ll & m);
+    return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+}
+
+/* The first round of Philox.integers (xstride/rng/_generator.py): element i takes
+ * counter base + i (counter words: its low and high 32 bits, then the stream's; key:
+ * the seed's low and high 32 bits) and Lemire's multiply-and-reject on the candidates
+ * (w0 << 32) | w1, then (w2 << 32) | w3: out[i] is the high 64 bits of the first
+ * candidate times r whose low 64 bits are >= thresh. full != 0: r is 2**64 and the first
+ * candidate is the value. Elements with both candidates rejected are written, in
+ * order, to rejected (i); returns their count. */
+xs_i64 xstride_host_integers(xs_i64 n, xs_u64 seed, xs_u64 stream, xs_u64 base, xs_u64 r,
+                             xs_u64 thresh, int full, xs_u64 *out, xs_i64 *rejected)
+{
+    xs_i64 i, nrej = 0;
+    const xs_u32 s0 = (xs_u32)stream, s1 = (xs_u32)(stream >> 32);
+    const xs_u32 k0 = (xs_u32)seed, k1 = (xs_u32)(seed >> 32);
+    for (i = 0; i < n; ++i) {
+        const xs_u64 c = base + (xs_u64)i;
+        const xstride_philox4x32_out w =
+            xstride_philox4x32_10((xs_u32)c, (xs_u32)(c >> 32), s0, s1, k0, k1);
+        const xs_u64 x0 = ((xs_u64)w.w[0] << 32) | w.w[1];
+        xs_u64 lo, hi;
+        if (full) {
+            out[i] = x0;
+            continue;
+        }
+        hi = xs_mul_hi(x0, r, &lo);
+        if (lo >= thresh) {
+            out[i] = hi;
+            continue;
+        }
+        hi = xs_mul_hi(((xs_u64)w.w[2] << 32) | w.w[3], r, &lo);
+        if (lo >= thresh) {
+            out[i] = hi;
+            continue;
+        }
+        rejected[nrej++] = i;
+    }
+    return nrej;
+}

@@ -387,7 +387,9 @@ class Philox:
         in an interval", ACM TOMACS 29(1), 2019) on the 64-bit value ``(w0 << 32) | w1``
         of each counter; a rejected value tries ``(w2 << 32) | w3`` of the same counter,
         then fresh counters after the block, until accepted. Rejection happens with
-        probability below ``(high - low) / 2**64`` per candidate.
+        probability below ``(high - low) / 2**64`` per candidate. On NumPy arrays the
+        first round runs in the host's compiled C loop where one is built (the same
+        bits; ``XSTRIDE_HOST_CC``).
         """
         func = "Philox.integers"
         names = ("low", "high")
@@ -447,9 +449,20 @@ class Philox:
         xp = self._xp
         u = xp.uint64
         s32 = u(32)
-        out = xp.empty(n, dtype=xp.uint64)
-        todo = xp.arange(n, dtype=xp.int64)
         ctr_next = self._counter
+        # the first round (every element) on an executor's compiled loop, where it has
+        # one; the rounds below then take the elements it rejected
+        first = getattr(self._be.executor("philox"), "integers_first", None)
+        got = None
+        if first is not None and n:
+            self._check_room("integers", ctr_next, n)
+            got = first(self.seed, self.stream, ctr_next, n, r, thresh)
+        if got is not None:
+            out, todo = got
+            ctr_next += n
+        else:
+            out = xp.empty(n, dtype=xp.uint64)
+            todo = xp.arange(n, dtype=xp.int64)
         while todo.size:
             ctr = self._take("integers", ctr_next, int(todo.size))
             ctr_next += int(todo.size)
