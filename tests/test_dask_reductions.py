@@ -476,3 +476,27 @@ def test_count_nonzero_keepdims_with_unknown_chunk_lengths(axis):
     want = np.count_nonzero(a, axis=axis, keepdims=True)
     assert got.shape == np.shape(want)
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("chunks", [1, (1, 3), 3, (2, 2)])
+@pytest.mark.parametrize("dtype", [np.float64, np.int32, np.bool_])
+def test_argmin_argmax_of_masked_chunks_skip_what_is_masked(chunks, dtype):
+    """numpy.ma chunks: argmin/argmax read the masked elements as numpy.ma does (filled
+    with the value that never wins), whatever the chunks. A chunk's masked extreme (the
+    masked NaN of row 1, the masked 9 of column 2) was taken: argmax of chunks of one
+    element gave 4, numpy.ma's 2."""
+    a = np.array([[1.0, 5, 3, 4], [np.nan, 2, 9, 0], [7, 8, 1, 2], [3, 3, 3, 3]])
+    mask = np.array([[0, 1, 1, 0], [1, 0, 1, 0], [0, 0, 1, 0], [0, 1, 1, 0]], bool)
+    if dtype is not np.float64:
+        a = np.nan_to_num(a, nan=6)
+    m = np.ma.masked_array(a.astype(dtype), mask=mask)
+    x = da.from_array(m, chunks=chunks, asarray=False)
+    for name in ("argmin", "argmax"):
+        for axis in (None, 0, 1):
+            with warnings.catch_warnings():   # (the masked meta's cast warned)
+                warnings.simplefilter("error")
+                r = getattr(xp, name)(x, axis=axis)
+            assert not np.ma.isMaskedArray(r._meta)
+            got = xp.to_numpy(r)
+            want = getattr(np.ma, name)(m, axis=axis)
+            np.testing.assert_array_equal(got, want, err_msg=f"{name} axis={axis}")

@@ -10,7 +10,8 @@ index -1 (no candidate). Combining pairs keeps, per lane, the first NaN if there
 (NumPy's rule: a NaN is the minimum and the maximum), else the smallest (largest)
 value, ties going to the smallest global index — the first occurrence. The order of
 candidates is total, so the answer is NumPy's for every chunking (exact: no arithmetic
-on values).
+on values). A ``numpy.ma`` chunk is read as ``numpy.ma`` reads it: its masked elements
+filled with the value that never wins (the dtype's largest for ``argmin``).
 
 Source: dask's ``dask/array/reductions.py`` (``arg_reduction``: chunk offsets, a
 tree of partial results); the tie and NaN rules are NumPy's ``argmin``/``argmax``.
@@ -42,10 +43,23 @@ def _pair_shape(shape, axes) -> tuple:
     return tuple(1 if a in axes else n for a, n in enumerate(shape))
 
 
+def _filled(func, block):
+    """A ``numpy.ma`` chunk as ``numpy.ma``'s ``argmin``/``argmax`` read it: each masked
+    element replaced by the value that never wins (``minimum_fill_value``, the dtype's
+    largest, for ``argmin``; ``maximum_fill_value`` for ``argmax``), so the pairs are
+    those of the whole array's filled data, whatever the chunks. Other chunks as they
+    are."""
+    if not np.ma.isMaskedArray(block):
+        return block
+    fill = (np.ma.minimum_fill_value if func == "argmin" else np.ma.maximum_fill_value)(block)
+    return block.filled(fill)
+
+
 def _chunk_pairs(func, block, axes, shape, block_info=None):
     """The pair of one chunk: ``{"v": values, "i": global indices}``, each of ``block``'s
     shape with length 1 along ``axes``."""
     starts = [lo for lo, _ in block_info[0]["array-location"]]
+    block = _filled(func, block)
     pshape = _pair_shape(block.shape, axes)
     if any(block.shape[a] == 0 for a in axes):   # no candidate
         return {"v": _config.like(np.zeros(pshape, dtype=block.dtype), block),
@@ -152,7 +166,10 @@ def _arg(func, x, axis, keepdims):
                                      "boolean indexing) along the reduced axes; call "
                                      "x.compute_chunk_sizes() first")
     chunks = tuple((1,) * len(c) if a in axes else c for a, c in enumerate(x.chunks))
-    pmeta = meta_from_array(x._meta, ndim=x.ndim, dtype=_INT)
+    # indices of masked chunks are a plain array, as numpy.ma's argmin gives (the masked
+    # meta cast to int64 warned "invalid value encountered in cast" of its fill value)
+    meta = np.ma.getdata(x._meta) if np.ma.isMaskedArray(x._meta) else x._meta
+    pmeta = meta_from_array(meta, ndim=x.ndim, dtype=_INT)
     pairs = da.map_blocks(functools.partial(_chunk_pairs, func, axes=axes, shape=x.shape),
                           x, chunks=chunks, dtype=_INT, meta=pmeta,
                           name=f"xstride-{func}-pairs")
@@ -160,7 +177,7 @@ def _arg(func, x, axis, keepdims):
     res = da.reduction(pairs, _identity, functools.partial(_aggregate, func),
                        combine=functools.partial(_combine, func), axis=axes,
                        keepdims=bool(keepdims), dtype=_INT, concatenate=False,
-                       meta=meta_from_array(x._meta, ndim=nd_out, dtype=_INT),
+                       meta=meta_from_array(meta, ndim=nd_out, dtype=_INT),
                        name=f"xstride-{func}")
     return res.reshape(()) if squeeze else res
 
