@@ -500,3 +500,22 @@ def test_argmin_argmax_of_masked_chunks_skip_what_is_masked(chunks, dtype):
             got = xp.to_numpy(r)
             want = getattr(np.ma, name)(m, axis=axis)
             np.testing.assert_array_equal(got, want, err_msg=f"{name} axis={axis}")
+
+
+@pytest.mark.parametrize("chunks", [1, (1, 3), 3, (2, 2)])
+@pytest.mark.parametrize("name", ["cumulative_sum", "cumulative_prod"])
+def test_scans_of_masked_chunks_keep_the_mask_of_x(chunks, name):
+    """numpy.ma chunks: the scan counts a masked element as the identity and keeps x's
+    mask, as numpy.ma's cumsum/cumprod do, whatever the chunks. The carry of a chunk
+    whose last element was masked was masked, and masked every element of the next
+    chunk (row 0 scanned in chunks of one element was [1, --, --, --])."""
+    a = np.array([[1.0, 5, 3, 4], [6, 2, 9, 0], [7, 8, 1, 2], [3, 3, 3, 3]])
+    mask = np.array([[0, 1, 0, 0], [1, 0, 1, 0], [0, 0, 1, 1], [0, 1, 1, 0]], bool)
+    m = np.ma.masked_array(a, mask=mask)
+    x = da.from_array(m, chunks=chunks, asarray=False)
+    ma_scan = np.ma.cumsum if name == "cumulative_sum" else np.ma.cumprod
+    for axis in (0, 1):
+        got = xp.to_numpy(getattr(xp, name)(x, axis=axis))
+        want = ma_scan(m, axis=axis)
+        np.testing.assert_array_equal(np.ma.getmaskarray(got), mask, err_msg=f"axis={axis}")
+        np.testing.assert_array_equal(np.ma.getdata(got), np.ma.getdata(want))

@@ -9,7 +9,9 @@ carry_j (op) last(scan(chunk_j))``; the scans and ``op`` (the namespace's ``add`
 that graph cannot carry past) are merged away first: a rechunk that moves no data.
 Integers are exact (wrapping as NumPy's), so chunk-invariant; floating-point values
 round per chunk scan and per carry, so they may differ from NumPy's sequential scan in
-the last bits. ``include_initial=True`` puts the identity first. Lengths dask does
+the last bits. ``include_initial=True`` puts the identity first. A ``numpy.ma`` chunk's
+scan counts its masked elements as the identity and keeps their mask (``numpy.ma``'s
+``cumsum``); the carry is its data, so no mask crosses to the next chunk. Lengths dask does
 not know along another axis (after boolean indexing): the scanned axis in one chunk,
 scanned per block (no carry).
 
@@ -43,12 +45,20 @@ class _ChunkScan:
 
 
 class _Carry:
-    """``a (op) b`` on the chunks' backend (dask's ``binop``)."""
+    """``a (op) b`` on the chunks' backend (dask's ``binop``: ``a`` is always the carried
+    prefix, ``b`` the previous chunk's last scanned row or a chunk's scan)."""
 
     def __init__(self, op):
         self.op = self.__name__ = op
 
     def __call__(self, a, b):
+        if np.ma.isMaskedArray(b):
+            # numpy.ma's scan holds the running value under a masked element too (the
+            # masked ones counted as the identity), and its mask is x's: the carry is
+            # that data, and the result keeps b's mask only (a masked last element of
+            # one chunk masked every element of the next)
+            data = _config.namespace_function(self.op, b)(np.ma.getdata(a), np.ma.getdata(b))
+            return np.ma.masked_array(data, mask=np.ma.getmaskarray(b))
         return _config.namespace_function(self.op, b)(a, b)
 
 
