@@ -133,3 +133,25 @@ def test_an_axis_out_of_range_of_a_0d_input_on_the_cupy_path(fake_cupy, f):
 
     with pytest.raises(ValueError, match=r"out of range for a 0-D array"):
         getattr(xp, f)(FakeCupyArray(np.array(2.0)), axis=1)
+
+
+@pytest.mark.parametrize("f", ["cumulative_sum", "cumulative_prod"])
+def test_include_initial_keeps_the_mask_of_a_masked_array(f):
+    """A numpy.ma array scanned with include_initial=True keeps its mask, the identity
+    first and not masked (array_api_compat's concatenate with a plain array of the
+    identity dropped the whole mask: the running values under masked elements showed),
+    as without include_initial and as on the dask backend."""
+    m = np.ma.masked_array([[1.0, 2, 3], [4, 5, 6]], mask=[[0, 1, 0], [1, 0, 0]])
+    ma_scan = np.ma.cumsum if f == "cumulative_sum" else np.ma.cumprod
+    first = 0.0 if f == "cumulative_sum" else 1.0
+    for axis in (0, 1):
+        got = getattr(xp, f)(m, axis=axis, include_initial=True)
+        want = ma_scan(m, axis=axis)
+        assert np.ma.isMaskedArray(got)
+        rest = (slice(None),) * axis + (slice(1, None),)
+        head = (slice(None),) * axis + (slice(0, 1),)
+        np.testing.assert_array_equal(np.ma.getmaskarray(got[rest]), m.mask)
+        np.testing.assert_array_equal(np.ma.getdata(got[rest]), np.ma.getdata(want))
+        assert not np.ma.getmaskarray(got[head]).any() and (got[head] == first).all()
+    got = getattr(xp, f)(np.ma.masked_array(np.int8(3), mask=True), include_initial=True)
+    assert got.dtype == np.int64 and got.mask.tolist() == [False, True]

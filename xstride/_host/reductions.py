@@ -42,6 +42,8 @@ save), other layouts -- goes to the library unchanged.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 __all__ = ["around", "walk_reduction", "walk_scan", "SHORT", "SHORT_BYTES", "SHORT_SUM", "ROW",
@@ -245,9 +247,29 @@ def _scan(name: str, library: dict):
                     return out
             # what the library (array_api_compat's cumulative_sum: np.cumsum) runs
             return method(x, axis, dtype)
+        if include_initial and type(x) is not np.ndarray and not kwargs and _masked(x):
+            return _masked_with_initial(name, library[name](x, axis=axis, dtype=dtype), axis)
         return library[name](x, axis=axis, dtype=dtype, include_initial=include_initial,
                              **kwargs)
     return call
+
+
+def _masked(x) -> bool:
+    """Whether ``x`` is a ``numpy.ma`` masked array (without importing ``numpy.ma``: an
+    array is masked only once something imported it)."""
+    ma = sys.modules.get("numpy.ma")
+    return ma is not None and ma.isMaskedArray(x)
+
+
+def _masked_with_initial(name: str, res, axis: int):
+    """A masked scan ``res`` with the identity put first along ``axis``, not masked, and
+    ``res``'s mask kept (array_api_compat's ``np.concatenate`` with a plain array of the
+    identity dropped the whole mask, showing the running values of masked elements)."""
+    ma = sys.modules["numpy.ma"]
+    shape = tuple(1 if a == axis else n for a, n in enumerate(res.shape))
+    head = ma.masked_array(np.full(shape, 0 if name == "cumulative_sum" else 1, res.dtype),
+                           mask=False)
+    return ma.concatenate([head, res], axis=axis)
 
 
 _SCAN_METHODS = {"cumulative_sum": np.ndarray.cumsum, "cumulative_prod": np.ndarray.cumprod}
