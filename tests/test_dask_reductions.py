@@ -519,3 +519,22 @@ def test_scans_of_masked_chunks_keep_the_mask_of_x(chunks, name):
         want = ma_scan(m, axis=axis)
         np.testing.assert_array_equal(np.ma.getmaskarray(got), mask, err_msg=f"axis={axis}")
         np.testing.assert_array_equal(np.ma.getdata(got), np.ma.getdata(want))
+
+
+@pytest.mark.parametrize("chunks", [1, 3])
+@pytest.mark.parametrize("name", ["var", "std"])
+def test_var_std_with_a_complex_dtype_are_complex_as_on_numpy(chunks, name):
+    """var/std with a complex dtype= are of that dtype (NumPy's: the real squares summed
+    in it; xp.reductions.moment_dtype), of real and complex x alike, as on the NumPy
+    backend; the dask backend made them real (float64 for complex128)."""
+    a = np.array([[1.0, 2, 4, 7], [3, 3, 9, 1]])
+    for x in (a, a + 1j * a[:, ::-1]):
+        for dtype in (np.complex128, np.complex64):
+            for axis in (None, 1):
+                want = getattr(xp, name)(x, axis=axis, dtype=dtype, correction=1)
+                got = getattr(xp, name)(_dask(x, chunks), axis=axis, dtype=dtype,
+                                        correction=1)
+                assert got.dtype == np.dtype(dtype)
+                got = xp.to_numpy(got)
+                assert got.dtype == np.asarray(want).dtype == np.dtype(dtype)
+                np.testing.assert_allclose(got, want, rtol=1e-6)

@@ -135,18 +135,24 @@ def any(x, /, *, axis=None, keepdims=False):  # noqa: A001
 
 
 # ----------------------------------------------------------------------------- moments
+def _real(dt: np.dtype) -> np.dtype:
+    """The real dtype of ``dt``'s precision (``dt`` itself where it is not complex)."""
+    return np.empty(0, dt).real.dtype if dt.kind == "c" else dt
+
+
 def _moment_dtypes(x, dtype, real: bool) -> tuple:
-    """(result dtype, accumulation dtype) of mean (``real=False``) or var/std: ``dtype=``,
-    else floating and complex inputs keep theirs and the others give float64 (NumPy's
-    rule); var/std of complex values are real; float16 accumulates in float32."""
+    """(result dtype, accumulation dtype) of mean (``real=False``) or var/std: ``dtype=``
+    (a complex one too: NumPy's var sums the real squares in it), else floating and
+    complex inputs keep theirs and the others give float64 (NumPy's rule); var/std of
+    complex values are real; float16 accumulates in float32."""
     if dtype is not None:
         out = np.dtype(dtype)
     elif x.dtype.kind in "fc":
         out = x.dtype.newbyteorder("=")   # (as _sum_dtype)
+        if real:
+            out = _real(out)
     else:
         out = np.dtype(np.float64)
-    if real and out.kind == "c":
-        out = np.empty(0, out).real.dtype
     acc = np.dtype(np.float32) if out == np.float16 else out
     if acc.kind not in "fc":     # an integer dtype= (NumPy sums in it, then truncates)
         acc = out
@@ -219,10 +225,13 @@ def _var(x, axis, correction, keepdims, dtype):
     _, macc = _moment_dtypes(x, dtype, real=False)
     axes = _axes(x, axis)
     m = _mean(x, axes, True, macc)
+    # the squares are real (of a complex mean too: |x - mean|**2); summed in acc's
+    # precision, cast to out (complex for a complex dtype=, as NumPy's) at the end.
     # (meta built from NumPy: casting a complex meta to a real dtype would warn)
-    sq = da.map_blocks(_squared_deviation, x, m, dtype=acc,
-                       meta=_config.like(np.empty((0,) * x.ndim, dtype=acc), x._meta))
-    total = _tree("sum", sq, axes, keepdims, None, acc)
+    sq_dt = _real(acc)
+    sq = da.map_blocks(_squared_deviation, x, m, dtype=sq_dt,
+                       meta=_config.like(np.empty((0,) * x.ndim, dtype=sq_dt), x._meta))
+    total = _tree("sum", sq, axes, keepdims, None, sq_dt)
     n = _count(x, axes, keepdims)
     div = builtins.max(n - correction, 0) if isinstance(n, int) else da.maximum(n - correction, 0)
     return total / div, out
