@@ -538,3 +538,22 @@ def test_var_std_with_a_complex_dtype_are_complex_as_on_numpy(chunks, name):
                 got = xp.to_numpy(got)
                 assert got.dtype == np.asarray(want).dtype == np.dtype(dtype)
                 np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.bool_])
+def test_std_with_an_integer_dtype_is_that_dtype_or_numpys_error(dtype):
+    """std with an integer or bool dtype=: the 0-D result is the root truncated into
+    it, as on the NumPy backend, and computes to the dtype it declares (the blocks
+    were sqrt's float32/float16 under an int16/bool array); an array result is
+    NumPy's TypeError (the root cannot be cast into it in place), named at the call."""
+    a = np.array([[1.0, 2, 4, 7], [3, 3, 9, 1]])
+    x = _dask(a, 1)
+    got = xp.std(x, dtype=dtype)
+    assert got.dtype == np.dtype(dtype)
+    value = xp.to_numpy(got)
+    assert value.dtype == np.dtype(dtype) and value == xp.std(a, dtype=dtype)
+    for kw in ({"axis": 1}, {"keepdims": True}):
+        with pytest.raises(TypeError, match="std"):
+            xp.std(a, dtype=dtype, **kw)
+        with pytest.raises(TypeError, match=r"std: argument 'dtype' is .*floating dtype"):
+            xp.std(x, dtype=dtype, **kw)

@@ -42,6 +42,7 @@ import dask.array as da
 import numpy as np
 from dask.array.utils import meta_from_array
 
+from .._core.errors import argument_error
 from .._plans.reduction import empty_axis_error
 from . import _config
 
@@ -216,8 +217,14 @@ def _squared_deviation(block, mean_block):
     return f("multiply")(d, d)
 
 
-def _sqrt(block):
-    return _config.namespace_function("sqrt", block)(block)
+def _sqrt(block, to):
+    """The square root of a block of the variance, in dtype ``to`` (the result's: an
+    integer or bool ``dtype=`` truncates the root, as NumPy's ``std`` of a full
+    reduction does; ``sqrt`` alone made float blocks of an array declared integer)."""
+    root = _config.namespace_function("sqrt", block)(block)
+    if root.dtype != to:
+        root = _config.namespace_function("astype", root)(root, to)
+    return root
 
 
 def _var(x, axis, correction, keepdims, dtype):
@@ -248,5 +255,12 @@ def std(x, /, *, axis=None, correction=0.0, keepdims=False, dtype=None):
     dtype, as NumPy's ``_std`` takes it (a float16 variance past 65504 is inf, and so is
     its root; the root of the wider variance, cast after, was finite)."""
     res, out = _var(x, axis, correction, keepdims, dtype)
+    if out.kind not in "fc" and res.ndim:
+        # NumPy's std takes the root in place into an array result, which its casting
+        # rule refuses for an integer or bool dtype (its 0-D result is truncated)
+        raise argument_error(TypeError, "std", "dtype",
+                             f"is {out}; the square root of an array result cannot be "
+                             f"cast to it (NumPy's std: casting rule 'same_kind'); give a "
+                             f"floating dtype, or None")
     res = _finish(res, out)
-    return res.map_blocks(_sqrt, dtype=res.dtype)
+    return res.map_blocks(_sqrt, to=res.dtype, dtype=res.dtype, meta=res._meta)
