@@ -3,6 +3,8 @@ argument errors and its handling of 0-D arrays (scanned as shape (1,))."""
 
 from __future__ import annotations
 
+import re
+
 import array_api_compat.numpy as cnp
 import numpy as np
 import pytest
@@ -155,3 +157,28 @@ def test_include_initial_keeps_the_mask_of_a_masked_array(f):
         assert not np.ma.getmaskarray(got[head]).any() and (got[head] == first).all()
     got = getattr(xp, f)(np.ma.masked_array(np.int8(3), mask=True), include_initial=True)
     assert got.dtype == np.int64 and got.mask.tolist() == [False, True]
+
+
+@pytest.mark.parametrize("f, dtype, kwargs", [
+    ("sum", np.float32, {"dtype": np.bool_}), ("prod", np.float32, {"where": True}),
+    ("mean", np.float32, {"dtype": np.int32}), ("var", np.float16, {}),
+    ("std", np.complex64, {})])
+@pytest.mark.parametrize("axis, error, match", [
+    (True, TypeError, "got bool True"), (1.0, TypeError, "got float 1.0"),
+    ([0], TypeError, "got list"), ((0, -2), ValueError, "names axis 0 twice"),
+    (5, ValueError, "5 is out of range")])
+def test_the_cupy_library_path_checks_axis_first(cupy_compat, f, dtype, kwargs, axis,
+                                                 error, match):
+    """Where a CuPy call goes to CuPy's own function (a bool dtype= of sum/prod,
+    NumPy-only keywords, an integer dtype= of mean, float16 or complex var/std), its
+    axis is checked as on the kernels' path and on NumPy: a bool, a float, a list,
+    duplicates and an axis out of range were handed to CuPy unchecked, for CuPy's
+    own rules to take or refuse)."""
+    from .conftest import FakeCupyArray
+
+    x = FakeCupyArray(np.ones((2, 3), dtype))
+    with pytest.raises(error, match=rf"{f}: argument 'axis' .*{re.escape(match)}"):
+        getattr(xp, f)(x, axis=axis, **kwargs)
+    assert cupy_compat.calls == []
+    getattr(xp, f)(x, axis=-1, **kwargs)       # a good axis still reaches CuPy's function
+    assert [c[0] for c in cupy_compat.calls] == [f]

@@ -242,10 +242,10 @@ def _kernel_functions(be) -> dict:
             check_x(func, x)
             _check_bool(func, "keepdims", keepdims)
             out = _out_dtype(func, dtype, default_sum_dtype(np.dtype(x.dtype)), x.dtype)
+            axes = normalize_axis(func, axis, x.ndim)   # (the library's call too)
             if kwargs or not takes(red, x.dtype, out) or out.kind == "b":
                 return getattr(lib(), func)(x, axis=axis, dtype=dtype, keepdims=keepdims,
                                             **kwargs)
-            axes = normalize_axis(func, axis, x.ndim)
             return red.reduce(func, func, x, axis, axes, bool(keepdims), out, dtype)
         return impl
 
@@ -291,9 +291,9 @@ def _kernel_functions(be) -> dict:
         check_x("mean", x)
         _check_bool("mean", "keepdims", keepdims)
         out = moment_dtype("mean", np.dtype(x.dtype), dtype)
+        axes = normalize_axis("mean", axis, x.ndim)   # (the library's call too)
         if kwargs or not takes(red, x.dtype, out) or out.kind not in "fc":
             return lib().mean(x, axis=axis, keepdims=keepdims, dtype=dtype, **kwargs)
-        axes = normalize_axis("mean", axis, x.ndim)
         return red.mean("mean", x, axis, axes, bool(keepdims), out, dtype)
 
     def var_like(func):
@@ -307,6 +307,7 @@ def _kernel_functions(be) -> dict:
             _check_bool(func, "keepdims", keepdims)
             check_correction(func, correction)
             out = moment_dtype(func, np.dtype(x.dtype), dtype)
+            axes = normalize_axis(func, axis, x.ndim)   # (the library's call too)
             # float16 stays the library's: its var squares the deviations in float16
             # (NumPy's overflows to inf where the kernels, in float64, would not);
             # complex too (the real variance of complex values)
@@ -316,7 +317,6 @@ def _kernel_functions(be) -> dict:
                     kwargs["dtype"] = dtype
                 return getattr(lib(), func)(x, axis=axis, correction=correction,
                                             keepdims=keepdims, **kwargs)
-            axes = normalize_axis(func, axis, x.ndim)
             return variance().var(func, x, axis, axes, correction, bool(keepdims), out,
                                   func == "std", dtype)
         return impl
