@@ -131,6 +131,10 @@ def host_rows():
     rows.append([f"host numpy Generator(Philox()).standard_normal, {n:,}",
                  f"{t_np_n * 1e3:.1f} ms", f"{t_np_n / n * 1e9:.1f} ns/value",
                  "1 thread (compiled C)", "1.00x normal"])
+    t_np_i = time_cpu(lambda: gen.integers(0, 1000, n), reps=5)
+    rows.append([f"host numpy Generator(Philox()).integers(0, 1000), {n:,}",
+                 f"{t_np_i * 1e3:.1f} ms", f"{t_np_i / n * 1e9:.1f} ns/value",
+                 "1 thread (compiled C)", "1.00x integers"])
     saved = {k: os.environ.get(k) for k in ("XSTRIDE_NUM_THREADS", "XSTRIDE_HOST_CC")}
 
     def put(key, value):
@@ -162,6 +166,11 @@ def host_rows():
                 rows.append([f"host xstride Philox.normal, {ex}, {label}", f"{t * 1e3:.1f} ms",
                              f"{t / n * 1e9:.1f} ns/value", f"{label} of {os.cpu_count()} cpus",
                              f"{t / t_np_n:.2f}x NumPy normal time"])
+                t = time_cpu(lambda: g.integers(0, 1000, n), reps=3)
+                rows.append([f"host xstride Philox.integers(0, 1000), {ex}, {label}",
+                             f"{t * 1e3:.1f} ms", f"{t / n * 1e9:.1f} ns/value",
+                             f"{label} of {os.cpu_count()} cpus",
+                             f"{t / t_np_i:.2f}x NumPy integers time"])
     finally:
         for k, v in saved.items():
             put(k, v)
