@@ -97,3 +97,23 @@ def test_the_check_catches_a_wrong_loop(monkeypatch):
     assert PI._self_check(lib, chunked, H.words) is False
     monkeypatch.setattr(lib, "integers", real)
     assert PI._self_check(lib, chunked, H.words) is True
+
+
+@needs_cc
+@pytest.mark.parametrize("chunks", [1000, 777, 64])
+def test_dask_blocks_take_the_compiled_round(chunks, first_rounds, monkeypatch):
+    """The dask backend's round one, per block, on the host's compiled loop: the same
+    values and counter as the NumPy backend's for any chunking."""
+    pytest.importorskip("dask.array")
+    import xstride as xp
+
+    monkeypatch.setenv("XSTRIDE_NUM_THREADS", "1")
+    g = rng.Philox(8).advance(2**50)
+    want = g.integers(0, 2**63 + 1, 3000)       # about half the candidates rejected
+    before = len(first_rounds)
+    with xp.use_backend("dask", chunks=chunks):
+        h = rng.Philox(8).advance(2**50)
+        got = h.integers(0, 2**63 + 1, 3000)
+    same(xp.to_numpy(got), want)
+    assert int(h.counter) == int(g.counter) > 3000
+    assert len(first_rounds) - before == -(-3000 // chunks)   # each block compiled

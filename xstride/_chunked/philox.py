@@ -193,9 +193,17 @@ def _integers_block(seed, stream, start, r, thresh, like, block_info=None):
     xp = array_namespace(like)
     if e <= s:   # no element: no counter (start + s may be 2**64, past uint64)
         return xp.zeros((0, 2), dtype=xp.uint64)
+    ex = _config.executor_of("philox", like)
+    first = getattr(ex, "integers_first", None)   # the host's compiled round one
+    got = first(seed, stream, start + s, e - s, r, thresh) if first is not None else None
+    if got is not None:
+        val, where = got
+        flags = xp.zeros(e - s, dtype=xp.uint64)
+        flags[where] = 1
+        val[where] = 0   # (unwritten there; as _lemire leaves them)
+        return xp.stack([val, flags], axis=1)
     ctr = xp.arange(e - s, dtype=xp.uint64) + xp.asarray(start + s, dtype=xp.uint64)
-    words = _config.executor_of("philox", like).words(
-        _counter_words(xp, ctr, stream), seed & M32, seed >> 32, (e - s,))
+    words = ex.words(_counter_words(xp, ctr, stream), seed & M32, seed >> 32, (e - s,))
     val, rejected = _lemire(xp, words, r, thresh)
     return xp.stack([val, rejected.astype(xp.uint64)], axis=1)
 
