@@ -470,3 +470,29 @@ def test_every_definition_of_a_struct_is_gated(hip, tmp_path):
                "struct P { Array4D<float> v; };\n#endif\n__global__ void k(P p) {}",
                "k").compile()
     assert len(hip.builds) == 1
+
+
+def test_fields_behind_attributes_with_parentheses_are_gated(hip):
+    """An alignment or attribute specifier holding parentheses of its own
+    (``alignas(sizeof(double))``, ``__attribute__((aligned(8)))``) before or after a
+    field made the gate read the field as a member function and skip it: a 5-D view or
+    a complex field so aligned was compiled on HIP. Member functions with attributes
+    stay out."""
+    av = "#include <xstride/array_view.cuh>\n"
+    refused = {
+        "struct S { alignas(sizeof(double)) complex<float> z; };": "complex_struct_fields",
+        "struct S { __attribute__((aligned(16))) complex<float> z; };":
+            "complex_struct_fields",
+        "struct S { complex<double> z __attribute__((aligned(16))); int n; };":
+            "complex_struct_fields",
+        av + "struct S { alignas(alignof(double)) Array5D<float> v; };": "high_dim_cuda_views",
+        av + "struct S { __declspec(align(8)) CArray6D<int> v; };": "high_dim_cuda_views",
+    }
+    for src, feature in refused.items():
+        with pytest.raises(NotImplementedError, match=feature):
+            CudaKernel(src + "\n__global__ void k(S s) {}", "k").compile()
+    CudaKernel(av + "struct S { float a; __attribute__((noinline)) __device__ "
+               "complex<float> f(Array5D<float> v) const; [[nodiscard]] __device__ "
+               "complex<double> g() const { return complex<double>(); } };\n"
+               "__global__ void k(S s) {}", "k").compile()
+    assert len(hip.builds) == 1

@@ -69,6 +69,29 @@ _NOT_A_MEMBER = re.compile(r"\b(?:static|typedef|using|friend|template)\b")
 # a declarator's name: followed by the end, ",", "=", "[", "{" or a bit-field's ":"
 _DECLARATOR = re.compile(r"(?<!\w)[^\W\d]\w*(?=\s*(?:$|,|=|\[|\{|:(?!:)))")
 _ACCESS = re.compile(r"\b(?:public|private|protected)\s*:(?!:)")
+# a specifier that holds parentheses of its own: alignas(sizeof(double)),
+# __attribute__((aligned(16))), __align__(8), __declspec(align(8)); and [[...]]
+_ATTRIBUTE = re.compile(r"\b(?:alignas|__align__|__attribute__|__declspec)\s*\(|\[\[")
+
+
+def _without_attributes(stmt: str) -> str:
+    """A member declaration without its attribute and alignment specifiers (each with
+    its balanced parentheses), which hold no member's type: the ``aligned(`` of
+    ``__attribute__((aligned(8))) complex<float> z`` is no member function."""
+    out, i = [], 0
+    while (m := _ATTRIBUTE.search(stmt, i)) is not None:
+        out.append(stmt[i:m.start()] + " ")
+        close, depth, j = ("]]", 0, m.end()) if m.group(0) == "[[" else (")", 1, m.end())
+        if close == "]]":
+            end = stmt.find("]]", j)
+            i = len(stmt) if end < 0 else end + 2
+            continue
+        while j < len(stmt) and depth:
+            depth += (stmt[j] == "(") - (stmt[j] == ")")
+            j += 1
+        i = j
+    out.append(stmt[i:])
+    return "".join(out)
 
 
 # what ends a member's type before its first declarator: "*", "&", const, volatile
@@ -105,6 +128,7 @@ def _data_members(body: str) -> str:
                 break
     members = []
     for stmt in _ACCESS.sub(" ", _without_function_bodies(body)).split(";"):
+        stmt = _without_attributes(stmt)
         if _NOT_A_MEMBER.search(stmt) or _FUNCTION_DECL.search(stmt.split("=", 1)[0]):
             continue
         stmt = re.sub(r"=[^,{}]*", " ", stmt)     # default member initializers
