@@ -584,3 +584,28 @@ def test_line_continuations_join_lines():
     assert [(p.name, p.ctype.kind, str(p.ctype.dtype)) for p in k.params] == [
         ("x", "pointer", "float32"), ("n", "scalar", "uint32"), ("p", "struct", "None")]
     assert k.params[2].ctype.fields[0][0] == "n"
+
+
+def test_a_computed_include_is_hashed(tmp_path):
+    """``#define H "mine.h"`` then ``#include H`` reached no header: an edit of
+    ``mine.h`` left the cache key as it was (a stale binary). The macro's header is
+    followed, also where a header or a ``-D`` option defines the macro."""
+    (tmp_path / "mine.h").write_text("#define SCALE 2\n")
+    (tmp_path / "cfg.h").write_text('#define MINE "mine.h"\n')
+    sources = {
+        '#define H "mine.h"\n#include H\n': (),
+        '#include "cfg.h"\n#include MINE\n': (),
+        "#include H\n": ("-DH=<mine.h>",),
+    }
+    for head, options in sources.items():
+        (tmp_path / "mine.h").write_text("#define SCALE 2\n")
+        k = CudaKernel(head + "__global__ void k(float* x) {}", "k", options=options,
+                       include_dirs=[tmp_path])
+        before = k._scan()
+        assert (tmp_path / "mine.h").resolve() in before.files, head
+        (tmp_path / "mine.h").write_text("#define SCALE 3\n")
+        assert k._scan().digest != before.digest, head
+    # a macro naming no header, or none at all, is left unresolved (not an error)
+    k = CudaKernel("#define H 3\n#include H\n#include NOWHERE\n"
+                   "__global__ void k(float* x) {}", "k")
+    assert k._scan().files == ()

@@ -161,6 +161,19 @@ REFUSED = {
                                  {"options": ("-include", "mine.h"),
                                   "header": "#include <xstride/scan.cuh>\n"},
                                  "warp_shuffle", "mine.h -> xstride/scan.cuh"),
+    # a computed include (#include NAME) was not followed (compiled on HIP)
+    "reduce.cuh by a computed include": (
+        "#define HDR <xstride/reduce.cuh>\n#include HDR\n__global__ void k(float* x) {}",
+        {}, "warp_shuffle", "xstride/reduce.cuh"),
+    "reduce.cuh by a computed include, CRLF lines": (
+        "#define HDR <xstride/reduce.cuh>\r\n#include HDR\r\n__global__ void k(float* x) {}",
+        {}, "warp_shuffle", "xstride/reduce.cuh"),
+    "scan.cuh by a macro of a later header": (
+        '#include "mine.h"\n#define H2 HDR\n#include H2\n__global__ void k(float* x) {}',
+        {"header": '#define HDR "xstride/scan.cuh"\n'}, "warp_shuffle", "xstride/scan.cuh"),
+    "reduce.cuh by a macro of a -D option": (
+        "#include HDR\n__global__ void k(float* x) {}",
+        {"options": ("-DHDR=<xstride/reduce.cuh>",)}, "warp_shuffle", "xstride/reduce.cuh"),
     "#define": ("#define XSTRIDE_BOUNDS_CHECK\n#include <xstride/array_view.cuh>\n"
                 "__global__ void k(Array1D<float> a) {}", {}, "bounds_check_views",
                 "defines XSTRIDE_BOUNDS_CHECK"),

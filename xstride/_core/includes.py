@@ -23,9 +23,14 @@ from pathlib import Path
 from .csource import code_only, strip_comments
 
 __all__ = ["Include", "IncludeGraph", "scan_includes", "include_dirs_from_options",
-           "pre_includes_from_options"]
+           "pre_includes_from_options", "defines_from_options"]
 
-_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*([<"])', re.M)
+# an include of a header (group 1: its bracket) or of a macro's value (group 2: its name)
+_DIRECTIVE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*(?:([<"])|([^\W\d]\w*)[ \t\r]*$)', re.M)
+# an object-like #define whose value may name a header (group 2: the value)
+_HEADER_MACRO = re.compile(r'^[ \t]*#[ \t]*define[ \t]+([^\W\d]\w*)(?!\()[ \t]+'
+                           r'(<[^>\n]*>|"[^"\n]*"|[^\W\d]\w*)[ \t\r]*$', re.M)
+_MACRO_SPEC = re.compile(r'[<"]([^>"\n]+)[>"]')
 _SPEC = re.compile(r'([^>"\n]+)[>"]')
 #: A backslash-newline: C joins the two lines into one before anything else (phase 2).
 _SPLICE = re.compile(r"\\\r?\n")
@@ -38,6 +43,7 @@ class Include:
     includer: str  # "<source>" or a header path
     spec: str      # the text between the brackets or quotes
     path: Path | None
+    computed: bool = False   # "#include NAME": spec is what the macro NAME expands to
 
 
 @dataclass(frozen=True)
@@ -79,6 +85,24 @@ def include_dirs_from_options(options) -> list[str]:
     return out
 
 
+def defines_from_options(options) -> str:
+    """``#define`` lines of the ``-DNAME=value`` and ``--define-macro=NAME=value``
+    options (also the flag and the definition as two options), for the scan to read
+    the macros of computed includes (``-DHDR=<a.h>`` with ``#include HDR``)."""
+    out, opts = [], [o for o in options if isinstance(o, str)]
+    for i, opt in enumerate(opts):
+        for flag in ("--define-macro", "-D"):
+            if opt == flag and i + 1 < len(opts):
+                out.append(opts[i + 1])
+            elif opt.startswith(flag + "=" if flag != "-D" else flag) and opt != flag:
+                out.append(opt[len(flag) + (flag != "-D"):])
+            else:
+                continue
+            break
+    return "".join(f"#define {d.split('=', 1)[0].strip()} {d.split('=', 1)[1]}\n"
+                   for d in out if "=" in d)
+
+
 def pre_includes_from_options(options) -> list[str]:
     """Headers NVRTC includes before the source: ``--pre-include=<h>``,
     ``-include=<h>``, or the flag (``--pre-include``, ``-include``) and the header as
@@ -103,23 +127,52 @@ def _resolve(spec: str, quoted: bool, here: Path | None, dirs) -> Path | None:
 
 
 @functools.lru_cache(maxsize=512)
-def _include_lines(text: str) -> tuple[tuple[bool, str], ...]:
+def _include_lines(text: str) -> tuple[tuple[bool | None, str], ...]:
     """``(quoted, spec)`` of each ``#include`` line of ``text`` outside comments and
     string literals (a raw string may hold a line ``#include <...>``), after joining
     the lines a backslash-newline continues (``#include \\`` + newline + ``<a.h>`` is
-    one include, as for the compiler). Cached by text: every kernel a program compiles
-    reaches the same headers, and the comment scan is pure Python (38 module loads of
-    the bunny demo spent 67 ms in it, H200 host, 2026-12-01)."""
+    one include, as for the compiler). A computed include (``#include HDR``) is
+    ``(None, "HDR")``: the macro's name, resolved by :func:`_resolve_macro`. Cached by
+    text: every kernel a program compiles reaches the same headers, and the comment
+    scan is pure Python (38 module loads of the bunny demo spent 67 ms in it, H200
+    host, 2026-12-01)."""
     text = _SPLICE.sub("", text)
     # the two scans keep every offset: the directive is found in the code (literals
     # blanked), its quoted or angled name read from the text with literals kept
     code, kept = code_only(text), strip_comments(text)
     out = []
-    for m in _INCLUDE.finditer(code):
-        spec = _SPEC.match(kept, m.end())
-        if spec is not None:
-            out.append((m.group(1) == '"', spec.group(1).strip()))
+    for m in _DIRECTIVE.finditer(code):
+        if m.group(1) is not None:
+            spec = _SPEC.match(kept, m.end())
+            if spec is not None:
+                out.append((m.group(1) == '"', spec.group(1).strip()))
+        else:
+            out.append((None, m.group(2)))
     return tuple(out)
+
+
+@functools.lru_cache(maxsize=512)
+def _header_macros(text: str) -> tuple[tuple[str, str], ...]:
+    """``(name, value)`` of each object-like ``#define`` of ``text`` whose value may
+    name a header: ``<a.h>``, ``"a.h"`` or another macro's name."""
+    text = _SPLICE.sub("", text)
+    code, kept = code_only(text), strip_comments(text)
+    return tuple((m.group(1), kept[m.start(2):m.end(2)].strip())
+                 for m in _HEADER_MACRO.finditer(code))
+
+
+def _resolve_macro(name: str, macros: dict[str, str]) -> tuple[bool, str] | None:
+    """``(quoted, spec)`` a computed include's macro expands to, following a macro
+    defined as another one's name; ``None`` where it names no header."""
+    seen = set()
+    while name in macros and name not in seen:
+        seen.add(name)
+        value = macros[name]
+        spec = _MACRO_SPEC.fullmatch(value)
+        if spec is not None:
+            return value[0] == '"', spec.group(1).strip()
+        name = value
+    return None
 
 
 def scan_includes(source: str, search_dirs) -> IncludeGraph:
@@ -139,17 +192,42 @@ def scan_includes(source: str, search_dirs) -> IncludeGraph:
         order; it changes when any header's content changes.
     """
     dirs = [Path(d) for d in search_dirs]
-    edges: list[Include] = []
-    files: list[Path] = []
-    texts: dict[Path, str] = {}
-    h = hashlib.sha256()
-    stack: list[tuple[str, str, Path | None]] = [("<source>", source, None)]
+    macros: dict[str, str] = dict(_header_macros(source))
+    # a computed include may use a macro that a header read after it defines: walk
+    # again with the macros of every file read (a few rounds reach any chain)
+    for _ in range(8):
+        edges: list[Include] = []
+        files: list[Path] = []
+        texts: dict[Path, str] = {}
+        h = hashlib.sha256()
+        _walk([("<source>", source, None)], dirs, macros, edges, files, texts, h)
+        if not any(e.path is None and e.computed for e in edges):
+            break
+        known = dict(macros)
+        for t in texts.values():
+            macros.update(_header_macros(t))
+        macros.update(_header_macros(source))
+        if macros == known:
+            break
+    return IncludeGraph(tuple(edges), tuple(files), texts, h.hexdigest())
+
+
+def _walk(stack, dirs, macros, edges, files, texts, h) -> None:
+    """Visit the includes of the files on ``stack``, each file once (the body of
+    :func:`scan_includes`)."""
     while stack:
         includer, text, here = stack.pop()
         found = []
         for quoted, spec in _include_lines(text):
+            computed = quoted is None
+            if computed:
+                resolved = _resolve_macro(spec, macros)
+                if resolved is None:
+                    edges.append(Include(includer, spec, None, True))
+                    continue
+                quoted, spec = resolved
             path = _resolve(spec, quoted, here, dirs)
-            edges.append(Include(includer, spec, path))
+            edges.append(Include(includer, spec, path, computed))
             if path is not None and path not in texts:
                 data = path.read_bytes()
                 texts[path] = data.decode("utf-8", errors="replace")
@@ -157,4 +235,3 @@ def scan_includes(source: str, search_dirs) -> IncludeGraph:
                 h.update(str(path).encode() + b"\0" + data + b"\0")
                 found.append((str(path), texts[path], path.parent))
         stack.extend(reversed(found))
-    return IncludeGraph(tuple(edges), tuple(files), texts, h.hexdigest())

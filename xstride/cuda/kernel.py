@@ -20,7 +20,7 @@ from .._core.settings import env_flag
 from . import _executors
 from . import _hip_gate
 from ._args import check_device, pack_value
-from .._core.includes import (IncludeGraph, include_dirs_from_options,
+from .._core.includes import (IncludeGraph, defines_from_options, include_dirs_from_options,
                               pre_includes_from_options, scan_includes)
 from ._launch_config import Limits, launch_config
 from ._signature import (Param, find_aliases, find_structs, merge_aliases, merge_structs,
@@ -147,9 +147,11 @@ def scan_user_source(source: str, options, include_dirs=()) -> IncludeGraph:
     """The include graph of a user's source (a :class:`CudaKernel`'s, an
     ``ElementwiseKernel``'s preamble): the headers of ``--pre-include`` options first,
     then the source's own, searched in ``include_dirs``, the options' ``-I`` folders
-    and the shipped folder, in that order."""
+    and the shipped folder, in that order; a computed include (``#include HDR``) is
+    read through the object-like macros of the sources, headers and ``-D`` options."""
     dirs = list(include_dirs) + include_dirs_from_options(options) + [_executors.include_dir()]
-    pre = "".join(f"#include <{h}>\n" for h in pre_includes_from_options(options))
+    pre = defines_from_options(options)   # "-DHDR=<a.h>" for a computed "#include HDR"
+    pre += "".join(f"#include <{h}>\n" for h in pre_includes_from_options(options))
     return scan_includes(pre + source, dirs)
 
 
