@@ -509,3 +509,23 @@ def test_fields_behind_attributes_with_parentheses_are_gated(hip):
                "complex<double> g() const { return complex<double>(); } };\n"
                "__global__ void k(S s) {}", "k").compile()
     assert len(hip.builds) == 1
+
+
+def test_struct_fields_spelled_by_a_macro_are_gated(hip):
+    """A field whose type is an object-like macro (``#define V5 Array5D<float>``, in
+    the source, a header or a ``-D`` option) was no view or complex to the gate: it was
+    compiled on HIP. A macro that spells a pointer, or a number, stays accepted."""
+    av = "#include <xstride/array_view.cuh>\n"
+    refused = [
+        (av + "#define V5 Array5D<float>\nstruct S { V5 v; };", (), "high_dim_cuda_views"),
+        ("#define CF complex<float>\nstruct S { int n; CF z; };", (), "complex_struct_fields"),
+        ("struct S { CZ z; };", ("-DCZ=complex<double>",), "complex_struct_fields"),
+        ("#define CF complex<float>\r\nstruct S { CF z; };", (), "complex_struct_fields"),
+    ]
+    for src, options, feature in refused:
+        with pytest.raises(NotImplementedError, match=feature):
+            CudaKernel(src + "\n__global__ void k(S s) {}", "k", options=options).compile()
+    CudaKernel(av + "#define CFP complex<float>*\n#define N 5\n"
+               "struct S { CFP p; float a[N]; Array4D<float> v; };\n__global__ void k(S s) {}",
+               "k").compile()
+    assert len(hip.builds) == 1

@@ -14,7 +14,7 @@ from . import _device
 from .._core.csource import code_only
 from ._executors import include_dir
 from ._hip_rules import RULES, HipRule
-from .._core.includes import IncludeGraph
+from .._core.includes import IncludeGraph, defines_from_options
 from ._signature import (CType, Signature, _match_brace, _split_top, find_aliases,
                          merge_aliases, rank_value)
 
@@ -52,11 +52,26 @@ def _max_view(ct: CType) -> int:
     return 0
 
 
-def _aliases(texts) -> dict[str, str]:
+# an object-like macro: "#define CF complex<float>" (group 2: its value)
+_OBJECT_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([^\W\d]\w*)(?!\()[ \t]+(\S.*?)[ \t\r]*$",
+                           re.M)
+
+
+def _macros(text: str) -> dict[str, str]:
+    """``{name: value}`` of the object-like ``#define``s of C text (code only): a
+    macro holds a struct field's type (``#define V5 Array5D<float>``) as an alias does."""
+    return {m.group(1): m.group(2) for m in _OBJECT_MACRO.finditer(code_only(_SPLICE.sub("", text)))}
+
+
+def _aliases(texts, options=()) -> dict[str, str]:
     """``{name: aliased type text}`` of every ``typedef`` / ``using`` alias in C texts
-    (the signature parser's table, :func:`find_aliases`)."""
+    (the signature parser's table, :func:`find_aliases`), and of every object-like
+    macro of the texts and of the ``-DNAME=value`` options (the preprocessor is not
+    run: a macro's value is read as an alias's type, so the gate sees the view or
+    complex it spells)."""
     out: dict[str, str] = {}
-    for text in texts:
+    for text in [defines_from_options(options), *texts]:
+        merge_aliases(out, _macros(text))
         merge_aliases(out, find_aliases(text))
     return out
 
@@ -254,7 +269,7 @@ def violations(signature: Signature, graph: IncludeGraph, options, source: str,
                 nd = _max_view(p.ctype)
                 if p.ctype.kind == "struct":
                     if aliases is None:
-                        aliases = _aliases([source, *graph.texts.values()])
+                        aliases = _aliases([source, *graph.texts.values()], options)
                     held = _struct_view_ndims(struct_bodies.get(p.ctype.struct, ""),
                                               struct_bodies, aliases, {p.ctype.struct})
                     nd = held if isinstance(held, str) else max(nd, held)
@@ -274,7 +289,7 @@ def violations(signature: Signature, graph: IncludeGraph, options, source: str,
                 if p.ctype.kind != "struct":
                     continue
                 if aliases is None:
-                    aliases = _aliases([source, *graph.texts.values()])
+                    aliases = _aliases([source, *graph.texts.values()], options)
                 body = struct_bodies.get(p.ctype.struct, "")
                 if _has_complex(p.ctype) or any(
                         _complex_by_value(code_only(t)) for t in _struct_texts(
