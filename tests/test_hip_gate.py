@@ -529,3 +529,24 @@ def test_struct_fields_spelled_by_a_macro_are_gated(hip):
                "struct S { CFP p; float a[N]; Array4D<float> v; };\n__global__ void k(S s) {}",
                "k").compile()
     assert len(hip.builds) == 1
+
+
+def test_union_fields_of_struct_parameters_are_gated(hip):
+    """A union declared apart (``union U {...};``, ``typedef union {...} U;``) and held
+    by a struct parameter holds its members by value: a 5-D view or a complex in it was
+    compiled on HIP (an anonymous or inline union was already refused). Behind a
+    pointer it stays accepted."""
+    av = "#include <xstride/array_view.cuh>\n"
+    refused = {
+        av + "union U { Array5D<float> a; int b; };\nstruct S { U u; };": "high_dim_cuda_views",
+        "union U { complex<float> z; int b; };\nstruct S { union U u; };":
+            "complex_struct_fields",
+        "typedef union { complex<double> z; long long b; } U;\nstruct S { int n; U u; };":
+            "complex_struct_fields",
+    }
+    for src, feature in refused.items():
+        with pytest.raises(NotImplementedError, match=feature):
+            CudaKernel(src + "\n__global__ void k(S s) {}", "k").compile()
+    CudaKernel("union U { complex<float> z; int b; };\nstruct S { U* u; };\n"
+               "__global__ void k(S s) {}", "k").compile()
+    assert len(hip.builds) == 1

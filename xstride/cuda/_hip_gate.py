@@ -16,7 +16,7 @@ from ._executors import include_dir
 from ._hip_rules import RULES, HipRule
 from .._core.includes import IncludeGraph, defines_from_options
 from ._signature import (CType, Signature, _match_brace, _split_top, find_aliases,
-                         merge_aliases, rank_value)
+                         find_structs, merge_aliases, rank_value)
 
 __all__ = ["violations", "check"]
 
@@ -252,10 +252,27 @@ def _has_complex(ct: CType) -> bool:
     return ct.kind == "struct" and any(_has_complex(f) for _, f in ct.fields or ())
 
 
+_UNION = re.compile(r"\bunion\b")
+
+
+def _with_unions(struct_bodies: dict[str, str], texts) -> dict[str, str]:
+    """The struct bodies and the bodies of the unions of C texts (``union U {...};``,
+    ``typedef union {...} U;``): a union field holds its members by value, as a struct
+    field does."""
+    out = dict(struct_bodies)
+    for text in texts:
+        if _UNION.search(text):
+            for name, body in find_structs(_UNION.sub("struct", text)).items():
+                out.setdefault(name, body)
+    return out
+
+
 def violations(signature: Signature, graph: IncludeGraph, options, source: str,
                struct_bodies: dict[str, str]) -> list[tuple[HipRule, str]]:
     """Every ``(rule, what triggered it)`` of a kernel; empty when HIP may compile it."""
     out: list[tuple[HipRule, str]] = []
+    if any(p.ctype.kind == "struct" for p in signature.params):
+        struct_bodies = _with_unions(struct_bodies, [source, *graph.texts.values()])
     aliases = None
     for r in RULES:
         if r.headers:
