@@ -343,7 +343,12 @@ def test_other_struct_or_mismatched_fields(gpu):
     ({"n_threads": 8, "block": (1, 1, 128)}, ValueError, "dimension z is 128, the device allows at most 64"),
     ({"grid": 2**31}, ValueError, "dimension x is 2147483648 blocks"),
     ({"grid": (1, 65536)}, ValueError, "dimension y is 65536 blocks"),
-    ({"n_threads": 2**31 * 1024}, ValueError, "'grid'.*XSTRIDE_GRID_STRIDE_LOOP"),
+    # the message named 'grid', which the caller had not passed
+    ({"n_threads": 2**31 * 1024}, ValueError, "argument 'n_threads' \\(2199023255552, 1, 1\\) "
+     "with block \\(128, 1, 1\\) needs grid \\(17179869184, 1, 1\\): dimension x is "
+     "17179869184 blocks.*XSTRIDE_GRID_STRIDE_LOOP"),
+    ({"n_threads": (1, 65536 * 8), "block": (32, 8)}, ValueError,
+     "argument 'n_threads' .* needs grid \\(1, 65536, 1\\): dimension y is 65536 blocks"),
     ({"n_threads": 8, "shared_mem": 10**7}, ValueError, "'shared_mem' 10000000 bytes exceeds"),
     ({"n_threads": 8, "shared_mem": -1}, ValueError, "'shared_mem' must be >= 0"),
     ({"n_threads": 8, "stream": "s"}, TypeError, "'stream'"),

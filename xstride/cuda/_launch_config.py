@@ -87,9 +87,11 @@ def launch_config(label: str, *, n_threads, grid, block, shared_mem, limits: Lim
     else:
         n = as_dims(label, "n_threads", n_threads, allow_zero=True)
         g = tuple(-(-ni // bi) for ni, bi in zip(n, b))
-    for axis, (n, m) in enumerate(zip(g, limits.max_grid_dims if limits else g)):
-        if n > m:
-            raise value_error(label, "grid", f"{g}: dimension {'xyz'[axis]} is {n} blocks, "
+    for axis, (k, m) in enumerate(zip(g, limits.max_grid_dims if limits else g)):
+        if k > m:   # name what the caller passed: the grid, or the threads that make it
+            arg, what = (("grid", f"{g}") if grid is not None else
+                         ("n_threads", f"{n} with block {b} needs grid {g}"))
+            raise value_error(label, arg, f"{what}: dimension {'xyz'[axis]} is {k} blocks, "
                               f"the device allows at most {m}; launch fewer blocks and "
                               "loop with XSTRIDE_GRID_STRIDE_LOOP")
     if limits is not None and shared_mem > limits.max_shared_mem:
