@@ -212,7 +212,10 @@ def _struct_view_ndims(body: str, structs: dict[str, str] | None = None,
     return max(ns)
 
 
-_COMPLEX = re.compile(r"\bcomplex\s*<\s*(?:float|double)\s*>")
+# complex<float>, complex<double>, or complex<T> of a template struct's parameter (or
+# of any other name that may be float or double): not complex<int> and the like
+_COMPLEX = re.compile(r"\bcomplex\s*<\s*(?!(?:int|long|short|char|signed|unsigned|bool)\b)"
+                      r"[^\W\d]\w*\s*>")
 # the "<" of a view whose elements a complex is: Array2D<complex<float>> holds a pointer
 _VIEW_OPEN = re.compile(r"(?:\bC?Array\d+D|\bxstride_c?array)\s*<\s*(?:(?:const|volatile)\s+)*$")
 # ") const {": where a member function's body begins
