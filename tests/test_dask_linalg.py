@@ -417,6 +417,23 @@ def test_qr_of_one_matrix_in_blocks_along_one_axis(shape, blocks, mode):
     np.testing.assert_allclose(q.T @ q, np.eye(q.shape[1]), atol=1e-12)
 
 
+@pytest.mark.parametrize("blocks", [(3, 4), (3, 5), (3, 3)])
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_qr_of_a_complex_wide_matrix_in_column_blocks(blocks, dtype):
+    """dask's short-and-fat QR took R's columns after the first block as Q.T @ A (the
+    transpose, not the conjugate transpose), so Q @ R was not x for complex x."""
+    rng = np.random.default_rng(16)
+    a = (rng.standard_normal((3, 12)) + 1j * rng.standard_normal((3, 12))).astype(dtype)
+    with xp.use_backend("dask"):
+        q, r = xp.linalg.qr(xp.asarray(a).rechunk(blocks))
+        assert (q.dtype, r.dtype) == (dtype, dtype)
+        q, r = xp.to_numpy(q), xp.to_numpy(r)
+    tol = 1e-4 if dtype == np.complex64 else 1e-12
+    np.testing.assert_allclose(q @ r, a, atol=tol)
+    np.testing.assert_allclose(q.conj().T @ q, np.eye(3), atol=tol)
+    np.testing.assert_array_equal(np.tril(r, -1), 0)
+
+
 @pytest.mark.parametrize("shape, chunks", [((2, 3, 4), 2), ((5, 6), 2), ((5, 6), -1)])
 @pytest.mark.parametrize("ord", [2, -2, "nuc", "fro", 1, np.inf])
 def test_matrix_norm_of_stacks_and_blocked_matrices(shape, chunks, ord):

@@ -429,7 +429,14 @@ def qr(x, /, *, mode="reduced"):
     if mode not in ("reduced", "complete"):
         raise value_error("qr", "mode", f"is {mode!r}; expected 'reduced' or 'complete'")
     if mode == "reduced" and _tall_or_wide(x):
-        return _ns().linalg.qr(x)
+        ns = _ns()
+        q, r = ns.linalg.qr(x)
+        if x.dtype.kind == "c" and len(x.chunks[1]) > 1:   # short-and-fat: dask's R of the
+            # columns after the first block is Q.T @ A, where it is Q^H @ A (Q @ R != x)
+            c0 = x.chunks[1][0]
+            rest = ns.matmul(ns.matrix_transpose(ns.conj(q)), x[:, c0:])
+            r = ns.concatenate([r[:, :c0], rest], axis=1)
+        return ns.linalg.QRResult(q, r)
     m, n = x.shape[-2:]
     k = builtins.min(m, n) if mode == "reduced" else m
     dt = _float(x.dtype)
