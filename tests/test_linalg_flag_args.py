@@ -115,3 +115,23 @@ def test_trace_and_diagonal_of_no_matrix_name_x(backend, func, shape):
                        match=rf"^{func}: argument 'x' has shape {re.escape(str(shape))}; "
                              "expected a stack of matrices"):
         getattr(xp.linalg, func)(_on(backend, np.ones(shape)))
+
+
+@pytest.mark.parametrize("func", ["det", "inv", "eigvalsh"])
+def test_det_inv_eigvalsh_name_their_array_x(func):
+    """NumPy's det, inv and eigvalsh name their array ``a``: the namespace's signature
+    was NumPy's, and a list given on dask was "argument 'a'"; the standard's ``x``."""
+    import inspect
+
+    fn = getattr(xp.linalg, func)
+    assert list(inspect.signature(fn).parameters)[0] == "x"
+    with xp.use_backend("dask"):
+        with pytest.raises(TypeError, match=rf"{func}: argument 'x' got list"):
+            fn([[1.0, 0.0], [0.0, 1.0]])
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'a'|required "
+                                        r"positional argument: 'x'"):
+        fn(a=_SPD)   # the standard's x is positional-only; NumPy's took a=
+    np.testing.assert_allclose(fn(_SPD), getattr(np.linalg, func)(_SPD))
+    with xp.use_backend("dask", chunks=1):
+        got = xp.to_numpy(fn(xp.asarray(_SPD)))
+    np.testing.assert_allclose(got, getattr(np.linalg, func)(_SPD))

@@ -498,8 +498,29 @@ def _outer_of(backend: str):
     return outer
 
 
+def _det(x, /):
+    """``linalg.det`` of the standard (NumPy's own)."""
+    return np.linalg.det(x)
+
+
+def _inv(x, /):
+    """``linalg.inv`` of the standard (NumPy's own)."""
+    return np.linalg.inv(x)
+
+
+def _eigvalsh(x, /, **kwargs):
+    """``linalg.eigvalsh`` of the standard (NumPy's own; its ``UPLO`` by keyword)."""
+    return np.linalg.eigvalsh(x, **kwargs)
+
+
 for _fn in (eig, eigvals, solve):
     register(f"linalg.{_fn.__name__}", "cupy")(_fn)
+# NumPy's det, inv and eigvalsh name their array ``a``: the namespace's signature, and its
+# messages (a list given on dask: "argument 'a'"), were NumPy's. The standard's ``x``
+# here; a call without keywords still goes straight to NumPy's function.
+for _name, _fn in (("det", _det), ("inv", _inv), ("eigvalsh", _eigvalsh)):
+    _fn.__name__ = _fn.__qualname__ = _name
+    register(f"linalg.{_name}", "numpy", positional=getattr(np.linalg, _name))(_fn)
 register("linalg.matrix_rank", "numpy")(_matrix_rank_of("numpy"))
 register("linalg.solve", "numpy")(_solve_of("numpy"))
 register("linalg.qr", "numpy")(_qr_of("numpy"))
@@ -514,4 +535,4 @@ for _make in (_svd_of, _cholesky_of, _matrix_power_of, _trace_of, _diagonal_of):
     register(f"linalg.{_fn.__name__}", "numpy")(_fn)
 for _backend_name in ("numpy", "dask"):
     register("linalg.outer", _backend_name)(_outer_of(_backend_name))
-del _fn, _backend_name, _q, _make
+del _fn, _backend_name, _q, _make, _name
