@@ -592,6 +592,24 @@ def test_solve_of_unknown_lengths_says_so():
         xp.linalg.solve(x, _unknown_last(a))
 
 
+@pytest.mark.parametrize("axis", [-1, 0])
+def test_cross_of_unknown_lengths_says_so(axis):
+    """Lengths dask does not know (after boolean indexing) in a cross operand: NumPy's
+    broadcast_shapes raised "'float' object cannot be interpreted as an integer" (a
+    TypeError naming no argument); now the ValueError naming it and compute_chunk_sizes."""
+    a = np.arange(18.0).reshape(6, 3)
+    x = da.from_array(a, chunks=2)
+    rows = x[x[:, 0] > -1]   # (nan, 3)
+    for x1, x2, name in ((rows, x, "x1"), (x, rows, "x2")):
+        with pytest.raises(ValueError, match=rf"^cross: argument '{name}' has shape "
+                                             r"\(nan, 3\), with lengths dask does not "
+                                             r"know .*\.compute_chunk_sizes\(\) first"):
+            xp.linalg.cross(x1, x2, axis=axis)
+    rows.compute_chunk_sizes()
+    got = xp.to_numpy(xp.linalg.cross(rows, x[::-1]))
+    np.testing.assert_array_equal(got, np.cross(a, a[::-1]))
+
+
 @pytest.mark.parametrize("name", ["inv", "det", "slogdet", "cholesky", "eigh", "eigvalsh",
                                   "eig", "eigvals", "svd", "svdvals", "qr", "pinv",
                                   "matrix_rank", "solve"])

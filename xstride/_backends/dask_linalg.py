@@ -469,6 +469,17 @@ def svd(x, /, *, full_matrices=True):
 
 
 # ----------------------------------------------------------------------------- two operands
+def _all_known(func: str, x1, x2) -> None:
+    """Every length of ``x1`` and ``x2`` known to dask (not after boolean indexing): the
+    operands are broadcast against each other."""
+    for name, x in (("x1", x1), ("x2", x2)):
+        if any(n != n for n in x.shape):
+            raise value_error(func, name, f"has shape {x.shape}, with lengths dask does "
+                                          "not know (as after boolean indexing), which "
+                                          f"{func} needs; call {name}.compute_chunk_sizes() "
+                                          "first")
+
+
 def solve(x1, x2, /):
     """``linalg.solve``: ``x1 (..., M, M)``, ``x2 (..., M, K)`` or a vector ``(M,)``;
     the stacks broadcast, the result is ``(..., M, K)`` (``(..., M)`` for a vector).
@@ -481,12 +492,7 @@ def solve(x1, x2, /):
     """
     _check("solve", x1, True, arg="x1")
     _lapack_dtype("solve", "x2", x2)
-    for name, x in (("x1", x1), ("x2", x2)):
-        if any(n != n for n in x.shape):   # the stacks are broadcast: every length needed
-            raise value_error("solve", name, f"has shape {x.shape}, with lengths dask does "
-                                             "not know (as after boolean indexing), which "
-                                             f"solve needs; call {name}.compute_chunk_sizes() "
-                                             "first")
+    _all_known("solve", x1, x2)   # the stacks are broadcast: every length needed
     stack = check_solve(x1, x2)
     m = x1.shape[-1]
     vector = x2.ndim == 1
@@ -509,9 +515,11 @@ def cross(x1, x2, /, *, axis=-1):
     ------
     ValueError
         Shapes that do not broadcast; ``axis`` out of range; an operand not of length
-        3 along it (``linalg_fixes.check_cross``).
+        3 along it (``linalg_fixes.check_cross``); a length dask does not know (after
+        boolean indexing: "'float' object cannot be interpreted as an integer" before).
     """
     ns = _ns()
+    _all_known("cross", x1, x2)   # (NumPy's broadcast_shapes raised an unnamed TypeError)
     shape, ax = check_cross(x1, x2, axis)
     nd = len(shape)
     dt = np.result_type(x1.dtype, x2.dtype)
