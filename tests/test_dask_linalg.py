@@ -723,3 +723,20 @@ def test_a_shape_that_is_no_stack_of_matrices_is_numpys_linalg_error(func, shape
         with xp.use_backend(backend):
             with pytest.raises(np.linalg.LinAlgError, match=rf"^{func}: "):
                 getattr(xp.linalg, func)(make(shape))
+
+
+@pytest.mark.parametrize("shape, blocks", [((12, 3), (4, 3)), ((3, 12), (3, 4)),
+                                           ((12, 3), 2)])
+def test_tuples_of_blocked_matrices_have_the_standard_s_fields(shape, blocks):
+    """svd (full_matrices=False) of a matrix dask's tall-and-skinny (short-and-fat) QR
+    takes returned dask's plain tuple, with no .U, .S, .Vh (a gathered matrix, or the
+    NumPy backend, gave the named tuple)."""
+    a = np.random.default_rng(17).standard_normal(shape)
+    x = da.from_array(a, chunks=blocks)
+    usv = xp.linalg.svd(x, full_matrices=False)
+    assert (usv.U, usv.S, usv.Vh) == tuple(usv)
+    np.testing.assert_allclose(xp.to_numpy(usv.S), np.linalg.svd(a, compute_uv=False))
+    u, s, vh = (xp.to_numpy(t) for t in usv)
+    np.testing.assert_allclose((u * s) @ vh, a, atol=1e-12)
+    qr = xp.linalg.qr(x)
+    assert (qr.Q, qr.R) == tuple(qr)

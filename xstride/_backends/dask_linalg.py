@@ -456,8 +456,8 @@ def svd(x, /, *, full_matrices=True):
     """
     check_linalg_args("svd", full_matrices)
     _check("svd", x, False)
-    if not full_matrices and _tall_or_wide(x):
-        return _ns().linalg.svd(x, full_matrices=False)
+    if not full_matrices and _tall_or_wide(x):   # compat's: dask's plain tuple (no .U)
+        return _ns().linalg.SVDResult(*_ns().linalg.svd(x, full_matrices=False))
     m, n = x.shape[-2:]
     k = builtins.min(m, n)
     dt = _float(x.dtype)
