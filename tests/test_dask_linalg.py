@@ -740,3 +740,25 @@ def test_tuples_of_blocked_matrices_have_the_standard_s_fields(shape, blocks):
     np.testing.assert_allclose((u * s) @ vh, a, atol=1e-12)
     qr = xp.linalg.qr(x)
     assert (qr.Q, qr.R) == tuple(qr)
+
+
+@pytest.mark.parametrize("axis, keepdims", [(None, True), (1, True), (0, True), ((1,), False),
+                                            ((0,), False), ((0, 2), True), ((2, 0, 1), False)])
+@pytest.mark.parametrize("ord", [2, 1, 0, np.inf, -np.inf, 3])
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64, np.int32])
+def test_vector_norm_of_unknown_lengths_with_keepdims_or_a_tuple_axis(axis, keepdims, ord,
+                                                                      dtype):
+    """Rows selected by a boolean mask (lengths dask does not know): with keepdims or a
+    tuple axis, compat's reshapes raised "cannot convert float NaN to integer"; now the
+    NumPy backend's norm, shape and dtype."""
+    rng = np.random.default_rng(18)
+    a = (rng.standard_normal((6, 3, 2)) * 3).astype(dtype)
+    a[0, 0, 0] = 0
+    x = da.from_array(a, chunks=2)
+    rows = x[da.from_array(np.ones(6, dtype=bool), chunks=2)]   # (nan, 3, 2)
+    got = xp.linalg.vector_norm(rows, axis=axis, keepdims=keepdims, ord=ord)
+    want = xp.linalg.vector_norm(a, axis=axis, keepdims=keepdims, ord=ord)
+    assert got.dtype == want.dtype
+    got = got.compute()
+    assert (got.shape, got.dtype) == (np.shape(want), want.dtype)
+    np.testing.assert_allclose(got, want, rtol=1e-5)

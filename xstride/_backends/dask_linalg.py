@@ -33,6 +33,7 @@ import builtins
 import operator
 
 import numpy as np
+from numpy.lib.array_utils import normalize_axis_tuple
 from numpy.linalg import LinAlgError
 
 from .._chunked import _config as _chunked_config
@@ -219,15 +220,41 @@ def _is(ord, *values) -> bool:
     return not isinstance(ord, (bool, str)) and isinstance(ord, (int, float)) and ord in values
 
 
+def _norm_by_reductions(x, axis, ord, keepdims: bool):
+    """The vector norm of ``ord`` over ``axis`` of ``x``, a dask array with lengths dask
+    does not know (after boolean indexing), by reductions over the axes themselves:
+    compat's moved the axes into one and reshaped (and reshaped for ``keepdims``), which
+    needs every length ("cannot convert float NaN to integer")."""
+    ns = _ns()
+    axes = normalize_axis_tuple(range(x.ndim) if axis is None else axis, x.ndim)
+    a = ns.abs(_inexact(x))   # real: float32 of float32 and complex64, as NumPy's norm
+    kw = {"axis": axes, "keepdims": keepdims}
+    if _is(ord, np.inf):
+        return ns.max(a, **kw)
+    if _is(ord, -np.inf):
+        return ns.min(a, **kw)
+    if ord == 0:
+        return ns.sum(ns.astype(a != 0, a.dtype), **kw)
+    if ord == 1:
+        return ns.sum(a, **kw)
+    if ord == 2:
+        return ns.sqrt(ns.sum(a * a, **kw))
+    return ns.sum(a ** ord, **kw) ** (1.0 / ord)
+
+
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     """``linalg.vector_norm``: dask's, of integers and bools as float64 (NumPy's dtype);
     of every axis of rows selected by a boolean mask, of them flattened by row blocks
-    (dask's ravel of unknown lengths failed); ``ord`` +-inf over axes of no element as
+    (dask's ravel of unknown lengths failed), and with ``keepdims`` or a tuple ``axis``
+    by reductions over the axes (:func:`_norm_by_reductions`); ``ord`` +-inf over axes of no element as
     NumPy's (0 for inf, an error for -inf)."""
     check_vector_norm(axis, ord, keepdims)
     keepdims = bool(keepdims)
-    if axis is None and not keepdims and x.ndim > 1 and any(n != n for n in x.shape):
-        x = flat(x)
+    if any(n != n for n in x.shape):
+        if axis is None and not keepdims and x.ndim > 1:
+            x = flat(x)
+        elif keepdims or isinstance(axis, tuple):   # compat's reshapes: every length needed
+            return _norm_by_reductions(x, axis, ord, keepdims)
     if _is(ord, np.inf, -np.inf):
         axes = tuple(range(x.ndim)) if axis is None else axis
         items = axes if isinstance(axes, tuple) else (axes,)
