@@ -762,3 +762,17 @@ def test_vector_norm_of_unknown_lengths_with_keepdims_or_a_tuple_axis(axis, keep
     got = got.compute()
     assert (got.shape, got.dtype) == (np.shape(want), want.dtype)
     np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
+@pytest.mark.parametrize("ord", [2, -2, "nuc", "fro", 1])
+def test_matrix_norm_keepdims_of_a_stack_of_unknown_length(ord):
+    """The spectral and nuclear norms with keepdims of a stack selected by a boolean mask
+    (a stack length dask does not know): expand_dims raised "cannot convert float NaN to
+    integer"."""
+    a = np.random.default_rng(19).standard_normal((6, 3, 4))
+    x = da.from_array(a, chunks=(2, 3, 4))
+    stack = x[da.from_array(np.ones(6, dtype=bool), chunks=2)]   # (nan, 3, 4)
+    got = xp.linalg.matrix_norm(stack, ord=ord, keepdims=True).compute()
+    want = xp.linalg.matrix_norm(a, ord=ord, keepdims=True)
+    assert got.shape == want.shape == (6, 1, 1)
+    np.testing.assert_allclose(got, want)

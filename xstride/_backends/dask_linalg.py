@@ -299,8 +299,10 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     sv = svdvals(x)
     if ord == 2 and sv.shape[-1] == 0:   # matrices of no element: NumPy's norm is 0
         pick = ns.sum                    # (dask's max of no value raised)
-    out = pick(sv, axis=-1)
-    return ns.expand_dims(ns.expand_dims(out, axis=-1), axis=-1) if keepdims else out
+    out = pick(sv, axis=-1, keepdims=keepdims)
+    # (a new axis by indexing: dask's expand_dims reshapes, which needs every length,
+    # and raised "cannot convert float NaN to integer" after boolean indexing)
+    return out[..., None] if keepdims else out
 
 
 def matrix_rank(x, /, *, rtol=None):
