@@ -24,6 +24,12 @@ _CASES = [
                                             r"whose length 4 along axis 0 differs"),
     ("linalg.vecdot", (2, 3), (2, 5), {"axis": -1}, r"^vecdot: argument 'x2' has shape "
                                                     r"\(2, 5\), whose length 5"),
+    # stacks that do not broadcast: dask's "Chunks do not add up to shape", NumPy's
+    # "operands could not be broadcast together with remapped shapes"
+    ("vecdot", (2, 3), (4, 3), {}, r"^vecdot: shapes \(2, 3\) and \(4, 3\) cannot be "
+                                   r"broadcast together$"),
+    ("linalg.vecdot", (2, 1, 3), (4, 3, 3), {}, r"^vecdot: shapes \(2, 1, 3\) and "
+                                                r"\(4, 3, 3\) cannot be broadcast"),
 ]
 
 

@@ -45,12 +45,19 @@ def matmul_shape_error(x1, x2, func: str = "matmul") -> ValueError | None:
 
 def vecdot_shape_error(x1, x2, axis: int = -1, func: str = "vecdot") -> ValueError | None:
     """The shape error of ``vecdot(x1, x2, axis=axis)`` (an ``axis`` in range of both,
-    checked before): lengths along ``axis`` that differ, else None."""
+    checked before): lengths along ``axis`` that differ, or shapes that do not broadcast
+    (dask's said "Chunks do not add up to shape", NumPy's "operands could not be
+    broadcast together with remapped shapes"), else None."""
     n1, n2 = x1.shape[axis], x2.shape[axis]
     if _known(n1) and _known(n2) and n1 != n2:
         return value_error(func, "x2", f"has shape {tuple(x2.shape)}, whose length {n2} "
                                        f"along axis {axis} differs from x1's {n1} (shape "
                                        f"{tuple(x1.shape)})")
+    if all(_known(n) for n in tuple(x1.shape) + tuple(x2.shape)):
+        try:
+            np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
+        except ValueError:
+            return broadcast_error(func, (x1.shape, x2.shape))
     return None
 
 
