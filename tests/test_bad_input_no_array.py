@@ -75,8 +75,9 @@ def test_a_non_array_beside_a_dask_array_is_a_named_type_error(qualname, args, i
 
 
 def test_what_numpy_takes_as_a_list_still_runs():
+    """(The elementwise functions took one too, until they refused it on every backend:
+    test_elementwise_list_operands.py.)"""
     assert xp.roll([1, 2], 1).tolist() == [2, 1]
-    assert xp.sin([0.0]).tolist() == [0.0] and xp.add([1, 2], [3, 4]).tolist() == [4, 6]
     assert xp.matmul(M, [1.0, 0.0]).tolist() == [1.0, 3.0]
     assert xp.concat([np.zeros(1), [1.0]]).tolist() == [0.0, 1.0]
 

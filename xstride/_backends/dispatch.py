@@ -31,7 +31,8 @@ from ._base import Backend
 from .axis_errors import axis_argument_error
 from .axis_values import axis_ints
 from .creation_errors import creation_argument_error
-from .no_array import attribute_error, no_array_error
+from .no_array import (MORE_ARRAYS, NUMPY_TYPES, PLAIN_TYPES, attribute_error,
+                       no_array_error, operand_error, operand_names)
 from .registry import DEFAULT, REGISTRY, each, get
 from .real_only import complex_argument_error
 from .matmul_checks import gufunc_shape_error
@@ -306,19 +307,20 @@ def _array_type_backend(t) -> str | None:
     return None
 
 
-def _backend_by_type(args):
+def _backend_by_type(args, shapes=True):
     """Backend of ``args`` (positional and keyword values) from their exact types.
 
     Returns ``None`` to ask for the full check: an argument's type is not in the
     table (sequences, subclasses, NumPy scalars...), backends are mixed (the full
     check then raises), or no argument is an array. Dtypes, dtype classes, strings
-    and tuples of ints (``axis=(0, 1)``) name no backend.
+    and tuples of ints (``axis=(0, 1)``; unless ``shapes`` is false: an elementwise
+    function's operand) name no backend.
     """
     found = None
     for a in args:
         kind = _BY_TYPE.get(type(a), _MISSING)
         if kind is _MISSING:
-            if type(a) is tuple:   # axis=(0, 1), a shape: names no backend
+            if type(a) is tuple and shapes:   # axis=(0, 1), a shape: names no backend
                 for e in a:
                     if type(e) is not int:
                         return None
@@ -480,19 +482,28 @@ def follower(qualname: str, module: str = "xstride"):
     modules, rewrites = _modules, _ARGUMENTS
     first_optional, second_optional = _OPTIONAL_PAIR
     current = _backend._current
+    # an elementwise function's operands: NumPy's types go to NumPy, any other than
+    # PLAIN_TYPES (a list) to the full check, which refuses it (no_array.operand_error)
+    operands, arrays, plain, nd = operand_names(qualname), NUMPY_TYPES, PLAIN_TYPES, np.ndarray
+    direct, shapes = bool(operands) and qualname not in MORE_ARRAYS, not operands
 
     def wrapper(*args, **kwargs):
         try:
-            if (first_optional not in modules and second_optional not in modules
-                    and current.get() == DEFAULT):   # (an unavailable active one: checked)
-                # no array of another backend can exist: NumPy's function
+            if (direct and not kwargs and args
+                    and ((t := type(args[0])) is nd and type(args[-1]) in plain
+                         or t in plain and type(args[-1]) in arrays)
+                    or first_optional not in modules and second_optional not in modules
+                    and current.get() == DEFAULT   # (an unavailable active one: checked)
+                    and (shapes or args and type(args[0]) in plain
+                         and type(args[-1]) in plain)):
+                # NumPy's arrays and scalars, or no array of another backend can exist
                 if kwargs or len(args) > most:
                     fn = np_table[qualname]
                     if len(args) > most:
                         ufunc_out(fn, args, qualname)
                     return fn(*args, **kwargs)
                 return np_positional[qualname](*args)
-            backend = _backend_by_type(args + tuple(kwargs.values()) if kwargs else args)
+            backend = _backend_by_type(args + tuple(kwargs.values()) if kwargs else args, shapes)
             if backend is None:  # sequences, other types, mixed, no array: the full check
                 if TRACE_HOOK is not None:
                     try:
@@ -505,6 +516,8 @@ def follower(qualname: str, module: str = "xstride"):
                 if not params:
                     params.append(param_names(reference))
                 backend = _backend.backend_of(qualname, _named(params[0], args, kwargs))
+                if operands and (refused := operand_error(qualname, backend, args)):
+                    raise refused
                 if backend != DEFAULT:   # axis=numpy.asarray(1) as 1 (axis_values.py)
                     args, kwargs = axis_ints(params[0], args, kwargs)
             if backend in rewrites:

@@ -6,17 +6,50 @@ given: NumPy's ``fft.fft([1.0, 2.0])``, ``sort([2, 1])``, ``clip(3.0)``,
 ``linalg.outer(x, [1.0])`` and dask's with a list beside a dask array raised Python's
 bare ``AttributeError: 'list' object has no attribute 'ndim'``, naming neither. The
 dispatch (``dispatch.follower``) asks these on the way out of an ``AttributeError``
-only (a valid call pays nothing). A function that takes a list today (NumPy's ``roll``,
-the elementwise functions) never raises one, so it keeps taking it.
+only (a valid call pays nothing). A function that takes a list today (NumPy's ``roll``)
+never raises one, so it keeps taking it.
+
+The elementwise functions refuse one on every backend (:func:`operand_error`): NumPy's
+ufuncs made an array of a list, a tuple or a range, dask's made a NumPy array of it on
+the dask backend, CuPy's refuse it. The dispatch asks on its full check of the
+arguments, the path a call takes where an argument is of no type it knows.
 """
 
 from __future__ import annotations
 
-from .._core.errors import error, type_error
-from .registry import get
-from .select import backend_of
+import functools
 
-__all__ = ["no_array_error", "attribute_error"]
+import numpy as np
+
+from .._core.errors import error, type_error
+from .._core.names import ELEMENTWISE
+from .._core.ufuncs import numpy_ufunc_name
+from .registry import get
+from .select import backend_of, backend_of_array
+
+__all__ = ["no_array_error", "attribute_error", "operand_names", "operand_error",
+           "NUMPY_TYPES", "PLAIN_TYPES", "MORE_ARRAYS"]
+
+_ELEMENTWISE = frozenset(ELEMENTWISE)
+#: NumPy's arrays and scalars, exactly: an elementwise function given one of these
+#: beside these or :data:`PLAIN_TYPES` runs on NumPy without a further look at its
+#: arguments (``dispatch.follower``'s fast path).
+NUMPY_TYPES = frozenset([np.ndarray] + [t for t in np.sctypeDict.values()
+                                        if issubclass(t, np.generic)])
+#: The exact types an elementwise function's operands have on that fast path: NumPy's,
+#: Python's scalars, and None and str (refused by the library in its own words). Any
+#: other (a list, a tuple, a range) takes the full check, where :func:`operand_error`
+#: refuses it.
+PLAIN_TYPES = NUMPY_TYPES | frozenset((bool, int, float, complex, type(None), str))
+#: The elementwise functions that take arrays beside their operands (``clip``'s bounds):
+#: the fast path, which looks at the first and the last positional argument only, leaves
+#: their calls to the look at every argument's backend.
+MORE_ARRAYS = frozenset({"clip"})
+
+
+def _an_array(backend: str) -> str:
+    """What a function of arrays expects where it got no array."""
+    return f"an array of the {backend} backend (xstride.asarray(x) makes one)"
 
 
 def no_array_error(qualname: str, backend: str, named):
@@ -34,8 +67,7 @@ def no_array_error(qualname: str, backend: str, named):
         name, value = named[0]
         return error(TypeError, qualname.rsplit(".", 1)[-1],
                      f"argument {name!r} got {type(value).__name__} {_short_repr(value)}; "
-                     f"expected an array of the {backend} backend (xstride.asarray(x) "
-                     "makes one)")
+                     f"expected {_an_array(backend)}")
     raise   # noqa: PLE0704 - the AttributeError being handled, as it was
 
 
@@ -66,5 +98,33 @@ def attribute_error(exc: AttributeError, qualname: str, named) -> TypeError | No
         backend = backend_of(qualname, named)   # its arrays', else the active backend
     except TypeError:   # mixed backends: that error, not this one
         return None
-    return type_error(qualname.rsplit(".", 1)[-1], name, obj,
-                      f"an array of the {backend} backend (xstride.asarray(x) makes one)")
+    return type_error(qualname.rsplit(".", 1)[-1], name, obj, _an_array(backend))
+
+
+@functools.cache
+def operand_names(qualname: str) -> tuple[str, ...]:
+    """The standard's names of the array arguments of the elementwise function
+    ``qualname``, the first positional ones: ``("x1", "x2")`` where NumPy's ufunc of it
+    takes two inputs, else ``("x",)`` (``clip``'s bounds are ``clip_checks.py``'s);
+    ``()`` for any other function."""
+    if qualname not in _ELEMENTWISE:
+        return ()
+    uf = getattr(np, numpy_ufunc_name(qualname), None)
+    return ("x1", "x2") if getattr(uf, "nin", 1) == 2 else ("x",)
+
+
+def operand_error(qualname: str, backend: str, args) -> TypeError | None:
+    """The ``TypeError`` of an elementwise function given, where an array goes (its
+    first positional arguments, :func:`operand_names`), a list, a tuple, a range or any
+    other object that is neither an array (of any backend; a NumPy scalar counts) nor a
+    Python scalar, naming it; else None. ``None`` and a ``str`` pass: the library
+    refuses them in its own words, as it did."""
+    names = operand_names(qualname)
+    for name, value in zip(names, args):
+        if (value is None or isinstance(value, (int, float, complex, str))
+                or backend_of_array(value) is not None):
+            continue
+        scalars = " or a Python scalar" if len(names) == 2 else ""
+        return type_error(qualname.rsplit(".", 1)[-1], name, value,
+                          _an_array(backend) + scalars)
+    return None
