@@ -220,6 +220,12 @@ class Backend:
         """``a`` as a NumPy array."""
         raise NotImplementedError
 
+    def device_of(self, a):
+        """The array API device of ``a`` (an array of this backend), as
+        ``array_api_compat.device`` answers: its ``device`` attribute here (``"cpu"``
+        of a NumPy array, a ``cupy.cuda.Device`` of a CuPy array)."""
+        return getattr(a, "device", None)
+
     def synchronize(self) -> None:
         """Wait for the work queued on this backend's current stream (no-op on the host)."""
 

@@ -119,17 +119,29 @@ def _host(a, func: str) -> np.ndarray:
     return out
 
 
-def to_device(a, backend: str | None = None):
-    """Return ``a`` on ``backend`` (the active backend by default).
+def to_device(a, backend=None):
+    """Return ``a`` on ``backend`` (the active backend by default), or on an array API
+    device.
 
     Zero-copy when ``a`` is already there; otherwise one host-device copy. A dask array
     going to another backend is computed; an array going to the dask backend becomes a
     dask array with the backend's ``chunks`` and chunk backend.
 
+    The array API standard's ``to_device(x, device)`` takes a device, and so does this
+    function: ``"cpu"`` (NumPy's device, ``x.device`` of a NumPy array, and
+    ``array_api_compat.device`` of a dask array of NumPy chunks) is the host. A NumPy
+    array is returned itself and a dask array of NumPy chunks stays that dask array
+    (nothing is computed, nothing copied); a CuPy array is copied to a NumPy array, as
+    ``array_api_compat``'s ``to_device(x, "cpu")`` does; a dask array of CuPy chunks
+    becomes one of NumPy chunks (each chunk copied when computed); anything else
+    array-like becomes a NumPy array. Any other device object is taken only where it is
+    the device ``a`` is on (``x.device`` of a CuPy array, ``array_api_compat.device``
+    of a dask array): ``a`` itself.
+
     Parameters
     ----------
     a : array_like
-    backend : {"numpy", "cupy", "dask"}, optional
+    backend : {"numpy", "cupy", "dask"}, "cpu", or the device of ``a``, optional
 
     Returns
     -------
@@ -139,8 +151,9 @@ def to_device(a, backend: str | None = None):
     Raises
     ------
     TypeError
-        ``backend`` is not a str, or ``a`` is not array-like (for ``"dask"`` also an
-        object array or one of elements of 0 bytes, which dask cannot chunk).
+        ``backend`` is neither a str nor the device ``a`` is on, or ``a`` is not
+        array-like (for ``"dask"`` also an object array or one of elements of 0 bytes,
+        which dask cannot chunk).
     ValueError
         Unknown backend name.
     RuntimeError
@@ -152,7 +165,15 @@ def to_device(a, backend: str | None = None):
         except RuntimeError as exc:  # XSTRIDE_BACKEND named a backend that cannot load
             raise unavailable_error("to_device", exc) from None
     else:
-        target = _backend.normalize_name(backend, source="to_device", arg="backend")
+        try:
+            target = _backend.normalize_name(backend, source="to_device", arg="backend",
+                                             also=" (or the device 'cpu')")
+        except (TypeError, ValueError):   # not a backend name: a device, or the error
+            if isinstance(backend, str) and backend != "cpu":
+                raise
+            target = None
+        if target is None:   # outside the except: its errors chain no name error
+            return _to_cpu(a) if isinstance(backend, str) else _at_device(a, backend)
     if target == "numpy":
         return _host(a, "to_device")
     src = of_array(a)
@@ -169,3 +190,29 @@ def to_device(a, backend: str | None = None):
     if be.lazy:   # an option that does not fit ``a`` names to_device (it named asarray)
         return be.asarray(a, func="to_device", own_chunks=False)
     return be.asarray(a)
+
+
+def _to_cpu(a):
+    """``to_device(a, "cpu")``: a dask array keeps its chunks on the host (its own
+    where they are there), anything else is :func:`to_numpy`'s answer."""
+    src = of_array(a)
+    if src is not None and src.lazy:
+        return src.host_chunks(a)
+    return _host(a, "to_device")
+
+
+def _at_device(a, device):
+    """``to_device(a, device)`` of a device object: ``a`` where ``device`` is the
+    device ``a`` is on, else the ``TypeError`` naming ``backend``."""
+    src = of_array(a)
+    own = None if src is None else src.device_of(a)
+    try:
+        same = own is device or (own is not None and bool(own == device))
+    except (TypeError, ValueError):   # an array given as the device: no answer of one bool
+        same = False
+    if same:
+        return a
+    here = "" if own is None else f" ({own!r})"
+    raise type_error("to_device", "backend", device,
+                     "a backend name ('numpy', 'cupy', 'dask'), the device 'cpu', or the "
+                     f"device a is on{here}; to move an array, name its backend")

@@ -294,6 +294,28 @@ class DaskBackend(Backend):
         # asanyarray: a masked array's chunks (numpy.ma) keep their mask
         return np.asanyarray(out if be is None else be.to_host(out))
 
+    def device_of(self, a):
+        """``array_api_compat.device`` of dask array ``a``: ``"cpu"`` where its chunks
+        are NumPy arrays (masked ones too), else the dask namespace's other device
+        (compat's ``DASK_DEVICE``)."""
+        import numpy as np
+
+        if isinstance(a._meta, np.ndarray):
+            return "cpu"
+        return next(d for d in self.namespace().__array_namespace_info__().devices()
+                    if d != "cpu")
+
+    def host_chunks(self, a):
+        """Dask array ``a`` with its chunks on the host (``xstride.to_device(a, "cpu")``):
+        ``a`` itself where they are NumPy arrays (masked ones too), else ``a`` with each
+        chunk copied to a NumPy array when computed (nothing is computed here)."""
+        import numpy as np
+
+        if isinstance(a._meta, np.ndarray):
+            return a
+        return a.map_blocks(self.chunk_to_host, dtype=a.dtype,
+                            meta=np.empty((0,) * a.ndim, dtype=a.dtype))
+
     def library_sliding_window_view(self, x, window, axes, writeable):
         """dask's function, except where it fails and NumPy's windows are trivial: a 0-d
         ``x`` (no axis to slide along: the windows are ``x``), and a result of no element

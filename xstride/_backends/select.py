@@ -42,14 +42,16 @@ BACKENDS = tuple(REGISTRY)
 _ENV = "XSTRIDE_BACKEND"
 
 
-def normalize_name(name, *, source: str = "set_backend", arg: str = "name") -> str:
-    """A backend name, lowercased; surrounding blanks are an error (DESIGN.md)."""
+def normalize_name(name, *, source: str = "set_backend", arg: str = "name",
+                   also: str = "") -> str:
+    """A backend name, lowercased; surrounding blanks are an error (DESIGN.md).
+    ``also``: what else ``source`` takes, appended to the list of names."""
     if not isinstance(name, str):
         raise type_error(source, arg, name, "a str (a backend name)")
     key = name.lower()
     if key not in BACKENDS:
         raise value_error(source, arg, f"names an unknown backend {name!r}; valid names "
-                          "are " + ", ".join(repr(b) for b in BACKENDS))
+                          "are " + ", ".join(repr(b) for b in BACKENDS) + also)
     return key
 
 
