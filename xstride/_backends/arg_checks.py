@@ -29,6 +29,7 @@ from .._core.intseq import is_index
 from .._plans.reduction import normalize_axis, normalize_one_axis
 from . import select as _backend
 from .dispatch import compat_function, register
+from .registry import of_array
 from .shape_checks import named_shape_error
 from .sorter_checks import check_sorted_x1, check_sorter, check_sorter_range
 
@@ -478,10 +479,20 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True, **kwargs):
     return _numpy("argsort")(x, axis=axis, descending=descending, stable=stable, **kwargs)
 
 
+#: ``linspace`` ends of these types need no look for a dask array (the fast path)
+_PLAIN_ENDS = frozenset((int, float, complex, bool, np.float64, np.float32, np.int64,
+                         np.ndarray))
+
+
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, **kwargs):
     """``linspace`` of the standard on NumPy, ``num`` and ``endpoint`` checked first
-    (:func:`check_linspace`)."""
+    (:func:`check_linspace`). A dask array end (a 0-D one: the standard's scalar) is
+    computed, as NumPy's ``full`` and ``arange`` compute one, so the result is a NumPy
+    array (NumPy's ``linspace`` handed the call to dask, which returned a dask array)."""
     check_linspace(num, endpoint)
+    if start.__class__ not in _PLAIN_ENDS or stop.__class__ not in _PLAIN_ENDS:
+        start, stop = (v if (be := of_array(v)) is None or not be.lazy else be.to_host(v)
+                       for v in (start, stop))
     return _numpy("linspace")(start, stop, num, dtype=dtype, device=device,
                               endpoint=bool(endpoint), **kwargs)
 
