@@ -219,3 +219,28 @@ def test_cupy_clip_hands_the_checked_bounds_to_one_kernel(cupy_compat, monkeypat
         ("asarray", (2 + 0j,)), ("clip", (z, 0.5, "asarray"))]
     assert compat.calls[0][2] == {"dtype": np.complex128}
     assert clips == []
+
+def test_numpy_clip_of_masked_arrays_keeps_the_mask():
+    """NumPy backend: ``numpy.ma`` operands keep their masks, as NumPy's ``clip`` of a
+    masked array and the dask backend's clip of masked chunks do (compat's clip returned
+    a plain array, the masked elements shown clipped)."""
+    a = np.array([1.0, 2.0, 3.0, -4.0])
+    m = np.ma.masked_array(a, mask=[False, True, False, True])
+    got = xp.clip(m, 0.0, 1.5)
+    assert np.ma.isMaskedArray(got) and got.dtype == np.float64
+    assert np.ma.getmaskarray(got).tolist() == [False, True, False, True]
+    assert got.compressed().tolist() == [1.0, 1.5]
+    assert np.ma.getmaskarray(np.clip(m, 0.0, 1.5)).tolist() == [False, True, False, True]
+    assert np.ma.getmaskarray(xp.clip(m)).tolist() == [False, True, False, True]
+    lo = np.ma.masked_array(np.zeros(4), mask=[True, False, False, False])
+    got = xp.clip(a, lo, None)   # a masked bound masks the result where it is masked
+    assert np.ma.getmaskarray(got).tolist() == [True, False, False, False]
+    assert got.compressed().tolist() == [2.0, 3.0, 0.0]
+    xi = np.ma.masked_array(np.array([[1, 2, 3]], dtype=np.int8), mask=[[False, False, True]])
+    hi = np.ma.masked_array(np.array([[1], [2]], dtype=np.int8), mask=[[True], [False]])
+    got = xp.clip(xi, None, hi)   # broadcast: the masks too
+    assert got.dtype == np.int8 and got.shape == (2, 3)
+    assert np.ma.getmaskarray(got).tolist() == [[True, True, True], [False, False, True]]
+    assert got.compressed().tolist() == [1, 2]
+    with pytest.raises(TypeError, match="^clip: argument 'min'"):   # checked as before
+        xp.clip(m, 0.5j)

@@ -131,6 +131,10 @@ def check_bounds(dtype, min, max, array_type=()) -> tuple:   # noqa: A002 (the s
     return tuple(bounds)
 
 
+#: the bounds :func:`check_clip` returns that are no masked array (the fast path)
+_PLAIN = frozenset((type(None), bool, int, float, complex, np.ndarray))
+
+
 def clip(x, /, min=None, max=None):   # noqa: A002 (the standard's names)
     """``clip`` of the standard on NumPy arrays, its bounds checked first
     (:func:`check_clip`), then NumPy's ``clip`` of ``x`` and the bounds in ``x``'s dtype
@@ -141,10 +145,14 @@ def clip(x, /, min=None, max=None):   # noqa: A002 (the standard's names)
     destination is read-only"; a narrower dtype's was an ``OverflowError``) and takes no
     ``x`` of non-native byte order ("Cannot cast ufunc 'clip' input 0 from dtype('>f8')").
     After the check every bound is in ``x``'s range, and converts to ``x``'s dtype as
-    compat's does."""
+    compat's does. ``numpy.ma`` operands keep their masks (:func:`_masked_clip`)."""
     min, max = check_clip(x, min, max)   # noqa: A001
-    if type(x) is not np.ndarray:   # not a plain NumPy array: compat's (and its error)
-        return compat_function("numpy", "clip")(x, min, max)
+    if type(x) is not np.ndarray or min.__class__ not in _PLAIN or max.__class__ not in _PLAIN:
+        ma = sys.modules.get("numpy.ma")   # not imported: nothing is masked
+        if ma is not None and any(isinstance(v, ma.MaskedArray) for v in (x, min, max)):
+            return _masked_clip(ma, x, min, max)
+        if type(x) is not np.ndarray:   # not a plain NumPy array: compat's (and its error)
+            return compat_function("numpy", "clip")(x, min, max)
     lo, hi = (None if v is None else np.asarray(v, dtype=x.dtype) for v in (min, max))
     shape = np.broadcast_shapes(x.shape, *(v.shape for v in (lo, hi) if v is not None))
     out = np.empty(shape, dtype=x.dtype)
@@ -153,6 +161,20 @@ def clip(x, /, min=None, max=None):   # noqa: A002 (the standard's names)
     else:
         np.clip(x, lo, hi, out=out)
     return out[()]
+
+
+def _masked_clip(ma, x, lo, hi):
+    """:func:`clip` where ``x`` or a bound is a ``numpy.ma`` masked array: the clip of
+    the data, masked wherever an operand is (as NumPy's ``clip`` of a masked array, and
+    the dask backend's of masked chunks; compat's returned a plain array, the masked
+    elements shown clipped)."""
+    out = clip(*(ma.getdata(v) if isinstance(v, ma.MaskedArray) else v
+                 for v in (x, lo, hi)))
+    mask = np.zeros(np.shape(out), dtype=bool)
+    for v in (x, lo, hi):
+        if isinstance(v, ma.MaskedArray):
+            mask = mask | ma.getmaskarray(v)
+    return ma.masked_array(out, mask=mask)
 
 
 def dask_clip(x, /, min=None, max=None):   # noqa: A002 (the standard's names)
