@@ -191,3 +191,28 @@ def test_one_use_backend_object_in_threads_and_tasks():
 def test_use_backend_exit_without_entry_is_a_clear_error():
     with pytest.raises(RuntimeError, match="use_backend: .* exited without an entry"):
         xp.use_backend("numpy").__exit__(None, None, None)
+
+
+def test_use_backend_in_a_generator_holds_in_the_caller_between_items():
+    """What docs/backends.md says: a generator shares its caller's context, so its
+    ``use_backend`` block is in force in the caller between the items, until the
+    generator finishes or is closed; entered around the consuming loop it is not."""
+    pytest.importorskip("dask.array")
+
+    def items():
+        with xp.use_backend("dask"):
+            yield xp.get_backend()
+            yield xp.get_backend()
+
+    before = xp.get_backend()
+    gen = items()
+    assert next(gen) == "dask" and xp.get_backend() == "dask"   # between the items
+    gen.close()
+    assert xp.get_backend() == before
+
+    def plain():
+        yield xp.get_backend()
+
+    with xp.use_backend("dask"):
+        assert list(plain()) == ["dask"]
+    assert xp.get_backend() == before

@@ -245,6 +245,8 @@ class use_backend:  # noqa: N801 - used as a function: ``with xp.use_backend("cu
     restored on exit, also when the block raises. One object may
     be entered again, also while it is entered, and from several threads or asyncio
     tasks at once (each exit restores what its own entry replaced, in its own context).
+    A generator runs in its caller's context: a block around its ``yield`` is in force
+    in the caller between the items; enter it around the consuming loop instead.
 
     Parameters
     ----------
