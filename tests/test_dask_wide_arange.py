@@ -217,3 +217,37 @@ def test_wide_int_arange_past_a_narrow_float_warns_as_numpys_cast(backend):
     with xp.use_backend(backend), warnings.catch_warnings():
         warnings.simplefilter("error")
         assert xp.to_numpy(xp.arange(2**60, 2**60 + 3, dtype=xp.float64))[0] == 2.0**60
+
+
+#: ``arange(*args, dtype=bool)`` of Python ints past 2**53, and its exact values (the
+#: standard's length ceil((stop - start) / step), each value true where it is not 0)
+_BOOL_CASES = [
+    ((-2**64 - 1, -2**63, 2**63), [True, True]),      # NumPy's float length: 1
+    ((0, 2**64 + 1, 2**64), [False, True]),           # NumPy's: [False]
+    ((-(2**53 + 1), 1, 2**53), [True, True]),         # NumPy's float values: [True, False]
+    ((-2**64 - 1, -2**62, -1), []),                   # NumPy's "Maximum allowed size exceeded"
+    ((2**64, 2**64 + 2), [True, True]),
+    ((2**53, 2**53 + 1), [True]),
+    ((-(2**53 + 1), 0, 2**53 + 1), [True]),
+]
+
+
+@pytest.mark.parametrize("args, want", _BOOL_CASES, ids=[str(c[0]) for c in _BOOL_CASES])
+@pytest.mark.parametrize("backend, opts", [("numpy", {}), ("dask", {"chunks": 1}),
+                                           ("dask", {})], ids=["numpy", "dask-1", "dask"])
+def test_bool_arange_of_wide_ints_has_the_exact_length_and_values(args, want, backend, opts):
+    with xp.use_backend(backend, **opts):
+        got = xp.to_numpy(xp.arange(*args, dtype=bool))
+    assert got.dtype == np.bool_ and got.tolist() == want
+
+
+@pytest.mark.parametrize("args", [(0, 3 * 2**64, 2**64), (-2**64 - 1, -2**63, 2**62),
+                                  (2**53, 2**53 + 3)])
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_bool_arange_of_wide_ints_of_more_than_two_values_is_refused(args, backend):
+    """NumPy's ``TypeError`` for a bool ``arange`` longer than 2, by the exact length
+    (NumPy's float length gave ``(-2**64 - 1, -2**63, 2**62)`` two values, not 3)."""
+    with xp.use_backend(backend), pytest.raises(
+            TypeError, match=r"^arange: arange\(\) is only supported for booleans when the "
+                             r"result has at most length 2"):
+        xp.to_numpy(xp.arange(*args, dtype=bool))

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.errors import overflow_error, type_error, value_error
+from .._core.errors import error, overflow_error, type_error, value_error
 from .._core.sizes import INT64_MAX, checked_size, out_of_memory
 from .arange_floats import float_values
 from .arg_checks import _INT_HI, _INT_LO, _short, check_step
@@ -115,8 +115,10 @@ def wide_plan(start: int, stop: int, step: int, dtype):
     values neither holds refused; into an integer ``dtype``, NumPy's ``OverflowError``
     for a ``start`` (or, of two values or more, a ``start + step``) it does not hold,
     the others wrapping as NumPy's ``arange`` wraps them; into a float or complex
-    ``dtype`` (of float64 at most), values past float64 refused (NumPy's ``OverflowError``).
-    None for another ``dtype`` (bool, or a long double whose precision float64 would cut:
+    ``dtype`` (of float64 at most), values past float64 refused (NumPy's ``OverflowError``);
+    into bool, at most 2 values, as NumPy's ``TypeError`` says of a longer one (NumPy's
+    float64 length had cut ``arange(0, 2**64 + 1, 2**64, dtype=bool)`` to ``[False]``).
+    None for another ``dtype`` (a long double whose precision float64 would cut:
     NumPy's ``arange`` answers, after the exact length is checked)."""
     dt = None
     if dtype is not None:
@@ -129,6 +131,11 @@ def wide_plan(start: int, stop: int, step: int, dtype):
         if dt.kind in "fc" and np.finfo(dt).nmant <= 52:   # no wider than float64
             if n:   # NumPy's float() of a start it cannot hold, raised at the call
                 _check_float_range(start, start + (n - 1) * step)
+            return n, dt
+        if dt.kind == "b":
+            if n > 2:   # NumPy's words, as its own arange of bools says them
+                raise error(TypeError, "arange", "arange() is only supported for booleans "
+                                                 "when the result has at most length 2.")
             return n, dt
         if dt.kind not in "iu":
             return None
@@ -170,6 +177,8 @@ def wide_values(idx, start: int, step: int, dt):
     float_values`)."""
     if dt.kind in "fc":
         return float_values(idx, start, step, dt)
+    if dt.kind == "b":   # at most 2 values (wide_plan): true where the exact one is not 0
+        return np.array([start + int(i) * step != 0 for i in idx.tolist()], dtype=bool)
     words = idx.astype(np.uint64)
     words *= np.uint64(step % 2**64)
     words += np.uint64(start % 2**64)
