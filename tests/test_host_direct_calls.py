@@ -1,7 +1,7 @@
 """Small calls on the NumPy backend: the reductions, scans and ``asarray`` call NumPy's
 ufunc ``reduce``/``accumulate`` and array methods themselves, without NumPy's Python
 wrappers (xstride/_host/reductions.py ``around``, xstride/reductions.py's positional
-calls, ``arg_checks._asarray_positional``). They must give what NumPy's functions
+calls, ``fill_checks._asarray_positional``). They must give what NumPy's functions
 give -- values, dtype, shape, scalar or array -- and the errors of the checked calls."""
 
 from __future__ import annotations

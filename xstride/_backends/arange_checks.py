@@ -25,7 +25,8 @@ import numpy as np
 from .._core.errors import error, overflow_error, type_error, value_error
 from .._core.sizes import INT64_MAX, checked_size, out_of_memory
 from .arange_floats import float_values
-from .arg_checks import _INT_HI, _INT_LO, _short, check_step
+from .arg_checks import check_step
+from .fill_checks import INT_HI as _INT_HI, INT_LO as _INT_LO, short_int as _short
 from .dispatch import compat_function, register
 
 __all__ = ["arange_args", "check_arange", "arange", "wide_ints", "wide_plan", "wide_values"]

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.errors import (argument_error, broadcast_error, describe, error, overflow_error,
-                            type_error, value_error)
+from .._core.errors import (argument_error, broadcast_error, describe, error, type_error,
+                            value_error)
 from .._core.intseq import is_index
 from .._plans.reduction import normalize_axis, normalize_one_axis
 from . import select as _backend
@@ -37,8 +37,7 @@ __all__ = ["check_take", "check_take_along_axis", "check_repeats", "check_dask_r
            "check_shift", "check_sorted_x1", "check_sorter", "check_axis", "check_flag",
            "check_sort_args", "sort_descending", "check_step", "check_diff_ends",
            "check_diff", "check_dask_diff", "check_triangle", "check_meshgrid", "check_linspace",
-           "check_int_fill", "check_fill_fits", "check_fill_type", "check_int_items",
-           "int_fill_dtype", "check_concat_shapes"]
+           "check_concat_shapes"]
 
 
 def _integer_dtype(v) -> bool:
@@ -291,87 +290,6 @@ def _triangle(name: str, backend: str):
     return impl
 
 
-#: the Python ints some NumPy integer dtype holds (int64's and uint64's)
-_INT_LO, _INT_HI = -2**63, 2**64 - 1
-
-
-def _short(v: int) -> str:
-    text = str(v)
-    return text if len(text) <= 24 else f"{text[:12]}... ({len(text)} digits)"
-
-
-def _unheld(func: str, arg: str, v: int) -> OverflowError:
-    return overflow_error(func, arg, f"holds the Python int {_short(v)}, which no integer dtype "
-                                     "holds (int64 or uint64; NumPy made an array of Python "
-                                     "objects); give a float or an array")
-
-
-def check_int_fill(func: str, fill_value, dtype) -> None:
-    """``full``'s Python int ``fill_value`` without ``dtype``: one an integer dtype holds."""
-    if dtype is None and type(fill_value) is int and not _INT_LO <= fill_value <= _INT_HI:
-        raise _unheld(func, "fill_value", fill_value)
-
-
-def check_fill_fits(fill_value, dtype) -> None:
-    """A Python int ``fill_value`` of ``full``/``full_like`` against the integer ``dtype``
-    of the result: NumPy's own conversion, which raises its ``OverflowError`` ("Python
-    integer 300 out of bounds for int8") where ``dtype`` cannot hold it, as NumPy's
-    ``full`` does at the call (NEP 50). dask's ``full`` raised it only when computed.
-    Other fills and dtypes (and a ``dtype`` NumPy does not know) are left to the
-    library's function."""
-    if type(fill_value) is not int or dtype is None:
-        return
-    try:
-        dt = np.dtype(dtype)
-    except TypeError:
-        return
-    if dt.kind in "iu":
-        np.asarray(fill_value, dtype=dt)
-
-
-def check_fill_type(func: str, fill_value, dtype) -> None:
-    """``full``/``full_like``'s ``fill_value`` of no number (None, a str, bytes) for a
-    numeric or bool ``dtype`` (or none: ``full`` made an object or string array, dask's
-    failed with its dispatch's two-line message, ``full_like`` filled NaN): a
-    ``TypeError``. A ``dtype`` NumPy does not know is left to the library's error."""
-    if fill_value is None or isinstance(fill_value, (str, bytes)):
-        try:
-            numeric = dtype is None or np.dtype(dtype).kind in "biufc"
-        except TypeError:
-            return
-        if numeric:
-            raise type_error(func, "fill_value", fill_value, "a bool, int, float or complex")
-
-
-def full_like(x, /, fill_value, *, dtype=None, device=None, **kwargs):
-    """``full_like`` of the standard on NumPy: a ``fill_value`` of no number refused
-    (:func:`check_fill_type`; NumPy's filled NaN for None). With ``device`` None NumPy's
-    ``full_like``, as array_api_compat calls it (its frame cost about 0.5 us a call)."""
-    if fill_value is None or isinstance(fill_value, (str, bytes)):
-        check_fill_type("full_like", fill_value, getattr(x, "dtype", None) if dtype is None
-                        else dtype)
-    if device is None:
-        return np.full_like(x, fill_value, dtype=dtype, **kwargs)
-    return _numpy("full_like")(x, fill_value, dtype=dtype, device=device, **kwargs)
-
-
-def int_fill_dtype(fill_value, dtype):
-    """``dtype``, or for a Python int fill without one past int64 NumPy's uint64 (dask's
-    ``full`` failed converting it to a C long)."""
-    if dtype is None and type(fill_value) is int and fill_value > 2**63 - 1:
-        return np.dtype(np.uint64)
-    return dtype
-
-
-def check_int_items(func: str, out) -> None:
-    """``asarray``'s host result ``out``: an array of Python objects made of a Python int
-    no integer dtype holds is refused (other object arrays pass as before)."""
-    if out.dtype == object:
-        for v in out.ravel().tolist() if out.ndim else [out[()]]:
-            if type(v) is int and not _INT_LO <= v <= _INT_HI:
-                raise _unheld(func, "obj", v)
-
-
 def _numpy(name):
     return compat_function("numpy", name)
 
@@ -542,55 +460,9 @@ def broadcast_to(x, /, shape):
         raise
 
 
-def full(shape, fill_value, *, dtype=None, device=None, **kwargs):
-    """``full`` of the standard on NumPy: a Python int ``fill_value`` no integer dtype
-    holds is an ``OverflowError`` (NumPy made an array of Python objects); a fill value
-    of no number (``None``, a str, bytes) a ``TypeError`` (NumPy made an object or
-    string array); so with a numeric or bool ``dtype`` (NumPy's made NaN of None and
-    parsed a str: ``full(2, "1", dtype=int32)``). A ``shape`` NumPy refuses is named
-    (:func:`~xstride._backends.shape_checks.named_shape_error`)."""
-    check_int_fill("full", fill_value, dtype)
-    check_fill_type("full", fill_value, dtype)
-    try:
-        out = _numpy("full")(shape, fill_value, dtype=dtype, device=device, **kwargs)
-    except (TypeError, ValueError):
-        named_shape_error("full", shape, dtype)   # a bad shape named; else NumPy's error
-        raise
-    if dtype is None and out.dtype.kind in "OSUV":
-        raise type_error("full", "fill_value", fill_value, "a bool, int, float or complex")
-    return out
-
-
-def asarray(obj, /, *, dtype=None, device=None, copy=None, **kwargs):
-    """``asarray`` of the standard on NumPy: a Python int no integer dtype holds is an
-    ``OverflowError`` (NumPy made an array of Python objects); ``copy=False`` of a dask
-    array, which is computed into a new array, is NumPy's ``ValueError`` (it was
-    computed anyway, with dask's ``FutureWarning``)."""
-    if copy is False and _backend.backend_of_array(obj) == "dask":
-        raise value_error("asarray", "copy", "is False, but 'obj' is a dask array, computed "
-                          "into a new NumPy array (a copy); pass copy=None, or use "
-                          "xstride.to_numpy(obj)")
-    out = _numpy("asarray")(obj, dtype=dtype, device=device, copy=copy, **kwargs)
-    if out.dtype == object and dtype is None and not isinstance(obj, np.ndarray):
-        check_int_items("asarray", out)
-    return out
-
-
-def _asarray_positional(obj, /):
-    """``asarray(obj)`` without keywords: what array_api_compat's runs then,
-    ``np.array(obj, copy=IF_NEEDED)``, which is ``np.asarray(obj)`` (0.7 us less a
-    small call; docs/performance.md, "Call overhead on the host")."""
-    out = np.asarray(obj)
-    if out.dtype == object and not isinstance(obj, np.ndarray):
-        check_int_items("asarray", out)
-    return out
-
-
-_asarray_positional.__name__ = _asarray_positional.__qualname__ = "asarray"   # its errors
 for _fn in (take, take_along_axis, repeat, roll, searchsorted, sort, argsort, from_dlpack, diff,
-            linspace, full, full_like, meshgrid, broadcast_to):
+            linspace, meshgrid, broadcast_to):
     register(_fn.__name__, "numpy")(_fn)
-register("asarray", "numpy", positional=_asarray_positional)(asarray)
 for _backend_name in ("numpy", "dask"):
     for _name in ("tril", "triu"):
         register(_name, _backend_name)(_triangle(_name, _backend_name))

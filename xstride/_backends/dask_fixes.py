@@ -48,8 +48,9 @@ from .._chunked import _config as _chunked_config
 from .._chunked.chunks import (chunks_of_no_element, fit_chunks, fit_option,
                                without_empty_chunks as _merged)
 from .arange_checks import arange_args, check_arange, wide_ints, wide_plan
-from .arg_checks import (check_fill_fits, check_fill_type, check_int_fill, check_int_items,
-                         check_linspace, check_meshgrid, int_fill_dtype)
+from .arg_checks import check_linspace, check_meshgrid
+from .fill_checks import (check_fill_fits, check_fill_type, check_int_fill, check_int_items,
+                          int_fill_dtype)
 from .dask import check_chunks
 from .creation_errors import device_argument_error
 from .dask_ranges import float_arange, float_linspace, int_arange

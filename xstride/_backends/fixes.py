@@ -18,7 +18,7 @@ import numpy as np
 
 from . import select as _backend
 from . import size_checks as _sizes
-from .arg_checks import check_fill_type
+from .fill_checks import check_fill_type
 from .dispatch import register
 from .._core.errors import type_error, value_error
 

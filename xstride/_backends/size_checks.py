@@ -35,7 +35,8 @@ import numpy as np
 from . import select as _backend
 from .._core.sizes import checked_size
 from .arange_checks import check_arange
-from .arg_checks import check_fill_type, check_linspace, check_step
+from .arg_checks import check_linspace, check_step
+from .fill_checks import check_fill_type
 from .shape_checks import check_eye, check_shape
 
 __all__ = ["shape_of", "itemsize_of", "fill_itemsize", "empty", "zeros", "ones", "eye",
