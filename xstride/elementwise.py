@@ -155,6 +155,36 @@ def check_where_ints(x1, x2) -> None:
                                                     f"for {dt}, {beside}")
 
 
+def check_where_values(be, condition, x1, x2) -> None:
+    """``where``'s arguments on a backend whose library computes it: each an array of
+    ``be`` (left to the library), a NumPy scalar of a bool or numeric dtype, or a Python
+    bool, int, float or complex, as the standard has them (the engine's :func:`classify`
+    asks the same). NumPy's ``where`` made ``where(c, x, None)`` an object array and
+    ``where(c, x, "a")`` a str array; dask's returned ``NotImplemented`` for a str or a
+    ``numpy.datetime64`` and said "either both or neither of x and y should be given"
+    for ``None``. Lists and tuples, and objects that are array-likes of another library
+    (``__array__``, ``__array_interface__``, ``__dlpack__``), are left to the library.
+
+    Raises
+    ------
+    TypeError
+        Any other value (``None``, a str, a ``Fraction``, a ``numpy.datetime64``...),
+        naming the argument.
+    """
+    for name, v in (("condition", condition), ("x1", x1), ("x2", x2)):
+        if be.owns(v) and not isinstance(v, np.generic):
+            continue
+        if isinstance(v, np.generic):
+            if v.dtype.kind in _NUMERIC:
+                continue
+        elif (scalar_kind(v) is not None or isinstance(v, (list, tuple))
+              or any(hasattr(v, a) for a in ("__array__", "__array_interface__",
+                                              "__dlpack__"))):
+            continue
+        raise type_error("where", name, v, f"an array of the {be.name} backend or a Python "
+                                           "bool, int, float or complex")
+
+
 def check_out(func: str, out, shape, dtype, be, arg: str = "out", *,
               whole_elements: bool = False, numeric: bool = True, owns=None) -> None:
     """An ``out=`` argument: an array of backend ``be``, to which ``dtype`` casts
@@ -399,9 +429,15 @@ def _library_functions(be, ex) -> tuple[dict, dict]:
                 return into(func, ("x",), (x,), out)
         return impl
 
+    # the types a call of plain values has: the checks of other values run only for them
+    plain = frozenset(t for t in (bool, int, float, complex, be.array_type()) if t is not None)
+
     def where(condition, x1, x2, /, *, out=None):
-        if type(x1) is int or type(x2) is int:
+        t1, t2 = type(x1), type(x2)
+        if t1 is int or t2 is int:
             check_where_ints(x1, x2)
+        if t1 not in plain or t2 not in plain or type(condition) not in plain:
+            check_where_values(be, condition, x1, x2)
         if out is None:
             return libs["where"](condition, x1, x2)
         args = (condition, x1, x2)
