@@ -167,6 +167,22 @@ def test_tril_triu_take_matrices_only(name, backend):
     assert xp.to_numpy(fn(wrap(m), k=-1)).tolist() == getattr(np, name)(m, k=-1).tolist()
 
 
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("name", ["tril", "triu"])
+def test_tril_triu_take_any_int_k(name, backend):
+    """Every int is a diagonal, as for ``eye``: NumPy's raised "Python int too large to
+    convert to C long" for ``triu(x, k=-2**63)`` and past int64 (dask's when computed),
+    naming neither the function nor ``k``."""
+    wrap = np.asarray if backend == "numpy" else _d
+    fn, ref = getattr(xp, name), getattr(np, name)
+    m = np.arange(1, 25).reshape(2, 3, 4)
+    for k, same in [(2**70, 99), (-2**70, -99), (-2**63, -99), (2**63 - 1, 99),
+                    (np.int64(-2**63), -99), (np.uint64(2**64 - 1), 99), (4, 4), (-3, -3),
+                    (np.int8(-2), -2)]:
+        got = xp.to_numpy(fn(wrap(m), k=k))
+        np.testing.assert_array_equal(got, ref(m, k=same))
+
+
 # ------------------------------------------------------------------ linalg.cross, outer
 @pytest.mark.parametrize("backend", ["numpy", "dask"])
 @pytest.mark.parametrize("s1, s2, axis, who, shape", [

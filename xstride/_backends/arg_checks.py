@@ -246,10 +246,13 @@ def check_dask_diff(x, axis, n, prepend, append) -> None:
                                        "x.compute_chunk_sizes() first")
 
 
-def check_triangle(func: str, x, k) -> None:
+def check_triangle(func: str, x, k) -> int:
     """``tril``/``triu``: ``x`` of at least two dimensions (NumPy's made a 1-D ``x`` the
     rows of a square matrix, dask's failed on chunks; "Creation Functions", ``tril``:
-    "having shape (..., M, N)") and an int ``k``."""
+    "having shape (..., M, N)") and an int ``k``. Returns ``k`` within ``[-M, N]``, which
+    selects the same elements: any int is a diagonal (NumPy's ``triu`` raised "Python int
+    too large to convert to C long" from ``k = -2**63`` and both functions past int64,
+    dask's when computed, naming neither the function nor ``k``; ``eye`` takes them)."""
     if getattr(x, "ndim", 0) < 2:
         raise value_error(func, "x", f"has {getattr(x, 'ndim', 0)} dimension(s); {func} takes "
                                      "a matrix or a stack of matrices (..., M, N)")
@@ -259,6 +262,8 @@ def check_triangle(func: str, x, k) -> None:
         raise value_error(func, "x", f"has shape {tuple(x.shape)}, with lengths dask does not "
                                      "know (as after boolean indexing), which the diagonal "
                                      "needs; call x.compute_chunk_sizes() first")
+    rows, cols = x.shape[-2:]
+    return max(-int(rows), min(int(k), int(cols)))
 
 
 def check_meshgrid(arrays) -> None:
@@ -281,7 +286,7 @@ def meshgrid(*arrays, indexing="xy"):
 
 def _triangle(name: str, backend: str):
     def impl(x, /, *, k=0):
-        check_triangle(name, x, k)
+        k = check_triangle(name, x, k)
         return getattr(_backend.namespace(backend), name)(x, k=k)
 
     impl.__name__ = impl.__qualname__ = name
