@@ -138,6 +138,18 @@ def test_meshgrid_takes_one_dimensional_arrays_only(backend):
         np.testing.assert_array_equal(g, w)
 
 
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("scalar", [1, 2.5, True, 1j])
+def test_meshgrid_refuses_a_python_scalar(backend, scalar):
+    """NumPy's meshgrid took ``meshgrid(1, v)`` as a 0-D array (a grid of shape (n, 1)),
+    which the check above refuses; the dask backend's raised a ``TypeError``."""
+    v = np.arange(4.0) if backend == "numpy" else _d(np.arange(4.0))
+    for args, at in (((scalar, v), 0), ((v, scalar), 1)):
+        with pytest.raises(TypeError, match=rf"meshgrid: argument 'arrays\[{at}\]' got "
+                                            rf"{type(scalar).__name__} "):
+            xp.meshgrid(*args)
+
+
 def test_broadcast_arrays_of_known_lengths_that_differ_is_no_unknown_length_error():
     """Shapes (nan, 3) and (4,): the known lengths 3 and 4 never broadcast, whatever the
     unknown one is; the error is the standard's, not "call compute_chunk_sizes()" (after

@@ -279,7 +279,11 @@ def check_meshgrid(arrays) -> None:
 
 def meshgrid(*arrays, indexing="xy"):
     """``meshgrid`` of the standard on NumPy arrays, each checked first to be of one
-    dimension (:func:`check_meshgrid`)."""
+    dimension (:func:`check_meshgrid`) and no Python scalar (NumPy's took one as a 0-D
+    array, which it refuses: a ``TypeError`` naming it, as the dask backend's)."""
+    for i, a in enumerate(arrays):
+        if isinstance(a, (bool, int, float, complex)) and not isinstance(a, np.generic):
+            raise type_error("meshgrid", f"arrays[{i}]", a, "a one-dimensional array")
     check_meshgrid(arrays)
     return _numpy("meshgrid")(*arrays, indexing=indexing)
 
