@@ -73,6 +73,27 @@ def test_elementwise_python_int_beside_bools_names_the_argument(backend, call, f
 
 
 def test_elementwise_python_int_beside_floats_keeps_numpy_s_error():
-    with pytest.raises(OverflowError, match="add: int too large to convert to float"):
+    with pytest.raises(OverflowError, match="add: argument 'x2' is the Python int 114813069527"
+                                            r"\.\.\. \(603 digits\), past the range of float64"):
         xp.add(np.array([1.0]), 2**2000)
     assert xp.add(np.array([True]), 2**62).tolist() == [2**62 + 1]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("call, func, arg", [
+    (lambda f: xp.add(f, 10**400), "add", "x2"),
+    (lambda f: xp.subtract(-10**400, f), "subtract", "x1"),
+    (lambda f: xp.equal(f, 2**1024 - 2**970), "equal", "x2"),   # float() rounds it to 2**1024
+    (lambda f: xp.hypot(f, 10**400), "hypot", "x2"),
+    (lambda f: xp.where(f > 0, f, -10**400), "where", "x2"),
+])
+def test_elementwise_python_int_past_float64_beside_floats_names_the_argument(
+        backend, call, func, arg):
+    # NumPy's message was "int too large to convert to float", naming no argument
+    f = _wrap(backend)(np.array([1.0, 2.0], np.float16))
+    with pytest.raises(OverflowError, match=f"{func}: argument '{arg}' is the Python int .*, "
+                                            "past the range of float64 .*beside a "
+                                            "floating-point array"):
+        xp.to_numpy(call(f))
+    got = xp.to_numpy(xp.add(f, 2**1024 - 2**971))   # float64's largest: float16's inf
+    assert got.dtype == np.float16 and np.isinf(got).all()

@@ -506,7 +506,8 @@ def follower(qualname: str, module: str = "xstride"):
             if not params:
                 params.append(param_names(reference))
             named = list(_named(params[0], args, kwargs))
-            better = ((unheld_int_error(qualname, named) if isinstance(exc, OverflowError)
+            better = ((unheld_int_error(qualname, named, str(exc))
+                       if isinstance(exc, OverflowError)
                        else None) or creation_argument_error(exc, qualname, args, kwargs)
                       or axis_argument_error(exc, qualname, named)
                       or complex_argument_error(exc, qualname, named)
