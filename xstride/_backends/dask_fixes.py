@@ -260,9 +260,9 @@ def _complex_linspace(start, stop, num, dtype, device, endpoint, chunks):
     the ends' complex type, as NumPy's."""
     ends = np.result_type(start, stop, 1.0)
     dt = np.dtype(ends if dtype is None else dtype)
-    if dt.kind != "c":
-        raise type_error("linspace", "dtype", dt, "a complex dtype (or None) for complex "
-                                                     "start or stop")
+    if dt.kind != "c":   # (NumPy's raised "ufunc 'floor' not supported" into an integer)
+        raise type_error("linspace", "dtype", dt, "a floating-point or complex dtype (or "
+                                                     "None) for complex start or stop")
     part = np.finfo(ends).dtype
     start, stop = complex(start), complex(stop)
     re, im = (float_linspace(part.type(a), part.type(b), num, part, endpoint,
@@ -290,6 +290,14 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, chu
         dtype = np.result_type(start, stop, 1.0)   # NumPy's: float32 ends give float32
     _check_size("linspace", (num,), dtype if dtype is not None
                 else (np.complex128 if complex_ends else np.float64))
+    if complex_ends and dtype is not None and np.dtype(dtype).kind == "f":
+        # NumPy's: the values of the ends' complex type cast to dtype, the imaginary
+        # parts discarded with its warning (the standard leaves this to the library;
+        # a TypeError here, where the NumPy backend answered)
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      np.exceptions.ComplexWarning, stacklevel=3)
+        out = linspace(start, stop, num, device=device, endpoint=endpoint, chunks=chunks)
+        return get(_NAME).on_chunks(out.real.astype(dtype), get(_NAME).options())
     if complex_ends:
         out = _complex_linspace(start, stop, num, dtype, device, endpoint, chunks)
     else:   # dask's blocks, made again as NumPy makes them (any chunks, ends exact)
