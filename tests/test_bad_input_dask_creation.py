@@ -101,24 +101,30 @@ def test_python_ints_no_integer_dtype_holds_are_overflow_errors(backend):
         assert xp.to_numpy(xp.full(1, 2**63)).tolist() == [2**63]
 
 
+_FILL = "argument 'fill_value' is the Python int "
+
+
 @pytest.mark.parametrize("backend", ["numpy", "dask"])
 @pytest.mark.parametrize("call, func, match", [
-    (lambda: xp.full((2, 300), 300, dtype=xp.int8), "full", "300 out of bounds for int8"),
-    (lambda: xp.full((2,), fill_value=-1, dtype=xp.uint8), "full", "-1 out of bounds for uint8"),
-    (lambda: xp.full((0,), 300, dtype="int8"), "full", "300 out of bounds for int8"),
-    (lambda: xp.full((2,), 2**63, dtype=xp.int64), "full", "too large"),
+    (lambda: xp.full((2, 300), 300, dtype=xp.int8), "full", f"{_FILL}300, out of bounds for int8"),
+    (lambda: xp.full((2,), fill_value=-1, dtype=xp.uint8), "full",
+     f"{_FILL}-1, out of bounds for uint8 \\(from 0 to 255\\)"),
+    (lambda: xp.full((0,), 300, dtype="int8"), "full", f"{_FILL}300, out of bounds for int8"),
+    (lambda: xp.full((2,), 2**63, dtype=xp.int64), "full",
+     f"{_FILL}9223372036854775808, out of bounds for int64"),
     (lambda: xp.full_like(xp.zeros(3, dtype=xp.int8), 300), "full_like",
-     "300 out of bounds for int8"),
+     f"{_FILL}300, out of bounds for int8 \\(from -128 to 127\\)"),
     (lambda: xp.full_like(xp.zeros(3), fill_value=256, dtype=xp.uint8), "full_like",
-     "256 out of bounds for uint8"),
+     f"{_FILL}256, out of bounds for uint8"),
     (lambda: xp.full_like(xp.zeros(0, dtype=xp.uint16), -1), "full_like",
-     "-1 out of bounds for uint16"),
+     f"{_FILL}-1, out of bounds for uint16"),
     (lambda: xp.asarray([1, 300], dtype=xp.int8), "asarray", "300 out of bounds for int8"),
     (lambda: xp.asarray(-1, dtype=xp.uint32), "asarray", "-1 out of bounds for uint32"),
 ])
 def test_int_fill_the_dtype_cannot_hold_raises_at_the_call(backend, call, func, match):
     """NumPy raises at the call (NEP 50); dask's full and full_like raised the same
-    OverflowError only when the array was computed."""
+    OverflowError only when the array was computed. The error names ``fill_value``
+    (NumPy's said "Python integer 300 out of bounds for int8", naming no argument)."""
     with xp.use_backend(backend):
         with pytest.raises(OverflowError, match=f"^{func}: .*{match}"):
             call()                                   # no compute: the call itself raises

@@ -13,6 +13,9 @@ raised, so a call that works costs nothing more. It answers, in this order:
   named as ``zeros``' shape is (``shape_checks.named_shape_error``). The dask backend
   checks it before dask's function (``dask_fixes.py``), which took bools, floats and
   negative lengths and failed when computed.
+- a Python int ``fill_value`` of ``full``/``full_like`` that the integer ``dtype``
+  cannot hold: NumPy's "Python integer 300 out of bounds for int8" named no argument;
+  the ``OverflowError`` names ``fill_value`` and the dtype's range;
 - an object array dask's "auto" chunks cannot size (dask's unnamed
   ``NotImplementedError`` "Can not use auto rechunking with object dtype"): a
   ``TypeError`` naming ``dtype`` (or ``asarray``'s ``obj``, of data NumPy makes an
@@ -24,7 +27,7 @@ Else None: the library's error, with the function's name, stands.
 
 from __future__ import annotations
 
-from .._core.errors import type_error, value_error
+from .._core.errors import overflow_error, type_error, value_error
 from .dtype_checks import TAKE_DTYPE, dtype_argument_error
 from .registry import get, of_array
 
@@ -70,12 +73,34 @@ def _object_error(qualname: str, args, kwargs, backend) -> TypeError | None:
     return None
 
 
+def _fill_overflow(qualname: str, args, kwargs) -> OverflowError | None:
+    """The ``OverflowError`` of a Python int ``fill_value`` out of the bounds of the
+    integer dtype of ``full``/``full_like``'s result, naming ``fill_value``; else None."""
+    import numpy as np
+
+    fill = args[1] if len(args) > 1 else kwargs.get("fill_value")
+    dtype = kwargs.get("dtype")
+    if dtype is None and qualname == "full_like" and args:
+        dtype = getattr(args[0], "dtype", None)
+    try:
+        info = np.iinfo(np.dtype(dtype))
+    except (TypeError, ValueError):   # no dtype, or no integer one
+        return None
+    if type(fill) is not int or info.min <= fill <= info.max:
+        return None
+    return overflow_error(qualname, "fill_value", f"is the Python int {fill}, out of bounds "
+                                                  f"for {info.dtype} (from {info.min} to "
+                                                  f"{info.max}), the dtype of the result")
+
+
 def creation_argument_error(exc: Exception, qualname: str, args, kwargs,
                             backend: str | None = None) -> Exception | None:
     """After a library refused ``qualname(*args, **kwargs)`` (a creation function on
     ``backend``, or a ``*_like`` function on its array's backend) with ``exc``: the
     error naming the argument at fault, or None (the library's error stands)."""
     better = dtype_argument_error(exc, qualname, kwargs)
+    if isinstance(exc, OverflowError) and qualname in ("full", "full_like"):
+        return _fill_overflow(qualname, args, kwargs or {})
     if isinstance(exc, NotImplementedError) and "object dtype" in str(exc):
         return _object_error(qualname, args, kwargs, backend)
     if better is not None or not kwargs or qualname not in TAKE_DTYPE:
