@@ -319,6 +319,23 @@ def test_dask_arange_names_an_argument_that_is_no_real_number(args, arg, match):
         assert xp.to_numpy(xp.arange(0, None)).tolist() == []   # stop None: arange(0)
 
 
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("args, arg, shape", [
+    ((np.array([3]),), "start", (1,)), ((0, np.array([3, 4])), "stop", (2,)),
+    ((0, 3, np.ones((1, 1))), "step", (1, 1)),
+])
+def test_arange_names_an_array_argument_of_one_dimension_or_more(backend, args, arg, shape):
+    """NumPy's said "only 0-dimensional arrays can be converted to Python scalars" (dask's
+    inside its dispatch's two-line message), naming no argument; a 0-D array is taken."""
+    with xp.use_backend(backend):
+        with pytest.raises(TypeError, match=rf"^arange: argument '{arg}' got numpy.ndarray"
+                                            rf"\(shape={re.escape(str(shape))}.*expected a "
+                                            "real number"):
+            xp.arange(*args)
+        got = xp.to_numpy(xp.arange(np.asarray(1), np.asarray(4.0)))
+    assert got.tolist() == [1.0, 2.0, 3.0]
+
+
 @pytest.mark.parametrize("args, kwargs", [
     ((1, 4, None), {}), ((4, None, None), {}), ((4,), {"step": None}),
     ((1.0, 4, None), {}), ((10, 1, None), {}), ((4, None, 2), {}),

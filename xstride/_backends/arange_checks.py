@@ -57,7 +57,9 @@ def check_arange(args, kwargs, *, complex_ok: bool = False) -> None:
         complex_ = not complex_ok and (isinstance(v, complex) or getattr(
             v, "dtype", None) is not None and np.dtype(v.dtype).kind == "c")   # argument
         if (v is None and arg == "start") or complex_ or isinstance(
-                v, (str, bytes, list, tuple)):
+                v, (str, bytes, list, tuple)) or getattr(v, "ndim", 0) != 0:
+            # (an array of one or more dimensions: NumPy's "only 0-dimensional arrays
+            # can be converted to Python scalars", dask's inside its dispatch's message)
             raise type_error("arange", arg, v, "a real number (an int or a float)" + (
                 "; the dask backend's arange takes no complex values" if complex_ else ""))
     start, stop, step = arange_args(args, kwargs)
