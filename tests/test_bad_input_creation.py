@@ -118,6 +118,21 @@ def test_linspace_names_a_negative_num(backend):
 
 
 @pytest.mark.parametrize("backend", _backends())
+@pytest.mark.parametrize("args, arg, shown", [
+    ((None, 1, 3), "start", "NoneType None"), ((0, None, 3), "stop", "NoneType None"),
+    (("0", 1, 3), "start", "str '0'"), ((0, b"1", 3), "stop", "bytes b'1'"),
+])
+def test_linspace_names_an_end_of_no_number(backend, args, arg, shown):
+    """NumPy's and dask's said "unsupported operand type(s) for -: 'int' and 'NoneType'"
+    (NumPy's a DTypePromotionError for a str), naming no argument."""
+    with xp.use_backend(backend):
+        with pytest.raises(TypeError, match=rf"^linspace: argument '{arg}' got {shown}; "
+                                            "expected a real or complex number$"):
+            xp.linspace(*args)
+        assert xp.to_numpy(xp.linspace(np.float32(0), 1j, 3)).tolist() == [0, 0.5j, 1j]
+
+
+@pytest.mark.parametrize("backend", _backends())
 @pytest.mark.parametrize("func, call", [
     ("zeros", lambda d: xp.zeros(3, dtype=d)),
     ("ones", lambda d: xp.ones((2, 2), dtype=d)),

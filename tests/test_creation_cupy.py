@@ -46,6 +46,8 @@ import xstride as xp
     (lambda c: xp.linspace(0, 1, 2.0), TypeError, r"^linspace: argument 'num' got float 2\.0"),
     (lambda c: xp.linspace(0, 1, 3, endpoint="no"), TypeError,
      r"^linspace: argument 'endpoint' got str 'no'"),
+    (lambda c: xp.linspace(None, 1, 3), TypeError, r"^linspace: argument 'start' got NoneType"),
+    (lambda c: xp.linspace(0, "1", 3), TypeError, r"^linspace: argument 'stop' got str '1'"),
 ])
 def test_a_bad_argument_cupy_takes_or_fails_on_is_named_before_cupy(cupy_compat, call, cls,
                                                                       match):

@@ -162,9 +162,13 @@ def check_flag(func: str, arg: str, value) -> None:
         raise type_error(func, arg, value, "a bool")
 
 
-def check_linspace(num, endpoint) -> None:
+def check_linspace(num, endpoint, start=0, stop=0) -> None:
     """``linspace``'s ``num`` an int (a NumPy integer too; not a bool: NumPy's took
-    ``True`` as 1) and ``endpoint`` a bool (a NumPy bool too; ``"no"`` was taken as true)."""
+    ``True`` as 1), ``endpoint`` a bool (a NumPy bool too; ``"no"`` was taken as true),
+    ``start``/``stop`` no ``None`` or str (NumPy's "unsupported operand type(s) for -")."""
+    for arg, v in (("start", start), ("stop", stop)):
+        if v is None or isinstance(v, (str, bytes)):
+            raise type_error("linspace", arg, v, "a real or complex number")
     if isinstance(num, (bool, np.bool_)) or not isinstance(num, (int, np.integer)):
         raise type_error("linspace", "num", num, "a non-negative int")
     if num < 0:   # NumPy's "Number of samples, -1, must be non-negative." named no argument
@@ -416,7 +420,7 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, **k
     (:func:`check_linspace`). A dask array end (a 0-D one: the standard's scalar) is
     computed, as NumPy's ``full`` and ``arange`` compute one, so the result is a NumPy
     array (NumPy's ``linspace`` handed the call to dask, which returned a dask array)."""
-    check_linspace(num, endpoint)
+    check_linspace(num, endpoint, start, stop)
     if start.__class__ not in _PLAIN_ENDS or stop.__class__ not in _PLAIN_ENDS:
         start, stop = (v if (be := of_array(v)) is None or not be.lazy else be.to_host(v)
                        for v in (start, stop))
