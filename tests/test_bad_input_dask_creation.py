@@ -365,6 +365,31 @@ def test_dask_arange_takes_0d_numpy_arrays_as_numpy_does(args):
     np.testing.assert_array_equal(xp.to_numpy(got), want)
 
 
+@pytest.mark.parametrize("args", [(2,), (1, 3), (0, 1, 0.5), (-1, 1), (0.5, 2.5), (2, 0, -1),
+                                  (0,), (5, 3), (2**60, 2**60 + 2)])
+@pytest.mark.parametrize("chunks", [1, 2])
+def test_bool_arange_of_two_elements_at_most_is_numpys(args, chunks):
+    """dask's took float arguments into bool with "numpy boolean subtract ... is not
+    supported" (its float values' path)."""
+    want = np.arange(*args, dtype=bool)
+    with xp.use_backend("dask", chunks=chunks):
+        got = xp.arange(*args, dtype=xp.bool)
+    assert got.dtype == want.dtype == np.bool_
+    np.testing.assert_array_equal(xp.to_numpy(got), want)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("args, n", [((3,), 3), ((0, 1, 0.3), 4), ((2**60,), 2**60)])
+def test_bool_arange_of_more_than_two_elements_names_dtype(backend, args, n):
+    """dask's made ``arange(3, dtype=bool)`` ``[False, True, True]``; NumPy refuses it
+    (TypeError), naming no argument, and the NumPy backend's tried to allocate an
+    ``arange(2**60)`` of Python ints first."""
+    with xp.use_backend(backend):
+        with pytest.raises(TypeError, match=f"arange: argument 'dtype' is bool, whose arange "
+                                            f"has at most 2 elements .*this one has {n} "):
+            xp.arange(*args, dtype=xp.bool)
+
+
 @pytest.mark.parametrize("args, kwargs", [
     ((0.3j, 1.1, 9), {"endpoint": False}),
     ((-6.953903641414739 - 1.9578925710780837j, 0.3013232871845464 - 1.2486956325447993j,

@@ -20,16 +20,19 @@ had 2 values, and ``arange(2**53, 2**53 + 4, dtype=float64)`` four equal ones)
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from .._core.errors import error, overflow_error, type_error, value_error
+from .._core.errors import argument_error, overflow_error, type_error, value_error
 from .._core.sizes import INT64_MAX, checked_size, out_of_memory
 from .arange_floats import float_values
 from .arg_checks import check_step
 from .fill_checks import INT_HI as _INT_HI, INT_LO as _INT_LO, short_int as _short
 from .dispatch import compat_function, register
 
-__all__ = ["arange_args", "check_arange", "arange", "wide_ints", "wide_plan", "wide_values"]
+__all__ = ["arange_args", "check_arange", "bool_range", "arange", "wide_ints", "wide_plan",
+           "wide_values"]
 
 #: Python ints from this magnitude on are inexact as floats, in which NumPy's arange
 #: computes its length (and from 2**63 on its values)
@@ -73,6 +76,40 @@ def check_arange(args, kwargs, *, complex_ok: bool = False) -> None:
         n = (float(stop) - float(start)) / float(step)
     if n != n or n > INT64_MAX:
         raise _length_error(n, start, step)
+
+
+def bool_range(start, stop, step, dtype) -> bool:
+    """Whether ``dtype`` is bool, its range then checked to be of at most 2 elements, as
+    NumPy's ``arange`` makes them (``bool(start)``, ``bool(start + step)``). The dask
+    backend's took ``arange(3, dtype=bool)`` as ``[False, True, True]`` and failed on a
+    float ``start`` or ``step`` with NumPy's "numpy boolean subtract ... is not
+    supported"; NumPy's own error named no argument.
+
+    Raises
+    ------
+    TypeError
+        A bool range of more than 2 elements, naming ``dtype``.
+    """
+    try:
+        if dtype is None or np.dtype(dtype) != np.bool_:
+            return False
+    except TypeError:   # no dtype: the library's own error answers
+        return False
+    if all(isinstance(v, (int, np.integer)) for v in (start, stop, step)):
+        n = max(0, -(-(int(stop) - int(start)) // int(step)))
+    else:
+        n = max(0, math.ceil((float(stop) - float(start)) / float(step)))
+    if n > 2:
+        raise _bool_error(n, start, step)
+    return True
+
+
+def _bool_error(n, start, step) -> TypeError:
+    """The one message of a bool ``arange`` of more than 2 elements, on every backend."""
+    return argument_error(TypeError, "arange", "dtype", f"is bool, whose arange has at most 2 "
+                          f"elements (NumPy's rule); this one has {_text(n)} (from start "
+                          f"{_text(start)} by step {_text(step)}): make an integer range "
+                          "and compare it, or astype(bool) it")
 
 
 def _text(v) -> str:
@@ -136,9 +173,8 @@ def wide_plan(start: int, stop: int, step: int, dtype):
                 _check_float_range(start, start + (n - 1) * step)
             return n, dt
         if dt.kind == "b":
-            if n > 2:   # NumPy's words, as its own arange of bools says them
-                raise error(TypeError, "arange", "arange() is only supported for booleans "
-                                                 "when the result has at most length 2.")
+            if n > 2:   # by the exact length (NumPy's float length can be off)
+                raise _bool_error(n, start, step)
             return n, dt
         if dt.kind not in "iu":
             return None
@@ -211,6 +247,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None, **kwargs):
     check_step(step)
     ints = ((0, start) if stop is None else (start, stop)) + (step,)
     if wide_ints(ints):
+        bool_range(*ints, dtype)   # (its length before any allocation)
         out = None if kwargs else _wide_arange(*ints, dtype, device)
         if out is not None:
             return out
@@ -221,6 +258,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None, **kwargs):
                                                   device=device, **kwargs)
     except (TypeError, ValueError):
         check_arange((start, stop, step), {}, complex_ok=True)
+        bool_range(*ints, dtype)
         raise
 
 

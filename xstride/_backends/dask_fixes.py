@@ -47,7 +47,7 @@ from .._core.sizes import checked_size, out_of_memory
 from .._chunked import _config as _chunked_config
 from .._chunked.chunks import (chunks_of_no_element, fit_chunks, fit_option,
                                without_empty_chunks as _merged)
-from .arange_checks import arange_args, check_arange, wide_ints, wide_plan
+from .arange_checks import arange_args, bool_range, check_arange, wide_ints, wide_plan
 from .arg_checks import check_linspace, check_meshgrid
 from .fill_checks import (check_fill_fits, check_fill_type, check_int_fill, check_int_items,
                           int_fill_dtype)
@@ -195,9 +195,11 @@ def _creation(name: str):
                          for v in args)   # a 0-D NumPy array as its scalar, as NumPy's
             args, kwargs = _arange_step(args, kwargs)
             check_arange(args, kwargs)
-            wide = _wide_arange(args, kwargs)
+            wide = _wide_arange(args, kwargs)   # Python ints past 2**53 (bools too)
             if wide is not None:
                 return wide
+            if bool_range(*arange_args(args, kwargs), kwargs.get("dtype")):   # NumPy's
+                return impl(*args, **{**kwargs, "dtype": None}).astype(bool)  # bools
         if name == "full" and (len(args) > 1 or "fill_value" in kwargs):
             fill = args[1] if len(args) > 1 else kwargs["fill_value"]
             check_int_fill(name, fill, kwargs.get("dtype"))   # one no integer dtype holds
