@@ -60,3 +60,20 @@ def test_repeat_refuses_a_negative_count_naming_it(backend, repeats):
                                          "a count must be at least 0"):
         xp.repeat(x, repeats)
     assert xp.to_numpy(xp.repeat(x, 0)).shape == (0,)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("func", ["take", "take_along_axis"])
+@pytest.mark.parametrize("big", [2**64 - 1, 2**63 + 1])
+def test_uint64_indices_past_intp_are_out_of_range(backend, func, big):
+    """NumPy casts uint64 indices to intp unchecked: 2**64 - 1 was the index -1 and took
+    the last element (take on NumPy, take_along_axis on both backends), 2**63 + 1 was
+    refused as the index -9223372036854775807."""
+    x = _on(backend, np.arange(10.0, 40.0, 10.0))
+    indices = _on(backend, np.array([1, big, 0], dtype=np.uint64))
+    kwargs = {"axis": 0} if func == "take_along_axis" else {}
+    with pytest.raises(IndexError, match=rf"^{func}: index {big} is out of bounds for axis 0 "
+                                         "with size 3$"):
+        xp.to_numpy(getattr(xp, func)(x, indices, **kwargs))
+    ok = _on(backend, np.array([2, 0], dtype=np.uint64))
+    assert xp.to_numpy(getattr(xp, func)(x, ok, **kwargs)).tolist() == [30.0, 10.0]

@@ -30,6 +30,7 @@ from .._plans.reduction import normalize_axis, normalize_one_axis
 from . import select as _backend
 from .dispatch import compat_function, register
 from .registry import of_array
+from .index_range import check_unsigned_indices
 from .shape_checks import named_shape_error
 from .sorter_checks import check_sorted_x1, check_sorter, check_sorter_range
 
@@ -312,6 +313,9 @@ def take(x, indices, /, *, axis=None):
     out of range is NumPy's ``IndexError`` with the function's name in front (as the
     dask backend's, which raises it when computed)."""
     check_take(x, indices, axis)
+    if indices.dtype.kind == "u":   # past intp: NumPy's cast made 2**64 - 1 the index -1
+        ax = 0 if axis is None else int(axis) % x.ndim
+        check_unsigned_indices("take", indices, x.shape[ax], ax)
     try:
         return _numpy("take")(x, indices, axis=axis)
     except IndexError as exc:
@@ -324,7 +328,9 @@ def take_along_axis(x, indices, /, *, axis=-1):
     """``take_along_axis`` of the standard on NumPy arrays, its arguments checked first
     (:func:`check_take_along_axis`); an index out of range is NumPy's ``IndexError``
     with the function's name in front."""
-    check_take_along_axis(x, indices, axis)
+    ax = check_take_along_axis(x, indices, axis)
+    if indices.dtype.kind == "u":   # past intp: NumPy's cast made 2**64 - 1 the index -1
+        check_unsigned_indices("take_along_axis", indices, x.shape[ax], ax)
     try:
         return _numpy("take_along_axis")(x, indices, axis=axis)
     except IndexError as exc:
