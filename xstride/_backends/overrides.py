@@ -15,7 +15,8 @@ standard; ``dask_linalg``: the linear algebra of stacks of matrices on dask;
 ``squeeze``'s on both, ``stack``, ``unstack``, ``moveaxis`` refusing a bool axis;
 ``reshape_checks``: ``reshape``'s ``shape`` on NumPy checked as on dask; ``numpy_unique``:
 the NumPy backend's set functions of floating arrays, their zero and NaNs as dask's;
-``tile_checks``: ``tile``'s ``repetitions`` on NumPy and dask). None of them imports CuPy at
+``tile_checks``: ``tile``'s ``repetitions`` on NumPy and dask; ``isin_checks``: ``isin``'s
+``invert`` a bool, by keyword, on NumPy and dask). None of them imports CuPy at
 import time. ``dask_fixes`` is
 imported here, with ``import xstride``: it also sets the chunked executors' hook, which
 every dask worker needs once it unpickles a task. The others are imported by the
@@ -36,4 +37,5 @@ register_on_first_lookup(f"{__package__}.fixes", f"{__package__}.complex_special
                          f"{__package__}.clip_checks",
                          f"{__package__}.fft_fixes",
                          f"{__package__}.axis_checks", f"{__package__}.reshape_checks",
-                         f"{__package__}.numpy_unique", f"{__package__}.tile_checks")
+                         f"{__package__}.numpy_unique", f"{__package__}.tile_checks",
+                         f"{__package__}.isin_checks")
