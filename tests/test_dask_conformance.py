@@ -259,6 +259,43 @@ def test_take_along_axis_refuses_other_shapes(i_shape, axis, match):
         xp.take_along_axis(x, idx, axis=axis)
 
 
+def _selected(a, chunks=2):
+    """``a`` as a dask array of rows selected by a mask: its first axis of lengths dask
+    does not know."""
+    with xp.use_backend("dask", chunks=chunks):
+        x = xp.asarray(a)
+    return x[x.reshape((x.shape[0], -1))[:, 0] >= 0] if x.ndim > 1 else x[x >= 0]
+
+
+@pytest.mark.parametrize("x_shape, i_shape, axis, arg", [
+    ((6,), (2,), 0, "x"), ((6, 4), (6, 1), 1, "x"), ((6, 4), (1, 4), 0, "x"),
+    (None, (6, 1), 1, "indices"), (None, (6, 1), 0, "indices"),
+])
+def test_take_along_axis_names_lengths_dask_does_not_know(x_shape, i_shape, axis, arg):
+    """After boolean indexing: x's unknown lengths were dask's "Array chunk sizes are
+    unknown" along the axis and a TypeError ("'float' object cannot be interpreted as
+    an integer") off it, indices' off the axis (or along it, broadcast) a broadcast
+    error of NaN shapes."""
+    with xp.use_backend("dask", chunks=2):
+        if arg == "x":
+            x, idx = _selected(np.arange(float(np.prod(x_shape))).reshape(x_shape)), \
+                xp.zeros(i_shape, dtype=xp.int64)
+        else:
+            x, idx = xp.ones((3, 4)), _selected(np.zeros(i_shape, dtype=np.int64))
+    with pytest.raises(ValueError, match=rf"^take_along_axis: argument '{arg}' has shape "
+                                         r"\(nan,.*lengths dask does not know .*; call "
+                                         rf"{arg}.compute_chunk_sizes\(\) first$"):
+        xp.take_along_axis(x, idx, axis=axis)
+
+
+def test_take_along_axis_keeps_unknown_lengths_of_indices_along_the_axis():
+    a, i = np.arange(12.0).reshape(3, 4), np.arange(24).reshape(6, 4) % 3
+    with xp.use_backend("dask", chunks=2):
+        x = xp.asarray(a)
+    got = xp.take_along_axis(x, _selected(i), axis=0)
+    np.testing.assert_array_equal(xp.to_numpy(got), np.take_along_axis(a, i, axis=0))
+
+
 @pytest.mark.parametrize("shape", [(0,), (0, 3), (3, 0), (2, 0, 2)])
 @pytest.mark.parametrize("chunks", [1, -1])
 def test_searchsorted_of_no_value(shape, chunks):

@@ -23,8 +23,7 @@ backend"):
   as one of shape ``(1,)`` (dask's block function fails on 0-D values); an ``x1`` of
   block lengths dask does not know is searched by the sum of its blocks' counts
   (dask's offsets of such blocks gave NaN).
-- ``take_along_axis``: dask has none; ``x``'s axis is gathered into one chunk (as
-  compat's ``sort`` gathers the sorted axis), ``indices`` keeps its chunks.
+- ``take_along_axis``: dask has none (``dask_take_along.py``).
 - ``permute_dims``: ``axes`` checked to be a permutation of the axes.
 - ``reshape``: ``shape`` checked as NumPy checks it; a reshape dask refuses (blocks that
   would split unevenly) through the flat array.
@@ -56,7 +55,7 @@ from .._chunked import _config as _chunked_config
 from .._core.errors import error, type_error, value_error
 from .._plans.reduction import normalize_axis, normalize_one_axis
 from .arg_checks import (check_dask_repeats, check_shift, check_dask_diff, check_sort_args,
-                         check_take, check_take_along_axis, check_concat_shapes, sort_descending)
+                         check_take, check_concat_shapes, sort_descending)
 from .reshape_checks import check_copy, check_shape
 from .sorter_checks import check_sorter, check_sorter_range
 from .dask_flip import flip_unknown
@@ -66,8 +65,7 @@ from .linalg_fixes import check_tensordot
 from .matmul_checks import matmul_shape_error, vecdot_shape_error
 
 __all__ = ["matmul", "tensordot", "vecdot", "take", "nonzero", "concat", "clip", "permute_dims", "roll", "flip", "sort", "argsort",
-           "diff", "reshape", "repeat", "expand_dims", "searchsorted",
-           "take_along_axis"]
+           "diff", "reshape", "repeat", "expand_dims", "searchsorted"]
 
 _NAME = "dask"
 
@@ -520,50 +518,6 @@ def _searchsorted_by_counts(x1, x2, side):
     return _ns().sum(per_block, axis=0, dtype=np.intp)
 
 
-def _take_block(x, indices, *, axis):
-    """One block of ``take_along_axis``: the chunk's namespace's function (on NumPy
-    chunks xstride's, whose ``IndexError`` for an index out of range names it)."""
-    return _chunked_config.namespace_function("take_along_axis", x)(x, indices, axis=axis)
-
-
-def take_along_axis(x, indices, /, *, axis=-1):
-    """``take_along_axis`` of the standard on dask arrays (dask has none): ``x`` and
-    ``indices`` broadcast on every axis but ``axis``; ``x``'s ``axis`` is gathered
-    into one chunk (as compat's ``sort`` does), ``indices`` keeps its chunks along it,
-    and each block is the chunk's namespace's ``take_along_axis``.
-
-    Raises
-    ------
-    TypeError
-        ``x`` not an array, ``indices`` not an array of an integer dtype, ``axis`` not
-        an int (:func:`~xstride._backends.arg_checks.check_take_along_axis`, the NumPy
-        backend's checks).
-    ValueError
-        ``indices`` of another rank; ``axis`` out of range (``AxisError``); shapes
-        that do not broadcast on the other axes.
-    IndexError
-        When computed, an index out of range.
-    """
-    ax = check_take_along_axis(x, indices, axis)
-    nd = x.ndim
-    ns = _ns()
-
-    def but_axis(shape):
-        return shape[:ax] + (1,) + shape[ax + 1:]
-
-    rest = np.broadcast_shapes(but_axis(x.shape), but_axis(indices.shape))
-    xb = ns.broadcast_to(x, rest[:ax] + (x.shape[ax],) + rest[ax + 1:]).rechunk({ax: -1})
-    ib = ns.broadcast_to(indices, rest[:ax] + (indices.shape[ax],) + rest[ax + 1:])
-    ib = ib.rechunk(xb.chunks[:ax] + (ib.chunks[ax],) + xb.chunks[ax + 1:])
-    letters = "abcdefghijklmnopqrstuvwx"[:nd]
-    x_ind = letters[:ax] + "z" + letters[ax + 1:]
-    i_ind = letters[:ax] + "y" + letters[ax + 1:]
-    da = get(_NAME).load()
-    meta = get(_NAME).chunk_like(np.empty((0,) * nd, x.dtype), x._meta)
-    return da.blockwise(_take_block, i_ind, xb, x_ind, ib, i_ind, axis=ax, dtype=x.dtype,
-                        concatenate=True, meta=meta)
-
-
 def pow(x1, x2, /):  # noqa: A001 - the standard's name
     """``pow`` of the standard on dask arrays: an integer or bool array to an integer scalar
     raises at the call what NumPy raises for one element of its dtype (a negative
@@ -576,7 +530,7 @@ def pow(x1, x2, /):  # noqa: A001 - the standard's name
     return _ns().pow(x1, x2)
 
 
-for _q, _fn in (("pow", pow), ("take_along_axis", take_along_axis), ("matmul", matmul), ("linalg.matmul", matmul), ("tensordot", tensordot),
+for _q, _fn in (("pow", pow), ("matmul", matmul), ("linalg.matmul", matmul), ("tensordot", tensordot),
                 ("linalg.tensordot", tensordot), ("vecdot", vecdot),
                 ("linalg.vecdot", vecdot), ("take", take), ("nonzero", nonzero), ("concat", concat), ("clip", clip), ("permute_dims", permute_dims), ("roll", roll),
                 ("reshape", reshape), ("repeat", repeat), ("flip", flip), ("sort", sort),
