@@ -76,6 +76,20 @@ def test_searchsorted_with_a_good_sorter_still_answers():
     assert xp.to_numpy(xp.searchsorted(x1, x2, sorter=[1, 2, 0])).tolist() == [1, 2]
 
 
+def test_searchsorted_with_a_sorter_of_x1_of_unknown_length_says_to_compute_it():
+    """After boolean indexing, dask's gather of x1 by sorter raised its
+    NotImplementedError ("Slicing an array with unknown chunks with a dask.array of
+    ints is not supported"), naming neither the function nor an argument."""
+    x = _d([3.0, -1.0, 1.0, 2.0])
+    x1, x2 = x[x > 0], _d([1.5, 2.5], 1)
+    with pytest.raises(ValueError, match=r"^searchsorted: argument 'x1' has shape \(nan,\), "
+                                         "with a length dask does not know .*; call "
+                                         r"x1.compute_chunk_sizes\(\) first"):
+        xp.searchsorted(x1, x2, sorter=_d([1, 2, 0]))
+    x1.compute_chunk_sizes()
+    assert xp.to_numpy(xp.searchsorted(x1, x2, sorter=_d([1, 2, 0]))).tolist() == [1, 2]
+
+
 # ------------------------------------------------------------------ flip
 @pytest.mark.parametrize("axis, match", [((0, 0), "names axis 0 twice"),
                                          ((0, -2), "names axis 0 twice"),

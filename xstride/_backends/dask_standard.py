@@ -468,13 +468,21 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     ValueError
         ``x1`` or ``sorter`` not 1-D, ``sorter`` of another length than ``x1``; a
         ``sorter`` index out of ``[0, x1.shape[0])``, when the result is computed (dask
-        took a negative one as counted from the end).
+        took a negative one as counted from the end); a ``sorter`` with an ``x1`` of a
+        length dask does not know (after boolean indexing: dask's gather raised its
+        ``NotImplementedError``, naming neither).
     """
     ns = _ns()
     if sorter is not None and not get(_NAME).owns(sorter):
         sorter = np.asarray(sorter)
     check_sorter(x1, sorter, side)   # and x1 of one dimension, side
     if sorter is not None:
+        if not _known(x1.shape[0]):   # dask's gather said "Slicing an array with unknown ..."
+            raise value_error("searchsorted", "x1", f"has shape {x1.shape}, with a length "
+                                                    "dask does not know (as after boolean "
+                                                    "indexing), which its gather by sorter "
+                                                    "needs; call x1.compute_chunk_sizes() "
+                                                    "first, or sort x1 and pass no sorter")
         if get(_NAME).owns(sorter):
             sorter = sorter.map_blocks(_sorter_in_range, n=x1.shape[0], dtype=sorter.dtype,
                                        meta=sorter._meta)
