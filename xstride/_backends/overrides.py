@@ -16,7 +16,8 @@ standard (``dask_take_along``: ``take_along_axis``, which dask lacks); ``dask_li
 ``reshape_checks``: ``reshape``'s ``shape`` on NumPy checked as on dask; ``numpy_unique``:
 the NumPy backend's set functions of floating arrays, their zero and NaNs as dask's;
 ``tile_checks``: ``tile``'s ``repetitions`` on NumPy and dask; ``isin_checks``: ``isin``'s
-``invert`` a bool, by keyword, on NumPy and dask). None of them imports CuPy at
+``invert`` a bool, by keyword, on NumPy and dask; ``round_checks``: ``round``'s
+``decimals`` on NumPy and dask). None of them imports CuPy at
 import time. ``dask_fixes`` is
 imported here, with ``import xstride``: it also sets the chunked executors' hook, which
 every dask worker needs once it unpickles a task. The others are imported by the
@@ -39,4 +40,4 @@ register_on_first_lookup(f"{__package__}.fixes", f"{__package__}.complex_special
                          f"{__package__}.fft_fixes",
                          f"{__package__}.axis_checks", f"{__package__}.reshape_checks",
                          f"{__package__}.numpy_unique", f"{__package__}.tile_checks",
-                         f"{__package__}.isin_checks")
+                         f"{__package__}.isin_checks", f"{__package__}.round_checks")

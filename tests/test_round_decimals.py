@@ -1,0 +1,45 @@
+"""``round``'s ``decimals`` (NumPy's extension) checked at the call, naming it, on the
+NumPy and dask backends (``xstride/_backends/round_checks.py``)."""
+
+import numpy as np
+import pytest
+
+import xstride as xp
+
+
+def _on(backend, a):
+    if backend == "numpy":
+        return np.asarray(a)
+    with xp.use_backend("dask", chunks=1):
+        return xp.asarray(a)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("decimals", [1.5, "1", None, True, np.float64(2.0)])
+def test_round_refuses_decimals_of_no_int_at_the_call(backend, decimals):
+    """NumPy's said "'float' object cannot be interpreted as an integer" (no argument
+    named, a bool taken as 1); dask's took any decimals and raised that only when the
+    result was computed."""
+    x = _on(backend, [1.26, -2.71])
+    with pytest.raises(TypeError, match=r"^round: argument 'decimals' got .*; expected an "
+                                        r"int \(the number of decimals\)$"):
+        xp.round(x, decimals=decimals)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("decimals", [2**31, -2**31 - 1, 2**70])
+def test_round_refuses_decimals_past_a_c_int(backend, decimals):
+    x = _on(backend, [1.26, -2.71])
+    with pytest.raises(OverflowError, match=rf"^round: argument 'decimals' is {decimals}, "
+                                            "outside the C int"):
+        xp.round(x, decimals=decimals)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("decimals", [1, np.int8(1)])
+def test_round_takes_int_decimals(backend, decimals):
+    x = _on(backend, [1.26, -2.71])
+    assert xp.to_numpy(xp.round(x, decimals=decimals)).tolist() == [1.3, -2.7]
+    got = xp.round(_on(backend, np.array([1234, -5678], np.int32)), decimals=-2)
+    assert xp.to_numpy(got).dtype == np.int32
+    assert xp.to_numpy(got).tolist() == [1200, -5700]
