@@ -253,9 +253,24 @@ def _astype_dtype(be, x, dtype, copy=True) -> np.dtype:
         dt = np.dtype(dtype)
     except TypeError:
         raise type_error("astype", "dtype", dtype, "a dtype") from None
-    if dt.kind not in _NUMERIC:
+    kind = dt.kind
+    if kind not in _NUMERIC:
         raise type_error("astype", "dtype", dtype, "a bool or numeric dtype of the namespace")
+    if kind in "iuf" and x.dtype.kind == "c":
+        check_astype_complex(x.dtype, dt)
     return dt
+
+
+def check_astype_complex(from_dtype, to_dtype) -> None:
+    """``astype`` of a complex dtype into a real-valued one: a ``TypeError`` (the
+    standard, "astype": "Casting a complex floating-point array to a real-valued data
+    type should not be permitted"; NumPy and CuPy kept the real part with a
+    ``ComplexWarning``, dask silently). Into a complex dtype or bool is a cast."""
+    if np.dtype(from_dtype).kind == "c" and np.dtype(to_dtype).kind in "iuf":
+        raise error(TypeError, "astype", f"cannot cast x of dtype {np.dtype(from_dtype)} to "
+                                         f"the real-valued dtype {np.dtype(to_dtype)} (the "
+                                         "standard does not permit it: which part to keep is "
+                                         "a choice); cast xstride.real(x) or xstride.imag(x)")
 
 
 def check_astype_copy(copy) -> None:

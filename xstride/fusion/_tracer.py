@@ -39,7 +39,8 @@ from .._core.names import ELEMENTWISE
 from .._core.ufuncs import ENGINE_UFUNCS, FUSION_MATH, FUSION_PREDICATES, IDENTITY_ON_INTEGERS
 from .._plans import fusion as _plan
 from .._plans.elementwise import broadcast_shapes
-from ..elementwise import check_astype_copy, check_where_ints, resolve, where_dtype
+from ..elementwise import (check_astype_complex, check_astype_copy, check_where_ints,
+                           resolve, where_dtype)
 from . import _operators as _ops
 from . import _reduce
 from ._views import broadcast, index, permute, reshape
@@ -477,6 +478,8 @@ def namespace_call(qualname: str, args: tuple, kwargs: dict):
         return where(rec, *args)
     if name == "astype":
         check_astype_copy(kwargs.get("copy", True))   # the unfused call's TypeError
+        if len(args) == 2 and isinstance(args[0], Traced):   # complex to real: refused
+            check_astype_complex(args[0].dtype, np.dtype(args[1]))
         kw = dict(kwargs)
         if kw.pop("device", None) is not None:
             raise Unfusable("xp.astype with device=")
