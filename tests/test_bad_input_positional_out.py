@@ -108,3 +108,22 @@ def test_round_s_third_positional_argument_is_not_written_as_out(backend):
         assert xp.to_numpy(xp.round(a, 1)).tolist() == [1.3, -2.7]
         assert xp.to_numpy(xp.round(a)).tolist() == [1.0, -3.0]
     assert y.tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("name, given, missing", [
+    ("hypot", 1, "1 required positional argument: 'x2'"),
+    ("atan2", 1, "1 required positional argument: 'x2'"),
+    ("logaddexp", 0, "2 required positional arguments: 'x1' and 'x2'"),
+    ("copysign", 1, "1 required positional argument: 'x2'"),
+    ("add", 1, "1 required positional argument: 'x2'"),
+])
+def test_a_call_with_too_few_arguments_says_which_are_missing(backend, name, given, missing):
+    """NumPy's ufunc said "hypot() takes from 2 to 3 positional arguments but 1 was
+    given" (its out counted) with xstride's hint that the rest go by keyword; dask's
+    "Parameters of such types are not supported by hypot"."""
+    with xp.use_backend(backend):
+        x = xp.asarray(np.array([0.5, 2.0], np.float32))
+        with pytest.raises(TypeError, match=rf"^{name}: {name}\(\) missing {missing}$"):
+            getattr(xp, name)(*[x] * given)
+        assert xp.to_numpy(getattr(xp, name)(x, x)).dtype == np.float32

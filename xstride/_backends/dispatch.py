@@ -38,7 +38,7 @@ from .real_only import complex_argument_error
 from .matmul_checks import gufunc_shape_error
 from .lapack_dtype import lapack_dtype_error
 from .positional import (XP_BOUND, out_position, positional_count, reference_most,
-                         too_many, too_many_error, ufunc_out)
+                         too_few_error, too_many, too_many_error, ufunc_out)
 from . import select as _backend
 
 __all__ = ["register", "register_all", "register_arguments", "implementation", "follower",
@@ -503,6 +503,10 @@ def follower(qualname: str, module: str = "xstride"):
         except (TypeError, ValueError, OverflowError) as exc:  # a library's names no function
             if getattr(exc, "xstride_traced", False):   # xp.fuse's stand-ins: no library's
                 raise
+            few = too_few_error(qualname, reference, len(args), kwargs) if isinstance(
+                exc, TypeError) else None   # Python's "missing ... argument", not the library's
+            if few is not None:
+                raise few from None
             if not params:
                 params.append(param_names(reference))
             named = list(_named(params[0], args, kwargs))

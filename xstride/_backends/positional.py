@@ -13,7 +13,8 @@ import numpy as np
 
 from .._core.errors import error
 
-__all__ = ["ufunc_out", "too_many", "too_many_error", "reference_most", "positional_count", "XP_BOUND"]
+__all__ = ["ufunc_out", "too_many", "too_many_error", "too_few_error", "reference_most",
+           "positional_count", "XP_BOUND"]
 
 
 def out_position(fn) -> int | None:
@@ -94,3 +95,29 @@ def positional_count(reference) -> int | None:
     if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
         return None
     return sum(1 for p in params if p.kind in kinds and p.name != "xp")
+
+
+def too_few_error(qualname: str, reference, given: int, kwargs) -> TypeError | None:
+    """Python's ``TypeError`` of a call that leaves required positional parameters of
+    ``reference`` (the NumPy backend's function: a ufunc's inputs, a function's
+    parameters without a default) unfilled, asked on a library's ``TypeError``: a binary
+    ufunc given one array said "hypot() takes from 2 to 3 positional arguments but 1 was
+    given" on NumPy (its ``out`` counted; the standard's signature has two), and dask's
+    "Parameters of such types are not supported by hypot". None where every required
+    parameter is given (the library's error stands)."""
+    try:
+        params = inspect.signature(reference).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    required = [p.name for p in params
+                if p.kind in kinds and p.default is p.empty and p.name != "xp"]
+    missing = [n for n in required[given:] if n not in kwargs]
+    if not missing:
+        return None
+    quoted = [repr(n) for n in missing]
+    names = (quoted[0] if len(quoted) == 1 else " and ".join(quoted) if len(quoted) == 2
+             else ", ".join(quoted[:-1]) + ", and " + quoted[-1])
+    name = qualname.rsplit(".", 1)[-1]
+    return error(TypeError, name, f"{name}() missing {len(missing)} required positional "
+                                  f"argument{'' if len(missing) == 1 else 's'}: {names}")
