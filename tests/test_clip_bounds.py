@@ -244,3 +244,24 @@ def test_numpy_clip_of_masked_arrays_keeps_the_mask():
     assert got.compressed().tolist() == [1, 2]
     with pytest.raises(TypeError, match="^clip: argument 'min'"):   # checked as before
         xp.clip(m, 0.5j)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("lo, hi, name, match", [
+    (None, [1.0, 2.0, 3.0], "max", r"has shape \(3,\), which does not broadcast with x's "
+                                   r"shape \(2,\)"),
+    ([1.0, 2.0, 3.0], 5.0, "min", r"has shape \(3,\), which does not broadcast with x's"),
+    ([[0.0], [1.0]], [1.0, 2.0, 3.0], "max", r"has shape \(3,\), which does not broadcast "
+                                             r"with the shape of x and min .* \(2, 2\)"),
+])
+def test_array_bounds_of_shapes_that_do_not_broadcast_are_named(backend, lo, hi, name, match):
+    """NumPy's said "shape mismatch: ... Mismatch is between arg 0 with shape (2,) and
+    arg 2 with shape (3,)", dask's "Chunks do not add up to shape. Got chunks=((2, 1),),
+    shape=(2,)": neither named the bound."""
+    x = _on(backend, np.array([1.0, 2.0]))
+    lo, hi = (v if v is None or isinstance(v, float) else _on(backend, np.array(v))
+              for v in (lo, hi))
+    with pytest.raises(ValueError, match=rf"^clip: argument '{name}' {match}"):
+        xp.clip(x, lo, hi)
+    got = xp.clip(x, _on(backend, np.array([[0.0], [1.5]])), 1.75)
+    assert xp.to_numpy(got).tolist() == [[1.0, 1.75], [1.5, 1.75]]

@@ -48,12 +48,12 @@ import sys
 
 import numpy as np
 
-from .._core.errors import overflow_error, type_error
+from .._core.errors import overflow_error, type_error, value_error
 from . import dask_standard as _dask_standard
 from . import select as _backend
 from .dispatch import compat_function, register
 
-__all__ = ["check_clip", "check_bounds"]
+__all__ = ["check_clip", "check_bounds", "check_bound_shapes"]
 
 #: Python scalar types a bound may be, by the kind of ``x``'s dtype
 _TAKES = {"b": ((bool,), "a Python bool"),
@@ -135,6 +135,24 @@ def check_bounds(dtype, min, max, array_type=()) -> tuple:   # noqa: A002 (the s
 _PLAIN = frozenset((type(None), bool, int, float, complex, np.ndarray))
 
 
+def check_bound_shapes(x, min, max) -> None:   # noqa: A002 (the standard's names)
+    """``clip``'s array bounds broadcast with ``x`` (and with each other): else a
+    ``ValueError`` naming the bound (NumPy's "shape mismatch: ... arg 0 with shape (2,)
+    and arg 2 with shape (3,)", dask's "Chunks do not add up to shape"). Lengths dask
+    does not know (NaN) are left to the backend."""
+    shape, what = tuple(x.shape), "x's shape"
+    for name, v in (("min", min), ("max", max)):
+        s = tuple(getattr(v, "shape", None) or ())
+        if not s or any(n != n for n in shape + s):
+            continue
+        try:
+            shape = np.broadcast_shapes(shape, s)
+        except ValueError:
+            raise value_error("clip", name, f"has shape {s}, which does not broadcast with "
+                                            f"{what} {shape}") from None
+        what = "the shape of x and min broadcast together,"
+
+
 def clip(x, /, min=None, max=None):   # noqa: A002 (the standard's names)
     """``clip`` of the standard on NumPy arrays, its bounds checked first
     (:func:`check_clip`), then NumPy's ``clip`` of ``x`` and the bounds in ``x``'s dtype
@@ -154,7 +172,11 @@ def clip(x, /, min=None, max=None):   # noqa: A002 (the standard's names)
         if type(x) is not np.ndarray:   # not a plain NumPy array: compat's (and its error)
             return compat_function("numpy", "clip")(x, min, max)
     lo, hi = (None if v is None else np.asarray(v, dtype=x.dtype) for v in (min, max))
-    shape = np.broadcast_shapes(x.shape, *(v.shape for v in (lo, hi) if v is not None))
+    try:
+        shape = np.broadcast_shapes(x.shape, *(v.shape for v in (lo, hi) if v is not None))
+    except ValueError:
+        check_bound_shapes(x, lo, hi)   # names the bound
+        raise
     out = np.empty(shape, dtype=x.dtype)
     if lo is None and hi is None:
         out[...] = x
@@ -181,6 +203,8 @@ def dask_clip(x, /, min=None, max=None):   # noqa: A002 (the standard's names)
     """``clip`` of the standard on dask arrays, its bounds checked first
     (:func:`check_clip`); without bounds a copy (dask's called ``positive`` of bools)."""
     min, max = check_clip(x, min, max)   # noqa: A001
+    if hasattr(x, "shape"):
+        check_bound_shapes(x, min, max)
     ns = _dask_standard._ns()
     if min is None and max is None and getattr(x, "ndim", None) is not None:
         return ns.asarray(x, copy=True)
