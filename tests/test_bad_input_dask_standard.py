@@ -76,6 +76,20 @@ def test_searchsorted_with_a_good_sorter_still_answers():
     assert xp.to_numpy(xp.searchsorted(x1, x2, sorter=[1, 2, 0])).tolist() == [1, 2]
 
 
+@pytest.mark.parametrize("x2", [None, "a", b"a", ["a", "b"]])
+def test_searchsorted_refuses_values_of_no_number(x2):
+    """NumPy's compared a str with x1's numbers as strings (``searchsorted([1, 2],
+    "a")`` was 2) and raised "'<' not supported between instances of 'NoneType' and
+    'NoneType'" for None; dask's took None at the call and failed when computed."""
+    for x1 in (_d([1.0, 2.0, 3.0]), np.array([1.0, 2.0, 3.0])):
+        with pytest.raises(TypeError, match=r"^searchsorted: argument 'x2' got .*; expected "
+                                            "an array or a Python scalar of a bool or "
+                                            "numeric dtype"):
+            xp.searchsorted(x1, x2)
+        assert xp.to_numpy(xp.searchsorted(x1, 2.5)).tolist() == 2
+    assert xp.searchsorted(np.array(["a", "c"]), "b").tolist() == 1   # strings: NumPy's
+
+
 def test_searchsorted_with_a_sorter_of_x1_of_unknown_length_says_to_compute_it():
     """After boolean indexing, dask's gather of x1 by sorter raised its
     NotImplementedError ("Slicing an array with unknown chunks with a dask.array of

@@ -32,7 +32,7 @@ from .dispatch import compat_function, register
 from .registry import of_array
 from .index_range import check_unsigned_indices
 from .shape_checks import named_shape_error
-from .sorter_checks import check_sorted_x1, check_sorter, check_sorter_range
+from .sorter_checks import check_sorted_x1, check_sorter, check_sorter_range, check_values
 
 __all__ = ["check_take", "check_take_along_axis", "check_repeats", "check_dask_repeats",
            "check_shift", "check_sorted_x1", "check_sorter", "check_axis", "check_flag",
@@ -379,6 +379,8 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     if sorter is not None:
         sorter = np.asarray(sorter)
     check_sorter(x1, sorter, side)
+    if type(x2) is not np.ndarray or x2.dtype.kind not in "biufc":
+        check_values(x1, x2)
     given = sorter
     if sorter is not None and not np.can_cast(sorter.dtype, np.intp):
         sorter = sorter.astype(np.intp)

@@ -57,7 +57,7 @@ from .._plans.reduction import normalize_axis, normalize_one_axis
 from .arg_checks import (check_dask_repeats, check_shift, check_dask_diff, check_sort_args,
                          check_take, check_concat_shapes, sort_descending)
 from .reshape_checks import check_copy, check_shape
-from .sorter_checks import check_sorter, check_sorter_range
+from .sorter_checks import check_sorter, check_sorter_range, check_values
 from .dask_flip import flip_unknown
 from .dispatch import implementation, register
 from .registry import get
@@ -476,6 +476,7 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     if sorter is not None and not get(_NAME).owns(sorter):
         sorter = np.asarray(sorter)
     check_sorter(x1, sorter, side)   # and x1 of one dimension, side
+    check_values(x1, x2)
     if sorter is not None:
         if not _known(x1.shape[0]):   # dask's gather said "Slicing an array with unknown ..."
             raise value_error("searchsorted", "x1", f"has shape {x1.shape}, with a length "

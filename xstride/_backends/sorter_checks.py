@@ -17,10 +17,15 @@ would make each call ``O(len(x1))``: ``arg_checks.searchsorted``).
 
 from __future__ import annotations
 
+import numpy as np
+
 from .._core.errors import type_error, value_error
 from .dispatch import compat_function, register
 
-__all__ = ["check_sorted_x1", "check_sorter", "check_sorter_range", "cupy_searchsorted"]
+__all__ = ["check_sorted_x1", "check_sorter", "check_sorter_range", "check_values",
+           "cupy_searchsorted"]
+
+_NUMBERS = (int, float, complex, bool)
 
 
 def check_sorted_x1(x1) -> None:
@@ -29,6 +34,24 @@ def check_sorted_x1(x1) -> None:
     if getattr(x1, "ndim", 1) != 1:
         raise value_error("searchsorted", "x1", f"has shape {tuple(x1.shape)}; expected a "
                                                 "one-dimensional sorted array")
+
+
+def check_values(x1, x2) -> None:
+    """``searchsorted``'s ``x2`` for an ``x1`` of numbers: numbers too (an array, a
+    Python or NumPy scalar, a list of them, of a bool or numeric dtype). NumPy's compared
+    a str with ``x1``'s numbers as strings (``searchsorted([1, 2], "a")`` was 2) and
+    raised "'<' not supported between instances of 'NoneType' and 'NoneType'" for None;
+    dask's took None at the call and failed when computed. An ``x1`` of strings (NumPy's
+    extension) is left to the library."""
+    t = type(x2)
+    if t in _NUMBERS or getattr(getattr(x1, "dtype", None), "kind", "f") not in "biufc":
+        return
+    kind = getattr(getattr(x2, "dtype", None), "kind", None)
+    if kind is None:
+        kind = np.asarray(x2).dtype.kind if x2 is not None else None
+    if kind is None or kind not in "biufc":
+        raise type_error("searchsorted", "x2", x2, "an array or a Python scalar of a bool or "
+                                                   "numeric dtype (the values to search)")
 
 
 def check_sorter(x1, sorter, side="left") -> None:
