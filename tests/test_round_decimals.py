@@ -43,3 +43,27 @@ def test_round_takes_int_decimals(backend, decimals):
     got = xp.round(_on(backend, np.array([1234, -5678], np.int32)), decimals=-2)
     assert xp.to_numpy(got).dtype == np.int32
     assert xp.to_numpy(got).tolist() == [1200, -5700]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("decimals", [1.5, "1", None, True, np.float64(2.0)])
+def test_round_refuses_positional_decimals_of_no_int(backend, decimals):
+    """By position as by keyword: NumPy's fast path handed a positional decimals to
+    np.round unchecked (True rounded to 1 decimal where dask's refused it)."""
+    x = _on(backend, [1.26, -2.71])
+    with pytest.raises(TypeError, match=r"^round: argument 'decimals' got .*; expected an "
+                                        r"int \(the number of decimals\)$"):
+        xp.round(x, decimals)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_round_positional_decimals_past_a_c_int_and_ints(backend):
+    x = _on(backend, [1.26, -2.71])
+    with pytest.raises(OverflowError, match=r"^round: argument 'decimals' is 2147483648, "
+                                            "outside the C int"):
+        xp.round(x, 2**31)
+    assert xp.to_numpy(xp.round(x, np.int8(1))).tolist() == [1.3, -2.7]
+    assert xp.to_numpy(xp.round(x, 1)).tolist() == [1.3, -2.7]
+    with pytest.raises(TypeError, match=r"^round: round\(\) takes 2 positional arguments "
+                                        r"but 3 were given"):
+        xp.round(x, 1, None)

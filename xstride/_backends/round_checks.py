@@ -7,8 +7,8 @@ NumPy's ``round`` refuses a ``decimals`` of no int at the call, naming no argume
 same words only when the result was computed. Both took a bool as a count of decimals.
 Here a ``decimals`` of no int (a bool, a float, a str, None) is a ``TypeError`` and one
 outside a C int an ``OverflowError``, both naming ``decimals``, at the call on both
-backends. A call without keywords on NumPy is NumPy's ``round`` itself (the common
-call: nothing added).
+backends, by keyword or by position. A call without keywords on NumPy is NumPy's
+``round`` behind one test of the count of decimals (``round(x)``: nothing else added).
 """
 
 from __future__ import annotations
@@ -62,5 +62,17 @@ def _round_of(backend: str):
     return round
 
 
-register("round", "numpy", positional=np.round)(_round_of("numpy"))
+def _numpy_positional(x, decimals=0, out=None, /):
+    """The NumPy backend's ``round`` for a call without keywords (the dispatch's fast
+    path): a ``decimals`` given by position is checked as one given by keyword (it went
+    to ``np.round`` unchecked: ``round(x, True)`` rounded to 1 decimal where dask's
+    refused it, ``round(x, 1.5)`` named no argument). ``out`` stands where NumPy's
+    ``round`` has it, so the dispatch refuses a third positional argument before this
+    is called (``dispatch._most_positional``)."""
+    if decimals.__class__ is not int or not _LOW <= decimals <= _HIGH:
+        check_decimals(decimals)
+    return np.round(x, decimals)
+
+
+register("round", "numpy", positional=_numpy_positional)(_round_of("numpy"))
 register("round", "dask")(_round_of("dask"))
