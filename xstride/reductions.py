@@ -47,6 +47,7 @@ from ._backends import dispatch
 from ._core.errors import argument_error, error, immutable_error, type_error, value_error
 from ._core.reduction_docs import reduction_doc
 from ._plans.argreduction import check_arg_axis
+from ._plans.masked_moments import masked_moment_result
 from ._plans.reduction import (
     check_correction,
     empty_axis_error,
@@ -420,6 +421,8 @@ def _library_functions(be) -> tuple[dict, dict]:
         return impl
 
     def checked(func):
+        moment = func in ("mean", "var", "std")   # numpy.ma's dtype (masked_moments.py)
+
         def impl(x, /, *, axis=None, keepdims=False, **kwargs):
             check_x_keepdims(func, x, keepdims)
             _check_no_out(func, be, kwargs)
@@ -434,7 +437,10 @@ def _library_functions(be) -> tuple[dict, dict]:
                 _check_no_ddof(func, kwargs)
                 if "correction" in kwargs:
                     check_correction(func, kwargs["correction"])
-            return _given_keepdims(libs[func], x, axis, keepdims, kwargs)
+            res = _given_keepdims(libs[func], x, axis, keepdims, kwargs)
+            if moment and type(x) is not nd and kwargs.get("dtype") is None:
+                return masked_moment_result(func, x, res)
+            return res
         return impl
 
     def argminmax(func):
@@ -494,6 +500,7 @@ def _library_functions(be) -> tuple[dict, dict]:
         # them unchecked
         checked_impl = funcs[func]
         scan = func in SCANS
+        moment = func in ("mean", "var", "std")
 
         def refuse(args):
             return error(TypeError, func, f"takes 1 positional argument (x) but "
@@ -516,6 +523,8 @@ def _library_functions(be) -> tuple[dict, dict]:
                 raise refuse(args)
             if type(x) is not nd or x.dtype.kind not in _NUMERIC:
                 _check_array(func, be, x)
+                if moment:
+                    return masked_moment_result(func, x, libs[func](x))
             return libs[func](x)
         got = impl if fast is not None else impl_any_x
         got.__name__ = got.__qualname__ = func   # Python's "max() missing ..." names it

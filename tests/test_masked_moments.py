@@ -1,0 +1,54 @@
+"""``mean``, ``var`` and ``std`` of ``numpy.ma`` masked arrays on the NumPy backend keep
+the standard's dtype (``xstride/_plans/masked_moments.py``): numpy.ma's own are float64
+(complex128) for float16, float32 and complex64 data, where the dask backend's of
+masked chunks and NumPy's of plain arrays keep the precision."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import xstride as xp
+from xstride.reductions import moment_dtype
+
+DTYPES = ["float16", "float32", "float64", "complex64", "complex128", "int32"]
+
+
+def _masked(dtype):
+    a = (np.arange(12).reshape(3, 4) + 1).astype(dtype)
+    return np.ma.masked_array(a, mask=(np.arange(12).reshape(3, 4) % 5) == 0)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("func", ["mean", "var", "std"])
+@pytest.mark.parametrize("kw", [{}, {"axis": 1}, {"axis": 0, "keepdims": True}])
+def test_the_result_dtype_is_the_standards_and_the_mask_is_kept(dtype, func, kw):
+    m = _masked(dtype)
+    got = getattr(xp, func)(m, **kw)
+    want_dt = moment_dtype(func, np.dtype(dtype), None)
+    assert got.dtype == want_dt
+    ref = getattr(np.ma, func)(m, **kw)       # numpy.ma's (float64 for narrow data)
+    if np.ndim(ref):
+        assert isinstance(got, np.ma.MaskedArray)
+        np.testing.assert_array_equal(np.ma.getmaskarray(got), np.ma.getmaskarray(ref))
+    np.testing.assert_allclose(np.ma.filled(got, 0), np.ma.filled(ref, 0).astype(want_dt),
+                               rtol=1e-3 if dtype == "float16" else 1e-6)
+
+
+def test_as_the_dask_backends_of_masked_chunks():
+    da = pytest.importorskip("dask.array")
+    m = _masked("float32")
+    x = da.ma.masked_array(da.from_array(m.data, chunks=(2, 2)),
+                           mask=da.from_array(np.ma.getmaskarray(m), chunks=(2, 2)))
+    for func in ("mean", "var", "std"):
+        for axis in (None, 1):
+            here, there = getattr(xp, func)(m, axis=axis), getattr(xp, func)(x, axis=axis)
+            assert here.dtype == there.dtype == np.float32
+
+
+def test_an_all_masked_reduction_and_a_given_dtype_are_numpy_mas():
+    allm = np.ma.masked_array(np.ones(3, np.float32), mask=True)
+    assert xp.mean(allm) is np.ma.masked
+    assert xp.mean(_masked("float32"), dtype=np.float64).dtype == np.float64
+    plain = np.ones(4, np.float32)          # plain arrays: NumPy's own, unchanged
+    assert xp.mean(plain).dtype == xp.var(plain, axis=0).dtype == np.float32
