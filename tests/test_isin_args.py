@@ -5,13 +5,11 @@ import numpy as np
 import pytest
 
 import xstride as xp
+from tests._two_backends import on_backend
 
 
 def _on(backend, a):
-    if backend == "numpy":
-        return np.asarray(a)
-    with xp.use_backend("dask", chunks=2):
-        return xp.asarray(a)
+    return on_backend(backend, np.asarray(a), chunks=2)
 
 
 @pytest.mark.parametrize("backend", ["numpy", "dask"])
