@@ -158,13 +158,13 @@ def copy_into(dst, src):
     ``numpy.copyto``.
     """
     if type(dst) is _np.ndarray and type(src) is _np.ndarray:   # one backend, no look
-        if _plain_into(dst, src):   # NumPy's copyto answers it as the checks would
-            try:
-                _np.copyto(dst, src, casting="same_kind")
-                return dst
-            except (TypeError, ValueError):   # its cast check precedes the copy
-                pass
-        return _copy_into_checks(_backends.of_array(dst), dst, src)
+        if not _plain_into(dst, src):
+            return _copy_into_checks(_backends.of_array(dst), dst, src)
+        try:   # NumPy's copyto answers it as the checks would
+            _np.copyto(dst, src, casting="same_kind")
+        except (TypeError, ValueError):   # its cast check precedes the copy: ours name it
+            return _copy_into_checks(_backends.of_array(dst), dst, src)
+        return dst
     return _copy_into_checked(_backends.of("copy_into", [("dst", dst), ("src", src)]),
                               dst, src)
 
