@@ -69,3 +69,18 @@ def test_a_dask_end_of_more_dimensions_is_computed_too():
     got = xp.linspace(da.from_array(np.array([0.0, 10.0]), chunks=1), 1.0, 3)
     assert type(got) is np.ndarray
     np.testing.assert_array_equal(got, np.linspace(np.array([0.0, 10.0]), 1.0, 3))
+
+
+@pytest.mark.parametrize("name", ["zeros", "ones", "empty", "full", "arange"])
+def test_the_dask_backend_takes_a_0d_dask_length_as_its_int(name):
+    """On the dask backend ``zeros(d0)`` (and ``ones``, ``empty``, ``full``, ``arange``)
+    of a 0-D dask length failed with dask's two-line dispatch message ("Dask array input
+    not supported"), while ``zeros((d0,))`` worked: the length is computed, as NumPy's
+    own functions compute a 0-D array given for one."""
+    with xp.use_backend("dask", chunks=2):
+        d0 = xp.asarray(3)
+        args = (d0, 1.5) if name == "full" else (d0,)
+        got = getattr(xp, name)(*args)
+        assert isinstance(got, da.Array) and got.shape == (3,)
+        start = xp.arange(xp.asarray(1.5), 4)   # an end of arange, as NumPy's 0-D one
+    assert xp.to_numpy(start).tolist() == np.arange(np.float64(1.5), 4).tolist()

@@ -184,14 +184,24 @@ def _wide_arange(args, kwargs):
     return be.on_chunks(int_arange(ints[0], ints[2], n, dt, chunks), opts)
 
 
+def _scalar(v):
+    """A 0-D dask array as the scalar it computes to (a length or an end of ``arange``
+    must be known to build the graph); anything else as it is."""
+    if getattr(v, "ndim", None) == 0 and (src := of_array(v)) is not None and src.lazy:
+        return src.to_host(v)[()]
+    return v
+
+
 def _creation(name: str):
     be = get(_NAME)
 
     def impl(*args, **kwargs):
         if name in _SHAPED:
+            if args:   # a 0-D dask length, as a 0-D NumPy one: its int (dask's refused it)
+                args = (_scalar(args[0]),) + args[1:]
             check_shape(name, args[0] if args else kwargs.get("shape"))
         if name == "arange":
-            args = tuple(v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v
+            args = tuple(v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else _scalar(v)
                          for v in args)   # a 0-D NumPy array as its scalar, as NumPy's
             args, kwargs = _arange_step(args, kwargs)
             check_arange(args, kwargs)
