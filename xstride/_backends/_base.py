@@ -229,6 +229,10 @@ class Backend:
     def synchronize(self) -> None:
         """Wait for the work queued on this backend's current stream (no-op on the host)."""
 
+    def start_device_init(self) -> None:
+        """Begin the device driver's initialisation on a background thread, so that it
+        overlaps the imports that follow (a command's start); a no-op on the host."""
+
     def runtime_versions(self) -> dict:
         """Versions of the runtime below the library (``{}`` where there is none)."""
         return {}

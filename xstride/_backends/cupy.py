@@ -97,6 +97,14 @@ class CupyBackend(Backend):
             mod = sys.modules.get("cupy")
             return None if mod is None else getattr(mod, "__version__", None)
 
+    def start_device_init(self) -> None:
+        """The CUDA driver's ``cuInit`` and device 0's primary context on a thread
+        (:mod:`xstride._backends.driver_init`), unless CuPy is already loaded."""
+        if self._checked is None:
+            from . import driver_init
+
+            driver_init.start()
+
     def runtime_versions(self) -> dict:
         """``cuda_runtime``, ``cuda_driver`` and ``hip_runtime`` (None where absent)."""
         out = {"cuda_runtime": None, "cuda_driver": None, "hip_runtime": None}

@@ -34,7 +34,7 @@ from .int_errors import unheld_int_error
 from .no_array import (MORE_ARRAYS, NUMPY_TYPES, PLAIN_TYPES, attribute_error,
                        no_array_error, operand_error, operand_names)
 from .registry import DEFAULT, REGISTRY, each, get
-from .real_only import complex_argument_error
+from .real_only import bool_argument_error, complex_argument_error
 from .matmul_checks import gufunc_shape_error
 from .lapack_dtype import lapack_dtype_error
 from .positional import (XP_BOUND, out_position, positional_count, reference_most,
@@ -515,6 +515,7 @@ def follower(qualname: str, module: str = "xstride"):
                        else None) or creation_argument_error(exc, qualname, args, kwargs)
                       or axis_argument_error(exc, qualname, named)
                       or complex_argument_error(exc, qualname, named)
+                      or bool_argument_error(exc, qualname, named)
                       or gufunc_shape_error(exc, qualname, named)
                       or lapack_dtype_error(exc, qualname, named))
             if better is not None:

@@ -26,7 +26,7 @@ from .._core.errors import type_error
 from .._core.names import ELEMENTWISE
 from .._core.ufuncs import numpy_ufunc_name
 
-__all__ = ["complex_argument_error"]
+__all__ = ["complex_argument_error", "bool_argument_error"]
 
 _ELEMENTWISE = frozenset(ELEMENTWISE)
 
@@ -47,6 +47,29 @@ def real_only(qualname: str) -> bool:
         return True
 
     return takes(np.float64) and not takes(np.complex128)
+
+
+@functools.cache
+def numeric_only(qualname: str) -> bool:
+    """``qualname`` is an elementwise function whose NumPy ufunc takes integers and no
+    bool input (``negative``, ``positive``, ``sign``, ``subtract``)."""
+    uf = getattr(np, numpy_ufunc_name(qualname), None) if qualname in _ELEMENTWISE else None
+    if not isinstance(uf, np.ufunc):
+        return False
+
+    def takes(dtype) -> bool:
+        try:
+            uf.resolve_dtypes((np.dtype(dtype),) * uf.nin + (None,) * uf.nout)
+        except TypeError:
+            return False
+        return True
+
+    return takes(np.int8) and not takes(np.bool_)
+
+
+#: What to write instead, for the functions a bool argument is most often given to.
+_INSTEAD = {"negative": "logical_not or ~", "subtract": "logical_xor or ^",
+            "positive": "the array itself", "sign": "the array itself, or astype"}
 
 
 def _kind(v) -> str | None:
@@ -80,3 +103,24 @@ def complex_argument_error(exc: Exception, qualname: str, named) -> TypeError | 
             return type_error(func, name, value, "a real-valued array or Python scalar "
                                                  f"({func} takes real-valued input only)")
     return None
+
+
+def bool_argument_error(exc: Exception, qualname: str, named) -> TypeError | None:
+    """The ``TypeError`` naming the first bool argument (an array or NumPy scalar of
+    dtype bool) of a function of :func:`numeric_only` input, where the library's ``exc``
+    names no argument (NumPy's "The numpy boolean negative ... is not supported", dask's
+    "Parameters of such types are not supported by negative" or "operand type(s) all
+    returned NotImplemented"); else None (``exc`` stands). A Python ``bool`` is an int
+    to the libraries and never reaches here."""
+    if not isinstance(exc, TypeError) or not numeric_only(qualname) or "argument '" in str(exc):
+        return None
+    func = qualname.rsplit(".", 1)[-1]
+    for name, value in named:
+        if isinstance(value, (bool, type)) or value is None:
+            continue
+        if _kind(value) == "b":
+            instead = _INSTEAD.get(func)
+            return type_error(func, name, value, f"a numeric array ({func} takes no bool input"
+                              + (f"; for bool, {instead}" if instead else "") + ")")
+    return None
+

@@ -440,6 +440,9 @@ def error_line(problem) -> str:
 def run(args) -> int:
     """Entry point of ``python -m xstride demo``; returns the exit status."""
     progress = Progress()
+    # CUDA: the driver's start (about 0.2 s) overlaps CuPy's import (docs/performance.md)
+    if args.backend in _backends.names():
+        _backends.get(args.backend).start_device_init()
     try:
         result = pipeline(backend=args.backend, points=args.points, n=args.n, levels=args.levels,
                           level_stats=args.level_stats, seed=args.seed, progress=progress,
