@@ -273,6 +273,18 @@ def test_encode_refuses_cells_wider_than_the_limit():
         alg.morton_encode(np.array([2**64 - 1], dtype=np.uint64), 0)
 
 
+def test_encode_levels_docstring_states_the_bound_it_checks():
+    """A docs probe: ``levels``' entry said "Refuse cells of ``levels`` bits or more",
+    but a cell of exactly ``levels`` bits (3 at ``levels=2``) is taken; what is refused
+    is a cell of ``2**levels`` or more, as docs/morton.md says."""
+    entry = alg.morton_encode.__doc__.split("levels : int, optional")[1].split("Returns")[0]
+    assert "bits or more" not in entry and "2**levels" in entry
+    assert alg.morton_encode([3], [3], levels=2).tolist() == [15]
+    with pytest.raises(ValueError, match=r"argument 'ix' has cell index 4, wider than the "
+                                         r"2-bit limit"):
+        alg.morton_encode([4], [3], levels=2)
+
+
 def test_encode_refuses_negative_and_non_integer_cells():
     with pytest.raises(ValueError, match="argument 'ix' has a negative cell index"):
         alg.morton_encode([-1, 2], [0, 0])

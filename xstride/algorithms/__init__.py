@@ -215,7 +215,8 @@ def morton_encode(ix, iy, iz=None, *, levels=None):
     iz : array_like of int, optional
         Cell indices on axis 2 (3-D keys); omit for 2-D keys.
     levels : int, optional
-        Refuse cells of ``levels`` bits or more; default ``MAX_MORTON_LEVELS[ndim]``.
+        Cells must fit ``levels`` bits (be below ``2**levels``); a cell of ``2**levels``
+        or more raises ``ValueError``. Default ``MAX_MORTON_LEVELS[ndim]``.
 
     Returns
     -------
