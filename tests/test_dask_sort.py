@@ -239,3 +239,36 @@ def test_many_small_chunks_in_one_memory_make_a_partition_per_thread(monkeypatch
         ref = np.argsort(keys_np, kind="stable")
         np.testing.assert_array_equal(order.compute(), ref)
         np.testing.assert_array_equal(sk.compute(), keys_np[ref])
+
+
+def test_docstrings_say_what_dask_arrays_do_in_the_morton_functions_and_the_sort():
+    """A docs probe: ``morton_keys`` said its positions are "NumPy or CuPy" (dask ones
+    are keyed lazily, and a NaN raises when the keys are computed), and ``morton_keys``,
+    ``morton_encode`` and ``sort_by_key`` listed "NumPy and CuPy arrays mixed" as their
+    ``TypeError`` where a dask array beside NumPy ones is one too; ``sort_by_key`` did
+    not say that it sorts dask arrays at the call."""
+    alg = xp.algorithms
+    pos = da.from_array(np.array([[0.1, 0.2], [np.nan, 0.0]]), chunks=1)
+    keys = alg.morton_keys(pos, [0, 0], [1, 1], 3)          # lazy: no error yet
+    with pytest.raises(ValueError, match=r"NaN or infinite coordinate in row 1"):
+        keys.compute()
+    with pytest.raises(ValueError, match=r"NaN or infinite coordinate in row 1"):
+        alg.sort_by_key(keys)                              # sorted at the call
+    mixed = "arrays from different backends cannot be mixed"
+    with pytest.raises(TypeError, match=mixed):
+        alg.morton_keys(np.zeros((1, 2)), da.zeros(2), [1, 1], 3)
+    with pytest.raises(TypeError, match=mixed):
+        alg.morton_encode(da.from_array(np.array([1, 2])), np.array([1, 2]))
+    with pytest.raises(TypeError, match=mixed):
+        alg.sort_by_key(np.array([1, 2]), da.from_array(np.array([1, 2])))
+
+    def section(fn, head, end):
+        return " ".join(fn.__doc__.split(head, 1)[1].split(end, 1)[0].split())
+
+    assert "dask" in section(alg.morton_keys, "positions :", "lower, upper")
+    assert "when the keys are computed" in section(alg.morton_keys, "ValueError", "MemoryError")
+    for fn in (alg.morton_keys, alg.morton_encode, alg.sort_by_key):
+        text = section(fn, "TypeError", "ValueError")
+        assert "NumPy and CuPy arrays mixed" not in text
+        assert "arrays of different backends mixed (NumPy, CuPy, dask" in text
+    assert "sorted at the call" in section(alg.sort_by_key, "Returns", "Raises")

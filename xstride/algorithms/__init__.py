@@ -127,7 +127,8 @@ def morton_keys(positions, lower, upper, levels):
     positions : array of shape (n, 2) or (n, 3), real dtype
         Points, one per row: float32/float64 (float16 and integers are converted to
         float64; long double is refused).
-        NumPy or CuPy; any strides.
+        NumPy or CuPy, any strides; or dask (each row block keyed on its chunks'
+        backend, lazily).
     lower, upper : sequence or array of shape (ndim,)
         The box (see :func:`morton_scales`).
     levels : int
@@ -147,13 +148,14 @@ def morton_keys(positions, lower, upper, levels):
     TypeError
         ``positions`` is not a float16/32/64 or integer array (bool, complex and long
         double are refused); bounds not ints and floats (as for
-        :func:`morton_scales`); ``levels`` not an int; NumPy and CuPy arrays mixed (NumPy
-        bounds go with positions of any backend).
+        :func:`morton_scales`); ``levels`` not an int; arrays of different backends
+        mixed (NumPy, CuPy, dask; NumPy bounds go with positions of any backend).
     ValueError
         ``positions`` not of shape (n, 2) or (n, 3); bounds of the wrong length;
         ``lower == upper`` on an axis; ``levels`` out of range; a NaN or infinite
         coordinate (the message names the first bad row). On CuPy the check reads one
-        8-byte value back from the device.
+        8-byte value back from the device; on dask it is raised when the keys are
+        computed (naming the first bad row of the whole array), not at the call.
     MemoryError
         The keys do not fit in memory (a broadcast view of positions; the message gives
         their shape and size).
@@ -227,7 +229,8 @@ def morton_encode(ix, iy, iz=None, *, levels=None):
     Raises
     ------
     TypeError
-        A non-integer (or bool) input; NumPy and CuPy arrays mixed.
+        A non-integer (or bool) input; arrays of different backends mixed (NumPy,
+        CuPy, dask).
     ValueError
         A negative cell, or a cell of ``2**levels`` or more (a cell wider than the
         level limit: 32 bits in 2-D, 21 bits in 3-D; nothing is truncated); shapes

@@ -64,13 +64,18 @@ def sort_by_key(keys, *values, key_bits=None):
     tuple
         ``(sorted_keys, order, *sorted_values)``: ``order`` is int64 (n,) with
         ``sorted_keys == keys[order]``; equal keys keep their input order (stable).
-        All on the backend of the inputs; the inputs are not modified.
+        All on the backend of the inputs; the inputs are not modified. dask inputs
+        are sorted at the call (a sample sort whose partitions' lengths are computed
+        then; an error the keys' graph raises, such as a NaN position of
+        :func:`~xstride.algorithms.morton_keys`, comes from this call) and the results
+        are persisted dask arrays.
 
     Raises
     ------
     TypeError
         ``keys`` not of an integer dtype (bool and floats are refused); ``key_bits``
-        not an int (bool refused) or None; NumPy and CuPy arrays mixed.
+        not an int (bool refused) or None; arrays of different backends mixed (NumPy,
+        CuPy, dask).
     ValueError
         ``keys`` not 1-D; a value not 1-D or 2-D, or whose length differs from n;
         ``key_bits`` outside ``1..8 * keys.dtype.itemsize``; on NumPy, a key outside
