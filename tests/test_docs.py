@@ -92,3 +92,29 @@ def test_page_interactive_examples(page):
     runner.run(test)
     result = runner.summarize(verbose=False)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_morton_page_says_which_positions_and_backends_it_takes():
+    """A docs probe: docs/morton.md said positions are "float32/float64 (integers are
+    converted to float64)" (float16 ones are keyed too, as float64), and that mixing
+    "NumPy and CuPy arrays" raises ``TypeError`` (dask arrays are keyed per block, and
+    a dask array beside NumPy positions raises it too)."""
+    import numpy as np
+
+    import xstride as xp
+
+    da = pytest.importorskip("dask.array")
+    text = " ".join((DOCS / "morton.md").read_text().split())
+    assert "float32/float64 (float16 and integers are converted to float64" in text
+    assert "Mixing NumPy and CuPy arrays raises" not in text
+    assert "Mixing arrays of different backends (NumPy, CuPy, dask) raises `TypeError`" in text
+    alg = xp.algorithms
+    pts = np.array([[0.3, 0.7], [0.9, 0.1]])
+    want = alg.morton_keys(pts, [0, 0], [1, 1], 5)
+    half = pts.astype(np.float16)
+    assert alg.morton_keys(half, [0, 0], [1, 1], 5).tolist() == \
+        alg.morton_keys(half.astype(np.float64), [0, 0], [1, 1], 5).tolist()
+    assert alg.morton_keys(da.from_array(pts, chunks=1), [0, 0], [1, 1], 5) \
+        .compute().tolist() == want.tolist()
+    with pytest.raises(TypeError, match="arrays from different backends cannot be mixed"):
+        alg.morton_keys(pts, da.zeros(2), [1, 1], 5)
