@@ -232,3 +232,36 @@ def test_one_worker_is_one_memory():
     with dask_demo.cluster(workers=1) as one, one.as_current():
         assert len(one.scheduler_info()["workers"]) == 1
         assert one_memory(dask.array.zeros(4, chunks=2))
+
+
+def test_sorting_the_same_keys_again_after_the_cluster_grew():
+    """A new-user probe: sorting the same dask keys a second time, on a cluster that
+    gained a worker since while the first result was kept, raised ``IndexError`` ("list
+    index out of range"): the graph's names came from the inputs alone, so the second
+    sort (two partitions) found the first one's splitters, merges and sizes (one
+    partition) under its keys. The names now hold the partitions too."""
+    import dask.array as da
+
+    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                       dashboard_address=":0")
+    try:
+        with distributed.Client(cluster) as c:
+            rng = np.random.default_rng(20)
+            keys = rng.integers(0, 1000, 4000)
+            values = rng.random(4000)
+            ref = np.argsort(keys, kind="stable")
+            dk = da.from_array(keys, chunks=500)
+            dv = da.from_array(values, chunks=700)
+            first = xp.algorithms.sort_by_key(dk, dv)
+            assert first[0].numblocks == (1,)             # one worker: one partition
+            cluster.scale(2)
+            c.wait_for_workers(2, timeout=60)
+            second = xp.algorithms.sort_by_key(dk, dv)
+            assert second[0].numblocks == (2,)            # one a worker
+            for got in (first, second):
+                sk, order, sv = (xp.to_numpy(a) for a in got)
+                np.testing.assert_array_equal(order, ref)
+                np.testing.assert_array_equal(sk, keys[ref])
+                np.testing.assert_array_equal(sv, values[ref])
+    finally:
+        cluster.close()

@@ -276,10 +276,6 @@ def sample_sort(keys, values) -> tuple:
     vals = [v.rechunk({0: rows_of} if v.ndim == 1 else {0: rows_of, 1: -1}) for v in values]
     offsets = np.concatenate([[0], np.cumsum(rows_of[:-1], dtype=np.int64)]).astype(int)
     sorted_pieces = _config.executor_of("sort", keys._meta).SPLIT == "sorted"
-    token = tokenize(keys.name, *[v.name for v in vals])
-    sample, split_at, split, piece, merge, length, total = (
-        f"sample-sort-{step}-{token}"
-        for step in ("sample", "splitters", "split", "piece", "merge", "length", "sizes"))
     kk = keys.__dask_keys__()
     vk = [[row[0] if v.ndim == 2 else row for row in v.__dask_keys__()] for v in vals]
     in_place = one_memory(keys)
@@ -296,6 +292,14 @@ def sample_sort(keys, values) -> tuple:
     # output partitions: one per chunk, but fewer where the chunks are small (the pieces
     # are nparts * nout tasks; in one memory each of the nout merges names every chunk)
     nout = _output_parts(nparts, int(sum(rows_of)), nworkers)
+    # the names hold what shapes the graph besides the inputs (the partitions, and
+    # whether pieces are tasks): a sort of the same arrays on a cluster whose workers
+    # changed since, while the first sort's persisted results were held, reused that
+    # sort's splitters, merges and sizes under the same keys (an IndexError)
+    token = tokenize(keys.name, *[v.name for v in vals], nout, in_place)
+    sample, split_at, split, piece, merge, length, total = (
+        f"sample-sort-{step}-{token}"
+        for step in ("sample", "splitters", "split", "piece", "merge", "length", "sizes"))
     dsk = {}
     for i in range(nparts):
         dsk[(sample, i)] = (_sample, kk[i], i, _SAMPLES)
