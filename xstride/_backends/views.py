@@ -165,8 +165,12 @@ def numpy_view(a, lay: Layout):
     iface.pop("mask", None)
     iface.pop("offset", None)
     view = np.asarray(_Interface(iface, a))
-    if view.dtype != a.dtype or view.dtype.metadata != a.dtype.metadata:
-        view = view.view(a.dtype)   # structured dtypes travel through 'descr', and the
-    return view                     # interface drops a dtype's metadata (h5py's types)
+    dt = view.dtype
+    if dt != a.dtype or dt.metadata != a.dtype.metadata or dt.type is not a.dtype.type:
+        # structured dtypes travel through 'descr', and the interface drops a dtype's
+        # metadata (h5py's types) and its scalar type (numpy.record of a recarray's
+        # dtype comes back numpy.void, although the two dtypes compare equal)
+        view = view.view(a.dtype)
+    return view
 
 
