@@ -255,6 +255,19 @@ def test_fuse_per_block_declares_the_dtype_its_blocks_have(fn):
         _same(g, w, True)
 
 
+def test_fuse_per_block_declares_the_chunk_type_its_blocks_have():
+    """A new-user probe: the declared meta took the first dask argument's chunk type, so
+    ``a + m`` of a plain ``a`` and a masked ``m`` declared plain chunks while its blocks
+    were masked, and ``xp.mean``/``xp.var`` of it counted the masked element."""
+    p = np.array([1.0, 2.0, 3.0, 4.0], dtype=np.float32)
+    m = np.ma.masked_array([1.0, 2.0, 30.0, 4.0], mask=[0, 0, 1, 0], dtype=np.float32)
+    dp, dm = da.from_array(p, chunks=2), da.from_array(m, chunks=2, asarray=False)
+    got = xp.fuse(lambda a, b: a + b)(dp, dm)
+    assert "xstride-fuse" in _layers(got) and type(got._meta) is np.ma.MaskedArray
+    for f in (xp.mean, xp.var):
+        assert float(f(got).compute()) == pytest.approx(float(f(p + m)), rel=1e-6)
+
+
 def _inverse(x):
     return x ** -1
 

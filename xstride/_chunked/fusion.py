@@ -169,9 +169,12 @@ def run(fused, graph, args, multi):
     # a block returns every place of the function's tuple; one output at several
     # places (``y, y``, ``multi`` its output indices) is one dask array at each
     places = multi if isinstance(multi, tuple) else range(len(graph.outputs))
-    dtypes = _block_dtypes(func, arrays, len(places)) or \
-        [np.dtype(graph.nodes[graph.outputs[i]].dtype) for i in places]
-    metas = [meta_from_array(arrays[0]._meta, ndim=nd, dtype=dt) for dt in dtypes]
+    # each output's meta is what a block returns (a masked block beside a plain first
+    # argument is masked), else the trace's dtype on the first argument's chunk type
+    metas = _block_metas(func, arrays, len(places), nd) or \
+        [meta_from_array(arrays[0]._meta, ndim=nd, dtype=graph.nodes[graph.outputs[i]].dtype)
+         for i in places]
+    dtypes = [np.dtype(m.dtype) for m in metas]
     if not multi:
         return da.blockwise(func, tuple(range(nd)), *pairs, dtype=dtypes[0],
                             meta=metas[0], name=f"xstride-fuse-{name}-{_token(args, fused)}")
@@ -182,17 +185,19 @@ def run(fused, graph, args, multi):
                     for k in first], multi)
 
 
-def _block_dtypes(func, arrays, n: int) -> list | None:
-    """The dtypes of the ``n`` outputs of a block: ``func`` called on the arguments'
-    metas (empty arrays of their chunks' type; dask's ``compute_meta``), or None where
-    that call fails. The trace's dtypes follow CuPy's rules, which NumPy blocks (the
-    function run as written) do not always share: ``x ** 2`` of a bool array is int64
-    on CuPy, int8 on NumPy."""
+def _block_metas(func, arrays, n: int, ndim: int) -> list | None:
+    """The metas (type and dtype, ``ndim`` axes) of the ``n`` outputs of a block:
+    ``func`` called on the arguments' metas (empty arrays of their chunks' type; dask's
+    ``compute_meta``), or None where that call fails. The trace's dtypes follow CuPy's
+    rules, which NumPy blocks (the function run as written) do not always share: ``x **
+    2`` of a bool array is int64 on CuPy, int8 on NumPy; and a block's type is not
+    always the first argument's chunks' (``a + m`` of a plain ``a`` and a masked ``m``
+    is masked, which xstride's dask reductions read from the meta)."""
     out = compute_meta(func, None, *arrays)
     out = out if isinstance(out, tuple) else (out,)
     if len(out) != n or not all(hasattr(o, "dtype") for o in out):
         return None
-    return [np.dtype(o.dtype) for o in out]
+    return [meta_from_array(o, ndim=ndim, dtype=o.dtype) for o in out]
 
 
 def _token(args, fused) -> str:
