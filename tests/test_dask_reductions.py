@@ -570,3 +570,28 @@ def test_std_with_an_integer_dtype_is_that_dtype_or_numpys_error(dtype):
             xp.std(a, dtype=dtype, **kw)
         with pytest.raises(TypeError, match=r"std: argument 'dtype' is .*floating dtype"):
             xp.std(x, dtype=dtype, **kw)
+
+
+_SCALE = [1.0]
+
+
+def _scaled(x):
+    return x * _SCALE[0]
+
+
+def test_fuse_per_block_reads_globals_when_computed():
+    """Pins what docs/fuse.md says: the blocks call the function at ``compute()``, so a
+    global it reads is read then (the unfused run read it at the call); passed as an
+    argument, the value is the call's."""
+    x = _dask(np.arange(3.0), 2)
+    _SCALE[0] = 1.0
+    got, unfused = xp.fuse(_scaled)(x), _scaled(x)
+    by_arg = xp.fuse(lambda a, s: a * s)(x, _SCALE[0])
+    _SCALE[0] = 2.0
+    try:
+        assert "xstride-fuse" in _layers(got)
+        np.testing.assert_array_equal(got.compute(), [0.0, 2.0, 4.0])
+        np.testing.assert_array_equal(unfused.compute(), [0.0, 1.0, 2.0])
+        np.testing.assert_array_equal(by_arg.compute(), [0.0, 1.0, 2.0])
+    finally:
+        _SCALE[0] = 1.0
