@@ -237,6 +237,8 @@ def _copy_dtype(be, dst, src):
     try:
         return np.result_type(dst.dtype, src)
     except TypeError:  # no common dtype (a record dst and a number): no same_kind cast
+        if dst.dtype.kind in "US":   # but numpy.copyto writes a number's text into a
+            return None              # string dst, as it writes a str: the library copies
         raise error(TypeError, "copy_into", f"cannot copy a Python {k.__name__} into dst of dtype "
                                  f"{dst.dtype}") from None
 
