@@ -31,40 +31,31 @@ __all__ = ["complex_argument_error", "bool_argument_error"]
 _ELEMENTWISE = frozenset(ELEMENTWISE)
 
 
+def _takes(qualname: str, dtype) -> bool:
+    """``qualname`` is an elementwise function whose NumPy ufunc has a loop for every
+    input of ``dtype``."""
+    uf = getattr(np, numpy_ufunc_name(qualname), None) if qualname in _ELEMENTWISE else None
+    if not isinstance(uf, np.ufunc):
+        return False
+    try:
+        uf.resolve_dtypes((np.dtype(dtype),) * uf.nin + (None,) * uf.nout)
+    except TypeError:
+        return False
+    return True
+
+
 @functools.cache
 def real_only(qualname: str) -> bool:
     """``qualname`` is an elementwise function whose NumPy ufunc takes real floats and no
     complex input."""
-    uf = getattr(np, numpy_ufunc_name(qualname), None) if qualname in _ELEMENTWISE else None
-    if not isinstance(uf, np.ufunc):
-        return False
-
-    def takes(dtype) -> bool:
-        try:
-            uf.resolve_dtypes((np.dtype(dtype),) * uf.nin + (None,) * uf.nout)
-        except TypeError:
-            return False
-        return True
-
-    return takes(np.float64) and not takes(np.complex128)
+    return _takes(qualname, np.float64) and not _takes(qualname, np.complex128)
 
 
 @functools.cache
 def numeric_only(qualname: str) -> bool:
     """``qualname`` is an elementwise function whose NumPy ufunc takes integers and no
     bool input (``negative``, ``positive``, ``sign``, ``subtract``)."""
-    uf = getattr(np, numpy_ufunc_name(qualname), None) if qualname in _ELEMENTWISE else None
-    if not isinstance(uf, np.ufunc):
-        return False
-
-    def takes(dtype) -> bool:
-        try:
-            uf.resolve_dtypes((np.dtype(dtype),) * uf.nin + (None,) * uf.nout)
-        except TypeError:
-            return False
-        return True
-
-    return takes(np.int8) and not takes(np.bool_)
+    return _takes(qualname, np.int8) and not _takes(qualname, np.bool_)
 
 
 #: What to write instead, for the functions a bool argument is most often given to.
