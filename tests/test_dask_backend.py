@@ -120,6 +120,13 @@ def test_names_are_case_insensitive_for_the_chunk_backend_too():
     ({"chunks": " "}, ValueError, r"argument 'chunks' has ' ', which is neither 'auto' nor"),
     ({"chunks": "KiB"}, ValueError, r"argument 'chunks' has 'KiB', which is neither 'auto'"),
     ({"chunks": (3, "B")}, ValueError, r"argument 'chunks' has 'B', which is neither 'auto'"),
+    # a byte size past float64 ('1e999MiB'): dask's parse_bytes raised OverflowError
+    ({"chunks": "1e999MiB"}, ValueError, r"argument 'chunks' has '1e999MiB', a byte size past "
+                                         r"any finite count of bytes"),
+    ({"chunks": (3, "1e999")}, ValueError, r"has '1e999', a byte size past any finite"),
+    ({"chunks": "0MiB"}, ValueError, r"argument 'chunks' has '0MiB', a byte size under one "
+                                     r"byte; a chunk holds at least one byte"),
+    ({"chunks": "0.5B"}, ValueError, r"has '0.5B', a byte size under one byte"),
     ({"chunks": True}, TypeError, r"argument 'chunks' got bool True; expected 'auto', an int"),
     ({"chunks": 2.5}, TypeError, r"argument 'chunks' got float 2.5"),
     ({"chunks": ((3, -1),)}, ValueError, r"has the block lengths \(3, -1\)"),

@@ -338,6 +338,10 @@ def test_chunks_without_a_unit_count_rows(capsys):
     ("99999999999999999999999", "'99999999999999999999999' rows is more than a chunk holds"),
     ("1e30", "'1e30' rows is more than a chunk holds (2**63-1 rows)"),
     ("", "'' is neither 'auto' nor a byte size with its unit"),   # was 1 byte a chunk
+    # past float64: a traceback (OverflowError from dask's parse_bytes)
+    ("1e999MiB", "'1e999MiB' is a byte size past any finite count of bytes; give rows"),
+    # a byte size, yet no byte: was called "neither 'auto' nor a byte size"
+    ("0MiB", "'0MiB' is a byte size under one byte; a chunk holds at least one byte; give"),
 ])
 def test_a_bad_chunks_value_is_the_parsers_error_before_any_cluster(text, message, capsys,
                                                                       monkeypatch):

@@ -67,6 +67,11 @@ def _as_int(value):
     return value
 
 
+#: Why a byte size of ``chunks`` that dask parses is refused: under one byte ('0MiB',
+#: '0.5B'), or past any finite count ('1e999MiB'); the demo's ``--chunks`` shows them.
+CHUNK_BYTES_UNDER = "a byte size under one byte; a chunk holds at least one byte"
+CHUNK_BYTES_PAST = "a byte size past any finite count of bytes"
+
 #: A byte size starts with its number (blanks before it allowed, as dask allows them).
 _NUMBER_FIRST = re.compile(r"\s*[+]?(\d|\.\d)")
 
@@ -97,12 +102,16 @@ def _check_chunk_entry(func: str, value, whole):
         try:
             # a unit without its number ('', 'KiB') is no size: dask's parse_bytes reads
             # the missing number as 1 ('' was chunks of one byte, an element each)
-            size = parse_bytes(value) if _NUMBER_FIRST.match(value) else 0
+            size = parse_bytes(value) if _NUMBER_FIRST.match(value) else None
         except (ValueError, TypeError):
-            size = 0
-        if size <= 0:
+            size = None
+        except OverflowError:   # '1e999MiB': parse_bytes' int() of an infinite float
+            raise value_error(func, "chunks", f"has {value!r}, {CHUNK_BYTES_PAST}") from None
+        if size is None:
             raise value_error(func, "chunks", f"has {value!r}, which is neither 'auto' nor a "
                                               "byte size such as '64MiB'")
+        if size <= 0:
+            raise value_error(func, "chunks", f"has {value!r}, {CHUNK_BYTES_UNDER}")
         return value
     raise type_error(func, "chunks", whole, "'auto', an int, a byte size such as '64MiB', "
                                             "or a tuple of those per axis")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 
 from .. import _backends
+from .._backends.dask import CHUNK_BYTES_PAST, CHUNK_BYTES_UNDER
 from .demo import DemoError
 from .numbers import option as _number, plain as _plain
 
@@ -54,7 +55,12 @@ def _chunks_arg(text: str):
         return value
     try:
         _lazy_backend().check_options("demo", {"chunks": value})
-    except (TypeError, ValueError):
+    except (TypeError, ValueError) as exc:
+        # a byte size dask parses, yet under one byte ('0MiB') or past any count ('1e999MiB')
+        why = next((w for w in (CHUNK_BYTES_UNDER, CHUNK_BYTES_PAST) if str(exc).endswith(w)),
+                   None)
+        if isinstance(value, str) and why is not None:
+            problem = f"{text!r} is {why}; {_CHUNKS_FORMS}"
         raise argparse.ArgumentTypeError(problem) from None
     except RuntimeError:
         pass   # the backend's library is missing: the run says so
