@@ -395,6 +395,24 @@ def test_ply_declaring_a_negative_row_count_says_so(tmp_path, fmt):
         read_points(path)
 
 
+@pytest.mark.parametrize("named, header", [
+    ("-3 'vertex' rows", "element vertex -3\nproperty float x\nproperty float y\n"
+                         "property float z\nend_header\n0 0 0\n"),
+    ("-2 'face' rows", "element vertex 1\nproperty float x\nproperty float y\n"
+                       "property float z\nelement face -2\nproperty list uchar int "
+                       "vertex_indices\nend_header\n0 0 0\n"),
+])
+def test_ascii_ply_with_rows_and_a_negative_count_says_so(tmp_path, named, header):
+    """An ASCII PLY declaring ``element vertex -3`` above rows took the fast reader's
+    row count: "the header declares -3 'vertex' rows (-3 lines), but the body holds 1
+    line, 4 more than declared". The negative count is named, as with no rows."""
+    path = tmp_path / "neg.ply"
+    path.write_text("ply\nformat ascii 1.0\n" + header)
+    with pytest.raises(PointFileError, match=re.escape(
+            f"not a valid PLY file (the header declares {named}, a negative count)")):
+        read_points(path)
+
+
 # ---------------------------------------------------------------- rows past the header's count
 def _ply_header(fmt: str, n: int, faces: int | None = None, first: str = "") -> str:
     face = ("" if faces is None else

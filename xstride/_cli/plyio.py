@@ -96,8 +96,9 @@ def _ascii_ply_vertices(p: Path):
                                      f"{'twice' if times == 2 else f'{times} times'}")
         if fmt == "ascii 1.0":
             _refuse_separators(p, body, header_lines + 1)
-        if fmt != "ascii 1.0" or not elements or elements[0][0] != "vertex":
-            return None
+        if fmt != "ascii 1.0" or not elements or elements[0][0] != "vertex" or \
+                any(c < 0 for _, c, _ in elements):
+            return None   # a negative count: _ply_rows_fit names it
         # one line per row of every element: a blank line, or fewer lines than rows,
         # is plyfile's to report (the fast read would skip or misread them); so is a
         # carriage return that ends no "\r\n" ("1 2 3\r\r\n"): NumPy's reader ends a
