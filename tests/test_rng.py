@@ -425,6 +425,23 @@ def test_generator_exhaustion():
         rng.Philox(1, backend="numpy").advance(2**64 + 1)
 
 
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_exhaustion_by_redraws_names_the_generator_s_counter(backend):
+    """``integers`` whose redraws of rejected values pass 2**64 named the counter of the
+    redraw round ("counter 18446744073709551608 + 11 counters"), a number the generator
+    never showed; the message counts from ``g.counter``, redraws included."""
+    start = 2**64 - 45
+    g = rng.Philox(9, backend=backend).advance(start)
+    with pytest.raises(OverflowError, match=rf"^Philox\.integers: the stream is exhausted "
+                                            rf"\(counter {start} \+ \d+ counters > 2\*\*64, "
+                                            r"redraws of rejected values included\); nothing "
+                                            r"was consumed$"):
+        g.integers(0, 2**63 + 1, shape=37)   # about half the values are redrawn
+    assert g.counter == start
+    with pytest.raises(OverflowError, match=rf"\(counter {start} \+ 46 counters > 2\*\*64\); "):
+        g.integers(5, shape=46)              # no redraw: the plain count
+
+
 def test_seed_and_stream_take_a_0d_integer_array_as_its_int():
     """Philox(np.asarray(5)) was a TypeError "expected a non-negative int", where advance,
     shape and integers take a 0-d integer array as an int; the generator's bits are those
@@ -495,12 +512,12 @@ def test_generator_shared_by_threads_never_repeats_a_block(backend, method, monk
     barrier = threading.Barrier(2)
     real = rng.Philox._check_room
 
-    def meet(func, start, n):
+    def meet(func, start, n, origin=None):
         try:
             barrier.wait(timeout=1)
         except threading.BrokenBarrierError:
             pass
-        return real(func, start, n)
+        return real(func, start, n, origin)
 
     monkeypatch.setattr(rng.Philox, "_check_room", staticmethod(meet))
     g = rng.Philox(9, 4, backend=backend)

@@ -198,16 +198,21 @@ class Philox:
     # A call works on a local counter and stores it only once its result exists: a call
     # that raises (a bad argument, exhaustion, out of memory) changes no state.
     @staticmethod
-    def _check_room(func, start, n):
-        """``start + n``, or ``OverflowError`` when the block would pass 2**64."""
+    def _check_room(func, start, n, origin=None):
+        """``start + n``, or ``OverflowError`` when the block would pass 2**64. ``origin``:
+        the generator's counter when ``start`` is a later round's (``integers``' redraws
+        of rejected values), which the message counts from: the counter the user sees."""
         if start + n > _LIMIT:
-            raise error(OverflowError, f"Philox.{func}", f"the stream is exhausted (counter {start} + "
-                                f"{n} counters > 2**64); nothing was consumed")
+            first = start if origin is None else origin
+            note = "" if first == start else ", redraws of rejected values included"
+            raise error(OverflowError, f"Philox.{func}", f"the stream is exhausted (counter "
+                        f"{first} + {start - first + n} counters > 2**64{note}); nothing "
+                        "was consumed")
         return start + n
 
     def _take(self, func, start, n):
         """Counters ``start .. start + n - 1`` as a uint64 array."""
-        self._check_room(func, start, n)
+        self._check_room(func, start, n, self._counter)
         xp = self._xp
         return xp.arange(n, dtype=xp.uint64) + xp.uint64(start)
 
@@ -441,7 +446,8 @@ class Philox:
             start = self._counter
             self._check_room("integers", start, n)
             values, used = draw(self.seed, self.stream, start, n, r, thresh,
-                                lambda first, count: self._check_room("integers", first, count),
+                                lambda first, count: self._check_room("integers", first, count,
+                                                                      start),
                                 shape=shape, func=func)
             res = (values + np.uint64(low & (_LIMIT - 1))).view(dtype).reshape(shape)
             self._counter = start + used
