@@ -338,6 +338,14 @@ def test_elementwise_kernel_checks_need_no_cupy(no_cupy):
         k(dev(3), 1.0, np.zeros(3))
     with pytest.raises(TypeError, match="axpy: argument 'size' got str"):
         k(1.0, 2.0, size="3")
+    with pytest.raises(TypeError, match="axpy: argument 'size' got float 3.0"):
+        k(1.0, 2.0, size=3.0)
+    # a negative size was a TypeError "expected None or an int >= 0"; NumPy's
+    # np.empty(-1) is a ValueError
+    for size in (-1, np.int64(-5)):
+        with pytest.raises(ValueError, match=rf"^axpy: argument 'size' must be >= 0 \(a "
+                                             rf"number of elements\); got {int(size)}$"):
+            k(1.0, 2.0, size=size)
     with pytest.raises(TypeError, match="axpy: argument 'stream' got int"):
         k(dev(3), 1.0, stream=3)
     with pytest.raises(RuntimeError, match="backend 'cupy' is unavailable"):

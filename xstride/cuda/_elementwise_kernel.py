@@ -24,7 +24,8 @@ import numpy as np
 from .._core import dtypes as _dtypes
 from .._core.csource import CXX_KEYWORDS, code_only, is_c_identifier, strip_comments
 from .._plans.elementwise import broadcast_shapes
-from .._core.errors import argument_error, error, overflow_error, type_error, unavailable_error
+from .._core.errors import (argument_error, error, overflow_error, type_error,
+                            unavailable_error, value_error)
 from .._backends.select import load_cupy
 from . import _executors, _hip_gate
 from ._signature import Signature
@@ -253,12 +254,12 @@ class ElementwiseKernel:
         Raises
         ------
         TypeError
-            Wrong number of arguments, a non-CuPy array, a ``size`` that is not an int
-            >= 0, a ``stream`` that is not a CuPy stream, or conflicting dtypes for one
+            Wrong number of arguments, a non-CuPy array, a ``size`` that is not an int,
+            a ``stream`` that is not a CuPy stream, or conflicting dtypes for one
             type placeholder. The count and the kind of each argument are checked
             before CuPy is imported.
         ValueError
-            Shapes that do not broadcast, an output of the wrong shape, or an array on
+            A negative ``size`` (before CuPy is imported), shapes that do not broadcast, an output of the wrong shape, or an array on
             another device than the current one (nothing is launched).
         RuntimeError
             CuPy or a device is unavailable (after the checks above).
@@ -281,9 +282,12 @@ class ElementwiseKernel:
         for (pname, _, _), o in zip(self.out_params, outs):
             if not hasattr(o, "__cuda_array_interface__"):
                 raise type_error(self.name, pname, o, "a cupy.ndarray")
-        if size is not None and (isinstance(size, bool) or not isinstance(size, numbers.Integral)
-                                 or size < 0):
+        if size is not None and (isinstance(size, bool)
+                                 or not isinstance(size, numbers.Integral)):
             raise type_error(self.name, "size", size, "None or an int >= 0")
+        if size is not None and size < 0:   # NumPy's np.empty(-1): a ValueError
+            raise value_error(self.name, "size", f"must be >= 0 (a number of elements); "
+                                                 f"got {int(size)}")
         if stream is not None and not (isinstance(getattr(stream, "ptr", None), numbers.Integral)
                                        and hasattr(stream, "__enter__")):
             raise type_error(self.name, "stream", stream, "a cupy.cuda.Stream or None")
