@@ -184,6 +184,17 @@ def test_a_repeated_parameter_name_is_refused():
     assert [p.name for p in k.params] == ["arg0", "arg1", "b"]
 
 
+@pytest.mark.parametrize("plist, index", [("int a,", 1), (", int a", 0), ("int a,, int b", 1),
+                                           ("int a, /* gone */ , float* b", 1)])
+def test_an_empty_parameter_is_a_stray_comma(plist, index):
+    """``k(int a,)`` was "parameter 1 ('arg1'): unknown C type ''", an unnamed parameter of
+    no type; the empty parameter is named as what it is (NVRTC refuses the source too)."""
+    with pytest.raises(ValueError, match=rf"^CudaKernel 'k': parameter {index} is empty "
+                                         r"\(a stray comma\)$"):
+        CudaKernel(f"__global__ void k({plist}) {{}}", "k")
+    assert CudaKernel("__global__ void k( ) {}", "k").params == ()
+
+
 def test_an_unclosed_parameter_list_names_the_kernel():
     with pytest.raises(ValueError, match=r"^CudaKernel 'k': unbalanced parentheses"):
         CudaKernel("__global__ void k(float* x {}", "k")

@@ -574,11 +574,12 @@ def _check_array_bounds(decl: str, index: int, label: str) -> None:
 def _parse_params(plist: str, known: dict[str, str], aliases: dict[str, str],
                   label: str) -> tuple[Param, ...]:
     """The parameters of one declaration's parameter list (without its parentheses)."""
-    params: list[Param] = []
+    params, named = [], set()   # the Params; the names given so far
     if plist and plist != "void":
-        named: set[str] = set()
         for i, decl in enumerate(_split_top(plist, ",")):
             decl = _ATTRIBUTES.sub(" ", decl)
+            if not decl.strip():   # 'int a,' or 'int a,, int b': a stray comma, as C says
+                raise error(ValueError, label, f"parameter {i} is empty (a stray comma)")
             fn = _FUNCTION_POINTER.search(decl.split("=", 1)[0])
             if fn is not None:
                 pname = fn.group(1) or f"arg{i}"
