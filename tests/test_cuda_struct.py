@@ -88,6 +88,30 @@ def test_struct_value_errors():
         S(n=1, p=dev(2, np.float64))
 
 
+def test_a_struct_value_is_read_only():
+    """``v.n = 5`` on a value was taken silently: a Python attribute beside the packed
+    bytes, which the kernel receives unchanged. Assigning or deleting any attribute is
+    an AttributeError saying how to make another value; copies and pickles still work."""
+    import copy
+    import pickle
+
+    S = CudaStruct("S", [("n", "int"), ("x", "float")])
+    v = S(n=1, x=2.0)
+    before = v.tobytes()
+    for change in (lambda: setattr(v, "n", 5), lambda: setattr(v, "struct", S),
+                   lambda: delattr(v, "n")):
+        with pytest.raises(AttributeError, match=r"^CudaStruct 'S': a value is read-only "
+                                                 r"\(its fields were packed when it was "
+                                                 r"made\): cannot set '(n|struct)'; make a new "
+                                                 r"value, S\(n=\.\.\., x=\.\.\.\)$"):
+            change()
+    assert v.tobytes() == before and v.struct is S and "n" not in vars(v)
+    for other in (copy.copy(v), copy.deepcopy(v), pickle.loads(pickle.dumps(v))):
+        assert other.tobytes() == before and other.struct.name == "S"
+        with pytest.raises(AttributeError, match="read-only"):
+            other.n = 5
+
+
 def test_complex_fields_are_aligned_to_their_size():
     """CuPy's (and Thrust's) ``complex<T>`` is ``__align__(2 * sizeof(T))`` on the
     device; the layout aligned it like its parts (``char, complex<double>`` put the

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._core.errors import argument_error, overflow_error, type_error, value_error
+from .._core.errors import argument_error, error, overflow_error, type_error, value_error
 from ._signature import CType
 
 __all__ = ["DeviceArray", "device_array", "pack_value", "check_device", "c_contiguous",
@@ -332,9 +332,18 @@ class CudaStructValue:
     """A packed value of a :class:`CudaStruct` (keeps its arrays alive)."""
 
     def __init__(self, struct: CudaStruct, data: bytes, keep: tuple):
-        self.struct = struct
-        self._data = data
-        self._keep = keep
+        self.__dict__.update(struct=struct, _data=data, _keep=keep)
+
+    def __setattr__(self, name, value):
+        """A value is the bytes packed when it was made: ``v.n = 5`` set a Python
+        attribute the kernel never saw. Refused (copies and pickles fill ``__dict__``)."""
+        raise error(AttributeError, f"CudaStruct {self.struct.name!r}",
+                    f"a value is read-only (its fields were packed when it was made): cannot "
+                    f"set {name!r}; make a new value, "
+                    f"{self.struct.name}({', '.join(f'{f}=...' for f, _ in self.struct.fields)})")
+
+    def __delattr__(self, name):
+        self.__setattr__(name, None)
 
     def tobytes(self) -> bytes:
         """The struct's bytes, as the kernel receives them."""
