@@ -60,6 +60,10 @@ def test_struct_value_passes_through_kernel(gpu):
     (lambda: CudaStruct("S", [("a", "float3")]), ValueError, "unknown C type 'float3'"),
     (lambda: CudaStruct("S", [("a", 4)]), TypeError, "a C type string or a CudaStruct"),
     (lambda: CudaStruct("S", ["a"]), TypeError, "pairs"),
+    # a str was read as its characters: "got str 'i'; expected (name, C type) pairs"
+    (lambda: CudaStruct("S", "int n"), TypeError, r"^CudaStruct 'S': argument 'fields' got "
+                                                  r"str 'int n'; expected a sequence of"),
+    (lambda: CudaStruct("S", b"int n"), TypeError, r"argument 'fields' got bytes b'int n'"),
     # struct S { S s; } (another CudaStruct of the same name): was accepted
     (lambda: CudaStruct("S", [("s", CudaStruct("S", [("a", "int")]))]), ValueError,
      "field 's' is a struct 'S' that is or holds a struct named 'S'"),

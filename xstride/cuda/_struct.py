@@ -57,11 +57,14 @@ class CudaStruct:
         if not is_c_identifier(name):
             raise value_error(_LABEL, "name", f"{name!r} is not a valid C identifier")
         label = f"CudaStruct {name!r}"
-        try:
-            items = list(fields.items()) if isinstance(fields, dict) else list(fields)
-        except TypeError:
-            raise type_error(label, "fields", fields,
-                             "a sequence of (name, C type) pairs") from None
+        items = None
+        if not isinstance(fields, (str, bytes)):   # list() would make its characters fields
+            try:
+                items = list(fields.items()) if isinstance(fields, dict) else list(fields)
+            except TypeError:
+                pass
+        if items is None:
+            raise type_error(label, "fields", fields, "a sequence of (name, C type) pairs")
         if not items:
             raise value_error(label, "fields", "is empty; a struct needs at least one field")
         parsed: list[tuple[str, CType]] = []
