@@ -551,6 +551,42 @@ def test_ascii_ply_rows_after_the_vertices_are_checked(tmp_path, monkeypatch, ex
     assert "\n" not in str(info.value)
 
 
+@pytest.mark.parametrize("props, rows, message", [
+    ("property uchar x\nproperty float y\nproperty float z\n", "0 0 0\n300 0 0\n",
+     "element 'vertex': row 1: property 'x': 300 out of bounds for uint8"),
+    ("property float x\nproperty float y\nproperty int z\n", "0 0 99999999999999999999\n1 1 1\n",
+     "element 'vertex': row 0: property 'z': 99999999999999999999 out of bounds for int32"),
+    ("property float x\nproperty float y\nproperty float z\nproperty short s\n",
+     "0 0 0 1\n1 1 1 -40000\n",
+     "element 'vertex': row 1: property 's': -40000 out of bounds for int16"),
+])
+@pytest.mark.parametrize("route", ["fast", "plyfile"])
+def test_ascii_ply_integer_past_its_type_names_element_row_and_property(tmp_path, monkeypatch,
+                                                                        props, rows, message,
+                                                                        route):
+    """An integer token its property's type cannot hold was plyfile's bare NumPy error,
+    "OverflowError: Python int too large to convert to C long" (or "... 300 out of bounds
+    for uint8"): no element, row or property. Both routes now name them."""
+    from xstride._cli import plyio
+
+    if route == "plyfile":
+        monkeypatch.setattr(plyio, "_ascii_ply_vertices", lambda p: None)
+    path = tmp_path / "big.ply"
+    path.write_text(f"ply\nformat ascii 1.0\nelement vertex 2\n{props}end_header\n{rows}")
+    with pytest.raises(PointFileError, match=re.escape(f"{path}: not a valid PLY file "
+                                                       f"({message})") + "$"):
+        read_quietly(path)
+
+
+def test_ascii_ply_list_length_past_its_type_is_named(tmp_path):
+    path = tmp_path / "f.ply"
+    path.write_text(PLY_FACE.replace("property float confidence\n", "") + _V3 + "300 0 1 2\n")
+    with pytest.raises(PointFileError, match=re.escape(
+            "(element 'face': row 0: property 'vertex_indices': 300 out of bounds for uint8 "
+            "(the list's length))")):
+        read_quietly(path)
+
+
 @pytest.mark.parametrize("faces", ["3 0 1 2\n3 0 2 1\n", "3 0 1 2\n4 0 1 2 0\n",
                                    "0\n3 0 2 1\n", "3 0 1 2\r\n4 0 1 2 0\r\n"])
 def test_ascii_ply_with_valid_faces_stays_on_the_fast_route(tmp_path, faces):

@@ -381,6 +381,53 @@ def _read_whole(p: Path, header, plyfile):
     return data
 
 
+def _integer_past_its_type(p: Path) -> str | None:
+    """Where an ASCII PLY holds an integer token its property's type cannot hold: plyfile
+    raises NumPy's bare ``OverflowError`` for it ("Python integer 300 out of bounds for
+    uint8", "Python int too large to convert to C long"), which names no element, row or
+    property. Rows are lines, as plyfile reads them. ``None`` where the walk finds none
+    (then the caller shows the error as it came)."""
+    def past(token: str, kind: str) -> bool:
+        dt = np.dtype(_PLY_SCALARS[kind])
+        if dt.kind not in "iu":
+            return False
+        info = np.iinfo(dt)
+        return not info.min <= int(token) <= info.max
+
+    try:
+        with open(p, encoding="ascii") as fh:
+            lines = iter(fh)
+            elements = []
+            for line in lines:
+                parts = line.split()
+                if parts[:1] == ["element"]:
+                    elements.append((parts[1], int(parts[2]), []))
+                elif parts[:1] == ["property"] and elements:
+                    elements[-1][2].append(parts[1:])
+                elif parts[:1] == ["end_header"]:
+                    break
+            for name, count, props in elements:
+                for row in range(count):
+                    tokens = iter(next(lines).split())
+                    for pr in props:
+                        if pr[0] != "list":
+                            checks = [(next(tokens), pr[0], "")]
+                        else:   # its length, then that many items
+                            length = next(tokens)
+                            checks = [(length, pr[1], " (the list's length)")]
+                            if not past(length, pr[1]):
+                                checks += [(next(tokens), pr[2], "")
+                                           for _ in range(int(length))]
+                        for token, kind, what in checks:
+                            if past(token, kind):
+                                return (f"element {name!r}: row {row}: property {pr[-1]!r}: "
+                                        f"{token} out of bounds for "
+                                        f"{np.dtype(_PLY_SCALARS[kind])}{what}")
+    except (ValueError, IndexError, KeyError, StopIteration, UnicodeDecodeError, OSError):
+        return None
+    return None
+
+
 def read_ply(p: Path) -> np.ndarray:
     """Positions (n, 3) of the ``vertex`` element of a PLY file (not yet checked for
     finite values: :func:`~xstride._cli.pointio.read_points` does that)."""
@@ -411,8 +458,9 @@ def read_ply(p: Path) -> np.ndarray:
     except (plyfile.PlyParseError, plyfile.PlyHeaderParseError) as exc:
         raise PointFileError(f"{p}: not a valid PLY file ({_one_line(exc)})") from None
     except (ValueError, IndexError, EOFError, UnicodeDecodeError, OverflowError) as exc:
-        raise PointFileError(f"{p}: not a valid PLY file ({type(exc).__name__}: "
-                             f"{_one_line(exc)})") from None
+        where = _integer_past_its_type(p) if isinstance(exc, OverflowError) else None
+        raise PointFileError(f"{p}: not a valid PLY file ("
+                             f"{where or f'{type(exc).__name__}: {_one_line(exc)}'})") from None
     names = [e.name for e in data.elements]
     if "vertex" not in names:
         raise PointFileError(f"{p}: PLY has no 'vertex' element (elements: {', '.join(names) or 'none'})")
