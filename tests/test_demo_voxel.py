@@ -293,6 +293,29 @@ def test_plot_without_matplotlib_says_how_to_install(capsys, monkeypatch, tmp_pa
     assert err.count("\n") == 1 and not png.exists()
 
 
+def test_plot_with_a_matplotlib_whose_import_fails_is_one_line(capsys, monkeypatch, tmp_path):
+    """An installed matplotlib whose import raises (``MPLBACKEND=nonsense``: a ValueError
+    listing the valid backends) was a traceback; it is one line naming the error and the
+    variable, exit status 2, before any point is drawn."""
+    class Broken:
+        def find_spec(self, name, path=None, target=None):
+            if name == "matplotlib":
+                raise ValueError("Key backend: 'nonsense' is not a valid value for backend")
+            return None
+
+    for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setattr(sys, "meta_path", [Broken(), *sys.meta_path])
+    monkeypatch.setenv("MPLBACKEND", "nonsense")
+    png = tmp_path / "p.png"
+    assert main(["demo", "--n", "1000", "--plot", str(png)]) == 2
+    err = capsys.readouterr().err
+    assert err == ("xstride demo: error: --plot: matplotlib is installed but its import failed "
+                   "(ValueError: Key backend: 'nonsense' is not a valid value for backend); "
+                   "the environment sets MPLBACKEND='nonsense'\n")
+    assert not png.exists()
+
+
 @pytest.mark.parametrize("ndim, voxel", [(3, None), (3, "0.4"), (2, "0.3")])
 def test_plot_writes_a_png(tmp_path, capsys, ndim, voxel):
     pytest.importorskip("matplotlib")

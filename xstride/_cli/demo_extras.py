@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from . import demo_tree
+from .pointfile_error import one_line
 
 __all__ = ["Extras", "OptionError", "LABEL", "check", "check_voxel_span", "grouped", "run",
            "table_lines",
@@ -94,6 +95,12 @@ def check(voxel, out, plot, points=None) -> Extras:
             import matplotlib  # noqa: F401
         except ImportError:
             raise OptionError(f"--plot needs matplotlib, which is not installed: {PLOT_INSTALL}") from None
+        except Exception as exc:   # installed, but its import fails: MPLBACKEND=nonsense
+            setting = os.environ.get("MPLBACKEND")
+            raise OptionError(f"--plot: matplotlib is installed but its import failed "
+                              f"({type(exc).__name__}: {one_line(exc)})"
+                              + (f"; the environment sets MPLBACKEND={setting!r}"
+                                 if setting is not None else "")) from None
         _plot_format(plot)
     for flag, path in (("--out", out), ("--plot", plot)):
         if path is None:
