@@ -361,6 +361,27 @@ def test_a_bad_chunks_value_is_the_parsers_error_before_any_cluster(text, messag
     assert _chunks_arg_ok("-1") == -1 and _chunks_arg_ok("1KiB") == "1KiB"
 
 
+@pytest.mark.parametrize("missing", ["dask", "distributed"])
+def test_a_missing_cluster_library_is_named(monkeypatch, missing):
+    """Without dask, ``from distributed import ...`` fails on dask, and the demo said
+    "the dask demo needs distributed (No module named 'dask')"; it names the missing one."""
+    import builtins
+
+    real = builtins.__import__
+
+    def importer(name, *args, **kwargs):
+        if name == "distributed":
+            raise ModuleNotFoundError(f"No module named {missing!r}", name=missing)
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", importer)
+    with pytest.raises(dask_demo.DemoError, match=rf"^the dask demo needs {missing} \(No "
+                                                  rf"module named '{missing}'\); pip install "
+                                                  r"'xstride\[dask\]'$"):
+        with dask_demo.cluster():
+            pass
+
+
 def _chunks_arg_ok(text):
     from xstride._cli.dask_options import _chunks_arg
 

@@ -202,8 +202,9 @@ def cluster(workers=None, scheduler=None, gpu=False, timeout=DEFAULT_TIMEOUT):
     """
     try:
         from distributed import Client, LocalCluster
-    except ImportError as exc:
-        raise DemoError(f"the dask demo needs distributed ({exc}); pip install "
+    except ImportError as exc:   # distributed itself, or dask under it: name the missing one
+        missing = (getattr(exc, "name", None) or "distributed").partition(".")[0]
+        raise DemoError(f"the dask demo needs {missing} ({exc}); pip install "
                         "'xstride[dask]'") from None
     # the peer-to-peer shuffle logs each shuffle's start and end as warnings
     logging.getLogger("distributed.shuffle._scheduler_plugin").setLevel(logging.ERROR)
