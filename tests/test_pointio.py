@@ -578,6 +578,26 @@ def test_ascii_ply_integer_past_its_type_names_element_row_and_property(tmp_path
         read_quietly(path)
 
 
+@pytest.mark.parametrize("data, message", [
+    # a UTF-8 comment: "UnicodeDecodeError: 'ascii' codec can't decode byte 0xc3 in
+    # position 0: ordinal not in range(128)", a position in a line it did not name
+    (b"ply\nformat ascii 1.0\ncomment caf\xc3\xa9\nelement vertex 1\nproperty float x\n"
+     b"property float y\nproperty float z\nend_header\n0 0 0\n",
+     "header line 3 holds the byte 0xc3, which is not ASCII; a PLY header is ASCII text"),
+    (b"ply\r\nformat binary_little_endian 1.0\r\nelement vertex 1\r\nproperty float x\r\n"
+     b"property float y\r\nproperty float \xe9\r\nend_header\n" + bytes(12),
+     "header line 6 holds the byte 0xe9, which is not ASCII"),
+    # bytes of no PLY file (as plyfile says of an empty one)
+    (b"\x93\x17garbage\xff\nmore\n", "line 1: expected 'ply'"),
+])
+def test_ply_header_byte_that_is_not_ascii_is_named(tmp_path, data, message):
+    path = tmp_path / "h.ply"
+    path.write_bytes(data)
+    with pytest.raises(PointFileError, match=re.escape(f"{path}: not a valid PLY file "
+                                                       f"({message}") + r".*\)$"):
+        read_quietly(path)
+
+
 def test_ascii_ply_list_length_past_its_type_is_named(tmp_path):
     path = tmp_path / "f.ply"
     path.write_text(PLY_FACE.replace("property float confidence\n", "") + _V3 + "300 0 1 2\n")

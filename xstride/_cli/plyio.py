@@ -381,6 +381,24 @@ def _read_whole(p: Path, header, plyfile):
     return data
 
 
+def _non_ascii_header(p: Path) -> str | None:
+    """Where a PLY header holds a byte that is not ASCII (plyfile's UnicodeDecodeError
+    names a position in a line it does not name): a file that does not begin with the
+    line ``ply`` is no PLY file (random bytes, another format), else the header line."""
+    with open(p, "rb") as fh:
+        head = fh.read(1 << 16)
+    if head.split(b"\n", 1)[0].rstrip(b"\r") != b"ply":
+        return "line 1: expected 'ply'"
+    end = head.find(b"end_header")
+    part = head if end < 0 else head[:end]
+    bad = re.search(rb"[\x80-\xff]", part)
+    if bad is None:
+        return None
+    line = part.count(b"\n", 0, bad.start()) + 1
+    return (f"header line {line} holds the byte 0x{part[bad.start()]:02x}, which is not "
+            "ASCII; a PLY header is ASCII text")
+
+
 def _integer_past_its_type(p: Path) -> str | None:
     """Where an ASCII PLY holds an integer token its property's type cannot hold: plyfile
     raises NumPy's bare ``OverflowError`` for it ("Python integer 300 out of bounds for
@@ -458,7 +476,8 @@ def read_ply(p: Path) -> np.ndarray:
     except (plyfile.PlyParseError, plyfile.PlyHeaderParseError) as exc:
         raise PointFileError(f"{p}: not a valid PLY file ({_one_line(exc)})") from None
     except (ValueError, IndexError, EOFError, UnicodeDecodeError, OverflowError) as exc:
-        where = _integer_past_its_type(p) if isinstance(exc, OverflowError) else None
+        where = (_integer_past_its_type(p) if isinstance(exc, OverflowError) else
+                 _non_ascii_header(p) if isinstance(exc, UnicodeDecodeError) else None)
         raise PointFileError(f"{p}: not a valid PLY file ("
                              f"{where or f'{type(exc).__name__}: {_one_line(exc)}'})") from None
     names = [e.name for e in data.elements]
