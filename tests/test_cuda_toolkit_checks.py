@@ -352,6 +352,19 @@ def test_elementwise_kernel_checks_need_no_cupy(no_cupy):
         k(dev(3), 1.0)
 
 
+def test_elementwise_kernel_takes_a_python_complex_scalar(no_cupy):
+    """``k(1 + 2j, 2.0)`` was refused, "argument 'x' got complex (1+2j); expected a
+    cupy.ndarray or a scalar", while ``np.complex128(1 + 2j)`` passed (CuPy's
+    ElementwiseKernel takes both): a Python complex passes the checks like a float, to
+    the CuPy step (unavailable here)."""
+    k = xp.cuda.ElementwiseKernel("T x, float32 y", "T z", "z = x + y", "axpy")
+    for x in (1 + 2j, np.complex128(1 + 2j), 1.5):
+        with pytest.raises(RuntimeError, match="backend 'cupy' is unavailable"):
+            k(x, 2.0)
+    with pytest.raises(TypeError, match="axpy: argument 'x' got str"):
+        k("1+2j", 2.0)
+
+
 def test_elementwise_kernel_index_use_ignores_comments_and_literals():
     mk = xp.cuda.ElementwiseKernel
     assert not mk("T x", "T z", "z = x; // i is unused", "k")._uses_i

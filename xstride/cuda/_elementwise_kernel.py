@@ -131,6 +131,11 @@ def _refuse_type(typ: str, what: str, part: str):
                 f"{said}" + (f"; did you mean {hint!r}?" if hint else ""))
 
 
+#: The scalars an input takes, as CuPy's ElementwiseKernel: Python's bool, int, float and
+#: complex (a complex was refused as "expected a cupy.ndarray or a scalar"), NumPy's.
+_SCALARS = (bool, int, float, complex, np.generic)
+
+
 def _scalar_value(label: str, pname: str, value, dt) -> np.generic:
     """A scalar argument in its parameter's dtype, stored as CuPy stores it (NumPy's
     assignment, ``numpy.array(value, dtype)``): a Python int outside ``dt``'s range is
@@ -276,7 +281,7 @@ class ElementwiseKernel:
         # Checks that need no device run before CuPy is loaded.
         for (pname, _, _), a in zip(self.in_params, ins):
             if isinstance(a, np.ndarray) or not (
-                    isinstance(a, (bool, int, float, np.generic))
+                    isinstance(a, _SCALARS)
                     or hasattr(a, "__cuda_array_interface__")):
                 raise type_error(self.name, pname, a, "a cupy.ndarray or a scalar")
         for (pname, _, _), o in zip(self.out_params, outs):
@@ -312,7 +317,7 @@ class ElementwiseKernel:
             if isinstance(a, cupy.ndarray):
                 if dt is None:
                     bind(typ, a.dtype, pname)
-            elif isinstance(a, np.ndarray) or not isinstance(a, (bool, int, float, np.generic)):
+            elif isinstance(a, np.ndarray) or not isinstance(a, _SCALARS):
                 raise type_error(self.name, pname, a, "a cupy.ndarray or a scalar")
         for (pname, typ, dt), o in zip(self.out_params, outs):
             if not isinstance(o, cupy.ndarray):
