@@ -346,6 +346,10 @@ def test_elementwise_kernel_checks_need_no_cupy(no_cupy):
         with pytest.raises(ValueError, match=rf"^axpy: argument 'size' must be >= 0 \(a "
                                              rf"number of elements\); got {int(size)}$"):
             k(1.0, 2.0, size=size)
+    # past int64: handed to CuPy's allocation unchecked
+    with pytest.raises(ValueError, match=r"^axpy: argument 'size' is 1180591620717411303424, "
+                                         r"which overflows int64 \(at most 2\*\*63 - 1\)$"):
+        k(1.0, 2.0, size=2**70)
     with pytest.raises(TypeError, match="axpy: argument 'stream' got int"):
         k(dev(3), 1.0, stream=3)
     with pytest.raises(RuntimeError, match="backend 'cupy' is unavailable"):

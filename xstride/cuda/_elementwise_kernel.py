@@ -23,6 +23,7 @@ import numpy as np
 
 from .._core import dtypes as _dtypes
 from .._core.csource import CXX_KEYWORDS, code_only, is_c_identifier, strip_comments
+from .._core.sizes import INT64_MAX
 from .._plans.elementwise import broadcast_shapes
 from .._core.errors import (argument_error, error, overflow_error, type_error,
                             unavailable_error, value_error)
@@ -264,7 +265,8 @@ class ElementwiseKernel:
             type placeholder. The count and the kind of each argument are checked
             before CuPy is imported.
         ValueError
-            A negative ``size`` (before CuPy is imported), shapes that do not broadcast, an output of the wrong shape, or an array on
+            A negative ``size`` or one past int64 (before CuPy is imported), shapes
+            that do not broadcast, an output of the wrong shape, or an array on
             another device than the current one (nothing is launched).
         RuntimeError
             CuPy or a device is unavailable (after the checks above).
@@ -290,9 +292,10 @@ class ElementwiseKernel:
         if size is not None and (isinstance(size, bool)
                                  or not isinstance(size, numbers.Integral)):
             raise type_error(self.name, "size", size, "None or an int >= 0")
-        if size is not None and size < 0:   # NumPy's np.empty(-1): a ValueError
+        if size is not None and not 0 <= size <= INT64_MAX:   # np.empty(-1): a ValueError
             raise value_error(self.name, "size", f"must be >= 0 (a number of elements); "
-                                                 f"got {int(size)}")
+                                                 f"got {int(size)}" if size < 0 else
+                              f"is {int(size)}, which overflows int64 (at most 2**63 - 1)")
         if stream is not None and not (isinstance(getattr(stream, "ptr", None), numbers.Integral)
                                        and hasattr(stream, "__enter__")):
             raise type_error(self.name, "stream", stream, "a cupy.cuda.Stream or None")
