@@ -230,6 +230,22 @@ def test_output_that_cannot_be_written_is_one_line_and_status_74(args):
     assert proc.stderr == "xstride: error: cannot write the output: No space left on device\n"
 
 
+@pytest.mark.parametrize("args", [["info"], ["info", "--json"], ["demo", "--n", "5"],
+                                  ["--help"]])
+def test_a_closed_stdout_is_one_line_and_status_74(args):
+    """``python -m xstride info >&-`` (no stdout at all: Python's ``sys.stdout`` is None)
+    ended with a traceback, "AttributeError: 'NoneType' object has no attribute
+    'write'", and status 1; now one line and status 74, as output that cannot be
+    written."""
+    import os
+
+    proc = subprocess.run([sys.executable, "-m", "xstride", *args], stdout=None,
+                          stderr=subprocess.PIPE, text=True, timeout=120,
+                          preexec_fn=lambda: os.close(1))
+    assert proc.returncode == 74, proc.stderr
+    assert proc.stderr == "xstride: error: cannot write the output: stdout is closed\n"
+
+
 def test_an_oserror_of_anything_but_stdout_is_not_called_an_output_error(monkeypatch):
     """Only a write to stdout is an output error: another ``OSError`` propagates as it
     did (and stdout is the real stream again afterwards)."""

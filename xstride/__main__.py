@@ -112,8 +112,9 @@ def entry_point(argv=None) -> int:
     stderr and status 130, not a traceback through the stage that was running.
 
     Output that cannot be written (``> /dev/full``, a full disk: an ``OSError`` of a
-    write to stdout other than a broken pipe) is one line on stderr and status 74
-    (``EX_IOERR``); an ``OSError`` of anything else goes on as before.
+    write to stdout other than a broken pipe; a closed stdout, ``>&-``) is one line on
+    stderr and status 74 (``EX_IOERR``); an ``OSError`` of anything else goes on as
+    before.
     """
     from ._backends.select import check_setting
     from ._core.errors import SettingError
@@ -139,8 +140,9 @@ def entry_point(argv=None) -> int:
         return _INTERRUPTED_STATUS
     except _OutputError as exc:
         print(f"xstride: error: cannot write the output: {exc}", file=sys.stderr)
-        devnull = os.open(os.devnull, os.O_WRONLY)   # Python's own flush at exit
-        os.dup2(devnull, sys.stdout.fileno())
+        if sys.stdout is not None:   # a closed stdout (``>&-``) is None: nothing to flush
+            devnull = os.open(os.devnull, os.O_WRONLY)   # Python's own flush at exit
+            os.dup2(devnull, sys.stdout.fileno())
         return _OUTPUT_ERROR_STATUS
     return status
 
@@ -158,6 +160,8 @@ class _Stdout:
         self._stream = stream
 
     def write(self, text):
+        if self._stream is None:   # started with stdout closed (``>&-``): Python's None
+            raise _OutputError("stdout is closed")
         try:
             return self._stream.write(text)
         except BrokenPipeError:
@@ -166,6 +170,8 @@ class _Stdout:
             raise _OutputError(exc.strerror or str(exc)) from exc
 
     def flush(self):
+        if self._stream is None:
+            return None
         try:
             return self._stream.flush()
         except BrokenPipeError:
