@@ -20,6 +20,18 @@ def test_bench_unknown_name_lists_known():
     assert "run_all" not in lines[0]
 
 
+def test_bench_unknown_names_that_are_no_identifier_are_shown_quoted(capsys):
+    """``bench ""`` said "unknown benchmark(s): ; known: ...", and ``bench "sort "`` showed
+    no trailing blank (a newline in a name broke the one line): such names are shown
+    as their repr."""
+    from xstride.__main__ import main
+
+    assert main(["bench", "", "sort ", "a\nb", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("xstride bench: error: unknown benchmark(s): '', 'a\\nb', nope, "
+                          "'sort '; known: ") and err.count("\n") == 1
+
+
 def test_every_gpu_only_benchmark_says_it_needs_a_device():
     """``python -m xstride bench`` ended with ``failed: short_rows`` without CuPy: its
     ``main`` imports CuPy but the script did not set ``NEEDS_DEVICE``. A script whose

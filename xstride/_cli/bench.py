@@ -56,7 +56,9 @@ def run(names) -> int:
     chosen = [p for p in scripts if not names or p.stem in names]
     unknown = set(names) - {p.stem for p in scripts}
     if unknown:
-        print(f"xstride bench: error: unknown benchmark(s): {', '.join(sorted(unknown))}; "
+        # a name of no identifier ('', 'sort ', a newline) as its repr: seen, one line
+        shown = (n if n.isidentifier() else repr(n) for n in sorted(unknown))
+        print(f"xstride bench: error: unknown benchmark(s): {', '.join(shown)}; "
               f"known: {', '.join(p.stem for p in scripts)}", file=sys.stderr)
         return 2
     gpu_only = [p for p in chosen if needs_device(p)]
