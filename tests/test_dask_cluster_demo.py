@@ -129,7 +129,13 @@ def test_a_scheduler_address_where_nothing_listens_is_refused_at_once(capsys):
 @pytest.mark.parametrize("address, said", [
     ("notanaddress", "missing port number"),
     ("tcp://", "missing port number"),
-    ("tcp://127.0.0.1:abc", "invalid literal"),
+    # was "invalid literal for int() with base 10: 'abc'"
+    ("tcp://127.0.0.1:abc", "(its port 'abc' is not a number)"),
+    ("127.0.0.1:８７８６", "(its port '８７８６' is not a number)"),
+    # an empty host waited out the whole --connect-timeout, then blamed the scheduler
+    (":8786", "(it names no host)"),
+    ("tcp://:8786", "(it names no host)"),
+    ("tcp://[]:8786", "(it names no host)"),
     ("tcp://127.0.0.1:99999", "port 99999 is outside 1..65535"),
     ("inproc://x", "reachable only inside the process"),
     ("foo://bar", "unknown address scheme 'foo'"),
