@@ -254,3 +254,162 @@ def test_an_alignment_after_the_closing_brace_is_not_a_plain_field_list(gpu):  #
     # an attribute that is no alignment or packing keeps the plain field list
     k = CudaKernel("struct P { float a; } [[deprecated]];\n__global__ void k(P p) {}", "k")
     assert [f for f, _ in k.params[0].ctype.fields] == ["a"]
+
+
+def test_array_members_are_read_and_checked(gpu):  # noqa: F811
+    """A struct with an array member (``float x[4]``) was read as one of unknown layout,
+    so only its name was checked: an 8-byte CudaStruct value launched into the 20-byte
+    struct (garbage on the device). Array members are read with C's layout (element
+    alignment, count * element size, several bounds) and a value is checked field by
+    field, extents and element types included."""
+    src = ("struct In { char c; double d; };\n"
+           "struct P { float x[4]; int n; };\n"
+           "struct Q { char c; double m[3][3]; In ins[2]; short s[3]; float *ps[2], f; };\n"
+           "__global__ void k(P p, Q q) {}")
+    k = CudaKernel(src, "k")
+    p, q = (prm.ctype for prm in k.params)
+    assert [(f, c.text, c.nbytes) for f, c in p.fields] == [("x", "float[4]", 16), ("n", "int", 4)]
+    assert (p.nbytes, p.alignment) == (20, 4)
+    assert [(f, c.kind, c.shape) for f, c in q.fields] == [
+        ("c", "scalar", ()), ("m", "array", (3, 3)), ("ins", "array", (2,)),
+        ("s", "array", (3,)), ("ps", "array", (2,)), ("f", "scalar", ())]
+    # char at 0, double[3][3] at 8 (72), In[2] at 80 (2 * 16), short[3] at 112 (6),
+    # float*[2] at 120 (16), float at 136: 140, padded to 144
+    assert (q.nbytes, q.alignment) == (144, 8)
+    In = CudaStruct("In", [("c", "char"), ("d", "double")])
+    P = CudaStruct("P", [("x", "float[4]"), ("n", "int")])
+    Q = CudaStruct("Q", [("c", "char"), ("m", "double", (3, 3)), ("ins", In, 2),
+                         ("s", "short[3]"), ("ps", "float*[2]"), ("f", "float")])
+    assert Q.offsets == (0, 8, 80, 112, 120, 136) and Q.itemsize == 144
+    m = np.arange(9.0).reshape(3, 3)
+    k(P(x=[1, 2, 3, 4], n=5), Q(c=1, m=m, ins=[In(c=2, d=0.5), In(c=3, d=1.5)],
+                                s=(-1, 2, -3), ps=[dev(3, ptr=BASE), dev(3, ptr=BASE + 64)],
+                                f=2.5), n_threads=1)
+    rp, rq = (a.tobytes() for a in gpu.builds[0][3].launches[0][2])
+    assert struct.unpack("<4fi", rp) == (1, 2, 3, 4, 5)
+    assert struct.unpack_from("<9d", rq, 8) == tuple(range(9))
+    assert struct.unpack_from("<b7xdb7xd", rq, 80) == (2, 0.5, 3, 1.5)
+    assert struct.unpack_from("<3h2xQQf", rq, 112) == (-1, 2, -3, BASE, BASE + 64, 2.5)
+    # the 8-byte value of a struct P { float x; int n; } was launched without a word
+    for fields, x, declared in (
+            ([("x", "float"), ("n", "int")], 0, "float x; int n"),
+            ([("x", "float[2]"), ("n", "int")], [0, 0], "float x[2]; int n"),
+            ([("x", "int[4]"), ("n", "int")], [0] * 4, "int x[4]; int n"),
+            ([("x", "float", (2, 2)), ("n", "int")], np.zeros((2, 2)), "float x[2][2]; int n")):
+        value = CudaStruct("P", fields)(x=x, n=0)
+        with pytest.raises(TypeError, match=re.escape(
+                f"argument 'p' is a value of CudaStruct 'P', which has fields ({declared}), "
+                "but the kernel's struct 'P' declares (float x[4]; int n)")):
+            k(value, Q(c=1, m=m, ins=[In(c=2, d=0.5)] * 2, s=[0] * 3, ps=[dev(3)] * 2, f=0),
+              n_threads=1)
+    # a pointer element on another device is named by its index
+    with pytest.raises(ValueError, match=r"'q\.ps\[1\]' is on device 1"):
+        k(P(x=[0] * 4, n=0), Q(c=1, m=m, ins=[In(c=2, d=0.5)] * 2, s=[0] * 3,
+                               ps=[dev(3), dev(3, device=1)], f=0), n_threads=1)
+
+
+@pytest.mark.parametrize("body,match", [
+    ("int n : 3;", r"struct 'P' field 'n' is a bit-field \('int n : 3'\), which is not "
+                   r"supported: how bit-fields are packed .* is implementation-defined"
+                   r".*declare a whole integer field \(e\.g\. 'int n;'\)"),
+    ("float a; unsigned int flags : 4, mode : 2;", r"struct 'P' field 'flags' is a bit-field"),
+    ("float a; unsigned : 0; int b;", r"struct 'P' has an unnamed field that is a bit-field "
+                                      r"\('unsigned : 0'\)"),
+    ("float x[N]; int n;", r"struct 'P' field 'x' \('float x\[N\]'\) is an array that has size "
+                           r"'N', which is not an integer literal \(the parser does not run the "
+                           r"preprocessor or evaluate constants\).*'float x\[4\]'"),
+    ("static constexpr int N = 4; float x[N];", r"field 'x' .* has size 'N'"),
+    ("float m[3][2 * 2];", r"field 'm' \('float m\[3\]\[2 \* 2\]'\) .* size '2 \* 2'"),
+    ("int n, x[SIZE];", r"field 'x' \('int x\[SIZE\]'\) is an array that has size 'SIZE'"),
+    ("int n; float x[];", r"field 'x' \('float x\[\]'\) is an array that has no size "
+                          r"\(a flexible array member\)"),
+    ("float x[0];", r"field 'x' \('float x\[0\]'\) is an array that has size 0"),
+    ("In in; int n;", r"^CudaKernel 'k': parameter 0 \('p'\): struct 'In' field 'b' is a "
+                      r"bit-field"),
+    ("In ins[2];", r"struct 'In' field 'b' is a bit-field"),
+])
+def test_bit_fields_and_arrays_of_unknown_size_are_refused(body, match):
+    """A bit-field or an array whose size is no integer literal made the struct one of
+    unknown layout, checked by name only (a bit-field silently truncated, an array
+    launched into a struct of another size). The kernel is refused at construction
+    with a ValueError naming the parameter, the struct and the field."""
+    src = (f"#define N 4\n#define SIZE 8\nstruct In {{ int a; int b : 1; }};\n"
+           f"struct P {{ {body} }};\n__global__ void k(P p) {{}}")
+    with pytest.raises(ValueError, match=match):
+        CudaKernel(src, "k")
+
+
+def test_struct_array_fields(gpu):  # noqa: F811
+    """A CudaStruct array field, spelled as C's type (``"float[4]"``) or NumPy's
+    ``(name, type, shape)``: its C declaration, layout and packing from nested lists or
+    a NumPy array, each element checked as a field of the element type."""
+    A = CudaStruct("A", [("c", "char"), ("m", "float[2][3]"), ("z", "complex<double>", 2),
+                         ("k", "long long", (1,))])
+    assert A.declaration() == ("struct A {\n    char c;\n    float m[2][3];\n"
+                               "    complex<double> z[2];\n    long long k[1];\n};")
+    assert A.offsets == (0, 4, 32, 64) and A.itemsize == 80 and A.ctype.alignment == 16
+    assert "m: float[2][3]" in repr(A)
+    rows = [[1, 2, 3], [4, 5, 6]]
+    for m in (rows, tuple(map(tuple, rows)), np.array(rows, np.int16),
+              [np.array(r, np.float64) for r in rows]):
+        raw = A(c=7, m=m, z=[1 + 2j, -3], k=[9]).tobytes()
+        assert struct.unpack_from("<b3x6f4x4d", raw) == (7, 1, 2, 3, 4, 5, 6, 1, 2, -3, 0)
+        assert struct.unpack_from("<q", raw, 64) == (9,)
+    Box = CudaStruct("Box", [("v", "CArray2D<float>[2]"), ("n", "int")])
+    assert Box.max_view_ndim == 2 and Box.itemsize == 56
+    Outer = CudaStruct("Outer", [("b", Box, 2)])
+    assert Outer.max_view_ndim == 2 and Outer.itemsize == 112
+    assert Outer.declaration() == "struct Outer {\n    Box b[2];\n};"
+
+
+@pytest.mark.parametrize("make,exc,match", [
+    (lambda: CudaStruct("S", [("x", "float[N]")]), ValueError,
+     r"field 'x' has type 'float\[N\]', whose array size 'N' is not a positive integer"),
+    (lambda: CudaStruct("S", [("x", "float[0]")]), ValueError, r"array size '0' is not a"),
+    (lambda: CudaStruct("S", [("x", "float[]")]), ValueError, r"array size '' is not a"),
+    (lambda: CudaStruct("S", [("x", "float", 0)]), ValueError,
+     r"field 'x' has shape 0; an array field's extents are at least 1"),
+    (lambda: CudaStruct("S", [("x", "float", (2, -1))]), ValueError, r"shape \(2, -1\)"),
+    (lambda: CudaStruct("S", [("x", "float", "4")]), TypeError,
+     r"argument 'fields\['x'\]' got str '4'; expected an array shape"),
+    (lambda: CudaStruct("S", [("x", "float", ())]), TypeError, r"expected an array shape"),
+    (lambda: CudaStruct("S", [("x", "float", True)]), TypeError, r"expected an array shape"),
+    (lambda: CudaStruct("S", [("x", "float[2]", 3)]), ValueError,
+     r"field 'x' gives its array bounds twice \('float\[2\]' and shape 3\)"),
+    (lambda: CudaStruct("S", [("x", "float", 2, 3)]), TypeError,
+     r"or \(name, C type, shape\) for an array field"),
+    (lambda: CudaStruct("S", [("x", "float3[2]")]), ValueError, r"unknown C type 'float3'"),
+])
+def test_struct_array_field_definition_errors(make, exc, match):
+    with pytest.raises(exc, match=match):
+        make()
+
+
+def test_struct_array_field_value_errors():
+    S = CudaStruct("S", [("x", "int[2][2]")])
+    for value, exc, match in (
+            ([[1, 2], [3]], ValueError, r"argument 'field x\[1\]' has 1 element\(s\); the "
+                                        r"field 'int\[2\]\[2\]' has 2 along axis 1"),
+            ([1, 2, 3, 4], ValueError, r"argument 'field x' has 4 element\(s\); the field "
+                                       r"'int\[2\]\[2\]' has 2 along axis 0"),
+            ([1, 2], TypeError, r"argument 'field x\[0\]' got int 1; expected a "
+                                r"sequence of shape \(2, 2\)"),
+            (np.zeros((2, 3), np.int32), ValueError, r"argument 'field x' has shape \(2, 3\); "
+                                                     r"the field 'int\[2\]\[2\]' has shape"),
+            (5, TypeError, r"argument 'field x' got int 5; expected a sequence"),
+            ("ab", TypeError, r"argument 'field x' got str 'ab'"),
+            (dev((2, 2), np.int32), TypeError, r"an array field is passed by value: give its "
+                                               r"values from the host"),
+            ([[1, 2], [3, 1.5]], TypeError, r"argument 'field x\[1\]\[1\]' got float 1\.5; "
+                                            r"expected an integer for C type 'int'"),
+            (np.array([[1, 2], [3, 2**40]]), OverflowError, r"'field x\[1\]\[1\]' value "
+                                                            r"1099511627776 is out of range")):
+        with pytest.raises(exc, match=match):
+            S(x=value)
+    In = CudaStruct("In", [("a", "int")])
+    T = CudaStruct("T", [("ins", In, 2)])
+    with pytest.raises(TypeError, match=r"argument 'field ins\[1\]' got int 3; expected a "
+                                        r"CudaStruct value of struct 'In'"):
+        T(ins=[In(a=1), 3])
+    with pytest.raises(TypeError, match=r"argument 'field ins' got numpy\.ndarray"):
+        T(ins=np.array([In(a=1), In(a=2)], dtype=object))

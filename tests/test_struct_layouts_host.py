@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import shutil
 import struct as pystruct
+import subprocess
 
 import numpy as np
 import pytest
 
 from xstride.cuda import CudaStruct
 from xstride.cuda._args import pack_value
-from xstride.cuda._signature import parse_type
+from xstride.cuda._signature import parse_signature, parse_type, struct_layout
 
 _C = {"char": ctypes.c_byte, "unsigned char": ctypes.c_ubyte, "short": ctypes.c_short,
       "unsigned short": ctypes.c_ushort, "int": ctypes.c_int, "unsigned int": ctypes.c_uint,
@@ -43,14 +45,19 @@ def _view_ctype(ndim: int, strided: bool):
 
 def _ctypes_of(S: CudaStruct):
     """A ctypes.Structure with the fields of ``S`` (nested structs and views included)."""
-    fields = []
-    for fname, ct in S.fields:
+    def one(fname, ct):
+        if ct.kind == "array":      # float m[3][3]: (c_float * 3) * 3
+            out = one(fname, ct.elem)
+            for n in reversed(ct.shape):
+                out = out * n
+            return out
         if fname in S._nested:
-            fields.append((fname, _ctypes_of(S._nested[fname])))
-        elif ct.kind in ("view", "cview"):
-            fields.append((fname, _view_ctype(ct.ndim, ct.kind == "view")))
-        else:
-            fields.append((fname, _C[ct.text]))
+            return _ctypes_of(S._nested[fname])
+        if ct.kind in ("view", "cview"):
+            return _view_ctype(ct.ndim, ct.kind == "view")
+        return _C[ct.text]
+
+    fields = [(fname, one(fname, ct)) for fname, ct in S.fields]
     return type(S.name, (ctypes.Structure,), {"_fields_": fields})
 
 
@@ -69,6 +76,9 @@ _STRUCTS = [
                         ("n", CudaStruct("Mid", [("s", "short"), ("in", _INNER),
                                                  ("v", "CArray1D<unsigned char>")])),
                         ("f", "float"), ("q", "int8_t")]),
+    CudaStruct("Arrays", [("c", "char"), ("m", "double", (3, 3)), ("ins", _INNER, 2),
+                          ("s", "short[3]"), ("p", "float*[2]"), ("u", "unsigned char[5]"),
+                          ("v", "CArray2D<int>[2]"), ("t", "int8_t[2][3][1]")]),
 ]
 
 
@@ -143,3 +153,65 @@ def test_cuda_struct_bytes_match_ctypes():
             V16(0x3000, (ctypes.c_longlong * 16)(*(1,) * 16),
                 (ctypes.c_longlong * 16)(*(2,) * 16)))
     assert raw == bytes(ref)
+
+
+CXX = shutil.which("g++") or shutil.which("c++")
+
+# structs with array members, as a kernel's source declares them
+_ARRAY_STRUCTS = """
+struct In { char c; double d; short s; };
+struct P { float x[4]; int n; };
+struct Q { char c; double m[3][3]; In ins[2]; short s[3]; float *ps[2], f; };
+struct R { unsigned char u[5]; long long q; char t[2][3][1]; };
+struct T { short h; In grid[2][2]; bool b[3]; };
+struct U { R r[2]; char c; int8_t i8[7]; uint16_t w[3]; };
+"""
+
+
+@pytest.mark.skipif(CXX is None, reason="no host C++ compiler (g++) on PATH")
+def test_array_member_layouts_match_the_host_compiler(tmp_path):
+    """The layout read from a source's structs with array members (element alignment,
+    count * element size, several bounds, arrays of structs and of pointers) is the
+    layout g++ gives the same definitions on this LP64 host (sizeof, alignof, offsetof),
+    and a CudaStruct of the same fields has it too."""
+    names = ["P", "Q", "R", "T", "U"]
+    sig = parse_signature(_ARRAY_STRUCTS + "__global__ void k(" +
+                          ", ".join(f"{n} {n.lower()}" for n in names) + ") {}", "k")
+    lines, expected = [], []
+    for prm in sig.params:
+        ct, name = prm.ctype, prm.ctype.struct
+        offsets, size = struct_layout(ct.fields)
+        assert size == ct.nbytes
+        lines += [f"sizeof({name})", f"alignof({name})"]
+        expected += [ct.nbytes, ct.alignment]
+        for (fname, _), off in zip(ct.fields, offsets):
+            lines.append(f"offsetof({name}, {fname})")
+            expected.append(off)
+    src = ("#include <cstdio>\n#include <cstddef>\n#include <cstdint>\n" + _ARRAY_STRUCTS
+           + "int main() {\n" + "".join(f'    std::printf("%zu\\n", (size_t)({e}));\n'
+                                        for e in lines) + "}\n")
+    (tmp_path / "t.cpp").write_text(src)
+    res = subprocess.run([CXX, "-std=c++17", "-o", str(tmp_path / "t"), str(tmp_path / "t.cpp")],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    out = subprocess.run([str(tmp_path / "t")], capture_output=True, text=True, timeout=60)
+    got = [int(v) for v in out.stdout.split()]
+    assert dict(zip(lines, got)) == dict(zip(lines, expected))
+    # the CudaStructs of the same fields: the same layout, and the kernel takes them
+    In = CudaStruct("In", [("c", "char"), ("d", "double"), ("s", "short")])
+    R = CudaStruct("R", [("u", "unsigned char[5]"), ("q", "long long"),
+                         ("t", "char", (2, 3, 1))])
+    made = {
+        "P": CudaStruct("P", [("x", "float[4]"), ("n", "int")]),
+        "Q": CudaStruct("Q", [("c", "char"), ("m", "double[3][3]"), ("ins", In, 2),
+                              ("s", "short[3]"), ("ps", "float*[2]"), ("f", "float")]),
+        "R": R,
+        "T": CudaStruct("T", [("h", "short"), ("grid", In, (2, 2)), ("b", "bool[3]")]),
+        "U": CudaStruct("U", [("r", R, 2), ("c", "char"), ("i8", "int8_t[7]"),
+                              ("w", "uint16_t[3]")]),
+    }
+    for prm in sig.params:
+        S = made[prm.ctype.struct]
+        assert (S.itemsize, S.ctype.alignment) == (prm.ctype.nbytes, prm.ctype.alignment)
+        assert S.offsets == struct_layout(prm.ctype.fields)[0]
+        S._check_matches(prm.ctype, "test", prm.name)    # no TypeError: the same struct

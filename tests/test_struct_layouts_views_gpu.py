@@ -332,3 +332,43 @@ def test_philox_words_reads_geo_slots(cp):
     dense = K.words(cp.ascontiguousarray(cw), cp.ascontiguousarray(cp.broadcast_to(k0, shape)),
                     cp.ascontiguousarray(cp.broadcast_to(k1, shape)), shape)
     np.testing.assert_array_equal(cp.asnumpy(got), cp.asnumpy(dense))
+
+
+# ------------------------------------------------------------------ array members
+_ARRAY_SRC = """
+struct In { char c; double d; };
+struct P { char c; double m[2][3]; In ins[2]; short s[3]; float* ps[2]; int n; };
+extern "C" __global__ void probe(P p, long long* out) {
+    long long k = 0;
+    const char* b = (const char*)&p;
+    out[k++] = sizeof(P);
+    out[k++] = alignof(P);
+    out[k++] = (const char*)&p.m - b;
+    out[k++] = (const char*)&p.ins - b;
+    out[k++] = (const char*)&p.s - b;
+    out[k++] = (const char*)&p.ps - b;
+    out[k++] = (const char*)&p.n - b;
+    out[k++] = p.c;
+    for (int i = 0; i < 2; ++i) for (int j = 0; j < 3; ++j) out[k++] = (long long)p.m[i][j];
+    for (int i = 0; i < 2; ++i) { out[k++] = p.ins[i].c; out[k++] = (long long)p.ins[i].d; }
+    for (int i = 0; i < 3; ++i) out[k++] = p.s[i];
+    for (int i = 0; i < 2; ++i) out[k++] = (long long)(unsigned long long)p.ps[i];
+    out[k++] = p.n;
+}
+"""
+
+
+def test_struct_array_members_on_the_device(cp):
+    """A source struct with array members (several bounds, of structs, of pointers):
+    NVRTC's sizeof, alignof and offsets are the parsed layout and the CudaStruct's, and
+    every element the kernel reads is the one packed."""
+    In = CudaStruct("In", [("c", "char"), ("d", "double")])
+    P = CudaStruct("P", [("c", "char"), ("m", "double[2][3]"), ("ins", In, 2),
+                         ("s", "short[3]"), ("ps", "float*[2]"), ("n", "int")])
+    a, b = cp.zeros(3, cp.float32), cp.zeros(5, cp.float32)
+    v = P(c=-5, m=np.arange(6.0).reshape(2, 3) - 2, ins=[In(c=1, d=7.0), In(c=-2, d=-8.0)],
+          s=[100, -200, 300], ps=[a, b], n=-9)
+    got = _run(cp, _ARRAY_SRC, (v,), 40)
+    assert got[:7] == [P.itemsize, P.ctype.alignment, *P.offsets[1:]]
+    assert got[7:] == [-5, -2, -1, 0, 1, 2, 3, 1, 7, -2, -8, 100, -200, 300,
+                       a.data.ptr, b.data.ptr, -9] + [-12345] * 16

@@ -11,7 +11,9 @@ Packed layouts (little-endian, all fields 8 bytes except scalars):
 - ``ArrayND<T>``: address, ``shape[N]``, ``strides[N]`` in elements (``8*(1+2N)`` bytes);
 - ``CArrayND<T>``: address, ``shape[N]`` (``8*(1+N)`` bytes);
 - scalar: the value in the parameter's C type;
-- struct: a :class:`~xstride.cuda._struct.CudaStructValue`'s bytes.
+- struct: a :class:`~xstride.cuda._struct.CudaStructValue`'s bytes;
+- a struct's array field (``float x[4]``): its elements one after the other, each
+  packed as a value of the element type.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from .._core.errors import argument_error, error, overflow_error, type_error, va
 from ._signature import CType
 
 __all__ = ["DeviceArray", "device_array", "pack_value", "check_device", "c_contiguous",
-           "check_aligned"]
+           "check_aligned", "array_items"]
 
 
 @dataclass(frozen=True)
@@ -292,6 +294,10 @@ def check_device(ct: CType, value, label: str, arg: str, device: int) -> None:
     if ct.kind == "struct":
         value.check_device(device, label, arg)
         return
+    if ct.kind == "array":
+        for where, item in array_items(ct, value, label, arg):
+            check_device(ct.elem, item, label, where, device)
+        return
     arr = device_array(value)
     if arr is not None:
         _check_array_device(arr, label, arg, device)
@@ -314,6 +320,9 @@ def pack_value(ct: CType, value, label: str, arg: str, device: int | None = None
     """
     if ct.kind == "scalar":
         return _check_scalar(ct, value, label, arg)
+    if ct.kind == "array":
+        return b"".join(pack_value(ct.elem, item, label, where, device)
+                        for where, item in array_items(ct, value, label, arg))
     if ct.kind == "struct":
         if not isinstance(value, CudaStructValue):
             raise type_error(label, arg, value, f"a CudaStruct value of struct '{ct.struct}'")
@@ -326,6 +335,50 @@ def pack_value(ct: CType, value, label: str, arg: str, device: int | None = None
         return _pystruct.pack("<Q", arr.ptr)
     fields = arr.shape if ct.kind == "cview" else arr.shape + arr.strides
     return _pystruct.pack("<Q", arr.ptr) + np.asarray(fields, dtype="<i8").tobytes()
+
+
+def array_items(ct: CType, value, label: str, arg: str) -> list[tuple[str, object]]:
+    """``[(f"{arg}[i][j]", element), ...]`` of a value for the array type ``ct``
+    (``float m[3][3]``), in C's order (the last index fastest): nested lists or tuples
+    of ``ct.shape``, or a NumPy array of that shape for scalar elements.
+
+    Raises
+    ------
+    TypeError
+        No sequence (a scalar, a str, a device array: an array field is passed by value,
+        from the host), or a NumPy array for elements that are no scalars.
+    ValueError
+        A sequence of another shape than the field's.
+    """
+    allowed = (f"a sequence of shape {ct.shape} (nested lists, or a NumPy array) for "
+               f"C type '{ct.text}'")
+    if isinstance(value, np.ndarray) and ct.elem.kind == "scalar":
+        if value.shape != ct.shape:
+            raise value_error(label, arg, f"has shape {value.shape}; the field '{ct.text}' "
+                              f"has shape {ct.shape}")
+        return [(arg + "".join(f"[{i}]" for i in idx), value[idx])
+                for idx in np.ndindex(*ct.shape)]
+    out: list[tuple[str, object]] = []
+
+    def walk(v, where: str, depth: int) -> None:
+        if depth == len(ct.shape):
+            out.append((where, v))
+            return
+        if not (isinstance(v, (list, tuple)) or isinstance(v, np.ndarray) and v.ndim
+                and ct.elem.kind == "scalar"):
+            extra = ("; an array field is passed by value: give its values from the host "
+                     "(x.get() of a CuPy array)" if hasattr(v, "__cuda_array_interface__")
+                     else "")
+            raise type_error(label, where, v, allowed + extra)
+        if len(v) != ct.shape[depth]:
+            raise value_error(label, where, f"has {len(v)} element(s); the field "
+                              f"'{ct.text}' has {ct.shape[depth]} along axis {depth} "
+                              f"(shape {ct.shape})")
+        for i, item in enumerate(v):
+            walk(item, f"{where}[{i}]", depth + 1)
+
+    walk(value, arg, 0)
+    return out
 
 
 class CudaStructValue:
@@ -351,7 +404,10 @@ class CudaStructValue:
 
     def check_device(self, device: int, label: str, arg: str) -> None:
         """``ValueError`` if an array field (or a nested one) lives on another device."""
-        for (fname, _), v in zip(self.struct.fields, self._keep):
+        for (fname, ct), v in zip(self.struct.fields, self._keep):
+            if ct.kind == "array":
+                check_device(ct, v, label, f"{arg}.{fname}", device)
+                continue
             if isinstance(v, CudaStructValue):
                 v.check_device(device, label, f"{arg}.{fname}")
                 continue

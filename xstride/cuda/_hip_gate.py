@@ -15,8 +15,9 @@ from .._core.csource import code_only
 from ._executors import include_dir
 from ._hip_rules import RULES, HipRule
 from .._core.includes import IncludeGraph, defines_from_options
-from ._signature import (CType, Signature, _match_brace, _split_top, find_aliases,
-                         find_structs, merge_aliases, rank_value)
+from ._signature import (CType, Signature, _split_top, find_aliases, merge_aliases,
+                         rank_value)
+from ._struct_defs import find_structs, match_brace
 
 __all__ = ["violations", "check"]
 
@@ -47,6 +48,8 @@ _SHIPPED = Path(include_dir()).resolve() / "xstride"
 def _max_view(ct: CType) -> int:
     if ct.kind in ("view", "cview"):
         return ct.ndim
+    if ct.kind == "array":     # Array5D<float> v[2]: two views by value
+        return _max_view(ct.elem)
     if ct.kind == "struct":
         return max((_max_view(f) for _, f in ct.fields or ()), default=0)
     return 0
@@ -229,7 +232,7 @@ def _without_function_bodies(text: str) -> str:
     out, i = [], 0
     while (m := _FUNCTION_BODY.search(text, i)) is not None:
         out.append(text[i:m.end() - 1] + ";")
-        i = _match_brace(text, m.end() - 1)
+        i = match_brace(text, m.end() - 1)
     out.append(text[i:])
     return "".join(out)
 
@@ -252,6 +255,8 @@ def _has_complex(ct: CType) -> bool:
     """Whether a parsed struct type holds a complex field, at any depth."""
     if ct.kind == "scalar":
         return ct.dtype is not None and ct.dtype.kind == "c"
+    if ct.kind == "array":     # complex<float> z[2]: held by value, as one z is
+        return _has_complex(ct.elem)
     return ct.kind == "struct" and any(_has_complex(f) for _, f in ct.fields or ())
 
 

@@ -12,7 +12,10 @@ read here before it launches. Understood types:
 - views ``ArrayND<T>`` / ``CArrayND<T>`` for N = 1..16 (and their template names
   ``xstride_array<T, N>`` / ``xstride_carray<T, N>``) from ``xstride/array_view.cuh``;
 - structs declared in the source or an included header (``struct Name { ... };``),
-  passed by value from a :class:`xstride.cuda.CudaStruct`.
+  passed by value from a :class:`xstride.cuda.CudaStruct`; their fields are read where
+  the body is a plain field list, array members (``float m[3][3]``) included; a bit-field
+  or an array size that is no integer literal is a ``ValueError``
+  (:mod:`._struct_defs`, which also finds the struct definitions).
 - ``typedef``/``using`` aliases of these, and enums whose underlying integer type is
   certain, declared in the source or an included header (``_aliases.find_aliases``).
 
@@ -32,12 +35,14 @@ from .._core.csource import CXX_KEYWORDS, code_only, strip_comments
 from .._core.errors import error
 from ._aliases import (conflict_in, expand_aliases, find_aliases, merge_aliases,
                        merge_structs, rank_value, read_through_conflict)
+from ._struct_defs import (StructLayoutError, find_structs, member_declarator,
+                           member_statements)
 
 __all__ = [
     "CType", "Param", "Signature", "MAX_VIEW_NDIM", "strip_comments", "find_structs",
     "find_aliases", "merge_aliases",
     "parse_type", "type_key", "parse_struct_fields", "parse_signature", "scalar_dtype",
-    "rank_value",
+    "rank_value", "array_type", "declarator",
 ]
 
 #: Largest view rank of ``array_view.cuh`` (``Array16D``).
@@ -82,10 +87,12 @@ class CType:
     """A parameter (or struct field) type.
 
     ``kind`` is ``"scalar"``, ``"pointer"``, ``"view"`` (``ArrayND``), ``"cview"``
-    (``CArrayND``) or ``"struct"``. ``dtype`` is the value / element dtype (``None`` for
-    ``void*`` and structs); ``ndim`` the view rank; ``const`` whether the pointee or the
-    elements are ``const``; ``struct`` the struct name; ``fields`` the struct's parsed
-    fields, or ``None`` when its body is not a plain list of understood fields.
+    (``CArrayND``), ``"struct"`` or ``"array"`` (a struct's array member, ``float x[4]``).
+    ``dtype`` is the value / element dtype (``None`` for ``void*`` and structs); ``ndim``
+    the view rank; ``const`` whether the pointee or the elements are ``const``;
+    ``struct`` the struct name; ``fields`` the struct's parsed fields, or ``None`` when
+    its body is not a plain list of understood fields; ``shape`` an array's extents and
+    ``elem`` its element type (``text`` spells it ``float[3][3]``).
     """
 
     kind: str
@@ -95,6 +102,8 @@ class CType:
     const: bool = False
     struct: str | None = None
     fields: tuple | None = None
+    shape: tuple[int, ...] = ()
+    elem: "CType | None" = None
 
     @property
     def nbytes(self) -> int | None:
@@ -107,6 +116,9 @@ class CType:
             return 8 * (1 + 2 * self.ndim)
         if self.kind == "cview":
             return 8 * (1 + self.ndim)
+        if self.kind == "array":     # C: an element's size (a multiple of its alignment) each
+            size = self.elem.nbytes
+            return None if size is None else size * int(np.prod(self.shape))
         if self.fields is None:
             return None
         return struct_layout(self.fields)[1]
@@ -120,7 +132,23 @@ class CType:
             return self.dtype.itemsize if self.dtype.kind == "c" else self.dtype.alignment
         if self.kind == "struct":
             return max((f[1].alignment for f in self.fields or ()), default=1)
+        if self.kind == "array":
+            return self.elem.alignment
         return 8
+
+
+def array_type(elem: CType, shape: tuple[int, ...]) -> CType:
+    """The type of an array member of ``shape`` (extents, outermost first) of ``elem``."""
+    text = f"{elem.text}{''.join(f'[{n}]' for n in shape)}"
+    return CType("array", text, elem.dtype, const=elem.const, struct=elem.struct,
+                 shape=tuple(shape), elem=elem)
+
+
+def declarator(ct: CType, name: str) -> str:
+    """A field as C declares it: ``float x[4]`` for an array, else ``<type> <name>``."""
+    if ct.kind == "array":
+        return f"{ct.elem.text} {name}{''.join(f'[{n}]' for n in ct.shape)}"
+    return f"{ct.text} {name}"
 
 
 @dataclass(frozen=True)
@@ -144,9 +172,11 @@ def type_key(ct: CType) -> tuple:
     """A type as the kernel receives it, not as it is spelled: ``float *``, ``float*``
     and ``float * __restrict__`` are one type, as are ``const float*`` and ``float
     const*``, or ``long long`` and ``int64_t`` (kind, dtype, rank, constness, struct
-    name and, for a struct, its fields' names and types)."""
+    name and, for a struct, its fields' names and types; for an array, its extents and
+    element type)."""
     fields = None if ct.fields is None else tuple((f, type_key(c)) for f, c in ct.fields)
-    return ct.kind, ct.dtype, ct.ndim, ct.const, ct.struct, fields
+    elem = None if ct.elem is None else type_key(ct.elem)
+    return ct.kind, ct.dtype, ct.ndim, ct.const, ct.struct, fields, ct.shape, elem
 
 
 def struct_layout(fields) -> tuple[tuple[int, ...], int]:
@@ -160,93 +190,6 @@ def struct_layout(fields) -> tuple[tuple[int, ...], int]:
         align = max(align, a)
     size = (pos + align - 1) // align * align
     return tuple(offsets), max(size, 1)
-
-
-def _match_brace(text: str, open_at: int) -> int:
-    """Index just past the ``}`` closing the ``{`` at ``open_at`` (len(text) if none)."""
-    depth = 0
-    for i in range(open_at, len(text)):
-        c = text[i]
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    return len(text)
-
-
-# what may stand between "struct" and its name: alignas(16), __align__(16),
-# __attribute__((aligned(16))), [[nodiscard]]
-_STRUCT_SPEC = (r"(?:alignas|__align__|__builtin_align__|__declspec)\s*\((?:[^()]|\([^()]*\))*\)"
-                r"|__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)|\[\[[^\]]*\]\]")
-_STRUCT_HEAD = re.compile(r"\b(?:struct|class)\s+((?:(?:" + _STRUCT_SPEC + r")\s*)*)(\w+)\s*"
-                          r"(?:final\b\s*)?(:[^{;]*)?\{")
-_TYPEDEF_STRUCT = re.compile(r"\btypedef\s+struct\s*((?:(?:" + _STRUCT_SPEC + r")\s*)*)\w*\s*\{")
-# after the closing brace: "} __attribute__((packed))", "} __align__(16)" (CUDA's macro)
-_PACKED_AFTER = re.compile(r"(?:\s*(?:" + _STRUCT_SPEC + r"))+")
-
-
-_PRAGMA_PACK = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+pack[ \t]*\(([^)\n]*)\)", re.M)
-
-
-def _packing(text: str) -> list[tuple[int, str]]:
-    """``(offset, "#pragma pack(...)")`` from each ``#pragma pack`` of ``text`` on
-    where it leaves a packing in force (``""`` where it ends one): ``pack(n)``,
-    ``pack(push, n)``, ``pack(pop)``, ``pack()``."""
-    out, stack, cur = [], [], ""
-    for m in _PRAGMA_PACK.finditer(text):
-        args = [a.strip() for a in m.group(1).split(",") if a.strip()]
-        if args[:1] == ["push"]:
-            stack.append(cur)
-            args = args[1:]
-            cur = m.group(0).strip() if args else cur
-        elif args[:1] == ["pop"]:
-            cur = stack.pop() if stack else ""
-        else:
-            cur = m.group(0).strip() if args else ""
-        out.append((m.end(), cur))
-    return out
-
-
-def find_structs(text: str) -> dict[str, str]:
-    """``{name: body}`` of every ``struct``/``class`` definition in C text (comments
-    removed; braces inside string or character literals do not count).
-
-    A struct whose layout is more than its field list (a base class, an alignment or
-    packing attribute: ``struct __align__(16) P``, ``struct P : Base``, ``} __attribute__
-    ((packed))``, or a ``#pragma pack(n)`` in force where it is defined) has that text,
-    in parentheses, in front of its body: the body is then not a plain field list
-    (:func:`parse_struct_fields` gives ``None``), and the names in it (a base class)
-    are still there for the HIP gate to follow. A name defined twice with different
-    bodies has both (:func:`~._aliases.merge_structs`): not a plain field list either.
-    """
-    text = _SPLICE.sub("", code_only(text))
-    out: dict[str, str] = {}
-
-    packing = _packing(text)
-
-    def layout(specs: str, base: str | None, start: int, end: int) -> str:
-        """The text that makes the layout more than the fields ("" if none)."""
-        after = _PACKED_AFTER.match(text, end)
-        parts = [sp for sp in re.findall(_STRUCT_SPEC, specs + (after.group(0) if after else ""))
-                 if "align" in sp or "pack" in sp]
-        parts += [p for at, p in packing if at <= start][-1:]   # a #pragma pack in force
-        return " ".join(p for p in parts + ([base.strip()] if base else []) if p)
-
-    for m in _STRUCT_HEAD.finditer(text):
-        if re.search(r"\benum\s*$", text[max(0, m.start() - 64):m.start()]):
-            continue   # "enum class E { A, B }": a scoped enum, no struct
-        end = _match_brace(text, m.end() - 1)
-        extra, body = layout(m.group(1), m.group(3), m.start(), end), text[m.end():end - 1]
-        merge_structs(out, {m.group(2): f"({extra}); {body}" if extra else body})
-    for m in _TYPEDEF_STRUCT.finditer(text):
-        end = _match_brace(text, m.end() - 1)
-        alias = re.compile(r"(?:" + _PACKED_AFTER.pattern + r")?\s*(\w+)\s*;").match(text, end)
-        if alias:
-            extra, body = layout(m.group(1), None, m.start(), end), text[m.end():end - 1]
-            merge_structs(out, {alias.group(1): f"({extra}); {body}" if extra else body})
-    return out
 
 
 def _int_spelling_error(words: list[str]) -> str | None:
@@ -386,7 +329,7 @@ def parse_type(text: str, *, structs: dict[str, str] | None = None,
         fields = None
         if _depth < 8:
             fields = parse_struct_fields(structs[name], structs=structs, aliases=aliases,
-                                         _depth=_depth + 1)
+                                         name=name, where=where, _depth=_depth + 1)
         return CType("struct", name, None, struct=name, fields=fields)
     raise _unknown(where, shown, body)
 
@@ -430,34 +373,58 @@ def _split_decl(decl: str) -> tuple[str, str | None]:
     return cleaned, None
 
 
+# a member declaration that holds no field of the layout
+_NOT_A_FIELD = re.compile(r"\b(?:static|typedef|using|friend|template)\b")
+
+
 def parse_struct_fields(body: str, *, structs: dict[str, str] | None = None,
-                        aliases: dict[str, str] | None = None,
+                        aliases: dict[str, str] | None = None, name: str = "?",
+                        where: str = "parse_struct_fields",
                         _depth: int = 0) -> tuple | None:
-    """``((name, CType), ...)`` for a plain struct body, else ``None``."""
+    """``((name, CType), ...)`` for a plain struct body (of struct ``name``), else
+    ``None``. An array member is an ``"array"`` CType of its element type.
+
+    Raises
+    ------
+    ValueError
+        (:class:`~._struct_defs.StructLayoutError`) A bit-field, or an array whose
+        size is no integer literal, in this struct or a struct it holds by value: its
+        layout cannot be checked, and a name-only check would pass a value of another
+        size. The message names ``where``, the struct and the field.
+    """
     body = strip_comments(body)
     if any(c in body for c in "(){}"):
         return None  # methods, constructors, nested definitions: layout not read
-    fields = []
-    for stmt in body.split(";"):
-        if not stmt.strip():
-            continue
-        if "[" in stmt:  # arrays: no CudaStruct field type
-            return None
-        # "float *p, q;": the type, then each declarator with its own "*"
-        first, *more = _split_top(stmt, ",")
-        tp, name = _split_decl(first)
+    stmts = member_statements(body)
+    held = [st for st in stmts if not _NOT_A_FIELD.search(st)]
+    # every field's bit-field and bounds first: refused whatever else the body holds
+    decls = []     # (type, name, extents) of each declarator
+    for st in held:
+        # "float *p, q;": the type, then each declarator with its own "*"; "float a[2], b;"
+        first, *more = _split_top(st, ",")
+        first, shape = member_declarator(first, name, where)
+        tp, fname = _split_decl(first)
+        decls.append((tp, fname, shape))
         base = re.sub(r"(?:\s|\*|\bconst\b)*$", "", tp)
-        decls = [(tp, name)] + [_split_decl(f"{base} {d}") for d in more]
-        for tp, name in decls:
-            if name is None:
-                return None
-            try:
-                ct = parse_type(tp, structs=structs, aliases=aliases, _depth=_depth)
-            except ValueError:
-                return None
-            if ct.kind == "struct" and ct.fields is None:
-                return None
-            fields.append((name, ct))
+        for d in more:
+            d, shape = member_declarator(f"{base} {d}", name, where)
+            decls.append((*_split_decl(d), shape))
+    if len(held) != len(stmts):
+        return None   # a static member, an alias, a friend: not a plain field list
+    fields = []
+    for tp, fname, shape in decls:
+        if fname is None:
+            return None
+        try:
+            ct = parse_type(tp, structs=structs, aliases=aliases, where=where,
+                            _depth=_depth)
+        except StructLayoutError:
+            raise        # a struct held by value whose layout cannot be checked
+        except ValueError:
+            return None
+        if ct.kind == "struct" and ct.fields is None:
+            return None
+        fields.append((fname, array_type(ct, shape) if shape else ct))
     return tuple(fields)
 
 

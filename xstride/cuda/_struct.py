@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 from .._core.csource import is_c_identifier
 from .._core.errors import argument_error, error, type_error, value_error
 from ._args import CudaStructValue, pack_value
-from ._signature import CType, parse_type, struct_layout, type_key
+from ._signature import (CType, array_type, declarator, parse_type, rank_value,
+                         struct_layout, type_key)
 
 __all__ = ["CudaStruct", "CudaStructValue"]
 
@@ -19,11 +22,14 @@ class CudaStruct:
     ----------
     name : str
         The C name of the struct; the kernel's parameter must have this type.
-    fields : sequence of (str, str or CudaStruct)
+    fields : sequence of (str, str or CudaStruct) or (str, str or CudaStruct, shape)
         Field names and C types, in declaration order. Types are those a kernel
         parameter may have: scalars (``"float"``, ``"long long"``, ...), pointers
         (``"const float*"``), views (``"Array2D<double>"``, ``"CArray3D<int>"``), or
-        another ``CudaStruct`` (nested by value).
+        another ``CudaStruct`` (nested by value). An array field (C's ``float x[4]``,
+        ``float m[3][3]``) is spelled ``("x", "float[4]")``, or with NumPy's
+        ``(name, type, shape)``: ``("m", "float", (3, 3))``, ``("pts", Inner, 4)``; its
+        value is a sequence of that shape (nested lists, or a NumPy array for scalars).
 
     Raises
     ------
@@ -31,7 +37,7 @@ class CudaStruct:
         ``name`` or a field is not a str / (str, type) pair.
     ValueError
         Invalid or repeated names, an unknown C type, no fields, a nested struct of
-        this struct's name (or holding one).
+        this struct's name (or holding one), an array size that is no positive integer.
 
     Notes
     -----
@@ -70,9 +76,11 @@ class CudaStruct:
         parsed: list[tuple[str, CType]] = []
         self._nested: dict[str, CudaStruct] = {}
         for item in items:
-            if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)):
-                raise type_error(label, "fields", item, "(name, C type) pairs")
-            fname, ftype = item
+            if not (isinstance(item, tuple) and len(item) in (2, 3)
+                    and isinstance(item[0], str)):
+                raise type_error(label, "fields", item, "(name, C type) pairs, or (name, "
+                                 "C type, shape) for an array field")
+            fname, ftype = item[:2]
             if not is_c_identifier(fname):
                 raise value_error(label, "fields", f"field name {fname!r} is not a valid C "
                                   "identifier")
@@ -87,10 +95,18 @@ class CudaStruct:
                 ct = ftype.ctype
                 self._nested[fname] = ftype
             elif isinstance(ftype, str):
+                ftype, shape = _bounds(ftype, label, fname)
                 ct = parse_type(ftype, where=f"{label}: field {fname!r}")
+                ct = array_type(ct, shape) if shape else ct
             else:
                 raise type_error(label, f"fields[{fname!r}]", ftype,
                                  "a C type string or a CudaStruct")
+            if len(item) == 3:
+                if ct.kind == "array":
+                    raise value_error(label, "fields", f"field {fname!r} gives its array "
+                                      f"bounds twice ({ct.text!r} and shape {item[2]!r}); "
+                                      "give them once")
+                ct = array_type(ct, _shape(item[2], label, fname))
             parsed.append((fname, ct))
         self.name = name
         self.fields: tuple[tuple[str, CType], ...] = tuple(parsed)
@@ -104,7 +120,7 @@ class CudaStruct:
     def declaration(self) -> str:
         """The C definition of the struct (nested structs are not repeated)."""
         lines = [f"struct {self.name} {{"]
-        lines += [f"    {ct.text} {fname};" for fname, ct in self.fields]
+        lines += [f"    {declarator(ct, fname)};" for fname, ct in self.fields]
         lines.append("};")
         return "\n".join(lines)
 
@@ -118,13 +134,13 @@ class CudaStruct:
     @property
     def max_view_ndim(self) -> int:
         """Largest view rank among the fields, nested structs included (0 if none)."""
-        best = 0
-        for fname, ct in self.fields:
+        def rank(ct):
             if ct.kind in ("view", "cview"):
-                best = max(best, ct.ndim)
-            elif fname in self._nested:
-                best = max(best, self._nested[fname].max_view_ndim)
-        return best
+                return ct.ndim
+            if ct.kind == "array":
+                return rank(ct.elem)
+            return max((rank(c) for _, c in ct.fields or ()), default=0)
+        return rank(self.ctype)
 
     def __call__(self, *positional, **values) -> "CudaStructValue":
         """Pack one value per field (keyword arguments) into a struct value.
@@ -174,11 +190,46 @@ class CudaStruct:
                 f"({_spelled(ct.fields)})")
 
 
+_BOUNDS = re.compile(r"((?:\[[^\[\]]*\]\s*)+)$")
+
+
+def _bounds(ftype: str, label: str, fname: str) -> tuple[str, tuple[int, ...]]:
+    """``("float", (3, 3))`` of a field type spelled ``"float[3][3]"``; each bound a
+    positive integer literal, else ``ValueError`` naming the field."""
+    m = _BOUNDS.search(ftype)
+    if m is None:
+        return ftype, ()
+    shape = []
+    for text in re.findall(r"\[([^\[\]]*)\]", m.group(1)):
+        n = rank_value(text) if text.strip() else None
+        if not n:
+            raise value_error(label, "fields", f"field {fname!r} has type {ftype!r}, whose "
+                              f"array size {text.strip()!r} is not a positive integer "
+                              "literal (write it as one, e.g. 'float[4]')")
+        shape.append(n)
+    return ftype[:m.start()], tuple(shape)
+
+
+def _shape(shape, label: str, fname: str) -> tuple[int, ...]:
+    """An array field's shape: an int or a tuple of ints, each at least 1."""
+    dims = shape if isinstance(shape, tuple) else (shape,)
+    if not dims or not all(isinstance(n, int) and not isinstance(n, bool) for n in dims):
+        raise type_error(label, f"fields[{fname!r}]", shape, "an array shape: an int or a "
+                         "non-empty tuple of ints")
+    if not all(n >= 1 for n in dims):
+        raise value_error(label, "fields", f"field {fname!r} has shape {shape!r}; an array "
+                          "field's extents are at least 1")
+    return dims
+
+
 def _spelled(fields) -> str:
     """``"int n; In {float a; float* p} i"``: the fields as declared, a nested struct's
     with its own fields (where two structs differ only inside a nested one, the names
     alone, ``In i`` and ``In i``, showed no difference)."""
-    def one(c):
-        return f"{c.text} {{{_spelled(c.fields)}}}" if c.kind == "struct" and c.fields \
-            else c.text
-    return "; ".join(f"{one(c)} {n}" for n, c in fields)
+    def one(c, n):
+        if c.kind == "array":
+            return one(c.elem, n + "".join(f"[{k}]" for k in c.shape))
+        if c.kind == "struct" and c.fields:
+            return f"{c.text} {{{_spelled(c.fields)}}} {n}"
+        return f"{c.text} {n}"
+    return "; ".join(one(c, n) for n, c in fields)

@@ -1,0 +1,186 @@
+"""Struct definitions in C text: where each one is and what its members declare.
+
+:func:`find_structs` finds every ``struct``/``class`` body of a kernel's source and
+headers (with the text that makes a layout more than its fields); :func:`member_statements`
+and :func:`member_declarator` read the members of a plain body one declarator at a
+time: an array member's extents (integer literals, ``float m[3][3]``), and the members
+whose layout cannot be checked, refused with :class:`StructLayoutError` naming the struct
+and the field: a bit-field (its packing is the compiler's choice), an array whose size is
+no integer literal (a macro or a constant: the preprocessor is not run), of no size or
+of size 0. The signature parser (``_signature.py``) reads each member's type.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .._core.csource import code_only
+from .._core.errors import error
+from ._aliases import merge_structs, rank_value
+
+__all__ = ["find_structs", "match_brace", "member_statements", "member_declarator",
+           "StructLayoutError"]
+
+_SPLICE = re.compile(r"\\\r?\n")   # a backslash-newline: one logical line (C phase 2)
+
+
+class StructLayoutError(ValueError):
+    """A member of a struct a kernel takes whose layout cannot be checked (a bit-field,
+    an array of a size that is no integer literal): the kernel is refused, where a body
+    that is no plain field list is checked by its name only."""
+
+
+def match_brace(text: str, open_at: int) -> int:
+    """Index just past the ``}`` closing the ``{`` at ``open_at`` (len(text) if none)."""
+    depth = 0
+    for i in range(open_at, len(text)):
+        c = text[i]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return len(text)
+
+
+# what may stand between "struct" and its name: alignas(16), __align__(16),
+# __attribute__((aligned(16))), [[nodiscard]]
+_STRUCT_SPEC = (r"(?:alignas|__align__|__builtin_align__|__declspec)\s*\((?:[^()]|\([^()]*\))*\)"
+                r"|__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)|\[\[[^\]]*\]\]")
+_STRUCT_HEAD = re.compile(r"\b(?:struct|class)\s+((?:(?:" + _STRUCT_SPEC + r")\s*)*)(\w+)\s*"
+                          r"(?:final\b\s*)?(:[^{;]*)?\{")
+_TYPEDEF_STRUCT = re.compile(r"\btypedef\s+struct\s*((?:(?:" + _STRUCT_SPEC + r")\s*)*)\w*\s*\{")
+# after the closing brace: "} __attribute__((packed))", "} __align__(16)" (CUDA's macro)
+_PACKED_AFTER = re.compile(r"(?:\s*(?:" + _STRUCT_SPEC + r"))+")
+
+
+_PRAGMA_PACK = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+pack[ \t]*\(([^)\n]*)\)", re.M)
+
+
+def _packing(text: str) -> list[tuple[int, str]]:
+    """``(offset, "#pragma pack(...)")`` from each ``#pragma pack`` of ``text`` on
+    where it leaves a packing in force (``""`` where it ends one): ``pack(n)``,
+    ``pack(push, n)``, ``pack(pop)``, ``pack()``."""
+    out, stack, cur = [], [], ""
+    for m in _PRAGMA_PACK.finditer(text):
+        args = [a.strip() for a in m.group(1).split(",") if a.strip()]
+        if args[:1] == ["push"]:
+            stack.append(cur)
+            args = args[1:]
+            cur = m.group(0).strip() if args else cur
+        elif args[:1] == ["pop"]:
+            cur = stack.pop() if stack else ""
+        else:
+            cur = m.group(0).strip() if args else ""
+        out.append((m.end(), cur))
+    return out
+
+
+def find_structs(text: str) -> dict[str, str]:
+    """``{name: body}`` of every ``struct``/``class`` definition in C text (comments
+    removed; braces inside string or character literals do not count).
+
+    A struct whose layout is more than its field list (a base class, an alignment or
+    packing attribute: ``struct __align__(16) P``, ``struct P : Base``, ``} __attribute__
+    ((packed))``, or a ``#pragma pack(n)`` in force where it is defined) has that text,
+    in parentheses, in front of its body: the body is then not a plain field list
+    (:func:`~._signature.parse_struct_fields` gives ``None``), and the names in it (a base class)
+    are still there for the HIP gate to follow. A name defined twice with different
+    bodies has both (:func:`~._aliases.merge_structs`): not a plain field list either.
+    """
+    text = _SPLICE.sub("", code_only(text))
+    out: dict[str, str] = {}
+
+    packing = _packing(text)
+
+    def layout(specs: str, base: str | None, start: int, end: int) -> str:
+        """The text that makes the layout more than the fields ("" if none)."""
+        after = _PACKED_AFTER.match(text, end)
+        parts = [sp for sp in re.findall(_STRUCT_SPEC, specs + (after.group(0) if after else ""))
+                 if "align" in sp or "pack" in sp]
+        parts += [p for at, p in packing if at <= start][-1:]   # a #pragma pack in force
+        return " ".join(p for p in parts + ([base.strip()] if base else []) if p)
+
+    for m in _STRUCT_HEAD.finditer(text):
+        if re.search(r"\benum\s*$", text[max(0, m.start() - 64):m.start()]):
+            continue   # "enum class E { A, B }": a scoped enum, no struct
+        end = match_brace(text, m.end() - 1)
+        extra, body = layout(m.group(1), m.group(3), m.start(), end), text[m.end():end - 1]
+        merge_structs(out, {m.group(2): f"({extra}); {body}" if extra else body})
+    for m in _TYPEDEF_STRUCT.finditer(text):
+        end = match_brace(text, m.end() - 1)
+        alias = re.compile(r"(?:" + _PACKED_AFTER.pattern + r")?\s*(\w+)\s*;").match(text, end)
+        if alias:
+            extra, body = layout(m.group(1), None, m.start(), end), text[m.end():end - 1]
+            merge_structs(out, {alias.group(1): f"({extra}); {body}" if extra else body})
+    return out
+
+
+# "public:", "private:", "protected:": no member, and no change to the order of the
+# members in memory (the Itanium C++ ABI, which NVCC and NVRTC follow, keeps it)
+_ACCESS = re.compile(r"\b(?:public|private|protected)\s*:(?!:)")
+
+
+def member_statements(body: str) -> list[str]:
+    """The member declarations of a plain struct body (code only, no braces or
+    parentheses), one a statement, without access specifiers."""
+    return [s for s in _ACCESS.sub(" ", body).split(";") if s.strip()]
+
+
+# an array declarator's bounds at the end: "x[4]", "m [3][3]"
+_BOUNDS = re.compile(r"((?:\[[^\[\]]*\]\s*)+)$")
+_INT_WORDS = {"signed", "unsigned", "char", "short", "int", "long", "bool"}
+# a bit-field's ":" (not the "::" of a qualified name)
+_BIT_FIELD = re.compile(r"(?<!:):(?!:)")
+
+
+def _field_name(decl: str) -> str:
+    """The declared name of a member declarator (its last identifier), for messages."""
+    names = re.findall(r"[^\W\d]\w*", decl)
+    return names[-1] if names else "(unnamed)"
+
+
+def member_declarator(decl: str, struct: str, where: str) -> tuple[str, tuple[int, ...]]:
+    """``(declarator without its bounds, extents)`` of one member declarator:
+    ``"float m[3][3]"`` is ``("float m", (3, 3))``, ``"int n"`` is ``("int n", ())``.
+
+    Raises
+    ------
+    StructLayoutError
+        A bit-field (``int n : 3``), or an array of no size (``float x[]``), of size 0
+        or of a size that is no integer literal (``float x[N]``, ``float x[2 * 4]``),
+        with a message that names ``where``, the struct and the field.
+    """
+    decl = decl.split("=", 1)[0].strip()
+    shown = " ".join(decl.split())
+    bit = _BIT_FIELD.search(decl)
+    if bit is not None:
+        words = re.findall(r"[^\W\d]\w*", decl[:bit.start()])
+        named = len(words) > 1 and words[-1] not in _INT_WORDS
+        which = f"field '{words[-1]}' is" if named else "has an unnamed field that is"
+        instead = f"'{decl[:bit.start()].strip()};'" if named else "'unsigned int flags;'"
+        raise error(StructLayoutError, where, f"struct '{struct}' {which} a bit-field "
+                    f"({shown!r}), which is not supported: how bit-fields are packed into "
+                    "their storage units is implementation-defined (the C and C++ standards "
+                    "leave it to the compiler), so no CudaStruct value can be checked "
+                    f"against it; declare a whole integer field (e.g. {instead}) and mask "
+                    "and shift its bits on the device")
+    bounds = _BOUNDS.search(decl)
+    if bounds is None:
+        return decl, ()
+    head = decl[:bounds.start()].strip()
+    name, shape = _field_name(head), []
+    for text in re.findall(r"\[([^\[\]]*)\]", bounds.group(1)):
+        n = rank_value(text) if text.strip() else None
+        if n is None or n == 0:
+            why = ("has no size (a flexible array member)" if not text.strip() else
+                   "has size 0 (a GNU extension)" if n == 0 else
+                   f"has size {text.strip()!r}, which is not an integer literal (the "
+                   "parser does not run the preprocessor or evaluate constants)")
+            raise error(StructLayoutError, where, f"struct '{struct}' field '{name}' "
+                        f"({shown!r}) is an array that {why}, so its layout cannot be "
+                        "checked; write each size as a positive integer literal (e.g. "
+                        f"'{head}[4]')")
+        shape.append(n)
+    return head, tuple(shape)
