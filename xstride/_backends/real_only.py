@@ -76,6 +76,17 @@ def _kind(v) -> str | None:
         return None
 
 
+def _numbers(named) -> tuple:
+    """``named`` without its None values, and the :func:`_kind` of each; ``(None, None)``
+    where an argument is no number at all (a str, an object or datetime array): then
+    the library's error is about that argument, not about a complex or bool one."""
+    named = [(name, value) for name, value in named if value is not None]
+    kinds = [_kind(value) for _, value in named]
+    if any(k is None or k not in "biufc" for k in kinds):
+        return None, None
+    return named, kinds
+
+
 def complex_argument_error(exc: Exception, qualname: str, named) -> TypeError | None:
     """The ``TypeError`` naming the first complex argument of ``named`` (``(name,
     value)`` pairs of the call) for a function of :func:`real_only` input, where the
@@ -84,9 +95,8 @@ def complex_argument_error(exc: Exception, qualname: str, named) -> TypeError | 
     stands)."""
     if not isinstance(exc, TypeError) or not real_only(qualname) or "argument '" in str(exc):
         return None
-    named = [(name, value) for name, value in named if value is not None]
-    kinds = [_kind(value) for _, value in named]
-    if any(k is None or k not in "biufc" for k in kinds):
+    named, kinds = _numbers(named)
+    if named is None:
         return None   # an argument of no number at all: the library's error stands
     func = qualname.rsplit(".", 1)[-1]
     for (name, value), kind in zip(named, kinds):
@@ -101,17 +111,19 @@ def bool_argument_error(exc: Exception, qualname: str, named) -> TypeError | Non
     dtype bool) of a function of :func:`numeric_only` input, where the library's ``exc``
     names no argument (NumPy's "The numpy boolean negative ... is not supported", dask's
     "Parameters of such types are not supported by negative" or "operand type(s) all
-    returned NotImplemented"); else None (``exc`` stands). A Python ``bool`` is an int
-    to the libraries and never reaches here."""
+    returned NotImplemented") and every argument is a number; else None (``exc``
+    stands). A Python ``bool`` is an int to the libraries and never reaches here."""
     if not isinstance(exc, TypeError) or not numeric_only(qualname) or "argument '" in str(exc):
         return None
+    named, kinds = _numbers(named)
+    if named is None:
+        return None   # subtract(b, "a"), an object array's element: not the bool's fault
     func = qualname.rsplit(".", 1)[-1]
-    for name, value in named:
-        if isinstance(value, (bool, type)) or value is None:
+    for (name, value), kind in zip(named, kinds):
+        if isinstance(value, bool):
             continue
-        if _kind(value) == "b":
+        if kind == "b":
             instead = _INSTEAD.get(func)
             return type_error(func, name, value, f"a numeric array ({func} takes no bool input"
                               + (f"; for bool, {instead}" if instead else "") + ")")
     return None
-
