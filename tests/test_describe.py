@@ -2,6 +2,7 @@
 array by its type, shape and dtype, anything else by one line of its repr."""
 
 import numpy as np
+import pytest
 
 import xstride as xp
 from xstride._core.errors import describe
@@ -21,6 +22,15 @@ def test_an_array_by_type_shape_and_dtype():
 
 def test_a_repr_of_several_lines_is_one_line():
     assert describe(Table()) == "Table a b 0 1 2 1 3 4"
+
+
+def test_a_one_line_repr_keeps_its_blanks():
+    """Only a repr of several lines is joined: the blanks of a one-line repr are the
+    argument's own (a str of two spaces was shown as one, 'yes  no' as 'yes no')."""
+    assert describe("yes  no") == "str 'yes  no'"
+    assert describe("  ") == "str '  '"
+    with pytest.raises(TypeError, match=r"^sort: argument 'stable' got str 'yes  no'; "):
+        xp.sort(np.arange(3), stable="yes  no")
 
 
 def test_a_long_repr_is_cut():

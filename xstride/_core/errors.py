@@ -36,7 +36,8 @@ def describe(obj) -> str:
         text = repr(obj)
     except Exception:
         text = f"<{type(obj).__name__} object>"
-    text = " ".join(text.split())   # a table's repr (a pandas DataFrame): one line
+    if len(text.splitlines()) > 1:   # a table's repr (a pandas DataFrame): one line; a
+        text = " ".join(text.split())   # one-line repr keeps its blanks ('a  b')
     if len(text) > 60:
         text = text[:57] + "..."
     return f"{type(obj).__name__} {text}"
