@@ -136,6 +136,11 @@ def test_a_scheduler_address_where_nothing_listens_is_refused_at_once(capsys):
     (":8786", "(it names no host)"),
     ("tcp://:8786", "(it names no host)"),
     ("tcp://[]:8786", "(it names no host)"),
+    ("tcp:// :8786", "(it names no host)"),
+    # the colons of a bracketed IPv6 host are no port's ("its port '1]' is not a number")
+    ("tcp://[::1]", "missing port number in address '[::1]'"),
+    # an empty port was still "invalid literal for int() with base 10: ''"
+    ("tcp://127.0.0.1:", "(it names no port after its colon)"),
     ("tcp://127.0.0.1:99999", "port 99999 is outside 1..65535"),
     ("inproc://x", "reachable only inside the process"),
     ("foo://bar", "unknown address scheme 'foo'"),

@@ -102,9 +102,13 @@ def _address_problem(scheduler: str) -> str:
             # the port and host as written: distributed's int() says "invalid literal
             # for int() with base 10", and an empty host waited out the whole timeout
             host, colon, port_text = scheduler.split("://", 1)[-1].rpartition(":")
-            if colon and port_text and not (port_text.isascii() and port_text.isdigit()):
+            if "]" in port_text:   # a colon inside a bracketed IPv6 host ('[::1]'): no port
+                colon = ""
+            if colon and not port_text:
+                return "it names no port after its colon"
+            if colon and not (port_text.isascii() and port_text.isdigit()):
                 return f"its port {port_text!r} is not a number"
-            if colon and not host.strip("[]"):
+            if colon and not host.strip("[] "):
                 return "it names no host"
             _, port = get_address_host_port(scheduler)
             if not 0 < port < 65536:
