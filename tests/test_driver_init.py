@@ -104,20 +104,42 @@ def test_cupy_backend_already_loaded_starts_nothing(fresh, monkeypatch):
     assert started == []
 
 
-def test_demo_starts_it_for_its_backend(monkeypatch):
+def test_demo_starts_it_for_its_backend_before_the_load(monkeypatch):
     from types import SimpleNamespace
 
     from xstride._cli import demo
 
     seen = []
     backend = registry.get("numpy")
-    monkeypatch.setattr(type(backend), "start_device_init", lambda self: seen.append(self))
-    monkeypatch.setattr(demo, "pipeline", lambda **kw: (_ for _ in ()).throw(
-        demo.DemoError("stop here")))
+    monkeypatch.setattr(type(backend), "start_device_init", lambda self: seen.append("start"))
+
+    def load(self):
+        seen.append("load")
+        raise RuntimeError("stop here")
+    monkeypatch.setattr(type(backend), "load", load)
     args = SimpleNamespace(backend="numpy", points=None, n=10, levels=3, level_stats=2,
                            seed=0, voxel=None, out=None, plot=None, json=False)
     assert demo.run(args) == 2
-    assert seen == [backend]
+    assert seen == ["start", "load"]
+
+
+@pytest.mark.parametrize("option", [{"n": 0}, {"seed": -1}, {"voxel": -1.0}])
+def test_a_bad_demo_option_starts_no_driver(monkeypatch, capsys, option):
+    """A command refused for its options ends at once: it began the driver's start
+    (cuInit and a context on device 0) and could end while the thread was inside it."""
+    from types import SimpleNamespace
+
+    from xstride._backends.cupy import CupyBackend
+    from xstride._cli import demo
+
+    started = []
+    monkeypatch.setattr(CupyBackend, "start_device_init", lambda self: started.append(self))
+    args = dict(backend="cupy", points=None, n=10, levels=3, level_stats=2, seed=0,
+                voxel=None, out=None, plot=None, json=False)
+    args.update(option)
+    assert demo.run(SimpleNamespace(**args)) == 2
+    assert "xstride demo: error: --" in capsys.readouterr().err
+    assert started == []
 
 
 @pytest.mark.gpu

@@ -213,7 +213,11 @@ def pipeline(backend: str = _backends.DEFAULT, points=None, n=None, levels: int 
     except demo_extras.OptionError as exc:
         raise DemoError(str(exc)) from None
     try:
-        _backends.get(backend).load()
+        be = _backends.get(backend)
+        # CUDA: the driver's start (about 0.2 s) overlaps CuPy's import (docs/performance.md);
+        # after the option checks, so that a bad option never touches the device
+        be.start_device_init()
+        be.load()
     except KeyError:
         raise DemoError(f"--backend must be one of {', '.join(_backends.names())}; "
                         f"got {backend!r}") from None
@@ -440,9 +444,6 @@ def error_line(problem) -> str:
 def run(args) -> int:
     """Entry point of ``python -m xstride demo``; returns the exit status."""
     progress = Progress()
-    # CUDA: the driver's start (about 0.2 s) overlaps CuPy's import (docs/performance.md)
-    if args.backend in _backends.names():
-        _backends.get(args.backend).start_device_init()
     try:
         result = pipeline(backend=args.backend, points=args.points, n=args.n, levels=args.levels,
                           level_stats=args.level_stats, seed=args.seed, progress=progress,
