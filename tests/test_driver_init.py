@@ -79,6 +79,30 @@ def test_started_once_a_process(fresh):
     assert lib.calls.count("cuInit") == 1
 
 
+def test_the_process_does_not_end_while_the_thread_is_in_the_driver():
+    """A process that ends at once (a command refused, CuPy missing) waits for the
+    thread: with a daemon thread, exit's teardown of the driver raced a cuInit or a
+    context's creation still running (here a stand-in driver whose calls take 0.3 s)."""
+    import subprocess
+    import sys
+
+    code = ("import ctypes, sys, time\n"
+            "from xstride._backends import driver_init\n"
+            "class Slow:\n"
+            "    def __getattr__(self, name):\n"
+            "        def call(*args):\n"
+            "            time.sleep(0.1)\n"
+            "            if name == 'cuDevicePrimaryCtxRetain':\n"
+            "                sys.stdout.write('retained\\n'); sys.stdout.flush()\n"
+            "            return 0\n"
+            "        return call\n"
+            "driver_init.start(lambda name: Slow())\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "retained\n"
+
+
 def test_wait_before_any_start_is_none(fresh):
     assert driver_init.wait() is None
 

@@ -11,6 +11,11 @@ driver initialised and device 0's primary context (the one it uses) already made
 The context is retained for the life of the process (the runtime retains the same
 one); where the library is missing (no NVIDIA driver, a ROCm machine) or a call fails,
 nothing happens and CuPy reports whatever is wrong as it always did.
+
+The thread is no daemon: the interpreter's exit waits for it, so that the process never
+ends (the C library's exit running the driver's own teardown) while the thread is
+still inside ``cuInit`` or the context's creation (a command that fails at once, a
+missing CuPy). The wait is what CuPy's own first call would have spent in the driver.
 """
 
 from __future__ import annotations
@@ -55,14 +60,15 @@ def _run(load) -> None:
 
 
 def start(load=ctypes.CDLL) -> threading.Thread:
-    """Begin the initialisation on a daemon thread (once a process); return the thread.
+    """Begin the initialisation on a thread (once a process), which the interpreter's
+    exit waits for; return the thread.
 
     ``load`` opens the library (``ctypes.CDLL``; tests hand a stand-in)."""
     global _thread
     with _lock:
         if _thread is None:
             _thread = threading.Thread(target=_run, args=(load,), name="xstride-driver-init",
-                                       daemon=True)
+                                       daemon=False)
             _thread.start()
         return _thread
 
