@@ -3,6 +3,7 @@ what it does with a driver library that answers, fails or is missing (stand-ins 
 ``ctypes.CDLL``; no GPU needed), and that only the CuPy backend starts it."""
 
 import ctypes
+import sys
 
 import pytest
 
@@ -115,6 +116,7 @@ def test_only_the_cupy_backend_starts_it(fresh, monkeypatch):
     assert started == []
     cupy_backend = registry.get("cupy")
     monkeypatch.setattr(cupy_backend, "_checked", None)
+    monkeypatch.delitem(sys.modules, "cupy", raising=False)   # a GPU session imported it
     cupy_backend.start_device_init()
     assert started == [True]
 
@@ -124,6 +126,20 @@ def test_cupy_backend_already_loaded_starts_nothing(fresh, monkeypatch):
     monkeypatch.setattr(driver_init, "start", lambda: started.append(True))
     cupy_backend = registry.get("cupy")
     monkeypatch.setattr(cupy_backend, "_checked", object())
+    cupy_backend.start_device_init()
+    assert started == []
+
+
+def test_cupy_imported_by_the_process_starts_nothing(fresh, monkeypatch):
+    """CuPy imported outside xstride (the backend not loaded yet): no import is left to
+    overlap, and the process may use another device than 0."""
+    import types
+
+    started = []
+    monkeypatch.setattr(driver_init, "start", lambda: started.append(True))
+    monkeypatch.setitem(sys.modules, "cupy", types.ModuleType("cupy"))
+    cupy_backend = registry.get("cupy")
+    monkeypatch.setattr(cupy_backend, "_checked", None)
     cupy_backend.start_device_init()
     assert started == []
 

@@ -99,8 +99,11 @@ class CupyBackend(Backend):
 
     def start_device_init(self) -> None:
         """The CUDA driver's ``cuInit`` and device 0's primary context on a thread
-        (:mod:`xstride._backends.driver_init`), unless CuPy is already loaded."""
-        if self._checked is None:
+        (:mod:`xstride._backends.driver_init`), unless CuPy is already imported: then
+        there is no import left to overlap, and the process may work on another device
+        than 0 (``cupy.cuda.Device(1).use()``), where a context on device 0 would only
+        take that GPU's memory."""
+        if self._checked is None and "cupy" not in sys.modules:
             from . import driver_init
 
             driver_init.start()
