@@ -3,6 +3,7 @@ what it does with a driver library that answers, fails or is missing (stand-ins 
 ``ctypes.CDLL``; no GPU needed), and that only the CuPy backend starts it."""
 
 import ctypes
+import subprocess
 import sys
 
 import pytest
@@ -28,6 +29,14 @@ class FakeDriver:
         return {"cuInit": self._call("cuInit"),
                 "cuDeviceGet": self._call("cuDeviceGet", ctypes.c_int(0)),
                 "cuDevicePrimaryCtxRetain": self._call("cuDevicePrimaryCtxRetain")}[name]
+
+
+def _in_a_fresh_process(code: str) -> str:
+    """``code`` run by a new interpreter; its stdout (it must end with status 0)."""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
 
 
 @pytest.fixture
@@ -83,10 +92,7 @@ def test_started_once_a_process(fresh):
 def test_the_process_does_not_end_while_the_thread_is_in_the_driver():
     """A process that ends at once (a command refused, CuPy missing) waits for the
     thread: with a daemon thread, exit's teardown of the driver raced a cuInit or a
-    context's creation still running (here a stand-in driver whose calls take 0.3 s)."""
-    import subprocess
-    import sys
-
+    context's creation still running (here a stand-in driver whose calls take 0.1 s each)."""
     code = ("import ctypes, sys, time\n"
             "from xstride._backends import driver_init\n"
             "class Slow:\n"
@@ -98,10 +104,7 @@ def test_the_process_does_not_end_while_the_thread_is_in_the_driver():
             "            return 0\n"
             "        return call\n"
             "driver_init.start(lambda name: Slow())\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout == "retained\n"
+    assert _in_a_fresh_process(code) == "retained\n"
 
 
 def test_wait_before_any_start_is_none(fresh):
@@ -186,18 +189,12 @@ def test_a_bad_demo_option_starts_no_driver(monkeypatch, capsys, option):
 def test_real_driver_in_a_fresh_process():
     """On a CUDA machine the thread initialises the driver and retains device 0's
     primary context, and CuPy works on after it (a fresh process: CuPy not loaded)."""
-    import subprocess
-    import sys
-
     code = ("from xstride._backends import driver_init, registry\n"
             "registry.get('cupy').start_device_init()\n"
             "import cupy\n"
             "print(driver_init.wait(60))\n"
             "print(int((cupy.arange(5) * 2).sum()))\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120)
-    assert done.returncode == 0, done.stderr
-    outcome, total = done.stdout.split()
+    outcome, total = _in_a_fresh_process(code).split()
     if outcome == "no driver library":   # a ROCm build of CuPy: nothing to start
         assert total == "20"
         return
