@@ -413,3 +413,31 @@ def test_struct_array_field_value_errors():
         T(ins=[In(a=1), 3])
     with pytest.raises(TypeError, match=r"argument 'field ins' got numpy\.ndarray"):
         T(ins=np.array([In(a=1), In(a=2)], dtype=object))
+
+
+@pytest.mark.parametrize("fields, size", [
+    ([("x", "float", (2**62,))], "18,446,744,073,709,551,616"),
+    ([("x", "float[8192]")], "32,768"),
+    ([("n", "int"), ("x", "double[4095]")], "32,768"),
+])
+def test_a_struct_past_the_parameter_limit_is_refused(fields, size):
+    """A struct larger than a kernel's parameters may hold cannot be passed by value;
+    an array field of 2**62 floats was accepted, with an itemsize of 2**64."""
+    from xstride.cuda._struct import PARAM_BYTES
+
+    assert PARAM_BYTES == 32764
+    with pytest.raises(ValueError, match=rf"^CudaStruct 'Z': argument 'fields' lays out a struct "
+                                         rf"of {size} bytes, more than a kernel's parameters "
+                                         r"may hold \(32,764 bytes"):
+        CudaStruct("Z", fields)
+
+
+def test_a_struct_at_the_parameter_limit_is_taken():
+    assert CudaStruct("Z", [("x", "float[8191]")]).itemsize == 32764
+
+
+def test_numpy_integers_give_an_array_field_shape():
+    S = CudaStruct("S", [("m", "double", (np.int64(3), np.int32(2)))])
+    assert S.itemsize == 48 and "double m[3][2];" in S.declaration()
+    with pytest.raises(TypeError, match="an array shape"):
+        CudaStruct("S", [("m", "double", (np.bool_(True),))])

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 from .._core.csource import is_c_identifier
 from .._core.errors import argument_error, error, type_error, value_error
 from ._args import CudaStructValue, pack_value
@@ -13,6 +15,11 @@ from ._signature import (CType, array_type, declarator, parse_type, rank_value,
 __all__ = ["CudaStruct", "CudaStructValue"]
 
 _LABEL = "CudaStruct"
+
+#: The most bytes a kernel's parameters may hold together: 32,764 since CUDA 12.1 on
+#: Volta and later (CUDA C++ Programming Guide, "Function Parameters"); a struct
+#: larger than that cannot be passed by value at all.
+PARAM_BYTES = 32764
 
 
 class CudaStruct:
@@ -37,7 +44,8 @@ class CudaStruct:
         ``name`` or a field is not a str / (str, type) pair.
     ValueError
         Invalid or repeated names, an unknown C type, no fields, a nested struct of
-        this struct's name (or holding one), an array size that is no positive integer.
+        this struct's name (or holding one), an array size that is no positive integer,
+        a struct of more bytes than a kernel's parameters may hold (:data:`PARAM_BYTES`).
 
     Notes
     -----
@@ -111,6 +119,11 @@ class CudaStruct:
         self.name = name
         self.fields: tuple[tuple[str, CType], ...] = tuple(parsed)
         self.offsets, self.itemsize = struct_layout(self.fields)
+        if self.itemsize > PARAM_BYTES:
+            raise value_error(label, "fields", f"lays out a struct of {self.itemsize:,} bytes, "
+                              f"more than a kernel's parameters may hold ({PARAM_BYTES:,} "
+                              "bytes since CUDA 12.1, 4,096 before); pass a pointer to "
+                              "device memory instead")
         self.ctype = CType("struct", name, None, struct=name, fields=self.fields)
 
     def __repr__(self) -> str:
@@ -213,13 +226,14 @@ def _bounds(ftype: str, label: str, fname: str) -> tuple[str, tuple[int, ...]]:
 def _shape(shape, label: str, fname: str) -> tuple[int, ...]:
     """An array field's shape: an int or a tuple of ints, each at least 1."""
     dims = shape if isinstance(shape, tuple) else (shape,)
-    if not dims or not all(isinstance(n, int) and not isinstance(n, bool) for n in dims):
+    if not dims or not all(isinstance(n, (int, np.integer)) and not isinstance(n, (bool, np.bool_))
+                           for n in dims):
         raise type_error(label, f"fields[{fname!r}]", shape, "an array shape: an int or a "
                          "non-empty tuple of ints")
     if not all(n >= 1 for n in dims):
         raise value_error(label, "fields", f"field {fname!r} has shape {shape!r}; an array "
                           "field's extents are at least 1")
-    return dims
+    return tuple(int(n) for n in dims)
 
 
 def _spelled(fields) -> str:
