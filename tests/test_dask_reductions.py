@@ -595,3 +595,25 @@ def test_fuse_per_block_reads_globals_when_computed():
         np.testing.assert_array_equal(by_arg.compute(), [0.0, 1.0, 2.0])
     finally:
         _SCALE[0] = 1.0
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.complex64,
+                                   np.complex128])
+def test_a_sum_scan_keeps_the_sign_of_a_zero_across_chunks(dtype):
+    """The carry started at +0.0, so -0.0 + -0.0 across a chunk boundary gave +0.0
+    where NumPy's scan (and the same array in one chunk) keeps -0.0."""
+    nz = complex(-0.0, -0.0) if np.dtype(dtype).kind == "c" else -0.0
+    a = np.array([[nz, nz], [nz, 1.0], [nz, -1.0], [nz, nz]], dtype=dtype)
+    for chunks in (1, 2, (3, 1)):
+        for axis in (0, 1):
+            got = xp.to_numpy(xp.cumulative_sum(_dask(a, chunks), axis=axis))
+            want = xp.cumulative_sum(a, axis=axis)
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)
+            assert np.signbit(got.real).tolist() == np.signbit(want.real).tolist()
+            assert np.signbit(got.imag).tolist() == np.signbit(want.imag).tolist()
+        # include_initial's identity stays +0.0, as NumPy's
+        head = xp.to_numpy(xp.cumulative_sum(_dask(a, chunks), axis=0, include_initial=True))
+        assert not np.signbit(head[0].real).any()
+        want = xp.cumulative_sum(a, axis=0, include_initial=True)
+        assert np.signbit(head.real).tolist() == np.signbit(want.real).tolist()

@@ -9,7 +9,9 @@ carry_j (op) last(scan(chunk_j))``; the scans and ``op`` (the namespace's ``add`
 that graph cannot carry past) are merged away first: a rechunk that moves no data.
 Integers are exact (wrapping as NumPy's), so chunk-invariant; floating-point values
 round per chunk scan and per carry, so they may differ from NumPy's sequential scan in
-the last bits. ``include_initial=True`` puts the identity first. A ``numpy.ma`` chunk's
+the last bits. A floating or complex sum carries from ``-0.0`` (the sum's exact
+identity: ``-0.0 + x`` is ``x``, a ``-0.0`` too), so a zero keeps its sign across a
+chunk boundary as in NumPy's scan (``+0.0 + -0.0`` is ``+0.0``). ``include_initial=True`` puts the identity first. A ``numpy.ma`` chunk's
 scan counts its masked elements as the identity and keeps their mask (``numpy.ma``'s
 ``cumsum``); the carry is its data, so no mask crosses to the next chunk. Lengths dask does
 not know along another axis (after boolean indexing): the scanned axis in one chunk,
@@ -72,6 +74,17 @@ def _filled(block, value, dtype, like):
     return _config.like(np.full(block.shape, value, dtype=dtype), like)
 
 
+def _carry_identity(name, out_dtype):
+    """The carry's start: the op's identity, ``-0.0`` for a floating or complex sum
+    (both parts of a complex one), which leaves every value's bits as they are."""
+    op, ident = _OP[name]
+    if op == "add" and out_dtype.kind == "f":
+        return -0.0
+    if op == "add" and out_dtype.kind == "c":
+        return complex(-0.0, -0.0)
+    return ident
+
+
 def _scan(name, x, axis, dtype, include_initial, out_dtype):
     op, ident = _OP[name]
     lengths = x.chunks[axis]
@@ -95,7 +108,8 @@ def _scan(name, x, axis, dtype, include_initial, out_dtype):
     if len(lengths) > 1 and 0 in lengths:
         kept = tuple(n for n in lengths if n) or (0,)
         x = x.rechunk({axis: kept})
-    res = cumreduction(_ChunkScan(name), _Carry(op), ident, x, axis=axis,
+    res = cumreduction(_ChunkScan(name), _Carry(op), _carry_identity(name, out_dtype), x,
+                       axis=axis,
                        dtype=out_dtype, method="sequential")
     if include_initial:
         import dask.array as da
