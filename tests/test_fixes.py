@@ -596,3 +596,16 @@ def test_fft_frequencies_take_a_real_floating_dtype(backend, name):
             got = f(5, dtype=dt)
             assert got.dtype == np.dtype(dt or np.float64)
             np.testing.assert_allclose(xp.to_numpy(got), getattr(np.fft, name)(5), rtol=1e-6)
+
+
+def test_count_nonzero_of_a_masked_array_skips_masked_elements_without_axis():
+    """NumPy's count of every element read the data under the mask: 4 for this array,
+    where its count over both axes (and the dask backend's) is 1."""
+    m = np.ma.masked_array([[1, 0, 2], [3, 4, 0]], mask=[[0, 0, 1], [1, 1, 1]])
+    assert int(xp.count_nonzero(m)) == 1
+    assert int(xp.count_nonzero(m)) == int(xp.count_nonzero(m, axis=(0, 1)))
+    assert xp.count_nonzero(m, keepdims=True).tolist() == [[1]]
+    plain = np.ma.masked_array(m.data)
+    assert int(xp.count_nonzero(plain)) == 4
+    da = pytest.importorskip("dask.array")
+    assert int(xp.count_nonzero(da.from_array(m, chunks=1, asarray=False))) == 1

@@ -21,6 +21,8 @@ Functions", "take": "if x has more than one dimension, providing an axis is requ
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from .._core.errors import (argument_error, broadcast_error, describe, error, type_error,
@@ -438,6 +440,12 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, **k
                               endpoint=bool(endpoint), **kwargs)
 
 
+def _masked(x) -> bool:
+    """Whether ``x`` is a ``numpy.ma`` masked array (``numpy.ma`` not imported: none is)."""
+    ma = sys.modules.get("numpy.ma")
+    return ma is not None and isinstance(x, ma.MaskedArray)
+
+
 def _count_nonzero_of(backend: str):
     def count_nonzero(x, /, *, axis=None, keepdims=False):
         """``count_nonzero``: ``keepdims`` a bool (passed on as a Python bool: NumPy's
@@ -445,6 +453,10 @@ def _count_nonzero_of(backend: str):
         dask's keepdims by indexing (its expand_dims refused unknown chunk lengths)."""
         check_flag("count_nonzero", "keepdims", keepdims)
         axes = normalize_axis("count_nonzero", axis, x.ndim) if hasattr(x, "ndim") else ()
+        if axis is None and backend == "numpy" and _masked(x):
+            # NumPy's count of every element reads the data under the mask (its count
+            # over axes, and the dask backend's of masked chunks, skip masked elements)
+            axis = tuple(range(x.ndim))
         if keepdims and backend == "dask" and hasattr(x, "ndim"):
             r = compat_function(backend, "count_nonzero")(x, axis=axis)
             return r[tuple(None if a in axes else slice(None) for a in range(x.ndim))]
