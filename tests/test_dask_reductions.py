@@ -617,3 +617,21 @@ def test_a_sum_scan_keeps_the_sign_of_a_zero_across_chunks(dtype):
         assert not np.signbit(head[0].real).any()
         want = xp.cumulative_sum(a, axis=0, include_initial=True)
         assert np.signbit(head.real).tolist() == np.signbit(want.real).tolist()
+
+
+@pytest.mark.parametrize("chunks", [1, 2, (2, 3)])
+@pytest.mark.parametrize("dtype", [np.int32, np.float64, np.bool_, np.complex64])
+def test_nonzero_of_masked_chunks_skips_masked_elements(dtype, chunks):
+    """dask's nonzero read the data under the mask (8 indices of this array, where
+    ``numpy.ma`` and the NumPy backend give the 6 not masked)."""
+    data = np.array([[3, 0, 2, 5], [0, 7, 0, 4], [1, 6, 8, 0]]).astype(dtype)
+    mask = np.array([[0, 1, 0, 1], [1, 0, 0, 0], [0, 0, 1, 0]], bool)
+    m = np.ma.masked_array(data, mask=mask)
+    got = xp.nonzero(da.from_array(m, chunks=chunks, asarray=False))
+    want = xp.nonzero(m)
+    assert len(got) == len(want) == 2
+    for g, w in zip(got, want):
+        g = xp.to_numpy(g)
+        assert g.dtype == w.dtype
+        assert g.tolist() == w.tolist()
+    assert len(want[0]) == 6

@@ -171,7 +171,16 @@ def nonzero(x, /):
     integer" from its ``arange`` of the indices)."""
     if not all(_known(n) for n in x.shape):
         raise _unknown_error("nonzero", x, "the indices of its elements need")
+    if get(_NAME).mask_remedy(x) is not None:
+        # masked chunks (numpy.ma): only the elements not masked count, as numpy.ma's
+        # nonzero and the NumPy backend's (dask's read the data under the mask)
+        x = x.map_blocks(_nonzero_unmasked, dtype=np.bool_, meta=np.empty((0,) * x.ndim, bool))
     return _ns().nonzero(x)
+
+
+def _nonzero_unmasked(block):
+    """A masked block's elements that are nonzero and not masked, as a plain bool block."""
+    return np.ma.filled(np.ma.asanyarray(block) != 0, False)
 
 
 def permute_dims(x, /, axes):
