@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-pytest.importorskip("dask.array")
+da = pytest.importorskip("dask.array")
 
 import xstride as xp  # noqa: E402
 
@@ -143,3 +143,28 @@ def test_signed_zeros_of_rows_selected_by_a_mask_are_the_first_zero(chunks):
     assert got.tobytes() == np.array([0.0, np.nan]).tobytes() and got.shape == want.shape
     np.testing.assert_array_equal(got, want)
     assert got_neg.tobytes() == np.array([-0.0, 1.0, 5.0]).tobytes()   # rows 0 and 2
+
+
+@pytest.mark.parametrize("name", ["unique_values", "unique_counts", "unique_inverse",
+                                  "unique_all"])
+@pytest.mark.parametrize("dtype", [np.int32, np.float64])
+def test_masked_chunks_are_refused_with_the_remedy(name, dtype):
+    """dask's unique read the data under the masks: the masked elements' values were
+    listed, counts of 0 given, and unique_all of integers failed when computed
+    ("zero-size array to reduction operation minimum"); numpy.ma's (the NumPy
+    backend's) gather the masked elements into one masked value."""
+    m = np.ma.masked_array(np.array([3, 1, 2, 1, 5, 0], dtype=dtype),
+                           mask=[0, 1, 0, 0, 1, 0])
+    d = da.from_array(m, chunks=2, asarray=False)
+    with pytest.raises(TypeError, match=rf"^{name}: argument 'x' got dask.Array\(shape=\(6,\), "
+                                        r".*expected an array without masked chunks \(pass "
+                                        r"dask.array.ma.filled\(x, v\)"):
+        getattr(xp, name)(d)
+    # the remedy runs, and the NumPy masked array keeps numpy.ma's answer
+    filled = getattr(xp, name)(da.ma.filled(d, 0))
+    want = getattr(xp, name)(m.filled(0))
+    got = filled if name == "unique_values" else filled[0]
+    want = want if name == "unique_values" else want[0]
+    assert xp.to_numpy(got).tolist() == want.tolist()
+    masked = getattr(xp, name)(m)
+    assert np.ma.is_masked(masked if name == "unique_values" else masked[0])

@@ -19,7 +19,9 @@ on an array with NaN: "zero-size array to reduction operation minimum which has 
 identity", for every one of its four arrays.) ``unique_counts``, ``unique_inverse`` and
 ``unique_all`` of an array whose lengths dask does not know (after boolean indexing)
 raise a ``ValueError`` saying so (dask's failed unclearly). -0.0 and 0.0 are one value,
-signed as the first zero of ``x`` whatever the chunks (:func:`_zero_of_first`).
+signed as the first zero of ``x`` whatever the chunks (:func:`_zero_of_first`). An array
+of ``numpy.ma`` masked chunks is a ``TypeError`` naming ``x`` (:func:`_refuse_masked`):
+dask's ``unique`` reads the data under the masks.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._core.errors import value_error
+from .._core.errors import type_error, value_error
 from .dask_standard import flat
 from .dispatch import register
 from .registry import get
@@ -131,10 +133,23 @@ def _zero_of_first(values, flat):
     return ns.where(values == 0, rep, values)
 
 
+def _refuse_masked(func: str, x) -> None:
+    """A ``TypeError`` for ``x`` of ``numpy.ma`` masked chunks: dask's ``unique`` reads
+    their data, masked elements included (``unique_values`` listed the masked elements'
+    values, ``unique_counts`` gave values counts of 0, ``unique_all`` of integers failed
+    when computed), where ``numpy.ma`` and the NumPy backend gather the masked elements
+    into one masked value."""
+    remedy = get(_NAME).mask_remedy(x)
+    if remedy is not None:
+        raise type_error(func, "x", x, f"an array without masked chunks ({remedy}, or "
+                                       "compute it and call it on the NumPy masked array)")
+
+
 def unique_values(x, /):
     """``unique_values`` of the standard on dask arrays, each NaN a value of its own (an
     array of rows selected by a boolean mask flattened by row blocks: dask's ravel of
     unknown lengths failed)."""
+    _refuse_masked("unique_values", x)
     ns = get(_NAME).namespace()
     if x.ndim > 1 and any(n != n for n in x.shape):
         x = flat(x)
@@ -160,6 +175,7 @@ def _check_known(func: str, x) -> None:
 
 def unique_counts(x, /):
     """``unique_counts`` of the standard on dask arrays, each NaN counted once."""
+    _refuse_masked("unique_counts", x)
     _check_known("unique_counts", x)
     ns = get(_NAME).namespace()
     if x.dtype.kind not in "fc":
@@ -200,6 +216,7 @@ def _values_and_inverse(x):
 def unique_inverse(x, /):
     """``unique_inverse`` of the standard on dask arrays: the k-th NaN (flattened
     order) is value ``len(non-NaN values) + k``; ``inverse_indices`` has ``x``'s shape."""
+    _refuse_masked("unique_inverse", x)
     _check_known("unique_inverse", x)
     ns = get(_NAME).namespace()
     if x.dtype.kind not in "fc":
@@ -212,6 +229,7 @@ def unique_all(x, /):
     """``unique_all`` of the standard on dask arrays, each NaN a value of its own (as
     :func:`unique_inverse`); ``indices`` (each value's first flat position) and
     ``counts`` from dask's ``unique`` of the inverse."""
+    _refuse_masked("unique_all", x)
     _check_known("unique_all", x)
     ns = get(_NAME).namespace()
     if x.dtype.kind not in "fc":
