@@ -173,3 +173,22 @@ def test_out_is_taken_exactly_where_numpy_takes_it():
                         assert getattr(xp, func)(x, axis=axis, keepdims=keepdims,
                                                  out=got) is got
                         assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("bad", [[1, 0, 2], (1, 2), range(3), 3, 2.5, True, None, "ab"],
+                         ids=["list", "tuple", "range", "int", "float", "bool", "None", "str"])
+def test_count_nonzero_refuses_what_is_no_array_as_the_reductions_do(backend, bad):
+    """NumPy's count_nonzero counted a list as an array, None as 0 and a str as 1, and
+    on the dask backend compat's made a dask array of a list, where ``sum`` (and, on
+    dask, ``sort`` or ``nonzero``) refuse them; with or without keywords."""
+    if backend == "dask":
+        pytest.importorskip("dask.array")
+    with xp.use_backend(backend):
+        for kwargs in ({}, {"axis": 0}, {"keepdims": True}):
+            with pytest.raises(TypeError, match=rf"^count_nonzero: argument 'x' got "
+                                                rf"{type(bad).__name__} .*; expected an array "
+                                                rf"of the {backend} backend \(xstride.asarray"):
+                xp.count_nonzero(bad, **kwargs)
+        assert int(xp.count_nonzero(xp.asarray([1, 0, 2]))) == 2
+    assert int(xp.count_nonzero(np.float64(2.0))) == 1   # a NumPy scalar is NumPy's 0-D

@@ -451,13 +451,19 @@ def _count_nonzero_of(backend: str):
         """``count_nonzero``: ``keepdims`` a bool (passed on as a Python bool: NumPy's
         refused a NumPy bool), ``axis`` checked as the reductions' (dask's took a list);
         dask's keepdims by indexing (its expand_dims refused unknown chunk lengths)."""
+        if not (hasattr(x, "ndim") and hasattr(x, "dtype")):
+            # a list, a tuple, a Python scalar, None: refused as the reductions refuse
+            # them (NumPy's counted them as arrays, None as 0 and a str as 1; dask's made
+            # a dask array of a list)
+            raise type_error("count_nonzero", "x", x, f"an array of the {backend} backend "
+                                                      "(xstride.asarray(x) makes one)")
         check_flag("count_nonzero", "keepdims", keepdims)
-        axes = normalize_axis("count_nonzero", axis, x.ndim) if hasattr(x, "ndim") else ()
+        axes = normalize_axis("count_nonzero", axis, x.ndim)
         if axis is None and backend == "numpy" and _masked(x):
             # NumPy's count of every element reads the data under the mask (its count
             # over axes, and the dask backend's of masked chunks, skip masked elements)
             axis = tuple(range(x.ndim))
-        if keepdims and backend == "dask" and hasattr(x, "ndim"):
+        if keepdims and backend == "dask":
             r = compat_function(backend, "count_nonzero")(x, axis=axis)
             return r[tuple(None if a in axes else slice(None) for a in range(x.ndim))]
         return compat_function(backend, "count_nonzero")(x, axis=axis, keepdims=bool(keepdims))
