@@ -192,3 +192,24 @@ def test_count_nonzero_refuses_what_is_no_array_as_the_reductions_do(backend, ba
                 xp.count_nonzero(bad, **kwargs)
         assert int(xp.count_nonzero(xp.asarray([1, 0, 2]))) == 2
     assert int(xp.count_nonzero(np.float64(2.0))) == 1   # a NumPy scalar is NumPy's 0-D
+
+
+@pytest.mark.parametrize("rule", ["default_sum_dtype", "moment_dtype"])
+def test_the_public_dtype_rules_take_the_namespace_s_dtypes_and_name_others(rule):
+    """``xp.reductions.default_sum_dtype(xp.int8)`` raised "type object 'numpy.int8' has
+    no attribute 'kind'" (the namespace's dtypes are types on NumPy), and a datetime or
+    str dtype came back as its sum's dtype."""
+    fn = getattr(xp.reductions, rule)
+    call = fn if rule == "default_sum_dtype" else (lambda dt: fn("var", dt, None))
+    want = {"default_sum_dtype": {xp.int8: np.int64, xp.uint16: np.uint64, xp.bool: np.int64,
+                                  xp.float16: np.float16, xp.complex64: np.complex64},
+            "moment_dtype": {xp.int8: np.float64, xp.uint16: np.float64, xp.bool: np.float64,
+                             xp.float16: np.float16, xp.complex64: np.float32}}[rule]
+    for dt, out in want.items():
+        assert call(dt) == np.dtype(out)
+        assert call(np.dtype(dt)) == np.dtype(out)
+        assert call(np.dtype(dt).name) == np.dtype(out)
+    for bad in (None, "foo", 3, np.dtype("M8[s]"), np.dtype("U3"), np.dtype(object)):
+        with pytest.raises(TypeError, match=rf"^{rule}: argument 'dt' got .*; expected a "
+                                            r"bool or numeric dtype of the namespace$"):
+            call(bad)

@@ -48,6 +48,7 @@ from ._core.errors import argument_error, error, immutable_error, type_error, va
 from ._core.reduction_docs import reduction_doc
 from ._plans.argreduction import check_arg_axis
 from ._plans.masked_moments import masked_moment_result
+from ._plans.rule_dtypes import input_dtype
 from ._plans.reduction import (
     check_correction,
     empty_axis_error,
@@ -85,7 +86,9 @@ _SIGNATURES = {
 def default_sum_dtype(dt: np.dtype) -> np.dtype:
     """Result dtype of sum/prod/cumulative_* without ``dtype=`` (the standard's rule, as
     ``array_api_compat.numpy`` applies it): bool and signed integers -> int64, unsigned
-    integers -> uint64, floating point and complex -> itself."""
+    integers -> uint64, floating point and complex -> itself (``dt``: a dtype of the
+    namespace or a NumPy dtype; another is a ``TypeError``)."""
+    dt = input_dtype("default_sum_dtype", dt)
     if dt.kind in "bi":
         return np.dtype(np.int64)
     if dt.kind == "u":
@@ -97,6 +100,7 @@ def moment_dtype(func: str, dt: np.dtype, dtype) -> np.dtype:
     """Result dtype of mean/var/std: ``dtype=``, else floating inputs keep their dtype,
     complex ones too for mean (var/std: the real dtype of their precision), and
     integers give float64 (NumPy)."""
+    dt = input_dtype("moment_dtype", dt)
     if dt.kind == "c":
         default = dt if func == "mean" else np.dtype(f"f{dt.itemsize // 2}")
     else:
