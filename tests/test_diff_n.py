@@ -43,3 +43,22 @@ def test_diff_takes_counts(backend, n):
     want = np.diff(a, n=int(n))
     assert got.shape == want.shape and got.dtype == want.dtype
     np.testing.assert_array_equal(xp.to_numpy(got), want)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("n", [0, 1, 2])
+def test_diff_refuses_a_0d_x_for_every_n(backend, n):
+    """NumPy's diff gave a 0-D ``x`` back for ``n=0`` (before it looked at ``x``'s
+    dimensions) where the dask backend's refused it; for ``n >= 1`` both refused it."""
+    x = _wrap(backend, np.asarray(3.5))
+    with xp.use_backend(backend):
+        with pytest.raises(ValueError, match=r"^diff: argument 'x' is 0-D; diff takes arrays "
+                                             r"of at least one dimension$"):
+            xp.diff(x, n=n)
+
+
+def test_diff_of_a_list_with_n_0_is_an_array():
+    """NumPy's diff gave the list itself back for ``n=0`` (an array for ``n >= 1``)."""
+    got = xp.diff([1, 2, 4], n=0)
+    assert isinstance(got, np.ndarray) and got.tolist() == [1, 2, 4]
+    assert xp.diff([1, 2, 4]).tolist() == [1, 2]

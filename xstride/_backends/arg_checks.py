@@ -480,11 +480,15 @@ def from_dlpack(x, /, *, device=None, copy=None):
 
 
 def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
-    """``diff`` of the standard on NumPy arrays: ``axis`` checked first (as ``sort``'s,
-    for an ``x`` of at least one dimension), then ``n`` and the shapes of ``prepend``
-    and ``append`` (:func:`check_diff`)."""
-    if getattr(x, "ndim", 0) >= 1:   # NumPy's own message for a 0-D x or a list
-        check_diff(x, axis, n, prepend, append)
+    """``diff`` of the standard on NumPy arrays: ``x`` of at least one dimension,
+    ``axis`` checked first (as ``sort``'s), then ``n`` and the shapes of ``prepend`` and
+    ``append`` (:func:`check_diff`)."""
+    if not hasattr(x, "ndim"):
+        x = np.asanyarray(x)   # a list (NumPy's diff with n=0 gave the list back)
+    if x.ndim == 0:
+        # as the dask backend's, for every n (NumPy's gave a 0-D x back for n=0)
+        raise value_error("diff", "x", "is 0-D; diff takes arrays of at least one dimension")
+    check_diff(x, axis, n, prepend, append)
     ends = {k: v for k, v in (("prepend", prepend), ("append", append)) if v is not None}
     return _numpy("diff")(x, axis=axis, n=n, **ends)   # NumPy's prepends a None given
 
