@@ -635,3 +635,24 @@ def test_nonzero_of_masked_chunks_skips_masked_elements(dtype, chunks):
         assert g.dtype == w.dtype
         assert g.tolist() == w.tolist()
     assert len(want[0]) == 6
+
+
+@pytest.mark.parametrize("name", ["argmin", "argmax"])
+@pytest.mark.parametrize("kwargs", [{"axis": 1}, {"axis": -2, "keepdims": True}, {}])
+def test_argminmax_over_an_empty_axis_beside_unknown_lengths_is_refused(name, kwargs):
+    """After boolean indexing (shape (nan, 0, 3)) the fast path took x.size (NaN) as
+    non-zero and skipped the empty-selection check: argmin over the axis of length 0
+    gave -1 for every row, where NumPy and the NumPy backend raise ValueError."""
+    a = np.ones((4, 0, 3))
+    sel = np.array([True, False, True, True])
+    x = da.from_array(a, chunks=(2, 1, 1))[da.from_array(sel, chunks=2)]
+    assert np.isnan(x.shape[0])
+    with pytest.raises(ValueError, match=rf"^{name}: argument 'x' of shape \(nan, 0, 3\) has "
+                                         r"the zero-size axis 1 in the reduction"):
+        getattr(xp, name)(x, **kwargs)
+    with pytest.raises(ValueError, match=rf"^{name}: .* zero-size axis 1"):
+        getattr(xp, name)(a[sel], **kwargs)
+    # an axis of known, non-zero length beside the unknown one still reduces
+    b = np.arange(12.0).reshape(4, 3)
+    got = getattr(xp, name)(da.from_array(b, chunks=2)[da.from_array(sel, chunks=2)], axis=1)
+    assert xp.to_numpy(got).tolist() == getattr(xp, name)(b[sel], axis=1).tolist()

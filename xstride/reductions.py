@@ -158,7 +158,7 @@ def _arg_rules(func: str, x, axis, keepdims) -> tuple:
     _check_real(func, x)
     _check_bool(func, "keepdims", keepdims)
     axes = check_arg_axis(func, axis, x.ndim)
-    if x.size == 0 and math.prod(x.shape[a] for a in axes) == 0:
+    if any(x.shape[a] == 0 for a in axes):   # (dask's unknown lengths are NaN, its size too)
         raise empty_axis_error(func, x.shape, axes)
     return axes
 
@@ -450,7 +450,7 @@ def _library_functions(be) -> tuple[dict, dict]:
     def argminmax(func):
         def impl(x, /, *, axis=None, keepdims=False, **kwargs):
             if (type(x) is nd and type(axis) is int and type(keepdims) is bool
-                    and not kwargs and x.size and x.dtype.kind in "biuf"
+                    and not kwargs and x.size > 0 and x.dtype.kind in "biuf"
                     and -x.ndim <= axis < x.ndim):   # nothing to refuse: one axis
                 return libs[func](x, axis=axis + x.ndim if axis < 0 else axis,
                                   keepdims=keepdims)
