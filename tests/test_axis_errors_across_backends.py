@@ -399,3 +399,16 @@ def test_permute_dims_of_too_few_or_too_many_axes_names_axes_alike(backend, axes
                                                    f"{axes!r}; expected a permutation of the "
                                                    "2 axes of x")):
         xp.permute_dims(x, axes)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_an_integer_array_of_axes_is_an_axis_argument_on_dask_too(name):
+    """A 1-D NumPy integer array given for an axis beside dask arrays was refused as
+    arrays of two backends ("x is dask, axis is numpy; move them to one backend
+    first"), where the NumPy backend names the argument; it is the argument's own
+    ``TypeError`` there too (both backends refuse what NumPy's checks refuse)."""
+    exc = both(name, np.array([1]))
+    assert "cannot be mixed" not in str(exc[1]), str(exc[1])
+    if isinstance(exc[0], TypeError) and str(exc[0]).startswith(f"{_func(name)}: argument"):
+        assert type(exc[1]) is TypeError, (name, exc)
+        assert str(exc[1]).startswith(f"{_func(name)}: argument '{_arg(name)}' got "), exc

@@ -342,9 +342,10 @@ def backend_of(func: str, named_arrays, default: str | None = None) -> str:
     named_arrays : iterable of (name, value)
         Arguments to inspect; lists and tuples are searched one level deep.
         Non-arrays (Python scalars, dtypes, None) are ignored; NumPy scalars
-        (``numpy.float64(1.0)``), and 0-D NumPy arrays given for an axis argument
-        (``axis=numpy.asarray(1)``, ``axis_values.py``), count only when no argument is
-        an array, since CuPy takes them as scalars and they name axes, not data.
+        (``numpy.float64(1.0)``), and NumPy arrays given for an axis argument
+        (``axis=numpy.asarray(1)``, ``axis_values.py``; of more dimensions, for the
+        function's axis check to name), count only when no argument is an array, since
+        CuPy takes them as scalars and they name axes, not data.
     default : str, optional
         Returned when no argument is an array; the active backend if omitted.
 
@@ -368,9 +369,9 @@ def backend_of(func: str, named_arrays, default: str | None = None) -> str:
             if isinstance(item, np.generic):  # a scalar to CuPy too: weak, like 2.0
                 numpy_scalar = True
                 continue
-            if axis and is_0d(item):   # axis=numpy.asarray(1): an axis, as 1 is
-                numpy_scalar = True       # (axis_values.py)
-                continue
+            if axis and type(item) is np.ndarray:   # axis=numpy.asarray(1): an axis, as
+                numpy_scalar = True                 # 1 is (axis_values.py); of more
+                continue                            # dimensions, for the axis check
             b = backend_of_array(item)
             if b is not None:
                 seen.append((label, b))
