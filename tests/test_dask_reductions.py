@@ -656,3 +656,17 @@ def test_argminmax_over_an_empty_axis_beside_unknown_lengths_is_refused(name, kw
     b = np.arange(12.0).reshape(4, 3)
     got = getattr(xp, name)(da.from_array(b, chunks=2)[da.from_array(sel, chunks=2)], axis=1)
     assert xp.to_numpy(got).tolist() == getattr(xp, name)(b[sel], axis=1).tolist()
+
+
+@pytest.mark.parametrize("axis", [None, (0, 1), 0])
+def test_count_nonzero_keepdims_of_all_masked_chunks_keeps_int64(axis):
+    """The count of a selection all masked is numpy.ma's masked constant (a float64):
+    with keepdims the dask backend indexed it into float64 blocks of an array declared
+    int64; the NumPy backend's (numpy.ma's) is an int64 masked array."""
+    m = np.ma.masked_array([[1, 0, 2], [3, 4, 0]], mask=True)
+    got = xp.count_nonzero(da.from_array(m, chunks=1, asarray=False), axis=axis,
+                           keepdims=True)
+    want = xp.count_nonzero(m, axis=axis, keepdims=True)
+    computed = got.compute()
+    assert got.dtype == computed.dtype == want.dtype == np.int64
+    assert np.ma.getmaskarray(computed).tolist() == np.ma.getmaskarray(want).tolist()

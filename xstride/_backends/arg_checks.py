@@ -446,6 +446,10 @@ def _masked(x) -> bool:
     return ma is not None and isinstance(x, ma.MaskedArray)
 
 
+def _as_dtype(block, dt):
+    return block if block.dtype == dt else block.astype(dt)
+
+
 def _count_nonzero_of(backend: str):
     def count_nonzero(x, /, *, axis=None, keepdims=False):
         """``count_nonzero``: ``keepdims`` a bool (passed on as a Python bool: NumPy's
@@ -465,7 +469,12 @@ def _count_nonzero_of(backend: str):
             axis = tuple(range(x.ndim))
         if keepdims and backend == "dask":
             r = compat_function(backend, "count_nonzero")(x, axis=axis)
-            return r[tuple(None if a in axes else slice(None) for a in range(x.ndim))]
+            out = r[tuple(None if a in axes else slice(None) for a in range(x.ndim))]
+            if _masked(getattr(x, "_meta", None)):
+                # the count of a selection all masked is numpy.ma's masked constant, a
+                # float64: indexed, it made float64 blocks of an array declared int64
+                out = out.map_blocks(_as_dtype, dt=r.dtype, dtype=r.dtype)
+            return out
         return compat_function(backend, "count_nonzero")(x, axis=axis, keepdims=bool(keepdims))
     return count_nonzero
 
