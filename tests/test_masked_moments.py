@@ -52,3 +52,25 @@ def test_an_all_masked_reduction_and_a_given_dtype_are_numpy_mas():
     assert xp.mean(_masked("float32"), dtype=np.float64).dtype == np.float64
     plain = np.ones(4, np.float32)          # plain arrays: NumPy's own, unchanged
     assert xp.mean(plain).dtype == xp.var(plain, axis=0).dtype == np.float32
+
+
+@pytest.mark.parametrize("dtype, out", [
+    (d, o) for d in ("float32", "int32", "complex64", "float64")
+    for o in ("float16", "float32", "complex64", "complex128")
+    if np.dtype(d).kind != "c" or np.dtype(o).kind == "c"])   # (a real one is refused)
+@pytest.mark.parametrize("func", ["mean", "var", "std"])
+def test_a_floating_dtype_argument_is_the_result_dtype(dtype, func, out):
+    """numpy.ma's mean/var/std divide by an integer count: ``dtype=float32`` gave
+    float64 (complex64 complex128), where NumPy's of a plain array and the dask
+    backend's of masked chunks give the dtype asked for."""
+    m = _masked(dtype)
+    for kw in ({"axis": 1}, {"axis": 0, "keepdims": True}, {}):
+        got = getattr(xp, func)(m, dtype=out, **kw)
+        plain = getattr(np, func)(m.filled(1), dtype=out, **kw)
+        assert got.dtype == plain.dtype == np.dtype(out), (kw, got.dtype)
+        ref = getattr(np.ma, func)(m, dtype=out, **kw)
+        if np.ndim(ref):
+            assert isinstance(got, np.ma.MaskedArray)
+            np.testing.assert_array_equal(np.ma.getmaskarray(got), np.ma.getmaskarray(ref))
+        np.testing.assert_allclose(np.ma.filled(got, 0), np.ma.filled(ref, 0).astype(out),
+                                   rtol=1e-2 if out == "float16" else 1e-6)

@@ -442,8 +442,8 @@ def _library_functions(be) -> tuple[dict, dict]:
                 if "correction" in kwargs:
                     check_correction(func, kwargs["correction"])
             res = _given_keepdims(libs[func], x, axis, keepdims, kwargs)
-            if moment and type(x) is not nd and kwargs.get("dtype") is None:
-                return masked_moment_result(func, x, res)
+            if moment and type(x) is not nd:
+                return masked_moment_result(func, x, res, kwargs.get("dtype"))
             return res
         return impl
 
