@@ -74,3 +74,20 @@ def test_a_floating_dtype_argument_is_the_result_dtype(dtype, func, out):
             np.testing.assert_array_equal(np.ma.getmaskarray(got), np.ma.getmaskarray(ref))
         np.testing.assert_allclose(np.ma.filled(got, 0), np.ma.filled(ref, 0).astype(out),
                                    rtol=1e-2 if out == "float16" else 1e-6)
+
+
+@pytest.mark.parametrize("out", ["int8", "int64", "uint16"])
+def test_an_integer_dtype_argument_of_mean_is_the_result_dtype(out):
+    """numpy.ma's mean divides its sum in that dtype by an integer count: a float64
+    quotient, where NumPy's of a plain array and the dask backend's truncate it into
+    the dtype asked for (the same values)."""
+    data = np.array([[1.5, 2.5, -1.5, 7.9], [-2.5, 3.3, 8.8, 1.0]])
+    m = np.ma.masked_array(data, mask=[[0, 1, 0, 0], [0, 0, 0, 1]])
+    for kw in ({"axis": 0}, {"axis": 1, "keepdims": True}, {}):
+        got = xp.mean(m, dtype=out, **kw)
+        assert got.dtype == np.dtype(out), (kw, got.dtype)
+        want = np.ma.mean(m, dtype=out, **kw)
+        np.testing.assert_array_equal(np.ma.filled(got, 0),
+                                      np.ma.filled(want, 0).astype(out))
+    assert xp.mean(m, axis=1, dtype=out).tolist() == [
+        np.mean(np.array([1.5, -1.5, 7.9]), dtype=out), np.mean(data[1, :3], dtype=out)]

@@ -23,16 +23,18 @@ def masked_moment_result(func: str, x, res, dtype=None):
     """``res``, the library's ``func`` (``"mean"``, ``"var"``, ``"std"``) of ``x``, in the
     standard's dtype where ``x`` is a ``numpy.ma`` array of floating or complex data, or
     in a floating or complex ``dtype=`` given (NumPy's of a plain array, and the dask
-    backend's: ``numpy.ma`` gave float64 for ``dtype=float32``); anything else (an
-    integer or bool ``dtype=``, and the ``masked`` constant of an all-masked reduction)
-    as it is."""
+    backend's: ``numpy.ma`` gave float64 for ``dtype=float32``; ``mean``'s integer one
+    too); anything else (``var``/``std`` of an integer or bool ``dtype=``, and the
+    ``masked`` constant of an all-masked reduction) as it is."""
     ma = sys.modules.get("numpy.ma")   # not imported: nothing is masked
     if ma is None or not isinstance(x, ma.MaskedArray) or res is ma.masked:
         return res
     dt = np.dtype(x.dtype)
     if dtype is not None:
         want = np.dtype(dtype)
-        if want.kind not in "fc":
+        # an integer mean truncates numpy.ma's quotient of the sum in that dtype, as
+        # NumPy's casts its own; var/std of an integer or bool dtype= stay numpy.ma's
+        if want.kind not in "fc" and not (func == "mean" and want.kind in "iu"):
             return res
     elif dt.kind not in "fc":
         return res
