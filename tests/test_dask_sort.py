@@ -272,3 +272,23 @@ def test_docstrings_say_what_dask_arrays_do_in_the_morton_functions_and_the_sort
         assert "NumPy and CuPy arrays mixed" not in text
         assert "arrays of different backends mixed (NumPy, CuPy, dask" in text
     assert "sorted at the call" in section(alg.sort_by_key, "Returns", "Raises")
+
+
+@pytest.mark.parametrize("descending", [False, True])
+@pytest.mark.parametrize("axis", [-1, 0, None])
+def test_argsort_of_masked_chunks_warns_nothing_and_equals_numpy(axis, descending):
+    """compat's argsort cast the masked meta (fill value 1e20) to int64 at the call:
+    "RuntimeWarning: invalid value encountered in cast"; the indices are a plain
+    array, numpy.ma's order (masked elements last ascending)."""
+    import warnings
+
+    m = np.ma.masked_array([[3.0, 1, 2], [5, 1, 0]], mask=[[0, 1, 0], [0, 0, 1]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = xp.argsort(da.from_array(m, chunks=1, asarray=False), axis=axis,
+                         descending=descending)
+        computed = got.compute()
+    want = xp.argsort(m, axis=axis, descending=descending)
+    assert type(computed) is type(want) is np.ndarray
+    assert got.dtype == computed.dtype == want.dtype
+    assert computed.tolist() == want.tolist()

@@ -329,6 +329,11 @@ def _one_block(x):
 def argsort(x, /, *, axis=-1, descending=False, stable=True):
     """``argsort`` of the standard on dask arrays; ``axis`` checked first, as ``sort``'s."""
     x, axis = _sort_input("argsort", x, axis, descending, stable)
+    if get(_NAME).mask_remedy(x) is not None:
+        # masked chunks (numpy.ma): their argsort is a plain array of indices; compat's
+        # cast the masked meta to int64, which warned "invalid value encountered in
+        # cast" of its fill value at the call. The same blocks under a plain meta
+        x = get(_NAME).load().Array(x.dask, x.name, x.chunks, meta=np.ma.getdata(x._meta))
     return _ns().argsort(x, axis=axis, descending=descending, stable=stable)
 
 
