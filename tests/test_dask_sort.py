@@ -292,3 +292,20 @@ def test_argsort_of_masked_chunks_warns_nothing_and_equals_numpy(axis, descendin
     assert type(computed) is type(want) is np.ndarray
     assert got.dtype == computed.dtype == want.dtype
     assert computed.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_argsort_of_complex_chunks_warns_nothing_and_equals_numpy(dtype):
+    """compat's argsort cast the complex meta to int64 at the call: "ComplexWarning:
+    Casting complex values to real discards the imaginary part"."""
+    import warnings
+
+    a = np.array([[1 + 1j, 1 - 1j, 0], [2j, np.nan, -1]], dtype)
+    for axis in (-1, 0, None):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = xp.argsort(da.from_array(a, chunks=1), axis=axis, descending=True)
+            computed = got.compute()
+        want = xp.argsort(a, axis=axis, descending=True)
+        assert got.dtype == computed.dtype == want.dtype
+        assert computed.tolist() == want.tolist()

@@ -329,11 +329,16 @@ def _one_block(x):
 def argsort(x, /, *, axis=-1, descending=False, stable=True):
     """``argsort`` of the standard on dask arrays; ``axis`` checked first, as ``sort``'s."""
     x, axis = _sort_input("argsort", x, axis, descending, stable)
-    if get(_NAME).mask_remedy(x) is not None:
-        # masked chunks (numpy.ma): their argsort is a plain array of indices; compat's
-        # cast the masked meta to int64, which warned "invalid value encountered in
-        # cast" of its fill value at the call. The same blocks under a plain meta
-        x = get(_NAME).load().Array(x.dask, x.name, x.chunks, meta=np.ma.getdata(x._meta))
+    # compat's argsort makes its meta by casting x's to int64: a masked meta (numpy.ma)
+    # warned "invalid value encountered in cast" of its fill value at the call (and the
+    # indices of masked blocks are a plain array), a complex one "ComplexWarning:
+    # Casting complex values to real discards the imaginary part". The same blocks go
+    # under a plain real meta, which only names the indices' array type
+    meta = np.ma.getdata(x._meta) if get(_NAME).mask_remedy(x) is not None else x._meta
+    if meta.dtype.kind == "c":
+        meta = meta.real
+    if meta is not x._meta:
+        x = get(_NAME).load().Array(x.dask, x.name, x.chunks, meta=meta)
     return _ns().argsort(x, axis=axis, descending=descending, stable=stable)
 
 
