@@ -199,3 +199,26 @@ def test_real_driver_in_a_fresh_process():
         assert total == "20"
         return
     assert (outcome, total) == ("ok", "20")
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
+def test_a_forked_child_starts_afresh(fresh):
+    """The parent's thread and outcome are not the child's: a child forked after the
+    start sees none (it would otherwise wait on a thread it does not have)."""
+    import os
+
+    lib = FakeDriver()
+    driver_init.start(lambda name: lib).join()
+    assert driver_init.outcome == "ok"
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:   # the child: report what it sees, then leave at once
+        os.close(read)
+        os.write(write, repr((driver_init._thread, driver_init.outcome)).encode())
+        os._exit(0)
+    os.close(write)
+    seen = os.read(read, 200).decode()
+    os.close(read)
+    os.waitpid(pid, 0)
+    assert seen == "(None, None)"
+    assert driver_init.outcome == "ok"   # the parent keeps its own

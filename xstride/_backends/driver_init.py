@@ -21,6 +21,7 @@ missing CuPy). The wait is what CuPy's own first call would have spent in the dr
 from __future__ import annotations
 
 import ctypes
+import os
 import threading
 
 __all__ = ["start", "wait"]
@@ -32,6 +33,17 @@ _lock = threading.Lock()
 _thread: threading.Thread | None = None
 #: What the thread found: None until it ends, then ``"ok"`` or why it stopped.
 outcome: str | None = None
+
+
+def _forget() -> None:
+    """In a forked child: no thread of this process has started anything (the parent's
+    thread is not in the child, and CUDA does not carry across a fork)."""
+    global _lock, _thread, outcome
+    _lock, _thread, outcome = threading.Lock(), None, None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget)
 
 
 def _init(load=ctypes.CDLL) -> str:
