@@ -118,3 +118,21 @@ def test_morton_page_says_which_positions_and_backends_it_takes():
         .compute().tolist() == want.tolist()
     with pytest.raises(TypeError, match="arrays from different backends cannot be mixed"):
         alg.morton_keys(pts, da.zeros(2), [1, 1], 5)
+
+
+def test_api_page_names_every_public_name_of_the_extension_namespaces():
+    """A docs probe: docs/api.md is the map of the API, yet ``xp.kernel_testing``'s
+    ``feature_available`` (in its ``__all__``) and ``xp.fusion.Fused`` (what ``xp.fuse``
+    returns) were named on no line of it. Every name of the ``__all__`` of the
+    namespaces the page lists name by name appears on the page."""
+    import importlib
+
+    text = (DOCS / "api.md").read_text()
+    missing = []
+    for name in ("algorithms", "cuda", "rng", "kernel_testing", "fusion"):
+        module = importlib.import_module(f"xstride.{name}")
+        assert module.__all__, name
+        missing += [f"{name}.{n}" for n in module.__all__
+                    if not re.search(rf"(?<![\w.]){re.escape(n)}\b", text)
+                    and not re.search(rf"\b{name}\.{re.escape(n)}\b", text)]
+    assert missing == []
