@@ -71,6 +71,25 @@ def test_bench_help_lists_the_known_benchmark_names():
     assert "known: " + ", ".join(names) in text
 
 
+@pytest.mark.parametrize("command, words", [
+    ("info", "the capability table"),
+    ("demo", "the end-to-end particle pipeline"),
+    ("bench", "run the benchmarks of benchmarks/"),
+])
+def test_each_subcommand_help_says_what_it_does_and_where_its_page_is(command, words):
+    """A new-user probe: ``python -m xstride demo --help`` (and ``info``'s, ``bench``'s)
+    was the usage and the options only, with nothing saying what the command does or
+    which page tells more; the top-level ``--help`` had a line for each."""
+    r = subprocess.run([sys.executable, "-m", "xstride", command, "--help"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    text = " ".join(r.stdout.split())
+    head = text[:text.index("options:")]
+    assert words.lower() in head.lower()
+    page = {"info": "docs/api.md", "demo": "docs/demo.md", "bench": "docs/performance.md"}
+    assert page[command] in head
+
+
 @pytest.mark.slow
 def test_bench_overhead_runs_and_prints_table():
     r = subprocess.run([sys.executable, "-m", "xstride", "bench", "overhead"],

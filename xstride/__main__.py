@@ -35,7 +35,11 @@ def main(argv=None) -> int:
     parser = _Parser(prog="python -m xstride", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p_info = sub.add_parser("info", help="backend, versions, devices and the capability table")
+    p_info = sub.add_parser(
+        "info", help="backend, versions, devices and the capability table",
+        description="Print the active backend, the versions of xstride and its libraries, "
+                    "the GPU and the capability table (what HIP refuses, the host loops "
+                    "in use); exits 0 without a GPU. docs/api.md, 'Command line'.")
     p_info.add_argument("--json", action="store_true", help="print one JSON object")
     p_info.add_argument("--kernels", action="store_true",
                         help="run a short workload and list the kernels it compiles, with "
@@ -48,14 +52,24 @@ def main(argv=None) -> int:
     from ._cli import dask_options as _dask_options
     from ._cli import demo as _demo
 
-    p_demo = sub.add_parser("demo", help="the end-to-end particle pipeline")
+    p_demo = sub.add_parser(
+        "demo", help="the end-to-end particle pipeline",
+        description="The end-to-end particle pipeline: Philox points in the unit cube (or "
+                    "a point file), bounding box, Morton keys, sort_by_key, occupancy, "
+                    "reductions and the Morton tree, each stage timed; on NumPy, CuPy or a "
+                    "dask cluster. docs/demo.md.")
     _demo.add_arguments(p_demo)
     _dask_options.add_arguments(p_demo)  # --workers, --scheduler, ... of --backend dask
 
     from ._cli.bench import known_names as _bench_names
 
     known = _bench_names()
-    p_bench = sub.add_parser("bench", help="run the benchmarks of benchmarks/ that apply here")
+    p_bench = sub.add_parser(
+        "bench", help="run the benchmarks of benchmarks/ that apply here",
+        description="Run the benchmarks of benchmarks/ (from a checkout) that apply on this "
+                    "machine: those that time CuPy only are skipped without a GPU (one line "
+                    "says why). "
+                    "docs/performance.md.")
     p_bench.add_argument("names", nargs="*", metavar="name",
                          help="benchmark names (default: all); known: "
                               + (", ".join(known) if known else
