@@ -62,3 +62,12 @@ def test_diff_of_a_list_with_n_0_is_an_array():
     got = xp.diff([1, 2, 4], n=0)
     assert isinstance(got, np.ndarray) and got.tolist() == [1, 2, 4]
     assert xp.diff([1, 2, 4]).tolist() == [1, 2]
+
+
+@pytest.mark.parametrize("x", [None, "abc", 5, 2.5, {"a": 1}])
+def test_diff_of_no_array_is_a_type_error_naming_x(x):
+    """``np.asanyarray`` made a 0-D array of None, a str or a Python scalar, so diff said
+    "argument 'x' is 0-D" of an argument that is no array at all."""
+    with pytest.raises(TypeError, match=r"^diff: argument 'x' got .*; expected an array of "
+                                        r"the numpy backend \(xstride\.asarray\(x\) makes one\)$"):
+        xp.diff(x)

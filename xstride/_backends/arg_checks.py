@@ -493,6 +493,11 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
     ``axis`` checked first (as ``sort``'s), then ``n`` and the shapes of ``prepend`` and
     ``append`` (:func:`check_diff`)."""
     if not hasattr(x, "ndim"):
+        if not isinstance(x, (list, tuple)):
+            # None, a str, a Python scalar: no array (np.asanyarray made a 0-D one, so
+            # diff(None) said "argument 'x' is 0-D"), refused as sort and the reductions do
+            raise type_error("diff", "x", x, "an array of the numpy backend "
+                                             "(xstride.asarray(x) makes one)")
         x = np.asanyarray(x)   # a list (NumPy's diff with n=0 gave the list back)
     if x.ndim == 0:
         # as the dask backend's, for every n (NumPy's gave a 0-D x back for n=0)
