@@ -441,3 +441,21 @@ def test_numpy_integers_give_an_array_field_shape():
     assert S.itemsize == 48 and "double m[3][2];" in S.declaration()
     with pytest.raises(TypeError, match="an array shape"):
         CudaStruct("S", [("m", "double", (np.bool_(True),))])
+
+
+def test_a_launch_walks_no_scalar_array_field(monkeypatch):
+    """The device check of every launch walked each element of an array field of
+    numbers (about 2 ms for a ``float[8000]``), though numbers live on no device; only
+    array fields of pointers, views or structs are walked."""
+    from xstride.cuda import _args
+
+    In = CudaStruct("In", [("a", "float")])
+    S = CudaStruct("S", [("n", "int"), ("x", "float[8000]"), ("m", "short", (2, 3)),
+                         ("ins", In, 2)])
+    v = S(n=1, x=np.zeros(8000, np.float32), m=[[1, 2, 3], [4, 5, 6]], ins=[In(a=1), In(a=2)])
+    walked = []
+    real = _args.array_items
+    monkeypatch.setattr(_args, "array_items",
+                        lambda ct, *a: walked.append(ct.text) or real(ct, *a))
+    v.check_device(0, "k", "p")
+    assert walked == ["In[2]"]

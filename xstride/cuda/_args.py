@@ -295,6 +295,10 @@ def check_device(ct: CType, value, label: str, arg: str, device: int) -> None:
         value.check_device(device, label, arg)
         return
     if ct.kind == "array":
+        if ct.elem.kind == "scalar":
+            # numbers live on no device: walking a float[8000] field's elements (labels
+            # and all) cost milliseconds on every launch, for nothing to check
+            return
         for where, item in array_items(ct, value, label, arg):
             check_device(ct.elem, item, label, where, device)
         return
