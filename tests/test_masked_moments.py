@@ -91,3 +91,18 @@ def test_an_integer_dtype_argument_of_mean_is_the_result_dtype(out):
                                       np.ma.filled(want, 0).astype(out))
     assert xp.mean(m, axis=1, dtype=out).tolist() == [
         np.mean(np.array([1.5, -1.5, 7.9]), dtype=out), np.mean(data[1, :3], dtype=out)]
+
+
+def test_a_bool_dtype_argument_of_mean_is_the_result_dtype():
+    """numpy.ma's mean with ``dtype=bool`` gave a float64 quotient (0.5), where NumPy's of
+    a plain array and the dask backend's of masked chunks give a bool (any unmasked
+    element nonzero): the quotient cast to bool is that value."""
+    data = np.array([[0, 3, 0], [0, 0, 5], [0, 0, 0]])
+    m = np.ma.masked_array(data, mask=[[0, 0, 0], [0, 0, 1], [1, 0, 0]])
+    for kw in ({"axis": 1}, {"axis": 0, "keepdims": True}, {}):
+        got = xp.mean(m, dtype=xp.bool, **kw)
+        assert got.dtype == np.dtype(bool), (kw, got.dtype)
+    assert xp.mean(m, axis=1, dtype=xp.bool).tolist() == [True, False, False]
+    assert xp.mean(m, axis=1, dtype=xp.bool).tolist() == [
+        np.mean(np.array([0, 3, 0]), dtype=bool), np.mean(np.array([0, 0]), dtype=bool),
+        np.mean(np.array([0, 0]), dtype=bool)]

@@ -23,8 +23,8 @@ def masked_moment_result(func: str, x, res, dtype=None):
     """``res``, the library's ``func`` (``"mean"``, ``"var"``, ``"std"``) of ``x``, in the
     standard's dtype where ``x`` is a ``numpy.ma`` array of floating or complex data, or
     in a floating or complex ``dtype=`` given (NumPy's of a plain array, and the dask
-    backend's: ``numpy.ma`` gave float64 for ``dtype=float32``; ``mean``'s integer one
-    too); anything else (``var``/``std`` of an integer or bool ``dtype=``, and the
+    backend's: ``numpy.ma`` gave float64 for ``dtype=float32``; ``mean``'s integer or
+    bool one too); anything else (``var``/``std`` of an integer or bool ``dtype=``, and the
     ``masked`` constant of an all-masked reduction) as it is."""
     ma = sys.modules.get("numpy.ma")   # not imported: nothing is masked
     if ma is None or not isinstance(x, ma.MaskedArray) or res is ma.masked:
@@ -32,9 +32,9 @@ def masked_moment_result(func: str, x, res, dtype=None):
     dt = np.dtype(x.dtype)
     if dtype is not None:
         want = np.dtype(dtype)
-        # an integer mean truncates numpy.ma's quotient of the sum in that dtype, as
-        # NumPy's casts its own; var/std of an integer or bool dtype= stay numpy.ma's
-        if want.kind not in "fc" and not (func == "mean" and want.kind in "iu"):
+        # an integer (or bool) mean casts numpy.ma's quotient of the sum in that dtype,
+        # as NumPy's casts its own; var/std of an integer or bool dtype= stay numpy.ma's
+        if want.kind not in "fc" and not (func == "mean" and want.kind in "iub"):
             return res
     elif dt.kind not in "fc":
         return res
