@@ -213,3 +213,15 @@ def test_the_public_dtype_rules_take_the_namespace_s_dtypes_and_name_others(rule
         with pytest.raises(TypeError, match=rf"^{rule}: argument 'dt' got .*; expected a "
                                             r"bool or numeric dtype of the namespace$"):
             call(bad)
+
+
+@pytest.mark.parametrize("rule", ["default_sum_dtype", "moment_dtype"])
+@pytest.mark.parametrize("bad", [("i4", -1), ("f8", (2, "a")), {"names": ["a"]}])
+def test_the_public_dtype_rules_name_what_numpy_dtype_refuses_with_value_error(rule, bad):
+    """``numpy.dtype`` refuses some specs with ``ValueError`` ("invalid shape in
+    fixed-type tuple"), which came through bare, naming neither the rule nor ``dt``."""
+    fn = getattr(xp.reductions, rule)
+    call = fn if rule == "default_sum_dtype" else (lambda dt: fn("var", dt, None))
+    with pytest.raises(TypeError, match=rf"^{rule}: argument 'dt' got .*; expected a "
+                                        r"bool or numeric dtype of the namespace$"):
+        call(bad)

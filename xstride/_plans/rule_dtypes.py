@@ -24,7 +24,7 @@ def input_dtype(func: str, dt) -> np.dtype:
     ``func`` naming ``dt``."""
     try:
         out = dt if isinstance(dt, np.dtype) else None if dt is None else np.dtype(dt)
-    except TypeError:
+    except (TypeError, ValueError):   # ValueError: np.dtype(("i4", -1)), bad offsets
         out = None
     if out is None or out.kind not in _NUMERIC:
         raise type_error(func, "dt", dt, "a bool or numeric dtype of the namespace")
