@@ -412,3 +412,17 @@ def test_an_integer_array_of_axes_is_an_axis_argument_on_dask_too(name):
     if isinstance(exc[0], TypeError) and str(exc[0]).startswith(f"{_func(name)}: argument"):
         assert type(exc[1]) is TypeError, (name, exc)
         assert str(exc[1]).startswith(f"{_func(name)}: argument '{_arg(name)}' got "), exc
+
+
+@pytest.mark.parametrize("axes", [np.array([1, 0]), np.array([-1, 0]), np.array([0, 1])])
+def test_permute_dims_takes_a_1d_integer_array_of_axes_on_dask_too(axes):
+    """The NumPy backend's permute_dims (NumPy's transpose) takes a 1-D integer array of
+    axes; the dask backend's check read it as one axis and refused it ("expected a
+    tuple of ints"), once the backend lookup let the array through to it."""
+    import dask.array as da
+
+    x = np.arange(6.0).reshape(2, 3)
+    want = xp.permute_dims(x, axes)
+    got = xp.permute_dims(da.from_array(x, chunks=1), axes)
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(xp.to_numpy(got), want)

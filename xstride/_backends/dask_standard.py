@@ -190,7 +190,10 @@ def permute_dims(x, /, axes):
     a tuple of one): out of range ``AxisError``, repeated or missing ``ValueError``."""
     if axes is None:   # NumPy's and dask's: the axes reversed
         return _ns().permute_dims(x, axes)
-    items = tuple(axes) if isinstance(axes, (tuple, list)) else (axes,)
+    # a 1-D NumPy array of axes is a sequence of them, as NumPy's transpose (and the
+    # NumPy backend's permute_dims) takes it
+    seq = isinstance(axes, (tuple, list)) or type(axes) is np.ndarray and axes.ndim == 1
+    items = tuple(axes) if seq else (axes,)
     try:
         if any(isinstance(a, bool) for a in items):
             raise TypeError
