@@ -426,3 +426,17 @@ def test_permute_dims_takes_a_1d_integer_array_of_axes_on_dask_too(axes):
     got = xp.permute_dims(da.from_array(x, chunks=1), axes)
     assert got.shape == want.shape
     np.testing.assert_array_equal(xp.to_numpy(got), want)
+
+
+@pytest.mark.parametrize("axis", [np.asarray([1]), np.asarray([[0, 1]])])
+def test_an_array_of_axes_beside_cupy_arrays_stays_a_mixed_call(fake_cupy, axis):
+    """CuPy's roll and count_nonzero take any sequence of axes without the checks the
+    NumPy and dask backends' functions get, so beside a CuPy array a NumPy array of
+    axes is still refused as a call of two backends (a 0-D one is an axis, as an int)."""
+    from xstride._backends.select import backend_of
+
+    x = fake_cupy.zeros((2, 3), dtype=np.float32)
+    with pytest.raises(TypeError, match=r"^roll: arrays from different backends cannot be "
+                                        r"mixed \(x is cupy, axis(\[0\])? is numpy\)"):
+        backend_of("roll", [("x", x), ("axis", axis)])
+    assert backend_of("roll", [("x", x), ("axis", np.asarray(1))]) == "cupy"

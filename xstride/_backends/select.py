@@ -345,7 +345,9 @@ def backend_of(func: str, named_arrays, default: str | None = None) -> str:
         (``numpy.float64(1.0)``), and NumPy arrays given for an axis argument
         (``axis=numpy.asarray(1)``, ``axis_values.py``; of more dimensions, for the
         function's axis check to name), count only when no argument is an array, since
-        CuPy takes them as scalars and they name axes, not data.
+        CuPy takes them as scalars and they name axes, not data. Beside CuPy arrays an
+        array of axes of one or more dimensions is refused as a mixed call (CuPy's
+        functions would take it as a sequence of axes unchecked).
     default : str, optional
         Returned when no argument is an array; the active backend if omitted.
 
@@ -356,6 +358,7 @@ def backend_of(func: str, named_arrays, default: str | None = None) -> str:
         and its backend.
     """
     seen: list[tuple[str, str]] = []
+    axis_arrays: list[tuple[str, str]] = []   # NumPy arrays of axes, of 1 or more dims
     numpy_scalar = False
     for name, value in named_arrays:
         if isinstance(value, (list, tuple)):
@@ -371,7 +374,9 @@ def backend_of(func: str, named_arrays, default: str | None = None) -> str:
                 continue
             if axis and type(item) is np.ndarray:   # axis=numpy.asarray(1): an axis, as
                 numpy_scalar = True                 # 1 is (axis_values.py); of more
-                continue                            # dimensions, for the axis check
+                if item.ndim:                       # dimensions, for the axis check
+                    axis_arrays.append((label, "numpy"))
+                continue
             b = backend_of_array(item)
             if b is not None:
                 seen.append((label, b))
@@ -383,6 +388,10 @@ def backend_of(func: str, named_arrays, default: str | None = None) -> str:
     for _, b in seen[1:]:
         if b != first:
             raise mixed_backends_error(func, seen)
+    if axis_arrays and first == "cupy":
+        # CuPy's roll, count_nonzero, ... take any sequence of axes without the checks
+        # the NumPy and dask backends' functions get: an array of axes stays refused there
+        raise mixed_backends_error(func, seen + axis_arrays)
     return first
 
 
