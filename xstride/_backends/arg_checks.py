@@ -446,8 +446,13 @@ def _masked(x) -> bool:
     return ma is not None and isinstance(x, ma.MaskedArray)
 
 
-def _as_dtype(block, dt):
-    return block if block.dtype == dt else block.astype(dt)
+def _unmasked_nonzero(block):
+    """A plain bool array: where ``block`` (a ``numpy.ma`` array, or a plain one) is
+    nonzero and not masked."""
+    ma = sys.modules.get("numpy.ma")
+    if ma is None or not isinstance(block, ma.MaskedArray):
+        return block != 0
+    return ma.filled(block != 0, False)
 
 
 def _count_nonzero_of(backend: str):
@@ -463,18 +468,17 @@ def _count_nonzero_of(backend: str):
                                                       "(xstride.asarray(x) makes one)")
         check_flag("count_nonzero", "keepdims", keepdims)
         axes = normalize_axis("count_nonzero", axis, x.ndim)
-        if axis is None and backend == "numpy" and _masked(x):
-            # NumPy's count of every element reads the data under the mask (its count
-            # over axes, and the dask backend's of masked chunks, skip masked elements)
-            axis = tuple(range(x.ndim))
+        if _masked(x) or _masked(getattr(x, "_meta", None)):
+            # masked elements are not counted: the count is of a plain bool array, the
+            # mask read as False (NumPy's count of every element read the data under the
+            # mask; numpy.ma's counts over axes gave its masked constant, a float64, for
+            # a selection all masked, where the count is 0)
+            x = (_unmasked_nonzero(x) if backend == "numpy"
+                 else x.map_blocks(_unmasked_nonzero, dtype=np.bool_,
+                                   meta=np.empty((0,) * x.ndim, np.bool_)))
         if keepdims and backend == "dask":
             r = compat_function(backend, "count_nonzero")(x, axis=axis)
-            out = r[tuple(None if a in axes else slice(None) for a in range(x.ndim))]
-            if _masked(getattr(x, "_meta", None)):
-                # the count of a selection all masked is numpy.ma's masked constant, a
-                # float64: indexed, it made float64 blocks of an array declared int64
-                out = out.map_blocks(_as_dtype, dt=r.dtype, dtype=r.dtype)
-            return out
+            return r[tuple(None if a in axes else slice(None) for a in range(x.ndim))]
         return compat_function(backend, "count_nonzero")(x, axis=axis, keepdims=bool(keepdims))
     return count_nonzero
 
