@@ -8,16 +8,11 @@ import pytest
 import xstride as xp
 from xstride._backends.real_only import numeric_only
 
+from tests.test_real_only_errors import _on   # the argument on either backend
+
 BACKENDS = ["numpy", "dask"]
 BOOL = np.array([True, False, True])
 INT = np.array([1, 2, 3])
-
-
-def _on(backend, a):
-    if backend == "numpy" or not isinstance(a, np.ndarray):
-        return a
-    with xp.use_backend("dask", chunks=2):
-        return xp.asarray(a)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
