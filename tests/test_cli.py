@@ -351,3 +351,13 @@ def test_the_commands_own_errors_have_the_same_prefix(capsys, tmp_path, argv, li
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith(line.format(missing=missing)), err
+
+
+def test_version_prints_the_version_and_exits_0(capsys):
+    import xstride
+    from xstride.__main__ import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out == f"xstride {xstride.__version__}\n"

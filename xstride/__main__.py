@@ -33,6 +33,9 @@ class _Parser(argparse.ArgumentParser):
 
 def main(argv=None) -> int:
     parser = _Parser(prog="python -m xstride", description=__doc__)
+    from . import __version__
+
+    parser.add_argument("--version", action="version", version=f"xstride {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p_info = sub.add_parser(
