@@ -448,6 +448,22 @@ def test_unknown_lengths_where_they_are_not_needed(call):
     np.testing.assert_array_equal(h, want)
 
 
+@pytest.mark.parametrize("axis", [1, -1])
+def test_repeat_along_a_known_axis_in_several_blocks_of_unknown_rows(axis):
+    """dask's repeat joins the pieces of an axis in several blocks with concatenate,
+    which refused the unknown lengths of the rows: "Tried to concatenate arrays with
+    unknown shape (nan, 2)", naming an option xstride's repeat does not take."""
+    a = np.arange(24.0).reshape(6, 4)
+    x = _d(a, (2, 1))
+    y = x[x[:, 0] > 1]
+    with xp.use_backend("dask"):
+        got = xp.repeat(y, 3, axis=axis)
+    want = np.repeat(a[1:], 3, axis=axis)
+    h = xp.to_numpy(got)
+    assert got.dtype == h.dtype == want.dtype
+    np.testing.assert_array_equal(h, want)
+
+
 # ------------------------------------------------------------------ permute_dims, arange
 @pytest.mark.parametrize("axes, cls, match", [
     ((0, 2), np.exceptions.AxisError, "2 is out of range for an array of 2 dimensions"),

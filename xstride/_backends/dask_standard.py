@@ -444,8 +444,10 @@ def repeat(x, repeats, /, *, axis=None):
     if axis is None:
         x, axis = reshape(x, (-1,)), 0   # rows of unknown lengths: flattened per block
     ax = normalize_one_axis("repeat", axis, x.ndim)
-    if not _known(x.shape[ax]) and isinstance(repeats, (int, np.integer)):
-        # dask's needs the lengths; each block repeated on its own is the same array
+    if not all(_known(n) for n in x.shape) and isinstance(repeats, (int, np.integer)):
+        # dask's needs the lengths (of the other axes too: it joins the repeated pieces
+        # of an axis in several blocks with concatenate, which refuses unknown lengths);
+        # each block repeated on its own is the same array
         chunks = x.chunks[:ax] + (tuple(n * repeats for n in x.chunks[ax]),) + x.chunks[ax + 1:]
         return x.map_blocks(_repeat_block, int(repeats), ax, chunks=chunks, dtype=x.dtype)
     return ns.repeat(x, repeats, axis=axis)
