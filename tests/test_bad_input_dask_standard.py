@@ -610,3 +610,28 @@ def test_concat_of_lengths_that_differ_off_the_axis_names_them(shapes, axis, dim
     with xp.use_backend("dask"):
         got = xp.concat([y, y], axis=0)
     np.testing.assert_array_equal(xp.to_numpy(got), np.concatenate([a, a]))
+
+
+@pytest.mark.parametrize("name", ["tril", "triu"])
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_triangles_of_complex_chunks_warn_nothing_and_equal_numpy(name, dtype):
+    """dask's built its mask by an arange on the complex meta: "ComplexWarning: Casting
+    complex values to real discards the imaginary part" at every call."""
+    import warnings
+
+    a = (np.arange(30.0) - 3j * np.arange(30.0)).astype(dtype).reshape(2, 3, 5)
+    for k in (0, -1, 2):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = getattr(xp, name)(_d(a, (1, 2, 2)), k=k)
+            h = xp.to_numpy(got)
+        want = getattr(np, name)(a, k=k)
+        assert got.dtype == h.dtype == want.dtype
+        np.testing.assert_array_equal(h, want)
+    masked = np.ma.masked_array(a[0], mask=a[0].real > 8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        h = xp.to_numpy(getattr(xp, name)(_d(masked, 2)))
+    want = getattr(np, name)(masked)
+    np.testing.assert_array_equal(np.ma.getdata(h), np.ma.getdata(want))
+    np.testing.assert_array_equal(np.ma.getmaskarray(h), np.ma.getmaskarray(want))
