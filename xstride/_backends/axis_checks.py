@@ -31,6 +31,7 @@ from .._core.errors import type_error, value_error
 from .._plans.reduction import normalize_axis
 from .dispatch import compat_function, register
 from .registry import get
+from .numpy_masked import masked_among
 
 __all__ = ["flip", "expand_dims", "check_squeeze", "squeeze", "refuse_bool_axis"]
 
@@ -96,6 +97,8 @@ def refuse_bool_axis(func: str, arg: str, value, expected: str) -> None:
 
 def _stack_numpy(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     refuse_bool_axis("stack", "axis", axis, _ONE)
+    if out is None and dtype is None and masked_among(arrays):
+        return np.ma.stack(arrays, axis=axis)   # NumPy's dropped the masks (numpy_masked.py)
     return compat_function("numpy", "stack")(arrays, axis=axis, out=out, dtype=dtype,
                                               casting=casting)
 

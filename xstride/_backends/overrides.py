@@ -15,6 +15,7 @@ standard (``dask_take_along``: ``take_along_axis``, which dask lacks); ``dask_li
 ``squeeze``'s on both, ``stack``, ``unstack``, ``moveaxis`` refusing a bool axis;
 ``reshape_checks``: ``reshape``'s ``shape`` on NumPy checked as on dask; ``numpy_unique``:
 the NumPy backend's set functions of floating arrays, their zero and NaNs as dask's;
+``numpy_masked``: the NumPy backend's ``concat`` (and ``stack``) of masked arrays;
 ``tile_checks``: ``tile``'s ``repetitions`` on NumPy and dask; ``isin_checks``: ``isin``'s
 ``invert`` a bool, by keyword, on NumPy and dask; ``round_checks``: ``round``'s
 ``decimals`` on NumPy and dask). None of them imports CuPy at
@@ -39,5 +40,6 @@ register_on_first_lookup(f"{__package__}.fixes", f"{__package__}.complex_special
                          f"{__package__}.clip_checks",
                          f"{__package__}.fft_fixes",
                          f"{__package__}.axis_checks", f"{__package__}.reshape_checks",
-                         f"{__package__}.numpy_unique", f"{__package__}.tile_checks",
+                         f"{__package__}.numpy_unique", f"{__package__}.numpy_masked",
+                         f"{__package__}.tile_checks",
                          f"{__package__}.isin_checks", f"{__package__}.round_checks")
