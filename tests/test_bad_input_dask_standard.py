@@ -635,3 +635,29 @@ def test_triangles_of_complex_chunks_warn_nothing_and_equal_numpy(name, dtype):
     want = getattr(np, name)(masked)
     np.testing.assert_array_equal(np.ma.getdata(h), np.ma.getdata(want))
     np.testing.assert_array_equal(np.ma.getmaskarray(h), np.ma.getmaskarray(want))
+
+
+@pytest.mark.parametrize("shape", [(4, 5, 2), (5, 2), (1, 2)])
+def test_broadcast_to_of_unknown_lengths_says_to_compute_them(shape):
+    """dask's said "cannot broadcast shape (nan, 2) to shape (4, 5, 2)", as if the shapes
+    did not broadcast; once computed the lengths broadcast as NumPy's."""
+    a, y = _selected()
+    with xp.use_backend("dask"):
+        with pytest.raises(ValueError, match=r"broadcast_to: argument 'x' has shape \(nan, 2\), "
+                                             r"with lengths dask does not know .*broadcast to "
+                                             rf"{re.escape(str(shape))} needs; call "
+                                             r"x.compute_chunk_sizes\(\) first"):
+            xp.broadcast_to(y, shape)
+        y.compute_chunk_sizes()
+        if shape[-2] == 5:
+            got = xp.broadcast_to(y, shape)
+            np.testing.assert_array_equal(xp.to_numpy(got), np.broadcast_to(a, shape))
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (5, 1), (2,), (5, 1, 1)])
+def test_broadcast_to_of_unknown_lengths_that_cannot_broadcast(shape):
+    """A known length that differs from the target's stays the broadcast error."""
+    _, y = _selected()
+    with xp.use_backend("dask"):
+        with pytest.raises(ValueError, match="broadcast_to: cannot broadcast shape"):
+            xp.broadcast_to(y, shape)

@@ -41,7 +41,7 @@ __all__ = ["check_take", "check_take_along_axis", "check_repeats", "check_dask_r
            "check_shift", "check_sorted_x1", "check_sorter", "check_axis", "check_flag",
            "check_sort_args", "sort_descending", "check_step", "check_diff_ends",
            "check_diff", "check_dask_diff", "check_triangle", "check_meshgrid", "check_linspace",
-           "check_concat_shapes"]
+           "check_concat_shapes", "check_unknown_broadcast_to"]
 
 
 def _integer_dtype(v) -> bool:
@@ -274,6 +274,21 @@ def check_triangle(func: str, x, k) -> int:
                                      "needs; call x.compute_chunk_sizes() first")
     rows, cols = x.shape[-2:]
     return max(-int(rows), min(int(k), int(cols)))
+
+
+def check_unknown_broadcast_to(shape, target) -> None:
+    """``broadcast_to`` of a dask array of ``shape`` with lengths dask does not know (NaN,
+    after boolean indexing), which dask's broadcast refused as "cannot broadcast shape
+    (nan,) to shape (2, 5)", as if the shapes did not broadcast: where no known length
+    conflicts with ``target``, a ``ValueError`` saying to compute the lengths."""
+    if not any(n != n for n in shape) or len(shape) > len(target):
+        return
+    if any(n == n and n != 1 and n != t for n, t in zip(shape[::-1], target[::-1])):
+        return   # (nan, 3) to (5, 2): no length computed would make it broadcast
+    raise value_error("broadcast_to", "x", f"has shape {tuple(shape)}, with lengths dask does "
+                                           "not know (as after boolean indexing), which its "
+                                           f"broadcast to {tuple(target)} needs; call "
+                                           "x.compute_chunk_sizes() first")
 
 
 def check_meshgrid(arrays) -> None:

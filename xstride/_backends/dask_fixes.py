@@ -48,7 +48,7 @@ from .._chunked import _config as _chunked_config
 from .._chunked.chunks import (chunks_of_no_element, fit_chunks, fit_option,
                                without_empty_chunks as _merged)
 from .arange_checks import arange_args, bool_range, check_arange, wide_ints, wide_plan
-from .arg_checks import check_linspace, check_meshgrid
+from .arg_checks import check_linspace, check_meshgrid, check_unknown_broadcast_to
 from .fill_checks import (check_fill_fits, check_fill_type, check_int_fill, check_int_items,
                           int_fill_dtype)
 from .dask import check_chunks
@@ -475,7 +475,11 @@ def broadcast_to(x, /, shape):
         check_length("broadcast_to", "shape", n, shape)
     items = tuple(operator.index(n) for n in items)
     checked_size("broadcast_to", "shape", items, getattr(x, "itemsize", 1))
-    return get(_NAME).namespace().broadcast_to(x, items)
+    try:
+        return get(_NAME).namespace().broadcast_to(x, items)
+    except ValueError:
+        check_unknown_broadcast_to(x.shape, items)
+        raise
 
 
 def _broadcast(func: str, arrays, call):
