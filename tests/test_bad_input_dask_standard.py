@@ -661,3 +661,24 @@ def test_broadcast_to_of_unknown_lengths_that_cannot_broadcast(shape):
     with xp.use_backend("dask"):
         with pytest.raises(ValueError, match="broadcast_to: cannot broadcast shape"):
             xp.broadcast_to(y, shape)
+
+
+@pytest.mark.parametrize("axis", [1, -1])
+def test_concat_off_unknown_lengths_says_to_compute_them(axis):
+    """Rows selected by a mask joined by columns: dask's said "Tried to concatenate
+    arrays with unknown shape (nan, 2). Two solutions: 1. Force concatenation pass
+    allow_unknown_chunksizes=True", an option xstride's concat does not take (and whose
+    blocks dask cannot check line up); along the unknown axis the join still works."""
+    a, y = _selected()
+    with xp.use_backend("dask"):
+        with pytest.raises(ValueError, match=r"concat: argument 'arrays' holds shapes "
+                                             r"\(nan, 2\), \(nan, 2\), with lengths dask does "
+                                             r"not know .* off the concatenation axis 1, .*"
+                                             r"compute_chunk_sizes\(\) on each first"):
+            xp.concat([y, y * 2], axis=axis)
+        got = xp.concat([y, y * 2], axis=0)
+        assert xp.concat([y], axis=axis) is not None
+        y.compute_chunk_sizes()
+        joined = xp.concat([y, y * 2], axis=axis)
+    np.testing.assert_array_equal(xp.to_numpy(got), np.concatenate([a, a * 2], axis=0))
+    np.testing.assert_array_equal(xp.to_numpy(joined), np.concatenate([a, a * 2], axis=axis))

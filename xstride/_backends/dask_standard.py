@@ -427,7 +427,21 @@ def concat(arrays, /, *, axis=0):
                             if get(_NAME).owns(a)):
         arrays, axis = [reshape(a, (-1,)) if get(_NAME).owns(a) else a
                         for a in arrays], 0
-    return _ns().concat(check_concat_shapes(arrays, axis), axis=axis)   # dask's: no message
+    arrays = check_concat_shapes(arrays, axis)
+    shapes = [getattr(a, "shape", None) for a in arrays]
+    if (isinstance(axis, (int, np.integer)) and not isinstance(axis, bool) and len(arrays) > 1
+            and None not in shapes and len({len(t) for t in shapes}) == 1
+            and -len(shapes[0]) <= axis < len(shapes[0])):
+        ax = int(axis) % len(shapes[0])
+        if not all(_known(n) for t in shapes for d, n in enumerate(t) if d != ax):
+            # dask's: "Tried to concatenate arrays with unknown shape", naming its
+            # allow_unknown_chunksizes, which joins blocks it cannot check line up
+            raise value_error("concat", "arrays", f"holds shapes {', '.join(map(str, shapes))}, "
+                                                  "with lengths dask does not know (as after "
+                                                  "boolean indexing) off the concatenation axis "
+                                                  f"{ax}, which the join needs; call "
+                                                  "x.compute_chunk_sizes() on each first")
+    return _ns().concat(arrays, axis=axis)   # dask's: no message
 
 
 def repeat(x, repeats, /, *, axis=None):
