@@ -682,3 +682,23 @@ def test_concat_off_unknown_lengths_says_to_compute_them(axis):
         joined = xp.concat([y, y * 2], axis=axis)
     np.testing.assert_array_equal(xp.to_numpy(got), np.concatenate([a, a * 2], axis=0))
     np.testing.assert_array_equal(xp.to_numpy(joined), np.concatenate([a, a * 2], axis=axis))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("axis", [None, 0, 1, -1])
+def test_take_of_complex_chunks_warns_nothing_and_equals_numpy(dtype, axis):
+    """dask's gather declared its int64 block offsets on the complex meta: "ComplexWarning:
+    Casting complex values to real discards the imaginary part" at every call."""
+    import warnings
+
+    a = (np.arange(6.0) - 2j * np.arange(6.0)).astype(dtype).reshape(2, 3)
+    if axis is None:
+        a = a[0]
+    idx = np.array([0, 1, -1, 0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = xp.take(_d(a, 1), _d(idx, 3), axis=axis)
+        h = xp.to_numpy(got)
+    want = np.take(a, idx, axis=axis)
+    assert got.dtype == h.dtype == want.dtype
+    np.testing.assert_array_equal(h, want)
