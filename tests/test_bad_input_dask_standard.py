@@ -702,3 +702,20 @@ def test_take_of_complex_chunks_warns_nothing_and_equals_numpy(dtype, axis):
     want = np.take(a, idx, axis=axis)
     assert got.dtype == h.dtype == want.dtype
     np.testing.assert_array_equal(h, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.int32])
+def test_take_of_masked_chunks_warns_nothing_and_equals_numpy(dtype):
+    """dask's gather cast the masked meta (fill value 1e20) to int64 for its block
+    offsets: "RuntimeWarning: invalid value encountered in cast" at every call."""
+    import warnings
+
+    a = np.ma.masked_array(np.arange(1, 7).astype(dtype), mask=[1, 0, 0, 1, 0, 0])
+    idx = np.array([0, 2, -1, 3])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        h = xp.to_numpy(xp.take(da.from_array(a, chunks=2), _d(idx, 3)))
+    want = np.take(a, idx)
+    assert h.dtype == want.dtype
+    assert np.ma.getmaskarray(h).tolist() == np.ma.getmaskarray(want).tolist() == [1, 0, 0, 1]
+    assert np.ma.getdata(h).tolist() == np.ma.getdata(want).tolist()

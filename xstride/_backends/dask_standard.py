@@ -163,12 +163,14 @@ def take(x, indices, /, *, axis=None):
         ax = normalize_one_axis("take", ax, x.ndim)
         indices = indices.map_blocks(_index_in_range, n=x.shape[ax], axis=ax,
                                      dtype=indices.dtype, meta=indices._meta)
-        if x.dtype.kind == "c":
+        if x.dtype.kind == "c" or get(_NAME).mask_remedy(x) is not None:
             # dask's gather declares its int64 block offsets on x's meta, cast: at every
             # call "ComplexWarning: Casting complex values to real discards the
-            # imaginary part" of a meta, no element (the values are x's)
+            # imaginary part", or for masked chunks "invalid value encountered in cast"
+            # (the fill value), of a meta, no element (the values are x's)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+                warnings.simplefilter("ignore", RuntimeWarning)
                 return _ns().take(x, indices, axis=ax)
     return _ns().take(x, indices, axis=ax)
 
