@@ -63,3 +63,20 @@ def test_tile_of_a_tuple_of_ints_skips_the_check(monkeypatch):
     assert xp.tile(np.arange(3), (0, 2)).shape == (0, 6)
     with pytest.raises(AssertionError, match="check_repetitions ran"):
         xp.tile(np.arange(3), (-1,))
+
+
+@pytest.mark.parametrize("repetitions", [(1, 2), (2,), 2, (3, 1, 2), (2, 3), (2, 1), ()])
+def test_dask_tile_of_rows_selected_by_a_mask(repetitions):
+    """dask's tile of an array whose lengths dask does not know (rows selected by a
+    boolean mask) refused every count past the first axis: "Tried to concatenate
+    arrays with unknown shape (nan, 3)", naming an option tile does not take."""
+    da = pytest.importorskip("dask.array")
+    a = np.arange(24.0).reshape(8, 3)
+    x = da.from_array(a, chunks=(3, 2))
+    y = x[x[:, 0] > 8]
+    assert y.shape[0] != y.shape[0]   # NaN: not known
+    got = xp.tile(y, repetitions)
+    want = np.tile(a[3:], repetitions)
+    h = xp.to_numpy(got)
+    assert got.dtype == h.dtype == want.dtype
+    np.testing.assert_array_equal(h, want)

@@ -51,6 +51,24 @@ def _counts(repetitions) -> bool:
     return True
 
 
+def _unknown_lengths_tile(x, repetitions, concat):
+    """``tile`` of a dask array ``x`` with lengths dask does not know (NaN, after boolean
+    indexing) by positive counts: along each axis ``x`` joined to copies of itself by
+    ``concat`` (dask's ``concatenate``), whose blocks line up since they are ``x``'s own
+    (dask's ``tile`` refused them, "Tried to concatenate arrays with unknown shape",
+    along every axis but the first). ``None`` where it does not apply."""
+    counts = tuple(repetitions) if isinstance(repetitions, (tuple, list)) else (repetitions,)
+    if all(n == n for n in x.shape) or 0 in counts:
+        return None
+    if len(counts) > x.ndim:
+        x = x[(None,) * (len(counts) - x.ndim)]
+    counts = (1,) * (x.ndim - len(counts)) + counts
+    for axis, n in enumerate(counts):
+        if n != 1:
+            x = concat([x] * int(n), axis=axis, allow_unknown_chunksizes=True)
+    return x
+
+
 def _tile_of(backend: str):
     library = []   # compat's tile, looked up on the first call
 
@@ -59,6 +77,10 @@ def _tile_of(backend: str):
         (:func:`check_repetitions`)."""
         if not _counts(repetitions):
             check_repetitions(repetitions)
+        if backend == "dask" and not isinstance(repetitions, np.ndarray):
+            tiled = _unknown_lengths_tile(x, repetitions, compat_function(backend, "concat"))
+            if tiled is not None:
+                return tiled
         if not library:
             library.append(compat_function(backend, "tile"))
         return library[0](x, repetitions)
