@@ -719,3 +719,19 @@ def test_take_of_masked_chunks_warns_nothing_and_equals_numpy(dtype):
     assert h.dtype == want.dtype
     assert np.ma.getmaskarray(h).tolist() == np.ma.getmaskarray(want).tolist() == [1, 0, 0, 1]
     assert np.ma.getdata(h).tolist() == np.ma.getdata(want).tolist()
+
+
+@pytest.mark.parametrize("axis", [0, -2])
+def test_unstack_along_an_unknown_length_says_to_compute_it(axis):
+    """dask's said "Cannot call len() on object with unknown chunk size", naming neither
+    the function nor the argument; along a known axis unstack works."""
+    a, y = _selected()
+    with xp.use_backend("dask"):
+        with pytest.raises(ValueError, match=r"unstack: argument 'x' has shape \(nan, 2\), "
+                                             r"with lengths dask does not know .*along axis "
+                                             rf"{axis} needs; call x.compute_chunk_sizes\(\)"):
+            xp.unstack(y, axis=axis)
+        got = xp.unstack(y, axis=1)
+    assert len(got) == 2
+    for g, w in zip(got, np.unstack(a, axis=1) if hasattr(np, "unstack") else a.T):
+        np.testing.assert_array_equal(xp.to_numpy(g), w)

@@ -113,6 +113,14 @@ def _stack_of(backend: str):
 def _unstack_of(backend: str):
     def unstack(x, /, *, axis=0):
         refuse_bool_axis("unstack", "axis", axis, _ONE)
+        shape = getattr(x, "shape", ())
+        if (isinstance(axis, (int, np.integer)) and -len(shape) <= axis < len(shape)
+                and shape[axis] != shape[axis]):   # NaN: a length dask does not know
+            # dask's: "Cannot call len() on object with unknown chunk size", naming neither
+            raise value_error("unstack", "x", f"has shape {tuple(shape)}, with lengths dask "
+                                              "does not know (as after boolean indexing), "
+                                              f"which the count of arrays along axis {axis} "
+                                              "needs; call x.compute_chunk_sizes() first")
         return compat_function(backend, "unstack")(x, axis=axis)
     return unstack
 
