@@ -628,13 +628,6 @@ def test_triangles_of_complex_chunks_warn_nothing_and_equal_numpy(name, dtype):
         want = getattr(np, name)(a, k=k)
         assert got.dtype == h.dtype == want.dtype
         np.testing.assert_array_equal(h, want)
-    masked = np.ma.masked_array(a[0], mask=a[0].real > 8)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        h = xp.to_numpy(getattr(xp, name)(_d(masked, 2)))
-    want = getattr(np, name)(masked)
-    np.testing.assert_array_equal(np.ma.getdata(h), np.ma.getdata(want))
-    np.testing.assert_array_equal(np.ma.getmaskarray(h), np.ma.getmaskarray(want))
 
 
 @pytest.mark.parametrize("shape", [(4, 5, 2), (5, 2), (1, 2)])
@@ -735,3 +728,27 @@ def test_unstack_along_an_unknown_length_says_to_compute_it(axis):
     assert len(got) == 2
     for g, w in zip(got, np.unstack(a, axis=1) if hasattr(np, "unstack") else a.T):
         np.testing.assert_array_equal(xp.to_numpy(g), w)
+
+
+@pytest.mark.parametrize("name", ["tril", "triu"])
+@pytest.mark.parametrize("dtype", [np.float64, np.int16, np.complex64, np.bool_])
+def test_triangles_of_masked_arrays_keep_the_masks(name, dtype):
+    """NumPy's tril/triu (and dask's, per block) select by numpy.where, which returned
+    the data of a masked array alone: the masked elements of the kept triangle shown as
+    values. The kept elements keep their mask, the zeros are unmasked, on both backends
+    (dask's of masked float chunks also warned "invalid value encountered in cast")."""
+    import warnings
+
+    a = np.ma.masked_array(np.arange(1, 25).reshape(2, 3, 4).astype(dtype),
+                           mask=np.arange(24).reshape(2, 3, 4) % 5 == 0)
+    for k in (-1, 0, 2):
+        want_data = getattr(np, name)(np.ma.getdata(a), k=k)
+        want_mask = getattr(np, name)(np.ma.getmaskarray(a), k=k)
+        assert want_mask.any()   # masked elements in the kept triangle
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            lazy = getattr(xp, name)(da.from_array(a, chunks=(1, 2, 3)), k=k)
+            for got in (getattr(xp, name)(a, k=k), xp.to_numpy(lazy)):
+                assert isinstance(got, np.ma.MaskedArray) and got.dtype == a.dtype
+                assert np.ma.getmaskarray(got).tolist() == want_mask.tolist()
+                assert np.ma.getdata(got).tolist() == want_data.tolist()

@@ -35,6 +35,7 @@ from .registry import of_array
 from .index_range import check_unsigned_indices
 from .shape_checks import named_shape_error
 from .dask_triangle import triangle
+from .numpy_masked import masked_among, masked_triangle
 from .sorter_checks import check_sorted_x1, check_sorter, check_sorter_range, check_values
 
 __all__ = ["check_take", "check_take_along_axis", "check_repeats", "check_dask_repeats",
@@ -318,6 +319,8 @@ def _triangle(name: str, backend: str):
         k = check_triangle(name, x, k)
         if backend == "dask":   # dask's warned of complex input (dask_triangle.py)
             return triangle(x, k, lower=name == "tril")
+        if masked_among((x,)):   # NumPy's returned the data alone (numpy_masked.py)
+            return masked_triangle(x, k, lower=name == "tril")
         return getattr(_backend.namespace(backend), name)(x, k=k)
 
     impl.__name__ = impl.__qualname__ = name

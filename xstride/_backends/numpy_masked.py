@@ -1,4 +1,5 @@
-"""The NumPy backend's ``concat`` and ``stack`` of ``numpy.ma`` masked arrays.
+"""The NumPy backend's ``concat``, ``stack``, ``tril`` and ``triu`` of ``numpy.ma``
+masked arrays.
 
 NumPy's ``concatenate`` and ``stack`` join the arrays' data alone: of masked arrays
 they returned a masked array of no mask, the elements that were under the masks
@@ -6,6 +7,11 @@ shown as values (the dask backend's, of masked chunks, keep the masks). Where on
 ``arrays`` is masked (and no ``out=`` or ``dtype=``, NumPy's extensions, is given),
 ``numpy.ma``'s functions join the data and the masks alike, a plain array's elements
 unmasked; the dtype is NumPy's. Other calls are the library's, unchanged.
+
+NumPy's ``tril`` and ``triu`` select by ``numpy.where``, which returns the data of a
+masked array alone, the masked elements of the kept triangle shown as values (on the
+dask backend too, per block): :func:`masked_triangle` selects by ``numpy.ma.where``,
+the kept elements' mask kept, the zeros unmasked.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ import numpy as np
 
 from .dispatch import compat_function, register
 
-__all__ = ["masked_among", "concat"]
+__all__ = ["masked_among", "concat", "masked_triangle", "triangle_block"]
 
 
 def masked_among(arrays) -> bool:
@@ -32,6 +38,20 @@ def concat(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     if out is None and dtype is None and masked_among(arrays):
         return np.ma.concatenate(arrays, axis=axis)
     return compat_function("numpy", "concat")(arrays, axis, out, dtype=dtype, casting=casting)
+
+
+def triangle_block(keep, x, *, lower: bool):
+    """``x`` (a masked array, ``(..., M, N)``) where ``keep`` (``(M, N)`` bools) holds
+    for ``tril`` (``lower``), where it does not for ``triu``, else an unmasked 0."""
+    zero = np.zeros(1, x.dtype)
+    return np.ma.where(keep, x, zero) if lower else np.ma.where(keep, zero, x)
+
+
+def masked_triangle(x, k: int, *, lower: bool):
+    """``tril(x, k=k)`` (``lower``) or ``triu(x, k=k)`` of a masked NumPy array."""
+    rows, cols = x.shape[-2:]
+    return triangle_block(np.tri(rows, cols, k if lower else k - 1, dtype=bool), x,
+                          lower=lower)
 
 
 register("concat", "numpy")(concat)
