@@ -752,3 +752,23 @@ def test_triangles_of_masked_arrays_keep_the_masks(name, dtype):
                 assert isinstance(got, np.ma.MaskedArray) and got.dtype == a.dtype
                 assert np.ma.getmaskarray(got).tolist() == want_mask.tolist()
                 assert np.ma.getdata(got).tolist() == want_data.tolist()
+
+
+def test_stack_of_different_unknown_lengths_says_to_compute_them():
+    """dask's said "Stacked arrays must have the same shape. The first array had shape
+    (nan, 2), while array 2 has shape (nan, 2)", shapes that read the same."""
+    a, y = _selected()
+    x = _d(np.arange(12.0).reshape(6, 2), 2)
+    other = x[x[:, 1] < 10]   # rows 0..4: lengths (nan, 2) of another selection
+    with xp.use_backend("dask"):
+        with pytest.raises(ValueError, match=r"stack: argument 'arrays' holds shapes \(nan, 2\), "
+                                             r"\(nan, 2\), with lengths dask does not know .*"
+                                             r"compute_chunk_sizes\(\) on each first"):
+            xp.stack([y, other], axis=1)
+        with pytest.raises(ValueError, match="Stacked arrays must have the same shape"):
+            xp.stack([y, xp.ones((5, 3))])   # a known length differs: dask's error
+        y.compute_chunk_sizes()
+        other.compute_chunk_sizes()
+        got = xp.stack([y, other], axis=1)
+    np.testing.assert_array_equal(xp.to_numpy(got), np.stack([a, np.arange(10.0).reshape(5, 2)],
+                                                             axis=1))

@@ -106,8 +106,30 @@ def _stack_numpy(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
 def _stack_of(backend: str):
     def stack(arrays, axis=0, *args, **kwargs):
         refuse_bool_axis("stack", "axis", axis, _ONE)
-        return compat_function(backend, "stack")(arrays, axis, *args, **kwargs)
+        try:
+            return compat_function(backend, "stack")(arrays, axis, *args, **kwargs)
+        except ValueError:
+            _unknown_stack_error(arrays)
+            raise
     return stack
+
+
+def _unknown_stack_error(arrays) -> None:
+    """``stack`` of dask arrays of one rank with lengths dask does not know (NaN, after
+    boolean indexing) and no known lengths that differ: dask's said "Stacked arrays
+    must have the same shape. The first array had shape (nan, 3), while array 2 has
+    shape (nan, 3)"; a ``ValueError`` saying to compute the lengths."""
+    shapes = [tuple(getattr(a, "shape", ())) for a in arrays] if isinstance(
+        arrays, (list, tuple)) else []
+    if len({len(t) for t in shapes}) != 1 or not any(n != n for t in shapes for n in t):
+        return
+    for lengths in zip(*shapes):
+        if len({n for n in lengths if n == n}) > 1:
+            return   # known lengths that differ: dask's error is right
+    raise value_error("stack", "arrays", f"holds shapes {', '.join(map(str, shapes))}, with "
+                                         "lengths dask does not know (as after boolean "
+                                         "indexing), which stack needs to compare; call "
+                                         "x.compute_chunk_sizes() on each first")
 
 
 def _unstack_of(backend: str):
