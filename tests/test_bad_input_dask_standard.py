@@ -406,7 +406,7 @@ def _selected():
 @pytest.mark.parametrize("name, call, match", [
     ("take", lambda y: xp.take(y, xp.asarray([0, 1]), axis=0), "dask's take needs"),
     ("roll", lambda y: xp.roll(y, 1, axis=0), "dask's roll needs"),
-    ("roll", lambda y: xp.roll(y, 1, axis=1), "dask's roll needs"),
+    ("roll", lambda y: xp.roll(y, (1, 1), axis=(1, 0)), "dask's roll needs"),
     ("roll", lambda y: xp.roll(y, 1), "dask's roll needs"),
     ("nonzero", lambda y: xp.nonzero(y), "the indices of its elements need"),
 ])
@@ -772,3 +772,19 @@ def test_stack_of_different_unknown_lengths_says_to_compute_them():
         got = xp.stack([y, other], axis=1)
     np.testing.assert_array_equal(xp.to_numpy(got), np.stack([a, np.arange(10.0).reshape(5, 2)],
                                                              axis=1))
+
+
+@pytest.mark.parametrize("shift, axis", [(1, 1), (-1, -1), (3, 1), ((1, 1), (1, -1)), (0, 1)])
+def test_roll_along_a_known_axis_of_rows_selected_by_a_mask(shift, axis):
+    """dask's roll needed every length: rolling the columns of rows selected by a mask
+    raised (its error said to call compute_chunk_sizes()); the two slices along the
+    known axis are joined, NumPy's values."""
+    a = np.arange(30.0).reshape(6, 5)
+    x = _d(a, (2, 2))
+    y = x[x[:, 0] > 6]
+    with xp.use_backend("dask"):
+        got = xp.roll(y, shift, axis=axis)
+    want = np.roll(a[2:], shift, axis=axis)
+    h = xp.to_numpy(got)
+    assert got.dtype == h.dtype == want.dtype
+    np.testing.assert_array_equal(h, want)

@@ -36,8 +36,8 @@ backend"):
 - Lengths dask does not know (after boolean indexing): ``flip`` (``dask_flip.py``),
   ``repeat`` (per block), ``expand_dims`` (an index of ``None``s) and ``clip`` (per
   block; by ``where`` with an array bound) do without them; ``reshape``, ``take`` along
-  such an axis, ``diff`` along one, ``roll`` and ``nonzero`` say to call
-  ``compute_chunk_sizes()``.
+  such an axis, ``diff`` along one, ``roll`` along one (along known axes it joins two
+  slices, ``dask_roll.py``) and ``nonzero`` say to call ``compute_chunk_sizes()``.
 
 The linear algebra of stacks of matrices is in ``dask_linalg.py``.
 Nothing here imports dask at import time.
@@ -60,6 +60,7 @@ from .arg_checks import (check_dask_repeats, check_shift, check_dask_diff, check
 from .reshape_checks import check_copy, check_shape
 from .sorter_checks import check_sorter, check_sorter_range, check_values
 from .dask_flip import flip_unknown
+from .dask_roll import roll_along_known
 from .dispatch import implementation, register
 from .registry import get
 from .linalg_fixes import check_tensordot
@@ -280,7 +281,10 @@ def roll(x, /, shift, *, axis=None):
     if _no_element(x):   # dask's concatenates the two slices into chunks of no element
         return x         # and fails reshaping them ("reduce() of empty iterable")
     if not all(_known(n) for n in x.shape):   # the shift's modulo, dask's concatenation
-        raise _unknown_error("roll", x, "dask's roll needs")
+        rolled = roll_along_known(x, shift, axis, _ns().concat)   # axes of known lengths
+        if rolled is None:
+            raise _unknown_error("roll", x, "dask's roll needs")
+        return rolled
     return _ns().roll(x, shift, axis=axis)
 
 
