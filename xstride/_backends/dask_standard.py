@@ -22,7 +22,7 @@ backend"):
   scalar becomes a 0-D array on ``x1``'s chunk backend, and a 0-D ``x2`` is searched
   as one of shape ``(1,)`` (dask's block function fails on 0-D values); an ``x1`` of
   block lengths dask does not know is searched by the sum of its blocks' counts
-  (dask's offsets of such blocks gave NaN).
+  (dask's offsets of such blocks gave NaN): ``dask_searchsorted.py``.
 - ``take_along_axis``: dask has none (``dask_take_along.py``).
 - ``permute_dims``: ``axes`` checked to be a permutation of the axes.
 - ``reshape``: ``shape`` checked as NumPy checks it; a reshape dask refuses (blocks that
@@ -58,7 +58,6 @@ from .._plans.reduction import normalize_axis, normalize_one_axis
 from .arg_checks import (check_dask_repeats, check_shift, check_dask_diff, check_sort_args,
                          check_take, check_concat_shapes, sort_descending)
 from .reshape_checks import check_copy, check_shape
-from .sorter_checks import check_sorter, check_sorter_range, check_values
 from .dask_flip import flip_unknown
 from .dask_roll import roll_along_known
 from .dispatch import implementation, register
@@ -67,7 +66,7 @@ from .linalg_fixes import check_tensordot
 from .matmul_checks import matmul_shape_error, vecdot_shape_error
 
 __all__ = ["matmul", "tensordot", "vecdot", "take", "nonzero", "concat", "clip", "permute_dims", "roll", "flip", "sort", "argsort",
-           "diff", "reshape", "repeat", "expand_dims", "searchsorted"]
+           "diff", "reshape", "repeat", "expand_dims"]
 
 _NAME = "dask"
 
@@ -497,88 +496,6 @@ def expand_dims(x, /, axis=0):
     return _ns().expand_dims(x, axis=axis)
 
 
-def _host_on(block, *, like):
-    """NumPy ``block`` as an array of the chunk backend of ``like``."""
-    return get(_NAME).chunk_like(block, like)
-
-
-def _sorter_in_range(block, *, n):
-    """Block ``block`` of ``sorter``, whose indices must lie in ``[0, n)``, checked as
-    the NumPy backend checks a whole ``sorter`` (its ``min`` and ``max``)."""
-    return check_sorter_range(block, n)
-
-
-def searchsorted(x1, x2, /, *, side="left", sorter=None):
-    """``searchsorted`` of the standard on dask arrays: ``sorter`` as a ``take`` of
-    ``x1`` first; a Python scalar or list ``x2`` as one block; a 0-D ``x2`` as shape (1,).
-
-    Raises
-    ------
-    TypeError
-        ``sorter`` of a dtype other than an integer one (a bool or float ``sorter``
-        gave wrong answers or dask's ``AttributeError``).
-    ValueError
-        ``x1`` or ``sorter`` not 1-D, ``sorter`` of another length than ``x1``; a
-        ``sorter`` index out of ``[0, x1.shape[0])``, when the result is computed (dask
-        took a negative one as counted from the end); a ``sorter`` with an ``x1`` of a
-        length dask does not know (after boolean indexing: dask's gather raised its
-        ``NotImplementedError``, naming neither).
-    """
-    ns = _ns()
-    if sorter is not None and not get(_NAME).owns(sorter):
-        sorter = np.asarray(sorter)
-    check_sorter(x1, sorter, side)   # and x1 of one dimension, side
-    check_values(x1, x2)
-    if sorter is not None:
-        if not _known(x1.shape[0]):   # dask's gather said "Slicing an array with unknown ..."
-            raise value_error("searchsorted", "x1", f"has shape {x1.shape}, with a length "
-                                                    "dask does not know (as after boolean "
-                                                    "indexing), which its gather by sorter "
-                                                    "needs; call x1.compute_chunk_sizes() "
-                                                    "first, or sort x1 and pass no sorter")
-        if get(_NAME).owns(sorter):
-            sorter = sorter.map_blocks(_sorter_in_range, n=x1.shape[0], dtype=sorter.dtype,
-                                       meta=sorter._meta)
-        else:
-            _sorter_in_range(sorter, n=x1.shape[0])
-        x1 = ns.take(x1, sorter, axis=0)
-    if not get(_NAME).owns(x2):
-        da = get(_NAME).load()
-        host = np.asarray(x2)
-        x2 = da.from_array(host, chunks=tuple((n,) for n in host.shape)).map_blocks(
-            _host_on, like=x1._meta, dtype=host.dtype,
-            meta=get(_NAME).chunk_like(np.empty((0,) * host.ndim, host.dtype), x1._meta))
-    if _no_element(x2):   # dask's declared x2's shape but computed (1, 0) for (0, 3)
-        da = get(_NAME).load()
-        empty = get(_NAME).chunk_like(np.empty(x2.shape, np.intp), x1._meta)
-        return da.from_array(empty, chunks=tuple((n,) for n in x2.shape), asarray=False)
-    if x2.ndim == 0:   # dask's block search writes into its result: one of shape (1,)
-        return ns.reshape(searchsorted(x1, ns.reshape(x2, (1,)), side=side), ())
-    if not all(_known(n) for n in x1.shape):
-        return _searchsorted_by_counts(x1, x2, side)
-    return ns.searchsorted(x1, x2, side=side)
-
-
-def _count_block(a, v, *, side):
-    """How many elements of the sorted block ``a`` come before each of ``v``: the
-    block's own ``searchsorted``, with a leading axis of one (one row per block)."""
-    return _chunked_config.namespace_function("searchsorted", a)(a, v, side=side)[None]
-
-
-def _searchsorted_by_counts(x1, x2, side):
-    """``searchsorted`` of a sorted ``x1`` whose block lengths dask does not know (after
-    boolean indexing): the sum over ``x1``'s blocks of each block's own answer (how
-    many of its elements come before the value), which needs no length. dask's adds
-    the blocks' offsets from their lengths, and gave NaN for every value past the
-    first block."""
-    da = get(_NAME).load()
-    vi = tuple(range(1, x2.ndim + 1))
-    meta = get(_NAME).chunk_like(np.empty((0,) * (x2.ndim + 1), np.intp), x1._meta)
-    per_block = da.blockwise(_count_block, (0,) + vi, x1, (0,), x2, vi, side=side,
-                             adjust_chunks={0: 1}, dtype=np.intp, meta=meta)
-    return _ns().sum(per_block, axis=0, dtype=np.intp)
-
-
 def pow(x1, x2, /):  # noqa: A001 - the standard's name
     """``pow`` of the standard on dask arrays: an integer or bool array to an integer scalar
     raises at the call what NumPy raises for one element of its dtype (a negative
@@ -596,6 +513,6 @@ for _q, _fn in (("pow", pow), ("matmul", matmul), ("linalg.matmul", matmul), ("t
                 ("linalg.vecdot", vecdot), ("take", take), ("nonzero", nonzero), ("concat", concat), ("clip", clip), ("permute_dims", permute_dims), ("roll", roll),
                 ("reshape", reshape), ("repeat", repeat), ("flip", flip), ("sort", sort),
                 ("argsort", argsort), ("diff", diff),
-                ("expand_dims", expand_dims), ("searchsorted", searchsorted)):
+                ("expand_dims", expand_dims)):
     register(_q, _NAME)(_fn)
 del _q, _fn

@@ -34,6 +34,7 @@ from .dispatch import register_on_first_lookup
 
 register_on_first_lookup(f"{__package__}.fixes", f"{__package__}.complex_special",
                          f"{__package__}.linalg_fixes", f"{__package__}.dask_standard",
+                         f"{__package__}.dask_searchsorted",
                          f"{__package__}.dask_take_along",
                          f"{__package__}.dask_linalg", f"{__package__}.dask_unique",
                          f"{__package__}.arg_checks", f"{__package__}.fill_checks",
