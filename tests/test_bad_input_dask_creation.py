@@ -489,3 +489,22 @@ def test_asarray_of_object_data_under_dask_auto_chunks_names_obj():
         with pytest.raises(TypeError, match=r"^asarray: argument 'obj' got list \[1, None\]"):
             xp.asarray([1, None])
         assert xp.to_numpy(xp.asarray([1, None], chunks=1)).tolist() == [1, None]
+
+
+# ------------------------------------------------------------------ asarray's copy
+@pytest.mark.parametrize("obj", [np.arange(4.0), np.float64(1.5), memoryview(bytearray(4))])
+def test_asarray_copy_false_of_no_dask_array_raises(obj):
+    # dask's from_array copies what it takes: copy=False made a copy silently (writes to
+    # a NumPy array were not seen), where the standard asks for a ValueError
+    with xp.use_backend("dask", chunks=2):
+        with pytest.raises(ValueError, match=r"^asarray: argument 'copy' is False, but the "
+                                             r"dask array copies 'obj'"):
+            xp.asarray(obj, copy=False)
+        n = np.arange(4.0)
+        for copy in (None, True):
+            got = xp.asarray(n, copy=copy)
+            n[0] = 9.0
+            assert xp.to_numpy(got).tolist() == [0.0, 1.0, 2.0, 3.0]
+            n[0] = 0.0
+        d = xp.asarray(n)
+        assert xp.asarray(d, copy=False) is d

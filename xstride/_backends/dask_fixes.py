@@ -51,6 +51,7 @@ from .arange_checks import arange_args, bool_range, check_arange, wide_ints, wid
 from .arg_checks import check_linspace, check_meshgrid, check_unknown_broadcast_to
 from .fill_checks import (check_fill_fits, check_fill_type, check_int_fill, check_int_items,
                           int_fill_dtype)
+from .copy_checks import check_no_copy
 from .dask import check_chunks
 from .creation_errors import device_argument_error
 from .dask_ranges import float_arange, float_linspace, int_arange
@@ -381,17 +382,16 @@ def _check_device(func: str, device) -> None:
 
 
 def asarray(obj, /, *, dtype=None, device=None, copy=None, chunks=None):
-    """``asarray`` of the array API standard on the dask backend.
-
-    A dask array passes to ``array_api_compat.dask.array.asarray`` (the standard's
-    ``copy`` rules), rechunked to a ``chunks`` given, which must fit its shape as for any
-    other input. Anything else becomes a NumPy array first (NumPy's rules for
-    nested sequences and scalars; a CuPy array is copied to the host unless the
-    chunks are CuPy), then a dask array with the backend's ``chunks`` (or the
+    """``asarray`` of the standard on the dask backend. A dask array passes to
+    ``array_api_compat.dask.array.asarray`` (the standard's ``copy`` rules), rechunked
+    to a ``chunks`` given, which must fit its shape as for any other input. Anything
+    else (``copy=False`` refused: :mod:`.copy_checks`) becomes a NumPy array first
+    (NumPy's rules for nested sequences and scalars; a CuPy array is copied to the host
+    unless the chunks are CuPy), then a dask array with the backend's ``chunks`` (or the
     ``chunks`` given) on the chunk backend. ``device`` must be one of the namespace
-    info's ``devices()``, as the other creation functions check (it was ignored).
-    """
+    info's ``devices()``, as the other creation functions check (it was ignored)."""
     be = get(_NAME)
+    check_no_copy(copy, be.owns(obj))
     if be.owns(obj):
         out = be.namespace().asarray(obj, dtype=dtype, device=device, copy=copy)
         if chunks is None:
