@@ -262,3 +262,17 @@ def test_numpy_full_like_of_a_number_does_not_go_through_compat():
             xp.full_like(x, 3, device="gpu")
         with pytest.raises(TypeError, match="^full_like: argument 'fill_value' got NoneType"):
             xp.full_like(x, None)
+
+
+@pytest.mark.parametrize("backend", _backends())
+@pytest.mark.parametrize("copy", ["yes", 1.0, 0, [], "no"])
+def test_asarray_copy_of_no_bool_is_a_type_error(backend, copy):
+    # NumPy took any value by its truth (copy=0 made a view, copy=1.0 a copy) and
+    # refused a str with a ValueError; dask's asarray of a dask array took any value
+    with xp.use_backend(backend):
+        x = xp.asarray([1.0, 2.0])
+        for obj in (x, [1.0, 2.0]):
+            with pytest.raises(TypeError, match=r"^asarray: argument 'copy' got "
+                                                r".*; expected True, False or None"):
+                xp.asarray(obj, copy=copy)
+        assert xp.to_numpy(xp.asarray(x, copy=np.True_)).tolist() == [1.0, 2.0]

@@ -15,6 +15,7 @@ import numpy as np
 
 from .._core.errors import overflow_error, type_error, value_error
 from . import select as _backend
+from .copy_checks import check_copy
 from .dispatch import compat_function, register
 from .shape_checks import named_shape_error
 
@@ -129,7 +130,10 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, **kwargs):
     """``asarray`` of the standard on NumPy: a Python int no integer dtype holds is an
     ``OverflowError`` (NumPy made an array of Python objects); ``copy=False`` of a dask
     array, which is computed into a new array, is NumPy's ``ValueError`` (it was
-    computed anyway, with dask's ``FutureWarning``)."""
+    computed anyway, with dask's ``FutureWarning``); ``copy`` a bool or None
+    (:func:`~xstride._backends.copy_checks.check_copy`)."""
+    if copy is not None and copy.__class__ is not bool:
+        check_copy(copy)
     if copy is False and _backend.backend_of_array(obj) == "dask":
         raise value_error("asarray", "copy", "is False, but 'obj' is a dask array, computed "
                           "into a new NumPy array (a copy); pass copy=None, or use "
