@@ -139,6 +139,25 @@ def test_meshgrid_takes_one_dimensional_arrays_only(backend):
 
 
 @pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("indexing, cls, match", [
+    ("xx", ValueError, r"^meshgrid: argument 'indexing' is 'xx'; expected 'xy' or 'ij'$"),
+    ("IJ", ValueError, r"^meshgrid: argument 'indexing' is 'IJ'; expected 'xy' or 'ij'$"),
+    (None, TypeError, r"^meshgrid: argument 'indexing' got NoneType None; expected 'xy' or "),
+    (0, TypeError, r"^meshgrid: argument 'indexing' got int 0; expected 'xy' or 'ij'$"),
+])
+def test_meshgrid_indexing_is_named_alike(backend, indexing, cls, match):
+    """NumPy's and dask's meshgrid refused an unknown ``indexing`` with two different
+    texts ("Valid values for `indexing` are 'xy' and 'ij'." and "`indexing` must be
+    `'ij'` or `'xy'`"), and dask's without arrays took any value."""
+    wrap = np.asarray if backend == "numpy" else _d
+    v = wrap(np.arange(3.0))
+    with xp.use_backend(backend):
+        for arrays in ((v, v), ()):
+            with pytest.raises(cls, match=match):
+                xp.meshgrid(*arrays, indexing=indexing)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
 @pytest.mark.parametrize("scalar", [1, 2.5, True, 1j])
 def test_meshgrid_refuses_a_python_scalar(backend, scalar):
     """NumPy's meshgrid took ``meshgrid(1, v)`` as a 0-D array (a grid of shape (n, 1)),

@@ -292,10 +292,15 @@ def check_unknown_broadcast_to(shape, target) -> None:
                                            "x.compute_chunk_sizes() first")
 
 
-def check_meshgrid(arrays) -> None:
+def check_meshgrid(arrays, indexing="xy") -> None:
     """``meshgrid``'s arrays: each of one dimension ("Creation Functions", ``meshgrid``:
     "an arbitrary number of one-dimensional arrays"; NumPy's and dask's flattened a 2-D
-    array, and made a 0-D one of length 1, silently)."""
+    array, and made a 0-D one of length 1, silently); ``indexing`` ``'xy'`` or ``'ij'``,
+    first (NumPy's and dask's refused others with two texts naming no function)."""
+    if not isinstance(indexing, str):
+        raise type_error("meshgrid", "indexing", indexing, "'xy' or 'ij'")
+    if indexing not in ("xy", "ij"):
+        raise value_error("meshgrid", "indexing", f"is {indexing!r}; expected 'xy' or 'ij'")
     for i, a in enumerate(arrays):
         ndim = getattr(a, "ndim", None)
         if ndim is not None and ndim != 1:
@@ -310,7 +315,7 @@ def meshgrid(*arrays, indexing="xy"):
     for i, a in enumerate(arrays):
         if isinstance(a, (bool, int, float, complex)) and not isinstance(a, np.generic):
             raise type_error("meshgrid", f"arrays[{i}]", a, "a one-dimensional array")
-    check_meshgrid(arrays)
+    check_meshgrid(arrays, indexing)
     return _numpy("meshgrid")(*arrays, indexing=indexing)
 
 

@@ -530,7 +530,7 @@ def meshgrid(*arrays, indexing="xy"):
     """``meshgrid`` of the standard on dask arrays: each of one dimension, checked first
     (:func:`~xstride._backends.arg_checks.check_meshgrid`; dask's flattened them), then
     :func:`_broadcast`."""
-    check_meshgrid(arrays)
+    check_meshgrid(arrays, indexing)
     return _broadcast("meshgrid", arrays,
                       lambda: get(_NAME).namespace().meshgrid(*arrays, indexing=indexing))
 
