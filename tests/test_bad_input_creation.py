@@ -276,3 +276,24 @@ def test_asarray_copy_of_no_bool_is_a_type_error(backend, copy):
                                                 r".*; expected True, False or None"):
                 xp.asarray(obj, copy=copy)
         assert xp.to_numpy(xp.asarray(x, copy=np.True_)).tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("backend", _backends())
+@pytest.mark.parametrize("name", ["full", "full_like"])
+def test_full_fill_value_of_more_than_zero_dimensions_is_named(backend, name):
+    # the standard's fill_value is a scalar: NumPy's broadcast an array fill
+    # (full(2, array([3.0])) gave [3.0, 3.0]), dask's refused it ("fill_value must be
+    # scalar. Received Array instead.", naming neither the function nor the argument)
+    with xp.use_backend(backend):
+        x = xp.zeros(2)
+        call = ((lambda f: xp.full(2, f)) if name == "full"
+                else (lambda f: xp.full_like(x, f)))
+        for fill in (xp.asarray([3.0]), xp.asarray(np.ones((2, 2)))):
+            with pytest.raises(ValueError, match=rf"^{name}: argument 'fill_value' has shape "
+                                                 r"\((1,|2, 2)\); expected a scalar"):
+                call(fill)
+        for fill in ([3.0, 4.0], (3.0,)):
+            with pytest.raises(TypeError, match=rf"^{name}: argument 'fill_value' got "
+                                                r"(list|tuple) .*; expected a bool, int, "):
+                call(fill)
+        assert xp.to_numpy(call(np.float32(3.0))).tolist() == [3.0, 3.0]

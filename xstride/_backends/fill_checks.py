@@ -64,7 +64,15 @@ def check_fill_type(func: str, fill_value, dtype) -> None:
     """``full``/``full_like``'s ``fill_value`` of no number (None, a str, bytes) for a
     numeric or bool ``dtype`` (or none: ``full`` made an object or string array, dask's
     failed with its dispatch's two-line message, ``full_like`` filled NaN): a
-    ``TypeError``. A ``dtype`` NumPy does not know is left to the library's error."""
+    ``TypeError``. A ``dtype`` NumPy does not know is left to the library's error. The
+    standard's ``fill_value`` is a scalar: a list or a tuple (a ``TypeError``) and an
+    array of one dimension or more (a ``ValueError``) are refused, where NumPy's
+    broadcast them and dask's said "fill_value must be scalar" naming no function."""
+    if isinstance(fill_value, (list, tuple)):
+        raise type_error(func, "fill_value", fill_value, "a bool, int, float or complex")
+    if getattr(fill_value, "ndim", 0):
+        raise value_error(func, "fill_value", f"has shape {tuple(fill_value.shape)}; expected "
+                                              "a scalar (a number or a 0-D array)")
     if fill_value is None or isinstance(fill_value, (str, bytes)):
         try:
             numeric = dtype is None or np.dtype(dtype).kind in "biufc"
@@ -78,7 +86,7 @@ def full_like(x, /, fill_value, *, dtype=None, device=None, **kwargs):
     """``full_like`` of the standard on NumPy: a ``fill_value`` of no number refused
     (:func:`check_fill_type`; NumPy's filled NaN for None). With ``device`` None NumPy's
     ``full_like``, as array_api_compat calls it (its frame cost about 0.5 us a call)."""
-    if fill_value is None or isinstance(fill_value, (str, bytes)):
+    if fill_value.__class__ not in (int, float, bool, complex):   # a number: no check
         check_fill_type("full_like", fill_value, getattr(x, "dtype", None) if dtype is None
                         else dtype)
     if device is None:
