@@ -508,3 +508,30 @@ def test_asarray_copy_false_of_no_dask_array_raises(obj):
             n[0] = 0.0
         d = xp.asarray(n)
         assert xp.asarray(d, copy=False) is d
+
+
+# ------------------------------------------------------------------ a 0-D dask array fill
+@pytest.mark.parametrize("name", ["full", "full_like"])
+def test_full_of_a_zero_d_dask_fill_is_a_graph_dependency(name):
+    # dask's full gave the fill to NumPy's full inside every block's task as an object:
+    # each block computed the fill's graph again and warned "The `numpy.copyto` function
+    # is not implemented by Dask array" (FutureWarning)
+    with xp.use_backend("dask", chunks=2):
+        d = xp.asarray([1.0, 7.0, 3.0])
+        fill = xp.max(d)
+        x = xp.zeros((3, 3), dtype=xp.int8)
+        call = ((lambda f, **kw: xp.full((3, 3), f, **kw)) if name == "full"
+                else (lambda f, **kw: xp.full_like(x, f, **kw)))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = call(fill)
+            assert any(k[0] == fill.name for k in got.dask.keys() if isinstance(k, tuple))
+            assert got.chunks == ((2, 1), (2, 1))
+            want = np.full((3, 3), 7.0) if name == "full" else np.full((3, 3), 7, np.int8)
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(xp.to_numpy(got), want)
+            small = call(xp.asarray(-2, dtype=xp.int16), dtype=xp.float32)
+            assert small.dtype == np.float32
+            np.testing.assert_array_equal(xp.to_numpy(small), np.full((3, 3), -2.0, np.float32))
+        if name == "full":   # the fill's dtype, as NumPy's full(shape, 0-D array)
+            assert call(xp.asarray(3, dtype=xp.uint8)).dtype == np.uint8

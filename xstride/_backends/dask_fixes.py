@@ -53,6 +53,7 @@ from .fill_checks import (check_fill_fits, check_fill_type, check_int_fill, chec
                           int_fill_dtype)
 from .copy_checks import check_no_copy
 from .dask import check_chunks
+from .dask_fill import with_array_fill
 from .creation_errors import device_argument_error
 from .dask_ranges import float_arange, float_linspace, int_arange
 from .dispatch import implementation, register, register_arguments
@@ -456,9 +457,8 @@ def _like(name: str):
         return getattr(get(_NAME).namespace(), name)(x, dtype=dtype, **kwargs)
 
     impl.__name__ = impl.__qualname__ = name
-    impl.__doc__ = (f"``{name}`` of the array API standard on the dask backend: dask's "
-                    "function; a ``chunks=`` of the call checked as the creation "
-                    "functions' (a byte size fits an array of no element).")
+    impl.__doc__ = (f"``{name}`` of the standard on the dask backend: dask's function; a "
+                    "``chunks=`` checked as the creation functions' (a byte size fits).")
     return impl
 
 
@@ -540,10 +540,10 @@ for _q, _instead in MISSING.items():
 register("broadcast_to", _NAME)(broadcast_to)
 register("broadcast_arrays", _NAME)(broadcast_arrays)
 register("meshgrid", _NAME)(meshgrid)
-for _n in _CHUNKED_CREATION:
-    register(_n, _NAME)(_creation(_n))
+for _n in _CHUNKED_CREATION:   # full's 0-D dask array fill: dask_fill.py
+    register(_n, _NAME)(with_array_fill(_creation(_n)) if _n == "full" else _creation(_n))
 register("asarray", _NAME)(asarray)
-register("full_like", _NAME)(full_like)
+register("full_like", _NAME)(with_array_fill(full_like))
 for _n in ("empty_like", "ones_like", "zeros_like"):
     register(_n, _NAME)(_like(_n))
 register("eye", _NAME)(eye)
