@@ -297,3 +297,20 @@ def test_full_fill_value_of_more_than_zero_dimensions_is_named(backend, name):
                                                 r"(list|tuple) .*; expected a bool, int, "):
                 call(fill)
         assert xp.to_numpy(call(np.float32(3.0))).tolist() == [3.0, 3.0]
+
+
+def test_numpy_from_dlpack_names_device_and_copy_as_asarray_does():
+    # NumPy's said "Device not understood. Only \"cpu\" is allowed, but received: gpu"
+    # and "strings are not allowed for 'copy' keyword" (a ValueError), and took
+    # copy=0 by its truth; asarray names both arguments
+    a = np.arange(3.0)
+    with xp.use_backend("numpy"):
+        with pytest.raises(ValueError, match=r"^from_dlpack: argument 'device' is 'gpu'; "
+                                             r"the numpy backend's devices are 'cpu'$"):
+            xp.from_dlpack(a, device="gpu")
+        for copy in ("x", 0, 1.0):
+            with pytest.raises(TypeError, match=r"^from_dlpack: argument 'copy' got .*; "
+                                                r"expected True, False or None$"):
+                xp.from_dlpack(a, copy=copy)
+        assert np.shares_memory(xp.from_dlpack(a, device="cpu", copy=np.False_), a)
+        assert np.shares_memory(xp.from_dlpack(a, device=a.device), a)

@@ -30,6 +30,8 @@ from .._core.errors import (argument_error, broadcast_error, describe, error, ty
 from .._core.intseq import is_index
 from .._plans.reduction import normalize_axis, normalize_one_axis
 from . import select as _backend
+from .copy_checks import check_copy
+from .creation_errors import device_argument_error
 from .dispatch import compat_function, register
 from .registry import of_array
 from .index_range import check_unsigned_indices
@@ -511,10 +513,16 @@ def _count_nonzero_of(backend: str):
 
 def from_dlpack(x, /, *, device=None, copy=None):
     """``from_dlpack`` of the standard on NumPy: an ``x`` without ``__dlpack__`` is a
-    ``TypeError`` naming it (NumPy's an ``AttributeError``)."""
+    ``TypeError`` naming it (NumPy's an ``AttributeError``); ``copy`` and ``device``
+    named as ``asarray``'s (NumPy's "Device not understood", and a ``ValueError`` for
+    a str ``copy``, named neither)."""
     if not hasattr(x, "__dlpack__"):
         raise type_error("from_dlpack", "x", x, "an array with __dlpack__ (of a library "
                                                 "that supports DLPack)")
+    if copy is not None and copy.__class__ is not bool:
+        check_copy(copy, "from_dlpack")
+    if device is not None and device != "cpu":
+        raise device_argument_error("from_dlpack", device, "numpy")
     return _numpy("from_dlpack")(x, device=device, copy=copy)
 
 

@@ -4,7 +4,7 @@
 and as ``reshape``'s and ``astype``'s: NumPy took any value by its truth (``copy=0``
 made a view, ``copy=1.0`` a copy) and refused a str with a ``ValueError``, and dask's
 ``asarray`` of a dask array took any value at all (``copy="yes"``); now a
-``TypeError`` naming ``copy`` on both.
+``TypeError`` naming ``copy`` on both, and so of the NumPy backend's ``from_dlpack``.
 
 The standard's ``copy=False``: "the function must never copy ... and must raise a
 ``ValueError`` in case a copy would be necessary". dask's ``from_array`` copies every
@@ -23,11 +23,12 @@ from .._core.errors import type_error, value_error
 __all__ = ["check_copy", "check_no_copy"]
 
 
-def check_copy(copy) -> None:
-    """``asarray``'s ``copy``: ``True``, ``False``, ``None`` or a NumPy bool."""
+def check_copy(copy, func: str = "asarray") -> None:
+    """``asarray``'s (or ``func``'s: ``from_dlpack``'s) ``copy``: ``True``, ``False``,
+    ``None`` or a NumPy bool."""
     if copy is not None and copy is not True and copy is not False \
             and not isinstance(copy, np.bool_):
-        raise type_error("asarray", "copy", copy, "True, False or None")
+        raise type_error(func, "copy", copy, "True, False or None")
 
 
 def check_no_copy(copy, owned: bool) -> None:
