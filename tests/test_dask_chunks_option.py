@@ -84,11 +84,16 @@ def test_chunks_option_none_is_refused_before_anything_changes():
     lambda: xp.zeros(5, chunks=3),
     lambda: xp.arange(5, chunks=2),
     lambda: xp.full(3, 1.0, chunks=(2,)),
-], ids=["asarray", "zeros", "arange", "full"])
+    lambda: xp.zeros_like(np.zeros(3), chunks=2),   # *_like: NumPy's "zeros_like() got
+    lambda: xp.full_like(np.zeros(3), 1.0, chunks=2),   # an unexpected keyword argument"
+    lambda: xp.empty_like(np.zeros(3), dtype=xp.int8, chunks="1MiB"),
+    lambda: xp.ones_like(np.zeros(3), chunks=2),
+], ids=["asarray", "zeros", "arange", "full", "zeros_like", "full_like", "empty_like",
+        "ones_like"])
 def test_a_call_s_own_chunks_on_the_numpy_backend_name_the_backend(call):
     """A new user's slip: ``xp.asarray(a, chunks=...)`` with the NumPy backend active
     said NumPy's "asarray: array() got an unexpected keyword argument 'chunks'"."""
-    name = call.__code__.co_names[-1]
+    name = call.__code__.co_names[1]   # xp.<name>(...)
     with pytest.raises(TypeError, match=rf"^{name}: argument 'chunks' got .*; expected no "
                                         r"chunks on the numpy backend \(an argument of the "
                                         r"dask backend's arrays"):

@@ -4,6 +4,8 @@ The dispatch's wrappers (``dispatch.creator``, and ``dispatch.follower`` for the
 ``*_like`` functions) ask :func:`creation_argument_error` only after the library
 raised, so a call that works costs nothing more. It answers, in this order:
 
+- a call's own ``chunks=`` on a backend that takes none (NumPy's "array() got an
+  unexpected keyword argument 'chunks'", of the creation and ``*_like`` functions);
 - a ``dtype`` that is no dtype (``dtype_checks.py``);
 - a ``device`` the backend does not have: array_api_compat's "Unsupported device for
   Dask: 'gpu'" named no argument and listed no device; the ``ValueError`` now names
@@ -31,7 +33,8 @@ from .._core.errors import overflow_error, type_error, value_error
 from .dtype_checks import TAKE_DTYPE, dtype_argument_error
 from .registry import get, of_array
 
-__all__ = ["SHAPE_ERROR", "creation_argument_error", "device_argument_error"]
+__all__ = ["SHAPE_ERROR", "chunks_argument_error", "creation_argument_error",
+           "device_argument_error"]
 
 #: ``[shape_checks.named_shape_error]``, set when ``shape_checks`` is imported (with
 #: ``import xstride``, by ``dask_fixes``): it imports the dispatch, which imports this
@@ -47,6 +50,15 @@ def device_argument_error(func: str, device, backend: str) -> ValueError:
         ).__array_namespace_info__().devices()
     return value_error(func, "device", f"is {device!r}; the {backend} backend's devices "
                                        f"are {', '.join(map(repr, devices))}")
+
+
+def chunks_argument_error(qualname: str, chunks, backend: str) -> TypeError:
+    """The ``TypeError`` of a call's own ``chunks=`` on a backend that takes none (NumPy's
+    own words named its inner function, "array() got an unexpected keyword argument
+    'chunks'", or the ``*_like`` function, and not the backend that takes it)."""
+    return type_error(qualname.rsplit(".", 1)[-1], "chunks", chunks,
+                      f"no chunks on the {backend} backend (an argument of the dask "
+                      "backend's arrays: xp.use_backend('dask'))")
 
 
 def _backend_name(qualname: str, args, backend) -> str | None:
@@ -98,6 +110,10 @@ def creation_argument_error(exc: Exception, qualname: str, args, kwargs,
     """After a library refused ``qualname(*args, **kwargs)`` (a creation function on
     ``backend``, or a ``*_like`` function on its array's backend) with ``exc``: the
     error naming the argument at fault, or None (the library's error stands)."""
+    name = _backend_name(qualname, args, backend) if "chunks" in (kwargs or {}) else None
+    if (name is not None and type(exc) is TypeError and "'chunks'" in str(exc)
+            and not get(name).lazy):
+        return chunks_argument_error(qualname, kwargs["chunks"], name)
     better = dtype_argument_error(exc, qualname, kwargs)
     if isinstance(exc, OverflowError) and qualname in ("full", "full_like"):
         return _fill_overflow(qualname, args, kwargs or {})

@@ -24,7 +24,7 @@ import threading
 
 import numpy as np
 
-from .._core.errors import error, type_error
+from .._core.errors import error
 from .._core.ufuncs import ENGINE_UFUNCS
 from ._base import Backend
 from .axis_errors import axis_argument_error
@@ -33,7 +33,7 @@ from .creation_errors import creation_argument_error
 from .int_errors import unheld_int_error
 from .no_array import (MORE_ARRAYS, NUMPY_TYPES, PLAIN_TYPES, attribute_error,
                        no_array_error, operand_error, operand_names)
-from .registry import DEFAULT, REGISTRY, each, get
+from .registry import DEFAULT, REGISTRY, each
 from .real_only import bool_argument_error, complex_argument_error
 from .matmul_checks import gufunc_shape_error
 from .lapack_dtype import lapack_dtype_error
@@ -550,14 +550,7 @@ def creator(qualname: str, module: str = "xstride"):
                 args, kwargs = rewrites[backend](qualname, args, kwargs)
             return implementation(_backend.check_active(backend), qualname)(*args, **kwargs)
         except (TypeError, ValueError, OverflowError, NotImplementedError) as exc:  # unnamed
-            if (type(exc) is TypeError and "chunks" in kwargs and "'chunks'" in str(exc)
-                    and not get(backend).lazy):
-                # NumPy's own words named its inner function ("array() got an unexpected
-                # keyword argument 'chunks'") and not the backend that takes it
-                raise type_error(qualname.rsplit(".", 1)[-1], "chunks", kwargs["chunks"],
-                                 f"no chunks on the {backend} backend (an argument of the "
-                                 "dask backend's arrays: xp.use_backend('dask'))") from None
-            raise (creation_argument_error(exc, qualname, args, kwargs, backend)   # dtype, device
+            raise (creation_argument_error(exc, qualname, args, kwargs, backend)   # chunks, dtype, device
                    or named_error(exc, qualname, reference, len(args))) from None
 
     return _finish(wrapper, reference, qualname, module)
