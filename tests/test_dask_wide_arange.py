@@ -251,3 +251,28 @@ def test_bool_arange_of_wide_ints_of_more_than_two_values_is_refused(args, backe
             TypeError, match=r"^arange: argument 'dtype' is bool, whose arange has at most 2 "
                              r"elements"):
         xp.to_numpy(xp.arange(*args, dtype=bool))
+
+
+@pytest.mark.parametrize("dtype", ["U1", "S2", "V8", np.str_])
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_arange_of_a_dtype_of_no_numbers_names_dtype(backend, dtype):
+    # NumPy's said "arange() not supported for inputs with DType <class
+    # 'numpy.dtypes.StrDType'>" naming no argument; dask's made the array and failed
+    # only when it was computed
+    with xp.use_backend(backend, **({"chunks": 2} if backend == "dask" else {})):
+        with pytest.raises(TypeError, match=r"^arange: argument 'dtype' got .*; expected a "
+                                            r"numeric dtype"):
+            xp.arange(3, dtype=dtype)
+
+
+def test_dask_arange_of_datetime64_is_refused():
+    # dask's arange(0, 3, dtype="M8[s]") had shape (3,) and computed 4 values (and
+    # arange(3, dtype="M8[s]"), which NumPy refuses, the same)
+    with xp.use_backend("dask", chunks=2):
+        for args in ((0, 3), (3,), (1, 7, 2)):
+            with pytest.raises(TypeError, match=r"^arange: argument 'dtype' got .*; expected "
+                                                r"a numeric dtype.*datetime64"):
+                xp.arange(*args, dtype="M8[s]")
+        got = xp.arange(0, 3, dtype="m8[s]")   # timedelta64: NumPy's values
+        assert got.shape == (3,) and xp.to_numpy(got).tolist() == np.arange(
+            0, 3, dtype="m8[s]").tolist()

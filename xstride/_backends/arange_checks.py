@@ -31,8 +31,8 @@ from .arg_checks import check_step
 from .fill_checks import INT_HI as _INT_HI, INT_LO as _INT_LO, short_int as _short
 from .dispatch import compat_function, register
 
-__all__ = ["arange_args", "check_arange", "bool_range", "arange", "wide_ints", "wide_plan",
-           "wide_values"]
+__all__ = ["arange_args", "check_arange", "check_arange_dtype", "bool_range", "arange",
+           "wide_ints", "wide_plan", "wide_values"]
 
 #: Python ints from this magnitude on are inexact as floats, in which NumPy's arange
 #: computes its length (and from 2**63 on its values)
@@ -47,6 +47,20 @@ def arange_args(args, kwargs):
     return (0, start, step) if stop is None else (start, stop, step)
 
 
+def check_arange_dtype(dtype, *, lazy: bool) -> None:
+    """``arange``'s ``dtype`` one of numbers: a str, bytes or void dtype a ``TypeError``
+    naming it (NumPy's "arange() not supported for inputs with DType" named no
+    argument, and dask's failed only when computed); on the dask backend (``lazy``) a
+    datetime64 one too (dask's had one value more than its shape)."""
+    try:
+        kind = np.dtype(dtype).kind if dtype is not None else "f"
+    except TypeError:
+        return   # no dtype: the dispatch's dtype check names it
+    if kind in "USV" or (lazy and kind == "M"):
+        raise type_error("arange", "dtype", dtype, "a numeric dtype" + (
+            "; the dask backend's arange makes no datetime64 values" if kind == "M" else ""))
+
+
 def check_arange(args, kwargs, *, complex_ok: bool = False) -> None:
     """``arange``'s arguments real numbers (complex ones too where ``complex_ok``: NumPy
     takes them, dask does not) and its length, where they are real numbers, finite and
@@ -56,6 +70,8 @@ def check_arange(args, kwargs, *, complex_ok: bool = False) -> None:
     given = (("start", args[0] if args else kwargs.get("start")),
              ("stop", args[1] if len(args) > 1 else kwargs.get("stop", 0)),
              ("step", args[2] if len(args) > 2 else kwargs.get("step", 1)))
+    if not complex_ok:   # the dask backend's: its dtype checked at the call
+        check_arange_dtype(kwargs.get("dtype"), lazy=True)
     for arg, v in given:   # dask's made arange(None) an empty array, and named no
         complex_ = not complex_ok and (isinstance(v, complex) or getattr(
             v, "dtype", None) is not None and np.dtype(v.dtype).kind == "c")   # argument
@@ -257,6 +273,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None, **kwargs):
         return compat_function("numpy", "arange")(start, stop, step, dtype=dtype,
                                                   device=device, **kwargs)
     except (TypeError, ValueError):
+        check_arange_dtype(dtype, lazy=False)
         check_arange((start, stop, step), {}, complex_ok=True)
         bool_range(*ints, dtype)
         raise
