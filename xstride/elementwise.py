@@ -29,6 +29,7 @@ import numpy as np
 
 from . import _backends
 from ._backends import dispatch
+from ._backends.masked_where import masked_where
 from ._core.errors import (broadcast_error, cast_error, error, immutable_error,
                            overflow_error, type_error, value_error)
 from ._core.elementwise_docs import elementwise_doc
@@ -455,8 +456,9 @@ def _library_functions(be, ex) -> tuple[dict, dict]:
             check_where_ints(x1, x2)
         if t1 not in plain or t2 not in plain or type(condition) not in plain:
             check_where_values(be, condition, x1, x2)
-        if out is None:
-            return libs["where"](condition, x1, x2)
+        if out is None:   # masked operands keep their masks (masked_where.py)
+            got = masked_where(condition, x1, x2)
+            return libs["where"](condition, x1, x2) if got is None else got
         args = (condition, x1, x2)
         kinds = classify("where", ("condition", "x1", "x2"), args, be)
         rdt = where_dtype(kinds[1:], (x1, x2))
