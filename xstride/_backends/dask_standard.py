@@ -63,6 +63,7 @@ from .dask_roll import roll_along_known
 from .dispatch import implementation, register
 from .registry import get
 from .linalg_fixes import check_tensordot
+from .masked_products import refuse_masked
 from .matmul_checks import matmul_shape_error, vecdot_shape_error
 
 __all__ = ["matmul", "tensordot", "vecdot", "take", "nonzero", "concat", "clip", "permute_dims", "roll", "flip", "sort", "argsort",
@@ -103,6 +104,7 @@ def matmul(x1, x2, /):
         ``x2.shape[-2]``, or ``x2.shape[0]`` for 1-D ``x2``); stack dimensions that
         do not broadcast.
     """
+    refuse_masked("matmul", _NAME, x1, x2)   # dask's masks depended on the chunks
     bad = matmul_shape_error(x1, x2)
     if bad is not None:
         raise bad
@@ -121,6 +123,7 @@ def tensordot(x1, x2, /, *, axes=2):
     """``tensordot`` of the standard on dask arrays (``axes`` checked first), in the
     promoted dtype of the two."""
     axes = check_tensordot(x1, x2, axes)   # negative axes made non-negative for dask
+    refuse_masked("tensordot", _NAME, x1, x2)   # masked_products.py
     return _promoted(_ns().tensordot(x1, x2, axes=axes), x1, x2)
 
 
@@ -131,6 +134,7 @@ def vecdot(x1, x2, /, *, axis=-1):
     Arrays with lengths dask does not know (after boolean indexing) are the sum of
     ``conj(x1) * x2`` along ``axis`` (compat's refused them as of unequal lengths)."""
     normalize_one_axis("vecdot", axis, builtins.min(x1.ndim, x2.ndim))   # in both operands
+    refuse_masked("vecdot", _NAME, x1, x2)   # masked_products.py
     ns = _ns()
     if all(_known(n) for n in x1.shape + x2.shape):
         bad = vecdot_shape_error(x1, x2, axis)

@@ -55,6 +55,7 @@ from . import select as _backend
 from .arg_checks import check_flag
 from .dispatch import register
 from .lapack_dtype import check_lapack_dtype
+from .masked_products import refuse_masked
 from .._core.errors import (argument_error, axis_error, broadcast_error, type_error,
                             value_error)
 from .._core.intseq import is_index
@@ -478,6 +479,7 @@ def _tensordot_of(backend: str):
     def tensordot(x1, x2, /, *, axes=2):
         """``tensordot`` of the standard: ``axes`` checked first (``check_tensordot``)."""
         check_tensordot(x1, x2, axes)
+        refuse_masked("tensordot", backend, x1, x2)   # NumPy's read the masked data
         return _backend.namespace(backend).tensordot(x1, x2, axes=axes)
     return tensordot
 

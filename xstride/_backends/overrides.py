@@ -16,6 +16,7 @@ standard (``dask_take_along``: ``take_along_axis``, which dask lacks); ``dask_li
 ``reshape_checks``: ``reshape``'s ``shape`` on NumPy checked as on dask; ``numpy_unique``:
 the NumPy backend's set functions of floating arrays, their zero and NaNs as dask's;
 ``numpy_masked``: the NumPy backend's ``concat`` (and ``stack``) of masked arrays;
+``masked_products``: ``matmul`` and ``vecdot`` of masked NumPy arrays refused;
 ``tile_checks``: ``tile``'s ``repetitions`` on NumPy and dask; ``isin_checks``: ``isin``'s
 ``invert`` a bool, by keyword, on NumPy and dask; ``round_checks``: ``round``'s
 ``decimals`` on NumPy and dask). None of them imports CuPy at
@@ -42,5 +43,6 @@ register_on_first_lookup(f"{__package__}.fixes", f"{__package__}.complex_special
                          f"{__package__}.fft_fixes",
                          f"{__package__}.axis_checks", f"{__package__}.reshape_checks",
                          f"{__package__}.numpy_unique", f"{__package__}.numpy_masked",
+                         f"{__package__}.masked_products",
                          f"{__package__}.tile_checks",
                          f"{__package__}.isin_checks", f"{__package__}.round_checks")

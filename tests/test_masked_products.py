@@ -1,0 +1,61 @@
+"""``matmul``, ``vecdot`` and ``tensordot`` (and their ``linalg`` names) refuse a
+``numpy.ma`` masked operand with a ``TypeError`` naming it, on the NumPy backend and
+on dask arrays of masked chunks: none honoured the masks (NumPy's matmul failed in its
+mask handling, its tensordot summed the masked data unmasked, dask's masks depended on
+the chunks)."""
+
+import dask.array as da
+import numpy as np
+import pytest
+
+import xstride as xp
+
+M = np.ma.masked_array(np.arange(12.0).reshape(3, 4), mask=np.arange(12).reshape(3, 4) == 5)
+P = np.arange(12.0).reshape(4, 3)
+V = np.arange(4.0)
+
+CALLS = {
+    "matmul": lambda a, b: xp.matmul(a, b),
+    "linalg.matmul": lambda a, b: xp.linalg.matmul(a, b),
+    "vecdot": lambda a, b: xp.vecdot(a, b),
+    "linalg.vecdot": lambda a, b: xp.linalg.vecdot(a, b),
+    "tensordot": lambda a, b: xp.tensordot(a, b, axes=1),
+    "linalg.tensordot": lambda a, b: xp.linalg.tensordot(a, b, axes=1),
+}
+
+
+def _second(name):
+    return V if "vecdot" in name else P
+
+
+@pytest.mark.parametrize("chunks", [None, 1, 2])
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_masked_x1_refused_naming_it(name, chunks):
+    a, b = M, _second(name)
+    if chunks is not None:
+        a, b = da.from_array(a, chunks=chunks, asarray=False), da.from_array(b, chunks=chunks)
+    remedy = r"x1\.filled\(0\)" if chunks is None else r"dask.array.ma.filled\(x1, 0\)"
+    func = name.rsplit(".", 1)[-1]
+    with pytest.raises(TypeError, match=rf"{func}: argument 'x1' .*without a mask.*{remedy}"):
+        CALLS[name](a, b)
+
+
+@pytest.mark.parametrize("chunks", [None, 2])
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_masked_x2_refused_naming_it(name, chunks):
+    a = np.ones((2, 4)) if "vecdot" not in name else np.ones((3, 4))
+    b = M if "vecdot" in name else np.ma.masked_array(P, mask=P == 4)
+    if chunks is not None:
+        a, b = da.from_array(a, chunks=chunks), da.from_array(b, chunks=chunks, asarray=False)
+    func = name.rsplit(".", 1)[-1]
+    with pytest.raises(TypeError, match=rf"{func}: argument 'x2' .*without a mask"):
+        CALLS[name](a, b)
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_plain_and_filled_operands_still_multiply(name):
+    b = _second(name)
+    want = CALLS[name](M.filled(0), b)
+    assert type(want) is np.ndarray
+    got = CALLS[name](da.from_array(M.filled(0), chunks=2), da.from_array(b, chunks=2))
+    np.testing.assert_array_equal(got.compute(), want)

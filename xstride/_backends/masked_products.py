@@ -1,0 +1,55 @@
+"""``matmul``, ``vecdot`` and ``tensordot`` refuse ``numpy.ma`` masked operands.
+
+No matrix product honoured the masks: NumPy's ``matmul`` and ``vecdot`` of masked
+arrays failed in NumPy's mask handling ("could not broadcast where mask from shape
+(3,4) into shape (3,)") or returned a mask of their own, NumPy's ``tensordot``
+summed the data under the masks into an unmasked result, and dask's per block gave
+masks that depended on the chunks, or failed when computed. What a masked element
+should count as in a sum of products is the caller's choice (``numpy.ma.dot`` counts
+it as 0, or masks the whole row with ``strict=True``), so a masked ``x1`` or ``x2``
+(a dask array of masked chunks) is a ``TypeError`` naming it, on the NumPy and dask
+backends alike (:func:`refuse_masked`), saying to fill it first.
+"""
+
+from __future__ import annotations
+
+from .._core.errors import type_error
+from .dispatch import compat_function, register
+from .registry import get
+
+__all__ = ["refuse_masked"]
+
+#: What to pass instead of a masked operand ``{0}``, by backend.
+_FILLED = {"numpy": "{0}.filled(0)", "dask": "dask.array.ma.filled({0}, 0)"}
+
+
+def refuse_masked(func: str, backend: str, x1, x2) -> None:
+    """A ``TypeError`` naming ``x1`` or ``x2`` of ``func`` where it carries a mask."""
+    be = get(backend)
+    for name, v in (("x1", x1), ("x2", x2)):
+        if be.mask_remedy(v) is not None:
+            raise type_error(func, name, v, "an array without a mask (matrix products do "
+                                            "not honour masks: pass "
+                                            f"{_FILLED[backend].format(name)} to count the "
+                                            "masked elements as 0, as numpy.ma.dot does)")
+
+
+def _numpy_product(qualname: str):
+    func = qualname.rsplit(".", 1)[-1]
+    library = []   # compat's function, looked up on first call
+
+    def product(x1, x2, /, **kwargs):
+        refuse_masked(func, "numpy", x1, x2)
+        if not library:
+            library.append(compat_function("numpy", qualname))
+        return library[0](x1, x2, **kwargs)
+
+    product.__name__ = product.__qualname__ = func
+    product.__doc__ = (f"``{func}`` of the standard on NumPy arrays; a masked operand "
+                       "refused (masked_products.py).")
+    return product
+
+
+for _q in ("matmul", "linalg.matmul", "vecdot", "linalg.vecdot"):
+    register(_q, "numpy")(_numpy_product(_q))
+del _q
