@@ -17,6 +17,8 @@ standard (``dask_take_along``: ``take_along_axis``, which dask lacks); ``dask_li
 the NumPy backend's set functions of floating arrays, their zero and NaNs as dask's;
 ``numpy_masked``: the NumPy backend's ``concat`` (and ``stack``) of masked arrays;
 ``masked_products``: ``matmul`` and ``vecdot`` of masked NumPy arrays refused;
+``masked_broadcast``: ``broadcast_to`` of masked arrays keeping the mask (imported
+here, with ``dask_fixes``: it wraps ``broadcast_to``s registered at that import);
 ``tile_checks``: ``tile``'s ``repetitions`` on NumPy and dask; ``isin_checks``: ``isin``'s
 ``invert`` a bool, by keyword, on NumPy and dask; ``round_checks``: ``round``'s
 ``decimals`` on NumPy and dask). None of them imports CuPy at
@@ -31,6 +33,7 @@ the public modules ``xstride.elementwise`` and ``xstride.reductions``.
 """
 
 from . import dask_fixes  # noqa: F401  (it registers and sets the chunked executors' hook)
+from . import masked_broadcast  # noqa: F401  (after dask_fixes: it wraps its broadcast_to)
 from .dispatch import register_on_first_lookup
 
 register_on_first_lookup(f"{__package__}.fixes", f"{__package__}.complex_special",

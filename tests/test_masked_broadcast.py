@@ -1,0 +1,43 @@
+"""``broadcast_to`` of a ``numpy.ma`` masked array keeps the mask, broadcast beside the
+data, on the NumPy backend and on dask arrays of masked chunks (NumPy's
+``broadcast_to``, and dask's per block, returned the data alone)."""
+
+import warnings
+
+import dask.array as da
+import numpy as np
+import pytest
+
+import xstride as xp
+
+B = np.ma.masked_array(np.arange(4, dtype=np.int16), mask=[0, 1, 0, 1])
+C = np.ma.masked_array(np.arange(3.0).reshape(3, 1), mask=[[1], [0], [0]])
+
+
+@pytest.mark.parametrize("chunks", [None, 1, 3])
+@pytest.mark.parametrize("x,shape", [(B, (3, 4)), (B, (2, 1, 4)), (C, (3, 5)), (C, (2, 3, 2))])
+def test_broadcast_to_keeps_the_mask(x, shape, chunks):
+    arg = x if chunks is None else da.from_array(x, chunks=chunks, asarray=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = xp.broadcast_to(arg, shape)
+        if chunks is not None:
+            got = got.compute()
+    assert isinstance(got, np.ma.MaskedArray)
+    assert got.shape == shape and got.dtype == x.dtype
+    want_mask = np.broadcast_to(np.ma.getmaskarray(x), shape)
+    assert got.mask.tolist() == want_mask.tolist()
+    assert got.data.tolist() == np.broadcast_to(x.data, shape).tolist()
+
+
+def test_broadcast_to_of_masked_numpy_is_a_read_only_view_as_numpy_s():
+    got = xp.broadcast_to(B, (3, 4))
+    assert not got.data.flags.writeable
+    assert np.shares_memory(got.data, B.data)
+
+
+@pytest.mark.parametrize("chunks", [None, 2])
+def test_broadcast_to_of_masked_still_checks_shape(chunks):
+    arg = B if chunks is None else da.from_array(B, chunks=chunks, asarray=False)
+    with pytest.raises(ValueError, match="broadcast_to: argument 'shape' has the negative"):
+        xp.broadcast_to(arg, (-1, 4))
