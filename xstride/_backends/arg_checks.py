@@ -37,6 +37,7 @@ from .registry import of_array
 from .index_range import check_unsigned_indices
 from .shape_checks import named_shape_error
 from .dask_triangle import triangle
+from .masked_take import masked_take
 from .numpy_masked import masked_among, masked_triangle
 from .sorter_checks import check_sorted_x1, check_sorter, check_sorter_range, check_values
 
@@ -345,6 +346,9 @@ def take(x, indices, /, *, axis=None):
     out of range is NumPy's ``IndexError`` with the function's name in front (as the
     dask backend's, which raises it when computed)."""
     check_take(x, indices, axis)
+    got = masked_take(take, x, indices, axis)   # masked indices: elements masked
+    if got is not None:
+        return got
     if indices.dtype.kind == "u":   # past intp: NumPy's cast made 2**64 - 1 the index -1
         ax = 0 if axis is None else int(axis) % x.ndim
         check_unsigned_indices("take", indices, x.shape[ax], ax)

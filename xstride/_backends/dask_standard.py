@@ -64,6 +64,7 @@ from .dispatch import implementation, register
 from .registry import get
 from .linalg_fixes import check_tensordot
 from .masked_products import refuse_masked
+from .masked_take import masked_take
 from .matmul_checks import matmul_shape_error, vecdot_shape_error
 
 __all__ = ["matmul", "tensordot", "vecdot", "take", "nonzero", "concat", "clip", "permute_dims", "roll", "flip", "sort", "argsort",
@@ -160,6 +161,9 @@ def take(x, indices, /, *, axis=None):
     ``x`` without ``axis`` along its one axis (dask's wanted an int axis). An index out of
     range raises NumPy's ``IndexError`` when computed (dask's put 0 in its place)."""
     check_take(x, indices, axis)
+    got = masked_take(take, x, indices, axis)   # masked indices: elements masked
+    if got is not None:
+        return got
     ax = 0 if axis is None else axis
     if x.ndim and not _known(x.shape[normalize_one_axis("take", ax, x.ndim)]):
         raise _unknown_error("take", x, "dask's take needs along the axis taken from")
