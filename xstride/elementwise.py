@@ -29,6 +29,7 @@ import numpy as np
 
 from . import _backends
 from ._backends import dispatch
+from ._backends.masked_astype import masked_astype
 from ._backends.masked_where import masked_where
 from ._core.errors import (broadcast_error, cast_error, error, immutable_error,
                            overflow_error, type_error, value_error)
@@ -468,7 +469,8 @@ def _library_functions(be, ex) -> tuple[dict, dict]:
 
     def astype(x, dtype, /, *, copy=True, device=None):
         dt = _astype_dtype(be, x, dtype, copy)
-        return libs["astype"](x, dt, copy=copy, device=device)
+        got = None if device is not None else masked_astype(x, dt, copy)   # dask's warned
+        return libs["astype"](x, dt, copy=copy, device=device) if got is None else got
 
     funcs = {name: make(name, nin) for name, (nin, _) in ENGINE_UFUNCS.items()}
     funcs["where"] = where
