@@ -37,6 +37,7 @@ from .registry import of_array
 from .index_range import check_unsigned_indices
 from .shape_checks import named_shape_error
 from .dask_triangle import triangle
+from .masked_search import masked_searchsorted
 from .masked_take import masked_take
 from .numpy_masked import masked_among, masked_triangle
 from .sorter_checks import check_sorted_x1, check_sorter, check_sorter_range, check_values
@@ -415,6 +416,10 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     check_sorter(x1, sorter, side)
     if type(x2) is not np.ndarray or x2.dtype.kind not in "biufc":
         check_values(x1, x2)
+    if type(x1) is not np.ndarray or type(x2) is not np.ndarray:   # masked_search.py
+        got = masked_searchsorted(searchsorted, x1, x2, side, sorter, "numpy")
+        if got is not None:   # x2's mask kept (a masked x1 refused)
+            return got
     given = sorter
     if sorter is not None and not np.can_cast(sorter.dtype, np.intp):
         sorter = sorter.astype(np.intp)

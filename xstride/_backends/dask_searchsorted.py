@@ -12,6 +12,7 @@ from .._chunked import _config as _chunked_config
 from .._core.errors import value_error
 from .dask_standard import _NAME, _known, _no_element, _ns
 from .dispatch import register
+from .masked_search import masked_searchsorted
 from .registry import get
 from .sorter_checks import check_sorter, check_sorter_range, check_values
 
@@ -50,6 +51,9 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
         sorter = np.asarray(sorter)
     check_sorter(x1, sorter, side)   # and x1 of one dimension, side
     check_values(x1, x2)
+    got = masked_searchsorted(searchsorted, x1, x2, side, sorter, _NAME)
+    if got is not None:   # x2's mask kept (a masked x1 refused): masked_search.py
+        return got
     if sorter is not None:
         if not _known(x1.shape[0]):   # dask's gather said "Slicing an array with unknown ..."
             raise value_error("searchsorted", "x1", f"has shape {x1.shape}, with a length "
