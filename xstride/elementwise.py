@@ -29,7 +29,7 @@ import numpy as np
 
 from . import _backends
 from ._backends import dispatch
-from ._backends.masked_astype import masked_astype
+from ._backends.masked_astype import masked_abs_of, masked_astype
 from ._backends.masked_where import masked_where
 from ._core.errors import (broadcast_error, cast_error, error, immutable_error,
                            overflow_error, type_error, value_error)
@@ -473,6 +473,7 @@ def _library_functions(be, ex) -> tuple[dict, dict]:
         return libs["astype"](x, dt, copy=copy, device=device) if got is None else got
 
     funcs = {name: make(name, nin) for name, (nin, _) in ENGINE_UFUNCS.items()}
+    funcs["abs"] = masked_abs_of(funcs["abs"])   # dask's of complex masked chunks warned
     funcs["where"] = where
     funcs["astype"] = astype
     # a call without keywords goes to the library's function, looked up on first call
