@@ -1,0 +1,55 @@
+"""``sign`` of complex ``numpy.ma`` masked arrays (NumPy, and dask of masked chunks).
+
+``array_api_compat``'s ``sign`` of complex input is ``x / abs(x)`` with its zeros set
+by item assignment, ``out[x == 0j] = 0j``: of a NumPy masked array the quotient masked
+each zero (``numpy.ma`` masks 0/0), so ``sign(0)`` came back masked where NumPy's
+``sign`` of a masked array gives 0; on dask the assignment is a ``where`` per block,
+which dropped the masks, the elements under them shown as values. Here
+(:func:`complex_sign`) a masked complex ``x`` is ``x / abs(x)`` of its data (the
+same quotient, bit for bit, as compat's of plain arrays), 0 where the data is 0, and
+``x``'s mask kept; on dask per block. Other calls are compat's, unchanged.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from .dispatch import compat_function, register
+
+__all__ = ["complex_sign"]
+
+
+def complex_sign(x):
+    """``x / abs(x)`` of a complex NumPy array's data, 0 where it is 0 (no warning for
+    0/0), a masked ``x``'s mask kept."""
+    ma = np.ma
+    data = ma.getdata(x)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = data / np.abs(data)
+    out[data == 0] = 0
+    return ma.masked_array(out, mask=ma.getmaskarray(x)) if ma.isMaskedArray(x) else out
+
+
+def _sign_of(backend: str):
+    library = []   # compat's sign, looked up on first call
+
+    def sign(x, /, **kwargs):
+        """``sign`` of the standard; complex masked input by :func:`complex_sign`."""
+        ma = sys.modules.get("numpy.ma")   # not imported: nothing is masked
+        if ma is not None and not kwargs and getattr(getattr(x, "dtype", None), "kind",
+                                                     "") == "c":
+            if isinstance(x, ma.MaskedArray):
+                return complex_sign(x)
+            if isinstance(getattr(x, "_meta", None), ma.MaskedArray):
+                return x.map_blocks(complex_sign, dtype=x.dtype, meta=x._meta)
+        if not library:
+            library.append(compat_function(backend, "sign"))
+        return library[0](x, **kwargs)
+    return sign
+
+
+for _backend_name in ("numpy", "dask"):
+    register("sign", _backend_name)(_sign_of(_backend_name))
+del _backend_name
