@@ -41,3 +41,25 @@ def test_broadcast_to_of_masked_still_checks_shape(chunks):
     arg = B if chunks is None else da.from_array(B, chunks=chunks, asarray=False)
     with pytest.raises(ValueError, match="broadcast_to: argument 'shape' has the negative"):
         xp.broadcast_to(arg, (-1, 4))
+
+
+@pytest.mark.parametrize("chunks", [None, 1, 2])
+def test_broadcast_arrays_keep_the_masks(chunks):
+    plain = np.arange(3.0).reshape(3, 1)
+    args = (B, plain, C)
+    if chunks is not None:
+        args = tuple(da.from_array(v, chunks=chunks, asarray=False) for v in args)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = xp.broadcast_arrays(*args)
+        plain_args = tuple(np.ma.getdata(a) if chunks is None else da.ma.getdata(a)
+                           for a in args)
+        assert type(got) is type(xp.broadcast_arrays(*plain_args))   # as of plain arrays
+        got = [g.compute() if chunks is not None else g for g in got]
+    shape = (3, 4)
+    assert [g.shape for g in got] == [shape] * 3
+    assert isinstance(got[0], np.ma.MaskedArray) and isinstance(got[2], np.ma.MaskedArray)
+    assert type(got[1]) is np.ndarray
+    assert got[0].mask.tolist() == np.broadcast_to(B.mask, shape).tolist()
+    assert got[2].mask.tolist() == np.broadcast_to(C.mask, shape).tolist()
+    assert got[2].data.tolist() == np.broadcast_to(C.data, shape).tolist()
