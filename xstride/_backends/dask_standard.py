@@ -63,6 +63,7 @@ from .dask_roll import roll_along_known
 from .dispatch import implementation, register
 from .registry import get
 from .linalg_fixes import check_tensordot
+from .masked_broadcast import masked_broadcast_arrays
 from .masked_products import refuse_masked
 from .masked_take import masked_take
 from .matmul_checks import matmul_shape_error, vecdot_shape_error
@@ -256,7 +257,8 @@ def clip(x, /, min=None, max=None):   # noqa: A002 (the standard's names)
     arrays = [v for v in (min, max) if get(_NAME).owns(v)]
     if not arrays or all(_known(n) for a in (x, *arrays) for n in a.shape):
         if arrays:
-            x, *bounds = ns.broadcast_arrays(x, *arrays)
+            # masked bounds keep their masks (dask's broadcast dropped them)
+            x, *bounds = masked_broadcast_arrays(ns.broadcast_arrays, (x, *arrays))
             it = iter(bounds)
             min, max = (next(it) if get(_NAME).owns(v) else v for v in (min, max))  # noqa: A001
         return x.map_blocks(_clip_block, min, max, dtype=x.dtype)
