@@ -55,7 +55,7 @@ from . import select as _backend
 from .arg_checks import check_flag
 from .dispatch import register
 from .lapack_dtype import check_lapack_dtype
-from .masked_products import refuse_masked
+from .masked_products import masked_outer, refuse_masked
 from .._core.errors import (argument_error, axis_error, broadcast_error, type_error,
                             value_error)
 from .._core.intseq import is_index
@@ -496,7 +496,8 @@ def _outer_of(backend: str):
     def outer(x1, x2, /):
         """``outer`` of the standard: two 1-D vectors, checked first."""
         check_outer(x1, x2)
-        return _backend.namespace(backend).linalg.outer(x1, x2)
+        got = masked_outer(backend, x1, x2)   # masks kept (NumPy's dropped them)
+        return _backend.namespace(backend).linalg.outer(x1, x2) if got is None else got
     return outer
 
 

@@ -9,6 +9,11 @@ should count as in a sum of products is the caller's choice (``numpy.ma.dot`` co
 it as 0, or masks the whole row with ``strict=True``), so a masked ``x1`` or ``x2``
 (a dask array of masked chunks) is a ``TypeError`` naming it, on the NumPy and dask
 backends alike (:func:`refuse_masked`), saying to fill it first.
+
+``linalg.outer`` sums nothing: each element is one product, masked where either
+factor is, as ``numpy.ma``'s arithmetic masks it. NumPy's ``outer`` (and dask's, per
+block) returned the products of the data alone, the masked factors' values in them;
+:func:`masked_outer` multiplies the vectors broadcast against each other instead.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from .._core.errors import type_error
 from .dispatch import compat_function, register
 from .registry import get
 
-__all__ = ["refuse_masked"]
+__all__ = ["refuse_masked", "masked_outer"]
 
 #: What to pass instead of a masked operand ``{0}``, by backend.
 _FILLED = {"numpy": "{0}.filled(0)", "dask": "dask.array.ma.filled({0}, 0)"}
@@ -32,6 +37,15 @@ def refuse_masked(func: str, backend: str, x1, x2) -> None:
                                             "not honour masks: pass "
                                             f"{_FILLED[backend].format(name)} to count the "
                                             "masked elements as 0, as numpy.ma.dot does)")
+
+
+def masked_outer(backend: str, x1, x2):
+    """``outer(x1, x2)`` of 1-D vectors (checked) as ``x1[:, None] * x2[None, :]`` where
+    one is masked (the masks kept); None where neither is."""
+    be = get(backend)
+    if be.mask_remedy(x1) is None and be.mask_remedy(x2) is None:
+        return None
+    return be.namespace().multiply(x1[:, None], x2[None, :])
 
 
 def _numpy_product(qualname: str):
