@@ -63,3 +63,22 @@ def test_broadcast_arrays_keep_the_masks(chunks):
     assert got[0].mask.tolist() == np.broadcast_to(B.mask, shape).tolist()
     assert got[2].mask.tolist() == np.broadcast_to(C.mask, shape).tolist()
     assert got[2].data.tolist() == np.broadcast_to(C.data, shape).tolist()
+
+
+@pytest.mark.parametrize("chunks", [None, 1, 2])
+@pytest.mark.parametrize("indexing", ["xy", "ij"])
+def test_meshgrid_grids_keep_the_masks(chunks, indexing):
+    plain = np.arange(3.0)
+    args = (B, plain)
+    if chunks is not None:
+        args = tuple(da.from_array(v, chunks=chunks, asarray=False) for v in args)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = xp.meshgrid(*args, indexing=indexing)
+        got = [g.compute() if chunks is not None else g for g in got]
+    data = np.meshgrid(B.data, plain, indexing=indexing)
+    masks = np.meshgrid(B.mask, np.zeros(3, bool), indexing=indexing)
+    assert isinstance(got[0], np.ma.MaskedArray) and type(got[1]) is np.ndarray
+    assert got[0].mask.tolist() == masks[0].tolist()
+    assert got[0].data.tolist() == data[0].tolist()
+    assert got[1].tolist() == data[1].tolist()

@@ -1,5 +1,5 @@
-"""``broadcast_to`` and ``broadcast_arrays`` of ``numpy.ma`` masked arrays keep the
-masks (NumPy and dask).
+"""``broadcast_to``, ``broadcast_arrays`` and ``meshgrid`` of ``numpy.ma`` masked
+arrays keep the masks (NumPy and dask).
 
 NumPy's ``broadcast_to`` (``subok=False``) returns a view of the data alone: of a
 masked array the mask was dropped and the elements under it shown as values; dask's
@@ -8,16 +8,16 @@ has its data and its mask broadcast alike, by the backend's own ``broadcast_to``
 checks of ``shape`` first), and joined into a masked array (on dask per block, by
 ``dask.array.ma``), as ``numpy.ma`` broadcasts both in its arithmetic. So do
 ``broadcast_arrays``' (:func:`masked_broadcast_arrays`: the backend's own on the data,
-then on the masks; a plain array stays plain).
+then on the masks; a plain array stays plain), and ``meshgrid``'s grids, made alike.
 """
 
 from __future__ import annotations
 
 import sys
 
-from .arg_checks import broadcast_to as _numpy_broadcast_to
+from .arg_checks import broadcast_to as _numpy_broadcast_to, meshgrid as _numpy_meshgrid
+from .dask_fixes import broadcast_arrays as _dask_broadcast_arrays, meshgrid as _dask_meshgrid
 from .dask_fixes import broadcast_to as _dask_broadcast_to
-from .dask_fixes import broadcast_arrays as _dask_broadcast_arrays
 from .dispatch import compat_function, register
 
 __all__ = ["masked_broadcast_to", "masked_broadcast_arrays"]
@@ -51,19 +51,19 @@ def _masked(ma, v) -> bool:
                                                         ma.MaskedArray)
 
 
-def masked_broadcast_arrays(plain, arrays):
+def masked_broadcast_arrays(plain, arrays, **kwargs):
     """``plain(*arrays)`` (a backend's ``broadcast_arrays``), each masked array's mask
     broadcast beside its data."""
     ma = sys.modules.get("numpy.ma")   # not imported: nothing is masked
     if ma is None or not any(_masked(ma, a) for a in arrays):
-        return plain(*arrays)
+        return plain(*arrays, **kwargs)
     lib = ma
     if not any(isinstance(a, ma.MaskedArray) for a in arrays):
         import dask.array as da
 
         lib = da.ma
-    data = plain(*(lib.getdata(a) if _masked(ma, a) else a for a in arrays))
-    masks = plain(*(lib.getmaskarray(a) for a in arrays))
+    data = plain(*(lib.getdata(a) if _masked(ma, a) else a for a in arrays), **kwargs)
+    masks = plain(*(lib.getmaskarray(a) for a in arrays), **kwargs)
     return type(data)(lib.masked_array(d, mask=m) if _masked(ma, a) else d
                       for a, d, m in zip(arrays, data, masks))   # the backend's sequence
 
@@ -80,6 +80,15 @@ def _arrays_of(backend: str):
     return broadcast_arrays
 
 
+def _meshgrid_of(plain):
+    def meshgrid(*arrays, indexing="xy"):
+        """``meshgrid`` of the standard; masked arrays' grids keep their masks."""
+        return masked_broadcast_arrays(plain, arrays, indexing=indexing)
+    return meshgrid
+
+
+register("meshgrid", "numpy")(_meshgrid_of(_numpy_meshgrid))
+register("meshgrid", "dask")(_meshgrid_of(_dask_meshgrid))
 register("broadcast_arrays", "numpy")(_arrays_of("numpy"))
 register("broadcast_arrays", "dask")(_arrays_of("dask"))
 register("broadcast_to", "numpy")(_of(_numpy_broadcast_to))
