@@ -55,7 +55,7 @@ from . import select as _backend
 from .arg_checks import check_flag
 from .dispatch import register
 from .lapack_dtype import check_lapack_dtype
-from .masked_products import masked_outer, refuse_masked
+from .masked_products import masked_cross, masked_outer, refuse_masked
 from .._core.errors import (argument_error, axis_error, broadcast_error, type_error,
                             value_error)
 from .._core.intseq import is_index
@@ -487,8 +487,9 @@ def _tensordot_of(backend: str):
 def _cross_of(backend: str):
     def cross(x1, x2, /, *, axis=-1):
         """``cross`` of the standard: vectors of length 3 along ``axis``, checked first."""
-        check_cross(x1, x2, axis)
-        return _backend.namespace(backend).linalg.cross(x1, x2, axis=axis)
+        shape, ax = check_cross(x1, x2, axis)
+        got = masked_cross(x1, x2, shape, ax)   # masks kept (NumPy's dropped them)
+        return _backend.namespace(backend).linalg.cross(x1, x2, axis=axis) if got is None else got
     return cross
 
 

@@ -14,6 +14,10 @@ backends alike (:func:`refuse_masked`), saying to fill it first.
 factor is, as ``numpy.ma``'s arithmetic masks it. NumPy's ``outer`` (and dask's, per
 block) returned the products of the data alone, the masked factors' values in them;
 :func:`masked_outer` multiplies the vectors broadcast against each other instead.
+``linalg.cross`` is such products too (``a1 b2 - a2 b1``, ...): NumPy's ``cross`` of
+masked arrays returned the data's alone, where the dask backend's (``numpy.ma``'s
+arithmetic per block) masks each component where a factor of it is masked;
+:func:`masked_cross` computes the NumPy backend's so, by ``numpy.ma``.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from .._core.errors import type_error
 from .dispatch import compat_function, register
 from .registry import get
 
-__all__ = ["refuse_masked", "masked_outer"]
+__all__ = ["refuse_masked", "masked_outer", "masked_cross"]
 
 #: What to pass instead of a masked operand ``{0}``, by backend.
 _FILLED = {"numpy": "{0}.filled(0)", "dask": "dask.array.ma.filled({0}, 0)"}
@@ -46,6 +50,24 @@ def masked_outer(backend: str, x1, x2):
     if be.mask_remedy(x1) is None and be.mask_remedy(x2) is None:
         return None
     return be.namespace().multiply(x1[:, None], x2[None, :])
+
+
+def masked_cross(x1, x2, shape, ax: int):
+    """``cross`` of NumPy arrays (checked: ``shape`` their broadcast shape, ``ax`` the
+    axis of length 3) where one is a ``numpy.ma`` array, each component masked where a
+    factor of it is; None where neither is masked."""
+    be = get("numpy")
+    if be.mask_remedy(x1) is None and be.mask_remedy(x2) is None:
+        return None
+    import numpy as np
+
+    ma = np.ma
+    dt = np.result_type(x1.dtype, x2.dtype)
+    a, b = (ma.masked_array(np.broadcast_to(ma.getdata(v), shape),
+                            mask=np.broadcast_to(ma.getmaskarray(v), shape)).astype(dt)
+            for v in (x1, x2))
+    (a0, a1, a2), (b0, b1, b2) = ([v.take(i, axis=ax) for i in range(3)] for v in (a, b))
+    return ma.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=ax)
 
 
 def _numpy_product(qualname: str):
