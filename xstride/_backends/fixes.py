@@ -20,6 +20,7 @@ from . import select as _backend
 from . import size_checks as _sizes
 from .fill_checks import check_fill_type
 from .dispatch import register
+from .masked_where import masked_where
 from .._core.errors import type_error, value_error
 
 __all__ = ["finfo_object", "finfo", "iinfo", "floor_divide", "remainder", "asarray", "from_dlpack", "full",
@@ -153,7 +154,9 @@ def floor_divide(x1, x2, /):
             return q
         f1, f2 = _as_float(x1), _as_float(x2)
         special = (m.isinf(f1) & m.isfinite(f2)) | (m.isfinite(f1) & m.isinf(f2))
-        return m.where(special, m.floor(m.divide(x1, x2)), q)
+        fixed = m.floor(m.divide(x1, x2))
+        got = masked_where(special, fixed, q)   # numpy.ma operands: masks kept
+        return m.where(special, fixed, q) if got is None else got
 
 
 def _as_float(x):
