@@ -59,3 +59,17 @@ def test_plain_and_filled_operands_still_multiply(name):
     assert type(want) is np.ndarray
     got = CALLS[name](da.from_array(M.filled(0), chunks=2), da.from_array(b, chunks=2))
     np.testing.assert_array_equal(got.compute(), want)
+
+
+def test_the_numpy_products_keep_the_standards_signatures():
+    """The masked-operand wrappers took ``**kwargs``, and ``vecdot``'s ``axis`` went
+    missing from its signature (the conformance suite's signature test failed)."""
+    import inspect
+
+    for f in (xp.vecdot, xp.linalg.vecdot):
+        params = inspect.signature(f).parameters
+        assert list(params) == ["x1", "x2", "axis"]
+        assert params["axis"].kind is inspect.Parameter.KEYWORD_ONLY
+        assert params["axis"].default == -1
+    for f in (xp.matmul, xp.linalg.matmul):
+        assert list(inspect.signature(f).parameters) == ["x1", "x2"]
