@@ -88,3 +88,18 @@ def test_a_bool_beside_an_argument_of_no_number_is_not_blamed(backend, other, sa
             xp.to_numpy(xp.subtract(_on(backend, BOOL), _on(backend, other)))
     assert "takes no bool input" not in str(info.value)
     assert backend == "dask" or said in str(info.value)
+
+
+def test_sign_of_bool_is_refused_before_cupy(cupy_compat):
+    """CuPy's ``sign`` has a bool loop (NumPy's has none): on the CuPy backend a bool
+    ``x`` is refused before CuPy sees it, with the other backends' message; other
+    dtypes reach CuPy's ``sign`` as given."""
+    b = cupy_compat.cupy.ndarray((3,), dtype=bool)
+    with pytest.raises(TypeError, match=r"^sign: argument 'x' got \S+\(shape=\(3,\), "
+                                        r"dtype=bool\); expected a numeric array \(sign takes "
+                                        r"no bool input; for bool, the array itself, or astype\)"):
+        xp.sign(b)
+    assert cupy_compat.calls == []
+    f = cupy_compat.cupy.ndarray((3,), dtype=np.float32)
+    assert xp.sign(f) == "sign"
+    assert [c[0] for c in cupy_compat.calls] == ["sign"]

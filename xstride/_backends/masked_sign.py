@@ -8,6 +8,10 @@ which dropped the masks, the elements under them shown as values. Here
 (:func:`complex_sign`) a masked complex ``x`` is ``x / abs(x)`` of its data (the
 same quotient, bit for bit, as compat's of plain arrays), 0 where the data is 0, and
 ``x``'s mask kept; on dask per block. Other calls are compat's, unchanged.
+
+On CuPy, whose ``sign`` has a bool loop, a bool ``x`` is refused first, with the
+``TypeError`` that names it on the other backends (NumPy's ``sign`` has no bool loop;
+:func:`~xstride._backends.real_only.bool_argument_error`).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import sys
 import numpy as np
 
 from .dispatch import compat_function, register
+from .real_only import bool_operand_error
 
 __all__ = ["complex_sign"]
 
@@ -50,6 +55,20 @@ def _sign_of(backend: str):
     return sign
 
 
+def _cupy_sign():
+    library = []   # compat's sign, looked up on first call
+
+    def sign(x, /, **kwargs):
+        """``sign`` of the standard; a bool ``x`` refused as on NumPy."""
+        if getattr(getattr(x, "dtype", None), "kind", "") == "b":
+            raise bool_operand_error("sign", "x", x)
+        if not library:
+            library.append(compat_function("cupy", "sign"))
+        return library[0](x, **kwargs)
+    return sign
+
+
+register("sign", "cupy")(_cupy_sign())
 for _backend_name in ("numpy", "dask"):
     register("sign", _backend_name)(_sign_of(_backend_name))
 del _backend_name

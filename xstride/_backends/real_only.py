@@ -26,7 +26,7 @@ from .._core.errors import type_error
 from .._core.names import ELEMENTWISE
 from .._core.ufuncs import numpy_ufunc_name
 
-__all__ = ["complex_argument_error", "bool_argument_error"]
+__all__ = ["complex_argument_error", "bool_argument_error", "bool_operand_error"]
 
 _ELEMENTWISE = frozenset(ELEMENTWISE)
 
@@ -123,7 +123,13 @@ def bool_argument_error(exc: Exception, qualname: str, named) -> TypeError | Non
         if isinstance(value, bool):
             continue
         if kind == "b":
-            instead = _INSTEAD.get(func)
-            return type_error(func, name, value, f"a numeric array ({func} takes no bool input"
-                              + (f"; for bool, {instead}" if instead else "") + ")")
+            return bool_operand_error(func, name, value)
     return None
+
+
+def bool_operand_error(func: str, name: str, value) -> TypeError:
+    """The ``TypeError`` of a bool ``value`` given as argument ``name`` of ``func``, a
+    function of numeric input, saying what to write instead."""
+    instead = _INSTEAD.get(func)
+    return type_error(func, name, value, f"a numeric array ({func} takes no bool input"
+                      + (f"; for bool, {instead}" if instead else "") + ")")
