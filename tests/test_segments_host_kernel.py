@@ -36,13 +36,14 @@ def library(tmp_path_factory):
         "long long max_rows, long long per_block, float* out",
         "xs_seg_thread<float, float, float, 0, false>(v, off, n, n_seg, k, max_rows, "
         "per_block, out)")
-    lines += block_entry(
-        "xs_host_warp_sum",
-        "const float* v, const long long* off, long long n, const long long* ids, "
-        "long long n_items, long long k, long long chunks, long long chunk_rows, "
-        "long long max_rows, float* out, float* part",
-        "xs_seg_warp<float, float, float, 0, false>(v, off, n, ids, n_items, k, chunks, "
-        "chunk_rows, max_rows, out, part)")
+    for tile in ("false", "true"):     # the walk straight from the rows, and through a tile
+        lines += block_entry(
+            f"xs_host_warp_sum_{tile}",
+            "const float* v, const long long* off, long long n, const long long* ids, "
+            "long long n_items, long long k, long long chunks, long long chunk_rows, "
+            "long long max_rows, float* out, float* part",
+            f"xs_seg_warp<float, float, float, 0, false, {tile}>(v, off, n, ids, n_items, k, "
+            "chunks, chunk_rows, max_rows, out, part)")
     return build_source(build, "segments.cu", lines)
 
 
@@ -96,14 +97,15 @@ def _walk(lib, g: Guarded, offsets, max_rows: int, per_block: int) -> int:
     return _in_child(run)
 
 
-def _warp_walk(lib, g: Guarded, offsets, max_rows: int, blocks: int) -> int:
-    """The warp walk (a warp a segment, one chunk) of ``g``'s rows, in a child."""
+def _warp_walk(lib, g: Guarded, offsets, max_rows: int, blocks: int, tile: bool = True) -> int:
+    """The warp walk (a warp a segment, one chunk) of ``g``'s rows, in a child; ``tile``:
+    through the warp's tile (which k > 32 leaves unused)."""
     off = np.ascontiguousarray(offsets, dtype=np.int64)
     n, k = g.rows.shape
     n_seg = off.shape[0] - 1
 
     def run():
-        fn = lib.xs_host_warp_sum
+        fn = getattr(lib, f"xs_host_warp_sum_{str(tile).lower()}")
         fn.restype = None
         fn(ctypes.c_void_p(g.rows.ctypes.data), ctypes.c_void_p(off.ctypes.data),
            ctypes.c_longlong(n), ctypes.c_void_p(0), ctypes.c_longlong(n_seg),
@@ -147,14 +149,18 @@ def test_thread_walk_reads_no_row_outside_on_refused_offsets(library, per_block,
 
 @pytest.mark.parametrize("k", [1, 3, 7, 33])
 @pytest.mark.parametrize("blocks", [1, 2])       # the grid's stride, and every warp once
-def test_warp_walk_gives_the_model_s_bits(library, k, blocks):
+# segments of up to 40 rows: one piece of a warp's tile; of up to 3000: several pieces
+# (1024 rows a piece of one float32 column, 340 of three, 144 of seven)
+@pytest.mark.parametrize("longest", [40, 3000])
+@pytest.mark.parametrize("tile", [False, True])
+def test_warp_walk_gives_the_model_s_bits(library, k, blocks, longest, tile):
     from tests.test_segments_launch import m_warp
     rng = np.random.default_rng(k)
-    lens = rng.integers(0, 40, size=23)
+    lens = rng.integers(0, longest, size=23)
     offs = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
     n = int(offs[-1])
     g = Guarded(rng.normal(size=(n, k)).astype(np.float32), 23)
-    assert _warp_walk(library, g, offs, 4096, blocks) == 0
+    assert _warp_walk(library, g, offs, 4096, blocks, tile) == 0
     want = np.zeros((23, k), np.float32)
     m_warp("xs_seg_warp<float, float, float, 0, false>", (blocks,), g.rows.ctypes.data,
            offs.ctypes.data, n, 0, 23, k, 1, 4096, 4096, want.ctypes.data, 0)
@@ -169,11 +175,12 @@ def test_warp_walk_gives_the_model_s_bits(library, k, blocks):
     lambda n: [-3, 4, n + 1],
     lambda n: [0, n - 2, n + 7],
 ])
-def test_warp_walk_reads_no_row_outside_on_refused_offsets(library, bad):
+@pytest.mark.parametrize("tile", [False, True])
+def test_warp_walk_reads_no_row_outside_on_refused_offsets(library, bad, tile):
     n = 50
     offs = bad(n)
     g = Guarded(np.ones((n, _K), np.float32), len(offs) - 1)
-    assert _warp_walk(library, g, offs, 4096, 1) == 0, \
+    assert _warp_walk(library, g, offs, 4096, 1, tile) == 0, \
         f"the warp walk read outside the rows on offsets {offs}"
     c = np.clip(np.asarray(offs, dtype=np.int64), 0, n)
     lens = np.maximum(c[1:] - c[:-1], 0).astype(np.float32)

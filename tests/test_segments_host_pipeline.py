@@ -34,7 +34,9 @@ REDUCTIONS = [("float32", "sum"), ("float64", "mean"), ("int64", "sum"), ("uint8
 def _reduction_names() -> list:
     names = []
     for dtype, op in REDUCTIONS:
-        names += ks.reduce_kernels(dtype, op, result_dtype(op, dtype), accumulator(op, dtype))
+        for tile in {False, np.dtype(dtype).itemsize in (4, 8)}:   # the warp walk's two forms
+            names += ks.reduce_kernels(dtype, op, result_dtype(op, dtype), accumulator(op, dtype),
+                                       tile)
     return names + [ks._OFFSETS_STATS]
 
 

@@ -108,7 +108,7 @@ def finish(op, mean, R, acc, count):
 
 
 def reduce_types(name):
-    t, a, r, op, mean = targs(name)
+    t, a, r, op, mean = targs(name)[:5]    # xs_seg_warp's sixth, TILE, changes no bit
     return np_type(t), np_type(a), np_type(r), int(op), mean == "true"
 
 

@@ -127,7 +127,8 @@ inline int __syncthreads_or(int pred)
 }
 using std::isfinite;
 unsigned __activemask();
-void __syncwarp(unsigned = 0xffffffffu);
+// the warp's lanes meet (every lane of the warp calls it, as the kernels here do)
+inline void __syncwarp(unsigned = 0xffffffffu) { xs_host_warp_sync(); }
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 #define __align__(n) __attribute__((aligned(n)))
 struct alignas(16) uint4 { unsigned x, y, z, w; };

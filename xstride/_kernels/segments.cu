@@ -230,15 +230,89 @@ xs_seg_thread(const T* __restrict__ v, const long long* __restrict__ off, long l
     }
 }
 
+// The warp walk with TILE (segments.py sets it where the columns fit one slab, k <= 32,
+// and the values have 4 or 8 bytes) stages its rows in shared memory, a piece at a
+// time: every copy of a piece is in
+// flight at once (asynchronous copies, no register holds them), then the lanes fold from
+// the tile. Loaded straight from global memory, a warp kept 4 rows a lane in flight, 480
+// bytes for (n, 3) float32 rows: the walk read 256-row segments at 0.62 of copy (H100,
+// 2026-12-05). XS_SEG_WARP_STAGE_BYTES a warp: 32 KiB a block of 256.
+#define XS_SEG_WARP_STAGE_BYTES 4096
+
+// Lane (g, c) of a warp whose kk <= 32 columns sit in one slab (G = 32 / kk row slots,
+// lane = g * kk + c): the fold, from the identity and in order, of rows r0 + g, r0 + g + G, ... <
+// r1 of column c, read through the warp's tile st (cap elements). A piece holds R rows,
+// the most that fit and a multiple of G, so every piece gives a lane the same row slots:
+// its folds are those of xs_seg_fold_rows, in the same order, to the same bits. Every
+// lane of the warp calls it (all copy; lanes g >= G fold nothing).
+template <int OP, typename T, typename A, int U>
+__device__ __forceinline__ A xs_seg_fold_staged(const T* __restrict__ v, long long r0,
+                                                long long r1, int kk, int G, int g, int c,
+                                                T* st, int cap)
+{
+    A acc = xs_seg_identity<OP, T, A>();
+    const int lane = (int)(threadIdx.x & 31u);
+    const int R = (cap / kk) / G * G;
+    const T* __restrict__ src = v + r0 * kk;
+    for (long long left = r1 - r0; left > 0; left -= R, src += (long long)R * kk) {
+        const int rows = left < R ? (int)left : R;
+        const int m = rows * kk;
+        for (int e = lane; e < m; e += 32) xs_async_copy<(int)sizeof(T)>(st + e, src + e);
+        xs_async_wait_all();
+        __syncwarp();
+        if (g < G) {
+            const T* q = st + g * kk + c;
+            int r = g;
+            for (; r + (U - 1) * G < rows; r += U * G, q += U * G * kk) {
+                T b[U];
+#pragma unroll
+                for (int u = 0; u < U; ++u) b[u] = q[u * G * kk];
+#pragma unroll
+                for (int u = 0; u < U; ++u) acc = xs_seg_fold<OP, A>(acc, (A)b[u]);
+            }
+            for (; r < rows; r += G, q += G * kk) acc = xs_seg_fold<OP, A>(acc, (A)*q);
+        }
+        __syncwarp();             // the tile is read before the next piece lands in it
+    }
+    return acc;
+}
+
+// Lane (g, c)'s fold of its G row slots into lane c < kk, as a fixed binary tree
+// (ceil(log2 G) shuffles: at step h, slot g, a multiple of 2h, takes slot g + h), and
+// the store of lane c's result: to out where the item is one chunk, else its partial.
+template <typename T, typename A, typename R, int OP, bool MEAN>
+__device__ __forceinline__ void xs_seg_warp_store(A acc, int kk, int G, int g, long long col,
+                                                  long long s, long long len, long long k,
+                                                  long long slot, long long chunks,
+                                                  R* __restrict__ out, A* __restrict__ part)
+{
+    A res = acc;
+    for (int h = 1; h < G; h <<= 1) {   // every lane shuffles
+        A other = xs_seg_shfl_down(res, (unsigned)(h * kk));
+        if ((g & (2 * h - 1)) == 0 && g + h < G) res = xs_seg_fold<OP, A>(res, other);
+    }
+    if ((int)(threadIdx.x & 31u) < kk) {
+        if (chunks == 1) {
+            out[s * k + col] = xs_seg_result<OP, T, A, R, MEAN>(res, len);
+        } else {
+            part[slot * k + col] = res;
+        }
+    }
+}
+
 // One warp per (item j, chunk p), item j being segment s = ids[j] (the long walk: ids
 // lists the long segments) or s = j (ids null; the short walk, which leaves segments
 // of more than max_rows rows to the long walk): rows off[s] + p*chunk_rows ... (at most
 // chunk_rows of them). For each slab of up to 32 columns (kk of them), lane l folds
 // column c0 + l % kk over the rows l / kk, l / kk + G, ... (G = 32 / kk row slots),
-// then the G slots of each column are folded by a fixed binary tree into lane l < kk. chunks == 1: the result goes to
-// out; else the partial goes to part[(j * chunks + p) * k + c] for xs_seg_combine. n:
-// the rows of v (offsets clamped to it, as in xs_seg_thread).
-template <typename T, typename A, typename R, int OP, bool MEAN>
+// then the G slots of each column are folded by a fixed binary tree into lane l < kk.
+// chunks == 1: the result goes to out; else the partial goes to part[(j * chunks + p) *
+// k + c] for xs_seg_combine. n: the rows of v (offsets clamped to it, as in
+// xs_seg_thread). TILE: one slab of 4- or 8-byte values is read through the warp's
+// tile (xs_seg_fold_staged: the same folds in the same order); without it the kernel
+// holds no shared memory (a 32 KiB tile unused by 40 columns made their walk 1.7x
+// slower, H100, 2026-12-06).
+template <typename T, typename A, typename R, int OP, bool MEAN, bool TILE>
 __global__ void __launch_bounds__(XS_SEG_THREADS, 5)
 xs_seg_warp(const T* __restrict__ v, const long long* __restrict__ off, long long n,
             const long long* __restrict__ ids, long long n_items, long long k,
@@ -248,12 +322,36 @@ xs_seg_warp(const T* __restrict__ v, const long long* __restrict__ off, long lon
     const unsigned lane = threadIdx.x & 31u;
     const long long warps = n_items * chunks;
     const long long wstep = (long long)gridDim.x * (blockDim.x >> 5);
+    const long long w0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     // the geometry of the last slab of columns (every other slab has 32: G = 1, g = 0)
     const int kk_last = (int)(k - ((k - 1) >> 5) * 32);
     const int G_last = 32 / kk_last;
     const int g_last = (int)lane / kk_last;
-    for (long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; w < warps;
-         w += wstep) {
+    if constexpr (TILE) {
+        static_assert(sizeof(T) == 4 || sizeof(T) == 8, "the warp's tile takes 4- and 8-byte values");
+        constexpr int CAPW = XS_SEG_WARP_STAGE_BYTES / (int)sizeof(T);
+        __shared__ __align__(16) T tiles[(XS_SEG_THREADS / 32) * CAPW];
+        if (k <= 32) {                                   // one slab: kk == k
+            T* const stage = tiles + (threadIdx.x >> 5) * CAPW;
+            const int col = (int)lane - g_last * kk_last;
+            for (long long w = w0; w < warps; w += wstep) {
+                const long long j = chunks == 1 ? w : xs_seg_div(w, chunks), p = w - j * chunks;
+                const long long s = ids != nullptr ? ids[j] : j;
+                const long long s0 = xs_seg_clamp(off[s], 0, n);
+                const long long s1 = xs_seg_clamp(off[s + 1], s0, n);
+                const long long r0 = s0 + p * chunk_rows;
+                if (s1 - s0 > max_rows) continue;                     // warp-uniform
+                if (r0 >= s1 && (p > 0 || chunks > 1)) continue;
+                const long long r1 = r0 + chunk_rows < s1 ? r0 + chunk_rows : s1;
+                const A acc = xs_seg_fold_staged<OP, T, A, XS_SEG_BATCH_WARP>(
+                    v, r0, r1, kk_last, G_last, g_last, col, stage, CAPW);
+                xs_seg_warp_store<T, A, R, OP, MEAN>(acc, kk_last, G_last, g_last, col, s,
+                                                     s1 - s0, k, w, chunks, out, part);
+            }
+            return;
+        }
+    }
+    for (long long w = w0; w < warps; w += wstep) {
         const long long j = chunks == 1 ? w : xs_seg_div(w, chunks), p = w - j * chunks;
         const long long s = ids != nullptr ? ids[j] : j;
         const long long s0 = xs_seg_clamp(off[s], 0, n), s1 = xs_seg_clamp(off[s + 1], s0, n);
@@ -271,20 +369,8 @@ xs_seg_warp(const T* __restrict__ v, const long long* __restrict__ off, long lon
             if (g < G) {
                 acc = xs_seg_fold_rows<OP, T, A, XS_SEG_BATCH_WARP>(v + col, r0 + g, r1, G, k);
             }
-            // fold the G slots of each column as a fixed binary tree (ceil(log2 G)
-            // shuffles): at step h, slot g (a multiple of 2h) takes slot g + h
-            A res = acc;
-            for (int h = 1; h < G; h <<= 1) {   // every lane shuffles
-                A other = xs_seg_shfl_down(res, (unsigned)(h * kk));
-                if ((g & (2 * h - 1)) == 0 && g + h < G) res = xs_seg_fold<OP, A>(res, other);
-            }
-            if ((int)lane < kk) {
-                if (chunks == 1) {
-                    out[s * k + col] = xs_seg_result<OP, T, A, R, MEAN>(res, s1 - s0);
-                } else {
-                    part[(j * chunks + p) * k + col] = res;
-                }
-            }
+            xs_seg_warp_store<T, A, R, OP, MEAN>(acc, kk, G, g, col, s, s1 - s0, k, w,
+                                                 chunks, out, part);
         }
     }
 }

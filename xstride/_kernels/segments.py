@@ -34,7 +34,7 @@ from .._core.dtypes import C_TYPES, name_of
 from .._plans.segments import INT_MEAN, RUN_TESTS, longest_bound, plan_long, plan_segments
 
 __all__ = ["offsets_stats", "reduce_checked", "segment_reduce", "runs", "bin_offsets", "compact",
-           "voxel_bounds", "voxel_keys", "reduce_kernels", "ptr", "check_devices"]
+           "voxel_bounds", "voxel_keys", "reduce_kernels", "warp_tile", "ptr", "check_devices"]
 
 _SOURCE = "segments.cu"
 #: the compaction (runs, compact, the long segments) and bin_offsets
@@ -224,12 +224,22 @@ def _read_later(rec):
 
 # ------------------------------------------------------------------ segment_reduce
 @functools.lru_cache(maxsize=256)
-def reduce_kernels(value_dtype: str, op: str, out_dtype: str, acc_dtype: str) -> tuple:
-    """The name expressions ``(thread, warp, combine)`` of one reduction."""
+def reduce_kernels(value_dtype: str, op: str, out_dtype: str, acc_dtype: str,
+                   tile: bool = False) -> tuple:
+    """The name expressions ``(thread, warp, combine)`` of one reduction; ``tile``: the
+    warp walk reads through a shared-memory tile (:func:`warp_tile`)."""
     acc = _acc_dtype(value_dtype, op, acc_dtype)
     t, a = C_TYPES[value_dtype], _WIDE[acc][0] if acc in _WIDE else C_TYPES[acc]
-    tail = f"<{t}, {a}, {C_TYPES[out_dtype]}, {_OPCODE[op]}, {str(op == 'mean').lower()}>"
-    return tuple(f"xs_seg_{kind}{tail}" for kind in ("thread", "warp", "combine"))
+    tail = f"{t}, {a}, {C_TYPES[out_dtype]}, {_OPCODE[op]}, {str(op == 'mean').lower()}"
+    return (f"xs_seg_thread<{tail}>", f"xs_seg_warp<{tail}, {str(tile).lower()}>",
+            f"xs_seg_combine<{tail}>")
+
+
+def warp_tile(k: int, itemsize: int) -> bool:
+    """Whether the warp walk of rows of ``k`` values of ``itemsize`` bytes reads them
+    through its warp's shared-memory tile (segments.cu, ``TILE``; docs/performance.md,
+    2026-12-06): the columns fit one slab of 32 lanes, the values have 4 or 8 bytes."""
+    return k <= 32 and itemsize in (4, 8)
 
 
 def reduce_checked(values, offsets, op: str, out_dtype: str, acc_dtype: str):
@@ -289,7 +299,8 @@ def _short_walk(values, offs, op: str, out_dtype: str, acc_dtype: str):
         return out, None, offs, None, op, acc_dtype
     n = values.shape[0]
     v = cupy.ascontiguousarray(values)
-    family = reduce_kernels(name_of(values.dtype), op, out_dtype, acc_dtype)
+    family = reduce_kernels(name_of(values.dtype), op, out_dtype, acc_dtype,
+                            warp_tile(k, v.dtype.itemsize))
     plan = plan_segments(n, n_seg, 0, k * v.dtype.itemsize)
     if plan.short == "thread":
         per_block = _per_block(n, n_seg, k, v.dtype.itemsize)
