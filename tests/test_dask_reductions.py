@@ -572,6 +572,22 @@ def test_std_with_an_integer_dtype_is_that_dtype_or_numpys_error(dtype):
             xp.std(x, dtype=dtype, **kw)
 
 
+@pytest.mark.parametrize("name", ["var", "std"])
+def test_var_std_of_bool_x_with_a_bool_dtype_raise_on_both_backends(name):
+    """var/std of a bool x with dtype=bool: one TypeError naming dtype on the NumPy and
+    dask backends (NumPy's bool subtraction fails; the dask backend answered True). A
+    bool dtype= of numeric x stays as it was on both (NumPy's cast, then its var)."""
+    a = np.array([True, False, True])
+    for x in (a, _dask(a, 2)):
+        with pytest.raises(TypeError, match=rf"{name}: argument 'dtype' .*numeric dtype "
+                                            r"for x of dtype bool"):
+            getattr(xp, name)(x, dtype=xp.bool)
+    f = np.array([1.0, 2.0, 4.0])
+    want = getattr(xp, name)(f, dtype=xp.bool)
+    got = xp.to_numpy(getattr(xp, name)(_dask(f, 2), dtype=xp.bool))
+    assert got.dtype == np.asarray(want).dtype == np.bool_ and got == want
+
+
 _SCALE = [1.0]
 
 

@@ -48,7 +48,7 @@ from ._core.errors import argument_error, error, immutable_error, type_error, va
 from ._core.reduction_docs import reduction_doc
 from ._plans.argreduction import check_arg_axis
 from ._plans.masked_moments import masked_moment_result
-from ._plans.rule_dtypes import input_dtype
+from ._plans.rule_dtypes import input_dtype, refuse_bool_deviations
 from ._plans.reduction import (
     check_correction,
     empty_axis_error,
@@ -126,6 +126,7 @@ def _out_dtype(func: str, dtype, default: np.dtype, x_dtype=None) -> np.dtype:
                                                "or None")
     if x_dtype is not None and np.dtype(x_dtype).kind == "c" and dt.kind != "c":
         raise type_error(func, "dtype", dtype, f"a complex dtype for x of dtype {x_dtype}")
+    refuse_bool_deviations(func, x_dtype, dtype, dt)
     return dt
 
 
