@@ -168,3 +168,25 @@ def test_masked_chunks_are_refused_with_the_remedy(name, dtype):
     assert xp.to_numpy(got).tolist() == want.tolist()
     masked = getattr(xp, name)(m)
     assert np.ma.is_masked(masked if name == "unique_values" else masked[0])
+
+
+@pytest.mark.parametrize("dtype", [">i4", ">f8", ">c16", ">u2"])
+@pytest.mark.parametrize("chunks", [2, -1])
+def test_set_functions_keep_a_big_endian_dtype_as_numpy(dtype, chunks):
+    """The values of a big-endian x keep its dtype, bit for bit the NumPy backend's, as
+    declared and as computed: dask's unique gave native blocks (declared ``>i4`` for
+    integers, native for floating x). The other arrays stay int64."""
+    host = np.array([[3, 0, 2], [3, 1, np.nan if dtype[1] in "fc" else 0]], dtype=dtype)
+    with xp.use_backend("dask", chunks=chunks):
+        x = xp.asarray(host)
+    for name in ("unique_values", "unique_counts", "unique_inverse", "unique_all"):
+        got, want = getattr(xp, name)(x), getattr(xp, name)(host)
+        if name == "unique_values":
+            got, want = (got,), (want,)
+        for g, w in zip(got, want):
+            assert g.dtype == w.dtype, name
+            g = xp.to_numpy(g)
+            assert g.dtype == w.dtype and g.tobytes() == w.tobytes(), name
+    zero_d = np.array(7, dtype=dtype)
+    got = xp.to_numpy(xp.unique_values(xp.to_device(zero_d, "dask")))
+    assert got.dtype == zero_d.dtype and got.tobytes() == zero_d.reshape(1).tobytes()

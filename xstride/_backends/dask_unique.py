@@ -21,11 +21,15 @@ identity", for every one of its four arrays.) ``unique_counts``, ``unique_invers
 raise a ``ValueError`` saying so (dask's failed unclearly). -0.0 and 0.0 are one value,
 signed as the first zero of ``x`` whatever the chunks (:func:`_zero_of_first`). An array
 of ``numpy.ma`` masked chunks is a ``TypeError`` naming ``x`` (:func:`_refuse_masked`):
-dask's ``unique`` reads the data under the masks.
+dask's ``unique`` reads the data under the masks. The values of an ``x`` of a
+non-native byte order (``>i4``, ``>f8`` on a little-endian host) keep ``x``'s dtype, as
+NumPy's do (:func:`_in_x_dtype`): dask's ``unique`` gave the native dtype, and of
+integers declared ``x``'s while its blocks were native.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import numpy as np
@@ -145,6 +149,27 @@ def _refuse_masked(func: str, x) -> None:
                                        "compute it and call it on the NumPy masked array)")
 
 
+def _block_as(block, dt):
+    return block.astype(dt, copy=False)
+
+
+def _in_x_dtype(fn):
+    """``fn`` (a set function of dask arrays) with its values in ``x``'s dtype where
+    ``x`` is of a non-native byte order (NumPy's ``unique`` keeps it): dask's computed
+    native blocks (and declared them native for floating ``x``, ``x``'s dtype for
+    integers). Each block cast when computed; native dtypes pass as they were."""
+    @functools.wraps(fn)
+    def wrapped(x, /):
+        res = fn(x)
+        dt = getattr(x, "dtype", None)
+        if not isinstance(dt, np.dtype) or dt.isnative:
+            return res
+        values = res if not isinstance(res, tuple) else res.values
+        values = values.map_blocks(_block_as, dt, dtype=dt)
+        return values if not isinstance(res, tuple) else res._replace(values=values)
+    return wrapped
+
+
 def unique_values(x, /):
     """``unique_values`` of the standard on dask arrays, each NaN a value of its own (an
     array of rows selected by a boolean mask flattened by row blocks: dask's ravel of
@@ -242,5 +267,5 @@ def unique_all(x, /):
 
 
 for _fn in (unique_values, unique_counts, unique_inverse, unique_all):
-    register(_fn.__name__, _NAME)(_fn)
+    register(_fn.__name__, _NAME)(_in_x_dtype(_fn))
 del _fn
