@@ -225,8 +225,15 @@ def check_diff_ends(x, axis, prepend, append) -> None:
 
 
 def check_sort_args(func: str, x, axis, descending, stable) -> None:
-    """``sort``/``argsort``: the flags ``descending`` and ``stable`` bools, ``axis`` an
-    axis of ``x`` (:func:`check_axis`)."""
+    """``sort``/``argsort``: ``x`` of no object dtype, the flags ``descending`` and
+    ``stable`` bools, ``axis`` an axis of ``x`` (:func:`check_axis`). An object array
+    is a ``TypeError`` naming ``x`` and its dtype on NumPy and dask alike (the standard
+    has no object dtype): NumPy's sorted the items by their ``<``, dask's ``sort``
+    failed ("Can not use auto rechunking with object dtype") where its ``argsort``
+    sorted them."""
+    if getattr(getattr(x, "dtype", None), "kind", None) == "O":
+        raise type_error(func, "x", x, "an array of a bool or numeric dtype (the array "
+                                       "API has no object dtype)")
     check_flag(func, "descending", descending)
     check_flag(func, "stable", stable)
     check_axis(func, x, axis)
