@@ -20,7 +20,7 @@ import numpy as _np
 from . import _backends
 from ._backends import dispatch as _dispatch
 from ._backends import overrides as _overrides  # noqa: F401  (the array-API fixes register)
-from ._backends.convert import array_namespace, get_array_module, to_device, to_numpy
+from ._backends.convert import array_namespace, device, get_array_module, to_device, to_numpy
 from ._backends.select import get_backend, set_backend, use_backend
 from ._core import names as _names
 from . import elementwise, reductions  # noqa: F401  (register the engine and the reductions)
@@ -74,7 +74,7 @@ _LAZY_NAMES = {
 
 _EXTENSIONS = (
     "set_backend", "get_backend", "use_backend", "get_array_module", "array_namespace",
-    "to_numpy", "to_device", "__array_api_version__", "__array_namespace_info__",
+    "to_numpy", "to_device", "device", "__array_api_version__", "__array_namespace_info__",
     "elementwise", "reductions",
 ) + _LAZY_MODULES + tuple(_LAZY_NAMES)
 

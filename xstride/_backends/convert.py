@@ -9,7 +9,7 @@ from . import select as _backend
 from .registry import get, of_array
 from .._core.errors import type_error, unavailable_error, value_error
 
-__all__ = ["get_array_module", "array_namespace", "to_numpy", "to_device"]
+__all__ = ["get_array_module", "array_namespace", "to_numpy", "to_device", "device"]
 
 
 def _named(arrays):
@@ -216,3 +216,33 @@ def _at_device(a, device):
     raise type_error("to_device", "backend", device,
                      "a backend name ('numpy', 'cupy', 'dask'), the device 'cpu', or the "
                      f"device a is on{here}; to move an array, name its backend")
+
+
+def device(x, /):
+    """Return the array API device of array ``x``, as ``array_api_compat.device`` does.
+
+    The standard's ``x.device`` on every backend: ``"cpu"`` for a NumPy array (or a
+    NumPy scalar), a ``cupy.cuda.Device`` for a CuPy array, and for a dask array, which
+    has no ``device`` attribute, ``"cpu"`` where its chunks are NumPy arrays (else the
+    dask namespace's other device, as ``array_api_compat``'s). ``to_device(x,
+    device(x))`` is ``x`` itself on every backend.
+
+    Parameters
+    ----------
+    x : numpy.ndarray, cupy.ndarray or dask.array.Array
+
+    Returns
+    -------
+    object
+        The device, as the backend's ``__array_namespace_info__().devices()`` list it.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is no array of a backend (a list, a Python scalar, None).
+    """
+    be = of_array(x)
+    if be is None:
+        raise type_error("device", "x", x, "an array of a backend (a NumPy, CuPy or dask "
+                                           "array)")
+    return be.device_of(x)
