@@ -271,6 +271,20 @@ def test_flip_roll_expand_dims_vector_norm_take_valid_axes():
     assert xp.expand_dims(A, axis=np.array(2)).shape == (2, 3, 1)
 
 
+@pytest.mark.parametrize("dtype", [">i8", "<f4", "?"])
+def test_flip_of_a_0d_array_is_a_0d_array_of_its_dtype_on_both_backends(dtype):
+    """NumPy's flip of a 0-D array indexes it with ``()``: a NumPy scalar, of the native
+    byte order (a ``>i8`` array gave an ``int64`` scalar) where dask's flip keeps a 0-D
+    array of x's dtype. The NumPy backend's is a 0-D view of x now."""
+    a = np.array(7, dtype=dtype)
+    got = xp.flip(a)
+    assert isinstance(got, np.ndarray) and got.shape == () and got.dtype == a.dtype
+    assert np.shares_memory(got, a) and got.tobytes() == a.tobytes()
+    with xp.use_backend("dask"):
+        d = xp.flip(xp.asarray(a))
+    assert d.dtype == a.dtype and xp.to_numpy(d).tobytes() == a.tobytes()
+
+
 @pytest.mark.parametrize("name", ["fftn", "ifftn", "rfftn", "irfftn"])
 @pytest.mark.parametrize("axes", [1, np.int64(-1)])
 def test_n_dimensional_transforms_take_one_int_axes(name, axes):

@@ -41,9 +41,13 @@ _MOVED = "an int or a tuple of ints"
 
 def flip(x, /, *, axis=None):
     """``flip`` of the standard on NumPy arrays, ``axis`` checked first (a list of axes
-    too, which NumPy's takes)."""
+    too, which NumPy's takes). A 0-D array gives a 0-D view of itself, as dask's flip
+    gives a 0-D array of its dtype: NumPy's indexed it with ``()``, a NumPy scalar of
+    the native byte order (``flip`` of a ``>i8`` 0-D array was an ``int64`` scalar)."""
     if axis is not None and hasattr(x, "ndim"):
         normalize_axis("flip", tuple(axis) if isinstance(axis, list) else axis, x.ndim)
+    if isinstance(x, np.ndarray) and x.ndim == 0:
+        return x[...]
     return compat_function("numpy", "flip")(x, axis=axis)
 
 
