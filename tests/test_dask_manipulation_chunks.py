@@ -199,3 +199,22 @@ def test_roll_along_a_known_axis_of_rows_selected_by_a_mask(shift, axis):
     h = xp.to_numpy(got)
     assert got.dtype == h.dtype == want.dtype
     np.testing.assert_array_equal(h, want)
+
+
+@pytest.mark.parametrize("dtype", [">i4", ">f8", ">c8"])
+@pytest.mark.parametrize("selected", [False, True])
+def test_repeat_and_tile_keep_a_big_endian_dtype_as_numpy(dtype, selected):
+    """NumPy's repeat and tile keep a big-endian x's dtype; dask's concatenate made the
+    dask backend's native (a ``>i4`` x gave int32), also for lengths it does not know."""
+    host = np.array([[1, 2, 3], [4, 5, 6]], dtype=dtype)
+    with xp.use_backend("dask", chunks=1):
+        x = xp.asarray(host)
+    if selected:   # the rows of lengths dask does not know
+        x, host = x[xp.real(x[:, 0]) > 0], host[np.real(host[:, 0]) > 0]
+    for name, call in (("repeat", lambda a: xp.repeat(a, 2)),
+                       ("repeat axis", lambda a: xp.repeat(a, 2, axis=1)),
+                       ("tile", lambda a: xp.tile(a, (2, 1)))):
+        want, got = call(host), call(x)
+        assert want.dtype == got.dtype == np.dtype(dtype), name
+        got = xp.to_numpy(got)
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), name

@@ -58,6 +58,7 @@ from .._plans.reduction import normalize_axis, normalize_one_axis
 from .arg_checks import (check_dask_repeats, check_shift, check_dask_diff, check_sort_args,
                          check_take, check_concat_shapes, sort_descending)
 from .reshape_checks import check_copy, check_shape
+from .dask_byteorder import in_dtype
 from .dask_flip import flip_unknown
 from .dask_roll import roll_along_known
 from .dispatch import implementation, register
@@ -487,7 +488,7 @@ def repeat(x, repeats, /, *, axis=None):
         # each block repeated on its own is the same array
         chunks = x.chunks[:ax] + (tuple(n * repeats for n in x.chunks[ax]),) + x.chunks[ax + 1:]
         return x.map_blocks(_repeat_block, int(repeats), ax, chunks=chunks, dtype=x.dtype)
-    return ns.repeat(x, repeats, axis=axis)
+    return in_dtype(ns.repeat(x, repeats, axis=axis), x.dtype)   # dask's: native
 
 
 def _repeat_block(block, repeats, axis):

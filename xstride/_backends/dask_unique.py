@@ -35,6 +35,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._core.errors import type_error, value_error
+from .dask_byteorder import in_dtype
 from .dask_standard import flat
 from .dispatch import register
 from .registry import get
@@ -149,24 +150,19 @@ def _refuse_masked(func: str, x) -> None:
                                        "compute it and call it on the NumPy masked array)")
 
 
-def _block_as(block, dt):
-    return block.astype(dt, copy=False)
-
-
 def _in_x_dtype(fn):
     """``fn`` (a set function of dask arrays) with its values in ``x``'s dtype where
-    ``x`` is of a non-native byte order (NumPy's ``unique`` keeps it): dask's computed
-    native blocks (and declared them native for floating ``x``, ``x``'s dtype for
-    integers). Each block cast when computed; native dtypes pass as they were."""
+    ``x`` is of a non-native byte order (NumPy's ``unique`` keeps it;
+    ``dask_byteorder.in_dtype``)."""
     @functools.wraps(fn)
     def wrapped(x, /):
         res = fn(x)
         dt = getattr(x, "dtype", None)
         if not isinstance(dt, np.dtype) or dt.isnative:
             return res
-        values = res if not isinstance(res, tuple) else res.values
-        values = values.map_blocks(_block_as, dt, dtype=dt)
-        return values if not isinstance(res, tuple) else res._replace(values=values)
+        if not isinstance(res, tuple):
+            return in_dtype(res, dt)
+        return res._replace(values=in_dtype(res.values, dt))
     return wrapped
 
 

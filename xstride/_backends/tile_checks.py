@@ -18,6 +18,7 @@ import operator
 import numpy as np
 
 from .._core.errors import type_error, value_error
+from .dask_byteorder import in_dtype
 from .dispatch import compat_function, register
 
 __all__ = ["check_repetitions", "tile"]
@@ -80,9 +81,11 @@ def _tile_of(backend: str):
         if backend == "dask" and not isinstance(repetitions, np.ndarray):
             tiled = _unknown_lengths_tile(x, repetitions, compat_function(backend, "concat"))
             if tiled is not None:
-                return tiled
+                return in_dtype(tiled, x.dtype)
         if not library:
             library.append(compat_function(backend, "tile"))
+        if backend == "dask":   # dask's concatenates into the native byte order
+            return in_dtype(library[0](x, repetitions), getattr(x, "dtype", None))
         return library[0](x, repetitions)
     return tile
 
