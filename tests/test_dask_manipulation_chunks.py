@@ -218,3 +218,22 @@ def test_repeat_and_tile_keep_a_big_endian_dtype_as_numpy(dtype, selected):
         assert want.dtype == got.dtype == np.dtype(dtype), name
         got = xp.to_numpy(got)
         assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), name
+
+
+@pytest.mark.parametrize("dtype", [">i4", ">f8"])
+def test_roll_keeps_a_big_endian_dtype_as_numpy(dtype):
+    """dask's roll joins two slices with concatenate, which made a ``>i4`` x int32 (the
+    NumPy backend keeps ``>i4``): along one axis, several, all, of a 0-D x and along
+    an axis of known length beside unknown ones."""
+    host = np.array([[1, 2, 3], [4, 5, 6]], dtype=dtype)
+    with xp.use_backend("dask", chunks=1):
+        x = xp.asarray(host)
+        zero_d = xp.asarray(np.array(7, dtype=dtype))
+    cases = [(x, host, {}), (x, host, {"axis": 1}), (x, host, {"axis": (0, 1)}),
+             (zero_d, np.array(7, dtype=dtype), {}),
+             (x[x[:, 0] > 1], host[host[:, 0] > 1], {"axis": 1})]
+    for got_x, want_x, kwargs in cases:
+        want, got = xp.roll(want_x, 1, **kwargs), xp.roll(got_x, 1, **kwargs)
+        assert want.dtype == got.dtype == np.dtype(dtype), kwargs
+        got = xp.to_numpy(got)
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), kwargs

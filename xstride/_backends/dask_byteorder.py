@@ -1,9 +1,9 @@
 """A dask result in the dtype of its input where that dtype is of a non-native byte order.
 
-NumPy's functions that move elements (``repeat``, ``tile``, ``unique``) keep a
-big-endian ``x``'s dtype (``>i4`` on a little-endian host); dask's build theirs with
+NumPy's functions that move elements (``repeat``, ``tile``, ``roll``, ``unique``) keep
+a big-endian ``x``'s dtype (``>i4`` on a little-endian host); dask's build theirs with
 ``concatenate``, whose result dtype is NumPy's promotion, native: the dask backend's
-``repeat`` and ``tile`` of a ``>i4`` array were ``int32``, and its ``unique`` computed
+``repeat``, ``tile`` and ``roll`` of a ``>i4`` array were ``int32``, and its ``unique`` computed
 native blocks (declaring ``>i4`` for integers, so the array computed to another dtype
 than it declared). :func:`in_dtype` casts each block back when computed; arrays of a
 native dtype pass unchanged (no layer added).

@@ -294,8 +294,8 @@ def roll(x, /, shift, *, axis=None):
         rolled = roll_along_known(x, shift, axis, _ns().concat)   # axes of known lengths
         if rolled is None:
             raise _unknown_error("roll", x, "dask's roll needs")
-        return rolled
-    return _ns().roll(x, shift, axis=axis)
+        return in_dtype(rolled, x.dtype)
+    return in_dtype(_ns().roll(x, shift, axis=axis), x.dtype)   # dask's joins: native
 
 
 def flip(x, /, *, axis=None):
