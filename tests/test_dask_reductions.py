@@ -588,6 +588,28 @@ def test_var_std_of_bool_x_with_a_bool_dtype_raise_on_both_backends(name):
     assert got.dtype == np.asarray(want).dtype == np.bool_ and got == want
 
 
+@pytest.mark.parametrize("chunks", [1, 2, -1])
+@pytest.mark.parametrize("name", ["var", "std"])
+def test_var_std_with_an_integer_dtype_take_numpys_steps(chunks, name):
+    """An integer dtype=: the mean truncated into it, the squared deviations each cast
+    into it, the quotient truncated (NumPy's _var). The dask backend took the mean and
+    the squares in floating point: var of [3, -1, 2, 3] with dtype=int64 was 2 (NumPy 3)."""
+    cases = [(np.array([3, -1, 2, 3], ">i4"), "i8"),
+             (np.array([1.5, -2, 65504, 0], "f2"), "i8"),
+             (np.array([2**64 - 1, 2**64 - 2, 1, 0], "u8"), "u8"),
+             (np.array([[1.7, -2.2, 3.9], [-0.5, 8.25, 1.0]]), "i2")]
+    for a, dtype in cases:
+        x = _dask(a, chunks)
+        for kwargs in ({}, {"correction": 1}, {"axis": -1}, {"axis": 0, "keepdims": True}):
+            if name == "std" and "axis" in kwargs:
+                continue   # NumPy's std refuses an integer dtype of an array result
+            want = np.asarray(getattr(xp, name)(a, dtype=dtype, **kwargs))
+            got = getattr(xp, name)(x, dtype=dtype, **kwargs)
+            assert got.dtype == want.dtype == np.dtype(dtype)
+            got = xp.to_numpy(got)
+            assert got.dtype == want.dtype and np.array_equal(got, want), (a, kwargs)
+
+
 _SCALE = [1.0]
 
 

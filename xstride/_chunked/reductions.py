@@ -26,6 +26,8 @@ a sum tree of the squared deviations ``|x - mean|**2``, each chunk computed by t
 namespace's functions, divided by ``max(N - correction, 0)`` (NumPy's ``_var``). No
 single-pass moment formula: the result carries only the rounding of the two sums (no
 cancellation of ``E[x**2] - E[x]**2``), like NumPy's, in a different summation order.
+An integer ``dtype=`` follows NumPy's integer steps (the mean truncated into it, the
+squares cast into it one by one, the quotient truncated: :func:`_integer_var`).
 ``all``/``any`` and the integer sums are exact, so chunk-invariant.
 
 Source: dask's ``dask/array/reductions.py`` (chunk/combine/aggregate tree); NumPy's
@@ -231,6 +233,8 @@ def _var(x, axis, correction, keepdims, dtype):
     out, acc = _moment_dtypes(x, dtype, real=True)
     _, macc = _moment_dtypes(x, dtype, real=False)
     axes = _axes(x, axis)
+    if out.kind in "iu":
+        return _integer_var(x, axes, correction, keepdims, out), out
     m = _mean(x, axes, True, macc)
     # the squares are real (of a complex mean too: |x - mean|**2); summed in acc's
     # precision, cast to out (complex for a complex dtype=, as NumPy's) at the end.
@@ -242,6 +246,23 @@ def _var(x, axis, correction, keepdims, dtype):
     n = _count(x, axes, keepdims)
     div = builtins.max(n - correction, 0) if isinstance(n, int) else da.maximum(n - correction, 0)
     return total / div, out
+
+
+def _integer_var(x, axes, correction, keepdims, out):
+    """var of an integer ``dtype=`` (``out``) in NumPy's steps (``_var``): the mean
+    truncated into ``out``, the deviations in the promotion of ``x``'s dtype and
+    ``out``, their squares each cast into ``out`` and summed there, the quotient
+    truncated. (The mean and the squares' sum in floating point gave 2 where NumPy's
+    gives 3 for ``[3, -1, 2, 3]`` and ``dtype=int64``.)"""
+    m = _finish(_mean(x, axes, True, out), out)
+    dev = np.result_type(x.dtype, out).newbyteorder("=")
+    m = _finish(m, dev)
+    sq = da.map_blocks(_squared_deviation, x, m, dtype=dev,
+                       meta=_config.like(np.empty((0,) * x.ndim, dtype=dev), x._meta))
+    total = _tree("sum", sq, axes, keepdims, out, out)
+    n = _count(x, axes, keepdims)
+    div = builtins.max(n - correction, 0) if isinstance(n, int) else da.maximum(n - correction, 0)
+    return total / div
 
 
 def var(x, /, *, axis=None, correction=0.0, keepdims=False, dtype=None):
