@@ -24,6 +24,12 @@ _CASES = [
                                             r"whose length 4 along axis 0 differs"),
     ("linalg.vecdot", (2, 3), (2, 5), {"axis": -1}, r"^vecdot: argument 'x2' has shape "
                                                     r"\(2, 5\), whose length 5"),
+    # a 0-D operand: NumPy's "Input operand 0 does not have enough dimensions", dask's
+    # AxisError of axis
+    ("vecdot", (), (3,), {}, r"^vecdot: argument 'x1' is 0-D; vecdot takes arrays of at "
+                             r"least one dimension$"),
+    ("vecdot", (3,), (), {}, r"^vecdot: argument 'x2' is 0-D"),
+    ("linalg.vecdot", (), (), {"axis": 0}, r"^vecdot: argument 'x1' is 0-D"),
     # stacks that do not broadcast: dask's "Chunks do not add up to shape", NumPy's
     # "operands could not be broadcast together with remapped shapes"
     ("vecdot", (2, 3), (4, 3), {}, r"^vecdot: shapes \(2, 3\) and \(4, 3\) cannot be "

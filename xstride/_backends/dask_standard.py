@@ -67,7 +67,7 @@ from .linalg_fixes import check_tensordot
 from .masked_broadcast import masked_broadcast_arrays
 from .masked_products import refuse_masked
 from .masked_take import masked_take
-from .matmul_checks import matmul_shape_error, vecdot_shape_error
+from .matmul_checks import matmul_shape_error, vecdot_shape_error, zero_d_error
 
 __all__ = ["matmul", "tensordot", "vecdot", "take", "nonzero", "concat", "clip", "permute_dims", "roll", "flip", "sort", "argsort",
            "diff", "reshape", "repeat", "expand_dims"]
@@ -136,6 +136,8 @@ def vecdot(x1, x2, /, *, axis=-1):
     the standard: "on the interval [-N, -1], where N is min(x1.ndim, x2.ndim)").
     Arrays with lengths dask does not know (after boolean indexing) are the sum of
     ``conj(x1) * x2`` along ``axis`` (compat's refused them as of unequal lengths)."""
+    if x1.ndim == 0 or x2.ndim == 0:   # (dask's: an AxisError of axis)
+        raise zero_d_error("vecdot", x1, x2)
     normalize_one_axis("vecdot", axis, builtins.min(x1.ndim, x2.ndim))   # in both operands
     refuse_masked("vecdot", _NAME, x1, x2)   # masked_products.py
     ns = _ns()

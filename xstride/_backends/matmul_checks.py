@@ -15,19 +15,28 @@ import numpy as np
 
 from .._core.errors import broadcast_error, value_error
 
-__all__ = ["matmul_shape_error", "vecdot_shape_error", "gufunc_shape_error"]
+__all__ = ["matmul_shape_error", "vecdot_shape_error", "gufunc_shape_error", "zero_d_error"]
 
 
 def _known(n) -> bool:
     return not (isinstance(n, float) and math.isnan(n))
 
 
+def zero_d_error(func: str, x1, x2) -> ValueError | None:
+    """The ``ValueError`` naming a 0-D operand of ``matmul``/``vecdot`` (``func``), else
+    None. (``vecdot`` of a 0-D operand said NumPy's "Input operand 0 does not have
+    enough dimensions" on NumPy and an ``AxisError`` of ``axis`` on dask.)"""
+    if x1.ndim == 0 or x2.ndim == 0:
+        return value_error(func, "x1" if x1.ndim == 0 else "x2",
+                           f"is 0-D; {func} takes arrays of at least one dimension")
+    return None
+
+
 def matmul_shape_error(x1, x2, func: str = "matmul") -> ValueError | None:
     """The standard's shape error of ``matmul(x1, x2)`` (a 0-D operand, contracted
     lengths that differ, stack dimensions that do not broadcast), else None."""
     if x1.ndim == 0 or x2.ndim == 0:
-        return value_error(func, "x1" if x1.ndim == 0 else "x2",
-                           f"is 0-D; {func} takes arrays of at least one dimension")
+        return zero_d_error(func, x1, x2)
     k1 = x1.shape[-1]
     k2 = x2.shape[-2] if x2.ndim > 1 else x2.shape[0]
     if _known(k1) and _known(k2) and k1 != k2:
@@ -73,6 +82,8 @@ def gufunc_shape_error(exc: Exception, qualname: str, named) -> ValueError | Non
         return None
     if func == "matmul":
         return matmul_shape_error(x1, x2)
+    if x1.ndim == 0 or x2.ndim == 0:
+        return zero_d_error(func, x1, x2)
     axis = values.get("axis", -1)
     if not isinstance(axis, int) or not -min(x1.ndim, x2.ndim) <= axis < min(x1.ndim, x2.ndim):
         return None   # an axis out of range: axis_errors.py's, as before
