@@ -610,6 +610,28 @@ def test_var_std_with_an_integer_dtype_take_numpys_steps(chunks, name):
             assert got.dtype == want.dtype and np.array_equal(got, want), (a, kwargs)
 
 
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")   # NaN, 0/0: as NumPy's
+@pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning")
+@pytest.mark.filterwarnings("ignore:Degrees of freedom:RuntimeWarning")
+@pytest.mark.parametrize("chunks", [1, 2])
+@pytest.mark.parametrize("name", ["var", "std"])
+def test_var_std_with_a_complex_dtype_divide_in_it_as_numpy(chunks, name):
+    """A complex dtype=: the squares' sum divided as a complex number, so a NaN, an
+    empty selection (0/0) or a divisor of 0 is NaN in both parts, as on the NumPy
+    backend; the dask backend divided the real sum and cast after (imaginary part 0)."""
+    cases = [(np.array([1.5, -2, np.nan, 0]), {}), (np.zeros(0, np.float32), {}),
+             (np.zeros((2, 0), np.int16), {"axis": 1}), (np.array([1.0, 2, 3]), {"correction": 5})]
+    for a, kwargs in cases:
+        for dtype in (np.complex128, np.complex64):
+            want = np.asarray(getattr(xp, name)(a, dtype=dtype, **kwargs))
+            got = xp.to_numpy(getattr(xp, name)(_dask(a, chunks), dtype=dtype, **kwargs))
+            assert got.dtype == want.dtype == np.dtype(dtype) and got.shape == want.shape
+            for part in (np.real, np.imag):
+                np.testing.assert_array_equal(np.isnan(part(got)), np.isnan(part(want)),
+                                              err_msg=f"{a}, {kwargs}")
+            np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
 _SCALE = [1.0]
 
 

@@ -243,6 +243,11 @@ def _var(x, axis, correction, keepdims, dtype):
     sq = da.map_blocks(_squared_deviation, x, m, dtype=sq_dt,
                        meta=_config.like(np.empty((0,) * x.ndim, dtype=sq_dt), x._meta))
     total = _tree("sum", sq, axes, keepdims, None, sq_dt)
+    if acc.kind == "c":
+        # NumPy's var sums the real squares into a complex dtype= and divides there: a
+        # NaN (or 0/0 of an empty selection) is NaN in both parts, as its complex
+        # division makes it (the real quotient cast after gave an imaginary 0)
+        total = _finish(total, acc)
     n = _count(x, axes, keepdims)
     div = builtins.max(n - correction, 0) if isinstance(n, int) else da.maximum(n - correction, 0)
     return total / div, out
