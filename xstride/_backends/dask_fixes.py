@@ -57,6 +57,7 @@ from .dask_fill import with_array_fill
 from .creation_errors import device_argument_error
 from .dask_ranges import float_arange, float_linspace, int_arange
 from .dispatch import implementation, register, register_arguments
+from .masked_asarray import masked_asarray, masked_source, refuse_masked_chunks
 from .registry import get, of_array
 from .shape_checks import check_eye, check_length, check_shape
 
@@ -406,7 +407,11 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, chunks=None):
     da = be.load()
     src = be.of_array(obj)
     chunk_be = be.chunk_backend(opts)
-    if src is chunk_be and not isinstance(obj, np.generic):
+    if (masked := masked_source(obj)) is not None:   # its mask kept (masked_asarray.py)
+        if chunk_be.name != "numpy":
+            refuse_masked_chunks("asarray", obj, chunk_be.name)
+        host = masked_asarray(masked, dtype, None, copy)
+    elif src is chunk_be and not isinstance(obj, np.generic):
         host = chunk_be.namespace().asarray(obj, dtype=dtype, copy=copy)
     else:
         if src is not None:

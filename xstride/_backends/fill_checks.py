@@ -17,6 +17,7 @@ from .._core.errors import overflow_error, type_error, value_error
 from . import select as _backend
 from .copy_checks import check_copy
 from .dispatch import compat_function, register
+from .masked_asarray import masked_asarray, masked_source
 from .shape_checks import named_shape_error
 
 __all__ = ["check_int_fill", "check_fill_fits", "check_fill_type", "check_int_items",
@@ -139,13 +140,16 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, **kwargs):
     ``OverflowError`` (NumPy made an array of Python objects); ``copy=False`` of a dask
     array, which is computed into a new array, is NumPy's ``ValueError`` (it was
     computed anyway, with dask's ``FutureWarning``); ``copy`` a bool or None
-    (:func:`~xstride._backends.copy_checks.check_copy`)."""
+    (:func:`~xstride._backends.copy_checks.check_copy`). A ``numpy.ma`` masked ``obj``
+    (or a dask array of masked chunks) keeps its mask (:mod:`.masked_asarray`)."""
     if copy is not None and copy.__class__ is not bool:
         check_copy(copy)
     if copy is False and _backend.backend_of_array(obj) == "dask":
         raise value_error("asarray", "copy", "is False, but 'obj' is a dask array, computed "
                           "into a new NumPy array (a copy); pass copy=None, or use "
                           "xstride.to_numpy(obj)")
+    if not kwargs and obj.__class__ is not np.ndarray and (m := masked_source(obj)) is not None:
+        return masked_asarray(m, dtype, device, copy if m is obj else None)
     out = _numpy("asarray")(obj, dtype=dtype, device=device, copy=copy, **kwargs)
     if out.dtype == object and dtype is None and not isinstance(obj, np.ndarray):
         check_int_items("asarray", out)
@@ -155,7 +159,10 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, **kwargs):
 def _asarray_positional(obj, /):
     """``asarray(obj)`` without keywords: what array_api_compat's runs then,
     ``np.array(obj, copy=IF_NEEDED)``, which is ``np.asarray(obj)`` (0.7 us less a
-    small call; docs/performance.md, "Call overhead on the host")."""
+    small call; docs/performance.md, "Call overhead on the host"). A masked ``obj``
+    keeps its mask (:mod:`.masked_asarray`)."""
+    if obj.__class__ is not np.ndarray and (m := masked_source(obj)) is not None:
+        return m
     out = np.asarray(obj)
     if out.dtype == object and not isinstance(obj, np.ndarray):
         check_int_items("asarray", out)
