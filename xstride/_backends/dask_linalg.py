@@ -40,6 +40,7 @@ from .._chunked import _config as _chunked_config
 from .._core.errors import argument_error, type_error, value_error
 from .dask_standard import _unknown_error, flat
 from .dispatch import register
+from .masked_norms import masked_matrix_norm, masked_vector_norm
 from .linalg_fixes import (EigResult, check_cross, check_linalg_args, check_matrix_norm,
                            check_rtol, check_solve, check_vector_norm)
 from .lapack_dtype import check_lapack_dtype as _lapack_dtype   # dask's tasks raised later
@@ -250,6 +251,8 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     NumPy's (0 for inf, an error for -inf)."""
     check_vector_norm(axis, ord, keepdims)
     keepdims = bool(keepdims)
+    if (got := masked_vector_norm(_NAME, x, axis, keepdims, ord)) is not None:
+        return got   # masked chunks: the masked elements left out, as on NumPy
     if any(n != n for n in x.shape):
         if axis is None and not keepdims and x.ndim > 1:
             x = flat(x)
@@ -281,6 +284,8 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     """
     ord = check_matrix_norm(x, ord, keepdims)
     keepdims = bool(keepdims)
+    if (got := masked_matrix_norm(_NAME, x, keepdims, ord)) is not None:
+        return got   # masked chunks: as on NumPy (masked_norms.py)
     _check("matrix_norm", x, False, lapack=ord in (2, -2, "nuc"))
     ns = _ns()
     x = _inexact(x)

@@ -55,6 +55,7 @@ from . import select as _backend
 from .arg_checks import check_flag
 from .dispatch import register
 from .lapack_dtype import check_lapack_dtype
+from .masked_norms import masked_matrix_norm, masked_vector_norm
 from .masked_products import masked_cross, masked_outer, refuse_masked
 from .._core.errors import (argument_error, axis_error, broadcast_error, type_error,
                             value_error)
@@ -364,8 +365,12 @@ def check_vector_norm(axis, ord, keepdims=False) -> None:
 
 def _vector_norm_of(backend: str):
     def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
-        """``vector_norm`` of the standard: ``axis`` and ``ord`` checked first."""
+        """``vector_norm`` of the standard: ``axis`` and ``ord`` checked first. The
+        masked elements of a ``numpy.ma`` array are left out (masked_norms.py)."""
         check_vector_norm(axis, ord, keepdims)
+        got = masked_vector_norm(backend, x, axis, bool(keepdims), ord)
+        if got is not None:
+            return got
         return _backend.namespace(backend).linalg.vector_norm(x, axis=axis,
                                                               keepdims=bool(keepdims), ord=ord)
     return vector_norm
@@ -409,8 +414,13 @@ def check_matrix_norm(x, ord, keepdims):
 
 def _matrix_norm_of(backend: str):
     def matrix_norm(x, /, *, keepdims=False, ord="fro"):
-        """``matrix_norm`` of the standard: ``x``, ``keepdims`` and ``ord`` checked first."""
+        """``matrix_norm`` of the standard: ``x``, ``keepdims`` and ``ord`` checked first.
+        The masked elements of a ``numpy.ma`` array are left out (``ord`` 'fro', 1,
+        -1, inf, -inf); of 2, -2 and 'nuc' one is a ``TypeError`` (masked_norms.py)."""
         ord = check_matrix_norm(x, ord, keepdims)
+        got = masked_matrix_norm(backend, x, bool(keepdims), ord)
+        if got is not None:
+            return got
         return _backend.namespace(backend).linalg.matrix_norm(x, keepdims=bool(keepdims),
                                                               ord=ord)
     return matrix_norm
