@@ -32,6 +32,7 @@ from .._plans.reduction import normalize_axis, normalize_one_axis
 from . import select as _backend
 from .copy_checks import check_copy
 from .creation_errors import device_argument_error
+from .masked_sort import masked_argsort, masked_sort
 from .dispatch import compat_function, register
 from .registry import of_array
 from .index_range import check_unsigned_indices
@@ -444,6 +445,8 @@ def sort(x, /, *, axis=-1, descending=False, stable=True, **kwargs):
     if axis is None and hasattr(x, "reshape"):
         x, axis = x.reshape(-1), -1
     check_sort_args("sort", x, axis, descending, stable)
+    if not kwargs and _masked(x):   # its masked elements last (masked_sort.py)
+        return masked_sort(x, axis, bool(descending), bool(stable))
     if descending:
         return sort_descending(_numpy("flip"), _numpy("sort"), x, axis, **kwargs)
     return _numpy("sort")(x, axis=axis, descending=descending, stable=stable, **kwargs)
@@ -463,6 +466,8 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True, **kwargs):
     if axis is None and hasattr(x, "reshape"):
         x, axis = x.reshape(-1), -1
     check_sort_args("argsort", x, axis, descending, stable)
+    if not kwargs and _masked(x):   # its masked elements last (masked_sort.py)
+        return masked_argsort(x, axis, bool(descending), bool(stable))
     return _numpy("argsort")(x, axis=axis, descending=descending, stable=stable, **kwargs)
 
 

@@ -62,6 +62,7 @@ from .dask_byteorder import in_dtype
 from .dask_flip import flip_unknown
 from .dask_roll import roll_along_known
 from .dispatch import implementation, register
+from .masked_sort import masked_sort_blocks
 from .registry import get
 from .linalg_fixes import check_tensordot
 from .masked_broadcast import masked_broadcast_arrays
@@ -315,6 +316,8 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
     """``sort`` of the standard on dask arrays; ``axis`` checked first (dask's raised a
     bare ``IndexError`` out of range and for 0-D arrays; None: :func:`_sort_input`)."""
     x, axis = _sort_input("sort", x, axis, descending, stable)
+    if get(_NAME).mask_remedy(x) is not None:   # masked last, as on NumPy
+        return masked_sort_blocks(x, axis, bool(descending), bool(stable), False)
     if descending and _known(x.shape[axis]):   # (dask's flip needs the length)
         return sort_descending(_ns().flip, _ns().sort, x, axis)
     return _ns().sort(x, axis=axis, descending=descending, stable=stable)
@@ -358,6 +361,8 @@ def _one_block(x):
 def argsort(x, /, *, axis=-1, descending=False, stable=True):
     """``argsort`` of the standard on dask arrays; ``axis`` checked first, as ``sort``'s."""
     x, axis = _sort_input("argsort", x, axis, descending, stable)
+    if get(_NAME).mask_remedy(x) is not None:   # masked last, as on NumPy
+        return masked_sort_blocks(x, axis, bool(descending), bool(stable), True)
     # compat's argsort makes its meta by casting x's to int64: a masked meta (numpy.ma)
     # warned "invalid value encountered in cast" of its fill value at the call (and the
     # indices of masked blocks are a plain array), a complex one "ComplexWarning:
