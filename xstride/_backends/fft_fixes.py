@@ -254,20 +254,35 @@ def _n_axis(name: str, backend: str):
     return impl
 
 
+def _masked_shift(name: str, x, axes):
+    """``fftshift`` (``ifftshift``) of a masked NumPy ``x`` (``axes`` checked: None, an
+    int or a tuple) as ``numpy.roll``, which rolls the mask with the data."""
+    axes = tuple(range(x.ndim)) if axes is None else (
+        (axes,) if isinstance(axes, int) else tuple(axes))
+    sign = 1 if name == "fftshift" else -1
+    return np.roll(x, tuple(sign * (x.shape[a] // 2) for a in axes), axis=axes)
+
+
 def _shift(name: str, backend: str):
     def impl(x, /, *, axes=None):
         ns = _backend.namespace(backend)
+        # NumPy's shifts rolled np.asarray(x): a masked array's mask was dropped (dask's
+        # roll of masked chunks keeps it)
+        masked = backend == "numpy" and get(backend).mask_remedy(x) is not None
         if axes is not None:   # the library given ints: NumPy's iterated over a 0-D array
             one = not isinstance(axes, (tuple, list))
             axes = tuple(_axis(name, "axes", a, x.ndim) for a in ((axes,) if one else axes))
             axes = axes[0] if one else axes
         elif x.ndim == 0:
-            return ns.asarray(x, copy=True)
+            return x.copy() if masked else ns.asarray(x, copy=True)
         _known(name, x, range(x.ndim))   # dask's roll concatenates: every length needed
+        if masked:   # the data and the mask rolled together
+            return _masked_shift(name, x, axes)
         return getattr(ns.fft, name)(x, axes=axes)
 
     impl.__doc__ = (f"``fft.{name}`` of the standard; ``axes`` checked first; a 0-D "
-                    "array without ``axes`` is returned as it is (a copy).")
+                    "array without ``axes`` is returned as it is (a copy); a ``numpy.ma`` "
+                    "masked array's mask shifted with its data.")
     return impl
 
 
