@@ -40,7 +40,7 @@ from .shape_checks import named_shape_error
 from .dask_triangle import triangle
 from .masked_search import masked_searchsorted
 from .masked_take import masked_take
-from .numpy_masked import masked_among, masked_triangle
+from .numpy_masked import masked_among, masked_diff, masked_triangle
 from .sorter_checks import check_sorted_x1, check_sorter, check_sorter_range, check_values
 
 __all__ = ["check_take", "check_take_along_axis", "check_repeats", "check_dask_repeats",
@@ -563,6 +563,8 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
         raise value_error("diff", "x", "is 0-D; diff takes arrays of at least one dimension")
     check_diff(x, axis, n, prepend, append)
     ends = {k: v for k, v in (("prepend", prepend), ("append", append)) if v is not None}
+    if ends and (got := masked_diff(x, axis, n, ends)) is not None:
+        return got   # masks kept (numpy_masked.py)
     return _numpy("diff")(x, axis=axis, n=n, **ends)   # NumPy's prepends a None given
 
 

@@ -384,6 +384,12 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
     ``not_equal``, as NumPy's does (dask's subtracted bools: a ``TypeError``)."""
     check_dask_diff(x, axis, n, prepend, append)
     ns = _ns()
+    pre, post = (v is not None and getattr(v, "ndim", 0) > 0
+                 and get(_NAME).mask_remedy(v) is not None for v in (prepend, append))
+    if (pre or post) and n:   # dask's asarray of an end (like x's meta) dropped its mask
+        parts = [prepend] * pre + [x] + [append] * post
+        return diff(ns.concat(parts, axis=axis), axis=axis, n=n,
+                    prepend=None if pre else prepend, append=None if post else append)
     if x.dtype != np.bool_ or n == 0:
         return ns.diff(x, axis=axis, n=n, prepend=prepend, append=append)
     ends = {k: (ns.astype(v, np.int8) if get(_NAME).owns(v) else v)

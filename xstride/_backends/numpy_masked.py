@@ -12,6 +12,11 @@ NumPy's ``tril`` and ``triu`` select by ``numpy.where``, which returns the data 
 masked array alone, the masked elements of the kept triangle shown as values (on the
 dask backend too, per block): :func:`masked_triangle` selects by ``numpy.ma.where``,
 the kept elements' mask kept, the zeros unmasked.
+
+NumPy's ``diff`` with ``prepend`` or ``append`` joins them to ``x`` by ``concatenate``,
+which dropped the masks: the differences were of the data under the masks, with no
+mask at all (without ends, and on dask, each difference is masked where one of its
+two elements is). :func:`masked_diff` joins them by ``numpy.ma.concatenate`` first.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ import numpy as np
 
 from .dispatch import compat_function, register
 
-__all__ = ["masked_among", "concat", "masked_triangle", "triangle_block"]
+__all__ = ["masked_among", "concat", "masked_triangle", "triangle_block", "masked_diff"]
 
 
 def masked_among(arrays) -> bool:
@@ -52,6 +57,21 @@ def masked_triangle(x, k: int, *, lower: bool):
     rows, cols = x.shape[-2:]
     return triangle_block(np.tri(rows, cols, k if lower else k - 1, dtype=bool), x,
                           lower=lower)
+
+
+def masked_diff(x, axis: int, n: int, ends: dict):
+    """``diff`` of NumPy ``x`` (checked, ``n`` at least 1) with ``ends`` (``prepend``
+    and ``append`` given) where one of them or ``x`` is masked; None otherwise."""
+    if n == 0 or not masked_among([x, *ends.values()]):
+        return None
+    ax = axis % x.ndim
+    one = x.shape[:ax] + (1,) + x.shape[ax + 1:]   # a scalar end, broadcast (NumPy's)
+    ma = np.ma
+    parts = [v if np.ndim(v) else ma.masked_array(np.broadcast_to(ma.getdata(v), one),
+                                                  mask=np.broadcast_to(ma.getmaskarray(v),
+                                                                       one))
+             for v in (ends.get("prepend"), x, ends.get("append")) if v is not None]
+    return np.diff(ma.concatenate(parts, axis=ax), n=n, axis=ax)
 
 
 register("concat", "numpy")(concat)

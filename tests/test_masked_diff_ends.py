@@ -1,0 +1,53 @@
+"""``diff`` with ``prepend``/``append`` of ``numpy.ma`` masked arrays keeps the masks on
+the NumPy backend, as on dask (NumPy's joined the ends by ``concatenate``, which
+dropped the masks: differences of the data under them, unmasked)."""
+
+import dask.array as da
+import numpy as np
+import pytest
+
+import xstride as xp
+
+X = np.ma.masked_array(np.array([[3.0, 5, 2, 7, 1], [0, 4, 4, 9, 2]]),
+                       mask=[[0, 1, 0, 0, 0], [1, 0, 0, 0, 1]])
+END = np.ma.masked_array([[1.0], [6.0]], mask=[[1], [0]])
+
+
+def _dask(v):
+    return da.from_array(v, chunks=2, asarray=False) if np.ndim(v) else v
+
+
+@pytest.mark.parametrize("ends", [{"prepend": END}, {"append": END},
+                                  {"prepend": X[:, :2], "append": END},
+                                  {"prepend": END.data}, {"append": 4.0},
+                                  {"prepend": X[:, :1], "append": 2}])
+@pytest.mark.parametrize("n", [1, 2])
+def test_diff_with_masked_ends_keeps_the_masks_as_on_dask(ends, n):
+    got = xp.diff(X, axis=1, n=n, **ends)
+    want = xp.diff(_dask(X), axis=1, n=n,
+                   **{k: _dask(v) for k, v in ends.items()}).compute()
+    assert isinstance(got, np.ma.MaskedArray) and got.dtype == want.dtype
+    assert got.mask.tolist() == want.mask.tolist()
+    assert got.filled(0).tolist() == want.filled(0).tolist()
+
+
+def test_diff_of_plain_x_with_a_masked_end():
+    got = xp.diff(X.data, axis=1, append=END)
+    assert got.mask.tolist() == [[False] * 4 + [True], [False] * 5]
+    assert got[1, 4] == 4.0
+
+
+def test_diff_with_a_masked_scalar_end_on_numpy():
+    got = xp.diff(X, axis=1, append=np.ma.masked)
+    assert got.mask[:, -1].tolist() == [True, True]
+    assert got.mask[:, :-1].tolist() == xp.diff(X, axis=1).mask.tolist()
+
+
+@pytest.mark.parametrize("on_dask", [False, True])
+def test_diff_with_a_masked_prepend_masks_its_differences(on_dask):
+    x, end = (_dask(X), _dask(END)) if on_dask else (X, END)
+    got = xp.diff(x, axis=1, prepend=end)
+    got = got.compute() if on_dask else got
+    # 3 - (masked 1), (masked 0) - 6: both masked; then X's own differences
+    assert got.mask[:, 0].tolist() == [True, True]
+    assert got.mask[:, 1:].tolist() == np.ma.getmaskarray(np.diff(X, axis=1)).tolist()
