@@ -10,11 +10,16 @@ name: ``dask.array`` has ``arccosh`` only).
 All functions here satisfy ``f(conj(z)) == conj(f(z))``, and the standard lists its
 cases for the upper half plane (``b >= +0``); a case is matched on ``|b|`` and its
 imaginary part negated where ``b`` has its sign bit set.
+
+A ``numpy.ma`` masked array (a block of masked chunks) is patched on its data, the
+library's result's mask kept (``numpy.ma``'s arrays refuse the assignment of ``.real``:
+``expm1`` of one failed on NumPy, and the five on masked chunks when computed).
 """
 
 from __future__ import annotations
 
 import math
+import sys
 
 from . import select as _backend
 from .fixes import _quiet
@@ -38,6 +43,12 @@ def _patch(m, x, out, rules):
     return res
 
 
+def _masked(x) -> bool:
+    """Whether ``x`` is a ``numpy.ma`` masked array (``numpy.ma`` not imported: none is)."""
+    ma = sys.modules.get("numpy.ma")
+    return ma is not None and isinstance(x, ma.MaskedArray)
+
+
 def _special(name, rules):
     def fn(x, /):
         be = _backend.backend_of(name, (("x", x),), "numpy")
@@ -48,7 +59,12 @@ def _special(name, rules):
             return x.map_blocks(fn, dtype=x.dtype)
         m = _backend.array_module(be)
         with _quiet(m):
-            return _patch(m, x, getattr(m, name)(x), rules)
+            out = getattr(m, name)(x)
+            if _masked(x):   # the data patched (a masked array's .real has no
+                ma = sys.modules["numpy.ma"]   # setter), numpy.ma's mask kept
+                return ma.masked_array(_patch(m, ma.getdata(x), ma.getdata(out), rules),
+                                       mask=ma.getmaskarray(out))
+            return _patch(m, x, out, rules)
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"``{name}`` of the standard; complex special values as the standard "
