@@ -4,6 +4,8 @@ larger than its memory is named at once by the copy's MemoryError)."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -87,3 +89,44 @@ def test_a_long_list_of_python_ints_is_not_searched_item_by_item(monkeypatch):
     with xp.use_backend("dask"):   # no array given: the active backend's; an array in a
         assert select.backend_of("f", [("x", [1, 2.0, None, (3,)])]) == "dask"   # list
         assert select.backend_of("f", [("x", [1, np.ones(2)])]) == "numpy"      # is seen
+
+
+_MASKED_ROW = np.ma.array([0.5, 9.0], mask=[False, True])
+
+
+@pytest.mark.parametrize("call, func, arg", [
+    (lambda: alg.sort_by_key([2, 1], [1.0, np.ma.masked]), "sort_by_key", "values[0]"),
+    (lambda: alg.sort_by_key([2, np.ma.masked]), "sort_by_key", "keys"),
+    (lambda: alg.segment_reduce([1.0, np.ma.masked, 2.0], [0, 3]), "segment_reduce", "values"),
+    (lambda: alg.reduce_by_key([1, 1], [_MASKED_ROW, _MASKED_ROW]), "reduce_by_key", "values"),
+    (lambda: alg.compact([True, False], [_MASKED_ROW, _MASKED_ROW]), "compact", "arrays[0]"),
+    (lambda: alg.morton_keys([[0.5, 0.5], _MASKED_ROW], [0, 0], [1, 1], 3), "morton_keys",
+     "positions"),
+    (lambda: alg.morton_keys([[0.5, 0.5]], [0, np.ma.masked], [1, 1], 3), "morton_keys",
+     "lower"),
+    (lambda: alg.morton_encode([1, np.ma.masked], [0, 0]), "morton_encode", "ix"),
+    (lambda: alg.voxel_downsample([[0.5, 0.5], _MASKED_ROW], 1.0), "voxel_downsample",
+     "points"),
+    (lambda: alg.voxel_downsample([[0.5, 0.5]], [1.0, np.ma.masked]), "voxel_downsample",
+     "voxel_size"),
+    (lambda: alg.voxel_downsample([[0.5, 0.5]], 1.0, origin=(_MASKED_ROW[1], 0.0)),
+     "voxel_downsample", "origin"),
+])
+def test_lists_holding_masked_arrays_are_refused_as_masked_arrays(call, func, arg):
+    """A list holding numpy.ma masked arrays or numpy.ma.masked is the TypeError of a
+    masked array: NumPy's conversion read the data under the masks (numpy.ma.masked as
+    NaN, with only NumPy's UserWarning; a masked row's hidden 9.0 as a coordinate)."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # no conversion of a masked element either
+        with pytest.raises(TypeError, match=f"^{func}: argument '{re.escape(arg)}' got .*it "
+                                            "holds a "
+                                            "numpy.ma masked array or numpy.ma.masked"):
+            call()
+
+
+def test_masked_arrays_are_found_at_any_depth_of_a_list():
+    from xstride.algorithms._args import _holds_masked
+    assert _holds_masked([[1.0, [2.0, (np.ma.masked,)]]])
+    assert _holds_masked(((np.ma.array([1.0]),),))
+    assert not _holds_masked([[1.0, [2.0, (np.float32(3),)]], []])

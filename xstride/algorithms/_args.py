@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import numbers
 import operator
+import sys
 
 import numpy as np
 
@@ -60,13 +62,38 @@ def _host_vector(func: str, name: str, value, entries: str = "2 or 3") -> np.nda
 
 def _refuse_mask(func: str, name: str, value, be) -> None:
     """``TypeError`` for an array that carries a mask (a NumPy masked array, a dask
-    array of masked chunks): its data would be read, masked elements included."""
+    array of masked chunks): its data would be read, masked elements included. So for a
+    list or tuple that holds ``numpy.ma`` masked arrays or ``numpy.ma.masked`` at any
+    depth: NumPy's conversion reads their data (``masked`` as NaN), the masks lost."""
+    if be is None and isinstance(value, (list, tuple)) and _holds_masked(value):
+        raise type_error(func, name, value, "numbers or arrays without a mask; it holds a "
+                                            "numpy.ma masked array or numpy.ma.masked, whose "
+                                            "masked elements would be read as values (pass "
+                                            "x.filled(v) or x.compressed() for each)")
     remedy = None if be is None else be.mask_remedy(value)
     if remedy is not None:
         raise type_error(func, name, value, f"an array without a mask ({remedy})")
     lost = None if be is None else be.lost_remedy(value)
     if lost is not None:   # dask's compute said "Missing dependency" and a key
         raise value_error(func, name, lost)
+
+
+def _holds_masked(value) -> bool:
+    """Whether the nested lists/tuples ``value`` hold a ``numpy.ma`` masked array (or
+    ``numpy.ma.masked``) at any depth; a level's types at a time, as
+    :func:`~xstride._core.intseq.holds_bool` walks them."""
+    ma = sys.modules.get("numpy.ma")   # not imported: nothing is masked
+    if ma is None:
+        return False
+    level = value
+    while True:
+        types = set(map(type, level))
+        if any(issubclass(t, ma.MaskedArray) for t in types):
+            return True
+        if not any(issubclass(t, (list, tuple)) for t in types):
+            return False
+        level = list(itertools.chain.from_iterable(
+            v for v in level if isinstance(v, (list, tuple))))
 
 
 #: What to do with arrays of a lazy backend (dask) that a function does not run on.
@@ -191,6 +218,7 @@ def _as_array(func: str, name: str, value, backend):
         return be.without_empty_chunks(value)
     if value is None:  # NumPy would make it a 0-d object array, which the message names
         raise type_error(func, name, value, "an array")
+    _refuse_mask(func, name, value, None)   # a list holding masked arrays
     try:   # what the conversion refuses (a ragged list) is no array
         # a lazy backend's asarray checks its chunks option against the array: that
         # error passes as it is (not "no array"), so the list becomes NumPy's first; on
@@ -257,6 +285,7 @@ def _integer_array(func: str, name: str, value, backend):
             isinstance(value, np.ndarray) and value.dtype == object):
         # exact for lists mixing small ints with ints >= 2**63 (NumPy makes those
         # float64), TypeError for None and non-integers, empty lists allowed
+        _refuse_mask(func, name, value, None)   # a list holding masked arrays
         return _new_array(func, name, integer_array(func, name, value), backend)
     arr = _as_array(func, name, value, backend)
     if arr.dtype == object:  # a Python int beyond 64 bits
