@@ -190,6 +190,18 @@ def test_lower_equal_upper():
         alg.morton_scales([1, 0], [1, 1], 3)
 
 
+def test_distinct_integer_bounds_that_float64_makes_equal_say_so():
+    """Bounds are float64: 2**60 and 2**60 + 1 are one number there. The message said
+    only that 'upper' equals 'lower' (1.152921504606847e+18), which the caller's
+    distinct ints did not; it names the rounding. Bounds below 2**53 say nothing more."""
+    with pytest.raises(ValueError, match=r"^morton_keys: argument 'upper' equals 'lower' on "
+                                         r"axis 1 \(1\.152921504606847e\+18; both are taken "
+                                         r"as float64, which rounds integers beyond 2\*\*53\)"):
+        alg.morton_keys(np.zeros((2, 2)), [0, 2**60], [1, 2**60 + 1], 3)
+    with pytest.raises(ValueError, match=r"on axis 1 \(0\.5\); the box"):
+        alg.morton_scales([0, 0.5], [1, 0.5], 3)
+
+
 @pytest.mark.parametrize("bound", [[True, 0, 0], (0.0, np.True_, 0.0), [[True], 0, 0]])
 def test_bounds_holding_a_bool(bound):
     # NumPy reads [True, 0, 0] as the ints [1, 0, 0]; a bool is not a coordinate

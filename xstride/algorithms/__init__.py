@@ -103,8 +103,12 @@ def _scales(func: str, lower, upper, levels) -> _np.ndarray:
         extent = hi - lo
     for axis in range(lo.size):
         if extent[axis] == 0.0:
-            raise _value_error(func, "upper", f"equals 'lower' on axis {axis} ({float(lo[axis])!r}); "
-                                             "the box must have a nonzero extent on every axis")
+            # bounds are float64: distinct ints past 2**53 (2**60, 2**60 + 1) round to one
+            rounded = ("; both are taken as float64, which rounds integers beyond 2**53"
+                       if abs(lo[axis]) >= 2.0**53 else "")
+            raise _value_error(func, "upper", f"equals 'lower' on axis {axis} ({float(lo[axis])!r}"
+                                             f"{rounded}); the box must have a nonzero "
+                                             "extent on every axis")
     with _np.errstate(over="ignore", divide="ignore"):
         scales = _np.float64(2.0**lv) / extent
     for axis in range(lo.size):
