@@ -130,3 +130,32 @@ def test_masked_arrays_are_found_at_any_depth_of_a_list():
     assert _holds_masked([[1.0, [2.0, (np.ma.masked,)]]])
     assert _holds_masked(((np.ma.array([1.0]),),))
     assert not _holds_masked([[1.0, [2.0, (np.float32(3),)]], []])
+
+
+_M = np.ma.array([0, 1], mask=[False, True])
+_P = np.ma.array([[0.5, 0.5], [0.1, 0.2]], mask=[[False, False], [False, True]])
+
+
+@pytest.mark.parametrize("fn, call", [
+    (alg.morton_scales, lambda: alg.morton_scales(_M.astype(float), [1, 1], 3)),
+    (alg.morton_keys, lambda: alg.morton_keys(_P, [0, 0], [1, 1], 3)),
+    (alg.morton_encode, lambda: alg.morton_encode(_M, 0)),
+    (alg.morton_decode, lambda: alg.morton_decode(_M, 2)),
+    (alg.sort_by_key, lambda: alg.sort_by_key(_M)),
+    (alg.segment_reduce, lambda: alg.segment_reduce(_M, [0, 2])),
+    (alg.reduce_by_key, lambda: alg.reduce_by_key(_M, [1.0, 2.0])),
+    (alg.run_length_encode, lambda: alg.run_length_encode(_M)),
+    (alg.bin_offsets, lambda: alg.bin_offsets(_M, 2)),
+    (alg.compact, lambda: alg.compact([True, False], _M)),
+    (alg.voxel_downsample, lambda: alg.voxel_downsample(_P, 1.0)),
+    (alg.morton_tree, lambda: alg.morton_tree(_M, 2, 2)),
+])
+def test_docstrings_name_the_typeerror_of_a_masked_argument(fn, call):
+    """Every function refuses a masked argument with a TypeError; its docstring's Raises
+    section did not say so (it listed dtypes and backends only)."""
+    with pytest.raises(TypeError, match="mask"):
+        call()
+    text = " ".join(fn.__doc__.split("    TypeError", 1)[1].split("\n    ValueError", 1)[0]
+                    .split("\n    NotImplementedError", 1)[0].split())
+    assert "a masked array (``numpy.ma``, a dask array of masked chunks, or a list holding " \
+           "one or ``numpy.ma.masked``)" in text

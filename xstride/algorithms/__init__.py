@@ -80,7 +80,9 @@ def morton_scales(lower, upper, levels) -> _np.ndarray:
     TypeError
         ``levels`` is not an int; a bound holds something other than ints and floats
         (bool, complex, str, ``Fraction``, ``Decimal``; a long double, which float64
-        would round).
+        would round); a bound that is a masked array (``numpy.ma``, a dask array of
+        masked chunks, or a list holding one or ``numpy.ma.masked``): its masked
+        elements would be read as values.
     ValueError
         Bounds of different lengths or not of length 2 or 3, non-finite bounds,
         ``lower == upper`` on an axis, ``levels`` out of range, an extent
@@ -151,9 +153,11 @@ def morton_keys(positions, lower, upper, levels):
     ------
     TypeError
         ``positions`` is not a float16/32/64 or integer array (bool, complex and long
-        double are refused); bounds not ints and floats (as for
-        :func:`morton_scales`); ``levels`` not an int; arrays of different backends
-        mixed (NumPy, CuPy, dask; NumPy bounds go with positions of any backend).
+        double are refused); bounds not ints and floats (as for :func:`morton_scales`);
+        ``levels`` not an int; arrays of different backends mixed (NumPy, CuPy, dask;
+        NumPy bounds go with positions of any backend); positions or a bound that is a
+        masked array (``numpy.ma``, a dask array of masked chunks, or a list holding one
+        or ``numpy.ma.masked``): its masked elements would be read as values.
     ValueError
         ``positions`` not of shape (n, 2) or (n, 3); bounds of the wrong length;
         ``lower == upper`` on an axis; ``levels`` out of range; a NaN or infinite
@@ -233,8 +237,10 @@ def morton_encode(ix, iy, iz=None, *, levels=None):
     Raises
     ------
     TypeError
-        A non-integer (or bool) input; arrays of different backends mixed (NumPy,
-        CuPy, dask).
+        A non-integer (or bool) input; arrays of different backends mixed (NumPy, CuPy,
+        dask); an input that is a masked array (``numpy.ma``, a dask array of masked
+        chunks, or a list holding one or ``numpy.ma.masked``): its masked elements would
+        be read as values.
     ValueError
         A negative cell, or a cell of ``2**levels`` or more (a cell wider than the
         level limit: 32 bits in 2-D, 21 bits in 3-D; nothing is truncated); shapes
@@ -310,7 +316,9 @@ def morton_decode(keys, ndim):
     Raises
     ------
     TypeError
-        ``keys`` not of an integer dtype; ``ndim`` not an int.
+        ``keys`` not of an integer dtype; ``ndim`` not an int; ``keys`` that are a
+        masked array (``numpy.ma``, a dask array of masked chunks, or a list holding one
+        or ``numpy.ma.masked``): its masked elements would be read as values.
     ValueError
         ``ndim`` not 2 or 3; a negative key; a 3-D key with bit 63 set (3-D keys have
         63 bits); dask keys whose chunk lengths dask does not know

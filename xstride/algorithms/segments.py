@@ -128,9 +128,11 @@ def segment_reduce(values, offsets, op="sum"):
     Raises
     ------
     TypeError
-        ``values`` of another dtype; ``offsets`` not integers; ``op`` not a str;
-        arrays of different backends mixed (a dask array beside NumPy or CuPy ones
-        too).
+        ``values`` of another dtype; ``offsets`` not integers; ``op`` not a str; arrays
+        of different backends mixed (a dask array beside NumPy or CuPy ones too); values
+        or offsets that are a masked array (``numpy.ma``, a dask array of masked chunks,
+        or a list holding one or ``numpy.ma.masked``): its masked elements would be read
+        as values.
     ValueError
         ``op`` unknown; ``values`` not 1-D or 2-D; ``offsets`` not 1-D or empty, not
         starting at 0, decreasing (the message names the first position) or not ending
@@ -234,8 +236,10 @@ def reduce_by_key(sorted_keys, values, op="sum"):
     ------
     TypeError
         ``sorted_keys`` not integers; ``values`` of a refused dtype; ``op`` not a str;
-        arrays of different backends mixed (a dask array beside NumPy or CuPy ones
-        too).
+        arrays of different backends mixed (a dask array beside NumPy or CuPy ones too);
+        keys or values that are a masked array (``numpy.ma``, a dask array of masked
+        chunks, or a list holding one or ``numpy.ma.masked``): its masked elements would
+        be read as values.
     ValueError
         ``op`` unknown; ``sorted_keys`` not 1-D, or not sorted: the message names the
         first position ``i`` with ``keys[i] < keys[i - 1]`` (on CuPy found by a kernel;
@@ -295,7 +299,9 @@ def run_length_encode(keys):
     Raises
     ------
     TypeError
-        ``keys`` not of an integer dtype.
+        ``keys`` not of an integer dtype; ``keys`` that are a masked array
+        (``numpy.ma``, a dask array of masked chunks, or a list holding one or
+        ``numpy.ma.masked``): its masked elements would be read as values.
     ValueError
         ``keys`` not 1-D.
     NotImplementedError
@@ -339,7 +345,9 @@ def bin_offsets(sorted_bins, n_bins):
     Raises
     ------
     TypeError
-        ``sorted_bins`` not integers; ``n_bins`` not an int.
+        ``sorted_bins`` not integers; ``n_bins`` not an int; ``sorted_bins`` that are a
+        masked array (``numpy.ma``, a dask array of masked chunks, or a list holding one
+        or ``numpy.ma.masked``): its masked elements would be read as values.
     ValueError
         ``n_bins`` negative or not below 2**60 - 1 (the int64 offsets would exceed
         2**63 - 1 bytes); ``sorted_bins`` not 1-D, holding a bin outside
@@ -408,8 +416,10 @@ def compact(mask, *arrays):
     Raises
     ------
     TypeError
-        ``mask`` not of dtype bool; arrays of different backends mixed (a
-        dask array beside NumPy or CuPy ones too).
+        ``mask`` not of dtype bool; arrays of different backends mixed (a dask array
+        beside NumPy or CuPy ones too); a mask or array that is a masked array
+        (``numpy.ma``, a dask array of masked chunks, or a list holding one or
+        ``numpy.ma.masked``): its masked elements would be read as values.
     ValueError
         ``mask`` not 1-D; an array that is 0-d or whose length differs from the mask's.
     NotImplementedError

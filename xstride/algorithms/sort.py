@@ -73,9 +73,11 @@ def sort_by_key(keys, *values, key_bits=None):
     Raises
     ------
     TypeError
-        ``keys`` not of an integer dtype (bool and floats are refused); ``key_bits``
-        not an int (bool refused) or None; arrays of different backends mixed (NumPy,
-        CuPy, dask).
+        ``keys`` not of an integer dtype (bool and floats are refused); ``key_bits`` not
+        an int (bool refused) or None; arrays of different backends mixed (NumPy, CuPy,
+        dask); keys or values that are a masked array (``numpy.ma``, a dask array of
+        masked chunks, or a list holding one or ``numpy.ma.masked``): its masked
+        elements would be read as values.
     ValueError
         ``keys`` not 1-D; a value not 1-D or 2-D, or whose length differs from n;
         ``key_bits`` outside ``1..8 * keys.dtype.itemsize``; on NumPy, a key outside

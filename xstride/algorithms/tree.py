@@ -125,7 +125,10 @@ def morton_tree(sorted_keys, ndim, levels) -> MortonTree:
     Raises
     ------
     TypeError
-        ``sorted_keys`` not of an integer dtype; ``ndim`` or ``levels`` not an int.
+        ``sorted_keys`` not of an integer dtype; ``ndim`` or ``levels`` not an int;
+        ``sorted_keys`` that are a masked array (``numpy.ma``, a dask array of masked
+        chunks, or a list holding one or ``numpy.ma.masked``): its masked elements would
+        be read as values.
     NotImplementedError
         ``sorted_keys`` of a lazy backend (dask): compute them first; a list or tuple while
         dask is the active backend: pass a NumPy or CuPy array. Raised before any other

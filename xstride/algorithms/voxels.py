@@ -57,10 +57,13 @@ def voxel_downsample(points, voxel_size, *, origin=None):
     Raises
     ------
     TypeError
-        ``points`` not of dtype float16, float32 or float64 (long double is
-        refused); ``voxel_size`` or ``origin`` not ints and floats (bool, complex,
-        str, ``Fraction``, ``Decimal`` and long double are refused); arrays of
-        different backends mixed (the message names them).
+        ``points`` not of dtype float16, float32 or float64 (long double is refused);
+        ``voxel_size`` or ``origin`` not ints and floats (bool, complex, str,
+        ``Fraction``, ``Decimal`` and long double are refused); arrays of different
+        backends mixed (the message names them); ``points``, ``voxel_size`` or
+        ``origin`` that is a masked array (``numpy.ma``, a dask array of masked chunks,
+        or a list holding one or ``numpy.ma.masked``): its masked elements would be read
+        as values.
     NotImplementedError
         ``points`` of a lazy backend (dask): compute them first; a list or tuple while
         dask is the active backend: pass a NumPy or CuPy array.
