@@ -159,3 +159,26 @@ def test_docstrings_name_the_typeerror_of_a_masked_argument(fn, call):
                     .split("\n    NotImplementedError", 1)[0].split())
     assert "a masked array (``numpy.ma``, a dask array of masked chunks, or a list holding " \
            "one or ``numpy.ma.masked``)" in text
+
+
+_GONE = np.ma.array(3, mask=True)   # a masked 0-d int: a missing value whose data is 3
+
+
+@pytest.mark.parametrize("call, func, arg", [
+    (lambda v: alg.bin_offsets([0, 1], v), "bin_offsets", "n_bins"),
+    (lambda v: alg.morton_keys(np.zeros((1, 2)), [0, 0], [1, 1], v), "morton_keys", "levels"),
+    (lambda v: alg.morton_encode([1], [1], levels=v), "morton_encode", "levels"),
+    (lambda v: alg.morton_decode([1], v), "morton_decode", "ndim"),
+    (lambda v: alg.sort_by_key(np.array([3, 1]), key_bits=v), "sort_by_key", "key_bits"),
+    (lambda v: alg.morton_tree(np.array([3]), v, 3), "morton_tree", "ndim"),
+    (lambda v: alg.morton_tree(np.array([3]), 2, v), "morton_tree", "levels"),
+    (lambda v: alg.morton_tree(np.array([3]), 2, 3).nodes(v), "MortonTree.nodes", "level"),
+])
+def test_masked_int_arguments_are_refused(call, func, arg):
+    """A masked 0-d integer array is a missing value: its __index__ read the data under
+    the mask, and bin_offsets made 3 bins, morton_keys keys of 3 levels, and so on."""
+    with pytest.raises(TypeError, match=rf"^{re.escape(func)}: argument '{arg}' got "
+                                        r"numpy.MaskedArray\(shape=\(\), dtype=int64\); expected "
+                                        r".*; it is masked"):
+        call(_GONE)
+    call(np.ma.array(3))   # no mask set: the int it holds

@@ -20,12 +20,10 @@ cell boundary goes to the upper cell, a point outside the box to the nearest fac
 ``lower > upper`` reverses the axis.
 """
 
-import operator as _operator
-
 import numpy as _np
 
 from .. import _backends
-from .._core.errors import type_error as _type_error, value_error as _value_error
+from .._core.errors import value_error as _value_error
 from .._core.sizes import checked_size as _checked_size, out_of_memory as _out_of_memory
 from .._plans.elementwise import broadcast_shapes as _broadcast_shapes
 
@@ -48,8 +46,9 @@ __all__ = [
 ]
 
 from ._args import MAX_MORTON_LEVELS  # noqa: E402
-from ._args import (_levels, _host_vector, _as_array, _dtype_error, _integer_array,
-                    _known_shape, _nonfinite, _refuse_listed_bools, _same_device, _stored)
+from ._args import (_int_argument, _levels, _host_vector, _as_array, _dtype_error,
+                    _integer_array, _known_shape, _nonfinite, _refuse_listed_bools,
+                    _same_device, _stored)
 from .sort import sort_by_key  # noqa: E402
 from .segments import (SEGMENT_OPS, bin_offsets, compact, reduce_by_key,  # noqa: E402
                        run_length_encode, segment_reduce)
@@ -328,12 +327,7 @@ def morton_decode(keys, ndim):
         their shape and size).
     """
     func = "morton_decode"
-    if isinstance(ndim, (bool, _np.bool_)):
-        raise _type_error(func, "ndim", ndim, "2 or 3")
-    try:
-        nd = _operator.index(ndim)
-    except TypeError:
-        raise _type_error(func, "ndim", ndim, "2 or 3") from None
+    nd = _int_argument(func, "ndim", ndim, "2 or 3")
     if nd not in MAX_MORTON_LEVELS:
         raise _value_error(func, "ndim", f"must be 2 or 3; got {nd}")
     backend = _backends.of(func, [("keys", keys)])

@@ -18,13 +18,24 @@ from .._core.sizes import out_of_memory
 MAX_MORTON_LEVELS = {2: 32, 3: 21}
 
 
-def _levels(func: str, levels, ndim: int) -> int:
-    if isinstance(levels, (bool, np.bool_)):
-        raise type_error(func, "levels", levels, "an int")
+def _int_argument(func: str, name: str, value, expected: str) -> int:
+    """``value`` as a Python int (an int, a NumPy integer, a 0-d integer array), else
+    the ``TypeError`` naming ``name`` and ``expected``: a bool, and a masked value (a
+    0-d ``numpy.ma`` array whose mask is set, read as its data by ``__index__``)."""
+    if isinstance(value, (bool, np.bool_)):
+        raise type_error(func, name, value, expected)
+    ma = sys.modules.get("numpy.ma")   # not imported: nothing is masked
+    if ma is not None and isinstance(value, ma.MaskedArray) and ma.getmaskarray(value).any():
+        raise type_error(func, name, value, f"{expected}; it is masked (a missing value, "
+                                            "whose data would be read)")
     try:
-        value = operator.index(levels)
+        return operator.index(value)
     except TypeError:
-        raise type_error(func, "levels", levels, "an int") from None
+        raise type_error(func, name, value, expected) from None
+
+
+def _levels(func: str, levels, ndim: int) -> int:
+    value = _int_argument(func, "levels", levels, "an int")
     top = MAX_MORTON_LEVELS[ndim]
     if not 1 <= value <= top:
         raise value_error(func, "levels", f"must be in 1..{top} for {ndim}-D keys; got {value}")

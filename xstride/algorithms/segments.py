@@ -17,8 +17,6 @@ holds rows ``offsets[s]:offsets[s + 1]``.
 
 from __future__ import annotations
 
-import operator
-
 import numpy as np
 
 from .. import _backends
@@ -26,7 +24,7 @@ from .._core.dtypes import name_of
 from .._core.errors import type_error, value_error
 from .._core.sizes import out_of_memory
 from .._plans.segments import FLOATS, OPS, VALUE_DTYPES, accumulator, result_dtype
-from ._args import (_as_array, _dtype_error, _integer_array, _lazy_refusal,
+from ._args import (_as_array, _int_argument, _dtype_error, _integer_array, _lazy_refusal,
                     _materialized, _refuse_listed_bools, _same_device)
 
 __all__ = ["segment_reduce", "reduce_by_key", "run_length_encode", "bin_offsets", "compact",
@@ -371,12 +369,7 @@ def bin_offsets(sorted_bins, n_bins):
     """
     func = "bin_offsets"
     backend, ex = _executor(func, [("sorted_bins", sorted_bins)])  # dask refused first
-    if isinstance(n_bins, (bool, np.bool_)):
-        raise type_error(func, "n_bins", n_bins, "an int")
-    try:
-        nb = operator.index(n_bins)
-    except TypeError:
-        raise type_error(func, "n_bins", n_bins, "an int") from None
+    nb = _int_argument(func, "n_bins", n_bins, "an int")
     if nb < 0:
         raise value_error(func, "n_bins", f"must be >= 0; got {nb}")
     if (nb + 1) * 8 > 2**63 - 1:  # the (nb + 1,) int64 offsets: an array's byte limit

@@ -9,13 +9,9 @@ from __future__ import annotations
 
 import numbers
 
-import operator
-
-import numpy as np
-
 from .. import _backends
-from .._core.errors import type_error, value_error
-from ._args import _as_array, _integer_array, _known_shape, _materialized
+from .._core.errors import value_error
+from ._args import _as_array, _int_argument, _integer_array, _known_shape, _materialized
 
 __all__ = ["sort_by_key"]
 
@@ -25,12 +21,7 @@ def _key_bits(func: str, key_bits, keys) -> int | None:
     """``key_bits`` checked against the keys' dtype: None, or an int in 1..bits of a key."""
     if key_bits is None:
         return None
-    if isinstance(key_bits, (bool, np.bool_)):
-        raise type_error(func, "key_bits", key_bits, "an int or None")
-    try:
-        value = operator.index(key_bits)
-    except TypeError:
-        raise type_error(func, "key_bits", key_bits, "an int or None") from None
+    value = _int_argument(func, "key_bits", key_bits, "an int or None")
     width = 8 * keys.dtype.itemsize
     if not 1 <= value <= width:
         raise value_error(func, "key_bits", f"must be in 1..{width} for keys of dtype "

@@ -14,13 +14,12 @@ one below by a shift and a stream compaction. Both give the same integers. See
 from __future__ import annotations
 
 import dataclasses
-import operator
-
 import numpy as np
 
 from .. import _backends
-from .._core.errors import argument_error, type_error, value_error
-from ._args import MAX_MORTON_LEVELS, _integer_array, _lazy_refusal, _levels, _materialized
+from .._core.errors import argument_error, value_error
+from ._args import (MAX_MORTON_LEVELS, _int_argument, _integer_array, _lazy_refusal, _levels,
+                    _materialized)
 
 __all__ = ["MortonTree", "morton_tree"]
 
@@ -89,12 +88,7 @@ class MortonTree:
             ``level`` outside ``0..levels`` (no negative indexing).
         """
         func = "MortonTree.nodes"
-        if isinstance(level, (bool, np.bool_)):
-            raise type_error(func, "level", level, f"an int in 0..{self.levels}")
-        try:
-            lv = operator.index(level)
-        except TypeError:
-            raise type_error(func, "level", level, f"an int in 0..{self.levels}") from None
+        lv = _int_argument(func, "level", level, f"an int in 0..{self.levels}")
         if not 0 <= lv <= self.levels:
             raise argument_error(IndexError, func, "level",
                                  f"must be in 0..{self.levels}; got {lv}")
@@ -177,12 +171,7 @@ def morton_tree(sorted_keys, ndim, levels) -> MortonTree:
         # it), and before ndim and levels: the one error of a backend it does not run on
         raise _lazy_refusal(_FUNC, backend, named, "compute the keys first "
                                                    "(xstride.to_numpy or .compute())")
-    if isinstance(ndim, (bool, np.bool_)):
-        raise type_error(_FUNC, "ndim", ndim, "2 or 3")
-    try:
-        nd = operator.index(ndim)
-    except TypeError:
-        raise type_error(_FUNC, "ndim", ndim, "2 or 3") from None
+    nd = _int_argument(_FUNC, "ndim", ndim, "2 or 3")
     if nd not in MAX_MORTON_LEVELS:
         raise value_error(_FUNC, "ndim", f"must be 2 or 3; got {nd}")
     lv = _levels(_FUNC, levels, nd)
