@@ -16,16 +16,16 @@ import operator
 import struct
 
 from ._core.errors import error, value_error
-from ._core.sizes import INT64_MAX, checked_size
+from ._core.sizes import INT64_MAX, checked_size  # noqa: F401 (kept importable)
+from ._plans.layout_args import (INT64_MIN as _INT64_MIN, MAX_NDIM, array_fields as _array_fields,
+                                 as_int as _int, check_int64 as _check_int64,
+                                 checked_shape as _checked_shape, compact as _compact,
+                                 int_seq as _int_seq, layout_fields as _layout_fields)
 from ._plans.overlap import check_output, internal_overlap
 
 __all__ = ["Layout", "MAX_NDIM", "INT64_MAX", "compact_strides", "PACK_FORMAT",
            "internal_overlap", "check_output"]
 
-#: Largest rank a layout may have (NumPy's ``NPY_MAXDIMS`` since 2.0).
-MAX_NDIM = 64
-_INT64_MIN = -(1 << 63)
-_INT32_MAX = (1 << 31) - 1
 
 
 def PACK_FORMAT(max_ndim: int = MAX_NDIM) -> str:
@@ -35,57 +35,6 @@ def PACK_FORMAT(max_ndim: int = MAX_NDIM) -> str:
     ``long long offset; int ndim; int itemsize; long long shape[N]; long long strides[N];``
     """
     return f"<qii{max_ndim}q{max_ndim}q"
-
-
-def _int(value, what: str, func: str = "Layout") -> int:
-    if isinstance(value, bool) or type(value).__name__ in ("bool", "bool_"):
-        # an int to Python, never a size, stride or index (numpy.bool_ too)
-        raise error(TypeError, func, f"{what} must be an integer, got bool {value!r}")
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise error(TypeError, func, f"{what} must be an integer, got "
-                                     f"{type(value).__name__} {value!r}") from None
-
-
-def _int_seq(value, what: str, entry: str, func: str = "Layout", *,
-             one_int: bool = True) -> tuple[int, ...]:
-    """A tuple of ints from a tuple/list/range of ints or a 1-D integer array (or, with
-    ``one_int``, a single int).
-
-    NumPy integers (scalars and 1-D arrays of a signed or unsigned integer dtype) count
-    as ints, as ``as_strided`` takes them; bools and floats, also inside arrays, do not.
-    """
-    expected = ("an int or a sequence of ints" if what == "shape" else
-                "a sequence of ints (or one int, for rank 1)" if one_int else
-                "a sequence of ints")
-    dtype = getattr(value, "dtype", None)
-    ndim = getattr(value, "ndim", None)
-    if dtype is not None and ndim is not None and ndim != 0:   # an array (NumPy/CuPy)
-        if ndim != 1 or getattr(dtype, "kind", None) not in ("i", "u"):
-            raise error(TypeError, func, f"{what} must be {expected}, got an array of dtype "
-                                 f"{dtype} with {ndim} dimension(s) (1-D integer arrays are taken)")
-        value = value.tolist()
-    elif one_int and (isinstance(value, bool) or hasattr(value, "__index__")):
-        value = (value,)                                       # one int (bool refused below)
-    if not isinstance(value, (tuple, list, range)):
-        raise error(TypeError, func, f"{what} must be {expected}, got {type(value).__name__}")
-    return tuple(_int(v, entry, func) for v in value)
-
-
-def _check_int64(value: int, what: str) -> int:
-    if value > INT64_MAX or value < _INT64_MIN:
-        raise error(ValueError, "Layout", f"{what} = {value} does not fit in a signed 64-bit integer")
-    return value
-
-
-def _checked_shape(shape, itemsize: int = 1) -> tuple[int, ...]:
-    out = _int_seq(shape, "shape", "shape entry")
-    if len(out) > MAX_NDIM:
-        raise value_error("Layout", "shape", f"has rank {len(out)}, more than {MAX_NDIM}")
-    # extents >= 0; every extent, the size and the byte size fit in int64
-    checked_size("Layout", "shape", out, itemsize)
-    return out
 
 
 def compact_strides(shape) -> tuple[int, ...]:
@@ -98,13 +47,7 @@ def compact_strides(shape) -> tuple[int, ...]:
 
     Raises ``ValueError`` where a stride does not fit int64 (``(0, 2**62, 4)``).
     """
-    shape = _checked_shape(shape)
-    strides = [0] * len(shape)
-    step = 1
-    for i in range(len(shape) - 1, -1, -1):   # (0, 2**62, 4) has a stride past int64
-        strides[i] = _check_int64(step, "a compact stride")
-        step *= max(shape[i], 1)
-    return tuple(strides)
+    return _compact(_checked_shape(shape))
 
 
 class Layout:
@@ -151,21 +94,7 @@ class Layout:
     __slots__ = ("_shape", "_strides", "_offset", "_itemsize", "_hash")
 
     def __init__(self, shape, strides=None, offset: int = 0, itemsize: int = 1):
-        isz = _int(itemsize, "itemsize")
-        if isz < 1 or isz > _INT32_MAX:
-            raise error(ValueError, "Layout", f"itemsize must be in 1..{_INT32_MAX} (an int32 in "
-                                      f"the packed struct), got {isz}")
-        shp = _checked_shape(shape, isz)
-        if strides is None:
-            strd = compact_strides(shp)   # each checked to fit int64
-        else:
-            strd = _int_seq(strides, "strides", "stride")
-            if len(strd) != len(shp):
-                raise error(ValueError, "Layout", f"shape {shp} has rank {len(shp)} but "
-                                                  f"strides {strd} have rank {len(strd)}")
-            if any(not _INT64_MIN <= s <= INT64_MAX for s in strd):
-                raise value_error("Layout", "strides", f"{strd} has an entry outside int64")
-        off = _check_int64(_int(offset, "offset"), "offset")
+        shp, strd, off, isz = _layout_fields(shape, strides, offset, itemsize)
         object.__setattr__(self, "_shape", shp)
         object.__setattr__(self, "_strides", strd)
         object.__setattr__(self, "_offset", off)
@@ -571,26 +500,8 @@ class Layout:
             A byte stride of an axis of extent > 1 that is not a multiple of the item
             size (such views cannot be described in elements); an item size of 0.
         """
-        if not all(hasattr(a, k) for k in ("shape", "strides", "itemsize")):
-            raise error(TypeError, "Layout.from_array", f"expected a NumPy or CuPy array, got "
-                                     f"{type(a).__name__}")
-        itemsize = int(a.itemsize)
-        if itemsize < 1:
-            raise value_error("Layout.from_array", "a",
-                              f"has dtype {getattr(a, 'dtype', '?')} of item size "
-                              f"{itemsize}; a Layout describes elements of at least one "
-                              "byte (element strides of empty items are undefined)")
-        shape = tuple(int(n) for n in a.shape)
-        strides = []
-        for n, bs in zip(shape, a.strides):
-            bs = int(bs)
-            if bs % itemsize:
-                if n > 1:
-                    raise error(ValueError, "Layout.from_array", f"byte strides {tuple(a.strides)}"
-                                f" are not multiples of the item size {itemsize}")
-                bs = 0  # never stepped along; any element stride describes it
-            strides.append(bs // itemsize)
-        return cls(shape, tuple(strides), 0, itemsize)
+        shape, strides, itemsize = _array_fields(a)
+        return cls(shape, strides, 0, itemsize)
 
 
 def __dir__():
