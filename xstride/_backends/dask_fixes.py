@@ -11,7 +11,8 @@
   and takes complex ends. ``full`` and ``full_like`` raise NumPy's
   ``OverflowError`` for a Python int fill its integer dtype cannot hold at the call
   (dask's raised it when the array was computed).
-- ``broadcast_shapes`` takes shapes, not arrays: NumPy's function answers.
+- ``broadcast_shapes`` takes shapes, not arrays: NumPy's function answers (``broadcast_to``,
+  ``broadcast_arrays`` and ``meshgrid``: ``dask_broadcast.py``).
 - The chunked executors' hook ``namespace_function`` (the namespace's function on a
   chunk's backend, for dask's reduction trees) is set here, where the dispatch is known.
 - Chunks of no element (``compute_chunk_sizes()`` of a boolean selection leaves them,
@@ -20,11 +21,6 @@
   2026.8 computes wrong answers over them (``flip`` of such an array is empty, ``x + 1``
   of chunks ``((1, 0),)`` has two elements). The rechunk only drops block boundaries, so
   no element moves; an array without such chunks costs one ``0 in chunks`` per axis.
-- ``broadcast_to``'s shape is checked at the call (dask's took bools, floats, negative
-  lengths and sizes past int64, and failed when computed); ``broadcast_arrays`` of shapes
-  that do not broadcast is the standard's error (dask's said "Chunks do not add up"), and
-  it and ``meshgrid`` say to call ``compute_chunk_sizes()`` where dask's broadcast needs
-  lengths it does not know (after boolean indexing).
 - Functions dask cannot provide raise ``NotImplementedError`` naming what to use
   instead (compat's namespace has no such name; ``getattr`` would give an
   ``AttributeError`` that names no function of xstride).
@@ -41,14 +37,13 @@ import warnings
 
 import numpy as np
 
-from .._core.errors import (broadcast_error, immutable_error, not_provided_error, type_error,
-                             value_error)
+from .._core.errors import immutable_error, not_provided_error, type_error
 from .._core.sizes import checked_size, out_of_memory
 from .._chunked import _config as _chunked_config
 from .._chunked.chunks import (chunks_of_no_element, fit_chunks, fit_option,
                                without_empty_chunks as _merged)
 from .arange_checks import arange_args, bool_range, check_arange, wide_ints, wide_plan
-from .arg_checks import check_linspace, check_meshgrid, check_unknown_broadcast_to
+from .arg_checks import check_linspace
 from .fill_checks import (check_fill_fits, check_fill_type, check_int_fill, check_int_items,
                           int_fill_dtype)
 from .copy_checks import check_no_copy
@@ -59,7 +54,7 @@ from .dask_ranges import float_arange, float_linspace, int_arange
 from .dispatch import implementation, register, register_arguments
 from .masked_asarray import masked_asarray, masked_source, refuse_masked_chunks
 from .registry import get, of_array
-from .shape_checks import check_eye, check_length, check_shape
+from .shape_checks import check_eye, check_shape
 
 __all__ = ["MISSING"]
 
@@ -467,84 +462,8 @@ def _like(name: str):
     return impl
 
 
-def broadcast_to(x, /, shape):
-    """``broadcast_to`` on dask, ``shape`` checked at the call as NumPy checks it: ints
-    (not bools), non-negative, a size and byte size that fit int64 (dask's took
-    ``(True, 12)``, ``(2.0, 12)``, ``(-1, 12)`` and ``(2**60, 12)`` and failed only
-    when computed, with NumPy's messages)."""
-    try:
-        items = tuple(shape)
-    except TypeError:   # one int (or not a shape: refused below)
-        items = (shape,)
-    for n in items:
-        check_length("broadcast_to", "shape", n, shape)
-    items = tuple(operator.index(n) for n in items)
-    checked_size("broadcast_to", "shape", items, getattr(x, "itemsize", 1))
-    try:
-        return get(_NAME).namespace().broadcast_to(x, items)
-    except ValueError:
-        check_unknown_broadcast_to(x.shape, items)
-        raise
-
-
-def _broadcast(func: str, arrays, call):
-    """``call()``, dask's broadcast of ``arrays`` (``broadcast_arrays``, ``meshgrid``):
-    shapes that do not broadcast are the standard's error (dask's said "Chunks do not
-    add up to shape"), and where dask's needs lengths it does not know (after boolean
-    indexing) the error says to compute them (dask's: "cannot broadcast shape (nan,) to
-    shape (nan,)")."""
-    shapes = [a.shape for a in arrays]
-    if all(n == n for s in shapes for n in s):   # NaN: lengths after boolean indexing
-        if func == "broadcast_arrays":
-            try:
-                np.broadcast_shapes(*shapes)
-            except ValueError:
-                raise broadcast_error(func, shapes) from None
-        return call()
-    if func == "broadcast_arrays" and _known_lengths_conflict(shapes):
-        # (nan, 3) with (4,): no length computed would make them broadcast
-        raise broadcast_error(func, shapes)
-    try:
-        return call()
-    except ValueError:
-        text = ", ".join(str(s) for s in shapes)
-        raise value_error(func, "arrays", f"has shapes {text}, with lengths dask does not "
-                                          "know (as after boolean indexing), which its "
-                                          "broadcast needs; call x.compute_chunk_sizes() "
-                                          "first") from None
-
-
-def _known_lengths_conflict(shapes) -> bool:
-    """Whether two known lengths other than 1 of one broadcast axis differ (``shapes``
-    aligned on their last axes; NaN lengths, unknown to dask, are left out)."""
-    ndim = max((len(s) for s in shapes), default=0)
-    for i in range(1, ndim + 1):
-        known = {n for s in shapes if len(s) >= i for n in (s[-i],) if n == n and n != 1}
-        if len(known) > 1:
-            return True
-    return False
-
-
-def broadcast_arrays(*arrays):
-    """``broadcast_arrays`` of the standard on dask arrays (:func:`_broadcast`)."""
-    return _broadcast("broadcast_arrays", arrays,
-                      lambda: get(_NAME).namespace().broadcast_arrays(*arrays))
-
-
-def meshgrid(*arrays, indexing="xy"):
-    """``meshgrid`` of the standard on dask arrays: each of one dimension, checked first
-    (:func:`~xstride._backends.arg_checks.check_meshgrid`; dask's flattened them), then
-    :func:`_broadcast`."""
-    check_meshgrid(arrays, indexing)
-    return _broadcast("meshgrid", arrays,
-                      lambda: get(_NAME).namespace().meshgrid(*arrays, indexing=indexing))
-
-
 for _q, _instead in MISSING.items():
     register(_q, _NAME)(_missing(_q, _instead))
-register("broadcast_to", _NAME)(broadcast_to)
-register("broadcast_arrays", _NAME)(broadcast_arrays)
-register("meshgrid", _NAME)(meshgrid)
 for _n in _CHUNKED_CREATION:   # full's 0-D dask array fill: dask_fill.py
     register(_n, _NAME)(with_array_fill(_creation(_n)) if _n == "full" else _creation(_n))
 register("asarray", _NAME)(asarray)

@@ -16,8 +16,8 @@ from __future__ import annotations
 import sys
 
 from .arg_checks import broadcast_to as _numpy_broadcast_to, meshgrid as _numpy_meshgrid
-from .dask_fixes import broadcast_arrays as _dask_broadcast_arrays, meshgrid as _dask_meshgrid
-from .dask_fixes import broadcast_to as _dask_broadcast_to
+from .dask_broadcast import broadcast_arrays as _dask_broadcast_arrays, meshgrid as _dask_meshgrid
+from .dask_broadcast import broadcast_to as _dask_broadcast_to
 from .dispatch import compat_function, register
 
 __all__ = ["masked_broadcast_to", "masked_broadcast_arrays"]

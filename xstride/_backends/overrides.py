@@ -18,8 +18,10 @@ the NumPy backend's set functions of floating arrays, their zero and NaNs as das
 ``numpy_masked``: the NumPy backend's ``concat`` (and ``stack``) of masked arrays;
 ``masked_products``: ``matmul`` and ``vecdot`` of masked NumPy arrays refused;
 ``masked_sign``: ``sign`` of complex masked arrays, masks kept;
-``masked_broadcast``: ``broadcast_to`` of masked arrays keeping the mask (imported
-here, with ``dask_fixes``: it wraps ``broadcast_to``s registered at that import);
+``dask_broadcast``: ``broadcast_to``, ``broadcast_arrays`` and ``meshgrid`` on dask (imported
+here, with ``dask_fixes``); ``masked_broadcast``: ``broadcast_to`` of masked arrays keeping
+the mask (imported here, after ``dask_broadcast``: it wraps the ``broadcast_to``s registered
+at that import);
 ``tile_checks``: ``tile``'s ``repetitions`` on NumPy and dask; ``isin_checks``: ``isin``'s
 ``invert`` a bool, by keyword, on NumPy and dask; ``round_checks``: ``round``'s
 ``decimals`` on NumPy and dask). None of them imports CuPy at
@@ -34,7 +36,8 @@ the public modules ``xstride.elementwise`` and ``xstride.reductions``.
 """
 
 from . import dask_fixes  # noqa: F401  (it registers and sets the chunked executors' hook)
-from . import masked_broadcast  # noqa: F401  (after dask_fixes: it wraps its broadcast_to)
+from . import dask_broadcast  # noqa: F401  (dask's broadcast_to, broadcast_arrays, meshgrid)
+from . import masked_broadcast  # noqa: F401  (after dask_broadcast: it wraps its broadcast_to)
 from .dispatch import register_on_first_lookup
 
 register_on_first_lookup(f"{__package__}.fixes", f"{__package__}.complex_special",
