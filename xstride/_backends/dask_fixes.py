@@ -8,7 +8,8 @@
   ``chunks``); ``eye`` gives dask's an int block side (dask's declares blocks its
   graph lacks for more columns than rows under ``"auto"`` chunks); ``linspace`` ends
   exactly at ``stop``, is NumPy's for real ends whatever the chunks (``dask_ranges``)
-  and takes complex ends. ``full`` and ``full_like`` raise NumPy's
+  and takes complex ends; ``arange``'s step of None, narrow integer dtypes and Python
+  ints past 2**53 are ``dask_arange``'s. ``full`` and ``full_like`` raise NumPy's
   ``OverflowError`` for a Python int fill its integer dtype cannot hold at the call
   (dask's raised it when the array was computed).
 - ``broadcast_shapes`` takes shapes, not arrays: NumPy's function answers (``broadcast_to``,
@@ -38,19 +39,21 @@ import warnings
 import numpy as np
 
 from .._core.errors import immutable_error, not_provided_error, type_error
-from .._core.sizes import checked_size, out_of_memory
+from .._core.sizes import checked_size
 from .._chunked import _config as _chunked_config
 from .._chunked.chunks import (chunks_of_no_element, fit_chunks, fit_option,
                                without_empty_chunks as _merged)
-from .arange_checks import arange_args, bool_range, check_arange, wide_ints, wide_plan
+from .arange_checks import arange_args, bool_range, check_arange
 from .arg_checks import check_linspace
 from .fill_checks import (check_fill_fits, check_fill_type, check_int_fill, check_int_items,
                           int_fill_dtype)
 from .copy_checks import check_no_copy
 from .dask import check_chunks
+from .dask_arange import (arange_step as _arange_step, narrow_arange as _narrow_arange,
+                          wide_arange as _wide_arange)
 from .dask_fill import with_array_fill
 from .creation_errors import device_argument_error
-from .dask_ranges import float_arange, float_linspace, int_arange
+from .dask_ranges import float_arange, float_linspace
 from .dispatch import implementation, register, register_arguments
 from .masked_asarray import masked_asarray, masked_source, refuse_masked_chunks
 from .registry import get, of_array
@@ -83,16 +86,6 @@ def _missing(qualname: str, instead: str):
     return impl
 
 
-def _arange_step(args, kwargs):
-    """``arange``'s arguments with a ``step`` of None as 1, NumPy's default (dask's
-    computed ``stop - start`` over None and failed with a ``TypeError``)."""
-    if len(args) > 2 and args[2] is None:
-        args = args[:2] + (1,) + args[3:]
-    if "step" in kwargs and kwargs["step"] is None:
-        kwargs = dict(kwargs, step=1)
-    return args, kwargs
-
-
 def _creation_shape(name: str, args, kwargs):
     """The shape a creation function's call asks for (``arange``: its length from
     ``start``, ``stop``, ``step``), or None where the arguments do not say it plainly
@@ -123,63 +116,6 @@ def _check_size(func: str, shape, dtype) -> None:
         itemsize = 8
     checked_size(func, "num" if func == "linspace" else "stop" if func == "arange"
                  else "shape", shape, itemsize, result=func in ("arange", "linspace"))
-
-
-def _narrow_arange(args, kwargs, shape):
-    """For ``arange`` of ints into an integer dtype other than int64: NumPy's error for
-    the call raised now (a ``start``, or of two values or more a ``start + step``,
-    outside the dtype: ``OverflowError``; uint64's came when computed), and
-    ``kwargs`` changed to make the values in int64, in the chunks the narrow dtype gets;
-    the narrow dtype is returned, to cast to (wrapping as NumPy's ``arange`` wraps: the
-    same values). dask made each chunk with its own start, so a chunk starting past the
-    dtype's range failed when computed and the result depended on the chunks. None
-    where nothing changes."""
-    dtype = kwargs.get("dtype")
-    if dtype is None or shape is None:
-        return None
-    try:
-        dt = np.dtype(dtype)
-    except TypeError:
-        return None
-    start, stop, step = arange_args(args, kwargs)
-    if dt.kind not in "iu" or dt == np.int64 or not all(
-            isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
-            for v in (start, stop, step)) or step == 0:
-        return None
-    np.arange(start, int(start) + min(shape[0], 2) * int(step), step, dtype=dt)   # NumPy's
-    from dask.array.core import normalize_chunks
-
-    kwargs["chunks"] = normalize_chunks(kwargs["chunks"], shape, dtype=dt)
-    kwargs["dtype"] = np.int64
-    return dt
-
-
-def _wide_arange(args, kwargs):
-    """``arange`` of Python ints, one of 2**53 or more, of no ``dtype``, an integer one
-    or a float or complex one of float64 at most: the NumPy backend's exact values
-    (``arange_checks.wide_plan``; into a float dtype each exact value rounded once,
-    ``arange_floats.py``) from each block's global indices, whatever the chunks; None
-    for another call."""
-    ints = arange_args(args, kwargs)
-    if not wide_ints(ints) or set(kwargs) - {"start", "stop", "step", "dtype", "device",
-                                             "chunks"}:
-        return None
-    plan = wide_plan(*ints, kwargs.get("dtype"))
-    if plan is None:
-        return None
-    be = get(_NAME)
-    be.namespace().arange(0, device=kwargs.get("device"))   # compat's check of the device
-    opts = be.options()
-    n, dt = plan
-    own = kwargs.get("chunks") is not None
-    chunks = check_chunks("arange", kwargs["chunks"]) if own else opts.chunks
-    try:   # dask's tuple of block lengths was a bare MemoryError
-        if not own:
-            chunks = fit_option("arange", chunks, (n,))
-        fit_chunks("arange", chunks, (n,), dt, option=None if own else opts.chunks)
-    except MemoryError:
-        raise out_of_memory("arange", "the chunks of the result", (n,), dt.itemsize) from None
-    return be.on_chunks(int_arange(ints[0], ints[2], n, dt, chunks), opts)
 
 
 def _scalar(v):
