@@ -45,12 +45,15 @@ from ._devices import check as check_devices   # for the engine's users (user ke
 from ._launch import Launch, i32, i64, slot64, slot_scalar, struct
 from ._lru import Bounded
 from ._prepared import GATE, PY_SCALARS, Store
-from ._elementwise_source import (BLOCK, C_TYPES, COMPUTE_TYPES, ROW_TILE_ROWS, ROW_TILE_STEPS,
-                                  Operand, kernel_source)
+from ._elementwise_source import BLOCK, ROW_TILE_ROWS, ROW_TILE_STEPS, kernel_source
+from ._elementwise_memory import (ORDER_CACHE, alloc_like_inputs, byte_range, rel_bytes,
+                                  resolve_overlap as _resolve_overlap)
+from ._elementwise_operands import ctype, operand
 from ._elementwise_vectors import row_tables, vector_unroll, vector_width
 
 __all__ = ["launch", "alloc_like_inputs", "byte_range", "ctype", "call_key", "remember",
-           "repeat", "repeat1", "repeat2", "clear_caches", "check_devices", "CACHE", "CALLS"]
+           "repeat", "repeat1", "repeat2", "clear_caches", "check_devices", "CACHE", "CALLS",
+           "operand"]
 
 #: Cache switch: False plans every call again (``XSTRIDE_EW_CACHE=0`` at import).
 CACHE = os.environ.get("XSTRIDE_EW_CACHE", "1").strip() != "0"
@@ -90,104 +93,15 @@ _MINB_OF_ARRAYS = {1: 8, 2: 8, 3: 8, 4: 6}
 #: Largest grid y/z extent the tiled kernel is launched with (CUDA allows 65535; the
 #: tests lower it to exercise the kernel's grid loops).
 _MAX_GRID_YZ = 65535
-_order_cache: dict = Bounded(4096)
 _INT32_LIMIT = (1 << 31) - 1
 _SMEM_LIMIT = 48 * 1024
-
-
-_ctype_cache: dict = {}
-
-
-def ctype(dt) -> str | None:
-    """C type of a NumPy dtype in the engine, or None when the engine lacks it."""
-    try:
-        return _ctype_cache[dt]
-    except (KeyError, TypeError):  # not seen yet, or unhashable (np.dtype raises then)
-        c = C_TYPES.get(np.dtype(dt).name)
-        try:
-            if len(_ctype_cache) < 1024:
-                _ctype_cache[dt] = c
-        except TypeError:  # unhashable dtype spec: answered, just not cached
-            pass
-        return c
 
 
 def clear_caches() -> None:
     """Empty the launch and call caches (after changing ``_MAX_GRID_YZ``)."""
     _launch_cache.clear()
     CALLS.clear()
-    _order_cache.clear()
-
-
-def byte_range(a) -> tuple[int, int]:
-    """Half-open byte range ``[lo, hi)`` that a CuPy/NumPy view reaches."""
-    if a.size == 0:
-        return (0, 0)
-    ptr = a.data.ptr if hasattr(a.data, "ptr") else a.__array_interface__["data"][0]
-    lo = hi = ptr
-    for n, s in zip(a.shape, a.strides):
-        d = (n - 1) * s
-        if d < 0:
-            lo += d
-        else:
-            hi += d
-    return lo, hi + a.itemsize
-
-
-def _bstrides(shape, a):
-    """Byte strides of ``a`` broadcast to ``shape``."""
-    nd, ad = len(shape), a.ndim
-    out = [0] * (nd - ad)
-    for n, an, s in zip(shape[nd - ad:], a.shape, a.strides):
-        out.append(s if an == n else 0)
-    return out
-
-
-def _alloc_layout(shape, arrays):
-    """``(allocation shape, transpose axes or None)`` of a new output in the inputs' order."""
-    key = (shape, tuple((a.shape, a.strides) for a in arrays))
-    got = _order_cache.get(key)
-    if got is None:
-        order = _plan.result_axis_order(shape, [_bstrides(shape, a) for a in arrays])
-        if order == tuple(range(len(shape))):
-            got = (shape, None)
-        else:
-            inv = [0] * len(order)
-            for i, a in enumerate(order):
-                inv[a] = i
-            got = (tuple(shape[a] for a in order), tuple(inv))
-        _order_cache.put(key, got)
-    return got
-
-
-def alloc_like_inputs(cupy, shape, dtype, arrays, layout=None):
-    """A new CuPy array of ``shape``/``dtype`` laid out in the inputs' axis order (K).
-
-    ``layout``: a list that receives ``(allocation shape, transpose axes or None)``.
-    """
-    ashape, perm = got = _alloc_layout(tuple(shape), arrays)
-    if layout is not None:
-        layout.append(got)
-    base = cupy.empty(ashape, dtype=dtype)
-    return base if perm is None else base.transpose(perm)
-
-
-def _resolve_overlap(cupy, outs, ins):
-    """Copy every input that overlaps an output without being the same view."""
-    ranges = [byte_range(o) for o in outs]
-    fixed = []
-    for x in ins:
-        if isinstance(x, cupy.ndarray) and x.size:
-            rx = byte_range(x)
-            for o, ro in zip(outs, ranges):
-                if _plan.ranges_overlap(rx, ro):
-                    same = (x.data.ptr == o.data.ptr and x.dtype == o.dtype
-                            and x.shape == o.shape and x.strides == o.strides)
-                    if not same:
-                        x = x.copy()
-                        break
-        fixed.append(x)
-    return fixed
+    ORDER_CACHE.clear()
 
 
 def launch(tag: str, body: str, specs, outs, ins, *, keep_order: bool = False,
@@ -281,18 +195,6 @@ def call_key(tag, args, out, nd, dev):
         else:
             return None
     return tuple(key)
-
-
-def _rel_bytes(a):
-    """``(lo, hi)`` byte offsets of what ``a`` reaches, relative to its data pointer."""
-    lo = hi = 0
-    for n, s in zip(a.shape, a.strides):
-        d = (n - 1) * s
-        if d < 0:
-            lo += d
-        else:
-            hi += d
-    return lo, hi + a.itemsize
 
 
 class _Call:
@@ -395,14 +297,14 @@ def remember(tag, entry, out, args, conv, alloc=None) -> None:
     else:
         c.ashape = c.perm = None
         if out.size:
-            c.olo, c.ohi = _rel_bytes(out)
+            c.olo, c.ohi = rel_bytes(out)
             checks = []
             for i, x in enumerate(args):
                 if (c.conv is not None and c.conv[i] is not None) or not x.size:
                     continue
                 same = (x.dtype == out.dtype and x.shape == out.shape
                         and x.strides == out.strides)
-                checks.append((i, *_rel_bytes(x), same))
+                checks.append((i, *rel_bytes(x), same))
             c.checks = tuple(checks)
     CALLS.prepare(key, c.run, cupy)
 
@@ -576,20 +478,3 @@ def func_attribute(fn, name: str) -> int:
         return int(drv.funcGetAttribute(attr, fn.ptr))
     except Exception:  # a probe: CuPy versions differ in what they expose
         return -1
-
-
-def operand(name, dt, loop_dt=None, kind="in", preload=False, cast=False) -> Operand:
-    """An :class:`Operand` from NumPy dtypes: stored as ``dt``, seen by the body in the
-    loop type ``loop_dt`` (float16 loops compute in float: ``COMPUTE_TYPES``; a scalar
-    of a float16 loop is passed as a float, its float16 value exactly). ``cast``: the
-    body converts straight to ``loop_dt``'s stored type (a cast to float16 rounds once
-    from float64, not through float)."""
-    c = ctype(dt)
-    if kind == "scalar":
-        c = COMPUTE_TYPES.get(c, c)
-    if loop_dt is None:
-        lt = c
-    else:
-        lt = ctype(loop_dt)
-        lt = lt if cast else COMPUTE_TYPES.get(lt, lt)
-    return Operand(name, c, lt, kind, preload)

@@ -32,6 +32,7 @@ from . import _fusion_reduce as _fr
 from .._core.errors import device_error
 from ._cupy import empty_maker
 from ._devices import misplaced
+from ._elementwise_source import C_TYPES
 from ._fusion_source import fused_body, operand_specs
 from ._lru import Bounded
 from ._prepared import GATE, PY_SCALARS
@@ -39,7 +40,7 @@ from ._prepared import GATE, PY_SCALARS
 __all__ = ["run", "repeat", "clear", "elementwise", "view_of", "scalar_values", "DTYPES", "PREPARED"]
 
 #: dtypes the fused kernels compute in (the engine's).
-DTYPES = frozenset(np.dtype(n) for n in _ex.C_TYPES) - {np.dtype(np.float16)}   # not fused yet
+DTYPES = frozenset(np.dtype(n) for n in C_TYPES) - {np.dtype(np.float16)}   # not fused yet
 #: prepared calls: key -> :class:`_Call`
 PREPARED = Bounded(4096)
 _bodies = Bounded(1024)
