@@ -30,7 +30,8 @@ import numpy as np
 from .. import _backends
 from .._backends import dispatch
 from .._core.errors import DeviceError, error, type_error
-from ._tracer import Traced, Unfusable, Weak, namespace_call, trace
+from ._calls import namespace_call
+from ._tracer import Traced, Unfusable, Weak, trace
 
 __all__ = ["fuse", "Fused", "FusionWarning"]
 
