@@ -14,6 +14,7 @@ MODULES = ["xstride.layout", "xstride._plans.reduction", "xstride._core.sizes",
            "xstride.algorithms.voxels", "xstride.algorithms.tree",
            "xstride.algorithms.sort",
            "xstride._kernels._elementwise_vectors", "xstride._kernels._geometry",
+           "xstride._kernels._scan_geometry",
            "xstride._kernels._waves"]
 
 

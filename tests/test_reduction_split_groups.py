@@ -58,7 +58,7 @@ def test_split_axes_thresholds_and_signs():
 def test_columns_vector_takes_rows_side_by_side_only():
     """The "columns" scan moves V rows per 16-byte access only where the rows are
     adjacent in input and output and every step is whole vectors of one size."""
-    from xstride._kernels._geometry import columns_vector
+    from xstride._kernels._scan_geometry import columns_vector
     from xstride._plans.scan import plan_scan
     from xstride.layout import Layout
 

@@ -18,7 +18,7 @@ from tests.test_reduction_plan import _lay, _offsets, _views
 @pytest.mark.parametrize("init", [0, 1])
 @pytest.mark.parametrize("sizes", [(4, 4), (4, 8), (1, 8), (8, 8), (2, 2)])
 def test_scan_tile_rows(length, init, sizes):
-    from xstride._kernels._geometry import scan_tile_bytes, scan_tile_loads, scan_tile_rows
+    from xstride._kernels._scan_geometry import scan_tile_bytes, scan_tile_loads, scan_tile_rows
 
     tin, tout = sizes
     rows, off = scan_tile_rows(length, init, tin, tout, 32768)
@@ -96,7 +96,7 @@ def test_tile_series_ok_needs_every_condition():
     assert 8 * 32 == TILE_MAX_SERIES_SPAN
     assert not tile_series_ok((100, 32), (288, 1), (320, 1), 32, 32, 9, 1)
     # the longest row of series fits every measured TUNING["scan_tile"] (8, 16, 32 KiB)
-    from xstride._kernels._geometry import scan_tile_bytes, scan_tile_rows
+    from xstride._kernels._scan_geometry import scan_tile_bytes, scan_tile_rows
 
     for tile in (8192, 16384, 32768):
         for tin, tout in ((8, 8), (1, 8), (1, 1), (4, 4), (2, 8)):
@@ -153,10 +153,10 @@ def test_scan_plan_matches_numpy(include_initial):
     (25343, 33, 4, 8),
 ])
 def test_scan_row_group(nrows, length, steps, group):
-    """The row scan's lanes a row (``_geometry.scan_row_group``): the fewest that load a
+    """The row scan's lanes a row (``_scan_geometry.scan_row_group``): the fewest that load a
     row in one batch of ``steps`` steps of 4 elements a lane, doubled while the device
     would hold fewer than 24 warps an SM."""
-    from xstride._kernels._geometry import scan_row_group
+    from xstride._kernels._scan_geometry import scan_row_group
 
     assert scan_row_group(nrows, length, steps, 132) == group
 

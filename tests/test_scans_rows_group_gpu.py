@@ -1,5 +1,5 @@
 """GPU tests of the row scan by groups of lanes (``xs_scan_rows_group`` in
-``scans_rows.cu``; ``_geometry.scan_row_group`` picks the group): rows of 33-128
+``scans_rows.cu``; ``_scan_geometry.scan_row_group`` picks the group): rows of 33-128
 elements along the innermost axis (at the default tuning), against NumPy.
 
 Integer data (and integer-valued floats, whose sums are exact) must match exactly;
@@ -19,7 +19,7 @@ import pytest
 import xstride as xp
 from xstride._kernels import _reduce_common as rc
 from xstride._kernels import scans
-from xstride._kernels._geometry import scan_row_group
+from xstride._kernels._scan_geometry import scan_row_group
 from xstride._kernels._lru import Bounded
 from xstride._kernels._prepared import Store
 from xstride._plans.scan import plan_scan

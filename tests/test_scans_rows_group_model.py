@@ -267,7 +267,7 @@ def test_the_host_group_and_the_grid_walk(fake_rows):
     """The executor's own choice on a device of one SM: ``scan_row_group`` below a warp
     for enough rows (and the group kernel then), the warp kernel for few rows or long
     ones; a grid capped at 32 blocks walks the rows in several passes."""
-    from xstride._kernels._geometry import scan_row_group
+    from xstride._kernels._scan_geometry import scan_row_group
 
     scans, log, ctx = fake_rows
     u = rc.TUNING["scan_rows_group"][1]
@@ -289,7 +289,7 @@ def test_gpu_cases_take_the_group_kernel_on_132_sms(fake_cupy):
     """The cases of tests/test_scans_rows_group_gpu.py take the group kernel at the
     default tuning on a device of 132 SMs (as each asserts before it runs)."""
     from tests import test_scans_rows_group_gpu as gpu
-    from xstride._kernels._geometry import scan_row_group
+    from xstride._kernels._scan_geometry import scan_row_group
     from xstride._plans.scan import plan_scan
     from xstride.layout import Layout
 

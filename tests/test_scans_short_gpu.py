@@ -128,7 +128,7 @@ def test_columns_scan_of_rows_side_by_side_takes_vectors_with_the_same_bits(cp, 
     per 16-byte access give the bits of one row per thread, for an aligned input, a
     misaligned one (the kernel's own fallback), include_initial and prod; against
     NumPy for the values."""
-    from xstride._kernels import _geometry, scans as ks
+    from xstride._kernels import _scan_geometry, scans as ks
     from xstride._plans.scan import plan_scan
     from xstride.layout import Layout
 
@@ -143,7 +143,7 @@ def test_columns_scan_of_rows_side_by_side_takes_vectors_with_the_same_bits(cp, 
     for name, x in views.items():
         p = plan_scan(Layout.from_array(x), 1, False)
         assert p.strategy == "columns", name
-        assert _geometry.columns_vector(p, dt.itemsize, dt.itemsize) == 16 // dt.itemsize
+        assert _scan_geometry.columns_vector(p, dt.itemsize, dt.itemsize) == 16 // dt.itemsize
         for f in ("cumulative_sum", "cumulative_prod"):
             for init in (False, True):
                 ks._RECIPES.clear()
@@ -208,7 +208,7 @@ def test_short_series_side_by_side_scan_tile(cp, dtype, length, series):
 def _register_cases():
     """(dtype, out, k) of the rows ``xs_scan_rowregs`` takes: 4-byte rows of 1-12
     elements, 2-byte rows of those and of 16 and 24 (32 and 48 bytes)."""
-    from xstride._kernels._geometry import scan_regs_rows
+    from xstride._kernels._scan_geometry import scan_regs_rows
 
     for dtype, out in [("float32", None), ("int32", "int32"), ("uint32", "uint32"),
                        ("float16", None), ("int16", "int16"), ("uint16", "uint16")]:
@@ -261,7 +261,7 @@ def test_register_rows_give_the_staged_tiles_bits(cp, monkeypatch, dtype, out, k
                             np.dtype(out or ("int64" if dt.kind == "i" else "uint64")))
         assert np.array_equal(got.reshape(n, k), np.cumsum(h, axis=1, dtype=got.dtype))
     # the launches: the register kernel for the aligned rows only
-    from xstride._kernels._geometry import scan_regs_rows
+    from xstride._kernels._scan_geometry import scan_regs_rows
     assert scan_regs_rows(k, dt.itemsize, dt.itemsize)
     monkeypatch.setitem(rc.TUNING, "scan_regs", 2)
     real, seen = rc.kernel, []
@@ -326,7 +326,7 @@ def test_warp_rows_give_the_staged_tiles_bits(cp, monkeypatch, dtype, out, k):
         assert np.array_equal(got.reshape(n, k), np.cumsum(h, axis=1, dtype=got.dtype))
     # the launches: the warp scan for the aligned rows (unless the register scan takes
     # them), the staged tile off the boundary
-    from xstride._kernels._geometry import scan_regs_rows
+    from xstride._kernels._scan_geometry import scan_regs_rows
 
     monkeypatch.setitem(rc.TUNING, "scan_warp", (4, 4))
     real, seen = rc.kernel, []

@@ -211,7 +211,7 @@ def test_register_rows_model_matches_numpy(fake_tile, monkeypatch, knob, dtype, 
     equal NumPy exactly (small integers), also with a last, shorter group of rows."""
     import xstride as xp
     from tests.conftest import FakeCupyArray
-    from xstride._kernels._geometry import scan_regs_rows
+    from xstride._kernels._scan_geometry import scan_regs_rows
 
     scans, log = fake_tile
     monkeypatch.setitem(rc.TUNING, "scan_regs", knob)

@@ -7,7 +7,7 @@ columns of ``"columns_split"`` run the two launches of ``scans_columns.cu`` over
 per-stream scratch, and so do the chunks of many series of ``"columns_chunks"``
 (``scans_chunks.cu``). Rows along the innermost axis run ``scans_rows.cu``: a warp a
 row, or a group of lanes a row for rows of up to 128 elements at the default tuning
-(:func:`~._geometry.scan_row_group`). Short dense rows (``"tile"``) run ``scans_short.cu``: staged
+(:func:`~._scan_geometry.scan_row_group`). Short dense rows (``"tile"``) run ``scans_short.cu``: staged
 through shared memory, or for 4-byte elements in registers (a few whole rows a thread)
 or by warps over 16-byte words (:func:`_warp_rows`; also dense rows of 33 to 63
 4-byte elements), each with the staged tile's bits. Float32 row, column and ``"columns_split"`` scans carry float64
@@ -34,8 +34,9 @@ from . import complex_parts as _cx
 from ._cupy import cupy as _cupy
 from ._devices import check as check_devices
 from ._colsplit_geometry import colsplit_geometry
-from ._geometry import (SHORT_MAX_BLOCKS, columns_vector, scan_row_group,
-                        scan_regs_rows, scan_tile_bytes, scan_tile_loads, scan_tile_rows)
+from ._geometry import SHORT_MAX_BLOCKS
+from ._scan_geometry import (columns_vector, scan_regs_rows, scan_row_group, scan_tile_bytes,
+                             scan_tile_loads, scan_tile_rows)
 from ._lru import Bounded
 from ._prepared import GATE, Store, args_ok
 from ._launch import Launch, i64, slot32, slot64, struct

@@ -62,7 +62,7 @@ __device__ __forceinline__ T xs_group_scan(T v, unsigned g, unsigned sub, Op op)
 }
 
 // Rows of up to 4 * 16 * U elements (128 at the default U = 2): `group` lanes a row (a
-// power of two below 32, the host's choice: scans.py, _geometry.scan_row_group), 32 /
+// power of two below 32, the host's choice: scans.py, _scan_geometry.scan_row_group), 32 /
 // group rows side by side in a warp. A step covers 4 * group elements of a row, lane
 // j of the group elements 4j .. 4j + 3; U steps are loaded together (all in flight)
 // and then scanned one after another as xs_scan_rows scans its steps: the lane's 4

@@ -99,7 +99,7 @@ __global__ void __launch_bounds__(256) xs_scan_tile(const Tin* __restrict__ x, T
 
 // Short dense rows scanned in registers (plan strategy "tile", inputs and outputs of
 // one size, 2 or 4 bytes, at most 48 bytes a thread, no initial element:
-// scan_regs_rows in _geometry.py): thread g takes Q consecutive rows (Q * L elements,
+// scan_regs_rows in _scan_geometry.py): thread g takes Q consecutive rows (Q * L elements,
 // a whole number of 16-byte words: Q = 16 / gcd(L * sizeof(Tin), 16), chosen by the
 // host), loads them with 16-byte loads issued together, scans each row in
 // element order with one running value in Tacc (the fold of xs_scan_tile and
