@@ -9,7 +9,8 @@ offset, the first unsorted key, the number of selected rows) is reduced on the d
 into a small record of uint64 that is read back in one copy.
 
 Every launch goes through :class:`._launch.Launch`, prepared once per kernel, grid and
-fixed arguments and held in a bounded cache; device addresses are its slots. The
+fixed arguments and held in a bounded cache; device addresses are its slots; the
+launches and the records' read-back are :mod:`._segment_launch`'s. The
 template instances of one call are its family: compiled side by side, one module each
 (:func:`~xstride._kernels._compile.family_function`).
 """
@@ -18,29 +19,28 @@ from __future__ import annotations
 
 import functools
 import struct
-import threading
 
 import numpy as np
 
-from ._compile import family_function, on_request
+from ._compile import on_request
 from ._cupy import cupy as _cupy
 # the device check of a public function's arrays (``check_devices(func, named)``), which
 # xstride.algorithms calls before the first of this executor's functions: they take
 # arrays without their public names
 from ._devices import check as check_devices
-from ._launch import Launch, i32, i64, slot64
-from ._lru import Bounded
+from ._segment_launch import (I32 as _I32, LAUNCHES as _LAUNCHES, NONE as _NONE,
+                              THREADS as _THREADS, grid_of as _grid, launch as _launch,
+                              opt as _opt, ptr, read_later as _read_later, record as _record,
+                              signed as _signed)
 from .._core.dtypes import C_TYPES, name_of
 from .._plans.segments import INT_MEAN, RUN_TESTS, longest_bound, plan_long, plan_segments
 
 __all__ = ["offsets_stats", "reduce_checked", "segment_reduce", "runs", "bin_offsets", "compact",
            "voxel_bounds", "voxel_keys", "reduce_kernels", "warp_tile", "ptr", "check_devices"]
 
-_SOURCE = "segments.cu"
 #: the compaction (runs, compact, the long segments) and bin_offsets
 _COMPACT_SOURCE = "compaction.cu"
 _VOX_SOURCE = "voxels.cu"
-_THREADS = 256
 _WARPS_PER_BLOCK = _THREADS // 32
 _TILE = 256 * 16          # XS_SEG_TILE of compaction.cu
 _WALK_TILE = 256 * 8      # XS_SEG_WALK_TILE of compaction.cu (bin_offsets' walk)
@@ -59,8 +59,6 @@ _MAX_PER_BLOCK = 512
 #: blocks of the offsets' check (each thread walks its offsets by the grid's stride;
 #: each block does one atomic per record entry)
 _CHECK_BLOCKS = 1024
-_MAX_BLOCKS = 1 << 20
-_NONE = (1 << 64) - 1      # a record entry nothing was written to
 _OPCODE = {"sum": 0, "prod": 1, "min": 2, "max": 3, "mean": 0}
 #: accumulators that are no NumPy dtype: name -> (C type, (dtype, count) of the words
 #: that hold one partial of the long walk)
@@ -76,65 +74,11 @@ _CLOSE_THREADS = 256
 
 _WORDS = {8: "unsigned long long", 4: "unsigned int", 2: "unsigned short", 1: "unsigned char"}
 
-#: (kernel name, family, grid, block, fixed arguments, device) -> Launch
-_LAUNCHES = Bounded(256)
-
-
-class ptr(int):
-    """A device address argument (a slot of the prepared launch)."""
-
-
-class _I32(int):
-    """A fixed ``int`` argument (every other int is a fixed ``long long``)."""
-
-
-def _launch(name: str, family: tuple, grid: int, block: int, args, file: str = _SOURCE) -> None:
-    """Launch kernel ``name`` of ``file`` (compiled with the name expressions ``family``)
-    with ``args``: :class:`ptr` (device addresses), :class:`_I32` or ints (``long
-    long``)."""
-    fixed, slots = [], []       # one pass (the key's cost is host time of every call)
-    for a in args:
-        t = type(a)
-        if t is ptr:
-            fixed.append(None)
-            slots.append(int(a))
-        else:
-            fixed.append(a if t is int else (t.__name__, int(a)))
-    key = (name, family, grid, block, tuple(fixed), _cupy().cuda.runtime.getDevice(), file)
-    prepared = _LAUNCHES.get(key)
-    if prepared is None:
-        kernel = family_function(name, file=file, family=family)
-        params = [slot64() if isinstance(a, ptr) else i32(a) if isinstance(a, _I32) else i64(a)
-                  for a in args]
-        prepared = _LAUNCHES.put(key, Launch(kernel, (grid,), (block,), params))
-    prepared(*slots)
-
-
-def _grid(items: int, per_block: int = _THREADS) -> int:
-    return max(1, min(_MAX_BLOCKS, -(-items // per_block)))
-
-
-def _record(size: int):
-    """A uint64 record of ``size`` entries, every byte 0xFF (no fill kernel)."""
-    cupy = _cupy()
-    rec = cupy.empty(size, dtype=cupy.uint64)
-    cupy.cuda.runtime.memsetAsync(rec.data.ptr, 0xFF, 8 * size,
-                                  cupy.cuda.get_current_stream().ptr)
-    return rec
-
 
 def _read(rec) -> list[int]:
     """The record on the host (one copy into pinned memory; waits for the kernels
     before it)."""
     return _read_later(rec)()
-
-
-def _signed(v: int) -> int:
-    return v - (1 << 64) if v >= 1 << 63 else v
-
-
-def _opt(v: int) -> int:
-    return -1 if v == _NONE else v
 
 
 def _int64(cupy, a):
@@ -182,44 +126,6 @@ def offsets_stats(offsets, n: int) -> tuple[int, int, int, int, int]:
     cupy = _cupy()
     words, flipped = _check_words(cupy, offsets, _int64(cupy, offsets))
     return _stats(_read(_stats_record(words)), flipped)
-
-
-#: the records' pinned host words and their event, one set a thread and device (an
-#: event belongs to the device current at its creation), reused by the thread's next
-#: read on that device once the last one was waited for (an allocation and an event
-#: creation less a call)
-_PINNED = threading.local()
-_RECORD_WORDS = 8
-
-
-def _read_later(rec):
-    """Queue the copy of ``rec`` (uint64 entries) into pinned host memory on
-    the current stream; return a function that waits for that copy alone (an event
-    after it, not the kernels queued later) and gives the record's entries."""
-    cupy = _cupy()
-    size = rec.shape[0]          # uint64 entries
-    spares = getattr(_PINNED, "spares", None)
-    if spares is None:
-        spares = _PINNED.spares = {}
-    where = (id(cupy), cupy.cuda.runtime.getDevice())
-    spare = spares.pop(where, None) if size <= _RECORD_WORDS else None
-    if spare is None or spare[0] is not cupy:   # first read of this thread and device,
-        words = max(size, _RECORD_WORDS)        # one still pending, or a long record
-        mem = cupy.cuda.alloc_pinned_memory(8 * words)
-        spare = (cupy, mem, np.frombuffer(mem, dtype=np.uint64, count=words),
-                 cupy.cuda.Event(disable_timing=True))
-    _, _, host, done = spare
-    stream = cupy.cuda.get_current_stream()
-    cupy.cuda.runtime.memcpyAsync(host.ctypes.data, rec.data.ptr, 8 * size,
-                                  cupy.cuda.runtime.memcpyDeviceToHost, stream.ptr)
-    done.record(stream)
-
-    def wait() -> list[int]:
-        done.synchronize()
-        words = host[:size].tolist()
-        spares[where] = spare     # free for this thread's next read on this device
-        return words
-    return wait
 
 
 # ------------------------------------------------------------------ segment_reduce
