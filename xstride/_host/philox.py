@@ -16,8 +16,9 @@ without any shift or mask (little-endian hosts; a shift/mask path is used otherw
 
 Normals use a logarithm and a sine/cosine built only from IEEE-754 ``+ - * /`` and
 ``sqrt`` (each a separate NumPy ufunc, so nothing is fused), evaluated in exactly the
-order of ``random.cuh``; host and device normals are therefore bit-identical. The
-constants below are shared with that header (a test checks they agree).
+order of ``random.cuh``; host and device normals are therefore bit-identical
+(:mod:`.philox_normals`, whose constants are shared with that header: a
+test checks they agree).
 
 Source: J. K. Salmon, M. A. Moraes, R. O. Dror, D. E. Shaw, "Parallel random numbers:
 as easy as 1, 2, 3", SC'11 (Philox4x32-10: multipliers, Weyl key increments, round
@@ -38,6 +39,7 @@ import numpy as np
 from .._core.errors import setting_error
 from .._plans.philox import Affine
 from . import philox_integers
+from .philox_normals import CONSTANTS, angle as _angle, radius as _radius
 
 __all__ = ["Affine", "words", "uniform", "uniform2", "normal", "normal2", "pairs", "CHUNK",
            "CONSTANTS"]
@@ -54,36 +56,6 @@ CHUNK = 1 << 14
 NATIVE_CHUNK = 1 << 16
 _MASK64 = (1 << 64) - 1
 _LITTLE = sys.byteorder == "little"
-
-# ------------------------------------------------------------------ float constants
-# Hex literals, identical to the ones in xstride/_kernels/include/xstride/random.cuh.
-CONSTANTS = {
-    "SQRT2": "0x1.6a09e667f3bcdp+0",
-    "LN2_HI": "0x1.62e42fee00000p-1",  # ln 2 with 21 low mantissa bits cleared
-    "LN2_LO": "0x1.a39ef35793c76p-33",  # ln 2 - LN2_HI
-    "PIO2": "0x1.921fb54442d18p+0",
-    # 1/(2k+1), k = 1..10 (atanh series)
-    "L1": "0x1.5555555555555p-2", "L2": "0x1.999999999999ap-3",
-    "L3": "0x1.2492492492492p-3", "L4": "0x1.c71c71c71c71cp-4",
-    "L5": "0x1.745d1745d1746p-4", "L6": "0x1.3b13b13b13b14p-4",
-    "L7": "0x1.1111111111111p-4", "L8": "0x1.e1e1e1e1e1e1ep-5",
-    "L9": "0x1.af286bca1af28p-5", "L10": "0x1.8618618618618p-5",
-    # (-1)^k/(2k+1)!, k = 1..8 (sine)
-    "S1": "-0x1.5555555555555p-3", "S2": "0x1.1111111111111p-7",
-    "S3": "-0x1.a01a01a01a01ap-13", "S4": "0x1.71de3a556c734p-19",
-    "S5": "-0x1.ae64567f544e4p-26", "S6": "0x1.6124613a86d09p-33",
-    "S7": "-0x1.ae7f3e733b81fp-41", "S8": "0x1.952c77030ad4ap-49",
-    # (-1)^k/(2k)!, k = 1..8 (cosine)
-    "C1": "-0x1.0000000000000p-1", "C2": "0x1.5555555555555p-5",
-    "C3": "-0x1.6c16c16c16c17p-10", "C4": "0x1.a01a01a01a01ap-16",
-    "C5": "-0x1.27e4fb7789f5cp-22", "C6": "0x1.1eed8eff8d898p-29",
-    "C7": "-0x1.93974a8c07c9dp-37", "C8": "0x1.ae7f3e733b81fp-45",
-}
-_C = {k: float.fromhex(v) for k, v in CONSTANTS.items()}
-_LOGC = [_C[f"L{k}"] for k in range(1, 11)]
-_SINC = [_C[f"S{k}"] for k in range(1, 9)]
-_COSC = [_C[f"C{k}"] for k in range(1, 9)]
-
 
 # ------------------------------------------------------------------ the rounds
 @functools.lru_cache(maxsize=64)
@@ -171,53 +143,6 @@ def _to_uniform(a64, out):
     """``(a64 >> 11) * 2**-53`` into ``out`` (float64)."""
     a64 >>= 11
     np.multiply(a64, 2.0 ** -53, out=out, casting="unsafe")
-
-
-# ------------------------------------------------------------------ normals (IEEE only)
-def _poly(z, coeffs):
-    """Horner: ``c0 + z*(c1 + z*(... + z*c_last))``, one rounding per step."""
-    acc = np.full_like(z, coeffs[-1])
-    for c in coeffs[-2::-1]:
-        acc *= z
-        acc += c
-    return acc
-
-
-def _radius(a):
-    """``sqrt(-2 log(1 - a*2**-53))`` for uint64 ``a < 2**53``, IEEE ops only."""
-    m = (np.uint64(1 << 53) - a).astype(np.float64)  # exact: 1 <= m <= 2**53
-    f, e = np.frexp(m)  # f in [0.5, 1), exact
-    f *= 2.0
-    e = e.astype(np.float64) - 54.0  # f in [1, 2), x = f * 2**e
-    big = f > _C["SQRT2"]
-    f[big] *= 0.5
-    e[big] += 1.0
-    s = (f - 1.0) / (f + 1.0)
-    z = s * s
-    R = z * _poly(z, _LOGC)
-    t = s + s
-    lf = t + t * R
-    L = e * _C["LN2_HI"] + (lf + e * _C["LN2_LO"])
-    L *= -2.0
-    return np.sqrt(L, out=L)
-
-
-def _angle(b):
-    """``(cos, sin)`` of ``2*pi*b*2**-53`` for uint64 ``b < 2**53``, IEEE ops only.
-
-    Exact reduction: ``4*b*2**-53 = q + f`` with integer ``q`` and ``|f| <= 1/2``.
-    """
-    q = (b + np.uint64(1 << 50)) >> np.uint64(51)
-    d = b.astype(np.int64) - (q << np.uint64(51)).astype(np.int64)
-    f = d.astype(np.float64) * 2.0 ** -51
-    alpha = f * _C["PIO2"]
-    z = alpha * alpha
-    sa = alpha + (alpha * z) * _poly(z, _SINC)
-    ca = 1.0 + z * _poly(z, _COSC)
-    q &= np.uint64(3)
-    cos = np.where(q == 0, ca, np.where(q == 1, -sa, np.where(q == 2, -ca, sa)))
-    sin = np.where(q == 0, sa, np.where(q == 1, ca, np.where(q == 2, -sa, -ca)))
-    return cos, sin
 
 
 # ------------------------------------------------------------------ chunk driver

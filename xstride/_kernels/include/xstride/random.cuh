@@ -129,7 +129,7 @@ XSTRIDE_RNG_FN void xstride_uniform2(
     *u1 = xstride_rng_unit_(xstride_rng_bits53_(w.w[2], w.w[3]));
 }
 
-/* ---- IEEE-only log and sin/cos (same constants as xstride/_host/philox.py) ---- */
+/* ---- IEEE-only log and sin/cos (same constants as xstride/_host/philox_normals.py) ---- */
 
 /* Number of significant bits of m (0 for m == 0). */
 XSTRIDE_RNG_FN int xstride_rng_bitlen_(unsigned long long m)
