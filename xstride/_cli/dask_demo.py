@@ -13,7 +13,7 @@ With no ``--scheduler`` it starts a ``distributed.LocalCluster`` of ``--workers`
 processes of one thread each (``dask_cuda.LocalCUDACluster``, one worker per GPU, for
 ``--chunk-backend cupy``) and shuts it down at the end; with ``--scheduler ADDRESS`` it
 uses a running cluster, and a scheduler that does not answer within
-``--connect-timeout`` seconds is an error. See ``docs/dask.md``.
+``--connect-timeout`` seconds is an error (:mod:`.dask_connect`). See ``docs/dask.md``.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ import numpy as np
 
 from .. import _backends
 from . import demo_extras, demo_tree
+from .dask_connect import connect as _connect
 from .dask_options import DEFAULT_TIMEOUT, add_arguments, check_arguments  # noqa: F401
 from .demo import (DEFAULT_N, DemoError, Progress, _check_levels, _morton_box, _table,
                    error_line, summary)
@@ -61,143 +62,6 @@ def _cpus() -> int:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):   # not Linux
         return os.cpu_count() or 1
-
-
-#: Address schemes whose addresses are host:port (distributed's TCP, TLS and
-#: websocket comms); others (``ucx``) are left to ``distributed`` to parse.
-_HOST_PORT_SCHEMES = ("tcp", "tls", "ws", "wss")
-
-
-def _check_address(scheduler: str) -> None:
-    """``DemoError`` for an address no scheduler can have (no port, an unknown scheme,
-    ``inproc://`` from another process), before any connect: a ``Client`` made for one
-    waits for its timeout and fails again when it is collected at exit."""
-    why = _address_problem(scheduler)
-    if why:
-        raise DemoError(f"--scheduler {scheduler!r} is not a scheduler's address ({why}); "
-                        "give HOST:PORT or tcp://HOST:PORT")
-    from distributed.comm import parse_address
-    from distributed.comm.registry import get_backend
-
-    scheme, _ = parse_address(scheduler)
-    try:
-        get_backend(scheme).get_connector()
-    except Exception as exc:   # noqa: BLE001 - a comm whose package is missing (ucx)
-        raise DemoError(f"the {scheme}:// comm of --scheduler {scheduler!r} cannot be used "
-                        f"here ({type(exc).__name__}: {exc})") from None
-
-
-def _address_problem(scheduler: str) -> str:
-    """Why ``scheduler`` cannot be a scheduler's address, as ``distributed`` parses
-    addresses, or ``""``."""
-    from distributed.comm import get_address_host_port, parse_address
-    from distributed.comm.registry import get_backend
-
-    try:
-        scheme, _ = parse_address(scheduler)
-        get_backend(scheme)   # ValueError naming the known schemes
-        if scheme == "inproc":
-            return "an inproc:// address is reachable only inside the process that made it"
-        if scheme in _HOST_PORT_SCHEMES:
-            # the port and host as written: distributed's int() says "invalid literal
-            # for int() with base 10", and an empty host waited out the whole timeout
-            host, colon, port_text = scheduler.split("://", 1)[-1].rpartition(":")
-            if "]" in port_text:   # a colon inside a bracketed IPv6 host ('[::1]'): no port
-                colon = ""
-            if colon and not port_text:
-                return "it names no port after its colon"
-            if colon and not (port_text.isascii() and port_text.isdigit()):
-                return f"its port {port_text!r} is not a number"
-            if colon and not host.strip("[] "):
-                return "it names no host"
-            _, port = get_address_host_port(scheduler)
-            if not 0 < port < 65536:
-                return f"port {port} is outside 1..65535"
-    except ValueError as exc:
-        return str(exc)
-    return ""
-
-
-def _refused(scheduler: str, timeout: float) -> None:
-    """A ``DemoError`` at once when nothing listens at a ``tcp://`` ``scheduler`` (the
-    host refuses the connection): ``Client`` would retry a refused connect until its
-    whole timeout has passed. Any other outcome of the probe is left to ``Client``."""
-    import socket
-
-    from distributed.comm import get_address_host_port, parse_address
-
-    if parse_address(scheduler)[0] != "tcp":
-        return
-    host, port = get_address_host_port(scheduler)
-    try:
-        socket.create_connection((host, port), timeout=timeout).close()
-    except ConnectionRefusedError:
-        raise DemoError(f"no dask scheduler answers at {scheduler}: nothing listens "
-                        "there (connection refused)") from None
-    except OSError:   # timed out, unknown host: Client reports it as before
-        pass
-
-
-def _connect(Client, scheduler, timeout):
-    """``Client(scheduler)`` within ``timeout`` seconds (plus one of grace), or a
-    ``DemoError``. ``Client``'s own timeout bounds the TCP connect only: a peer that
-    accepts and never answers would hold the handshake for ever, so it runs on a daemon
-    thread that is left behind when it does not finish in time. That probe is not made
-    the default (``set_as_default=False``): a default client registers itself before it
-    connects, and a left-behind one would then take every later ``compute`` of the
-    process and never answer. Once the probe is answered, it is closed and the client
-    returned is made here, the process's default (every thread's computes go to it, as
-    with the local cluster's client)."""
-    _check_address(scheduler)
-    _refused(scheduler, timeout)
-    Client = _quiet_on_failure(Client)
-    box = {}
-
-    def connect():
-        try:
-            box["client"] = Client(scheduler, timeout=f"{timeout}s", set_as_default=False)
-        except Exception as exc:   # noqa: BLE001 - reported below
-            box["error"] = exc
-
-    thread = threading.Thread(target=connect, name="xstride-connect", daemon=True)
-    thread.start()
-    thread.join(timeout + 1.0)
-    if thread.is_alive():
-        raise DemoError(f"no dask scheduler answers at {scheduler} within {timeout:g} s (the "
-                        "connection was accepted, no scheduler's reply came)")
-    exc = box.get("error")
-    if exc is None:
-        box.pop("client").close()
-        try:
-            return Client(scheduler, timeout=f"{timeout}s")
-        except Exception as again:   # noqa: BLE001 - gone between the two connects
-            exc = again
-    why = f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
-    if isinstance(exc, (OSError, TimeoutError)):   # refused, timed out, unknown host
-        raise DemoError(f"no dask scheduler answers at {scheduler} within {timeout:g} s "
-                        f"({why})")
-    if isinstance(exc, TypeError):   # this side's settings (a tls:// address, no TLS set)
-        raise DemoError(f"cannot connect to {scheduler} ({why})")
-    raise DemoError(f"the peer at {scheduler} does not speak dask's protocol ({why})")
-
-
-def _quiet_on_failure(Client):
-    """``Client`` whose instances, when the constructor raises, skip ``Client.__del__``:
-    it would close the half-made client at collection (often at the process's exit),
-    wait for its timeout and print a traceback after the demo's one-line error."""
-    class _Client(Client):
-        def __init__(self, *args, **kwargs):
-            try:
-                super().__init__(*args, **kwargs)
-            except BaseException:
-                self._xstride_failed = True
-                raise
-
-        def __del__(self):
-            if not getattr(self, "_xstride_failed", False):
-                super().__del__()
-
-    return _Client
 
 
 @contextlib.contextmanager
