@@ -12,7 +12,7 @@ one elementwise kernel of the engine. Between the two sits this module:
 - :func:`call_layouts`: the layout of every load for the layouts of one call's
   arguments (view steps applied to Layouts, never to data), and the iteration shape;
 - :func:`index_layout` and :func:`reshape_layout`: basic indexing (``None`` and
-  ``...`` included) and a reshape that is a view, on a Layout.
+  ``...`` included) and a reshape that is a view, on a Layout (:mod:`.fusion_views`).
 
 View steps (tuples, first item the kind):
 
@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from .._core.errors import broadcast_error, error
 from ..layout import Layout
 from .elementwise import broadcast_shapes, result_axis_order
+from .fusion_views import decode_key, encode_key, expand_key, index_layout, reshape_layout
 
 __all__ = ["Load", "Scalar", "Op", "Reduce", "Graph", "build", "call_layouts", "node_shapes",
            "index_layout", "reshape_layout", "expand_key", "encode_key", "decode_key", "pre_graph",
@@ -242,136 +243,6 @@ def pre_graph(graph: Graph, red: Reduce) -> Graph:
     reduction's load)."""
     return build(graph.nodes, graph.host, (red.input,), graph.nargs, graph.shape_dependent,
                  tuple(r for r in graph.reductions if r.arg < red.arg))
-
-
-def encode_key(key) -> tuple:
-    """A basic index as a hashable tuple: each slice becomes ``("slice", start, stop,
-    step)`` (slices are unhashable before Python 3.12); ints, ``None``, ``...`` stay."""
-    if not isinstance(key, tuple):
-        key = (key,)
-    return tuple(("slice", k.start, k.stop, k.step) if isinstance(k, slice) else k
-                 for k in key)
-
-
-def decode_key(key: tuple) -> tuple:
-    """The inverse of :func:`encode_key`."""
-    return tuple(slice(*k[1:]) if isinstance(k, tuple) else k for k in key)
-
-
-def expand_key(key, ndim: int) -> tuple:
-    """A basic index as a tuple with ``...`` expanded to full slices, for ``ndim`` axes.
-
-    Raises
-    ------
-    IndexError
-        Two ellipses, or more indices than axes.
-    """
-    if not isinstance(key, tuple):
-        key = (key,)
-    nell = sum(1 for k in key if k is Ellipsis)
-    if nell > 1:
-        raise error(IndexError, "fuse", "an index can only have a single ellipsis ('...')")
-    used = sum(1 for k in key if k is not None and k is not Ellipsis)
-    if used > ndim:
-        raise error(IndexError, "fuse", f"too many indices: {used} for {ndim} axes")
-    out = []
-    for k in key:
-        if k is Ellipsis:
-            out.extend([slice(None)] * (ndim - used))
-        else:
-            out.append(k)
-    if not nell:
-        out.extend([slice(None)] * (ndim - used))
-    return tuple(out)
-
-
-def index_layout(lay: Layout, key) -> Layout:
-    """``lay[key]`` for a basic index (ints, slices, ``None``, ``...``; slices may be
-    encoded by :func:`encode_key`), NumPy's rules.
-
-    Raises
-    ------
-    IndexError
-        An int out of range, two ellipses, too many indices.
-    ValueError
-        A zero slice step.
-    """
-    key = expand_key(decode_key(key) if isinstance(key, tuple) else key, lay.ndim)
-    plain = tuple(k for k in key if k is not None)
-    out = lay.slice(plain) if plain else lay
-    if len(plain) == len(key):
-        return out
-    # insert the new axes (extent 1, stride 0) where ``None`` stood among the kept axes
-    shape, strides = list(out.shape), list(out.strides)
-    pos = 0
-    for k in key:
-        if k is None:
-            shape.insert(pos, 1)
-            strides.insert(pos, 0)
-            pos += 1
-        elif isinstance(k, slice):
-            pos += 1
-    return Layout(tuple(shape), tuple(strides), out.offset, out.itemsize)
-
-
-def reshape_layout(lay: Layout, shape) -> Layout | None:
-    """A view of ``lay`` with ``shape`` (C order, one ``-1`` allowed), or None where the
-    reshape needs a copy.
-
-    Groups the old and the new axes into runs of equal element count and checks that
-    each old run is contiguous with itself (the test NumPy makes before it copies).
-
-    Raises
-    ------
-    ValueError
-        The sizes differ, or more than one ``-1``.
-    """
-    shape = [int(n) for n in shape]
-    size = lay.size
-    if shape.count(-1) > 1:
-        raise error(ValueError, "reshape", "can only specify one unknown dimension")
-    if -1 in shape:
-        known = 1
-        for n in shape:
-            if n != -1:
-                known *= n
-        if known == 0 or size % known:
-            raise error(ValueError, "reshape", f"cannot reshape {lay.shape} into {tuple(shape)}")
-        shape[shape.index(-1)] = size // known
-    total = 1
-    for n in shape:
-        total *= n
-    if total != size:
-        raise error(ValueError, "reshape", f"cannot reshape {lay.shape} into {tuple(shape)}")
-    if size == 0:
-        return Layout(tuple(shape), None, lay.offset, lay.itemsize)
-    old = [(n, s) for n, s in zip(lay.shape, lay.strides) if n != 1]
-    new_strides = [0] * len(shape)
-    i = 0
-    j = 0
-    while j < len(shape):
-        if shape[j] == 1:
-            j += 1
-            continue
-        # one run: old axes i..i2 and new axes j..j2 of the same element count
-        i2, j2 = i, j
-        po, pn = old[i][0], shape[j]
-        while po != pn:
-            if po < pn:
-                i2 += 1
-                po *= old[i2][0]
-            else:
-                j2 += 1
-                pn *= shape[j2]
-        for a in range(i, i2):
-            if old[a][1] != old[a + 1][0] * old[a + 1][1]:
-                return None
-        step = old[i2][1]
-        for b in range(j2, j - 1, -1):
-            new_strides[b] = step
-            step *= shape[b]
-        i, j = i2 + 1, j2 + 1
-    return Layout(tuple(shape), tuple(new_strides), lay.offset, lay.itemsize)
 
 
 def _view(lay: Layout, step, shapes) -> Layout:
