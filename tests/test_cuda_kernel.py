@@ -17,7 +17,8 @@ import xstride as xp
 from xstride.cuda import kernel as ck
 from xstride._kernels._compile import include_dir
 from xstride.cuda._launch_config import Limits
-from xstride.cuda._signature import parse_signature, parse_type
+from xstride.cuda._params import parse_signature
+from xstride.cuda._signature import parse_type
 from xstride.cuda import CudaCompileError, CudaKernel, CudaStruct
 
 from tests.conftest import FakeCupyArray

@@ -20,7 +20,8 @@ import pytest
 
 from xstride.cuda import CudaStruct
 from xstride.cuda._args import pack_value
-from xstride.cuda._signature import parse_signature, parse_type, struct_layout
+from xstride.cuda._params import parse_signature
+from xstride.cuda._signature import parse_type, struct_layout
 
 _C = {"char": ctypes.c_byte, "unsigned char": ctypes.c_ubyte, "short": ctypes.c_short,
       "unsigned short": ctypes.c_ushort, "int": ctypes.c_int, "unsigned int": ctypes.c_uint,

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._core import dtypes as _dtypes
-from .._core.csource import CXX_KEYWORDS, code_only, strip_comments
+from .._core.csource import CXX_KEYWORDS, strip_comments
 from .._core.errors import error
 from ._aliases import (conflict_in, expand_aliases, find_aliases, merge_aliases,
                        merge_structs, rank_value, read_through_conflict)
@@ -41,7 +41,7 @@ from ._struct_defs import (StructLayoutError, find_structs, member_declarator,
 __all__ = [
     "CType", "Param", "Signature", "MAX_VIEW_NDIM", "strip_comments", "find_structs",
     "find_aliases", "merge_aliases",
-    "parse_type", "type_key", "parse_struct_fields", "parse_signature", "scalar_dtype",
+    "parse_type", "type_key", "parse_struct_fields", "scalar_dtype",
     "rank_value", "array_type", "declarator",
 ]
 
@@ -70,16 +70,9 @@ _DROP = re.compile(r"\b(__restrict__|__restrict|restrict|__grid_constant__|volat
                    r"register|struct|class)\b")
 _DROP_BUT_RESTRICT = re.compile(r"\b(__restrict__|__restrict|__grid_constant__|volatile|"
                                 r"register|struct|class)\b")
-# attributes of a parameter, which do not change its type: [[maybe_unused]],
-# __attribute__((unused))
-_ATTRIBUTES = re.compile(r"\[\[.*?\]\]|\b__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)", re.S)
-# a function pointer or reference: "void (*f)(int)", "float (&)(float)"
-_FUNCTION_POINTER = re.compile(r"\(\s*(?:[*&]\s*|__restrict__\s*|const\s*)+([^\W\d]\w*)?\s*\)\s*\(")
 _VIEW_ALIAS = re.compile(r"^(C?)Array(0|[1-9]\d*)D\s*<(.+)>$")
 _VIEW_TEMPLATE = re.compile(r"^xstride_(c?)array\s*<(.+),\s*([0-9][\w']*)\s*>$")
 _IDENT = re.compile(r"[^\W\d]\w*")  # C++ identifiers may hold letters beyond ASCII
-#: A backslash-newline: C joins the two lines into one before anything else (phase 2).
-_SPLICE = re.compile(r"\\\r?\n")
 
 
 @dataclass(frozen=True)
@@ -426,142 +419,3 @@ def parse_struct_fields(body: str, *, structs: dict[str, str] | None = None,
             return None
         fields.append((fname, array_type(ct, shape) if shape else ct))
     return tuple(fields)
-
-
-def _global_candidates(text: str, name: str):
-    for m in re.finditer(r"\b" + re.escape(name) + r"\s*\(", text):
-        start = max(text.rfind(c, 0, m.start()) for c in ";{}")
-        lines = text[start + 1:m.start()].split("\n")
-        prefix = " ".join(ln for ln in lines if not ln.lstrip().startswith("#"))
-        if re.search(r"\b__global__\b", prefix) and re.search(r"\bvoid\b", prefix):
-            yield prefix, m.end()
-
-
-def _params_text(text: str, open_end: int, label: str) -> str:
-    depth = 1
-    for i in range(open_end, len(text)):
-        if text[i] == "(":
-            depth += 1
-        elif text[i] == ")":
-            depth -= 1
-            if depth == 0:
-                return text[open_end:i]
-    raise error(ValueError, label, "unbalanced parentheses in the kernel's parameter list")
-
-
-def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = None,
-                    aliases: dict[str, str] | None = None,
-                    label: str | None = None) -> Signature:
-    """Find ``__global__ void <name>(...)`` in ``source`` and parse its parameters.
-
-    Parameters
-    ----------
-    source : str
-        CUDA C++ source text.
-    name : str
-        The kernel's name (not mangled; template kernels are not supported).
-    structs : dict, optional
-        Struct definitions visible to the kernel (``find_structs`` of the source and its
-        headers); the source's own are always found.
-    aliases : dict, optional
-        ``typedef``/``using`` aliases visible to the kernel (:func:`find_aliases` of its
-        headers); the source's own are always found. A parameter of an alias type is
-        read as the type it names.
-
-    Raises
-    ------
-    ValueError
-        No such kernel, overloads with different parameters, a template kernel, or a
-        parameter of unknown C type (the message names the parameter and the type).
-    """
-    label = label or f"CudaKernel {name!r}"
-    text = _SPLICE.sub("", code_only(source))
-    known = dict(structs or {})
-    known.update(find_structs(text))
-    named = merge_aliases(dict(aliases or {}), find_aliases(text))
-    for tag in set(named) & set(known):   # a struct and an alias (or enum) of one name:
-        merge_aliases(named, {tag: f"struct {tag}"})   # both read (#ifdef branches, scopes)
-    found: list[tuple[tuple[Param, ...], bool]] = []
-    for prefix, open_end in _global_candidates(text, name):
-        if re.search(r"\btemplate\b", prefix):
-            raise error(ValueError, label, "template kernels are not supported; wrap the "
-                                  "instantiation you need in a non-template __global__ function")
-        plist = _params_text(text, open_end, label)
-        body = text[open_end + len(plist) + 1:].lstrip().startswith("{")
-        found.append((_parse_params(plist.strip(), known, named, label), body))
-    if not found:
-        raise error(ValueError, label, f"no '__global__ void {name}(...)' in the source")
-    # a declaration (unnamed parameters, other names or spacing) and the definition are
-    # one kernel where their types agree; other types are an overload
-    if len({tuple(type_key(p.ctype) for p in params) for params, _ in found}) > 1:
-        raise error(ValueError, label, f"'{name}' is declared with different parameter lists "
-                              "(overloads are not supported)")
-    defined = [params for params, body in found if body]
-    return Signature(name, (defined or [params for params, _ in found])[-1])
-
-
-_ARRAY_BOUNDS = re.compile(r"(?:\[[^\[\]]*\]\s*){2,}$")
-# a pointer to arrays or a reference to an array: "float (*x)[4]", "int (&)[2][3]"
-_ARRAY_POINTER = re.compile(r"\(\s*([*&])\s*(?:(?:const|volatile|__restrict__|__restrict)\s*)*"
-                            r"([^\W\d]\w*)?\s*\)\s*((?:\[[^\[\]]*\]\s*)+)$")
-
-
-def _check_array_bounds(decl: str, index: int, label: str) -> None:
-    """A parameter declared with two or more array bounds (``float x[4][4]``), or as a
-    pointer to arrays or a reference to an array (``float (*x)[4]``, ``float (&x)[4]``):
-    ``ValueError`` naming it and saying what is supported. C passes it as a pointer to
-    rows of a fixed length, which no argument check here can match (the parser read
-    ``float x[4]`` as the type ``'float x[4]'`` of a nameless parameter); one bound
-    (``T x[]``, ``T x[4]``) is ``T* x``."""
-    decl = " ".join(decl.split("=", 1)[0].split())
-    to_array = _ARRAY_POINTER.search(decl)
-    if to_array is not None:     # float (*x)[4]: a pointer to rows of 4
-        tp, pname = decl[:to_array.start()].strip(), to_array.group(2) or f"arg{index}"
-        ndim = to_array.group(3).count("[") + (to_array.group(1) == "*")
-        what = ("a pointer to arrays" if to_array.group(1) == "*"
-                else "a reference to an array")
-    else:
-        bounds = _ARRAY_BOUNDS.search(decl)
-        if bounds is None:
-            return
-        tp, pname = _split_decl(decl[:bounds.start()])
-        pname = pname or f"arg{index}"
-        ndim = decl[bounds.start():].count("[")
-        what = f"a {ndim}-dimensional array"
-    elem = " ".join(re.sub(r"\bconst\b", " ", _DROP.sub(" ", tp)).split())
-    how = (f": declare it '{tp}* {pname}' (one bound, '{tp} {pname}[]', is that pointer) "
-           f"and index it yourself, or take an 'Array{ndim}D<{tp}>' view"
-           if scalar_dtype(elem) is not None else "")
-    raise error(ValueError, label, f"parameter {index} ({pname!r}) is declared as "
-                                   f"{what} ({decl!r}), which is not "
-                                   "supported; a parameter is a scalar, a pointer, an "
-                                   f"ArrayND<T> / CArrayND<T> view or a struct{how}")
-
-
-def _parse_params(plist: str, known: dict[str, str], aliases: dict[str, str],
-                  label: str) -> tuple[Param, ...]:
-    """The parameters of one declaration's parameter list (without its parentheses)."""
-    params, named = [], set()   # the Params; the names given so far
-    if plist and plist != "void":
-        for i, decl in enumerate(_split_top(plist, ",")):
-            decl = _ATTRIBUTES.sub(" ", decl)
-            if not decl.strip():   # 'int a,' or 'int a,, int b': a stray comma, as C says
-                raise error(ValueError, label, f"parameter {i} is empty (a stray comma)")
-            fn = _FUNCTION_POINTER.search(decl.split("=", 1)[0])
-            if fn is not None:
-                pname = fn.group(1) or f"arg{i}"
-                raise error(ValueError, label, f"parameter {i} ({pname!r}): "
-                            f"function pointer or reference {' '.join(decl.split())!r} is "
-                            "not a supported parameter type (pass the address as an "
-                            "unsigned long long and cast it on the device)")
-            _check_array_bounds(decl, i, label)
-            tp, pname = _split_decl(decl)
-            if pname in named:    # C refuses it too, at compile time; messages need one
-                raise error(ValueError, label, f"parameter {i} repeats the name {pname!r}")
-            if pname:
-                named.add(pname)
-            pname = pname or f"arg{i}"
-            ct = parse_type(tp, structs=known, aliases=aliases,
-                            where=f"{label}: parameter {i} ({pname!r})")
-            params.append(Param(i, pname, ct))
-    return tuple(params)

@@ -23,8 +23,8 @@ from ._args import check_device, pack_value
 from .._core.includes import (IncludeGraph, defines_from_options, include_dirs_from_options,
                               pre_includes_from_options, scan_includes)
 from ._launch_config import Limits, launch_config
-from ._signature import (Param, find_aliases, find_structs, merge_aliases, merge_structs,
-                         parse_signature)
+from ._params import parse_signature
+from ._signature import Param, find_aliases, find_structs, merge_aliases, merge_structs
 
 __all__ = ["CudaKernel", "CudaCompileError", "debug_from_env"]
 
