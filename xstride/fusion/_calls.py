@@ -15,7 +15,8 @@ import numpy as np
 from .._backends.clip_checks import check_bounds
 from .._core.names import ELEMENTWISE
 from .._core.ufuncs import ENGINE_UFUNCS, FUSION_MATH, FUSION_PREDICATES
-from ..elementwise import check_astype_complex, check_astype_copy, check_where_ints, where_dtype
+from ..elementwise import where_dtype
+from ..elementwise_args import check_astype_complex, check_astype_copy, check_where_ints
 from . import _reduce
 from ._recorder import Unfusable
 from ._tracer import Traced, Weak, _apply, _node_of, _operand, _reduction, astype, ufunc
