@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.test_elementwise_plan import _variants
+from tests.test_elementwise_source import _variants
 from xstride._kernels import _elementwise_exec as ex
 from xstride._kernels import elementwise, fusion
 from xstride._kernels._elementwise_source import Operand, kernel_source
