@@ -1,0 +1,238 @@
+"""The HIP gate's reading of struct parameters (the simulated HIP build and helpers of
+tests/test_hip_gate.py): structs built with CudaStruct, complex fields, fields behind a
+pointer, every definition of a struct, fields behind attributes, spelled by a macro, in
+unions, complex of a template parameter (split from tests/test_hip_gate.py, past 600
+lines)."""
+
+from __future__ import annotations
+
+import pytest
+
+from xstride.cuda import CudaKernel, CudaStruct
+
+from tests.test_hip_gate import cuda, hip  # noqa: F401 (fixtures)
+
+
+def test_struct_built_with_cudastruct_is_gated(hip):
+    S = CudaStruct("S", [("n", "int"), ("v", "Array5D<double>")])
+    src = "#include <xstride/array_view.cuh>\n" + S.declaration() + "\n__global__ void k(S s) {}"
+    with pytest.raises(NotImplementedError, match="high_dim_cuda_views"):
+        CudaKernel(src, "k").compile()
+
+
+def test_complex_fields_of_struct_parameters_are_gated(hip):
+    """CudaStruct aligns a complex field as CuPy's complex is aligned for CUDA; CuPy's
+    ROCm build does not, so on HIP such a struct is refused: a CudaStruct, a struct
+    declared in the source, one nested in another, one behind an alias."""
+    S = CudaStruct("S", [("c", "char"), ("z", "complex<double>")])
+    sources = [
+        S.declaration() + "\n__global__ void k(S s) {}",
+        "struct T { int n; complex<float> z; };\n__global__ void k(T t) {}",
+        "struct I { complex<double> z; };\nstruct O { char c; I i; };\n"
+        "__global__ void k(O o) {}",
+        "typedef complex<float> cf;\nstruct A { char c; cf z; };\n__global__ void k(A a) {}",
+    ]
+    for src in sources:
+        with pytest.raises(NotImplementedError, match="complex_struct_fields"):
+            CudaKernel(src, "k").compile()
+    # no complex field, or a complex scalar or pointer parameter: compiled
+    accepted = (
+        "struct P { int n; float x; };\n__global__ void k(P p, complex<float>* z) {}",
+        "__global__ void k(complex<double> z) {}",
+        # complex behind a pointer, as a view's elements or in a member function: the
+        # struct holds none by value (these were refused)
+        "#include <xstride/array_view.cuh>\n"
+        "struct Q { complex<float>* p; complex<double> const *q; "
+        "Array2D<const complex<float>> v; };\n__global__ void k(Q q) {}",
+        "struct M { float re, im; __device__ complex<float> z() const "
+        "{ return complex<float>(re, im); } __device__ void set(complex<float> z); };\n"
+        "__global__ void k(M m) {}",
+        "typedef complex<double>* zp;\nstruct Z { zp p; int n; };\n__global__ void k(Z z) {}",
+    )
+    for src in accepted:
+        CudaKernel(src, "k").compile()
+    assert len(hip.builds) == len(accepted)
+    # by value beside a member function, or in a struct of its own: refused
+    for src in ("struct F { __device__ int f() const { return 0; } complex<float> z; };\n"
+                "__global__ void k(F f) {}",
+                "struct G { struct { complex<double> z; } in; int n; };\n"
+                "__global__ void k(G g) {}"):
+        with pytest.raises(NotImplementedError, match="complex_struct_fields"):
+            CudaKernel(src, "k").compile()
+
+
+def test_complex_struct_fields_compile_on_cuda(cuda):
+    S = CudaStruct("S", [("c", "char"), ("z", "complex<double>")])
+    CudaKernel(S.declaration() + "\n__global__ void k(S s) {}", "k").compile()
+    assert len(cuda.builds) == 1
+
+
+def test_complex_value_declared_after_a_complex_pointer_is_gated(hip):
+    """``complex<float> *p, z;`` declares a pointer and a complex by value: the value is
+    a complex field (the gate read the whole declaration as pointers and let it
+    through); pointers only, ``*p, *q``, stay accepted."""
+    for src in ("struct M { complex<float> *p, z; };\n__global__ void k(M m) {}",
+                "struct M { int n; complex<double> const *p, z, *q; };\n"
+                "__global__ void k(M m) {}"):
+        with pytest.raises(NotImplementedError, match="complex_struct_fields"):
+            CudaKernel(src, "k").compile()
+    CudaKernel("struct M { complex<float> *p, *q; int n, m; };\n__global__ void k(M m) {}",
+               "k").compile()
+    assert len(hip.builds) == 1
+
+
+def test_struct_fields_behind_a_pointer_are_not_gated(hip):
+    """A pointer or reference member is 8 bytes whatever it points to: a pointer to a
+    5-D view, to an alias of complex, or to a struct holding either is no view or
+    complex field (these were refused); the same types held by value still are."""
+    av = "#include <xstride/array_view.cuh>\n"
+    accepted = (
+        av + "struct S { Array5D<float>* p; xstride_array<double, 6> const *q; };\n"
+        "__global__ void k(S s) {}",
+        av + "typedef Array5D<float> V5;\nstruct S { V5* p; const V5& r; };\n"
+        "__global__ void k(S s) {}",
+        av + "struct I { CArray6D<int> v; };\nstruct O { const I* i; };\n"
+        "__global__ void k(O o) {}",
+        "typedef complex<float> cf;\nstruct A { cf* p; };\n__global__ void k(A a) {}",
+        av + "typedef complex<float> cf;\nstruct A { Array2D<cf> v; };\n"
+        "__global__ void k(A a) {}",
+        "struct M { using cf = complex<double>; cf* p; };\n__global__ void k(M m) {}",
+        "struct I { complex<float> z; };\nstruct O { I* i; int n; };\n"
+        "__global__ void k(O o) {}",
+    )
+    for src in accepted:
+        CudaKernel(src, "k").compile()
+    assert len(hip.builds) == len(accepted)
+    refused = {
+        av + "typedef Array5D<float> V5;\nstruct S { V5* p; V5 v; };\n"
+        "__global__ void k(S s) {}": "high_dim_cuda_views",
+        av + "struct I { CArray6D<int> v; };\nstruct O { I* p; I i; };\n"
+        "__global__ void k(O o) {}": "high_dim_cuda_views",
+        "typedef complex<float> cf;\nstruct A { cf *p, z; };\n"
+        "__global__ void k(A a) {}": "complex_struct_fields",
+        "struct I { complex<float> z; };\nstruct O { I *p, i; };\n"
+        "__global__ void k(O o) {}": "complex_struct_fields",
+    }
+    for src, feature in refused.items():
+        with pytest.raises(NotImplementedError, match=feature):
+            CudaKernel(src, "k").compile()
+
+
+def test_a_struct_view_rank_with_a_suffix_is_read(hip):
+    """``xstride_array<float, 4u>`` in a struct was refused as a rank "which is not an
+    integer literal"; it is the literal 4 (and ``0x5`` is 5, refused as a 5-D view)."""
+    av = "#include <xstride/array_view.cuh>\n"
+    CudaKernel(av + "struct S { xstride_array<float, 4u> v; };\n__global__ void k(S s) {}",
+               "k").compile()
+    assert len(hip.builds) == 1
+    with pytest.raises(NotImplementedError, match="5-dimensional view"):
+        CudaKernel(av + "struct S { xstride_carray<float, 0x5> v; };\n"
+                   "__global__ void k(S s) {}", "k").compile()
+
+
+def test_every_definition_of_a_struct_is_gated(hip, tmp_path):
+    """Of a struct defined twice (``#ifdef`` branches, a namespace's beside the global
+    one, a header's and the source's), only the first definition's fields were read:
+    a 5-D view or a complex field in the other was compiled on HIP."""
+    av = "#include <xstride/array_view.cuh>\n"
+    refused = {
+        av + "#ifndef SMALL\nstruct P { Array2D<float> v; };\n#else\n"
+        "struct P { Array5D<float> v; };\n#endif\n": "high_dim_cuda_views",
+        av + "namespace n { struct P { float a; }; }\nstruct P { Array5D<float> v; };\n":
+            "high_dim_cuda_views",
+        "namespace n { struct P { float a; }; }\nstruct P { complex<float> z; };\n":
+            "complex_struct_fields",
+        '#include "mine.h"\nnamespace n { struct P { complex<double> z; }; }\n':
+            "complex_struct_fields",
+    }
+    (tmp_path / "mine.h").write_text("struct P { float a; };\n")
+    for src, feature in refused.items():
+        with pytest.raises(NotImplementedError, match=feature):
+            CudaKernel(src + "__global__ void k(P p) {}", "k", include_dirs=[tmp_path]).compile()
+    CudaKernel(av + "#ifdef A\nstruct P { Array2D<float> v; };\n#else\n"
+               "struct P { Array4D<float> v; };\n#endif\n__global__ void k(P p) {}",
+               "k").compile()
+    assert len(hip.builds) == 1
+
+
+def test_fields_behind_attributes_with_parentheses_are_gated(hip):
+    """An alignment or attribute specifier holding parentheses of its own
+    (``alignas(sizeof(double))``, ``__attribute__((aligned(8)))``) before or after a
+    field made the gate read the field as a member function and skip it: a 5-D view or
+    a complex field so aligned was compiled on HIP. Member functions with attributes
+    stay out."""
+    av = "#include <xstride/array_view.cuh>\n"
+    refused = {
+        "struct S { alignas(sizeof(double)) complex<float> z; };": "complex_struct_fields",
+        "struct S { __attribute__((aligned(16))) complex<float> z; };":
+            "complex_struct_fields",
+        "struct S { complex<double> z __attribute__((aligned(16))); int n; };":
+            "complex_struct_fields",
+        av + "struct S { alignas(alignof(double)) Array5D<float> v; };": "high_dim_cuda_views",
+        av + "struct S { __declspec(align(8)) CArray6D<int> v; };": "high_dim_cuda_views",
+    }
+    for src, feature in refused.items():
+        with pytest.raises(NotImplementedError, match=feature):
+            CudaKernel(src + "\n__global__ void k(S s) {}", "k").compile()
+    CudaKernel(av + "struct S { float a; __attribute__((noinline)) __device__ "
+               "complex<float> f(Array5D<float> v) const; [[nodiscard]] __device__ "
+               "complex<double> g() const { return complex<double>(); } };\n"
+               "__global__ void k(S s) {}", "k").compile()
+    assert len(hip.builds) == 1
+
+
+def test_struct_fields_spelled_by_a_macro_are_gated(hip):
+    """A field whose type is an object-like macro (``#define V5 Array5D<float>``, in
+    the source, a header or a ``-D`` option) was no view or complex to the gate: it was
+    compiled on HIP. A macro that spells a pointer stays accepted; an array size spelled
+    by a macro is refused on every build (no integer literal: the layout is unknown)."""
+    av = "#include <xstride/array_view.cuh>\n"
+    refused = [
+        (av + "#define V5 Array5D<float>\nstruct S { V5 v; };", (), "high_dim_cuda_views"),
+        ("#define CF complex<float>\nstruct S { int n; CF z; };", (), "complex_struct_fields"),
+        ("struct S { CZ z; };", ("-DCZ=complex<double>",), "complex_struct_fields"),
+        ("#define CF complex<float>\r\nstruct S { CF z; };", (), "complex_struct_fields"),
+    ]
+    for src, options, feature in refused:
+        with pytest.raises(NotImplementedError, match=feature):
+            CudaKernel(src + "\n__global__ void k(S s) {}", "k", options=options).compile()
+    CudaKernel(av + "#define CFP complex<float>*\n"
+               "struct S { CFP p; float a[5]; Array4D<float> v; };\n__global__ void k(S s) {}",
+               "k").compile()
+    assert len(hip.builds) == 1
+    with pytest.raises(ValueError, match="struct 'S' field 'a' \\('float a\\[N\\]'\\) is an "
+                                         "array that has size 'N', which is not an integer"):
+        CudaKernel(av + "#define N 5\nstruct S { float a[N]; };\n__global__ void k(S s) {}", "k")
+
+
+def test_union_fields_of_struct_parameters_are_gated(hip):
+    """A union declared apart (``union U {...};``, ``typedef union {...} U;``) and held
+    by a struct parameter holds its members by value: a 5-D view or a complex in it was
+    compiled on HIP (an anonymous or inline union was already refused). Behind a
+    pointer it stays accepted."""
+    av = "#include <xstride/array_view.cuh>\n"
+    refused = {
+        av + "union U { Array5D<float> a; int b; };\nstruct S { U u; };": "high_dim_cuda_views",
+        "union U { complex<float> z; int b; };\nstruct S { union U u; };":
+            "complex_struct_fields",
+        "typedef union { complex<double> z; long long b; } U;\nstruct S { int n; U u; };":
+            "complex_struct_fields",
+    }
+    for src, feature in refused.items():
+        with pytest.raises(NotImplementedError, match=feature):
+            CudaKernel(src + "\n__global__ void k(S s) {}", "k").compile()
+    CudaKernel("union U { complex<float> z; int b; };\nstruct S { U* u; };\n"
+               "__global__ void k(S s) {}", "k").compile()
+    assert len(hip.builds) == 1
+
+
+def test_complex_of_a_template_parameter_is_gated(hip):
+    """``template <class T> struct W { complex<T> z; };`` held as ``W<float>`` by a
+    struct parameter was compiled on HIP (only ``complex<float>``/``complex<double>``
+    spelled out were seen); ``complex<int>`` and a pointer stay accepted."""
+    with pytest.raises(NotImplementedError, match="complex_struct_fields"):
+        CudaKernel("template <class T> struct W { complex<T> z; };\n"
+                   "struct S { int n; W<float> w; };\n__global__ void k(S s) {}", "k").compile()
+    CudaKernel("template <class T> struct W { complex<T>* p; complex<int> i; };\n"
+               "struct S { W<float> w; };\n__global__ void k(S s) {}", "k").compile()
+    assert len(hip.builds) == 1
