@@ -1,7 +1,7 @@
-"""Reductions, scans and ``xp.fuse`` of dask arrays against the NumPy backend, on dask's
-local threads: every reduction and scan is a dask graph of xstride's functions per
-chunk (``xstride/_chunked/reductions.py``, ``argreductions.py``, ``scans.py``), and a
-fused elementwise function runs per block (``xstride/_chunked/fusion.py``).
+"""Reductions and scans of dask arrays against the NumPy backend, on dask's local
+threads: every reduction and scan is a dask graph of xstride's functions per chunk
+(``xstride/_chunked/reductions.py``, ``argreductions.py``, ``scans.py``); ``xp.fuse``
+per block is tests/test_dask_fuse.py's.
 
 Integers, booleans and indices compare exactly; floating-point values within
 ``rtol=1e-12`` (float64: partial sums round in another order than NumPy's pairwise
@@ -9,7 +9,6 @@ sum and sequential scan)."""
 
 from __future__ import annotations
 
-import pickle
 import warnings
 
 import numpy as np
@@ -199,119 +198,6 @@ def test_errors_are_the_numpy_backends(call):
     assert raised(_dask(_INTS[:, :, 0], 4)) == want
 
 
-# --------------------------------------------------------------------- xp.fuse
-@xp.fuse
-def push(x, v, a, dt):
-    return x + v * dt + 0.5 * a * dt * dt, v + a * dt
-
-
-@xp.fuse
-def damped(x, y):
-    return xp.exp(-x) * y - 1
-
-
-@xp.fuse
-def neighbours(x):
-    return x[1:] + x[:-1]
-
-
-def test_fuse_runs_per_block_and_equals_the_unfused_run():
-    rng = np.random.default_rng(3)
-    p, v, a = rng.standard_normal((10, 3)), rng.standard_normal((10, 3)), rng.standard_normal(3)
-    x, y = _dask(p, (4, 2)), _dask(v, (4, 2))
-    got = push(x, y, _dask(a.reshape(1, 3), (1, 2)), 0.1)
-    want = push.fn(p, v, a.reshape(1, 3), 0.1)
-    assert isinstance(got, tuple) and len(got) == 2
-    for g, w in zip(got, want):
-        assert "xstride-fuse-push" in _layers(g) and g.chunks == ((4, 4, 2), (2, 1))
-        _same(g, w, True)
-    one = damped(x, _dask(a, 2))               # broadcast along the first axis
-    assert one.name.startswith("xstride-fuse-damped")
-    _same(one, damped.fn(p, a), True)
-    _same(damped(x, np.float32(2)), damped.fn(p, np.float32(2)), True)
-
-
-def _square(x):
-    return x ** 2
-
-
-def _square_and_next(x):
-    return x ** 2, x + 1
-
-
-@pytest.mark.parametrize("fn", [_square, _square_and_next])
-def test_fuse_per_block_declares_the_dtype_its_blocks_have(fn):
-    """A new-user probe: the declared dtype came from the trace, which follows CuPy's rules
-    (``x ** 2`` of a bool array squares in int64 on CuPy), while NumPy blocks run the
-    function as written (int8): ``got.dtype`` said int64 and ``compute()`` gave int8."""
-    b = np.array([True, False, True, True, False])
-    want = fn(b)
-    got = xp.fuse(fn)(_dask(b, 2))
-    want, got = (want, got) if isinstance(want, tuple) else ((want,), (got,))
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        assert "xstride-fuse" in _layers(g)
-        assert g.dtype == w.dtype and g._meta.dtype == w.dtype
-        _same(g, w, True)
-
-
-def test_fuse_per_block_declares_the_chunk_type_its_blocks_have():
-    """A new-user probe: the declared meta took the first dask argument's chunk type, so
-    ``a + m`` of a plain ``a`` and a masked ``m`` declared plain chunks while its blocks
-    were masked, and ``xp.mean``/``xp.var`` of it counted the masked element."""
-    p = np.array([1.0, 2.0, 3.0, 4.0], dtype=np.float32)
-    m = np.ma.masked_array([1.0, 2.0, 30.0, 4.0], mask=[0, 0, 1, 0], dtype=np.float32)
-    dp, dm = da.from_array(p, chunks=2), da.from_array(m, chunks=2, asarray=False)
-    got = xp.fuse(lambda a, b: a + b)(dp, dm)
-    assert "xstride-fuse" in _layers(got) and type(got._meta) is np.ma.MaskedArray
-    for f in (xp.mean, xp.var):
-        assert float(f(got).compute()) == pytest.approx(float(f(p + m)), rel=1e-6)
-
-
-def _inverse(x):
-    return x ** -1
-
-
-def test_fuse_per_block_refuses_at_once_what_dask_refuses():
-    """A new-user probe: ``x ** -1`` of an integer array traces (CuPy's rules take it),
-    while the blocks, NumPy arrays run as written, refuse it; dask's operator refuses
-    the call at once (its dtype probe fails: ``TypeError``), but the fused call built a
-    graph whose ``compute()`` raised NumPy's ``ValueError``. It now runs as written."""
-    x = _dask(np.arange(1, 7, dtype=np.int8), 3)
-    with pytest.raises(TypeError, match=r"unsupported operand type\(s\) for \*\*"):
-        _inverse(x)
-    with pytest.raises(TypeError, match=r"unsupported operand type\(s\) for \*\*"):
-        xp.fuse(_inverse)(x)
-    f = _dask(np.arange(1.0, 7.0), 3)           # floats: still one fused call a block
-    got = xp.fuse(_inverse)(f)
-    assert "xstride-fuse" in _layers(got)
-    _same(got, np.arange(1.0, 7.0) ** -1, True)
-
-
-def test_fuse_runs_as_written_where_blocks_do_not_line_up():
-    rng = np.random.default_rng(4)
-    p, v = rng.standard_normal((10, 3)), rng.standard_normal((10, 3))
-    x = _dask(p, (4, 2))
-    other = damped(x, _dask(v, (5, 3)))       # other chunks: dask's operations
-    assert "xstride-fuse" not in _layers(other)
-    _same(other, damped.fn(p, v), True)
-    got = neighbours(x)                       # a slice crosses block boundaries
-    assert "xstride-fuse" not in _layers(got)
-    _same(got, p[1:] + p[:-1], True)
-
-
-def test_fused_functions_pickle_by_reference():
-    assert pickle.loads(pickle.dumps(damped)) is damped
-
-    def local(x):
-        return x + 1
-
-    f = xp.fuse(local)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert f.__reduce__()[0] is type(f)
-
-
 def test_every_chunk_step_is_the_namespace_function_of_the_chunks_backend(monkeypatch):
     """The per-chunk work goes through the hook ``namespace_function(name, chunk)`` (on a
     CuPy chunk: xstride's kernels), asked with the chunk itself: the code path is the
@@ -337,27 +223,6 @@ def test_every_chunk_step_is_the_namespace_function_of_the_chunks_backend(monkey
         assert all(issubclass(t, (np.ndarray, np.generic)) for _, t in seen)
 
 
-@xp.fuse
-def narrower(x, y):
-    z = x + y                                  # noqa: F841  (computed, not returned)
-    return x * 2
-
-
-def test_fuse_per_block_only_where_the_output_has_the_blocks_shape():
-    """An output narrower than the broadcast of the dask arguments (an argument unused,
-    or only a length-1 axis read) would have dask's chunks wrong: it runs as written."""
-    rng = np.random.default_rng(5)
-    p, v = rng.standard_normal((10, 1)), rng.standard_normal((10, 3))
-    for chunks in ((4, 1), 1):
-        x, y = _dask(p, chunks), _dask(v, chunks)
-        got = narrower(x, y)
-        assert got.shape == (10, 1)
-        _same(got, p * 2, True)
-        got = damped(x, y)                     # broadcast over the length-1 axis
-        assert got.shape == (10, 3)
-        _same(got, damped.fn(p, v), True)
-
-
 @pytest.mark.parametrize("chunks", [((6, 0, 7), (2, 5), (5,)), ((6, 0, 7), (7,), (2, 0, 3)),
                                     ((13,), (3, 0, 4), (1, 4))])
 @pytest.mark.parametrize("name", ["min", "max", "sum", "prod"])
@@ -369,41 +234,6 @@ def test_reductions_over_several_axes_with_empty_chunks(name, chunks):
         for keepdims in (False, True):
             _same(getattr(xp, name)(x, axis=axis, keepdims=keepdims),
                   getattr(xp, name)(_INTS, axis=axis, keepdims=keepdims), True)
-
-
-def test_fuse_per_block_returns_a_value_returned_twice_as_one_array():
-    """``return y, y`` runs per block as one output: the same dask array at both places,
-    as the unfused run returns one object twice; ``x + 1`` twice stays two arrays."""
-    a = np.arange(10.0).reshape(5, 2)
-
-    def twice(x):
-        y = x * 2
-        return y, x + 1, y, x + 1
-
-    got = xp.fuse(twice)(_dask(a, (2, 1)))
-    assert all("xstride-fuse-twice" in _layers(g) for g in got)
-    assert got[0] is got[2] and got[1] is not got[3]
-    for g, w in zip(got, twice(a)):
-        _same(g, w, True)
-
-
-def test_fuse_per_block_refuses_an_int_out_of_its_dtype_at_the_call():
-    """A new-user probe: traced with ``s=2``, a later call with ``s=300`` (int8 ``x``)
-    built a graph whose blocks raised ``OverflowError`` only at ``compute()``, where the
-    first call and dask's unfused ``x * 300`` raise at once; a comparison by value
-    (``x < 300``: NumPy's answer, no error) runs as written and compares."""
-    x = _dask(np.arange(-3, 3, dtype=np.int8), 2)
-    scale = xp.fuse(lambda x, s: x * s + 1)
-    _same(scale(x, 2), np.arange(-3, 3, dtype=np.int8) * 2 + 1, True)
-    with pytest.raises(OverflowError, match="300 out of bounds for int8"):
-        scale(x, 300)
-    u = _dask(np.arange(6, dtype=np.uint64), 2)
-    _same(scale(u, 2**63), np.arange(6, dtype=np.uint64) * 2**63 + 1, True)
-    with pytest.raises(OverflowError):
-        scale(u, 2**64)
-    below = xp.fuse(lambda x, s: x < s)
-    _same(below(x, 2), np.arange(-3, 3) < 2, True)
-    _same(below(x, 300), np.ones(6, dtype=bool), True)
 
 
 @pytest.mark.parametrize("chunks", [2, 5, (1, 3, 2)])
@@ -630,31 +460,6 @@ def test_var_std_with_a_complex_dtype_divide_in_it_as_numpy(chunks, name):
                 np.testing.assert_array_equal(np.isnan(part(got)), np.isnan(part(want)),
                                               err_msg=f"{a}, {kwargs}")
             np.testing.assert_allclose(got, want, rtol=1e-6)
-
-
-_SCALE = [1.0]
-
-
-def _scaled(x):
-    return x * _SCALE[0]
-
-
-def test_fuse_per_block_reads_globals_when_computed():
-    """Pins what docs/fuse.md says: the blocks call the function at ``compute()``, so a
-    global it reads is read then (the unfused run read it at the call); passed as an
-    argument, the value is the call's."""
-    x = _dask(np.arange(3.0), 2)
-    _SCALE[0] = 1.0
-    got, unfused = xp.fuse(_scaled)(x), _scaled(x)
-    by_arg = xp.fuse(lambda a, s: a * s)(x, _SCALE[0])
-    _SCALE[0] = 2.0
-    try:
-        assert "xstride-fuse" in _layers(got)
-        np.testing.assert_array_equal(got.compute(), [0.0, 2.0, 4.0])
-        np.testing.assert_array_equal(unfused.compute(), [0.0, 1.0, 2.0])
-        np.testing.assert_array_equal(by_arg.compute(), [0.0, 1.0, 2.0])
-    finally:
-        _SCALE[0] = 1.0
 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.complex64,
