@@ -25,14 +25,8 @@ def byte_range(a) -> tuple[int, int]:
     if a.size == 0:
         return (0, 0)
     ptr = a.data.ptr if hasattr(a.data, "ptr") else a.__array_interface__["data"][0]
-    lo = hi = ptr
-    for n, s in zip(a.shape, a.strides):
-        d = (n - 1) * s
-        if d < 0:
-            lo += d
-        else:
-            hi += d
-    return lo, hi + a.itemsize
+    lo, hi = rel_bytes(a)
+    return ptr + lo, ptr + hi
 
 
 def bstrides(shape, a):
