@@ -44,16 +44,27 @@ import numpy as np
 
 from . import _backends
 from ._backends import dispatch
-from ._core.errors import argument_error, error, immutable_error, type_error, value_error
+from ._core.errors import argument_error, error, type_error
 from ._core.reduction_docs import reduction_doc
-from ._plans.argreduction import check_arg_axis
 from ._plans.masked_moments import masked_moment_result
-from ._plans.rule_dtypes import input_dtype, refuse_bool_deviations
+from ._plans.rule_dtypes import input_dtype
 from ._plans.reduction import (
     check_correction,
     empty_axis_error,
     normalize_axis,
     normalize_scan_axis,
+)
+from .reduction_args import (
+    INTP as _INTP,
+    NUMERIC as _NUMERIC,
+    arg_rules as _arg_rules,
+    check_array as _check_array,
+    check_bool as _check_bool,
+    check_empty_minmax as _check_empty_minmax,
+    check_no_ddof as _check_no_ddof,
+    check_no_out as _check_no_out,
+    check_out_shape as _check_out_shape,
+    out_dtype as _out_dtype,
 )
 
 __all__ = ["default_sum_dtype", "moment_dtype"]
@@ -107,113 +118,6 @@ def moment_dtype(func: str, dt: np.dtype, dtype) -> np.dtype:
         default = dt if dt.kind == "f" else np.dtype(np.float64)
     return _out_dtype(func, dtype, default, dt)
 
-
-_NUMERIC = "biufc"
-
-
-def _out_dtype(func: str, dtype, default: np.dtype, x_dtype=None) -> np.dtype:
-    """``dtype=`` as a NumPy dtype (``default`` for None): a bool or numeric dtype, and
-    not a real one for complex input (the standard leaves that cast unspecified; NumPy
-    drops the imaginary part with a warning)."""
-    if dtype is None:
-        return default
-    try:
-        dt = np.dtype(dtype)
-    except TypeError:
-        raise type_error(func, "dtype", dtype, "a dtype of the namespace or None") from None
-    if dt.kind not in _NUMERIC:
-        raise type_error(func, "dtype", dtype, "a bool or numeric dtype of the namespace "
-                                               "or None")
-    if x_dtype is not None and np.dtype(x_dtype).kind == "c" and dt.kind != "c":
-        raise type_error(func, "dtype", dtype, f"a complex dtype for x of dtype {x_dtype}")
-    refuse_bool_deviations(func, x_dtype, dtype, dt)
-    return dt
-
-
-# ----------------------------------------------------------------------------- argument rules
-def _check_bool(func: str, name: str, value) -> None:
-    if not isinstance(value, (bool, np.bool_)):
-        raise type_error(func, name, value, "a bool")
-
-
-def _check_array(func: str, be, x) -> None:
-    """``x`` an array of backend ``be`` (a NumPy scalar counts where NumPy's does) of a
-    bool or numeric dtype."""
-    if not be.owns(x) or (isinstance(x, np.generic) and not be.readonly_views):
-        raise type_error(func, "x", x, f"an array of the {be.name} backend")
-    if x.dtype.kind not in _NUMERIC:
-        raise type_error(func, "x", x, "an array of a bool or numeric dtype")
-
-
-def _check_real(func: str, x) -> None:
-    """``argmin``/``argmax`` take a real dtype (the standard: "should have a real-valued
-    data type"; NumPy orders complex numbers lexicographically, CuPy refuses some)."""
-    if x.dtype.kind == "c":
-        raise type_error(func, "x", x, "an array of a real-valued (bool, integer or "
-                                       "floating) dtype")
-
-
-def _arg_rules(func: str, x, axis, keepdims) -> tuple:
-    """The checks of ``argmin``/``argmax`` after the array test: dtype, ``keepdims``,
-    ``axis`` (one axis or None), a non-empty selection; the normalized axes."""
-    _check_real(func, x)
-    _check_bool(func, "keepdims", keepdims)
-    axes = check_arg_axis(func, axis, x.ndim)
-    if any(x.shape[a] == 0 for a in axes):   # (dask's unknown lengths are NaN, its size too)
-        raise empty_axis_error(func, x.shape, axes)
-    return axes
-
-
-def _check_no_ddof(func: str, kwargs: dict) -> None:
-    """``var``/``std`` take the standard's ``correction=``; NumPy's ``ddof=`` beside it
-    made the library raise "got multiple values for keyword argument 'ddof'"."""
-    if "ddof" in kwargs:
-        raise error(TypeError, func, f"takes correction= (the array API's name for NumPy's "
-                                     f"ddof=), not ddof=; got ddof={kwargs['ddof']!r}")
-
-
-def _check_no_out(func: str, be, kwargs: dict) -> None:
-    """A backend of immutable arrays (dask's) takes no ``out=``: its reductions raised
-    "sum() got an unexpected keyword argument 'out'"."""
-    if be.immutable and kwargs.get("out") is not None:
-        raise immutable_error(func, "out", kwargs["out"], be.name,
-                              "use the returned array (call without out=)")
-
-
-_INTP = np.dtype(np.intp)
-
-
-def _check_out_shape(func: str, be, kwargs: dict, x, axes, keepdims) -> None:
-    """``out=`` that the library takes (NumPy's): an array of ``be`` of the result's
-    shape (``axes`` reduced, None for all). NumPy's errors named no argument: "return
-    arrays must be of ArrayType" (a list), "operands could not be broadcast together
-    with remapped shapes" (``min(x, axis=1, out=...)`` of another shape)."""
-    out = kwargs.get("out")
-    if out is None:
-        return
-    if not be.owns(out) or isinstance(out, np.generic):
-        raise type_error(func, "out", out, f"an array of the {be.name} backend (x's backend)")
-    if isinstance(x, np.matrix):   # its reductions keep both axes: NumPy's own check
-        return
-    shape = x.shape   # (list comprehensions: this runs on every call with out=)
-    if axes is None:
-        want = (1,) * len(shape) if keepdims else ()
-    elif keepdims:
-        want = tuple([1 if i in axes else n for i, n in enumerate(shape)])
-    else:
-        want = tuple([n for i, n in enumerate(shape) if i not in axes])
-    if out.shape != want:
-        axes = range(x.ndim) if axes is None else axes
-        raise value_error(func, "out", f"has shape {tuple(out.shape)}; expected the result's "
-                                       f"shape {want} (x of shape {tuple(x.shape)} reduced "
-                                       f"over axes {tuple(axes)}, keepdims={bool(keepdims)})")
-
-
-def _check_empty_minmax(func: str, x, axis) -> None:
-    if x.size == 0:
-        axes = normalize_axis(func, axis, x.ndim)
-        if math.prod(x.shape[a] for a in axes) == 0:
-            raise empty_axis_error(func, x.shape, axes)
 
 
 # ----------------------------------------------------------------------------- on a backend's kernels

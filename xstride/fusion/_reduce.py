@@ -18,7 +18,8 @@ import numpy as np
 
 from .._plans import fusion as _plan
 from .._plans.reduction import normalize_axis
-from ..reductions import _out_dtype, default_sum_dtype, moment_dtype
+from ..reduction_args import out_dtype as _out_dtype
+from ..reductions import default_sum_dtype, moment_dtype
 from ._recorder import ENGINE_DTYPES, Unfusable
 
 __all__ = ["FUSED", "reduction", "red_shape", "is_result"]
