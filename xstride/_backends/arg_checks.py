@@ -40,13 +40,13 @@ from .shape_checks import named_shape_error
 from .dask_triangle import triangle
 from .masked_search import masked_searchsorted
 from .masked_take import masked_take
-from .numpy_masked import masked_among, masked_diff, masked_triangle
+from .numpy_masked import masked_among, masked_triangle
 from .sorter_checks import check_sorted_x1, check_sorter, check_sorter_range, check_values
 
 __all__ = ["check_take", "check_take_along_axis", "check_repeats", "check_dask_repeats",
            "check_shift", "check_sorted_x1", "check_sorter", "check_axis", "check_flag",
-           "check_sort_args", "sort_descending", "check_step", "check_diff_ends",
-           "check_diff", "check_dask_diff", "check_triangle", "check_meshgrid", "check_linspace",
+           "check_sort_args", "sort_descending", "check_step", "check_triangle",
+           "check_meshgrid", "check_linspace",
            "check_concat_shapes", "check_unknown_broadcast_to"]
 
 
@@ -209,22 +209,6 @@ def check_step(step) -> None:
                                             "non-zero")
 
 
-def check_diff_ends(x, axis, prepend, append) -> None:
-    """``diff``'s ``prepend`` and ``append``, where they are arrays of at least one
-    dimension: the shape of ``x`` but along ``axis`` ("Must have the same shape as x,
-    except for the axis"; NumPy's named neither, and for a 1-D one of a 2-D ``x`` said
-    that the axis was out of bounds). Call after ``axis`` is checked."""
-    ax = int(axis) % x.ndim
-    for arg, end in (("prepend", prepend), ("append", append)):
-        shape = getattr(end, "shape", None)
-        if not shape:   # None, a Python scalar, a 0-D array: broadcast, as NumPy's
-            continue
-        if len(shape) != x.ndim or any(n != m for i, (n, m) in enumerate(zip(shape, x.shape))
-                                       if i != ax):
-            raise value_error("diff", arg, f"has shape {tuple(shape)}; expected the shape "
-                                           f"of x {tuple(x.shape)} but along axis {axis}")
-
-
 def check_sort_args(func: str, x, axis, descending, stable) -> None:
     """``sort``/``argsort``: ``x`` of no object dtype, the flags ``descending`` and
     ``stable`` bools, ``axis`` an axis of ``x`` (:func:`check_axis`). An object array
@@ -238,35 +222,6 @@ def check_sort_args(func: str, x, axis, descending, stable) -> None:
     check_flag(func, "descending", descending)
     check_flag(func, "stable", stable)
     check_axis(func, x, axis)
-
-
-def check_diff(x, axis, n, prepend, append) -> None:
-    """``diff``'s ``axis`` (:func:`check_axis`), ``n`` (an int, not a bool, of at least
-    0: NumPy's took ``n=True`` and said "'float' object cannot be interpreted as an
-    integer" and "order must be non-negative", naming no argument) and
-    ``prepend``/``append`` (:func:`check_diff_ends`)."""
-    check_axis("diff", x, axis)
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
-        raise type_error("diff", "n", n, "a non-negative int")
-    if n < 0:
-        raise value_error("diff", "n", f"is {n}; the number of differences must be at "
-                                       "least 0")
-    check_diff_ends(x, axis, prepend, append)
-
-
-def check_dask_diff(x, axis, n, prepend, append) -> None:
-    """``diff`` on dask: ``x`` of at least one dimension, ``axis`` and the ends
-    and ``n`` (:func:`check_diff`), and for ``n`` differences a length along
-    ``axis`` that dask knows (after boolean indexing dask's said "Arrays chunk sizes are
-    unknown", with advice for DataFrames; other axes may be unknown)."""
-    if x.ndim == 0:
-        raise value_error("diff", "x", "is 0-D; diff takes arrays of at least one dimension")
-    check_diff(x, axis, n, prepend, append)
-    if n > 0 and x.shape[axis] != x.shape[axis]:   # NaN: a length dask does not know
-        raise value_error("diff", "x", f"has shape {tuple(x.shape)}, with lengths dask does "
-                                       "not know (as after boolean indexing), which its "
-                                       f"differences along axis {axis} need; call "
-                                       "x.compute_chunk_sizes() first")
 
 
 def check_triangle(func: str, x, k) -> int:
@@ -547,27 +502,6 @@ def from_dlpack(x, /, *, device=None, copy=None):
     return _numpy("from_dlpack")(x, device=device, copy=copy)
 
 
-def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
-    """``diff`` of the standard on NumPy arrays: ``x`` of at least one dimension,
-    ``axis`` checked first (as ``sort``'s), then ``n`` and the shapes of ``prepend`` and
-    ``append`` (:func:`check_diff`)."""
-    if not hasattr(x, "ndim"):
-        if not isinstance(x, (list, tuple)):
-            # None, a str, a Python scalar: no array (np.asanyarray made a 0-D one, so
-            # diff(None) said "argument 'x' is 0-D"), refused as sort and the reductions do
-            raise type_error("diff", "x", x, "an array of the numpy backend "
-                                             "(xstride.asarray(x) makes one)")
-        x = np.asanyarray(x)   # a list (NumPy's diff with n=0 gave the list back)
-    if x.ndim == 0:
-        # as the dask backend's, for every n (NumPy's gave a 0-D x back for n=0)
-        raise value_error("diff", "x", "is 0-D; diff takes arrays of at least one dimension")
-    check_diff(x, axis, n, prepend, append)
-    ends = {k: v for k, v in (("prepend", prepend), ("append", append)) if v is not None}
-    if ends and (got := masked_diff(x, axis, n, ends)) is not None:
-        return got   # masks kept (numpy_masked.py)
-    return _numpy("diff")(x, axis=axis, n=n, **ends)   # NumPy's prepends a None given
-
-
 def broadcast_to(x, /, shape):
     """``broadcast_to`` of the standard on NumPy arrays: a ``shape`` NumPy refuses is
     named as on the dask backend (a float or bool length, a negative one; NumPy's said
@@ -580,7 +514,7 @@ def broadcast_to(x, /, shape):
         raise
 
 
-for _fn in (take, take_along_axis, repeat, roll, searchsorted, sort, argsort, from_dlpack, diff,
+for _fn in (take, take_along_axis, repeat, roll, searchsorted, sort, argsort, from_dlpack,
             linspace, meshgrid, broadcast_to):
     register(_fn.__name__, "numpy")(_fn)
 for _backend_name in ("numpy", "dask"):

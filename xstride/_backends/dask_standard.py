@@ -55,8 +55,9 @@ import numpy as np
 from .._chunked import _config as _chunked_config
 from .._core.errors import error, type_error, value_error
 from .._plans.reduction import normalize_axis, normalize_one_axis
-from .arg_checks import (check_dask_repeats, check_shift, check_dask_diff, check_sort_args,
-                         check_take, check_concat_shapes, sort_descending)
+from .arg_checks import (check_dask_repeats, check_shift, check_sort_args, check_take,
+                         check_concat_shapes, sort_descending)
+from .diff_checks import check_dask_diff
 from .reshape_checks import check_copy, check_shape
 from .dask_byteorder import in_dtype
 from .dask_flip import flip_unknown
@@ -380,7 +381,7 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
     """``diff`` of the standard on dask arrays: ``x`` of at least one dimension, ``axis``
     and ``n`` checked first (dask's raised a bare ``IndexError`` for a 0-D ``x`` or an
     axis out of range, and took ``n=1.0``), and a length along ``axis`` that dask knows
-    (:func:`~xstride._backends.arg_checks.check_dask_diff`); a bool ``x`` differs by
+    (:func:`~xstride._backends.diff_checks.check_dask_diff`); a bool ``x`` differs by
     ``not_equal``, as NumPy's does (dask's subtracted bools: a ``TypeError``)."""
     check_dask_diff(x, axis, n, prepend, append)
     ns = _ns()
