@@ -450,43 +450,6 @@ def _masked(x) -> bool:
     return ma is not None and isinstance(x, ma.MaskedArray)
 
 
-def _unmasked_nonzero(block):
-    """A plain bool array: where ``block`` (a ``numpy.ma`` array, or a plain one) is
-    nonzero and not masked."""
-    ma = sys.modules.get("numpy.ma")
-    if ma is None or not isinstance(block, ma.MaskedArray):
-        return block != 0
-    return ma.filled(block != 0, False)
-
-
-def _count_nonzero_of(backend: str):
-    def count_nonzero(x, /, *, axis=None, keepdims=False):
-        """``count_nonzero``: ``keepdims`` a bool (passed on as a Python bool: NumPy's
-        refused a NumPy bool), ``axis`` checked as the reductions' (dask's took a list);
-        dask's keepdims by indexing (its expand_dims refused unknown chunk lengths)."""
-        if not (hasattr(x, "ndim") and hasattr(x, "dtype")):
-            # a list, a tuple, a Python scalar, None: refused as the reductions refuse
-            # them (NumPy's counted them as arrays, None as 0 and a str as 1; dask's made
-            # a dask array of a list)
-            raise type_error("count_nonzero", "x", x, f"an array of the {backend} backend "
-                                                      "(xstride.asarray(x) makes one)")
-        check_flag("count_nonzero", "keepdims", keepdims)
-        axes = normalize_axis("count_nonzero", axis, x.ndim)
-        if _masked(x) or _masked(getattr(x, "_meta", None)):
-            # masked elements are not counted: the count is of a plain bool array, the
-            # mask read as False (NumPy's count of every element read the data under the
-            # mask; numpy.ma's counts over axes gave its masked constant, a float64, for
-            # a selection all masked, where the count is 0)
-            x = (_unmasked_nonzero(x) if backend == "numpy"
-                 else x.map_blocks(_unmasked_nonzero, dtype=np.bool_,
-                                   meta=np.empty((0,) * x.ndim, np.bool_)))
-        if keepdims and backend == "dask":
-            r = compat_function(backend, "count_nonzero")(x, axis=axis)
-            return r[tuple(None if a in axes else slice(None) for a in range(x.ndim))]
-        return compat_function(backend, "count_nonzero")(x, axis=axis, keepdims=bool(keepdims))
-    return count_nonzero
-
-
 def from_dlpack(x, /, *, device=None, copy=None):
     """``from_dlpack`` of the standard on NumPy: an ``x`` without ``__dlpack__`` is a
     ``TypeError`` naming it (NumPy's an ``AttributeError``); ``copy`` and ``device``
@@ -520,5 +483,4 @@ for _fn in (take, take_along_axis, repeat, roll, searchsorted, sort, argsort, fr
 for _backend_name in ("numpy", "dask"):
     for _name in ("tril", "triu"):
         register(_name, _backend_name)(_triangle(_name, _backend_name))
-    register("count_nonzero", _backend_name)(_count_nonzero_of(_backend_name))
 del _fn, _backend_name, _name
