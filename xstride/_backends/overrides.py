@@ -5,7 +5,8 @@ Each module named here registers, when imported, the functions where
 remainder, -0.0 fills, and through it ``size_checks``; ``complex_special``;
 ``linalg_fixes``; ``dask_fixes``: the dask backend's creation functions and the
 functions dask lacks; ``dask_standard``: where dask's functions differ from the
-standard (``dask_take_along``: ``take_along_axis``, which dask lacks); ``dask_linalg``: the linear algebra of stacks of matrices on dask;
+standard (``dask_take_along``: ``take_along_axis``, which dask lacks); ``dask_linalg``: the linear algebra of stacks of matrices on dask (``dask_norms``: its
+``vector_norm`` and ``matrix_norm``);
 ``dask_unique``: the set functions of dask arrays with NaN; ``arg_checks``: ``take``,
 ``repeat``, ``roll`` arguments the libraries take and the standard refuses;
 ``diff_checks``: ``diff``'s arguments on NumPy and dask; ``count_nonzero_checks``:
@@ -46,7 +47,8 @@ register_on_first_lookup(f"{__package__}.fixes", f"{__package__}.complex_special
                          f"{__package__}.linalg_fixes", f"{__package__}.dask_standard",
                          f"{__package__}.dask_searchsorted",
                          f"{__package__}.dask_take_along",
-                         f"{__package__}.dask_linalg", f"{__package__}.dask_unique",
+                         f"{__package__}.dask_linalg", f"{__package__}.dask_norms",
+                         f"{__package__}.dask_unique",
                          f"{__package__}.arg_checks", f"{__package__}.diff_checks",
                          f"{__package__}.count_nonzero_checks",
                          f"{__package__}.fill_checks",
