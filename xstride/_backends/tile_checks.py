@@ -21,7 +21,7 @@ from .._core.errors import type_error, value_error
 from .dask_byteorder import in_dtype
 from .dispatch import compat_function, register
 
-__all__ = ["check_repetitions", "tile"]
+__all__ = ["check_repetitions"]
 
 
 def check_repetitions(repetitions) -> None:
