@@ -78,3 +78,18 @@ def test_dask_asarray_of_masked_copy_false_raises():
     with xp.use_backend("dask"):
         with pytest.raises(ValueError, match="copy"):
             xp.asarray(_m(), copy=False)
+
+
+@pytest.mark.parametrize("obj", [[1.0, 2.0], (1, 2), 2.5, 3, np.float32(1.5), np.ones(2)])
+@pytest.mark.parametrize("kw", [{}, {"dtype": "float64"}])
+def test_numpy_asarray_of_plain_objects_asks_no_mask(monkeypatch, obj, kw):
+    # the registry look-up of masked_source cost asarray([1.0, 2.0]) 0.25 us (+50%)
+    from xstride._backends import fill_checks
+
+    def asked(o):
+        raise AssertionError("masked_source asked of a plain obj")
+
+    monkeypatch.setattr(fill_checks, "masked_source", asked)
+    kw = {k: getattr(xp, v) for k, v in kw.items()}
+    got = xp.asarray(obj, **kw)
+    assert type(got) is np.ndarray and got.tolist() == np.asarray(obj).tolist()
