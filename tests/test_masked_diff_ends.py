@@ -51,3 +51,17 @@ def test_diff_with_a_masked_prepend_masks_its_differences(on_dask):
     # 3 - (masked 1), (masked 0) - 6: both masked; then X's own differences
     assert got.mask[:, 0].tolist() == [True, True]
     assert got.mask[:, 1:].tolist() == np.ma.getmaskarray(np.diff(X, axis=1)).tolist()
+
+
+@pytest.mark.parametrize("where", ["prepend", "append"])
+@pytest.mark.parametrize("x", [X, X.data])
+def test_diff_with_a_masked_0d_dask_end_as_on_numpy(where, x):
+    # a 0-D end of masked chunks: dask's diff made it an array like x's meta, its mask
+    # dropped (the differences with it were values)
+    end = np.ma.masked_array(10.0, mask=True)
+    want = xp.diff(x, axis=1, **{where: end})
+    got = xp.diff(da.from_array(x, chunks=2, asarray=False), axis=1,
+                  **{where: da.from_array(end, asarray=False)}).compute()
+    assert isinstance(got, np.ma.MaskedArray)
+    assert got.mask.tolist() == np.ma.getmaskarray(want).tolist()
+    assert got.filled(0).tolist() == want.filled(0).tolist()

@@ -385,8 +385,14 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
     ``not_equal``, as NumPy's does (dask's subtracted bools: a ``TypeError``)."""
     check_dask_diff(x, axis, n, prepend, append)
     ns = _ns()
-    pre, post = (v is not None and getattr(v, "ndim", 0) > 0
-                 and get(_NAME).mask_remedy(v) is not None for v in (prepend, append))
+    masked = [v is not None and getattr(v, "ndim", None) is not None
+              and get(_NAME).mask_remedy(v) is not None for v in (prepend, append)]
+    if any(s != s for s in x.shape):   # a 0-D end cannot be broadcast to unknown lengths
+        masked = [m and v.ndim > 0 for m, v in zip(masked, (prepend, append))]
+    one = x.shape[:axis % x.ndim] + (1,) + x.shape[axis % x.ndim + 1:]
+    prepend, append = (implementation(_NAME, "broadcast_to")(v, one) if m and v.ndim == 0
+                       else v for m, v in zip(masked, (prepend, append)))   # as NumPy's
+    pre, post = masked
     if (pre or post) and n:   # dask's asarray of an end (like x's meta) dropped its mask
         parts = [prepend] * pre + [x] + [append] * post
         return diff(ns.concat(parts, axis=axis), axis=axis, n=n,
