@@ -65,3 +65,18 @@ def test_diff_with_a_masked_0d_dask_end_as_on_numpy(where, x):
     assert isinstance(got, np.ma.MaskedArray)
     assert got.mask.tolist() == np.ma.getmaskarray(want).tolist()
     assert got.filled(0).tolist() == want.filled(0).tolist()
+
+
+def test_numpy_diff_with_plain_ends_builds_no_list_of_operands(monkeypatch):
+    # the masked check's list and generator of (x, ends) cost diff(x, prepend=...) of
+    # plain arrays 0.85 us of its ~7 us; plain operands are now told apart by isinstance
+    from xstride._backends import numpy_masked
+
+    def asked(arrays):
+        raise AssertionError("masked_among asked of diff's operands")
+
+    monkeypatch.setattr(numpy_masked, "masked_among", asked)
+    x = np.arange(5.0)
+    assert xp.diff(x, prepend=x[:1], append=2.0).tolist() == [0.0, 1, 1, 1, 1, -2]
+    got = xp.diff(x, prepend=np.ma.masked)   # a masked end still keeps its mask
+    assert got.mask.tolist() == [True] + [False] * 4
