@@ -182,3 +182,28 @@ def test_masked_int_arguments_are_refused(call, func, arg):
                                         r".*; it is masked"):
         call(_GONE)
     call(np.ma.array(3))   # no mask set: the int it holds
+
+
+@pytest.mark.parametrize("call", [lambda v: alg.sort_by_key(v),
+                                  lambda v: alg.segment_reduce(v, [0, 1]),
+                                  lambda v: alg.morton_keys(v, [0, 0, 0], [1, 1, 1], 4)])
+def test_a_list_that_holds_itself_is_refused_not_walked_for_ever(call):
+    # the walk for numpy.ma masked arrays in lists went a level deeper for ever; NumPy's
+    # conversion refuses such a list (deeper than its 64 dimensions)
+    import signal
+
+    import numpy.ma  # noqa: F401  (the walk runs once numpy.ma is imported)
+
+    def hung(signum, frame):
+        raise AssertionError("the argument check did not end")
+
+    looped = []
+    looped.append(looped)
+    old = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(10)
+    try:
+        with pytest.raises((TypeError, ValueError)):
+            call(looped)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)

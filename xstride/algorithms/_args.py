@@ -97,7 +97,9 @@ def _holds_masked(value) -> bool:
     if ma is None:
         return False
     level = value
-    while True:
+    # NumPy makes arrays of at most 64 dimensions: deeper lists (a list that holds
+    # itself, which looped here for ever) are left to its conversion, which refuses them
+    for _ in range(_MOST_LEVELS):
         types = set(map(type, level))
         if any(issubclass(t, ma.MaskedArray) for t in types):
             return True
@@ -105,6 +107,11 @@ def _holds_masked(value) -> bool:
             return False
         level = list(itertools.chain.from_iterable(
             v for v in level if isinstance(v, (list, tuple))))
+    return False
+
+
+#: The levels of nested lists :func:`_holds_masked` looks into (NumPy's 64 dimensions).
+_MOST_LEVELS = 65
 
 
 #: What to do with arrays of a lazy backend (dask) that a function does not run on.
