@@ -225,7 +225,8 @@ def device(x, /):
     NumPy scalar), a ``cupy.cuda.Device`` for a CuPy array, and for a dask array, which
     has no ``device`` attribute, ``"cpu"`` where its chunks are NumPy arrays (else the
     dask namespace's other device, as ``array_api_compat``'s). ``to_device(x,
-    device(x))`` is ``x`` itself on every backend.
+    device(x))`` is ``x`` itself for an array of every backend (of a NumPy scalar it is
+    a 0-D array).
 
     Parameters
     ----------
