@@ -16,32 +16,7 @@ da = pytest.importorskip("dask.array")
 
 import xstride as xp  # noqa: E402
 
-RTOL = 1e-12
-
-
-@pytest.fixture(autouse=True)
-def _numpy_after():
-    yield
-    xp.set_backend("numpy")
-
-
-def _dask(a, chunks):
-    with xp.use_backend("dask"):
-        return xp.asarray(a, chunks=chunks)
-
-
-def _layers(r) -> str:
-    return " ".join(str(k) for k in r.dask.layers)
-
-
-def _same(got, want, exact):
-    assert isinstance(got, da.Array)
-    out = xp.to_numpy(got)
-    assert out.dtype == want.dtype and out.shape == want.shape
-    if exact:
-        np.testing.assert_array_equal(out, want)
-    else:
-        np.testing.assert_allclose(out, want, rtol=RTOL, atol=RTOL)
+from tests.test_dask_reductions import _dask, _layers, _numpy_after, _same  # noqa: E402,F401
 
 
 @xp.fuse
