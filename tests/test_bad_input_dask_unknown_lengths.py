@@ -12,15 +12,7 @@ da = pytest.importorskip("dask.array")
 
 import xstride as xp  # noqa: E402
 
-
-@pytest.fixture(autouse=True)
-def _numpy_after():
-    yield
-    xp.set_backend("numpy")
-
-
-def _d(a, chunks=2):
-    return da.from_array(np.asarray(a), chunks=chunks)
+from tests.test_bad_input_dask_standard import _d, _numpy_after  # noqa: E402,F401
 
 
 def _selected():
