@@ -35,6 +35,23 @@ def test_numpy_arrays_run_as_written():
     assert f.__name__ == "f"
 
 
+def test_strict_on_numpy_runs_as_written_and_the_docstrings_say_so():
+    # a float % and a list argument: a TypeError under strict=True where a call traces;
+    # on NumPy the function runs as written, and help(xp.fuse) must not promise otherwise
+    @xp.fuse(strict=True)
+    def f(x, k):
+        return x % 1.5 + xp.asarray(k)
+
+    x = np.arange(4.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        same(f(x, [1.0, 2.0, 3.0, 4.0]), x % 1.5 + np.asarray([1.0, 2.0, 3.0, 4.0]))
+    strict_doc = xp.fuse.__doc__.split("strict : bool")[1].split("Returns")[0]
+    assert "NumPy arrays" in strict_doc and "no ``TypeError``" in strict_doc
+    raises_doc = xp.fusion.Fused.__call__.__doc__.split("Raises")[1]
+    assert "never one on NumPy" in raises_doc.split("ValueError")[0]
+
+
 def _unfused_marker(x):
     return type(x) is FakeCupyArray     # a stand-in answers isinstance like the array
 

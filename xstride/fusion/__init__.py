@@ -84,7 +84,10 @@ def fuse(fn=None, *, strict: bool = False):
         a tuple of arrays (of one shape, unless each is a reduction's result).
     strict : bool
         Raise ``TypeError`` instead of running unfused when ``fn`` does something
-        no fused kernel expresses (a NumPy bool counts, as for ``keepdims``).
+        no fused kernel expresses (a NumPy bool counts, as for ``keepdims``). Only
+        where a call traces (CuPy or dask arrays): on NumPy arrays ``fn`` runs as
+        written, with no trace, no warning and no ``TypeError`` (on a machine without
+        a GPU, call it on dask arrays to check that it fuses).
 
     Returns
     -------
@@ -205,7 +208,8 @@ class Fused:
         Raises
         ------
         TypeError
-            ``strict=True`` and the call cannot be fused: ``fn`` does something no
+            ``strict=True`` and a call on CuPy or dask arrays (never one on NumPy
+            arrays, which runs as written) cannot be fused: ``fn`` does something no
             fused kernel expresses (docs/fuse.md, "Not yet fused"), an argument of
             another type than the above, keyword-only arguments, or a trace that raised
             where the unfused run did not; the message, ``fuse: cannot fuse <name>:
