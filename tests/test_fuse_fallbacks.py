@@ -106,6 +106,28 @@ def test_strict_raises_type_error_naming_the_operation(fake_cupy, body, what):
         f(fake(np.arange(3, dtype=np.int8)))
 
 
+_HALF = np.float32(0.5)
+
+
+@pytest.mark.parametrize("body, what", [
+    (lambda x: x * _HALF, r"a NumPy scalar that is no argument \(float32: a literal, "
+                          r"global or closure value; pass it as an argument or write a "
+                          r"Python scalar\)"),
+    (lambda x: x + xp.asarray(0.5, dtype=x.dtype),
+     r"an array that is no argument of the fused function \(numpy.ndarray: made inside "
+     r"it, or a global or closure value; pass it as an argument, or write a Python "
+     r"scalar for a 0-D constant\)"),
+])
+def test_constants_that_are_no_argument_say_what_to_pass_instead(fake_cupy, body, what):
+    # a scientist's float32 constant (np.float32(0.5), xp.asarray(0.5, dtype=x.dtype)):
+    # the message said only "a NumPy scalar that is no argument (float32)"
+    f = xp.fuse(strict=True)(body)
+    with pytest.raises(TypeError, match=what):
+        f(fake(np.arange(3, dtype=np.float32)))
+    doc = (__import__("pathlib").Path(__file__).parents[1] / "docs" / "fuse.md").read_text()
+    assert "a NumPy scalar that is\n  not an argument (a literal `np.float32(0.5)`" in doc
+
+
 @pytest.mark.parametrize("name, op", [("bitwise_left_shift", "<<"),
                                       ("bitwise_right_shift", ">>"), ("floor_divide", "//"),
                                       ("remainder", "%"), ("pow", r"\*\*"),

@@ -58,10 +58,14 @@ def _operand(rec, v):
     if isinstance(v, _PY_SCALARS):
         return ("weak", rec.host_node(("const", v)), _pytype(v), v)
     if isinstance(v, np.generic):
-        raise Unfusable(f"a NumPy scalar that is no argument ({type(v).__name__})")
+        raise Unfusable(f"a NumPy scalar that is no argument ({type(v).__name__}: a "
+                        "literal, global or closure value; pass it as an argument or "
+                        "write a Python scalar)")
     if hasattr(v, "shape") and hasattr(v, "dtype"):
         raise Unfusable(f"an array that is no argument of the fused function "
-                        f"({type(v).__module__.split('.')[0]}.{type(v).__name__})")
+                        f"({type(v).__module__.split('.')[0]}.{type(v).__name__}: made "
+                        "inside it, or a global or closure value; pass it as an argument, "
+                        "or write a Python scalar for a 0-D constant)")
     raise Unfusable(f"an operand of type {type(v).__name__}")
 
 
