@@ -365,3 +365,26 @@ def test_two_threads_storing_past_the_signature_limit(monkeypatch):
 
     race(store, [(0,), (1,)])
     assert errors == [] and len(fused._graphs) <= 4
+
+
+@pytest.mark.parametrize("body", [
+    lambda x, dt: x * np.float64(0.1),
+    lambda x, dt: np.float64(0.1) + x,
+    lambda x, dt: x * (dt * np.float64(2.0)),     # Python arithmetic gives a np.float64
+    lambda x, dt: x - (np.float64(2.0) / dt),
+])
+def test_a_numpy_float64_constant_is_strong_as_in_the_unfused_run(fake_cupy, body):
+    # np.float64 is a subclass of float: the trace took it for a weak Python float, so
+    # the fused float32 result differed from the unfused float64 one (NEP 50)
+    from ._fuse_cases import fake
+
+    x = np.arange(4, dtype=np.float32) + np.float32(0.1)
+    want = body(x, 0.5)
+    assert want.dtype == np.float64
+    fused = xp.fuse(body)
+    graph = fused.graph(fake(x), 0.5)
+    if graph is not None:                              # traced: the unfused dtype and bits
+        (got,) = evaluate(graph, (x, 0.5))
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+    with pytest.raises(TypeError, match=r"NumPy scalar that is no argument \(float64"):
+        xp.fuse(body, strict=True)(fake(x), 0.5)

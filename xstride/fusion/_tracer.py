@@ -55,7 +55,9 @@ def _operand(rec, v):
         return ("dev", v)
     if isinstance(v, Weak):
         return ("weak", v._h, _pytype(v.value), v.value)
-    if isinstance(v, _PY_SCALARS):
+    # np.float64 and np.complex128 are float and complex too, but strong (NEP 50):
+    # not a weak Python scalar (``x * np.float64(2)`` of float32 ``x`` is float64)
+    if isinstance(v, _PY_SCALARS) and not isinstance(v, np.generic):
         return ("weak", rec.host_node(("const", v)), _pytype(v), v)
     if isinstance(v, np.generic):
         raise Unfusable(f"a NumPy scalar that is no argument ({type(v).__name__}: a "
@@ -306,6 +308,10 @@ def _hostop(name, swap=False):
             return NotImplemented
         if isinstance(other, Weak):
             h, v = other._h, other.value
+        elif isinstance(other, np.generic):   # strong (NEP 50), though np.float64 is a float
+            raise Unfusable(f"a NumPy scalar that is no argument ({type(other).__name__}: "
+                            "a literal, global or closure value; pass it as an argument "
+                            "or write a Python scalar)")
         elif isinstance(other, _PY_SCALARS):
             h, v = self._rec.host_node(("const", other)), other
         else:
