@@ -430,3 +430,23 @@ def test_the_unfused_warning_names_the_caller_s_line(fake_cupy):
         line = sys._getframe().f_lineno + 1
         g(x, k=2)
     assert (got[0].filename, got[0].lineno) == (__file__, line)
+
+
+def test_a_branch_on_a_scalar_argument_runs_unfused_and_the_docs_say_so(fake_cupy):
+    # a scientist's check of a step size inside the function: the kernel takes dt by
+    # value, so the branch cannot be traced; docs/fuse.md named only array values
+    def step(x, dt):
+        if dt <= 0:
+            raise ValueError("dt must be positive")
+        return x + dt
+
+    x = np.arange(3, dtype=np.float32)
+    with pytest.raises(TypeError, match=r"Python control flow on a scalar argument"):
+        xp.fuse(step, strict=True)(fake(x), 0.5)
+
+    def flagged(x, mode):              # the docs' way out: a str is part of the signature
+        return x * 2 if mode == "double" else x + 1
+
+    assert xp.fuse(flagged, strict=True).graph(fake(x), "double") is not None
+    doc = (__import__("pathlib").Path(__file__).parents[1] / "docs" / "fuse.md").read_text()
+    assert "or on a scalar\n  argument (`if dt <= 0: raise ValueError(...)`" in doc
