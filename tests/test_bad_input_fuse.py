@@ -388,3 +388,25 @@ def test_a_numpy_float64_constant_is_strong_as_in_the_unfused_run(fake_cupy, bod
         assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
     with pytest.raises(TypeError, match=r"NumPy scalar that is no argument \(float64"):
         xp.fuse(body, strict=True)(fake(x), 0.5)
+
+
+@pytest.mark.parametrize("body, what", [
+    (lambda v: xp.expand_dims(v, axis=True) + 1, "expand_dims with that axis"),
+    (lambda v: xp.permute_dims(v, (True, False)) + 1, "axes that are no ints"),
+    (lambda v: v.transpose(True, False) + 1, "axes that are no ints"),
+    (lambda v: xp.reshape(v, (3, True, 2)) + 1, "a shape with a bool extent"),
+    (lambda v: v.reshape(3, True, 2) + 1, "a shape with a bool extent"),
+    (lambda v: xp.broadcast_to(v, (2, True, 3)) + 1, "a shape with a bool extent"),
+])
+def test_a_bool_axis_or_extent_of_a_view_runs_unfused(fake_cupy, body, what):
+    # operator.index(True) is 1: the trace took True for axis or extent 1 and fused a
+    # call whose unfused run is the namespace's TypeError (a bool is no axis)
+    from ._fuse_cases import fake
+
+    a = np.arange(6.0).reshape(2, 3)
+    if "xp." in inspect.getsource(body):
+        with pytest.raises(TypeError, match=r"got (bool|tuple \(.*True)"):
+            body(a)                                   # the unfused call on NumPy
+    assert xp.fuse(body).graph(fake(a)) is None
+    with pytest.raises(TypeError, match=what):
+        xp.fuse(body, strict=True)(fake(a))

@@ -139,7 +139,7 @@ def namespace_call(qualname: str, args: tuple, kwargs: dict):
             return reshape(x, more[0] if more else rest["shape"])
         axis = more[0] if more else rest.get("axis", 0)
         nd = x.ndim + 1
-        if not isinstance(axis, int) or not -nd <= axis < nd:
+        if isinstance(axis, bool) or not isinstance(axis, int) or not -nd <= axis < nd:
             raise Unfusable("xp.expand_dims with that axis")
         axis %= nd
         return index(x, (slice(None),) * axis + (None,))

@@ -88,10 +88,15 @@ def index(t, key):
 
 
 def permute(t, axes):
+    # operator.index(True) is 1, but the namespace's permute_dims refuses a bool axis
+    # (the unfused run then gives its own answer, CuPy's for .transpose())
     try:
+        bad = any(isinstance(a, (bool, np.bool_)) for a in axes)
         axes = tuple(operator.index(a) for a in axes)   # not int(): 1.0 is refused
     except TypeError:
-        raise Unfusable("permute_dims with axes that are no ints") from None
+        bad = True
+    if bad:
+        raise Unfusable("permute_dims with axes that are no ints")
     step = ("permute", axes)
     return view(t, step, _check_view(t, step))
 
@@ -99,10 +104,15 @@ def permute(t, axes):
 def _extents(shape) -> tuple:
     """``shape`` (an integer or a sequence of them) as a tuple of ints: ``operator.index``
     as NumPy's, so ``4.0`` is the unfused call's TypeError, not ``int()``'s 4."""
+    if isinstance(shape, (bool, np.bool_)):
+        raise Unfusable("a shape that is a bool")
     try:
         return (operator.index(shape),)
     except TypeError:
-        return tuple(operator.index(n) for n in shape)
+        pass
+    if any(isinstance(n, (bool, np.bool_)) for n in shape):
+        raise Unfusable("a shape with a bool extent")
+    return tuple(operator.index(n) for n in shape)
 
 
 def broadcast(t, shape):
