@@ -55,7 +55,7 @@ from .dask_fill import with_array_fill
 from .creation_errors import device_argument_error
 from .dask_ranges import float_arange, float_linspace
 from .dispatch import implementation, register, register_arguments
-from .masked_asarray import masked_asarray, masked_source, refuse_masked_chunks
+from .masked_asarray import masked_asarray, masked_items, masked_source, refuse_masked_chunks
 from .registry import get, of_array
 from .shape_checks import check_eye, check_shape
 
@@ -321,7 +321,9 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, chunks=None):
     else (``copy=False`` refused: :mod:`.copy_checks`) becomes a NumPy array first
     (NumPy's rules for nested sequences and scalars; a CuPy array is copied to the host
     unless the chunks are CuPy), then a dask array with the backend's ``chunks`` (or the
-    ``chunks`` given) on the chunk backend. ``device`` must be one of the namespace
+    ``chunks`` given) on the chunk backend. A ``numpy.ma`` masked ``obj`` keeps its mask,
+    a list or tuple of masked arrays their masks, stacked (:mod:`.masked_asarray`), on
+    NumPy chunks (refused for CuPy chunks). ``device`` must be one of the namespace
     info's ``devices()``, as the other creation functions check (it was ignored)."""
     be = get(_NAME)
     check_no_copy(copy, be.owns(obj))
@@ -350,6 +352,11 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, chunks=None):
         host = get("numpy").namespace().asarray(obj, dtype=dtype, copy=copy)
         if host.dtype == object and dtype is None and not isinstance(obj, np.ndarray):
             check_int_items("asarray", host)
+        if type(obj) in (list, tuple):   # masked items' masks stacked (masked_asarray.py)
+            masked = masked_items(obj, host)
+            if masked is not host and chunk_be.name != "numpy":
+                refuse_masked_chunks("asarray", obj, chunk_be.name)
+            host = masked
     option = opts.chunks if chunks is None else None
     chunks = (fit_option("asarray", opts.chunks, host.shape) if chunks is None
               else check_chunks("asarray", chunks))

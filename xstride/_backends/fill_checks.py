@@ -17,7 +17,7 @@ from .._core.errors import overflow_error, type_error, value_error
 from . import select as _backend
 from .copy_checks import check_copy
 from .dispatch import compat_function, register
-from .masked_asarray import masked_asarray, masked_source
+from .masked_asarray import SEQUENCES, masked_asarray, masked_items, masked_source
 from .no_array import PLAIN_TYPES
 from .shape_checks import named_shape_error
 
@@ -148,7 +148,8 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, **kwargs):
     array, which is computed into a new array, is NumPy's ``ValueError`` (it was
     computed anyway, with dask's ``FutureWarning``); ``copy`` a bool or None
     (:func:`~xstride._backends.copy_checks.check_copy`). A ``numpy.ma`` masked ``obj``
-    (or a dask array of masked chunks) keeps its mask (:mod:`.masked_asarray`)."""
+    (or a dask array of masked chunks) keeps its mask, and a list or tuple of masked
+    arrays their masks, stacked (:mod:`.masked_asarray`)."""
     if copy is not None and copy.__class__ is not bool:
         check_copy(copy)
     if copy is False and _backend.backend_of_array(obj) == "dask":
@@ -161,6 +162,8 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, **kwargs):
     out = _numpy("asarray")(obj, dtype=dtype, device=device, copy=copy, **kwargs)
     if out.dtype == object and dtype is None and not isinstance(obj, np.ndarray):
         check_int_items("asarray", out)
+    if out.ndim > 1 and obj.__class__ in SEQUENCES:
+        return masked_items(obj, out)   # masked items' masks stacked
     return out
 
 
@@ -168,12 +171,15 @@ def _asarray_positional(obj, /):
     """``asarray(obj)`` without keywords: what array_api_compat's runs then,
     ``np.array(obj, copy=IF_NEEDED)``, which is ``np.asarray(obj)`` (0.7 us less a
     small call; docs/performance.md, "Call overhead on the host"). A masked ``obj``
-    keeps its mask (:mod:`.masked_asarray`)."""
+    keeps its mask, a list or tuple of masked arrays their masks (:mod:`.masked_asarray`;
+    the scalars of a list are not looked at)."""
     if obj.__class__ not in _NEVER_MASKED and (m := masked_source(obj)) is not None:
         return m
     out = np.asarray(obj)
     if out.dtype == object and not isinstance(obj, np.ndarray):
         check_int_items("asarray", out)
+    if out.ndim > 1 and obj.__class__ in SEQUENCES:
+        return masked_items(obj, out)   # masked items' masks stacked
     return out
 
 
