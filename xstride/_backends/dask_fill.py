@@ -7,21 +7,27 @@ the fill's graph again (on a cluster, a compute inside a task) and NumPy's
 (a ``FutureWarning``) per block. Here the function makes its array of a scalar fill of
 the fill's dtype (the result's dtype, shape and chunks as it gives them; ``full``
 without ``dtype`` takes the fill's, as NumPy's ``full`` of a 0-D array does), then each
-block is set to the fill's one block, a dependency (``map_blocks``). Other fills go to
-the function as they are.
+block is set to the fill's one block, a dependency (``map_blocks``; a masked block's
+data, its mask kept). Other fills go to the function as they are.
 """
 
 from __future__ import annotations
 
 import functools
+import sys
 
 __all__ = ["with_array_fill"]
 
 
 def _filled(block, fill):
-    """``block``'s copy set to ``fill`` (a 0-D chunk), cast as NumPy's ``full`` casts."""
+    """``block``'s copy set to ``fill`` (a 0-D chunk), cast as NumPy's ``full`` casts; a
+    masked block's data set, its mask kept (as NumPy's ``full_like`` of a masked array)."""
     out = block.copy()
-    out[...] = fill
+    ma = sys.modules.get("numpy.ma")   # not imported: no block is masked
+    if ma is not None and isinstance(out, ma.MaskedArray):
+        ma.getdata(out)[...] = fill
+    else:
+        out[...] = fill
     return out
 
 

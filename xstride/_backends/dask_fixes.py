@@ -56,6 +56,7 @@ from .creation_errors import device_argument_error
 from .dask_ranges import float_arange, float_linspace
 from .dispatch import implementation, register, register_arguments
 from .masked_asarray import masked_asarray, masked_items, masked_source, refuse_masked_chunks
+from .masked_like import masked_chunks, masked_like
 from .registry import get, of_array
 from .shape_checks import check_eye, check_shape
 
@@ -383,6 +384,27 @@ def _like_chunks(name: str, x, dtype, kwargs) -> dict:
     return kwargs
 
 
+#: The keywords of a ``*_like`` call that :func:`_masked_like` takes (any other: dask's).
+_MASKED_LIKE_KEYWORDS = frozenset(("chunks", "shape", "device", "order"))
+
+
+def _masked_like(name: str, x, dtype, kwargs: dict, fill=()):
+    """``name``'s result of a dask array ``x`` of ``numpy.ma`` masked chunks, as NumPy's
+    of a masked array: masked chunks, ``x``'s mask copied (:mod:`.masked_like`; dask's
+    dropped it); None for any other ``x``."""
+    if not masked_chunks(x) or not _MASKED_LIKE_KEYWORDS.issuperset(kwargs):
+        return None
+    _check_device(name, kwargs.get("device"))
+    return masked_like(name, x, dtype, fill, chunks=kwargs.get("chunks"),
+                       shape=kwargs.get("shape"), order=kwargs.get("order", "K"),
+                       plain=getattr(get(_NAME).namespace(), name))
+
+
+_MASKED_DOC = (" Of an array of ``numpy.ma`` masked chunks, as NumPy's of a masked array: "
+               "masked chunks, ``x``'s mask copied and its fill value kept (with a "
+               "``shape=`` of another size, no element masked).")
+
+
 def full_like(x, /, fill_value, *, dtype=None, **kwargs):
     """``full_like`` of the standard on dask: dask's function, after a Python int
     ``fill_value`` is checked against the result's integer dtype at the call (dask's
@@ -391,17 +413,27 @@ def full_like(x, /, fill_value, *, dtype=None, **kwargs):
                     else dtype)   # dask's filled NaN for None
     check_fill_fits(fill_value, getattr(x, "dtype", None) if dtype is None else dtype)
     kwargs = _like_chunks("full_like", x, dtype, kwargs)
+    got = _masked_like("full_like", x, dtype, kwargs, (fill_value,))
+    if got is not None:
+        return got
     return get(_NAME).namespace().full_like(x, fill_value, dtype=dtype, **kwargs)
+
+
+full_like.__doc__ += _MASKED_DOC
 
 
 def _like(name: str):
     def impl(x, /, *, dtype=None, **kwargs):
         kwargs = _like_chunks(name, x, dtype, kwargs)
+        got = _masked_like(name, x, dtype, kwargs)
+        if got is not None:
+            return got
         return getattr(get(_NAME).namespace(), name)(x, dtype=dtype, **kwargs)
 
     impl.__name__ = impl.__qualname__ = name
     impl.__doc__ = (f"``{name}`` of the standard on the dask backend: dask's function; a "
-                    "``chunks=`` checked as the creation functions' (a byte size fits).")
+                    "``chunks=`` checked as the creation functions' (a byte size fits)."
+                    + _MASKED_DOC)
     return impl
 
 
