@@ -13,7 +13,8 @@ imaginary part negated where ``b`` has its sign bit set.
 
 A ``numpy.ma`` masked array (a block of masked chunks) is patched on its data, the
 library's result's mask kept (``numpy.ma``'s arrays refuse the assignment of ``.real``:
-``expm1`` of one failed on NumPy, and the five on masked chunks when computed).
+``expm1`` of one failed on NumPy, and the five on masked chunks when computed); that of
+``log`` and ``acosh`` without ``numpy.ma``'s real domain (:mod:`.masked_domains`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import sys
 from . import select as _backend
 from .fixes import _quiet
 from .dispatch import register
+from .masked_domains import DOMAINS, complex_domain
 
 __all__ = ["expm1", "log", "log1p", "tanh", "acosh"]
 
@@ -59,12 +61,15 @@ def _special(name, rules):
             return x.map_blocks(fn, dtype=x.dtype)
         m = _backend.array_module(be)
         with _quiet(m):
-            out = getattr(m, name)(x)
             if _masked(x):   # the data patched (a masked array's .real has no
                 ma = sys.modules["numpy.ma"]   # setter), numpy.ma's mask kept
-                return ma.masked_array(_patch(m, ma.getdata(x), ma.getdata(out), rules),
-                                       mask=ma.getmaskarray(out))
-            return _patch(m, x, out, rules)
+                if name in DOMAINS:   # its complex domain (masked_domains.py)
+                    out, mask = complex_domain(name, x)
+                else:
+                    out = getattr(m, name)(x)
+                    out, mask = ma.getdata(out), ma.getmaskarray(out)
+                return ma.masked_array(_patch(m, ma.getdata(x), out, rules), mask=mask)
+            return _patch(m, x, getattr(m, name)(x), rules)
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"``{name}`` of the standard; complex special values as the standard "

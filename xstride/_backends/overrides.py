@@ -20,7 +20,9 @@ standard (``dask_take_along``: ``take_along_axis``, which dask lacks); ``dask_li
 the NumPy backend's set functions of floating arrays, their zero and NaNs as dask's;
 ``numpy_masked``: the NumPy backend's ``concat`` (and ``stack``) of masked arrays;
 ``masked_products``: ``matmul`` and ``vecdot`` of masked NumPy arrays refused;
-``masked_sign``: ``sign`` of complex masked arrays, masks kept;
+``masked_sign``: ``sign`` of complex masked arrays, masks kept; ``masked_domains``:
+``sqrt``, the logarithms and the inverse functions of complex masked arrays without
+``numpy.ma``'s real domain;
 ``dask_broadcast``: ``broadcast_to``, ``broadcast_arrays`` and ``meshgrid`` on dask (imported
 here, with ``dask_fixes``); ``masked_broadcast``: ``broadcast_to`` of masked arrays keeping
 the mask (imported here, after ``dask_broadcast``: it wraps the ``broadcast_to``s registered
@@ -57,5 +59,6 @@ register_on_first_lookup(f"{__package__}.fixes", f"{__package__}.complex_special
                          f"{__package__}.axis_checks", f"{__package__}.reshape_checks",
                          f"{__package__}.numpy_unique", f"{__package__}.numpy_masked",
                          f"{__package__}.masked_products", f"{__package__}.masked_sign",
+                         f"{__package__}.masked_domains",
                          f"{__package__}.tile_checks",
                          f"{__package__}.isin_checks", f"{__package__}.round_checks")
