@@ -1,6 +1,7 @@
 /* xstride/detail/fold_partials.cuh -- the last block's fold of a split reduction's
- * per-block partials, staged through shared memory (xs_reduce_interleave in
- * xstride/_kernels/reductions.cu).
+ * per-block partials: staged through shared memory (xs_reduce_interleave in
+ * xstride/_kernels/reductions.cu) or a column a thread with many loads in flight
+ * (xs_reduce_cols).
  * Not part of the shipped header API: names and contents may change in any release.
  * Compiled by NVRTC: no standard headers.
  */
@@ -54,6 +55,32 @@ __device__ __forceinline__ Tacc xs_fold_partials(const Tacc* partials, long long
         if (t < ncols)
             for (long long r = 0; r < rows; ++r) f = op(f, s_slab[r * ncols + t]);
         __syncthreads();                                // the slab is read before the next
+    }
+    return f;
+}
+
+// Partials a thread of xs_fold_chain loads before it folds any.
+#define XS_FOLD_CHAIN_LOADS 8
+
+// op(...op(op(identity, p[0]), p[stride])..., p[(n - 1) * stride]): one column of
+// partials folded in chunk order by one thread (the bits of that loop), which loads
+// XS_FOLD_CHAIN_LOADS of them before it folds any, so the chain waits for one round
+// trip to L2 every XS_FOLD_CHAIN_LOADS chunks instead of every few. The loads are
+// volatile, as other blocks wrote the partials (after the caller's __threadfence).
+template <typename Tacc, typename Op>
+__device__ __noinline__ Tacc xs_fold_chain(const Tacc* p, long long stride, long long n,
+                                              Op op)
+{
+    const volatile Tacc* vp = p;
+    Tacc f = Op::template identity<Tacc>();
+    for (long long i0 = 0; i0 < n; i0 += XS_FOLD_CHAIN_LOADS) {
+        Tacc v[XS_FOLD_CHAIN_LOADS];
+#pragma unroll
+        for (int k = 0; k < XS_FOLD_CHAIN_LOADS; ++k)
+            if (i0 + k < n) v[k] = (Tacc)vp[(i0 + k) * stride];
+#pragma unroll
+        for (int k = 0; k < XS_FOLD_CHAIN_LOADS; ++k)
+            if (i0 + k < n) f = op(f, v[k]);
     }
     return f;
 }
