@@ -31,6 +31,8 @@ backend"):
   repeated axis twice and raised bare ``IndexError``s out of range and for 0-D arrays);
   ``diff`` of bools by ``not_equal``, as NumPy's; ``searchsorted``'s ``sorter`` checked.
 - ``take``: an index out of range raises NumPy's ``IndexError`` when computed.
+- ``pow``: integers to a negative integer raise NumPy's ``ValueError``: a scalar exponent
+  at the call, a dask array of them when computed (dask's lacked the function's name).
 - ``clip``: per block by the chunks' backend's ``clip`` (compat's ``minimum(maximum(x,
   min), max)`` changed a signed zero of ``x`` inside the bounds).
 - Lengths dask does not know (after boolean indexing): ``flip`` (``dask_flip.py``),
@@ -527,16 +529,37 @@ def expand_dims(x, /, axis=0):
     return _ns().expand_dims(x, axis=axis)
 
 
+_NEGATIVE_POWER = "Integers to negative integer powers are not allowed."
+
+
+def _no_negative_power(block):
+    """Block ``block`` of ``pow``'s signed integer exponents, none negative: else NumPy's
+    ``ValueError``, named as the NumPy backend names it (a masked block's data too, as
+    ``numpy.ma.power`` raises for them)."""
+    if bool((np.ma.getdata(block) < 0).any()):
+        raise error(ValueError, "pow", _NEGATIVE_POWER)
+    return block
+
+
 def pow(x1, x2, /):  # noqa: A001 - the standard's name
     """``pow`` of the standard on dask arrays: an integer or bool array to an integer scalar
     raises at the call what NumPy raises for one element of its dtype (a negative
     exponent: ``ValueError``; a Python int outside an unsigned dtype: ``OverflowError``),
     where dask's dtype inference turned it into a ``TypeError`` ("Parameters of such
-    types are not supported by power")."""
+    types are not supported by power"). A dask array of signed integer exponents (NumPy
+    chunks) with an integer result raises the NumPy backend's ``ValueError`` ("pow:
+    Integers to negative integer powers are not allowed.") when computed, where one
+    is negative (dask's had no "pow: ")."""
     if (isinstance(x2, (int, np.integer)) and not isinstance(x2, (bool, np.bool_))
             and getattr(getattr(x1, "dtype", None), "kind", "-") in ("i", "u", "b")):
         np.power(np.ones(1, dtype=x1.dtype), x2)   # NumPy's error, if any
-    return _ns().pow(x1, x2)
+    got = _ns().pow(x1, x2)
+    if (got.dtype.kind in "iu" and get(_NAME).owns(x2) and x2.dtype.kind == "i"
+            and isinstance(x2._meta, np.ndarray) and got.size != 0):
+        # (CuPy's power takes negative exponents, as the CuPy backend's: unchecked)
+        checked = x2.map_blocks(_no_negative_power, dtype=x2.dtype, meta=x2._meta)
+        got = _ns().pow(x1, checked)
+    return got
 
 
 for _q, _fn in (("pow", pow), ("matmul", matmul), ("linalg.matmul", matmul), ("tensordot", tensordot),
