@@ -43,14 +43,16 @@ class _SchedulerWarnings(logging.Handler):
         logging.getLogger("distributed.scheduler").removeHandler(self)
 
 
-def test_scan_with_initial_then_without_sends_each_key_with_one_task(client):
+@pytest.mark.parametrize("dtype, columns", [(np.int32, (2,)), (np.float16, (1, 1))])
+def test_scan_with_initial_then_without_sends_each_key_with_one_task(client, dtype, columns):
     """A probe: ``cumulative_sum(x, include_initial=True)`` sliced the first row of x's
     merge of empty chunks, so a later ``cumulative_sum(x)`` sent the merge's keys with
     other tasks and the scheduler warned of "different `run_spec`" ("can cause failures
-    and deadlocks")."""
-    a = np.arange(12, dtype=np.int32).reshape(6, 2)
+    and deadlocks"). float16: the chain of chunk scans (``_chunked/scans.py``), whose
+    first chunks' tasks dask's linear fusion would rename when computed alone."""
+    a = np.arange(12, dtype=dtype).reshape(6, 2)
     with xp.use_backend("dask"):
-        d = xp.asarray(a, chunks=((1, 0, 5), (2,)))
+        d = xp.asarray(a, chunks=((1, 0, 5), columns))
     with _SchedulerWarnings() as caught:
         first = xp.to_numpy(xp.cumulative_sum(d, axis=0, include_initial=True))
         second = xp.to_numpy(xp.cumulative_sum(d, axis=0))

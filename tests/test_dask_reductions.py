@@ -484,6 +484,42 @@ def test_a_sum_scan_keeps_the_sign_of_a_zero_across_chunks(dtype):
         assert np.signbit(head.real).tolist() == np.signbit(want.real).tolist()
 
 
+@pytest.mark.parametrize("chunks", [1, 2, 3, 4, (5, 5), (3, 0, 7)])
+@pytest.mark.parametrize("name", ["cumulative_prod", "cumulative_sum"])
+def test_float16_scans_equal_numpys_bits_where_they_overflow(name, chunks):
+    """NumPy's float16 scan rounds every step in float16: a product past 65504 is inf and
+    stays inf. dask's carry multiplied each chunk's own scan by the prefix, so with
+    chunks of 4 ``1e4 * (6.5 * 1.01 * 0.5)`` came back finite after NumPy's inf (and
+    a sum rounded in another order); each chunk's scan now continues from the row
+    before it, bit for bit NumPy's whatever the chunks."""
+    row = ([10, 10, 10, 10, 6.5, 1.01, 0.5, 0.1, 3, 2] if name == "cumulative_prod" else
+           [6e4, 3e3, 3e3, -1e4, 0.1, 3.3, -7.7, 1e3, 0.01, 5.5])
+    a = np.array([row, row[::-1]], dtype=np.float16).T        # (10, 2): axis 0 chunked
+    with np.errstate(over="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for kwargs in ({}, {"include_initial": True}):
+            want = getattr(xp, name)(a, axis=0, **kwargs)
+            assert np.isinf(want).any()
+            got = xp.to_numpy(getattr(xp, name)(_dask(a, (chunks, 1)), axis=0, **kwargs))
+            assert got.dtype == np.float16
+            np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16))
+            flat = xp.to_numpy(getattr(xp, name)(_dask(a.T, (1, chunks)), axis=1, **kwargs))
+            np.testing.assert_array_equal(flat.view(np.uint16),
+                                          getattr(xp, name)(a.T, axis=1, **kwargs).view(np.uint16))
+        # float32 and int input scanned in float16 (dtype=), and masked chunks
+        wide = a.astype(np.float32)
+        got = xp.to_numpy(getattr(xp, name)(_dask(wide, (chunks, 1)), axis=0, dtype=np.float16))
+        want = getattr(xp, name)(wide, axis=0, dtype=np.float16)
+        np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16))
+        m = np.ma.masked_array(a, mask=np.arange(20).reshape(10, 2) % 3 == 1)
+        x = da.from_array(m, chunks=(chunks, 1), asarray=False)
+        got = xp.to_numpy(getattr(xp, name)(x, axis=0))
+        want = (np.ma.cumprod if name == "cumulative_prod" else np.ma.cumsum)(m, axis=0)
+        np.testing.assert_array_equal(np.ma.getmaskarray(got), np.ma.getmaskarray(m))
+        np.testing.assert_array_equal(np.ma.getdata(got).view(np.uint16),
+                                      np.ma.getdata(want).view(np.uint16))
+
+
 @pytest.mark.parametrize("chunks", [1, 2, (2, 3)])
 @pytest.mark.parametrize("dtype", [np.int32, np.float64, np.bool_, np.complex64])
 def test_nonzero_of_masked_chunks_skips_masked_elements(dtype, chunks):

@@ -9,7 +9,10 @@ carry_j (op) last(scan(chunk_j))``; the scans and ``op`` (the namespace's ``add`
 that graph cannot carry past) are merged away first: a rechunk that moves no data.
 Integers are exact (wrapping as NumPy's), so chunk-invariant; floating-point values
 round per chunk scan and per carry, so they may differ from NumPy's sequential scan in
-the last bits. A floating or complex sum carries from ``-0.0`` (the sum's exact
+the last bits. A float16 result (NumPy chunks) is NumPy's bit for bit instead: its few
+bits overflow soon (past 65504: inf), and a carry applied to a chunk's own scan made an
+inf come back finite, so each chunk's scan continues from the last scanned row of the
+chunk before it (a chain of tasks along the axis; ``_chained``). A floating or complex sum carries from ``-0.0`` (the sum's exact
 identity: ``-0.0 + x`` is ``x``, a ``-0.0`` too), so a zero keeps its sign across a
 chunk boundary as in NumPy's scan (``+0.0 + -0.0`` is ``+0.0``). ``include_initial=True`` puts the identity first. A ``numpy.ma`` chunk's
 scan counts its masked elements as the identity and keeps their mask (``numpy.ma``'s
@@ -24,8 +27,12 @@ from __future__ import annotations
 
 import math
 
+import dask.array as da
 import numpy as np
 from dask.array.reductions import cumreduction
+from dask.base import tokenize
+from dask.highlevelgraph import HighLevelGraph
+from dask.utils import apply
 
 from .._core.errors import value_error
 from . import _config
@@ -85,6 +92,55 @@ def _carry_identity(name, out_dtype):
     return ident
 
 
+def _scan_from(block, carry, *, name, axis, dtype):
+    """The namespace's scan of one chunk, continued from ``carry`` (the scanned row
+    before the chunk along ``axis``, or None for the first chunk): NumPy's sequential
+    scan of the rows ``carry, block`` less the first, so every step rounds as in one
+    scan of the whole axis. A ``numpy.ma`` chunk keeps its mask (the carry is data)."""
+    scan = _config.namespace_function(name, block)
+    if carry is None:
+        return scan(block, axis=axis, dtype=dtype)
+    if np.ma.isMaskedArray(block):
+        joined = np.ma.concatenate([np.ma.masked_array(carry, mask=False),
+                                    block.astype(dtype)], axis=axis)
+    else:
+        joined = np.concatenate([carry, block.astype(dtype)], axis=axis)
+    out = scan(joined, axis=axis, dtype=dtype)
+    return out[(slice(None),) * axis + (slice(1, None),)]
+
+
+def _last_row(scanned, *, axis):
+    """The last row along ``axis`` of a chunk's scan (its data): the next one's carry."""
+    return np.ma.getdata(scanned[(slice(None),) * axis + (slice(-1, None),)])
+
+
+def _chained(name, x, axis, out_dtype):
+    """``name`` of a dask array of NumPy chunks, each chunk's scan continued from the
+    last scanned row of the chunk before it along ``axis`` (a chain of tasks along the
+    axis, the other axes' blocks side by side): float16 results, which NumPy's scan
+    rounds at every step in float16, so that one that overflows to inf stays inf after
+    a chunk boundary as in NumPy's scan (the carry of ``cumreduction`` multiplied a
+    chunk's own scan: ``1e4 * (6.5 * 1.01 * 0.5)`` was finite after NumPy's inf)."""
+    token = tokenize(name, x, axis, out_dtype)
+    out = f"{name}-chained-{token}"
+    last = (out, "last")    # the carries: keys of the same layer (as dask's cumreduction's)
+    # the first chunks' carry, None, as a key: every scan task has two dependencies, so
+    # dask's linear fusion never renames one into its chunk's task (an ``Alias`` under
+    # its key when computed alone, a task inside a larger graph: the distributed
+    # scheduler warned of a key sent with two different tasks)
+    start = (out, "start")
+    dsk = {start: None}
+    for idx in np.ndindex(*x.numblocks):
+        before = start
+        if idx[axis]:
+            before = last + idx[:axis] + (idx[axis] - 1,) + idx[axis + 1:]
+        dsk[(out,) + idx] = (apply, _scan_from, [(x.name,) + idx, before],
+                             {"name": name, "axis": axis, "dtype": out_dtype})
+        dsk[last + idx] = (apply, _last_row, [(out,) + idx], {"axis": axis})
+    graph = HighLevelGraph.from_collections(out, dsk, dependencies=[x])
+    return da.Array(graph, out, x.chunks, dtype=out_dtype, meta=x._meta.astype(out_dtype))
+
+
 def _scan(name, x, axis, dtype, include_initial, out_dtype):
     op, ident = _OP[name]
     lengths = x.chunks[axis]
@@ -108,12 +164,13 @@ def _scan(name, x, axis, dtype, include_initial, out_dtype):
     if len(lengths) > 1 and 0 in lengths:
         kept = tuple(n for n in lengths if n) or (0,)
         x = x.rechunk({axis: kept})
-    res = cumreduction(_ChunkScan(name), _Carry(op), _carry_identity(name, out_dtype), x,
-                       axis=axis,
-                       dtype=out_dtype, method="sequential")
+    if (out_dtype == np.float16 and x.numblocks[axis] > 1
+            and isinstance(x._meta, np.ndarray)):
+        res = _chained(name, x, axis, out_dtype)
+    else:
+        res = cumreduction(_ChunkScan(name), _Carry(op), _carry_identity(name, out_dtype),
+                           x, axis=axis, dtype=out_dtype, method="sequential")
     if include_initial:
-        import dask.array as da
-
         # the identity's blocks read nothing of x: a slice of x's first row made the
         # blocks of x's merge of empty chunks tasks of two dependents here and of one
         # in a later scan of x, and the scheduler warned of a key sent with two
