@@ -13,7 +13,11 @@ which a CuPy chunk answers with CuPy's kernel). The tree is ``dask.array.reducti
 each chunk reduces its part of the axes (keepdims), groups of partial results are
 combined by the same function, the last group gives the result. Floating-point sums
 depend on the chunking (partial sums), as with dask's own ``sum``; the NumPy backend's
-value is not promised bit for bit.
+value is not promised bit for bit. A complex ``prod``'s groups of partial results are
+multiplied from the first (:func:`_fold_prod`), not by a second ``prod`` that starts
+from ``1+0j`` (which changed the signs of zero parts): one chunk along the reduced axes
+gives NumPy's bits; several may give other signs of zero (IEEE signs of zero products
+depend on the order, as NumPy's own do on the memory layout).
 
 ``mean``: the sum tree in the accumulation dtype (the result's; float32 for float16)
 divided by the number of elements of the selection (known from the shape; counted by a
@@ -85,9 +89,32 @@ def _last(name, shape, block, axis=None, keepdims=False):
     return _part(name, block, axis=axis, keepdims=keepdims)
 
 
+def _fold_prod(block, axis=None, keepdims=False):
+    """The product of a group of complex partial results of ``prod``, multiplied in
+    order from the first (C order over the reduced axes), with no identity: NumPy's
+    ``prod`` starts from ``1+0j``, and ``(1+0j) * (0-0j)`` is ``0+0j``, so a second
+    ``prod`` of one chunk's partial changed the signs of its zero parts (one chunk gave
+    another zero than the NumPy backend). ``numpy.ma`` partials (masked elements count as
+    1) and groups of no element keep the namespace's ``prod``."""
+    axes = tuple(range(block.ndim)) if axis is None else tuple(axis)
+    n = math.prod(block.shape[a] for a in axes)
+    if n == 0 or np.ma.isMaskedArray(block):
+        return _part("prod", block, axis=axis, keepdims=keepdims)
+    kept = tuple(a for a in range(block.ndim) if a not in axes)
+    flat = block.transpose(axes + kept).reshape((n,) + tuple(block.shape[a] for a in kept))
+    out = flat[0:1]
+    for k in range(1, n):
+        out = out * flat[k:k + 1]
+    shape = tuple(1 if a in axes else block.shape[a] for a in range(block.ndim)) \
+        if keepdims else tuple(block.shape[a] for a in kept)
+    return out.reshape(shape)
+
+
 def _tree(name, x, axis, keepdims, dtype, out_dtype):
     first = functools.partial(_part, name, dtype=dtype)
     again = functools.partial(_part, name)  # partial results already have out_dtype
+    if name == "prod" and out_dtype.kind == "c":
+        again = _fold_prod
     last = functools.partial(_last, name, x.shape) if name in ("min", "max") else again
     nd_out = x.ndim if keepdims else x.ndim - (x.ndim if axis is None else len(axis))
     meta = meta_from_array(x._meta, ndim=nd_out, dtype=out_dtype)
