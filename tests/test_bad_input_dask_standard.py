@@ -403,15 +403,25 @@ def test_broadcast_to_checks_the_shape_at_the_call(shape, cls, match):
     (1, ValueError, "is 1; expected a permutation"),
     ((1.0, 0), TypeError, "a tuple of ints"),
     ((True, False), TypeError, "a tuple of ints"),
+    ((1, -1), ValueError, r"\(1, -1\) names axis 1 twice"),
+    ((0, 1.5), TypeError, "got tuple \\(0, 1.5\\); expected a tuple of ints, a permutation"),
+    (1.5, TypeError, "got float 1.5; expected a tuple of ints"),
+    ("ab", TypeError, "got str 'ab'; expected a tuple of ints"),
+    ((0, (0, 1)), TypeError, "expected a tuple of ints"),
 ])
 def test_permute_dims_checks_axes(axes, cls, match):
     """dask's said "('Unknown dimension', {2})" and "object of type 'int' has no
-    len()"."""
+    len()". The NumPy backend raises the same text (one check, ``axis_errors.py``): its
+    said "names an axis more than once (repeated axes)" for ``(0, 0)``, "expected an
+    int (or a tuple of ints where the function takes several axes)" for ``(0, 1.5)``
+    and NumPy's "expected a sequence of integers or a single integer, got '1.5'"."""
     a = np.arange(6).reshape(2, 3)
-    with pytest.raises(cls, match=f"permute_dims: argument 'axes' .*{match}"):
+    with pytest.raises(cls, match=f"permute_dims: argument 'axes' .*{match}") as on_dask:
         xp.permute_dims(_d(a), axes)
-    with pytest.raises(cls):
+    with pytest.raises(cls) as on_numpy:
         xp.permute_dims(a, axes)                          # the NumPy backend
+    assert type(on_numpy.value) is type(on_dask.value)
+    assert str(on_numpy.value) == str(on_dask.value)
     for good in ((1, 0), [-1, 0], None):
         np.testing.assert_array_equal(xp.to_numpy(xp.permute_dims(_d(a), good)), a.T)
     assert xp.to_numpy(xp.permute_dims(_d(a[0]), 0)).tolist() == [0, 1, 2]

@@ -11,19 +11,25 @@ dimension 2"; ``moveaxis``: "repeated axis in `source` argument"), and an axis p
 where the dask backend's check raised ``AxisError``; an axis of no int was NumPy's
 "'float' object cannot be interpreted as an integer". :func:`axis_argument_error`
 gives the same class and wording on every backend. The dispatch calls it on the error path
-only.
+only. ``permute_dims``' ``axes`` has one check, :func:`check_permute_axes`, that the dask
+backend's ``permute_dims`` runs first and the NumPy backend's error path here: NumPy's
+path said "names an axis more than once (repeated axes)" where dask's said "names axis 0
+twice (duplicate axes)", and "expected an int (or a tuple of ints ...)" where dask's
+said "expected a tuple of ints, a permutation of x's axes".
 """
 
 from __future__ import annotations
 
+import operator
 import re
 
 import numpy as np
 
 from .._core.errors import axis_error, type_error, value_error
 from .._core.intseq import is_index
+from .._plans.reduction import normalize_axis
 
-__all__ = ["AXIS_PARAMETERS", "axis_argument_error"]
+__all__ = ["AXIS_PARAMETERS", "axis_argument_error", "check_permute_axes"]
 
 #: The parameters of the standard's functions that name axes.
 AXIS_PARAMETERS = ("axis", "axes", "source", "destination")
@@ -64,6 +70,42 @@ def _argument(text: str, axes: list) -> tuple | None:
     return axes[0] if len(axes) == 1 else None
 
 
+def check_permute_axes(x, axes) -> tuple:
+    """``permute_dims``' ``axes`` of ``x`` (not None): a tuple or list of ints (an int is a
+    tuple of one, a 1-D NumPy integer array a sequence of them, as NumPy's transpose
+    takes them), each in range (``AxisError``), none twice, a permutation of ``x``'s axes
+    (``ValueError``). Returns the axes as a tuple of ints. The dask backend's
+    ``permute_dims`` checks them first; the NumPy backend's on NumPy's error
+    (:func:`axis_argument_error`), so that both raise one text."""
+    seq = isinstance(axes, (tuple, list)) or type(axes) is np.ndarray and axes.ndim == 1
+    items = tuple(axes) if seq else (axes,)
+    try:
+        if any(isinstance(a, (bool, np.bool_)) for a in items):
+            raise TypeError
+        items = tuple(operator.index(a) for a in items)
+    except TypeError:
+        raise type_error("permute_dims", "axes", axes, "a tuple of ints, a permutation of "
+                                                       "x's axes") from None
+    normalize_axis("permute_dims", items, x.ndim, "axes")   # in range (AxisError), once
+    if sorted(a + x.ndim if a < 0 else a for a in items) != list(range(x.ndim)):
+        raise value_error("permute_dims", "axes", f"is {axes!r}; expected a permutation of "
+                                                  f"the {x.ndim} axes of x")
+    return items
+
+
+def _permute_error(named) -> Exception | None:
+    """The error of :func:`check_permute_axes` for ``permute_dims``' arguments, or None."""
+    args = dict(named)
+    x, axes = args.get("x"), args.get("axes")
+    if axes is None or not hasattr(x, "ndim"):
+        return None
+    try:
+        check_permute_axes(x, axes)
+    except (TypeError, ValueError) as err:
+        return err
+    return None
+
+
 def axis_argument_error(exc: Exception, qualname: str, named) -> Exception | None:
     """The error to raise for ``exc``, raised by the library function of namespace
     function ``qualname`` called with the arguments ``named`` (``(name, value)`` pairs),
@@ -90,6 +132,10 @@ def axis_argument_error(exc: Exception, qualname: str, named) -> Exception | Non
     if not axes or "argument '" in text:
         return None
     func = qualname.rsplit(".", 1)[-1]
+    if func == "permute_dims":   # the dask backend's check, one text on both backends
+        got = _permute_error(named)
+        if got is not None:
+            return got
     if isinstance(exc, TypeError):
         if not _NOT_AN_INT.search(text):
             return None

@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import builtins
 import math
-import operator
 import warnings
 
 import numpy as np
@@ -57,6 +56,7 @@ import numpy as np
 from .._chunked import _config as _chunked_config
 from .._core.errors import error, type_error, value_error
 from .._plans.reduction import normalize_axis, normalize_one_axis
+from .axis_errors import check_permute_axes
 from .arg_checks import (check_dask_repeats, check_shift, check_sort_args, check_take,
                          check_concat_shapes, sort_descending)
 from .diff_checks import check_dask_diff
@@ -216,21 +216,7 @@ def permute_dims(x, /, axes):
     a tuple of one): out of range ``AxisError``, repeated or missing ``ValueError``."""
     if axes is None:   # NumPy's and dask's: the axes reversed
         return _ns().permute_dims(x, axes)
-    # a 1-D NumPy array of axes is a sequence of them, as NumPy's transpose (and the
-    # NumPy backend's permute_dims) takes it
-    seq = isinstance(axes, (tuple, list)) or type(axes) is np.ndarray and axes.ndim == 1
-    items = tuple(axes) if seq else (axes,)
-    try:
-        if any(isinstance(a, bool) for a in items):
-            raise TypeError
-        items = tuple(operator.index(a) for a in items)
-    except TypeError:
-        raise type_error("permute_dims", "axes", axes, "a tuple of ints, a permutation of "
-                                                       "x's axes") from None
-    normalize_axis("permute_dims", items, x.ndim, "axes")   # in range (AxisError), once
-    if sorted(a + x.ndim if a < 0 else a for a in items) != list(range(x.ndim)):
-        raise value_error("permute_dims", "axes", f"is {axes!r}; expected a permutation of "
-                                                  f"the {x.ndim} axes of x")
+    items = check_permute_axes(x, axes)   # (axis_errors.py: the NumPy backend's too)
     return _ns().permute_dims(x, items)
 
 
