@@ -462,6 +462,17 @@ def _selected():
     return a[1:], x[x[:, 0] > 1]
 
 
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("arrays", [[], ()])
+def test_concat_of_no_array_is_one_error_on_both_backends(backend, arrays):
+    """NumPy's said "need at least one array to concatenate", dask's "Need array(s) to
+    concatenate"."""
+    with xp.use_backend(backend), pytest.raises(
+            ValueError, match="^concat: argument 'arrays' is empty; concat needs at least "
+                              "one array$"):
+        xp.concat(arrays)
+
+
 @pytest.mark.parametrize("shapes, axis, dim, lengths", [
     (((2, 2), (4, 1)), 0, 1, "2 and 1"),
     (((2, 2), (4, 1)), 1, 0, "2 and 4"),
@@ -469,13 +480,20 @@ def _selected():
 ])
 def test_concat_of_lengths_that_differ_off_the_axis_names_them(shapes, axis, dim, lengths):
     """dask's message was its unformatted "('Shapes do not align: %s', [(2, 2), (4, 1)])";
-    it now names the arrays, the dimension and its lengths, as NumPy's does."""
+    it now names the arrays, the dimension and its lengths, and the NumPy backend's is the
+    same text (NumPy's said "all the input array dimensions except for the concatenation
+    axis must match exactly, but along dimension 1, the array at index 0 has size 2 ...")."""
     arrays = [_d(np.ones(s)) for s in shapes]
     with pytest.raises(ValueError, match=rf"^concat: argument 'arrays' holds shapes .*differ "
-                                         rf"along dimension {dim} \({lengths}\)"):
+                                         rf"along dimension {dim} \({lengths}\)") as on_dask:
         xp.concat(arrays, axis=axis)
-    with pytest.raises(ValueError, match=f"along dimension {dim}"):   # NumPy's own
+    with pytest.raises(ValueError) as on_numpy:
         xp.concat([np.ones(s) for s in shapes], axis=axis)
+    assert str(on_numpy.value) == str(on_dask.value)
+    masked = [np.ma.masked_array(np.ones(s), mask=True) for s in shapes]   # numpy.ma's join
+    with pytest.raises(ValueError) as on_numpy:
+        xp.concat(masked, axis=axis)
+    assert str(on_numpy.value) == str(on_dask.value)
     a, y = _selected()                               # lengths dask does not know: taken
     with xp.use_backend("dask"):
         got = xp.concat([y, y], axis=0)

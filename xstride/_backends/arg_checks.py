@@ -11,9 +11,8 @@ another dtype or shape, ``sort``/``argsort``'s axis (a 0-D array has none),
 ``tril``/``triu`` of fewer than two dimensions, ``meshgrid`` of arrays of other than
 one dimension (both libraries flattened them), ``arange``'s zero ``step``,
 ``linspace``'s ``num`` of no int and ``endpoint`` of no bool (NumPy's took
-``linspace(0, 1, True)`` as one value, both libraries ``endpoint="no"`` as true), and
-on dask ``concat``'s arrays of lengths that differ off the axis (dask's message was
-its unformatted ``('Shapes do not align: %s', [...])``). The checks
+``linspace(0, 1, True)`` as one value, both libraries ``endpoint="no"`` as true)
+(``concat``'s arrays: ``join_checks.py``). The checks
 run before the backend's function, on the NumPy and dask backends ("Indexing
 Functions", "take": "if x has more than one dimension, providing an axis is required";
 "repeat", "roll": integer counts).
@@ -36,6 +35,7 @@ from .masked_sort import masked_argsort, masked_sort
 from .dispatch import compat_function, register
 from .registry import of_array
 from .index_range import check_unsigned_indices
+from .join_checks import check_concat_shapes
 from .shape_checks import named_shape_error
 from .dask_triangle import triangle
 from .masked_search import masked_searchsorted
@@ -53,29 +53,6 @@ __all__ = ["check_take", "check_take_along_axis", "check_repeats", "check_dask_r
 def _integer_dtype(v) -> bool:
     kind = getattr(getattr(v, "dtype", None), "kind", None)
     return kind in ("i", "u")
-
-
-def check_concat_shapes(arrays, axis):
-    """``concat``'s ``arrays`` along an int ``axis``: equal lengths on every other axis
-    (lengths dask does not know, NaN, pass; arrays of unequal ranks and an axis out of
-    range are left to the library, whose errors name them). Returns ``arrays``."""
-    shapes = [tuple(getattr(a, "shape", ())) for a in arrays]
-    if axis is None or not shapes or len({len(t) for t in shapes}) != 1:
-        return arrays
-    nd = len(shapes[0])
-    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)) or not -nd <= axis < nd:
-        return arrays
-    ax = int(axis) % nd
-    for i, t in enumerate(shapes[1:], 1):
-        for d in range(nd):
-            m, k = shapes[0][d], t[d]
-            if d != ax and m == m and k == k and m != k:
-                raise value_error("concat", "arrays", f"holds shapes {shapes[0]} (index 0) and "
-                                                      f"{t} (index {i}), which differ along "
-                                                      f"dimension {d} ({m} and {k}); every "
-                                                      "dimension but the concatenation axis "
-                                                      f"{ax} must match")
-    return arrays
 
 
 def check_take(x, indices, axis) -> None:

@@ -58,7 +58,8 @@ from .._core.errors import error, type_error, value_error
 from .._plans.reduction import normalize_axis, normalize_one_axis
 from .axis_errors import check_permute_axes
 from .arg_checks import (check_dask_repeats, check_shift, check_sort_args, check_take,
-                         check_concat_shapes, sort_descending)
+                         sort_descending)
+from .join_checks import check_concat_shapes, check_some_arrays
 from .diff_checks import check_dask_diff
 from .reshape_checks import check_copy, check_shape
 from .dask_byteorder import in_dtype
@@ -455,6 +456,7 @@ def concat(arrays, /, *, axis=0):
     """``concat`` of the standard on dask arrays; with ``axis=None``, arrays of rows
     selected by a boolean mask (lengths unknown on the first axis) are flattened per
     row block (compat's ravel said "cannot convert float NaN to integer")."""
+    check_some_arrays("concat", arrays)   # (dask's: "Need array(s) to concatenate")
     if axis is None and any(not all(_known(n) for n in a.shape) for a in arrays
                             if get(_NAME).owns(a)):
         arrays, axis = [reshape(a, (-1,)) if get(_NAME).owns(a) else a

@@ -26,6 +26,7 @@ import sys
 import numpy as np
 
 from .dispatch import compat_function, register
+from .join_checks import check_concat_shapes, check_some_arrays
 
 __all__ = ["masked_among", "concat", "masked_triangle", "triangle_block", "masked_diff"]
 
@@ -39,10 +40,18 @@ def masked_among(arrays) -> bool:
 
 
 def concat(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
-    """``concat`` of the standard on NumPy arrays; masked arrays keep their masks."""
-    if out is None and dtype is None and masked_among(arrays):
-        return np.ma.concatenate(arrays, axis=axis)
-    return compat_function("numpy", "concat")(arrays, axis, out, dtype=dtype, casting=casting)
+    """``concat`` of the standard on NumPy arrays; masked arrays keep their masks. On
+    NumPy's ``ValueError``, no array or shapes that differ off ``axis`` are the dask
+    backend's error (``join_checks.py``)."""
+    try:
+        if out is None and dtype is None and masked_among(arrays):
+            return np.ma.concatenate(arrays, axis=axis)
+        return compat_function("numpy", "concat")(arrays, axis, out, dtype=dtype,
+                                                  casting=casting)
+    except ValueError:   # the dask backend's words (join_checks.py), where they apply
+        check_some_arrays("concat", arrays)
+        check_concat_shapes(arrays, axis)
+        raise
 
 
 def triangle_block(keep, x, *, lower: bool):

@@ -1,0 +1,54 @@
+"""``concat``'s ``arrays``, checked alike on the NumPy and dask backends: none at all,
+and shapes that do not line up off the axis, one text each.
+
+The libraries worded them otherwise: ``concat([])`` was NumPy's "need at least one array
+to concatenate" and dask's "Need array(s) to concatenate"; ``concat`` of shapes that
+differ off the axis NumPy's "all the input array dimensions except for the
+concatenation axis must match exactly, but along dimension 1, ..." where the dask
+backend's check (:func:`check_concat_shapes`) names the shapes. The dask backend's
+``concat`` checks first; the NumPy backend's on NumPy's ``ValueError`` (no cost to a good
+call), so that the error is this module's.
+
+Lengths dask does not know (NaN, after boolean indexing) are not compared here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._core.errors import value_error
+
+__all__ = ["check_some_arrays", "check_concat_shapes"]
+
+
+def _known(n) -> bool:
+    return n == n   # NaN: a length dask does not know
+
+
+def check_some_arrays(func: str, arrays) -> None:
+    """``arrays`` of ``func`` (``concat``, ``stack``) holds at least one array."""
+    if isinstance(arrays, (list, tuple)) and not arrays:
+        raise value_error(func, "arrays", f"is empty; {func} needs at least one array")
+
+
+def check_concat_shapes(arrays, axis):
+    """``concat``'s ``arrays`` along an int ``axis``: equal lengths on every other axis
+    (lengths dask does not know, NaN, pass; arrays of unequal ranks and an axis out of
+    range are left to the library, whose errors name them). Returns ``arrays``."""
+    shapes = [tuple(getattr(a, "shape", ())) for a in arrays]
+    if axis is None or not shapes or len({len(t) for t in shapes}) != 1:
+        return arrays
+    nd = len(shapes[0])
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)) or not -nd <= axis < nd:
+        return arrays
+    ax = int(axis) % nd
+    for i, t in enumerate(shapes[1:], 1):
+        for d in range(nd):
+            m, k = shapes[0][d], t[d]
+            if d != ax and _known(m) and _known(k) and m != k:
+                raise value_error("concat", "arrays", f"holds shapes {shapes[0]} (index 0) and "
+                                                      f"{t} (index {i}), which differ along "
+                                                      f"dimension {d} ({m} and {k}); every "
+                                                      "dimension but the concatenation axis "
+                                                      f"{ax} must match")
+    return arrays
