@@ -473,6 +473,29 @@ def test_concat_of_no_array_is_one_error_on_both_backends(backend, arrays):
         xp.concat(arrays)
 
 
+@pytest.mark.parametrize("shapes, match", [
+    (((2, 3), (2, 2)), r"holds shapes \(2, 3\) \(index 0\) and \(2, 2\) \(index 1\); stack "
+                       "joins arrays of one shape$"),
+    (((2, 3), (2, 3), (3,)), r"holds shapes \(2, 3\) \(index 0\) and \(3,\) \(index 2\)"),
+    ((), "is empty; stack needs at least one array$"),
+])
+@pytest.mark.parametrize("masked", [False, True])
+def test_stack_of_no_array_or_of_shapes_that_differ_is_one_error(shapes, match, masked):
+    """NumPy's said "all input arrays must have the same shape" (naming none) and "need
+    at least one array to stack"; dask's "Stacked arrays must have the same shape. The
+    first array had shape (2, 3), while array 2 has shape (2, 2)" (counting from 1) and
+    "Need array(s) to stack". One ``ValueError`` naming ``arrays`` on both backends
+    (numpy.ma's stack of masked arrays too)."""
+    arrays = [np.ma.masked_array(np.ones(s), mask=True) if masked else np.ones(s)
+              for s in shapes]
+    with pytest.raises(ValueError, match=f"^stack: argument 'arrays' {match}") as on_numpy:
+        xp.stack(arrays)
+    with xp.use_backend("dask"):
+        with pytest.raises(ValueError) as on_dask:
+            xp.stack([da.from_array(a, chunks=1, asarray=False) for a in arrays])
+    assert str(on_numpy.value) == str(on_dask.value)
+
+
 @pytest.mark.parametrize("shapes, axis, dim, lengths", [
     (((2, 2), (4, 1)), 0, 1, "2 and 1"),
     (((2, 2), (4, 1)), 1, 0, "2 and 4"),

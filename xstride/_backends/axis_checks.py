@@ -17,6 +17,9 @@ one" (dask's), naming neither the axis nor the argument: :func:`check_squeeze` r
 ``ValueError`` on both backends (dask's also raised a bare ``IndexError`` for an axis out
 of range).
 
+``stack`` of no array or of shapes that differ is one error on every backend
+(``join_checks.py``, on the library's ``ValueError``).
+
 NumPy's and dask's ``stack``, ``unstack`` (compat's, by ``moveaxis``) and ``moveaxis``
 took ``True`` as axis 1 too, on both backends: here a bool (Python's or NumPy's, also in
 a tuple of ``moveaxis``) is refused first with the ``TypeError`` of the other functions;
@@ -30,6 +33,7 @@ import numpy as np
 from .._core.errors import type_error, value_error
 from .._plans.reduction import normalize_axis
 from .dispatch import compat_function, register
+from .join_checks import check_some_arrays, check_stack_shapes
 from .registry import get
 from .numpy_masked import masked_among
 
@@ -101,10 +105,15 @@ def refuse_bool_axis(func: str, arg: str, value, expected: str) -> None:
 
 def _stack_numpy(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     refuse_bool_axis("stack", "axis", axis, _ONE)
-    if out is None and dtype is None and masked_among(arrays):
-        return np.ma.stack(arrays, axis=axis)   # NumPy's dropped the masks (numpy_masked.py)
-    return compat_function("numpy", "stack")(arrays, axis=axis, out=out, dtype=dtype,
-                                              casting=casting)
+    try:
+        if out is None and dtype is None and masked_among(arrays):
+            return np.ma.stack(arrays, axis=axis)   # NumPy's dropped the masks
+        return compat_function("numpy", "stack")(arrays, axis=axis, out=out, dtype=dtype,
+                                                  casting=casting)
+    except ValueError:   # no array, or shapes that differ: one text (join_checks.py)
+        check_some_arrays("stack", arrays)
+        check_stack_shapes(arrays)
+        raise
 
 
 def _stack_of(backend: str):
@@ -113,6 +122,8 @@ def _stack_of(backend: str):
         try:
             return compat_function(backend, "stack")(arrays, axis, *args, **kwargs)
         except ValueError:
+            check_some_arrays("stack", arrays)   # (join_checks.py: one text everywhere)
+            check_stack_shapes(arrays)
             _unknown_stack_error(arrays)
             raise
     return stack

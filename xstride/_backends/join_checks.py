@@ -1,13 +1,17 @@
-"""``concat``'s ``arrays``, checked alike on the NumPy and dask backends: none at all,
-and shapes that do not line up off the axis, one text each.
+"""``concat``'s and ``stack``'s ``arrays``, checked alike on every backend: none at all,
+and shapes that do not line up, one text each.
 
 The libraries worded them otherwise: ``concat([])`` was NumPy's "need at least one array
 to concatenate" and dask's "Need array(s) to concatenate"; ``concat`` of shapes that
 differ off the axis NumPy's "all the input array dimensions except for the
 concatenation axis must match exactly, but along dimension 1, ..." where the dask
-backend's check (:func:`check_concat_shapes`) names the shapes. The dask backend's
-``concat`` checks first; the NumPy backend's on NumPy's ``ValueError`` (no cost to a good
-call), so that the error is this module's.
+backend's check (:func:`check_concat_shapes`) names the shapes; ``stack`` of shapes that
+differ NumPy's "all input arrays must have the same shape" (naming none) and dask's
+"Stacked arrays must have the same shape. The first array had shape (2, 3), while array
+2 has shape (2, 2)" (counting from 1), ``stack([])`` "need at least one array to stack"
+and "Need array(s) to stack". The dask backend's ``concat`` checks first; the NumPy
+backend's ``concat`` and every backend's ``stack`` on the library's ``ValueError`` (no
+cost to a good call), so that the error is this module's.
 
 Lengths dask does not know (NaN, after boolean indexing) are not compared here.
 """
@@ -18,7 +22,7 @@ import numpy as np
 
 from .._core.errors import value_error
 
-__all__ = ["check_some_arrays", "check_concat_shapes"]
+__all__ = ["check_some_arrays", "check_concat_shapes", "check_stack_shapes"]
 
 
 def _known(n) -> bool:
@@ -52,3 +56,20 @@ def check_concat_shapes(arrays, axis):
                                                       "dimension but the concatenation axis "
                                                       f"{ax} must match")
     return arrays
+
+
+def check_stack_shapes(arrays) -> None:
+    """``stack``'s ``arrays`` (a list or tuple of arrays) of one shape: the first that
+    differs from the first array's (in rank, or in a length both know) is an error."""
+    if not isinstance(arrays, (list, tuple)):
+        return
+    shapes = [getattr(a, "shape", None) for a in arrays]
+    if any(not isinstance(t, tuple) for t in shapes):
+        return
+    first = shapes[0] if shapes else ()
+    for i, t in enumerate(shapes[1:], 1):
+        if len(t) != len(first) or any(_known(m) and _known(k) and m != k
+                                       for m, k in zip(first, t)):
+            raise value_error("stack", "arrays", f"holds shapes {first} (index 0) and {t} "
+                                                 f"(index {i}); stack joins arrays of one "
+                                                 "shape")
