@@ -201,3 +201,35 @@ def test_every_function_refuses_out_as_immutable(call):
     assert xp.to_numpy(call(d, None)).shape == (4,)
     for name in ("sum", "max", "argmax"):   # dask's reductions take no out keyword
         assert xp.to_numpy(getattr(xp, name)(d, out=None)) == getattr(np, name)(np.arange(4))
+
+
+# ------------------------------------------------------------------ broadcasting
+_BINARY = ["add", "atan2", "bitwise_and", "bitwise_left_shift", "bitwise_or",
+           "bitwise_right_shift", "bitwise_xor", "copysign", "divide", "equal",
+           "floor_divide", "greater", "greater_equal", "hypot", "less", "less_equal",
+           "logaddexp", "logical_and", "logical_or", "logical_xor", "maximum", "minimum",
+           "multiply", "nextafter", "not_equal", "pow", "remainder", "subtract"]
+
+
+@pytest.mark.parametrize("name", _BINARY)
+def test_operands_that_do_not_broadcast_are_one_error_on_both_backends(name):
+    """NumPy's said "operands could not be broadcast together with shapes (2,3) (2,) "
+    and dask's "... with shapes (2, 3) (2,)": both backends now raise xstride's text, as
+    the CuPy backend's engine and every ``out=`` call do."""
+    kind = (np.bool_ if name.startswith("logical") else np.int64
+            if name.startswith("bitwise") else np.float64)
+    a, b = np.ones((2, 3), dtype=kind), np.ones(2, dtype=kind)
+    msg = rf"^{name}: shapes \(2, 3\) and \(2,\) cannot be broadcast together$"
+    with pytest.raises(ValueError, match=msg):
+        getattr(xp, name)(a, b)
+    with pytest.raises(ValueError, match=msg):
+        getattr(xp, name)(_d(a), _d(b))
+
+
+def test_where_operands_that_do_not_broadcast_are_one_error_on_both_backends():
+    """``where``'s three operands, a Python scalar among them (shape ``()``)."""
+    a, b = np.ones((2, 3)), np.ones(2)
+    with pytest.raises(ValueError, match=r"^where: shapes \(2, 3\) and \(\) and \(2,\) "):
+        xp.where(a > 0, 1.0, b)
+    with pytest.raises(ValueError, match=r"^where: shapes \(2, 3\) and \(\) and \(2,\) "):
+        xp.where(_d(a) > 0, 1.0, _d(b))

@@ -29,6 +29,7 @@ from .._core.ufuncs import ENGINE_UFUNCS
 from ._base import Backend
 from .axis_errors import axis_argument_error
 from .axis_values import axis_ints
+from .broadcast_errors import broadcast_shape_error
 from .creation_errors import creation_argument_error
 from .int_errors import unheld_int_error
 from .no_array import (MORE_ARRAYS, NUMPY_TYPES, PLAIN_TYPES, attribute_error,
@@ -517,6 +518,7 @@ def follower(qualname: str, module: str = "xstride"):
                       or complex_argument_error(exc, qualname, named)
                       or bool_argument_error(exc, qualname, named)
                       or gufunc_shape_error(exc, qualname, named)
+                      or broadcast_shape_error(exc, qualname, named)
                       or lapack_dtype_error(exc, qualname, named))
             if better is not None:
                 raise better from None
