@@ -8,6 +8,15 @@ NumPy's "operands could not be broadcast together with shapes (2,3) (2,2) " and 
 dask backend dask's "... with shapes (2, 3) (2, 2)". :func:`broadcast_shape_error` gives
 xstride's error for those, from the operands' shapes; the dispatch calls it on the
 library's error path only (no cost to a good call).
+
+So for ``broadcast_to`` of an ``x`` whose shape does not broadcast into ``shape``
+(NumPy's "operands could not be broadcast together with remapped shapes
+[original->remapped]: (2,3)  and requested shape (3,3)", dask's "cannot broadcast shape
+(2, 3) to shape (3, 3)"; now "shapes (2, 3) and (3, 3) cannot be broadcast together
+(into shape)", the ``xp.fuse`` tracer's text) and ``broadcast_arrays`` of shapes that do
+not broadcast (NumPy's "shape mismatch: objects cannot be broadcast to a single shape.
+Mismatch is between arg 0 ...", where the dask backend's ``dask_broadcast.py`` raised
+xstride's text already).
 """
 
 from __future__ import annotations
@@ -24,11 +33,57 @@ __all__ = ["broadcast_shape_error"]
 _NOT_TOGETHER = "operands could not be broadcast together with shapes"
 
 
+def _into(shape, target) -> bool:
+    """Whether ``shape`` may broadcast into ``target`` (NumPy's rule, lengths of 1 grow;
+    a length dask does not know, NaN, may be any)."""
+    if len(shape) > len(target):
+        return False
+    return all(n != n or n == 1 or n == m for n, m in zip(shape[::-1], target[::-1]))
+
+
+def _to_error(named) -> ValueError | None:
+    """``broadcast_to``'s error where ``x``'s shape does not broadcast into ``shape`` (a
+    tuple of non-negative ints: other shapes are ``shape_checks.py``'s), else None."""
+    values = dict(named)
+    x, shape = values.get("x"), values.get("shape")
+    target = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    if (not all(isinstance(n, (int, np.integer)) and not isinstance(n, (bool, np.bool_))
+                and n >= 0 for n in target)
+            or not isinstance(getattr(x, "shape", None), tuple)):
+        return None
+    target = tuple(int(n) for n in target)
+    if _into(x.shape, target):   # (unknown lengths alone: dask_broadcast.py's error)
+        return None
+    return broadcast_error("broadcast_to", (x.shape, target), into="shape")
+
+
+def _arrays_error(named) -> ValueError | None:
+    """``broadcast_arrays``' error where its arrays' shapes do not broadcast together."""
+    # (the arrays are the *args of the library's function: "arrays[0]", "args[0]", ...)
+    shapes = [v.shape for n, v in named if n.endswith("]")
+              and isinstance(getattr(v, "shape", None), tuple)]
+    if not shapes or any(n != n for s in shapes for n in s):
+        return None
+    ndim = max(len(s) for s in shapes)
+    for i in range(1, ndim + 1):   # (no product of lengths: a size past int64 is no mismatch)
+        if len({s[-i] for s in shapes if len(s) >= i and s[-i] != 1}) > 1:
+            return broadcast_error("broadcast_arrays", shapes)
+    return None
+
+
 def broadcast_shape_error(exc: Exception, qualname: str, named) -> ValueError | None:
     """xstride's ``ValueError`` for the library's ``exc`` where the operands of the
     elementwise function ``qualname`` (``where``'s ``condition``, ``x1`` and ``x2`` too),
-    given as ``named`` ``(name, value)`` pairs, do not broadcast together; else None."""
-    if not isinstance(exc, ValueError) or _NOT_TOGETHER not in str(exc):
+    given as ``named`` ``(name, value)`` pairs, do not broadcast together, where
+    ``broadcast_to``'s ``x`` does not broadcast into ``shape`` and where
+    ``broadcast_arrays``' arrays do not broadcast together; else None."""
+    if not isinstance(exc, ValueError) or "argument '" in str(exc):   # xstride's own
+        return None
+    if qualname == "broadcast_to":
+        return _to_error(named)
+    if qualname == "broadcast_arrays":
+        return _arrays_error(named)
+    if _NOT_TOGETHER not in str(exc):
         return None
     names = ("condition", "x1", "x2") if qualname == "where" else operand_names(qualname)
     values = dict(named)
