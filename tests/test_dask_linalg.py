@@ -5,6 +5,8 @@ tests/test_dask_conformance.py."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -495,3 +497,31 @@ def test_tuples_of_blocked_matrices_have_the_standard_s_fields(shape, blocks):
     np.testing.assert_allclose((u * s) @ vh, a, atol=1e-12)
     qr = xp.linalg.qr(x)
     assert (qr.Q, qr.R) == tuple(qr)
+
+
+_SQUARE_ONLY = ["cholesky", "det", "eigh", "eigvalsh", "eig", "eigvals", "inv", "slogdet",
+                "matrix_power"]
+_ANY_MATRIX = ["matrix_rank", "pinv", "qr", "svd", "svdvals"]
+
+
+@pytest.mark.parametrize("name, shape", [
+    (name, shape) for name in _SQUARE_ONLY + _ANY_MATRIX for shape in [(3,), (2, 3), (4, 2, 3)]
+    if len(shape) == 1 or name in _SQUARE_ONLY])   # (the others take matrices not square)
+def test_no_stack_of_square_matrices_is_one_error_on_both_backends(name, shape):
+    """NumPy's linalg said "1-dimensional array given. Array must be at least
+    two-dimensional" and "Last 2 dimensions of the array must be square", naming no
+    argument; the dask backend's check names ``x`` and its shape, now on both backends
+    (``linalg_shapes.py``, on NumPy's error only)."""
+    what = ("a stack of matrices \\(at least 2 dimensions\\)" if len(shape) < 2
+            else "a stack of square matrices")
+    msg = rf"^{name}: argument 'x' has shape {re.escape(str(shape))}; expected {what}$"
+    got = []
+    for backend in ("numpy", "dask"):
+        with xp.use_backend(backend):
+            x = xp.asarray(np.arange(float(np.prod(shape))).reshape(shape))
+            call = getattr(xp.linalg, name)
+            with pytest.raises(np.linalg.LinAlgError, match=msg) as exc:
+                out = call(x, 2) if name == "matrix_power" else call(x)
+                xp.to_numpy(out[0] if isinstance(out, tuple) else out)
+        got.append(str(exc.value))
+    assert got[0] == got[1]

@@ -33,14 +33,14 @@ import builtins
 import operator
 
 import numpy as np
-from numpy.linalg import LinAlgError
 
 from .._chunked import _config as _chunked_config
-from .._core.errors import argument_error, type_error, value_error
+from .._core.errors import type_error, value_error
 from .dask_standard import _unknown_error
 from .dispatch import register
 from .linalg_fixes import EigResult, check_cross, check_linalg_args, check_rtol, check_solve
 from .lapack_dtype import check_lapack_dtype as _lapack_dtype   # dask's tasks raised later
+from .linalg_shapes import not_matrices_error, not_square_error
 from .registry import get
 
 __all__ = ["svdvals", "matrix_rank", "cholesky", "inv", "det", "slogdet", "eigh",
@@ -102,9 +102,8 @@ def _check(func: str, x, square: bool, lapack: bool = True, arg: str = "x") -> N
     backends."""
     if lapack:
         _lapack_dtype(func, arg, x)
-    if x.ndim < 2:
-        raise argument_error(LinAlgError, func, arg, f"has shape {x.shape}; expected a stack "
-                                                     "of matrices (at least 2 dimensions)")
+    if x.ndim < 2:   # (linalg_shapes.py: the NumPy backend's error too)
+        raise not_matrices_error(func, arg, x.shape)
     if any(n != n for n in x.shape[-2:]):   # NaN: lengths after boolean indexing
         if arg == "x":
             raise _unknown_error(func, x, "its matrices need")
@@ -112,8 +111,7 @@ def _check(func: str, x, square: bool, lapack: bool = True, arg: str = "x") -> N
                                      f"(as after boolean indexing), which {func} needs; "
                                      f"call {arg}.compute_chunk_sizes() first")
     if square and x.shape[-1] != x.shape[-2]:
-        raise argument_error(LinAlgError, func, arg, f"has shape {x.shape}; expected a stack "
-                                                     "of square matrices")
+        raise not_square_error(func, arg, x.shape)
 
 
 def _tall_or_wide(x) -> bool:

@@ -38,6 +38,7 @@ from .registry import DEFAULT, REGISTRY, each
 from .real_only import bool_argument_error, complex_argument_error
 from .matmul_checks import gufunc_shape_error
 from .lapack_dtype import lapack_dtype_error
+from .linalg_shapes import linalg_shape_error
 from .positional import (XP_BOUND, out_position, positional_count, reference_most,
                          too_few_error, too_many, too_many_error, ufunc_out)
 from . import select as _backend
@@ -519,7 +520,8 @@ def follower(qualname: str, module: str = "xstride"):
                       or bool_argument_error(exc, qualname, named)
                       or gufunc_shape_error(exc, qualname, named)
                       or broadcast_shape_error(exc, qualname, named)
-                      or lapack_dtype_error(exc, qualname, named))
+                      or lapack_dtype_error(exc, qualname, named)
+                      or linalg_shape_error(exc, qualname, named))
             if better is not None:
                 raise better from None
             raise named_error(exc, qualname, reference, len(args)) from None

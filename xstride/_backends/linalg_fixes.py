@@ -49,16 +49,15 @@ import operator
 from typing import NamedTuple
 
 import numpy as np
-from numpy.linalg import LinAlgError
 
 from . import select as _backend
 from .arg_checks import check_flag
 from .dispatch import register
 from .lapack_dtype import check_lapack_dtype
+from .linalg_shapes import not_matrices_error, not_square_error
 from .masked_norms import masked_matrix_norm, masked_vector_norm
 from .masked_products import masked_cross, masked_outer, refuse_masked
-from .._core.errors import (argument_error, axis_error, broadcast_error, type_error,
-                            value_error)
+from .._core.errors import axis_error, broadcast_error, type_error, value_error
 from .._core.intseq import is_index
 
 __all__ = ["EigResult", "eig", "eigvals", "solve", "check_cross", "check_outer",
@@ -147,11 +146,9 @@ def check_solve(x1, x2) -> tuple[int, ...]:
     """
     s1, s2 = np.shape(x1), np.shape(x2)   # (np.shape: nested lists, as NumPy's take)
     if len(s1) < 2:
-        raise argument_error(LinAlgError, "solve", "x1", f"has shape {s1}; expected a stack "
-                                                         "of matrices (at least 2 dimensions)")
+        raise not_matrices_error("solve", "x1", s1)
     if s1[-1] != s1[-2]:
-        raise argument_error(LinAlgError, "solve", "x1", f"has shape {s1}; expected a stack "
-                                                         "of square matrices")
+        raise not_square_error("solve", "x1", s1)
     if not s2:
         raise value_error("solve", "x2", "is 0-D; expected a vector (M,) or a stack of "
                                          "matrices (..., M, K)")
@@ -381,9 +378,7 @@ def check_matrices(func: str, x) -> None:
     ``ValueError``) naming ``x``, as the dask backend's (``np.ndim``: a nested list,
     which NumPy's functions take, has no ``.ndim``)."""
     if np.ndim(x) < 2:
-        raise argument_error(LinAlgError, func, "x", f"has shape {np.shape(x)}; expected a "
-                                                     "stack of matrices (at least 2 "
-                                                     "dimensions)")
+        raise not_matrices_error(func, "x", np.shape(x))
 
 
 #: ``matrix_norm``'s orders (None: NumPy's ``"fro"``)
