@@ -1,11 +1,12 @@
 """The split reductions' kernels run whole on the host, their last block's fold of the
-partials included: ``xs_reduce_interleave`` (the flat run of a few columns) and
-``xs_reduce_cols`` (column tiles), from
+partials included: ``xs_reduce_interleave`` (the flat run of a few columns;
+``xs_fold_partials`` stages the partials in shared memory a slab at a time) and
+``xs_reduce_cols`` (column tiles; ``xs_fold_chain``, a column a thread), from
 ``reductions.cu`` compiled by g++ with the host stand-ins of ``host_cuda/`` (a block's
 threads as threads meeting at ``__syncthreads``, the blocks one after another). Their
 float sums are compared bit for bit with a NumPy model of the whole order of
 additions (each thread's walk, the block's fold, the chunks in order), over grids of
-many chunks, columns that leave threads or a tile's threads idle, and strided rows;
+several slabs, columns that leave threads or a tile's threads idle, and strided rows;
 each block's threads must meet the same number of ``__syncthreads``, the counters be
 back at zero."""
 
@@ -179,9 +180,9 @@ def _data(rng, shape):
 
 # ----------------------------------------------------------------------------- interleave
 _RUNS = [
-    (32, 40, 2, 0, 32),      # 32 columns, 40 chunks
-    (32, 100, 1, 37, 32),    # 100 chunks, the last block's chunk cut short
-    (3, 700, 1, 5, 3),       # 255 threads a block, 700 chunks
+    (32, 40, 2, 0, 32),      # 32 chunks a slab of float (16 of double): two slabs (three)
+    (32, 100, 1, 37, 32),    # four slabs (seven), the last block's chunk cut short
+    (3, 700, 1, 5, 3),       # 255 threads a block; 341 chunks a slab of float: three slabs
     (7, 90, 2, 11, 7),       # 252 threads; the run's last word partial
     (6, 50, 1, 0, 6),        # V = 4: 255 threads, 42 groups of 6 lanes
 ]
@@ -214,8 +215,11 @@ def test_interleave_kernel_is_its_model_bit_for_bit(library, inst, ncols, grid, 
     # the order shows in the bits: the chunks summed last to first give others
     assert _fold_chunks(partials[::-1], acc).tobytes() != f.tobytes()
     assert (counters == 0).all()
-    # every thread of every block meets as many barriers (the last block's fold has none)
-    assert (syncs == syncs[0, 0]).all(), "threads met different barriers"
+    # every thread of a block meets as many barriers; the last block two a slab more
+    per = (4096 // np.dtype(acc).itemsize) // ncols
+    assert (syncs == syncs[:, :1]).all(), "a block's threads met different barriers"
+    last = syncs[:, 0].argmax()
+    assert syncs[last, 0] - np.delete(syncs[:, 0], last).max() == 2 * -(-nchunks // per)
 
 
 # ----------------------------------------------------------------------------- columns

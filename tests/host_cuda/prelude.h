@@ -11,6 +11,7 @@
 #define __device__
 #define __host__
 #define __forceinline__ inline
+#define __noinline__
 #define __global__
 #define __launch_bounds__(...)
 #define __grid_constant__

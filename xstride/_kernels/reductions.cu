@@ -36,6 +36,7 @@
 #include <xstride/detail/namespace_kernels.cuh>
 #include <xstride/detail/reduce_ops.cuh>
 #include <xstride/detail/interleave_words.cuh>
+#include <xstride/detail/fold_partials.cuh>
 #include <xstride/detail/side_rows.cuh>
 #include <xstride/detail/fold_row.cuh>   // xs_fold_row
 
@@ -138,7 +139,8 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_rows_block(XS_RED_IN(Tin)
 // Outer (column) reduction: block = 32 x BY threads; thread (tx, ty) owns V
 // neighbouring kept columns of tile blockIdx.x and folds rows ty, ty + BY, ... of
 // chunk blockIdx.y. Rows are combined over ty in order in shared memory; chunks are
-// combined in order by the last block of the column tile.
+// combined in order by the last block of the column tile (xs_fold_chain: a column a
+// thread, XS_FOLD_CHAIN_LOADS chunks' partials in flight).
 #define XS_COLS_BY 8
 template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V, int MINB, int B>
 __global__ void __launch_bounds__(256, MINB) xs_reduce_cols(XS_RED_IN(Tin) x, Tout* __restrict__ out,
@@ -242,16 +244,12 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_cols(XS_RED_IN(Tin) x, To
         s_last = prev == (unsigned)(nchunks - 1);
     }
     __syncthreads();
-    if (!s_last || ty != 0 || !active) return;
+    if (!s_last || !active) return;
     __threadfence();
-    const volatile Tacc* vp = partials;
-#pragma unroll
-    for (int j = 0; j < V; ++j) {
-        Tacc a = Op::template identity<Tacc>();
-        for (long long ch = 0; ch < nchunks; ++ch) a = op(a, (Tacc)vp[ch * ncols + col0 + j]);
-        out[col0 + j] = xs_final<OP, Tout>(a, nred);
-    }
-    if (tx == 0) counters[blockIdx.x] = 0u;
+    // column col0 + j by thread (tx, j % XS_COLS_BY), over the chunks in order
+    for (int j = (int)ty; j < V; j += XS_COLS_BY)
+        out[col0 + j] = xs_final<OP, Tout>(xs_fold_chain(partials + col0 + j, ncols, nchunks, op), nred);
+    if (tx == 0 && ty == 0) counters[blockIdx.x] = 0u;
 }
 
 // One thread per output element (plan strategy "short": rows of at most 32 elements,
@@ -439,7 +437,8 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_tile(XS_RED_IN(Tin) x, To
 // column t % ncols, folded in order with B loads in flight; every load of a warp is
 // one contiguous span. The block then folds, per column c, its threads c, c + ncols,
 // ... in order in shared memory; with several blocks the last block to finish
-// (counted with one atomic) folds the blocks' partials per column in block order.
+// (counted with one atomic) folds the blocks' partials per column in block order,
+// staged through shared memory (xs_fold_partials, xstride/detail/fold_partials.cuh).
 // V > 1: one contiguous run read as 16-byte words (xs_interleave_words, the private
 // xstride/detail/interleave_words.cuh).
 template <int OP, typename Tin, typename Tacc, typename Tout, int NK, int NR, int V, int MINB, int B>
@@ -492,12 +491,10 @@ __global__ void __launch_bounds__(256, MINB) xs_reduce_interleave(XS_RED_IN(Tin)
         s_last = prev == (unsigned)(nchunks - 1);
     }
     __syncthreads();
-    if (!s_last || (long long)t >= ncols) return;
+    if (!s_last) return;
     __threadfence();
-    const volatile Tacc* vp = partials;
-    Tacc f = Op::template identity<Tacc>();
-    for (long long ch = 0; ch < nchunks; ++ch) f = op(f, (Tacc)vp[ch * ncols + t]);
-    out[t] = xs_final<OP, Tout>(f, nred);
+    const Tacc f = xs_fold_partials(partials, ncols, nchunks, op);   // the whole block
+    if ((long long)t < ncols) out[t] = xs_final<OP, Tout>(f, nred);
     if (t == 0) counters[0] = 0u;
 }
 
