@@ -10,8 +10,8 @@
 
 // Bytes of shared memory the fold stages its partials in, a slab at a time.
 #define XS_FOLD_SLAB_BYTES 4096
-// Partials a thread loads before it stores any (all of a slab in one round trip to L2
-// for a block of 256 threads and 4-byte accumulators).
+// Partials a thread loads before it stores any (a slab of 4-byte accumulators in one
+// round trip to L2 for a block of 256 threads, two for 255).
 #define XS_FOLD_LOADS 4
 
 // Column c's total, op(...op(op(identity, p[c]), p[ncols + c])..., p[(nchunks - 1) *
@@ -20,13 +20,15 @@
 // waits for one round trip to L2 every few chunks (its loads are volatile, as the
 // other blocks wrote them), about 66 of them for 264 chunks; here the whole block
 // first copies a slab of XS_FOLD_SLAB_BYTES of partials into shared memory, each
-// thread issuing its XS_FOLD_LOADS loads before storing any, so a slab costs one
-// round trip, then threads t < ncols fold their column's entries of the slab in chunk
-// order. Every thread of the block must call it, after the block found it is the last
-// (the caller's atomic and __threadfence); ncols at most the slab's entries.
+// thread issuing its XS_FOLD_LOADS loads before storing any, so a slab costs one or
+// two round trips, then threads t < ncols fold their column's entries of the slab in
+// chunk order. Every thread of the block must call it, after the block found it is the
+// last (the caller's atomic and __threadfence); ncols at most the slab's entries. Not
+// inlined: inlined, it cost 10 of the interleave kernel's instantiations a block per
+// SM (ptxas 13, sm_90).
 template <typename Tacc, typename Op>
 __device__ __noinline__ Tacc xs_fold_partials(const Tacc* partials, long long ncols,
-                                                 long long nchunks, Op op)
+                                              long long nchunks, Op op)
 {
     constexpr int SLAB = XS_FOLD_SLAB_BYTES / (int)sizeof(Tacc);
     __shared__ Tacc s_slab[SLAB];
@@ -69,7 +71,7 @@ __device__ __noinline__ Tacc xs_fold_partials(const Tacc* partials, long long nc
 // volatile, as other blocks wrote the partials (after the caller's __threadfence).
 template <typename Tacc, typename Op>
 __device__ __noinline__ Tacc xs_fold_chain(const Tacc* p, long long stride, long long n,
-                                              Op op)
+                                           Op op)
 {
     const volatile Tacc* vp = p;
     Tacc f = Op::template identity<Tacc>();
