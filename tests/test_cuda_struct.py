@@ -419,6 +419,11 @@ def test_struct_array_field_value_errors():
     ([("x", "float", (2**62,))], "18,446,744,073,709,551,616"),
     ([("x", "float[8192]")], "32,768"),
     ([("n", "int"), ("x", "double[4095]")], "32,768"),
+    # extents whose product passes 2**63 wrapped in int64: (2**32, 2**32) chars laid out
+    # 1 byte, and (2**32 + 1, 2**32 - 1) chars -1 bytes, which put 'n' at offset 0 too
+    ([("x", "char", (2**32, 2**32))], "18,446,744,073,709,551,616"),
+    ([("x", "char", (2**32 + 1, 2**32 - 1)), ("n", "int")], "18,446,744,073,709,551,620"),
+    ([("x", "char[4294967296][4294967296]")], "18,446,744,073,709,551,616"),
 ])
 def test_a_struct_past_the_parameter_limit_is_refused(fields, size):
     """A struct larger than a kernel's parameters may hold cannot be passed by value;

@@ -25,6 +25,7 @@ text; it does not run the preprocessor (macros in a signature are not expanded).
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -111,7 +112,7 @@ class CType:
             return 8 * (1 + self.ndim)
         if self.kind == "array":     # C: an element's size (a multiple of its alignment) each
             size = self.elem.nbytes
-            return None if size is None else size * int(np.prod(self.shape))
+            return None if size is None else size * math.prod(self.shape)   # exact: no int64 wrap
         if self.fields is None:
             return None
         return struct_layout(self.fields)[1]
