@@ -125,6 +125,27 @@ def test_info_kernels_json(capsys):
     assert res["total"]["seconds"] == pytest.approx(sum(s["seconds"] for s in res["steps"]))
 
 
+def test_info_kernels_on_dask_times_the_work_not_the_graph(monkeypatch):
+    """On dask a step built a lazy graph and was timed without running it (the table
+    showed the time to build graphs, and CuPy chunks' compiles would never happen):
+    each step now persists its result, so its time holds the work."""
+    import dask
+    import dask.array as da
+    import numpy as np
+
+    def slow():
+        time.sleep(0.3)
+        return np.zeros(3)
+
+    def steps(xp, am, n, finish=lambda r: r):
+        return [("slow", lambda: finish(da.from_delayed(dask.delayed(slow)(), (3,), float)))]
+
+    monkeypatch.setattr(_kernels, "_steps", steps)
+    res = _kernels.collect("dask")
+    assert res["backend"] == "dask" and res["compiles_kernels"] is False
+    assert res["steps"][0]["seconds"] >= 0.3
+
+
 def test_info_kernels_table_lists_each_compile():
     res = {"backend": "gpu", "compiles_kernels": True, "cupy_compiles_recorded": True,
            "rows": 10, "steps": [{"name": "sum axis=1", **StepTime(0.3, 0.25, 1).as_dict()}],

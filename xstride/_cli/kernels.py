@@ -6,6 +6,8 @@ float64 array of Philox uniforms, ``n = 100,000``: a few elementwise functions,
 ``sum``/``max`` over axis 1 and axis 0, ``cumulative_sum`` over axis 0 and of one
 column, and Morton keys. Each step is timed between two synchronisations of the
 backend, with the compiles recorded during it apart (``xstride.cuda.compile_stats``).
+On dask, which builds graphs lazily, each step persists its result, and the work, the
+compiles and the synchronisations are those of its chunks' backend.
 On a backend that compiles no kernels (NumPy) the table says so. See
 ``docs/performance.md`` ("Cold start").
 """
@@ -27,15 +29,17 @@ class KernelsError(Exception):
     """A user error of ``info --kernels`` (an unavailable backend): one line, status 2."""
 
 
-def _steps(xp, am, n: int):
-    """(name, function) of each workload step; later steps read ``state["x"]``."""
+def _steps(xp, am, n: int, finish=lambda r: r):
+    """(name, function) of each workload step; later steps read ``state["x"]``. Each
+    step's result goes through ``finish`` (on dask: ``persist``, so that the step
+    computes what it builds and later steps read ``x`` computed once)."""
     alg = xp.algorithms
     state = {}
 
     def positions():
         counters = am.arange(n, dtype=am.uint64)[:, None]
         streams = am.arange(3, dtype=am.uint64)[None, :]
-        state["x"] = xp.rng.philox_uniform(0, streams, counters)
+        state["x"] = finish(xp.rng.philox_uniform(0, streams, counters))
         return state["x"]
 
     def x():
@@ -43,18 +47,18 @@ def _steps(xp, am, n: int):
 
     return [
         ("philox_uniform -> (n, 3) float64", positions),
-        ("add (n, 3) + (3,)", lambda: xp.add(x(), x()[0])),
-        ("multiply (n, 3) * scalar", lambda: xp.multiply(x(), 2.0)),
-        ("greater (n, 3) > scalar", lambda: xp.greater(x(), 0.5)),
-        ("astype float32", lambda: xp.astype(x(), xp.float32)),
-        ("sum axis=1", lambda: xp.sum(x(), axis=1)),
-        ("max axis=1", lambda: xp.max(x(), axis=1)),
-        ("sum axis=0", lambda: xp.sum(x(), axis=0)),
-        ("max axis=0", lambda: xp.max(x(), axis=0)),
-        ("cumulative_sum axis=0", lambda: xp.cumulative_sum(x(), axis=0)),
-        ("cumulative_sum of a column", lambda: xp.cumulative_sum(x()[:, 0])),
+        ("add (n, 3) + (3,)", lambda: finish(xp.add(x(), x()[0]))),
+        ("multiply (n, 3) * scalar", lambda: finish(xp.multiply(x(), 2.0))),
+        ("greater (n, 3) > scalar", lambda: finish(xp.greater(x(), 0.5))),
+        ("astype float32", lambda: finish(xp.astype(x(), xp.float32))),
+        ("sum axis=1", lambda: finish(xp.sum(x(), axis=1))),
+        ("max axis=1", lambda: finish(xp.max(x(), axis=1))),
+        ("sum axis=0", lambda: finish(xp.sum(x(), axis=0))),
+        ("max axis=0", lambda: finish(xp.max(x(), axis=0))),
+        ("cumulative_sum axis=0", lambda: finish(xp.cumulative_sum(x(), axis=0))),
+        ("cumulative_sum of a column", lambda: finish(xp.cumulative_sum(x()[:, 0]))),
         ("morton_keys 3-D, 10 levels",
-         lambda: alg.morton_keys(x(), [0.0, 0.0, 0.0], [1.0, 1.0, 1.0], 10)),
+         lambda: finish(alg.morton_keys(x(), [0.0, 0.0, 0.0], [1.0, 1.0, 1.0], 10))),
     ]
 
 
@@ -93,17 +97,24 @@ def collect(backend: str | None = None) -> dict:
                            f"got {backend!r}") from None
     except RuntimeError as exc:   # an unavailable backend (also one XSTRIDE_BACKEND names)
         raise KernelsError(str(exc)) from None
-    watched = watch_compiles(be)
-    first = len(xp.cuda.compiled_kernels())
     steps = []
     with xp.use_backend(name):
-        for label, fn in _steps(xp, am, n):
-            _, t = timed_step(be.synchronize, fn)
+        # a lazy backend (dask) runs nothing until asked: each step persists its result,
+        # and the work, the compiles and the synchronisation are its chunks' backend's
+        # (a step timed the building of its graph, and a dask of CuPy chunks was said
+        # to compile no kernels)
+        lazy = be.immutable and hasattr(be, "chunk_backend")
+        work = be.chunk_backend() if lazy else be
+        watched = watch_compiles(work)
+        first = len(xp.cuda.compiled_kernels())
+        finish = (lambda r: r.persist()) if lazy else (lambda r: r)
+        for label, fn in _steps(xp, am, n, finish):
+            _, t = timed_step(work.synchronize, fn)
             steps.append({"name": label, **t.as_dict()})
     kernels = [k._asdict() for k in xp.cuda.compiled_kernels()[first:]]
     total = {key: sum(s[key] for s in steps)
              for key in ("seconds", "run_seconds", "compile_seconds", "kernels_compiled")}
-    return {"backend": name, "compiles_kernels": bool(be.compiles_kernels),
+    return {"backend": name, "compiles_kernels": bool(work.compiles_kernels),
             "cupy_compiles_recorded": watched, "rows": n, "steps": steps,
             "kernels": kernels, "total": total}
 
