@@ -190,6 +190,22 @@ REFUSED = {
     "reduce.cuh by a macro of a -D option": (
         "#include HDR\n__global__ void k(float* x) {}",
         {"options": ("-DHDR=<xstride/reduce.cuh>",)}, "warp_shuffle", "xstride/reduce.cuh"),
+    # "%:" is C++'s digraph of "#" (NVRTC reads it so): its directives were not seen
+    # (compiled on HIP)
+    "reduce.cuh by a digraph %:include": (
+        "%:include <xstride/reduce.cuh>\n__global__ void k(float* x) {}",
+        {}, "warp_shuffle", "xstride/reduce.cuh"),
+    "scan.cuh by a digraph %:define of a computed include": (
+        '%:define HDR "xstride/scan.cuh"\n%: include HDR\n__global__ void k(float* x) {}',
+        {}, "warp_shuffle", "xstride/scan.cuh"),
+    "Array5D behind a digraph %:define in a struct": (
+        "#include <xstride/array_view.cuh>\n%:define V5 Array5D<float>\n"
+        "struct S { V5 v; };\n__global__ void k(S s) {}",
+        {}, "high_dim_cuda_views", "5-dimensional view"),
+    "a digraph %:define of XSTRIDE_BOUNDS_CHECK": (
+        "%:define XSTRIDE_BOUNDS_CHECK\n#include <xstride/array_view.cuh>\n"
+        "__global__ void k(Array1D<float> a) {}", {}, "bounds_check_views",
+        "defines XSTRIDE_BOUNDS_CHECK"),
     "#define": ("#define XSTRIDE_BOUNDS_CHECK\n#include <xstride/array_view.cuh>\n"
                 "__global__ void k(Array1D<float> a) {}", {}, "bounds_check_views",
                 "defines XSTRIDE_BOUNDS_CHECK"),

@@ -93,6 +93,8 @@ def test_dtype_names_name_their_dtype(typ):
     ('#include "xstride/scan.cuh"\n', "warp_shuffle", "it includes xstride/scan.cuh"),
     ("#define XSTRIDE_BOUNDS_CHECK\n#include <xstride/array_view.cuh>\n",
      "bounds_check_views", "its source defines XSTRIDE_BOUNDS_CHECK"),
+    # "%:" is C++'s digraph of "#": such a preamble was not scanned at all
+    ("%:include <xstride/reduce.cuh>\n", "warp_shuffle", "it includes xstride/reduce.cuh"),
 ])
 def test_a_preamble_that_breaks_a_hip_rule_is_refused_on_hip(monkeypatch, preamble, rule,
                                                              detail):

@@ -26,9 +26,9 @@ __all__ = ["Include", "IncludeGraph", "scan_includes", "include_dirs_from_option
            "pre_includes_from_options", "defines_from_options"]
 
 # an include of a header (group 1: its bracket) or of a macro's value (group 2: its name)
-_DIRECTIVE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*(?:([<"])|([^\W\d]\w*)[ \t\r]*$)', re.M)
+_DIRECTIVE = re.compile(r'^[ \t]*(?:#|%:)[ \t]*include[ \t]*(?:([<"])|([^\W\d]\w*)[ \t\r]*$)', re.M)
 # an object-like #define whose value may name a header (group 2: the value)
-_HEADER_MACRO = re.compile(r'^[ \t]*#[ \t]*define[ \t]+([^\W\d]\w*)(?!\()[ \t]+'
+_HEADER_MACRO = re.compile(r'^[ \t]*(?:#|%:)[ \t]*define[ \t]+([^\W\d]\w*)(?!\()[ \t]+'
                            r'(<[^>\n]*>|"[^"\n]*"|[^\W\d]\w*)[ \t\r]*$', re.M)
 _MACRO_SPEC = re.compile(r'[<"]([^>"\n]+)[>"]')
 _SPEC = re.compile(r'([^>"\n]+)[>"]')

@@ -233,7 +233,7 @@ class ElementwiseKernel:
         # breaks a HIP rule is refused at the call on a HIP build (host work, done once)
         self._hip_graph = None
         self._options = self.options
-        if "#" in preamble or self.options:
+        if "#" in preamble or "%:" in preamble or self.options:   # %: is a digraph of #
             graph = scan_user_source(preamble, self.options)
             self._options = user_options(self.options, digest=_own_digest(graph))
             if _hip_gate.violations(Signature(name, ()), graph, self._options, preamble, {}):

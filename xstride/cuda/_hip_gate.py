@@ -21,7 +21,7 @@ from ._struct_defs import find_structs, match_brace
 
 __all__ = ["violations", "check"]
 
-_BOUNDS_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+XSTRIDE_BOUNDS_CHECK\b", re.M)
+_BOUNDS_DEFINE = re.compile(r"^[ \t]*(?:#|%:)[ \t]*define[ \t]+XSTRIDE_BOUNDS_CHECK\b", re.M)
 _BOUNDS_MACRO = "XSTRIDE_BOUNDS_CHECK"
 _SPLICE = re.compile(r"\\\r?\n")     # a backslash-newline: one logical line (C phase 2)
 
@@ -56,7 +56,8 @@ def _max_view(ct: CType) -> int:
 
 
 # an object-like macro: "#define CF complex<float>" (group 2: its value)
-_OBJECT_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([^\W\d]\w*)(?!\()[ \t]+(\S.*?)[ \t\r]*$",
+_OBJECT_MACRO = re.compile(r"^[ \t]*(?:#|%:)[ \t]*define[ \t]+([^\W\d]\w*)(?!\()"
+                           r"[ \t]+(\S.*?)[ \t\r]*$",
                            re.M)
 
 

@@ -30,7 +30,7 @@ def _global_candidates(text: str, name: str):
     for m in re.finditer(r"\b" + re.escape(name) + r"\s*\(", text):
         start = max(text.rfind(c, 0, m.start()) for c in ";{}")
         lines = text[start + 1:m.start()].split("\n")
-        prefix = " ".join(ln for ln in lines if not ln.lstrip().startswith("#"))
+        prefix = " ".join(ln for ln in lines if not ln.lstrip().startswith(("#", "%:")))
         if re.search(r"\b__global__\b", prefix) and re.search(r"\bvoid\b", prefix):
             yield prefix, m.end()
 

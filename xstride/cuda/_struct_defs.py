@@ -55,7 +55,7 @@ _TYPEDEF_STRUCT = re.compile(r"\btypedef\s+struct\s*((?:(?:" + _STRUCT_SPEC + r"
 _PACKED_AFTER = re.compile(r"(?:\s*(?:" + _STRUCT_SPEC + r"))+")
 
 
-_PRAGMA_PACK = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+pack[ \t]*\(([^)\n]*)\)", re.M)
+_PRAGMA_PACK = re.compile(r"^[ \t]*(?:#|%:)[ \t]*pragma[ \t]+pack[ \t]*\(([^)\n]*)\)", re.M)
 
 
 def _packing(text: str) -> list[tuple[int, str]]:
