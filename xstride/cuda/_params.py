@@ -1,9 +1,9 @@
 """A kernel's parameters from its source: :func:`parse_signature` finds ``__global__ void
 <name>(...)`` (its declarations and definition: one parameter list, no overloads, no
-template kernel) and reads each parameter with :func:`._signature.parse_type`, after
-refusing what no argument check can match (a function pointer, two or more array
-bounds, a pointer to arrays, a stray comma, a repeated name), each a ``ValueError``
-naming the parameter.
+template kernel; in the namespace a qualified name ``a::k`` names, :mod:`._namespaces`)
+and reads each parameter with :func:`._signature.parse_type`, after refusing what no
+argument check can match (a function pointer, two or more array bounds, a pointer to
+arrays, a stray comma, a repeated name), each a ``ValueError`` naming the parameter.
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ import re
 
 from .._core.csource import code_only
 from .._core.errors import error
+from ._namespaces import (enclosing, lookup_names, namespace_blocks, split_name, spelled,
+                          written_scopes)
 from ._signature import (_DROP, Param, Signature, _split_decl, _split_top, find_aliases,
                          find_structs, merge_aliases, parse_type, scalar_dtype, type_key)
 
@@ -27,12 +29,40 @@ _SPLICE = re.compile(r"\\\r?\n")
 
 
 def _global_candidates(text: str, name: str):
+    """``(prefix, scopes, open_end)`` of each ``__global__ void ... name(``: the text
+    before the name, the namespaces the declaration is in (the enclosing blocks', then
+    a qualifier written before the name: ``void a::k(``) and the end of its ``(``."""
+    blocks = None
     for m in re.finditer(r"\b" + re.escape(name) + r"\s*\(", text):
         start = max(text.rfind(c, 0, m.start()) for c in ";{}")
         lines = text[start + 1:m.start()].split("\n")
         prefix = " ".join(ln for ln in lines if not ln.lstrip().startswith(("#", "%:")))
         if re.search(r"\b__global__\b", prefix) and re.search(r"\bvoid\b", prefix):
-            yield prefix, m.end()
+            if blocks is None:
+                blocks = namespace_blocks(text)
+            absolute, written = written_scopes(prefix)
+            yield prefix, (() if absolute else enclosing(blocks, m.start())) + written, m.end()
+
+
+def _not_found(label: str, name: str, wanted: tuple[str, ...], elsewhere: list) -> ValueError:
+    """No kernel ``name`` (``wanted``: its parts): say where kernels of its last part are
+    declared (``elsewhere``: their scopes) and the name that finds each."""
+    if not elsewhere:
+        return error(ValueError, label, f"no '__global__ void {name}(...)' in the source")
+    where = " at global scope" if len(wanted) == 1 else ""
+    places = {}
+    for scopes in elsewhere:
+        shortest = min(lookup_names(scopes, wanted[-1]), key=lambda n: (len(n), n))
+        named = tuple(s for s in scopes if s.name is not None)
+        places.setdefault("::".join(shortest), f"in namespace {spelled(scopes)!r}"
+                          if named else "at global scope")
+    names = " or ".join(f"name={n!r}" for n in places)
+    whose = "its" if len(places) == 1 else "the one to launch by its"
+    how = (f"pass {whose} qualified name ({names})" if all("::" in n for n in places)
+           else f"pass {names}")
+    declared = " and ".join(dict.fromkeys(places.values()))
+    return error(ValueError, label, f"no '__global__ void {name}(...)'{where} in the source; "
+                 f"a kernel {wanted[-1]!r} is declared {declared}: {how}")
 
 
 def _params_text(text: str, open_end: int, label: str) -> str:
@@ -57,7 +87,11 @@ def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = 
     source : str
         CUDA C++ source text.
     name : str
-        The kernel's name (not mangled; template kernels are not supported).
+        The kernel's name (not mangled; template kernels are not supported): a C
+        identifier for a kernel at global scope, or the qualified name of one declared in
+        a namespace (``a::k``, ``a::b::k``; a leading ``::`` is the global namespace),
+        as C++ finds it from global scope: an inline namespace may be left out, an
+        anonymous one is (:mod:`._namespaces`).
     structs : dict, optional
         Struct definitions visible to the kernel (``find_structs`` of the source and its
         headers); the source's own are always found.
@@ -69,8 +103,11 @@ def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = 
     Raises
     ------
     ValueError
-        No such kernel, overloads with different parameters, a template kernel, or a
-        parameter of unknown C type (the message names the parameter and the type).
+        ``name`` is no identifier or qualified name; no such kernel (where the name's
+        last part names a kernel in another namespace, the message says which and the
+        name to pass: ``name='a::k'``), overloads with different parameters, a template
+        kernel, or a parameter of unknown C type (the message names the parameter and
+        the type).
     """
     label = label or f"CudaKernel {name!r}"
     text = _SPLICE.sub("", code_only(source))
@@ -79,8 +116,16 @@ def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = 
     named = merge_aliases(dict(aliases or {}), find_aliases(text))
     for tag in set(named) & set(known):   # a struct and an alias (or enum) of one name:
         merge_aliases(named, {tag: f"struct {tag}"})   # both read (#ifdef branches, scopes)
+    wanted = split_name(name)
+    if wanted is None:
+        raise error(ValueError, label, f"{name!r} is not a C identifier or a qualified name "
+                    "of one ('a::k')")
     found: list[tuple[tuple[Param, ...], bool]] = []
-    for prefix, open_end in _global_candidates(text, name):
+    elsewhere = []   # the scopes of kernels of the name's last part that it does not find
+    for prefix, scopes, open_end in _global_candidates(text, wanted[-1]):
+        if wanted not in lookup_names(scopes, wanted[-1]):
+            elsewhere.append(scopes)
+            continue
         if re.search(r"\btemplate\b", prefix):
             raise error(ValueError, label, "template kernels are not supported; wrap the "
                                   "instantiation you need in a non-template __global__ function")
@@ -88,7 +133,7 @@ def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = 
         body = text[open_end + len(plist) + 1:].lstrip().startswith("{")
         found.append((_parse_params(plist.strip(), known, named, label), body))
     if not found:
-        raise error(ValueError, label, f"no '__global__ void {name}(...)' in the source")
+        raise _not_found(label, name, wanted, elsewhere)
     # a declaration (unnamed parameters, other names or spacing) and the definition are
     # one kernel where their types agree; other types are an overload
     if len({tuple(type_key(p.ctype) for p in params) for params, _ in found}) > 1:

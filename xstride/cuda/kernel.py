@@ -13,7 +13,6 @@ from pathlib import Path
 
 import numpy as np
 
-from .._core.csource import is_c_identifier
 from .._backends.select import load_cupy
 from .._core.errors import error, type_error, unavailable_error, value_error
 from .._core.settings import env_flag
@@ -23,6 +22,7 @@ from ._args import check_device, pack_value
 from .._core.includes import (IncludeGraph, defines_from_options, include_dirs_from_options,
                               pre_includes_from_options, scan_includes)
 from ._launch_config import Limits, launch_config
+from ._namespaces import split_name
 from ._params import parse_signature
 from ._signature import Param, find_aliases, find_structs, merge_aliases, merge_structs
 
@@ -181,9 +181,16 @@ class CudaKernel:
     ----------
     source : str
         CUDA C++ source holding ``__global__ void <name>(...)`` (``extern "C"`` or not;
-        not a template). Shipped headers are included as ``#include <xstride/...>``.
+        not a template; at global scope or in a namespace). Shipped headers are included
+        as ``#include <xstride/...>``.
     name : str
-        The kernel's name.
+        The kernel's name: a C identifier for a kernel at global scope; for one declared
+        in a namespace, its qualified name as C++ finds it from global scope, ``"a::k"``
+        or ``"a::b::k"`` (``namespace a::b {`` too; a leading ``::`` is the global
+        namespace; an ``inline namespace`` may be named or left out; an anonymous
+        namespace cannot be named and is left out: ``"k"`` for ``namespace { ... }``).
+        It is the name expression handed to the compiler, which finds the kernel's
+        (mangled, for a C++ kernel) name in the compiled module.
     options : iterable of str, optional
         Extra NVRTC options (``-DNAME=1``, ``-I<dir>``, ...). ``-std=c++17`` and
         ``-I<cuda_include_dir()>`` are always added, once.
@@ -207,7 +214,11 @@ class CudaKernel:
     ValueError
         No such kernel in the source, a parameter of unknown C type (the message names
         the parameter), a bad name or block; ``debug=None`` while
-        ``XSTRIDE_CUDA_DEBUG`` holds a value that is neither on nor off.
+        ``XSTRIDE_CUDA_DEBUG`` holds a value that is neither on nor off. A name that
+        finds no kernel where a kernel of its last part is declared in a namespace (an
+        unqualified ``"k"`` for ``namespace a { __global__ void k(...) }``), or in
+        another one, is refused here, naming the namespace and the name to pass
+        (``name='a::k'``), not by the compiler at the first launch.
 
     Notes
     -----
@@ -234,8 +245,9 @@ class CudaKernel:
                  debug=None):
         if not isinstance(name, str):
             raise type_error("CudaKernel", "name", name, "a str (the kernel's name)")
-        if not is_c_identifier(name):
-            raise value_error("CudaKernel", "name", f"{name!r} is not a C identifier")
+        if split_name(name) is None:
+            raise value_error("CudaKernel", "name", f"{name!r} is not a C identifier or the "
+                              "qualified name of a kernel in a namespace ('a::k')")
         label = f"CudaKernel {name!r}"
         if not isinstance(source, str):
             raise type_error(label, "source", source, "a str of CUDA C++ source")

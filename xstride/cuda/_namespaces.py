@@ -1,0 +1,128 @@
+"""The namespaces of C++ text, for finding a kernel by its qualified name.
+
+:func:`split_name` reads a kernel name as :class:`~xstride.cuda.CudaKernel` takes it
+(``k``, ``a::k``, ``a::b::k``, ``::k``); :func:`namespace_blocks` finds the ``namespace``
+blocks of code-only text (``namespace a {``, C++17's ``namespace a::b {``, ``inline
+namespace v1 {``, C++20's ``namespace a::inline v1 {`` and anonymous ``namespace {``);
+:func:`lookup_names` lists the names by which C++ finds, from global scope, a function
+declared at a position: an inline namespace may be named or left out, an anonymous one
+cannot be named and is left out (its members are found through it), every other one is
+named. The preprocessor is not run: a namespace opened in ``#if`` branches is read as
+written, both branches.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from itertools import product
+
+from .._core.csource import is_c_identifier
+
+__all__ = ["split_name", "namespace_blocks", "enclosing", "lookup_names", "spelled",
+           "written_scopes", "Scope"]
+
+_NAME = r"[^\W\d]\w*"
+# attributes of a namespace, which do not change its name: [[deprecated]],
+# __attribute__((visibility("default")))
+_ATTRIBUTES = re.compile(r"\[\[.*?\]\]|\b__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)", re.S)
+_HEAD = re.compile(rf"(inline\s+)?namespace(?:\s+((?:inline\s+)?{_NAME}"
+                   rf"(?:\s*::\s*(?:inline\s+)?{_NAME})*))?")
+_PART = re.compile(rf"(inline\s+)?({_NAME})")
+_DIRECTIVE = re.compile(r"^[ \t]*(?:#|%:).*$", re.M)
+#: The written qualifier of a declarator's name: "a::b::" before "k(", or "::".
+_QUALIFIER = re.compile(rf"(::\s*)?((?:{_NAME}\s*::\s*)*)$")
+
+
+@dataclass(frozen=True)
+class Scope:
+    """One namespace level: its ``name`` (``None`` for an anonymous namespace) and
+    whether it is ``inline``."""
+
+    name: str | None
+    inline: bool = False
+
+
+def split_name(name: str) -> tuple[str, ...] | None:
+    """``"a::b::k"`` -> ``("a", "b", "k")``; a leading ``::`` (the global namespace) is
+    dropped. ``None`` when ``name`` is neither a C identifier nor such a qualified name
+    (a part that is a reserved word, an empty part, blanks)."""
+    parts = name[2:].split("::") if name.startswith("::") else name.split("::")
+    return tuple(parts) if all(is_c_identifier(p) for p in parts) else None
+
+
+def _blank_directives(text: str) -> str:
+    """``text`` with each preprocessor line blanked (positions kept): a brace in a
+    ``#define`` opens nothing."""
+    return _DIRECTIVE.sub(lambda m: " " * len(m.group(0)), text)
+
+
+def _head_scopes(head: str) -> tuple[Scope, ...] | None:
+    """The scopes a block opened after ``head`` enters, when ``head`` opens a namespace
+    (``namespace a::inline b``: two); ``None`` for any other block."""
+    head = " ".join(_ATTRIBUTES.sub(" ", head).split())
+    m = _HEAD.fullmatch(head)
+    if m is None:
+        return None
+    if m.group(2) is None:   # "namespace {" / "inline namespace {": anonymous
+        return (Scope(None, bool(m.group(1))),)
+    parts = [_PART.fullmatch(p.strip()) for p in m.group(2).split("::")]
+    scopes = [Scope(p.group(2), bool(p.group(1))) for p in parts]
+    if m.group(1):          # "inline namespace a": the (last) namespace is inline
+        scopes[-1] = Scope(scopes[-1].name, True)
+    return tuple(scopes)
+
+
+def namespace_blocks(text: str) -> list[tuple[int, int, tuple[Scope, ...]]]:
+    """``(open, close, scopes)`` of each namespace block of code-only text (comments
+    and literals blanked, :func:`~xstride._core.csource.code_only`): the positions of
+    its ``{`` and ``}`` (the end of the text when unclosed) and the scopes it opens.
+    Other blocks (functions, structs, ``extern "C" { }``) are skipped; a ``}`` that
+    closes nothing is ignored."""
+    text = _blank_directives(text)
+    stack: list[tuple[int, tuple[Scope, ...] | None]] = []
+    blocks = []
+    for m in re.finditer(r"[{}]", text):
+        i = m.start()
+        if text[i] == "{":
+            start = max(text.rfind(c, 0, i) for c in ";{}")
+            stack.append((i, _head_scopes(text[start + 1:i])))
+        elif stack:
+            opened, scopes = stack.pop()
+            if scopes is not None:
+                blocks.append((opened, i, scopes))
+    blocks += [(opened, len(text), scopes) for opened, scopes in stack if scopes is not None]
+    return sorted(blocks)
+
+
+def enclosing(blocks, pos: int) -> tuple[Scope, ...]:
+    """The namespace scopes around position ``pos``, outermost first."""
+    out: tuple[Scope, ...] = ()
+    for opened, closed, scopes in blocks:
+        if opened < pos < closed:
+            out += scopes
+    return out
+
+
+def lookup_names(scopes: tuple[Scope, ...], name: str) -> set[tuple[str, ...]]:
+    """Every qualified name (a tuple of parts) by which C++ finds ``name`` declared in
+    ``scopes`` from global scope: each named namespace is a part, an inline one may be
+    left out, an anonymous one is always left out."""
+    choices = [((s.name,), ()) if s.name is not None and s.inline
+               else ((s.name,),) if s.name is not None else ((),)
+               for s in scopes]
+    return {tuple(p for part in combo for p in part) + (name,) for combo in product(*choices)}
+
+
+def spelled(scopes: tuple[Scope, ...]) -> str:
+    """A namespace path as C++ compilers print it: ``a::v1::(anonymous namespace)``."""
+    return "::".join(s.name or "(anonymous namespace)" for s in scopes)
+
+
+def written_scopes(prefix: str) -> tuple[bool, tuple[Scope, ...]]:
+    """The qualifier written before a declarator's name (``void a::b::k(`` is defined
+    out of its namespace): ``(absolute, scopes)``, where ``absolute`` is a leading
+    ``::`` (the scopes count from the global namespace, not from the enclosing ones)."""
+    m = _QUALIFIER.search(prefix)
+    parts = [p.strip() for p in m.group(2).split("::") if p.strip()]
+    return bool(m.group(1)), tuple(Scope(p) for p in parts)
