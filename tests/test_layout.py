@@ -264,6 +264,32 @@ def test_pack_unpack_and_permute_edges():
         Layout((2, 3)).permute(1)
 
 
+def test_unpack_takes_any_bytes_like_object():
+    """The docstring promised a TypeError for "not a bytes-like object", but a NumPy
+    array (bytes-like: it has the buffer protocol) was refused as "expected the bytes of
+    Layout.pack()"; any object with the buffer protocol is read as its bytes."""
+    import array
+
+    from xstride.layout import Layout
+
+    lay = Layout((3, 4), (-4, -1), 11, 8)
+    packed = lay.pack(2)
+    assert Layout.unpack(np.frombuffer(packed, np.uint8), 2) == lay
+    assert Layout.unpack(np.frombuffer(packed, np.int64).reshape(2, 3), 2) == lay
+    assert Layout.unpack(array.array("q", packed), 2) == lay
+    with pytest.raises(ValueError, match=r"^Layout.unpack: 48 bytes, but a layout packed "
+                                         r"with max_ndim=64 has 1040"):
+        Layout.unpack(np.zeros(48, np.uint8))
+    with pytest.raises(ValueError, match=r"^Layout.unpack: argument 'data' is not C-contiguous"):
+        Layout.unpack(np.frombuffer(packed * 2, np.int64)[::2], 2)
+    for bad, what in [([1, 2], "list"), ("ab", "str"), (np.zeros(6, "M8[s]"), "ndarray"),
+                      (np.array([0] * 6, dtype=object), "ndarray of Python objects")]:
+        with pytest.raises(TypeError, match=rf"^Layout.unpack: expected the bytes of "
+                                            rf"Layout.pack\(\) \(a bytes-like object\), "
+                                            rf"got {what}$"):
+            Layout.unpack(bad, 2)
+
+
 def test_extents_strides_and_itemsize_that_pack_cannot_hold_are_refused():
     """An empty shape's other extents, its compact strides and the itemsize must fit
     the packed struct (int64 extents and strides, int32 itemsize): ValueError at

@@ -447,24 +447,39 @@ class Layout:
     def unpack(cls, data: bytes, max_ndim: int = MAX_NDIM) -> "Layout":
         """Inverse of :meth:`pack`; ``max_ndim`` must be the one ``pack`` was given.
 
+        Parameters
+        ----------
+        data : bytes-like object
+            The packed struct: ``bytes``, ``bytearray``, a ``memoryview`` or any object
+            with the buffer protocol (a NumPy array, e.g. ``np.frombuffer(lay.pack(),
+            np.uint8)``, an ``array.array``), read as its bytes whatever its format.
+        max_ndim : int, optional
+            The ``max_ndim`` given to :meth:`pack` (default 64).
+
         Raises
         ------
         TypeError
-            ``data`` is not a bytes-like object, or ``max_ndim`` is not an int.
+            ``data`` is not a bytes-like object (no buffer protocol: a list, a str, a
+            CuPy array; or a buffer of Python objects), or ``max_ndim`` is not an int.
         ValueError
             ``max_ndim`` outside ``[1, 64]``; ``data`` is not C-contiguous or not the
-            size (in bytes, whatever its format) of a struct packed with ``max_ndim``; its ``ndim`` field is out of range, or its
-            fields describe no valid layout (checked as the constructor does).
+            size (in bytes, whatever its format) of a struct packed with ``max_ndim``;
+            its ``ndim`` field is out of range, or its fields describe no valid layout
+            (checked as the constructor does).
         """
-        if not isinstance(data, (bytes, bytearray, memoryview)):
-            raise error(TypeError, "Layout.unpack", f"expected the bytes of Layout.pack(), got "
-                                     f"{type(data).__name__}")
+        try:   # len() of a memoryview counts items of its format, not bytes: nbytes below
+            view = memoryview(data)
+        except (TypeError, ValueError, BufferError):  # ValueError: NumPy's datetime64
+            view = None
+        if view is None or view.format == "O":
+            raise error(TypeError, "Layout.unpack", "expected the bytes of Layout.pack() (a "
+                        f"bytes-like object), got {type(data).__name__}"
+                        + (" of Python objects" if view is not None else ""))
         max_ndim = _int(max_ndim, "max_ndim", "Layout.unpack")
         if not 1 <= max_ndim <= MAX_NDIM:
             raise value_error("Layout.unpack", "max_ndim", f"must lie in [1, {MAX_NDIM}] "
                                                            f"(as for pack), got {max_ndim}")
         fmt = PACK_FORMAT(max_ndim)
-        view = memoryview(data)   # len() of a memoryview counts items of its format, not bytes
         if not view.c_contiguous:
             raise value_error("Layout.unpack", "data", "is not C-contiguous; pass the bytes "
                                                        "of Layout.pack() as one block")
