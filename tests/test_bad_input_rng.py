@@ -528,3 +528,20 @@ def test_other_missing_names_and_existing_methods_are_unchanged():
     for twin in (copy.copy(g), copy.deepcopy(g), pickle.loads(pickle.dumps(g))):
         assert twin.counter == g.counter
         np.testing.assert_array_equal(twin.uniform(4), copy.copy(g).uniform(4))
+
+
+@pytest.mark.parametrize("method", list(_DRAWS))
+def test_philox_refuses_a_shape_that_is_an_iterator(method):
+    """``g.uniform(i for i in [2])`` drew two numbers where ``np.zeros`` refuses a
+    generator: a shape is an int or a sequence; a range is a sequence."""
+    from xstride import rng
+
+    g = rng.Philox(1, backend="numpy")
+    draw = _DRAWS[method]
+    with pytest.raises(TypeError, match="expected a sequence of integers"):
+        np.zeros(i for i in [2])                                  # NumPy's rule
+    for bad in ((i for i in [2]), iter([2, 3]), map(int, "23")):
+        with pytest.raises(TypeError, match=f"Philox.{method}: argument 'shape' got "):
+            draw(g, bad)
+    assert g.counter == 0   # nothing drawn
+    assert draw(g, range(2, 4)).shape == (2, 3)

@@ -49,7 +49,8 @@ def _shape(func, shape, itemsize=8):
 
     Takes what NumPy's ``np.zeros(shape)`` takes: an integer-like (``__index__``: an
     int, a NumPy integer, a 0-d integer array) or a sequence of them (a 1-D integer
-    array too). Refuses (``TypeError``) anything else, naming ``shape`` as given; refuses
+    array too; not an iterator or a generator). Refuses (``TypeError``) anything else,
+    naming ``shape`` as given; refuses
     (``ValueError``) a negative extent, more than 64 axes, and a shape whose array of
     ``itemsize``-byte items could not exist: NumPy's rule, the product of the non-zero
     extents times the item size within ``2**63 - 1`` bytes.
@@ -60,7 +61,10 @@ def _shape(func, shape, itemsize=8):
     if one is not None:
         shape = (one,)
     elif isinstance(shape, (bool, np.bool_, str, bytes, dict, set)) or (
-            isinstance(shape, np.ndarray) and shape.ndim != 1):
+            isinstance(shape, np.ndarray) and shape.ndim != 1) or not (
+            hasattr(shape, "__len__") and hasattr(shape, "__getitem__")):
+        # a sequence, as NumPy asks: not an iterator or generator, which reading would
+        # use up (np.zeros refuses them too)
         raise type_error(func, "shape", given, wanted)
     try:
         shape = tuple(shape)
