@@ -73,6 +73,24 @@ def test_every_complex_instantiation_compiles(fake_reductions):  # noqa: F811
     assert all(lowered[n] in ptx for n in names)
 
 
+@pytest.mark.parametrize("dtype, batch", [(np.complex64, 16), (np.complex128, 8)])
+@pytest.mark.parametrize("func", ["sum", "prod", "mean", "all", "any"])
+def test_the_interleave_walk_keeps_128_bytes_of_complex_loads_in_flight(
+        fake_reductions, func, dtype, batch):  # noqa: F811
+    """``sum(x, axis=0)`` of a complex (n, 3) walks the flat run element by element: at
+    ``TUNING["interleave"]``'s 32 loads a thread, ptxas 13 spilled up to 712 bytes
+    (``reductions.COMPLEX_BATCH_BYTES``); the launch asks for 128 bytes' worth."""
+    _, log = fake_reductions
+    n = len(log)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        getattr(xp, func)(FakeCupyArray(_data((5000, 3), dtype)), axis=0)
+    exprs = [e[0] for e in log[n:] if e[0].startswith("xs_reduce_interleave<")]
+    assert len(exprs) == 1, log[n:]
+    assert exprs[0].endswith(f", 1, {rc.TUNING['interleave'][0]}, {batch}>"), exprs[0]
+    assert reductions.COMPLEX_BATCH_BYTES // np.dtype(dtype).itemsize == batch
+
+
 def test_a_complex_scan_of_one_element_is_a_cast_copy(fake_reductions, monkeypatch):  # noqa: F811
     """A scan over an axis of one element is the element (NumPy's accumulate starts from
     it): a cast copy, not CuPy's cumsum (100x slower on (n, 1) over axis 1, H200). Over

@@ -55,6 +55,12 @@ _BYTE_BATCHED = frozenset({"interleave", "rows_warp", "rows_group", "rows_block"
 #: accumulators (the row kernels): ptxas 13 for sm_90 spills B = 8 of them (each a
 #: vector of 16 unpacked bytes) at MINB 3, and none at 4 (uint8 sum: 68 registers).
 WIDE_ACC_BYTE_VECTORS = 4
+#: Bytes of complex elements a thread of the "interleave" kernel's element walk keeps in
+#: flight (B = 16 for complex64, 8 for complex128): ptxas 13 for sm_90 spilled at
+#: ``TUNING["interleave"]``'s B = 32 (complex128 sum and mean 712 bytes, prod 368, all
+#: 232, any 184; complex64 into complex128 sum 100, prod 72, mean 36), and at these B
+#: none (106-124 registers; the same blocks per SM, so the same grid and bits).
+COMPLEX_BATCH_BYTES = 128
 #: MINB of the "short" kernel when a thread takes W rows that lie side by side (W
 #: accumulators): ptxas 13 for sm_90 spills float32 sums (W = 4) and bool all/any
 #: (W = 16) at the default 8 (32 registers), and none at 4 (48-64 registers).
@@ -127,6 +133,8 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
             batch = BYTE_BATCH
         elif geo.vec == 16 and acc.itemsize == 8:
             batch = builtins.min(batch, WIDE_ACC_BYTE_VECTORS)
+        elif x.dtype.kind == "c" and geo.kernel == "interleave":
+            batch = builtins.min(batch, COMPLEX_BATCH_BYTES // x.itemsize)
         if geo.vec == 16 and geo.kernel in rc.ROW_BYTE_WORDS:
             minb, batch = rc.ROW_BYTE_WORDS[geo.kernel]
     if geo.vec < 0:   # rows side by side: W accumulators a thread
