@@ -40,7 +40,10 @@ __all__ = [
 #: 0.34), float32 (n, 200)-(n, 300) ``max`` +0.05, ``sum`` -0.02 to -0.05, int32 (n,
 #: 200) ``max`` 0.77 against 0.83. ``short`` (one thread per output row): ptxas
 #: 12.9/13.0 for sm_90 gives ``(6, 4)`` 36-40 registers and no spills (8 bytes in the
-#: float64 ``var`` pass), ``(5, 8)`` 40-48 and none, ``(8, 4)`` 32 and 4-28 bytes;
+#: float64 ``var`` pass), ``(5, 8)`` 40-48 and none, ``(8, 4)`` 32 and 4-28 bytes
+#: for rows element by element (ptxas 13, 2026-12-06: rows of whole 16-byte vectors,
+#: V > 1, spill 32-208 bytes at B = 4 and 0-56 at 2; complex accumulators of V = 1
+#: rows 96-168; not timed against the H200 readings below);
 #: on the H200 (2026-12-01, ``sum(x, axis=1)`` of (n, k) float32, n = 2**25, against
 #: CuPy's time) ``(8, 4)`` read k = 5, 8, 12 at 1.11, 1.08, 1.01 against 1.01, 1.04,
 #: 0.95 for ``(6, 4)``, and (n, 16) with vectors at 0.99. ``lanes`` ``(8, 2)``: (n, 8)
