@@ -35,7 +35,7 @@ from .int_errors import unheld_int_error
 from .no_array import (MORE_ARRAYS, NUMPY_TYPES, PLAIN_TYPES, attribute_error,
                        no_array_error, operand_error, operand_names)
 from .registry import DEFAULT, REGISTRY, each
-from .real_only import bool_argument_error, complex_argument_error
+from .real_only import bool_argument_error, complex_argument_error, inexact_argument_error
 from .matmul_checks import gufunc_shape_error
 from .lapack_dtype import lapack_dtype_error
 from .linalg_shapes import linalg_shape_error
@@ -518,6 +518,7 @@ def follower(qualname: str, module: str = "xstride"):
                       or axis_argument_error(exc, qualname, named)
                       or complex_argument_error(exc, qualname, named)
                       or bool_argument_error(exc, qualname, named)
+                      or inexact_argument_error(exc, qualname, named)
                       or gufunc_shape_error(exc, qualname, named)
                       or broadcast_shape_error(exc, qualname, named)
                       or lapack_dtype_error(exc, qualname, named)

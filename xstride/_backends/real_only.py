@@ -13,7 +13,10 @@ these functions the first complex argument (an array or NumPy scalar of a comple
 dtype, a Python ``complex``) is named, on every backend, as xstride's checks name
 arguments. The functions are not listed here but read from NumPy's loops: those whose
 ufunc takes float64 and no complex128 (the bitwise functions, which take no real
-floats either, are not among them).
+floats either, are not among them). So for a floating or complex argument of the
+bitwise functions and shifts (:func:`inexact_argument_error`; those whose ufunc takes
+integers and no float64), and a bool one of ``negative``, ``positive``, ``sign`` and
+``subtract`` (:func:`bool_argument_error`).
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ from .._core.errors import type_error
 from .._core.names import ELEMENTWISE
 from .._core.ufuncs import numpy_ufunc_name
 
-__all__ = ["complex_argument_error", "bool_argument_error", "bool_operand_error"]
+__all__ = ["complex_argument_error", "bool_argument_error", "bool_operand_error",
+           "inexact_argument_error"]
 
 _ELEMENTWISE = frozenset(ELEMENTWISE)
 
@@ -56,6 +60,13 @@ def numeric_only(qualname: str) -> bool:
     """``qualname`` is an elementwise function whose NumPy ufunc takes integers and no
     bool input (``negative``, ``positive``, ``sign``, ``subtract``)."""
     return _takes(qualname, np.int8) and not _takes(qualname, np.bool_)
+
+
+@functools.cache
+def integer_only(qualname: str) -> bool:
+    """``qualname`` is an elementwise function whose NumPy ufunc takes integers and no
+    real float input (the bitwise functions and shifts)."""
+    return _takes(qualname, np.int8) and not _takes(qualname, np.float64)
 
 
 #: What to write instead, for the functions a bool argument is most often given to.
@@ -133,3 +144,24 @@ def bool_operand_error(func: str, name: str, value) -> TypeError:
     instead = _INSTEAD.get(func)
     return type_error(func, name, value, f"a numeric array ({func} takes no bool input"
                       + (f"; for bool, {instead}" if instead else "") + ")")
+
+
+def inexact_argument_error(exc: Exception, qualname: str, named) -> TypeError | None:
+    """The ``TypeError`` naming the first floating or complex argument (an array or NumPy
+    scalar of such a dtype, a Python ``float`` or ``complex``) of a function of
+    :func:`integer_only` input, where the library's ``exc`` names no argument (NumPy's
+    "ufunc 'bitwise_and' not supported for the input types, ...", dask's "Parameters of
+    such types are not supported by bitwise_and") and every argument is a number; else
+    None (``exc`` stands)."""
+    if not isinstance(exc, TypeError) or not integer_only(qualname) or "argument '" in str(exc):
+        return None
+    named, kinds = _numbers(named)
+    if named is None:
+        return None   # an argument of no number at all: the library's error stands
+    func = qualname.rsplit(".", 1)[-1]
+    takes = "an integer or bool" if _takes(qualname, np.bool_) else "an integer"
+    for (name, value), kind in zip(named, kinds):
+        if kind in "fc":
+            return type_error(func, name, value, f"{takes} array or Python int ({func} "
+                                                 "takes no floating-point or complex input)")
+    return None
