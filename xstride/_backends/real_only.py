@@ -98,44 +98,43 @@ def _numbers(named) -> tuple:
     return named, kinds
 
 
-def complex_argument_error(exc: Exception, qualname: str, named) -> TypeError | None:
-    """The ``TypeError`` naming the first complex argument of ``named`` (``(name,
-    value)`` pairs of the call) for a function of :func:`real_only` input, where the
-    library's ``exc`` (a ``TypeError``) names no argument and every argument is a number
-    (an array or scalar of a bool or numeric dtype, a Python number); else None (``exc``
-    stands)."""
-    if not isinstance(exc, TypeError) or not real_only(qualname) or "argument '" in str(exc):
+def _first_of_kind(exc: Exception, qualname: str, named, applies, kinds: str):
+    """``(func, name, value)`` of the first argument of ``named`` (``(name, value)``
+    pairs of the call) whose :func:`_kind` is in ``kinds``, where ``applies(qualname)``,
+    the library's ``exc`` is a ``TypeError`` that names no argument and every argument is
+    a number (an array or scalar of a bool or numeric dtype, a Python number); else None
+    (``exc`` stands: an argument of no number at all, a str or an object array's element,
+    is what the library's error is about)."""
+    if not isinstance(exc, TypeError) or not applies(qualname) or "argument '" in str(exc):
         return None
-    named, kinds = _numbers(named)
+    named, found = _numbers(named)
     if named is None:
-        return None   # an argument of no number at all: the library's error stands
-    func = qualname.rsplit(".", 1)[-1]
-    for (name, value), kind in zip(named, kinds):
-        if kind == "c":
-            return type_error(func, name, value, "a real-valued array or Python scalar "
-                                                 f"({func} takes real-valued input only)")
+        return None
+    for (name, value), kind in zip(named, found):
+        if kind in kinds:
+            return qualname.rsplit(".", 1)[-1], name, value
     return None
+
+
+def complex_argument_error(exc: Exception, qualname: str, named) -> TypeError | None:
+    """The ``TypeError`` naming the first complex argument of a function of
+    :func:`real_only` input (:func:`_first_of_kind`), else None."""
+    hit = _first_of_kind(exc, qualname, named, real_only, "c")
+    if hit is None:
+        return None
+    func, name, value = hit
+    return type_error(func, name, value, "a real-valued array or Python scalar "
+                                         f"({func} takes real-valued input only)")
 
 
 def bool_argument_error(exc: Exception, qualname: str, named) -> TypeError | None:
     """The ``TypeError`` naming the first bool argument (an array or NumPy scalar of
-    dtype bool) of a function of :func:`numeric_only` input, where the library's ``exc``
-    names no argument (NumPy's "The numpy boolean negative ... is not supported", dask's
-    "Parameters of such types are not supported by negative" or "operand type(s) all
-    returned NotImplemented") and every argument is a number; else None (``exc``
-    stands). A Python ``bool`` is an int to the libraries and never reaches here."""
-    if not isinstance(exc, TypeError) or not numeric_only(qualname) or "argument '" in str(exc):
-        return None
-    named, kinds = _numbers(named)
-    if named is None:
-        return None   # subtract(b, "a"), an object array's element: not the bool's fault
-    func = qualname.rsplit(".", 1)[-1]
-    for (name, value), kind in zip(named, kinds):
-        if isinstance(value, bool):
-            continue
-        if kind == "b":
-            return bool_operand_error(func, name, value)
-    return None
+    dtype bool; a Python ``bool`` is an int to the libraries) of a function of
+    :func:`numeric_only` input, where the library named none (NumPy's "The numpy boolean
+    negative ... is not supported", dask's "Parameters of such types are not supported by
+    negative" or "operand type(s) all returned NotImplemented"); else None."""
+    hit = _first_of_kind(exc, qualname, named, numeric_only, "b")
+    return None if hit is None else bool_operand_error(*hit)
 
 
 def bool_operand_error(func: str, name: str, value) -> TypeError:
@@ -149,19 +148,13 @@ def bool_operand_error(func: str, name: str, value) -> TypeError:
 def inexact_argument_error(exc: Exception, qualname: str, named) -> TypeError | None:
     """The ``TypeError`` naming the first floating or complex argument (an array or NumPy
     scalar of such a dtype, a Python ``float`` or ``complex``) of a function of
-    :func:`integer_only` input, where the library's ``exc`` names no argument (NumPy's
-    "ufunc 'bitwise_and' not supported for the input types, ...", dask's "Parameters of
-    such types are not supported by bitwise_and") and every argument is a number; else
-    None (``exc`` stands)."""
-    if not isinstance(exc, TypeError) or not integer_only(qualname) or "argument '" in str(exc):
+    :func:`integer_only` input, where the library named none (NumPy's "ufunc
+    'bitwise_and' not supported for the input types, ...", dask's "Parameters of such
+    types are not supported by bitwise_and"); else None."""
+    hit = _first_of_kind(exc, qualname, named, integer_only, "fc")
+    if hit is None:
         return None
-    named, kinds = _numbers(named)
-    if named is None:
-        return None   # an argument of no number at all: the library's error stands
-    func = qualname.rsplit(".", 1)[-1]
+    func, name, value = hit
     takes = "an integer or bool" if _takes(qualname, np.bool_) else "an integer"
-    for (name, value), kind in zip(named, kinds):
-        if kind in "fc":
-            return type_error(func, name, value, f"{takes} array or Python int ({func} "
-                                                 "takes no floating-point or complex input)")
-    return None
+    return type_error(func, name, value, f"{takes} array or Python int ({func} takes no "
+                                         "floating-point or complex input)")
