@@ -214,8 +214,12 @@ def _expected_launch(x, axes, op, out_dtype, acc):
             batch = _red.BYTE_BATCH    # 1-byte elements one by one: 32 loads in flight
         elif geo.vec == 16 and acc.itemsize == 8:
             batch = min(batch, _red.WIDE_ACC_BYTE_VECTORS)
+        elif x.dtype.kind == "c" and geo.kernel == "interleave":
+            batch = min(batch, _red.COMPLEX_BATCH_BYTES // x.itemsize)
         if geo.vec == 16 and geo.kernel in _rc.ROW_BYTE_WORDS:
             minb, batch = _rc.ROW_BYTE_WORDS[geo.kernel]
+        elif geo.kernel == "lanes" and x.dtype.kind == "c":
+            batch = min(batch, _red.COMPLEX_LANES_BATCH)   # complex64 chunks: 1 in flight
     if geo.vec < 0:
         minb = min(minb, _red.SIDE_BY_SIDE_MINB)
     ops = {"sum": 0, "prod": 1, "min": 2, "max": 3, "all": 5, "any": 6}

@@ -59,8 +59,17 @@ WIDE_ACC_BYTE_VECTORS = 4
 #: flight (B = 16 for complex64, 8 for complex128): ptxas 13 for sm_90 spilled at
 #: ``TUNING["interleave"]``'s B = 32 (complex128 sum and mean 712 bytes, prod 368, all
 #: 232, any 184; complex64 into complex128 sum 100, prod 72, mean 36), and at these B
-#: none (106-124 registers; the same blocks per SM, so the same grid and bits).
+#: none (106-124 registers; the same blocks per SM, so the same grid and bits). On the
+#: H100 (2026-12-06, (2**24, 3) over axis 0) complex128 sum/prod/mean read 0.88-0.93 of
+#: copy at 32 and 0.94-0.97 here; complex64 the same within 0.03.
 COMPLEX_BATCH_BYTES = 128
+#: 16-byte chunks of complex64 elements a thread of the "lanes" kernel keeps in flight
+#: (``TUNING["lanes"]``'s B = 2 elsewhere; complex128 never takes it): at MINB 8 (32
+#: registers) ptxas 13 for sm_90 spilled 148 bytes for the mean at 2 and 24 at 1 (8
+#: blocks an SM at both; a one-pass grid). On the H100 (2026-12-06) the mean of a
+#: complex64 (n, 2) over axis 1 read 0.46-0.47 of copy at 2 and 0.60-0.62 at 1; sum and
+#: prod the same within 0.02.
+COMPLEX_LANES_BATCH = 1
 #: MINB of the "short" kernel when a thread takes W rows that lie side by side (W
 #: accumulators): ptxas 13 for sm_90 spills float32 sums (W = 4) and bool all/any
 #: (W = 16) at the default 8 (32 registers), and none at 4 (48-64 registers).
@@ -137,6 +146,8 @@ def _build_recipe(plan, x, op: str, out_dtype: np.dtype, acc: np.dtype) -> _Reci
             batch = builtins.min(batch, COMPLEX_BATCH_BYTES // x.itemsize)
         if geo.vec == 16 and geo.kernel in rc.ROW_BYTE_WORDS:
             minb, batch = rc.ROW_BYTE_WORDS[geo.kernel]
+        elif geo.kernel == "lanes" and x.dtype.kind == "c":
+            batch = builtins.min(batch, COMPLEX_LANES_BATCH)
     if geo.vec < 0:   # rows side by side: W accumulators a thread
         minb = builtins.min(minb, SIDE_BY_SIDE_MINB)
     tail = (f", {tin}, {tacc}, {tout}, {nkc}, {nrc}, {geo.vec}, {minb}, {batch}"
