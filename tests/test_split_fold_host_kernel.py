@@ -1,9 +1,10 @@
 """The split reductions' kernels run whole on the host, their last block's fold of the
 partials included: ``xs_reduce_interleave`` (the flat run of a few columns;
 ``xs_fold_partials`` stages the partials in shared memory a slab at a time) and
-``xs_reduce_cols`` (column tiles; ``xs_fold_chain``, a column a thread; for V = 1 the tail's own loop), from
-``reductions.cu`` compiled by g++ with the host stand-ins of ``host_cuda/`` (a block's
-threads as threads meeting at ``__syncthreads``, the blocks one after another). Their
+``xs_reduce_cols`` (column tiles; ``xs_fold_chain``, a column a thread, or for V = 1
+the tail's own loop), from ``reductions.cu`` compiled by g++ with the host stand-ins
+of ``host_cuda/`` (a block's threads as threads meeting at ``__syncthreads``, the
+blocks one after another). Their
 float sums are compared bit for bit with a NumPy model of the whole order of
 additions (each thread's walk, the block's fold, the chunks in order), over grids of
 several slabs, columns that leave threads or a tile's threads idle, and strided rows;
