@@ -1,7 +1,8 @@
 """The dask backend's per-block fixes on CuPy chunks, under dask's default scheduler (no
 cluster): the signed zero of the set functions, ``xp.fuse``'s dtype probe (``x ** -1``
 of integers), -1 in the ``s`` of the n-D FFTs, ``flip`` of unknown block lengths and
-``searchsorted``'s ``sorter`` check; each against the CuPy or NumPy backend."""
+``searchsorted``'s ``sorter`` check, ``arange``'s chunks made on the device; each
+against the CuPy or NumPy backend."""
 
 from __future__ import annotations
 
@@ -93,3 +94,31 @@ def test_searchsorted_sorter_checked_on_cupy_blocks(cp):
     bad = _cupy_chunks(cp, np.asarray([0, 5, 1]), 2)
     with pytest.raises(ValueError, match="argument 'sorter' holds the index 5"):
         xp.to_numpy(xp.searchsorted(x1, x2, sorter=bad))
+
+
+@pytest.mark.parametrize("args, dtype", [
+    ((10,), "uint64"), ((3, 40, 7), None), ((50, -3, -4), "int32"), ((5, 200), "int8"),
+    ((0,), "uint64"), ((2**40, 2**40 + 9), None)])
+def test_integer_arange_chunks_are_made_on_the_device(cp, args, dtype):
+    """``arange`` of ints into an integer dtype on CuPy chunks: each chunk made by
+    CuPy's ``arange`` (dask's ``like``), no host chunk copied over (no ``asarray``
+    layer in the graph); the NumPy backend's values, the narrow dtypes' included."""
+    with xp.use_backend("dask", chunks=4, chunk_backend="cupy"):
+        x = xp.arange(*args, dtype=dtype)
+    assert isinstance(x._meta, cp.ndarray)
+    assert not [name for name in x.dask.layers if name.startswith("asarray")], x.dask.layers
+    want = xp.arange(*args, dtype=dtype)   # the NumPy backend
+    got = x.compute()
+    assert isinstance(got, cp.ndarray)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(cp.asnumpy(got), want)
+
+
+def test_float_arange_on_cupy_chunks_keeps_numpys_values(cp):
+    """A float result is made from NumPy's values on the host (``float_arange``) and
+    copied: the same bits as the NumPy backend's."""
+    with xp.use_backend("dask", chunks=7, chunk_backend="cupy"):
+        x = xp.arange(0.1, 5.3, 0.1)
+    assert isinstance(x._meta, cp.ndarray)
+    got = cp.asnumpy(x.compute())
+    assert got.tobytes() == xp.arange(0.1, 5.3, 0.1).tobytes()
