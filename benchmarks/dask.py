@@ -193,8 +193,11 @@ def gpu_rows(n: int, rows: int, levels: int):
                + [f"{st_ref.get(s, 0.0):.3f}" for s in _PIPELINE])
     try:
         with dask_demo.cluster(gpu=True):
+            # the warm-up on another seed: a repeat of the timed graph right after it
+            # found the warm-up's results still held under the same keys (0.19 s
+            # against 0.29-0.32 s computed, the positions stage 0.009 s)
             dask_demo.pipeline("dask", n=n, chunks=rows, chunk_backend="cupy", levels=levels,
-                               tree=False)
+                               tree=False, seed=1)
             res = dask_demo.pipeline("dask", n=n, chunks=rows, chunk_backend="cupy",
                                      levels=levels, tree=False)
     except dask_demo.DemoError as exc:
