@@ -1,8 +1,8 @@
 """The dask backend's per-block fixes on CuPy chunks, under dask's default scheduler (no
 cluster): the signed zero of the set functions, ``xp.fuse``'s dtype probe (``x ** -1``
 of integers), -1 in the ``s`` of the n-D FFTs, ``flip`` of unknown block lengths and
-``searchsorted``'s ``sorter`` check, ``arange``'s chunks made on the device; each
-against the CuPy or NumPy backend."""
+``searchsorted``'s ``sorter`` check, the creation functions' chunks made on the device;
+each against the CuPy or NumPy backend."""
 
 from __future__ import annotations
 
@@ -122,3 +122,38 @@ def test_float_arange_on_cupy_chunks_keeps_numpys_values(cp):
     assert isinstance(x._meta, cp.ndarray)
     got = cp.asnumpy(x.compute())
     assert got.tobytes() == xp.arange(0.1, 5.3, 0.1).tobytes()
+
+
+@pytest.mark.parametrize("name, args, kwargs", [
+    ("zeros", ((7, 5),), {}), ("ones", ((7, 5),), {"dtype": "int8"}),
+    ("full", ((7, 5), 2.5), {}), ("full", ((9,), 3), {"dtype": "uint16"}),
+    ("empty", ((7, 5),), {"dtype": "float32"}), ("zeros", ((0, 3),), {})])
+def test_filled_chunks_are_made_on_the_device(cp, name, args, kwargs):
+    """``zeros``/``ones``/``full``/``empty`` on CuPy chunks: each chunk one CuPy element
+    broadcast (dask's ``meta``, as dask's CuPy backend makes them), no host chunk
+    copied over; the NumPy backend's values and dtype, and a chunk's copy writable on
+    its own."""
+    with xp.use_backend("dask", chunks=3, chunk_backend="cupy"):
+        x = getattr(xp, name)(*args, **kwargs)
+    assert isinstance(x._meta, cp.ndarray)
+    assert not [n for n in x.dask.layers if n.startswith("asarray")], x.dask.layers
+    want = getattr(xp, name)(*args, **kwargs)   # the NumPy backend
+    got = x.compute()
+    assert isinstance(got, cp.ndarray) and got.dtype == want.dtype and got.shape == want.shape
+    if name != "empty":
+        np.testing.assert_array_equal(cp.asnumpy(got), want)
+        if x.size:   # a chunk's copy is its own: the next compute gives the values again
+            first = (0,) * x.ndim
+            block = x.blocks[first].compute().copy()
+            block[...] = 7
+            again = cp.asnumpy(x.blocks[first].compute())
+            np.testing.assert_array_equal(again, want[tuple(slice(0, n) for n in again.shape)])
+
+
+def test_full_of_a_dask_fill_on_device_chunks(cp):
+    with xp.use_backend("dask", chunks=3, chunk_backend="cupy"):
+        fill = xp.sum(xp.ones(4))   # a 0-D dask array, 4.0
+        x = xp.full((5, 4), fill)
+    got = x.compute()
+    assert isinstance(got, cp.ndarray)
+    np.testing.assert_array_equal(cp.asnumpy(got), np.full((5, 4), 4.0))

@@ -170,10 +170,14 @@ def _creation(name: str):
             kwargs["chunks"] = chunks_of_no_element(kwargs["chunks"], shape,
                                                     kwargs.get("dtype") or np.float64)
         narrow = _narrow_arange(args, kwargs, shape) if name == "arange" else None
-        if name == "arange" and shape is not None and _device_ints(be, opts, args, kwargs):
-            # chunks made by the chunk backend's arange where they live (NEP 35's
-            # ``like``): made on the host and copied, 2**28 uint64 counters took 0.8 s
-            kwargs["like"] = be.meta(kwargs.get("dtype") or np.int64)
+        if be.chunk_backend(opts).compiles_kernels:
+            # chunks made where they live, as dask's own CuPy backend makes them (its
+            # cupy_entry_point): made on the host and copied, the dask demo's 2**28
+            # uint64 counters took 0.8 s
+            if name == "arange" and shape is not None and _device_ints(args, kwargs):
+                kwargs["like"] = be.meta(kwargs.get("dtype") or np.int64)   # NEP 35
+            elif name in _SHAPED:   # one element broadcast, as dask's NumPy chunks are
+                kwargs["meta"] = be.meta()
         lib = getattr(be.namespace(), name)
         out = lib(*args, **kwargs)
         if name == "arange" and shape is not None and narrow is None and (
@@ -190,13 +194,10 @@ def _creation(name: str):
     return impl
 
 
-def _device_ints(be, opts, args, kwargs) -> bool:
-    """Whether ``arange``'s chunks can be made on the chunk backend's device: a chunk
-    backend of device arrays, and ints into an integer dtype (whose values every
-    library's ``arange`` gives alike; a float result takes ``float_arange``'s host
-    values)."""
-    if not be.chunk_backend(opts).compiles_kernels:
-        return False
+def _device_ints(args, kwargs) -> bool:
+    """Whether ``arange``'s chunks can be made by the chunk backend's ``arange``: ints
+    into an integer dtype, whose values every library's ``arange`` gives alike (a float
+    result takes ``float_arange``'s host values)."""
     dtype = kwargs.get("dtype")
     try:
         kind = "i" if dtype is None else np.dtype(dtype).kind
