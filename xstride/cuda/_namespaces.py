@@ -7,8 +7,9 @@ namespace v1 {``, C++20's ``namespace a::inline v1 {`` and anonymous ``namespace
 :func:`lookup_names` lists the names by which C++ finds, from global scope, a function
 declared at a position: an inline namespace may be named or left out, an anonymous one
 cannot be named and is left out (its members are found through it), every other one is
-named. The preprocessor is not run: a namespace opened in ``#if`` branches is read as
-written, both branches.
+named; :func:`inner_blocks` finds the other blocks (a ``using`` line inside one is not
+at namespace scope). The preprocessor is not run: a namespace opened in ``#if`` branches
+is read as written, both branches.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from itertools import product
 
 from .._core.csource import is_c_identifier
 
-__all__ = ["split_name", "namespace_blocks", "enclosing", "lookup_names", "spelled",
-           "written_scopes", "Scope"]
+__all__ = ["split_name", "namespace_blocks", "inner_blocks", "blank_directives", "enclosing",
+           "lookup_names", "spelled", "written_scopes", "Scope"]
 
 _NAME = r"[^\W\d]\w*"
 # attributes of a namespace, which do not change its name: [[deprecated]],
@@ -30,6 +31,8 @@ _HEAD = re.compile(rf"(inline\s+)?namespace(?:\s+((?:inline\s+)?{_NAME}"
                    rf"(?:\s*::\s*(?:inline\s+)?{_NAME})*))?")
 _PART = re.compile(rf"(inline\s+)?({_NAME})")
 _DIRECTIVE = re.compile(r"^[ \t]*(?:#|%:).*$", re.M)
+#: The head of a linkage block, ``extern "C" {`` with its literal blanked.
+_LINKAGE = re.compile(r'extern\s*"[^"]*"')
 #: The written qualifier of a declarator's name: "a::b::" before "k(", or "::".
 _QUALIFIER = re.compile(rf"(::\s*)?((?:{_NAME}\s*::\s*)*)$")
 
@@ -51,7 +54,7 @@ def split_name(name: str) -> tuple[str, ...] | None:
     return tuple(parts) if all(is_c_identifier(p) for p in parts) else None
 
 
-def _blank_directives(text: str) -> str:
+def blank_directives(text: str) -> str:
     """``text`` with each preprocessor line blanked (positions kept): a brace in a
     ``#define`` opens nothing."""
     return _DIRECTIVE.sub(lambda m: " " * len(m.group(0)), text)
@@ -73,26 +76,41 @@ def _head_scopes(head: str) -> tuple[Scope, ...] | None:
     return tuple(scopes)
 
 
+def _all_blocks(text: str) -> list[tuple[int, int, tuple[Scope, ...] | None, str]]:
+    """``(open, close, scopes, head)`` of every ``{ }`` block of code-only text: the
+    scopes a namespace block opens (``None`` for any other block) and the text before
+    its ``{`` back to the last ``;``, ``{`` or ``}``."""
+    text = blank_directives(text)
+    stack: list[tuple[int, tuple[Scope, ...] | None, str]] = []
+    blocks = []
+    for m in re.finditer(r"[{}]", text):
+        i = m.start()
+        if text[i] == "{":
+            start = max(text.rfind(c, 0, i) for c in ";{}")
+            head = text[start + 1:i]
+            stack.append((i, _head_scopes(head), head))
+        elif stack:
+            opened, scopes, head = stack.pop()
+            blocks.append((opened, i, scopes, head))
+    blocks += [(opened, len(text), scopes, head) for opened, scopes, head in stack]
+    return sorted(blocks)
+
+
 def namespace_blocks(text: str) -> list[tuple[int, int, tuple[Scope, ...]]]:
     """``(open, close, scopes)`` of each namespace block of code-only text (comments
     and literals blanked, :func:`~xstride._core.csource.code_only`): the positions of
     its ``{`` and ``}`` (the end of the text when unclosed) and the scopes it opens.
     Other blocks (functions, structs, ``extern "C" { }``) are skipped; a ``}`` that
     closes nothing is ignored."""
-    text = _blank_directives(text)
-    stack: list[tuple[int, tuple[Scope, ...] | None]] = []
-    blocks = []
-    for m in re.finditer(r"[{}]", text):
-        i = m.start()
-        if text[i] == "{":
-            start = max(text.rfind(c, 0, i) for c in ";{}")
-            stack.append((i, _head_scopes(text[start + 1:i])))
-        elif stack:
-            opened, scopes = stack.pop()
-            if scopes is not None:
-                blocks.append((opened, i, scopes))
-    blocks += [(opened, len(text), scopes) for opened, scopes in stack if scopes is not None]
-    return sorted(blocks)
+    return [(o, c, scopes) for o, c, scopes, _ in _all_blocks(text) if scopes is not None]
+
+
+def inner_blocks(text: str) -> list[tuple[int, int]]:
+    """``(open, close)`` of each block of code-only text that is neither a namespace
+    nor a linkage block (``extern "C" {``, its literal blanked): what is written inside
+    one (a function body, a struct, an initializer) is not at namespace scope."""
+    return [(o, c) for o, c, scopes, head in _all_blocks(text)
+            if scopes is None and not _LINKAGE.fullmatch(head.strip())]
 
 
 def enclosing(blocks, pos: int) -> tuple[Scope, ...]:

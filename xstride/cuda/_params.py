@@ -1,9 +1,11 @@
 """A kernel's parameters from its source: :func:`parse_signature` finds ``__global__ void
 <name>(...)`` (its declarations and definition: one parameter list, no overloads, no
-template kernel; in the namespace a qualified name ``a::k`` names, :mod:`._namespaces`)
-and reads each parameter with :func:`._signature.parse_type`, after refusing what no
-argument check can match (a function pointer, two or more array bounds, a pointer to
-arrays, a stray comma, a repeated name), each a ``ValueError`` naming the parameter.
+template kernel; in the namespace a qualified name ``a::k`` names, :mod:`._namespaces`,
+or one a using-declaration or using-directive brings into the scope the name looks in,
+:mod:`._using`) and reads each parameter with :func:`._signature.parse_type`, after
+refusing what no argument check can match (a function pointer, two or more array
+bounds, a pointer to arrays, a stray comma, a repeated name), each a ``ValueError``
+naming the parameter.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from ._namespaces import (enclosing, lookup_names, namespace_blocks, split_name,
                           written_scopes)
 from ._signature import (_DROP, Param, Signature, _split_decl, _split_top, find_aliases,
                          find_structs, merge_aliases, parse_type, scalar_dtype, type_key)
+from ._using import Lookup, find_usings, in_order
 
 __all__ = ["parse_signature"]
 
@@ -29,10 +32,11 @@ _SPLICE = re.compile(r"\\\r?\n")
 
 
 def _global_candidates(text: str, name: str):
-    """``(prefix, scopes, open_end)`` of each ``__global__ void ... name(``: the text
-    before the name, the namespaces the declaration is in (the enclosing blocks', then
-    a qualifier written before the name: ``void a::k(``) and the end of its ``(``."""
-    blocks = None
+    """``([(prefix, scopes, open_end), ...], blocks)``: each ``__global__ void ... name(``
+    (the text before the name, the namespaces the declaration is in (the enclosing
+    blocks', then a qualifier written before the name: ``void a::k(``) and the end of its
+    ``(``), and the text's namespace blocks (``None`` when there is no candidate)."""
+    blocks, out = None, []
     for m in re.finditer(r"\b" + re.escape(name) + r"\s*\(", text):
         start = max(text.rfind(c, 0, m.start()) for c in ";{}")
         lines = text[start + 1:m.start()].split("\n")
@@ -41,21 +45,19 @@ def _global_candidates(text: str, name: str):
             if blocks is None:
                 blocks = namespace_blocks(text)
             absolute, written = written_scopes(prefix)
-            yield prefix, (() if absolute else enclosing(blocks, m.start())) + written, m.end()
+            out.append((prefix, (() if absolute else enclosing(blocks, m.start())) + written,
+                        m.end()))
+    return out, blocks
 
 
-def _not_found(label: str, name: str, wanted: tuple[str, ...], elsewhere: list) -> ValueError:
+def _not_found(label: str, name: str, wanted: tuple[str, ...], elsewhere: list,
+               lookup: Lookup | None) -> ValueError:
     """No kernel ``name`` (``wanted``: its parts): say where kernels of its last part are
     declared (``elsewhere``: their scopes) and the name that finds each."""
     if not elsewhere:
         return error(ValueError, label, f"no '__global__ void {name}(...)' in the source")
     where = " at global scope" if len(wanted) == 1 else ""
-    places = {}
-    for scopes in elsewhere:
-        shortest = min(lookup_names(scopes, wanted[-1]), key=lambda n: (len(n), n))
-        named = tuple(s for s in scopes if s.name is not None)
-        places.setdefault("::".join(shortest), f"in namespace {spelled(scopes)!r}"
-                          if named else "at global scope")
+    places = _places(elsewhere, lookup)
     names = " or ".join(f"name={n!r}" for n in places)
     whose = "its" if len(places) == 1 else "the one to launch by its"
     how = (f"pass {whose} qualified name ({names})" if all("::" in n for n in places)
@@ -63,6 +65,41 @@ def _not_found(label: str, name: str, wanted: tuple[str, ...], elsewhere: list) 
     declared = " and ".join(dict.fromkeys(places.values()))
     return error(ValueError, label, f"no '__global__ void {name}(...)'{where} in the source; "
                  f"a kernel {wanted[-1]!r} is declared {declared}: {how}")
+
+
+def _places(scopes_list, lookup: Lookup, *, strict: bool = False) -> dict[str, str]:
+    """``{the name that finds it: where it is declared}`` of the kernels declared in
+    ``scopes_list`` (the shortest name of :func:`lookup_names` where none finds it alone,
+    or, ``strict``, a key ``""``)."""
+    places = {}
+    for scopes in scopes_list:
+        name = lookup.name_for(tuple(s.name for s in scopes))
+        if name is None:
+            name = "" if strict else "::".join(min(lookup_names(scopes, lookup.name),
+                                                   key=lambda n: (len(n), n)))
+        places.setdefault(name, f"in namespace {spelled(scopes)!r}" if scopes
+                          else "at global scope")
+    return places
+
+
+def _ambiguous(label: str, name: str, wanted: tuple[str, ...], found, lookup: Lookup
+               ) -> ValueError:
+    """``name`` finds kernels of two or more namespaces (``found``)."""
+    places = {}
+    for ns in in_order(found):
+        for n, where in _places([lookup.declared_in(ns)], lookup, strict=True).items():
+            places[n or where] = where
+    declared = " and ".join(places.values())
+    names = " or ".join(f"name={n!r}" for n, where in places.items() if n != where)
+    alone = [where for n, where in places.items() if n == where]
+    how = f"pass the name of the one to launch ({names})" if names else ""
+    if alone:
+        how += ("; " if how else "") + (f"no name finds the one declared {' or '.join(alone)} "
+                                        "alone: rename it")
+    return error(ValueError, label, f"{name!r} is ambiguous: it finds the kernels "
+                 f"{wanted[-1]!r} declared {declared} (brought into the scope the name looks "
+                 "in by a using-declaration, a using-directive, or an inline or anonymous "
+                 f"namespace), which the compiler refuses as ambiguous: {how}")
 
 
 def _params_text(text: str, open_end: int, label: str) -> str:
@@ -91,7 +128,9 @@ def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = 
         identifier for a kernel at global scope, or the qualified name of one declared in
         a namespace (``a::k``, ``a::b::k``; a leading ``::`` is the global namespace),
         as C++ finds it from global scope: an inline namespace may be left out, an
-        anonymous one is (:mod:`._namespaces`).
+        anonymous one is (:mod:`._namespaces`), and a using-declaration (``using
+        a::k;``) or using-directive (``using namespace a;``) brings a kernel into the
+        scope it is written in (:mod:`._using`).
     structs : dict, optional
         Struct definitions visible to the kernel (``find_structs`` of the source and its
         headers); the source's own are always found.
@@ -105,9 +144,11 @@ def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = 
     ValueError
         ``name`` is no identifier or qualified name; no such kernel (where the name's
         last part names a kernel in another namespace, the message says which and the
-        name to pass: ``name='a::k'``), overloads with different parameters, a template
-        kernel, or a parameter of unknown C type (the message names the parameter and
-        the type).
+        name to pass: ``name='a::k'``), a name that finds kernels of two namespaces (the
+        message names each and the name that finds it alone), a using-declaration of
+        the kernel written before its declaration, overloads with different parameters,
+        a template kernel, or a parameter of unknown C type (the message names the
+        parameter and the type).
     """
     label = label or f"CudaKernel {name!r}"
     text = _SPLICE.sub("", code_only(source))
@@ -120,10 +161,18 @@ def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = 
     if wanted is None:
         raise error(ValueError, label, f"{name!r} is not a C identifier or a qualified name "
                     "of one ('a::k')")
+    candidates, blocks = _global_candidates(text, wanted[-1])
+    lookup, spaces = None, set()
+    if candidates:
+        lookup = Lookup([(scopes, end) for _, scopes, end in candidates], blocks,
+                        find_usings(text, blocks), wanted[-1], label)
+        spaces = lookup.find(wanted, name.startswith("::"))
+        if len(spaces) > 1:
+            raise _ambiguous(label, name, wanted, spaces, lookup)
     found: list[tuple[tuple[Param, ...], bool]] = []
     elsewhere = []   # the scopes of kernels of the name's last part that it does not find
-    for prefix, scopes, open_end in _global_candidates(text, wanted[-1]):
-        if wanted not in lookup_names(scopes, wanted[-1]):
+    for prefix, scopes, open_end in candidates:
+        if tuple(s.name for s in scopes) not in spaces:
             elsewhere.append(scopes)
             continue
         if re.search(r"\btemplate\b", prefix):
@@ -133,7 +182,7 @@ def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = 
         body = text[open_end + len(plist) + 1:].lstrip().startswith("{")
         found.append((_parse_params(plist.strip(), known, named, label), body))
     if not found:
-        raise _not_found(label, name, wanted, elsewhere)
+        raise _not_found(label, name, wanted, elsewhere, lookup)
     # a declaration (unnamed parameters, other names or spacing) and the definition are
     # one kernel where their types agree; other types are an overload
     if len({tuple(type_key(p.ctype) for p in params) for params, _ in found}) > 1:

@@ -188,7 +188,9 @@ class CudaKernel:
         in a namespace, its qualified name as C++ finds it from global scope, ``"a::k"``
         or ``"a::b::k"`` (``namespace a::b {`` too; a leading ``::`` is the global
         namespace; an ``inline namespace`` may be named or left out; an anonymous
-        namespace cannot be named and is left out: ``"k"`` for ``namespace { ... }``).
+        namespace cannot be named and is left out: ``"k"`` for ``namespace { ... }``;
+        a using-declaration or using-directive brings a kernel into the scope it is
+        written in: ``"k"`` after ``using a::k;`` or ``using namespace a;``).
         It is the name expression handed to the compiler, which finds the kernel's
         (mangled, for a C++ kernel) name in the compiled module.
     options : iterable of str, optional
@@ -218,7 +220,8 @@ class CudaKernel:
         finds no kernel where a kernel of its last part is declared in a namespace (an
         unqualified ``"k"`` for ``namespace a { __global__ void k(...) }``), or in
         another one, is refused here, naming the namespace and the name to pass
-        (``name='a::k'``), not by the compiler at the first launch.
+        (``name='a::k'``), not by the compiler at the first launch; so is a name that
+        finds kernels of two namespaces (ambiguous, as the compiler says), naming each.
 
     Notes
     -----
