@@ -55,7 +55,8 @@ from .dask_fill import with_array_fill
 from .creation_errors import device_argument_error
 from .dask_ranges import float_arange, float_linspace
 from .dispatch import implementation, register, register_arguments
-from .masked_asarray import masked_asarray, masked_items, masked_source, refuse_masked_chunks
+from .masked_asarray import (holds_masked_chunks, masked_asarray, masked_items, masked_source,
+                             refuse_masked_chunks, stack_masked_items)
 from .masked_like import masked_chunks, masked_like
 from .registry import get, of_array
 from .shape_checks import check_eye, check_shape
@@ -346,8 +347,10 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, chunks=None):
     unless the chunks are CuPy), then a dask array with the backend's ``chunks`` (or the
     ``chunks`` given) on the chunk backend. A ``numpy.ma`` masked ``obj`` keeps its mask,
     a list or tuple of masked arrays their masks, stacked (:mod:`.masked_asarray`), on
-    NumPy chunks (refused for CuPy chunks). ``device`` must be one of the namespace
-    info's ``devices()``, as the other creation functions check (it was ignored)."""
+    NumPy chunks (refused for CuPy chunks); a list or tuple holding dask arrays of
+    masked chunks is stacked without computing them, their masks kept. ``device`` must
+    be one of the namespace info's ``devices()``, as the other creation functions check
+    (it was ignored)."""
     be = get(_NAME)
     check_no_copy(copy, be.owns(obj))
     if be.owns(obj):
@@ -363,6 +366,10 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, chunks=None):
     da = be.load()
     src = be.of_array(obj)
     chunk_be = be.chunk_backend(opts)
+    if type(obj) in (list, tuple) and holds_masked_chunks(obj):   # masked dask items:
+        if chunk_be.name != "numpy":                               # stacked lazily
+            refuse_masked_chunks("asarray", obj, chunk_be.name)
+        return _rechunked(stack_masked_items(obj, dtype, _host_item), chunks, opts)
     if (masked := masked_source(obj)) is not None:   # its mask kept (masked_asarray.py)
         if chunk_be.name != "numpy":
             refuse_masked_chunks("asarray", obj, chunk_be.name)
@@ -386,6 +393,30 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, chunks=None):
     out = da.from_array(host, chunks=fit_chunks("asarray", chunks, host.shape, host.dtype,
                                                 option=option), asarray=False)
     return be.on_chunks(out, opts)
+
+
+def _host_item(item, dtype):
+    """``asarray``'s NumPy array of ``item``, an item (holding no dask array) of a list
+    that holds dask arrays of masked chunks, as the list's own conversion makes it: a
+    masked array's mask kept (a nested list's masks are :mod:`.masked_asarray`'s); no
+    copy (``dask.array.from_array`` copies it, as NumPy's array of a list is a copy)."""
+    if (masked := masked_source(item)) is not None:
+        return masked_asarray(masked, dtype, None, None)
+    if (src := of_array(item)) is not None:
+        item = src.to_host(item)
+    host = get("numpy").namespace().asarray(item, dtype=dtype)
+    if host.dtype == object and dtype is None and not isinstance(item, np.ndarray):
+        check_int_items("asarray", host)
+    return host
+
+
+def _rechunked(out, chunks, opts):
+    """``asarray``'s result ``out`` (a dask array of NumPy chunks made of a list) in the
+    ``chunks`` given, else the backend's, as ``asarray`` makes those of host data."""
+    option = opts.chunks if chunks is None else None
+    chunks = (fit_option("asarray", opts.chunks, out.shape) if chunks is None
+              else check_chunks("asarray", chunks))
+    return out.rechunk(fit_chunks("asarray", chunks, out.shape, out.dtype, option=option))
 
 
 def _like_chunks(name: str, x, dtype, kwargs) -> dict:

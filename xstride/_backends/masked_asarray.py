@@ -28,30 +28,45 @@ element (``[1.0, numpy.ma.masked]``) is NumPy's conversion (NaN, with NumPy's wa
 where that element's mask is kept too.
 
 The dask backend makes its blocks of the masked array so converted
-(``dask.array.from_array`` keeps ``numpy.ma`` blocks). CuPy has no masked arrays: a
-masked ``obj`` for CuPy chunks is refused (:func:`refuse_masked_chunks`).
+(``dask.array.from_array`` keeps ``numpy.ma`` blocks). A list or tuple holding dask
+arrays of masked chunks of at least one dimension (found by the same walk,
+:func:`holds_masked_chunks`), or ``numpy.ma`` arrays so and dask arrays anywhere, is
+stacked lazily instead (:func:`stack_masked_items`; NumPy's conversion computed each
+dask item and kept its data alone), its result masked: each item a dask array
+of masked chunks (a dask item as it is, a plain one masked nowhere, any other item
+converted as a list's item is, the masked ones of a nested list kept), cast into
+NumPy's dtype of the whole (or ``dtype``), joined by ``dask.array.stack`` level by
+level. What cannot be stacked without computing is refused, naming ``obj``: items of
+lengths dask does not know, items of other than NumPy chunks; items of shapes that
+differ are NumPy's ``ValueError``. CuPy has no masked arrays: a masked ``obj`` for CuPy
+chunks is refused (:func:`refuse_masked_chunks`).
 """
 
 from __future__ import annotations
 
 import sys
+from functools import reduce
 from itertools import chain
 
 import numpy as np
 
-from .._core.errors import type_error
+from .._core.errors import type_error, value_error
 from .dispatch import compat_function
+from .masked_astype import masked_astype
 from .no_array import PLAIN_TYPES
 from .registry import get
 
 __all__ = ["masked_source", "masked_asarray", "masked_items", "refuse_masked_chunks",
-           "SEQUENCES"]
+           "holds_masked_chunks", "stack_masked_items", "SEQUENCES"]
 
 #: The exact types of a sequence ``obj`` whose items may be masked arrays.
 SEQUENCES = frozenset((list, tuple))
 #: The exact types of an item that is never masked and holds no item (NumPy's arrays and
 #: scalars, Python's scalars).
 LEAVES = PLAIN_TYPES
+#: NumPy's most dimensions: no walk of nested lists goes deeper (a list that holds
+#: itself is NumPy's conversion's to refuse).
+_MAX_DEPTH = 64
 
 
 def masked_source(obj):
@@ -83,17 +98,19 @@ def masked_asarray(m, dtype=None, device=None, copy=None):
                            fill_value=fill)
 
 
-def _holds_masked(kind, obj, levels: int) -> bool:
-    """Whether the list or tuple ``obj`` holds an instance of ``kind`` in its first
-    ``levels`` levels of nesting (those of the items of at least one dimension, when
-    NumPy's array of ``obj`` has ``levels + 1`` dimensions). Each level's items are
-    looked at together, by their types (in C)."""
+def _holds_masked(kind, obj, levels: int, test=None) -> bool:
+    """Whether the list or tuple ``obj`` holds an instance of ``kind`` (for which
+    ``test``, where given, is true) in its first ``levels`` levels of nesting (those of
+    the items of at least one dimension, when NumPy's array of ``obj`` has ``levels +
+    1`` dimensions). Each level's items are looked at together, by their types (in C);
+    ``test`` only where ``kind`` is among them."""
     level = obj
     for depth in range(levels):
         types = set(map(type, level))
         if LEAVES.issuperset(types):
             return False
-        if any(issubclass(t, kind) for t in types):
+        if any(issubclass(t, kind) for t in types) and (
+                test is None or any(test(i) for i in level if isinstance(i, kind))):
             return True
         if depth + 1 == levels:
             return False
@@ -137,6 +154,142 @@ def refuse_masked_chunks(func: str, obj, chunk_backend: str) -> None:
     of masked arrays) for chunks of ``chunk_backend``, which has no masked arrays."""
     if obj.__class__ in SEQUENCES:
         raise type_error(func, "obj", obj, f"items without a mask ({chunk_backend} chunks carry "
-                         "no mask: pass each masked item's .filled(v), or use NumPy chunks)")
+                         "no mask: pass each masked item's .filled(v), a dask one's "
+                         "dask.array.ma.filled(x, v), or use NumPy chunks)")
     raise type_error(func, "obj", obj, f"an array without a mask ({chunk_backend} chunks carry no mask: "
                      "pass obj.filled(v), or use NumPy chunks)")
+
+
+def _array_levels(obj) -> int:
+    """The levels of nesting of the list or tuple ``obj`` that hold items of at least
+    one dimension (NumPy's array of ``obj`` less its innermost level of scalars), read
+    down its first items: 0 for a list of scalars (``[d0, 1.0]``: its innermost level,
+    not looked at), 1 for ``[d1, d2]`` and ``[[1.0, 2.0], d1]``, 2 for ``[[d1], [d2]]``."""
+    depth, item = 0, obj
+    while isinstance(item, (list, tuple)):
+        if not item or depth == _MAX_DEPTH:   # no item; or a list that holds itself
+            return 0
+        item, depth = item[0], depth + 1
+    return depth if getattr(item, "ndim", 0) else depth - 1
+
+
+def _dask_array_type():
+    """dask's array class, or None where ``dask.array`` is not imported (then no item
+    is a dask array)."""
+    mod = sys.modules.get("dask.array")
+    return None if mod is None else getattr(mod, "Array", None)
+
+
+def _masked_meta(x) -> bool:
+    """Whether dask array ``x`` has ``numpy.ma`` masked chunks (its meta masked)."""
+    return isinstance(getattr(x, "_meta", None), np.ma.MaskedArray)
+
+
+def _masked_item(x) -> bool:
+    """Whether ``x``, a ``numpy.ma`` array or a dask array, is masked (of masked
+    chunks)."""
+    return isinstance(x, np.ma.MaskedArray) or _masked_meta(x)
+
+
+def holds_masked_chunks(obj) -> bool:
+    """Whether ``asarray`` of the list or tuple ``obj`` on the dask backend is a masked
+    array made of dask items: ``obj`` holds masked arrays of at least one dimension
+    (dask arrays of ``numpy.ma`` masked chunks, or ``numpy.ma`` arrays) in its levels
+    above the innermost (those :func:`masked_items` looks at; a list of scalars is not
+    looked at), and dask arrays at any level (:func:`stack_masked_items` then stacks
+    them without computing them)."""
+    array = _dask_array_type()
+    if array is None or sys.modules.get("numpy.ma") is None:
+        return False
+    levels = _array_levels(obj)
+    return (levels > 0 and _holds_masked((array, np.ma.MaskedArray), obj, levels,
+                                         _masked_item)
+            and _holds_anywhere(array, obj))
+
+
+def _holds_anywhere(kind, seq) -> bool:
+    """Whether the list or tuple ``seq`` holds an instance of ``kind`` at any level,
+    its scalars' too (each nested list walked once, at most NumPy's 64 levels)."""
+    level = seq
+    for _ in range(_MAX_DEPTH):
+        types = set(map(type, level))
+        if any(issubclass(t, kind) for t in types):
+            return True
+        seqs = {id(s): s for s in level if isinstance(s, (list, tuple))}
+        if not seqs:
+            return False
+        level = list(chain.from_iterable(seqs.values()))
+    return False
+
+
+def _dask_item(obj, x):
+    """Dask item ``x`` of ``obj``, stackable without computing: lengths dask knows,
+    NumPy chunks (masked or not)."""
+    if any(n != n for n in x.shape):   # NaN: a length dask does not know
+        raise value_error("asarray", "obj", f"holds a dask array of shape {x.shape}, with "
+                          "lengths dask does not know (as after boolean indexing), which "
+                          "stacking it beside the others needs; call x.compute_chunk_sizes() "
+                          "on it first")
+    if not isinstance(x._meta, np.ndarray):
+        kind = type(x._meta).__module__.split(".")[0]
+        raise type_error("asarray", "obj", obj, f"dask arrays of NumPy chunks beside its masked "
+                         f"ones (it holds one of {kind} chunks, which carry no mask and "
+                         "cannot join NumPy's without computing; move them to NumPy chunks "
+                         "first)")
+    return x
+
+
+def _as_masked(x, dtype: np.dtype):
+    """Dask array ``x`` of NumPy chunks as masked chunks of ``dtype``: a plain block
+    masked nowhere, a masked one's data cast and its mask kept (:mod:`.masked_astype`)."""
+    if _masked_meta(x):
+        cast = masked_astype(x, dtype, False)   # None: of dtype already
+        return x if cast is None else cast
+    if x.dtype != dtype:
+        x = x.astype(dtype)
+    return x.map_blocks(np.ma.masked_array, dtype=dtype,
+                        meta=np.ma.masked_array(np.empty((0,) * x.ndim, dtype)))
+
+
+def _masked_everywhere(seq, out):
+    """``out``, NumPy's array of the list or tuple ``seq``, masked where its
+    ``numpy.ma`` items are, at any level: ``seq`` is an item of a list whose result is
+    masked (its scalars then looked at, as :func:`masked_items` looks at every item of a
+    masked result)."""
+    mask = np.zeros(out.shape, dtype=np.ma.make_mask_descr(out.dtype))
+    _set_masks(np.ma, seq, mask, ())
+    return np.ma.masked_array(out, mask=mask)
+
+
+def _stacked(da, obj, seq, dtype, convert, shape: tuple):
+    """The dask array of masked chunks of ``seq``, a list or tuple at index ``shape``
+    (its lengths so far) of ``obj`` that holds dask arrays (:func:`stack_masked_items`)."""
+    shape = shape + (len(seq),)
+    parts = []
+    for item in seq:
+        if isinstance(item, da.Array):
+            parts.append(_dask_item(obj, item))
+        elif isinstance(item, (list, tuple)) and _holds_anywhere(da.Array, item):
+            parts.append(_stacked(da, obj, item, dtype, convert, shape))
+        else:   # converted as the list's items (numpy.ma items' masks kept)
+            host = convert(item, dtype)
+            if isinstance(item, (list, tuple)):   # its masked items' masks, scalars' too
+                host = _masked_everywhere(item, host)
+            parts.append(da.from_array(host, chunks=-1, asarray=False))
+    shapes = list(dict.fromkeys(p.shape for p in parts))
+    if len(shapes) > 1:   # NumPy's error for the eager path's ragged list
+        raise value_error("asarray", "obj", f"has an inhomogeneous shape after {len(shape)} "
+                          f"dimensions: the detected shape was {shape} + an inhomogeneous "
+                          f"part (items of shapes {shapes[0]} and {shapes[1]})")
+    out = np.dtype(dtype) if dtype is not None else reduce(np.promote_types,
+                                                           (p.dtype for p in parts))
+    return da.stack([_as_masked(p, out) for p in parts], axis=0)
+
+
+def stack_masked_items(obj, dtype, convert):
+    """``asarray(obj, dtype=dtype)`` on the dask backend of the list or tuple ``obj``
+    that holds dask arrays of masked chunks (:func:`holds_masked_chunks`), made without
+    computing them: a dask array of ``numpy.ma`` masked chunks, the items' masks stacked
+    level by level (module docstring). ``convert(item, dtype)``: the NumPy array (masked
+    where ``item`` holds masked arrays) of an item that holds no dask array."""
+    return _stacked(get("dask").load(), obj, obj, dtype, convert, ())
