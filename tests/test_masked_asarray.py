@@ -378,3 +378,25 @@ def test_dask_asarray_of_a_list_of_0d_masked_chunks_is_numpys_conversion():
     with xp.use_backend("dask"):
         got = xp.asarray([m1, [d0, 1]]).compute()
     assert got.mask.tolist() == [[False, True], [True, False]]
+
+
+def test_numpy_asarray_of_a_list_holding_masked_chunks_stacks_their_masks():
+    # NumPy's conversion computed each dask item into its data alone (masks dropped)
+    d1 = da.ma.masked_array(np.array([1.0, 2.0]), mask=[False, True]).rechunk(1)
+    d2 = da.ma.masked_array(np.array([3, 4], np.int32), mask=[True, False])
+    m = np.ma.masked_array([7.0, 8.0], mask=[True, False])
+    cases = [
+        ([d1, d2], [[False, True], [True, False]]),
+        ((d1, m), [[False, True], [True, False]]),
+        ([d1, [5, 6], np.ones(2)], [[False, True], [False, False], [False, False]]),
+        ([[d1], [d2]], [[[False, True]], [[True, False]]]),
+    ]
+    for obj, mask in cases:
+        with xp.use_backend("numpy"):
+            got = xp.asarray(obj)
+            typed = xp.asarray(obj, dtype=xp.float32)
+        assert isinstance(got, np.ma.MaskedArray) and got.dtype == np.float64
+        assert got.mask.tolist() == typed.mask.tolist() == mask
+        assert typed.dtype == np.float32
+        kept = ~np.asarray(mask)
+        assert got.data[kept].tolist() == np.asarray(obj)[kept].tolist()

@@ -21,7 +21,9 @@ dimension (at any depth, beside plain items: ``[m1, m2]``, ``[[m1], [m2]]``,
 the masks of its masked items are stacked into the result's mask, a plain item counted
 unmasked, the fill value the dtype's default (:func:`masked_items`; NumPy's ``asarray``
 of such a list dropped the masks; ``numpy.ma.asarray`` stacks those of a list's own
-items). The items of the innermost level, scalars, are not looked at (a look at every
+items). On the NumPy backend a dask array of masked chunks is such an item too: NumPy's
+conversion computed its data alone; its data and mask are computed again, together.
+The items of the innermost level, scalars, are not looked at (a look at every
 scalar cost ``asarray`` of a list of floats 80%): a list of scalars holding a masked
 element (``[1.0, numpy.ma.masked]``) is NumPy's conversion (NaN, with NumPy's warning
 "converting a masked element to nan"), unless an array item makes the result masked,
@@ -121,9 +123,10 @@ def _holds_masked(kind, obj, levels: int, test=None) -> bool:
     return False
 
 
-def _set_masks(ma, seq, mask, index: tuple) -> None:
+def _set_masks(ma, seq, mask, index: tuple, chunked=None) -> None:
     """Write the mask of each masked item of ``seq`` (at ``index`` of the whole) into
-    ``mask``, the nested lists and tuples walked."""
+    ``mask``, the nested lists and tuples walked; a dask array of masked chunks (where
+    ``chunked``, a list, is given) appended to it with its index instead."""
     for k, item in enumerate(seq):
         if item.__class__ in LEAVES:
             continue
@@ -132,20 +135,38 @@ def _set_masks(ma, seq, mask, index: tuple) -> None:
             if m is not ma.nomask:
                 mask[index + (k,)] = m
         elif isinstance(item, (list, tuple)):
-            _set_masks(ma, item, mask, index + (k,))
+            _set_masks(ma, item, mask, index + (k,), chunked)
+        elif chunked is not None and _masked_meta(item):
+            chunked.append((index + (k,), item))
 
 
 def masked_items(obj, out):
     """``out``, NumPy's array of the list or tuple ``obj`` (made without masks), masked
     where ``obj``'s ``numpy.ma`` masked items are, where one of at least one dimension
-    is among them (module docstring); else ``out`` itself (so where ``out`` holds
-    objects)."""
+    (or a dask array of masked chunks) is among them (module docstring); else ``out``
+    itself (so where ``out`` holds objects). The dask items of masked chunks, which
+    NumPy's conversion computed into their data alone, are computed again, together,
+    their data and masks written into ``out`` (the two from one computation)."""
     ma = sys.modules.get("numpy.ma")   # not imported: nothing is masked
-    if (ma is None or out.ndim < 2 or out.dtype == object
-            or not _holds_masked(ma.MaskedArray, obj, out.ndim - 1)):
+    if ma is None or out.ndim < 2 or out.dtype == object:
         return out
+    kinds = _MASKED_KINDS[0]   # (a look-up of dask's class cost 2-D lists 5%)
+    if kinds is None and "dask.array" in sys.modules:
+        kinds = _masked_kinds()
+    if kinds is None:
+        if not _holds_masked(ma.MaskedArray, obj, out.ndim - 1):
+            return out
+    elif not _holds_masked(kinds, obj, out.ndim - 1, _masked_item):
+        return out
+    array = kinds and kinds[1]
     mask = np.zeros(out.shape, dtype=ma.make_mask_descr(out.dtype))
-    _set_masks(ma, obj, mask, ())
+    chunked = [] if array else None
+    _set_masks(ma, obj, mask, (), chunked)
+    if chunked:
+        done_all = get("dask").load().compute(*(x for _, x in chunked))
+        for (index, _), done in zip(chunked, done_all):
+            out[index] = ma.getdata(done)
+            mask[index] = ma.getmaskarray(done)
     return ma.masked_array(out, mask=mask)
 
 
@@ -178,6 +199,21 @@ def _dask_array_type():
     is a dask array)."""
     mod = sys.modules.get("dask.array")
     return None if mod is None else getattr(mod, "Array", None)
+
+
+#: ``(numpy.ma.MaskedArray, dask.array.Array)`` once ``dask.array`` is imported (the
+#: types of an item that may be masked), else None: see :func:`_masked_kinds`.
+_MASKED_KINDS = [None]
+
+
+def _masked_kinds():
+    """``numpy.ma``'s and dask's array classes, kept in :data:`_MASKED_KINDS`, or None
+    where ``dask.array`` is not imported yet."""
+    array = _dask_array_type()
+    if array is not None:
+        _MASKED_KINDS[0] = (np.ma.MaskedArray, array)
+        return _MASKED_KINDS[0]
+    return None
 
 
 def _masked_meta(x) -> bool:
