@@ -133,6 +133,8 @@ def check_bounds(dtype, min, max, array_type=()) -> tuple:   # noqa: A002 (the s
 
 #: the bounds :func:`check_clip` returns that are no masked array (the fast path)
 _PLAIN = frozenset((type(None), bool, int, float, complex, np.ndarray))
+#: those of them that are no array: the result has x's shape
+_SCALAR_BOUNDS = frozenset((type(None), bool, int, float, complex))
 
 
 def check_bound_shapes(x, min, max) -> None:   # noqa: A002 (the standard's names)
@@ -172,11 +174,14 @@ def clip(x, /, min=None, max=None):   # noqa: A002 (the standard's names)
         if type(x) is not np.ndarray:   # not a plain NumPy array: compat's (and its error)
             return compat_function("numpy", "clip")(x, min, max)
     lo, hi = (None if v is None else np.asarray(v, dtype=x.dtype) for v in (min, max))
-    try:
-        shape = np.broadcast_shapes(x.shape, *(v.shape for v in (lo, hi) if v is not None))
-    except ValueError:
-        check_bound_shapes(x, lo, hi)   # names the bound
-        raise
+    if min.__class__ in _SCALAR_BOUNDS and max.__class__ in _SCALAR_BOUNDS:
+        shape = x.shape   # no array bound: x's shape (broadcast_shapes: 2.7 of 5.8 us)
+    else:
+        try:
+            shape = np.broadcast_shapes(x.shape, *(v.shape for v in (lo, hi) if v is not None))
+        except ValueError:
+            check_bound_shapes(x, lo, hi)   # names the bound
+            raise
     out = np.empty(shape, dtype=x.dtype)
     if lo is None and hi is None:
         out[...] = x
