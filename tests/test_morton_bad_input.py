@@ -213,3 +213,10 @@ def test_bools_in_a_list_of_positions_are_refused():
     bools in a list of bounds)."""
     with pytest.raises(TypeError, match=r"^morton_keys: argument 'positions' got list .*bool"):
         alg.morton_keys([[True, 0.5]], [0, 0], [1, 1], 3)
+
+
+def test_max_morton_levels_is_read_only():
+    """The level checks read ``MAX_MORTON_LEVELS``: user code cannot widen it."""
+    with pytest.raises(TypeError):
+        alg.MAX_MORTON_LEVELS[3] = 40
+    assert dict(alg.MAX_MORTON_LEVELS) == {2: 32, 3: 21}

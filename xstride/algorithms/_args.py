@@ -6,6 +6,7 @@ import itertools
 import numbers
 import operator
 import sys
+import types
 
 import numpy as np
 
@@ -14,8 +15,9 @@ from .._core.errors import not_provided_error, type_error, value_error
 from .._core.intseq import holds_bool, integer_array
 from .._core.sizes import out_of_memory
 
-#: Deepest tree level per dimension: 2-D keys hold 2 x 32 bits, 3-D keys 3 x 21 bits.
-MAX_MORTON_LEVELS = {2: 32, 3: 21}
+#: Deepest tree level per dimension: 2-D keys hold 2 x 32 bits, 3-D keys 3 x 21 bits
+#: (read-only: the functions' level checks read it).
+MAX_MORTON_LEVELS = types.MappingProxyType({2: 32, 3: 21})
 
 
 def _int_argument(func: str, name: str, value, expected: str) -> int:
