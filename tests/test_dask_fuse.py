@@ -210,3 +210,34 @@ def test_fuse_per_block_reads_globals_when_computed():
         np.testing.assert_array_equal(by_arg.compute(), [0.0, 1.0, 2.0])
     finally:
         _SCALE[0] = 1.0
+
+
+def _on_dask_arrays(x):
+    if isinstance(x, da.Array):                # the unfused run's branch on dask arrays
+        return x + 1
+    return x - 1
+
+
+def _on_numpy_arrays(x):
+    if isinstance(x, np.ndarray):              # a block's branch (NumPy chunks)
+        return x * 2
+    return x + 1
+
+
+def test_fuse_per_block_keeps_the_unfused_branch_on_the_array_type():
+    """A new-user probe: the trace's stand-in answers ``isinstance`` as a dask array
+    (docs/fuse.md: "a branch on the array type takes the side the unfused run takes"),
+    so the graph was elementwise and ran per block, where the blocks, NumPy arrays,
+    took the other branch: ``x - 1`` (or ``x * 2``) where the unfused run gave
+    ``x + 1``. Such a function now runs as written; one that reads no type still runs
+    per block."""
+    a = np.arange(-3.0, 3.0)
+    x = _dask(a, 2)
+    for fn in (_on_dask_arrays, _on_numpy_arrays):
+        got = xp.fuse(fn)(x)
+        assert "xstride-fuse" not in _layers(got)
+        _same(got, a + 1, True)
+        _same(got, xp.to_numpy(fn(x)), True)
+    plain = xp.fuse(lambda v: xp.where(v > 0, v, 0.5) * 2)(x)
+    assert "xstride-fuse" in _layers(plain)
+    _same(plain, np.where(a > 0, a, 0.5) * 2, True)

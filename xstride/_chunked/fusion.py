@@ -58,8 +58,11 @@ def _is_dask(a) -> bool:
 
 def elementwise(graph) -> bool:
     """Whether ``graph`` reads its arguments whole and elementwise (no view step, no
-    reduction: a block's reduction is not the array's)."""
-    if graph.shape_dependent or getattr(graph, "reductions", ()):
+    reduction: a block's reduction is not the array's) and takes no branch on the array
+    type (``isinstance(x, da.Array)``: a block is a NumPy or CuPy array, which would
+    take the other branch)."""
+    if graph.shape_dependent or getattr(graph, "reductions", ()) or \
+            getattr(graph, "type_read", False):
         return False
     return all(isinstance(graph.nodes[i], Load) and not graph.nodes[i].views
                for i in graph.loads)

@@ -139,6 +139,9 @@ class Graph:
         executors' keys hold every input shape anyway).
     reductions : tuple of :class:`Reduce`, in the order they run: each one's result is
         the argument ``nargs + k`` of the nodes after it.
+    type_read : the function read a stand-in's class (``isinstance(x, ...)``): a branch
+        on the array type, which holds for the arguments' own type only (the dask
+        executor's blocks are of another, so it runs such a function as written).
     """
 
     nodes: tuple
@@ -150,10 +153,11 @@ class Graph:
     ops: tuple = ()
     shape_dependent: bool = False
     reductions: tuple = ()
+    type_read: bool = False
 
 
 def build(nodes, host, outputs, nargs: int, shape_dependent: bool = False,
-          reductions: tuple = ()) -> Graph:
+          reductions: tuple = (), type_read: bool = False) -> Graph:
     """A :class:`Graph` with the nodes the outputs depend on found."""
     nodes = tuple(nodes)
     live = _live(nodes, outputs)
@@ -174,7 +178,7 @@ def build(nodes, host, outputs, nargs: int, shape_dependent: bool = False,
                  tuple(i for i in order if isinstance(nodes[i], Load)),
                  tuple(i for i in order if isinstance(nodes[i], Scalar)),
                  tuple(i for i in order if isinstance(nodes[i], Op)), shape_dependent,
-                 tuple(reductions))
+                 tuple(reductions), type_read)
 
 
 def results(outs, multi):

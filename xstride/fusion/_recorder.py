@@ -46,6 +46,9 @@ class Recorder:
         #: the array type of the backend being fused (what ``__class__`` of a traced
         #: array answers, so ``isinstance(x, cupy.ndarray)`` holds as in the unfused run)
         self.array_type = None
+        #: the function read an array stand-in's class (``isinstance(x, np.ndarray)``):
+        #: its branch holds for the arguments' type, not for a dask argument's blocks
+        self.type_read = False
 
     def add(self, node, shape) -> int:
         """Index of ``node`` (an equal node recorded before is reused)."""
@@ -68,7 +71,7 @@ class Recorder:
 
     def graph(self, outputs) -> _plan.Graph:
         return _plan.build(self.nodes, self.host, outputs, self.nargs, self.shape_dependent,
-                           tuple(self.reductions))
+                           tuple(self.reductions), self.type_read)
 
 
 #: CuPy operators whose fused expression gave other bits than CuPy's own kernel on the

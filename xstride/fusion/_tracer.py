@@ -30,6 +30,7 @@ array, a function outside the list, an array that is not an argument — raises
 from __future__ import annotations
 
 import operator
+import sys
 
 import numpy as np
 
@@ -168,6 +169,11 @@ class Traced:
         ``isinstance(x, cupy.ndarray)`` takes the side the unfused run takes."""
         if self._npcls is not None:
             return self._npcls
+        # read outside xstride (isinstance in the user's function, whose frame is the
+        # caller's: isinstance itself has none): the trace takes the arguments' type's
+        # branch, which a dask argument's blocks (NumPy or CuPy arrays) would not take
+        if not sys._getframe(1).f_globals.get("__name__", "").startswith("xstride."):
+            self._rec.type_read = True
         return self._rec.array_type or Traced
 
     def __init__(self, rec, node, dtype, shape, nparg=None, npcls=None):
