@@ -254,6 +254,34 @@ def test_static_arguments_are_part_of_the_signature(fake_cupy):
     assert g2 is not g3 and g2 != g3
 
 
+def _below(x, s):
+    return x < s
+
+
+def test_a_python_int_outside_the_dtype_runs_that_call_unfused_not_the_signature():
+    """A new-user probe: ``x < 300`` of an int8 dask ``x`` runs unfused (NumPy compares
+    by value; no int8 by-value operand holds 300), and its warning stored the whole
+    signature (int8 array, int) as unfusable: every later call, ``x < 2`` too, ran
+    unfused (no per-block graph), where a first call with 2 fuses. The reason is the
+    value's: a later call traces again; the warning is given once per value."""
+    da = pytest.importorskip("dask.array")
+    a = np.arange(-3, 3, dtype=np.int8)
+    x = da.from_array(a, chunks=2)
+    below = xp.fuse(_below)
+    with pytest.warns(xp.FusionWarning, match="Python int 300 outside the range of int8"):
+        same(xp.to_numpy(below(x, 300)), np.ones(6, dtype=bool))
+    assert isinstance(below.graph(x, 2), fplan.Graph)
+    got = below(x, 2)
+    assert any("xstride-fuse" in str(k) for k in got.dask.layers)
+    same(xp.to_numpy(got), a < 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        same(xp.to_numpy(xp.fuse(_below)(x, 2)), a < 2)
+        again = below(x, 300)                  # warned before: runs unfused, silent
+    assert not any("xstride-fuse" in str(k) for k in again.dask.layers)
+    same(xp.to_numpy(again), np.ones(6, dtype=bool))
+
+
 def test_bad_arguments_of_fuse():
     with pytest.raises(TypeError, match="fuse: argument 'fn'"):
         xp.fuse(3)

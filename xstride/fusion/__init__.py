@@ -413,6 +413,8 @@ class Fused:
             reason = u.what
             if self.strict:
                 self._refused(reason)
+            if u.by_value:   # this call's scalar (x < 300 of int8 x), not the signature's:
+                return [self._run_unfused(self._key(sig, args), reason, given, keep=False)]
         except Exception as exc:  # a rule or user error: the unfused run gives it
             reason = f"{type(exc).__name__}: {exc}"
         else:
@@ -435,22 +437,30 @@ class Fused:
             self._store(key, (None, reason))
         return self.fn(*given[0], **given[1])
 
-    def _run_unfused(self, key, reason, given):
+    def _run_unfused(self, key, reason, given, keep=True):
         """``fn`` run as written for a signature first found unfusable, then the warning
         and the entry ``key``. The entry is there while ``fn`` runs, so that ``fn``
         calling this fused function again (recursion) runs unfused at once: one trace
         and one warning per signature, not one per level. Where ``fn`` raises, the
         entry goes again (as before: nothing kept, the next call traces again), and so
-        it does where ``strict=True`` raises."""
+        it does where ``strict=True`` raises. ``keep=False`` (a reason of this call's
+        scalar values only): the entry goes after the run too, so that a later call of
+        the signature traces again; the warning is given once per reason."""
         had = key in self._graphs
         self._store(key, (None, reason))
+        warned = ("by value", key, reason)
         try:
             result = self.fn(*given[0], **given[1])   # raises the unfused error, or runs
-            self._refused(reason, depth=1)   # strict=True: raises, keeping nothing
+            if keep or warned not in self._graphs:
+                self._refused(reason, depth=1)   # strict=True: raises, keeping nothing
         except BaseException:
             if not had:
                 self._graphs.pop(key, None)
             raise
+        if not keep:
+            if not had:
+                self._graphs.pop(key, None)
+            self._store(warned, (None, reason))
         return result
 
     def _key(self, sig, args):

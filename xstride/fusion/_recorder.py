@@ -19,11 +19,14 @@ _PY_SCALARS = (bool, int, float, complex)
 
 
 class Unfusable(Exception):
-    """What the function did that no fused kernel expresses (``what`` names it)."""
+    """What the function did that no fused kernel expresses (``what`` names it);
+    ``by_value``: only for this call's scalar values (a Python int outside its loop
+    dtype), not for every call of the signature."""
 
-    def __init__(self, what: str):
+    def __init__(self, what: str, by_value: bool = False):
         super().__init__(what)
         self.what = what
+        self.by_value = by_value
 
 
 def _memo_key(node):

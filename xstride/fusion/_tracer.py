@@ -93,7 +93,8 @@ def _node_of(rec, op, ldt) -> int:
         with np.errstate(all="ignore"):   # 1e300 into float32 is inf, as the kernel has it
             np.asarray(op[3], dtype=ldt)
     except OverflowError:   # NumPy raises, or compares by value; the unfused run decides
-        raise Unfusable(f"the Python int {op[3]} outside the range of {np.dtype(ldt)}") from None
+        raise Unfusable(f"the Python int {op[3]} outside the range of {np.dtype(ldt)}",
+                        by_value=True) from None
     return rec.add(_plan.Scalar(("host", op[1]), np.dtype(ldt).name), ())
 
 
