@@ -113,6 +113,19 @@ def test_graph_of_an_argument_type_that_runs_unfused_is_none(fake_cupy, other):
     assert None not in fused._graphs
 
 
+def test_graph_of_a_signature_a_call_found_unfusable_is_none():
+    """A new-user probe: after a call that ran unfused (``x @ x``, warned), ``graph`` of
+    the same signature returned the stored reason, the str ``'operator @ (matmul)'``,
+    where its docstring promises None (as it answered before the call)."""
+    da = pytest.importorskip("dask.array")
+    x = da.from_array(np.ones((2, 2)), chunks=1)
+    fused = xp.fuse(lambda v: v @ v)
+    assert fused.graph(x) is None
+    with pytest.warns(xp.FusionWarning, match="operator @"):
+        fused(x)
+    assert fused.graph(x) is None
+
+
 @pytest.mark.parametrize("lookup", [xp.get_array_module, xp.array_namespace])
 def test_a_module_looked_up_from_a_stand_in_is_refused(fake_cupy, lookup):
     """Backend-generic code (``if xp.get_array_module(x) is numpy``) took the active

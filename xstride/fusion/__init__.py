@@ -521,7 +521,7 @@ class Fused:
             except Unfusable:
                 return None
             entry = self._keep(sig, args, graph, multi)
-        return entry[1]
+        return entry[1] if entry[0] is not None else None   # (None, reason): unfused
 
     def __repr__(self):
         return f"<fused {getattr(self.fn, '__qualname__', self.fn)!r}>"
