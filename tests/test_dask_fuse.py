@@ -241,3 +241,23 @@ def test_fuse_per_block_keeps_the_unfused_branch_on_the_array_type():
     plain = xp.fuse(lambda v: xp.where(v > 0, v, 0.5) * 2)(x)
     assert "xstride-fuse" in _layers(plain)
     _same(plain, np.where(a > 0, a, 0.5) * 2, True)
+
+
+def _reversed_for_floats(x, s):
+    if isinstance(s, float):                   # the unfused run's branch for a float s
+        return x[::-1] * s
+    return x * s
+
+
+def test_fuse_per_block_takes_the_unfused_branch_on_a_python_scalar_s_type():
+    """A new-user probe: ``isinstance(s, float)`` of a Python float argument was False in
+    the trace, whose other branch (``x * s``) is elementwise, so the call ran per block,
+    where the blocks took the unfused branch: ``x[::-1]`` reversed each block of
+    ``[0, 1, 2, 3, 4, 5]`` (``[1, 0, 3, 2, 5, 4]``) in place of the whole array."""
+    a = np.arange(6.0)
+    got = xp.fuse(_reversed_for_floats)(_dask(a, 2), 2.0)
+    assert "xstride-fuse" not in _layers(got)        # a view: runs as written
+    _same(got, a[::-1] * 2.0, True)
+    ints = xp.fuse(_reversed_for_floats)(_dask(a, 2), 2)
+    assert "xstride-fuse" in _layers(ints)
+    _same(ints, a * 2, True)

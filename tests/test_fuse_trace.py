@@ -245,6 +245,27 @@ def test_bitwise_python_arithmetic_on_scalar_arguments_runs_on_the_host(fake_cup
         xp.fuse(fn, strict=True).graph(fake(x), s)
 
 
+def _by_scalar_kind(x, s):
+    if isinstance(s, int):                   # the unfused run's branch for an int or bool
+        return x + s
+    if isinstance(s, (float, complex)):
+        return x * s
+    return x - s
+
+
+@pytest.mark.parametrize("s", [3, True, 2.5])
+def test_isinstance_of_a_python_scalar_argument_takes_the_unfused_branch(fake_cupy, s):
+    """A new-user probe: the stand-in of a Python scalar argument answered ``isinstance``
+    as its own class, so ``isinstance(s, int)`` was False in the trace and the kernel
+    computed another branch than the unfused run (``x - s`` for ``x + s``). It answers
+    as the value's type now (the tracer's own checks still see the stand-in)."""
+    x = np.arange(6, dtype=np.float32)
+    check(_by_scalar_kind, x, s)
+    g = xp.fuse(_by_scalar_kind, strict=True).graph(fake(x), s)
+    want = "add" if isinstance(s, int) else "multiply"
+    assert [g.nodes[i].func for i in g.ops] == [want]
+
+
 def test_numpy_scalars_are_strong(fake_cupy):
     x = np.arange(4, dtype=np.float32)
     g = check(lambda x, s: x * s, x, np.float64(0.5))

@@ -138,6 +138,17 @@ def ufunc(rec, func, args, np_strict=False):
 
 
 # ----------------------------------------------------------------------------- stand-ins
+def _read_by_user() -> bool:
+    """Whether the ``__class__`` being read (by the property calling this) is read by
+    code outside xstride: ``isinstance`` in the user's function, whose frame is the
+    reader's (``isinstance`` itself has none; an ABC's check, ``numbers.Real``, is
+    ``abc``'s frame, whose caller reads); the tracer's own checks are xstride's."""
+    f = sys._getframe(2)
+    while f.f_back is not None and f.f_globals.get("__name__") == "abc":
+        f = f.f_back
+    return f.f_globals.get("__name__", "").partition(".")[0] != "xstride"
+
+
 def _binop(func, swap=False):
     def method(self, other):
         a, b = (other, self) if swap else (self, other)
@@ -170,10 +181,9 @@ class Traced:
         ``isinstance(x, cupy.ndarray)`` takes the side the unfused run takes."""
         if self._npcls is not None:
             return self._npcls
-        # read outside xstride (isinstance in the user's function, whose frame is the
-        # caller's: isinstance itself has none): the trace takes the arguments' type's
-        # branch, which a dask argument's blocks (NumPy or CuPy arrays) would not take
-        if not sys._getframe(1).f_globals.get("__name__", "").startswith("xstride."):
+        # a branch on the array type holds for the arguments' type: a dask argument's
+        # blocks (NumPy or CuPy arrays) would take the other one
+        if _read_by_user():
             self._rec.type_read = True
         return self._rec.array_type or Traced
 
@@ -349,6 +359,13 @@ class Weak:
 
     def __init__(self, rec, h, value):
         self._rec, self._h, self.value = rec, h, value
+
+    @property
+    def __class__(self):
+        """What ``isinstance`` in the user's function sees: the value's type (its type is
+        the signature's), so that ``isinstance(s, int)`` takes the unfused run's branch;
+        the tracer's own checks see the stand-in."""
+        return type(self.value) if _read_by_user() else Weak
 
     __add__, __radd__ = _hostop("add"), _hostop("add", True)
     __sub__, __rsub__ = _hostop("sub"), _hostop("sub", True)
