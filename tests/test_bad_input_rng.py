@@ -146,6 +146,29 @@ def test_broadcast_results_too_large_to_exist(f, width):
 
 
 @pytest.mark.parametrize("f", FUNCS, ids=lambda f: f.__name__)
+def test_empty_broadcast_too_large_to_exist(f):
+    """An empty broadcast shape whose non-zero extents no array can hold, (0, 2**62):
+    NumPy refuses it (np.empty((0, 2**62))), and so do Philox's shapes; the functions let
+    it through to NumPy's bare "array is too big", naming no function (on dask, only at
+    compute)."""
+    seed = np.zeros((0, 1), U64)
+    counter = np.broadcast_to(np.uint8(0), (1, 2**62))   # a view of 2**62 uint8 exists
+    with pytest.raises(ValueError, match=rf"{f.__name__}: the arguments broadcast to shape "
+                                         r"\(0, 4611686018427387904\) \(seed \(0, 1\).*no "
+                                         r"values, but 4611686018427387904 .*2\*\*63 - 1 bytes"):
+        f(seed, 0, counter)
+    with xp.use_backend("dask"):
+        import dask.array as da
+        with pytest.raises(ValueError, match=rf"{f.__name__}: the arguments broadcast"):
+            f(da.zeros((0, 1), dtype=U64), 0, da.broadcast_to(da.zeros((1, 1), dtype=np.uint8),
+                                                              (1, 2**62)))
+    cw = np.broadcast_to(np.uint8(0), (1, 2**60, 4))
+    with pytest.raises(ValueError, match=r"philox4x32_10: the arguments broadcast to shape "
+                                         r"\(0, 1152921504606846976\).* of 16 bytes"):
+        rng.philox4x32_10(cw, np.zeros((0, 1), np.uint32), 0)
+
+
+@pytest.mark.parametrize("f", FUNCS, ids=lambda f: f.__name__)
 def test_results_past_memory_name_the_function(f):
     """Broadcast views whose result exists on paper but not in memory (8 TiB): was
     NumPy's "Unable to allocate ...", naming no xstride function."""

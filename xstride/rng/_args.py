@@ -86,7 +86,9 @@ def _known_shape(func, name, v):
 
 def _broadcast(func, named, itemsize=8):
     """The broadcast shape of the arguments, refused when the result (``itemsize``
-    bytes per element) could not exist: more than 2**63 - 1 elements or bytes."""
+    bytes per element) could not exist: NumPy's rule, its non-zero extents times
+    ``itemsize`` above 2**63 - 1 bytes (so an empty ``(0, 2**62)`` is refused too, as
+    ``np.empty`` refuses it, and as ``Philox``'s shapes are)."""
     for name, v in named:
         _known_shape(func, name, v)
     shapes = ", ".join(f"{n} {_shape_of(v)}" for n, v in named)
@@ -94,10 +96,12 @@ def _broadcast(func, named, itemsize=8):
         shape = broadcast_shapes(*(_shape_of(v) for _, v in named), func=func)
     except ValueError:
         raise ValueError(f"{func}: shapes do not broadcast together ({shapes})") from None
-    size = math.prod(shape)
+    size = math.prod(n or 1 for n in shape)   # NumPy counts the non-zero extents
     if size * itemsize > INT64_MAX:   # NumPy's raw "array is too big", or a wrapped size
+        values = (f"{size} values" if 0 not in shape
+                  else f"no values, but {size} by its non-zero extents")
         raise error(ValueError, func, f"the arguments broadcast to shape {shape} ({shapes}): "
-                                      f"{size} values of {itemsize} bytes, more than the "
+                                      f"{values} of {itemsize} bytes, more than the "
                                       "2**63 - 1 bytes an array may hold")
     return shape
 
