@@ -540,6 +540,36 @@ def test_numpys_generator_method_it_lacks_says_what_to_write(name, instead):
     assert g.counter == 0
 
 
+def test_every_name_of_numpys_generator_it_lacks_says_what_to_write():
+    """docs/rng.md: a method of NumPy's Generator that Philox lacks is an AttributeError
+    saying what to write. Only 10 did: g.spawn(2), g.poisson(1.0), g.bit_generator (and
+    31 more) were Python's bare "'Philox' object has no attribute 'spawn'", and so were
+    the names of NumPy's own bit generator numpy.random.Philox (jumped, random_raw,
+    state) that a user of that class tries."""
+    g = rng.Philox(5, backend="numpy")
+    names = [n for n in dir(np.random.Generator) if not n.startswith("_")]
+    names += [n for n in dir(np.random.Philox) if not n.startswith("_")
+              and n not in ("capsule", "cffi", "ctypes", "lock", "seed_seq")]
+    assert len(names) > 45 and "spawn" in names and "jumped" in names
+    for name in names:
+        if name in ("uniform", "normal", "integers", "advance"):
+            assert callable(getattr(g, name))
+            continue
+        with pytest.raises(AttributeError, match=rf"^Philox: no (method|attribute) '{name}' "
+                                                 r"\(NumPy's .*\)[;:] .*(write|draws only)"):
+            getattr(g, name)
+    with pytest.raises(AttributeError, match=r"write \[xp\.rng\.Philox\(g\.seed, "
+                                             r"stream=s, backend=g\.backend\) for s in"):
+        g.spawn
+    with pytest.raises(AttributeError, match=r"'poisson'.*draws only uniform\(shape\), "
+                                             r"normal\(shape\) and integers"):
+        g.poisson
+    with pytest.raises(AttributeError, match=r"numpy\.random\.Philox\.state\); write "
+                                             r"g\.seed, g\.stream and g\.counter"):
+        g.state
+    assert g.counter == 0
+
+
 def test_other_missing_names_and_existing_methods_are_unchanged():
     import copy
     import pickle

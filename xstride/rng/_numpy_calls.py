@@ -14,7 +14,10 @@ NumPy's ``Generator`` methods ``Philox`` lacks (``g.random(3)``, ``g.standard_no
 ``g.choice``, ``g.permutation``, ...) were Python's bare "'Philox' object has no
 attribute 'random'"; :func:`missing_method` is the ``AttributeError`` that names the
 method and says what to write (``Philox.__getattr__``, reached only by a name the
-class does not have: the methods and attributes it has cost nothing more).
+class does not have: the methods and attributes it has cost nothing more). Every public
+name of NumPy's ``Generator`` has one (its other distributions say what ``Philox``
+draws), and so have those of NumPy's bit generator ``numpy.random.Philox`` (``jumped``,
+``random_raw``, ``state``), which a user of that class would try.
 """
 
 from __future__ import annotations
@@ -92,14 +95,51 @@ _NUMPY_METHODS = {
     "shuffle": "x[xp.argsort(g.uniform(x.shape[0]))] (a shuffled copy of x's rows; "
                "Philox shuffles nothing in place)",
     "bytes": "xp.astype(g.integers(0, 256, n), xp.uint8) for n random bytes as an array",
+    "spawn": "[xp.rng.Philox(g.seed, stream=s, backend=g.backend) for s in streams], "
+             "each s a stream other than g.stream: independent sequences of one seed",
+}
+
+
+#: NumPy ``Generator``'s attribute ``bit_generator``
+_OTHER_GENERATOR = {
+    "bit_generator": "the generator itself: g.seed, g.stream and g.counter are its state",
+}
+#: NumPy ``Generator``'s other distributions: no one-line replacement
+_DISTRIBUTIONS = frozenset((
+    "beta", "binomial", "chisquare", "dirichlet", "f", "gamma", "geometric", "gumbel",
+    "hypergeometric", "laplace", "logistic", "lognormal", "logseries", "multinomial",
+    "multivariate_hypergeometric", "multivariate_normal", "negative_binomial",
+    "noncentral_chisquare", "noncentral_f", "pareto", "poisson", "power", "rayleigh",
+    "standard_cauchy", "standard_gamma", "standard_t", "triangular", "vonmises", "wald",
+    "weibull", "zipf"))
+#: NumPy's bit generator ``numpy.random.Philox``'s own names (its ``advance`` is
+#: ``Philox``'s too)
+_BIT_GENERATOR = {
+    "jumped": "xp.rng.Philox(g.seed, stream=s) with another stream s for an independent "
+              "sequence, or g.advance(n) to skip n counters",
+    "random_raw": "g.integers(0, 2**64, shape) for uint64 words, or "
+                  "xp.rng.philox4x32_10(counter_words, key0, key1) for the block function",
+    "state": "g.seed, g.stream and g.counter (copy.copy(g) or pickle for a checkpoint)",
 }
 
 
 def missing_method(name: str) -> AttributeError:
-    """The ``AttributeError`` of ``Philox``'s attribute ``name``: for a method of NumPy's
-    ``Generator`` it lacks, what to write instead; else Python's own message."""
+    """The ``AttributeError`` of ``Philox``'s attribute ``name``: for a name of NumPy's
+    ``Generator`` it lacks (or of NumPy's own bit generator ``numpy.random.Philox``),
+    what to write instead; else Python's own message."""
+    if name in _DISTRIBUTIONS:
+        return error(AttributeError, "Philox", f"no method {name!r} (NumPy's Generator."
+                                               f"{name}): Philox draws only uniform(shape), "
+                                               "normal(shape) and integers(low, high, shape);"
+                                               " build it from those, or draw it with "
+                                               "NumPy's Generator")
     instead = _NUMPY_METHODS.get(name)
-    if instead is None:
-        return AttributeError(f"'Philox' object has no attribute {name!r}")
-    return error(AttributeError, "Philox", f"no method {name!r} (NumPy's Generator."
-                                           f"{name}); write {instead}")
+    if instead is not None:
+        return error(AttributeError, "Philox", f"no method {name!r} (NumPy's Generator."
+                                               f"{name}); write {instead}")
+    for table, owner in ((_OTHER_GENERATOR, "Generator"),
+                         (_BIT_GENERATOR, "bit generator numpy.random.Philox")):
+        if name in table:
+            return error(AttributeError, "Philox", f"no attribute {name!r} (NumPy's {owner}"
+                                                   f".{name}); write {table[name]}")
+    return AttributeError(f"'Philox' object has no attribute {name!r}")
