@@ -66,6 +66,24 @@ def test_philox_integers_equal_numpy_for_any_chunking(low, high):
         assert g.counter == ref.counter
 
 
+@pytest.mark.parametrize("high", [10, 2**63 + 1])   # the last rejects ~1/4 per counter
+def test_philox_integers_holds_no_computed_chunk(high):
+    """Philox.integers on dask persisted round one: the draw held its whole result in
+    memory at the call (a draw larger than memory failed there, where uniform and normal
+    are lazy). Only the rejected indices are computed at the call now; the graph holds
+    tasks, computed with the result, and the values and counter are NumPy's."""
+    ref = xp.rng.Philox(5, backend="numpy")
+    want = ref.integers(0, high, 10_000)
+    with xp.use_backend("dask", chunks=1000):
+        g = xp.rng.Philox(5)
+        got = g.integers(0, high, 10_000)
+    held = [k for k, v in dict(got.__dask_graph__()).items()
+            if isinstance(v, np.ndarray) and v.size >= 1000]
+    assert held == []
+    np.testing.assert_array_equal(xp.to_numpy(got), want)
+    assert g.counter == ref.counter
+
+
 @pytest.mark.parametrize("chunks", [(500, 3), ((600, 401), 3), 1000, 7, "auto"])
 def test_philox_generator_takes_the_creation_functions_chunks(chunks):
     """Philox(...).uniform/normal/integers with any form of the chunks option (per axis

@@ -103,7 +103,9 @@ def test_the_check_catches_a_wrong_loop(monkeypatch):
 @pytest.mark.parametrize("chunks", [1000, 777, 64])
 def test_dask_blocks_take_the_compiled_round(chunks, first_rounds, monkeypatch):
     """The dask backend's round one, per block, on the host's compiled loop: the same
-    values and counter as the NumPy backend's for any chunking."""
+    values and counter as the NumPy backend's for any chunking. Round one runs once per
+    block at the call (the rejected indices) and again when the result is computed (its
+    values are not held in memory between the two)."""
     pytest.importorskip("dask.array")
     import xstride as xp
 
@@ -114,6 +116,8 @@ def test_dask_blocks_take_the_compiled_round(chunks, first_rounds, monkeypatch):
     with xp.use_backend("dask", chunks=chunks):
         h = rng.Philox(8).advance(2**50)
         got = h.integers(0, 2**63 + 1, 3000)
+    blocks = -(-3000 // chunks)
+    assert len(first_rounds) - before == blocks   # each block compiled, at the call
     same(xp.to_numpy(got), want)
     assert int(h.counter) == int(g.counter) > 3000
-    assert len(first_rounds) - before == -(-3000 // chunks)   # each block compiled
+    assert len(first_rounds) - before == 2 * blocks   # and again with the result

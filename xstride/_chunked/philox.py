@@ -226,8 +226,9 @@ def integers(seed, stream, start, n, r, thresh, room, shape=None, func="Philox.i
 
     Round one runs per chunk (element ``i`` takes counter ``start + i``, so the values
     do not depend on the chunking); the elements both of whose tries were rejected
-    (probability below ``r / 2**64`` each) are few: their global indices are computed,
-    and the later rounds (fresh counters ``start + n, ...`` in index order, as on every
+    (probability below ``r / 2**64`` each) are few: their global indices are computed
+    (round one's values are not kept: they are computed again with the result, so the
+    draw is as lazy as ``pairs`` and never holds its whole result), and the later rounds (fresh counters ``start + n, ...`` in index order, as on every
     backend) run here on the host, then patch their chunks. ``room(first, count)``
     raises ``OverflowError`` when counters ``first .. first + count - 1`` pass 2**64;
     ``func`` as in :func:`stream_chunks`.
@@ -237,7 +238,10 @@ def integers(seed, stream, start, n, r, thresh, room, shape=None, func="Philox.i
     both = da.map_blocks(_integers_block, seed=seed, stream=stream, start=start, r=r,
                          thresh=thresh, like=like, chunks=chunks + ((2,),),
                          dtype=np.uint64, meta=_meta(like, 2, np.uint64))
-    both = both.persist()
+    # only the indices of the rejected elements are computed here, each chunk dropped
+    # once read: round one is computed again, chunk by chunk, when the result is (a
+    # persist of round one held the whole result in memory at the call, so a draw larger
+    # than memory failed there, where uniform and normal stay lazy)
     todo = np.asarray(_config.to_host(da.flatnonzero(both[:, 1]).compute()), dtype=np.int64)
     values = both[:, 0]
     if todo.size == 0:
