@@ -127,3 +127,36 @@ def test_copy_into_a_list_of_numpy_ints_casts_as_their_array_does():
                                             r"bounds for int8\)"):
         xp.copy_into(dst, [np.int64(1), 300])
     assert not dst.any()
+
+
+def _as_if_through_a_temporary(buf, dst_of, src_of):
+    """``buf`` after copying ``src_of(buf)`` into ``dst_of(buf)`` through a copy of src."""
+    want = buf.copy()
+    np.copyto(dst_of(want), src_of(want).copy(), casting="same_kind")
+    return want
+
+
+@pytest.mark.parametrize("dst_of, src_of", [
+    (lambda b: b[1:5], lambda b: b[0:12:3]),            # contiguous dst (the shortcut)
+    (lambda b: b[0:8:2], lambda b: b[1:5]),             # strided dst (the checked path)
+    (lambda b: b[9::-3], lambda b: b[6::-2]),           # both reversed, other steps
+    (lambda b: b, lambda b: np.lib.stride_tricks.as_strided(    # one element of dst,
+        b.view(np.int32)[b.itemsize // 4:], (12,), (0,))),      # stride 0, other dtype
+], ids=["shortcut", "strided", "reversed", "broadcast-element"])
+def test_copy_into_overlapping_1d_views_reads_src_first(dst_of, src_of):
+    """A new-user probe: ``copy_into`` of overlapping 1-D views with different strides
+    was ``numpy.copyto``'s answer, which copies ``src`` first only for a ``dst`` of two
+    or more axes: ``copy_into(a[1:5], a[0:12:3])`` gave ``[0, 0, 3, 3, 9, 5]`` where
+    reading ``src`` before writing gives ``[0, 0, 3, 6, 9, 5]`` (and CuPy's engine)."""
+    for dtype in (np.int64, np.float32):
+        buf = np.arange(12, dtype=dtype)
+        want = _as_if_through_a_temporary(buf, dst_of, src_of)
+        got = xp.copy_into(dst_of(buf), src_of(buf))
+        assert np.shares_memory(got, buf)
+        assert buf.tobytes() == want.tobytes(), (buf, want)
+
+
+def test_copy_into_a_strided_src_overlapping_a_1d_dst_example():
+    buf = np.arange(12)
+    xp.copy_into(buf[1:5], buf[0:12:3])
+    assert buf[:6].tolist() == [0, 0, 3, 6, 9, 5]   # copyto's: [0, 0, 3, 3, 9, 5]

@@ -359,9 +359,21 @@ def _plain_into(out, x1, x2=None) -> bool:
     return out.flags.forc   # forc: C- or F-contiguous
 
 
+def _copyto_overlaps(dst, src) -> bool:
+    """Whether ``numpy.copyto(dst, src)`` of two plain arrays of one shape (``dst``
+    contiguous: :func:`_plain_into`) could read an element of ``src`` after writing over
+    it. NumPy copies ``src`` first only for a ``dst`` of two or more axes; a 1-D ``dst``
+    is walked in one direction, right only where ``src`` steps as ``dst`` does (a shift,
+    ``copy_into(a[1:], a[:-1])``), not for ``copy_into(a[1:5], a[0:12:3])``. Callers
+    compare the strides first (``dst.strides != src.strides and ...``), so the common
+    call pays no function call and no overlap test."""
+    return dst.ndim < 2 and np.may_share_memory(dst, src)
+
+
 def copy_into_checked(be, dst, src):
     """``xstride.views.copy_into`` on backend ``be``: the rules, then its executor."""
-    if _plain_into(dst, src):   # NumPy's copyto answers it as the checks would
+    if _plain_into(dst, src) and not (dst.strides != src.strides
+                                      and _copyto_overlaps(dst, src)):   # NumPy's answer
         try:
             np.copyto(dst, src, casting="same_kind")
             return dst

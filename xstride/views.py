@@ -15,7 +15,7 @@ from ._backends.views import numpy_whole_objects as _whole_objects
 from ._backends.views import numpy_objects_dtype as _objects_dtype
 from ._backends.views import numpy_field_view as _field_view
 from ._backends.views import numpy_interface_describes as _interface_describes
-from .elementwise import _copy_into_checks, _plain_into
+from .elementwise import _copy_into_checks, _copyto_overlaps, _plain_into
 from .elementwise import copy_into_checked as _copy_into_checked
 from ._core.errors import error as _error, immutable_error as _immutable_error
 from ._core.errors import type_error as _type_error, value_error as _value_error
@@ -152,13 +152,15 @@ def copy_into(dst, src):
 
     Notes
     -----
-    When ``src`` and ``dst`` share memory the result is NumPy's: ``src`` is read
-    completely before ``dst`` is written. On CuPy arrays this runs on xstride's
+    When ``src`` and ``dst`` share memory ``src`` is read completely before ``dst`` is
+    written, as through a temporary (also where ``numpy.copyto`` is not: a 1-D ``dst``
+    and a ``src`` of another stride, which is then copied first). On CuPy arrays this runs on xstride's
     elementwise engine (any layout at memory bandwidth); on NumPy arrays it is
     ``numpy.copyto``.
     """
     if type(dst) is _np.ndarray and type(src) is _np.ndarray:   # one backend, no look
-        if not _plain_into(dst, src):
+        if not _plain_into(dst, src) or (dst.strides != src.strides
+                                         and _copyto_overlaps(dst, src)):
             return _copy_into_checks(_backends.of_array(dst), dst, src)
         try:   # NumPy's copyto answers it as the checks would
             _np.copyto(dst, src, casting="same_kind")

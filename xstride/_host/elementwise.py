@@ -46,6 +46,11 @@ def copy_into(dst, src):
         raise broadcast_error("copy_into", (shape, dst.shape), into="dst") from None
     if dst.dtype.kind in "iu" and isinstance(src, (list, tuple)):
         src = _check_int_items(dst, src)
+    if isinstance(src, np.ndarray) and np.may_share_memory(dst, src):
+        # copyto makes a temporary only for a dst of 2 or more axes (or of fields): a
+        # 1-D dst is walked in one direction, and a src of another stride (or a
+        # broadcast element inside dst) is read after parts of it were written
+        src = src.copy()
     try:
         np.copyto(dst, src, casting="same_kind")
     except TypeError:  # a sequence whose values do not fit dst's kind
