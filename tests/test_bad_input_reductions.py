@@ -175,6 +175,31 @@ def test_out_is_taken_exactly_where_numpy_takes_it():
                         assert np.array_equal(got, want)
 
 
+def test_an_out_that_overlaps_itself_is_refused():
+    """A new-user probe: a writeable ``out`` that reaches one element twice (NumPy's
+    ``as_strided`` with a stride 0) went to NumPy, which wrote every result into that
+    element: ``sum(x, axis=0, out=o)`` of ``[[0, 1, 2], [3, 4, 5]]`` gave ``[15, 15,
+    15]``. It is refused as the elementwise functions' ``out=`` is; a stride 0 of a
+    length-1 axis and a strided ``out`` that reaches each element once are taken."""
+    stride_tricks = np.lib.stride_tricks
+    x, x3 = np.arange(6.0).reshape(2, 3), np.arange(18.0).reshape(2, 3, 3)
+    for func in _FUNCS:
+        dt = np.dtype(np.intp if func.startswith("arg") else x.dtype)
+        for a, shape, strides in [(x, (3,), (0,)), (x3, (2, 3), (0, dt.itemsize)),
+                                  (x3, (2, 3), (dt.itemsize, 0))]:
+            out = stride_tricks.as_strided(np.zeros(6, dt), shape, strides)
+            assert out.flags.writeable
+            with pytest.raises(ValueError, match=rf"^{func}: argument 'out' overlaps itself"):
+                getattr(xp, func)(a, axis=1 if a is x3 else 0, out=out)
+            assert not out.any()
+        out = stride_tricks.as_strided(np.zeros(3, dt), (1, 3), (0, dt.itemsize))
+        assert getattr(xp, func)(x, axis=0, keepdims=True, out=out) is out
+        assert np.array_equal(out, getattr(np, func)(x, axis=0, keepdims=True))
+        strided = np.zeros(6, dt)[::2]
+        assert getattr(xp, func)(x, axis=0, out=strided) is strided
+        assert np.array_equal(strided, getattr(np, func)(x, axis=0))
+
+
 @pytest.mark.parametrize("backend", ["numpy", "dask"])
 @pytest.mark.parametrize("bad", [[1, 0, 2], (1, 2), range(3), 3, 2.5, True, None, "ab"],
                          ids=["list", "tuple", "range", "int", "float", "bool", "None", "str"])

@@ -4,7 +4,8 @@ numeric dtype (complex for complex ``x``; the bool deviations of
 ``_plans/rule_dtypes.py`` refused), ``x`` an array of its backend of a bool or numeric
 dtype, ``keepdims`` and ``include_initial`` bools, ``argmin``/``argmax``'s real dtype
 and one axis, NumPy's ``ddof=`` refused beside ``correction=``, ``out=`` (none on a
-backend of immutable arrays; else an array of ``x``'s backend of the result's shape),
+backend of immutable arrays; else an array of ``x``'s backend of the result's shape
+that does not overlap itself),
 and ``min``/``max`` of an empty selection. Each raises the error naming the argument.
 No name of the namespace: the module's names are xstride's own (``xstride.reductions``
 imports them).
@@ -18,6 +19,7 @@ import numpy as np
 
 from ._core.errors import error, immutable_error, type_error, value_error
 from ._plans.argreduction import check_arg_axis
+from ._plans.overlap import check_output
 from ._plans.reduction import empty_axis_error, normalize_axis
 from ._plans.rule_dtypes import refuse_bool_deviations
 
@@ -102,7 +104,8 @@ INTP = np.dtype(np.intp)
 
 def check_out_shape(func: str, be, kwargs: dict, x, axes, keepdims) -> None:
     """``out=`` that the library takes (NumPy's): an array of ``be`` of the result's
-    shape (``axes`` reduced, None for all). NumPy's errors named no argument: "return
+    shape (``axes`` reduced, None for all) that reaches each of its elements once (as
+    the elementwise functions' ``out=``). NumPy's errors named no argument: "return
     arrays must be of ArrayType" (a list), "operands could not be broadcast together
     with remapped shapes" (``min(x, axis=1, out=...)`` of another shape)."""
     out = kwargs.get("out")
@@ -110,6 +113,11 @@ def check_out_shape(func: str, be, kwargs: dict, x, axes, keepdims) -> None:
         return
     if not be.owns(out) or isinstance(out, np.generic):
         raise type_error(func, "out", out, f"an array of the {be.name} backend (x's backend)")
+    flags = out.flags
+    if not (flags.c_contiguous or flags.f_contiguous):
+        # two indices of one element (a stride 0): NumPy wrote every result into it
+        # and each index read the last (sum of (2, 3) over axis 0 gave [15, 15, 15])
+        check_output(func, "out", out)
     if isinstance(x, np.matrix):   # its reductions keep both axes: NumPy's own check
         return
     shape = x.shape   # (list comprehensions: this runs on every call with out=)
