@@ -44,6 +44,29 @@ def test_empty_view_takes_any_int64_offset(offset):
         xp.as_strided(a, (0,), (1,), offset=2**63)
 
 
+def test_empty_view_past_numpys_extent_rule_names_the_argument():
+    """A new-user probe: an empty view whose non-zero extents times the item size pass
+    2**63 - 1 bytes (``as_strided(a, (0, 2**62, 4), ...)`` of int8) raised NumPy's
+    unnamed "array is too big" (NumPy refuses such a shape for any array, an empty one
+    too); so did ``sliding_window_view`` of an empty array with long windows. Both name
+    the function and the argument now; up to the limit the empty view is made."""
+    a = np.arange(3, dtype=np.int8)
+    for shape in ((0, 2**62, 4), (2**61, 0, 4), (0, 2**62, 2**62)):
+        with pytest.raises(ValueError, match=r"^as_strided: argument 'shape' .* has no "
+                                             r"element, but its non-zero extents times the "
+                                             r"item size \(1\)"):
+            xp.as_strided(a, shape, (1, 1, 1))
+    with pytest.raises(ValueError, match=r"item size \(8\)"):
+        xp.as_strided(np.arange(3), (0, 2**60, 2), (1, 1, 1))
+    assert xp.as_strided(a, (0, 2**61, 3), (1, 1, 1)).shape == (0, 2**61, 3)
+    x = np.zeros((0, 2**40), np.int8)
+    with pytest.raises(ValueError, match=r"^sliding_window_view: argument 'window_shape' "
+                                         r"gives a view of shape \(0, 549755813889, "
+                                         r"549755813888\) with no element"):
+        xp.sliding_window_view(x, 2**39, axis=1)
+    assert xp.sliding_window_view(x, 2**20, axis=1).shape == (0, 2**40 - 2**20 + 1, 2**20)
+
+
 def test_zero_copy_and_writeable():
     a = np.arange(10.0)
     v = xp.as_strided(a, (3, 3), (3, 1), offset=1)

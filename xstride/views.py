@@ -58,7 +58,8 @@ def as_strided(a, shape, strides, *, offset=0):
         ``a`` whose dtype the array interface cannot describe (``StringDType``).
     ValueError
         Shape and strides differ in rank; a negative extent; a size or offset that
-        overflows int64; or an element of the view outside the underlying buffer
+        overflows int64 (an empty shape whose non-zero extents times the item size do,
+        NumPy's rule, too); or an element of the view outside the underlying buffer
         (either end, negative strides included); on NumPy, an ``a`` over a buffer
         holding Python objects that is not whole elements of it (a field of a
         structured array with an object field, that field, or another one viewed off
@@ -235,6 +236,22 @@ def _view_layout(func, shape, strides, offset, itemsize):
     return lay
 
 
+def _check_empty_extents(func, arg, shape, itemsize: int, *, result=False) -> None:
+    """NumPy's rule for every array, an empty one too: the item size times the product
+    of the non-zero extents fits int64 (``numpy.empty((0, 2**62, 4), numpy.int8)`` is
+    "array is too big", naming nothing). For a shape with elements it is the byte size,
+    which the size rule checks; checked on every backend, as that rule is."""
+    nbytes = itemsize
+    for n in shape:
+        nbytes *= n or 1
+    if nbytes > _INT64_MAX:
+        what = f"gives a view of shape {shape} with" if result else f"{shape} has"
+        raise _value_error(func, arg, f"{what} no element, but its non-zero extents times "
+                                      f"the item size ({itemsize}) are {nbytes} bytes, more "
+                                      "than an array may describe, an empty one too "
+                                      "(2**63 - 1; NumPy's rule)")
+
+
 def _byte_strides_hint(strides, itemsize: int, shape, offset: int, first: int,
                        last: int) -> str:
     """A hint where ``strides`` look like NumPy's byte strides (``a.strides``): each a
@@ -281,6 +298,8 @@ def _as_strided(a, shape, strides, *, offset=0):
     # int64 above) plays no part, and its byte offset or empty span may leave int64
     empty = 0 in shape
     lay = _view_layout("as_strided", shape, strides, 0 if empty else offset, a.itemsize)
+    if empty:
+        _check_empty_extents("as_strided", "shape", lay.shape, a.itemsize)
     if not empty:
         held = _objects_dtype(a) if isinstance(a, _np.ndarray) else None
         if held is not None and not _whole_objects(a) and not _field_view(a, lay):
@@ -364,6 +383,8 @@ def _sliding_window_view(x, window_shape, axis=None, *, writeable=False):
                           f"{len(window)} window axes), more than {_MAX_NDIM}")
     # the size rule on every backend (dask's function would build a graph of any size)
     _checked_size("sliding_window_view", "window_shape", tuple(shape), x.itemsize, result=True)
+    _check_empty_extents("sliding_window_view", "window_shape", tuple(shape), x.itemsize,
+                         result=True)
     _check_describable("sliding_window_view", "x", x)
     if be.immutable:  # no memory to view: the library's function makes a new array
         if writeable:
