@@ -47,6 +47,18 @@ def test_immutable_and_hashable():
     assert lay == Layout((2, 3), (3, 1)) and lay != Layout((2, 3), (1, 2))
 
 
+@pytest.mark.parametrize("name", ["_shape", "_strides", "_offset", "_itemsize", "_hash",
+                                  "shape"])
+def test_attributes_cannot_be_deleted(name):
+    """A new-user probe: ``del lay._shape`` (or any slot) succeeded where assignment is
+    refused, leaving a Layout whose ``shape`` (or ``hash``) raised AttributeError."""
+    lay = Layout((2, 3), (3, 1), 1, 4)
+    with pytest.raises(AttributeError, match="Layout is immutable"):
+        delattr(lay, name)
+    assert lay == Layout((2, 3), (3, 1), 1, 4) and lay.shape == (2, 3) and lay.itemsize == 4
+    assert hash(lay) == hash(Layout((2, 3), (3, 1), 1, 4))
+
+
 def test_pickle_and_copy_keep_the_layout():
     """A new-user probe: pickle.dumps, copy.copy and copy.deepcopy of a Layout raised
     AttributeError 'Layout is immutable' (the default protocol sets the slots)."""

@@ -110,6 +110,10 @@ class Layout:
     def __setattr__(self, name, value):
         raise AttributeError("Layout is immutable")
 
+    def __delattr__(self, name):
+        # a deleted slot left a Layout whose shape, strides or hash raised AttributeError
+        raise AttributeError("Layout is immutable")
+
     def __reduce__(self):
         # pickle and copy rebuild through the constructor (the default protocol would
         # set the slots one by one, which __setattr__ refuses)
