@@ -164,7 +164,10 @@ def numpy_view(a, lay: Layout):
     iface["data"] = (_np_ptr(a) + off, not a.flags.writeable)
     iface.pop("mask", None)
     iface.pop("offset", None)
-    view = np.asarray(_Interface(iface, a))
+    # the holder keeps the array owning the memory alive, not ``a``: a view of a view of
+    # ... holds no chain of the views between (each kept alive, and walked by every
+    # later view's bounds check: quadratic time in a loop of ``v = as_strided(v, ...)``)
+    view = np.asarray(_Interface(iface, _numpy_owner(a)))
     dt = view.dtype
     if dt != a.dtype or dt.metadata != a.dtype.metadata or dt.type is not a.dtype.type:
         # structured dtypes travel through 'descr', and the interface drops a dtype's
