@@ -349,6 +349,24 @@ def test_bad_inputs(cp):
         xp.add(cp.arange(3, dtype=cp.uint8), 300)
 
 
+@pytest.mark.parametrize("name, nin", [("sqrt", 1), ("exp", 1), ("isnan", 1), ("sign", 1),
+                                       ("atan2", 2), ("pow", 2), ("hypot", 2)])
+def test_library_functions_refuse_an_out_that_overlaps_itself(cp, name, nin):
+    """CuPy's own functions (not the engine's) given an ``out`` of one element for five
+    indices: the dispatch's check (``_backends/out_overlap.py``), the NumPy backend's
+    error, before CuPy writes; a strided ``out`` that reaches each element once is
+    taken (tests/test_out_self_overlap.py holds the NumPy backend's sweep)."""
+    args = [cp.linspace(0.1, 0.9, 5, dtype=cp.float32)] * nin
+    want = getattr(xp, name)(*args)
+    buf = cp.zeros(1, want.dtype)
+    with pytest.raises(ValueError, match=rf"^{name}: argument 'out' overlaps itself"):
+        getattr(xp, name)(*args, out=xp.as_strided(buf, (5,), (0,)))
+    assert not bool(buf.any())
+    strided = cp.zeros(10, want.dtype)[::2]
+    getattr(xp, name)(*args, out=strided)
+    np.testing.assert_array_equal(strided.get(), want.get())
+
+
 # ---------------------------------------------------------------- properties
 @st.composite
 def strided(draw):
