@@ -200,6 +200,27 @@ def test_an_out_that_overlaps_itself_is_refused():
         assert np.array_equal(strided, getattr(np, func)(x, axis=0))
 
 
+@pytest.mark.parametrize("func", _FUNCS)
+def test_a_read_only_out_is_named(func):
+    """A read-only ``out`` was NumPy's refusal, named only by the function: "sum: output
+    array is read-only" (``argmin``/``argmax``: "WRITEBACKIFCOPY base is read-only").
+    It is the ``ValueError`` naming ``out``, as the elementwise functions' ``out=``,
+    for every axis, ``keepdims`` and layout, and nothing is written."""
+    x = np.arange(6.0).reshape(2, 3)
+    dt = np.dtype(np.intp if func.startswith("arg") else x.dtype)
+    for kwargs, shape in [({"axis": 0}, (3,)), ({}, ()), ({"axis": 1, "keepdims": True},
+                                                           (2, 1))]:
+        for out in (np.zeros(shape, dt), np.zeros(shape + (2,), dt)[..., 0]):
+            out.flags.writeable = False
+            with pytest.raises(ValueError, match=rf"^{func}: argument 'out' is read-only "
+                                                 rf"\(shape {re.escape(str(shape))}, "
+                                                 rf"dtype {dt}\)$"):
+                getattr(xp, func)(x, out=out, **kwargs)
+            assert not out.any()
+    out = np.zeros(3, dt)   # writeable: taken
+    assert getattr(xp, func)(x, axis=0, out=out) is out
+
+
 @pytest.mark.parametrize("backend", ["numpy", "dask"])
 @pytest.mark.parametrize("bad", [[1, 0, 2], (1, 2), range(3), 3, 2.5, True, None, "ab"],
                          ids=["list", "tuple", "range", "int", "float", "bool", "None", "str"])

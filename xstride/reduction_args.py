@@ -5,7 +5,7 @@ numeric dtype (complex for complex ``x``; the bool deviations of
 dtype, ``keepdims`` and ``include_initial`` bools, ``argmin``/``argmax``'s real dtype
 and one axis, NumPy's ``ddof=`` refused beside ``correction=``, ``out=`` (none on a
 backend of immutable arrays; else an array of ``x``'s backend of the result's shape
-that does not overlap itself),
+that does not overlap itself and is writeable),
 and ``min``/``max`` of an empty selection. Each raises the error naming the argument.
 No name of the namespace: the module's names are xstride's own (``xstride.reductions``
 imports them).
@@ -104,10 +104,11 @@ INTP = np.dtype(np.intp)
 
 def check_out_shape(func: str, be, kwargs: dict, x, axes, keepdims) -> None:
     """``out=`` that the library takes (NumPy's): an array of ``be`` of the result's
-    shape (``axes`` reduced, None for all) that reaches each of its elements once (as
-    the elementwise functions' ``out=``). NumPy's errors named no argument: "return
-    arrays must be of ArrayType" (a list), "operands could not be broadcast together
-    with remapped shapes" (``min(x, axis=1, out=...)`` of another shape)."""
+    shape (``axes`` reduced, None for all) that reaches each of its elements once and is
+    writeable where the backend has the flag (as the elementwise functions' ``out=``).
+    NumPy's errors named no argument: "return arrays must be of ArrayType" (a list),
+    "operands could not be broadcast together with remapped shapes" (``min(x, axis=1,
+    out=...)`` of another shape), "output array is read-only"."""
     out = kwargs.get("out")
     if out is None:
         return
@@ -118,6 +119,8 @@ def check_out_shape(func: str, be, kwargs: dict, x, axes, keepdims) -> None:
         # two indices of one element (a stride 0): NumPy wrote every result into it
         # and each index read the last (sum of (2, 3) over axis 0 gave [15, 15, 15])
         check_output(func, "out", out)
+    if be.readonly_views and not flags.writeable:   # NumPy's "output array is read-only"
+        raise value_error(func, "out", f"is read-only (shape {out.shape}, dtype {out.dtype})")
     if isinstance(x, np.matrix):   # its reductions keep both axes: NumPy's own check
         return
     shape = x.shape   # (list comprehensions: this runs on every call with out=)
