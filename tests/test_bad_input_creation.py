@@ -51,6 +51,60 @@ def test_creation_names_a_bad_shape_and_eye_argument(backend, call, cls, match):
             call()
 
 
+_EMPTY = r"\(0, 4611686018427387904, 4\) has no element, but its non-zero extents times "
+
+
+@pytest.mark.parametrize("backend", _backends())
+@pytest.mark.parametrize("call, match", [
+    (lambda: xp.zeros((0, 2**62, 4)), rf"^zeros: argument 'shape' {_EMPTY}the item size \(8\)"),
+    (lambda: xp.ones([0, 2**62, 4]), rf"^ones: argument 'shape' {_EMPTY}"),
+    (lambda: xp.empty((0, 2**62, 4), dtype=xp.int8), rf"^empty: argument 'shape' {_EMPTY}"
+                                                     r"the item size \(1\) are "
+                                                     r"18446744073709551616 bytes"),
+    (lambda: xp.full((0, 2**62, 4), 1.0), rf"^full: argument 'shape' {_EMPTY}"),
+    (lambda: xp.eye(0, 2**62), r"^eye: argument 'n_cols' gives a result of shape "
+                               r"\(0, 4611686018427387904\) with no element, but its non-zero"),
+    (lambda: xp.eye(2**62, 0), r"^eye: argument 'n_cols' gives a result of shape "
+                               r"\(4611686018427387904, 0\) with no element"),
+    (lambda: xp.zeros_like(xp.ones(3), shape=(0, 2**62, 4)),
+     rf"^zeros_like: argument 'shape' {_EMPTY}"),
+    (lambda: xp.ones_like(xp.ones(3), shape=(0, 2**62, 4)), rf"^ones_like: argument 'shape' "
+                                                            rf"{_EMPTY}"),
+    (lambda: xp.empty_like(xp.ones(3), shape=(0, 2**62, 4)), rf"^empty_like: argument "
+                                                             rf"'shape' {_EMPTY}"),
+    (lambda: xp.full_like(xp.ones(3), 2.0, shape=(0, 2**62, 4)), rf"^full_like: argument "
+                                                                 rf"'shape' {_EMPTY}"),
+])
+def test_an_empty_shape_past_numpys_extent_rule_names_the_argument(backend, call, match):
+    """A new-user probe: ``zeros((0, 2**62, 4))`` has no element, but NumPy refuses any
+    shape whose non-zero extents times the item size pass 2**63 - 1 bytes, an empty one
+    too, with its unnamed "array is too big" ("zeros: array is too big; ..."; dask's
+    chunking raised a bare MemoryError, its ``*_like`` a ZeroDivisionError). It is the
+    ``ValueError`` naming the argument, as a size past int64 is."""
+    with xp.use_backend(backend):
+        with pytest.raises(ValueError, match=match):
+            call()
+
+
+def test_an_empty_shape_within_numpys_extent_rule_is_made():
+    """Up to the rule's bound the NumPy backend makes the empty array, as NumPy does."""
+    assert xp.zeros((0, 2**61, 3), dtype=xp.int8).shape == (0, 2**61, 3)
+    assert xp.eye(0, (2**63 - 1) // 8).shape == (0, (2**63 - 1) // 8)
+    assert xp.full((2**60 - 1, 0), 1.0).shape == (2**60 - 1, 0)
+    assert xp.ones_like(np.ones(3), shape=(0, 2**61, 3), dtype=xp.int8).shape == (0, 2**61, 3)
+
+
+@pytest.mark.parametrize("backend", _backends())
+def test_a_like_shape_past_int64_is_named(backend):
+    """The dask backend's ``*_like`` checked ``shape=``'s lengths but not its size:
+    ``zeros_like(x, shape=(2**62, 4))`` was dask's bare MemoryError."""
+    with xp.use_backend(backend):
+        x = xp.ones(3)
+    with pytest.raises(ValueError, match=r"^zeros_like: argument 'shape' \(4611686018427387904, "
+                                         r"4\) has 18446744073709551616 elements"):
+        xp.zeros_like(x, shape=(2**62, 4))
+
+
 @pytest.mark.parametrize("backend", _backends())
 def test_creation_takes_numpy_ints_and_keeps_other_errors_as_numpys(backend):
     with xp.use_backend(backend):

@@ -20,7 +20,7 @@ from .elementwise import copy_into_checked as _copy_into_checked
 from ._core.errors import error as _error, immutable_error as _immutable_error
 from ._core.errors import type_error as _type_error, value_error as _value_error
 from ._core.errors import argument_error as _argument_error
-from ._core.sizes import checked_size as _checked_size
+from ._core.sizes import checked_extents as _checked_extents, checked_size as _checked_size
 from .layout import INT64_MAX as _INT64_MAX, Layout as _Layout, MAX_NDIM as _MAX_NDIM
 
 __all__ = ["as_strided", "sliding_window_view", "copy_into"]
@@ -237,19 +237,11 @@ def _view_layout(func, shape, strides, offset, itemsize):
 
 
 def _check_empty_extents(func, arg, shape, itemsize: int, *, result=False) -> None:
-    """NumPy's rule for every array, an empty one too: the item size times the product
-    of the non-zero extents fits int64 (``numpy.empty((0, 2**62, 4), numpy.int8)`` is
-    "array is too big", naming nothing). For a shape with elements it is the byte size,
-    which the size rule checks; checked on every backend, as that rule is."""
-    nbytes = itemsize
-    for n in shape:
-        nbytes *= n or 1
-    if nbytes > _INT64_MAX:
-        what = f"gives a view of shape {shape} with" if result else f"{shape} has"
-        raise _value_error(func, arg, f"{what} no element, but its non-zero extents times "
-                                      f"the item size ({itemsize}) are {nbytes} bytes, more "
-                                      "than an array may describe, an empty one too "
-                                      "(2**63 - 1; NumPy's rule)")
+    """NumPy's rule for every array, an empty one too (``_core/sizes.checked_extents``:
+    ``numpy.empty((0, 2**62, 4), numpy.int8)`` is "array is too big", naming nothing).
+    For a shape with elements it is the byte size, which the size rule checks; checked
+    on every backend, as that rule is."""
+    _checked_extents(func, arg, tuple(shape), itemsize, result=result, noun="view")
 
 
 def _byte_strides_hint(strides, itemsize: int, shape, offset: int, first: int,

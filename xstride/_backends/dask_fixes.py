@@ -117,7 +117,8 @@ def _check_size(func: str, shape, dtype) -> None:
     except TypeError:
         itemsize = 8
     checked_size(func, "num" if func == "linspace" else "stop" if func == "arange"
-                 else "shape", shape, itemsize, result=func in ("arange", "linspace"))
+                 else "shape", shape, itemsize, result=func in ("arange", "linspace"),
+                 extents=True)   # (0, 2**62, 4): NumPy's "array is too big" too
 
 
 def _scalar(v):
@@ -310,7 +311,7 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, chunks=None):
     n_rows = int(n_rows)
     n_cols = n_rows if n_cols is None else int(n_cols)
     dt = np.dtype(np.float64 if dtype is None else dtype)
-    checked_size("eye", arg, (n_rows, n_cols), dt.itemsize, result=True)
+    checked_size("eye", arg, (n_rows, n_cols), dt.itemsize, result=True, extents=True)
     option = opts.chunks if chunks is None else None
     if chunks is None:
         chunks = fit_option("eye", opts.chunks, (n_rows, n_cols))
@@ -424,13 +425,17 @@ def _like_chunks(name: str, x, dtype, kwargs) -> dict:
     array of no element (dask's byte-size chunks divided by an empty axis' length); block
     lengths that do not add up to the shape are named (:func:`fit_chunks`); a ``shape=``
     (NumPy's keyword, which dask's takes) checked as ``zeros``' (dask's took bools,
-    floats and negative lengths, and failed when computed); the chunks then fit that
-    shape, not ``x``'s."""
+    floats and negative lengths, and failed when computed), its size too; the chunks
+    then fit that shape, not ``x``'s."""
     shape = x.shape
     if kwargs.get("shape") is not None:
         check_shape(name, kwargs["shape"])
         shape = (tuple(kwargs["shape"]) if isinstance(kwargs["shape"], (tuple, list))
                  else (kwargs["shape"],))
+        # its size, an empty one's non-zero extents too, as zeros' (dask's chunking
+        # raised a bare MemoryError, or ZeroDivisionError for (0, 2**62, 4))
+        _check_size(name, tuple(operator.index(n) for n in shape),
+                    x.dtype if dtype is None else dtype)
     if kwargs.get("chunks") is not None:
         kwargs["chunks"] = fit_chunks(name, check_chunks(name, kwargs["chunks"]),
                                       shape, x.dtype if dtype is None else dtype)

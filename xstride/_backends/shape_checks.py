@@ -80,12 +80,14 @@ def _itemsize(dtype) -> int:
 def named_shape_error(func: str, shape, dtype) -> None:
     """After NumPy refused ``func(shape, dtype=dtype)``: the error that names the
     argument, raised where ``shape`` is not a shape or its size overflows int64 (8
-    bytes an element for a ``dtype`` of None or none NumPy knows); else nothing, and
-    the caller raises NumPy's own error."""
+    bytes an element for a ``dtype`` of None or none NumPy knows), an empty one's
+    non-zero extents too (NumPy's rule, ``_core/sizes.checked_extents``); else
+    nothing, and the caller raises NumPy's own error."""
     items = shape if isinstance(shape, (tuple, list)) else _numpy_items(shape)
     for n in items:
         check_length(func, "shape", n, shape)
-    checked_size(func, "shape", tuple(operator.index(n) for n in items), _itemsize(dtype))
+    checked_size(func, "shape", tuple(operator.index(n) for n in items), _itemsize(dtype),
+                 extents=True)   # (0, 2**62, 4): NumPy's "array is too big" too
 
 
 def _numpy_items(shape) -> tuple:
@@ -140,7 +142,7 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, **kwargs):
         rows = operator.index(n_rows)
         checked_size("eye", "n_rows" if n_cols is None else "n_cols",
                      (rows, rows if n_cols is None else operator.index(n_cols)),
-                     _itemsize(dtype), result=True)
+                     _itemsize(dtype), result=True, extents=True)
         raise
 
 

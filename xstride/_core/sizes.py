@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .errors import value_error
 
-__all__ = ["INT64_MAX", "checked_size", "out_of_memory"]
+__all__ = ["INT64_MAX", "checked_size", "checked_extents", "out_of_memory"]
 
 #: Largest value of a signed 64-bit integer; sizes and offsets must stay within it.
 INT64_MAX = (1 << 63) - 1
@@ -20,7 +20,7 @@ _LIMIT = "which overflows int64 (at most 2**63 - 1)"
 
 
 def checked_size(func: str, arg: str, shape: tuple[int, ...], itemsize: int = 1, *,
-                 result: bool = False) -> int:
+                 result: bool = False, extents: bool = False) -> int:
     """Element count of ``shape``, refused when it or the byte size overflows int64.
 
     Parameters
@@ -34,6 +34,9 @@ def checked_size(func: str, arg: str, shape: tuple[int, ...], itemsize: int = 1,
     result : bool, optional
         ``shape`` is the shape the argument makes (``tile``'s result), not the
         argument itself; only the wording of the error changes.
+    extents : bool, optional
+        Also NumPy's rule for an empty ``shape`` (:func:`checked_extents`): the shape
+        of an array the caller makes (a creation function's), which NumPy refuses.
 
     Returns
     -------
@@ -69,7 +72,56 @@ def checked_size(func: str, arg: str, shape: tuple[int, ...], itemsize: int = 1,
     if size * itemsize > INT64_MAX:
         raise value_error(func, arg, f"{what} {size} elements of {itemsize} bytes, "
                                      f"{size * itemsize} bytes in all, {_LIMIT}")
+    if extents and not size:
+        checked_extents(func, arg, shape, itemsize, result=result)
     return size
+
+
+def checked_extents(func: str, arg: str, shape: tuple[int, ...], itemsize: int = 1, *,
+                    result: bool = False, noun: str = "result") -> None:
+    """NumPy's rule for every array, an empty one too: ``itemsize`` times the product of
+    the non-zero extents of ``shape`` fits int64 (``numpy.zeros((0, 2**62, 4))`` is its
+    bare "array is too big", naming nothing). A shape with elements is not looked at:
+    its byte size is :func:`checked_size`'s, which the caller checks first.
+
+    Parameters
+    ----------
+    func, arg : str
+        The function and the argument named by the error.
+    shape : tuple of int
+        Non-negative Python ints.
+    itemsize : int, optional
+        Bytes per element.
+    result, noun : optional
+        ``shape`` is the shape of the ``noun`` the argument makes (``"result"``,
+        ``"view"``), not the argument itself; only the wording of the error changes.
+
+    Raises
+    ------
+    ValueError
+        ``shape`` has no element and its non-zero extents times ``itemsize`` are
+        above ``2**63 - 1``.
+
+    Examples
+    --------
+    >>> checked_extents("zeros", "shape", (0, 2**62, 4), 8)
+    Traceback (most recent call last):
+    ...
+    ValueError: zeros: argument 'shape' (0, 4611686018427387904, 4) has no element, but \
+its non-zero extents times the item size (8) are 147573952589676412928 bytes, more than \
+an array may describe, an empty one too (2**63 - 1; NumPy's rule)
+    """
+    if 0 not in shape:
+        return
+    nbytes = itemsize
+    for n in shape:
+        nbytes *= n or 1
+    if nbytes > INT64_MAX:
+        what = f"gives a {noun} of shape {shape} with" if result else f"{shape} has"
+        raise value_error(func, arg, f"{what} no element, but its non-zero extents times "
+                                     f"the item size ({itemsize}) are {nbytes} bytes, more "
+                                     "than an array may describe, an empty one too "
+                                     "(2**63 - 1; NumPy's rule)")
 
 
 def out_of_memory(func: str, what: str, shape: tuple[int, ...], itemsize: int) -> MemoryError:
