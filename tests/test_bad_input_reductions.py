@@ -271,3 +271,25 @@ def test_the_public_dtype_rules_name_what_numpy_dtype_refuses_with_value_error(r
     with pytest.raises(TypeError, match=rf"^{rule}: argument 'dt' got .*; expected a "
                                         r"bool or numeric dtype of the namespace$"):
         call(bad)
+
+
+def test_an_out_that_overlaps_itself_is_refused_on_cupy(cupy_compat):
+    """The CuPy backend hands a call with ``out=`` to CuPy's function (its kernels take
+    no keywords): the ``out`` is checked first, as on NumPy, so a stride-0 ``out`` (CuPy
+    wrote each result into its one element) is refused before the library's call, and
+    a good one reaches it."""
+    from tests.conftest import FakeCupyArray
+
+    stride_tricks = np.lib.stride_tricks
+    x = FakeCupyArray(np.arange(6.0).reshape(2, 3))
+    for func in _FUNCS:
+        dt = np.dtype(np.intp if func.startswith("arg") else np.float64)
+        out = FakeCupyArray(stride_tricks.as_strided(np.zeros(3, dt), (3,), (0,)))
+        n = len(cupy_compat.calls)
+        with pytest.raises(ValueError, match=rf"^{func}: argument 'out' overlaps itself"):
+            getattr(xp, func)(x, axis=0, out=out)
+        assert len(cupy_compat.calls) == n, cupy_compat.calls[n:]
+        with pytest.raises(ValueError, match=rf"^{func}: argument 'out' has shape \(2,\)"):
+            getattr(xp, func)(x, axis=0, out=FakeCupyArray(np.zeros(2, dt)))
+        getattr(xp, func)(x, axis=0, out=FakeCupyArray(np.zeros(3, dt)))
+        assert cupy_compat.calls[-1][0] == func and "out" in cupy_compat.calls[-1][2]

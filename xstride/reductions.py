@@ -143,6 +143,13 @@ def _kernel_functions(be) -> dict:
     def takes(ex, *dtypes):
         return all(np.dtype(d) in ex.DTYPES for d in dtypes)
 
+    def checked_out(func, x, axes, keepdims, kwargs):
+        """An ``out=`` for the library's function, checked as on the NumPy backend (its
+        backend, its shape, no element reached twice): CuPy's wrote each result into a
+        stride-0 ``out``'s one element."""
+        if kwargs.get("out") is not None:
+            _check_out_shape(func, be, kwargs, x, axes, keepdims)
+
     def sum_like(func):
         def impl(x, /, *, axis=None, dtype=None, keepdims=False, **kwargs):
             if not kwargs:
@@ -154,6 +161,7 @@ def _kernel_functions(be) -> dict:
             out = _out_dtype(func, dtype, default_sum_dtype(np.dtype(x.dtype)), x.dtype)
             axes = normalize_axis(func, axis, x.ndim)   # (the library's call too)
             if kwargs or not takes(red, x.dtype, out) or out.kind == "b":
+                checked_out(func, x, axes, keepdims, kwargs)
                 return getattr(lib(), func)(x, axis=axis, dtype=dtype, keepdims=keepdims,
                                             **kwargs)
             return red.reduce(func, func, x, axis, axes, bool(keepdims), out, dtype)
@@ -176,6 +184,7 @@ def _kernel_functions(be) -> dict:
             # complex min/max (NumPy's order of the real, then the imaginary part)
             # stay the library's; complex all/any run on the kernels
             if kwargs or not takes(red, x.dtype) or (empty_raises and x.dtype.kind == "c"):
+                checked_out(func, x, axes, keepdims, kwargs)
                 return getattr(lib(), func)(x, axis=axis, keepdims=keepdims, **kwargs)
             return red.reduce(func, func, x, axis, axes, bool(keepdims), out_of(x))
         return impl
@@ -189,6 +198,7 @@ def _kernel_functions(be) -> dict:
             check_x(func, x)
             axes = _arg_rules(func, x, axis, keepdims)
             if kwargs or arg is None or not takes(arg, x.dtype):
+                checked_out(func, x, None if axis is None else axes, keepdims, kwargs)
                 return getattr(lib(), func)(x, axis=axis, keepdims=bool(keepdims), **kwargs)
             return arg.argreduce(func, x, axis, axes, bool(keepdims))
         return impl
@@ -203,6 +213,7 @@ def _kernel_functions(be) -> dict:
         out = moment_dtype("mean", np.dtype(x.dtype), dtype)
         axes = normalize_axis("mean", axis, x.ndim)   # (the library's call too)
         if kwargs or not takes(red, x.dtype, out) or out.kind not in "fc":
+            checked_out("mean", x, axes, keepdims, kwargs)
             return lib().mean(x, axis=axis, keepdims=keepdims, dtype=dtype, **kwargs)
         return red.mean("mean", x, axis, axes, bool(keepdims), out, dtype)
 
@@ -223,6 +234,7 @@ def _kernel_functions(be) -> dict:
             # complex too (the real variance of complex values)
             if (kwargs or not takes(red, x.dtype, out) or out.kind != "f"
                     or np.dtype(x.dtype) == np.float16 or x.dtype.kind == "c"):
+                checked_out(func, x, axes, keepdims, kwargs)
                 if dtype is not None:
                     kwargs["dtype"] = dtype
                 return getattr(lib(), func)(x, axis=axis, correction=correction,
