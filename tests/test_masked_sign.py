@@ -39,3 +39,33 @@ def test_sign_of_real_masked_unchanged():
     got = xp.sign(x)
     assert got.mask.tolist() == [False, True, False]
     assert got.filled(9).tolist() == [1.0, 9.0, 0.0]
+
+
+def test_sign_into_out_returns_out_with_the_sign():
+    """``sign(x, out=o)`` on NumPy: compat's ``sign`` of complex input wrote ``abs(x)``
+    into ``o`` and returned the quotient apart; of real input it returned a view of
+    ``o``. Now ``o`` holds the sign and is the result, as NumPy's ufunc; a complex sign
+    into a float ``out`` is refused as NumPy's "same_kind" casting refuses it."""
+    z = np.array([3 + 4j, 0, -2j, 1e-300 + 1e-300j])
+    o = np.full(4, 7 + 7j)
+    assert xp.sign(z, out=o) is o
+    assert o.tobytes() == xp.sign(z).tobytes()
+    x = np.array([-2.0, 0.0, 3.0, -0.0])
+    o2 = np.empty(4)
+    assert xp.sign(x, out=o2) is o2
+    assert o2.tobytes() == np.sign(x).tobytes()
+    with pytest.raises(TypeError, match=r"^sign: .*same_kind"):
+        xp.sign(z, out=np.empty(4))
+
+
+def test_complex_sign_of_zero_warns_nothing():
+    """compat's ``x / abs(x)`` warned "invalid value encountered in divide" for each
+    zero; NumPy's ``sign`` warns nothing, and neither does xstride's (the same bits)."""
+    z = np.array([0j, 3 + 4j, -0.0 - 0j])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = xp.sign(z)
+    with np.errstate(invalid="ignore"):   # the quotient as before: z / abs(z)
+        want = z / np.abs(z)
+    want[z == 0] = 0
+    assert got.tobytes() == want.tobytes()
