@@ -83,6 +83,32 @@ def test_alias_parameter_types_are_read_as_their_types(tmp_path):
     assert [(f, c.kind) for f, c in k.params[6].ctype.fields] == [("v", "view"), ("n", "scalar")]
 
 
+def test_a_typedef_of_several_declarators_defines_each_name():
+    """``typedef float real, *preal;`` declares two aliases; ``preal`` was read as the
+    type ``'float real, *'`` and ``real`` was unknown, as were the names of ``typedef
+    struct {...} P, *PP;`` and ``typedef enum {...} E, *PE;`` (all accepted by NVRTC).
+    The specifiers are shared, a declarator's ``*`` and its qualifiers are its own; an
+    array or function declarator names no type read here."""
+    k = CudaKernel("#include <xstride/array_view.cuh>\n"
+                   "typedef float real, *preal, * const cpreal, arr4[4], (*fn)(int);\n"
+                   "typedef const double cd, *pcd;\ntypedef Array2D<float> V, W;\n"
+                   "typedef struct { int n; float x; } P, *PP;\n"
+                   "typedef enum { A, B } E, *PE;\nstruct S { int m; };\ntypedef S S1, S2;\n"
+                   "__global__ void k(real a, preal b, cpreal c, pcd d, W w, P p, E e,\n"
+                   "                  S2 s) {}", "k")
+    assert [(p.name, p.ctype.kind, str(p.ctype.dtype), p.ctype.const) for p in k.params] == [
+        ("a", "scalar", "float32", False), ("b", "pointer", "float32", False),
+        ("c", "pointer", "float32", False), ("d", "pointer", "float64", True),
+        ("w", "view", "float32", False), ("p", "struct", "None", False),
+        ("e", "scalar", "int32", False), ("s", "struct", "None", False)]
+    assert [f for f, _ in k.params[5].ctype.fields] == ["n", "x"]
+    for alias in ("arr4", "fn", "PP", "PE"):
+        with pytest.raises(ValueError, match=f"parameter 0 \\('x'\\): unknown C type '{alias}'"):
+            CudaKernel("typedef float real, arr4[4], (*fn)(int);\n"
+                       "typedef struct { int n; } P, *PP;\ntypedef enum { A } E, *PE;\n"
+                       f"__global__ void k({alias} x) {{}}", "k")
+
+
 def test_a_const_alias_of_a_pointer_is_a_const_pointer_not_a_const_pointee():
     """``const P`` with ``P`` = ``float*`` is ``float* const``: the kernel may write
     through it, so it must not take a read-only array as ``const float*`` would."""

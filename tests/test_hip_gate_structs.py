@@ -205,6 +205,29 @@ def test_struct_fields_spelled_by_a_macro_are_gated(hip):
         CudaKernel(av + "#define N 5\nstruct S { float a[N]; };\n__global__ void k(S s) {}", "k")
 
 
+def test_fields_of_a_typedef_of_several_declarators_are_gated(hip):
+    """``typedef Array5D<float> V5, *PV5;`` made no alias ``V5`` (the table held
+    ``PV5`` as ``'Array5D<float> V5, *'``): a struct field ``V5 v`` or ``cf z`` of
+    ``typedef complex<float> *pcf, cf;`` was compiled on HIP. The pointer declarator
+    stays a pointer, and ``typedef struct {...} S, *PS;`` is the struct ``S``."""
+    av = "#include <xstride/array_view.cuh>\n"
+    refused = [
+        (av + "typedef Array5D<float> V5, *PV5;\nstruct S { int n; V5 v; };",
+         "high_dim_cuda_views"),
+        (av + "typedef Array5D<float> V5, *PV5;\n"
+         "struct S { V5 v; __device__ int f() const { return 0; } };", "high_dim_cuda_views"),
+        ("typedef complex<float> *pcf, cf;\nstruct S { char c; cf z; };",
+         "complex_struct_fields"),
+        (av + "typedef struct { Array6D<int> v; } S, *PS;", "high_dim_cuda_views"),
+    ]
+    for src, feature in refused:
+        with pytest.raises(NotImplementedError, match=feature):
+            CudaKernel(src + "\n__global__ void k(S s) {}", "k").compile()
+    CudaKernel(av + "typedef Array5D<float> V5, *PV5;\ntypedef complex<float> cf, *pcf;\n"
+               "struct S { PV5 p; pcf q; };\n__global__ void k(S s) {}", "k").compile()
+    assert len(hip.builds) == 1
+
+
 def test_union_fields_of_struct_parameters_are_gated(hip):
     """A union declared apart (``union U {...};``, ``typedef union {...} U;``) and held
     by a struct parameter holds its members by value: a 5-D view or a complex in it was

@@ -11,11 +11,13 @@ from .._core.csource import code_only
 from .._core.errors import error
 
 __all__ = ["find_aliases", "expand_aliases", "merge_aliases", "merge_structs", "conflict_in",
-           "Conflicting", "read_through_conflict", "rank_value"]
+           "Conflicting", "read_through_conflict", "rank_value", "typedef_names"]
 
 _IDENT = re.compile(r"(?<!\w)[^\W\d]\w*")  # a name (letters beyond ASCII too), not "x10" of 0x10
 _SPLICE = re.compile(r"\\\r?\n")   # a backslash-newline: one logical line (C phase 2)
-_TYPEDEF = re.compile(r"\btypedef\s+([^;{}]*?)\s*\b([^\W\d]\w*)\s*;")
+_TYPEDEF = re.compile(r"\btypedef\s+([^;{}]*);")
+_LAST_NAME = re.compile(r"([^\W\d]\w*)\s*$")
+_ARRAY_BOUNDS = re.compile(r"(?:\[[^\[\]]*\]\s*)+$")
 _USING = re.compile(r"\busing\s+([^\W\d]\w*)\s*=\s*([^;{}]*);")
 _TEMPLATE_BEFORE = re.compile(r"\btemplate\s*<[^;{}]*>\s*$")
 
@@ -114,12 +116,67 @@ def _enums(text: str) -> dict[str, str]:
         out.setdefault(name, f"enum {name}")
     for m in _TYPEDEF_ENUM.finditer(text):
         close = text.find("}", m.end())
-        alias = re.compile(r"\s*([^\W\d]\w*)\s*;").match(text, close + 1) if close >= 0 else None
-        if alias:
+        for alias in typedef_names(text, close + 1) if close >= 0 else ():
             body = text[m.end():close]
-            _add(out, alias.group(1), m.group(1) or (
-                "int" if _plain_enum_is_int(body) else f"enum {alias.group(1)}"))
+            _add(out, alias, m.group(1) or (
+                "int" if _plain_enum_is_int(body) else f"enum {alias}"))
     return out
+
+
+def _top_commas(text: str) -> list[str]:
+    """``text`` split on the commas outside (), [] and, at parenthesis depth 0, <>."""
+    parts, cur, paren, angle = [], [], 0, 0
+    for c in text:
+        paren += (c in "([") - (c in ")]")
+        if not paren:
+            angle += (c == "<") - (c == ">")
+        if c == "," and not paren and not angle:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(c)
+    parts.append("".join(cur))
+    return parts
+
+
+def _typedef_declarators(decl: str) -> list[tuple[str, str]]:
+    """``[(name, type), ...]`` of one ``typedef`` (``decl``: what stands between
+    ``typedef`` and ``;``), one per declarator: ``float real, *preal`` declares
+    ``real`` (``float``) and ``preal`` (``float *``); the specifiers (``float``,
+    ``const float``) are shared, a declarator's ``*``, ``&`` and their qualifiers are
+    its own. An array or function declarator (``a[4]``, ``(*fn)(int)``) names no
+    type read here and is left out."""
+    first, *more = _top_commas(decl)
+    bare = _ARRAY_BOUNDS.sub("", first.rstrip())
+    last = _LAST_NAME.search(bare)
+    if last is None:       # "void (*fn)(int)": a function pointer, nothing read
+        return []
+    head = bare[:last.start()]
+    out = [] if bare != first.rstrip() else [(last.group(1), head.strip())]
+    depth, cut = 0, len(head)    # the specifiers end at the first top-level '*' or '&'
+    for i, c in enumerate(head):
+        depth += (c == "<") - (c == ">")
+        if c in "*&" and not depth:
+            cut = i
+            break
+    base = head[:cut].strip()
+    for d in more:
+        name = _LAST_NAME.search(d)
+        if name is not None and base:
+            out.append((name.group(1), f"{base} {d[:name.start()].strip()}".strip()))
+    return out
+
+
+def typedef_names(text: str, end: int) -> list[str]:
+    """The names that the declarators after a ``typedef struct { ... }`` or ``typedef
+    enum { ... }`` definition (whose ``}`` ends before ``end``) give the defined type
+    itself: ``P`` of ``} P, *PP;`` (a pointer, array or function declarator names
+    another type, left out)."""
+    stop = text.find(";", end)
+    if stop < 0:
+        return []
+    return [d.strip() for d in _top_commas(text[end:stop])
+            if re.fullmatch(r"\s*[^\W\d]\w*\s*", d)]
 
 
 def find_aliases(text: str) -> dict[str, str]:
@@ -135,7 +192,7 @@ def find_aliases(text: str) -> dict[str, str]:
     """
     text = _SPLICE.sub("", code_only(text))
     out = _enums(text)
-    found = [(m.group(2), m.group(1)) for m in _TYPEDEF.finditer(text)]
+    found = [pair for m in _TYPEDEF.finditer(text) for pair in _typedef_declarators(m.group(1))]
     found += [(m.group(1), m.group(2)) for m in _USING.finditer(text)
               if not _TEMPLATE_BEFORE.search(text, 0, m.start())]
     for name, aliased in found:

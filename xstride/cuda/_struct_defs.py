@@ -16,7 +16,7 @@ import re
 
 from .._core.csource import code_only
 from .._core.errors import error
-from ._aliases import merge_structs, rank_value
+from ._aliases import merge_structs, rank_value, typedef_names
 
 __all__ = ["find_structs", "match_brace", "member_statements", "member_declarator",
            "StructLayoutError"]
@@ -110,10 +110,11 @@ def find_structs(text: str) -> dict[str, str]:
         merge_structs(out, {m.group(2): f"({extra}); {body}" if extra else body})
     for m in _TYPEDEF_STRUCT.finditer(text):
         end = match_brace(text, m.end() - 1)
-        alias = re.compile(r"(?:" + _PACKED_AFTER.pattern + r")?\s*(\w+)\s*;").match(text, end)
-        if alias:
+        after = _PACKED_AFTER.match(text, end)
+        # "} P;", "} P, *PP;": each plain declarator names the struct
+        for alias in typedef_names(text, after.end() if after else end):
             extra, body = layout(m.group(1), None, m.start(), end), text[m.end():end - 1]
-            merge_structs(out, {alias.group(1): f"({extra}); {body}" if extra else body})
+            merge_structs(out, {alias: f"({extra}); {body}" if extra else body})
     return out
 
 
