@@ -166,6 +166,10 @@ def test_a_struct_under_pragma_pack_is_not_a_plain_field_list(gpu):  # noqa: F81
            "__global__ void k(A a, P p, Q q, R r) {}")
     k = CudaKernel(src, "k")
     assert [p.ctype.fields is None for p in k.params] == [False, True, False, True]
+    # a form feed after '#' is a blank, as NVRTC reads it: the packing was not seen
+    k = CudaKernel("#\fpragma\fpack(1)\nstruct P { char c; int n; };\n"
+                   "__global__ void k(P p) {}", "k")
+    assert k.params[0].ctype.fields is None
 
 
 def test_a_scoped_enum_is_no_struct():

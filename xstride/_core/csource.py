@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CXX_KEYWORDS", "is_c_identifier", "strip_comments", "code_only"]
+__all__ = ["CXX_KEYWORDS", "SPACE", "is_c_identifier", "strip_comments", "code_only"]
+
+#: A blank inside a line, as the preprocessor reads one (regex class): space, tab, and
+#: also form feed and vertical tab, which NVRTC accepts around a directive's ``#`` and
+#: between its words (``#\finclude <a.h>`` is an include).
+SPACE = r"[ \t\f\v]"
 
 #: A name: a letter (also beyond ASCII, as C++ allows) or "_", then letters, digits, "_".
 _IDENT = re.compile(r"[^\W\d]\w*")

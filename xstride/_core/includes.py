@@ -20,16 +20,17 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .csource import code_only, strip_comments
+from .csource import SPACE as _S, code_only, strip_comments
 
 __all__ = ["Include", "IncludeGraph", "scan_includes", "include_dirs_from_options",
            "pre_includes_from_options", "defines_from_options"]
 
 # an include of a header (group 1: its bracket) or of a macro's value (group 2: its name)
-_DIRECTIVE = re.compile(r'^[ \t]*(?:#|%:)[ \t]*include[ \t]*(?:([<"])|([^\W\d]\w*)[ \t\r]*$)', re.M)
+_DIRECTIVE = re.compile(rf'^{_S}*(?:#|%:){_S}*include{_S}*(?:([<"])|([^\W\d]\w*)(?:{_S}|\r)*$)',
+                        re.M)
 # an object-like #define whose value may name a header (group 2: the value)
-_HEADER_MACRO = re.compile(r'^[ \t]*(?:#|%:)[ \t]*define[ \t]+([^\W\d]\w*)(?!\()[ \t]+'
-                           r'(<[^>\n]*>|"[^"\n]*"|[^\W\d]\w*)[ \t\r]*$', re.M)
+_HEADER_MACRO = re.compile(rf'^{_S}*(?:#|%:){_S}*define{_S}+([^\W\d]\w*)(?!\(){_S}+'
+                           rf'(<[^>\n]*>|"[^"\n]*"|[^\W\d]\w*)(?:{_S}|\r)*$', re.M)
 _MACRO_SPEC = re.compile(r'[<"]([^>"\n]+)[>"]')
 _SPEC = re.compile(r'([^>"\n]+)[>"]')
 #: A backslash-newline: C joins the two lines into one before anything else (phase 2).

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from . import _device
-from .._core.csource import code_only
+from .._core.csource import SPACE as _S, code_only
 from ._executors import include_dir
 from ._hip_rules import RULES, HipRule
 from .._core.includes import IncludeGraph, defines_from_options
@@ -21,7 +21,7 @@ from ._struct_defs import find_structs, match_brace
 
 __all__ = ["violations", "check"]
 
-_BOUNDS_DEFINE = re.compile(r"^[ \t]*(?:#|%:)[ \t]*define[ \t]+XSTRIDE_BOUNDS_CHECK\b", re.M)
+_BOUNDS_DEFINE = re.compile(rf"^{_S}*(?:#|%:){_S}*define{_S}+XSTRIDE_BOUNDS_CHECK\b", re.M)
 _BOUNDS_MACRO = "XSTRIDE_BOUNDS_CHECK"
 _SPLICE = re.compile(r"\\\r?\n")     # a backslash-newline: one logical line (C phase 2)
 
@@ -56,8 +56,8 @@ def _max_view(ct: CType) -> int:
 
 
 # an object-like macro: "#define CF complex<float>" (group 2: its value)
-_OBJECT_MACRO = re.compile(r"^[ \t]*(?:#|%:)[ \t]*define[ \t]+([^\W\d]\w*)(?!\()"
-                           r"[ \t]+(\S.*?)[ \t\r]*$",
+_OBJECT_MACRO = re.compile(rf"^{_S}*(?:#|%:){_S}*define{_S}+([^\W\d]\w*)(?!\()"
+                           rf"{_S}+(\S.*?)(?:{_S}|\r)*$",
                            re.M)
 
 

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from itertools import product
 
-from .._core.csource import is_c_identifier
+from .._core.csource import SPACE as _S, is_c_identifier
 
 __all__ = ["split_name", "namespace_blocks", "inner_blocks", "blank_directives", "enclosing",
            "lookup_names", "spelled", "written_scopes", "Scope"]
@@ -30,7 +30,7 @@ _ATTRIBUTES = re.compile(r"\[\[.*?\]\]|\b__attribute__\s*\(\((?:[^()]|\([^()]*\)
 _HEAD = re.compile(rf"(inline\s+)?namespace(?:\s+((?:inline\s+)?{_NAME}"
                    rf"(?:\s*::\s*(?:inline\s+)?{_NAME})*))?")
 _PART = re.compile(rf"(inline\s+)?({_NAME})")
-_DIRECTIVE = re.compile(r"^[ \t]*(?:#|%:).*$", re.M)
+_DIRECTIVE = re.compile(rf"^{_S}*(?:#|%:).*$", re.M)
 #: The head of a linkage block, ``extern "C" {`` with its literal blanked.
 _LINKAGE = re.compile(r'extern\s*"[^"]*"')
 #: The written qualifier of a declarator's name: "a::b::" before "k(", or "::".

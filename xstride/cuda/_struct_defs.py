@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from .._core.csource import code_only
+from .._core.csource import SPACE as _S, code_only
 from .._core.errors import error
 from ._aliases import merge_structs, rank_value, typedef_names
 
@@ -55,7 +55,7 @@ _TYPEDEF_STRUCT = re.compile(r"\btypedef\s+struct\s*((?:(?:" + _STRUCT_SPEC + r"
 _PACKED_AFTER = re.compile(r"(?:\s*(?:" + _STRUCT_SPEC + r"))+")
 
 
-_PRAGMA_PACK = re.compile(r"^[ \t]*(?:#|%:)[ \t]*pragma[ \t]+pack[ \t]*\(([^)\n]*)\)", re.M)
+_PRAGMA_PACK = re.compile(rf"^{_S}*(?:#|%:){_S}*pragma{_S}+pack{_S}*\(([^)\n]*)\)", re.M)
 
 
 def _packing(text: str) -> list[tuple[int, str]]:
