@@ -222,6 +222,22 @@ REFUSED = {
         "#define\fXSTRIDE_BOUNDS_CHECK\n#include <xstride/array_view.cuh>\n"
         "__global__ void k(Array1D<float> a) {}", {}, "bounds_check_views",
         "defines XSTRIDE_BOUNDS_CHECK"),
+    # a /* */ comment that spans lines does not end a directive, as NVRTC reads it
+    # (the scans kept the comment's line breaks: these were not seen, compiled on HIP)
+    "reduce.cuh by an #include written across a comment's lines": (
+        "# /* a\n b */ include /*\n*/ <xstride/reduce.cuh>\n__global__ void k(float* x) {}",
+        {}, "warp_shuffle", "xstride/reduce.cuh"),
+    "scan.cuh by a computed include whose #define spans a comment": (
+        "#define HDR /*\n*/ <xstride/scan.cuh>\n#include HDR\n__global__ void k(float* x) {}",
+        {}, "warp_shuffle", "xstride/scan.cuh"),
+    "Array5D behind a #define that spans a comment": (
+        "#include <xstride/array_view.cuh>\n#define V5 /* a 5-D view\n */ Array5D<float>\n"
+        "struct S { V5 v; };\n__global__ void k(S s) {}",
+        {}, "high_dim_cuda_views", "5-dimensional view"),
+    "a #define of XSTRIDE_BOUNDS_CHECK across a comment's lines": (
+        "#define /*\n*/ XSTRIDE_BOUNDS_CHECK\n#include <xstride/array_view.cuh>\n"
+        "__global__ void k(Array1D<float> a) {}", {}, "bounds_check_views",
+        "defines XSTRIDE_BOUNDS_CHECK"),
     "#define": ("#define XSTRIDE_BOUNDS_CHECK\n#include <xstride/array_view.cuh>\n"
                 "__global__ void k(Array1D<float> a) {}", {}, "bounds_check_views",
                 "defines XSTRIDE_BOUNDS_CHECK"),
@@ -263,6 +279,10 @@ ACCEPTED = {
     "#define in a block comment": ("/*\n#define XSTRIDE_BOUNDS_CHECK\n*/\n"
                                    "#include <xstride/array_view.cuh>\n"
                                    "__global__ void k(Array1D<float> a) {}", {}),
+    # a directive after code on a comment's last line is none
+    "an #include after code and a comment": (
+        "__device__ int a; /* a\n */ int b; #include <xstride/reduce.cuh>\n"
+        "__global__ void k(float* a) {}", {}),
     # a raw string's line that reads as an #include was taken for one
     "reduce.cuh in a raw string": ('const char* doc = R"(\n#include <xstride/reduce.cuh>\n)";\n'
                                    "__global__ void k(float* a) {}", {}),

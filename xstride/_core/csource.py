@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CXX_KEYWORDS", "SPACE", "is_c_identifier", "strip_comments", "code_only"]
+__all__ = ["CXX_KEYWORDS", "SPACE", "is_c_identifier", "strip_comments", "code_only",
+           "directive_readings"]
 
 #: A blank inside a line, as the preprocessor reads one (regex class): space, tab, and
 #: also form feed and vertical tab, which NVRTC accepts around a directive's ``#`` and
@@ -63,10 +64,11 @@ def _digit_separator(text: str, i: int) -> bool:
     return bool(token) and (token[0].isdigit() or (token[0] == "." and token[1:2].isdigit()))
 
 
-def _scan(text: str, blank_literals: bool) -> str:
+def _scan(text: str, blank_literals: bool, join_lines: bool = False) -> str:
     """One left-to-right pass over C/C++ text: comments become a space (their line
-    breaks kept); string and character literals are kept (or, with
-    ``blank_literals``, their contents become spaces, quotes and line breaks kept)."""
+    breaks kept, or dropped with ``join_lines``); string and character literals are
+    kept (or, with ``blank_literals``, their contents become spaces, quotes and line
+    breaks kept)."""
     out: list[str] = []
     n, i, start = len(text), 0, 0
 
@@ -88,7 +90,7 @@ def _scan(text: str, blank_literals: bool) -> str:
             out.append(text[start:i])
             j = text.find("*/", i + 2)
             j = n if j < 0 else j + 2
-            out.append(" " + "\n" * text.count("\n", i, j))
+            out.append(" " + ("" if join_lines else "\n" * text.count("\n", i, j)))
             i = start = j
         elif c == '"' and _raw_string_at(text, i):
             # raw string R"delim( ... )delim": no escapes, may span lines
@@ -120,20 +122,41 @@ def _scan(text: str, blank_literals: bool) -> str:
     return "".join(out)
 
 
-def strip_comments(text: str) -> str:
+def strip_comments(text: str, *, join_lines: bool = False) -> str:
     """``text`` without its ``/* */`` and ``//`` comments.
 
     A single left-to-right scan that knows string and character literals (with
     escapes, ``R"(...)"`` raw strings, and ``1'000`` digit separators): comment
     markers inside a literal are text, quotes inside a comment are comment. Each
-    comment becomes one space plus the line breaks it held, so line numbers are kept;
-    a backslash at the end of a ``//`` line continues the comment.
+    comment becomes one space plus the line breaks it held, so line numbers are kept
+    (with ``join_lines``, a ``/* */`` comment becomes one space: the lines it spans
+    are one, as for a directive written across it); a backslash at the end of a
+    ``//`` line continues the comment.
     """
-    return _scan(text, blank_literals=False)
+    return _scan(text, blank_literals=False, join_lines=join_lines)
 
 
-def code_only(text: str) -> str:
+def code_only(text: str, *, join_lines: bool = False) -> str:
     """:func:`strip_comments`, and the contents of string and character literals
     replaced by spaces (quotes and line breaks kept): what is left is code, whose
     braces, parentheses and names can be searched without being fooled by text."""
-    return _scan(text, blank_literals=True)
+    return _scan(text, blank_literals=True, join_lines=join_lines)
+
+
+#: "/*" and a line break before any "*/": maybe a comment that spans lines
+_SPANNING_COMMENT = re.compile(r"/\*(?:[^*\n]|\*(?!/))*\n")
+
+
+def directive_readings(text: str, *, kept: bool = False):
+    """The two readings of C text in which its preprocessing directives are found, as
+    NVRTC finds them: :func:`code_only` (a directive begins a physical line, where a
+    ``/* */`` comment that ends on the line before it counts as blank), and the same
+    with ``join_lines`` (a directive goes on through a ``/* */`` comment that spans
+    lines: ``#define /*`` newline ``*/ XSTRIDE_BOUNDS_CHECK`` defines that name). With
+    ``kept``, each reading is ``(code, comments stripped, literals kept)`` of the same
+    offsets."""
+    # the second reading is the first where no "/*" is followed by a line break
+    # before its "*/" (the scan is pure Python: skip it where it changes nothing)
+    for join in (False, True) if _SPANNING_COMMENT.search(text) else (False,):
+        code = code_only(text, join_lines=join)
+        yield (code, strip_comments(text, join_lines=join)) if kept else code

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .csource import SPACE as _S, code_only, strip_comments
+from .csource import SPACE as _S, directive_readings
 
 __all__ = ["Include", "IncludeGraph", "scan_includes", "include_dirs_from_options",
            "pre_includes_from_options", "defines_from_options"]
@@ -138,17 +138,20 @@ def _include_lines(text: str) -> tuple[tuple[bool | None, str], ...]:
     scan is pure Python (38 module loads of the bunny demo spent 67 ms in it, H200
     host, 2026-12-01)."""
     text = _SPLICE.sub("", text)
-    # the two scans keep every offset: the directive is found in the code (literals
-    # blanked), its quoted or angled name read from the text with literals kept
-    code, kept = code_only(text), strip_comments(text)
-    out = []
-    for m in _DIRECTIVE.finditer(code):
-        if m.group(1) is not None:
-            spec = _SPEC.match(kept, m.end())
-            if spec is not None:
-                out.append((m.group(1) == '"', spec.group(1).strip()))
-        else:
-            out.append((None, m.group(2)))
+    # the two scans of a reading keep every offset: the directive is found in the code
+    # (literals blanked), its quoted or angled name read from the text with literals
+    # kept; the second reading adds the includes written across a comment's lines
+    out: list = []
+    for code, kept in directive_readings(text, kept=True):
+        found = []
+        for m in _DIRECTIVE.finditer(code):
+            if m.group(1) is not None:
+                spec = _SPEC.match(kept, m.end())
+                if spec is not None:
+                    found.append((m.group(1) == '"', spec.group(1).strip()))
+            else:
+                found.append((None, m.group(2)))
+        out += found if not out else [f for f in found if f not in out]
     return tuple(out)
 
 
@@ -157,8 +160,8 @@ def _header_macros(text: str) -> tuple[tuple[str, str], ...]:
     """``(name, value)`` of each object-like ``#define`` of ``text`` whose value may
     name a header: ``<a.h>``, ``"a.h"`` or another macro's name."""
     text = _SPLICE.sub("", text)
-    code, kept = code_only(text), strip_comments(text)
     return tuple((m.group(1), kept[m.start(2):m.end(2)].strip())
+                 for code, kept in directive_readings(text, kept=True)
                  for m in _HEADER_MACRO.finditer(code))
 
 

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from . import _device
-from .._core.csource import SPACE as _S, code_only
+from .._core.csource import SPACE as _S, code_only, directive_readings
 from ._executors import include_dir
 from ._hip_rules import RULES, HipRule
 from .._core.includes import IncludeGraph, defines_from_options
@@ -64,7 +64,8 @@ _OBJECT_MACRO = re.compile(rf"^{_S}*(?:#|%:){_S}*define{_S}+([^\W\d]\w*)(?!\()"
 def _macros(text: str) -> dict[str, str]:
     """``{name: value}`` of the object-like ``#define``s of C text (code only): a
     macro holds a struct field's type (``#define V5 Array5D<float>``) as an alias does."""
-    return {m.group(1): m.group(2) for m in _OBJECT_MACRO.finditer(code_only(_SPLICE.sub("", text)))}
+    return {m.group(1): m.group(2) for code in directive_readings(_SPLICE.sub("", text))
+            for m in _OBJECT_MACRO.finditer(code)}
 
 
 def _aliases(texts, options=()) -> dict[str, str]:
@@ -328,7 +329,8 @@ def violations(signature: Signature, graph: IncludeGraph, options, source: str,
             spelled = _bounds_option(options)
             if spelled is not None:
                 out.append((r, f"it is compiled with {spelled}"))
-            elif any(_BOUNDS_DEFINE.search(code_only(_SPLICE.sub("", t))) for t in texts):
+            elif any(_BOUNDS_DEFINE.search(code) for t in texts
+                     for code in directive_readings(_SPLICE.sub("", t))):
                 out.append((r, "its source defines XSTRIDE_BOUNDS_CHECK"))
     return out
 
