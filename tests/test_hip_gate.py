@@ -238,6 +238,13 @@ REFUSED = {
         "#define /*\n*/ XSTRIDE_BOUNDS_CHECK\n#include <xstride/array_view.cuh>\n"
         "__global__ void k(Array1D<float> a) {}", {}, "bounds_check_views",
         "defines XSTRIDE_BOUNDS_CHECK"),
+    # GCC's #include_next, which NVRTC reads (in the source, an #include): not seen
+    "reduce.cuh by an #include_next": (
+        "#include_next <xstride/reduce.cuh>\n__global__ void k(float* x) {}",
+        {}, "warp_shuffle", "xstride/reduce.cuh"),
+    "scan.cuh by a computed %:include_next": (
+        "#define HDR <xstride/scan.cuh>\n%:include_next HDR\n__global__ void k(float* x) {}",
+        {}, "warp_shuffle", "xstride/scan.cuh"),
     "#define": ("#define XSTRIDE_BOUNDS_CHECK\n#include <xstride/array_view.cuh>\n"
                 "__global__ void k(Array1D<float> a) {}", {}, "bounds_check_views",
                 "defines XSTRIDE_BOUNDS_CHECK"),
@@ -314,6 +321,25 @@ def test_hip_refuses(hip, tmp_path, case):
     msg = str(info.value)
     assert "CudaKernel 'k'" in msg and "HIP" in msg and detail in msg
     assert _hip_rules.rule(feature).reason in msg
+    assert hip.builds == []
+
+
+def test_an_include_next_searches_the_folders_after_its_file_s(hip, tmp_path):
+    """A wrapper header ``x.h`` of one include folder that includes the next folder's
+    ``x.h`` by ``#include_next <x.h>`` (as NVRTC reads it): the second ``x.h``, which
+    includes ``xstride/reduce.cuh``, was never read, and the kernel was compiled on
+    HIP. The folders before the wrapper's, its own included, are not searched."""
+    d1, d2 = tmp_path / "d1", tmp_path / "d2"
+    d1.mkdir()
+    d2.mkdir()
+    (d1 / "x.h").write_text("#include_next <x.h>\n")
+    (d2 / "x.h").write_text("#include <xstride/reduce.cuh>\n")
+    k = CudaKernel("#include <x.h>\n__global__ void k(float* x) {}", "k", include_dirs=[d1, d2])
+    with pytest.raises(NotImplementedError, match=r"x\.h -> x\.h -> xstride/reduce\.cuh"):
+        k.compile()
+    # the wrapper alone: its #include_next finds nothing after its own folder
+    k = CudaKernel("#include <x.h>\n__global__ void k(float* x) {}", "k", include_dirs=[d1])
+    assert [e.path for e in k._scan().edges] == [(d1 / "x.h").resolve(), None]
     assert hip.builds == []
 
 

@@ -25,9 +25,10 @@ from .csource import SPACE as _S, directive_readings
 __all__ = ["Include", "IncludeGraph", "scan_includes", "include_dirs_from_options",
            "pre_includes_from_options", "defines_from_options"]
 
-# an include of a header (group 1: its bracket) or of a macro's value (group 2: its name)
-_DIRECTIVE = re.compile(rf'^{_S}*(?:#|%:){_S}*include{_S}*(?:([<"])|([^\W\d]\w*)(?:{_S}|\r)*$)',
-                        re.M)
+# an include (group 1: "_next" of GCC's #include_next, which NVRTC reads too) of a
+# header (group 2: its bracket) or of a macro's value (group 3: its name)
+_DIRECTIVE = re.compile(rf'^{_S}*(?:#|%:){_S}*include(_next)?{_S}*(?:([<"])|'
+                        rf'([^\W\d]\w*)(?:{_S}|\r)*$)', re.M)
 # an object-like #define whose value may name a header (group 2: the value)
 _HEADER_MACRO = re.compile(rf'^{_S}*(?:#|%:){_S}*define{_S}+([^\W\d]\w*)(?!\(){_S}+'
                            rf'(<[^>\n]*>|"[^"\n]*"|[^\W\d]\w*)(?:{_S}|\r)*$', re.M)
@@ -118,22 +119,33 @@ def pre_includes_from_options(options) -> list[str]:
     return [h for h in out if h]
 
 
-def _resolve(spec: str, quoted: bool, here: Path | None, dirs) -> Path | None:
-    candidates = ([here] if quoted and here is not None else []) + list(dirs)
-    for d in candidates:
+def _resolve(spec: str, quoted: bool, here: Path | None, dirs, after: int | None = None
+             ) -> tuple[Path | None, int | None]:
+    """``(file, index of the search folder it was found in)`` of an include (``None``
+    for a file found next to its includer, ``(None, None)`` where none is found).
+    ``after``: an ``#include_next`` in a file found in the search folder of that
+    index, which looks in the folders after it only (elsewhere it is an
+    ``#include``)."""
+    if after is not None:
+        candidates = [(i, d) for i, d in enumerate(dirs) if i > after]
+    else:
+        candidates = ([(None, here)] if quoted and here is not None else []) + list(enumerate(dirs))
+    for i, d in candidates:
         p = Path(d) / spec
         if p.is_file():
-            return p.resolve()
-    return None
+            return p.resolve(), i
+    return None, None
 
 
 @functools.lru_cache(maxsize=512)
-def _include_lines(text: str) -> tuple[tuple[bool | None, str], ...]:
-    """``(quoted, spec)`` of each ``#include`` line of ``text`` outside comments and
+def _include_lines(text: str) -> tuple[tuple[bool | None, str, bool], ...]:
+    """``(quoted, spec, next)`` of each ``#include`` line of ``text`` outside comments and
     string literals (a raw string may hold a line ``#include <...>``), after joining
     the lines a backslash-newline continues (``#include \\`` + newline + ``<a.h>`` is
     one include, as for the compiler). A computed include (``#include HDR``) is
-    ``(None, "HDR")``: the macro's name, resolved by :func:`_resolve_macro`. Cached by
+    ``(None, "HDR", next)``: the macro's name, resolved by :func:`_resolve_macro`.
+    ``next`` is ``True`` for GCC's ``#include_next`` (NVRTC reads it: a wrapper header
+    of an include folder that includes the shipped header of its own name). Cached by
     text: every kernel a program compiles reaches the same headers, and the comment
     scan is pure Python (38 module loads of the bunny demo spent 67 ms in it, H200
     host, 2026-12-01)."""
@@ -145,12 +157,13 @@ def _include_lines(text: str) -> tuple[tuple[bool | None, str], ...]:
     for code, kept in directive_readings(text, kept=True):
         found = []
         for m in _DIRECTIVE.finditer(code):
-            if m.group(1) is not None:
+            nxt = m.group(1) is not None
+            if m.group(2) is not None:
                 spec = _SPEC.match(kept, m.end())
                 if spec is not None:
-                    found.append((m.group(1) == '"', spec.group(1).strip()))
+                    found.append((m.group(2) == '"', spec.group(1).strip(), nxt))
             else:
-                found.append((None, m.group(2)))
+                found.append((None, m.group(3), nxt))
         out += found if not out else [f for f in found if f not in out]
     return tuple(out)
 
@@ -204,7 +217,7 @@ def scan_includes(source: str, search_dirs) -> IncludeGraph:
         files: list[Path] = []
         texts: dict[Path, str] = {}
         h = hashlib.sha256()
-        _walk([("<source>", source, None)], dirs, macros, edges, files, texts, h)
+        _walk([("<source>", source, None, None)], dirs, macros, edges, files, texts, h)
         if not any(e.path is None and e.computed for e in edges):
             break
         known = dict(macros)
@@ -217,12 +230,13 @@ def scan_includes(source: str, search_dirs) -> IncludeGraph:
 
 
 def _walk(stack, dirs, macros, edges, files, texts, h) -> None:
-    """Visit the includes of the files on ``stack``, each file once (the body of
-    :func:`scan_includes`)."""
+    """Visit the includes of the files on ``stack`` (each: its name, text, folder and
+    the index of the search folder it was found in, or ``None``), each file once (the
+    body of :func:`scan_includes`)."""
     while stack:
-        includer, text, here = stack.pop()
+        includer, text, here, index = stack.pop()
         found = []
-        for quoted, spec in _include_lines(text):
+        for quoted, spec, nxt in _include_lines(text):
             computed = quoted is None
             if computed:
                 resolved = _resolve_macro(spec, macros)
@@ -230,12 +244,12 @@ def _walk(stack, dirs, macros, edges, files, texts, h) -> None:
                     edges.append(Include(includer, spec, None, True))
                     continue
                 quoted, spec = resolved
-            path = _resolve(spec, quoted, here, dirs)
+            path, at = _resolve(spec, quoted, here, dirs, index if nxt else None)
             edges.append(Include(includer, spec, path, computed))
             if path is not None and path not in texts:
                 data = path.read_bytes()
                 texts[path] = data.decode("utf-8", errors="replace")
                 files.append(path)
                 h.update(str(path).encode() + b"\0" + data + b"\0")
-                found.append((str(path), texts[path], path.parent))
+                found.append((str(path), texts[path], path.parent, at))
         stack.extend(reversed(found))
