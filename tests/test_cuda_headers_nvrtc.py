@@ -246,3 +246,27 @@ def test_the_header_docs_kernels_compile_as_written():
     for src in kernels:
         ok, log, _ = nvrtc_compile(src, "sm_90")
         assert ok, f"{src}\n{log}"
+
+
+def test_the_include_scan_reads_the_headers_nvrtc_compiles(tmp_path):
+    """The scan (the cache key's digest, the HIP gate) searched ``include_dirs`` before
+    the shipped folder, as the docs said, but the compiler layer gives NVRTC the
+    shipped ``-I`` first: for a user folder holding its own ``xstride/index.cuh`` the
+    scan read the user's header while NVRTC compiled the shipped one (so a HIP
+    kernel reaching the shipped ``xstride/reduce.cuh`` that way passed the gate)."""
+    from xstride._kernels._compile import module_options
+
+    opt_dir, user_dir = tmp_path / "opt", tmp_path / "user"
+    for d in (opt_dir, user_dir):
+        (d / "xstride").mkdir(parents=True)
+        (d / "xstride" / "index.cuh").write_text('#error "a user folder\'s index.cuh"\n')
+    (opt_dir / "mine.h").write_text("#define FROM_OPTIONS 1\n")
+    (user_dir / "mine.h").write_text('#error "include_dirs searched before the -I option"\n')
+    src = ('#include <xstride/index.cuh>\n#include "mine.h"\n'
+           'extern "C" __global__ void k(float* x) { x[0] = FROM_OPTIONS; }\n')
+    k = CudaKernel(src, "k", options=(f"-I{opt_dir}",), include_dirs=[user_dir])
+    graph = k._scan()
+    assert graph.files == ((Path(include_dir()) / "xstride" / "index.cuh").resolve(),
+                           (opt_dir / "mine.h").resolve())
+    ok, log, _ = nvrtc_compile(src, "sm_90", module_options(src, k.compile_options(graph.digest)))
+    assert ok, log

@@ -343,6 +343,20 @@ def test_an_include_next_searches_the_folders_after_its_file_s(hip, tmp_path):
     assert hip.builds == []
 
 
+def test_a_user_header_named_like_a_shipped_one_does_not_hide_it(hip, tmp_path):
+    """NVRTC is given the shipped ``-I`` before the user's (the compiler layer puts it
+    first), so ``<xstride/reduce.cuh>`` is the shipped header even where an include
+    folder holds its own ``xstride/reduce.cuh``; the scan searched the user's folder
+    first, took that file for the one compiled, and the kernel passed the gate."""
+    (tmp_path / "xstride").mkdir()
+    (tmp_path / "xstride" / "reduce.cuh").write_text("// a HIP-friendly reduce?\n")
+    k = CudaKernel("#include <xstride/reduce.cuh>\n__global__ void k(float* x) {}", "k",
+                   include_dirs=[tmp_path])
+    with pytest.raises(NotImplementedError, match="rule 'warp_shuffle'"):
+        k.compile()
+    assert hip.builds == []
+
+
 def test_hip_gate_runs_on_zero_size_launches(hip):
     k = CudaKernel("#include <xstride/reduce.cuh>\n__global__ void k(int n) {}", "k")
     with pytest.raises(NotImplementedError, match="rule 'warp_shuffle'"):

@@ -146,10 +146,13 @@ def _sequence_of(label: str, arg: str, value, types: tuple, allowed: str) -> tup
 def scan_user_source(source: str, options, include_dirs=()) -> IncludeGraph:
     """The include graph of a user's source (a :class:`CudaKernel`'s, an
     ``ElementwiseKernel``'s preamble): the headers of ``--pre-include`` options first,
-    then the source's own, searched in ``include_dirs``, the options' ``-I`` folders
-    and the shipped folder, in that order; a computed include (``#include HDR``) is
-    read through the object-like macros of the sources, headers and ``-D`` options."""
-    dirs = list(include_dirs) + include_dirs_from_options(options) + [_executors.include_dir()]
+    then the source's own, searched in the shipped folder, the options' ``-I`` folders
+    and ``include_dirs``, in that order: the order of the ``-I`` options the compiler
+    is given (:func:`user_options`, after the shipped ``-I`` that the compiler layer
+    puts first), so a header named like a shipped one is the shipped one, as compiled;
+    a computed include (``#include HDR``) is read through the object-like macros of
+    the sources, headers and ``-D`` options."""
+    dirs = [_executors.include_dir()] + include_dirs_from_options(options) + list(include_dirs)
     pre = defines_from_options(options)   # "-DHDR=<a.h>" for a computed "#include HDR"
     pre += "".join(f"#include <{h}>\n" for h in pre_includes_from_options(options))
     return scan_includes(pre + source, dirs)
@@ -197,7 +200,9 @@ class CudaKernel:
         Extra NVRTC options (``-DNAME=1``, ``-I<dir>``, ...). ``-std=c++17`` and
         ``-I<cuda_include_dir()>`` are always added, once.
     include_dirs : iterable of str or Path, optional
-        Folders searched for included headers (``-I``), before the shipped folder.
+        Folders searched for included headers (``-I``), after the shipped folder and
+        the ``-I`` folders of ``options`` (a header named like a shipped one,
+        ``xstride/reduce.cuh``, is the shipped one).
         Both are read once (an iterator or generator is fine) and kept as tuples; each
         folder must exist (``ValueError`` otherwise).
     block : int or tuple of int, optional
