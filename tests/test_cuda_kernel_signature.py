@@ -69,6 +69,21 @@ def test_signature_syntax_variants():
         ("p", "pointer", False)]
 
 
+def test_half_after_a_whole_type_is_a_name():
+    """``half`` and ``__half`` are typedef names, not keywords: in ``int half`` the word
+    is the parameter's name, as NVRTC reads it. It was taken for the end of the type
+    ('unknown C type 'int half''), and a struct field ``int half;`` made its struct one
+    of unknown layout (only its name checked)."""
+    k = CudaKernel("__global__ void k(float* x, int half, unsigned long __half, half h,\n"
+                   "                  const half, __half*) {}", "k")
+    assert [(p.name, p.ctype.text) for p in k.params] == [
+        ("x", "float*"), ("half", "int"), ("__half", "unsigned long"), ("h", "half"),
+        ("arg4", "half"), ("arg5", "__half*")]
+    k = CudaKernel("struct P { int half; float __half; };\n__global__ void k(P p) {}", "k")
+    assert [(f, c.text) for f, c in k.params[0].ctype.fields] == [("half", "int"),
+                                                                   ("__half", "float")]
+
+
 def test_no_parameters():
     assert CudaKernel('__global__ void k() {}', "k").params == ()
     assert CudaKernel('__global__ void k(void) {}', "k").params == ()

@@ -65,8 +65,10 @@ _NAMED = {
     **_FIXED,
 }
 _INT_WORDS = {"signed", "unsigned", "char", "short", "int", "long"}
-# Words that end a type, never a parameter name (for unnamed parameters).
-_TYPE_WORDS = _INT_WORDS | {"bool", "float", "double", "void", "half", "__half"}
+# Words that end a type, never a parameter name (for unnamed parameters): keywords.
+# 'half' and '__half' are typedef names, no keywords: after a whole type, 'int half'
+# or 'unsigned __half', each is the parameter's name, as C++ reads it
+_TYPE_WORDS = _INT_WORDS | {"bool", "float", "double", "void"}
 _DROP = re.compile(r"\b(__restrict__|__restrict|restrict|__grid_constant__|volatile|"
                    r"register|struct|class)\b")
 _DROP_BUT_RESTRICT = re.compile(r"\b(__restrict__|__restrict|__grid_constant__|volatile|"
