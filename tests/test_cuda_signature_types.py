@@ -233,6 +233,17 @@ def test_an_enum_parameter_is_its_underlying_integer_type(decl, ctype, dtype):
                                    ("scalar", ctype, dtype)]
 
 
+def test_an_unnamed_elaborated_enum_parameter_is_read():
+    """``enum E`` written with its keyword and no name (a declaration's parameter, as
+    ``struct S`` is) was read as a parameter named ``E`` of the type ``enum``:
+    "parameter 1 ('E'): unknown C type 'enum'", where NVRTC compiles it."""
+    k = CudaKernel("enum class E : short { A };\n"
+                   "__global__ void k(float* x, enum E, const enum E, enum E*) {}", "k")
+    assert [(p.name, p.ctype.kind, str(p.ctype.dtype)) for p in k.params] == [
+        ("x", "pointer", "float32"), ("arg1", "scalar", "int16"),
+        ("arg2", "scalar", "int16"), ("arg3", "pointer", "int16")]
+
+
 @pytest.mark.parametrize("decl", [
     "enum E { A = 1 << 3, B };",            # an expression: not read
     "enum E { A = 0x7fffffff, B };",        # B = 2**31: unsigned int or long

@@ -364,7 +364,8 @@ def _split_decl(decl: str) -> tuple[str, str | None]:
     if m and m.group(1) not in _TYPE_WORDS and m.group(1) not in CXX_KEYWORDS \
             and m.start() > 0:
         head = " ".join(_DROP.sub(" ", cleaned[:m.start()]).split())
-        if head and not head.endswith("::") and head not in ("const",):
+        # "const E", "enum E" (an elaborated enum, as "struct S" is): unnamed
+        if head and not head.endswith("::") and not set(head.split()) <= {"const", "enum"}:
             return head, m.group(1)
     return cleaned, None
 
