@@ -109,6 +109,27 @@ def test_a_typedef_of_several_declarators_defines_each_name():
                        f"__global__ void k({alias} x) {{}}", "k")
 
 
+def test_a_qualified_type_name_is_read_by_its_name():
+    """``geo::Box`` (a struct of a namespace named from global scope), ``::size_t`` and
+    ``Array2D<geo::real>`` were unknown C types, where NVRTC compiles them; the tables
+    of structs and aliases are read without scopes, so a qualified name is the type
+    its last part names, as the unqualified one is (and the HIP gate reads the struct)."""
+    k = CudaKernel("#include <xstride/array_view.cuh>\n"
+                   "namespace geo { struct Box { float lo, hi; }; typedef double real; }\n"
+                   "__global__ void k(geo::Box b, const ::geo::Box c, ::size_t n,\n"
+                   "                  Array2D<geo::real> a, geo::real* p, ::Array1D<int> v,\n"
+                   "                  ::thrust::complex<float> z) {}", "k")
+    assert [(p.name, p.ctype.kind, p.ctype.text) for p in k.params] == [
+        ("b", "struct", "Box"), ("c", "struct", "Box"), ("n", "scalar", "size_t"),
+        ("a", "view", "Array2D<double>"), ("p", "pointer", "double *"),
+        ("v", "view", "Array1D<int>"), ("z", "scalar", "complex<float>")]
+    assert [f for f, _ in k.params[0].ctype.fields] == ["lo", "hi"]
+    # a member of a template instance is no type read here
+    with pytest.raises(ValueError, match=re.escape("parameter 0 ('b'): unknown C type 'W<1>::T'")):
+        CudaKernel("template <int N> struct W { typedef float T; };\n"
+                   "__global__ void k(W<1>::T b) {}", "k")
+
+
 def test_a_const_alias_of_a_pointer_is_a_const_pointer_not_a_const_pointee():
     """``const P`` with ``P`` = ``float*`` is ``float* const``: the kernel may write
     through it, so it must not take a read-only array as ``const float*`` would."""

@@ -228,6 +228,18 @@ def test_fields_of_a_typedef_of_several_declarators_are_gated(hip):
     assert len(hip.builds) == 1
 
 
+def test_a_struct_named_by_its_namespace_is_gated(hip):
+    """``geo::S`` was an unknown C type (refused on every build); read as ``S``, its
+    fields are what the gate reads."""
+    av = "#include <xstride/array_view.cuh>\n"
+    for body, feature in (("Array5D<float> v;", "high_dim_cuda_views"),
+                          ("complex<double> z;", "complex_struct_fields")):
+        with pytest.raises(NotImplementedError, match=feature):
+            CudaKernel(av + f"namespace geo {{ struct S {{ int n; {body} }}; }}\n"
+                       "__global__ void k(geo::S s) {}", "k").compile()
+    assert hip.builds == []
+
+
 def test_union_fields_of_struct_parameters_are_gated(hip):
     """A union declared apart (``union U {...};``, ``typedef union {...} U;``) and held
     by a struct parameter holds its members by value: a 5-D view or a complex in it was

@@ -76,6 +76,9 @@ _DROP_BUT_RESTRICT = re.compile(r"\b(__restrict__|__restrict|__grid_constant__|v
 _VIEW_ALIAS = re.compile(r"^(C?)Array(0|[1-9]\d*)D\s*<(.+)>$")
 _VIEW_TEMPLATE = re.compile(r"^xstride_(c?)array\s*<(.+),\s*([0-9][\w']*)\s*>$")
 _IDENT = re.compile(r"[^\W\d]\w*")  # C++ identifiers may hold letters beyond ASCII
+# a name and the namespaces or classes it is qualified by ("geo::Box",
+# "thrust::complex", "::size_t": group 3 is the name)
+_QUALIFIED_NAME = re.compile(r"(?<!\w)(::\s*)?((?:[^\W\d]\w*\s*::\s*)*)([^\W\d]\w*)")
 
 
 @dataclass(frozen=True)
@@ -228,6 +231,20 @@ def scalar_dtype(text: str) -> np.dtype | None:
     return np.dtype(f"{'u' if unsigned else ''}int{bits}")
 
 
+def _unqualified(text: str) -> str:
+    """A type's text with each name's qualifiers dropped: ``geo::Box`` is ``Box``,
+    ``::size_t`` is ``size_t``, ``Array2D<n::real>`` is ``Array2D<real>``. The tables
+    of structs and aliases are read without scopes (a name defined in two scopes is
+    read as both: :func:`~._aliases.merge_structs`, :class:`~._aliases.Conflicting`), so
+    a qualified name is looked up by its last part, as the unqualified one is. A
+    member of a template (``W<1>::T``) is kept as written (no type read here)."""
+    def one(m):
+        if m.group(1) and text[:m.start()].rstrip().endswith(">"):
+            return m.group(0)
+        return m.group(3)
+    return _QUALIFIED_NAME.sub(one, text) if "::" in text else text
+
+
 def _unknown(where: str, shown: str, spelled: str) -> ValueError:
     """``unknown C type`` error; says why when the words are integer words."""
     words = " ".join(re.sub(r"\bconst\b", " ", spelled).split()).split()
@@ -247,6 +264,7 @@ def parse_type(text: str, *, structs: dict[str, str] | None = None,
     structs = structs or {}
     shown = repr(text.strip())
     text = re.sub(r"\benum\s+(?:class\b|struct\b)?", " ", text)   # "enum E e": E
+    text = _unqualified(text)   # "geo::Box", "::size_t": read by the name
     if aliases:
         conflict = conflict_in(text, aliases)
         if conflict is not None:
