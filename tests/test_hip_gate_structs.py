@@ -240,6 +240,31 @@ def test_a_struct_named_by_its_namespace_is_gated(hip):
     assert hip.builds == []
 
 
+def test_fields_behind_an_alias_template_are_gated(hip):
+    """An alias template (``template <class T> using V5 = Array5D<T>;``) was left out
+    of the gate's aliases, as the signature parser leaves it out: a field
+    ``V5<float> v`` or ``cx<float> z`` (``complex<T>``) was compiled on HIP. A rank
+    that is a template parameter (``xstride_array<float, N>``) is not read: refused."""
+    av = "#include <xstride/array_view.cuh>\n"
+    refused = [
+        (av + "template <class T> using V5 = Array5D<T>;\nstruct S { int n; V5<float> v; };",
+         "high_dim_cuda_views"),
+        (av + "template <int N> using V = xstride_array<float, N>;\nstruct S { V<5> v; };",
+         "high_dim_cuda_views"),
+        ("template <typename T> using cx = complex<T>;\nstruct S { char c; cx<double> z[2]; };",
+         "complex_struct_fields"),
+    ]
+    for src, feature in refused:
+        with pytest.raises(NotImplementedError, match=feature):
+            CudaKernel(src + "\n__global__ void k(S s) {}", "k").compile()
+    # behind a pointer: 8 bytes, compiled
+    CudaKernel(av + "template <class T> using V5 = Array5D<T>;\n"
+               "template <typename T> using cx = complex<T>;\n"
+               "struct S { V5<float>* p; cx<float>* q; };\n__global__ void k(S s) {}",
+               "k").compile()
+    assert len(hip.builds) == 1
+
+
 def test_union_fields_of_struct_parameters_are_gated(hip):
     """A union declared apart (``union U {...};``, ``typedef union {...} U;``) and held
     by a struct parameter holds its members by value: a 5-D view or a complex in it was

@@ -11,7 +11,8 @@ from .._core.csource import code_only
 from .._core.errors import error
 
 __all__ = ["find_aliases", "expand_aliases", "merge_aliases", "merge_structs", "conflict_in",
-           "Conflicting", "read_through_conflict", "rank_value", "typedef_names"]
+           "Conflicting", "read_through_conflict", "rank_value", "typedef_names",
+           "find_alias_templates"]
 
 _IDENT = re.compile(r"(?<!\w)[^\W\d]\w*")  # a name (letters beyond ASCII too), not "x10" of 0x10
 _SPLICE = re.compile(r"\\\r?\n")   # a backslash-newline: one logical line (C phase 2)
@@ -201,6 +202,21 @@ def find_aliases(text: str) -> dict[str, str]:
         aliased = " ".join(_ELABORATED_ENUM.sub(" ", aliased).split())
         if not _names_itself(name, aliased):
             _add(out, name, aliased)
+    return out
+
+
+def find_alias_templates(text: str) -> dict[str, str]:
+    """``{name: aliased type text}`` of the alias templates of C text (``template
+    <class T> using V5 = Array5D<T>;``). No parameter type is read through one (``V5<float>``
+    is not one type; :func:`find_aliases` leaves them out), but a struct field
+    ``V5<float> v`` holds what the alias names, the parameters unread: the HIP gate
+    reads it there (``Array5D<T>``: a 5-D view; ``xstride_array<float, N>``: a rank it
+    cannot read; ``complex<T>``: a complex)."""
+    text = _SPLICE.sub("", code_only(text))
+    out: dict[str, str] = {}
+    for m in _USING.finditer(text):
+        if _TEMPLATE_BEFORE.search(text, 0, m.start()):
+            _add(out, m.group(1), m.group(2))
     return out
 
 

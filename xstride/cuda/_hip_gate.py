@@ -15,6 +15,7 @@ from .._core.csource import SPACE as _S, code_only, directive_readings
 from ._executors import include_dir
 from ._hip_rules import RULES, HipRule
 from .._core.includes import IncludeGraph, defines_from_options
+from ._aliases import find_alias_templates
 from ._signature import (CType, Signature, _split_top, find_aliases, merge_aliases,
                          rank_value)
 from ._struct_defs import find_structs, match_brace
@@ -73,11 +74,13 @@ def _aliases(texts, options=()) -> dict[str, str]:
     (the signature parser's table, :func:`find_aliases`), and of every object-like
     macro of the texts and of the ``-DNAME=value`` options (the preprocessor is not
     run: a macro's value is read as an alias's type, so the gate sees the view or
-    complex it spells)."""
+    complex it spells), and of every alias template (``template <class T> using V5
+    = Array5D<T>;``: a field ``V5<float> v`` holds a 5-D view)."""
     out: dict[str, str] = {}
     for text in [defines_from_options(options), *texts]:
         merge_aliases(out, _macros(text))
         merge_aliases(out, find_aliases(text))
+        merge_aliases(out, find_alias_templates(text))
     return out
 
 
@@ -186,7 +189,10 @@ def _struct_texts(body: str, structs: dict[str, str] | None = None,
     seen = set() if _seen is None else _seen
     for m in re.finditer(r"(?<!\w)[^\W\d]\w*", text):
         name = m.group(0)
-        if name in seen or not _by_value(text, m.start(), m.end()):
+        end = m.end()
+        if text[end:].lstrip().startswith("<"):    # "V5<float>* p": after its arguments
+            end = _template_end(text, text.index("<", end) + 1)
+        if name in seen or not _by_value(text, m.start(), end):
             continue    # "S* p", "V5& r", "Array2D<cf>": no S, V5 or cf held by value
         for table, alias in ((structs or {}, False), (aliases or {}, True)):
             if name in table:
