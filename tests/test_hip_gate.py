@@ -357,6 +357,25 @@ def test_a_user_header_named_like_a_shipped_one_does_not_hide_it(hip, tmp_path):
     assert hip.builds == []
 
 
+@pytest.mark.parametrize("spell", [lambda d: ("--include-path", d), lambda d: (f"-I {d}",),
+                                   lambda d: (f"-I  {d}",)],
+                         ids=["--include-path DIR", "-I<space>DIR", "-I<spaces>DIR"])
+def test_every_spelling_of_an_include_folder_option_is_searched(hip, tmp_path, spell):
+    """NVRTC reads ``--include-path`` and the folder as two options, and ``-I DIR`` as
+    one; the scan did not (only ``-I DIR`` as two options, ``-IDIR`` and
+    ``--include-path=DIR``): the folder's headers were unknown (a struct of one was
+    "unknown C type"), unhashed, and a kernel reaching ``xstride/reduce.cuh`` through
+    one was compiled on HIP."""
+    (tmp_path / "box.h").write_text("#include <xstride/reduce.cuh>\n"
+                                    "struct Box { double lo; double hi; };\n")
+    k = CudaKernel('#include "box.h"\n__global__ void k(Box b) {}', "k",
+                   options=spell(str(tmp_path)))
+    assert k.params[0].ctype.nbytes == 16
+    with pytest.raises(NotImplementedError, match=r"box\.h -> xstride/reduce\.cuh"):
+        k.compile()
+    assert hip.builds == []
+
+
 def test_hip_gate_runs_on_zero_size_launches(hip):
     k = CudaKernel("#include <xstride/reduce.cuh>\n__global__ void k(int n) {}", "k")
     with pytest.raises(NotImplementedError, match="rule 'warp_shuffle'"):

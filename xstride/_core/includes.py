@@ -73,15 +73,17 @@ class IncludeGraph:
 
 
 def include_dirs_from_options(options) -> list[str]:
-    """Folders given as ``-I<dir>``, ``-I <dir>`` or ``--include-path=<dir>``."""
+    """Folders given as ``-I<dir>``, ``-I <dir>`` (one option or two),
+    ``--include-path=<dir>`` or ``--include-path`` and ``<dir>`` (two options), as NVRTC
+    reads them."""
     out, it = [], iter(options)
     for opt in it:
-        if opt == "-I":
+        if opt in ("-I", "--include-path"):
             nxt = next(it, None)
             if nxt:
                 out.append(nxt)
         elif opt.startswith("-I"):
-            out.append(opt[2:])
+            out.append(opt[2:].lstrip(" "))   # "-I dir": NVRTC skips the spaces
         elif opt.startswith("--include-path="):
             out.append(opt.split("=", 1)[1])
     return out
