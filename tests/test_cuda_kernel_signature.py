@@ -84,6 +84,40 @@ def test_half_after_a_whole_type_is_a_name():
                                                                    ("__half", "float")]
 
 
+def test_a_macro_in_a_signature_is_named_as_a_macro(tmp_path):
+    """A type spelled by a macro (``#define REAL float`` then ``REAL* x``, in the
+    source, a header or a ``-D`` option) is not expanded: the parser does not run the
+    preprocessor. It was refused as "pointers to 'REAL' are not supported (use a scalar
+    pointer or void*)", which sent the user the wrong way; the message says it is a
+    macro and what to write instead."""
+    (tmp_path / "types.h").write_text("#pragma once\n#define ARGS float* x, int n\n")
+    hint = ("is a macro, which the signature parser does not expand (it does not run the "
+            "preprocessor); write the type, or name it with a typedef or using alias")
+    cases = [
+        ("#define REAL float\n__global__ void k(REAL* x) {}", {},
+         "parameter 0 ('x'): unknown C type 'REAL*': 'REAL' "),
+        ("__global__ void k(int n, const REAL x) {}", {"options": ["-DREAL=double"]},
+         "parameter 1 ('x'): unknown C type 'const REAL': 'REAL' "),
+        ('#include "types.h"\n__global__ void k(ARGS) {}', {"include_dirs": [tmp_path]},
+         "parameter 0 ('arg0'): unknown C type 'ARGS': 'ARGS' "),
+        ("#define REAL float\ntypedef REAL real;\n__global__ void k(real* x) {}", {},
+         "parameter 0 ('x'): unknown C type 'real*' (read through its aliases as 'REAL *'): "
+         "'REAL' "),
+    ]
+    for src, kw, match in cases:
+        with pytest.raises(ValueError) as info:
+            CudaKernel(src, "k", **kw)
+        assert str(info.value) == "CudaKernel 'k': " + match + hint
+    # a more precise reason is kept, the macro named after it
+    with pytest.raises(ValueError, match="the view's rank 'D' is not an integer literal; "
+                                         "write the rank as a literal \\(or use ArrayND<T>\\); "
+                                         "'D' is a macro, which"):
+        CudaKernel("#define D 5\n__global__ void k(xstride_array<float, D> a) {}", "k")
+    # no macro: the type is unknown, as before
+    with pytest.raises(ValueError, match="unknown C type 'REAL\\*': pointers to 'REAL'"):
+        CudaKernel("__global__ void k(REAL* x) {}", "k")
+
+
 def test_no_parameters():
     assert CudaKernel('__global__ void k() {}', "k").params == ()
     assert CudaKernel('__global__ void k(void) {}', "k").params == ()

@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import re
 
-from .._core.csource import code_only
+from .._core.csource import SPACE as _S, code_only, directive_readings
 from .._core.errors import error
 from ._namespaces import (enclosing, lookup_names, namespace_blocks, split_name, spelled,
                           written_scopes)
+from ._aliases import expand_aliases
 from ._signature import (_DROP, Param, Signature, _split_decl, _split_top, find_aliases,
                          find_structs, merge_aliases, parse_type, scalar_dtype, type_key)
 from ._using import Lookup, find_usings, in_order
 
-__all__ = ["parse_signature"]
+__all__ = ["parse_signature", "macro_names"]
 
 # attributes of a parameter, which do not change its type: [[maybe_unused]],
 # __attribute__((unused))
@@ -29,6 +30,16 @@ _ATTRIBUTES = re.compile(r"\[\[.*?\]\]|\b__attribute__\s*\(\((?:[^()]|\([^()]*\)
 _FUNCTION_POINTER = re.compile(r"\(\s*(?:[*&]\s*|__restrict__\s*|const\s*)+([^\W\d]\w*)?\s*\)\s*\(")
 #: A backslash-newline: C joins the two lines into one before anything else (phase 2).
 _SPLICE = re.compile(r"\\\r?\n")
+# the name a #define defines (object-like or function-like)
+_DEFINE = re.compile(rf"^{_S}*(?:#|%:){_S}*define{_S}+([^\W\d]\w*)", re.M)
+_NAME = re.compile(r"(?<!\w)[^\W\d]\w*")
+
+
+def macro_names(text: str) -> set[str]:
+    """The names the ``#define``s of C text define (to say, of a parameter's type the
+    parser does not know, that it is a macro: the preprocessor is not run)."""
+    return {m.group(1) for code in directive_readings(_SPLICE.sub("", text))
+            for m in _DEFINE.finditer(code)}
 
 
 def _global_candidates(text: str, name: str):
@@ -115,7 +126,7 @@ def _params_text(text: str, open_end: int, label: str) -> str:
 
 
 def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = None,
-                    aliases: dict[str, str] | None = None,
+                    aliases: dict[str, str] | None = None, macros=(),
                     label: str | None = None) -> Signature:
     """Find ``__global__ void <name>(...)`` in ``source`` and parse its parameters.
 
@@ -138,6 +149,9 @@ def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = 
         ``typedef``/``using`` aliases visible to the kernel (:func:`find_aliases` of its
         headers); the source's own are always found. A parameter of an alias type is
         read as the type it names.
+    macros : iterable of str, optional
+        Names ``#define``d by the kernel's headers or options (the source's own are
+        always found): a parameter whose unknown type names one is refused saying so.
 
     Raises
     ------
@@ -180,7 +194,8 @@ def parse_signature(source: str, name: str, *, structs: dict[str, str] | None = 
                                   "instantiation you need in a non-template __global__ function")
         plist = _params_text(text, open_end, label)
         body = text[open_end + len(plist) + 1:].lstrip().startswith("{")
-        found.append((_parse_params(plist.strip(), known, named, label), body))
+        found.append((_parse_params(plist.strip(), known, named, label,
+                                    set(macros) | macro_names(source)), body))
     if not found:
         raise _not_found(label, name, wanted, elsewhere, lookup)
     # a declaration (unnamed parameters, other names or spacing) and the definition are
@@ -230,8 +245,32 @@ def _check_array_bounds(decl: str, index: int, label: str) -> None:
                                    f"ArrayND<T> / CArrayND<T> view or a struct{how}")
 
 
+_NOT_A_SCALAR_POINTER = re.compile(r": pointers to '[^']*' are not supported \(use a scalar "
+                                   r"pointer or void\*\)$")
+_REASON = re.compile(r"^unknown C type '[^']*'(?: \(read through its aliases as '[^']*'\))?: ")
+
+
+def _macro_hint(exc: ValueError, where: str, tp: str, macros: set, known: dict,
+                aliases: dict) -> ValueError:
+    """``exc`` (an unknown C type), saying which of the type's names are macros, which
+    the parser does not expand (``#define REAL float`` then ``REAL* x``); ``exc`` itself
+    where none is, or where it is another error."""
+    spelled = set(_NAME.findall(tp)) | set(_NAME.findall(expand_aliases(tp, aliases)))
+    hidden = sorted(n for n in spelled & macros if n not in known and n not in aliases)
+    text = str(exc)
+    if not hidden or not text.startswith(where + ": unknown C type"):
+        return exc
+    # what the type would be without the macro ("use a scalar pointer or void*") is no help
+    body = _NOT_A_SCALAR_POINTER.sub("", text[len(where) + 2:])
+    names = " and ".join(repr(n) for n in hidden)
+    return error(ValueError, where, f"{body}{'; ' if _REASON.search(body) else ': '}{names} "
+                 f"{'is a macro' if len(hidden) == 1 else 'are macros'}, which the signature "
+                 "parser does not expand (it does not run the preprocessor); write the type, "
+                 "or name it with a typedef or using alias")
+
+
 def _parse_params(plist: str, known: dict[str, str], aliases: dict[str, str],
-                  label: str) -> tuple[Param, ...]:
+                  label: str, macros: set = frozenset()) -> tuple[Param, ...]:
     """The parameters of one declaration's parameter list (without its parentheses)."""
     params, named = [], set()   # the Params; the names given so far
     if plist and plist != "void":
@@ -253,7 +292,10 @@ def _parse_params(plist: str, known: dict[str, str], aliases: dict[str, str],
             if pname:
                 named.add(pname)
             pname = pname or f"arg{i}"
-            ct = parse_type(tp, structs=known, aliases=aliases,
-                            where=f"{label}: parameter {i} ({pname!r})")
+            where = f"{label}: parameter {i} ({pname!r})"
+            try:
+                ct = parse_type(tp, structs=known, aliases=aliases, where=where)
+            except ValueError as exc:
+                raise _macro_hint(exc, where, tp, macros, known, aliases) from None
             params.append(Param(i, pname, ct))
     return tuple(params)

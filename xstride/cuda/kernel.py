@@ -23,7 +23,7 @@ from .._core.includes import (IncludeGraph, defines_from_options, include_dirs_f
                               pre_includes_from_options, scan_includes)
 from ._launch_config import Limits, launch_config
 from ._namespaces import split_name
-from ._params import parse_signature
+from ._params import macro_names, parse_signature
 from ._signature import Param, find_aliases, find_structs, merge_aliases, merge_structs
 
 __all__ = ["CudaKernel", "CudaCompileError", "debug_from_env"]
@@ -280,8 +280,11 @@ class CudaKernel:
         self.debug = debug_from_env() if debug is None else debug
         self._label = label
         graph = self._scan()
+        macros = set().union(*(macro_names(t) for t in graph.texts.values()),
+                             macro_names(defines_from_options(self.options)))
         self.signature = parse_signature(source, name, structs=self._struct_bodies(graph),
-                                         aliases=self._aliases(graph), label=label)
+                                         aliases=self._aliases(graph), macros=macros,
+                                         label=label)
         self._functions: dict[int, tuple[str, object]] = {}
 
     def __repr__(self) -> str:
