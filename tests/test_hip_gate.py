@@ -245,6 +245,14 @@ REFUSED = {
     "scan.cuh by a computed %:include_next": (
         "#define HDR <xstride/scan.cuh>\n%:include_next HDR\n__global__ void k(float* x) {}",
         {}, "warp_shuffle", "xstride/scan.cuh"),
+    # in a header name '//' is no comment (NVRTC opens xstride//reduce.cuh): the scan
+    # cut the name at '//' and followed nothing
+    "reduce.cuh by <xstride//reduce.cuh>": (
+        "#include <xstride//reduce.cuh>\n__global__ void k(float* x) {}",
+        {}, "warp_shuffle", "xstride//reduce.cuh"),
+    "scan.cuh by a commented #include_next <xstride//scan.cuh>": (
+        "# /* a */ include_next /**/ <xstride//scan.cuh> // b\n__global__ void k(float* x) {}",
+        {}, "warp_shuffle", "xstride//scan.cuh"),
     "#define": ("#define XSTRIDE_BOUNDS_CHECK\n#include <xstride/array_view.cuh>\n"
                 "__global__ void k(Array1D<float> a) {}", {}, "bounds_check_views",
                 "defines XSTRIDE_BOUNDS_CHECK"),
@@ -290,6 +298,9 @@ ACCEPTED = {
     "an #include after code and a comment": (
         "__device__ int a; /* a\n */ int b; #include <xstride/reduce.cuh>\n"
         "__global__ void k(float* a) {}", {}),
+    # a comment in a header name is part of the name (NVRTC finds no such file)
+    "a comment in a header name": ("#include </*x*/xstride/reduce.cuh>\n"
+                                   "__global__ void k(float* a) {}", {}),
     # a raw string's line that reads as an #include was taken for one
     "reduce.cuh in a raw string": ('const char* doc = R"(\n#include <xstride/reduce.cuh>\n)";\n'
                                    "__global__ void k(float* a) {}", {}),

@@ -64,11 +64,28 @@ def _digit_separator(text: str, i: int) -> bool:
     return bool(token) and (token[0].isdigit() or (token[0] == "." and token[1:2].isdigit()))
 
 
+# what stands before an #include's "<" on its line: the directive, blanks, comments
+_INCLUDE_HEAD = re.compile(r"[ \t\f\v]*(?:#|%:)(?:[ \t\f\v]|/\*.*?\*/)*include(?:_next)?"
+                           r"(?:[ \t\f\v]|/\*.*?\*/)*")
+
+
+def _header_name_at(text: str, i: int) -> bool:
+    """True when the ``<`` at ``i`` opens the header name of an ``#include`` line (a
+    ``>`` closes it on the line): the preprocessor reads ``<xstride//reduce.cuh>`` as
+    one name, with no comment in it."""
+    line_start = text.rfind("\n", 0, i) + 1
+    head = text[line_start:i]
+    if "include" not in head or not _INCLUDE_HEAD.fullmatch(head):
+        return False
+    close = text.find(">", i + 1)
+    return close >= 0 and "\n" not in text[i + 1:close]
+
+
 def _scan(text: str, blank_literals: bool, join_lines: bool = False) -> str:
     """One left-to-right pass over C/C++ text: comments become a space (their line
-    breaks kept, or dropped with ``join_lines``); string and character literals are
-    kept (or, with ``blank_literals``, their contents become spaces, quotes and line
-    breaks kept)."""
+    breaks kept, or dropped with ``join_lines``); string and character literals, and
+    the header name of an ``#include <...>``, are kept (or, with ``blank_literals``,
+    their contents become spaces, quotes, brackets and line breaks kept)."""
     out: list[str] = []
     n, i, start = len(text), 0, 0
 
@@ -104,6 +121,12 @@ def _scan(text: str, blank_literals: bool, join_lines: bool = False) -> str:
             if end >= 0:
                 out.append(closing)
                 i = start = end + len(closing)
+        elif c == "<" and _header_name_at(text, i):
+            # "#include <a//b.h>": a header name, in which '//' and '/*' are characters
+            j = text.index(">", i)
+            out.append(text[start:i + 1])
+            out.append(literal(text[i + 1:j]))
+            i = start = j
         elif c == '"' or (c == "'" and not _digit_separator(text, i)):
             # an ordinary string or character literal: escapes; ends at its quote or,
             # unterminated, at the end of the line
