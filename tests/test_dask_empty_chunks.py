@@ -364,3 +364,37 @@ def test_philox_integers_of_no_element_at_the_last_counter(shape):
     assert isinstance(got, da.Array) and got.dtype == want.dtype
     np.testing.assert_array_equal(xp.to_numpy(got), want)
     assert g.counter == 2**64
+
+
+_HUGE_EMPTY = {
+    "zeros": lambda **kw: xp.zeros((0, 2**61, 3), dtype=xp.int8, **kw),
+    "ones": lambda **kw: xp.ones((2**60 - 1, 0), **kw),
+    "empty": lambda **kw: xp.empty((0, 2**61, 3), dtype=xp.int8, **kw),
+    "full": lambda **kw: xp.full((3, 0, 2**40), 7, dtype=xp.int16, **kw),
+    "eye": lambda **kw: xp.eye(0, (2**63 - 1) // 8, **kw),
+    "eye rows": lambda **kw: xp.eye((2**63 - 1) // 8, 0, dtype=xp.float32, **kw),
+}
+
+
+@pytest.mark.parametrize("given", [None, "auto", 2, "1 KiB", (2, "auto", -1)])
+@pytest.mark.parametrize("name", list(_HUGE_EMPTY))
+def test_creation_of_no_element_with_a_huge_extent_is_made(name, given):
+    """An empty array whose non-zero extents fit NumPy's rule (``checked_extents``):
+    dask's block lengths of ``zeros((0, 2**61, 3), dtype=int8)`` and ``eye(0, (2**63 -
+    1) // 8)`` (a tuple of 2**34 lengths and more) raised a bare ``MemoryError``; NumPy
+    makes them. They are one block on every axis, as NumPy's in shape, dtype and values."""
+    fn = _HUGE_EMPTY[name]
+    if isinstance(given, tuple) and (name.startswith("eye") or name == "ones"):
+        given = given[:2]
+    xp.set_backend("dask")
+    got = fn() if given is None else fn(chunks=given)
+    with xp.use_backend("dask", chunks=given or "auto"):
+        opt = fn()
+    xp.set_backend("numpy")
+    want = fn()
+    for a in (got, opt):
+        assert isinstance(a, da.Array) and a.shape == want.shape and a.dtype == want.dtype
+        assert a.numblocks == (1,) * a.ndim
+        g = xp.to_numpy(a)
+        assert g.shape == want.shape and g.dtype == want.dtype
+        np.testing.assert_array_equal(g, want)

@@ -96,19 +96,33 @@ def without_empty_chunks(a):
     return a.rechunk(new)
 
 
+#: The longest axis of an array of no element that dask's block lengths are kept on.
+#: dask writes a length per block: ``zeros((0, 2**61, 3), dtype=int8)`` under
+#: ``"auto"`` chunks asked for a tuple of 2**34 lengths (a bare ``MemoryError``), and
+#: an int ``chunks`` for more. Past it, every axis is one block (no element to spread).
+MOST_CHUNKED_EXTENT = 2**20
+
+
 def chunks_of_no_element(chunks, shape, dtype):
     """``chunks`` (a creation's ``chunks=``, checked) for an array of ``shape``, where
     dask's own normalization would fail: an automatic entry (``"auto"``, a byte size
     such as ``"1 KiB"``) on an array with a length 0 on some axis. dask's
     ``normalize_chunks`` divided by the empty axis' block length (``ZeroDivisionError``
     for ``zeros((0, 200), chunks="1 KiB")``). The other axes are chunked as for a
-    length of 1 on each empty axis, which gets one block of no element; any other
-    ``chunks`` is returned as it is (dask's answer)."""
+    length of 1 on each empty axis, which gets one block of no element. An array of no
+    element with an axis longer than :data:`MOST_CHUNKED_EXTENT` is one block on every
+    axis (NumPy makes ``zeros((0, 2**61, 3), dtype=int8)``; dask's block lengths of it
+    ran out of memory) unless ``chunks`` gives block lengths. Any other ``chunks`` is
+    returned as it is (dask's answer)."""
     shape = tuple(shape)
     if 0 not in shape:
         return chunks
     entries = chunks if isinstance(chunks, tuple) else (chunks,) * len(shape)
-    if len(entries) != len(shape) or not any(isinstance(c, str) for c in entries):
+    if len(entries) != len(shape) or any(isinstance(c, tuple) for c in entries):
+        return chunks   # block lengths given: dask's answer
+    if max(shape) > MOST_CHUNKED_EXTENT:
+        return tuple((n,) for n in shape)
+    if not any(isinstance(c, str) for c in entries):
         return chunks
     from dask.array.core import normalize_chunks
 
