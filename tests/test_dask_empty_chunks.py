@@ -398,3 +398,31 @@ def test_creation_of_no_element_with_a_huge_extent_is_made(name, given):
         g = xp.to_numpy(a)
         assert g.shape == want.shape and g.dtype == want.dtype
         np.testing.assert_array_equal(g, want)
+
+
+_LIKE_EMPTY = {
+    "zeros_like": lambda x, **kw: xp.zeros_like(x, **kw),
+    "ones_like": lambda x, **kw: xp.ones_like(x, dtype=xp.int32, **kw),
+    "empty_like": lambda x, **kw: xp.empty_like(x, dtype=xp.uint8, **kw),
+    "full_like": lambda x, **kw: xp.full_like(x, 3, **kw),
+}
+
+
+@pytest.mark.parametrize("shape", [(0, 2**40), (0, 200), (3, 0, 500), (0, 2**59, 3)])
+@pytest.mark.parametrize("option", ["auto", 2, "1 KiB"])
+@pytest.mark.parametrize("name", list(_LIKE_EMPTY))
+def test_like_of_another_shape_of_no_element_is_made(name, option, shape):
+    """dask's ``*_like`` with a ``shape=`` of no element (``zeros_like(x, shape=(0,
+    2**40))``) chunked it by ``"auto"`` and raised ``ZeroDivisionError``: the chunks of
+    no element fix of ``zeros`` was not applied on that path. As NumPy's in shape, dtype
+    and values, the empty axis one block."""
+    fn = _LIKE_EMPTY[name]
+    with xp.use_backend("dask", chunks=option):
+        x = xp.ones((2, 3), dtype=xp.float32)
+        got = fn(x, shape=shape)
+    want = fn(np.ones((2, 3), dtype=np.float32), shape=shape)
+    assert isinstance(got, da.Array) and got.shape == want.shape and got.dtype == want.dtype
+    assert got.numblocks[shape.index(0)] == 1
+    g = xp.to_numpy(got)
+    assert g.shape == want.shape and g.dtype == want.dtype
+    np.testing.assert_array_equal(g, want)

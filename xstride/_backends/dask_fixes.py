@@ -422,7 +422,8 @@ def _rechunked(out, chunks, opts):
 
 def _like_chunks(name: str, x, dtype, kwargs) -> dict:
     """``kwargs`` of a ``*_like`` call with its own ``chunks=`` checked, and fitted to an
-    array of no element (dask's byte-size chunks divided by an empty axis' length); block
+    array of no element (dask's byte-size chunks divided by an empty axis' length), dask's
+    ``"auto"`` for a ``shape=`` of no element too (its ``ZeroDivisionError``); block
     lengths that do not add up to the shape are named (:func:`fit_chunks`); a ``shape=``
     (NumPy's keyword, which dask's takes) checked as ``zeros``' (dask's took bools,
     floats and negative lengths, and failed when computed), its size too; the chunks
@@ -439,6 +440,9 @@ def _like_chunks(name: str, x, dtype, kwargs) -> dict:
     if kwargs.get("chunks") is not None:
         kwargs["chunks"] = fit_chunks(name, check_chunks(name, kwargs["chunks"]),
                                       shape, x.dtype if dtype is None else dtype)
+    elif kwargs.get("shape") is not None and 0 in shape:   # dask's "auto" for a shape=,
+        kwargs["chunks"] = fit_chunks(name, "auto", shape,  # fitted as zeros' (it raised
+                                      x.dtype if dtype is None else dtype)  # ZeroDivision)
     return kwargs
 
 
