@@ -4,6 +4,7 @@ rest; ``capabilities()`` and ``xstride.kernel_testing`` report the same table.""
 
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
 
 import pytest
@@ -482,3 +483,53 @@ def test_kernel_testing_agrees_with_the_table():
             kt.feature_available(bad)
     with pytest.raises(KeyError):
         _hip_rules.rule("nothing")
+
+
+UNRESOLVED = {
+    "function-like macro": ("#define H(x) <xstride/x.cuh>\n#include H(reduce)\n", "H(reduce)"),
+    "macro of a function-like macro": ("#define H(x) <xstride/x.cuh>\n#define HDR H(scan)\n"
+                                       "#include HDR\n", "HDR"),
+    "macro defined nowhere": ("#include NOWHERE\n", "NOWHERE"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(UNRESOLVED))
+def test_an_include_the_scan_cannot_resolve_is_refused(hip, case):
+    """``#define H(x) <xstride/x.cuh>`` then ``#include H(reduce)``: the scan did not
+    read the line as an include at all, so the gate did not see ``reduce.cuh`` and the
+    kernel was compiled on HIP. An include whose header the scan cannot name is now
+    refused, saying which one and to write the header name."""
+    head, spec = UNRESOLVED[case]
+    k = CudaKernel(head + "__global__ void k(float* x) {}", "k")
+    with pytest.raises(NotImplementedError,
+                       match=rf"CudaKernel 'k' cannot be checked for a HIP \(ROCm\) build: "
+                             rf"the include '#include {re.escape(spec)}' in the source "
+                             r"could not be resolved .* Write the header name"):
+        k.compile()
+    assert hip.builds == []
+
+
+def test_an_unresolved_include_of_a_header_names_the_header(hip, tmp_path):
+    (tmp_path / "mine.h").write_text("#define H(x) <xstride/x.cuh>\n#include H(reduce)\n")
+    k = CudaKernel('#include "mine.h"\n__global__ void k(float* x) {}', "k",
+                   include_dirs=[tmp_path])
+    with pytest.raises(NotImplementedError, match=r"'#include H\(reduce\)' in mine\.h"):
+        k.compile()
+    assert hip.builds == []
+
+
+def test_an_object_like_macro_naming_a_shipped_header_is_followed(hip):
+    k = CudaKernel("#define HDR <xstride/reduce.cuh>\n#include HDR\n"
+                   "__global__ void k(float* x) {}", "k")
+    assert k._scan().unresolved == ()
+    with pytest.raises(NotImplementedError, match=r"rule 'warp_shuffle'.*\(xstride/reduce\.cuh\)"):
+        k.compile()
+
+
+def test_cuda_compiles_an_include_the_scan_cannot_resolve(cuda):
+    """On CUDA the compiler expands the macro; only the digest cannot cover the header."""
+    k = CudaKernel("#define H(x) <xstride/x.cuh>\n#include H(reduce)\n"
+                   "__global__ void k(float* x) {}", "k")
+    assert [e.spec for e in k._scan().unresolved] == ["H(reduce)"]
+    k.compile()
+    assert len(cuda.builds) == 1

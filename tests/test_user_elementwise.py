@@ -118,6 +118,21 @@ def test_a_preamble_that_breaks_a_hip_rule_is_refused_on_hip(monkeypatch, preamb
         k(1.0, size=4)
 
 
+def test_a_preamble_include_the_scan_cannot_resolve_is_refused_on_hip(monkeypatch):
+    """``#include H(reduce)`` of a function-like macro was not seen: the preamble
+    reached reduce.cuh on HIP unchecked. It is refused at the call, naming the include."""
+    from xstride.cuda import _device, _elementwise_kernel as ek
+
+    monkeypatch.setattr(ek, "load_cupy", lambda: object())
+    monkeypatch.setattr(ek._executors, "engine", lambda: None)
+    monkeypatch.setattr(_device, "is_hip", lambda: True)
+    k = xp.cuda.ElementwiseKernel("float32 x", "float32 z", "z = x", "k",
+                                  preamble="#define H(x) <xstride/x.cuh>\n#include H(reduce)\n")
+    with pytest.raises(NotImplementedError, match=r"ElementwiseKernel 'k' cannot be checked "
+                                                  r"for a HIP .* '#include H\(reduce\)'"):
+        k(1.0, size=4)
+
+
 def test_a_preamble_without_a_hip_rule_is_not_scanned_again():
     k = xp.cuda.ElementwiseKernel("float32 x", "float32 z", "z = f(x)", "k",
                                   preamble="#include <xstride/index.cuh>\n"

@@ -8,8 +8,11 @@ reaches.
 Resolution follows the compilers: a quoted include (``"a.h"``) is looked up first in
 the folder of the file that includes it, then in the search folders; an angle include
 (``<a.h>``) only in the search folders, in order. Includes that resolve to no file
-(``<cuda_fp16.h>``, NVRTC's built-ins) are recorded as unresolved and not hashed.
-``#if`` is not evaluated: every ``#include`` line counts.
+(``<cuda_fp16.h>``, NVRTC's built-ins) are recorded with no file and not hashed.
+``#if`` is not evaluated: every ``#include`` line counts. A computed include is read
+through object-like macros whose value is a header name; one the scan cannot read so
+(``#include H(reduce)``) is recorded as unresolved (:attr:`IncludeGraph.unresolved`):
+the HIP gate refuses it, and on CUDA the digest does not cover its header.
 """
 
 from __future__ import annotations
@@ -26,9 +29,10 @@ __all__ = ["Include", "IncludeGraph", "scan_includes", "include_dirs_from_option
            "pre_includes_from_options", "defines_from_options"]
 
 # an include (group 1: "_next" of GCC's #include_next, which NVRTC reads too) of a
-# header (group 2: its bracket) or of a macro's value (group 3: its name)
+# header (group 2: its bracket), of a macro's value (group 3: its name) or of other
+# tokens the scan does not expand (group 4: "H(reduce)" of a function-like macro)
 _DIRECTIVE = re.compile(rf'^{_S}*(?:#|%:){_S}*include(_next)?{_S}*(?:([<"])|'
-                        rf'([^\W\d]\w*)(?:{_S}|\r)*$)', re.M)
+                        rf'([^\W\d]\w*)(?:{_S}|\r)*$|([^\s<"][^\n]*))', re.M)
 # an object-like #define whose value may name a header (group 2: the value)
 _HEADER_MACRO = re.compile(rf'^{_S}*(?:#|%:){_S}*define{_S}+([^\W\d]\w*)(?!\(){_S}+'
                            rf'(<[^>\n]*>|"[^"\n]*"|[^\W\d]\w*)(?:{_S}|\r)*$', re.M)
@@ -46,6 +50,10 @@ class Include:
     spec: str      # the text between the brackets or quotes
     path: Path | None
     computed: bool = False   # "#include NAME": spec is what the macro NAME expands to
+    #: ``False`` for a computed include the scan could not read as a header name (a
+    #: function-like macro, ``#include H(reduce)``, or a macro defined as no header
+    #: name, or not at all): ``spec`` is then the text after ``#include``
+    resolved: bool = True
 
 
 @dataclass(frozen=True)
@@ -56,6 +64,12 @@ class IncludeGraph:
     files: tuple[Path, ...]
     texts: dict
     digest: str
+
+    @property
+    def unresolved(self) -> tuple[Include, ...]:
+        """The computed includes whose header is not known (nothing of them is hashed
+        or followed)."""
+        return tuple(e for e in self.edges if not e.resolved)
 
     def chain(self, target: Path) -> list[str]:
         """Include specs leading from the source to ``target`` (for messages)."""
@@ -145,7 +159,9 @@ def _include_lines(text: str) -> tuple[tuple[bool | None, str, bool], ...]:
     string literals (a raw string may hold a line ``#include <...>``), after joining
     the lines a backslash-newline continues (``#include \\`` + newline + ``<a.h>`` is
     one include, as for the compiler). A computed include (``#include HDR``) is
-    ``(None, "HDR", next)``: the macro's name, resolved by :func:`_resolve_macro`.
+    ``(None, "HDR", next)``: the macro's name, resolved by :func:`_resolve_macro`; one of
+    other tokens (``#include H(reduce)``) is ``(None, "H(reduce)", next)``, which no
+    macro's name is, so it stays unresolved.
     ``next`` is ``True`` for GCC's ``#include_next`` (NVRTC reads it: a wrapper header
     of an include folder that includes the shipped header of its own name). Cached by
     text: every kernel a program compiles reaches the same headers, and the comment
@@ -164,8 +180,10 @@ def _include_lines(text: str) -> tuple[tuple[bool | None, str, bool], ...]:
                 spec = _SPEC.match(kept, m.end())
                 if spec is not None:
                     found.append((m.group(2) == '"', spec.group(1).strip(), nxt))
-            else:
+            elif m.group(3) is not None:
                 found.append((None, m.group(3), nxt))
+            else:   # read where literals are kept: H("a") is no macro's name either
+                found.append((None, kept[m.start(4):m.end(4)].strip(), nxt))
         out += found if not out else [f for f in found if f not in out]
     return tuple(out)
 
@@ -243,7 +261,7 @@ def _walk(stack, dirs, macros, edges, files, texts, h) -> None:
             if computed:
                 resolved = _resolve_macro(spec, macros)
                 if resolved is None:
-                    edges.append(Include(includer, spec, None, True))
+                    edges.append(Include(includer, spec, None, True, False))
                     continue
                 quoted, spec = resolved
             path, at = _resolve(spec, quoted, here, dirs, index if nxt else None)

@@ -236,7 +236,8 @@ class ElementwiseKernel:
         if "#" in preamble or "%:" in preamble or self.options:   # %: is a digraph of #
             graph = scan_user_source(preamble, self.options)
             self._options = user_options(self.options, digest=_own_digest(graph))
-            if _hip_gate.violations(Signature(name, ()), graph, self._options, preamble, {}):
+            if graph.unresolved or _hip_gate.violations(Signature(name, ()), graph,
+                                                        self._options, preamble, {}):
                 self._hip_graph = graph
 
     def __call__(self, *args, size=None, stream=None):

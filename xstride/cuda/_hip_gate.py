@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from . import _device
+from .._core.errors import error
 from .._core.csource import SPACE as _S, code_only, directive_readings
 from ._executors import include_dir
 from ._hip_rules import RULES, HipRule
@@ -341,11 +342,27 @@ def violations(signature: Signature, graph: IncludeGraph, options, source: str,
     return out
 
 
+def check_includes(label: str, graph: IncludeGraph) -> None:
+    """``NotImplementedError`` for the first include whose header the scan could not
+    resolve (``#include H(reduce)``): what it brings in cannot be checked."""
+    for e in graph.unresolved:
+        where = "the source" if e.includer == "<source>" else Path(e.includer).name
+        raise error(NotImplementedError, label,
+                    f"cannot be checked for a HIP (ROCm) build: the include "
+                    f"'#include {e.spec}' in {where} could not be resolved (the include scan "
+                    "does not expand a function-like macro, nor a macro whose value it "
+                    "cannot read as a header name), so what it brings in is not known. "
+                    "Write the header name (#include <xstride/reduce.cuh>), or an "
+                    "object-like macro whose value is one (#define HDR <mine.h>, or "
+                    "-DHDR=<mine.h>).", subject=True)
+
+
 def check(label: str, signature: Signature, graph: IncludeGraph, options, source: str,
           struct_bodies: dict[str, str]) -> None:
     """Raise ``NotImplementedError`` on a HIP build if the kernel breaks a rule."""
     if not _device.is_hip():
         return
+    check_includes(label, graph)
     found = violations(signature, graph, options, source, struct_bodies)
     if found:
         r, why = found[0]
