@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CXX_KEYWORDS", "SPACE", "is_c_identifier", "strip_comments", "code_only",
-           "directive_readings"]
+__all__ = ["CXX_KEYWORDS", "SPACE", "is_c_identifier", "non_ascii_note", "strip_comments",
+           "code_only", "directive_readings"]
 
 #: A blank inside a line, as the preprocessor reads one (regex class): space, tab, and
 #: also form feed and vertical tab, which NVRTC accepts around a directive's ``#`` and
@@ -34,8 +34,23 @@ __forceinline__ __noinline__ __launch_bounds__ __grid_constant__
 def is_c_identifier(name) -> bool:
     """True for a string that can name a C/C++ function, struct or variable: a letter
     (ASCII or not: ``ξ``, ``größe``) or ``_``, then letters, digits and ``_``, and no
-    reserved word. The signature parser reads parameter and struct names by this rule."""
+    reserved word. The signature parser reads parameter and struct names by this rule;
+    a name given to xstride (a kernel's, a struct's, a field's) must also be ASCII, as
+    NVRTC compiles no other letter (:func:`non_ascii_note`)."""
     return isinstance(name, str) and bool(_IDENT.fullmatch(name)) and name not in CXX_KEYWORDS
+
+
+def non_ascii_note(name: str) -> str:
+    """``""`` for a name of ASCII characters; else why NVRTC cannot compile it (for the
+    message that refuses a name given to xstride: a kernel's, a struct's, a field's).
+    C++ allows letters beyond ASCII in a name and :func:`is_c_identifier` reads them
+    (a source is parsed so), but NVRTC reads such a letter written in UTF-8 as an
+    "unrecognized token" (NVRTC 13.5: ``float größe``, ``void ξ()``)."""
+    bad = next((c for c in name if not c.isascii()), None)
+    if bad is None:
+        return ""
+    return (f" (it holds {bad!r}: NVRTC compiles names of ASCII letters, digits and '_' "
+            "only, and reads another letter as an unrecognized token)")
 
 
 _RAW_PREFIX = re.compile(r"(?:u8|[uUL])?R$")

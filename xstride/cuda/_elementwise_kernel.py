@@ -22,7 +22,8 @@ from pathlib import Path
 import numpy as np
 
 from .._core import dtypes as _dtypes
-from .._core.csource import CXX_KEYWORDS, code_only, is_c_identifier, strip_comments
+from .._core.csource import (CXX_KEYWORDS, code_only, is_c_identifier, non_ascii_note,
+                             strip_comments)
 from .._core.sizes import INT64_MAX
 from .._plans.elementwise import broadcast_shapes
 from .._core.errors import (argument_error, error, overflow_error, type_error,
@@ -89,6 +90,10 @@ def _parse(text: str, what: str):
         if len(words) != 2 or not is_c_identifier(words[1]):
             raise error(ValueError, "ElementwiseKernel", f"cannot parse {what} parameter {part!r}; "
                                       "expected 'TYPE NAME'")
+        if non_ascii_note(words[1]):
+            raise error(ValueError, "ElementwiseKernel", f"{what} parameter name {words[1]!r} "
+                                    f"is not a C identifier NVRTC compiles"
+                                    f"{non_ascii_note(words[1])}")
         typ, name = words
         if name == "i" or name.startswith("_"):
             raise error(ValueError, "ElementwiseKernel", f"parameter name {name!r} is reserved")
@@ -213,8 +218,9 @@ class ElementwiseKernel:
                            ("operation", operation), ("name", name), ("preamble", preamble)):
             if not isinstance(value, str):
                 raise type_error("ElementwiseKernel", arg, value, "a str")
-        if not is_c_identifier(name):
-            raise error(ValueError, "ElementwiseKernel", f"name {name!r} is not a C identifier")
+        if not is_c_identifier(name) or non_ascii_note(name):
+            raise error(ValueError, "ElementwiseKernel", f"name {name!r} is not a C identifier"
+                                                         f"{non_ascii_note(name)}")
         self.in_params = _parse(in_params, "input")
         self.out_params = _parse(out_params, "output")
         if not self.out_params:

@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 
-from .._core.csource import is_c_identifier
+from .._core.csource import is_c_identifier, non_ascii_note
 from .._core.errors import argument_error, error, type_error, value_error
 from ._args import CudaStructValue, pack_value
 from ._signature import (CType, array_type, declarator, parse_type, rank_value,
@@ -68,8 +68,9 @@ class CudaStruct:
     def __init__(self, name: str, fields):
         if not isinstance(name, str):
             raise type_error(_LABEL, "name", name, "a str (the C struct name)")
-        if not is_c_identifier(name):
-            raise value_error(_LABEL, "name", f"{name!r} is not a valid C identifier")
+        if not is_c_identifier(name) or non_ascii_note(name):
+            raise value_error(_LABEL, "name", f"{name!r} is not a valid C identifier"
+                              f"{non_ascii_note(name)}")
         label = f"CudaStruct {name!r}"
         items = None
         if not isinstance(fields, (str, bytes)):   # list() would make its characters fields
@@ -89,9 +90,9 @@ class CudaStruct:
                 raise type_error(label, "fields", item, "(name, C type) pairs, or (name, "
                                  "C type, shape) for an array field")
             fname, ftype = item[:2]
-            if not is_c_identifier(fname):
+            if not is_c_identifier(fname) or non_ascii_note(fname):
                 raise value_error(label, "fields", f"field name {fname!r} is not a valid C "
-                                  "identifier")
+                                  f"identifier{non_ascii_note(fname)}")
             if any(fname == f for f, _ in parsed):
                 raise value_error(label, "fields", f"repeats the field name {fname!r}")
             if isinstance(ftype, CudaStruct):

@@ -15,6 +15,7 @@ import numpy as np
 
 from .._backends.select import load_cupy
 from .._core.errors import error, type_error, unavailable_error, value_error
+from .._core.csource import non_ascii_note
 from .._core.settings import env_flag
 from . import _executors
 from . import _hip_gate
@@ -256,6 +257,9 @@ class CudaKernel:
         if split_name(name) is None:
             raise value_error("CudaKernel", "name", f"{name!r} is not a C identifier or the "
                               "qualified name of a kernel in a namespace ('a::k')")
+        if non_ascii_note(name):
+            raise value_error("CudaKernel", "name", f"{name!r} is not a C identifier "
+                              f"NVRTC compiles{non_ascii_note(name)}")
         label = f"CudaKernel {name!r}"
         if not isinstance(source, str):
             raise type_error(label, "source", source, "a str of CUDA C++ source")
