@@ -468,3 +468,20 @@ def test_a_launch_walks_no_scalar_array_field(monkeypatch):
                         lambda ct, *a: walked.append(ct.text) or real(ct, *a))
     v.check_device(0, "k", "p")
     assert walked == ["In[2]"]
+
+
+def test_the_struct_type_given_for_a_value_says_to_call_it():
+    """A ``CudaStruct`` (the type) passed where a value of it is expected read "got
+    CudaStruct CudaStruct('P', ...)" with no hint; the message now says to call it."""
+    P = CudaStruct("P", [("x", "float"), ("n", "int")])
+    hint = (r"expected a CudaStruct value of struct 'P' \(this is the struct type 'P', not "
+            r"a value of it: call it to make one, P\(x=\.\.\., n=\.\.\.\)\)")
+    k = CudaKernel(P.declaration() + "__global__ void k(P p) {}", "k")
+    with pytest.raises(TypeError, match=r"CudaKernel 'k': argument 'p' got CudaStruct .*" + hint):
+        k(P, n_threads=1)
+    O = CudaStruct("O", [("p", P), ("m", "int")])
+    with pytest.raises(TypeError, match=r"CudaStruct 'O': argument 'field p' .*" + hint):
+        O(p=P, m=1)
+    # another kind of wrong object gets no such hint
+    with pytest.raises(TypeError, match=r"expected a CudaStruct value of struct 'P'$"):
+        k(3, n_threads=1)

@@ -27,7 +27,7 @@ import numpy as np
 from .._core.errors import argument_error, error, overflow_error, type_error, value_error
 from ._signature import CType
 
-__all__ = ["DeviceArray", "device_array", "pack_value", "check_device", "c_contiguous",
+__all__ = ["DeviceArray", "StructType", "device_array", "pack_value", "check_device", "c_contiguous",
            "check_aligned", "array_items"]
 
 
@@ -307,6 +307,16 @@ def check_device(ct: CType, value, label: str, arg: str, device: int) -> None:
         _check_array_device(arr, label, arg, device)
 
 
+def _type_not_value(value) -> str:
+    """The hint for a :class:`CudaStruct` (the struct type) given where a value of it is
+    expected: call it with the fields to make a value."""
+    if not isinstance(value, StructType):
+        return ""
+    fields = ", ".join(f"{f}=..." for f, _ in value.fields)
+    return (f" (this is the struct type {value.name!r}, not a value of it: call it to make "
+            f"one, {value.name}({fields}))")
+
+
 def pack_value(ct: CType, value, label: str, arg: str, device: int | None = None) -> bytes:
     """Check ``value`` against ``ct`` and return the bytes passed by value.
 
@@ -329,7 +339,8 @@ def pack_value(ct: CType, value, label: str, arg: str, device: int | None = None
                         for where, item in array_items(ct, value, label, arg))
     if ct.kind == "struct":
         if not isinstance(value, CudaStructValue):
-            raise type_error(label, arg, value, f"a CudaStruct value of struct '{ct.struct}'")
+            raise type_error(label, arg, value, f"a CudaStruct value of struct '{ct.struct}'"
+                             f"{_type_not_value(value)}")
         value.struct._check_matches(ct, label, arg)
         if device is not None:
             value.check_device(device, label, arg)
@@ -383,6 +394,14 @@ def array_items(ct: CType, value, label: str, arg: str) -> list[tuple[str, objec
 
     walk(value, arg, 0)
     return out
+
+
+class StructType:
+    """The base of :class:`~xstride.cuda.CudaStruct`, known here (``_struct`` imports
+    this module) to tell a struct type given for a value of it."""
+
+    name: str
+    fields: tuple
 
 
 class CudaStructValue:

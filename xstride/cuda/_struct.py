@@ -8,7 +8,7 @@ import numpy as np
 
 from .._core.csource import is_c_identifier, non_ascii_note
 from .._core.errors import argument_error, error, type_error, value_error
-from ._args import CudaStructValue, pack_value
+from ._args import CudaStructValue, StructType, pack_value
 from ._signature import (CType, array_type, declarator, parse_type, rank_value,
                          struct_layout, type_key)
 
@@ -22,7 +22,7 @@ _LABEL = "CudaStruct"
 PARAM_BYTES = 32764
 
 
-class CudaStruct:
+class CudaStruct(StructType):
     """A C struct type, built from named fields, passed to kernels by value.
 
     Parameters
