@@ -169,6 +169,42 @@ def test_a_failed_connect_prints_one_line_and_no_traceback_at_exit():
     assert proc.stderr.startswith("xstride demo: error: cannot connect to tls://127.0.0.1:1")
 
 
+def test_ctrl_c_at_a_terminal_is_one_line_not_the_workers_tracebacks():
+    """Ctrl-C at a terminal goes to every process of the foreground group, the local
+    cluster's worker processes too: each printed the traceback of its
+    ``KeyboardInterrupt`` around the demo's ``xstride: interrupted``. The workers now
+    ignore it; the demo stops and closes its cluster."""
+    import os
+    import signal
+
+    argv = [sys.executable, "-m", "xstride", "demo", "--backend", "dask", "--workers", "2",
+            "--n", "100000", "--chunks", "100"]   # 1000 chunks: far longer than the wait
+    # SIGINT as at a terminal in the child (a test run in the background ignores it)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:   # a process group of its own, as a terminal's job, so that all of it is signalled
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                text=True, start_new_session=True)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    try:
+        seen = []
+        while not any(line.startswith("dask cluster:") for line in seen):
+            line = proc.stderr.readline()
+            assert line, "".join(seen)[-2000:]
+            seen.append(line)
+        time.sleep(1.0)   # a stage running on the workers
+        os.killpg(proc.pid, signal.SIGINT)
+        _, rest = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    err = "".join(seen) + rest
+    assert proc.returncode == 130, err[-3000:]
+    assert "Traceback" not in err and err.strip().splitlines()[-1] == "xstride: interrupted", \
+        err[-3000:]
+
+
 @pytest.mark.parametrize("reply", [None, b"HTTP/1.1 400 Bad Request\r\n\r\n" * 10],
                          ids=["silent", "not dask"])
 def test_a_peer_that_accepts_but_is_no_scheduler_is_a_clear_error_within_seconds(capsys,

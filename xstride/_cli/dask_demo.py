@@ -65,6 +65,29 @@ def _cpus() -> int:
 
 
 @contextlib.contextmanager
+def _workers_ignore_ctrl_c():
+    """SIGINT ignored while a local cluster starts its worker processes, which keep that:
+    an ignored signal stays ignored across ``exec``, and Python installs its
+    ``KeyboardInterrupt`` handler only where SIGINT is not ignored. Ctrl-C at a terminal
+    goes to every process of the foreground group, and each worker printed the traceback
+    of its ``KeyboardInterrupt`` around the demo's one line ``xstride: interrupted``; now
+    this process alone stops, and closes the cluster. A Ctrl-C while the cluster starts
+    (about a second) is ignored. Outside the main thread, where no handler can be set,
+    or under a handler set outside Python, which could not be put back, nothing changes."""
+    import signal
+
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is None:   # None: set outside Python
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextlib.contextmanager
 def cluster(workers=None, scheduler=None, gpu=False, timeout=DEFAULT_TIMEOUT):
     """A ``distributed.Client`` of a running scheduler, or of a local cluster made here
     (and closed on exit, also on errors).
@@ -106,11 +129,13 @@ def cluster(workers=None, scheduler=None, gpu=False, timeout=DEFAULT_TIMEOUT):
         except ImportError as exc:
             raise DemoError(f"--chunk-backend cupy needs dask-cuda ({exc}); pip install "
                             "'xstride[dask-cuda]'") from None
-        local = LocalCUDACluster(n_workers=workers, threads_per_worker=1,
-                                 dashboard_address=":0")
+        with _workers_ignore_ctrl_c():
+            local = LocalCUDACluster(n_workers=workers, threads_per_worker=1,
+                                     dashboard_address=":0")
     else:
-        local = LocalCluster(n_workers=2 if workers is None else workers,
-                             threads_per_worker=1, processes=True, dashboard_address=":0")
+        with _workers_ignore_ctrl_c():
+            local = LocalCluster(n_workers=2 if workers is None else workers,
+                                 threads_per_worker=1, processes=True, dashboard_address=":0")
     try:
         client = Client(local)
         watch = _WorkerWatch(local, client)
