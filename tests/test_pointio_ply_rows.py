@@ -210,6 +210,35 @@ def test_ply_header_byte_that_is_not_ascii_is_named(tmp_path, data, message):
         read_quietly(path)
 
 
+_ROWS_3 = "".join(f"{i} {i} {i}\n" for i in range(3000)).encode()
+
+
+@pytest.mark.parametrize("data, message", [
+    # "UnicodeDecodeError: 'ascii' codec can't decode byte 0xc2 in position 818": a
+    # position in a chunk of the text plyfile decodes, not in the file
+    (_ply_header("ascii", 3001).encode() + _ROWS_3 + "1 2 3\u00b0\n".encode(),
+     "line 3008 holds the byte 0xc2, which is not ASCII; the body of an ASCII PLY file is "
+     "ASCII text"),
+    (_ply_header("ascii", 3, 1).encode() + b"0 0 0\n1 0 0\n0 1 0\n3 0 1 2 \xff\n",
+     "line 13 holds the byte 0xff"),
+    (_ply_header("ascii", 1, first="element t 1\nproperty float a\n").encode()   # plyfile's
+     + b"0\n1 2 3\xb5\n", "line 11 holds the byte 0xb5"),                   # route
+    # binary: an end_header ended otherwise than line 1 is not the header's end to plyfile,
+    # which read the binary rows as header lines
+    (_ply_header("binary_little_endian", 1).replace("end_header\n", "end_header\r\n")
+     .encode() + np.array([1, 2, 3], "<f4").tobytes(),
+     "header line 7 is 'end_header\\r\\n': plyfile ends the header only at the line "
+     "'end_header' ended as line 1 is ('\\n'), and read the binary data after it as header "
+     "lines"),
+])
+def test_ply_byte_that_is_not_ascii_after_the_header_is_named(tmp_path, data, message):
+    path = tmp_path / "b.ply"
+    path.write_bytes(data)
+    with pytest.raises(PointFileError, match=re.escape(f"{path}: not a valid PLY file "
+                                                       f"({message}") + r".*\)$"):
+        read_quietly(path)
+
+
 def test_ascii_ply_list_length_past_its_type_is_named(tmp_path):
     path = tmp_path / "f.ply"
     path.write_text(PLY_FACE.replace("property float confidence\n", "") + _V3 + "300 0 1 2\n")

@@ -40,6 +40,7 @@ _BLANK_FIRST = re.compile(rb"[ \t\r]*(?:\n|$)")
 _BLANK_AFTER = re.compile(rb"\n[ \t\r]*(?:\n|$)")
 _LONE_CR = re.compile(rb"\r(?!\n)")
 _BLANKS = (b" ", b"\t", b"\r", b"\n")
+_NOT_ASCII = re.compile(rb"[\x80-\xff]")
 
 
 def _has_blank_line(body: bytes) -> bool:
@@ -381,22 +382,42 @@ def _read_whole(p: Path, header, plyfile):
     return data
 
 
-def _non_ascii_header(p: Path) -> str | None:
-    """Where a PLY header holds a byte that is not ASCII (plyfile's UnicodeDecodeError
-    names a position in a line it does not name): a file that does not begin with the
-    line ``ply`` is no PLY file (random bytes, another format), else the header line."""
+def _non_ascii_byte(p: Path) -> str | None:
+    """Where a PLY file holds a byte that is not ASCII in text plyfile decodes as ASCII
+    (its UnicodeDecodeError names a position in a chunk of text it does not name): a
+    file that does not begin with the line ``ply`` is no PLY file (random bytes, another
+    format); else the header line, or the line of an ASCII body, holding the byte; or,
+    in a binary file, the ``end_header`` line that plyfile did not take as the header's
+    end (it must be that word alone, ended as line 1 is), so that it read the binary
+    data as header lines. ``None`` where none is found."""
     with open(p, "rb") as fh:
-        head = fh.read(1 << 16)
-    if head.split(b"\n", 1)[0].rstrip(b"\r") != b"ply":
-        return "line 1: expected 'ply'"
-    end = head.find(b"end_header")
-    part = head if end < 0 else head[:end]
-    bad = re.search(rb"[\x80-\xff]", part)
-    if bad is None:
-        return None
-    line = part.count(b"\n", 0, bad.start()) + 1
-    return (f"header line {line} holds the byte 0x{part[bad.start()]:02x}, which is not "
-            "ASCII; a PLY header is ASCII text")
+        first = fh.readline()
+        if first.rstrip(b"\r\n") != b"ply":
+            return "line 1: expected 'ply'"
+        ending = b"\r\n" if first.endswith(b"\r\n") else b"\n"
+        fmt, end = None, None     # the format; the end_header line (number, bytes)
+        for number, raw in enumerate(fh, start=2):
+            bad = _NOT_ASCII.search(raw)
+            if bad is not None:
+                byte = f"the byte 0x{raw[bad.start()]:02x}"
+                if end is None:
+                    return (f"header line {number} holds {byte}, which is not ASCII; a PLY "
+                            "header is ASCII text")
+                if fmt == "ascii":
+                    return (f"line {number} holds {byte}, which is not ASCII; the body of "
+                            "an ASCII PLY file is ASCII text")
+                line = end[1].decode("ascii")
+                return (f"header line {end[0]} is {line!r}: plyfile ends the header only at "
+                        f"the line 'end_header' ended as line 1 is "
+                        f"({ending.decode('ascii')!r}), and read the binary data after it "
+                        "as header lines")
+            if end is None:
+                parts = raw.split()
+                if parts[:1] == [b"format"] and len(parts) > 1:
+                    fmt = parts[1].decode("ascii")
+                elif parts[:1] == [b"end_header"]:
+                    end = (number, raw)
+    return None
 
 
 def _integer_past_its_type(p: Path) -> str | None:
@@ -477,7 +498,7 @@ def read_ply(p: Path) -> np.ndarray:
         raise PointFileError(f"{p}: not a valid PLY file ({_one_line(exc)})") from None
     except (ValueError, IndexError, EOFError, UnicodeDecodeError, OverflowError) as exc:
         where = (_integer_past_its_type(p) if isinstance(exc, OverflowError) else
-                 _non_ascii_header(p) if isinstance(exc, UnicodeDecodeError) else None)
+                 _non_ascii_byte(p) if isinstance(exc, UnicodeDecodeError) else None)
         raise PointFileError(f"{p}: not a valid PLY file ("
                              f"{where or f'{type(exc).__name__}: {_one_line(exc)}'})") from None
     names = [e.name for e in data.elements]
