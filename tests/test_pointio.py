@@ -267,6 +267,23 @@ def test_npy_headers_and_sizes(tmp_path):
         read_quietly(tmp_path / "zip.npy")
 
 
+@pytest.mark.parametrize("shape", [(-1, 3), (4, -3)])
+def test_npy_header_with_a_negative_dimension_says_so(tmp_path, shape):
+    """NumPy's header reader takes a negative dimension: ``(-1, 3)`` was "holds more than
+    its header declares: (-1, 3) float64 (-24 bytes of data)"."""
+    import numpy.lib.format as npformat
+
+    buf = io.BytesIO()
+    npformat.write_array_header_1_0(buf, {"descr": "<f8", "fortran_order": False,
+                                          "shape": shape})
+    path = tmp_path / "neg.npy"
+    path.write_bytes(buf.getvalue() + bytes(96))
+    with pytest.raises(PointFileError, match=re.escape(
+            f"{path}: not a valid .npy file (its header declares the shape {shape}, with a "
+            "negative dimension)")):
+        read_quietly(path)
+
+
 def test_npy_holding_more_than_its_header_declares_is_refused(tmp_path):
     """Bytes past the declared array (two ``np.save`` calls into one file) were ignored:
     the first array was read as the whole cloud."""

@@ -150,6 +150,9 @@ def _read_npy(p: Path) -> np.ndarray:
             raise PointFileError(f"{p}: not a valid .npy file ({type(exc).__name__}: "
                                  f"{_one_line(exc)})") from None
         data_bytes = size - fh.tell()
+    if any(d < 0 for d in shape):   # NumPy's header reader takes them; np.load refuses them
+        raise PointFileError(f"{p}: not a valid .npy file (its header declares the shape "
+                             f"{shape}, with a negative dimension)")
     if dtype.hasobject:
         raise PointFileError(f"{p}: not a plain .npy array (it holds Python objects, which "
                              "are not loaded: allow_pickle=False)")
