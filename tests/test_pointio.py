@@ -399,6 +399,18 @@ def test_ply_of_an_unknown_format_is_named_not_cut_short(tmp_path, fmt, message)
     assert "cut short" not in str(info.value)
 
 
+def test_ply_without_a_format_line_is_named_not_cut_short(tmp_path):
+    """A header without its ``format`` line was "cut short: the header declares 3 'vertex'
+    rows, at least 36 bytes of data up to them, but 18 bytes follow it": the size check
+    took the missing format for binary. plyfile's message names the line now."""
+    path = tmp_path / "nofmt.ply"
+    path.write_text("ply\nelement vertex 3\nproperty float x\nproperty float y\n"
+                    "property float z\nend_header\n1 2 3\n4 5 6\n7 8 9\n")
+    with pytest.raises(PointFileError, match=re.escape(
+            "not a valid PLY file (line 2: expected one of {format, comment, obj_info})")):
+        read_points(path)
+
+
 @pytest.mark.parametrize("fmt", ["ascii", "binary_little_endian"])
 def test_ply_declaring_a_negative_row_count_says_so(tmp_path, fmt):
     """``element vertex -1`` was "not a valid PLY file (ValueError: negative dimensions

@@ -327,6 +327,8 @@ def _ply_rows_fit(p: Path) -> tuple[str, int] | None:
                     break
             else:
                 return None
+            if fmt is None:   # no format line: plyfile names the line where one was expected
+                return None
             start = fh.tell()
             have = os.fstat(fh.fileno()).st_size - start
     except (ValueError, KeyError, UnicodeDecodeError, OSError):
