@@ -157,6 +157,25 @@ def test_a_malformed_scheduler_address_is_refused_before_any_connect(capsys, add
     assert said in err
 
 
+def test_a_scheduler_without_workers_is_refused_not_waited_on_for_ever():
+    """A scheduler started without ``dask worker``: the demo showed "philox positions ...
+    (still running)" and waited for ever. It waits ``--connect-timeout`` seconds for a
+    worker, then says so."""
+    with distributed.LocalCluster(n_workers=0, processes=True, dashboard_address=":0") as idle:
+        address = idle.scheduler_address
+        argv = [sys.executable, "-m", "xstride", "demo", "--backend", "dask", "--scheduler",
+                address, "--connect-timeout", "1", "--n", "100", "--json"]
+        try:
+            proc = subprocess.run(argv, capture_output=True, text=True, timeout=45)
+        except subprocess.TimeoutExpired:
+            pytest.fail("the demo waited for ever on a scheduler without workers")
+    assert proc.returncode == 2 and proc.stdout == "", proc.stderr[-2000:]
+    assert proc.stderr.strip().splitlines() == [
+        f"xstride demo: error: the dask scheduler at {address} has no workers (none came "
+        f"within 1 s, --connect-timeout): its tasks would wait for ever; start workers with "
+        f"'dask worker {address}'"], proc.stderr[-2000:]
+
+
 def test_a_failed_connect_prints_one_line_and_no_traceback_at_exit():
     """A ``Client`` whose constructor failed used to close itself when collected at the
     process's exit, wait for its timeout and print a traceback after the error."""

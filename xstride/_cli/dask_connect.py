@@ -15,7 +15,7 @@ import threading
 from .demo import DemoError
 
 __all__ = ["HOST_PORT_SCHEMES", "check_address", "address_problem", "refused", "connect",
-           "quiet_on_failure"]
+           "quiet_on_failure", "wait_for_workers"]
 
 #: Address schemes whose addresses are host:port (distributed's TCP, TLS and
 #: websocket comms); others (``ucx``) are left to ``distributed`` to parse.
@@ -152,3 +152,18 @@ def quiet_on_failure(Client):
                 super().__del__()
 
     return _Client
+
+
+def wait_for_workers(client, scheduler, timeout) -> None:
+    """A ``DemoError`` where the scheduler of ``client`` has no running worker within
+    ``timeout`` seconds (``--connect-timeout``): its tasks would wait for ever (a
+    scheduler started without ``dask worker``: the demo showed its first stage running,
+    and nothing more)."""
+    import asyncio
+
+    try:
+        client.wait_for_workers(1, timeout=timeout)
+    except (TimeoutError, asyncio.TimeoutError):   # distributed's WorkerStartTimeoutError
+        raise DemoError(f"the dask scheduler at {scheduler} has no workers (none came "
+                        f"within {timeout:g} s, --connect-timeout): its tasks would wait for "
+                        f"ever; start workers with 'dask worker {scheduler}'") from None

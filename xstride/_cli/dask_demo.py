@@ -31,7 +31,7 @@ import numpy as np
 
 from .. import _backends
 from . import demo_extras, demo_tree
-from .dask_connect import connect as _connect
+from .dask_connect import connect as _connect, wait_for_workers as _wait_for_workers
 from .dask_options import DEFAULT_TIMEOUT, add_arguments, check_arguments  # noqa: F401
 from .demo import (DEFAULT_N, DemoError, Progress, _check_levels, _morton_box, _table,
                    error_line, summary)
@@ -96,7 +96,8 @@ def cluster(workers=None, scheduler=None, gpu=False, timeout=DEFAULT_TIMEOUT):
     ------
     DemoError
         ``distributed`` (or ``dask_cuda`` for GPU workers) is missing; the scheduler
-        does not answer within ``timeout`` seconds; a bad worker count.
+        does not answer within ``timeout`` seconds, or has no worker within that time;
+        a bad worker count.
     """
     try:
         from distributed import Client, LocalCluster
@@ -112,6 +113,7 @@ def cluster(workers=None, scheduler=None, gpu=False, timeout=DEFAULT_TIMEOUT):
                             "its own workers")
         client = _connect(Client, scheduler, timeout)
         try:
+            _wait_for_workers(client, scheduler, timeout)
             yield client
         finally:
             client.close()
