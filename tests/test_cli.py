@@ -277,6 +277,28 @@ def test_a_closed_stdout_is_one_line_and_status_74(args):
     assert proc.stderr == "xstride: error: cannot write the output: stdout is closed\n"
 
 
+@pytest.mark.parametrize("args, status", [
+    (["demo", "--n", "0", "--json"], 2),           # an error line
+    (["demo", "--n", "4000000", "--json"], 0),     # progress lines (a stage past 1 s)
+    (["demo", "--n", "5", "--json"], 0),
+])
+def test_a_closed_stderr_leaves_stdout_to_the_output(args, status):
+    """``python -m xstride demo --json 2>&-`` (Python's ``sys.stderr`` is None): the error
+    line and the progress lines went to stdout (``print(file=None)``), into the JSON,
+    and the progress line's flush of None ended the demo with status 1 and no JSON."""
+    import json
+    import os
+
+    proc = subprocess.run([sys.executable, "-m", "xstride", *args], stdout=subprocess.PIPE,
+                          stderr=None, text=True, timeout=300,
+                          preexec_fn=lambda: os.close(2))
+    assert proc.returncode == status, proc.stdout[-2000:]
+    if status:
+        assert proc.stdout == ""
+    else:
+        assert json.loads(proc.stdout)["points"] == int(args[2])
+
+
 def test_an_oserror_of_anything_but_stdout_is_not_called_an_output_error(monkeypatch):
     """Only a write to stdout is an output error: another ``OSError`` propagates as it
     did (and stdout is the real stream again afterwards)."""

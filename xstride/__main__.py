@@ -132,10 +132,17 @@ def entry_point(argv=None) -> int:
     write to stdout other than a broken pipe; a closed stdout, ``>&-``) is one line on
     stderr and status 74 (``EX_IOERR``); an ``OSError`` of anything else goes on as
     before.
+
+    A closed stderr (``2>&-``: Python's ``sys.stderr`` is None) discards what goes there
+    (the demo's progress lines, an error line): ``print(file=None)`` writes to stdout,
+    which put them into the ``--json`` output, and the progress line's flush of None
+    ended a longer demo with status 1 and no output.
     """
     from ._backends.select import check_setting
     from ._core.errors import SettingError
 
+    if sys.stderr is None:   # started with stderr closed (``2>&-``): Python's None
+        sys.stderr = open(os.devnull, "w")   # print(file=None) would write to stdout
     real = sys.stdout
     try:
         check_setting()   # a bad XSTRIDE_BACKEND, deferred by the import for this line
