@@ -299,6 +299,27 @@ def test_a_closed_stderr_leaves_stdout_to_the_output(args, status):
         assert json.loads(proc.stdout)["points"] == int(args[2])
 
 
+@pytest.mark.parametrize("encoding, shown", [("ascii", "caf\\xe9.csv"),
+                                             ("latin-1", "caf\u00e9.csv")])
+def test_a_file_name_stdout_cannot_encode_is_escaped_not_a_traceback(tmp_path, encoding,
+                                                                    shown):
+    """``PYTHONIOENCODING=ascii python -m xstride demo --points café.csv`` (or an ASCII
+    or Latin-1 locale) ended with a UnicodeEncodeError traceback and status 1 when the
+    table named the file; the name is written with the escapes of what the encoding
+    lacks, as on stderr."""
+    import os
+
+    path = tmp_path / "caf\u00e9.csv"
+    path.write_text("1,2,3\n4,5,6\n")
+    env = {**os.environ, "PYTHONIOENCODING": encoding}
+    proc = subprocess.run([sys.executable, "-m", "xstride", "demo", "--points", str(path)],
+                          capture_output=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr.decode("utf-8", "replace")[-2000:]
+    assert proc.stderr == b""
+    first = proc.stdout.decode(encoding).splitlines()[0]
+    assert first == f"xstride demo: {tmp_path / shown} on numpy"
+
+
 def test_an_oserror_of_anything_but_stdout_is_not_called_an_output_error(monkeypatch):
     """Only a write to stdout is an output error: another ``OSError`` propagates as it
     did (and stdout is the real stream again afterwards)."""

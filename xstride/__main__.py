@@ -178,7 +178,9 @@ class _OutputError(Exception):
 class _Stdout:
     """stdout while a command runs: its writes' ``OSError`` (but a broken pipe's)
     becomes :class:`_OutputError`, so that :func:`entry_point` tells it from the
-    ``OSError`` of anything else; the rest is the real stream's."""
+    ``OSError`` of anything else, and a character its encoding cannot write is written
+    as its escape (``\\xe9``) rather than ending the command with a traceback; the rest
+    is the real stream's."""
 
     def __init__(self, stream):
         self._stream = stream
@@ -187,7 +189,15 @@ class _Stdout:
         if self._stream is None:   # started with stdout closed (``>&-``): Python's None
             raise _OutputError("stdout is closed")
         try:
-            return self._stream.write(text)
+            try:
+                return self._stream.write(text)
+            except UnicodeEncodeError:
+                # a character the stream's encoding lacks (a point file named café.csv on
+                # an ASCII or Latin-1 stdout): its escape, as stderr writes it; the whole
+                # text was refused, nothing of it written
+                encoding = getattr(self._stream, "encoding", None) or "ascii"
+                return self._stream.write(text.encode(encoding, "backslashreplace")
+                                          .decode(encoding))
         except BrokenPipeError:
             raise
         except OSError as exc:
