@@ -375,6 +375,22 @@ def test_plot_to_a_format_matplotlib_cannot_write_is_one_line(capsys, tmp_path, 
     assert not (tmp_path / name).exists()
 
 
+def test_plot_to_pgf_without_its_tex_system_is_one_line_before_any_work(capsys, tmp_path,
+                                                                       monkeypatch):
+    """matplotlib writes .pgf through a TeX system (xelatex): without one, savefig raised
+    "RuntimeError: 'xelatex' not found" after the whole pipeline, a traceback and
+    status 1."""
+    pytest.importorskip("matplotlib")
+    monkeypatch.setenv("PATH", str(tmp_path))   # no TeX system to be found
+    name = tmp_path / "p.pgf"
+    assert main(["demo", "--n", "500", "--plot", str(name)]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"xstride demo: error: --plot {name}: matplotlib writes .pgf files through "
+                   "xelatex, which is not installed (not on PATH); use .pdf or .svg, or "
+                   "install a TeX system\n")
+    assert not name.exists()
+
+
 def test_plot_without_an_extension_names_the_png_it_writes(capsys, tmp_path):
     # matplotlib appends .png to a name without an extension: the record must name that file
     pytest.importorskip("matplotlib")

@@ -164,8 +164,9 @@ def _same_file(a, b) -> bool:
 
 def _plot_format(plot) -> None:
     """A ``--plot`` name whose extension matplotlib cannot write (its ``savefig`` would
-    raise only after the pipeline ran): :class:`OptionError`. No extension: PNG (the
-    caller appends ``.png``)."""
+    raise only after the pipeline ran), or ``.pgf`` without the TeX system matplotlib
+    writes it through: :class:`OptionError`. No extension: PNG (the caller appends
+    ``.png``)."""
     ext = Path(plot).suffix.lower().lstrip(".")
     if not ext:
         return
@@ -174,6 +175,16 @@ def _plot_format(plot) -> None:
     if ext not in formats:
         raise OptionError(f"--plot {plot}: matplotlib cannot write .{ext} files; use one of "
                           f"{', '.join(formats)}")
+    if ext == "pgf":   # written through a TeX system, which savefig starts at the end
+        import shutil
+
+        import matplotlib
+
+        tex = matplotlib.rcParams["pgf.texsystem"]
+        if shutil.which(tex) is None:
+            raise OptionError(f"--plot {plot}: matplotlib writes .pgf files through {tex}, "
+                              "which is not installed (not on PATH); use .pdf or .svg, or "
+                              "install a TeX system")
 
 
 def check_voxel_span(extras: Extras | None, lower, upper) -> None:
