@@ -290,6 +290,10 @@ def test_a_peer_that_accepts_but_is_no_scheduler_is_a_clear_error_within_seconds
     # inf passed the check and reached dask's time parser: a KeyError about time units
     (["--backend", "dask", "--connect-timeout", "inf", "--scheduler", "tcp://127.0.0.1:1"],
      "--connect-timeout must be positive and finite; got inf"),
+    # past the longest wait of a socket and a thread's join: OverflowError, a traceback
+    (["--backend", "dask", "--connect-timeout", "1e300", "--scheduler", "tcp://127.0.0.1:1"],
+     f"--connect-timeout 1e+300 is longer than this platform can wait (at most "
+     f"{__import__('threading').TIMEOUT_MAX / 4:,.0f} seconds)"),
     # the timeout bounds the wait for --scheduler: with a local cluster it was ignored
     (["--backend", "dask", "--connect-timeout", "3", "--n", "100"],
      "--connect-timeout bounds the wait for --scheduler: it does nothing with the local "

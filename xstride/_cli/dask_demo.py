@@ -52,6 +52,10 @@ _MAX_SORT_CHUNKS = 1024
 
 
 # --------------------------------------------------------------------- the cluster
+#: The longest ``--connect-timeout``: distributed's client waits up to 4 times its
+#: timeout (2 to close), and a wait past ``threading.TIMEOUT_MAX`` (292 years on Linux,
+#: 49 days on Windows; a socket's is alike) raises OverflowError.
+_MAX_TIMEOUT = threading.TIMEOUT_MAX / 4
 #: Most local worker processes (of one thread each) per CPU this process may run on.
 _MAX_WORKERS_PER_CPU = 4
 
@@ -446,6 +450,10 @@ def run(args) -> int:
         if args.connect_timeout is not None and not 0 < args.connect_timeout < math.inf:
             raise DemoError("--connect-timeout must be positive and finite; got "
                             f"{args.connect_timeout}")
+        if args.connect_timeout is not None and args.connect_timeout > _MAX_TIMEOUT:
+            # the socket's timeout and the thread's join raised OverflowError: a traceback
+            raise DemoError(f"--connect-timeout {args.connect_timeout:g} is longer than this "
+                            f"platform can wait (at most {_MAX_TIMEOUT:,.0f} seconds)")
         if args.points is not None:   # before a cluster is started, not after
             from .pointio import PointFileError, check_path
             try:
