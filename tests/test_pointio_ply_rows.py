@@ -86,6 +86,20 @@ def test_ply_cut_short_names_the_declared_and_read_rows(tmp_path, name, data):
         read_quietly(path)
 
 
+@pytest.mark.parametrize("count, said", [(1, "1 'vertex' row, at least 12 bytes of data up to "
+                                              "it"),
+                                          (2, "2 'vertex' rows, at least 24 bytes of data up to "
+                                              "them")])
+def test_ply_cut_short_by_the_size_check_counts_its_rows_in_words(tmp_path, count, said):
+    """One declared row was "the header declares 1 'vertex' rows, ... up to them"."""
+    path = tmp_path / "short.ply"
+    path.write_bytes(_ply_header("binary_little_endian", count).encode() + bytes(3))
+    with pytest.raises(PointFileError, match=re.escape(
+            f"not a valid PLY file (cut short: the header declares {said}, but 3 bytes follow "
+            "it)")):
+        read_quietly(path)
+
+
 @pytest.mark.parametrize("tail", [b"", b"\n", b"\r\n", b" \n\n"])
 @pytest.mark.parametrize("fmt", ["ascii", "binary_little_endian"])
 def test_ply_line_ends_after_the_rows_are_no_rows(tmp_path, fmt, tail):

@@ -338,8 +338,10 @@ def _ply_rows_fit(p: Path) -> tuple[str, int] | None:
         need += max(count, 0) * row
         if need - 1 > have:  # the last ASCII row may lack its newline
             raise PointFileError(f"{p}: not a valid PLY file (cut short: the header declares "
-                                 f"{count:,} {name!r} rows, at least {need - (fmt == 'ascii'):,} "
-                                 f"bytes of data up to them, but {have:,} bytes follow it)")
+                                 f"{_declared([(name, count)])}, at least "
+                                 f"{need - (fmt == 'ascii'):,} bytes of data up to "
+                                 f"{'it' if count == 1 else 'them'}, but {have:,} bytes "
+                                 "follow it)")
     return fmt, start
 
 
