@@ -215,6 +215,11 @@ def test_ascii_ply_integer_past_its_type_names_element_row_and_property(tmp_path
      "header line 6 holds the byte 0xe9, which is not ASCII"),
     # bytes of no PLY file (as plyfile says of an empty one)
     (b"\x93\x17garbage\xff\nmore\n", "line 1: expected 'ply'"),
+    # an editor's byte-order mark: "line 1: expected 'ply'" of a line that shows 'ply'
+    (b"\xef\xbb\xbfply\nformat ascii 1.0\nelement vertex 1\nproperty float x\n"
+     b"property float y\nproperty float z\nend_header\n0 0 0\n",
+     "line 1 begins with a UTF-8 byte-order mark (the bytes 0xef 0xbb 0xbf) before 'ply'; "
+     "a PLY header is ASCII text: save the file without it"),
 ])
 def test_ply_header_byte_that_is_not_ascii_is_named(tmp_path, data, message):
     path = tmp_path / "h.ply"

@@ -41,6 +41,7 @@ _BLANK_AFTER = re.compile(rb"\n[ \t\r]*(?:\n|$)")
 _LONE_CR = re.compile(rb"\r(?!\n)")
 _BLANKS = (b" ", b"\t", b"\r", b"\n")
 _NOT_ASCII = re.compile(rb"[\x80-\xff]")
+_UTF8_BOM = b"\xef\xbb\xbf"
 
 
 def _has_blank_line(body: bytes) -> bool:
@@ -389,13 +390,17 @@ def _read_whole(p: Path, header, plyfile):
 def _non_ascii_byte(p: Path) -> str | None:
     """Where a PLY file holds a byte that is not ASCII in text plyfile decodes as ASCII
     (its UnicodeDecodeError names a position in a chunk of text it does not name): a
-    file that does not begin with the line ``ply`` is no PLY file (random bytes, another
-    format); else the header line, or the line of an ASCII body, holding the byte; or,
-    in a binary file, the ``end_header`` line that plyfile did not take as the header's
-    end (it must be that word alone, ended as line 1 is), so that it read the binary
-    data as header lines. ``None`` where none is found."""
+    UTF-8 byte-order mark before ``ply`` (an editor's, which shows the line as ``ply``);
+    a file that does not begin with the line ``ply`` is no PLY file (random bytes,
+    another format); else the header line, or the line of an ASCII body, holding the
+    byte; or, in a binary file, the ``end_header`` line that plyfile did not take as the
+    header's end (it must be that word alone, ended as line 1 is), so that it read the
+    binary data as header lines. ``None`` where none is found."""
     with open(p, "rb") as fh:
         first = fh.readline()
+        if first.startswith(_UTF8_BOM) and first[len(_UTF8_BOM):].rstrip(b"\r\n") == b"ply":
+            return ("line 1 begins with a UTF-8 byte-order mark (the bytes 0xef 0xbb 0xbf) "
+                    "before 'ply'; a PLY header is ASCII text: save the file without it")
         if first.rstrip(b"\r\n") != b"ply":
             return "line 1: expected 'ply'"
         ending = b"\r\n" if first.endswith(b"\r\n") else b"\n"
