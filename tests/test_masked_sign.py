@@ -69,3 +69,16 @@ def test_complex_sign_of_zero_warns_nothing():
         want = z / np.abs(z)
     want[z == 0] = 0
     assert got.tobytes() == want.tobytes()
+
+
+def test_complex_sign_of_a_0d_array():
+    """A 0-D complex array: its quotient was a NumPy scalar, which took no item
+    assignment of the zeros ("'numpy.complex128' object does not support item
+    assignment"; the array API suite's ``test_sign``)."""
+    for v in (0j, -0.0 - 0j, 3 + 4j):
+        for dt in (np.complex64, np.complex128):
+            got = xp.sign(np.asarray(v, dtype=dt))
+            assert got.shape == () and got.dtype == dt
+            with np.errstate(invalid="ignore"):
+                want = np.asarray(v, dtype=dt) / np.abs(np.asarray(v, dtype=dt))
+            assert complex(got) == (0j if v == 0 else complex(want))

@@ -39,8 +39,8 @@ def complex_sign(x):
     0/0), a masked ``x``'s mask kept."""
     ma = np.ma
     data = ma.getdata(x)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = data / np.abs(data)
+    with np.errstate(invalid="ignore", divide="ignore"):   # (out=: an array also at 0-D)
+        out = np.divide(data, np.abs(data), out=np.empty(np.shape(data), data.dtype))
     out[data == 0] = 0
     return ma.masked_array(out, mask=ma.getmaskarray(x)) if ma.isMaskedArray(x) else out
 
