@@ -162,5 +162,33 @@ def test_dask_page_cluster_example_ends_cleanly(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert len(proc.stdout.replace("[", " ").replace("]", " ").split()) == 5, proc.stdout
     # (a loaded machine may log distributed's "Event loop was unresponsive": not checked)
-    assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
-    assert "lose already computed" not in proc.stderr, proc.stderr[-2000:]
+    err = _without_heartbeat_race(proc.stderr)
+    assert "Traceback" not in err, err[-2000:]
+    assert "lose already computed" not in err, err[-2000:]
+
+
+#: One record of ``distributed``'s log: a time stamp at the start of a line.
+_LOG_RECORD = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ - ", re.M)
+
+
+def _without_heartbeat_race(stderr: str) -> str:
+    """``stderr`` without the records (message and traceback) of a worker's heartbeat
+    that found the scheduler closed: ``distributed``'s own race as a cluster closes,
+    scheduler first, which a closed cluster still shows now and then on a loaded
+    machine (one CI run in three on 2026-12-06; dask/distributed#7192). Any other
+    traceback stays."""
+    starts = [m.start() for m in _LOG_RECORD.finditer(stderr)]
+    if not starts:
+        return stderr
+    parts = [stderr[:starts[0]]] + [stderr[a:b] for a, b in zip(starts, starts[1:] + [None])]
+    race = "distributed.worker - ERROR - Failed to communicate with scheduler during heartbeat"
+    return "".join(p for p in parts if race not in p.split("\n", 1)[0])
+
+
+def test_the_heartbeat_race_filter_keeps_other_tracebacks():
+    race = ("2026-12-06 07:34:05,837 - distributed.worker - ERROR - Failed to communicate "
+            "with scheduler during heartbeat.\nTraceback (most recent call last):\n  x\n")
+    other = "2026-12-06 07:34:06,001 - distributed.nanny - ERROR - boom\nTraceback (x)\n"
+    assert _without_heartbeat_race("start\n" + race) == "start\n"
+    assert _without_heartbeat_race(race + other) == other
+    assert "Traceback" in _without_heartbeat_race("Traceback (plain)\n" + race)
