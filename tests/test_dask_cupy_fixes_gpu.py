@@ -107,7 +107,8 @@ def test_integer_arange_chunks_are_made_on_the_device(cp, args, dtype):
         x = xp.arange(*args, dtype=dtype)
     assert isinstance(x._meta, cp.ndarray)
     assert not [name for name in x.dask.layers if name.startswith("asarray")], x.dask.layers
-    want = xp.arange(*args, dtype=dtype)   # the NumPy backend
+    with xp.use_backend("numpy"):   # (make test-gpu's default backend is CuPy)
+        want = xp.arange(*args, dtype=dtype)
     got = x.compute()
     assert isinstance(got, cp.ndarray)
     assert got.dtype == want.dtype
@@ -137,7 +138,8 @@ def test_filled_chunks_are_made_on_the_device(cp, name, args, kwargs):
         x = getattr(xp, name)(*args, **kwargs)
     assert isinstance(x._meta, cp.ndarray)
     assert not [n for n in x.dask.layers if n.startswith("asarray")], x.dask.layers
-    want = getattr(xp, name)(*args, **kwargs)   # the NumPy backend
+    with xp.use_backend("numpy"):   # (make test-gpu's default backend is CuPy)
+        want = getattr(xp, name)(*args, **kwargs)
     got = x.compute()
     assert isinstance(got, cp.ndarray) and got.dtype == want.dtype and got.shape == want.shape
     if name != "empty":

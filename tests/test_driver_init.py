@@ -3,6 +3,7 @@ what it does with a driver library that answers, fails or is missing (stand-ins 
 ``ctypes.CDLL``; no GPU needed), and that only the CuPy backend starts it."""
 
 import ctypes
+import os
 import subprocess
 import sys
 
@@ -32,9 +33,12 @@ class FakeDriver:
 
 
 def _in_a_fresh_process(code: str) -> str:
-    """``code`` run by a new interpreter; its stdout (it must end with status 0)."""
+    """``code`` run by a new interpreter; its stdout (it must end with status 0). The
+    interpreter starts on the default backend: under ``XSTRIDE_BACKEND=cupy`` (``make
+    test-gpu``) ``import xstride`` imports CuPy, and the thread is rightly not started."""
+    env = {k: v for k, v in os.environ.items() if k != "XSTRIDE_BACKEND"}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120)
+                          timeout=120, env=env)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
