@@ -26,6 +26,33 @@ def test_philox_on_the_threads_scheduler():
 
 
 @pytest.mark.parametrize("kind", ["uniform", "uniform2", "normal", "normal2"])
+def test_philox_blocks_read_their_arguments_unbroadcast(kind):
+    """A counter column (n, 1) beside a stream row (1, k): each block task reads the
+    two blocks it broadcasts from (no ``broadcast_to`` task before it); arguments of
+    other chunks than each other's are unified first. The NumPy backend's bits."""
+    fn = getattr(xp.rng, f"philox_{kind}")
+    counters = np.arange(5, 405, dtype=np.uint64)[:, None]
+    streams = np.arange(3, dtype=np.uint64)[None, :]
+    seeds = np.arange(400 * 3, dtype=np.uint64).reshape(400, 3) % 7
+    for args, chunks in [((7, streams, counters), (96, 2)),
+                         ((seeds, streams, counters), (64, 1))]:
+        want = fn(*args)
+        lazy = [da.from_array(a, chunks=chunks) if isinstance(a, np.ndarray) else a
+                for a in args]
+        lazy[-1] = lazy[-1].rechunk({0: 50})   # counters cut otherwise than seeds
+        got = fn(*lazy)
+        got, want = (got, want) if isinstance(want, tuple) else ((got,), (want,))
+        for g, w in zip(got, want):
+            assert g.shape == w.shape
+            assert not [n for n in g.dask.layers if n.startswith("broadcast_to")]
+            blocks = [b.compute() for b in g.to_delayed().ravel()]
+            assert [b.shape for b in blocks] == [
+                tuple(c[i] for c, i in zip(g.chunks, idx))
+                for idx in np.ndindex(*g.numblocks)]
+            np.testing.assert_array_equal(xp.to_numpy(g), w)
+
+
+@pytest.mark.parametrize("kind", ["uniform", "uniform2", "normal", "normal2"])
 def test_philox_of_0d_dask_arguments(kind):
     """0-d dask arguments (``da.asarray(np.uint64(3))``): the NumPy backend's 0-d
     results; the two-output functions raised NumPy's "cannot reshape array of size 1
@@ -189,6 +216,28 @@ def test_morton_keys_names_the_first_nonfinite_row_for_any_chunking(scheduler, c
         assert got.chunks[0] == tuple(c for c in chunks if c) or got.chunks[0] == chunks
         np.testing.assert_array_equal(got.compute(), xp.algorithms.morton_keys(
             good, [0] * 3, [1] * 3, 4))
+
+
+def test_morton_keys_chain_is_one_step_a_block():
+    """The last block's keys wait for one link per block before it, each reading its
+    block where it lies: ``P`` steps after the first block's keys are made (each step of
+    a chain costs a few milliseconds on a cluster of one worker)."""
+    from dask.core import get_dependencies
+
+    d = da.from_array(np.random.default_rng(0).random((40, 3)), chunks=(10, 3))
+    keys = xp.algorithms.morton_keys(d, [0] * 3, [1] * 3, 4)
+    dsk = dict(keys.__dask_graph__())
+    memo = {}
+
+    def depth(k):
+        if k not in memo:
+            memo[k] = 1 + max((depth(p) for p in get_dependencies(dsk, k)), default=0)
+        return memo[k]
+
+    last, first = keys.__dask_keys__()[-1], keys.__dask_keys__()[0]
+    block0 = [p for p in get_dependencies(dsk, first) if "block" in p[0]][0]
+    assert depth(last) - depth(block0) == 4   # 3 links (blocks 0-2), then the keys
+    assert depth(first) - depth(block0) == 1
 
 
 def test_sort_by_key_on_the_threads_scheduler():

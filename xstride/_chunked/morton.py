@@ -9,14 +9,21 @@ with ``xp.min``/``xp.max``, dask reductions.)
 A NaN or infinite coordinate is found by the block that holds it, when the graph is
 computed; the ``ValueError`` names the first bad row of the whole array, as the NumPy
 backend's does, whatever the chunking and the order the blocks run in: each block's
-keys pass through a task that waits for a chain of small tasks carrying the row count
-and the first bad row of the blocks up to it (not the keys), so a block raises the
+keys pass through a task that also reads a chain of small tasks carrying the row count
+and the first bad row of the blocks before it (not the keys), so a block raises the
 first bad row among the blocks before it and itself, and no later block can hold an
 earlier row. (Before, each block raised its own first bad row: row 17 or row 13 of
 the same points by the chunking, and by the scheduler's order.) The chain counts the
 rows the blocks hold, so the row is global even where dask does not know the blocks'
 lengths (after boolean indexing). Computing the last blocks alone computes the keys
 of the blocks before them too.
+
+Each link of the chain reads its block's result where it lies (dask runs a task where
+its largest input is: the keys stay put, only the link's two ints and row travel), and
+a block's keys wait for the link before them, not their own: the last block's keys are
+``P + 1`` tasks deep, not ``2 P + 2`` (with one worker each dependent step costs a
+few milliseconds of the scheduler's batched messages, docs/performance.md, "The dask
+pipeline's steps on one GPU").
 """
 
 from __future__ import annotations
@@ -42,25 +49,21 @@ def _keys_and_bad(pos, lower, scales, levels):
     return keys, int(pos.shape[0]), int(bad), values
 
 
-def _status(block):
-    """``(rows, bad, values)`` of a block: what the chain needs, without the keys (they
-    stay where the block ran)."""
-    return block[1:]
-
-
-def _first_bad(before, status):
+def _first_bad(before, block):
     """``(rows, first)`` after one more block: the rows counted so far and the first bad
-    row ``(global row, values)`` among them, or None."""
+    row ``(global row, values)`` among them, or None (``block`` as
+    :func:`_keys_and_bad` returns it; its keys are not read)."""
     rows, first = before
-    m, bad, values = status
+    m, bad, values = block[1:]
     if first is None and bad >= 0:
         first = (rows + bad, values)
     return rows + m, first
 
 
-def _keys_or_raise(block, upto):
-    """The keys of ``block``, or the error of the first bad row up to it."""
-    first = upto[1]
+def _keys_or_raise(block, before):
+    """The keys of ``block``, or the error of the first bad row among the blocks before
+    it (``before``, the chain's link) and itself."""
+    first = _first_bad(before, block)[1]
     if first is not None:
         row, values = first
         raise value_error("morton_keys", "positions",
@@ -75,15 +78,13 @@ def checked_keys(positions, lower, scales, levels: int):
     naming the first of the whole array (module docstring)."""
     pos = without_empty_chunks(positions).rechunk({1: -1})  # a block holds whole rows
     token = tokenize(pos.name, lower, scales, levels)
-    block, status, chain, out = (f"morton-keys-{step}-{token}"
-                                 for step in ("block", "status", "chain", "out"))
+    block, chain, out = (f"morton-keys-{step}-{token}" for step in ("block", "chain", "out"))
     dsk = {}
     before = (0, None)   # no row yet
     for i, row in enumerate(pos.__dask_keys__()):
         dsk[(block, i)] = (_keys_and_bad, row[0], lower, scales, levels)
-        dsk[(status, i)] = (_status, (block, i))
-        dsk[(chain, i)] = (_first_bad, before, (status, i))
-        dsk[(out, i)] = (_keys_or_raise, (block, i), (chain, i))
+        dsk[(out, i)] = (_keys_or_raise, (block, i), before)
+        dsk[(chain, i)] = (_first_bad, before, (block, i))
         before = (chain, i)
     graph = HighLevelGraph.from_collections(out, dsk, dependencies=[pos])
     meta = pos._meta.astype(np.uint64).reshape((0,))
