@@ -31,7 +31,10 @@ def _real_block(*blocks, kind, ints):
     it = iter(blocks)
     args = [next(it) if v is None else v for v in ints]
     ex = _config.executor_of("philox", blocks[0])
-    res = getattr(ex, kind)(*args, tuple(blocks[0].shape))
+    # the blocks as they are (a counter column (m, 1) beside a stream row (1, k)): the
+    # executors broadcast them, as their arrays' own functions do
+    shape = np.broadcast_shapes(*(b.shape for b in blocks))
+    res = getattr(ex, kind)(*args, shape)
     if isinstance(res, tuple):  # two outputs: stacked on a new last axis
         return array_namespace(res[0]).stack(res, axis=-1)
     return res
@@ -63,6 +66,19 @@ def _meta(like, ndim: int, dtype):
     return meta.reshape((0,) * ndim)
 
 
+def _aligned(arrays):
+    """``(arrays, chunks)``: the arrays with their chunks unified where their lengths
+    match (axes counted from the last, as broadcasting does) and the chunks of their
+    broadcast. Axes of length 1 stay as they are, not broadcast: each block task gets
+    the blocks it broadcasts from (:func:`_real_block`). ``da.broadcast_arrays`` made a
+    ``broadcast_to`` task of every argument's every block first: one more step between
+    the arguments and the values (a few milliseconds each on a cluster of one worker,
+    where the scheduler batches its messages to the worker)."""
+    pairs = [(a, tuple(reversed(range(a.ndim)))) for a in arrays]
+    _, arrays = da.core.unify_chunks(*[x for p in pairs for x in p], warn=False)
+    return list(arrays), da.core.broadcast_chunks(*(a.chunks for a in arrays))
+
+
 def _real(kind, seed, stream, counter, shape):
     vals = (seed, stream, counter)
     arrays = [v for v in vals if not isinstance(v, int)]
@@ -72,17 +88,17 @@ def _real(kind, seed, stream, counter, shape):
         if isinstance(res, tuple):
             return tuple(da.from_array(r, chunks=(), asarray=False) for r in res)
         return da.from_array(res, chunks=(), asarray=False)
-    arrays = da.broadcast_arrays(*[without_empty_chunks(a) for a in arrays])
+    arrays, chunks = _aligned([without_empty_chunks(a) for a in arrays])
     ints = [v if isinstance(v, int) else None for v in vals]
     like = arrays[0]._meta
     ndim = len(shape)
     if kind in ("uniform2", "normal2"):
         both = da.map_blocks(_real_block, *arrays, kind=kind, ints=ints, new_axis=ndim,
-                             chunks=arrays[0].chunks + ((2,),), dtype=np.float64,
+                             chunks=chunks + ((2,),), dtype=np.float64,
                              meta=_meta(like, ndim + 1, np.float64))
         return both[..., 0], both[..., 1]
-    return da.map_blocks(_real_block, *arrays, kind=kind, ints=ints, dtype=np.float64,
-                         meta=_meta(like, ndim, np.float64))
+    return da.map_blocks(_real_block, *arrays, kind=kind, ints=ints, chunks=chunks,
+                         dtype=np.float64, meta=_meta(like, ndim, np.float64))
 
 
 def uniform(seed, stream, counter, shape):
