@@ -123,10 +123,12 @@ def test_the_graph_layers_have_known_sizes(monkeypatch, memory):
     seen = _layer_sizes(monkeypatch)
     ss.sample_sort(keys, [])
     p = 6
-    # a sample and a split per chunk, the splitters, and P * P pieces unless in one
-    # memory; then the P merges (placed: their own layer) and the P chunks' cuts
-    assert seen["split"] == 2 * p + 1 + (0 if memory else p * p)
-    assert seen["merge"] == p and seen["length"] == p
+    # a split per chunk and the splitters; unless in one memory a sample per chunk and
+    # P * P pieces; then the P merges (placed: their own layer) and, unless in one
+    # memory, the P chunks' cuts (in one memory the sizes' task reads the splits)
+    assert seen["split"] == p + 1 + (0 if memory else p + p * p)
+    assert seen["merge"] == p and seen.get("length", 0) == (0 if memory else p)
+    assert seen["sizes"] == 1
 
 
 def test_one_memory_knows_the_local_schedulers():
@@ -235,7 +237,8 @@ def test_many_small_chunks_in_one_memory_make_a_partition_per_thread(monkeypatch
     seen = _layer_sizes(monkeypatch)
     with dask.config.set(scheduler=scheduler, num_workers=threads):
         sk, order = xp.algorithms.sort_by_key(da.from_array(keys_np, chunks=2))
-        assert seen["merge"] == threads and seen["length"] == 1000 and seen["sizes"] == 1
+        assert seen["merge"] == threads and seen["sizes"] == 1 and "length" not in seen
+        assert seen["split"] == 1000 + 1   # the splitters' task samples every chunk
         ref = np.argsort(keys_np, kind="stable")
         np.testing.assert_array_equal(order.compute(), ref)
         np.testing.assert_array_equal(sk.compute(), keys_np[ref])

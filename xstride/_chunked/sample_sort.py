@@ -11,7 +11,9 @@ merges may still be running:
 1. ``sample``: up to ``_SAMPLES`` keys of every chunk, at rows drawn from a generator
    seeded by the chunk's index (the same rows every run), copied to the host; one
    ``splitters`` task sorts their union and picks ``Q - 1`` splitters. Output
-   partition ``j`` takes the keys in ``(s_{j-1}, s_j]``.
+   partition ``j`` takes the keys in ``(s_{j-1}, s_j]``. In one memory (below) the
+   splitters' task draws the samples itself: one step instead of two (on a cluster of
+   one worker each step costs a few milliseconds of the scheduler's batched messages).
 2. ``split``: each chunk is split by the splitters, carrying its global row numbers
    and values, in the way its sort executor names (``SPLIT``):
 
@@ -26,7 +28,8 @@ merges may still be running:
 
    Either way piece ``j`` of a chunk holds its keys of partition ``j``, equal keys in
    row order, and the cuts come back as ``Q + 1`` host ints (on the device, one small
-   copy per chunk).
+   copy per chunk); a task per chunk takes them from the split (one memory: the sizes'
+   task reads the splits).
 3. ``piece``: one task per (chunk, partition) slices its rows where the chunk lives,
    so only pieces travel between workers (dask's task shuffle: ``P * Q`` tiny tasks).
    Where all chunks share one memory (dask's threads or synchronous scheduler, a
@@ -123,6 +126,13 @@ def _splitters(nparts: int, dtype, *samples):
     return sample[(np.arange(1, nparts) * sample.size) // nparts]
 
 
+def _splitters_of_chunks(nparts: int, dtype, count: int, *chunks):
+    """:func:`_splitters` of the chunks' samples, drawn here (one memory: the task reads
+    every chunk where it is, one step instead of a sample task per chunk and then the
+    splitters)."""
+    return _splitters(nparts, dtype, *[_sample(c, i, count) for i, c in enumerate(chunks)])
+
+
 def _rows(order, offset: int):
     """Global rows: ``offset`` added as a Python int (a kernel argument on the device;
     a 0-d device array would be a host-to-device copy, which waits for the stream)."""
@@ -200,6 +210,12 @@ def _cuts(split):
 def _sizes(*cuts) -> list:
     """The output partitions' lengths (Python ints) from every split chunk's cuts."""
     return [int(v) for v in np.sum([np.diff(c) for c in cuts], axis=0)]
+
+
+def _sizes_of_splits(*splits) -> list:
+    """:func:`_sizes` read from the split chunks themselves (one memory: nothing
+    travels, so no task of its own per chunk's cuts)."""
+    return _sizes(*[_cuts(s) for s in splits])
 
 
 def _client_of(collection):
@@ -302,11 +318,15 @@ def sample_sort(keys, values) -> tuple:
         for step in ("sample", "splitters", "split", "piece", "merge", "length", "sizes"))
     dsk = {}
     for i in range(nparts):
-        dsk[(sample, i)] = (_sample, kk[i], i, _SAMPLES)
         dsk[(split, i)] = (_split, kk[i], int(offsets[i]), (split_at, 0)) \
             + tuple(k[i] for k in vk)
-    dsk[(split_at, 0)] = (_splitters, nout, keys.dtype) \
-        + tuple((sample, i) for i in range(nparts))
+    if in_place:   # the splitters' task samples every chunk where it lies
+        dsk[(split_at, 0)] = (_splitters_of_chunks, nout, keys.dtype, _SAMPLES) + tuple(kk)
+    else:   # a sample task per chunk (a few keys travel, not the chunks)
+        for i in range(nparts):
+            dsk[(sample, i)] = (_sample, kk[i], i, _SAMPLES)
+        dsk[(split_at, 0)] = (_splitters, nout, keys.dtype) \
+            + tuple((sample, i) for i in range(nparts))
     merges = {}
     placement = None
     if in_place:
@@ -326,13 +346,20 @@ def sample_sort(keys, values) -> tuple:
     # submitted before the merges end
     # (one task adds them up: a Delayed per chunk made dask cull and order the graph
     # once per chunk, P * P steps)
-    cuts = {(length, i): (_cuts, (split, i)) for i in range(nparts)}
+    # (in one memory the sizes' task reads the splits themselves: one step fewer)
     body = HighLevelGraph.from_collections(split, dsk, dependencies=[keys, *vals])
-    graph = HighLevelGraph({**body.layers, merge: MaterializedLayer(merges, annotations=placement),
-                            length: MaterializedLayer(cuts),
-                            total: {(total, 0): (_sizes,) + tuple(cuts)}},
-                           {**body.dependencies, merge: {split}, length: {split},
-                            total: {length}})
+    layers = {**body.layers, merge: MaterializedLayer(merges, annotations=placement)}
+    deps = {**body.dependencies, merge: {split}}
+    if in_place:
+        layers[total] = {(total, 0): (_sizes_of_splits,) + tuple((split, i)
+                                                               for i in range(nparts))}
+        deps[total] = {split}
+    else:
+        cuts = {(length, i): (_cuts, (split, i)) for i in range(nparts)}
+        layers[length] = MaterializedLayer(cuts)
+        layers[total] = {(total, 0): (_sizes,) + tuple(cuts)}
+        deps.update({length: {split}, total: {length}})
+    graph = HighLevelGraph(layers, deps)
     *parts, = dask.persist(*[Delayed((merge, j), graph, layer=merge) for j in range(nout)],
                            Delayed((total, 0), graph, layer=total))
     parts, (sizes,) = parts[:nout], dask.compute(parts[nout])
