@@ -35,6 +35,9 @@ def test_occupancy_equals_the_run_lengths(chunks, shift):
     assert got.dtype == np.int64 and got.shape == want.shape
     np.testing.assert_array_equal(got.compute(), want)
     assert int(got.sum().compute()) == keys.size
+    # each chunk's length as the client worked it out from the summaries
+    blocks = [b.compute() for b in got.to_delayed().ravel()]
+    assert tuple(b.shape[0] for b in blocks) == got.chunks[0]
 
 
 def test_occupancy_of_one_key_and_of_one_row():
@@ -115,29 +118,32 @@ def test_sorted_across_signed_keys():
 
 def test_no_task_reads_another_chunk():
     """What a chunk needs of the others comes as constants: on a cluster no tiny
-    transfers between workers (each a round of messages)."""
+    transfers between workers (each a round of messages). The chunks' summaries are the
+    one round trip to the client; the counts are one task a chunk."""
     keys = np.sort(np.random.default_rng(3).integers(0, 99, 600).astype(np.uint64))
     x = da.from_array(keys, chunks=100)
-    deps = []
-    real = dask_tasks.dask.persist
+    seen = {}
+    real = {"persist": dask_tasks.dask.persist, "compute": dask_tasks.dask.compute}
 
-    def spy(*args, **kw):
-        for a in args:
-            for name, layer in a.__dask_graph__().layers.items():
-                if isinstance(name, str) and name.startswith("occupancy-starts"):
-                    deps.append(name)
-                    for task in layer.values():
-                        refs = [r for r in task[1:] if isinstance(r, tuple)]
-                        assert len(refs) == 1 and refs[0][0] == x.name   # its own chunk
-        return real(*args, **kw)
+    def spy(how):
+        def call(*args, **kw):
+            for a in args:
+                for name, layer in a.__dask_graph__().layers.items():
+                    if isinstance(name, str) and name.startswith("occupancy-"):
+                        seen.setdefault(how, set()).add(name.split("-")[1])
+                        for task in layer.values():
+                            refs = [r for r in task[1:] if isinstance(r, tuple)]
+                            assert len(refs) == 1 and refs[0][0] == x.name   # its own chunk
+            return real[how](*args, **kw)
+        return call
 
-    dask_tasks.dask.persist = spy
+    dask_tasks.dask.persist, dask_tasks.dask.compute = spy("persist"), spy("compute")
     try:
-        got = dask_tasks.occupancy(x, 2).compute()
+        got = dask_tasks.occupancy(x, 2)
     finally:
-        dask_tasks.dask.persist = real
-    assert deps
-    np.testing.assert_array_equal(got, _run_lengths(keys >> np.uint64(2)))
+        dask_tasks.dask.persist, dask_tasks.dask.compute = real["persist"], real["compute"]
+    assert seen == {"compute": {"summary"}, "persist": {"counts"}}
+    np.testing.assert_array_equal(got.compute(), _run_lengths(keys >> np.uint64(2)))
 
 
 def test_the_pipeline_without_the_tree_has_every_other_result():

@@ -7,9 +7,12 @@ the chunk's own backend, so a stage costs its work and not dask's bookkeeping.
   propagates as there).
 - :func:`occupancy`: the run lengths of the level-``k`` cells of sorted keys. Each
   chunk needs the cell of the row before it (the last key of the nearest non-empty
-  chunk before it) and the first cell start after it: both come to the client as
-  Python ints (two round trips) and go into the chunks' tasks as constants, so no chunk
-  is cut, rechunked or sent anywhere, and no task waits for another chunk's data.
+  chunk before it) and the first cell start after it: a summary of every chunk (its
+  first and last keys, the count and first row of the cells that start after its first
+  row) comes to the client as Python ints (one round trip), which works out both and
+  every chunk's count of cells, and they go into the chunks' tasks as constants, so no
+  chunk is cut, rechunked or sent anywhere, and no task waits for another chunk's
+  data.
 - :func:`sorted_across`: whether sorted keys never decrease, per chunk and across
   chunk boundaries (the same last keys).
 - :func:`runs`: the first row and the key of every run of equal sorted keys, per chunk
@@ -45,7 +48,9 @@ def bounding_box(pos) -> tuple:
     d = pos.shape[1]
     boxes = da.map_blocks(_box_block, pos, chunks=((2,) * pos.numblocks[0], (d,)),
                           dtype=np.float64, meta=np.empty((0, 0)))
-    both = np.asarray(boxes.compute())
+    # the blocks' results themselves, not the array: its compute joins them in a task of
+    # its own first (one more step on the cluster, a few milliseconds with one worker)
+    both = np.concatenate(dask.compute(*boxes.to_delayed().ravel()))
     return both[0::2].min(axis=0), both[1::2].max(axis=0)
 
 
@@ -99,14 +104,27 @@ def _starts_block(block, first_row: int, shift, before):
     return xp.astype(xp.nonzero(_boundary(block, shift, before))[0], xp.int64) + first_row
 
 
-def _length_and_first(starts):
-    """(number of starts, the first start or None): host ints for the client."""
-    return int(starts.shape[0]), (int(starts[0]) if starts.shape[0] else None)
+def _summary(block, shift):
+    """``(rows, first key, last key, inner starts, first inner start)`` of a chunk of
+    sorted keys, host ints (None for the keys of an empty chunk, and for the first inner
+    start where there is none): what the client needs of the chunk to know its cells'
+    count and first start (an inner start is a row after the chunk's first where a
+    cell starts)."""
+    m = int(block.shape[0])
+    if m == 0:
+        return 0, None, None, 0, None
+    xp = array_namespace(block)
+    cells = block >> shift
+    inner = xp.nonzero(cells[1:] != cells[:-1])[0]
+    first = int(inner[0]) + 1 if inner.shape[0] else None
+    return m, int(block[0]), int(block[-1]), int(inner.shape[0]), first
 
 
-def _counts_block(starts, after: int):
-    """Cell sizes of the cells starting in this chunk: differences of its starts and
-    ``after``, the first start after the chunk (or the number of keys)."""
+def _counts_block(block, first_row: int, shift, before, after: int):
+    """Cell sizes of the cells starting in this chunk of sorted keys: differences of its
+    starts (global rows) and ``after``, the first start after the chunk (or the number
+    of keys)."""
+    starts = _starts_block(block, first_row, shift, before)
     xp = array_namespace(starts)
     if starts.shape[0] == 0:
         return starts
@@ -121,29 +139,35 @@ def _graph(name, layer, dependencies):
 
 def occupancy(sorted_keys, shift: int):
     """Points per occupied cell (int64, a persisted dask array of known chunks) of the
-    cells ``key >> shift`` of sorted keys: the run lengths in key order. Two round
-    trips to the client (the chunks' last keys; the starts' counts and first rows)."""
+    cells ``key >> shift`` of sorted keys: the run lengths in key order. One round trip
+    to the client (each chunk's summary: :func:`_summary`), then one task per chunk."""
     n = int(sorted_keys.shape[0])
     nb = sorted_keys.numblocks[0]
     keys = sorted_keys.__dask_keys__()
     offsets = np.concatenate([[0], np.cumsum(sorted_keys.chunks[0][:-1])]).astype(int)
-    befores = _befores(sorted_keys)
     token = tokenize(sorted_keys.name, shift)
-    starts, meta, counts = (f"occupancy-{s}-{token}" for s in ("starts", "meta", "counts"))
-    shift = np.uint64(shift)
-    layer = {(starts, i): (_starts_block, keys[i], int(offsets[i]), shift, befores[i])
-             for i in range(nb)}
-    graph = _graph(starts, layer, [sorted_keys])
-    parts = dask.persist(*[_delayed(starts, i, graph) for i in range(nb)])
-    metas = _graph(meta, {(meta, i): (_length_and_first, (starts, i)) for i in range(nb)},
-                   parts)
-    info = dask.compute(*[_delayed(meta, i, metas) for i in range(nb)])
+    summary, counts = (f"occupancy-{s}-{token}" for s in ("summary", "counts"))
+    graph = _graph(summary, {(summary, i): (_summary, keys[i], shift) for i in range(nb)},
+                   [sorted_keys])
+    info = dask.compute(*[_delayed(summary, i, graph) for i in range(nb)])
+    # each chunk's key before it (the last of the nearest non-empty chunk before), its
+    # cells' count and first start (global rows; None: no cell starts in it)
+    befores, lengths, firsts, before = [], [], [], None
+    for i, (m, head, last, inner, first_inner) in enumerate(info):
+        starts_here = m > 0 and (before is None or head >> shift != before >> shift)
+        befores.append(before)
+        lengths.append(inner + int(starts_here))
+        firsts.append(int(offsets[i]) if starts_here else (
+            None if first_inner is None else int(offsets[i]) + first_inner))
+        before = before if last is None else last
     afters, nxt = [0] * nb, n
     for i in range(nb - 1, -1, -1):
         afters[i] = nxt
-        nxt = nxt if info[i][1] is None else info[i][1]
-    layer = {(counts, i): (_counts_block, (starts, i), afters[i]) for i in range(nb)}
-    arr = da.Array(_graph(counts, layer, parts), counts, (tuple(m for m, _ in info),),
+        nxt = nxt if firsts[i] is None else firsts[i]
+    shift = np.uint64(shift)
+    layer = {(counts, i): (_counts_block, keys[i], int(offsets[i]), shift, befores[i],
+                           afters[i]) for i in range(nb)}
+    arr = da.Array(_graph(counts, layer, [sorted_keys]), counts, (tuple(lengths),),
                    dtype=np.int64, meta=sorted_keys._meta.astype(np.int64))
     return dask.persist(arr)[0]
 
