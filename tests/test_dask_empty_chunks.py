@@ -426,3 +426,27 @@ def test_like_of_another_shape_of_no_element_is_made(name, option, shape):
     g = xp.to_numpy(got)
     assert g.shape == want.shape and g.dtype == want.dtype
     np.testing.assert_array_equal(g, want)
+
+
+@pytest.mark.parametrize("kind", ["uniform", "normal2"])
+def test_philox_signed_arguments_with_chunks_of_no_element(kind):
+    """Signed dask arguments whose chunks include ones of no element (``from_array``
+    with a 0 in its chunks): their range check sees their values (dask's ``(a < 0)``
+    over such chunks said True for ``[5]``: "has negative values"), and the draw is the
+    NumPy backend's."""
+    fn = getattr(xp.rng, f"philox_{kind}")
+    one = da.from_array(np.array([5], np.int64), chunks=((0, 1),))
+    many = da.from_array(np.arange(7, dtype=np.int64).reshape(7, 1, 1),
+                         chunks=((2, 0, 5), (1,), (0, 1, 0)))
+    for arg, ref in ((one, np.array([5], np.uint64)),
+                     (many, np.arange(7, dtype=np.uint64).reshape(7, 1, 1))):
+        with xp.use_backend("dask"):
+            got = fn(0, arg, 3)
+        want = fn(0, ref, 3)
+        got, want = (got, want) if isinstance(want, tuple) else ((got,), (want,))
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(xp.to_numpy(g), w)
+    negative = da.from_array(np.array([5, -1], np.int64), chunks=((0, 2),))
+    with pytest.raises(ValueError, match="argument 'stream' has negative values"):
+        with xp.use_backend("dask"):
+            fn(0, negative, 3)

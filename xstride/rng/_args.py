@@ -49,7 +49,9 @@ def _check_int(func, name, value, limit, limit_text):
     if kind not in "iu" or value.dtype.itemsize > 8:
         raise type_error(func, name, value, "an integer array (signed or unsigned integer dtype)")
     if value.size:
-        stored = _distinct(value)   # a broadcast view's elements once, not its full size
+        # (dask's reductions over chunks of no element answer wrongly: merged away first)
+        stored = _distinct(value if be is None else be.without_empty_chunks(value))
+        # (_distinct: a broadcast view's elements once, not its full size)
         if kind == "i" and bool((stored < 0).any()):
             raise value_error(func, name, "has negative values; expected integers in "
                               f"[0, {limit_text}]")
