@@ -40,6 +40,13 @@ def test_occupancy_equals_the_run_lengths(chunks, shift):
     assert tuple(b.shape[0] for b in blocks) == got.chunks[0]
 
 
+@pytest.mark.parametrize("shift", [3, np.int64(3), np.int32(3), np.uint64(3)])
+def test_occupancy_takes_a_numpy_integer_shift(shift):
+    keys = np.array([1, 2, 9, 2**63 + 5], np.uint64)
+    got = dask_tasks.occupancy(da.from_array(keys, chunks=2), shift).compute()
+    np.testing.assert_array_equal(got, [2, 1, 1])
+
+
 def test_occupancy_of_one_key_and_of_one_row():
     for keys in (np.full(50, 9, dtype=np.uint64), np.array([5], dtype=np.uint64)):
         got = dask_tasks.occupancy(da.from_array(keys, chunks=7), 0).compute()

@@ -114,7 +114,7 @@ def _summary(block, shift):
     if m == 0:
         return 0, None, None, 0, None
     xp = array_namespace(block)
-    cells = block >> shift
+    cells = block >> block.dtype.type(shift)
     inner = xp.nonzero(cells[1:] != cells[:-1])[0]
     first = int(inner[0]) + 1 if inner.shape[0] else None
     return m, int(block[0]), int(block[-1]), int(inner.shape[0]), first
@@ -141,6 +141,7 @@ def occupancy(sorted_keys, shift: int):
     """Points per occupied cell (int64, a persisted dask array of known chunks) of the
     cells ``key >> shift`` of sorted keys: the run lengths in key order. One round trip
     to the client (each chunk's summary: :func:`_summary`), then one task per chunk."""
+    shift = int(shift)   # a NumPy integer too (uint64 keys shifted by an int64 fail)
     n = int(sorted_keys.shape[0])
     nb = sorted_keys.numblocks[0]
     keys = sorted_keys.__dask_keys__()
