@@ -92,3 +92,19 @@ def test_an_attribute_error_is_named_as_on_the_full_path(cupy_compat, monkeypatc
     with pytest.raises(Exception) as fast:
         xp.matmul(a, b)
     assert type(full.value) is type(fast.value) and str(full.value) == str(fast.value)
+
+
+def test_an_array_and_a_python_scalar(cupy_compat, lookups):
+    """An array and a Python scalar after it (``roll(x, 1)``, ``multiply(x, 2.0)``): the
+    scalar names no backend, as on the full path; the next such call, of any scalar type
+    or another array, goes straight to the table."""
+    a, b = _arrays()
+    assert xp.roll(a, 1) == "roll"
+    first = lookups[0]
+    for shift in (2, 3.5, True, b):
+        assert xp.roll(a, shift) == "roll"
+    assert lookups[0] == first
+    assert cupy_compat.calls[-1][1] == (a, b)
+    with pytest.raises(TypeError, match="mix|backend"):
+        xp.roll(a, np.int64(1) * np.ones(1))   # a NumPy array: the full path's error
+    assert lookups[0] == first + 1

@@ -449,16 +449,17 @@ def follower(qualname: str, module: str = "xstride"):
     operands, arrays, plain, nd = operand_names(qualname), NUMPY_TYPES, PLAIN_TYPES, np.ndarray
     direct, shapes = bool(operands) and qualname not in MORE_ARRAYS, not operands
     outs = checks_out(qualname)   # an out= that overlaps itself refused (out_overlap.py)
-    # One or two arrays of one exact non-NumPy type (CuPy's): once a call of that arity
-    # took the full path below (backend by type, no rewrite: those are registered when a
-    # backend is attached, arity within the function's), the next goes straight to the
-    # backend's table, read each call as there (0.47 -> 0.22 us added, docs/performance.md)
+    # One or two arrays of one exact non-NumPy type (CuPy's), or one and a Python scalar:
+    # once a call of that arity took the full path (backend by type, no rewrite: those are
+    # registered as a backend is attached), the next goes straight to the backend's
+    # table, read each call as there (0.47 -> 0.22 us added, docs/performance.md)
     seen = [None, None, None]   # [arity]: (array type, backend name)
 
     def wrapper(*args, **kwargs):
         try:
             if (not kwargs and 0 < (n := len(args)) < 3 and (s := seen[n]) is not None
-                    and type(args[0]) is s[0] and type(args[-1]) is s[0]
+                    and type(args[0]) is s[0] and ((u := type(args[-1])) is s[0]
+                                                   or _BY_TYPE.get(u, _MISSING) is None)
                     and (fn := tables[s[1]].get(qualname)) is not None):
                 try:
                     return fn(*args)
@@ -529,8 +530,8 @@ def follower(qualname: str, module: str = "xstride"):
                 if not whole:
                     refuse_overlapping_out(qualname, o, fn)
             elif (not kwargs and 0 < (n := len(args)) < 3 and backend != DEFAULT
-                    and backend not in rewrites and (t := type(args[0])) is type(args[-1])
-                    and _BY_TYPE.get(t) == backend):
+                    and backend not in rewrites and _BY_TYPE.get(t := type(args[0])) == backend
+                    and ((u := type(args[-1])) is t or _BY_TYPE.get(u, _MISSING) is None)):
                 seen[n] = (t, backend)   # the next such call: at the top
             try:
                 return fn(*args, **kwargs) if kwargs else fn(*args)
