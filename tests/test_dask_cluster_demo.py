@@ -75,6 +75,16 @@ def test_demo_command_line_starts_and_stops_its_own_cluster(capsys, monkeypatch)
     assert len(made) == 1 and len(made[0].workers) == 0 and made[0].status.name == "closed"
 
 
+def test_the_clusters_line_counts_its_workers_in_words(capsys):
+    """The line naming the cluster: "(1 worker)", not "(1 workers)"."""
+    assert main(["demo", "--backend", "dask", "--workers", "1", "--n", "2000", "--levels",
+                 "4", "--level-stats", "0"]) == 0
+    line = [ln for ln in capsys.readouterr().err.splitlines()
+            if ln.startswith("dask cluster:")]
+    assert len(line) == 1, line
+    assert "(1 worker)" in line[0] and "(1 workers)" not in line[0], line
+
+
 def test_demo_on_a_running_scheduler_equals_the_numpy_backend(client, capsys):
     """``--scheduler ADDRESS``: the demo's client of a running cluster is current while
     the demo runs (its work runs on that cluster's workers) and closed after."""

@@ -463,9 +463,10 @@ def run(args) -> int:
         _check_before_cluster(args)
         with cluster(args.workers, args.scheduler, gpu, timeout) as client:
             if not args.json:
+                count = len(client.scheduler_info().get('workers', {}))
                 print(f"dask cluster: {client.scheduler.address} "
-                      f"({len(client.scheduler_info().get('workers', {}))} workers)"
-                      f"{_dashboard(client)}", file=sys.stderr, flush=True)
+                      f"({count} worker{'' if count == 1 else 's'}){_dashboard(client)}",
+                      file=sys.stderr, flush=True)
             result = pipeline(args.backend, points=args.points, n=args.n, levels=args.levels,
                               level_stats=args.level_stats, seed=args.seed, chunks=args.chunks,
                               chunk_backend=args.chunk_backend, progress=progress)
