@@ -525,8 +525,9 @@ def test_progress_on_a_terminal_and_elsewhere():
     assert quiet.getvalue() == ""
 
 
-def test_pipeline_api_reports_progress_fraction():
+def test_pipeline_api_reports_progress_fraction(monkeypatch):
     seen = []
+    monkeypatch.setattr(_demo, "_CHUNK", 1000)   # positions in two steps, the second half
 
     class Spy(_demo.Progress):
         def stop(self):

@@ -181,6 +181,46 @@ def test_fast_kernels_emulated_on_cpu(emulated, n):
             np.testing.assert_array_equal(bits(got), bits(want), err_msg=name)
 
 
+@pytest.mark.parametrize("rows, cols, grid, block", [
+    (1, 1, 1, 1), (7, 3, 2, 5), (50, 3, 3, 5), (41, 5, 2, 8), (9, 63, 2, 16),
+    (3, 2, 4, 4),   # more blocks than steps
+])
+def test_grid_kernels_short_rows_emulated_on_cpu(emulated, rows, cols, grid, block):
+    """The grid kernels' short-row path (C < XS_GRID2_NARROW): a (rows, 1) counter column
+    and a (1, cols) stream row, as the demo's (n, 3) positions; grids smaller and larger
+    than the steps, rows that end inside a step."""
+    rs = np.random.default_rng(rows * 100 + cols)
+    ctr = rand_u64(rs, rows).reshape(rows, 1)
+    ctr[0, 0] = 2**64 - 1
+    streams = rand_u64(rs, cols).reshape(1, cols)
+    seed = 2**63 + 5
+    dummy = np.zeros(1, U64)
+    for kind in ("uniform", "uniform2", "normal", "normal2"):
+        want = getattr(H, kind)(seed, streams, ctr, (rows, cols))
+        want = want if isinstance(want, tuple) else (want,)
+        outs = [np.full(rows * cols, np.nan) for _ in range(2)]
+        # out0, out1, R, C; seed (scalar), stream p[j], counter p[r]
+        emulated(f"xstride_philox_{kind}_g2",
+                 [outs[0], outs[1], np.int64(rows), np.int64(cols),
+                  dummy, np.uint64(seed), np.int64(0), np.int64(0), np.int32(0),
+                  streams, np.uint64(0), np.int64(0), np.int64(1), np.int32(1),
+                  ctr, np.uint64(0), np.int64(1), np.int64(0), np.int32(1)],
+                 grid=grid, block=block)
+        for g, w in zip(outs, want):
+            np.testing.assert_array_equal(bits(g), bits(w.ravel()), err_msg=kind)
+
+
+def test_short_row_threshold_is_the_kernels():
+    """philox.py launches rows of fewer than ``_NARROW_COLUMNS`` columns with the
+    one-dimensional blocks that the kernel's short-row path (``XS_GRID2_NARROW``) takes."""
+    import re
+
+    from xstride._kernels import philox as KP
+
+    found = re.search(r"#define XS_GRID2_NARROW (\d+)", source(K.SOURCE_FILE))
+    assert found and int(found.group(1)) == KP._NARROW_COLUMNS
+
+
 def test_kernel_plan_modes():
     shape = (6, 10)
     c = np.zeros(shape, U64)

@@ -36,7 +36,7 @@ __all__ = ["add_arguments", "check_arguments", "run", "pipeline", "DemoError", "
 DEFAULT_N = 1_000_000
 DEFAULT_LEVELS = 10
 DEFAULT_LEVEL_STATS = 5
-_CHUNK = 1 << 20  # rows of positions generated per step (progress granularity)
+_CHUNK = 1 << 22  # rows of positions generated per step (progress granularity)
 
 
 class DemoError(Exception):

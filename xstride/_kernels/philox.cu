@@ -159,10 +159,77 @@ XS_FAST_KERNEL(xstride_philox_npairs_u2, 5, 3, 2)
     long long c##x, int m##x
 #define XS_LOAD2(x) (m##x ? p##x[r * r##x + j * c##x] : v##x)
 
+// Rows narrower than this many columns take xs_grid2_rows (philox.py's _NARROW_COLUMNS,
+// which launches them with one-dimensional blocks).
+#define XS_GRID2_NARROW 64
+
+template <int KIND>
+__device__ __forceinline__ void xs_grid2_store(double* out0, double* out1, long long i,
+                                               unsigned long long seed,
+                                               unsigned long long stream,
+                                               unsigned long long ctr)
+{
+    if (KIND == 0) {
+        out0[i] = xstride_uniform(seed, stream, ctr);
+    } else if (KIND == 1) {
+        xstride_uniform2(seed, stream, ctr, out0 + i, out1 + i);
+    } else if (KIND == 2) {
+        out0[i] = xstride_normal(seed, stream, ctr);
+    } else {
+        xstride_normal2(seed, stream, ctr, out0 + i, out1 + i);
+    }
+}
+
+// Short rows ((n, 3) positions: a (n, 1) counter column and a (1, 3) stream row): a
+// block's step covers whole rows, its lanes consecutive outputs, so every lane of a
+// warp works and the stores are contiguous (with a lane per column, 29 of 32 lanes of
+// a row of 3 stayed idle: 97 ms for 2**28 x 3 uniforms on an H100, 4.6 ms flat). The
+// row and column of an output come from a 32-bit division inside the step's span.
+template <int KIND>
+__device__ __forceinline__ void xs_grid2_rows(double* out0, double* out1, long long R,
+                                              long long C, XS_SRC2(s), XS_SRC2(t),
+                                              XS_SRC2(c))
+{
+    constexpr int U = 4;   // outputs per thread and step: their loads issue together
+    const unsigned int cols = (unsigned int)C;
+    const unsigned int rows_per = (blockDim.x * U) / cols;   // >= 1: C < blockDim.x * U
+    const unsigned int span = rows_per * cols;
+    const long long total = R * C;
+    const long long steps = (R + rows_per - 1) / rows_per;
+    for (long long step = blockIdx.x; step < steps; step += gridDim.x) {
+        const long long r0 = step * (long long)rows_per;
+        const long long base = r0 * C;
+        unsigned long long vseed[U], vstream[U], vctr[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const unsigned int l = threadIdx.x + (unsigned int)u * blockDim.x;
+            // past the span or the last row: load the step's first element, store nothing
+            const unsigned int at = (l < span && base + l < total) ? l : 0u;
+            const long long r = r0 + at / cols;
+            const long long j = at % cols;
+            vseed[u] = XS_LOAD2(s);
+            vstream[u] = XS_LOAD2(t);
+            vctr[u] = XS_LOAD2(c);
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const unsigned int l = threadIdx.x + (unsigned int)u * blockDim.x;
+            if (l < span && base + l < total) {
+                xs_grid2_store<KIND>(out0, out1, base + l, vseed[u], vstream[u], vctr[u]);
+            }
+        }
+    }
+}
+
 template <int KIND>
 __device__ __forceinline__ void xs_grid2(double* out0, double* out1, long long R, long long C,
                                          XS_SRC2(s), XS_SRC2(t), XS_SRC2(c))
 {
+    if (C < XS_GRID2_NARROW) {
+        xs_grid2_rows<KIND>(out0, out1, R, C, ps, vs, rs, cs, ms, pt, vt, rt, ct, mt,
+                            pc, vc, rc, cc, mc);
+        return;
+    }
     constexpr int U = 4;   // columns per thread and step: their loads issue together
     const long long step = (long long)blockDim.x * gridDim.x * U;
     const long long rstep = (long long)blockDim.y * gridDim.y;
@@ -181,16 +248,7 @@ __device__ __forceinline__ void xs_grid2(double* out0, double* out1, long long R
             for (int u = 0; u < U; ++u) {
                 const long long j = j0 + (long long)u * blockDim.x;
                 if (j >= C) break;
-                const long long i = r * C + j;
-                if (KIND == 0) {
-                    out0[i] = xstride_uniform(vseed[u], vstream[u], vctr[u]);
-                } else if (KIND == 1) {
-                    xstride_uniform2(vseed[u], vstream[u], vctr[u], out0 + i, out1 + i);
-                } else if (KIND == 2) {
-                    out0[i] = xstride_normal(vseed[u], vstream[u], vctr[u]);
-                } else {
-                    xstride_normal2(vseed[u], vstream[u], vctr[u], out0 + i, out1 + i);
-                }
+                xs_grid2_store<KIND>(out0, out1, r * C + j, vseed[u], vstream[u], vctr[u]);
             }
         }
     }

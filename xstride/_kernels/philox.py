@@ -56,6 +56,10 @@ _KERNELS = {
 }
 _BLOCK = 256
 
+#: Rows of fewer columns go to the grid kernels' short-row path, whose blocks are one
+#: dimension of ``_BLOCK`` lanes (``XS_GRID2_NARROW`` in philox.cu, the kernel's test).
+_NARROW_COLUMNS = 64
+
 
 #: The generator's pair kernels and their counters per thread and loop step, chosen on
 #: the H200 (2**28 values: uniforms 0.513 ms at 1 against 0.578 ms at 4; normals 1.458
@@ -192,6 +196,12 @@ def _prepare_real(cp, kind, values, shape, fast) -> _Prepared:
             rs, cs = st if st is not None else (0, 0)
             args += [slot64(), slot64(), i64(rs), i64(cs), i32(st is not None)]
         fn = kernel(f"xstride_philox_{kind}_g2", SOURCE_FILE)
+        if C < _NARROW_COLUMNS:
+            # short rows: a block of _BLOCK lanes takes whole rows, 4 outputs a lane
+            # (xs_grid2_rows); at most 8 blocks an SM resident, a grid-stride loop
+            rows_per = (4 * _BLOCK) // C
+            return _Prepared(Launch(fn, (max(1, min(-(-R // rows_per), 8 * sms)),),
+                                    (_BLOCK,), args), False)
         # a block of bx x by threads: bx covers a row's columns (4 per thread) up
         # to 256, by rows share the block when rows are short
         bx = min(_BLOCK, max(32, -(-C // 128) * 32))
