@@ -85,6 +85,26 @@ def test_the_clusters_line_counts_its_workers_in_words(capsys):
     assert "(1 worker)" in line[0] and "(1 workers)" not in line[0], line
 
 
+def test_stages_not_waited_for_give_the_same_results_and_end_after_the_last_task(client):
+    """``staged=False`` (benchmarks/dask.py's second GPU row) submits the positions, keys
+    and sort without waiting: the same results as with every stage waited for, and the
+    timed pipeline still ends after the last of its tasks (the occupancy's counts)."""
+    with distributed.get_task_stream(client) as stream:
+        t0 = time.time()
+        lean = dask_demo.pipeline("dask", n=3000, chunks=700, levels=5, tree=False,
+                                  staged=False)
+        t1 = time.time()
+    staged = dask_demo.pipeline("dask", n=3000, chunks=700, levels=5, tree=False)
+    assert all(lean["checks"].values())
+    assert _comparable(lean) == _comparable(staged)
+    names = [s["name"] for s in lean["stages"]]
+    assert names == [s["name"] for s in staged["stages"]]
+    timed = sum(s["seconds"] for s in lean["stages"][:names.index("cell occupancy") + 1])
+    counts = [ss["stop"] for t in stream.data for ss in t["startstops"]
+              if "occupancy-counts" in str(t["key"]) and ss["action"] == "compute"]
+    assert counts and max(counts) <= t0 + timed + 0.05 <= t1 + 0.05
+
+
 def test_demo_on_a_running_scheduler_equals_the_numpy_backend(client, capsys):
     """``--scheduler ADDRESS``: the demo's client of a running cluster is current while
     the demo runs (its work runs on that cluster's workers) and closed after."""

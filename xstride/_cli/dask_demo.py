@@ -208,16 +208,25 @@ class _WorkerWatch:
 
 
 # --------------------------------------------------------------------- pipeline
-def _persist(*arrays):
-    """Compute ``arrays`` on the cluster and keep them there (the stage's real work)."""
+def _persist(*arrays, wait: bool = True):
+    """Compute ``arrays`` on the cluster and keep them there (the stage's real work);
+    with ``wait`` False, return as soon as the graph is submitted (a later stage's tasks
+    wait for these on the workers, not in this process)."""
     import dask
 
     out = dask.persist(*arrays)
+    if wait:
+        _wait(out)
+    return out
+
+
+def _wait(collections) -> None:
+    """Wait for the tasks of persisted ``collections`` (nothing to wait for without a
+    ``distributed`` client: dask's threads computed them in ``persist``)."""
     with contextlib.suppress(ImportError, ValueError):  # ValueError: no client (threads)
         from distributed import futures_of, wait
 
-        wait(futures_of(out))
-    return out
+        wait(futures_of(collections))
 
 
 def _synchronize(name: str) -> None:
@@ -241,21 +250,28 @@ def _wait_for_devices(chunk_backend) -> None:
 
 def pipeline(backend: str, points=None, n=None, levels: int = 10, level_stats=None,
              seed: int = 0, chunks=None, chunk_backend=None,
-             progress: Progress | None = None, *, tree: bool = True) -> dict:
+             progress: Progress | None = None, *, tree: bool = True,
+             staged: bool = True) -> dict:
     """The demo on the dask backend, on the current dask scheduler (a client made by
     :func:`cluster`, or dask's local threads); returns what ``--json`` prints.
 
     ``tree=False`` leaves out the last stage, the Morton tree (it gathers one key and
     one row per occupied finest cell to the client: about the points' count at the
     demo's levels, longer than the rest of the pipeline); the result then has no
-    ``"tree"`` (benchmarks/dask.py times the stages before it)."""
+    ``"tree"`` (benchmarks/dask.py times the stages before it).
+
+    ``staged=False`` submits the positions, keys and sort without waiting for their
+    tasks (as a dask program that computes once at the end would): the client then waits
+    only where it needs a result (the bounding box, the sort's partition lengths, the
+    occupancy), and the pipeline's time is the stages' sum as before, but a stage's own
+    time is no longer its work (benchmarks/dask.py times both ways)."""
     import xstride as xp
     from .pointio import PointFileError, read_points
 
     _check_counts(n, seed)
     with _selection(xp, backend, chunks, chunk_backend):
         return _run(xp, backend, points, n, levels, level_stats, seed, progress,
-                    read_points, PointFileError, tree)
+                    read_points, PointFileError, tree, staged)
 
 
 def _check_counts(n, seed) -> None:
@@ -312,7 +328,7 @@ def _check_sort_chunks(xp, shape) -> None:
 
 
 def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_points,
-         PointFileError, with_tree=True) -> dict:
+         PointFileError, with_tree=True, staged=True) -> dict:
     from .. import algorithms as alg
     from . import dask_tasks   # imports dask: not at import of this module
 
@@ -350,7 +366,8 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
         def generate():
             counters = xp.arange(count, dtype=xp.uint64)[:, None]
             streams = np.arange(3, dtype=np.uint64)[None, :]
-            return _persist(xp.rng.philox_uniform(seed, xp.asarray(streams), counters))[0]
+            return _persist(xp.rng.philox_uniform(seed, xp.asarray(streams), counters),
+                            wait=staged)[0]
 
         pos = stage("philox positions", generate)
         source = f"philox(seed={seed}), unit cube"
@@ -366,17 +383,19 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
 
     # 3. keys, 4. sort (positions carried along)
     keys, = stage("morton keys", lambda: _persist(
-        alg.morton_keys(pos, box_lower.tolist(), box_upper.tolist(), levels)))
+        alg.morton_keys(pos, box_lower.tolist(), box_upper.tolist(), levels), wait=staged))
     # (persisted by sort_by_key, which returns once its splits end: waited for here)
-    sorted_keys, order, sorted_pos = stage("sort_by_key",
-                                           lambda: _persist(*alg.sort_by_key(keys, pos)))
+    sorted_keys, order, sorted_pos = stage("sort_by_key", lambda: _persist(
+        *alg.sort_by_key(keys, pos), wait=staged))
 
     # 5. occupancy: run lengths of the level-k cells in key order (per chunk, with the
     # cell before each chunk and the first start after it carried by tiny tasks)
     def occupancy():
         out = dask_tasks.occupancy(sorted_keys, ndim * (levels - k_level))
-        # the timed pipeline ends here: its last kernels count (earlier stages' kernels
-        # end before a later stage's read their results back)
+        # the timed pipeline ends here: its last tasks, then their kernels count (earlier
+        # stages' kernels end before a later stage's read their results back; the
+        # workers' synchronize alone could run before the counts' tasks had started)
+        _wait([out])
         _wait_for_devices(chunk_backend)
         return out
 
