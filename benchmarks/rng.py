@@ -7,7 +7,9 @@ overrides). Device: ``Philox(seed).uniform(n)`` / ``.normal(n)`` (two values per
 block, counters computed in the kernel: 8 B written per value, like CuPy's generator),
 and the previous one-value-per-block general kernel for
 comparison; ``philox_uniform(seed, stream, counter)`` with a stored uint64 counter array
-(8 B read + 8 B written per value: memory-bound), fast and general kernel.
+(8 B read + 8 B written per value: memory-bound), fast and general kernel; then a sweep
+of broadcast shapes, ``(n, 1)`` counters x ``(1, k)`` streams and the transpose, for
+``GRID_COLUMNS`` k (2**26 values each) against one value a block's compute bound.
 """
 
 from __future__ import annotations
@@ -177,6 +179,40 @@ def host_rows():
     return rows
 
 
+#: Columns of the broadcast sweep: (n, k) outputs from an (n, 1) counter column and a
+#: (1, k) stream row (particle codes' positions and velocities), and the transpose.
+GRID_COLUMNS = (1, 2, 3, 4, 5, 7, 8, 16, 33, 64, 100, 130, 600, 1000, 4096)
+
+
+def grid_sweep_rows(cp):
+    """``philox_uniform(seed, streams, counters)`` over broadcast shapes of 2**26 values,
+    against the compute bound of one value a Philox block (counters made in the kernel,
+    nothing read) and CuPy's generator of the same shape: where the grid kernels' two ways
+    (a lane a column, whole rows a block step) leave lanes idle, the first ratio drops."""
+    from xstride._host.philox import Affine
+    from xstride._kernels import philox as K
+
+    total = 1 << 26
+    crng = cp.random.default_rng(1)
+    t_bound = time_gpu(lambda: K._real("uniform", 1234, 0, Affine(0), (total,)), reps=10)
+    out = []
+    for k in GRID_COLUMNS:
+        n = total // k
+        for label, st, ct in (
+                (f"({n:,}, 1) counters x (1, {k}) streams",
+                 cp.arange(k, dtype=cp.uint64)[None, :], cp.arange(n, dtype=cp.uint64)[:, None]),
+                (f"({k}, 1) streams x ({n:,},) counters",
+                 cp.arange(k, dtype=cp.uint64)[:, None], cp.arange(n, dtype=cp.uint64))):
+            shape = (n, k) if "counters x" in label else (k, n)
+            t = time_gpu(lambda: rng.philox_uniform(1234, st, ct), reps=10)
+            t_cupy = time_gpu(lambda: crng.random(shape), reps=10)
+            out.append([f"philox_uniform {label}", f"{t * 1e3:.3f} ms",
+                        f"{t_bound / t:.2f} of the bound", f"{t_cupy / t:.2f}x CuPy random"])
+    out.append([f"bound: 1 value a Philox block, {total:,} values, in-kernel counters",
+                f"{t_bound * 1e3:.3f} ms", "", ""])
+    return out
+
+
 def main() -> int:
     cupy = cupy_or_none()
     print(header("benchmarks/rng.py"))
@@ -184,6 +220,9 @@ def main() -> int:
     rows += host_rows()
     print_table(["case", "time", "rate", "of ceiling / threads", "ratio"],
                 [r + [""] * (5 - len(r)) for r in rows])
+    if cupy is not None:
+        print("\nBroadcast shapes (grid kernels):")
+        print_table(["case", "time", "of the bound", "vs CuPy"], grid_sweep_rows(cupy))
     return 0
 
 

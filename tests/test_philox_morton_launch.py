@@ -248,6 +248,10 @@ def _cases():
     yield "reversed", [c[::-1, ::2], 5, c[:, 1::2]], (6, 5), "_g2"
     yield "strided", [c[:, None, ::5], 3, rand_u64(rs, 3, 1)], (6, 3, 2), "_k"
     yield "size1", [np.array([[2**64 - 1]], U64), 0, c[0]], (1, 10), "_g2"
+    # a lane a column (600 columns: 600 of 640 slots of a step; rows of a block step: 600
+    # of 1024), then rows of a block step again (130 columns: 910 of 1024 against 130 of 256)
+    yield "wide", [rand_u64(rs, 3, 1), 7, rand_u64(rs, 600)], (3, 600), "_g2"
+    yield "rows130", [rand_u64(rs, 5, 1), rand_u64(rs, 130), 11], (5, 130), "_g2"
 
 
 CASES = list(_cases())

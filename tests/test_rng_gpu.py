@@ -320,6 +320,27 @@ def test_grid_path_streams_by_counters(cp, kind):
 
 
 @pytest.mark.parametrize("kind", ["uniform", "uniform2", "normal", "normal2"])
+@pytest.mark.parametrize("rows, cols", [(400_003, 3), (1, 3), (7, 1), (20_001, 63),
+                                        (3_001, 130), (2_001, 600), (1_001, 1000)])
+def test_grid_path_short_and_wide_rows(cp, kind, rows, cols):
+    """(rows, 1) counters x (1, cols) streams, the demo's (n, 3) positions among them:
+    rows of a block step with a lane an output (short rows; 400,003 rows of 3 are more
+    steps than the grid has blocks, the last step cut short) or a lane a column (600),
+    bit-identical to the host."""
+    rs = fresh_rng()
+    f = getattr(rng, f"philox_{kind}")
+    ctr = rand_u64(rs, rows).reshape(rows, 1)
+    ctr[0, 0] = 2**64 - 1
+    streams = rand_u64(rs, cols).reshape(1, cols)
+    host = f(2**63 + 9, streams, ctr)
+    poison(cp, 16 * rows * cols)
+    dev = f(2**63 + 9, cp.asarray(streams), cp.asarray(ctr))
+    for i, (d, h) in enumerate(zip(*((dev, host) if kind.endswith("2") else ((dev,), (host,))))):
+        assert d.shape == (rows, cols)
+        same_bits(cp, d, h, f"{kind} ({rows}, {cols}) [{i}]")
+
+
+@pytest.mark.parametrize("kind", ["uniform", "uniform2", "normal", "normal2"])
 def test_prepared_repeat_bit_identical(cp, kind):
     """A repeated call (int seed and stream, uint64 counter of a prepared layout) goes
     through the executor's ``repeat`` (xstride/_kernels/_prepared.py) and gives the

@@ -107,6 +107,7 @@ struct xs_dim3 { unsigned int x, y, z; };
 static xs_dim3 threadIdx, blockIdx, blockDim, gridDim;
 extern "C" void xs_set(unsigned bx, unsigned tx, unsigned bd, unsigned gd) {
     blockIdx.x = bx; threadIdx.x = tx; blockDim.x = bd; gridDim.x = gd;
+    blockIdx.y = threadIdx.y = 0; blockDim.y = gridDim.y = 1;   /* one-dimensional */
 }
 #define XS_ON_REQUEST extern "C"
 #define __global__
@@ -186,7 +187,7 @@ def test_fast_kernels_emulated_on_cpu(emulated, n):
     (3, 2, 4, 4),   # more blocks than steps
 ])
 def test_grid_kernels_short_rows_emulated_on_cpu(emulated, rows, cols, grid, block):
-    """The grid kernels' short-row path (C < XS_GRID2_NARROW): a (rows, 1) counter column
+    """The grid kernels' short-row path (xs_grid2_rows): a (rows, 1) counter column
     and a (1, cols) stream row, as the demo's (n, 3) positions; grids smaller and larger
     than the steps, rows that end inside a step."""
     rs = np.random.default_rng(rows * 100 + cols)
@@ -210,15 +211,24 @@ def test_grid_kernels_short_rows_emulated_on_cpu(emulated, rows, cols, grid, blo
             np.testing.assert_array_equal(bits(g), bits(w.ravel()), err_msg=kind)
 
 
-def test_short_row_threshold_is_the_kernels():
-    """philox.py launches rows of fewer than ``_NARROW_COLUMNS`` columns with the
-    one-dimensional blocks that the kernel's short-row path (``XS_GRID2_NARROW``) takes."""
-    import re
-
-    from xstride._kernels import philox as KP
-
-    found = re.search(r"#define XS_GRID2_NARROW (\d+)", source(K.SOURCE_FILE))
-    assert found and int(found.group(1)) == KP._NARROW_COLUMNS
+@pytest.mark.parametrize("cols, short", [
+    (1, True), (3, True), (63, True), (64, True), (100, True), (128, True), (129, True),
+    (600, False), (1000, True), (1023, True), (1024, False), (5000, False),
+])
+def test_grid_kernels_take_the_way_that_fills_more_lanes(cols, short):
+    """``_grid2_geometry``: the short-row way (one-dimensional blocks of more than C / 4
+    lanes, philox.cu's ``xs_grid2_rows``) where a lane a column would leave more of a
+    step's slots empty; otherwise two-dimensional blocks, or one block."""
+    for rows in (1, 7, 2**28):
+        grid, block = K._grid2_geometry(rows, cols, 132)
+        takes_rows = len(block) == 1 and len(grid) == 1
+        assert takes_rows == (short and True), (rows, cols, grid, block)
+        if takes_rows:
+            assert cols < 4 * block[0] and grid[0] <= 8 * 132
+        else:   # the kernel's test for the short-row way is false, or a single block
+            bx, by = block
+            gx, gy = grid
+            assert by > 1 or gy > 1 or cols >= 4 * bx or (gx, gy) == (1, 1)
 
 
 def test_kernel_plan_modes():

@@ -159,9 +159,10 @@ XS_FAST_KERNEL(xstride_philox_npairs_u2, 5, 3, 2)
     long long c##x, int m##x
 #define XS_LOAD2(x) (m##x ? p##x[r * r##x + j * c##x] : v##x)
 
-// Rows narrower than this many columns take xs_grid2_rows (philox.py's _NARROW_COLUMNS,
-// which launches them with one-dimensional blocks).
-#define XS_GRID2_NARROW 64
+// A one-dimensional launch (blockDim.y == gridDim.y == 1) whose blocks have more than
+// C / 4 lanes takes the short-row path, xs_grid2_rows: philox.py's _grid2_geometry
+// launches it so where it keeps more lanes busy than a lane a column does (every C < 64,
+// most C < 1024). Its other launches are two-dimensional, or a single block.
 
 template <int KIND>
 __device__ __forceinline__ void xs_grid2_store(double* out0, double* out1, long long i,
@@ -225,7 +226,7 @@ template <int KIND>
 __device__ __forceinline__ void xs_grid2(double* out0, double* out1, long long R, long long C,
                                          XS_SRC2(s), XS_SRC2(t), XS_SRC2(c))
 {
-    if (C < XS_GRID2_NARROW) {
+    if (blockDim.y == 1 && gridDim.y == 1 && C < 4 * (long long)blockDim.x) {
         xs_grid2_rows<KIND>(out0, out1, R, C, ps, vs, rs, cs, ms, pt, vt, rt, ct, mt,
                             pc, vc, rc, cc, mc);
         return;

@@ -56,10 +56,6 @@ _KERNELS = {
 }
 _BLOCK = 256
 
-#: Rows of fewer columns go to the grid kernels' short-row path, whose blocks are one
-#: dimension of ``_BLOCK`` lanes (``XS_GRID2_NARROW`` in philox.cu, the kernel's test).
-_NARROW_COLUMNS = 64
-
 
 #: The generator's pair kernels and their counters per thread and loop step, chosen on
 #: the H200 (2**28 values: uniforms 0.513 ms at 1 against 0.578 ms at 4; normals 1.458
@@ -93,6 +89,28 @@ def _fast_grid(sms: int, items: int, unroll: int) -> int:
     """Blocks of the fast kernels: ``unroll`` counters per thread and step, at most 64
     blocks per SM."""
     return max(1, min(-(-items // (_BLOCK * unroll)), sms * 64))
+
+
+def _grid2_geometry(R: int, C: int, sms: int) -> tuple[tuple, tuple]:
+    """``(grid, block)`` of a grid kernel over ``R`` rows of ``C`` columns.
+
+    Two ways: a lane a column (``bx`` lanes cover a row, 4 columns a lane, ``by`` rows
+    a block), or whole rows a block step with a lane an output (one-dimensional blocks
+    of ``_BLOCK`` lanes, 4 outputs a lane: philox.cu's ``xs_grid2_rows``, taken by a
+    block of ``blockDim.y == 1`` and more than ``C / 4`` lanes). Each value costs a
+    Philox block's arithmetic, so the way that leaves fewer of a step's slots empty
+    wins: a row of 3 columns keeps 3 of 32 lanes busy one way and 1023 of 1024 slots the
+    other; 600 columns fill 600 of 640 slots one way and 600 of 1024 the other."""
+    bx = min(_BLOCK, max(32, -(-C // 128) * 32))
+    wide = C / (-(-C // (4 * bx)) * 4 * bx)
+    span = 4 * _BLOCK
+    if C < span and (span // C) * C / span >= wide:
+        rows_per = span // C
+        return (max(1, min(-(-R // rows_per), 8 * sms)),), (_BLOCK,)
+    by = _BLOCK // bx
+    gx = max(1, min(-(-C // (4 * bx)), 1024))
+    gy = max(1, min(-(-R // by), 65535, -(-sms * 32 // gx)))
+    return (gx, gy), (bx, by)
 
 
 def _sig(v):
@@ -196,19 +214,8 @@ def _prepare_real(cp, kind, values, shape, fast) -> _Prepared:
             rs, cs = st if st is not None else (0, 0)
             args += [slot64(), slot64(), i64(rs), i64(cs), i32(st is not None)]
         fn = kernel(f"xstride_philox_{kind}_g2", SOURCE_FILE)
-        if C < _NARROW_COLUMNS:
-            # short rows: a block of _BLOCK lanes takes whole rows, 4 outputs a lane
-            # (xs_grid2_rows); at most 8 blocks an SM resident, a grid-stride loop
-            rows_per = (4 * _BLOCK) // C
-            return _Prepared(Launch(fn, (max(1, min(-(-R // rows_per), 8 * sms)),),
-                                    (_BLOCK,), args), False)
-        # a block of bx x by threads: bx covers a row's columns (4 per thread) up
-        # to 256, by rows share the block when rows are short
-        bx = min(_BLOCK, max(32, -(-C // 128) * 32))
-        by = _BLOCK // bx
-        gx = max(1, min(-(-C // (4 * bx)), 1024))
-        gy = max(1, min(-(-R // by), 65535, -(-sms * 32 // gx)))
-        return _Prepared(Launch(fn, (gx, gy), (bx, by), args), False)
+        grid, block = _grid2_geometry(R, C, sms)
+        return _Prepared(Launch(fn, grid, block, args), False)
     fn = kernel(_KERNELS[kind], SOURCE_FILE)
     tail, geo = _general_args(cp, srcs, shape)
     args = [slot64(), slot64(), i64(n)] + tail      # out0, out1, n, ...
