@@ -115,3 +115,20 @@ def test_fft_n_axes_repeated_are_refused_on_device(cp, name):
     assert type(got) is cp.ndarray
     np.testing.assert_allclose(xp.to_numpy(got), getattr(np.fft, name)(a, axes=(1, 0)),
                                rtol=1e-10, atol=1e-9)
+
+
+@pytest.mark.parametrize("dtype", [None, "float64", "float32"])
+def test_asarray_copy_of_a_fortran_ordered_array(cp, dtype):
+    """``asarray(x.T, copy=True)``: a Fortran-ordered array is copied as its transpose (one
+    contiguous copy); the values, a buffer of its own, and another dtype by CuPy's
+    conversion."""
+    x = cp.arange(3 * 1001, dtype=cp.float64).reshape(1001, 3)
+    with xp.use_backend("cupy"):
+        got = xp.asarray(x.T, copy=True, dtype=dtype)
+    assert got.shape == (3, 1001) and got.dtype == np.dtype(dtype or "float64")
+    assert not cp.shares_memory(got, x)
+    np.testing.assert_array_equal(cp.asnumpy(got), cp.asnumpy(x).T.astype(got.dtype))
+    x[0, 0] = -1.0
+    assert float(got[0, 0]) == 0.0
+    if dtype in (None, "float64"):
+        assert got.flags.f_contiguous

@@ -56,6 +56,9 @@ extern "C" void xs_set(unsigned bx, unsigned by, unsigned tx, unsigned ty,
 #define __device__
 #define __forceinline__ inline
 #define __launch_bounds__(n)
+static inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) {
+    unsigned long long old = *p; *p += v; return old;
+}
 #define __host__
 #define __shared__ static
 #define __syncthreads()

@@ -204,6 +204,27 @@ def test_generator_same_numbers_on_both_backends(cp):
         assert h.counter == d.counter
 
 
+@pytest.mark.parametrize("room", [None, 1])
+def test_generator_integers_first_round_on_the_device(cp, monkeypatch, room):
+    """Philox.integers' first round in one kernel (xstride_philox_integers_first): the
+    host's numbers and counter for a small range, a range that rejects a quarter of the
+    elements twice, the full range and a shape of particles; ``room`` 1 leaves too little
+    room for the rejected indices, and the kernel runs again."""
+    from xstride._kernels import philox as K
+
+    if room is not None:
+        monkeypatch.setattr(K, "_rejection_room", lambda n, thresh: room)
+    seed = int.from_bytes(os.urandom(8), "little")
+    print(f"generator seed {seed:#x}")
+    for low, high, shape in ((0, 100, (300_001, 3)), (0, 2**63 + 1, 200_000),
+                             (-2**63, 2**63, 1000), (5, 6, 7)):
+        h = rng.Philox(seed, stream=3, backend="numpy").advance(2**64 - 3 * 10**6)
+        d = rng.Philox(seed, stream=3, backend="cupy").advance(2**64 - 3 * 10**6)
+        same_bits(cp, d.integers(low, high, shape), h.integers(low, high, shape),
+                  f"integers [{low}, {high})")
+        assert h.counter == d.counter
+
+
 @pytest.mark.parametrize("kind", ["uniform", "uniform2", "normal", "normal2"])
 def test_fast_kernels_scalar_keys(cp, kind):
     """Scalar seed and stream with dense counters (the fast kernels) against the host

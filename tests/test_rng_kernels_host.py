@@ -114,6 +114,9 @@ extern "C" void xs_set(unsigned bx, unsigned tx, unsigned bd, unsigned gd) {
 #define __device__
 #define __forceinline__ inline
 #define __launch_bounds__(n)
+static inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) {
+    unsigned long long old = *p; *p += v; return old;
+}
 struct double2 { double x, y; };
 static inline double2 make_double2(double x, double y) { double2 r = {x, y}; return r; }
 """
@@ -229,6 +232,56 @@ def test_grid_kernels_take_the_way_that_fills_more_lanes(cols, short):
             bx, by = block
             gx, gy = grid
             assert by > 1 or gy > 1 or cols >= 4 * bx or (gx, gy) == (1, 1)
+
+
+def _integers_first_reference(seed, stream, start, n, r, thresh):
+    """Philox.integers' first round in Python ints: (values or None where rejected)."""
+    ctr = [(start + i) % 2**64 for i in range(n)]
+    cw = np.array([[c & M32, c >> 32, stream & M32, stream >> 32] for c in ctr], np.uint32)
+    w = rng.philox4x32_10(cw, seed & M32, seed >> 32).astype(object)
+    out = []
+    for row in w:
+        got = None
+        for a, b in ((0, 1), (2, 3)):
+            x = (int(row[a]) << 32) | int(row[b])
+            if r == 2**64:
+                got = x
+                break
+            if (x * r) % 2**64 >= thresh:
+                got = (x * r) >> 64
+                break
+        out.append(got)
+    return out
+
+
+@pytest.mark.parametrize("r, cap", [(7, 50), (2**63 + 1, 50), (2**63 + 1, 3), (2**64, 50),
+                                    (3 * 2**62, 50)])
+def test_integers_first_round_emulated_on_cpu(emulated, r, cap):
+    """``xstride_philox_integers_first``: each element's value where a candidate is
+    accepted, the rejected elements counted, at most ``cap`` of their indices written
+    (the device executor sorts them and runs again where ``cap`` was too small)."""
+    seed, stream, start, n = 2**64 - 3, 2**40 + 9, 2**64 - 20, 50
+    thresh = 0 if r == 2**64 else (2**64 - r) % r
+    want = _integers_first_reference(seed, stream, start, n, r, thresh)
+    out = np.zeros(n, U64)
+    rej = np.full(n, -1, np.int64)
+    count = np.zeros(1, U64)
+    emulated("xstride_philox_integers_first",
+             [out, np.int64(n), U64(seed), U64(stream), U64(start),
+              U64(0 if r == 2**64 else r), U64(thresh), np.int32(r == 2**64), rej,
+              np.int64(cap), count], grid=3, block=5)
+    rejected = [i for i, v in enumerate(want) if v is None]
+    assert int(count[0]) == len(rejected)
+    written = rej[rej >= 0].tolist()
+    if len(rejected) <= cap:
+        assert sorted(written) == rejected
+    else:
+        assert len(written) == cap and set(written) <= set(rejected)
+    for i, v in enumerate(want):
+        if v is not None:
+            assert int(out[i]) == v, i
+    if r == 2**63 + 1:
+        assert rejected   # the heavy-rejection case rejects some elements
 
 
 def test_kernel_plan_modes():

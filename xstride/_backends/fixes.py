@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -233,11 +234,32 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, **kwargs):
     2026-12-05). Sequences and arrays of more dimensions are copied and keep it.
     """
     impl = _backend.namespace("cupy").asarray
+    if copy and not kwargs and _fortran_copy(obj, dtype, device):
+        # CuPy's copy in the array's own order moved a Fortran-ordered array at a fifth of
+        # a contiguous copy's speed (a (3, 2**24) float64 view x.T: 1.20 ms against 0.29
+        # ms for the copy of its transpose, which is C-ordered, on an H100, 2026-12-06)
+        return obj.T.copy().T
     res = impl(obj, dtype=dtype, device=device, copy=copy, **kwargs)
     if isinstance(obj, (float, complex, np.floating, np.complexfloating)) or (
             isinstance(obj, np.ndarray) and obj.ndim == 0):
         return _restore_negative_zero(res, obj)
     return res
+
+
+def _fortran_copy(obj, dtype, device) -> bool:
+    """Whether ``asarray(obj, copy=True)`` copies a CuPy array that is Fortran-ordered and
+    not C-ordered, to its own dtype and device (then its transpose's copy is one
+    contiguous copy)."""
+    cupy = sys.modules.get("cupy")
+    if cupy is None or type(obj) is not cupy.ndarray or obj.ndim < 2:
+        return False
+    if not obj.flags.f_contiguous or obj.flags.c_contiguous:
+        return False
+    try:
+        same_dtype = dtype is None or np.dtype(dtype) == obj.dtype
+    except TypeError:   # not a dtype: CuPy's asarray says so
+        return False
+    return same_dtype and (device is None or device == obj.device)
 
 
 def from_dlpack(x, /, *, device=None, copy=None):

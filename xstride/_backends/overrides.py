@@ -10,7 +10,9 @@ standard (``dask_take_along``: ``take_along_axis``, which dask lacks); ``dask_li
 ``dask_unique``: the set functions of dask arrays with NaN; ``arg_checks``: ``take``,
 ``repeat``, ``roll`` arguments the libraries take and the standard refuses;
 ``diff_checks``: ``diff``'s arguments on NumPy and dask; ``count_nonzero_checks``:
-``count_nonzero``'s on both, masked elements not counted;
+``count_nonzero``'s on both, masked elements not counted; ``cupy_products``: ``vecdot``
+and ``count_nonzero`` on the CuPy backend by xstride's own kernels (compat's were a
+batched matmul and CuPy's long-axis reduction);
 ``fill_checks``: ``full``'s, ``full_like``'s and ``asarray``'s fills and Python ints;
 ``clip_checks``: ``clip``'s bounds (Python scalars, arrays) against ``x``'s dtype;
 ``fft_fixes``: the ``fft`` functions' axes, and on dask their gather into one chunk;
@@ -53,6 +55,7 @@ register_on_first_lookup(f"{__package__}.fixes", f"{__package__}.complex_special
                          f"{__package__}.dask_unique",
                          f"{__package__}.arg_checks", f"{__package__}.diff_checks",
                          f"{__package__}.count_nonzero_checks",
+                         f"{__package__}.cupy_products",
                          f"{__package__}.fill_checks",
                          f"{__package__}.clip_checks",
                          f"{__package__}.fft_fixes",

@@ -287,3 +287,50 @@ XS_ON_REQUEST __global__ void xstride_philox_words_k(
         out[4 * i + 3] = w.w[3];
     }
 }
+
+// ---- Philox.integers' first round (xstride/rng/_generator.py; the host's is
+// xstride_host_integers in xstride/_host/philox_host.c): element i takes counter
+// start + i and Lemire's multiply-and-reject on the candidates (w0 << 32) | w1, then
+// (w2 << 32) | w3: out[i] is the high 64 bits of the first candidate times r whose low
+// 64 bits are >= thresh (full != 0: r is 2**64, the first candidate is the value). An
+// element whose two candidates are rejected is counted in *nrej and, while fewer than
+// cap came before it, its index written to rej (in no order: the caller sorts them).
+__device__ __forceinline__ unsigned long long xs_mul_hi64(unsigned long long a,
+                                                          unsigned long long b)
+{
+#if defined(__CUDA_ARCH__)
+    return __umul64hi(a, b);
+#else
+    return (unsigned long long)(((unsigned __int128)a * b) >> 64);
+#endif
+}
+
+XS_ON_REQUEST __global__ void __launch_bounds__(256) xstride_philox_integers_first(
+    unsigned long long* out, long long n, unsigned long long seed, unsigned long long stream,
+    unsigned long long start, unsigned long long r, unsigned long long thresh, int full,
+    long long* rej, long long cap, unsigned long long* nrej)
+{
+    const long long step = (long long)blockDim.x * gridDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
+        const xstride_philox4x32_out w =
+            xstride_philox_block(seed, stream, start + (unsigned long long)i);
+        const unsigned long long x0 = ((unsigned long long)w.w[0] << 32) | w.w[1];
+        if (full) {
+            out[i] = x0;
+            continue;
+        }
+        if (x0 * r >= thresh) {
+            out[i] = xs_mul_hi64(x0, r);
+            continue;
+        }
+        const unsigned long long x1 = ((unsigned long long)w.w[2] << 32) | w.w[3];
+        if (x1 * r >= thresh) {
+            out[i] = xs_mul_hi64(x1, r);
+            continue;
+        }
+        const unsigned long long at = atomicAdd(nrej, 1ull);
+        if (at < (unsigned long long)cap) {
+            rej[at] = i;
+        }
+    }
+}

@@ -42,7 +42,7 @@ from ._prepared import GATE, Store
 from ._reduce_common import sm_count
 
 __all__ = ["uniform", "uniform2", "normal", "normal2", "words", "pairs", "repeat",
-           "SOURCE_FILE"]
+           "integers_first", "SOURCE_FILE"]
 
 #: The kernels' source file, beside this module (compiled by :func:`._compile.function`).
 SOURCE_FILE = "philox.cu"
@@ -334,6 +334,42 @@ def pairs(kind, seed, stream, start, n):
         o = out.data.ptr
         launch(o, o, seed, stream, o, start)
     return out
+
+
+def _rejection_room(n: int, thresh: int) -> int:
+    """Room for the first round's rejected indices: four times their expected count
+    (each of two candidates is rejected with probability ``thresh / 2**64``) and 1024."""
+    p = thresh / 2.0**64
+    return min(n, 1024 + int(4 * n * p * p))
+
+
+def integers_first(seed, stream, start, n, r, thresh):
+    """``Philox.integers``' first round on the device: ``(values uint64 (n,), rejected
+    int64 indices in increasing order)`` for counters ``start .. start + n - 1`` (the
+    caller checked that they exist; ``r`` is ``high - low``, 2**64 for the full range,
+    ``thresh`` Lemire's threshold). A rejected element's value is left unwritten; the
+    generator's array rounds take those. One kernel (``xstride_philox_integers_first``)
+    and one read of the rejections' count; the rejected indices are kept in a buffer of
+    :func:`_rejection_room`, or the kernel runs again with room for all of them."""
+    cp = _cupy()
+    out = cp.empty(n, dtype=cp.uint64)
+    if n == 0:
+        return out, cp.empty(0, dtype=cp.int64)
+    full = r >= 1 << 64
+    cap = _rejection_room(n, 0 if full else thresh)
+    fn = kernel("xstride_philox_integers_first", SOURCE_FILE)
+    grid = (_grid(sm_count(), n),)
+    while True:
+        rej = cp.empty(cap, dtype=cp.int64)
+        count = cp.zeros(1, dtype=cp.uint64)
+        Launch(fn, grid, (_BLOCK,),
+               [u64(out.data.ptr), i64(n), u64(seed), u64(stream), u64(start),
+                u64(0 if full else r), u64(thresh), i32(int(full)), u64(rej.data.ptr),
+                i64(cap), u64(count.data.ptr)])()
+        m = int(count.get()[0])
+        if m <= cap:
+            return out, cp.sort(rej[:m])
+        cap = m   # more than the room made: the same draws again, room for every one
 
 
 def uniform(seed, stream, counter, shape):
