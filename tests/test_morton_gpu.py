@@ -57,12 +57,9 @@ def test_device_key_kernels_each_method(poisoned, ndim, dtype):
     lower, upper = [0.0, 1.0, 0.0][:ndim], [1.0, 0.0, 0.75][:ndim]
     levels = alg.MAX_MORTON_LEVELS[ndim] - 1
     scales = alg.morton_scales(lower, upper, levels)
-    methods = ["strided"]
-    if dtype == np.float64 or ndim == 2:
-        methods.append("rows")
-    else:  # float32 3-D tiles are not whole 16-byte loads per thread: strided only
-        with pytest.raises(ValueError, match="'rows' kernel needs"):
-            dev.keys(cp.zeros((600, 3), cp.float32), lower, scales, levels, method="rows")
+    methods = ["strided", "rows"]   # (float32 3-D rows: 8-byte loads, since 2026-12-06)
+    with pytest.raises(ValueError, match="'rows' kernel needs"):
+        dev.keys(cp.zeros((600, ndim), dtype)[:, ::-1], lower, scales, levels, method="rows")
     for n in (1, 2, 511, 512, 513, 1024, 3 * 512 + 7, 200_001):
         host_pts = points(n + ndim, n, ndim).astype(dtype) if n >= 70 else \
             np.random.default_rng(n).uniform(-0.2, 1.2, (n, ndim)).astype(dtype)

@@ -64,6 +64,7 @@ static inline unsigned long long atomicAdd(unsigned long long* p, unsigned long 
 #define __syncthreads()
 struct double2 { double x, y; };
 struct float4 { float x, y, z, w; };
+struct float2 { float x, y; };
 static inline double2 make_double2(double x, double y) { double2 r = {x, y}; return r; }
 static inline unsigned long long atomicMin(unsigned long long* p, unsigned long long v) {
     unsigned long long old = *p; if (v < old) *p = v; return old;

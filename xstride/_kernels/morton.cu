@@ -47,31 +47,33 @@ XSTRIDE_MORTON_KEYS_KERNELS(float, f32)
 
 // ---- contiguous rows: (n, NDIM) C-ordered, base 16-byte aligned.
 // Each block stages a tile of XS_MK_PTS points (XS_MK_PTS * NDIM consecutive elements)
-// in shared memory with 16-byte vector loads (every warp reads 512 contiguous bytes per
-// instruction), then each thread reads its points' coordinates from shared memory
+// in shared memory with vector loads (xs_mk_vec: every warp reads 256 or 512 contiguous
+// bytes per instruction), then each thread reads its points' coordinates from shared memory
 // (rows of 24 B: no bank conflicts for 8-byte reads) and writes its keys (coalesced).
 // The NaN/inf check is fused: a bad row is recorded by atomicMin as above.
 #define XS_MK_THREADS 256
 #define XS_MK_PPT 2
 #define XS_MK_PTS (XS_MK_THREADS * XS_MK_PPT)
 
-template <typename T> struct xs_vec16;
-template <> struct xs_vec16<double> { typedef double2 type; };
-template <> struct xs_vec16<float> { typedef float4 type; };
+// The staging loads: 16 bytes, except float32 3-D rows, whose tile of XS_MK_PTS points
+// (6144 bytes) is 384 16-byte loads for 256 threads but 768 8-byte loads, three a thread.
+template <typename T, int NDIM> struct xs_mk_vec;
+template <int NDIM> struct xs_mk_vec<double, NDIM> { typedef double2 type; };
+template <> struct xs_mk_vec<float, 2> { typedef float4 type; };
+template <> struct xs_mk_vec<float, 3> { typedef float2 type; };
 
 template <typename T, int NDIM>
 __device__ __forceinline__ void xs_morton_rows(
     const T* __restrict__ pos, long long n, const double* lo, const double* sc, int levels,
     unsigned long long* __restrict__ keys, unsigned long long* __restrict__ bad)
 {
-    typedef typename xs_vec16<T>::type V;
+    typedef typename xs_mk_vec<T, NDIM>::type V;
     const int per_vec = (int)(sizeof(V) / sizeof(T));
     const int tile_elems = XS_MK_PTS * NDIM;  // a multiple of per_vec
     const int tile_vecs = tile_elems / per_vec;
-    // whole vector loads per thread; (float, 3-D) does not divide (384 float4 per 256
-    // threads) and is not instantiated: the launcher sends it to the strided kernel
+    // whole vector loads per thread
     static_assert((XS_MK_PTS * NDIM * sizeof(T)) % (sizeof(V) * XS_MK_THREADS) == 0,
-                  "tile must be a whole number of 16-byte loads per thread");
+                  "tile must be a whole number of vector loads per thread");
     __shared__ V sh_v[XS_MK_PTS * NDIM * sizeof(T) / sizeof(V)];
     const T* sh = reinterpret_cast<const T*>(sh_v);
     const unsigned long long max_cell = (1ull << levels) - 1ull;
@@ -141,6 +143,7 @@ XS_ON_REQUEST __global__ void __launch_bounds__(XS_MK_THREADS) xstride_morton_ro
 XSTRIDE_MORTON_ROWS2_KERNEL(double, f64)
 XSTRIDE_MORTON_ROWS3_KERNEL(double, f64)
 XSTRIDE_MORTON_ROWS2_KERNEL(float, f32)
+XSTRIDE_MORTON_ROWS3_KERNEL(float, f32)
 
 // Keys of cells given as contiguous uint64 arrays (already range-checked).
 XS_ON_REQUEST __global__ void xstride_morton_encode2_u64(
