@@ -1,7 +1,7 @@
 """Run the GPU benchmarks one after another (each in its own process) and summarise.
 
 Usage: ``python benchmarks/run_all.py [name ...]`` (default: elementwise, reductions,
-rng, morton, particles; ``shapes``, the 2-3 minute sweep of issue 14, only when named). Each script prints its own table; the summary at the end gives each
+rng, morton, particles, particle_calls; ``shapes``, the 2-3 minute sweep of issue 14, only when named). Each script prints its own table; the summary at the end gives each
 script's exit status and wall time, so a failed script is not mistaken for a slow one.
 """
 
@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-DEFAULT = ("elementwise", "reductions", "rng", "morton", "particles")
+DEFAULT = ("elementwise", "reductions", "rng", "morton", "particles", "particle_calls")
 
 
 def main(names) -> int:
