@@ -12,7 +12,8 @@ standard (``dask_take_along``: ``take_along_axis``, which dask lacks); ``dask_li
 ``diff_checks``: ``diff``'s arguments on NumPy and dask; ``count_nonzero_checks``:
 ``count_nonzero``'s on both, masked elements not counted; ``cupy_products``: ``vecdot``
 and ``count_nonzero`` on the CuPy backend by xstride's own kernels (compat's were a
-batched matmul and CuPy's long-axis reduction);
+batched matmul and CuPy's long-axis reduction); ``cupy_sort_rows``: ``sort`` and
+``argsort`` of rows of at most 16 elements on CuPy by xstride's rows kernel;
 ``fill_checks``: ``full``'s, ``full_like``'s and ``asarray``'s fills and Python ints;
 ``clip_checks``: ``clip``'s bounds (Python scalars, arrays) against ``x``'s dtype;
 ``fft_fixes``: the ``fft`` functions' axes, and on dask their gather into one chunk;
@@ -55,7 +56,7 @@ register_on_first_lookup(f"{__package__}.fixes", f"{__package__}.complex_special
                          f"{__package__}.dask_unique",
                          f"{__package__}.arg_checks", f"{__package__}.diff_checks",
                          f"{__package__}.count_nonzero_checks",
-                         f"{__package__}.cupy_products",
+                         f"{__package__}.cupy_products", f"{__package__}.cupy_sort_rows",
                          f"{__package__}.fill_checks",
                          f"{__package__}.clip_checks",
                          f"{__package__}.fft_fixes",
