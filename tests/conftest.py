@@ -51,6 +51,15 @@ def cp():
 
 
 @pytest.fixture
+def on_cupy(cp):
+    """The CuPy backend active for the test (only inside tests marked ``gpu``)."""
+    import xstride
+
+    with xstride.use_backend("cupy"):
+        yield cp
+
+
+@pytest.fixture
 def shared_dir() -> Path:
     """``../shared`` beside the checkout; skips with a reason when it is absent."""
     if not (SHARED / "data").is_dir():

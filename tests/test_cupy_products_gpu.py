@@ -9,19 +9,9 @@ import pytest
 
 import xstride as xp
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("on_cupy")]
 
 cp = pytest.importorskip("cupy")
-
-
-@pytest.fixture(autouse=True)
-def _cupy_backend():
-    try:
-        cp.cuda.runtime.getDeviceCount()
-    except Exception:
-        pytest.skip("no CUDA device")
-    with xp.use_backend("cupy"):
-        yield
 
 
 def _rand(rs, shape, dtype):

@@ -11,22 +11,13 @@ import pytest
 
 import xstride as xp
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("on_cupy")]
 
 cp = pytest.importorskip("cupy")
 
-DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-          "float32", "float64"]
+from xstride._kernels.sort_rows import DTYPES as KERNEL_DTYPES  # noqa: E402
 
-
-@pytest.fixture(autouse=True)
-def _cupy_backend():
-    try:
-        cp.cuda.runtime.getDeviceCount()
-    except Exception:
-        pytest.skip("no CUDA device")
-    with xp.use_backend("cupy"):
-        yield
+DTYPES = sorted(KERNEL_DTYPES)   # every dtype the rows kernel takes
 
 
 def _values(rs, shape, dtype):
