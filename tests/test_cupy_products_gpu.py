@@ -28,6 +28,7 @@ def _rand(rs, shape, dtype):
 @pytest.mark.parametrize("s1, s2, axis", [
     ((100_003, 3), (100_003, 3), -1), ((5, 3), (3,), -1), ((7, 1, 4), (5, 4), -1),
     ((4, 6), (4, 6), -2), ((2, 3, 4), (3, 4), -2), ((1000,), (1000,), -1), ((0, 3), (0, 3), -1),
+    ((3, 3), (3,), 0), ((2, 3, 3), (3, 3), 1), ((3, 4), (3,), 0),   # each operand's own axis
 ])
 def test_vecdot_equals_numpy(dtype, s1, s2, axis):
     rs = np.random.default_rng(len(s1) * 10 + len(s2))

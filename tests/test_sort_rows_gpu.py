@@ -82,6 +82,7 @@ def test_other_axes_views_and_flattened(shape, axis):
             else:
                 hh, ax = h, axis
             got = xp.sort(d, axis=axis, descending=descending)
+            assert got.flags.c_contiguous   # as NumPy's and CuPy's sorts
             np.testing.assert_array_equal(_bytes(cp.asnumpy(got)),
                                           _bytes(_want(hh, ax, descending, False)))
             got = xp.argsort(d, axis=axis, descending=descending)

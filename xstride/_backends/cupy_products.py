@@ -14,6 +14,7 @@ the sweep"). Imported on the first lookup with the other fixes (``overrides.py``
 from __future__ import annotations
 
 import builtins
+import operator
 
 import numpy as np
 
@@ -32,25 +33,47 @@ def _own(qualname: str):
     return implementation(_BACKEND, qualname)
 
 
+def contracted(x1, x2, axis: int, ns):
+    """``vecdot``'s sum of ``conj(x1) * x2`` along ``axis`` of each operand (NumPy's
+    gufunc reads a non-negative axis in each operand's own dimensions), on the functions
+    of ``ns`` (``moveaxis``, ``conj``, ``multiply``, ``sum``): each operand's axis moved
+    last, the rest broadcast, the product summed in its own dtype. The shape check runs
+    on the moved operands (lengths along the axis, then the other axes' broadcast)."""
+    a1, a2 = ns.moveaxis(x1, axis, -1), ns.moveaxis(x2, axis, -1)
+    bad = vecdot_shape_error(a1, a2, -1) if axis >= 0 else vecdot_shape_error(x1, x2, axis)
+    if bad is not None:
+        raise bad
+    if a1.dtype.kind == "c":
+        a1 = ns.conj(a1)
+    product = ns.multiply(a1, a2)
+    return ns.sum(product, axis=-1, dtype=product.dtype)
+
+
+class _Own:
+    """The CuPy backend's functions as :func:`contracted` calls them."""
+
+    def __getattr__(self, name):
+        if name == "moveaxis":
+            import cupy
+
+            return cupy.moveaxis   # a view: no copy
+        return _own(name)
+
+
 @register("vecdot", _BACKEND)
 def vecdot(x1, x2, /, *, axis=-1):
-    """``vecdot`` of the standard: ``sum(conj(x1) * x2, axis=axis)`` in the dtype of the
-    product (the operands broadcast except along ``axis``, which must lie in both).
-    Boolean operands go to the library's ``vecdot`` (a sum of booleans has no dtype of
-    its own)."""
+    """``vecdot`` of the standard: the sum of ``conj(x1) * x2`` along ``axis`` in the
+    dtype of the product (:func:`contracted`). Boolean operands go to the library's
+    ``vecdot`` (a sum of booleans has no dtype of its own)."""
     if not (hasattr(x1, "ndim") and hasattr(x2, "ndim")):
         return compat_function(_BACKEND, "vecdot")(x1, x2, axis=axis)   # its own error
     if x1.ndim == 0 or x2.ndim == 0:
         raise zero_d_error("vecdot", x1, x2)
-    normalize_one_axis("vecdot", axis, builtins.min(x1.ndim, x2.ndim))
-    bad = vecdot_shape_error(x1, x2, axis)
-    if bad is not None:
-        raise bad
+    normalize_one_axis("vecdot", axis, builtins.min(x1.ndim, x2.ndim))   # in both
+    axis = operator.index(axis)   # its sign kept: a negative axis counts from each end
     if x1.dtype == np.bool_ or x2.dtype == np.bool_:
         return compat_function(_BACKEND, "vecdot")(x1, x2, axis=axis)
-    a = _own("conj")(x1) if x1.dtype.kind == "c" else x1
-    product = _own("multiply")(a, x2)
-    return _own("sum")(product, axis=axis, dtype=product.dtype)
+    return contracted(x1, x2, axis, _Own())
 
 
 @register("count_nonzero", _BACKEND)

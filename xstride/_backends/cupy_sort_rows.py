@@ -33,7 +33,9 @@ def _short_rows(x, axis: int) -> bool:
 
 def _sorted_rows(x, axis: int, descending: bool, arg: bool):
     """Sort (or argsort) ``x`` along ``axis`` by rows: the axis moved last and the rows
-    made C-ordered (a copy only where they are not), the result's axis moved back."""
+    made C-ordered (a copy only where they are not), the result's axis moved back and
+    made C-ordered, as NumPy's and CuPy's sorts return it (a copy only for another axis
+    than the last)."""
     import cupy
 
     from .._kernels import sort_rows as K
@@ -41,7 +43,7 @@ def _sorted_rows(x, axis: int, descending: bool, arg: bool):
     moved = cupy.moveaxis(x, axis, -1)
     rows = cupy.ascontiguousarray(moved).reshape(-1, moved.shape[-1])
     out = K.sort_rows(rows, descending, arg).reshape(moved.shape)
-    return cupy.moveaxis(out, -1, axis)
+    return cupy.ascontiguousarray(cupy.moveaxis(out, -1, axis))
 
 
 def _flat(x, axis):
