@@ -240,6 +240,22 @@ def test_count_nonzero_refuses_what_is_no_array_as_the_reductions_do(backend, ba
     assert int(xp.count_nonzero(np.float64(2.0))) == 1   # a NumPy scalar is NumPy's 0-D
 
 
+def test_count_nonzero_of_every_element_is_numpy_s_scalar_whatever_the_axis():
+    """On NumPy a count of every element is NumPy's scalar (``np.int64``), as NumPy's
+    own ``count_nonzero`` and a count over all axes named one by one give it; compat's
+    was a 0-D array for ``axis=None`` only. ``keepdims`` keeps the dimensions."""
+    f = np.array([[1.0, 0.0], [2.0, np.nan]])
+    for axis in (None, (0, 1), (-1, 0)):
+        r = xp.count_nonzero(f, axis=axis)
+        assert type(r) is np.int64 and r == 3, axis
+    assert type(xp.count_nonzero(f[0], axis=0)) is np.int64
+    assert type(xp.count_nonzero(np.float64(0.0))) is np.int64
+    kept = xp.count_nonzero(f, keepdims=True)
+    assert type(kept) is np.ndarray and kept.shape == (1, 1) and kept[0, 0] == 3
+    masked = np.ma.masked_array(f, mask=[[False, False], [True, False]])
+    assert type(xp.count_nonzero(masked)) is np.int64 and xp.count_nonzero(masked) == 2
+
+
 @pytest.mark.parametrize("rule", ["default_sum_dtype", "moment_dtype"])
 def test_the_public_dtype_rules_take_the_namespace_s_dtypes_and_name_others(rule):
     """``xp.reductions.default_sum_dtype(xp.int8)`` raised "type object 'numpy.int8' has

@@ -36,3 +36,23 @@ def test_signed_zeros_keep_their_order(backend):
     with xp.use_backend(backend):
         got = np.asarray(xp.to_numpy(xp.sort(xp.asarray([0.0, -0.0]), descending=True)))
     assert np.signbit(got).tolist() == [False, True]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize("func", ["sort", "argsort"])
+@pytest.mark.parametrize("kwargs", [{"kind": "quicksort"}, {"kind": "stable", "stable": False},
+                                    {"kind": None}])
+def test_numpy_s_kind_is_refused_naming_it(backend, func, kwargs):
+    """NumPy's ``kind=`` is no argument of the standard: array-api-compat set ``kind``
+    from ``stable`` over the caller's (``kind="quicksort"`` gave the stable sort, and
+    ``kind`` with ``stable``, which NumPy refuses together, was taken). A ``TypeError``
+    naming ``kind`` on NumPy; dask's sort takes no such keyword (Python's error)."""
+    if backend == "dask":
+        pytest.importorskip("dask.array")
+    with xp.use_backend(backend):
+        a = xp.asarray(X)
+        match = (r"^" + func + r": argument 'kind' got .*; expected no kind \(NumPy's "
+                 r"keyword\): the standard's stable= chooses" if backend == "numpy"
+                 else r"unexpected keyword argument 'kind'")
+        with pytest.raises(TypeError, match=match):
+            getattr(xp, func)(a, **kwargs)

@@ -186,13 +186,20 @@ def check_step(step) -> None:
                                             "non-zero")
 
 
-def check_sort_args(func: str, x, axis, descending, stable) -> None:
+def check_sort_args(func: str, x, axis, descending, stable, kwargs=None) -> None:
     """``sort``/``argsort``: ``x`` of no object dtype, the flags ``descending`` and
-    ``stable`` bools, ``axis`` an axis of ``x`` (:func:`check_axis`). An object array
-    is a ``TypeError`` naming ``x`` and its dtype on NumPy and dask alike (the standard
-    has no object dtype): NumPy's sorted the items by their ``<``, dask's ``sort``
-    failed ("Can not use auto rechunking with object dtype") where its ``argsort``
-    sorted them."""
+    ``stable`` bools, ``axis`` an axis of ``x`` (:func:`check_axis`), and no ``kind`` among
+    the library keywords ``kwargs`` passed on. An object array is a ``TypeError`` naming
+    ``x`` and its dtype on NumPy and dask alike (the standard has no object dtype):
+    NumPy's sorted the items by their ``<``, dask's ``sort`` failed ("Can not use auto
+    rechunking with object dtype") where its ``argsort`` sorted them. NumPy's and CuPy's
+    ``kind=`` is a ``TypeError`` naming it: array-api-compat set ``kind`` from
+    ``stable`` over the caller's, so ``kind="quicksort"`` gave the stable sort silently,
+    and ``kind`` with ``stable`` (which NumPy refuses together) was taken."""
+    if kwargs and "kind" in kwargs:
+        raise type_error(func, "kind", kwargs["kind"],
+                         "no kind (NumPy's keyword): the standard's stable= chooses "
+                         "(stable=True keeps equal elements in order, stable=False may not)")
     if getattr(getattr(x, "dtype", None), "kind", None) == "O":
         raise type_error(func, "x", x, "an array of a bool or numeric dtype (the array "
                                        "API has no object dtype)")
@@ -376,7 +383,7 @@ def sort(x, /, *, axis=-1, descending=False, stable=True, **kwargs):
     flattened array, NumPy's flattened sort, as on the dask backend)."""
     if axis is None and hasattr(x, "reshape"):
         x, axis = x.reshape(-1), -1
-    check_sort_args("sort", x, axis, descending, stable)
+    check_sort_args("sort", x, axis, descending, stable, kwargs)
     if not kwargs and _masked(x):   # its masked elements last (masked_sort.py)
         return masked_sort(x, axis, bool(descending), bool(stable))
     if descending:
@@ -397,7 +404,7 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True, **kwargs):
     of 'NoneType' and 'int'" with ``descending=True``)."""
     if axis is None and hasattr(x, "reshape"):
         x, axis = x.reshape(-1), -1
-    check_sort_args("argsort", x, axis, descending, stable)
+    check_sort_args("argsort", x, axis, descending, stable, kwargs)
     if not kwargs and _masked(x):   # its masked elements last (masked_sort.py)
         return masked_argsort(x, axis, bool(descending), bool(stable))
     return _numpy("argsort")(x, axis=axis, descending=descending, stable=stable, **kwargs)

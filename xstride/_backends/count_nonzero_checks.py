@@ -3,7 +3,8 @@ list, None as 0 and a str as 1), ``keepdims`` a bool, ``axis`` checked as the
 reductions' (dask's took a list); ``numpy.ma`` masked elements not counted (NumPy's
 counted the data under the mask; ``numpy.ma``'s gave its masked constant for a selection
 all masked); dask's ``keepdims`` by indexing (its ``expand_dims`` refused unknown chunk
-lengths). Imported on the first lookup with the other fixes (``overrides.py``).
+lengths); on NumPy a count of every element is NumPy's scalar whatever the ``axis`` that
+asks for it (compat's was a 0-D array for ``axis=None`` only). Imported on the first lookup with the other fixes (``overrides.py``).
 """
 
 from __future__ import annotations
@@ -53,7 +54,13 @@ def _count_nonzero_of(backend: str):
         if keepdims and backend == "dask":
             r = compat_function(backend, "count_nonzero")(x, axis=axis)
             return r[tuple(None if a in axes else slice(None) for a in range(x.ndim))]
-        return compat_function(backend, "count_nonzero")(x, axis=axis, keepdims=bool(keepdims))
+        r = compat_function(backend, "count_nonzero")(x, axis=axis, keepdims=bool(keepdims))
+        if backend == "numpy" and not keepdims and type(r) is np.ndarray and r.ndim == 0:
+            # the count of every element as NumPy's scalar, as NumPy's own count and a
+            # count over all axes named one by one give it (compat's was a 0-D array
+            # for axis=None only)
+            return r[()]
+        return r
     return count_nonzero
 
 
