@@ -4,7 +4,8 @@ reductions' (dask's took a list); ``numpy.ma`` masked elements not counted (NumP
 counted the data under the mask; ``numpy.ma``'s gave its masked constant for a selection
 all masked); dask's ``keepdims`` by indexing (its ``expand_dims`` refused unknown chunk
 lengths); on NumPy a count of every element is NumPy's scalar whatever the ``axis`` that
-asks for it (compat's was a 0-D array for ``axis=None`` only). Imported on the first lookup with the other fixes (``overrides.py``).
+asks for it (compat's was a 0-D array for ``axis=None`` only). Imported on the first
+lookup with the other fixes (``overrides.py``).
 """
 
 from __future__ import annotations
