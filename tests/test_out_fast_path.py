@@ -53,6 +53,8 @@ def test_what_numpy_refuses_gets_the_checked_paths_error():
         xp.add(a, a, out=np.lib.stride_tricks.as_strided(np.zeros(3), (2, 3), (0, 8)))
     with pytest.raises(ValueError, match="expected the broadcast shape"):
         xp.add(a, a, out=np.empty((1, 2, 3)))                 # shapes differ: checked
+    with pytest.raises(TypeError, match=r"^add: argument 'out' got tuple"):
+        xp.add(a, a, out=(np.empty((2, 3)),))                 # NumPy's tuple form: one array
     assert not elementwise._plain_into(np.empty(3, "U1"), np.ones(3))
 
 
