@@ -527,3 +527,17 @@ def test_as_strided_of_a_field_beside_an_object_field_in_whole_records():
     assert xp.as_strided(t["i"], (2,), (3,)).tolist() == [7, 8]
     with pytest.raises(ValueError, match=r"as_strided: argument 'a' has dtype int32 over"):
         xp.as_strided(t["i"], (2,), (1,))
+
+
+def test_a_masked_array_is_viewed_as_its_data():
+    """docs/layout-and-views.md: the view of a numpy.ma array is a plain ndarray of its
+    data (NumPy's subok=False); the mask viewed the same way keeps it."""
+    m = np.ma.array([1, 2, 3, 4], mask=[0, 1, 0, 1])
+    v = xp.as_strided(m, (2,), (2,))
+    assert type(v) is np.ndarray
+    np.testing.assert_array_equal(v, [1, 3])
+    np.testing.assert_array_equal(xp.as_strided(np.ma.getmaskarray(m), (2,), (2,)),
+                                  [False, False])
+    w = xp.sliding_window_view(m, 2)
+    assert type(w) is np.ndarray
+    np.testing.assert_array_equal(w, [[1, 2], [2, 3], [3, 4]])
