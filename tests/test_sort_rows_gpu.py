@@ -97,6 +97,28 @@ def test_long_rows_and_other_dtypes_stay_on_cupys_sort():
     np.testing.assert_array_equal(cp.asnumpy(xp.sort(cp.asarray(h))), np.sort(h))
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "int32"])
+@pytest.mark.parametrize("shape, axis", [((300, 17), -1), ((40, 1000), 1), ((100, 5), 0),
+                                         ((1000,), None)])
+def test_long_rows_descending_keep_equal_elements_in_order(dtype, shape, axis):
+    """Rows longer than 16 elements (and float16, which the rows kernel does not take)
+    sort on CuPy's sort; descending, equal elements keep their order as on the NumPy
+    backend (flip, stable sort, flip: -0.0 and 0.0 bit for bit), C-ordered; argsort's
+    order is compat's, the same."""
+    rs = np.random.default_rng(sum(shape))
+    x = _values(rs, shape, dtype)
+    d = cp.asarray(x)
+    hh, ax = (x.reshape(-1), -1) if axis is None else (x, axis)
+    got = xp.sort(d, axis=axis, descending=True)
+    assert got.flags.c_contiguous and got.dtype == x.dtype
+    np.testing.assert_array_equal(_bytes(cp.asnumpy(got)), _bytes(_want(hh, ax, True, False)))
+    with xp.use_backend("numpy"):
+        np.testing.assert_array_equal(_bytes(cp.asnumpy(got)),
+                                      _bytes(xp.sort(x, axis=axis, descending=True)))
+    idx = xp.argsort(d, axis=axis, descending=True)
+    np.testing.assert_array_equal(cp.asnumpy(idx), _want(hh, ax, True, True))
+
+
 def test_a_zero_d_integer_array_axis():
     x = cp.asarray([[3, 1, 2], [0, 5, 4]])
     got = xp.sort(x, axis=np.array(0))

@@ -6,16 +6,17 @@ CuPy's sort along a short axis is a segmented sort: 12.4 ms for the rows of a
 ``(2**24, 3)`` float64 array on an H100, where one thread a row sorts them in registers
 at copy speed. The arguments are checked as on the NumPy backend (``check_sort_args``:
 the same errors); the order is NumPy's: stable, NaN last ascending and first descending,
-equal elements in their order either way (compat's descending sort, on the other path,
-is the flip of the ascending one). Imported on the first lookup with the other fixes
-(``overrides.py``).
+equal elements in their order either way. A descending sort of longer rows is the flip
+of the ascending sort of the flipped array, as on the NumPy backend (compat's flip of
+the ascending sort reversed equal elements: -0.0 and 0.0), made C-ordered. Imported on
+the first lookup with the other fixes (``overrides.py``).
 """
 
 from __future__ import annotations
 
 import operator
 
-from .arg_checks import check_sort_args
+from .arg_checks import check_sort_args, sort_descending
 from .dispatch import compat_function, register
 
 __all__ = []
@@ -62,6 +63,11 @@ def sort(x, /, *, axis=-1, descending=False, stable=True, **kwargs):
     axis = operator.index(axis)   # (a 0-D integer array too)
     if not kwargs and _short_rows(x, axis):
         return _sorted_rows(x, axis, bool(descending), arg=False)
+    if descending:   # equal elements (-0.0 and 0.0) in their order, as argsort keeps them
+        import cupy
+
+        return cupy.ascontiguousarray(sort_descending(
+            cupy.flip, compat_function(_BACKEND, "sort"), x, axis, **kwargs))
     return compat_function(_BACKEND, "sort")(x, axis=axis, descending=descending,
                                              stable=stable, **kwargs)
 
