@@ -70,8 +70,11 @@ def main() -> None:
                      added * 1e6))
     print(_common.header("overhead: xstride vs array_api_compat.numpy, 8-element arrays"))
     _common.print_table(["function", "compat (us)", "xstride (us)", "added (us)"], rows)
-    worst = max(r[3] for r in rows)
-    print(f"median added per call, worst function: {worst:.3f} us (target <= 0.5 us)")
+    print("(each column a median over rounds; 'added' is the median of the rounds' "
+          "differences, not the difference of the two medians)")
+    worst = max(rows, key=lambda r: r[3])
+    print(f"median added per call, worst function: {worst[3]:.3f} us, {worst[0]} "
+          f"(target <= 0.5 us)")
 
 
 if __name__ == "__main__":
