@@ -496,7 +496,8 @@ def _chunks_arg_ok(text):
 @pytest.mark.parametrize("name, message", [
     ("missing.ply", "missing.ply: no such file"),
     ("points.txt", "unknown point-file extension '.txt'"),
-    ("folder.ply", "folder.ply: not a regular file"),
+    ("folder.ply", "folder.ply: not a regular file (a folder)"),
+    ("folder", "folder: not a regular file (a folder)"),   # was: extension '(none)'
 ])
 def test_a_bad_points_path_is_refused_before_any_cluster(name, message, tmp_path, capsys,
                                                          monkeypatch):
@@ -507,6 +508,7 @@ def test_a_bad_points_path_is_refused_before_any_cluster(name, message, tmp_path
 
     (tmp_path / "points.txt").write_text("0 0 0\n")
     (tmp_path / "folder.ply").mkdir()
+    (tmp_path / "folder").mkdir()
     monkeypatch.setattr(dask_demo, "cluster", no_cluster)
     assert main(["demo", "--backend", "dask", "--points", str(tmp_path / name)]) == 2
     err = capsys.readouterr().err

@@ -406,10 +406,11 @@ def test_plot_or_out_to_a_folder_or_empty_name_is_one_line(capsys, tmp_path, mon
     monkeypatch.chdir(tmp_path)
     folder = tmp_path / "d.ply"
     folder.mkdir()
-    for name in ("", str(folder)):
+    for name, needle in (("", f"{flag} '': a file name is needed\n"),
+                         (str(folder), "a file name is needed, not a folder")):
         assert main(["demo", "--n", "300", "--voxel", "0.1", flag, name]) == 2
         err = capsys.readouterr().err
-        assert "a file name is needed, not a folder" in err and err.count("\n") == 1
+        assert needle in err and err.count("\n") == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d.ply"]
 
 

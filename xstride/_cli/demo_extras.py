@@ -71,8 +71,9 @@ def check(voxel, out, plot, points=None) -> Extras:
     ``points`` is the ``--points`` file, if any: ``--out`` may not name it (the PLY
     written at the end would replace the cloud it was computed from)."""
     for flag, path in (("--out", out), ("--plot", plot)):
-        if path is not None and (str(path) == "" or str(path).endswith(("/", os.sep))
-                                 or _is_dir(flag, path)):
+        if path is not None and str(path) == "":
+            raise OptionError(f"{flag} '': a file name is needed")
+        if path is not None and (str(path).endswith(("/", os.sep)) or _is_dir(flag, path)):
             raise OptionError(f"{flag} {path!r}: a file name is needed, not a folder")
         if path is not None and Path(path).name.startswith(".") and not Path(path).suffix:
             # ".ply" or ".png" alone: a dot file, which the extension rules would misread

@@ -55,6 +55,12 @@ def check_path(path) -> Path:
     if str(path) == "":   # Path("") is ".", which names no file the user gave
         raise PointFileError("the point-file path is empty")
     p = Path(path)
+    try:
+        folder = p.is_dir()
+    except OSError:   # the checks below name the file system's error
+        folder = False
+    if folder:        # before the extension: a folder's name has none, or any
+        raise PointFileError(f"{p}: not a regular file (a folder)")
     if p.suffix.lower() not in FORMATS:
         raise PointFileError(f"{p}: unknown point-file extension {p.suffix or '(none)'!r}; "
                              f"known: {', '.join(FORMATS)}")
