@@ -52,7 +52,8 @@ def add_arguments(parser) -> None:
                              "(default: Philox uniforms in the unit cube)")
     parser.add_argument("--n", type=_number(int), default=None,
                         help=f"number of generated points (default {DEFAULT_N:,}); "
-                             "with --points, use the first N points of the file")
+                             "with --points, use the first N points of the file "
+                             "(all of them if it holds fewer)")
     parser.add_argument("--levels", type=_number(int), default=DEFAULT_LEVELS,
                         help=f"Morton key depth (default {DEFAULT_LEVELS}; max 32 in 2-D, 21 in 3-D)")
     parser.add_argument("--level-stats", type=_number(int), default=None, metavar="K",
