@@ -48,13 +48,16 @@ def test_runs_compaction_and_bins_played(dev):
 @pytest.mark.parametrize("dtype", ["int16", "uint64"])
 def test_runs_staged_tiles_played(dev, dtype):
     """The count pass stages the heads of its tiles of at most STAGE runs; the scatter
-    moves those (the model reads nothing else for them) and finds the others' again."""
+    moves those (the model reads nothing else for them) and finds the others' again.
+    The copy and close launched ahead of the count's read-back write nothing (the
+    record says that some tile did not stage)."""
     keys = staged_keys(dtype)
     u, c = alg.run_length_encode(dev.asarray(keys))
     hu, hc = alg.run_length_encode(keys)
     np.testing.assert_array_equal(u.get(), hu)
     np.testing.assert_array_equal(c.get(), hc)
-    assert names(dev) == ["xs_seg_count", "xs_seg_scan_tiles", "xs_seg_scatter", "xs_seg_close"]
+    assert names(dev) == ["xs_seg_count", "xs_seg_scan_tiles", "xs_seg_copy_staged",
+                          "xs_seg_close", "xs_seg_scatter", "xs_seg_close"]
 
 
 def every_tile_staged_keys(dtype, n: int, seed: int = 0) -> np.ndarray:
@@ -77,6 +80,44 @@ def test_runs_every_tile_staged_played(dev, dtype, n):
     hu, hc = alg.run_length_encode(keys)
     np.testing.assert_array_equal(u.get(), hu)
     np.testing.assert_array_equal(c.get(), hc)
+    assert names(dev) == ["xs_seg_count", "xs_seg_scan_tiles", "xs_seg_copy_staged",
+                          "xs_seg_close"]
+
+
+@pytest.mark.parametrize("run, view", [(40, True), (100, True), (200, False), (300, False)])
+def test_runs_ahead_of_the_read_back_give_views_or_copies(dev, run, view):
+    """Every tile staged: the copy and the close, launched before the count's read-back,
+    wrote the results into buffers of STAGE entries a tile (the copy and close read the
+    total from the record). The keys and lengths come back as views of those buffers
+    where they fill at least 1/8 of them (16 of 128 keys a run in a whole tile; less
+    here, where the last tile is short), else as copies of their own size; equal to the
+    host's either way, the offsets too."""
+    n = 5 * TILE + 11
+    keys = np.repeat(np.arange(n // run + 1), run)[:n].astype(np.int32)
+    u, c = alg.run_length_encode(dev.asarray(keys))
+    hu, hc = alg.run_length_encode(keys)
+    np.testing.assert_array_equal(u.get(), hu)
+    np.testing.assert_array_equal(c.get(), hc)
+    assert names(dev) == ["xs_seg_count", "xs_seg_scan_tiles", "xs_seg_copy_staged",
+                          "xs_seg_close"]
+    cap = -(-n // TILE) * STAGE
+    for got in (u, c):
+        assert (got.data.mem.size >= cap * got.itemsize) == view, (run, got.data.mem.size)
+    bad, offsets, unique, _, lengths = ks.runs(dev.asarray(keys), True, lengths=True)
+    assert bad == -1 and offsets.shape == (hu.size + 1,)
+    np.testing.assert_array_equal(offsets.get(), np.concatenate([[0], np.cumsum(hc)]))
+    np.testing.assert_array_equal(unique.get(), hu)
+    np.testing.assert_array_equal(lengths.get(), hc)
+
+
+def test_runs_ahead_of_the_read_back_with_unsorted_keys(dev):
+    """Unsorted keys: the copy and close ahead of the read-back stay inside their buffers
+    (the count is at most n and STAGE a tile) and the first unsorted position comes
+    back, as before."""
+    keys = np.repeat(np.arange(300), 30)[:2 * TILE].astype(np.int64)
+    keys[5000] = -1
+    bad, *rest = ks.runs(dev.asarray(keys), True)
+    assert bad == 5000 and rest == [None, None, None]
     assert names(dev) == ["xs_seg_count", "xs_seg_scan_tiles", "xs_seg_copy_staged",
                           "xs_seg_close"]
 
@@ -229,9 +270,11 @@ def test_reduce_by_key_bounds_the_longest_run_in_the_check(dev, longest, stats, 
     assert_close("sum", vals, offs, red.get(), hred)
     walk = names(dev)
     assert ("xs_seg_offsets_stats" in walk) == stats, walk
-    # the heads move by the light copy only when every tile of 4096 keys holds <= 256
+    # the light copy and the close go ahead of the count's read-back; the scatter (and a
+    # second close) follows only where some tile of 4096 keys holds more than 256 heads
     heads = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
     staged = np.bincount(heads // TILE).max() <= STAGE
-    assert walk[:3] == ["xs_seg_count", "xs_seg_scan_tiles",
-                        "xs_seg_copy_staged" if staged else "xs_seg_scatter"]
+    assert walk[:4] == ["xs_seg_count", "xs_seg_scan_tiles", "xs_seg_copy_staged",
+                        "xs_seg_close"]
+    assert (walk[4] == "xs_seg_scatter") == (not staged), walk
     assert staged == (mean == "long")

@@ -260,9 +260,13 @@ def m_scan_tiles(name, grid, counts, n_tiles, rec):
         r[4] = 0
 
 
-def m_copy_staged(name, grid, offsets, tiles, total, stage_pos, stage_key, dst, idx):
+def m_copy_staged(name, grid, offsets, tiles, rec, stage_pos, stage_key, dst, idx):
     W = np_type(targs(name)[0])
     assert grid[0] == tiles
+    r = mem(rec, np.uint64, 5)
+    if int(r[4]) != 2**64 - 1:   # some tile did not stage its heads: nothing written
+        return
+    total = int(r[1])
     starts = mem(offsets, np.int64, tiles)
     ends = np.append(starts[1:], total)
     assert (ends - starts <= STAGE).all(), "a tile that did not stage its heads"
@@ -412,9 +416,15 @@ def m_vox_keys(name, grid, pts, n, rs, cs, *rest):
     mem(keys, np.uint64, n)[:] = encode(cells)
 
 
-def m_close(name, grid, offsets, total, n, lengths):
+def m_close(name, grid, offsets, total, n, lengths, rec):
+    if rec:   # launched before the host read the count: the record's total, if staged
+        r = mem(rec, np.uint64, 5)
+        if int(r[4]) != 2**64 - 1:
+            return
+        total = int(r[1])
     off = mem(offsets, np.int64, total + 1)
     if lengths:   # read before the end is written: the last length comes from n
+        assert grid[0] * 256 >= min(total, 1)   # a grid-stride loop covers every run
         nxt = np.append(off[1:total], n)
         mem(lengths, np.int64, total)[:] = nxt - off[:total]
     off[total] = n

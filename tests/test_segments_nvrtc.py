@@ -21,8 +21,8 @@ INT_KEYS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uin
 PARAMS = {"xs_seg_thread": "PPqqqqqP", "xs_seg_warp": "PPqPqqqqqPP",
           "xs_seg_combine": "PPPqqqqP", "xs_seg_offsets_stats": "PqP", "xs_seg_count": "PqqPiPPP",
           "xs_seg_scan_tiles": "PqP", "xs_seg_scatter": "PqqPPqPPPPq",
-          "xs_seg_copy_staged": "PqqPPPP", "xs_seg_bins_walk": "PqqPP",
-          "xs_seg_bins_fill": "PqqP", "xs_seg_close": "PqqP", "xs_vox_bounds": "PqqqP", "xs_vox_keys": "PqqqqqqqqqqqqP"}
+          "xs_seg_copy_staged": "PqPPPPP", "xs_seg_bins_walk": "PqqPP",
+          "xs_seg_bins_fill": "PqqP", "xs_seg_close": "PqqPP", "xs_vox_bounds": "PqqqP", "xs_vox_keys": "PqqqqqqqqqqqqP"}
 
 
 def every_name() -> list[str]:

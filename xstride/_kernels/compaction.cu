@@ -403,18 +403,26 @@ xs_seg_scan_tiles(long long* __restrict__ counts, long long n_tiles,
     }
 }
 
-// Pass 3 of runs whose every tile staged its heads in the count pass (rec[4] of the
-// scan still all ones): tile blockIdx.x's heads move from its XS_SEG_STAGE slots to
-// their place, thread r the r-th (positions to idx, keys to dst). The scatter does the
-// same inside its own launch, whose 92 registers a thread left 2 blocks an SM for this
-// copy (60 us for 16384 tiles on the H200, 2026-12-03); this kernel needs few.
+// Pass 3 of runs whose every tile staged its heads in the count pass: tile blockIdx.x's
+// heads move from its XS_SEG_STAGE slots to their place, thread r the r-th (positions
+// to idx, keys to dst). The total and whether every tile staged (rec[1] and rec[4] of
+// the tile scan) are read here, not passed: the host launches this copy before it
+// reads the record, into buffers of XS_SEG_STAGE entries a tile (the most a staged
+// count can give), so the device does not wait for the host between the passes; where
+// some tile did not stage (rec[4] is 0) the copy writes nothing and the host scatters
+// instead. The scatter does the same inside its own launch, whose 92 registers a
+// thread left 2 blocks an SM for this copy (60 us for 16384 tiles on the H200,
+// 2026-12-03); this kernel needs few.
 template <typename W>
 __global__ void __launch_bounds__(XS_SEG_THREADS)
-xs_seg_copy_staged(const long long* __restrict__ offsets, long long tiles, long long total,
+xs_seg_copy_staged(const long long* __restrict__ offsets, long long tiles,
+                   const unsigned long long* __restrict__ rec,
                    const long long* __restrict__ stage_pos, const W* __restrict__ stage_key,
                    W* __restrict__ dst, long long* __restrict__ idx)
 {
     static_assert(XS_SEG_STAGE <= XS_SEG_THREADS, "a thread a staged head");
+    if (rec[4] != ~0ull) return;   // some tile counted more than it stages
+    const long long total = (long long)rec[1];
     const long long t = blockIdx.x;
     const long long start = offsets[t];
     const long long cnt = (t + 1 < tiles ? offsets[t + 1] : total) - start;
@@ -428,11 +436,17 @@ xs_seg_copy_staged(const long long* __restrict__ offsets, long long tiles, long 
 
 // After the scatter of run heads: the end of the CSR offsets (offsets[total] = n) and,
 // where lengths is not null, each run's length (the last one's from n, not from the
-// entry this launch writes).
+// entry this launch writes). With rec not null (the copy of staged heads launched
+// before the host read the record), total is rec[1] and nothing is written unless
+// every tile staged (rec[4] all ones), as in xs_seg_copy_staged.
 XS_ON_REQUEST __global__ void __launch_bounds__(256)
 xs_seg_close(long long* __restrict__ offsets, long long total, long long n,
-             long long* __restrict__ lengths)
+             long long* __restrict__ lengths, const unsigned long long* __restrict__ rec)
 {
+    if (rec != nullptr) {
+        if (rec[4] != ~0ull) return;
+        total = (long long)rec[1];
+    }
     const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (first == 0) offsets[total] = n;
     if (lengths == nullptr) return;

@@ -298,11 +298,25 @@ def _tiles(n: int) -> int:
 def _count_and_scan(flag: int, src, key_type: str, n: int, family: tuple, check: bool,
                     thr: int = 0, longer: list | None = None, stage: list | None = None):
     """Passes 1 and 2: the exclusive offsets of the tiles (int64 (n_tiles,)), the first
-    unsorted position (or -1) and the total, from one record read back. With ``check``
+    unsorted position (or -1) and the total, from one record read back (see
+    :func:`_count_and_scan_later`)."""
+    tile_offsets, _, finish = _count_and_scan_later(flag, src, key_type, n, family, check,
+                                                    thr, longer, stage)
+    return (tile_offsets,) + finish()
+
+
+def _count_and_scan_later(flag: int, src, key_type: str, n: int, family: tuple, check: bool,
+                          thr: int = 0, longer: list | None = None,
+                          stage: list | None = None):
+    """Launch passes 1 and 2 and queue the copy of their record; return ``(tile
+    offsets, record, finish)``: the exclusive offsets of the tiles (int64 (n_tiles,)),
+    the record on the device (``[first unsorted, total, over1, over2, staged]``, for
+    kernels launched before the host reads it) and ``finish()``, which waits for the
+    record's copy and gives ``(first unsorted position or -1, total)``. With ``check``
     (keys) the count pass also tests whether a run is longer than each of
-    :data:`RUN_TESTS`; the two answers go to ``longer``. ``stage``: a list of the run
-    heads' (positions, keys) slots, :data:`_STAGE` a tile (flag 1 only), to which
-    whether every tile staged its heads is appended."""
+    :data:`RUN_TESTS`; ``finish`` puts the two answers in ``longer``. ``stage``: a list
+    of the run heads' (positions, keys) slots, :data:`_STAGE` a tile (flag 1 only), to
+    which ``finish`` appends whether every tile staged its heads."""
     cupy = _cupy()
     n_tiles = _tiles(n)
     counts = cupy.empty(n_tiles, dtype=cupy.int64)
@@ -316,12 +330,23 @@ def _count_and_scan(flag: int, src, key_type: str, n: int, family: tuple, check:
                else [ptr(stage[0].data.ptr), ptr(stage[1].data.ptr)]), _COMPACT_SOURCE)
     _launch(_SCAN_TILES, family, 1, _SCAN_THREADS,
             [ptr(counts.data.ptr), n_tiles, ptr(rec.data.ptr)], _COMPACT_SOURCE)
-    bad, total, over1, over2, staged = _read(rec)
-    if longer is not None:
-        longer[:] = [over1 == 0, over2 == 0]
-    if stage is not None:   # whether every tile staged its heads (at most _STAGE of them)
-        stage.append(staged != 0)
-    return counts, _opt(bad), total
+    wait = _read_later(rec)
+
+    def finish():
+        bad, total, over1, over2, staged = wait()
+        if longer is not None:
+            longer[:] = [over1 == 0, over2 == 0]
+        if stage is not None:   # whether every tile staged its heads (at most _STAGE of them)
+            stage.append(staged != 0)
+        return _opt(bad), total
+    return counts, rec, finish
+
+
+#: a speculative result of :func:`runs` is handed out as a view of its buffer (of
+#: :data:`_STAGE` entries a tile) where it fills at least this fraction of it; a
+#: shorter one is copied, so that a few long runs do not keep a buffer of n / 16
+#: entries alive
+_VIEW_FILL = 1 / 8
 
 
 def runs(keys, check_sorted: bool, lengths: bool = False):
@@ -330,7 +355,17 @@ def runs(keys, check_sorted: bool, lengths: bool = False):
     count pass also finds the first position whose key is less than its predecessor,
     and ``longest`` is :func:`~xstride._plans.segments.longest_bound` of whether a run
     is longer than each of ``RUN_TESTS`` (None without ``check_sorted``: not known).
-    With ``lengths`` a fifth entry: each run's length (int64)."""
+    With ``lengths`` a fifth entry: each run's length (int64).
+
+    The count pass stages the heads of every tile of at most :data:`_STAGE` runs. The
+    copy of the staged heads to their place and the close of the offsets are launched
+    before the host reads the count, into buffers of :data:`_STAGE` entries a tile, and
+    read the total from the device: where every tile staged (runs of 16 keys or more
+    on average in each tile), the device goes from the count to the next kernel of the
+    caller without waiting for the host's round trip. The results are then the
+    buffers' first entries (views, or copies where they fill less than
+    :data:`_VIEW_FILL` of them). Otherwise the buffers go back unused and the scatter
+    moves the heads: the staged ones, and those of the other tiles read again."""
     cupy = _cupy()
     n = keys.shape[0]
     if n == 0:
@@ -341,41 +376,71 @@ def runs(keys, check_sorted: bool, lengths: bool = False):
     copy = f"xs_seg_copy_staged<{word}>"
     family = (f"xs_seg_count<1, {kt}>", f"xs_seg_scatter<1, {kt}, {word}>", _SCAN_TILES,
               _CLOSE, copy)
+    tiles = _tiles(n)
     longer = [True, True]
     # the heads of tiles of at most _STAGE runs wait here (written by the count pass):
-    # the scatter (or, when every tile staged, a copy) moves them instead of reading the
-    # keys a second time
+    # the copy (or the scatter) moves them instead of reading the keys a second time
     try:
-        stage = [cupy.empty(_tiles(n) * _STAGE, dtype=cupy.int64),
-                 cupy.empty(_tiles(n) * _STAGE, dtype=k.dtype)]
+        stage = [cupy.empty(tiles * _STAGE, dtype=cupy.int64),
+                 cupy.empty(tiles * _STAGE, dtype=k.dtype)]
     except MemoryError:   # 1/16 of the keys and their positions: then read them again
         stage = None
-    tile_offsets, bad, total = _count_and_scan(1, k, kt, n, family, check_sorted,
-                                               longer=longer, stage=stage)
+    tile_offsets, rec, finish = _count_and_scan_later(1, k, kt, n, family, check_sorted,
+                                                      longer=longer, stage=stage)
+    ahead = None if stage is None else _copy_staged_ahead(k, n, tiles, family, tile_offsets,
+                                                          rec, stage, lengths)
+    bad, total = finish()
     if bad >= 0:
         return (bad, None, None, None) + ((None,) if lengths else ())
+    longest = longest_bound(tuple(longer)) if check_sorted else None
+    if ahead is not None and stage[2]:
+        offsets, unique, counts = ahead
+        fits = total >= _VIEW_FILL * unique.shape[0]
+        unique, counts = (None if a is None else a[:total] if fits else a[:total].copy()
+                          for a in (unique, counts))
+        found = (-1, offsets[:total + 1], unique, longest)
+        return found + (counts,) if lengths else found
     offsets = cupy.empty(total + 1, dtype=cupy.int64)
     unique = cupy.empty(total, dtype=k.dtype)
-    if stage is not None and stage[2]:
-        _launch(copy, family, _tiles(n), _THREADS,
-                [ptr(tile_offsets.data.ptr), _tiles(n), total, ptr(stage[0].data.ptr),
-                 ptr(stage[1].data.ptr), ptr(unique.data.ptr), ptr(offsets.data.ptr)],
-                _COMPACT_SOURCE)
-    else:
-        _launch(family[1], family, _tiles(n), _THREADS,
-                [ptr(k.data.ptr), n, 0, ptr(tile_offsets.data.ptr), ptr(k.data.ptr), 1,
-                 ptr(unique.data.ptr), ptr(offsets.data.ptr)]
-                + ([ptr(0), ptr(0), 0] if stage is None
-                   else [ptr(stage[0].data.ptr), ptr(stage[1].data.ptr), total]),
-                _COMPACT_SOURCE)
+    _launch(family[1], family, tiles, _THREADS,
+            [ptr(k.data.ptr), n, 0, ptr(tile_offsets.data.ptr), ptr(k.data.ptr), 1,
+             ptr(unique.data.ptr), ptr(offsets.data.ptr)]
+            + ([ptr(0), ptr(0), 0] if stage is None
+               else [ptr(stage[0].data.ptr), ptr(stage[1].data.ptr), total]),
+            _COMPACT_SOURCE)
     counts = cupy.empty(total, dtype=cupy.int64) if lengths else None
     # offsets[total] = n (and the lengths): not a CuPy fill and subtract, two more
     # kernels a first call would compile one after another
     _launch(_CLOSE, family, _grid(total if lengths else 1, _CLOSE_THREADS), _CLOSE_THREADS,
-            [ptr(offsets.data.ptr), total, n, ptr(0 if counts is None else counts.data.ptr)],
-            _COMPACT_SOURCE)
-    found = (-1, offsets, unique, longest_bound(tuple(longer)) if check_sorted else None)
+            [ptr(offsets.data.ptr), total, n, ptr(0 if counts is None else counts.data.ptr),
+             ptr(0)], _COMPACT_SOURCE)
+    found = (-1, offsets, unique, longest)
     return found + (counts,) if lengths else found
+
+
+def _copy_staged_ahead(k, n: int, tiles: int, family: tuple, tile_offsets, rec, stage,
+                       lengths: bool):
+    """Launch the copy of the staged heads and the close of the offsets (with the
+    lengths) into buffers for the most runs a staged count gives (:data:`_STAGE` a
+    tile, at most ``n``), both reading the total from the record ``rec`` on the
+    device; ``(offsets, unique, lengths or None)``, or None where the buffers do not
+    fit (the host then sizes them after the count)."""
+    cupy = _cupy()
+    cap = min(n, tiles * _STAGE)
+    try:
+        offsets = cupy.empty(cap + 1, dtype=cupy.int64)
+        unique = cupy.empty(cap, dtype=k.dtype)
+        counts = cupy.empty(cap, dtype=cupy.int64) if lengths else None
+    except MemoryError:
+        return None
+    _launch(family[4], family, tiles, _THREADS,
+            [ptr(tile_offsets.data.ptr), tiles, ptr(rec.data.ptr), ptr(stage[0].data.ptr),
+             ptr(stage[1].data.ptr), ptr(unique.data.ptr), ptr(offsets.data.ptr)],
+            _COMPACT_SOURCE)
+    _launch(_CLOSE, family, _grid(cap if lengths else 1, _CLOSE_THREADS), _CLOSE_THREADS,
+            [ptr(offsets.data.ptr), 0, n, ptr(0 if counts is None else counts.data.ptr),
+             ptr(rec.data.ptr)], _COMPACT_SOURCE)
+    return offsets, unique, counts
 
 
 def _word(row_bytes: int) -> int:
