@@ -264,6 +264,34 @@ def test_runs_every_tile_staged(poisoned, dtype, n):
     np.testing.assert_allclose(red.get(), want, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("run, view", [(40, True), (100, True), (300, False), (5000, False)])
+def test_runs_ahead_of_the_read_back_views_or_copies(poisoned, run, view):
+    """Every tile staged: the heads' copy and the offsets' close were launched before the
+    count's read-back, into buffers of 256 entries a tile (the total read on the
+    device). Keys and lengths are views of those buffers where they fill at least 1/8
+    of them, else arrays of their own size; the offsets equal the host's, so do a
+    reduction over them and the voxels' counts."""
+    cp = poisoned
+    n = 64 * 4096 + 77
+    keys = np.repeat(np.arange(n // run + 1, dtype=np.int64) * 3, run)[:n]
+    u, c = alg.run_length_encode(cp.asarray(keys))
+    hu, hc = alg.run_length_encode(keys)
+    np.testing.assert_array_equal(u.get(), hu)
+    np.testing.assert_array_equal(c.get(), hc)
+    cap = -(-n // 4096) * 256
+    for got in (u, c):
+        assert (got.data.mem.size >= cap * got.itemsize) == view, (run, got.data.mem.size)
+    vals = np.random.default_rng(run).integers(-99, 99, size=(n, 2))
+    uk, red = alg.reduce_by_key(cp.asarray(keys), cp.asarray(vals))
+    np.testing.assert_array_equal(uk.get(), hu)
+    np.testing.assert_array_equal(red.get(), alg.reduce_by_key(keys, vals)[1])
+    pts = np.stack([keys / 3.0, np.zeros(n), np.zeros(n)], axis=1) + 0.5
+    cent, counts = alg.voxel_downsample(cp.asarray(pts), 1.0)
+    hcent, hcounts = alg.voxel_downsample(pts, 1.0)
+    np.testing.assert_array_equal(counts.get(), hcounts)
+    np.testing.assert_array_equal(cent.get(), hcent)
+
+
 @pytest.mark.parametrize("longest", [3, 256, 257, 4096, 4097, 10_000])
 @pytest.mark.parametrize("short", [3, 40])
 def test_reduce_by_key_runs_around_the_tested_lengths(cp, longest, short):
