@@ -368,7 +368,7 @@ class FakeCupy(types.ModuleType):
             getDeviceProperties=lambda d: {"multiProcessorCount": self.multiprocessors},
             memsetAsync=lambda ptr, value, size, stream: ctypes.memset(ptr, value, size),
             memcpyAsync=lambda dst, src, size, kind, stream: ctypes.memmove(dst, src, size),
-            memcpyDeviceToHost=2)
+            memcpyDeviceToHost=2, memcpyDeviceToDevice=3)
         self.cuda = types.SimpleNamespace(
             runtime=runtime, Device=FakeDevice, MemoryPointer=FakeMemoryPointer,
             alloc_pinned_memory=bytearray,
