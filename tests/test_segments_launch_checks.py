@@ -65,8 +65,8 @@ def test_uint64_offsets_checked_as_on_the_host(dev, offs):
 
 @pytest.mark.parametrize("plan", [SegmentPlan("thread", 5, False), SegmentPlan("warp", 5, False)])
 def test_short_walk_runs_before_the_check_is_read(dev, monkeypatch, plan):
-    """``reduce_checked`` queues the check, the short walk and the copy of the check's
-    record, then waits: the walk is launched on offsets the check refuses, with ``n`` (the
+    """``reduce_checked`` queues the check, the copy of its record and the short walk,
+    then waits: the walk is launched on offsets the check refuses, with ``n`` (the
     played walk clamps to it as ``xs_seg_clamp`` does; an index past the rows would
     raise here), and the refusal still comes."""
     monkeypatch.setattr(ks, "plan_segments", lambda n, n_seg, max_len, row_bytes: plan)
@@ -122,24 +122,23 @@ def test_record_reads_share_a_pinned_buffer_only_once_it_is_free(fake_cupy):
     assert ks._read_later(fake_cupy.asarray(np.array([3], np.uint64)))() == [3]
 
 
-def test_a_failed_walk_leaves_no_copy_pending(dev, monkeypatch):
-    """``reduce_checked`` queues the record's copy after the short walk: a walk that
-    fails (no memory for the result, a compile error) raises before any copy into the
-    thread's pinned words is queued, so none is left pending, and the next call reads
-    its record through them."""
+def test_a_failed_walk_waits_for_the_check_s_copy(dev, monkeypatch):
+    """``reduce_checked``: the walk failing after the record's copy was queued (no
+    memory for the result, a compile error) waits for that copy before raising, so
+    its pinned words are not handed back while the copy is pending."""
     def fail(*args):
         raise MemoryError("out of device memory")
-    walk = ks._short_walk
     monkeypatch.setattr(ks, "_short_walk", fail)
-    queued = []
+    waited = []
     read_later = ks._read_later
-    monkeypatch.setattr(ks, "_read_later", lambda rec: queued.append(1) or read_later(rec))
+
+    def watched(rec):
+        wait = read_later(rec)
+        return lambda: waited.append(1) or wait()
+    monkeypatch.setattr(ks, "_read_later", watched)
     with pytest.raises(MemoryError):
         alg.segment_reduce(dev.asarray(np.arange(6.0)), dev.asarray(np.array([0, 3, 6])))
-    assert queued == []
-    monkeypatch.setattr(ks, "_short_walk", walk)
-    got = alg.segment_reduce(dev.asarray(np.arange(6.0)), dev.asarray(np.array([0, 3, 6])))
-    assert got.get().tolist() == [3.0, 12.0] and queued == [1]
+    assert waited == [1]
 
 
 @pytest.mark.parametrize("dtype", ["float32", ">f4", "int64", "<u2", "bool", "V8", "M8[ns]"])

@@ -150,22 +150,24 @@ def warp_tile(k: int, itemsize: int) -> bool:
 
 def reduce_checked(values, offsets, op: str, out_dtype: str, acc_dtype: str):
     """:func:`offsets_stats` and :func:`segment_reduce` in one queue: the offsets' check,
-    the short walk, then the copy of the check's record to the host, all launched
-    before the host waits for the record (the walks clamp every offset to ``[0, n]``,
-    so offsets the check will refuse read no row outside ``values``). Returns
-    ``(stats, finish)``: ``stats`` as :func:`offsets_stats` gives it; ``finish()``, to
-    be called only when the caller accepts those offsets, launches the long walk where
-    a segment needs it and returns the result. Saves the host's round trip between the
-    check and the walk (about 0.07 of 0.35 ms for 2**26 (n, 3) float32 rows in 2**21
-    segments); the record's copy goes after the walk, so the host's work of queueing
-    that copy (13 us on the H100's host) is not a gap between the two kernels either
-    (the host then waits for the walk too, whose result it returns anyway)."""
+    the copy of its record to the host, then the short walk, launched before the host
+    waits for the record (the walks clamp every offset to ``[0, n]``, so offsets the
+    check will refuse read no row outside ``values``). Returns ``(stats, finish)``:
+    ``stats`` as :func:`offsets_stats` gives it; ``finish()``, to be called only when
+    the caller accepts those offsets, launches the long walk where a segment needs it
+    and returns the result. Saves the host's round trip between the check and the
+    walk (about 0.07 of 0.35 ms for 2**26 (n, 3) float32 rows in 2**21 segments)."""
     cupy = _cupy()
     offs = _int64(cupy, offsets)
     words, flipped = _check_words(cupy, offsets, offs)
-    rec = _stats_record(words)
-    started = None if op == "count" else _short_walk(values, offs, op, out_dtype, acc_dtype)
-    stats = _stats(_read(rec), flipped)
+    wait = _read_later(_stats_record(words))
+    try:
+        started = None if op == "count" else _short_walk(values, offs, op, out_dtype,
+                                                         acc_dtype)
+    except BaseException:
+        wait()    # the copy lands before its pinned words can go back to CuPy's pool
+        raise
+    stats = _stats(wait(), flipped)
 
     def finish():
         if started is None:
