@@ -76,12 +76,20 @@ def test_runs_every_tile_staged_played(dev, dtype, n):
     if dtype == "int8":
         keys = (keys % 100).astype(dtype)
         keys.sort()
+    staged_runs_played(dev, keys)
+
+
+def staged_runs_played(dev, keys):
+    """``run_length_encode`` of keys whose every tile stages its heads, on the stand-in
+    and on the host: equal, and the four launches of that path (no scatter). Returns
+    the stand-in's keys and lengths and the host's."""
     u, c = alg.run_length_encode(dev.asarray(keys))
     hu, hc = alg.run_length_encode(keys)
     np.testing.assert_array_equal(u.get(), hu)
     np.testing.assert_array_equal(c.get(), hc)
     assert names(dev) == ["xs_seg_count", "xs_seg_scan_tiles", "xs_seg_copy_staged",
                           "xs_seg_close"]
+    return u, c, hu, hc
 
 
 @pytest.mark.parametrize("run, view", [(40, True), (100, True), (200, False), (300, False)])
@@ -94,12 +102,7 @@ def test_runs_ahead_of_the_read_back_give_views_or_copies(dev, run, view):
     host's either way, the offsets too."""
     n = 5 * TILE + 11
     keys = np.repeat(np.arange(n // run + 1), run)[:n].astype(np.int32)
-    u, c = alg.run_length_encode(dev.asarray(keys))
-    hu, hc = alg.run_length_encode(keys)
-    np.testing.assert_array_equal(u.get(), hu)
-    np.testing.assert_array_equal(c.get(), hc)
-    assert names(dev) == ["xs_seg_count", "xs_seg_scan_tiles", "xs_seg_copy_staged",
-                          "xs_seg_close"]
+    u, c, hu, hc = staged_runs_played(dev, keys)
     cap = -(-n // TILE) * STAGE
     for got in (u, c):
         assert (got.data.mem.size >= cap * got.itemsize) == view, (run, got.data.mem.size)
