@@ -125,6 +125,31 @@ def test_runs_ahead_of_the_read_back_with_unsorted_keys(dev):
                           "xs_seg_close"]
 
 
+def test_runs_ahead_failing_waits_for_the_record_s_copy(dev, monkeypatch):
+    """A launch ahead of the read-back that fails (a compile error, say) waits for the
+    record's copy before raising, so its pinned words are not handed back while the
+    copy is pending; the next call reads its record through them."""
+    keys = every_tile_staged_keys("int32", 3 * TILE)
+    def fail(*args):
+        raise RuntimeError("no kernel")
+    ahead = ks._copy_staged_ahead
+    monkeypatch.setattr(ks, "_copy_staged_ahead", fail)
+    waited = []
+    read_later = ks._read_later
+
+    def watched(rec):
+        wait = read_later(rec)
+        return lambda: waited.append(1) or wait()
+    monkeypatch.setattr(ks, "_read_later", watched)
+    with pytest.raises(RuntimeError, match="no kernel"):
+        alg.run_length_encode(dev.asarray(keys))
+    assert waited == [1]
+    monkeypatch.setattr(ks, "_copy_staged_ahead", ahead)
+    dev.launches.clear()
+    staged_runs_played(dev, keys)
+    assert waited == [1, 1]
+
+
 def test_runs_without_room_for_the_stage_played(dev, monkeypatch):
     """Where the stage does not fit, the scatter reads every tile's keys again."""
     keys = staged_keys("int32")

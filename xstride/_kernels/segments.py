@@ -387,8 +387,12 @@ def runs(keys, check_sorted: bool, lengths: bool = False):
         stage = None
     tile_offsets, rec, finish = _count_and_scan_later(1, k, kt, n, family, check_sorted,
                                                       longer=longer, stage=stage)
-    ahead = None if stage is None else _copy_staged_ahead(k, n, tiles, family, tile_offsets,
-                                                          rec, stage, lengths)
+    try:
+        ahead = None if stage is None else _copy_staged_ahead(k, n, tiles, family,
+                                                              tile_offsets, rec, stage, lengths)
+    except BaseException:
+        finish()   # the record's copy lands before its pinned words go back to CuPy's pool
+        raise
     bad, total = finish()
     if bad >= 0:
         return (bad, None, None, None) + ((None,) if lengths else ())
