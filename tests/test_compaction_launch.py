@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from tests.test_segments_gpu import assert_close, staged_keys
-from tests.test_segments_launch import GAP, STAGE, TILE, dev, names  # noqa: F401 (fixture)
+from tests.test_segments_launch import GAP, STAGE, TILE, count_record_waits, names
+from tests.test_segments_launch import dev  # noqa: F401 (fixture)
 from xstride import algorithms as alg
 from xstride._kernels import segments as ks
 from xstride._plans.segments import RUN_TESTS
@@ -134,13 +135,7 @@ def test_runs_ahead_failing_waits_for_the_record_s_copy(dev, monkeypatch):
         raise RuntimeError("no kernel")
     ahead = ks._copy_staged_ahead
     monkeypatch.setattr(ks, "_copy_staged_ahead", fail)
-    waited = []
-    read_later = ks._read_later
-
-    def watched(rec):
-        wait = read_later(rec)
-        return lambda: waited.append(1) or wait()
-    monkeypatch.setattr(ks, "_read_later", watched)
+    waited = count_record_waits(monkeypatch)
     with pytest.raises(RuntimeError, match="no kernel"):
         alg.run_length_encode(dev.asarray(keys))
     assert waited == [1]

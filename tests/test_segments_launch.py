@@ -474,6 +474,19 @@ def names(fake):
     return [k.name.partition("<")[0] for k, *_ in fake.launches]
 
 
+def count_record_waits(monkeypatch) -> list:
+    """Make the segment executor's record reads note each wait for a queued copy: the
+    returned list gains a 1 a wait (a failure path must wait for a copy it queued)."""
+    waited = []
+    read_later = ks._read_later
+
+    def watched(rec):
+        wait = read_later(rec)
+        return lambda: waited.append(1) or wait()
+    monkeypatch.setattr(ks, "_read_later", watched)
+    return waited
+
+
 PLANS = [None, (SegmentPlan("warp", 4, True), LongPlan(3, 4)),
          (SegmentPlan("thread", 5, True), LongPlan(1, 12)),
          (SegmentPlan("warp", 12, False), None), (SegmentPlan("thread", 12, False), None)]

@@ -13,7 +13,7 @@ import re
 import numpy as np
 import pytest
 
-from tests.test_segments_launch import TILE, dev, names  # noqa: F401 (fixture)
+from tests.test_segments_launch import TILE, count_record_waits, dev, names  # noqa: F401 (fixture)
 from xstride import algorithms as alg
 from xstride._host import segments as host_segments
 from xstride._kernels import segments as ks
@@ -129,13 +129,7 @@ def test_a_failed_walk_waits_for_the_check_s_copy(dev, monkeypatch):
     def fail(*args):
         raise MemoryError("out of device memory")
     monkeypatch.setattr(ks, "_short_walk", fail)
-    waited = []
-    read_later = ks._read_later
-
-    def watched(rec):
-        wait = read_later(rec)
-        return lambda: waited.append(1) or wait()
-    monkeypatch.setattr(ks, "_read_later", watched)
+    waited = count_record_waits(monkeypatch)
     with pytest.raises(MemoryError):
         alg.segment_reduce(dev.asarray(np.arange(6.0)), dev.asarray(np.array([0, 3, 6])))
     assert waited == [1]
