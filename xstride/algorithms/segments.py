@@ -230,6 +230,10 @@ def reduce_by_key(sorted_keys, values, op="sum"):
     reduced : array of shape (n_unique,) or (n_unique, k)
         The reduction of the rows of each key, dtype as in :func:`segment_reduce`.
 
+    On CuPy, where every tile of 4096 keys holds at most 256 runs, ``unique_keys`` may be
+    a view of a buffer of up to n / 16 entries, one it fills at least 1/8 of
+    (docs/segments.md).
+
     Raises
     ------
     TypeError
@@ -293,6 +297,9 @@ def run_length_encode(keys):
         The key of each run, in order (sorted keys: each distinct key once).
     counts : array of int64, shape (n_runs,)
         The length of each run; ``counts.sum() == n``.
+
+    On CuPy, where every tile of 4096 keys holds at most 256 runs, both may be views of
+    buffers of up to n / 16 entries, which they fill at least 1/8 of (docs/segments.md).
 
     Raises
     ------

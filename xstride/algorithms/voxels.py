@@ -52,7 +52,9 @@ def voxel_downsample(points, voxel_size, *, origin=None):
     counts : array of int64, shape (m,)
         Points per voxel, in the same order; ``counts.sum() == n``.
 
-    Both on the backend of ``points``. ``n == 0`` gives shapes (0, ndim) and (0,).
+    Both on the backend of ``points``. ``n == 0`` gives shapes (0, ndim) and (0,). On
+    CuPy ``counts`` may be a view of a buffer of up to n / 16 entries, which it fills at
+    least 1/8 of (docs/segments.md, the run compaction).
 
     Raises
     ------
