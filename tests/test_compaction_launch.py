@@ -16,6 +16,7 @@ from tests.test_segments_launch import GAP, STAGE, TILE, count_record_waits, nam
 from tests.test_segments_launch import dev  # noqa: F401 (fixture)
 from xstride import algorithms as alg
 from xstride._kernels import segments as ks
+from xstride._kernels import voxel_passes
 from xstride._plans.segments import RUN_TESTS
 
 
@@ -221,7 +222,7 @@ def test_launch_constants_match_the_kernels():
     from tests.test_segments_launch import _define
 
     assert ks._WALK_TILE == ks._THREADS * _define("compaction.cu", "XS_SEG_WALK_ITEMS")
-    assert ks._VOX_ITEMS == _define("voxels.cu", "XS_VOX_ITEMS")
+    assert voxel_passes._VOX_ITEMS == _define("voxels.cu", "XS_VOX_ITEMS")
     assert ks._SCAN_THREADS == 1024
 
 

@@ -10,6 +10,7 @@ from tests.test_cuda_headers_nvrtc import compile_named, nvrtc, ptx_param_sizes
 from tests.test_segments_launch import MODELS
 from xstride._core.dtypes import C_TYPES
 from xstride._kernels import segments as ks
+from xstride._kernels import voxel_passes
 from xstride._kernels._compile import source
 from xstride._plans.segments import OPS, VALUE_DTYPES, accumulator, result_dtype
 
@@ -72,7 +73,7 @@ def test_every_instance_compiles_with_the_packed_parameter_sizes():
     seen = set()
     for file, names in (("segments.cu", every_name()),
                         (ks._COMPACT_SOURCE, every_compaction_name()),
-                        (ks._VOX_SOURCE, VOXEL_NAMES)):
+                        (voxel_passes._VOX_SOURCE, VOXEL_NAMES)):
         lowered, ptx = compile_all(names, file=file)
         for name in names:
             base = name.partition("<")[0]
