@@ -16,6 +16,7 @@ from tests.test_segments_launch import GAP, STAGE, TILE, count_record_waits, nam
 from tests.test_segments_launch import dev  # noqa: F401 (fixture)
 from xstride import algorithms as alg
 from xstride._kernels import segments as ks
+from xstride._kernels import compaction as kc
 from xstride._kernels import voxel_passes
 from xstride._plans.segments import RUN_TESTS
 
@@ -134,13 +135,13 @@ def test_runs_ahead_failing_waits_for_the_record_s_copy(dev, monkeypatch):
     keys = every_tile_staged_keys("int32", 3 * TILE)
     def fail(*args):
         raise RuntimeError("no kernel")
-    ahead = ks._copy_staged_ahead
-    monkeypatch.setattr(ks, "_copy_staged_ahead", fail)
+    ahead = kc._copy_staged_ahead
+    monkeypatch.setattr(kc, "_copy_staged_ahead", fail)
     waited = count_record_waits(monkeypatch)
     with pytest.raises(RuntimeError, match="no kernel"):
         alg.run_length_encode(dev.asarray(keys))
     assert waited == [1]
-    monkeypatch.setattr(ks, "_copy_staged_ahead", ahead)
+    monkeypatch.setattr(kc, "_copy_staged_ahead", ahead)
     dev.launches.clear()
     staged_runs_played(dev, keys)
     assert waited == [1, 1]
@@ -201,7 +202,7 @@ def test_bin_offsets_sparse_bins_at_every_boundary_played(dev):
     XS_SEG_GAP (then the search fills every offset), and the same bins with that gap
     closed (the walk alone): the offsets of the NumPy backend."""
     rng = np.random.default_rng(9)
-    tile = ks._WALK_TILE
+    tile = kc._WALK_TILE
     b, n_bins = sparse_bins(rng, 3 * tile + 5, tile)
     np.testing.assert_array_equal(alg.bin_offsets(dev.asarray(b), n_bins).get(),
                                   alg.bin_offsets(b, n_bins))
@@ -221,9 +222,9 @@ def test_launch_constants_match_the_kernels():
     """The grids the executor sizes from XS_SEG_WALK_ITEMS and XS_VOX_ITEMS."""
     from tests.test_segments_launch import _define
 
-    assert ks._WALK_TILE == ks._THREADS * _define("compaction.cu", "XS_SEG_WALK_ITEMS")
+    assert kc._WALK_TILE == ks._THREADS * _define("compaction.cu", "XS_SEG_WALK_ITEMS")
     assert voxel_passes._VOX_ITEMS == _define("voxels.cu", "XS_VOX_ITEMS")
-    assert ks._SCAN_THREADS == 1024
+    assert kc._SCAN_THREADS == 1024
 
 
 def test_bin_offsets_bad_bins_before_the_offsets_size_played(dev):
@@ -298,7 +299,10 @@ def test_reduce_by_key_bounds_the_longest_run_in_the_check(dev, longest, stats, 
     # second close) follows only where some tile of 4096 keys holds more than 256 heads
     heads = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
     staged = np.bincount(heads // TILE).max() <= STAGE
-    assert walk[:4] == ["xs_seg_count", "xs_seg_scan_tiles", "xs_seg_copy_staged",
-                        "xs_seg_close"]
-    assert (walk[4] == "xs_seg_scatter") == (not staged), walk
+    # the thread walk too (it may be the plan's: a count of at least n / 128 runs); it
+    # runs where every tile staged, else the host launches the walk after the scatter
+    assert walk[:5] == ["xs_seg_count", "xs_seg_scan_tiles", "xs_seg_copy_staged",
+                        "xs_seg_close", "xs_seg_thread"]
+    assert (walk[5:6] == ["xs_seg_scatter"]) == (not staged), walk
+    assert walk.count("xs_seg_thread") == (1 if staged else 2), walk
     assert staged == (mean == "long")

@@ -27,6 +27,7 @@ from xstride._kernels import morton as km
 from xstride._kernels import segments as ks
 from xstride._kernels import sort as ksort
 from xstride._kernels import tree as kt
+from xstride._kernels._segment_launch import LAUNCHES
 
 from tests.conftest import FakeCupy, FakeCupyArray, installed_fake_cupy
 from tests.test_current_device import launches, moved, on, refused  # noqa: F401 - a fixture
@@ -48,9 +49,9 @@ class AlgorithmsCupy(EmuCupy):
 
 def _clear():
     _compile.clear()
-    for mod in (ks, ksort, kt):
+    for mod in (ksort, kt, km):
         mod._LAUNCHES.clear()
-    km._LAUNCHES.clear()
+    LAUNCHES.clear()     # the segment executor's
 
 
 @pytest.fixture
@@ -159,7 +160,7 @@ def test_segments_after_a_call_on_device_0_still_refuse_device_1(cupy_on, launch
     for _ in range(2):
         alg.run_length_encode(keys)
     n = len(launches)
-    assert n > 0 and len(ks._LAUNCHES) > 0
+    assert n > 0 and len(LAUNCHES) > 0
     refused(cupy_on, launches, "run_length_encode", "keys",
             lambda: alg.run_length_encode(moved(keys, 1)))
     assert len(launches) == n

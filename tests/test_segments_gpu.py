@@ -285,6 +285,9 @@ def test_runs_ahead_of_the_read_back_views_or_copies(poisoned, run, view):
     uk, red = alg.reduce_by_key(cp.asarray(keys), cp.asarray(vals))
     np.testing.assert_array_equal(uk.get(), hu)
     np.testing.assert_array_equal(red.get(), alg.reduce_by_key(keys, vals)[1])
+    # runs of at most 128 rows (and 2 KiB): the thread walk, launched with the heads'
+    # copy into a buffer of cap rows, whose view the sums are
+    assert (red.data.mem.size >= cap * red.itemsize * 2) == (run <= 128), red.data.mem.size
     pts = np.stack([keys / 3.0, np.zeros(n), np.zeros(n)], axis=1) + 0.5
     cent, counts = alg.voxel_downsample(cp.asarray(pts), 1.0)
     hcent, hcounts = alg.voxel_downsample(pts, 1.0)
@@ -331,10 +334,10 @@ def test_bin_offsets_sparse_bins_at_every_boundary_device(cp, dtype):
     gap closed (the walk alone), and an unsorted bin at a tile's first position: the
     NumPy backend's offsets and error."""
     from tests.test_compaction_launch import sparse_bins
-    from xstride._kernels import segments as ks
+    from xstride._kernels import compaction as kc
 
     rng = np.random.default_rng(11)
-    tile, gap = ks._WALK_TILE, 1 << 16
+    tile, gap = kc._WALK_TILE, 1 << 16
     b, n_bins = sparse_bins(rng, 5 * tile + 3, tile)
     for bins, nb in ((b, n_bins), (np.where(np.arange(b.size) >= b.size // 2, b - gap, b),
                                    n_bins - gap)):

@@ -10,6 +10,7 @@ from tests.test_cuda_headers_nvrtc import compile_named, nvrtc, ptx_param_sizes
 from tests.test_segments_launch import MODELS
 from xstride._core.dtypes import C_TYPES
 from xstride._kernels import segments as ks
+from xstride._kernels import compaction as kc
 from xstride._kernels import voxel_passes
 from xstride._kernels._compile import source
 from xstride._plans.segments import OPS, VALUE_DTYPES, accumulator, result_dtype
@@ -19,7 +20,7 @@ pytestmark = pytest.mark.skipif(nvrtc is None, reason="cuda-bindings/nvrtc not i
 INT_KEYS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
 
 # bytes of each parameter as segments.py packs them: P pointer/long long (8), i int (4)
-PARAMS = {"xs_seg_thread": "PPqqqqqP", "xs_seg_warp": "PPqPqqqqqPP",
+PARAMS = {"xs_seg_thread": "PPqqqqqPPq", "xs_seg_warp": "PPqPqqqqqPP",
           "xs_seg_combine": "PPPqqqqP", "xs_seg_offsets_stats": "PqP", "xs_seg_count": "PqqPiPPP",
           "xs_seg_scan_tiles": "PqP", "xs_seg_scatter": "PqqPPqPPPPq",
           "xs_seg_copy_staged": "PqPPPPP", "xs_seg_bins_walk": "PqqPP",
@@ -47,17 +48,17 @@ def every_name() -> list[str]:
 def every_compaction_name() -> list[str]:
     """Every kernel of compaction.cu the executor asks for, with every key dtype."""
     names = []
-    words = list(ks._WORDS.values())
+    words = list(kc._WORDS.values())
     names += ["xs_seg_count<0, unsigned char>", "xs_seg_count<2, long long>",
               "xs_seg_scatter<2, long long, unsigned char>"]
     names += [f"xs_seg_scatter<0, unsigned char, {w}>" for w in words]
     for key in INT_KEYS:
         kt = C_TYPES[key]
         names += [f"xs_seg_count<1, {kt}>",
-                  f"xs_seg_scatter<1, {kt}, {ks._WORDS[np.dtype(key).itemsize]}>",
+                  f"xs_seg_scatter<1, {kt}, {kc._WORDS[np.dtype(key).itemsize]}>",
                   f"xs_seg_bins_walk<{kt}>", f"xs_seg_bins_fill<{kt}>"]
     names += [f"xs_seg_copy_staged<{w}>" for w in words]
-    return names + [ks._SCAN_TILES, ks._CLOSE]
+    return names + [kc.SCAN_TILES, kc._CLOSE]
 
 
 #: the kernels of voxels.cu
@@ -72,7 +73,7 @@ def compile_all(names, arch="sm_90", file="segments.cu"):
 def test_every_instance_compiles_with_the_packed_parameter_sizes():
     seen = set()
     for file, names in (("segments.cu", every_name()),
-                        (ks._COMPACT_SOURCE, every_compaction_name()),
+                        (kc.COMPACT_SOURCE, every_compaction_name()),
                         (voxel_passes._VOX_SOURCE, VOXEL_NAMES)):
         lowered, ptx = compile_all(names, file=file)
         for name in names:

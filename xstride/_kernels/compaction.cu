@@ -218,6 +218,8 @@ xs_seg_count(const K* __restrict__ src, long long n, long long thr,
     unsigned long long bad = ~0ull;
     const long long len2 = thr >> 32;
     int over1 = 0, over2 = 0;
+    // FLAG 1: the tile's keys (and, for the first run test, the XS_SEG_THREADS after it)
+    __shared__ __align__(16) K s_key[FLAG == 1 ? XS_SEG_TILE + XS_SEG_THREADS : 1];
     if constexpr (FLAG == 0) {
         long long total;
         xstride_block_inclusive_sum((long long)xs_seg_count_mask16<FLAG, K>(src, t0, n), &total);
@@ -231,7 +233,14 @@ xs_seg_count(const K* __restrict__ src, long long n, long long thr,
         const int span = check ? XS_SEG_TILE + XS_SEG_THREADS : XS_SEG_TILE;
         const int rem = rem64 < span ? (int)rem64 : span;
         const K* __restrict__ tile = src + t0;
-        __shared__ __align__(16) K s_key[XS_SEG_TILE + XS_SEG_THREADS];
+        // loads whose latency the tile's copies cover: the key before the tile (thread 0)
+        // and, for the second run test, keys[i + L2 - L1] for i = t0 + j * THREADS
+        // (thread j < XS_SEG_ITEMS)
+        const K before = (threadIdx.x == 0 && t0 > 0) ? src[t0 - 1] : (K)0;
+        const int far_q = (int)threadIdx.x * XS_SEG_THREADS;
+        const bool has_far = check && threadIdx.x < XS_SEG_ITEMS && far_q < rem
+                             && len2 - XS_SEG_THREADS < rem64 - far_q;
+        const K far = has_far ? tile[far_q + len2 - XS_SEG_THREADS] : (K)0;
         if constexpr (sizeof(K) >= 4) {
             if (rem == span && (((unsigned long long)tile) & 15ull) == 0ull) {
                 const int chunks = span * (int)sizeof(K) / 16;
@@ -248,7 +257,6 @@ xs_seg_count(const K* __restrict__ src, long long n, long long thr,
         } else {
             for (int q = (int)threadIdx.x; q < rem; q += XS_SEG_THREADS) s_key[q] = tile[q];
         }
-        const K before = (threadIdx.x == 0 && t0 > 0) ? src[t0 - 1] : (K)0;
         __syncthreads();
 #pragma unroll
         for (int j = 0; j < XS_SEG_ITEMS; ++j) {
@@ -267,18 +275,9 @@ xs_seg_count(const K* __restrict__ src, long long n, long long thr,
                 }
             }
         }
-        // keys[i] == keys[i + L2 - L1] for i a multiple of L1: thread 0's rows, one load
-        // from global memory each
-        if (check && threadIdx.x == 0) {
-#pragma unroll 4
-            for (int j = 0; j < XS_SEG_ITEMS; ++j) {
-                const int q = j * XS_SEG_THREADS;
-                if (q < rem && len2 - XS_SEG_THREADS < rem64 - q
-                    && s_key[q] == tile[q + len2 - XS_SEG_THREADS]) {
-                    over2 = 1;
-                }
-            }
-        }
+        // keys[i] == keys[i + L2 - L1] for i a multiple of L1: one row a thread of the
+        // first XS_SEG_ITEMS, its far key loaded before the copies were waited for
+        if (has_far && s_key[far_q] == far) over2 = 1;
     } else {
 #pragma unroll
         for (int j = 0; j < XS_SEG_ITEMS; ++j) {
@@ -315,7 +314,7 @@ xs_seg_count(const K* __restrict__ src, long long n, long long thr,
                     const long long i = base + j * XS_SEG_THREADS;
                     const int r = pre[j * XS_SEG_WARPS + warp] + __popc(bal[j * XS_SEG_WARPS + warp] & lt);
                     sp[r] = i;
-                    sk[r] = src[i];
+                    sk[r] = s_key[j * XS_SEG_THREADS + (int)threadIdx.x];
                 }
             }
         }

@@ -1,5 +1,7 @@
-"""CuPy executor of the segment primitives (``segments.cu``, ``compaction.cu``) and of the
-voxel passes of ``voxel_downsample`` (``voxels.cu``).
+"""CuPy executor of the segment primitives: the segment reductions (``segments.cu``),
+``reduce_by_key`` on the runs, and, from :mod:`.compaction` and :mod:`.voxel_passes`,
+the compactions (``compaction.cu``) and the voxel passes of ``voxel_downsample``
+(``voxels.cu``).
 
 Arguments arrive checked by :mod:`xstride.algorithms.segments`; the dtypes come from
 ``xstride._plans.segments`` and the walk of a reduction from
@@ -26,26 +28,25 @@ from ._cupy import cupy as _cupy
 # xstride.algorithms calls before the first of this executor's functions: they take
 # arrays without their public names
 from ._devices import check as check_devices
-from ._segment_launch import (I32 as _I32, LAUNCHES as _LAUNCHES, NONE as _NONE,
-                              THREADS as _THREADS, grid_of as _grid, launch as _launch,
+from ._segment_launch import (NONE as _NONE, THREADS as _THREADS, grid_of as _grid,
+                              launch as _launch,
                               opt as _opt, ptr, read_later as _read_later, record as _record,
                               signed as _signed)
 from .._core.dtypes import C_TYPES, name_of
-from .._plans.segments import INT_MEAN, RUN_TESTS, longest_bound, plan_long, plan_segments
-# the voxel passes of voxel_downsample, on this executor
+from .._plans.segments import (INT_MEAN, SHORT_MAX, plan_long, plan_segments,
+                               thread_walk_min_segments)
+# the compaction passes and the voxel passes of voxel_downsample, on this executor
+from .compaction import (COMPACT_SOURCE as _COMPACT_SOURCE, SCAN_TILES as _SCAN_TILES,
+                         bin_offsets, compact, count_and_scan as _count_and_scan,
+                         fitted as _fitted, runs, runs_end as _runs_end,
+                         runs_start as _runs_start, tiles as _tiles)
 from .voxel_passes import voxel_bounds, voxel_keys
 
-__all__ = ["offsets_stats", "reduce_checked", "segment_reduce", "runs", "bin_offsets", "compact",
+__all__ = ["offsets_stats", "reduce_checked", "segment_reduce", "runs", "reduce_runs",
+           "bin_offsets", "compact",
            "voxel_bounds", "voxel_keys", "reduce_kernels", "warp_tile", "ptr", "check_devices"]
 
-#: the compaction (runs, compact, the long segments) and bin_offsets
-_COMPACT_SOURCE = "compaction.cu"
 _WARPS_PER_BLOCK = _THREADS // 32
-_TILE = 256 * 16          # XS_SEG_TILE of compaction.cu
-_WALK_TILE = 256 * 8      # XS_SEG_WALK_TILE of compaction.cu (bin_offsets' walk)
-#: XS_SEG_STAGE of segments.cu: the run heads a tile of the count pass stages
-_STAGE = 256
-_SCAN_THREADS = 1024
 #: XS_SEG_STAGE_BYTES of segments.cu, less its pad slots (one in 33): what a group of
 #: the thread walk can stage
 _STAGE_SLOTS_BYTES = 32768 * 32 // 33
@@ -62,16 +63,8 @@ _OPCODE = {"sum": 0, "prod": 1, "min": 2, "max": 3, "mean": 0}
 #: accumulators that are no NumPy dtype: name -> (C type, (dtype, count) of the words
 #: that hold one partial of the long walk)
 _WIDE = {INT_MEAN: ("xs_seg_i128", ("int64", 2))}
-#: copy words of each size (rows are moved as raw words)
-#: The plain kernels of segments.cu (``template <int = 0>``: generated only where
-#: named); each is a member of the families that launch it, one module of its own
-#: (``family_function``), so the tile scan is compiled once for every family.
+#: a plain kernel of segments.cu (``template <int = 0>``: generated only where named)
 _OFFSETS_STATS = on_request("xs_seg_offsets_stats")
-_SCAN_TILES = on_request("xs_seg_scan_tiles")
-_CLOSE = on_request("xs_seg_close")
-_CLOSE_THREADS = 256
-
-_WORDS = {8: "unsigned long long", 4: "unsigned int", 2: "unsigned short", 1: "unsigned char"}
 
 
 def _read(rec) -> list[int]:
@@ -211,7 +204,7 @@ def _short_walk(values, offs, op: str, out_dtype: str, acc_dtype: str):
         per_block = _per_block(n, n_seg, k, v.dtype.itemsize)
         _launch(family[0], family, _grid(n_seg, per_block), _THREADS,
                 [ptr(v.data.ptr), ptr(offs.data.ptr), n, n_seg, k, plan.split, per_block,
-                 ptr(out.data.ptr)])
+                 ptr(out.data.ptr), ptr(0), 0])
     else:
         _warps(family, v, offs, None, n_seg, k, 1, plan.split, plan.split, out, None)
     return out, v, offs, family, op, acc_dtype
@@ -289,235 +282,65 @@ def _acc_dtype(value_dtype: str, op: str, acc_dtype: str) -> str:
     return acc_dtype
 
 
-# ------------------------------------------------------------------ compaction
-def _tiles(n: int) -> int:
-    return -(-n // _TILE)
-
-
-def _count_and_scan(flag: int, src, key_type: str, n: int, family: tuple, check: bool,
-                    thr: int = 0, longer: list | None = None, stage: list | None = None):
-    """Passes 1 and 2: the exclusive offsets of the tiles (int64 (n_tiles,)), the first
-    unsorted position (or -1) and the total, from one record read back (see
-    :func:`_count_and_scan_later`)."""
-    tile_offsets, _, finish = _count_and_scan_later(flag, src, key_type, n, family, check,
-                                                    thr, longer, stage)
-    return (tile_offsets,) + finish()
-
-
-def _count_and_scan_later(flag: int, src, key_type: str, n: int, family: tuple, check: bool,
-                          thr: int = 0, longer: list | None = None,
-                          stage: list | None = None):
-    """Launch passes 1 and 2 and queue the copy of their record; return ``(tile
-    offsets, record, finish)``: the exclusive offsets of the tiles (int64 (n_tiles,)),
-    the record on the device (``[first unsorted, total, over1, over2, staged]``, for
-    kernels launched before the host reads it) and ``finish()``, which waits for the
-    record's copy and gives ``(first unsorted position or -1, total)``. With ``check``
-    (keys) the count pass also tests whether a run is longer than each of
-    :data:`RUN_TESTS`; ``finish`` puts the two answers in ``longer``. ``stage``: a list
-    of the run heads' (positions, keys) slots, :data:`_STAGE` a tile (flag 1 only), to
-    which ``finish`` appends whether every tile staged its heads."""
-    cupy = _cupy()
-    n_tiles = _tiles(n)
-    counts = cupy.empty(n_tiles, dtype=cupy.int64)
-    rec = _record(5)
-    if flag == 1 and check:
-        thr = RUN_TESTS[0] | (RUN_TESTS[1] << 32)
-    _launch(f"xs_seg_count<{flag}, {key_type}>", family, n_tiles, _THREADS,
-            [ptr(src.data.ptr), n, thr, ptr(counts.data.ptr), _I32(int(check)),
-             ptr(rec.data.ptr)]
-            + ([ptr(0), ptr(0)] if stage is None
-               else [ptr(stage[0].data.ptr), ptr(stage[1].data.ptr)]), _COMPACT_SOURCE)
-    _launch(_SCAN_TILES, family, 1, _SCAN_THREADS,
-            [ptr(counts.data.ptr), n_tiles, ptr(rec.data.ptr)], _COMPACT_SOURCE)
-    wait = _read_later(rec)
-
-    def finish():
-        bad, total, over1, over2, staged = wait()
-        if longer is not None:
-            longer[:] = [over1 == 0, over2 == 0]
-        if stage is not None:   # whether every tile staged its heads (at most _STAGE of them)
-            stage.append(staged != 0)
-        return _opt(bad), total
-    return counts, rec, finish
-
-
-#: a speculative result of :func:`runs` is handed out as a view of its buffer (of
-#: :data:`_STAGE` entries a tile) where it fills at least this fraction of it; a
-#: shorter one is copied, so that a few long runs do not keep a buffer of n / 16
-#: entries alive
-_VIEW_FILL = 1 / 8
-
-
-def runs(keys, check_sorted: bool, lengths: bool = False):
-    """``(first unsorted position or -1, CSR offsets of the runs (int64), the key of each
-    run, longest)``: the run heads by a stable compaction; with ``check_sorted`` the
-    count pass also finds the first position whose key is less than its predecessor,
-    and ``longest`` is :func:`~xstride._plans.segments.longest_bound` of whether a run
-    is longer than each of ``RUN_TESTS`` (None without ``check_sorted``: not known).
-    With ``lengths`` a fifth entry: each run's length (int64).
-
-    The count pass stages the heads of every tile of at most :data:`_STAGE` runs. The
-    copy of the staged heads to their place and the close of the offsets are launched
-    before the host reads the count, into buffers of :data:`_STAGE` entries a tile, and
-    read the total from the device: where every tile staged (runs of 16 keys or more
-    on average in each tile), the device goes from the count to the next kernel of the
-    caller without waiting for the host's round trip. The results are then the
-    buffers' first entries (views, or copies where they fill less than
-    :data:`_VIEW_FILL` of them). Otherwise the buffers go back unused and the scatter
-    moves the heads: the staged ones, and those of the other tiles read again."""
-    cupy = _cupy()
-    n = keys.shape[0]
-    if n == 0:
-        empty = (-1, cupy.zeros(1, dtype=cupy.int64), cupy.empty(0, dtype=keys.dtype), 0)
-        return empty + (cupy.empty(0, dtype=cupy.int64),) if lengths else empty
-    k = cupy.ascontiguousarray(keys)
-    kt, word = C_TYPES[name_of(k.dtype)], _WORDS[k.dtype.itemsize]
-    copy = f"xs_seg_copy_staged<{word}>"
-    family = (f"xs_seg_count<1, {kt}>", f"xs_seg_scatter<1, {kt}, {word}>", _SCAN_TILES,
-              _CLOSE, copy)
-    tiles = _tiles(n)
-    longer = [True, True]
-    # the heads of tiles of at most _STAGE runs wait here (written by the count pass):
-    # the copy (or the scatter) moves them instead of reading the keys a second time
-    try:
-        stage = [cupy.empty(tiles * _STAGE, dtype=cupy.int64),
-                 cupy.empty(tiles * _STAGE, dtype=k.dtype)]
-    except MemoryError:   # 1/16 of the keys and their positions: then read them again
-        stage = None
-    tile_offsets, rec, finish = _count_and_scan_later(1, k, kt, n, family, check_sorted,
-                                                      longer=longer, stage=stage)
-    try:
-        ahead = None if stage is None else _copy_staged_ahead(k, n, tiles, family,
-                                                              tile_offsets, rec, stage, lengths)
-    except BaseException:
-        finish()   # the record's copy lands before its pinned words go back to CuPy's pool
-        raise
-    bad, total = finish()
+# ------------------------------------------------------------------ reduce_by_key
+def reduce_runs(keys, values, op: str, out_dtype: str, acc_dtype: str):
+    """``reduce_by_key`` of checked keys and values: ``(first unsorted position or -1,
+    the key of each run, the reduction of each run)`` (the last two None for unsorted
+    keys). Where the thread walk may be the plan's, it is launched with the runs'
+    copy, before the host reads the count: it reads the count from the record on the
+    device and runs only where every tile staged its heads and the count makes the
+    thread walk the plan's (else the host launches the walk after the read-back, as
+    :func:`segment_reduce` does). Its result is then a view of a buffer of the most runs
+    a staged count gives, or a copy (as :func:`runs`' keys)."""
+    started = _runs_start(keys, True, False)
+    walk = None
+    if started.ahead is not None and op != "count":
+        try:
+            walk = _thread_walk_ahead(values, started.ahead[0], started.rec, op, out_dtype,
+                                      acc_dtype)
+        except BaseException:
+            started.finish()   # the record's copy lands before its pinned words go back
+            raise
+    bad, offsets, unique, longest = _runs_end(started)
     if bad >= 0:
-        return (bad, None, None, None) + ((None,) if lengths else ())
-    longest = longest_bound(tuple(longer)) if check_sorted else None
-    if ahead is not None and stage[2]:
-        offsets, unique, counts = ahead
-        fits = total >= _VIEW_FILL * unique.shape[0]
-        unique, counts = (None if a is None else a[:total] if fits else _head(a, total)
-                          for a in (unique, counts))
-        found = (-1, offsets[:total + 1], unique, longest)
-        return found + (counts,) if lengths else found
-    offsets = cupy.empty(total + 1, dtype=cupy.int64)
-    unique = cupy.empty(total, dtype=k.dtype)
-    _launch(family[1], family, tiles, _THREADS,
-            [ptr(k.data.ptr), n, 0, ptr(tile_offsets.data.ptr), ptr(k.data.ptr), 1,
-             ptr(unique.data.ptr), ptr(offsets.data.ptr)]
-            + ([ptr(0), ptr(0), 0] if stage is None
-               else [ptr(stage[0].data.ptr), ptr(stage[1].data.ptr), total]),
-            _COMPACT_SOURCE)
-    counts = cupy.empty(total, dtype=cupy.int64) if lengths else None
-    # offsets[total] = n (and the lengths): not a CuPy fill and subtract, two more
-    # kernels a first call would compile one after another
-    _launch(_CLOSE, family, _grid(total if lengths else 1, _CLOSE_THREADS), _CLOSE_THREADS,
-            [ptr(offsets.data.ptr), total, n, ptr(0 if counts is None else counts.data.ptr),
-             ptr(0)], _COMPACT_SOURCE)
-    found = (-1, offsets, unique, longest)
-    return found + (counts,) if lengths else found
+        return bad, None, None
+    if op == "count":    # the lengths: no walk, no longest run
+        return -1, unique, segment_reduce(values, offsets, op, out_dtype, acc_dtype, 0)
+    max_len = longest if longest is not None else offsets_stats(offsets, keys.shape[0])[4]
+    n_seg = offsets.shape[0] - 1
+    if walk is not None and started.stage[2] and n_seg >= walk[0]:   # the walk ran
+        least, out, v, family = walk
+        return -1, unique, _long_walk((_fitted(out, n_seg), v, offsets, family, op, acc_dtype),
+                                      max_len)
+    return -1, unique, segment_reduce(values, offsets, op, out_dtype, acc_dtype, max_len)
 
 
-def _head(a, count: int):
-    """The first ``count`` entries of the 1-D ``a`` in an array of their own: one copy
-    queued on the stream (``cudaMemcpyAsync``, no kernel)."""
+def _thread_walk_ahead(values, offsets, rec, op: str, out_dtype: str, acc_dtype: str):
+    """Launch the thread walk of the runs whose offsets (a buffer of ``cap + 1``) the
+    runs' copy fills ahead of the count's read-back (:func:`reduce_runs`): ``(least
+    count it runs for, its output buffer (cap, ...), v, family)``, or None where it is
+    not launched (no rows or columns, or the buffer does not fit)."""
     cupy = _cupy()
-    out = cupy.empty(count, dtype=a.dtype)
-    if count:
-        rt = cupy.cuda.runtime
-        rt.memcpyAsync(out.data.ptr, a.data.ptr, count * a.itemsize, rt.memcpyDeviceToDevice,
-                       cupy.cuda.get_current_stream().ptr)
-    return out
-
-
-def _copy_staged_ahead(k, n: int, tiles: int, family: tuple, tile_offsets, rec, stage,
-                       lengths: bool):
-    """Launch the copy of the staged heads and the close of the offsets (with the
-    lengths) into buffers for the most runs a staged count gives (:data:`_STAGE` a
-    tile, at most ``n``), both reading the total from the record ``rec`` on the
-    device; ``(offsets, unique, lengths or None)``, or None where the buffers do not
-    fit (the host then sizes them after the count)."""
-    cupy = _cupy()
-    cap = min(n, tiles * _STAGE)
+    n, tail = values.shape[0], tuple(values.shape[1:])
+    k = tail[0] if tail else 1
+    cap = offsets.shape[0] - 1
+    if k == 0:
+        return None
+    v = cupy.ascontiguousarray(values)
+    row_bytes = k * v.dtype.itemsize
+    least = thread_walk_min_segments(n, row_bytes)
+    if least > cap:      # a staged count is at most cap: never the thread walk's
+        return None
     try:
-        offsets = cupy.empty(cap + 1, dtype=cupy.int64)
-        unique = cupy.empty(cap, dtype=k.dtype)
-        counts = cupy.empty(cap, dtype=cupy.int64) if lengths else None
+        out = cupy.empty((cap,) + tail, dtype=out_dtype)
     except MemoryError:
         return None
-    _launch(family[4], family, tiles, _THREADS,
-            [ptr(tile_offsets.data.ptr), tiles, ptr(rec.data.ptr), ptr(stage[0].data.ptr),
-             ptr(stage[1].data.ptr), ptr(unique.data.ptr), ptr(offsets.data.ptr)],
-            _COMPACT_SOURCE)
-    _launch(_CLOSE, family, _grid(cap if lengths else 1, _CLOSE_THREADS), _CLOSE_THREADS,
-            [ptr(offsets.data.ptr), 0, n, ptr(0 if counts is None else counts.data.ptr),
-             ptr(rec.data.ptr)], _COMPACT_SOURCE)
-    return offsets, unique, counts
-
-
-def _word(row_bytes: int) -> int:
-    return next(w for w in _WORDS if row_bytes % w == 0)
-
-
-def compact(mask, arrays) -> tuple:
-    """Each array's rows where ``mask`` is True, in order: one count pass over the mask,
-    one scan of the tile counts, one scatter pass per array."""
-    cupy = _cupy()
-    n = mask.shape[0]
-    if n == 0:
-        return tuple(cupy.empty((0,) + tuple(a.shape[1:]), dtype=a.dtype) for a in arrays)
-    m = cupy.ascontiguousarray(mask)
-    family = ("xs_seg_count<0, unsigned char>", _SCAN_TILES) + tuple(
-        f"xs_seg_scatter<0, unsigned char, {w}>" for w in _WORDS.values())
-    tile_offsets, _, total = _count_and_scan(0, m, "unsigned char", n, family, False)
-    out = []
-    for a in arrays:
-        res = cupy.empty((total,) + tuple(a.shape[1:]), dtype=a.dtype)
-        out.append(res)
-        row_bytes = a.dtype.itemsize * (res.size // total if total else 0)
-        if total == 0 or row_bytes == 0:
-            continue
-        src = cupy.ascontiguousarray(a)
-        w = _word(row_bytes)
-        _launch(f"xs_seg_scatter<0, unsigned char, {_WORDS[w]}>", family, _tiles(n), _THREADS,
-                [ptr(m.data.ptr), n, 0, ptr(tile_offsets.data.ptr), ptr(src.data.ptr),
-                 row_bytes // w, ptr(res.data.ptr), ptr(0), ptr(0), ptr(0), 0], _COMPACT_SOURCE)
-    return tuple(out)
-
-
-# ------------------------------------------------------------------ bin_offsets
-def bin_offsets(bins, n_bins: int):
-    """``(first unsorted position or -1, first position outside [0, n_bins) or -1,
-    offsets int64 (n_bins + 1,) or None)``: one pass over the bins that checks them and
-    writes every offset (only checks them where the offsets do not fit: MemoryError
-    after) (each element the offsets of the bins from its predecessor's
-    to its own), one 24-byte read-back; where some gap between neighbouring bins is
-    longer than the pass writes (``XS_SEG_GAP`` of segments.cu), a second kernel, one
-    thread per offset, each a binary search of the bins."""
-    cupy = _cupy()
-    n = bins.shape[0]
-    b = cupy.ascontiguousarray(bins)
-    kt = C_TYPES[name_of(b.dtype)]
-    family = (f"xs_seg_bins_walk<{kt}>", f"xs_seg_bins_fill<{kt}>")
-    try:
-        out = cupy.empty(n_bins + 1, dtype=cupy.int64)
-    except MemoryError:   # bad bins are named before the offsets' size
-        out = None
-    rec = _record(3)
-    _launch(family[0], family, -(-(n + 1) // _WALK_TILE), _THREADS,
-            [ptr(b.data.ptr), n, n_bins, ptr(0 if out is None else out.data.ptr),
-             ptr(rec.data.ptr)], _COMPACT_SOURCE)
-    bad, outside, gaps_written = _read(rec)
-    if outside != _NONE:
-        return -1, outside, None
-    if bad != _NONE:
-        return bad, -1, None
-    if out is None:
-        raise MemoryError
-    if gaps_written != _NONE:
-        _launch(family[1], family, _grid(n_bins + 1), _THREADS,
-                [ptr(b.data.ptr), n, n_bins, ptr(out.data.ptr)], _COMPACT_SOURCE)
-    return -1, -1, out
+    family = reduce_kernels(name_of(values.dtype), op, out_dtype, acc_dtype,
+                            warp_tile(k, v.dtype.itemsize))
+    # the groups a staged tile of the walk takes, about the bytes over what a group
+    # fills (per_block is the device's, from the count; the blocks step over groups)
+    fill = int(_STAGE_SLOTS_BYTES * _STAGE_FILL)
+    _launch(family[0], family, _grid(n * row_bytes, fill), _THREADS,
+            [ptr(v.data.ptr), ptr(offsets.data.ptr), n, least, k, SHORT_MAX, 0,
+             ptr(out.data.ptr), ptr(rec.data.ptr), fill])
+    return least, out, v, family
