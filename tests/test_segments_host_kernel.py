@@ -35,13 +35,7 @@ def library(tmp_path_factory):
         "const float* v, const long long* off, long long n, long long n_seg, long long k, "
         "long long max_rows, long long per_block, float* out",
         "xs_seg_thread<float, float, float, 0, false>(v, off, n, n_seg, k, max_rows, "
-        "per_block, out, nullptr, 0)")
-    lines += block_entry(      # launched before the host reads the runs' count
-        "xs_host_thread_sum_ahead",
-        "const float* v, const long long* off, long long n, long long least, long long k, "
-        "float* out, const unsigned long long* rec, long long fill",
-        "xs_seg_thread<float, float, float, 0, false>(v, off, n, least, k, 256, 0, out, "
-        "rec, fill)")
+        "per_block, out)")
     for tile in ("false", "true"):     # the walk straight from the rows, and through a tile
         lines += block_entry(
             f"xs_host_warp_sum_{tile}",
@@ -132,49 +126,6 @@ def test_thread_walk_on_valid_offsets_matches_numpy(library, per_block):
     want = np.stack([g.rows[a:b].astype(np.float64).sum(axis=0) for a, b in
                      zip(offs[:-1], offs[1:])])
     np.testing.assert_allclose(g.out, want, rtol=1e-5, atol=1e-5)
-
-
-@pytest.mark.parametrize("staged, least, fill, blocks", [
-    (True, 40, 4000, 1),       # 3 groups of about 13 runs, one block stepping over them
-    (True, 40, 4000, 2),
-    (True, 40, 10**9, 1),      # the most a group takes, 512 runs
-    (True, 40, 1, 3),          # a run a group, more groups than blocks
-    (True, 41, 4000, 2),       # fewer runs than the thread walk needs: nothing written
-    (False, 1, 4000, 2),       # some tile did not stage: nothing written
-])
-def test_thread_walk_ahead_of_the_count_reads_it_from_the_record(library, staged, least,
-                                                                 fill, blocks):
-    """``reduce_by_key``'s thread walk launched before the host reads the runs' count:
-    it takes the count from the record (``rec[1]``), and whether every tile staged
-    (``rec[4]``), and sizes its groups from the count; where it runs, its sums are the
-    segments', in any grid."""
-    rng = np.random.default_rng(5)
-    lens = rng.integers(1, 30, size=40)
-    offs = np.concatenate([[0], np.cumsum(lens), rng.integers(0, 9, size=7)])  # a buffer's tail
-    n = int(offs[40])
-    g = Guarded(rng.normal(size=(n, _K)).astype(np.float32), 47)
-    g.out[...] = -7.0
-    rec = np.full(5, 2**64 - 1, dtype=np.uint64)
-    rec[1] = 40
-    if not staged:
-        rec[4] = 0
-    off = np.ascontiguousarray(offs, dtype=np.int64)
-
-    def run():
-        fn = library.xs_host_thread_sum_ahead
-        fn.restype = None
-        fn(ctypes.c_void_p(g.rows.ctypes.data), ctypes.c_void_p(off.ctypes.data),
-           ctypes.c_longlong(n), ctypes.c_longlong(least), ctypes.c_longlong(_K),
-           ctypes.c_void_p(g.out.ctypes.data), ctypes.c_void_p(rec.ctypes.data),
-           ctypes.c_longlong(fill), ctypes.c_int(_THREADS), ctypes.c_int(blocks))
-    assert _in_child(run) == 0
-    if not staged or least > 40:
-        assert (g.out == -7.0).all()
-        return
-    want = np.stack([g.rows[a:b].astype(np.float64).sum(axis=0) for a, b in
-                     zip(offs[:40], offs[1:41])])
-    np.testing.assert_allclose(g.out[:40], want, rtol=1e-5, atol=1e-5)
-    assert (g.out[40:] == -7.0).all()
 
 
 @pytest.mark.parametrize("per_block", [1, 3, 512])

@@ -117,48 +117,12 @@ def test_compact_on_the_host_kernels(dev, n, density):
         np.testing.assert_array_equal(g.get(), a[mask])
 
 
-@pytest.mark.parametrize("dtype, op", [("float32", "sum"), ("int64", "sum"), ("float64", "mean"),
-                                       ("uint8", "max")])
-@pytest.mark.parametrize("k", [None, 3])
-@pytest.mark.parametrize("case", ["views", "copies", "a long run"])
-def test_reduce_by_key_walk_ahead_of_the_count_on_the_host_kernels(dev, dtype, op, k, case):
-    """Every tile stages its heads and the runs are short: the thread walk goes with the
-    runs' copy, before the count is read, and its result is a view of its buffer (or a
-    copy where it fills less than 1/8 of it: 60 runs in 4097 rows, whose buffer holds
-    512, and at least the 49 the thread walk needs at 24 bytes a row); a run of 1000
-    rows is then left to the long walk, after the read-back."""
-    from tests.test_compaction_launch import every_tile_staged_keys
-    rng = np.random.default_rng(len(dtype) + (k or 0) + len(case))
-    if case == "copies":
-        keys = np.repeat(np.arange(60), np.diff(np.linspace(0, 4097, 61).astype(np.int64)))
-    else:
-        keys = every_tile_staged_keys("int64", 3 * 4096 + 5, seed=k or 1)
-        if case == "a long run":
-            keys[500:1500] = keys[500]
-            keys.sort()
-    vals = values_of(rng, dtype, keys.size, k)
-    ku, red = alg.reduce_by_key(dev.asarray(keys), dev.asarray(vals), op)
-    hku, hred = alg.reduce_by_key(keys, vals, op)
-    np.testing.assert_array_equal(ku.get(), hku)
-    offs = np.concatenate([[0], np.flatnonzero(np.diff(keys)) + 1, [keys.size]])
-    assert_close(op, vals, offs, red.get(), hred)
-    assert red.dtype == hred.dtype and red.shape == hred.shape
-    walks = [k.name.partition("<")[0] for k, *_ in dev.launches]
-    assert walks[:5] == ["xs_seg_count", "xs_seg_scan_tiles", "xs_seg_copy_staged",
-                         "xs_seg_close", "xs_seg_thread"], walks
-    full = [k.name for k, *_ in dev.launches]     # no scatter of the run heads
-    assert walks.count("xs_seg_thread") == 1, walks
-    assert not any(f.startswith("xs_seg_scatter<1,") for f in full), full
-    assert ("xs_seg_warp" in walks) == (case == "a long run"), walks
-
-
 def test_device_errors_on_the_host_kernels(dev):
     keys = np.arange(3 * 4096, dtype=np.int64)
     keys[4096 + 5] = 0
     keys[2 * 4096] = 0
     with pytest.raises(ValueError, match="position 4101 holds 0, less than 4100"):
-        # the thread walk is launched before the check is read, on the unsorted keys' runs
-        alg.reduce_by_key(dev.asarray(keys), dev.asarray(np.zeros(3 * 4096, np.float32)))
+        alg.reduce_by_key(dev.asarray(keys), dev.asarray(np.zeros(3 * 4096)))
     with pytest.raises(ValueError, match=r"non-decreasing; offsets\[2\] = 1"):
         alg.segment_reduce(dev.asarray(np.zeros(4, np.float32)), dev.asarray(np.array([0, 2, 1, 4])))
     with pytest.raises(ValueError, match=r"non-decreasing; offsets\[2\] = 4"):

@@ -117,17 +117,9 @@ def clamp(o, lo, n):
     return min(max(int(o), lo), n)
 
 
-def m_thread(name, grid, v, off, n, n_seg, k, max_rows, per_block, out, rec, fill):
+def m_thread(name, grid, v, off, n, n_seg, k, max_rows, per_block, out):
     T, A, R, op, mean = reduce_types(name)
-    if rec:   # runs whose count the host has not read: n_seg is the least it runs for
-        r = mem(rec, np.uint64, 5)
-        if int(r[4]) != 2**64 - 1 or int(r[1]) < n_seg:
-            return
-        n_seg = int(r[1])
-        per_block = max(1, min(512, fill // max(1, n * k * np.dtype(T).itemsize // n_seg)))
-        assert grid[0] >= 1      # the blocks step over the groups
-    else:
-        assert 1 <= per_block <= 512 and grid[0] == min(-(-n_seg // per_block), 1 << 20)
+    assert 1 <= per_block <= 512 and grid[0] == min(-(-n_seg // per_block), 1 << 20)
     o = [clamp(x, 0, n) for x in mem(off, np.int64, n_seg + 1)]
     vals = mem(v, T, n * k)
     res = mem(out, R, n_seg * k)

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.skipif(nvrtc is None, reason="cuda-bindings/nvrtc not i
 INT_KEYS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
 
 # bytes of each parameter as segments.py packs them: P pointer/long long (8), i int (4)
-PARAMS = {"xs_seg_thread": "PPqqqqqPPq", "xs_seg_warp": "PPqPqqqqqPP",
+PARAMS = {"xs_seg_thread": "PPqqqqqP", "xs_seg_warp": "PPqPqqqqqPP",
           "xs_seg_combine": "PPPqqqqP", "xs_seg_offsets_stats": "PqP", "xs_seg_count": "PqqPiPPP",
           "xs_seg_scan_tiles": "PqP", "xs_seg_scatter": "PqqPPqPPPPq",
           "xs_seg_copy_staged": "PqPPPPP", "xs_seg_bins_walk": "PqqPP",

@@ -14,7 +14,6 @@ import numpy as np
 from .._plans.segments import INT_MEAN
 
 __all__ = ["offsets_stats", "reduce_checked", "segment_reduce", "integer_mean", "exact_sums", "runs",
-           "reduce_runs",
            "first_unsorted", "bin_offsets", "compact", "voxel_bounds", "voxel_keys", "native_status"]
 
 _UFUNCS = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum,
@@ -200,17 +199,6 @@ def runs(keys: np.ndarray, check_sorted: bool, lengths: bool = False):
     counts = np.diff(offsets)
     found = (-1, offsets, keys[offsets[:-1]], int(counts.max(initial=0)))
     return found + (counts,) if lengths else found
-
-
-def reduce_runs(keys: np.ndarray, values: np.ndarray, op: str, out_dtype: str,
-                acc_dtype: str):
-    """``reduce_by_key`` of checked keys and values: ``(first unsorted position or -1,
-    the key of each run, the reduction of each run)``, the last two None for unsorted
-    keys (:func:`runs`, then :func:`segment_reduce` over its offsets)."""
-    bad, offsets, unique, longest = runs(keys, True)
-    if bad >= 0:
-        return bad, None, None
-    return -1, unique, segment_reduce(values, offsets, op, out_dtype, acc_dtype, longest)
 
 
 def bin_offsets(bins: np.ndarray, n_bins: int):

@@ -10,8 +10,6 @@ by :mod:`xstride.algorithms.segments`; nothing here imports CuPy at import time.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from ._compile import on_request
 from ._cupy import cupy as _cupy
 from ._segment_launch import (I32 as _I32, NONE as _NONE, THREADS as _THREADS,
@@ -20,8 +18,8 @@ from ._segment_launch import (I32 as _I32, NONE as _NONE, THREADS as _THREADS,
 from .._core.dtypes import C_TYPES, name_of
 from .._plans.segments import RUN_TESTS, longest_bound
 
-__all__ = ["runs", "runs_start", "runs_end", "RunsStarted", "fitted", "compact", "bin_offsets",
-           "count_and_scan", "count_and_scan_later", "tiles", "COMPACT_SOURCE", "SCAN_TILES"]
+__all__ = ["runs", "compact", "bin_offsets", "count_and_scan", "count_and_scan_later", "tiles",
+           "COMPACT_SOURCE", "SCAN_TILES"]
 
 COMPACT_SOURCE = "compaction.cu"
 TILE = 256 * 16          # XS_SEG_TILE of compaction.cu
@@ -120,25 +118,16 @@ def runs(keys, check_sorted: bool, lengths: bool = False):
     buffers' first entries (views, or copies where they fill less than
     :data:`_VIEW_FILL` of them). Otherwise the buffers go back unused and the scatter
     moves the heads: the staged ones, and those of the other tiles read again."""
-    return runs_end(runs_start(keys, check_sorted, lengths))
-
-
-def runs_start(keys, check_sorted: bool, lengths: bool):
-    """The launches of :func:`runs` before the host reads the count (a
-    :class:`RunsStarted`; its ``done`` is the result itself where ``n == 0``). A
-    caller that launches more work on ``ahead`` reads the count from ``rec`` on the
-    device (valid where ``rec[4]`` is all ones), then calls :func:`runs_end`, or
-    ``finish()`` where its launch fails."""
     cupy = _cupy()
     n = keys.shape[0]
     if n == 0:
         empty = (-1, cupy.zeros(1, dtype=cupy.int64), cupy.empty(0, dtype=keys.dtype), 0)
-        done = empty + (cupy.empty(0, dtype=cupy.int64),) if lengths else empty
-        return RunsStarted(done, keys, n, check_sorted, None, None, None, None, None, None,
-                            lengths)
+        return empty + (cupy.empty(0, dtype=cupy.int64),) if lengths else empty
     k = cupy.ascontiguousarray(keys)
     kt, word = C_TYPES[name_of(k.dtype)], _WORDS[k.dtype.itemsize]
-    family = _runs_family(kt, word)
+    copy = f"xs_seg_copy_staged<{word}>"
+    family = (f"xs_seg_count<1, {kt}>", f"xs_seg_scatter<1, {kt}, {word}>", SCAN_TILES,
+              _CLOSE, copy)
     n_tiles = tiles(n)
     longer = [True, True]
     # the heads of tiles of at most _STAGE runs wait here (written by the count pass):
@@ -149,65 +138,27 @@ def runs_start(keys, check_sorted: bool, lengths: bool):
     except MemoryError:   # 1/16 of the keys and their positions: then read them again
         stage = None
     tile_offsets, rec, finish = count_and_scan_later(1, k, kt, n, family, check_sorted,
-                                                      longer=longer, stage=stage)
+                                                     longer=longer, stage=stage)
     try:
         ahead = None if stage is None else _copy_staged_ahead(k, n, n_tiles, family,
                                                               tile_offsets, rec, stage, lengths)
     except BaseException:
         finish()   # the record's copy lands before its pinned words go back to CuPy's pool
         raise
-    return RunsStarted(None, k, n, check_sorted, longer, stage, tile_offsets, rec, finish,
-                        ahead, lengths)
-
-
-class RunsStarted(NamedTuple):
-    """What :func:`runs_start` launched: ``done`` (the result where nothing was
-    launched, else None), the contiguous keys and their count, whether they are being
-    checked, ``longer`` (filled by ``finish``), the heads' ``stage`` (``finish`` appends
-    whether every tile staged; None where it did not fit), the tile offsets, the tile
-    scan's record ``rec`` on the device, ``finish()`` (waits for its copy: ``(first
-    unsorted or -1, count)``), ``ahead``: ``(offsets, unique, lengths or None)`` of
-    :func:`_copy_staged_ahead` (buffers of the most runs a staged count gives; None
-    where not launched), and whether the lengths were asked for."""
-
-    done: tuple | None
-    keys: object
-    n: int
-    check_sorted: bool
-    longer: list | None
-    stage: list | None
-    tile_offsets: object
-    rec: object
-    finish: object
-    ahead: tuple | None
-    lengths: bool
-
-
-def _runs_family(kt: str, word: str) -> tuple:
-    return (f"xs_seg_count<1, {kt}>", f"xs_seg_scatter<1, {kt}, {word}>", SCAN_TILES,
-            _CLOSE, f"xs_seg_copy_staged<{word}>")
-
-
-def runs_end(started):
-    """:func:`runs`' result from :func:`runs_start`'s launches: the host reads the count
-    (and, where some tile did not stage its heads, scatters them)."""
-    if started.done is not None:
-        return started.done
-    k, n, check_sorted, longer, stage, tile_offsets, _, finish, ahead, lengths = started[1:]
-    cupy = _cupy()
-    family = _runs_family(C_TYPES[name_of(k.dtype)], _WORDS[k.dtype.itemsize])
     bad, total = finish()
     if bad >= 0:
         return (bad, None, None, None) + ((None,) if lengths else ())
     longest = longest_bound(tuple(longer)) if check_sorted else None
     if ahead is not None and stage[2]:
         offsets, unique, counts = ahead
-        unique, counts = (None if a is None else fitted(a, total) for a in (unique, counts))
+        fits = total >= _VIEW_FILL * unique.shape[0]
+        unique, counts = (None if a is None else a[:total] if fits else _head(a, total)
+                          for a in (unique, counts))
         found = (-1, offsets[:total + 1], unique, longest)
         return found + (counts,) if lengths else found
     offsets = cupy.empty(total + 1, dtype=cupy.int64)
     unique = cupy.empty(total, dtype=k.dtype)
-    _launch(family[1], family, tiles(n), _THREADS,
+    _launch(family[1], family, n_tiles, _THREADS,
             [ptr(k.data.ptr), n, 0, ptr(tile_offsets.data.ptr), ptr(k.data.ptr), 1,
              ptr(unique.data.ptr), ptr(offsets.data.ptr)]
             + ([ptr(0), ptr(0), 0] if stage is None
@@ -223,22 +174,15 @@ def runs_end(started):
     return found + (counts,) if lengths else found
 
 
-def fitted(a, count: int):
-    """The first ``count`` rows of a buffer filled ahead of the count's read-back: a view
-    where they fill at least :data:`_VIEW_FILL` of it, else a copy of their own."""
-    return a[:count] if count >= _VIEW_FILL * a.shape[0] else _head(a, count)
-
-
-
 def _head(a, count: int):
-    """The first ``count`` rows of the C-contiguous ``a`` in an array of their own: one
-    copy queued on the stream (``cudaMemcpyAsync``, no kernel)."""
+    """The first ``count`` entries of the 1-D ``a`` in an array of their own: one copy
+    queued on the stream (``cudaMemcpyAsync``, no kernel)."""
     cupy = _cupy()
-    out = cupy.empty((count,) + tuple(a.shape[1:]), dtype=a.dtype)
-    if out.size:
+    out = cupy.empty(count, dtype=a.dtype)
+    if count:
         rt = cupy.cuda.runtime
-        rt.memcpyAsync(out.data.ptr, a.data.ptr, out.size * a.itemsize,
-                       rt.memcpyDeviceToDevice, cupy.cuda.get_current_stream().ptr)
+        rt.memcpyAsync(out.data.ptr, a.data.ptr, count * a.itemsize, rt.memcpyDeviceToDevice,
+                       cupy.cuda.get_current_stream().ptr)
     return out
 
 

@@ -150,33 +150,16 @@ __device__ __forceinline__ long long xs_seg_clamp(long long o, long long lo, lon
 // changes no result. n: the rows of v (offsets are clamped to it, see xs_seg_clamp;
 // a segment outside the group's staged rows, which only unchecked offsets give, is
 // read from global memory).
-// rec not null: the segments are runs whose count the host has not read yet (the run
-// compaction's tile-scan record, compaction.cu: rec[1] the count, rec[4] all ones when
-// every tile staged its heads, the only case in which off holds them). Nothing runs
-// unless every tile staged and rec[1] >= n_seg (the least count for which the plan
-// walks by thread); then n_seg = rec[1] and per_block = fill bytes over the mean
-// segment's bytes, clamped to [1, XS_SEG_STAGE_SEGMENTS], as segments.py computes it
-// for a count it knows. The grid's blocks step over the groups, however many.
 template <typename T, typename A, typename R, int OP, bool MEAN>
 __global__ void __launch_bounds__(XS_SEG_THREADS)
 xs_seg_thread(const T* __restrict__ v, const long long* __restrict__ off, long long n,
               long long n_seg, long long k, long long max_rows, long long per_block,
-              R* __restrict__ out, const unsigned long long* __restrict__ rec,
-              long long fill)
+              R* __restrict__ out)
 {
     __shared__ __align__(16) unsigned char raw[XS_SEG_STAGE_BYTES];
     __shared__ long long so[XS_SEG_STAGE_SEGMENTS + 1];
     T* const stage = reinterpret_cast<T*>(raw);
     constexpr long long CAP = XS_SEG_STAGE_BYTES / sizeof(T);
-    if (rec != nullptr) {
-        if (rec[4] != ~0ull || (long long)rec[1] < n_seg) return;
-        n_seg = (long long)rec[1];
-        long long mean = n * k * (long long)sizeof(T) / n_seg;
-        mean = mean < 1 ? 1 : mean;
-        per_block = fill / mean;
-        per_block = per_block < 1 ? 1 : (per_block > XS_SEG_STAGE_SEGMENTS ? XS_SEG_STAGE_SEGMENTS
-                                                                            : per_block);
-    }
     const int step = (int)blockDim.x;
     const long long groups = (n_seg + per_block - 1) / per_block;
     for (long long g = blockIdx.x; g < groups; g += gridDim.x) {

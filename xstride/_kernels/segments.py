@@ -1,7 +1,6 @@
-"""CuPy executor of the segment primitives: the segment reductions (``segments.cu``),
-``reduce_by_key`` on the runs, and, from :mod:`.compaction` and :mod:`.voxel_passes`,
-the compactions (``compaction.cu``) and the voxel passes of ``voxel_downsample``
-(``voxels.cu``).
+"""CuPy executor of the segment primitives: the segment reductions (``segments.cu``)
+and, from :mod:`.compaction` and :mod:`.voxel_passes`, the compactions
+(``compaction.cu``) and the voxel passes of ``voxel_downsample`` (``voxels.cu``).
 
 Arguments arrive checked by :mod:`xstride.algorithms.segments`; the dtypes come from
 ``xstride._plans.segments`` and the walk of a reduction from
@@ -33,17 +32,14 @@ from ._segment_launch import (NONE as _NONE, THREADS as _THREADS, grid_of as _gr
                               opt as _opt, ptr, read_later as _read_later, record as _record,
                               signed as _signed)
 from .._core.dtypes import C_TYPES, name_of
-from .._plans.segments import (INT_MEAN, SHORT_MAX, plan_long, plan_segments,
-                               thread_walk_min_segments)
+from .._plans.segments import INT_MEAN, plan_long, plan_segments
 # the compaction passes and the voxel passes of voxel_downsample, on this executor
 from .compaction import (COMPACT_SOURCE as _COMPACT_SOURCE, SCAN_TILES as _SCAN_TILES,
-                         bin_offsets, compact, count_and_scan as _count_and_scan,
-                         fitted as _fitted, runs, runs_end as _runs_end,
-                         runs_start as _runs_start, tiles as _tiles)
+                         bin_offsets, compact, count_and_scan as _count_and_scan, runs,
+                         tiles as _tiles)
 from .voxel_passes import voxel_bounds, voxel_keys
 
-__all__ = ["offsets_stats", "reduce_checked", "segment_reduce", "runs", "reduce_runs",
-           "bin_offsets", "compact",
+__all__ = ["offsets_stats", "reduce_checked", "segment_reduce", "runs", "bin_offsets", "compact",
            "voxel_bounds", "voxel_keys", "reduce_kernels", "warp_tile", "ptr", "check_devices"]
 
 _WARPS_PER_BLOCK = _THREADS // 32
@@ -204,7 +200,7 @@ def _short_walk(values, offs, op: str, out_dtype: str, acc_dtype: str):
         per_block = _per_block(n, n_seg, k, v.dtype.itemsize)
         _launch(family[0], family, _grid(n_seg, per_block), _THREADS,
                 [ptr(v.data.ptr), ptr(offs.data.ptr), n, n_seg, k, plan.split, per_block,
-                 ptr(out.data.ptr), ptr(0), 0])
+                 ptr(out.data.ptr)])
     else:
         _warps(family, v, offs, None, n_seg, k, 1, plan.split, plan.split, out, None)
     return out, v, offs, family, op, acc_dtype
@@ -280,67 +276,3 @@ def _acc_dtype(value_dtype: str, op: str, acc_dtype: str) -> str:
     if op in ("min", "max"):
         return "int32" if value_dtype in ("int8", "int16", "uint8", "uint16") else value_dtype
     return acc_dtype
-
-
-# ------------------------------------------------------------------ reduce_by_key
-def reduce_runs(keys, values, op: str, out_dtype: str, acc_dtype: str):
-    """``reduce_by_key`` of checked keys and values: ``(first unsorted position or -1,
-    the key of each run, the reduction of each run)`` (the last two None for unsorted
-    keys). Where the thread walk may be the plan's, it is launched with the runs'
-    copy, before the host reads the count: it reads the count from the record on the
-    device and runs only where every tile staged its heads and the count makes the
-    thread walk the plan's (else the host launches the walk after the read-back, as
-    :func:`segment_reduce` does). Its result is then a view of a buffer of the most runs
-    a staged count gives, or a copy (as :func:`runs`' keys)."""
-    started = _runs_start(keys, True, False)
-    walk = None
-    if started.ahead is not None and op != "count":
-        try:
-            walk = _thread_walk_ahead(values, started.ahead[0], started.rec, op, out_dtype,
-                                      acc_dtype)
-        except BaseException:
-            started.finish()   # the record's copy lands before its pinned words go back
-            raise
-    bad, offsets, unique, longest = _runs_end(started)
-    if bad >= 0:
-        return bad, None, None
-    if op == "count":    # the lengths: no walk, no longest run
-        return -1, unique, segment_reduce(values, offsets, op, out_dtype, acc_dtype, 0)
-    max_len = longest if longest is not None else offsets_stats(offsets, keys.shape[0])[4]
-    n_seg = offsets.shape[0] - 1
-    if walk is not None and started.stage[2] and n_seg >= walk[0]:   # the walk ran
-        least, out, v, family = walk
-        return -1, unique, _long_walk((_fitted(out, n_seg), v, offsets, family, op, acc_dtype),
-                                      max_len)
-    return -1, unique, segment_reduce(values, offsets, op, out_dtype, acc_dtype, max_len)
-
-
-def _thread_walk_ahead(values, offsets, rec, op: str, out_dtype: str, acc_dtype: str):
-    """Launch the thread walk of the runs whose offsets (a buffer of ``cap + 1``) the
-    runs' copy fills ahead of the count's read-back (:func:`reduce_runs`): ``(least
-    count it runs for, its output buffer (cap, ...), v, family)``, or None where it is
-    not launched (no rows or columns, or the buffer does not fit)."""
-    cupy = _cupy()
-    n, tail = values.shape[0], tuple(values.shape[1:])
-    k = tail[0] if tail else 1
-    cap = offsets.shape[0] - 1
-    if k == 0:
-        return None
-    v = cupy.ascontiguousarray(values)
-    row_bytes = k * v.dtype.itemsize
-    least = thread_walk_min_segments(n, row_bytes)
-    if least > cap:      # a staged count is at most cap: never the thread walk's
-        return None
-    try:
-        out = cupy.empty((cap,) + tail, dtype=out_dtype)
-    except MemoryError:
-        return None
-    family = reduce_kernels(name_of(values.dtype), op, out_dtype, acc_dtype,
-                            warp_tile(k, v.dtype.itemsize))
-    # the groups a staged tile of the walk takes, about the bytes over what a group
-    # fills (per_block is the device's, from the count; the blocks step over groups)
-    fill = int(_STAGE_SLOTS_BYTES * _STAGE_FILL)
-    _launch(family[0], family, _grid(n * row_bytes, fill), _THREADS,
-            [ptr(v.data.ptr), ptr(offsets.data.ptr), n, least, k, SHORT_MAX, 0,
-             ptr(out.data.ptr), ptr(rec.data.ptr), fill])
-    return least, out, v, family

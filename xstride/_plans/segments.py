@@ -147,24 +147,12 @@ def plan_segments(n: int, n_segments: int, max_len: int, row_bytes: int) -> Segm
     >>> plan_segments(32 * 1000, 1000, 40, 128)      # 4 KiB a segment
     SegmentPlan(short='warp', split=4096, long=False)
     """
-    if n_segments and n_segments >= thread_walk_min_segments(n, row_bytes):
+    if (n_segments and n <= SHORT_MEAN * n_segments
+            and n * row_bytes <= SHORT_BYTES * n_segments):
         return SegmentPlan("thread", SHORT_MAX, max_len > SHORT_MAX)
     if n_segments == 0:
         return SegmentPlan("thread", SHORT_MAX, False)
     return SegmentPlan("warp", CHUNK_ROWS, max_len > CHUNK_ROWS)
-
-
-def thread_walk_min_segments(n: int, row_bytes: int) -> int:
-    """The fewest segments of ``n`` rows of ``row_bytes`` bytes that
-    :func:`plan_segments` walks by thread (the mean segment at most
-    :data:`SHORT_MEAN` rows and :data:`SHORT_BYTES` bytes); at least 1. The device
-    compares a count of runs it has not read back yet with it (``reduce_by_key``'s walk
-    launched ahead of the count's read-back).
-
-    >>> thread_walk_min_segments(2**26, 12), thread_walk_min_segments(1000, 4096)
-    (524288, 2000)
-    """
-    return max(1, -(-n // SHORT_MEAN), -(-(n * row_bytes) // SHORT_BYTES))
 
 
 def plan_long(n_long: int, max_len: int) -> LongPlan:

@@ -231,9 +231,8 @@ def reduce_by_key(sorted_keys, values, op="sum"):
         The reduction of the rows of each key, dtype as in :func:`segment_reduce`.
 
     On CuPy, where every tile of 4096 keys holds at most 256 runs, ``unique_keys`` may be
-    a view of a buffer of up to n / 16 entries, one it fills at least 1/8 of, and
-    ``reduced`` (for runs of at most 128 rows on average) a view of a buffer of as
-    many rows (docs/segments.md).
+    a view of a buffer of up to n / 16 entries, one it fills at least 1/8 of
+    (docs/segments.md).
 
     Raises
     ------
@@ -272,14 +271,16 @@ def reduce_by_key(sorted_keys, values, op="sum"):
     op = _op(func, op)
     keys = _keys(func, "sorted_keys", sorted_keys, backend)
     vals = _values(func, "values", values, backend, keys.shape[0])
-    dtype = name_of(vals.dtype)
-    # the runs and their reduction in one executor call (on CuPy the walk may be
-    # queued before the host reads the runs' count); runs are never empty
-    first_bad, unique, reduced = ex.reduce_runs(keys, vals, op, result_dtype(op, dtype),
-                                                accumulator(op, dtype))
+    first_bad, offsets, unique, longest = ex.runs(keys, True)
     if first_bad >= 0:
         raise _unsorted(func, "sorted_keys", first_bad, keys, backend)
-    return unique, reduced
+    max_len = 0
+    if op != "count":
+        # the check of the keys bounds the longest run as far as the walks need it;
+        # else one pass over the offsets finds it
+        max_len = longest if longest is not None else ex.offsets_stats(offsets,
+                                                                       keys.shape[0])[4]
+    return unique, _reduce(func, ex, vals, offsets, op, max_len, -1)
 
 
 def run_length_encode(keys):
