@@ -22,7 +22,7 @@ from ._launch import Launch, i32, i64, slot64
 from ._lru import Bounded
 
 __all__ = ["SOURCE", "THREADS", "MAX_BLOCKS", "NONE", "LAUNCHES", "ptr", "I32", "launch",
-           "grid_of", "record", "read_later", "signed", "opt"]
+           "grid_of", "record", "read_later", "read", "signed", "opt"]
 
 SOURCE = "segments.cu"
 THREADS = 256
@@ -120,3 +120,9 @@ def read_later(rec):
         spares[where] = spare     # free for this thread's next read on this device
         return words
     return wait
+
+
+def read(rec) -> list[int]:
+    """The record on the host now: :func:`read_later`'s copy, waited for (and so the
+    kernels queued before it)."""
+    return read_later(rec)()

@@ -14,7 +14,7 @@ from ._compile import on_request
 from ._cupy import cupy as _cupy
 from ._segment_launch import (I32 as _I32, NONE as _NONE, THREADS as _THREADS,
                               grid_of as _grid, launch as _launch, opt as _opt, ptr,
-                              read_later as _read_later, record as _record)
+                              read as _read, read_later as _read_later, record as _record)
 from .._core.dtypes import C_TYPES, name_of
 from .._plans.segments import RUN_TESTS, longest_bound
 
@@ -35,12 +35,6 @@ _CLOSE = on_request("xs_seg_close")
 _CLOSE_THREADS = 256
 #: copy words of each size (rows are moved as raw words)
 _WORDS = {8: "unsigned long long", 4: "unsigned int", 2: "unsigned short", 1: "unsigned char"}
-
-
-def _read(rec) -> list[int]:
-    """The record on the host (one copy into pinned memory; waits for the kernels
-    before it)."""
-    return _read_later(rec)()
 
 
 def tiles(n: int) -> int:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import functools
 
-
 from ._compile import on_request
 from ._cupy import cupy as _cupy
 # the device check of a public function's arrays (``check_devices(func, named)``), which
@@ -28,9 +27,8 @@ from ._cupy import cupy as _cupy
 # arrays without their public names
 from ._devices import check as check_devices
 from ._segment_launch import (NONE as _NONE, THREADS as _THREADS, grid_of as _grid,
-                              launch as _launch,
-                              opt as _opt, ptr, read_later as _read_later, record as _record,
-                              signed as _signed)
+                              launch as _launch, opt as _opt, ptr, read as _read,
+                              read_later as _read_later, record as _record, signed as _signed)
 from .._core.dtypes import C_TYPES, name_of
 from .._plans.segments import INT_MEAN, plan_long, plan_segments
 # the compaction passes and the voxel passes of voxel_downsample, on this executor
@@ -61,12 +59,6 @@ _OPCODE = {"sum": 0, "prod": 1, "min": 2, "max": 3, "mean": 0}
 _WIDE = {INT_MEAN: ("xs_seg_i128", ("int64", 2))}
 #: a plain kernel of segments.cu (``template <int = 0>``: generated only where named)
 _OFFSETS_STATS = on_request("xs_seg_offsets_stats")
-
-
-def _read(rec) -> list[int]:
-    """The record on the host (one copy into pinned memory; waits for the kernels
-    before it)."""
-    return _read_later(rec)()
 
 
 def _int64(cupy, a):

@@ -12,7 +12,7 @@ import numpy as np
 
 from ._cupy import cupy as _cupy
 from ._segment_launch import (THREADS as _THREADS, grid_of as _grid, launch as _launch,
-                              opt as _opt, ptr, read_later as _read_later, record as _record)
+                              opt as _opt, ptr, read as _read, record as _record)
 from .._core.dtypes import C_TYPES, name_of
 
 __all__ = ["voxel_bounds", "voxel_keys"]
@@ -44,7 +44,7 @@ def voxel_bounds(points):
     name = f"xs_vox_bounds<{t}, {d}>"
     _launch(name, (name,), min(_VOX_BLOCKS, _grid(n)), _THREADS,
             [ptr(points.data.ptr), n, rs, cs, ptr(rec.data.ptr)], _VOX_SOURCE)
-    words = np.array(_read_later(rec)(), dtype=np.uint64)
+    words = np.array(_read(rec), dtype=np.uint64)
     lo = _from_ordered(words[:d])
     hi = _from_ordered(~words[d:2 * d])
     return lo, hi, _opt(int(words[2 * d]))
