@@ -97,6 +97,38 @@ def test_runs_and_reduce_by_key_on_the_host_kernels(dev, key_dtype, n, top):
     assert_close("sum", vals, offs, red.get(), hred)
 
 
+@pytest.mark.parametrize("key_dtype", ["int16", "uint64"])
+@pytest.mark.parametrize("lens", [
+    [100, 3839, 200],             # a run of 3839 rows: no multiple of 256 sees 3840 on
+    [256, 3841, 10, 4096],        # runs from a multiple of 256: 3841 and 4096 rows
+    [4000, 4097, 3000, 77],       # a run of 4097 across a tile's edge
+    [300] * 30 + [4100],          # the one run past 4096 is the last: i + 3840 < n decides
+    [300] * 40 + [257],           # longer than 256, none near 3840
+    [256] * 50,                   # exactly 256: neither test
+])
+def test_run_length_tests_of_the_count_pass_on_the_host_kernels(dev, key_dtype, lens):
+    """The count pass's two run tests on the kernel itself: some ``keys[i] ==
+    keys[i + 256]`` (a run longer than 256), and some multiple ``i`` of 256 with
+    ``keys[i] == keys[i + 3840]`` (every run longer than 4096 has one; the loads of
+    ``keys[i + 3840]``, one a thread of the first 16, are issued beside the tile's
+    copies), both only where ``i + L < n``; ``runs`` turns them into its bound of the
+    longest run, which picks the walks of ``reduce_by_key``."""
+    from xstride._plans.segments import longest_bound
+    keys = np.repeat(np.arange(len(lens)) * 3, lens).astype(key_dtype)
+    n = keys.size
+    over1 = bool((keys[256:] == keys[:-256]).any()) if n > 256 else False
+    i = np.arange(0, max(n - 3840, 0), 256)
+    over2 = bool((keys[i] == keys[i + 3840]).any())
+    bad, offsets, unique, longest = ks.runs(dev.asarray(keys), True)
+    assert bad == -1 and longest == longest_bound((over1, over2)), (longest, over1, over2)
+    np.testing.assert_array_equal(offsets.get(), np.concatenate([[0], np.cumsum(lens)]))
+    vals = np.random.default_rng(len(lens)).normal(size=(n, 2)).astype(np.float32)
+    ku, red = alg.reduce_by_key(dev.asarray(keys), dev.asarray(vals))
+    hku, hred = alg.reduce_by_key(keys, vals)
+    np.testing.assert_array_equal(ku.get(), hku)
+    assert_close("sum", vals, offsets.get(), red.get(), hred)
+
+
 @pytest.mark.parametrize("n, n_bins", [(1, 1), (3000, 5), (20000, 70000), (12000, 3)])
 def test_bin_offsets_on_the_host_kernels(dev, n, n_bins):
     bins = np.sort(np.random.default_rng(n).integers(0, n_bins, size=n)).astype(np.int64)
