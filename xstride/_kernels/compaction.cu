@@ -1,5 +1,5 @@
 // Stream compaction and bin offsets for xstride.algorithms on CuPy arrays (launcher:
-// segments.py): run_length_encode and reduce_by_key's runs, compact, the long
+// compaction.py): run_length_encode and reduce_by_key's runs, compact, the long
 // segments of segment_reduce, bin_offsets.
 //
 // Determinism: nothing here depends on the order in which threads or blocks run; the
@@ -167,7 +167,7 @@ __device__ __forceinline__ int xs_seg_rank_scan(int* pre, unsigned lane)
 // Pass 1: the number of selected elements of tile blockIdx.x into counts[blockIdx.x];
 // with FLAG 1 and check != 0 also the first i with src[i] < src[i-1] into rec[0], and
 // two tests of the run lengths (sorted keys), with L1 = thr & 0xffffffff, which must be
-// XS_SEG_THREADS (the kernel compares with the thread's next item; segments.py checks),
+// XS_SEG_THREADS (the kernel compares with the thread's next item; a test checks),
 // and L2 = thr >> 32 >= L1: rec[2] = 0 when some src[i] == src[i + L1], exactly when a run
 // is longer than L1 (src[i + L1] is this thread's next item, but in the last row);
 // rec[3] = 0 when some i, a multiple of L1, has src[i] == src[i + L2 - L1]: every run

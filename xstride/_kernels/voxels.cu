@@ -1,5 +1,5 @@
 // The voxel passes of xstride.algorithms.voxel_downsample on CuPy arrays (launcher:
-// segments.py): the points' bounds and each point's voxel key.
+// voxel_passes.py): the points' bounds and each point's voxel key.
 #include <xstride/morton.cuh>
 #include <xstride/detail/segment_common.cuh>
 
