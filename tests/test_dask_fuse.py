@@ -261,3 +261,23 @@ def test_fuse_per_block_takes_the_unfused_branch_on_a_python_scalar_s_type():
     ints = xp.fuse(_reversed_for_floats)(_dask(a, 2), 2)
     assert "xstride-fuse" in _layers(ints)
     _same(ints, a * 2, True)
+
+
+def _scan_or_copy(x):
+    try:
+        return xp.cumulative_sum(x)
+    except Exception:                          # a user's fallback: catches what the trace raises
+        return x + 0
+
+
+def test_fuse_per_block_refuses_a_trace_whose_function_caught_what_it_raised():
+    """A new-user probe: a scan inside ``try`` whose ``except Exception`` caught the
+    trace's refusal; the trace recorded the fallback, fused it, and each block's run took
+    the scan: a running sum that restarted at every block."""
+    x = np.arange(1.0, 9.0)
+    with pytest.warns(xp.FusionWarning, match="cumulative_sum"):
+        got = xp.fuse(_scan_or_copy)(_dask(x, 3))
+    assert "xstride-fuse" not in _layers(got)
+    np.testing.assert_array_equal(got.compute(), np.cumsum(x))
+    with pytest.raises(TypeError, match="cumulative_sum"):
+        xp.fuse(strict=True)(_scan_or_copy)(_dask(x, 3))

@@ -106,6 +106,38 @@ def test_strict_raises_type_error_naming_the_operation(fake_cupy, body, what):
         f(fake(np.arange(3, dtype=np.int8)))
 
 
+def _suppressing(x):
+    import contextlib
+
+    if _unfused_marker(x):
+        return "unfused"
+    with contextlib.suppress(Exception):
+        return xp.std(x)
+    return x * 2
+
+
+def _catching(x):
+    if _unfused_marker(x):
+        return "unfused"
+    try:
+        return xp.cumulative_sum(x)
+    except:  # noqa: E722 (a bare except, as users write it)
+        return x + 0
+
+
+@pytest.mark.parametrize("body, what", [(_suppressing, "xp.std"),
+                                        (_catching, "cumulative_sum")])
+def test_a_refusal_the_function_catches_still_refuses_the_trace(fake_cupy, body, what):
+    """The function catches the trace's refusal and returns its fallback: the trace is
+    refused all the same (the fallback alone would fuse, but the unfused run takes the
+    other branch)."""
+    x = fake(np.arange(3, dtype=np.float64))
+    with pytest.raises(TypeError, match=what):
+        xp.fuse(strict=True)(body)(x)
+    with pytest.warns(xp.FusionWarning, match=what):
+        assert xp.fuse(body)(x) == "unfused"
+
+
 _HALF = np.float32(0.5)
 
 

@@ -1,15 +1,25 @@
 """The record of a trace of ``xp.fuse``: the device nodes with their trace-time shapes,
 the host nodes (Python arithmetic on scalar arguments), and :class:`Unfusable`, what a
 trace raises when the function does what no fused kernel expresses. The stand-ins that
-fill it are in :mod:`._tracer`."""
+fill it are in :mod:`._tracer`.
+
+An :class:`Unfusable` raised while a function is traced is also kept by the trace's
+recorder (:data:`TRACING`): where the function catches it (``except Exception``, a bare
+``except``, ``contextlib.suppress``) and goes on, the trace is still refused when the
+function returns. Before, the trace recorded only the fallback branch and fused it,
+while each dask block's run took the branch the trace had left (a scan inside ``try``
+restarted at every block).
+"""
 
 from __future__ import annotations
+
+import contextvars
 
 import numpy as np
 
 from .._plans import fusion as _plan
 
-__all__ = ["ENGINE_DTYPES", "Unfusable", "Recorder"]
+__all__ = ["ENGINE_DTYPES", "Unfusable", "Recorder", "TRACING"]
 
 #: dtypes a fused kernel computes in (the engine's; the ``_core.dtypes`` table).
 ENGINE_DTYPES = frozenset(np.dtype(n) for n in
@@ -27,6 +37,14 @@ class Unfusable(Exception):
         super().__init__(what)
         self.what = what
         self.by_value = by_value
+        rec = TRACING.get()
+        if rec is not None and rec.unfusable is None:
+            rec.unfusable = self   # the first one: refused at the trace's end if caught
+
+
+#: The :class:`Recorder` of the trace running in this context (None outside a trace).
+TRACING: contextvars.ContextVar = contextvars.ContextVar("xstride_fuse_tracing",
+                                                         default=None)
 
 
 def _memo_key(node):
@@ -52,6 +70,8 @@ class Recorder:
         #: the function read an array stand-in's class (``isinstance(x, np.ndarray)``):
         #: its branch holds for the arguments' type, not for a dask argument's blocks
         self.type_read = False
+        #: the first :class:`Unfusable` raised in the trace (the function may catch it)
+        self.unfusable = None
 
     def add(self, node, shape) -> int:
         """Index of ``node`` (an equal node recorded before is reused)."""

@@ -42,7 +42,8 @@ from ..elementwise import resolve
 from . import _operators as _ops
 from . import _reduce
 from ._views import index, permute, reshape
-from ._recorder import _PY_SCALARS, _UNFUSED_LOOPS, ENGINE_DTYPES, Recorder, Unfusable
+from ._recorder import (_PY_SCALARS, _UNFUSED_LOOPS, ENGINE_DTYPES, TRACING, Recorder,
+                        Unfusable)
 from ._reduce import red_shape
 
 __all__ = ["Unfusable", "Recorder", "Traced", "Weak", "trace", "ENGINE_DTYPES"]
@@ -458,7 +459,13 @@ def trace(fn, args, owns):
             targs.append(Weak(rec, rec.host_node(("arg", i)), a))
         else:
             targs.append(a)
-    res = fn(*targs)
+    token = TRACING.set(rec)
+    try:
+        res = fn(*targs)
+    finally:
+        TRACING.reset(token)
+    if rec.unfusable is not None:   # raised, and caught by the function itself
+        raise rec.unfusable
     multi = isinstance(res, tuple)
     outs = res if multi else (res,)
     nodes = []
