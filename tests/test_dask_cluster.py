@@ -265,3 +265,27 @@ def test_sorting_the_same_keys_again_after_the_cluster_grew():
                 np.testing.assert_array_equal(sv, values[ref])
     finally:
         cluster.close()
+
+
+# --------------------------------------------------------------------- one submission
+def test_persist_reading_submits_once_and_reads_the_held_value(client, monkeypatch):
+    """The sort's lengths and the occupancy's counts of cells come from the future of
+    the graph the client sent: no second submission of the held graph (``dask.compute``
+    of a persisted collection sends one, a round of messages more)."""
+    import dask.array as da
+    from dask.delayed import Delayed
+    from dask.highlevelgraph import HighLevelGraph
+
+    from xstride._chunked import held
+
+    x = da.arange(12, chunks=4)
+    layer = {("total-probe", 0): (sum, [(x.name, i) for i in range(3)])}
+    graph = HighLevelGraph.from_collections("total-probe", layer, dependencies=[x])
+    sent = []
+    real = client._graph_to_futures
+    monkeypatch.setattr(client, "_graph_to_futures",
+                        lambda *a, **k: sent.append(1) or real(*a, **k))
+    (kept,), value = held.persist_reading([x], Delayed(("total-probe", 0), graph,
+                                                       layer="total-probe"))
+    assert int(value.sum()) == 66 and len(sent) == 1
+    assert distributed.futures_of(kept) and kept.compute().tolist() == list(range(12))

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 da = pytest.importorskip("dask.array")
 
+from xstride._backends import dask as dask_backend  # noqa: E402
 from xstride._cli import dask_tasks  # noqa: E402
 
 CHUNKINGS = [
@@ -24,9 +26,18 @@ def _run_lengths(cells):
     return np.diff(np.concatenate([starts, [cells.size]]))
 
 
+@pytest.fixture(params=["one memory", "several workers"])
+def memory(request, monkeypatch):
+    """The occupancy's two routes: summaries passed from task to task (one memory) or
+    through the client (a cluster of several workers), both run on dask's threads."""
+    if request.param == "several workers":
+        monkeypatch.setattr(dask_backend, "one_memory", lambda collection: False)
+    return request.param
+
+
 @pytest.mark.parametrize("chunks", CHUNKINGS)
 @pytest.mark.parametrize("shift", [0, 3, 9, 63])
-def test_occupancy_equals_the_run_lengths(chunks, shift):
+def test_occupancy_equals_the_run_lengths(chunks, shift, memory):
     rng = np.random.default_rng(sum(chunks) + shift)
     keys = np.sort(rng.integers(0, 2**12, 1000).astype(np.uint64))
     keys[400:700] = keys[400]               # one cell over several chunks
@@ -40,14 +51,37 @@ def test_occupancy_equals_the_run_lengths(chunks, shift):
     assert tuple(b.shape[0] for b in blocks) == got.chunks[0]
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 5), min_size=1, max_size=40).filter(sum),
+       st.integers(1, 6), st.integers(0, 2**32), st.integers(0, 2))
+def test_occupancy_of_any_chunking(chunks, top, seed, shift):
+    for route in (True, False):
+        _occupancy_of_any_chunking(chunks, top, seed, shift, route)
+
+
+def _occupancy_of_any_chunking(chunks, top, seed, shift, route):
+    """Cells over many chunks, empty chunks anywhere: each chunk's key before it and
+    first start after it are found in the summaries of the chunks around it."""
+    rng = np.random.default_rng(seed)
+    keys = np.sort(rng.integers(0, top * 4, sum(chunks))).astype(np.uint64)
+    real = dask_backend.one_memory
+    dask_backend.one_memory = lambda collection: route
+    try:
+        got = dask_tasks.occupancy(da.from_array(keys, chunks=(tuple(chunks),)), shift)
+    finally:
+        dask_backend.one_memory = real
+    np.testing.assert_array_equal(got.compute(), _run_lengths(keys >> np.uint64(shift)))
+    assert tuple(b.compute().shape[0] for b in got.to_delayed().ravel()) == got.chunks[0]
+
+
 @pytest.mark.parametrize("shift", [3, np.int64(3), np.int32(3), np.uint64(3)])
-def test_occupancy_takes_a_numpy_integer_shift(shift):
+def test_occupancy_takes_a_numpy_integer_shift(shift, memory):
     keys = np.array([1, 2, 9, 2**63 + 5], np.uint64)
     got = dask_tasks.occupancy(da.from_array(keys, chunks=2), shift).compute()
     np.testing.assert_array_equal(got, [2, 1, 1])
 
 
-def test_occupancy_of_one_key_and_of_one_row():
+def test_occupancy_of_one_key_and_of_one_row(memory):
     for keys in (np.full(50, 9, dtype=np.uint64), np.array([5], dtype=np.uint64)):
         got = dask_tasks.occupancy(da.from_array(keys, chunks=7), 0).compute()
         np.testing.assert_array_equal(got, [keys.size])
@@ -123,10 +157,12 @@ def test_sorted_across_signed_keys():
     assert not dask_tasks.sorted_across(da.from_array(keys, chunks=(300, 0, 700))).compute()
 
 
-def test_no_task_reads_another_chunk():
-    """What a chunk needs of the others comes as constants: on a cluster no tiny
-    transfers between workers (each a round of messages). The chunks' summaries are the
-    one round trip to the client; the counts are one task a chunk."""
+def test_no_task_reads_another_chunk(memory):
+    """What a chunk needs of the others comes as the chunks' summaries (a few ints): no
+    chunk travels between workers. In one memory the summaries, the counts and the
+    counts' lengths go in one submission and the client waits once, for the lengths
+    (before, it read the summaries itself and then submitted the counts: two round
+    trips, as on a cluster of several workers still)."""
     keys = np.sort(np.random.default_rng(3).integers(0, 99, 600).astype(np.uint64))
     x = da.from_array(keys, chunks=100)
     seen = {}
@@ -134,13 +170,20 @@ def test_no_task_reads_another_chunk():
 
     def spy(how):
         def call(*args, **kw):
+            calls = seen.setdefault(how, [])
+            calls.append(set())
             for a in args:
-                for name, layer in a.__dask_graph__().layers.items():
-                    if isinstance(name, str) and name.startswith("occupancy-"):
-                        seen.setdefault(how, set()).add(name.split("-")[1])
-                        for task in layer.values():
-                            refs = [r for r in task[1:] if isinstance(r, tuple)]
-                            assert len(refs) == 1 and refs[0][0] == x.name   # its own chunk
+                # (a persisted collection's graph is a plain dict of its results)
+                for name, layer in getattr(a.__dask_graph__(), "layers", {}).items():
+                    if not (isinstance(name, str) and name.startswith("occupancy-")):
+                        continue
+                    for key, task in layer.items():
+                        calls[-1].add(key[0].split("-")[1])
+                        chunks = [r[1] for r in task[1:]
+                                  if isinstance(r, tuple) and r[0] == x.name]
+                        # a task a chunk reads its own chunk; the lengths' task none
+                        assert chunks == ([key[1]] if key[0].split("-")[1] in
+                                          ("summary", "counts") else [])
             return real[how](*args, **kw)
         return call
 
@@ -149,8 +192,14 @@ def test_no_task_reads_another_chunk():
         got = dask_tasks.occupancy(x, 2)
     finally:
         dask_tasks.dask.persist, dask_tasks.dask.compute = real["persist"], real["compute"]
-    assert seen == {"compute": {"summary"}, "persist": {"counts"}}
-    np.testing.assert_array_equal(got.compute(), _run_lengths(keys >> np.uint64(2)))
+    if memory == "one memory":
+        assert seen == {"persist": [{"summary", "lengths", "counts"}],
+                        "compute": [set()]}   # the held lengths: no task of its own
+    else:   # the summaries through the client, then the counts with constants
+        assert seen == {"compute": [{"summary"}], "persist": [{"counts"}]}
+    want = _run_lengths(keys >> np.uint64(2))
+    assert sum(got.chunks[0]) == want.size
+    np.testing.assert_array_equal(got.compute(), want)
 
 
 def test_the_pipeline_without_the_tree_has_every_other_result():

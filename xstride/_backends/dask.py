@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 from .._chunked import _config as _chunked_config
 from .._chunked.chunks import fit_chunks, fit_option, lost_blocks, without_empty_chunks
+from .._chunked.held import persist_reading
+from .._chunked.sample_sort import one_memory
 from .._core.errors import backend_unavailable_error, type_error, value_error
 from ._base import Backend
 
@@ -257,6 +259,18 @@ class DaskBackend(Backend):
     def without_empty_chunks(self, a):
         """``a`` without its chunks of no element (``_chunked/chunks.py``)."""
         return without_empty_chunks(a)
+
+    def one_memory(self, a) -> bool:
+        """Whether every task of ``a`` would run in one memory: dask's threads or
+        synchronous scheduler, a ``distributed`` client of one worker
+        (``_chunked/sample_sort.py``)."""
+        return one_memory(a)
+
+    def persist_reading(self, arrays, small) -> tuple:
+        """``(held arrays, value)``: ``arrays`` and the ``Delayed`` ``small`` of their
+        graph in one submission, ``small``'s value read from its future
+        (``_chunked/held.py``)."""
+        return persist_reading(arrays, small)
 
     # ------------------------------------------------------------------ memory
     def on_chunks(self, x, opts: DaskOptions | None = None):

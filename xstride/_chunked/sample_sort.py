@@ -3,10 +3,12 @@ chunks' own backend (NumPy chunks on CPU workers, CuPy chunks on their device).
 
 The graph, for ``P`` input chunks and ``Q`` output partitions (``Q = P``, or fewer
 where the chunks are small: at least one per worker, or per thread where every task
-shares one memory, no more than keep 2**22 rows a partition), is submitted at once;
-the client waits only for the splits' cuts (the partitions' lengths), so the output
-columns are submitted while the merges still run, and returns persisted arrays whose
-merges may still be running:
+shares one memory, no more than keep 2**22 rows a partition), is submitted at once,
+the output columns' tasks with it; the client waits only for the splits' cuts (the
+partitions' lengths, which the columns' chunks need), and returns persisted arrays
+whose merges may still be running (before, the columns were submitted after the
+lengths came back: on a one-worker cluster one more step of the scheduler's batched
+messages, docs/performance.md, "Fewer steps for the dask pipeline"):
 
 1. ``sample``: up to ``_SAMPLES`` keys of every chunk, at rows drawn from a generator
    seeded by the chunk's index (the same rows every run), copied to the host; one
@@ -66,6 +68,7 @@ from dask.delayed import Delayed
 from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
 
 from . import _config
+from .held import persist_reading
 
 __all__ = ["sample_sort", "one_memory"]
 
@@ -342,8 +345,7 @@ def sample_sort(keys, values) -> tuple:
                 + tuple((piece, i, j) for i in range(nparts))
         placement = _placement(workers, nout)
     # the partitions' lengths come back as the splits' cuts (P + 1 host ints a chunk),
-    # known once the splits end while the merges still run: the columns below are
-    # submitted before the merges end
+    # known once the splits end while the merges still run
     # (one task adds them up: a Delayed per chunk made dask cull and order the graph
     # once per chunk, P * P steps)
     # (in one memory the sizes' task reads the splits themselves: one step fewer)
@@ -359,24 +361,43 @@ def sample_sort(keys, values) -> tuple:
         layers[length] = MaterializedLayer(cuts)
         layers[total] = {(total, 0): (_sizes,) + tuple(cuts)}
         deps.update({length: {split}, total: {length}})
-    graph = HighLevelGraph(layers, deps)
-    *parts, = dask.persist(*[Delayed((merge, j), graph, layer=merge) for j in range(nout)],
-                           Delayed((total, 0), graph, layer=total))
-    parts, (sizes,) = parts[:nout], dask.compute(parts[nout])
+    # each output column's task per partition goes in with the merges (an item of the
+    # merge's tuple, no copy), so no step waits for the client after the sizes come back
     like = keys._meta
     columns = [(keys.dtype, (), like),
                (np.dtype(np.int64), (), like.astype(np.int64))]
     columns += [(v.dtype, tuple(v.shape[1:]), v._meta) for v in vals]
+    names = [f"sample-sort-column{c}-{token}" for c in range(len(columns))]
+    for c, (name, (_, tail, _)) in enumerate(zip(names, columns)):
+        zero = (0,) * len(tail)
+        layers[name] = MaterializedLayer({(name, j) + zero: (operator.getitem, (merge, j), c)
+                                          for j in range(nout)})
+        deps[name] = {merge}
+    graph = HighLevelGraph(layers, deps)
+    unknown = [da.Array(graph, name, ((np.nan,) * nout,) + tuple((t,) for t in tail),
+                        dtype=dtype, meta=meta)
+               for name, (dtype, tail, meta) in zip(names, columns)]
+    held, sizes = persist_reading(unknown, Delayed((total, 0), graph, layer=total))
     # partitions of no row (keys of one value fill one) are left out of the columns:
     # dask computes wrong answers over chunks of no element (docs/dask.md)
     kept = [j for j in range(nout) if sizes[j]] or [0]
-    out = []
-    for c, (dtype, tail, meta) in enumerate(columns):
-        name = f"sample-sort-column{c}-{token}"
-        zero = (0,) * len(tail)
-        layer = {(name, i) + zero: (operator.getitem, (merge, j), c)
-                 for i, j in enumerate(kept)}
-        chunks = (tuple(sizes[j] for j in kept),) + tuple((t,) for t in tail)
-        out.append(da.Array(HighLevelGraph.from_collections(name, layer, dependencies=parts),
-                            name, chunks, dtype=dtype, meta=meta))
-    return dask.persist(*out)
+    out = [da.Array(h.dask, h.name, (tuple(sizes),) + h.chunks[1:], dtype=h.dtype,
+                    meta=h._meta) for h in held]
+    if len(kept) == nout:
+        return tuple(out)
+    return dask.persist(*[_renumbered(a, kept) for a in out])
+
+
+def _renumbered(a, kept: list):
+    """``a`` of known chunks with its chunks ``kept`` (in order) as chunks ``0, 1, ...``
+    of a new array (a task a chunk that passes the held chunk on)."""
+    name = f"{a.name}-kept-{tokenize(kept)}"
+    zero = (0,) * (a.ndim - 1)
+    layer = {(name, i) + zero: (_same, (a.name, j) + zero) for i, j in enumerate(kept)}
+    return da.Array(HighLevelGraph.from_collections(name, layer, dependencies=[a]), name,
+                    (tuple(a.chunks[0][j] for j in kept),) + a.chunks[1:], dtype=a.dtype,
+                    meta=a._meta)
+
+
+def _same(chunk):
+    return chunk

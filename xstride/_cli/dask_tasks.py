@@ -9,10 +9,11 @@ the chunk's own backend, so a stage costs its work and not dask's bookkeeping.
   chunk needs the cell of the row before it (the last key of the nearest non-empty
   chunk before it) and the first cell start after it: a summary of every chunk (its
   first and last keys, the count and first row of the cells that start after its first
-  row) comes to the client as Python ints (one round trip), which works out both and
-  every chunk's count of cells, and they go into the chunks' tasks as constants, so no
-  chunk is cut, rechunked or sent anywhere, and no task waits for another chunk's
-  data.
+  row, as Python ints) goes to every chunk's counts task, which works out both, where
+  all tasks share one memory (the client waits once, for the counts' chunk lengths);
+  on a cluster of several workers it comes to the client (one round trip), which
+  passes each chunk's task what it needs as constants. Either way no chunk is cut,
+  rechunked or sent anywhere.
 - :func:`sorted_across`: whether sorted keys never decrease, per chunk and across
   chunk boundaries (the same last keys).
 - :func:`runs`: the first row and the key of every run of equal sorted keys, per chunk
@@ -28,6 +29,8 @@ from array_api_compat import array_namespace
 from dask.base import tokenize
 
 import xstride
+
+from .. import _backends
 
 __all__ = ["bounding_box", "occupancy", "sorted_across", "runs"]
 
@@ -57,9 +60,10 @@ def bounding_box(pos) -> tuple:
 # ------------------------------------------------------------------ sorted keys
 # Graphs as one layer of plain tasks (a dask.delayed call per task merges graphs once
 # per call). What a chunk needs of the others (the last key before it, the first cell
-# start after it) comes to the client as a few Python ints and goes into the chunk's
-# task as a constant: no task depends on another chunk's task, so nothing travels
-# between workers (many tiny transfers cost more than a round trip to the client).
+# start after it) is a few Python ints: no task depends on another chunk's keys, so
+# no chunk travels between workers. (The sortedness check and the runs take the last
+# keys through the client; the occupancy too, but where all tasks share one memory,
+# which passes the chunks' summaries from task to task: a round trip less.)
 def _last(block):
     """The last key of ``block`` as a Python int, or None for an empty block."""
     return int(block[-1]) if block.shape[0] else None
@@ -137,40 +141,97 @@ def _graph(name, layer, dependencies):
     return HighLevelGraph.from_collections(name, layer, dependencies=dependencies)
 
 
+def _before(info, i: int):
+    """The key before chunk ``i``: the last key of the nearest non-empty chunk before it
+    (None for none), from the chunks' summaries (:func:`_summary`)."""
+    for j in range(i - 1, -1, -1):
+        if info[j][2] is not None:
+            return info[j][2]
+    return None
+
+
+def _starts_at_head(summary, before, shift: int) -> bool:
+    """Whether a cell starts at the chunk's first row (``before``: the key before it)."""
+    m, head = summary[:2]
+    return m > 0 and (before is None or head >> shift != before >> shift)
+
+
+def _after(info, i: int, n: int, offsets: tuple, shift: int) -> int:
+    """The first row after chunk ``i`` where a cell starts (a global row), else ``n``:
+    the chunks after it are read until one holds a start (the next one, but where a
+    cell spans whole chunks)."""
+    before = info[i][2] if info[i][2] is not None else _before(info, i)
+    for j in range(i + 1, len(info)):
+        m, head, last, _, first_inner = info[j]
+        if _starts_at_head(info[j], before, shift):
+            return offsets[j]
+        if first_inner is not None:
+            return offsets[j] + first_inner
+        before = before if last is None else last
+    return n
+
+
+def _lengths(shift: int, *info) -> list:
+    """Each chunk's count of cells (Python ints) from the chunks' summaries."""
+    out, before = [], None
+    for summary in info:
+        out.append(summary[3] + int(_starts_at_head(summary, before, shift)))
+        before = before if summary[2] is None else summary[2]
+    return out
+
+
+def _counts_of_summaries(block, i: int, n: int, offsets: tuple, shift: int, *info):
+    """:func:`_counts_block` of chunk ``i`` (``block``), its key before and first start
+    after found in the chunks' summaries (``info``, :func:`_summary`)."""
+    return _counts_block(block, offsets[i], np.uint64(shift), _before(info, i),
+                         _after(info, i, n, offsets, shift))
+
+
 def occupancy(sorted_keys, shift: int):
     """Points per occupied cell (int64, a persisted dask array of known chunks) of the
-    cells ``key >> shift`` of sorted keys: the run lengths in key order. One round trip
-    to the client (each chunk's summary: :func:`_summary`), then one task per chunk."""
+    cells ``key >> shift`` of sorted keys: the run lengths in key order, from a summary
+    task a chunk (:func:`_summary`) and a counts task a chunk.
+
+    Where every task shares one memory (dask's threads, a cluster of one worker:
+    the dask backend's ``one_memory``), each counts task reads the
+    summaries (a few ints each) and the summaries, the counts and one task of the
+    chunks' counts of cells go in one submission; the client waits for those counts
+    only. On a cluster of several workers the summaries come to the client instead
+    (one round trip), which works out what each chunk needs and passes it to the chunk's
+    task as constants: no task fetches another's result (tiny transfers between
+    workers cost more than the round trip, docs/dask.md)."""
+    from dask.delayed import Delayed
+
     shift = int(shift)   # a NumPy integer too (uint64 keys shifted by an int64 fail)
     n = int(sorted_keys.shape[0])
     nb = sorted_keys.numblocks[0]
     keys = sorted_keys.__dask_keys__()
-    offsets = np.concatenate([[0], np.cumsum(sorted_keys.chunks[0][:-1])]).astype(int)
+    offsets = tuple(int(v) for v in
+                    np.concatenate([[0], np.cumsum(sorted_keys.chunks[0][:-1])]))
     token = tokenize(sorted_keys.name, shift)
-    summary, counts = (f"occupancy-{s}-{token}" for s in ("summary", "counts"))
-    graph = _graph(summary, {(summary, i): (_summary, keys[i], shift) for i in range(nb)},
-                   [sorted_keys])
-    info = dask.compute(*[_delayed(summary, i, graph) for i in range(nb)])
-    # each chunk's key before it (the last of the nearest non-empty chunk before), its
-    # cells' count and first start (global rows; None: no cell starts in it)
-    befores, lengths, firsts, before = [], [], [], None
-    for i, (m, head, last, inner, first_inner) in enumerate(info):
-        starts_here = m > 0 and (before is None or head >> shift != before >> shift)
-        befores.append(before)
-        lengths.append(inner + int(starts_here))
-        firsts.append(int(offsets[i]) if starts_here else (
-            None if first_inner is None else int(offsets[i]) + first_inner))
-        before = before if last is None else last
-    afters, nxt = [0] * nb, n
-    for i in range(nb - 1, -1, -1):
-        afters[i] = nxt
-        nxt = nxt if firsts[i] is None else firsts[i]
-    shift = np.uint64(shift)
-    layer = {(counts, i): (_counts_block, keys[i], int(offsets[i]), shift, befores[i],
-                           afters[i]) for i in range(nb)}
-    arr = da.Array(_graph(counts, layer, [sorted_keys]), counts, (tuple(lengths),),
-                   dtype=np.int64, meta=sorted_keys._meta.astype(np.int64))
-    return dask.persist(arr)[0]
+    summary, lengths, counts = (f"occupancy-{s}-{token}"
+                                for s in ("summary", "lengths", "counts"))
+    layer = {(summary, i): (_summary, keys[i], shift) for i in range(nb)}
+    meta = sorted_keys._meta.astype(np.int64)
+    be = _backends.of_array(sorted_keys)
+    if not be.one_memory(sorted_keys):
+        info = dask.compute(*[_delayed(summary, i, _graph(summary, layer, [sorted_keys]))
+                              for i in range(nb)])
+        ushift = np.uint64(shift)
+        layer = {(counts, i): (_counts_block, keys[i], offsets[i], ushift, _before(info, i),
+                               _after(info, i, n, offsets, shift)) for i in range(nb)}
+        arr = da.Array(_graph(counts, layer, [sorted_keys]), counts,
+                       (tuple(_lengths(shift, *info)),), dtype=np.int64, meta=meta)
+        return dask.persist(arr)[0]
+    summaries = tuple((summary, i) for i in range(nb))
+    layer[(lengths, 0)] = (_lengths, shift) + summaries
+    layer.update({(counts, i): (_counts_of_summaries, keys[i], i, n, offsets, shift)
+                  + summaries for i in range(nb)})
+    graph = _graph(counts, layer, [sorted_keys])
+    unknown = da.Array(graph, counts, ((np.nan,) * nb,), dtype=np.int64, meta=meta)
+    (held,), sizes = be.persist_reading([unknown],
+                                        Delayed((lengths, 0), graph, layer=counts))
+    return da.Array(held.dask, held.name, (tuple(sizes),), dtype=np.int64, meta=held._meta)
 
 
 def _sorted_block(block, before) -> bool:
