@@ -119,8 +119,27 @@ def test_fuse_runs_as_written_where_blocks_do_not_line_up():
     _same(got, p[1:] + p[:-1], True)
 
 
+class _Particles:
+    @xp.fuse
+    def drift(self, x, v):
+        return x + v
+
+    @xp.fuse
+    @staticmethod
+    def kick(v, a):
+        return v + a
+
+
 def test_fused_functions_pickle_by_reference():
     assert pickle.loads(pickle.dumps(damped)) is damped
+    # a new-user probe: a fused method or staticmethod taken from its class did not
+    # pickle with the standard pickle (a qualified name C.m was not looked up, and a
+    # staticmethod object cannot be pickled by value)
+    for protocol in (2, pickle.HIGHEST_PROTOCOL):
+        for f in (_Particles.drift, _Particles.kick):
+            assert pickle.loads(pickle.dumps(f, protocol)) is f
+    bound = pickle.loads(pickle.dumps(_Particles().drift))
+    assert bound.__func__ is _Particles.drift
 
     def local(x):
         return x + 1

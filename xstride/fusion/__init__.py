@@ -125,6 +125,17 @@ def fuse(fn=None, *, strict: bool = False):
     return Fused(fn, strict)
 
 
+def _by_qualname(mod, qualname: str):
+    """What ``mod.<qualname>`` names (``C.m``: the attribute ``m`` of the class ``C``),
+    or None (a function's local, ``f.<locals>.g``)."""
+    obj = mod
+    for part in qualname.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    return obj
+
+
 class Fused:
     """A fused function (made by :func:`fuse`); call it as ``fn``.
 
@@ -165,13 +176,14 @@ class Fused:
 
     def __reduce__(self):
         """Pickled (a dask task sends it to a worker) by reference where its module holds
-        it under its name (``@xp.fuse`` on a module's function), else as ``fn`` and
+        it under its qualified name (``@xp.fuse`` on a module's function, or on a method
+        or staticmethod of a module's class), else as ``fn`` and
         ``strict`` (cloudpickle sends a function of ``__main__`` by value); the traced
         graphs are not sent: a worker traces each signature once."""
         mod = sys.modules.get(getattr(self, "__module__", None) or "")
         name = getattr(self, "__qualname__", "")
-        if mod is not None and mod.__name__ != "__main__" and "." not in name \
-                and getattr(mod, name, None) is self:
+        if mod is not None and mod.__name__ != "__main__" and name \
+                and _by_qualname(mod, name) is self:   # a class's method too: C.m
             return name
         return (Fused, (self.fn, self.strict))
 
