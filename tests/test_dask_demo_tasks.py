@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 da = pytest.importorskip("dask.array")
 
-from xstride._backends import dask as dask_backend  # noqa: E402
+from xstride._chunked import sample_sort  # noqa: E402
 from xstride._cli import dask_tasks  # noqa: E402
 
 CHUNKINGS = [
@@ -31,7 +31,7 @@ def memory(request, monkeypatch):
     """The occupancy's two routes: summaries passed from task to task (one memory) or
     through the client (a cluster of several workers), both run on dask's threads."""
     if request.param == "several workers":
-        monkeypatch.setattr(dask_backend, "one_memory", lambda collection: False)
+        monkeypatch.setattr(sample_sort, "one_memory", lambda collection: False)
     return request.param
 
 
@@ -64,12 +64,12 @@ def _occupancy_of_any_chunking(chunks, top, seed, shift, route):
     first start after it are found in the summaries of the chunks around it."""
     rng = np.random.default_rng(seed)
     keys = np.sort(rng.integers(0, top * 4, sum(chunks))).astype(np.uint64)
-    real = dask_backend.one_memory
-    dask_backend.one_memory = lambda collection: route
+    real = sample_sort.one_memory
+    sample_sort.one_memory = lambda collection: route
     try:
         got = dask_tasks.occupancy(da.from_array(keys, chunks=(tuple(chunks),)), shift)
     finally:
-        dask_backend.one_memory = real
+        sample_sort.one_memory = real
     np.testing.assert_array_equal(got.compute(), _run_lengths(keys >> np.uint64(shift)))
     assert tuple(b.compute().shape[0] for b in got.to_delayed().ravel()) == got.chunks[0]
 

@@ -116,6 +116,27 @@ def _layer_sizes(monkeypatch) -> dict:
 
 
 @pytest.mark.parametrize("memory", [True, False])
+def test_keys_in_one_chunk_sort_in_one_task_without_waiting(monkeypatch, memory):
+    """One chunk: the chunk's own sort, one task, the columns' lengths known at once,
+    so the client waits for no result (the sample sort's splitters, split and merge were
+    three steps and its lengths a round trip); equal to NumPy's stable argsort."""
+    monkeypatch.setattr(ss, "one_memory", lambda collection: memory)
+    keys_np = np.random.default_rng(12).integers(0, 9, 200).astype(np.int32)
+    vals_np = np.arange(600.0).reshape(200, 3)
+    keys = da.from_array(keys_np, chunks=200)
+    vals = da.from_array(vals_np, chunks=(200, 3))
+    seen = _layer_sizes(monkeypatch)
+    monkeypatch.setattr(ss, "persist_reading", None)   # no value is read back
+    sk, order, sv = ss.sample_sort(keys, [vals])
+    assert seen == {"merge": 1, "column0": 1, "column1": 1, "column2": 1}
+    assert sk.chunks == order.chunks == ((200,),) and sv.chunks == ((200,), (3,))
+    ref = np.argsort(keys_np, kind="stable")
+    np.testing.assert_array_equal(order.compute(), ref)
+    np.testing.assert_array_equal(sk.compute(), keys_np[ref])
+    np.testing.assert_array_equal(sv.compute(), vals_np[ref])
+
+
+@pytest.mark.parametrize("memory", [True, False])
 def test_the_graph_layers_have_known_sizes(monkeypatch, memory):
     monkeypatch.setattr(ss, "one_memory", lambda collection: memory)
     monkeypatch.setattr(ss, "_PARTITION_ROWS", 10)   # an output partition per chunk

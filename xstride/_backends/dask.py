@@ -19,8 +19,6 @@ from dataclasses import dataclass
 
 from .._chunked import _config as _chunked_config
 from .._chunked.chunks import fit_chunks, fit_option, lost_blocks, without_empty_chunks
-from .._chunked.held import persist_reading
-from .._chunked.sample_sort import one_memory
 from .._core.errors import backend_unavailable_error, type_error, value_error
 from ._base import Backend
 
@@ -263,13 +261,17 @@ class DaskBackend(Backend):
     def one_memory(self, a) -> bool:
         """Whether every task of ``a`` would run in one memory: dask's threads or
         synchronous scheduler, a ``distributed`` client of one worker
-        (``_chunked/sample_sort.py``)."""
+        (``_chunked/sample_sort.py``, which imports dask: not at import of xstride)."""
+        from .._chunked.sample_sort import one_memory
+
         return one_memory(a)
 
     def persist_reading(self, arrays, small) -> tuple:
         """``(held arrays, value)``: ``arrays`` and the ``Delayed`` ``small`` of their
         graph in one submission, ``small``'s value read from its future
         (``_chunked/held.py``)."""
+        from .._chunked.held import persist_reading
+
         return persist_reading(arrays, small)
 
     # ------------------------------------------------------------------ memory

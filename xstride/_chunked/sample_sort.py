@@ -42,6 +42,9 @@ messages, docs/performance.md, "Fewer steps for the dask pipeline"):
    increasing rows, so the result is the stable sort, equal to
    ``numpy.argsort(kind="stable")`` for any chunking.
 
+Keys in one chunk skip all four steps: one task sorts the chunk with its sort
+executor, and the output's length is the input's, so the client waits for nothing.
+
 No task ever holds more than one partition (in one memory, a merge reads the chunks
 where they are). Partition sizes follow the key distribution: a key repeated more
 often than ``n / Q`` times makes its partition larger. Every merge reads every chunk,
@@ -297,6 +300,8 @@ def sample_sort(keys, values) -> tuple:
     sorted_pieces = _config.executor_of("sort", keys._meta).SPLIT == "sorted"
     kk = keys.__dask_keys__()
     vk = [[row[0] if v.ndim == 2 else row for row in v.__dask_keys__()] for v in vals]
+    if nparts == 1:
+        return _one_chunk(keys, vals, kk[0], [k[0] for k in vk])
     in_place = one_memory(keys)
     workers, nworkers = [], 0
     if in_place:   # each merge reads every chunk: P * Q references, not P * P
@@ -363,20 +368,8 @@ def sample_sort(keys, values) -> tuple:
         deps.update({length: {split}, total: {length}})
     # each output column's task per partition goes in with the merges (an item of the
     # merge's tuple, no copy), so no step waits for the client after the sizes come back
-    like = keys._meta
-    columns = [(keys.dtype, (), like),
-               (np.dtype(np.int64), (), like.astype(np.int64))]
-    columns += [(v.dtype, tuple(v.shape[1:]), v._meta) for v in vals]
-    names = [f"sample-sort-column{c}-{token}" for c in range(len(columns))]
-    for c, (name, (_, tail, _)) in enumerate(zip(names, columns)):
-        zero = (0,) * len(tail)
-        layers[name] = MaterializedLayer({(name, j) + zero: (operator.getitem, (merge, j), c)
-                                          for j in range(nout)})
-        deps[name] = {merge}
-    graph = HighLevelGraph(layers, deps)
-    unknown = [da.Array(graph, name, ((np.nan,) * nout,) + tuple((t,) for t in tail),
-                        dtype=dtype, meta=meta)
-               for name, (dtype, tail, meta) in zip(names, columns)]
+    unknown = _columns(layers, deps, merge, token, keys, vals, (np.nan,) * nout)
+    graph = unknown[0].dask
     held, sizes = persist_reading(unknown, Delayed((total, 0), graph, layer=total))
     # partitions of no row (keys of one value fill one) are left out of the columns:
     # dask computes wrong answers over chunks of no element (docs/dask.md)
@@ -386,6 +379,44 @@ def sample_sort(keys, values) -> tuple:
     if len(kept) == nout:
         return tuple(out)
     return dask.persist(*[_renumbered(a, kept) for a in out])
+
+
+def _columns(layers: dict, deps: dict, merge: str, token: str, keys, vals, lengths: tuple):
+    """The output columns (keys, order, values) as dask arrays of partitions of
+    ``lengths`` rows (NaN: not known yet), column ``c`` of partition ``j`` the item ``c``
+    of the task ``(merge, j)``; ``layers`` and ``deps`` (the graph up to the merges)
+    gain the columns' layers."""
+    like = keys._meta
+    columns = [(keys.dtype, (), like), (np.dtype(np.int64), (), like.astype(np.int64))]
+    columns += [(v.dtype, tuple(v.shape[1:]), v._meta) for v in vals]
+    names = [f"sample-sort-column{c}-{token}" for c in range(len(columns))]
+    for c, (name, (_, tail, _)) in enumerate(zip(names, columns)):
+        zero = (0,) * len(tail)
+        layers[name] = MaterializedLayer({(name, j) + zero: (operator.getitem, (merge, j), c)
+                                          for j in range(len(lengths))})
+        deps[name] = {merge}
+    graph = HighLevelGraph(layers, deps)
+    return [da.Array(graph, name, (lengths,) + tuple((t,) for t in tail), dtype=dtype,
+                     meta=meta) for name, (dtype, tail, meta) in zip(names, columns)]
+
+
+def _sort_chunk(keys, *values):
+    """``(sorted keys, order, *sorted values)`` of one chunk by its sort executor."""
+    return tuple(_config.executor_of("sort", keys).sort_by_key(keys, list(values)))
+
+
+def _one_chunk(keys, vals, key_chunk, value_chunks) -> tuple:
+    """:func:`sample_sort` of keys in one chunk: the chunk's own sort in one task, its
+    length known, so the client waits for nothing (the sample sort's splitters, split
+    and merge were three steps on the cluster and a round trip for the lengths)."""
+    token = tokenize(keys.name, *[v.name for v in vals], "one chunk")
+    merge = f"sample-sort-merge-{token}"
+    body = HighLevelGraph.from_collections(
+        merge, {(merge, 0): (_sort_chunk, key_chunk) + tuple(value_chunks)},
+        dependencies=[keys, *vals])
+    layers, deps = dict(body.layers), dict(body.dependencies)
+    columns = _columns(layers, deps, merge, token, keys, vals, (int(keys.shape[0]),))
+    return dask.persist(*columns, optimize_graph=False)
 
 
 def _renumbered(a, kept: list):
