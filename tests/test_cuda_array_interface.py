@@ -40,6 +40,10 @@ def _cai(**change):
     (_cai(strides=(4.0,)), r"its strides \(4.0,\) are not one int per axis of shape \(3,\)"),
     (_cai(strides=(4, 4)), r"its strides \(4, 4\) are not one int per axis"),
     (_cai(mask=object()), "it has a mask; masked arrays are not supported"),
+    # a new-user probe: a bare OverflowError ("Python int too large to convert to C
+    # long") from the view's packing
+    (_cai(shape=(2**63,)), r"its shape \(9223372036854775808,\) has an extent of 2\*\*63"),
+    (_cai(strides=(2**70,)), r"its strides \(1180591620717411303424,\) do not fit in 64-bit"),
 ])
 def test_a_malformed_interface_names_the_argument(gpu, cai, why):  # noqa: F811
     """These were a raw KeyError, TypeError or struct.error ('argument out of range'),

@@ -485,3 +485,17 @@ def test_the_struct_type_given_for_a_value_says_to_call_it():
     # another kind of wrong object gets no such hint
     with pytest.raises(TypeError, match=r"expected a CudaStruct value of struct 'P'$"):
         k(3, n_threads=1)
+
+
+def test_a_vector_type_field_is_checked_by_name_and_its_array_spelling_in_full():
+    """docs/cuda-kernels.md: a plain body with a field the parser does not read (a
+    ``float3``) is checked by its name only (a new-user probe passed a 4-byte value for
+    a 16-byte struct); ``float v[3]`` in its place makes the whole body checked."""
+    vec = CudaKernel("struct P { float3 v; int n; };\n__global__ void k(P p) {}", "k")
+    assert vec.params[0].ctype.fields is None
+    arr = CudaKernel("struct P { float v[3]; int n; };\n__global__ void k(P p) {}", "k")
+    assert [f for f, _ in arr.params[0].ctype.fields] == ["v", "n"]
+    with pytest.raises(TypeError, match=r"declares \(float v\[3\]; int n\)"):
+        arr._pack((CudaStruct("P", [("n", "int")])(n=1),))
+    packed = arr._pack((CudaStruct("P", [("v", "float[3]"), ("n", "int")])(v=[1, 2, 3], n=4),))
+    assert packed is not None

@@ -3,6 +3,7 @@ called) and comments. Shared by the CUDA toolkit and the internal kernels' heade
 
 from __future__ import annotations
 
+import bisect
 import re
 
 __all__ = ["CXX_KEYWORDS", "SPACE", "is_c_identifier", "non_ascii_note", "strip_comments",
@@ -84,11 +85,21 @@ _INCLUDE_HEAD = re.compile(r"[ \t\f\v]*(?:#|%:)(?:[ \t\f\v]|/\*.*?\*/)*include(?
                            r"(?:[ \t\f\v]|/\*.*?\*/)*")
 
 
-def _header_name_at(text: str, i: int) -> bool:
+# a directive's start: the first thing on its line
+_DIRECTIVE_START = re.compile(r"[ \t\f\v]*(?:#|%:)")
+
+
+def _header_name_at(text: str, i: int, newlines: list[int]) -> bool:
     """True when the ``<`` at ``i`` opens the header name of an ``#include`` line (a
     ``>`` closes it on the line): the preprocessor reads ``<xstride//reduce.cuh>`` as
-    one name, with no comment in it."""
-    line_start = text.rfind("\n", 0, i) + 1
+    one name, with no comment in it. ``newlines``: the text's line breaks, in order
+    (the line's start found by bisection, and a line that starts no directive refused
+    from its first characters: a source of one long line with thousands of ``<`` took
+    seconds when each ``<`` copied its line so far)."""
+    k = bisect.bisect_left(newlines, i)   # the line breaks before i
+    line_start = newlines[k - 1] + 1 if k else 0
+    if not _DIRECTIVE_START.match(text, line_start):
+        return False
     head = text[line_start:i]
     if "include" not in head or not _INCLUDE_HEAD.fullmatch(head):
         return False
@@ -103,6 +114,7 @@ def _scan(text: str, blank_literals: bool, join_lines: bool = False) -> str:
     their contents become spaces, quotes, brackets and line breaks kept)."""
     out: list[str] = []
     n, i, start = len(text), 0, 0
+    newlines = [m.start() for m in re.finditer("\n", text)]
 
     def literal(body: str) -> str:
         if not blank_literals:
@@ -136,7 +148,7 @@ def _scan(text: str, blank_literals: bool, join_lines: bool = False) -> str:
             if end >= 0:
                 out.append(closing)
                 i = start = end + len(closing)
-        elif c == "<" and _header_name_at(text, i):
+        elif c == "<" and _header_name_at(text, i, newlines):
             # "#include <a//b.h>": a header name, in which '//' and '/*' are characters
             j = text.index(">", i)
             out.append(text[start:i + 1])

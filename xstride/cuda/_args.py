@@ -88,6 +88,8 @@ def _read_interface(cai) -> DeviceArray:
     if not isinstance(shape, (tuple, list)) or not all(_whole(n) and n >= 0 for n in shape):
         raise MalformedInterface(f"its shape {shape!r} is not a tuple of ints >= 0")
     shape = tuple(int(n) for n in shape)
+    if any(n >= 2**63 for n in shape):   # a view's extents are int64 on the device
+        raise MalformedInterface(f"its shape {shape!r} has an extent of 2**63 or more")
     try:
         dtype = np.dtype(cai["typestr"])
     except (TypeError, ValueError):
@@ -110,6 +112,8 @@ def _read_interface(cai) -> DeviceArray:
         raise MalformedInterface(f"its strides {bstrides!r} are not one int per axis of "
                                  f"shape {shape}")
     bstrides = tuple(int(st) for st in bstrides)
+    if any(not -2**63 <= st < 2**63 for st in bstrides):
+        raise MalformedInterface(f"its strides {bstrides!r} do not fit in 64-bit ints")
     if dtype.itemsize and all(st % dtype.itemsize == 0 for st in bstrides):
         strides = tuple(st // dtype.itemsize for st in bstrides)
     else:
@@ -125,7 +129,8 @@ def device_array(value) -> DeviceArray | None:
     MalformedInterface
         ``value.__cuda_array_interface__`` is not a valid interface (a ``TypeError``
         whose text says what is wrong: a missing key, a shape or strides that are not
-        ints, a typestr that is no dtype, a pointer out of range or null, a mask).
+        ints or do not fit in 64 bits, a typestr that is no dtype, a pointer out of range
+        or null, a mask).
     """
     try:
         cai = value.__cuda_array_interface__
