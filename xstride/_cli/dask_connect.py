@@ -11,6 +11,7 @@ Imports ``distributed`` only when called.
 from __future__ import annotations
 
 import threading
+import time
 
 from .demo import DemoError
 
@@ -114,6 +115,7 @@ def connect(Client, scheduler, timeout):
             box["error"] = exc
 
     thread = threading.Thread(target=connect, name="xstride-connect", daemon=True)
+    started = time.monotonic()
     thread.start()
     thread.join(timeout + 1.0)
     if thread.is_alive():
@@ -127,9 +129,18 @@ def connect(Client, scheduler, timeout):
         except Exception as again:   # noqa: BLE001 - gone between the two connects
             exc = again
     why = f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
+    waited = time.monotonic() - started
+    if isinstance(exc, OSError) and not isinstance(exc, TimeoutError) and \
+            waited < 0.9 * timeout:   # closed or reset by the peer, long before the timeout
+        raise DemoError(f"the peer at {scheduler} closed the connection after "
+                        f"{waited:.1f} s, before a dask scheduler answered ({why})")
     if isinstance(exc, (OSError, TimeoutError)):   # refused, timed out, unknown host
         raise DemoError(f"no dask scheduler answers at {scheduler} within {timeout:g} s "
                         f"({why})")
+    if isinstance(exc, MemoryError):   # a length read from bytes that are no dask frame
+        raise DemoError(f"the peer at {scheduler} does not speak dask's protocol (its "
+                        "reply read as a dask message gave a frame length of "
+                        "exabytes)")
     if isinstance(exc, TypeError):   # this side's settings (a tls:// address, no TLS set)
         raise DemoError(f"cannot connect to {scheduler} ({why})")
     raise DemoError(f"the peer at {scheduler} does not speak dask's protocol ({why})")
