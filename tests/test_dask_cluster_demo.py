@@ -109,34 +109,37 @@ def test_the_clusters_line_counts_its_workers_in_words(capsys):
 def test_stages_not_waited_for_give_the_same_results_and_end_after_the_last_task(client):
     """``staged=False`` (benchmarks/dask.py's second GPU row) submits the positions, keys
     and sort without waiting: the same results as with every stage waited for, and the
-    timed pipeline still ends after the last of its tasks (the occupancy's counts)."""
+    timed pipeline still ends after the last of its tasks (the occupancy's counts: each
+    one's future is finished when the stage ends). (The task stream's times, which this
+    compared with the stage's end, are the workers' clocks corrected by a delay that
+    distributed estimates from their heartbeats: on a loaded machine tens of
+    milliseconds off, and the check failed one run in four.)"""
     class Ends:
-        """The wall-clock end of each stage, as the pipeline's progress sees it (the
-        stages' own times leave out the client's work between them: summed, they
-        placed the occupancy's end too early on a loaded 2-core machine)."""
+        """The wall-clock end of each stage, as the pipeline's progress sees it, and the
+        states of the occupancy's counts' futures when its stage ends."""
 
         def __init__(self):
-            self.name, self.at = None, {}
+            self.name, self.at, self.counts = None, {}, None
 
         def start(self, name):
             self.name = name
 
         def stop(self):
             self.at[self.name] = time.time()
+            if self.name == "cell occupancy":
+                self.counts = [state.status for key, state in list(client.futures.items())
+                               if "occupancy-counts" in str(key)]
 
     ends = Ends()
-    with distributed.get_task_stream(client) as stream:
-        lean = dask_demo.pipeline("dask", n=3000, chunks=700, levels=5, tree=False,
-                                  staged=False, progress=ends)
+    lean = dask_demo.pipeline("dask", n=3000, chunks=700, levels=5, tree=False,
+                              staged=False, progress=ends)
     staged = dask_demo.pipeline("dask", n=3000, chunks=700, levels=5, tree=False)
     assert all(lean["checks"].values())
     assert _comparable(lean) == _comparable(staged)
     names = [s["name"] for s in lean["stages"]]
     assert names == [s["name"] for s in staged["stages"]] == list(ends.at)
-    counts = [ss["stop"] for t in stream.data for ss in t["startstops"]
-              if "occupancy-counts" in str(t["key"]) and ss["action"] == "compute"]
-    # the timed occupancy stage ends after its last task (one clock: the same host)
-    assert counts and max(counts) <= ends.at["cell occupancy"] + 0.01
+    # the timed occupancy stage ends after its last task
+    assert ends.counts and set(ends.counts) == {"finished"}, ends.counts
 
 
 def test_demo_on_a_running_scheduler_equals_the_numpy_backend(client, capsys):

@@ -117,7 +117,7 @@ def _layer_sizes(monkeypatch) -> dict:
 
 @pytest.mark.parametrize("memory", [True, False])
 def test_keys_in_one_chunk_sort_in_one_task_without_waiting(monkeypatch, memory):
-    """One chunk: the chunk's own sort, one task, the columns' lengths known at once,
+    """One chunk: one task sorts it, the columns' lengths known at once,
     so the client waits for no result (the sample sort's splitters, split and merge were
     three steps and its lengths a round trip); equal to NumPy's stable argsort."""
     monkeypatch.setattr(ss, "one_memory", lambda collection: memory)
@@ -251,15 +251,19 @@ def test_many_small_chunks_in_one_memory_make_a_partition_per_thread(monkeypatch
     """1,000 chunks of 2 rows on dask's own schedulers: as many merges as threads, each
     naming every chunk, not 1,000 (P * P references to the chunks: 11 s and 0.8 GB for
     2,000 keys; 5,000 chunks of one row ran out of memory), and one task adding up the
-    partitions' lengths (a result per chunk made dask cull the graph once per chunk)."""
+    partitions' lengths (a result per chunk made dask cull the graph once per chunk).
+    One thread: one partition, so one task sorts every chunk (no splitters, no split)."""
     import dask
 
     keys_np = np.random.default_rng(14).integers(0, 3, 2000)
     seen = _layer_sizes(monkeypatch)
     with dask.config.set(scheduler=scheduler, num_workers=threads):
         sk, order = xp.algorithms.sort_by_key(da.from_array(keys_np, chunks=2))
-        assert seen["merge"] == threads and seen["sizes"] == 1 and "length" not in seen
-        assert seen["split"] == 1000 + 1   # the splitters' task samples every chunk
+        if threads == 1:
+            assert seen == {"merge": 1, "column0": 1, "column1": 1}
+        else:
+            assert seen["merge"] == threads and seen["sizes"] == 1 and "length" not in seen
+            assert seen["split"] == 1000 + 1   # the splitters' task samples every chunk
         ref = np.argsort(keys_np, kind="stable")
         np.testing.assert_array_equal(order.compute(), ref)
         np.testing.assert_array_equal(sk.compute(), keys_np[ref])
@@ -333,3 +337,25 @@ def test_argsort_of_complex_chunks_warns_nothing_and_equals_numpy(dtype):
         want = xp.argsort(a, axis=axis, descending=True)
         assert got.dtype == computed.dtype == want.dtype
         assert computed.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("chunks", [(1, 0, 299, 700), (250,) * 4, (1,) * 40 + (960,)])
+def test_one_partition_of_several_chunks_is_one_task_equal_to_numpy(monkeypatch, chunks):
+    """Few rows in one memory of one thread: one output partition, so one task joins
+    the chunks in order and sorts them (stable: equal keys keep their global rows'
+    order), with big-endian keys and (n, k) values keeping their dtypes."""
+    import dask
+
+    keys_np = np.random.default_rng(15).integers(0, 5, 1000).astype(">u8")
+    vals_np = np.arange(3000, dtype=">f4").reshape(1000, 3)
+    seen = _layer_sizes(monkeypatch)
+    with dask.config.set(scheduler="sync"):
+        sk, order, sv = xp.algorithms.sort_by_key(da.from_array(keys_np, chunks=(chunks,)),
+                                                  da.from_array(vals_np, chunks=(chunks, 3)))
+        assert seen == {"merge": 1, "column0": 1, "column1": 1, "column2": 1}
+        ref = np.argsort(keys_np, kind="stable")
+        np.testing.assert_array_equal(order.compute(), ref)
+        got_k, got_v = sk.compute(), sv.compute()
+    assert got_k.dtype == keys_np.dtype and got_v.dtype == vals_np.dtype
+    np.testing.assert_array_equal(got_k, keys_np[ref])
+    np.testing.assert_array_equal(got_v, vals_np[ref])

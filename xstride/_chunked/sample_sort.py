@@ -42,8 +42,9 @@ messages, docs/performance.md, "Fewer steps for the dask pipeline"):
    increasing rows, so the result is the stable sort, equal to
    ``numpy.argsort(kind="stable")`` for any chunking.
 
-Keys in one chunk skip all four steps: one task sorts the chunk with its sort
-executor, and the output's length is the input's, so the client waits for nothing.
+Where every row goes to one output partition (keys in one chunk, or few rows in one
+memory of one thread), the four steps are one task that sorts all the chunks with their
+sort executor; the output's length is the input's, so the client waits for nothing.
 
 No task ever holds more than one partition (in one memory, a merge reads the chunks
 where they are). Partition sizes follow the key distribution: a key repeated more
@@ -300,8 +301,8 @@ def sample_sort(keys, values) -> tuple:
     sorted_pieces = _config.executor_of("sort", keys._meta).SPLIT == "sorted"
     kk = keys.__dask_keys__()
     vk = [[row[0] if v.ndim == 2 else row for row in v.__dask_keys__()] for v in vals]
-    if nparts == 1:
-        return _one_chunk(keys, vals, kk[0], [k[0] for k in vk])
+    if nparts == 1:   # before the cluster is asked for its workers (a round trip)
+        return _one_partition(keys, vals, kk, vk)
     in_place = one_memory(keys)
     workers, nworkers = [], 0
     if in_place:   # each merge reads every chunk: P * Q references, not P * P
@@ -316,6 +317,8 @@ def sample_sort(keys, values) -> tuple:
     # output partitions: one per chunk, but fewer where the chunks are small (the pieces
     # are nparts * nout tasks; in one memory each of the nout merges names every chunk)
     nout = _output_parts(nparts, int(sum(rows_of)), nworkers)
+    if nout == 1:   # every row goes to one partition: one task sorts them all
+        return _one_partition(keys, vals, kk, vk)
     # the names hold what shapes the graph besides the inputs (the partitions, and
     # whether pieces are tasks): a sort of the same arrays on a cluster whose workers
     # changed since, while the first sort's persisted results were held, reused that
@@ -400,20 +403,30 @@ def _columns(layers: dict, deps: dict, merge: str, token: str, keys, vals, lengt
                      meta=meta) for name, (dtype, tail, meta) in zip(names, columns)]
 
 
-def _sort_chunk(keys, *values):
-    """``(sorted keys, order, *sorted values)`` of one chunk by its sort executor."""
+def _sort_all(nparts: int, *blocks):
+    """``(sorted keys, order, *sorted values)`` of ``nparts`` chunks of keys and of each
+    value (``blocks``: the keys' chunks, then each value's), joined in chunk order and
+    sorted by the chunks' sort executor (stable: the order is the global rows')."""
+    cols = [blocks[c:c + nparts] for c in range(0, len(blocks), nparts)]
+    if nparts > 1:
+        xp = array_namespace(cols[0][0])
+        cols = [[_concat(xp, list(parts))] for parts in cols]
+    keys, *values = (parts[0] for parts in cols)
     return tuple(_config.executor_of("sort", keys).sort_by_key(keys, list(values)))
 
 
-def _one_chunk(keys, vals, key_chunk, value_chunks) -> tuple:
-    """:func:`sample_sort` of keys in one chunk: the chunk's own sort in one task, its
-    length known, so the client waits for nothing (the sample sort's splitters, split
-    and merge were three steps on the cluster and a round trip for the lengths)."""
-    token = tokenize(keys.name, *[v.name for v in vals], "one chunk")
+def _one_partition(keys, vals, key_chunks, value_chunks) -> tuple:
+    """:func:`sample_sort` where every row goes to one output partition (keys in one
+    chunk, or few rows in one memory of one thread: :func:`_output_parts`): one task
+    sorts all the chunks, the output's length is the input's, and the client waits for
+    nothing (the sample sort's splitters, split and merge were three steps on the
+    cluster, and its lengths a round trip)."""
+    nparts = len(key_chunks)
+    token = tokenize(keys.name, *[v.name for v in vals], "one partition")
     merge = f"sample-sort-merge-{token}"
+    blocks = tuple(key_chunks) + tuple(b for chunks in value_chunks for b in chunks)
     body = HighLevelGraph.from_collections(
-        merge, {(merge, 0): (_sort_chunk, key_chunk) + tuple(value_chunks)},
-        dependencies=[keys, *vals])
+        merge, {(merge, 0): (_sort_all, nparts) + blocks}, dependencies=[keys, *vals])
     layers, deps = dict(body.layers), dict(body.dependencies)
     columns = _columns(layers, deps, merge, token, keys, vals, (int(keys.shape[0]),))
     return dask.persist(*columns, optimize_graph=False)
