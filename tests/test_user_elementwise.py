@@ -261,3 +261,13 @@ def test_a_python_scalar_out_of_its_parameter_s_range_is_refused(compiles, fake_
     k(x, 1.5)                      # a float for an integer dtype: truncated, as CuPy does
     k(x, np.int64(300) if typ != "uint64" else np.int64(-1))   # a NumPy scalar: cast
     assert len(fake_cupy.launches) == 3
+
+
+def test_a_numpy_argument_says_the_kernel_runs_on_a_gpu():
+    """A docs probe on a CPU: a NumPy array was refused as "expected a cupy.ndarray or a
+    scalar", which did not say why (a user kernel runs on a GPU) or what to do."""
+    k = xp.cuda.ElementwiseKernel("T x", "T z", "z = x + x", "dbl")
+    with pytest.raises(TypeError, match=r"argument 'x' got numpy.ndarray.*a user kernel "
+                                        r"runs on a GPU: move a NumPy array there with "
+                                        r"xstride.to_device or cupy.asarray"):
+        k(np.arange(3, dtype=np.float32))

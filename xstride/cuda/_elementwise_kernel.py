@@ -289,9 +289,11 @@ class ElementwiseKernel:
         ins, outs = list(args[:nin]), list(args[nin:])
         # Checks that need no device run before CuPy is loaded.
         for (pname, _, _), a in zip(self.in_params, ins):
-            if isinstance(a, np.ndarray) or not (
-                    isinstance(a, _SCALARS)
-                    or hasattr(a, "__cuda_array_interface__")):
+            if isinstance(a, np.ndarray):   # host memory: say where the kernel runs
+                raise type_error(self.name, pname, a, "a cupy.ndarray or a scalar (a user "
+                                 "kernel runs on a GPU: move a NumPy array there with "
+                                 "xstride.to_device or cupy.asarray)")
+            if not (isinstance(a, _SCALARS) or hasattr(a, "__cuda_array_interface__")):
                 raise type_error(self.name, pname, a, "a cupy.ndarray or a scalar")
         for (pname, _, _), o in zip(self.out_params, outs):
             if not hasattr(o, "__cuda_array_interface__"):
