@@ -347,8 +347,7 @@ def test_a_peer_that_accepts_but_is_no_scheduler_is_a_clear_error_within_seconds
         # peer cut before it completed is retried by distributed until the timeout (on
         # a loaded machine): then no scheduler answered within it, and that is said
         assert (f"the peer at {address} closed the connection after" in err
-                or f"no dask scheduler answers at {address} within 2 s (OSError: Timed out"
-                in err), err
+                or f"no dask scheduler answers at {address} within 2 s (" in err), err
     else:
         assert f"the peer at {address} does not speak dask's protocol" in err
     # the client left behind (still in its handshake) is no one's default: a later

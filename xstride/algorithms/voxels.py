@@ -276,15 +276,16 @@ def _voxel_size(value, ndim: int) -> np.ndarray:
     except (TypeError, ValueError):
         raise type_error(_FUNC, "voxel_size", value,
                          f"a positive real number or {ndim} of them") from None
+    given = arr.item() if arr.ndim == 0 else arr.tolist()   # the messages show it as given
     if arr.ndim == 0:
         arr = np.full(ndim, arr)
     if arr.shape != (ndim,):
         raise value_error(_FUNC, "voxel_size", f"must be one number or {ndim} (one per axis of "
                                                f"the points); got shape {arr.shape}")
     if not np.isfinite(arr).all():
-        raise value_error(_FUNC, "voxel_size", f"must be finite; got {arr.tolist()}")
+        raise value_error(_FUNC, "voxel_size", f"must be finite; got {given}")
     if not (arr > 0).all():
-        raise value_error(_FUNC, "voxel_size", f"must be positive; got {arr.tolist()}")
+        raise value_error(_FUNC, "voxel_size", f"must be positive; got {given}")
     return arr
 
 
