@@ -418,3 +418,12 @@ def test_host_voxel_keys_are_the_bits_of_the_cells(ndim):
                 for a, c in enumerate(cells):
                     want |= ((c >> b) & 1) << (ndim * b + a)
             assert int(keys[i]) == want
+
+
+@pytest.mark.parametrize("size, shown", [(0.0, "got 0.0"), (-2, "got -2.0"),
+                                         ([1.0, 0.0, 1.0], r"got \[1.0, 0.0, 1.0\]")])
+def test_a_bad_voxel_size_is_shown_as_given(size, shown):
+    """A docs probe: a scalar 0.0 was reported as "got [0.0, 0.0, 0.0]"."""
+    pts = np.zeros((4, 3))
+    with pytest.raises(ValueError, match=f"'voxel_size' must be positive; {shown}$"):
+        alg.voxel_downsample(pts, size)
