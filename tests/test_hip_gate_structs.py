@@ -296,3 +296,29 @@ def test_complex_of_a_template_parameter_is_gated(hip):
     CudaKernel("template <class T> struct W { complex<T>* p; complex<int> i; };\n"
                "struct S { W<float> w; };\n__global__ void k(S s) {}", "k").compile()
     assert len(hip.builds) == 1
+
+
+def test_the_gate_reads_a_struct_of_thousands_of_fields_in_linear_time(hip):
+    """A new-user probe: each member searched the whole text before it for a view's
+    "<" and counted its parentheses, so a struct of 4,000 fields took 16 s. The gate
+    still tells a view's element from a field (the last field decides)."""
+    import time
+
+    def gate(nfields, last):
+        fields = "".join(f"    complex<float>* p{i}; Array2D<complex<double>> v{i};\n"
+                         for i in range(nfields))
+        src = ("#include <xstride/array_view.cuh>\nstruct S {\n" + fields + last +
+               "};\n__global__ void k(S s) {}")
+        k = CudaKernel(src, "k")
+        t0 = time.perf_counter()
+        try:
+            k.compile()
+        except NotImplementedError as exc:
+            assert "complex_struct_fields" in str(exc)
+            return time.perf_counter() - t0, False
+        return time.perf_counter() - t0, True
+
+    assert gate(50, "    int n;\n")[1] and not gate(50, "    complex<float> z;\n")[1]
+    small = min(gate(200, "    int n;\n")[0] for _ in range(2))
+    large = min(gate(2000, "    int n;\n")[0] for _ in range(2))
+    assert large < 25 * small + 0.1, (small, large)   # 10x the fields: about 10x the time

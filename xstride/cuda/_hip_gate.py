@@ -177,7 +177,25 @@ def _template_end(text: str, i: int) -> int:
 def _by_value(text: str, start: int, end: int) -> bool:
     """Whether the type ``text[start:end]`` of a member is held by value: not behind a
     pointer or reference, not the element type of a view (which holds a pointer)."""
-    return not _POINTER_AFTER.match(text, end) and not _VIEW_OPEN.search(text[:start])
+    return not _POINTER_AFTER.match(text, end) and not _view_open_before(text, start)
+
+
+#: How far before a type :func:`_view_open_before` looks for a view's ``<``: the view's
+#: name, the ``<`` and the qualifiers between (blanks beyond this are not read: a view
+#: not seen counts its element type as held by value, which refuses, never passes).
+_VIEW_OPEN_REACH = 256
+
+
+def _view_open_before(text: str, start: int) -> bool:
+    """Whether ``text[:start]`` ends with the ``<`` of a view (and its qualifiers): the
+    type at ``start`` is a view's element type. Reads a bounded stretch before
+    ``start`` (a search of the whole text before each member made the gate quadratic:
+    16 s for a struct of 4,000 fields, a new-user probe)."""
+    m = _VIEW_OPEN.search(text, max(0, start - _VIEW_OPEN_REACH), start)
+    if m is None:
+        return False
+    i = m.start()   # the stretch may begin inside a longer name ("MyArray2D<")
+    return i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")
 
 
 def _struct_texts(body: str, structs: dict[str, str] | None = None,
@@ -251,10 +269,11 @@ def _complex_by_value(text: str) -> bool:
     or ``complex<double>`` by value: not behind a pointer or reference, not as a view's
     element type, not in a member function (its return type, parameters or body)."""
     text = _without_function_bodies(text)
+    depth, at = 0, 0   # the parentheses open before each match, counted as the matches go
     for m in _COMPLEX.finditer(text):
-        before = text[:m.start()]
-        if before.count("(") > before.count(")") or _NOT_A_VALUE.match(text, m.end()) \
-                or _VIEW_OPEN.search(before):
+        depth += text.count("(", at, m.start()) - text.count(")", at, m.start())
+        at = m.start()
+        if depth > 0 or _NOT_A_VALUE.match(text, m.end()) or _view_open_before(text, at):
             continue
         return True
     return False
