@@ -198,6 +198,10 @@ def _view_open_before(text: str, start: int) -> bool:
     return i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")
 
 
+# a "<" next after a name (blanks between)
+_ANGLE_NEXT = re.compile(r"\s*<")
+
+
 def _struct_texts(body: str, structs: dict[str, str] | None = None,
                   aliases: dict[str, str] | None = None, _seen=None, _alias: bool = False):
     """The data members of a struct body (:func:`_data_members`), or an alias's text,
@@ -209,8 +213,9 @@ def _struct_texts(body: str, structs: dict[str, str] | None = None,
     for m in re.finditer(r"(?<!\w)[^\W\d]\w*", text):
         name = m.group(0)
         end = m.end()
-        if text[end:].lstrip().startswith("<"):    # "V5<float>* p": after its arguments
-            end = _template_end(text, text.index("<", end) + 1)
+        opens = _ANGLE_NEXT.match(text, end)
+        if opens is not None:    # "V5<float>* p": after its arguments
+            end = _template_end(text, opens.end())
         if name in seen or not _by_value(text, m.start(), end):
             continue    # "S* p", "V5& r", "Array2D<cf>": no S, V5 or cf held by value
         for table, alias in ((structs or {}, False), (aliases or {}, True)):
