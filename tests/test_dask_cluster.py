@@ -234,6 +234,26 @@ def test_one_worker_is_one_memory():
         assert one_memory(dask.array.zeros(4, chunks=2))
 
 
+def test_the_demos_own_cluster_sends_its_messages_without_distributeds_windows():
+    from xstride._cli.dask_batching import WINDOW, windows
+
+    with dask_demo.cluster(workers=1) as own:
+        assert windows(own) == {"client": WINDOW, "to workers": [WINDOW],
+                                "to clients": [WINDOW], "workers": [WINDOW]}
+
+
+def test_a_scheduler_given_to_the_demo_keeps_its_windows(client):
+    """Other clients share a ``--scheduler`` cluster: the demo changes nothing there
+    (distributed's own windows: client 10 ms, scheduler to workers 5 ms, workers 2 ms,
+    as dask_batching's docstring says)."""
+    from xstride._cli.dask_batching import windows
+
+    with dask_demo.cluster(scheduler=client.scheduler.address) as theirs:
+        seen = windows(theirs)
+    assert seen["client"] == 0.01 and seen["workers"] == [0.002], seen
+    assert seen["to workers"] == [0.005] and 0.002 in seen["to clients"], seen
+
+
 def test_sorting_the_same_keys_again_after_the_cluster_grew():
     """A new-user probe: sorting the same dask keys a second time, on a cluster that
     gained a worker since while the first result was kept, raised ``IndexError`` ("list

@@ -30,7 +30,7 @@ import time
 import numpy as np
 
 from .. import _backends
-from . import demo_extras, demo_tree
+from . import dask_batching, demo_extras, demo_tree
 from .dask_connect import connect as _connect, wait_for_workers as _wait_for_workers
 from .dask_options import DEFAULT_TIMEOUT, add_arguments, check_arguments  # noqa: F401
 from .demo import (DEFAULT_N, DemoError, Progress, _check_levels, _morton_box, _table,
@@ -144,6 +144,7 @@ def cluster(workers=None, scheduler=None, gpu=False, timeout=DEFAULT_TIMEOUT):
                                  threads_per_worker=1, processes=True, dashboard_address=":0")
     try:
         client = Client(local)
+        dask_batching.shorten(client)   # the cluster is this demo's alone
         watch = _WorkerWatch(local, client)
         try:
             yield client
