@@ -87,6 +87,20 @@ def test_occupancy_of_one_key_and_of_one_row(memory):
         np.testing.assert_array_equal(got, [keys.size])
 
 
+def test_keys_in_one_chunk_take_a_counts_task_and_a_length_task(memory):
+    """One chunk needs nothing of another: no summary, no pass over the keys but the
+    counts' (each task one step on a cluster)."""
+    from dask.callbacks import Callback
+
+    keys = np.sort(np.random.default_rng(5).integers(0, 64, 300)).astype(np.uint64)
+    ran = []
+    with Callback(pretask=lambda key, dsk, state: ran.append(key)):
+        got = dask_tasks.occupancy(da.from_array(keys, chunks=-1), 2)
+    steps = sorted(k[0].split("-")[1] for k in ran if str(k[0]).startswith("occupancy-"))
+    assert steps == ["counts", "lengths"], ran
+    np.testing.assert_array_equal(got.compute(), _run_lengths(keys >> np.uint64(2)))
+
+
 @pytest.mark.parametrize("chunks", CHUNKINGS)
 def test_sorted_across_sees_a_drop_at_a_chunk_boundary(chunks):
     keys = np.arange(10, 1010, dtype=np.uint64)

@@ -187,6 +187,12 @@ def _counts_of_summaries(block, i: int, n: int, offsets: tuple, shift: int, *inf
                          _after(info, i, n, offsets, shift))
 
 
+def _length(counts) -> list:
+    """``[len(counts)]``: the one chunk's count of cells, as :func:`_lengths` gives
+    them."""
+    return [int(counts.shape[0])]
+
+
 def occupancy(sorted_keys, shift: int):
     """Points per occupied cell (int64, a persisted dask array of known chunks) of the
     cells ``key >> shift`` of sorted keys: the run lengths in key order, from a summary
@@ -199,7 +205,9 @@ def occupancy(sorted_keys, shift: int):
     only. On a cluster of several workers the summaries come to the client instead
     (one round trip), which works out what each chunk needs and passes it to the chunk's
     task as constants: no task fetches another's result (tiny transfers between
-    workers cost more than the round trip, docs/dask.md)."""
+    workers cost more than the round trip, docs/dask.md). Keys in one chunk need
+    nothing of another: its counts task, then one task of their length (one step less
+    than the summary's, and one pass over the keys less)."""
     from dask.delayed import Delayed
 
     shift = int(shift)   # a NumPy integer too (uint64 keys shifted by an int64 fail)
@@ -214,7 +222,10 @@ def occupancy(sorted_keys, shift: int):
     layer = {(summary, i): (_summary, keys[i], shift) for i in range(nb)}
     meta = sorted_keys._meta.astype(np.int64)
     be = _backends.of_array(sorted_keys)
-    if not be.one_memory(sorted_keys):
+    if nb == 1:   # nothing before or after the chunk: its counts, then their length
+        layer = {(counts, 0): (_counts_block, keys[0], 0, np.uint64(shift), None, n),
+                 (lengths, 0): (_length, (counts, 0))}
+    elif not be.one_memory(sorted_keys):
         info = dask.compute(*[_delayed(summary, i, _graph(summary, layer, [sorted_keys]))
                               for i in range(nb)])
         ushift = np.uint64(shift)
@@ -223,10 +234,11 @@ def occupancy(sorted_keys, shift: int):
         arr = da.Array(_graph(counts, layer, [sorted_keys]), counts,
                        (tuple(_lengths(shift, *info)),), dtype=np.int64, meta=meta)
         return dask.persist(arr)[0]
-    summaries = tuple((summary, i) for i in range(nb))
-    layer[(lengths, 0)] = (_lengths, shift) + summaries
-    layer.update({(counts, i): (_counts_of_summaries, keys[i], i, n, offsets, shift)
-                  + summaries for i in range(nb)})
+    else:
+        summaries = tuple((summary, i) for i in range(nb))
+        layer[(lengths, 0)] = (_lengths, shift) + summaries
+        layer.update({(counts, i): (_counts_of_summaries, keys[i], i, n, offsets, shift)
+                      + summaries for i in range(nb)})
     graph = _graph(counts, layer, [sorted_keys])
     unknown = da.Array(graph, counts, ((np.nan,) * nb,), dtype=np.int64, meta=meta)
     (held,), sizes = be.persist_reading([unknown],
