@@ -187,6 +187,23 @@ def test_morton_keys_nonfinite_row_of_unknown_chunk_lengths_is_global():
         xp.algorithms.morton_keys(masked, [0, 0], [1, 1], 8).compute()
 
 
+@pytest.mark.parametrize("chunks, tasks", [(-1, 1), (10, 5)])
+def test_morton_keys_of_one_block_are_one_task(chunks, tasks):
+    """No chain link to make or wait for in one block (each task a step on a cluster);
+    P blocks: a keys task and an output task each, and a link for all but the last."""
+    from dask.callbacks import Callback
+
+    pts = np.random.default_rng(1).random((20, 3))
+    ran = []
+    with Callback(pretask=lambda key, dsk, state: ran.append(key)):
+        keys = xp.algorithms.morton_keys(da.from_array(pts, chunks=(chunks, 3)),
+                                         [0] * 3, [1] * 3, 4).compute(optimize_graph=False)
+    assert sum(str(k[0]).startswith("morton-keys-") for k in ran) == tasks, ran
+    with xp.use_backend("numpy"):
+        want = xp.algorithms.morton_keys(pts, [0] * 3, [1] * 3, 4)
+    np.testing.assert_array_equal(keys, want)
+
+
 @pytest.mark.parametrize("scheduler", ["sync", "threads"])
 @pytest.mark.parametrize("chunks", [(20,), (13, 7), (14, 6), (4,) * 5, (0, 5, 0, 8, 7, 0),
                                     (1,) * 20])

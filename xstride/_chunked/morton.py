@@ -23,7 +23,8 @@ its largest input is: the keys stay put, only the link's two ints and row travel
 a block's keys wait for the link before them, not their own: the last block's keys are
 ``P + 1`` tasks deep, not ``2 P + 2`` (with one worker each dependent step costs a
 few milliseconds of the scheduler's batched messages, docs/performance.md, "The dask
-pipeline's steps on one GPU").
+pipeline's steps on one GPU"). Positions in one block need no chain: their keys are
+one task.
 """
 
 from __future__ import annotations
@@ -81,7 +82,12 @@ def checked_keys(positions, lower, scales, levels: int):
     block, chain, out = (f"morton-keys-{step}-{token}" for step in ("block", "chain", "out"))
     dsk = {}
     before = (0, None)   # no row yet
-    for i, row in enumerate(pos.__dask_keys__()):
+    rows = pos.__dask_keys__()
+    if len(rows) == 1:   # no link to wait for or to make: the keys in one task
+        dsk[(out, 0)] = (_keys_or_raise, (_keys_and_bad, rows[0][0], lower, scales, levels),
+                         before)
+        rows = []
+    for i, row in enumerate(rows):
         dsk[(block, i)] = (_keys_and_bad, row[0], lower, scales, levels)
         dsk[(out, i)] = (_keys_or_raise, (block, i), before)
         dsk[(chain, i)] = (_first_bad, before, (block, i))
