@@ -12,10 +12,10 @@ waits for the worker's and the scheduler's windows (up to 7 ms), and a graph the
 submits right after it released the last stage's keys waits for the client's (up to
 10 ms).
 
-On the 2-core CI machine (2026-12-06, NumPy chunks of 2**14 points): the five timed
-stages of one worker took 93 ms with distributed's windows and 73 ms with 0.5 ms ones
-(90 and 56 ms without the waits between stages), with 2 workers and 8 chunks 252 and
-183 ms; docs/performance.md.
+On the 2-core development machine (2026-12-06, the demo's five timed stages of 2**14
+points in NumPy chunks, three processes each way): one worker, one chunk 84-87 ms with
+distributed's windows and 45-63 ms with 0.5 ms ones; two workers, eight chunks 245-255
+and 179-191 ms (docs/performance.md, "distributed's batching windows").
 
 :func:`shorten` sets every window to :data:`WINDOW` on a cluster the demo made (its
 scheduler, workers and client are the demo's alone). A cluster given by ``--scheduler``
