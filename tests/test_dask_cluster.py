@@ -242,6 +242,21 @@ def test_the_demos_own_cluster_sends_its_messages_without_distributeds_windows()
                                 "to clients": [WINDOW], "workers": [WINDOW]}
 
 
+def test_shortening_skips_streams_another_distributed_lacks():
+    """The attributes are distributed's own (no config key): where a version lacks one,
+    the demo runs with that stream's window as it is, not an AttributeError."""
+    from types import SimpleNamespace
+
+    from xstride._cli import dask_batching
+
+    bare = SimpleNamespace()
+    dask_batching._on_scheduler(bare)
+    dask_batching._on_worker(bare)
+    stream = SimpleNamespace(interval=0.005)
+    dask_batching._on_scheduler(SimpleNamespace(stream_comms={"w": stream}))
+    assert stream.interval == dask_batching.WINDOW and not hasattr(bare, "interval")
+
+
 def test_a_scheduler_given_to_the_demo_keeps_its_windows(client):
     """Other clients share a ``--scheduler`` cluster: the demo changes nothing there
     (distributed's own windows: client 10 ms, scheduler to workers 5 ms, workers 2 ms,

@@ -31,24 +31,26 @@ WINDOW = 0.0005
 
 
 def _set(stream, window: float) -> None:
-    stream.interval = window
+    """Shorten ``stream``'s window where it has one (a stream of another distributed
+    version, or none, is left as it is: the demo runs either way, only slower)."""
+    if stream is not None and hasattr(stream, "interval"):
+        stream.interval = window
 
 
 def _on_scheduler(dask_scheduler=None, window: float = WINDOW) -> None:
-    for stream in list(dask_scheduler.stream_comms.values()):    # to each worker
-        _set(stream, window)
-    for stream in list(dask_scheduler.client_comms.values()):    # to each client
-        _set(stream, window)
+    for streams in ("stream_comms", "client_comms"):   # to each worker, to each client
+        for stream in list(getattr(dask_scheduler, streams, {}).values()):
+            _set(stream, window)
 
 
 def _on_worker(dask_worker=None, window: float = WINDOW) -> None:
-    _set(dask_worker.batched_stream, window)                     # to the scheduler
+    _set(getattr(dask_worker, "batched_stream", None), window)   # to the scheduler
 
 
 def shorten(client, window: float = WINDOW) -> None:
     """Set the batching window of every stream between ``client``, its scheduler and
     the scheduler's workers (those there now) to ``window`` seconds."""
-    _set(client.scheduler_comm, window)
+    _set(getattr(client, "scheduler_comm", None), window)
     client.run_on_scheduler(_on_scheduler, window=window)
     client.run(_on_worker, window=window)
 
