@@ -52,6 +52,51 @@ def test_philox_blocks_read_their_arguments_unbroadcast(kind):
             np.testing.assert_array_equal(xp.to_numpy(g), w)
 
 
+def _tasks(a) -> list:
+    """The tasks of ``a``'s optimized graph but dask's aliases (each still one task on
+    a cluster) and the data it holds as it is."""
+    import dask
+
+    (opt,) = dask.optimize(a)
+    return [k for k, v in dict(opt.__dask_graph__()).items()
+            if type(v).__name__ not in ("Alias", "DataNode", "ndarray")]
+
+
+@pytest.mark.parametrize("kind", ["uniform", "normal2"])
+def test_philox_takes_a_small_stream_row_as_a_literal(kind):
+    """The demo's positions: counters ``xp.arange(n)[:, None]`` beside a stream row
+    ``xp.asarray(numpy row)``. The row goes into every block task as an argument, so
+    dask fuses each block with its counters' ``arange`` and ``[:, None]``: one task a
+    block (three dependent ones before). A row cut across the result's chunks, or one
+    over 64 KiB, stays a dask input. Always the NumPy backend's bits."""
+    fn = getattr(xp.rng, f"philox_{kind}")
+    n = 1000
+    want = fn(5, np.arange(3, dtype=np.uint64)[None, :], np.arange(n, dtype=np.uint64)[:, None])
+    want = want if isinstance(want, tuple) else (want,)
+    wide = np.arange(2**14, dtype=np.uint64)[None, :]   # 128 KiB
+    want_wide = fn(5, wide, np.arange(4, dtype=np.uint64)[:, None])
+    want_wide = want_wide if isinstance(want_wide, tuple) else (want_wide,)
+    with xp.use_backend("dask", chunks=300):
+        counters = xp.arange(n, dtype=xp.uint64)[:, None]
+        row = xp.asarray(np.arange(3, dtype=np.uint64)[None, :])
+        cut = da.from_array(np.arange(3, dtype=np.uint64)[None, :], chunks=(1, 2))
+        for streams, fused in [(row, True), (cut, False)]:
+            got = fn(5, streams, counters)
+            got = got if isinstance(got, tuple) else (got,)
+            for g, w in zip(got, want):
+                tasks = [str(t) for t in _tasks(g)]
+                one_a_block = len(tasks) == g.numblocks[0] and all(
+                    "arange" in t and "real_block" in t for t in tasks)
+                assert one_a_block == fused, tasks
+                np.testing.assert_array_equal(xp.to_numpy(g), w)
+        big = xp.asarray(wide)
+        got = fn(5, big, xp.arange(4, dtype=xp.uint64)[:, None])
+        got = got if isinstance(got, tuple) else (got,)
+        for g, w in zip(got, want_wide):
+            assert any(big.name in str(k) for k in dict(g.__dask_graph__()))
+            np.testing.assert_array_equal(xp.to_numpy(g), w)
+
+
 @pytest.mark.parametrize("kind", ["uniform", "uniform2", "normal", "normal2"])
 def test_philox_of_0d_dask_arguments(kind):
     """0-d dask arguments (``da.asarray(np.uint64(3))``): the NumPy backend's 0-d

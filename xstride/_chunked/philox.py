@@ -27,13 +27,14 @@ __all__ = ["uniform", "uniform2", "normal", "normal2", "pairs", "words", "intege
 
 # ------------------------------------------------------------------ per chunk
 def _real_block(*blocks, kind, ints):
-    """``kind`` of one chunk; ``ints`` holds the Python ints (None where a block goes)."""
+    """``kind`` of one chunk; ``ints`` holds the Python ints and the literal blocks
+    (:func:`_literal`), None where a block goes."""
     it = iter(blocks)
     args = [next(it) if v is None else v for v in ints]
     ex = _config.executor_of("philox", blocks[0])
     # the blocks as they are (a counter column (m, 1) beside a stream row (1, k)): the
     # executors broadcast them, as their arrays' own functions do
-    shape = np.broadcast_shapes(*(b.shape for b in blocks))
+    shape = np.broadcast_shapes(*(a.shape for a in args if not isinstance(a, int)))
     res = getattr(ex, kind)(*args, shape)
     if isinstance(res, tuple):  # two outputs: stacked on a new last axis
         return array_namespace(res[0]).stack(res, axis=-1)
@@ -79,6 +80,46 @@ def _aligned(arrays):
     return list(arrays), da.core.broadcast_chunks(*(a.chunks for a in arrays))
 
 
+#: The largest array a block task takes as a literal (:func:`_literals`): each block's
+#: task carries a copy.
+_LITERAL_BYTES = 2**16
+
+
+def _literal(a, chunks):
+    """The data of dask array ``a`` where its graph holds it as it is (``asarray`` of a
+    small host or device array: no task computes it) and every block of the result
+    ``chunks`` reads all of it (each axis of ``a`` of length 1, or one chunk of the
+    result); else None."""
+    if a.npartitions != 1 or a.nbytes > _LITERAL_BYTES:
+        return None
+    graph = a.__dask_graph__()
+    if len(graph) != 1:
+        return None
+    node = next(iter(graph.values()))
+    value = getattr(node, "value", node)   # the data, or a DataNode holding it
+    if not isinstance(value, type(a._meta)) or tuple(value.shape) != tuple(a.shape):
+        return None
+    ends = chunks[len(chunks) - a.ndim:]
+    if any(n != 1 and len(c) != 1 for n, c in zip(a.shape, ends)):
+        return None
+    return value
+
+
+def _literals(arrays, chunks) -> list:
+    """For each of ``arrays``: its data, where the block tasks take it as an argument
+    (:func:`_literal`), else None; at least one array stays a dask input. A stream row
+    ``xp.asarray(numpy.arange(3)[None, :])`` beside counters ``xp.arange(n)[:, None]``
+    was an input task of its own, and dask does not fuse a block task of two inputs
+    with the tasks before it: the counters' ``arange``, their ``[:, None]``'s alias and
+    the values ran as three dependent tasks (on a cluster each a round trip of the
+    scheduler's messages, docs/performance.md, "The dask pipeline's steps on one GPU");
+    with the row a literal, one fused task and its alias."""
+    found = [_literal(a, chunks) for a in arrays]
+    if all(v is not None for v in found):
+        found[0] = None
+    return found
+
+
 def _real(kind, seed, stream, counter, shape):
     vals = (seed, stream, counter)
     arrays = [v for v in vals if not isinstance(v, int)]
@@ -89,7 +130,10 @@ def _real(kind, seed, stream, counter, shape):
             return tuple(da.from_array(r, chunks=(), asarray=False) for r in res)
         return da.from_array(res, chunks=(), asarray=False)
     arrays, chunks = _aligned([without_empty_chunks(a) for a in arrays])
-    ints = [v if isinstance(v, int) else None for v in vals]
+    literals = _literals(arrays, chunks)
+    arrays = [a for a, lit in zip(arrays, literals) if lit is None]
+    it = iter(literals)
+    ints = [v if isinstance(v, int) else next(it) for v in vals]
     like = arrays[0]._meta
     ndim = len(shape)
     if kind in ("uniform2", "normal2"):

@@ -246,6 +246,13 @@ def _persist(*arrays, wait: bool = True):
     return out
 
 
+def _held(arrays, wait: bool = True):
+    """``arrays``, persisted by the function that made them, waited for with ``wait``."""
+    if wait:
+        _wait(arrays)
+    return arrays
+
+
 def _wait(collections) -> None:
     """Wait for the tasks of persisted ``collections`` (nothing to wait for without a
     ``distributed`` client: dask's threads computed them in ``persist``)."""
@@ -410,9 +417,11 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
     # 3. keys, 4. sort (positions carried along)
     keys, = stage("morton keys", lambda: _persist(
         alg.morton_keys(pos, box_lower.tolist(), box_upper.tolist(), levels), wait=staged))
-    # (persisted by sort_by_key, which returns once its splits end: waited for here)
-    sorted_keys, order, sorted_pos = stage("sort_by_key", lambda: _persist(
-        *alg.sort_by_key(keys, pos), wait=staged))
+    # (persisted by sort_by_key, which returns once its splits end: waited for here,
+    # not persisted again: a second submission of the held columns cost the client and
+    # the scheduler a millisecond or two each on a cluster of one worker)
+    sorted_keys, order, sorted_pos = stage("sort_by_key", lambda: _held(
+        alg.sort_by_key(keys, pos), wait=staged))
 
     # 5. occupancy: run lengths of the level-k cells in key order (per chunk, with the
     # cell before each chunk and the first start after it carried by tiny tasks)
