@@ -1,4 +1,5 @@
-"""A list, a tuple or a range (any object that is neither an array nor a scalar) given
+"""A list, a tuple, a range, None or a str (any object that is neither an array nor a
+scalar) given
 for an operand of an elementwise function: a ``TypeError`` naming the function and the
 argument, worded as the reductions' (``sum([1.0, 2.0])``), on every backend.
 
@@ -29,7 +30,9 @@ BINARY = ("add", "atan2", "bitwise_and", "bitwise_left_shift", "bitwise_or",
           "logaddexp", "logical_and", "logical_or", "logical_xor", "maximum", "minimum",
           "multiply", "nextafter", "not_equal", "pow", "remainder", "subtract")
 BACKENDS = ("numpy", "dask")
-NOT_ARRAYS = ([1, 2], (1, 2), range(1, 3))
+#: None and a str among them: NumPy's object loops took them in ``logical_and`` (an
+#: object array of None) and ``atan2`` (an AttributeError of a float), a new-user probe
+NOT_ARRAYS = ([1, 2], (1, 2), range(1, 3), None, "x")
 
 
 def test_binary_names_are_the_standard_s():
@@ -106,7 +109,8 @@ def test_numpy_s_fast_path_refuses_them_too():
         a = np.ones(2)
         calls = [("exp", ([1.0, 2.0],)), ("add", ([1.0], 1.0)), ("add", (a, (1, 2))),
                  ("sin", (range(2),)), ("multiply", (2, [1])), ("clip", ([1, 2], 0, 1)),
-                 ("round", ([1.5],)), ("real", ([1j],))]
+                 ("round", ([1.5],)), ("real", ([1j],)), ("logical_and", (a, None)),
+                 ("atan2", (a, None)), ("logical_xor", (a, "x"))]
         refused = []
         for name, args in calls:
             try:
@@ -126,7 +130,21 @@ def test_numpy_s_fast_path_refuses_them_too():
     want = ["exp: argument 'x' got list", "add: argument 'x1' got list",
             "add: argument 'x2' got tuple", "sin: argument 'x' got range",
             "multiply: argument 'x2' got list", "clip: argument 'x' got list",
-            "round: argument 'x' got list", "real: argument 'x' got list"]
+            "round: argument 'x' got list", "real: argument 'x' got list",
+            "logical_and: argument 'x2' got NoneType", "atan2: argument 'x2' got NoneType",
+            "logical_xor: argument 'x2' got str"]
+    assert len(refused) == len(want)
     for text, start in zip(refused, want):
         assert text.startswith(start) and "expected an array of the numpy backend" in text
     assert ran == [[2.0, 2.0], [2.0, 2.0], 1.0, "float64", [0.5, 0.5]]
+
+
+@pytest.mark.parametrize("name", ["atan2", "hypot"])
+def test_an_object_dtype_operand_is_a_named_type_error(name):
+    """NumPy's object loops call a method of each element: ``atan2(x, numpy.array([1,
+    None], dtype=object))`` raised ``'float' object has no attribute 'arctan2'``."""
+    x = np.asarray([1.0, 2.0])
+    for args, arg in [((x, np.array([1, None], dtype=object)), "x2"),
+                      ((np.array([1.0, 2.0], dtype=object), x), "x1")]:
+        with pytest.raises(TypeError, match=rf"^{name}: argument '{arg}' has dtype object"):
+            getattr(xp, name)(*args)

@@ -32,7 +32,7 @@ from .axis_values import axis_ints
 from .broadcast_errors import broadcast_shape_error
 from .creation_errors import creation_argument_error
 from .int_errors import unheld_int_error
-from .no_array import (MORE_ARRAYS, NUMPY_TYPES, PLAIN_TYPES, attribute_error,
+from .no_array import (MORE_ARRAYS, NUMPY_TYPES, OPERAND_TYPES, attribute_error,
                        no_array_error, operand_error, operand_names)
 from .out_overlap import checks_out, refuse_overlapping_out
 from .registry import DEFAULT, REGISTRY, each
@@ -298,6 +298,9 @@ _BY_TYPE: dict[type, str | None] = {
     str: None,
 }
 _MISSING = object()
+#: Types ``_BY_TYPE`` lets pass as naming no backend (``axis=None``, ``order="C"``) that
+#: are no operand of an elementwise function (no_array.operand_error refuses them).
+_NO_OPERAND = frozenset((type(None), str))
 
 
 def _array_type_backend(t) -> str | None:
@@ -445,8 +448,9 @@ def follower(qualname: str, module: str = "xstride"):
     first_optional, second_optional = _OPTIONAL_PAIR
     current = _backend._current
     # an elementwise function's operands: NumPy's types go to NumPy, any other than
-    # PLAIN_TYPES (a list) to the full check, which refuses it (no_array.operand_error)
-    operands, arrays, plain, nd = operand_names(qualname), NUMPY_TYPES, PLAIN_TYPES, np.ndarray
+    # OPERAND_TYPES (a list, None) to the full check, which refuses it
+    # (no_array.operand_error)
+    operands, arrays, plain, nd = operand_names(qualname), NUMPY_TYPES, OPERAND_TYPES, np.ndarray
     direct, shapes = bool(operands) and qualname not in MORE_ARRAYS, not operands
     outs = checks_out(qualname)   # an out= that overlaps itself refused (out_overlap.py)
     # One or two arrays of one exact non-NumPy type (CuPy's), or one and a Python scalar:
@@ -459,7 +463,8 @@ def follower(qualname: str, module: str = "xstride"):
         try:
             if (not kwargs and 0 < (n := len(args)) < 3 and (s := seen[n]) is not None
                     and type(args[0]) is s[0] and ((u := type(args[-1])) is s[0]
-                                                   or _BY_TYPE.get(u, _MISSING) is None)
+                                                   or _BY_TYPE.get(u, _MISSING) is None
+                                                   and u not in _NO_OPERAND)
                     and (fn := tables[s[1]].get(qualname)) is not None):
                 try:
                     return fn(*args)
@@ -493,7 +498,10 @@ def follower(qualname: str, module: str = "xstride"):
                     return fn(*args, **kwargs)
                 return np_positional[qualname](*args)
             backend = _backend_by_type(args + tuple(kwargs.values()) if kwargs else args, shapes)
-            if backend is None:  # sequences, other types, mixed, no array: the full check
+            if backend is None or operands and (type(args[0]) in _NO_OPERAND or type(
+                    args[-1]) in _NO_OPERAND):
+                # sequences, other types, mixed, no array, a None or str operand: the
+                # full check
                 if TRACE_HOOK is not None:
                     try:
                         got = TRACE_HOOK(qualname, args, kwargs)

@@ -28,7 +28,7 @@ from .registry import get
 from .select import backend_of, backend_of_array
 
 __all__ = ["no_array_error", "attribute_error", "operand_names", "operand_error",
-           "NUMPY_TYPES", "PLAIN_TYPES", "MORE_ARRAYS"]
+           "NUMPY_TYPES", "OPERAND_TYPES", "PLAIN_TYPES", "MORE_ARRAYS"]
 
 _ELEMENTWISE = frozenset(ELEMENTWISE)
 #: NumPy's arrays and scalars, exactly: an elementwise function given one of these
@@ -36,11 +36,13 @@ _ELEMENTWISE = frozenset(ELEMENTWISE)
 #: arguments (``dispatch.follower``'s fast path).
 NUMPY_TYPES = frozenset([np.ndarray] + [t for t in np.sctypeDict.values()
                                         if issubclass(t, np.generic)])
-#: The exact types an elementwise function's operands have on that fast path: NumPy's,
-#: Python's scalars, and None and str (refused by the library in its own words). Any
-#: other (a list, a tuple, a range) takes the full check, where :func:`operand_error`
-#: refuses it.
-PLAIN_TYPES = NUMPY_TYPES | frozenset((bool, int, float, complex, type(None), str))
+#: The exact types an elementwise function's operands have on that fast path: NumPy's
+#: and Python's scalars. Any other (a list, a tuple, a range, None, a str) takes the
+#: full check, where :func:`operand_error` refuses it.
+OPERAND_TYPES = NUMPY_TYPES | frozenset((bool, int, float, complex))
+#: NumPy's and Python's scalars, None and str: values that hold no array (the leaves of
+#: nested sequences ``asarray`` walks).
+PLAIN_TYPES = OPERAND_TYPES | frozenset((type(None), str))
 #: The elementwise functions that take arrays beside their operands (``clip``'s bounds):
 #: the fast path, which looks at the first and the last positional argument only, leaves
 #: their calls to the look at every argument's backend.
@@ -54,10 +56,13 @@ def _an_array(backend: str) -> str:
 
 def no_array_error(qualname: str, backend: str, named):
     """The ``TypeError`` of a call on a lazy backend whose first argument is no array of
-    it (its functions read array attributes of what they are given), naming it; else
-    the ``AttributeError`` being handled, raised again."""
+    it (its functions read array attributes of what they are given), or of a call given
+    an array of dtype object (:func:`_object_dtype_error`), naming it; else the
+    ``AttributeError`` being handled, raised again."""
     be = get(backend)
     named = list(named)
+    if (refused := _object_dtype_error(qualname, named)) is not None:
+        return refused
     # only where the first argument (where the standard's functions take their array)
     # is no array of the backend, nor a sequence of them (concat's): else the error is
     # the library's own, raised as it was
@@ -76,6 +81,19 @@ def _short_repr(value) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def _object_dtype_error(qualname: str, named) -> TypeError | None:
+    """The ``TypeError`` naming the first argument of dtype object (NumPy's object
+    loops call a method of each element: ``atan2(x, numpy.array([1, None],
+    dtype=object))`` raised ``'float' object has no attribute 'arctan2'``), else None."""
+    for name, value in named:
+        if getattr(getattr(value, "dtype", None), "kind", None) == "O":
+            return error(TypeError, qualname.rsplit(".", 1)[-1],
+                         f"argument {name!r} has dtype object, whose elements the "
+                         "function cannot compute with; expected an array of a numeric "
+                         "or bool dtype")
+    return None
+
+
 def attribute_error(exc: AttributeError, qualname: str, named) -> TypeError | None:
     """The ``TypeError`` naming the argument whose missing attribute ``exc`` reports
     (Python's own lookup sets ``exc.name`` and ``exc.obj``: the object itself, found
@@ -90,8 +108,8 @@ def attribute_error(exc: AttributeError, qualname: str, named) -> TypeError | No
     for name, value in named:
         if value is obj:
             break
-    else:
-        return None
+    else:   # an element's attribute: an array of Python objects
+        return _object_dtype_error(qualname, named)
     if hasattr(type(obj), "__array_namespace__"):   # an array, of any library
         return None
     try:
@@ -115,13 +133,15 @@ def operand_names(qualname: str) -> tuple[str, ...]:
 
 def operand_error(qualname: str, backend: str, args) -> TypeError | None:
     """The ``TypeError`` of an elementwise function given, where an array goes (its
-    first positional arguments, :func:`operand_names`), a list, a tuple, a range or any
-    other object that is neither an array (of any backend; a NumPy scalar counts) nor a
-    Python scalar, naming it; else None. ``None`` and a ``str`` pass: the library
-    refuses them in its own words, as it did."""
+    first positional arguments, :func:`operand_names`), a list, a tuple, a range, None,
+    a str or any other object that is neither an array (of any backend; a NumPy scalar
+    counts) nor a Python scalar, naming it; else None. (None and a str went to the
+    library, which refused them in most functions, but NumPy's object loops took them
+    in ``logical_and``: ``[None, None]`` of dtype object; ``atan2(x, None)`` raised an
+    ``AttributeError`` of a float without ``arctan2``.)"""
     names = operand_names(qualname)
     for name, value in zip(names, args):
-        if (value is None or isinstance(value, (int, float, complex, str))
+        if (isinstance(value, (int, float, complex)) and not isinstance(value, str)
                 or backend_of_array(value) is not None):
             continue
         scalars = " or a Python scalar" if len(names) == 2 else ""
