@@ -316,6 +316,26 @@ def test_plot_with_a_matplotlib_whose_import_fails_is_one_line(capsys, monkeypat
     assert not png.exists()
 
 
+def test_plot_with_a_matplotlib_missing_a_module_is_one_line(tmp_path):
+    """A broken installation (``matplotlib`` imports, ``matplotlib.backend_bases`` does
+    not): the check imported ``matplotlib`` alone, and the picture's own imports raised a
+    traceback (a new-user probe); now one line, exit status 2, before any point is drawn.
+    (A process of its own: the stand-in package stays out of this one's modules.)"""
+    fake = tmp_path / "site" / "matplotlib"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("")
+    png = tmp_path / "p.png"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path / "site"), str(ROOT)])}
+    proc = subprocess.run([sys.executable, "-m", "xstride", "demo", "--n", "1000", "--plot",
+                           str(png)], capture_output=True, text=True, cwd=ROOT, env=env,
+                          timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr == ("xstride demo: error: --plot: matplotlib is installed but its "
+                           "import failed (ModuleNotFoundError: No module named "
+                           "'matplotlib.backend_bases')\n")
+    assert not png.exists()
+
+
 @pytest.mark.parametrize("ndim, voxel", [(3, None), (3, "0.4"), (2, "0.3")])
 def test_plot_writes_a_png(tmp_path, capsys, ndim, voxel):
     pytest.importorskip("matplotlib")

@@ -102,6 +102,21 @@ def check(voxel, out, plot, points=None) -> Extras:
                               f"({type(exc).__name__}: {one_line(exc)})"
                               + (f"; the environment sets MPLBACKEND={setting!r}"
                                  if setting is not None else "")) from None
+        try:
+            # the modules the picture takes (demo_plot.py): a broken installation (no
+            # matplotlib.backend_bases) is found here, not after the pipeline ran
+            import matplotlib.backend_bases  # noqa: F401
+            import matplotlib.backends.backend_agg  # noqa: F401
+            import matplotlib.collections  # noqa: F401
+            import matplotlib.colors  # noqa: F401
+            import matplotlib.figure  # noqa: F401
+            import matplotlib.patches  # noqa: F401
+        except Exception as exc:
+            setting = os.environ.get("MPLBACKEND")
+            raise OptionError(f"--plot: matplotlib is installed but its import failed "
+                              f"({type(exc).__name__}: {one_line(exc)})"
+                              + (f"; the environment sets MPLBACKEND={setting!r}"
+                                 if setting is not None else "")) from None
         _plot_format(plot)
     for flag, path in (("--out", out), ("--plot", plot)):
         if path is None:
