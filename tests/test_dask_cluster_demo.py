@@ -195,6 +195,22 @@ def test_a_scheduler_address_where_nothing_listens_is_refused_at_once(capsys):
             "there (connection refused)") in err
 
 
+@pytest.mark.parametrize("address", ["tcp://nonexistent.invalid:8786", "tcp://256.0.0.1:8786",
+                                     "ws://nonexistent.invalid:8786"])
+def test_a_scheduler_host_without_an_address_is_refused_at_once(capsys, address):
+    """A host name the resolver does not know (``.invalid`` is reserved for that, RFC
+    2606; ``256.0.0.1`` is no IPv4 address) waited out the whole timeout, then said no
+    scheduler answered (a new-user probe)."""
+    t0 = time.perf_counter()
+    rc = main(["demo", "--backend", "dask", "--scheduler", address, "--connect-timeout", "30",
+               "--n", "100"])
+    assert rc == 2 and time.perf_counter() - t0 < 10
+    err = capsys.readouterr().err
+    host = address.split("://")[1].rsplit(":", 1)[0]
+    assert (f"xstride demo: error: --scheduler {address}: the host {host!r} has no "
+            "address (the resolver: ") in err
+
+
 @pytest.mark.parametrize("address, said", [
     ("notanaddress", "missing port number"),
     ("tcp://", "missing port number"),
