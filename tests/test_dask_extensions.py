@@ -232,6 +232,19 @@ def test_morton_keys_nonfinite_row_of_unknown_chunk_lengths_is_global():
         xp.algorithms.morton_keys(masked, [0, 0], [1, 1], 8).compute()
 
 
+def test_morton_keys_of_unknown_columns_say_how_to_know_them():
+    """``x[:, mask]`` of a dask mask: the column count is NaN; the error says so and how
+    to compute it, as the other unknown-length errors do (a new-user probe)."""
+    pts = da.from_array(np.random.default_rng(0).random((5, 3)), chunks=2)
+    cols = da.from_array(np.array([True, True, False]))
+    with pytest.raises(ValueError, match=r"^morton_keys: argument 'positions' must have "
+                       r"shape \(n, 2\) or \(n, 3\); got \(5, nan\); its columns are not "
+                       r"known: call positions.compute_chunk_sizes\(\) first$"):
+        xp.algorithms.morton_keys(pts[:, cols], [0, 0], [1, 1], 4)
+    with pytest.raises(ValueError, match=r"got \(5, 4\)$"):   # known: no such advice
+        xp.algorithms.morton_keys(da.zeros((5, 4)), [0] * 4, [1] * 4, 4)
+
+
 @pytest.mark.parametrize("chunks, tasks", [(-1, 1), (10, 5)])
 def test_morton_keys_of_one_block_are_one_task(chunks, tasks):
     """No chain link to make or wait for in one block (each task a step on a cluster);

@@ -195,7 +195,11 @@ def morton_keys(positions, lower, upper, levels):
         raise _dtype_error(func, "positions", positions, pos, allowed)
     _refuse_listed_bools(func, "positions", positions, allowed)
     if pos.ndim != 2 or pos.shape[1] not in MAX_MORTON_LEVELS:
-        raise _value_error(func, "positions", f"must have shape (n, 2) or (n, 3); got {tuple(pos.shape)}")
+        # a dask array's unknown column count (``x[:, mask]``) is NaN
+        unknown = pos.ndim == 2 and pos.shape[1] != pos.shape[1]
+        raise _value_error(func, "positions", f"must have shape (n, 2) or (n, 3); got "
+                           f"{tuple(pos.shape)}" + ("; its columns are not known: call "
+                           "positions.compute_chunk_sizes() first" if unknown else ""))
     ndim = pos.shape[1]
     lo = _host_vector(func, "lower", lower)
     hi = _host_vector(func, "upper", upper)
