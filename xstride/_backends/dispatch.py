@@ -34,6 +34,7 @@ from .creation_errors import creation_argument_error
 from .int_errors import unheld_int_error
 from .no_array import (MORE_ARRAYS, NUMPY_TYPES, OPERAND_TYPES, attribute_error,
                        no_array_error, operand_error, operand_names)
+from .no_array import named_arguments as _named
 from .out_overlap import checks_out, refuse_overlapping_out
 from .registry import DEFAULT, REGISTRY, each
 from .real_only import bool_argument_error, complex_argument_error, inexact_argument_error
@@ -298,9 +299,8 @@ _BY_TYPE: dict[type, str | None] = {
     str: None,
 }
 _MISSING = object()
-#: Types ``_BY_TYPE`` lets pass as naming no backend (``axis=None``, ``order="C"``) that
-#: are no operand of an elementwise function (no_array.operand_error refuses them).
-_NO_OPERAND = frozenset((type(None), str))
+_NO_OPERAND = frozenset((type(None), str))   # name no backend, and are no operand
+_SCALARS = frozenset((bool, int, float, complex))   # Python's: an operand of any backend
 
 
 def _array_type_backend(t) -> str | None:
@@ -342,18 +342,6 @@ def _backend_by_type(args, shapes=True):
             elif kind != found:
                 return None
     return found
-
-
-def _named(params, args, kwargs):
-    """``(name, value)`` of each argument: its parameter's name, ``args[j]`` for the
-    ``j``-th argument a ``*args`` parameter takes, else ``argument i``."""
-    for i, a in enumerate(args):
-        name = params[min(i, len(params) - 1)] if params else ""
-        if name.startswith("*"):
-            yield f"{name[1:]}[{i - params.index(name)}]", a
-        else:
-            yield (params[i] if i < len(params) else f"argument {i}"), a
-    yield from kwargs.items()
 
 
 def _finish(wrapper, reference, qualname: str, module: str):
@@ -448,8 +436,7 @@ def follower(qualname: str, module: str = "xstride"):
     first_optional, second_optional = _OPTIONAL_PAIR
     current = _backend._current
     # an elementwise function's operands: NumPy's types go to NumPy, any other than
-    # OPERAND_TYPES (a list, None) to the full check, which refuses it
-    # (no_array.operand_error)
+    # OPERAND_TYPES (a list, None) to the full check (no_array.operand_error refuses it)
     operands, arrays, plain, nd = operand_names(qualname), NUMPY_TYPES, OPERAND_TYPES, np.ndarray
     direct, shapes = bool(operands) and qualname not in MORE_ARRAYS, not operands
     outs = checks_out(qualname)   # an out= that overlaps itself refused (out_overlap.py)
@@ -463,8 +450,7 @@ def follower(qualname: str, module: str = "xstride"):
         try:
             if (not kwargs and 0 < (n := len(args)) < 3 and (s := seen[n]) is not None
                     and type(args[0]) is s[0] and ((u := type(args[-1])) is s[0]
-                                                   or _BY_TYPE.get(u, _MISSING) is None
-                                                   and u not in _NO_OPERAND)
+                                                   or u in _SCALARS)
                     and (fn := tables[s[1]].get(qualname)) is not None):
                 try:
                     return fn(*args)
@@ -498,10 +484,8 @@ def follower(qualname: str, module: str = "xstride"):
                     return fn(*args, **kwargs)
                 return np_positional[qualname](*args)
             backend = _backend_by_type(args + tuple(kwargs.values()) if kwargs else args, shapes)
-            if backend is None or operands and (type(args[0]) in _NO_OPERAND or type(
-                    args[-1]) in _NO_OPERAND):
-                # sequences, other types, mixed, no array, a None or str operand: the
-                # full check
+            if backend is None or operands and not _NO_OPERAND.isdisjoint(map(type, args[:2])):
+                # sequences, other types, mixed, no array, a None or str operand: full check
                 if TRACE_HOOK is not None:
                     try:
                         got = TRACE_HOOK(qualname, args, kwargs)

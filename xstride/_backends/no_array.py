@@ -28,7 +28,7 @@ from .registry import get
 from .select import backend_of, backend_of_array
 
 __all__ = ["no_array_error", "attribute_error", "operand_names", "operand_error",
-           "NUMPY_TYPES", "OPERAND_TYPES", "PLAIN_TYPES", "MORE_ARRAYS"]
+           "named_arguments", "NUMPY_TYPES", "OPERAND_TYPES", "PLAIN_TYPES", "MORE_ARRAYS"]
 
 _ELEMENTWISE = frozenset(ELEMENTWISE)
 #: NumPy's arrays and scalars, exactly: an elementwise function given one of these
@@ -47,6 +47,19 @@ PLAIN_TYPES = OPERAND_TYPES | frozenset((type(None), str))
 #: the fast path, which looks at the first and the last positional argument only, leaves
 #: their calls to the look at every argument's backend.
 MORE_ARRAYS = frozenset({"clip"})
+
+
+def named_arguments(params, args, kwargs):
+    """``(name, value)`` of each argument of a call, for the errors that name one: its
+    parameter's name, ``args[j]`` for the ``j``-th argument a ``*args`` parameter takes,
+    else ``argument i``."""
+    for i, a in enumerate(args):
+        name = params[min(i, len(params) - 1)] if params else ""
+        if name.startswith("*"):
+            yield f"{name[1:]}[{i - params.index(name)}]", a
+        else:
+            yield (params[i] if i < len(params) else f"argument {i}"), a
+    yield from kwargs.items()
 
 
 def _an_array(backend: str) -> str:
