@@ -75,11 +75,14 @@ def test_cupy_chunks_sort_both_graphs_signed_keys_and_empty_chunks(cuda_client, 
                                                                     monkeypatch, memory):
     """CuPy chunks split "grouped" (a search per key, a stable sort of one-byte partition
     numbers); merges slicing the chunks in place (one worker) or one task per piece, as
-    on a cluster of several GPUs: NumPy's stable sort, every column on the device."""
+    on a cluster of several GPUs: NumPy's stable sort, every column on the device. (One
+    GPU worker of one thread sorts every row in one task, ``ONE_SORT``: turned off here
+    to build the sample sort's graph.)"""
     from xstride._chunked import sample_sort as ss
     from xstride._kernels import sort as device_sort
 
     assert device_sort.SPLIT == "grouped"
+    monkeypatch.setattr(device_sort, "ONE_SORT", False)
     monkeypatch.setattr(ss, "one_memory", lambda collection: memory)
     monkeypatch.setattr(ss, "_PARTITION_ROWS", 10)   # an output partition per chunk
     rng = np.random.default_rng(8)
@@ -103,6 +106,30 @@ def test_cupy_chunks_sort_both_graphs_signed_keys_and_empty_chunks(cuda_client, 
             sk, order = xp.algorithms.sort_by_key(xp.asarray(keys[:3000]))
         np.testing.assert_array_equal(xp.to_numpy(order),
                                       np.argsort(keys[:3000], kind="stable"))
+
+
+def test_one_gpu_worker_sorts_every_row_in_one_task(cuda_client, cp, monkeypatch):
+    """A dask-cuda worker of one thread (the cluster of these tests): the chunks in its
+    device's memory sort in one task whatever their rows (``ONE_SORT``), one output
+    chunk on the device, NumPy's stable order."""
+    from xstride._chunked import sample_sort as ss
+    from xstride._kernels import sort as device_sort
+
+    assert device_sort.ONE_SORT
+    monkeypatch.setattr(ss, "_PARTITION_ROWS", 300)   # the host's rule: a partition a chunk
+    assert ss._output_parts(10, 3000, 1) == 10
+    rng = np.random.default_rng(9)
+    keys = rng.integers(0, 50, 3000).astype(np.uint64)
+    vals = rng.random((3000, 2))
+    with xp.use_backend("dask", chunks=300, chunk_backend="cupy"):
+        dk, dv = xp.asarray(keys), xp.asarray(vals, chunks=(300, 2))
+    assert ss.one_memory(dk) and ss._local_threads(dk) == 1
+    sk, order, sv = xp.algorithms.sort_by_key(dk, dv)
+    assert sk.numblocks[0] == sv.numblocks[0] == 1 and isinstance(sv._meta, cp.ndarray)
+    ref = np.argsort(keys, kind="stable")
+    np.testing.assert_array_equal(xp.to_numpy(order), ref)
+    np.testing.assert_array_equal(xp.to_numpy(sk), keys[ref])
+    np.testing.assert_array_equal(xp.to_numpy(sv), vals[ref])
 
 
 def test_demo_with_cupy_chunks_equals_the_numpy_backend(cuda_client, shared_dir, capsys):

@@ -136,6 +136,34 @@ def test_keys_in_one_chunk_sort_in_one_task_without_waiting(monkeypatch, memory)
     np.testing.assert_array_equal(sv.compute(), vals_np[ref])
 
 
+@pytest.mark.parametrize("one_sort, threads", [(True, 1), (True, 2), (False, 1)])
+def test_one_device_of_one_thread_sorts_every_row_in_one_task(monkeypatch, one_sort, threads):
+    """Chunks in one memory of one thread whose sort executor sorts every row in one
+    call (``ONE_SORT``: the device's, a dask-cuda worker) make one partition whatever
+    the rows (the host's executor stands in here); with more threads, or the host's
+    executor, partitions of at most ``_PARTITION_ROWS`` rows. NumPy's stable order
+    either way."""
+    from xstride._host import sort as host_sort
+
+    monkeypatch.setattr(ss, "one_memory", lambda collection: True)
+    monkeypatch.setattr(ss, "_local_threads", lambda collection: threads)
+    monkeypatch.setattr(ss, "_PARTITION_ROWS", 10)   # else a partition per chunk
+    monkeypatch.setattr(host_sort, "ONE_SORT", one_sort)
+    keys_np = np.random.default_rng(14).integers(0, 7, 60).astype(np.int64)
+    vals_np = np.arange(120.0).reshape(60, 2)
+    keys = da.from_array(keys_np, chunks=10)
+    vals = da.from_array(vals_np, chunks=(10, 2))
+    seen = _layer_sizes(monkeypatch)
+    sk, order, sv = ss.sample_sort(keys, [vals])
+    one = one_sort and threads == 1
+    assert (seen["merge"] == 1 and "split" not in seen) if one else seen["merge"] > 1
+    assert (sk.numblocks[0] == 1) == one
+    ref = np.argsort(keys_np, kind="stable")
+    np.testing.assert_array_equal(order.compute(), ref)
+    np.testing.assert_array_equal(sk.compute(), keys_np[ref])
+    np.testing.assert_array_equal(sv.compute(), vals_np[ref])
+
+
 @pytest.mark.parametrize("memory", [True, False])
 def test_the_graph_layers_have_known_sizes(monkeypatch, memory):
     monkeypatch.setattr(ss, "one_memory", lambda collection: memory)

@@ -42,9 +42,11 @@ messages, docs/performance.md, "Fewer steps for the dask pipeline"):
    increasing rows, so the result is the stable sort, equal to
    ``numpy.argsort(kind="stable")`` for any chunking.
 
-Where every row goes to one output partition (keys in one chunk, or few rows in one
-memory of one thread), the four steps are one task that sorts all the chunks with their
-sort executor; the output's length is the input's, so the client waits for nothing.
+Where every row goes to one output partition (keys in one chunk, few rows in one
+memory of one thread, or any rows in one device's memory of one thread: a dask-cuda
+worker, whose executor sorts every row in one call, ``ONE_SORT``), the four steps are
+one task that sorts all the chunks with their sort executor; the output's length is the
+input's, so the client waits for nothing.
 
 No task ever holds more than one partition (in one memory, a merge reads the chunks
 where they are). Partition sizes follow the key distribution: a key repeated more
@@ -327,6 +329,8 @@ def sample_sort(keys, values) -> tuple:
     # output partitions: one per chunk, but fewer where the chunks are small (the pieces
     # are nparts * nout tasks; in one memory each of the nout merges names every chunk)
     nout = _output_parts(nparts, int(sum(rows_of)), nworkers)
+    if in_place and nworkers == 1 and _config.executor_of("sort", keys._meta).ONE_SORT:
+        nout = 1   # one device of one thread: one sort of every row (its executor's ONE_SORT)
     if nout == 1:   # every row goes to one partition: one task sorts them all
         return _one_partition(keys, vals, kk, vk)
     # the names hold what shapes the graph besides the inputs (the partitions, and
@@ -427,7 +431,8 @@ def _sort_all(nparts: int, *blocks):
 
 def _one_partition(keys, vals, key_chunks, value_chunks) -> tuple:
     """:func:`sample_sort` where every row goes to one output partition (keys in one
-    chunk, or few rows in one memory of one thread: :func:`_output_parts`): one task
+    chunk, few rows in one memory of one thread, :func:`_output_parts`, or one device's
+    memory of one thread, the executor's ``ONE_SORT``): one task
     sorts all the chunks, the output's length is the input's, and the client waits for
     nothing (the sample sort's splitters, split and merge were three steps on the
     cluster, and its lengths a round trip)."""

@@ -35,7 +35,7 @@ from ._devices import check as check_devices
 from ._launch import Launch, i32, i64, slot32, slot64, u64
 from ._lru import Bounded
 
-__all__ = ["sort_by_key", "radix_sort", "key_bits_of", "SPLIT"]
+__all__ = ["sort_by_key", "radix_sort", "key_bits_of", "SPLIT", "ONE_SORT"]
 
 _SRC = "radix_sort.cu"
 _BLOCKS_PER_SM = 8   # blocks of the grid-stride kernels (OR, histogram) per SM
@@ -48,6 +48,13 @@ _LAUNCHES = Bounded(256)
 #: search per key among the splitters, then a stable radix sort of one-byte partition
 #: numbers: one pass), leaving the full sort to the merge, so each row is sorted once.
 SPLIT = "grouped"
+#: Whether the distributed sort, where every chunk lies in one memory of one thread
+#: (a dask-cuda worker of one GPU), sorts all rows in one call: yes on the device,
+#: where the radix sort of every row costs less than a split and a merge of each
+#: partition (the 2**28 points of ``benchmarks/dask.py`` on one H100: 0.041 s in one
+#: chunk, one sort, against 0.065 s in two, docs/performance.md, "One chunk on the
+#: GPU").
+ONE_SORT = True
 
 
 def _ctype(itemsize: int) -> str:
