@@ -181,10 +181,11 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_a_scheduler_address_where_nothing_listens_is_refused_at_once(capsys):
+@pytest.mark.parametrize("scheme", ["tcp", "ws", "tls"])
+def test_a_scheduler_address_where_nothing_listens_is_refused_at_once(capsys, scheme):
     # the host refuses the connection: no wait for the connect timeout (30 s here),
-    # which distributed's Client would spend retrying
-    address = f"tcp://127.0.0.1:{_free_port()}"
+    # which distributed's Client would spend retrying (ws:// and tls:// waited it out)
+    address = f"{scheme}://127.0.0.1:{_free_port()}"
     t0 = time.perf_counter()
     rc = main(["demo", "--backend", "dask", "--scheduler", address, "--connect-timeout", "30",
                "--n", "100"])

@@ -2,7 +2,7 @@
 
 The address is checked before any connect (:func:`check_address`: a port, a known
 scheme, no ``inproc://`` of another process), a host name the resolver does not know
-and a ``tcp://`` host that refuses the connection answer at once (:func:`refused`), and the client is made within
+and a host that refuses the connection answer at once (:func:`refused`), and the client is made within
 ``--connect-timeout`` seconds on a daemon thread (:func:`connect`: ``Client``'s own
 timeout bounds the TCP connect only), every failure a ``DemoError`` of one line.
 Imports ``distributed`` only when called.
@@ -76,22 +76,18 @@ def address_problem(scheduler: str) -> str:
 def refused(scheduler: str, timeout: float) -> None:
     """A ``DemoError`` at once when the host of a host:port ``scheduler`` has no address
     (the resolver knows no such name: ``nonexistent.invalid``, ``256.0.0.1``), or nothing
-    listens at a ``tcp://`` one (the host refuses the connection): ``Client`` would
-    retry either until its whole timeout has passed, then report a timeout. Any other
-    outcome of the probe (a resolver that may answer later, a connect that times out)
-    is left to ``Client``."""
+    listens at its port (the host refuses the TCP connection that ``tcp://``, ``tls://``,
+    ``ws://`` and ``wss://`` all start with): ``Client`` would retry either until its
+    whole timeout has passed, then report a timeout. Any other outcome of the probe (a
+    resolver that may answer later, a connect that times out) is left to ``Client``."""
     import socket
 
     from distributed.comm import get_address_host_port, parse_address
 
-    scheme = parse_address(scheduler)[0]
-    if scheme not in HOST_PORT_SCHEMES:
+    if parse_address(scheduler)[0] not in HOST_PORT_SCHEMES:
         return
     host, port = get_address_host_port(scheduler)
     try:
-        if scheme != "tcp":
-            socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-            return
         socket.create_connection((host, port), timeout=timeout).close()
     except socket.gaierror as exc:
         if exc.errno == socket.EAI_NONAME:
