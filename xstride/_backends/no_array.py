@@ -154,8 +154,7 @@ def operand_error(qualname: str, backend: str, args) -> TypeError | None:
     ``AttributeError`` of a float without ``arctan2``.)"""
     names = operand_names(qualname)
     for name, value in zip(names, args):
-        if (isinstance(value, (int, float, complex)) and not isinstance(value, str)
-                or backend_of_array(value) is not None):
+        if isinstance(value, (int, float, complex)) or backend_of_array(value) is not None:
             continue
         scalars = " or a Python scalar" if len(names) == 2 else ""
         return type_error(qualname.rsplit(".", 1)[-1], name, value,

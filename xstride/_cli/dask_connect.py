@@ -2,9 +2,10 @@
 
 The address is checked before any connect (:func:`check_address`: a port, a known
 scheme, no ``inproc://`` of another process), a host name the resolver does not know
-and a host that refuses the connection answer at once (:func:`refused`), and the client is made within
-``--connect-timeout`` seconds on a daemon thread (:func:`connect`: ``Client``'s own
-timeout bounds the TCP connect only), every failure a ``DemoError`` of one line.
+and a host that refuses the connection answer at once (:func:`refused`), and the
+client is made within ``--connect-timeout`` seconds on a daemon thread (:func:`connect`:
+``Client``'s own timeout bounds the TCP connect only), every failure a ``DemoError`` of
+one line.
 Imports ``distributed`` only when called.
 """
 
