@@ -264,14 +264,21 @@ def test_a_scheduler_without_workers_is_refused_not_waited_on_for_ever():
 
 def test_a_failed_connect_prints_one_line_and_no_traceback_at_exit():
     """A ``Client`` whose constructor failed used to close itself when collected at the
-    process's exit, wait for its timeout and print a traceback after the error."""
-    proc = subprocess.run([sys.executable, "-m", "xstride", "demo", "--backend", "dask",
-                           "--scheduler", "tls://127.0.0.1:1", "--connect-timeout", "1",
-                           "--n", "100"], capture_output=True, text=True, timeout=120)
+    process's exit, wait for its timeout and print a traceback after the error. (A
+    ``tls://`` address without TLS settings: the constructor's ``TypeError``; something
+    listens there, else the demo says so before any ``Client`` is made.)"""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        address = f"tls://127.0.0.1:{listener.getsockname()[1]}"
+        proc = subprocess.run([sys.executable, "-m", "xstride", "demo", "--backend", "dask",
+                               "--scheduler", address, "--connect-timeout", "1",
+                               "--n", "100"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
         proc.stderr.strip().splitlines()[0]], proc.stderr[-2000:]
-    assert proc.stderr.startswith("xstride demo: error: cannot connect to tls://127.0.0.1:1")
+    assert proc.stderr.startswith(f"xstride demo: error: cannot connect to {address}"), \
+        proc.stderr[-2000:]
 
 
 def test_ctrl_c_at_a_terminal_is_one_line_not_the_workers_tracebacks():
