@@ -207,3 +207,65 @@ def test_a_list_that_holds_itself_is_refused_not_walked_for_ever(call):
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)
+
+
+@pytest.mark.parametrize("call, want", [
+    (lambda v: alg.sort_by_key([1, 0], v)[2], [5, 2**63 + 1]),
+    (lambda v: alg.segment_reduce(v, [0, 1, 2], "max"), [2**63 + 1, 5]),
+    (lambda v: alg.reduce_by_key([3, 4], v)[1], [2**63 + 1, 5]),
+    (lambda v: alg.compact([True, True], v)[0], [2**63 + 1, 5]),
+])
+def test_listed_ints_past_int64_stay_exact_as_values(call, want):
+    """NumPy makes ``[2**63 + 1, 5]`` float64 (2**63 + 1 rounds to 2**63); as keys the
+    list was exact, as values it was rounded in silence: both are uint64 now."""
+    got = call([2**63 + 1, 5])
+    assert got.dtype == np.uint64
+    assert [int(v) for v in got] == want
+
+
+@pytest.mark.parametrize("values, match", [
+    ([-1, 2**63 + 1], "no 64-bit integer type holds both"),
+    ([2**64, 1], "outside every 64-bit integer type"),
+])
+def test_listed_ints_no_64_bit_type_holds_are_refused_as_values(values, match):
+    with pytest.raises(ValueError, match=rf"sort_by_key: argument 'values\[0\]' .*{match}"):
+        alg.sort_by_key([1, 0], values)
+
+
+def test_listed_floats_and_ints_stay_float64_values():
+    got = alg.sort_by_key([1, 0], [1.5, 2**63 + 1])[2]
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(got, [2.0**63, 1.5])
+
+
+@pytest.mark.parametrize("call, arg", [
+    (lambda a: alg.sort_by_key([a, a]), "keys"),
+    (lambda a: alg.morton_encode([a], [1]), "ix"),
+    (lambda a: alg.morton_decode([a], 2), "keys"),
+])
+def test_a_list_of_dask_integers_is_refused_as_a_list_of_arrays(call, arg):
+    """The message said the list held no integers (a 0-d dask array of int64 is one)."""
+    da = pytest.importorskip("dask.array")
+    with pytest.raises(TypeError, match=rf"argument '{arg}' .*it holds a dask array, which "
+                                        r"a list does not take: pass one array"):
+        call(da.from_array(np.array(3)))
+
+
+@pytest.mark.parametrize("call, func, arg", [
+    (lambda v: alg.segment_reduce(v, [0, 3], "count"), "segment_reduce", "values"),
+    (lambda v: alg.sort_by_key([3, 2, 1], v), "sort_by_key", "values\\[0\\]"),
+    (lambda v: alg.compact([True, False, True], v), "compact", "arrays\\[0\\]"),
+    (lambda v: alg.reduce_by_key([1, 1, 2], v), "reduce_by_key", "values"),
+])
+@pytest.mark.parametrize("dtype", ["Float64", "Int64"])
+def test_pandas_missing_values_are_refused_as_masked_arrays_are(call, func, arg, dtype):
+    """A nullable pandas column's NA was read as NaN (a ``count`` counted it) or made
+    the column float64; the pandas mask is refused as ``numpy.ma``'s is."""
+    pd = pytest.importorskip("pandas")
+    for v in (pd.Series([1, None, 2], dtype=dtype), pd.array([1, None, 2], dtype=dtype)):
+        with pytest.raises(TypeError, match=rf"{func}: argument '{arg}' .*holds pandas.NA"):
+            call(v)
+    full = pd.Series([1, 5, 2], dtype=dtype)   # no NA: taken as its values
+    got, want = call(full), call(full.to_numpy())
+    for g, w in zip(*(r if isinstance(r, tuple) else (r,) for r in (got, want))):
+        np.testing.assert_array_equal(g, w)

@@ -43,7 +43,8 @@ def integer_array(func: str, name: str, value) -> np.ndarray:
             if isinstance(item, (bool, np.bool_, np.timedelta64)) or not isinstance(
                     item, (int, np.integer)):   # timedelta64: an np.integer, but a duration
                 raise type_error(func, name, value,
-                                 "integers (a list of ints or an integer array)")
+                                 "integers (a list of ints or an integer array)"
+                                 + _array_item(item))
     lo, hi = min(items), max(items)
     if lo >= -(1 << 63) and hi < (1 << 63):
         dtype = np.int64
@@ -57,6 +58,16 @@ def integer_array(func: str, name: str, value) -> np.ndarray:
         raise value_error(func, name, f"holds {bad}, outside every 64-bit integer type "
                                       "(int64 from -2**63, uint64 up to 2**64 - 1)")
     return np.array(items, dtype=dtype).reshape(arr.shape)
+
+
+def _array_item(item) -> str:
+    """What the message adds for an array of another library in the list (a dask or
+    CuPy 0-d array is no int here, whatever its dtype): pass one array instead."""
+    if isinstance(item, np.ndarray) or not hasattr(item, "shape"):
+        return ""
+    kind = type(item).__module__.split(".")[0]
+    return (f"; it holds a {kind} array, which a list does not take: pass one array "
+            "(stack them first)")
 
 
 def leaves(value):

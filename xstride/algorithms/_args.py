@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _backends
 from .._core.errors import not_provided_error, type_error, value_error
-from .._core.intseq import holds_bool, integer_array
+from .._core.intseq import holds_bool, integer_array, leaves
 from .._core.sizes import out_of_memory
 
 #: Deepest tree level per dimension: 2-D keys hold 2 x 32 bits, 3-D keys 3 x 21 bits
@@ -83,12 +83,30 @@ def _refuse_mask(func: str, name: str, value, be) -> None:
                                             "numpy.ma masked array or numpy.ma.masked, whose "
                                             "masked elements would be read as values (pass "
                                             "x.filled(v) or x.compressed() for each)")
+    if be is None and _pandas_missing(value):
+        raise type_error(func, name, value, "numbers without missing values; it holds "
+                                            "pandas.NA, which NumPy's conversion reads as "
+                                            "NaN or refuses (pass x.dropna() or "
+                                            "x.to_numpy(na_value=v))")
     remedy = None if be is None else be.mask_remedy(value)
     if remedy is not None:
         raise type_error(func, name, value, f"an array without a mask ({remedy})")
     lost = None if be is None else be.lost_remedy(value)
     if lost is not None:   # dask's compute said "Missing dependency" and a key
         raise value_error(func, name, lost)
+
+
+def _pandas_missing(value) -> bool:
+    """Whether ``value`` is a pandas object of a nullable (extension) dtype that holds a
+    missing value: a pandas mask, read as NaN (a ``count`` counted it) or as a float."""
+    pd = sys.modules.get("pandas")   # not imported: nothing of pandas was passed
+    if pd is None or not isinstance(value, (pd.Series, pd.Index, pd.DataFrame,
+                                            pd.api.extensions.ExtensionArray)):
+        return False
+    dtypes = value.dtypes if isinstance(value, pd.DataFrame) else [value.dtype]
+    if not any(isinstance(d, pd.api.extensions.ExtensionDtype) for d in dtypes):
+        return False   # NumPy dtypes: NaN is a value there, as in an array
+    return bool(np.asarray(value.isna()).any())
 
 
 def _holds_masked(value) -> bool:
@@ -250,7 +268,20 @@ def _as_array(func: str, name: str, value, backend):
         # a generator, or another object that is no sequence, wrapped whole: name it
         # (a Python int beyond 64 bits goes on to the range checks that name it)
         raise type_error(func, name, value, "an array")
+    if arr.dtype.kind in "fO" and isinstance(value, (list, tuple)) and _ints_only(value):
+        # [2**63 + 1, 5]: NumPy makes it float64, which rounds the large value; integers
+        # stay exact (uint64 here), or are refused where no 64-bit type holds them all
+        host = integer_array(func, name, value)
+        return _new_array(func, name, host, backend) if backend.lazy or not isinstance(
+            arr, np.ndarray) else host
     return _new_array(func, name, arr, backend) if backend.lazy else arr
+
+
+def _ints_only(value) -> bool:
+    """Whether the nested lists/tuples ``value`` hold integers only (Python's or NumPy's,
+    not bool), stopping at the first other leaf (a list of floats: its first)."""
+    return all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+               for v in leaves(value))
 
 
 def _new_array(func: str, name: str, host, backend):
