@@ -229,3 +229,49 @@ def test_the_pipeline_without_the_tree_has_every_other_result():
     assert {k: v for k, v in lean.items() if k not in NOT_RESULTS} == \
         {k: v for k, v in full.items() if k not in NOT_RESULTS + ("tree",)}
     assert all(lean["checks"].values())
+
+
+@pytest.mark.parametrize("chunks", [64, 20])
+def test_the_demo_persists_its_positions_without_alias_tasks(chunks):
+    """dask's linear fusion runs ``arange``, ``astype``, ``[:, None]`` and the Philox
+    block as one task under a new name, with an alias task under the output key (a
+    dependent step on a cluster); the demo's persist puts the fused task under the
+    output key instead, with the same values."""
+    import dask
+    from dask._task_spec import Alias
+
+    import xstride as xp
+    from xstride._cli import dask_demo
+
+    with xp.use_backend("dask", chunks=chunks):
+        pos = xp.rng.philox_uniform(3, xp.asarray(np.arange(3, dtype=np.uint64)[None, :]),
+                                    xp.arange(64, dtype=xp.uint64)[:, None])
+    opt, = dask.optimize(pos)
+    graph = dict(opt.__dask_graph__())
+    outputs = [k[0] if isinstance(k, list) else k for k in opt.__dask_keys__()]
+    assert all(isinstance(graph[k], Alias) for k in outputs)   # what dask makes
+    lean = dask_demo._without_aliases(opt)
+    lean_graph = dict(lean.__dask_graph__())
+    assert len(lean_graph) == -(-64 // chunks)   # a task a block, no other
+    assert not any(isinstance(node, Alias) for node in lean_graph.values())
+    np.testing.assert_array_equal(dask.compute(lean, optimize_graph=False)[0],
+                                  pos.compute())
+    held, = dask_demo._persist(pos)
+    np.testing.assert_array_equal(held.compute(), pos.compute())
+
+
+def test_an_alias_whose_task_another_reads_stays():
+    """A fused task that another task of the graph reads too keeps its name and the
+    output its alias."""
+    import dask
+    from dask._task_spec import Alias, Task
+
+    from xstride._cli import dask_demo
+
+    base = da.ones(4, chunks=4)
+    graph = {("a", 0): Task(("a", 0), np.add, np.ones(4), 1.0),
+             ("out", 0): Alias(("out", 0), ("a", 0)),
+             ("other", 0): Task(("other", 0), np.negative, Alias(("a", 0)))}
+    arr = da.Array(graph, "out", ((4,),), meta=base._meta)
+    assert dask_demo._without_aliases(arr) is arr
+    np.testing.assert_array_equal(dask.compute(arr, optimize_graph=False)[0], [2.0] * 4)

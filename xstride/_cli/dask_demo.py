@@ -237,13 +237,53 @@ class _WorkerWatch:
 def _persist(*arrays, wait: bool = True):
     """Compute ``arrays`` on the cluster and keep them there (the stage's real work);
     with ``wait`` False, return as soon as the graph is submitted (a later stage's tasks
-    wait for these on the workers, not in this process)."""
+    wait for these on the workers, not in this process). The graph is dask's optimized
+    one without its aliases (:func:`_without_aliases`)."""
     import dask
 
-    out = dask.persist(*arrays)
+    out = dask.persist(*[_without_aliases(a) for a in dask.optimize(*arrays)],
+                       optimize_graph=False)
     if wait:
         _wait(out)
     return out
+
+
+def _without_aliases(array):
+    """``array`` (an optimized dask array) with each alias of its output keys replaced
+    by the task it names, under the output key. dask's linear fusion runs a chain
+    (the positions' ``arange``, ``astype``, ``[:, None]`` and Philox block) as one task
+    under a new name and leaves an alias task under the output key; on a cluster the
+    alias is a dependent step of its own (1-2.5 ms: the task's end goes to the
+    scheduler, the alias to the worker), for nothing. A named task that something else
+    also reads keeps its alias."""
+    from dask._task_spec import Alias
+    from dask.array import Array
+
+    graph = dict(array.__dask_graph__())
+    outputs = set(dask_flatten(array.__dask_keys__()))
+    read = {}
+    for node in graph.values():
+        for dep in node.dependencies:
+            read[dep] = read.get(dep, 0) + 1
+    swapped = False
+    for key in outputs:
+        node = graph.get(key)
+        if (isinstance(node, Alias) and node.target in graph and read.get(node.target) == 1
+                and node.target not in outputs):
+            graph[key] = graph.pop(node.target).substitute({}, key=key)
+            swapped = True
+    if not swapped:
+        return array
+    return Array(graph, array.name, array.chunks, meta=array._meta)
+
+
+def dask_flatten(keys):
+    """The keys of a dask collection's nested key lists, in order."""
+    for k in keys:
+        if isinstance(k, list):
+            yield from dask_flatten(k)
+        else:
+            yield k
 
 
 def _held(arrays, wait: bool = True):
