@@ -5,6 +5,7 @@ rest; ``capabilities()`` and ``xstride.kernel_testing`` report the same table.""
 from __future__ import annotations
 
 import re
+import sys
 from types import SimpleNamespace
 
 import pytest
@@ -533,3 +534,25 @@ def test_cuda_compiles_an_include_the_scan_cannot_resolve(cuda):
     assert [e.spec for e in k._scan().unresolved] == ["H(reduce)"]
     k.compile()
     assert len(cuda.builds) == 1
+
+
+def test_is_hip_answers_alike_whoever_imported_cupy(monkeypatch):
+    """A ROCm build of CuPy on a host where no device answers (a login node): is_hip()
+    said False before CuPy was imported and True after, where capabilities() says no
+    device; now False both ways, and True once a device answers."""
+    import types
+
+    from xstride._backends import registry
+
+    runtime = types.SimpleNamespace(is_hip=True, getDeviceCount=lambda: 0)
+    fake = types.SimpleNamespace(cuda=types.SimpleNamespace(runtime=runtime))
+    backend = registry.get("cupy")
+    monkeypatch.setattr(backend, "_checked", None)
+    monkeypatch.setitem(sys.modules, "cupy", None)     # not importable: False
+    assert _device.is_hip() is False
+    monkeypatch.setitem(sys.modules, "cupy", fake)     # imported, no device: False
+    assert _device.is_hip() is False
+    assert _device.is_hip() is False
+    runtime.getDeviceCount = lambda: 1                 # a device answers: the flag
+    monkeypatch.setattr(backend.executor("compile"), "on_cupy_loaded", lambda cupy: None)
+    assert _device.is_hip() is True

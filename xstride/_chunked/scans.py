@@ -9,7 +9,11 @@ carry_j (op) last(scan(chunk_j))``; the scans and ``op`` (the namespace's ``add`
 that graph cannot carry past) are merged away first: a rechunk that moves no data.
 Integers are exact (wrapping as NumPy's), so chunk-invariant; floating-point values
 round per chunk scan and per carry, so they may differ from NumPy's sequential scan in
-the last bits. A float16 result (NumPy chunks) is NumPy's bit for bit instead: its few
+the last bits. Real floating results take the same graph written here (``_carried``),
+exact where the carry has become inf (a product's: 0): a carried inf met a chunk's own
+overflowed partial scan (``inf + -inf``, ``0 * inf``) and gave NaN where NumPy's
+sequential scan stays inf (0); now a chunk after such a carry is scanned on from it, and
+the carry past it comes from a summary of the chunk's non-finite values (docs/dask.md). A float16 result (NumPy chunks) is NumPy's bit for bit instead: its few
 bits overflow soon (past 65504: inf), and a carry applied to a chunk's own scan made an
 inf come back finite, so each chunk's scan continues from the last scanned row of the
 chunk before it (a chain of tasks along the axis; ``_chained``). A floating or complex sum carries from ``-0.0`` (the sum's exact
@@ -103,8 +107,11 @@ def _scan_from(block, carry, *, name, axis, dtype):
     if np.ma.isMaskedArray(block):
         joined = np.ma.concatenate([np.ma.masked_array(carry, mask=False),
                                     block.astype(dtype)], axis=axis)
-    else:
+    elif isinstance(block, np.ndarray):
         joined = np.concatenate([carry, block.astype(dtype)], axis=axis)
+    else:   # a CuPy chunk
+        joined = _config.namespace_function("concat", block)([carry, block.astype(dtype)],
+                                                             axis=axis)
     out = scan(joined, axis=axis, dtype=dtype)
     return out[(slice(None),) * axis + (slice(1, None),)]
 
@@ -141,6 +148,113 @@ def _chained(name, x, axis, out_dtype):
     return da.Array(graph, out, x.chunks, dtype=out_dtype, meta=x._meta.astype(out_dtype))
 
 
+def _fn(name, like):
+    return _config.namespace_function(name, like)
+
+
+def _odd(row, op):
+    """Where a carried or scanned row holds a value that a scan cannot continue from by
+    one ``op`` (a bool row on the row's backend): non-finite for a sum; zero or
+    non-finite for a product (``0 * inf``, ``inf * 0``: NaN where a sequential scan
+    stays 0 or inf)."""
+    odd = _fn("logical_not", row)(_fn("isfinite", row)(row))
+    if op == "multiply":
+        odd = _fn("logical_or", row)(odd, _fn("equal", row)(row, 0))
+    return odd
+
+
+def _any(row) -> bool:
+    return bool(np.asarray(_config.to_host(row)).any())
+
+
+def _chunk_scan(block, *, name, axis, dtype):
+    return _fn(name, block)(block, axis=axis, dtype=dtype)
+
+
+def _summary(block, scanned, *, name, axis, dtype):
+    """``(last, kinds)`` of a chunk and its own scan: the scan's last row along ``axis``
+    (its data), and where that row is odd (:func:`_odd`: the chunk's own partial
+    scan overflowed, underflowed or met an inf, a NaN or a zero) the chunk's
+    reduction by the kinds of its values, else None. The kinds: a sum of the
+    non-finite values alone (finite ones as 0: +-inf, NaN or 0), a product of each
+    value's sign, 0, +-inf or NaN: exact, and what a carried inf (product: 0 or inf)
+    meets in a sequential scan of the chunk."""
+    op, ident = _OP[name]
+    last = np.ma.getdata(scanned[(slice(None),) * axis + (slice(-1, None),)])
+    if not _any(_odd(last, op)):
+        return last, None
+    data = np.ma.filled(block, ident) if np.ma.isMaskedArray(block) else block
+    data = data.astype(dtype)
+    finite = _fn("isfinite", data)(data)
+    if op == "add":
+        kinds = _fn("where", data)(finite, _fn("zeros_like", data)(data), data)
+        return last, _fn("sum", data)(kinds, axis=axis, keepdims=True)
+    kinds = _fn("where", data)(finite, _fn("sign", data)(data), data)
+    return last, _fn("prod", data)(kinds, axis=axis, keepdims=True)
+
+
+def _next_carry(carry, start, summary, *, op):
+    """The carry into the next chunk from ``carry`` (None before the first chunk's
+    successor: ``start``, a key that keeps this task from linear fusion) and the chunk's
+    :func:`_summary`: ``carry (op) last``, but ``carry (op) kinds`` where the carry is
+    odd and the chunk's last row too, which is exact (``inf + kinds``: inf, or NaN
+    where the chunk holds a -inf or a NaN; ``0 * kinds``: a signed 0, or NaN)."""
+    last, kinds = summary
+    if carry is None:
+        return last
+    joined = _fn(op, last)(carry, last)
+    if kinds is None:
+        return joined
+    return _fn("where", last)(_odd(carry, op), _fn(op, last)(carry, kinds), joined)
+
+
+def _carried_scan(carry, scanned, block, *, name, axis, dtype):
+    """A chunk's result: ``carry (op) scanned`` (its own scan), or where the carry is
+    odd (:func:`_odd`), the chunk's scan continued from the carry (:func:`_scan_from`):
+    an inf (a product's 0 or inf) carried into a chunk whose own partial scan
+    overflowed as well came out NaN where NumPy's sequential scan stays inf (0)."""
+    op = _OP[name][0]
+    if _any(_odd(carry, op)):
+        return _scan_from(block, carry, name=name, axis=axis, dtype=dtype)
+    return _Carry(op)(carry, scanned)
+
+
+def _carried(name, x, axis, out_dtype):
+    """``name`` of a dask array of real floating dtype in more than one chunk along
+    ``axis``: each chunk's own scan side by side, a chain of small carry tasks along the
+    axis (each from the carry before and the summary of the chunk before:
+    :func:`_next_carry`), then each chunk's carried result (:func:`_carried_scan`).
+    As dask's ``cumreduction``, and exact where a carry has become inf (a product's 0)."""
+    op = _OP[name][0]
+    token = tokenize(name, x, axis, out_dtype, "carried")
+    out, own, summ, carry = (f"{name}-{part}-{token}"
+                             for part in ("carried", "own", "summary", "carry"))
+    start = (carry, "start")   # every carry task of two dependencies (no fusion)
+    dsk = {start: None}
+    kw = {"name": name, "axis": axis, "dtype": out_dtype}
+    n = x.numblocks[axis]
+    for idx in np.ndindex(*x.numblocks):
+        j = idx[axis]
+        block = (x.name,) + idx
+        if j == 0:   # its own scan is its result
+            scanned = (out,) + idx
+            dsk[scanned] = (apply, _chunk_scan, [block], kw)
+        else:
+            scanned = (own,) + idx
+            before = idx[:axis] + (j - 1,) + idx[axis + 1:]
+            dsk[scanned] = (apply, _chunk_scan, [block], kw)
+            dsk[(carry,) + idx] = (apply, _next_carry,
+                                   [(carry,) + before if j > 1 else None, start,
+                                    (summ,) + before], {"op": op})
+            dsk[(out,) + idx] = (apply, _carried_scan,
+                                 [(carry,) + idx, scanned, block], kw)
+        if j < n - 1:
+            dsk[(summ,) + idx] = (apply, _summary, [block, scanned], kw)
+    graph = HighLevelGraph.from_collections(out, dsk, dependencies=[x])
+    return da.Array(graph, out, x.chunks, dtype=out_dtype,
+                    meta=x._meta.astype(out_dtype))
+
+
 def _scan(name, x, axis, dtype, include_initial, out_dtype):
     op, ident = _OP[name]
     lengths = x.chunks[axis]
@@ -167,6 +281,8 @@ def _scan(name, x, axis, dtype, include_initial, out_dtype):
     if (out_dtype == np.float16 and x.numblocks[axis] > 1
             and isinstance(x._meta, np.ndarray)):
         res = _chained(name, x, axis, out_dtype)
+    elif out_dtype.kind == "f" and x.numblocks[axis] > 1:
+        res = _carried(name, x, axis, out_dtype)
     else:
         res = cumreduction(_ChunkScan(name), _Carry(op), _carry_identity(name, out_dtype),
                            x, axis=axis, dtype=out_dtype, method="sequential")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import operator
-import sys
 
 import numpy as np
 
@@ -17,9 +16,11 @@ __all__ = ["is_hip", "device_count", "device_properties", "capabilities"]
 def is_hip() -> bool:
     """``True`` when the CuPy in use is a ROCm/HIP build.
 
-    Where CuPy is already imported, reads its runtime's ``is_hip`` flag. Where nobody
-    has imported it, imports it (and checks that a device answers, as the CuPy backend
-    does on first use): an installed CuPy is imported by this call.
+    Imports CuPy where nobody has, and checks that a device answers, as the CuPy
+    backend does on first use (an installed CuPy is imported by this call), then reads
+    its runtime's ``is_hip`` flag. The answer does not depend on who imported CuPy
+    first: a ROCm build on a host without a device is ``False`` either way, as
+    :func:`capabilities` reports it.
 
     Returns
     -------
@@ -28,12 +29,10 @@ def is_hip() -> bool:
         device answers (without a usable CuPy there is no HIP build to use). Never
         raises.
     """
-    cupy = sys.modules.get("cupy")
-    if cupy is None:
-        try:
-            cupy = load_cupy()
-        except RuntimeError:
-            return False
+    try:
+        cupy = load_cupy()
+    except RuntimeError:
+        return False
     return bool(getattr(cupy.cuda.runtime, "is_hip", False))
 
 
