@@ -162,21 +162,3 @@ def test_full_of_a_dask_fill_on_device_chunks(cp):
     assert isinstance(got, cp.ndarray)
     np.testing.assert_array_equal(cp.asnumpy(got), np.full((5, 4), 4.0))
 
-
-@pytest.mark.parametrize("name, values", [
-    ("cumulative_prod", [1e-200, 1e-200, 1e200, 1e200]),
-    ("cumulative_prod", [1e200, 1e200, 0.0, 5.0]),
-    ("cumulative_prod", [1e-200, -1e-200, 1e200, 1e200, 2.0]),
-    ("cumulative_sum", [1.7976931348623157e308] * 2 + [-1.7976931348623157e308] * 2),
-    ("cumulative_sum", [1.7976931348623157e308] * 2 + [-np.inf, 1.0]),
-])
-def test_a_carried_inf_or_zero_on_cupy_chunks_is_numpys(cp, name, values):
-    """The carried scan of real floats (tests/test_dask_scan_saturation.py) on CuPy
-    chunks: the odd carry found on the device, the chunk scanned on from it."""
-    x = np.array(values)
-    with np.errstate(all="ignore"):
-        want = getattr(np, name)(x)
-    got = xp.to_numpy(getattr(xp, name)(_cupy_chunks(cp, x, 2)))
-    np.testing.assert_array_equal(got, want)
-    zeros = want == 0
-    assert np.array_equal(np.signbit(got[zeros]), np.signbit(want[zeros]))

@@ -9,7 +9,8 @@ carry_j (op) last(scan(chunk_j))``; the scans and ``op`` (the namespace's ``add`
 that graph cannot carry past) are merged away first: a rechunk that moves no data.
 Integers are exact (wrapping as NumPy's), so chunk-invariant; floating-point values
 round per chunk scan and per carry, so they may differ from NumPy's sequential scan in
-the last bits. Real floating results take the same graph written here (``_carried``),
+the last bits. Real floating results of NumPy chunks take the same graph written here
+(``_carried``),
 exact where the carry has become inf (a product's: 0): a carried inf met a chunk's own
 overflowed partial scan (``inf + -inf``, ``0 * inf``) and gave NaN where NumPy's
 sequential scan stays inf (0); now a chunk after such a carry is scanned on from it, and
@@ -107,11 +108,8 @@ def _scan_from(block, carry, *, name, axis, dtype):
     if np.ma.isMaskedArray(block):
         joined = np.ma.concatenate([np.ma.masked_array(carry, mask=False),
                                     block.astype(dtype)], axis=axis)
-    elif isinstance(block, np.ndarray):
+    else:
         joined = np.concatenate([carry, block.astype(dtype)], axis=axis)
-    else:   # a CuPy chunk
-        joined = _config.namespace_function("concat", block)([carry, block.astype(dtype)],
-                                                             axis=axis)
     out = scan(joined, axis=axis, dtype=dtype)
     return out[(slice(None),) * axis + (slice(1, None),)]
 
@@ -220,8 +218,9 @@ def _carried_scan(carry, scanned, block, *, name, axis, dtype):
 
 
 def _carried(name, x, axis, out_dtype):
-    """``name`` of a dask array of real floating dtype in more than one chunk along
-    ``axis``: each chunk's own scan side by side, a chain of small carry tasks along the
+    """``name`` of a dask array of NumPy chunks of real floating dtype in more than one
+    chunk along ``axis`` (CuPy chunks keep dask's ``cumreduction``: this graph has not
+    yet run on a GPU): each chunk's own scan side by side, a chain of small carry tasks along the
     axis (each from the carry before and the summary of the chunk before:
     :func:`_next_carry`), then each chunk's carried result (:func:`_carried_scan`).
     As dask's ``cumreduction``, and exact where a carry has become inf (a product's 0)."""
@@ -281,7 +280,8 @@ def _scan(name, x, axis, dtype, include_initial, out_dtype):
     if (out_dtype == np.float16 and x.numblocks[axis] > 1
             and isinstance(x._meta, np.ndarray)):
         res = _chained(name, x, axis, out_dtype)
-    elif out_dtype.kind == "f" and x.numblocks[axis] > 1:
+    elif (out_dtype.kind == "f" and x.numblocks[axis] > 1
+          and isinstance(x._meta, np.ndarray)):
         res = _carried(name, x, axis, out_dtype)
     else:
         res = cumreduction(_ChunkScan(name), _Carry(op), _carry_identity(name, out_dtype),
