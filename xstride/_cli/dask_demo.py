@@ -258,9 +258,10 @@ def _without_aliases(array):
     also reads keeps its alias."""
     from dask._task_spec import Alias
     from dask.array import Array
+    from dask.core import flatten
 
     graph = dict(array.__dask_graph__())
-    outputs = set(dask_flatten(array.__dask_keys__()))
+    outputs = set(flatten(array.__dask_keys__()))
     read = {}
     for node in graph.values():
         for dep in node.dependencies:
@@ -275,15 +276,6 @@ def _without_aliases(array):
     if not swapped:
         return array
     return Array(graph, array.name, array.chunks, meta=array._meta)
-
-
-def dask_flatten(keys):
-    """The keys of a dask collection's nested key lists, in order."""
-    for k in keys:
-        if isinstance(k, list):
-            yield from dask_flatten(k)
-        else:
-            yield k
 
 
 def _held(arrays, wait: bool = True):
