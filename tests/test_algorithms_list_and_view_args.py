@@ -269,3 +269,11 @@ def test_pandas_missing_values_are_refused_as_masked_arrays_are(call, func, arg,
     got, want = call(full), call(full.to_numpy())
     for g, w in zip(*(r if isinstance(r, tuple) else (r,) for r in (got, want))):
         np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("item", [np.float64(1.0), np.bool_(True)])
+def test_a_listed_numpy_scalar_that_is_no_integer_is_named_as_no_integer(item):
+    """NumPy scalars have a ``shape``: they were taken for arrays of another library."""
+    with pytest.raises(TypeError, match=r"expected integers \(a list of ints or an integer "
+                                        r"array\)$"):
+        xp.rng.philox_uniform([item], 0, 0)

@@ -281,3 +281,45 @@ def test_ascii_ply_with_valid_faces_stays_on_the_fast_route(tmp_path, faces):
     assert fast is not None
     np.testing.assert_array_equal(fast, [[0, 0, 0], [1, 0, 0], [0, 1, 0]])
     np.testing.assert_array_equal(read_quietly(path), fast)
+
+
+_XYZ = "property float x\nproperty float y\nproperty float z\n"
+
+
+@pytest.mark.parametrize("header, message", [
+    # two elements of one name: the fast route read the first and dropped the second
+    ("ply\nformat ascii 1.0\nelement vertex 2\n" + _XYZ + "element vertex 1\n" + _XYZ
+     + "end_header\n", "two elements with same name"),
+    ("ply\nelement vertex 3\n" + _XYZ + "format ascii 1.0\nend_header\n", None),
+    ("ply\nformat ascii 1.0\nformat ascii 1.0\nelement vertex 3\n" + _XYZ + "end_header\n",
+     None),
+    ("ply\nformat ascii 1.0\nelement vertex 3\n" + _XYZ + "end_header extra\n", None),
+    ("ply\nformat ascii 1.0\nelement vertex 3\n" + _XYZ + "end_header  \n", None),
+    ("ply \nformat ascii 1.0\nelement vertex 3\n" + _XYZ + "end_header\n", None),
+    ("ply\nformat ascii 1.0\n\nelement vertex 3\n" + _XYZ + "end_header\n", None),
+], ids=["two vertex elements", "format after an element", "two format lines",
+        "word after end_header", "blanks after end_header", "blanks after ply",
+        "blank header line"])
+def test_ascii_ply_header_plyfile_refuses_is_refused_on_the_fast_route_too(
+        tmp_path, header, message):
+    """The fast ASCII route read headers that plyfile (and so every other route)
+    refuses; with two vertex elements it gave the first element's rows as the points
+    and dropped the rest."""
+    pytest.importorskip("plyfile")
+    p = tmp_path / "bad.ply"
+    p.write_text(header + "1 2 3\n4 5 6\n7 8 9\n")
+    with pytest.raises(PointFileError, match=r"not a valid PLY file" + (
+            f".*{re.escape(message)}" if message else "")):
+        read_points(p)
+
+
+def test_ply_property_line_without_a_name_is_named_not_cut_short(tmp_path):
+    """The size check counted ``property float`` as a 4-byte property and said the
+    file was cut short; plyfile names the line."""
+    pytest.importorskip("plyfile")
+    p = tmp_path / "bad.ply"
+    p.write_bytes(b"ply\nformat binary_little_endian 1.0\nelement vertex 2\n" + _XYZ.encode()
+                  + b"property float\nend_header\n" + np.zeros(6, "<f4").tobytes())
+    with pytest.raises(PointFileError, match=r"not a valid PLY file") as info:
+        read_points(p)
+    assert "cut short" not in str(info.value)

@@ -8,6 +8,12 @@ demo's ``--json`` output stays equal across backends. See ``docs/demo.md``.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
 import numpy as np
 
 #: Levels of at most this many nodes are summarized on the host.
@@ -109,6 +115,12 @@ def write_ply(path, centroids: np.ndarray, counts: np.ndarray) -> None:
     its dtype: ``float``/``double``; 2-D clouds get ``z = 0``) and ``count`` (``uint``:
     the voxel's points), in Morton order. Readable by ``--points`` and by plyfile.
 
+    A regular file (new, or one that exists: through a symbolic link, the file it
+    names) is written whole to a temporary file beside it, then renamed over it: a
+    write that fails (a full disk, a file size limit) leaves the file that was there,
+    and no part of the new one. Anything else (``/dev/stdout``, a FIFO) is written
+    in place.
+
     Raises
     ------
     PlyWriteError
@@ -130,6 +142,31 @@ def write_ply(path, centroids: np.ndarray, counts: np.ndarray) -> None:
                            comments=["xstride demo: voxel centroids in Morton order; "
                                      "count = points per voxel"])
     try:
-        data.write(str(path))
+        _write_whole(data, Path(path))
     except OSError as exc:
         raise PlyWriteError(f"--out {path}: cannot write the file ({exc.strerror or exc})") from None
+
+
+def _write_whole(data, path: Path) -> None:
+    """``data.write`` to ``path`` through a temporary file and a rename (a regular or
+    new file), keeping an existing file's permission bits; else in place."""
+    target = path.resolve()
+    if target.exists() and not target.is_file():
+        data.write(str(path))   # a device or a FIFO: no file to replace
+        return
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
+                               suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            data.write(fh)
+        if target.exists():
+            shutil.copymode(target, tmp)
+        else:   # mkstemp's 0600: the mode a plain open would give (0666 less the umask)
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

@@ -68,21 +68,27 @@ def _ascii_ply_vertices(p: Path):
     """
     try:
         with open(p, "rb") as fh:
-            if fh.readline().strip() != b"ply":
+            if fh.readline().rstrip(b"\r\n") != b"ply":
                 return None
             header_lines, fmt, elements = 1, None, []
             for raw in fh:
                 header_lines += 1
-                parts = raw.decode("ascii").split()
-                if not parts or parts[0] in ("comment", "obj_info"):
+                line = raw.rstrip(b"\r\n")
+                parts = line.decode("ascii").split()
+                if parts[:1] in (["comment"], ["obj_info"]):
                     continue
-                if parts[0] == "format":
+                # what plyfile's header parser refuses is its to report: a blank line,
+                # a second format line or one after an element, two elements of one
+                # name (the second's rows were read as nothing), a word after
+                # end_header or blanks around it
+                if parts[:1] == ["format"] and fmt is None and not elements:
                     fmt = " ".join(parts[1:])
-                elif parts[0] == "element" and len(parts) == 3:
+                elif parts[:1] == ["element"] and len(parts) == 3 and \
+                        parts[1] not in (e[0] for e in elements):
                     elements.append((parts[1], int(parts[2]), []))
-                elif parts[0] == "property" and elements:
+                elif parts[:1] == ["property"] and elements:
                     elements[-1][2].append(parts[1:])
-                elif parts[0] == "end_header":
+                elif line == b"end_header":
                     break
                 else:
                     return None
@@ -321,7 +327,9 @@ def _ply_rows_fit(p: Path) -> tuple[str, int] | None:
                         raise PointFileError(f"{p}: not a valid PLY file (the header declares "
                                              f"{parts[2]} {parts[1]!r} rows, a negative count)")
                 elif parts[:1] == ["property"] and elements:
-                    kind = parts[2] if parts[1:2] == ["list"] and len(parts) == 5 else parts[1]
+                    if len(parts) != (5 if parts[1:2] == ["list"] else 3):
+                        return None   # no name, or words past it: plyfile names the line
+                    kind = parts[2] if parts[1] == "list" else parts[1]
                     size = np.dtype(_PLY_SCALARS[kind]).itemsize
                     elements[-1][2] += 2 if fmt == "ascii" else size
                 elif parts[:1] == ["end_header"]:

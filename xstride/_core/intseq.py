@@ -63,8 +63,8 @@ def integer_array(func: str, name: str, value) -> np.ndarray:
 def _array_item(item) -> str:
     """What the message adds for an array of another library in the list (a dask or
     CuPy 0-d array is no int here, whatever its dtype): pass one array instead."""
-    if isinstance(item, np.ndarray) or not hasattr(item, "shape"):
-        return ""
+    if isinstance(item, (np.ndarray, np.generic)) or not hasattr(item, "shape"):
+        return ""   # NumPy's arrays and scalars (np.float64(1): a float) are NumPy's to read
     kind = type(item).__module__.split(".")[0]
     return (f"; it holds a {kind} array, which a list does not take: pass one array "
             "(stack them first)")
