@@ -214,17 +214,33 @@ def test_searchsorted_of_unknown_block_lengths(side):
 @pytest.mark.parametrize("axis", [None, 0, -1, (0, 2), [1, 2]])
 def test_flip_of_unknown_block_lengths(axis):
     """A user probe: ``flip`` of particles selected by a mask (block lengths dask does
-    not know) raised dask's "Arrays chunk sizes are unknown"; reversing an axis is
-    reversing its blocks and each block, which needs no length: NumPy's answer."""
+    not know) raised dask's "Arrays chunk sizes are unknown". Along an axis of one
+    block, reversing the block needs no length: NumPy's answer, also beside the array
+    itself. Along several blocks the reversed lengths paired with ``x``'s by position
+    (``y + flip(y)`` was wrong): refused, saying to compute the lengths."""
     a = np.arange(60.0).reshape(10, 3, 2)
     keep = a[:, 0, 0] % 4 != 0
+    want = np.flip(a[keep], axis=axis)
+    with xp.use_backend("dask", chunks=(10, 2, 1)):
+        x, m = xp.asarray(a), xp.asarray(keep)
+    y = x[m]
+    assert any(n != n for n in y.shape) and y.numblocks[0] == 1
+    got = xp.flip(y, axis=axis)
+    np.testing.assert_array_equal(xp.to_numpy(got), want)
+    np.testing.assert_array_equal(xp.to_numpy(y + got), a[keep] + want)
+    assert xp.to_numpy(xp.flip(y[y[:, 0, 0] > 100], axis=axis)).shape == (0, 3, 2)
     with xp.use_backend("dask", chunks=(3, 2, 1)):
         x, m = xp.asarray(a), xp.asarray(keep, chunks=4)
     y = x[m]
-    assert any(n != n for n in y.shape)
+    flips_rows = axis is None or 0 in np.atleast_1d(axis) % 3
+    if flips_rows:
+        with pytest.raises(ValueError, match=r"flip: argument 'x' .*lengths dask does not "
+                                             r"know .*compute_chunk_sizes\(\)"):
+            xp.flip(y, axis=axis)
+        y.compute_chunk_sizes()
     got = xp.flip(y, axis=axis)
-    np.testing.assert_array_equal(xp.to_numpy(got), np.flip(a[keep], axis=axis))
-    assert xp.to_numpy(xp.flip(y[y[:, 0, 0] > 100], axis=axis)).shape == (0, 3, 2)
+    np.testing.assert_array_equal(xp.to_numpy(got), want)
+    np.testing.assert_array_equal(xp.to_numpy(y + got), a[keep] + want)
 
 
 # --------------------------------------------------------------------- indexing

@@ -80,9 +80,13 @@ def test_fft_minus_one_in_s_on_cupy_and_cupy_chunks(cp, name, s):
 
 def test_flip_of_unknown_block_lengths(cp):
     a = np.arange(12.0)
-    x = _cupy_chunks(cp, a, 5)
-    y = x[x > 3]                                  # block lengths unknown (NaN)
+    x = _cupy_chunks(cp, a, 12)
+    y = x[x > 3]                                  # block length unknown (NaN), one block
     np.testing.assert_array_equal(xp.to_numpy(xp.flip(y)), a[a > 3][::-1])
+    x = _cupy_chunks(cp, a, 5)
+    y = x[x > 3]                                  # three blocks: their lengths reversed
+    with pytest.raises(ValueError, match=r"compute_chunk_sizes"):
+        xp.flip(y)
 
 
 def test_searchsorted_sorter_checked_on_cupy_blocks(cp):

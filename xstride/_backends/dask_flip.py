@@ -2,7 +2,9 @@
 boolean indexing): dask's slice ``x[::-1]`` needs those lengths and raised "Arrays
 chunk sizes are unknown". Reversing an axis is reversing the order of its blocks and
 each block along it, which needs no length: one ``blocks`` selection and one
-``map_blocks``, nothing computed."""
+``map_blocks``, nothing computed. The caller takes it for axes of one block only: along
+several, the reversed blocks' lengths are ``x``'s reversed, and dask, which knows
+neither, pairs them with ``x``'s by position (``x + flip(x)`` was wrong)."""
 
 from __future__ import annotations
 

@@ -37,7 +37,9 @@ backend"):
   min), max)`` changed a signed zero of ``x`` inside the bounds).
 - Lengths dask does not know (after boolean indexing): ``flip`` (``dask_flip.py``),
   ``repeat`` (per block), ``expand_dims`` (an index of ``None``s) and ``clip`` (per
-  block; by ``where`` with an array bound) do without them; ``reshape``, ``take`` along
+  block; by ``where`` with an array bound) do without them; so does ``flip`` along an
+  axis of one block (several blocks in reverse order would pair by position with
+  ``x``'s own, their lengths reversed: refused); ``reshape``, ``take`` along
   such an axis, ``diff`` along one, ``roll`` along one (along known axes it joins two
   slices, ``dask_roll.py``) and ``nonzero`` say to call ``compute_chunk_sizes()``.
 
@@ -298,6 +300,12 @@ def flip(x, /, *, axis=None):
     if axis is not None:   # NumPy's flip takes a list of axes too
         axes = normalize_axis("flip", tuple(axis) if isinstance(axis, list) else axis, x.ndim)
     if not all(_known(n) for n in x.shape):   # dask's x[::-1] needs the lengths
+        if any(not _known(x.shape[a]) and x.numblocks[a] > 1 for a in axes):
+            # the blocks in reverse order have their lengths in reverse order, which dask
+            # does not know: paired by position with x's own (x + flip(x)), a block of 1
+            # broadcast over one of 4 and gave a wrong answer, whatever its shape
+            raise _unknown_error("flip", x, "the flip of several blocks along an axis "
+                                            "needs")
         return flip_unknown(x, axes, _ns().flip)
     return _ns().flip(x, axis=axis)
 
