@@ -52,6 +52,7 @@ from .dask import check_chunks
 from .dask_arange import (arange_step as _arange_step, narrow_arange as _narrow_arange,
                           wide_arange as _wide_arange)
 from .dask_fill import with_array_fill
+from .dask_pairing import checked_pairs
 from .creation_errors import device_argument_error
 from .dask_ranges import float_arange, float_linspace
 from .dispatch import implementation, register, register_arguments
@@ -528,7 +529,9 @@ def without_empty_chunks(qualname, args, kwargs):
     :func:`without_empty_chunks`). An ``out=`` is refused for every function alike (dask
     arrays are immutable; functions that hand ``out=`` to dask's, such as
     ``bitwise_left_shift``, wrote nothing and raised nothing); ``out=None`` is dropped,
-    as no ``out`` (dask's reductions take no ``out`` keyword)."""
+    as no ``out`` (dask's reductions take no ``out`` keyword). An elementwise call on
+    two arrays of lengths dask does not know checks their blocks' lengths when computed
+    (``dask_pairing.py``)."""
     if kwargs and "out" in kwargs:
         if kwargs["out"] is not None:
             raise immutable_error(qualname, "out", kwargs["out"], _NAME,
@@ -537,7 +540,8 @@ def without_empty_chunks(qualname, args, kwargs):
     array_type = get(_NAME).array_type()
     if array_type is None:   # dask not imported: no dask array in the call
         return args, kwargs
-    args = tuple(_merged_arg(a, array_type) for a in args)
+    args = checked_pairs(qualname, tuple(_merged_arg(a, array_type) for a in args),
+                         array_type)
     if kwargs:
         kwargs = {k: _merged_arg(v, array_type) for k, v in kwargs.items()}
     return args, kwargs

@@ -1,0 +1,56 @@
+"""Elementwise namespace calls on dask arrays of lengths dask does not know, made by
+different masks: dask pairs their blocks by position whatever their lengths, and a
+block of 1 element broadcast over one of 3 gave a wrong answer of a wrong shape (a user
+probe: ``xp.subtract(x[q > 0], x[q < 0])``). The call now checks the blocks' lengths
+when computed; arrays of one selection, or of known lengths, compute as before."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import xstride as xp
+
+pytest.importorskip("dask.array")
+
+Q = np.array([1.0, -1, 1, 1, -1, -1, 1, -1])
+X = np.arange(8.0)
+
+
+@pytest.fixture
+def arrays():
+    with xp.use_backend("dask", chunks=4):
+        yield xp.asarray(Q), xp.asarray(X)
+
+
+@pytest.mark.parametrize("call, first, second", [
+    (lambda q, x: xp.subtract(x[q > 0], x[q < 0]), "x1", "x2"),
+    (lambda q, x: xp.maximum(x[q < 0], x[q > 0]), "x1", "x2"),
+    (lambda q, x: xp.where(q[q > 0] > 0, x[q > 0], x[q < 0]), "condition", "x2"),
+    (lambda q, x: xp.add(x[x > 2], xp.sort(x[x > 2])), "x1", "x2"),
+])
+def test_blocks_paired_by_position_of_other_lengths_are_refused(arrays, call, first,
+                                                                 second):
+    q, x = arrays
+    got = call(q, x)
+    with pytest.raises(ValueError, match=rf"argument '{first}' and argument '{second}' have "
+                                         r"lengths dask does not know .* paired their "
+                                         r"blocks of \d+ and \d+ elements .*"
+                                         r"compute_chunk_sizes\(\) on each first"):
+        xp.to_numpy(got)
+
+
+def test_one_selection_and_known_lengths_compute_as_numpy(arrays):
+    q, x = arrays
+    u = x[x > 2]
+    np.testing.assert_array_equal(xp.to_numpy(xp.add(u, u * 2)), X[X > 2] * 3)
+    np.testing.assert_array_equal(xp.to_numpy(xp.multiply(u, 2.0)), X[X > 2] * 2)
+    a, b = x[q > 0], x[q < 0]
+    a.compute_chunk_sizes()
+    b.compute_chunk_sizes()
+    np.testing.assert_array_equal(xp.to_numpy(xp.subtract(a, b)), X[Q > 0] - X[Q < 0])
+    rows = xp.reshape(x, (4, 2))
+    sel = rows[rows[:, 0] > 1]
+    np.testing.assert_array_equal(xp.to_numpy(xp.add(sel, sel[:, :1])),
+                                  X.reshape(4, 2)[X.reshape(4, 2)[:, 0] > 1] * 1
+                                  + X.reshape(4, 2)[X.reshape(4, 2)[:, 0] > 1][:, :1])
