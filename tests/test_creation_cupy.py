@@ -104,7 +104,7 @@ class _Refusing:
                                                          "integer"), ValueError,
      r"^arange: argument 'stop' gives inf elements"),
     (lambda: xp.arange(float("nan")), ValueError("cannot convert float NaN to integer"),
-     ValueError, r"^arange: argument 'stop' gives nan elements"),
+     ValueError, r"^arange: argument 'stop' is nan, which gives no number of elements"),
     # CuPy reads dtype with numpy.dtype: NumPy's TypeError (dtype_checks.py names it)
     (lambda: xp.zeros(3, dtype="foo"), TypeError("data type 'foo' not understood"), TypeError,
      r"^zeros: argument 'dtype' got str 'foo'; expected a dtype such as xstride\.float64 "

@@ -28,6 +28,8 @@ def arrays():
     (lambda q, x: xp.maximum(x[q < 0], x[q > 0]), "x1", "x2"),
     (lambda q, x: xp.where(q[q > 0] > 0, x[q > 0], x[q < 0]), "condition", "x2"),
     (lambda q, x: xp.add(x[x > 2], xp.sort(x[x > 2])), "x1", "x2"),
+    (lambda q, x: xp.vecdot(x[q > 0], x[q < 0]), "x1", "x2"),
+    (lambda q, x: xp.linalg.vecdot(x[q > 0], x[q < 0]), "x1", "x2"),
 ])
 def test_blocks_paired_by_position_of_other_lengths_are_refused(arrays, call, first,
                                                                  second):
@@ -45,6 +47,7 @@ def test_one_selection_and_known_lengths_compute_as_numpy(arrays):
     u = x[x > 2]
     np.testing.assert_array_equal(xp.to_numpy(xp.add(u, u * 2)), X[X > 2] * 3)
     np.testing.assert_array_equal(xp.to_numpy(xp.multiply(u, 2.0)), X[X > 2] * 2)
+    assert float(xp.to_numpy(xp.vecdot(u, u * 2))) == float(X[X > 2] @ (X[X > 2] * 2))
     a, b = x[q > 0], x[q < 0]
     a.compute_chunk_sizes()
     b.compute_chunk_sizes()
@@ -54,3 +57,16 @@ def test_one_selection_and_known_lengths_compute_as_numpy(arrays):
     np.testing.assert_array_equal(xp.to_numpy(xp.add(sel, sel[:, :1])),
                                   X.reshape(4, 2)[X.reshape(4, 2)[:, 0] > 1] * 1
                                   + X.reshape(4, 2)[X.reshape(4, 2)[:, 0] > 1][:, :1])
+
+
+@pytest.mark.parametrize("args, arg", [((float("nan"),), "stop"), ((0, float("nan")), "stop"),
+                                       ((0, 5, float("nan")), "step"),
+                                       ((float("nan"), 5), "start")])
+def test_arange_of_a_nan_length_says_to_compute_the_chunk_sizes(args, arg):
+    """``xp.arange(u.shape[0])`` of a selection said "gives nan elements ... which
+    overflows int64"; a nan argument is named, with what to do for a dask length."""
+    for backend in ("numpy", "dask"):
+        with xp.use_backend(backend):
+            with pytest.raises(ValueError, match=rf"^arange: argument '{arg}' is nan, .*"
+                                                 r"compute_chunk_sizes\(\) first"):
+                xp.arange(*args)

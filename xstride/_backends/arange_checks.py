@@ -90,6 +90,11 @@ def check_arange(args, kwargs, *, complex_ok: bool = False) -> None:
         n = max(0, -(-(int(stop) - int(start)) // int(step)))
     else:
         n = (float(stop) - float(start)) / float(step)
+    nan = next((arg for (arg, _), v in zip(given, (start, stop, step)) if v != v), None)
+    if nan is not None:   # x.shape[0] of a dask array after boolean indexing is nan
+        raise value_error("arange", nan, "is nan, which gives no number of elements (the "
+                                         "length of a dask array after boolean indexing is "
+                                         "nan: call x.compute_chunk_sizes() first)")
     if n != n or n > INT64_MAX:
         raise _length_error(n, start, step)
 

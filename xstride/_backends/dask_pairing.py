@@ -17,8 +17,9 @@ from .._core.names import ELEMENTWISE
 
 __all__ = ["checked_pairs"]
 
-#: The namespace calls whose dask arrays pair block by block, as an elementwise call's.
-PAIRED = frozenset(ELEMENTWISE) | {"where"}
+#: The namespace calls whose dask arrays pair block by block, as an elementwise call's
+#: (``vecdot`` too: its products, before the sum).
+PAIRED = frozenset(ELEMENTWISE) | {"where", "vecdot", "linalg.vecdot"}
 
 
 #: The standard's parameter names where they are not ``x1, x2``.
