@@ -70,3 +70,19 @@ def test_arange_of_a_nan_length_says_to_compute_the_chunk_sizes(args, arg):
             with pytest.raises(ValueError, match=rf"^arange: argument '{arg}' is nan, .*"
                                                  r"compute_chunk_sizes\(\) first"):
                 xp.arange(*args)
+
+
+@pytest.mark.parametrize("call", [
+    lambda u: xp.zeros_like(u, chunks=2), lambda u: xp.ones_like(u, chunks=(5, 5)),
+    lambda u: xp.empty_like(u, chunks="1 KiB"), lambda u: xp.full_like(u, 1.0, chunks=2),
+])
+def test_like_with_chunks_of_an_array_of_unknown_lengths_is_refused(arrays, call):
+    """dask's ``*_like`` took the array's blocks and dropped ``chunks=`` in silence
+    (``(5, 5)`` for 5 elements too)."""
+    _, x = arrays
+    u = x[x > 2]
+    with pytest.raises(ValueError, match=r"argument 'chunks' cannot cut x of shape "
+                                         r"\(nan,\).*compute_chunk_sizes\(\) first"):
+        call(u)
+    assert xp.to_numpy(xp.zeros_like(u)).tolist() == [0.0] * 5          # no chunks: taken
+    assert xp.to_numpy(xp.zeros_like(u, shape=(4,), chunks=2)).shape == (4,)

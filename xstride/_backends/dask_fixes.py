@@ -38,7 +38,7 @@ import warnings
 
 import numpy as np
 
-from .._core.errors import immutable_error, not_provided_error, type_error
+from .._core.errors import immutable_error, not_provided_error, type_error, value_error
 from .._core.sizes import checked_size
 from .._chunked import _config as _chunked_config
 from .._chunked.chunks import (chunks_of_no_element, fit_chunks, fit_option,
@@ -438,6 +438,12 @@ def _like_chunks(name: str, x, dtype, kwargs) -> dict:
         # raised a bare MemoryError, or ZeroDivisionError for (0, 2**62, 4))
         _check_size(name, tuple(operator.index(n) for n in shape),
                     x.dtype if dtype is None else dtype)
+    if kwargs.get("chunks") is not None and any(n != n for n in shape):
+        # dask's took x's blocks and dropped the chunks in silence, (5, 5) too
+        raise value_error(name, "chunks", f"cannot cut x of shape {shape}, whose lengths dask "
+                                          "does not know (as after boolean indexing); leave "
+                                          "chunks out (the result takes x's blocks) or call "
+                                          "x.compute_chunk_sizes() first")
     if kwargs.get("chunks") is not None:
         kwargs["chunks"] = fit_chunks(name, check_chunks(name, kwargs["chunks"]),
                                       shape, x.dtype if dtype is None else dtype)
