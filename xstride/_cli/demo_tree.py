@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import shutil
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -154,17 +154,15 @@ def _write_whole(data, path: Path) -> None:
     if target.exists() and not target.is_file():
         data.write(str(path))   # a device or a FIFO: no file to replace
         return
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
-                               suffix=".tmp")
+    # created as a plain open creates a file (0666 less the umask; mkstemp's is 0600),
+    # under a name no other writer takes (O_EXCL)
+    tmp = target.parent / f".{target.name}.{secrets.token_hex(8)}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "wb") as fh:
             data.write(fh)
         if target.exists():
             shutil.copymode(target, tmp)
-        else:   # mkstemp's 0600: the mode a plain open would give (0666 less the umask)
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
