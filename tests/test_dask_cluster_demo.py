@@ -142,6 +142,47 @@ def test_stages_not_waited_for_give_the_same_results_and_end_after_the_last_task
     assert ends.counts and set(ends.counts) == {"finished"}, ends.counts
 
 
+def test_stages_not_waited_for_keep_the_box_on_the_cluster(client, shared_dir,
+                                                          monkeypatch):
+    """``staged=False``: the bounding box is computed on the cluster, where the Morton
+    keys' tasks read it (one graph: the client waits once, at the occupancy), and the
+    results are those of the stages waited for, on the bunny in one chunk and in many.
+    The client's own box (``bounding_box``, a round trip) is not called: the test fails
+    on the code that waited for it."""
+    from xstride._cli import dask_tasks
+
+    path = str(shared_dir / "data" / "bunny.ply")
+    for chunks in (40000, 5000):
+        staged = dask_demo.pipeline("dask", points=path, chunks=chunks, tree=False)
+        with monkeypatch.context() as m:
+            def no_round_trip(pos):
+                raise AssertionError("the client waited for the bounding box")
+
+            m.setattr(dask_tasks, "bounding_box", no_round_trip)
+            lean = dask_demo.pipeline("dask", points=path, chunks=chunks, tree=False,
+                                      staged=False)
+        assert all(lean["checks"].values())
+        assert _comparable(lean) == _comparable(staged)
+
+
+@pytest.mark.parametrize("pts, needle", [
+    ([[-1.7e308, 0, 0], [1.7e308, 1, 1]],
+     "the points span -1.7e+308 to 1.7e+308 on axis x: the extent overflows float64"),
+    ([[0, 0, 0], [1, 1e-320, 1]],
+     "the points span only 1e-320 on axis y (0 to 1e-320): too small for 2**10 cells"),
+])
+def test_stages_not_waited_for_raise_the_box_error_of_the_stages_waited_for(
+        client, tmp_path, pts, needle):
+    """A box of no usable extent: the box's task on a worker raises the ``DemoError``
+    the client raises when it waits for the box, with the same message."""
+    path = tmp_path / "extent.npy"
+    np.save(path, np.array(pts, dtype=np.float64))
+    for staged in (True, False):
+        with pytest.raises(dask_demo.DemoError) as err:
+            dask_demo.pipeline("dask", points=str(path), chunks=1, tree=False, staged=staged)
+        assert needle in str(err.value), (staged, str(err.value))
+
+
 def test_demo_on_a_running_scheduler_equals_the_numpy_backend(client, capsys):
     """``--scheduler ADDRESS``: the demo's client of a running cluster is current while
     the demo runs (its work runs on that cluster's workers) and closed after."""

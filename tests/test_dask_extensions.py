@@ -262,6 +262,31 @@ def test_morton_keys_of_one_block_are_one_task(chunks, tasks):
     np.testing.assert_array_equal(keys, want)
 
 
+@pytest.mark.parametrize("chunks", [(20,), (13, 7), (4,) * 5, (0, 5, 0, 8, 7, 0)])
+def test_keys_in_a_box_the_graph_computes_equal_the_keys_of_host_bounds(chunks):
+    """The dask Morton executor's ``keys_in_box``: the box ``(lower, scales)`` is a task
+    of the graph (the dask demo's pipeline submitted as one graph), and the keys equal
+    ``morton_keys`` of the same bounds on the NumPy backend for any chunking; a NaN row
+    is named as ``morton_keys`` names it."""
+    import dask
+    from dask.delayed import delayed
+
+    from xstride._chunked import morton
+
+    pts = np.random.default_rng(1).random((20, 3))
+    lower, upper = [0.0, -0.5, 0.25], [1.0, 1.5, 0.75]
+    with xp.use_backend("numpy"):
+        want = xp.algorithms.morton_keys(pts, lower, upper, 6)
+    box = delayed(lambda: (np.array(lower), xp.algorithms.morton_scales(lower, upper, 6)))()
+    d = da.from_array(pts, chunks=(chunks, 3))
+    with dask.config.set(scheduler="sync"):
+        np.testing.assert_array_equal(morton.keys_in_box(d, box, 6).compute(), want)
+        pts[13, 1] = np.nan
+        bad = morton.keys_in_box(da.from_array(pts, chunks=(chunks, 3)), box, 6)
+        with pytest.raises(ValueError, match=r"NaN or infinite coordinate in row 13 "):
+            bad.compute()
+
+
 @pytest.mark.parametrize("scheduler", ["sync", "threads"])
 @pytest.mark.parametrize("chunks", [(20,), (13, 7), (14, 6), (4,) * 5, (0, 5, 0, 8, 7, 0),
                                     (1,) * 20])

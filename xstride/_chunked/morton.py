@@ -29,6 +29,8 @@ one task.
 
 from __future__ import annotations
 
+import operator
+
 import dask.array as da
 import numpy as np
 from dask.base import tokenize
@@ -38,7 +40,7 @@ from .._core.errors import value_error
 from . import _config
 from .chunks import without_empty_chunks
 
-__all__ = ["checked_keys", "encode", "decode"]
+__all__ = ["checked_keys", "keys_in_box", "encode", "decode"]
 
 
 def _keys_and_bad(pos, lower, scales, levels):
@@ -77,6 +79,24 @@ def checked_keys(positions, lower, scales, levels: int):
     """``(keys, -1)``: uint64 keys (n,) of positions (n, ndim) as a dask array, chunked
     like the rows of ``positions``. Non-finite rows raise when the keys are computed,
     naming the first of the whole array (module docstring)."""
+    return _keys(positions, lower, scales, levels, None), -1
+
+
+def keys_in_box(positions, box, levels: int):
+    """uint64 keys (n,) of positions (n, ndim), as :func:`checked_keys` gives them, of
+    a box the graph computes: ``box`` is a ``dask.delayed.Delayed`` whose value is the
+    pair ``(lower, scales)`` of host float64 vectors (ndim,). Each block's keys task
+    reads the pair where it lies: the client never holds the box, and the keys' tasks
+    go in one submission with the box's (a program that computes once at the end does
+    not wait for it)."""
+    key = box.key
+    pair = ((operator.getitem, key, 0), (operator.getitem, key, 1))
+    return _keys(positions, *pair, levels, box)
+
+
+def _keys(positions, lower, scales, levels: int, box):
+    """The keys' graph: ``lower`` and ``scales`` are host vectors, or (with ``box``,
+    the collection that computes them) tasks that read them from ``box``'s key."""
     pos = without_empty_chunks(positions).rechunk({1: -1})  # a block holds whole rows
     token = tokenize(pos.name, lower, scales, levels)
     block, chain, out = (f"morton-keys-{step}-{token}" for step in ("block", "chain", "out"))
@@ -92,9 +112,10 @@ def checked_keys(positions, lower, scales, levels: int):
         dsk[(out, i)] = (_keys_or_raise, (block, i), before)
         dsk[(chain, i)] = (_first_bad, before, (block, i))
         before = (chain, i)
-    graph = HighLevelGraph.from_collections(out, dsk, dependencies=[pos])
+    graph = HighLevelGraph.from_collections(
+        out, dsk, dependencies=[pos] if box is None else [pos, box])
     meta = pos._meta.astype(np.uint64).reshape((0,))
-    return da.Array(graph, out, (pos.chunks[0],), dtype=np.uint64, meta=meta), -1
+    return da.Array(graph, out, (pos.chunks[0],), dtype=np.uint64, meta=meta)
 
 
 def _encode_block(*cells):

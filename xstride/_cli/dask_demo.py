@@ -325,11 +325,15 @@ def pipeline(backend: str, points=None, n=None, levels: int = 10, level_stats=No
     demo's levels, longer than the rest of the pipeline); the result then has no
     ``"tree"`` (benchmarks/dask.py times the stages before it).
 
-    ``staged=False`` submits the positions, keys and sort without waiting for their
-    tasks (as a dask program that computes once at the end would): the client then waits
-    only where it needs a result (the bounding box, the sort's partition lengths, the
-    occupancy), and the pipeline's time is the stages' sum as before, but a stage's own
-    time is no longer its work (benchmarks/dask.py times both ways)."""
+    ``staged=False`` submits the stages without waiting for their tasks (as a dask
+    program that computes once at the end would): the bounding box stays on the cluster,
+    where the Morton keys' tasks read it (its numbers come to the client after the
+    timed stages, for the result), the keys go in with the sort's graph, and the client
+    waits only where it needs a result (the sort's partition lengths where the sort
+    has several partitions, the occupancy's lengths). The pipeline's time is the stages'
+    sum as before, but a stage's own time is no longer its work (benchmarks/dask.py
+    times both ways). A box of no usable extent raises the same ``DemoError`` either
+    way (from the box's task, when the occupancy is waited for)."""
     import xstride as xp
     from .pointio import PointFileError, read_points
 
@@ -395,6 +399,8 @@ def _check_sort_chunks(xp, shape) -> None:
 def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_points,
          PointFileError, with_tree=True, staged=True) -> dict:
     from .. import algorithms as alg
+    import dask
+
     from . import dask_tasks   # imports dask: not at import of this module
 
     times: list[tuple[str, float]] = []
@@ -439,16 +445,18 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
     npts, ndim = (int(s) for s in pos.shape)
     k_level = _check_levels(alg, ndim, levels, level_stats)
 
-    # 2. bounding box: one min/max task per block, the 2 * P rows reduced here
-    def bbox():
-        return dask_tasks.bounding_box(pos)
-
-    lower, upper = stage("bounding box", bbox)
-    box_lower, box_upper = _morton_box(lower, upper, levels)
-
-    # 3. keys, 4. sort (positions carried along)
-    keys, = stage("morton keys", lambda: _persist(
-        alg.morton_keys(pos, box_lower.tolist(), box_upper.tolist(), levels), wait=staged))
+    # 2. bounding box: one min/max task per block, the 2 * P rows reduced here; 3. keys
+    if staged:
+        lower, upper = stage("bounding box", lambda: dask_tasks.bounding_box(pos))
+        box_lower, box_upper = _morton_box(lower, upper, levels)
+        keys, = stage("morton keys", lambda: _persist(
+            alg.morton_keys(pos, box_lower.tolist(), box_upper.tolist(), levels)))
+    else:   # the box stays on the cluster, and the keys go in with the sort's graph
+        box = stage("bounding box", lambda: dask.persist(
+            dask_tasks.box_in_graph(pos, levels), optimize_graph=False)[0])
+        keys = stage("morton keys", lambda: _backends.of_array(pos).executor(
+            "morton").keys_in_box(pos, box, levels))
+    # 4. sort (positions carried along)
     # (persisted by sort_by_key, which returns once its splits end: waited for here,
     # not persisted again: a second submission of the held columns cost the client and
     # the scheduler a millisecond or two each on a cluster of one worker)
@@ -467,11 +475,12 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
         return out
 
     counts = stage("cell occupancy", occupancy)
+    if not staged:   # the box the keys' tasks read (held on the cluster): its numbers
+        lower, upper = box.compute()[2:]
+        box_lower, box_upper = _morton_box(lower, upper, levels)
 
     # 6. reductions and checks, computed together
     def reduce():
-        import dask
-
         parts = [xp.min(counts), xp.max(counts), xp.sum(counts),
                  dask_tasks.sorted_across(sorted_keys),
                  # the carried positions have the sorted keys (per chunk; a gather of
@@ -487,8 +496,6 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
     # 7. the tree: the runs of the finest level, gathered (one key and one row per
     # occupied finest cell), the coarser levels from them on the host
     def tree():
-        import dask
-
         starts, heads = dask_tasks.runs(sorted_keys)
         rows_h, keys_h = (np.asarray(xp.to_numpy(a)) for a in dask.compute(starts, heads))
         counts = np.diff(np.append(rows_h, npts))
