@@ -149,6 +149,42 @@ def test_the_pipeline_waits_for_device_work_and_not_for_host_chunks():
     assert calls == ["sync"]
 
 
+@pytest.mark.parametrize("chunks", [(300,), (100, 0, 200), (1,) * 30 + (270,)])
+def test_occupancy_in_one_memory_ends_after_the_device_work(chunks, monkeypatch):
+    """In one chunk or one memory the occupancy's lengths task synchronizes the chunks'
+    backend after every counts task has run (a task ends when its kernels are queued),
+    so the demo waits for no round trip of its own to the workers; elsewhere the demo
+    synchronizes them (``synchronized`` is False)."""
+    import dask
+
+    from xstride import _backends
+
+    keys = np.sort(np.random.default_rng(7).integers(0, 64, 300)).astype(np.uint64)
+    d = da.from_array(keys, chunks=(chunks,))
+    assert dask_tasks.synchronized(d)
+    events = []
+    numpy_backend = type(_backends.of_array(keys))
+    monkeypatch.setattr(numpy_backend, "synchronize", lambda self: events.append("sync"))
+    counts_block = dask_tasks._counts_of_summaries if len(chunks) > 1 else None
+
+    def counted(fn):
+        def run(*args):
+            events.append("counts")
+            return fn(*args)
+        return run
+
+    if counts_block is not None:
+        monkeypatch.setattr(dask_tasks, "_counts_of_summaries", counted(counts_block))
+    else:
+        monkeypatch.setattr(dask_tasks, "_counts_block", counted(dask_tasks._counts_block))
+    with dask.config.set(scheduler="threads"):
+        got = dask_tasks.occupancy(d, 2)
+    assert events == ["counts"] * len(chunks) + ["sync"], events
+    np.testing.assert_array_equal(got.compute(), _run_lengths(keys >> np.uint64(2)))
+    monkeypatch.setattr(sample_sort, "one_memory", lambda collection: False)
+    assert dask_tasks.synchronized(d) == (len(chunks) == 1)
+
+
 @pytest.mark.parametrize("chunks", CHUNKINGS)
 def test_runs_give_the_first_row_and_key_of_every_run(chunks):
     rng = np.random.default_rng(len(chunks))

@@ -469,9 +469,11 @@ def _run(xp, backend, points, n, levels, level_stats, seed, progress, read_point
         out = dask_tasks.occupancy(sorted_keys, ndim * (levels - k_level))
         # the timed pipeline ends here: its last tasks, then their kernels count (earlier
         # stages' kernels end before a later stage's read their results back; the
-        # workers' synchronize alone could run before the counts' tasks had started)
+        # workers' synchronize alone could run before the counts' tasks had started).
+        # In one chunk or one memory the occupancy's last task waited for the device.
         _wait([out])
-        _wait_for_devices(chunk_backend)
+        if not dask_tasks.synchronized(sorted_keys):
+            _wait_for_devices(chunk_backend)
         return out
 
     counts = stage("cell occupancy", occupancy)

@@ -219,10 +219,21 @@ def _counts_of_summaries(block, i: int, n: int, offsets: tuple, shift: int, *inf
                          _after(info, i, n, offsets, shift))
 
 
-def _length(counts) -> list:
-    """``[len(counts)]``: the one chunk's count of cells, as :func:`_lengths` gives
-    them."""
-    return [int(counts.shape[0])]
+def _length(*counts) -> list:
+    """Each chunk's count of cells (``len`` of its counts), once the device work queued
+    before has ended (a task ends when its kernels are queued): where every task shares
+    one memory this task runs last, so a client that has the lengths has the counts
+    (no round trip of its own to synchronize the workers)."""
+    _backends.of_array(counts[0]).synchronize()
+    return [int(c.shape[0]) for c in counts]
+
+
+def synchronized(sorted_keys) -> bool:
+    """Whether :func:`occupancy` of ``sorted_keys`` returns once the counts' device work
+    has ended (one chunk, or every task in one memory: its lengths' task waits for it);
+    else the caller synchronizes the workers."""
+    return sorted_keys.numblocks[0] == 1 or _backends.of_array(sorted_keys).one_memory(
+        sorted_keys)
 
 
 def occupancy(sorted_keys, shift: int):
@@ -234,7 +245,8 @@ def occupancy(sorted_keys, shift: int):
     the dask backend's ``one_memory``), each counts task reads the
     summaries (a few ints each) and the summaries, the counts and one task of the
     chunks' counts of cells go in one submission; the client waits for those counts
-    only. On a cluster of several workers the summaries come to the client instead
+    only (that task reads the counts' chunks after their device work: the counts are
+    there when it ends). On a cluster of several workers the summaries come to the client instead
     (one round trip), which works out what each chunk needs and passes it to the chunk's
     task as constants: no task fetches another's result (tiny transfers between
     workers cost more than the round trip, docs/dask.md). Keys in one chunk need
@@ -268,7 +280,7 @@ def occupancy(sorted_keys, shift: int):
         return dask.persist(arr)[0]
     else:
         summaries = tuple((summary, i) for i in range(nb))
-        layer[(lengths, 0)] = (_lengths, shift) + summaries
+        layer[(lengths, 0)] = (_length,) + tuple((counts, i) for i in range(nb))
         layer.update({(counts, i): (_counts_of_summaries, keys[i], i, n, offsets, shift)
                       + summaries for i in range(nb)})
     graph = _graph(counts, layer, [sorted_keys])
