@@ -80,3 +80,26 @@ def test_dask_tile_of_rows_selected_by_a_mask(repetitions):
     h = xp.to_numpy(got)
     assert got.dtype == h.dtype == want.dtype
     np.testing.assert_array_equal(h, want)
+
+
+@pytest.mark.parametrize("repetitions", [(0,), 0, (1, 0), (0, 2), (0, 0), (2, 0, 3),
+                                         (0, 1, 1), (3, 0, 1)])
+@pytest.mark.parametrize("one_d", [False, True])
+def test_dask_tile_of_unknown_lengths_by_a_zero_count(repetitions, one_d):
+    """A count of 0 leaves no element along its axis, whatever the length there: on an
+    array of lengths dask does not know, dask's tile raised "Can not perform automatic
+    rechunking with unknown (nan) chunk sizes"; the result is NumPy's (of 0 elements,
+    its shape known where the count is 0)."""
+    da = pytest.importorskip("dask.array")
+    a = np.arange(24, dtype=np.int16).reshape(8, 3)
+    x = da.from_array(a, chunks=(3, 2))
+    y = x[x[:, 0] > 8]
+    want = np.tile(a[3:], repetitions)
+    if one_d:
+        y, want = y[:, 0], np.tile(a[3:, 0], repetitions)
+    got = xp.tile(y, repetitions)
+    h = xp.to_numpy(got)
+    assert got.dtype == h.dtype == want.dtype and h.shape == want.shape
+    assert got.ndim == want.ndim and all(g == w for g, w in zip(got.shape, want.shape)
+                                         if w == 0)
+    np.testing.assert_array_equal(h, want)

@@ -54,20 +54,38 @@ def _counts(repetitions) -> bool:
 
 def _unknown_lengths_tile(x, repetitions, concat):
     """``tile`` of a dask array ``x`` with lengths dask does not know (NaN, after boolean
-    indexing) by positive counts: along each axis ``x`` joined to copies of itself by
+    indexing) by counts of at least 0: along each axis ``x`` joined to copies of itself by
     ``concat`` (dask's ``concatenate``), whose blocks line up since they are ``x``'s own
     (dask's ``tile`` refused them, "Tried to concatenate arrays with unknown shape",
-    along every axis but the first). ``None`` where it does not apply."""
-    counts = tuple(repetitions) if isinstance(repetitions, (tuple, list)) else (repetitions,)
-    if all(n == n for n in x.shape) or 0 in counts:
+    along every axis but the first); a count of 0 leaves no element along its axis
+    (dask's ``tile`` raised "Can not perform automatic rechunking with unknown (nan)
+    chunk sizes"). ``None`` where it does not apply (every length known)."""
+    counts = tuple(int(n) for n in repetitions) if isinstance(repetitions, (tuple, list)) \
+        else (int(repetitions),)
+    if all(n == n for n in x.shape):
         return None
     if len(counts) > x.ndim:
         x = x[(None,) * (len(counts) - x.ndim)]
     counts = (1,) * (x.ndim - len(counts)) + counts
     for axis, n in enumerate(counts):
-        if n != 1:
-            x = concat([x] * int(n), axis=axis, allow_unknown_chunksizes=True)
+        if n == 0:   # no element along it, whatever its length: each block cut to none
+            x = _none_along(x, axis)
+        elif n != 1:
+            x = concat([x] * n, axis=axis, allow_unknown_chunksizes=True)
     return x
+
+
+def _head(block, axis: int):
+    return block[(slice(None),) * axis + (slice(0, 0),)]
+
+
+def _none_along(x, axis: int):
+    """Dask ``x`` with no element along ``axis`` (a count of 0 there): each block cut to
+    length 0 on that axis (its length need not be known; dask's slice ``[:0]`` refuses
+    an unknown one), one block there."""
+    chunks = tuple((0,) if a == axis else c for a, c in enumerate(x.chunks))
+    first = x.blocks[(slice(None),) * axis + (slice(0, 1),)]
+    return first.map_blocks(_head, axis, chunks=chunks, dtype=x.dtype, meta=x._meta)
 
 
 def _tile_of(backend: str):
