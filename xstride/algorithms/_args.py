@@ -22,10 +22,16 @@ MAX_MORTON_LEVELS = types.MappingProxyType({2: 32, 3: 21})
 
 def _int_argument(func: str, name: str, value, expected: str) -> int:
     """``value`` as a Python int (an int, a NumPy integer, a 0-d integer array), else
-    the ``TypeError`` naming ``name`` and ``expected``: a bool, and a masked value (a
-    0-d ``numpy.ma`` array whose mask is set, read as its data by ``__index__``)."""
+    the ``TypeError`` naming ``name`` and ``expected``: a bool, a masked value (a 0-d
+    ``numpy.ma`` array whose mask is set, read as its data by ``__index__``), and an
+    array of a lazy backend (a 0-d dask array: ``__index__`` would compute its graph
+    inside the call, unasked; the message says to compute it first)."""
     if isinstance(value, (bool, np.bool_)):
         raise type_error(func, name, value, expected)
+    be = _backends.of_array(value)
+    if be is not None and be.lazy:
+        raise type_error(func, name, value, f"{expected}; it is a {be.name} array, whose "
+                                            "value is not computed: pass int(x.compute())")
     ma = sys.modules.get("numpy.ma")   # not imported: nothing is masked
     if ma is not None and isinstance(value, ma.MaskedArray) and ma.getmaskarray(value).any():
         raise type_error(func, name, value, f"{expected}; it is masked (a missing value, "
