@@ -210,6 +210,27 @@ def test_searchsorted_of_unknown_block_lengths(side):
     assert xp.to_numpy(xp.searchsorted(none, v1, side=side)).tolist() == [[0] * 3] * 2
 
 
+@pytest.mark.parametrize("side", ["left", "right"])
+@pytest.mark.parametrize("keep", [[False] * 4, [True, True, False, True],
+                                  [True, False, False, True], [False, False, True, True]])
+@pytest.mark.parametrize("tail", [(2,), (0,), (3, 2)])
+def test_searchsorted_of_values_of_unknown_block_lengths(side, keep, tail):
+    """Values ``x2`` of two or more dimensions selected by a mask (block lengths dask
+    does not know), some blocks left empty: dask's search gave a result of shape
+    ``(2, 0)`` for values of ``(0, 2)`` (no error) and "could not broadcast input array
+    from shape (1,0) into shape (1,2)" where one block of values held no row."""
+    a = np.array([0.0, 1.5, 3.5, 3.5, 8.0])
+    vals = np.arange(4 * int(np.prod(tail)), dtype=np.float64).reshape((4,) + tail) / 2
+    with xp.use_backend("dask", chunks=2):
+        x1 = xp.asarray(a)
+        v = xp.asarray(vals)[xp.asarray(np.array(keep))]
+    assert v.shape[0] != v.shape[0]
+    got = xp.to_numpy(xp.searchsorted(x1, v, side=side))
+    want = np.searchsorted(a, vals[np.array(keep)], side=side)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
 
 @pytest.mark.parametrize("axis", [None, 0, -1, (0, 2), [1, 2]])
 def test_flip_of_unknown_block_lengths(axis):

@@ -1,8 +1,8 @@
 """``searchsorted`` of the standard on dask arrays (see ``dask_standard.py``'s list):
 ``sorter`` as a ``take`` of ``x1`` first, checked as the NumPy backend checks it; a
 Python scalar or list ``x2`` as one block on ``x1``'s chunk backend; a 0-D ``x2`` as
-one of shape ``(1,)``; an ``x1`` of block lengths dask does not know by the sum of its
-blocks' counts. Nothing here imports dask at import time."""
+one of shape ``(1,)``; an ``x1`` or ``x2`` of block lengths dask does not know by the sum
+of ``x1``'s blocks' counts. Nothing here imports dask at import time."""
 
 from __future__ import annotations
 
@@ -79,7 +79,7 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
         return da.from_array(empty, chunks=tuple((n,) for n in x2.shape), asarray=False)
     if x2.ndim == 0:   # dask's block search writes into its result: one of shape (1,)
         return ns.reshape(searchsorted(x1, ns.reshape(x2, (1,)), side=side), ())
-    if not all(_known(n) for n in x1.shape):
+    if not all(_known(n) for n in x1.shape + x2.shape):
         return _searchsorted_by_counts(x1, x2, side)
     return ns.searchsorted(x1, x2, side=side)
 
@@ -91,11 +91,14 @@ def _count_block(a, v, *, side):
 
 
 def _searchsorted_by_counts(x1, x2, side):
-    """``searchsorted`` of a sorted ``x1`` whose block lengths dask does not know (after
-    boolean indexing): the sum over ``x1``'s blocks of each block's own answer (how
-    many of its elements come before the value), which needs no length. dask's adds
-    the blocks' offsets from their lengths, and gave NaN for every value past the
-    first block."""
+    """``searchsorted`` of a sorted ``x1`` or values ``x2`` whose block lengths dask does
+    not know (after boolean indexing): the sum over ``x1``'s blocks of each block's own
+    answer (how many of its elements come before the value), which needs no length.
+    dask's adds the blocks' offsets from ``x1``'s lengths, and gave NaN for every value
+    past the first block; for an ``x2`` of two or more dimensions and unknown lengths its
+    blocks came out with their axes misplaced (a result of shape ``(2, 0)`` for values
+    of ``(0, 2)``, "could not broadcast input array from shape (1,0) into shape (1,2)"
+    where a block of values held no row)."""
     da = get(_NAME).load()
     vi = tuple(range(1, x2.ndim + 1))
     meta = get(_NAME).chunk_like(np.empty((0,) * (x2.ndim + 1), np.intp), x1._meta)
