@@ -97,3 +97,46 @@ def test_matrix_norm_keepdims_of_a_stack_of_unknown_length(ord):
     want = xp.linalg.matrix_norm(a, ord=ord, keepdims=True)
     assert got.shape == want.shape == (6, 1, 1)
     np.testing.assert_allclose(got, want)
+
+
+def _rows_kept(a, keep):
+    x = da.from_array(a, chunks=(1,) + a.shape[1:])
+    return x[da.from_array(np.array(keep), chunks=1)]
+
+
+@pytest.mark.parametrize("call, name, where", [
+    (lambda w, v: xp.tensordot(v, v, axes=1), "x2", r"axis 0, contracted with axis 2 of x1 "
+                                                    r"\(length 1\)"),
+    (lambda w, v: xp.tensordot(w, v, axes=([0], [0])), "x2", "axis 0, contracted with axis 0 "
+                                                             r"of x1 \(length 2\)"),
+    (lambda w, v: xp.linalg.tensordot(v, w, axes=([0], [0])), "x1",
+     r"axis 0, contracted with axis 0 of x2 \(length 2\)"),
+    (lambda w, v: xp.matmul(da.ones((3, 4)), v[..., 0]), "x2",
+     r"axis 0, contracted with axis 1 of x1 \(length 4\)"),
+    (lambda w, v: xp.linalg.matmul(da.ones(4), v[..., 0]), "x2",
+     r"axis 0, contracted with axis 0 of x1 \(length 4\)"),
+    (lambda w, v: xp.matmul(xp.permute_dims(v[..., 0], (1, 0)), da.ones((2, 3))), "x1",
+     r"axis 1, contracted with axis 0 of x2 \(length 2\)"),
+])
+def test_a_contracted_axis_of_one_unknown_length_says_so(call, name, where):
+    """A contracted axis whose length dask does not know, paired with one it knows:
+    ``tensordot`` raised "shape-mismatch for sum" when computed and ``matmul`` "Chunks
+    must be unchanging along dimensions with missing values", naming no argument; now
+    a ``ValueError`` at the call naming the array and compute_chunk_sizes()."""
+    w = da.from_array(np.arange(8.0).reshape(2, 4, 1), chunks=(1, 4, 1))
+    v = _rows_kept(np.arange(8.0).reshape(2, 4, 1), [True, False])
+    with pytest.raises(ValueError, match=rf"argument '{name}' has shape .*: its {where}, has "
+                                         "a length dask does not know .* call "
+                                         rf"{name}\.compute_chunk_sizes\(\) first$"):
+        call(w, v)
+
+
+def test_contracted_axes_both_unknown_or_both_known_still_run():
+    a = np.arange(24.0).reshape(4, 3, 2)
+    keep = [True, False, True, True]
+    v = _rows_kept(a, keep)
+    got = xp.to_numpy(xp.tensordot(v, v, axes=([0], [0])))
+    np.testing.assert_allclose(got, np.tensordot(a[keep], a[keep], axes=([0], [0])))
+    m = v[:, :, 0]                      # (nan, 3)
+    got = xp.to_numpy(xp.matmul(m, da.ones((3, 2))))
+    np.testing.assert_allclose(got, a[keep][:, :, 0] @ np.ones((3, 2)))

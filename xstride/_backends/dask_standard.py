@@ -98,6 +98,25 @@ def _unknown_error(func: str, x, what: str) -> ValueError:
                                   "x.compute_chunk_sizes() first")
 
 
+def _check_contracted(func: str, x1, x2, pairs) -> None:
+    """Contracted axes ``(a of x1, b of x2)`` where dask knows one length and not the
+    other: its block products would not pair (``tensordot`` raised "shape-mismatch for
+    sum" when computed, ``matmul`` "Chunks must be unchanging along dimensions with
+    missing values", naming no argument); a ``ValueError`` at the call naming the
+    array of the unknown length. Two unknown lengths are left to dask (the same
+    selection's blocks pair)."""
+    for a, b in pairs:
+        m, k = x1.shape[a], x2.shape[b]
+        if _known(m) != _known(k):
+            name, x, axis, other, o_axis, n = (("x2", x2, b, "x1", a, m) if _known(m)
+                                               else ("x1", x1, a, "x2", b, k))
+            raise value_error(func, name, f"has shape {x.shape}: its axis {axis}, contracted "
+                                          f"with axis {o_axis} of {other} (length {n}), has "
+                                          "a length dask does not know (as after boolean "
+                                          f"indexing); call {name}.compute_chunk_sizes() "
+                                          "first")
+
+
 def _no_element(x) -> bool:
     """Whether dask array ``x`` has a known length 0 on some axis (and every length
     known)."""
@@ -118,6 +137,8 @@ def matmul(x1, x2, /):
     bad = matmul_shape_error(x1, x2)
     if bad is not None:
         raise bad
+    if x1.ndim and x2.ndim:
+        _check_contracted("matmul", x1, x2, [(x1.ndim - 1, max(0, x2.ndim - 2))])
     return _promoted(_ns().matmul(x1, x2), x1, x2)
 
 
@@ -134,6 +155,10 @@ def tensordot(x1, x2, /, *, axes=2):
     promoted dtype of the two."""
     axes = check_tensordot(x1, x2, axes)   # negative axes made non-negative for dask
     refuse_masked("tensordot", _NAME, x1, x2)   # masked_products.py
+    if isinstance(axes, tuple):
+        _check_contracted("tensordot", x1, x2, list(zip(*axes)))
+    else:
+        _check_contracted("tensordot", x1, x2, [(x1.ndim - axes + i, i) for i in range(axes)])
     return _promoted(_ns().tensordot(x1, x2, axes=axes), x1, x2)
 
 
