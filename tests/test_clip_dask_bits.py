@@ -71,3 +71,27 @@ def test_dask_clip_of_masked_chunks_keeps_their_mask():
     got = xp.to_numpy(xp.clip(da.from_array(a, chunks=2), lo, None))
     assert np.ma.getmaskarray(got).tolist() == [True, False, False, False]
     assert got.compressed().tolist() == [2.0, 3.0, 0.0]
+
+
+def test_an_array_bound_of_unknown_length_beside_a_known_one_says_so():
+    """``x`` or an array bound whose length dask does not know (after boolean indexing)
+    where the other's is known: dask's broadcast said "clip: shapes (7,) cannot be
+    broadcast together" (one shape, no argument); now the array of the unknown length
+    is named, with compute_chunk_sizes(). Two of one selection, or a known length of 1,
+    still clip."""
+    dask_array = pytest.importorskip("dask.array")
+    a = np.arange(7.0)
+    x = dask_array.from_array(a, chunks=3)
+    u = x[x > -1]
+    for call, name, other in ((lambda: xp.clip(x, u, 5.0), "min", "x"),
+                              (lambda: xp.clip(u, x, 5.0), "x", "min"),
+                              (lambda: xp.clip(x, 1.0, u), "max", "x"),
+                              (lambda: xp.clip(x, x, u), "max", "x")):
+        with pytest.raises(ValueError, match=rf"^clip: argument '{name}' has shape \(nan,\), "
+                                             r"with a length dask does not know .* where "
+                                             rf"{other} \(7,\) has a known one, .* call "
+                                             rf"{name}\.compute_chunk_sizes\(\) first$"):
+            call()
+    np.testing.assert_array_equal(xp.to_numpy(xp.clip(u, u, 5.0)), np.clip(a, a, 5.0))
+    one = dask_array.from_array(np.array([2.0]))
+    np.testing.assert_array_equal(xp.to_numpy(xp.clip(u, one, 5.0)), np.clip(a, 2.0, 5.0))

@@ -67,6 +67,7 @@ from .reshape_checks import check_copy, check_shape
 from .dask_byteorder import in_dtype
 from .dask_flip import flip_unknown
 from .dask_roll import roll_along_known
+from .dask_unknown_pairs import check_broadcast_pair, check_contracted, known as _known
 from .dispatch import implementation, register
 from .masked_sort import masked_sort_blocks
 from .registry import get
@@ -86,35 +87,12 @@ def _ns():
     return get(_NAME).namespace()
 
 
-def _known(n) -> bool:
-    return not (isinstance(n, float) and math.isnan(n))
-
-
 def _unknown_error(func: str, x, what: str) -> ValueError:
     """The error of ``func`` for a dask array ``x`` with lengths dask does not know (after
     boolean indexing) where ``what`` needs them."""
     return value_error(func, "x", f"has shape {x.shape}, with lengths dask does not know "
                                   f"(as after boolean indexing), which {what}; call "
                                   "x.compute_chunk_sizes() first")
-
-
-def _check_contracted(func: str, x1, x2, pairs) -> None:
-    """Contracted axes ``(a of x1, b of x2)`` where dask knows one length and not the
-    other: its block products would not pair (``tensordot`` raised "shape-mismatch for
-    sum" when computed, ``matmul`` "Chunks must be unchanging along dimensions with
-    missing values", naming no argument); a ``ValueError`` at the call naming the
-    array of the unknown length. Two unknown lengths are left to dask (the same
-    selection's blocks pair)."""
-    for a, b in pairs:
-        m, k = x1.shape[a], x2.shape[b]
-        if _known(m) != _known(k):
-            name, x, axis, other, o_axis, n = (("x2", x2, b, "x1", a, m) if _known(m)
-                                               else ("x1", x1, a, "x2", b, k))
-            raise value_error(func, name, f"has shape {x.shape}: its axis {axis}, contracted "
-                                          f"with axis {o_axis} of {other} (length {n}), has "
-                                          "a length dask does not know (as after boolean "
-                                          f"indexing); call {name}.compute_chunk_sizes() "
-                                          "first")
 
 
 def _no_element(x) -> bool:
@@ -138,7 +116,7 @@ def matmul(x1, x2, /):
     if bad is not None:
         raise bad
     if x1.ndim and x2.ndim:
-        _check_contracted("matmul", x1, x2, [(x1.ndim - 1, max(0, x2.ndim - 2))])
+        check_contracted("matmul", x1, x2, [(x1.ndim - 1, max(0, x2.ndim - 2))])
     return _promoted(_ns().matmul(x1, x2), x1, x2)
 
 
@@ -156,9 +134,9 @@ def tensordot(x1, x2, /, *, axes=2):
     axes = check_tensordot(x1, x2, axes)   # negative axes made non-negative for dask
     refuse_masked("tensordot", _NAME, x1, x2)   # masked_products.py
     if isinstance(axes, tuple):
-        _check_contracted("tensordot", x1, x2, list(zip(*axes)))
+        check_contracted("tensordot", x1, x2, list(zip(*axes)))
     else:
-        _check_contracted("tensordot", x1, x2, [(x1.ndim - axes + i, i) for i in range(axes)])
+        check_contracted("tensordot", x1, x2, [(x1.ndim - axes + i, i) for i in range(axes)])
     return _promoted(_ns().tensordot(x1, x2, axes=axes), x1, x2)
 
 
@@ -283,6 +261,9 @@ def clip(x, /, min=None, max=None):   # noqa: A002 (the standard's names)
             it = iter(bounds)
             min, max = (next(it) if get(_NAME).owns(v) else v for v in (min, max))  # noqa: A001
         return x.map_blocks(_clip_block, min, max, dtype=x.dtype)
+    for name, bound in (("min", min), ("max", max)):
+        if get(_NAME).owns(bound):
+            check_broadcast_pair("clip", ("x", x), (name, bound))
     out = x
     for bound, beyond, sign in ((min, ns.less, -1), (max, ns.greater, 1)):
         if bound is None:
