@@ -44,6 +44,20 @@ def test_empty_view_takes_any_int64_offset(offset):
         xp.as_strided(a, (0,), (1,), offset=2**63)
 
 
+@pytest.mark.parametrize("shape, strides, offset", [((2,), (2**62,), 0),
+                                                    ((2,), (-2**62,), 9),
+                                                    ((3, 2), (1, 2**61), 0)])
+def test_a_view_reaching_past_int64_names_strides(shape, strides, offset):
+    """A new-user probe: strides whose span (with the shape and offset) leaves int64
+    said "as_strided: the end of the highest reachable element in bytes = ... does not
+    fit in a signed 64-bit integer", naming no argument; ``strides`` now."""
+    with pytest.raises(ValueError, match=rf"^as_strided: argument 'strides' .* with shape "
+                                         rf"\({shape[0]},.* and offset {offset} reach too "
+                                         r"far: the .* does not fit in a signed 64-bit "
+                                         r"integer$"):
+        xp.as_strided(np.arange(10), shape, strides, offset=offset)
+
+
 def test_empty_view_past_numpys_extent_rule_names_the_argument():
     """A new-user probe: an empty view whose non-zero extents times the item size pass
     2**63 - 1 bytes (``as_strided(a, (0, 2**62, 4), ...)`` of int8) raised NumPy's

@@ -226,7 +226,12 @@ def _view_layout(func, shape, strides, offset, itemsize):
     try:
         lay = _Layout(shape, strides, offset, itemsize)
     except ValueError as exc:
-        raise _error(ValueError, func, f"{str(exc).removeprefix('Layout: ')}") from None
+        text = str(exc).removeprefix('Layout: ')
+        if "reachable" in text and func == "as_strided":   # its span leaves int64
+            raise _value_error(func, "strides", f"{tuple(strides)} with shape {tuple(shape)} "
+                                                f"and offset {offset} reach too far: {text}"
+                               ) from None
+        raise _error(ValueError, func, text) from None
     except TypeError as exc:
         raise _error(TypeError, func, f"{str(exc).removeprefix('Layout: ')}") from None
     if lay.size * itemsize > _INT64_MAX:
